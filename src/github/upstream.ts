@@ -1,0 +1,123 @@
+/**
+ * The one interface between Perimeter and GitHub. The Octokit implementation lives in
+ * octokit-upstream.ts; tests may use a small fake of this interface or the GitHub stand-in.
+ *
+ * Repository coordinates are fixed when an Upstream is made: nothing here names another repository.
+ * Objects addressed by SHA (commits, trees, blobs) never change and are cached for the process lifetime.
+ */
+
+export type EntryType = 'blob' | 'tree' | 'commit';
+
+/** One entry of a git tree. `path` is relative to the tree that was listed. */
+export interface TreeEntry {
+  path: string;
+  /** git file mode: 100644, 100755, 120000 (symlink), 040000 (tree), 160000 (submodule) */
+  mode: string;
+  type: EntryType;
+  sha: string;
+  /** blob size in bytes (absent for trees and submodules) */
+  size?: number;
+}
+
+export interface Signature {
+  name: string;
+  email: string;
+  date: string;
+}
+
+export interface CommitInfo {
+  sha: string;
+  tree: string;
+  parents: string[];
+  message: string;
+  author: Signature;
+  committer: Signature;
+}
+
+/** A change for createTree: inline text content, an existing blob SHA, or null SHA to delete. */
+export type TreeChange =
+  | { path: string; mode: '100644' | '100755'; content: string }
+  | { path: string; mode: '100644' | '100755'; sha: string }
+  | { path: string; sha: null };
+
+export interface CommitStatus {
+  state: 'success' | 'failure' | 'error' | 'pending';
+  context: string;
+  description: string;
+  targetUrl?: string;
+}
+
+/** A push in the repository's activity list (GET /repos/{o}/{r}/activity). */
+export interface PushActivity {
+  ref: string;
+  before: string;
+  after: string;
+  actor: string | null;
+  activityType: string;
+  timestamp: string;
+}
+
+export interface UpstreamStats {
+  /** requests sent, including those answered 304 */
+  requests: number;
+  /** requests answered 304 Not Modified (they do not spend GitHub's rate limit) */
+  notModified: number;
+}
+
+export type UpstreamErrorCode =
+  | 'not_found'
+  | 'not_fast_forward'
+  | 'conflict'
+  | 'forbidden'
+  | 'rate_limited'
+  | 'invalid'
+  | 'unavailable';
+
+/** Errors from upstream, with messages already scrubbed of credentials. */
+export class UpstreamError extends Error {
+  constructor(
+    readonly code: UpstreamErrorCode,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'UpstreamError';
+  }
+}
+
+export interface Upstream {
+  readonly owner: string;
+  readonly repo: string;
+  stats(): UpstreamStats;
+
+  getRepository(): Promise<{ defaultBranch: string; private: boolean }>;
+  /** Head SHA of a branch, checked with a conditional request. Throws not_found. */
+  getBranchHead(branch: string): Promise<string>;
+  /** Like getBranchHead, but null when the branch does not exist. */
+  tryGetBranchHead(branch: string): Promise<string | null>;
+  /** All branch and tag heads: full ref name (refs/heads/x, refs/tags/y) to SHA. */
+  listRefs(): Promise<Map<string, string>>;
+
+  getCommit(sha: string): Promise<CommitInfo>;
+  /** The direct entries of one tree (not recursive). */
+  getTree(sha: string): Promise<TreeEntry[]>;
+  /** Every entry below a tree; `truncated` as GitHub reports it. */
+  getTreeRecursive(sha: string): Promise<{ entries: TreeEntry[]; truncated: boolean }>;
+  getBlob(sha: string): Promise<Uint8Array>;
+  /** Commits reachable from `sha`, newest first, optionally only those touching `path`. */
+  listCommits(options: { sha: string; path?: string; perPage?: number; page?: number }): Promise<CommitInfo[]>;
+  /** Whether `ancestor` is reachable from `descendant` (true when equal). */
+  isAncestor(ancestor: string, descendant: string): Promise<boolean>;
+  /** Pushes in a time window, newest first (the Activity API), for attributing direct pushes. */
+  listPushActivity(options: { ref?: string; since?: string }): Promise<PushActivity[]>;
+
+  createBlob(content: Uint8Array): Promise<string>;
+  createTree(baseTree: string, changes: TreeChange[]): Promise<string>;
+  /** A commit with no custom author or committer, so GitHub signs it. */
+  createCommit(message: string, tree: string, parents: string[]): Promise<string>;
+  /** Fast-forward only. Throws not_fast_forward when the branch moved. */
+  updateBranch(branch: string, sha: string): Promise<void>;
+  createStatus(sha: string, status: CommitStatus): Promise<void>;
+  /** File text at a ref via the contents API (used to read perimeters.yml from a trusted ref). */
+  getFileAtRef(path: string, ref: string): Promise<{ text: string; sha: string }>;
+}
