@@ -8,15 +8,19 @@ export interface Redaction {
   kinds: Record<string, number>;
 }
 
+/**
+ * Both methods are asynchronous because the detector (secretlint) is. Pass only text: binary content is
+ * not scanned, deciding what is binary is the caller's job.
+ */
 export interface AnswerFilter {
-  /** Replaces each secret-looking value with `[hidden: <kind>]`. Throws when detection fails: callers fail closed. */
-  redact(text: string): Redaction;
-  /** Kinds of credentials in content about to be written, never the values. Empty when clean. */
-  findCredentials(text: string): string[];
+  /** Replaces each secret-looking value with `[hidden: <kind>]`. Rejects when detection fails: callers fail closed. */
+  redact(text: string): Promise<Redaction>;
+  /** Kinds of credentials in content about to be written, never the values. Empty when clean. Rejects on failure. */
+  findCredentials(text: string): Promise<string[]>;
 }
 
 /** The identity filter: hides nothing, finds nothing. */
 export const NO_FILTER: AnswerFilter = {
-  redact: (text) => ({ text, hidden: 0, kinds: {} }),
-  findCredentials: () => [],
+  redact: (text) => Promise.resolve({ text, hidden: 0, kinds: {} }),
+  findCredentials: () => Promise.resolve([]),
 };
