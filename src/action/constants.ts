@@ -1,0 +1,55 @@
+/** Every name the runner sees: inputs, outputs, state keys and the status context. */
+
+export enum Inputs {
+  GithubToken = 'github-token',
+  Config = 'config',
+  ConfigRef = 'config-ref',
+  Perimeters = 'perimeters',
+  Branch = 'branch',
+  Port = 'port',
+  FailOnViolation = 'fail-on-violation',
+  DirectPushes = 'direct-pushes',
+}
+
+export enum Outputs {
+  /** JSON object: perimeter name -> endpoint URL */
+  Endpoints = 'endpoints',
+  /** path of a Claude Code `--mcp-config` file (mcpServers JSON, secrets included) */
+  McpConfig = 'mcp-config',
+  /** path of a Codex config.toml snippet using bearer_token_env_var */
+  CodexConfig = 'codex-config',
+  /** JSON object: perimeter name -> name of the environment variable holding its bearer secret */
+  TokenVariables = 'token-variables',
+  /** the endpoint URL when exactly one perimeter is exposed, else empty */
+  Url = 'url',
+  /** the bearer environment variable name when exactly one perimeter is exposed, else empty */
+  TokenVariable = 'token-variable',
+}
+
+/** Keys passed from main to post (the runner hands them to post as STATE_<key>). */
+export enum State {
+  Branch = 'branch',
+  Perimeters = 'perimeters',
+  ConfigFile = 'configFile',
+  ConfigText = 'configText',
+  StartedAt = 'startedAt',
+  StartHead = 'startHead',
+  StartRefsPath = 'startRefsPath',
+  StartRefsDigest = 'startRefsDigest',
+  GatewayPid = 'gatewayPid',
+  LedgerPath = 'ledgerPath',
+  LedgerKey = 'ledgerKey',
+  LogPath = 'logPath',
+  /** 'true' once main finished: endpoints were handed out */
+  Ready = 'ready',
+}
+
+export const STATUS_CONTEXT = 'perimeter';
+
+/** Prefix of the environment variables exported for each perimeter (…_TOKEN_<NAME>, …_URL_<NAME>). */
+export const ENV_PREFIX = 'PERIMETER';
+
+export const READY_TIMEOUT_MS = 10_000;
+export const STOP_GRACE_MS = 5_000;
+/** GitHub shows at most 10 error annotations per step. */
+export const MAX_ANNOTATIONS = 10;

@@ -1,0 +1,152 @@
+import * as core from '@actions/core';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { Inputs } from './constants.js';
+
+export type DirectPushes = 'check' | 'deny';
+
+/** What main and post run with. This module is the only place that reads inputs and runner variables. */
+export interface Settings {
+  /** the token the gateway and the post check act with; masked */
+  token: string;
+  owner: string;
+  repo: string;
+  /** REST API root (GITHUB_API_URL) */
+  apiUrl: string;
+  /** link to this run, for the commit status; undefined outside a runner */
+  runUrl: string | undefined;
+  /** repository path of perimeters.yml */
+  configFile: string;
+  /** ref perimeters.yml is read from; null means the repository's default branch */
+  configRef: string | null;
+  /** perimeters to expose; null means all of them */
+  perimeters: string[] | null;
+  /** the branch every endpoint is bound to and the post check verifies */
+  branch: string;
+  /** gateway port on 127.0.0.1; 0 picks a free one */
+  port: number;
+  failOnViolation: boolean;
+  directPushes: DirectPushes;
+  /** where main writes the ledger, log, snapshot and client configs (RUNNER_TEMP) */
+  tempDir: string;
+}
+
+export class InputError extends Error {
+  override name = 'InputError';
+}
+
+type Env = Record<string, string | undefined>;
+type ReadInput = (name: string) => string;
+
+const defaultRead: ReadInput = (name) => core.getInput(name);
+
+export function readSettings(env: Env = process.env, read: ReadInput = defaultRead): Settings {
+  const token = read(Inputs.GithubToken);
+  if (!token) throw new InputError(`${Inputs.GithubToken}: required; the default is \${{ github.token }}`);
+
+  const repository = env.GITHUB_REPOSITORY ?? '';
+  const match = /^([A-Za-z0-9-_.]+)\/([A-Za-z0-9-_.]+)$/.exec(repository);
+  if (!match) throw new InputError(`GITHUB_REPOSITORY: expected "owner/name", got ${JSON.stringify(repository)}`);
+  const [, owner, repo] = match as unknown as [string, string, string];
+
+  const serverUrl = env.GITHUB_SERVER_URL?.replace(/\/+$/, '');
+  const runUrl =
+    serverUrl && env.GITHUB_RUN_ID ? `${serverUrl}/${repository}/actions/runs/${env.GITHUB_RUN_ID}` : undefined;
+
+  return {
+    token,
+    owner,
+    repo,
+    apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
+    runUrl,
+    configFile: configFile(read(Inputs.Config) || 'perimeters.yml'),
+    configRef: read(Inputs.ConfigRef) || null,
+    perimeters: perimeterList(read(Inputs.Perimeters)),
+    branch: boundBranch(read(Inputs.Branch), env),
+    port: port(read(Inputs.Port)),
+    failOnViolation: boolean(Inputs.FailOnViolation, read(Inputs.FailOnViolation), true),
+    directPushes: directPushes(read(Inputs.DirectPushes)),
+    tempDir: env.RUNNER_TEMP || tmpdir(),
+  };
+}
+
+function configFile(value: string): string {
+  const segments = value.split('/');
+  const bad =
+    value.startsWith('/') ||
+    value.includes('\\') ||
+    // eslint-disable-next-line no-control-regex
+    /[\u0000-\u001f]/.test(value) ||
+    segments.some((s) => s === '' || s === '.' || s === '..' || s.toLowerCase() === '.git');
+  if (bad) {
+    throw new InputError(
+      `${Inputs.Config}: expected a repository-relative path like "perimeters.yml", got ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
+}
+
+function perimeterList(value: string): string[] | null {
+  const names = value.split(/[\s,]+/).filter(Boolean);
+  if (names.length === 0 || (names.length === 1 && names[0] === 'all')) return null;
+  if (names.includes('all')) {
+    throw new InputError(`${Inputs.Perimeters}: "all" cannot be combined with names, got ${JSON.stringify(value)}`);
+  }
+  return [...new Set(names)];
+}
+
+function boundBranch(value: string, env: Env): string {
+  const explicit = value.replace(/^refs\/heads\//, '');
+  const branch = explicit || env.GITHUB_HEAD_REF || pullRequestHead(env) || headsRef(env.GITHUB_REF);
+  if (!branch) {
+    throw new InputError(
+      `${Inputs.Branch}: not given, and this run is neither a pull request nor on a branch ` +
+        `(GITHUB_REF is ${JSON.stringify(env.GITHUB_REF ?? '')}); set the input`,
+    );
+  }
+  // git check-ref-format, the parts that matter here
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0020~^:?*[\\\u007f]|\.\.|@\{|\/\/|^[/.]|[/.]$|\.lock$|\.lock\//.test(branch) || branch === '@') {
+    throw new InputError(`${Inputs.Branch}: not a valid branch name: ${JSON.stringify(branch)}`);
+  }
+  return branch;
+}
+
+function headsRef(ref: string | undefined): string {
+  return ref?.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : '';
+}
+
+function pullRequestHead(env: Env): string {
+  if (!env.GITHUB_EVENT_PATH) return '';
+  try {
+    const event = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8')) as {
+      pull_request?: { head?: { ref?: unknown } };
+    };
+    const ref = event.pull_request?.head?.ref;
+    return typeof ref === 'string' ? ref : '';
+  } catch {
+    return '';
+  }
+}
+
+function port(value: string): number {
+  if (value === '') return 0;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535) {
+    throw new InputError(`${Inputs.Port}: expected a port number from 0 to 65535, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+function boolean(name: string, value: string, fallback: boolean): boolean {
+  if (value === '') return fallback;
+  if (/^(true|True|TRUE)$/.test(value)) return true;
+  if (/^(false|False|FALSE)$/.test(value)) return false;
+  throw new InputError(`${name}: expected true or false, got ${JSON.stringify(value)}`);
+}
+
+function directPushes(value: string): DirectPushes {
+  if (value === '' || value === 'check') return 'check';
+  if (value === 'deny') return 'deny';
+  throw new InputError(`${Inputs.DirectPushes}: expected "check" or "deny", got ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,114 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Inputs } from '../../src/action/constants.js';
+import { InputError, readSettings } from '../../src/action/inputs.js';
+
+const baseEnv = {
+  GITHUB_REPOSITORY: 'octo/repo',
+  GITHUB_REF: 'refs/heads/agent/work',
+  GITHUB_API_URL: 'http://127.0.0.1:1/',
+  GITHUB_SERVER_URL: 'https://github.example',
+  GITHUB_RUN_ID: '42',
+  RUNNER_TEMP: '/tmp/runner',
+};
+
+function settings(inputs: Partial<Record<Inputs, string>>, env: Record<string, string> = {}) {
+  const all: Record<string, string> = { [Inputs.GithubToken]: 'tok', ...inputs };
+  return readSettings({ ...baseEnv, ...env }, (name) => all[name] ?? '');
+}
+
+function failure(inputs: Partial<Record<Inputs, string>>, env: Record<string, string> = {}): string {
+  try {
+    settings(inputs, env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(InputError);
+    return (error as Error).message;
+  }
+  throw new Error('expected an InputError');
+}
+
+describe('readSettings', () => {
+  describe('when only the token is given', () => {
+    it('uses the documented defaults', () => {
+      expect(settings({})).toEqual({
+        token: 'tok',
+        owner: 'octo',
+        repo: 'repo',
+        apiUrl: 'http://127.0.0.1:1',
+        runUrl: 'https://github.example/octo/repo/actions/runs/42',
+        configFile: 'perimeters.yml',
+        configRef: null,
+        perimeters: null,
+        branch: 'agent/work',
+        port: 0,
+        failOnViolation: true,
+        directPushes: 'check',
+        tempDir: '/tmp/runner',
+      });
+    });
+  });
+
+  describe('when the run is a pull request', () => {
+    it('binds the head branch from GITHUB_HEAD_REF', () => {
+      expect(settings({}, { GITHUB_HEAD_REF: 'feature/x', GITHUB_REF: 'refs/pull/3/merge' }).branch).toBe(
+        'feature/x',
+      );
+    });
+    it('falls back to the event payload', () => {
+      const event = join(mkdtempSync(join(tmpdir(), 'perimeter-inputs-')), 'event.json');
+      writeFileSync(event, JSON.stringify({ pull_request: { head: { ref: 'from-payload' } } }));
+      expect(settings({}, { GITHUB_REF: 'refs/pull/3/merge', GITHUB_EVENT_PATH: event }).branch).toBe(
+        'from-payload',
+      );
+    });
+  });
+
+  describe('when inputs are given', () => {
+    it('parses lists, ports, booleans and modes', () => {
+      const s = settings({
+        [Inputs.Perimeters]: 'implementer, test-author\nimplementer',
+        [Inputs.Port]: '8123',
+        [Inputs.FailOnViolation]: 'false',
+        [Inputs.DirectPushes]: 'deny',
+        [Inputs.Branch]: 'refs/heads/bound',
+        [Inputs.ConfigRef]: 'release',
+        [Inputs.Config]: 'ci/perimeters.yml',
+      });
+      expect(s).toMatchObject({
+        perimeters: ['implementer', 'test-author'],
+        port: 8123,
+        failOnViolation: false,
+        directPushes: 'deny',
+        branch: 'bound',
+        configRef: 'release',
+        configFile: 'ci/perimeters.yml',
+      });
+    });
+  });
+
+  describe('when a value is bad', () => {
+    it.each([
+      [{ [Inputs.Port]: '80a' }, 'port: expected a port number from 0 to 65535, got "80a"'],
+      [{ [Inputs.Port]: '70000' }, 'got "70000"'],
+      [{ [Inputs.FailOnViolation]: 'yes' }, 'fail-on-violation: expected true or false, got "yes"'],
+      [{ [Inputs.DirectPushes]: 'allow' }, 'direct-pushes: expected "check" or "deny", got "allow"'],
+      [{ [Inputs.Config]: '../perimeters.yml' }, 'config: expected a repository-relative path'],
+      [{ [Inputs.Config]: '/etc/passwd' }, '"/etc/passwd"'],
+      [{ [Inputs.Branch]: 'bad..name' }, 'branch: not a valid branch name: "bad..name"'],
+      [{ [Inputs.Perimeters]: 'all, implementer' }, '"all" cannot be combined'],
+      [{ [Inputs.GithubToken]: '' }, 'github-token: required'],
+    ])('rejects %o', (inputs, message) => {
+      expect(failure(inputs)).toContain(message);
+    });
+
+    it('says so when no branch can be found', () => {
+      expect(failure({}, { GITHUB_REF: 'refs/tags/v1' })).toContain('(GITHUB_REF is "refs/tags/v1"); set the input');
+    });
+
+    it('rejects a malformed repository', () => {
+      expect(failure({}, { GITHUB_REPOSITORY: 'nope' })).toContain('expected "owner/name", got "nope"');
+    });
+  });
+});
