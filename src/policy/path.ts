@@ -1,0 +1,77 @@
+export type PathCheck = { ok: true; path: string } | { ok: false; reason: string };
+
+export const MAX_PATH_BYTES = 4096;
+export const MAX_SEGMENT_BYTES = 255;
+
+// C0 controls, DEL and C1 controls.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+// Zero-width and other invisible code points; HFS+ ignores several of them in file names, so
+// ".gi\u200ct" would land on ".git" there.
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
+const ASCII = /^[\x20-\x7e]*$/;
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+function codePoint(char: string): string {
+  return `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/**
+ * Case- and compatibility-folded form of one path segment, the way a case-insensitive or
+ * Windows file system would see it: NFKC, lower case, trailing dots and spaces removed.
+ */
+export function foldSegment(segment: string): string {
+  const folded = ASCII.test(segment) ? segment.toLowerCase() : segment.normalize('NFKC').toLowerCase();
+  return folded.replace(/[. ]+$/, '');
+}
+
+/** True for `.git` in any case, with trailing dots or spaces, as an NTFS stream or 8.3 name. */
+export function isDotGitSegment(segment: string): boolean {
+  const folded = foldSegment(segment);
+  return folded === '.git' || folded.startsWith('.git:') || folded === 'git~1';
+}
+
+function segmentProblem(segment: string): string | null {
+  if (segment === '') return 'empty segment ("//" or a trailing "/")';
+  if (segment === '.' || segment === '..') return `"${segment}" segment`;
+  if (Buffer.byteLength(segment, 'utf8') > MAX_SEGMENT_BYTES) {
+    return `a segment is longer than ${MAX_SEGMENT_BYTES} bytes`;
+  }
+  if (isDotGitSegment(segment)) return `${JSON.stringify(segment)} segment: the git directory is off limits`;
+  if (!ASCII.test(segment)) {
+    const compat = segment.normalize('NFKC');
+    if (compat === '.' || compat === '..' || compat.includes('/') || compat.includes('\\')) {
+      return `${JSON.stringify(segment)} segment folds to ${JSON.stringify(compat)} under Unicode NFKC`;
+    }
+  }
+  return null;
+}
+
+/** Why `input` is not a valid repository-relative POSIX path, or null when it is. */
+export function pathProblem(input: unknown): string | null {
+  if (typeof input !== 'string') {
+    return `expected a string, got ${input === null ? 'null' : Array.isArray(input) ? 'array' : typeof input}`;
+  }
+  if (input === '') return 'empty path';
+  if (LONE_SURROGATE.test(input)) return 'not well-formed Unicode (lone surrogate)';
+  if (input.length > MAX_PATH_BYTES || Buffer.byteLength(input, 'utf8') > MAX_PATH_BYTES) {
+    return `longer than ${MAX_PATH_BYTES} bytes`;
+  }
+  const control = CONTROL.exec(input);
+  if (control) return `control character ${codePoint(control[0])}`;
+  const invisible = INVISIBLE.exec(input);
+  if (invisible) return `invisible character ${codePoint(invisible[0])}`;
+  if (input.includes('\\')) return 'backslash (paths use "/" only)';
+  if (input.startsWith('/')) return 'leading "/" (paths are relative to the repository root)';
+  for (const segment of input.split('/')) {
+    const problem = segmentProblem(segment);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/** Strict repository-relative POSIX path validation: reject, never repair. */
+export function validatePath(input: unknown): PathCheck {
+  const reason = pathProblem(input);
+  return reason === null ? { ok: true, path: input as string } : { ok: false, reason };
+}

@@ -1,0 +1,110 @@
+import { credentialFileRule } from './credentials.js';
+import { branchGlobProblem, compileGlobList, globProblem } from './glob.js';
+import { pathProblem } from './path.js';
+import { DEFAULT_CONFIG_FILE, protectedRule } from './protected.js';
+import { perimeterNameProblem, type PerimeterSpec } from './spec.js';
+import type { ToolName } from './tools.js';
+import { isToolName } from './tools.js';
+
+/** `rule` says what decided, e.g. 'read glob "src/**"', 'no read glob matches', 'protected: .github/**'. */
+export interface Decision {
+  allowed: boolean;
+  rule: string;
+}
+
+export interface Perimeter {
+  readonly name: string;
+  readonly spec: PerimeterSpec;
+  readonly tools: ReadonlySet<ToolName>;
+  /** Validates first; an invalid path is never readable. Credential files need `allow-credential-files`. */
+  canRead(path: string): Decision;
+  /** Validates first; a write glob must match and the path must not be protected (unless `allow-protected` matches). */
+  canWrite(path: string): Decision;
+  allowsBranch(branch: string): boolean;
+}
+
+const GLOB_KEYS = [
+  ['read', 'read'],
+  ['write', 'write'],
+  ['allowProtected', 'allow-protected'],
+  ['allowCredentialFiles', 'allow-credential-files'],
+  ['allowSecretsIn', 'allow-secrets-in'],
+] as const;
+
+function specProblems(spec: PerimeterSpec): string[] {
+  const problems: string[] = [];
+  const nameProblem = perimeterNameProblem(spec.name);
+  if (nameProblem) problems.push(nameProblem);
+  for (const [field, key] of GLOB_KEYS) {
+    for (const glob of spec[field]) {
+      const problem = globProblem(glob);
+      if (problem) problems.push(`${key}: ${JSON.stringify(glob)}: ${problem}`);
+    }
+  }
+  for (const glob of spec.branches ?? []) {
+    const problem = branchGlobProblem(glob);
+    if (problem) problems.push(`branches: ${JSON.stringify(glob)}: ${problem}`);
+  }
+  for (const tool of spec.tools)
+    if (!isToolName(tool)) problems.push(`tools: unknown tool ${JSON.stringify(tool)}`);
+  return problems;
+}
+
+/**
+ * Compiles a perimeter's globs once. Throws when the spec is invalid (a spec from parseConfig never is):
+ * a perimeter that cannot be compiled exactly is not served at all.
+ */
+export function compilePerimeter(spec: PerimeterSpec, configFile: string = DEFAULT_CONFIG_FILE): Perimeter {
+  const problems = specProblems(spec);
+  if (problems.length > 0) {
+    throw new Error(`perimeter ${JSON.stringify(spec.name)} is invalid: ${problems.join('; ')}`);
+  }
+  const read = compileGlobList(spec.read);
+  const write = compileGlobList(spec.write);
+  const allowProtected = compileGlobList(spec.allowProtected);
+  const allowCredentialFiles = compileGlobList(spec.allowCredentialFiles);
+  const branches = spec.branches === null ? null : compileGlobList(spec.branches);
+  const tools: ReadonlySet<ToolName> = new Set(spec.tools);
+
+  return {
+    name: spec.name,
+    spec,
+    tools,
+    canRead(path: string): Decision {
+      const invalid = pathProblem(path);
+      if (invalid !== null) return { allowed: false, rule: `invalid path: ${invalid}` };
+      const glob = read.find(path);
+      if (glob === null) return { allowed: false, rule: 'no read glob matches' };
+      const credential = credentialFileRule(path);
+      if (credential !== null) {
+        const allowedBy = allowCredentialFiles.find(path);
+        if (allowedBy === null) return { allowed: false, rule: `credential file: ${credential}` };
+        return {
+          allowed: true,
+          rule: `read glob ${JSON.stringify(glob)}, allow-credential-files ${JSON.stringify(allowedBy)}`,
+        };
+      }
+      return { allowed: true, rule: `read glob ${JSON.stringify(glob)}` };
+    },
+    canWrite(path: string): Decision {
+      const invalid = pathProblem(path);
+      if (invalid !== null) return { allowed: false, rule: `invalid path: ${invalid}` };
+      const glob = write.find(path);
+      if (glob === null) return { allowed: false, rule: 'no write glob matches' };
+      const protectedBy = protectedRule(path, configFile);
+      if (protectedBy !== null) {
+        const allowedBy = allowProtected.find(path);
+        if (allowedBy === null) return { allowed: false, rule: `protected: ${protectedBy}` };
+        return {
+          allowed: true,
+          rule: `write glob ${JSON.stringify(glob)}, allow-protected ${JSON.stringify(allowedBy)}`,
+        };
+      }
+      return { allowed: true, rule: `write glob ${JSON.stringify(glob)}` };
+    },
+    allowsBranch(branch: string): boolean {
+      if (typeof branch !== 'string' || branch === '') return false;
+      return branches === null || branches.find(branch) !== null;
+    },
+  };
+}

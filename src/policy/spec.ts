@@ -1,0 +1,55 @@
+import type { ToolName } from './tools.js';
+
+export interface Limits {
+  filesPerPush: number;
+  bytesPerFile: number;
+  bytesPerPush: number;
+}
+
+export const DEFAULT_LIMITS: Limits = Object.freeze({
+  filesPerPush: 100,
+  bytesPerFile: 1_048_576,
+  bytesPerPush: 10_485_760,
+});
+
+/** GitHub refuses blobs over 100 MB; a larger per-file limit could never be honoured. */
+export const MAX_BYTES_PER_FILE = 100 * 1024 * 1024;
+
+export interface PerimeterSpec {
+  name: string;
+  description?: string;
+  /** Default: every tool in TOOL_NAMES. */
+  tools: ToolName[];
+  read: string[];
+  write: string[];
+  /** null = any branch. */
+  branches: string[] | null;
+  /** yaml `allow-protected`: globs of protected paths this perimeter may write. */
+  allowProtected: string[];
+  /** yaml `limits: { files-per-push, bytes-per-file, bytes-per-push }`. */
+  limits: Limits;
+  /** yaml `allow-credential-files`: globs of credential files this perimeter may read. */
+  allowCredentialFiles: string[];
+  /** yaml `allow-secrets-in`: globs where pushed content may carry credentials. */
+  allowSecretsIn: string[];
+}
+
+export interface Config {
+  version: 1;
+  file: string;
+  perimeters: PerimeterSpec[];
+}
+
+/** Perimeter names end up in URLs, status contexts and environment variable names. */
+export const PERIMETER_NAME_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+export const PERIMETER_NAME_MAX_LENGTH = 63;
+
+export function perimeterNameProblem(name: string): string | null {
+  if (name.length > PERIMETER_NAME_MAX_LENGTH) {
+    return `name is ${name.length} characters long; at most ${PERIMETER_NAME_MAX_LENGTH} allowed`;
+  }
+  if (!PERIMETER_NAME_PATTERN.test(name)) {
+    return `invalid name ${JSON.stringify(name)}: expected lowercase letters, digits and single hyphens, starting with a letter (e.g. "test-author")`;
+  }
+  return null;
+}
