@@ -65,13 +65,7 @@ export interface UpstreamStats {
 }
 
 export type UpstreamErrorCode =
-  | 'not_found'
-  | 'not_fast_forward'
-  | 'conflict'
-  | 'forbidden'
-  | 'rate_limited'
-  | 'invalid'
-  | 'unavailable';
+  'not_found' | 'not_fast_forward' | 'conflict' | 'forbidden' | 'rate_limited' | 'invalid' | 'unavailable';
 
 /** Errors from upstream, with messages already scrubbed of credentials. */
 export class UpstreamError extends Error {
@@ -105,7 +99,12 @@ export interface Upstream {
   getTreeRecursive(sha: string): Promise<{ entries: TreeEntry[]; truncated: boolean }>;
   getBlob(sha: string): Promise<Uint8Array>;
   /** Commits reachable from `sha`, newest first, optionally only those touching `path`. */
-  listCommits(options: { sha: string; path?: string; perPage?: number; page?: number }): Promise<CommitInfo[]>;
+  listCommits(options: {
+    sha: string;
+    path?: string;
+    perPage?: number;
+    page?: number;
+  }): Promise<CommitInfo[]>;
   /** Whether `ancestor` is reachable from `descendant` (true when equal). */
   isAncestor(ancestor: string, descendant: string): Promise<boolean>;
   /** Pushes in a time window, newest first (the Activity API), for attributing direct pushes. */

@@ -1,0 +1,83 @@
+import { UpstreamError, type UpstreamErrorCode } from './upstream.js';
+
+const MIN_SCRUB_LENGTH = 6;
+const MAX_UPSTREAM_MESSAGE = 200;
+
+/**
+ * Every form in which a secret can leak into text: raw, URL-encoded, and base64/base64url at each of the
+ * three byte alignments (so it is found inside `base64("x-access-token:" + token)` too).
+ */
+export function secretForms(secret: string): string[] {
+  if (secret.length === 0) return [];
+  const forms = new Set<string>([secret, encodeURIComponent(secret)]);
+  const bytes = Buffer.from(secret, 'utf8');
+  for (let shift = 0; shift < 3; shift++) {
+    const b64 = Buffer.concat([Buffer.alloc(shift), bytes]).toString('base64');
+    const core = b64.slice(Math.ceil((8 * shift) / 6), Math.floor((8 * (shift + bytes.length)) / 6));
+    if (core.length >= MIN_SCRUB_LENGTH) {
+      forms.add(core);
+      forms.add(core.replaceAll('+', '-').replaceAll('/', '_'));
+    }
+  }
+  return [...forms]
+    .filter((form) => form.length >= MIN_SCRUB_LENGTH || form === secret)
+    .sort((a, b) => b.length - a.length);
+}
+
+export type Scrubber = (text: string) => string;
+
+export function makeScrubber(secrets: string[]): Scrubber {
+  const forms = secrets.flatMap(secretForms);
+  return (text) => forms.reduce((out, form) => out.split(form).join('***'), text);
+}
+
+interface RequestErrorLike {
+  status?: number;
+  message?: string;
+  response?: { headers?: Record<string, string | undefined>; data?: unknown };
+}
+
+/** GitHub's own short error message, vetted: one line, no control characters, bounded, scrubbed. */
+function upstreamMessage(error: RequestErrorLike, scrub: Scrubber): string {
+  const data = error.response?.data;
+  const raw =
+    data && typeof data === 'object' && typeof (data as { message?: unknown }).message === 'string'
+      ? (data as { message: string }).message
+      : '';
+  // eslint-disable-next-line no-control-regex
+  const clean = scrub(raw.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim());
+  return clean.length > MAX_UPSTREAM_MESSAGE ? `${clean.slice(0, MAX_UPSTREAM_MESSAGE)}…` : clean;
+}
+
+export function isRateLimited(error: RequestErrorLike): boolean {
+  if (error.status === 429) return true;
+  if (error.status !== 403) return false;
+  const headers = error.response?.headers ?? {};
+  if (headers['x-ratelimit-remaining'] === '0' || headers['retry-after'] !== undefined) return true;
+  return /rate limit/i.test(upstreamMessage(error, (text) => text));
+}
+
+function codeFor(status: number | undefined, error: RequestErrorLike): UpstreamErrorCode {
+  if (status === undefined || status >= 500) return 'unavailable';
+  if (isRateLimited(error)) return 'rate_limited';
+  if (status === 401 || status === 403) return 'forbidden';
+  if (status === 404 || status === 410) return 'not_found';
+  if (status === 409) return 'conflict';
+  return 'invalid';
+}
+
+/** Turns anything thrown by Octokit into an UpstreamError whose message names the operation, never a secret. */
+export function toUpstreamError(error: unknown, operation: string, scrub: Scrubber): UpstreamError {
+  if (error instanceof UpstreamError) return error;
+  const e = (error && typeof error === 'object' ? error : {}) as RequestErrorLike;
+  const status = typeof e.status === 'number' ? e.status : undefined;
+  const hasResponse = e.response !== undefined;
+  if (!hasResponse) {
+    const reason = scrub(String(e.message ?? error)).slice(0, MAX_UPSTREAM_MESSAGE);
+    return new UpstreamError('unavailable', `${operation}: GitHub could not be reached (${reason})`);
+  }
+  const code = codeFor(status, e);
+  const detail = upstreamMessage(e, scrub);
+  const text = `${operation}: GitHub answered ${status}${detail ? `: ${detail}` : ''}`;
+  return new UpstreamError(code, code === 'rate_limited' ? `${text} (rate limited)` : text, status);
+}

@@ -1,0 +1,74 @@
+import { getOctokit } from '@actions/github';
+import { retry } from '@octokit/plugin-retry';
+import { throttling } from '@octokit/plugin-throttling';
+import Bottleneck from 'bottleneck';
+import type { Octokit } from '@octokit/core';
+import type { UpstreamStats } from './upstream.js';
+
+export interface ClientOptions {
+  token: string;
+  baseUrl: string;
+  userAgent?: string;
+  /** retries of failed reads (5xx, network); writes are never retried this way. Default 2. */
+  readRetries: number;
+  /** base of the retry back-off in ms (waits base·1, base·4, …). Default 1000. */
+  retryBaseMs: number;
+  /** longest wait for a rate-limit reset or retry-after before failing with rate_limited. Default 60. */
+  maxRateLimitWaitSeconds: number;
+  /** content-creating requests per minute (GitHub's secondary limit is 80). */
+  writesPerMinute: number;
+}
+
+export type Client = ReturnType<typeof getOctokit>;
+
+/** Status codes the retry plugin must not repeat: client errors, and rate limits (throttling owns those). */
+const DO_NOT_RETRY = [304, 400, 401, 403, 404, 409, 410, 422, 429, 451];
+
+/**
+ * Counts every HTTP request actually sent. Registered before the throttling and retry plugins, so its
+ * wrap sits inside theirs and sees each retry; a 304 arrives here as a thrown RequestError.
+ */
+function countingPlugin(stats: UpstreamStats) {
+  return (octokit: Octokit) => {
+    octokit.hook.wrap('request', async (request, options) => {
+      stats.requests += 1;
+      try {
+        return await request(options);
+      } catch (error) {
+        if ((error as { status?: number }).status === 304) stats.notModified += 1;
+        throw error;
+      }
+    });
+    return {};
+  };
+}
+
+export function createClient(options: ClientOptions, stats: UpstreamStats): Client {
+  // A rate-limited request was refused before GitHub acted on it, so repeating it is safe even for writes;
+  // but only while the wait stays short, and only twice.
+  const onLimit = (retryAfter: number, _options: unknown, _octokit: unknown, retryCount: number): boolean =>
+    retryCount < 2 && retryAfter <= options.maxRateLimitWaitSeconds;
+  const writes = new Bottleneck.Group({
+    maxConcurrent: 1,
+    reservoir: options.writesPerMinute,
+    reservoirRefreshAmount: options.writesPerMinute,
+    reservoirRefreshInterval: 60_000,
+  });
+  return getOctokit(
+    options.token,
+    {
+      baseUrl: options.baseUrl,
+      userAgent: options.userAgent ?? 'perimeter',
+      log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+      throttle: { onRateLimit: onLimit, onSecondaryRateLimit: onLimit, write: writes },
+      retry: {
+        doNotRetry: DO_NOT_RETRY,
+        retries: options.readRetries,
+        retryAfterBaseValue: options.retryBaseMs,
+      },
+    } as Parameters<typeof getOctokit>[1],
+    countingPlugin(stats),
+    throttling,
+    retry,
+  );
+}
