@@ -26,7 +26,7 @@ export const GLOB_OPTIONS = Object.freeze({
 });
 
 // eslint-disable-next-line no-control-regex
-const CONTROL_OR_INVISIBLE = /[\u0000-\u001f\u007f-\u009f]|\p{Default_Ignorable_Code_Point}/u;
+const CONTROL_OR_INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|\p{Default_Ignorable_Code_Point}/u;
 const LITERAL_PARENS = /\[\(\]|\[\)\]/g;
 const NEVER_MATCHES = '$^';
 

@@ -3,9 +3,9 @@ export type PathCheck = { ok: true; path: string } | { ok: false; reason: string
 export const MAX_PATH_BYTES = 4096;
 export const MAX_SEGMENT_BYTES = 255;
 
-// C0 controls, DEL and C1 controls.
+// C0 controls, DEL, C1 controls and the Unicode line and paragraph separators.
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 // Zero-width and other invisible code points; HFS+ ignores several of them in file names, so
 // ".gi\u200ct" would land on ".git" there.
 const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
@@ -25,10 +25,12 @@ export function foldSegment(segment: string): string {
   return folded.replace(/[. ]+$/, '');
 }
 
-/** True for `.git` in any case, with trailing dots or spaces, as an NTFS stream or 8.3 name. */
+const DOT_GIT = /^(?:\.git|git~1)[. ]*(?::.*)?$/;
+
+/** True for `.git` in any case or compatibility form, with trailing dots or spaces, as an NTFS stream or 8.3 name. */
 export function isDotGitSegment(segment: string): boolean {
-  const folded = foldSegment(segment);
-  return folded === '.git' || folded.startsWith('.git:') || folded === 'git~1';
+  const folded = ASCII.test(segment) ? segment.toLowerCase() : segment.normalize('NFKC').toLowerCase();
+  return DOT_GIT.test(folded);
 }
 
 function segmentProblem(segment: string): string | null {
