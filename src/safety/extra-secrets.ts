@@ -1,0 +1,59 @@
+import { RANK, type Finding } from './finding.js';
+
+/** Shorter values would hide ordinary words; the run's own secrets are far longer. */
+export const MIN_EXTRA_SECRET_LENGTH = 8;
+
+/**
+ * The part of base64(secret) that does not depend on the bytes around it, for each of the three
+ * alignments the secret can have inside a longer encoded text (`x-access-token:<token>` in a Basic
+ * header, say): characters fully made of the secret's own bits.
+ */
+function base64Cores(secret: Buffer): string[] {
+  const cores: string[] = [];
+  for (let offset = 0; offset < 3; offset++) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), secret]).toString('base64');
+    const first = Math.ceil((offset * 8) / 6);
+    const last = Math.floor(((offset + secret.length) * 8) / 6);
+    cores.push(encoded.slice(first, last));
+  }
+  return cores;
+}
+
+/** Every written form of each secret: raw, URL-encoded, base64 and base64url (any alignment). */
+export function extraSecretForms(secrets: readonly string[]): string[] {
+  const forms = new Set<string>();
+  for (const secret of secrets) {
+    if (secret.length < MIN_EXTRA_SECRET_LENGTH) continue;
+    forms.add(secret);
+    forms.add(encodeURIComponent(secret));
+    forms.add(encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
+    const bytes = Buffer.from(secret, 'utf8');
+    forms.add(bytes.toString('base64'));
+    for (const core of base64Cores(bytes)) {
+      if (core.length < MIN_EXTRA_SECRET_LENGTH) continue;
+      forms.add(core);
+      forms.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
+    }
+  }
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** A matcher for the forms; null when there is nothing to look for. */
+export function extraSecretMatcher(secrets: readonly string[]): RegExp | null {
+  const forms = extraSecretForms(secrets);
+  return forms.length === 0 ? null : new RegExp(forms.map(escapeRegExp).join('|'), 'g');
+}
+
+export function extraSecretFindings(text: string, matcher: RegExp | null): Finding[] {
+  if (matcher === null) return [];
+  const found: Finding[] = [];
+  for (const m of text.matchAll(matcher)) {
+    const start = m.index ?? 0;
+    found.push({ start, end: start + m[0].length, kind: 'secret', credential: true, rank: RANK.extraSecret });
+  }
+  return found;
+}

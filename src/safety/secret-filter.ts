@@ -1,0 +1,91 @@
+import type { AnswerFilter, Redaction } from './answer-filter.js';
+import { extraSecretFindings, extraSecretMatcher } from './extra-secrets.js';
+import type { Finding } from './finding.js';
+import { formatFindings } from './format-rules.js';
+import { secretlintFindings } from './secretlint-detector.js';
+import { settingFindings } from './secret-settings.js';
+
+export interface SecretFilterOptions {
+  /**
+   * Values hidden wherever they appear, raw, URL-encoded or base64 (the run's own token, endpoint
+   * secrets). Matched exactly: only a whole, correct guess of one would change an answer. Values
+   * shorter than 8 characters are ignored.
+   */
+  extraSecrets?: readonly string[];
+}
+
+/** Thrown (as a rejection) when detection fails: the caller answers with an error, never the text. */
+export class ContentSafetyError extends Error {
+  readonly code = 'detector-failed';
+  constructor(cause: unknown) {
+    super(`content safety: the secret detector failed (${cause instanceof Error ? cause.name : typeof cause}); the answer is withheld`);
+    this.name = 'ContentSafetyError';
+  }
+}
+
+/** Overlapping findings become one span, named by the most specific detector among them. */
+export function mergeFindings(findings: Finding[]): Finding[] {
+  const sorted = [...findings].sort((a, b) => a.start - b.start || b.end - a.end);
+  const merged: Finding[] = [];
+  for (const finding of sorted) {
+    const previous = merged.at(-1);
+    if (previous && finding.start < previous.end) {
+      previous.end = Math.max(previous.end, finding.end);
+      previous.credential ||= finding.credential;
+      if (finding.rank > previous.rank) {
+        previous.kind = finding.kind;
+        previous.rank = finding.rank;
+      }
+    } else {
+      merged.push({ ...finding });
+    }
+  }
+  return merged;
+}
+
+export function applyRedaction(text: string, spans: Finding[]): Redaction {
+  const kinds: Record<string, number> = {};
+  let out = '';
+  let at = 0;
+  for (const span of spans) {
+    out += `${text.slice(at, span.start)}[hidden: ${span.kind}]`;
+    at = span.end;
+    kinds[span.kind] = (kinds[span.kind] ?? 0) + 1;
+  }
+  return { text: out + text.slice(at), hidden: spans.length, kinds };
+}
+
+/**
+ * The content-safety filter: secretlint's recommended rules (minus comment-based opt-outs), the
+ * formats they lack, whole private-key blocks, URL passwords, values of settings named for secrets,
+ * and the given extra secrets. Decisions rest on the text's form, never on known secret values
+ * (except the extra secrets), so hiding does not confirm a guess.
+ * Pass only text: deciding what is binary (and not scanning it) is the caller's job.
+ */
+export function createSecretFilter(options: SecretFilterOptions = {}): AnswerFilter {
+  const extra = extraSecretMatcher(options.extraSecrets ?? []);
+
+  async function detect(text: string): Promise<Finding[]> {
+    if (typeof text !== 'string') throw new TypeError(`expected text, got ${typeof text}`);
+    const found = await secretlintFindings(text);
+    found.push(...formatFindings(text), ...settingFindings(text), ...extraSecretFindings(text, extra));
+    return mergeFindings(found);
+  }
+
+  async function safely<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw new ContentSafetyError(error);
+    }
+  }
+
+  return {
+    redact: (text) => safely(async () => applyRedaction(text, await detect(text))),
+    findCredentials: (text) =>
+      safely(async () => {
+        const kinds = (await detect(text)).filter((f) => f.credential).map((f) => f.kind);
+        return [...new Set(kinds)].sort();
+      }),
+  };
+}

@@ -1,0 +1,139 @@
+import { RANK, type Finding } from './finding.js';
+import { isPlaceholder, isTypeAnnotation } from './placeholders.js';
+
+/**
+ * Values assigned to settings named for secrets: `password: x`, `"api_key": "x"`, `DB_PASS=x`,
+ * `token := "x"`, `clientSecret => 'x'`, `<password>x</password>`, `--token x`.
+ * References and placeholders stay (`${VAR}`, `process.env.X`, `os.environ[...]`, `changeme`...).
+ */
+
+const KEY_QUALIFIERS = new Set([
+  'access', 'secret', 'signing', 'encryption', 'master', 'account', 'client', 'session', 'auth', 'app',
+  'shared', 'storage', 'license', 'service', 'consumer', 'webhook', 'hmac', 'jwt',
+]);
+
+/** The kind of secret a setting's name announces, or null for any other name. */
+export function secretKindOfName(name: string): string | null {
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== '');
+  const last = words.at(-1);
+  const before = words.at(-2);
+  if (last === undefined) return null;
+  if (/(?:password|passwd|passphrase|passcode)$/.test(last) || ['pwd', 'pass', 'pw'].includes(last)) return 'password';
+  if (last.endsWith('secret')) return 'secret';
+  if (last.endsWith('token') || ['pat', 'auth', 'authorization', 'bearer'].includes(last)) return 'token';
+  if (['credential', 'credentials', 'creds'].includes(last)) return 'credential';
+  if (last.endsWith('apikey') || (last === 'key' && before === 'api')) return 'API key';
+  if (last.endsWith('privatekey') || (last === 'key' && before === 'private')) return 'private key';
+  if (last === 'key' && before !== undefined && KEY_QUALIFIERS.has(before)) return 'secret key';
+  if (/(?:access|secret|signing|encryption|master|account|client|session)key$/.test(last)) return 'secret key';
+  return null;
+}
+
+const ASSIGNMENT =
+  /(?<![A-Za-z0-9_.$@-])(\\?["'`]?)([A-Za-z_$@][A-Za-z0-9_.$@-]{0,100})\1[ \t]*\??[ \t]*(?::=|===?|=>|=|:)(?![=:])[ \t]*/g;
+const XML_ELEMENT = /<([A-Za-z_][A-Za-z0-9_.-]{0,100})>([^<\n]{1,4096})<\/\1>/g;
+const CLI_FLAG = /(?<![A-Za-z0-9_-])--([A-Za-z][A-Za-z0-9-]{0,60})[ \t]+(?=[^\s-])/g;
+
+const MAX_VALUE = 4096;
+/** An expression that refers to the secret elsewhere: `config.password`, `os.environ["X"]`, `getToken()`. */
+const CODE_REFERENCE = /^(?:[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*|\[[^\]]{0,200}\])+;?|.*\(.*|\*[\w-]+|![A-Za-z]\w*(?:\s.*)?)$/s;
+const BLOCK_SCALAR = /^[|>][-+0-9]{0,3}$/;
+/** Unquoted values that start as a reference: `${VAR}`, `${{ secrets.X }}`, `{{ var }}`, `$VAR`, `%VAR%`. */
+const LEADING_REFERENCE = /^(?:\$\{|\{\{|\$[A-Za-z_(]|%[A-Za-z_]\w*%)/;
+
+interface Span {
+  start: number;
+  end: number;
+}
+
+function lineEnd(text: string, from: number): number {
+  const newline = text.indexOf('\n', from);
+  return Math.min(newline === -1 ? text.length : newline, from + MAX_VALUE);
+}
+
+function quotedValue(text: string, at: number): (Span & { quoted: true }) | null {
+  const escaped = text[at] === '\\';
+  const quote = text[escaped ? at + 1 : at];
+  if (quote === undefined || !`"'\``.includes(quote)) return null;
+  const start = at + (escaped ? 2 : 1);
+  const stop = lineEnd(text, start);
+  for (let i = start; i < stop; i++) {
+    if (escaped ? text[i] === '\\' && text[i + 1] === quote : text[i] === quote && text[i - 1] !== '\\') {
+      return { start, end: i, quoted: true };
+    }
+  }
+  return { start, end: stop, quoted: true };
+}
+
+/** Unquoted: the rest of the line, up to a comment, a separator, a closing bracket or a JSON escape. */
+function bareValue(text: string, at: number): Span {
+  const line = text.slice(at, lineEnd(text, at));
+  const cut = /[ \t]+(?:#|\/\/)|[,;)}\]]|\\[nrt"]|\r/.exec(line);
+  const value = cut ? line.slice(0, cut.index) : line;
+  return { start: at, end: at + value.trimEnd().length };
+}
+
+/** A YAML block scalar (`password: |`): the lines indented deeper than the key's line. */
+function blockValue(text: string, keyAt: number, after: number): Span | null {
+  const lineStart = text.lastIndexOf('\n', keyAt) + 1;
+  const indent = /^[ \t]*/.exec(text.slice(lineStart, keyAt))?.[0].length ?? 0;
+  let end = lineEnd(text, after);
+  const start = end + 1;
+  let last = -1;
+  while (end < text.length) {
+    const next = end + 1;
+    const nextEnd = lineEnd(text, next);
+    const line = text.slice(next, nextEnd);
+    if (line.trim() !== '' && (/^[ \t]*/.exec(line)?.[0].length ?? 0) <= indent) break;
+    if (line.trim() !== '') last = nextEnd;
+    end = nextEnd;
+  }
+  return last === -1 ? null : { start, end: last };
+}
+
+function assignedValue(text: string, keyAt: number, valueAt: number): Span | null {
+  const quoted = quotedValue(text, valueAt);
+  if (quoted) {
+    const value = text.slice(quoted.start, quoted.end);
+    return isPlaceholder(value) ? null : quoted;
+  }
+  if (LEADING_REFERENCE.test(text.slice(valueAt, valueAt + 70))) return null;
+  const bare = bareValue(text, valueAt);
+  const value = text.slice(bare.start, bare.end);
+  if (BLOCK_SCALAR.test(value)) return blockValue(text, keyAt, valueAt);
+  if (/^\d{1,3}$/.test(value) || /^[[{]/.test(value) || (value.startsWith('!') && !value.startsWith('!vault'))) return null;
+  if (isPlaceholder(value) || isTypeAnnotation(value) || CODE_REFERENCE.test(value)) return null;
+  return bare;
+}
+
+export function settingFindings(text: string): Finding[] {
+  const found: Finding[] = [];
+  const add = (span: Span | null, kind: string): void => {
+    if (span && span.end > span.start) found.push({ ...span, kind, credential: false, rank: RANK.setting });
+  };
+  for (const m of text.matchAll(ASSIGNMENT)) {
+    const kind = secretKindOfName(m[2] ?? '');
+    if (kind) add(assignedValue(text, m.index ?? 0, (m.index ?? 0) + m[0].length), kind);
+  }
+  for (const m of text.matchAll(XML_ELEMENT)) {
+    const kind = secretKindOfName(m[1] ?? '');
+    const value = m[2] ?? '';
+    if (kind && !isPlaceholder(value)) {
+      const start = (m.index ?? 0) + (m[1] ?? '').length + 2;
+      add({ start, end: start + value.length }, kind);
+    }
+  }
+  for (const m of text.matchAll(CLI_FLAG)) {
+    const kind = secretKindOfName(m[1] ?? '');
+    if (!kind) continue;
+    const at = (m.index ?? 0) + m[0].length;
+    const quoted = quotedValue(text, at);
+    const span = quoted ?? { start: at, end: at + (/^[^\s]+/.exec(text.slice(at, at + MAX_VALUE))?.[0].length ?? 0) };
+    if (!isPlaceholder(text.slice(span.start, span.end))) add(span, kind);
+  }
+  return found;
+}
