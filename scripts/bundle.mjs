@@ -1,0 +1,49 @@
+// Builds one ncc bundle per entry into dist/<name>/ (committed; CI checks `git diff --exit-code dist`).
+// Only entries whose source exists are built, so the action can be bundled while other parts are in progress.
+import ncc from '@vercel/ncc';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+const entries = {
+  main: 'src/action/main-entry.ts',
+  post: 'src/action/post-entry.ts',
+  gateway: 'src/gateway/entry.ts',
+  cli: 'src/cli/main.ts',
+};
+
+const only = process.argv.slice(2);
+for (const name of only) {
+  if (!(name in entries)) throw new Error(`unknown entry ${JSON.stringify(name)}; expected one of ${Object.keys(entries).join(', ')}`);
+}
+
+for (const [name, source] of Object.entries(entries)) {
+  if (only.length > 0 && !only.includes(name)) continue;
+  const input = join(root, source);
+  if (!existsSync(input)) {
+    console.log(`skip ${name}: ${source} does not exist yet`);
+    continue;
+  }
+  const { code, assets } = await ncc(input, {
+    cache: false,
+    minify: false,
+    sourceMap: false,
+    license: 'licenses.txt',
+    quiet: true,
+  });
+  // A bundle must not depend on where it was built.
+  for (const [file, text] of [['index.js', code], ...Object.entries(assets).map(([f, a]) => [f, String(a.source)])]) {
+    if (text.includes(root)) throw new Error(`dist/${name}/${file} contains the build path ${root}`);
+  }
+  const out = join(root, 'dist', name);
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'index.js'), code);
+  for (const [file, asset] of Object.entries(assets)) {
+    mkdirSync(dirname(join(out, file)), { recursive: true });
+    writeFileSync(join(out, file), asset.source);
+  }
+  console.log(`${relative(root, join(out, 'index.js'))}: ${(code.length / 1024).toFixed(0)} KiB`);
+}

@@ -1,0 +1,62 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ENV_PREFIX } from './constants.js';
+
+export interface Endpoint {
+  name: string;
+  url: string;
+  secret: string;
+}
+
+/** `PERIMETER_TOKEN_TEST_AUTHOR` for `test-author`. */
+export function variableName(kind: 'TOKEN' | 'URL', perimeter: string): string {
+  return `${ENV_PREFIX}_${kind}_${perimeter.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+}
+
+/** Throws when two perimeter names map to the same variable (`a-b` and `a_b`). */
+export function tokenVariables(names: string[]): Record<string, string> {
+  const byVariable = new Map<string, string>();
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const variable = variableName('TOKEN', name);
+    const other = byVariable.get(variable);
+    if (other !== undefined) {
+      throw new Error(`perimeters ${JSON.stringify(other)} and ${JSON.stringify(name)} both map to ${variable}; rename one`);
+    }
+    byVariable.set(variable, name);
+    out[name] = variable;
+  }
+  return out;
+}
+
+/** Claude Code `--mcp-config` (and most MCP clients): one HTTP server per perimeter, secret in a header. */
+export function mcpConfigJson(endpoints: Endpoint[]): string {
+  const mcpServers: Record<string, unknown> = {};
+  for (const e of endpoints) {
+    mcpServers[e.name] = { type: 'http', url: e.url, headers: { Authorization: `Bearer ${e.secret}` } };
+  }
+  return `${JSON.stringify({ mcpServers }, null, 2)}\n`;
+}
+
+/** Codex config.toml tables; the secret stays in the environment variable it names. */
+export function codexConfigToml(endpoints: Endpoint[], variables: Record<string, string>): string {
+  return endpoints
+    .map((e) => {
+      const key = /^[A-Za-z0-9_-]+$/.test(e.name) ? e.name : JSON.stringify(e.name);
+      return `[mcp_servers.${key}]\nurl = ${JSON.stringify(e.url)}\nbearer_token_env_var = ${JSON.stringify(variables[e.name])}\n`;
+    })
+    .join('\n');
+}
+
+/** Writes both files (owner-only: the MCP config holds the secrets) and returns their paths. */
+export function writeClientConfigs(
+  dir: string,
+  endpoints: Endpoint[],
+  variables: Record<string, string>,
+): { mcpConfig: string; codexConfig: string } {
+  const mcpConfig = join(dir, 'mcp-config.json');
+  const codexConfig = join(dir, 'codex-config.toml');
+  writeFileSync(mcpConfig, mcpConfigJson(endpoints), { mode: 0o600 });
+  writeFileSync(codexConfig, codexConfigToml(endpoints, variables), { mode: 0o600 });
+  return { mcpConfig, codexConfig };
+}

@@ -1,0 +1,58 @@
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse as parseToml } from 'smol-toml';
+import { codexConfigToml, mcpConfigJson, tokenVariables, writeClientConfigs } from '../../src/action/client-config.js';
+
+const endpoints = [
+  { name: 'implementer', url: 'http://127.0.0.1:4100/mcp/implementer', secret: 's1' },
+  { name: 'test-author', url: 'http://127.0.0.1:4100/mcp/test-author', secret: 's2' },
+];
+
+describe('tokenVariables', () => {
+  it('derives one variable per perimeter', () => {
+    expect(tokenVariables(['implementer', 'test-author'])).toEqual({
+      implementer: 'PERIMETER_TOKEN_IMPLEMENTER',
+      'test-author': 'PERIMETER_TOKEN_TEST_AUTHOR',
+    });
+  });
+  describe('when two names map to one variable', () => {
+    it('throws naming both', () => {
+      expect(() => tokenVariables(['a-b', 'a_b'])).toThrow('perimeters "a-b" and "a_b" both map to PERIMETER_TOKEN_A_B');
+    });
+  });
+});
+
+describe('mcpConfigJson', () => {
+  it('is a Claude Code mcpServers document with a bearer header per perimeter', () => {
+    expect(JSON.parse(mcpConfigJson(endpoints))).toEqual({
+      mcpServers: {
+        implementer: { type: 'http', url: endpoints[0]?.url, headers: { Authorization: 'Bearer s1' } },
+        'test-author': { type: 'http', url: endpoints[1]?.url, headers: { Authorization: 'Bearer s2' } },
+      },
+    });
+  });
+});
+
+describe('codexConfigToml', () => {
+  it('names the variable, never the secret', () => {
+    const text = codexConfigToml(endpoints, tokenVariables(['implementer', 'test-author']));
+    expect(text).not.toContain('s1');
+    expect(parseToml(text)).toEqual({
+      mcp_servers: {
+        implementer: { url: endpoints[0]?.url, bearer_token_env_var: 'PERIMETER_TOKEN_IMPLEMENTER' },
+        'test-author': { url: endpoints[1]?.url, bearer_token_env_var: 'PERIMETER_TOKEN_TEST_AUTHOR' },
+      },
+    });
+  });
+});
+
+describe('writeClientConfigs', () => {
+  it('writes owner-only files', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'perimeter-client-'));
+    const files = writeClientConfigs(dir, endpoints, tokenVariables(['implementer', 'test-author']));
+    expect(statSync(files.mcpConfig).mode & 0o777).toBe(0o600);
+    expect(readFileSync(files.mcpConfig, 'utf8')).toBe(mcpConfigJson(endpoints));
+  });
+});

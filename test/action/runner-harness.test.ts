@@ -1,0 +1,44 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ActionRunner, parseCommandFile, REPO_ROOT } from '../support/runner.js';
+
+describe('ActionRunner', () => {
+  describe('when an action uses every file command', () => {
+    it('passes inputs, outputs, state, exported variables, annotations and summaries like a runner', async () => {
+      const runner = new ActionRunner({
+        apiUrl: 'http://127.0.0.1:9',
+        repository: 'octo/repo',
+        token: 'ghs_harnesstoken123',
+        ref: 'refs/heads/agent/x',
+        inputs: { say: 'hi' },
+        actionDir: join(REPO_ROOT, 'test/action/fixtures/echo-action'),
+      });
+      const main = await runner.runMain();
+      expect(main.exitCode).toBe(0);
+      expect(main.outputs).toEqual({ said: 'hi\nsecond line' });
+      expect(main.state).toEqual({ multi: 'a\nb', plain: 'refs/heads/agent/x' });
+      expect(main.exported).toEqual({ FROM_MAIN: 'exported' });
+      expect(main.masks).toEqual(['ghs_harnesstoken123']);
+      expect(main.log).toContain('token is ***');
+      expect(main.log).not.toContain('ghs_harnesstoken123');
+      expect(main.annotations).toEqual([
+        { level: 'error', message: 'bad, thing: 100%', file: 'src/a,b.ts', line: 3, col: 7, title: 'T: x' },
+      ]);
+      expect(main.summary).toContain('<h2>Main</h2>');
+
+      const post = await runner.runPost();
+      expect(post.exitCode).toBe(1);
+      expect(JSON.parse(post.outputs.seen ?? '')).toEqual({ multi: 'a\nb', plain: 'refs/heads/agent/x', env: 'exported' });
+      expect(post.annotations).toEqual([{ level: 'error', message: 'post failed on purpose' }]);
+    });
+  });
+});
+
+describe('parseCommandFile', () => {
+  it('reads single-line and heredoc entries', () => {
+    expect(parseCommandFile('a=1\nb<<EOF\nx\n\ny\nEOF\nc=\n')).toEqual({ a: '1', b: 'x\n\ny', c: '' });
+  });
+  it('throws on an unterminated heredoc', () => {
+    expect(() => parseCommandFile('b<<EOF\nx\n')).toThrow('no closing delimiter for b');
+  });
+});

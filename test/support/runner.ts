@@ -1,0 +1,287 @@
+/**
+ * Runs the action the way a GitHub runner does: each step (`runs.main`, `runs.post` from action.yml) as its
+ * own `node` process with INPUT_* (defaults from action.yml applied), GITHUB_* variables, the event payload,
+ * fresh command files per step (GITHUB_OUTPUT, GITHUB_STATE, GITHUB_ENV, GITHUB_PATH, GITHUB_STEP_SUMMARY),
+ * STATE_* for post parsed from main's state file, and variables exported with GITHUB_ENV carried to later steps.
+ * Like the runner, a step is over when its process exited AND its stdout/stderr closed: a child that keeps the
+ * step's pipes open makes the step hang (and here, time out).
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface RunnerOptions {
+  /** GITHUB_API_URL (the stand-in's url) */
+  apiUrl: string;
+  /** GITHUB_SERVER_URL; default https://github.com */
+  serverUrl?: string;
+  /** 'owner/name' */
+  repository: string;
+  /** the value `${{ github.token }}` expands to in input defaults */
+  token: string;
+  /** inputs by their action.yml names; unset ones get action.yml's defaults */
+  inputs?: Record<string, string>;
+  /** GITHUB_REF; default refs/heads/main */
+  ref?: string;
+  /** GITHUB_SHA */
+  sha?: string;
+  /** default 'workflow_dispatch' */
+  eventName?: string;
+  /** the event payload written to GITHUB_EVENT_PATH */
+  event?: Record<string, unknown>;
+  /** GITHUB_HEAD_REF (pull_request events) */
+  headRef?: string;
+  /** GITHUB_WORKSPACE (the step's cwd); default a fresh empty directory */
+  workspace?: string;
+  /** directory holding action.yml and dist/; default the repository root */
+  actionDir?: string;
+  /** more variables for every step */
+  env?: Record<string, string>;
+  /** guard against a hung step (not an assertion); default 60 s */
+  stepTimeoutMs?: number;
+}
+
+export interface Annotation {
+  level: 'error' | 'warning' | 'notice';
+  message: string;
+  file?: string;
+  line?: number;
+  col?: number;
+  title?: string;
+}
+
+export interface StepResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  /** the step timed out and was killed */
+  timedOut: boolean;
+  /** raw stdout, workflow commands included */
+  stdout: string;
+  stderr: string;
+  /** stdout as the log would show it: commands applied, masked values replaced by *** */
+  log: string;
+  annotations: Annotation[];
+  /** values registered with ::add-mask:: */
+  masks: string[];
+  outputs: Record<string, string>;
+  state: Record<string, string>;
+  /** variables exported with GITHUB_ENV */
+  exported: Record<string, string>;
+  /** the step summary markdown */
+  summary: string;
+}
+
+export class ActionRunner {
+  readonly root: string;
+  readonly workspace: string;
+  readonly runnerTemp: string;
+  /** variables exported by earlier steps (GITHUB_ENV), as later steps see them */
+  readonly jobEnv: Record<string, string> = {};
+  private readonly eventPath: string;
+  private readonly action: { main: string; post: string; inputs: Record<string, { default?: unknown }> };
+  private state: Record<string, string> = {};
+  private steps = 0;
+  main: StepResult | null = null;
+  post: StepResult | null = null;
+
+  constructor(private readonly options: RunnerOptions) {
+    this.root = mkdtempSync(join(tmpdir(), 'perimeter-runner-'));
+    this.workspace = options.workspace ?? join(this.root, 'workspace');
+    this.runnerTemp = join(this.root, 'runner-temp');
+    mkdirSync(this.workspace, { recursive: true });
+    mkdirSync(this.runnerTemp, { recursive: true });
+    this.eventPath = join(this.root, 'event.json');
+    writeFileSync(this.eventPath, JSON.stringify(options.event ?? {}));
+    const actionDir = options.actionDir ?? REPO_ROOT;
+    const doc = parseYaml(readFileSync(join(actionDir, 'action.yml'), 'utf8')) as {
+      runs: { main: string; post: string };
+      inputs?: Record<string, { default?: unknown }>;
+    };
+    this.action = { main: join(actionDir, doc.runs.main), post: join(actionDir, doc.runs.post), inputs: doc.inputs ?? {} };
+  }
+
+  /** The variables every step of the job sees (what an agent step would get too). */
+  baseEnv(): Record<string, string> {
+    const o = this.options;
+    return {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? this.root,
+      CI: 'true',
+      GITHUB_ACTIONS: 'true',
+      RUNNER_OS: 'Linux',
+      RUNNER_TEMP: this.runnerTemp,
+      GITHUB_WORKSPACE: this.workspace,
+      GITHUB_API_URL: o.apiUrl,
+      GITHUB_SERVER_URL: o.serverUrl ?? 'https://github.com',
+      GITHUB_GRAPHQL_URL: `${o.apiUrl}/graphql`,
+      GITHUB_REPOSITORY: o.repository,
+      GITHUB_REPOSITORY_OWNER: o.repository.split('/')[0] ?? '',
+      GITHUB_REF: o.ref ?? 'refs/heads/main',
+      GITHUB_SHA: o.sha ?? '0'.repeat(40),
+      GITHUB_EVENT_NAME: o.eventName ?? 'workflow_dispatch',
+      GITHUB_EVENT_PATH: this.eventPath,
+      GITHUB_HEAD_REF: o.headRef ?? '',
+      GITHUB_BASE_REF: '',
+      GITHUB_RUN_ID: '4242',
+      GITHUB_RUN_ATTEMPT: '1',
+      GITHUB_JOB: 'implement',
+      GITHUB_ACTOR: 'octocat',
+      ...o.env,
+      ...this.jobEnv,
+    };
+  }
+
+  private inputEnv(): Record<string, string> {
+    const env: Record<string, string> = {};
+    const given = this.options.inputs ?? {};
+    for (const name of new Set([...Object.keys(this.action.inputs), ...Object.keys(given)])) {
+      const fallback = this.action.inputs[name]?.default;
+      const raw = given[name] ?? (fallback === undefined ? '' : String(fallback));
+      env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = raw.replace(/\$\{\{\s*github\.token\s*\}\}/g, this.options.token);
+    }
+    return env;
+  }
+
+  async runMain(): Promise<StepResult> {
+    this.main = await this.step(this.action.main, {});
+    this.state = this.main.state;
+    return this.main;
+  }
+
+  /** Runs post with STATE_* from main's state file (post-if: always(), so also after a failed main). */
+  async runPost(): Promise<StepResult> {
+    const stateEnv: Record<string, string> = {};
+    for (const [key, value] of Object.entries(this.state)) stateEnv[`STATE_${key}`] = value;
+    this.post = await this.step(this.action.post, stateEnv);
+    return this.post;
+  }
+
+  private async step(script: string, extra: Record<string, string>): Promise<StepResult> {
+    const dir = join(this.root, `step-${++this.steps}`);
+    mkdirSync(dir);
+    const files = {
+      GITHUB_OUTPUT: join(dir, 'output'),
+      GITHUB_STATE: join(dir, 'state'),
+      GITHUB_ENV: join(dir, 'env'),
+      GITHUB_PATH: join(dir, 'path'),
+      GITHUB_STEP_SUMMARY: join(dir, 'summary'),
+    };
+    for (const file of Object.values(files)) writeFileSync(file, '');
+    const env = { ...this.baseEnv(), ...this.inputEnv(), ...files, ...extra };
+    const result = await runProcess(process.execPath, [script], env, this.workspace, this.options.stepTimeoutMs ?? 60_000);
+    const exported = parseCommandFile(readFileSync(files.GITHUB_ENV, 'utf8'));
+    Object.assign(this.jobEnv, exported);
+    const commands = parseStdout(result.stdout);
+    return {
+      ...result,
+      ...commands,
+      outputs: parseCommandFile(readFileSync(files.GITHUB_OUTPUT, 'utf8')),
+      state: parseCommandFile(readFileSync(files.GITHUB_STATE, 'utf8')),
+      exported,
+      summary: existsSync(files.GITHUB_STEP_SUMMARY) ? readFileSync(files.GITHUB_STEP_SUMMARY, 'utf8') : '',
+    };
+  }
+}
+
+function runProcess(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+  timeoutMs: number,
+): Promise<{ exitCode: number | null; signal: NodeJS.Signals | null; timedOut: boolean; stdout: string; stderr: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+      child.stdout.destroy();
+      child.stderr.destroy();
+    }, timeoutMs);
+    child.on('error', reject);
+    // 'close' waits for the pipes too, as the runner does
+    child.on('close', (exitCode, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ exitCode, signal, timedOut, stdout, stderr });
+    });
+  });
+}
+
+/** `name=value` lines and `name<<DELIMITER` … `DELIMITER` blocks, as the runner reads them. */
+export function parseCommandFile(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] ?? '';
+    if (line === '') continue;
+    const heredoc = /^([^=<]+)<<(.+)$/.exec(line);
+    if (heredoc) {
+      const [, name, delimiter] = heredoc as unknown as [string, string, string];
+      const value: string[] = [];
+      for (i++; i < lines.length && lines[i] !== delimiter; i++) value.push(lines[i] ?? '');
+      if (i >= lines.length) throw new Error(`command file: no closing delimiter for ${name}`);
+      out[name] = value.join('\n');
+      continue;
+    }
+    const eq = line.indexOf('=');
+    if (eq <= 0) throw new Error(`command file: malformed line ${JSON.stringify(line)}`);
+    out[line.slice(0, eq)] = line.slice(eq + 1);
+  }
+  return out;
+}
+
+const unescapeData = (s: string) => s.replace(/%0D/g, '\r').replace(/%0A/g, '\n').replace(/%25/g, '%');
+const unescapeProperty = (s: string) => unescapeData(s.replace(/%3A/g, ':').replace(/%2C/g, ','));
+
+/** Workflow commands in stdout: annotations and masks; and the log as the runner would show it. */
+export function parseStdout(stdout: string): { annotations: Annotation[]; masks: string[]; log: string } {
+  const annotations: Annotation[] = [];
+  const masks: string[] = [];
+  const shown: string[] = [];
+  for (const line of stdout.split('\n')) {
+    const command = /^::([a-z-]+)(?: ([^:]*))?::(.*)$/.exec(line);
+    if (!command) {
+      shown.push(line);
+      continue;
+    }
+    const [, name, props = '', data = ''] = command as unknown as [string, string, string | undefined, string | undefined];
+    const message = unescapeData(data);
+    if (name === 'add-mask') {
+      masks.push(message);
+      continue;
+    }
+    if (name === 'error' || name === 'warning' || name === 'notice') {
+      const p: Record<string, string> = {};
+      for (const pair of props.split(',').filter(Boolean)) {
+        const eq = pair.indexOf('=');
+        p[pair.slice(0, eq)] = unescapeProperty(pair.slice(eq + 1));
+      }
+      annotations.push({
+        level: name,
+        message,
+        ...(p.file !== undefined && { file: p.file }),
+        ...(p.line !== undefined && { line: Number(p.line) }),
+        ...(p.col !== undefined && { col: Number(p.col) }),
+        ...(p.title !== undefined && { title: p.title }),
+      });
+    }
+    shown.push(`${name}: ${message}`);
+  }
+  let log = shown.join('\n');
+  for (const mask of masks.filter(Boolean).sort((a, b) => b.length - a.length)) log = log.split(mask).join('***');
+  return { annotations, masks, log };
+}
+
+/** A unique heredoc delimiter, for tests that write command files themselves. */
+export const delimiter = () => `ghadelimiter_${randomUUID()}`;
