@@ -1,0 +1,243 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  compilePerimeter,
+  DEFAULT_LIMITS,
+  PROTECTED_ENTRIES,
+  TOOL_NAMES,
+  validatePath,
+  type PerimeterSpec,
+} from '../../src/policy/index.js';
+
+function spec(overrides: Partial<PerimeterSpec>): PerimeterSpec {
+  return {
+    name: 'p',
+    tools: [...TOOL_NAMES],
+    read: [],
+    write: [],
+    branches: null,
+    allowProtected: [],
+    limits: { ...DEFAULT_LIMITS },
+    allowCredentialFiles: [],
+    allowSecretsIn: [],
+    ...overrides,
+  };
+}
+
+const everything = compilePerimeter(spec({ read: ['**'], write: ['**'] }));
+
+describe('compilePerimeter', () => {
+  describe('when the spec is invalid', () => {
+    it.each([
+      [{ name: 'Bad Name' }, /invalid name/],
+      [{ write: ['/abs'] }, /write: "\/abs"/],
+      [{ read: ['a/../b'] }, /read: "a\/..\/b"/],
+      [{ allowProtected: ['!x'] }, /allow-protected/],
+      [{ branches: ['refs/heads/x'] }, /branches/],
+      [{ tools: ['delete_repo' as never] }, /unknown tool "delete_repo"/],
+    ])('throws for %j', (overrides, message) => {
+      expect(() => compilePerimeter(spec(overrides))).toThrow(message);
+    });
+  });
+
+  describe('when tools are listed', () => {
+    it('exposes exactly those tools', () => {
+      expect([...compilePerimeter(spec({ tools: ['get_file'] })).tools]).toEqual(['get_file']);
+      expect([...everything.tools]).toEqual([...TOOL_NAMES]);
+    });
+  });
+});
+
+describe('Perimeter.canRead', () => {
+  const reader = compilePerimeter(
+    spec({ read: ['src/**', 'docs/*.md', 'fixtures/**'], allowCredentialFiles: ['fixtures/*.pem'] }),
+  );
+
+  describe.each([
+    ['src/a.ts', true, 'read glob "src/**"'],
+    ['src/.eslintrc', true, 'read glob "src/**"'],
+    ['docs/a.md', true, 'read glob "docs/*.md"'],
+    ['docs/deep/a.md', false, 'no read glob matches'],
+    ['test/a.ts', false, 'no read glob matches'],
+    ['src/.env', false, 'credential file: .env'],
+    ['src/deploy.key', false, 'credential file: *.key'],
+    ['fixtures/server.pem', true, 'read glob "fixtures/**", allow-credential-files "fixtures/*.pem"'],
+    ['fixtures/id_rsa', false, 'credential file: id_rsa'],
+    ['src/../secret', false, 'invalid path: ".." segment'],
+    ['src/.git/config', false, 'invalid path: ".git" segment: the git directory is off limits'],
+  ])('when the path is %j', (path, allowed, rule) => {
+    it(`${allowed ? 'allows' : 'refuses'} it with rule ${rule}`, () => {
+      expect(reader.canRead(path)).toEqual({ allowed, rule });
+    });
+  });
+
+  describe('when only a write glob matches', () => {
+    it('does not allow reading', () => {
+      expect(compilePerimeter(spec({ write: ['out/**'] })).canRead('out/a').allowed).toBe(false);
+    });
+  });
+});
+
+describe('Perimeter.canWrite', () => {
+  const writer = compilePerimeter(
+    spec({ write: ['src/**', '.github/workflows/**', 'docs/**'], allowProtected: ['.github/workflows/**'] }),
+    'perimeters.yml',
+  );
+
+  describe.each([
+    ['src/a.ts', true, 'write glob "src/**"'],
+    ['src/CLAUDE.md', false, 'protected: CLAUDE.md'],
+    ['src/.github/x.yml', false, 'protected: .github/**'],
+    [
+      '.github/workflows/ci.yml',
+      true,
+      'write glob ".github/workflows/**", allow-protected ".github/workflows/**"',
+    ],
+    ['docs/perimeters.yml', false, 'protected: perimeters.yml'],
+    ['docs/.env', true, 'write glob "docs/**"'],
+    ['test/a.ts', false, 'no write glob matches'],
+    ['src//a.ts', false, 'invalid path: empty segment ("//" or a trailing "/")'],
+  ])('when the path is %j', (path, allowed, rule) => {
+    it(`${allowed ? 'allows' : 'refuses'} it with rule ${rule}`, () => {
+      expect(writer.canWrite(path)).toEqual({ allowed, rule });
+    });
+  });
+
+  describe('when allow-protected matches but no write glob does', () => {
+    it('still refuses', () => {
+      const p = compilePerimeter(spec({ write: ['src/**'], allowProtected: ['.github/**'] }));
+      expect(p.canWrite('.github/workflows/ci.yml')).toEqual({
+        allowed: false,
+        rule: 'no write glob matches',
+      });
+    });
+  });
+
+  describe('when allow-protected is matched case-sensitively', () => {
+    it('does not let a case variant through', () => {
+      const p = compilePerimeter(spec({ write: ['**'], allowProtected: ['.github/**'] }));
+      expect(p.canWrite('.github/x').allowed).toBe(true);
+      expect(p.canWrite('.GitHub/x')).toEqual({ allowed: false, rule: 'protected: .github/**' });
+    });
+  });
+
+  describe('when the config file has another name', () => {
+    it('protects that file', () => {
+      const p = compilePerimeter(spec({ write: ['**'] }), 'config/agents.yml');
+      expect(p.canWrite('config/agents.yml')).toEqual({
+        allowed: false,
+        rule: 'protected: config/agents.yml',
+      });
+    });
+  });
+});
+
+describe('Perimeter.allowsBranch', () => {
+  describe('when branches is null', () => {
+    it('allows any branch name', () => {
+      expect(everything.allowsBranch('main')).toBe(true);
+      expect(everything.allowsBranch('')).toBe(false);
+    });
+  });
+  describe('when branches are listed', () => {
+    it('allows only matching branches', () => {
+      const p = compilePerimeter(spec({ branches: ['agent/**', 'main'] }));
+      expect(p.allowsBranch('agent/x/y')).toBe(true);
+      expect(p.allowsBranch('main')).toBe(true);
+      expect(p.allowsBranch('mainline')).toBe(false);
+      expect(p.allowsBranch('release')).toBe(false);
+    });
+  });
+});
+
+const segment = fc.constantFrom('src', 'test', 'docs', 'a', 'B', '.x', 'lib', 'x.md', 'y.ts', 'café', 'é');
+const relPath = fc.array(segment, { minLength: 1, maxLength: 5 }).map((parts) => parts.join('/'));
+
+function randomCase(text: string, flips: boolean[]): string {
+  return [...text].map((c, i) => (flips[i % flips.length] ? c.toUpperCase() : c.toLowerCase())).join('');
+}
+
+describe('properties', () => {
+  describe('when write globs are directory or file globs', () => {
+    it('never allows writing outside them', () => {
+      const writeGlob = fc.oneof(
+        segment.map((s) => ({ glob: `${s}/**`, covers: (p: string) => p.startsWith(`${s}/`) || p === s })),
+        fc
+          .tuple(segment, segment)
+          .map(([a, b]) => ({ glob: `${a}/${b}`, covers: (p: string) => p === `${a}/${b}` })),
+      );
+      fc.assert(
+        fc.property(
+          fc.uniqueArray(writeGlob, { selector: (g) => g.glob, maxLength: 4 }),
+          relPath,
+          (globs, path) => {
+            const p = compilePerimeter(spec({ write: globs.map((g) => g.glob) }));
+            if (p.canWrite(path).allowed) expect(globs.some((g) => g.covers(path))).toBe(true);
+            else if (globs.some((g) => g.covers(path))) expect(p.canWrite(path).rule).toMatch(/^protected: /);
+          },
+        ),
+        { numRuns: 1000 },
+      );
+    });
+  });
+
+  describe('when a path contains a protected name in any case or normal form', () => {
+    const protectedName = fc.constantFrom(...PROTECTED_ENTRIES, 'perimeters.yml');
+    const variant = fc.tuple(
+      protectedName,
+      fc.array(fc.boolean(), { minLength: 1, maxLength: 8 }),
+      fc.constantFrom('NFC', 'NFD', 'NFKC', 'NFKD') as fc.Arbitrary<'NFC' | 'NFD' | 'NFKC' | 'NFKD'>,
+      fc.array(segment, { maxLength: 2 }),
+      fc.array(segment, { maxLength: 2 }),
+    );
+
+    it('is never writable without allow-protected, and writable with it', () => {
+      const open = compilePerimeter(spec({ write: ['**'] }));
+      const allowed = compilePerimeter(spec({ write: ['**'], allowProtected: ['**'] }));
+      fc.assert(
+        fc.property(variant, ([entry, flips, form, before, after]) => {
+          const name = randomCase(entry.replace('/**', ''), flips).normalize(form);
+          const path = [...before, name, ...after].join('/');
+          expect(validatePath(path).ok).toBe(true);
+          const decision = open.canWrite(path);
+          expect(decision.allowed).toBe(false);
+          expect(decision.rule).toMatch(/^protected: /);
+          expect(allowed.canWrite(path).allowed).toBe(true);
+        }),
+        { numRuns: 1000 },
+      );
+    });
+
+    it('keeps protected names with accents protected in either normal form', () => {
+      const p = compilePerimeter(spec({ write: ['**'] }), 'règles/périmètres.yml');
+      for (const form of ['NFC', 'NFD'] as const) {
+        for (const path of ['règles/périmètres.yml', 'x/RÈGLES/Périmètres.yml']) {
+          expect(p.canWrite(path.normalize(form)).allowed).toBe(false);
+        }
+      }
+    });
+  });
+
+  describe('when a path fails validation', () => {
+    it('is never readable or writable, even under "**"', () => {
+      const nasty = fc.oneof(
+        fc.string({ unit: 'binary', maxLength: 40 }),
+        fc
+          .array(fc.constantFrom('a', '.', '..', '', '\\', '.git', '.GIT', '\u0000', '\u200b', '/'), {
+            maxLength: 6,
+          })
+          .map((parts) => parts.join('/')),
+      );
+      fc.assert(
+        fc.property(nasty, (input) => {
+          const check = validatePath(input);
+          if (check.ok) return;
+          for (const decision of [everything.canRead(input), everything.canWrite(input)]) {
+            expect(decision).toEqual({ allowed: false, rule: `invalid path: ${check.reason}` });
+          }
+        }),
+        { numRuns: 2000 },
+      );
+    });
+  });
+});
