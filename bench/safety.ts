@@ -40,4 +40,6 @@ for (let i = 0; i < RUNS; i++) {
 times.sort((a, b) => a - b);
 const median = times[Math.floor(times.length / 2)] ?? 0;
 const p90 = times[Math.floor(times.length * 0.9)] ?? 0;
-console.log(`content safety: redact() of ${SIZE / 1024} KB text: median ${median.toFixed(2)} ms, p90 ${p90.toFixed(2)} ms per call (${RUNS} runs, ${hidden} values hidden per call)`);
+console.log(
+  `content safety: redact() of ${SIZE / 1024} KB text: median ${median.toFixed(2)} ms, p90 ${p90.toFixed(2)} ms per call (${RUNS} runs, ${hidden} values hidden per call)`,
+);

@@ -6,34 +6,58 @@ import { isPlaceholder } from './placeholders.js';
  * provider, these patterns are looser (other lengths, newer prefixes): overlapping findings merge.
  */
 const FORMATS: ReadonlyArray<{ kind: string; pattern: RegExp }> = [
-  { kind: 'GitHub token', pattern: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9_]{30,251}|github_pat_[A-Za-z0-9_]{22,244})(?![A-Za-z0-9_])/g },
-  { kind: 'GitLab token', pattern: /(?<![A-Za-z0-9_-])gl(?:pat|dt|rt|ptt|cbt|soat|ft)-[A-Za-z0-9_-]{20,255}(?![A-Za-z0-9_-])/g },
-  { kind: 'OpenAI API key', pattern: /(?<![A-Za-z0-9_-])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,255}(?![A-Za-z0-9_-])/g },
-  { kind: 'Anthropic API key', pattern: /(?<![A-Za-z0-9_-])sk-ant-[a-z]{2,8}\d{0,3}-[A-Za-z0-9_-]{20,255}(?![A-Za-z0-9_-])/g },
-  { kind: 'Stripe key', pattern: /(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247}(?![A-Za-z0-9_])/g },
-  { kind: 'Stripe webhook secret', pattern: /(?<![A-Za-z0-9_])whsec_[A-Za-z0-9+/=]{24,128}(?![A-Za-z0-9_])/g },
+  {
+    kind: 'GitHub token',
+    pattern:
+      /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9_]{30,251}|github_pat_[A-Za-z0-9_]{22,244})(?![A-Za-z0-9_])/g,
+  },
+  {
+    kind: 'GitLab token',
+    pattern: /(?<![A-Za-z0-9_-])gl(?:pat|dt|rt|ptt|cbt|soat|ft)-[A-Za-z0-9_-]{20,255}(?![A-Za-z0-9_-])/g,
+  },
+  {
+    kind: 'OpenAI API key',
+    pattern: /(?<![A-Za-z0-9_-])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,255}(?![A-Za-z0-9_-])/g,
+  },
+  {
+    kind: 'Anthropic API key',
+    pattern: /(?<![A-Za-z0-9_-])sk-ant-[a-z]{2,8}\d{0,3}-[A-Za-z0-9_-]{20,255}(?![A-Za-z0-9_-])/g,
+  },
+  {
+    kind: 'Stripe key',
+    pattern: /(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247}(?![A-Za-z0-9_])/g,
+  },
+  {
+    kind: 'Stripe webhook secret',
+    pattern: /(?<![A-Za-z0-9_])whsec_[A-Za-z0-9+/=]{24,128}(?![A-Za-z0-9_])/g,
+  },
   { kind: 'Google API key', pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g },
   { kind: 'Hugging Face token', pattern: /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,64}(?![A-Za-z0-9_])/g },
   { kind: 'PyPI token', pattern: /(?<![A-Za-z0-9_-])pypi-AgE[A-Za-z0-9_-]{50,}(?![A-Za-z0-9_-])/g },
   { kind: 'Docker Hub token', pattern: /(?<![A-Za-z0-9_-])dckr_pat_[A-Za-z0-9_-]{20,64}(?![A-Za-z0-9_-])/g },
   { kind: 'npm token', pattern: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36,64}(?![A-Za-z0-9_])/g },
   { kind: 'Slack token', pattern: /(?<![A-Za-z0-9_-])xox[abeoprs]-[A-Za-z0-9-]{10,255}(?![A-Za-z0-9_-])/g },
-  { kind: 'JSON Web Token', pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?![A-Za-z0-9_-])/g },
+  {
+    kind: 'JSON Web Token',
+    pattern:
+      /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?![A-Za-z0-9_-])/g,
+  },
 ];
 
 /**
  * A whole private-key block, whatever its content (placeholders too: a false positive costs a look).
- * Without its END line, the block runs on as far as key material does. Also matches JSON-escaped text.
+ * Without its END line, the block runs on over the lines of key material (base64, `Proc-Type:` headers). Also matches JSON-escaped text.
  */
 const KEY_LABEL = String.raw`[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?`;
 const PRIVATE_KEY_BLOCK = new RegExp(
-  String.raw`-----BEGIN ?${KEY_LABEL}-----(?:[\s\S]{0,20000}?-----END ?${KEY_LABEL}-----|[A-Za-z0-9+/=\s\\:,-]{0,20000})`,
+  String.raw`-----BEGIN ?${KEY_LABEL}-----(?:[\s\S]{0,20000}?-----END ?${KEY_LABEL}-----|(?:[ \t]*(?:\r?\n|\\n)[ \t]*(?:[A-Za-z0-9+/=]{8,}|[A-Za-z-]{3,30}: [^\n\\]{0,200}))*)`,
   'g',
 );
 const PUTTY_KEY = /PuTTY-User-Key-File-\d+:[\s\S]{0,20000}?(?:Private-(?:MAC|Hash): *[0-9a-fA-F]+|$)/g;
 
 /** `scheme://user:password@host`: the password; `scheme://long-credential@host`: the credential. */
-const URL_USERINFO = /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}:\/\/(?<user>[^\s:/@?#"'`<>\\]*)(?::(?<password>[^\s/@?#"'`<>\\]+))?@(?=[A-Za-z0-9[])/g;
+const URL_USERINFO =
+  /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}:\/\/(?<user>[^\s:/@?#"'`<>\\]*)(?::(?<password>[^\s/@?#"'`<>\\]+))?@(?=[A-Za-z0-9[])/g;
 const CREDENTIAL_LIKE_USER = /^(?=[^]*[0-9])(?=[^]*[A-Za-z])[A-Za-z0-9_.~%+=-]{20,}$/;
 
 function* matches(pattern: RegExp, text: string): Generator<RegExpMatchArray & { index: number }> {
@@ -52,7 +76,8 @@ export function formatFindings(text: string): Finding[] {
     for (const m of matches(pattern, text)) add(m.index, m.index + m[0].length, kind, RANK.format);
   }
   for (const pattern of [PRIVATE_KEY_BLOCK, PUTTY_KEY]) {
-    for (const m of matches(pattern, text)) add(m.index, m.index + m[0].trimEnd().length, 'private key', RANK.format);
+    for (const m of matches(pattern, text))
+      add(m.index, m.index + m[0].trimEnd().length, 'private key', RANK.format);
   }
   for (const m of matches(URL_USERINFO, text)) {
     const { user = '', password } = m.groups ?? {};

@@ -18,7 +18,9 @@ export interface SecretFilterOptions {
 export class ContentSafetyError extends Error {
   readonly code = 'detector-failed';
   constructor(cause: unknown) {
-    super(`content safety: the secret detector failed (${cause instanceof Error ? cause.name : typeof cause}); the answer is withheld`);
+    super(
+      `content safety: the secret detector failed (${cause instanceof Error ? cause.name : typeof cause}); the answer is withheld`,
+    );
     this.name = 'ContentSafetyError';
   }
 }

@@ -8,8 +8,24 @@ import { isPlaceholder, isTypeAnnotation } from './placeholders.js';
  */
 
 const KEY_QUALIFIERS = new Set([
-  'access', 'secret', 'signing', 'encryption', 'master', 'account', 'client', 'session', 'auth', 'app',
-  'shared', 'storage', 'license', 'service', 'consumer', 'webhook', 'hmac', 'jwt',
+  'access',
+  'secret',
+  'signing',
+  'encryption',
+  'master',
+  'account',
+  'client',
+  'session',
+  'auth',
+  'app',
+  'shared',
+  'storage',
+  'license',
+  'service',
+  'consumer',
+  'webhook',
+  'hmac',
+  'jwt',
 ]);
 
 /** The kind of secret a setting's name announces, or null for any other name. */
@@ -22,14 +38,16 @@ export function secretKindOfName(name: string): string | null {
   const last = words.at(-1);
   const before = words.at(-2);
   if (last === undefined) return null;
-  if (/(?:password|passwd|passphrase|passcode)$/.test(last) || ['pwd', 'pass', 'pw'].includes(last)) return 'password';
+  if (/(?:password|passwd|passphrase|passcode)$/.test(last) || ['pwd', 'pass', 'pw'].includes(last))
+    return 'password';
   if (last.endsWith('secret')) return 'secret';
   if (last.endsWith('token') || ['pat', 'auth', 'authorization', 'bearer'].includes(last)) return 'token';
   if (['credential', 'credentials', 'creds'].includes(last)) return 'credential';
   if (last.endsWith('apikey') || (last === 'key' && before === 'api')) return 'API key';
   if (last.endsWith('privatekey') || (last === 'key' && before === 'private')) return 'private key';
   if (last === 'key' && before !== undefined && KEY_QUALIFIERS.has(before)) return 'secret key';
-  if (/(?:access|secret|signing|encryption|master|account|client|session)key$/.test(last)) return 'secret key';
+  if (/(?:access|secret|signing|encryption|master|account|client|session)key$/.test(last))
+    return 'secret key';
   return null;
 }
 
@@ -40,10 +58,12 @@ const CLI_FLAG = /(?<![A-Za-z0-9_-])--([A-Za-z][A-Za-z0-9-]{0,60})[ \t]+(?=[^\s-
 
 const MAX_VALUE = 4096;
 /** An expression that refers to the secret elsewhere: `config.password`, `os.environ["X"]`, `getToken()`. */
-const CODE_REFERENCE = /^(?:[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*|\[[^\]]{0,200}\])+;?|.*\(.*|\*[\w-]+|![A-Za-z]\w*(?:\s.*)?)$/s;
+const CODE_REFERENCE =
+  /^(?:[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*|\[[^\]]{0,200}\])+;?|.*\(.*|\*[\w-]+|![A-Za-z]\w*(?:\s.*)?)$/s;
 const BLOCK_SCALAR = /^[|>][-+0-9]{0,3}$/;
-/** Unquoted values that start as a reference: `${VAR}`, `${{ secrets.X }}`, `{{ var }}`, `$VAR`, `%VAR%`. */
-const LEADING_REFERENCE = /^(?:\$\{|\{\{|\$[A-Za-z_(]|%[A-Za-z_]\w*%)/;
+/** Unquoted values that start as a reference: `${VAR}`, `${{ secrets.X }}`, `{{ var }}`, `$VAR`, `%VAR%`, `a.b`, `a[`, `f(`. */
+const LEADING_REFERENCE =
+  /^(?:\$\{|\{\{|\$[A-Za-z_(]|%[A-Za-z_]\w*%|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$]|\[|[ \t]*\())/;
 
 interface Span {
   start: number;
@@ -55,18 +75,19 @@ function lineEnd(text: string, from: number): number {
   return Math.min(newline === -1 ? text.length : newline, from + MAX_VALUE);
 }
 
-function quotedValue(text: string, at: number): (Span & { quoted: true }) | null {
+function quotedValue(text: string, at: number): Span | null {
   const escaped = text[at] === '\\';
   const quote = text[escaped ? at + 1 : at];
   if (quote === undefined || !`"'\``.includes(quote)) return null;
-  const start = at + (escaped ? 2 : 1);
+  const triple = !escaped && text.startsWith(quote.repeat(3), at);
+  const start = at + (escaped ? 2 : triple ? 3 : 1);
   const stop = lineEnd(text, start);
   for (let i = start; i < stop; i++) {
     if (escaped ? text[i] === '\\' && text[i + 1] === quote : text[i] === quote && text[i - 1] !== '\\') {
-      return { start, end: i, quoted: true };
+      return { start, end: i };
     }
   }
-  return { start, end: stop, quoted: true };
+  return { start, end: stop };
 }
 
 /** Unquoted: the rest of the line, up to a comment, a separator, a closing bracket or a JSON escape. */
@@ -105,7 +126,12 @@ function assignedValue(text: string, keyAt: number, valueAt: number): Span | nul
   const bare = bareValue(text, valueAt);
   const value = text.slice(bare.start, bare.end);
   if (BLOCK_SCALAR.test(value)) return blockValue(text, keyAt, valueAt);
-  if (/^\d{1,3}$/.test(value) || /^[[{]/.test(value) || (value.startsWith('!') && !value.startsWith('!vault'))) return null;
+  if (
+    /^\d{1,3}$/.test(value) ||
+    /^[[{]/.test(value) ||
+    (value.startsWith('!') && !value.startsWith('!vault'))
+  )
+    return null;
   if (isPlaceholder(value) || isTypeAnnotation(value) || CODE_REFERENCE.test(value)) return null;
   return bare;
 }
@@ -132,7 +158,10 @@ export function settingFindings(text: string): Finding[] {
     if (!kind) continue;
     const at = (m.index ?? 0) + m[0].length;
     const quoted = quotedValue(text, at);
-    const span = quoted ?? { start: at, end: at + (/^[^\s]+/.exec(text.slice(at, at + MAX_VALUE))?.[0].length ?? 0) };
+    const span = quoted ?? {
+      start: at,
+      end: at + (/^[^\s]+/.exec(text.slice(at, at + MAX_VALUE))?.[0].length ?? 0),
+    };
     if (!isPlaceholder(text.slice(span.start, span.end))) add(span, kind);
   }
   return found;

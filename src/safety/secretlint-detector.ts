@@ -66,7 +66,9 @@ const URL_USERINFO = /:\/\/([^:/\s@]*):([^@/\s]+)@/;
 function spanOf(text: string, message: SecretLintCoreResultMessage, kind: string): [number, number] {
   let [start, end] = message.range;
   const data = (message.data ?? {}) as Record<string, unknown>;
-  const value = VALUE_FIELDS.map((field) => data[field]).find((v): v is string => typeof v === 'string' && v !== '');
+  const value = VALUE_FIELDS.map((field) => data[field]).find(
+    (v): v is string => typeof v === 'string' && v !== '',
+  );
   if (value !== undefined) {
     const at = text.indexOf(value, start);
     if (at !== -1 && at <= end) {
