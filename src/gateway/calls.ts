@@ -1,0 +1,164 @@
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { AnswerFilter } from '../safety/answer-filter.js';
+import type { CallRecord, Ledger } from './ledger.js';
+import type { MeterReading, UpstreamMeter } from './meter.js';
+import type { CallNotes } from './tools/definition.js';
+
+export interface Outcome {
+  decision: CallRecord['decision'];
+  reason?: string;
+  hidden?: number;
+}
+
+export interface PendingCall {
+  tool: string;
+  started: number;
+  meter: MeterReading;
+  notes: CallNotes;
+  /** the paths the arguments name, for calls refused before a handler ran */
+  requested: string[];
+  outcome?: Outcome;
+}
+
+export interface CallServices {
+  perimeter: string;
+  ledger: Ledger;
+  meter: UpstreamMeter;
+  filter: AnswerFilter;
+  log: (line: string) => void;
+}
+
+/**
+ * Follows the tools/call requests of one HTTP request from arrival to answer, so that every call gets a
+ * ledger record, including the ones the SDK answers itself (unknown tool, invalid arguments).
+ */
+export class CallTracker {
+  private readonly calls = new Map<RequestId, PendingCall>();
+
+  constructor(private readonly services: CallServices) {}
+
+  begin(message: JSONRPCMessage): void {
+    if (!('method' in message) || message.method !== 'tools/call' || !('id' in message)) return;
+    const params = (message.params ?? {}) as { name?: unknown; arguments?: unknown };
+    this.calls.set(message.id, {
+      tool: typeof params.name === 'string' ? params.name : String(params.name),
+      started: Date.now(),
+      meter: this.services.meter.start(),
+      notes: { paths: [] },
+      requested: pathsIn(params.arguments),
+    });
+  }
+
+  get(id: RequestId): PendingCall | undefined {
+    return this.calls.get(id);
+  }
+
+  /** Records the call this answer ends (if any) and returns the answer to send. */
+  async finish(message: JSONRPCMessage): Promise<JSONRPCMessage> {
+    if ('method' in message || !('id' in message) || message.id === undefined) return message;
+    const call = this.calls.get(message.id);
+    if (!call) return message;
+    this.calls.delete(message.id);
+    let answer: JSONRPCMessage = message;
+    let outcome = call.outcome;
+    if (!outcome) {
+      const scrubbed = await this.scrubUnhandled(message);
+      answer = scrubbed.message;
+      outcome = { decision: 'refused', reason: scrubbed.text };
+      call.notes.paths = call.requested;
+    }
+    const { notes } = call;
+    const record: CallRecord = {
+      event: 'call',
+      perimeter: this.services.perimeter,
+      tool: call.tool,
+      paths: notes.paths,
+      decision: outcome.decision,
+      upstream: call.meter.stop(),
+      duration_ms: Date.now() - call.started,
+      ...(notes.sha !== undefined ? { sha: notes.sha } : {}),
+      ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
+      ...(notes.commit !== undefined ? { commit: notes.commit } : {}),
+      ...(notes.message !== undefined ? { message: notes.message } : {}),
+      ...(notes.content !== undefined ? { content: notes.content } : {}),
+      ...(outcome.hidden ? { hidden_values: outcome.hidden } : {}),
+    };
+    try {
+      await this.services.ledger.append(record);
+    } catch (error) {
+      this.services.log(`ledger append failed: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    }
+    return answer;
+  }
+
+  /** Answers the SDK produced without a handler echo the agent's own arguments; they pass the filter too. */
+  private async scrubUnhandled(message: JSONRPCMessage): Promise<{ message: JSONRPCMessage; text: string }> {
+    const redact = async (text: string): Promise<string> => {
+      try {
+        return (await this.services.filter.redact(text)).text;
+      } catch {
+        return 'the answer could not be checked for secrets, so it is withheld';
+      }
+    };
+    if ('error' in message) {
+      const text = await redact(message.error.message);
+      return { message: { ...message, error: { code: message.error.code, message: text } }, text };
+    }
+    if ('result' in message) {
+      const content = Array.isArray(message.result.content) ? (message.result.content as Array<{ type: string; text?: string }>) : [];
+      const texts = await Promise.all(content.map((c) => (c.type === 'text' && typeof c.text === 'string' ? redact(c.text) : Promise.resolve(''))));
+      const text = texts.join('\n');
+      return { message: { ...message, result: { content: [{ type: 'text', text }], isError: true } }, text };
+    }
+    return { message, text: '' };
+  }
+}
+
+function pathsIn(args: unknown): string[] {
+  if (args === null || typeof args !== 'object') return [];
+  const { path, paths, files, deletions } = args as Record<string, unknown>;
+  const out: string[] = [];
+  const add = (value: unknown): void => void (typeof value === 'string' && out.push(value));
+  add(path);
+  for (const list of [paths, deletions]) if (Array.isArray(list)) list.forEach(add);
+  if (Array.isArray(files)) for (const file of files) add((file as { path?: unknown } | null)?.path);
+  return out.slice(0, 1000);
+}
+
+/** A transport that shows every incoming message to the tracker first and every answer on its way out. */
+export class TrackingTransport implements Transport {
+  onclose?: (() => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onmessage?: Transport['onmessage'];
+
+  constructor(
+    private readonly inner: Transport,
+    private readonly tracker: CallTracker,
+  ) {
+    inner.onclose = () => this.onclose?.();
+    inner.onerror = (error) => this.onerror?.(error);
+    inner.onmessage = (message, extra) => {
+      tracker.begin(message);
+      this.onmessage?.(message, extra);
+    };
+  }
+
+  get sessionId(): string | undefined {
+    return this.inner.sessionId;
+  }
+
+  setProtocolVersion = (version: string): void => this.inner.setProtocolVersion?.(version);
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    return this.inner.send(await this.tracker.finish(message), options);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}

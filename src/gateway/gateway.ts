@@ -1,0 +1,123 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Perimeter } from '../policy/index.js';
+import type { Upstream } from '../github/upstream.js';
+import { NO_FILTER, type AnswerFilter } from '../safety/answer-filter.js';
+import { CallTracker, TrackingTransport } from './calls.js';
+import { secretDigest } from './guard.js';
+import { History } from './history.js';
+import { listen, type Endpoint } from './http-server.js';
+import { Ledger } from './ledger.js';
+import { createMcpServer, type PerimeterRuntime } from './mcp-server.js';
+import { UpstreamMeter } from './meter.js';
+import { Pusher } from './push.js';
+import { RepoView } from './repo-view.js';
+import { selectTools } from './tools/select.js';
+
+export interface GatewayOptions {
+  upstream: Upstream;
+  branch: string;
+  perimeters: Perimeter[];
+  /** perimeter name -> bearer secret */
+  secrets: Record<string, string>;
+  host?: '127.0.0.1';
+  /** 0 or absent: a free port */
+  port?: number;
+  /** JSONL, HMAC-chained with key */
+  ledger: { path: string; key: string };
+  /** the content-safety hook every answer passes through; identity by default */
+  filter?: AnswerFilter;
+  /** where diagnostic lines go (each passes the filter first); stderr by default */
+  log?: (line: string) => void;
+}
+
+export interface RunningGateway {
+  url: string;
+  port: number;
+  /** perimeter name -> endpoint URL */
+  endpoints: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** Beyond the largest push a perimeter allows (base64 grows it by a third): room for JSON and message. */
+const BODY_SLACK_BYTES = 4 * 1_048_576;
+const MIN_SECRET_LENGTH = 16;
+
+export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
+  checkOptions(options);
+  const filter = options.filter ?? NO_FILTER;
+  const write = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const log = (line: string): void =>
+    void filter.redact(line).then(
+      (r) => write(r.text),
+      () => write('[a log line was withheld: it could not be checked for secrets]'),
+    );
+  const { upstream, branch } = options;
+  const repository = `${upstream.owner}/${upstream.repo}`;
+  const view = new RepoView(upstream, branch);
+  const shared = { repository, branch, view, history: new History(upstream), pusher: new Pusher(view, filter), filter, log };
+  const meter = new UpstreamMeter(upstream);
+  const ledger = await Ledger.open(options.ledger.path, options.ledger.key);
+
+  const endpoints = new Map<string, Endpoint>();
+  for (const perimeter of options.perimeters) {
+    const runtime: PerimeterRuntime = { ...shared, perimeter, tools: selectTools(perimeter) };
+    const services = { perimeter: perimeter.name, ledger, meter, filter, log };
+    endpoints.set(perimeter.name, {
+      secretDigest: secretDigest(options.secrets[perimeter.name]!),
+      maxBodyBytes: Math.ceil((perimeter.spec.limits.bytesPerPush * 4) / 3) + BODY_SLACK_BYTES,
+      async handle(req, res, body) {
+        const tracker = new CallTracker(services);
+        const server = createMcpServer(runtime, tracker);
+        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        res.on('close', () => {
+          void transport.close();
+          void server.close();
+        });
+        await server.connect(new TrackingTransport(transport, tracker));
+        await transport.handleRequest(req, res, body);
+      },
+    });
+  }
+
+  let http;
+  try {
+    http = await listen(options.port ?? 0, endpoints, log);
+  } catch (error) {
+    await ledger.close();
+    throw error;
+  }
+  await ledger.append({ event: 'start', repository, branch, perimeters: [...endpoints.keys()] });
+  const url = `http://127.0.0.1:${http.port}`;
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    port: http.port,
+    endpoints: Object.fromEntries([...endpoints.keys()].map((name) => [name, `${url}/mcp/${name}`])),
+    close() {
+      closing ??= (async () => {
+        await http.close();
+        await ledger.append({ event: 'stop' }).catch(() => log('could not write the closing ledger record'));
+        await ledger.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+function checkOptions(options: GatewayOptions): void {
+  if (options.host !== undefined && options.host !== '127.0.0.1') throw new Error(`the gateway binds 127.0.0.1 only, not ${String(options.host)}`);
+  if (options.perimeters.length === 0) throw new Error('no perimeter to serve');
+  const names = new Set<string>();
+  for (const perimeter of options.perimeters) {
+    if (names.has(perimeter.name)) throw new Error(`perimeter "${perimeter.name}" is listed twice`);
+    names.add(perimeter.name);
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(perimeter.name)) throw new Error(`perimeter name "${perimeter.name}" cannot be a URL segment`);
+    const secret = options.secrets[perimeter.name];
+    if (secret === undefined || secret.length < MIN_SECRET_LENGTH) {
+      throw new Error(`perimeter "${perimeter.name}" needs a bearer secret of at least ${MIN_SECRET_LENGTH} characters`);
+    }
+    if (!perimeter.allowsBranch(options.branch)) {
+      throw new Error(`perimeter "${perimeter.name}" may not be bound to branch "${options.branch}" (its branches: ${perimeter.spec.branches?.join(', ')})`);
+    }
+  }
+}

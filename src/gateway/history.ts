@@ -1,0 +1,111 @@
+import type { Perimeter } from '../policy/index.js';
+import { UpstreamError, type CommitInfo, type Upstream } from '../github/upstream.js';
+import { diffTrees, type PathChange } from './tree-diff.js';
+
+const UPSTREAM_PAGE = 100;
+/** At most this many commits are examined for one list_commits answer. */
+export const MAX_SCAN = 1_000;
+const PARALLEL_DIFFS = 8;
+const PAGE_CACHE = 64;
+
+export interface CommitPage {
+  commits: CommitInfo[];
+  hasMore: boolean;
+  /** the scan stopped at MAX_SCAN before finding enough commits */
+  incomplete: boolean;
+}
+
+/**
+ * History as one perimeter may see it. Everything here is keyed by immutable SHAs (commits reachable
+ * from a given head never change), so answers are memoized without any freshness question.
+ */
+export class History {
+  private readonly trees = new Map<string, string>();
+  private readonly touchMemo = new Map<string, boolean>();
+  private readonly ancestry = new Map<string, boolean>();
+  private readonly pages = new Map<string, Promise<CommitInfo[]>>();
+
+  constructor(private readonly upstream: Upstream) {}
+
+  /** Commits reachable from `head` that change a readable path (below `within` when given), newest first. */
+  async list(perimeter: Perimeter, head: string, within: string | undefined, perPage: number, page: number): Promise<CommitPage> {
+    const wanted = page * perPage + 1;
+    const matched: CommitInfo[] = [];
+    let scanned = 0;
+    let exhausted = false;
+    for (let upstreamPage = 1; matched.length < wanted && scanned < MAX_SCAN; upstreamPage++) {
+      const batch = await this.listPage(head, within, upstreamPage);
+      for (const commit of batch) this.trees.set(commit.sha, commit.tree);
+      for (let i = 0; i < batch.length && matched.length < wanted; i += PARALLEL_DIFFS) {
+        const chunk = batch.slice(i, i + PARALLEL_DIFFS);
+        const touched = await Promise.all(chunk.map((c) => this.touchesReadable(perimeter, c, within)));
+        chunk.forEach((c, j) => touched[j] && matched.push(c));
+      }
+      scanned += batch.length;
+      if (batch.length < UPSTREAM_PAGE) {
+        exhausted = true;
+        break;
+      }
+    }
+    const start = (page - 1) * perPage;
+    return {
+      commits: matched.slice(start, start + perPage),
+      hasMore: matched.length > start + perPage,
+      incomplete: !exhausted && matched.length < wanted,
+    };
+  }
+
+  /** Every file the commit changed against its first parent (the root commit: against nothing). */
+  async changes(commit: CommitInfo, options: { within?: string; stopWhen?: (c: PathChange) => boolean } = {}): Promise<PathChange[]> {
+    const parent = commit.parents[0];
+    const parentTree = parent === undefined ? null : await this.treeOf(parent);
+    return diffTrees(this.upstream, parentTree, commit.tree, options);
+  }
+
+  async touchesReadable(perimeter: Perimeter, commit: CommitInfo, within?: string): Promise<boolean> {
+    const key = `${perimeter.name}\0${within ?? ''}\0${commit.sha}`;
+    const known = this.touchMemo.get(key);
+    if (known !== undefined) return known;
+    const readable = (c: PathChange): boolean => perimeter.canRead(c.path).allowed;
+    const result = (await this.changes(commit, { ...(within !== undefined ? { within } : {}), stopWhen: readable })).some(readable);
+    this.touchMemo.set(key, result);
+    return result;
+  }
+
+  /** Whether `sha` is reachable from `head`; unknown SHAs are simply not reachable. */
+  async reachable(sha: string, head: string): Promise<boolean> {
+    if (sha === head) return true;
+    const key = `${sha}\0${head}`;
+    const known = this.ancestry.get(key);
+    if (known !== undefined) return known;
+    let result: boolean;
+    try {
+      result = await this.upstream.isAncestor(sha, head);
+    } catch (error) {
+      if (error instanceof UpstreamError && (error.code === 'not_found' || error.code === 'invalid')) result = false;
+      else throw error;
+    }
+    this.ancestry.set(key, result);
+    return result;
+  }
+
+  private async treeOf(sha: string): Promise<string> {
+    const known = this.trees.get(sha);
+    if (known) return known;
+    const tree = (await this.upstream.getCommit(sha)).tree;
+    this.trees.set(sha, tree);
+    return tree;
+  }
+
+  private listPage(head: string, within: string | undefined, page: number): Promise<CommitInfo[]> {
+    const key = `${head}\0${within ?? ''}\0${page}`;
+    let pending = this.pages.get(key);
+    if (!pending) {
+      pending = this.upstream.listCommits({ sha: head, perPage: UPSTREAM_PAGE, page, ...(within !== undefined ? { path: within } : {}) });
+      pending.catch(() => this.pages.delete(key));
+      this.pages.set(key, pending);
+      while (this.pages.size > PAGE_CACHE) this.pages.delete(this.pages.keys().next().value!);
+    }
+    return pending;
+  }
+}

@@ -1,0 +1,111 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { bearerMatches, loopbackRequest } from './guard.js';
+
+export interface Endpoint {
+  secretDigest: Buffer;
+  maxBodyBytes: number;
+  handle(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void>;
+}
+
+export interface HttpGateway {
+  server: Server;
+  port: number;
+  /** Stops accepting, lets running requests finish, then closes every connection. */
+  close(): Promise<void>;
+}
+
+const PARSE_ERROR = { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not valid JSON' }, id: null };
+
+/** The listener: loopback Host, known route, bearer secret, bounded body, JSON, then the endpoint. */
+export async function listen(port: number, endpoints: Map<string, Endpoint>, log: (line: string) => void): Promise<HttpGateway> {
+  let active = 0;
+  let drained: (() => void) | null = null;
+  const server = createServer((req, res) => {
+    active++;
+    res.on('close', () => {
+      active--;
+      if (active === 0) drained?.();
+    });
+    route(req, res, endpoints).catch(() => {
+      log('request failed before an answer');
+      if (!res.headersSent) send(res, 500, { jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null });
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('the gateway did not get a TCP port');
+  return {
+    server,
+    port: address.port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        if (active === 0) server.closeAllConnections();
+        else drained = () => server.closeAllConnections();
+      }),
+  };
+}
+
+async function route(req: IncomingMessage, res: ServerResponse, endpoints: Map<string, Endpoint>): Promise<void> {
+  if (!loopbackRequest(req.headers.host, req.headers.origin)) return send(res, 403);
+  const path = (req.url ?? '/').split('?')[0];
+  if (path === '/healthz') {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, undefined, { allow: 'GET' });
+    return send(res, 200, { status: 'ok' });
+  }
+  const name = /^\/mcp\/([^/]+)$/.exec(path ?? '')?.[1];
+  const endpoint = name === undefined ? undefined : endpoints.get(name);
+  if (!endpoint) return send(res, 404);
+  if (!bearerMatches(req.headers.authorization, endpoint.secretDigest)) return send(res, 401);
+  if (req.method !== 'POST') {
+    const error = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this endpoint is stateless, POST only' }, id: null };
+    return send(res, 405, error, { allow: 'POST' });
+  }
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > endpoint.maxBodyBytes) return send(res, 413);
+  const text = await readBody(req, endpoint.maxBodyBytes);
+  if (text === null) return send(res, 413);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return send(res, 400, PARSE_ERROR);
+  }
+  await endpoint.handle(req, res, body);
+}
+
+/** The body as text, or null past the limit (the rest is discarded, not buffered). */
+function readBody(req: IncomingMessage, limit: number): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        req.resume();
+        resolve(null);
+      } else chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve(size > limit ? null : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}): void {
+  if (body === undefined) {
+    res.writeHead(status, { 'content-length': '0', ...headers }).end();
+    return;
+  }
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers }).end(text);
+}

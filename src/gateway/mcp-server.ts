@@ -1,0 +1,83 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Perimeter } from '../policy/index.js';
+import type { AnswerFilter } from '../safety/answer-filter.js';
+import { describeFailure, renderAnswer, renderError, WITHHELD } from './answers.js';
+import type { CallTracker } from './calls.js';
+import type { History } from './history.js';
+import type { Pusher } from './push.js';
+import type { RepoView } from './repo-view.js';
+import type { CallNotes, ToolDefinition } from './tools/definition.js';
+
+export const SERVER_NAME = 'perimeter';
+export const SERVER_VERSION = '0.1.0';
+
+/** Everything one perimeter's endpoint serves from; shared by all of its requests. */
+export interface PerimeterRuntime {
+  perimeter: Perimeter;
+  repository: string;
+  branch: string;
+  view: RepoView;
+  history: History;
+  pusher: Pusher;
+  filter: AnswerFilter;
+  tools: ToolDefinition[];
+  log: (line: string) => void;
+}
+
+const redactedSchema = z
+  .object({ count: z.number(), kinds: z.record(z.string(), z.number()) })
+  .optional()
+  .describe('secret-looking values the gateway hid from this answer');
+
+/** A fresh server for one HTTP request (stateless Streamable HTTP), with the perimeter's tools only. */
+export function createMcpServer(runtime: PerimeterRuntime, tracker: CallTracker): McpServer {
+  const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions: instructionsFor(runtime) });
+  for (const tool of runtime.tools) {
+    const handler = async (args: Record<string, unknown>, extra: { requestId: string | number }): Promise<CallToolResult> => {
+      const call = tracker.get(extra.requestId);
+      const notes: CallNotes = call?.notes ?? { paths: [] };
+      const context = { ...runtime, notes };
+      try {
+        const answer = await tool.handler(args, context);
+        try {
+          const { result, hidden } = await renderAnswer(runtime.filter, answer);
+          if (call) call.outcome = { decision: 'allowed', ...(notes.reason ? { reason: notes.reason } : {}), hidden };
+          return result;
+        } catch {
+          if (call) call.outcome = { decision: 'failed', reason: 'redaction failed' };
+          return { content: [{ type: 'text', text: WITHHELD }], isError: true };
+        }
+      } catch (error) {
+        const { text, outcome } = describeFailure(error, notes, runtime.log);
+        const { result, hidden } = await renderError(runtime.filter, text);
+        if (call) call.outcome = { ...outcome, hidden };
+        return result;
+      }
+    };
+    server.registerTool(
+      tool.name,
+      {
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        outputSchema: { ...tool.outputSchema, redacted: redactedSchema },
+        annotations: { readOnlyHint: tool.readOnly, destructiveHint: tool.destructive, openWorldHint: false },
+      },
+      handler as never,
+    );
+  }
+  return server;
+}
+
+function instructionsFor({ perimeter, repository, branch }: PerimeterRuntime): string {
+  const { spec } = perimeter;
+  return [
+    `Perimeter "${perimeter.name}" of ${repository}, bound to branch ${branch}.`,
+    spec.description ?? '',
+    `You may read: ${spec.read.join(', ') || 'nothing'}. You may write: ${spec.write.join(', ') || 'nothing'}.`,
+    'Files outside what you may read do not exist here. A refused write is refused whole: nothing was written.',
+  ]
+    .filter((line) => line !== '')
+    .join('\n');
+}

@@ -1,0 +1,16 @@
+import { z } from 'zod';
+import type { CommitInfo } from '../../github/upstream.js';
+
+const signature = z.object({ name: z.string(), email: z.string(), date: z.string() });
+
+/** A commit as agents see it. Parents are left out: a parent may be a commit this endpoint hides. */
+export const commitSummarySchema = z.object({
+  sha: z.string(),
+  message: z.string(),
+  author: signature,
+  committer: signature,
+});
+
+export function summarize(commit: CommitInfo): z.infer<typeof commitSummarySchema> {
+  return { sha: commit.sha, message: commit.message, author: commit.author, committer: commit.committer };
+}

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { answerFile, fileAnswerSchema } from '../file-answer.js';
+import { defineTool, ToolError } from './definition.js';
+import { absent, requirePath } from './paths.js';
+
+export const getFile = defineTool({
+  name: 'get_file',
+  description:
+    'Read one file at the head of the bound branch. Text files come back as UTF-8 content; binary and very large files are described (size, note) instead.',
+  readOnly: true,
+  destructive: false,
+  inputSchema: { path: z.string().describe('repository-relative path, e.g. "src/index.ts"') },
+  outputSchema: fileAnswerSchema.shape,
+  async handler({ path: raw }, { perimeter, view, notes }) {
+    notes.paths.push(raw);
+    const path = requirePath(raw);
+    const { index } = await view.snapshot();
+    const entry = index.get(path);
+    const readable = index.readable(perimeter);
+    if (entry?.type === 'tree' && readable.dirs.has(path)) {
+      throw new ToolError(`${JSON.stringify(path)} is a directory; use get_tree`, 'refused');
+    }
+    if (!entry || entry.type === 'tree' || !readable.files.has(path)) {
+      notes.refused = entry !== undefined;
+      notes.reason = entry && entry.type !== 'tree' ? `hidden: ${perimeter.canRead(path).rule}` : entry ? 'hidden directory' : 'no such file';
+      throw absent(path);
+    }
+    const file = await answerFile(view, entry);
+    return { structured: file, ...(file.content !== undefined ? { text: file.content } : {}) };
+  },
+});

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { answerFile, fileAnswerSchema, type FileAnswer } from '../file-answer.js';
+import { validatePath } from '../../policy/index.js';
+import { defineTool } from './definition.js';
+
+const MAX_PATHS = 100;
+/** Total content one answer carries; files past it are described, to be read one by one. */
+const MAX_ANSWER_BYTES = 4 * 1_048_576;
+
+export const getFiles = defineTool({
+  name: 'get_files',
+  description: `Read up to ${MAX_PATHS} files at the head of the bound branch in one call. Each path answers with its content or with an error ("not found", "invalid path").`,
+  readOnly: true,
+  destructive: false,
+  inputSchema: {
+    paths: z.array(z.string()).min(1).max(MAX_PATHS).describe('repository-relative paths'),
+  },
+  outputSchema: {
+    files: z.array(z.union([fileAnswerSchema, z.object({ path: z.string(), error: z.string() })])),
+  },
+  async handler({ paths }, { perimeter, view, notes }) {
+    notes.paths.push(...paths);
+    const { index } = await view.snapshot();
+    const readable = index.readable(perimeter);
+    const hidden: string[] = [];
+    let budget = MAX_ANSWER_BYTES;
+    const files: Array<FileAnswer | { path: string; error: string }> = [];
+    for (const path of paths) {
+      const check = validatePath(path);
+      const entry = check.ok ? index.get(path) : undefined;
+      if (!check.ok) {
+        files.push({ path, error: `invalid path: ${check.reason}` });
+        continue;
+      }
+      if (entry?.type === 'tree' && readable.dirs.has(path)) {
+        files.push({ path, error: 'is a directory; use get_tree' });
+        continue;
+      }
+      if (!entry || entry.type === 'tree' || !readable.files.has(path)) {
+        if (entry && entry.type !== 'tree') hidden.push(path);
+        files.push({ path, error: 'not found' });
+        continue;
+      }
+      const file = await answerFile(view, entry);
+      if (file.content !== undefined && file.content.length > budget) {
+        const { content: _omitted, encoding: _none, ...rest } = file;
+        files.push({ ...rest, note: 'not shown: this answer reached its size limit; read this file on its own' });
+        continue;
+      }
+      budget -= file.content?.length ?? 0;
+      files.push(file);
+    }
+    if (hidden.length > 0) notes.reason = `hidden: ${hidden.join(', ')}`;
+    return { structured: { files } };
+  },
+});

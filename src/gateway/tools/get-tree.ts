@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import type { TreeEntry } from '../../github/upstream.js';
+import type { ReadableView, TreeIndex } from '../tree-index.js';
+import { defineTool, ToolError } from './definition.js';
+import { absent, requirePath } from './paths.js';
+
+const MAX_ENTRIES = 10_000;
+
+const entrySchema = z.object({
+  path: z.string(),
+  type: z.enum(['file', 'dir', 'symlink', 'submodule']),
+  size: z.number().optional(),
+  sha: z.string().optional(),
+});
+type Entry = z.infer<typeof entrySchema>;
+
+export const getTree = defineTool({
+  name: 'get_tree',
+  description:
+    'List files and directories at the head of the bound branch, under an optional directory. Only what this endpoint may read is listed; a directory appears only if it holds something readable.',
+  readOnly: true,
+  destructive: false,
+  inputSchema: {
+    path: z.string().optional().describe('directory to list; the repository root when omitted'),
+    recursive: z.boolean().optional().describe('list everything below, not only direct entries'),
+  },
+  outputSchema: {
+    path: z.string(),
+    entries: z.array(entrySchema),
+    truncated: z.boolean().describe(`true when more than ${MAX_ENTRIES} entries were found`),
+  },
+  async handler({ path: raw, recursive }, { perimeter, view, notes }) {
+    if (raw !== undefined) notes.paths.push(raw);
+    const dir = raw === undefined || raw === '' ? '' : requirePath(raw);
+    const { index } = await view.snapshot();
+    const readable = index.readable(perimeter);
+    if (dir !== '' && !readable.dirs.has(dir)) {
+      if (readable.files.has(dir)) throw new ToolError(`${JSON.stringify(dir)} is a file; use get_file`, 'refused');
+      notes.refused = index.get(dir) !== undefined;
+      notes.reason = notes.refused ? 'hidden: nothing readable there' : 'no such directory';
+      throw absent(dir);
+    }
+    const entries: Entry[] = [];
+    const truncated = list(index, readable, dir, recursive === true, entries);
+    return { structured: { path: dir, entries, truncated } };
+  },
+});
+
+/** Fills `out` in tree order; true when it stopped at the limit. */
+function list(index: TreeIndex, readable: ReadableView, dir: string, recursive: boolean, out: Entry[]): boolean {
+  for (const entry of [...index.children(dir)].sort(byPath)) {
+    if (out.length >= MAX_ENTRIES) return true;
+    if (entry.type === 'tree') {
+      if (!readable.dirs.has(entry.path)) continue;
+      out.push({ path: entry.path, type: 'dir' });
+      if (recursive && list(index, readable, entry.path, true, out)) return true;
+    } else if (readable.files.has(entry.path)) {
+      out.push(describe(entry));
+    }
+  }
+  return false;
+}
+
+function describe(entry: TreeEntry): Entry {
+  const type = entry.type === 'commit' ? 'submodule' : entry.mode === '120000' ? 'symlink' : 'file';
+  return { path: entry.path, type, sha: entry.sha, ...(entry.size !== undefined ? { size: entry.size } : {}) };
+}
+
+function byPath(a: TreeEntry, b: TreeEntry): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}

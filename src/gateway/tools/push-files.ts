@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { defineTool } from './definition.js';
+
+export const pushFiles = defineTool({
+  name: 'push_files',
+  description:
+    'Write and delete files on the bound branch in one commit. Every path must be writable by this endpoint and within its limits; if anything is wrong the whole call is refused and nothing is written. If the branch moved and the same files changed meanwhile, the call fails with a conflict and the new head.',
+  readOnly: false,
+  destructive: true,
+  inputSchema: {
+    message: z.string().min(1).max(65_536).describe('commit message'),
+    files: z
+      .array(
+        z.object({
+          path: z.string().describe('repository-relative path'),
+          content: z.string().describe('the whole new content of the file'),
+          encoding: z.enum(['utf-8', 'base64']).optional().describe('how content is encoded; default utf-8'),
+        }),
+      )
+      .describe('files to create or replace'),
+    deletions: z.array(z.string()).optional().describe('paths of files to delete'),
+  },
+  outputSchema: {
+    commit: z.string().nullable().describe('the new commit, or null when nothing changed'),
+    head: z.string().describe('the branch head after this call'),
+    files: z.array(z.string()),
+    deletions: z.array(z.string()),
+  },
+  async handler(args, { perimeter, pusher, notes }) {
+    const result = await pusher.push(perimeter, args, notes);
+    return { structured: { ...result } };
+  },
+});

@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { startGateway, type RunningGateway } from '../../../src/gateway/index.js';
+import { createOctokitUpstream } from '../../../src/github/octokit-upstream.js';
+import type { Upstream } from '../../../src/github/upstream.js';
+import { compilePerimeter, parseConfig } from '../../../src/policy/index.js';
+import type { AnswerFilter } from '../../../src/safety/answer-filter.js';
+import { gitText } from '../../fake-github/git.js';
+import { seedRepo, startFakeGithub, type FakeGithub } from '../../fake-github/index.js';
+
+export const OWNER = 'octo';
+export const REPO = 'lanes';
+
+export interface HarnessOptions {
+  files: Record<string, string | Uint8Array>;
+  config: string;
+  branch?: string;
+  filter?: AnswerFilter;
+  token?: string;
+}
+
+export interface Harness {
+  fake: FakeGithub;
+  repoDir: string;
+  dir: string;
+  token: string;
+  upstream: Upstream;
+  gateway: RunningGateway;
+  secrets: Record<string, string>;
+  ledgerPath: string;
+  ledgerKey: string;
+  logs: string[];
+  /** An MCP client over HTTP for one perimeter, with its secret unless another is given. */
+  connect(perimeter: string, secret?: string): Promise<Client>;
+  head(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** A fake-looking installation token, distinctive enough to search for in everything the test sees. */
+export function fakeToken(): string {
+  return `ghs_${randomBytes(18).toString('hex')}`;
+}
+
+export async function startHarness(options: HarnessOptions): Promise<Harness> {
+  const dir = await mkdtemp(join(tmpdir(), 'perimeter-gw-'));
+  const repoDir = join(dir, 'repo.git');
+  const branch = options.branch ?? 'main';
+  await seedRepo(repoDir, options.files, { branch });
+  const token = options.token ?? fakeToken();
+  const fake = await startFakeGithub({ repos: { [`${OWNER}/${REPO}`]: repoDir }, token });
+  const upstream = createOctokitUpstream({ token, owner: OWNER, repo: REPO, baseUrl: fake.url, retryBaseMs: 10 });
+  const config = parseConfig(options.config);
+  const perimeters = config.perimeters.map((spec) => compilePerimeter(spec));
+  const secrets = Object.fromEntries(perimeters.map((p) => [p.name, randomBytes(24).toString('base64url')]));
+  const ledgerPath = join(dir, 'ledger.jsonl');
+  const ledgerKey = randomBytes(32).toString('hex');
+  const logs: string[] = [];
+  const gateway = await startGateway({
+    upstream,
+    branch,
+    perimeters,
+    secrets,
+    ledger: { path: ledgerPath, key: ledgerKey },
+    log: (line) => logs.push(line),
+    ...(options.filter ? { filter: options.filter } : {}),
+  });
+  const clients: Client[] = [];
+  return {
+    fake,
+    repoDir,
+    dir,
+    token,
+    upstream,
+    gateway,
+    secrets,
+    ledgerPath,
+    ledgerKey,
+    logs,
+    async connect(perimeter, secret = secrets[perimeter]) {
+      const client = new Client({ name: 'gateway-test', version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp/${perimeter}`), {
+        requestInit: { headers: { Authorization: `Bearer ${secret}` } },
+      });
+      await client.connect(transport);
+      clients.push(client);
+      return client;
+    },
+    async head() {
+      return (await gitText(repoDir, ['rev-parse', `refs/heads/${branch}`])).trim();
+    },
+    async close() {
+      await Promise.all(clients.map((c) => c.close()));
+      await gateway.close();
+      await fake.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Calls a tool; the whole result, as the client got it. */
+export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+export function textOf(result: CallToolResult): string {
+  return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+}
+
+/** Structured content of a successful call; throws with the error text otherwise. */
+export async function ok<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown> = {}): Promise<T> {
+  const result = await call(client, name, args);
+  if (result.isError) throw new Error(`${name} failed: ${textOf(result)}`);
+  return result.structuredContent as T;
+}
