@@ -1,0 +1,24 @@
+export { diffTrees, type Change } from './diff-trees.js';
+export { compareSnapshots, decideWrite, judge, type JobFacts } from './judge.js';
+export {
+  headline,
+  renderReceipt,
+  MAX_ANNOTATIONS,
+  MAX_DESCRIPTION,
+  type Annotation,
+  type Receipt,
+} from './receipt.js';
+export { renderSummary, SUMMARY_BUDGET } from './summary.js';
+export type {
+  Baseline,
+  CommitAttribution,
+  FileDecision,
+  LedgerFacts,
+  RefChange,
+  RefSnapshot,
+  Verdict,
+  VerifyInput,
+  Violation,
+  ViolationKind,
+} from './types.js';
+export { snapshotRefs, verifyJob } from './verify-job.js';

@@ -1,0 +1,183 @@
+import type { PushActivity } from '../github/upstream.js';
+import type { Perimeter } from '../policy/index.js';
+import type { Change } from './diff-trees.js';
+import type {
+  Baseline,
+  CommitAttribution,
+  FileDecision,
+  LedgerFacts,
+  RefChange,
+  RefSnapshot,
+  Verdict,
+  Violation,
+} from './types.js';
+
+/** Everything verifyJob gathered from GitHub; judge() turns it into a verdict without any I/O. */
+export interface JobFacts {
+  branch: string;
+  startHead: string | null;
+  endHead: string | null;
+  baseline: Baseline | null;
+  /** true: the start head is not an ancestor of the end head; null: not known */
+  historyRewritten: boolean | null;
+  changes: Change[];
+  /** every ref that changed during the job, the bound branch included */
+  refChanges: RefChange[];
+  /** commits reachable from the end head and not from the baseline, newest first; null: not known */
+  newCommits: { shas: string[]; complete: boolean } | null;
+  ledger: LedgerFacts | null;
+  directPushes: 'check' | 'deny';
+  perimeters: Perimeter[];
+  pushes: PushActivity[];
+  unchecked: string[];
+  notes: string[];
+}
+
+const SYMLINK = '120000';
+const SUBMODULE = '160000';
+
+/** Refs created, moved or deleted between two snapshots, sorted by name. */
+export function compareSnapshots(start: RefSnapshot, end: RefSnapshot): RefChange[] {
+  const changes: RefChange[] = [];
+  for (const ref of [...new Set([...Object.keys(start), ...Object.keys(end)])].sort()) {
+    const before = start[ref] ?? null;
+    const after = end[ref] ?? null;
+    if (before === after) continue;
+    const kind = before === null ? 'created' : after === null ? 'deleted' : 'moved';
+    changes.push({ ref, kind, before, after });
+  }
+  return changes;
+}
+
+/** Whether some exposed perimeter bound to `branch` may write `path`, and the rule that decided. */
+export function decideWrite(
+  path: string,
+  branch: string,
+  perimeters: Perimeter[],
+): { allowed: boolean; rule: string; perimeter?: string } {
+  const bound = perimeters.filter((perimeter) => perimeter.allowsBranch(branch));
+  if (bound.length === 0) {
+    return { allowed: false, rule: `no exposed perimeter may work on branch "${branch}"` };
+  }
+  const refusals: string[] = [];
+  for (const perimeter of bound) {
+    const decision = perimeter.canWrite(path);
+    if (decision.allowed)
+      return { allowed: true, rule: `${perimeter.name}: ${decision.rule}`, perimeter: perimeter.name };
+    refusals.push(`${perimeter.name}: ${decision.rule}`);
+  }
+  return { allowed: false, rule: refusals.join('; ') };
+}
+
+function decideFile(change: Change, branch: string, perimeters: Perimeter[]): FileDecision {
+  const write = decideWrite(change.path, branch, perimeters);
+  const arrives = change.kind !== 'deleted';
+  // A retargeted symlink or submodule is as new as a fresh one: its target was not checked either.
+  if (arrives && change.newMode === SYMLINK)
+    return { ...change, allowed: false, rule: 'symlinks are never allowed' };
+  if (arrives && change.newMode === SUBMODULE)
+    return { ...change, allowed: false, rule: 'submodules are never allowed' };
+  return { ...change, ...write };
+}
+
+function fileViolation(file: FileDecision): Violation {
+  const kind =
+    file.newMode === SYMLINK && file.kind !== 'deleted'
+      ? 'symlink'
+      : file.newMode === SUBMODULE && file.kind !== 'deleted'
+        ? 'submodule'
+        : 'path';
+  const what = kind === 'path' ? `${file.kind} outside every perimeter` : `${kind} ${file.kind}`;
+  return { kind, path: file.path, message: `${file.path}: ${what} (${file.rule})` };
+}
+
+function attribute(facts: JobFacts): CommitAttribution {
+  const shas = facts.newCommits?.shas ?? [];
+  const complete = facts.newCommits?.complete ?? false;
+  if (!facts.ledger?.ok) return { gateway: [], direct: [], unattributed: shas, complete };
+  const made = new Set(facts.ledger.commits);
+  return {
+    gateway: shas.filter((sha) => made.has(sha)),
+    direct: shas.filter((sha) => !made.has(sha)),
+    unattributed: [],
+    complete,
+  };
+}
+
+const short = (sha: string | null): string => (sha === null ? 'nothing' : sha.slice(0, 7));
+
+export function judge(facts: JobFacts): Verdict {
+  const branchRef = `refs/heads/${facts.branch}`;
+  const violations: Violation[] = [];
+  const unchecked = [...facts.unchecked];
+  const notes = [...facts.notes];
+
+  if (facts.startHead !== null && facts.endHead === null) {
+    violations.push({
+      kind: 'branch-deleted',
+      ref: branchRef,
+      message: `branch "${facts.branch}" was deleted during the job`,
+    });
+  }
+  if (facts.historyRewritten === true) {
+    violations.push({
+      kind: 'history',
+      ref: branchRef,
+      message: `history of "${facts.branch}" was rewritten: ${short(facts.startHead)} is not an ancestor of ${short(facts.endHead)}`,
+    });
+  }
+
+  const files = facts.changes.map((change) => decideFile(change, facts.branch, facts.perimeters));
+  for (const file of files) if (!file.allowed) violations.push(fileViolation(file));
+
+  const refChanges = facts.refChanges.filter((change) => change.ref !== branchRef);
+  for (const change of refChanges) {
+    violations.push({
+      kind: 'ref',
+      ref: change.ref,
+      message: `${change.ref} was ${change.kind} during the job (${short(change.before)} → ${short(change.after)}); only "${facts.branch}" may change`,
+    });
+  }
+
+  if (facts.ledger === null) unchecked.push('there is no gateway ledger, so commits could not be attributed');
+  else if (!facts.ledger.ok)
+    unchecked.push(`the gateway ledger is broken: ${facts.ledger.problem ?? 'unknown problem'}`);
+
+  const commits = attribute(facts);
+  if (facts.directPushes === 'deny') {
+    if (commits.direct.length > 0) {
+      violations.push({
+        kind: 'direct-push',
+        ref: branchRef,
+        message: `${commits.direct.length} commit(s) reached "${facts.branch}" without the gateway (direct-pushes: deny): ${commits.direct.map(short).join(', ')}`,
+      });
+    }
+    if (facts.newCommits !== null && !commits.complete) {
+      unchecked.push('not every new commit could be listed, so direct pushes were not fully checked');
+    }
+  }
+  if (facts.newCommits === null && facts.endHead !== facts.startHead)
+    unchecked.push('the new commits could not be listed');
+  if (commits.direct.length > 0 && facts.directPushes === 'check') {
+    notes.push(
+      `${commits.direct.length} commit(s) were pushed without the gateway (allowed by direct-pushes: check)`,
+    );
+  }
+
+  const state = violations.length > 0 ? 'failure' : unchecked.length > 0 ? 'error' : 'success';
+  return {
+    state,
+    branch: facts.branch,
+    startHead: facts.startHead,
+    endHead: facts.endHead,
+    baseline: facts.baseline,
+    files,
+    violations,
+    refChanges,
+    commits,
+    pushes: facts.pushes,
+    perPerimeter: facts.ledger?.perPerimeter ?? {},
+    unchecked,
+    notes,
+  };
+}

@@ -1,0 +1,70 @@
+import type { CommitStatus } from '../github/upstream.js';
+import { renderSummary } from './summary.js';
+import type { Verdict } from './types.js';
+
+export interface Annotation {
+  /** repository-relative file, or '' for a violation that is not about one file */
+  path: string;
+  title: string;
+  message: string;
+}
+
+export interface Receipt {
+  status: CommitStatus;
+  /** markdown for the job summary, well under GitHub's 1 MiB per step */
+  summary: string;
+  /** error annotations, at most MAX_ANNOTATIONS (GitHub shows no more than 10 errors per step) */
+  annotations: Annotation[];
+}
+
+export const MAX_DESCRIPTION = 140;
+export const MAX_ANNOTATIONS = 10;
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+export function clip(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+/** The one-line verdict: the commit status description and the summary's first line. */
+export function headline(verdict: Verdict): string {
+  if (verdict.state === 'failure') {
+    const first = verdict.violations[0]?.message ?? '';
+    return `${plural(verdict.violations.length, 'violation')}: ${first}`;
+  }
+  if (verdict.state === 'error') return `Not fully checked: ${verdict.unchecked[0] ?? 'unknown reason'}`;
+  const files = verdict.files.length;
+  const { gateway, direct } = verdict.commits;
+  if (files === 0 && gateway.length + direct.length === 0) return 'No changes during the job';
+  return `${plural(files, 'changed file')}, all inside the perimeters; ${plural(gateway.length, 'commit')} via the gateway, ${direct.length} direct`;
+}
+
+function annotations(verdict: Verdict): Annotation[] {
+  const all = verdict.violations.map((violation) => ({
+    path: violation.path ?? '',
+    title: violation.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${violation.kind}`,
+    message: violation.message,
+  }));
+  if (all.length <= MAX_ANNOTATIONS) return all;
+  const shown = all.slice(0, MAX_ANNOTATIONS - 1);
+  shown.push({
+    path: '',
+    title: 'More perimeter violations',
+    message: `${all.length - shown.length} more violations; the job summary lists them all`,
+  });
+  return shown;
+}
+
+export function renderReceipt(
+  verdict: Verdict,
+  options: { runUrl?: string; context?: string } = {},
+): Receipt {
+  const status: CommitStatus = {
+    state: verdict.state,
+    context: options.context ?? 'perimeter',
+    description: clip(headline(verdict), MAX_DESCRIPTION),
+    ...(options.runUrl !== undefined ? { targetUrl: options.runUrl } : {}),
+  };
+  return { status, summary: renderSummary(verdict, headline(verdict)), annotations: annotations(verdict) };
+}

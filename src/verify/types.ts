@@ -1,0 +1,94 @@
+import type { PushActivity, Upstream } from '../github/upstream.js';
+import type { Perimeter } from '../policy/index.js';
+import type { Change } from './diff-trees.js';
+
+/** Full ref name ('refs/heads/main', 'refs/tags/v1') to the SHA it points at. */
+export type RefSnapshot = Record<string, string>;
+
+/** What the post step learned from the gateway's ledger. */
+export interface LedgerFacts {
+  ok: boolean;
+  problem?: string;
+  /** SHAs of the commits the gateway made */
+  commits: string[];
+  perPerimeter: Record<string, { calls: number; refusals: number }>;
+}
+
+export interface VerifyInput {
+  upstream: Upstream;
+  /** the bound branch (short name) */
+  branch: string;
+  start: RefSnapshot;
+  end: RefSnapshot;
+  /** the exposed perimeters */
+  perimeters: Perimeter[];
+  /** null when there is no ledger to read */
+  ledger: LedgerFacts | null;
+  directPushes: 'check' | 'deny';
+  /** what went wrong around the job, e.g. 'the gateway died'; any of them keeps the verdict from success */
+  problems?: string[];
+  /** most new commits walked to attribute them (default 300) */
+  maxCommits?: number;
+}
+
+export interface RefChange {
+  ref: string;
+  kind: 'created' | 'moved' | 'deleted';
+  before: string | null;
+  after: string | null;
+}
+
+export interface FileDecision extends Change {
+  allowed: boolean;
+  /** what decided, e.g. 'implementer: write glob "src/**"' or 'symlinks are never allowed' */
+  rule: string;
+  /** the perimeter whose write glob allowed it */
+  perimeter?: string;
+}
+
+export type ViolationKind =
+  'path' | 'symlink' | 'submodule' | 'history' | 'branch-deleted' | 'ref' | 'direct-push';
+
+export interface Violation {
+  kind: ViolationKind;
+  message: string;
+  path?: string;
+  ref?: string;
+}
+
+export interface CommitAttribution {
+  /** new commits on the bound branch made by the gateway */
+  gateway: string[];
+  /** new commits not made by the gateway (pushed some other way) */
+  direct: string[];
+  /** new commits that could not be attributed (no usable ledger) */
+  unattributed: string[];
+  /** false when the walk stopped before it reached the start of the job */
+  complete: boolean;
+}
+
+/** How the bound branch's changes were measured. */
+export interface Baseline {
+  /** the commit the end head was compared with; null: every file counts as added */
+  sha: string | null;
+  /** e.g. 'start of the job', 'main at the start of the job (the branch was created during the job)' */
+  label: string;
+}
+
+export interface Verdict {
+  /** failure: something broke the perimeters; error: something could not be checked; success: all checked, all inside */
+  state: 'success' | 'failure' | 'error';
+  branch: string;
+  startHead: string | null;
+  endHead: string | null;
+  baseline: Baseline | null;
+  files: FileDecision[];
+  violations: Violation[];
+  refChanges: RefChange[];
+  commits: CommitAttribution;
+  pushes: PushActivity[];
+  perPerimeter: Record<string, { calls: number; refusals: number }>;
+  /** what could not be checked (each one alone makes the state at least error) */
+  unchecked: string[];
+  notes: string[];
+}

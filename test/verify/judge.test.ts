@@ -1,0 +1,195 @@
+import { describe, expect, it } from 'vitest';
+import { compilePerimeter, DEFAULT_LIMITS, TOOL_NAMES, type PerimeterSpec } from '../../src/policy/index.js';
+import { compareSnapshots, judge, type JobFacts } from '../../src/verify/index.js';
+
+const A = 'a'.repeat(40);
+const B = 'b'.repeat(40);
+const C = 'c'.repeat(40);
+
+function perimeter(name: string, write: string[], extra: Partial<PerimeterSpec> = {}) {
+  return compilePerimeter({
+    name,
+    tools: [...TOOL_NAMES],
+    read: ['**'],
+    write,
+    branches: null,
+    allowProtected: [],
+    limits: DEFAULT_LIMITS,
+    allowCredentialFiles: [],
+    allowSecretsIn: [],
+    ...extra,
+  });
+}
+
+function facts(overrides: Partial<JobFacts> = {}): JobFacts {
+  return {
+    branch: 'agent/x',
+    startHead: A,
+    endHead: B,
+    baseline: { sha: A, label: 'the start of the job' },
+    historyRewritten: false,
+    changes: [],
+    refChanges: [{ ref: 'refs/heads/agent/x', kind: 'moved', before: A, after: B }],
+    newCommits: { shas: [B], complete: true },
+    ledger: { ok: true, commits: [B], perPerimeter: { impl: { calls: 3, refusals: 1 } } },
+    directPushes: 'check',
+    perimeters: [perimeter('impl', ['src/**']), perimeter('tests', ['test/**'])],
+    pushes: [],
+    unchecked: [],
+    notes: [],
+    ...overrides,
+  };
+}
+
+describe('judge', () => {
+  describe('when every change is inside some perimeter', () => {
+    it('succeeds and names the perimeter and glob that allowed each file', () => {
+      const verdict = judge(
+        facts({
+          changes: [
+            { path: 'src/a.ts', kind: 'modified', oldMode: '100644', newMode: '100644' },
+            { path: 'test/a.test.ts', kind: 'added', newMode: '100644' },
+          ],
+        }),
+      );
+      expect(verdict.state).toBe('success');
+      expect(verdict.violations).toEqual([]);
+      expect(verdict.files.map((f) => [f.path, f.perimeter, f.rule])).toEqual([
+        ['src/a.ts', 'impl', 'impl: write glob "src/**"'],
+        ['test/a.test.ts', 'tests', 'tests: write glob "test/**"'],
+      ]);
+      expect(verdict.commits).toEqual({ gateway: [B], direct: [], unattributed: [], complete: true });
+    });
+  });
+
+  describe('when a path is outside every perimeter', () => {
+    it('fails and lists the refusal of each perimeter', () => {
+      const verdict = judge(facts({ changes: [{ path: 'README.md', kind: 'deleted', oldMode: '100644' }] }));
+      expect(verdict.state).toBe('failure');
+      expect(verdict.files[0]).toMatchObject({
+        allowed: false,
+        rule: 'impl: no write glob matches; tests: no write glob matches',
+      });
+      expect(verdict.violations).toEqual([expect.objectContaining({ kind: 'path', path: 'README.md' })]);
+    });
+  });
+
+  describe('when a protected path matches a write glob', () => {
+    it('refuses it unless allow-protected names it', () => {
+      const open = perimeter('ops', ['**']);
+      const trusted = perimeter('ci', ['.github/**'], { allowProtected: ['.github/**'] });
+      const change = { path: '.github/workflows/x.yml', kind: 'added' as const, newMode: '100644' };
+      expect(judge(facts({ perimeters: [open], changes: [change] })).files[0]).toMatchObject({
+        allowed: false,
+        rule: expect.stringContaining('protected'),
+      });
+      expect(judge(facts({ perimeters: [open, trusted], changes: [change] })).files[0]).toMatchObject({
+        allowed: true,
+        perimeter: 'ci',
+      });
+    });
+  });
+
+  describe('when the perimeters are not bound to the branch', () => {
+    it('refuses every path', () => {
+      const verdict = judge(
+        facts({
+          perimeters: [perimeter('impl', ['src/**'], { branches: ['feature/**'] })],
+          changes: [{ path: 'src/a.ts', kind: 'added', newMode: '100644' }],
+        }),
+      );
+      expect(verdict.state).toBe('failure');
+      expect(verdict.files[0]?.rule).toBe('no exposed perimeter may work on branch "agent/x"');
+    });
+  });
+
+  describe('when a symlink or submodule arrives inside a write glob', () => {
+    it.each([
+      ['120000', 'symlink'],
+      ['160000', 'submodule'],
+    ])('mode %s is a %s violation, added or retargeted, but deleting one is fine', (mode, kind) => {
+      const added = judge(facts({ changes: [{ path: 'src/link', kind: 'added', newMode: mode }] }));
+      expect(added.state).toBe('failure');
+      expect(added.violations[0]?.kind).toBe(kind);
+      const retargeted = judge(
+        facts({ changes: [{ path: 'src/link', kind: 'modified', oldMode: mode, newMode: mode }] }),
+      );
+      expect(retargeted.violations[0]?.kind).toBe(kind);
+      const deleted = judge(facts({ changes: [{ path: 'src/link', kind: 'deleted', oldMode: mode }] }));
+      expect(deleted.state).toBe('success');
+    });
+  });
+
+  describe('when history was rewritten or the branch deleted', () => {
+    it('fails', () => {
+      expect(judge(facts({ historyRewritten: true })).violations.map((v) => v.kind)).toEqual(['history']);
+      expect(judge(facts({ endHead: null, newCommits: null })).violations.map((v) => v.kind)).toContain(
+        'branch-deleted',
+      );
+    });
+  });
+
+  describe('when another ref changed', () => {
+    it('fails for each, but not for the bound branch moving', () => {
+      const verdict = judge(
+        facts({
+          refChanges: compareSnapshots(
+            { 'refs/heads/agent/x': A, 'refs/heads/main': A, 'refs/tags/v1': C },
+            { 'refs/heads/agent/x': B, 'refs/heads/main': B, 'refs/heads/new': C },
+          ),
+        }),
+      );
+      expect(verdict.violations.map((v) => [v.kind, v.ref])).toEqual([
+        ['ref', 'refs/heads/main'],
+        ['ref', 'refs/heads/new'],
+        ['ref', 'refs/tags/v1'],
+      ]);
+      expect(verdict.refChanges.map((r) => r.kind)).toEqual(['moved', 'created', 'deleted']);
+    });
+  });
+
+  describe('when commits were pushed around the gateway', () => {
+    const direct = { newCommits: { shas: [C, B], complete: true } };
+    it('counts them under direct-pushes: check', () => {
+      const verdict = judge(facts(direct));
+      expect(verdict.state).toBe('success');
+      expect(verdict.commits).toMatchObject({ gateway: [B], direct: [C] });
+      expect(verdict.notes.join()).toContain('without the gateway');
+    });
+    it('fails under direct-pushes: deny', () => {
+      const verdict = judge(facts({ ...direct, directPushes: 'deny' }));
+      expect(verdict.state).toBe('failure');
+      expect(verdict.violations.map((v) => v.kind)).toEqual(['direct-push']);
+    });
+    it('is an error under deny when the commit list is incomplete', () => {
+      const verdict = judge(facts({ newCommits: { shas: [B], complete: false }, directPushes: 'deny' }));
+      expect(verdict.state).toBe('error');
+    });
+  });
+
+  describe('when something could not be checked', () => {
+    it.each([
+      ['no ledger', { ledger: null }],
+      [
+        'a broken ledger',
+        { ledger: { ok: false, problem: 'record 3 altered', commits: [], perPerimeter: {} } },
+      ],
+      ['a reported problem', { unchecked: ['the gateway died'] }],
+      ['unknown new commits', { newCommits: null }],
+    ])('is an error with %s', (_name, overrides) => {
+      const verdict = judge(facts(overrides as Partial<JobFacts>));
+      expect(verdict.state).toBe('error');
+      expect(verdict.unchecked.length).toBeGreaterThan(0);
+    });
+    it('is still a failure when a violation was found', () => {
+      const verdict = judge(facts({ ledger: null, historyRewritten: true }));
+      expect(verdict.state).toBe('failure');
+      expect(verdict.unchecked).toHaveLength(1);
+    });
+    it('never attributes commits without a usable ledger', () => {
+      const verdict = judge(facts({ ledger: null, directPushes: 'deny' }));
+      expect(verdict.commits).toMatchObject({ gateway: [], direct: [], unattributed: [B] });
+      expect(verdict.state).toBe('error');
+    });
+  });
+});

@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import {
+  MAX_ANNOTATIONS,
+  MAX_DESCRIPTION,
+  renderReceipt,
+  SUMMARY_BUDGET,
+  type FileDecision,
+  type Verdict,
+  type Violation,
+} from '../../src/verify/index.js';
+
+const A = 'a'.repeat(40);
+const B = 'b'.repeat(40);
+
+function verdict(overrides: Partial<Verdict> = {}): Verdict {
+  return {
+    state: 'success',
+    branch: 'agent/x',
+    startHead: A,
+    endHead: B,
+    baseline: { sha: A, label: 'the start of the job' },
+    files: [],
+    violations: [],
+    refChanges: [],
+    commits: { gateway: [B], direct: [], unattributed: [], complete: true },
+    pushes: [],
+    perPerimeter: { impl: { calls: 7, refusals: 2 } },
+    unchecked: [],
+    notes: [],
+    ...overrides,
+  };
+}
+
+const file = (path: string, allowed: boolean): FileDecision => ({
+  path,
+  kind: 'added',
+  newMode: '100644',
+  allowed,
+  rule: allowed ? 'impl: write glob "src/**"' : 'impl: no write glob matches',
+});
+const violation = (path: string): Violation => ({
+  kind: 'path',
+  path,
+  message: `${path}: added outside every perimeter`,
+});
+
+describe('renderReceipt', () => {
+  describe('when the job stayed inside', () => {
+    it('posts success with the context, run URL and a count of files and commits', () => {
+      const receipt = renderReceipt(verdict({ files: [file('src/a.ts', true)] }), {
+        runUrl: 'https://x/run/1',
+      });
+      expect(receipt.status).toEqual({
+        state: 'success',
+        context: 'perimeter',
+        description: '1 changed file, all inside the perimeters; 1 commit via the gateway, 0 direct',
+        targetUrl: 'https://x/run/1',
+      });
+      expect(receipt.annotations).toEqual([]);
+      expect(receipt.summary).toContain('✅ Perimeter: success');
+      expect(receipt.summary).toContain(
+        '| <code>src/a.ts</code> | added | allowed | impl&#58; write glob &#34;src/&#42;&#42;&#34; |',
+      );
+      expect(receipt.summary).toContain('| <code>impl</code> | 7 | 2 |');
+    });
+    it('uses a given context', () => {
+      expect(renderReceipt(verdict(), { context: 'perimeter/impl' }).status.context).toBe('perimeter/impl');
+    });
+  });
+
+  describe('when there are violations', () => {
+    it('keeps the description within 140 characters', () => {
+      const long = violation(`src/${'x'.repeat(300)}`);
+      const receipt = renderReceipt(
+        verdict({ state: 'failure', violations: [long], files: [file(long.path!, false)] }),
+      );
+      expect(receipt.status.state).toBe('failure');
+      expect([...receipt.status.description].length).toBeLessThanOrEqual(MAX_DESCRIPTION);
+      expect(receipt.status.description).toMatch(/^1 violation: src\/x+…$/);
+    });
+    it('annotates at most 10 errors and summarizes the rest in the last one', () => {
+      const violations = Array.from({ length: 25 }, (_, i) => violation(`f${i}.txt`));
+      const receipt = renderReceipt(verdict({ state: 'failure', violations }));
+      expect(receipt.annotations).toHaveLength(MAX_ANNOTATIONS);
+      expect(receipt.annotations.slice(0, 9).map((a) => a.path)).toEqual(
+        violations.slice(0, 9).map((v) => v.path),
+      );
+      expect(receipt.annotations[9]).toMatchObject({
+        path: '',
+        message: expect.stringContaining('16 more violations'),
+      });
+    });
+    it('lists exactly 10 annotations when there are exactly 10', () => {
+      const violations = Array.from({ length: 10 }, (_, i) => violation(`f${i}.txt`));
+      expect(renderReceipt(verdict({ state: 'failure', violations })).annotations.map((a) => a.path)).toEqual(
+        violations.map((v) => v.path),
+      );
+    });
+  });
+
+  describe('when something was not checked', () => {
+    it('posts error and says what', () => {
+      const receipt = renderReceipt(
+        verdict({ state: 'error', unchecked: ['the gateway ledger is missing'] }),
+      );
+      expect(receipt.status).toMatchObject({
+        state: 'error',
+        description: 'Not fully checked: the gateway ledger is missing',
+      });
+      expect(receipt.summary).toContain('### Not checked');
+    });
+  });
+
+  describe('when paths carry markup', () => {
+    it('shows them literally: no links, no HTML, no broken table', () => {
+      const path = 'src/[x](https://evil.example)|<img src=x>\n`y`';
+      const receipt = renderReceipt(
+        verdict({ state: 'failure', files: [file(path, false)], violations: [violation(path)] }),
+      );
+      expect(receipt.summary).not.toContain('<img');
+      expect(receipt.summary).not.toContain('](');
+      expect(receipt.summary).not.toContain('https://');
+      expect(receipt.summary).toContain('&#124;&#60;img src=x&#62;&#92;u000a&#96;y&#96;');
+      const row = receipt.summary.split('\n').find((line) => line.startsWith('| <code>src'));
+      expect(row?.split(' | ')).toHaveLength(4);
+    });
+  });
+
+  describe('when thousands of files changed', () => {
+    it('caps the table, shows refused files first and stays under the budget', () => {
+      const files = Array.from({ length: 5000 }, (_, i) => file(`src/${'d/'.repeat(40)}${i}.ts`, i !== 4321));
+      const receipt = renderReceipt(verdict({ state: 'failure', files, violations: [violation('x')] }));
+      expect(Buffer.byteLength(receipt.summary)).toBeLessThan(SUMMARY_BUDGET + 64 * 1024);
+      expect(receipt.summary).toMatch(/… and \d+ more files \(not shown\)/);
+      const rows = receipt.summary.split('\n').filter((line) => line.startsWith('| <code>src/'));
+      expect(rows[0]).toContain('4321.ts');
+      expect(rows.length).toBeLessThanOrEqual(1000);
+    });
+  });
+});
