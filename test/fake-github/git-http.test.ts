@@ -1,0 +1,104 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { commitToBare, seedRepo, startFakeGithub } from './index.js';
+import type { FakeGithub } from './index.js';
+import { cloneUrl, gitClient, restClient, scratchDir } from './test-support.js';
+
+describe('git smart HTTP', () => {
+  let gh: FakeGithub;
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let seeded: string;
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = await scratchDir());
+    seeded = await seedRepo(join(dir, 'repo.git'), {
+      'README.md': '# hi\n',
+      'src/app.ts': 'export const a = 1;\n',
+    });
+    gh = await startFakeGithub({
+      repos: { 'acme/app': join(dir, 'repo.git') },
+      extraTokens: { 'human-token': 'mona' },
+    });
+  });
+  afterEach(async () => {
+    await gh.stop();
+    await cleanup();
+  });
+
+  it('clones, and a push is seen by the API and the activity list with its actor', async () => {
+    const work = join(dir, 'work');
+    await gitClient(dir, ['clone', '--quiet', cloneUrl(gh.url, 'acme/app', 'test-token'), work], dir);
+    expect(await readFile(join(work, 'src/app.ts'), 'utf8')).toBe('export const a = 1;\n');
+
+    await writeFile(join(work, 'src/app.ts'), 'export const a = 2;\n');
+    await gitClient(work, ['commit', '--quiet', '-am', 'change a'], dir);
+    const pushed = (await gitClient(work, ['rev-parse', 'HEAD'], dir)).trim();
+    await gitClient(work, ['push', '--quiet', 'origin', 'HEAD:main'], dir);
+
+    const api = restClient(gh.url);
+    const ref = await api('GET', '/repos/acme/app/git/ref/heads/main');
+    expect(ref.body.object.sha).toBe(pushed);
+    const content = await api('GET', '/repos/acme/app/contents/src/app.ts?ref=main');
+    expect(Buffer.from(content.body.content, 'base64').toString('utf8')).toBe('export const a = 2;\n');
+    const activity = await api('GET', '/repos/acme/app/activity?ref=main');
+    expect(activity.body[0]).toMatchObject({
+      before: seeded,
+      after: pushed,
+      ref: 'refs/heads/main',
+      activity_type: 'push',
+    });
+    expect(activity.body[0].actor.login).toBe('github-actions[bot]');
+    expect(gh.stats().byRoute['GIT POST /{owner}/{repo}.git/git-receive-pack']).toBe(1);
+  });
+
+  it('records a force push by another token with that actor', async () => {
+    const work = join(dir, 'work');
+    await gitClient(dir, ['clone', '--quiet', cloneUrl(gh.url, 'acme/app', 'human-token'), work], dir);
+    await gitClient(work, ['commit', '--quiet', '--amend', '-m', 'rewritten'], dir);
+    await gitClient(work, ['push', '--quiet', '--force', 'origin', 'HEAD:main'], dir);
+    const activity = await restClient(gh.url)('GET', '/repos/acme/app/activity');
+    expect(activity.body[0]).toMatchObject({ before: seeded, activity_type: 'force_push' });
+    expect(activity.body[0].actor.login).toBe('mona');
+  });
+
+  it('fetches commits made directly in the bare repository', async () => {
+    const work = join(dir, 'work');
+    await gitClient(dir, ['clone', '--quiet', cloneUrl(gh.url, 'acme/app', 'test-token'), work], dir);
+    const direct = await commitToBare(
+      join(dir, 'repo.git'),
+      'main',
+      { 'src/app.ts': null, 'new.txt': 'n\n' },
+      'direct',
+    );
+    await gitClient(work, ['pull', '--quiet', '--ff-only'], dir);
+    expect((await gitClient(work, ['rev-parse', 'HEAD'], dir)).trim()).toBe(direct);
+    expect(await readFile(join(work, 'new.txt'), 'utf8')).toBe('n\n');
+  });
+
+  describe('when the token is missing or wrong', () => {
+    it('answers 401 with a Basic challenge', async () => {
+      for (const auth of [undefined, `Basic ${Buffer.from('x-access-token:nope').toString('base64')}`]) {
+        const response = await fetch(`${gh.url}/acme/app.git/info/refs?service=git-upload-pack`, {
+          headers: auth ? { authorization: auth } : {},
+        });
+        expect(response.status).toBe(401);
+        expect(response.headers.get('www-authenticate')).toMatch(/^Basic /);
+      }
+    });
+
+    it('makes git clone fail', async () => {
+      await expect(
+        gitClient(dir, ['clone', '--quiet', cloneUrl(gh.url, 'acme/app', 'wrong'), join(dir, 'w2')], dir),
+      ).rejects.toThrow(/Authentication failed|401/);
+    });
+  });
+
+  it('answers 404 for a repository it does not serve', async () => {
+    const response = await fetch(`${gh.url}/acme/other.git/info/refs?service=git-upload-pack`, {
+      headers: { authorization: `Basic ${Buffer.from('x-access-token:test-token').toString('base64')}` },
+    });
+    expect(response.status).toBe(404);
+  });
+});

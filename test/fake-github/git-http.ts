@@ -1,0 +1,98 @@
+import { spawn } from 'node:child_process';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { basename, dirname } from 'node:path';
+import { ACTIVITY_ENV, activityPath, ACTOR_ENV } from './activity-log.js';
+import type { FakeRepo } from './repo.js';
+
+export const HTTP_BACKEND = '/usr/lib/git-core/git-http-backend';
+
+/**
+ * Serves git smart HTTP for one repository through `git http-backend` (CGI): the request body goes to its
+ * stdin, its header block becomes the response status and headers, the rest is streamed back.
+ */
+export function serveGit(
+  req: IncomingMessage,
+  res: ServerResponse,
+  repo: FakeRepo,
+  rest: string,
+  actor: string,
+): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    GIT_PROJECT_ROOT: dirname(repo.dir),
+    GIT_HTTP_EXPORT_ALL: '1',
+    PATH_INFO: `/${basename(repo.dir)}${rest}`,
+    REMOTE_USER: actor,
+    REMOTE_ADDR: '127.0.0.1',
+    REQUEST_METHOD: req.method ?? 'GET',
+    QUERY_STRING: url.search.replace(/^\?/, ''),
+    CONTENT_TYPE: String(req.headers['content-type'] ?? ''),
+    GIT_CONFIG_COUNT: '2',
+    GIT_CONFIG_KEY_0: 'http.receivepack',
+    GIT_CONFIG_VALUE_0: 'true',
+    GIT_CONFIG_KEY_1: 'safe.directory',
+    GIT_CONFIG_VALUE_1: '*',
+    [ACTIVITY_ENV]: activityPath(repo.dir),
+    [ACTOR_ENV]: actor,
+  };
+  if (req.headers['content-length']) env.CONTENT_LENGTH = String(req.headers['content-length']);
+  if (req.headers['content-encoding']) env.HTTP_CONTENT_ENCODING = String(req.headers['content-encoding']);
+  if (req.headers['git-protocol']) env.GIT_PROTOCOL = String(req.headers['git-protocol']);
+  delete env.GIT_DIR;
+  delete env.GIT_INDEX_FILE;
+
+  return new Promise((resolve) => {
+    const child = spawn(HTTP_BACKEND, [], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let head = Buffer.alloc(0);
+    let headersSent = false;
+    const stderr: Buffer[] = [];
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (headersSent) {
+        res.write(chunk);
+        return;
+      }
+      head = Buffer.concat([head, chunk]);
+      const end = findHeaderEnd(head);
+      if (!end) return;
+      const headers = head.subarray(0, end.index).toString('latin1').split(/\r?\n/);
+      let status = 200;
+      for (const line of headers) {
+        const colon = line.indexOf(':');
+        if (colon < 0) continue;
+        const name = line.slice(0, colon).trim();
+        const value = line.slice(colon + 1).trim();
+        if (name.toLowerCase() === 'status') status = Number.parseInt(value, 10) || 200;
+        else res.setHeader(name, value);
+      }
+      res.statusCode = status;
+      headersSent = true;
+      const body = head.subarray(end.index + end.length);
+      if (body.length > 0) res.write(body);
+    });
+    child.on('error', (error) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end(`git http-backend failed: ${error.message}\n`);
+      resolve();
+    });
+    child.on('close', () => {
+      if (!headersSent && !res.headersSent) {
+        res.writeHead(500, { 'content-type': 'text/plain' });
+        res.write(Buffer.concat(stderr));
+      }
+      res.end();
+      resolve();
+    });
+    child.stdin.on('error', () => undefined);
+    req.pipe(child.stdin);
+  });
+}
+
+function findHeaderEnd(buffer: Buffer): { index: number; length: number } | null {
+  const crlf = buffer.indexOf('\r\n\r\n');
+  const lf = buffer.indexOf('\n\n');
+  if (crlf >= 0 && (lf < 0 || crlf < lf)) return { index: crlf, length: 4 };
+  if (lf >= 0) return { index: lf, length: 2 };
+  return null;
+}

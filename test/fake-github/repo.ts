@@ -1,0 +1,246 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { recordRefChange } from './activity-log.js';
+import { CatFile, git, GitError, gitText, tryGit, ZERO_SHA } from './git.js';
+import type { GitObject } from './git.js';
+import { initBare } from './seed.js';
+
+export interface Person {
+  name: string;
+  email: string;
+  date: string;
+}
+
+export interface ParsedCommit {
+  sha: string;
+  tree: string;
+  parents: string[];
+  author: Person;
+  committer: Person;
+  message: string;
+  signature: string | null;
+  payload: string;
+}
+
+export interface RawTreeEntry {
+  mode: string;
+  type: 'blob' | 'tree' | 'commit';
+  sha: string;
+  size?: number;
+  path: string;
+}
+
+export interface StoredStatus {
+  id: number;
+  sha: string;
+  state: string;
+  description: string | null;
+  target_url: string | null;
+  context: string;
+  creator: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One repository the stand-in serves: a bare git repository and the few facts git does not hold. */
+export class FakeRepo {
+  readonly catFile: CatFile;
+  readonly statuses: StoredStatus[] = [];
+  readonly id: number;
+
+  constructor(
+    readonly owner: string,
+    readonly name: string,
+    readonly dir: string,
+    readonly isPrivate: boolean,
+    id: number,
+  ) {
+    this.catFile = new CatFile(dir);
+    this.id = id;
+  }
+
+  get fullName(): string {
+    return `${this.owner}/${this.name}`;
+  }
+
+  static async open(fullName: string, dir: string, isPrivate: boolean, id: number): Promise<FakeRepo> {
+    const [owner, name] = fullName.split('/');
+    if (!owner || !name) throw new Error(`expected OWNER/NAME, got ${JSON.stringify(fullName)}`);
+    if (!existsSync(join(dir, 'HEAD'))) await initBare(dir);
+    else await initBare(dir).catch(() => undefined);
+    return new FakeRepo(owner, name, dir, isPrivate, id);
+  }
+
+  async defaultBranch(): Promise<string> {
+    const head = (
+      await gitText(this.dir, ['symbolic-ref', '--quiet', 'HEAD']).catch(() => 'refs/heads/main')
+    ).trim();
+    return head.replace(/^refs\/heads\//, '');
+  }
+
+  async isEmpty(): Promise<boolean> {
+    const out = await gitText(this.dir, ['for-each-ref', '--count=1', '--format=%(refname)']);
+    return out.trim() === '';
+  }
+
+  /** Refs whose full name starts with `prefix` (plain string prefix, as matching-refs does), sorted by name. */
+  async listRefs(prefix = 'refs/'): Promise<Array<{ ref: string; sha: string; type: string }>> {
+    const out = await gitText(this.dir, ['for-each-ref', '--format=%(objectname) %(objecttype) %(refname)']);
+    return out
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const [sha, type, ...name] = line.split(' ');
+        return { ref: name.join(' '), sha: sha!, type: type! };
+      })
+      .filter((row) => row.ref.startsWith(prefix))
+      .sort((a, b) => (a.ref < b.ref ? -1 : 1));
+  }
+
+  /** The SHA a full ref name points at, or null. */
+  async refValue(ref: string): Promise<string | null> {
+    if (!isSafeRefName(ref)) return null;
+    try {
+      return (await gitText(this.dir, ['rev-parse', '--verify', '--quiet', ref])).trim() || null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Resolves a branch, tag or SHA (as GitHub accepts in `sha`/`ref` parameters) to a commit SHA. */
+  async resolveCommit(name: string): Promise<string | null> {
+    if (!isSafeRefName(name)) return null;
+    const object = await this.catFile.read(`${name}^{commit}`);
+    return object?.sha ?? null;
+  }
+
+  async readObject(name: string): Promise<GitObject | null> {
+    return this.catFile.read(name);
+  }
+
+  async readCommit(sha: string): Promise<ParsedCommit | null> {
+    const object = await this.catFile.read(sha);
+    if (!object || object.type !== 'commit') return null;
+    return parseCommit(object.sha, object.data);
+  }
+
+  async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
+    return tryGit(this.dir, ['merge-base', '--is-ancestor', ancestor, descendant]);
+  }
+
+  async mergeBase(a: string, b: string): Promise<string | null> {
+    try {
+      return (await gitText(this.dir, ['merge-base', a, b])).trim() || null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Entries of a tree; recursive lists every blob and subtree below it (like `ls-tree -r -t`). */
+  async lsTree(treeSha: string, recursive: boolean): Promise<RawTreeEntry[]> {
+    const args = ['ls-tree', '-z', '--long', '--full-tree'];
+    if (recursive) args.push('-r', '-t');
+    const out = await gitText(this.dir, [...args, treeSha]);
+    const entries: RawTreeEntry[] = [];
+    for (const record of out.split('\0')) {
+      if (!record) continue;
+      const tab = record.indexOf('\t');
+      const [mode, type, sha, size] = record.slice(0, tab).split(/ +/);
+      const entry: RawTreeEntry = {
+        mode: mode!,
+        type: type as RawTreeEntry['type'],
+        sha: sha!,
+        path: record.slice(tab + 1),
+      };
+      if (type === 'blob') entry.size = Number(size);
+      entries.push(entry);
+    }
+    return entries;
+  }
+
+  async hashObject(type: 'blob' | 'tree' | 'commit', data: Buffer): Promise<string> {
+    return (await gitText(this.dir, ['hash-object', '-w', '-t', type, '--stdin'], { input: data })).trim();
+  }
+
+  /**
+   * Moves `ref` from `expected` (null = must not exist) to `next` (null = delete) atomically and records
+   * the change for the Activity API. Returns false when the ref did not hold `expected`.
+   */
+  async moveRef(
+    ref: string,
+    expected: string | null,
+    next: string | null,
+    actor: string | null,
+  ): Promise<boolean> {
+    const args =
+      next === null
+        ? ['update-ref', '-d', ref, expected ?? '']
+        : ['update-ref', ref, next, expected ?? ZERO_SHA];
+    try {
+      await git(this.dir, args);
+    } catch (error) {
+      if (error instanceof GitError) return false;
+      throw error;
+    }
+    await recordRefChange(this.dir, { before: expected ?? ZERO_SHA, after: next ?? ZERO_SHA, ref, actor });
+    return true;
+  }
+
+  close(): void {
+    this.catFile.close();
+  }
+}
+
+/** Rejects names git would read as options or that could never be refs. */
+export function isSafeRefName(name: string): boolean {
+  return name.length > 0 && !name.startsWith('-') && !/[\s\0~^:?*[\\]|\.\.|@\{/.test(name);
+}
+
+function parsePerson(text: string): Person {
+  const match = /^(.*) <(.*)> (\d+) ([+-]\d{4})$/.exec(text);
+  if (!match) return { name: text, email: '', date: new Date(0).toISOString() };
+  const seconds = Number(match[3]);
+  return {
+    name: match[1]!,
+    email: match[2]!,
+    date: new Date(seconds * 1000).toISOString().replace('.000Z', 'Z'),
+  };
+}
+
+export function parseCommit(sha: string, data: Buffer): ParsedCommit {
+  const text = data.toString('utf8');
+  const split = text.indexOf('\n\n');
+  const headerText = split < 0 ? text : text.slice(0, split);
+  const message = split < 0 ? '' : text.slice(split + 2);
+  const commit: ParsedCommit = {
+    sha,
+    tree: '',
+    parents: [],
+    author: parsePerson(''),
+    committer: parsePerson(''),
+    message,
+    signature: null,
+    payload: '',
+  };
+  const payloadLines: string[] = [];
+  const lines = headerText.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const space = line.indexOf(' ');
+    const key = line.slice(0, space);
+    const value = line.slice(space + 1);
+    if (key === 'gpgsig') {
+      const sig = [value];
+      while (lines[i + 1]?.startsWith(' ')) sig.push(lines[++i]!.slice(1));
+      commit.signature = sig.join('\n');
+      continue;
+    }
+    payloadLines.push(line);
+    if (key === 'tree') commit.tree = value;
+    else if (key === 'parent') commit.parents.push(value);
+    else if (key === 'author') commit.author = parsePerson(value);
+    else if (key === 'committer') commit.committer = parsePerson(value);
+  }
+  commit.payload = `${payloadLines.join('\n')}\n\n${message}`;
+  return commit;
+}

@@ -1,0 +1,216 @@
+import { createHash } from 'node:crypto';
+import { emptyRepository, isSha, notFound, readJson, unprocessable, validationFailed } from './http-util.js';
+import type { ApiResponse } from './http-util.js';
+import { buildTree } from './tree-builder.js';
+import type { TreeWrite } from './tree-builder.js';
+import { route } from './router.js';
+import type { Route, RouteContext } from './router.js';
+import { gitCommitJson, noreplyEmail, repoApi, WEB_FLOW } from './shapes.js';
+
+/** GitHub's cap on a recursive tree answer; tests may lower it through the server options. */
+export const TREE_ENTRY_LIMIT = 100_000;
+
+async function refuseEmpty(ctx: RouteContext): Promise<void> {
+  if (await ctx.repo.isEmpty()) throw emptyRepository();
+}
+
+function wrapBase64(data: Buffer): string {
+  return (data.toString('base64').match(/.{1,60}/g) ?? []).join('\n') + '\n';
+}
+
+function wantsRaw(ctx: RouteContext): boolean {
+  return /application\/vnd\.github(\.v3)?\.raw/.test(String(ctx.req.headers.accept ?? ''));
+}
+
+export function treeRoutes(treeEntryLimit: number): Route[] {
+  return [
+    route('GET', '/repos/{owner}/{repo}/git/trees/{sha}', async (ctx) => {
+      await refuseEmpty(ctx);
+      const tree = await ctx.repo.readObject(`${ctx.params.sha}^{tree}`);
+      if (!tree || tree.type !== 'tree') throw notFound();
+      const recursive = ctx.url.searchParams.has('recursive');
+      const entries = await ctx.repo.lsTree(tree.sha, recursive);
+      const truncated = recursive && entries.length > treeEntryLimit;
+      const api = repoApi(ctx.base, ctx.repo);
+      const listed = truncated ? entries.slice(0, treeEntryLimit) : entries;
+      return {
+        status: 200,
+        body: {
+          sha: tree.sha,
+          url: `${api}/git/trees/${tree.sha}`,
+          tree: listed.map((e) => {
+            const json: Record<string, unknown> = { path: e.path, mode: e.mode, type: e.type, sha: e.sha };
+            if (e.size !== undefined) json.size = e.size;
+            if (e.type !== 'commit') json.url = `${api}/git/${e.type}s/${e.sha}`;
+            return json;
+          }),
+          truncated,
+        },
+      };
+    }),
+
+    route('POST', '/repos/{owner}/{repo}/git/trees', async (ctx) => {
+      const body = await readJson(ctx.req);
+      await refuseEmpty(ctx);
+      if (!Array.isArray(body.tree)) throw unprocessable('Invalid request.\n\n"tree" wasn\'t supplied.');
+      if (body.base_tree !== undefined && body.base_tree !== null) {
+        const base =
+          typeof body.base_tree === 'string' ? await ctx.repo.readObject(`${body.base_tree}^{tree}`) : null;
+        if (!base || !isSha(body.base_tree)) throw unprocessable('base_tree is not a valid tree oid');
+      }
+      const writes = (body.tree as unknown[]).map(parseTreeWrite);
+      const sha = await buildTree(
+        ctx.repo,
+        typeof body.base_tree === 'string' ? body.base_tree : null,
+        writes,
+      );
+      const tree = await ctx.repo.lsTree(sha, false);
+      const api = repoApi(ctx.base, ctx.repo);
+      return {
+        status: 201,
+        body: {
+          sha,
+          url: `${api}/git/trees/${sha}`,
+          tree: tree.map((e) => ({
+            path: e.path,
+            mode: e.mode,
+            type: e.type,
+            sha: e.sha,
+            size: e.size,
+            url: e.type === 'commit' ? undefined : `${api}/git/${e.type}s/${e.sha}`,
+          })),
+          truncated: false,
+        },
+      };
+    }),
+
+    route('GET', '/repos/{owner}/{repo}/git/blobs/{sha}', async (ctx) => {
+      await refuseEmpty(ctx);
+      const blob = isSha(ctx.params.sha) ? await ctx.repo.readObject(ctx.params.sha!) : null;
+      if (!blob || blob.type !== 'blob') throw notFound();
+      if (wantsRaw(ctx))
+        return { status: 200, body: blob.data, headers: { 'content-type': 'application/vnd.github.raw' } };
+      return {
+        status: 200,
+        body: {
+          sha: blob.sha,
+          node_id: Buffer.from(`Blob:${blob.sha}`).toString('base64'),
+          size: blob.data.length,
+          url: `${repoApi(ctx.base, ctx.repo)}/git/blobs/${blob.sha}`,
+          content: wrapBase64(blob.data),
+          encoding: 'base64',
+        },
+      };
+    }),
+
+    route('POST', '/repos/{owner}/{repo}/git/blobs', async (ctx) => {
+      const body = await readJson(ctx.req);
+      await refuseEmpty(ctx);
+      if (typeof body.content !== 'string')
+        throw unprocessable('Invalid request.\n\n"content" wasn\'t supplied.');
+      const encoding = body.encoding ?? 'utf-8';
+      if (encoding !== 'utf-8' && encoding !== 'utf8' && encoding !== 'base64') {
+        throw validationFailed('Blob', 'encoding', 'custom', `encoding must be one of: utf-8, base64`);
+      }
+      const data =
+        encoding === 'base64' ? Buffer.from(body.content, 'base64') : Buffer.from(body.content, 'utf8');
+      const sha = await ctx.repo.hashObject('blob', data);
+      return { status: 201, body: { url: `${repoApi(ctx.base, ctx.repo)}/git/blobs/${sha}`, sha } };
+    }),
+
+    route('GET', '/repos/{owner}/{repo}/git/commits/{sha}', async (ctx) => {
+      await refuseEmpty(ctx);
+      const commit = isSha(ctx.params.sha) ? await ctx.repo.readCommit(ctx.params.sha!) : null;
+      if (!commit) throw notFound();
+      return { status: 200, body: gitCommitJson(ctx.base, ctx.repo, commit) };
+    }),
+
+    route('POST', '/repos/{owner}/{repo}/git/commits', createCommit),
+  ];
+}
+
+function parseTreeWrite(item: unknown): TreeWrite {
+  const bad = (why: string): never => {
+    throw unprocessable(`Invalid tree info: ${why}`);
+  };
+  if (typeof item !== 'object' || item === null) return bad('entries must be objects');
+  const entry = item as Record<string, unknown>;
+  const { path, mode, type, sha, content } = entry;
+  if (typeof path !== 'string' || path === '') return bad('path is required');
+  if (typeof mode !== 'string' || !['100644', '100755', '040000', '160000', '120000'].includes(mode)) {
+    return bad(`mode must be one of 100644, 100755, 040000, 160000, 120000 (got ${JSON.stringify(mode)})`);
+  }
+  const kind = type ?? (mode === '040000' ? 'tree' : mode === '160000' ? 'commit' : 'blob');
+  if (kind !== 'blob' && kind !== 'tree' && kind !== 'commit')
+    return bad(`type must be blob, tree or commit`);
+  if ('sha' in entry && content !== undefined) return bad('give either sha or content, not both');
+  if (content !== undefined) {
+    if (typeof content !== 'string') return bad('content must be a string');
+    if (kind !== 'blob') return bad('content is only allowed for blobs');
+    return { path, mode, type: 'blob', content };
+  }
+  if (sha === null) return { path, mode, type: kind, sha: null };
+  if (!isSha(sha)) return bad(`sha must be a 40-character SHA or null`);
+  return { path, mode, type: kind, sha };
+}
+
+interface Identity {
+  name: string;
+  email: string;
+  date: string;
+}
+
+function identity(value: unknown, field: string): Identity | null {
+  if (value === undefined || value === null) return null;
+  const v = value as Record<string, unknown>;
+  if (typeof v !== 'object' || typeof v.name !== 'string' || typeof v.email !== 'string') {
+    throw validationFailed('Commit', field, 'invalid', `${field} needs a name and an email`);
+  }
+  const date = typeof v.date === 'string' ? v.date : new Date().toISOString();
+  if (Number.isNaN(Date.parse(date))) throw validationFailed('Commit', `${field}.date`, 'invalid');
+  return { name: v.name, email: v.email, date };
+}
+
+function gitPerson(person: Identity): string {
+  const clean = (s: string): string => s.replace(/[<>\n]/g, '');
+  return `${clean(person.name)} <${clean(person.email)}> ${Math.floor(Date.parse(person.date) / 1000)} +0000`;
+}
+
+async function createCommit(ctx: RouteContext): Promise<ApiResponse> {
+  const body = await readJson(ctx.req);
+  await refuseEmpty(ctx);
+  if (typeof body.message !== 'string')
+    throw unprocessable('Invalid request.\n\n"message" wasn\'t supplied.');
+  const tree = isSha(body.tree) ? await ctx.repo.readObject(body.tree) : null;
+  if (!tree || tree.type !== 'tree') throw unprocessable('Tree SHA does not exist');
+  const parents = body.parents ?? [];
+  if (!Array.isArray(parents))
+    throw unprocessable("Invalid request.\n\nFor 'properties/parents', not an array.");
+  for (const parent of parents) {
+    const commit = isSha(parent) ? await ctx.repo.readCommit(parent) : null;
+    if (!commit) throw unprocessable('Parent SHA does not exist or is not a commit object');
+  }
+  const now = new Date().toISOString();
+  const author = identity(body.author, 'author');
+  const committer = identity(body.committer, 'committer');
+  const signed = !author && !committer;
+  const botAuthor = { name: ctx.actor, email: noreplyEmail(ctx.actor), date: now };
+  const lines = [`tree ${tree.sha}`, ...(parents as string[]).map((p) => `parent ${p}`)];
+  lines.push(`author ${gitPerson(author ?? botAuthor)}`);
+  lines.push(`committer ${gitPerson(committer ?? author ?? { ...WEB_FLOW, date: now })}`);
+  let text = `${lines.join('\n')}\n\n${body.message}`;
+  if (signed) {
+    const digest = createHash('sha256').update(text).digest('base64');
+    const signature = [
+      '-----BEGIN PGP SIGNATURE-----',
+      '',
+      `wsBcBAABCAAQBQJ${digest}`,
+      '=fake',
+      '-----END PGP SIGNATURE-----',
+    ];
+    text = `${lines.join('\n')}\ngpgsig ${signature.join('\n ')}\n\n${body.message}`;
+  }
+  const sha = await ctx.repo.hashObject('commit', Buffer.from(text, 'utf8'));
+  const commit = await ctx.repo.readCommit(sha);
+  return { status: 201, body: gitCommitJson(ctx.base, ctx.repo, commit!) };
+}

@@ -1,0 +1,98 @@
+import { emptyRepository, HttpError, isSha, notFound, readJson, unprocessable } from './http-util.js';
+import type { ApiResponse } from './http-util.js';
+import { isSafeRefName } from './repo.js';
+import type { FakeRepo } from './repo.js';
+import { route } from './router.js';
+import type { Route, RouteContext } from './router.js';
+import { fullRepository, refJson } from './shapes.js';
+
+async function refOr404(ctx: RouteContext, fullRef: string): Promise<ApiResponse> {
+  const sha = await ctx.repo.refValue(fullRef);
+  if (!sha) throw notFound();
+  const object = await ctx.repo.readObject(sha);
+  return { status: 200, body: refJson(ctx.base, ctx.repo, fullRef, sha, object?.type ?? 'commit') };
+}
+
+async function refuseEmpty(repo: FakeRepo): Promise<void> {
+  if (await repo.isEmpty()) throw emptyRepository();
+}
+
+/** GitHub's ref names for the refs API: at least `refs/x/y`, valid for git. */
+function validNewRef(ref: unknown): ref is string {
+  return (
+    typeof ref === 'string' &&
+    /^refs\/[^/]+\/.+/.test(ref) &&
+    isSafeRefName(ref) &&
+    !ref.endsWith('/') &&
+    !ref.endsWith('.lock')
+  );
+}
+
+async function commitOr422(repo: FakeRepo, sha: unknown): Promise<string> {
+  if (!isSha(sha)) throw unprocessable('Object does not exist');
+  const object = await repo.readObject(sha);
+  if (!object) throw unprocessable('Object does not exist');
+  return sha;
+}
+
+export const refRoutes: Route[] = [
+  route('GET', '/repos/{owner}/{repo}', async (ctx) => ({
+    status: 200,
+    body: fullRepository(ctx.base, ctx.repo, await ctx.repo.defaultBranch()),
+  })),
+
+  route('GET', '/repos/{owner}/{repo}/git/ref/{ref+}', async (ctx) => {
+    await refuseEmpty(ctx.repo);
+    return refOr404(ctx, `refs/${ctx.params.ref}`);
+  }),
+
+  route('GET', '/repos/{owner}/{repo}/git/matching-refs/{ref*}', async (ctx) => {
+    await refuseEmpty(ctx.repo);
+    const prefix = ctx.params.ref ? `refs/${ctx.params.ref}` : 'refs/';
+    const refs = await ctx.repo.listRefs(prefix);
+    return { status: 200, body: refs.map((r) => refJson(ctx.base, ctx.repo, r.ref, r.sha, r.type)) };
+  }),
+
+  route('POST', '/repos/{owner}/{repo}/git/refs', async (ctx) => {
+    const body = await readJson(ctx.req);
+    await refuseEmpty(ctx.repo);
+    if (!validNewRef(body.ref)) throw unprocessable(`Reference name is invalid`);
+    const sha = await commitOr422(ctx.repo, body.sha);
+    await ctx.beforeRefWrite(body.ref);
+    if (!(await ctx.repo.moveRef(body.ref, null, sha, ctx.actor)))
+      throw unprocessable('Reference already exists');
+    return { ...(await refOr404(ctx, body.ref)), status: 201 };
+  }),
+
+  route('PATCH', '/repos/{owner}/{repo}/git/refs/{ref+}', async (ctx) => {
+    const body = await readJson(ctx.req);
+    if (typeof body.sha !== 'string') throw unprocessable('Invalid request.\n\n"sha" wasn\'t supplied.');
+    if (body.force !== undefined && typeof body.force !== 'boolean')
+      throw unprocessable("Invalid request.\n\nFor 'properties/force', not a boolean.");
+    await refuseEmpty(ctx.repo);
+    const ref = `refs/${ctx.params.ref}`;
+    const sha = await commitOr422(ctx.repo, body.sha);
+    await ctx.beforeRefWrite(ref);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const current = await ctx.repo.refValue(ref);
+      if (!current) throw unprocessable('Reference does not exist');
+      if (body.force !== true && current !== sha && !(await ctx.repo.isAncestor(current, sha))) {
+        throw unprocessable('Update is not a fast forward');
+      }
+      if (await ctx.repo.moveRef(ref, current, sha, ctx.actor)) return refOr404(ctx, ref);
+    }
+    throw new HttpError(409, 'Reference update failed: the reference kept changing');
+  }),
+
+  route('DELETE', '/repos/{owner}/{repo}/git/refs/{ref+}', async (ctx) => {
+    await refuseEmpty(ctx.repo);
+    const ref = `refs/${ctx.params.ref}`;
+    await ctx.beforeRefWrite(ref);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const current = await ctx.repo.refValue(ref);
+      if (!current) throw unprocessable('Reference does not exist');
+      if (await ctx.repo.moveRef(ref, current, null, ctx.actor)) return { status: 204 };
+    }
+    throw new HttpError(409, 'Reference update failed: the reference kept changing');
+  }),
+];

@@ -1,0 +1,91 @@
+import { mkdir } from 'node:fs/promises';
+import { installActivityHook, recordRefChange } from './activity-log.js';
+import { git, gitText, ZERO_SHA } from './git.js';
+
+/** The actor recorded in the activity list for commits made by seedRepo and commitToBare. */
+export const SEED_ACTOR = 'octocat';
+
+/** Creates the bare repository at `dir` when missing (HEAD on `branch`); safe to call on an existing one. */
+export async function initBare(dir: string, branch = 'main'): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await git(dir, ['init', '--quiet', '--bare', `--initial-branch=${branch}`]);
+  await installActivityHook(dir);
+}
+
+/** Creates a bare repo at `dir` with one commit of `files` on `branch` (default 'main'); returns the commit sha. */
+export async function seedRepo(
+  dir: string,
+  files: Record<string, string | Uint8Array>,
+  options: { branch?: string; message?: string } = {},
+): Promise<string> {
+  const branch = options.branch ?? 'main';
+  await initBare(dir, branch);
+  return importCommit(dir, branch, files, options.message ?? 'Initial commit', true, SEED_ACTOR);
+}
+
+/** Commits `files` (null = delete) on top of `branch` directly in the bare repo (like a push); returns new sha. */
+export async function commitToBare(
+  dir: string,
+  branch: string,
+  files: Record<string, string | Uint8Array | null>,
+  message = 'Direct commit',
+  options: { actor?: string | null } = {},
+): Promise<string> {
+  return importCommit(
+    dir,
+    branch,
+    files,
+    message,
+    false,
+    options.actor === undefined ? SEED_ACTOR : options.actor,
+  );
+}
+
+async function tryHead(dir: string, ref: string): Promise<string | null> {
+  try {
+    return (await gitText(dir, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).trim();
+  } catch {
+    return null;
+  }
+}
+
+async function importCommit(
+  dir: string,
+  branch: string,
+  files: Record<string, string | Uint8Array | null>,
+  message: string,
+  replaceTree: boolean,
+  actor: string | null,
+): Promise<string> {
+  const ref = `refs/heads/${branch}`;
+  const before = await tryHead(dir, ref);
+  const seconds = Math.floor(Date.now() / 1000);
+  const parts: Buffer[] = [];
+  const text = (value: string): void => void parts.push(Buffer.from(value, 'utf8'));
+  const data = (value: string | Uint8Array): void => {
+    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(value);
+    text(`data ${bytes.length}\n`);
+    parts.push(bytes);
+    text('\n');
+  };
+  text(`commit ${ref}\ncommitter Octocat <octocat@users.noreply.github.com> ${seconds} +0000\n`);
+  data(message);
+  if (before) text(`from ${before}\n`);
+  if (replaceTree) text('deleteall\n');
+  for (const [path, content] of Object.entries(files)) {
+    if (/[\n"]/.test(path) || path.startsWith('/'))
+      throw new Error(`unsupported path for seeding: ${JSON.stringify(path)}`);
+    if (content === null) {
+      text(`D ${path}\n`);
+    } else {
+      text(`M 100644 inline ${path}\n`);
+      data(content);
+    }
+  }
+  text('\n');
+  await git(dir, ['fast-import', '--quiet', '--force'], { input: Buffer.concat(parts) });
+  const after = await tryHead(dir, ref);
+  if (!after) throw new Error(`fast-import did not create ${ref}`);
+  await recordRefChange(dir, { before: before ?? ZERO_SHA, after, ref, actor });
+  return after;
+}
