@@ -1,0 +1,93 @@
+import { TOOL_NAMES, validatePath, type Perimeter } from '../policy/index.js';
+import { parseCommandArgs } from './args.js';
+import { listTrackedFiles } from './git.js';
+import { EXIT_OK, type CliIo } from './io.js';
+import { loadConfig } from './load-config.js';
+
+export const CHECK_USAGE = 'perimeter check [--config perimeters.yml]';
+
+export interface Coverage {
+  total: number;
+  counts: Map<string, { read: number; write: number }>;
+  /** Files writable by more than one perimeter, with their writers. */
+  overlapping: Array<{ path: string; writers: string[] }>;
+  unreadable: string[];
+  /** Tracked names that are not valid paths: nothing can read or write them through the gateway. */
+  invalid: Array<{ path: string; reason: string }>;
+}
+
+export function coverage(perimeters: Perimeter[], files: string[]): Coverage {
+  const counts = new Map(perimeters.map((p) => [p.name, { read: 0, write: 0 }]));
+  const result: Coverage = { total: files.length, counts, overlapping: [], unreadable: [], invalid: [] };
+  for (const path of files) {
+    const check = validatePath(path);
+    if (!check.ok) {
+      result.invalid.push({ path, reason: check.reason });
+      continue;
+    }
+    const writers: string[] = [];
+    let readable = false;
+    for (const perimeter of perimeters) {
+      const count = counts.get(perimeter.name)!;
+      if (perimeter.canRead(path).allowed) {
+        count.read++;
+        readable = true;
+      }
+      if (perimeter.canWrite(path).allowed) {
+        count.write++;
+        writers.push(perimeter.name);
+      }
+    }
+    if (writers.length > 1) result.overlapping.push({ path, writers });
+    if (!readable) result.unreadable.push(path);
+  }
+  return result;
+}
+
+function describePerimeter(p: Perimeter): string {
+  const tools = p.tools.size === TOOL_NAMES.length ? 'all tools' : `tools: ${[...p.tools].join(', ')}`;
+  const branches = p.spec.branches === null ? 'any branch' : `branches: ${p.spec.branches.join(', ')}`;
+  return `${tools}; ${branches}`;
+}
+
+function section(title: string, lines: string[]): string {
+  if (lines.length === 0) return `${title}: none\n`;
+  return `${title} (${lines.length}):\n${lines.map((line) => `  ${line}\n`).join('')}`;
+}
+
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseCommandArgs(args, { config: { type: 'string' } }, false);
+  const loaded = loadConfig(values.config, io.cwd);
+  const { config, perimeters } = loaded;
+  const plural = perimeters.length === 1 ? 'perimeter' : 'perimeters';
+  let out = `${config.file}: valid (version ${config.version}, ${perimeters.length} ${plural})\n`;
+
+  if (loaded.root === null) {
+    for (const p of perimeters) out += `  ${p.name}: ${describePerimeter(p)}\n`;
+    io.stdout(`${out}Not in a git checkout: tracked-file counts skipped.\n`);
+    return EXIT_OK;
+  }
+
+  const files = listTrackedFiles(loaded.root);
+  const result = coverage(perimeters, files);
+  out += `\nTracked files: ${result.total}\n`;
+  const width = Math.max(...perimeters.map((p) => p.name.length));
+  for (const p of perimeters) {
+    const { read, write } = result.counts.get(p.name)!;
+    out += `  ${p.name.padEnd(width)}  reads ${read}, writes ${write}; ${describePerimeter(p)}\n`;
+  }
+  out += '\n';
+  out += section(
+    'Writable by more than one perimeter',
+    result.overlapping.map((o) => `${o.path}: ${o.writers.join(', ')}`),
+  );
+  out += section('Readable by no perimeter', result.unreadable);
+  if (result.invalid.length > 0) {
+    out += section(
+      'Not valid paths, never readable or writable',
+      result.invalid.map((i) => `${JSON.stringify(i.path)}: ${i.reason}`),
+    );
+  }
+  io.stdout(out);
+  return EXIT_OK;
+}

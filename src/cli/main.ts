@@ -1,0 +1,78 @@
+import { ConfigError } from '../policy/index.js';
+import { CHECK_USAGE, run as check } from './check.js';
+import { EXPLAIN_USAGE, run as explain } from './explain.js';
+import {
+  EXIT_ERRORS,
+  EXIT_OK,
+  EXIT_USAGE,
+  processIo,
+  UsageError,
+  type CliIo,
+  type CommandRun,
+} from './io.js';
+import { ConfigFileError } from './load-config.js';
+import { run as serve } from './serve.js';
+import { run as verifyLedger } from './verify-ledger.js';
+
+/** `perimeter <command>`: every command is a module exporting `run(args, io)`. */
+const COMMANDS: Record<string, { run: CommandRun; usage: string; summary: string }> = {
+  check: {
+    run: check,
+    usage: CHECK_USAGE,
+    summary: 'validate perimeters.yml and show what each perimeter covers',
+  },
+  explain: { run: explain, usage: EXPLAIN_USAGE, summary: 'show who may read and write each path, and why' },
+  serve: { run: serve, usage: 'perimeter serve [options]', summary: 'run the MCP gateway locally' },
+  'verify-ledger': {
+    run: verifyLedger,
+    usage: 'perimeter verify-ledger [options]',
+    summary: "check a gateway ledger's hash chain",
+  },
+};
+
+function usage(): string {
+  const lines = Object.values(COMMANDS).map((c) => `  ${c.usage}\n      ${c.summary}`);
+  return `Usage:\n${lines.join('\n')}\n`;
+}
+
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    (name === undefined ? io.stderr : io.stdout)(usage());
+    return name === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  const command = COMMANDS[name];
+  if (command === undefined) {
+    io.stderr(`perimeter: unknown command ${JSON.stringify(name)}\n${usage()}`);
+    return EXIT_USAGE;
+  }
+  const options = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
+  if (options.includes('--help') || options.includes('-h')) {
+    io.stdout(`Usage: ${command.usage}\n`);
+    return EXIT_OK;
+  }
+  try {
+    return await command.run(args, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`perimeter ${name}: ${error.message}\nUsage: ${command.usage}\n`);
+      return EXIT_USAGE;
+    }
+    if (error instanceof ConfigError) {
+      io.stderr(
+        `${error.message}\n${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} found.\n`,
+      );
+      return EXIT_ERRORS;
+    }
+    if (error instanceof ConfigFileError) {
+      io.stderr(`perimeter ${name}: ${error.message}\n`);
+      return EXIT_ERRORS;
+    }
+    io.stderr(`perimeter ${name}: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT_ERRORS;
+  }
+}
+
+void runCli(process.argv.slice(2), processIo()).then((code) => {
+  process.exitCode = code;
+});

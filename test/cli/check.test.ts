@@ -1,0 +1,112 @@
+import { rmSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CONFIG, makeCheckout, runCli } from './run-cli.js';
+
+const dirs: string[] = [];
+const checkout = (files: Record<string, string>, options?: { git?: boolean }) => {
+  const dir = makeCheckout(files, options);
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+describe('perimeter check', () => {
+  describe('when the config is valid in a git checkout', () => {
+    it('counts tracked files per perimeter and lists overlaps and unreadable files', async () => {
+      const dir = checkout({
+        'perimeters.yml': CONFIG,
+        'README.md': '#',
+        'docs/a.md': 'a',
+        'docs/shared/b.md': 'b',
+        'src/x.ts': 'x',
+        'src/.eslintrc': '{}',
+        '.github/workflows/ci.yml': 'on: push',
+        'config/server.pem': 'k',
+        'package.json': '{}',
+      });
+      const result = await runCli(['check'], dir);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('perimeters.yml: valid (version 1, 2 perimeters)');
+      expect(result.stdout).toContain('Tracked files: 9');
+      expect(result.stdout).toMatch(/docs\s+reads 3, writes 3;/);
+      expect(result.stdout).toMatch(/source\s+reads 5, writes 3;/);
+      expect(result.stdout).toContain(
+        'Writable by more than one perimeter (1):\n  docs/shared/b.md: docs, source\n',
+      );
+      expect(result.stdout).toContain(
+        'Readable by no perimeter (3):\n  .github/workflows/ci.yml\n  package.json\n  perimeters.yml\n',
+      );
+    });
+  });
+
+  describe('when the checkout tracks a name that is not a valid path', () => {
+    it('lists it as never readable or writable', async () => {
+      const dir = checkout({ 'perimeters.yml': CONFIG, 'docs/we\\ird.md': 'x' });
+      const result = await runCli(['check'], dir);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(
+        'Not valid paths, never readable or writable (1):\n  "docs/we\\\\ird.md": backslash',
+      );
+    });
+  });
+
+  describe('when the directory is not a git checkout', () => {
+    it('validates and skips the counts', async () => {
+      const dir = checkout({ 'custom.yml': CONFIG }, { git: false });
+      const result = await runCli(['check', '--config', 'custom.yml'], dir);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('custom.yml: valid');
+      expect(result.stdout).toContain('Not in a git checkout');
+    });
+  });
+
+  describe('when the config has errors', () => {
+    it('prints every problem with position and exits 1 without a stack trace', async () => {
+      const dir = checkout({
+        'perimeters.yml': 'version: 1\nperimeters:\n  Docs:\n    read: ["/abs"]\n    tools: [rm_rf]\n',
+      });
+      const result = await runCli(['check'], dir);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain('perimeters.yml:3:3: perimeters.Docs: invalid name "Docs"');
+      expect(result.stderr).toContain('perimeters.yml:4:12: perimeters.Docs.read[0]: "/abs": leading "/"');
+      expect(result.stderr).toContain('perimeters.yml:5:13: perimeters.Docs.tools[0]: "rm_rf": unknown tool');
+      expect(result.stderr).toContain('3 problems found.');
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    });
+  });
+
+  describe('when the config file is missing', () => {
+    it('says so and exits 1', async () => {
+      const dir = checkout({ 'README.md': '#' });
+      const result = await runCli(['check'], dir);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        'perimeter check: cannot read perimeters.yml: no such file (run from the repository root or pass --config FILE)\n',
+      );
+    });
+  });
+
+  describe('when the config is the YAML of something else', () => {
+    it('reports a syntax error and exits 1', async () => {
+      const dir = checkout({ 'perimeters.yml': 'version: 1\nperimeters: {a: [}\n' });
+      const result = await runCli(['check'], dir);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/^perimeters\.yml:2:\d+: yaml: /);
+    });
+  });
+
+  describe('when the arguments are wrong', () => {
+    it.each([[['check', '--bogus']], [['check', 'extra']], [['check', '--config']]])(
+      'exits 2 for %j',
+      async (args) => {
+        const dir = checkout({ 'perimeters.yml': CONFIG }, { git: false });
+        const result = await runCli(args, dir);
+        expect(result.code).toBe(2);
+        expect(result.stderr).toContain('Usage');
+        expect(result.stderr).not.toMatch(/\n\s+at /);
+      },
+    );
+  });
+});
