@@ -10,7 +10,10 @@ export const WITHHELD = 'the answer could not be checked for secrets, so it is w
  * Every answer leaves through here: each string of the structured content and of the text goes through
  * the filter, the count of hidden values is added, and a filter failure withholds the answer.
  */
-export async function renderAnswer(filter: AnswerFilter, answer: ToolAnswer): Promise<{ result: CallToolResult; hidden: number }> {
+export async function renderAnswer(
+  filter: AnswerFilter,
+  answer: ToolAnswer,
+): Promise<{ result: CallToolResult; hidden: number }> {
   const cache = new Map<string, Promise<{ text: string; hidden: number; kinds: Record<string, number> }>>();
   let hidden = 0;
   const kinds: Record<string, number> = {};
@@ -43,16 +46,30 @@ export async function renderAnswer(filter: AnswerFilter, answer: ToolAnswer): Pr
   const content: CallToolResult['content'] = [{ type: 'text', text }];
   if (hidden > 0) {
     structured.redacted = { count: hidden, kinds };
-    const list = Object.entries(kinds).map(([kind, n]) => `${n} ${kind}`).join(', ');
-    content.push({ type: 'text', text: `[${hidden} secret-looking value(s) hidden from this answer: ${list}]` });
+    const list = Object.entries(kinds)
+      .map(([kind, n]) => `${n} ${kind}`)
+      .join(', ');
+    content.push({
+      type: 'text',
+      text: `[${hidden} secret-looking value(s) hidden from this answer: ${list}]`,
+    });
   }
   return { result: { content, structuredContent: structured }, hidden };
 }
 
 /** The agent-facing text of a failure, and how the ledger classifies it. */
-export function describeFailure(error: unknown, notes: CallNotes, log: (line: string) => void): { text: string; outcome: Outcome } {
+export function describeFailure(
+  error: unknown,
+  notes: CallNotes,
+  log: (line: string) => void,
+): { text: string; outcome: Outcome } {
   if (error instanceof ToolError) {
-    const decision = error.kind === 'refused' || (error.kind === 'absent' && notes.refused) ? 'refused' : error.kind === 'failed' ? 'failed' : 'allowed';
+    const decision =
+      error.kind === 'refused' || (error.kind === 'absent' && notes.refused)
+        ? 'refused'
+        : error.kind === 'failed'
+          ? 'failed'
+          : 'allowed';
     return { text: error.message, outcome: { decision, reason: notes.reason ?? error.message } };
   }
   if (error instanceof UpstreamError) {
@@ -60,10 +77,16 @@ export function describeFailure(error: unknown, notes: CallNotes, log: (line: st
     return { text, outcome: { decision: 'failed', reason: text } };
   }
   log(`internal error: ${error instanceof Error ? `${error.name}: ${error.message}` : 'non-error thrown'}`);
-  return { text: 'internal error in the gateway; the call did not complete', outcome: { decision: 'failed', reason: 'internal error' } };
+  return {
+    text: 'internal error in the gateway; the call did not complete',
+    outcome: { decision: 'failed', reason: 'internal error' },
+  };
 }
 
-export async function renderError(filter: AnswerFilter, text: string): Promise<{ result: CallToolResult; hidden: number }> {
+export async function renderError(
+  filter: AnswerFilter,
+  text: string,
+): Promise<{ result: CallToolResult; hidden: number }> {
   let shown = WITHHELD;
   let hidden = 0;
   try {

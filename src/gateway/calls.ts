@@ -106,8 +106,14 @@ export class CallTracker {
       return { message: { ...message, error: { code: message.error.code, message: text } }, text };
     }
     if ('result' in message) {
-      const content = Array.isArray(message.result.content) ? (message.result.content as Array<{ type: string; text?: string }>) : [];
-      const texts = await Promise.all(content.map((c) => (c.type === 'text' && typeof c.text === 'string' ? redact(c.text) : Promise.resolve(''))));
+      const content = Array.isArray(message.result.content)
+        ? (message.result.content as Array<{ type: string; text?: string }>)
+        : [];
+      const texts = await Promise.all(
+        content.map((c) =>
+          c.type === 'text' && typeof c.text === 'string' ? redact(c.text) : Promise.resolve(''),
+        ),
+      );
       const text = texts.join('\n');
       return { message: { ...message, result: { content: [{ type: 'text', text }], isError: true } }, text };
     }

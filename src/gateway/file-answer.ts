@@ -30,13 +30,19 @@ export function decodeText(data: Uint8Array): string | null {
 
 export async function answerFile(view: RepoView, entry: TreeEntry): Promise<FileAnswer> {
   const base = { path: entry.path, sha: entry.sha };
-  if (entry.type === 'commit') return { ...base, type: 'submodule', note: `submodule at commit ${entry.sha}` };
+  if (entry.type === 'commit')
+    return { ...base, type: 'submodule', note: `submodule at commit ${entry.sha}` };
   if (entry.size !== undefined && entry.size > MAX_READ_BYTES) return tooLarge(entry, entry.size);
   const data = await view.blob(entry.sha);
   if (data.length > MAX_READ_BYTES) return tooLarge(entry, data.length);
   const text = decodeText(data);
   if (entry.mode === '120000') {
-    return { ...base, type: 'symlink', size: data.length, ...(text === null ? { note: 'symlink with a binary target' } : { target: text }) };
+    return {
+      ...base,
+      type: 'symlink',
+      size: data.length,
+      ...(text === null ? { note: 'symlink with a binary target' } : { target: text }),
+    };
   }
   const file = { ...base, type: 'file' as const, size: data.length, executable: entry.mode === '100755' };
   if (text === null) return { ...file, note: `binary file, ${data.length} bytes; content not shown` };

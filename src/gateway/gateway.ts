@@ -54,7 +54,15 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const { upstream, branch } = options;
   const repository = `${upstream.owner}/${upstream.repo}`;
   const view = new RepoView(upstream, branch);
-  const shared = { repository, branch, view, history: new History(upstream), pusher: new Pusher(view, filter), filter, log };
+  const shared = {
+    repository,
+    branch,
+    view,
+    history: new History(upstream),
+    pusher: new Pusher(view, filter),
+    filter,
+    log,
+  };
   const meter = new UpstreamMeter(upstream);
   const ledger = await Ledger.open(options.ledger.path, options.ledger.key);
 
@@ -68,7 +76,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
       async handle(req, res, body) {
         const tracker = new CallTracker(services);
         const server = createMcpServer(runtime, tracker);
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        const transport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: undefined,
+          enableJsonResponse: true,
+        });
         res.on('close', () => {
           void transport.close();
           void server.close();
@@ -105,19 +116,25 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
 }
 
 function checkOptions(options: GatewayOptions): void {
-  if (options.host !== undefined && options.host !== '127.0.0.1') throw new Error(`the gateway binds 127.0.0.1 only, not ${String(options.host)}`);
+  if (options.host !== undefined && options.host !== '127.0.0.1')
+    throw new Error(`the gateway binds 127.0.0.1 only, not ${String(options.host)}`);
   if (options.perimeters.length === 0) throw new Error('no perimeter to serve');
   const names = new Set<string>();
   for (const perimeter of options.perimeters) {
     if (names.has(perimeter.name)) throw new Error(`perimeter "${perimeter.name}" is listed twice`);
     names.add(perimeter.name);
-    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(perimeter.name)) throw new Error(`perimeter name "${perimeter.name}" cannot be a URL segment`);
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(perimeter.name))
+      throw new Error(`perimeter name "${perimeter.name}" cannot be a URL segment`);
     const secret = options.secrets[perimeter.name];
     if (secret === undefined || secret.length < MIN_SECRET_LENGTH) {
-      throw new Error(`perimeter "${perimeter.name}" needs a bearer secret of at least ${MIN_SECRET_LENGTH} characters`);
+      throw new Error(
+        `perimeter "${perimeter.name}" needs a bearer secret of at least ${MIN_SECRET_LENGTH} characters`,
+      );
     }
     if (!perimeter.allowsBranch(options.branch)) {
-      throw new Error(`perimeter "${perimeter.name}" may not be bound to branch "${options.branch}" (its branches: ${perimeter.spec.branches?.join(', ')})`);
+      throw new Error(
+        `perimeter "${perimeter.name}" may not be bound to branch "${options.branch}" (its branches: ${perimeter.spec.branches?.join(', ')})`,
+      );
     }
   }
 }

@@ -28,7 +28,13 @@ export class History {
   constructor(private readonly upstream: Upstream) {}
 
   /** Commits reachable from `head` that change a readable path (below `within` when given), newest first. */
-  async list(perimeter: Perimeter, head: string, within: string | undefined, perPage: number, page: number): Promise<CommitPage> {
+  async list(
+    perimeter: Perimeter,
+    head: string,
+    within: string | undefined,
+    perPage: number,
+    page: number,
+  ): Promise<CommitPage> {
     const wanted = page * perPage + 1;
     const matched: CommitInfo[] = [];
     let scanned = 0;
@@ -56,7 +62,10 @@ export class History {
   }
 
   /** Every file the commit changed against its first parent (the root commit: against nothing). */
-  async changes(commit: CommitInfo, options: { within?: string; stopWhen?: (c: PathChange) => boolean } = {}): Promise<PathChange[]> {
+  async changes(
+    commit: CommitInfo,
+    options: { within?: string; stopWhen?: (c: PathChange) => boolean } = {},
+  ): Promise<PathChange[]> {
     const parent = commit.parents[0];
     const parentTree = parent === undefined ? null : await this.treeOf(parent);
     return diffTrees(this.upstream, parentTree, commit.tree, options);
@@ -67,7 +76,9 @@ export class History {
     const known = this.touchMemo.get(key);
     if (known !== undefined) return known;
     const readable = (c: PathChange): boolean => perimeter.canRead(c.path).allowed;
-    const result = (await this.changes(commit, { ...(within !== undefined ? { within } : {}), stopWhen: readable })).some(readable);
+    const result = (
+      await this.changes(commit, { ...(within !== undefined ? { within } : {}), stopWhen: readable })
+    ).some(readable);
     this.touchMemo.set(key, result);
     return result;
   }
@@ -82,7 +93,8 @@ export class History {
     try {
       result = await this.upstream.isAncestor(sha, head);
     } catch (error) {
-      if (error instanceof UpstreamError && (error.code === 'not_found' || error.code === 'invalid')) result = false;
+      if (error instanceof UpstreamError && (error.code === 'not_found' || error.code === 'invalid'))
+        result = false;
       else throw error;
     }
     this.ancestry.set(key, result);
@@ -101,7 +113,12 @@ export class History {
     const key = `${head}\0${within ?? ''}\0${page}`;
     let pending = this.pages.get(key);
     if (!pending) {
-      pending = this.upstream.listCommits({ sha: head, perPage: UPSTREAM_PAGE, page, ...(within !== undefined ? { path: within } : {}) });
+      pending = this.upstream.listCommits({
+        sha: head,
+        perPage: UPSTREAM_PAGE,
+        page,
+        ...(within !== undefined ? { path: within } : {}),
+      });
       pending.catch(() => this.pages.delete(key));
       this.pages.set(key, pending);
       while (this.pages.size > PAGE_CACHE) this.pages.delete(this.pages.keys().next().value!);

@@ -14,10 +14,18 @@ export interface HttpGateway {
   close(): Promise<void>;
 }
 
-const PARSE_ERROR = { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not valid JSON' }, id: null };
+const PARSE_ERROR = {
+  jsonrpc: '2.0',
+  error: { code: -32700, message: 'Parse error: the body is not valid JSON' },
+  id: null,
+};
 
 /** The listener: loopback Host, known route, bearer secret, bounded body, JSON, then the endpoint. */
-export async function listen(port: number, endpoints: Map<string, Endpoint>, log: (line: string) => void): Promise<HttpGateway> {
+export async function listen(
+  port: number,
+  endpoints: Map<string, Endpoint>,
+  log: (line: string) => void,
+): Promise<HttpGateway> {
   let active = 0;
   let drained: (() => void) | null = null;
   const server = createServer((req, res) => {
@@ -28,7 +36,8 @@ export async function listen(port: number, endpoints: Map<string, Endpoint>, log
     });
     route(req, res, endpoints).catch(() => {
       log('request failed before an answer');
-      if (!res.headersSent) send(res, 500, { jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null });
+      if (!res.headersSent)
+        send(res, 500, { jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null });
       else res.destroy();
     });
   });
@@ -54,7 +63,11 @@ export async function listen(port: number, endpoints: Map<string, Endpoint>, log
   };
 }
 
-async function route(req: IncomingMessage, res: ServerResponse, endpoints: Map<string, Endpoint>): Promise<void> {
+async function route(
+  req: IncomingMessage,
+  res: ServerResponse,
+  endpoints: Map<string, Endpoint>,
+): Promise<void> {
   if (!loopbackRequest(req.headers.host, req.headers.origin)) return send(res, 403);
   const path = (req.url ?? '/').split('?')[0];
   if (path === '/healthz') {
@@ -66,7 +79,11 @@ async function route(req: IncomingMessage, res: ServerResponse, endpoints: Map<s
   if (!endpoint) return send(res, 404);
   if (!bearerMatches(req.headers.authorization, endpoint.secretDigest)) return send(res, 401);
   if (req.method !== 'POST') {
-    const error = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this endpoint is stateless, POST only' }, id: null };
+    const error = {
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Method not allowed: this endpoint is stateless, POST only' },
+      id: null,
+    };
     return send(res, 405, error, { allow: 'POST' });
   }
   const declared = Number(req.headers['content-length'] ?? 0);
@@ -101,11 +118,22 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | null> {
   });
 }
 
-function send(res: ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (body === undefined) {
     res.writeHead(status, { 'content-length': '0', ...headers }).end();
     return;
   }
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers }).end(text);
+  res
+    .writeHead(status, {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(text)),
+      ...headers,
+    })
+    .end(text);
 }

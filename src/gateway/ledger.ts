@@ -145,13 +145,15 @@ function verifyText(text: string, key: string): LedgerVerdict & { records_: Seal
     } catch {
       return broken('not valid JSON');
     }
-    if (typeof record !== 'object' || record === null || typeof record.mac !== 'string') return broken('no MAC');
+    if (typeof record !== 'object' || record === null || typeof record.mac !== 'string')
+      return broken('no MAC');
     if (record.prev !== prev) return broken('does not follow the previous record');
     if (record.seq !== i + 1) return broken(`sequence number ${String(record.seq)}, expected ${i + 1}`);
     const { mac, ...unsealed } = record;
     const expected = Buffer.from(macOf(key, unsealed), 'hex');
     const given = Buffer.from(mac, 'hex');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return broken('MAC does not match');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      return broken('MAC does not match');
     records.push(record);
     prev = mac;
   }
@@ -169,12 +171,18 @@ export async function readLedgerFacts(path: string, key: string): Promise<Ledger
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    return { ok: false, problem: `cannot read the ledger: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, commits: [], perPerimeter: {} };
+    return {
+      ok: false,
+      problem: `cannot read the ledger: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+      commits: [],
+      perPerimeter: {},
+    };
   }
   const verdict = verifyText(text, key);
   const facts: LedgerFacts = { ok: verdict.ok, commits: [], perPerimeter: {} };
   for (const record of verdict.records_) {
-    if (record.event === 'start') for (const name of record.perimeters ?? []) facts.perPerimeter[name] ??= { calls: 0, refusals: 0 };
+    if (record.event === 'start')
+      for (const name of record.perimeters ?? []) facts.perPerimeter[name] ??= { calls: 0, refusals: 0 };
     if (record.event !== 'call') continue;
     const counts = (facts.perPerimeter[record.perimeter] ??= { calls: 0, refusals: 0 });
     counts.calls++;

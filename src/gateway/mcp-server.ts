@@ -33,9 +33,15 @@ const redactedSchema = z
 
 /** A fresh server for one HTTP request (stateless Streamable HTTP), with the perimeter's tools only. */
 export function createMcpServer(runtime: PerimeterRuntime, tracker: CallTracker): McpServer {
-  const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions: instructionsFor(runtime) });
+  const server = new McpServer(
+    { name: SERVER_NAME, version: SERVER_VERSION },
+    { instructions: instructionsFor(runtime) },
+  );
   for (const tool of runtime.tools) {
-    const handler = async (args: Record<string, unknown>, extra: { requestId: string | number }): Promise<CallToolResult> => {
+    const handler = async (
+      args: Record<string, unknown>,
+      extra: { requestId: string | number },
+    ): Promise<CallToolResult> => {
       const call = tracker.get(extra.requestId);
       const notes: CallNotes = call?.notes ?? { paths: [] };
       const context = { ...runtime, notes };
@@ -43,7 +49,8 @@ export function createMcpServer(runtime: PerimeterRuntime, tracker: CallTracker)
         const answer = await tool.handler(args, context);
         try {
           const { result, hidden } = await renderAnswer(runtime.filter, answer);
-          if (call) call.outcome = { decision: 'allowed', ...(notes.reason ? { reason: notes.reason } : {}), hidden };
+          if (call)
+            call.outcome = { decision: 'allowed', ...(notes.reason ? { reason: notes.reason } : {}), hidden };
           return result;
         } catch {
           if (call) call.outcome = { decision: 'failed', reason: 'redaction failed' };

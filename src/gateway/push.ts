@@ -65,13 +65,16 @@ export class Pusher {
     if (problems.length > 0) throw refusal(problems, notes);
 
     const blobs = new Map<string, string>();
-    for (const file of files) if (file.text === null) blobs.set(file.path, await this.view.upstream.createBlob(file.bytes));
+    for (const file of files)
+      if (file.text === null) blobs.set(file.path, await this.view.upstream.createBlob(file.bytes));
     const touched = [...files.map((f) => f.path), ...deletions];
 
     for (let attempt = 1; ; attempt++) {
       const changes: TreeChange[] = files.map((f) => {
         const mode = base.index.get(f.path)?.mode === '100755' ? '100755' : '100644';
-        return f.text === null ? { path: f.path, mode, sha: blobs.get(f.path)! } : { path: f.path, mode, content: f.text };
+        return f.text === null
+          ? { path: f.path, mode, sha: blobs.get(f.path)! }
+          : { path: f.path, mode, content: f.text };
       });
       for (const path of deletions) changes.push({ path, sha: null });
       const tree = await this.view.upstream.createTree(base.commit.tree, changes);
@@ -99,18 +102,27 @@ export class Pusher {
         );
       }
       if (attempt >= MAX_ATTEMPTS) {
-        throw new ToolError(`push failed, nothing was written: the branch kept moving (now at ${next.head}); try again`, 'failed');
+        throw new ToolError(
+          `push failed, nothing was written: the branch kept moving (now at ${next.head}); try again`,
+          'failed',
+        );
       }
       base = next;
     }
   }
 
   /** Decodes and checks every path and size; problems go to `problems`, one line each. */
-  private prepare(perimeter: Perimeter, request: PushRequest, deletions: string[], problems: string[]): Prepared[] {
+  private prepare(
+    perimeter: Perimeter,
+    request: PushRequest,
+    deletions: string[],
+    problems: string[],
+  ): Prepared[] {
     const { limits } = perimeter.spec;
     const count = request.files.length + deletions.length;
     if (count === 0) problems.push('nothing to push: no files and no deletions');
-    if (count > limits.filesPerPush) problems.push(`${count} paths, the limit is ${limits.filesPerPush} per push`);
+    if (count > limits.filesPerPush)
+      problems.push(`${count} paths, the limit is ${limits.filesPerPush} per push`);
     const seen = new Set<string>();
     const checkPath = (path: string): void => {
       const valid = validatePath(path);
@@ -124,28 +136,41 @@ export class Pusher {
     let total = 0;
     for (const file of request.files) {
       checkPath(file.path);
-      const bytes = file.encoding === 'base64' ? decodeBase64(file.content) : new TextEncoder().encode(file.content);
+      const bytes =
+        file.encoding === 'base64' ? decodeBase64(file.content) : new TextEncoder().encode(file.content);
       if (bytes === null) {
         problems.push(`${file.path}: content is not valid base64`);
         continue;
       }
-      if (bytes.length > limits.bytesPerFile) problems.push(`${file.path}: ${bytes.length} bytes, the limit is ${limits.bytesPerFile} per file`);
+      if (bytes.length > limits.bytesPerFile)
+        problems.push(`${file.path}: ${bytes.length} bytes, the limit is ${limits.bytesPerFile} per file`);
       total += bytes.length;
-      prepared.push({ path: file.path, bytes, text: file.encoding === 'base64' ? decodeText(bytes) : file.content });
+      prepared.push({
+        path: file.path,
+        bytes,
+        text: file.encoding === 'base64' ? decodeText(bytes) : file.content,
+      });
     }
-    if (total > limits.bytesPerPush) problems.push(`${total} bytes in all, the limit is ${limits.bytesPerPush} per push`);
+    if (total > limits.bytesPerPush)
+      problems.push(`${total} bytes in all, the limit is ${limits.bytesPerPush} per push`);
     for (const path of deletions) checkPath(path);
     return prepared;
   }
 
   private async credentialProblems(perimeter: Perimeter, files: Prepared[]): Promise<string[]> {
-    const allowed = perimeter.spec.allowSecretsIn.length > 0 ? picomatch(perimeter.spec.allowSecretsIn, GLOB_OPTIONS) : () => false;
+    const allowed =
+      perimeter.spec.allowSecretsIn.length > 0
+        ? picomatch(perimeter.spec.allowSecretsIn, GLOB_OPTIONS)
+        : () => false;
     const problems: string[] = [];
     for (const file of files) {
       const text = file.text ?? decodeText(file.bytes);
       if (text === null || allowed(file.path)) continue;
       const kinds = await this.filter.findCredentials(text);
-      if (kinds.length > 0) problems.push(`${file.path}: looks like it contains a credential (${[...new Set(kinds)].join(', ')})`);
+      if (kinds.length > 0)
+        problems.push(
+          `${file.path}: looks like it contains a credential (${[...new Set(kinds)].join(', ')})`,
+        );
     }
     return problems;
   }
@@ -180,7 +205,10 @@ function changedBetween(a: Snapshot, b: Snapshot, path: string): boolean {
 
 function refusal(problems: string[], notes: CallNotes): ToolError {
   notes.reason = problems.join('; ');
-  return new ToolError(`push refused, nothing was written:\n${problems.map((p) => `- ${p}`).join('\n')}`, 'refused');
+  return new ToolError(
+    `push refused, nothing was written:\n${problems.map((p) => `- ${p}`).join('\n')}`,
+    'refused',
+  );
 }
 
 function decodeBase64(text: string): Uint8Array | null {

@@ -20,14 +20,25 @@ interface RawAnswer {
 }
 
 /** A hand-made HTTP request, for what an MCP client would never send. */
-function raw(h: Harness, options: { path: string; method?: string; headers?: Record<string, string>; body?: string | Buffer }): Promise<RawAnswer> {
+function raw(
+  h: Harness,
+  options: { path: string; method?: string; headers?: Record<string, string>; body?: string | Buffer },
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port: h.gateway.port, path: options.path, method: options.method ?? 'POST', headers: options.headers ?? {} },
+      {
+        host: '127.0.0.1',
+        port: h.gateway.port,
+        path: options.path,
+        method: options.method ?? 'POST',
+        headers: options.headers ?? {},
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+        );
       },
     );
     req.on('error', reject);
@@ -47,7 +58,12 @@ describe('the gateway server', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness({
-      files: { 'src/index.ts': 'export {};\n', 'docs/guide.md': '# Guide\n', 'secret/plan.md': 'hidden\n', 'package.json': '{}\n' },
+      files: {
+        'src/index.ts': 'export {};\n',
+        'docs/guide.md': '# Guide\n',
+        'secret/plan.md': 'hidden\n',
+        'package.json': '{}\n',
+      },
       config: CONFIG,
     });
   });
@@ -70,7 +86,10 @@ describe('the gateway server', () => {
 
     it('refuses unknown and ungranted tools as unknown', async () => {
       const reviewer = await h.connect('reviewer');
-      const ungranted = await call(reviewer, 'push_files', { message: 'x', files: [{ path: 'docs/a.md', content: 'a' }] });
+      const ungranted = await call(reviewer, 'push_files', {
+        message: 'x',
+        files: [{ path: 'docs/a.md', content: 'a' }],
+      });
       const unknown = await call(reviewer, 'delete_repository', {});
       expect(ungranted.isError).toBe(true);
       expect(textOf(ungranted)).toMatch(/push_files not found/);
@@ -100,7 +119,14 @@ describe('the gateway server', () => {
       const byName = Object.fromEntries(tools.map((t) => [t.name, t.annotations]));
       expect(byName.push_files).toMatchObject({ readOnlyHint: false, destructiveHint: true });
       expect(byName.get_file).toMatchObject({ readOnlyHint: true, destructiveHint: false });
-      expect(tools.map(({ name, inputSchema, outputSchema, annotations }) => ({ name, inputSchema, outputSchema, annotations }))).toMatchSnapshot();
+      expect(
+        tools.map(({ name, inputSchema, outputSchema, annotations }) => ({
+          name,
+          inputSchema,
+          outputSchema,
+          annotations,
+        })),
+      ).toMatchSnapshot();
     });
   });
 
@@ -113,31 +139,52 @@ describe('the gateway server', () => {
         { authorization: `Basic ${Buffer.from(`x:${h.secrets.reviewer}`).toString('base64')}` },
       ];
       for (const headers of wrongs) {
-        const answer = await raw(h, { path: '/mcp/reviewer', headers: { ...MCP_HEADERS, ...headers }, body: INIT });
+        const answer = await raw(h, {
+          path: '/mcp/reviewer',
+          headers: { ...MCP_HEADERS, ...headers },
+          body: INIT,
+        });
         expect(answer).toEqual({ status: 401, body: '' });
       }
       await expect(h.connect('reviewer', h.secrets.implementer)).rejects.toThrow();
     });
 
     it('lets the right secret through the same door', async () => {
-      const answer = await raw(h, { path: '/mcp/reviewer', headers: { ...MCP_HEADERS, authorization: `Bearer ${h.secrets.reviewer}` }, body: INIT });
+      const answer = await raw(h, {
+        path: '/mcp/reviewer',
+        headers: { ...MCP_HEADERS, authorization: `Bearer ${h.secrets.reviewer}` },
+        body: INIT,
+      });
       expect(answer.status).toBe(200);
       expect(JSON.parse(answer.body).result.serverInfo.name).toBe('perimeter');
     });
   });
 
   describe('when the request is not for this gateway', () => {
-    const auth = (): Record<string, string> => ({ ...MCP_HEADERS, authorization: `Bearer ${h.secrets.implementer}` });
+    const auth = (): Record<string, string> => ({
+      ...MCP_HEADERS,
+      authorization: `Bearer ${h.secrets.implementer}`,
+    });
 
     it('refuses a non-loopback Host (DNS rebinding) and a foreign Origin with 403', async () => {
       for (const host of ['evil.example', `evil.example:${h.gateway.port}`, '127.0.0.1.nip.io', '10.0.0.1']) {
         const answer = await raw(h, { path: '/mcp/implementer', headers: { ...auth(), host }, body: INIT });
         expect(answer.status).toBe(403);
       }
-      const origin = await raw(h, { path: '/mcp/implementer', headers: { ...auth(), origin: 'http://evil.example' }, body: INIT });
+      const origin = await raw(h, {
+        path: '/mcp/implementer',
+        headers: { ...auth(), origin: 'http://evil.example' },
+        body: INIT,
+      });
       expect(origin.status).toBe(403);
-      for (const host of [`localhost:${h.gateway.port}`, `[::1]:${h.gateway.port}`, `127.0.0.1:${h.gateway.port}`]) {
-        expect((await raw(h, { path: '/mcp/implementer', headers: { ...auth(), host }, body: INIT })).status).toBe(200);
+      for (const host of [
+        `localhost:${h.gateway.port}`,
+        `[::1]:${h.gateway.port}`,
+        `127.0.0.1:${h.gateway.port}`,
+      ]) {
+        expect(
+          (await raw(h, { path: '/mcp/implementer', headers: { ...auth(), host }, body: INIT })).status,
+        ).toBe(200);
       }
     });
 
@@ -154,7 +201,13 @@ describe('the gateway server', () => {
       expect((await raw(h, { path: '/mcp/implementer', headers: auth(), body: big })).status).toBe(413);
       const streamed = await new Promise<number>((resolve, reject) => {
         const req = request(
-          { host: '127.0.0.1', port: h.gateway.port, path: '/mcp/implementer', method: 'POST', headers: { ...auth(), 'transfer-encoding': 'chunked' } },
+          {
+            host: '127.0.0.1',
+            port: h.gateway.port,
+            path: '/mcp/implementer',
+            method: 'POST',
+            headers: { ...auth(), 'transfer-encoding': 'chunked' },
+          },
           (res) => {
             res.resume();
             resolve(res.statusCode ?? 0);
@@ -168,7 +221,11 @@ describe('the gateway server', () => {
     });
 
     it('answers malformed JSON with a JSON-RPC parse error and keeps serving', async () => {
-      const answer = await raw(h, { path: '/mcp/implementer', headers: auth(), body: '{"jsonrpc": "2.0", "id": 1, "method":' });
+      const answer = await raw(h, {
+        path: '/mcp/implementer',
+        headers: auth(),
+        body: '{"jsonrpc": "2.0", "id": 1, "method":',
+      });
       expect(answer.status).toBe(400);
       expect(JSON.parse(answer.body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
       expect((await raw(h, { path: '/mcp/implementer', headers: auth(), body: INIT })).status).toBe(200);

@@ -7,4 +7,11 @@ import { pushFiles } from './push-files.js';
 import type { ToolDefinition } from './definition.js';
 
 /** Every tool the gateway knows, in the order tools/list shows them. */
-export const ALL_TOOLS: readonly ToolDefinition[] = [getTree, getFile, getFiles, listCommits, getCommit, pushFiles];
+export const ALL_TOOLS: readonly ToolDefinition[] = [
+  getTree,
+  getFile,
+  getFiles,
+  listCommits,
+  getCommit,
+  pushFiles,
+];

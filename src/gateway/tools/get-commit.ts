@@ -26,7 +26,11 @@ export const getCommit = defineTool({
   async handler({ sha: raw }, { perimeter, view, history, notes }) {
     notes.sha = raw;
     const sha = raw.toLowerCase();
-    if (!SHA.test(sha)) throw new ToolError(`invalid commit SHA ${JSON.stringify(raw)}: expected 40 hexadecimal characters`, 'refused');
+    if (!SHA.test(sha))
+      throw new ToolError(
+        `invalid commit SHA ${JSON.stringify(raw)}: expected 40 hexadecimal characters`,
+        'refused',
+      );
     const absent = new ToolError(`commit ${sha} not found`, 'absent');
     const head = await view.upstream.getBranchHead(view.branch);
     if (!(await history.reachable(sha, head))) {

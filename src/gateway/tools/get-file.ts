@@ -22,7 +22,12 @@ export const getFile = defineTool({
     }
     if (!entry || entry.type === 'tree' || !readable.files.has(path)) {
       notes.refused = entry !== undefined;
-      notes.reason = entry && entry.type !== 'tree' ? `hidden: ${perimeter.canRead(path).rule}` : entry ? 'hidden directory' : 'no such file';
+      notes.reason =
+        entry && entry.type !== 'tree'
+          ? `hidden: ${perimeter.canRead(path).rule}`
+          : entry
+            ? 'hidden directory'
+            : 'no such file';
       throw absent(path);
     }
     const file = await answerFile(view, entry);

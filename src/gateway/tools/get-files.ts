@@ -44,7 +44,10 @@ export const getFiles = defineTool({
       const file = await answerFile(view, entry);
       if (file.content !== undefined && file.content.length > budget) {
         const { content: _omitted, encoding: _none, ...rest } = file;
-        files.push({ ...rest, note: 'not shown: this answer reached its size limit; read this file on its own' });
+        files.push({
+          ...rest,
+          note: 'not shown: this answer reached its size limit; read this file on its own',
+        });
         continue;
       }
       budget -= file.content?.length ?? 0;

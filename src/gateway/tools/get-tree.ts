@@ -35,7 +35,8 @@ export const getTree = defineTool({
     const { index } = await view.snapshot();
     const readable = index.readable(perimeter);
     if (dir !== '' && !readable.dirs.has(dir)) {
-      if (readable.files.has(dir)) throw new ToolError(`${JSON.stringify(dir)} is a file; use get_file`, 'refused');
+      if (readable.files.has(dir))
+        throw new ToolError(`${JSON.stringify(dir)} is a file; use get_file`, 'refused');
       notes.refused = index.get(dir) !== undefined;
       notes.reason = notes.refused ? 'hidden: nothing readable there' : 'no such directory';
       throw absent(dir);
@@ -47,7 +48,13 @@ export const getTree = defineTool({
 });
 
 /** Fills `out` in tree order; true when it stopped at the limit. */
-function list(index: TreeIndex, readable: ReadableView, dir: string, recursive: boolean, out: Entry[]): boolean {
+function list(
+  index: TreeIndex,
+  readable: ReadableView,
+  dir: string,
+  recursive: boolean,
+  out: Entry[],
+): boolean {
   for (const entry of [...index.children(dir)].sort(byPath)) {
     if (out.length >= MAX_ENTRIES) return true;
     if (entry.type === 'tree') {
@@ -63,7 +70,12 @@ function list(index: TreeIndex, readable: ReadableView, dir: string, recursive: 
 
 function describe(entry: TreeEntry): Entry {
   const type = entry.type === 'commit' ? 'submodule' : entry.mode === '120000' ? 'symlink' : 'file';
-  return { path: entry.path, type, sha: entry.sha, ...(entry.size !== undefined ? { size: entry.size } : {}) };
+  return {
+    path: entry.path,
+    type,
+    sha: entry.sha,
+    ...(entry.size !== undefined ? { size: entry.size } : {}),
+  };
 }
 
 function byPath(a: TreeEntry, b: TreeEntry): number {

@@ -53,7 +53,13 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   await seedRepo(repoDir, options.files, { branch });
   const token = options.token ?? fakeToken();
   const fake = await startFakeGithub({ repos: { [`${OWNER}/${REPO}`]: repoDir }, token });
-  const upstream = createOctokitUpstream({ token, owner: OWNER, repo: REPO, baseUrl: fake.url, retryBaseMs: 10 });
+  const upstream = createOctokitUpstream({
+    token,
+    owner: OWNER,
+    repo: REPO,
+    baseUrl: fake.url,
+    retryBaseMs: 10,
+  });
   const config = parseConfig(options.config);
   const perimeters = config.perimeters.map((spec) => compilePerimeter(spec));
   const secrets = Object.fromEntries(perimeters.map((p) => [p.name, randomBytes(24).toString('base64url')]));
@@ -103,7 +109,11 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
 }
 
 /** Calls a tool; the whole result, as the client got it. */
-export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+export async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
 }
 
@@ -112,7 +122,11 @@ export function textOf(result: CallToolResult): string {
 }
 
 /** Structured content of a successful call; throws with the error text otherwise. */
-export async function ok<T = Record<string, unknown>>(client: Client, name: string, args: Record<string, unknown> = {}): Promise<T> {
+export async function ok<T = Record<string, unknown>>(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<T> {
   const result = await call(client, name, args);
   if (result.isError) throw new Error(`${name} failed: ${textOf(result)}`);
   return result.structuredContent as T;

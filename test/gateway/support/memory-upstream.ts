@@ -13,11 +13,18 @@ import {
   type UpstreamStats,
 } from '../../../src/github/upstream.js';
 
-type Stored = { kind: 'blob'; data: Uint8Array } | { kind: 'tree'; entries: TreeEntry[] } | { kind: 'commit'; info: CommitInfo };
+type Stored =
+  | { kind: 'blob'; data: Uint8Array }
+  | { kind: 'tree'; entries: TreeEntry[] }
+  | { kind: 'commit'; info: CommitInfo };
 
 export interface MemoryUpstream extends Upstream {
   /** Commits files (null deletes) directly on a branch, like someone else's push. */
-  commitDirect(branch: string, files: Record<string, string | Uint8Array | null>, message?: string): Promise<string>;
+  commitDirect(
+    branch: string,
+    files: Record<string, string | Uint8Array | null>,
+    message?: string,
+  ): Promise<string>;
   /** Runs once before the next updateBranch, e.g. to move the branch meanwhile. */
   beforeNextUpdate(hook: () => Promise<void>): void;
   /** Every request by name, in order. */
@@ -84,27 +91,36 @@ export async function createMemoryUpstream(
       dirs.get(top)!.set(slash < 0 ? path : rest, { ...entry, path: slash < 0 ? path : rest });
     }
     const entries: TreeEntry[] = [...(dirs.get('') ?? new Map()).values()];
-    for (const [dir, inner] of dirs) if (dir !== '') entries.push({ path: dir, mode: '040000', type: 'tree', sha: build(inner) });
+    for (const [dir, inner] of dirs)
+      if (dir !== '') entries.push({ path: dir, mode: '040000', type: 'tree', sha: build(inner) });
     return putTree(entries);
   };
   const changedPaths = (a: string | null, b: string): string[] => {
     const before = a ? flatten(a) : new Map<string, TreeEntry>();
     const after = flatten(b);
     const out: string[] = [];
-    for (const [p, e] of after) if (before.get(p)?.sha !== e.sha || before.get(p)?.mode !== e.mode) out.push(p);
+    for (const [p, e] of after)
+      if (before.get(p)?.sha !== e.sha || before.get(p)?.mode !== e.mode) out.push(p);
     for (const p of before.keys()) if (!after.has(p)) out.push(p);
     return out;
   };
   const commitInfo = (sha: string): CommitInfo => (get(sha, 'commit') as { info: CommitInfo }).info;
   const putCommit = (message: string, tree: string, parents: string[]): string => {
     clock += 60_000;
-    const who = { name: 'github-actions[bot]', email: 'bot@example.com', date: new Date(clock).toISOString() };
+    const who = {
+      name: 'github-actions[bot]',
+      email: 'bot@example.com',
+      date: new Date(clock).toISOString(),
+    };
     const info = { tree, parents, message, author: who, committer: who };
     const sha = hashOf('commit', JSON.stringify(info));
     objects.set(sha, { kind: 'commit', info: { sha, ...info } });
     return sha;
   };
-  const toFlatChanges = (base: Map<string, TreeEntry>, files: Record<string, string | Uint8Array | null>): Map<string, TreeEntry> => {
+  const toFlatChanges = (
+    base: Map<string, TreeEntry>,
+    files: Record<string, string | Uint8Array | null>,
+  ): Map<string, TreeEntry> => {
     const flat = new Map(base);
     for (const [path, content] of Object.entries(files)) {
       if (content === null) flat.delete(path);
@@ -229,11 +245,23 @@ export async function createMemoryUpstream(
       for (const change of changes) {
         if ('content' in change) {
           const data = new TextEncoder().encode(change.content);
-          flat.set(change.path, { path: change.path, mode: change.mode, type: 'blob', sha: putBlob(data), size: data.length });
+          flat.set(change.path, {
+            path: change.path,
+            mode: change.mode,
+            type: 'blob',
+            sha: putBlob(data),
+            size: data.length,
+          });
         } else if (change.sha === null) flat.delete(change.path);
         else {
           const blob = get(change.sha, 'blob') as { data: Uint8Array };
-          flat.set(change.path, { path: change.path, mode: change.mode, type: 'blob', sha: change.sha, size: blob.data.length });
+          flat.set(change.path, {
+            path: change.path,
+            mode: change.mode,
+            type: 'blob',
+            sha: change.sha,
+            size: blob.data.length,
+          });
         }
       }
       return build(flat);
