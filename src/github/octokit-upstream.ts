@@ -167,7 +167,7 @@ class OctokitUpstream implements Upstream {
     return refs;
   }
 
-  getCommit(sha: string): Promise<CommitInfo> {
+  async getCommit(sha: string): Promise<CommitInfo> {
     wire.checkSha(sha);
     return this.commits.get(sha, async () =>
       wire.gitCommit(
@@ -178,7 +178,7 @@ class OctokitUpstream implements Upstream {
     );
   }
 
-  getTree(sha: string): Promise<TreeEntry[]> {
+  async getTree(sha: string): Promise<TreeEntry[]> {
     wire.checkSha(sha);
     return this.trees.get(sha, async () => {
       const data = await this.read<wire.Tree>(
@@ -190,7 +190,7 @@ class OctokitUpstream implements Upstream {
     });
   }
 
-  getTreeRecursive(sha: string): Promise<{ entries: TreeEntry[]; truncated: boolean }> {
+  async getTreeRecursive(sha: string): Promise<{ entries: TreeEntry[]; truncated: boolean }> {
     wire.checkSha(sha);
     return this.recursiveTrees.get(sha, async () => {
       const data = await this.read<wire.Tree>(
@@ -210,7 +210,7 @@ class OctokitUpstream implements Upstream {
     });
   }
 
-  getBlob(sha: string): Promise<Uint8Array> {
+  async getBlob(sha: string): Promise<Uint8Array> {
     wire.checkSha(sha);
     return this.blobs.get(sha, async () => {
       const data = await this.read<wire.Blob>(

@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { diffTrees } from '../../src/verify/index.js';
+import { commitToBare, seedRepo, startFakeGithub } from '../fake-github/index.js';
+import { createOctokitUpstream } from '../../src/github/octokit-upstream.js';
+import { plumbCommit, startStandIn, TOKEN, type StandIn } from '../github/stand-in.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+let s: StandIn;
+beforeAll(async () => {
+  s = await startStandIn({
+    'README.md': 'readme\n',
+    'run.sh': '#!/bin/sh\n',
+    'src/a.ts': 'a\n',
+    'src/old-name.ts': 'moving\n',
+    'src/deep/x/y.ts': 'y\n',
+    'gone/one.txt': '1',
+    'gone/sub/two.txt': '2',
+    'becomes-dir': 'file for now',
+  });
+});
+afterAll(() => s.stop());
+
+const treeOf = async (sha: string) => (await s.upstream().getCommit(sha)).tree;
+
+describe('diffTrees', () => {
+  describe('when files are added, modified, deleted, renamed and re-moded', () => {
+    it('lists each path once, renames as deleted plus added, modes as modified', async () => {
+      const head = await plumbCommit(
+        s.dir,
+        'main',
+        {
+          'src/a.ts': { mode: '100644', content: 'a changed\n' },
+          'run.sh': { mode: '100755', content: '#!/bin/sh\n' },
+          'src/old-name.ts': null,
+          'src/new-name.ts': { mode: '100644', content: 'moving\n' },
+          'gone/one.txt': null,
+          'gone/sub/two.txt': null,
+          'new/dir/deep/file.txt': { mode: '100644', content: 'n' },
+          'src/link': { mode: '120000', content: '../README.md' },
+          'vendor/lib': { mode: '160000', sha: 'c'.repeat(40) },
+          'becomes-dir': null,
+          'becomes-dir/inside.txt': { mode: '100644', content: 'now a dir' },
+        },
+        { parent: s.seed },
+      );
+      const changes = await diffTrees(s.upstream(), await treeOf(s.seed), await treeOf(head));
+      expect(changes.map((c) => `${c.kind} ${c.path} ${c.oldMode ?? '-'} ${c.newMode ?? '-'}`)).toEqual([
+        'deleted becomes-dir 100644 -',
+        'added becomes-dir/inside.txt - 100644',
+        'deleted gone/one.txt 100644 -',
+        'deleted gone/sub/two.txt 100644 -',
+        'added new/dir/deep/file.txt - 100644',
+        'modified run.sh 100644 100755',
+        'modified src/a.ts 100644 100644',
+        'added src/link - 120000',
+        'added src/new-name.ts - 100644',
+        'deleted src/old-name.ts 100644 -',
+        'added vendor/lib - 160000',
+      ]);
+      const modified = changes.find((c) => c.path === 'src/a.ts')!;
+      expect(modified.oldSha).not.toBe(modified.newSha);
+      const mode = changes.find((c) => c.path === 'run.sh')!;
+      expect(mode.oldSha).toBe(mode.newSha);
+    });
+
+    it('is empty for identical trees and lists everything from an empty base', async () => {
+      const tree = await treeOf(s.seed);
+      const up = s.upstream();
+      expect(await diffTrees(up, tree, tree)).toEqual([]);
+      expect(up.stats().requests).toBe(0);
+      const all = await diffTrees(up, null, tree);
+      expect(all.map((c) => c.path)).toContain('gone/sub/two.txt');
+      expect(all.every((c) => c.kind === 'added')).toBe(true);
+    });
+
+    it('treats a directory turned into a file as its files deleted and the file added', async () => {
+      const head = await plumbCommit(
+        s.dir,
+        'main',
+        { 'gone/one.txt': null, 'gone/sub/two.txt': null, gone: { mode: '100644', content: 'file' } },
+        { parent: s.seed },
+      );
+      const changes = await diffTrees(s.upstream(), await treeOf(s.seed), await treeOf(head));
+      expect(changes.map((c) => `${c.kind} ${c.path}`)).toEqual([
+        'added gone',
+        'deleted gone/one.txt',
+        'deleted gone/sub/two.txt',
+      ]);
+    });
+  });
+});
+
+describe('diffTrees request economy', () => {
+  /** A repository of `packages` × 10 modules × `files` files, three directories deep. */
+  function layout(packages: number, files: number): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (let p = 0; p < packages; p++)
+      for (let m = 0; m < 10; m++)
+        for (let f = 0; f < files; f++)
+          out[`pkg${p}/src/mod${m}/file${f}.ts`] = `export const v = ${p * 1000 + m * 100 + f};\n`;
+    return out;
+  }
+
+  async function measure(files: Record<string, string>, edits: Record<string, string | null>) {
+    const root = await mkdtemp(join(tmpdir(), 'perimeter-diff-'));
+    const dir = join(root, 'big.git');
+    const base = await seedRepo(dir, files);
+    const head = await commitToBare(dir, 'main', edits);
+    const fake = await startFakeGithub({ repos: { 'octo/big': dir }, token: TOKEN });
+    try {
+      const warm = createOctokitUpstream({ token: TOKEN, owner: 'octo', repo: 'big', baseUrl: fake.url });
+      const [baseTree, headTree] = [(await warm.getCommit(base)).tree, (await warm.getCommit(head)).tree];
+      const cold = createOctokitUpstream({ token: TOKEN, owner: 'octo', repo: 'big', baseUrl: fake.url });
+      const before = fake.stats().total;
+      const changes = await diffTrees(cold, baseTree, headTree);
+      return { changes, requests: fake.stats().total - before, own: cold.stats().requests };
+    } finally {
+      await fake.stop();
+      await rm(root, { recursive: true, force: true });
+    }
+  }
+
+  const tenIn = (dirs: number): Record<string, string> =>
+    Object.fromEntries(
+      Array.from({ length: 10 }, (_, i) => [`pkg${i % dirs}/src/mod3/file${i}.ts`, `changed ${i}\n`]),
+    );
+
+  it('spends requests on changed directories, not on repository size', async () => {
+    const small = await measure(layout(5, 20), tenIn(1)); // 1,000 files
+    const large = await measure(layout(25, 20), tenIn(1)); // 5,000 files
+    expect(large.changes).toHaveLength(10);
+    expect(large.changes.every((c) => c.kind === 'modified')).toBe(true);
+    // root, pkg0, pkg0/src, pkg0/src/mod3: two trees each
+    expect(large.requests).toBe(8);
+    expect(large.own).toBe(8);
+    expect(small.requests).toBe(large.requests);
+
+    const spread = await measure(layout(25, 20), tenIn(10));
+    expect(spread.changes).toHaveLength(10);
+    // root once, then three levels for each of ten packages
+    expect(spread.requests).toBe(2 + 10 * 6);
+  });
+
+  it('lists a new directory with one recursive request', async () => {
+    const added = Object.fromEntries(
+      Array.from({ length: 50 }, (_, i) => [`pkg0/src/new/sub${i % 5}/f${i}.ts`, 'x']),
+    );
+    const result = await measure(layout(25, 20), added);
+    expect(result.changes).toHaveLength(50);
+    // root, pkg0, pkg0/src (two trees each) and one recursive listing of the new directory
+    expect(result.requests).toBe(7);
+  });
+});
