@@ -1,8 +1,12 @@
 /**
- * What the content-safety filter adds to an answer: ms per redact() of a 100 KB text
- * (source-like lines with a few secrets in them), after warm-up. `npm run bench:safety`
+ * What content safety adds to an answer (`npm run bench:safety`):
+ * 1. redact() alone on a 100 KB text (source-like lines with a few secrets), ms per call;
+ * 2. a warm get_file of a 100 KB file through the running gateway, without and with the filter.
+ * Medians after warm-up; figures, not assertions.
  */
-import { createSecretFilter } from '../src/safety/index.js';
+import type { AnswerFilter } from '../src/safety/answer-filter.js';
+import { createSecretFilter, NO_FILTER } from '../src/safety/index.js';
+import { call, startHarness } from '../test/gateway/support/harness.js';
 
 const SIZE = 100 * 1024;
 const WARMUP = 5;
@@ -27,19 +31,46 @@ function sampleText(): string {
   return text.slice(0, SIZE);
 }
 
+async function measure(run: () => Promise<unknown>): Promise<{ median: number; p90: number }> {
+  for (let i = 0; i < WARMUP; i++) await run();
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const start = performance.now();
+    await run();
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  return {
+    median: times[Math.floor(times.length / 2)] ?? 0,
+    p90: times[Math.floor(times.length * 0.9)] ?? 0,
+  };
+}
+
+const ms = (n: number): string => `${n.toFixed(2)} ms`;
 const text = sampleText();
 const filter = createSecretFilter({ extraSecrets: ['bench-run-token-0123456789'] });
-for (let i = 0; i < WARMUP; i++) await filter.redact(text);
-const times: number[] = [];
-let hidden = 0;
-for (let i = 0; i < RUNS; i++) {
-  const start = performance.now();
-  hidden = (await filter.redact(text)).hidden;
-  times.push(performance.now() - start);
-}
-times.sort((a, b) => a - b);
-const median = times[Math.floor(times.length / 2)] ?? 0;
-const p90 = times[Math.floor(times.length * 0.9)] ?? 0;
+const hidden = (await filter.redact(text)).hidden;
+const alone = await measure(() => filter.redact(text));
 console.log(
-  `content safety: redact() of ${SIZE / 1024} KB text: median ${median.toFixed(2)} ms, p90 ${p90.toFixed(2)} ms per call (${RUNS} runs, ${hidden} values hidden per call)`,
+  `redact() of a ${SIZE / 1024} KB text (${hidden} values hidden): median ${ms(alone.median)}, p90 ${ms(alone.p90)}`,
+);
+
+async function warmGetFile(answerFilter: AnswerFilter): Promise<{ median: number; p90: number }> {
+  const config = 'version: 1\nperimeters:\n  reader:\n    read: ["**"]\n    write: []\n';
+  const harness = await startHarness({ files: { 'src/big.ts': text }, config, filter: answerFilter });
+  try {
+    const client = await harness.connect('reader');
+    return await measure(() => call(client, 'get_file', { path: 'src/big.ts' }));
+  } finally {
+    await harness.close();
+  }
+}
+
+const without = await warmGetFile(NO_FILTER);
+const withFilter = await warmGetFile(filter);
+console.log(
+  `warm get_file of a ${SIZE / 1024} KB file: median ${ms(without.median)} without the filter, ${ms(withFilter.median)} with it`,
+);
+console.log(
+  `the filter adds ${ms(withFilter.median - without.median)} per call (median; p90 ${ms(without.p90)} -> ${ms(withFilter.p90)})`,
 );

@@ -51,8 +51,28 @@ export function secretKindOfName(name: string): string | null {
   return null;
 }
 
-const ASSIGNMENT =
-  /(?<![A-Za-z0-9_.$@-])(\\?["'`]?)([A-Za-z_$@][A-Za-z0-9_.$@-]{0,100})\1[ \t]*\??[ \t]*(?::=|===?|=>|=|:)(?![=:])[ \t]*/g;
+/** Every name secretKindOfName accepts holds one of these: only names around them are examined. */
+const NAME_STEM = /pass|pwd|pw|secret|token|auth|cred|key|bearer|pat/gi;
+const NAME_CHAR = /[A-Za-z0-9_.$@-]/;
+/** At a name's start (with its opening quote, JSON-escaped or not): the name, then an assignment. */
+const ASSIGNMENT_AT =
+  /(\\?["'`]?)([A-Za-z_$@][A-Za-z0-9_.$@-]{0,100})\1[ \t]*\??[ \t]*(?::=|===?|=>|=|:)(?![=:])[ \t]*/y;
+
+/** Assignments to names that may announce a secret: `[start of the match, name, end of the match]`. */
+function* assignments(text: string): Generator<[number, string, number]> {
+  let examined = -1;
+  for (const stem of text.matchAll(NAME_STEM)) {
+    let start = stem.index ?? 0;
+    while (start > 0 && NAME_CHAR.test(text[start - 1] ?? '')) start--;
+    if (start <= examined) continue;
+    examined = start;
+    let at = start;
+    if (`"'\``.includes(text[at - 1] ?? 'x')) at -= text[at - 2] === '\\' ? 2 : 1;
+    ASSIGNMENT_AT.lastIndex = at;
+    const m = ASSIGNMENT_AT.exec(text);
+    if (m) yield [at, m[2] ?? '', at + m[0].length];
+  }
+}
 const XML_ELEMENT = /<([A-Za-z_][A-Za-z0-9_.-]{0,100})>([^<\n]{1,4096})<\/\1>/g;
 const CLI_FLAG = /(?<![A-Za-z0-9_-])--([A-Za-z][A-Za-z0-9-]{0,60})[ \t]+(?=[^\s-])/g;
 
@@ -141,9 +161,9 @@ export function settingFindings(text: string): Finding[] {
   const add = (span: Span | null, kind: string): void => {
     if (span && span.end > span.start) found.push({ ...span, kind, credential: false, rank: RANK.setting });
   };
-  for (const m of text.matchAll(ASSIGNMENT)) {
-    const kind = secretKindOfName(m[2] ?? '');
-    if (kind) add(assignedValue(text, m.index ?? 0, (m.index ?? 0) + m[0].length), kind);
+  for (const [at, name, valueAt] of assignments(text)) {
+    const kind = secretKindOfName(name);
+    if (kind) add(assignedValue(text, at, valueAt), kind);
   }
   for (const m of text.matchAll(XML_ELEMENT)) {
     const kind = secretKindOfName(m[1] ?? '');
