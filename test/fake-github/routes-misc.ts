@@ -164,7 +164,11 @@ async function listActivity(ctx: RouteContext): Promise<ApiResponse> {
   const typeFilter = params.get('activity_type');
   const periods: Record<string, number> = { day: 1, week: 7, month: 30, quarter: 91, year: 365 };
   const period = params.get('time_period');
-  if (period && !(period in periods)) throw validationFailed('Activity', 'time_period', 'invalid');
+  if (period && !(period in periods)) {
+    throw unprocessable('Validation Failed', {
+      errors: [`time_period must be one of: ${Object.keys(periods).join(', ')}`],
+    });
+  }
   const since = period ? Date.now() - periods[period]! * 86_400_000 : 0;
   const { perPage } = pageParams(ctx.url);
   const rows: Array<Record<string, unknown>> = [];

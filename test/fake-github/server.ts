@@ -319,7 +319,8 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
         remaining: Number(h['x-ratelimit-remaining']),
         reset: budget.reset,
       };
-      return send(res, 200, { resources: { core }, rate: core }, h);
+      const search = { limit: 30, used: 0, remaining: 30, reset: budget.reset };
+      return send(res, 200, { resources: { core, search }, rate: core }, h);
     }
     if (!found) return send(res, 404, errorBody(404, 'Not Found'), rateHeaders());
 
