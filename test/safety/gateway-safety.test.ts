@@ -134,6 +134,25 @@ describe('content safety through the gateway', () => {
     });
   });
 
+  describe('every kind, in commit messages and error text', () => {
+    it('hides each kind in a commit message', async () => {
+      const message = ['import credentials', ...kinds.map(({ value }) => `- ${value}`)].join('\n');
+      const sha = await commitToBare(h.repoDir, 'main', { 'src/imported.md': 'imported\n' }, message);
+      const commit = await call(reader, 'get_commit', { sha });
+      const seen = everything(commit);
+      for (const { value } of kinds) expect(seen).not.toContain(value.slice(0, 24));
+      const redacted = commit.structuredContent?.redacted as { kinds: Record<string, number> };
+      expect(Object.keys(redacted.kinds).sort()).toEqual([...new Set(kinds.map((k) => k.kind))].sort());
+    });
+
+    it.each(kinds)('hides a $kind echoed in an error', async ({ value }) => {
+      const result = await call(reader, 'get_file', { path: `missing/${value.replace(/\n/g, '')}` });
+      expect(result.isError).toBe(true);
+      expect(everything(result)).not.toContain(value.replace(/\n/g, '').slice(0, 24));
+      expect(textOf(result)).toContain(`[hidden: `);
+    });
+  });
+
   describe('error text', () => {
     it('hides a secret echoed back in an error', async () => {
       const token = sample.github('in-path');
