@@ -247,11 +247,24 @@ class OctokitUpstream implements Upstream {
 
   async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
     if (wire.checkSha(ancestor) === wire.checkSha(descendant)) return true;
-    const data = await this.read<wire.Compare>(
-      `compare ${ancestor}...${descendant}`,
-      `GET /repos/{owner}/{repo}/compare/${encodeURIComponent(ancestor)}...${encodeURIComponent(descendant)}`,
-      { per_page: 1 },
-    );
+    let data: wire.Compare;
+    try {
+      data = await this.read<wire.Compare>(
+        `compare ${ancestor}...${descendant}`,
+        `GET /repos/{owner}/{repo}/compare/${ancestor}...${descendant}`,
+        { per_page: 1 },
+      );
+    } catch (error) {
+      // Unrelated histories: GitHub answers 404 "No common ancestor between …".
+      if (
+        error instanceof UpstreamError &&
+        error.code === 'not_found' &&
+        /no common ancestor/i.test(error.message)
+      ) {
+        return false;
+      }
+      throw error;
+    }
     // base...head: "ahead" means head has commits base lacks and none the other way.
     return data.status === 'identical' || data.status === 'ahead';
   }

@@ -130,6 +130,14 @@ describe('createOctokitUpstream', () => {
       );
       expect(await up.isAncestor(head, side)).toBe(false);
       expect(await up.isAncestor(side, head)).toBe(false);
+      const orphan = await plumbCommit(
+        s.dir,
+        'orphan',
+        { 'o.txt': { mode: '100644', content: 'o' } },
+        { parent: null },
+      );
+      expect(await up.isAncestor(s.seed, orphan)).toBe(false);
+      expect((await failure(up.isAncestor(s.seed, 'e'.repeat(40)))).code).toBe('not_found');
     });
 
     it('reads push activity with actors', async () => {

@@ -1,0 +1,255 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Upstream } from '../../src/github/upstream.js';
+import { compilePerimeter, DEFAULT_LIMITS, TOOL_NAMES, type PerimeterSpec } from '../../src/policy/index.js';
+import {
+  snapshotRefs,
+  verifyJob,
+  type LedgerFacts,
+  type RefSnapshot,
+  type VerifyInput,
+} from '../../src/verify/index.js';
+import { commitToBare } from '../fake-github/index.js';
+import { plumbCommit, setRef, startStandIn, type StandIn } from '../github/stand-in.js';
+
+const BRANCH = 'agent/x';
+
+function perimeter(name: string, write: string[], branches: string[] | null = null) {
+  const spec: PerimeterSpec = {
+    name,
+    tools: [...TOOL_NAMES],
+    read: ['**'],
+    write,
+    branches,
+    allowProtected: [],
+    limits: DEFAULT_LIMITS,
+    allowCredentialFiles: [],
+    allowSecretsIn: [],
+  };
+  return compilePerimeter(spec);
+}
+
+const PERIMETERS = [perimeter('implementer', ['src/**']), perimeter('test-author', ['test/**'])];
+
+let s: StandIn;
+let up: Upstream;
+let start: RefSnapshot;
+
+beforeEach(async () => {
+  s = await startStandIn({
+    'README.md': 'r\n',
+    'src/a.ts': 'a\n',
+    'test/a.test.ts': 't\n',
+    'docs/guide.md': 'g\n',
+  });
+  await setRef(s.dir, `refs/heads/${BRANCH}`, s.seed, 'github-actions[bot]');
+  up = s.upstream();
+  start = await snapshotRefs(up);
+});
+afterEach(() => s.stop());
+
+/** A commit made the way the gateway makes one: through the Git Data API. */
+async function gatewayCommit(files: Record<string, string | null>): Promise<string> {
+  const head = await up.getBranchHead(BRANCH);
+  const tree = await up.createTree(
+    (await up.getCommit(head)).tree,
+    Object.entries(files).map(([path, content]) =>
+      content === null ? { path, sha: null } : { path, mode: '100644' as const, content },
+    ),
+  );
+  const commit = await up.createCommit('via gateway', tree, [head]);
+  await up.updateBranch(BRANCH, commit);
+  return commit;
+}
+
+async function verify(ledger: LedgerFacts | null, extra: Partial<VerifyInput> = {}) {
+  const fresh = s.upstream();
+  const end = await snapshotRefs(fresh);
+  const before = fresh.stats().requests;
+  const verdict = await verifyJob({
+    upstream: fresh,
+    branch: BRANCH,
+    start,
+    end,
+    perimeters: PERIMETERS,
+    ledger,
+    directPushes: 'check',
+    ...extra,
+  });
+  return { verdict, requests: fresh.stats().requests - before };
+}
+
+const ledgerOf = (...commits: string[]): LedgerFacts => ({
+  ok: true,
+  commits,
+  perPerimeter: { implementer: { calls: 4, refusals: 1 } },
+});
+
+describe('verifyJob against the stand-in', () => {
+  describe('when the job only pushed through the gateway inside its perimeters', () => {
+    it('succeeds, names the rule for each file and attributes the commits', async () => {
+      const one = await gatewayCommit({ 'src/b.ts': 'b\n' });
+      const two = await gatewayCommit({ 'test/b.test.ts': 'b\n', 'src/a.ts': null });
+      const { verdict } = await verify(ledgerOf(one, two));
+      expect(verdict.state).toBe('success');
+      expect(verdict.files.map((f) => `${f.kind} ${f.path} ${f.rule}`)).toEqual([
+        'deleted src/a.ts implementer: write glob "src/**"',
+        'added src/b.ts implementer: write glob "src/**"',
+        'added test/b.test.ts test-author: write glob "test/**"',
+      ]);
+      expect(verdict.commits).toEqual({ gateway: [two, one], direct: [], unattributed: [], complete: true });
+      expect(verdict.perPerimeter).toEqual({ implementer: { calls: 4, refusals: 1 } });
+    });
+  });
+
+  describe('when nothing changed', () => {
+    it('succeeds without diffing', async () => {
+      const { verdict, requests } = await verify(ledgerOf());
+      expect(verdict.state).toBe('success');
+      expect(verdict.files).toEqual([]);
+      expect(requests).toBe(0);
+    });
+  });
+
+  describe('when someone pushed an out-of-scope file directly', () => {
+    it('fails on the file and counts the direct commit, naming who pushed it', async () => {
+      const mine = await gatewayCommit({ 'src/b.ts': 'b\n' });
+      const rogue = await commitToBare(s.dir, BRANCH, { 'docs/guide.md': 'rewritten\n' }, 'rogue', {
+        actor: 'mallory',
+      });
+      const { verdict } = await verify(ledgerOf(mine));
+      expect(verdict.state).toBe('failure');
+      expect(verdict.violations).toEqual([expect.objectContaining({ kind: 'path', path: 'docs/guide.md' })]);
+      expect(verdict.commits).toMatchObject({ gateway: [mine], direct: [rogue] });
+      expect(verdict.pushes.map((p) => p.actor)).toContain('mallory');
+    });
+
+    it('fails on the push itself under direct-pushes: deny, even inside the perimeter', async () => {
+      await commitToBare(s.dir, BRANCH, { 'src/c.ts': 'c\n' });
+      const check = await verify(ledgerOf(), { directPushes: 'check' });
+      expect(check.verdict.state).toBe('success');
+      const deny = await verify(ledgerOf(), { directPushes: 'deny' });
+      expect(deny.verdict.state).toBe('failure');
+      expect(deny.verdict.violations.map((v) => v.kind)).toEqual(['direct-push']);
+    });
+  });
+
+  describe('when a symlink, a submodule or an executable bit arrives', () => {
+    it('fails on the symlink and the submodule; a mode change inside the perimeter is fine', async () => {
+      await plumbCommit(s.dir, BRANCH, {
+        'src/link': { mode: '120000', content: '/etc/passwd' },
+        'src/vendor': { mode: '160000', sha: 'd'.repeat(40) },
+        'src/a.ts': { mode: '100755', content: 'a\n' },
+      });
+      const { verdict } = await verify(null);
+      expect(verdict.state).toBe('failure');
+      expect(verdict.violations.map((v) => `${v.kind} ${v.path}`)).toEqual([
+        'symlink src/link',
+        'submodule src/vendor',
+      ]);
+      expect(verdict.files.find((f) => f.path === 'src/a.ts')).toMatchObject({
+        kind: 'modified',
+        oldMode: '100644',
+        newMode: '100755',
+        allowed: true,
+      });
+    });
+  });
+
+  describe('when the history was rewritten', () => {
+    it('fails even when the new content is inside the perimeters', async () => {
+      await gatewayCommit({ 'src/b.ts': 'b\n' });
+      start = await snapshotRefs(up);
+      const parentOfStart = s.seed;
+      await plumbCommit(
+        s.dir,
+        BRANCH,
+        { 'src/c.ts': { mode: '100644', content: 'c\n' } },
+        { parent: parentOfStart },
+      );
+      const { verdict } = await verify(ledgerOf());
+      expect(verdict.state).toBe('failure');
+      expect(verdict.violations.map((v) => v.kind)).toEqual(['history']);
+      expect(verdict.files.map((f) => `${f.kind} ${f.path}`)).toEqual(['deleted src/b.ts', 'added src/c.ts']);
+    });
+  });
+
+  describe('when another ref was created, moved or deleted', () => {
+    it('fails for each of them', async () => {
+      await setRef(s.dir, 'refs/tags/v9', s.seed);
+      await commitToBare(s.dir, 'main', { 'src/z.ts': 'z' });
+      const { verdict } = await verify(ledgerOf());
+      expect(verdict.state).toBe('failure');
+      expect(verdict.violations.map((v) => `${v.kind} ${v.ref}`)).toEqual([
+        'ref refs/heads/main',
+        'ref refs/tags/v9',
+      ]);
+      expect(verdict.refChanges.map((c) => c.kind)).toEqual(['moved', 'created']);
+    });
+
+    it('fails when the bound branch is deleted', async () => {
+      await setRef(s.dir, `refs/heads/${BRANCH}`, null);
+      const { verdict } = await verify(ledgerOf());
+      expect(verdict.violations.map((v) => v.kind)).toEqual(['branch-deleted']);
+    });
+  });
+
+  describe('when the bound branch was created during the job', () => {
+    it('compares it with the default branch as it was at the start', async () => {
+      await setRef(s.dir, `refs/heads/${BRANCH}`, null);
+      start = await snapshotRefs(up);
+      await setRef(s.dir, `refs/heads/${BRANCH}`, s.seed);
+      const commit = await gatewayCommit({ 'src/new.ts': 'n\n' });
+      const { verdict } = await verify(ledgerOf(commit));
+      expect(verdict.state).toBe('success');
+      expect(verdict.baseline?.sha).toBe(s.seed);
+      expect(verdict.files.map((f) => f.path)).toEqual(['src/new.ts']);
+      expect(verdict.commits.gateway).toEqual([commit]);
+    });
+
+    it('counts every file as added when it does not grow from the default branch', async () => {
+      await setRef(s.dir, `refs/heads/${BRANCH}`, null);
+      start = await snapshotRefs(up);
+      await plumbCommit(s.dir, BRANCH, { 'src/only.ts': { mode: '100644', content: 'o' } }, { parent: null });
+      const { verdict } = await verify(ledgerOf());
+      expect(verdict.baseline?.sha).toBeNull();
+      expect(verdict.files.map((f) => `${f.kind} ${f.path}`)).toEqual(['added src/only.ts']);
+      expect(verdict.state).toBe('success');
+    });
+  });
+
+  describe('when something could not be checked', () => {
+    it('is an error, not success, without a ledger or with a reported problem', async () => {
+      await gatewayCommit({ 'src/b.ts': 'b\n' });
+      expect((await verify(null)).verdict.state).toBe('error');
+      expect((await verify(ledgerOf(), { problems: ['the gateway died'] })).verdict.unchecked).toContain(
+        'the gateway died',
+      );
+    });
+
+    it('is an error when GitHub fails during the diff', async () => {
+      await gatewayCommit({ 'src/b.ts': 'b\n' });
+      s.fake.injectFault({
+        kind: 'status',
+        status: 404,
+        count: 20,
+        route: 'GET /repos/{owner}/{repo}/git/trees/{sha}',
+      });
+      const { verdict } = await verify(ledgerOf());
+      expect(verdict.state).toBe('error');
+      expect(verdict.unchecked.join()).toMatch(/changed files/);
+    });
+  });
+
+  describe('request economy', () => {
+    it('verifies ten changes in one directory with a handful of requests', async () => {
+      const files: Record<string, string> = {};
+      for (let i = 0; i < 10; i++) files[`src/feature/f${i}.ts`] = `export const f${i} = ${i};\n`;
+      const commit = await gatewayCommit(files);
+      const { verdict, requests } = await verify(ledgerOf(commit));
+      expect(verdict.state).toBe('success');
+      expect(verdict.files).toHaveLength(10);
+      // compare, two commits, root and src trees (two each), the new directory, commit list, activity
+      expect(requests).toBe(10);
+    });
+  });
+});
