@@ -1,0 +1,4 @@
+import { runMain } from './main.js';
+
+await runMain();
+process.exit();

@@ -1,0 +1,171 @@
+import * as core from '@actions/core';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createOctokitUpstream } from '../github/octokit-upstream.js';
+import { UpstreamError, type Upstream } from '../github/upstream.js';
+import { snapshotRefs } from '../verify/index.js';
+import { tokenVariables, variableName, writeClientConfigs, type Endpoint } from './client-config.js';
+import { ActionError, parseConfigAnnotated, readConfigText, selectPerimeters } from './config-loader.js';
+import { Inputs, Outputs, READY_TIMEOUT_MS, State, STATUS_CONTEXT } from './constants.js';
+import { launchGateway, scrub } from './gateway-process.js';
+import { readSettings, type Settings } from './inputs.js';
+import { actionsState, type StateStore } from './state.js';
+
+/** dist/main/index.js -> dist/gateway/index.js */
+export function defaultGatewayScript(): string {
+  return join(dirname(fileURLToPath(import.meta.url)), '..', 'gateway', 'index.js');
+}
+
+/**
+ * The main step: read the trusted config, snapshot the refs, start the gateway, hand out endpoints.
+ * Everything post needs is saved as it becomes true, so post can verify whatever main got to.
+ */
+export async function runMain(store: StateStore = actionsState, gatewayScript = defaultGatewayScript()): Promise<void> {
+  const secrets: string[] = [];
+  try {
+    const settings = readSettings();
+    core.setSecret(settings.token);
+    secrets.push(settings.token);
+    const upstream = createOctokitUpstream({
+      token: settings.token,
+      owner: settings.owner,
+      repo: settings.repo,
+      baseUrl: settings.apiUrl,
+    });
+    await start(settings, upstream, store, gatewayScript, secrets);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    core.setFailed(scrub(message, secrets));
+  }
+}
+
+async function start(
+  settings: Settings,
+  upstream: Upstream,
+  store: StateStore,
+  gatewayScript: string,
+  secrets: string[],
+): Promise<void> {
+  const configRef = settings.configRef ?? (await upstream.getRepository()).defaultBranch;
+  const configText = await readConfigText(upstream, settings.configFile, configRef);
+  const config = parseConfigAnnotated(configText, settings.configFile);
+  const perimeters = selectPerimeters(config, settings.perimeters, settings.branch);
+  const names = perimeters.map((p) => p.name);
+  const variables = tokenVariables(names);
+  core.info(`perimeters.yml from ${configRef}: exposing ${names.join(', ')} on branch ${settings.branch}`);
+
+  const startHead = await upstream.tryGetBranchHead(settings.branch);
+  if (startHead === null) {
+    throw new ActionError(
+      `branch "${settings.branch}" does not exist in ${settings.owner}/${settings.repo}; ` +
+        `create it before this step or set the ${Inputs.Branch} input`,
+    );
+  }
+  await markPending(upstream, startHead);
+
+  const workDir = realpathSync(mkdtempSync(join(settings.tempDir, 'perimeter-')));
+  const startedAt = new Date().toISOString();
+  const snapshot = await snapshotRefs(upstream);
+  const snapshotText = JSON.stringify(snapshot);
+  const startRefsPath = join(workDir, 'start-refs.json');
+  writeFileSync(startRefsPath, snapshotText, { mode: 0o600 });
+  store.save(State.Branch, settings.branch);
+  store.save(State.Perimeters, JSON.stringify(names));
+  store.save(State.ConfigFile, settings.configFile);
+  store.save(State.ConfigText, configText);
+  store.save(State.StartedAt, startedAt);
+  store.save(State.StartHead, startHead);
+  store.save(State.StartRefsPath, startRefsPath);
+  store.save(State.StartRefsDigest, sha256(snapshotText));
+
+  const endpointSecrets: Record<string, string> = {};
+  for (const name of names) endpointSecrets[name] = randomBytes(32).toString('base64url');
+  const ledgerKey = randomBytes(32).toString('base64url');
+  for (const value of [...Object.values(endpointSecrets), ledgerKey]) {
+    core.setSecret(value);
+    secrets.push(value);
+  }
+  const ledgerPath = join(workDir, 'ledger.jsonl');
+  const logPath = join(workDir, 'gateway.log');
+  store.save(State.LedgerPath, ledgerPath);
+  store.save(State.LedgerKey, ledgerKey);
+  store.save(State.LogPath, logPath);
+
+  const { pid, port } = await launchGateway({
+    script: gatewayScript,
+    logPath,
+    timeoutMs: READY_TIMEOUT_MS,
+    secrets,
+    config: {
+      token: settings.token,
+      apiUrl: settings.apiUrl,
+      owner: settings.owner,
+      repo: settings.repo,
+      branch: settings.branch,
+      configText,
+      configFile: settings.configFile,
+      perimeters: names,
+      secrets: endpointSecrets,
+      port: settings.port,
+      ledgerPath,
+      ledgerKey,
+      readyFile: join(workDir, 'ready.json'),
+    },
+  });
+  store.save(State.GatewayPid, String(pid));
+
+  try {
+    const endpoints: Endpoint[] = names.map((name) => ({
+      name,
+      url: `http://127.0.0.1:${port}/mcp/${encodeURIComponent(name)}`,
+      secret: endpointSecrets[name] as string,
+    }));
+    const files = writeClientConfigs(workDir, endpoints, variables);
+    for (const e of endpoints) {
+      core.exportVariable(variables[e.name] as string, e.secret);
+      core.exportVariable(variableName('URL', e.name), e.url);
+    }
+    const only = endpoints.length === 1 ? endpoints[0] : undefined;
+    core.setOutput(Outputs.Endpoints, JSON.stringify(Object.fromEntries(endpoints.map((e) => [e.name, e.url]))));
+    core.setOutput(Outputs.McpConfig, files.mcpConfig);
+    core.setOutput(Outputs.CodexConfig, files.codexConfig);
+    core.setOutput(Outputs.TokenVariables, JSON.stringify(variables));
+    core.setOutput(Outputs.Url, only?.url ?? '');
+    core.setOutput(Outputs.TokenVariable, only ? variables[only.name] : '');
+    store.save(State.Ready, 'true');
+    for (const e of endpoints) core.info(`${e.name}: ${e.url}`);
+    core.info(`gateway ready (pid ${pid}); MCP client config: ${files.mcpConfig}`);
+  } catch (error) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    throw error;
+  }
+}
+
+/** A pending status until post replaces it; also proves early that the token may post statuses. */
+async function markPending(upstream: Upstream, sha: string): Promise<void> {
+  try {
+    await upstream.createStatus(sha, {
+      state: 'pending',
+      context: STATUS_CONTEXT,
+      description: 'Agents at work; the post step verifies what was pushed.',
+    });
+  } catch (error) {
+    if (error instanceof UpstreamError && (error.code === 'forbidden' || error.code === 'not_found')) {
+      throw new ActionError(
+        `${Inputs.GithubToken} cannot post commit statuses (${error.message}); ` +
+          'give the job `permissions: { contents: write, statuses: write }`',
+      );
+    }
+    throw error;
+  }
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

@@ -1,0 +1,4 @@
+import { runPost } from './post.js';
+
+await runPost();
+process.exit();

@@ -1,0 +1,133 @@
+import * as core from '@actions/core';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { createOctokitUpstream } from '../github/octokit-upstream.js';
+import type { Upstream } from '../github/upstream.js';
+import { readLedgerFacts } from '../gateway/index.js';
+import { parseConfig, compilePerimeter } from '../policy/index.js';
+import { renderReceipt, snapshotRefs, verifyJob, type LedgerFacts, type RefSnapshot } from '../verify/index.js';
+import { State, STATUS_CONTEXT, STOP_GRACE_MS } from './constants.js';
+import { logTail, scrub, stopGateway } from './gateway-process.js';
+import { readSettings, type Settings } from './inputs.js';
+import { publishError, publishReceipt } from './publish.js';
+import { actionsState, type StateStore } from './state.js';
+
+/**
+ * The post step: stop the gateway, recompute what changed from GitHub, post the receipt.
+ * Whatever main did not get to, or whatever broke since, becomes a problem that keeps the verdict from success.
+ */
+export async function runPost(store: StateStore = actionsState): Promise<void> {
+  const secrets = [store.get(State.LedgerKey)];
+  const problems: string[] = [];
+  const pid = Number(store.get(State.GatewayPid));
+  if (pid > 0) {
+    const stopped = await stopGateway(pid, STOP_GRACE_MS);
+    if (stopped === 'not-running') problems.push('the gateway was not running when the job ended (it died or was stopped)');
+    if (stopped === 'killed') problems.push('the gateway did not stop on SIGTERM and was killed');
+  }
+
+  let settings: Settings;
+  try {
+    settings = readSettings();
+  } catch (error) {
+    core.setFailed(`nothing was verified: ${(error as Error).message}`);
+    return;
+  }
+  core.setSecret(settings.token);
+  secrets.push(settings.token);
+  const upstream = createOctokitUpstream({
+    token: settings.token,
+    owner: settings.owner,
+    repo: settings.repo,
+    baseUrl: settings.apiUrl,
+  });
+  const branch = store.get(State.Branch) || settings.branch;
+  try {
+    await verify(settings, upstream, store, branch, problems, secrets);
+  } catch (error) {
+    const message = scrub(error instanceof Error ? error.message : String(error), secrets);
+    await publishError(upstream, settings, branch, store.get(State.StartHead), message);
+    core.setFailed(`Perimeter could not verify this job: ${message}`);
+  }
+}
+
+async function verify(
+  settings: Settings,
+  upstream: Upstream,
+  store: StateStore,
+  branch: string,
+  problems: string[],
+  secrets: string[],
+): Promise<void> {
+  const startHead = store.get(State.StartHead);
+  const configText = store.get(State.ConfigText);
+  if (!startHead || !configText) {
+    const reason =
+      'the main step failed before it recorded the starting state of the repository, so nothing done during this job was verified';
+    await publishError(upstream, settings, branch, null, reason);
+    core.setFailed(`Perimeter: ${reason}`);
+    return;
+  }
+
+  if (store.get(State.Ready) !== 'true') problems.push('the main step failed before the gateway was ready');
+  const configFile = store.get(State.ConfigFile) || settings.configFile;
+  const names = JSON.parse(store.get(State.Perimeters) || '[]') as string[];
+  const perimeters = parseConfig(configText, configFile)
+    .perimeters.filter((spec) => names.includes(spec.name))
+    .map((spec) => compilePerimeter(spec, configFile));
+
+  const end = await snapshotRefs(upstream);
+  const start = readStartSnapshot(store, branch, startHead, end, problems);
+  const ledger = await readLedger(store);
+
+  const verdict = await verifyJob({
+    upstream,
+    branch,
+    start,
+    end,
+    perimeters,
+    ledger,
+    directPushes: settings.directPushes,
+    problems,
+  });
+  const logPath = store.get(State.LogPath);
+  const gatewayLog = ledger?.ok === false || problems.length > 0 ? logTail(logPath, secrets) : '';
+  const receipt = renderReceipt(verdict, { runUrl: settings.runUrl, context: STATUS_CONTEXT });
+  await publishReceipt(upstream, settings, receipt, end[`refs/heads/${branch}`] ?? startHead, gatewayLog);
+
+  if (verdict.state === 'success') {
+    core.info(`Perimeter: ${receipt.status.description}`);
+  } else if (settings.failOnViolation) {
+    core.setFailed(`Perimeter: ${receipt.status.description}`);
+  } else {
+    core.warning(`Perimeter: ${receipt.status.description}`);
+  }
+}
+
+/** The start snapshot main wrote; its digest travelled in the runner's state, out of the job's reach. */
+function readStartSnapshot(
+  store: StateStore,
+  branch: string,
+  startHead: string,
+  end: RefSnapshot,
+  problems: string[],
+): RefSnapshot {
+  const path = store.get(State.StartRefsPath);
+  const text = path && existsSync(path) ? readFileSync(path, 'utf8') : null;
+  if (text !== null && createHash('sha256').update(text).digest('hex') === store.get(State.StartRefsDigest)) {
+    return JSON.parse(text) as RefSnapshot;
+  }
+  problems.push(
+    text === null
+      ? 'the start snapshot of the refs is missing, so refs other than the bound branch were not checked'
+      : 'the start snapshot of the refs was changed during the job, so refs other than the bound branch were not checked',
+  );
+  return { ...end, [`refs/heads/${branch}`]: startHead };
+}
+
+/** null when main never started a gateway; a missing or broken ledger comes back with ok: false. */
+async function readLedger(store: StateStore): Promise<LedgerFacts | null> {
+  const path = store.get(State.LedgerPath);
+  const key = store.get(State.LedgerKey);
+  return path && key ? readLedgerFacts(path, key) : null;
+}

@@ -1,0 +1,78 @@
+import * as core from '@actions/core';
+import type { Upstream } from '../github/upstream.js';
+import type { Receipt } from '../verify/index.js';
+import { MAX_ANNOTATIONS, STATUS_CONTEXT } from './constants.js';
+import type { Settings } from './inputs.js';
+
+/** GitHub rejects longer status descriptions. */
+export const DESCRIPTION_LIMIT = 140;
+
+export function truncate(text: string, limit = DESCRIPTION_LIMIT): string {
+  const chars = [...text];
+  return chars.length <= limit ? text : `${chars.slice(0, limit - 1).join('')}…`;
+}
+
+/**
+ * Summary and annotations first, so the verdict is visible even when posting the status fails;
+ * then the commit status on the bound branch's end head.
+ */
+export async function publishReceipt(
+  upstream: Upstream,
+  settings: Settings,
+  receipt: Receipt,
+  sha: string,
+  gatewayLog: string,
+): Promise<void> {
+  core.summary.addRaw(receipt.summary, true);
+  if (gatewayLog) {
+    core.summary.addDetails('Gateway log (last lines)', `\n\n\`\`\`text\n${gatewayLog}\n\`\`\`\n`);
+  }
+  await writeSummary();
+
+  const shown = receipt.annotations.slice(0, MAX_ANNOTATIONS);
+  for (const a of shown) core.error(a.message, a.path ? { title: a.title, file: a.path } : { title: a.title });
+  const rest = receipt.annotations.length - shown.length;
+  if (rest > 0) core.error(`${rest} more violating files are listed in the job summary`, { title: 'Perimeter' });
+
+  await upstream.createStatus(sha, {
+    ...receipt.status,
+    description: truncate(receipt.status.description),
+    targetUrl: receipt.status.targetUrl ?? settings.runUrl,
+  });
+}
+
+/** The receipt when nothing could be verified: an `error` status (best effort) and a summary saying why. */
+export async function publishError(
+  upstream: Upstream,
+  settings: Settings,
+  branch: string,
+  sha: string | null,
+  reason: string,
+): Promise<void> {
+  core.summary
+    .addHeading('Perimeter: not verified', 2)
+    .addRaw(`${reason}\n\nThe receipt is an error, never a success.`, true);
+  await writeSummary();
+  try {
+    const target = sha || (await upstream.tryGetBranchHead(branch));
+    if (!target) return;
+    await upstream.createStatus(target, {
+      state: 'error',
+      context: STATUS_CONTEXT,
+      description: truncate(`Not verified: ${reason}`),
+      targetUrl: settings.runUrl,
+    });
+  } catch (error) {
+    core.warning(`could not post the error status: ${(error as Error).message}`);
+  }
+}
+
+/** The job summary; outside a runner (no GITHUB_STEP_SUMMARY) it goes to the log instead. */
+async function writeSummary(): Promise<void> {
+  if (process.env.GITHUB_STEP_SUMMARY) {
+    await core.summary.write();
+  } else {
+    core.info(core.summary.stringify());
+    core.summary.emptyBuffer();
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * One GitHub Actions job around the built action, for end-to-end tests and the demo: a repository in the
+ * GitHub stand-in, the runner harness for main and post, an MCP client as the agent (connected with the
+ * mcp-config file main wrote), and `git push` with the job's token as the route around the gateway.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { seedRepo, startFakeGithub, type FakeGithub } from '../../fake-github/index.js';
+import { ActionRunner, type RunnerOptions, type StepResult } from '../../support/runner.js';
+
+const run = promisify(execFile);
+
+export const REPOSITORY = 'octo/widgets';
+
+export interface JobOptions {
+  /** files of the default branch `main`, perimeters.yml included */
+  files: Record<string, string>;
+  /** the bound branch, created from main before the job (unless it is main) */
+  branch?: string;
+  /** files committed on the bound branch before the job */
+  branchFiles?: Record<string, string>;
+  inputs?: Record<string, string>;
+  /** files in the runner's workspace (a checkout an agent can edit) */
+  workspaceFiles?: Record<string, string>;
+  actionDir: string;
+}
+
+export interface StatusRecord {
+  state: string;
+  context: string;
+  description: string;
+  target_url: string | null;
+}
+
+export class Job {
+  readonly token = `ghs_${randomBytes(18).toString('hex')}`;
+  readonly branch: string;
+  runner!: ActionRunner;
+  gh!: FakeGithub;
+  readonly dir = mkdtempSync(join(tmpdir(), 'perimeter-job-'));
+  readonly bare = join(this.dir, 'widgets.git');
+  private clients: Client[] = [];
+
+  private constructor(private readonly options: JobOptions) {
+    this.branch = options.branch ?? 'agent/work';
+  }
+
+  static async create(options: JobOptions): Promise<Job> {
+    const job = new Job(options);
+    await seedRepo(job.bare, options.files);
+    if (job.branch !== 'main') await git(job.bare, ['branch', job.branch, 'main']);
+    job.gh = await startFakeGithub({ token: job.token, repos: { [REPOSITORY]: job.bare } });
+    if (options.branchFiles) await job.push(options.branchFiles, { message: 'Before the job' });
+    const workspace = join(job.dir, 'workspace');
+    for (const [path, content] of Object.entries(options.workspaceFiles ?? {})) {
+      mkdirSync(dirname(join(workspace, path)), { recursive: true });
+      writeFileSync(join(workspace, path), content);
+    }
+    const runnerOptions: RunnerOptions = {
+      apiUrl: job.gh.url,
+      serverUrl: 'https://github.example',
+      repository: REPOSITORY,
+      token: job.token,
+      ref: `refs/heads/${job.branch}`,
+      workspace,
+      actionDir: options.actionDir,
+      ...(options.inputs && { inputs: options.inputs }),
+    };
+    job.runner = new ActionRunner(runnerOptions);
+    return job;
+  }
+
+  main(): Promise<StepResult> {
+    return this.runner.runMain();
+  }
+
+  async post(): Promise<StepResult> {
+    for (const client of this.clients.splice(0)) await client.close().catch(() => undefined);
+    return this.runner.runPost();
+  }
+
+  /** An MCP client connected the way Claude Code would be: from the mcp-config file main wrote. */
+  async agent(perimeter: string): Promise<Client> {
+    const path = this.runner.main?.outputs['mcp-config'];
+    if (!path) throw new Error('main wrote no mcp-config output');
+    const config = JSON.parse(readFileSync(path, 'utf8')) as {
+      mcpServers: Record<string, { url: string; headers: Record<string, string> }>;
+    };
+    const server = config.mcpServers[perimeter];
+    if (!server) throw new Error(`no server ${perimeter} in ${path}`);
+    const client = new Client({ name: 'test-agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } }));
+    this.clients.push(client);
+    return client;
+  }
+
+  /** A `git push` with the job's token: the route around the gateway. Returns the pushed commit. */
+  async push(
+    files: Record<string, string | null>,
+    options: { branch?: string; from?: string; force?: boolean; message?: string; resetTo?: string } = {},
+  ): Promise<string> {
+    const work = mkdtempSync(join(this.dir, 'clone-'));
+    const remote = `${this.gh.url.replace('http://', `http://x-access-token:${this.token}@`)}/${REPOSITORY}.git`;
+    const from = options.from ?? this.branch;
+    await git(work, ['clone', '--quiet', '--branch', from, remote, '.']);
+    await git(work, ['config', 'user.name', 'Rogue Agent']);
+    await git(work, ['config', 'user.email', 'rogue@example.com']);
+    if (options.resetTo) await git(work, ['reset', '--quiet', '--hard', options.resetTo]);
+    for (const [path, content] of Object.entries(files)) {
+      if (content === null) {
+        await git(work, ['rm', '--quiet', path]);
+      } else {
+        mkdirSync(dirname(join(work, path)), { recursive: true });
+        writeFileSync(join(work, path), content);
+        await git(work, ['add', path]);
+      }
+    }
+    await git(work, ['commit', '--quiet', '--allow-empty', '-m', options.message ?? 'Direct push']);
+    const target = options.branch ?? from;
+    await git(work, ['push', '--quiet', ...(options.force ? ['--force'] : []), 'origin', `HEAD:refs/heads/${target}`]);
+    return (await git(work, ['rev-parse', 'HEAD'])).trim();
+  }
+
+  async head(branch = this.branch): Promise<string> {
+    return (await git(this.bare, ['rev-parse', `refs/heads/${branch}`])).trim();
+  }
+
+  /** Commit statuses on `sha`, newest first, as the REST API lists them. */
+  async statuses(sha: string): Promise<StatusRecord[]> {
+    const response = await fetch(`${this.gh.url}/repos/${REPOSITORY}/commits/${sha}/statuses`, {
+      headers: { authorization: `Bearer ${this.token}` },
+    });
+    if (!response.ok) throw new Error(`statuses: ${response.status}`);
+    return (await response.json()) as StatusRecord[];
+  }
+
+  /** The gateway's pid, from the state main saved. */
+  gatewayPid(): number {
+    return Number(this.runner.main?.state.gatewayPid ?? 0);
+  }
+
+  async close(): Promise<void> {
+    for (const client of this.clients.splice(0)) await client.close().catch(() => undefined);
+    const pid = this.gatewayPid();
+    if (pid > 0) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // stopped by post, as it should be
+      }
+    }
+    await this.gh?.stop();
+  }
+}
+
+export async function git(cwd: string, args: string[]): Promise<string> {
+  const { stdout } = await run('git', args, {
+    cwd,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' },
+  });
+  return stdout;
+}
+
+/** The text of a tool answer (first text content). */
+export function text(result: unknown): string {
+  const content = (result as { content?: Array<{ type: string; text?: string }> }).content ?? [];
+  return content.map((c) => c.text ?? '').join('\n');
+}

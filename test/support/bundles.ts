@@ -1,0 +1,56 @@
+/**
+ * The action directory end-to-end tests run: the repository itself when the committed dist/ matches the
+ * sources (dist/sources.json), else a fresh build of the bundles in a temporary directory, made once per
+ * source digest and shared by every test file. CI separately checks that dist/ is committed fresh.
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sourceDigest } from '../../scripts/source-digest.mjs';
+import { REPO_ROOT } from './runner.js';
+
+const ENTRIES = ['main', 'post', 'gateway'];
+
+function committedDigest(): string | null {
+  try {
+    return (JSON.parse(readFileSync(join(REPO_ROOT, 'dist', 'sources.json'), 'utf8')) as { digest?: string }).digest ?? null;
+  } catch {
+    return null;
+  }
+}
+
+export async function actionDir(): Promise<string> {
+  const digest = sourceDigest(REPO_ROOT);
+  if (committedDigest() === digest && ENTRIES.every((e) => existsSync(join(REPO_ROOT, 'dist', e, 'index.js')))) {
+    return REPO_ROOT;
+  }
+  const dir = join(tmpdir(), `perimeter-action-${digest.slice(0, 16)}`);
+  const done = join(dir, 'complete');
+  const lock = `${dir}.lock`;
+  for (;;) {
+    if (existsSync(done)) return dir;
+    try {
+      mkdirSync(lock);
+    } catch {
+      // another test file is building; a lock older than 10 minutes belongs to a dead build
+      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > 600_000) rmSync(lock, { recursive: true, force: true });
+      await sleep(250);
+      continue;
+    }
+    try {
+      process.stderr.write(`dist/ is stale: building fresh bundles for the end-to-end tests in ${dir}\n`);
+      rmSync(dir, { recursive: true, force: true });
+      execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'bundle.mjs'), '--out', join(dir, 'dist'), ...ENTRIES], {
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      copyFileSync(join(REPO_ROOT, 'action.yml'), join(dir, 'action.yml'));
+      writeFileSync(done, digest);
+      return dir;
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+  }
+}
