@@ -14,36 +14,11 @@ export async function renderAnswer(
   filter: AnswerFilter,
   answer: ToolAnswer,
 ): Promise<{ result: CallToolResult; hidden: number }> {
-  const cache = new Map<string, Promise<{ text: string; hidden: number; kinds: Record<string, number> }>>();
-  let hidden = 0;
-  const kinds: Record<string, number> = {};
-  const redact = async (text: string): Promise<string> => {
-    let pending = cache.get(text);
-    const first = !pending;
-    if (!pending) {
-      pending = filter.redact(text);
-      cache.set(text, pending);
-    }
-    const redaction = await pending;
-    if (first) {
-      hidden += redaction.hidden;
-      for (const [kind, n] of Object.entries(redaction.kinds)) kinds[kind] = (kinds[kind] ?? 0) + n;
-    }
-    return redaction.text;
-  };
-  const walk = async (value: unknown): Promise<unknown> => {
-    if (typeof value === 'string') return redact(value);
-    if (Array.isArray(value)) return Promise.all(value.map(walk));
-    if (value !== null && typeof value === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) out[k] = await walk(v);
-      return out;
-    }
-    return value;
-  };
-  const structured = (await walk(answer.structured)) as Record<string, unknown>;
-  const text = answer.text === undefined ? JSON.stringify(structured) : await redact(answer.text);
+  const redactor = new Redactor(filter);
+  const structured = await redactor.walk(answer.structured);
+  const text = answer.text === undefined ? JSON.stringify(structured) : await redactor.redact(answer.text);
   const content: CallToolResult['content'] = [{ type: 'text', text }];
+  const { hidden, kinds } = redactor;
   if (hidden > 0) {
     structured.redacted = { count: hidden, kinds };
     const list = Object.entries(kinds)
@@ -55,6 +30,40 @@ export async function renderAnswer(
     });
   }
   return { result: { content, structuredContent: structured }, hidden };
+}
+
+/** Runs every string of a value through the filter once, counting what it hid. */
+export class Redactor {
+  hidden = 0;
+  readonly kinds: Record<string, number> = {};
+  private readonly cache = new Map<string, Promise<string>>();
+
+  constructor(private readonly filter: AnswerFilter) {}
+
+  redact(text: string): Promise<string> {
+    let pending = this.cache.get(text);
+    if (!pending) {
+      pending = this.filter.redact(text).then((redaction) => {
+        this.hidden += redaction.hidden;
+        for (const [kind, n] of Object.entries(redaction.kinds))
+          this.kinds[kind] = (this.kinds[kind] ?? 0) + n;
+        return redaction.text;
+      });
+      this.cache.set(text, pending);
+    }
+    return pending;
+  }
+
+  async walk<T>(value: T): Promise<T> {
+    if (typeof value === 'string') return (await this.redact(value)) as T;
+    if (Array.isArray(value)) return (await Promise.all(value.map((v) => this.walk(v)))) as T;
+    if (value !== null && typeof value === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) out[k] = await this.walk(v);
+      return out as T;
+    }
+    return value;
+  }
 }
 
 /** The agent-facing text of a failure, and how the ledger classifies it. */

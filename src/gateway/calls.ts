@@ -1,6 +1,7 @@
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { AnswerFilter } from '../safety/answer-filter.js';
+import { Redactor } from './answers.js';
 import type { CallRecord, Ledger } from './ledger.js';
 import type { MeterReading, UpstreamMeter } from './meter.js';
 import type { CallNotes } from './tools/definition.js';
@@ -85,11 +86,26 @@ export class CallTracker {
       ...(outcome.hidden ? { hidden_values: outcome.hidden } : {}),
     };
     try {
-      await this.services.ledger.append(record);
+      await this.services.ledger.append(await this.scrubRecord(record));
     } catch (error) {
       this.services.log(`ledger append failed: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
     }
     return answer;
+  }
+
+  /** Paths and reasons can carry what an agent typed, secrets included: they pass the filter too. */
+  private async scrubRecord(record: CallRecord): Promise<CallRecord> {
+    const { paths, reason, sha } = record;
+    try {
+      return { ...record, ...(await new Redactor(this.services.filter).walk({ paths, reason, sha })) };
+    } catch {
+      return {
+        ...record,
+        paths: paths.map(() => '[withheld]'),
+        reason: 'withheld: the filter failed',
+        sha: undefined,
+      };
+    }
   }
 
   /** Answers the SDK produced without a handler echo the agent's own arguments; they pass the filter too. */

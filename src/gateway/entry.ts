@@ -1,0 +1,3 @@
+import { runGatewayProcess } from './child.js';
+
+void runGatewayProcess();

@@ -1,0 +1,140 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readLedgerFacts, verifyLedger } from '../../src/gateway/index.js';
+import { secretForms } from '../../src/github/errors.js';
+import { createSecretFilter } from '../../src/safety/index.js';
+import { call, fakeToken, startHarness, textOf, type Harness } from './support/harness.js';
+
+const CONFIG = `
+version: 1
+perimeters:
+  implementer:
+    read: ["src/**", "notes/**"]
+    write: ["src/**"]
+  tester:
+    read: ["test/**"]
+    write: ["test/**"]
+`;
+
+describe('a gateway session', () => {
+  const token = fakeToken();
+  let h: Harness;
+  const answers: string[] = [];
+  let commit = '';
+
+  beforeAll(async () => {
+    h = await startHarness({
+      token,
+      filter: createSecretFilter({ extraSecrets: [token] }),
+      config: CONFIG,
+      files: {
+        'src/index.ts': 'export {};\n',
+        'notes/leak.md': `a token someone pasted: ${token}\nand its base64: ${Buffer.from(`x-access-token:${token}`).toString('base64')}\n`,
+        'test/a.test.ts': 'test\n',
+      },
+    });
+    const implementer = await h.connect('implementer');
+    const tester = await h.connect('tester');
+    const record = async (client: typeof implementer, name: string, args: Record<string, unknown>) => {
+      const result = await call(client, name, args);
+      answers.push(JSON.stringify(result));
+      return result;
+    };
+    await record(implementer, 'get_tree', { recursive: true });
+    await record(implementer, 'get_file', { path: 'notes/leak.md' });
+    await record(implementer, 'get_files', { paths: ['notes/leak.md', `src/${token}.ts`] });
+    await record(implementer, 'get_file', { path: `notes/${token}` });
+    await record(implementer, 'get_file', { path: 'test/a.test.ts' });
+    await record(implementer, 'no_such_tool', { path: token });
+    await record(implementer, 'get_file', { path: 7 });
+    const pushed = await record(implementer, 'push_files', {
+      message: 'one change',
+      files: [{ path: 'src/b.ts', content: 'export const b = 1;\n' }],
+    });
+    commit = (pushed.structuredContent as { commit: string }).commit;
+    await record(tester, 'push_files', { message: 'outside', files: [{ path: 'src/c.ts', content: 'x' }] });
+    await record(implementer, 'push_files', {
+      message: `about ${token}`,
+      files: [{ path: 'src/t.ts', content: `const t = "${token}";\n` }],
+    });
+    h.fake.injectFault({ kind: 'status', status: 502, count: 10, route: /trees/ });
+    await record(implementer, 'get_commit', { sha: commit });
+    h.fake.clearFaults();
+    await h.gateway.close();
+  });
+  afterAll(async () => h.close());
+
+  it('hides secrets in answers and says how many it hid', async () => {
+    const leak = answers[1]!;
+    expect(leak).toMatch(/\[hidden: /);
+    expect(leak).toMatch(/"redacted":\{"count":2/);
+    expect(leak).toMatch(/secret-looking value\(s\) hidden/);
+  });
+
+  it('never lets the token out: not in an answer, a log line or the ledger, in any encoding', async () => {
+    const ledger = await readFile(h.ledgerPath, 'utf8');
+    const everything = [...answers, ...h.logs, ledger].join('\n');
+    expect(answers).toHaveLength(11);
+    expect(ledger.split('\n').length).toBeGreaterThan(11);
+    for (const form of secretForms(token)) expect(everything).not.toContain(form);
+  });
+
+  it('keeps contents and messages out of the ledger, as length and digest', async () => {
+    const ledger = await readFile(h.ledgerPath, 'utf8');
+    expect(ledger).not.toContain('export const b = 1;');
+    expect(ledger).not.toContain('one change');
+    const push = ledger
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((r) => r.commit === commit)!;
+    expect(push).toMatchObject({
+      tool: 'push_files',
+      decision: 'allowed',
+      message: { length: 10, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      content: [{ path: 'src/b.ts', length: 20 }],
+    });
+  });
+
+  it('records every call, allowed, refused and failed, and the ledger verifies', async () => {
+    expect(await verifyLedger(h.ledgerPath, h.ledgerKey)).toEqual({ ok: true, records: 13 });
+    const facts = await readLedgerFacts(h.ledgerPath, h.ledgerKey);
+    expect(facts).toEqual({
+      ok: true,
+      commits: [commit],
+      perPerimeter: { implementer: { calls: 10, refusals: 4 }, tester: { calls: 1, refusals: 1 } },
+    });
+    const records = (await readFile(h.ledgerPath, 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { tool?: string; decision?: string; reason?: string });
+    expect(records.map((r) => r.decision ?? '-')).toEqual([
+      '-',
+      'allowed',
+      'allowed',
+      'allowed',
+      'allowed',
+      'refused',
+      'refused',
+      'refused',
+      'allowed',
+      'refused',
+      'refused',
+      'failed',
+      '-',
+    ]);
+    expect(records[11]!.reason).toMatch(/unavailable|502/);
+  });
+
+  it('catches a tampered copy at the right record', async () => {
+    const lines = (await readFile(h.ledgerPath, 'utf8')).trimEnd().split('\n');
+    lines[9] = lines[9]!.replace('"refused"', '"allowed"');
+    const copy = `${h.ledgerPath}.tampered`;
+    await writeFile(copy, `${lines.join('\n')}\n`);
+    expect(await verifyLedger(copy, h.ledgerKey)).toMatchObject({ ok: false, brokenAt: 10 });
+  });
+
+  it('answers an upstream failure with a clear, scrubbed error', async () => {
+    expect(textOf(JSON.parse(answers[10]!))).toMatch(/GitHub/);
+  });
+});
