@@ -21,6 +21,8 @@ export interface JobFacts {
   /** true: the start head is not an ancestor of the end head; null: not known */
   historyRewritten: boolean | null;
   changes: Change[];
+  /** changes made by single new commits that the net change does not show (undone later) */
+  intermediate: Change[];
   /** every ref that changed during the job, the bound branch included */
   refChanges: RefChange[];
   /** commits reachable from the end head and not from the baseline, newest first; null: not known */
@@ -88,7 +90,8 @@ function fileViolation(file: FileDecision): Violation {
         ? 'submodule'
         : 'path';
   const what = kind === 'path' ? `${file.kind} outside every perimeter` : `${kind} ${file.kind}`;
-  return { kind, path: file.path, message: `${file.path}: ${what} (${file.rule})` };
+  const when = file.transient ? ' by an intermediate commit' : '';
+  return { kind, path: file.path, message: `${file.path}: ${what}${when} (${file.rule})` };
 }
 
 function attribute(facts: JobFacts): CommitAttribution {
@@ -127,7 +130,13 @@ export function judge(facts: JobFacts): Verdict {
     });
   }
 
-  const files = facts.changes.map((change) => decideFile(change, facts.branch, facts.perimeters));
+  const files = [
+    ...facts.changes.map((change) => decideFile(change, facts.branch, facts.perimeters)),
+    ...facts.intermediate.map((change) => ({
+      ...decideFile(change, facts.branch, facts.perimeters),
+      transient: true,
+    })),
+  ];
   for (const file of files) if (!file.allowed) violations.push(fileViolation(file));
 
   const refChanges = facts.refChanges.filter((change) => change.ref !== branchRef);

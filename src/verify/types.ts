@@ -29,6 +29,8 @@ export interface VerifyInput {
   problems?: string[];
   /** most new commits walked to attribute them (default 300) */
   maxCommits?: number;
+  /** most new commits diffed one by one for changes the net diff hides (default 50) */
+  maxCommitDiffs?: number;
 }
 
 export interface RefChange {
@@ -44,6 +46,8 @@ export interface FileDecision extends Change {
   rule: string;
   /** the perimeter whose write glob allowed it */
   perimeter?: string;
+  /** made by an intermediate commit and undone later: not in the end result, but in the history */
+  transient?: boolean;
 }
 
 export type ViolationKind =

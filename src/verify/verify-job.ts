@@ -1,9 +1,11 @@
 import type { PushActivity, Upstream } from '../github/upstream.js';
 import { diffTrees } from './diff-trees.js';
+import { intermediateChanges, listNewCommits, type NewCommits } from './history.js';
 import { compareSnapshots, judge, type JobFacts } from './judge.js';
 import type { Baseline, RefSnapshot, Verdict, VerifyInput } from './types.js';
 
-const PAGE = 100;
+const MAX_COMMITS = 300;
+const MAX_COMMIT_DIFFS = 50;
 
 /** All branch and tag heads, as a plain object (it travels from main to post as JSON). */
 export async function snapshotRefs(upstream: Upstream): Promise<RefSnapshot> {
@@ -43,21 +45,6 @@ async function findBaseline(
   };
 }
 
-/** New commits, newest first, walking back from the end head until the baseline (bounded). */
-async function newCommits(upstream: Upstream, endHead: string, stop: string | null, max: number) {
-  const shas: string[] = [];
-  for (let page = 1; shas.length < max; page++) {
-    const commits = await upstream.listCommits({ sha: endHead, perPage: PAGE, page });
-    for (const commit of commits) {
-      if (commit.sha === stop) return { shas, complete: true };
-      if (shas.length >= max) return { shas, complete: false };
-      shas.push(commit.sha);
-    }
-    if (commits.length < PAGE) return { shas, complete: stop === null };
-  }
-  return { shas, complete: false };
-}
-
 /**
  * Recomputes from GitHub what changed during the job and judges it. Never throws for a failed look-up:
  * whatever could not be checked is named in `unchecked` and keeps the verdict from success.
@@ -74,6 +61,7 @@ export async function verifyJob(input: VerifyInput): Promise<Verdict> {
     baseline: null,
     historyRewritten: null,
     changes: [],
+    intermediate: [],
     refChanges: compareSnapshots(input.start, input.end),
     newCommits: startHead === endHead ? { shas: [], complete: true } : null,
     ledger: input.ledger,
@@ -119,31 +107,38 @@ async function examineBranch(input: VerifyInput, facts: JobFacts, endHead: strin
   } catch (error) {
     facts.unchecked.push(`the changed files of "${input.branch}": ${reason(error)}`);
   }
-  if (facts.historyRewritten) {
-    facts.notes.push(
-      'after a history rewrite the changed files are measured from the start head, not commit by commit',
-    );
-  }
+  let listed: NewCommits;
   try {
-    const stop = facts.historyRewritten ? null : baseSha;
-    facts.newCommits = facts.historyRewritten
-      ? await newCommitsUntilAny(input, endHead)
-      : await newCommits(upstream, endHead, stop, input.maxCommits ?? 300);
+    // After a force push there is no single stop: new is whatever lies above every head the job started with.
+    const stops = facts.historyRewritten
+      ? new Set(Object.values(input.start))
+      : new Set(baseSha === null ? [] : [baseSha]);
+    listed = await listNewCommits(upstream, endHead, stops, input.maxCommits ?? MAX_COMMITS);
+    facts.newCommits = { shas: listed.commits.map((commit) => commit.sha), complete: listed.complete };
   } catch (error) {
     facts.unchecked.push(`the new commits of "${input.branch}": ${reason(error)}`);
+    return;
   }
+  await examineCommits(input, facts, listed);
 }
 
-/** After a force push there is no single stop commit: attribute what is above any commit the job started with. */
-async function newCommitsUntilAny(input: VerifyInput, endHead: string) {
-  const known = new Set(Object.values(input.start));
-  const shas: string[] = [];
-  const commits = await input.upstream.listCommits({ sha: endHead, perPage: PAGE, page: 1 });
-  for (const commit of commits) {
-    if (known.has(commit.sha)) return { shas, complete: true };
-    shas.push(commit.sha);
+/** Each new commit on its own, for what the net diff hides; skipped (and said so) when that is not sound or cheap. */
+async function examineCommits(input: VerifyInput, facts: JobFacts, listed: NewCommits): Promise<void> {
+  const max = input.maxCommitDiffs ?? MAX_COMMIT_DIFFS;
+  if (listed.commits.length <= 1 && listed.complete) return;
+  if (facts.historyRewritten || !listed.complete || listed.commits.length > max) {
+    facts.notes.push(
+      facts.historyRewritten
+        ? 'after the history rewrite only the net change was checked, not each commit'
+        : `only the net change was checked, not each of the ${listed.complete ? '' : 'more than '}${listed.commits.length} new commits`,
+    );
+    return;
   }
-  return { shas, complete: false };
+  try {
+    facts.intermediate = await intermediateChanges(input.upstream, listed.commits, facts.changes);
+  } catch (error) {
+    facts.unchecked.push(`the changes of each new commit: ${reason(error)}`);
+  }
 }
 
 /** The Activity API names who pushed; it only enriches the receipt, so a failure is a note. */

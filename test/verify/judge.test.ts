@@ -29,6 +29,7 @@ function facts(overrides: Partial<JobFacts> = {}): JobFacts {
     baseline: { sha: A, label: 'the start of the job' },
     historyRewritten: false,
     changes: [],
+    intermediate: [],
     refChanges: [{ ref: 'refs/heads/agent/x', kind: 'moved', before: A, after: B }],
     newCommits: { shas: [B], complete: true },
     ledger: { ok: true, commits: [B], perPerimeter: { impl: { calls: 3, refusals: 1 } } },
@@ -117,6 +118,23 @@ describe('judge', () => {
       expect(retargeted.violations[0]?.kind).toBe(kind);
       const deleted = judge(facts({ changes: [{ path: 'src/link', kind: 'deleted', oldMode: mode }] }));
       expect(deleted.state).toBe('success');
+    });
+  });
+
+  describe('when an intermediate commit changed a path the end result does not show', () => {
+    it('judges it too and marks it as undone later', () => {
+      const verdict = judge(
+        facts({
+          changes: [{ path: 'src/a.ts', kind: 'modified', oldMode: '100644', newMode: '100644' }],
+          intermediate: [{ path: '.env', kind: 'added', newMode: '100644' }],
+        }),
+      );
+      expect(verdict.state).toBe('failure');
+      expect(verdict.files.map((f) => [f.path, f.allowed, f.transient ?? false])).toEqual([
+        ['src/a.ts', true, false],
+        ['.env', false, true],
+      ]);
+      expect(verdict.violations[0]?.message).toContain('by an intermediate commit');
     });
   });
 

@@ -133,6 +133,30 @@ describe('verifyJob against the stand-in', () => {
     });
   });
 
+  describe('when a commit made a change that a later one undid', () => {
+    it('still fails on it: it stays in the history', async () => {
+      const leak = await commitToBare(s.dir, BRANCH, { '.env': 'SECRET=1\n', 'src/ok.ts': 'ok' }, 'leak', {
+        actor: 'mallory',
+      });
+      const undo = await commitToBare(s.dir, BRANCH, { '.env': null }, 'undo', { actor: 'mallory' });
+      const { verdict } = await verify(ledgerOf());
+      expect(verdict.state).toBe('failure');
+      expect(verdict.files.map((f) => `${f.path} ${f.allowed} ${f.transient ?? false}`)).toEqual([
+        'src/ok.ts true false',
+        '.env false true',
+      ]);
+      expect(verdict.commits.direct).toEqual([undo, leak]);
+    });
+
+    it('says so instead when there are more commits than it diffs one by one', async () => {
+      await commitToBare(s.dir, BRANCH, { '.env': 'SECRET=1\n' });
+      await commitToBare(s.dir, BRANCH, { '.env': null });
+      const { verdict } = await verify(ledgerOf(), { maxCommitDiffs: 1 });
+      expect(verdict.files).toEqual([]);
+      expect(verdict.notes.join()).toContain('only the net change was checked');
+    });
+  });
+
   describe('when a symlink, a submodule or an executable bit arrives', () => {
     it('fails on the symlink and the submodule; a mode change inside the perimeter is fine', async () => {
       await plumbCommit(s.dir, BRANCH, {
