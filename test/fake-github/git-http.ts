@@ -1,10 +1,52 @@
 import { spawn } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename, dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ACTIVITY_ENV, activityPath, ACTOR_ENV } from './activity-log.js';
 import type { FakeRepo } from './repo.js';
+import { identify } from './respond.js';
+import type { ServerState } from './stats.js';
 
 export const HTTP_BACKEND = '/usr/lib/git-core/git-http-backend';
+
+/** `/owner/name.git/...` */
+export const GIT_PATH = /^\/([^/]+)\/([^/]+?)\.git(\/.*)$/;
+
+function plain(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'content-type': 'text/plain', ...headers });
+  res.end(`${text}\n`);
+}
+
+/** Answers one git smart HTTP request: Basic auth with the token as password, faults, then http-backend. */
+export async function handleGit(
+  state: ServerState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+): Promise<void> {
+  const [, owner, name, rest = '/'] = GIT_PATH.exec(path) ?? [];
+  const key = `GIT ${req.method} /{owner}/{repo}.git${rest}`;
+  state.stats.request(key, true);
+  const login = identify(req, state.tokens, true);
+  if (!login) {
+    const message = login === undefined ? 'Authentication required' : 'Invalid username or token.';
+    return plain(res, 401, message, { 'www-authenticate': 'Basic realm="GitHub"' });
+  }
+  const concrete = `${req.method} ${path}`;
+  const delay = state.faults.take(['latency'], key, concrete);
+  if (delay?.kind === 'latency') await sleep(delay.ms);
+  const failure = state.faults.take(['status'], key, concrete);
+  if (failure?.kind === 'status') return plain(res, failure.status, failure.message ?? 'Injected failure');
+  const repo = state.repos.get(`${owner}/${name}`.toLowerCase());
+  if (!repo) return plain(res, 404, 'Repository not found.');
+  if (req.method === 'POST' && rest === '/git-receive-pack') await state.faults.moveRefsBefore(repo, null);
+  await serveGit(req, res, repo, rest, login);
+}
 
 /**
  * Serves git smart HTTP for one repository through `git http-backend` (CGI): the request body goes to its

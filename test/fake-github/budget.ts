@@ -1,0 +1,49 @@
+/** The core REST budget: `limit` requests per hour-long window, as the x-ratelimit-* headers report it. */
+export class RateBudget {
+  private used = 0;
+  private reset = Math.floor(Date.now() / 1000) + 3600;
+
+  constructor(readonly limit: number) {}
+
+  private roll(): void {
+    const now = Math.floor(Date.now() / 1000);
+    if (now >= this.reset) {
+      this.used = 0;
+      this.reset = now + 3600;
+    }
+  }
+
+  get remaining(): number {
+    this.roll();
+    return Math.max(0, this.limit - this.used);
+  }
+
+  /** Counts one request; false when the budget was already spent (the request must be refused). */
+  trySpend(): boolean {
+    if (this.remaining === 0) return false;
+    this.used += 1;
+    return true;
+  }
+
+  /** Counts a request that is answered anyway (injected failures). */
+  spend(): void {
+    this.roll();
+    this.used += 1;
+  }
+
+  snapshot(): { limit: number; used: number; remaining: number; reset: number } {
+    const remaining = this.remaining;
+    return { limit: this.limit, used: this.used, remaining, reset: this.reset };
+  }
+
+  headers(): Record<string, string> {
+    const s = this.snapshot();
+    return {
+      'x-ratelimit-limit': String(s.limit),
+      'x-ratelimit-remaining': String(s.remaining),
+      'x-ratelimit-used': String(s.used),
+      'x-ratelimit-reset': String(s.reset),
+      'x-ratelimit-resource': 'core',
+    };
+  }
+}
