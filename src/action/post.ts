@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createOctokitUpstream } from '../github/octokit-upstream.js';
 import type { Upstream } from '../github/upstream.js';
-import { readLedgerFacts } from '../gateway/index.js';
+import { readLedgerFacts } from '../gateway/ledger.js';
 import { parseConfig, compilePerimeter } from '../policy/index.js';
 import { renderReceipt, snapshotRefs, verifyJob, type LedgerFacts, type RefSnapshot } from '../verify/index.js';
 import { State, STATUS_CONTEXT, STOP_GRACE_MS } from './constants.js';
