@@ -11,8 +11,8 @@ import {
   type CommandRun,
 } from './io.js';
 import { ConfigFileError } from './load-config.js';
-import { run as serve } from './serve.js';
-import { run as verifyLedger } from './verify-ledger.js';
+import { run as serve, SERVE_USAGE } from './serve.js';
+import { run as verifyLedger, VERIFY_LEDGER_USAGE } from './verify-ledger.js';
 
 /** `perimeter <command>`: every command is a module exporting `run(args, io)`. */
 const COMMANDS: Record<string, { run: CommandRun; usage: string; summary: string }> = {
@@ -22,10 +22,10 @@ const COMMANDS: Record<string, { run: CommandRun; usage: string; summary: string
     summary: 'validate perimeters.yml and show what each perimeter covers',
   },
   explain: { run: explain, usage: EXPLAIN_USAGE, summary: 'show who may read and write each path, and why' },
-  serve: { run: serve, usage: 'perimeter serve [options]', summary: 'run the MCP gateway locally' },
+  serve: { run: serve, usage: SERVE_USAGE, summary: 'run the MCP gateway locally' },
   'verify-ledger': {
     run: verifyLedger,
-    usage: 'perimeter verify-ledger [options]',
+    usage: VERIFY_LEDGER_USAGE,
     summary: "check a gateway ledger's hash chain",
   },
 };

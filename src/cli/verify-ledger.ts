@@ -1,7 +1,36 @@
-import { EXIT_USAGE, type CliIo } from './io.js';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { verifyLedger } from '../gateway/index.js';
+import { parseCommandArgs } from './args.js';
+import { EXIT_ERRORS, EXIT_OK, UsageError, type CliIo } from './io.js';
 
-// Placeholder: the gateway engineer replaces this module with the real `perimeter verify-ledger`.
-export async function run(_args: string[], io: CliIo): Promise<number> {
-  io.stderr('perimeter verify-ledger: not available yet\n');
-  return EXIT_USAGE;
+export const VERIFY_LEDGER_USAGE = 'perimeter verify-ledger --key-file FILE LEDGER';
+
+/** `perimeter verify-ledger`: checks the HMAC chain; exit 1 and the first broken record when it fails. */
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, { 'key-file': { type: 'string' } }, true);
+  if (!values['key-file']) throw new UsageError('--key-file FILE is required');
+  if (positionals.length !== 1) throw new UsageError(`expected one ledger file, got ${positionals.length}`);
+  const readOrExplain = async (path: string, what: string): Promise<string> => {
+    try {
+      return await readFile(resolve(io.cwd, path), 'utf8');
+    } catch (error) {
+      throw new Error(
+        `cannot read the ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+        {
+          cause: error,
+        },
+      );
+    }
+  };
+  const key = (await readOrExplain(values['key-file'], 'key file')).trim();
+  const ledger = positionals[0]!;
+  await readOrExplain(ledger, 'ledger');
+  const verdict = await verifyLedger(resolve(io.cwd, ledger), key);
+  if (verdict.ok) {
+    io.stdout(`${ledger}: ok, ${verdict.records} records, chain intact\n`);
+    return EXIT_OK;
+  }
+  io.stdout(`${ledger}: BROKEN at record ${verdict.brokenAt} of ${verdict.records}: ${verdict.problem}\n`);
+  return EXIT_ERRORS;
 }

@@ -1,0 +1,132 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run as verifyLedger } from '../../src/cli/verify-ledger.js';
+import { seedRepo, startFakeGithub, type FakeGithub } from '../fake-github/index.js';
+import { fakeToken, ok } from './support/harness.js';
+
+const MAIN = resolve(import.meta.dirname, '../../src/cli/main.ts');
+/** tsx by absolute URL: the command runs in a directory without node_modules. */
+const TSX = pathToFileURL(resolve(import.meta.dirname, '../../node_modules/tsx/dist/loader.mjs')).href;
+
+interface McpConfig {
+  mcpServers: Record<string, { type: string; url: string; headers: Record<string, string> }>;
+}
+
+/** Runs `perimeter serve` until it prints its endpoints, lets `use` talk to it, then stops it with SIGTERM. */
+async function serveSession(
+  args: string[],
+  options: { cwd: string; env: Record<string, string>; stdin?: string },
+  use: (stdout: string) => Promise<void>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', TSX, MAIN, 'serve', ...args], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? '', ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  child.stdin.end(options.stdin ?? '');
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const closed = new Promise<number | null>((done) => child.on('close', done));
+  await new Promise<void>((ready, fail) => {
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+      if (stdout.includes('Stop with Ctrl-C.')) ready();
+    });
+    void closed.then(() => fail(new Error(`serve exited early: ${stderr}`)));
+  });
+  try {
+    await use(stdout);
+  } finally {
+    child.kill('SIGTERM');
+  }
+  return { code: await closed, stdout, stderr };
+}
+
+describe('perimeter serve', () => {
+  let dir: string;
+  let fake: FakeGithub;
+  const token = fakeToken();
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'perimeter-serve-test-'));
+    await seedRepo(join(dir, 'repo.git'), { 'src/a.ts': 'a\n', 'docs/x.md': 'x\n' });
+    fake = await startFakeGithub({ repos: { 'octo/cli': join(dir, 'repo.git') }, token });
+    await writeFile(
+      join(dir, 'perimeters.yml'),
+      'version: 1\nperimeters:\n  implementer:\n    read: ["src/**"]\n    write: ["src/**"]\n  docs:\n    read: ["docs/**"]\n    write: []\n    branches: ["docs/**"]\n',
+    );
+  });
+  afterAll(async () => {
+    await fake.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('prints the endpoints, writes a Claude Code MCP config that works, and leaves a verifiable ledger', async () => {
+    const out = join(dir, 'session');
+    let config: McpConfig | undefined;
+    const result = await serveSession(
+      ['--repo', 'octo/cli', '--api-url', fake.url, '--out', out],
+      { cwd: dir, env: { GITHUB_TOKEN: token } },
+      async (stdout) => {
+        expect(stdout).toMatch(/Serving octo\/cli at branch main:/);
+        expect(stdout).toMatch(/implementer +http:\/\/127\.0\.0\.1:\d+\/mcp\/implementer/);
+        expect(stdout).not.toMatch(/docs +http/);
+        config = JSON.parse(await readFile(join(out, 'mcp-config.json'), 'utf8')) as McpConfig;
+        const server = config.mcpServers.implementer!;
+        expect(server.type).toBe('http');
+        const client = new Client({ name: 'cli-test', version: '1' });
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(server.url), {
+            requestInit: { headers: server.headers },
+          }),
+        );
+        expect(await ok(client, 'get_file', { path: 'src/a.ts' })).toMatchObject({ content: 'a\n' });
+        await client.close();
+      },
+    );
+    expect(result.code).toBe(0);
+    expect(Object.keys(config!.mcpServers)).toEqual(['implementer']);
+    for (const text of [result.stdout, result.stderr]) expect(text).not.toContain(token);
+
+    const printed: string[] = [];
+    const io = {
+      stdout: (t: string) => void printed.push(t),
+      stderr: (t: string) => void printed.push(t),
+      cwd: out,
+    };
+    expect(await verifyLedger(['--key-file', 'ledger.key', 'ledger.jsonl'], io)).toBe(0);
+    expect(printed.join('')).toMatch(/ok, 3 records/);
+    const ledger = await readFile(join(out, 'ledger.jsonl'), 'utf8');
+    await writeFile(join(out, 'ledger.jsonl'), ledger.replace('"allowed"', '"refused"'));
+    expect(await verifyLedger(['--key-file', 'ledger.key', 'ledger.jsonl'], io)).toBe(1);
+    expect(printed.join('')).toMatch(/BROKEN at record 2 of 3/);
+  });
+
+  it('takes the token from stdin with --token-stdin', async () => {
+    const result = await serveSession(
+      [
+        '--repo',
+        'octo/cli',
+        '--api-url',
+        fake.url,
+        '--token-stdin',
+        '--perimeters',
+        'implementer',
+        '--branch',
+        'main',
+        '--out',
+        dir,
+      ],
+      { cwd: dir, env: {}, stdin: `${token}\n` },
+      async (stdout) => expect(stdout).toMatch(/implementer +http/),
+    );
+    expect(result.code).toBe(0);
+  });
+});
