@@ -3,6 +3,7 @@ import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import Bottleneck from 'bottleneck';
 import type { Octokit } from '@octokit/core';
+import { toUpstreamError, type Scrubber } from './errors.js';
 import type { UpstreamStats } from './upstream.js';
 
 export interface ClientOptions {
@@ -71,4 +72,42 @@ export function createClient(options: ClientOptions, stats: UpstreamStats): Clie
     throttling,
     retry,
   );
+}
+
+type Params = Record<string, unknown>;
+
+/** Requests for one repository: each bounded in time, writes never retried, errors made UpstreamErrors. */
+export class RestClient {
+  constructor(
+    private readonly client: Client,
+    private readonly owner: string,
+    private readonly repo: string,
+    private readonly scrub: Scrubber,
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** A 304 is rethrown as it came (callers asked for it); anything else becomes an UpstreamError. */
+  async send<T>(operation: string, route: string, params: Params = {}, write = false, headers?: Params) {
+    try {
+      const response = await this.client.request(route, {
+        owner: this.owner,
+        repo: this.repo,
+        ...params,
+        ...(headers ? { headers } : {}),
+        request: { signal: AbortSignal.timeout(this.timeoutMs), ...(write ? { retries: 0 } : {}) },
+      } as Parameters<Client['request']>[1]);
+      return { data: response.data as T, headers: response.headers as Record<string, string | undefined> };
+    } catch (error) {
+      if ((error as { status?: number }).status === 304) throw error;
+      throw toUpstreamError(error, operation, this.scrub);
+    }
+  }
+
+  async read<T>(operation: string, route: string, params?: Params): Promise<T> {
+    return (await this.send<T>(operation, route, params)).data;
+  }
+
+  async write<T>(operation: string, route: string, params: Params): Promise<T> {
+    return (await this.send<T>(operation, route, params, true)).data;
+  }
 }

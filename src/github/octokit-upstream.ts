@@ -1,6 +1,6 @@
 import { BlobCache, ShaCache } from './cache.js';
 import { makeScrubber, toUpstreamError, type Scrubber } from './errors.js';
-import { createClient, type Client } from './octokit-client.js';
+import { createClient, RestClient } from './octokit-client.js';
 import {
   UpstreamError,
   type CommitInfo,
@@ -34,15 +34,12 @@ export interface OctokitUpstreamOptions {
   requestTimeoutMs?: number;
 }
 
-type Params = Record<string, unknown>;
-
 class OctokitUpstream implements Upstream {
   readonly owner: string;
   readonly repo: string;
-  private readonly client: Client;
+  private readonly rest: RestClient;
   private readonly scrub: Scrubber;
   private readonly counters: UpstreamStats = { requests: 0, notModified: 0 };
-  private readonly timeoutMs: number;
   private readonly commits = new ShaCache<CommitInfo>();
   private readonly trees = new ShaCache<TreeEntry[]>();
   private readonly recursiveTrees = new ShaCache<{ entries: TreeEntry[]; truncated: boolean }>();
@@ -55,9 +52,8 @@ class OctokitUpstream implements Upstream {
     this.owner = options.owner;
     this.repo = options.repo;
     this.scrub = makeScrubber([options.token]);
-    this.timeoutMs = options.requestTimeoutMs ?? 30_000;
     this.blobs = new BlobCache(options.blobCacheBytes ?? 64 * 1024 * 1024);
-    this.client = createClient(
+    const client = createClient(
       {
         token: options.token,
         baseUrl: (options.baseUrl ?? process.env.GITHUB_API_URL ?? 'https://api.github.com').replace(
@@ -72,44 +68,15 @@ class OctokitUpstream implements Upstream {
       },
       this.counters,
     );
+    this.rest = new RestClient(client, this.owner, this.repo, this.scrub, options.requestTimeoutMs ?? 30_000);
   }
 
   stats(): UpstreamStats {
     return { ...this.counters };
   }
 
-  private async send<T>(
-    operation: string,
-    route: string,
-    params: Params = {},
-    write = false,
-    headers?: Params,
-  ) {
-    try {
-      const response = await this.client.request(route, {
-        owner: this.owner,
-        repo: this.repo,
-        ...params,
-        ...(headers ? { headers } : {}),
-        request: { signal: AbortSignal.timeout(this.timeoutMs), ...(write ? { retries: 0 } : {}) },
-      } as Parameters<Client['request']>[1]);
-      return { data: response.data as T, headers: response.headers as Record<string, string | undefined> };
-    } catch (error) {
-      if ((error as { status?: number }).status === 304) throw error;
-      throw toUpstreamError(error, operation, this.scrub);
-    }
-  }
-
-  private async read<T>(operation: string, route: string, params?: Params): Promise<T> {
-    return (await this.send<T>(operation, route, params)).data;
-  }
-
-  private async write<T>(operation: string, route: string, params: Params): Promise<T> {
-    return (await this.send<T>(operation, route, params, true)).data;
-  }
-
   getRepository(): Promise<{ defaultBranch: string; private: boolean }> {
-    this.repository ??= this.read<wire.Repository>('get repository', 'GET /repos/{owner}/{repo}').then(
+    this.repository ??= this.rest.read<wire.Repository>('get repository', 'GET /repos/{owner}/{repo}').then(
       (data) => ({ defaultBranch: data.default_branch, private: data.private }),
       (error: unknown) => {
         this.repository = undefined;
@@ -128,7 +95,7 @@ class OctokitUpstream implements Upstream {
   async tryGetBranchHead(branch: string): Promise<string | null> {
     const known = this.heads.get(branch);
     try {
-      const { data, headers } = await this.send<wire.Ref>(
+      const { data, headers } = await this.rest.send<wire.Ref>(
         `get branch "${branch}"`,
         `GET /repos/{owner}/{repo}/git/ref/heads/${wire.segments(branch, 'branch name')}`,
         {},
@@ -156,7 +123,7 @@ class OctokitUpstream implements Upstream {
       const route = `GET /repos/{owner}/{repo}/git/matching-refs/${namespace}`;
       let data: wire.Ref[];
       try {
-        data = await this.read<wire.Ref[]>(`list ${namespace}`, route);
+        data = await this.rest.read<wire.Ref[]>(`list ${namespace}`, route);
       } catch (error) {
         // An empty repository answers 409; it has no refs.
         if (error instanceof UpstreamError && error.code === 'conflict') continue;
@@ -171,9 +138,13 @@ class OctokitUpstream implements Upstream {
     wire.checkSha(sha);
     return this.commits.get(sha, async () =>
       wire.gitCommit(
-        await this.read<wire.GitCommit>(`get commit ${sha}`, 'GET /repos/{owner}/{repo}/git/commits/{sha}', {
-          sha,
-        }),
+        await this.rest.read<wire.GitCommit>(
+          `get commit ${sha}`,
+          'GET /repos/{owner}/{repo}/git/commits/{sha}',
+          {
+            sha,
+          },
+        ),
       ),
     );
   }
@@ -181,7 +152,7 @@ class OctokitUpstream implements Upstream {
   async getTree(sha: string): Promise<TreeEntry[]> {
     wire.checkSha(sha);
     return this.trees.get(sha, async () => {
-      const data = await this.read<wire.Tree>(
+      const data = await this.rest.read<wire.Tree>(
         `get tree ${sha}`,
         'GET /repos/{owner}/{repo}/git/trees/{sha}',
         { sha },
@@ -193,7 +164,7 @@ class OctokitUpstream implements Upstream {
   async getTreeRecursive(sha: string): Promise<{ entries: TreeEntry[]; truncated: boolean }> {
     wire.checkSha(sha);
     return this.recursiveTrees.get(sha, async () => {
-      const data = await this.read<wire.Tree>(
+      const data = await this.rest.read<wire.Tree>(
         `get tree ${sha}`,
         'GET /repos/{owner}/{repo}/git/trees/{sha}',
         {
@@ -213,7 +184,7 @@ class OctokitUpstream implements Upstream {
   async getBlob(sha: string): Promise<Uint8Array> {
     wire.checkSha(sha);
     return this.blobs.get(sha, async () => {
-      const data = await this.read<wire.Blob>(
+      const data = await this.rest.read<wire.Blob>(
         `get blob ${sha}`,
         'GET /repos/{owner}/{repo}/git/blobs/{sha}',
         { sha },
@@ -228,7 +199,7 @@ class OctokitUpstream implements Upstream {
     perPage?: number;
     page?: number;
   }): Promise<CommitInfo[]> {
-    const data = await this.read<wire.RestCommit[]>(
+    const data = await this.rest.read<wire.RestCommit[]>(
       `list commits of ${options.sha}`,
       'GET /repos/{owner}/{repo}/commits',
       {
@@ -249,7 +220,7 @@ class OctokitUpstream implements Upstream {
     if (wire.checkSha(ancestor) === wire.checkSha(descendant)) return true;
     let data: wire.Compare;
     try {
-      data = await this.read<wire.Compare>(
+      data = await this.rest.read<wire.Compare>(
         `compare ${ancestor}...${descendant}`,
         `GET /repos/{owner}/{repo}/compare/${ancestor}...${descendant}`,
         { per_page: 1 },
@@ -270,20 +241,28 @@ class OctokitUpstream implements Upstream {
   }
 
   async listPushActivity(options: { ref?: string; since?: string }): Promise<PushActivity[]> {
-    const data = await this.read<wire.Activity[]>('list activity', 'GET /repos/{owner}/{repo}/activity', {
-      ...(options.ref !== undefined ? { ref: options.ref } : {}),
-      direction: 'desc',
-      per_page: 100,
-    });
+    const data = await this.rest.read<wire.Activity[]>(
+      'list activity',
+      'GET /repos/{owner}/{repo}/activity',
+      {
+        ...(options.ref !== undefined ? { ref: options.ref } : {}),
+        direction: 'desc',
+        per_page: 100,
+      },
+    );
     const since = options.since !== undefined ? Date.parse(options.since) : Number.NEGATIVE_INFINITY;
     return data.map(wire.activity).filter((item) => Date.parse(item.timestamp) >= since);
   }
 
   async createBlob(content: Uint8Array): Promise<string> {
-    const data = await this.write<{ sha: string }>('create blob', 'POST /repos/{owner}/{repo}/git/blobs', {
-      content: Buffer.from(content).toString('base64'),
-      encoding: 'base64',
-    });
+    const data = await this.rest.write<{ sha: string }>(
+      'create blob',
+      'POST /repos/{owner}/{repo}/git/blobs',
+      {
+        content: Buffer.from(content).toString('base64'),
+        encoding: 'base64',
+      },
+    );
     this.blobs.set(data.sha, content);
     return data.sha;
   }
@@ -299,26 +278,34 @@ class OctokitUpstream implements Upstream {
             sha: change.sha,
           },
     );
-    const data = await this.write<{ sha: string }>('create tree', 'POST /repos/{owner}/{repo}/git/trees', {
-      base_tree: baseTree,
-      tree,
-    });
+    const data = await this.rest.write<{ sha: string }>(
+      'create tree',
+      'POST /repos/{owner}/{repo}/git/trees',
+      {
+        base_tree: baseTree,
+        tree,
+      },
+    );
     return data.sha;
   }
 
   async createCommit(message: string, tree: string, parents: string[]): Promise<string> {
-    const data = await this.write<wire.GitCommit>('create commit', 'POST /repos/{owner}/{repo}/git/commits', {
-      message,
-      tree,
-      parents,
-    });
+    const data = await this.rest.write<wire.GitCommit>(
+      'create commit',
+      'POST /repos/{owner}/{repo}/git/commits',
+      {
+        message,
+        tree,
+        parents,
+      },
+    );
     if (data.tree?.sha && data.author) this.commits.set(data.sha, wire.gitCommit(data));
     return data.sha;
   }
 
   async updateBranch(branch: string, sha: string): Promise<void> {
     try {
-      await this.write(
+      await this.rest.write(
         `update branch "${branch}"`,
         `PATCH /repos/{owner}/{repo}/git/refs/heads/${wire.segments(branch, 'branch name')}`,
         {
@@ -344,7 +331,7 @@ class OctokitUpstream implements Upstream {
     wire.checkSha(sha);
     const description =
       status.description.length > 140 ? `${status.description.slice(0, 139)}…` : status.description;
-    await this.write(`create status on ${sha}`, 'POST /repos/{owner}/{repo}/statuses/{sha}', {
+    await this.rest.write(`create status on ${sha}`, 'POST /repos/{owner}/{repo}/statuses/{sha}', {
       sha,
       state: status.state,
       context: status.context,
@@ -355,7 +342,7 @@ class OctokitUpstream implements Upstream {
 
   async getFileAtRef(path: string, ref: string): Promise<{ text: string; sha: string }> {
     const operation = `get ${path} at ${ref}`;
-    const data = await this.read<wire.Contents | wire.Contents[]>(
+    const data = await this.rest.read<wire.Contents | wire.Contents[]>(
       operation,
       `GET /repos/{owner}/{repo}/contents/${wire.segments(path, 'path')}`,
       {
