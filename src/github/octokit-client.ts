@@ -45,10 +45,10 @@ function countingPlugin(stats: UpstreamStats) {
 }
 
 export function createClient(options: ClientOptions, stats: UpstreamStats): Client {
-  // A rate-limited request was refused before GitHub acted on it, so repeating it is safe even for writes;
-  // but only while the wait stays short, and only twice.
+  // A rate-limited request was refused before GitHub acted on it, so repeating it is safe even for a write;
+  // but only once, and only when the wait is short.
   const onLimit = (retryAfter: number, _options: unknown, _octokit: unknown, retryCount: number): boolean =>
-    retryCount < 2 && retryAfter <= options.maxRateLimitWaitSeconds;
+    retryCount === 0 && retryAfter <= options.maxRateLimitWaitSeconds;
   const writes = new Bottleneck.Group({
     maxConcurrent: 1,
     reservoir: options.writesPerMinute,

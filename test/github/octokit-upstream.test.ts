@@ -262,6 +262,25 @@ describe('createOctokitUpstream', () => {
       expect(error.code).toBe('rate_limited');
     });
 
+    it('repeats a write refused by a secondary rate limit once, after Retry-After', async () => {
+      s.fake.injectFault({
+        kind: 'secondary-limit',
+        count: 1,
+        retryAfter: 1,
+        route: 'POST /repos/{owner}/{repo}/git/blobs',
+      });
+      const write = await cost(() => up.createBlob(new Uint8Array([7, 7])));
+      expect(write.fake).toBe(2);
+      expect([...(await s.upstream().getBlob(write.value))]).toEqual([7, 7]);
+      s.fake.injectFault({
+        kind: 'secondary-limit',
+        count: 2,
+        retryAfter: 1,
+        route: 'POST /repos/{owner}/{repo}/git/blobs',
+      });
+      expect((await failure(up.createBlob(new Uint8Array([8])))).code).toBe('rate_limited');
+    });
+
     it('maps statuses to codes', async () => {
       const cases: Array<[number, string]> = [
         [404, 'not_found'],
