@@ -1,5 +1,5 @@
 import type { PushActivity } from '../github/upstream.js';
-import type { Perimeter } from '../policy/index.js';
+import { protectedRule, type Perimeter } from '../policy/index.js';
 import type { Change } from './diff-trees.js';
 import type {
   Baseline,
@@ -67,6 +67,10 @@ export function decideWrite(
     if (decision.allowed)
       return { allowed: true, rule: `${perimeter.name}: ${decision.rule}`, perimeter: perimeter.name };
     refusals.push(`${perimeter.name}: ${decision.rule}`);
+  }
+  const guarded = protectedRule(path);
+  if (guarded !== null && !refusals.some((refusal) => refusal.includes('protected'))) {
+    refusals.push(`protected: ${guarded}`);
   }
   return { allowed: false, rule: refusals.join('; ') };
 }

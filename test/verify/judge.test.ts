@@ -91,6 +91,15 @@ describe('judge', () => {
     });
   });
 
+  describe('when a protected path matches no write glob', () => {
+    it('says it is protected too', () => {
+      const verdict = judge(facts({ changes: [{ path: 'CLAUDE.md', kind: 'added', newMode: '100644' }] }));
+      expect(verdict.files[0]?.rule).toMatch(
+        /^impl: no write glob matches; tests: no write glob matches; protected: /,
+      );
+    });
+  });
+
   describe('when the perimeters are not bound to the branch', () => {
     it('refuses every path', () => {
       const verdict = judge(
