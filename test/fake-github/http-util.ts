@@ -8,6 +8,11 @@ export interface ApiResponse {
   headers?: Record<string, string>;
 }
 
+/** A JSON body already serialized by the handler (for answers too large to build as objects). */
+export class EncodedJson {
+  constructor(readonly text: string) {}
+}
+
 /** An answer GitHub gives as an error; thrown by handlers and turned into the response. */
 export class HttpError extends Error {
   constructor(

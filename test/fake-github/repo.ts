@@ -142,17 +142,25 @@ export class FakeRepo {
     if (recursive) args.push('-r', '-t');
     const out = await gitText(this.dir, [...args, treeSha]);
     const entries: RawTreeEntry[] = [];
-    for (const record of out.split('\0')) {
+    let at = 0;
+    while (at < out.length) {
+      const end = out.indexOf('\0', at);
+      const record = out.slice(at, end < 0 ? out.length : end);
+      at = end < 0 ? out.length : end + 1;
       if (!record) continue;
-      const tab = record.indexOf('\t');
-      const [mode, type, sha, size] = record.slice(0, tab).split(/ +/);
+      // "<mode> SP <type> SP <sha> SP+ <size or -> TAB <path>"
+      const s1 = record.indexOf(' ');
+      const s2 = record.indexOf(' ', s1 + 1);
+      const s3 = record.indexOf(' ', s2 + 1);
+      const tab = record.indexOf('\t', s3);
+      const type = record.slice(s1 + 1, s2) as RawTreeEntry['type'];
       const entry: RawTreeEntry = {
-        mode: mode!,
-        type: type as RawTreeEntry['type'],
-        sha: sha!,
+        mode: record.slice(0, s1),
+        type,
+        sha: record.slice(s2 + 1, s3),
         path: record.slice(tab + 1),
       };
-      if (type === 'blob') entry.size = Number(size);
+      if (type === 'blob') entry.size = Number(record.slice(s3 + 1, tab).trim());
       entries.push(entry);
     }
     return entries;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { DOCS } from './http-util.js';
+import { DOCS, EncodedJson } from './http-util.js';
 
 export function errorBody(status: number, message: string): Record<string, unknown> {
   return { message, documentation_url: DOCS, status: String(status) };
@@ -14,6 +14,7 @@ export const SECONDARY_LIMITED =
 /** Serializes an answer body once: JSON, or raw bytes for the raw media type. */
 export function encodeBody(body: unknown): Buffer {
   if (Buffer.isBuffer(body)) return body;
+  if (body instanceof EncodedJson) return Buffer.from(body.text);
   return body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(body));
 }
 

@@ -83,7 +83,9 @@ async function importCommit(
     }
   }
   text('\n');
-  await git(dir, ['fast-import', '--quiet', '--force'], { input: Buffer.concat(parts) });
+  // glibc otherwise grows and trims the heap once per object (brk storms): 3x slower on 100,000 files.
+  const env = { MALLOC_TOP_PAD_: String(128 << 20), MALLOC_TRIM_THRESHOLD_: String(256 << 20) };
+  await git(dir, ['fast-import', '--quiet', '--force'], { input: Buffer.concat(parts), env });
   const after = await tryHead(dir, ref);
   if (!after) throw new Error(`fast-import did not create ${ref}`);
   await recordRefChange(dir, { before: before ?? ZERO_SHA, after, ref, actor });
