@@ -15,8 +15,8 @@ export async function renderAnswer(
   answer: ToolAnswer,
 ): Promise<{ result: CallToolResult; hidden: number }> {
   const redactor = new Redactor(filter);
-  const structured = await redactor.walk(answer.structured);
-  const text = answer.text === undefined ? JSON.stringify(structured) : await redactor.redact(answer.text);
+  const { structured, text: raw } = await redactor.walk({ structured: answer.structured, text: answer.text });
+  const text = raw === undefined ? JSON.stringify(structured) : raw;
   const content: CallToolResult['content'] = [{ type: 'text', text }];
   const { hidden, kinds } = redactor;
   if (hidden > 0) {
@@ -32,38 +32,71 @@ export async function renderAnswer(
   return { result: { content, structuredContent: structured }, hidden };
 }
 
-/** Runs every string of a value through the filter once, counting what it hid. */
+/** Between strings redacted in one batch: plain and low in entropy, so no detector mistakes it for a secret. */
+const BOUNDARY = '\n\n--- perimeter answer boundary ---\n\n';
+
+/**
+ * Runs every string of a value through the filter, counting what it hid. Distinct strings go in one
+ * batch (a detector call per string is slow for a tree of thousands of paths); when the batch does not
+ * split back cleanly, each string is redacted on its own.
+ */
 export class Redactor {
   hidden = 0;
   readonly kinds: Record<string, number> = {};
-  private readonly cache = new Map<string, Promise<string>>();
+  private readonly done = new Map<string, string>();
 
   constructor(private readonly filter: AnswerFilter) {}
 
-  redact(text: string): Promise<string> {
-    let pending = this.cache.get(text);
-    if (!pending) {
-      pending = this.filter.redact(text).then((redaction) => {
-        this.hidden += redaction.hidden;
-        for (const [kind, n] of Object.entries(redaction.kinds))
-          this.kinds[kind] = (this.kinds[kind] ?? 0) + n;
-        return redaction.text;
-      });
-      this.cache.set(text, pending);
-    }
-    return pending;
+  async redact(text: string): Promise<string> {
+    await this.redactAll([text]);
+    return this.done.get(text)!;
   }
 
   async walk<T>(value: T): Promise<T> {
-    if (typeof value === 'string') return (await this.redact(value)) as T;
-    if (Array.isArray(value)) return (await Promise.all(value.map((v) => this.walk(v)))) as T;
+    const strings: string[] = [];
+    collect(value, strings);
+    await this.redactAll(strings);
+    return this.rebuild(value);
+  }
+
+  private async redactAll(strings: string[]): Promise<void> {
+    const pending = [...new Set(strings)].filter((s) => !this.done.has(s));
+    if (pending.length === 0) return;
+    if (pending.length > 1 && !pending.some((s) => s.includes(BOUNDARY))) {
+      const batch = await this.filter.redact(pending.join(BOUNDARY));
+      const parts = batch.text.split(BOUNDARY);
+      if (parts.length === pending.length) {
+        this.count(batch);
+        pending.forEach((s, i) => this.done.set(s, parts[i]!));
+        return;
+      }
+    }
+    for (const text of pending) {
+      const redaction = await this.filter.redact(text);
+      this.count(redaction);
+      this.done.set(text, redaction.text);
+    }
+  }
+
+  private count(redaction: { hidden: number; kinds: Record<string, number> }): void {
+    this.hidden += redaction.hidden;
+    for (const [kind, n] of Object.entries(redaction.kinds)) this.kinds[kind] = (this.kinds[kind] ?? 0) + n;
+  }
+
+  private rebuild<T>(value: T): T {
+    if (typeof value === 'string') return this.done.get(value) as T;
+    if (Array.isArray(value)) return value.map((v: unknown) => this.rebuild(v)) as T;
     if (value !== null && typeof value === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) out[k] = await this.walk(v);
-      return out as T;
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.rebuild(v)])) as T;
     }
     return value;
   }
+}
+
+function collect(value: unknown, out: string[]): void {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const v of value) collect(v, out);
+  else if (value !== null && typeof value === 'object') for (const v of Object.values(value)) collect(v, out);
 }
 
 /** The agent-facing text of a failure, and how the ledger classifies it. */
