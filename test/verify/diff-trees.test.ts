@@ -103,12 +103,20 @@ describe('diffTrees request economy', () => {
     return out;
   }
 
-  async function measure(files: Record<string, string>, edits: Record<string, string | null>) {
+  async function measure(
+    files: Record<string, string>,
+    edits: Record<string, string | null>,
+    treeEntryLimit?: number,
+  ) {
     const root = await mkdtemp(join(tmpdir(), 'perimeter-diff-'));
     const dir = join(root, 'big.git');
     const base = await seedRepo(dir, files);
     const head = await commitToBare(dir, 'main', edits);
-    const fake = await startFakeGithub({ repos: { 'octo/big': dir }, token: TOKEN });
+    const fake = await startFakeGithub({
+      repos: { 'octo/big': dir },
+      token: TOKEN,
+      ...(treeEntryLimit ? { treeEntryLimit } : {}),
+    });
     try {
       const warm = createOctokitUpstream({ token: TOKEN, owner: 'octo', repo: 'big', baseUrl: fake.url });
       const [baseTree, headTree] = [(await warm.getCommit(base)).tree, (await warm.getCommit(head)).tree];
@@ -141,6 +149,16 @@ describe('diffTrees request economy', () => {
     expect(spread.changes).toHaveLength(10);
     // root once, then three levels for each of ten packages
     expect(spread.requests).toBe(2 + 10 * 6);
+  });
+
+  it('lists a new directory directory by directory when GitHub truncates the recursive listing', async () => {
+    const added = Object.fromEntries(
+      Array.from({ length: 50 }, (_, i) => [`pkg0/src/new/sub${i % 5}/f${i}.ts`, 'x']),
+    );
+    const result = await measure(layout(2, 2), added, 20);
+    expect(result.changes.map((c) => c.path).sort()).toEqual(Object.keys(added).sort());
+    // root, pkg0, pkg0/src (two trees each); the truncated recursive listing; then new/ and its five subdirectories
+    expect(result.requests).toBe(6 + 1 + 1 + 5);
   });
 
   it('lists a new directory with one recursive request', async () => {
