@@ -70,7 +70,7 @@ describe('the gateway over a small in-memory upstream', () => {
           return Promise.resolve({
             text: text.replaceAll('SECRET', '[hidden: test]'),
             hidden,
-            kinds: hidden ? { test: hidden } : {},
+            kinds: (hidden ? { test: hidden } : {}) as Record<string, number>,
           });
         },
         findCredentials: () => Promise.resolve([]),
