@@ -1,0 +1,217 @@
+/**
+ * The action end to end, as a runner runs it: `node dist/main/index.js` and `node dist/post/index.js` as
+ * separate processes against the GitHub stand-in, an MCP client as the agent, `git push` as the way around.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { isGatewayRunning } from '../../src/action/gateway-process.js';
+import { actionDir } from '../support/bundles.js';
+import type { StepResult } from '../support/runner.js';
+import { FILES } from './fixtures/repo.js';
+import { Job, text, type JobOptions } from './support/job.js';
+
+let dir = '';
+const jobs: Job[] = [];
+
+beforeAll(async () => {
+  dir = await actionDir();
+}, 600_000);
+
+afterEach(async () => {
+  for (const job of jobs.splice(0)) await job.close();
+});
+
+async function job(options: Partial<JobOptions> = {}): Promise<Job> {
+  const created = await Job.create({ files: FILES, actionDir: dir, ...options });
+  jobs.push(created);
+  return created;
+}
+
+async function started(options: Partial<JobOptions> = {}): Promise<Job> {
+  const j = await job(options);
+  const main = await j.main();
+  expect(main.exitCode, main.log + main.stderr).toBe(0);
+  return j;
+}
+
+/** The token never shows in a log except where the runner masks it. */
+function expectNoLeak(j: Job, step: StepResult): void {
+  expect(step.log).not.toContain(j.token);
+  expect(step.stderr).not.toContain(j.token);
+}
+
+describe('the action', () => {
+  describe('when the agent works through the gateway', () => {
+    it('hands out endpoints and posts a success receipt', async () => {
+      const j = await started();
+      const main = j.runner.main!;
+      expect(JSON.parse(main.outputs.endpoints ?? '')).toEqual({
+        implementer: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/mcp\/implementer$/),
+        'test-author': expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/mcp\/test-author$/),
+      });
+      expect(readFileSync(main.outputs['codex-config'] ?? '', 'utf8')).toContain(
+        'bearer_token_env_var = "PERIMETER_TOKEN_IMPLEMENTER"',
+      );
+      expect(main.masks).toContain(j.token);
+      expect(main.masks).toContain(main.exported.PERIMETER_TOKEN_IMPLEMENTER);
+      expectNoLeak(j, main);
+
+      // what a later step sees: the exported variables, used the way the README's curl example does
+      const env = j.runner.baseEnv();
+      const raw = await fetch(env.PERIMETER_URL_IMPLEMENTER ?? '', {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${env.PERIMETER_TOKEN_IMPLEMENTER}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'get_file', arguments: { path: 'src/count.ts' } },
+        }),
+      });
+      expect(raw.status).toBe(200);
+      expect(await raw.text()).toContain('xs.length');
+
+      const agent = await j.agent('implementer');
+      expect(text(await agent.callTool({ name: 'get_file', arguments: { path: 'src/count.ts' } }))).toContain(
+        'xs.length',
+      );
+      const pushed = await agent.callTool({
+        name: 'push_files',
+        arguments: {
+          message: 'Count only widgets',
+          files: [{ path: 'src/count.ts', content: 'export const count = (xs: string[]) => xs.length;\n' }],
+        },
+      });
+      expect(pushed.isError, text(pushed)).toBeFalsy();
+
+      const post = await j.post();
+      expect(post.exitCode, post.log + post.stderr).toBe(0);
+      expect(post.annotations.filter((a) => a.level === 'error')).toEqual([]);
+      expect(post.summary).toContain('src/count.ts');
+      expectNoLeak(j, post);
+      const [status] = await j.statuses(await j.head());
+      expect(status).toMatchObject({
+        state: 'success',
+        context: 'perimeter',
+        target_url: 'https://github.example/octo/widgets/actions/runs/4242',
+      });
+      expect(status!.description.length).toBeLessThanOrEqual(140);
+      expect(isGatewayRunning(j.gatewayPid())).toBe(false);
+    });
+  });
+
+  describe('when nothing changes during the job', () => {
+    it('posts a success receipt saying so', async () => {
+      const j = await started();
+      const post = await j.post();
+      expect(post.exitCode, post.log).toBe(0);
+      const [status] = await j.statuses(await j.head());
+      expect(status).toMatchObject({ state: 'success', description: 'No changes during the job' });
+    });
+  });
+
+  describe('when a file outside every perimeter is pushed directly', () => {
+    it('fails the step and names the file in the summary, annotations and status', async () => {
+      const j = await started();
+      await j.push({ 'docs/roadmap.md': '# Roadmap\n\nRewritten by an agent.\n' });
+      const post = await j.post();
+      expect(post.exitCode).toBe(1);
+      expect(post.summary).toContain('docs/roadmap.md');
+      expect(post.annotations).toContainEqual(expect.objectContaining({ level: 'error', file: 'docs/roadmap.md' }));
+      const [status] = await j.statuses(await j.head());
+      expect(status?.state).toBe('failure');
+      expectNoLeak(j, post);
+    });
+  });
+
+  describe('when a branch is created during the job', () => {
+    it('fails and names the new ref', async () => {
+      const j = await started();
+      await j.push({ 'src/count.ts': 'export const count = () => 0;\n' }, { branch: 'rogue' });
+      const post = await j.post();
+      expect(post.exitCode).toBe(1);
+      expect(post.summary).toContain('refs/heads/rogue');
+      const [status] = await j.statuses(await j.head());
+      expect(status?.state).toBe('failure');
+    });
+  });
+
+  describe('when the bound branch is force-pushed', () => {
+    it('fails on the rewritten history', async () => {
+      const j = await started({ branchFiles: { 'src/count.ts': 'export const count = () => 1;\n' } });
+      await j.push({ 'src/count.ts': 'export const count = () => 2;\n' }, { resetTo: 'HEAD~1', force: true });
+      const post = await j.post();
+      expect(post.exitCode).toBe(1);
+      expect(post.summary.toLowerCase()).toContain('history');
+      const [status] = await j.statuses(await j.head());
+      expect(status?.state).toBe('failure');
+    });
+  });
+
+  describe('when perimeters.yml is widened in the workspace and on the bound branch', () => {
+    it('uses the one on the default branch', async () => {
+      const widened = 'version: 1\nperimeters:\n  implementer:\n    read: ["**"]\n    write: ["**"]\n';
+      const j = await started({
+        workspaceFiles: { 'perimeters.yml': widened },
+        branchFiles: { 'perimeters.yml': widened },
+      });
+      expect(JSON.parse(j.runner.main!.outputs.endpoints ?? '')).toHaveProperty('test-author');
+      await j.push({ 'docs/roadmap.md': 'agent was here\n' });
+      const post = await j.post();
+      expect(post.exitCode).toBe(1);
+      expect(post.annotations).toContainEqual(expect.objectContaining({ file: 'docs/roadmap.md' }));
+    });
+  });
+
+  describe('when the gateway is killed during the job', () => {
+    it('still verifies, says so, and does not report success', async () => {
+      const j = await started();
+      const agent = await j.agent('implementer');
+      await agent.callTool({
+        name: 'push_files',
+        arguments: { message: 'ok', files: [{ path: 'src/count.ts', content: 'export const count = () => 3;\n' }] },
+      });
+      process.kill(j.gatewayPid(), 'SIGKILL');
+      const post = await j.post();
+      expect(post.exitCode).toBe(1);
+      expect(post.summary).toContain('the gateway was not running when the job ended');
+      expect(post.summary).toContain('src/count.ts');
+      const [status] = await j.statuses(await j.head());
+      expect(status?.state).toBe('error');
+    });
+  });
+
+  describe('when perimeters.yml on the default branch is invalid', () => {
+    it('fails main with an annotation on the line, starts no gateway, and post reports an error', async () => {
+      const j = await job({ files: { ...FILES, 'perimeters.yml': 'version: 1\nperimeters:\n  implementer:\n    wrte: ["src/**"]\n' } });
+      const main = await j.main();
+      expect(main.exitCode).toBe(1);
+      expect(main.annotations).toContainEqual(
+        expect.objectContaining({ level: 'error', file: 'perimeters.yml', line: 4 }),
+      );
+      expect(main.state.gatewayPid).toBeUndefined();
+      expect(readdirSync(j.runner.runnerTemp)).toEqual([]);
+      const post = await j.post();
+      expect(post.exitCode).toBe(1);
+      const [status] = await j.statuses(await j.head());
+      expect(status?.state).toBe('error');
+    });
+  });
+
+  describe('when an unknown perimeter is asked for', () => {
+    it('fails main with one clear message', async () => {
+      const j = await job({ inputs: { perimeters: 'implementor' } });
+      const main = await j.main();
+      expect(main.exitCode).toBe(1);
+      expect(main.annotations.map((a) => a.message)).toEqual([
+        'perimeters: no perimeter named "implementor" in perimeters.yml; it defines "implementer", "test-author"',
+      ]);
+      expect(existsSync(join(j.runner.runnerTemp, 'perimeter'))).toBe(false);
+    });
+  });
+});
