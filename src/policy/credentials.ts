@@ -41,13 +41,17 @@ export const CREDENTIAL_FILE_RULES: readonly string[] = Object.freeze([
 
 const exact = new Set(EXACT_NAMES);
 
+const suffixes = new Set(SUFFIXES);
+
 /** The credential-file rule matching this path (`.env`, `*.pem`, `id_rsa`, ...), or null. */
 export function credentialFileRule(path: string): string | null {
   const name = foldSegment(path.slice(path.lastIndexOf('/') + 1));
   if (exact.has(name)) return name;
   if (name.startsWith('.env.')) return ENV_TEMPLATES.has(name) ? null : '.env.*';
-  for (const suffix of SUFFIXES) {
-    if (name.endsWith(suffix)) return `*${suffix}`;
-  }
+  const dot = name.lastIndexOf('.');
+  if (dot === -1) return null;
+  const suffix = name.slice(dot);
+  if (suffixes.has(suffix)) return `*${suffix}`;
+  if (suffix === '.backup' && name.endsWith('.tfstate.backup')) return '*.tfstate.backup';
   return null;
 }

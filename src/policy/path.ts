@@ -16,13 +16,16 @@ function codePoint(char: string): string {
   return `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
+const TRAILING_DOTS_AND_SPACES = /[. ]+$/;
+
 /**
  * Case- and compatibility-folded form of one path segment, the way a case-insensitive or
  * Windows file system would see it: NFKC, lower case, trailing dots and spaces removed.
  */
 export function foldSegment(segment: string): string {
   const folded = ASCII.test(segment) ? segment.toLowerCase() : segment.normalize('NFKC').toLowerCase();
-  return folded.replace(/[. ]+$/, '');
+  const last = folded.charCodeAt(folded.length - 1);
+  return last === 0x2e || last === 0x20 ? folded.replace(TRAILING_DOTS_AND_SPACES, '') : folded;
 }
 
 const DOT_GIT = /^(?:\.git|git~1)[. ]*(?::.*)?$/;
@@ -33,14 +36,16 @@ export function isDotGitSegment(segment: string): boolean {
   return DOT_GIT.test(folded);
 }
 
-function segmentProblem(segment: string): string | null {
+function segmentProblem(segment: string, ascii: boolean): string | null {
   if (segment === '') return 'empty segment ("//" or a trailing "/")';
   if (segment === '.' || segment === '..') return `"${segment}" segment`;
-  if (Buffer.byteLength(segment, 'utf8') > MAX_SEGMENT_BYTES) {
-    return `a segment is longer than ${MAX_SEGMENT_BYTES} bytes`;
+  const bytes = ascii ? segment.length : Buffer.byteLength(segment, 'utf8');
+  if (bytes > MAX_SEGMENT_BYTES) return `a segment is longer than ${MAX_SEGMENT_BYTES} bytes`;
+  const first = segment.charCodeAt(0) | 0x20; // '.' stays '.', 'G' becomes 'g'
+  if ((!ascii || first === 0x2e || first === 0x67) && isDotGitSegment(segment)) {
+    return `${JSON.stringify(segment)} segment: the git directory is off limits`;
   }
-  if (isDotGitSegment(segment)) return `${JSON.stringify(segment)} segment: the git directory is off limits`;
-  if (!ASCII.test(segment)) {
+  if (!ascii) {
     const compat = segment.normalize('NFKC');
     if (compat === '.' || compat === '..' || compat.includes('/') || compat.includes('\\')) {
       return `${JSON.stringify(segment)} segment folds to ${JSON.stringify(compat)} under Unicode NFKC`;
@@ -49,24 +54,38 @@ function segmentProblem(segment: string): string | null {
   return null;
 }
 
+// canRead and canWrite usually validate the same path back to back.
+let lastValid: string | null = null;
+
 /** Why `input` is not a valid repository-relative POSIX path, or null when it is. */
 export function pathProblem(input: unknown): string | null {
+  if (input === lastValid) return null;
+  const problem = findPathProblem(input);
+  if (problem === null) lastValid = input as string;
+  return problem;
+}
+
+function findPathProblem(input: unknown): string | null {
   if (typeof input !== 'string') {
     return `expected a string, got ${input === null ? 'null' : Array.isArray(input) ? 'array' : typeof input}`;
   }
   if (input === '') return 'empty path';
-  if (LONE_SURROGATE.test(input)) return 'not well-formed Unicode (lone surrogate)';
-  if (input.length > MAX_PATH_BYTES || Buffer.byteLength(input, 'utf8') > MAX_PATH_BYTES) {
+  // Printable ASCII (the common case) has no controls, invisibles or surrogates, and one byte per character.
+  const ascii = ASCII.test(input);
+  if (!ascii) {
+    if (LONE_SURROGATE.test(input)) return 'not well-formed Unicode (lone surrogate)';
+    const control = CONTROL.exec(input);
+    if (control) return `control character ${codePoint(control[0])}`;
+    const invisible = INVISIBLE.exec(input);
+    if (invisible) return `invisible character ${codePoint(invisible[0])}`;
+  }
+  if (input.length > MAX_PATH_BYTES || (!ascii && Buffer.byteLength(input, 'utf8') > MAX_PATH_BYTES)) {
     return `longer than ${MAX_PATH_BYTES} bytes`;
   }
-  const control = CONTROL.exec(input);
-  if (control) return `control character ${codePoint(control[0])}`;
-  const invisible = INVISIBLE.exec(input);
-  if (invisible) return `invisible character ${codePoint(invisible[0])}`;
   if (input.includes('\\')) return 'backslash (paths use "/" only)';
-  if (input.startsWith('/')) return 'leading "/" (paths are relative to the repository root)';
+  if (input.charCodeAt(0) === 0x2f) return 'leading "/" (paths are relative to the repository root)';
   for (const segment of input.split('/')) {
-    const problem = segmentProblem(segment);
+    const problem = segmentProblem(segment, ascii);
     if (problem) return problem;
   }
   return null;

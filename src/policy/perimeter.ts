@@ -65,6 +65,9 @@ export function compilePerimeter(spec: PerimeterSpec, configFile: string = DEFAU
   const allowCredentialFiles = compileGlobList(spec.allowCredentialFiles);
   const branches = spec.branches === null ? null : compileGlobList(spec.branches);
   const tools: ReadonlySet<ToolName> = new Set(spec.tools);
+  const quoted = new Map([...spec.read, ...spec.write].map((glob) => [glob, JSON.stringify(glob)]));
+  const readRule = new Map(spec.read.map((glob) => [glob, `read glob ${quoted.get(glob)}`]));
+  const writeRule = new Map(spec.write.map((glob) => [glob, `write glob ${quoted.get(glob)}`]));
 
   return {
     name: spec.name,
@@ -84,7 +87,7 @@ export function compilePerimeter(spec: PerimeterSpec, configFile: string = DEFAU
           rule: `read glob ${JSON.stringify(glob)}, allow-credential-files ${JSON.stringify(allowedBy)}`,
         };
       }
-      return { allowed: true, rule: `read glob ${JSON.stringify(glob)}` };
+      return { allowed: true, rule: readRule.get(glob)! };
     },
     canWrite(path: string): Decision {
       const invalid = pathProblem(path);
@@ -100,7 +103,7 @@ export function compilePerimeter(spec: PerimeterSpec, configFile: string = DEFAU
           rule: `write glob ${JSON.stringify(glob)}, allow-protected ${JSON.stringify(allowedBy)}`,
         };
       }
-      return { allowed: true, rule: `write glob ${JSON.stringify(glob)}` };
+      return { allowed: true, rule: writeRule.get(glob)! };
     },
     allowsBranch(branch: string): boolean {
       if (typeof branch !== 'string' || branch === '') return false;

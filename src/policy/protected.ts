@@ -35,6 +35,14 @@ interface Entry {
   segments: string[];
 }
 
+interface Entries {
+  list: Entry[];
+  /** Cheap exact test for ASCII paths: does any segment fold to the first name of an entry? */
+  prefilter: RegExp;
+}
+
+const ASCII = /^[\x20-\x7e]*$/;
+
 function toEntry(rule: string): Entry {
   const segments = rule
     .replace(/\/\*\*$/, '')
@@ -44,13 +52,20 @@ function toEntry(rule: string): Entry {
   return { rule, segments };
 }
 
-const BUILT_IN = PROTECTED_ENTRIES.map(toEntry);
-const cache = new Map<string, Entry[]>();
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
 
-function entriesFor(configFile: string): Entry[] {
+const BUILT_IN = PROTECTED_ENTRIES.map(toEntry);
+const cache = new Map<string, Entries>();
+
+function entriesFor(configFile: string): Entries {
   let entries = cache.get(configFile);
   if (!entries) {
-    entries = [toEntry(configFile), ...BUILT_IN].filter((e) => e.segments.length > 0);
+    const list = [toEntry(configFile), ...BUILT_IN].filter((e) => e.segments.length > 0);
+    const firsts = [...new Set(list.map((e) => escape(e.segments[0]!)))];
+    const prefilter = new RegExp(`(?:^|/)(?:${firsts.join('|')})[. ]*(?:/|$)`, 'i');
+    entries = { list, prefilter };
     if (cache.size > 16) cache.clear();
     cache.set(configFile, entries);
   }
@@ -67,8 +82,10 @@ function containsRun(haystack: string[], needle: string[]): boolean {
 
 /** The protected-set entry matching this (validated) path, or null. Case/Unicode-NF insensitive, any depth. */
 export function protectedRule(path: string, configFile: string = DEFAULT_CONFIG_FILE): string | null {
+  const entries = entriesFor(configFile);
+  if (ASCII.test(path) && !entries.prefilter.test(path)) return null;
   const segments = path.split('/').map(foldSegment);
-  for (const entry of entriesFor(configFile)) {
+  for (const entry of entries.list) {
     if (containsRun(segments, entry.segments)) return entry.rule;
   }
   return null;
