@@ -122,20 +122,26 @@ async function examineBranch(input: VerifyInput, facts: JobFacts, endHead: strin
   await examineCommits(input, facts, listed);
 }
 
-/** Each new commit on its own, for what the net diff hides; skipped (and said so) when that is not sound or cheap. */
+/**
+ * Each new commit on its own, for what the net change hides. The net change is always checked in full;
+ * commits the (intact) ledger shows the gateway made were checked path by path before they were written,
+ * so only the others are diffed here. Skipped, and said so, when that is not sound or not cheap.
+ */
 async function examineCommits(input: VerifyInput, facts: JobFacts, listed: NewCommits): Promise<void> {
   const max = input.maxCommitDiffs ?? MAX_COMMIT_DIFFS;
-  if (listed.commits.length <= 1 && listed.complete) return;
-  if (facts.historyRewritten || !listed.complete || listed.commits.length > max) {
+  const made = new Set(input.ledger?.ok ? input.ledger.commits : []);
+  const others = listed.commits.filter((commit) => !made.has(commit.sha));
+  if (others.length === 0 || (listed.commits.length <= 1 && listed.complete)) return;
+  if (facts.historyRewritten || !listed.complete || others.length > max) {
     facts.notes.push(
       facts.historyRewritten
         ? 'after the history rewrite only the net change was checked, not each commit'
-        : `only the net change was checked, not each of the ${listed.complete ? '' : 'more than '}${listed.commits.length} new commits`,
+        : `only the net change was checked, not each of the ${listed.complete ? '' : 'more than '}${others.length} commits pushed around the gateway`,
     );
     return;
   }
   try {
-    facts.intermediate = await intermediateChanges(input.upstream, listed.commits, facts.changes);
+    facts.intermediate = await intermediateChanges(input.upstream, others, facts.changes);
   } catch (error) {
     facts.unchecked.push(`the changes of each new commit: ${reason(error)}`);
   }

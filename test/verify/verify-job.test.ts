@@ -265,6 +265,16 @@ describe('verifyJob against the stand-in', () => {
   });
 
   describe('request economy', () => {
+    it('diffs commit by commit only what came around the gateway', async () => {
+      const one = await gatewayCommit({ 'src/one/a.ts': '1' });
+      const two = await gatewayCommit({ 'test/two/b.ts': '2' });
+      const viaGateway = await verify(ledgerOf(one, two));
+      const unknown = await verify(ledgerOf());
+      expect(viaGateway.verdict.state).toBe('success');
+      expect(unknown.verdict.commits.direct).toEqual([two, one]);
+      expect(unknown.requests).toBeGreaterThan(viaGateway.requests);
+    });
+
     it('verifies ten changes in one directory with a handful of requests', async () => {
       const files: Record<string, string> = {};
       for (let i = 0; i < 10; i++) files[`src/feature/f${i}.ts`] = `export const f${i} = ${i};\n`;
