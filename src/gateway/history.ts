@@ -1,3 +1,4 @@
+import picomatch from 'picomatch';
 import type { Perimeter } from '../policy/index.js';
 import { UpstreamError, type CommitInfo, type Upstream } from '../github/upstream.js';
 import { diffTrees, type PathChange } from './tree-diff.js';
@@ -24,6 +25,7 @@ export class History {
   private readonly touchMemo = new Map<string, boolean>();
   private readonly ancestry = new Map<string, boolean>();
   private readonly pages = new Map<string, Promise<CommitInfo[]>>();
+  private readonly dirTests = new Map<string, (dir: string) => boolean>();
 
   constructor(private readonly upstream: Upstream) {}
 
@@ -76,11 +78,31 @@ export class History {
     const known = this.touchMemo.get(key);
     if (known !== undefined) return known;
     const readable = (c: PathChange): boolean => perimeter.canRead(c.path).allowed;
-    const result = (
-      await this.changes(commit, { ...(within !== undefined ? { within } : {}), stopWhen: readable })
-    ).some(readable);
+    const options = {
+      stopWhen: readable,
+      descendInto: this.readableDirs(perimeter),
+      ...(within !== undefined ? { within } : {}),
+    };
+    const result = (await this.changes(commit, options)).some(readable);
     this.touchMemo.set(key, result);
     return result;
+  }
+
+  /**
+   * Directories that may hold a readable file: those on the way to or below the static base of a read
+   * glob (`src` for `src/**`; a glob starting with a wildcard has none, so every directory qualifies).
+   */
+  private readableDirs(perimeter: Perimeter): (dir: string) => boolean {
+    let test = this.dirTests.get(perimeter.name);
+    if (!test) {
+      const bases = perimeter.spec.read.map((glob) => picomatch.scan(glob).base);
+      test = bases.includes('')
+        ? () => true
+        : (dir) =>
+            bases.some((base) => dir === base || dir.startsWith(`${base}/`) || base.startsWith(`${dir}/`));
+      this.dirTests.set(perimeter.name, test);
+    }
+    return test;
   }
 
   /** Whether `sha` is reachable from `head`; unknown SHAs are simply not reachable. */

@@ -12,6 +12,8 @@ export interface DiffOptions {
   within?: string;
   /** stop descending once a change satisfies this */
   stopWhen?: (change: PathChange) => boolean;
+  /** skip directories that cannot hold anything of interest */
+  descendInto?: (dir: string) => boolean;
 }
 
 /**
@@ -53,7 +55,7 @@ export async function diffTrees(
       const xTree = x?.type === 'tree';
       const yTree = y?.type === 'tree';
       if (!relevant(path, xTree || yTree)) continue;
-      if (xTree || yTree) {
+      if ((xTree || yTree) && (options.descendInto?.(path) ?? true)) {
         await walk(xTree ? x!.sha : null, yTree ? y!.sha : null, `${path}/`);
       }
       if (stopped) return;
