@@ -63,7 +63,7 @@ export async function verifyJob(input: VerifyInput): Promise<Verdict> {
     changes: [],
     intermediate: [],
     refChanges: compareSnapshots(input.start, input.end),
-    newCommits: startHead === endHead ? { shas: [], complete: true } : null,
+    newCommits: startHead === endHead || endHead === null ? { shas: [], complete: true } : null,
     ledger: input.ledger,
     directPushes: input.directPushes,
     perimeters: input.perimeters,

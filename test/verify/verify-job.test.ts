@@ -214,6 +214,7 @@ describe('verifyJob against the stand-in', () => {
       await setRef(s.dir, `refs/heads/${BRANCH}`, null);
       const { verdict } = await verify(ledgerOf());
       expect(verdict.violations.map((v) => v.kind)).toEqual(['branch-deleted']);
+      expect(verdict.unchecked).toEqual([]);
     });
   });
 
