@@ -54,18 +54,8 @@ function segmentProblem(segment: string, ascii: boolean): string | null {
   return null;
 }
 
-// canRead and canWrite usually validate the same path back to back.
-let lastValid: string | null = null;
-
 /** Why `input` is not a valid repository-relative POSIX path, or null when it is. */
 export function pathProblem(input: unknown): string | null {
-  if (input === lastValid) return null;
-  const problem = findPathProblem(input);
-  if (problem === null) lastValid = input as string;
-  return problem;
-}
-
-function findPathProblem(input: unknown): string | null {
   if (typeof input !== 'string') {
     return `expected a string, got ${input === null ? 'null' : Array.isArray(input) ? 'array' : typeof input}`;
   }

@@ -65,6 +65,15 @@ export function compilePerimeter(spec: PerimeterSpec, configFile: string = DEFAU
   const allowCredentialFiles = compileGlobList(spec.allowCredentialFiles);
   const branches = spec.branches === null ? null : compileGlobList(spec.branches);
   const tools: ReadonlySet<ToolName> = new Set(spec.tools);
+  // canRead and canWrite usually see the same path back to back: remember the last valid one.
+  let lastValid: string | null = null;
+  const invalidRule = (path: string): string | null => {
+    if (path === lastValid) return null;
+    const problem = pathProblem(path);
+    if (problem !== null) return `invalid path: ${problem}`;
+    lastValid = path;
+    return null;
+  };
   const quoted = new Map([...spec.read, ...spec.write].map((glob) => [glob, JSON.stringify(glob)]));
   const readRule = new Map(spec.read.map((glob) => [glob, `read glob ${quoted.get(glob)}`]));
   const writeRule = new Map(spec.write.map((glob) => [glob, `write glob ${quoted.get(glob)}`]));
@@ -74,8 +83,8 @@ export function compilePerimeter(spec: PerimeterSpec, configFile: string = DEFAU
     spec,
     tools,
     canRead(path: string): Decision {
-      const invalid = pathProblem(path);
-      if (invalid !== null) return { allowed: false, rule: `invalid path: ${invalid}` };
+      const invalid = invalidRule(path);
+      if (invalid !== null) return { allowed: false, rule: invalid };
       const glob = read.find(path);
       if (glob === null) return { allowed: false, rule: 'no read glob matches' };
       const credential = credentialFileRule(path);
@@ -90,8 +99,8 @@ export function compilePerimeter(spec: PerimeterSpec, configFile: string = DEFAU
       return { allowed: true, rule: readRule.get(glob)! };
     },
     canWrite(path: string): Decision {
-      const invalid = pathProblem(path);
-      if (invalid !== null) return { allowed: false, rule: `invalid path: ${invalid}` };
+      const invalid = invalidRule(path);
+      if (invalid !== null) return { allowed: false, rule: invalid };
       const glob = write.find(path);
       if (glob === null) return { allowed: false, rule: 'no write glob matches' };
       const protectedBy = protectedRule(path, configFile);

@@ -47,7 +47,7 @@ function toEntry(rule: string): Entry {
   const segments = rule
     .replace(/\/\*\*$/, '')
     .split('/')
-    .filter((s) => s !== '')
+    .filter((s) => s !== '' && s !== '.')
     .map(foldSegment);
   return { rule, segments };
 }

@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CONFIG, makeCheckout, runCli } from './run-cli.js';
 
@@ -11,6 +12,17 @@ const checkout = (files: Record<string, string>, options?: { git?: boolean }) =>
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 describe('perimeter check', () => {
+  describe("when run on this repository's own perimeters.yml", () => {
+    it('finds it valid', async () => {
+      const result = await runCli(['check'], fileURLToPath(new URL('../..', import.meta.url)));
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(
+        /^perimeters\.yml: valid \(version 1, \d+ perimeters\)\n\nTracked files: \d+\n/,
+      );
+    });
+  });
+
   describe('when the config is valid in a git checkout', () => {
     it('counts tracked files per perimeter and lists overlaps and unreadable files', async () => {
       const dir = checkout({

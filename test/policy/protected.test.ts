@@ -62,6 +62,7 @@ describe('protectedRule', () => {
       expect(protectedRule('Config/Perimeter.YAML', 'config/perimeter.yaml')).toBe('config/perimeter.yaml');
       expect(protectedRule('perimeter.yaml', 'config/perimeter.yaml')).toBeNull();
       expect(protectedRule('perimeters.yml', 'config/perimeter.yaml')).toBeNull();
+      expect(protectedRule('perimeters.yml', './perimeters.yml')).toBe('./perimeters.yml');
     });
   });
 
