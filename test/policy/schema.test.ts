@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { ConfigError, parseConfig } from '../../src/policy/index.js';
@@ -8,7 +8,7 @@ import { SAMPLES } from './config-samples.js';
 const schema = JSON.parse(
   readFileSync(new URL('../../perimeters.schema.json', import.meta.url), 'utf8'),
 ) as object;
-const validate = new Ajv2020({ allErrors: true, strict: true }).compile(schema);
+const validate = new Ajv({ allErrors: true, strict: true }).compile(schema);
 
 function validatorAccepts(yaml: string): boolean {
   try {
@@ -54,8 +54,8 @@ describe('perimeters.schema.json', () => {
   it('lists exactly the tools parseConfig knows', async () => {
     const { TOOL_NAMES } = await import('../../src/policy/index.js');
     const perimeter = (
-      schema as { $defs: { perimeter: { properties: { tools: { items: { enum: string[] } } } } } }
-    ).$defs.perimeter;
+      schema as { definitions: { perimeter: { properties: { tools: { items: { enum: string[] } } } } } }
+    ).definitions.perimeter;
     expect(perimeter.properties.tools.items.enum).toEqual([...TOOL_NAMES]);
   });
 });
