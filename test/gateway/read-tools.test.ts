@@ -263,3 +263,22 @@ describe('the read tools', () => {
     });
   });
 });
+
+describe('the read tools on a tree too big for one recursive listing', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ files: FILES, config: CONFIG, treeEntryLimit: 4 });
+  });
+  afterAll(async () => h.close());
+
+  it('walks the tree directory by directory and answers the same', async () => {
+    const client = await h.connect('implementer');
+    const all = await ok<{ entries: Array<{ path: string }> }>(client, 'get_tree', { recursive: true });
+    expect(all.entries.map((e) => e.path)).toContain('src/util/math.ts');
+    expect(all.entries.map((e) => e.path)).not.toContain('secret/plan.md');
+    expect(await ok(client, 'get_file', { path: 'src/util/math.ts' })).toMatchObject({
+      content: FILES['src/util/math.ts'],
+    });
+    expect(h.fake.stats().byRoute['GET /repos/{owner}/{repo}/git/trees/{sha}']).toBeGreaterThan(1);
+  });
+});

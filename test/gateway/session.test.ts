@@ -124,6 +124,10 @@ describe('a gateway session', () => {
       '-',
     ]);
     expect(records[11]!.reason).toMatch(/unavailable|502/);
+    const firstCall = records[1] as { upstream: { requests: number; exact: boolean }; duration_ms: number };
+    expect(firstCall.upstream.requests).toBeGreaterThanOrEqual(3);
+    expect(firstCall.upstream.exact).toBe(true);
+    expect(firstCall.duration_ms).toBeGreaterThanOrEqual(0);
   });
 
   it('catches a tampered copy at the right record', async () => {

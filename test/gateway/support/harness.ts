@@ -22,6 +22,8 @@ export interface HarnessOptions {
   branch?: string;
   filter?: AnswerFilter;
   token?: string;
+  /** entries of a recursive tree answer before the stand-in reports it truncated */
+  treeEntryLimit?: number;
 }
 
 export interface Harness {
@@ -52,7 +54,11 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const branch = options.branch ?? 'main';
   await seedRepo(repoDir, options.files, { branch });
   const token = options.token ?? fakeToken();
-  const fake = await startFakeGithub({ repos: { [`${OWNER}/${REPO}`]: repoDir }, token });
+  const fake = await startFakeGithub({
+    repos: { [`${OWNER}/${REPO}`]: repoDir },
+    token,
+    ...(options.treeEntryLimit !== undefined ? { treeEntryLimit: options.treeEntryLimit } : {}),
+  });
   const upstream = createOctokitUpstream({
     token,
     owner: OWNER,
