@@ -1,7 +1,8 @@
 /**
  * What content safety adds to an answer (`npm run bench:safety`):
  * 1. redact() alone on a 100 KB text (source-like lines with a few secrets), ms per call;
- * 2. a warm get_file of a 100 KB file through the running gateway, without and with the filter.
+ * 2. the worst texts we know of, about 1 MB each (the scan must stay linear);
+ * 3. a warm get_file of a 100 KB file through the running gateway, without and with the filter.
  * Medians after warm-up; figures, not assertions.
  */
 import type { AnswerFilter } from '../src/safety/answer-filter.js';
@@ -64,6 +65,23 @@ async function warmGetFile(answerFilter: AnswerFilter): Promise<{ median: number
   } finally {
     await harness.close();
   }
+}
+
+/** Texts built to make pattern matching slow; each about 1 MB, the largest file get_file shows. */
+const BEGIN = ['-----BEGIN ', 'PRIVATE KEY-----'].join('');
+const adversarial: Record<string, string> = {
+  'BEGIN lines without END': `${BEGIN}\n`.repeat(35_000),
+  'assignments chained on one line': 'password='.repeat(110_000),
+  'one 1 MB name': 'password'.repeat(120_000),
+  'URL schemes without hosts': 'https://'.repeat(120_000),
+  'JWT-like fragments': `eyJ${'a'.repeat(20)}.`.repeat(40_000),
+};
+for (const [name, hostile] of Object.entries(adversarial)) {
+  const start = performance.now();
+  await filter.redact(hostile);
+  console.log(
+    `adversarial ${(hostile.length / 1e6).toFixed(2)} MB, ${name}: ${ms(performance.now() - start)}`,
+  );
 }
 
 const without = await warmGetFile(NO_FILTER);

@@ -46,14 +46,46 @@ const FORMATS: ReadonlyArray<{ kind: string; pattern: RegExp }> = [
 
 /**
  * A whole private-key block, whatever its content (placeholders too: a false positive costs a look).
- * Without its END line, the block runs on over the lines of key material (base64, `Proc-Type:` headers). Also matches JSON-escaped text.
+ * Without its END line (or with another BEGIN first), the block runs on over the lines of key material
+ * (base64, `Proc-Type:` headers). Also matches JSON-escaped text. Each block ends before the next BEGIN,
+ * which keeps the scan linear however many BEGIN lines a text holds.
  */
-const KEY_LABEL = String.raw`[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?`;
-const PRIVATE_KEY_BLOCK = new RegExp(
-  String.raw`-----BEGIN ?${KEY_LABEL}-----(?:[\s\S]{0,20000}?-----END ?${KEY_LABEL}-----|(?:[ \t]*(?:\r?\n|\\n)[ \t]*(?:[A-Za-z0-9+/=]{8,}|[A-Za-z-]{3,30}: [^\n\\]{0,200}))*)`,
-  'g',
-);
-const PUTTY_KEY = /PuTTY-User-Key-File-\d+:[\s\S]{0,20000}?(?:Private-(?:MAC|Hash): *[0-9a-fA-F]+|$)/g;
+const KEY_LABEL = String.raw`[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?`;
+const KEY_BLOCKS = [
+  {
+    begin: new RegExp(String.raw`-----BEGIN ?${KEY_LABEL}-----`, 'g'),
+    end: new RegExp(String.raw`-----END ?${KEY_LABEL}-----`, 'g'),
+  },
+  { begin: /PuTTY-User-Key-File-\d+:[^\n]{0,200}/g, end: /Private-(?:MAC|Hash): *[0-9a-fA-F]+/g },
+];
+const KEY_MATERIAL = /(?:[ \t]*(?:\r?\n|\\n)[ \t]*(?:[A-Za-z0-9+/=]{8,}|[A-Za-z-]{3,30}: [^\n\\]{0,200}))*/y;
+const MAX_KEY_BLOCK = 20_000;
+
+function keyBlocks(text: string, begin: RegExp, end: RegExp): Array<[number, number]> {
+  const begins = [...text.matchAll(begin)];
+  const ends = [...text.matchAll(end)];
+  const blocks: Array<[number, number]> = [];
+  let e = 0;
+  let covered = 0;
+  for (const [i, b] of begins.entries()) {
+    const start = b.index ?? 0;
+    if (start < covered) continue;
+    const headerEnd = start + b[0].length;
+    const limit = Math.min(headerEnd + MAX_KEY_BLOCK, begins[i + 1]?.index ?? text.length);
+    while (e < ends.length && (ends[e]?.index ?? 0) < headerEnd) e++;
+    const closing = ends[e];
+    let stop: number;
+    if (closing && (closing.index ?? 0) + closing[0].length <= limit) {
+      stop = (closing.index ?? 0) + closing[0].length;
+    } else {
+      KEY_MATERIAL.lastIndex = headerEnd;
+      stop = headerEnd + (KEY_MATERIAL.exec(text)?.[0].trimEnd().length ?? 0);
+    }
+    blocks.push([start, stop]);
+    covered = stop;
+  }
+  return blocks;
+}
 
 /** `scheme://user:password@host`: the password; `scheme://long-credential@host`: the credential. */
 const URL_USERINFO =
@@ -75,9 +107,8 @@ export function formatFindings(text: string): Finding[] {
   for (const { kind, pattern } of FORMATS) {
     for (const m of matches(pattern, text)) add(m.index, m.index + m[0].length, kind, RANK.format);
   }
-  for (const pattern of [PRIVATE_KEY_BLOCK, PUTTY_KEY]) {
-    for (const m of matches(pattern, text))
-      add(m.index, m.index + m[0].trimEnd().length, 'private key', RANK.format);
+  for (const { begin, end } of KEY_BLOCKS) {
+    for (const [start, stop] of keyBlocks(text, begin, end)) add(start, stop, 'private key', RANK.format);
   }
   for (const m of matches(URL_USERINFO, text)) {
     const { user = '', password } = m.groups ?? {};

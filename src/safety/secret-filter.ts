@@ -69,8 +69,11 @@ export function createSecretFilter(options: SecretFilterOptions = {}): AnswerFil
 
   async function detect(text: string): Promise<Finding[]> {
     if (typeof text !== 'string') throw new TypeError(`expected text, got ${typeof text}`);
-    const found = await secretlintFindings(text);
-    found.push(...formatFindings(text), ...settingFindings(text), ...extraSecretFindings(text, extra));
+    const found = (await secretlintFindings(text)).concat(
+      formatFindings(text),
+      settingFindings(text),
+      extraSecretFindings(text, extra),
+    );
     return mergeFindings(found);
   }
 

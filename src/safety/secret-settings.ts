@@ -58,14 +58,20 @@ const NAME_CHAR = /[A-Za-z0-9_.$@-]/;
 const ASSIGNMENT_AT =
   /(\\?["'`]?)([A-Za-z_$@][A-Za-z0-9_.$@-]{0,100})\1[ \t]*\??[ \t]*(?::=|===?|=>|=|:)(?![=:])[ \t]*/y;
 
-/** Assignments to names that may announce a secret: `[start of the match, name, end of the match]`. */
-function* assignments(text: string): Generator<[number, string, number]> {
-  let examined = -1;
+/**
+ * Assignments to names that may announce a secret, as `[start of the match, name, start of the value]`.
+ * Names are found around stems; a name is examined once, and nothing inside a value already hidden.
+ */
+function* assignments(text: string, coveredTo: () => number): Generator<[number, string, number]> {
+  let examinedTo = 0;
   for (const stem of text.matchAll(NAME_STEM)) {
     let start = stem.index ?? 0;
-    while (start > 0 && NAME_CHAR.test(text[start - 1] ?? '')) start--;
-    if (start <= examined) continue;
-    examined = start;
+    const floor = Math.max(examinedTo, coveredTo());
+    if (start < floor) continue;
+    let end = start;
+    while (start > floor && NAME_CHAR.test(text[start - 1] ?? '')) start--;
+    while (end < text.length && NAME_CHAR.test(text[end] ?? '')) end++;
+    examinedTo = end;
     let at = start;
     if (`"'\``.includes(text[at - 1] ?? 'x')) at -= text[at - 2] === '\\' ? 2 : 1;
     ASSIGNMENT_AT.lastIndex = at;
@@ -73,10 +79,12 @@ function* assignments(text: string): Generator<[number, string, number]> {
     if (m) yield [at, m[2] ?? '', at + m[0].length];
   }
 }
+
 const XML_ELEMENT = /<([A-Za-z_][A-Za-z0-9_.-]{0,100})>([^<\n]{1,4096})<\/\1>/g;
 const CLI_FLAG = /(?<![A-Za-z0-9_-])--([A-Za-z][A-Za-z0-9-]{0,60})[ \t]+(?=[^\s-])/g;
 
 const MAX_VALUE = 4096;
+const FIRST_LOOK = 256;
 /** An expression that refers to the secret elsewhere: `config.password`, `os.environ["X"]`, `getToken()`. */
 const CODE_REFERENCE =
   /^(?:[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*|\[[^\]]{0,200}\])+;?|.*\(.*|\*[\w-]+|![A-Za-z]\w*(?:\s.*)?)$/s;
@@ -90,9 +98,10 @@ interface Span {
   end: number;
 }
 
+/** The end of the line at `from`, looking no further than MAX_VALUE characters. */
 function lineEnd(text: string, from: number): number {
-  const newline = text.indexOf('\n', from);
-  return Math.min(newline === -1 ? text.length : newline, from + MAX_VALUE);
+  const newline = text.slice(from, from + MAX_VALUE).indexOf('\n');
+  return newline === -1 ? Math.min(text.length, from + MAX_VALUE) : from + newline;
 }
 
 function quotedValue(text: string, at: number): Span | null {
@@ -111,11 +120,11 @@ function quotedValue(text: string, at: number): Span | null {
 }
 
 /** Unquoted: the rest of the line, up to a comment, a separator, a closing bracket or a JSON escape. */
-function bareValue(text: string, at: number): Span {
-  const line = text.slice(at, lineEnd(text, at));
-  const cut = /[ \t]+(?:#|\/\/)|[,;)}\]]|\\[nrt"]|\r/.exec(line);
-  const value = cut ? line.slice(0, cut.index) : line;
-  return { start: at, end: at + value.trimEnd().length };
+function bareValue(text: string, at: number, max: number): Span & { capped: boolean } {
+  const window = text.slice(at, at + max);
+  const cut = /[ \t]+(?:#|\/\/)|[,;)}\]\r\n]|\\[nrt"]/.exec(window);
+  const value = cut ? window.slice(0, cut.index) : window;
+  return { start: at, end: at + value.trimEnd().length, capped: !cut && window.length === max };
 }
 
 /** A YAML block scalar (`password: |`): the lines indented deeper than the key's line. */
@@ -143,7 +152,8 @@ function assignedValue(text: string, keyAt: number, valueAt: number): Span | nul
     return isPlaceholder(value) ? null : quoted;
   }
   if (LEADING_REFERENCE.test(text.slice(valueAt, valueAt + 70))) return null;
-  const bare = bareValue(text, valueAt);
+  // decide on a short look; read the whole value only when it is to be hidden (keeps the scan linear)
+  const bare = bareValue(text, valueAt, FIRST_LOOK);
   const value = text.slice(bare.start, bare.end);
   if (BLOCK_SCALAR.test(value)) return blockValue(text, keyAt, valueAt);
   if (
@@ -153,7 +163,7 @@ function assignedValue(text: string, keyAt: number, valueAt: number): Span | nul
   )
     return null;
   if (isPlaceholder(value) || isTypeAnnotation(value) || CODE_REFERENCE.test(value)) return null;
-  return bare;
+  return bare.capped ? bareValue(text, valueAt, MAX_VALUE) : bare;
 }
 
 export function settingFindings(text: string): Finding[] {
@@ -161,9 +171,14 @@ export function settingFindings(text: string): Finding[] {
   const add = (span: Span | null, kind: string): void => {
     if (span && span.end > span.start) found.push({ ...span, kind, credential: false, rank: RANK.setting });
   };
-  for (const [at, name, valueAt] of assignments(text)) {
+  let hiddenTo = 0;
+  for (const [at, name, valueAt] of assignments(text, () => hiddenTo)) {
     const kind = secretKindOfName(name);
-    if (kind) add(assignedValue(text, at, valueAt), kind);
+    const span = kind ? assignedValue(text, at, valueAt) : null;
+    if (kind && span) {
+      add(span, kind);
+      hiddenTo = span.end;
+    }
   }
   for (const m of text.matchAll(XML_ELEMENT)) {
     const kind = secretKindOfName(m[1] ?? '');
