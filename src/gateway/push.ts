@@ -57,7 +57,8 @@ export class Pusher {
     const problems: string[] = [];
     const files = this.prepare(perimeter, request, deletions, problems);
     notes.content = files.map((f) => ({ path: f.path, ...digest(f.bytes) }));
-    if (problems.length === 0) problems.push(...(await this.credentialProblems(perimeter, files)));
+    if (problems.length === 0)
+      problems.push(...(await this.credentialProblems(perimeter, request.message, files)));
     if (problems.length > 0) throw refusal(problems, notes);
 
     let base = await this.view.snapshot();
@@ -157,12 +158,21 @@ export class Pusher {
     return prepared;
   }
 
-  private async credentialProblems(perimeter: Perimeter, files: Prepared[]): Promise<string[]> {
+  private async credentialProblems(
+    perimeter: Perimeter,
+    message: string,
+    files: Prepared[],
+  ): Promise<string[]> {
     const allowed =
       perimeter.spec.allowSecretsIn.length > 0
         ? picomatch(perimeter.spec.allowSecretsIn, GLOB_OPTIONS)
         : () => false;
     const problems: string[] = [];
+    const inMessage = await this.filter.findCredentials(message);
+    if (inMessage.length > 0)
+      problems.push(
+        `the commit message looks like it contains a credential (${[...new Set(inMessage)].join(', ')})`,
+      );
     for (const file of files) {
       const text = file.text ?? decodeText(file.bytes);
       if (text === null || allowed(file.path)) continue;

@@ -215,6 +215,11 @@ describe('push_files', () => {
         },
         /src\/config\.ts: looks like it contains a credential/,
       );
+      await refusedWhole(
+        implementer,
+        { message: `token ${LEAKED}`, files: [{ path: 'fixtures/clean.txt', content: 'clean\n' }] },
+        /commit message looks like it contains a credential/,
+      );
       await ok(implementer, 'push_files', {
         message: 'fixture',
         files: [{ path: 'fixtures/token.txt', content: `${LEAKED}\n` }],
