@@ -44,6 +44,22 @@ function countingPlugin(stats: UpstreamStats) {
   };
 }
 
+/**
+ * Gives each attempt its own timeout. Registered inside the throttling and retry plugins: a signal made
+ * once per call would already be spent when a retry or a rate-limit wait sends the request again.
+ */
+function attemptTimeoutPlugin() {
+  return (octokit: Octokit) => {
+    octokit.hook.wrap('request', async (request, options) => {
+      // Every hook is bound to this one options object, so the signal is set on it, not on a copy.
+      const settings = options.request as { attemptTimeoutMs?: number; signal?: AbortSignal } | undefined;
+      if (settings?.attemptTimeoutMs) settings.signal = AbortSignal.timeout(settings.attemptTimeoutMs);
+      return request(options);
+    });
+    return {};
+  };
+}
+
 export function createClient(options: ClientOptions, stats: UpstreamStats): Client {
   // A rate-limited request was refused before GitHub acted on it, so repeating it is safe even for a write;
   // but only once, and only when the wait is short.
@@ -68,6 +84,7 @@ export function createClient(options: ClientOptions, stats: UpstreamStats): Clie
         retryAfterBaseValue: options.retryBaseMs,
       },
     } as Parameters<typeof getOctokit>[1],
+    attemptTimeoutPlugin(),
     countingPlugin(stats),
     throttling,
     retry,
@@ -94,7 +111,7 @@ export class RestClient {
         repo: this.repo,
         ...params,
         ...(headers ? { headers } : {}),
-        request: { signal: AbortSignal.timeout(this.timeoutMs), ...(write ? { retries: 0 } : {}) },
+        request: { attemptTimeoutMs: this.timeoutMs, ...(write ? { retries: 0 } : {}) },
       } as Parameters<Client['request']>[1]);
       return { data: response.data as T, headers: response.headers as Record<string, string | undefined> };
     } catch (error) {

@@ -1,0 +1,232 @@
+/**
+ * GitHub misbehaving under the gateway, through the stand-in's fault injection: bursts of 5xx, answers
+ * slower than the request timeout, spent primary and secondary rate limits, and the branch moving between
+ * the read and the write of a push. Reads are retried, writes never repeated blindly, no commit is made
+ * twice, no write is lost, and the agent always gets a clear answer.
+ */
+import fc from 'fast-check';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { gitText } from '../fake-github/git.js';
+import { callTool, OWNER, REPO, startStand, textOf, type Stand } from './support/stand.js';
+
+const CONFIG = `
+version: 1
+perimeters:
+  dev:
+    read: ["src/**", "docs/**"]
+    write: ["src/**", "docs/**"]
+`;
+
+const FILES: Record<string, string> = Object.fromEntries(
+  Array.from({ length: 12 }, (_, i) => [`src/f${i}.ts`, `export const f${i} = ${i};\n`]),
+);
+
+const BLOBS = /git\/blobs\/\{sha\}$/;
+const REF_UPDATE = /^PATCH .*git\/refs/;
+const PATCH_REF = 'PATCH /repos/{owner}/{repo}/git/refs/{ref}';
+
+/** No stack frames, no internal error: something an agent can act on. */
+function expectClearError(text: string): void {
+  expect(text).not.toMatch(/\n\s+at /);
+  expect(text).not.toMatch(/internal error/i);
+  expect(text.length).toBeGreaterThan(10);
+}
+
+async function commitsWithMessage(stand: Stand, message: string): Promise<number> {
+  const log = await gitText(stand.repoDir, ['log', '--format=%s', 'main']);
+  return log.split('\n').filter((line) => line === message).length;
+}
+
+describe('the gateway when GitHub misbehaves', () => {
+  let stand: Stand;
+  let dev: Client;
+  let file = 0;
+  /** A file no earlier test has read (SHA-addressed blobs are cached forever). */
+  const fresh = (): string => `src/f${file++}.ts`;
+
+  beforeAll(async () => {
+    stand = await startStand({
+      files: FILES,
+      config: CONFIG,
+      proxy: true,
+      upstream: { retryBaseMs: 10, readRetries: 2, requestTimeoutMs: 1_000, maxRateLimitWaitSeconds: 5 },
+    });
+    dev = await stand.connect('dev');
+  });
+  afterAll(async () => stand.close());
+  beforeEach(() => {
+    stand.fake.clearFaults();
+    stand.fake.resetStats();
+  });
+
+  describe('when reads meet a burst of 5xx', () => {
+    it('retries them and answers', async () => {
+      const path = fresh();
+      stand.fake.injectFault({ kind: 'status', status: 502, count: 2, route: BLOBS });
+      const result = await callTool(dev, 'get_file', { path });
+      expect(result.isError, textOf(result)).toBeFalsy();
+      expect(textOf(result)).toBe(FILES[path]);
+      expect(stand.fake.stats().byRoute['GET /repos/{owner}/{repo}/git/blobs/{sha}']).toBe(3);
+    });
+
+    it('gives a clear error when the burst outlasts the retries, and serves the next call', async () => {
+      const path = fresh();
+      stand.fake.injectFault({ kind: 'status', status: 503, count: 3, route: BLOBS });
+      const failed = await callTool(dev, 'get_file', { path });
+      expect(failed.isError).toBe(true);
+      expectClearError(textOf(failed));
+      expect(textOf(failed)).toMatch(/unavailable.*503/s);
+      const again = await callTool(dev, 'get_file', { path });
+      expect(textOf(again)).toBe(FILES[path]);
+    });
+  });
+
+  describe('when an answer is slower than the request timeout', () => {
+    it('abandons that attempt and retries the read', async () => {
+      const path = fresh();
+      stand.fake.injectFault({ kind: 'latency', ms: 3_000, count: 1, route: BLOBS });
+      const result = await callTool(dev, 'get_file', { path });
+      expect(result.isError, textOf(result)).toBeFalsy();
+      expect(textOf(result)).toBe(FILES[path]);
+      expect(stand.fake.stats().byRoute['GET /repos/{owner}/{repo}/git/blobs/{sha}']).toBe(2);
+    });
+
+    it('never repeats a write that took effect but answered late, and a second push of it makes no second commit', async () => {
+      const before = await stand.head();
+      stand.proxy!.holdAnswers(/^PATCH .*\/git\/refs\//, 3_000);
+      const args = { message: 'late answer', files: [{ path: 'src/late.ts', content: 'late\n' }] };
+      const first = await callTool(dev, 'push_files', args);
+      expect(first.isError).toBe(true);
+      expectClearError(textOf(first));
+      // the update did land: the gateway must not claim otherwise
+      expect(stand.proxy!.held).toHaveLength(1);
+      expect(await stand.head()).not.toBe(before);
+      expect(textOf(first)).not.toMatch(/nothing was written/);
+      expect(stand.fake.stats().byRoute[PATCH_REF]).toBe(1);
+
+      const second = await callTool(dev, 'push_files', args);
+      expect(second.isError, textOf(second)).toBeFalsy();
+      expect(second.structuredContent).toMatchObject({ commit: null });
+      expect(await commitsWithMessage(stand, 'late answer')).toBe(1);
+      expect(stand.fake.stats().byRoute[PATCH_REF]).toBe(1);
+    });
+
+    it('never repeats a write abandoned before it took effect; a second push lands once', async () => {
+      const before = await stand.head();
+      stand.fake.injectFault({ kind: 'latency', ms: 3_000, count: 1, route: REF_UPDATE });
+      const args = { message: 'dropped write', files: [{ path: 'src/dropped.ts', content: 'dropped\n' }] };
+      const first = await callTool(dev, 'push_files', args);
+      expect(first.isError).toBe(true);
+      expectClearError(textOf(first));
+      expect(stand.fake.stats().byRoute[PATCH_REF]).toBe(1);
+      expect(await stand.head()).toBe(before);
+
+      const second = await callTool(dev, 'push_files', args);
+      expect(second.isError, textOf(second)).toBeFalsy();
+      expect(await commitsWithMessage(stand, 'dropped write')).toBe(1);
+      expect(stand.fake.stats().byRoute[PATCH_REF]).toBe(2);
+    });
+  });
+
+  describe('when the rate limit is spent', () => {
+    it('waits for a near reset and answers', async () => {
+      const path = fresh();
+      stand.fake.injectFault({ kind: 'rate-limit', count: 1, retryAfter: 1, route: BLOBS });
+      const result = await callTool(dev, 'get_file', { path });
+      expect(textOf(result)).toBe(FILES[path]);
+    });
+
+    it('fails fast and clearly when the reset is far away, then serves again', async () => {
+      const path = fresh();
+      stand.fake.injectFault({ kind: 'rate-limit', count: 1, retryAfter: 3_600, route: BLOBS });
+      const failed = await callTool(dev, 'get_file', { path });
+      expect(failed.isError).toBe(true);
+      expectClearError(textOf(failed));
+      expect(textOf(failed)).toMatch(/rate.?limit/i);
+      expect(textOf(await callTool(dev, 'get_file', { path }))).toBe(FILES[path]);
+    });
+
+    it('repeats a ref update refused by a secondary limit once, after Retry-After: one commit', async () => {
+      stand.fake.injectFault({
+        kind: 'secondary-limit',
+        status: 429,
+        count: 1,
+        retryAfter: 1,
+        route: REF_UPDATE,
+      });
+      const result = await callTool(dev, 'push_files', {
+        message: 'limited write',
+        files: [{ path: 'src/limited.ts', content: 'limited\n' }],
+      });
+      expect(result.isError, textOf(result)).toBeFalsy();
+      expect(await commitsWithMessage(stand, 'limited write')).toBe(1);
+      expect(stand.fake.stats().byRoute[PATCH_REF]).toBe(2);
+    });
+
+    it('refuses to wait out a secondary limit longer than allowed, and says so', async () => {
+      const before = await stand.head();
+      stand.fake.injectFault({ kind: 'secondary-limit', count: 1, retryAfter: 600, route: REF_UPDATE });
+      const result = await callTool(dev, 'push_files', {
+        message: 'long limited write',
+        files: [{ path: 'src/long-limited.ts', content: 'x\n' }],
+      });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/rate.?limit/i);
+      expect(await stand.head()).toBe(before);
+    });
+  });
+
+  describe('when the branch moves between the read and the write of a push', () => {
+    it('either lands on top of the other change or refuses the conflict; never loses a write or commits twice', async () => {
+      const paths = ['src/a.ts', 'src/b.ts', 'src/f0.ts', 'docs/x.md'];
+      let round = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.subarray(paths, { minLength: 1 }),
+          fc.subarray(paths, { minLength: 1 }),
+          async (ours, theirs) => {
+            round++;
+            const before = await stand.head();
+            const theirContent = Object.fromEntries(theirs.map((p) => [p, `theirs ${round}\n`]));
+            stand.fake.injectFault({
+              kind: 'move-ref',
+              repo: `${OWNER}/${REPO}`,
+              ref: 'main',
+              files: theirContent,
+              message: `theirs ${round}`,
+            });
+            const message = `ours ${round}`;
+            const result = await callTool(dev, 'push_files', {
+              message,
+              files: ours.map((path) => ({ path, content: `ours ${round}\n` })),
+            });
+            const after = await stand.head();
+            const show = (path: string): Promise<string> => gitText(stand.repoDir, ['show', `main:${path}`]);
+            // their commit always survives
+            expect(await commitsWithMessage(stand, `theirs ${round}`)).toBe(1);
+            for (const path of theirs.filter((p) => !ours.includes(p)))
+              expect(await show(path)).toBe(`theirs ${round}\n`);
+            if (ours.some((p) => theirs.includes(p))) {
+              expect(result.isError).toBe(true);
+              expect(textOf(result)).toMatch(/conflict/);
+              expect(textOf(result)).toContain(after);
+              expect(await commitsWithMessage(stand, message)).toBe(0);
+              for (const path of theirs) expect(await show(path)).toBe(`theirs ${round}\n`);
+            } else {
+              expect(result.isError, textOf(result)).toBeFalsy();
+              expect(await commitsWithMessage(stand, message)).toBe(1);
+              const parents = (await gitText(stand.repoDir, ['log', '-1', '--format=%P', 'main'])).trim();
+              expect(parents).not.toBe(before);
+              expect(await gitText(stand.repoDir, ['log', '-1', '--format=%s', `${after}^`])).toBe(
+                `theirs ${round}\n`,
+              );
+              for (const path of ours) expect(await show(path)).toBe(`ours ${round}\n`);
+            }
+          },
+        ),
+        { numRuns: 8 },
+      );
+    });
+  });
+});
