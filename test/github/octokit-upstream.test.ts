@@ -281,6 +281,25 @@ describe('createOctokitUpstream', () => {
       expect((await failure(up.createBlob(new Uint8Array([8])))).code).toBe('rate_limited');
     });
 
+    it('gives each attempt its own timeout, so a rate-limit wait longer than it still retries', async () => {
+      const quick = s.upstream({ requestTimeoutMs: 500 });
+      s.fake.injectFault({
+        kind: 'secondary-limit',
+        count: 1,
+        retryAfter: 1,
+        route: 'GET /repos/{owner}/{repo}',
+      });
+      expect((await quick.getRepository()).defaultBranch).toBe('main');
+      expect(quick.stats().requests).toBe(2);
+    });
+
+    it('gives up on a read that keeps timing out', async () => {
+      const quick = s.upstream({ requestTimeoutMs: 100, readRetries: 1 });
+      s.fake.injectFault({ kind: 'latency', ms: 1000, count: 2, route: 'GET /repos/{owner}/{repo}' });
+      expect((await failure(quick.getRepository())).code).toBe('unavailable');
+      expect(quick.stats().requests).toBe(2);
+    });
+
     it('maps statuses to codes', async () => {
       const cases: Array<[number, string]> = [
         [404, 'not_found'],
