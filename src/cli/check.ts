@@ -47,7 +47,11 @@ export function coverage(perimeters: Perimeter[], files: string[]): Coverage {
 function describePerimeter(p: Perimeter): string {
   const tools = p.tools.size === TOOL_NAMES.length ? 'all tools' : `tools: ${[...p.tools].join(', ')}`;
   const branches = p.spec.branches === null ? 'any branch' : `branches: ${p.spec.branches.join(', ')}`;
-  return `${tools}; ${branches}`;
+  const unused =
+    p.spec.write.length > 0 && !p.tools.has('push_files')
+      ? ' (no push_files: its gateway endpoint cannot write)'
+      : '';
+  return `${tools}${unused}; ${branches}`;
 }
 
 function section(title: string, lines: string[]): string {

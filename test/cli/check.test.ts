@@ -70,6 +70,20 @@ describe('perimeter check', () => {
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('custom.yml: valid');
       expect(result.stdout).toContain('Not in a git checkout');
+      expect(result.stdout).toContain('  docs: all tools; any branch\n');
+    });
+  });
+
+  describe('when a perimeter has write globs but no push_files tool', () => {
+    it('says its endpoint cannot write', async () => {
+      const dir = checkout({
+        'perimeters.yml': CONFIG.replace('  source:\n', '  source:\n    tools: [get_file]\n'),
+      });
+      const result = await runCli(['check'], dir);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(
+        /source\s+reads 0, writes 0; tools: get_file \(no push_files: its gateway endpoint cannot write\); any branch/,
+      );
     });
   });
 
