@@ -55,6 +55,11 @@ const alone = await measure(() => filter.redact(text));
 console.log(
   `redact() of a ${SIZE / 1024} KB text (${hidden} values hidden): median ${ms(alone.median)}, p90 ${ms(alone.p90)}`,
 );
+const plain = text.replace(/# a stray token: .*/g, '# a plain comment').replace(/password/g, 'hostname');
+const clean = await measure(() => filter.redact(plain));
+console.log(
+  `redact() of a ${SIZE / 1024} KB text with nothing to hide (${(await filter.redact(plain)).hidden} hidden): median ${ms(clean.median)}, p90 ${ms(clean.p90)}`,
+);
 
 async function warmGetFile(answerFilter: AnswerFilter): Promise<{ median: number; p90: number }> {
   const config = 'version: 1\nperimeters:\n  reader:\n    read: ["**"]\n    write: []\n';
