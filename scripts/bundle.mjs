@@ -23,7 +23,10 @@ const outRoot = outAt >= 0 ? resolve(args[outAt + 1]) : join(root, 'dist');
 const only = outAt >= 0 ? args.filter((_, i) => i !== outAt && i !== outAt + 1) : args;
 const digest = sourceDigest(root);
 for (const name of only) {
-  if (!(name in entries)) throw new Error(`unknown entry ${JSON.stringify(name)}; expected one of ${Object.keys(entries).join(', ')}`);
+  if (!(name in entries))
+    throw new Error(
+      `unknown entry ${JSON.stringify(name)}; expected one of ${Object.keys(entries).join(', ')}`,
+    );
 }
 
 for (const [name, source] of Object.entries(entries)) {
@@ -35,15 +38,29 @@ for (const [name, source] of Object.entries(entries)) {
   }
   let built;
   try {
-    built = await ncc(input, { cache: false, minify: false, sourceMap: false, license: 'licenses.txt', quiet: true });
+    built = await ncc(input, {
+      cache: false,
+      minify: false,
+      sourceMap: false,
+      license: 'licenses.txt',
+      quiet: true,
+    });
   } catch (error) {
     // ncc's own stack quotes its minified source: show the message only
-    console.error(`bundle ${name} (${source}) failed:\n${String(error?.message ?? error).split('\n').slice(0, 30).join('\n')}`);
+    console.error(
+      `bundle ${name} (${source}) failed:\n${String(error?.message ?? error)
+        .split('\n')
+        .slice(0, 30)
+        .join('\n')}`,
+    );
     process.exit(1);
   }
   const { code, assets } = built;
   // A bundle must not depend on where it was built.
-  for (const [file, text] of [['index.js', code], ...Object.entries(assets).map(([f, a]) => [f, String(a.source)])]) {
+  for (const [file, text] of [
+    ['index.js', code],
+    ...Object.entries(assets).map(([f, a]) => [f, String(a.source)]),
+  ]) {
     if (text.includes(root)) throw new Error(`dist/${name}/${file} contains the build path ${root}`);
   }
   const out = join(outRoot, name);
@@ -57,4 +74,5 @@ for (const [name, source] of Object.entries(entries)) {
   console.log(`${relative(root, join(out, 'index.js'))}: ${(code.length / 1024).toFixed(0)} KiB`);
 }
 mkdirSync(outRoot, { recursive: true });
-if (only.length === 0) writeFileSync(join(outRoot, 'sources.json'), `${JSON.stringify({ digest }, null, 2)}\n`);
+if (only.length === 0)
+  writeFileSync(join(outRoot, 'sources.json'), `${JSON.stringify({ digest }, null, 2)}\n`);

@@ -12,7 +12,12 @@ import { REPO_ROOT, type StepResult } from '../test/support/runner.js';
 const bold = (s: string) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
 const dim = (s: string) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s);
 const step = (s: string) => console.log(`\n${bold(`== ${s}`)}`);
-const indent = (s: string, by = '   ') => s.trimEnd().split('\n').map((l) => by + l).join('\n');
+const indent = (s: string, by = '   ') =>
+  s
+    .trimEnd()
+    .split('\n')
+    .map((l) => by + l)
+    .join('\n');
 const firstLine = (s: string) => s.split('\n')[0] ?? '';
 
 function showStep(name: string, result: StepResult): void {
@@ -31,7 +36,7 @@ async function main(): Promise<void> {
     actionDir: REPO_ROOT,
     inputs: { perimeters: 'implementer' },
   });
-  let failed = false;
+  let failed: boolean;
   try {
     step('main: node dist/main/index.js (inputs: perimeters: implementer)');
     const t0 = performance.now();
@@ -51,7 +56,9 @@ async function main(): Promise<void> {
     const call = async (label: string, name: string, args: Record<string, unknown>) => {
       const result = await agent.callTool({ name, arguments: args });
       const body = text(result);
-      console.log(indent(`${label}\n${indent(body.length > 600 ? `${body.slice(0, 600)}…` : body, '     ')}`));
+      console.log(
+        indent(`${label}\n${indent(body.length > 600 ? `${body.slice(0, 600)}…` : body, '     ')}`),
+      );
       return result;
     };
     await call('get_tree (recursive): only what implementer may read', 'get_tree', { recursive: true });
@@ -69,10 +76,15 @@ async function main(): Promise<void> {
     });
 
     step('rogue step: `git push` with the job token, around the gateway, changing docs/roadmap.md');
-    const sha = await job.push({ 'docs/roadmap.md': '# Roadmap\n\nRewritten by an agent.\n' }, { message: 'Tweak roadmap' });
+    const sha = await job.push(
+      { 'docs/roadmap.md': '# Roadmap\n\nRewritten by an agent.\n' },
+      { message: 'Tweak roadmap' },
+    );
     console.log(indent(`pushed ${sha.slice(0, 7)} to agent/count-widgets`));
 
-    step('post: node dist/post/index.js (stops the gateway, recomputes from the repository, posts the receipt)');
+    step(
+      'post: node dist/post/index.js (stops the gateway, recomputes from the repository, posts the receipt)',
+    );
     const post = await job.post();
     showStep('post', post);
     console.log(indent(`post step exit code: ${post.exitCode} (fail-on-violation: true)`));
@@ -80,9 +92,16 @@ async function main(): Promise<void> {
     step('The receipt: commit status on the branch head');
     const head = await job.head();
     const [status] = await job.statuses(head);
-    console.log(indent(`${head.slice(0, 7)}  ${status?.context}: ${status?.state}\n"${status?.description}"\n${status?.target_url}`));
+    console.log(
+      indent(
+        `${head.slice(0, 7)}  ${status?.context}: ${status?.state}\n"${status?.description}"\n${status?.target_url}`,
+      ),
+    );
     step('Annotations');
-    for (const a of post.annotations) console.log(indent(`${a.level}${a.file ? ` ${a.file}` : ''}: ${a.title ?? ''} ${firstLine(a.message)}`));
+    for (const a of post.annotations)
+      console.log(
+        indent(`${a.level}${a.file ? ` ${a.file}` : ''}: ${a.title ?? ''} ${firstLine(a.message)}`),
+      );
     step('Job summary (markdown)');
     console.log(indent(post.summary));
     failed = status?.state !== 'failure' || post.exitCode !== 1;

@@ -21,7 +21,9 @@ export function tokenVariables(names: string[]): Record<string, string> {
     const variable = variableName('TOKEN', name);
     const other = byVariable.get(variable);
     if (other !== undefined) {
-      throw new Error(`perimeters ${JSON.stringify(other)} and ${JSON.stringify(name)} both map to ${variable}; rename one`);
+      throw new Error(
+        `perimeters ${JSON.stringify(other)} and ${JSON.stringify(name)} both map to ${variable}; rename one`,
+      );
     }
     byVariable.set(variable, name);
     out[name] = variable;

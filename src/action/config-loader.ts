@@ -38,7 +38,9 @@ export function parseConfigAnnotated(text: string, file: string): Config {
       });
     }
     const count = error.problems.length;
-    throw new ActionError(`${file} is invalid (${count} problem${count === 1 ? '' : 's'}):\n${error.message}`);
+    throw new ActionError(
+      `${file} is invalid (${count} problem${count === 1 ? '' : 's'}):\n${error.message}`,
+    );
   }
 }
 
@@ -59,7 +61,9 @@ export function selectPerimeters(config: Config, names: string[] | null, branch:
     .map((spec) => compilePerimeter(spec, config.file));
   const refused = perimeters.filter((p) => !p.allowsBranch(branch));
   if (refused.length > 0) {
-    const lines = refused.map((p) => `perimeter "${p.name}" allows branches ${JSON.stringify(p.spec.branches)}`);
+    const lines = refused.map(
+      (p) => `perimeter "${p.name}" allows branches ${JSON.stringify(p.spec.branches)}`,
+    );
     throw new ActionError(
       `branch "${branch}" is not allowed for ${refused.length === 1 ? 'this perimeter' : 'these perimeters'}: ` +
         `${lines.join('; ')} (input ${Inputs.Branch})`,

@@ -72,7 +72,9 @@ export async function launchGateway(options: LaunchOptions): Promise<{ pid: numb
       }
     }
     const tail = logTail(options.logPath, options.secrets);
-    throw new GatewayStartError(tail ? `${reason}; its log ends with:\n${tail}` : `${reason}; its log is empty`);
+    throw new GatewayStartError(
+      tail ? `${reason}; its log ends with:\n${tail}` : `${reason}; its log is empty`,
+    );
   };
 
   const deadline = Date.now() + options.timeoutMs;
@@ -93,7 +95,8 @@ function tryReadReady(file: string): { port: number; pid: number } | null {
   if (!existsSync(file)) return null;
   try {
     const value = JSON.parse(readFileSync(file, 'utf8')) as { port?: unknown; pid?: unknown };
-    if (typeof value.port === 'number' && typeof value.pid === 'number') return { port: value.port, pid: value.pid };
+    if (typeof value.port === 'number' && typeof value.pid === 'number')
+      return { port: value.port, pid: value.pid };
   } catch {
     // written atomically by the gateway; a partial file means a foreign writer: keep waiting
   }
@@ -102,7 +105,7 @@ function tryReadReady(file: string): { port: number; pid: number } | null {
 
 /** The last lines of a log file with every secret replaced by ***. */
 export function logTail(path: string, secrets: string[], bytes = 4096): string {
-  let text = '';
+  let text: string;
   try {
     const fd = openSync(path, 'r');
     try {

@@ -46,12 +46,15 @@ export function readSettings(env: Env = process.env, read: ReadInput = defaultRe
 
   const repository = env.GITHUB_REPOSITORY ?? '';
   const match = /^([A-Za-z0-9-_.]+)\/([A-Za-z0-9-_.]+)$/.exec(repository);
-  if (!match) throw new InputError(`GITHUB_REPOSITORY: expected "owner/name", got ${JSON.stringify(repository)}`);
+  if (!match)
+    throw new InputError(`GITHUB_REPOSITORY: expected "owner/name", got ${JSON.stringify(repository)}`);
   const [, owner, repo] = match as unknown as [string, string, string];
 
   const serverUrl = env.GITHUB_SERVER_URL?.replace(/\/+$/, '');
   const runUrl =
-    serverUrl && env.GITHUB_RUN_ID ? `${serverUrl}/${repository}/actions/runs/${env.GITHUB_RUN_ID}` : undefined;
+    serverUrl && env.GITHUB_RUN_ID
+      ? `${serverUrl}/${repository}/actions/runs/${env.GITHUB_RUN_ID}`
+      : undefined;
 
   return {
     token,
@@ -90,7 +93,9 @@ function perimeterList(value: string): string[] | null {
   const names = value.split(/[\s,]+/).filter(Boolean);
   if (names.length === 0 || (names.length === 1 && names[0] === 'all')) return null;
   if (names.includes('all')) {
-    throw new InputError(`${Inputs.Perimeters}: "all" cannot be combined with names, got ${JSON.stringify(value)}`);
+    throw new InputError(
+      `${Inputs.Perimeters}: "all" cannot be combined with names, got ${JSON.stringify(value)}`,
+    );
   }
   return [...new Set(names)];
 }
@@ -106,7 +111,8 @@ function boundBranch(value: string, env: Env): string {
   }
   // git check-ref-format, the parts that matter here
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u0020~^:?*[\\\u007f]|\.\.|@\{|\/\/|^[/.]|[/.]$|\.lock$|\.lock\//.test(branch) || branch === '@') {
+  const invalid = /[\u0000-\u0020~^:?*[\\\u007f]|\.\.|@\{|\/\/|^[/.]|[/.]$|\.lock$|\.lock\//;
+  if (invalid.test(branch) || branch === '@') {
     throw new InputError(`${Inputs.Branch}: not a valid branch name: ${JSON.stringify(branch)}`);
   }
   return branch;
@@ -133,7 +139,9 @@ function port(value: string): number {
   if (value === '') return 0;
   const n = Number(value);
   if (!/^\d+$/.test(value) || n > 65535) {
-    throw new InputError(`${Inputs.Port}: expected a port number from 0 to 65535, got ${JSON.stringify(value)}`);
+    throw new InputError(
+      `${Inputs.Port}: expected a port number from 0 to 65535, got ${JSON.stringify(value)}`,
+    );
   }
   return n;
 }

@@ -2,6 +2,7 @@ import * as core from '@actions/core';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { createOctokitUpstream } from '../github/octokit-upstream.js';
 import { UpstreamError, type Upstream } from '../github/upstream.js';
@@ -22,7 +23,10 @@ export function defaultGatewayScript(): string {
  * The main step: read the trusted config, snapshot the refs, start the gateway, hand out endpoints.
  * Everything post needs is saved as it becomes true, so post can verify whatever main got to.
  */
-export async function runMain(store: StateStore = actionsState, gatewayScript = defaultGatewayScript()): Promise<void> {
+export async function runMain(
+  store: StateStore = actionsState,
+  gatewayScript = defaultGatewayScript(),
+): Promise<void> {
   const secrets: string[] = [];
   try {
     const settings = readSettings();
@@ -128,7 +132,10 @@ async function start(
       core.exportVariable(variableName('URL', e.name), e.url);
     }
     const only = endpoints.length === 1 ? endpoints[0] : undefined;
-    core.setOutput(Outputs.Endpoints, JSON.stringify(Object.fromEntries(endpoints.map((e) => [e.name, e.url]))));
+    core.setOutput(
+      Outputs.Endpoints,
+      JSON.stringify(Object.fromEntries(endpoints.map((e) => [e.name, e.url]))),
+    );
     core.setOutput(Outputs.McpConfig, files.mcpConfig);
     core.setOutput(Outputs.CodexConfig, files.codexConfig);
     core.setOutput(Outputs.TokenVariables, JSON.stringify(variables));
@@ -136,7 +143,10 @@ async function start(
     core.setOutput(Outputs.TokenVariable, only ? variables[only.name] : '');
     store.save(State.Ready, 'true');
     for (const e of endpoints) core.info(`${e.name}: ${e.url}`);
-    core.info(`gateway ready (pid ${pid}); MCP client config: ${files.mcpConfig}`);
+    core.info(
+      `gateway ready (pid ${pid}) ${Math.round(performance.now())} ms after the step started; ` +
+        `MCP client config: ${files.mcpConfig}`,
+    );
   } catch (error) {
     try {
       process.kill(pid, 'SIGKILL');

@@ -5,7 +5,13 @@ import { createOctokitUpstream } from '../github/octokit-upstream.js';
 import type { Upstream } from '../github/upstream.js';
 import { readLedgerFacts } from '../gateway/ledger.js';
 import { parseConfig, compilePerimeter } from '../policy/index.js';
-import { renderReceipt, snapshotRefs, verifyJob, type LedgerFacts, type RefSnapshot } from '../verify/index.js';
+import {
+  renderReceipt,
+  snapshotRefs,
+  verifyJob,
+  type LedgerFacts,
+  type RefSnapshot,
+} from '../verify/index.js';
 import { State, STATUS_CONTEXT, STOP_GRACE_MS } from './constants.js';
 import { logTail, scrub, stopGateway } from './gateway-process.js';
 import { readSettings, type Settings } from './inputs.js';
@@ -22,7 +28,8 @@ export async function runPost(store: StateStore = actionsState): Promise<void> {
   const pid = Number(store.get(State.GatewayPid));
   if (pid > 0) {
     const stopped = await stopGateway(pid, STOP_GRACE_MS);
-    if (stopped === 'not-running') problems.push('the gateway was not running when the job ended (it died or was stopped)');
+    if (stopped === 'not-running')
+      problems.push('the gateway was not running when the job ended (it died or was stopped)');
     if (stopped === 'killed') problems.push('the gateway did not stop on SIGTERM and was killed');
   }
 

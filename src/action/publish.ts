@@ -30,9 +30,11 @@ export async function publishReceipt(
   await writeSummary();
 
   const shown = receipt.annotations.slice(0, MAX_ANNOTATIONS);
-  for (const a of shown) core.error(a.message, a.path ? { title: a.title, file: a.path } : { title: a.title });
+  for (const a of shown)
+    core.error(a.message, a.path ? { title: a.title, file: a.path } : { title: a.title });
   const rest = receipt.annotations.length - shown.length;
-  if (rest > 0) core.error(`${rest} more violating files are listed in the job summary`, { title: 'Perimeter' });
+  if (rest > 0)
+    core.error(`${rest} more violating files are listed in the job summary`, { title: 'Perimeter' });
 
   await upstream.createStatus(sha, {
     ...receipt.status,

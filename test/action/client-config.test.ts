@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseToml } from 'smol-toml';
-import { codexConfigToml, mcpConfigJson, tokenVariables, writeClientConfigs } from '../../src/action/client-config.js';
+import {
+  codexConfigToml,
+  mcpConfigJson,
+  tokenVariables,
+  writeClientConfigs,
+} from '../../src/action/client-config.js';
 
 const endpoints = [
   { name: 'implementer', url: 'http://127.0.0.1:4100/mcp/implementer', secret: 's1' },
@@ -19,7 +24,9 @@ describe('tokenVariables', () => {
   });
   describe('when two names map to one variable', () => {
     it('throws naming both', () => {
-      expect(() => tokenVariables(['a-b', 'a_b'])).toThrow('perimeters "a-b" and "a_b" both map to PERIMETER_TOKEN_A_B');
+      expect(() => tokenVariables(['a-b', 'a_b'])).toThrow(
+        'perimeters "a-b" and "a_b" both map to PERIMETER_TOKEN_A_B',
+      );
     });
   });
 });

@@ -26,7 +26,10 @@ function refusal(names: string[] | null, branch: string): string {
 describe('selectPerimeters', () => {
   describe('when no names are given', () => {
     it('exposes every perimeter in file order', () => {
-      expect(selectPerimeters(config, null, 'agent/x').map((p) => p.name)).toEqual(['test-author', 'implementer']);
+      expect(selectPerimeters(config, null, 'agent/x').map((p) => p.name)).toEqual([
+        'test-author',
+        'implementer',
+      ]);
     });
   });
 

@@ -66,9 +66,11 @@ describe('launchGateway', () => {
   describe('when the gateway dies before it is ready', () => {
     it('throws with the log tail, secrets scrubbed', async () => {
       const s = setup('crashes');
-      const error = await launchGateway({ ...s, timeoutMs: 10_000, secrets: ['ghs_secrettoken42', 'endpoint-secret'] }).catch(
-        (e: unknown) => e,
-      );
+      const error = await launchGateway({
+        ...s,
+        timeoutMs: 10_000,
+        secrets: ['ghs_secrettoken42', 'endpoint-secret'],
+      }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(GatewayStartError);
       const message = (error as Error).message;
       expect(message).toContain('the gateway stopped before it was ready (exit code 3)');

@@ -104,7 +104,9 @@ describe('readSettings', () => {
     });
 
     it('says so when no branch can be found', () => {
-      expect(failure({}, { GITHUB_REF: 'refs/tags/v1' })).toContain('(GITHUB_REF is "refs/tags/v1"); set the input');
+      expect(failure({}, { GITHUB_REF: 'refs/tags/v1' })).toContain(
+        '(GITHUB_REF is "refs/tags/v1"); set the input',
+      );
     });
 
     it('rejects a malformed repository', () => {

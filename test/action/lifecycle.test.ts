@@ -122,7 +122,9 @@ describe('the action', () => {
       const post = await j.post();
       expect(post.exitCode).toBe(1);
       expect(post.summary).toContain('docs/roadmap.md');
-      expect(post.annotations).toContainEqual(expect.objectContaining({ level: 'error', file: 'docs/roadmap.md' }));
+      expect(post.annotations).toContainEqual(
+        expect.objectContaining({ level: 'error', file: 'docs/roadmap.md' }),
+      );
       const [status] = await j.statuses(await j.head());
       expect(status?.state).toBe('failure');
       expectNoLeak(j, post);
@@ -174,7 +176,10 @@ describe('the action', () => {
       const agent = await j.agent('implementer');
       await agent.callTool({
         name: 'push_files',
-        arguments: { message: 'ok', files: [{ path: 'src/count.ts', content: 'export const count = () => 3;\n' }] },
+        arguments: {
+          message: 'ok',
+          files: [{ path: 'src/count.ts', content: 'export const count = () => 3;\n' }],
+        },
       });
       process.kill(j.gatewayPid(), 'SIGKILL');
       const post = await j.post();
@@ -188,7 +193,12 @@ describe('the action', () => {
 
   describe('when perimeters.yml on the default branch is invalid', () => {
     it('fails main with an annotation on the line, starts no gateway, and post reports an error', async () => {
-      const j = await job({ files: { ...FILES, 'perimeters.yml': 'version: 1\nperimeters:\n  implementer:\n    wrte: ["src/**"]\n' } });
+      const j = await job({
+        files: {
+          ...FILES,
+          'perimeters.yml': 'version: 1\nperimeters:\n  implementer:\n    wrte: ["src/**"]\n',
+        },
+      });
       const main = await j.main();
       expect(main.exitCode).toBe(1);
       expect(main.annotations).toContainEqual(
@@ -212,6 +222,41 @@ describe('the action', () => {
         'perimeters: no perimeter named "implementor" in perimeters.yml; it defines "implementer", "test-author"',
       ]);
       expect(existsSync(join(j.runner.runnerTemp, 'perimeter'))).toBe(false);
+    });
+  });
+
+  describe('when the token may not post commit statuses', () => {
+    it('fails main naming the permission, before any gateway starts', async () => {
+      const j = await job();
+      j.gh.injectFault({
+        kind: 'status',
+        status: 403,
+        count: 100,
+        route: /statuses/,
+        message: 'Resource not accessible by integration',
+      });
+      const main = await j.main();
+      expect(main.exitCode).toBe(1);
+      expect(main.annotations).toHaveLength(1);
+      expect(main.annotations[0]?.message).toContain('cannot post commit statuses');
+      expect(main.annotations[0]?.message).toContain('statuses: write');
+      expect(main.state.gatewayPid).toBeUndefined();
+      expect(readdirSync(j.runner.runnerTemp)).toEqual([]);
+    });
+  });
+
+  describe('when GitHub is down for the post step', () => {
+    it('fails post and reports the job as not verified', async () => {
+      const j = await started();
+      j.gh.injectFault({ kind: 'status', status: 502, count: 10_000 });
+      const post = await j.post();
+      expect(post.exitCode).toBe(1);
+      expect(post.annotations.map((a) => a.message).join('\n')).toContain(
+        'Perimeter could not verify this job',
+      );
+      expect(post.summary).toContain('Perimeter: not verified');
+      expect(isGatewayRunning(j.gatewayPid())).toBe(false);
+      expectNoLeak(j, post);
     });
   });
 });

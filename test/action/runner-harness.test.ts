@@ -28,7 +28,11 @@ describe('ActionRunner', () => {
 
       const post = await runner.runPost();
       expect(post.exitCode).toBe(1);
-      expect(JSON.parse(post.outputs.seen ?? '')).toEqual({ multi: 'a\nb', plain: 'refs/heads/agent/x', env: 'exported' });
+      expect(JSON.parse(post.outputs.seen ?? '')).toEqual({
+        multi: 'a\nb',
+        plain: 'refs/heads/agent/x',
+        env: 'exported',
+      });
       expect(post.annotations).toEqual([{ level: 'error', message: 'post failed on purpose' }]);
     });
   });

@@ -15,7 +15,10 @@ const ENTRIES = ['main', 'post', 'gateway'];
 
 function committedDigest(): string | null {
   try {
-    return (JSON.parse(readFileSync(join(REPO_ROOT, 'dist', 'sources.json'), 'utf8')) as { digest?: string }).digest ?? null;
+    return (
+      (JSON.parse(readFileSync(join(REPO_ROOT, 'dist', 'sources.json'), 'utf8')) as { digest?: string })
+        .digest ?? null
+    );
   } catch {
     return null;
   }
@@ -23,7 +26,10 @@ function committedDigest(): string | null {
 
 export async function actionDir(): Promise<string> {
   const digest = sourceDigest(REPO_ROOT);
-  if (committedDigest() === digest && ENTRIES.every((e) => existsSync(join(REPO_ROOT, 'dist', e, 'index.js')))) {
+  if (
+    committedDigest() === digest &&
+    ENTRIES.every((e) => existsSync(join(REPO_ROOT, 'dist', e, 'index.js')))
+  ) {
     return REPO_ROOT;
   }
   const dir = join(tmpdir(), `perimeter-action-${digest.slice(0, 16)}`);
@@ -43,9 +49,13 @@ export async function actionDir(): Promise<string> {
     try {
       process.stderr.write(`dist/ is stale: building fresh bundles for the end-to-end tests in ${dir}\n`);
       rmSync(dir, { recursive: true, force: true });
-      execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'bundle.mjs'), '--out', join(dir, 'dist'), ...ENTRIES], {
-        stdio: ['ignore', 'ignore', 'inherit'],
-      });
+      execFileSync(
+        process.execPath,
+        [join(REPO_ROOT, 'scripts', 'bundle.mjs'), '--out', join(dir, 'dist'), ...ENTRIES],
+        {
+          stdio: ['ignore', 'ignore', 'inherit'],
+        },
+      );
       copyFileSync(join(REPO_ROOT, 'action.yml'), join(dir, 'action.yml'));
       writeFileSync(done, digest);
       return dir;

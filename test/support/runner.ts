@@ -103,7 +103,11 @@ export class ActionRunner {
       runs: { main: string; post: string };
       inputs?: Record<string, { default?: unknown }>;
     };
-    this.action = { main: join(actionDir, doc.runs.main), post: join(actionDir, doc.runs.post), inputs: doc.inputs ?? {} };
+    this.action = {
+      main: join(actionDir, doc.runs.main),
+      post: join(actionDir, doc.runs.post),
+      inputs: doc.inputs ?? {},
+    };
   }
 
   /** The variables every step of the job sees (what an agent step would get too). */
@@ -143,7 +147,10 @@ export class ActionRunner {
     for (const name of new Set([...Object.keys(this.action.inputs), ...Object.keys(given)])) {
       const fallback = this.action.inputs[name]?.default;
       const raw = given[name] ?? (fallback === undefined ? '' : String(fallback));
-      env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = raw.replace(/\$\{\{\s*github\.token\s*\}\}/g, this.options.token);
+      env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = raw.replace(
+        /\$\{\{\s*github\.token\s*\}\}/g,
+        this.options.token,
+      );
     }
     return env;
   }
@@ -174,7 +181,13 @@ export class ActionRunner {
     };
     for (const file of Object.values(files)) writeFileSync(file, '');
     const env = { ...this.baseEnv(), ...this.inputEnv(), ...files, ...extra };
-    const result = await runProcess(process.execPath, [script], env, this.workspace, this.options.stepTimeoutMs ?? 60_000);
+    const result = await runProcess(
+      process.execPath,
+      [script],
+      env,
+      this.workspace,
+      this.options.stepTimeoutMs ?? 60_000,
+    );
     const exported = parseCommandFile(readFileSync(files.GITHUB_ENV, 'utf8'));
     Object.assign(this.jobEnv, exported);
     const commands = parseStdout(result.stdout);
@@ -195,7 +208,13 @@ function runProcess(
   env: Record<string, string>,
   cwd: string,
   timeoutMs: number,
-): Promise<{ exitCode: number | null; signal: NodeJS.Signals | null; timedOut: boolean; stdout: string; stderr: string }> {
+): Promise<{
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  stdout: string;
+  stderr: string;
+}> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -255,7 +274,12 @@ export function parseStdout(stdout: string): { annotations: Annotation[]; masks:
       shown.push(line);
       continue;
     }
-    const [, name, props = '', data = ''] = command as unknown as [string, string, string | undefined, string | undefined];
+    const [, name, props = '', data = ''] = command as unknown as [
+      string,
+      string,
+      string | undefined,
+      string | undefined,
+    ];
     const message = unescapeData(data);
     if (name === 'add-mask') {
       masks.push(message);
@@ -279,7 +303,8 @@ export function parseStdout(stdout: string): { annotations: Annotation[]; masks:
     shown.push(`${name}: ${message}`);
   }
   let log = shown.join('\n');
-  for (const mask of masks.filter(Boolean).sort((a, b) => b.length - a.length)) log = log.split(mask).join('***');
+  for (const mask of masks.filter(Boolean).sort((a, b) => b.length - a.length))
+    log = log.split(mask).join('***');
   return { annotations, masks, log };
 }
 

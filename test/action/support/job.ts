@@ -95,7 +95,9 @@ export class Job {
     const server = config.mcpServers[perimeter];
     if (!server) throw new Error(`no server ${perimeter} in ${path}`);
     const client = new Client({ name: 'test-agent', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } }),
+    );
     this.clients.push(client);
     return client;
   }
@@ -123,7 +125,13 @@ export class Job {
     }
     await git(work, ['commit', '--quiet', '--allow-empty', '-m', options.message ?? 'Direct push']);
     const target = options.branch ?? from;
-    await git(work, ['push', '--quiet', ...(options.force ? ['--force'] : []), 'origin', `HEAD:refs/heads/${target}`]);
+    await git(work, [
+      'push',
+      '--quiet',
+      ...(options.force ? ['--force'] : []),
+      'origin',
+      `HEAD:refs/heads/${target}`,
+    ]);
     return (await git(work, ['rev-parse', 'HEAD'])).trim();
   }
 
@@ -162,7 +170,12 @@ export class Job {
 export async function git(cwd: string, args: string[]): Promise<string> {
   const { stdout } = await run('git', args, {
     cwd,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' },
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: cwd,
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_CONFIG_NOSYSTEM: '1',
+    },
   });
   return stdout;
 }
