@@ -1,5 +1,5 @@
 import picomatch from 'picomatch';
-import { isDotGitSegment, MAX_PATH_BYTES } from './path.js';
+import { isDotGitSegment, MAX_PATH_BYTES, pathProblem } from './path.js';
 
 /**
  * The one set of picomatch options every decision uses.
@@ -29,6 +29,7 @@ export const GLOB_OPTIONS = Object.freeze({
 const CONTROL_OR_INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|\p{Default_Ignorable_Code_Point}/u;
 const LITERAL_PARENS = /\[\(\]|\[\)\]/g;
 const NEVER_MATCHES = '$^';
+const GLOB_SYNTAX = /[*?[\]{}]/;
 
 export function compileGlob(glob: string): RegExp {
   return picomatch.makeRe(glob, GLOB_OPTIONS);
@@ -53,6 +54,12 @@ export function globProblem(glob: string): string | null {
     if (segment === '.' || segment === '..') return `"${segment}" segment can never match a valid path`;
     if (isDotGitSegment(segment))
       return `${JSON.stringify(segment)} segment can never match: .git paths are always refused`;
+  }
+  for (const segment of glob.split('/')) {
+    if (GLOB_SYNTAX.test(segment)) continue;
+    const problem = pathProblem(segment);
+    if (problem !== null)
+      return `segment ${JSON.stringify(segment)} can never match a valid path: ${problem}`;
   }
   let source: string;
   try {

@@ -74,6 +74,8 @@ describe('globProblem', () => {
     ['a\u0000', /control/],
     ['a\u200bb', /invisible/],
     ['x'.repeat(5000), /longer than/],
+    ['docs/\u2025/x', /segment "\u2025" can never match a valid path: .*folds to/],
+    [`docs/${'a'.repeat(256)}`, /can never match a valid path: a segment is longer than 255 bytes/],
   ])('when the glob is %j', (glob, reason) => {
     it('reports the problem', () => {
       expect(globProblem(glob)).toMatch(reason);
