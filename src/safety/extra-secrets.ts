@@ -48,12 +48,23 @@ export function extraSecretMatcher(secrets: readonly string[]): RegExp | null {
   return forms.length === 0 ? null : new RegExp(forms.map(escapeRegExp).join('|'), 'g');
 }
 
+const ENCODED_CHAR = /[A-Za-z0-9+/=_-]/;
+
+/**
+ * Each match widens to the whole run of base64 characters around it: the few characters where an
+ * encoded secret mixes with its neighbours' bits would otherwise show part of it.
+ */
 export function extraSecretFindings(text: string, matcher: RegExp | null): Finding[] {
   if (matcher === null) return [];
   const found: Finding[] = [];
   for (const m of text.matchAll(matcher)) {
-    const start = m.index ?? 0;
-    found.push({ start, end: start + m[0].length, kind: 'secret', credential: true, rank: RANK.extraSecret });
+    let start = m.index ?? 0;
+    let end = start + m[0].length;
+    const floor = found.at(-1)?.end ?? 0;
+    if (start < floor) continue;
+    while (start > floor && ENCODED_CHAR.test(text[start - 1] ?? '')) start--;
+    while (end < text.length && ENCODED_CHAR.test(text[end] ?? '')) end++;
+    found.push({ start, end, kind: 'secret', credential: true, rank: RANK.extraSecret });
   }
   return found;
 }
