@@ -194,6 +194,14 @@ describe('the gateway server', () => {
       }
       const health = await raw(h, { path: '/healthz', method: 'GET' });
       expect(health.status).toBe(200);
+      expect((await raw(h, { path: '/healthz', method: 'POST' })).status).toBe(405);
+    });
+
+    it('answers 405 to anything but POST on an endpoint: it is stateless, with no stream to open', async () => {
+      for (const method of ['GET', 'DELETE', 'PUT']) {
+        expect((await raw(h, { path: '/mcp/implementer', method, headers: auth() })).status).toBe(405);
+      }
+      expect((await raw(h, { path: '/mcp/implementer', method: 'GET' })).status).toBe(401);
     });
 
     it('refuses an oversized body with 413, declared or streamed', async () => {
