@@ -19,11 +19,19 @@ function codePoint(char: string): string {
 const TRAILING_DOTS_AND_SPACES = /[. ]+$/;
 
 /**
- * Case- and compatibility-folded form of one path segment, the way a case-insensitive or
- * Windows file system would see it: NFKC, lower case, trailing dots and spaces removed.
+ * Case- and compatibility-insensitive form of a name: NFKC, then upper and lower case, so that letters
+ * which only meet in upper case (dotless `ı` and `I`, long `ſ` and `S`) fold together as well.
+ */
+function caseFold(text: string): string {
+  return ASCII.test(text) ? text.toLowerCase() : text.normalize('NFKC').toUpperCase().toLowerCase();
+}
+
+/**
+ * Folded form of one path segment, the way a case-insensitive or Windows file system could see it:
+ * caseFold, then trailing dots and spaces removed.
  */
 export function foldSegment(segment: string): string {
-  const folded = ASCII.test(segment) ? segment.toLowerCase() : segment.normalize('NFKC').toLowerCase();
+  const folded = caseFold(segment);
   const last = folded.charCodeAt(folded.length - 1);
   return last === 0x2e || last === 0x20 ? folded.replace(TRAILING_DOTS_AND_SPACES, '') : folded;
 }
@@ -32,8 +40,7 @@ const DOT_GIT = /^(?:\.git|git~1)[. ]*(?::.*)?$/;
 
 /** True for `.git` in any case or compatibility form, with trailing dots or spaces, as an NTFS stream or 8.3 name. */
 export function isDotGitSegment(segment: string): boolean {
-  const folded = ASCII.test(segment) ? segment.toLowerCase() : segment.normalize('NFKC').toLowerCase();
-  return DOT_GIT.test(folded);
+  return DOT_GIT.test(caseFold(segment));
 }
 
 function segmentProblem(segment: string, ascii: boolean): string | null {

@@ -74,6 +74,7 @@ const INVALID: Array<[string, unknown, RegExp]> = [
   ['git 8.3 short name', 'GIT~1/config', /segment/],
   ['fullwidth .git', '．ｇｉｔ/config', /segment/],
   ['fullwidth G in .git', '.Ｇit/config', /segment/],
+  ['dotless i in .git', '.g\u0131t/config', /segment/],
   ['two-dot leader', '\u2025/etc', /folds to "\.\."/],
   ['fullwidth solidus', 'a\uff0f..', /folds to/],
   ['too long', 'a/'.repeat(MAX_PATH_BYTES / 2) + 'a', new RegExp(`longer than ${MAX_PATH_BYTES} bytes`)],
@@ -180,6 +181,8 @@ describe('foldSegment', () => {
       expect(foldSegment('Cafe\u0301')).toBe(foldSegment('café'));
       expect(foldSegment('ＣＬＡＵＤＥ.md')).toBe('claude.md');
       expect(foldSegment('AGENTS.md. ')).toBe('agents.md');
+      expect(foldSegment('.g\u0131thub')).toBe('.github');
+      expect(foldSegment('.\u017Fettings')).toBe('.settings');
     });
   });
 });

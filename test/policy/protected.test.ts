@@ -14,6 +14,8 @@ describe('protectedRule', () => {
     ['.github /x', '.github/**'],
     ['ｇｉｔｈｕｂ/x', null],
     ['．ｇｉｔｈｕｂ/workflows/x.yml', '.github/**'],
+    ['.g\u0131thub/workflows/x.yml', '.github/**'],
+    ['.G\u0130THUB/workflows/x.yml', null],
     ['packages/app/.github/workflows/x.yml', '.github/**'],
     ['CODEOWNERS', 'CODEOWNERS'],
     ['docs/CODEOWNERS', 'CODEOWNERS'],
