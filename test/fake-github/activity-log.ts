@@ -10,13 +10,33 @@ export const ACTIVITY_FILE = 'fake-github-activity.log';
 export const ACTIVITY_ENV = 'FAKE_GITHUB_ACTIVITY';
 export const ACTOR_ENV = 'FAKE_GITHUB_ACTOR';
 
-const HOOK = `#!/bin/sh
+export const NO_WORKFLOWS_ENV = 'FAKE_GITHUB_NO_WORKFLOWS';
+/** Where a token without the `workflows` permission may not add or change files. */
+export const WORKFLOWS_DIR = '.github/workflows';
+
+const POST_RECEIVE = `#!/bin/sh
 # Installed by test/fake-github: records pushes for the Activity API.
 [ -n "$${ACTIVITY_ENV}" ] || exit 0
 now=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
 while read old new ref; do
   printf '%s %s %s %s %s\\n' "$now" "$old" "$new" "$ref" "$${ACTOR_ENV}" >> "$${ACTIVITY_ENV}"
 done
+`;
+
+const PRE_RECEIVE = `#!/bin/sh
+# Installed by test/fake-github: a token without the workflows permission cannot push workflow changes.
+[ "$${NO_WORKFLOWS_ENV}" = 1 ] || exit 0
+refused=0
+while read old new ref; do
+  [ "$new" = 0000000000000000000000000000000000000000 ] && continue
+  files=$(git log --format= --name-only -m "$new" --not --all -- ${WORKFLOWS_DIR} | sort -u)
+  [ -n "$files" ] || continue
+  printf '%s\\n' "$files" | while read -r file; do
+    echo "refusing to allow a GitHub App to create or update workflow \\\`$file\\\` without \\\`workflows\\\` permission"
+  done
+  refused=1
+done
+exit $refused
 `;
 
 export interface RefChange {
@@ -32,12 +52,17 @@ export function activityPath(dir: string): string {
   return join(dir, ACTIVITY_FILE);
 }
 
-export async function installActivityHook(dir: string): Promise<void> {
+/** post-receive records pushes; pre-receive refuses workflow changes when the server says so. */
+export async function installHooks(dir: string): Promise<void> {
   const hooks = join(dir, 'hooks');
   await mkdir(hooks, { recursive: true });
-  const path = join(hooks, 'post-receive');
-  await writeFile(path, HOOK);
-  await chmod(path, 0o755);
+  for (const [name, text] of [
+    ['post-receive', POST_RECEIVE],
+    ['pre-receive', PRE_RECEIVE],
+  ] as const) {
+    await writeFile(join(hooks, name), text);
+    await chmod(join(hooks, name), 0o755);
+  }
 }
 
 export async function recordRefChange(

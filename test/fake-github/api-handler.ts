@@ -102,6 +102,7 @@ export async function handleApi(
       repo,
       base: state.baseUrl,
       actor: login,
+      canWriteWorkflows: state.canWriteWorkflows,
       beforeRefWrite: (ref) => state.faults.moveRefsBefore(repo, fullRefName(ref)),
     });
   } catch (error) {

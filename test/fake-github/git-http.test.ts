@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commitToBare, seedRepo, startFakeGithub } from './index.js';
@@ -75,6 +75,36 @@ describe('git smart HTTP', () => {
     await gitClient(work, ['pull', '--quiet', '--ff-only'], dir);
     expect((await gitClient(work, ['rev-parse', 'HEAD'], dir)).trim()).toBe(direct);
     expect(await readFile(join(work, 'new.txt'), 'utf8')).toBe('n\n');
+  });
+
+  describe('when a push changes .github/workflows', () => {
+    it('refuses it like GitHub refuses a token without the workflows permission', async () => {
+      const work = join(dir, 'work');
+      await gitClient(dir, ['clone', '--quiet', cloneUrl(gh.url, 'acme/app', 'test-token'), work], dir);
+      await mkdir(join(work, '.github/workflows'), { recursive: true });
+      await writeFile(join(work, '.github/workflows/ci.yml'), 'on: push\n');
+      await gitClient(work, ['add', '.'], dir);
+      await gitClient(work, ['commit', '--quiet', '-m', 'add a workflow'], dir);
+      await expect(gitClient(work, ['push', '--quiet', 'origin', 'HEAD:main'], dir)).rejects.toThrow(
+        /refusing to allow a GitHub App to create or update workflow `.github\/workflows\/ci.yml`/,
+      );
+      const ref = await restClient(gh.url)('GET', '/repos/acme/app/git/ref/heads/main');
+      expect(ref.body.object.sha).toBe(seeded);
+    });
+
+    it('accepts it when the token has the permission', async () => {
+      await gh.stop();
+      gh = await startFakeGithub({ repos: { 'acme/app': join(dir, 'repo.git') }, workflowsPermission: true });
+      const work = join(dir, 'work');
+      await gitClient(dir, ['clone', '--quiet', cloneUrl(gh.url, 'acme/app', 'test-token'), work], dir);
+      await mkdir(join(work, '.github/workflows'), { recursive: true });
+      await writeFile(join(work, '.github/workflows/ci.yml'), 'on: push\n');
+      await gitClient(work, ['add', '.'], dir);
+      await gitClient(work, ['commit', '--quiet', '-m', 'add a workflow'], dir);
+      await gitClient(work, ['push', '--quiet', 'origin', 'HEAD:main'], dir);
+      const ref = await restClient(gh.url)('GET', '/repos/acme/app/git/ref/heads/main');
+      expect(ref.body.object.sha).not.toBe(seeded);
+    });
   });
 
   describe('when the token is missing or wrong', () => {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename, dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ACTIVITY_ENV, activityPath, ACTOR_ENV } from './activity-log.js';
+import { ACTIVITY_ENV, activityPath, ACTOR_ENV, NO_WORKFLOWS_ENV } from './activity-log.js';
 import type { FakeRepo } from './repo.js';
 import { identify } from './respond.js';
 import type { ServerState } from './stats.js';
@@ -45,7 +45,7 @@ export async function handleGit(
   const repo = state.repos.get(`${owner}/${name}`.toLowerCase());
   if (!repo) return plain(res, 404, 'Repository not found.');
   if (req.method === 'POST' && rest === '/git-receive-pack') await state.faults.moveRefsBefore(repo, null);
-  await serveGit(req, res, repo, rest, login);
+  await serveGit(req, res, repo, rest, login, state.canWriteWorkflows);
 }
 
 /**
@@ -58,6 +58,7 @@ export function serveGit(
   repo: FakeRepo,
   rest: string,
   actor: string,
+  canWriteWorkflows: boolean,
 ): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const env: Record<string, string> = {
@@ -77,6 +78,7 @@ export function serveGit(
     GIT_CONFIG_VALUE_1: '*',
     [ACTIVITY_ENV]: activityPath(repo.dir),
     [ACTOR_ENV]: actor,
+    [NO_WORKFLOWS_ENV]: canWriteWorkflows ? '0' : '1',
   };
   if (req.headers['content-length']) env.CONTENT_LENGTH = String(req.headers['content-length']);
   if (req.headers['content-encoding']) env.HTTP_CONTENT_ENCODING = String(req.headers['content-encoding']);

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { recordRefChange } from './activity-log.js';
+import { recordRefChange, WORKFLOWS_DIR } from './activity-log.js';
 import { CatFile, git, GitError, gitText, tryGit, ZERO_SHA } from './git.js';
 import type { GitObject } from './git.js';
 import { initBare } from './seed.js';
@@ -164,6 +164,22 @@ export class FakeRepo {
       entries.push(entry);
     }
     return entries;
+  }
+
+  /** Workflow files changed by the commits `sha` would add to the repository (reachable from no ref yet). */
+  async workflowChanges(sha: string): Promise<string[]> {
+    const out = await gitText(this.dir, [
+      'log',
+      '--format=',
+      '--name-only',
+      '-m',
+      sha,
+      '--not',
+      '--all',
+      '--',
+      WORKFLOWS_DIR,
+    ]);
+    return [...new Set(out.split('\n').filter(Boolean))];
   }
 
   async hashObject(type: 'blob' | 'tree' | 'commit', data: Buffer): Promise<string> {

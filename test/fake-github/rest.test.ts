@@ -99,6 +99,13 @@ describe('REST API', () => {
       expect((await api('GET', '/repos/acme/app/git/ref/heads/feature/x')).status).toBe(404);
     });
 
+    it('answers 404 to a ref update adding workflow changes (no workflows permission)', async () => {
+      const sha = await apiCommit(seeded, { '.github/workflows/ci.yml': 'on: push\n' });
+      expect((await api('PATCH', '/repos/acme/app/git/refs/heads/main', { sha })).status).toBe(404);
+      expect((await api('POST', '/repos/acme/app/git/refs', { ref: 'refs/heads/wf', sha })).status).toBe(404);
+      expect((await api('GET', '/repos/acme/app/git/ref/heads/main')).body.object.sha).toBe(seeded);
+    });
+
     it('answers 409 for an empty repository', async () => {
       expect((await api('GET', '/repos/acme/empty/git/ref/heads/main')).status).toBe(409);
     });

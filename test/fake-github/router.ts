@@ -11,6 +11,8 @@ export interface RouteContext {
   base: string;
   /** Login of the token's owner. */
   actor: string;
+  /** Whether the token has the `workflows` permission (GITHUB_TOKEN has not). */
+  canWriteWorkflows: boolean;
   /** Called by handlers before they move a ref, so injected concurrent ref moves happen first. */
   beforeRefWrite(ref: string): Promise<void>;
 }

@@ -35,6 +35,11 @@ async function commitOr422(repo: FakeRepo, sha: unknown): Promise<string> {
   return sha;
 }
 
+/** GITHUB_TOKEN has no `workflows` permission: GitHub answers 404 to writes that change workflows. */
+async function refuseWorkflowChanges(ctx: RouteContext, sha: string): Promise<void> {
+  if (!ctx.canWriteWorkflows && (await ctx.repo.workflowChanges(sha)).length > 0) throw notFound();
+}
+
 export const refRoutes: Route[] = [
   route('GET', '/repos/{owner}/{repo}', async (ctx) => ({
     status: 200,
@@ -58,6 +63,7 @@ export const refRoutes: Route[] = [
     await refuseEmpty(ctx.repo);
     if (!validNewRef(body.ref)) throw unprocessable(`Reference name is invalid`);
     const sha = await commitOr422(ctx.repo, body.sha);
+    await refuseWorkflowChanges(ctx, sha);
     await ctx.beforeRefWrite(body.ref);
     if (!(await ctx.repo.moveRef(body.ref, null, sha, ctx.actor)))
       throw unprocessable('Reference already exists');
@@ -72,6 +78,7 @@ export const refRoutes: Route[] = [
     await refuseEmpty(ctx.repo);
     const ref = `refs/${ctx.params.ref}`;
     const sha = await commitOr422(ctx.repo, body.sha);
+    await refuseWorkflowChanges(ctx, sha);
     await ctx.beforeRefWrite(ref);
     for (let attempt = 0; attempt < 5; attempt++) {
       const current = await ctx.repo.refValue(ref);

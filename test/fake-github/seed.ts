@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { installActivityHook, recordRefChange } from './activity-log.js';
+import { installHooks, recordRefChange } from './activity-log.js';
 import { git, gitText, ZERO_SHA } from './git.js';
 
 /** The actor recorded in the activity list for commits made by seedRepo and commitToBare. */
@@ -9,7 +9,7 @@ export const SEED_ACTOR = 'octocat';
 export async function initBare(dir: string, branch = 'main'): Promise<void> {
   await mkdir(dir, { recursive: true });
   await git(dir, ['init', '--quiet', '--bare', `--initial-branch=${branch}`]);
-  await installActivityHook(dir);
+  await installHooks(dir);
 }
 
 /** Creates a bare repo at `dir` with one commit of `files` on `branch` (default 'main'); returns the commit sha. */

@@ -32,6 +32,8 @@ export interface FakeGithubOptions {
   actor?: string;
   /** more tokens, each with the login it belongs to (for pushes by someone else) */
   extraTokens?: Record<string, string>;
+  /** whether the token may change .github/workflows (GITHUB_TOKEN may not: pushes refused, API 404); default false */
+  workflowsPermission?: boolean;
   /** entries of a recursive tree answer before `truncated: true`; GitHub's 100,000 by default */
   treeEntryLimit?: number;
 }
@@ -76,6 +78,7 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
     faults: new FaultBox(),
     stats: new StatsCounter(),
     baseUrl: '',
+    canWriteWorkflows: options.workflowsPermission ?? false,
   };
 
   const server = createServer((req, res) => {

@@ -57,4 +57,5 @@ export interface ServerState {
   faults: FaultBox;
   stats: StatsCounter;
   baseUrl: string;
+  canWriteWorkflows: boolean;
 }
