@@ -259,4 +259,27 @@ describe('the action', () => {
       expectNoLeak(j, post);
     });
   });
+
+  describe('when direct-pushes is deny', () => {
+    it('fails on a direct push even inside the write globs', async () => {
+      const j = await started({ inputs: { 'direct-pushes': 'deny' } });
+      await j.push({ 'src/count.ts': 'export const count = () => 4;\n' });
+      const post = await j.post();
+      expect(post.exitCode).toBe(1);
+      const [status] = await j.statuses(await j.head());
+      expect(status?.state).toBe('failure');
+    });
+  });
+
+  describe('when fail-on-violation is false', () => {
+    it('posts the failure receipt but leaves the step green with a warning', async () => {
+      const j = await started({ inputs: { 'fail-on-violation': 'false' } });
+      await j.push({ 'docs/roadmap.md': 'changed\n' });
+      const post = await j.post();
+      expect(post.exitCode).toBe(0);
+      expect(post.annotations).toContainEqual(expect.objectContaining({ level: 'warning' }));
+      const [status] = await j.statuses(await j.head());
+      expect(status?.state).toBe('failure');
+    });
+  });
 });
