@@ -4,7 +4,16 @@
  * source digest and shared by every test file. CI separately checks that dist/ is committed fresh.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -49,6 +58,7 @@ export async function actionDir(): Promise<string> {
     try {
       process.stderr.write(`dist/ is stale: building fresh bundles for the end-to-end tests in ${dir}\n`);
       rmSync(dir, { recursive: true, force: true });
+      removeOldBuilds();
       execFileSync(
         process.execPath,
         [join(REPO_ROOT, 'scripts', 'bundle.mjs'), '--out', join(dir, 'dist'), ...ENTRIES],
@@ -62,5 +72,15 @@ export async function actionDir(): Promise<string> {
     } finally {
       rmSync(lock, { recursive: true, force: true });
     }
+  }
+}
+
+/** Builds for sources that changed over an hour ago are not coming back. */
+function removeOldBuilds(): void {
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith('perimeter-action-')) continue;
+    const path = join(tmpdir(), name);
+    const age = Date.now() - (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+    if (age > 3_600_000) rmSync(path, { recursive: true, force: true });
   }
 }

@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -167,6 +167,11 @@ export class ActionRunner {
     for (const [key, value] of Object.entries(this.state)) stateEnv[`STATE_${key}`] = value;
     this.post = await this.step(this.action.post, stateEnv);
     return this.post;
+  }
+
+  /** Removes the runner's directories (workspace included when the runner made it). */
+  dispose(): void {
+    rmSync(this.root, { recursive: true, force: true });
   }
 
   private async step(script: string, extra: Record<string, string>): Promise<StepResult> {
