@@ -173,6 +173,9 @@ export class Pusher {
       problems.push(
         `the commit message looks like it contains a credential (${[...new Set(inMessage)].join(', ')})`,
       );
+    const inPaths = await this.filter.findCredentials(files.map((file) => file.path).join('\n'));
+    if (inPaths.length > 0)
+      problems.push(`a file path looks like it contains a credential (${[...new Set(inPaths)].join(', ')})`);
     for (const file of files) {
       const text = file.text ?? decodeText(file.bytes);
       if (text === null || allowed(file.path)) continue;

@@ -278,6 +278,19 @@ describe('content safety through the gateway', () => {
       expect(readBack.content).toBe('[hidden: GitHub token]\n');
     });
 
+    it('refuses a file path carrying a token', async () => {
+      const head = await h.head();
+      const token = sample.github('in-a-path');
+      const result = await call(reader, 'push_files', {
+        message: 'm',
+        files: [{ path: `src/${token}.txt`, content: 'x\n' }],
+      });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain('GitHub token');
+      expect(everything(result)).not.toContain(token);
+      expect(await h.head()).toBe(head);
+    });
+
     it('accepts a setting that only its name makes suspicious', async () => {
       const pushed = await call(reader, 'push_files', {
         message: 'test data',
@@ -301,11 +314,18 @@ describe('content safety through the gateway', () => {
       expect(read?.hidden_values).toBe(1);
       expect(ledger).not.toContain(password);
       expect(ledger).not.toContain(runToken);
-      // kinds[0] is left out: the guess test sends it as a path, and agent-sent paths are recorded as sent
-      for (const { value } of kinds.slice(1)) expect(ledger).not.toContain(value.slice(0, 24));
+      for (const { value } of kinds) expect(ledger).not.toContain(value.slice(0, 24));
     });
 
-    it.todo('filters secret-looking paths an agent sends before recording them');
+    it('filters secret-looking paths an agent sends before recording them', async () => {
+      const token = sample.github('sent-as-path');
+      await call(reader, 'get_file', { path: `src/${token}` });
+      await call(reader, 'push_files', {
+        message: 'm',
+        files: [{ path: `src/${token}.txt`, content: 'x\n' }],
+      });
+      expect(await readFile(h.ledgerPath, 'utf8')).not.toContain(token);
+    });
   });
 });
 
