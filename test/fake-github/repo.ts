@@ -46,6 +46,7 @@ export interface StoredStatus {
 export class FakeRepo {
   readonly catFile: CatFile;
   readonly statuses: StoredStatus[] = [];
+  private readonly ancestry = new Map<string, boolean>();
   readonly id: number;
 
   constructor(
@@ -124,8 +125,15 @@ export class FakeRepo {
     return parseCommit(object.sha, object.data);
   }
 
+  /** Whether `ancestor` is reachable from `descendant`; a yes for two SHAs is remembered (it never changes). */
   async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
-    return tryGit(this.dir, ['merge-base', '--is-ancestor', ancestor, descendant]);
+    const key = `${ancestor}..${descendant}`;
+    const known = this.ancestry.get(key);
+    if (known !== undefined) return known;
+    const answer = await tryGit(this.dir, ['merge-base', '--is-ancestor', ancestor, descendant]);
+    if (answer && /^[0-9a-f]{40}$/.test(ancestor) && /^[0-9a-f]{40}$/.test(descendant))
+      this.ancestry.set(key, true);
+    return answer;
   }
 
   async mergeBase(a: string, b: string): Promise<string | null> {

@@ -99,8 +99,14 @@ async function compare(ctx: RouteContext): Promise<ApiResponse> {
         : aheadBy === 0
           ? 'behind'
           : 'diverged';
+  // Without paging parameters GitHub lists the first 250 commits; with them, pages of per_page.
+  const paged = ctx.url.searchParams.has('per_page') || ctx.url.searchParams.has('page');
+  const { perPage, page } = paged ? pageParams(ctx.url) : { perPage: COMPARE_COMMIT_LIMIT, page: 1 };
   const listed = await gitText(ctx.repo.dir, ['rev-list', '--reverse', `${baseSha}..${headSha}`]);
-  const commits = await readCommits(ctx, listed.split('\n').filter(Boolean).slice(0, COMPARE_COMMIT_LIMIT));
+  const shas = listed.split('\n').filter(Boolean);
+  const commits = await readCommits(ctx, shas.slice((page - 1) * perPage, page * perPage));
+  const lastPage = Math.max(1, Math.ceil(shas.length / perPage));
+  const link = paged ? linkHeader(ctx.url, page, page < lastPage, lastPage) : undefined;
   const diff = await diffFiles(ctx.base, ctx.repo, mergeBase, headSha, COMPARE_FILE_LIMIT);
   const [baseCommit, mergeBaseCommit] = await readCommits(ctx, [baseSha, mergeBase]);
   const html = htmlUrl(ctx.base, ctx.repo);
@@ -121,6 +127,7 @@ async function compare(ctx: RouteContext): Promise<ApiResponse> {
       commits: commits.map((c) => commitJson(ctx.base, ctx.repo, c)),
       files: diff.files,
     },
+    headers: link ? { link } : {},
   };
 }
 
