@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { claudeMcpConfig } from '../gateway/client-config.js';
 import { ENV_PREFIX } from './constants.js';
 
 export interface Endpoint {
@@ -31,13 +32,11 @@ export function tokenVariables(names: string[]): Record<string, string> {
   return out;
 }
 
-/** Claude Code `--mcp-config` (and most MCP clients): one HTTP server per perimeter, secret in a header. */
+/** Claude Code `--mcp-config` (and most MCP clients): the same file `perimeter serve` writes. */
 export function mcpConfigJson(endpoints: Endpoint[]): string {
-  const mcpServers: Record<string, unknown> = {};
-  for (const e of endpoints) {
-    mcpServers[e.name] = { type: 'http', url: e.url, headers: { Authorization: `Bearer ${e.secret}` } };
-  }
-  return `${JSON.stringify({ mcpServers }, null, 2)}\n`;
+  return claudeMcpConfig(
+    Object.fromEntries(endpoints.map((e) => [e.name, { url: e.url, secret: e.secret }])),
+  );
 }
 
 /** Codex config.toml tables; the secret stays in the environment variable it names. */
