@@ -36,6 +36,7 @@ export interface CallServices {
  */
 export class CallTracker {
   private readonly calls = new Map<RequestId, PendingCall>();
+  private idleWaiters: Array<() => void> = [];
 
   constructor(private readonly services: CallServices) {}
 
@@ -49,6 +50,12 @@ export class CallTracker {
       notes: { paths: [] },
       requested: pathsIn(params.arguments),
     });
+  }
+
+  /** Resolves once every call seen so far has its answer (and its ledger record). */
+  idle(): Promise<void> {
+    if (this.calls.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   get(id: RequestId): PendingCall | undefined {
@@ -90,18 +97,23 @@ export class CallTracker {
     } catch (error) {
       this.services.log(`ledger append failed: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
     }
+    if (this.calls.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
     return answer;
   }
 
   /** Paths and reasons can carry what an agent typed, secrets included: they pass the filter too. */
   private async scrubRecord(record: CallRecord): Promise<CallRecord> {
-    const { paths, reason, sha } = record;
+    const { paths, reason, sha, content } = record;
     try {
-      return { ...record, ...(await new Redactor(this.services.filter).walk({ paths, reason, sha })) };
+      return {
+        ...record,
+        ...(await new Redactor(this.services.filter).walk({ paths, reason, sha, content })),
+      };
     } catch {
       return {
         ...record,
         paths: paths.map(() => '[withheld]'),
+        content: content?.map((c) => ({ ...c, path: '[withheld]' })),
         reason: 'withheld: the filter failed',
         sha: undefined,
       };

@@ -67,6 +67,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   const ledger = await Ledger.open(options.ledger.path, options.ledger.key);
 
   const endpoints = new Map<string, Endpoint>();
+  const unfinished = new Set<Promise<void>>();
   for (const perimeter of options.perimeters) {
     const runtime: PerimeterRuntime = { ...shared, perimeter, tools: selectTools(perimeter) };
     const services = { perimeter: perimeter.name, ledger, meter, filter, log };
@@ -80,9 +81,14 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
           sessionIdGenerator: undefined,
           enableJsonResponse: true,
         });
+        // A client that hangs up does not cut a call short: it still finishes and is recorded.
         res.on('close', () => {
-          void transport.close();
-          void server.close();
+          const idle = tracker.idle().then(() => {
+            void transport.close();
+            void server.close();
+          });
+          unfinished.add(idle);
+          void idle.finally(() => unfinished.delete(idle));
         });
         await server.connect(new TrackingTransport(transport, tracker));
         await transport.handleRequest(req, res, body);
@@ -107,6 +113,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     close() {
       closing ??= (async () => {
         await http.close();
+        await Promise.all(unfinished);
         await ledger.append({ event: 'stop' }).catch(() => log('could not write the closing ledger record'));
         await ledger.close();
       })();

@@ -44,8 +44,19 @@ export interface LedgerFacts {
   ok: boolean;
   problem?: string;
   commits: string[];
-  perPerimeter: Record<string, { calls: number; refusals: number }>;
+  perPerimeter: Record<string, PerimeterCounts>;
 }
+
+/** Per perimeter: calls, refusals, and (when any) values hidden from answers and pushes refused for credentials. */
+export interface PerimeterCounts {
+  calls: number;
+  refusals: number;
+  hidden?: number;
+  credentialRefusals?: number;
+}
+
+/** How push_files words a refusal for a credential in a file, a path or the commit message (src/gateway/push.ts). */
+const CREDENTIAL_REFUSAL = /looks like it contains a credential/;
 
 export interface LedgerVerdict {
   ok: boolean;
@@ -187,6 +198,13 @@ export async function readLedgerFacts(path: string, key: string): Promise<Ledger
     const counts = (facts.perPerimeter[record.perimeter] ??= { calls: 0, refusals: 0 });
     counts.calls++;
     if (record.decision === 'refused') counts.refusals++;
+    if (record.hidden_values) counts.hidden = (counts.hidden ?? 0) + record.hidden_values;
+    if (
+      record.decision === 'refused' &&
+      record.tool === 'push_files' &&
+      CREDENTIAL_REFUSAL.test(record.reason ?? '')
+    )
+      counts.credentialRefusals = (counts.credentialRefusals ?? 0) + 1;
     if (record.commit) facts.commits.push(record.commit);
   }
   if (!verdict.ok) facts.problem = `the ledger is broken at ${verdict.problem}`;

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -224,6 +227,47 @@ describe('push_files', () => {
         message: 'fixture',
         files: [{ path: 'fixtures/token.txt', content: `${LEAKED}\n` }],
       });
+    });
+  });
+
+  describe('when the client hangs up before the answer', () => {
+    it('still lands the push and puts it on the record', async () => {
+      h.fake.injectFault({ kind: 'latency', ms: 400, count: 1, route: /git\/refs/ });
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: {
+          name: 'push_files',
+          arguments: { message: 'abandoned', files: [{ path: 'src/orphan.ts', content: 'o\n' }] },
+        },
+      });
+      await new Promise<void>((resolve) => {
+        const req = request({
+          host: '127.0.0.1',
+          port: h.gateway.port,
+          path: '/mcp/implementer',
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            authorization: `Bearer ${h.secrets.implementer}`,
+          },
+        });
+        req.on('error', () => resolve());
+        req.end(body, () => setImmediate(() => (req.destroy(), resolve())));
+      });
+      type Record = { tool?: string; commit?: string; paths?: string[] };
+      let pushed: Record | undefined;
+      while (!pushed) {
+        const records = (await readFile(h.ledgerPath, 'utf8')).trimEnd().split('\n');
+        pushed = records
+          .map((line) => JSON.parse(line) as Record)
+          .find((r) => r.tool === 'push_files' && r.paths?.includes('src/orphan.ts'));
+        if (!pushed) await sleep(50);
+      }
+      expect(await h.head()).toBe(pushed.commit);
+      expect(await show('src/orphan.ts')).toBe('o\n');
     });
   });
 
