@@ -1,91 +1,20 @@
 /**
- * How long the path policy takes (`npm run bench:policy`): 100,000 repository paths classified by a
- * perimeter with 50 globs (25 read, 25 write), one read and one write decision each. Each decision
- * validates the path, matches the globs and checks the protected set or credential-file rules.
- * Median of several runs after warm-up; a figure, not an assertion.
+ * How long the path policy takes (a section of `npm run bench`; alone: `npm run bench:policy`): 100,000
+ * repository paths classified by a perimeter with 50 globs (25 read, 25 write), one read and one write
+ * decision each. Each decision validates the path, matches the globs and checks the protected set or
+ * credential-file rules. Median of several runs after warm-up, wall and CPU time (wall time grows when the
+ * machine is busy); a figure, not an assertion.
  */
 import os from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { compilePerimeter, DEFAULT_LIMITS, TOOL_NAMES } from '../src/policy/index.js';
 
 const PATHS = 100_000;
-const RUNS = 7;
-
-let seed = 42;
-function random(n: number): number {
-  seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-  return seed % n;
-}
-const pick = <T>(items: readonly T[]): T => items[random(items.length)]!;
+const GLOBS = 50;
 
 const DIRS = ['src', 'test', 'docs', 'lib', 'packages', 'scripts', 'bench', 'config', '.github', 'examples'];
 const SUBDIRS = ['core', 'util', 'api', 'ui', 'internal', 'fixtures', 'workflows', 'deep', 'a', 'b'];
 const EXTS = ['ts', 'js', 'md', 'json', 'yml', 'css', 'png', 'pem', 'txt', 'tsx'];
-
-function makePaths(): string[] {
-  const paths: string[] = [];
-  for (let i = 0; i < PATHS; i++) {
-    const depth = 1 + random(5);
-    const parts = [pick(DIRS)];
-    for (let d = 1; d < depth; d++) parts.push(pick(SUBDIRS));
-    parts.push(`file${random(1000)}.${pick(EXTS)}`);
-    paths.push(parts.join('/'));
-  }
-  return paths;
-}
-
-function makeGlobs(count: number): string[] {
-  const globs = new Set<string>();
-  while (globs.size < count) {
-    const [dir, sub, ext] = [pick(DIRS), pick(SUBDIRS), pick(EXTS)];
-    const shapes = [
-      `${dir}/${sub}/**`,
-      `${dir}/**/*.${ext}`,
-      `**/${sub}/*.${ext}`,
-      `${dir}/*/${sub}/**`,
-      `{${dir},${sub}}/**/file1*.${ext}`,
-    ];
-    globs.add(pick(shapes));
-  }
-  return [...globs];
-}
-
-function random(n: number): number {
-  seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-  return seed % n;
-}
-const pick = <T>(items: readonly T[]): T => items[random(items.length)]!;
-
-const DIRS = ['src', 'test', 'docs', 'lib', 'packages', 'scripts', 'bench', 'config', '.github', 'examples'];
-const SUBDIRS = ['core', 'util', 'api', 'ui', 'internal', 'fixtures', 'workflows', 'deep', 'a', 'b'];
-const EXTS = ['ts', 'js', 'md', 'json', 'yml', 'css', 'png', 'pem', 'txt', 'tsx'];
-
-function makePaths(): string[] {
-  const paths: string[] = [];
-  for (let i = 0; i < PATHS; i++) {
-    const depth = 1 + random(5);
-    const parts = [pick(DIRS)];
-    for (let d = 1; d < depth; d++) parts.push(pick(SUBDIRS));
-    parts.push(`file${random(1000)}.${pick(EXTS)}`);
-    paths.push(parts.join('/'));
-  }
-  return paths;
-}
-
-function makeGlobs(count: number): string[] {
-  const globs = new Set<string>();
-  while (globs.size < count) {
-    const [dir, sub, ext] = [pick(DIRS), pick(SUBDIRS), pick(EXTS)];
-    const shapes = [
-      `${dir}/${sub}/**`,
-      `${dir}/**/*.${ext}`,
-      `**/${sub}/*.${ext}`,
-      `${dir}/*/${sub}/**`,
-      `{${dir},${sub}}/**/file1*.${ext}`,
-    ];
-    globs.add(pick(shapes));
-  }
-  return [...globs];
-}
 
 export interface PolicyResult {
   paths: number;
@@ -94,58 +23,110 @@ export interface PolicyResult {
   median_ms: number;
   min_ms: number;
   max_ms: number;
+  cpu_median_ms: number;
   ns_per_decision: number;
   readable: number;
   writable: number;
 }
 
-export function runPolicy(runs = 7): PolicyResult {
-seed = 42;
-const perimeter = compilePerimeter({
-  name: 'bench',
-  tools: [...TOOL_NAMES],
-  read: makeGlobs(25),
-  write: makeGlobs(25),
-  branches: null,
-  allowProtected: [],
-  limits: DEFAULT_LIMITS,
-  allowCredentialFiles: [],
-  allowSecretsIn: [],
-});
-const paths = makePaths();
+function generator(): { random(n: number): number; pick<T>(items: readonly T[]): T } {
+  let seed = 42;
+  const random = (n: number): number => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    return seed % n;
+  };
+  return { random, pick: (items) => items[random(items.length)]! };
+}
 
-function classify(): { readable: number; writable: number } {
-  let readable = 0;
-  let writable = 0;
-  for (const path of paths) {
-    if (perimeter.canRead(path).allowed) readable++;
-    if (perimeter.canWrite(path).allowed) writable++;
+function makePaths(g: ReturnType<typeof generator>): string[] {
+  const paths: string[] = [];
+  for (let i = 0; i < PATHS; i++) {
+    const depth = 1 + g.random(5);
+    const parts = [g.pick(DIRS)];
+    for (let d = 1; d < depth; d++) parts.push(g.pick(SUBDIRS));
+    parts.push(`file${g.random(1000)}.${g.pick(EXTS)}`);
+    paths.push(parts.join('/'));
   }
-  return { readable, writable };
+  return paths;
 }
 
-classify();
-const times: number[] = [];
-const cpuTimes: number[] = [];
-let counts = { readable: 0, writable: 0 };
-for (let i = 0; i < RUNS; i++) {
-  const start = performance.now();
-  const cpu = process.cpuUsage();
-  counts = classify();
-  const used = process.cpuUsage(cpu);
-  times.push(performance.now() - start);
-  cpuTimes.push((used.user + used.system) / 1000);
+function makeGlobs(g: ReturnType<typeof generator>, count: number): string[] {
+  const globs = new Set<string>();
+  while (globs.size < count) {
+    const [dir, sub, ext] = [g.pick(DIRS), g.pick(SUBDIRS), g.pick(EXTS)];
+    const shapes = [
+      `${dir}/${sub}/**`,
+      `${dir}/**/*.${ext}`,
+      `**/${sub}/*.${ext}`,
+      `${dir}/*/${sub}/**`,
+      `{${dir},${sub}}/**/file1*.${ext}`,
+    ];
+    globs.add(g.pick(shapes));
+  }
+  return [...globs];
 }
-times.sort((a, b) => a - b);
-cpuTimes.sort((a, b) => a - b);
-const median = times[Math.floor(times.length / 2)]!;
-console.log(
-  `classify ${PATHS.toLocaleString('en-US')} paths against 50 globs (read + write decision each): ` +
-    `median ${median.toFixed(0)} ms (min ${times[0]!.toFixed(0)} ms, max ${times.at(-1)!.toFixed(0)} ms over ${RUNS} runs)`,
-);
-console.log(
-  `  readable ${counts.readable}, writable ${counts.writable}; ${((median * 1e6) / (2 * PATHS)).toFixed(0)} ns per decision`,
-);
-console.log(
-  `  CPU time median ${cpuTimes[Math.floor(RUNS / 2)]!.toFixed(0)} ms (wall time grows when the machine is busy: ${os.loadavg()[0]!.toFixed(1)} load on ${os.availableParallelism()} cores)`,
-);
+
+export function runPolicy(runs = 7): PolicyResult {
+  const g = generator();
+  const perimeter = compilePerimeter({
+    name: 'bench',
+    tools: [...TOOL_NAMES],
+    read: makeGlobs(g, GLOBS / 2),
+    write: makeGlobs(g, GLOBS / 2),
+    branches: null,
+    allowProtected: [],
+    limits: DEFAULT_LIMITS,
+    allowCredentialFiles: [],
+    allowSecretsIn: [],
+  });
+  const paths = makePaths(g);
+  const classify = (): { readable: number; writable: number } => {
+    let readable = 0;
+    let writable = 0;
+    for (const path of paths) {
+      if (perimeter.canRead(path).allowed) readable++;
+      if (perimeter.canWrite(path).allowed) writable++;
+    }
+    return { readable, writable };
+  };
+
+  classify();
+  const times: number[] = [];
+  const cpuTimes: number[] = [];
+  let counts = { readable: 0, writable: 0 };
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    const cpu = process.cpuUsage();
+    counts = classify();
+    const used = process.cpuUsage(cpu);
+    times.push(performance.now() - start);
+    cpuTimes.push((used.user + used.system) / 1000);
+  }
+  times.sort((a, b) => a - b);
+  cpuTimes.sort((a, b) => a - b);
+  const median = times[Math.floor(times.length / 2)]!;
+  return {
+    paths: PATHS,
+    globs: GLOBS,
+    runs,
+    median_ms: Math.round(median),
+    min_ms: Math.round(times[0]!),
+    max_ms: Math.round(times.at(-1)!),
+    cpu_median_ms: Math.round(cpuTimes[Math.floor(cpuTimes.length / 2)]!),
+    ns_per_decision: Math.round((median * 1e6) / (2 * PATHS)),
+    ...counts,
+  };
+}
+
+export function describePolicy(r: PolicyResult): string {
+  return [
+    `classify ${r.paths.toLocaleString('en-US')} paths against ${r.globs} globs (read + write decision each): ` +
+      `median ${r.median_ms} ms (min ${r.min_ms} ms, max ${r.max_ms} ms over ${r.runs} runs)`,
+    `  readable ${r.readable}, writable ${r.writable}; ${r.ns_per_decision} ns per decision`,
+    `  CPU time median ${r.cpu_median_ms} ms (wall time grows when the machine is busy: ` +
+      `${os.loadavg()[0]!.toFixed(1)} load on ${os.availableParallelism()} cores)`,
+  ].join('\n');
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
+  console.log(describePolicy(runPolicy()));
