@@ -5,6 +5,7 @@ import { defineTool, ToolError } from './definition.js';
 import { absent, requirePath } from './paths.js';
 
 const MAX_ENTRIES = 10_000;
+const ROOT_HINT = ' (leave path out to list the repository root)';
 
 const entrySchema = z.object({
   path: z.string(),
@@ -31,7 +32,7 @@ export const getTree = defineTool({
   },
   async handler({ path: raw, recursive }, { perimeter, view, notes }) {
     if (raw !== undefined) notes.paths.push(raw);
-    const dir = raw === undefined || raw === '' ? '' : requirePath(raw);
+    const dir = raw === undefined || raw === '' ? '' : requirePath(raw, ROOT_HINT);
     const { index } = await view.snapshot();
     const readable = index.readable(perimeter);
     if (dir !== '' && !readable.dirs.has(dir)) {

@@ -24,7 +24,10 @@ export const listCommits = defineTool({
   },
   async handler({ path: raw, per_page: perPage = 30, page = 1 }, { perimeter, view, history, notes }) {
     if (raw !== undefined) notes.paths.push(raw);
-    const within = raw === undefined || raw === '' ? undefined : requirePath(raw);
+    const within =
+      raw === undefined || raw === ''
+        ? undefined
+        : requirePath(raw, ' (leave path out for the whole branch)');
     const head = await view.upstream.getBranchHead(view.branch);
     const found = await history.list(perimeter, head, within, perPage, page);
     return {

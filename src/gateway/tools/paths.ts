@@ -2,9 +2,10 @@ import { validatePath } from '../../policy/index.js';
 import { ToolError } from './definition.js';
 
 /** A valid repository path, or a refusal quoting what was wrong with it. */
-export function requirePath(input: string): string {
+export function requirePath(input: string, hint = ''): string {
   const check = validatePath(input);
-  if (!check.ok) throw new ToolError(`invalid path ${JSON.stringify(input)}: ${check.reason}`, 'refused');
+  if (!check.ok)
+    throw new ToolError(`invalid path ${JSON.stringify(input)}: ${check.reason}${hint}`, 'refused');
   return check.path;
 }
 
