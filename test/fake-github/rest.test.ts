@@ -206,6 +206,27 @@ describe('REST API', () => {
     });
   });
 
+  describe('activity', () => {
+    it('pages with after/before cursors from the Link header, newest first', async () => {
+      const shas = [seeded];
+      for (let i = 0; i < 4; i++) shas.push(await commitToBare(repoDir, 'main', { [`f${i}`]: `${i}` }));
+      const newestFirst = shas.slice().reverse();
+      const first = await api('GET', '/repos/acme/app/activity?per_page=2');
+      expect(first.body.map((a: { after: string }) => a.after)).toEqual(newestFirst.slice(0, 2));
+      const next = /<([^>]+)>; rel="next"/.exec(first.headers.get('link') ?? '')![1]!;
+      const second = await api('GET', new URL(next).pathname + new URL(next).search);
+      expect(second.body.map((a: { after: string }) => a.after)).toEqual(newestFirst.slice(2, 4));
+      const prev = /<([^>]+)>; rel="prev"/.exec(second.headers.get('link') ?? '')![1]!;
+      const back = await api('GET', new URL(prev).pathname + new URL(prev).search);
+      expect(back.body.map((a: { after: string }) => a.after)).toEqual(newestFirst.slice(0, 2));
+      const oldestFirst = await api(
+        'GET',
+        '/repos/acme/app/activity?direction=asc&activity_type=branch_creation',
+      );
+      expect(oldestFirst.body.map((a: { after: string }) => a.after)).toEqual([seeded]);
+    });
+  });
+
   describe('statuses', () => {
     it('creates statuses and combines the latest per context', async () => {
       await api('POST', `/repos/acme/app/statuses/${seeded}`, { state: 'pending', context: 'perimeter' });

@@ -197,7 +197,38 @@ async function listActivity(ctx: RouteContext): Promise<ApiResponse> {
     });
   }
   if (params.get('direction') !== 'asc') rows.reverse();
-  return { status: 200, body: rows.slice(0, perPage) };
+  return { status: 200, ...cursorPage(ctx.url, rows, perPage) };
+}
+
+/** GitHub pages the activity list with opaque `after`/`before` cursors named in the Link header. */
+function cursorPage(
+  url: URL,
+  rows: Array<Record<string, unknown>>,
+  perPage: number,
+): { body: unknown; headers: Record<string, string> } {
+  const cursorOf = (row: Record<string, unknown>): string =>
+    Buffer.from(`cursor:${String(row.id)}`).toString('base64url');
+  const indexOf = (cursor: string | null): number =>
+    cursor === null ? -1 : rows.findIndex((row) => cursorOf(row) === cursor);
+  const after = url.searchParams.get('after');
+  const before = url.searchParams.get('before');
+  let start = 0;
+  if (after !== null) start = indexOf(after) + 1;
+  else if (before !== null) start = Math.max(0, indexOf(before) - perPage);
+  const end = before !== null && after === null ? Math.max(0, indexOf(before)) : start + perPage;
+  const page = rows.slice(start, end);
+  const link = (name: string, cursor: string, rel: string): string => {
+    const copy = new URL(url.href);
+    copy.searchParams.delete('after');
+    copy.searchParams.delete('before');
+    copy.searchParams.set(name, cursor);
+    return `<${copy.href}>; rel="${rel}"`;
+  };
+  const links: string[] = [];
+  if (page.length > 0 && end < rows.length)
+    links.push(link('after', cursorOf(page[page.length - 1]!), 'next'));
+  if (page.length > 0 && start > 0) links.push(link('before', cursorOf(page[0]!), 'prev'));
+  return { body: page, headers: links.length > 0 ? { link: links.join(', ') } : {} };
 }
 
 export const miscRoutes: Route[] = [
