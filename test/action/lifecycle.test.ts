@@ -2,7 +2,7 @@
  * The action end to end, as a runner runs it: `node dist/main/index.js` and `node dist/post/index.js` as
  * separate processes against the GitHub stand-in, an MCP client as the agent, `git push` as the way around.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isGatewayRunning } from '../../src/action/gateway-process.js';
@@ -280,6 +280,40 @@ describe('the action', () => {
       expect(post.annotations).toContainEqual(expect.objectContaining({ level: 'warning' }));
       const [status] = await j.statuses(await j.head());
       expect(status?.state).toBe('failure');
+    });
+  });
+
+  describe('when the agent rewrites the start snapshot to hide a new branch', () => {
+    it('notices the change and does not report success', async () => {
+      const j = await started();
+      const sha = await j.push({ 'src/count.ts': 'export const count = () => 5;\n' }, { branch: 'rogue' });
+      const path = j.runner.main!.state.startRefsPath ?? '';
+      const snapshot = JSON.parse(readFileSync(path, 'utf8')) as Record<string, string>;
+      writeFileSync(path, JSON.stringify({ ...snapshot, 'refs/heads/rogue': sha }));
+      const post = await j.post();
+      expect(post.exitCode).toBe(1);
+      expect(post.summary).toContain('the start snapshot of the refs was changed during the job');
+      const [status] = await j.statuses(await j.head());
+      expect(status?.state).not.toBe('success');
+    });
+  });
+
+  describe('when the agent deletes the gateway ledger', () => {
+    it('reports the job as not fully checked', async () => {
+      const j = await started();
+      const agent = await j.agent('implementer');
+      await agent.callTool({
+        name: 'push_files',
+        arguments: {
+          message: 'ok',
+          files: [{ path: 'src/count.ts', content: 'export const count = () => 6;\n' }],
+        },
+      });
+      rmSync(j.runner.main!.state.ledgerPath ?? '');
+      const post = await j.post();
+      expect(post.exitCode).toBe(1);
+      const [status] = await j.statuses(await j.head());
+      expect(status?.state).toBe('error');
     });
   });
 });
