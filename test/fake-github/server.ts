@@ -10,8 +10,10 @@ import { FakeRepo } from './repo.js';
 import type { Route } from './router.js';
 import { commitRouteLast, commitRoutes } from './routes-commits.js';
 import { TREE_ENTRY_LIMIT, treeRoutes } from './routes-git-data.js';
-import { miscRoutes } from './routes-misc.js';
+import { activityRoutes } from './routes-activity.js';
+import { contentRoutes } from './routes-contents.js';
 import { refRoutes } from './routes-refs.js';
+import { statusRoutes } from './routes-statuses.js';
 import { StatsCounter } from './stats.js';
 import type { FakeStats, ServerState } from './stats.js';
 
@@ -59,7 +61,9 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
     ...refRoutes,
     ...treeRoutes(options.treeEntryLimit ?? TREE_ENTRY_LIMIT),
     ...commitRoutes,
-    ...miscRoutes,
+    ...statusRoutes,
+    ...contentRoutes,
+    ...activityRoutes,
     commitRouteLast,
   ];
   const repos = new Map<string, FakeRepo>();

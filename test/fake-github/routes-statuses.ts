@@ -1,0 +1,100 @@
+import {
+  emptyRepository,
+  isSha,
+  linkHeader,
+  notFound,
+  pageParams,
+  readJson,
+  unprocessable,
+  validationFailed,
+} from './http-util.js';
+import type { ApiResponse } from './http-util.js';
+import { route } from './router.js';
+import type { Route, RouteContext } from './router.js';
+import { minimalRepository, repoApi, statusJson } from './shapes.js';
+
+const STATES = ['error', 'failure', 'pending', 'success'];
+
+async function createStatus(ctx: RouteContext): Promise<ApiResponse> {
+  const body = await readJson(ctx.req);
+  const sha = ctx.params.sha!;
+  if (!isSha(sha) || !(await ctx.repo.readCommit(sha)))
+    throw unprocessable(`No commit found for SHA: ${sha}`);
+  if (typeof body.state !== 'string' || !STATES.includes(body.state)) {
+    throw validationFailed('Status', 'state', 'custom', `state is not included in the list`);
+  }
+  if (body.description !== undefined && body.description !== null && typeof body.description !== 'string') {
+    throw validationFailed('Status', 'description', 'invalid');
+  }
+  if (typeof body.description === 'string' && body.description.length > 140) {
+    throw validationFailed(
+      'Status',
+      'description',
+      'custom',
+      'description is too long (maximum is 140 characters)',
+    );
+  }
+  const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const status = {
+    id: ctx.repo.statuses.length + 1,
+    sha,
+    state: body.state,
+    description: typeof body.description === 'string' ? body.description : null,
+    target_url: typeof body.target_url === 'string' ? body.target_url : null,
+    context: typeof body.context === 'string' && body.context !== '' ? body.context : 'default',
+    creator: ctx.actor,
+    created_at: now,
+    updated_at: now,
+  };
+  ctx.repo.statuses.push(status);
+  return { status: 201, body: statusJson(ctx.base, ctx.repo, status, true) };
+}
+
+async function statusesFor(ctx: RouteContext): Promise<{ sha: string; list: typeof ctx.repo.statuses }> {
+  if (await ctx.repo.isEmpty()) throw emptyRepository();
+  const sha = await ctx.repo.resolveCommit(ctx.params.ref!);
+  if (!sha) throw notFound();
+  return { sha, list: ctx.repo.statuses.filter((s) => s.sha === sha).reverse() };
+}
+
+async function listStatuses(ctx: RouteContext): Promise<ApiResponse> {
+  const { list } = await statusesFor(ctx);
+  const { perPage, page } = pageParams(ctx.url);
+  const lastPage = Math.max(1, Math.ceil(list.length / perPage));
+  const link = linkHeader(ctx.url, page, page < lastPage, lastPage);
+  const body = list
+    .slice((page - 1) * perPage, page * perPage)
+    .map((s) => statusJson(ctx.base, ctx.repo, s, true));
+  return { status: 200, body, headers: link ? { link } : {} };
+}
+
+async function combinedStatus(ctx: RouteContext): Promise<ApiResponse> {
+  const { sha, list } = await statusesFor(ctx);
+  const latest = new Map<string, (typeof list)[number]>();
+  for (const status of list) if (!latest.has(status.context)) latest.set(status.context, status);
+  const states = [...latest.values()].map((s) => s.state);
+  const state = states.some((s) => s === 'error' || s === 'failure')
+    ? 'failure'
+    : states.length === 0 || states.includes('pending')
+      ? 'pending'
+      : 'success';
+  const api = repoApi(ctx.base, ctx.repo);
+  return {
+    status: 200,
+    body: {
+      state,
+      statuses: [...latest.values()].map((s) => statusJson(ctx.base, ctx.repo, s, false)),
+      sha,
+      total_count: latest.size,
+      repository: minimalRepository(ctx.base, ctx.repo),
+      commit_url: `${api}/commits/${sha}`,
+      url: `${api}/commits/${sha}/status`,
+    },
+  };
+}
+
+export const statusRoutes: Route[] = [
+  route('POST', '/repos/{owner}/{repo}/statuses/{sha}', createStatus),
+  route('GET', '/repos/{owner}/{repo}/commits/{ref+}/statuses', listStatuses),
+  route('GET', '/repos/{owner}/{repo}/commits/{ref+}/status', combinedStatus),
+];
