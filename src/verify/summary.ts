@@ -84,9 +84,17 @@ export function renderSummary(verdict: Verdict, headline: string): string {
   }
   const perimeters = Object.entries(verdict.perPerimeter);
   if (perimeters.length > 0) {
-    tail.push('', '### Perimeters', '', '| Perimeter | Calls | Refusals |', '|---|---:|---:|');
+    tail.push(
+      '',
+      '### Perimeters',
+      '',
+      '| Perimeter | Calls | Refusals | Secrets hidden | Credential writes refused |',
+      '|---|---:|---:|---:|---:|',
+    );
     for (const [name, counts] of perimeters)
-      tail.push(`| ${code(name)} | ${counts.calls} | ${counts.refusals} |`);
+      tail.push(
+        `| ${code(name)} | ${counts.calls} | ${counts.refusals} | ${counts.hidden ?? 0} | ${counts.credentialRefusals ?? 0} |`,
+      );
   }
   if (verdict.notes.length > 0) tail.push('', '### Notes', '', ...list(verdict.notes));
 

@@ -11,7 +11,10 @@ export interface LedgerFacts {
   problem?: string;
   /** SHAs of the commits the gateway made */
   commits: string[];
-  perPerimeter: Record<string, { calls: number; refusals: number }>;
+  perPerimeter: Record<
+    string,
+    { calls: number; refusals: number; hidden?: number; credentialRefusals?: number }
+  >;
 }
 
 export interface VerifyInput {
@@ -91,7 +94,10 @@ export interface Verdict {
   refChanges: RefChange[];
   commits: CommitAttribution;
   pushes: PushActivity[];
-  perPerimeter: Record<string, { calls: number; refusals: number }>;
+  perPerimeter: Record<
+    string,
+    { calls: number; refusals: number; hidden?: number; credentialRefusals?: number }
+  >;
   /** what could not be checked (each one alone makes the state at least error) */
   unchecked: string[];
   notes: string[];

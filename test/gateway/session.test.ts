@@ -102,7 +102,10 @@ describe('a gateway session', () => {
     expect(facts).toEqual({
       ok: true,
       commits: [commit],
-      perPerimeter: { implementer: { calls: 10, refusals: 4 }, tester: { calls: 1, refusals: 1 } },
+      perPerimeter: {
+        implementer: { calls: 10, refusals: 4, hidden: 6, credentialRefusals: 1 },
+        tester: { calls: 1, refusals: 1 },
+      },
     });
     const records = (await readFile(h.ledgerPath, 'utf8'))
       .trimEnd()

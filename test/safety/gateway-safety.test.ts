@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readLedgerFacts } from '../../src/gateway/index.js';
 import { createSecretFilter } from '../../src/safety/index.js';
 import { commitToBare } from '../fake-github/index.js';
 import { call, ok, startHarness, textOf, type Harness } from '../gateway/support/harness.js';
@@ -326,6 +327,32 @@ describe('content safety through the gateway', () => {
       });
       expect(await readFile(h.ledgerPath, 'utf8')).not.toContain(token);
     });
+  });
+});
+
+describe('the ledger facts the receipt reads', () => {
+  it('count hidden values and credential refusals per perimeter', async () => {
+    const counted = await startHarness({
+      files: {
+        'src/a.yml': `password: ${password}\nurl: https://ci:${sample.password('c')}@git.internal.test/x\n`,
+      },
+      config: CONFIG,
+      filter: createSecretFilter(),
+    });
+    try {
+      const client = await counted.connect('reader');
+      await ok(client, 'get_file', { path: 'src/a.yml' });
+      const files = [{ path: 'src/t.txt', content: sample.github('counted') }];
+      expect((await call(client, 'push_files', { message: 'm', files })).isError).toBe(true);
+      const outside = [{ path: 'docs/t.txt', content: 'plain\n' }];
+      expect((await call(client, 'push_files', { message: 'm', files: outside })).isError).toBe(true);
+      await counted.gateway.close();
+      const facts = await readLedgerFacts(counted.ledgerPath, counted.ledgerKey);
+      expect(facts.perPerimeter.reader).toEqual({ calls: 3, refusals: 2, hidden: 2, credentialRefusals: 1 });
+      expect(facts.perPerimeter.fixtures).toEqual({ calls: 0, refusals: 0 });
+    } finally {
+      await counted.close();
+    }
   });
 });
 
