@@ -3,7 +3,7 @@ export { TOOL_NAMES, type ToolName } from './tools.js';
 export { DEFAULT_LIMITS, type Config, type Limits, type PerimeterSpec } from './spec.js';
 export { ConfigError, type ConfigProblem } from './config-error.js';
 export { parseConfig } from './config.js';
-export { compilePerimeter, type Decision, type Perimeter } from './perimeter.js';
+export { compilePerimeter, PerimeterSpecError, type Decision, type Perimeter } from './perimeter.js';
 export { protectedRule, PROTECTED_ENTRIES } from './protected.js';
 export { credentialFileRule, CREDENTIAL_FILE_RULES } from './credentials.js';
 export { GLOB_OPTIONS } from './glob.js';

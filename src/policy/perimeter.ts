@@ -23,6 +23,18 @@ export interface Perimeter {
   allowsBranch(branch: string): boolean;
 }
 
+/** A PerimeterSpec that cannot be compiled exactly (parseConfig never produces one). */
+export class PerimeterSpecError extends Error {
+  readonly code = 'invalid-perimeter';
+  constructor(
+    readonly perimeter: string,
+    readonly problems: string[],
+  ) {
+    super(`perimeter ${JSON.stringify(perimeter)} is invalid: ${problems.join('; ')}`);
+    this.name = 'PerimeterSpecError';
+  }
+}
+
 const GLOB_KEYS = [
   ['read', 'read'],
   ['write', 'write'],
@@ -57,7 +69,7 @@ function specProblems(spec: PerimeterSpec): string[] {
 export function compilePerimeter(spec: PerimeterSpec, configFile: string = DEFAULT_CONFIG_FILE): Perimeter {
   const problems = specProblems(spec);
   if (problems.length > 0) {
-    throw new Error(`perimeter ${JSON.stringify(spec.name)} is invalid: ${problems.join('; ')}`);
+    throw new PerimeterSpecError(spec.name, problems);
   }
   const read = compileGlobList(spec.read);
   const write = compileGlobList(spec.write);

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   compilePerimeter,
   DEFAULT_LIMITS,
+  PerimeterSpecError,
   PROTECTED_ENTRIES,
   TOOL_NAMES,
   validatePath,
@@ -37,6 +38,7 @@ describe('compilePerimeter', () => {
       [{ tools: ['delete_repo' as never] }, /unknown tool "delete_repo"/],
     ])('throws for %j', (overrides, message) => {
       expect(() => compilePerimeter(spec(overrides))).toThrow(message);
+      expect(() => compilePerimeter(spec(overrides))).toThrow(PerimeterSpecError);
     });
   });
 
