@@ -62,20 +62,25 @@ export class CallTracker {
     return this.calls.get(id);
   }
 
-  /** Records the call this answer ends (if any) and returns the answer to send. */
+  /**
+   * Answers on their way out. A call no handler saw (unknown tool, invalid arguments: the SDK answered
+   * itself) is recorded here, its answer filtered like any other.
+   */
   async finish(message: JSONRPCMessage): Promise<JSONRPCMessage> {
     if ('method' in message || !('id' in message) || message.id === undefined) return message;
     const call = this.calls.get(message.id);
-    if (!call) return message;
-    this.calls.delete(message.id);
-    let answer: JSONRPCMessage = message;
-    let outcome = call.outcome;
-    if (!outcome) {
-      const scrubbed = await this.scrubUnhandled(message);
-      answer = scrubbed.message;
-      outcome = { decision: 'refused', reason: scrubbed.text };
-      call.notes.paths = call.requested;
-    }
+    if (!call || call.outcome) return message;
+    const scrubbed = await this.scrubUnhandled(message);
+    call.notes.paths = call.requested;
+    await this.complete(message.id, { decision: 'refused', reason: scrubbed.text });
+    return scrubbed.message;
+  }
+
+  /** Writes the call's ledger record. Handlers call this before answering, so a hang-up loses nothing. */
+  async complete(id: RequestId, outcome: Outcome): Promise<void> {
+    const call = this.calls.get(id);
+    if (!call || call.outcome) return;
+    call.outcome = outcome;
     const { notes } = call;
     const record: CallRecord = {
       event: 'call',
@@ -97,8 +102,8 @@ export class CallTracker {
     } catch (error) {
       this.services.log(`ledger append failed: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
     }
+    this.calls.delete(id);
     if (this.calls.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
-    return answer;
   }
 
   /** Paths and reasons can carry what an agent typed, secrets included: they pass the filter too. */

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Perimeter } from '../policy/index.js';
 import type { Upstream } from '../github/upstream.js';
@@ -41,6 +42,8 @@ export interface RunningGateway {
 /** Beyond the largest push a perimeter allows (base64 grows it by a third): room for JSON and message. */
 const BODY_SLACK_BYTES = 4 * 1_048_576;
 const MIN_SECRET_LENGTH = 16;
+/** How long close waits for calls whose clients hung up before their answer. */
+const CLOSE_GRACE_MS = 15_000;
 
 export async function startGateway(options: GatewayOptions): Promise<RunningGateway> {
   checkOptions(options);
@@ -113,7 +116,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     close() {
       closing ??= (async () => {
         await http.close();
-        await Promise.all(unfinished);
+        await Promise.race([Promise.all(unfinished), sleep(CLOSE_GRACE_MS, undefined, { ref: false })]);
         await ledger.append({ event: 'stop' }).catch(() => log('could not write the closing ledger record'));
         await ledger.close();
       })();

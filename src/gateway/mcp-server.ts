@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Perimeter } from '../policy/index.js';
 import type { AnswerFilter } from '../safety/answer-filter.js';
 import { describeFailure, renderAnswer, renderError, WITHHELD } from './answers.js';
-import type { CallTracker } from './calls.js';
+import type { CallTracker, Outcome } from './calls.js';
 import type { History } from './history.js';
 import type { Pusher } from './push.js';
 import type { RepoView } from './repo-view.js';
@@ -42,26 +42,10 @@ export function createMcpServer(runtime: PerimeterRuntime, tracker: CallTracker)
       args: Record<string, unknown>,
       extra: { requestId: string | number },
     ): Promise<CallToolResult> => {
-      const call = tracker.get(extra.requestId);
-      const notes: CallNotes = call?.notes ?? { paths: [] };
-      const context = { ...runtime, notes };
-      try {
-        const answer = await tool.handler(args, context);
-        try {
-          const { result, hidden } = await renderAnswer(runtime.filter, answer);
-          if (call)
-            call.outcome = { decision: 'allowed', ...(notes.reason ? { reason: notes.reason } : {}), hidden };
-          return result;
-        } catch {
-          if (call) call.outcome = { decision: 'failed', reason: 'redaction failed' };
-          return { content: [{ type: 'text', text: WITHHELD }], isError: true };
-        }
-      } catch (error) {
-        const { text, outcome } = describeFailure(error, notes, runtime.log);
-        const { result, hidden } = await renderError(runtime.filter, text);
-        if (call) call.outcome = { ...outcome, hidden };
-        return result;
-      }
+      const notes: CallNotes = tracker.get(extra.requestId)?.notes ?? { paths: [] };
+      const { result, outcome } = await answer(runtime, tool, args, notes);
+      await tracker.complete(extra.requestId, outcome);
+      return result;
     };
     server.registerTool(
       tool.name,
@@ -75,6 +59,35 @@ export function createMcpServer(runtime: PerimeterRuntime, tracker: CallTracker)
     );
   }
   return server;
+}
+
+/** Runs one tool and renders its answer or its failure: the one way out for every handled call. */
+async function answer(
+  runtime: PerimeterRuntime,
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+  notes: CallNotes,
+): Promise<{ result: CallToolResult; outcome: Outcome }> {
+  let answered;
+  try {
+    answered = await tool.handler(args, { ...runtime, notes });
+  } catch (error) {
+    const { text, outcome } = describeFailure(error, notes, runtime.log);
+    const { result, hidden } = await renderError(runtime.filter, text);
+    return { result, outcome: { ...outcome, hidden } };
+  }
+  try {
+    const { result, hidden } = await renderAnswer(runtime.filter, answered);
+    return {
+      result,
+      outcome: { decision: 'allowed', ...(notes.reason ? { reason: notes.reason } : {}), hidden },
+    };
+  } catch {
+    return {
+      result: { content: [{ type: 'text', text: WITHHELD }], isError: true },
+      outcome: { decision: 'failed', reason: 'redaction failed' },
+    };
+  }
 }
 
 function instructionsFor({ perimeter, repository, branch }: PerimeterRuntime): string {
