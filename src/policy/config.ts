@@ -129,7 +129,9 @@ function parsePerimeter(c: Checker, entry: Entry): PerimeterSpec | null {
       if (limits === null) ok = false;
       else spec.limits = limits;
     } else {
-      c.report(item.keyNode, key, `unknown key; expected one of ${PERIMETER_KEYS.join(', ')}`);
+      const hint =
+        item.key === '<<' ? ' (YAML merge keys are not supported; repeat the lists or use aliases)' : '';
+      c.report(item.keyNode, key, `unknown key${hint}; expected one of ${PERIMETER_KEYS.join(', ')}`);
       ok = false;
     }
   }

@@ -68,6 +68,22 @@ describe('parseConfig', () => {
     });
   });
 
+  describe('when a perimeter uses a YAML merge key', () => {
+    it('refuses it with a hint', () => {
+      const [problem] = problems('version: 1\nbase: &b {read: [a]}\nperimeters:\n  a:\n    <<: *b\n');
+      expect(problem).toMatchObject({ key: 'base' });
+      const found = problems('version: 1\nperimeters:\n  a: &b {read: [a]}\n  c:\n    <<: *b\n');
+      expect(found).toEqual([
+        expect.objectContaining({
+          line: 5,
+          column: 5,
+          key: 'perimeters.c.<<',
+          message: expect.stringMatching(/merge keys are not supported/),
+        }),
+      ]);
+    });
+  });
+
   describe('when the file has many problems', () => {
     const text = [
       'version: 2', // 1
