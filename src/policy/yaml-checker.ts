@@ -76,6 +76,12 @@ export class Checker {
     node.items.forEach((raw, index) => {
       const item = this.resolve(raw);
       const itemKey = `${key}[${index}]`;
+      if (item === null && isAlias(raw)) {
+        const glob = JSON.stringify(`*${raw.source}`);
+        this.report(raw, itemKey, `unknown alias *${raw.source}; quote a glob that starts with "*": ${glob}`);
+        ok = false;
+        return;
+      }
       if (!isScalar(item) || typeof item.value !== 'string') {
         this.report(valueAt(item, node), itemKey, `expected a string, got ${describe(item)}`);
         ok = false;

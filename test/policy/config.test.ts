@@ -84,6 +84,22 @@ describe('parseConfig', () => {
     });
   });
 
+  describe('when a glob starting with * is not quoted', () => {
+    it('explains that YAML read it as an alias', () => {
+      expect(problems('version: 1\nperimeters:\n  a:\n    read:\n      - src/**\n      - **/*.md\n')).toEqual(
+        [
+          {
+            file: 'perimeters.yml',
+            line: 6,
+            column: 9,
+            key: 'perimeters.a.read[1]',
+            message: 'unknown alias **/*.md; quote a glob that starts with "*": "**/*.md"',
+          },
+        ],
+      );
+    });
+  });
+
   describe('when the file has many problems', () => {
     const text = [
       'version: 2', // 1
