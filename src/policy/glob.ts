@@ -54,10 +54,7 @@ export function globProblem(glob: string): string | null {
     if (segment === '.' || segment === '..') return `"${segment}" segment can never match a valid path`;
     if (isDotGitSegment(segment))
       return `${JSON.stringify(segment)} segment can never match: .git paths are always refused`;
-  }
-  for (const segment of glob.split('/')) {
-    if (GLOB_SYNTAX.test(segment)) continue;
-    const problem = pathProblem(segment);
+    const problem = GLOB_SYNTAX.test(segment) ? null : pathProblem(segment);
     if (problem !== null)
       return `segment ${JSON.stringify(segment)} can never match a valid path: ${problem}`;
   }
