@@ -60,8 +60,10 @@ async function start(
   const variables = tokenVariables(names);
   core.info(`perimeters.yml from ${configRef}: exposing ${names.join(', ')} on branch ${settings.branch}`);
 
-  const startHead = await upstream.tryGetBranchHead(settings.branch);
-  if (startHead === null) {
+  const startedAt = new Date().toISOString();
+  const snapshot = await snapshotRefs(upstream);
+  const startHead = snapshot[`refs/heads/${settings.branch}`];
+  if (startHead === undefined) {
     throw new ActionError(
       `branch "${settings.branch}" does not exist in ${settings.owner}/${settings.repo}; ` +
         `create it before this step or set the ${Inputs.Branch} input`,
@@ -70,8 +72,6 @@ async function start(
   await markPending(upstream, startHead);
 
   const workDir = realpathSync(mkdtempSync(join(settings.tempDir, 'perimeter-')));
-  const startedAt = new Date().toISOString();
-  const snapshot = await snapshotRefs(upstream);
   const snapshotText = JSON.stringify(snapshot);
   const startRefsPath = join(workDir, 'start-refs.json');
   writeFileSync(startRefsPath, snapshotText, { mode: 0o600 });

@@ -225,6 +225,17 @@ describe('the action', () => {
     });
   });
 
+  describe('when the bound branch does not exist', () => {
+    it('fails main with one clear message', async () => {
+      const j = await job({ inputs: { branch: 'agent/missing' } });
+      const main = await j.main();
+      expect(main.exitCode).toBe(1);
+      expect(main.annotations.map((a) => a.message)).toEqual([
+        'branch "agent/missing" does not exist in octo/widgets; create it before this step or set the branch input',
+      ]);
+    });
+  });
+
   describe('when the token may not post commit statuses', () => {
     it('fails main naming the permission, before any gateway starts', async () => {
       const j = await job();
