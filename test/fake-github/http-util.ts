@@ -31,6 +31,17 @@ export class HttpError extends Error {
 
 export const notFound = (): HttpError => new HttpError(404, 'Not Found');
 export const emptyRepository = (): HttpError => new HttpError(409, 'Git Repository is empty.');
+/**
+ * What a miss means: GitHub checks for an empty repository first (409, or `whenEmpty`), else `otherwise`.
+ * Checked only on a miss, so a hit costs no extra git call.
+ */
+export async function missing(
+  repo: { isEmpty(): Promise<boolean> },
+  otherwise: () => HttpError = notFound,
+  whenEmpty: () => HttpError = emptyRepository,
+): Promise<HttpError> {
+  return (await repo.isEmpty()) ? whenEmpty() : otherwise();
+}
 export const unprocessable = (message: string, extra: Record<string, unknown> = {}): HttpError =>
   new HttpError(422, message, extra);
 

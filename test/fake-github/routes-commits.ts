@@ -1,6 +1,6 @@
 import { diffFiles } from './diff.js';
 import { gitText } from './git.js';
-import { emptyRepository, HttpError, linkHeader, notFound, pageParams, unprocessable } from './http-util.js';
+import { HttpError, linkHeader, missing, notFound, pageParams, unprocessable } from './http-util.js';
 import type { ApiResponse } from './http-util.js';
 import type { ParsedCommit } from './repo.js';
 import { route } from './router.js';
@@ -12,20 +12,15 @@ const COMPARE_FILE_LIMIT = 300;
 const COMMIT_FILE_LIMIT = 3000;
 const COMPARE_COMMIT_LIMIT = 250;
 
-async function refuseEmpty(ctx: RouteContext): Promise<void> {
-  if (await ctx.repo.isEmpty()) throw emptyRepository();
-}
-
 async function readCommits(ctx: RouteContext, shas: string[]): Promise<ParsedCommit[]> {
   const commits = await Promise.all(shas.map((sha) => ctx.repo.readCommit(sha)));
   return commits.filter((c): c is ParsedCommit => c !== null);
 }
 
 async function listCommits(ctx: RouteContext): Promise<ApiResponse> {
-  await refuseEmpty(ctx);
   const start = ctx.url.searchParams.get('sha') ?? (await ctx.repo.defaultBranch());
   const head = await ctx.repo.resolveCommit(start);
-  if (!head) throw notFound();
+  if (!head) throw await missing(ctx.repo);
   const { perPage, page } = pageParams(ctx.url);
   const filters: string[] = [];
   const since = ctx.url.searchParams.get('since');
@@ -56,9 +51,8 @@ async function listCommits(ctx: RouteContext): Promise<ApiResponse> {
 }
 
 async function getCommit(ctx: RouteContext): Promise<ApiResponse> {
-  await refuseEmpty(ctx);
   const sha = await ctx.repo.resolveCommit(ctx.params.ref!);
-  if (!sha) throw unprocessable(`No commit found for SHA: ${ctx.params.ref}`);
+  if (!sha) throw await missing(ctx.repo, () => unprocessable(`No commit found for SHA: ${ctx.params.ref}`));
   const commit = (await ctx.repo.readCommit(sha))!;
   const diff = await diffFiles(ctx.base, ctx.repo, commit.parents[0] ?? null, sha, COMMIT_FILE_LIMIT);
   return {
@@ -72,7 +66,6 @@ async function getCommit(ctx: RouteContext): Promise<ApiResponse> {
 }
 
 async function compare(ctx: RouteContext): Promise<ApiResponse> {
-  await refuseEmpty(ctx);
   const basehead = ctx.params.basehead!;
   const split = basehead.indexOf('...');
   if (split < 0) throw notFound();
@@ -82,7 +75,7 @@ async function compare(ctx: RouteContext): Promise<ApiResponse> {
     ctx.repo.resolveCommit(baseName),
     ctx.repo.resolveCommit(headName),
   ]);
-  if (!baseSha || !headSha) throw notFound();
+  if (!baseSha || !headSha) throw await missing(ctx.repo);
   const mergeBase = await ctx.repo.mergeBase(baseSha, headSha);
   if (!mergeBase) throw new HttpError(404, `No common ancestor between ${baseName} and ${headName}.`);
   const count = async (range: string): Promise<number> =>

@@ -1,4 +1,4 @@
-import { HttpError, notFound } from './http-util.js';
+import { HttpError, missing, notFound } from './http-util.js';
 import type { ApiResponse } from './http-util.js';
 import { route } from './router.js';
 import type { Route, RouteContext } from './router.js';
@@ -36,10 +36,9 @@ function contentEntry(
 }
 
 async function getContents(ctx: RouteContext): Promise<ApiResponse> {
-  if (await ctx.repo.isEmpty()) throw new HttpError(404, 'This repository is empty.');
   const ref = ctx.url.searchParams.get('ref') ?? (await ctx.repo.defaultBranch());
   const commit = await ctx.repo.resolveCommit(ref);
-  if (!commit) throw notFound();
+  if (!commit) throw await missing(ctx.repo, notFound, () => new HttpError(404, 'This repository is empty.'));
   const path = (ctx.params.path ?? '').replace(/^\/+|\/+$/g, '');
   const object = await ctx.repo.readObject(path === '' ? `${commit}^{tree}` : `${commit}:${path}`);
   if (!object) throw notFound();

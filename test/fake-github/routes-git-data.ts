@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import {
   EncodedJson,
+  missing,
   emptyRepository,
   isSha,
-  notFound,
   readJson,
   unprocessable,
   validationFailed,
@@ -34,9 +34,8 @@ function wantsRaw(ctx: RouteContext): boolean {
 export function treeRoutes(treeEntryLimit: number): Route[] {
   return [
     route('GET', '/repos/{owner}/{repo}/git/trees/{sha}', async (ctx) => {
-      await refuseEmpty(ctx);
       const tree = await ctx.repo.readObject(`${ctx.params.sha}^{tree}`);
-      if (!tree || tree.type !== 'tree') throw notFound();
+      if (!tree || tree.type !== 'tree') throw await missing(ctx.repo);
       const recursive = ctx.url.searchParams.has('recursive');
       const entries = await ctx.repo.lsTree(tree.sha, recursive);
       const truncated = recursive && entries.length > treeEntryLimit;
@@ -80,9 +79,8 @@ export function treeRoutes(treeEntryLimit: number): Route[] {
     }),
 
     route('GET', '/repos/{owner}/{repo}/git/blobs/{sha}', async (ctx) => {
-      await refuseEmpty(ctx);
       const blob = isSha(ctx.params.sha) ? await ctx.repo.readObject(ctx.params.sha!) : null;
-      if (!blob || blob.type !== 'blob') throw notFound();
+      if (!blob || blob.type !== 'blob') throw await missing(ctx.repo);
       if (wantsRaw(ctx))
         return { status: 200, body: blob.data, headers: { 'content-type': 'application/vnd.github.raw' } };
       return {
@@ -114,9 +112,8 @@ export function treeRoutes(treeEntryLimit: number): Route[] {
     }),
 
     route('GET', '/repos/{owner}/{repo}/git/commits/{sha}', async (ctx) => {
-      await refuseEmpty(ctx);
       const commit = isSha(ctx.params.sha) ? await ctx.repo.readCommit(ctx.params.sha!) : null;
-      if (!commit) throw notFound();
+      if (!commit) throw await missing(ctx.repo);
       return { status: 200, body: gitCommitJson(ctx.base, ctx.repo, commit) };
     }),
 

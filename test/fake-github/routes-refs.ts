@@ -1,4 +1,12 @@
-import { emptyRepository, HttpError, isSha, notFound, readJson, unprocessable } from './http-util.js';
+import {
+  emptyRepository,
+  HttpError,
+  isSha,
+  missing,
+  notFound,
+  readJson,
+  unprocessable,
+} from './http-util.js';
 import type { ApiResponse } from './http-util.js';
 import { isSafeRefName } from './repo.js';
 import type { FakeRepo } from './repo.js';
@@ -8,7 +16,7 @@ import { fullRepository, refJson } from './shapes.js';
 
 async function refOr404(ctx: RouteContext, fullRef: string): Promise<ApiResponse> {
   const sha = await ctx.repo.refValue(fullRef);
-  if (!sha) throw notFound();
+  if (!sha) throw await missing(ctx.repo);
   const object = await ctx.repo.readObject(sha);
   return { status: 200, body: refJson(ctx.base, ctx.repo, fullRef, sha, object?.type ?? 'commit') };
 }
@@ -47,14 +55,13 @@ export const refRoutes: Route[] = [
   })),
 
   route('GET', '/repos/{owner}/{repo}/git/ref/{ref+}', async (ctx) => {
-    await refuseEmpty(ctx.repo);
     return refOr404(ctx, `refs/${ctx.params.ref}`);
   }),
 
   route('GET', '/repos/{owner}/{repo}/git/matching-refs/{ref*}', async (ctx) => {
-    await refuseEmpty(ctx.repo);
     const prefix = ctx.params.ref ? `refs/${ctx.params.ref}` : 'refs/';
     const refs = await ctx.repo.listRefs(prefix);
+    if (refs.length === 0) await refuseEmpty(ctx.repo);
     return { status: 200, body: refs.map((r) => refJson(ctx.base, ctx.repo, r.ref, r.sha, r.type)) };
   }),
 

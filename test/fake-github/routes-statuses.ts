@@ -1,8 +1,7 @@
 import {
-  emptyRepository,
   isSha,
   linkHeader,
-  notFound,
+  missing,
   pageParams,
   readJson,
   unprocessable,
@@ -51,9 +50,8 @@ async function createStatus(ctx: RouteContext): Promise<ApiResponse> {
 }
 
 async function statusesFor(ctx: RouteContext): Promise<{ sha: string; list: typeof ctx.repo.statuses }> {
-  if (await ctx.repo.isEmpty()) throw emptyRepository();
   const sha = await ctx.repo.resolveCommit(ctx.params.ref!);
-  if (!sha) throw notFound();
+  if (!sha) throw await missing(ctx.repo);
   return { sha, list: ctx.repo.statuses.filter((s) => s.sha === sha).reverse() };
 }
 
