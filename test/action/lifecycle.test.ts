@@ -56,6 +56,13 @@ describe('the action', () => {
       expect(main.masks).toContain(j.token);
       expect(main.masks).toContain(main.exported.PERIMETER_TOKEN_IMPLEMENTER);
       expectNoLeak(j, main);
+      if (existsSync(`/proc/${j.gatewayPid()}/environ`)) {
+        // the token reached the gateway on stdin only: not in its argv, not in its environment
+        const environ = readFileSync(`/proc/${j.gatewayPid()}/environ`, 'utf8');
+        expect(environ).not.toContain(j.token);
+        expect(environ).not.toContain('INPUT_');
+        expect(readFileSync(`/proc/${j.gatewayPid()}/cmdline`, 'utf8')).not.toContain(j.token);
+      }
 
       // what a later step sees: the exported variables, used the way the README's curl example does
       const env = j.runner.baseEnv();
