@@ -15,11 +15,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildConfig } from '../../src/gateway/child.js';
 import { seedRepo, startFakeGithub, type FakeGithub } from '../fake-github/index.js';
 import { call, textOf } from '../gateway/support/harness.js';
+import { actionDir } from '../support/bundles.js';
 
-const ENTRY = resolve(import.meta.dirname, '../../src/gateway/entry.ts');
+const ROOT = resolve(import.meta.dirname, '../..');
+const STARTS = [
+  { as: 'from source', args: async () => ['--import', 'tsx', join(ROOT, 'src/gateway/entry.ts')] },
+  // the committed bundle when fresh, else one built from the current sources
+  { as: 'bundled', args: async () => [join(await actionDir(), 'dist/gateway/index.js')] },
+];
 const CONFIG_TEXT = 'version: 1\nperimeters:\n  reader:\n    read: ["**"]\n    write: ["src/**"]\n';
 
-describe('the gateway process', () => {
+describe.each(STARTS)('the gateway process, $as', ({ args }) => {
   // none of these has a provider's format: only the process's own extraSecrets can hide them
   const token = `run-${randomBytes(20).toString('hex')}`;
   const endpointSecret = randomBytes(24).toString('hex');
@@ -49,7 +55,7 @@ describe('the gateway process', () => {
       ledgerKey,
       readyFile: join(dir, 'ready.json'),
     };
-    child = spawn(process.execPath, ['--import', 'tsx', ENTRY], { stdio: ['pipe', 'ignore', 'ignore'] });
+    child = spawn(process.execPath, await args(), { stdio: ['pipe', 'ignore', 'ignore'] });
     child.stdin!.end(JSON.stringify(config));
     let exited = false;
     child.once('exit', () => (exited = true));
@@ -64,7 +70,7 @@ describe('the gateway process', () => {
         requestInit: { headers: { Authorization: `Bearer ${endpointSecret}` } },
       }),
     );
-  });
+  }, 600_000);
 
   afterAll(async () => {
     await client?.close();
