@@ -41,7 +41,8 @@ function expectNoLeak(j: Job, step: StepResult): void {
   expect(step.stderr).not.toContain(j.token);
 }
 
-describe('the action', () => {
+// Each scenario runs real processes against real git repositories: generous guards, no timed assertions.
+describe('the action', { timeout: 120_000 }, () => {
   describe('when the agent works through the gateway', () => {
     it('hands out endpoints and posts a success receipt', async () => {
       const j = await started();
