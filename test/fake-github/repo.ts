@@ -100,12 +100,9 @@ export class FakeRepo {
 
   /** The SHA a full ref name points at, or null. */
   async refValue(ref: string): Promise<string | null> {
-    if (!isSafeRefName(ref)) return null;
-    try {
-      return (await gitText(this.dir, ['rev-parse', '--verify', '--quiet', ref])).trim() || null;
-    } catch {
-      return null;
-    }
+    if (!ref.startsWith('refs/') || !isSafeRefName(ref)) return null;
+    // cat-file resolves refs afresh on every line, loose or packed, so the long-lived process will do.
+    return (await this.catFile.read(ref))?.sha ?? null;
   }
 
   /** Resolves a branch, tag or SHA (as GitHub accepts in `sha`/`ref` parameters) to a commit SHA. */
