@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitToBare, seedRepo, startFakeGithub } from './index.js';
-import type { FakeGithub } from './index.js';
+import type { FakeGithub, Fault } from './index.js';
 import { documentedStatuses, responseValidator } from './openapi-support.js';
 import { restClient, scratchDir } from './test-support.js';
 import type { Api } from './test-support.js';
@@ -15,6 +15,8 @@ interface Case {
   body?: () => unknown;
   status: number;
   token?: string | null;
+  /** faults to inject just before the request */
+  faults?: Fault[];
 }
 
 const R = '/repos/{owner}/{repo}';
@@ -410,9 +412,35 @@ describe('answers match GitHub OpenAPI schemas', () => {
       status: 401,
       token: 'nope',
     },
+    {
+      name: 'injected 502',
+      method: 'GET',
+      template: `${R}/git/trees/{tree_sha}`,
+      path: () => `/repos/acme/app/git/trees/${tree}`,
+      status: 502,
+      faults: [{ kind: 'status', status: 502 }],
+    },
+    {
+      name: 'primary rate limit',
+      method: 'GET',
+      template: `${R}/git/ref/{ref}`,
+      path: () => '/repos/acme/app/git/ref/heads/main',
+      status: 403,
+      faults: [{ kind: 'rate-limit' }],
+    },
+    {
+      name: 'secondary rate limit',
+      method: 'POST',
+      template: `${R}/git/blobs`,
+      path: () => '/repos/acme/app/git/blobs',
+      body: () => ({ content: 'x' }),
+      status: 429,
+      faults: [{ kind: 'secondary-limit', status: 429 }],
+    },
   ];
 
   it.each(cases)('$method $template: $name ($status)', async (c) => {
+    for (const fault of c.faults ?? []) gh.injectFault(fault);
     const client = c.token === undefined ? api : restClient(gh.url, c.token);
     const answer = await client(c.method, c.path(), c.body?.());
     expect(answer.status, JSON.stringify(answer.body)).toBe(c.status);
