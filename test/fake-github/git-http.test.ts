@@ -53,6 +53,27 @@ describe('git smart HTTP', () => {
     expect(gh.stats().byRoute['GIT POST /{owner}/{repo}.git/git-receive-pack']).toBe(1);
   });
 
+  it('serves a shallow fetch authenticated the way actions/checkout does (http.extraheader)', async () => {
+    const work = join(dir, 'checkout');
+    const basic = Buffer.from('x-access-token:test-token').toString('base64');
+    await gitClient(dir, ['init', '--quiet', work], dir);
+    await gitClient(work, ['remote', 'add', 'origin', `${gh.url}/acme/app.git`], dir);
+    await gitClient(work, ['config', 'http.extraheader', `AUTHORIZATION: basic ${basic}`], dir);
+    await gitClient(
+      work,
+      ['fetch', '--quiet', '--no-tags', '--depth=1', 'origin', '+refs/heads/main:refs/remotes/origin/main'],
+      dir,
+    );
+    await gitClient(work, ['checkout', '--quiet', '-B', 'main', 'refs/remotes/origin/main'], dir);
+    expect((await gitClient(work, ['rev-parse', 'HEAD'], dir)).trim()).toBe(seeded);
+    expect(await readFile(join(work, 'README.md'), 'utf8')).toBe('# hi\n');
+    await writeFile(join(work, 'README.md'), '# changed\n');
+    await gitClient(work, ['commit', '--quiet', '-am', 'from a shallow clone'], dir);
+    await gitClient(work, ['push', '--quiet', 'origin', 'HEAD:refs/heads/topic'], dir);
+    const activity = await restClient(gh.url)('GET', '/repos/acme/app/activity?ref=topic');
+    expect(activity.body[0]).toMatchObject({ activity_type: 'branch_creation', ref: 'refs/heads/topic' });
+  });
+
   it('records a force push by another token with that actor', async () => {
     const work = join(dir, 'work');
     await gitClient(dir, ['clone', '--quiet', cloneUrl(gh.url, 'acme/app', 'human-token'), work], dir);
