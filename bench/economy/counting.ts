@@ -1,0 +1,49 @@
+import type { FakeGithub, FakeStats } from '../../test/fake-github/index.js';
+
+/** What one step cost upstream, from the stand-in's own accounting. */
+export interface Cost {
+  /** REST requests received, 304s included */
+  requests: number;
+  /** answered 304 Not Modified: GitHub does not charge them to the rate limit */
+  notModified: number;
+  /** charged to the rate limit */
+  spent: number;
+  byRoute: Record<string, number>;
+}
+
+export const ZERO: Cost = { requests: 0, notModified: 0, spent: 0, byRoute: {} };
+
+export function difference(after: FakeStats, before: FakeStats): Cost {
+  const byRoute: Record<string, number> = {};
+  for (const [route, n] of Object.entries(after.byRoute)) {
+    const d = n - (before.byRoute[route] ?? 0);
+    if (d > 0) byRoute[route] = d;
+  }
+  return {
+    requests: after.total - before.total,
+    notModified: after.notModified - before.notModified,
+    spent: after.spent - before.spent,
+    byRoute,
+  };
+}
+
+export function add(a: Cost, b: Cost): Cost {
+  const byRoute = { ...a.byRoute };
+  for (const [route, n] of Object.entries(b.byRoute)) byRoute[route] = (byRoute[route] ?? 0) + n;
+  return {
+    requests: a.requests + b.requests,
+    notModified: a.notModified + b.notModified,
+    spent: a.spent + b.spent,
+    byRoute,
+  };
+}
+
+/** Runs `work` and returns what it cost on `fake` (nothing else may use the stand-in meanwhile). */
+export async function metered<T>(
+  fake: FakeGithub,
+  work: () => Promise<T>,
+): Promise<{ value: T; cost: Cost }> {
+  const before = fake.stats();
+  const value = await work();
+  return { value, cost: difference(fake.stats(), before) };
+}

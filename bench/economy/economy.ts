@@ -1,0 +1,156 @@
+/**
+ * Request economy: the scripted session through Perimeter, through the naive baseline (two variants)
+ * and the computed floor, on the same repository model; each against its own fresh stand-in.
+ */
+import { compilePerimeter, parseConfig } from '../../src/policy/index.js';
+import { startStandIn } from '../support/stand-in.js';
+import { computeFloor } from './floor.js';
+import { runNaiveSession, type NaiveRun } from './naive-session.js';
+import { runPerimeterSession, type SessionRun } from './perimeter-session.js';
+import { makeRepo, type RepoSize } from './repo-model.js';
+import { makeSession, type SessionShape, type Step } from './session-script.js';
+
+export const SESSION_PERIMETER = 'implementer';
+
+export interface EconomyOptions {
+  repo: RepoSize;
+  session: SessionShape;
+  /** replay the naive baselines too (default true) */
+  naive?: boolean;
+}
+
+export interface EconomyResult {
+  repository: { files: number; commits: number; perimeters: number; perimeter: string };
+  session: {
+    calls: number;
+    perimeter: number;
+    perimeter_not_modified: number;
+    perimeter_spent: number;
+    /** contents API per read, one contents PUT per file written (counted) */
+    naive: number;
+    /** github-mcp-server's own requests: ref + contents per read, push_files (measured) */
+    naive_github_mcp_server: number;
+    floor: number;
+    floor_parts: { ref_checks: number; objects: number; writes: number };
+    perimeter_to_floor: number;
+    naive_to_perimeter: number;
+    naive_github_mcp_server_to_perimeter: number;
+  };
+  /** file count -> requests (the most any push of that size took) */
+  push_files_requests: Record<string, number>;
+  /** requests of each get_file that re-read unchanged content with no push just before */
+  warm_repeat_reads: { count: number; max: number; histogram: Record<string, number> };
+  by_tool: Record<string, { calls: number; perimeter: number; floor: number; naive: number }>;
+  steps: Array<{
+    step: string;
+    perimeter: number;
+    not_modified: number;
+    floor: number;
+    routes: Record<string, number>;
+  }>;
+}
+
+export async function runEconomy(options: EconomyOptions): Promise<EconomyResult> {
+  const model = makeRepo(options.repo);
+  const config = parseConfig(model.config);
+  const spec = config.perimeters.find((p) => p.name === SESSION_PERIMETER)!;
+  const perimeter = compilePerimeter(spec);
+  const steps = makeSession(
+    model,
+    (p) => perimeter.canRead(p).allowed,
+    (p) => perimeter.canWrite(p).allowed,
+    options.session,
+  );
+  const floor = computeFloor(model, steps, perimeter);
+
+  const onStandIn = async <T>(
+    run: (s: Awaited<ReturnType<typeof startStandIn>>) => Promise<T>,
+  ): Promise<T> => {
+    const standIn = await startStandIn({ files: model.files, history: model.history });
+    try {
+      return await run(standIn);
+    } finally {
+      await standIn.close();
+    }
+  };
+  const mine = await onStandIn((s) => runPerimeterSession(s, model.config, SESSION_PERIMETER, steps));
+  const naive =
+    options.naive === false
+      ? {
+          perFile: NaN,
+          githubMcpServer: NaN,
+          steps: steps.map((s) => ({ tool: s.tool, perFile: NaN, githubMcpServer: NaN })),
+        }
+      : await onStandIn((s) => runNaiveSession(s, steps));
+  return summarize(
+    model.files,
+    model.history.length + 1,
+    config.perimeters.length,
+    steps,
+    mine,
+    naive,
+    floor,
+  );
+}
+
+function summarize(
+  files: Record<string, string>,
+  commits: number,
+  perimeters: number,
+  steps: Step[],
+  mine: SessionRun,
+  naive: NaiveRun,
+  floor: ReturnType<typeof computeFloor>,
+): EconomyResult {
+  const ratio = (a: number, b: number): number => Math.round((a / b) * 100) / 100;
+  const pushes: Record<string, number> = {};
+  for (const s of mine.steps)
+    if (s.files !== undefined)
+      pushes[String(s.files)] = Math.max(pushes[String(s.files)] ?? 0, s.cost.requests);
+  const warm = mine.steps.filter((s) => s.warmRepeat);
+  const histogram: Record<string, number> = {};
+  for (const s of warm) histogram[String(s.cost.requests)] = (histogram[String(s.cost.requests)] ?? 0) + 1;
+  const byTool: EconomyResult['by_tool'] = {};
+  mine.steps.forEach((s, i) => {
+    const row = (byTool[s.tool] ??= { calls: 0, perimeter: 0, floor: 0, naive: 0 });
+    row.calls++;
+    row.perimeter += s.cost.requests;
+    const f = floor.steps[i]!;
+    row.floor += f.refChecks + f.objects + f.writes;
+  });
+  naive.steps.forEach((s) => (byTool[s.tool]!.naive += s.perFile));
+  const total = mine.total.requests;
+  return {
+    repository: { files: Object.keys(files).length, commits, perimeters, perimeter: SESSION_PERIMETER },
+    session: {
+      calls: steps.length,
+      perimeter: total,
+      perimeter_not_modified: mine.total.notModified,
+      perimeter_spent: mine.total.spent,
+      naive: naive.perFile,
+      naive_github_mcp_server: naive.githubMcpServer,
+      floor: floor.total,
+      floor_parts: { ref_checks: floor.refChecks, objects: floor.objects, writes: floor.writes },
+      perimeter_to_floor: ratio(total, floor.total),
+      naive_to_perimeter: ratio(naive.perFile, total),
+      naive_github_mcp_server_to_perimeter: ratio(naive.githubMcpServer, total),
+    },
+    push_files_requests: pushes,
+    warm_repeat_reads: {
+      count: warm.length,
+      max: Math.max(0, ...warm.map((s) => s.cost.requests)),
+      histogram,
+    },
+    by_tool: byTool,
+    steps: mine.steps.map((s, i) => {
+      const f = floor.steps[i]!;
+      return {
+        step: s.label,
+        perimeter: s.cost.requests,
+        not_modified: s.cost.notModified,
+        floor: f.refChecks + f.objects + f.writes,
+        routes: s.cost.byRoute,
+      };
+    }),
+  };
+}

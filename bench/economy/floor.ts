@@ -1,0 +1,132 @@
+/**
+ * The floor: the fewest upstream requests that can give the session's answers, computed from the script and
+ * the repository model (nothing measured). floor = ref checks + distinct objects fetched + writes, where
+ * - ref checks: one per tool call; every answer is about the branch head as it is now;
+ * - objects: the head's tree, one recursive listing, once per head the client did not make itself (the
+ *   writer knows the tree it created); each distinct blob read that the client neither read nor wrote
+ *   before; for list_commits, one listing page per 100 commits examined plus, per examined commit whose
+ *   changed paths are not known yet, one commit-with-files lookup (none when the read globs cover the
+ *   listed path entirely); for get_commit, its changed files unless known, and a reachability check unless
+ *   the commit was listed or made by the client;
+ * - writes: 3 per push (a tree with inline content, a commit, the ref update); no blob requests for text.
+ */
+import type { Perimeter } from '../../src/policy/index.js';
+import { blobSha, type RepoModel } from './repo-model.js';
+import { headFiles, type Step } from './session-script.js';
+
+export interface FloorStep {
+  refChecks: number;
+  objects: number;
+  writes: number;
+}
+
+export interface Floor {
+  total: number;
+  refChecks: number;
+  objects: number;
+  writes: number;
+  steps: FloorStep[];
+}
+
+interface KnownCommit {
+  id: string;
+  paths: string[];
+}
+
+const LIST_PAGE = 100;
+
+export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimeter): Floor {
+  const files = headFiles(model);
+  const canRead = (path: string): boolean => perimeter.canRead(path).allowed;
+  const covers = (scope: string | undefined): boolean =>
+    perimeter.spec.read.some(
+      (glob) =>
+        glob === '**' ||
+        (scope !== undefined &&
+          glob.endsWith('/**') &&
+          (scope === glob.slice(0, -3) || scope.startsWith(`${glob.slice(0, -3)}/`))),
+    );
+  const history: KnownCommit[] = [
+    { id: 'h0', paths: Object.keys(model.files) },
+    ...model.history.map((c, i) => ({ id: `h${i + 1}`, paths: Object.keys(c.files) })),
+  ].reverse();
+  let headKnown = false;
+  const blobs = new Set<string>();
+  const withFiles = new Set<string>();
+  const reachable = new Set<string>();
+  let pushes = 0;
+
+  const result: FloorStep[] = steps.map((step) => {
+    const cost: FloorStep = { refChecks: 1, objects: 0, writes: 0 };
+    const index = (): void => {
+      if (!headKnown) cost.objects += 1;
+      headKnown = true;
+    };
+    const read = (path: string): void => {
+      index();
+      const content = files.get(path);
+      if (content === undefined || !canRead(path)) return;
+      const sha = blobSha(content);
+      if (!blobs.has(sha)) cost.objects += 1;
+      blobs.add(sha);
+    };
+    switch (step.tool) {
+      case 'get_tree':
+        index();
+        break;
+      case 'get_file':
+        read(step.args.path);
+        break;
+      case 'get_files':
+        step.args.paths.forEach(read);
+        break;
+      case 'push_files': {
+        index();
+        cost.writes += 3;
+        for (const f of step.args.files) {
+          files.set(f.path, f.content);
+          blobs.add(blobSha(f.content));
+        }
+        const id = `p${pushes++}`;
+        history.unshift({ id, paths: step.args.files.map((f) => f.path) });
+        withFiles.add(id);
+        reachable.add(id);
+        break;
+      }
+      case 'list_commits': {
+        const scope = step.args.path;
+        const wanted = (step.args.per_page ?? 30) + 1;
+        const inScope = (p: string): boolean =>
+          scope === undefined || p === scope || p.startsWith(`${scope}/`);
+        const listed = history.filter((c) => c.paths.some(inScope));
+        let matched = 0;
+        let examined = 0;
+        for (const commit of listed) {
+          if (matched >= wanted) break;
+          examined++;
+          reachable.add(commit.id);
+          if (commit.paths.some((p) => inScope(p) && canRead(p))) matched++;
+          if (withFiles.has(commit.id) || covers(scope)) continue;
+          cost.objects += 1;
+          withFiles.add(commit.id);
+        }
+        cost.objects += Math.max(1, Math.ceil(examined / LIST_PAGE));
+        break;
+      }
+      case 'get_commit': {
+        const id = 'push' in step.commit ? `p${step.commit.push}` : `h${step.commit.history}`;
+        if (!reachable.has(id)) cost.objects += 1;
+        if (!withFiles.has(id)) cost.objects += 1;
+        reachable.add(id);
+        withFiles.add(id);
+        break;
+      }
+    }
+    return cost;
+  });
+  const sum = (key: keyof FloorStep): number => result.reduce((n, s) => n + s[key], 0);
+  const refChecks = sum('refChecks');
+  const objects = sum('objects');
+  const writes = sum('writes');
+  return { total: refChecks + objects + writes, refChecks, objects, writes, steps: result };
+}

@@ -1,0 +1,123 @@
+/**
+ * The GitHub stand-in for benchmarks: one bare repository seeded with files and history, the stand-in
+ * serving it, Octokit upstreams against it and, when asked, a gateway with MCP clients over HTTP.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { startGateway, type RunningGateway } from '../../src/gateway/index.js';
+import { createOctokitUpstream } from '../../src/github/octokit-upstream.js';
+import type { Upstream } from '../../src/github/upstream.js';
+import { compilePerimeter, parseConfig } from '../../src/policy/index.js';
+import type { AnswerFilter } from '../../src/safety/answer-filter.js';
+import { commitToBare, seedRepo, startFakeGithub, type FakeGithub } from '../../test/fake-github/index.js';
+
+export const OWNER = 'octo';
+export const REPO = 'widgets';
+export const BRANCH = 'main';
+
+export interface StandIn {
+  fake: FakeGithub;
+  repoDir: string;
+  token: string;
+  /** the seed commit, then one SHA per history commit, oldest first */
+  commits: string[];
+  /** a fresh Octokit upstream (empty caches) */
+  upstream(): Upstream;
+  close(): Promise<void>;
+}
+
+export interface StandInOptions {
+  files: Record<string, string | Uint8Array>;
+  history?: Array<{ message: string; files: Record<string, string | Uint8Array | null> }>;
+  treeEntryLimit?: number;
+}
+
+export async function startStandIn(options: StandInOptions): Promise<StandIn> {
+  const dir = await mkdtemp(join(tmpdir(), 'perimeter-bench-'));
+  const repoDir = join(dir, 'repo.git');
+  const commits = [await seedRepo(repoDir, options.files, { branch: BRANCH })];
+  for (const commit of options.history ?? [])
+    commits.push(await commitToBare(repoDir, BRANCH, commit.files, commit.message));
+  const token = `ghs_${randomBytes(18).toString('hex')}`;
+  const fake = await startFakeGithub({
+    repos: { [`${OWNER}/${REPO}`]: repoDir },
+    token,
+    rateLimit: 1_000_000,
+    ...(options.treeEntryLimit !== undefined ? { treeEntryLimit: options.treeEntryLimit } : {}),
+  });
+  return {
+    fake,
+    repoDir,
+    token,
+    commits,
+    upstream: () =>
+      createOctokitUpstream({ token, owner: OWNER, repo: REPO, baseUrl: fake.url, retryBaseMs: 10 }),
+    async close() {
+      await fake.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface BenchGateway {
+  gateway: RunningGateway;
+  upstream: Upstream;
+  connect(perimeter: string): Promise<Client>;
+  close(): Promise<void>;
+}
+
+export async function startBenchGateway(
+  standIn: StandIn,
+  config: string,
+  filter?: AnswerFilter,
+): Promise<BenchGateway> {
+  const dir = await mkdtemp(join(tmpdir(), 'perimeter-bench-gw-'));
+  const upstream = standIn.upstream();
+  const perimeters = parseConfig(config).perimeters.map((spec) => compilePerimeter(spec));
+  const secrets = Object.fromEntries(perimeters.map((p) => [p.name, randomBytes(24).toString('base64url')]));
+  const gateway = await startGateway({
+    upstream,
+    branch: BRANCH,
+    perimeters,
+    secrets,
+    ledger: { path: join(dir, 'ledger.jsonl'), key: randomBytes(32).toString('hex') },
+    log: () => {},
+    ...(filter ? { filter } : {}),
+  });
+  const clients: Client[] = [];
+  return {
+    gateway,
+    upstream,
+    async connect(perimeter) {
+      const client = new Client({ name: 'perimeter-bench', version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(new URL(gateway.endpoints[perimeter]!), {
+        requestInit: { headers: { Authorization: `Bearer ${secrets[perimeter]}` } },
+      });
+      await client.connect(transport);
+      clients.push(client);
+      return client;
+    },
+    async close() {
+      await Promise.all(clients.map((c) => c.close()));
+      await gateway.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function callTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+export function textOf(result: CallToolResult): string {
+  return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+}

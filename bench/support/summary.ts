@@ -1,0 +1,221 @@
+/** The targets of issue 6 checked against the figures, and the markdown table for BENCHMARKS.md. */
+import type { StartupResult } from '../startup.js';
+import type { EconomyResult } from '../economy/economy.js';
+import type { SpeedResult } from '../gateway-speed.js';
+import type { PolicyResult } from '../policy.js';
+import type { SafetyResult } from '../content-safety.js';
+import type { VerifyRow } from '../verify-scale.js';
+import type { Machine } from './machine.js';
+import { mark, table, type Target } from './report.js';
+
+interface Results {
+  mode?: string;
+  machine?: Machine & { loadavg_start?: number[]; loadavg_end?: number[] };
+  economy?: EconomyResult;
+  gateway?: SpeedResult;
+  verify?: VerifyRow[];
+  startup?: StartupResult;
+  policy?: PolicyResult;
+  safety?: SafetyResult;
+  targets?: Target[];
+  duration_s?: number;
+}
+
+export function evaluateTargets(raw: Record<string, unknown>): Target[] {
+  const r = raw as Results;
+  const targets: Target[] = [];
+  const e = r.economy;
+  const pushMax = e ? Math.max(...Object.values(e.push_files_requests)) : NaN;
+  targets.push({
+    name: 'push_files requests, any file count',
+    target: '≤ 5',
+    value: e
+      ? Object.entries(e.push_files_requests)
+          .map(([n, v]) => `${n} files: ${v}`)
+          .join(', ')
+      : '',
+    met: e ? pushMax <= 5 : null,
+  });
+  targets.push({
+    name: 'warm repeated read',
+    target: '0 or 1',
+    value: e ? `at most ${e.warm_repeat_reads.max} (${e.warm_repeat_reads.count} reads)` : '',
+    met: e ? e.warm_repeat_reads.max <= 1 : null,
+  });
+  targets.push({
+    name: 'session vs floor',
+    target: '≤ 1.25×',
+    value: e ? `${e.session.perimeter_to_floor}× (${e.session.perimeter} / ${e.session.floor})` : '',
+    met: e ? e.session.perimeter_to_floor <= 1.25 : null,
+  });
+  targets.push({
+    name: 'naive vs session',
+    target: '≥ 5×',
+    value: e ? `${e.session.naive_to_perimeter}× (${e.session.naive} / ${e.session.perimeter})` : '',
+    met: e ? e.session.naive_to_perimeter >= 5 : null,
+  });
+  const g = r.gateway;
+  targets.push({
+    name: 'warm get_file overhead at p50',
+    target: '< 1 ms',
+    value: g ? `${g.p50_overhead_ms} ms` : '',
+    met: g ? g.p50_overhead_ms < 1 : null,
+  });
+  const big = r.verify?.filter((row) => row.files >= 100_000 && row.changed === 10) ?? [];
+  targets.push({
+    name: 'verify 10 changed files in 100,000',
+    target: '≤ 20 requests',
+    value: big.map((row) => `${row.requests} (${row.spread})`).join(', '),
+    met: big.length > 0 ? big.every((row) => row.requests <= 20) : null,
+  });
+  targets.push({
+    name: 'main to gateway ready',
+    target: '< 1,500 ms',
+    value: r.startup ? `${r.startup.ready_ms} ms` : '',
+    met: r.startup ? r.startup.ready_ms < 1500 : null,
+  });
+  return targets;
+}
+
+const kb = (bytes: number): string => `${Math.round(bytes / 1024).toLocaleString('en-US')} KB`;
+
+export function renderTable(raw: Record<string, unknown>): string {
+  const r = raw as Results;
+  const out: string[] = [];
+  const m = r.machine;
+  if (m) {
+    out.push(
+      `Measured ${m.date.slice(0, 16).replace('T', ' ')} UTC at commit \`${m.commit}\`${m.dirty ? ' (with uncommitted changes)' : ''}, ` +
+        `\`npm run bench${r.mode === 'quick' ? ' -- --quick' : ''}\` (${r.duration_s ?? '?'} s). Machine: ${m.nproc} × ${m.cpu}, ` +
+        `${m.memory_gb} GB, Node ${m.node}, ${m.platform}; load average ${m.loadavg_start?.[0]} at the start, ${m.loadavg_end?.[0]} at the end.`,
+    );
+  }
+  if (r.targets) {
+    out.push(
+      '### Targets',
+      table(
+        ['target', 'wanted', 'measured', ''],
+        r.targets.map((t) => [t.name, t.target, t.value, mark(t.met)]),
+      ),
+    );
+  }
+  const e = r.economy;
+  if (e) {
+    const s = e.session;
+    out.push(
+      `### Request economy (${e.repository.files.toLocaleString('en-US')} files, ${e.repository.commits} commits, ${e.repository.perimeters} perimeters; session of ${s.calls} calls on \`${e.repository.perimeter}\`)`,
+      table(
+        ['', 'upstream requests', 'ratio'],
+        [
+          [
+            'Perimeter (stand-in count)',
+            `${s.perimeter} (${s.perimeter_not_modified} of them 304, ${s.perimeter_spent} charged)`,
+            '',
+          ],
+          [
+            'floor (computed)',
+            `${s.floor} = ${s.floor_parts.ref_checks} ref checks + ${s.floor_parts.objects} objects + ${s.floor_parts.writes} writes`,
+            `Perimeter / floor ${s.perimeter_to_floor}×`,
+          ],
+          [
+            'naive: contents GET per read, contents PUT per file',
+            s.naive,
+            `naive / Perimeter ${s.naive_to_perimeter}×`,
+          ],
+          [
+            'github-mcp-server (ref + contents per read, push_files)',
+            s.naive_github_mcp_server,
+            `${s.naive_github_mcp_server_to_perimeter}×`,
+          ],
+        ],
+      ),
+      table(
+        ['tool', 'calls', 'Perimeter', 'floor', 'naive'],
+        Object.entries(e.by_tool).map(([tool, row]) => [
+          tool,
+          row.calls,
+          row.perimeter,
+          row.floor,
+          row.naive,
+        ]),
+      ),
+      `push_files requests by file count: ${Object.entries(e.push_files_requests)
+        .map(([n, v]) => `${n} → ${v}`)
+        .join(', ')}. ` +
+        `Warm repeated reads: ${e.warm_repeat_reads.count}, requests each: ${Object.entries(
+          e.warm_repeat_reads.histogram,
+        )
+          .map(([n, c]) => `${n} (×${c})`)
+          .join(', ')}.`,
+    );
+  }
+  const g = r.gateway;
+  if (g) {
+    out.push(
+      `### Gateway speed (warm get_file of a ${kb(g.file_bytes)} file, ${g.samples} samples; gateway process as the action starts it, content filter on)`,
+      table(
+        ['', 'p50 ms', 'p99 ms'],
+        [
+          ['through the gateway', g.gateway_ms.p50, g.gateway_ms.p99],
+          ['direct: Octokit GET blob', g.direct_blob_ms.p50, g.direct_blob_ms.p99],
+          [
+            'direct: conditional GET ref (304), the request the warm read makes',
+            g.direct_ref_304_ms.p50,
+            g.direct_ref_304_ms.p99,
+          ],
+        ],
+      ),
+      `Overhead at p50 over the direct blob read: **${g.p50_overhead_ms} ms**; over the one request the gateway still makes: ${g.p50_own_cost_ms} ms. ` +
+        `The gateway process (${g.entry}) used ${g.gateway_cpu_ms_per_call} ms of CPU per warm read at first, ${g.gateway_cpu_ms_per_call_later} ms after ${g.calls_served} calls. ` +
+        `Upstream requests per warm read: ${g.upstream_requests_per_warm_read}. Gateway resident memory after the run: ${g.rss_mb} MB.`,
+      table(
+        ['concurrency', 'calls', 'failed', 'calls/s', 'p50 ms', 'p99 ms'],
+        g.throughput.map((t) => [t.concurrency, t.calls, t.failed, t.calls_per_s, t.p50_ms, t.p99_ms]),
+      ),
+    );
+  }
+  if (r.safety) {
+    const s = r.safety;
+    out.push(
+      `### Content safety (warm get_file of a ${kb(s.file_bytes)} file, ${s.hidden_values} values hidden)`,
+      `redact() alone p50 ${s.redact_ms.p50} ms; get_file p50 ${s.get_file_no_filter_ms.p50} ms without the filter, ${s.get_file_filter_ms.p50} ms with it: **the filter costs ${s.filter_cost_p50_ms} ms** at p50.`,
+    );
+  }
+  if (r.verify) {
+    out.push(
+      '### Verification scale (verifyJob, cold caches as in the post step)',
+      table(
+        ['files', 'changed', 'spread', 'leaf dirs changed', 'requests', 'ms', 'verdict'],
+        r.verify.map((v) => [
+          v.files.toLocaleString('en-US'),
+          v.changed.toLocaleString('en-US'),
+          v.spread,
+          v.directories,
+          v.requests,
+          v.ms,
+          v.verdict,
+        ]),
+      ),
+    );
+  }
+  if (r.startup) {
+    const s = r.startup;
+    out.push(
+      '### Start-up and bundles',
+      `main to gateway ready: **${s.ready_ms} ms** (median of ${s.runs}: ${s.ready_ms_all.join(', ')}); post: ${s.post_ms} ms; a bare \`node -e ''\`: ${s.node_bare_start_ms} ms. ` +
+        `dist/ ${s.dist_fresh ? 'matches' : '**does not match**'} the sources.`,
+      table(
+        ['bundle', 'index.js', 'whole directory'],
+        Object.entries(s.bundles).map(([n, b]) => [`dist/${n}`, kb(b.index_js_bytes), kb(b.total_bytes)]),
+      ),
+    );
+  }
+  if (r.policy) {
+    const p = r.policy;
+    out.push(
+      '### Policy',
+      `Classifying ${p.paths.toLocaleString('en-US')} paths against ${p.globs} globs (a read and a write decision each): median ${p.median_ms} ms wall, ${p.cpu_median_ms} ms CPU (${p.ns_per_decision} ns per decision).`,
+    );
+  }
+  return out.join('\n\n');
+}

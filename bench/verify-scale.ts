@@ -1,0 +1,106 @@
+/**
+ * Verification scale: the post step's verifyJob on repositories of 1,000 to 100,000 files, after a push of
+ * 10 or 1,000 changed files, spread over few directories (one leaf directory, or as few as hold them) or
+ * many (each file in its own leaf directory). Upstream requests (the stand-in's accounting, cold caches as
+ * in the post step) and wall time. The Merkle diff should make requests follow the changed directories.
+ */
+import { randomBytes } from 'node:crypto';
+import { verifyJob } from '../src/verify/index.js';
+import { compilePerimeter, parseConfig } from '../src/policy/index.js';
+import { gitText } from '../test/fake-github/git.js';
+import { commitToBare } from '../test/fake-github/index.js';
+import { round } from './support/measure.js';
+import { BRANCH, startStandIn } from './support/stand-in.js';
+
+export interface VerifyCase {
+  files: number;
+  changed: number;
+  spread: 'few' | 'many';
+}
+
+export interface VerifyRow extends VerifyCase {
+  /** leaf directories the change touched */
+  directories: number;
+  requests: number;
+  ms: number;
+  verdict: string;
+  changes_found: number;
+}
+
+const CONFIG = 'version: 1\nperimeters:\n  writer:\n    read: ["**"]\n    write: ["d*/**"]\n';
+
+/** d{top}/s{sub}/f{i}.txt: 10 subdirectories per top directory, up to 100 top directories. */
+function layout(files: number): { tops: number; subs: number; perLeaf: number } {
+  const subs = 10;
+  const tops = Math.min(100, Math.max(1, Math.round(files / 100)));
+  return { tops, subs, perLeaf: Math.ceil(files / (tops * subs)) };
+}
+
+function leafPath(leaf: number, file: number, shape: ReturnType<typeof layout>): string {
+  return `d${Math.floor(leaf / shape.subs) % shape.tops}/s${leaf % shape.subs}/f${file}.txt`;
+}
+
+export async function runVerifyScale(
+  sizes: number[],
+  cases: (files: number) => VerifyCase[],
+): Promise<{ rows: VerifyRow[]; seed_ms: Record<string, number> }> {
+  const rows: VerifyRow[] = [];
+  const seedMs: Record<string, number> = {};
+  const perimeters = parseConfig(CONFIG).perimeters.map((s) => compilePerimeter(s));
+  for (const size of sizes) {
+    const shape = layout(size);
+    const leaves = shape.tops * shape.subs;
+    const files: Record<string, string> = {};
+    for (let i = 0; i < size; i++) files[leafPath(i % leaves, Math.floor(i / leaves), shape)] = `${i}\n`;
+    const seedStart = performance.now();
+    const standIn = await startStandIn({ files });
+    seedMs[String(size)] = Math.round(performance.now() - seedStart);
+    try {
+      const base = standIn.commits[0]!;
+      for (const [n, c] of cases(size).entries()) {
+        const branch = `verify/${n}`;
+        await gitText(standIn.repoDir, ['branch', branch, BRANCH]);
+        const changed: Record<string, string> = {};
+        const touched = new Set<string>();
+        for (let i = 0; i < c.changed; i++) {
+          const leaf = c.spread === 'many' ? i % leaves : Math.floor(i / shape.perLeaf) % leaves;
+          const file = c.spread === 'many' ? Math.floor(i / leaves) : i % shape.perLeaf;
+          const path = leafPath(leaf, file, shape);
+          changed[path] = `changed ${randomBytes(4).toString('hex')}\n`;
+          touched.add(path.slice(0, path.lastIndexOf('/')));
+        }
+        const head = await commitToBare(standIn.repoDir, branch, changed, `Change ${c.changed} files`);
+        const upstream = standIn.upstream();
+        const ref = `refs/heads/${branch}`;
+        const before = standIn.fake.stats().total;
+        const start = performance.now();
+        const verdict = await verifyJob({
+          upstream,
+          branch,
+          start: { [ref]: base },
+          end: { [ref]: head },
+          perimeters,
+          ledger: { ok: true, commits: [head], perPerimeter: { writer: { calls: 1, refusals: 0 } } },
+          directPushes: 'check',
+        });
+        const ms = performance.now() - start;
+        rows.push({
+          ...c,
+          directories: touched.size,
+          requests: standIn.fake.stats().total - before,
+          ms: round(ms, 1),
+          verdict: verdict.state,
+          changes_found: verdictFiles(verdict),
+        });
+      }
+    } finally {
+      await standIn.close();
+    }
+  }
+  return { rows, seed_ms: seedMs };
+}
+
+function verdictFiles(verdict: unknown): number {
+  const files = (verdict as { files?: unknown[] }).files;
+  return Array.isArray(files) ? files.length : -1;
+}
