@@ -58,13 +58,13 @@ if (wanted('gateway')) {
   log('gateway: warm get_file latency, throughput, memory');
   results.gateway = await runGatewaySpeed(
     quick
-      ? { samples: 40, secondsPerLevel: 3, concurrency: [1, 8, 32] }
+      ? { samples: 20, secondsPerLevel: 2, concurrency: [1, 8, 32] }
       : { samples: 200, secondsPerLevel: 10, concurrency: [1, 8, 32] },
   );
 }
 if (wanted('safety')) {
   log('safety: content filter on a warm 100 KB get_file');
-  results.safety = await runContentSafety(quick ? 12 : 30);
+  results.safety = await runContentSafety(quick ? 8 : 30);
 }
 if (wanted('verify')) {
   log('verify: verifyJob at 1,000 to 100,000 files');

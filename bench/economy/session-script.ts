@@ -135,9 +135,9 @@ export function describeStep(step: Step): string {
 }
 
 export const QUICK_SESSION: SessionShape = {
-  singleReads: 24,
+  singleReads: 20,
   workingSet: 8,
-  batches: 2,
+  batches: 1,
   batchSize: 8,
   pushSizes: [1, 10, 50],
 };
