@@ -88,8 +88,9 @@ function keyBlocks(text: string, begin: RegExp, end: RegExp): Array<[number, num
 }
 
 /** `scheme://user:password@host`: the password; `scheme://long-credential@host`: the credential. */
-const URL_USERINFO =
-  /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}:\/\/(?<user>[^\s:/@?#"'`<>\\]*)(?::(?<password>[^\s/@?#"'`<>\\]+))?@(?=[A-Za-z0-9[])/g;
+const URL_USERINFO = /:\/\/(?<user>[^\s:/@?#"'`<>\\]*)(?::(?<password>[^\s/@?#"'`<>\\]+))?@(?=[A-Za-z0-9[])/g;
+/** Checked only where `://` is, backwards: far faster than a pattern that opens with the scheme. */
+const URL_SCHEME = /(?:^|[^A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}$/;
 const CREDENTIAL_LIKE_USER = /^(?=[^]*[0-9])(?=[^]*[A-Za-z])[A-Za-z0-9_.~%+=-]{20,}$/;
 
 function* matches(pattern: RegExp, text: string): Generator<RegExpMatchArray & { index: number }> {
@@ -112,7 +113,8 @@ export function formatFindings(text: string): Finding[] {
   }
   for (const m of matches(URL_USERINFO, text)) {
     const { user = '', password } = m.groups ?? {};
-    const userStart = m[0].indexOf('://') + 3 + m.index;
+    if (!URL_SCHEME.test(text.slice(Math.max(0, m.index - 32), m.index))) continue;
+    const userStart = m.index + 3;
     if (password !== undefined) {
       if (isPlaceholder(password)) continue;
       const start = userStart + user.length + 1;
