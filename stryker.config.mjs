@@ -9,23 +9,20 @@ export default {
   vitest: { configFile: 'test/hardening/vitest.mutation.config.ts', related: true },
   coverageAnalysis: 'perTest',
   mutate: [
-    // the policy core: paths, globs, the protected set, credential files, perimeters.yml
-    'src/policy/*.ts',
-    '!src/policy/index.ts',
-    '!src/policy/spec.ts',
-    // the verification: tree diff, history, the verdict, the receipt's state
+    // the policy core: path validation, glob decisions, the protected set, credential files, perimeters
+    'src/policy/path.ts',
+    'src/policy/glob.ts',
+    'src/policy/perimeter.ts',
+    'src/policy/protected.ts',
+    'src/policy/credentials.ts',
+    // the verification: the Merkle tree diff and the verdict
     'src/verify/diff-trees.ts',
-    'src/verify/history.ts',
     'src/verify/judge.ts',
-    'src/verify/verify-job.ts',
-    'src/verify/receipt.ts',
     // the gateway's enforcement: bearer and Host checks, tool selection, path refusals, readable sets, push
     'src/gateway/guard.ts',
-    'src/gateway/http-server.ts',
     'src/gateway/tools/select.ts',
     'src/gateway/tools/paths.ts',
     'src/gateway/tree-index.ts',
-    'src/gateway/history.ts',
     'src/gateway/push.ts',
   ],
   ignoreStatic: true,

@@ -10,7 +10,7 @@ export default defineConfig({
     include: [
       'test/policy/**/*.test.ts',
       'test/verify/**/*.test.ts',
-      'test/gateway/{fail-closed,push-files,read-tools,server,tree-diff,session}.test.ts',
+      'test/gateway/{fail-closed,push-files,read-tools,server,tree-diff}.test.ts',
       'test/hardening/mutation-*.test.ts',
     ],
     testTimeout: 60_000,
