@@ -76,6 +76,15 @@ export async function handleApi(
   }
   if (!found) return send(res, 404, errorBody(404, 'Not Found'), state.budget.headers());
 
+  if (state.writes && method !== 'GET') {
+    const admitted = state.writes.admit();
+    if (!admitted.ok) {
+      return send(res, 403, errorBody(403, SECONDARY_LIMITED), {
+        ...state.budget.headers(),
+        'retry-after': String(admitted.retryAfter),
+      });
+    }
+  }
   const refuseSpent = (): boolean => {
     if (!state.budget.trySpend()) {
       send(res, 403, errorBody(403, RATE_LIMITED), {

@@ -47,3 +47,22 @@ export class RateBudget {
     };
   }
 }
+
+/**
+ * GitHub's secondary limit on content-creating requests (80 a minute for GITHUB_TOKEN), as a sliding
+ * 60-second window. `admit` answers how many seconds to wait (Retry-After) when the window is full.
+ */
+export class WriteWindow {
+  private readonly times: number[] = [];
+
+  constructor(readonly perMinute: number) {}
+
+  admit(now = Date.now()): { ok: true } | { ok: false; retryAfter: number } {
+    while (this.times.length > 0 && this.times[0]! <= now - 60_000) this.times.shift();
+    if (this.times.length >= this.perMinute) {
+      return { ok: false, retryAfter: Math.max(1, Math.ceil((this.times[0]! + 60_000 - now) / 1000)) };
+    }
+    this.times.push(now);
+    return { ok: true };
+  }
+}

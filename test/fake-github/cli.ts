@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { startFakeGithub } from './server.js';
 
 const USAGE =
-  'usage: npm run fake-github -- --port PORT --repo OWNER/NAME=PATH [--repo ...] [--token TOKEN] [--private OWNER/NAME] [--rate-limit N] [--actor LOGIN]';
+  'usage: npm run fake-github -- --port PORT --repo OWNER/NAME=PATH [--repo ...] [--token TOKEN] [--private OWNER/NAME] [--rate-limit N] [--writes-per-minute N] [--actor LOGIN]';
 
 function fail(message: string): never {
   process.stderr.write(`fake-github: ${message}\n${USAGE}\n`);
@@ -20,6 +20,7 @@ async function main(): Promise<void> {
         token: { type: 'string' },
         private: { type: 'string', multiple: true, default: [] },
         'rate-limit': { type: 'string' },
+        'writes-per-minute': { type: 'string' },
         actor: { type: 'string' },
       },
       strict: true,
@@ -44,7 +45,17 @@ async function main(): Promise<void> {
     if (!Number.isInteger(rateLimit) || rateLimit < 0)
       fail(`expected --rate-limit to be a whole number, got ${JSON.stringify(parsed['rate-limit'])}`);
   }
+  let writesPerMinute: number | undefined;
+  if (parsed['writes-per-minute'] !== undefined) {
+    writesPerMinute = Number(parsed['writes-per-minute']);
+    if (!Number.isInteger(writesPerMinute) || writesPerMinute < 1) {
+      fail(
+        `expected --writes-per-minute to be a positive whole number, got ${JSON.stringify(parsed['writes-per-minute'])}`,
+      );
+    }
+  }
   const gh = await startFakeGithub({
+    writesPerMinute,
     port,
     repos,
     token: parsed.token,

@@ -151,6 +151,25 @@ describe('faults and the control surface', () => {
     });
   });
 
+  describe('when writesPerMinute is set', () => {
+    it('answers content-creating requests beyond it with a secondary limit and Retry-After', async () => {
+      await gh.stop();
+      gh = await startFakeGithub({ repos: { 'acme/app': join(dir, 'repo.git') }, writesPerMinute: 3 });
+      api = restClient(gh.url);
+      for (let i = 0; i < 3; i++) {
+        expect((await api('POST', `/repos/acme/app/statuses/${seeded}`, { state: 'success' })).status).toBe(
+          201,
+        );
+      }
+      const refused = await api('POST', '/repos/acme/app/git/blobs', { content: 'x' });
+      expect(refused.status).toBe(403);
+      expect(refused.body.message).toMatch(/secondary rate limit/);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+      expect((await api('GET', '/repos/acme/app')).status).toBe(200);
+    });
+  });
+
   it('counts requests per route on /_fake/stats and resets them', async () => {
     await api('GET', '/repos/acme/app');
     await api('GET', '/repos/acme/app/git/trees/main?recursive=1');

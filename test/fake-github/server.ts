@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleApi } from './api-handler.js';
-import { RateBudget } from './budget.js';
+import { RateBudget, WriteWindow } from './budget.js';
 import { handleControl } from './control.js';
 import { FaultBox } from './fault-box.js';
 import type { Fault } from './faults.js';
@@ -34,6 +34,8 @@ export interface FakeGithubOptions {
   actor?: string;
   /** more tokens, each with the login it belongs to (for pushes by someone else) */
   extraTokens?: Record<string, string>;
+  /** content-creating requests (POST, PATCH, DELETE) allowed per minute before GitHub's secondary limit answers 403 with Retry-After; unlimited by default (GITHUB_TOKEN: 80) */
+  writesPerMinute?: number;
   /** whether the token may change .github/workflows (GITHUB_TOKEN may not: pushes refused, API 404); default false */
   workflowsPermission?: boolean;
   /** entries of a recursive tree answer before `truncated: true`; GitHub's 100,000 by default */
@@ -79,6 +81,7 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
     repos,
     routes,
     budget: new RateBudget(options.rateLimit ?? 5000),
+    writes: options.writesPerMinute === undefined ? null : new WriteWindow(options.writesPerMinute),
     faults: new FaultBox(),
     stats: new StatsCounter(),
     baseUrl: '',

@@ -1,4 +1,4 @@
-import type { RateBudget } from './budget.js';
+import type { RateBudget, WriteWindow } from './budget.js';
 import type { FaultBox } from './fault-box.js';
 import type { FakeRepo } from './repo.js';
 import type { Route } from './router.js';
@@ -54,6 +54,8 @@ export interface ServerState {
   repos: Map<string, FakeRepo>;
   routes: Route[];
   budget: RateBudget;
+  /** content-creating requests per minute before a secondary limit, when set */
+  writes: WriteWindow | null;
   faults: FaultBox;
   stats: StatsCounter;
   baseUrl: string;
