@@ -6,10 +6,7 @@ import globals from 'globals';
 const layer = (files, forbidden, message) => ({
   files,
   rules: {
-    'no-restricted-imports': [
-      'error',
-      { patterns: forbidden.map((group) => ({ group: [group], message })) },
-    ],
+    'no-restricted-imports': ['error', { patterns: forbidden.map((group) => ({ group: [group], message })) }],
   },
 });
 
@@ -28,6 +25,10 @@ export default tseslint.config(
     ['../*', '@actions/*', 'node:fs*', 'node:child_process', 'node:net', 'node:http'],
     'policy is pure: no I/O and nothing else from src',
   ),
-  layer(['src/github/**', 'src/verify/**', 'src/gateway/**', 'src/safety/**'], ['@actions/core', '../action/*', '../cli/*'], 'only src/action talks to the runner'),
+  layer(
+    ['src/github/**', 'src/verify/**', 'src/gateway/**', 'src/safety/**'],
+    ['@actions/core', '../action/*', '../cli/*'],
+    'only src/action talks to the runner',
+  ),
   layer(['src/cli/**'], ['../action/*', '@actions/core'], 'the CLI never depends on the action'),
 );
