@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { recordRefChange, WORKFLOWS_DIR } from './activity-log.js';
+import { installHooks, recordRefChange, WORKFLOWS_DIR } from './activity-log.js';
 import { CatFile, git, GitError, gitText, tryGit, ZERO_SHA } from './git.js';
 import type { GitObject } from './git.js';
 import { initBare } from './seed.js';
@@ -68,7 +68,7 @@ export class FakeRepo {
     const [owner, name] = fullName.split('/');
     if (!owner || !name) throw new Error(`expected OWNER/NAME, got ${JSON.stringify(fullName)}`);
     if (!existsSync(join(dir, 'HEAD'))) await initBare(dir);
-    else await initBare(dir).catch(() => undefined);
+    else await installHooks(dir);
     return new FakeRepo(owner, name, dir, isPrivate, id);
   }
 
