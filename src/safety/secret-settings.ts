@@ -28,6 +28,20 @@ const KEY_QUALIFIERS = new Set([
   'jwt',
 ]);
 
+/** Trailing words that say how a secret is stored, not what it is: `password_b64`, `secret_key_base`. */
+const ENCODING_WORDS = new Set([
+  'base',
+  'value',
+  'b64',
+  'base64',
+  'hex',
+  'raw',
+  'enc',
+  'encoded',
+  'plain',
+  'plaintext',
+]);
+
 /** The kind of secret a setting's name announces, or null for any other name. */
 export function secretKindOfName(name: string): string | null {
   const words = name
@@ -35,6 +49,7 @@ export function secretKindOfName(name: string): string | null {
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter((word) => word !== '');
+  while (words.length > 1 && ENCODING_WORDS.has(words.at(-1) ?? '')) words.pop();
   const last = words.at(-1);
   const before = words.at(-2);
   if (last === undefined) return null;
@@ -82,6 +97,13 @@ function* assignments(text: string, coveredTo: () => number): Generator<[number,
 
 const XML_ELEMENT = /<([A-Za-z_][A-Za-z0-9_.-]{0,100})>([^<\n]{1,4096})<\/\1>/g;
 const CLI_FLAG = /(?<![A-Za-z0-9_-])--([A-Za-z][A-Za-z0-9-]{0,60})[ \t]+(?=[^\s-])/g;
+/** A name/value pair on two lines, as in Kubernetes and Actions `env:` lists: `- name: API_TOKEN` / `value: x`. */
+const NAME_VALUE_PAIR =
+  /\bname:[ \t]*["']?([A-Za-z_][A-Za-z0-9_.-]{0,100})["']?[ \t]*\r?\n[ \t]*(?:-[ \t]+)?value:[ \t]*/g;
+/** Dockerfile `ENV NAME value` (the `ENV NAME=value` form is an ordinary assignment). */
+const DOCKER_ENV = /^[ \t]*ENV[ \t]+([A-Za-z_][A-Za-z0-9_]{0,100})[ \t]+(?=[^\s=])/gm;
+/** `curl -u user:password`, `--user user:password`: the password. */
+const USER_FLAG = /(?<![A-Za-z0-9_-])(?:-u|--user)[ \t]+["']?[^\s:"']{1,100}:(?=[^\s"'])/g;
 
 const MAX_VALUE = 4096;
 const FIRST_LOOK = 256;
@@ -179,6 +201,19 @@ export function settingFindings(text: string): Finding[] {
       add(span, kind);
       hiddenTo = span.end;
     }
+  }
+  for (const pattern of [NAME_VALUE_PAIR, DOCKER_ENV]) {
+    for (const m of text.matchAll(pattern)) {
+      const kind = secretKindOfName(m[1] ?? '');
+      const at = (m.index ?? 0) + m[0].length;
+      if (kind && at >= hiddenTo) add(assignedValue(text, m.index ?? 0, at), kind);
+    }
+  }
+  for (const m of text.matchAll(USER_FLAG)) {
+    const at = (m.index ?? 0) + m[0].length;
+    const value = /^[^\s"']{1,256}/.exec(text.slice(at, at + 256))?.[0] ?? '';
+    if (!isPlaceholder(value) && !LEADING_REFERENCE.test(value))
+      add({ start: at, end: at + value.length }, 'password');
   }
   for (const m of text.matchAll(XML_ELEMENT)) {
     const kind = secretKindOfName(m[1] ?? '');

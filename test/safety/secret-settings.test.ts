@@ -40,6 +40,14 @@ describe('secret-named settings', () => {
       ['npmrc', `//registry.npmjs.org/:_authToken=${pw}`, '//registry.npmjs.org/:_authToken=[hidden: token]'],
       ['HTTP header', `Authorization: Bearer ${pw}`, 'Authorization: [hidden: token]'],
       ['XML', `<password>${pw}</password>`, '<password>[hidden: password]</password>'],
+      ['curl -u', `curl -u deploy:${pw} https://x.test`, 'curl -u deploy:[hidden: password] https://x.test'],
+      [
+        'name/value list',
+        `env:\n  - name: API_TOKEN\n    value: "${pw}"`,
+        'env:\n  - name: API_TOKEN\n    value: "[hidden: token]"',
+      ],
+      ['Dockerfile ENV', `ENV DB_PASSWORD ${pw}`, 'ENV DB_PASSWORD [hidden: password]'],
+      ['encoded name', `SECRET_KEY_BASE=${pw}`, 'SECRET_KEY_BASE=[hidden: secret key]'],
       [
         'command-line flag',
         `login --password ${pw} --user me`,
@@ -86,6 +94,9 @@ describe('secret-named settings', () => {
       'token_url: https://auth.example.net/token',
       'Password: !Ref DbPassword',
       'password: *default_password',
+      'env:\n  - name: API_TOKEN\n    value: ${{ secrets.API_TOKEN }}',
+      'curl -u "$USER:$PASSWORD" https://x.test',
+      'ENV DB_PASSWORD_FILE /run/secrets/db',
     ])('keeps %j', async (text) => {
       expect(await redact(text)).toBe(text);
     });
