@@ -15,8 +15,7 @@ export default {
     'src/policy/perimeter.ts',
     'src/policy/protected.ts',
     'src/policy/credentials.ts',
-    // the verification: the Merkle tree diff and the verdict
-    'src/verify/diff-trees.ts',
+    // the verification: the verdict
     'src/verify/judge.ts',
     // the gateway's enforcement: bearer and Host checks, tool selection, path refusals, readable sets, push
     'src/gateway/guard.ts',
