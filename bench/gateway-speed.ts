@@ -4,6 +4,7 @@
  * without the gateway does), and against the one request the gateway's warm read still makes (the branch
  * head, conditional: a 304). Then throughput at several concurrencies, and the gateway's resident memory.
  */
+import { fileURLToPath } from 'node:url';
 import { getOctokit } from '@actions/github';
 import { callTool, OWNER, REPO, startStandIn, BRANCH } from './support/stand-in.js';
 import { startGatewayChild } from './support/gateway-child.js';
@@ -33,6 +34,15 @@ export interface SpeedResult {
   calls_served: number;
   /** what ran: the bundle, or the sources when dist/ is stale */
   entry: string;
+  /**
+   * The same gateway with @secretlint/profiler's marks turned off (bench/support/no-secretlint-profiler.mjs),
+   * measured in the same rounds; only when the gateway runs from the sources (the bundle inlines the module).
+   */
+  profiler_off: {
+    gateway_ms: { p50: number; p99: number };
+    p50_overhead_ms: number;
+    gateway_cpu_ms_per_call: number;
+  } | null;
   throughput: Array<{
     concurrency: number;
     calls: number;
@@ -54,8 +64,18 @@ export async function runGatewaySpeed(options: SpeedOptions): Promise<SpeedResul
   const target = 'src/module3/file3.ts';
   const standIn = await startStandIn({ files });
   const gateway = await startGatewayChild(standIn, CONFIG, ['reader']);
+  const fixed =
+    gateway.entry === 'src/gateway/entry.ts'
+      ? await startGatewayChild(standIn, CONFIG, ['reader'], {
+          extraNodeArgs: [
+            '--import',
+            fileURLToPath(new URL('./support/no-secretlint-profiler.mjs', import.meta.url)),
+          ],
+        })
+      : null;
   try {
     const client = await gateway.connect('reader');
+    const fixedClient = fixed ? await fixed.connect('reader') : null;
     const octokit = getOctokit(standIn.token, { baseUrl: standIn.fake.url });
     const repo = { owner: OWNER, repo: REPO };
     const first = await callTool(client, 'get_file', { path: target });
@@ -78,12 +98,23 @@ export async function runGatewaySpeed(options: SpeedOptions): Promise<SpeedResul
     const per = Math.ceil(options.samples / rounds);
     let gatewayCpu = 0;
     let gatewayCalls = 0;
+    const fixedTimes: number[] = [];
+    let fixedCpu = 0;
+    let fixedCalls = 0;
     for (let r = 0; r < rounds; r++) {
       const warmup = r === 0 ? 10 : 2;
       const cpu = gateway.cpuMs();
       gatewayTimes.push(...(await sample(() => callTool(client, 'get_file', { path: target }), per, warmup)));
       gatewayCpu += gateway.cpuMs() - cpu;
       gatewayCalls += per + warmup;
+      if (fixed && fixedClient) {
+        const before = fixed.cpuMs();
+        fixedTimes.push(
+          ...(await sample(() => callTool(fixedClient, 'get_file', { path: target }), per, warmup)),
+        );
+        fixedCpu += fixed.cpuMs() - before;
+        fixedCalls += per + warmup;
+      }
       blobTimes.push(
         ...(await sample(
           () => octokit.request('GET /repos/{owner}/{repo}/git/blobs/{file_sha}', { ...repo, file_sha: sha }),
@@ -163,11 +194,19 @@ export async function runGatewaySpeed(options: SpeedOptions): Promise<SpeedResul
       gateway_cpu_ms_per_call_later: round(laterPerCall),
       calls_served: served,
       entry: gateway.entry,
+      profiler_off: fixed
+        ? {
+            gateway_ms: stats(fixedTimes),
+            p50_overhead_ms: round(percentile(fixedTimes, 50) - blobStats.p50),
+            gateway_cpu_ms_per_call: round(fixedCpu / fixedCalls),
+          }
+        : null,
       throughput,
       rss_mb: round(gateway.rssBytes() / 2 ** 20, 1),
       upstream_requests_per_warm_read: perRead,
     };
   } finally {
+    await fixed?.stop();
     await gateway.stop();
     await standIn.close();
   }

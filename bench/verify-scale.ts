@@ -1,7 +1,7 @@
 /**
  * Verification scale: the post step's verifyJob on repositories of 1,000 to 100,000 files, after a push of
  * 10 or 1,000 changed files, spread over few directories (one leaf directory, or as few as hold them) or
- * many (each file in its own leaf directory). Upstream requests (the stand-in's accounting, cold caches as
+ * many (each file in its own leaf directory, the leaves as far apart as the layout allows). Upstream requests (the stand-in's accounting, cold caches as
  * in the post step) and wall time. The Merkle diff should make requests follow the changed directories.
  */
 import { randomBytes } from 'node:crypto';
@@ -63,7 +63,12 @@ export async function runVerifyScale(
         const changed: Record<string, string> = {};
         const touched = new Set<string>();
         for (let i = 0; i < c.changed; i++) {
-          const leaf = c.spread === 'many' ? i % leaves : Math.floor(i / shape.perLeaf) % leaves;
+          // many: leaves far apart, so they sit in different top-level directories too
+          const stride = Math.max(1, Math.floor(leaves / c.changed));
+          const leaf =
+            c.spread === 'many'
+              ? (i * stride + Math.floor((i * stride) / leaves)) % leaves
+              : Math.floor(i / shape.perLeaf) % leaves;
           const file = c.spread === 'many' ? Math.floor(i / leaves) : i % shape.perLeaf;
           const path = leafPath(leaf, file, shape);
           changed[path] = `changed ${randomBytes(4).toString('hex')}\n`;

@@ -34,11 +34,15 @@ export async function startGatewayChild(
   standIn: StandIn,
   configText: string,
   perimeters: string[],
+  options: { extraNodeArgs?: string[] } = {},
 ): Promise<GatewayChild> {
   const dir = mkdtempSync(join(tmpdir(), 'perimeter-bench-child-'));
   const readyFile = join(dir, 'ready.json');
   const secrets = Object.fromEntries(perimeters.map((p) => [p, randomBytes(24).toString('base64url')]));
-  const nodeArgs = process.env.BENCH_GATEWAY_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const nodeArgs = [
+    ...(process.env.BENCH_GATEWAY_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+    ...(options.extraNodeArgs ?? []),
+  ];
   // the bundle when it matches the sources; else the sources themselves, so figures follow the code
   const entry = distIsFresh()
     ? [join(DIST, 'gateway', 'index.js')]

@@ -157,6 +157,15 @@ export function renderTable(raw: Record<string, unknown>): string {
         ['', 'p50 ms', 'p99 ms'],
         [
           ['through the gateway', g.gateway_ms.p50, g.gateway_ms.p99],
+          ...(g.profiler_off
+            ? [
+                [
+                  "the gateway with secretlint's profiler off (see findings)",
+                  g.profiler_off.gateway_ms.p50,
+                  g.profiler_off.gateway_ms.p99,
+                ],
+              ]
+            : []),
           ['direct: Octokit GET blob', g.direct_blob_ms.p50, g.direct_blob_ms.p99],
           [
             'direct: conditional GET ref (304), the request the warm read makes',
@@ -167,6 +176,9 @@ export function renderTable(raw: Record<string, unknown>): string {
       ),
       `Overhead at p50 over the direct blob read: **${g.p50_overhead_ms} ms**; over the one request the gateway still makes: ${g.p50_own_cost_ms} ms. ` +
         `The gateway process (${g.entry}) used ${g.gateway_cpu_ms_per_call} ms of CPU per warm read at first, ${g.gateway_cpu_ms_per_call_later} ms after ${g.calls_served} calls. ` +
+        (g.profiler_off
+          ? `With the profiler off: overhead ${g.profiler_off.p50_overhead_ms} ms at p50, ${g.profiler_off.gateway_cpu_ms_per_call} ms of CPU per read. `
+          : '') +
         `Upstream requests per warm read: ${g.upstream_requests_per_warm_read}. Gateway resident memory after the run: ${g.rss_mb} MB.`,
       table(
         ['concurrency', 'calls', 'failed', 'calls/s', 'p50 ms', 'p99 ms'],
