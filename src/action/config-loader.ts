@@ -1,4 +1,5 @@
 import * as core from '@actions/core';
+import { isMap, isScalar, LineCounter, parseDocument, type Node } from 'yaml';
 import { compilePerimeter, ConfigError, parseConfig, type Config, type Perimeter } from '../policy/index.js';
 import { UpstreamError, type Upstream } from '../github/upstream.js';
 import { Inputs } from './constants.js';
@@ -44,8 +45,16 @@ export function parseConfigAnnotated(text: string, file: string): Config {
   }
 }
 
-/** The perimeters to expose, compiled; refuses unknown names and perimeters that may not use `branch`. */
-export function selectPerimeters(config: Config, names: string[] | null, branch: string): Perimeter[] {
+/**
+ * The perimeters to expose, compiled; refuses unknown names and perimeters that may not use `branch`.
+ * With the config text, each refusal is also an annotation on the perimeter's `branches` line.
+ */
+export function selectPerimeters(
+  config: Config,
+  names: string[] | null,
+  branch: string,
+  text?: string,
+): Perimeter[] {
   const defined = config.perimeters.map((p) => p.name);
   const chosen = names ?? defined;
   const unknown = chosen.filter((n) => !defined.includes(n));
@@ -61,6 +70,17 @@ export function selectPerimeters(config: Config, names: string[] | null, branch:
     .map((spec) => compilePerimeter(spec, config.file));
   const refused = perimeters.filter((p) => !p.allowsBranch(branch));
   if (refused.length > 0) {
+    for (const p of refused) {
+      const at = text === undefined ? null : keyPosition(text, ['perimeters', p.name, 'branches']);
+      if (at) {
+        core.error(`branch "${branch}" is not in ${JSON.stringify(p.spec.branches)}`, {
+          title: `perimeter "${p.name}" may not be bound to this branch`,
+          file: config.file,
+          startLine: at.line,
+          startColumn: at.col,
+        });
+      }
+    }
     const lines = refused.map(
       (p) => `perimeter "${p.name}" allows branches ${JSON.stringify(p.spec.branches)}`,
     );
@@ -70,4 +90,19 @@ export function selectPerimeters(config: Config, names: string[] | null, branch:
     );
   }
   return perimeters;
+}
+
+/** Line and column of the key at `path` in a YAML mapping, or null. */
+function keyPosition(text: string, path: string[]): { line: number; col: number } | null {
+  const lineCounter = new LineCounter();
+  let node: unknown = parseDocument(text, { lineCounter }).contents;
+  let key: Node | null = null;
+  for (const name of path) {
+    if (!isMap(node)) return null;
+    const pair = node.items.find((item) => isScalar(item.key) && item.key.value === name);
+    if (!pair) return null;
+    key = pair.key as Node;
+    node = pair.value;
+  }
+  return key?.range ? lineCounter.linePos(key.range[0]) : null;
 }

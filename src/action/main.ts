@@ -55,7 +55,7 @@ async function start(
   const configRef = settings.configRef ?? (await upstream.getRepository()).defaultBranch;
   const configText = await readConfigText(upstream, settings.configFile, configRef);
   const config = parseConfigAnnotated(configText, settings.configFile);
-  const perimeters = selectPerimeters(config, settings.perimeters, settings.branch);
+  const perimeters = selectPerimeters(config, settings.perimeters, settings.branch, configText);
   const names = perimeters.map((p) => p.name);
   const variables = tokenVariables(names);
   core.info(`perimeters.yml from ${configRef}: exposing ${names.join(', ')} on branch ${settings.branch}`);

@@ -244,6 +244,29 @@ describe('the action', { timeout: 120_000 }, () => {
     });
   });
 
+  describe('when a perimeter may not be bound to the branch', () => {
+    it('fails main with an annotation on its branches line', async () => {
+      const config = [
+        'version: 1',
+        'perimeters:',
+        '  implementer:',
+        '    write: ["src/**"]',
+        '    branches: ["release/*"]',
+        '',
+      ].join('\n');
+      const j = await job({ files: { ...FILES, 'perimeters.yml': config } });
+      const main = await j.main();
+      expect(main.exitCode).toBe(1);
+      expect(main.annotations).toContainEqual(
+        expect.objectContaining({ level: 'error', file: 'perimeters.yml', line: 5, col: 5 }),
+      );
+      expect(main.annotations.at(-1)?.message).toBe(
+        'branch "agent/work" is not allowed for this perimeter: perimeter "implementer" allows branches ["release/*"] (input branch)',
+      );
+      expect(main.state.gatewayPid).toBeUndefined();
+    });
+  });
+
   describe('when the token may not post commit statuses', () => {
     it('fails main naming the permission, before any gateway starts', async () => {
       const j = await job();
