@@ -149,6 +149,10 @@ describe('a whole action run', () => {
     expect(emitted.get('post summary')).toContain('docs/roadmap.md');
     // the careless file was read, and the token in it hidden
     expect(emitted.get('answer get_file {"path":"src/leak.ts"}')).toMatch(/hidden/);
+    // pushes carrying it were refused whole
+    const refused = [...emitted].filter(([k]) => /^answer push_files/.test(k) && !/"ok"|"outside"/.test(k));
+    expect(refused).toHaveLength(2);
+    for (const [, answer] of refused) expect(JSON.parse(answer)).toMatchObject({ isError: true });
   });
 
   it('finds the token nowhere, in any encoding', () => {
