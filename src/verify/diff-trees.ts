@@ -8,6 +8,8 @@ export interface Change {
   newMode?: string;
   oldSha?: string;
   newSha?: string;
+  /** set when the tree entry itself is malformed (a name git forbids, a name listed twice): never allowed */
+  problem?: string;
 }
 
 const isTree = (entry: TreeEntry | undefined): boolean => entry?.type === 'tree';
@@ -31,22 +33,52 @@ async function expand(
 ): Promise<void> {
   const { entries, truncated } = await upstream.getTreeRecursive(tree);
   if (!truncated) {
-    for (const entry of entries) if (entry.type !== 'tree') out.push(leaf(prefix + entry.path, kind, entry));
+    const seen = new Set<string>();
+    for (const entry of entries) {
+      if (seen.has(entry.path))
+        out.push({
+          path: prefix + entry.path,
+          kind,
+          problem: `the tree lists ${JSON.stringify(entry.path)} twice`,
+        });
+      seen.add(entry.path);
+      if (entry.type !== 'tree') out.push(leaf(prefix + entry.path, kind, entry));
+    }
     return;
   }
   const subtrees: Array<Promise<void>> = [];
-  for (const entry of await upstream.getTree(tree)) {
+  for (const entry of byName(await upstream.getTree(tree), prefix, kind, out).values()) {
     if (isTree(entry)) subtrees.push(expand(upstream, `${prefix}${entry.path}/`, entry.sha, kind, out));
     else out.push(leaf(prefix + entry.path, kind, entry));
   }
   await Promise.all(subtrees);
 }
 
+/**
+ * A tree's entries by name. Names git forbids (empty, holding a "/") or listed twice can't come from git's
+ * own tools and GitHub's checks refuse them; should one get through, it is a change that is never allowed
+ * (a name with "/" would otherwise join into an innocent-looking path, a duplicate would hide its twin).
+ */
+function byName(entries: TreeEntry[], prefix: string, kind: Change['kind'], out: Change[]) {
+  const map = new Map<string, TreeEntry>();
+  for (const entry of entries) {
+    const problem =
+      entry.path === '' || entry.path.includes('/')
+        ? `tree entry name ${JSON.stringify(entry.path)} is not a single path segment`
+        : map.has(entry.path)
+          ? `the tree lists ${JSON.stringify(entry.path)} twice`
+          : null;
+    if (problem === null) map.set(entry.path, entry);
+    else out.push({ path: prefix + entry.path, kind, problem });
+  }
+  return map;
+}
+
 async function diffDir(upstream: Upstream, prefix: string, base: string, head: string, out: Change[]) {
   if (base === head) return;
   const [before, after] = await Promise.all([upstream.getTree(base), upstream.getTree(head)]);
-  const old = new Map(before.map((entry) => [entry.path, entry]));
-  const now = new Map(after.map((entry) => [entry.path, entry]));
+  const old = byName(before, prefix, 'deleted', out);
+  const now = byName(after, prefix, 'added', out);
   const work: Array<Promise<void>> = [];
   for (const name of new Set([...old.keys(), ...now.keys()])) {
     const o = old.get(name);

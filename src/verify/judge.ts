@@ -76,6 +76,8 @@ export function decideWrite(
 }
 
 function decideFile(change: Change, branch: string, perimeters: Perimeter[]): FileDecision {
+  if (change.problem !== undefined)
+    return { ...change, allowed: false, rule: `invalid path: ${change.problem}` };
   const write = decideWrite(change.path, branch, perimeters);
   const arrives = change.kind !== 'deleted';
   // A retargeted symlink or submodule is as new as a fresh one: its target was not checked either.

@@ -1,0 +1,152 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { compilePerimeter, DEFAULT_LIMITS, TOOL_NAMES, type PerimeterSpec } from '../../src/policy/index.js';
+import { snapshotRefs, verifyJob, type LedgerFacts, type RefSnapshot } from '../../src/verify/index.js';
+import { git, gitText } from '../fake-github/git.js';
+import { commitToBare } from '../fake-github/index.js';
+import { setRef, startStandIn, type StandIn } from '../github/stand-in.js';
+
+/** Pushes no honest client makes but a git tree can hold: what verifyJob must never pass. */
+
+const BRANCH = 'agent/x';
+const REF = `refs/heads/${BRANCH}`;
+
+function everywhere(write: string[]) {
+  const spec: PerimeterSpec = {
+    name: 'writer',
+    tools: [...TOOL_NAMES],
+    read: ['**'],
+    write,
+    branches: null,
+    allowProtected: [],
+    limits: DEFAULT_LIMITS,
+    allowCredentialFiles: [],
+    allowSecretsIn: [],
+  };
+  return compilePerimeter(spec);
+}
+
+let s: StandIn;
+let start: RefSnapshot;
+
+beforeEach(async () => {
+  s = await startStandIn({ 'README.md': 'r\n', 'src/a.ts': 'a\n' });
+  await setRef(s.dir, REF, s.seed, 'github-actions[bot]');
+  start = await snapshotRefs(s.upstream());
+});
+afterEach(() => s.stop());
+
+const blob = async (text: string) =>
+  (await gitText(s.dir, ['hash-object', '-w', '--stdin'], { input: text })).trim();
+
+/** A tree written byte for byte, entries in the given order: names git's own tools would refuse. */
+async function rawTree(entries: Array<{ mode: string; name: string; sha: string }>): Promise<string> {
+  const parts = entries.map(({ mode, name, sha }) =>
+    Buffer.concat([Buffer.from(`${mode} ${name}\0`, 'utf8'), Buffer.from(sha, 'hex')]),
+  );
+  const out = await git(s.dir, ['hash-object', '-t', 'tree', '--literally', '-w', '--stdin'], {
+    input: Buffer.concat(parts),
+  });
+  return out.toString('utf8').trim();
+}
+
+async function commit(tree: string, parents: string[], date = '1700000000 +0000'): Promise<string> {
+  const env = {
+    GIT_AUTHOR_NAME: 'M',
+    GIT_AUTHOR_EMAIL: 'm@example.com',
+    GIT_AUTHOR_DATE: date,
+    GIT_COMMITTER_NAME: 'M',
+    GIT_COMMITTER_EMAIL: 'm@example.com',
+    GIT_COMMITTER_DATE: date,
+  };
+  const args = ['commit-tree', tree, '-m', 'crafted', ...parents.flatMap((p) => ['-p', p])];
+  return (await gitText(s.dir, args, { env })).trim();
+}
+
+/** The seed's root with `src` replaced by a tree holding src/a.ts plus `extra`. */
+async function rootWithSrc(extra: Array<{ mode: string; name: string; sha: string }>): Promise<string> {
+  const a = await blob('a\n');
+  const src = await rawTree([{ mode: '100644', name: 'a.ts', sha: a }, ...extra]);
+  return rawTree([
+    { mode: '100644', name: 'README.md', sha: await blob('r\n') },
+    { mode: '40000', name: 'src', sha: src },
+  ]);
+}
+
+async function verify(
+  write: string[],
+  ledger: LedgerFacts | null = { ok: true, commits: [], perPerimeter: {} },
+) {
+  const upstream = s.upstream();
+  return verifyJob({
+    upstream,
+    branch: BRANCH,
+    start,
+    end: await snapshotRefs(upstream),
+    perimeters: [everywhere(write)],
+    ledger,
+    directPushes: 'check',
+  });
+}
+
+describe('verifyJob against crafted pushes', () => {
+  describe('when a tree holds names that fail path validation', () => {
+    it.each([
+      ['.GIT', 'a .git directory in another case'],
+      ['.gıt', 'a .git directory in a Unicode variant'],
+      ['x\\y.ts', 'a backslash'],
+      ['x\u0001.ts', 'a control character'],
+      ['x\n.ts', 'a newline'],
+      ['..', 'a ".." segment'],
+    ])('fails on a name with %j (%s), even where every path is writable', async (name) => {
+      const evil = await blob('#!/bin/sh\n');
+      const inner = await rawTree([{ mode: '100644', name: 'hook', sha: evil }]);
+      const root = await rootWithSrc([
+        name === '..' ? { mode: '100644', name, sha: evil } : { mode: '40000', name, sha: inner },
+      ]);
+      await setRef(s.dir, REF, await commit(root, [s.seed]));
+      const verdict = await verify(['**']);
+      expect(verdict.state).toBe('failure');
+      expect(verdict.violations).toEqual([expect.objectContaining({ kind: 'path' })]);
+      expect(verdict.violations[0]!.message).toMatch(/invalid/);
+    });
+
+    it('fails on an entry whose name holds a slash, though the joined path would be writable', async () => {
+      const evil = await blob('x\n');
+      const root = await rawTree([
+        { mode: '100644', name: 'README.md', sha: await blob('r\n') },
+        { mode: '40000', name: 'src', sha: (await gitText(s.dir, ['rev-parse', `${s.seed}:src`])).trim() },
+        { mode: '100644', name: 'src/b.ts', sha: evil },
+      ]);
+      await setRef(s.dir, REF, await commit(root, [s.seed]));
+      const verdict = await verify(['src/**']);
+      expect(verdict.state).toBe('failure');
+      expect(verdict.violations.map((v) => v.kind)).toEqual(['path']);
+    });
+
+    it('fails on a tree with two entries of one name, whichever of them a checkout would use', async () => {
+      const a = await blob('a\n');
+      const evil = await blob('evil\n');
+      const src = await rawTree([
+        { mode: '120000', name: 'a.ts', sha: evil },
+        { mode: '100644', name: 'a.ts', sha: a },
+      ]);
+      const root = await rawTree([
+        { mode: '100644', name: 'README.md', sha: await blob('r\n') },
+        { mode: '40000', name: 'src', sha: src },
+      ]);
+      await setRef(s.dir, REF, await commit(root, [s.seed]));
+      const verdict = await verify(['src/**']);
+      expect(verdict.state).toBe('failure');
+      expect(verdict.violations.map((v) => v.path)).toContain('src/a.ts');
+    });
+  });
+
+  describe('when a protected directory arrives in another case', () => {
+    it('fails on .GitHub/workflows even where every path is writable', async () => {
+      await commitToBare(s.dir, BRANCH, { '.GitHub/workflows/x.yml': 'on: push\n' });
+      const verdict = await verify(['**']);
+      expect(verdict.state).toBe('failure');
+      expect(verdict.violations[0]!.message).toMatch(/protected: \.github\/\*\*/);
+    });
+  });
+});
