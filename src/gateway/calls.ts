@@ -106,17 +106,18 @@ export class CallTracker {
     if (this.calls.size === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 
-  /** Paths and reasons can carry what an agent typed, secrets included: they pass the filter too. */
+  /** Tool names, paths and reasons can carry what an agent typed, secrets included: they pass the filter too. */
   private async scrubRecord(record: CallRecord): Promise<CallRecord> {
-    const { paths, reason, sha, content } = record;
+    const { tool, paths, reason, sha, content } = record;
     try {
       return {
         ...record,
-        ...(await new Redactor(this.services.filter).walk({ paths, reason, sha, content })),
+        ...(await new Redactor(this.services.filter).walk({ tool, paths, reason, sha, content })),
       };
     } catch {
       return {
         ...record,
+        tool: '[withheld]',
         paths: paths.map(() => '[withheld]'),
         content: content?.map((c) => ({ ...c, path: '[withheld]' })),
         reason: 'withheld: the filter failed',

@@ -327,6 +327,14 @@ describe('content safety through the gateway', () => {
       });
       expect(await readFile(h.ledgerPath, 'utf8')).not.toContain(token);
     });
+
+    it('filters a secret-looking tool name an agent sends before recording it', async () => {
+      const token = sample.github('sent-as-tool');
+      const result = await call(reader, `get_${token}`, { path: 'README.md' });
+      expect(result.isError).toBe(true);
+      expect(everything(result)).not.toContain(token);
+      expect(await readFile(h.ledgerPath, 'utf8')).not.toContain(token);
+    });
   });
 });
 
