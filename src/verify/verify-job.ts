@@ -132,11 +132,14 @@ async function examineCommits(input: VerifyInput, facts: JobFacts, listed: NewCo
   const made = new Set(input.ledger?.ok ? input.ledger.commits : []);
   const others = listed.commits.filter((commit) => !made.has(commit.sha));
   if (others.length === 0 || (listed.commits.length <= 1 && listed.complete)) return;
-  if (facts.historyRewritten || !listed.complete || others.length > max) {
-    facts.notes.push(
-      facts.historyRewritten
-        ? 'after the history rewrite only the net change was checked, not each commit'
-        : `only the net change was checked, not each of the ${listed.complete ? '' : 'more than '}${others.length} commits pushed around the gateway`,
+  if (facts.historyRewritten) {
+    facts.notes.push('after the history rewrite only the net change was checked, not each commit');
+    return;
+  }
+  // A commit left undiffed could hide a change a later one undid: that is unchecked, never success.
+  if (!listed.complete || others.length > max) {
+    facts.unchecked.push(
+      `each of the ${listed.complete ? '' : 'more than '}${others.length} commits pushed around the gateway (only the net change was checked; at most ${max} are diffed one by one)`,
     );
     return;
   }

@@ -149,4 +149,22 @@ describe('verifyJob against crafted pushes', () => {
       expect(verdict.violations[0]!.message).toMatch(/protected: \.github\/\*\*/);
     });
   });
+  describe('when more commits came around the gateway than are diffed one by one', () => {
+    it('is not success: what was not diffed is unchecked', async () => {
+      for (let i = 0; i < 3; i++) await commitToBare(s.dir, BRANCH, { [`src/f${i}.ts`]: `${i}\n` });
+      const upstream = s.upstream();
+      const verdict = await verifyJob({
+        upstream,
+        branch: BRANCH,
+        start,
+        end: await snapshotRefs(upstream),
+        perimeters: [everywhere(['src/**'])],
+        ledger: { ok: true, commits: [], perPerimeter: {} },
+        directPushes: 'check',
+        maxCommitDiffs: 2,
+      });
+      expect(verdict.state).toBe('error');
+      expect(verdict.unchecked.join()).toMatch(/3 commits/);
+    });
+  });
 });

@@ -148,12 +148,13 @@ describe('verifyJob against the stand-in', () => {
       expect(verdict.commits.direct).toEqual([undo, leak]);
     });
 
-    it('says so instead when there are more commits than it diffs one by one', async () => {
+    it('is an error, not success, when there are more commits than it diffs one by one', async () => {
       await commitToBare(s.dir, BRANCH, { '.env': 'SECRET=1\n' });
       await commitToBare(s.dir, BRANCH, { '.env': null });
       const { verdict } = await verify(ledgerOf(), { maxCommitDiffs: 1 });
       expect(verdict.files).toEqual([]);
-      expect(verdict.notes.join()).toContain('only the net change was checked');
+      expect(verdict.state).toBe('error');
+      expect(verdict.unchecked.join()).toContain('only the net change was checked');
     });
   });
 
