@@ -15743,7 +15743,7 @@ module.exports.FormData = __nccwpck_require__(5910).FormData
 module.exports.File = globalThis.File ?? (__nccwpck_require__(4573).File)
 module.exports.FileReader = __nccwpck_require__(8355).FileReader
 
-const { setGlobalOrigin, getGlobalOrigin } = __nccwpck_require__(6297)
+const { setGlobalOrigin, getGlobalOrigin } = __nccwpck_require__(1059)
 
 module.exports.setGlobalOrigin = setGlobalOrigin
 module.exports.getGlobalOrigin = getGlobalOrigin
@@ -32922,7 +32922,7 @@ module.exports = { FormData, makeEntry }
 
 /***/ }),
 
-/***/ 6297:
+/***/ 1059:
 /***/ ((module) => {
 
 
@@ -37625,7 +37625,7 @@ module.exports = {
 const { Transform } = __nccwpck_require__(7075)
 const zlib = __nccwpck_require__(8522)
 const { redirectStatusSet, referrerPolicySet: referrerPolicyTokens, badPortsSet } = __nccwpck_require__(4495)
-const { getGlobalOrigin } = __nccwpck_require__(6297)
+const { getGlobalOrigin } = __nccwpck_require__(1059)
 const { collectASequenceOfCodePoints, collectAnHTTPQuotedString, removeChars, parseMIMEType } = __nccwpck_require__(1900)
 const { performance } = __nccwpck_require__(643)
 const { isBlobLike, ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = __nccwpck_require__(3440)
@@ -60639,31 +60639,41 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
 function codePoint(char) {
     return `U+${char.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
 }
+const TRAILING_DOTS_AND_SPACES = /[. ]+$/;
 /**
- * Case- and compatibility-folded form of one path segment, the way a case-insensitive or
- * Windows file system would see it: NFKC, lower case, trailing dots and spaces removed.
+ * Case- and compatibility-insensitive form of a name: NFKC, then upper and lower case, so that letters
+ * which only meet in upper case (dotless `ı` and `I`, long `ſ` and `S`) fold together as well.
+ */
+function caseFold(text) {
+    return ASCII.test(text) ? text.toLowerCase() : text.normalize('NFKC').toUpperCase().toLowerCase();
+}
+/**
+ * Folded form of one path segment, the way a case-insensitive or Windows file system could see it:
+ * caseFold, then trailing dots and spaces removed.
  */
 function foldSegment(segment) {
-    const folded = ASCII.test(segment) ? segment.toLowerCase() : segment.normalize('NFKC').toLowerCase();
-    return folded.replace(/[. ]+$/, '');
+    const folded = caseFold(segment);
+    const last = folded.charCodeAt(folded.length - 1);
+    return last === 0x2e || last === 0x20 ? folded.replace(TRAILING_DOTS_AND_SPACES, '') : folded;
 }
 const DOT_GIT = /^(?:\.git|git~1)[. ]*(?::.*)?$/;
 /** True for `.git` in any case or compatibility form, with trailing dots or spaces, as an NTFS stream or 8.3 name. */
 function isDotGitSegment(segment) {
-    const folded = ASCII.test(segment) ? segment.toLowerCase() : segment.normalize('NFKC').toLowerCase();
-    return DOT_GIT.test(folded);
+    return DOT_GIT.test(caseFold(segment));
 }
-function segmentProblem(segment) {
+function segmentProblem(segment, ascii) {
     if (segment === '')
         return 'empty segment ("//" or a trailing "/")';
     if (segment === '.' || segment === '..')
         return `"${segment}" segment`;
-    if (Buffer.byteLength(segment, 'utf8') > MAX_SEGMENT_BYTES) {
+    const bytes = ascii ? segment.length : Buffer.byteLength(segment, 'utf8');
+    if (bytes > MAX_SEGMENT_BYTES)
         return `a segment is longer than ${MAX_SEGMENT_BYTES} bytes`;
-    }
-    if (isDotGitSegment(segment))
+    const first = segment.charCodeAt(0) | 0x20; // '.' stays '.', 'G' becomes 'g'
+    if ((!ascii || first === 0x2e || first === 0x67) && isDotGitSegment(segment)) {
         return `${JSON.stringify(segment)} segment: the git directory is off limits`;
-    if (!ASCII.test(segment)) {
+    }
+    if (!ascii) {
         const compat = segment.normalize('NFKC');
         if (compat === '.' || compat === '..' || compat.includes('/') || compat.includes('\\')) {
             return `${JSON.stringify(segment)} segment folds to ${JSON.stringify(compat)} under Unicode NFKC`;
@@ -60678,23 +60688,27 @@ function pathProblem(input) {
     }
     if (input === '')
         return 'empty path';
-    if (LONE_SURROGATE.test(input))
-        return 'not well-formed Unicode (lone surrogate)';
-    if (input.length > MAX_PATH_BYTES || Buffer.byteLength(input, 'utf8') > MAX_PATH_BYTES) {
+    // Printable ASCII (the common case) has no controls, invisibles or surrogates, and one byte per character.
+    const ascii = ASCII.test(input);
+    if (!ascii) {
+        if (LONE_SURROGATE.test(input))
+            return 'not well-formed Unicode (lone surrogate)';
+        const control = CONTROL.exec(input);
+        if (control)
+            return `control character ${codePoint(control[0])}`;
+        const invisible = INVISIBLE.exec(input);
+        if (invisible)
+            return `invisible character ${codePoint(invisible[0])}`;
+    }
+    if (input.length > MAX_PATH_BYTES || (!ascii && Buffer.byteLength(input, 'utf8') > MAX_PATH_BYTES)) {
         return `longer than ${MAX_PATH_BYTES} bytes`;
     }
-    const control = CONTROL.exec(input);
-    if (control)
-        return `control character ${codePoint(control[0])}`;
-    const invisible = INVISIBLE.exec(input);
-    if (invisible)
-        return `invisible character ${codePoint(invisible[0])}`;
     if (input.includes('\\'))
         return 'backslash (paths use "/" only)';
-    if (input.startsWith('/'))
+    if (input.charCodeAt(0) === 0x2f)
         return 'leading "/" (paths are relative to the repository root)';
     for (const segment of input.split('/')) {
-        const problem = segmentProblem(segment);
+        const problem = segmentProblem(segment, ascii);
         if (problem)
             return problem;
     }
@@ -60794,6 +60808,7 @@ const GLOB_OPTIONS = Object.freeze({
 const CONTROL_OR_INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|\p{Default_Ignorable_Code_Point}/u;
 const LITERAL_PARENS = /\[\(\]|\[\)\]/g;
 const NEVER_MATCHES = '$^';
+const GLOB_SYNTAX = /[*?[\]{}]/;
 function compileGlob(glob) {
     return picomatch_default().makeRe(glob, GLOB_OPTIONS);
 }
@@ -60823,6 +60838,9 @@ function globProblem(glob) {
             return `"${segment}" segment can never match a valid path`;
         if (isDotGitSegment(segment))
             return `${JSON.stringify(segment)} segment can never match: .git paths are always refused`;
+        const problem = GLOB_SYNTAX.test(segment) ? null : pathProblem(segment);
+        if (problem !== null)
+            return `segment ${JSON.stringify(segment)} can never match a valid path: ${problem}`;
     }
     let source;
     try {
@@ -60907,20 +60925,27 @@ const PROTECTED_ENTRIES = Object.freeze([
     '.vscode/mcp.json',
 ]);
 const DEFAULT_CONFIG_FILE = 'perimeters.yml';
+const protected_ASCII = /^[\x20-\x7e]*$/;
 function toEntry(rule) {
     const segments = rule
         .replace(/\/\*\*$/, '')
         .split('/')
-        .filter((s) => s !== '')
+        .filter((s) => s !== '' && s !== '.')
         .map(foldSegment);
     return { rule, segments };
+}
+function protected_escape(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 const BUILT_IN = PROTECTED_ENTRIES.map(toEntry);
 const cache = new Map();
 function entriesFor(configFile) {
     let entries = cache.get(configFile);
     if (!entries) {
-        entries = [toEntry(configFile), ...BUILT_IN].filter((e) => e.segments.length > 0);
+        const list = [toEntry(configFile), ...BUILT_IN].filter((e) => e.segments.length > 0);
+        const firsts = [...new Set(list.map((e) => protected_escape(e.segments[0])))];
+        const prefilter = new RegExp(`(?:^|/)(?:${firsts.join('|')})[. ]*(?:/|$)`, 'i');
+        entries = { list, prefilter };
         if (cache.size > 16)
             cache.clear();
         cache.set(configFile, entries);
@@ -60938,45 +60963,20 @@ function containsRun(haystack, needle) {
 }
 /** The protected-set entry matching this (validated) path, or null. Case/Unicode-NF insensitive, any depth. */
 function protectedRule(path, configFile = DEFAULT_CONFIG_FILE) {
+    const entries = entriesFor(configFile);
+    if (protected_ASCII.test(path) && !entries.prefilter.test(path))
+        return null;
     const segments = path.split('/').map(foldSegment);
-    for (const entry of entriesFor(configFile)) {
+    for (const entry of entries.list) {
         if (containsRun(segments, entry.segments))
             return entry.rule;
     }
     return null;
 }
 
-;// CONCATENATED MODULE: ./src/policy/config.ts
+;// CONCATENATED MODULE: ./src/policy/yaml-checker.ts
 
-
-
-
-
-
-const TOP_KEYS = ['version', 'perimeters'];
-const PERIMETER_KEYS = [
-    'description',
-    'tools',
-    'read',
-    'write',
-    'branches',
-    'allow-protected',
-    'allow-credential-files',
-    'allow-secrets-in',
-    'limits',
-];
-const GLOB_FIELDS = {
-    read: 'read',
-    write: 'write',
-    'allow-protected': 'allowProtected',
-    'allow-credential-files': 'allowCredentialFiles',
-    'allow-secrets-in': 'allowSecretsIn',
-};
-const LIMIT_KEYS = {
-    'files-per-push': 'filesPerPush',
-    'bytes-per-file': 'bytesPerFile',
-    'bytes-per-push': 'bytesPerPush',
-};
+/** Walks a parsed YAML document and collects positioned problems. */
 class Checker {
     file;
     doc;
@@ -61022,7 +61022,7 @@ class Checker {
                 continue;
             }
             seen.add(key);
-            entries.push({ key, keyNode, value: this.resolve(pair.value), pair: pair });
+            entries.push({ key, keyNode, value: this.resolve(pair.value) });
         }
         return entries;
     }
@@ -61047,6 +61047,12 @@ class Checker {
         node.items.forEach((raw, index) => {
             const item = this.resolve(raw);
             const itemKey = `${key}[${index}]`;
+            if (item === null && (0,dist/* isAlias */.Vj)(raw)) {
+                const glob = JSON.stringify(`*${raw.source}`);
+                this.report(raw, itemKey, `unknown alias *${raw.source}; quote a glob that starts with "*": ${glob}`);
+                ok = false;
+                return;
+            }
             if (!(0,dist/* isScalar */.jn)(item) || typeof item.value !== 'string') {
                 this.report(valueAt(item, node), itemKey, `expected a string, got ${describe(item)}`);
                 ok = false;
@@ -61089,6 +61095,39 @@ function describe(node) {
     }
     return 'an unsupported node';
 }
+
+;// CONCATENATED MODULE: ./src/policy/config.ts
+
+
+
+
+
+
+
+const TOP_KEYS = ['version', 'perimeters'];
+const PERIMETER_KEYS = [
+    'description',
+    'tools',
+    'read',
+    'write',
+    'branches',
+    'allow-protected',
+    'allow-credential-files',
+    'allow-secrets-in',
+    'limits',
+];
+const GLOB_FIELDS = {
+    read: 'read',
+    write: 'write',
+    'allow-protected': 'allowProtected',
+    'allow-credential-files': 'allowCredentialFiles',
+    'allow-secrets-in': 'allowSecretsIn',
+};
+const LIMIT_KEYS = {
+    'files-per-push': 'filesPerPush',
+    'bytes-per-file': 'bytesPerFile',
+    'bytes-per-push': 'bytesPerPush',
+};
 function positiveInteger(c, entry, key, max) {
     const node = entry.value;
     const value = (0,dist/* isScalar */.jn)(node) ? node.value : undefined;
@@ -61189,7 +61228,8 @@ function parsePerimeter(c, entry) {
                 spec.limits = limits;
         }
         else {
-            c.report(item.keyNode, key, `unknown key; expected one of ${PERIMETER_KEYS.join(', ')}`);
+            const hint = item.key === '<<' ? ' (YAML merge keys are not supported; repeat the lists or use aliases)' : '';
+            c.report(item.keyNode, key, `unknown key${hint}; expected one of ${PERIMETER_KEYS.join(', ')}`);
             ok = false;
         }
     }
@@ -61302,6 +61342,7 @@ const CREDENTIAL_FILE_RULES = Object.freeze([
     ...SUFFIXES.map((suffix) => `*${suffix}`),
 ]);
 const exact = new Set(EXACT_NAMES);
+const suffixes = new Set(SUFFIXES);
 /** The credential-file rule matching this path (`.env`, `*.pem`, `id_rsa`, ...), or null. */
 function credentialFileRule(path) {
     const name = foldSegment(path.slice(path.lastIndexOf('/') + 1));
@@ -61309,10 +61350,14 @@ function credentialFileRule(path) {
         return name;
     if (name.startsWith('.env.'))
         return ENV_TEMPLATES.has(name) ? null : '.env.*';
-    for (const suffix of SUFFIXES) {
-        if (name.endsWith(suffix))
-            return `*${suffix}`;
-    }
+    const dot = name.lastIndexOf('.');
+    if (dot === -1)
+        return null;
+    const suffix = name.slice(dot);
+    if (suffixes.has(suffix))
+        return `*${suffix}`;
+    if (suffix === '.backup' && name.endsWith('.tfstate.backup'))
+        return '*.tfstate.backup';
     return null;
 }
 
@@ -61323,6 +61368,18 @@ function credentialFileRule(path) {
 
 
 
+/** A PerimeterSpec that cannot be compiled exactly (parseConfig never produces one). */
+class PerimeterSpecError extends Error {
+    perimeter;
+    problems;
+    code = 'invalid-perimeter';
+    constructor(perimeter, problems) {
+        super(`perimeter ${JSON.stringify(perimeter)} is invalid: ${problems.join('; ')}`);
+        this.perimeter = perimeter;
+        this.problems = problems;
+        this.name = 'PerimeterSpecError';
+    }
+}
 const GLOB_KEYS = [
     ['read', 'read'],
     ['write', 'write'],
@@ -61359,7 +61416,7 @@ function specProblems(spec) {
 function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
     const problems = specProblems(spec);
     if (problems.length > 0) {
-        throw new Error(`perimeter ${JSON.stringify(spec.name)} is invalid: ${problems.join('; ')}`);
+        throw new PerimeterSpecError(spec.name, problems);
     }
     const read = compileGlobList(spec.read);
     const write = compileGlobList(spec.write);
@@ -61367,14 +61424,28 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
     const allowCredentialFiles = compileGlobList(spec.allowCredentialFiles);
     const branches = spec.branches === null ? null : compileGlobList(spec.branches);
     const tools = new Set(spec.tools);
+    // canRead and canWrite usually see the same path back to back: remember the last valid one.
+    let lastValid = null;
+    const invalidRule = (path) => {
+        if (path === lastValid)
+            return null;
+        const problem = pathProblem(path);
+        if (problem !== null)
+            return `invalid path: ${problem}`;
+        lastValid = path;
+        return null;
+    };
+    const quoted = new Map([...spec.read, ...spec.write].map((glob) => [glob, JSON.stringify(glob)]));
+    const readRule = new Map(spec.read.map((glob) => [glob, `read glob ${quoted.get(glob)}`]));
+    const writeRule = new Map(spec.write.map((glob) => [glob, `write glob ${quoted.get(glob)}`]));
     return {
         name: spec.name,
         spec,
         tools,
         canRead(path) {
-            const invalid = pathProblem(path);
+            const invalid = invalidRule(path);
             if (invalid !== null)
-                return { allowed: false, rule: `invalid path: ${invalid}` };
+                return { allowed: false, rule: invalid };
             const glob = read.find(path);
             if (glob === null)
                 return { allowed: false, rule: 'no read glob matches' };
@@ -61388,12 +61459,12 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
                     rule: `read glob ${JSON.stringify(glob)}, allow-credential-files ${JSON.stringify(allowedBy)}`,
                 };
             }
-            return { allowed: true, rule: `read glob ${JSON.stringify(glob)}` };
+            return { allowed: true, rule: readRule.get(glob) };
         },
         canWrite(path) {
-            const invalid = pathProblem(path);
+            const invalid = invalidRule(path);
             if (invalid !== null)
-                return { allowed: false, rule: `invalid path: ${invalid}` };
+                return { allowed: false, rule: invalid };
             const glob = write.find(path);
             if (glob === null)
                 return { allowed: false, rule: 'no write glob matches' };
@@ -61407,7 +61478,7 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
                     rule: `write glob ${JSON.stringify(glob)}, allow-protected ${JSON.stringify(allowedBy)}`,
                 };
             }
-            return { allowed: true, rule: `write glob ${JSON.stringify(glob)}` };
+            return { allowed: true, rule: writeRule.get(glob) };
         },
         allowsBranch(branch) {
             if (typeof branch !== 'string' || branch === '')
@@ -61570,7 +61641,10 @@ function coverage(perimeters, files) {
 function describePerimeter(p) {
     const tools = p.tools.size === TOOL_NAMES.length ? 'all tools' : `tools: ${[...p.tools].join(', ')}`;
     const branches = p.spec.branches === null ? 'any branch' : `branches: ${p.spec.branches.join(', ')}`;
-    return `${tools}; ${branches}`;
+    const unused = p.spec.write.length > 0 && !p.tools.has('push_files')
+        ? ' (no push_files: its gateway endpoint cannot write)'
+        : '';
+    return `${tools}${unused}; ${branches}`;
 }
 function section(title, lines) {
     if (lines.length === 0)
@@ -61661,6 +61735,8 @@ var external_node_crypto_ = __nccwpck_require__(7598);
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+;// CONCATENATED MODULE: external "node:timers/promises"
+const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./node_modules/@hono/node-server/dist/constants-BLSFu_RU.mjs
 //#region src/utils/response/constants.ts
 const X_ALREADY_SENT = "x-hono-already-sent";
@@ -76147,6 +76223,7 @@ async function renderError(filter, text) {
 class CallTracker {
     services;
     calls = new Map();
+    idleWaiters = [];
     constructor(services) {
         this.services = services;
     }
@@ -76162,25 +76239,36 @@ class CallTracker {
             requested: pathsIn(params.arguments),
         });
     }
+    /** Resolves once every call seen so far has its answer (and its ledger record). */
+    idle() {
+        if (this.calls.size === 0)
+            return Promise.resolve();
+        return new Promise((resolve) => this.idleWaiters.push(resolve));
+    }
     get(id) {
         return this.calls.get(id);
     }
-    /** Records the call this answer ends (if any) and returns the answer to send. */
+    /**
+     * Answers on their way out. A call no handler saw (unknown tool, invalid arguments: the SDK answered
+     * itself) is recorded here, its answer filtered like any other.
+     */
     async finish(message) {
         if ('method' in message || !('id' in message) || message.id === undefined)
             return message;
         const call = this.calls.get(message.id);
-        if (!call)
+        if (!call || call.outcome)
             return message;
-        this.calls.delete(message.id);
-        let answer = message;
-        let outcome = call.outcome;
-        if (!outcome) {
-            const scrubbed = await this.scrubUnhandled(message);
-            answer = scrubbed.message;
-            outcome = { decision: 'refused', reason: scrubbed.text };
-            call.notes.paths = call.requested;
-        }
+        const scrubbed = await this.scrubUnhandled(message);
+        call.notes.paths = call.requested;
+        await this.complete(message.id, { decision: 'refused', reason: scrubbed.text });
+        return scrubbed.message;
+    }
+    /** Writes the call's ledger record. Handlers call this before answering, so a hang-up loses nothing. */
+    async complete(id, outcome) {
+        const call = this.calls.get(id);
+        if (!call || call.outcome)
+            return;
+        call.outcome = outcome;
         const { notes } = call;
         const record = {
             event: 'call',
@@ -76203,18 +76291,26 @@ class CallTracker {
         catch (error) {
             this.services.log(`ledger append failed: ${error.code ?? 'error'}`);
         }
-        return answer;
+        this.calls.delete(id);
+        if (this.calls.size === 0)
+            for (const resolve of this.idleWaiters.splice(0))
+                resolve();
     }
-    /** Paths and reasons can carry what an agent typed, secrets included: they pass the filter too. */
+    /** Tool names, paths and reasons can carry what an agent typed, secrets included: they pass the filter too. */
     async scrubRecord(record) {
-        const { paths, reason, sha } = record;
+        const { tool, paths, reason, sha, content } = record;
         try {
-            return { ...record, ...(await new Redactor(this.services.filter).walk({ paths, reason, sha })) };
+            return {
+                ...record,
+                ...(await new Redactor(this.services.filter).walk({ tool, paths, reason, sha, content })),
+            };
         }
         catch {
             return {
                 ...record,
+                tool: '[withheld]',
                 paths: paths.map(() => '[withheld]'),
+                content: content?.map((c) => ({ ...c, path: '[withheld]' })),
                 reason: 'withheld: the filter failed',
                 sha: undefined,
             };
@@ -76359,7 +76455,7 @@ async function diffTrees(upstream, before, after, options = {}) {
             const yTree = y?.type === 'tree';
             if (!relevant(path, xTree || yTree))
                 continue;
-            if (xTree || yTree) {
+            if ((xTree || yTree) && (options.descendInto?.(path) ?? true)) {
                 await walk(xTree ? x.sha : null, yTree ? y.sha : null, `${path}/`);
             }
             if (stopped)
@@ -76379,6 +76475,7 @@ async function diffTrees(upstream, before, after, options = {}) {
 ;// CONCATENATED MODULE: ./src/gateway/history.ts
 
 
+
 const UPSTREAM_PAGE = 100;
 /** At most this many commits are examined for one list_commits answer. */
 const MAX_SCAN = 1_000;
@@ -76394,6 +76491,7 @@ class History {
     touchMemo = new Map();
     ancestry = new Map();
     pages = new Map();
+    dirTests = new Map();
     constructor(upstream) {
         this.upstream = upstream;
     }
@@ -76437,9 +76535,29 @@ class History {
         if (known !== undefined)
             return known;
         const readable = (c) => perimeter.canRead(c.path).allowed;
-        const result = (await this.changes(commit, { ...(within !== undefined ? { within } : {}), stopWhen: readable })).some(readable);
+        const options = {
+            stopWhen: readable,
+            descendInto: this.readableDirs(perimeter),
+            ...(within !== undefined ? { within } : {}),
+        };
+        const result = (await this.changes(commit, options)).some(readable);
         this.touchMemo.set(key, result);
         return result;
+    }
+    /**
+     * Directories that may hold a readable file: those on the way to or below the static base of a read
+     * glob (`src` for `src/**`; a glob starting with a wildcard has none, so every directory qualifies).
+     */
+    readableDirs(perimeter) {
+        let test = this.dirTests.get(perimeter.name);
+        if (!test) {
+            const bases = perimeter.spec.read.map((glob) => picomatch_default().scan(glob).base);
+            test = bases.includes('')
+                ? () => true
+                : (dir) => bases.some((base) => dir === base || dir.startsWith(`${base}/`) || base.startsWith(`${dir}/`));
+            this.dirTests.set(perimeter.name, test);
+        }
+        return test;
     }
     /** Whether `sha` is reachable from `head`; unknown SHAs are simply not reachable. */
     async reachable(sha, head) {
@@ -76621,6 +76739,8 @@ function send(res, status, body, headers = {}) {
  * record without `mac`. Removing, reordering or editing any record breaks the chain from there on.
  */
 const GENESIS = '0'.repeat(64);
+/** How push_files words a refusal for a credential in a file, a path or the commit message (src/gateway/push.ts). */
+const CREDENTIAL_REFUSAL = /looks like it contains a credential/;
 /** JSON with object keys sorted at every depth: the bytes the MAC covers. */
 function canonicalJson(value) {
     if (Array.isArray(value))
@@ -76762,6 +76882,12 @@ async function readLedgerFacts(path, key) {
         counts.calls++;
         if (record.decision === 'refused')
             counts.refusals++;
+        if (record.hidden_values)
+            counts.hidden = (counts.hidden ?? 0) + record.hidden_values;
+        if (record.decision === 'refused' &&
+            record.tool === 'push_files' &&
+            CREDENTIAL_REFUSAL.test(record.reason ?? ''))
+            counts.credentialRefusals = (counts.credentialRefusals ?? 0) + 1;
         if (record.commit)
             facts.commits.push(record.commit);
     }
@@ -86954,30 +87080,10 @@ function createMcpServer(runtime, tracker) {
     const server = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions: instructionsFor(runtime) });
     for (const tool of runtime.tools) {
         const handler = async (args, extra) => {
-            const call = tracker.get(extra.requestId);
-            const notes = call?.notes ?? { paths: [] };
-            const context = { ...runtime, notes };
-            try {
-                const answer = await tool.handler(args, context);
-                try {
-                    const { result, hidden } = await renderAnswer(runtime.filter, answer);
-                    if (call)
-                        call.outcome = { decision: 'allowed', ...(notes.reason ? { reason: notes.reason } : {}), hidden };
-                    return result;
-                }
-                catch {
-                    if (call)
-                        call.outcome = { decision: 'failed', reason: 'redaction failed' };
-                    return { content: [{ type: 'text', text: WITHHELD }], isError: true };
-                }
-            }
-            catch (error) {
-                const { text, outcome } = describeFailure(error, notes, runtime.log);
-                const { result, hidden } = await renderError(runtime.filter, text);
-                if (call)
-                    call.outcome = { ...outcome, hidden };
-                return result;
-            }
+            const notes = tracker.get(extra.requestId)?.notes ?? { paths: [] };
+            const { result, outcome } = await answer(runtime, tool, args, notes);
+            await tracker.complete(extra.requestId, outcome);
+            return result;
         };
         server.registerTool(tool.name, {
             description: tool.description,
@@ -86987,6 +87093,31 @@ function createMcpServer(runtime, tracker) {
         }, handler);
     }
     return server;
+}
+/** Runs one tool and renders its answer or its failure: the one way out for every handled call. */
+async function answer(runtime, tool, args, notes) {
+    let answered;
+    try {
+        answered = await tool.handler(args, { ...runtime, notes });
+    }
+    catch (error) {
+        const { text, outcome } = describeFailure(error, notes, runtime.log);
+        const { result, hidden } = await renderError(runtime.filter, text);
+        return { result, outcome: { ...outcome, hidden } };
+    }
+    try {
+        const { result, hidden } = await renderAnswer(runtime.filter, answered);
+        return {
+            result,
+            outcome: { decision: 'allowed', ...(notes.reason ? { reason: notes.reason } : {}), hidden },
+        };
+    }
+    catch {
+        return {
+            result: { content: [{ type: 'text', text: WITHHELD }], isError: true },
+            outcome: { decision: 'failed', reason: 'redaction failed' },
+        };
+    }
 }
 function instructionsFor({ perimeter, repository, branch }) {
     const { spec } = perimeter;
@@ -87181,7 +87312,7 @@ class Pusher {
         const files = this.prepare(perimeter, request, deletions, problems);
         notes.content = files.map((f) => ({ path: f.path, ...digest(f.bytes) }));
         if (problems.length === 0)
-            problems.push(...(await this.credentialProblems(perimeter, files)));
+            problems.push(...(await this.credentialProblems(perimeter, request.message, files)));
         if (problems.length > 0)
             throw refusal(problems, notes);
         let base = await this.view.snapshot();
@@ -87275,11 +87406,17 @@ class Pusher {
             checkPath(path);
         return prepared;
     }
-    async credentialProblems(perimeter, files) {
+    async credentialProblems(perimeter, message, files) {
         const allowed = perimeter.spec.allowSecretsIn.length > 0
             ? picomatch_default()(perimeter.spec.allowSecretsIn, GLOB_OPTIONS)
             : () => false;
         const problems = [];
+        const inMessage = await this.filter.findCredentials(message);
+        if (inMessage.length > 0)
+            problems.push(`the commit message looks like it contains a credential (${[...new Set(inMessage)].join(', ')})`);
+        const inPaths = await this.filter.findCredentials(files.map((file) => file.path).join('\n'));
+        if (inPaths.length > 0)
+            problems.push(`a file path looks like it contains a credential (${[...new Set(inPaths)].join(', ')})`);
         for (const file of files) {
             const text = file.text ?? decodeText(file.bytes);
             if (text === null || allowed(file.path))
@@ -87470,10 +87607,10 @@ const getCommit = defineTool({
 
 
 /** A valid repository path, or a refusal quoting what was wrong with it. */
-function requirePath(input) {
+function requirePath(input, hint = '') {
     const check = validatePath(input);
     if (!check.ok)
-        throw new ToolError(`invalid path ${JSON.stringify(input)}: ${check.reason}`, 'refused');
+        throw new ToolError(`invalid path ${JSON.stringify(input)}: ${check.reason}${hint}`, 'refused');
     return check.path;
 }
 /**
@@ -87586,6 +87723,7 @@ const getFiles = defineTool({
 
 
 const MAX_ENTRIES = 10_000;
+const ROOT_HINT = ' (leave path out to list the repository root)';
 const entrySchema = object({
     path: schemas_string(),
     type: schemas_enum(['file', 'dir', 'symlink', 'submodule']),
@@ -87609,7 +87747,7 @@ const getTree = defineTool({
     async handler({ path: raw, recursive }, { perimeter, view, notes }) {
         if (raw !== undefined)
             notes.paths.push(raw);
-        const dir = raw === undefined || raw === '' ? '' : requirePath(raw);
+        const dir = raw === undefined || raw === '' ? '' : requirePath(raw, ROOT_HINT);
         const { index } = await view.snapshot();
         const readable = index.readable(perimeter);
         if (dir !== '' && !readable.dirs.has(dir)) {
@@ -87681,7 +87819,9 @@ const listCommits = defineTool({
     async handler({ path: raw, per_page: perPage = 30, page = 1 }, { perimeter, view, history, notes }) {
         if (raw !== undefined)
             notes.paths.push(raw);
-        const within = raw === undefined || raw === '' ? undefined : requirePath(raw);
+        const within = raw === undefined || raw === ''
+            ? undefined
+            : requirePath(raw, ' (leave path out for the whole branch)');
         const head = await view.upstream.getBranchHead(view.branch);
         const found = await history.list(perimeter, head, within, perPage, page);
         return {
@@ -87771,9 +87911,12 @@ function selectTools(perimeter, table = ALL_TOOLS) {
 
 
 
+
 /** Beyond the largest push a perimeter allows (base64 grows it by a third): room for JSON and message. */
 const BODY_SLACK_BYTES = 4 * 1_048_576;
 const MIN_SECRET_LENGTH = 16;
+/** How long close waits for calls whose clients hung up before their answer. */
+const CLOSE_GRACE_MS = 15_000;
 async function startGateway(options) {
     checkOptions(options);
     const filter = options.filter ?? NO_FILTER;
@@ -87794,6 +87937,7 @@ async function startGateway(options) {
     const meter = new UpstreamMeter(upstream);
     const ledger = await Ledger.open(options.ledger.path, options.ledger.key);
     const endpoints = new Map();
+    const unfinished = new Set();
     for (const perimeter of options.perimeters) {
         const runtime = { ...shared, perimeter, tools: selectTools(perimeter) };
         const services = { perimeter: perimeter.name, ledger, meter, filter, log };
@@ -87807,9 +87951,14 @@ async function startGateway(options) {
                     sessionIdGenerator: undefined,
                     enableJsonResponse: true,
                 });
+                // A client that hangs up does not cut a call short: it still finishes and is recorded.
                 res.on('close', () => {
-                    void transport.close();
-                    void server.close();
+                    const idle = tracker.idle().then(() => {
+                        void transport.close();
+                        void server.close();
+                    });
+                    unfinished.add(idle);
+                    void idle.finally(() => unfinished.delete(idle));
                 });
                 await server.connect(new TrackingTransport(transport, tracker));
                 await transport.handleRequest(req, res, body);
@@ -87834,6 +87983,7 @@ async function startGateway(options) {
         close() {
             closing ??= (async () => {
                 await http.close();
+                await Promise.race([Promise.all(unfinished), (0,external_node_timers_promises_namespaceObject.setTimeout)(CLOSE_GRACE_MS, undefined, { ref: false })]);
                 await ledger.append({ event: 'stop' }).catch(() => log('could not write the closing ledger record'));
                 await ledger.close();
             })();
@@ -93390,6 +93540,22 @@ function countingPlugin(stats) {
         return {};
     };
 }
+/**
+ * Gives each attempt its own timeout. Registered inside the throttling and retry plugins: a signal made
+ * once per call would already be spent when a retry or a rate-limit wait sends the request again.
+ */
+function attemptTimeoutPlugin() {
+    return (octokit) => {
+        octokit.hook.wrap('request', async (request, options) => {
+            // Every hook is bound to this one options object, so the signal is set on it, not on a copy.
+            const settings = options.request;
+            if (settings?.attemptTimeoutMs)
+                settings.signal = AbortSignal.timeout(settings.attemptTimeoutMs);
+            return request(options);
+        });
+        return {};
+    };
+}
 function createClient(options, stats) {
     // A rate-limited request was refused before GitHub acted on it, so repeating it is safe even for a write;
     // but only once, and only when the wait is short.
@@ -93410,7 +93576,7 @@ function createClient(options, stats) {
             retries: options.readRetries,
             retryAfterBaseValue: options.retryBaseMs,
         },
-    }, countingPlugin(stats), throttling, retry);
+    }, attemptTimeoutPlugin(), countingPlugin(stats), throttling, retry);
 }
 /** Requests for one repository: each bounded in time, writes never retried, errors made UpstreamErrors. */
 class RestClient {
@@ -93434,7 +93600,7 @@ class RestClient {
                 repo: this.repo,
                 ...params,
                 ...(headers ? { headers } : {}),
-                request: { signal: AbortSignal.timeout(this.timeoutMs), ...(write ? { retries: 0 } : {}) },
+                request: { attemptTimeoutMs: this.timeoutMs, ...(write ? { retries: 0 } : {}) },
             });
             return { data: response.data, headers: response.headers };
         }
@@ -93850,13 +94016,26 @@ function extraSecretMatcher(secrets) {
     const forms = extraSecretForms(secrets);
     return forms.length === 0 ? null : new RegExp(forms.map(escapeRegExp).join('|'), 'g');
 }
+const ENCODED_CHAR = /[A-Za-z0-9+/=_-]/;
+/**
+ * Each match widens to the whole run of base64 characters around it: the few characters where an
+ * encoded secret mixes with its neighbours' bits would otherwise show part of it.
+ */
 function extraSecretFindings(text, matcher) {
     if (matcher === null)
         return [];
     const found = [];
     for (const m of text.matchAll(matcher)) {
-        const start = m.index ?? 0;
-        found.push({ start, end: start + m[0].length, kind: 'secret', credential: true, rank: RANK.extraSecret });
+        let start = m.index ?? 0;
+        let end = start + m[0].length;
+        const floor = found.at(-1)?.end ?? 0;
+        if (start < floor)
+            continue;
+        while (start > floor && ENCODED_CHAR.test(text[start - 1] ?? ''))
+            start--;
+        while (end < text.length && ENCODED_CHAR.test(text[end] ?? ''))
+            end++;
+        found.push({ start, end, kind: 'secret', credential: true, rank: RANK.extraSecret });
     }
     return found;
 }
@@ -94015,13 +94194,52 @@ const FORMATS = [
 ];
 /**
  * A whole private-key block, whatever its content (placeholders too: a false positive costs a look).
- * Without its END line, the block runs on over the lines of key material (base64, `Proc-Type:` headers). Also matches JSON-escaped text.
+ * Without its END line (or with another BEGIN first), the block runs on over the lines of key material
+ * (base64, `Proc-Type:` headers). Also matches JSON-escaped text. Each block ends before the next BEGIN,
+ * which keeps the scan linear however many BEGIN lines a text holds.
  */
-const KEY_LABEL = String.raw `[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?`;
-const PRIVATE_KEY_BLOCK = new RegExp(String.raw `-----BEGIN ?${KEY_LABEL}-----(?:[\s\S]{0,20000}?-----END ?${KEY_LABEL}-----|(?:[ \t]*(?:\r?\n|\\n)[ \t]*(?:[A-Za-z0-9+/=]{8,}|[A-Za-z-]{3,30}: [^\n\\]{0,200}))*)`, 'g');
-const PUTTY_KEY = /PuTTY-User-Key-File-\d+:[\s\S]{0,20000}?(?:Private-(?:MAC|Hash): *[0-9a-fA-F]+|$)/g;
+const KEY_LABEL = String.raw `[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?`;
+const KEY_BLOCKS = [
+    {
+        begin: new RegExp(String.raw `-----BEGIN ?${KEY_LABEL}-----`, 'g'),
+        end: new RegExp(String.raw `-----END ?${KEY_LABEL}-----`, 'g'),
+    },
+    { begin: /PuTTY-User-Key-File-\d+:[^\n]{0,200}/g, end: /Private-(?:MAC|Hash): *[0-9a-fA-F]+/g },
+];
+const KEY_MATERIAL = /(?:[ \t]*(?:\r?\n|\\n)[ \t]*(?:[A-Za-z0-9+/=]{8,}|[A-Za-z-]{3,30}: [^\n\\]{0,200}))*/y;
+const MAX_KEY_BLOCK = 20_000;
+function keyBlocks(text, begin, end) {
+    const begins = [...text.matchAll(begin)];
+    const ends = [...text.matchAll(end)];
+    const blocks = [];
+    let e = 0;
+    let covered = 0;
+    for (const [i, b] of begins.entries()) {
+        const start = b.index ?? 0;
+        if (start < covered)
+            continue;
+        const headerEnd = start + b[0].length;
+        const limit = Math.min(headerEnd + MAX_KEY_BLOCK, begins[i + 1]?.index ?? text.length);
+        while (e < ends.length && (ends[e]?.index ?? 0) < headerEnd)
+            e++;
+        const closing = ends[e];
+        let stop;
+        if (closing && (closing.index ?? 0) + closing[0].length <= limit) {
+            stop = (closing.index ?? 0) + closing[0].length;
+        }
+        else {
+            KEY_MATERIAL.lastIndex = headerEnd;
+            stop = headerEnd + (KEY_MATERIAL.exec(text)?.[0].trimEnd().length ?? 0);
+        }
+        blocks.push([start, stop]);
+        covered = stop;
+    }
+    return blocks;
+}
 /** `scheme://user:password@host`: the password; `scheme://long-credential@host`: the credential. */
-const URL_USERINFO = /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}:\/\/(?<user>[^\s:/@?#"'`<>\\]*)(?::(?<password>[^\s/@?#"'`<>\\]+))?@(?=[A-Za-z0-9[])/g;
+const URL_USERINFO = /:\/\/(?<user>[^\s:/@?#"'`<>\\]*)(?::(?<password>[^\s/@?#"'`<>\\]+))?@(?=[A-Za-z0-9[])/g;
+/** Checked only where `://` is, backwards: far faster than a pattern that opens with the scheme. */
+const URL_SCHEME = /(?:^|[^A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}$/;
 const CREDENTIAL_LIKE_USER = /^(?=[^]*[0-9])(?=[^]*[A-Za-z])[A-Za-z0-9_.~%+=-]{20,}$/;
 function* matches(pattern, text) {
     pattern.lastIndex = 0;
@@ -94039,13 +94257,15 @@ function formatFindings(text) {
         for (const m of matches(pattern, text))
             add(m.index, m.index + m[0].length, kind, RANK.format);
     }
-    for (const pattern of [PRIVATE_KEY_BLOCK, PUTTY_KEY]) {
-        for (const m of matches(pattern, text))
-            add(m.index, m.index + m[0].trimEnd().length, 'private key', RANK.format);
+    for (const { begin, end } of KEY_BLOCKS) {
+        for (const [start, stop] of keyBlocks(text, begin, end))
+            add(start, stop, 'private key', RANK.format);
     }
     for (const m of matches(URL_USERINFO, text)) {
         const { user = '', password } = m.groups ?? {};
-        const userStart = m[0].indexOf('://') + 3 + m.index;
+        if (!URL_SCHEME.test(text.slice(Math.max(0, m.index - 32), m.index)))
+            continue;
+        const userStart = m.index + 3;
         if (password !== undefined) {
             if (isPlaceholder(password))
                 continue;
@@ -95103,6 +95323,19 @@ const KEY_QUALIFIERS = new Set([
     'hmac',
     'jwt',
 ]);
+/** Trailing words that say how a secret is stored, not what it is: `password_b64`, `secret_key_base`. */
+const ENCODING_WORDS = new Set([
+    'base',
+    'value',
+    'b64',
+    'base64',
+    'hex',
+    'raw',
+    'enc',
+    'encoded',
+    'plain',
+    'plaintext',
+]);
 /** The kind of secret a setting's name announces, or null for any other name. */
 function secretKindOfName(name) {
     const words = name
@@ -95110,6 +95343,8 @@ function secretKindOfName(name) {
         .toLowerCase()
         .split(/[^a-z0-9]+/)
         .filter((word) => word !== '');
+    while (words.length > 1 && ENCODING_WORDS.has(words.at(-1) ?? ''))
+        words.pop();
     const last = words.at(-1);
     const before = words.at(-2);
     if (last === undefined)
@@ -95137,16 +95372,23 @@ const NAME_STEM = /pass|pwd|pw|secret|token|auth|cred|key|bearer|pat/gi;
 const NAME_CHAR = /[A-Za-z0-9_.$@-]/;
 /** At a name's start (with its opening quote, JSON-escaped or not): the name, then an assignment. */
 const ASSIGNMENT_AT = /(\\?["'`]?)([A-Za-z_$@][A-Za-z0-9_.$@-]{0,100})\1[ \t]*\??[ \t]*(?::=|===?|=>|=|:)(?![=:])[ \t]*/y;
-/** Assignments to names that may announce a secret: `[start of the match, name, end of the match]`. */
-function* assignments(text) {
-    let examined = -1;
+/**
+ * Assignments to names that may announce a secret, as `[start of the match, name, start of the value]`.
+ * Names are found around stems; a name is examined once, and nothing inside a value already hidden.
+ */
+function* assignments(text, coveredTo) {
+    let examinedTo = 0;
     for (const stem of text.matchAll(NAME_STEM)) {
         let start = stem.index ?? 0;
-        while (start > 0 && NAME_CHAR.test(text[start - 1] ?? ''))
-            start--;
-        if (start <= examined)
+        const floor = Math.max(examinedTo, coveredTo());
+        if (start < floor)
             continue;
-        examined = start;
+        let end = start;
+        while (start > floor && NAME_CHAR.test(text[start - 1] ?? ''))
+            start--;
+        while (end < text.length && NAME_CHAR.test(text[end] ?? ''))
+            end++;
+        examinedTo = end;
         let at = start;
         if (`"'\``.includes(text[at - 1] ?? 'x'))
             at -= text[at - 2] === '\\' ? 2 : 1;
@@ -95158,15 +95400,23 @@ function* assignments(text) {
 }
 const XML_ELEMENT = /<([A-Za-z_][A-Za-z0-9_.-]{0,100})>([^<\n]{1,4096})<\/\1>/g;
 const CLI_FLAG = /(?<![A-Za-z0-9_-])--([A-Za-z][A-Za-z0-9-]{0,60})[ \t]+(?=[^\s-])/g;
+/** A name/value pair on two lines, as in Kubernetes and Actions `env:` lists: `- name: API_TOKEN` / `value: x`. */
+const NAME_VALUE_PAIR = /\bname:[ \t]*["']?([A-Za-z_][A-Za-z0-9_.-]{0,100})["']?[ \t]*\r?\n[ \t]*(?:-[ \t]+)?value:[ \t]*/g;
+/** Dockerfile `ENV NAME value` (the `ENV NAME=value` form is an ordinary assignment). */
+const DOCKER_ENV = /^[ \t]*ENV[ \t]+([A-Za-z_][A-Za-z0-9_]{0,100})[ \t]+(?=[^\s=])/gm;
+/** `curl -u user:password`, `--user user:password`: the password. */
+const USER_FLAG = /(?<![A-Za-z0-9_-])(?:-u|--user)[ \t]+["']?[^\s:"']{1,100}:(?=[^\s"'])/g;
 const MAX_VALUE = 4096;
+const FIRST_LOOK = 256;
 /** An expression that refers to the secret elsewhere: `config.password`, `os.environ["X"]`, `getToken()`. */
 const CODE_REFERENCE = /^(?:[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*|\[[^\]]{0,200}\])+;?|.*\(.*|\*[\w-]+|![A-Za-z]\w*(?:\s.*)?)$/s;
 const BLOCK_SCALAR = /^[|>][-+0-9]{0,3}$/;
 /** Unquoted values that start as a reference: `${VAR}`, `${{ secrets.X }}`, `{{ var }}`, `$VAR`, `%VAR%`, `a.b`, `a[`, `f(`. */
 const LEADING_REFERENCE = /^(?:\$\{|\{\{|\$[A-Za-z_(]|%[A-Za-z_]\w*%|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$]|\[|[ \t]*\())/;
+/** The end of the line at `from`, looking no further than MAX_VALUE characters. */
 function lineEnd(text, from) {
-    const newline = text.indexOf('\n', from);
-    return Math.min(newline === -1 ? text.length : newline, from + MAX_VALUE);
+    const newline = text.slice(from, from + MAX_VALUE).indexOf('\n');
+    return newline === -1 ? Math.min(text.length, from + MAX_VALUE) : from + newline;
 }
 function quotedValue(text, at) {
     const escaped = text[at] === '\\';
@@ -95184,11 +95434,11 @@ function quotedValue(text, at) {
     return { start, end: stop };
 }
 /** Unquoted: the rest of the line, up to a comment, a separator, a closing bracket or a JSON escape. */
-function bareValue(text, at) {
-    const line = text.slice(at, lineEnd(text, at));
-    const cut = /[ \t]+(?:#|\/\/)|[,;)}\]]|\\[nrt"]|\r/.exec(line);
-    const value = cut ? line.slice(0, cut.index) : line;
-    return { start: at, end: at + value.trimEnd().length };
+function bareValue(text, at, max) {
+    const window = text.slice(at, at + max);
+    const cut = /[ \t]+(?:#|\/\/)|[,;)}\]\r\n]|\\[nrt"]/.exec(window);
+    const value = cut ? window.slice(0, cut.index) : window;
+    return { start: at, end: at + value.trimEnd().length, capped: !cut && window.length === max };
 }
 /** A YAML block scalar (`password: |`): the lines indented deeper than the key's line. */
 function blockValue(text, keyAt, after) {
@@ -95217,7 +95467,8 @@ function assignedValue(text, keyAt, valueAt) {
     }
     if (LEADING_REFERENCE.test(text.slice(valueAt, valueAt + 70)))
         return null;
-    const bare = bareValue(text, valueAt);
+    // decide on a short look; read the whole value only when it is to be hidden (keeps the scan linear)
+    const bare = bareValue(text, valueAt, FIRST_LOOK);
     const value = text.slice(bare.start, bare.end);
     if (BLOCK_SCALAR.test(value))
         return blockValue(text, keyAt, valueAt);
@@ -95227,7 +95478,7 @@ function assignedValue(text, keyAt, valueAt) {
         return null;
     if (isPlaceholder(value) || isTypeAnnotation(value) || CODE_REFERENCE.test(value))
         return null;
-    return bare;
+    return bare.capped ? bareValue(text, valueAt, MAX_VALUE) : bare;
 }
 function settingFindings(text) {
     const found = [];
@@ -95235,10 +95486,28 @@ function settingFindings(text) {
         if (span && span.end > span.start)
             found.push({ ...span, kind, credential: false, rank: RANK.setting });
     };
-    for (const [at, name, valueAt] of assignments(text)) {
+    let hiddenTo = 0;
+    for (const [at, name, valueAt] of assignments(text, () => hiddenTo)) {
         const kind = secretKindOfName(name);
-        if (kind)
-            add(assignedValue(text, at, valueAt), kind);
+        const span = kind ? assignedValue(text, at, valueAt) : null;
+        if (kind && span) {
+            add(span, kind);
+            hiddenTo = span.end;
+        }
+    }
+    for (const pattern of [NAME_VALUE_PAIR, DOCKER_ENV]) {
+        for (const m of text.matchAll(pattern)) {
+            const kind = secretKindOfName(m[1] ?? '');
+            const at = (m.index ?? 0) + m[0].length;
+            if (kind && at >= hiddenTo)
+                add(assignedValue(text, m.index ?? 0, at), kind);
+        }
+    }
+    for (const m of text.matchAll(USER_FLAG)) {
+        const at = (m.index ?? 0) + m[0].length;
+        const value = /^[^\s"']{1,256}/.exec(text.slice(at, at + 256))?.[0] ?? '';
+        if (!isPlaceholder(value) && !LEADING_REFERENCE.test(value))
+            add({ start: at, end: at + value.length }, 'password');
     }
     for (const m of text.matchAll(XML_ELEMENT)) {
         const kind = secretKindOfName(m[1] ?? '');
@@ -95320,8 +95589,7 @@ function createSecretFilter(options = {}) {
     async function detect(text) {
         if (typeof text !== 'string')
             throw new TypeError(`expected text, got ${typeof text}`);
-        const found = await secretlintFindings(text);
-        found.push(...formatFindings(text), ...settingFindings(text), ...extraSecretFindings(text, extra));
+        const found = (await secretlintFindings(text)).concat(formatFindings(text), settingFindings(text), extraSecretFindings(text, extra));
         return mergeFindings(found);
     }
     async function safely(work) {

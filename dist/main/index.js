@@ -36118,7 +36118,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5990);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3410);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runMain */ .V)();
 process.exit();
@@ -36128,7 +36128,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 5990:
+/***/ 3410:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -39090,6 +39090,8 @@ var external_node_crypto_ = __nccwpck_require__(7598);
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+// EXTERNAL MODULE: external "node:perf_hooks"
+var external_node_perf_hooks_ = __nccwpck_require__(643);
 // EXTERNAL MODULE: external "node:url"
 var external_node_url_ = __nccwpck_require__(3136);
 ;// CONCATENATED MODULE: ./src/github/cache.ts
@@ -44618,6 +44620,22 @@ function countingPlugin(stats) {
         return {};
     };
 }
+/**
+ * Gives each attempt its own timeout. Registered inside the throttling and retry plugins: a signal made
+ * once per call would already be spent when a retry or a rate-limit wait sends the request again.
+ */
+function attemptTimeoutPlugin() {
+    return (octokit) => {
+        octokit.hook.wrap('request', async (request, options) => {
+            // Every hook is bound to this one options object, so the signal is set on it, not on a copy.
+            const settings = options.request;
+            if (settings?.attemptTimeoutMs)
+                settings.signal = AbortSignal.timeout(settings.attemptTimeoutMs);
+            return request(options);
+        });
+        return {};
+    };
+}
 function createClient(options, stats) {
     // A rate-limited request was refused before GitHub acted on it, so repeating it is safe even for a write;
     // but only once, and only when the wait is short.
@@ -44638,7 +44656,7 @@ function createClient(options, stats) {
             retries: options.readRetries,
             retryAfterBaseValue: options.retryBaseMs,
         },
-    }, countingPlugin(stats), throttling, retry);
+    }, attemptTimeoutPlugin(), countingPlugin(stats), throttling, retry);
 }
 /** Requests for one repository: each bounded in time, writes never retried, errors made UpstreamErrors. */
 class RestClient {
@@ -44662,7 +44680,7 @@ class RestClient {
                 repo: this.repo,
                 ...params,
                 ...(headers ? { headers } : {}),
-                request: { signal: AbortSignal.timeout(this.timeoutMs), ...(write ? { retries: 0 } : {}) },
+                request: { attemptTimeoutMs: this.timeoutMs, ...(write ? { retries: 0 } : {}) },
             });
             return { data: response.data, headers: response.headers };
         }
@@ -45027,6 +45045,1029 @@ function createOctokitUpstream(options) {
     return new OctokitUpstream(options);
 }
 
+;// CONCATENATED MODULE: ./src/policy/spec.ts
+const DEFAULT_LIMITS = Object.freeze({
+    filesPerPush: 100,
+    bytesPerFile: 1_048_576,
+    bytesPerPush: 10_485_760,
+});
+/** GitHub refuses blobs over 100 MB; a larger per-file limit could never be honoured. */
+const MAX_BYTES_PER_FILE = 100 * 1024 * 1024;
+/** Perimeter names end up in URLs, status contexts and environment variable names. */
+const PERIMETER_NAME_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+const PERIMETER_NAME_MAX_LENGTH = 63;
+function perimeterNameProblem(name) {
+    if (name.length > PERIMETER_NAME_MAX_LENGTH) {
+        return `name is ${name.length} characters long; at most ${PERIMETER_NAME_MAX_LENGTH} allowed`;
+    }
+    if (!PERIMETER_NAME_PATTERN.test(name)) {
+        return `invalid name ${JSON.stringify(name)}: expected lowercase letters, digits and single hyphens, starting with a letter (e.g. "test-author")`;
+    }
+    return null;
+}
+
+;// CONCATENATED MODULE: ./src/policy/config-error.ts
+function formatProblem(problem) {
+    return `${problem.file}:${problem.line}:${problem.column}: ${problem.key}: ${problem.message}`;
+}
+/** message = one line per problem: `file:line:column: key: message` */
+class ConfigError extends Error {
+    code = 'invalid-config';
+    problems;
+    constructor(problems) {
+        super(problems.map(formatProblem).join('\n'));
+        this.name = 'ConfigError';
+        this.problems = problems;
+    }
+}
+
+// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
+var dist = __nccwpck_require__(8815);
+// EXTERNAL MODULE: ./node_modules/picomatch/index.js
+var picomatch = __nccwpck_require__(4006);
+var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
+;// CONCATENATED MODULE: ./src/policy/path.ts
+const MAX_PATH_BYTES = 4096;
+const MAX_SEGMENT_BYTES = 255;
+// C0 controls, DEL, C1 controls and the Unicode line and paragraph separators.
+// eslint-disable-next-line no-control-regex
+const path_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+// Zero-width and other invisible code points; HFS+ ignores several of them in file names, so
+// ".gi\u200ct" would land on ".git" there.
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
+const ASCII = /^[\x20-\x7e]*$/;
+const LONE_SURROGATE = /\p{Surrogate}/u;
+function codePoint(char) {
+    return `U+${char.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+const TRAILING_DOTS_AND_SPACES = /[. ]+$/;
+/**
+ * Case- and compatibility-insensitive form of a name: NFKC, then upper and lower case, so that letters
+ * which only meet in upper case (dotless `ı` and `I`, long `ſ` and `S`) fold together as well.
+ */
+function caseFold(text) {
+    return ASCII.test(text) ? text.toLowerCase() : text.normalize('NFKC').toUpperCase().toLowerCase();
+}
+/**
+ * Folded form of one path segment, the way a case-insensitive or Windows file system could see it:
+ * caseFold, then trailing dots and spaces removed.
+ */
+function foldSegment(segment) {
+    const folded = caseFold(segment);
+    const last = folded.charCodeAt(folded.length - 1);
+    return last === 0x2e || last === 0x20 ? folded.replace(TRAILING_DOTS_AND_SPACES, '') : folded;
+}
+const DOT_GIT = /^(?:\.git|git~1)[. ]*(?::.*)?$/;
+/** True for `.git` in any case or compatibility form, with trailing dots or spaces, as an NTFS stream or 8.3 name. */
+function isDotGitSegment(segment) {
+    return DOT_GIT.test(caseFold(segment));
+}
+function segmentProblem(segment, ascii) {
+    if (segment === '')
+        return 'empty segment ("//" or a trailing "/")';
+    if (segment === '.' || segment === '..')
+        return `"${segment}" segment`;
+    const bytes = ascii ? segment.length : Buffer.byteLength(segment, 'utf8');
+    if (bytes > MAX_SEGMENT_BYTES)
+        return `a segment is longer than ${MAX_SEGMENT_BYTES} bytes`;
+    const first = segment.charCodeAt(0) | 0x20; // '.' stays '.', 'G' becomes 'g'
+    if ((!ascii || first === 0x2e || first === 0x67) && isDotGitSegment(segment)) {
+        return `${JSON.stringify(segment)} segment: the git directory is off limits`;
+    }
+    if (!ascii) {
+        const compat = segment.normalize('NFKC');
+        if (compat === '.' || compat === '..' || compat.includes('/') || compat.includes('\\')) {
+            return `${JSON.stringify(segment)} segment folds to ${JSON.stringify(compat)} under Unicode NFKC`;
+        }
+    }
+    return null;
+}
+/** Why `input` is not a valid repository-relative POSIX path, or null when it is. */
+function pathProblem(input) {
+    if (typeof input !== 'string') {
+        return `expected a string, got ${input === null ? 'null' : Array.isArray(input) ? 'array' : typeof input}`;
+    }
+    if (input === '')
+        return 'empty path';
+    // Printable ASCII (the common case) has no controls, invisibles or surrogates, and one byte per character.
+    const ascii = ASCII.test(input);
+    if (!ascii) {
+        if (LONE_SURROGATE.test(input))
+            return 'not well-formed Unicode (lone surrogate)';
+        const control = path_CONTROL.exec(input);
+        if (control)
+            return `control character ${codePoint(control[0])}`;
+        const invisible = INVISIBLE.exec(input);
+        if (invisible)
+            return `invisible character ${codePoint(invisible[0])}`;
+    }
+    if (input.length > MAX_PATH_BYTES || (!ascii && Buffer.byteLength(input, 'utf8') > MAX_PATH_BYTES)) {
+        return `longer than ${MAX_PATH_BYTES} bytes`;
+    }
+    if (input.includes('\\'))
+        return 'backslash (paths use "/" only)';
+    if (input.charCodeAt(0) === 0x2f)
+        return 'leading "/" (paths are relative to the repository root)';
+    for (const segment of input.split('/')) {
+        const problem = segmentProblem(segment, ascii);
+        if (problem)
+            return problem;
+    }
+    return null;
+}
+/** Strict repository-relative POSIX path validation: reject, never repair. */
+function validatePath(input) {
+    const reason = pathProblem(input);
+    return reason === null ? { ok: true, path: input } : { ok: false, reason };
+}
+
+;// CONCATENATED MODULE: ./src/policy/glob.ts
+
+
+/**
+ * The one set of picomatch options every decision uses.
+ * - `dot: true`: `*` and `**` match dot files and dot directories, as CODEOWNERS does (`src/**` covers
+ *   `src/.eslintrc`).
+ * - `nocase: false`: matching is case-sensitive, like git. (The protected set is matched separately and
+ *   case-insensitively.)
+ * - `windows: false`: POSIX paths; `/` is the only separator.
+ * - `nonegate: true`: a leading `!` never inverts a glob (validation rejects it anyway).
+ * - `noextglob: true`: `@(a|b)`, `+(x)` and friends are not special.
+ * - `posix: true`: POSIX character classes such as `[[:alpha:]]` work inside brackets.
+ * - no `basename`/`matchBase`: `*.md` matches at the root only; write `**\/*.md` for any depth.
+ * Braces (`{src,test}/**`) and brackets (`[abc]`) keep their usual meaning.
+ */
+const GLOB_OPTIONS = Object.freeze({
+    dot: true,
+    nocase: false,
+    windows: false,
+    nonegate: true,
+    noextglob: true,
+    posix: true,
+    basename: false,
+    contains: false,
+});
+// eslint-disable-next-line no-control-regex
+const CONTROL_OR_INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|\p{Default_Ignorable_Code_Point}/u;
+const LITERAL_PARENS = /\[\(\]|\[\)\]/g;
+const NEVER_MATCHES = '$^';
+const GLOB_SYNTAX = /[*?[\]{}]/;
+function compileGlob(glob) {
+    return picomatch_default().makeRe(glob, GLOB_OPTIONS);
+}
+/** Why `glob` cannot be used in perimeters.yml (it is malformed or could never match a valid path), or null. */
+function globProblem(glob) {
+    if (glob === '')
+        return 'empty glob';
+    if (glob.trim() !== glob)
+        return 'leading or trailing whitespace';
+    if (Buffer.byteLength(glob, 'utf8') > MAX_PATH_BYTES)
+        return `longer than ${MAX_PATH_BYTES} bytes`;
+    if (CONTROL_OR_INVISIBLE.test(glob))
+        return 'control or invisible character';
+    if (glob.startsWith('!'))
+        return 'negation ("!") is not supported: perimeters only grant, list what is allowed';
+    if (glob.startsWith('/'))
+        return 'leading "/": globs are relative to the repository root';
+    if (glob.includes('\\'))
+        return 'backslash: paths never contain one; write "[*]" to match a special character literally';
+    if (glob.replace(LITERAL_PARENS, '').search(/[()]/) !== -1) {
+        return 'parentheses: picomatch reads "(...)" as a group; write "[(]" or "[)]" to match one literally';
+    }
+    for (const segment of glob.split('/')) {
+        if (segment === '')
+            return 'empty segment ("//" or a trailing "/"; write "dir/**" for a directory)';
+        if (segment === '.' || segment === '..')
+            return `"${segment}" segment can never match a valid path`;
+        if (isDotGitSegment(segment))
+            return `${JSON.stringify(segment)} segment can never match: .git paths are always refused`;
+        const problem = GLOB_SYNTAX.test(segment) ? null : pathProblem(segment);
+        if (problem !== null)
+            return `segment ${JSON.stringify(segment)} can never match a valid path: ${problem}`;
+    }
+    let source;
+    try {
+        source = compileGlob(glob).source;
+    }
+    catch (error) {
+        return `cannot compile: ${error.message}`;
+    }
+    if (source === NEVER_MATCHES)
+        return 'can never match anything (unbalanced brace or bracket?)';
+    return null;
+}
+/** Why a `branches` glob is unusable, or null. Branch names follow git's ref rules, not path rules. */
+function branchGlobProblem(glob) {
+    if (glob === '')
+        return 'empty glob';
+    if (glob.trim() !== glob || /\s/.test(glob))
+        return 'whitespace: branch names never contain any';
+    if (CONTROL_OR_INVISIBLE.test(glob))
+        return 'control or invisible character';
+    if (glob.startsWith('!'))
+        return 'negation ("!") is not supported';
+    if (glob.startsWith('/') || glob.startsWith('refs/'))
+        return 'give the branch name without "refs/heads/" or a leading "/"';
+    if (glob.includes('\\'))
+        return 'backslash: branch names never contain one';
+    if (glob.includes('..') || glob.includes('//') || glob.endsWith('/'))
+        return 'can never match a valid branch name';
+    try {
+        if (compileGlob(glob).source === NEVER_MATCHES)
+            return 'can never match anything (unbalanced brace or bracket?)';
+    }
+    catch (error) {
+        return `cannot compile: ${error.message}`;
+    }
+    return null;
+}
+/** Compiles validated globs once; `find` reports which one matched. */
+function compileGlobList(globs) {
+    const compiled = globs.map((glob) => ({ glob, re: compileGlob(glob) }));
+    const union = compiled.length > 0 ? new RegExp(compiled.map((c) => `(?:${c.re.source})`).join('|')) : null;
+    return {
+        globs: [...globs],
+        find(path) {
+            if (union === null || !union.test(path))
+                return null;
+            for (const { glob, re } of compiled)
+                if (re.test(path))
+                    return glob;
+            return null;
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/policy/protected.ts
+
+/**
+ * The built-in protected set: never writable unless a perimeter names the path in `allow-protected`.
+ * Each entry is a run of path segments matched at any depth, after folding case, Unicode compatibility
+ * forms (NFKC, which also unifies NFC and NFD) and trailing dots and spaces, so `.GitHub/`, `ＣＬＡＵＤＥ.md`
+ * and a decomposed `é` land where a case-insensitive checkout would put them. A directory entry also
+ * matches a file of that name.
+ */
+const PROTECTED_ENTRIES = Object.freeze([
+    '.github/**',
+    'CODEOWNERS',
+    '.gitmodules',
+    '.gitattributes',
+    'AGENTS.md',
+    'AGENTS.override.md',
+    'CLAUDE.md',
+    'CLAUDE.local.md',
+    'GEMINI.md',
+    '.claude/**',
+    '.codex/**',
+    '.cursor/**',
+    '.cursorrules',
+    '.gemini/**',
+    '.windsurf/**',
+    '.windsurfrules',
+    '.mcp.json',
+    '.vscode/mcp.json',
+]);
+const DEFAULT_CONFIG_FILE = 'perimeters.yml';
+const protected_ASCII = /^[\x20-\x7e]*$/;
+function toEntry(rule) {
+    const segments = rule
+        .replace(/\/\*\*$/, '')
+        .split('/')
+        .filter((s) => s !== '' && s !== '.')
+        .map(foldSegment);
+    return { rule, segments };
+}
+function protected_escape(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+const BUILT_IN = PROTECTED_ENTRIES.map(toEntry);
+const cache = new Map();
+function entriesFor(configFile) {
+    let entries = cache.get(configFile);
+    if (!entries) {
+        const list = [toEntry(configFile), ...BUILT_IN].filter((e) => e.segments.length > 0);
+        const firsts = [...new Set(list.map((e) => protected_escape(e.segments[0])))];
+        const prefilter = new RegExp(`(?:^|/)(?:${firsts.join('|')})[. ]*(?:/|$)`, 'i');
+        entries = { list, prefilter };
+        if (cache.size > 16)
+            cache.clear();
+        cache.set(configFile, entries);
+    }
+    return entries;
+}
+function containsRun(haystack, needle) {
+    outer: for (let i = 0; i + needle.length <= haystack.length; i++) {
+        for (let j = 0; j < needle.length; j++)
+            if (haystack[i + j] !== needle[j])
+                continue outer;
+        return true;
+    }
+    return false;
+}
+/** The protected-set entry matching this (validated) path, or null. Case/Unicode-NF insensitive, any depth. */
+function protected_protectedRule(path, configFile = DEFAULT_CONFIG_FILE) {
+    const entries = entriesFor(configFile);
+    if (protected_ASCII.test(path) && !entries.prefilter.test(path))
+        return null;
+    const segments = path.split('/').map(foldSegment);
+    for (const entry of entries.list) {
+        if (containsRun(segments, entry.segments))
+            return entry.rule;
+    }
+    return null;
+}
+
+;// CONCATENATED MODULE: ./src/policy/tools.ts
+/**
+ * The agent-safe tool catalogue. Repository and branch are fixed by the endpoint, so no tool takes an
+ * owner, repo, ref or branch; branch listing and cross-branch compare are deliberately absent.
+ */
+const TOOL_NAMES = [
+    'get_tree',
+    'get_file',
+    'get_files',
+    'push_files',
+    'list_commits',
+    'get_commit',
+];
+function isToolName(value) {
+    return typeof value === 'string' && TOOL_NAMES.includes(value);
+}
+
+;// CONCATENATED MODULE: ./src/policy/yaml-checker.ts
+
+/** Walks a parsed YAML document and collects positioned problems. */
+class Checker {
+    file;
+    doc;
+    lines;
+    problems = [];
+    constructor(file, doc, lines) {
+        this.file = file;
+        this.doc = doc;
+        this.lines = lines;
+    }
+    report(at, key, message) {
+        const offset = typeof at === 'number' ? at : (at?.range?.[0] ?? 0);
+        const { line, col } = this.lines.linePos(offset);
+        this.problems.push({ file: this.file, line, column: col, key, message });
+    }
+    resolve(node) {
+        if (node === null || node === undefined)
+            return null;
+        if ((0,dist/* isAlias */.Vj)(node))
+            return node.resolve(this.doc) ?? null;
+        return node;
+    }
+    /** The entries of a mapping, reporting duplicate, empty and non-scalar keys. */
+    entries(map, where) {
+        if (!(0,dist/* isMap */.jh)(map))
+            return [];
+        const seen = new Set();
+        const entries = [];
+        for (const pair of map.items) {
+            const keyNode = this.resolve(pair.key);
+            const at = keyNode ?? map;
+            if (!(0,dist/* isScalar */.jn)(keyNode) ||
+                keyNode.value === null ||
+                keyNode.value === '' ||
+                typeof keyNode.value === 'object') {
+                this.report(at, where || '(document)', 'expected a plain key');
+                continue;
+            }
+            const key = String(keyNode.value);
+            const path = join(where, key);
+            if (seen.has(key)) {
+                this.report(keyNode, path, 'duplicate key');
+                continue;
+            }
+            seen.add(key);
+            entries.push({ key, keyNode, value: this.resolve(pair.value) });
+        }
+        return entries;
+    }
+    expectMap(node, at, key) {
+        if ((0,dist/* isMap */.jh)(node))
+            return true;
+        this.report(valueAt(node, at), key, `expected a mapping, got ${describe(node)}`);
+        return false;
+    }
+    stringList(entry, where, check) {
+        const key = join(where, entry.key);
+        const node = entry.value;
+        if (!(0,dist/* isSeq */.oP)(node)) {
+            const hint = (0,dist/* isScalar */.jn)(node) && typeof node.value === 'string'
+                ? `; write it as a list: [${JSON.stringify(node.value)}]`
+                : '';
+            this.report(valueAt(node, entry.keyNode), key, `expected a list, got ${describe(node)}${hint}`);
+            return null;
+        }
+        const values = [];
+        let ok = true;
+        node.items.forEach((raw, index) => {
+            const item = this.resolve(raw);
+            const itemKey = `${key}[${index}]`;
+            if (item === null && (0,dist/* isAlias */.Vj)(raw)) {
+                const glob = JSON.stringify(`*${raw.source}`);
+                this.report(raw, itemKey, `unknown alias *${raw.source}; quote a glob that starts with "*": ${glob}`);
+                ok = false;
+                return;
+            }
+            if (!(0,dist/* isScalar */.jn)(item) || typeof item.value !== 'string') {
+                this.report(valueAt(item, node), itemKey, `expected a string, got ${describe(item)}`);
+                ok = false;
+                return;
+            }
+            const problem = check(item.value);
+            if (problem !== null) {
+                this.report(item, itemKey, `${JSON.stringify(item.value)}: ${problem}`);
+                ok = false;
+            }
+            else if (values.includes(item.value)) {
+                this.report(item, itemKey, `${JSON.stringify(item.value)}: listed twice`);
+                ok = false;
+            }
+            values.push(item.value);
+        });
+        return ok ? values : null;
+    }
+}
+function join(where, key) {
+    return where === '' ? key : `${where}.${key}`;
+}
+function valueAt(node, fallback) {
+    return node?.range ? node : fallback;
+}
+function describe(node) {
+    if (node === null)
+        return 'nothing';
+    if ((0,dist/* isMap */.jh)(node))
+        return 'a mapping';
+    if ((0,dist/* isSeq */.oP)(node))
+        return 'a list';
+    if ((0,dist/* isScalar */.jn)(node)) {
+        const value = node.value;
+        if (value === null)
+            return 'null';
+        if (typeof value === 'string')
+            return `string ${JSON.stringify(value)}`;
+        return `${typeof value} ${String(value)}`;
+    }
+    return 'an unsupported node';
+}
+
+;// CONCATENATED MODULE: ./src/policy/config.ts
+
+
+
+
+
+
+
+const TOP_KEYS = ['version', 'perimeters'];
+const PERIMETER_KEYS = [
+    'description',
+    'tools',
+    'read',
+    'write',
+    'branches',
+    'allow-protected',
+    'allow-credential-files',
+    'allow-secrets-in',
+    'limits',
+];
+const GLOB_FIELDS = {
+    read: 'read',
+    write: 'write',
+    'allow-protected': 'allowProtected',
+    'allow-credential-files': 'allowCredentialFiles',
+    'allow-secrets-in': 'allowSecretsIn',
+};
+const LIMIT_KEYS = {
+    'files-per-push': 'filesPerPush',
+    'bytes-per-file': 'bytesPerFile',
+    'bytes-per-push': 'bytesPerPush',
+};
+function positiveInteger(c, entry, key, max) {
+    const node = entry.value;
+    const value = (0,dist/* isScalar */.jn)(node) ? node.value : undefined;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+        c.report(valueAt(node, entry.keyNode), key, `expected a positive integer, got ${describe(node)}`);
+        return null;
+    }
+    if (value > max) {
+        c.report(node, key, `${value} is above the maximum of ${max}`);
+        return null;
+    }
+    return value;
+}
+function parseLimits(c, entry, where) {
+    const key = join(where, 'limits');
+    if (!c.expectMap(entry.value, entry.keyNode, key))
+        return null;
+    const limits = { ...DEFAULT_LIMITS };
+    let ok = true;
+    for (const item of c.entries(entry.value, key)) {
+        const field = LIMIT_KEYS[item.key];
+        if (field === undefined) {
+            c.report(item.keyNode, join(key, item.key), `unknown key; expected one of ${Object.keys(LIMIT_KEYS).join(', ')}`);
+            ok = false;
+            continue;
+        }
+        const max = field === 'bytesPerFile' ? MAX_BYTES_PER_FILE : Number.MAX_SAFE_INTEGER;
+        const value = positiveInteger(c, item, join(key, item.key), max);
+        if (value === null)
+            ok = false;
+        else
+            limits[field] = value;
+    }
+    return ok ? limits : null;
+}
+function parsePerimeter(c, entry) {
+    const where = `perimeters.${entry.key}`;
+    let ok = true;
+    const nameProblem = perimeterNameProblem(entry.key);
+    if (nameProblem) {
+        c.report(entry.keyNode, where, nameProblem);
+        ok = false;
+    }
+    if (!c.expectMap(entry.value, entry.keyNode, where))
+        return null;
+    const spec = {
+        name: entry.key,
+        tools: [...TOOL_NAMES],
+        read: [],
+        write: [],
+        branches: null,
+        allowProtected: [],
+        limits: { ...DEFAULT_LIMITS },
+        allowCredentialFiles: [],
+        allowSecretsIn: [],
+    };
+    for (const item of c.entries(entry.value, where)) {
+        const key = join(where, item.key);
+        const globField = GLOB_FIELDS[item.key];
+        if (globField !== undefined) {
+            const globs = c.stringList(item, where, globProblem);
+            if (globs === null)
+                ok = false;
+            else
+                spec[globField] = globs;
+        }
+        else if (item.key === 'description') {
+            if ((0,dist/* isScalar */.jn)(item.value) && typeof item.value.value === 'string')
+                spec.description = item.value.value;
+            else {
+                c.report(valueAt(item.value, item.keyNode), key, `expected a string, got ${describe(item.value)}`);
+                ok = false;
+            }
+        }
+        else if (item.key === 'tools') {
+            const tools = c.stringList(item, where, (tool) => isToolName(tool) ? null : `unknown tool; expected one of ${TOOL_NAMES.join(', ')}`);
+            if (tools !== null && tools.length === 0)
+                c.report(item.value, key, 'empty list; omit the key to allow every tool');
+            if (tools === null || tools.length === 0)
+                ok = false;
+            else
+                spec.tools = tools;
+        }
+        else if (item.key === 'branches') {
+            const branches = c.stringList(item, where, branchGlobProblem);
+            if (branches !== null && branches.length === 0)
+                c.report(item.value, key, 'empty list; omit the key to allow any branch');
+            if (branches === null || branches.length === 0)
+                ok = false;
+            else
+                spec.branches = branches;
+        }
+        else if (item.key === 'limits') {
+            const limits = parseLimits(c, item, where);
+            if (limits === null)
+                ok = false;
+            else
+                spec.limits = limits;
+        }
+        else {
+            const hint = item.key === '<<' ? ' (YAML merge keys are not supported; repeat the lists or use aliases)' : '';
+            c.report(item.keyNode, key, `unknown key${hint}; expected one of ${PERIMETER_KEYS.join(', ')}`);
+            ok = false;
+        }
+    }
+    return ok ? spec : null;
+}
+/** Parses and validates perimeters.yml text; reports every problem at once. Throws ConfigError. */
+function parseConfig(text, file = DEFAULT_CONFIG_FILE) {
+    const lines = new dist/* LineCounter */.HN();
+    const doc = (0,dist/* parseDocument */.Tp)(text, {
+        lineCounter: lines,
+        uniqueKeys: false,
+        prettyErrors: false,
+        strict: true,
+    });
+    const c = new Checker(file, doc, lines);
+    for (const issue of [...doc.errors, ...doc.warnings]) {
+        c.report(issue.pos[0], 'yaml', issue.message.split('\n')[0]);
+    }
+    if (c.problems.length > 0)
+        throw new ConfigError(c.problems);
+    const root = c.resolve(doc.contents);
+    if (root === null || ((0,dist/* isScalar */.jn)(root) && root.value === null)) {
+        c.report(0, 'version', 'missing; the file is empty (start with "version: 1")');
+        throw new ConfigError(c.problems);
+    }
+    if (!c.expectMap(root, null, '(document)'))
+        throw new ConfigError(c.problems);
+    const entries = c.entries(root, '');
+    const perimeters = [];
+    let version;
+    let perimetersEntry;
+    for (const entry of entries) {
+        if (entry.key === 'version')
+            version = entry;
+        else if (entry.key === 'perimeters')
+            perimetersEntry = entry;
+        else
+            c.report(entry.keyNode, entry.key, `unknown key; expected one of ${TOP_KEYS.join(', ')}`);
+    }
+    if (version === undefined) {
+        c.report(root, 'version', 'missing; add "version: 1"');
+    }
+    else {
+        const value = (0,dist/* isScalar */.jn)(version.value) ? version.value.value : undefined;
+        if (typeof value !== 'number') {
+            c.report(valueAt(version.value, version.keyNode), 'version', `expected the number 1, got ${describe(version.value)}`);
+        }
+        else if (value !== 1) {
+            c.report(version.value, 'version', `unsupported version ${value}; this Perimeter reads version 1`);
+        }
+    }
+    if (perimetersEntry === undefined) {
+        c.report(root, 'perimeters', 'missing; define at least one perimeter');
+    }
+    else if (c.expectMap(perimetersEntry.value, perimetersEntry.keyNode, 'perimeters')) {
+        const items = c.entries(perimetersEntry.value, 'perimeters');
+        if (items.length === 0 && c.problems.length === 0) {
+            c.report(perimetersEntry.value, 'perimeters', 'empty; define at least one perimeter');
+        }
+        for (const item of items) {
+            const spec = parsePerimeter(c, item);
+            if (spec !== null)
+                perimeters.push(spec);
+        }
+    }
+    if (c.problems.length > 0) {
+        c.problems.sort((a, b) => a.line - b.line || a.column - b.column);
+        throw new ConfigError(c.problems);
+    }
+    return { version: 1, file, perimeters };
+}
+
+;// CONCATENATED MODULE: ./src/policy/credentials.ts
+
+/**
+ * Files that usually hold credentials. Matched on the file name alone, at any depth, case- and
+ * Unicode-insensitively (see foldSegment). Rules are shown to users as written here.
+ */
+const EXACT_NAMES = [
+    '.env',
+    '.netrc',
+    '_netrc',
+    '.pgpass',
+    '.pypirc',
+    '.npmrc',
+    '.git-credentials',
+    'id_rsa',
+    'id_dsa',
+    'id_ecdsa',
+    'id_ed25519',
+    'id_ecdsa_sk',
+    'id_ed25519_sk',
+];
+const SUFFIXES = [
+    '.pem',
+    '.key',
+    '.p12',
+    '.pfx',
+    '.jks',
+    '.keystore',
+    '.kdbx',
+    '.ppk',
+    '.tfstate',
+    '.tfstate.backup',
+];
+const ENV_TEMPLATES = new Set(['.env.example', '.env.sample', '.env.template']);
+const CREDENTIAL_FILE_RULES = Object.freeze([
+    ...EXACT_NAMES,
+    '.env.*',
+    ...SUFFIXES.map((suffix) => `*${suffix}`),
+]);
+const exact = new Set(EXACT_NAMES);
+const suffixes = new Set(SUFFIXES);
+/** The credential-file rule matching this path (`.env`, `*.pem`, `id_rsa`, ...), or null. */
+function credentialFileRule(path) {
+    const name = foldSegment(path.slice(path.lastIndexOf('/') + 1));
+    if (exact.has(name))
+        return name;
+    if (name.startsWith('.env.'))
+        return ENV_TEMPLATES.has(name) ? null : '.env.*';
+    const dot = name.lastIndexOf('.');
+    if (dot === -1)
+        return null;
+    const suffix = name.slice(dot);
+    if (suffixes.has(suffix))
+        return `*${suffix}`;
+    if (suffix === '.backup' && name.endsWith('.tfstate.backup'))
+        return '*.tfstate.backup';
+    return null;
+}
+
+;// CONCATENATED MODULE: ./src/policy/perimeter.ts
+
+
+
+
+
+
+/** A PerimeterSpec that cannot be compiled exactly (parseConfig never produces one). */
+class PerimeterSpecError extends Error {
+    perimeter;
+    problems;
+    code = 'invalid-perimeter';
+    constructor(perimeter, problems) {
+        super(`perimeter ${JSON.stringify(perimeter)} is invalid: ${problems.join('; ')}`);
+        this.perimeter = perimeter;
+        this.problems = problems;
+        this.name = 'PerimeterSpecError';
+    }
+}
+const GLOB_KEYS = [
+    ['read', 'read'],
+    ['write', 'write'],
+    ['allowProtected', 'allow-protected'],
+    ['allowCredentialFiles', 'allow-credential-files'],
+    ['allowSecretsIn', 'allow-secrets-in'],
+];
+function specProblems(spec) {
+    const problems = [];
+    const nameProblem = perimeterNameProblem(spec.name);
+    if (nameProblem)
+        problems.push(nameProblem);
+    for (const [field, key] of GLOB_KEYS) {
+        for (const glob of spec[field]) {
+            const problem = globProblem(glob);
+            if (problem)
+                problems.push(`${key}: ${JSON.stringify(glob)}: ${problem}`);
+        }
+    }
+    for (const glob of spec.branches ?? []) {
+        const problem = branchGlobProblem(glob);
+        if (problem)
+            problems.push(`branches: ${JSON.stringify(glob)}: ${problem}`);
+    }
+    for (const tool of spec.tools)
+        if (!isToolName(tool))
+            problems.push(`tools: unknown tool ${JSON.stringify(tool)}`);
+    return problems;
+}
+/**
+ * Compiles a perimeter's globs once. Throws when the spec is invalid (a spec from parseConfig never is):
+ * a perimeter that cannot be compiled exactly is not served at all.
+ */
+function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
+    const problems = specProblems(spec);
+    if (problems.length > 0) {
+        throw new PerimeterSpecError(spec.name, problems);
+    }
+    const read = compileGlobList(spec.read);
+    const write = compileGlobList(spec.write);
+    const allowProtected = compileGlobList(spec.allowProtected);
+    const allowCredentialFiles = compileGlobList(spec.allowCredentialFiles);
+    const branches = spec.branches === null ? null : compileGlobList(spec.branches);
+    const tools = new Set(spec.tools);
+    // canRead and canWrite usually see the same path back to back: remember the last valid one.
+    let lastValid = null;
+    const invalidRule = (path) => {
+        if (path === lastValid)
+            return null;
+        const problem = pathProblem(path);
+        if (problem !== null)
+            return `invalid path: ${problem}`;
+        lastValid = path;
+        return null;
+    };
+    const quoted = new Map([...spec.read, ...spec.write].map((glob) => [glob, JSON.stringify(glob)]));
+    const readRule = new Map(spec.read.map((glob) => [glob, `read glob ${quoted.get(glob)}`]));
+    const writeRule = new Map(spec.write.map((glob) => [glob, `write glob ${quoted.get(glob)}`]));
+    return {
+        name: spec.name,
+        spec,
+        tools,
+        canRead(path) {
+            const invalid = invalidRule(path);
+            if (invalid !== null)
+                return { allowed: false, rule: invalid };
+            const glob = read.find(path);
+            if (glob === null)
+                return { allowed: false, rule: 'no read glob matches' };
+            const credential = credentialFileRule(path);
+            if (credential !== null) {
+                const allowedBy = allowCredentialFiles.find(path);
+                if (allowedBy === null)
+                    return { allowed: false, rule: `credential file: ${credential}` };
+                return {
+                    allowed: true,
+                    rule: `read glob ${JSON.stringify(glob)}, allow-credential-files ${JSON.stringify(allowedBy)}`,
+                };
+            }
+            return { allowed: true, rule: readRule.get(glob) };
+        },
+        canWrite(path) {
+            const invalid = invalidRule(path);
+            if (invalid !== null)
+                return { allowed: false, rule: invalid };
+            const glob = write.find(path);
+            if (glob === null)
+                return { allowed: false, rule: 'no write glob matches' };
+            const protectedBy = protected_protectedRule(path, configFile);
+            if (protectedBy !== null) {
+                const allowedBy = allowProtected.find(path);
+                if (allowedBy === null)
+                    return { allowed: false, rule: `protected: ${protectedBy}` };
+                return {
+                    allowed: true,
+                    rule: `write glob ${JSON.stringify(glob)}, allow-protected ${JSON.stringify(allowedBy)}`,
+                };
+            }
+            return { allowed: true, rule: writeRule.get(glob) };
+        },
+        allowsBranch(branch) {
+            if (typeof branch !== 'string' || branch === '')
+                return false;
+            return branches === null || branches.find(branch) !== null;
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/policy/index.ts
+
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/verify/judge.ts
+
+const SYMLINK = '120000';
+const SUBMODULE = '160000';
+/** Refs created, moved or deleted between two snapshots, sorted by name. */
+function judge_compareSnapshots(start, end) {
+    const changes = [];
+    for (const ref of [...new Set([...Object.keys(start), ...Object.keys(end)])].sort()) {
+        const before = start[ref] ?? null;
+        const after = end[ref] ?? null;
+        if (before === after)
+            continue;
+        const kind = before === null ? 'created' : after === null ? 'deleted' : 'moved';
+        changes.push({ ref, kind, before, after });
+    }
+    return changes;
+}
+/** Whether some exposed perimeter bound to `branch` may write `path`, and the rule that decided. */
+function decideWrite(path, branch, perimeters) {
+    const bound = perimeters.filter((perimeter) => perimeter.allowsBranch(branch));
+    if (bound.length === 0) {
+        return { allowed: false, rule: `no exposed perimeter may work on branch "${branch}"` };
+    }
+    const refusals = [];
+    for (const perimeter of bound) {
+        const decision = perimeter.canWrite(path);
+        if (decision.allowed)
+            return { allowed: true, rule: `${perimeter.name}: ${decision.rule}`, perimeter: perimeter.name };
+        refusals.push(`${perimeter.name}: ${decision.rule}`);
+    }
+    const guarded = protectedRule(path);
+    if (guarded !== null && !refusals.some((refusal) => refusal.includes('protected'))) {
+        refusals.push(`protected: ${guarded}`);
+    }
+    return { allowed: false, rule: refusals.join('; ') };
+}
+function decideFile(change, branch, perimeters) {
+    if (change.problem !== undefined)
+        return { ...change, allowed: false, rule: `invalid path: ${change.problem}` };
+    const write = decideWrite(change.path, branch, perimeters);
+    const arrives = change.kind !== 'deleted';
+    // A retargeted symlink or submodule is as new as a fresh one: its target was not checked either.
+    if (arrives && change.newMode === SYMLINK)
+        return { ...change, allowed: false, rule: 'symlinks are never allowed' };
+    if (arrives && change.newMode === SUBMODULE)
+        return { ...change, allowed: false, rule: 'submodules are never allowed' };
+    return { ...change, ...write };
+}
+function fileViolation(file) {
+    const kind = file.newMode === SYMLINK && file.kind !== 'deleted'
+        ? 'symlink'
+        : file.newMode === SUBMODULE && file.kind !== 'deleted'
+            ? 'submodule'
+            : 'path';
+    const what = kind === 'path' ? `${file.kind} outside every perimeter` : `${kind} ${file.kind}`;
+    const when = file.transient ? ' by an intermediate commit' : '';
+    return { kind, path: file.path, message: `${file.path}: ${what}${when} (${file.rule})` };
+}
+function attribute(facts) {
+    const shas = facts.newCommits?.shas ?? [];
+    const complete = facts.newCommits?.complete ?? false;
+    if (!facts.ledger?.ok)
+        return { gateway: [], direct: [], unattributed: shas, complete };
+    const made = new Set(facts.ledger.commits);
+    return {
+        gateway: shas.filter((sha) => made.has(sha)),
+        direct: shas.filter((sha) => !made.has(sha)),
+        unattributed: [],
+        complete,
+    };
+}
+const judge_short = (sha) => (sha === null ? 'nothing' : sha.slice(0, 7));
+function judge_judge(facts) {
+    const branchRef = `refs/heads/${facts.branch}`;
+    const violations = [];
+    const unchecked = [...facts.unchecked];
+    const notes = [...facts.notes];
+    if (facts.startHead !== null && facts.endHead === null) {
+        violations.push({
+            kind: 'branch-deleted',
+            ref: branchRef,
+            message: `branch "${facts.branch}" was deleted during the job`,
+        });
+    }
+    if (facts.historyRewritten === true) {
+        violations.push({
+            kind: 'history',
+            ref: branchRef,
+            message: `history of "${facts.branch}" was rewritten: ${judge_short(facts.startHead)} is not an ancestor of ${judge_short(facts.endHead)}`,
+        });
+    }
+    const files = [
+        ...facts.changes.map((change) => decideFile(change, facts.branch, facts.perimeters)),
+        ...facts.intermediate.map((change) => ({
+            ...decideFile(change, facts.branch, facts.perimeters),
+            transient: true,
+        })),
+    ];
+    for (const file of files)
+        if (!file.allowed)
+            violations.push(fileViolation(file));
+    const refChanges = facts.refChanges.filter((change) => change.ref !== branchRef);
+    for (const change of refChanges) {
+        violations.push({
+            kind: 'ref',
+            ref: change.ref,
+            message: `${change.ref} was ${change.kind} during the job (${judge_short(change.before)} → ${judge_short(change.after)}); only "${facts.branch}" may change`,
+        });
+    }
+    if (facts.ledger === null)
+        unchecked.push('there is no gateway ledger, so commits could not be attributed');
+    else if (!facts.ledger.ok)
+        unchecked.push(`the gateway ledger is broken: ${facts.ledger.problem ?? 'unknown problem'}`);
+    const commits = attribute(facts);
+    if (facts.directPushes === 'deny') {
+        if (commits.direct.length > 0) {
+            violations.push({
+                kind: 'direct-push',
+                ref: branchRef,
+                message: `${commits.direct.length} commit(s) reached "${facts.branch}" without the gateway (direct-pushes: deny): ${commits.direct.map(judge_short).join(', ')}`,
+            });
+        }
+        if (facts.newCommits !== null && !commits.complete) {
+            unchecked.push('not every new commit could be listed, so direct pushes were not fully checked');
+        }
+    }
+    if (facts.newCommits === null && facts.endHead !== facts.startHead)
+        unchecked.push('the new commits could not be listed');
+    if (commits.direct.length > 0 && facts.directPushes === 'check') {
+        notes.push(`${commits.direct.length} commit(s) were pushed without the gateway (allowed by direct-pushes: check)`);
+    }
+    const state = violations.length > 0 ? 'failure' : unchecked.length > 0 ? 'error' : 'success';
+    return {
+        state,
+        branch: facts.branch,
+        startHead: facts.startHead,
+        endHead: facts.endHead,
+        baseline: facts.baseline,
+        files,
+        violations,
+        refChanges,
+        commits,
+        pushes: facts.pushes,
+        perPerimeter: facts.ledger?.perPerimeter ?? {},
+        unchecked,
+        notes,
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/verify/summary.ts
 /** GitHub accepts 1 MiB of job summary per step; stay clear of it. */
 const SUMMARY_BUDGET = (/* unused pure expression or super */ null && (900 * 1024));
@@ -45105,9 +46146,9 @@ function summary_renderSummary(verdict, headline) {
     }
     const perimeters = Object.entries(verdict.perPerimeter);
     if (perimeters.length > 0) {
-        tail.push('', '### Perimeters', '', '| Perimeter | Calls | Refusals |', '|---|---:|---:|');
+        tail.push('', '### Perimeters', '', '| Perimeter | Calls | Refusals | Secrets hidden | Credential writes refused |', '|---|---:|---:|---:|---:|');
         for (const [name, counts] of perimeters)
-            tail.push(`| ${code(name)} | ${counts.calls} | ${counts.refusals} |`);
+            tail.push(`| ${code(name)} | ${counts.calls} | ${counts.refusals} | ${counts.hidden ?? 0} | ${counts.credentialRefusals ?? 0} |`);
     }
     if (verdict.notes.length > 0)
         tail.push('', '### Notes', '', ...list(verdict.notes));
@@ -45224,7 +46265,7 @@ async function verifyJob(input) {
         changes: [],
         intermediate: [],
         refChanges: compareSnapshots(input.start, input.end),
-        newCommits: startHead === endHead ? { shas: [], complete: true } : null,
+        newCommits: startHead === endHead || endHead === null ? { shas: [], complete: true } : null,
         ledger: input.ledger,
         directPushes: input.directPushes,
         perimeters: input.perimeters,
@@ -45287,19 +46328,25 @@ async function examineBranch(input, facts, endHead) {
     }
     await examineCommits(input, facts, listed);
 }
-/** Each new commit on its own, for what the net diff hides; skipped (and said so) when that is not sound or cheap. */
+/**
+ * Each new commit on its own, for what the net change hides. The net change is always checked in full;
+ * commits the (intact) ledger shows the gateway made were checked path by path before they were written,
+ * so only the others are diffed here. Skipped, and said so, when that is not sound or not cheap.
+ */
 async function examineCommits(input, facts, listed) {
     const max = input.maxCommitDiffs ?? MAX_COMMIT_DIFFS;
-    if (listed.commits.length <= 1 && listed.complete)
+    const made = new Set(input.ledger?.ok ? input.ledger.commits : []);
+    const others = listed.commits.filter((commit) => !made.has(commit.sha));
+    if (others.length === 0 || (listed.commits.length <= 1 && listed.complete))
         return;
-    if (facts.historyRewritten || !listed.complete || listed.commits.length > max) {
+    if (facts.historyRewritten || !listed.complete || others.length > max) {
         facts.notes.push(facts.historyRewritten
             ? 'after the history rewrite only the net change was checked, not each commit'
-            : `only the net change was checked, not each of the ${listed.complete ? '' : 'more than '}${listed.commits.length} new commits`);
+            : `only the net change was checked, not each of the ${listed.complete ? '' : 'more than '}${others.length} commits pushed around the gateway`);
         return;
     }
     try {
-        facts.intermediate = await intermediateChanges(input.upstream, listed.commits, facts.changes);
+        facts.intermediate = await intermediateChanges(input.upstream, others, facts.changes);
     }
     catch (error) {
         facts.unchecked.push(`the changes of each new commit: ${reason(error)}`);
@@ -45330,6 +46377,16 @@ async function pushesFor(upstream, facts) {
 
 
 
+
+;// CONCATENATED MODULE: ./src/gateway/client-config.ts
+/** Claude Code's `--mcp-config` JSON (Copilot's agent reads the same shape): one HTTP server per endpoint. */
+function claudeMcpConfig(endpoints) {
+    const mcpServers = Object.fromEntries(Object.entries(endpoints).map(([name, { url, secret }]) => [
+        name,
+        { type: 'http', url, headers: { Authorization: `Bearer ${secret}` } },
+    ]));
+    return `${JSON.stringify({ mcpServers }, null, 2)}\n`;
+}
 
 ;// CONCATENATED MODULE: ./src/action/constants.ts
 /** Every name the runner sees: inputs, outputs, state keys and the status context. */
@@ -45389,6 +46446,7 @@ const constants_MAX_ANNOTATIONS = 10;
 
 
 
+
 /** `PERIMETER_TOKEN_TEST_AUTHOR` for `test-author`. */
 function variableName(kind, perimeter) {
     return `${ENV_PREFIX}_${kind}_${perimeter.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
@@ -45408,13 +46466,9 @@ function tokenVariables(names) {
     }
     return out;
 }
-/** Claude Code `--mcp-config` (and most MCP clients): one HTTP server per perimeter, secret in a header. */
+/** Claude Code `--mcp-config` (and most MCP clients): the same file `perimeter serve` writes. */
 function mcpConfigJson(endpoints) {
-    const mcpServers = {};
-    for (const e of endpoints) {
-        mcpServers[e.name] = { type: 'http', url: e.url, headers: { Authorization: `Bearer ${e.secret}` } };
-    }
-    return `${JSON.stringify({ mcpServers }, null, 2)}\n`;
+    return claudeMcpConfig(Object.fromEntries(endpoints.map((e) => [e.name, { url: e.url, secret: e.secret }])));
 }
 /** Codex config.toml tables; the secret stays in the environment variable it names. */
 function codexConfigToml(endpoints, variables) {
@@ -45434,810 +46488,8 @@ function writeClientConfigs(dir, endpoints, variables) {
     return { mcpConfig, codexConfig };
 }
 
-;// CONCATENATED MODULE: ./src/policy/spec.ts
-const DEFAULT_LIMITS = Object.freeze({
-    filesPerPush: 100,
-    bytesPerFile: 1_048_576,
-    bytesPerPush: 10_485_760,
-});
-/** GitHub refuses blobs over 100 MB; a larger per-file limit could never be honoured. */
-const MAX_BYTES_PER_FILE = 100 * 1024 * 1024;
-/** Perimeter names end up in URLs, status contexts and environment variable names. */
-const PERIMETER_NAME_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
-const PERIMETER_NAME_MAX_LENGTH = 63;
-function perimeterNameProblem(name) {
-    if (name.length > PERIMETER_NAME_MAX_LENGTH) {
-        return `name is ${name.length} characters long; at most ${PERIMETER_NAME_MAX_LENGTH} allowed`;
-    }
-    if (!PERIMETER_NAME_PATTERN.test(name)) {
-        return `invalid name ${JSON.stringify(name)}: expected lowercase letters, digits and single hyphens, starting with a letter (e.g. "test-author")`;
-    }
-    return null;
-}
-
-;// CONCATENATED MODULE: ./src/policy/config-error.ts
-function formatProblem(problem) {
-    return `${problem.file}:${problem.line}:${problem.column}: ${problem.key}: ${problem.message}`;
-}
-/** message = one line per problem: `file:line:column: key: message` */
-class ConfigError extends Error {
-    code = 'invalid-config';
-    problems;
-    constructor(problems) {
-        super(problems.map(formatProblem).join('\n'));
-        this.name = 'ConfigError';
-        this.problems = problems;
-    }
-}
-
-// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
-var dist = __nccwpck_require__(8815);
-// EXTERNAL MODULE: ./node_modules/picomatch/index.js
-var picomatch = __nccwpck_require__(4006);
-var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
-;// CONCATENATED MODULE: ./src/policy/path.ts
-const MAX_PATH_BYTES = 4096;
-const MAX_SEGMENT_BYTES = 255;
-// C0 controls, DEL, C1 controls and the Unicode line and paragraph separators.
-// eslint-disable-next-line no-control-regex
-const path_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-// Zero-width and other invisible code points; HFS+ ignores several of them in file names, so
-// ".gi\u200ct" would land on ".git" there.
-const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
-const ASCII = /^[\x20-\x7e]*$/;
-const LONE_SURROGATE = /\p{Surrogate}/u;
-function codePoint(char) {
-    return `U+${char.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
-}
-/**
- * Case- and compatibility-folded form of one path segment, the way a case-insensitive or
- * Windows file system would see it: NFKC, lower case, trailing dots and spaces removed.
- */
-function foldSegment(segment) {
-    const folded = ASCII.test(segment) ? segment.toLowerCase() : segment.normalize('NFKC').toLowerCase();
-    return folded.replace(/[. ]+$/, '');
-}
-const DOT_GIT = /^(?:\.git|git~1)[. ]*(?::.*)?$/;
-/** True for `.git` in any case or compatibility form, with trailing dots or spaces, as an NTFS stream or 8.3 name. */
-function isDotGitSegment(segment) {
-    const folded = ASCII.test(segment) ? segment.toLowerCase() : segment.normalize('NFKC').toLowerCase();
-    return DOT_GIT.test(folded);
-}
-function segmentProblem(segment) {
-    if (segment === '')
-        return 'empty segment ("//" or a trailing "/")';
-    if (segment === '.' || segment === '..')
-        return `"${segment}" segment`;
-    if (Buffer.byteLength(segment, 'utf8') > MAX_SEGMENT_BYTES) {
-        return `a segment is longer than ${MAX_SEGMENT_BYTES} bytes`;
-    }
-    if (isDotGitSegment(segment))
-        return `${JSON.stringify(segment)} segment: the git directory is off limits`;
-    if (!ASCII.test(segment)) {
-        const compat = segment.normalize('NFKC');
-        if (compat === '.' || compat === '..' || compat.includes('/') || compat.includes('\\')) {
-            return `${JSON.stringify(segment)} segment folds to ${JSON.stringify(compat)} under Unicode NFKC`;
-        }
-    }
-    return null;
-}
-/** Why `input` is not a valid repository-relative POSIX path, or null when it is. */
-function pathProblem(input) {
-    if (typeof input !== 'string') {
-        return `expected a string, got ${input === null ? 'null' : Array.isArray(input) ? 'array' : typeof input}`;
-    }
-    if (input === '')
-        return 'empty path';
-    if (LONE_SURROGATE.test(input))
-        return 'not well-formed Unicode (lone surrogate)';
-    if (input.length > MAX_PATH_BYTES || Buffer.byteLength(input, 'utf8') > MAX_PATH_BYTES) {
-        return `longer than ${MAX_PATH_BYTES} bytes`;
-    }
-    const control = path_CONTROL.exec(input);
-    if (control)
-        return `control character ${codePoint(control[0])}`;
-    const invisible = INVISIBLE.exec(input);
-    if (invisible)
-        return `invisible character ${codePoint(invisible[0])}`;
-    if (input.includes('\\'))
-        return 'backslash (paths use "/" only)';
-    if (input.startsWith('/'))
-        return 'leading "/" (paths are relative to the repository root)';
-    for (const segment of input.split('/')) {
-        const problem = segmentProblem(segment);
-        if (problem)
-            return problem;
-    }
-    return null;
-}
-/** Strict repository-relative POSIX path validation: reject, never repair. */
-function validatePath(input) {
-    const reason = pathProblem(input);
-    return reason === null ? { ok: true, path: input } : { ok: false, reason };
-}
-
-;// CONCATENATED MODULE: ./src/policy/glob.ts
-
-
-/**
- * The one set of picomatch options every decision uses.
- * - `dot: true`: `*` and `**` match dot files and dot directories, as CODEOWNERS does (`src/**` covers
- *   `src/.eslintrc`).
- * - `nocase: false`: matching is case-sensitive, like git. (The protected set is matched separately and
- *   case-insensitively.)
- * - `windows: false`: POSIX paths; `/` is the only separator.
- * - `nonegate: true`: a leading `!` never inverts a glob (validation rejects it anyway).
- * - `noextglob: true`: `@(a|b)`, `+(x)` and friends are not special.
- * - `posix: true`: POSIX character classes such as `[[:alpha:]]` work inside brackets.
- * - no `basename`/`matchBase`: `*.md` matches at the root only; write `**\/*.md` for any depth.
- * Braces (`{src,test}/**`) and brackets (`[abc]`) keep their usual meaning.
- */
-const GLOB_OPTIONS = Object.freeze({
-    dot: true,
-    nocase: false,
-    windows: false,
-    nonegate: true,
-    noextglob: true,
-    posix: true,
-    basename: false,
-    contains: false,
-});
-// eslint-disable-next-line no-control-regex
-const CONTROL_OR_INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|\p{Default_Ignorable_Code_Point}/u;
-const LITERAL_PARENS = /\[\(\]|\[\)\]/g;
-const NEVER_MATCHES = '$^';
-function compileGlob(glob) {
-    return picomatch_default().makeRe(glob, GLOB_OPTIONS);
-}
-/** Why `glob` cannot be used in perimeters.yml (it is malformed or could never match a valid path), or null. */
-function globProblem(glob) {
-    if (glob === '')
-        return 'empty glob';
-    if (glob.trim() !== glob)
-        return 'leading or trailing whitespace';
-    if (Buffer.byteLength(glob, 'utf8') > MAX_PATH_BYTES)
-        return `longer than ${MAX_PATH_BYTES} bytes`;
-    if (CONTROL_OR_INVISIBLE.test(glob))
-        return 'control or invisible character';
-    if (glob.startsWith('!'))
-        return 'negation ("!") is not supported: perimeters only grant, list what is allowed';
-    if (glob.startsWith('/'))
-        return 'leading "/": globs are relative to the repository root';
-    if (glob.includes('\\'))
-        return 'backslash: paths never contain one; write "[*]" to match a special character literally';
-    if (glob.replace(LITERAL_PARENS, '').search(/[()]/) !== -1) {
-        return 'parentheses: picomatch reads "(...)" as a group; write "[(]" or "[)]" to match one literally';
-    }
-    for (const segment of glob.split('/')) {
-        if (segment === '')
-            return 'empty segment ("//" or a trailing "/"; write "dir/**" for a directory)';
-        if (segment === '.' || segment === '..')
-            return `"${segment}" segment can never match a valid path`;
-        if (isDotGitSegment(segment))
-            return `${JSON.stringify(segment)} segment can never match: .git paths are always refused`;
-    }
-    let source;
-    try {
-        source = compileGlob(glob).source;
-    }
-    catch (error) {
-        return `cannot compile: ${error.message}`;
-    }
-    if (source === NEVER_MATCHES)
-        return 'can never match anything (unbalanced brace or bracket?)';
-    return null;
-}
-/** Why a `branches` glob is unusable, or null. Branch names follow git's ref rules, not path rules. */
-function branchGlobProblem(glob) {
-    if (glob === '')
-        return 'empty glob';
-    if (glob.trim() !== glob || /\s/.test(glob))
-        return 'whitespace: branch names never contain any';
-    if (CONTROL_OR_INVISIBLE.test(glob))
-        return 'control or invisible character';
-    if (glob.startsWith('!'))
-        return 'negation ("!") is not supported';
-    if (glob.startsWith('/') || glob.startsWith('refs/'))
-        return 'give the branch name without "refs/heads/" or a leading "/"';
-    if (glob.includes('\\'))
-        return 'backslash: branch names never contain one';
-    if (glob.includes('..') || glob.includes('//') || glob.endsWith('/'))
-        return 'can never match a valid branch name';
-    try {
-        if (compileGlob(glob).source === NEVER_MATCHES)
-            return 'can never match anything (unbalanced brace or bracket?)';
-    }
-    catch (error) {
-        return `cannot compile: ${error.message}`;
-    }
-    return null;
-}
-/** Compiles validated globs once; `find` reports which one matched. */
-function compileGlobList(globs) {
-    const compiled = globs.map((glob) => ({ glob, re: compileGlob(glob) }));
-    const union = compiled.length > 0 ? new RegExp(compiled.map((c) => `(?:${c.re.source})`).join('|')) : null;
-    return {
-        globs: [...globs],
-        find(path) {
-            if (union === null || !union.test(path))
-                return null;
-            for (const { glob, re } of compiled)
-                if (re.test(path))
-                    return glob;
-            return null;
-        },
-    };
-}
-
-;// CONCATENATED MODULE: ./src/policy/protected.ts
-
-/**
- * The built-in protected set: never writable unless a perimeter names the path in `allow-protected`.
- * Each entry is a run of path segments matched at any depth, after folding case, Unicode compatibility
- * forms (NFKC, which also unifies NFC and NFD) and trailing dots and spaces, so `.GitHub/`, `ＣＬＡＵＤＥ.md`
- * and a decomposed `é` land where a case-insensitive checkout would put them. A directory entry also
- * matches a file of that name.
- */
-const PROTECTED_ENTRIES = Object.freeze([
-    '.github/**',
-    'CODEOWNERS',
-    '.gitmodules',
-    '.gitattributes',
-    'AGENTS.md',
-    'AGENTS.override.md',
-    'CLAUDE.md',
-    'CLAUDE.local.md',
-    'GEMINI.md',
-    '.claude/**',
-    '.codex/**',
-    '.cursor/**',
-    '.cursorrules',
-    '.gemini/**',
-    '.windsurf/**',
-    '.windsurfrules',
-    '.mcp.json',
-    '.vscode/mcp.json',
-]);
-const DEFAULT_CONFIG_FILE = 'perimeters.yml';
-function toEntry(rule) {
-    const segments = rule
-        .replace(/\/\*\*$/, '')
-        .split('/')
-        .filter((s) => s !== '')
-        .map(foldSegment);
-    return { rule, segments };
-}
-const BUILT_IN = PROTECTED_ENTRIES.map(toEntry);
-const cache = new Map();
-function entriesFor(configFile) {
-    let entries = cache.get(configFile);
-    if (!entries) {
-        entries = [toEntry(configFile), ...BUILT_IN].filter((e) => e.segments.length > 0);
-        if (cache.size > 16)
-            cache.clear();
-        cache.set(configFile, entries);
-    }
-    return entries;
-}
-function containsRun(haystack, needle) {
-    outer: for (let i = 0; i + needle.length <= haystack.length; i++) {
-        for (let j = 0; j < needle.length; j++)
-            if (haystack[i + j] !== needle[j])
-                continue outer;
-        return true;
-    }
-    return false;
-}
-/** The protected-set entry matching this (validated) path, or null. Case/Unicode-NF insensitive, any depth. */
-function protectedRule(path, configFile = DEFAULT_CONFIG_FILE) {
-    const segments = path.split('/').map(foldSegment);
-    for (const entry of entriesFor(configFile)) {
-        if (containsRun(segments, entry.segments))
-            return entry.rule;
-    }
-    return null;
-}
-
-;// CONCATENATED MODULE: ./src/policy/tools.ts
-/**
- * The agent-safe tool catalogue. Repository and branch are fixed by the endpoint, so no tool takes an
- * owner, repo, ref or branch; branch listing and cross-branch compare are deliberately absent.
- */
-const TOOL_NAMES = [
-    'get_tree',
-    'get_file',
-    'get_files',
-    'push_files',
-    'list_commits',
-    'get_commit',
-];
-function isToolName(value) {
-    return typeof value === 'string' && TOOL_NAMES.includes(value);
-}
-
-;// CONCATENATED MODULE: ./src/policy/config.ts
-
-
-
-
-
-
-const TOP_KEYS = ['version', 'perimeters'];
-const PERIMETER_KEYS = [
-    'description',
-    'tools',
-    'read',
-    'write',
-    'branches',
-    'allow-protected',
-    'allow-credential-files',
-    'allow-secrets-in',
-    'limits',
-];
-const GLOB_FIELDS = {
-    read: 'read',
-    write: 'write',
-    'allow-protected': 'allowProtected',
-    'allow-credential-files': 'allowCredentialFiles',
-    'allow-secrets-in': 'allowSecretsIn',
-};
-const LIMIT_KEYS = {
-    'files-per-push': 'filesPerPush',
-    'bytes-per-file': 'bytesPerFile',
-    'bytes-per-push': 'bytesPerPush',
-};
-class Checker {
-    file;
-    doc;
-    lines;
-    problems = [];
-    constructor(file, doc, lines) {
-        this.file = file;
-        this.doc = doc;
-        this.lines = lines;
-    }
-    report(at, key, message) {
-        const offset = typeof at === 'number' ? at : (at?.range?.[0] ?? 0);
-        const { line, col } = this.lines.linePos(offset);
-        this.problems.push({ file: this.file, line, column: col, key, message });
-    }
-    resolve(node) {
-        if (node === null || node === undefined)
-            return null;
-        if ((0,dist/* isAlias */.Vj)(node))
-            return node.resolve(this.doc) ?? null;
-        return node;
-    }
-    /** The entries of a mapping, reporting duplicate, empty and non-scalar keys. */
-    entries(map, where) {
-        if (!(0,dist/* isMap */.jh)(map))
-            return [];
-        const seen = new Set();
-        const entries = [];
-        for (const pair of map.items) {
-            const keyNode = this.resolve(pair.key);
-            const at = keyNode ?? map;
-            if (!(0,dist/* isScalar */.jn)(keyNode) ||
-                keyNode.value === null ||
-                keyNode.value === '' ||
-                typeof keyNode.value === 'object') {
-                this.report(at, where || '(document)', 'expected a plain key');
-                continue;
-            }
-            const key = String(keyNode.value);
-            const path = join(where, key);
-            if (seen.has(key)) {
-                this.report(keyNode, path, 'duplicate key');
-                continue;
-            }
-            seen.add(key);
-            entries.push({ key, keyNode, value: this.resolve(pair.value), pair: pair });
-        }
-        return entries;
-    }
-    expectMap(node, at, key) {
-        if ((0,dist/* isMap */.jh)(node))
-            return true;
-        this.report(valueAt(node, at), key, `expected a mapping, got ${describe(node)}`);
-        return false;
-    }
-    stringList(entry, where, check) {
-        const key = join(where, entry.key);
-        const node = entry.value;
-        if (!(0,dist/* isSeq */.oP)(node)) {
-            const hint = (0,dist/* isScalar */.jn)(node) && typeof node.value === 'string'
-                ? `; write it as a list: [${JSON.stringify(node.value)}]`
-                : '';
-            this.report(valueAt(node, entry.keyNode), key, `expected a list, got ${describe(node)}${hint}`);
-            return null;
-        }
-        const values = [];
-        let ok = true;
-        node.items.forEach((raw, index) => {
-            const item = this.resolve(raw);
-            const itemKey = `${key}[${index}]`;
-            if (!(0,dist/* isScalar */.jn)(item) || typeof item.value !== 'string') {
-                this.report(valueAt(item, node), itemKey, `expected a string, got ${describe(item)}`);
-                ok = false;
-                return;
-            }
-            const problem = check(item.value);
-            if (problem !== null) {
-                this.report(item, itemKey, `${JSON.stringify(item.value)}: ${problem}`);
-                ok = false;
-            }
-            else if (values.includes(item.value)) {
-                this.report(item, itemKey, `${JSON.stringify(item.value)}: listed twice`);
-                ok = false;
-            }
-            values.push(item.value);
-        });
-        return ok ? values : null;
-    }
-}
-function join(where, key) {
-    return where === '' ? key : `${where}.${key}`;
-}
-function valueAt(node, fallback) {
-    return node?.range ? node : fallback;
-}
-function describe(node) {
-    if (node === null)
-        return 'nothing';
-    if ((0,dist/* isMap */.jh)(node))
-        return 'a mapping';
-    if ((0,dist/* isSeq */.oP)(node))
-        return 'a list';
-    if ((0,dist/* isScalar */.jn)(node)) {
-        const value = node.value;
-        if (value === null)
-            return 'null';
-        if (typeof value === 'string')
-            return `string ${JSON.stringify(value)}`;
-        return `${typeof value} ${String(value)}`;
-    }
-    return 'an unsupported node';
-}
-function positiveInteger(c, entry, key, max) {
-    const node = entry.value;
-    const value = (0,dist/* isScalar */.jn)(node) ? node.value : undefined;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-        c.report(valueAt(node, entry.keyNode), key, `expected a positive integer, got ${describe(node)}`);
-        return null;
-    }
-    if (value > max) {
-        c.report(node, key, `${value} is above the maximum of ${max}`);
-        return null;
-    }
-    return value;
-}
-function parseLimits(c, entry, where) {
-    const key = join(where, 'limits');
-    if (!c.expectMap(entry.value, entry.keyNode, key))
-        return null;
-    const limits = { ...DEFAULT_LIMITS };
-    let ok = true;
-    for (const item of c.entries(entry.value, key)) {
-        const field = LIMIT_KEYS[item.key];
-        if (field === undefined) {
-            c.report(item.keyNode, join(key, item.key), `unknown key; expected one of ${Object.keys(LIMIT_KEYS).join(', ')}`);
-            ok = false;
-            continue;
-        }
-        const max = field === 'bytesPerFile' ? MAX_BYTES_PER_FILE : Number.MAX_SAFE_INTEGER;
-        const value = positiveInteger(c, item, join(key, item.key), max);
-        if (value === null)
-            ok = false;
-        else
-            limits[field] = value;
-    }
-    return ok ? limits : null;
-}
-function parsePerimeter(c, entry) {
-    const where = `perimeters.${entry.key}`;
-    let ok = true;
-    const nameProblem = perimeterNameProblem(entry.key);
-    if (nameProblem) {
-        c.report(entry.keyNode, where, nameProblem);
-        ok = false;
-    }
-    if (!c.expectMap(entry.value, entry.keyNode, where))
-        return null;
-    const spec = {
-        name: entry.key,
-        tools: [...TOOL_NAMES],
-        read: [],
-        write: [],
-        branches: null,
-        allowProtected: [],
-        limits: { ...DEFAULT_LIMITS },
-        allowCredentialFiles: [],
-        allowSecretsIn: [],
-    };
-    for (const item of c.entries(entry.value, where)) {
-        const key = join(where, item.key);
-        const globField = GLOB_FIELDS[item.key];
-        if (globField !== undefined) {
-            const globs = c.stringList(item, where, globProblem);
-            if (globs === null)
-                ok = false;
-            else
-                spec[globField] = globs;
-        }
-        else if (item.key === 'description') {
-            if ((0,dist/* isScalar */.jn)(item.value) && typeof item.value.value === 'string')
-                spec.description = item.value.value;
-            else {
-                c.report(valueAt(item.value, item.keyNode), key, `expected a string, got ${describe(item.value)}`);
-                ok = false;
-            }
-        }
-        else if (item.key === 'tools') {
-            const tools = c.stringList(item, where, (tool) => isToolName(tool) ? null : `unknown tool; expected one of ${TOOL_NAMES.join(', ')}`);
-            if (tools !== null && tools.length === 0)
-                c.report(item.value, key, 'empty list; omit the key to allow every tool');
-            if (tools === null || tools.length === 0)
-                ok = false;
-            else
-                spec.tools = tools;
-        }
-        else if (item.key === 'branches') {
-            const branches = c.stringList(item, where, branchGlobProblem);
-            if (branches !== null && branches.length === 0)
-                c.report(item.value, key, 'empty list; omit the key to allow any branch');
-            if (branches === null || branches.length === 0)
-                ok = false;
-            else
-                spec.branches = branches;
-        }
-        else if (item.key === 'limits') {
-            const limits = parseLimits(c, item, where);
-            if (limits === null)
-                ok = false;
-            else
-                spec.limits = limits;
-        }
-        else {
-            c.report(item.keyNode, key, `unknown key; expected one of ${PERIMETER_KEYS.join(', ')}`);
-            ok = false;
-        }
-    }
-    return ok ? spec : null;
-}
-/** Parses and validates perimeters.yml text; reports every problem at once. Throws ConfigError. */
-function parseConfig(text, file = DEFAULT_CONFIG_FILE) {
-    const lines = new dist/* LineCounter */.HN();
-    const doc = (0,dist/* parseDocument */.Tp)(text, {
-        lineCounter: lines,
-        uniqueKeys: false,
-        prettyErrors: false,
-        strict: true,
-    });
-    const c = new Checker(file, doc, lines);
-    for (const issue of [...doc.errors, ...doc.warnings]) {
-        c.report(issue.pos[0], 'yaml', issue.message.split('\n')[0]);
-    }
-    if (c.problems.length > 0)
-        throw new ConfigError(c.problems);
-    const root = c.resolve(doc.contents);
-    if (root === null || ((0,dist/* isScalar */.jn)(root) && root.value === null)) {
-        c.report(0, 'version', 'missing; the file is empty (start with "version: 1")');
-        throw new ConfigError(c.problems);
-    }
-    if (!c.expectMap(root, null, '(document)'))
-        throw new ConfigError(c.problems);
-    const entries = c.entries(root, '');
-    const perimeters = [];
-    let version;
-    let perimetersEntry;
-    for (const entry of entries) {
-        if (entry.key === 'version')
-            version = entry;
-        else if (entry.key === 'perimeters')
-            perimetersEntry = entry;
-        else
-            c.report(entry.keyNode, entry.key, `unknown key; expected one of ${TOP_KEYS.join(', ')}`);
-    }
-    if (version === undefined) {
-        c.report(root, 'version', 'missing; add "version: 1"');
-    }
-    else {
-        const value = (0,dist/* isScalar */.jn)(version.value) ? version.value.value : undefined;
-        if (typeof value !== 'number') {
-            c.report(valueAt(version.value, version.keyNode), 'version', `expected the number 1, got ${describe(version.value)}`);
-        }
-        else if (value !== 1) {
-            c.report(version.value, 'version', `unsupported version ${value}; this Perimeter reads version 1`);
-        }
-    }
-    if (perimetersEntry === undefined) {
-        c.report(root, 'perimeters', 'missing; define at least one perimeter');
-    }
-    else if (c.expectMap(perimetersEntry.value, perimetersEntry.keyNode, 'perimeters')) {
-        const items = c.entries(perimetersEntry.value, 'perimeters');
-        if (items.length === 0 && c.problems.length === 0) {
-            c.report(perimetersEntry.value, 'perimeters', 'empty; define at least one perimeter');
-        }
-        for (const item of items) {
-            const spec = parsePerimeter(c, item);
-            if (spec !== null)
-                perimeters.push(spec);
-        }
-    }
-    if (c.problems.length > 0) {
-        c.problems.sort((a, b) => a.line - b.line || a.column - b.column);
-        throw new ConfigError(c.problems);
-    }
-    return { version: 1, file, perimeters };
-}
-
-;// CONCATENATED MODULE: ./src/policy/credentials.ts
-
-/**
- * Files that usually hold credentials. Matched on the file name alone, at any depth, case- and
- * Unicode-insensitively (see foldSegment). Rules are shown to users as written here.
- */
-const EXACT_NAMES = [
-    '.env',
-    '.netrc',
-    '_netrc',
-    '.pgpass',
-    '.pypirc',
-    '.npmrc',
-    '.git-credentials',
-    'id_rsa',
-    'id_dsa',
-    'id_ecdsa',
-    'id_ed25519',
-    'id_ecdsa_sk',
-    'id_ed25519_sk',
-];
-const SUFFIXES = [
-    '.pem',
-    '.key',
-    '.p12',
-    '.pfx',
-    '.jks',
-    '.keystore',
-    '.kdbx',
-    '.ppk',
-    '.tfstate',
-    '.tfstate.backup',
-];
-const ENV_TEMPLATES = new Set(['.env.example', '.env.sample', '.env.template']);
-const CREDENTIAL_FILE_RULES = Object.freeze([
-    ...EXACT_NAMES,
-    '.env.*',
-    ...SUFFIXES.map((suffix) => `*${suffix}`),
-]);
-const exact = new Set(EXACT_NAMES);
-/** The credential-file rule matching this path (`.env`, `*.pem`, `id_rsa`, ...), or null. */
-function credentialFileRule(path) {
-    const name = foldSegment(path.slice(path.lastIndexOf('/') + 1));
-    if (exact.has(name))
-        return name;
-    if (name.startsWith('.env.'))
-        return ENV_TEMPLATES.has(name) ? null : '.env.*';
-    for (const suffix of SUFFIXES) {
-        if (name.endsWith(suffix))
-            return `*${suffix}`;
-    }
-    return null;
-}
-
-;// CONCATENATED MODULE: ./src/policy/perimeter.ts
-
-
-
-
-
-
-const GLOB_KEYS = [
-    ['read', 'read'],
-    ['write', 'write'],
-    ['allowProtected', 'allow-protected'],
-    ['allowCredentialFiles', 'allow-credential-files'],
-    ['allowSecretsIn', 'allow-secrets-in'],
-];
-function specProblems(spec) {
-    const problems = [];
-    const nameProblem = perimeterNameProblem(spec.name);
-    if (nameProblem)
-        problems.push(nameProblem);
-    for (const [field, key] of GLOB_KEYS) {
-        for (const glob of spec[field]) {
-            const problem = globProblem(glob);
-            if (problem)
-                problems.push(`${key}: ${JSON.stringify(glob)}: ${problem}`);
-        }
-    }
-    for (const glob of spec.branches ?? []) {
-        const problem = branchGlobProblem(glob);
-        if (problem)
-            problems.push(`branches: ${JSON.stringify(glob)}: ${problem}`);
-    }
-    for (const tool of spec.tools)
-        if (!isToolName(tool))
-            problems.push(`tools: unknown tool ${JSON.stringify(tool)}`);
-    return problems;
-}
-/**
- * Compiles a perimeter's globs once. Throws when the spec is invalid (a spec from parseConfig never is):
- * a perimeter that cannot be compiled exactly is not served at all.
- */
-function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
-    const problems = specProblems(spec);
-    if (problems.length > 0) {
-        throw new Error(`perimeter ${JSON.stringify(spec.name)} is invalid: ${problems.join('; ')}`);
-    }
-    const read = compileGlobList(spec.read);
-    const write = compileGlobList(spec.write);
-    const allowProtected = compileGlobList(spec.allowProtected);
-    const allowCredentialFiles = compileGlobList(spec.allowCredentialFiles);
-    const branches = spec.branches === null ? null : compileGlobList(spec.branches);
-    const tools = new Set(spec.tools);
-    return {
-        name: spec.name,
-        spec,
-        tools,
-        canRead(path) {
-            const invalid = pathProblem(path);
-            if (invalid !== null)
-                return { allowed: false, rule: `invalid path: ${invalid}` };
-            const glob = read.find(path);
-            if (glob === null)
-                return { allowed: false, rule: 'no read glob matches' };
-            const credential = credentialFileRule(path);
-            if (credential !== null) {
-                const allowedBy = allowCredentialFiles.find(path);
-                if (allowedBy === null)
-                    return { allowed: false, rule: `credential file: ${credential}` };
-                return {
-                    allowed: true,
-                    rule: `read glob ${JSON.stringify(glob)}, allow-credential-files ${JSON.stringify(allowedBy)}`,
-                };
-            }
-            return { allowed: true, rule: `read glob ${JSON.stringify(glob)}` };
-        },
-        canWrite(path) {
-            const invalid = pathProblem(path);
-            if (invalid !== null)
-                return { allowed: false, rule: `invalid path: ${invalid}` };
-            const glob = write.find(path);
-            if (glob === null)
-                return { allowed: false, rule: 'no write glob matches' };
-            const protectedBy = protectedRule(path, configFile);
-            if (protectedBy !== null) {
-                const allowedBy = allowProtected.find(path);
-                if (allowedBy === null)
-                    return { allowed: false, rule: `protected: ${protectedBy}` };
-                return {
-                    allowed: true,
-                    rule: `write glob ${JSON.stringify(glob)}, allow-protected ${JSON.stringify(allowedBy)}`,
-                };
-            }
-            return { allowed: true, rule: `write glob ${JSON.stringify(glob)}` };
-        },
-        allowsBranch(branch) {
-            if (typeof branch !== 'string' || branch === '')
-                return false;
-            return branches === null || branches.find(branch) !== null;
-        },
-    };
-}
-
-;// CONCATENATED MODULE: ./src/policy/index.ts
-
-
-
-
-
-
-
-
-
-
 ;// CONCATENATED MODULE: ./src/action/config-loader.ts
+
 
 
 
@@ -46279,8 +46531,11 @@ function parseConfigAnnotated(text, file) {
         throw new ActionError(`${file} is invalid (${count} problem${count === 1 ? '' : 's'}):\n${error.message}`);
     }
 }
-/** The perimeters to expose, compiled; refuses unknown names and perimeters that may not use `branch`. */
-function selectPerimeters(config, names, branch) {
+/**
+ * The perimeters to expose, compiled; refuses unknown names and perimeters that may not use `branch`.
+ * With the config text, each refusal is also an annotation on the perimeter's `branches` line.
+ */
+function selectPerimeters(config, names, branch, text) {
     const defined = config.perimeters.map((p) => p.name);
     const chosen = names ?? defined;
     const unknown = chosen.filter((n) => !defined.includes(n));
@@ -46295,11 +46550,38 @@ function selectPerimeters(config, names, branch) {
         .map((spec) => compilePerimeter(spec, config.file));
     const refused = perimeters.filter((p) => !p.allowsBranch(branch));
     if (refused.length > 0) {
+        for (const p of refused) {
+            const at = text === undefined ? null : keyPosition(text, ['perimeters', p.name, 'branches']);
+            if (at) {
+                core_error(`branch "${branch}" is not in ${JSON.stringify(p.spec.branches)}`, {
+                    title: `perimeter "${p.name}" may not be bound to this branch`,
+                    file: config.file,
+                    startLine: at.line,
+                    startColumn: at.col,
+                });
+            }
+        }
         const lines = refused.map((p) => `perimeter "${p.name}" allows branches ${JSON.stringify(p.spec.branches)}`);
         throw new ActionError(`branch "${branch}" is not allowed for ${refused.length === 1 ? 'this perimeter' : 'these perimeters'}: ` +
             `${lines.join('; ')} (input ${Inputs.Branch})`);
     }
     return perimeters;
+}
+/** Line and column of the key at `path` in a YAML mapping, or null. */
+function keyPosition(text, path) {
+    const lineCounter = new dist/* LineCounter */.HN();
+    let node = (0,dist/* parseDocument */.Tp)(text, { lineCounter }).contents;
+    let key = null;
+    for (const name of path) {
+        if (!(0,dist/* isMap */.jh)(node))
+            return null;
+        const pair = node.items.find((item) => (0,dist/* isScalar */.jn)(item.key) && item.key.value === name);
+        if (!pair)
+            return null;
+        key = pair.key;
+        node = pair.value;
+    }
+    return key?.range ? lineCounter.linePos(key.range[0]) : null;
 }
 
 ;// CONCATENATED MODULE: external "node:child_process"
@@ -46384,7 +46666,7 @@ function tryReadReady(file) {
 }
 /** The last lines of a log file with every secret replaced by ***. */
 function logTail(path, secrets, bytes = 4096) {
-    let text = '';
+    let text;
     try {
         const fd = (0,external_node_fs_namespaceObject.openSync)(path, 'r');
         try {
@@ -46485,7 +46767,9 @@ function readSettings(env = process.env, read = defaultRead) {
         throw new InputError(`GITHUB_REPOSITORY: expected "owner/name", got ${JSON.stringify(repository)}`);
     const [, owner, repo] = match;
     const serverUrl = env.GITHUB_SERVER_URL?.replace(/\/+$/, '');
-    const runUrl = serverUrl && env.GITHUB_RUN_ID ? `${serverUrl}/${repository}/actions/runs/${env.GITHUB_RUN_ID}` : undefined;
+    const runUrl = serverUrl && env.GITHUB_RUN_ID
+        ? `${serverUrl}/${repository}/actions/runs/${env.GITHUB_RUN_ID}`
+        : undefined;
     return {
         token,
         owner,
@@ -46532,7 +46816,8 @@ function boundBranch(value, env) {
     }
     // git check-ref-format, the parts that matter here
     // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u0020~^:?*[\\\u007f]|\.\.|@\{|\/\/|^[/.]|[/.]$|\.lock$|\.lock\//.test(branch) || branch === '@') {
+    const invalid = /[\u0000-\u0020~^:?*[\\\u007f]|\.\.|@\{|\/\/|^[/.]|[/.]$|\.lock$|\.lock\//;
+    if (invalid.test(branch) || branch === '@') {
         throw new InputError(`${Inputs.Branch}: not a valid branch name: ${JSON.stringify(branch)}`);
     }
     return branch;
@@ -46615,6 +46900,7 @@ const nullState = {
 
 
 
+
 /** dist/main/index.js -> dist/gateway/index.js */
 function defaultGatewayScript() {
     return (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)((0,external_node_url_.fileURLToPath)(import.meta.url)), '..', 'gateway', 'index.js');
@@ -46646,19 +46932,19 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
     const configRef = settings.configRef ?? (await upstream.getRepository()).defaultBranch;
     const configText = await readConfigText(upstream, settings.configFile, configRef);
     const config = parseConfigAnnotated(configText, settings.configFile);
-    const perimeters = selectPerimeters(config, settings.perimeters, settings.branch);
+    const perimeters = selectPerimeters(config, settings.perimeters, settings.branch, configText);
     const names = perimeters.map((p) => p.name);
     const variables = tokenVariables(names);
     info(`perimeters.yml from ${configRef}: exposing ${names.join(', ')} on branch ${settings.branch}`);
-    const startHead = await upstream.tryGetBranchHead(settings.branch);
-    if (startHead === null) {
+    const startedAt = new Date().toISOString();
+    const snapshot = await snapshotRefs(upstream);
+    const startHead = snapshot[`refs/heads/${settings.branch}`];
+    if (startHead === undefined) {
         throw new ActionError(`branch "${settings.branch}" does not exist in ${settings.owner}/${settings.repo}; ` +
             `create it before this step or set the ${Inputs.Branch} input`);
     }
     await markPending(upstream, startHead);
     const workDir = (0,external_node_fs_namespaceObject.realpathSync)((0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)(settings.tempDir, 'perimeter-')));
-    const startedAt = new Date().toISOString();
-    const snapshot = await snapshotRefs(upstream);
     const snapshotText = JSON.stringify(snapshot);
     const startRefsPath = (0,external_node_path_namespaceObject.join)(workDir, 'start-refs.json');
     (0,external_node_fs_namespaceObject.writeFileSync)(startRefsPath, snapshotText, { mode: 0o600 });
@@ -46726,7 +47012,8 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
         store.save(State.Ready, 'true');
         for (const e of endpoints)
             info(`${e.name}: ${e.url}`);
-        info(`gateway ready (pid ${pid}); MCP client config: ${files.mcpConfig}`);
+        info(`gateway ready (pid ${pid}) ${Math.round(external_node_perf_hooks_.performance.now())} ms after the step started; ` +
+            `MCP client config: ${files.mcpConfig}`);
     }
     catch (error) {
         try {

@@ -36118,7 +36118,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _post_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8993);
+/* harmony import */ var _post_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5034);
 
 await (0,_post_js__WEBPACK_IMPORTED_MODULE_0__/* .runPost */ .a)();
 process.exit();
@@ -36128,7 +36128,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8993:
+/***/ 5034:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -44612,6 +44612,22 @@ function countingPlugin(stats) {
         return {};
     };
 }
+/**
+ * Gives each attempt its own timeout. Registered inside the throttling and retry plugins: a signal made
+ * once per call would already be spent when a retry or a rate-limit wait sends the request again.
+ */
+function attemptTimeoutPlugin() {
+    return (octokit) => {
+        octokit.hook.wrap('request', async (request, options) => {
+            // Every hook is bound to this one options object, so the signal is set on it, not on a copy.
+            const settings = options.request;
+            if (settings?.attemptTimeoutMs)
+                settings.signal = AbortSignal.timeout(settings.attemptTimeoutMs);
+            return request(options);
+        });
+        return {};
+    };
+}
 function createClient(options, stats) {
     // A rate-limited request was refused before GitHub acted on it, so repeating it is safe even for a write;
     // but only once, and only when the wait is short.
@@ -44632,7 +44648,7 @@ function createClient(options, stats) {
             retries: options.readRetries,
             retryAfterBaseValue: options.retryBaseMs,
         },
-    }, countingPlugin(stats), throttling, retry);
+    }, attemptTimeoutPlugin(), countingPlugin(stats), throttling, retry);
 }
 /** Requests for one repository: each bounded in time, writes never retried, errors made UpstreamErrors. */
 class RestClient {
@@ -44656,7 +44672,7 @@ class RestClient {
                 repo: this.repo,
                 ...params,
                 ...(headers ? { headers } : {}),
-                request: { signal: AbortSignal.timeout(this.timeoutMs), ...(write ? { retries: 0 } : {}) },
+                request: { attemptTimeoutMs: this.timeoutMs, ...(write ? { retries: 0 } : {}) },
             });
             return { data: response.data, headers: response.headers };
         }
@@ -45032,6 +45048,8 @@ const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.ur
  * record without `mac`. Removing, reordering or editing any record breaks the chain from there on.
  */
 const GENESIS = '0'.repeat(64);
+/** How push_files words a refusal for a credential in a file, a path or the commit message (src/gateway/push.ts). */
+const CREDENTIAL_REFUSAL = /looks like it contains a credential/;
 /** JSON with object keys sorted at every depth: the bytes the MAC covers. */
 function canonicalJson(value) {
     if (Array.isArray(value))
@@ -45173,6 +45191,12 @@ async function readLedgerFacts(path, key) {
         counts.calls++;
         if (record.decision === 'refused')
             counts.refusals++;
+        if (record.hidden_values)
+            counts.hidden = (counts.hidden ?? 0) + record.hidden_values;
+        if (record.decision === 'refused' &&
+            record.tool === 'push_files' &&
+            CREDENTIAL_REFUSAL.test(record.reason ?? ''))
+            counts.credentialRefusals = (counts.credentialRefusals ?? 0) + 1;
         if (record.commit)
             facts.commits.push(record.commit);
     }
@@ -45244,31 +45268,41 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
 function codePoint(char) {
     return `U+${char.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
 }
+const TRAILING_DOTS_AND_SPACES = /[. ]+$/;
 /**
- * Case- and compatibility-folded form of one path segment, the way a case-insensitive or
- * Windows file system would see it: NFKC, lower case, trailing dots and spaces removed.
+ * Case- and compatibility-insensitive form of a name: NFKC, then upper and lower case, so that letters
+ * which only meet in upper case (dotless `ı` and `I`, long `ſ` and `S`) fold together as well.
+ */
+function caseFold(text) {
+    return ASCII.test(text) ? text.toLowerCase() : text.normalize('NFKC').toUpperCase().toLowerCase();
+}
+/**
+ * Folded form of one path segment, the way a case-insensitive or Windows file system could see it:
+ * caseFold, then trailing dots and spaces removed.
  */
 function foldSegment(segment) {
-    const folded = ASCII.test(segment) ? segment.toLowerCase() : segment.normalize('NFKC').toLowerCase();
-    return folded.replace(/[. ]+$/, '');
+    const folded = caseFold(segment);
+    const last = folded.charCodeAt(folded.length - 1);
+    return last === 0x2e || last === 0x20 ? folded.replace(TRAILING_DOTS_AND_SPACES, '') : folded;
 }
 const DOT_GIT = /^(?:\.git|git~1)[. ]*(?::.*)?$/;
 /** True for `.git` in any case or compatibility form, with trailing dots or spaces, as an NTFS stream or 8.3 name. */
 function isDotGitSegment(segment) {
-    const folded = ASCII.test(segment) ? segment.toLowerCase() : segment.normalize('NFKC').toLowerCase();
-    return DOT_GIT.test(folded);
+    return DOT_GIT.test(caseFold(segment));
 }
-function segmentProblem(segment) {
+function segmentProblem(segment, ascii) {
     if (segment === '')
         return 'empty segment ("//" or a trailing "/")';
     if (segment === '.' || segment === '..')
         return `"${segment}" segment`;
-    if (Buffer.byteLength(segment, 'utf8') > MAX_SEGMENT_BYTES) {
+    const bytes = ascii ? segment.length : Buffer.byteLength(segment, 'utf8');
+    if (bytes > MAX_SEGMENT_BYTES)
         return `a segment is longer than ${MAX_SEGMENT_BYTES} bytes`;
-    }
-    if (isDotGitSegment(segment))
+    const first = segment.charCodeAt(0) | 0x20; // '.' stays '.', 'G' becomes 'g'
+    if ((!ascii || first === 0x2e || first === 0x67) && isDotGitSegment(segment)) {
         return `${JSON.stringify(segment)} segment: the git directory is off limits`;
-    if (!ASCII.test(segment)) {
+    }
+    if (!ascii) {
         const compat = segment.normalize('NFKC');
         if (compat === '.' || compat === '..' || compat.includes('/') || compat.includes('\\')) {
             return `${JSON.stringify(segment)} segment folds to ${JSON.stringify(compat)} under Unicode NFKC`;
@@ -45283,23 +45317,27 @@ function pathProblem(input) {
     }
     if (input === '')
         return 'empty path';
-    if (LONE_SURROGATE.test(input))
-        return 'not well-formed Unicode (lone surrogate)';
-    if (input.length > MAX_PATH_BYTES || Buffer.byteLength(input, 'utf8') > MAX_PATH_BYTES) {
+    // Printable ASCII (the common case) has no controls, invisibles or surrogates, and one byte per character.
+    const ascii = ASCII.test(input);
+    if (!ascii) {
+        if (LONE_SURROGATE.test(input))
+            return 'not well-formed Unicode (lone surrogate)';
+        const control = path_CONTROL.exec(input);
+        if (control)
+            return `control character ${codePoint(control[0])}`;
+        const invisible = INVISIBLE.exec(input);
+        if (invisible)
+            return `invisible character ${codePoint(invisible[0])}`;
+    }
+    if (input.length > MAX_PATH_BYTES || (!ascii && Buffer.byteLength(input, 'utf8') > MAX_PATH_BYTES)) {
         return `longer than ${MAX_PATH_BYTES} bytes`;
     }
-    const control = path_CONTROL.exec(input);
-    if (control)
-        return `control character ${codePoint(control[0])}`;
-    const invisible = INVISIBLE.exec(input);
-    if (invisible)
-        return `invisible character ${codePoint(invisible[0])}`;
     if (input.includes('\\'))
         return 'backslash (paths use "/" only)';
-    if (input.startsWith('/'))
+    if (input.charCodeAt(0) === 0x2f)
         return 'leading "/" (paths are relative to the repository root)';
     for (const segment of input.split('/')) {
-        const problem = segmentProblem(segment);
+        const problem = segmentProblem(segment, ascii);
         if (problem)
             return problem;
     }
@@ -45341,6 +45379,7 @@ const GLOB_OPTIONS = Object.freeze({
 const CONTROL_OR_INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|\p{Default_Ignorable_Code_Point}/u;
 const LITERAL_PARENS = /\[\(\]|\[\)\]/g;
 const NEVER_MATCHES = '$^';
+const GLOB_SYNTAX = /[*?[\]{}]/;
 function compileGlob(glob) {
     return picomatch_default().makeRe(glob, GLOB_OPTIONS);
 }
@@ -45370,6 +45409,9 @@ function globProblem(glob) {
             return `"${segment}" segment can never match a valid path`;
         if (isDotGitSegment(segment))
             return `${JSON.stringify(segment)} segment can never match: .git paths are always refused`;
+        const problem = GLOB_SYNTAX.test(segment) ? null : pathProblem(segment);
+        if (problem !== null)
+            return `segment ${JSON.stringify(segment)} can never match a valid path: ${problem}`;
     }
     let source;
     try {
@@ -45454,20 +45496,27 @@ const PROTECTED_ENTRIES = Object.freeze([
     '.vscode/mcp.json',
 ]);
 const DEFAULT_CONFIG_FILE = 'perimeters.yml';
+const protected_ASCII = /^[\x20-\x7e]*$/;
 function toEntry(rule) {
     const segments = rule
         .replace(/\/\*\*$/, '')
         .split('/')
-        .filter((s) => s !== '')
+        .filter((s) => s !== '' && s !== '.')
         .map(foldSegment);
     return { rule, segments };
+}
+function protected_escape(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 const BUILT_IN = PROTECTED_ENTRIES.map(toEntry);
 const cache = new Map();
 function entriesFor(configFile) {
     let entries = cache.get(configFile);
     if (!entries) {
-        entries = [toEntry(configFile), ...BUILT_IN].filter((e) => e.segments.length > 0);
+        const list = [toEntry(configFile), ...BUILT_IN].filter((e) => e.segments.length > 0);
+        const firsts = [...new Set(list.map((e) => protected_escape(e.segments[0])))];
+        const prefilter = new RegExp(`(?:^|/)(?:${firsts.join('|')})[. ]*(?:/|$)`, 'i');
+        entries = { list, prefilter };
         if (cache.size > 16)
             cache.clear();
         cache.set(configFile, entries);
@@ -45485,8 +45534,11 @@ function containsRun(haystack, needle) {
 }
 /** The protected-set entry matching this (validated) path, or null. Case/Unicode-NF insensitive, any depth. */
 function protectedRule(path, configFile = DEFAULT_CONFIG_FILE) {
+    const entries = entriesFor(configFile);
+    if (protected_ASCII.test(path) && !entries.prefilter.test(path))
+        return null;
     const segments = path.split('/').map(foldSegment);
-    for (const entry of entriesFor(configFile)) {
+    for (const entry of entries.list) {
         if (containsRun(segments, entry.segments))
             return entry.rule;
     }
@@ -45510,37 +45562,9 @@ function isToolName(value) {
     return typeof value === 'string' && TOOL_NAMES.includes(value);
 }
 
-;// CONCATENATED MODULE: ./src/policy/config.ts
+;// CONCATENATED MODULE: ./src/policy/yaml-checker.ts
 
-
-
-
-
-
-const TOP_KEYS = ['version', 'perimeters'];
-const PERIMETER_KEYS = [
-    'description',
-    'tools',
-    'read',
-    'write',
-    'branches',
-    'allow-protected',
-    'allow-credential-files',
-    'allow-secrets-in',
-    'limits',
-];
-const GLOB_FIELDS = {
-    read: 'read',
-    write: 'write',
-    'allow-protected': 'allowProtected',
-    'allow-credential-files': 'allowCredentialFiles',
-    'allow-secrets-in': 'allowSecretsIn',
-};
-const LIMIT_KEYS = {
-    'files-per-push': 'filesPerPush',
-    'bytes-per-file': 'bytesPerFile',
-    'bytes-per-push': 'bytesPerPush',
-};
+/** Walks a parsed YAML document and collects positioned problems. */
 class Checker {
     file;
     doc;
@@ -45586,7 +45610,7 @@ class Checker {
                 continue;
             }
             seen.add(key);
-            entries.push({ key, keyNode, value: this.resolve(pair.value), pair: pair });
+            entries.push({ key, keyNode, value: this.resolve(pair.value) });
         }
         return entries;
     }
@@ -45611,6 +45635,12 @@ class Checker {
         node.items.forEach((raw, index) => {
             const item = this.resolve(raw);
             const itemKey = `${key}[${index}]`;
+            if (item === null && (0,dist/* isAlias */.Vj)(raw)) {
+                const glob = JSON.stringify(`*${raw.source}`);
+                this.report(raw, itemKey, `unknown alias *${raw.source}; quote a glob that starts with "*": ${glob}`);
+                ok = false;
+                return;
+            }
             if (!(0,dist/* isScalar */.jn)(item) || typeof item.value !== 'string') {
                 this.report(valueAt(item, node), itemKey, `expected a string, got ${describe(item)}`);
                 ok = false;
@@ -45653,6 +45683,39 @@ function describe(node) {
     }
     return 'an unsupported node';
 }
+
+;// CONCATENATED MODULE: ./src/policy/config.ts
+
+
+
+
+
+
+
+const TOP_KEYS = ['version', 'perimeters'];
+const PERIMETER_KEYS = [
+    'description',
+    'tools',
+    'read',
+    'write',
+    'branches',
+    'allow-protected',
+    'allow-credential-files',
+    'allow-secrets-in',
+    'limits',
+];
+const GLOB_FIELDS = {
+    read: 'read',
+    write: 'write',
+    'allow-protected': 'allowProtected',
+    'allow-credential-files': 'allowCredentialFiles',
+    'allow-secrets-in': 'allowSecretsIn',
+};
+const LIMIT_KEYS = {
+    'files-per-push': 'filesPerPush',
+    'bytes-per-file': 'bytesPerFile',
+    'bytes-per-push': 'bytesPerPush',
+};
 function positiveInteger(c, entry, key, max) {
     const node = entry.value;
     const value = (0,dist/* isScalar */.jn)(node) ? node.value : undefined;
@@ -45753,7 +45816,8 @@ function parsePerimeter(c, entry) {
                 spec.limits = limits;
         }
         else {
-            c.report(item.keyNode, key, `unknown key; expected one of ${PERIMETER_KEYS.join(', ')}`);
+            const hint = item.key === '<<' ? ' (YAML merge keys are not supported; repeat the lists or use aliases)' : '';
+            c.report(item.keyNode, key, `unknown key${hint}; expected one of ${PERIMETER_KEYS.join(', ')}`);
             ok = false;
         }
     }
@@ -45866,6 +45930,7 @@ const CREDENTIAL_FILE_RULES = Object.freeze([
     ...SUFFIXES.map((suffix) => `*${suffix}`),
 ]);
 const exact = new Set(EXACT_NAMES);
+const suffixes = new Set(SUFFIXES);
 /** The credential-file rule matching this path (`.env`, `*.pem`, `id_rsa`, ...), or null. */
 function credentialFileRule(path) {
     const name = foldSegment(path.slice(path.lastIndexOf('/') + 1));
@@ -45873,10 +45938,14 @@ function credentialFileRule(path) {
         return name;
     if (name.startsWith('.env.'))
         return ENV_TEMPLATES.has(name) ? null : '.env.*';
-    for (const suffix of SUFFIXES) {
-        if (name.endsWith(suffix))
-            return `*${suffix}`;
-    }
+    const dot = name.lastIndexOf('.');
+    if (dot === -1)
+        return null;
+    const suffix = name.slice(dot);
+    if (suffixes.has(suffix))
+        return `*${suffix}`;
+    if (suffix === '.backup' && name.endsWith('.tfstate.backup'))
+        return '*.tfstate.backup';
     return null;
 }
 
@@ -45887,6 +45956,18 @@ function credentialFileRule(path) {
 
 
 
+/** A PerimeterSpec that cannot be compiled exactly (parseConfig never produces one). */
+class PerimeterSpecError extends Error {
+    perimeter;
+    problems;
+    code = 'invalid-perimeter';
+    constructor(perimeter, problems) {
+        super(`perimeter ${JSON.stringify(perimeter)} is invalid: ${problems.join('; ')}`);
+        this.perimeter = perimeter;
+        this.problems = problems;
+        this.name = 'PerimeterSpecError';
+    }
+}
 const GLOB_KEYS = [
     ['read', 'read'],
     ['write', 'write'],
@@ -45923,7 +46004,7 @@ function specProblems(spec) {
 function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
     const problems = specProblems(spec);
     if (problems.length > 0) {
-        throw new Error(`perimeter ${JSON.stringify(spec.name)} is invalid: ${problems.join('; ')}`);
+        throw new PerimeterSpecError(spec.name, problems);
     }
     const read = compileGlobList(spec.read);
     const write = compileGlobList(spec.write);
@@ -45931,14 +46012,28 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
     const allowCredentialFiles = compileGlobList(spec.allowCredentialFiles);
     const branches = spec.branches === null ? null : compileGlobList(spec.branches);
     const tools = new Set(spec.tools);
+    // canRead and canWrite usually see the same path back to back: remember the last valid one.
+    let lastValid = null;
+    const invalidRule = (path) => {
+        if (path === lastValid)
+            return null;
+        const problem = pathProblem(path);
+        if (problem !== null)
+            return `invalid path: ${problem}`;
+        lastValid = path;
+        return null;
+    };
+    const quoted = new Map([...spec.read, ...spec.write].map((glob) => [glob, JSON.stringify(glob)]));
+    const readRule = new Map(spec.read.map((glob) => [glob, `read glob ${quoted.get(glob)}`]));
+    const writeRule = new Map(spec.write.map((glob) => [glob, `write glob ${quoted.get(glob)}`]));
     return {
         name: spec.name,
         spec,
         tools,
         canRead(path) {
-            const invalid = pathProblem(path);
+            const invalid = invalidRule(path);
             if (invalid !== null)
-                return { allowed: false, rule: `invalid path: ${invalid}` };
+                return { allowed: false, rule: invalid };
             const glob = read.find(path);
             if (glob === null)
                 return { allowed: false, rule: 'no read glob matches' };
@@ -45952,12 +46047,12 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
                     rule: `read glob ${JSON.stringify(glob)}, allow-credential-files ${JSON.stringify(allowedBy)}`,
                 };
             }
-            return { allowed: true, rule: `read glob ${JSON.stringify(glob)}` };
+            return { allowed: true, rule: readRule.get(glob) };
         },
         canWrite(path) {
-            const invalid = pathProblem(path);
+            const invalid = invalidRule(path);
             if (invalid !== null)
-                return { allowed: false, rule: `invalid path: ${invalid}` };
+                return { allowed: false, rule: invalid };
             const glob = write.find(path);
             if (glob === null)
                 return { allowed: false, rule: 'no write glob matches' };
@@ -45971,7 +46066,7 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
                     rule: `write glob ${JSON.stringify(glob)}, allow-protected ${JSON.stringify(allowedBy)}`,
                 };
             }
-            return { allowed: true, rule: `write glob ${JSON.stringify(glob)}` };
+            return { allowed: true, rule: writeRule.get(glob) };
         },
         allowsBranch(branch) {
             if (typeof branch !== 'string' || branch === '')
@@ -45992,285 +46087,10 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
 
 
 
-;// CONCATENATED MODULE: ./src/verify/summary.ts
-/** GitHub accepts 1 MiB of job summary per step; stay clear of it. */
-const SUMMARY_BUDGET = 900 * 1024;
-const MAX_FILE_ROWS = 1000;
-const MAX_LIST_ITEMS = 100;
-const MAX_CELL = 300;
-const ICON = { success: '✅', failure: '❌', error: '⚠️' };
-/**
- * Text from the repository (paths, messages) shown literally: control characters become visible escapes,
- * and HTML and Markdown punctuation become entities, so a file name can neither inject markup nor break a table.
- */
-function summary_text(value, max = MAX_CELL) {
-    const chars = [...value];
-    const clipped = chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : value;
-    return clipped
-        .replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) // eslint-disable-line no-control-regex
-        .replace(/[&<>"'|*_`[\]\\~#!():]/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-const code = (value) => `<code>${summary_text(value)}</code>`;
-const summary_short = (sha) => (sha === null ? '—' : `<code>${sha.slice(0, 7)}</code>`);
-function list(items) {
-    const shown = items.slice(0, MAX_LIST_ITEMS).map((item) => `- ${summary_text(item)}`);
-    if (items.length > shown.length)
-        shown.push(`- … and ${items.length - shown.length} more`);
-    return shown;
-}
-function change(file) {
-    if (file.kind === 'modified' && file.oldMode !== file.newMode)
-        return `mode ${file.oldMode} → ${file.newMode}`;
-    return file.kind;
-}
-function fileRows(files, budget) {
-    const rows = ['| File | Change | Decision | Rule |', '|---|---|---|---|'];
-    let used = 0;
-    let shown = 0;
-    // Refused files first: they are what a reader needs when the table is cut.
-    const ordered = [...files.filter((file) => !file.allowed), ...files.filter((file) => file.allowed)];
-    for (const file of ordered) {
-        const row = `| ${code(file.path)} | ${change(file)} | ${file.allowed ? 'allowed' : '**refused**'} | ${summary_text(file.rule)} |`;
-        const bytes = Buffer.byteLength(row) + 1;
-        if (shown >= MAX_FILE_ROWS || used + bytes > budget)
-            break;
-        rows.push(row);
-        used += bytes;
-        shown += 1;
-    }
-    if (shown < files.length)
-        rows.push('', `… and ${files.length - shown} more files (not shown).`);
-    return rows;
-}
-function renderSummary(verdict, headline) {
-    const { commits } = verdict;
-    const head = [
-        `## ${ICON[verdict.state]} Perimeter: ${verdict.state}`,
-        '',
-        summary_text(headline, 1000),
-        '',
-        `Branch ${code(verdict.branch)}: ${summary_short(verdict.startHead)} → ${summary_short(verdict.endHead)}` +
-            (verdict.baseline ? `, compared with ${summary_text(verdict.baseline.label, 500)}` : ''),
-    ];
-    if (verdict.violations.length > 0)
-        head.push('', '### Violations', '', ...list(verdict.violations.map((v) => v.message)));
-    if (verdict.unchecked.length > 0)
-        head.push('', '### Not checked', '', ...list(verdict.unchecked));
-    const tail = ['', '### Commits', ''];
-    tail.push(`${commits.gateway.length} via the gateway, ${commits.direct.length} pushed directly` +
-        (commits.unattributed.length > 0 ? `, ${commits.unattributed.length} not attributed` : '') +
-        (commits.complete ? '.' : ' (the list of new commits is incomplete).'));
-    if (commits.direct.length > 0)
-        tail.push('', ...list(commits.direct.map((sha) => `direct: ${sha}`)));
-    if (verdict.pushes.length > 0) {
-        tail.push('', '| Pushed by | Ref | Type | From → To |', '|---|---|---|---|');
-        for (const push of verdict.pushes.slice(0, MAX_LIST_ITEMS)) {
-            tail.push(`| ${summary_text(push.actor ?? 'unknown')} | ${code(push.ref)} | ${summary_text(push.activityType)} | ${summary_short(push.before)} → ${summary_short(push.after)} |`);
-        }
-    }
-    const perimeters = Object.entries(verdict.perPerimeter);
-    if (perimeters.length > 0) {
-        tail.push('', '### Perimeters', '', '| Perimeter | Calls | Refusals |', '|---|---:|---:|');
-        for (const [name, counts] of perimeters)
-            tail.push(`| ${code(name)} | ${counts.calls} | ${counts.refusals} |`);
-    }
-    if (verdict.notes.length > 0)
-        tail.push('', '### Notes', '', ...list(verdict.notes));
-    const fixed = Buffer.byteLength(head.join('\n')) + Buffer.byteLength(tail.join('\n'));
-    const files = verdict.files.length === 0
-        ? ['', '### Changed files', '', 'None.']
-        : [
-            '',
-            `### Changed files (${verdict.files.length})`,
-            '',
-            ...fileRows(verdict.files, SUMMARY_BUDGET - fixed),
-        ];
-    return [...head, ...files, ...tail, ''].join('\n');
-}
+;// CONCATENATED MODULE: ./src/verify/judge.ts
 
-;// CONCATENATED MODULE: ./src/verify/receipt.ts
-
-const MAX_DESCRIPTION = 140;
-const MAX_ANNOTATIONS = 10;
-const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
-function clip(text, max) {
-    const chars = [...text];
-    return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
-}
-/** The one-line verdict: the commit status description and the summary's first line. */
-function headline(verdict) {
-    if (verdict.state === 'failure') {
-        const first = verdict.violations[0]?.message ?? '';
-        return `${plural(verdict.violations.length, 'violation')}: ${first}`;
-    }
-    if (verdict.state === 'error')
-        return `Not fully checked: ${verdict.unchecked[0] ?? 'unknown reason'}`;
-    const files = verdict.files.length;
-    const { gateway, direct } = verdict.commits;
-    if (files === 0 && gateway.length + direct.length === 0)
-        return 'No changes during the job';
-    return `${plural(files, 'changed file')}, all inside the perimeters; ${plural(gateway.length, 'commit')} via the gateway, ${direct.length} direct`;
-}
-function annotations(verdict) {
-    const all = verdict.violations.map((violation) => ({
-        path: violation.path ?? '',
-        title: violation.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${violation.kind}`,
-        message: violation.message,
-    }));
-    if (all.length <= MAX_ANNOTATIONS)
-        return all;
-    const shown = all.slice(0, MAX_ANNOTATIONS - 1);
-    shown.push({
-        path: '',
-        title: 'More perimeter violations',
-        message: `${all.length - shown.length} more violations; the job summary lists them all`,
-    });
-    return shown;
-}
-function renderReceipt(verdict, options = {}) {
-    const status = {
-        state: verdict.state,
-        context: options.context ?? 'perimeter',
-        description: clip(headline(verdict), MAX_DESCRIPTION),
-        ...(options.runUrl !== undefined ? { targetUrl: options.runUrl } : {}),
-    };
-    return { status, summary: renderSummary(verdict, headline(verdict)), annotations: annotations(verdict) };
-}
-
-;// CONCATENATED MODULE: ./src/verify/diff-trees.ts
-const isTree = (entry) => entry?.type === 'tree';
-function leaf(path, kind, entry) {
-    return kind === 'added'
-        ? { path, kind, newMode: entry.mode, newSha: entry.sha }
-        : { path, kind, oldMode: entry.mode, oldSha: entry.sha };
-}
-/**
- * Every non-tree entry below a tree that appeared or disappeared as a whole: one recursive listing, or,
- * when GitHub truncates it, one listing per directory.
- */
-async function diff_trees_expand(upstream, prefix, tree, kind, out) {
-    const { entries, truncated } = await upstream.getTreeRecursive(tree);
-    if (!truncated) {
-        for (const entry of entries)
-            if (entry.type !== 'tree')
-                out.push(leaf(prefix + entry.path, kind, entry));
-        return;
-    }
-    const subtrees = [];
-    for (const entry of await upstream.getTree(tree)) {
-        if (isTree(entry))
-            subtrees.push(diff_trees_expand(upstream, `${prefix}${entry.path}/`, entry.sha, kind, out));
-        else
-            out.push(leaf(prefix + entry.path, kind, entry));
-    }
-    await Promise.all(subtrees);
-}
-async function diffDir(upstream, prefix, base, head, out) {
-    if (base === head)
-        return;
-    const [before, after] = await Promise.all([upstream.getTree(base), upstream.getTree(head)]);
-    const old = new Map(before.map((entry) => [entry.path, entry]));
-    const now = new Map(after.map((entry) => [entry.path, entry]));
-    const work = [];
-    for (const name of new Set([...old.keys(), ...now.keys()])) {
-        const o = old.get(name);
-        const n = now.get(name);
-        if (o && n && o.sha === n.sha && o.mode === n.mode)
-            continue;
-        const path = prefix + name;
-        if (o && n && isTree(o) && isTree(n)) {
-            work.push(diffDir(upstream, `${path}/`, o.sha, n.sha, out));
-        }
-        else if (o && n && !isTree(o) && !isTree(n)) {
-            out.push({ path, kind: 'modified', oldMode: o.mode, newMode: n.mode, oldSha: o.sha, newSha: n.sha });
-        }
-        else {
-            // Present on one side only, or a file became a directory (or the reverse).
-            const sides = [
-                [o, 'deleted'],
-                [n, 'added'],
-            ];
-            for (const [entry, kind] of sides) {
-                if (!entry)
-                    continue;
-                if (isTree(entry))
-                    work.push(diff_trees_expand(upstream, `${path}/`, entry.sha, kind, out));
-                else
-                    out.push(leaf(path, kind, entry));
-            }
-        }
-    }
-    await Promise.all(work);
-}
-const byPath = (a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : a.kind === 'deleted' ? -1 : b.kind === 'deleted' ? 1 : 0;
-/**
- * The changed paths between two trees, Merkle-style: only subtrees whose SHA differs are listed, so the
- * requests grow with the changed directories, not with the repository. `baseTree` null: all added.
- */
-async function diffTrees(upstream, baseTree, headTree) {
-    const out = [];
-    if (baseTree === null)
-        await diff_trees_expand(upstream, '', headTree, 'added', out);
-    else
-        await diffDir(upstream, '', baseTree, headTree, out);
-    return out.sort(byPath);
-}
-
-;// CONCATENATED MODULE: ./src/verify/history.ts
-
-const PAGE = 100;
 const SYMLINK = '120000';
 const SUBMODULE = '160000';
-/**
- * Commits on the branch above the job's start, newest first: listed back from the end head until one of
- * `stops` (the baseline, or after a force push any head the job started with). Bounded by `max`.
- * Without stops (a new branch with no base) the whole history is new.
- */
-async function listNewCommits(upstream, endHead, stops, max) {
-    const commits = [];
-    for (let page = 1;; page++) {
-        const listed = await upstream.listCommits({ sha: endHead, perPage: PAGE, page });
-        for (const commit of listed) {
-            if (stops.has(commit.sha))
-                return { commits, complete: true };
-            if (commits.length >= max)
-                return { commits, complete: false };
-            commits.push(commit);
-        }
-        if (listed.length < PAGE)
-            return { commits, complete: stops.size === 0 };
-    }
-}
-const arrivesAsLink = (change) => change.kind !== 'deleted' && (change.newMode === SYMLINK || change.newMode === SUBMODULE);
-/**
- * Changes made by single commits that the net diff does not show: a file added and removed again, or a
- * symlink later replaced by a file. They stay in the branch's history, so they are judged too. Each
- * commit is diffed against its first parent; the trees are mostly cached by then, so the cost is the
- * directories each commit changed.
- */
-async function intermediateChanges(upstream, commits, net) {
-    const netByPath = new Map(net.map((change) => [change.path, change]));
-    const perCommit = await Promise.all(commits.map(async (commit) => {
-        const parent = commit.parents[0];
-        const parentTree = parent === undefined ? null : (await upstream.getCommit(parent)).tree;
-        return diffTrees(upstream, parentTree, commit.tree);
-    }));
-    const found = new Map();
-    for (const change of perCommit.flat()) {
-        const inNet = netByPath.get(change.path);
-        const hidden = inNet === undefined || (arrivesAsLink(change) && !arrivesAsLink(inNet));
-        if (!hidden)
-            continue;
-        const seen = found.get(change.path);
-        if (seen === undefined || (arrivesAsLink(change) && !arrivesAsLink(seen)))
-            found.set(change.path, change);
-    }
-    return [...found.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-
-;// CONCATENATED MODULE: ./src/verify/judge.ts
-const judge_SYMLINK = '120000';
-const judge_SUBMODULE = '160000';
 /** Refs created, moved or deleted between two snapshots, sorted by name. */
 function compareSnapshots(start, end) {
     const changes = [];
@@ -46297,22 +46117,28 @@ function decideWrite(path, branch, perimeters) {
             return { allowed: true, rule: `${perimeter.name}: ${decision.rule}`, perimeter: perimeter.name };
         refusals.push(`${perimeter.name}: ${decision.rule}`);
     }
+    const guarded = protectedRule(path);
+    if (guarded !== null && !refusals.some((refusal) => refusal.includes('protected'))) {
+        refusals.push(`protected: ${guarded}`);
+    }
     return { allowed: false, rule: refusals.join('; ') };
 }
 function decideFile(change, branch, perimeters) {
+    if (change.problem !== undefined)
+        return { ...change, allowed: false, rule: `invalid path: ${change.problem}` };
     const write = decideWrite(change.path, branch, perimeters);
     const arrives = change.kind !== 'deleted';
     // A retargeted symlink or submodule is as new as a fresh one: its target was not checked either.
-    if (arrives && change.newMode === judge_SYMLINK)
+    if (arrives && change.newMode === SYMLINK)
         return { ...change, allowed: false, rule: 'symlinks are never allowed' };
-    if (arrives && change.newMode === judge_SUBMODULE)
+    if (arrives && change.newMode === SUBMODULE)
         return { ...change, allowed: false, rule: 'submodules are never allowed' };
     return { ...change, ...write };
 }
 function fileViolation(file) {
-    const kind = file.newMode === judge_SYMLINK && file.kind !== 'deleted'
+    const kind = file.newMode === SYMLINK && file.kind !== 'deleted'
         ? 'symlink'
-        : file.newMode === judge_SUBMODULE && file.kind !== 'deleted'
+        : file.newMode === SUBMODULE && file.kind !== 'deleted'
             ? 'submodule'
             : 'path';
     const what = kind === 'path' ? `${file.kind} outside every perimeter` : `${kind} ${file.kind}`;
@@ -46410,6 +46236,311 @@ function judge(facts) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/verify/summary.ts
+/** GitHub accepts 1 MiB of job summary per step; stay clear of it. */
+const SUMMARY_BUDGET = 900 * 1024;
+const MAX_FILE_ROWS = 1000;
+const MAX_LIST_ITEMS = 100;
+const MAX_CELL = 300;
+const ICON = { success: '✅', failure: '❌', error: '⚠️' };
+/**
+ * Text from the repository (paths, messages) shown literally: control characters become visible escapes,
+ * and HTML and Markdown punctuation become entities, so a file name can neither inject markup nor break a table.
+ */
+function summary_text(value, max = MAX_CELL) {
+    const chars = [...value];
+    const clipped = chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : value;
+    return clipped
+        .replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) // eslint-disable-line no-control-regex
+        .replace(/[&<>"'|*_`[\]\\~#!():]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+const code = (value) => `<code>${summary_text(value)}</code>`;
+const summary_short = (sha) => (sha === null ? '—' : `<code>${sha.slice(0, 7)}</code>`);
+function list(items) {
+    const shown = items.slice(0, MAX_LIST_ITEMS).map((item) => `- ${summary_text(item)}`);
+    if (items.length > shown.length)
+        shown.push(`- … and ${items.length - shown.length} more`);
+    return shown;
+}
+function change(file) {
+    if (file.kind === 'modified' && file.oldMode !== file.newMode)
+        return `mode ${file.oldMode} → ${file.newMode}`;
+    return file.kind;
+}
+function fileRows(files, budget) {
+    const rows = ['| File | Change | Decision | Rule |', '|---|---|---|---|'];
+    let used = 0;
+    let shown = 0;
+    // Refused files first: they are what a reader needs when the table is cut.
+    const ordered = [...files.filter((file) => !file.allowed), ...files.filter((file) => file.allowed)];
+    for (const file of ordered) {
+        const row = `| ${code(file.path)} | ${change(file)} | ${file.allowed ? 'allowed' : '**refused**'} | ${summary_text(file.rule)} |`;
+        const bytes = Buffer.byteLength(row) + 1;
+        if (shown >= MAX_FILE_ROWS || used + bytes > budget)
+            break;
+        rows.push(row);
+        used += bytes;
+        shown += 1;
+    }
+    if (shown < files.length)
+        rows.push('', `… and ${files.length - shown} more files (not shown).`);
+    return rows;
+}
+function renderSummary(verdict, headline) {
+    const { commits } = verdict;
+    const head = [
+        `## ${ICON[verdict.state]} Perimeter: ${verdict.state}`,
+        '',
+        summary_text(headline, 1000),
+        '',
+        `Branch ${code(verdict.branch)}: ${summary_short(verdict.startHead)} → ${summary_short(verdict.endHead)}` +
+            (verdict.baseline ? `, compared with ${summary_text(verdict.baseline.label, 500)}` : ''),
+    ];
+    if (verdict.violations.length > 0)
+        head.push('', '### Violations', '', ...list(verdict.violations.map((v) => v.message)));
+    if (verdict.unchecked.length > 0)
+        head.push('', '### Not checked', '', ...list(verdict.unchecked));
+    const tail = ['', '### Commits', ''];
+    tail.push(`${commits.gateway.length} via the gateway, ${commits.direct.length} pushed directly` +
+        (commits.unattributed.length > 0 ? `, ${commits.unattributed.length} not attributed` : '') +
+        (commits.complete ? '.' : ' (the list of new commits is incomplete).'));
+    if (commits.direct.length > 0)
+        tail.push('', ...list(commits.direct.map((sha) => `direct: ${sha}`)));
+    if (verdict.pushes.length > 0) {
+        tail.push('', '| Pushed by | Ref | Type | From → To |', '|---|---|---|---|');
+        for (const push of verdict.pushes.slice(0, MAX_LIST_ITEMS)) {
+            tail.push(`| ${summary_text(push.actor ?? 'unknown')} | ${code(push.ref)} | ${summary_text(push.activityType)} | ${summary_short(push.before)} → ${summary_short(push.after)} |`);
+        }
+    }
+    const perimeters = Object.entries(verdict.perPerimeter);
+    if (perimeters.length > 0) {
+        tail.push('', '### Perimeters', '', '| Perimeter | Calls | Refusals | Secrets hidden | Credential writes refused |', '|---|---:|---:|---:|---:|');
+        for (const [name, counts] of perimeters)
+            tail.push(`| ${code(name)} | ${counts.calls} | ${counts.refusals} | ${counts.hidden ?? 0} | ${counts.credentialRefusals ?? 0} |`);
+    }
+    if (verdict.notes.length > 0)
+        tail.push('', '### Notes', '', ...list(verdict.notes));
+    const fixed = Buffer.byteLength(head.join('\n')) + Buffer.byteLength(tail.join('\n'));
+    const files = verdict.files.length === 0
+        ? ['', '### Changed files', '', 'None.']
+        : [
+            '',
+            `### Changed files (${verdict.files.length})`,
+            '',
+            ...fileRows(verdict.files, SUMMARY_BUDGET - fixed),
+        ];
+    return [...head, ...files, ...tail, ''].join('\n');
+}
+
+;// CONCATENATED MODULE: ./src/verify/receipt.ts
+
+const MAX_DESCRIPTION = 140;
+const MAX_ANNOTATIONS = 10;
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+function clip(text, max) {
+    const chars = [...text];
+    return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}
+/** The one-line verdict: the commit status description and the summary's first line. */
+function headline(verdict) {
+    if (verdict.state === 'failure') {
+        const first = verdict.violations[0]?.message ?? '';
+        return `${plural(verdict.violations.length, 'violation')}: ${first}`;
+    }
+    if (verdict.state === 'error')
+        return `Not fully checked: ${verdict.unchecked[0] ?? 'unknown reason'}`;
+    const files = verdict.files.length;
+    const { gateway, direct } = verdict.commits;
+    if (files === 0 && gateway.length + direct.length === 0)
+        return 'No changes during the job';
+    return `${plural(files, 'changed file')}, all inside the perimeters; ${plural(gateway.length, 'commit')} via the gateway, ${direct.length} direct`;
+}
+function annotations(verdict) {
+    const all = verdict.violations.map((violation) => ({
+        path: violation.path ?? '',
+        title: violation.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${violation.kind}`,
+        message: violation.message,
+    }));
+    if (all.length <= MAX_ANNOTATIONS)
+        return all;
+    const shown = all.slice(0, MAX_ANNOTATIONS - 1);
+    shown.push({
+        path: '',
+        title: 'More perimeter violations',
+        message: `${all.length - shown.length} more violations; the job summary lists them all`,
+    });
+    return shown;
+}
+function renderReceipt(verdict, options = {}) {
+    const status = {
+        state: verdict.state,
+        context: options.context ?? 'perimeter',
+        description: clip(headline(verdict), MAX_DESCRIPTION),
+        ...(options.runUrl !== undefined ? { targetUrl: options.runUrl } : {}),
+    };
+    return { status, summary: renderSummary(verdict, headline(verdict)), annotations: annotations(verdict) };
+}
+
+;// CONCATENATED MODULE: ./src/verify/diff-trees.ts
+const isTree = (entry) => entry?.type === 'tree';
+function leaf(path, kind, entry) {
+    return kind === 'added'
+        ? { path, kind, newMode: entry.mode, newSha: entry.sha }
+        : { path, kind, oldMode: entry.mode, oldSha: entry.sha };
+}
+/**
+ * Every non-tree entry below a tree that appeared or disappeared as a whole: one recursive listing, or,
+ * when GitHub truncates it, one listing per directory.
+ */
+async function diff_trees_expand(upstream, prefix, tree, kind, out) {
+    const { entries, truncated } = await upstream.getTreeRecursive(tree);
+    if (!truncated) {
+        const seen = new Set();
+        for (const entry of entries) {
+            if (seen.has(entry.path))
+                out.push({
+                    path: prefix + entry.path,
+                    kind,
+                    problem: `the tree lists ${JSON.stringify(entry.path)} twice`,
+                });
+            seen.add(entry.path);
+            if (entry.type !== 'tree')
+                out.push(leaf(prefix + entry.path, kind, entry));
+        }
+        return;
+    }
+    const subtrees = [];
+    for (const entry of byName(await upstream.getTree(tree), prefix, kind, out).values()) {
+        if (isTree(entry))
+            subtrees.push(diff_trees_expand(upstream, `${prefix}${entry.path}/`, entry.sha, kind, out));
+        else
+            out.push(leaf(prefix + entry.path, kind, entry));
+    }
+    await Promise.all(subtrees);
+}
+/**
+ * A tree's entries by name. Names git forbids (empty, holding a "/") or listed twice can't come from git's
+ * own tools and GitHub's checks refuse them; should one get through, it is a change that is never allowed
+ * (a name with "/" would otherwise join into an innocent-looking path, a duplicate would hide its twin).
+ */
+function byName(entries, prefix, kind, out) {
+    const map = new Map();
+    for (const entry of entries) {
+        const problem = entry.path === '' || entry.path.includes('/')
+            ? `tree entry name ${JSON.stringify(entry.path)} is not a single path segment`
+            : map.has(entry.path)
+                ? `the tree lists ${JSON.stringify(entry.path)} twice`
+                : null;
+        if (problem === null)
+            map.set(entry.path, entry);
+        else
+            out.push({ path: prefix + entry.path, kind, problem });
+    }
+    return map;
+}
+async function diffDir(upstream, prefix, base, head, out) {
+    if (base === head)
+        return;
+    const [before, after] = await Promise.all([upstream.getTree(base), upstream.getTree(head)]);
+    const old = byName(before, prefix, 'deleted', out);
+    const now = byName(after, prefix, 'added', out);
+    const work = [];
+    for (const name of new Set([...old.keys(), ...now.keys()])) {
+        const o = old.get(name);
+        const n = now.get(name);
+        if (o && n && o.sha === n.sha && o.mode === n.mode)
+            continue;
+        const path = prefix + name;
+        if (o && n && isTree(o) && isTree(n)) {
+            work.push(diffDir(upstream, `${path}/`, o.sha, n.sha, out));
+        }
+        else if (o && n && !isTree(o) && !isTree(n)) {
+            out.push({ path, kind: 'modified', oldMode: o.mode, newMode: n.mode, oldSha: o.sha, newSha: n.sha });
+        }
+        else {
+            // Present on one side only, or a file became a directory (or the reverse).
+            const sides = [
+                [o, 'deleted'],
+                [n, 'added'],
+            ];
+            for (const [entry, kind] of sides) {
+                if (!entry)
+                    continue;
+                if (isTree(entry))
+                    work.push(diff_trees_expand(upstream, `${path}/`, entry.sha, kind, out));
+                else
+                    out.push(leaf(path, kind, entry));
+            }
+        }
+    }
+    await Promise.all(work);
+}
+const byPath = (a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : a.kind === 'deleted' ? -1 : b.kind === 'deleted' ? 1 : 0;
+/**
+ * The changed paths between two trees, Merkle-style: only subtrees whose SHA differs are listed, so the
+ * requests grow with the changed directories, not with the repository. `baseTree` null: all added.
+ */
+async function diffTrees(upstream, baseTree, headTree) {
+    const out = [];
+    if (baseTree === null)
+        await diff_trees_expand(upstream, '', headTree, 'added', out);
+    else
+        await diffDir(upstream, '', baseTree, headTree, out);
+    return out.sort(byPath);
+}
+
+;// CONCATENATED MODULE: ./src/verify/history.ts
+
+const PAGE = 100;
+const history_SYMLINK = '120000';
+const history_SUBMODULE = '160000';
+/**
+ * Commits on the branch above the job's start, newest first: listed back from the end head until one of
+ * `stops` (the baseline, or after a force push any head the job started with). Bounded by `max`.
+ * Without stops (a new branch with no base) the whole history is new.
+ */
+async function listNewCommits(upstream, endHead, stops, max) {
+    const commits = [];
+    for (let page = 1;; page++) {
+        const listed = await upstream.listCommits({ sha: endHead, perPage: PAGE, page });
+        for (const commit of listed) {
+            if (stops.has(commit.sha))
+                return { commits, complete: true };
+            if (commits.length >= max)
+                return { commits, complete: false };
+            commits.push(commit);
+        }
+        if (listed.length < PAGE)
+            return { commits, complete: stops.size === 0 };
+    }
+}
+const arrivesAsLink = (change) => change.kind !== 'deleted' && (change.newMode === history_SYMLINK || change.newMode === history_SUBMODULE);
+/**
+ * Changes made by single commits that the net diff does not show: a file added and removed again, or a
+ * symlink later replaced by a file. They stay in the branch's history, so they are judged too. Each
+ * commit is diffed against its first parent; the trees are mostly cached by then, so the cost is the
+ * directories each commit changed.
+ */
+async function intermediateChanges(upstream, commits, net) {
+    const netByPath = new Map(net.map((change) => [change.path, change]));
+    const perCommit = await Promise.all(commits.map(async (commit) => {
+        const parent = commit.parents[0];
+        const parentTree = parent === undefined ? null : (await upstream.getCommit(parent)).tree;
+        return diffTrees(upstream, parentTree, commit.tree);
+    }));
+    const found = new Map();
+    for (const change of perCommit.flat()) {
+        const inNet = netByPath.get(change.path);
+        const hidden = inNet === undefined || (arrivesAsLink(change) && !arrivesAsLink(inNet));
+        if (!hidden)
+            continue;
+        const seen = found.get(change.path);
+        if (seen === undefined || (arrivesAsLink(change) && !arrivesAsLink(seen)))
+            found.set(change.path, change);
+    }
+    return [...found.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
 ;// CONCATENATED MODULE: ./src/verify/verify-job.ts
 
 
@@ -46462,7 +46593,7 @@ async function verifyJob(input) {
         changes: [],
         intermediate: [],
         refChanges: compareSnapshots(input.start, input.end),
-        newCommits: startHead === endHead ? { shas: [], complete: true } : null,
+        newCommits: startHead === endHead || endHead === null ? { shas: [], complete: true } : null,
         ledger: input.ledger,
         directPushes: input.directPushes,
         perimeters: input.perimeters,
@@ -46525,19 +46656,25 @@ async function examineBranch(input, facts, endHead) {
     }
     await examineCommits(input, facts, listed);
 }
-/** Each new commit on its own, for what the net diff hides; skipped (and said so) when that is not sound or cheap. */
+/**
+ * Each new commit on its own, for what the net change hides. The net change is always checked in full;
+ * commits the (intact) ledger shows the gateway made were checked path by path before they were written,
+ * so only the others are diffed here. Skipped, and said so, when that is not sound or not cheap.
+ */
 async function examineCommits(input, facts, listed) {
     const max = input.maxCommitDiffs ?? MAX_COMMIT_DIFFS;
-    if (listed.commits.length <= 1 && listed.complete)
+    const made = new Set(input.ledger?.ok ? input.ledger.commits : []);
+    const others = listed.commits.filter((commit) => !made.has(commit.sha));
+    if (others.length === 0 || (listed.commits.length <= 1 && listed.complete))
         return;
-    if (facts.historyRewritten || !listed.complete || listed.commits.length > max) {
+    if (facts.historyRewritten || !listed.complete || others.length > max) {
         facts.notes.push(facts.historyRewritten
             ? 'after the history rewrite only the net change was checked, not each commit'
-            : `only the net change was checked, not each of the ${listed.complete ? '' : 'more than '}${listed.commits.length} new commits`);
+            : `only the net change was checked, not each of the ${listed.complete ? '' : 'more than '}${others.length} commits pushed around the gateway`);
         return;
     }
     try {
-        facts.intermediate = await intermediateChanges(input.upstream, listed.commits, facts.changes);
+        facts.intermediate = await intermediateChanges(input.upstream, others, facts.changes);
     }
     catch (error) {
         facts.unchecked.push(`the changes of each new commit: ${reason(error)}`);
@@ -46705,7 +46842,7 @@ function tryReadReady(file) {
 }
 /** The last lines of a log file with every secret replaced by ***. */
 function logTail(path, secrets, bytes = 4096) {
-    let text = '';
+    let text;
     try {
         const fd = (0,external_node_fs_namespaceObject.openSync)(path, 'r');
         try {
@@ -46806,7 +46943,9 @@ function readSettings(env = process.env, read = defaultRead) {
         throw new InputError(`GITHUB_REPOSITORY: expected "owner/name", got ${JSON.stringify(repository)}`);
     const [, owner, repo] = match;
     const serverUrl = env.GITHUB_SERVER_URL?.replace(/\/+$/, '');
-    const runUrl = serverUrl && env.GITHUB_RUN_ID ? `${serverUrl}/${repository}/actions/runs/${env.GITHUB_RUN_ID}` : undefined;
+    const runUrl = serverUrl && env.GITHUB_RUN_ID
+        ? `${serverUrl}/${repository}/actions/runs/${env.GITHUB_RUN_ID}`
+        : undefined;
     return {
         token,
         owner,
@@ -46853,7 +46992,8 @@ function boundBranch(value, env) {
     }
     // git check-ref-format, the parts that matter here
     // eslint-disable-next-line no-control-regex
-    if (/[\u0000-\u0020~^:?*[\\\u007f]|\.\.|@\{|\/\/|^[/.]|[/.]$|\.lock$|\.lock\//.test(branch) || branch === '@') {
+    const invalid = /[\u0000-\u0020~^:?*[\\\u007f]|\.\.|@\{|\/\/|^[/.]|[/.]$|\.lock$|\.lock\//;
+    if (invalid.test(branch) || branch === '@') {
         throw new InputError(`${Inputs.Branch}: not a valid branch name: ${JSON.stringify(branch)}`);
     }
     return branch;
