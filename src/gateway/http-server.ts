@@ -20,6 +20,12 @@ const PARSE_ERROR = {
   id: null,
 };
 
+const REPEATED_ID = {
+  jsonrpc: '2.0',
+  error: { code: -32600, message: 'Invalid Request: a batch repeats a request id' },
+  id: null,
+};
+
 /** The listener: loopback Host, known route, bearer secret, bounded body, JSON, then the endpoint. */
 export async function listen(
   port: number,
@@ -96,7 +102,20 @@ async function route(
   } catch {
     return send(res, 400, PARSE_ERROR);
   }
+  if (repeatsRequestId(body)) return send(res, 400, REPEATED_ID);
   await endpoint.handle(req, res, body);
+}
+
+/**
+ * A batch whose requests share an id: the SDK would run them all but answer one, and call tracking
+ * (one ledger record per id) would merge them, so one call could go unrecorded.
+ */
+function repeatsRequestId(body: unknown): boolean {
+  if (!Array.isArray(body)) return false;
+  const ids = body
+    .filter((m): m is { id: unknown } => m !== null && typeof m === 'object' && 'method' in m && 'id' in m)
+    .map((m) => m.id);
+  return new Set(ids).size !== ids.length;
 }
 
 /** The body as text, or null past the limit (the rest is discarded, not buffered). */

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startHarness, textOf, type Harness } from './support/harness.js';
@@ -238,5 +239,30 @@ describe('the gateway server', () => {
       expect(JSON.parse(answer.body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
       expect((await raw(h, { path: '/mcp/implementer', headers: auth(), body: INIT })).status).toBe(200);
     });
+
+    it('refuses a batch that repeats a request id: every call it would make must get its own ledger record', async () => {
+      const callsBefore = await ledgerCalls(h);
+      const head = await h.head();
+      const batch = [
+        { name: 'get_file', arguments: { path: 'docs/guide.md' } },
+        {
+          name: 'push_files',
+          arguments: { message: 'm', files: [{ path: 'src/batch.ts', content: 'x\n' }] },
+        },
+      ].map((params) => ({ jsonrpc: '2.0', id: 7, method: 'tools/call', params }));
+      const answer = await raw(h, {
+        path: '/mcp/implementer',
+        headers: { ...auth(), ...MCP_HEADERS, 'mcp-protocol-version': '2025-03-26' },
+        body: JSON.stringify(batch),
+      });
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 }, id: null });
+      expect(await h.head()).toBe(head);
+      expect(await ledgerCalls(h)).toBe(callsBefore);
+    });
   });
 });
+
+async function ledgerCalls(h: Harness): Promise<number> {
+  return (await readFile(h.ledgerPath, 'utf8')).split('\n').filter((l) => l.includes('"event":"call"')).length;
+}
