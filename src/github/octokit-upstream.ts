@@ -5,6 +5,7 @@ import {
   UpstreamError,
   type CommitInfo,
   type CommitStatus,
+  type Comparison,
   type PushActivity,
   type TreeChange,
   type TreeEntry,
@@ -34,6 +35,9 @@ export interface OctokitUpstreamOptions {
   requestTimeoutMs?: number;
 }
 
+/** commits per compare page (GitHub's most) */
+const COMPARE_PAGE = 100;
+
 class OctokitUpstream implements Upstream {
   readonly owner: string;
   readonly repo: string;
@@ -42,6 +46,7 @@ class OctokitUpstream implements Upstream {
   private readonly counters: UpstreamStats = { requests: 0, notModified: 0 };
   private readonly commits = new ShaCache<CommitInfo>();
   private readonly trees = new ShaCache<TreeEntry[]>();
+  private readonly comparisons = new ShaCache<Comparison>();
   private readonly recursiveTrees = new ShaCache<{ entries: TreeEntry[]; truncated: boolean }>();
   private readonly blobs: BlobCache;
   private readonly heads = new Map<string, { etag: string; sha: string }>();
@@ -218,13 +223,10 @@ class OctokitUpstream implements Upstream {
 
   async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
     if (wire.checkSha(ancestor) === wire.checkSha(descendant)) return true;
-    let data: wire.Compare;
     try {
-      data = await this.rest.read<wire.Compare>(
-        `compare ${ancestor}...${descendant}`,
-        `GET /repos/{owner}/{repo}/compare/${ancestor}...${descendant}`,
-        { per_page: 1 },
-      );
+      const { status } = await this.compare(ancestor, descendant);
+      // base...head: "ahead" means head has commits base lacks and none the other way.
+      return status === 'identical' || status === 'ahead';
     } catch (error) {
       // Unrelated histories: GitHub answers 404 "No common ancestor between …".
       if (
@@ -236,8 +238,25 @@ class OctokitUpstream implements Upstream {
       }
       throw error;
     }
-    // base...head: "ahead" means head has commits base lacks and none the other way.
-    return data.status === 'identical' || data.status === 'ahead';
+  }
+
+  compare(base: string, head: string, page = 1): Promise<Comparison> {
+    wire.checkSha(base);
+    wire.checkSha(head);
+    return this.comparisons.get(`${base}...${head}@${page}`, async () => {
+      const data = await this.rest.read<wire.Compare>(
+        `compare ${base}...${head}`,
+        `GET /repos/{owner}/{repo}/compare/${base}...${head}`,
+        { per_page: COMPARE_PAGE, page },
+      );
+      const commits = data.commits.map(wire.restCommit);
+      for (const commit of [wire.restCommit(data.base_commit), ...commits])
+        this.commits.set(commit.sha, commit);
+      const files = (data.files ?? []).flatMap((file) =>
+        file.previous_filename === undefined ? [file.filename] : [file.previous_filename, file.filename],
+      );
+      return { status: data.status, totalCommits: data.total_commits, commits, files };
+    });
   }
 
   async listPushActivity(options: { ref?: string; since?: string }): Promise<PushActivity[]> {

@@ -57,6 +57,20 @@ export interface PushActivity {
   timestamp: string;
 }
 
+/** base...head as GitHub compares them. */
+export interface Comparison {
+  status: 'identical' | 'ahead' | 'behind' | 'diverged';
+  /** how many commits head has that the merge base lacks */
+  totalCommits: number;
+  /** one page of those commits, oldest first */
+  commits: CommitInfo[];
+  /**
+   * The changed paths from the merge base to head (a rename names both), as GitHub lists them: at most 300,
+   * without modes. A hint for where to look, never a verdict.
+   */
+  files: string[];
+}
+
 export interface UpstreamStats {
   /** requests sent, including those answered 304 */
   requests: number;
@@ -107,6 +121,8 @@ export interface Upstream {
   }): Promise<CommitInfo[]>;
   /** Whether `ancestor` is reachable from `descendant` (true when equal). */
   isAncestor(ancestor: string, descendant: string): Promise<boolean>;
+  /** Compares two commits by SHA; `page` (from 1) pages the commits, 100 at a time. Throws not_found. */
+  compare(base: string, head: string, page?: number): Promise<Comparison>;
   /** Pushes in a time window, newest first (the Activity API), for attributing direct pushes. */
   listPushActivity(options: { ref?: string; since?: string }): Promise<PushActivity[]>;
 

@@ -40,6 +40,10 @@ export interface Blob {
 }
 export interface Compare {
   status: 'identical' | 'ahead' | 'behind' | 'diverged';
+  total_commits: number;
+  base_commit: RestCommit;
+  commits: RestCommit[];
+  files?: Array<{ filename: string; previous_filename?: string }>;
 }
 export interface Activity {
   ref: string;

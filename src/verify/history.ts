@@ -13,11 +13,34 @@ export interface NewCommits {
 }
 
 /**
- * Commits on the branch above the job's start, newest first: listed back from the end head until one of
- * `stops` (the baseline, or after a force push any head the job started with). Bounded by `max`.
- * Without stops (a new branch with no base) the whole history is new.
+ * The commits reachable from `endHead` and not from `base` (an ancestor of it), newest first: exactly
+ * git's base..end, merges' side branches included, whatever their dates. Bounded by `max`.
  */
 export async function listNewCommits(
+  upstream: Upstream,
+  base: string,
+  endHead: string,
+  max: number,
+): Promise<NewCommits> {
+  const first = await upstream.compare(base, endHead);
+  const commits = [...first.commits];
+  for (let page = 2; commits.length < Math.min(first.totalCommits, max); page++) {
+    const next = await upstream.compare(base, endHead, page);
+    if (next.commits.length === 0) break;
+    commits.push(...next.commits);
+  }
+  return {
+    commits: commits.slice(0, max).reverse(),
+    complete: commits.length === first.totalCommits && first.totalCommits <= max,
+  };
+}
+
+/**
+ * Commits listed back from the end head, newest first, until one of `stops`: after a history rewrite,
+ * where there is no single base (the order is by date, so this serves attribution, not the verdict).
+ * Without stops (a new branch with no base) the whole history is new. Bounded by `max`.
+ */
+export async function listCommitsAbove(
   upstream: Upstream,
   endHead: string,
   stops: ReadonlySet<string>,

@@ -1,6 +1,6 @@
 import type { PushActivity, Upstream } from '../github/upstream.js';
 import { diffTrees } from './diff-trees.js';
-import { intermediateChanges, listNewCommits, type NewCommits } from './history.js';
+import { intermediateChanges, listCommitsAbove, listNewCommits, type NewCommits } from './history.js';
 import { compareSnapshots, judge, type JobFacts } from './judge.js';
 import type { Baseline, RefSnapshot, Verdict, VerifyInput } from './types.js';
 
@@ -109,11 +109,17 @@ async function examineBranch(input: VerifyInput, facts: JobFacts, endHead: strin
   }
   let listed: NewCommits;
   try {
-    // After a force push there is no single stop: new is whatever lies above every head the job started with.
-    const stops = facts.historyRewritten
-      ? new Set(Object.values(input.start))
-      : new Set(baseSha === null ? [] : [baseSha]);
-    listed = await listNewCommits(upstream, endHead, stops, input.maxCommits ?? MAX_COMMITS);
+    const max = input.maxCommits ?? MAX_COMMITS;
+    // After a force push there is no single base: new is whatever lies above every head the job started with.
+    listed =
+      baseSha !== null && !facts.historyRewritten
+        ? await listNewCommits(upstream, baseSha, endHead, max)
+        : await listCommitsAbove(
+            upstream,
+            endHead,
+            new Set(facts.historyRewritten ? Object.values(input.start) : []),
+            max,
+          );
     facts.newCommits = { shas: listed.commits.map((commit) => commit.sha), complete: listed.complete };
   } catch (error) {
     facts.unchecked.push(`the new commits of "${input.branch}": ${reason(error)}`);

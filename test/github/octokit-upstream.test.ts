@@ -140,6 +140,25 @@ describe('createOctokitUpstream', () => {
       expect((await failure(up.isAncestor(s.seed, 'e'.repeat(40)))).code).toBe('not_found');
     });
 
+    it('compares two commits: status, the new commits oldest first, changed paths, then from cache', async () => {
+      const base = await commitToBare(s.dir, 'cmp', { 'cmp/a.txt': 'a' });
+      const one = await commitToBare(s.dir, 'cmp', { 'cmp/b.txt': 'b' });
+      const two = await commitToBare(s.dir, 'cmp', { 'cmp/a.txt': null, 'cmp/c.txt': 'c' });
+      const { value, fake } = await cost(() => up.compare(base, two));
+      expect(fake).toBe(1);
+      expect(value.status).toBe('ahead');
+      expect(value.totalCommits).toBe(2);
+      expect(value.commits.map((c) => c.sha)).toEqual([one, two]);
+      expect([...value.files].sort()).toEqual(['cmp/a.txt', 'cmp/b.txt', 'cmp/c.txt']);
+      const cached = await cost(async () => [
+        await up.isAncestor(base, two),
+        await up.getCommit(base),
+        await up.getCommit(two),
+      ]);
+      expect(cached.fake).toBe(0);
+      expect((await up.compare(two, base)).status).toBe('behind');
+    });
+
     it('reads push activity with actors', async () => {
       const head = await commitToBare(s.dir, 'main', { 'd.txt': 'd' }, 'by hubot', { actor: 'hubot' });
       const activity = await up.listPushActivity({ ref: 'refs/heads/main' });

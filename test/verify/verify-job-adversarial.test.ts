@@ -62,6 +62,8 @@ async function commit(tree: string, parents: string[], date = '1700000000 +0000'
   return (await gitText(s.dir, args, { env })).trim();
 }
 
+const treeOf = async (sha: string) => (await gitText(s.dir, ['rev-parse', `${sha}^{tree}`])).trim();
+
 /** The seed's root with `src` replaced by a tree holding src/a.ts plus `extra`. */
 async function rootWithSrc(extra: Array<{ mode: string; name: string; sha: string }>): Promise<string> {
   const a = await blob('a\n');
@@ -165,6 +167,27 @@ describe('verifyJob against crafted pushes', () => {
       });
       expect(verdict.state).toBe('error');
       expect(verdict.unchecked.join()).toMatch(/3 commits/);
+    });
+  });
+  describe('when a merge brings in side commits dated before the start', () => {
+    it('still diffs the side commits: a file added and removed there fails', async () => {
+      const base = await treeOf(s.seed);
+      const leak = await commit(
+        await rootWithSrc([{ mode: '100644', name: 'env', sha: await blob('S=1\n') }]),
+        [s.seed],
+        '100000000 +0000',
+      );
+      const undo = await commit(base, [leak], '100000001 +0000');
+      const main = await commit(
+        await rootWithSrc([{ mode: '100644', name: 'ok.ts', sha: await blob('ok\n') }]),
+        [s.seed],
+        '1800000000 +0000',
+      );
+      const merge = await commit(await treeOf(main), [main, undo], '1800000001 +0000');
+      await setRef(s.dir, REF, merge);
+      const verdict = await verify(['src/ok.ts']);
+      expect(verdict.state).toBe('failure');
+      expect(verdict.files.filter((f) => f.transient).map((f) => f.path)).toEqual(['src/env']);
     });
   });
 });

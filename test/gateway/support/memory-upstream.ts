@@ -231,6 +231,9 @@ export async function createMemoryUpstream(
       }
       return false;
     },
+    async compare() {
+      throw new UpstreamError('unavailable', 'compare is not emulated here');
+    },
     async listPushActivity() {
       count('listPushActivity');
       return [];
