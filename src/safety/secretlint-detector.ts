@@ -1,9 +1,15 @@
 import { lintSource } from '@secretlint/core';
+import { secretLintProfiler } from '@secretlint/profiler';
 import { rules as recommendedRules } from '@secretlint/secretlint-rule-preset-recommend';
 import type { SecretLintCoreConfig, SecretLintCoreResultMessage } from '@secretlint/types';
 import { RANK, type Finding } from './finding.js';
 
 const PREFIX = '@secretlint/secretlint-rule-';
+
+// secretlint 11.7 marks each rule's start and end in the process-wide performance timeline and its
+// observer keeps every mark forever, scanning them on each new one: scans get slower with every answer
+// (secretlint/secretlint#1633, fixed in 13.x, which needs Node 22). Perimeter never profiles.
+secretLintProfiler.mark = () => undefined;
 
 /**
  * The kind shown for each secretlint rule (and message id where one rule finds several kinds).

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { SECRETLINT_RULE_IDS, secretlintFindings } from '../../src/safety/secretlint-detector.js';
 import { fill, providerSamples, sample } from './samples.js';
@@ -19,6 +20,13 @@ const SECRETLINT_KINDS = new Set([
 ]);
 
 describe('secretlintFindings', () => {
+  it('leaves no performance marks behind (secretlint 11.7 profiles every scan and keeps the marks forever)', async () => {
+    const before = performance.getEntriesByType('mark').length;
+    await secretlintFindings(`token: ${sample.github('marks')}\n`);
+    await secretlintFindings('nothing to see\n');
+    expect(performance.getEntriesByType('mark').length).toBe(before);
+  });
+
   it('runs the recommended rules except the comment filter', () => {
     expect(SECRETLINT_RULE_IDS).toContain('@secretlint/secretlint-rule-github');
     expect(SECRETLINT_RULE_IDS.length).toBeGreaterThanOrEqual(13);
