@@ -96,6 +96,7 @@ async function verify(
     ledger,
     directPushes: settings.directPushes,
     problems,
+    startedAt: store.get(State.StartedAt) || undefined,
   });
   const logPath = store.get(State.LogPath);
   const gatewayLog = ledger?.ok === false || problems.length > 0 ? logTail(logPath, secrets) : '';

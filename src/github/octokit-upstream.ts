@@ -37,6 +37,8 @@ export interface OctokitUpstreamOptions {
 
 /** commits per compare page (GitHub's most) */
 const COMPARE_PAGE = 100;
+/** activity pages read to cover a job's window (100 pushes each) */
+const MAX_ACTIVITY_PAGES = 10;
 
 class OctokitUpstream implements Upstream {
   readonly owner: string;
@@ -260,17 +262,28 @@ class OctokitUpstream implements Upstream {
   }
 
   async listPushActivity(options: { ref?: string; since?: string }): Promise<PushActivity[]> {
-    const data = await this.rest.read<wire.Activity[]>(
-      'list activity',
-      'GET /repos/{owner}/{repo}/activity',
-      {
-        ...(options.ref !== undefined ? { ref: options.ref } : {}),
-        direction: 'desc',
-        per_page: 100,
-      },
-    );
     const since = options.since !== undefined ? Date.parse(options.since) : Number.NEGATIVE_INFINITY;
-    return data.map(wire.activity).filter((item) => Date.parse(item.timestamp) >= since);
+    const items: PushActivity[] = [];
+    let after: string | undefined;
+    // With `since`, page back (by GitHub's opaque cursors) until the window is covered; without, one page.
+    for (let page = 0; page < MAX_ACTIVITY_PAGES; page++) {
+      const { data, headers } = await this.rest.send<wire.Activity[]>(
+        'list activity',
+        'GET /repos/{owner}/{repo}/activity',
+        {
+          ...(options.ref !== undefined ? { ref: options.ref } : {}),
+          direction: 'desc',
+          per_page: 100,
+          ...(after !== undefined ? { after } : {}),
+        },
+      );
+      items.push(...data.map(wire.activity));
+      after = wire.nextCursor(headers.link);
+      const oldest = items[items.length - 1];
+      if (options.since === undefined || after === undefined || oldest === undefined) break;
+      if (Date.parse(oldest.timestamp) < since) break;
+    }
+    return items.filter((item) => Date.parse(item.timestamp) >= since);
   }
 
   async createBlob(content: Uint8Array): Promise<string> {

@@ -116,6 +116,13 @@ export function activity(data: Activity): PushActivity {
   };
 }
 
+/** The `after` cursor of a Link header's rel="next" URL (the Activity API pages by cursor), if any. */
+export function nextCursor(link: string | undefined): string | undefined {
+  const next = link?.split(',').find((part) => /rel="next"/.test(part));
+  const url = next?.match(/<([^>]+)>/)?.[1];
+  return url === undefined ? undefined : (new URL(url).searchParams.get('after') ?? undefined);
+}
+
 const CONTROL = /[\u0000-\u001f\u007f]/; // eslint-disable-line no-control-regex
 
 /**

@@ -31,6 +31,8 @@ export interface JobFacts {
   directPushes: 'check' | 'deny';
   perimeters: Perimeter[];
   pushes: PushActivity[];
+  /** force pushes to the bound branch during the job, as the Activity API shows them */
+  forcePushes: PushActivity[];
   unchecked: string[];
   notes: string[];
 }
@@ -133,6 +135,15 @@ export function judge(facts: JobFacts): Verdict {
       kind: 'history',
       ref: branchRef,
       message: `history of "${facts.branch}" was rewritten: ${short(facts.startHead)} is not an ancestor of ${short(facts.endHead)}`,
+    });
+  }
+
+  const away = facts.historyRewritten === true ? [] : facts.forcePushes.slice(0, 1);
+  for (const push of away) {
+    violations.push({
+      kind: 'history',
+      ref: branchRef,
+      message: `"${facts.branch}" was force-pushed during the job (${short(push.before)} → ${short(push.after)}); it ends on a descendant of the start, but the commits pushed in between were not checked`,
     });
   }
 

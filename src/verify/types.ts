@@ -30,6 +30,8 @@ export interface VerifyInput {
   directPushes: 'check' | 'deny';
   /** what went wrong around the job, e.g. 'the gateway died'; any of them keeps the verdict from success */
   problems?: string[];
+  /** when the job started (ISO 8601): bounds the Activity API window that shows force pushes */
+  startedAt?: string;
   /** most new commits walked to attribute them (default 300) */
   maxCommits?: number;
   /** most new commits diffed one by one for changes the net diff hides (default 50) */

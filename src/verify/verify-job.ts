@@ -50,7 +50,7 @@ async function findBaseline(
  * whatever could not be checked is named in `unchecked` and keeps the verdict from success.
  */
 export async function verifyJob(input: VerifyInput): Promise<Verdict> {
-  const { upstream, branch } = input;
+  const { branch } = input;
   const ref = `refs/heads/${branch}`;
   const startHead = input.start[ref] ?? null;
   const endHead = input.end[ref] ?? null;
@@ -68,6 +68,7 @@ export async function verifyJob(input: VerifyInput): Promise<Verdict> {
     directPushes: input.directPushes,
     perimeters: input.perimeters,
     pushes: [],
+    forcePushes: [],
     unchecked: [...(input.problems ?? [])],
     notes: [],
   };
@@ -77,7 +78,7 @@ export async function verifyJob(input: VerifyInput): Promise<Verdict> {
   } else if (endHead !== startHead) {
     await examineBranch(input, facts, endHead);
   }
-  if (facts.refChanges.length > 0) facts.pushes = await pushesFor(upstream, facts);
+  if (facts.refChanges.length > 0) await readActivity(input, facts);
   return judge(facts);
 }
 
@@ -156,19 +157,58 @@ async function examineCommits(input: VerifyInput, facts: JobFacts, listed: NewCo
   }
 }
 
-/** The Activity API names who pushed; it only enriches the receipt, so a failure is a note. */
-async function pushesFor(upstream: Upstream, facts: JobFacts): Promise<PushActivity[]> {
+/**
+ * The Activity API names who pushed, and shows force pushes that the end state hides (away and back onto a
+ * descendant of the start). It only adds to what the refs show, so a failure to read it is a note.
+ */
+async function readActivity(input: VerifyInput, facts: JobFacts): Promise<void> {
+  let activity: PushActivity[];
   try {
-    const moves = new Map(facts.refChanges.map((change) => [change.ref, change]));
-    const activity = await upstream.listPushActivity({});
-    const fresh = new Set(facts.newCommits?.shas ?? []);
-    return activity.filter((item) => {
-      const change = moves.get(item.ref);
-      if (!change) return false;
-      return item.after === change.after || fresh.has(item.after) || item.before === change.before;
-    });
+    activity = await input.upstream.listPushActivity(
+      input.startedAt === undefined ? {} : { since: input.startedAt },
+    );
   } catch (error) {
     facts.notes.push(`who pushed could not be read from the Activity API: ${reason(error)}`);
-    return [];
+    return;
   }
+  const moves = new Map(facts.refChanges.map((change) => [change.ref, change]));
+  const fresh = new Set(facts.newCommits?.shas ?? []);
+  facts.pushes = activity.filter((item) => {
+    const change = moves.get(item.ref);
+    if (!change) return false;
+    return item.after === change.after || fresh.has(item.after) || item.before === change.before;
+  });
+  const ref = `refs/heads/${input.branch}`;
+  const onBranch =
+    input.startedAt === undefined
+      ? pushChain(activity, ref, facts.startHead, facts.endHead)
+      : activity.filter((item) => item.ref === ref);
+  if (onBranch === null) {
+    facts.notes.push(
+      `the Activity API does not show every push to "${input.branch}" yet, so force pushes in between were not ruled out`,
+    );
+    return;
+  }
+  facts.forcePushes = onBranch.filter((item) => item.activityType === 'force_push');
+}
+
+const ZERO_SHA = '0000000000000000000000000000000000000000';
+
+/** The pushes that took `ref` from the start head to the end head, newest first; null when some are missing. */
+function pushChain(
+  activity: PushActivity[],
+  ref: string,
+  startHead: string | null,
+  endHead: string | null,
+): PushActivity[] | null {
+  const chain: PushActivity[] = [];
+  const from = startHead ?? ZERO_SHA;
+  let at = endHead ?? ZERO_SHA;
+  for (const item of activity) {
+    if (at === from) break;
+    if (item.ref !== ref || item.after !== at) continue;
+    chain.push(item);
+    at = item.before;
+  }
+  return at === from ? chain : null;
 }

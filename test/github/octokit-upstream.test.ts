@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { UpstreamError, type Upstream } from '../../src/github/upstream.js';
+import { recordRefChange } from '../fake-github/activity-log.js';
 import { commitToBare } from '../fake-github/index.js';
 import { plumbCommit, startStandIn, TOKEN, type StandIn } from './stand-in.js';
 
@@ -157,6 +158,19 @@ describe('createOctokitUpstream', () => {
       ]);
       expect(cached.fake).toBe(0);
       expect((await up.compare(two, base)).status).toBe('behind');
+    });
+
+    it('pages push activity back to `since`, and reads one page without it', async () => {
+      const since = new Date(Date.now() - 1000).toISOString();
+      const [a, b] = [s.seed, 'b'.repeat(40)];
+      for (let i = 0; i < 150; i++)
+        await recordRefChange(s.dir, { before: a, after: b, ref: 'refs/heads/noise', actor: 'bot' });
+      const windowed = await cost(() => up.listPushActivity({ since }));
+      expect(windowed.value.filter((item) => item.ref === 'refs/heads/noise')).toHaveLength(150);
+      expect(windowed.fake).toBeGreaterThanOrEqual(2);
+      const one = await cost(() => up.listPushActivity({}));
+      expect(one.value).toHaveLength(100);
+      expect(one.fake).toBe(1);
     });
 
     it('reads push activity with actors', async () => {

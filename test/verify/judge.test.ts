@@ -36,6 +36,7 @@ function facts(overrides: Partial<JobFacts> = {}): JobFacts {
     directPushes: 'check',
     perimeters: [perimeter('impl', ['src/**']), perimeter('tests', ['test/**'])],
     pushes: [],
+    forcePushes: [],
     unchecked: [],
     notes: [],
     ...overrides,
@@ -153,6 +154,42 @@ describe('judge', () => {
       expect(judge(facts({ endHead: null, newCommits: null })).violations.map((v) => v.kind)).toContain(
         'branch-deleted',
       );
+    });
+  });
+
+  describe('when the branch was force-pushed away and back onto a descendant of the start', () => {
+    it('fails once on the history, naming the first force push', () => {
+      const push = (before: string, after: string) => ({
+        ref: 'refs/heads/agent/x',
+        before,
+        after,
+        actor: 'mallory',
+        activityType: 'force_push',
+        timestamp: '2026-01-01T00:00:00Z',
+      });
+      const verdict = judge(facts({ forcePushes: [push('c'.repeat(40), B), push(A, 'c'.repeat(40))] }));
+      expect(verdict.state).toBe('failure');
+      expect(verdict.violations.map((v) => v.kind)).toEqual(['history']);
+      expect(verdict.violations[0]!.message).toContain('force-pushed during the job (ccccccc →');
+    });
+
+    it('does not add a second history violation when the rewrite shows in the refs already', () => {
+      const verdict = judge(
+        facts({
+          historyRewritten: true,
+          forcePushes: [
+            {
+              ref: 'refs/heads/agent/x',
+              before: A,
+              after: B,
+              actor: null,
+              activityType: 'force_push',
+              timestamp: '2026-01-01T00:00:00Z',
+            },
+          ],
+        }),
+      );
+      expect(verdict.violations.map((v) => v.kind)).toEqual(['history']);
     });
   });
 

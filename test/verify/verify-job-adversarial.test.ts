@@ -190,4 +190,42 @@ describe('verifyJob against crafted pushes', () => {
       expect(verdict.files.filter((f) => f.transient).map((f) => f.path)).toEqual(['src/env']);
     });
   });
+  describe('when the branch was force-pushed away and back to a descendant of the start', () => {
+    it('fails on the history rewrite the Activity API shows', async () => {
+      const away = await commit(
+        await rootWithSrc([{ mode: '100644', name: 'env', sha: await blob('S=1\n') }]),
+        [],
+      );
+      await setRef(s.dir, REF, away);
+      const back = await commit(
+        await rootWithSrc([{ mode: '100644', name: 'ok.ts', sha: await blob('ok\n') }]),
+        [s.seed],
+      );
+      await setRef(s.dir, REF, back);
+      const verdict = await verify(['src/**']);
+      expect(verdict.state).toBe('failure');
+      expect(verdict.violations.map((v) => v.kind)).toEqual(['history']);
+    });
+    it('fails on it within the job window too (startedAt), where the start head was passed through again', async () => {
+      const startedAt = new Date(Date.now() - 1000).toISOString();
+      const away = await commit(await treeOf(s.seed), []);
+      await setRef(s.dir, REF, away);
+      await setRef(s.dir, REF, s.seed);
+      await commitToBare(s.dir, BRANCH, { 'src/ok.ts': 'ok\n' });
+      const upstream = s.upstream();
+      const input = {
+        upstream,
+        branch: BRANCH,
+        start,
+        end: await snapshotRefs(upstream),
+        perimeters: [everywhere(['src/**'])],
+        ledger: { ok: true, commits: [], perPerimeter: {} },
+        directPushes: 'check' as const,
+      };
+      expect((await verifyJob(input)).state).toBe('success');
+      const verdict = await verifyJob({ ...input, startedAt });
+      expect(verdict.state).toBe('failure');
+      expect(verdict.violations.map((v) => v.kind)).toEqual(['history']);
+    });
+  });
 });
