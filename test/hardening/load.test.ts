@@ -3,7 +3,8 @@
  * as in the action). No protocol errors, every call in the ledger exactly once, the ledger verifies, and the
  * gateway's memory stays bounded between the middle and the end of the run.
  *
- * `npm test` runs 32 x 10 calls; PERIMETER_LOAD_FULL=1 runs the issue's 32 x 500 (SECURITY.md has figures).
+ * `npm test` runs 32 x 10 calls; PERIMETER_LOAD_FULL=1 runs the issue's 32 x 500, PERIMETER_LOAD_CALLS=N
+ * runs 32 x N (an even N). SECURITY.md has the figures.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -23,7 +24,7 @@ import { realisticToken } from './support/stand.js';
 
 const FULL = process.env.PERIMETER_LOAD_FULL === '1';
 const CLIENTS = 32;
-const CALLS = FULL ? 500 : 10;
+const CALLS = FULL ? 500 : Number(process.env.PERIMETER_LOAD_CALLS ?? 10);
 const MIB = 1024 * 1024;
 const LOAD_GATEWAY = resolve(import.meta.dirname, 'support/load-gateway.ts');
 
