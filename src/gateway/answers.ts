@@ -34,6 +34,8 @@ export async function renderAnswer(
 
 /** Between strings redacted in one batch: plain and low in entropy, so no detector mistakes it for a secret. */
 const BOUNDARY = '\n\n--- perimeter answer boundary ---\n\n';
+/** Strings this long are redacted one by one rather than in the batch. */
+const ALONE_CHARS = 4096;
 
 /**
  * Runs every string of a value through the filter, counting what it hid. Distinct strings go in one
@@ -60,7 +62,10 @@ export class Redactor {
   }
 
   private async redactAll(strings: string[]): Promise<void> {
-    const pending = [...new Set(strings)].filter((s) => !this.done.has(s));
+    const unique = [...new Set(strings)].filter((s) => !this.done.has(s));
+    // a large text (a file's content) goes on its own, so a filter that caches by text finds it again
+    const pending = unique.filter((s) => s.length < ALONE_CHARS);
+    for (const text of unique.filter((s) => s.length >= ALONE_CHARS)) await this.redactOne(text);
     if (pending.length === 0) return;
     if (pending.length > 1 && !pending.some((s) => s.includes(BOUNDARY))) {
       const batch = await this.filter.redact(pending.join(BOUNDARY));
@@ -71,11 +76,13 @@ export class Redactor {
         return;
       }
     }
-    for (const text of pending) {
-      const redaction = await this.filter.redact(text);
-      this.count(redaction);
-      this.done.set(text, redaction.text);
-    }
+    for (const text of pending) await this.redactOne(text);
+  }
+
+  private async redactOne(text: string): Promise<void> {
+    const redaction = await this.filter.redact(text);
+    this.count(redaction);
+    this.done.set(text, redaction.text);
   }
 
   private count(redaction: { hidden: number; kinds: Record<string, number> }): void {

@@ -2,6 +2,7 @@ import type { AnswerFilter, Redaction } from './answer-filter.js';
 import { extraSecretFindings, extraSecretMatcher } from './extra-secrets.js';
 import type { Finding } from './finding.js';
 import { formatFindings } from './format-rules.js';
+import { RedactionCache } from './redaction-cache.js';
 import { secretlintFindings } from './secretlint-detector.js';
 import { settingFindings } from './secret-settings.js';
 
@@ -12,6 +13,11 @@ export interface SecretFilterOptions {
    * shorter than 8 characters are ignored.
    */
   extraSecrets?: readonly string[];
+}
+
+/** The filter, and how much scanning it did: texts it scanned, and texts it answered from its cache. */
+export interface SecretFilter extends AnswerFilter {
+  stats(): { scans: number; cached: number };
 }
 
 /** Thrown (as a rejection) when detection fails: the caller answers with an error, never the text. */
@@ -64,11 +70,15 @@ export function applyRedaction(text: string, spans: Finding[]): Redaction {
  * (except the extra secrets), so hiding does not confirm a guess.
  * Pass only text: deciding what is binary (and not scanning it) is the caller's job.
  */
-export function createSecretFilter(options: SecretFilterOptions = {}): AnswerFilter {
+export function createSecretFilter(options: SecretFilterOptions = {}): SecretFilter {
   const extra = extraSecretMatcher(options.extraSecrets ?? []);
+  const cache = new RedactionCache();
+  let scans = 0;
+  let cached = 0;
 
   async function detect(text: string): Promise<Finding[]> {
     if (typeof text !== 'string') throw new TypeError(`expected text, got ${typeof text}`);
+    scans++;
     const found = (await secretlintFindings(text)).concat(
       formatFindings(text),
       settingFindings(text),
@@ -86,11 +96,23 @@ export function createSecretFilter(options: SecretFilterOptions = {}): AnswerFil
   }
 
   return {
-    redact: (text) => safely(async () => applyRedaction(text, await detect(text))),
+    redact: (text) =>
+      safely(async () => {
+        const key = cache.key(text);
+        const known = cache.get(key);
+        if (known) {
+          cached++;
+          return known;
+        }
+        const redaction = applyRedaction(text, await detect(text));
+        cache.set(key, redaction);
+        return redaction;
+      }),
     findCredentials: (text) =>
       safely(async () => {
         const kinds = (await detect(text)).filter((f) => f.credential).map((f) => f.kind);
         return [...new Set(kinds)].sort();
       }),
+    stats: () => ({ scans, cached }),
   };
 }

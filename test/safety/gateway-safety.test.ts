@@ -364,6 +364,25 @@ describe('the ledger facts the receipt reads', () => {
   });
 });
 
+describe('when a large file is read again', () => {
+  it('answers the same without scanning anything again', async () => {
+    const filter = createSecretFilter();
+    const content = `password: ${password}\n${'const plain = 1;\n'.repeat(4000)}`;
+    const again = await startHarness({ files: { 'src/big.ts': content }, config: CONFIG, filter });
+    try {
+      const client = await again.connect('reader');
+      const first = await call(client, 'get_file', { path: 'src/big.ts' });
+      const scans = filter.stats().scans;
+      const second = await call(client, 'get_file', { path: 'src/big.ts' });
+      expect(second).toEqual(first);
+      expect(first.structuredContent?.redacted).toEqual({ count: 1, kinds: { password: 1 } });
+      expect(filter.stats().scans).toBe(scans);
+    } finally {
+      await again.close();
+    }
+  });
+});
+
 describe('when the detector fails', () => {
   let broken: Harness;
   let client: Client;

@@ -59,6 +59,20 @@ describe('createSecretFilter', () => {
       expect(await filter.redact(first.text)).toEqual({ text: first.text, hidden: 0, kinds: {} });
     });
 
+    describe('when the same text comes again', () => {
+      it('answers from its cache without scanning, with the same answer', async () => {
+        const own = createSecretFilter();
+        const text = `password: "${sample.password('again')}"\n${'plain line\n'.repeat(2000)}`;
+        const first = await own.redact(text);
+        first.kinds.password = 99;
+        const second = await own.redact(text);
+        expect(second).toEqual({ ...first, kinds: { password: 1 } });
+        expect(own.stats()).toEqual({ scans: 1, cached: 1 });
+        await own.redact(`${text}more\n`);
+        expect(own.stats()).toEqual({ scans: 2, cached: 1 });
+      });
+    });
+
     it('ignores secretlint-disable comments in the content', async () => {
       const token = sample.github();
       const result = await filter.redact(
