@@ -83,7 +83,10 @@ export async function intermediateChanges(
   const found = new Map<string, Change>();
   for (const change of perCommit.flat()) {
     const inNet = netByPath.get(change.path);
-    const hidden = inNet === undefined || (arrivesAsLink(change) && !arrivesAsLink(inNet));
+    const hidden =
+      inNet === undefined ||
+      change.problem !== undefined ||
+      (arrivesAsLink(change) && !arrivesAsLink(inNet));
     if (!hidden) continue;
     const seen = found.get(change.path);
     if (seen === undefined || (arrivesAsLink(change) && !arrivesAsLink(seen))) found.set(change.path, change);
