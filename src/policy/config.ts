@@ -138,8 +138,16 @@ function parsePerimeter(c: Checker, entry: Entry): PerimeterSpec | null {
   return ok ? spec : null;
 }
 
+/** Far above any real perimeters.yml; bounds the time and memory a hostile or mistaken file can cost. */
+export const MAX_CONFIG_BYTES = 256 * 1024;
+
 /** Parses and validates perimeters.yml text; reports every problem at once. Throws ConfigError. */
 export function parseConfig(text: string, file: string = DEFAULT_CONFIG_FILE): Config {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_CONFIG_BYTES) {
+    const message = `the file is ${bytes} bytes; at most ${MAX_CONFIG_BYTES} are read (use fewer, broader globs)`;
+    throw new ConfigError([{ file, line: 1, column: 1, key: '(document)', message }]);
+  }
   const lines = new LineCounter();
   const doc = parseDocument(text, {
     lineCounter: lines,

@@ -123,6 +123,40 @@ describe('perimeter check', () => {
     });
   });
 
+  describe('when the config file is not what anyone would write', () => {
+    const lol = (i: number) =>
+      `l${i}: &l${i} [${Array(9)
+        .fill(i === 0 ? '"lol"' : `*l${i - 1}`)
+        .join(', ')}]`;
+    it.each([
+      ['empty', '', /^perimeters\.yml:1:1: version: missing; the file is empty/],
+      ['binary', '\u0000\u00ff\u0001PK\u0003\u0004\n\t\u0000', /^perimeters\.yml:\d+:\d+: /],
+      [
+        'an alias bomb',
+        `${Array.from({ length: 9 }, (_, i) => lol(i)).join('\n')}\nversion: 1\nperimeters:\n  p:\n    read: *l8\n    write: *l8\n`,
+        /perimeters\.p\.read\[0\]: expected a string, got a list/,
+      ],
+      [
+        'huge',
+        `version: 1\nperimeters:\n  p:\n    read: [${'"src/x",'.repeat(40_000)}]\n`,
+        /^perimeters\.yml:1:1: \(document\): the file is \d+ bytes; at most 262144 are read/,
+      ],
+    ])('reports a file that is %s with a position and exits 1, no stack trace', async (_, text, expected) => {
+      const dir = checkout({ 'perimeters.yml': text }, { git: false });
+      const result = await runCli(['check'], dir);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(expected);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    });
+
+    it('says a directory is a directory', async () => {
+      const dir = checkout({ 'conf/perimeters.yml/x': '' }, { git: false });
+      const result = await runCli(['check', '--config', 'conf/perimeters.yml'], dir);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe('perimeter check: cannot read conf/perimeters.yml: it is a directory\n');
+    });
+  });
+
   describe('when the arguments are wrong', () => {
     it.each([[['check', '--bogus']], [['check', 'extra']], [['check', '--config']]])(
       'exits 2 for %j',
