@@ -9,6 +9,7 @@ export enum Inputs {
   Port = 'port',
   FailOnViolation = 'fail-on-violation',
   DirectPushes = 'direct-pushes',
+  StatusContext = 'status-context',
 }
 
 export enum Outputs {
@@ -44,6 +45,7 @@ export enum State {
   Ready = 'ready',
 }
 
+/** The default commit status context (input status-context). */
 export const STATUS_CONTEXT = 'perimeter';
 
 /** Prefix of the environment variables exported for each perimeter (…_TOKEN_<NAME>, …_URL_<NAME>). */

@@ -1,7 +1,7 @@
 import * as core from '@actions/core';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { Inputs } from './constants.js';
+import { Inputs, STATUS_CONTEXT } from './constants.js';
 
 export type DirectPushes = 'check' | 'deny';
 
@@ -27,6 +27,8 @@ export interface Settings {
   port: number;
   failOnViolation: boolean;
   directPushes: DirectPushes;
+  /** commit status context of the receipt; one per job when several jobs verify the same branch */
+  statusContext: string;
   /** where main writes the ledger, log, snapshot and client configs (RUNNER_TEMP) */
   tempDir: string;
 }
@@ -69,6 +71,7 @@ export function readSettings(env: Env = process.env, read: ReadInput = defaultRe
     port: port(read(Inputs.Port)),
     failOnViolation: boolean(Inputs.FailOnViolation, read(Inputs.FailOnViolation), true),
     directPushes: directPushes(read(Inputs.DirectPushes)),
+    statusContext: statusContext(read(Inputs.StatusContext)),
     tempDir: env.RUNNER_TEMP || tmpdir(),
   };
 }
@@ -157,4 +160,15 @@ function directPushes(value: string): DirectPushes {
   if (value === '' || value === 'check') return 'check';
   if (value === 'deny') return 'deny';
   throw new InputError(`${Inputs.DirectPushes}: expected "check" or "deny", got ${JSON.stringify(value)}`);
+}
+
+function statusContext(value: string): string {
+  if (value === '') return STATUS_CONTEXT;
+  // eslint-disable-next-line no-control-regex
+  if (value.length > 100 || /[\u0000-\u001f\u007f]/.test(value)) {
+    throw new InputError(
+      `${Inputs.StatusContext}: expected a short status name like "perimeter/tests", got ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
 }

@@ -9,7 +9,7 @@ import { UpstreamError, type Upstream } from '../github/upstream.js';
 import { snapshotRefs } from '../verify/index.js';
 import { tokenVariables, variableName, writeClientConfigs, type Endpoint } from './client-config.js';
 import { ActionError, parseConfigAnnotated, readConfigText, selectPerimeters } from './config-loader.js';
-import { Inputs, Outputs, READY_TIMEOUT_MS, State, STATUS_CONTEXT } from './constants.js';
+import { Inputs, Outputs, READY_TIMEOUT_MS, State } from './constants.js';
 import { launchGateway, scrub } from './gateway-process.js';
 import { readSettings, type Settings } from './inputs.js';
 import { actionsState, type StateStore } from './state.js';
@@ -69,7 +69,7 @@ async function start(
         `create it before this step or set the ${Inputs.Branch} input`,
     );
   }
-  await markPending(upstream, startHead);
+  await markPending(upstream, startHead, settings.statusContext);
 
   const workDir = realpathSync(mkdtempSync(join(settings.tempDir, 'perimeter-')));
   const snapshotText = JSON.stringify(snapshot);
@@ -158,11 +158,11 @@ async function start(
 }
 
 /** A pending status until post replaces it; also proves early that the token may post statuses. */
-async function markPending(upstream: Upstream, sha: string): Promise<void> {
+async function markPending(upstream: Upstream, sha: string, context: string): Promise<void> {
   try {
     await upstream.createStatus(sha, {
       state: 'pending',
-      context: STATUS_CONTEXT,
+      context,
       description: 'Agents at work; the post step verifies what was pushed.',
     });
   } catch (error) {

@@ -12,7 +12,7 @@ import {
   type LedgerFacts,
   type RefSnapshot,
 } from '../verify/index.js';
-import { State, STATUS_CONTEXT, STOP_GRACE_MS } from './constants.js';
+import { State, STOP_GRACE_MS } from './constants.js';
 import { logTail, scrub, stopGateway } from './gateway-process.js';
 import { readSettings, type Settings } from './inputs.js';
 import { publishError, publishReceipt } from './publish.js';
@@ -100,7 +100,7 @@ async function verify(
   });
   const logPath = store.get(State.LogPath);
   const gatewayLog = ledger?.ok === false || problems.length > 0 ? logTail(logPath, secrets) : '';
-  const receipt = renderReceipt(verdict, { runUrl: settings.runUrl, context: STATUS_CONTEXT });
+  const receipt = renderReceipt(verdict, { runUrl: settings.runUrl, context: settings.statusContext });
   await publishReceipt(upstream, settings, receipt, end[`refs/heads/${branch}`] ?? startHead, gatewayLog);
 
   if (verdict.state === 'success') {

@@ -1,7 +1,7 @@
 import * as core from '@actions/core';
 import type { Upstream } from '../github/upstream.js';
 import type { Receipt } from '../verify/index.js';
-import { MAX_ANNOTATIONS, STATUS_CONTEXT } from './constants.js';
+import { MAX_ANNOTATIONS } from './constants.js';
 import type { Settings } from './inputs.js';
 
 /** GitHub rejects longer status descriptions. */
@@ -60,7 +60,7 @@ export async function publishError(
     if (!target) return;
     await upstream.createStatus(target, {
       state: 'error',
-      context: STATUS_CONTEXT,
+      context: settings.statusContext,
       description: truncate(`Not verified: ${reason}`),
       targetUrl: settings.runUrl,
     });

@@ -45,6 +45,7 @@ describe('readSettings', () => {
         port: 0,
         failOnViolation: true,
         directPushes: 'check',
+        statusContext: 'perimeter',
         tempDir: '/tmp/runner',
       });
     });
@@ -75,6 +76,7 @@ describe('readSettings', () => {
         [Inputs.Branch]: 'refs/heads/bound',
         [Inputs.ConfigRef]: 'release',
         [Inputs.Config]: 'ci/perimeters.yml',
+        [Inputs.StatusContext]: 'perimeter/tests',
       });
       expect(s).toMatchObject({
         perimeters: ['implementer', 'test-author'],
@@ -84,6 +86,7 @@ describe('readSettings', () => {
         branch: 'bound',
         configRef: 'release',
         configFile: 'ci/perimeters.yml',
+        statusContext: 'perimeter/tests',
       });
     });
   });
@@ -99,6 +102,7 @@ describe('readSettings', () => {
       [{ [Inputs.Branch]: 'bad..name' }, 'branch: not a valid branch name: "bad..name"'],
       [{ [Inputs.Perimeters]: 'all, implementer' }, '"all" cannot be combined'],
       [{ [Inputs.GithubToken]: '' }, 'github-token: required'],
+      [{ [Inputs.StatusContext]: 'a\nb' }, 'status-context: expected a short status name'],
     ])('rejects %o', (inputs, message) => {
       expect(failure(inputs)).toContain(message);
     });

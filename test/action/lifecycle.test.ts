@@ -121,6 +121,16 @@ describe('the action', { timeout: 120_000 }, () => {
       const [status] = await j.statuses(await j.head());
       expect(status).toMatchObject({ state: 'success', description: 'No changes during the job' });
     });
+
+    it('replaces its own pending status under the status-context input', async () => {
+      const j = await started({ inputs: { 'status-context': 'perimeter/tests' } });
+      const head = await j.head();
+      expect((await j.statuses(head)).map((s) => [s.context, s.state])).toEqual([
+        ['perimeter/tests', 'pending'],
+      ]);
+      await j.post();
+      expect((await j.statuses(head))[0]).toMatchObject({ context: 'perimeter/tests', state: 'success' });
+    });
   });
 
   describe('when a file outside every perimeter is pushed directly', () => {
