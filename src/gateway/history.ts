@@ -43,7 +43,10 @@ export class History {
     let exhausted = false;
     for (let upstreamPage = 1; matched.length < wanted && scanned < MAX_SCAN; upstreamPage++) {
       const batch = await this.listPage(head, within, upstreamPage);
-      for (const commit of batch) this.trees.set(commit.sha, commit.tree);
+      for (const commit of batch) {
+        this.trees.set(commit.sha, commit.tree);
+        this.ancestry.set(`${commit.sha}\0${head}`, true);
+      }
       for (let i = 0; i < batch.length && matched.length < wanted; i += PARALLEL_DIFFS) {
         const chunk = batch.slice(i, i + PARALLEL_DIFFS);
         const touched = await Promise.all(chunk.map((c) => this.touchesReadable(perimeter, c, within)));
@@ -73,17 +76,30 @@ export class History {
     return diffTrees(this.upstream, parentTree, commit.tree, options);
   }
 
+  /**
+   * From the commit's file list (one request) when GitHub gives it whole; else, and for merges (whose
+   * list GitHub may not diff against the first parent), from a tree diff.
+   */
   async touchesReadable(perimeter: Perimeter, commit: CommitInfo, within?: string): Promise<boolean> {
     const key = `${perimeter.name}\0${within ?? ''}\0${commit.sha}`;
     const known = this.touchMemo.get(key);
     if (known !== undefined) return known;
-    const readable = (c: PathChange): boolean => perimeter.canRead(c.path).allowed;
-    const options = {
-      stopWhen: readable,
-      descendInto: this.readableDirs(perimeter),
-      ...(within !== undefined ? { within } : {}),
-    };
-    const result = (await this.changes(commit, options)).some(readable);
+    const readable = (path: string): boolean =>
+      (within === undefined || path === within || path.startsWith(`${within}/`)) &&
+      perimeter.canRead(path).allowed;
+    let result: boolean | undefined;
+    if (commit.parents.length <= 1) {
+      const listed = await this.upstream.getCommitFiles(commit.sha);
+      if (listed.complete) result = listed.paths.some(readable);
+    }
+    if (result === undefined) {
+      const options = {
+        stopWhen: (c: PathChange) => readable(c.path),
+        descendInto: this.readableDirs(perimeter),
+        ...(within !== undefined ? { within } : {}),
+      };
+      result = (await this.changes(commit, options)).some((c) => readable(c.path));
+    }
     this.touchMemo.set(key, result);
     return result;
   }

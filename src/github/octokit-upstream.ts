@@ -37,6 +37,8 @@ export interface OctokitUpstreamOptions {
 
 /** commits per compare page (GitHub's most) */
 const COMPARE_PAGE = 100;
+/** Files asked for per page of a commit's file list: a shorter list is the whole list, however GitHub pages. */
+const COMMIT_FILES_PAGE = 100;
 /** activity pages read to cover a job's window (100 pushes each) */
 const MAX_ACTIVITY_PAGES = 10;
 
@@ -49,6 +51,7 @@ class OctokitUpstream implements Upstream {
   private readonly commits = new ShaCache<CommitInfo>();
   private readonly trees = new ShaCache<TreeEntry[]>();
   private readonly comparisons = new ShaCache<Comparison>();
+  private readonly commitFiles = new ShaCache<{ paths: string[]; complete: boolean }>();
   private readonly recursiveTrees = new ShaCache<{ entries: TreeEntry[]; truncated: boolean }>();
   private readonly blobs: BlobCache;
   private readonly heads = new Map<string, { etag: string; sha: string }>();
@@ -197,6 +200,25 @@ class OctokitUpstream implements Upstream {
         { sha },
       );
       return wire.blobBytes(data);
+    });
+  }
+
+  async getCommitFiles(sha: string): Promise<{ paths: string[]; complete: boolean }> {
+    wire.checkSha(sha);
+    return this.commitFiles.get(sha, async () => {
+      const data = await this.rest.read<wire.RestCommitWithFiles>(
+        `get the files of commit ${sha}`,
+        'GET /repos/{owner}/{repo}/commits/{ref}',
+        { ref: sha, per_page: COMMIT_FILES_PAGE },
+      );
+      this.commits.set(sha, wire.restCommit(data));
+      const files = data.files ?? [];
+      return {
+        paths: files.flatMap((f) =>
+          f.previous_filename === undefined ? [f.filename] : [f.previous_filename, f.filename],
+        ),
+        complete: Array.isArray(data.files) && files.length < COMMIT_FILES_PAGE,
+      };
     });
   }
 

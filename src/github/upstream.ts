@@ -112,6 +112,12 @@ export interface Upstream {
   /** Every entry below a tree; `truncated` as GitHub reports it. */
   getTreeRecursive(sha: string): Promise<{ entries: TreeEntry[]; truncated: boolean }>;
   getBlob(sha: string): Promise<Uint8Array>;
+  /**
+   * Paths a commit changed against its first parent, both sides of a rename, from one page of its file
+   * list. `complete` is false when GitHub may have left some out (the list pages at 300 files, at most
+   * 100 when asked as Perimeter asks); then diff its trees instead.
+   */
+  getCommitFiles(sha: string): Promise<{ paths: string[]; complete: boolean }>;
   /** Commits reachable from `sha`, newest first, optionally only those touching `path`. */
   listCommits(options: {
     sha: string;

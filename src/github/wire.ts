@@ -29,6 +29,9 @@ export interface RestCommit {
   commit: { message: string; tree: { sha: string }; author: Signature | null; committer: Signature | null };
   parents: Array<{ sha: string }>;
 }
+export interface RestCommitWithFiles extends RestCommit {
+  files?: Array<{ filename: string; previous_filename?: string }>;
+}
 export interface Tree {
   sha: string;
   tree: Array<{ path: string; mode: string; type: string; sha: string; size?: number }>;

@@ -194,6 +194,14 @@ export async function createMemoryUpstream(
       count('getBlob', sha);
       return (get(sha, 'blob') as { data: Uint8Array }).data;
     },
+    async getCommitFiles(sha) {
+      count('getCommitFiles', `f${sha}`);
+      const info = commitInfo(sha);
+      return {
+        paths: changedPaths(info.parents[0] ? commitInfo(info.parents[0]).tree : null, info.tree),
+        complete: true,
+      };
+    },
     async listCommits({ sha, path, perPage = 30, page = 1 }) {
       count('listCommits');
       const seen = new Set<string>();
