@@ -59,10 +59,13 @@ export class History {
       }
     }
     const start = (page - 1) * perPage;
+    // Below a path with nothing readable found, a cut-off scan would say a hidden directory has long
+    // history where a missing one has none: both answer "nothing, complete".
+    const cut = !exhausted && matched.length < wanted && (within === undefined || matched.length > 0);
     return {
       commits: matched.slice(start, start + perPage),
       hasMore: matched.length > start + perPage,
-      incomplete: !exhausted && matched.length < wanted,
+      incomplete: cut,
     };
   }
 
