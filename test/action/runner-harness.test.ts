@@ -34,6 +34,9 @@ describe('ActionRunner', () => {
         env: 'exported',
       });
       expect(post.annotations).toEqual([{ level: 'error', message: 'post failed on purpose' }]);
+      // masks registered in main still apply to post's log, as on a runner
+      expect(post.log).toContain('again ***');
+      expect(post.stdout).toContain('again ghs_harnesstoken123');
     });
   });
 });

@@ -83,6 +83,8 @@ export class ActionRunner {
   readonly runnerTemp: string;
   /** variables exported by earlier steps (GITHUB_ENV), as later steps see them */
   readonly jobEnv: Record<string, string> = {};
+  /** values masked so far; the runner keeps masking them in every later step's log */
+  readonly jobMasks: string[] = [];
   private readonly eventPath: string;
   private readonly action: { main: string; post: string; inputs: Record<string, { default?: unknown }> };
   private state: Record<string, string> = {};
@@ -195,7 +197,8 @@ export class ActionRunner {
     );
     const exported = parseCommandFile(readFileSync(files.GITHUB_ENV, 'utf8'));
     Object.assign(this.jobEnv, exported);
-    const commands = parseStdout(result.stdout);
+    const commands = parseStdout(result.stdout, this.jobMasks);
+    this.jobMasks.push(...commands.masks);
     return {
       ...result,
       ...commands,
@@ -269,7 +272,10 @@ const unescapeData = (s: string) => s.replace(/%0D/g, '\r').replace(/%0A/g, '\n'
 const unescapeProperty = (s: string) => unescapeData(s.replace(/%3A/g, ':').replace(/%2C/g, ','));
 
 /** Workflow commands in stdout: annotations and masks; and the log as the runner would show it. */
-export function parseStdout(stdout: string): { annotations: Annotation[]; masks: string[]; log: string } {
+export function parseStdout(
+  stdout: string,
+  earlierMasks: string[] = [],
+): { annotations: Annotation[]; masks: string[]; log: string } {
   const annotations: Annotation[] = [];
   const masks: string[] = [];
   const shown: string[] = [];
@@ -308,8 +314,8 @@ export function parseStdout(stdout: string): { annotations: Annotation[]; masks:
     shown.push(`${name}: ${message}`);
   }
   let log = shown.join('\n');
-  for (const mask of masks.filter(Boolean).sort((a, b) => b.length - a.length))
-    log = log.split(mask).join('***');
+  const all = [...earlierMasks, ...masks].filter(Boolean).sort((a, b) => b.length - a.length);
+  for (const mask of all) log = log.split(mask).join('***');
   return { annotations, masks, log };
 }
 
