@@ -276,9 +276,12 @@ class OctokitUpstream implements Upstream {
       const commits = data.commits.map(wire.restCommit);
       for (const commit of [wire.restCommit(data.base_commit), ...commits])
         this.commits.set(commit.sha, commit);
-      const files = (data.files ?? []).flatMap((file) =>
-        file.previous_filename === undefined ? [file.filename] : [file.previous_filename, file.filename],
-      );
+      const files = (data.files ?? []).map((file) => ({
+        path: file.filename,
+        status: file.status,
+        sha: file.sha,
+        ...(file.previous_filename !== undefined ? { previousPath: file.previous_filename } : {}),
+      }));
       return { status: data.status, totalCommits: data.total_commits, commits, files };
     });
   }

@@ -65,10 +65,20 @@ export interface Comparison {
   /** one page of those commits, oldest first */
   commits: CommitInfo[];
   /**
-   * The changed paths from the merge base to head (a rename names both), as GitHub lists them: at most 300,
-   * without modes. A hint for where to look, never a verdict.
+   * The changed files from the merge base to head, as GitHub lists them: at most 300, without modes. A hint
+   * for where to look, never a verdict.
    */
-  files: string[];
+  files: ComparedFile[];
+}
+
+export interface ComparedFile {
+  path: string;
+  /** the old path of a rename */
+  previousPath?: string;
+  /** added, removed, modified, renamed, copied, changed, unchanged */
+  status: string;
+  /** the blob now at `path` (for a removed file, the blob removed) */
+  sha: string;
 }
 
 export interface UpstreamStats {

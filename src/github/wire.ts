@@ -30,7 +30,7 @@ export interface RestCommit {
   parents: Array<{ sha: string }>;
 }
 export interface RestCommitWithFiles extends RestCommit {
-  files?: Array<{ filename: string; previous_filename?: string }>;
+  files?: Array<{ filename: string; previous_filename?: string; status: string; sha: string }>;
 }
 export interface Tree {
   sha: string;
@@ -46,7 +46,7 @@ export interface Compare {
   total_commits: number;
   base_commit: RestCommit;
   commits: RestCommit[];
-  files?: Array<{ filename: string; previous_filename?: string }>;
+  files?: Array<{ filename: string; previous_filename?: string; status: string; sha: string }>;
 }
 export interface Activity {
   ref: string;

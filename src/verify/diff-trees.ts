@@ -1,4 +1,5 @@
-import type { TreeEntry, Upstream } from '../github/upstream.js';
+import type { ComparedFile, TreeEntry, Upstream } from '../github/upstream.js';
+import { diffFromHint } from './diff-hint.js';
 
 /** One changed path. A rename is a deleted path plus an added path; a mode change is `modified`. */
 export interface Change {
@@ -111,14 +112,19 @@ const byPath = (a: Change, b: Change): number =>
 /**
  * The changed paths between two trees, Merkle-style: only subtrees whose SHA differs are listed, so the
  * requests grow with the changed directories, not with the repository. `baseTree` null: all added.
+ * `hint`, a compare's file list from base to head, may make it cheaper (diffFromHint), never different.
  */
 export async function diffTrees(
   upstream: Upstream,
   baseTree: string | null,
   headTree: string,
+  hint?: ComparedFile[],
 ): Promise<Change[]> {
   const out: Change[] = [];
-  if (baseTree === null) await expand(upstream, '', headTree, 'added', out);
+  const hinted =
+    baseTree !== null && hint !== undefined ? await diffFromHint(upstream, baseTree, headTree, hint) : null;
+  if (hinted !== null) out.push(...hinted);
+  else if (baseTree === null) await expand(upstream, '', headTree, 'added', out);
   else await diffDir(upstream, '', baseTree, headTree, out);
   return out.sort(byPath);
 }

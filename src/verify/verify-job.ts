@@ -45,6 +45,12 @@ async function findBaseline(
   };
 }
 
+/** The compare's file list from an ancestor to the end head (the request is shared with the ancestry check). */
+async function changedFiles(upstream: Upstream, base: string, endHead: string) {
+  const comparison = await upstream.compare(base, endHead).catch(() => null);
+  return comparison?.status === 'ahead' ? comparison.files : undefined;
+}
+
 /**
  * Recomputes from GitHub what changed during the job and judges it. Never throws for a failed look-up:
  * whatever could not be checked is named in `unchecked` and keeps the verdict from success.
@@ -100,11 +106,12 @@ async function examineBranch(input: VerifyInput, facts: JobFacts, endHead: strin
   }
   const baseSha = facts.baseline.sha;
   try {
-    const [baseTree, endTree] = await Promise.all([
+    const [baseTree, endTree, hint] = await Promise.all([
       baseSha === null ? null : upstream.getCommit(baseSha).then((commit) => commit.tree),
       upstream.getCommit(endHead).then((commit) => commit.tree),
+      baseSha === null || facts.historyRewritten ? undefined : changedFiles(upstream, baseSha, endHead),
     ]);
-    facts.changes = await diffTrees(upstream, baseTree, endTree);
+    facts.changes = await diffTrees(upstream, baseTree, endTree, hint);
   } catch (error) {
     facts.unchecked.push(`the changed files of "${input.branch}": ${reason(error)}`);
   }

@@ -150,7 +150,11 @@ describe('createOctokitUpstream', () => {
       expect(value.status).toBe('ahead');
       expect(value.totalCommits).toBe(2);
       expect(value.commits.map((c) => c.sha)).toEqual([one, two]);
-      expect([...value.files].sort()).toEqual(['cmp/a.txt', 'cmp/b.txt', 'cmp/c.txt']);
+      expect(value.files.map((f) => `${f.status} ${f.path}`).sort()).toEqual([
+        'added cmp/b.txt',
+        'added cmp/c.txt',
+        'removed cmp/a.txt',
+      ]);
       const cached = await cost(async () => [
         await up.isAncestor(base, two),
         await up.getCommit(base),

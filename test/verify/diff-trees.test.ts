@@ -123,7 +123,13 @@ describe('diffTrees request economy', () => {
       const cold = createOctokitUpstream({ token: TOKEN, owner: 'octo', repo: 'big', baseUrl: fake.url });
       const before = fake.stats().total;
       const changes = await diffTrees(cold, baseTree, headTree);
-      return { changes, requests: fake.stats().total - before, own: cold.stats().requests };
+      const walked = { changes, requests: fake.stats().total - before, own: cold.stats().requests };
+      const hinted = createOctokitUpstream({ token: TOKEN, owner: 'octo', repo: 'big', baseUrl: fake.url });
+      const start = fake.stats().total;
+      const { files } = await hinted.compare(base, head);
+      const viaHint = await diffTrees(hinted, baseTree, headTree, files);
+      expect(viaHint).toEqual(changes);
+      return { ...walked, hinted: fake.stats().total - start };
     } finally {
       await fake.stop();
       await rm(root, { recursive: true, force: true });
@@ -149,6 +155,9 @@ describe('diffTrees request economy', () => {
     expect(spread.changes).toHaveLength(10);
     // root once, then three levels for each of ten packages
     expect(spread.requests).toBe(2 + 10 * 6);
+    // with the compare's file list: the compare, the base root, each changed package listed recursively
+    expect(spread.hinted).toBe(1 + 1 + 10);
+    expect(large.hinted).toBe(1 + 1 + 1);
   });
 
   it('lists a new directory directory by directory when GitHub truncates the recursive listing', async () => {
