@@ -85,12 +85,9 @@ export class Pusher {
         return { ...result, commit: null };
       }
       const commit = await this.view.upstream.createCommit(request.message, tree, [base.head]);
-      try {
-        await this.view.upstream.updateBranch(this.view.branch, commit);
+      if (await this.land(commit)) {
         notes.commit = commit;
         return { ...result, commit, head: commit };
-      } catch (error) {
-        if (!(error instanceof UpstreamError && error.code === 'not_fast_forward')) throw error;
       }
       const next = await this.view.snapshot();
       const conflicts = touched.filter((p) => changedBetween(base, next, p));
@@ -109,6 +106,20 @@ export class Pusher {
         );
       }
       base = next;
+    }
+  }
+
+  /** Moves the branch to `commit`: true when it landed, false when the branch had moved; throws otherwise. */
+  private async land(commit: string): Promise<boolean> {
+    try {
+      await this.view.upstream.updateBranch(this.view.branch, commit);
+      return true;
+    } catch (error) {
+      if (error instanceof UpstreamError && error.code === 'not_fast_forward') return false;
+      // the update may have landed with its answer lost on the way back
+      if ((await this.view.upstream.tryGetBranchHead(this.view.branch).catch(() => null)) === commit)
+        return true;
+      throw error;
     }
   }
 

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startGateway, type RunningGateway } from '../../src/gateway/index.js';
 import { selectTools } from '../../src/gateway/tools/select.js';
 import { ALL_TOOLS } from '../../src/gateway/tools/all-tools.js';
+import { UpstreamError } from '../../src/github/upstream.js';
 import { compilePerimeter, parseConfig, type Perimeter } from '../../src/policy/index.js';
 import { NO_FILTER, type AnswerFilter } from '../../src/safety/answer-filter.js';
 import { call, textOf } from './support/harness.js';
@@ -162,6 +163,23 @@ describe('the gateway over a small in-memory upstream', () => {
       });
       expect(result.structuredContent).toMatchObject({ commit: null, head: before });
       expect(await head()).toBe(before);
+    });
+
+    it('reports a push whose branch update landed although its answer was lost, and records the commit', async () => {
+      const update = upstream.updateBranch.bind(upstream);
+      upstream.updateBranch = async (branch, sha) => {
+        await update(branch, sha);
+        throw new UpstreamError('unavailable', 'the connection was reset', 502);
+      };
+      const result = await call(await start(NO_FILTER), 'push_files', {
+        message: 'm',
+        files: [{ path: 'src/b.ts', content: 'b' }],
+      });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({ commit: await head(), head: await head() });
+      await gateway?.close();
+      const ledger = await readFile(join(dir, 'ledger.jsonl'), 'utf8');
+      expect(ledger).toContain(`"commit":"${await head()}"`);
     });
   });
 });
