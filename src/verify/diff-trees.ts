@@ -75,11 +75,61 @@ function byName(entries: TreeEntry[], prefix: string, kind: Change['kind'], out:
   return map;
 }
 
+/** Differing subtrees in one directory from which listing it whole (both sides, recursively) is cheaper. */
+const MANY_SUBTREES = 4;
+
+/** Every entry of a complete recursive listing by path; a path listed twice is a malformed change. */
+function byPathOf(entries: TreeEntry[], prefix: string, kind: Change['kind'], out: Change[]) {
+  const map = new Map<string, TreeEntry>();
+  for (const entry of entries) {
+    if (map.has(entry.path))
+      out.push({
+        path: prefix + entry.path,
+        kind,
+        problem: `the tree lists ${JSON.stringify(entry.path)} twice`,
+      });
+    else map.set(entry.path, entry);
+  }
+  return map;
+}
+
+/** Both sides of a directory listed recursively and compared path by path; false when GitHub truncates. */
+async function diffWhole(upstream: Upstream, prefix: string, base: string, head: string, out: Change[]) {
+  const [before, after] = await Promise.all([
+    upstream.getTreeRecursive(base),
+    upstream.getTreeRecursive(head),
+  ]);
+  if (before.truncated || after.truncated) return false;
+  const old = byPathOf(before.entries, prefix, 'deleted', out);
+  const now = byPathOf(after.entries, prefix, 'added', out);
+  for (const name of new Set([...old.keys(), ...now.keys()])) {
+    const o = old.get(name);
+    const n = now.get(name);
+    if (o && n && o.sha === n.sha && o.mode === n.mode) continue;
+    const path = prefix + name;
+    // A tree's own entry says nothing its files don't: they are listed too.
+    if (o && n && !isTree(o) && !isTree(n)) {
+      out.push({ path, kind: 'modified', oldMode: o.mode, newMode: n.mode, oldSha: o.sha, newSha: n.sha });
+      continue;
+    }
+    if (o && !isTree(o)) out.push(leaf(path, 'deleted', o));
+    if (n && !isTree(n)) out.push(leaf(path, 'added', n));
+  }
+  return true;
+}
+
 async function diffDir(upstream: Upstream, prefix: string, base: string, head: string, out: Change[]) {
   if (base === head) return;
   const [before, after] = await Promise.all([upstream.getTree(base), upstream.getTree(head)]);
-  const old = byName(before, prefix, 'deleted', out);
-  const now = byName(after, prefix, 'added', out);
+  const here: Change[] = [];
+  const old = byName(before, prefix, 'deleted', here);
+  const now = byName(after, prefix, 'added', here);
+  const differing = [...now].filter(([name, n]) => {
+    const o = old.get(name);
+    return o !== undefined && isTree(o) && isTree(n) && o.sha !== n.sha;
+  });
+  if (differing.length >= MANY_SUBTREES && (await diffWhole(upstream, prefix, base, head, out))) return;
+  out.push(...here);
   const work: Array<Promise<void>> = [];
   for (const name of new Set([...old.keys(), ...now.keys()])) {
     const o = old.get(name);

@@ -65,6 +65,37 @@ describe('diffTrees', () => {
       expect(mode.oldSha).toBe(mode.newSha);
     });
 
+    it('gives the same answer when many subtrees differ and both sides are listed whole', async () => {
+      const dirs = ['a1', 'a2', 'a3', 'a4'];
+      const base = await plumbCommit(
+        s.dir,
+        'whole',
+        Object.fromEntries(dirs.map((d) => [`${d}/f.txt`, { mode: '100644', content: d }])),
+        { parent: s.seed },
+      );
+      const head = await plumbCommit(s.dir, 'whole', {
+        ...Object.fromEntries(dirs.map((d) => [`${d}/f.txt`, { mode: '100644', content: `${d}!` }])),
+        'a1/f.txt': { mode: '120000', content: '/etc/passwd' },
+        'a2/f.txt': { mode: '100755', content: 'a2' },
+        'src/deep/x/y.ts': { mode: '160000', sha: 'c'.repeat(40) },
+        'gone/sub/two.txt': null,
+        'gone/sub': { mode: '100644', content: 'now a file' },
+      });
+      const up = s.upstream();
+      const changes = await diffTrees(up, await treeOf(base), await treeOf(head));
+      expect(changes.map((c) => `${c.kind} ${c.path} ${c.oldMode ?? '-'} ${c.newMode ?? '-'}`)).toEqual([
+        'modified a1/f.txt 100644 120000',
+        'modified a2/f.txt 100644 100755',
+        'modified a3/f.txt 100644 100644',
+        'modified a4/f.txt 100644 100644',
+        'added gone/sub - 100644',
+        'deleted gone/sub/two.txt 100644 -',
+        'modified src/deep/x/y.ts 100644 160000',
+      ]);
+      // the two roots, then the same two listed recursively
+      expect(up.stats().requests).toBe(2 + 2);
+    });
+
     it('is empty for identical trees and lists everything from an empty base', async () => {
       const tree = await treeOf(s.seed);
       const up = s.upstream();
@@ -153,11 +184,18 @@ describe('diffTrees request economy', () => {
 
     const spread = await measure(layout(25, 20), tenIn(10));
     expect(spread.changes).toHaveLength(10);
-    // root once, then three levels for each of ten packages
-    expect(spread.requests).toBe(2 + 10 * 6);
+    // the root, then (ten differing packages) the root again, both sides listed recursively
+    expect(spread.requests).toBe(2 + 2);
     // with the compare's file list: the compare, the base root, each changed package listed recursively
     expect(spread.hinted).toBe(1 + 1 + 10);
     expect(large.hinted).toBe(1 + 1 + 1);
+  });
+
+  it('walks package by package when the recursive listing of many differing subtrees is truncated', async () => {
+    const spread = await measure(layout(25, 20), tenIn(10), 100);
+    expect(spread.changes.map((c) => c.path).sort()).toEqual(Object.keys(tenIn(10)).sort());
+    // the root, its truncated recursive listings, then three levels for each of ten packages
+    expect(spread.requests).toBe(2 + 2 + 10 * 6);
   });
 
   it('lists a new directory directory by directory when GitHub truncates the recursive listing', async () => {
