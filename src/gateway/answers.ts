@@ -13,7 +13,7 @@ export const WITHHELD = 'the answer could not be checked for secrets, so it is w
 export async function renderAnswer(
   filter: AnswerFilter,
   answer: ToolAnswer,
-): Promise<{ result: CallToolResult; hidden: number }> {
+): Promise<{ result: CallToolResult; hidden: number; kinds: Record<string, number> }> {
   const redactor = new Redactor(filter);
   const { structured, text: raw } = await redactor.walk({ structured: answer.structured, text: answer.text });
   const text = raw === undefined ? JSON.stringify(structured) : raw;
@@ -29,7 +29,7 @@ export async function renderAnswer(
       text: `[${hidden} secret-looking value(s) hidden from this answer: ${list}]`,
     });
   }
-  return { result: { content, structuredContent: structured }, hidden };
+  return { result: { content, structuredContent: structured }, hidden, kinds };
 }
 
 /** Between strings redacted in one batch: plain and low in entropy, so no detector mistakes it for a secret. */
@@ -135,15 +135,14 @@ export function describeFailure(
 export async function renderError(
   filter: AnswerFilter,
   text: string,
-): Promise<{ result: CallToolResult; hidden: number }> {
+): Promise<{ result: CallToolResult; hidden: number; kinds: Record<string, number> }> {
   let shown = WITHHELD;
   let hidden = 0;
+  let kinds: Record<string, number> = {};
   try {
-    const redaction = await filter.redact(text);
-    shown = redaction.text;
-    hidden = redaction.hidden;
+    ({ text: shown, hidden, kinds } = await filter.redact(text));
   } catch {
     // fail closed: the unchecked text never leaves
   }
-  return { result: { content: [{ type: 'text', text: shown }], isError: true }, hidden };
+  return { result: { content: [{ type: 'text', text: shown }], isError: true }, hidden, kinds };
 }

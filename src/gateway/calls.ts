@@ -10,6 +10,8 @@ export interface Outcome {
   decision: CallRecord['decision'];
   reason?: string;
   hidden?: number;
+  /** kind of secret to how many values of it were hidden from the answer */
+  kinds?: Record<string, number>;
 }
 
 export interface PendingCall {
@@ -95,7 +97,7 @@ export class CallTracker {
       ...(notes.commit !== undefined ? { commit: notes.commit } : {}),
       ...(notes.message !== undefined ? { message: notes.message } : {}),
       ...(notes.content !== undefined ? { content: notes.content } : {}),
-      ...(outcome.hidden ? { hidden_values: outcome.hidden } : {}),
+      ...(outcome.hidden ? { hidden_values: outcome.hidden, hidden_kinds: outcome.kinds ?? {} } : {}),
     };
     try {
       await this.services.ledger.append(await this.scrubRecord(record));

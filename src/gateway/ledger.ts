@@ -28,6 +28,8 @@ export interface CallRecord {
   message?: Digest;
   content?: Array<{ path: string } & Digest>;
   hidden_values?: number;
+  /** kind of secret to how many values of it were hidden (never the values) */
+  hidden_kinds?: Record<string, number>;
 }
 
 export interface LifecycleRecord {

@@ -73,14 +73,14 @@ async function answer(
     answered = await tool.handler(args, { ...runtime, notes });
   } catch (error) {
     const { text, outcome } = describeFailure(error, notes, runtime.log);
-    const { result, hidden } = await renderError(runtime.filter, text);
-    return { result, outcome: { ...outcome, hidden } };
+    const { result, hidden, kinds } = await renderError(runtime.filter, text);
+    return { result, outcome: { ...outcome, hidden, kinds } };
   }
   try {
-    const { result, hidden } = await renderAnswer(runtime.filter, answered);
+    const { result, hidden, kinds } = await renderAnswer(runtime.filter, answered);
     return {
       result,
-      outcome: { decision: 'allowed', ...(notes.reason ? { reason: notes.reason } : {}), hidden },
+      outcome: { decision: 'allowed', ...(notes.reason ? { reason: notes.reason } : {}), hidden, kinds },
     };
   } catch {
     return {

@@ -308,11 +308,20 @@ describe('content safety through the gateway', () => {
       const records = ledger
         .trim()
         .split('\n')
-        .map((line) => JSON.parse(line) as { tool?: string; paths?: string[]; hidden_values?: number });
+        .map(
+          (line) =>
+            JSON.parse(line) as {
+              tool?: string;
+              paths?: string[];
+              hidden_values?: number;
+              hidden_kinds?: Record<string, number>;
+            },
+        );
       const read = records
         .filter((r) => r.tool === 'get_file' && r.paths?.includes('src/settings.yml'))
         .at(-1);
       expect(read?.hidden_values).toBe(1);
+      expect(read?.hidden_kinds).toEqual({ password: 1 });
       expect(ledger).not.toContain(password);
       expect(ledger).not.toContain(runToken);
       for (const { value } of kinds) expect(ledger).not.toContain(value.slice(0, 24));
