@@ -151,9 +151,7 @@ class OctokitUpstream implements Upstream {
         await this.rest.read<wire.GitCommit>(
           `get commit ${sha}`,
           'GET /repos/{owner}/{repo}/git/commits/{sha}',
-          {
-            sha,
-          },
+          { sha },
         ),
       ),
     );
@@ -177,10 +175,7 @@ class OctokitUpstream implements Upstream {
       const data = await this.rest.read<wire.Tree>(
         `get tree ${sha}`,
         'GET /repos/{owner}/{repo}/git/trees/{sha}',
-        {
-          sha,
-          recursive: '1',
-        },
+        { sha, recursive: '1' },
       );
       const entries = data.tree.map(wire.treeEntry);
       if (!data.truncated) {
@@ -338,10 +333,7 @@ class OctokitUpstream implements Upstream {
     const data = await this.rest.write<{ sha: string }>(
       'create tree',
       'POST /repos/{owner}/{repo}/git/trees',
-      {
-        base_tree: baseTree,
-        tree,
-      },
+      { base_tree: baseTree, tree },
     );
     return data.sha;
   }
@@ -350,11 +342,7 @@ class OctokitUpstream implements Upstream {
     const data = await this.rest.write<wire.GitCommit>(
       'create commit',
       'POST /repos/{owner}/{repo}/git/commits',
-      {
-        message,
-        tree,
-        parents,
-      },
+      { message, tree, parents },
     );
     if (data.tree?.sha && data.author) this.commits.set(data.sha, wire.gitCommit(data));
     return data.sha;
@@ -365,10 +353,7 @@ class OctokitUpstream implements Upstream {
       await this.rest.write(
         `update branch "${branch}"`,
         `PATCH /repos/{owner}/{repo}/git/refs/heads/${wire.segments(branch, 'branch name')}`,
-        {
-          sha,
-          force: false,
-        },
+        { sha, force: false },
       );
     } catch (error) {
       this.heads.delete(branch);
@@ -402,9 +387,7 @@ class OctokitUpstream implements Upstream {
     const data = await this.rest.read<wire.Contents | wire.Contents[]>(
       operation,
       `GET /repos/{owner}/{repo}/contents/${wire.segments(path, 'path')}`,
-      {
-        ref,
-      },
+      { ref },
     );
     if (Array.isArray(data) || data.type !== 'file')
       throw new UpstreamError('invalid', `${operation}: not a file`);

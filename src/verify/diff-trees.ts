@@ -21,6 +21,21 @@ function leaf(path: string, kind: 'added' | 'deleted', entry: TreeEntry): Change
     : { path, kind, oldMode: entry.mode, oldSha: entry.sha };
 }
 
+/** Every entry of a complete recursive listing by path; a path listed twice is a malformed change. */
+function byPathOf(entries: TreeEntry[], prefix: string, kind: Change['kind'], out: Change[]) {
+  const map = new Map<string, TreeEntry>();
+  for (const entry of entries) {
+    if (map.has(entry.path))
+      out.push({
+        path: prefix + entry.path,
+        kind,
+        problem: `the tree lists ${JSON.stringify(entry.path)} twice`,
+      });
+    else map.set(entry.path, entry);
+  }
+  return map;
+}
+
 /**
  * Every non-tree entry below a tree that appeared or disappeared as a whole: one recursive listing, or,
  * when GitHub truncates it, one listing per directory.
@@ -34,17 +49,8 @@ async function expand(
 ): Promise<void> {
   const { entries, truncated } = await upstream.getTreeRecursive(tree);
   if (!truncated) {
-    const seen = new Set<string>();
-    for (const entry of entries) {
-      if (seen.has(entry.path))
-        out.push({
-          path: prefix + entry.path,
-          kind,
-          problem: `the tree lists ${JSON.stringify(entry.path)} twice`,
-        });
-      seen.add(entry.path);
+    for (const entry of byPathOf(entries, prefix, kind, out).values())
       if (entry.type !== 'tree') out.push(leaf(prefix + entry.path, kind, entry));
-    }
     return;
   }
   const subtrees: Array<Promise<void>> = [];
@@ -75,23 +81,8 @@ function byName(entries: TreeEntry[], prefix: string, kind: Change['kind'], out:
   return map;
 }
 
-/** Differing subtrees in one directory from which listing it whole (both sides, recursively) is cheaper. */
+/** From this many differing subtrees on, listing a directory whole (both sides, recursively) beats walking it. */
 const MANY_SUBTREES = 4;
-
-/** Every entry of a complete recursive listing by path; a path listed twice is a malformed change. */
-function byPathOf(entries: TreeEntry[], prefix: string, kind: Change['kind'], out: Change[]) {
-  const map = new Map<string, TreeEntry>();
-  for (const entry of entries) {
-    if (map.has(entry.path))
-      out.push({
-        path: prefix + entry.path,
-        kind,
-        problem: `the tree lists ${JSON.stringify(entry.path)} twice`,
-      });
-    else map.set(entry.path, entry);
-  }
-  return map;
-}
 
 /** Both sides of a directory listed recursively and compared path by path; false when GitHub truncates. */
 async function diffWhole(upstream: Upstream, prefix: string, base: string, head: string, out: Change[]) {

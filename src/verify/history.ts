@@ -84,9 +84,7 @@ export async function intermediateChanges(
   for (const change of perCommit.flat()) {
     const inNet = netByPath.get(change.path);
     const hidden =
-      inNet === undefined ||
-      change.problem !== undefined ||
-      (arrivesAsLink(change) && !arrivesAsLink(inNet));
+      inNet === undefined || change.problem !== undefined || (arrivesAsLink(change) && !arrivesAsLink(inNet));
     if (!hidden) continue;
     const seen = found.get(change.path);
     if (seen === undefined || (arrivesAsLink(change) && !arrivesAsLink(seen))) found.set(change.path, change);
