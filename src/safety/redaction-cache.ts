@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Redaction } from './answer-filter.js';
 
 /** Characters of redacted text kept in all; the oldest entries go first. */
-const BUDGET_CHARS = 32 * 1_048_576;
+const BUDGET_CHARS = 16 * 1_048_576;
 
 /**
  * Redactions by the SHA-256 of the text they came from. A text's redaction never changes (the filter's
