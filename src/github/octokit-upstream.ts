@@ -1,14 +1,11 @@
-import { BlobCache, ShaCache } from './cache.js';
 import { makeScrubber, toUpstreamError, type Scrubber } from './errors.js';
 import { createClient, RestClient } from './octokit-client.js';
+import { GitObjectReads } from './octokit-objects.js';
 import {
   UpstreamError,
-  type CommitInfo,
   type CommitStatus,
-  type Comparison,
   type PushActivity,
   type TreeChange,
-  type TreeEntry,
   type Upstream,
   type UpstreamStats,
 } from './upstream.js';
@@ -35,34 +32,24 @@ export interface OctokitUpstreamOptions {
   requestTimeoutMs?: number;
 }
 
-/** commits per compare page (GitHub's most) */
-const COMPARE_PAGE = 100;
-/** Files asked for per page of a commit's file list: a shorter list is the whole list, however GitHub pages. */
-const COMMIT_FILES_PAGE = 100;
 /** activity pages read to cover a job's window (100 pushes each) */
 const MAX_ACTIVITY_PAGES = 10;
 
-class OctokitUpstream implements Upstream {
+class OctokitUpstream extends GitObjectReads implements Upstream {
   readonly owner: string;
   readonly repo: string;
-  private readonly rest: RestClient;
+  protected readonly rest: RestClient;
   private readonly scrub: Scrubber;
   private readonly counters: UpstreamStats = { requests: 0, notModified: 0 };
-  private readonly commits = new ShaCache<CommitInfo>();
-  private readonly trees = new ShaCache<TreeEntry[]>();
-  private readonly comparisons = new ShaCache<Comparison>();
-  private readonly commitFiles = new ShaCache<{ paths: string[]; complete: boolean }>();
-  private readonly recursiveTrees = new ShaCache<{ entries: TreeEntry[]; truncated: boolean }>();
-  private readonly blobs: BlobCache;
   private readonly heads = new Map<string, { etag: string; sha: string }>();
   private repository: Promise<{ defaultBranch: string; private: boolean }> | undefined;
 
   constructor(options: OctokitUpstreamOptions) {
+    super(options.blobCacheBytes ?? 64 * 1024 * 1024);
     if (!options.token) throw new UpstreamError('invalid', 'a GitHub token is required');
     this.owner = options.owner;
     this.repo = options.repo;
     this.scrub = makeScrubber([options.token]);
-    this.blobs = new BlobCache(options.blobCacheBytes ?? 64 * 1024 * 1024);
     const client = createClient(
       {
         token: options.token,
@@ -142,143 +129,6 @@ class OctokitUpstream implements Upstream {
       for (const ref of data) if (ref.ref.startsWith(`refs/${namespace}/`)) refs.set(ref.ref, ref.object.sha);
     }
     return refs;
-  }
-
-  async getCommit(sha: string): Promise<CommitInfo> {
-    wire.checkSha(sha);
-    return this.commits.get(sha, async () =>
-      wire.gitCommit(
-        await this.rest.read<wire.GitCommit>(
-          `get commit ${sha}`,
-          'GET /repos/{owner}/{repo}/git/commits/{sha}',
-          { sha },
-        ),
-      ),
-    );
-  }
-
-  async getTree(sha: string): Promise<TreeEntry[]> {
-    wire.checkSha(sha);
-    return this.trees.get(sha, async () => {
-      const data = await this.rest.read<wire.Tree>(
-        `get tree ${sha}`,
-        'GET /repos/{owner}/{repo}/git/trees/{sha}',
-        { sha },
-      );
-      return data.tree.map(wire.treeEntry);
-    });
-  }
-
-  async getTreeRecursive(sha: string): Promise<{ entries: TreeEntry[]; truncated: boolean }> {
-    wire.checkSha(sha);
-    return this.recursiveTrees.get(sha, async () => {
-      const data = await this.rest.read<wire.Tree>(
-        `get tree ${sha}`,
-        'GET /repos/{owner}/{repo}/git/trees/{sha}',
-        { sha, recursive: '1' },
-      );
-      const entries = data.tree.map(wire.treeEntry);
-      if (!data.truncated) {
-        for (const [tree, list] of wire.subtrees(sha, entries))
-          if (!this.trees.peek(tree)) this.trees.set(tree, list);
-      }
-      return { entries, truncated: Boolean(data.truncated) };
-    });
-  }
-
-  async getBlob(sha: string): Promise<Uint8Array> {
-    wire.checkSha(sha);
-    return this.blobs.get(sha, async () => {
-      const data = await this.rest.read<wire.Blob>(
-        `get blob ${sha}`,
-        'GET /repos/{owner}/{repo}/git/blobs/{sha}',
-        { sha },
-      );
-      return wire.blobBytes(data);
-    });
-  }
-
-  async getCommitFiles(sha: string): Promise<{ paths: string[]; complete: boolean }> {
-    wire.checkSha(sha);
-    return this.commitFiles.get(sha, async () => {
-      const data = await this.rest.read<wire.RestCommitWithFiles>(
-        `get the files of commit ${sha}`,
-        'GET /repos/{owner}/{repo}/commits/{ref}',
-        { ref: sha, per_page: COMMIT_FILES_PAGE },
-      );
-      this.commits.set(sha, wire.restCommit(data));
-      const files = data.files ?? [];
-      return {
-        paths: files.flatMap((f) =>
-          f.previous_filename === undefined ? [f.filename] : [f.previous_filename, f.filename],
-        ),
-        complete: Array.isArray(data.files) && files.length < COMMIT_FILES_PAGE,
-      };
-    });
-  }
-
-  async listCommits(options: {
-    sha: string;
-    path?: string;
-    perPage?: number;
-    page?: number;
-  }): Promise<CommitInfo[]> {
-    const data = await this.rest.read<wire.RestCommit[]>(
-      `list commits of ${options.sha}`,
-      'GET /repos/{owner}/{repo}/commits',
-      {
-        sha: options.sha,
-        ...(options.path !== undefined ? { path: options.path } : {}),
-        per_page: options.perPage ?? 30,
-        page: options.page ?? 1,
-      },
-    );
-    return data.map((item) => {
-      const commit = wire.restCommit(item);
-      this.commits.set(commit.sha, commit);
-      return commit;
-    });
-  }
-
-  async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
-    if (wire.checkSha(ancestor) === wire.checkSha(descendant)) return true;
-    try {
-      const { status } = await this.compare(ancestor, descendant);
-      // base...head: "ahead" means head has commits base lacks and none the other way.
-      return status === 'identical' || status === 'ahead';
-    } catch (error) {
-      // Unrelated histories: GitHub answers 404 "No common ancestor between …".
-      if (
-        error instanceof UpstreamError &&
-        error.code === 'not_found' &&
-        /no common ancestor/i.test(error.message)
-      ) {
-        return false;
-      }
-      throw error;
-    }
-  }
-
-  compare(base: string, head: string, page = 1): Promise<Comparison> {
-    wire.checkSha(base);
-    wire.checkSha(head);
-    return this.comparisons.get(`${base}...${head}@${page}`, async () => {
-      const data = await this.rest.read<wire.Compare>(
-        `compare ${base}...${head}`,
-        `GET /repos/{owner}/{repo}/compare/${base}...${head}`,
-        { per_page: COMPARE_PAGE, page },
-      );
-      const commits = data.commits.map(wire.restCommit);
-      for (const commit of [wire.restCommit(data.base_commit), ...commits])
-        this.commits.set(commit.sha, commit);
-      const files = (data.files ?? []).map((file) => ({
-        path: file.filename,
-        status: file.status,
-        sha: file.sha,
-        ...(file.previous_filename !== undefined ? { previousPath: file.previous_filename } : {}),
-      }));
-      return { status: data.status, totalCommits: data.total_commits, commits, files };
-    });
   }
 
   async listPushActivity(options: { ref?: string; since?: string }): Promise<PushActivity[]> {
