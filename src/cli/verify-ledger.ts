@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { verifyLedger } from '../gateway/index.js';
 import { parseCommandArgs } from './args.js';
@@ -11,21 +11,20 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, { 'key-file': { type: 'string' } }, true);
   if (!values['key-file']) throw new UsageError('--key-file FILE is required');
   if (positionals.length !== 1) throw new UsageError(`expected one ledger file, got ${positionals.length}`);
-  const readOrExplain = async (path: string, what: string): Promise<string> => {
-    try {
-      return await readFile(resolve(io.cwd, path), 'utf8');
-    } catch (error) {
-      throw new Error(
-        `cannot read the ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
-        {
-          cause: error,
-        },
-      );
-    }
-  };
-  const key = (await readOrExplain(values['key-file'], 'key file')).trim();
+  const why = (error: unknown) =>
+    (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
   const ledger = positionals[0]!;
-  await readOrExplain(ledger, 'ledger');
+  let key: string;
+  try {
+    key = (await readFile(resolve(io.cwd, values['key-file']), 'utf8')).trim();
+  } catch (error) {
+    throw new Error(`cannot read the key file ${values['key-file']}: ${why(error)}`, { cause: error });
+  }
+  // Probed only: verifyLedger reads it (once).
+  const info = await stat(resolve(io.cwd, ledger)).catch((error: unknown) => {
+    throw new Error(`cannot read the ledger ${ledger}: ${why(error)}`, { cause: error });
+  });
+  if (!info.isFile()) throw new Error(`cannot read the ledger ${ledger}: not a regular file`);
   const verdict = await verifyLedger(resolve(io.cwd, ledger), key);
   if (verdict.ok) {
     io.stdout(`${ledger}: ok, ${verdict.records} records, chain intact\n`);
