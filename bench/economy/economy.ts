@@ -31,21 +31,40 @@ export interface EconomyResult {
     /** github-mcp-server's own requests: ref + contents per read, push_files (measured) */
     naive_github_mcp_server: number;
     floor: number;
-    floor_parts: { ref_checks: number; objects: number; writes: number };
+    /** the floor without the ref checks a conditional GET gets answered 304 */
+    floor_charged: number;
+    floor_parts: { ref_checks: number; free_ref_checks: number; objects: number; writes: number };
     perimeter_to_floor: number;
     naive_to_perimeter: number;
     naive_github_mcp_server_to_perimeter: number;
+    /** the same ratios on charged requests (304s excluded; the naive baselines make no conditional requests) */
+    charged: {
+      perimeter_to_floor: number;
+      naive_to_perimeter: number;
+      naive_github_mcp_server_to_perimeter: number;
+    };
   };
   /** file count -> requests (the most any push of that size took) */
   push_files_requests: Record<string, number>;
   /** requests of each get_file that re-read unchanged content with no push just before */
   warm_repeat_reads: { count: number; max: number; histogram: Record<string, number> };
-  by_tool: Record<string, { calls: number; perimeter: number; floor: number; naive: number }>;
+  by_tool: Record<
+    string,
+    {
+      calls: number;
+      perimeter: number;
+      perimeter_charged: number;
+      floor: number;
+      floor_charged: number;
+      naive: number;
+    }
+  >;
   steps: Array<{
     step: string;
     perimeter: number;
     not_modified: number;
     floor: number;
+    floor_free_ref_checks: number;
     routes: Record<string, number>;
   }>;
 }
@@ -112,14 +131,24 @@ function summarize(
   for (const s of warm) histogram[String(s.cost.requests)] = (histogram[String(s.cost.requests)] ?? 0) + 1;
   const byTool: EconomyResult['by_tool'] = {};
   mine.steps.forEach((s, i) => {
-    const row = (byTool[s.tool] ??= { calls: 0, perimeter: 0, floor: 0, naive: 0 });
+    const row = (byTool[s.tool] ??= {
+      calls: 0,
+      perimeter: 0,
+      perimeter_charged: 0,
+      floor: 0,
+      floor_charged: 0,
+      naive: 0,
+    });
     row.calls++;
     row.perimeter += s.cost.requests;
+    row.perimeter_charged += s.cost.spent;
     const f = floor.steps[i]!;
     row.floor += f.refChecks + f.objects + f.writes;
+    row.floor_charged += f.refChecks - f.freeRefChecks + f.objects + f.writes;
   });
   naive.steps.forEach((s) => (byTool[s.tool]!.naive += s.perFile));
   const total = mine.total.requests;
+  const charged = mine.total.spent;
   return {
     repository: { files: Object.keys(files).length, commits, perimeters, perimeter: SESSION_PERIMETER },
     session: {
@@ -130,10 +159,21 @@ function summarize(
       naive: naive.perFile,
       naive_github_mcp_server: naive.githubMcpServer,
       floor: floor.total,
-      floor_parts: { ref_checks: floor.refChecks, objects: floor.objects, writes: floor.writes },
+      floor_charged: floor.charged,
+      floor_parts: {
+        ref_checks: floor.refChecks,
+        free_ref_checks: floor.freeRefChecks,
+        objects: floor.objects,
+        writes: floor.writes,
+      },
       perimeter_to_floor: ratio(total, floor.total),
       naive_to_perimeter: ratio(naive.perFile, total),
       naive_github_mcp_server_to_perimeter: ratio(naive.githubMcpServer, total),
+      charged: {
+        perimeter_to_floor: ratio(charged, floor.charged),
+        naive_to_perimeter: ratio(naive.perFile, charged),
+        naive_github_mcp_server_to_perimeter: ratio(naive.githubMcpServer, charged),
+      },
     },
     push_files_requests: pushes,
     warm_repeat_reads: {
@@ -149,6 +189,7 @@ function summarize(
         perimeter: s.cost.requests,
         not_modified: s.cost.notModified,
         floor: f.refChecks + f.objects + f.writes,
+        floor_free_ref_checks: f.freeRefChecks,
         routes: s.cost.byRoute,
       };
     }),

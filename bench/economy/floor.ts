@@ -9,6 +9,9 @@
  *   listed path entirely); for get_commit, its changed files unless known, and a reachability check unless
  *   the commit was listed or made by the client;
  * - writes: 3 per push (a tree with inline content, a commit, the ref update); no blob requests for text.
+ * Charged: a ref check made conditional on the ETag of the previous one is answered 304, which GitHub does not
+ * charge to the rate limit, unless the head moved since: the first call and the first call after each push
+ * (the ref update's answer carries no ETag for the next GET) are charged, every other ref check is free.
  */
 import type { Perimeter } from '../../src/policy/index.js';
 import { blobSha, type RepoModel } from './repo-model.js';
@@ -16,13 +19,18 @@ import { headFiles, type Step } from './session-script.js';
 
 export interface FloorStep {
   refChecks: number;
+  /** ref checks answered 304 (not charged) */
+  freeRefChecks: number;
   objects: number;
   writes: number;
 }
 
 export interface Floor {
   total: number;
+  /** total minus the ref checks answered 304 */
+  charged: number;
   refChecks: number;
+  freeRefChecks: number;
   objects: number;
   writes: number;
   steps: FloorStep[];
@@ -55,9 +63,11 @@ export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimet
   const withFiles = new Set<string>();
   const reachable = new Set<string>();
   let pushes = 0;
+  let etagFresh = false;
 
   const result: FloorStep[] = steps.map((step) => {
-    const cost: FloorStep = { refChecks: 1, objects: 0, writes: 0 };
+    const cost: FloorStep = { refChecks: 1, freeRefChecks: etagFresh ? 1 : 0, objects: 0, writes: 0 };
+    etagFresh = step.tool !== 'push_files';
     const index = (): void => {
       if (!headKnown) cost.objects += 1;
       headKnown = true;
@@ -126,7 +136,9 @@ export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimet
   });
   const sum = (key: keyof FloorStep): number => result.reduce((n, s) => n + s[key], 0);
   const refChecks = sum('refChecks');
+  const freeRefChecks = sum('freeRefChecks');
   const objects = sum('objects');
   const writes = sum('writes');
-  return { total: refChecks + objects + writes, refChecks, objects, writes, steps: result };
+  const total = refChecks + objects + writes;
+  return { total, charged: total - freeRefChecks, refChecks, freeRefChecks, objects, writes, steps: result };
 }

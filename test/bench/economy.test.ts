@@ -1,23 +1,25 @@
 /**
- * The request-economy session of `npm run bench` on a tiny repository: upstream request COUNTS (the
- * stand-in's accounting), which are deterministic, against issue 6's targets. No timings.
+ * The request-economy session of `npm run bench` (the full one: 3,000 files, 30 commits of history, 76 calls):
+ * upstream request COUNTS (the stand-in's accounting), which are deterministic, against issue 6's targets.
+ * No timings; the naive baselines are not replayed here.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runEconomy, type EconomyResult } from '../../bench/economy/economy.js';
+import { FULL_SESSION } from '../../bench/economy/session-script.js';
 
 let result: EconomyResult;
 
 beforeAll(async () => {
   result = await runEconomy({
-    repo: { files: 60, historyCommits: 3 },
-    session: { singleReads: 8, workingSet: 3, batches: 1, batchSize: 4, pushSizes: [1, 10, 50] },
+    repo: { files: 3000, historyCommits: 30 },
+    session: FULL_SESSION,
     naive: false,
   });
-}, 120_000);
+}, 180_000);
 
 describe('the scripted agent session through the gateway', () => {
-  it('pushes 1, 10 or 50 files with at most 5 upstream requests', () => {
-    expect(Object.keys(result.push_files_requests).sort()).toEqual(['1', '10', '50']);
+  it('pushes 1, 5, 10 or 50 files with at most 5 upstream requests', () => {
+    expect(Object.keys(result.push_files_requests).sort()).toEqual(['1', '10', '5', '50']);
     for (const requests of Object.values(result.push_files_requests)) expect(requests).toBeLessThanOrEqual(5);
   });
 
@@ -26,13 +28,24 @@ describe('the scripted agent session through the gateway', () => {
     expect(result.warm_repeat_reads.max).toBeLessThanOrEqual(1);
   });
 
-  it('never spends fewer requests than the computed floor', () => {
-    for (const step of result.steps) expect(step.perimeter, step.step).toBeGreaterThanOrEqual(step.floor);
+  it('never spends fewer requests than the computed floor, in all or in charged requests', () => {
+    for (const step of result.steps) {
+      expect(step.perimeter, step.step).toBeGreaterThanOrEqual(step.floor);
+      expect(step.perimeter - step.not_modified, step.step).toBeGreaterThanOrEqual(
+        step.floor - step.floor_free_ref_checks,
+      );
+    }
   });
 
-  // Known miss, see BENCHMARKS.md: list_commits and get_commit diff trees where one commit lookup would do,
-  // and a read after the gateway's own push fetches the new tree and the blobs it just wrote.
-  it.fails('stays within 1.25 times the floor', () => {
+  it('stays within 1.25 times the floor in all requests, 304s included', () => {
     expect(result.session.perimeter).toBeLessThanOrEqual(1.25 * result.session.floor);
+  });
+
+  // Known miss, see BENCHMARKS.md: 135 charged requests against a charged floor of 100 (1.35x) at commit
+  // 38ea0fe. A read after the gateway's own push lists the tree it wrote and fetches blobs it sent (+16),
+  // get_commit diffs trees where the commit's file list is known (+10), list_commits looks up the files of
+  // the session's own pushes and lists trees for a covered scope (+8), get_tree fetches the head commit (+1).
+  it.fails('stays within 1.25 times the floor in charged requests (304s excluded)', () => {
+    expect(result.session.perimeter_spent).toBeLessThanOrEqual(1.25 * result.session.floor_charged);
   });
 });
