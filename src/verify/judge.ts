@@ -33,6 +33,8 @@ export interface JobFacts {
   pushes: PushActivity[];
   /** force pushes to the bound branch during the job, as the Activity API shows them */
   forcePushes: PushActivity[];
+  /** other refs the Activity API shows changing during the job though they end where they started */
+  movedBack: PushActivity[];
   unchecked: string[];
   notes: string[];
 }
@@ -162,6 +164,14 @@ export function judge(facts: JobFacts): Verdict {
       kind: 'ref',
       ref: change.ref,
       message: `${change.ref} was ${change.kind} during the job (${short(change.before)} → ${short(change.after)}); only "${facts.branch}" may change`,
+    });
+  }
+
+  for (const push of facts.movedBack) {
+    violations.push({
+      kind: 'ref',
+      ref: push.ref,
+      message: `${push.ref} was changed during the job (${push.activityType}, ${short(push.before)} → ${short(push.after)}) and changed back; only "${facts.branch}" may change`,
     });
   }
 

@@ -75,6 +75,7 @@ export async function verifyJob(input: VerifyInput): Promise<Verdict> {
     perimeters: input.perimeters,
     pushes: [],
     forcePushes: [],
+    movedBack: [],
     unchecked: [...(input.problems ?? [])],
     notes: [],
   };
@@ -84,7 +85,8 @@ export async function verifyJob(input: VerifyInput): Promise<Verdict> {
   } else if (endHead !== startHead) {
     await examineBranch(input, facts, endHead);
   }
-  if (facts.refChanges.length > 0) await readActivity(input, facts);
+  // With the job's start time the Activity API also shows refs moved and moved back, so it is always read.
+  if (facts.refChanges.length > 0 || input.startedAt !== undefined) await readActivity(input, facts);
   return judge(facts);
 }
 
@@ -186,6 +188,11 @@ async function readActivity(input: VerifyInput, facts: JobFacts): Promise<void> 
     return item.after === change.after || fresh.has(item.after) || item.before === change.before;
   });
   const ref = `refs/heads/${input.branch}`;
+  if (input.startedAt !== undefined) {
+    const first = new Map<string, PushActivity>();
+    for (const item of activity) if (item.ref !== ref && !moves.has(item.ref)) first.set(item.ref, item);
+    facts.movedBack = [...first.values()];
+  }
   const onBranch =
     input.startedAt === undefined
       ? pushChain(activity, ref, facts.startHead, facts.endHead)

@@ -37,6 +37,7 @@ function facts(overrides: Partial<JobFacts> = {}): JobFacts {
     perimeters: [perimeter('impl', ['src/**']), perimeter('tests', ['test/**'])],
     pushes: [],
     forcePushes: [],
+    movedBack: [],
     unchecked: [],
     notes: [],
     ...overrides,

@@ -207,7 +207,7 @@ describe('verifyJob against crafted pushes', () => {
       expect(verdict.violations.map((v) => v.kind)).toEqual(['history']);
     });
     it('fails on it within the job window too (startedAt), where the start head was passed through again', async () => {
-      const startedAt = new Date(Date.now() - 1000).toISOString();
+      const startedAt = new Date().toISOString();
       const away = await commit(await treeOf(s.seed), []);
       await setRef(s.dir, REF, away);
       await setRef(s.dir, REF, s.seed);
@@ -226,6 +226,32 @@ describe('verifyJob against crafted pushes', () => {
       const verdict = await verifyJob({ ...input, startedAt });
       expect(verdict.state).toBe('failure');
       expect(verdict.violations.map((v) => v.kind)).toEqual(['history']);
+    });
+  });
+  describe('when the bound branch or another ref moved and came back to where it started', () => {
+    it('fails on both from the Activity API within the job window', async () => {
+      const startedAt = new Date().toISOString();
+      const away = await commit(await treeOf(s.seed), []);
+      await setRef(s.dir, REF, away);
+      await setRef(s.dir, REF, s.seed);
+      await setRef(s.dir, 'refs/tags/tmp', s.seed);
+      await setRef(s.dir, 'refs/tags/tmp', null);
+      const upstream = s.upstream();
+      const verdict = await verifyJob({
+        upstream,
+        branch: BRANCH,
+        start,
+        end: await snapshotRefs(upstream),
+        perimeters: [everywhere(['src/**'])],
+        ledger: { ok: true, commits: [], perPerimeter: {} },
+        directPushes: 'check',
+        startedAt,
+      });
+      expect(verdict.state).toBe('failure');
+      expect(verdict.violations.map((v) => `${v.kind} ${v.ref}`)).toEqual([
+        `history ${REF}`,
+        'ref refs/tags/tmp',
+      ]);
     });
   });
 });
