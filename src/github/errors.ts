@@ -49,7 +49,7 @@ function upstreamMessage(error: RequestErrorLike, scrub: Scrubber): string {
   return clean.length > MAX_UPSTREAM_MESSAGE ? `${clean.slice(0, MAX_UPSTREAM_MESSAGE)}…` : clean;
 }
 
-export function isRateLimited(error: RequestErrorLike): boolean {
+function isRateLimited(error: RequestErrorLike): boolean {
   if (error.status === 429) return true;
   if (error.status !== 403) return false;
   const headers = error.response?.headers ?? {};

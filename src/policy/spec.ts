@@ -41,8 +41,8 @@ export interface Config {
 }
 
 /** Perimeter names end up in URLs, status contexts and environment variable names. */
-export const PERIMETER_NAME_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
-export const PERIMETER_NAME_MAX_LENGTH = 63;
+const PERIMETER_NAME_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+const PERIMETER_NAME_MAX_LENGTH = 63;
 
 export function perimeterNameProblem(name: string): string | null {
   if (name.length > PERIMETER_NAME_MAX_LENGTH) {

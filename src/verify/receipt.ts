@@ -22,7 +22,7 @@ export const MAX_ANNOTATIONS = 10;
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-export function clip(text: string, max: number): string {
+function clip(text: string, max: number): string {
   const chars = [...text];
   return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
 }
