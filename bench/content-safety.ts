@@ -1,7 +1,9 @@
 /**
  * What content safety costs a warm get_file of a 100 KB file through the gateway (in-process gateway, the
  * stand-in upstream): the same call with the identity filter and with the secret filter the action uses,
- * interleaved so machine load falls on both alike; and redact() alone on that text. The adversarial inputs
+ * interleaved so machine load falls on both alike; and redact() alone on that text, warm (the same text again:
+ * the filter caches redactions by content hash) and cold (a new line each time, so every call scans the whole
+ * text, as the first read of new content does). The adversarial inputs
  * and the clean-text case are in `npm run bench:safety` (bench/safety.ts).
  */
 import { createSecretFilter, NO_FILTER } from '../src/safety/index.js';
@@ -12,7 +14,10 @@ import { callTool, startBenchGateway, startStandIn } from './support/stand-in.js
 export interface SafetyResult {
   file_bytes: number;
   hidden_values: number;
+  /** the same text again: answered from the filter's cache */
   redact_ms: { p50: number; p90: number };
+  /** a text never seen before: a full scan */
+  redact_cold_ms: { p50: number; p90: number };
   get_file_no_filter_ms: { p50: number; p90: number };
   get_file_filter_ms: { p50: number; p90: number };
   filter_cost_p50_ms: number;
@@ -45,6 +50,8 @@ export async function runContentSafety(runs: number): Promise<SafetyResult> {
   const filter = createSecretFilter({ extraSecrets: ['bench-run-token-0123456789'] });
   const hidden = (await filter.redact(text)).hidden;
   const redact = await sample(() => filter.redact(text), runs, 3);
+  let fresh = 0;
+  const redactCold = await sample(() => filter.redact(`${text}// run ${fresh++}\n`), runs, 1);
   const standIn = await startStandIn({ files: { 'src/big.ts': text } });
   try {
     const open = async (f: AnswerFilter) => {
@@ -68,6 +75,7 @@ export async function runContentSafety(runs: number): Promise<SafetyResult> {
       file_bytes: Buffer.byteLength(text),
       hidden_values: hidden,
       redact_ms: stats(redact),
+      redact_cold_ms: stats(redactCold),
       get_file_no_filter_ms: stats(without),
       get_file_filter_ms: stats(withFilter),
       filter_cost_p50_ms: round(percentile(withFilter, 50) - percentile(without, 50)),

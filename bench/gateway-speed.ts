@@ -4,7 +4,6 @@
  * without the gateway does), and against the one request the gateway's warm read still makes (the branch
  * head, conditional: a 304). Then throughput at several concurrencies, and the gateway's resident memory.
  */
-import { fileURLToPath } from 'node:url';
 import { getOctokit } from '@actions/github';
 import { callTool, OWNER, REPO, startStandIn, BRANCH } from './support/stand-in.js';
 import { startGatewayChild } from './support/gateway-child.js';
@@ -29,20 +28,16 @@ export interface SpeedResult {
   p50_own_cost_ms: number;
   /** CPU time the gateway process spent per warm get_file (from /proc; not inflated by a busy machine) */
   gateway_cpu_ms_per_call: number;
+  /**
+   * CPU time of the bench process per warm get_file through the gateway: the MCP client, and the stand-in
+   * answering the ref check; and per direct conditional GET ref (the Octokit client and the stand-in)
+   */
+  client_cpu_ms_per_call: { gateway: number; direct_ref_304: number };
   /** the same once the gateway has served `calls_served` calls (after the throughput runs) */
   gateway_cpu_ms_per_call_later: number;
   calls_served: number;
   /** what ran: the bundle, or the sources when dist/ is stale */
   entry: string;
-  /**
-   * The same gateway with @secretlint/profiler's marks turned off (bench/support/no-secretlint-profiler.mjs),
-   * measured in the same rounds; only when the gateway runs from the sources (the bundle inlines the module).
-   */
-  profiler_off: {
-    gateway_ms: { p50: number; p99: number };
-    p50_overhead_ms: number;
-    gateway_cpu_ms_per_call: number;
-  } | null;
   throughput: Array<{
     concurrency: number;
     calls: number;
@@ -64,18 +59,8 @@ export async function runGatewaySpeed(options: SpeedOptions): Promise<SpeedResul
   const target = 'src/module3/file3.ts';
   const standIn = await startStandIn({ files });
   const gateway = await startGatewayChild(standIn, CONFIG, ['reader']);
-  const fixed =
-    gateway.entry === 'src/gateway/entry.ts'
-      ? await startGatewayChild(standIn, CONFIG, ['reader'], {
-          extraNodeArgs: [
-            '--import',
-            fileURLToPath(new URL('./support/no-secretlint-profiler.mjs', import.meta.url)),
-          ],
-        })
-      : null;
   try {
     const client = await gateway.connect('reader');
-    const fixedClient = fixed ? await fixed.connect('reader') : null;
     const octokit = getOctokit(standIn.token, { baseUrl: standIn.fake.url });
     const repo = { owner: OWNER, repo: REPO };
     const first = await callTool(client, 'get_file', { path: target });
@@ -98,23 +83,20 @@ export async function runGatewaySpeed(options: SpeedOptions): Promise<SpeedResul
     const per = Math.ceil(options.samples / rounds);
     let gatewayCpu = 0;
     let gatewayCalls = 0;
-    const fixedTimes: number[] = [];
-    let fixedCpu = 0;
-    let fixedCalls = 0;
+    let clientCpu = 0;
+    let refCpu = 0;
+    const ownCpuMs = (): number => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1000;
+    };
     for (let r = 0; r < rounds; r++) {
       const warmup = r === 0 ? 10 : 2;
       const cpu = gateway.cpuMs();
+      const own = ownCpuMs();
       gatewayTimes.push(...(await sample(() => callTool(client, 'get_file', { path: target }), per, warmup)));
+      clientCpu += ownCpuMs() - own;
       gatewayCpu += gateway.cpuMs() - cpu;
       gatewayCalls += per + warmup;
-      if (fixed && fixedClient) {
-        const before = fixed.cpuMs();
-        fixedTimes.push(
-          ...(await sample(() => callTool(fixedClient, 'get_file', { path: target }), per, warmup)),
-        );
-        fixedCpu += fixed.cpuMs() - before;
-        fixedCalls += per + warmup;
-      }
       blobTimes.push(
         ...(await sample(
           () => octokit.request('GET /repos/{owner}/{repo}/git/blobs/{file_sha}', { ...repo, file_sha: sha }),
@@ -122,6 +104,7 @@ export async function runGatewaySpeed(options: SpeedOptions): Promise<SpeedResul
           r === 0 ? 10 : 2,
         )),
       );
+      const ownBeforeRef = ownCpuMs();
       refTimes.push(
         ...(await sample(
           () =>
@@ -138,6 +121,7 @@ export async function runGatewaySpeed(options: SpeedOptions): Promise<SpeedResul
           r === 0 ? 10 : 2,
         )),
       );
+      refCpu += ownCpuMs() - ownBeforeRef;
     }
     const perRead = await measureRequests(standIn, () => callTool(client, 'get_file', { path: target }));
 
@@ -191,22 +175,18 @@ export async function runGatewaySpeed(options: SpeedOptions): Promise<SpeedResul
       p50_overhead_ms: round(gatewayStats.p50 - blobStats.p50),
       p50_own_cost_ms: round(gatewayStats.p50 - refStats.p50),
       gateway_cpu_ms_per_call: round(gatewayCpu / gatewayCalls),
+      client_cpu_ms_per_call: {
+        gateway: round(clientCpu / gatewayCalls),
+        direct_ref_304: round(refCpu / gatewayCalls),
+      },
       gateway_cpu_ms_per_call_later: round(laterPerCall),
       calls_served: served,
       entry: gateway.entry,
-      profiler_off: fixed
-        ? {
-            gateway_ms: stats(fixedTimes),
-            p50_overhead_ms: round(percentile(fixedTimes, 50) - blobStats.p50),
-            gateway_cpu_ms_per_call: round(fixedCpu / fixedCalls),
-          }
-        : null,
       throughput,
       rss_mb: round(gateway.rssBytes() / 2 ** 20, 1),
       upstream_requests_per_warm_read: perRead,
     };
   } finally {
-    await fixed?.stop();
     await gateway.stop();
     await standIn.close();
   }

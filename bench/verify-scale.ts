@@ -9,6 +9,7 @@ import { verifyJob } from '../src/verify/index.js';
 import { compilePerimeter, parseConfig } from '../src/policy/index.js';
 import { gitText } from '../test/fake-github/git.js';
 import { commitToBare } from '../test/fake-github/index.js';
+import { difference } from './economy/counting.js';
 import { round } from './support/measure.js';
 import { BRANCH, startStandIn } from './support/stand-in.js';
 
@@ -22,6 +23,8 @@ export interface VerifyRow extends VerifyCase {
   /** leaf directories the change touched */
   directories: number;
   requests: number;
+  /** requests by route */
+  routes: Record<string, number>;
   ms: number;
   verdict: string;
   changes_found: number;
@@ -77,7 +80,7 @@ export async function runVerifyScale(
         const head = await commitToBare(standIn.repoDir, branch, changed, `Change ${c.changed} files`);
         const upstream = standIn.upstream();
         const ref = `refs/heads/${branch}`;
-        const before = standIn.fake.stats().total;
+        const before = standIn.fake.stats();
         const start = performance.now();
         const verdict = await verifyJob({
           upstream,
@@ -89,10 +92,12 @@ export async function runVerifyScale(
           directPushes: 'check',
         });
         const ms = performance.now() - start;
+        const cost = difference(standIn.fake.stats(), before);
         rows.push({
           ...c,
           directories: touched.size,
-          requests: standIn.fake.stats().total - before,
+          requests: cost.requests,
+          routes: cost.byRoute,
           ms: round(ms, 1),
           verdict: verdict.state,
           changes_found: verdictFiles(verdict),

@@ -180,15 +180,6 @@ export function renderTable(raw: Record<string, unknown>): string {
         ['', 'p50 ms', 'p99 ms'],
         [
           ['through the gateway', g.gateway_ms.p50, g.gateway_ms.p99],
-          ...(g.profiler_off
-            ? [
-                [
-                  "the gateway with secretlint's profiler off (see findings)",
-                  g.profiler_off.gateway_ms.p50,
-                  g.profiler_off.gateway_ms.p99,
-                ],
-              ]
-            : []),
           ['direct: Octokit GET blob', g.direct_blob_ms.p50, g.direct_blob_ms.p99],
           [
             'direct: conditional GET ref (304), the request the warm read makes',
@@ -198,10 +189,7 @@ export function renderTable(raw: Record<string, unknown>): string {
         ],
       ),
       `Overhead at p50 over the direct blob read: **${g.p50_overhead_ms} ms**; over the one request the gateway still makes: ${g.p50_own_cost_ms} ms. ` +
-        `The gateway process (${g.entry}) used ${g.gateway_cpu_ms_per_call} ms of CPU per warm read at first, ${g.gateway_cpu_ms_per_call_later} ms after ${g.calls_served} calls. ` +
-        (g.profiler_off
-          ? `With the profiler off: overhead ${g.profiler_off.p50_overhead_ms} ms at p50, ${g.profiler_off.gateway_cpu_ms_per_call} ms of CPU per read. `
-          : '') +
+        `The gateway process (${g.entry}) used ${g.gateway_cpu_ms_per_call} ms of CPU per warm read at first, ${g.gateway_cpu_ms_per_call_later} ms after ${g.calls_served} calls; the bench process (MCP client and stand-in) ${g.client_cpu_ms_per_call.gateway} ms per read through the gateway, ${g.client_cpu_ms_per_call.direct_ref_304} ms per direct conditional GET ref. ` +
         `Upstream requests per warm read: ${g.upstream_requests_per_warm_read}. Gateway resident memory after the run: ${g.rss_mb} MB.`,
       table(
         ['concurrency', 'calls', 'failed', 'calls/s', 'p50 ms', 'p99 ms'],
@@ -213,7 +201,7 @@ export function renderTable(raw: Record<string, unknown>): string {
     const s = r.safety;
     out.push(
       `### Content safety (warm get_file of a ${kb(s.file_bytes)} file, ${s.hidden_values} values hidden)`,
-      `redact() alone p50 ${s.redact_ms.p50} ms; get_file p50 ${s.get_file_no_filter_ms.p50} ms without the filter, ${s.get_file_filter_ms.p50} ms with it: **the filter costs ${s.filter_cost_p50_ms} ms** at p50.`,
+      `redact() alone p50 ${s.redact_cold_ms.p50} ms on a text not seen before, ${s.redact_ms.p50} ms on the same text again (cached by content hash); warm get_file p50 ${s.get_file_no_filter_ms.p50} ms without the filter, ${s.get_file_filter_ms.p50} ms with it: **the filter costs ${s.filter_cost_p50_ms} ms** at p50.`,
     );
   }
   if (r.verify) {
