@@ -61235,8 +61235,15 @@ function parsePerimeter(c, entry) {
     }
     return ok ? spec : null;
 }
+/** Far above any real perimeters.yml; bounds the time and memory a hostile or mistaken file can cost. */
+const MAX_CONFIG_BYTES = 256 * 1024;
 /** Parses and validates perimeters.yml text; reports every problem at once. Throws ConfigError. */
 function parseConfig(text, file = DEFAULT_CONFIG_FILE) {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > MAX_CONFIG_BYTES) {
+        const message = `the file is ${bytes} bytes; at most ${MAX_CONFIG_BYTES} are read (use fewer, broader globs)`;
+        throw new ConfigError([{ file, line: 1, column: 1, key: '(document)', message }]);
+    }
     const lines = new dist/* LineCounter */.HN();
     const doc = (0,dist/* parseDocument */.Tp)(text, {
         lineCounter: lines,
@@ -76108,10 +76115,12 @@ async function renderAnswer(filter, answer) {
             text: `[${hidden} secret-looking value(s) hidden from this answer: ${list}]`,
         });
     }
-    return { result: { content, structuredContent: structured }, hidden };
+    return { result: { content, structuredContent: structured }, hidden, kinds };
 }
 /** Between strings redacted in one batch: plain and low in entropy, so no detector mistakes it for a secret. */
 const BOUNDARY = '\n\n--- perimeter answer boundary ---\n\n';
+/** Strings this long are redacted one by one rather than in the batch. */
+const ALONE_CHARS = 4096;
 /**
  * Runs every string of a value through the filter, counting what it hid. Distinct strings go in one
  * batch (a detector call per string is slow for a tree of thousands of paths); when the batch does not
@@ -76136,7 +76145,11 @@ class Redactor {
         return this.rebuild(value);
     }
     async redactAll(strings) {
-        const pending = [...new Set(strings)].filter((s) => !this.done.has(s));
+        const unique = [...new Set(strings)].filter((s) => !this.done.has(s));
+        // a large text (a file's content) goes on its own, so a filter that caches by text finds it again
+        const pending = unique.filter((s) => s.length < ALONE_CHARS);
+        for (const text of unique.filter((s) => s.length >= ALONE_CHARS))
+            await this.redactOne(text);
         if (pending.length === 0)
             return;
         if (pending.length > 1 && !pending.some((s) => s.includes(BOUNDARY))) {
@@ -76148,11 +76161,13 @@ class Redactor {
                 return;
             }
         }
-        for (const text of pending) {
-            const redaction = await this.filter.redact(text);
-            this.count(redaction);
-            this.done.set(text, redaction.text);
-        }
+        for (const text of pending)
+            await this.redactOne(text);
+    }
+    async redactOne(text) {
+        const redaction = await this.filter.redact(text);
+        this.count(redaction);
+        this.done.set(text, redaction.text);
     }
     count(redaction) {
         this.hidden += redaction.hidden;
@@ -76203,15 +76218,14 @@ function describeFailure(error, notes, log) {
 async function renderError(filter, text) {
     let shown = WITHHELD;
     let hidden = 0;
+    let kinds = {};
     try {
-        const redaction = await filter.redact(text);
-        shown = redaction.text;
-        hidden = redaction.hidden;
+        ({ text: shown, hidden, kinds } = await filter.redact(text));
     }
     catch {
         // fail closed: the unchecked text never leaves
     }
-    return { result: { content: [{ type: 'text', text: shown }], isError: true }, hidden };
+    return { result: { content: [{ type: 'text', text: shown }], isError: true }, hidden, kinds };
 }
 
 ;// CONCATENATED MODULE: ./src/gateway/calls.ts
@@ -76283,7 +76297,7 @@ class CallTracker {
             ...(notes.commit !== undefined ? { commit: notes.commit } : {}),
             ...(notes.message !== undefined ? { message: notes.message } : {}),
             ...(notes.content !== undefined ? { content: notes.content } : {}),
-            ...(outcome.hidden ? { hidden_values: outcome.hidden } : {}),
+            ...(outcome.hidden ? { hidden_values: outcome.hidden, hidden_kinds: outcome.kinds ?? {} } : {}),
         };
         try {
             await this.services.ledger.append(await this.scrubRecord(record));
@@ -76503,8 +76517,10 @@ class History {
         let exhausted = false;
         for (let upstreamPage = 1; matched.length < wanted && scanned < MAX_SCAN; upstreamPage++) {
             const batch = await this.listPage(head, within, upstreamPage);
-            for (const commit of batch)
+            for (const commit of batch) {
                 this.trees.set(commit.sha, commit.tree);
+                this.ancestry.set(`${commit.sha}\0${head}`, true);
+            }
             for (let i = 0; i < batch.length && matched.length < wanted; i += PARALLEL_DIFFS) {
                 const chunk = batch.slice(i, i + PARALLEL_DIFFS);
                 const touched = await Promise.all(chunk.map((c) => this.touchesReadable(perimeter, c, within)));
@@ -76517,10 +76533,13 @@ class History {
             }
         }
         const start = (page - 1) * perPage;
+        // Below a path with nothing readable found, a cut-off scan would say a hidden directory has long
+        // history where a missing one has none: both answer "nothing, complete".
+        const cut = !exhausted && matched.length < wanted && (within === undefined || matched.length > 0);
         return {
             commits: matched.slice(start, start + perPage),
             hasMore: matched.length > start + perPage,
-            incomplete: !exhausted && matched.length < wanted,
+            incomplete: cut,
         };
     }
     /** Every file the commit changed against its first parent (the root commit: against nothing). */
@@ -76529,18 +76548,31 @@ class History {
         const parentTree = parent === undefined ? null : await this.treeOf(parent);
         return diffTrees(this.upstream, parentTree, commit.tree, options);
     }
+    /**
+     * From the commit's file list (one request) when GitHub gives it whole; else, and for merges (whose
+     * list GitHub may not diff against the first parent), from a tree diff.
+     */
     async touchesReadable(perimeter, commit, within) {
         const key = `${perimeter.name}\0${within ?? ''}\0${commit.sha}`;
         const known = this.touchMemo.get(key);
         if (known !== undefined)
             return known;
-        const readable = (c) => perimeter.canRead(c.path).allowed;
-        const options = {
-            stopWhen: readable,
-            descendInto: this.readableDirs(perimeter),
-            ...(within !== undefined ? { within } : {}),
-        };
-        const result = (await this.changes(commit, options)).some(readable);
+        const readable = (path) => (within === undefined || path === within || path.startsWith(`${within}/`)) &&
+            perimeter.canRead(path).allowed;
+        let result;
+        if (commit.parents.length <= 1) {
+            const listed = await this.upstream.getCommitFiles(commit.sha);
+            if (listed.complete)
+                result = listed.paths.some(readable);
+        }
+        if (result === undefined) {
+            const options = {
+                stopWhen: (c) => readable(c.path),
+                descendInto: this.readableDirs(perimeter),
+                ...(within !== undefined ? { within } : {}),
+            };
+            result = (await this.changes(commit, options)).some((c) => readable(c.path));
+        }
         this.touchMemo.set(key, result);
         return result;
     }
@@ -76613,6 +76645,11 @@ class History {
 const PARSE_ERROR = {
     jsonrpc: '2.0',
     error: { code: -32700, message: 'Parse error: the body is not valid JSON' },
+    id: null,
+};
+const REPEATED_ID = {
+    jsonrpc: '2.0',
+    error: { code: -32600, message: 'Invalid Request: a batch repeats a request id' },
     id: null,
 };
 /** The listener: loopback Host, known route, bearer secret, bounded body, JSON, then the endpoint. */
@@ -76693,7 +76730,21 @@ async function route(req, res, endpoints) {
     catch {
         return send(res, 400, PARSE_ERROR);
     }
+    if (repeatsRequestId(body))
+        return send(res, 400, REPEATED_ID);
     await endpoint.handle(req, res, body);
+}
+/**
+ * A batch whose requests share an id: the SDK would run them all but answer one, and call tracking
+ * (one ledger record per id) would merge them, so one call could go unrecorded.
+ */
+function repeatsRequestId(body) {
+    if (!Array.isArray(body))
+        return false;
+    const ids = body
+        .filter((m) => m !== null && typeof m === 'object' && 'method' in m && 'id' in m)
+        .map((m) => m.id);
+    return new Set(ids).size !== ids.length;
 }
 /** The body as text, or null past the limit (the rest is discarded, not buffered). */
 function readBody(req, limit) {
@@ -87102,14 +87153,14 @@ async function answer(runtime, tool, args, notes) {
     }
     catch (error) {
         const { text, outcome } = describeFailure(error, notes, runtime.log);
-        const { result, hidden } = await renderError(runtime.filter, text);
-        return { result, outcome: { ...outcome, hidden } };
+        const { result, hidden, kinds } = await renderError(runtime.filter, text);
+        return { result, outcome: { ...outcome, hidden, kinds } };
     }
     try {
-        const { result, hidden } = await renderAnswer(runtime.filter, answered);
+        const { result, hidden, kinds } = await renderAnswer(runtime.filter, answered);
         return {
             result,
-            outcome: { decision: 'allowed', ...(notes.reason ? { reason: notes.reason } : {}), hidden },
+            outcome: { decision: 'allowed', ...(notes.reason ? { reason: notes.reason } : {}), hidden, kinds },
         };
     }
     catch {
@@ -87340,14 +87391,9 @@ class Pusher {
                 return { ...result, commit: null };
             }
             const commit = await this.view.upstream.createCommit(request.message, tree, [base.head]);
-            try {
-                await this.view.upstream.updateBranch(this.view.branch, commit);
+            if (await this.land(commit)) {
                 notes.commit = commit;
                 return { ...result, commit, head: commit };
-            }
-            catch (error) {
-                if (!(error instanceof UpstreamError && error.code === 'not_fast_forward'))
-                    throw error;
             }
             const next = await this.view.snapshot();
             const conflicts = touched.filter((p) => changedBetween(base, next, p));
@@ -87360,6 +87406,21 @@ class Pusher {
                 throw new ToolError(`push failed, nothing was written: the branch kept moving (now at ${next.head}); try again`, 'failed');
             }
             base = next;
+        }
+    }
+    /** Moves the branch to `commit`: true when it landed, false when the branch had moved; throws otherwise. */
+    async land(commit) {
+        try {
+            await this.view.upstream.updateBranch(this.view.branch, commit);
+            return true;
+        }
+        catch (error) {
+            if (error instanceof UpstreamError && error.code === 'not_fast_forward')
+                return false;
+            // the update may have landed with its answer lost on the way back
+            if ((await this.view.upstream.tryGetBranchHead(this.view.branch).catch(() => null)) === commit)
+                return true;
+            throw error;
         }
     }
     /** Decodes and checks every path and size; problems go to `problems`, one line each. */
@@ -88105,77 +88166,6 @@ function toUpstreamError(error, operation, scrub) {
     const detail = upstreamMessage(e, scrub);
     const text = `${operation}: GitHub answered ${status}${detail ? `: ${detail}` : ''}`;
     return new UpstreamError(code, code === 'rate_limited' ? `${text} (rate limited)` : text, status);
-}
-
-;// CONCATENATED MODULE: ./src/github/cache.ts
-/**
- * Caches for objects addressed by SHA (they never change). Concurrent loads of one key share one
- * promise (single flight); a failed load is forgotten so the next caller tries again.
- */
-class ShaCache {
-    done = new Map();
-    pending = new Map();
-    get(key, load) {
-        const hit = this.done.get(key);
-        if (hit !== undefined)
-            return Promise.resolve(hit);
-        const inFlight = this.pending.get(key);
-        if (inFlight)
-            return inFlight;
-        const promise = load().then((value) => {
-            this.pending.delete(key);
-            this.set(key, value);
-            return value;
-        }, (error) => {
-            this.pending.delete(key);
-            throw error;
-        });
-        this.pending.set(key, promise);
-        return promise;
-    }
-    peek(key) {
-        return this.done.get(key);
-    }
-    set(key, value) {
-        this.done.set(key, value);
-    }
-}
-/** A ShaCache for byte arrays that evicts the least recently used entries beyond `maxBytes`. */
-class BlobCache extends ShaCache {
-    maxBytes;
-    lru = new Map();
-    bytes = 0;
-    constructor(maxBytes) {
-        super();
-        this.maxBytes = maxBytes;
-    }
-    peek(key) {
-        const value = this.lru.get(key);
-        if (value !== undefined) {
-            this.lru.delete(key);
-            this.lru.set(key, value);
-        }
-        return value;
-    }
-    get(key, load) {
-        const hit = this.peek(key);
-        return hit !== undefined ? Promise.resolve(hit) : super.get(key, load);
-    }
-    set(key, value) {
-        if (value.byteLength > this.maxBytes || this.lru.has(key))
-            return;
-        this.lru.set(key, value);
-        this.bytes += value.byteLength;
-        for (const [oldKey, oldValue] of this.lru) {
-            if (this.bytes <= this.maxBytes)
-                break;
-            this.lru.delete(oldKey);
-            this.bytes -= oldValue.byteLength;
-        }
-    }
-    get size() {
-        return { entries: this.lru.size, bytes: this.bytes };
-    }
 }
 
 ;// CONCATENATED MODULE: external "fs"
@@ -93618,6 +93608,77 @@ class RestClient {
     }
 }
 
+;// CONCATENATED MODULE: ./src/github/cache.ts
+/**
+ * Caches for objects addressed by SHA (they never change). Concurrent loads of one key share one
+ * promise (single flight); a failed load is forgotten so the next caller tries again.
+ */
+class ShaCache {
+    done = new Map();
+    pending = new Map();
+    get(key, load) {
+        const hit = this.done.get(key);
+        if (hit !== undefined)
+            return Promise.resolve(hit);
+        const inFlight = this.pending.get(key);
+        if (inFlight)
+            return inFlight;
+        const promise = load().then((value) => {
+            this.pending.delete(key);
+            this.set(key, value);
+            return value;
+        }, (error) => {
+            this.pending.delete(key);
+            throw error;
+        });
+        this.pending.set(key, promise);
+        return promise;
+    }
+    peek(key) {
+        return this.done.get(key);
+    }
+    set(key, value) {
+        this.done.set(key, value);
+    }
+}
+/** A ShaCache for byte arrays that evicts the least recently used entries beyond `maxBytes`. */
+class BlobCache extends ShaCache {
+    maxBytes;
+    lru = new Map();
+    bytes = 0;
+    constructor(maxBytes) {
+        super();
+        this.maxBytes = maxBytes;
+    }
+    peek(key) {
+        const value = this.lru.get(key);
+        if (value !== undefined) {
+            this.lru.delete(key);
+            this.lru.set(key, value);
+        }
+        return value;
+    }
+    get(key, load) {
+        const hit = this.peek(key);
+        return hit !== undefined ? Promise.resolve(hit) : super.get(key, load);
+    }
+    set(key, value) {
+        if (value.byteLength > this.maxBytes || this.lru.has(key))
+            return;
+        this.lru.set(key, value);
+        this.bytes += value.byteLength;
+        for (const [oldKey, oldValue] of this.lru) {
+            if (this.bytes <= this.maxBytes)
+                break;
+            this.lru.delete(oldKey);
+            this.bytes -= oldValue.byteLength;
+        }
+    }
+    get size() {
+        return { entries: this.lru.size, bytes: this.bytes };
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/github/wire.ts
 /** The parts of GitHub's REST answers that Perimeter reads, and their mapping to the Upstream types. */
 
@@ -93671,6 +93732,12 @@ function activity(data) {
         timestamp: data.timestamp,
     };
 }
+/** The `after` cursor of a Link header's rel="next" URL (the Activity API pages by cursor), if any. */
+function nextCursor(link) {
+    const next = link?.split(',').find((part) => /rel="next"/.test(part));
+    const url = next?.match(/<([^>]+)>/)?.[1];
+    return url === undefined ? undefined : (new URL(url).searchParams.get('after') ?? undefined);
+}
 const wire_CONTROL = /[\u0000-\u001f\u007f]/; // eslint-disable-line no-control-regex
 /**
  * encodeURIComponent per path segment, keeping the slashes. Empty, `.` and `..` segments are refused: a URL
@@ -93711,31 +93778,144 @@ function subtrees(root, entries) {
     return result;
 }
 
+;// CONCATENATED MODULE: ./src/github/octokit-objects.ts
+
+
+
+/** commits per compare page (GitHub's most) */
+const COMPARE_PAGE = 100;
+/** Files asked for per page of a commit's file list: a shorter list is the whole list, however GitHub pages. */
+const COMMIT_FILES_PAGE = 100;
+/**
+ * The reads of objects addressed by SHA (commits, trees, blobs, comparisons of two commits): they never
+ * change, so each is fetched once per process, and a listing that holds others fills their caches too.
+ */
+class GitObjectReads {
+    commits = new ShaCache();
+    trees = new ShaCache();
+    recursiveTrees = new ShaCache();
+    comparisons = new ShaCache();
+    commitFiles = new ShaCache();
+    blobs;
+    constructor(blobCacheBytes) {
+        this.blobs = new BlobCache(blobCacheBytes);
+    }
+    async getCommit(sha) {
+        checkSha(sha);
+        return this.commits.get(sha, async () => gitCommit(await this.rest.read(`get commit ${sha}`, 'GET /repos/{owner}/{repo}/git/commits/{sha}', { sha })));
+    }
+    async getTree(sha) {
+        checkSha(sha);
+        return this.trees.get(sha, async () => {
+            const data = await this.rest.read(`get tree ${sha}`, 'GET /repos/{owner}/{repo}/git/trees/{sha}', { sha });
+            return data.tree.map(treeEntry);
+        });
+    }
+    async getTreeRecursive(sha) {
+        checkSha(sha);
+        return this.recursiveTrees.get(sha, async () => {
+            const data = await this.rest.read(`get tree ${sha}`, 'GET /repos/{owner}/{repo}/git/trees/{sha}', { sha, recursive: '1' });
+            const entries = data.tree.map(treeEntry);
+            if (!data.truncated) {
+                for (const [tree, list] of subtrees(sha, entries))
+                    if (!this.trees.peek(tree))
+                        this.trees.set(tree, list);
+            }
+            return { entries, truncated: Boolean(data.truncated) };
+        });
+    }
+    async getBlob(sha) {
+        checkSha(sha);
+        return this.blobs.get(sha, async () => {
+            const data = await this.rest.read(`get blob ${sha}`, 'GET /repos/{owner}/{repo}/git/blobs/{sha}', { sha });
+            return blobBytes(data);
+        });
+    }
+    async getCommitFiles(sha) {
+        checkSha(sha);
+        return this.commitFiles.get(sha, async () => {
+            const data = await this.rest.read(`get the files of commit ${sha}`, 'GET /repos/{owner}/{repo}/commits/{ref}', { ref: sha, per_page: COMMIT_FILES_PAGE });
+            this.commits.set(sha, restCommit(data));
+            const files = data.files ?? [];
+            return {
+                paths: files.flatMap((f) => f.previous_filename === undefined ? [f.filename] : [f.previous_filename, f.filename]),
+                complete: Array.isArray(data.files) && files.length < COMMIT_FILES_PAGE,
+            };
+        });
+    }
+    async listCommits(options) {
+        const data = await this.rest.read(`list commits of ${options.sha}`, 'GET /repos/{owner}/{repo}/commits', {
+            sha: options.sha,
+            ...(options.path !== undefined ? { path: options.path } : {}),
+            per_page: options.perPage ?? 30,
+            page: options.page ?? 1,
+        });
+        return data.map((item) => {
+            const commit = restCommit(item);
+            this.commits.set(commit.sha, commit);
+            return commit;
+        });
+    }
+    async isAncestor(ancestor, descendant) {
+        if (checkSha(ancestor) === checkSha(descendant))
+            return true;
+        try {
+            const { status } = await this.compare(ancestor, descendant);
+            // base...head: "ahead" means head has commits base lacks and none the other way.
+            return status === 'identical' || status === 'ahead';
+        }
+        catch (error) {
+            // Unrelated histories: GitHub answers 404 "No common ancestor between …".
+            if (error instanceof UpstreamError &&
+                error.code === 'not_found' &&
+                /no common ancestor/i.test(error.message)) {
+                return false;
+            }
+            throw error;
+        }
+    }
+    compare(base, head, page = 1) {
+        checkSha(base);
+        checkSha(head);
+        return this.comparisons.get(`${base}...${head}@${page}`, async () => {
+            const data = await this.rest.read(`compare ${base}...${head}`, `GET /repos/{owner}/{repo}/compare/${base}...${head}`, { per_page: COMPARE_PAGE, page });
+            const commits = data.commits.map(restCommit);
+            for (const commit of [restCommit(data.base_commit), ...commits])
+                this.commits.set(commit.sha, commit);
+            const files = (data.files ?? []).map((file) => ({
+                path: file.filename,
+                status: file.status,
+                sha: file.sha,
+                ...(file.previous_filename !== undefined ? { previousPath: file.previous_filename } : {}),
+            }));
+            return { status: data.status, totalCommits: data.total_commits, commits, files };
+        });
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/github/octokit-upstream.ts
 
 
 
 
 
-class OctokitUpstream {
+/** activity pages read to cover a job's window (100 pushes each) */
+const MAX_ACTIVITY_PAGES = 10;
+class OctokitUpstream extends GitObjectReads {
     owner;
     repo;
     rest;
     scrub;
     counters = { requests: 0, notModified: 0 };
-    commits = new ShaCache();
-    trees = new ShaCache();
-    recursiveTrees = new ShaCache();
-    blobs;
     heads = new Map();
     repository;
     constructor(options) {
+        super(options.blobCacheBytes ?? 64 * 1024 * 1024);
         if (!options.token)
             throw new UpstreamError('invalid', 'a GitHub token is required');
         this.owner = options.owner;
         this.repo = options.repo;
         this.scrub = makeScrubber([options.token]);
-        this.blobs = new BlobCache(options.blobCacheBytes ?? 64 * 1024 * 1024);
         const client = createClient({
             token: options.token,
             baseUrl: (options.baseUrl ?? process.env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, ''),
@@ -93806,82 +93986,27 @@ class OctokitUpstream {
         }
         return refs;
     }
-    async getCommit(sha) {
-        checkSha(sha);
-        return this.commits.get(sha, async () => gitCommit(await this.rest.read(`get commit ${sha}`, 'GET /repos/{owner}/{repo}/git/commits/{sha}', {
-            sha,
-        })));
-    }
-    async getTree(sha) {
-        checkSha(sha);
-        return this.trees.get(sha, async () => {
-            const data = await this.rest.read(`get tree ${sha}`, 'GET /repos/{owner}/{repo}/git/trees/{sha}', { sha });
-            return data.tree.map(treeEntry);
-        });
-    }
-    async getTreeRecursive(sha) {
-        checkSha(sha);
-        return this.recursiveTrees.get(sha, async () => {
-            const data = await this.rest.read(`get tree ${sha}`, 'GET /repos/{owner}/{repo}/git/trees/{sha}', {
-                sha,
-                recursive: '1',
-            });
-            const entries = data.tree.map(treeEntry);
-            if (!data.truncated) {
-                for (const [tree, list] of subtrees(sha, entries))
-                    if (!this.trees.peek(tree))
-                        this.trees.set(tree, list);
-            }
-            return { entries, truncated: Boolean(data.truncated) };
-        });
-    }
-    async getBlob(sha) {
-        checkSha(sha);
-        return this.blobs.get(sha, async () => {
-            const data = await this.rest.read(`get blob ${sha}`, 'GET /repos/{owner}/{repo}/git/blobs/{sha}', { sha });
-            return blobBytes(data);
-        });
-    }
-    async listCommits(options) {
-        const data = await this.rest.read(`list commits of ${options.sha}`, 'GET /repos/{owner}/{repo}/commits', {
-            sha: options.sha,
-            ...(options.path !== undefined ? { path: options.path } : {}),
-            per_page: options.perPage ?? 30,
-            page: options.page ?? 1,
-        });
-        return data.map((item) => {
-            const commit = restCommit(item);
-            this.commits.set(commit.sha, commit);
-            return commit;
-        });
-    }
-    async isAncestor(ancestor, descendant) {
-        if (checkSha(ancestor) === checkSha(descendant))
-            return true;
-        let data;
-        try {
-            data = await this.rest.read(`compare ${ancestor}...${descendant}`, `GET /repos/{owner}/{repo}/compare/${ancestor}...${descendant}`, { per_page: 1 });
-        }
-        catch (error) {
-            // Unrelated histories: GitHub answers 404 "No common ancestor between …".
-            if (error instanceof UpstreamError &&
-                error.code === 'not_found' &&
-                /no common ancestor/i.test(error.message)) {
-                return false;
-            }
-            throw error;
-        }
-        // base...head: "ahead" means head has commits base lacks and none the other way.
-        return data.status === 'identical' || data.status === 'ahead';
-    }
     async listPushActivity(options) {
-        const data = await this.rest.read('list activity', 'GET /repos/{owner}/{repo}/activity', {
-            ...(options.ref !== undefined ? { ref: options.ref } : {}),
-            direction: 'desc',
-            per_page: 100,
-        });
         const since = options.since !== undefined ? Date.parse(options.since) : Number.NEGATIVE_INFINITY;
-        return data.map(activity).filter((item) => Date.parse(item.timestamp) >= since);
+        const items = [];
+        let after;
+        // With `since`, page back (by GitHub's opaque cursors) until the window is covered; without, one page.
+        for (let page = 0; page < MAX_ACTIVITY_PAGES; page++) {
+            const { data, headers } = await this.rest.send('list activity', 'GET /repos/{owner}/{repo}/activity', {
+                ...(options.ref !== undefined ? { ref: options.ref } : {}),
+                direction: 'desc',
+                per_page: 100,
+                ...(after !== undefined ? { after } : {}),
+            });
+            items.push(...data.map(activity));
+            after = nextCursor(headers.link);
+            const oldest = items[items.length - 1];
+            if (options.since === undefined || after === undefined || oldest === undefined)
+                break;
+            if (Date.parse(oldest.timestamp) < since)
+                break;
+        }
+        return items.filter((item) => Date.parse(item.timestamp) >= since);
     }
     async createBlob(content) {
         const data = await this.rest.write('create blob', 'POST /repos/{owner}/{repo}/git/blobs', {
@@ -93900,28 +94025,18 @@ class OctokitUpstream {
                 type: 'blob',
                 sha: change.sha,
             });
-        const data = await this.rest.write('create tree', 'POST /repos/{owner}/{repo}/git/trees', {
-            base_tree: baseTree,
-            tree,
-        });
+        const data = await this.rest.write('create tree', 'POST /repos/{owner}/{repo}/git/trees', { base_tree: baseTree, tree });
         return data.sha;
     }
     async createCommit(message, tree, parents) {
-        const data = await this.rest.write('create commit', 'POST /repos/{owner}/{repo}/git/commits', {
-            message,
-            tree,
-            parents,
-        });
+        const data = await this.rest.write('create commit', 'POST /repos/{owner}/{repo}/git/commits', { message, tree, parents });
         if (data.tree?.sha && data.author)
             this.commits.set(data.sha, gitCommit(data));
         return data.sha;
     }
     async updateBranch(branch, sha) {
         try {
-            await this.rest.write(`update branch "${branch}"`, `PATCH /repos/{owner}/{repo}/git/refs/heads/${segments(branch, 'branch name')}`, {
-                sha,
-                force: false,
-            });
+            await this.rest.write(`update branch "${branch}"`, `PATCH /repos/{owner}/{repo}/git/refs/heads/${segments(branch, 'branch name')}`, { sha, force: false });
         }
         catch (error) {
             this.heads.delete(branch);
@@ -93945,9 +94060,7 @@ class OctokitUpstream {
     }
     async getFileAtRef(path, ref) {
         const operation = `get ${path} at ${ref}`;
-        const data = await this.rest.read(operation, `GET /repos/{owner}/{repo}/contents/${segments(path, 'path')}`, {
-            ref,
-        });
+        const data = await this.rest.read(operation, `GET /repos/{owner}/{repo}/contents/${segments(path, 'path')}`, { ref });
         if (Array.isArray(data) || data.type !== 'file')
             throw new UpstreamError('invalid', `${operation}: not a file`);
         // Over 1 MB the contents API leaves `content` empty (encoding "none"): fetch the blob instead.
@@ -94277,6 +94390,46 @@ function formatFindings(text) {
         }
     }
     return found;
+}
+
+;// CONCATENATED MODULE: ./src/safety/redaction-cache.ts
+
+/** Characters of redacted text kept in all; the oldest entries go first. */
+const BUDGET_CHARS = 16 * 1_048_576;
+/**
+ * Redactions by the SHA-256 of the text they came from. A text's redaction never changes (the filter's
+ * rules and extra secrets are fixed when it is made), so a file read again costs a hash, not a scan.
+ */
+class RedactionCache {
+    budget;
+    entries = new Map();
+    size = 0;
+    constructor(budget = BUDGET_CHARS) {
+        this.budget = budget;
+    }
+    key(text) {
+        return (0,external_node_crypto_.createHash)('sha256').update(text, 'utf8').digest('base64');
+    }
+    get(key) {
+        const hit = this.entries.get(key);
+        if (hit === undefined)
+            return undefined;
+        this.entries.delete(key);
+        this.entries.set(key, hit);
+        return { ...hit, kinds: { ...hit.kinds } };
+    }
+    set(key, redaction) {
+        if (redaction.text.length > this.budget / 4 || this.entries.has(key))
+            return;
+        this.entries.set(key, { ...redaction, kinds: { ...redaction.kinds } });
+        this.size += redaction.text.length;
+        for (const [oldest, entry] of this.entries) {
+            if (this.size <= this.budget)
+                break;
+            this.entries.delete(oldest);
+            this.size -= entry.text.length;
+        }
+    }
 }
 
 // EXTERNAL MODULE: ./node_modules/structured-source/lib/structured-source.js
@@ -95208,7 +95361,12 @@ var index_Cq_34xZU = __nccwpck_require__(7639);
 
 
 
+
 const PREFIX = '@secretlint/secretlint-rule-';
+// secretlint 11.7 marks each rule's start and end in the process-wide performance timeline and its
+// observer keeps every mark forever, scanning them on each new one: scans get slower with every answer
+// (secretlint/secretlint#1633, fixed in 13.x, which needs Node 22). Perimeter never profiles.
+secretLintProfiler.mark = () => undefined;
 /**
  * The kind shown for each secretlint rule (and message id where one rule finds several kinds).
  * A message missing here is still hidden, as 'secret'.
@@ -95538,6 +95696,7 @@ function settingFindings(text) {
 
 
 
+
 /** Thrown (as a rejection) when detection fails: the caller answers with an error, never the text. */
 class ContentSafetyError extends Error {
     code = 'detector-failed';
@@ -95586,9 +95745,13 @@ function applyRedaction(text, spans) {
  */
 function createSecretFilter(options = {}) {
     const extra = extraSecretMatcher(options.extraSecrets ?? []);
+    const cache = new RedactionCache();
+    let scans = 0;
+    let cached = 0;
     async function detect(text) {
         if (typeof text !== 'string')
             throw new TypeError(`expected text, got ${typeof text}`);
+        scans++;
         const found = (await secretlintFindings(text)).concat(formatFindings(text), settingFindings(text), extraSecretFindings(text, extra));
         return mergeFindings(found);
     }
@@ -95601,11 +95764,22 @@ function createSecretFilter(options = {}) {
         }
     }
     return {
-        redact: (text) => safely(async () => applyRedaction(text, await detect(text))),
+        redact: (text) => safely(async () => {
+            const key = cache.key(text);
+            const known = cache.get(key);
+            if (known) {
+                cached++;
+                return known;
+            }
+            const redaction = applyRedaction(text, await detect(text));
+            cache.set(key, redaction);
+            return redaction;
+        }),
         findCredentials: (text) => safely(async () => {
             const kinds = (await detect(text)).filter((f) => f.credential).map((f) => f.kind);
             return [...new Set(kinds)].sort();
         }),
+        stats: () => ({ scans, cached }),
     };
 }
 
@@ -95751,19 +95925,21 @@ async function verify_ledger_run(args, io) {
         throw new UsageError('--key-file FILE is required');
     if (positionals.length !== 1)
         throw new UsageError(`expected one ledger file, got ${positionals.length}`);
-    const readOrExplain = async (path, what) => {
-        try {
-            return await (0,promises_namespaceObject.readFile)((0,external_node_path_.resolve)(io.cwd, path), 'utf8');
-        }
-        catch (error) {
-            throw new Error(`cannot read the ${what} ${path}: ${error.code ?? 'error'}`, {
-                cause: error,
-            });
-        }
-    };
-    const key = (await readOrExplain(values['key-file'], 'key file')).trim();
+    const why = (error) => error.code ?? (error instanceof Error ? error.message : String(error));
     const ledger = positionals[0];
-    await readOrExplain(ledger, 'ledger');
+    let key;
+    try {
+        key = (await (0,promises_namespaceObject.readFile)((0,external_node_path_.resolve)(io.cwd, values['key-file']), 'utf8')).trim();
+    }
+    catch (error) {
+        throw new Error(`cannot read the key file ${values['key-file']}: ${why(error)}`, { cause: error });
+    }
+    // Probed only: verifyLedger reads it (once).
+    const info = await (0,promises_namespaceObject.stat)((0,external_node_path_.resolve)(io.cwd, ledger)).catch((error) => {
+        throw new Error(`cannot read the ledger ${ledger}: ${why(error)}`, { cause: error });
+    });
+    if (!info.isFile())
+        throw new Error(`cannot read the ledger ${ledger}: not a regular file`);
     const verdict = await verifyLedger((0,external_node_path_.resolve)(io.cwd, ledger), key);
     if (verdict.ok) {
         io.stdout(`${ledger}: ok, ${verdict.records} records, chain intact\n`);

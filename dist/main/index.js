@@ -36118,7 +36118,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3410);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(324);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runMain */ .V)();
 process.exit();
@@ -36128,7 +36128,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 3410:
+/***/ 324:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -39094,77 +39094,6 @@ const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(impo
 var external_node_perf_hooks_ = __nccwpck_require__(643);
 // EXTERNAL MODULE: external "node:url"
 var external_node_url_ = __nccwpck_require__(3136);
-;// CONCATENATED MODULE: ./src/github/cache.ts
-/**
- * Caches for objects addressed by SHA (they never change). Concurrent loads of one key share one
- * promise (single flight); a failed load is forgotten so the next caller tries again.
- */
-class ShaCache {
-    done = new Map();
-    pending = new Map();
-    get(key, load) {
-        const hit = this.done.get(key);
-        if (hit !== undefined)
-            return Promise.resolve(hit);
-        const inFlight = this.pending.get(key);
-        if (inFlight)
-            return inFlight;
-        const promise = load().then((value) => {
-            this.pending.delete(key);
-            this.set(key, value);
-            return value;
-        }, (error) => {
-            this.pending.delete(key);
-            throw error;
-        });
-        this.pending.set(key, promise);
-        return promise;
-    }
-    peek(key) {
-        return this.done.get(key);
-    }
-    set(key, value) {
-        this.done.set(key, value);
-    }
-}
-/** A ShaCache for byte arrays that evicts the least recently used entries beyond `maxBytes`. */
-class BlobCache extends ShaCache {
-    maxBytes;
-    lru = new Map();
-    bytes = 0;
-    constructor(maxBytes) {
-        super();
-        this.maxBytes = maxBytes;
-    }
-    peek(key) {
-        const value = this.lru.get(key);
-        if (value !== undefined) {
-            this.lru.delete(key);
-            this.lru.set(key, value);
-        }
-        return value;
-    }
-    get(key, load) {
-        const hit = this.peek(key);
-        return hit !== undefined ? Promise.resolve(hit) : super.get(key, load);
-    }
-    set(key, value) {
-        if (value.byteLength > this.maxBytes || this.lru.has(key))
-            return;
-        this.lru.set(key, value);
-        this.bytes += value.byteLength;
-        for (const [oldKey, oldValue] of this.lru) {
-            if (this.bytes <= this.maxBytes)
-                break;
-            this.lru.delete(oldKey);
-            this.bytes -= oldValue.byteLength;
-        }
-    }
-    get size() {
-        return { entries: this.lru.size, bytes: this.bytes };
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/github/upstream.ts
 /**
  * The one interface between Perimeter and GitHub. The Octokit implementation lives in
@@ -44698,6 +44627,77 @@ class RestClient {
     }
 }
 
+;// CONCATENATED MODULE: ./src/github/cache.ts
+/**
+ * Caches for objects addressed by SHA (they never change). Concurrent loads of one key share one
+ * promise (single flight); a failed load is forgotten so the next caller tries again.
+ */
+class ShaCache {
+    done = new Map();
+    pending = new Map();
+    get(key, load) {
+        const hit = this.done.get(key);
+        if (hit !== undefined)
+            return Promise.resolve(hit);
+        const inFlight = this.pending.get(key);
+        if (inFlight)
+            return inFlight;
+        const promise = load().then((value) => {
+            this.pending.delete(key);
+            this.set(key, value);
+            return value;
+        }, (error) => {
+            this.pending.delete(key);
+            throw error;
+        });
+        this.pending.set(key, promise);
+        return promise;
+    }
+    peek(key) {
+        return this.done.get(key);
+    }
+    set(key, value) {
+        this.done.set(key, value);
+    }
+}
+/** A ShaCache for byte arrays that evicts the least recently used entries beyond `maxBytes`. */
+class BlobCache extends ShaCache {
+    maxBytes;
+    lru = new Map();
+    bytes = 0;
+    constructor(maxBytes) {
+        super();
+        this.maxBytes = maxBytes;
+    }
+    peek(key) {
+        const value = this.lru.get(key);
+        if (value !== undefined) {
+            this.lru.delete(key);
+            this.lru.set(key, value);
+        }
+        return value;
+    }
+    get(key, load) {
+        const hit = this.peek(key);
+        return hit !== undefined ? Promise.resolve(hit) : super.get(key, load);
+    }
+    set(key, value) {
+        if (value.byteLength > this.maxBytes || this.lru.has(key))
+            return;
+        this.lru.set(key, value);
+        this.bytes += value.byteLength;
+        for (const [oldKey, oldValue] of this.lru) {
+            if (this.bytes <= this.maxBytes)
+                break;
+            this.lru.delete(oldKey);
+            this.bytes -= oldValue.byteLength;
+        }
+    }
+    get size() {
+        return { entries: this.lru.size, bytes: this.bytes };
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/github/wire.ts
 /** The parts of GitHub's REST answers that Perimeter reads, and their mapping to the Upstream types. */
 
@@ -44751,6 +44751,12 @@ function activity(data) {
         timestamp: data.timestamp,
     };
 }
+/** The `after` cursor of a Link header's rel="next" URL (the Activity API pages by cursor), if any. */
+function nextCursor(link) {
+    const next = link?.split(',').find((part) => /rel="next"/.test(part));
+    const url = next?.match(/<([^>]+)>/)?.[1];
+    return url === undefined ? undefined : (new URL(url).searchParams.get('after') ?? undefined);
+}
 const CONTROL = /[\u0000-\u001f\u007f]/; // eslint-disable-line no-control-regex
 /**
  * encodeURIComponent per path segment, keeping the slashes. Empty, `.` and `..` segments are refused: a URL
@@ -44791,31 +44797,144 @@ function subtrees(root, entries) {
     return result;
 }
 
+;// CONCATENATED MODULE: ./src/github/octokit-objects.ts
+
+
+
+/** commits per compare page (GitHub's most) */
+const COMPARE_PAGE = 100;
+/** Files asked for per page of a commit's file list: a shorter list is the whole list, however GitHub pages. */
+const COMMIT_FILES_PAGE = 100;
+/**
+ * The reads of objects addressed by SHA (commits, trees, blobs, comparisons of two commits): they never
+ * change, so each is fetched once per process, and a listing that holds others fills their caches too.
+ */
+class GitObjectReads {
+    commits = new ShaCache();
+    trees = new ShaCache();
+    recursiveTrees = new ShaCache();
+    comparisons = new ShaCache();
+    commitFiles = new ShaCache();
+    blobs;
+    constructor(blobCacheBytes) {
+        this.blobs = new BlobCache(blobCacheBytes);
+    }
+    async getCommit(sha) {
+        checkSha(sha);
+        return this.commits.get(sha, async () => gitCommit(await this.rest.read(`get commit ${sha}`, 'GET /repos/{owner}/{repo}/git/commits/{sha}', { sha })));
+    }
+    async getTree(sha) {
+        checkSha(sha);
+        return this.trees.get(sha, async () => {
+            const data = await this.rest.read(`get tree ${sha}`, 'GET /repos/{owner}/{repo}/git/trees/{sha}', { sha });
+            return data.tree.map(treeEntry);
+        });
+    }
+    async getTreeRecursive(sha) {
+        checkSha(sha);
+        return this.recursiveTrees.get(sha, async () => {
+            const data = await this.rest.read(`get tree ${sha}`, 'GET /repos/{owner}/{repo}/git/trees/{sha}', { sha, recursive: '1' });
+            const entries = data.tree.map(treeEntry);
+            if (!data.truncated) {
+                for (const [tree, list] of subtrees(sha, entries))
+                    if (!this.trees.peek(tree))
+                        this.trees.set(tree, list);
+            }
+            return { entries, truncated: Boolean(data.truncated) };
+        });
+    }
+    async getBlob(sha) {
+        checkSha(sha);
+        return this.blobs.get(sha, async () => {
+            const data = await this.rest.read(`get blob ${sha}`, 'GET /repos/{owner}/{repo}/git/blobs/{sha}', { sha });
+            return blobBytes(data);
+        });
+    }
+    async getCommitFiles(sha) {
+        checkSha(sha);
+        return this.commitFiles.get(sha, async () => {
+            const data = await this.rest.read(`get the files of commit ${sha}`, 'GET /repos/{owner}/{repo}/commits/{ref}', { ref: sha, per_page: COMMIT_FILES_PAGE });
+            this.commits.set(sha, restCommit(data));
+            const files = data.files ?? [];
+            return {
+                paths: files.flatMap((f) => f.previous_filename === undefined ? [f.filename] : [f.previous_filename, f.filename]),
+                complete: Array.isArray(data.files) && files.length < COMMIT_FILES_PAGE,
+            };
+        });
+    }
+    async listCommits(options) {
+        const data = await this.rest.read(`list commits of ${options.sha}`, 'GET /repos/{owner}/{repo}/commits', {
+            sha: options.sha,
+            ...(options.path !== undefined ? { path: options.path } : {}),
+            per_page: options.perPage ?? 30,
+            page: options.page ?? 1,
+        });
+        return data.map((item) => {
+            const commit = restCommit(item);
+            this.commits.set(commit.sha, commit);
+            return commit;
+        });
+    }
+    async isAncestor(ancestor, descendant) {
+        if (checkSha(ancestor) === checkSha(descendant))
+            return true;
+        try {
+            const { status } = await this.compare(ancestor, descendant);
+            // base...head: "ahead" means head has commits base lacks and none the other way.
+            return status === 'identical' || status === 'ahead';
+        }
+        catch (error) {
+            // Unrelated histories: GitHub answers 404 "No common ancestor between …".
+            if (error instanceof UpstreamError &&
+                error.code === 'not_found' &&
+                /no common ancestor/i.test(error.message)) {
+                return false;
+            }
+            throw error;
+        }
+    }
+    compare(base, head, page = 1) {
+        checkSha(base);
+        checkSha(head);
+        return this.comparisons.get(`${base}...${head}@${page}`, async () => {
+            const data = await this.rest.read(`compare ${base}...${head}`, `GET /repos/{owner}/{repo}/compare/${base}...${head}`, { per_page: COMPARE_PAGE, page });
+            const commits = data.commits.map(restCommit);
+            for (const commit of [restCommit(data.base_commit), ...commits])
+                this.commits.set(commit.sha, commit);
+            const files = (data.files ?? []).map((file) => ({
+                path: file.filename,
+                status: file.status,
+                sha: file.sha,
+                ...(file.previous_filename !== undefined ? { previousPath: file.previous_filename } : {}),
+            }));
+            return { status: data.status, totalCommits: data.total_commits, commits, files };
+        });
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/github/octokit-upstream.ts
 
 
 
 
 
-class OctokitUpstream {
+/** activity pages read to cover a job's window (100 pushes each) */
+const MAX_ACTIVITY_PAGES = 10;
+class OctokitUpstream extends GitObjectReads {
     owner;
     repo;
     rest;
     scrub;
     counters = { requests: 0, notModified: 0 };
-    commits = new ShaCache();
-    trees = new ShaCache();
-    recursiveTrees = new ShaCache();
-    blobs;
     heads = new Map();
     repository;
     constructor(options) {
+        super(options.blobCacheBytes ?? 64 * 1024 * 1024);
         if (!options.token)
             throw new UpstreamError('invalid', 'a GitHub token is required');
         this.owner = options.owner;
         this.repo = options.repo;
         this.scrub = makeScrubber([options.token]);
-        this.blobs = new BlobCache(options.blobCacheBytes ?? 64 * 1024 * 1024);
         const client = createClient({
             token: options.token,
             baseUrl: (options.baseUrl ?? process.env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, ''),
@@ -44886,82 +45005,27 @@ class OctokitUpstream {
         }
         return refs;
     }
-    async getCommit(sha) {
-        checkSha(sha);
-        return this.commits.get(sha, async () => gitCommit(await this.rest.read(`get commit ${sha}`, 'GET /repos/{owner}/{repo}/git/commits/{sha}', {
-            sha,
-        })));
-    }
-    async getTree(sha) {
-        checkSha(sha);
-        return this.trees.get(sha, async () => {
-            const data = await this.rest.read(`get tree ${sha}`, 'GET /repos/{owner}/{repo}/git/trees/{sha}', { sha });
-            return data.tree.map(treeEntry);
-        });
-    }
-    async getTreeRecursive(sha) {
-        checkSha(sha);
-        return this.recursiveTrees.get(sha, async () => {
-            const data = await this.rest.read(`get tree ${sha}`, 'GET /repos/{owner}/{repo}/git/trees/{sha}', {
-                sha,
-                recursive: '1',
-            });
-            const entries = data.tree.map(treeEntry);
-            if (!data.truncated) {
-                for (const [tree, list] of subtrees(sha, entries))
-                    if (!this.trees.peek(tree))
-                        this.trees.set(tree, list);
-            }
-            return { entries, truncated: Boolean(data.truncated) };
-        });
-    }
-    async getBlob(sha) {
-        checkSha(sha);
-        return this.blobs.get(sha, async () => {
-            const data = await this.rest.read(`get blob ${sha}`, 'GET /repos/{owner}/{repo}/git/blobs/{sha}', { sha });
-            return blobBytes(data);
-        });
-    }
-    async listCommits(options) {
-        const data = await this.rest.read(`list commits of ${options.sha}`, 'GET /repos/{owner}/{repo}/commits', {
-            sha: options.sha,
-            ...(options.path !== undefined ? { path: options.path } : {}),
-            per_page: options.perPage ?? 30,
-            page: options.page ?? 1,
-        });
-        return data.map((item) => {
-            const commit = restCommit(item);
-            this.commits.set(commit.sha, commit);
-            return commit;
-        });
-    }
-    async isAncestor(ancestor, descendant) {
-        if (checkSha(ancestor) === checkSha(descendant))
-            return true;
-        let data;
-        try {
-            data = await this.rest.read(`compare ${ancestor}...${descendant}`, `GET /repos/{owner}/{repo}/compare/${ancestor}...${descendant}`, { per_page: 1 });
-        }
-        catch (error) {
-            // Unrelated histories: GitHub answers 404 "No common ancestor between …".
-            if (error instanceof UpstreamError &&
-                error.code === 'not_found' &&
-                /no common ancestor/i.test(error.message)) {
-                return false;
-            }
-            throw error;
-        }
-        // base...head: "ahead" means head has commits base lacks and none the other way.
-        return data.status === 'identical' || data.status === 'ahead';
-    }
     async listPushActivity(options) {
-        const data = await this.rest.read('list activity', 'GET /repos/{owner}/{repo}/activity', {
-            ...(options.ref !== undefined ? { ref: options.ref } : {}),
-            direction: 'desc',
-            per_page: 100,
-        });
         const since = options.since !== undefined ? Date.parse(options.since) : Number.NEGATIVE_INFINITY;
-        return data.map(activity).filter((item) => Date.parse(item.timestamp) >= since);
+        const items = [];
+        let after;
+        // With `since`, page back (by GitHub's opaque cursors) until the window is covered; without, one page.
+        for (let page = 0; page < MAX_ACTIVITY_PAGES; page++) {
+            const { data, headers } = await this.rest.send('list activity', 'GET /repos/{owner}/{repo}/activity', {
+                ...(options.ref !== undefined ? { ref: options.ref } : {}),
+                direction: 'desc',
+                per_page: 100,
+                ...(after !== undefined ? { after } : {}),
+            });
+            items.push(...data.map(activity));
+            after = nextCursor(headers.link);
+            const oldest = items[items.length - 1];
+            if (options.since === undefined || after === undefined || oldest === undefined)
+                break;
+            if (Date.parse(oldest.timestamp) < since)
+                break;
+        }
+        return items.filter((item) => Date.parse(item.timestamp) >= since);
     }
     async createBlob(content) {
         const data = await this.rest.write('create blob', 'POST /repos/{owner}/{repo}/git/blobs', {
@@ -44980,28 +45044,18 @@ class OctokitUpstream {
                 type: 'blob',
                 sha: change.sha,
             });
-        const data = await this.rest.write('create tree', 'POST /repos/{owner}/{repo}/git/trees', {
-            base_tree: baseTree,
-            tree,
-        });
+        const data = await this.rest.write('create tree', 'POST /repos/{owner}/{repo}/git/trees', { base_tree: baseTree, tree });
         return data.sha;
     }
     async createCommit(message, tree, parents) {
-        const data = await this.rest.write('create commit', 'POST /repos/{owner}/{repo}/git/commits', {
-            message,
-            tree,
-            parents,
-        });
+        const data = await this.rest.write('create commit', 'POST /repos/{owner}/{repo}/git/commits', { message, tree, parents });
         if (data.tree?.sha && data.author)
             this.commits.set(data.sha, gitCommit(data));
         return data.sha;
     }
     async updateBranch(branch, sha) {
         try {
-            await this.rest.write(`update branch "${branch}"`, `PATCH /repos/{owner}/{repo}/git/refs/heads/${segments(branch, 'branch name')}`, {
-                sha,
-                force: false,
-            });
+            await this.rest.write(`update branch "${branch}"`, `PATCH /repos/{owner}/{repo}/git/refs/heads/${segments(branch, 'branch name')}`, { sha, force: false });
         }
         catch (error) {
             this.heads.delete(branch);
@@ -45025,9 +45079,7 @@ class OctokitUpstream {
     }
     async getFileAtRef(path, ref) {
         const operation = `get ${path} at ${ref}`;
-        const data = await this.rest.read(operation, `GET /repos/{owner}/{repo}/contents/${segments(path, 'path')}`, {
-            ref,
-        });
+        const data = await this.rest.read(operation, `GET /repos/{owner}/{repo}/contents/${segments(path, 'path')}`, { ref });
         if (Array.isArray(data) || data.type !== 'file')
             throw new UpstreamError('invalid', `${operation}: not a file`);
         // Over 1 MB the contents API leaves `content` empty (encoding "none"): fetch the blob instead.
@@ -45043,6 +45095,307 @@ class OctokitUpstream {
 }
 function createOctokitUpstream(options) {
     return new OctokitUpstream(options);
+}
+
+;// CONCATENATED MODULE: ./src/verify/diff-hint.ts
+
+/** GitHub lists at most 300 files in a compare: a list that long may be cut short. */
+const COMPARE_FILE_CAP = 300;
+const FILE_MODES = new Set(['100644', '100755', '120000', '160000']);
+const parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+const nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
+/** git's object id of a tree with these entries (trees sort as if their name ended in "/"). */
+function treeSha(entries) {
+    const key = (name, entry) => Buffer.from(entry.type === 'tree' ? `${name}/` : name);
+    const sorted = [...entries].sort(([a, x], [b, y]) => Buffer.compare(key(a, x), key(b, y)));
+    const body = Buffer.concat(sorted.map(([name, entry]) => Buffer.concat([
+        Buffer.from(`${entry.type === 'tree' ? '40000' : entry.mode} ${name}\0`),
+        Buffer.from(entry.sha, 'hex'),
+    ])));
+    return createHash('sha1').update(`tree ${body.length}\0`).update(body).digest('hex');
+}
+/** The base side: the root listing, and every top-level directory the hint touches, listed recursively. */
+async function baseDirs(upstream, baseTree, paths) {
+    const dirs = new Map([['', new Map((await upstream.getTree(baseTree)).map((e) => [e.path, e]))]]);
+    const tops = new Set(paths.filter((path) => path.includes('/')).map((path) => path.split('/')[0]));
+    const listings = await Promise.all([...tops].map(async (top) => {
+        const entry = dirs.get('').get(top);
+        if (entry?.type !== 'tree')
+            return { top, entries: [], sha: null };
+        const { entries, truncated } = await upstream.getTreeRecursive(entry.sha);
+        return truncated ? null : { top, entries, sha: entry.sha };
+    }));
+    for (const listing of listings) {
+        if (listing === null)
+            return null;
+        if (listing.sha === null)
+            continue;
+        dirs.set(listing.top, new Map());
+        for (const entry of listing.entries) {
+            const path = `${listing.top}/${entry.path}`;
+            if (entry.type === 'tree')
+                dirs.set(path, dirs.get(path) ?? new Map());
+            const parent = parentOf(path);
+            if (!dirs.has(parent))
+                dirs.set(parent, new Map());
+            dirs.get(parent).set(nameOf(path), entry);
+        }
+    }
+    return dirs;
+}
+function copyDirs(dirs) {
+    return new Map([...dirs].map(([path, entries]) => [path, new Map(entries)]));
+}
+/** Applies one file of the hint; false when it does not fit the base (then the hint is not used). */
+function apply(dirs, path, entry) {
+    const segments = path.split('/');
+    for (let i = 1; i < segments.length; i++) {
+        const dir = segments.slice(0, i).join('/');
+        const existing = dirs.get(parentOf(dir))?.get(nameOf(dir));
+        if (existing !== undefined && existing.type !== 'tree')
+            return false;
+        if (!dirs.has(dir)) {
+            if (existing !== undefined)
+                return false; // a tree the base listing should have held
+            dirs.set(dir, new Map());
+        }
+    }
+    const parent = dirs.get(parentOf(path));
+    const old = parent.get(nameOf(path));
+    if (old?.type === 'tree')
+        return false;
+    if (entry === null)
+        return old !== undefined && parent.delete(nameOf(path));
+    parent.set(nameOf(path), { ...entry, mode: old?.mode ?? entry.mode });
+    return true;
+}
+/** Tree SHAs bottom-up for every directory on a changed path; returns the root's. */
+function rootSha(dirs, changed) {
+    const touched = new Set(['']);
+    for (const path of changed)
+        for (let dir = parentOf(path); dir !== ''; dir = parentOf(dir))
+            touched.add(dir);
+    const deepestFirst = [...touched].sort((a, b) => b.split('/').length - a.split('/').length);
+    for (const dir of deepestFirst) {
+        if (dir === '')
+            continue;
+        const entries = dirs.get(dir);
+        const parent = dirs.get(parentOf(dir));
+        if (entries.size === 0)
+            parent.delete(nameOf(dir));
+        else
+            parent.set(nameOf(dir), { mode: '040000', type: 'tree', sha: treeSha(entries) });
+    }
+    return treeSha(dirs.get(''));
+}
+/**
+ * The exact diff from a compare's file list, when that list rebuilds the head tree: the base side of the
+ * touched directories is listed (recursively, one request per top-level directory), the listed changes are
+ * applied (a new file taken as 100644, a modified one keeping its mode), and the root's tree SHA recomputed.
+ * Only when it equals `headTree` is the result used: then every path, mode, symlink and submodule in it is
+ * the head's own. Otherwise (a mode change, a list cut at 300, anything unexpected) null: walk the trees.
+ */
+async function diff_hint_diffFromHint(upstream, baseTree, headTree, files) {
+    if (files.length === 0 || files.length >= COMPARE_FILE_CAP || !/^[0-9a-f]{40}$/.test(headTree))
+        return null;
+    const edits = new Map();
+    for (const file of files) {
+        if (file.previousPath !== undefined && file.status === 'renamed')
+            edits.set(file.previousPath, null);
+        if (file.status === 'removed')
+            edits.set(file.path, null);
+        else if (file.status !== 'unchanged')
+            edits.set(file.path, { mode: '100644', type: 'blob', sha: file.sha });
+    }
+    const base = await baseDirs(upstream, baseTree, [...edits.keys()]);
+    if (base === null)
+        return null;
+    const head = copyDirs(base);
+    for (const [path, entry] of edits)
+        if (!apply(head, path, entry))
+            return null;
+    if (rootSha(head, new Set(edits.keys())) !== headTree)
+        return null;
+    const changes = [];
+    for (const path of edits.keys()) {
+        const o = base.get(parentOf(path))?.get(nameOf(path));
+        const n = head.get(parentOf(path))?.get(nameOf(path));
+        if (n !== undefined && !FILE_MODES.has(n.mode))
+            return null;
+        if (o && n) {
+            if (o.sha !== n.sha || o.mode !== n.mode)
+                changes.push({
+                    path,
+                    kind: 'modified',
+                    oldMode: o.mode,
+                    newMode: n.mode,
+                    oldSha: o.sha,
+                    newSha: n.sha,
+                });
+        }
+        else if (n)
+            changes.push({ path, kind: 'added', newMode: n.mode, newSha: n.sha });
+        else if (o)
+            changes.push({ path, kind: 'deleted', oldMode: o.mode, oldSha: o.sha });
+    }
+    return changes;
+}
+
+;// CONCATENATED MODULE: ./src/verify/diff-trees.ts
+
+const isTree = (entry) => entry?.type === 'tree';
+function leaf(path, kind, entry) {
+    return kind === 'added'
+        ? { path, kind, newMode: entry.mode, newSha: entry.sha }
+        : { path, kind, oldMode: entry.mode, oldSha: entry.sha };
+}
+/** Every entry of a complete recursive listing by path; a path listed twice is a malformed change. */
+function byPathOf(entries, prefix, kind, out) {
+    const map = new Map();
+    for (const entry of entries) {
+        if (map.has(entry.path))
+            out.push({
+                path: prefix + entry.path,
+                kind,
+                problem: `the tree lists ${JSON.stringify(entry.path)} twice`,
+            });
+        else
+            map.set(entry.path, entry);
+    }
+    return map;
+}
+/**
+ * Every non-tree entry below a tree that appeared or disappeared as a whole: one recursive listing, or,
+ * when GitHub truncates it, one listing per directory.
+ */
+async function diff_trees_expand(upstream, prefix, tree, kind, out) {
+    const { entries, truncated } = await upstream.getTreeRecursive(tree);
+    if (!truncated) {
+        for (const entry of byPathOf(entries, prefix, kind, out).values())
+            if (entry.type !== 'tree')
+                out.push(leaf(prefix + entry.path, kind, entry));
+        return;
+    }
+    const subtrees = [];
+    for (const entry of byName(await upstream.getTree(tree), prefix, kind, out).values()) {
+        if (isTree(entry))
+            subtrees.push(diff_trees_expand(upstream, `${prefix}${entry.path}/`, entry.sha, kind, out));
+        else
+            out.push(leaf(prefix + entry.path, kind, entry));
+    }
+    await Promise.all(subtrees);
+}
+/**
+ * A tree's entries by name. Names git forbids (empty, holding a "/") or listed twice can't come from git's
+ * own tools and GitHub's checks refuse them; should one get through, it is a change that is never allowed
+ * (a name with "/" would otherwise join into an innocent-looking path, a duplicate would hide its twin).
+ */
+function byName(entries, prefix, kind, out) {
+    const map = new Map();
+    for (const entry of entries) {
+        const problem = entry.path === '' || entry.path.includes('/')
+            ? `tree entry name ${JSON.stringify(entry.path)} is not a single path segment`
+            : map.has(entry.path)
+                ? `the tree lists ${JSON.stringify(entry.path)} twice`
+                : null;
+        if (problem === null)
+            map.set(entry.path, entry);
+        else
+            out.push({ path: prefix + entry.path, kind, problem });
+    }
+    return map;
+}
+/** From this many differing subtrees on, listing a directory whole (both sides, recursively) beats walking it. */
+const MANY_SUBTREES = 4;
+/** Both sides of a directory listed recursively and compared path by path; false when GitHub truncates. */
+async function diffWhole(upstream, prefix, base, head, out) {
+    const [before, after] = await Promise.all([
+        upstream.getTreeRecursive(base),
+        upstream.getTreeRecursive(head),
+    ]);
+    if (before.truncated || after.truncated)
+        return false;
+    const old = byPathOf(before.entries, prefix, 'deleted', out);
+    const now = byPathOf(after.entries, prefix, 'added', out);
+    for (const name of new Set([...old.keys(), ...now.keys()])) {
+        const o = old.get(name);
+        const n = now.get(name);
+        if (o && n && o.sha === n.sha && o.mode === n.mode)
+            continue;
+        const path = prefix + name;
+        // A tree's own entry says nothing its files don't: they are listed too.
+        if (o && n && !isTree(o) && !isTree(n)) {
+            out.push({ path, kind: 'modified', oldMode: o.mode, newMode: n.mode, oldSha: o.sha, newSha: n.sha });
+            continue;
+        }
+        if (o && !isTree(o))
+            out.push(leaf(path, 'deleted', o));
+        if (n && !isTree(n))
+            out.push(leaf(path, 'added', n));
+    }
+    return true;
+}
+async function diffDir(upstream, prefix, base, head, out) {
+    if (base === head)
+        return;
+    const [before, after] = await Promise.all([upstream.getTree(base), upstream.getTree(head)]);
+    const here = [];
+    const old = byName(before, prefix, 'deleted', here);
+    const now = byName(after, prefix, 'added', here);
+    const differing = [...now].filter(([name, n]) => {
+        const o = old.get(name);
+        return o !== undefined && isTree(o) && isTree(n) && o.sha !== n.sha;
+    });
+    if (differing.length >= MANY_SUBTREES && (await diffWhole(upstream, prefix, base, head, out)))
+        return;
+    out.push(...here);
+    const work = [];
+    for (const name of new Set([...old.keys(), ...now.keys()])) {
+        const o = old.get(name);
+        const n = now.get(name);
+        if (o && n && o.sha === n.sha && o.mode === n.mode)
+            continue;
+        const path = prefix + name;
+        if (o && n && isTree(o) && isTree(n)) {
+            work.push(diffDir(upstream, `${path}/`, o.sha, n.sha, out));
+        }
+        else if (o && n && !isTree(o) && !isTree(n)) {
+            out.push({ path, kind: 'modified', oldMode: o.mode, newMode: n.mode, oldSha: o.sha, newSha: n.sha });
+        }
+        else {
+            // Present on one side only, or a file became a directory (or the reverse).
+            const sides = [
+                [o, 'deleted'],
+                [n, 'added'],
+            ];
+            for (const [entry, kind] of sides) {
+                if (!entry)
+                    continue;
+                if (isTree(entry))
+                    work.push(diff_trees_expand(upstream, `${path}/`, entry.sha, kind, out));
+                else
+                    out.push(leaf(path, kind, entry));
+            }
+        }
+    }
+    await Promise.all(work);
+}
+const byPath = (a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : a.kind === 'deleted' ? -1 : b.kind === 'deleted' ? 1 : 0;
+/**
+ * The changed paths between two trees, Merkle-style: only subtrees whose SHA differs are listed, so the
+ * requests grow with the changed directories, not with the repository. `baseTree` null: all added.
+ * `hint`, a compare's file list from base to head, may make it cheaper (diffFromHint), never different.
+ */
+async function diff_trees_diffTrees(upstream, baseTree, headTree, hint) {
+    const out = [];
+    const hinted = baseTree !== null && hint !== undefined ? await diffFromHint(upstream, baseTree, headTree, hint) : null;
+    if (hinted !== null)
+        out.push(...hinted);
+    else if (baseTree === null)
+        await diff_trees_expand(upstream, '', headTree, 'added', out);
+    else
+        await diffDir(upstream, '', baseTree, headTree, out);
+    return out.sort(byPath);
 }
 
 ;// CONCATENATED MODULE: ./src/policy/spec.ts
@@ -45655,8 +46008,15 @@ function parsePerimeter(c, entry) {
     }
     return ok ? spec : null;
 }
+/** Far above any real perimeters.yml; bounds the time and memory a hostile or mistaken file can cost. */
+const MAX_CONFIG_BYTES = 256 * 1024;
 /** Parses and validates perimeters.yml text; reports every problem at once. Throws ConfigError. */
 function parseConfig(text, file = DEFAULT_CONFIG_FILE) {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > MAX_CONFIG_BYTES) {
+        const message = `the file is ${bytes} bytes; at most ${MAX_CONFIG_BYTES} are read (use fewer, broader globs)`;
+        throw new ConfigError([{ file, line: 1, column: 1, key: '(document)', message }]);
+    }
     const lines = new dist/* LineCounter */.HN();
     const doc = (0,dist/* parseDocument */.Tp)(text, {
         lineCounter: lines,
@@ -46010,6 +46370,14 @@ function judge_judge(facts) {
             message: `history of "${facts.branch}" was rewritten: ${judge_short(facts.startHead)} is not an ancestor of ${judge_short(facts.endHead)}`,
         });
     }
+    const away = facts.historyRewritten === true ? [] : facts.forcePushes.slice(0, 1);
+    for (const push of away) {
+        violations.push({
+            kind: 'history',
+            ref: branchRef,
+            message: `"${facts.branch}" was force-pushed during the job (${judge_short(push.before)} → ${judge_short(push.after)}); it ends on a descendant of the start, but the commits pushed in between were not checked`,
+        });
+    }
     const files = [
         ...facts.changes.map((change) => decideFile(change, facts.branch, facts.perimeters)),
         ...facts.intermediate.map((change) => ({
@@ -46026,6 +46394,13 @@ function judge_judge(facts) {
             kind: 'ref',
             ref: change.ref,
             message: `${change.ref} was ${change.kind} during the job (${judge_short(change.before)} → ${judge_short(change.after)}); only "${facts.branch}" may change`,
+        });
+    }
+    for (const push of facts.movedBack) {
+        violations.push({
+            kind: 'ref',
+            ref: push.ref,
+            message: `${push.ref} was changed during the job (${push.activityType}, ${judge_short(push.before)} → ${judge_short(push.after)}) and changed back; only "${facts.branch}" may change`,
         });
     }
     if (facts.ledger === null)
@@ -46213,6 +46588,76 @@ function renderReceipt(verdict, options = {}) {
     return { status, summary: renderSummary(verdict, headline(verdict)), annotations: annotations(verdict) };
 }
 
+;// CONCATENATED MODULE: ./src/verify/history.ts
+
+const PAGE = 100;
+const history_SYMLINK = '120000';
+const history_SUBMODULE = '160000';
+/**
+ * The commits reachable from `endHead` and not from `base` (an ancestor of it), newest first: exactly
+ * git's base..end, merges' side branches included, whatever their dates. Bounded by `max`.
+ */
+async function history_listNewCommits(upstream, base, endHead, max) {
+    const first = await upstream.compare(base, endHead);
+    const commits = [...first.commits];
+    for (let page = 2; commits.length < Math.min(first.totalCommits, max); page++) {
+        const next = await upstream.compare(base, endHead, page);
+        if (next.commits.length === 0)
+            break;
+        commits.push(...next.commits);
+    }
+    return {
+        commits: commits.slice(0, max).reverse(),
+        complete: commits.length === first.totalCommits && first.totalCommits <= max,
+    };
+}
+/**
+ * Commits listed back from the end head, newest first, until one of `stops`: after a history rewrite,
+ * where there is no single base (the order is by date, so this serves attribution, not the verdict).
+ * Without stops (a new branch with no base) the whole history is new. Bounded by `max`.
+ */
+async function history_listCommitsAbove(upstream, endHead, stops, max) {
+    const commits = [];
+    for (let page = 1;; page++) {
+        const listed = await upstream.listCommits({ sha: endHead, perPage: PAGE, page });
+        for (const commit of listed) {
+            if (stops.has(commit.sha))
+                return { commits, complete: true };
+            if (commits.length >= max)
+                return { commits, complete: false };
+            commits.push(commit);
+        }
+        if (listed.length < PAGE)
+            return { commits, complete: stops.size === 0 };
+    }
+}
+const arrivesAsLink = (change) => change.kind !== 'deleted' && (change.newMode === history_SYMLINK || change.newMode === history_SUBMODULE);
+/**
+ * Changes made by single commits that the net diff does not show: a file added and removed again, or a
+ * symlink later replaced by a file. They stay in the branch's history, so they are judged too. Each
+ * commit is diffed against its first parent; the trees are mostly cached by then, so the cost is the
+ * directories each commit changed.
+ */
+async function history_intermediateChanges(upstream, commits, net) {
+    const netByPath = new Map(net.map((change) => [change.path, change]));
+    const perCommit = await Promise.all(commits.map(async (commit) => {
+        const parent = commit.parents[0];
+        const parentTree = parent === undefined ? null : (await upstream.getCommit(parent)).tree;
+        return diffTrees(upstream, parentTree, commit.tree);
+    }));
+    const found = new Map();
+    for (const change of perCommit.flat()) {
+        const inNet = netByPath.get(change.path);
+        const hidden = inNet === undefined || change.problem !== undefined || (arrivesAsLink(change) && !arrivesAsLink(inNet));
+        if (!hidden)
+            continue;
+        const seen = found.get(change.path);
+        if (seen === undefined || (arrivesAsLink(change) && !arrivesAsLink(seen)))
+            found.set(change.path, change);
+    }
+    return [...found.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
 ;// CONCATENATED MODULE: ./src/verify/verify-job.ts
 
 
@@ -46247,12 +46692,17 @@ async function findBaseline(input, startHead, endHead) {
         label: `nothing: the branch was created during the job and does not grow from "${defaultBranch}", so every file counts as added`,
     };
 }
+/** The compare's file list from an ancestor to the end head (the request is shared with the ancestry check). */
+async function changedFiles(upstream, base, endHead) {
+    const comparison = await upstream.compare(base, endHead).catch(() => null);
+    return comparison?.status === 'ahead' ? comparison.files : undefined;
+}
 /**
  * Recomputes from GitHub what changed during the job and judges it. Never throws for a failed look-up:
  * whatever could not be checked is named in `unchecked` and keeps the verdict from success.
  */
 async function verifyJob(input) {
-    const { upstream, branch } = input;
+    const { branch } = input;
     const ref = `refs/heads/${branch}`;
     const startHead = input.start[ref] ?? null;
     const endHead = input.end[ref] ?? null;
@@ -46270,6 +46720,8 @@ async function verifyJob(input) {
         directPushes: input.directPushes,
         perimeters: input.perimeters,
         pushes: [],
+        forcePushes: [],
+        movedBack: [],
         unchecked: [...(input.problems ?? [])],
         notes: [],
     };
@@ -46280,8 +46732,9 @@ async function verifyJob(input) {
     else if (endHead !== startHead) {
         await examineBranch(input, facts, endHead);
     }
-    if (facts.refChanges.length > 0)
-        facts.pushes = await pushesFor(upstream, facts);
+    // With the job's start time the Activity API also shows refs moved and moved back, so it is always read.
+    if (facts.refChanges.length > 0 || input.startedAt !== undefined)
+        await readActivity(input, facts);
     return judge(facts);
 }
 async function examineBranch(input, facts, endHead) {
@@ -46304,22 +46757,24 @@ async function examineBranch(input, facts, endHead) {
     }
     const baseSha = facts.baseline.sha;
     try {
-        const [baseTree, endTree] = await Promise.all([
+        const [baseTree, endTree, hint] = await Promise.all([
             baseSha === null ? null : upstream.getCommit(baseSha).then((commit) => commit.tree),
             upstream.getCommit(endHead).then((commit) => commit.tree),
+            baseSha === null || facts.historyRewritten ? undefined : changedFiles(upstream, baseSha, endHead),
         ]);
-        facts.changes = await diffTrees(upstream, baseTree, endTree);
+        facts.changes = await diffTrees(upstream, baseTree, endTree, hint);
     }
     catch (error) {
         facts.unchecked.push(`the changed files of "${input.branch}": ${reason(error)}`);
     }
     let listed;
     try {
-        // After a force push there is no single stop: new is whatever lies above every head the job started with.
-        const stops = facts.historyRewritten
-            ? new Set(Object.values(input.start))
-            : new Set(baseSha === null ? [] : [baseSha]);
-        listed = await listNewCommits(upstream, endHead, stops, input.maxCommits ?? MAX_COMMITS);
+        const max = input.maxCommits ?? MAX_COMMITS;
+        // After a force push there is no single base: new is whatever lies above every head the job started with.
+        listed =
+            baseSha !== null && !facts.historyRewritten
+                ? await listNewCommits(upstream, baseSha, endHead, max)
+                : await listCommitsAbove(upstream, endHead, new Set(facts.historyRewritten ? Object.values(input.start) : []), max);
         facts.newCommits = { shas: listed.commits.map((commit) => commit.sha), complete: listed.complete };
     }
     catch (error) {
@@ -46339,10 +46794,13 @@ async function examineCommits(input, facts, listed) {
     const others = listed.commits.filter((commit) => !made.has(commit.sha));
     if (others.length === 0 || (listed.commits.length <= 1 && listed.complete))
         return;
-    if (facts.historyRewritten || !listed.complete || others.length > max) {
-        facts.notes.push(facts.historyRewritten
-            ? 'after the history rewrite only the net change was checked, not each commit'
-            : `only the net change was checked, not each of the ${listed.complete ? '' : 'more than '}${others.length} commits pushed around the gateway`);
+    if (facts.historyRewritten) {
+        facts.notes.push('after the history rewrite only the net change was checked, not each commit');
+        return;
+    }
+    // A commit left undiffed could hide a change a later one undid: that is unchecked, never success.
+    if (!listed.complete || others.length > max) {
+        facts.unchecked.push(`each of the ${listed.complete ? '' : 'more than '}${others.length} commits pushed around the gateway (only the net change was checked; at most ${max} are diffed one by one)`);
         return;
     }
     try {
@@ -46352,23 +46810,59 @@ async function examineCommits(input, facts, listed) {
         facts.unchecked.push(`the changes of each new commit: ${reason(error)}`);
     }
 }
-/** The Activity API names who pushed; it only enriches the receipt, so a failure is a note. */
-async function pushesFor(upstream, facts) {
+/**
+ * The Activity API names who pushed, and shows force pushes that the end state hides (away and back onto a
+ * descendant of the start). It only adds to what the refs show, so a failure to read it is a note.
+ */
+async function readActivity(input, facts) {
+    let activity;
     try {
-        const moves = new Map(facts.refChanges.map((change) => [change.ref, change]));
-        const activity = await upstream.listPushActivity({});
-        const fresh = new Set(facts.newCommits?.shas ?? []);
-        return activity.filter((item) => {
-            const change = moves.get(item.ref);
-            if (!change)
-                return false;
-            return item.after === change.after || fresh.has(item.after) || item.before === change.before;
-        });
+        activity = await input.upstream.listPushActivity(input.startedAt === undefined ? {} : { since: input.startedAt });
     }
     catch (error) {
         facts.notes.push(`who pushed could not be read from the Activity API: ${reason(error)}`);
-        return [];
+        return;
     }
+    const moves = new Map(facts.refChanges.map((change) => [change.ref, change]));
+    const fresh = new Set(facts.newCommits?.shas ?? []);
+    facts.pushes = activity.filter((item) => {
+        const change = moves.get(item.ref);
+        if (!change)
+            return false;
+        return item.after === change.after || fresh.has(item.after) || item.before === change.before;
+    });
+    const ref = `refs/heads/${input.branch}`;
+    if (input.startedAt !== undefined) {
+        const first = new Map();
+        for (const item of activity)
+            if (item.ref !== ref && !moves.has(item.ref))
+                first.set(item.ref, item);
+        facts.movedBack = [...first.values()];
+    }
+    const onBranch = input.startedAt === undefined
+        ? pushChain(activity, ref, facts.startHead, facts.endHead)
+        : activity.filter((item) => item.ref === ref);
+    if (onBranch === null) {
+        facts.notes.push(`the Activity API does not show every push to "${input.branch}" yet, so force pushes in between were not ruled out`);
+        return;
+    }
+    facts.forcePushes = onBranch.filter((item) => item.activityType === 'force_push');
+}
+const ZERO_SHA = '0000000000000000000000000000000000000000';
+/** The pushes that took `ref` from the start head to the end head, newest first; null when some are missing. */
+function pushChain(activity, ref, startHead, endHead) {
+    const chain = [];
+    const from = startHead ?? ZERO_SHA;
+    let at = endHead ?? ZERO_SHA;
+    for (const item of activity) {
+        if (at === from)
+            break;
+        if (item.ref !== ref || item.after !== at)
+            continue;
+        chain.push(item);
+        at = item.before;
+    }
+    return at === from ? chain : null;
 }
 
 ;// CONCATENATED MODULE: ./src/verify/index.ts
@@ -46400,6 +46894,7 @@ var Inputs;
     Inputs["Port"] = "port";
     Inputs["FailOnViolation"] = "fail-on-violation";
     Inputs["DirectPushes"] = "direct-pushes";
+    Inputs["StatusContext"] = "status-context";
 })(Inputs || (Inputs = {}));
 var Outputs;
 (function (Outputs) {
@@ -46434,6 +46929,7 @@ var State;
     /** 'true' once main finished: endpoints were handed out */
     State["Ready"] = "ready";
 })(State || (State = {}));
+/** The default commit status context (input status-context). */
 const STATUS_CONTEXT = 'perimeter';
 /** Prefix of the environment variables exported for each perimeter (…_TOKEN_<NAME>, …_URL_<NAME>). */
 const ENV_PREFIX = 'PERIMETER';
@@ -46783,6 +47279,7 @@ function readSettings(env = process.env, read = defaultRead) {
         port: port(read(Inputs.Port)),
         failOnViolation: inputs_boolean(Inputs.FailOnViolation, read(Inputs.FailOnViolation), true),
         directPushes: directPushes(read(Inputs.DirectPushes)),
+        statusContext: statusContext(read(Inputs.StatusContext)),
         tempDir: env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
     };
 }
@@ -46861,6 +47358,15 @@ function directPushes(value) {
     if (value === 'deny')
         return 'deny';
     throw new InputError(`${Inputs.DirectPushes}: expected "check" or "deny", got ${JSON.stringify(value)}`);
+}
+function statusContext(value) {
+    if (value === '')
+        return STATUS_CONTEXT;
+    // eslint-disable-next-line no-control-regex
+    if (value.length > 100 || /[\u0000-\u001f\u007f]/.test(value)) {
+        throw new InputError(`${Inputs.StatusContext}: expected a short status name like "perimeter/tests", got ${JSON.stringify(value)}`);
+    }
+    return value;
 }
 
 ;// CONCATENATED MODULE: ./src/action/state.ts
@@ -46943,7 +47449,7 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
         throw new ActionError(`branch "${settings.branch}" does not exist in ${settings.owner}/${settings.repo}; ` +
             `create it before this step or set the ${Inputs.Branch} input`);
     }
-    await markPending(upstream, startHead);
+    await markPending(upstream, startHead, settings.statusContext);
     const workDir = (0,external_node_fs_namespaceObject.realpathSync)((0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)(settings.tempDir, 'perimeter-')));
     const snapshotText = JSON.stringify(snapshot);
     const startRefsPath = (0,external_node_path_namespaceObject.join)(workDir, 'start-refs.json');
@@ -47026,11 +47532,11 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
     }
 }
 /** A pending status until post replaces it; also proves early that the token may post statuses. */
-async function markPending(upstream, sha) {
+async function markPending(upstream, sha, context) {
     try {
         await upstream.createStatus(sha, {
             state: 'pending',
-            context: STATUS_CONTEXT,
+            context,
             description: 'Agents at work; the post step verifies what was pushed.',
         });
     }
