@@ -1,5 +1,5 @@
 import { makeScrubber, toUpstreamError, type Scrubber } from './errors.js';
-import { createClient, RestClient } from './octokit-client.js';
+import { createClient, createLightClient, RestClient } from './octokit-client.js';
 import { GitObjectReads } from './octokit-objects.js';
 import {
   UpstreamError,
@@ -50,22 +50,26 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
     this.owner = options.owner;
     this.repo = options.repo;
     this.scrub = makeScrubber([options.token]);
-    const client = createClient(
-      {
-        token: options.token,
-        baseUrl: (options.baseUrl ?? process.env.GITHUB_API_URL ?? 'https://api.github.com').replace(
-          /\/+$/,
-          '',
-        ),
-        userAgent: options.userAgent,
-        readRetries: options.readRetries ?? 2,
-        retryBaseMs: options.retryBaseMs ?? 1000,
-        maxRateLimitWaitSeconds: options.maxRateLimitWaitSeconds ?? 60,
-        writesPerMinute: options.writesPerMinute ?? 80,
-      },
-      this.counters,
+    const clientOptions = {
+      token: options.token,
+      baseUrl: (options.baseUrl ?? process.env.GITHUB_API_URL ?? 'https://api.github.com').replace(
+        /\/+$/,
+        '',
+      ),
+      userAgent: options.userAgent,
+      readRetries: options.readRetries ?? 2,
+      retryBaseMs: options.retryBaseMs ?? 1000,
+      maxRateLimitWaitSeconds: options.maxRateLimitWaitSeconds ?? 60,
+      writesPerMinute: options.writesPerMinute ?? 80,
+    };
+    this.rest = new RestClient(
+      createClient(clientOptions, this.counters),
+      this.owner,
+      this.repo,
+      this.scrub,
+      options.requestTimeoutMs ?? 30_000,
+      createLightClient(clientOptions, this.counters),
     );
-    this.rest = new RestClient(client, this.owner, this.repo, this.scrub, options.requestTimeoutMs ?? 30_000);
   }
 
   stats(): UpstreamStats {
@@ -92,11 +96,10 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
   async tryGetBranchHead(branch: string): Promise<string | null> {
     const known = this.heads.get(branch);
     try {
-      const { data, headers } = await this.rest.send<wire.Ref>(
+      const { data, headers } = await this.rest.sendLight<wire.Ref>(
         `get branch "${branch}"`,
         `GET /repos/{owner}/{repo}/git/ref/heads/${wire.segments(branch, 'branch name')}`,
         {},
-        false,
         known ? { 'if-none-match': known.etag } : undefined,
       );
       if (data.object.type !== 'commit')
