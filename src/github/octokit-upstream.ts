@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { makeScrubber, toUpstreamError, type Scrubber } from './errors.js';
 import { createClient, createLightClient, RestClient } from './octokit-client.js';
 import { GitObjectReads } from './octokit-objects.js';
@@ -188,7 +189,20 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
       'POST /repos/{owner}/{repo}/git/trees',
       { base_tree: baseTree, tree },
     );
+    for (const change of changes) if ('content' in change) this.cacheText(change.content);
     return data.sha;
+  }
+
+  /**
+   * Text sent inline is stored as its UTF-8 bytes, so reading it back needs no request. A string with a
+   * lone surrogate has no exact UTF-8 form: it is left out.
+   */
+  private cacheText(text: string): void {
+    const bytes = Buffer.from(text, 'utf8');
+    if (bytes.toString('utf8') !== text) return;
+    const header = Buffer.from(`blob ${bytes.byteLength}\0`);
+    const sha = createHash('sha1').update(header).update(bytes).digest('hex');
+    this.blobs.set(sha, new Uint8Array(bytes));
   }
 
   async createCommit(message: string, tree: string, parents: string[]): Promise<string> {

@@ -93,6 +93,19 @@ describe('push_files', () => {
       expect(await git(h.repoDir, ['show', 'main:src/blob.bin'])).toEqual(bytes);
     });
 
+    it('reads back the text it just pushed without a blob request', async () => {
+      const text = 'export const greeting = "grüß dich, 世界 🌍";\n';
+      await ok(implementer, 'push_files', {
+        message: 'greeting',
+        files: [{ path: 'src/greet.ts', content: text }],
+      });
+      h.fake.resetStats();
+      const file = await ok<{ content: string }>(implementer, 'get_file', { path: 'src/greet.ts' });
+      expect(file.content).toBe(text);
+      expect(h.fake.stats().byRoute['GET /repos/{owner}/{repo}/git/blobs/{sha}'] ?? 0).toBe(0);
+      expect(h.fake.stats().total).toBeGreaterThan(0);
+    });
+
     it('spends the same number of upstream requests for 1 file and for 50', async () => {
       const push = async (count: number, round: string): Promise<number> => {
         h.fake.resetStats();
