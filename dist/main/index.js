@@ -44565,6 +44565,18 @@ function attemptTimeoutPlugin() {
         return {};
     };
 }
+/**
+ * The same client without the throttling and retry plugins, for conditional reads that usually answer
+ * 304. Their Bottleneck queues wait on several timers per request (about 15 ms per warm read, measured),
+ * far more than the request itself costs.
+ */
+function createLightClient(options, stats) {
+    return getOctokit(options.token, {
+        baseUrl: options.baseUrl,
+        userAgent: options.userAgent ?? 'perimeter',
+        log: { debug: () => { }, info: () => { }, warn: () => { }, error: () => { } },
+    }, attemptTimeoutPlugin(), countingPlugin(stats));
+}
 function createClient(options, stats) {
     // A rate-limited request was refused before GitHub acted on it, so repeating it is safe even for a write;
     // but only once, and only when the wait is short.
@@ -44587,6 +44599,8 @@ function createClient(options, stats) {
         },
     }, attemptTimeoutPlugin(), countingPlugin(stats), throttling, retry);
 }
+/** After the light client meets a failure, how long every request takes the full path instead. */
+const LIGHT_PAUSE_MS = 60_000;
 /** Requests for one repository: each bounded in time, writes never retried, errors made UpstreamErrors. */
 class RestClient {
     client;
@@ -44594,30 +44608,57 @@ class RestClient {
     repo;
     scrub;
     timeoutMs;
-    constructor(client, owner, repo, scrub, timeoutMs) {
+    light;
+    constructor(client, owner, repo, scrub, timeoutMs, light) {
         this.client = client;
         this.owner = owner;
         this.repo = repo;
         this.scrub = scrub;
         this.timeoutMs = timeoutMs;
+        this.light = light;
     }
+    lightPausedUntil = 0;
     /** A 304 is rethrown as it came (callers asked for it); anything else becomes an UpstreamError. */
     async send(operation, route, params = {}, write = false, headers) {
         try {
-            const response = await this.client.request(route, {
-                owner: this.owner,
-                repo: this.repo,
-                ...params,
-                ...(headers ? { headers } : {}),
-                request: { attemptTimeoutMs: this.timeoutMs, ...(write ? { retries: 0 } : {}) },
-            });
-            return { data: response.data, headers: response.headers };
+            return await this.request(this.client, route, params, write, headers);
         }
         catch (error) {
             if (error.status === 304)
                 throw error;
             throw toUpstreamError(error, operation, this.scrub);
         }
+    }
+    /**
+     * A read sent first through the light client; anything but 200, 304 or 404 (a 5xx, a rate limit, a
+     * timeout) is sent again through the full one, which retries and waits as usual, and the full path is
+     * then used for a while, so a struggling GitHub does not get every request twice.
+     */
+    async sendLight(operation, route, params = {}, headers) {
+        if (this.light && Date.now() >= this.lightPausedUntil) {
+            try {
+                return await this.request(this.light, route, params, false, headers);
+            }
+            catch (error) {
+                const status = error.status;
+                if (status === 304)
+                    throw error;
+                if (status === 404)
+                    throw toUpstreamError(error, operation, this.scrub);
+                this.lightPausedUntil = Date.now() + LIGHT_PAUSE_MS;
+            }
+        }
+        return this.send(operation, route, params, false, headers);
+    }
+    async request(client, route, params, write, headers) {
+        const response = await client.request(route, {
+            owner: this.owner,
+            repo: this.repo,
+            ...params,
+            ...(headers ? { headers } : {}),
+            request: { attemptTimeoutMs: this.timeoutMs, ...(write ? { retries: 0 } : {}) },
+        });
+        return { data: response.data, headers: response.headers };
     }
     async read(operation, route, params) {
         return (await this.send(operation, route, params)).data;
@@ -44918,6 +44959,7 @@ class GitObjectReads {
 
 
 
+
 /** activity pages read to cover a job's window (100 pushes each) */
 const MAX_ACTIVITY_PAGES = 10;
 class OctokitUpstream extends GitObjectReads {
@@ -44935,7 +44977,7 @@ class OctokitUpstream extends GitObjectReads {
         this.owner = options.owner;
         this.repo = options.repo;
         this.scrub = makeScrubber([options.token]);
-        const client = createClient({
+        const clientOptions = {
             token: options.token,
             baseUrl: (options.baseUrl ?? process.env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, ''),
             userAgent: options.userAgent,
@@ -44943,8 +44985,8 @@ class OctokitUpstream extends GitObjectReads {
             retryBaseMs: options.retryBaseMs ?? 1000,
             maxRateLimitWaitSeconds: options.maxRateLimitWaitSeconds ?? 60,
             writesPerMinute: options.writesPerMinute ?? 80,
-        }, this.counters);
-        this.rest = new RestClient(client, this.owner, this.repo, this.scrub, options.requestTimeoutMs ?? 30_000);
+        };
+        this.rest = new RestClient(createClient(clientOptions, this.counters), this.owner, this.repo, this.scrub, options.requestTimeoutMs ?? 30_000, createLightClient(clientOptions, this.counters));
     }
     stats() {
         return { ...this.counters };
@@ -44965,7 +45007,7 @@ class OctokitUpstream extends GitObjectReads {
     async tryGetBranchHead(branch) {
         const known = this.heads.get(branch);
         try {
-            const { data, headers } = await this.rest.send(`get branch "${branch}"`, `GET /repos/{owner}/{repo}/git/ref/heads/${segments(branch, 'branch name')}`, {}, false, known ? { 'if-none-match': known.etag } : undefined);
+            const { data, headers } = await this.rest.sendLight(`get branch "${branch}"`, `GET /repos/{owner}/{repo}/git/ref/heads/${segments(branch, 'branch name')}`, {}, known ? { 'if-none-match': known.etag } : undefined);
             if (data.object.type !== 'commit')
                 throw new UpstreamError('invalid', `branch "${branch}" does not point at a commit`);
             if (headers.etag)
@@ -45045,7 +45087,22 @@ class OctokitUpstream extends GitObjectReads {
                 sha: change.sha,
             });
         const data = await this.rest.write('create tree', 'POST /repos/{owner}/{repo}/git/trees', { base_tree: baseTree, tree });
+        for (const change of changes)
+            if ('content' in change)
+                this.cacheText(change.content);
         return data.sha;
+    }
+    /**
+     * Text sent inline is stored as its UTF-8 bytes, so reading it back needs no request. A string with a
+     * lone surrogate has no exact UTF-8 form: it is left out.
+     */
+    cacheText(text) {
+        const bytes = Buffer.from(text, 'utf8');
+        if (bytes.toString('utf8') !== text)
+            return;
+        const header = Buffer.from(`blob ${bytes.byteLength}\0`);
+        const sha = (0,external_node_crypto_.createHash)('sha1').update(header).update(bytes).digest('hex');
+        this.blobs.set(sha, new Uint8Array(bytes));
     }
     async createCommit(message, tree, parents) {
         const data = await this.rest.write('create commit', 'POST /repos/{owner}/{repo}/git/commits', { message, tree, parents });
