@@ -41,11 +41,7 @@ describe('the scripted agent session through the gateway', () => {
     expect(result.session.perimeter).toBeLessThanOrEqual(1.25 * result.session.floor);
   });
 
-  // Known miss, see BENCHMARKS.md: 135 charged requests against a charged floor of 100 (1.35x) at commit
-  // 38ea0fe. A read after the gateway's own push lists the tree it wrote and fetches blobs it sent (+16),
-  // get_commit diffs trees where the commit's file list is known (+10), list_commits looks up the files of
-  // the session's own pushes and lists trees for a covered scope (+8), get_tree fetches the head commit (+1).
-  it.fails('stays within 1.25 times the floor in charged requests (304s excluded)', () => {
+  it('stays within 1.25 times the floor in charged requests (304s excluded)', () => {
     expect(result.session.perimeter_spent).toBeLessThanOrEqual(1.25 * result.session.floor_charged);
   });
 });
