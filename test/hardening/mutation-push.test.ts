@@ -281,6 +281,40 @@ describe('Pusher (in-process)', () => {
       ).not.toBeNull();
     });
 
+    it('refuses a credential in the message or a path, and in content for a perimeter that allows it nowhere', async () => {
+      const s = await setup(FINDS_CREDENTIAL);
+      expect(
+        (await s.push({ message: 'CREDENTIAL', files: [{ path: 'src/m.ts', content: 'm' }] })).error,
+      ).toBe(
+        'push refused, nothing was written:\n- the commit message looks like it contains a credential (Test key)',
+      );
+      expect((await s.push({ files: [{ path: 'fixtures/CREDENTIAL', content: 'm' }] })).error).toBe(
+        'push refused, nothing was written:\n- a file path looks like it contains a credential (Test key)',
+      );
+      const strict = compilePerimeter(
+        parseConfig(`version: 1
+perimeters:
+  strict:
+    read: ["**"]
+    write: ["src/**", "fixtures/**"]
+`).perimeters[0]!,
+      );
+      const error = await s.pusher
+        .push(
+          strict,
+          { message: 'm', files: [{ path: 'fixtures/k.txt', content: 'CREDENTIAL' }] },
+          { paths: [] },
+        )
+        .then(
+          () => '',
+          (e: Error) => e.message,
+        );
+      expect(error).toBe(
+        'push refused, nothing was written:\n- fixtures/k.txt: looks like it contains a credential (Test key)',
+      );
+      expect(s.writes()).toEqual([]);
+    });
+
     it('does not ask the credential check when the paths are already refused', async () => {
       let asked = 0;
       const s = await setup({ ...NO_FILTER, findCredentials: async () => (asked++, []) });
