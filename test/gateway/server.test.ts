@@ -264,5 +264,6 @@ describe('the gateway server', () => {
 });
 
 async function ledgerCalls(h: Harness): Promise<number> {
-  return (await readFile(h.ledgerPath, 'utf8')).split('\n').filter((l) => l.includes('"event":"call"')).length;
+  return (await readFile(h.ledgerPath, 'utf8')).split('\n').filter((l) => l.includes('"event":"call"'))
+    .length;
 }
