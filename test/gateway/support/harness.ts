@@ -6,12 +6,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startGateway, type RunningGateway } from '../../../src/gateway/index.js';
-import { createOctokitUpstream } from '../../../src/github/octokit-upstream.js';
+import { createOctokitUpstream, type OctokitUpstreamOptions } from '../../../src/github/octokit-upstream.js';
 import type { Upstream } from '../../../src/github/upstream.js';
 import { compilePerimeter, parseConfig } from '../../../src/policy/index.js';
 import type { AnswerFilter } from '../../../src/safety/answer-filter.js';
 import { gitText } from '../../fake-github/git.js';
 import { seedRepo, startFakeGithub, type FakeGithub } from '../../fake-github/index.js';
+import { startSlowProxy, type SlowProxy } from '../../support/slow-proxy.js';
 
 export const OWNER = 'octo';
 export const REPO = 'lanes';
@@ -24,11 +25,19 @@ export interface HarnessOptions {
   token?: string;
   /** entries of a recursive tree answer before the stand-in reports it truncated */
   treeEntryLimit?: number;
+  /** upstream tuning; the token, repository and base URL are the harness's */
+  upstream?: Partial<Omit<OctokitUpstreamOptions, 'token' | 'owner' | 'repo' | 'baseUrl'>>;
+  /** more repositories in the stand-in: 'owner/name' -> files of their `main` */
+  otherRepos?: Record<string, Record<string, string>>;
+  /** put a proxy that can hold answers back between the upstream and the stand-in */
+  proxy?: boolean;
 }
 
 export interface Harness {
   fake: FakeGithub;
+  proxy: SlowProxy | null;
   repoDir: string;
+  otherRepoDirs: Record<string, string>;
   dir: string;
   token: string;
   upstream: Upstream;
@@ -39,7 +48,7 @@ export interface Harness {
   logs: string[];
   /** An MCP client over HTTP for one perimeter, with its secret unless another is given. */
   connect(perimeter: string, secret?: string): Promise<Client>;
-  head(): Promise<string>;
+  head(branch?: string): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -53,18 +62,25 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const repoDir = join(dir, 'repo.git');
   const branch = options.branch ?? 'main';
   await seedRepo(repoDir, options.files, { branch });
+  const otherRepoDirs: Record<string, string> = {};
+  for (const [name, files] of Object.entries(options.otherRepos ?? {})) {
+    otherRepoDirs[name] = join(dir, `${name.replace('/', '_')}.git`);
+    await seedRepo(otherRepoDirs[name], files);
+  }
   const token = options.token ?? fakeToken();
   const fake = await startFakeGithub({
-    repos: { [`${OWNER}/${REPO}`]: repoDir },
+    repos: { [`${OWNER}/${REPO}`]: repoDir, ...otherRepoDirs },
     token,
     ...(options.treeEntryLimit !== undefined ? { treeEntryLimit: options.treeEntryLimit } : {}),
   });
+  const proxy = options.proxy ? await startSlowProxy(fake.url) : null;
   const upstream = createOctokitUpstream({
+    retryBaseMs: 10,
+    ...options.upstream,
     token,
     owner: OWNER,
     repo: REPO,
-    baseUrl: fake.url,
-    retryBaseMs: 10,
+    baseUrl: proxy?.url ?? fake.url,
   });
   const config = parseConfig(options.config);
   const perimeters = config.perimeters.map((spec) => compilePerimeter(spec));
@@ -84,7 +100,9 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const clients: Client[] = [];
   return {
     fake,
+    proxy,
     repoDir,
+    otherRepoDirs,
     dir,
     token,
     upstream,
@@ -102,12 +120,13 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       clients.push(client);
       return client;
     },
-    async head() {
-      return (await gitText(repoDir, ['rev-parse', `refs/heads/${branch}`])).trim();
+    async head(name = branch) {
+      return (await gitText(repoDir, ['rev-parse', `refs/heads/${name}`])).trim();
     },
     async close() {
-      await Promise.all(clients.map((c) => c.close()));
+      await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
       await gateway.close();
+      await proxy?.stop();
       await fake.stop();
       await rm(dir, { recursive: true, force: true });
     },
