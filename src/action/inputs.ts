@@ -105,7 +105,7 @@ function perimeterList(value: string): string[] | null {
 
 function boundBranch(value: string, env: Env): string {
   const explicit = value.replace(/^refs\/heads\//, '');
-  const branch = explicit || env.GITHUB_HEAD_REF || pullRequestHead(env) || headsRef(env.GITHUB_REF);
+  const branch = explicit || pullRequestHead(env) || headsRef(env.GITHUB_REF);
   if (!branch) {
     throw new InputError(
       `${Inputs.Branch}: not given, and this run is neither a pull request nor on a branch ` +
@@ -125,17 +125,46 @@ function headsRef(ref: string | undefined): string {
   return ref?.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : '';
 }
 
+interface PullRequestEvent {
+  pull_request?: { head?: { ref?: unknown; repo?: { full_name?: unknown; id?: unknown } | null } };
+  repository?: { id?: unknown };
+}
+
+/**
+ * The pull request's head branch, when this run is for a pull request whose head lives in this repository;
+ * '' when the run is not for a pull request. A head in another repository (a fork) names a branch there, and
+ * its author picks the name: `main` in a fork must never bind this repository's `main`. Without proof that
+ * the head is here, refuse and ask for an explicit `branch`.
+ * The payload's `pull_request.head.repo` is the head repository (null when a fork was deleted):
+ * https://docs.github.com/en/webhooks/webhook-events-and-payloads#pull_request
+ */
 function pullRequestHead(env: Env): string {
-  if (!env.GITHUB_EVENT_PATH) return '';
-  try {
-    const event = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8')) as {
-      pull_request?: { head?: { ref?: unknown } };
-    };
-    const ref = event.pull_request?.head?.ref;
-    return typeof ref === 'string' ? ref : '';
-  } catch {
-    return '';
+  let event: PullRequestEvent | null = null;
+  if (env.GITHUB_EVENT_PATH) {
+    try {
+      event = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8')) as PullRequestEvent;
+    } catch {
+      event = null;
+    }
   }
+  const head = event?.pull_request?.head;
+  const headRef = env.GITHUB_HEAD_REF || (typeof head?.ref === 'string' ? head.ref : '');
+  if (headRef === '') return '';
+  const repository = env.GITHUB_REPOSITORY ?? '';
+  const headRepo = head?.repo?.full_name;
+  const sameName = typeof headRepo === 'string' && headRepo.toLowerCase() === repository.toLowerCase();
+  const ids = [head?.repo?.id, event?.repository?.id];
+  const sameId = ids.some((id) => id === undefined) || ids[0] === ids[1];
+  if (sameName && sameId) return headRef;
+  const where =
+    typeof headRepo === 'string'
+      ? `lives in ${JSON.stringify(headRepo)}, not in ${repository}`
+      : 'cannot be shown to live in this repository (the event payload names no head repository)';
+  throw new InputError(
+    `${Inputs.Branch}: not given, and the pull request's head branch ${JSON.stringify(headRef)} ${where}; ` +
+      'a fork chooses its branch names, so it cannot choose the branch this job writes. ' +
+      `Set the ${Inputs.Branch} input to a branch of ${repository}`,
+  );
 }
 
 function port(value: string): number {

@@ -9,6 +9,7 @@ import { UpstreamError, type Upstream } from '../github/upstream.js';
 import { snapshotRefs } from '../verify/index.js';
 import { tokenVariables, variableName, writeClientConfigs, type Endpoint } from './client-config.js';
 import { ActionError, parseConfigAnnotated, readConfigText, selectPerimeters } from './config-loader.js';
+import { checkConfigRef } from './config-ref.js';
 import { Inputs, Outputs, READY_TIMEOUT_MS, State } from './constants.js';
 import { launchGateway, scrub } from './gateway-process.js';
 import { readSettings, type Settings } from './inputs.js';
@@ -52,7 +53,8 @@ async function start(
   gatewayScript: string,
   secrets: string[],
 ): Promise<void> {
-  const configRef = settings.configRef ?? (await upstream.getRepository()).defaultBranch;
+  const defaultBranch = settings.configRef === null ? (await upstream.getRepository()).defaultBranch : '';
+  const configRef = settings.configRef ?? defaultBranch;
   const configText = await readConfigText(upstream, settings.configFile, configRef);
   const config = parseConfigAnnotated(configText, settings.configFile);
   const perimeters = selectPerimeters(config, settings.perimeters, settings.branch, configText);
@@ -69,6 +71,14 @@ async function start(
         `create it before this step or set the ${Inputs.Branch} input`,
     );
   }
+  const warning = checkConfigRef({
+    configRef: settings.configRef,
+    defaultBranch,
+    branch: settings.branch,
+    perimeters,
+    heads: snapshot,
+  });
+  if (warning !== null) core.warning(warning);
   await markPending(upstream, startHead, settings.statusContext);
 
   const workDir = realpathSync(mkdtempSync(join(settings.tempDir, 'perimeter-')));

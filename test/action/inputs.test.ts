@@ -52,17 +52,67 @@ describe('readSettings', () => {
   });
 
   describe('when the run is a pull request', () => {
-    it('binds the head branch from GITHUB_HEAD_REF', () => {
-      expect(settings({}, { GITHUB_HEAD_REF: 'feature/x', GITHUB_REF: 'refs/pull/3/merge' }).branch).toBe(
-        'feature/x',
-      );
+    function eventFile(event: unknown): string {
+      const path = join(mkdtempSync(join(tmpdir(), 'perimeter-inputs-')), 'event.json');
+      writeFileSync(path, JSON.stringify(event));
+      return path;
+    }
+    const pr = (ref: string, repo: unknown) => ({
+      pull_request: { head: { ref, repo } },
+      repository: { id: 7, full_name: 'octo/repo' },
     });
-    it('falls back to the event payload', () => {
-      const event = join(mkdtempSync(join(tmpdir(), 'perimeter-inputs-')), 'event.json');
-      writeFileSync(event, JSON.stringify({ pull_request: { head: { ref: 'from-payload' } } }));
-      expect(settings({}, { GITHUB_REF: 'refs/pull/3/merge', GITHUB_EVENT_PATH: event }).branch).toBe(
-        'from-payload',
-      );
+
+    describe('when the head lives in this repository', () => {
+      it('binds the head branch from GITHUB_HEAD_REF', () => {
+        const event = eventFile(pr('feature/x', { full_name: 'Octo/Repo', id: 7 }));
+        const env = {
+          GITHUB_HEAD_REF: 'feature/x',
+          GITHUB_REF: 'refs/pull/3/merge',
+          GITHUB_EVENT_PATH: event,
+        };
+        expect(settings({}, env).branch).toBe('feature/x');
+      });
+      it('falls back to the event payload', () => {
+        const event = eventFile(pr('from-payload', { full_name: 'octo/repo', id: 7 }));
+        expect(settings({}, { GITHUB_REF: 'refs/pull/3/merge', GITHUB_EVENT_PATH: event }).branch).toBe(
+          'from-payload',
+        );
+      });
+    });
+
+    describe('when the head lives in a fork', () => {
+      it('refuses to bind a branch of that name here and says why', () => {
+        const event = eventFile(pr('main', { full_name: 'mallory/repo', id: 99 }));
+        const env = { GITHUB_HEAD_REF: 'main', GITHUB_REF: 'refs/pull/3/merge', GITHUB_EVENT_PATH: event };
+        expect(failure({}, env)).toBe(
+          'branch: not given, and the pull request\'s head branch "main" lives in "mallory/repo", not in ' +
+            'octo/repo; a fork chooses its branch names, so it cannot choose the branch this job writes. ' +
+            'Set the branch input to a branch of octo/repo',
+        );
+      });
+      it('refuses a fork renamed to look like this repository (its id differs)', () => {
+        const event = eventFile(pr('main', { full_name: 'octo/repo', id: 99 }));
+        expect(failure({}, { GITHUB_HEAD_REF: 'main', GITHUB_EVENT_PATH: event })).toContain(
+          'not in octo/repo',
+        );
+      });
+      it('binds the explicit branch input instead', () => {
+        const event = eventFile(pr('main', { full_name: 'mallory/repo', id: 99 }));
+        const env = { GITHUB_HEAD_REF: 'main', GITHUB_EVENT_PATH: event };
+        expect(settings({ [Inputs.Branch]: 'agent/pr-3' }, env).branch).toBe('agent/pr-3');
+      });
+    });
+
+    describe('when the head repository is unknown', () => {
+      it.each([
+        ['no payload', {}],
+        ['a deleted fork (repo null)', { GITHUB_EVENT_PATH: eventFile(pr('main', null)) }],
+        ['an unreadable payload', { GITHUB_EVENT_PATH: '/nonexistent/event.json' }],
+      ])('refuses with %s', (_name, env) => {
+        expect(failure({}, { GITHUB_HEAD_REF: 'main', ...env })).toContain(
+          'cannot be shown to live in this repository',
+        );
+      });
     });
   });
 

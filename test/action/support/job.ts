@@ -29,6 +29,8 @@ export interface JobOptions {
   /** files in the runner's workspace (a checkout an agent can edit) */
   workspaceFiles?: Record<string, string>;
   actionDir: string;
+  /** more runner settings: the event name and payload, GITHUB_REF, GITHUB_HEAD_REF */
+  runner?: Partial<Pick<RunnerOptions, 'eventName' | 'event' | 'headRef' | 'ref' | 'env'>>;
 }
 
 export interface StatusRecord {
@@ -71,6 +73,7 @@ export class Job {
       workspace,
       actionDir: options.actionDir,
       ...(options.inputs && { inputs: options.inputs }),
+      ...options.runner,
     };
     job.runner = new ActionRunner(runnerOptions);
     return job;
