@@ -36118,7 +36118,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(324);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1810);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runMain */ .V)();
 process.exit();
@@ -36128,7 +36128,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 324:
+/***/ 1810:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -38981,8 +38981,8 @@ function core_error(message, properties = {}) {
  * @param message warning issue message. Errors will be converted to string via toString()
  * @param properties optional properties to add to the annotation.
  */
-function warning(message, properties = {}) {
-    issueCommand('warning', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+function core_warning(message, properties = {}) {
+    command_issueCommand('warning', utils_toCommandProperties(properties), message instanceof Error ? message.toString() : message);
 }
 /**
  * Adds a notice issue
@@ -47137,6 +47137,66 @@ function keyPosition(text, path) {
     return key?.range ? lineCounter.linePos(key.range[0]) : null;
 }
 
+;// CONCATENATED MODULE: ./src/action/config-ref.ts
+
+
+const SHA = /^[0-9a-f]{7,40}$/i;
+/** The branch a ref names, or null for tags and commit SHAs. Git reads `x`, `heads/x` and `refs/heads/x` alike. */
+function branchOf(ref) {
+    if (ref.startsWith('refs/heads/'))
+        return ref.slice('refs/heads/'.length);
+    if (ref.startsWith('heads/'))
+        return ref.slice('heads/'.length);
+    if (ref.startsWith('refs/') || ref.startsWith('tags/') || SHA.test(ref))
+        return null;
+    return ref;
+}
+/** Why the job may write `name`: it is the bound branch, or a perimeter's `branches` list names it; or null. */
+function writableBecause(name, facts) {
+    if (name === facts.branch)
+        return 'it is the bound branch';
+    const bindable = facts.perimeters.filter((p) => p.spec.branches !== null && p.allowsBranch(name));
+    if (bindable.length === 0)
+        return null;
+    return `its branches list lets perimeter ${bindable.map((p) => JSON.stringify(p.name)).join(', ')} be bound to it`;
+}
+/**
+ * Refuses a config-ref whose contents the agents' side can choose: the bound branch, a branch an exposed
+ * perimeter may be bound to, or a commit SHA that is the head of such a branch. A branch that may be written
+ * could otherwise widen its own perimeter. Returns a warning when the default branch is the bound branch
+ * (the file is protected there, but whoever may push to that branch picks the perimeters).
+ */
+function checkConfigRef(facts) {
+    const ref = facts.configRef;
+    if (ref === null) {
+        if (facts.defaultBranch !== facts.branch)
+            return null;
+        return (`${Inputs.ConfigRef}: not given, so the default branch "${facts.branch}" is read, and it is also the ` +
+            'bound branch: the perimeters come from the branch the agents write. The file is protected there, but ' +
+            'whoever may push to that branch picks the perimeters; pin a tag or a branch no perimeter may write');
+    }
+    const named = branchOf(ref);
+    let because = null;
+    let branch = named;
+    if (named !== null)
+        because = writableBecause(named, facts);
+    else if (SHA.test(ref)) {
+        for (const [name, sha] of Object.entries(facts.heads)) {
+            if (!name.startsWith('refs/heads/') || !sha.toLowerCase().startsWith(ref.toLowerCase()))
+                continue;
+            branch = name.slice('refs/heads/'.length);
+            because = writableBecause(branch, facts);
+            if (because !== null)
+                break;
+        }
+    }
+    if (because === null)
+        return null;
+    throw new ActionError(`${Inputs.ConfigRef}: ${JSON.stringify(ref)} ${named === null ? `is the head of branch "${branch}"` : `names branch "${branch}"`}, ` +
+        `and this job may write that branch (${because}); a branch that may be written could widen its own ` +
+        'perimeter. Read the perimeters file from the default branch, a tag, or a branch no exposed perimeter may be bound to');
+}
+
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 ;// CONCATENATED MODULE: external "node:timers/promises"
@@ -47363,7 +47423,7 @@ function perimeterList(value) {
 }
 function boundBranch(value, env) {
     const explicit = value.replace(/^refs\/heads\//, '');
-    const branch = explicit || env.GITHUB_HEAD_REF || pullRequestHead(env) || headsRef(env.GITHUB_REF);
+    const branch = explicit || pullRequestHead(env) || headsRef(env.GITHUB_REF);
     if (!branch) {
         throw new InputError(`${Inputs.Branch}: not given, and this run is neither a pull request nor on a branch ` +
             `(GITHUB_REF is ${JSON.stringify(env.GITHUB_REF ?? '')}); set the input`);
@@ -47379,17 +47439,41 @@ function boundBranch(value, env) {
 function headsRef(ref) {
     return ref?.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : '';
 }
+/**
+ * The pull request's head branch, when this run is for a pull request whose head lives in this repository;
+ * '' when the run is not for a pull request. A head in another repository (a fork) names a branch there, and
+ * its author picks the name: `main` in a fork must never bind this repository's `main`. Without proof that
+ * the head is here, refuse and ask for an explicit `branch`.
+ * The payload's `pull_request.head.repo` is the head repository (null when a fork was deleted):
+ * https://docs.github.com/en/webhooks/webhook-events-and-payloads#pull_request
+ */
 function pullRequestHead(env) {
-    if (!env.GITHUB_EVENT_PATH)
-        return '';
-    try {
-        const event = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
-        const ref = event.pull_request?.head?.ref;
-        return typeof ref === 'string' ? ref : '';
+    let event = null;
+    if (env.GITHUB_EVENT_PATH) {
+        try {
+            event = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
+        }
+        catch {
+            event = null;
+        }
     }
-    catch {
+    const head = event?.pull_request?.head;
+    const headRef = env.GITHUB_HEAD_REF || (typeof head?.ref === 'string' ? head.ref : '');
+    if (headRef === '')
         return '';
-    }
+    const repository = env.GITHUB_REPOSITORY ?? '';
+    const headRepo = head?.repo?.full_name;
+    const sameName = typeof headRepo === 'string' && headRepo.toLowerCase() === repository.toLowerCase();
+    const ids = [head?.repo?.id, event?.repository?.id];
+    const sameId = ids.some((id) => id === undefined) || ids[0] === ids[1];
+    if (sameName && sameId)
+        return headRef;
+    const where = typeof headRepo === 'string'
+        ? `lives in ${JSON.stringify(headRepo)}, not in ${repository}`
+        : 'cannot be shown to live in this repository (the event payload names no head repository)';
+    throw new InputError(`${Inputs.Branch}: not given, and the pull request's head branch ${JSON.stringify(headRef)} ${where}; ` +
+        'a fork chooses its branch names, so it cannot choose the branch this job writes. ' +
+        `Set the ${Inputs.Branch} input to a branch of ${repository}`);
 }
 function port(value) {
     if (value === '')
@@ -47464,6 +47548,7 @@ const nullState = {
 
 
 
+
 /** dist/main/index.js -> dist/gateway/index.js */
 function defaultGatewayScript() {
     return (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)((0,external_node_url_.fileURLToPath)(import.meta.url)), '..', 'gateway', 'index.js');
@@ -47492,7 +47577,8 @@ async function runMain(store = actionsState, gatewayScript = defaultGatewayScrip
     }
 }
 async function start(settings, upstream, store, gatewayScript, secrets) {
-    const configRef = settings.configRef ?? (await upstream.getRepository()).defaultBranch;
+    const defaultBranch = settings.configRef === null ? (await upstream.getRepository()).defaultBranch : '';
+    const configRef = settings.configRef ?? defaultBranch;
     const configText = await readConfigText(upstream, settings.configFile, configRef);
     const config = parseConfigAnnotated(configText, settings.configFile);
     const perimeters = selectPerimeters(config, settings.perimeters, settings.branch, configText);
@@ -47506,6 +47592,15 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
         throw new ActionError(`branch "${settings.branch}" does not exist in ${settings.owner}/${settings.repo}; ` +
             `create it before this step or set the ${Inputs.Branch} input`);
     }
+    const warning = checkConfigRef({
+        configRef: settings.configRef,
+        defaultBranch,
+        branch: settings.branch,
+        perimeters,
+        heads: snapshot,
+    });
+    if (warning !== null)
+        core_warning(warning);
     await markPending(upstream, startHead, settings.statusContext);
     const workDir = (0,external_node_fs_namespaceObject.realpathSync)((0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)(settings.tempDir, 'perimeter-')));
     const snapshotText = JSON.stringify(snapshot);

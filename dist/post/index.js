@@ -47379,7 +47379,7 @@ function perimeterList(value) {
 }
 function boundBranch(value, env) {
     const explicit = value.replace(/^refs\/heads\//, '');
-    const branch = explicit || env.GITHUB_HEAD_REF || pullRequestHead(env) || headsRef(env.GITHUB_REF);
+    const branch = explicit || pullRequestHead(env) || headsRef(env.GITHUB_REF);
     if (!branch) {
         throw new InputError(`${Inputs.Branch}: not given, and this run is neither a pull request nor on a branch ` +
             `(GITHUB_REF is ${JSON.stringify(env.GITHUB_REF ?? '')}); set the input`);
@@ -47395,17 +47395,41 @@ function boundBranch(value, env) {
 function headsRef(ref) {
     return ref?.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : '';
 }
+/**
+ * The pull request's head branch, when this run is for a pull request whose head lives in this repository;
+ * '' when the run is not for a pull request. A head in another repository (a fork) names a branch there, and
+ * its author picks the name: `main` in a fork must never bind this repository's `main`. Without proof that
+ * the head is here, refuse and ask for an explicit `branch`.
+ * The payload's `pull_request.head.repo` is the head repository (null when a fork was deleted):
+ * https://docs.github.com/en/webhooks/webhook-events-and-payloads#pull_request
+ */
 function pullRequestHead(env) {
-    if (!env.GITHUB_EVENT_PATH)
-        return '';
-    try {
-        const event = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
-        const ref = event.pull_request?.head?.ref;
-        return typeof ref === 'string' ? ref : '';
+    let event = null;
+    if (env.GITHUB_EVENT_PATH) {
+        try {
+            event = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
+        }
+        catch {
+            event = null;
+        }
     }
-    catch {
+    const head = event?.pull_request?.head;
+    const headRef = env.GITHUB_HEAD_REF || (typeof head?.ref === 'string' ? head.ref : '');
+    if (headRef === '')
         return '';
-    }
+    const repository = env.GITHUB_REPOSITORY ?? '';
+    const headRepo = head?.repo?.full_name;
+    const sameName = typeof headRepo === 'string' && headRepo.toLowerCase() === repository.toLowerCase();
+    const ids = [head?.repo?.id, event?.repository?.id];
+    const sameId = ids.some((id) => id === undefined) || ids[0] === ids[1];
+    if (sameName && sameId)
+        return headRef;
+    const where = typeof headRepo === 'string'
+        ? `lives in ${JSON.stringify(headRepo)}, not in ${repository}`
+        : 'cannot be shown to live in this repository (the event payload names no head repository)';
+    throw new InputError(`${Inputs.Branch}: not given, and the pull request's head branch ${JSON.stringify(headRef)} ${where}; ` +
+        'a fork chooses its branch names, so it cannot choose the branch this job writes. ' +
+        `Set the ${Inputs.Branch} input to a branch of ${repository}`);
 }
 function port(value) {
     if (value === '')
