@@ -142,8 +142,8 @@ describe('protectedRule with a configured config file', () => {
 describe('credentialFileRule names', () => {
   it.each([
     ['_netrc', '_netrc'],
-    ['a/id_ecdsa_sk', 'id_ecdsa_sk'],
-    ['id_ed25519_sk', 'id_ed25519_sk'],
+    ['a/id_ecdsa_sk', 'id_ecdsa*'],
+    ['id_ed25519_sk', 'id_ed25519*'],
     ['Makefile', null],
     ['s.tfstate.backup', '*.tfstate.backup'],
     ['x.backup', null],

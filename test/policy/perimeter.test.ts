@@ -64,7 +64,7 @@ describe('Perimeter.canRead', () => {
     ['src/.env', false, 'credential file: .env'],
     ['src/deploy.key', false, 'credential file: *.key'],
     ['fixtures/server.pem', true, 'read glob "fixtures/**", allow-credential-files "fixtures/*.pem"'],
-    ['fixtures/id_rsa', false, 'credential file: id_rsa'],
+    ['fixtures/id_rsa', false, 'credential file: id_rsa*'],
     ['src/../secret', false, 'invalid path: ".." segment'],
     ['src/.git/config', false, 'invalid path: ".git" segment: the git directory is off limits'],
   ])('when the path is %j', (path, allowed, rule) => {
