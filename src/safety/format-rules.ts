@@ -1,48 +1,6 @@
 import { RANK, type Finding } from './finding.js';
 import { isPlaceholder } from './placeholders.js';
-
-/**
- * What secretlint's recommended rules lack, recognised by format alone. Where secretlint has the
- * provider, these patterns are looser (other lengths, newer prefixes): overlapping findings merge.
- */
-const FORMATS: ReadonlyArray<{ kind: string; pattern: RegExp }> = [
-  {
-    kind: 'GitHub token',
-    pattern:
-      /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9_]{30,251}|github_pat_[A-Za-z0-9_]{22,244})(?![A-Za-z0-9_])/g,
-  },
-  {
-    kind: 'GitLab token',
-    pattern: /(?<![A-Za-z0-9_-])gl(?:pat|dt|rt|ptt|cbt|soat|ft)-[A-Za-z0-9_-]{20,255}(?![A-Za-z0-9_-])/g,
-  },
-  {
-    kind: 'OpenAI API key',
-    pattern: /(?<![A-Za-z0-9_-])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,255}(?![A-Za-z0-9_-])/g,
-  },
-  {
-    kind: 'Anthropic API key',
-    pattern: /(?<![A-Za-z0-9_-])sk-ant-[a-z]{2,8}\d{0,3}-[A-Za-z0-9_-]{20,255}(?![A-Za-z0-9_-])/g,
-  },
-  {
-    kind: 'Stripe key',
-    pattern: /(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247}(?![A-Za-z0-9_])/g,
-  },
-  {
-    kind: 'Stripe webhook secret',
-    pattern: /(?<![A-Za-z0-9_])whsec_[A-Za-z0-9+/=]{24,128}(?![A-Za-z0-9_])/g,
-  },
-  { kind: 'Google API key', pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g },
-  { kind: 'Hugging Face token', pattern: /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,64}(?![A-Za-z0-9_])/g },
-  { kind: 'PyPI token', pattern: /(?<![A-Za-z0-9_-])pypi-AgE[A-Za-z0-9_-]{50,}(?![A-Za-z0-9_-])/g },
-  { kind: 'Docker Hub token', pattern: /(?<![A-Za-z0-9_-])dckr_pat_[A-Za-z0-9_-]{20,64}(?![A-Za-z0-9_-])/g },
-  { kind: 'npm token', pattern: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36,64}(?![A-Za-z0-9_])/g },
-  { kind: 'Slack token', pattern: /(?<![A-Za-z0-9_-])xox[abeoprs]-[A-Za-z0-9-]{10,255}(?![A-Za-z0-9_-])/g },
-  {
-    kind: 'JSON Web Token',
-    pattern:
-      /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?![A-Za-z0-9_-])/g,
-  },
-];
+import { PROVIDER_FORMATS } from './provider-formats.js';
 
 /**
  * A whole private-key block, whatever its content (placeholders too: a false positive costs a look).
@@ -105,7 +63,7 @@ export function formatFindings(text: string): Finding[] {
   const add = (start: number, end: number, kind: string, rank: number): void => {
     found.push({ start, end, kind, credential: true, rank });
   };
-  for (const { kind, pattern } of FORMATS) {
+  for (const { kind, pattern } of PROVIDER_FORMATS) {
     for (const m of matches(pattern, text)) add(m.index, m.index + m[0].length, kind, RANK.format);
   }
   for (const { begin, end } of KEY_BLOCKS) {

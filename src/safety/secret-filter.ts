@@ -2,9 +2,12 @@ import type { AnswerFilter, Redaction } from './answer-filter.js';
 import { extraSecretFindings, extraSecretMatcher } from './extra-secrets.js';
 import type { Finding } from './finding.js';
 import { formatFindings } from './format-rules.js';
+import { keyMaterialFindings } from './key-material.js';
+import { normalizeForDetection, originalSpan } from './normalize.js';
 import { RedactionCache } from './redaction-cache.js';
 import { secretlintFindings } from './secretlint-detector.js';
 import { settingFindings } from './secret-settings.js';
+import { spokenFindings } from './spoken-secrets.js';
 
 export interface SecretFilterOptions {
   /**
@@ -65,8 +68,9 @@ export function applyRedaction(text: string, spans: Finding[]): Redaction {
 
 /**
  * The content-safety filter: secretlint's recommended rules (minus comment-based opt-outs), the
- * formats they lack, whole private-key blocks, URL passwords, values of settings named for secrets,
- * and the given extra secrets. Decisions rest on the text's form, never on known secret values
+ * provider formats they lack, whole private-key blocks (also base64-encoded), AWS secrets beside their
+ * key ID, URL passwords, values of settings named for secrets, passwords in prose and on command lines,
+ * and the given extra secrets, all on the text with invisible characters dropped and NFKC applied. Decisions rest on the text's form, never on known secret values
  * (except the extra secrets), so hiding does not confirm a guess.
  * Pass only text: deciding what is binary (and not scanning it) is the caller's job.
  */
@@ -76,14 +80,26 @@ export function createSecretFilter(options: SecretFilterOptions = {}): SecretFil
   let scans = 0;
   let cached = 0;
 
+  async function detectIn(text: string): Promise<Finding[]> {
+    return (await secretlintFindings(text)).concat(
+      formatFindings(text),
+      keyMaterialFindings(text),
+      settingFindings(text),
+      spokenFindings(text),
+      extraSecretFindings(text, extra),
+    );
+  }
+
+  /** Detection runs on the text as a model reads it (see normalizeForDetection); spans map back. */
   async function detect(text: string): Promise<Finding[]> {
     if (typeof text !== 'string') throw new TypeError(`expected text, got ${typeof text}`);
     scans++;
-    const found = (await secretlintFindings(text)).concat(
-      formatFindings(text),
-      settingFindings(text),
-      extraSecretFindings(text, extra),
-    );
+    const normalized = normalizeForDetection(text);
+    if (normalized === null) return mergeFindings(await detectIn(text));
+    const found = (await detectIn(normalized.text)).map((finding) => {
+      const [start, end] = originalSpan(normalized, finding.start, finding.end);
+      return { ...finding, start, end };
+    });
     return mergeFindings(found);
   }
 

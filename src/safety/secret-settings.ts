@@ -42,6 +42,37 @@ const ENCODING_WORDS = new Set([
   'plaintext',
 ]);
 
+/** Trailing words that say where or which, not what: `NAME_PASSWORD_PROD`, `db_token_2`. */
+const QUALIFIER_WORDS = new Set([
+  'prod',
+  'production',
+  'dev',
+  'development',
+  'stage',
+  'staging',
+  'test',
+  'testing',
+  'qa',
+  'uat',
+  'local',
+  'live',
+  'sandbox',
+  'preview',
+  'primary',
+  'secondary',
+  'backup',
+  'old',
+  'new',
+  'next',
+  'prev',
+  'previous',
+  'current',
+  'default',
+  'main',
+  'ro',
+  'rw',
+]);
+
 /** The kind of secret a setting's name announces, or null for any other name. */
 export function secretKindOfName(name: string): string | null {
   const words = name
@@ -49,7 +80,12 @@ export function secretKindOfName(name: string): string | null {
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter((word) => word !== '');
-  while (words.length > 1 && ENCODING_WORDS.has(words.at(-1) ?? '')) words.pop();
+  for (let last = words.at(-1); words.length > 1 && last !== undefined; last = words.at(-1)) {
+    if (ENCODING_WORDS.has(last) || QUALIFIER_WORDS.has(last) || /^\d+$/.test(last)) words.pop();
+    else break;
+  }
+  // `password2`, `token1`: a number glued to the name
+  if (words.length > 0) words[words.length - 1] = words.at(-1)!.replace(/(?<=[a-z])\d{1,3}$/, '');
   const last = words.at(-1);
   const before = words.at(-2);
   if (last === undefined) return null;
@@ -71,7 +107,7 @@ const NAME_STEM = /pass|pwd|pw|secret|token|auth|cred|key|bearer|pat/gi;
 const NAME_CHAR = /[A-Za-z0-9_.$@-]/;
 /** At a name's start (with its opening quote, JSON-escaped or not): the name, then an assignment. */
 const ASSIGNMENT_AT =
-  /(\\?["'`]?)([A-Za-z_$@][A-Za-z0-9_.$@-]{0,100})\1[ \t]*\??[ \t]*(?::=|===?|=>|=|:)(?![=:])[ \t]*/y;
+  /(\\?["'`]?)([A-Za-z_$@][A-Za-z0-9_.$@-]{0,100})\1\]?[ \t]*\??[ \t]*(?::=|===?|=>|=|:)(?![=:])[ \t]*/y;
 
 /**
  * Assignments to names that may announce a secret, as `[start of the match, name, start of the value]`.
@@ -87,6 +123,8 @@ function* assignments(text: string, coveredTo: () => number): Generator<[number,
     while (start > floor && NAME_CHAR.test(text[start - 1] ?? '')) start--;
     while (end < text.length && NAME_CHAR.test(text[end] ?? '')) end++;
     examinedTo = end;
+    // `--password=x`: a flag's dashes are no part of its name
+    while (text[start] === '-' && start < end) start++;
     let at = start;
     if (`"'\``.includes(text[at - 1] ?? 'x')) at -= text[at - 2] === '\\' ? 2 : 1;
     ASSIGNMENT_AT.lastIndex = at;
@@ -102,6 +140,8 @@ const NAME_VALUE_PAIR =
   /\bname:[ \t]*["']?([A-Za-z_][A-Za-z0-9_.-]{0,100})["']?[ \t]*\r?\n[ \t]*(?:-[ \t]+)?value:[ \t]*/g;
 /** Dockerfile `ENV NAME value` (the `ENV NAME=value` form is an ordinary assignment). */
 const DOCKER_ENV = /^[ \t]*ENV[ \t]+([A-Za-z_][A-Za-z0-9_]{0,100})[ \t]+(?=[^\s=])/gm;
+/** A call whose first argument names a secret and whose second is a literal: `define('DB_PASSWORD', 'x')`, `setenv("TOKEN", "x")`. */
+const CALL_ARGUMENTS = /\([ \t]*(["'])([A-Za-z_][A-Za-z0-9_.-]{0,100})\1[ \t]*,[ \t]*(?=["'])/g;
 /** `curl -u user:password`, `--user user:password`: the password. */
 const USER_FLAG = /(?<![A-Za-z0-9_-])(?:-u|--user)[ \t]+["']?[^\s:"']{1,100}:(?=[^\s"'])/g;
 
@@ -196,7 +236,12 @@ export function settingFindings(text: string): Finding[] {
   let hiddenTo = 0;
   for (const [at, name, valueAt] of assignments(text, () => hiddenTo)) {
     const kind = secretKindOfName(name);
-    const span = kind ? assignedValue(text, at, valueAt) : null;
+    let span = kind ? assignedValue(text, at, valueAt) : null;
+    // `--password=x https://...`: a flag's value is one word
+    if (span && text[at - 1] === '-' && !`"'`.includes(text[span.start - 1] ?? '')) {
+      const space = text.slice(span.start, span.end).search(/\s/);
+      if (space !== -1) span = { start: span.start, end: span.start + space };
+    }
     if (kind && span) {
       add(span, kind);
       hiddenTo = span.end;
@@ -208,6 +253,11 @@ export function settingFindings(text: string): Finding[] {
       const at = (m.index ?? 0) + m[0].length;
       if (kind && at >= hiddenTo) add(assignedValue(text, m.index ?? 0, at), kind);
     }
+  }
+  for (const m of text.matchAll(CALL_ARGUMENTS)) {
+    const kind = secretKindOfName(m[2] ?? '');
+    const span = kind ? quotedValue(text, (m.index ?? 0) + m[0].length) : null;
+    if (kind && span && !isPlaceholder(text.slice(span.start, span.end))) add(span, kind);
   }
   for (const m of text.matchAll(USER_FLAG)) {
     const at = (m.index ?? 0) + m[0].length;

@@ -80,6 +80,74 @@ export function providerSamples(): Array<{ kind: string; value: string }> {
       value: j('ey', 'J', fill('jwt1', 20), '.ey', 'J', fill('jwt2', 30), '.', fill('jwt3', 43)),
     },
     { kind: 'private key', value: privateKeyBlock() },
+    ...roundTwoSamples(),
+  ];
+}
+
+const HEX = '0123456789abcdef';
+const LOWER_ALNUM = 'abcdefghijklmnopqrstuvwxyz0123456789';
+const BECH32 = 'QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L';
+
+/** The provider formats added from gitleaks' and trufflehog's lists (src/safety/provider-formats.ts). */
+function roundTwoSamples(): Array<{ kind: string; value: string }> {
+  return [
+    { kind: 'Telegram bot token', value: j('1234', '56789:AA', 'FAKE', fill('tg', 29)) },
+    { kind: 'Groq API key', value: j('gs', 'k_', 'FAKE', fill('groq', 48)) },
+    { kind: 'xAI API key', value: j('xa', 'i-', 'FAKE', fill('xai', 76)) },
+    { kind: 'Perplexity API key', value: j('pp', 'lx-', 'FAKE', fill('pplx', 44)) },
+    { kind: 'Replicate token', value: j('r', '8_', 'FAKE', fill('r8', 33)) },
+    { kind: 'LangSmith API key', value: j('lsv2', '_pt_', fill('ls1', 32, HEX), '_', fill('ls2', 10, HEX)) },
+    { kind: 'Google OAuth client secret', value: j('GOC', 'SPX-', 'FAKE', fill('gocspx', 24)) },
+    { kind: 'RubyGems API key', value: j('ruby', 'gems_', fill('gem', 48, HEX)) },
+    { kind: 'Clojars token', value: j('CLO', 'JARS_', fill('clj', 60, LOWER_ALNUM)) },
+    { kind: 'Artifactory token', value: j('AK', 'Cp', 'FAKE', fill('art', 65)) },
+    { kind: 'Slack token', value: j('xa', 'pp-1-', 'A0FAKE', '-1234567890-', fill('xapp', 40, HEX)) },
+    {
+      kind: 'Discord webhook URL',
+      value: j('https://discord.com/api/', 'webhooks/', '123456789012345678/', 'FAKE', fill('dw', 64)),
+    },
+    { kind: 'Twilio API key', value: j('S', 'K', fill('twilio', 32, HEX)) },
+    { kind: 'Mailchimp API key', value: j(fill('mc', 32, HEX), '-u', 's12') },
+    { kind: 'Atlassian API token', value: j('ATA', 'TT3', 'FAKE', fill('atl', 182)) },
+    { kind: 'Azure AD client secret', value: j('abc', '8Q', '~', 'FAKE', fill('azure', 30)) },
+    { kind: 'Alibaba Cloud access key ID', value: j('LT', 'AI', 'FAKE', fill('ali', 16)) },
+    { kind: 'DigitalOcean token', value: j('do', 'p_v1_', fill('do', 64, HEX)) },
+    { kind: 'Databricks token', value: j('da', 'pi', fill('dbx', 32, HEX)) },
+    { kind: 'Doppler token', value: j('dp', '.pt.', 'FAKE', fill('doppler', 39)) },
+    { kind: 'HashiCorp Vault token', value: j('hv', 's.', 'FAKE', fill('vault', 92)) },
+    { kind: 'Terraform Cloud token', value: j(fill('tfc', 14), '.atlas', 'v1.', 'FAKE', fill('tfc2', 62)) },
+    { kind: 'Pulumi token', value: j('pu', 'l-', fill('pulumi', 40, HEX)) },
+    { kind: 'Heroku API key', value: j('HR', 'KU-AA', 'FAKE', fill('heroku', 54)) },
+    { kind: 'Fly.io token', value: j('fo', '1_', 'FAKE', fill('fly', 39)) },
+    { kind: 'Grafana token', value: j('gl', 'sa_', fill('graf', 32), '_', fill('graf2', 8, HEX)) },
+    { kind: 'Sentry token', value: j('sntr', 'yu_', fill('sentry', 64, HEX)) },
+    { kind: 'New Relic key', value: j('NR', 'AK-', 'FAKE', fill('nr', 23, ALNUM_UPPER)) },
+    { kind: 'Dynatrace token', value: j('dt0', 'c01.', fill('dt1', 24, ALNUM_UPPER), '.', fill('dt2', 64)) },
+    { kind: 'Postman API key', value: j('PM', 'AK-', fill('pm1', 24, HEX), '-', fill('pm2', 34, HEX)) },
+    { kind: 'Notion token', value: j('nt', 'n_', '12345678901', 'FAKE', fill('notion', 31)) },
+    { kind: 'PlanetScale token', value: j('pscale', '_tkn_', 'FAKE', fill('ps', 40)) },
+    { kind: 'Supabase key', value: j('sb', 'p_', fill('supa', 40, HEX)) },
+    { kind: 'Prefect API key', value: j('pn', 'u_', 'FAKE', fill('prefect', 32)) },
+    { kind: 'ReadMe API key', value: j('rd', 'me_', fill('readme', 70, LOWER_ALNUM)) },
+    { kind: 'Scalingo token', value: j('tk-', 'us-', 'FAKE', fill('scalingo', 44)) },
+    { kind: 'Tailscale key', value: j('tskey', '-auth-', 'kFAKE1', '-', fill('ts', 30)) },
+    { kind: 'Typeform token', value: j('tf', 'p_', 'FAKE', fill('tf', 55)) },
+    { kind: 'Shippo token', value: j('shippo', '_live_', fill('shippo', 40, HEX)) },
+    { kind: 'Square token', value: j('sq0', 'csp-', 'FAKE', fill('square', 39)) },
+    { kind: 'Flutterwave key', value: j('FLW', 'SECK_TEST-', fill('flw', 32, 'abcdefgh0123456789'), '-X') },
+    { kind: 'Duffel token', value: j('duffel', '_test_', 'FAKE', fill('duffel', 39)) },
+    { kind: 'EasyPost API key', value: j('EZ', 'AK', 'FAKE', fill('easypost', 50)) },
+    { kind: 'Facebook access token', value: j('EA', 'AC', 'FAKE', fill('fb', 120)) },
+    { kind: 'Mapbox secret token', value: j('sk', '.eyJ', fill('mb1', 60), '.', fill('mb2', 22)) },
+    { kind: 'Age secret key', value: j('AGE-', 'SECRET-KEY-1', fill('age', 58, BECH32)) },
+    {
+      kind: 'Cloudflare origin CA key',
+      value: j('v1', '.0-', fill('cf1', 24, HEX), '-', fill('cf2', 146, HEX)),
+    },
+    {
+      kind: 'Discord bot token',
+      value: j('MTA', 'FAKE', fill('disc1', 20), '.', fill('disc2', 6), '.', fill('disc3', 38)),
+    },
   ];
 }
 

@@ -54,6 +54,21 @@ describe('secret-named settings', () => {
         'login --password [hidden: password] --user me',
       ],
       [
+        'shell export, qualified name',
+        `export NAME_PASSWORD_PROD=${pw}`,
+        'export NAME_PASSWORD_PROD=[hidden: password]',
+      ],
+      ['numbered name', `DB_PASSWORD2=${pw}`, 'DB_PASSWORD2=[hidden: password]'],
+      ['PHP define', `define('DB_PASSWORD', '${pw}');`, `define('DB_PASSWORD', '[hidden: password]');`],
+      ['C setenv', `setenv("API_TOKEN", "${pw}", 1);`, 'setenv("API_TOKEN", "[hidden: token]", 1);'],
+      ['Ruby ENV[]', `ENV['DB_PASSWORD'] = '${pw}'`, `ENV['DB_PASSWORD'] = '[hidden: password]'`],
+      ['flag with =, quoted', `--password="${pw} two"`, '--password="[hidden: password]"'],
+      [
+        'flag with =',
+        `wget --password=${pw} https://x.test`,
+        'wget --password=[hidden: password] https://x.test',
+      ],
+      [
         'YAML block',
         `private_key: |\n  line-one-${pw}\n  line-two\nnext: 1`,
         'private_key: |\n[hidden: private key]\nnext: 1',
@@ -97,6 +112,9 @@ describe('secret-named settings', () => {
       'env:\n  - name: API_TOKEN\n    value: ${{ secrets.API_TOKEN }}',
       'curl -u "$USER:$PASSWORD" https://x.test',
       'ENV DB_PASSWORD_FILE /run/secrets/db',
+      "define('DB_PASSWORD', getenv('DB_PASSWORD'));",
+      'headers.set("Authorization", token)',
+      "ENV['API_TOKEN'] = ENV.fetch('X')",
     ])('keeps %j', async (text) => {
       expect(await redact(text)).toBe(text);
     });
@@ -118,6 +136,10 @@ describe('secretKindOfName', () => {
     ['AWS_SECRET_ACCESS_KEY', 'secret key'],
     ['AccountKey', 'secret key'],
     ['credentials', 'credential'],
+    ['NAME_PASSWORD_PROD', 'password'],
+    ['stripe_secret_live', 'secret'],
+    ['API_TOKEN_2', 'token'],
+    ['password1', 'password'],
   ])('%s announces a %s', (name, kind) => {
     expect(secretKindOfName(name)).toBe(kind);
   });
@@ -132,6 +154,8 @@ describe('secretKindOfName', () => {
     'author',
     'secrets',
     'monkey',
+    'PASSWORD_FILE',
+    'token_count_prod',
   ])('%s announces nothing', (name) => {
     expect(secretKindOfName(name)).toBeNull();
   });
