@@ -3,6 +3,7 @@ import picomatch from 'picomatch';
 import { GLOB_OPTIONS, validatePath, type Perimeter } from '../policy/index.js';
 import { UpstreamError, type TreeChange } from '../github/upstream.js';
 import type { AnswerFilter } from '../safety/answer-filter.js';
+import { readableRuns } from '../safety/binary-text.js';
 import { decodeText } from './file-answer.js';
 import type { Snapshot, RepoView } from './repo-view.js';
 import { parentOf } from './tree-index.js';
@@ -18,11 +19,13 @@ export interface PushRequest {
 }
 
 export interface PushResult {
-  /** null when the tree came out unchanged and no commit was made */
+  /** null when the tree came out unchanged and no commit was made (never when a written file is unreadable) */
   commit: string | null;
   head: string;
   files: string[];
   deletions: string[];
+  /** binary files whose content could only partly be scanned for credentials, and why */
+  unscanned?: string[];
 }
 
 interface Prepared {
@@ -57,8 +60,9 @@ export class Pusher {
     const problems: string[] = [];
     const files = this.prepare(perimeter, request, deletions, problems);
     notes.content = files.map((f) => ({ path: f.path, ...digest(f.bytes) }));
+    const unscanned: string[] = [];
     if (problems.length === 0)
-      problems.push(...(await this.credentialProblems(perimeter, request.message, files)));
+      problems.push(...(await this.credentialProblems(perimeter, request.message, files, unscanned)));
     if (problems.length > 0) throw refusal(problems, notes);
 
     let base = await this.view.snapshot();
@@ -79,8 +83,15 @@ export class Pusher {
       });
       for (const path of deletions) changes.push({ path, sha: null });
       const tree = await this.view.upstream.createTree(base.commit.tree, changes);
-      const result = { head: base.head, files: files.map((f) => f.path), deletions };
-      if (tree === base.commit.tree) {
+      const result = {
+        head: base.head,
+        files: files.map((f) => f.path),
+        deletions,
+        ...(unscanned.length > 0 ? { unscanned } : {}),
+      };
+      // A write-only file answers alike whatever it held: an unchanged tree still makes a commit when
+      // a written file is unreadable, or `commit: null` would confirm a guess of its content.
+      if (tree === base.commit.tree && files.every((f) => perimeter.canRead(f.path).allowed)) {
         notes.reason = 'no change: the files already have this content';
         return { ...result, commit: null };
       }
@@ -144,6 +155,13 @@ export class Pusher {
       const decision = perimeter.canWrite(path);
       if (!decision.allowed) problems.push(`${path}: not writable (${decision.rule})`);
     };
+    // Deleting answers by whether the file exists, so it needs read access: a write-only path must
+    // answer alike whether or not something is there.
+    const checkDeletion = (path: string): void => {
+      checkPath(path);
+      if (validatePath(path).ok && perimeter.canWrite(path).allowed && !perimeter.canRead(path).allowed)
+        problems.push(`${path}: cannot delete a path this endpoint cannot read`);
+    };
     const prepared: Prepared[] = [];
     let total = 0;
     for (const file of request.files) {
@@ -165,7 +183,7 @@ export class Pusher {
     }
     if (total > limits.bytesPerPush)
       problems.push(`${total} bytes in all, the limit is ${limits.bytesPerPush} per push`);
-    for (const path of deletions) checkPath(path);
+    for (const path of deletions) checkDeletion(path);
     return prepared;
   }
 
@@ -173,6 +191,7 @@ export class Pusher {
     perimeter: Perimeter,
     message: string,
     files: Prepared[],
+    unscanned: string[],
   ): Promise<string[]> {
     const allowed =
       perimeter.spec.allowSecretsIn.length > 0
@@ -188,8 +207,15 @@ export class Pusher {
     if (inPaths.length > 0)
       problems.push(`a file path looks like it contains a credential (${[...new Set(inPaths)].join(', ')})`);
     for (const file of files) {
-      const text = file.text ?? decodeText(file.bytes);
-      if (text === null || allowed(file.path)) continue;
+      if (allowed(file.path)) continue;
+      let text = file.text ?? decodeText(file.bytes);
+      if (text === null) {
+        // binary: its readable runs are scanned; what is compressed or encrypted cannot be
+        const runs = readableRuns(file.bytes);
+        text = runs.text;
+        if (runs.packed !== null)
+          unscanned.push(`${file.path}: ${runs.packed}; only its uncompressed parts were scanned`);
+      }
       const kinds = await this.filter.findCredentials(text);
       if (kinds.length > 0)
         problems.push(

@@ -251,6 +251,48 @@ describe('content safety through the gateway', () => {
       expect(await h.head()).toBe(head);
     });
 
+    describe('when the content is binary', () => {
+      const token = () => sample.github('binary-push');
+      it.each([
+        [
+          'a NUL byte before a token',
+          () => Buffer.concat([Buffer.from([0, 1, 2, 0]), Buffer.from(`t=${token()}`)]),
+        ],
+        ['a token in UTF-16', () => Buffer.from(`\ufeffkey=${token()}`, 'utf16le')],
+        [
+          'a private key after invalid UTF-8',
+          () => Buffer.concat([Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(privateKeyBlock())]),
+        ],
+        [
+          'an uncompressed (stored) zip entry',
+          () => Buffer.concat([Buffer.from([0x50, 0x4b, 3, 4, 0, 0]), Buffer.from(`token.txt\n${token()}`)]),
+        ],
+      ])('refuses %s, naming the kind only', async (_what, bytes) => {
+        const head = await h.head();
+        const result = await call(reader, 'push_files', {
+          message: 'binary',
+          files: [{ path: 'src/blob2.bin', content: bytes().toString('base64'), encoding: 'base64' }],
+        });
+        expect(result.isError).toBe(true);
+        expect(textOf(result)).toMatch(
+          /src\/blob2\.bin: looks like it contains a credential \((GitHub token|private key)\)/,
+        );
+        expect(everything(result)).not.toContain(token());
+        expect(await h.head()).toBe(head);
+      });
+
+      it('says which pushed files are compressed, so not scanned inside', async () => {
+        const gzip = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0x4b, 0x4c, 0x4a, 6, 0]);
+        const pushed = await ok(reader, 'push_files', {
+          message: 'archive',
+          files: [{ path: 'src/data.gz', content: gzip.toString('base64'), encoding: 'base64' }],
+        });
+        expect(pushed.unscanned).toEqual([
+          'src/data.gz: gzip data; only its uncompressed parts were scanned',
+        ]);
+      });
+    });
+
     it("refuses the run's own token", async () => {
       const head = await h.head();
       const result = await call(reader, 'push_files', {

@@ -4,7 +4,7 @@ import { defineTool } from './definition.js';
 export const pushFiles = defineTool({
   name: 'push_files',
   description:
-    'Write and delete files on the bound branch in one commit. Every path must be writable by this endpoint and within its limits; if anything is wrong the whole call is refused and nothing is written. If the branch moved and the same files changed meanwhile, the call fails with a conflict and the new head.',
+    'Write and delete files on the bound branch in one commit. Every path must be writable by this endpoint and within its limits; if anything is wrong the whole call is refused and nothing is written. If the branch moved and the same files changed meanwhile, the call fails with a conflict and the new head. Content carrying credentials is refused, binary content too (its readable text is scanned). Deleting needs read access to the path.',
   readOnly: false,
   destructive: true,
   inputSchema: {
@@ -21,10 +21,19 @@ export const pushFiles = defineTool({
     deletions: z.array(z.string()).optional().describe('paths of files to delete'),
   },
   outputSchema: {
-    commit: z.string().nullable().describe('the new commit, or null when nothing changed'),
+    commit: z
+      .string()
+      .nullable()
+      .describe(
+        'the new commit, or null when nothing changed (a write to a file this endpoint cannot read always commits)',
+      ),
     head: z.string().describe('the branch head after this call'),
     files: z.array(z.string()),
     deletions: z.array(z.string()),
+    unscanned: z
+      .array(z.string())
+      .optional()
+      .describe('binary files whose compressed or encrypted content could not be scanned for credentials'),
   },
   async handler(args, { perimeter, pusher, notes }) {
     const result = await pusher.push(perimeter, args, notes);
