@@ -96,6 +96,14 @@ const adversarial: Record<string, string> = {
   'one 1 MB name': 'password'.repeat(120_000),
   'URL schemes without hosts': 'https://'.repeat(120_000),
   'JWT-like fragments': `eyJ${'a'.repeat(20)}.`.repeat(40_000),
+  'GitHub tokens, one a line': `${['gh', 'p_'].join('')}${'aB3d'.repeat(9)}\n`.repeat(25_000),
+  'AWS key IDs among 40-character runs':
+    `${['AK', 'IA'].join('')}ABCDEFGHIJKLMNOP ${'aB3'.repeat(13)}x\n`.repeat(16_000),
+  'prose announcing secrets': 'the password is required and the token is '.repeat(23_000),
+  'command lines without passwords': 'mysql -u root -h db -P 3306 '.repeat(35_000),
+  'encoded PEM starts': `${'LS0tLS1CRUdJT'}${'A'.repeat(40)} `.repeat(18_000),
+  'zero-width characters between letters': 'g\u200bh\u200cp\u200d_'.repeat(130_000),
+  'fullwidth text': '\uff47\uff48\uff50\uff3f\uff21'.repeat(200_000),
 };
 for (const [name, hostile] of Object.entries(adversarial)) {
   const start = performance.now();

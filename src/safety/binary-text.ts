@@ -41,10 +41,11 @@ export function readableRuns(bytes: Uint8Array): BinaryText {
   const latin1 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
   const runs: string[] = [];
   for (const m of latin1.matchAll(SINGLE_BYTE_RUN)) {
-    // a run may be UTF-8 text between binary parts: read it as such when it decodes
-    const raw = Buffer.from(m[0], 'latin1');
-    const utf8 = raw.toString('utf8');
-    runs.push(utf8.includes('\ufffd') ? m[0] : utf8);
+    // a run may be UTF-8 text between binary parts: read it as such, keeping the parts that decode
+    // (and the raw run too when some part does not, so no byte sequence goes unscanned)
+    const utf8 = Buffer.from(m[0], 'latin1').toString('utf8');
+    if (!utf8.includes('\ufffd')) runs.push(utf8);
+    else runs.push(m[0], ...utf8.split('\ufffd').filter((part) => part.length >= MIN_RUN));
   }
   for (const m of latin1.matchAll(UTF16LE_RUN)) runs.push(m[0].replaceAll('\0', ''));
   for (const m of latin1.matchAll(UTF16BE_RUN)) runs.push(m[0].replaceAll('\0', ''));

@@ -63,8 +63,16 @@ export function formatFindings(text: string): Finding[] {
   const add = (start: number, end: number, kind: string, rank: number): void => {
     found.push({ start, end, kind, credential: true, rank });
   };
-  for (const { kind, pattern } of PROVIDER_FORMATS) {
-    for (const m of matches(pattern, text)) add(m.index, m.index + m[0].length, kind, RANK.format);
+  for (const { kind, pattern, from = 0, anchor } of PROVIDER_FORMATS) {
+    if (anchor) {
+      for (let i = text.indexOf(anchor.literal); i !== -1; i = text.indexOf(anchor.literal, i + 1)) {
+        pattern.lastIndex = i - anchor.lead;
+        const m = i >= anchor.lead ? pattern.exec(text) : null;
+        if (m) add(m.index, m.index + m[0].length, kind, RANK.format);
+      }
+      continue;
+    }
+    for (const m of matches(pattern, text)) add(m.index + from, m.index + m[0].length, kind, RANK.format);
   }
   for (const { begin, end } of KEY_BLOCKS) {
     for (const [start, stop] of keyBlocks(text, begin, end)) add(start, stop, 'private key', RANK.format);

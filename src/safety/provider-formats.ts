@@ -9,6 +9,13 @@
 export interface ProviderFormat {
   kind: string;
   pattern: RegExp;
+  /** where the value starts relative to the match (patterns that open with a rare literal scan fastest) */
+  from?: number;
+  /**
+   * For values that open with a long run of common characters: a literal found by indexOf, and how many
+   * characters before it the (sticky) pattern is tried, so the text is not matched at every position.
+   */
+  anchor?: { literal: string; lead: number };
 }
 
 /** Word boundaries for tokens made of letters, digits, `_` and `-`. */
@@ -50,13 +57,14 @@ export const PROVIDER_FORMATS: readonly ProviderFormat[] = [
       /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d{5,30}\/[A-Za-z0-9_-]{50,80}/g,
   },
   f('Twilio API key', String.raw`SK[0-9a-fA-F]{32}`),
-  f('Mailchimp API key', String.raw`[0-9a-f]{32}-us\d{1,2}`),
+  {
+    kind: 'Mailchimp API key',
+    pattern: /(?<![A-Za-z0-9_-])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9_-])/y,
+    anchor: { literal: '-us', lead: 32 },
+  },
   f('Atlassian API token', String.raw`ATATT3[A-Za-z0-9_=-]{150,250}`),
   f('Azure AD client secret', String.raw`[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}`),
-  {
-    kind: 'Azure storage account key',
-    pattern: /(?<=AccountKey=)[A-Za-z0-9+/]{86}==/g,
-  },
+  { kind: 'Azure storage account key', pattern: /AccountKey=[A-Za-z0-9+/]{86}==/g, from: 11 },
   f('AWS access key ID', String.raw`(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16}`),
   f('Alibaba Cloud access key ID', String.raw`LTAI[A-Za-z0-9]{20}`),
   f('DigitalOcean token', String.raw`do[opr]_v1_[a-f0-9]{64}`),
@@ -64,7 +72,11 @@ export const PROVIDER_FORMATS: readonly ProviderFormat[] = [
   f('Databricks token', String.raw`dapi[a-f0-9]{32}(?:-\d)?`),
   f('Doppler token', String.raw`dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}`),
   f('HashiCorp Vault token', String.raw`hv[sb]\.[A-Za-z0-9_-]{90,250}`),
-  f('Terraform Cloud token', String.raw`[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}`),
+  {
+    kind: 'Terraform Cloud token',
+    pattern: /(?<![A-Za-z0-9_-])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}(?![A-Za-z0-9_-])/y,
+    anchor: { literal: '.atlasv1.', lead: 14 },
+  },
   f('Pulumi token', String.raw`pul-[a-f0-9]{40}`),
   f('Heroku API key', String.raw`HRKU-AA[A-Za-z0-9_-]{58}`),
   f('Fly.io token', String.raw`fo1_[A-Za-z0-9_-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3}`),

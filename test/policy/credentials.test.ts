@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { credentialFileRule, CREDENTIAL_FILE_RULES } from '../../src/policy/index.js';
 
@@ -71,5 +72,13 @@ describe('credentialFileRule', () => {
       expect(credentialFileRule(path)).toBe(rule);
       if (rule !== null) expect(CREDENTIAL_FILE_RULES).toContain(rule.replace(' (a copy)', ''));
     });
+  });
+});
+
+describe('CREDENTIAL_FILE_RULES', () => {
+  it('are each listed in the README', async () => {
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('**Credential files** are unreadable'));
+    for (const rule of CREDENTIAL_FILE_RULES) expect(section, rule).toContain(`\`${rule}\``);
   });
 });

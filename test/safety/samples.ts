@@ -91,6 +91,7 @@ const BECH32 = 'QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L';
 /** The provider formats added from gitleaks' and trufflehog's lists (src/safety/provider-formats.ts). */
 function roundTwoSamples(): Array<{ kind: string; value: string }> {
   return [
+    { kind: 'Stripe webhook secret', value: j('wh', 'sec_', 'FAKE', fill('whsec', 32)) },
     { kind: 'Telegram bot token', value: j('1234', '56789:AA', 'FAKE', fill('tg', 29)) },
     { kind: 'Groq API key', value: j('gs', 'k_', 'FAKE', fill('groq', 48)) },
     { kind: 'xAI API key', value: j('xa', 'i-', 'FAKE', fill('xai', 76)) },
