@@ -61314,58 +61314,107 @@ function parseConfig(text, file = DEFAULT_CONFIG_FILE) {
 /**
  * Files that usually hold credentials. Matched on the file name alone, at any depth, case- and
  * Unicode-insensitively (see foldSegment). Rules are shown to users as written here.
+ * Sources beside our own: the file names gitleaks' and trufflehog's rules and GitHub's secret-scanning
+ * docs name as credential stores; names that are mostly ordinary configuration (`*.tfvars`,
+ * `config.json`) stay readable, their secret-named values are hidden by the content filter.
  */
 const EXACT_NAMES = [
     '.env',
+    '.envrc',
     '.netrc',
     '_netrc',
     '.pgpass',
     '.pypirc',
     '.npmrc',
     '.git-credentials',
-    'id_rsa',
-    'id_dsa',
-    'id_ecdsa',
-    'id_ed25519',
-    'id_ecdsa_sk',
-    'id_ed25519_sk',
+    '.htpasswd',
+    '.s3cfg',
+    '.boto',
+    '.dockercfg',
+    '.vault-token',
+    '.terraformrc',
+    'terraform.rc',
+    'credentials',
+    'secring.gpg',
+    '.my.cnf',
+    '.bash_history',
+    '.zsh_history',
+    '.psql_history',
+    '.mysql_history',
 ];
+/** SSH private keys, also under other names (`id_rsa_github`, `id_ed25519-work`); `.pub` files are public. */
+const SSH_KEYS = ['id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519'];
 const SUFFIXES = [
+    '.env',
     '.pem',
     '.key',
     '.p12',
     '.pfx',
+    '.p8',
     '.jks',
     '.keystore',
     '.kdbx',
     '.ppk',
+    '.ovpn',
     '.tfstate',
     '.tfstate.backup',
 ];
-const ENV_TEMPLATES = new Set(['.env.example', '.env.sample', '.env.template']);
+/** Copies that editors and people leave beside a file: `.env~`, `id_rsa.bak`, `.env.orig`. */
+const BACKUP_ENDINGS = /(?:~|\.(?:bak|backup|old|orig|save|swp|tmp|copy))+$/;
+const ENV_TEMPLATES = new Set([
+    '.env.example',
+    '.env.sample',
+    '.env.template',
+    '.env.dist',
+    '.env-example',
+    '.env-sample',
+    '.env-template',
+    '.env_example',
+    '.env_sample',
+    '.env_template',
+    'example.env',
+    'sample.env',
+    'template.env',
+]);
 const CREDENTIAL_FILE_RULES = Object.freeze([
     ...EXACT_NAMES,
     '.env.*',
+    '.env-*',
+    '.env_*',
+    ...SSH_KEYS.map((key) => `${key}*`),
     ...SUFFIXES.map((suffix) => `*${suffix}`),
 ]);
+/** A copy of a credential file (`.env~`, `id_rsa.bak`) answers with its original's rule and this mark. */
+const COPY_MARK = ' (a copy)';
 const exact = new Set(EXACT_NAMES);
-const suffixes = new Set(SUFFIXES);
-/** The credential-file rule matching this path (`.env`, `*.pem`, `id_rsa`, ...), or null. */
-function credentialFileRule(path) {
-    const name = foldSegment(path.slice(path.lastIndexOf('/') + 1));
+function ruleOfName(name) {
     if (exact.has(name))
         return name;
-    if (name.startsWith('.env.'))
-        return ENV_TEMPLATES.has(name) ? null : '.env.*';
-    const dot = name.lastIndexOf('.');
-    if (dot === -1)
+    if (ENV_TEMPLATES.has(name))
         return null;
-    const suffix = name.slice(dot);
-    if (suffixes.has(suffix))
-        return `*${suffix}`;
-    if (suffix === '.backup' && name.endsWith('.tfstate.backup'))
-        return '*.tfstate.backup';
+    for (const separator of ['.', '-', '_'])
+        if (name.startsWith(`.env${separator}`))
+            return `.env${separator}*`;
+    for (const key of SSH_KEYS)
+        if (name.startsWith(key) && !name.endsWith('.pub') && !/^[a-z0-9]/.test(name.slice(key.length)))
+            return `${key}*`;
+    // the longest suffix first: `x.tfstate.backup` is a state backup, not only a backup
+    for (const suffix of [...SUFFIXES].sort((a, b) => b.length - a.length))
+        if (name.endsWith(suffix) && name.length > suffix.length)
+            return `*${suffix}`;
     return null;
+}
+/** The credential-file rule matching this path (`.env`, `*.pem`, `id_rsa*`, ...), or null. */
+function credentialFileRule(path) {
+    const name = foldSegment(path.slice(path.lastIndexOf('/') + 1));
+    const direct = ruleOfName(name);
+    if (direct !== null)
+        return direct;
+    const original = name.replace(BACKUP_ENDINGS, '');
+    if (original === name || original === '')
+        return null;
+    const rule = ruleOfName(original);
+    return rule === null ? null : `${rule}${COPY_MARK}`;
 }
 
 ;// CONCATENATED MODULE: ./src/policy/perimeter.ts
@@ -87236,6 +87285,56 @@ class UpstreamMeter {
     }
 }
 
+;// CONCATENATED MODULE: ./src/safety/binary-text.ts
+/**
+ * What of a binary file can be scanned for credentials: its runs of readable characters, as `strings`
+ * finds them, in single bytes (ASCII, UTF-8 text between binary parts) and in UTF-16 (Windows
+ * resources, some serializations). Compressed or encrypted content has no readable runs to find: such
+ * formats are named, so an answer can say what was not looked into.
+ */
+/** Shorter runs are noise in binary data; every credential format we know of is longer. */
+const MIN_RUN = 8;
+const SINGLE_BYTE_RUN = new RegExp(`[\\t\\x20-\\x7e\\x80-\\xff]{${MIN_RUN},}`, 'g');
+const UTF16LE_RUN = new RegExp(`(?:[\\t\\x20-\\x7e]\\x00){${MIN_RUN},}`, 'g');
+const UTF16BE_RUN = new RegExp(`(?:\\x00[\\t\\x20-\\x7e]){${MIN_RUN},}`, 'g');
+const PACKED = [
+    { magic: [0x50, 0x4b, 0x03, 0x04], name: 'zip archive (also jar, docx, xlsx)' },
+    { magic: [0x1f, 0x8b], name: 'gzip data' },
+    { magic: [0x42, 0x5a, 0x68], name: 'bzip2 data' },
+    { magic: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], name: 'xz data' },
+    { magic: [0x28, 0xb5, 0x2f, 0xfd], name: 'zstd data' },
+    { magic: [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c], name: '7z archive' },
+    { magic: [0x52, 0x61, 0x72, 0x21], name: 'rar archive' },
+    { magic: [0x25, 0x50, 0x44, 0x46], name: 'PDF (its streams are usually compressed)' },
+    { magic: [0x89, 0x50, 0x4e, 0x47], name: 'PNG image (compressed)' },
+    { magic: [0xff, 0xd8, 0xff], name: 'JPEG image' },
+    { magic: [0x47, 0x49, 0x46, 0x38], name: 'GIF image' },
+    {
+        magic: [0x2d, 0x2d, 0x2d, 0x2d, 0x2d, 0x42, 0x45, 0x47, 0x49, 0x4e, 0x20, 0x50, 0x47, 0x50],
+        name: 'PGP data',
+    },
+    { magic: [0x85, 0x01], name: 'PGP data' },
+];
+function readableRuns(bytes) {
+    const latin1 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+    const runs = [];
+    for (const m of latin1.matchAll(SINGLE_BYTE_RUN)) {
+        // a run may be UTF-8 text between binary parts: read it as such, keeping the parts that decode
+        // (and the raw run too when some part does not, so no byte sequence goes unscanned)
+        const utf8 = Buffer.from(m[0], 'latin1').toString('utf8');
+        if (!utf8.includes('\ufffd'))
+            runs.push(utf8);
+        else
+            runs.push(m[0], ...utf8.split('\ufffd').filter((part) => part.length >= MIN_RUN));
+    }
+    for (const m of latin1.matchAll(UTF16LE_RUN))
+        runs.push(m[0].replaceAll('\0', ''));
+    for (const m of latin1.matchAll(UTF16BE_RUN))
+        runs.push(m[0].replaceAll('\0', ''));
+    const format = PACKED.find(({ magic }) => magic.every((byte, i) => bytes[i] === byte));
+    return { text: runs.join('\n'), packed: format?.name ?? null };
+}
+
 ;// CONCATENATED MODULE: ./src/gateway/file-answer.ts
 
 /** Files larger than this are described, not sent: an agent's context is no place for them. */
@@ -87355,6 +87454,7 @@ function parentOf(path) {
 
 
 
+
 /** Attempts to land one push while the branch moves under unrelated commits. */
 const MAX_ATTEMPTS = 3;
 /**
@@ -87381,8 +87481,9 @@ class Pusher {
         const problems = [];
         const files = this.prepare(perimeter, request, deletions, problems);
         notes.content = files.map((f) => ({ path: f.path, ...digest(f.bytes) }));
+        const unscanned = [];
         if (problems.length === 0)
-            problems.push(...(await this.credentialProblems(perimeter, request.message, files)));
+            problems.push(...(await this.credentialProblems(perimeter, request.message, files, unscanned)));
         if (problems.length > 0)
             throw refusal(problems, notes);
         let base = await this.view.snapshot();
@@ -87404,8 +87505,15 @@ class Pusher {
             for (const path of deletions)
                 changes.push({ path, sha: null });
             const tree = await this.view.upstream.createTree(base.commit.tree, changes);
-            const result = { head: base.head, files: files.map((f) => f.path), deletions };
-            if (tree === base.commit.tree) {
+            const result = {
+                head: base.head,
+                files: files.map((f) => f.path),
+                deletions,
+                ...(unscanned.length > 0 ? { unscanned } : {}),
+            };
+            // A write-only file answers alike whatever it held: an unchanged tree still makes a commit when
+            // a written file is unreadable, or `commit: null` would confirm a guess of its content.
+            if (tree === base.commit.tree && files.every((f) => perimeter.canRead(f.path).allowed)) {
                 notes.reason = 'no change: the files already have this content';
                 return { ...result, commit: null };
             }
@@ -87462,6 +87570,13 @@ class Pusher {
             if (!decision.allowed)
                 problems.push(`${path}: not writable (${decision.rule})`);
         };
+        // Deleting answers by whether the file exists, so it needs read access: a write-only path must
+        // answer alike whether or not something is there.
+        const checkDeletion = (path) => {
+            checkPath(path);
+            if (validatePath(path).ok && perimeter.canWrite(path).allowed && !perimeter.canRead(path).allowed)
+                problems.push(`${path}: cannot delete a path this endpoint cannot read`);
+        };
         const prepared = [];
         let total = 0;
         for (const file of request.files) {
@@ -87483,10 +87598,10 @@ class Pusher {
         if (total > limits.bytesPerPush)
             problems.push(`${total} bytes in all, the limit is ${limits.bytesPerPush} per push`);
         for (const path of deletions)
-            checkPath(path);
+            checkDeletion(path);
         return prepared;
     }
-    async credentialProblems(perimeter, message, files) {
+    async credentialProblems(perimeter, message, files, unscanned) {
         const allowed = perimeter.spec.allowSecretsIn.length > 0
             ? picomatch_default()(perimeter.spec.allowSecretsIn, GLOB_OPTIONS)
             : () => false;
@@ -87498,9 +87613,16 @@ class Pusher {
         if (inPaths.length > 0)
             problems.push(`a file path looks like it contains a credential (${[...new Set(inPaths)].join(', ')})`);
         for (const file of files) {
-            const text = file.text ?? decodeText(file.bytes);
-            if (text === null || allowed(file.path))
+            if (allowed(file.path))
                 continue;
+            let text = file.text ?? decodeText(file.bytes);
+            if (text === null) {
+                // binary: its readable runs are scanned; what is compressed or encrypted cannot be
+                const runs = readableRuns(file.bytes);
+                text = runs.text;
+                if (runs.packed !== null)
+                    unscanned.push(`${file.path}: ${runs.packed}; only its uncompressed parts were scanned`);
+            }
             const kinds = await this.filter.findCredentials(text);
             if (kinds.length > 0)
                 problems.push(`${file.path}: looks like it contains a credential (${[...new Set(kinds)].join(', ')})`);
@@ -87921,7 +88043,7 @@ const listCommits = defineTool({
 
 const pushFiles = defineTool({
     name: 'push_files',
-    description: 'Write and delete files on the bound branch in one commit. Every path must be writable by this endpoint and within its limits; if anything is wrong the whole call is refused and nothing is written. If the branch moved and the same files changed meanwhile, the call fails with a conflict and the new head.',
+    description: 'Write and delete files on the bound branch in one commit. Every path must be writable by this endpoint and within its limits; if anything is wrong the whole call is refused and nothing is written. If the branch moved and the same files changed meanwhile, the call fails with a conflict and the new head. Content carrying credentials is refused, binary content too (its readable text is scanned). Deleting needs read access to the path.',
     readOnly: false,
     destructive: true,
     inputSchema: {
@@ -87935,10 +88057,15 @@ const pushFiles = defineTool({
         deletions: array(schemas_string()).optional().describe('paths of files to delete'),
     },
     outputSchema: {
-        commit: schemas_string().nullable().describe('the new commit, or null when nothing changed'),
+        commit: schemas_string()
+            .nullable()
+            .describe('the new commit, or null when nothing changed (a write to a file this endpoint cannot read always commits)'),
         head: schemas_string().describe('the branch head after this call'),
         files: array(schemas_string()),
         deletions: array(schemas_string()),
+        unscanned: array(schemas_string())
+            .optional()
+            .describe('binary files whose compressed or encrypted content could not be scanned for credentials'),
     },
     async handler(args, { perimeter, pusher, notes }) {
         const result = await pusher.push(perimeter, args, notes);
@@ -94338,49 +94465,95 @@ function isTypeAnnotation(value) {
     return words.length > 0 && words.every((word) => TYPE_WORDS.has(word));
 }
 
+;// CONCATENATED MODULE: ./src/safety/provider-formats.ts
+/** Word boundaries for tokens made of letters, digits, `_` and `-`. */
+const B = String.raw `(?<![A-Za-z0-9_-])`;
+const E = String.raw `(?![A-Za-z0-9_-])`;
+const f = (kind, body, flags = '') => ({
+    kind,
+    pattern: new RegExp(`${B}(?:${body})${E}`, `g${flags}`),
+});
+const PROVIDER_FORMATS = [
+    f('GitHub token', String.raw `gh[pousr]_[A-Za-z0-9_]{30,251}|github_pat_[A-Za-z0-9_]{22,244}`),
+    f('GitLab token', String.raw `gl(?:pat|dt|rt|ptt|cbt|soat|ft|imt|agent|oas|wt)-[A-Za-z0-9_-]{20,255}`),
+    f('OpenAI API key', String.raw `sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,255}`),
+    f('Anthropic API key', String.raw `sk-ant-[a-z]{2,8}\d{0,3}-[A-Za-z0-9_-]{20,255}`),
+    f('Groq API key', String.raw `gsk_[A-Za-z0-9]{48,56}`),
+    f('xAI API key', String.raw `xai-[A-Za-z0-9]{70,90}`),
+    f('Perplexity API key', String.raw `pplx-[A-Za-z0-9]{40,56}`),
+    f('Replicate token', String.raw `r8_[A-Za-z0-9]{37}`),
+    f('LangSmith API key', String.raw `lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}`),
+    f('Stripe key', String.raw `(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247}`),
+    f('Stripe webhook secret', String.raw `whsec_[A-Za-z0-9+/=]{24,128}`),
+    f('Google API key', String.raw `AIza[0-9A-Za-z_-]{35}`),
+    f('Google OAuth client secret', String.raw `GOCSPX-[A-Za-z0-9_-]{28}`),
+    f('Hugging Face token', String.raw `hf_[A-Za-z0-9]{30,64}`),
+    f('PyPI token', String.raw `pypi-AgE[A-Za-z0-9_-]{50,}`),
+    f('RubyGems API key', String.raw `rubygems_[a-f0-9]{48}`),
+    f('Clojars token', String.raw `CLOJARS_[A-Za-z0-9]{60}`),
+    f('Docker Hub token', String.raw `dckr_pat_[A-Za-z0-9_-]{20,64}`),
+    f('npm token', String.raw `npm_[A-Za-z0-9]{36,64}`),
+    f('Artifactory token', String.raw `AKCp[A-Za-z0-9]{69}|cmVmdGtu[A-Za-z0-9]{56}`),
+    f('Slack token', String.raw `xox[abeoprs]-[A-Za-z0-9-]{10,255}|xapp-\d-[A-Za-z0-9-]{10,255}`),
+    // often inside a URL path: `/bot123456789:AA.../sendMessage`
+    { kind: 'Telegram bot token', pattern: /(?<!\d)\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/g },
+    f('Discord bot token', String.raw `[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}`),
+    {
+        kind: 'Discord webhook URL',
+        pattern: /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d{5,30}\/[A-Za-z0-9_-]{50,80}/g,
+    },
+    f('Twilio API key', String.raw `SK[0-9a-fA-F]{32}`),
+    {
+        kind: 'Mailchimp API key',
+        pattern: /(?<![A-Za-z0-9_-])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9_-])/y,
+        anchor: { literal: '-us', lead: 32 },
+    },
+    f('Atlassian API token', String.raw `ATATT3[A-Za-z0-9_=-]{150,250}`),
+    f('Azure AD client secret', String.raw `[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}`),
+    { kind: 'Azure storage account key', pattern: /AccountKey=[A-Za-z0-9+/]{86}==/g, from: 11 },
+    f('AWS access key ID', String.raw `(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16}`),
+    f('Alibaba Cloud access key ID', String.raw `LTAI[A-Za-z0-9]{20}`),
+    f('DigitalOcean token', String.raw `do[opr]_v1_[a-f0-9]{64}`),
+    f('Cloudflare origin CA key', String.raw `v1\.0-[a-f0-9]{24}-[a-f0-9]{146}`),
+    f('Databricks token', String.raw `dapi[a-f0-9]{32}(?:-\d)?`),
+    f('Doppler token', String.raw `dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}`),
+    f('HashiCorp Vault token', String.raw `hv[sb]\.[A-Za-z0-9_-]{90,250}`),
+    {
+        kind: 'Terraform Cloud token',
+        pattern: /(?<![A-Za-z0-9_-])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}(?![A-Za-z0-9_-])/y,
+        anchor: { literal: '.atlasv1.', lead: 14 },
+    },
+    f('Pulumi token', String.raw `pul-[a-f0-9]{40}`),
+    f('Heroku API key', String.raw `HRKU-AA[A-Za-z0-9_-]{58}`),
+    f('Fly.io token', String.raw `fo1_[A-Za-z0-9_-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3}`),
+    f('Grafana token', String.raw `glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}`),
+    f('Sentry token', String.raw `sntrys_eyJ[A-Za-z0-9+/=_-]{50,}|sntryu_[a-f0-9]{64}`),
+    f('New Relic key', String.raw `NR(?:AK|II|JS)-[A-Za-z0-9]{19,32}`),
+    f('Dynatrace token', String.raw `dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}`),
+    f('Postman API key', String.raw `PMAK-[a-f0-9]{24}-[a-f0-9]{34}`),
+    f('Notion token', String.raw `ntn_[0-9]{11}[A-Za-z0-9]{35}`),
+    f('PlanetScale token', String.raw `pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_=.-]{32,64}`),
+    f('Supabase key', String.raw `sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_-]{31,}`),
+    f('Prefect API key', String.raw `pnu_[A-Za-z0-9]{36}`),
+    f('ReadMe API key', String.raw `rdme_[a-z0-9]{70}`),
+    f('Scalingo token', String.raw `tk-us-[A-Za-z0-9_-]{48}`),
+    f('Tailscale key', String.raw `tskey-[a-z]{3,8}-[A-Za-z0-9]{6,}-[A-Za-z0-9]{20,}`),
+    f('Typeform token', String.raw `tfp_[A-Za-z0-9_.=-]{59}`),
+    f('Shippo token', String.raw `shippo_(?:live|test)_[a-fA-F0-9]{40}`),
+    f('Square token', String.raw `sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}|EAAA[A-Za-z0-9_-]{60}`),
+    f('Flutterwave key', String.raw `FLW(?:SECK|PUBK)(?:_TEST)?-[a-h0-9]{32}-X`),
+    f('Duffel token', String.raw `duffel_(?:test|live)_[A-Za-z0-9_=-]{43}`),
+    f('EasyPost API key', String.raw `EZ[AT]K[A-Za-z0-9]{54}`),
+    f('Facebook access token', String.raw `EAA[CM][A-Za-z0-9]{100,}`),
+    f('Mapbox secret token', String.raw `sk\.eyJ[A-Za-z0-9_-]{50,}\.[A-Za-z0-9_-]{20,}`),
+    f('Age secret key', String.raw `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`),
+    f('JSON Web Token', String.raw `eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
+];
+
 ;// CONCATENATED MODULE: ./src/safety/format-rules.ts
 
 
-/**
- * What secretlint's recommended rules lack, recognised by format alone. Where secretlint has the
- * provider, these patterns are looser (other lengths, newer prefixes): overlapping findings merge.
- */
-const FORMATS = [
-    {
-        kind: 'GitHub token',
-        pattern: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9_]{30,251}|github_pat_[A-Za-z0-9_]{22,244})(?![A-Za-z0-9_])/g,
-    },
-    {
-        kind: 'GitLab token',
-        pattern: /(?<![A-Za-z0-9_-])gl(?:pat|dt|rt|ptt|cbt|soat|ft)-[A-Za-z0-9_-]{20,255}(?![A-Za-z0-9_-])/g,
-    },
-    {
-        kind: 'OpenAI API key',
-        pattern: /(?<![A-Za-z0-9_-])sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,255}(?![A-Za-z0-9_-])/g,
-    },
-    {
-        kind: 'Anthropic API key',
-        pattern: /(?<![A-Za-z0-9_-])sk-ant-[a-z]{2,8}\d{0,3}-[A-Za-z0-9_-]{20,255}(?![A-Za-z0-9_-])/g,
-    },
-    {
-        kind: 'Stripe key',
-        pattern: /(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247}(?![A-Za-z0-9_])/g,
-    },
-    {
-        kind: 'Stripe webhook secret',
-        pattern: /(?<![A-Za-z0-9_])whsec_[A-Za-z0-9+/=]{24,128}(?![A-Za-z0-9_])/g,
-    },
-    { kind: 'Google API key', pattern: /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g },
-    { kind: 'Hugging Face token', pattern: /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,64}(?![A-Za-z0-9_])/g },
-    { kind: 'PyPI token', pattern: /(?<![A-Za-z0-9_-])pypi-AgE[A-Za-z0-9_-]{50,}(?![A-Za-z0-9_-])/g },
-    { kind: 'Docker Hub token', pattern: /(?<![A-Za-z0-9_-])dckr_pat_[A-Za-z0-9_-]{20,64}(?![A-Za-z0-9_-])/g },
-    { kind: 'npm token', pattern: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36,64}(?![A-Za-z0-9_])/g },
-    { kind: 'Slack token', pattern: /(?<![A-Za-z0-9_-])xox[abeoprs]-[A-Za-z0-9-]{10,255}(?![A-Za-z0-9_-])/g },
-    {
-        kind: 'JSON Web Token',
-        pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?![A-Za-z0-9_-])/g,
-    },
-];
+
 /**
  * A whole private-key block, whatever its content (placeholders too: a false positive costs a look).
  * Without its END line (or with another BEGIN first), the block runs on over the lines of key material
@@ -94442,9 +94615,18 @@ function formatFindings(text) {
     const add = (start, end, kind, rank) => {
         found.push({ start, end, kind, credential: true, rank });
     };
-    for (const { kind, pattern } of FORMATS) {
+    for (const { kind, pattern, from = 0, anchor } of PROVIDER_FORMATS) {
+        if (anchor) {
+            for (let i = text.indexOf(anchor.literal); i !== -1; i = text.indexOf(anchor.literal, i + 1)) {
+                pattern.lastIndex = i - anchor.lead;
+                const m = i >= anchor.lead ? pattern.exec(text) : null;
+                if (m)
+                    add(m.index, m.index + m[0].length, kind, RANK.format);
+            }
+            continue;
+        }
         for (const m of matches(pattern, text))
-            add(m.index, m.index + m[0].length, kind, RANK.format);
+            add(m.index + from, m.index + m[0].length, kind, RANK.format);
     }
     for (const { begin, end } of KEY_BLOCKS) {
         for (const [start, stop] of keyBlocks(text, begin, end))
@@ -94466,6 +94648,147 @@ function formatFindings(text) {
         }
     }
     return found;
+}
+
+;// CONCATENATED MODULE: ./src/safety/key-material.ts
+
+/**
+ * Credentials that no single pattern names: a PEM private key written as one base64 line (kubeconfig's
+ * `client-key-data`, Kubernetes secrets), and an AWS secret access key beside its key ID (40 characters
+ * of base64 that only the ID nearby makes recognisable).
+ */
+/** base64 of `-----BEGI`: how a base64-encoded PEM block starts. */
+const ENCODED_PEM = /(?<![A-Za-z0-9+/])LS0tLS1CRUdJT[A-Za-z0-9+/]{16,}={0,2}/g;
+const HEADER_CHARS = 120;
+function encodedKeys(text) {
+    const found = [];
+    for (const m of text.matchAll(ENCODED_PEM)) {
+        const head = m[0].slice(0, HEADER_CHARS - (HEADER_CHARS % 4));
+        // only keys: an encoded certificate (client-certificate-data) is public
+        if (!/PRIVATE KEY/.test(Buffer.from(head, 'base64').toString('latin1')))
+            continue;
+        const start = m.index ?? 0;
+        found.push({ start, end: start + m[0].length, kind: 'private key', credential: true, rank: RANK.format });
+    }
+    return found;
+}
+const AWS_KEY_ID = /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])/g;
+const AWS_SECRET = /(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[0-9])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
+/** How far from its key ID a secret is looked for: a line or two of config, a CSV row. */
+const PAIR_WINDOW = 300;
+const BASE64_CHAR = /[A-Za-z0-9/+=]/;
+function awsSecrets(text) {
+    const found = [];
+    let searchedTo = 0;
+    for (const id of text.matchAll(AWS_KEY_ID)) {
+        const idStart = id.index ?? 0;
+        let from = Math.max(searchedTo, idStart - PAIR_WINDOW);
+        let to = Math.min(text.length, idStart + id[0].length + PAIR_WINDOW);
+        // widen to whole runs, so the lookarounds see a run's true ends (a run longer than 40 is no key)
+        for (let n = 0; n < 64 && from > searchedTo && BASE64_CHAR.test(text[from - 1] ?? ''); n++)
+            from--;
+        for (let n = 0; n < 64 && to < text.length && BASE64_CHAR.test(text[to] ?? ''); n++)
+            to++;
+        if (from >= to)
+            continue;
+        for (const s of text.slice(from, to).matchAll(AWS_SECRET)) {
+            const start = from + (s.index ?? 0);
+            found.push({
+                start,
+                end: start + 40,
+                kind: 'AWS secret access key',
+                credential: true,
+                rank: RANK.format,
+            });
+        }
+        searchedTo = to;
+    }
+    return found;
+}
+function keyMaterialFindings(text) {
+    return [...encodedKeys(text), ...awsSecrets(text)];
+}
+
+;// CONCATENATED MODULE: ./src/safety/invisible.ts
+/**
+ * Characters that render as nothing (or only steer how neighbours render) yet reach a model as text:
+ * zero-width spaces and joiners, bidirectional controls, invisible operators, soft hyphens, Hangul
+ * fillers, variation selectors and Unicode tag characters (which can spell a whole hidden ASCII text).
+ */
+const RANGES = [
+    [0x00ad, 0x00ad],
+    [0x034f, 0x034f],
+    [0x061c, 0x061c],
+    [0x115f, 0x1160],
+    [0x17b4, 0x17b5],
+    [0x180b, 0x180f],
+    [0x200b, 0x200f],
+    [0x202a, 0x202e],
+    [0x2060, 0x206f],
+    [0x3164, 0x3164],
+    [0xfe00, 0xfe0f],
+    [0xfeff, 0xfeff],
+    [0xffa0, 0xffa0],
+    [0xfff9, 0xfffb],
+    [0x1bca0, 0x1bca3],
+    [0xe0000, 0xe007f],
+    [0xe0100, 0xe01ef],
+];
+function isInvisible(codePoint) {
+    for (const [low, high] of RANGES)
+        if (codePoint >= low && codePoint <= high)
+            return true;
+    return false;
+}
+/** Matches one invisible character (a whole surrogate pair for the astral ones). */
+const invisible_INVISIBLE = new RegExp(`[${RANGES.map(([low, high]) => `\\u{${low.toString(16)}}-\\u{${high.toString(16)}}`).join('')}]`, 'gu');
+/** Bidirectional embeddings, overrides and isolates: they reorder what is displayed. */
+function isBidiControl(codePoint) {
+    return ((codePoint >= 0x202a && codePoint <= 0x202e) ||
+        (codePoint >= 0x2066 && codePoint <= 0x2069) ||
+        codePoint === 0x200e ||
+        codePoint === 0x200f ||
+        codePoint === 0x061c);
+}
+
+;// CONCATENATED MODULE: ./src/safety/normalize.ts
+
+/** Null when normalizing changes nothing (every ASCII text, most others): detect on the text itself. */
+function normalizeForDetection(text) {
+    // eslint-disable-next-line no-control-regex
+    if (!/[^\u0000-\u007f]/.test(text))
+        return null;
+    invisible_INVISIBLE.lastIndex = 0;
+    if (!invisible_INVISIBLE.test(text) && text.normalize('NFKC') === text)
+        return null;
+    const starts = [];
+    const ends = [];
+    let out = '';
+    for (let i = 0; i < text.length;) {
+        const codePoint = text.codePointAt(i);
+        const width = codePoint > 0xffff ? 2 : 1;
+        if (codePoint < 0x80) {
+            out += text[i];
+            starts.push(i);
+            ends.push(i + 1);
+        }
+        else if (!isInvisible(codePoint)) {
+            const folded = text.slice(i, i + width).normalize('NFKC');
+            out += folded;
+            for (let k = 0; k < folded.length; k++) {
+                starts.push(i);
+                ends.push(i + width);
+            }
+        }
+        i += width;
+    }
+    return { text: out, starts, ends };
+}
+/** A span of the normalized text as a span of the original. */
+function originalSpan(normalized, start, end) {
+    const from = normalized.starts[start] ?? normalized.ends.at(-1) ?? 0;
+    const to = normalized.ends[Math.max(start, end - 1)] ?? from;
+    return [from, to];
 }
 
 ;// CONCATENATED MODULE: ./src/safety/redaction-cache.ts
@@ -95515,8 +95838,7 @@ function spanOf(text, message, kind) {
     }
     return [start, Math.max(end, start + 1)];
 }
-/** Runs secretlint's recommended rules over `text`. Rejects when a rule fails. */
-async function secretlintFindings(text) {
+async function lintPart(text, offset) {
     const result = await lintSource({
         // named package.json so that the npm rule also looks for `TOKEN:x-oauth-basic@github.com` URLs
         source: { content: text, filePath: 'package.json', ext: '', contentType: 'text' },
@@ -95525,8 +95847,30 @@ async function secretlintFindings(text) {
     return result.messages.map((message) => {
         const kind = kindOf(message);
         const [start, end] = spanOf(text, message, kind);
-        return { start, end, kind, credential: !NOT_CREDENTIALS.has(kind), rank: RANK.format };
+        return {
+            start: start + offset,
+            end: end + offset,
+            kind,
+            credential: !NOT_CREDENTIALS.has(kind),
+            rank: RANK.format,
+        };
     });
+}
+/**
+ * secretlint's time grows with the square of the findings in one text (8,000 tokens in one text took
+ * 3.4 s, 16,000 about 14 s): longer texts go in overlapping parts, each found value whole in at least
+ * one part (values are far shorter than the overlap; whole private-key blocks are format-rules' job).
+ */
+const PART = 16_384;
+const OVERLAP = 4_096;
+/** Runs secretlint's recommended rules over `text`. Rejects when a rule fails. */
+async function secretlintFindings(text) {
+    if (text.length <= PART + OVERLAP)
+        return lintPart(text, 0);
+    const found = [];
+    for (let at = 0; at < text.length; at += PART)
+        found.push(...(await lintPart(text.slice(at, at + PART + OVERLAP), at)));
+    return found;
 }
 
 ;// CONCATENATED MODULE: ./src/safety/secret-settings.ts
@@ -95570,6 +95914,36 @@ const ENCODING_WORDS = new Set([
     'plain',
     'plaintext',
 ]);
+/** Trailing words that say where or which, not what: `NAME_PASSWORD_PROD`, `db_token_2`. */
+const QUALIFIER_WORDS = new Set([
+    'prod',
+    'production',
+    'dev',
+    'development',
+    'stage',
+    'staging',
+    'test',
+    'testing',
+    'qa',
+    'uat',
+    'local',
+    'live',
+    'sandbox',
+    'preview',
+    'primary',
+    'secondary',
+    'backup',
+    'old',
+    'new',
+    'next',
+    'prev',
+    'previous',
+    'current',
+    'default',
+    'main',
+    'ro',
+    'rw',
+]);
 /** The kind of secret a setting's name announces, or null for any other name. */
 function secretKindOfName(name) {
     const words = name
@@ -95577,8 +95951,15 @@ function secretKindOfName(name) {
         .toLowerCase()
         .split(/[^a-z0-9]+/)
         .filter((word) => word !== '');
-    while (words.length > 1 && ENCODING_WORDS.has(words.at(-1) ?? ''))
-        words.pop();
+    for (let last = words.at(-1); words.length > 1 && last !== undefined; last = words.at(-1)) {
+        if (ENCODING_WORDS.has(last) || QUALIFIER_WORDS.has(last) || /^\d+$/.test(last))
+            words.pop();
+        else
+            break;
+    }
+    // `password2`, `token1`: a number glued to the name
+    if (words.length > 0)
+        words[words.length - 1] = words.at(-1).replace(/(?<=[a-z])\d{1,3}$/, '');
     const last = words.at(-1);
     const before = words.at(-2);
     if (last === undefined)
@@ -95605,7 +95986,7 @@ function secretKindOfName(name) {
 const NAME_STEM = /pass|pwd|pw|secret|token|auth|cred|key|bearer|pat/gi;
 const NAME_CHAR = /[A-Za-z0-9_.$@-]/;
 /** At a name's start (with its opening quote, JSON-escaped or not): the name, then an assignment. */
-const ASSIGNMENT_AT = /(\\?["'`]?)([A-Za-z_$@][A-Za-z0-9_.$@-]{0,100})\1[ \t]*\??[ \t]*(?::=|===?|=>|=|:)(?![=:])[ \t]*/y;
+const ASSIGNMENT_AT = /(\\?["'`]?)([A-Za-z_$@][A-Za-z0-9_.$@-]{0,100})\1\]?[ \t]*\??[ \t]*(?::=|===?|=>|=|:)(?![=:])[ \t]*/y;
 /**
  * Assignments to names that may announce a secret, as `[start of the match, name, start of the value]`.
  * Names are found around stems; a name is examined once, and nothing inside a value already hidden.
@@ -95623,6 +96004,9 @@ function* assignments(text, coveredTo) {
         while (end < text.length && NAME_CHAR.test(text[end] ?? ''))
             end++;
         examinedTo = end;
+        // `--password=x`: a flag's dashes are no part of its name
+        while (text[start] === '-' && start < end)
+            start++;
         let at = start;
         if (`"'\``.includes(text[at - 1] ?? 'x'))
             at -= text[at - 2] === '\\' ? 2 : 1;
@@ -95638,6 +96022,8 @@ const CLI_FLAG = /(?<![A-Za-z0-9_-])--([A-Za-z][A-Za-z0-9-]{0,60})[ \t]+(?=[^\s-
 const NAME_VALUE_PAIR = /\bname:[ \t]*["']?([A-Za-z_][A-Za-z0-9_.-]{0,100})["']?[ \t]*\r?\n[ \t]*(?:-[ \t]+)?value:[ \t]*/g;
 /** Dockerfile `ENV NAME value` (the `ENV NAME=value` form is an ordinary assignment). */
 const DOCKER_ENV = /^[ \t]*ENV[ \t]+([A-Za-z_][A-Za-z0-9_]{0,100})[ \t]+(?=[^\s=])/gm;
+/** A call whose first argument names a secret and whose second is a literal: `define('DB_PASSWORD', 'x')`, `setenv("TOKEN", "x")`. */
+const CALL_ARGUMENTS = /\([ \t]*(["'])([A-Za-z_][A-Za-z0-9_.-]{0,100})\1[ \t]*,[ \t]*(?=["'])/g;
 /** `curl -u user:password`, `--user user:password`: the password. */
 const USER_FLAG = /(?<![A-Za-z0-9_-])(?:-u|--user)[ \t]+["']?[^\s:"']{1,100}:(?=[^\s"'])/g;
 const MAX_VALUE = 4096;
@@ -95723,7 +96109,13 @@ function settingFindings(text) {
     let hiddenTo = 0;
     for (const [at, name, valueAt] of assignments(text, () => hiddenTo)) {
         const kind = secretKindOfName(name);
-        const span = kind ? assignedValue(text, at, valueAt) : null;
+        let span = kind ? assignedValue(text, at, valueAt) : null;
+        // `--password=x https://...`: a flag's value is one word
+        if (span && text[at - 1] === '-' && !`"'`.includes(text[span.start - 1] ?? '')) {
+            const space = text.slice(span.start, span.end).search(/\s/);
+            if (space !== -1)
+                span = { start: span.start, end: span.start + space };
+        }
         if (kind && span) {
             add(span, kind);
             hiddenTo = span.end;
@@ -95736,6 +96128,12 @@ function settingFindings(text) {
             if (kind && at >= hiddenTo)
                 add(assignedValue(text, m.index ?? 0, at), kind);
         }
+    }
+    for (const m of text.matchAll(CALL_ARGUMENTS)) {
+        const kind = secretKindOfName(m[2] ?? '');
+        const span = kind ? quotedValue(text, (m.index ?? 0) + m[0].length) : null;
+        if (kind && span && !isPlaceholder(text.slice(span.start, span.end)))
+            add(span, kind);
     }
     for (const m of text.matchAll(USER_FLAG)) {
         const at = (m.index ?? 0) + m[0].length;
@@ -95767,7 +96165,107 @@ function settingFindings(text) {
     return found;
 }
 
+;// CONCATENATED MODULE: ./src/safety/spoken-secrets.ts
+
+
+/**
+ * Secrets that no setting's syntax announces: said in prose ("The password is hunter2hunter2") or
+ * given on a command line (`mysql -uroot -pS3cret`, `sshpass -p S3cret ssh host`). Hidden when read,
+ * like settings' values, not refused in writes: their form alone is no proof of a credential.
+ */
+const PROSE = /\b(passwords?|passphrases?|passcodes?|passwd|pins?|api keys?|access keys?|secret keys?|tokens?|secrets?)(?:[ \t]+(?:for|of|to|on)(?:[ \t]+[^\s,;:.]{1,40}){1,4})?[ \t]+(?:is|was|are|were|will be|would be|remains)[ \t]*:?[ \t]+/gi;
+const QUOTED = /^(["'`\u201c\u2018])([^"'`\u201d\u2019\n]{4,200})(?:["'`\u201d\u2019])/;
+const BARE = /^[^\s"'`]{6,200}/;
+const TRAILING_PUNCTUATION = /[.,;:!?)\]]+$/;
+/** A word of prose is all lowercase letters (or capitalized); a secret has digits, symbols or mixed case. */
+const PROSE_WORD = /^[A-Z]?[a-z]+$|^[A-Z]+$/;
+function kindOfWord(word) {
+    const w = word.toLowerCase();
+    if (/^pass|^pin/.test(w))
+        return 'password';
+    if (w.startsWith('token'))
+        return 'token';
+    if (w.includes('key'))
+        return 'API key';
+    return 'secret';
+}
+function proseFindings(text) {
+    const found = [];
+    for (const m of text.matchAll(PROSE)) {
+        const at = (m.index ?? 0) + m[0].length;
+        const rest = text.slice(at, at + 210);
+        const quoted = QUOTED.exec(rest);
+        let start;
+        let value;
+        if (quoted) {
+            start = at + (quoted[1] ?? '').length;
+            value = quoted[2] ?? '';
+        }
+        else {
+            start = at;
+            value = (BARE.exec(rest)?.[0] ?? '').replace(TRAILING_PUNCTUATION, '');
+            if (value.length < 6 || PROSE_WORD.test(value))
+                continue;
+        }
+        if (isPlaceholder(value))
+            continue;
+        found.push({
+            start,
+            end: start + value.length,
+            kind: kindOfWord(m[1] ?? ''),
+            credential: false,
+            rank: RANK.setting,
+        });
+    }
+    return found;
+}
+/** Tools that take a password as an argument, and how: `-pVALUE` attached, or `-p VALUE`. */
+const COMMAND_LINES = [
+    {
+        tools: 'mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump|mariadb-admin',
+        flag: '-p',
+        attached: true,
+    },
+    { tools: '7z|7za|7zr', flag: '-p', attached: true },
+    { tools: 'sshpass', flag: '-p', attached: false },
+    { tools: 'docker|podman|nerdctl|buildah|skopeo|helm|oras|crane', flag: '-p', attached: false },
+    { tools: 'mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport', flag: '-p', attached: false },
+    { tools: 'redis-cli', flag: '-a', attached: false },
+    { tools: 'sqlcmd|bcp', flag: '-P', attached: false },
+    { tools: 'zip|unzip', flag: '-P', attached: false },
+    { tools: 'openssl', flag: '-pass(?:in|out)?[ \\t]+pass:', attached: true },
+];
+const COMMAND_PATTERNS = COMMAND_LINES.map(({ tools, flag, attached }) => new RegExp(`(?<![\\w.-])(?:${tools})(?![\\w.-])[^\\n]{0,300}?[ \\t]${flag}${attached ? '(?=[^\\s-])' : '[ \\t]+(?=[^\\s-])'}`, 'g'));
+function commandLineFindings(text) {
+    const found = [];
+    for (const pattern of COMMAND_PATTERNS) {
+        for (const m of text.matchAll(pattern)) {
+            const at = (m.index ?? 0) + m[0].length;
+            const rest = text.slice(at, at + 256);
+            const quoted = /^(["'])([^"'\n]{1,250})\1/.exec(rest);
+            const start = quoted ? at + 1 : at;
+            const value = quoted ? (quoted[2] ?? '') : (/^[^\s"'`;|&)]+/.exec(rest)?.[0] ?? '');
+            if (value === '' || isPlaceholder(value) || /^\$/.test(value))
+                continue;
+            found.push({
+                start,
+                end: start + value.length,
+                kind: 'password',
+                credential: false,
+                rank: RANK.setting,
+            });
+        }
+    }
+    return found;
+}
+function spokenFindings(text) {
+    return [...proseFindings(text), ...commandLineFindings(text)];
+}
+
 ;// CONCATENATED MODULE: ./src/safety/secret-filter.ts
+
+
+
 
 
 
@@ -95814,8 +96312,9 @@ function applyRedaction(text, spans) {
 }
 /**
  * The content-safety filter: secretlint's recommended rules (minus comment-based opt-outs), the
- * formats they lack, whole private-key blocks, URL passwords, values of settings named for secrets,
- * and the given extra secrets. Decisions rest on the text's form, never on known secret values
+ * provider formats they lack, whole private-key blocks (also base64-encoded), AWS secrets beside their
+ * key ID, URL passwords, values of settings named for secrets, passwords in prose and on command lines,
+ * and the given extra secrets, all on the text with invisible characters dropped and NFKC applied. Decisions rest on the text's form, never on known secret values
  * (except the extra secrets), so hiding does not confirm a guess.
  * Pass only text: deciding what is binary (and not scanning it) is the caller's job.
  */
@@ -95824,11 +96323,21 @@ function createSecretFilter(options = {}) {
     const cache = new RedactionCache();
     let scans = 0;
     let cached = 0;
+    async function detectIn(text) {
+        return (await secretlintFindings(text)).concat(formatFindings(text), keyMaterialFindings(text), settingFindings(text), spokenFindings(text), extraSecretFindings(text, extra));
+    }
+    /** Detection runs on the text as a model reads it (see normalizeForDetection); spans map back. */
     async function detect(text) {
         if (typeof text !== 'string')
             throw new TypeError(`expected text, got ${typeof text}`);
         scans++;
-        const found = (await secretlintFindings(text)).concat(formatFindings(text), settingFindings(text), extraSecretFindings(text, extra));
+        const normalized = normalizeForDetection(text);
+        if (normalized === null)
+            return mergeFindings(await detectIn(text));
+        const found = (await detectIn(normalized.text)).map((finding) => {
+            const [start, end] = originalSpan(normalized, finding.start, finding.end);
+            return { ...finding, start, end };
+        });
         return mergeFindings(found);
     }
     async function safely(work) {
