@@ -7,7 +7,9 @@
  */
 import os from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { compilePerimeter, DEFAULT_LIMITS, TOOL_NAMES } from '../src/policy/index.js';
+import picomatch from 'picomatch';
+import { compilePerimeter, DEFAULT_LIMITS, GLOB_OPTIONS, TOOL_NAMES } from '../src/policy/index.js';
+import { compileGlobList } from '../src/policy/glob.js';
 
 const PATHS = 100_000;
 const GLOBS = 50;
@@ -118,6 +120,61 @@ export function runPolicy(runs = 7): PolicyResult {
   };
 }
 
+export interface HostileRow {
+  glob: string;
+  path_bytes: number;
+  /** one decision with Perimeter's matcher (git-glob.ts), median of 5 */
+  ms: number;
+  /** the same decision with picomatch's expression (the matcher before), one run; null: not run (minutes) */
+  picomatch_ms: number | null;
+}
+
+/**
+ * Globs with several stars against paths crafted to make a backtracking matcher try every split (issue 11:
+ * `**\/*_*_*_*_*.py` held the post step and the gateway). The picomatch column is the matcher before; its
+ * worst rows are left out here because they take minutes (`*_*\/*_*\/*_*\/*_*.py` on 3,766 bytes: 325 s).
+ */
+export function runHostile(): HostileRow[] {
+  const name = (n: number) => '_'.repeat(n);
+  const cases: Array<[string, string, boolean]> = [
+    ['*_*_*_*.py', `${name(254)}/q`, true],
+    ['**/*_*_*.py', `${`${name(250)}/`.repeat(15)}q`, true],
+    ['**/x/**/x/**/y', `${'x/'.repeat(200)}z`, true],
+    ['**/*_*_*_*_*.py', `${name(200)}/${name(250)}.pyc`, false],
+    ['**/x/**/x/**/y', `${'x/'.repeat(2040)}z`, false],
+    ['*_*/*_*/*_*/*_*.py', `${`${name(250)}/`.repeat(15)}q`, false],
+  ];
+  return cases.map(([glob, path, comparable]) => {
+    const ours = compileGlobList([glob]);
+    const times: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const start = performance.now();
+      ours.find(path);
+      times.push(performance.now() - start);
+    }
+    times.sort((a, b) => a - b);
+    const round = (ms: number) => Math.round(ms * 1000) / 1000;
+    let picomatchMs: number | null = null;
+    if (comparable) {
+      const theirs = picomatch.makeRe(glob, GLOB_OPTIONS);
+      const start = performance.now();
+      theirs.test(path);
+      picomatchMs = round(performance.now() - start);
+    }
+    return { glob, path_bytes: path.length, ms: round(times[2]!), picomatch_ms: picomatchMs };
+  });
+}
+
+export function describeHostile(rows: HostileRow[]): string {
+  return [
+    'hostile globs on crafted paths, one decision (Perimeter / picomatch before):',
+    ...rows.map(
+      (r) =>
+        `  ${r.glob} on ${r.path_bytes} bytes: ${r.ms} ms / ${r.picomatch_ms === null ? 'not run (minutes)' : `${r.picomatch_ms} ms`}`,
+    ),
+  ].join('\n');
+}
+
 export function describePolicy(r: PolicyResult): string {
   return [
     `classify ${r.paths.toLocaleString('en-US')} paths against ${r.globs} globs (read + write decision each): ` +
@@ -129,4 +186,4 @@ export function describePolicy(r: PolicyResult): string {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
-  console.log(describePolicy(runPolicy()));
+  console.log(`${describePolicy(runPolicy())}\n${describeHostile(runHostile())}`);

@@ -1,18 +1,9 @@
-import picomatch from 'picomatch';
+import { toBytes, translateGlob } from './git-glob.js';
 import { isDotGitSegment, MAX_PATH_BYTES, pathProblem } from './path.js';
 
 /**
- * The one set of picomatch options every decision uses.
- * - `dot: true`: `*` and `**` match dot files and dot directories, as CODEOWNERS does (`src/**` covers
- *   `src/.eslintrc`).
- * - `nocase: false`: matching is case-sensitive, like git. (The protected set is matched separately and
- *   case-insensitively.)
- * - `windows: false`: POSIX paths; `/` is the only separator.
- * - `nonegate: true`: a leading `!` never inverts a glob (validation rejects it anyway).
- * - `noextglob: true`: `@(a|b)`, `+(x)` and friends are not special.
- * - `posix: true`: POSIX character classes such as `[[:alpha:]]` work inside brackets.
- * - no `basename`/`matchBase`: `*.md` matches at the root only; write `**\/*.md` for any depth.
- * Braces (`{src,test}/**`) and brackets (`[abc]`) keep their usual meaning.
+ * The picomatch options Perimeter used before globs were read the way git reads them (see git-glob.ts).
+ * Kept for callers that still hand raw globs to picomatch; decisions go through compileGlobList.
  */
 export const GLOB_OPTIONS = Object.freeze({
   dot: true,
@@ -27,12 +18,30 @@ export const GLOB_OPTIONS = Object.freeze({
 
 // eslint-disable-next-line no-control-regex
 const CONTROL_OR_INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|\p{Default_Ignorable_Code_Point}/u;
-const LITERAL_PARENS = /\[\(\]|\[\)\]/g;
-const NEVER_MATCHES = '$^';
-const GLOB_SYNTAX = /[*?[\]{}]/;
+const GLOB_SYNTAX = /[*?[\]]/;
+const EXTGLOB = /[@!+*?]\(/;
 
+function segmentProblem(alternative: string): string | null {
+  for (const segment of alternative.split('/')) {
+    if (segment === '') return 'empty segment ("//" or a trailing "/"; write "dir/**" for a directory)';
+    if (segment === '.' || segment === '..') return `"${segment}" segment can never match a valid path`;
+    if (isDotGitSegment(segment))
+      return `${JSON.stringify(segment)} segment can never match: .git paths are always refused`;
+    const problem = GLOB_SYNTAX.test(segment) ? null : pathProblem(segment);
+    if (problem !== null)
+      return `segment ${JSON.stringify(segment)} can never match a valid path: ${problem}`;
+  }
+  return null;
+}
+
+/**
+ * The matcher for a valid glob, over byte strings (see toBytes): what git's `:(glob)` pathspecs select.
+ * Throws on a glob globProblem refuses.
+ */
 export function compileGlob(glob: string): RegExp {
-  return picomatch.makeRe(glob, GLOB_OPTIONS);
+  const translation = translateGlob(glob, () => null);
+  if (!translation.ok) throw new Error(`invalid glob ${JSON.stringify(glob)}: ${translation.problem}`);
+  return new RegExp(translation.source);
 }
 
 /** Why `glob` cannot be used in perimeters.yml (it is malformed or could never match a valid path), or null. */
@@ -46,26 +55,11 @@ export function globProblem(glob: string): string | null {
   if (glob.startsWith('/')) return 'leading "/": globs are relative to the repository root';
   if (glob.includes('\\'))
     return 'backslash: paths never contain one; write "[*]" to match a special character literally';
-  if (glob.replace(LITERAL_PARENS, '').search(/[()]/) !== -1) {
-    return 'parentheses: picomatch reads "(...)" as a group; write "[(]" or "[)]" to match one literally';
-  }
-  for (const segment of glob.split('/')) {
-    if (segment === '') return 'empty segment ("//" or a trailing "/"; write "dir/**" for a directory)';
-    if (segment === '.' || segment === '..') return `"${segment}" segment can never match a valid path`;
-    if (isDotGitSegment(segment))
-      return `${JSON.stringify(segment)} segment can never match: .git paths are always refused`;
-    const problem = GLOB_SYNTAX.test(segment) ? null : pathProblem(segment);
-    if (problem !== null)
-      return `segment ${JSON.stringify(segment)} can never match a valid path: ${problem}`;
-  }
-  let source: string;
-  try {
-    source = compileGlob(glob).source;
-  } catch (error) {
-    return `cannot compile: ${(error as Error).message}`;
-  }
-  if (source === NEVER_MATCHES) return 'can never match anything (unbalanced brace or bracket?)';
-  return null;
+  const extglob = EXTGLOB.exec(glob);
+  if (extglob !== null)
+    return `"${extglob[0]}" reads like an extglob, which git does not have (there "(" is a literal); write "[(]" for a literal parenthesis, or list the globs`;
+  const translation = translateGlob(glob, segmentProblem);
+  return translation.ok ? null : translation.problem;
 }
 
 /** Why a `branches` glob is unusable, or null. Branch names follow git's ref rules, not path rules. */
@@ -79,13 +73,8 @@ export function branchGlobProblem(glob: string): string | null {
   if (glob.includes('\\')) return 'backslash: branch names never contain one';
   if (glob.includes('..') || glob.includes('//') || glob.endsWith('/'))
     return 'can never match a valid branch name';
-  try {
-    if (compileGlob(glob).source === NEVER_MATCHES)
-      return 'can never match anything (unbalanced brace or bracket?)';
-  } catch (error) {
-    return `cannot compile: ${(error as Error).message}`;
-  }
-  return null;
+  const translation = translateGlob(glob, () => null);
+  return translation.ok ? null : translation.problem;
 }
 
 export interface GlobList {
@@ -97,12 +86,15 @@ export interface GlobList {
 /** Compiles validated globs once; `find` reports which one matched. */
 export function compileGlobList(globs: readonly string[]): GlobList {
   const compiled = globs.map((glob) => ({ glob, re: compileGlob(glob) }));
+  // Matching is on UTF-8 bytes, as in git: `?` and brackets match one byte.
   const union = compiled.length > 0 ? new RegExp(compiled.map((c) => `(?:${c.re.source})`).join('|')) : null;
   return {
     globs: [...globs],
     find(path: string): string | null {
-      if (union === null || !union.test(path)) return null;
-      for (const { glob, re } of compiled) if (re.test(path)) return glob;
+      if (union === null) return null;
+      const bytes = toBytes(path);
+      if (!union.test(bytes)) return null;
+      for (const { glob, re } of compiled) if (re.test(bytes)) return glob;
       return null;
     },
   };

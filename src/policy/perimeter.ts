@@ -21,6 +21,8 @@ export interface Perimeter {
   /** Validates first; a write glob must match and the path must not be protected (unless `allow-protected` matches). */
   canWrite(path: string): Decision;
   allowsBranch(branch: string): boolean;
+  /** The `allow-secrets-in` glob matching this path (read as git reads globs), or null. */
+  allowsSecretsIn(path: string): string | null;
 }
 
 /** A PerimeterSpec that cannot be compiled exactly (parseConfig never produces one). */
@@ -75,6 +77,7 @@ export function compilePerimeter(spec: PerimeterSpec, configFile: string = DEFAU
   const write = compileGlobList(spec.write);
   const allowProtected = compileGlobList(spec.allowProtected);
   const allowCredentialFiles = compileGlobList(spec.allowCredentialFiles);
+  const allowSecretsIn = compileGlobList(spec.allowSecretsIn);
   const branches = spec.branches === null ? null : compileGlobList(spec.branches);
   const tools: ReadonlySet<ToolName> = new Set(spec.tools);
   // canRead and canWrite usually see the same path back to back: remember the last valid one.
@@ -129,6 +132,9 @@ export function compilePerimeter(spec: PerimeterSpec, configFile: string = DEFAU
     allowsBranch(branch: string): boolean {
       if (typeof branch !== 'string' || branch === '') return false;
       return branches === null || branches.find(branch) !== null;
+    },
+    allowsSecretsIn(path: string): string | null {
+      return pathProblem(path) === null ? allowSecretsIn.find(path) : null;
     },
   };
 }

@@ -31,6 +31,16 @@ export class Checker {
     const seen = new Set<string>();
     const entries: Entry[] = [];
     for (const pair of map.items) {
+      if (isAlias(pair.key)) {
+        // `*k : [...]` reads as nothing in a review, and becomes whatever `&k` anchored (`write`, say).
+        const source = (pair.key as { source: string }).source;
+        this.report(
+          pair.key as Node,
+          where || '(document)',
+          `alias *${source} used as a key: write the key out`,
+        );
+        continue;
+      }
       const keyNode = this.resolve(pair.key);
       const at = keyNode ?? map;
       if (

@@ -37,12 +37,15 @@ describe('globProblem, word for word', () => {
     ['!a', 'negation ("!") is not supported: perimeters only grant, list what is allowed'],
     ['/a', 'leading "/": globs are relative to the repository root'],
     ['a\\b', 'backslash: paths never contain one; write "[*]" to match a special character literally'],
-    ['a(b)', 'parentheses: picomatch reads "(...)" as a group; write "[(]" or "[)]" to match one literally'],
+    [
+      'a@(b)',
+      '"@(" reads like an extglob, which git does not have (there "(" is a literal); write "[(]" for a literal parenthesis, or list the globs',
+    ],
     ['a//b', 'empty segment ("//" or a trailing "/"; write "dir/**" for a directory)'],
     ['a/./b', '"." segment can never match a valid path'],
     ['a/../b', '".." segment can never match a valid path'],
     ['.git/x', '".git" segment can never match: .git paths are always refused'],
-    ['src/{', 'can never match anything (unbalanced brace or bracket?)'],
+    ['src/{', 'unclosed "{"; write "[{]" for a literal one'],
     ['[(]x', null],
     ['src/**', null],
   ])('%j -> %j', (glob, problem) => {
@@ -69,7 +72,7 @@ describe('branchGlobProblem, word for word', () => {
     ['a..b', 'can never match a valid branch name'],
     ['a//b', 'can never match a valid branch name'],
     ['a/', 'can never match a valid branch name'],
-    ['agent/{', 'can never match anything (unbalanced brace or bracket?)'],
+    ['agent/{', 'unclosed "{"; write "[{]" for a literal one'],
     ['agent/**', null],
   ])('%j -> %j', (glob, problem) => {
     expect(branchGlobProblem(glob)).toBe(problem);

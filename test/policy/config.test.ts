@@ -84,6 +84,22 @@ describe('parseConfig', () => {
     });
   });
 
+  describe('when an alias is used as a key', () => {
+    it('refuses it: "*k : [...]" would hide a write from reviewers', () => {
+      const yaml =
+        'version: 1\nperimeters:\n  a:\n    description: &k write\n    read: ["src/**"]\n    *k : ["**"]\n';
+      expect(problems(yaml)).toEqual([
+        {
+          file: 'perimeters.yml',
+          line: 6,
+          column: 5,
+          key: 'perimeters.a',
+          message: 'alias *k used as a key: write the key out',
+        },
+      ]);
+    });
+  });
+
   describe('when a glob starting with * is not quoted', () => {
     it('explains that YAML read it as an alias', () => {
       expect(problems('version: 1\nperimeters:\n  a:\n    read:\n      - src/**\n      - **/*.md\n')).toEqual(

@@ -25,6 +25,21 @@ const MATCHES: Array<[string, string, boolean]> = [
   ['{src,test}/**', 'bench/a.ts', false],
   ['[[:alpha:]]*.md', 'a.md', true],
   ['a[(]b[)].txt', 'a(b).txt', true],
+  ['docs/a (copy).md', 'docs/a (copy).md', true],
+  ['src/**', 'src', false],
+  ['src/*[+-0]*', 'src/a/b', false],
+  ['src/[[:punct:]]', 'src/-', true],
+  ['a[[:punct:]]b', 'a/b', false],
+  ['a[[:graph:]]b', 'a/b', false],
+  ['a[!x]b', 'a/b', false],
+  ['a[b-a]', 'ab', true],
+  ['**/*_*_*_*_*.py', `${'_'.repeat(200)}/${'_'.repeat(250)}.py`, true],
+  ['**/*_*_*_*_*.py', `${'_'.repeat(200)}/${'_'.repeat(250)}.pyc`, false],
+  ['*_*/*_*/*_*/*_*.py', `${'_'.repeat(250)}/`.repeat(4) + 'x.py', false],
+  ['**/x/**/x/**/y', `${'x/'.repeat(2000)}z`, false],
+  ['**/x/**/x/**/y', `${'x/'.repeat(2000)}y`, true], // git: "b" is a member before the (empty) range b-a begins
+  ['*.[ch]', 'x.[ch]', false],
+
   ['docs/a?c.md', 'docs/abc.md', true],
   ['docs/a?c.md', 'docs/a/c.md', false],
   ['a/**/b', 'a/b', true],
@@ -38,6 +53,7 @@ describe('compileGlob', () => {
     it(expected ? 'matches' : 'does not match', () => {
       expect(globProblem(glob)).toBeNull();
       expect(compileGlob(glob).test(path)).toBe(expected);
+      expect(compileGlobList([glob]).find(path)).toBe(expected ? glob : null);
     });
   });
 
@@ -68,9 +84,18 @@ describe('globProblem', () => {
     ['src/../x', /"\.\." segment/],
     ['**/.git/**', /\.git/],
     ['.Git', /\.git/],
-    ['docs/a (copy).md', /parentheses/],
-    ['@(a|b)', /parentheses/],
-    ['src/{a,b', /never match/],
+    ['@(a|b)', /extglob/],
+    ['src/+(a)', /extglob/],
+    ['src/{a,b', /unclosed "\{"/],
+    ['src/a}', /unmatched "\}"/],
+    ['src/{a,{b,c}}', /nested braces/],
+    ['src/{a}', /braces without a comma/],
+    ['{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}', /more than 64/],
+    ['src/[ab', /unclosed "\["/],
+    ['src/[[:word:]]', /unknown character class/],
+    ['src/[/]', /can never match a path character/],
+    ['src/a**', /"\*\*" inside a name/],
+    ['**.md', /"\*\*" inside a name/],
     ['a\u0000', /control/],
     ['a\u200bb', /invisible/],
     ['x'.repeat(5000), /longer than/],
