@@ -39,12 +39,27 @@ export function mcpConfigJson(endpoints: Endpoint[]): string {
   );
 }
 
-/** Codex config.toml tables; the secret stays in the environment variable it names. */
+/**
+ * Codex config.toml tables; the secret stays in the environment variable it names.
+ * `default_tools_approval_mode = "approve"`: `codex exec` never grants an approval, and Codex asks one for
+ * tools it takes as destructive (push_files), so without it every push is refused before it reaches the
+ * gateway. The gateway enforces the perimeter itself. `required = true`: a server that cannot start (its
+ * variable missing from Codex's environment, say) stops Codex with an error instead of hiding the tools.
+ */
 export function codexConfigToml(endpoints: Endpoint[], variables: Record<string, string>): string {
   return endpoints
     .map((e) => {
       const key = /^[A-Za-z0-9_-]+$/.test(e.name) ? e.name : JSON.stringify(e.name);
-      return `[mcp_servers.${key}]\nurl = ${JSON.stringify(e.url)}\nbearer_token_env_var = ${JSON.stringify(variables[e.name])}\n`;
+      const variable = variables[e.name] as string;
+      return [
+        `# ${variable} must be in Codex's environment (the action exports it to later steps of the job).`,
+        `[mcp_servers.${key}]`,
+        `url = ${JSON.stringify(e.url)}`,
+        `bearer_token_env_var = ${JSON.stringify(variable)}`,
+        'default_tools_approval_mode = "approve"',
+        'required = true',
+        '',
+      ].join('\n');
     })
     .join('\n');
 }

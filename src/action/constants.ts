@@ -10,6 +10,7 @@ export enum Inputs {
   FailOnViolation = 'fail-on-violation',
   DirectPushes = 'direct-pushes',
   StatusContext = 'status-context',
+  EndpointSecrets = 'endpoint-secrets',
 }
 
 export enum Outputs {

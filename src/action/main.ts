@@ -31,8 +31,10 @@ export async function runMain(
   const secrets: string[] = [];
   try {
     const settings = readSettings();
-    core.setSecret(settings.token);
-    secrets.push(settings.token);
+    for (const value of [settings.token, ...Object.values(settings.endpointSecrets)]) {
+      core.setSecret(value);
+      secrets.push(value);
+    }
     const upstream = createOctokitUpstream({
       token: settings.token,
       owner: settings.owner,
@@ -60,6 +62,13 @@ async function start(
   const perimeters = selectPerimeters(config, settings.perimeters, settings.branch, configText);
   const names = perimeters.map((p) => p.name);
   const variables = tokenVariables(names);
+  const unexposed = Object.keys(settings.endpointSecrets).filter((name) => !names.includes(name));
+  if (unexposed.length > 0) {
+    throw new ActionError(
+      `${Inputs.EndpointSecrets}: ${unexposed.map((n) => JSON.stringify(n)).join(', ')} not exposed by this ` +
+        `step (exposed: ${names.join(', ')})`,
+    );
+  }
   core.info(`perimeters.yml from ${configRef}: exposing ${names.join(', ')} on branch ${settings.branch}`);
 
   const startedAt = new Date().toISOString();
@@ -95,7 +104,9 @@ async function start(
   store.save(State.StartRefsDigest, sha256(snapshotText));
 
   const endpointSecrets: Record<string, string> = {};
-  for (const name of names) endpointSecrets[name] = randomBytes(32).toString('base64url');
+  for (const name of names) {
+    endpointSecrets[name] = settings.endpointSecrets[name] ?? randomBytes(32).toString('base64url');
+  }
   const ledgerKey = randomBytes(32).toString('base64url');
   for (const value of [...Object.values(endpointSecrets), ledgerKey]) {
     core.setSecret(value);

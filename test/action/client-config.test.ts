@@ -46,12 +46,26 @@ describe('codexConfigToml', () => {
   it('names the variable, never the secret', () => {
     const text = codexConfigToml(endpoints, tokenVariables(['implementer', 'test-author']));
     expect(text).not.toContain('s1');
+    const server = { default_tools_approval_mode: 'approve', required: true };
     expect(parseToml(text)).toEqual({
       mcp_servers: {
-        implementer: { url: endpoints[0]?.url, bearer_token_env_var: 'PERIMETER_TOKEN_IMPLEMENTER' },
-        'test-author': { url: endpoints[1]?.url, bearer_token_env_var: 'PERIMETER_TOKEN_TEST_AUTHOR' },
+        implementer: {
+          url: endpoints[0]?.url,
+          bearer_token_env_var: 'PERIMETER_TOKEN_IMPLEMENTER',
+          ...server,
+        },
+        'test-author': {
+          url: endpoints[1]?.url,
+          bearer_token_env_var: 'PERIMETER_TOKEN_TEST_AUTHOR',
+          ...server,
+        },
       },
     });
+  });
+
+  it('says which variable must reach Codex', () => {
+    const text = codexConfigToml(endpoints, tokenVariables(['implementer', 'test-author']));
+    expect(text).toContain("# PERIMETER_TOKEN_IMPLEMENTER must be in Codex's environment");
   });
 });
 

@@ -46,6 +46,7 @@ describe('readSettings', () => {
         failOnViolation: true,
         directPushes: 'check',
         statusContext: 'perimeter',
+        endpointSecrets: {},
         tempDir: '/tmp/runner',
       });
     });
@@ -165,6 +166,40 @@ describe('readSettings', () => {
 
     it('rejects a malformed repository', () => {
       expect(failure({}, { GITHUB_REPOSITORY: 'nope' })).toContain('expected "owner/name", got "nope"');
+    });
+  });
+
+  describe('when endpoint secrets are given', () => {
+    const a = 'a'.repeat(31) + 'A';
+    const b = 'b'.repeat(40);
+
+    it('maps each perimeter to its secret, one per line', () => {
+      expect(
+        settings({ [Inputs.EndpointSecrets]: `implementer=${a}\n test-author=${b}\n` }).endpointSecrets,
+      ).toEqual({ implementer: a, 'test-author': b });
+      expect(settings({ [Inputs.EndpointSecrets]: `implementer=${a},=x` }).endpointSecrets).toEqual({
+        implementer: `${a},=x`,
+      });
+      expect(settings({}).endpointSecrets).toEqual({});
+    });
+
+    it.each([
+      [
+        `implementer=${a.slice(1)}`,
+        'the secret of "implementer" has 31 characters; at least 32 are required',
+      ],
+      [`implementer=${a}\ntest-author=${a}`, '"implementer" and "test-author" have the same secret'],
+      [`implementer=${a}\nimplementer=${b}`, '"implementer" is given twice'],
+      [`implementer ${a}`, 'expected lines of "perimeter=secret", got an entry without "="'],
+      [`Implementer=${a}`, 'got an entry named "Implementer"'],
+      ['implementer=', 'the secret of "implementer" is empty'],
+      [`implementer=${a}\u00e9`, 'outside visible ASCII'],
+    ])('refuses %j without quoting a secret', (value, message) => {
+      const text = failure({ [Inputs.EndpointSecrets]: value });
+      expect(text).toContain(`endpoint-secrets: `);
+      expect(text).toContain(message);
+      expect(text).not.toContain(a.slice(0, 20));
+      expect(text).not.toContain(b.slice(0, 20));
     });
   });
 });
