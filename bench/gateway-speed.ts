@@ -5,7 +5,7 @@
  * head, conditional: a 304). Then throughput at several concurrencies, and the gateway's resident memory.
  */
 import { getOctokit } from '@actions/github';
-import { callTool, OWNER, REPO, startStandIn, BRANCH } from './support/stand-in.js';
+import { answerOf, callTool, OWNER, REPO, startStandIn, BRANCH } from './support/stand-in.js';
 import { startGatewayChild } from './support/gateway-child.js';
 import { percentile, round, sample } from './support/measure.js';
 import { fileText } from './economy/repo-model.js';
@@ -64,7 +64,7 @@ export async function runGatewaySpeed(options: SpeedOptions): Promise<SpeedResul
     const octokit = getOctokit(standIn.token, { baseUrl: standIn.fake.url });
     const repo = { owner: OWNER, repo: REPO };
     const first = await callTool(client, 'get_file', { path: target });
-    const { sha, content } = first.structuredContent as { sha: string; content: string };
+    const { sha, content } = answerOf(first) as { sha: string; content: string };
     const ref = await octokit.request('GET /repos/{owner}/{repo}/git/ref/{ref}', {
       ...repo,
       ref: `heads/${BRANCH}`,

@@ -1,5 +1,5 @@
 /** Runs the scripted session through a real gateway endpoint (MCP SDK client over HTTP) and meters each step. */
-import { callTool, startBenchGateway, textOf, type StandIn } from '../support/stand-in.js';
+import { answerOf, callTool, startBenchGateway, textOf, type StandIn } from '../support/stand-in.js';
 import { add, metered, ZERO, type Cost } from './counting.js';
 import { describeStep, type CommitRef, type Step } from './session-script.js';
 
@@ -44,7 +44,7 @@ export async function runPerimeterSession(
         cost,
         isError: result.isError === true,
       };
-      const structured = result.structuredContent as Record<string, unknown> | undefined;
+      const structured = answerOf(result);
       if (step.tool === 'push_files') {
         if (result.isError) throw new Error(`${record.label} failed: ${textOf(result)}`);
         pushes.push(String(structured?.commit));

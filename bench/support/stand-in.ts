@@ -15,6 +15,7 @@ import type { Upstream } from '../../src/github/upstream.js';
 import { compilePerimeter, parseConfig } from '../../src/policy/index.js';
 import type { AnswerFilter } from '../../src/safety/answer-filter.js';
 import { commitToBare, seedRepo, startFakeGithub, type FakeGithub } from '../../test/fake-github/index.js';
+import { ANSWER_META } from '../../src/gateway/answers.js';
 
 export const OWNER = 'octo';
 export const REPO = 'widgets';
@@ -116,6 +117,11 @@ export async function callTool(
   args: Record<string, unknown>,
 ): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+/** The answer as data (the gateway puts it in `_meta`, not in `structuredContent`). */
+export function answerOf(result: CallToolResult): Record<string, unknown> | undefined {
+  return result._meta?.[ANSWER_META] as Record<string, unknown> | undefined;
 }
 
 export function textOf(result: CallToolResult): string {

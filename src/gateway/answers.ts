@@ -7,8 +7,16 @@ import { ToolError, type CallNotes, type ToolAnswer } from './tools/definition.j
 export const WITHHELD = 'the answer could not be checked for secrets, so it is withheld';
 
 /**
- * Every answer leaves through here: each string of the structured content and of the text goes through
- * the filter, the count of hidden values is added, and a filter failure withholds the answer.
+ * Where a result carries the answer as data, for programs (`_meta` is not given to models). Not
+ * `structuredContent`: clients differ in what they hand their model (Claude Code the text, Codex the
+ * structured content, Copilot both), so an answer in both reaches some models twice. The text is the one
+ * rendering every model sees: a file's content, or the answer as JSON.
+ */
+export const ANSWER_META = 'perimeter/answer';
+
+/**
+ * Every answer leaves through here: each string of the answer and of the text goes through the filter, the
+ * count of hidden values is added, and a filter failure withholds the answer.
  */
 export async function renderAnswer(
   filter: AnswerFilter,
@@ -29,7 +37,7 @@ export async function renderAnswer(
       text: `[${hidden} secret-looking value(s) hidden from this answer: ${list}]`,
     });
   }
-  return { result: { content, structuredContent: structured }, hidden, kinds };
+  return { result: { content, _meta: { [ANSWER_META]: structured } }, hidden, kinds };
 }
 
 /** Between strings redacted in one batch: plain and low in entropy, so no detector mistakes it for a secret. */

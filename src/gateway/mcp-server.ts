@@ -69,12 +69,13 @@ export function createMcpServer(runtime: PerimeterRuntime, tracker: CallTracker)
       await tracker.complete(extra.requestId, outcome);
       return result;
     };
+    // no outputSchema: it would oblige structuredContent, which some clients give their model beside the
+    // text (see ANSWER_META); answer() checks each answer against the tool's output schema instead
     server.registerTool(
       tool.name,
       {
         description: tool.description,
         inputSchema: schemasOf(tool).input,
-        outputSchema: schemasOf(tool).output,
         annotations: { readOnlyHint: tool.readOnly, destructiveHint: tool.destructive, openWorldHint: false },
       },
       handler as never,
@@ -97,6 +98,16 @@ async function answer(
     const { text, outcome } = describeFailure(error, notes, runtime.log);
     const { result, hidden, kinds } = await renderError(runtime.filter, text);
     return { result, outcome: { ...outcome, hidden, kinds } };
+  }
+  if (!schemasOf(tool).output.safeParse(answered.structured).success) {
+    runtime.log(`internal error: ${tool.name} answered outside its output schema`);
+    return {
+      result: {
+        content: [{ type: 'text', text: 'internal error in the gateway; the call did not complete' }],
+        isError: true,
+      },
+      outcome: { decision: 'failed', reason: 'internal error' },
+    };
   }
   try {
     const { result, hidden, kinds } = await renderAnswer(runtime.filter, answered);

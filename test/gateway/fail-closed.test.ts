@@ -11,7 +11,7 @@ import { ALL_TOOLS } from '../../src/gateway/tools/all-tools.js';
 import { UpstreamError } from '../../src/github/upstream.js';
 import { compilePerimeter, parseConfig, type Perimeter } from '../../src/policy/index.js';
 import { NO_FILTER, type AnswerFilter } from '../../src/safety/answer-filter.js';
-import { call, textOf } from './support/harness.js';
+import { answerOf, call, textOf } from './support/harness.js';
 import { createMemoryUpstream, type MemoryUpstream } from './support/memory-upstream.js';
 
 const CONFIG = `
@@ -78,7 +78,7 @@ describe('the gateway over a small in-memory upstream', () => {
       };
       const result = await call(await start(hiding), 'get_file', { path: 'src/a.ts' });
       expect(JSON.stringify(result)).not.toContain('SECRET');
-      expect(result.structuredContent).toMatchObject({
+      expect(answerOf(result)).toMatchObject({
         content: 'a [hidden: test] here\n',
         redacted: { count: 1, kinds: { test: 1 } },
       });
@@ -161,7 +161,7 @@ describe('the gateway over a small in-memory upstream', () => {
         message: 'm',
         files: [{ path: 'src/a.ts', content: 'a SECRET here\n' }],
       });
-      expect(result.structuredContent).toMatchObject({ commit: null, head: before });
+      expect(answerOf(result)).toMatchObject({ commit: null, head: before });
       expect(await head()).toBe(before);
     });
 
@@ -176,7 +176,7 @@ describe('the gateway over a small in-memory upstream', () => {
         files: [{ path: 'src/b.ts', content: 'b' }],
       });
       expect(result.isError).toBeFalsy();
-      expect(result.structuredContent).toMatchObject({ commit: await head(), head: await head() });
+      expect(answerOf(result)).toMatchObject({ commit: await head(), head: await head() });
       await gateway?.close();
       const ledger = await readFile(join(dir, 'ledger.jsonl'), 'utf8');
       expect(ledger).toContain(`"commit":"${await head()}"`);

@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitToBare } from '../fake-github/index.js';
-import { call, ok, startHarness, textOf, type Harness } from './support/harness.js';
+import { answerOf, call, ok, startHarness, textOf, type Harness } from './support/harness.js';
 
 const CONFIG = `
 version: 1
@@ -116,7 +116,7 @@ describe('the read tools', () => {
   describe('get_file', () => {
     it('reads a text file at the branch head', async () => {
       const result = await call(implementer, 'get_file', { path: 'docs/guide.md' });
-      expect(result.structuredContent).toMatchObject({
+      expect(answerOf(result)).toMatchObject({
         path: 'docs/guide.md',
         type: 'file',
         encoding: 'utf-8',
@@ -193,7 +193,7 @@ describe('the read tools', () => {
       expect(docs.commits.map((c) => c.sha)).toEqual([mixed, initial]);
       const hidden = await call(implementer, 'list_commits', { path: 'secret/deep' });
       const missing = await call(implementer, 'list_commits', { path: 'secret/nothing' });
-      expect((hidden.structuredContent as { commits: unknown[] }).commits).toEqual([]);
+      expect((answerOf(hidden) as { commits: unknown[] }).commits).toEqual([]);
       expect(JSON.stringify(hidden)).toBe(JSON.stringify(missing));
     });
 

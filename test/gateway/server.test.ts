@@ -120,13 +120,10 @@ describe('the gateway server', () => {
       const byName = Object.fromEntries(tools.map((t) => [t.name, t.annotations]));
       expect(byName.push_files).toMatchObject({ readOnlyHint: false, destructiveHint: true });
       expect(byName.get_file).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+      // answers are text plus `_meta` data, never structuredContent, so no tool declares an outputSchema
+      expect(tools.filter((t) => t.outputSchema !== undefined).map((t) => t.name)).toEqual([]);
       expect(
-        tools.map(({ name, inputSchema, outputSchema, annotations }) => ({
-          name,
-          inputSchema,
-          outputSchema,
-          annotations,
-        })),
+        tools.map(({ name, inputSchema, annotations }) => ({ name, inputSchema, annotations })),
       ).toMatchSnapshot();
     });
   });

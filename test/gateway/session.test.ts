@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLedgerFacts, verifyLedger } from '../../src/gateway/index.js';
 import { secretForms } from '../../src/github/errors.js';
 import { createSecretFilter } from '../../src/safety/index.js';
-import { call, fakeToken, startHarness, textOf, type Harness } from './support/harness.js';
+import { answerOf, call, fakeToken, startHarness, textOf, type Harness } from './support/harness.js';
 
 const CONFIG = `
 version: 1
@@ -51,7 +51,7 @@ describe('a gateway session', () => {
       message: 'one change',
       files: [{ path: 'src/b.ts', content: 'export const b = 1;\n' }],
     });
-    commit = (pushed.structuredContent as { commit: string }).commit;
+    commit = (answerOf(pushed) as { commit: string }).commit;
     await record(tester, 'push_files', { message: 'outside', files: [{ path: 'src/c.ts', content: 'x' }] });
     await record(implementer, 'push_files', {
       message: `about ${token}`,

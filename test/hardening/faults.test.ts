@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { gitText } from '../fake-github/git.js';
-import { callTool, OWNER, REPO, startStand, textOf, type Stand } from './support/stand.js';
+import { answerOf, callTool, OWNER, REPO, startStand, textOf, type Stand } from './support/stand.js';
 
 const CONFIG = `
 version: 1
@@ -102,12 +102,12 @@ describe('the gateway when GitHub misbehaves', () => {
       const head = await stand.head();
       expect(head).not.toBe(before);
       expect(first.isError, textOf(first)).toBeFalsy();
-      expect(first.structuredContent).toMatchObject({ commit: head });
+      expect(answerOf(first)).toMatchObject({ commit: head });
       expect(stand.fake.stats().byRoute[PATCH_REF]).toBe(1);
 
       const second = await callTool(dev, 'push_files', args);
       expect(second.isError, textOf(second)).toBeFalsy();
-      expect(second.structuredContent).toMatchObject({ commit: null });
+      expect(answerOf(second)).toMatchObject({ commit: null });
       expect(await commitsWithMessage(stand, 'late answer')).toBe(1);
       expect(stand.fake.stats().byRoute[PATCH_REF]).toBe(1);
     });

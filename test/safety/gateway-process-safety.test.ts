@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildConfig } from '../../src/gateway/child.js';
 import { seedRepo, startFakeGithub, type FakeGithub } from '../fake-github/index.js';
-import { call, textOf } from '../gateway/support/harness.js';
+import { answerOf, call, textOf } from '../gateway/support/harness.js';
 import { actionDir } from '../support/bundles.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -88,7 +88,7 @@ describe.each(STARTS)('the gateway process, $as', ({ args }) => {
     expect(result.isError).toBeFalsy();
     const seen = JSON.stringify(result);
     for (const secret of [token, endpointSecret, ledgerKey]) expect(seen).not.toContain(secret);
-    expect(result.structuredContent?.content).toBe(
+    expect(answerOf(result)?.content).toBe(
       'token [hidden: secret]\nbasic [hidden: secret]\nendpoint [hidden: secret]\nledger [hidden: secret]\n',
     );
     expect(textOf(result)).toContain('4 secret-looking value(s) hidden');

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLedgerFacts } from '../../src/gateway/index.js';
 import { createSecretFilter } from '../../src/safety/index.js';
 import { commitToBare } from '../fake-github/index.js';
-import { call, ok, startHarness, textOf, type Harness } from '../gateway/support/harness.js';
+import { answerOf, call, ok, startHarness, textOf, type Harness } from '../gateway/support/harness.js';
 import { fill, privateKeyBlock, providerSamples, sample } from './samples.js';
 
 const CONFIG = `version: 1
@@ -75,8 +75,8 @@ describe('content safety through the gateway', () => {
         const result = await call(reader, 'get_file', { path });
         expect(result.isError).toBeFalsy();
         expect(everything(result)).not.toContain(value.slice(0, 24));
-        expect(result.structuredContent?.content).toBe(`value: [hidden: ${kind}]\n`);
-        expect(result.structuredContent?.redacted).toEqual({ count: 1, kinds: { [kind]: 1 } });
+        expect(answerOf(result)?.content).toBe(`value: [hidden: ${kind}]\n`);
+        expect(answerOf(result)?.redacted).toEqual({ count: 1, kinds: { [kind]: 1 } });
         expect(textOf(result)).toContain(`1 ${kind}`);
       },
     );
@@ -91,7 +91,7 @@ describe('content safety through the gateway', () => {
     it("hides the run's own token, raw and base64-encoded inside a Basic credential", async () => {
       const result = await call(reader, 'get_file', { path: 'src/leak.txt' });
       expect(everything(result)).not.toContain(runToken);
-      expect(result.structuredContent?.redacted).toMatchObject({ count: 2 });
+      expect(answerOf(result)?.redacted).toMatchObject({ count: 2 });
     });
 
     it('describes a binary file without scanning or sending its bytes', async () => {
@@ -111,7 +111,7 @@ describe('content safety through the gateway', () => {
       for (const { value } of kinds) expect(seen).not.toContain(value.slice(0, 24));
       expect(seen).not.toContain(password);
       expect(seen).toContain('export const answer = 42;');
-      const redacted = result.structuredContent?.redacted as { count: number; kinds: Record<string, number> };
+      const redacted = answerOf(result)?.redacted as { count: number; kinds: Record<string, number> };
       expect(redacted.count).toBe(kinds.length + 1);
     });
   });
@@ -128,7 +128,7 @@ describe('content safety through the gateway', () => {
       const commit = await call(reader, 'get_commit', { sha });
       expect(commit.isError).toBeFalsy();
       expect(everything(commit)).not.toContain(token);
-      expect(String(commit.structuredContent?.message)).toContain('[hidden: GitHub token]');
+      expect(String(answerOf(commit)?.message)).toContain('[hidden: GitHub token]');
       const list = await call(reader, 'list_commits', {});
       expect(everything(list)).not.toContain(token);
       expect(everything(list)).toContain('[hidden: GitHub token]');
@@ -142,7 +142,7 @@ describe('content safety through the gateway', () => {
       const commit = await call(reader, 'get_commit', { sha });
       const seen = everything(commit);
       for (const { value } of kinds) expect(seen).not.toContain(value.slice(0, 24));
-      const redacted = commit.structuredContent?.redacted as { kinds: Record<string, number> };
+      const redacted = answerOf(commit)?.redacted as { kinds: Record<string, number> };
       expect(Object.keys(redacted.kinds).sort()).toEqual([...new Set(kinds.map((k) => k.kind))].sort());
     });
 
@@ -316,7 +316,7 @@ describe('content safety through the gateway', () => {
         files: [{ path: 'fixtures/token.txt', content: `${token}\n` }],
       });
       expect(pushed.isError).toBeFalsy();
-      expect(await h.head()).toBe(pushed.structuredContent?.commit);
+      expect(await h.head()).toBe(answerOf(pushed)?.commit);
       const readBack = await ok(fixtures, 'get_file', { path: 'fixtures/token.txt' });
       expect(readBack.content).toBe('[hidden: GitHub token]\n');
     });
@@ -426,7 +426,7 @@ describe('when a large file is read again', () => {
       const scans = filter.stats().scans;
       const second = await call(client, 'get_file', { path: 'src/big.ts' });
       expect(second).toEqual(first);
-      expect(first.structuredContent?.redacted).toEqual({ count: 1, kinds: { password: 1 } });
+      expect(answerOf(first)?.redacted).toEqual({ count: 1, kinds: { password: 1 } });
       expect(filter.stats().scans).toBe(scans);
     } finally {
       await again.close();

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ANSWER_META } from '../../../src/gateway/answers.js';
 import { startGateway, type RunningGateway } from '../../../src/gateway/index.js';
 import { createOctokitUpstream, type OctokitUpstreamOptions } from '../../../src/github/octokit-upstream.js';
 import type { Upstream } from '../../../src/github/upstream.js';
@@ -146,7 +147,12 @@ export function textOf(result: CallToolResult): string {
   return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 }
 
-/** Structured content of a successful call; throws with the error text otherwise. */
+/** The answer as data (`_meta`, see ANSWER_META); undefined for an error. */
+export function answerOf(result: CallToolResult): Record<string, unknown> | undefined {
+  return result._meta?.[ANSWER_META] as Record<string, unknown> | undefined;
+}
+
+/** The answer of a successful call as data; throws with the error text otherwise. */
 export async function ok<T = Record<string, unknown>>(
   client: Client,
   name: string,
@@ -154,5 +160,5 @@ export async function ok<T = Record<string, unknown>>(
 ): Promise<T> {
   const result = await call(client, name, args);
   if (result.isError) throw new Error(`${name} failed: ${textOf(result)}`);
-  return result.structuredContent as T;
+  return answerOf(result) as T;
 }

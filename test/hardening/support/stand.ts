@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { FakeStats } from '../../fake-github/index.js';
 import { startHarness, type Harness, type HarnessOptions } from '../../gateway/support/harness.js';
 
-export { call as callTool, OWNER, REPO, textOf } from '../../gateway/support/harness.js';
+export { answerOf, call as callTool, OWNER, REPO, textOf } from '../../gateway/support/harness.js';
 
 export type StandOptions = Omit<HarnessOptions, 'token' | 'treeEntryLimit'>;
 
