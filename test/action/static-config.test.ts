@@ -8,6 +8,9 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { actionDir } from '../support/bundles.js';
 import { FILES } from './fixtures/repo.js';
 import { Job, text, type JobOptions } from './support/job.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { expand, readmeJson, readmeSteps } from '../agents/readme-jobs.js';
 
 const IMPLEMENTER_SECRET = 'Implementer-fixed-secret-0123456789abcdef';
 const TESTER_SECRET = 'Test-author-fixed-secret-0123456789abcdef';
@@ -125,5 +128,54 @@ describe('the endpoint-secrets input', { timeout: 120_000 }, () => {
       expect(main.masks).toContain(IMPLEMENTER_SECRET);
       expect(main.log + main.stderr).not.toContain(IMPLEMENTER_SECRET);
     });
+  });
+});
+
+describe("README's Copilot coding agent setup", { timeout: 120_000 }, () => {
+  it('serves the committed MCP config: fixed port, secret from COPILOT_MCP_*', async () => {
+    const port = String(await freePort());
+    const steps = readmeSteps('copilot-coding-agent');
+    const step = steps.find((s) => s.uses?.includes('/perimeter@'));
+    const secret = 'Copilot-mcp-secret-0123456789abcdefghij';
+    const x = { outputs: {}, runnerTemp: '', secrets: { COPILOT_MCP_PERIMETER_SECRET: secret }, inputs: {} };
+    const inputs = Object.fromEntries(
+      Object.entries(step?.with ?? {}).map(([k, v]) => [k, expand(String(v), x).replace('41234', port)]),
+    );
+    expect(inputs.port).toBe(port);
+    const j = await job(inputs);
+    const main = await j.main();
+    expect(main.exitCode, main.log + main.stderr).toBe(0);
+    expect(main.masks).toContain(secret);
+
+    // the settings JSON, with the secret put in as the cloud agent does for COPILOT_MCP_* names
+    const config = readmeJson('copilot-coding-agent-mcp') as {
+      mcpServers: Record<
+        string,
+        { type: string; url: string; headers: Record<string, string>; tools: string[] }
+      >;
+    };
+    const server = config.mcpServers.implementer!;
+    expect(server.tools).toEqual(['*']);
+    const headers = Object.fromEntries(
+      Object.entries(server.headers).map(([k, v]) => [k, v.replace('$COPILOT_MCP_PERIMETER_SECRET', secret)]),
+    );
+    const client = new Client({ name: 'copilot-coding-agent', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(server.url.replace('41234', port)), {
+        requestInit: { headers },
+      }),
+    );
+    try {
+      const tools = await client.listTools();
+      expect(tools.tools.map((t) => t.name)).toContain('get_file');
+      expect(
+        text(await client.callTool({ name: 'get_file', arguments: { path: 'src/count.ts' } })),
+      ).toContain('export const count');
+    } finally {
+      await client.close();
+    }
+    const post = await j.post();
+    expect(post.exitCode, post.log).toBe(0);
+    expect((await j.statuses(await j.head()))[0]?.state).toBe('success');
   });
 });

@@ -176,7 +176,31 @@ export class ActionRunner {
     rmSync(this.root, { recursive: true, force: true });
   }
 
-  private async step(script: string, extra: Record<string, string>): Promise<StepResult> {
+  /**
+   * A `run:` step: the script in a file, run as the runner runs bash steps (`bash --noprofile --norc -eo
+   * pipefail {0}`) with the job's variables, the step's `env` and fresh command files.
+   */
+  async runShell(
+    script: string,
+    env: Record<string, string> = {},
+    timeoutMs = this.options.stepTimeoutMs ?? 60_000,
+  ): Promise<StepResult> {
+    const file = join(this.root, `run-${this.steps + 1}.sh`);
+    writeFileSync(file, script);
+    return this.step(
+      file,
+      env,
+      { command: 'bash', args: ['--noprofile', '--norc', '-eo', 'pipefail', file] },
+      timeoutMs,
+    );
+  }
+
+  private async step(
+    script: string,
+    extra: Record<string, string>,
+    shell?: { command: string; args: string[] },
+    timeoutMs = this.options.stepTimeoutMs ?? 60_000,
+  ): Promise<StepResult> {
     const dir = join(this.root, `step-${++this.steps}`);
     mkdirSync(dir);
     const files = {
@@ -187,13 +211,14 @@ export class ActionRunner {
       GITHUB_STEP_SUMMARY: join(dir, 'summary'),
     };
     for (const file of Object.values(files)) writeFileSync(file, '');
-    const env = { ...this.baseEnv(), ...this.inputEnv(), ...files, ...extra };
+    // a run: step gets no INPUT_* (those belong to the action's own steps)
+    const env = { ...this.baseEnv(), ...(shell ? {} : this.inputEnv()), ...files, ...extra };
     const result = await runProcess(
-      process.execPath,
-      [script],
+      shell?.command ?? process.execPath,
+      shell?.args ?? [script],
       env,
       this.workspace,
-      this.options.stepTimeoutMs ?? 60_000,
+      timeoutMs,
     );
     const exported = parseCommandFile(readFileSync(files.GITHUB_ENV, 'utf8'));
     Object.assign(this.jobEnv, exported);

@@ -1,0 +1,62 @@
+/**
+ * README's agent snippets, checked in `npm test` (the clients themselves run in `npm run test:agents`):
+ * every marked snippet parses, exposes a perimeter, installs exactly the pinned versions and uses only
+ * expressions the suite can expand.
+ */
+import { describe, expect, it } from 'vitest';
+import { PINNED } from './clients.js';
+import { expand, installLine, readmeSteps } from './readme-jobs.js';
+
+const SNIPPETS = ['claude-code', 'agent-sdk', 'codex', 'copilot'];
+const X = {
+  outputs: { 'mcp-config': '/m.json', 'codex-config': '/c.toml' },
+  runnerTemp: '/rt',
+  secrets: { ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o', COPILOT_TOKEN: 'c' },
+  inputs: { task: 't' },
+};
+
+describe("README's agent snippets", () => {
+  it.each(SNIPPETS)(
+    '%s: checkout without credentials, the perimeter step, a pinned install, a run step',
+    (name) => {
+      const steps = readmeSteps(name);
+      expect(steps[0]).toMatchObject({ uses: 'actions/checkout@v5', with: { 'persist-credentials': false } });
+      expect(steps.filter((s) => s.uses?.includes('/perimeter@'))).toHaveLength(1);
+      const installs = steps.filter((s) => s.run !== undefined && installLine(s.run));
+      expect(installs).toHaveLength(1);
+      const runs = steps.filter((s) => s.run !== undefined && !installLine(s.run));
+      expect(runs.length).toBeGreaterThan(0);
+      for (const step of runs) {
+        expect(() => expand(step.run ?? '', X)).not.toThrow();
+        for (const value of Object.values(step.env ?? {}))
+          expect(() => expand(String(value), X)).not.toThrow();
+      }
+    },
+  );
+
+  it('install every pinned client between them', () => {
+    const pkgs = SNIPPETS.flatMap((name) =>
+      readmeSteps(name).flatMap((s) => (s.run !== undefined ? [installLine(s.run)?.pkg] : [])),
+    ).filter(Boolean);
+    expect(new Set(pkgs)).toEqual(new Set(Object.keys(PINNED)));
+  });
+});
+
+describe('installLine', () => {
+  it('refuses a version other than the pinned one', () => {
+    expect(() => installLine('npm install -g @openai/codex@0.170.0')).toThrow(
+      'README installs @openai/codex@0.170.0, the agents suite pins 0.171.0',
+    );
+  });
+  it('refuses an unpinned package', () => {
+    expect(() => installLine('npm install -g @scope/other@1.0.0')).toThrow(
+      'which the agents suite does not pin',
+    );
+  });
+});
+
+describe('expand', () => {
+  it('refuses an expression the suite cannot expand', () => {
+    expect(() => expand('${{ github.token }}', X)).toThrow('unsupported expression ${{ github.token }}');
+  });
+});

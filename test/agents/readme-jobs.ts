@@ -1,0 +1,92 @@
+/**
+ * README's agent snippets, read from README.md (a block after `<!-- agents-test: NAME -->`) and run step by
+ * step as a runner would: the perimeter step is the action's dist/main, `run:` steps go to bash with their
+ * `env:` and `${{ … }}` expressions expanded, install lines are answered from the pinned cache (and must
+ * name the pinned versions), checkout is the stand-in's workspace made a git repository.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { REPO_ROOT } from '../support/runner.js';
+import { PINNED } from './clients.js';
+
+export interface SnippetStep {
+  id?: string;
+  name?: string;
+  uses?: string;
+  with?: Record<string, string>;
+  env?: Record<string, string>;
+  run?: string;
+}
+
+/** The steps of README's snippet marked `<!-- agents-test: name -->`. */
+export function readmeSteps(
+  name: string,
+  readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8'),
+): SnippetStep[] {
+  const marker = `<!-- agents-test: ${name} -->`;
+  const at = readme.indexOf(marker);
+  if (at < 0) throw new Error(`README.md has no snippet marked ${marker}`);
+  const block = /^```yaml\n([\s\S]*?)^```/m.exec(readme.slice(at + marker.length));
+  if (!block?.[1]) throw new Error(`no yaml block after ${marker}`);
+  const doc = parseYaml(block[1]) as {
+    steps?: SnippetStep[];
+    jobs?: Record<string, { steps?: SnippetStep[] }>;
+  };
+  const steps = doc.steps ?? Object.values(doc.jobs ?? {})[0]?.steps;
+  if (!Array.isArray(steps)) throw new Error(`the block after ${marker} has no steps`);
+  return steps;
+}
+
+/** The JSON block after `<!-- agents-test: name -->`. */
+export function readmeJson(
+  name: string,
+  readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8'),
+): unknown {
+  const marker = `<!-- agents-test: ${name} -->`;
+  const at = readme.indexOf(marker);
+  if (at < 0) throw new Error(`README.md has no snippet marked ${marker}`);
+  const block = /^```json\n([\s\S]*?)^```/m.exec(readme.slice(at + marker.length));
+  if (!block?.[1]) throw new Error(`no json block after ${marker}`);
+  return JSON.parse(block[1]);
+}
+
+export interface Expressions {
+  outputs: Record<string, string>;
+  runnerTemp: string;
+  secrets: Record<string, string>;
+  inputs: Record<string, string>;
+}
+
+/** `${{ … }}` as the runner expands it, for the few expressions the snippets use; anything else throws. */
+export function expand(text: string, x: Expressions): string {
+  return text.replace(/\$\{\{\s*([^}]+?)\s*\}\}/g, (_, expr: string) => {
+    let m: RegExpExecArray | null;
+    if ((m = /^steps\.perimeter\.outputs\.([a-z-]+)$/.exec(expr))) return need(x.outputs, m[1]!, expr);
+    if (expr === 'runner.temp') return x.runnerTemp;
+    if ((m = /^secrets\.([A-Z_]+)$/.exec(expr))) return need(x.secrets, m[1]!, expr);
+    if ((m = /^inputs\.([a-z_-]+)$/.exec(expr))) return need(x.inputs, m[1]!, expr);
+    throw new Error(`README snippet: unsupported expression \${{ ${expr} }}`);
+  });
+}
+
+function need(map: Record<string, string>, key: string, expr: string): string {
+  const value = map[key];
+  if (value === undefined) throw new Error(`README snippet: nothing for \${{ ${expr} }}`);
+  return value;
+}
+
+/**
+ * `npm install [-g] pkg@version`: the package and version it names, which must be pinned here (so README and
+ * the tested clients cannot drift). Null when the line is no such install.
+ */
+export function installLine(run: string): { pkg: string; global: boolean } | null {
+  const m = /^npm install( -g)? (@[a-z0-9-]+\/[a-z0-9-]+)@(\S+)\s*$/.exec(run.trim());
+  if (!m) return null;
+  const pkg = m[2] as keyof typeof PINNED;
+  if (!(pkg in PINNED)) throw new Error(`README installs ${pkg}, which the agents suite does not pin`);
+  if (PINNED[pkg] !== m[3]) {
+    throw new Error(`README installs ${pkg}@${m[3]}, the agents suite pins ${PINNED[pkg]}`);
+  }
+  return { pkg, global: m[1] !== undefined };
+}

@@ -1,0 +1,168 @@
+/**
+ * The scripted model's part, the same for every client: a fixed sequence of tool calls on one perimeter and
+ * a check of each answer as the client handed it back. It is stateless per request: the step is read from
+ * the conversation the client sends, so a client that retries a request gets the same turn again.
+ */
+
+/** A perimeter tool as the client names it to the model, by the gateway's tool name. */
+export type ToolNames = Partial<Record<string, string>>;
+
+/** What one request of the conversation tells: the tools offered and the calls made so far, in order. */
+export interface Conversation {
+  /** every tool name offered to the model in this request */
+  offered: string[];
+  /** calls the model made so far (by the client's tool name) with the text the client returned */
+  calls: Array<{ name: string; result: string | undefined }>;
+}
+
+/** The model's next turn: a tool call or a closing text. */
+export type Turn =
+  { kind: 'call'; name: string; input: Record<string, unknown> } | { kind: 'text'; text: string };
+
+export interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+export interface ScriptFiles {
+  /** a readable file and a line of its content */
+  readable: { path: string; expect: string };
+  /** a file outside the perimeter's read globs */
+  hidden: string;
+  /** a path that exists nowhere */
+  missing: string;
+  /** a push outside the write globs */
+  outside: { path: string; content: string };
+  /** a push inside the write globs */
+  inside: { path: string; content: string };
+}
+
+export const TOOLS = ['get_tree', 'get_file', 'get_files', 'push_files', 'list_commits', 'get_commit'];
+
+interface Step {
+  tool: string;
+  input: Record<string, unknown>;
+  /** checks on this step's answer (and earlier ones); returns the checks it made */
+  check(result: string, earlier: string[]): Check[];
+}
+
+function steps(files: ScriptFiles): Step[] {
+  return [
+    {
+      tool: 'get_file',
+      input: { path: files.readable.path },
+      check: (result) => [
+        check('read a file', result.includes(files.readable.expect), result),
+        check(
+          'file content given to the model once',
+          count(result, files.readable.expect) === 1,
+          `${count(result, files.readable.expect)} copies in ${JSON.stringify(result)}`,
+        ),
+      ],
+    },
+    { tool: 'get_file', input: { path: files.hidden }, check: () => [] },
+    {
+      tool: 'get_file',
+      input: { path: files.missing },
+      check: (result, earlier) => {
+        const hidden = clientNoise((earlier[1] ?? '').split(files.hidden).join('<path>'));
+        const missing = clientNoise(result.split(files.missing).join('<path>'));
+        return [
+          check(
+            'hidden file answered exactly like a missing one',
+            hidden === missing && /not found|absent|no such/i.test(missing),
+            `hidden: ${JSON.stringify(hidden)} missing: ${JSON.stringify(missing)}`,
+          ),
+        ];
+      },
+    },
+    {
+      tool: 'push_files',
+      input: { message: 'Out of scope', files: [files.outside] },
+      check: (result) => [
+        check(
+          'out-of-scope push refused',
+          /refused/i.test(result) && result.includes(files.outside.path),
+          result,
+        ),
+      ],
+    },
+    {
+      tool: 'push_files',
+      input: { message: 'In scope', files: [files.inside] },
+      check: (result) => [
+        check('in-scope push landed', /[0-9a-f]{40}/.test(result) && !/refused/i.test(result), result),
+      ],
+    },
+  ];
+}
+
+/** What a client adds around the gateway's answer and varies per call (Codex: "Wall time: 0.02 seconds"). */
+function clientNoise(text: string): string {
+  return text.replace(/^Wall time: [\d.]+ seconds\n/, '');
+}
+
+function check(name: string, ok: boolean, detail: string): Check {
+  return { name, ok, detail: detail.slice(0, 600) };
+}
+
+function count(text: string, part: string): number {
+  return text.split(part).length - 1;
+}
+
+/** One client's session: decides each turn and keeps the latest result of every check. */
+export class Script {
+  private readonly plan: Step[];
+  private readonly results = new Map<string, Check>();
+
+  constructor(
+    files: ScriptFiles,
+    /** the client's name for a gateway tool, or undefined when the client does not offer it */
+    private readonly nameOf: (offered: string[], tool: string) => string | undefined,
+  ) {
+    this.plan = steps(files);
+  }
+
+  get checks(): Check[] {
+    return [...this.results.values()];
+  }
+
+  /** Whether this request belongs to the scripted session (clients also send side requests: titles, probes). */
+  mine(conversation: Conversation): boolean {
+    return this.nameOf(conversation.offered, 'get_file') !== undefined || conversation.calls.length > 0;
+  }
+
+  /** The client's names for the perimeter's tools among those offered. */
+  names(offered: string[]): string[] {
+    return TOOLS.map((t) => this.nameOf(offered, t)).filter((n): n is string => n !== undefined);
+  }
+
+  next(conversation: Conversation): Turn {
+    const ours = conversation.calls.filter((c) => this.toolOf(conversation.offered, c.name) !== undefined);
+    if (ours.length === 0) {
+      const names = TOOLS.map((t) => this.nameOf(conversation.offered, t));
+      this.record(check('tools listed', names.every(Boolean), `offered: ${conversation.offered.join(', ')}`));
+    }
+    const results = ours.map((c) => c.result ?? '');
+    for (const [i, result] of results.entries()) {
+      for (const c of this.plan[i]?.check(result, results) ?? []) this.record(c);
+    }
+    const step = this.plan[ours.length];
+    if (!step) return { kind: 'text', text: 'Done: read, refused and pushed as scripted.' };
+    const name = this.nameOf(conversation.offered, step.tool);
+    if (!name) {
+      this.record(check(`tool ${step.tool} offered`, false, `offered: ${conversation.offered.join(', ')}`));
+      return { kind: 'text', text: `Stopped: ${step.tool} is not offered.` };
+    }
+    return { kind: 'call', name, input: step.input };
+  }
+
+  private toolOf(offered: string[], name: string): string | undefined {
+    return TOOLS.find((t) => this.nameOf([...offered, name], t) === name);
+  }
+
+  private record(c: Check): void {
+    this.results.set(c.name, c);
+  }
+}
