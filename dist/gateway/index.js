@@ -84400,8 +84400,15 @@ class ToolError extends Error {
 
 const WITHHELD = 'the answer could not be checked for secrets, so it is withheld';
 /**
- * Every answer leaves through here: each string of the structured content and of the text goes through
- * the filter, the count of hidden values is added, and a filter failure withholds the answer.
+ * Where a result carries the answer as data, for programs (`_meta` is not given to models). Not
+ * `structuredContent`: clients differ in what they hand their model (Claude Code the text, Codex the
+ * structured content, Copilot both), so an answer in both reaches some models twice. The text is the one
+ * rendering every model sees: a file's content, or the answer as JSON.
+ */
+const ANSWER_META = 'perimeter/answer';
+/**
+ * Every answer leaves through here: each string of the answer and of the text goes through the filter, the
+ * count of hidden values is added, and a filter failure withholds the answer.
  */
 async function renderAnswer(filter, answer) {
     const redactor = new Redactor(filter);
@@ -84419,7 +84426,7 @@ async function renderAnswer(filter, answer) {
             text: `[${hidden} secret-looking value(s) hidden from this answer: ${list}]`,
         });
     }
-    return { result: { content, structuredContent: structured }, hidden, kinds };
+    return { result: { content, _meta: { [ANSWER_META]: structured } }, hidden, kinds };
 }
 /** Between strings redacted in one batch: plain and low in entropy, so no detector mistakes it for a secret. */
 const BOUNDARY = '\n\n--- perimeter answer boundary ---\n\n';
@@ -95462,10 +95469,11 @@ function createMcpServer(runtime, tracker) {
             await tracker.complete(extra.requestId, outcome);
             return result;
         };
+        // no outputSchema: it would oblige structuredContent, which some clients give their model beside the
+        // text (see ANSWER_META); answer() checks each answer against the tool's output schema instead
         server.registerTool(tool.name, {
             description: tool.description,
             inputSchema: schemasOf(tool).input,
-            outputSchema: schemasOf(tool).output,
             annotations: { readOnlyHint: tool.readOnly, destructiveHint: tool.destructive, openWorldHint: false },
         }, handler);
     }
@@ -95481,6 +95489,16 @@ async function answer(runtime, tool, args, notes) {
         const { text, outcome } = describeFailure(error, notes, runtime.log);
         const { result, hidden, kinds } = await renderError(runtime.filter, text);
         return { result, outcome: { ...outcome, hidden, kinds } };
+    }
+    if (!schemasOf(tool).output.safeParse(answered.structured).success) {
+        runtime.log(`internal error: ${tool.name} answered outside its output schema`);
+        return {
+            result: {
+                content: [{ type: 'text', text: 'internal error in the gateway; the call did not complete' }],
+                isError: true,
+            },
+            outcome: { decision: 'failed', reason: 'internal error' },
+        };
     }
     try {
         const { result, hidden, kinds } = await renderAnswer(runtime.filter, answered);

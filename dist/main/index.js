@@ -44850,6 +44850,7 @@ var Inputs;
     Inputs["FailOnViolation"] = "fail-on-violation";
     Inputs["DirectPushes"] = "direct-pushes";
     Inputs["StatusContext"] = "status-context";
+    Inputs["EndpointSecrets"] = "endpoint-secrets";
 })(Inputs || (Inputs = {}));
 var Outputs;
 (function (Outputs) {
@@ -44921,12 +44922,27 @@ function tokenVariables(names) {
 function mcpConfigJson(endpoints) {
     return claudeMcpConfig(Object.fromEntries(endpoints.map((e) => [e.name, { url: e.url, secret: e.secret }])));
 }
-/** Codex config.toml tables; the secret stays in the environment variable it names. */
+/**
+ * Codex config.toml tables; the secret stays in the environment variable it names.
+ * `default_tools_approval_mode = "approve"`: `codex exec` never grants an approval, and Codex asks one for
+ * tools it takes as destructive (push_files), so without it every push is refused before it reaches the
+ * gateway. The gateway enforces the perimeter itself. `required = true`: a server that cannot start (its
+ * variable missing from Codex's environment, say) stops Codex with an error instead of hiding the tools.
+ */
 function codexConfigToml(endpoints, variables) {
     return endpoints
         .map((e) => {
         const key = /^[A-Za-z0-9_-]+$/.test(e.name) ? e.name : JSON.stringify(e.name);
-        return `[mcp_servers.${key}]\nurl = ${JSON.stringify(e.url)}\nbearer_token_env_var = ${JSON.stringify(variables[e.name])}\n`;
+        const variable = variables[e.name];
+        return [
+            `# ${variable} must be in Codex's environment (the action exports it to later steps of the job).`,
+            `[mcp_servers.${key}]`,
+            `url = ${JSON.stringify(e.url)}`,
+            `bearer_token_env_var = ${JSON.stringify(variable)}`,
+            'default_tools_approval_mode = "approve"',
+            'required = true',
+            '',
+        ].join('\n');
     })
         .join('\n');
 }
@@ -45295,6 +45311,7 @@ function readSettings(env = process.env, read = defaultRead) {
         failOnViolation: inputs_boolean(Inputs.FailOnViolation, read(Inputs.FailOnViolation), true),
         directPushes: directPushes(read(Inputs.DirectPushes)),
         statusContext: statusContext(read(Inputs.StatusContext)),
+        endpointSecrets: endpointSecrets(read(Inputs.EndpointSecrets)),
         tempDir: env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
     };
 }
@@ -45407,6 +45424,47 @@ function statusContext(value) {
     }
     return value;
 }
+/** A secret shorter than this is refused: a fixed secret must be as hard to guess as a random one. */
+const MIN_SECRET_LENGTH = 32;
+/**
+ * Parses the `endpoint-secrets` input: one `perimeter=secret` per line (a secret may hold any visible
+ * character, commas included).
+ * Messages name the perimeter and never quote a secret. Secrets must be visible ASCII: they travel in an
+ * `Authorization: Bearer` header.
+ */
+function endpointSecrets(value) {
+    const out = {};
+    const byValue = new Map();
+    for (const item of value
+        .split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean)) {
+        const eq = item.indexOf('=');
+        const name = eq > 0 ? item.slice(0, eq) : '';
+        const secret = eq > 0 ? item.slice(eq + 1) : '';
+        if (!/^[a-z][a-z0-9-]*$/.test(name)) {
+            throw new InputError(`${Inputs.EndpointSecrets}: expected lines of "perimeter=secret", got an entry ` +
+                (eq > 0 ? `named ${JSON.stringify(name)}` : 'without "="'));
+        }
+        if (name in out)
+            throw new InputError(`${Inputs.EndpointSecrets}: ${JSON.stringify(name)} is given twice`);
+        if (!/^[\x21-\x7e]+$/.test(secret)) {
+            throw new InputError(`${Inputs.EndpointSecrets}: the secret of ${JSON.stringify(name)} is empty or holds characters outside visible ASCII`);
+        }
+        if (secret.length < MIN_SECRET_LENGTH) {
+            throw new InputError(`${Inputs.EndpointSecrets}: the secret of ${JSON.stringify(name)} has ${secret.length} characters; ` +
+                `at least ${MIN_SECRET_LENGTH} are required (e.g. \`openssl rand -base64 32\`)`);
+        }
+        const other = byValue.get(secret);
+        if (other !== undefined) {
+            throw new InputError(`${Inputs.EndpointSecrets}: ${JSON.stringify(other)} and ${JSON.stringify(name)} have the same secret; ` +
+                'give each perimeter its own, or one endpoint opens the other');
+        }
+        byValue.set(secret, name);
+        out[name] = secret;
+    }
+    return out;
+}
 
 ;// CONCATENATED MODULE: ./src/action/state.ts
 
@@ -45459,8 +45517,10 @@ async function runMain(store = actionsState, gatewayScript = defaultGatewayScrip
     const secrets = [];
     try {
         const settings = readSettings();
-        core_setSecret(settings.token);
-        secrets.push(settings.token);
+        for (const value of [settings.token, ...Object.values(settings.endpointSecrets)]) {
+            core_setSecret(value);
+            secrets.push(value);
+        }
         const upstream = createOctokitUpstream({
             token: settings.token,
             owner: settings.owner,
@@ -45482,6 +45542,11 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
     const perimeters = selectPerimeters(config, settings.perimeters, settings.branch, configText);
     const names = perimeters.map((p) => p.name);
     const variables = tokenVariables(names);
+    const unexposed = Object.keys(settings.endpointSecrets).filter((name) => !names.includes(name));
+    if (unexposed.length > 0) {
+        throw new ActionError(`${Inputs.EndpointSecrets}: ${unexposed.map((n) => JSON.stringify(n)).join(', ')} not exposed by this ` +
+            `step (exposed: ${names.join(', ')})`);
+    }
     info(`perimeters.yml from ${configRef}: exposing ${names.join(', ')} on branch ${settings.branch}`);
     const startedAt = new Date().toISOString();
     const snapshot = await snapshotRefs(upstream);
@@ -45513,8 +45578,9 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
     store.save(State.StartRefsPath, startRefsPath);
     store.save(State.StartRefsDigest, sha256(snapshotText));
     const endpointSecrets = {};
-    for (const name of names)
-        endpointSecrets[name] = (0,external_node_crypto_.randomBytes)(32).toString('base64url');
+    for (const name of names) {
+        endpointSecrets[name] = settings.endpointSecrets[name] ?? (0,external_node_crypto_.randomBytes)(32).toString('base64url');
+    }
     const ledgerKey = (0,external_node_crypto_.randomBytes)(32).toString('base64url');
     for (const value of [...Object.values(endpointSecrets), ledgerKey]) {
         core_setSecret(value);

@@ -45008,6 +45008,7 @@ var Inputs;
     Inputs["FailOnViolation"] = "fail-on-violation";
     Inputs["DirectPushes"] = "direct-pushes";
     Inputs["StatusContext"] = "status-context";
+    Inputs["EndpointSecrets"] = "endpoint-secrets";
 })(Inputs || (Inputs = {}));
 var Outputs;
 (function (Outputs) {
@@ -45251,6 +45252,7 @@ function readSettings(env = process.env, read = defaultRead) {
         failOnViolation: inputs_boolean(Inputs.FailOnViolation, read(Inputs.FailOnViolation), true),
         directPushes: directPushes(read(Inputs.DirectPushes)),
         statusContext: statusContext(read(Inputs.StatusContext)),
+        endpointSecrets: endpointSecrets(read(Inputs.EndpointSecrets)),
         tempDir: env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
     };
 }
@@ -45362,6 +45364,47 @@ function statusContext(value) {
         throw new InputError(`${Inputs.StatusContext}: expected a short status name like "perimeter/tests", got ${JSON.stringify(value)}`);
     }
     return value;
+}
+/** A secret shorter than this is refused: a fixed secret must be as hard to guess as a random one. */
+const MIN_SECRET_LENGTH = 32;
+/**
+ * Parses the `endpoint-secrets` input: one `perimeter=secret` per line (a secret may hold any visible
+ * character, commas included).
+ * Messages name the perimeter and never quote a secret. Secrets must be visible ASCII: they travel in an
+ * `Authorization: Bearer` header.
+ */
+function endpointSecrets(value) {
+    const out = {};
+    const byValue = new Map();
+    for (const item of value
+        .split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean)) {
+        const eq = item.indexOf('=');
+        const name = eq > 0 ? item.slice(0, eq) : '';
+        const secret = eq > 0 ? item.slice(eq + 1) : '';
+        if (!/^[a-z][a-z0-9-]*$/.test(name)) {
+            throw new InputError(`${Inputs.EndpointSecrets}: expected lines of "perimeter=secret", got an entry ` +
+                (eq > 0 ? `named ${JSON.stringify(name)}` : 'without "="'));
+        }
+        if (name in out)
+            throw new InputError(`${Inputs.EndpointSecrets}: ${JSON.stringify(name)} is given twice`);
+        if (!/^[\x21-\x7e]+$/.test(secret)) {
+            throw new InputError(`${Inputs.EndpointSecrets}: the secret of ${JSON.stringify(name)} is empty or holds characters outside visible ASCII`);
+        }
+        if (secret.length < MIN_SECRET_LENGTH) {
+            throw new InputError(`${Inputs.EndpointSecrets}: the secret of ${JSON.stringify(name)} has ${secret.length} characters; ` +
+                `at least ${MIN_SECRET_LENGTH} are required (e.g. \`openssl rand -base64 32\`)`);
+        }
+        const other = byValue.get(secret);
+        if (other !== undefined) {
+            throw new InputError(`${Inputs.EndpointSecrets}: ${JSON.stringify(other)} and ${JSON.stringify(name)} have the same secret; ` +
+                'give each perimeter its own, or one endpoint opens the other');
+        }
+        byValue.set(secret, name);
+        out[name] = secret;
+    }
+    return out;
 }
 
 ;// CONCATENATED MODULE: ./src/action/publish.ts
