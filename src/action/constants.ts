@@ -44,6 +44,8 @@ export enum State {
   LogPath = 'logPath',
   /** 'true' once main finished: endpoints were handed out */
   Ready = 'ready',
+  /** why main failed, when it did */
+  MainError = 'mainError',
 }
 
 /** The default commit status context (input status-context). */

@@ -36,6 +36,10 @@ export interface Settings {
   endpointSecrets: Record<string, string>;
   /** where main writes the ledger, log, snapshot and client configs (RUNNER_TEMP) */
   tempDir: string;
+  /** GITHUB_EVENT_NAME, '' outside a runner */
+  eventName: string;
+  /** the event payload (GITHUB_EVENT_PATH), null when absent or unreadable */
+  event: unknown;
 }
 
 export class InputError extends Error {
@@ -63,6 +67,7 @@ export function readSettings(env: Env = process.env, read: ReadInput = defaultRe
       ? `${serverUrl}/${repository}/actions/runs/${env.GITHUB_RUN_ID}`
       : undefined;
 
+  const event = readEvent(env);
   return {
     token,
     owner,
@@ -72,14 +77,25 @@ export function readSettings(env: Env = process.env, read: ReadInput = defaultRe
     configFile: configFile(read(Inputs.Config) || 'perimeters.yml'),
     configRef: read(Inputs.ConfigRef) || null,
     perimeters: perimeterList(read(Inputs.Perimeters)),
-    branch: boundBranch(read(Inputs.Branch), env),
+    branch: boundBranch(read(Inputs.Branch), env, event),
     port: port(read(Inputs.Port)),
     failOnViolation: boolean(Inputs.FailOnViolation, read(Inputs.FailOnViolation), true),
     directPushes: directPushes(read(Inputs.DirectPushes)),
     statusContext: statusContext(read(Inputs.StatusContext)),
     endpointSecrets: endpointSecrets(read(Inputs.EndpointSecrets)),
     tempDir: env.RUNNER_TEMP || tmpdir(),
+    eventName: env.GITHUB_EVENT_NAME ?? '',
+    event,
   };
+}
+
+function readEvent(env: Env): unknown {
+  if (!env.GITHUB_EVENT_PATH) return null;
+  try {
+    return JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8')) as unknown;
+  } catch {
+    return null;
+  }
 }
 
 function configFile(value: string): string {
@@ -109,9 +125,10 @@ function perimeterList(value: string): string[] | null {
   return [...new Set(names)];
 }
 
-function boundBranch(value: string, env: Env): string {
+function boundBranch(value: string, env: Env, payload: unknown): string {
   const explicit = value.replace(/^refs\/heads\//, '');
-  const branch = explicit || pullRequestHead(env) || headsRef(env.GITHUB_REF);
+  const branch =
+    explicit || pullRequestHead(env, payload as PullRequestEvent | null) || headsRef(env.GITHUB_REF);
   if (!branch) {
     throw new InputError(
       `${Inputs.Branch}: not given, and this run is neither a pull request nor on a branch ` +
@@ -144,15 +161,7 @@ interface PullRequestEvent {
  * The payload's `pull_request.head.repo` is the head repository (null when a fork was deleted):
  * https://docs.github.com/en/webhooks/webhook-events-and-payloads#pull_request
  */
-function pullRequestHead(env: Env): string {
-  let event: PullRequestEvent | null = null;
-  if (env.GITHUB_EVENT_PATH) {
-    try {
-      event = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8')) as PullRequestEvent;
-    } catch {
-      event = null;
-    }
-  }
+function pullRequestHead(env: Env, event: PullRequestEvent | null): string {
   const head = event?.pull_request?.head;
   const headRef = env.GITHUB_HEAD_REF || (typeof head?.ref === 'string' ? head.ref : '');
   if (headRef === '') return '';

@@ -10,6 +10,7 @@ import { snapshotRefs } from '../verify/index.js';
 import { tokenVariables, variableName, writeClientConfigs, type Endpoint } from './client-config.js';
 import { ActionError, parseConfigAnnotated, readConfigText, selectPerimeters } from './config-loader.js';
 import { checkConfigRef } from './config-ref.js';
+import { applyTrust } from './trust-gate.js';
 import { Inputs, Outputs, READY_TIMEOUT_MS, State } from './constants.js';
 import { launchGateway, scrub } from './gateway-process.js';
 import { readSettings, type Settings } from './inputs.js';
@@ -43,8 +44,10 @@ export async function runMain(
     });
     await start(settings, upstream, store, gatewayScript, secrets);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    core.setFailed(scrub(message, secrets));
+    const message = scrub(error instanceof Error ? error.message : String(error), secrets);
+    // post puts the reason in the error receipt (a refusal such as an untrusted trigger says why there)
+    store.save(State.MainError, message);
+    core.setFailed(message);
   }
 }
 
@@ -59,7 +62,9 @@ async function start(
   const configRef = settings.configRef ?? defaultBranch;
   const configText = await readConfigText(upstream, settings.configFile, configRef);
   const config = parseConfigAnnotated(configText, settings.configFile);
-  const perimeters = selectPerimeters(config, settings.perimeters, settings.branch, configText);
+  const selected = selectPerimeters(config, settings.perimeters, settings.branch, configText);
+  const { exposed: perimeters, note } = applyTrust(config, selected, settings.eventName, settings.event);
+  if (note !== null) core.notice(note, { title: 'Perimeter: who triggered this run' });
   const names = perimeters.map((p) => p.name);
   const variables = tokenVariables(names);
   const unexposed = Object.keys(settings.endpointSecrets).filter((name) => !names.includes(name));

@@ -69,8 +69,10 @@ async function verify(
   const startHead = store.get(State.StartHead);
   const configText = store.get(State.ConfigText);
   if (!startHead || !configText) {
-    const reason =
-      'the main step failed before it recorded the starting state of the repository, so nothing done during this job was verified';
+    const mainError = store.get(State.MainError);
+    const reason = mainError
+      ? `the main step failed (${mainError.split('\n')[0]}), so nothing done during this job was verified`
+      : 'the main step failed before it recorded the starting state of the repository, so nothing done during this job was verified';
     await publishError(upstream, settings, branch, null, reason);
     core.setFailed(`Perimeter: ${reason}`);
     return;

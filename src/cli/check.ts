@@ -3,6 +3,7 @@ import { parseCommandArgs } from './args.js';
 import { listTrackedFiles } from './git.js';
 import { EXIT_OK, type CliIo } from './io.js';
 import { loadConfig } from './load-config.js';
+import { outsiderWorkflows } from './workflows.js';
 
 export const CHECK_USAGE = 'perimeter check [--config perimeters.yml]';
 
@@ -72,6 +73,14 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return EXIT_OK;
   }
 
+  if (!config.trust) {
+    for (const w of outsiderWorkflows(loaded.root)) {
+      out +=
+        `warning: ${w.file} runs Perimeter on ${w.events.join(', ')}, which people without write access can ` +
+        `trigger, and ${config.file} has no trust rule: add "trust:" so untrusted triggers get only the ` +
+        'perimeters marked "untrusted-triggers: true"\n';
+    }
+  }
   const files = listTrackedFiles(loaded.root);
   const result = coverage(perimeters, files);
   out += `\nTracked files: ${result.total}\n`;

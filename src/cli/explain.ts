@@ -1,9 +1,10 @@
-import { validatePath, type Perimeter } from '../policy/index.js';
+import { ASSOCIATIONS, judgeTrigger, validatePath, type Config, type Perimeter } from '../policy/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT_OK, UsageError, type CliIo } from './io.js';
 import { loadConfig } from './load-config.js';
 
-export const EXPLAIN_USAGE = 'perimeter explain [--config FILE] [--json] PATH...';
+export const EXPLAIN_USAGE =
+  'perimeter explain [--config FILE] [--json] [--association NAME | --user LOGIN] PATH...';
 
 export interface PerimeterVerdict {
   read: boolean;
@@ -52,17 +53,64 @@ function renderText(explanations: PathExplanation[], perimeters: Perimeter[]): s
   return out;
 }
 
+/**
+ * With --association or --user: the perimeters a run triggered by a comment from that person would expose
+ * under the file's trust rule, and a line saying why.
+ */
+function exposedTo(
+  config: Config,
+  perimeters: Perimeter[],
+  association: string | undefined,
+  user: string | undefined,
+): { perimeters: Perimeter[]; trigger: string | null } {
+  if (association === undefined && user === undefined) return { perimeters, trigger: null };
+  if (association !== undefined && !(ASSOCIATIONS as readonly string[]).includes(association))
+    throw new UsageError(
+      `--association: expected one of ${ASSOCIATIONS.join(', ')}, got ${JSON.stringify(association)}`,
+    );
+  const who = user ?? 'someone';
+  if (!config.trust)
+    return { perimeters, trigger: `trigger: a comment by ${who}: no trust rule, every perimeter is exposed` };
+  const payload = {
+    comment: { user: { login: who }, author_association: association ?? 'NONE' },
+    sender: { login: who },
+  };
+  const verdict = judgeTrigger(config.trust, 'issue_comment', payload);
+  const exposed = verdict.trusted ? perimeters : perimeters.filter((p) => p.spec.untrustedTriggers === true);
+  const names = exposed.map((p) => p.name).join(', ') || 'none (main refuses to start)';
+  return {
+    perimeters: exposed,
+    trigger: `trigger: ${verdict.trusted ? 'trusted' : 'untrusted'} (${verdict.reason}); exposed: ${names}`,
+  };
+}
+
 export async function run(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(
     args,
-    { config: { type: 'string' }, json: { type: 'boolean', default: false } },
+    {
+      config: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      association: { type: 'string' },
+      user: { type: 'string' },
+    },
     true,
   );
   if (positionals.length === 0) throw new UsageError('explain needs at least one PATH');
-  const { perimeters } = loadConfig(values.config, io.cwd);
-  const explanations = positionals.map((input) => explainPath(input, perimeters));
-  io.stdout(
-    values.json ? `${JSON.stringify({ paths: explanations })}\n` : renderText(explanations, perimeters),
+  const loaded = loadConfig(values.config, io.cwd);
+  const { perimeters, trigger } = exposedTo(
+    loaded.config,
+    loaded.perimeters,
+    values.association,
+    values.user,
   );
+  const explanations = positionals.map((input) => explainPath(input, perimeters));
+  if (values.json) {
+    io.stdout(
+      `${JSON.stringify(trigger === null ? { paths: explanations } : { trigger, paths: explanations })}\n`,
+    );
+  } else {
+    const header = trigger === null ? '' : `${trigger}\n`;
+    io.stdout(header + (perimeters.length > 0 ? renderText(explanations, perimeters) : ''));
+  }
   return EXIT_OK;
 }

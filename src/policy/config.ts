@@ -1,7 +1,8 @@
 import { isScalar, LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from './config-error.js';
 import { branchGlobProblem, globProblem } from './glob.js';
-import { DEFAULT_CONFIG_FILE } from './protected.js';
+import { DEFAULT_CONFIG_FILE, isOptionalFamily, OPTIONAL_FAMILY_NAMES } from './protected.js';
+import { ASSOCIATIONS, type Association, type TrustRule } from './trust.js';
 import {
   DEFAULT_LIMITS,
   MAX_BYTES_PER_FILE,
@@ -13,7 +14,7 @@ import {
 import { isToolName, TOOL_NAMES, type ToolName } from './tools.js';
 import { Checker, describe, join, valueAt, type Entry } from './yaml-checker.js';
 
-const TOP_KEYS = ['version', 'perimeters'] as const;
+const TOP_KEYS = ['version', 'protect', 'deny', 'trust', 'perimeters'] as const;
 const PERIMETER_KEYS = [
   'description',
   'tools',
@@ -23,6 +24,9 @@ const PERIMETER_KEYS = [
   'allow-protected',
   'allow-credential-files',
   'allow-secrets-in',
+  'deny',
+  'protect',
+  'untrusted-triggers',
   'limits',
 ] as const;
 const GLOB_FIELDS = {
@@ -31,8 +35,55 @@ const GLOB_FIELDS = {
   'allow-protected': 'allowProtected',
   'allow-credential-files': 'allowCredentialFiles',
   'allow-secrets-in': 'allowSecretsIn',
+  deny: 'deny',
 } as const;
 type GlobField = (typeof GLOB_FIELDS)[keyof typeof GLOB_FIELDS];
+
+function familyProblem(name: string): string | null {
+  return isOptionalFamily(name)
+    ? null
+    : `unknown family; expected one of ${OPTIONAL_FAMILY_NAMES.join(', ')}`;
+}
+
+/** GitHub logins: letters, digits and single hyphens; apps end in "[bot]". */
+function loginProblem(login: string): string | null {
+  return /^[A-Za-z0-9](?:-?[A-Za-z0-9])*(?:\[bot\])?$/.test(login) && login.length <= 50
+    ? null
+    : 'not a GitHub login (letters, digits and single hyphens; apps end in "[bot]")';
+}
+
+function parseTrust(c: Checker, entry: Entry): TrustRule | null {
+  if (!c.expectMap(entry.value, entry.keyNode, 'trust')) return null;
+  const rule: TrustRule = { associations: [], users: [] };
+  let ok = true;
+  for (const item of c.entries(entry.value, 'trust')) {
+    if (item.key === 'associations') {
+      const list = c.stringList(item, 'trust', (value) =>
+        (ASSOCIATIONS as readonly string[]).includes(value)
+          ? null
+          : `unknown association; expected one of ${ASSOCIATIONS.join(', ')}`,
+      );
+      if (list === null) ok = false;
+      else rule.associations = list as Association[];
+    } else if (item.key === 'users') {
+      const list = c.stringList(item, 'trust', loginProblem);
+      if (list === null) ok = false;
+      else rule.users = list;
+    } else {
+      c.report(item.keyNode, join('trust', item.key), 'unknown key; expected one of associations, users');
+      ok = false;
+    }
+  }
+  if (ok && rule.associations.length === 0 && rule.users.length === 0) {
+    c.report(
+      entry.value,
+      'trust',
+      'trusts nobody; list associations (e.g. [OWNER, MEMBER, COLLABORATOR]) or users',
+    );
+    ok = false;
+  }
+  return ok ? rule : null;
+}
 const LIMIT_KEYS = {
   'files-per-push': 'filesPerPush',
   'bytes-per-file': 'bytesPerFile',
@@ -124,6 +175,21 @@ function parsePerimeter(c: Checker, entry: Entry): PerimeterSpec | null {
         c.report(item.value, key, 'empty list; omit the key to allow any branch');
       if (branches === null || branches.length === 0) ok = false;
       else spec.branches = branches;
+    } else if (item.key === 'protect') {
+      const families = c.stringList(item, where, familyProblem);
+      if (families === null) ok = false;
+      else spec.protect = families;
+    } else if (item.key === 'untrusted-triggers') {
+      if (isScalar(item.value) && typeof item.value.value === 'boolean')
+        spec.untrustedTriggers = item.value.value;
+      else {
+        c.report(
+          valueAt(item.value, item.keyNode),
+          key,
+          `expected true or false, got ${describe(item.value)}`,
+        );
+        ok = false;
+      }
     } else if (item.key === 'limits') {
       const limits = parseLimits(c, item, where);
       if (limits === null) ok = false;
@@ -172,9 +238,15 @@ export function parseConfig(text: string, file: string = DEFAULT_CONFIG_FILE): C
   const perimeters: PerimeterSpec[] = [];
   let version: Entry | undefined;
   let perimetersEntry: Entry | undefined;
+  let protect: string[] = [];
+  let deny: string[] = [];
+  let trust: TrustRule | null = null;
   for (const entry of entries) {
     if (entry.key === 'version') version = entry;
     else if (entry.key === 'perimeters') perimetersEntry = entry;
+    else if (entry.key === 'protect') protect = c.stringList(entry, '', familyProblem) ?? [];
+    else if (entry.key === 'deny') deny = c.stringList(entry, '', globProblem) ?? [];
+    else if (entry.key === 'trust') trust = parseTrust(c, entry);
     else c.report(entry.keyNode, entry.key, `unknown key; expected one of ${TOP_KEYS.join(', ')}`);
   }
   if (version === undefined) {
@@ -207,5 +279,10 @@ export function parseConfig(text: string, file: string = DEFAULT_CONFIG_FILE): C
     c.problems.sort((a, b) => a.line - b.line || a.column - b.column);
     throw new ConfigError(c.problems);
   }
-  return { version: 1, file, perimeters };
+  for (const spec of perimeters) {
+    if (deny.length > 0) spec.ownerDeny = deny;
+    const families = [...new Set([...protect, ...(spec.protect ?? [])])];
+    if (families.length > 0) spec.protect = families;
+  }
+  return { version: 1, file, perimeters, trust };
 }

@@ -7,3 +7,11 @@ export { compilePerimeter, PerimeterSpecError, type Decision, type Perimeter } f
 export { protectedRule, PROTECTED_ENTRIES } from './protected.js';
 export { credentialFileRule, CREDENTIAL_FILE_RULES } from './credentials.js';
 export { GLOB_OPTIONS } from './glob.js';
+export {
+  BUILT_IN_FAMILIES,
+  OPTIONAL_FAMILIES,
+  OPTIONAL_FAMILY_NAMES,
+  DEFAULT_CONFIG_FILE,
+  type Family,
+} from './protected.js';
+export { ASSOCIATIONS, judgeTrigger, type TrustRule, type TrustVerdict } from './trust.js';

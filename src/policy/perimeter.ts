@@ -1,7 +1,7 @@
 import { credentialFileRule } from './credentials.js';
 import { branchGlobProblem, compileGlobList, globProblem } from './glob.js';
 import { pathProblem } from './path.js';
-import { DEFAULT_CONFIG_FILE, protectedRule } from './protected.js';
+import { DEFAULT_CONFIG_FILE, isOptionalFamily, protectedRule } from './protected.js';
 import { perimeterNameProblem, type PerimeterSpec } from './spec.js';
 import type { ToolName } from './tools.js';
 import { isToolName } from './tools.js';
@@ -45,6 +45,11 @@ const GLOB_KEYS = [
   ['allowSecretsIn', 'allow-secrets-in'],
 ] as const;
 
+const OPTIONAL_GLOB_KEYS = [
+  ['deny', 'deny'],
+  ['ownerDeny', 'top-level deny'],
+] as const;
+
 function specProblems(spec: PerimeterSpec): string[] {
   const problems: string[] = [];
   const nameProblem = perimeterNameProblem(spec.name);
@@ -55,6 +60,14 @@ function specProblems(spec: PerimeterSpec): string[] {
       if (problem) problems.push(`${key}: ${JSON.stringify(glob)}: ${problem}`);
     }
   }
+  for (const [field, key] of OPTIONAL_GLOB_KEYS) {
+    for (const glob of spec[field] ?? []) {
+      const problem = globProblem(glob);
+      if (problem) problems.push(`${key}: ${JSON.stringify(glob)}: ${problem}`);
+    }
+  }
+  for (const family of spec.protect ?? [])
+    if (!isOptionalFamily(family)) problems.push(`protect: unknown family ${JSON.stringify(family)}`);
   for (const glob of spec.branches ?? []) {
     const problem = branchGlobProblem(glob);
     if (problem) problems.push(`branches: ${JSON.stringify(glob)}: ${problem}`);
@@ -78,6 +91,16 @@ export function compilePerimeter(spec: PerimeterSpec, configFile: string = DEFAU
   const allowProtected = compileGlobList(spec.allowProtected);
   const allowCredentialFiles = compileGlobList(spec.allowCredentialFiles);
   const allowSecretsIn = compileGlobList(spec.allowSecretsIn);
+  const deny = compileGlobList(spec.deny ?? []);
+  const ownerDeny = compileGlobList(spec.ownerDeny ?? []);
+  const families = spec.protect ?? [];
+  /** Denials win over every grant, for reads and writes alike. */
+  const denied = (path: string): string | null => {
+    const own = deny.find(path);
+    if (own !== null) return `deny glob ${JSON.stringify(own)}`;
+    const owner = ownerDeny.find(path);
+    return owner === null ? null : `top-level deny glob ${JSON.stringify(owner)}`;
+  };
   const branches = spec.branches === null ? null : compileGlobList(spec.branches);
   const tools: ReadonlySet<ToolName> = new Set(spec.tools);
   // canRead and canWrite usually see the same path back to back: remember the last valid one.
@@ -100,6 +123,8 @@ export function compilePerimeter(spec: PerimeterSpec, configFile: string = DEFAU
     canRead(path: string): Decision {
       const invalid = invalidRule(path);
       if (invalid !== null) return { allowed: false, rule: invalid };
+      const denial = denied(path);
+      if (denial !== null) return { allowed: false, rule: denial };
       const glob = read.find(path);
       if (glob === null) return { allowed: false, rule: 'no read glob matches' };
       const credential = credentialFileRule(path);
@@ -116,9 +141,11 @@ export function compilePerimeter(spec: PerimeterSpec, configFile: string = DEFAU
     canWrite(path: string): Decision {
       const invalid = invalidRule(path);
       if (invalid !== null) return { allowed: false, rule: invalid };
+      const denial = denied(path);
+      if (denial !== null) return { allowed: false, rule: denial };
       const glob = write.find(path);
       if (glob === null) return { allowed: false, rule: 'no write glob matches' };
-      const protectedBy = protectedRule(path, configFile);
+      const protectedBy = protectedRule(path, configFile, families);
       if (protectedBy !== null) {
         const allowedBy = allowProtected.find(path);
         if (allowedBy === null) return { allowed: false, rule: `protected: ${protectedBy}` };

@@ -1,38 +1,198 @@
 import { foldSegment } from './path.js';
 
 /**
- * The built-in protected set: never writable unless a perimeter names the path in `allow-protected`.
- * Each entry is a run of path segments matched at any depth, after folding case, Unicode compatibility
- * forms (NFKC, which also unifies NFC and NFD) and trailing dots and spaces, so `.GitHub/`, `ＣＬＡＵＤＥ.md`
- * and a decomposed `é` land where a case-insensitive checkout would put them. A directory entry also
- * matches a file of that name.
+ * The protected set: paths never writable unless a perimeter names them in `allow-protected`. Each entry is
+ * a run of path segments matched at any depth, after folding case, Unicode compatibility forms (NFKC, which
+ * also unifies NFC and NFD) and trailing dots and spaces, so `.GitHub/`, `ＣＬＡＵＤＥ.md` and a decomposed
+ * `é` land where a case-insensitive checkout would put them. A directory entry also matches a file of that
+ * name. An entry segment may hold one `*` (`*.gemspec`, `requirements*.txt`).
  */
-export const PROTECTED_ENTRIES: readonly string[] = Object.freeze([
-  '.github/**',
-  'CODEOWNERS',
-  '.gitmodules',
-  '.gitattributes',
-  'AGENTS.md',
-  'AGENTS.override.md',
-  'CLAUDE.md',
-  'CLAUDE.local.md',
-  'GEMINI.md',
-  '.claude/**',
-  '.codex/**',
-  '.cursor/**',
-  '.cursorrules',
-  '.gemini/**',
-  '.windsurf/**',
-  '.windsurfrules',
-  '.mcp.json',
-  '.vscode/mcp.json',
-]);
+export interface Family {
+  /** why the family is protected, as README shows it */
+  why: string;
+  entries: readonly string[];
+}
+
+/** Always protected (with the config file itself). */
+export const BUILT_IN_FAMILIES = Object.freeze({
+  repository: {
+    why: 'decide who reviews, what runs in CI and how files are checked out; GITHUB_TOKEN cannot even write workflows',
+    entries: ['.github/**', 'CODEOWNERS', '.gitmodules', '.gitattributes'],
+  },
+  agents: {
+    why: 'instructions and settings of coding agents: whoever writes them steers the next agent, in this job, a later one or on a developer machine',
+    entries: [
+      'AGENTS.md',
+      'AGENTS.override.md',
+      'AGENT.md',
+      'CLAUDE.md',
+      'CLAUDE.local.md',
+      'GEMINI.md',
+      'QWEN.md',
+      '.claude/**',
+      '.codex/**',
+      '.cursor/**',
+      '.cursorrules',
+      '.cursorignore',
+      '.cursorindexingignore',
+      '.gemini/**',
+      '.geminiignore',
+      '.qwen/**',
+      '.windsurf/**',
+      '.windsurfrules',
+      '.codeiumignore',
+      '.clinerules',
+      '.clineignore',
+      '.roo/**',
+      '.roomodes',
+      '.rooignore',
+      '.kiro/**',
+      '.junie/**',
+      '.continue/**',
+      '.continuerc.json',
+      'opencode.json',
+      'opencode.jsonc',
+      '.opencode/**',
+      '.aider.conf.yml',
+      '.aiderignore',
+      '.goosehints',
+      '.augment/**',
+      '.augment-guidelines',
+      '.amazonq/**',
+      '.trae/**',
+      '.openhands/**',
+      '.mcp.json',
+      '.vscode/mcp.json',
+    ],
+  },
+  hooks: {
+    why: 'run code on the machine of whoever next commits, opens or enters the repository (git hooks, direnv, editor tasks, dev containers), outside any review of the code',
+    entries: [
+      '.husky/**',
+      '.pre-commit-config.yaml',
+      '.pre-commit-hooks.yaml',
+      'lefthook.yml',
+      '.lefthook.yml',
+      'lefthook-local.yml',
+      '.envrc',
+      '.vscode/settings.json',
+      '.vscode/tasks.json',
+      '.vscode/launch.json',
+      '.vscode/extensions.json',
+      '.devcontainer/**',
+      '.devcontainer.json',
+    ],
+  },
+} satisfies Record<string, Family>);
+
+/** Protected when perimeters.yml says `protect: [name, ...]` (top level or per perimeter). */
+export const OPTIONAL_FAMILIES = Object.freeze({
+  manifests: {
+    why: 'package manifests and lockfiles: a new or changed dependency runs its code in CI and on every machine that installs it',
+    entries: [
+      'package.json',
+      'package-lock.json',
+      'npm-shrinkwrap.json',
+      'yarn.lock',
+      '.yarnrc.yml',
+      '.yarnrc',
+      'pnpm-lock.yaml',
+      'pnpm-workspace.yaml',
+      '.pnpmfile.cjs',
+      'bun.lock',
+      'bun.lockb',
+      'deno.json',
+      'deno.jsonc',
+      'deno.lock',
+      'Cargo.toml',
+      'Cargo.lock',
+      'go.mod',
+      'go.sum',
+      'go.work',
+      'pyproject.toml',
+      'poetry.lock',
+      'uv.lock',
+      'Pipfile',
+      'Pipfile.lock',
+      'requirements*.txt',
+      'setup.py',
+      'setup.cfg',
+      'Gemfile',
+      'Gemfile.lock',
+      '*.gemspec',
+      'composer.json',
+      'composer.lock',
+      'pom.xml',
+      'build.gradle',
+      'build.gradle.kts',
+      'settings.gradle',
+      'settings.gradle.kts',
+      'gradle.lockfile',
+      '*.csproj',
+      'packages.lock.json',
+      'Directory.Packages.props',
+      'Package.swift',
+      'Package.resolved',
+      'mix.exs',
+      'mix.lock',
+      'pubspec.yaml',
+      'pubspec.lock',
+      'flake.nix',
+      'flake.lock',
+    ],
+  },
+  ci: {
+    why: 'pipelines of other CI systems: they run with those systems’ secrets',
+    entries: [
+      '.gitlab-ci.yml',
+      '.circleci/**',
+      '.travis.yml',
+      'azure-pipelines.yml',
+      '.azure-pipelines/**',
+      'Jenkinsfile',
+      '.buildkite/**',
+      'bitbucket-pipelines.yml',
+      '.drone.yml',
+      '.woodpecker/**',
+      '.woodpecker.yml',
+      'cloudbuild.yaml',
+      'buildspec.yml',
+      'appveyor.yml',
+    ],
+  },
+  editors: {
+    why: 'settings of other editors that can run commands when a project opens (JetBrains run configurations, Zed tasks, Vim and Neovim local config)',
+    entries: [
+      '.idea/**',
+      '.zed/**',
+      '.helix/**',
+      '.fleet/**',
+      '.nvim.lua',
+      '.nvimrc',
+      '.exrc',
+      '*.code-workspace',
+    ],
+  },
+} satisfies Record<string, Family>);
+
+export type OptionalFamily = keyof typeof OPTIONAL_FAMILIES;
+export const OPTIONAL_FAMILY_NAMES = Object.keys(OPTIONAL_FAMILIES) as OptionalFamily[];
+
+export function isOptionalFamily(name: string): name is OptionalFamily {
+  return Object.hasOwn(OPTIONAL_FAMILIES, name);
+}
+
+/** Every built-in entry (the config file comes on top). */
+export const PROTECTED_ENTRIES: readonly string[] = Object.freeze(
+  Object.values(BUILT_IN_FAMILIES).flatMap((family) => family.entries),
+);
 
 export const DEFAULT_CONFIG_FILE = 'perimeters.yml';
 
 interface Entry {
+  /** how the rule is named in decisions: the entry, with its optional family */
   rule: string;
-  segments: string[];
+  segments: Array<string | { prefix: string; suffix: string }>;
 }
 
 interface Entries {
@@ -43,12 +203,16 @@ interface Entries {
 
 const ASCII = /^[\x20-\x7e]*$/;
 
-function toEntry(rule: string): Entry {
-  const segments = rule
+function toEntry(text: string, rule: string = text): Entry {
+  const segments = text
     .replace(/\/\*\*$/, '')
     .split('/')
     .filter((s) => s !== '' && s !== '.')
-    .map(foldSegment);
+    .map((s) => {
+      const star = s.indexOf('*');
+      if (star === -1) return foldSegment(s);
+      return { prefix: foldSegment(s.slice(0, star)), suffix: foldSegment(s.slice(star + 1)) };
+    });
   return { rule, segments };
 }
 
@@ -56,33 +220,64 @@ function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-const BUILT_IN = PROTECTED_ENTRIES.map(toEntry);
+const BUILT_IN = PROTECTED_ENTRIES.map((entry) => toEntry(entry));
 const cache = new Map<string, Entries>();
 
-function entriesFor(configFile: string): Entries {
-  let entries = cache.get(configFile);
+function entriesFor(configFile: string, families: readonly string[]): Entries {
+  const key = `${configFile}\n${families.join(',')}`;
+  let entries = cache.get(key);
   if (!entries) {
-    const list = [toEntry(configFile), ...BUILT_IN].filter((e) => e.segments.length > 0);
-    const firsts = [...new Set(list.map((e) => escape(e.segments[0]!)))];
+    const optional = families
+      .filter(isOptionalFamily)
+      .flatMap((name) =>
+        OPTIONAL_FAMILIES[name].entries.map((entry) => toEntry(entry, `${entry}, ${name} family`)),
+      );
+    const list = [toEntry(configFile), ...BUILT_IN, ...optional].filter((e) => e.segments.length > 0);
+    const firsts = [
+      ...new Set(
+        list.map((e) => {
+          const first = e.segments[0]!;
+          return typeof first === 'string'
+            ? escape(first)
+            : `${escape(first.prefix)}[^/]*${escape(first.suffix)}`;
+        }),
+      ),
+    ];
     const prefilter = new RegExp(`(?:^|/)(?:${firsts.join('|')})[. ]*(?:/|$)`, 'i');
     entries = { list, prefilter };
     if (cache.size > 16) cache.clear();
-    cache.set(configFile, entries);
+    cache.set(key, entries);
   }
   return entries;
 }
 
-function containsRun(haystack: string[], needle: string[]): boolean {
+function segmentMatches(segment: string, pattern: Entry['segments'][number]): boolean {
+  if (typeof pattern === 'string') return segment === pattern;
+  return (
+    segment.length >= pattern.prefix.length + pattern.suffix.length &&
+    segment.startsWith(pattern.prefix) &&
+    segment.endsWith(pattern.suffix)
+  );
+}
+
+function containsRun(haystack: string[], needle: Entry['segments']): boolean {
   outer: for (let i = 0; i + needle.length <= haystack.length; i++) {
-    for (let j = 0; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
+    for (let j = 0; j < needle.length; j++) if (!segmentMatches(haystack[i + j]!, needle[j]!)) continue outer;
     return true;
   }
   return false;
 }
 
-/** The protected-set entry matching this (validated) path, or null. Case/Unicode-NF insensitive, any depth. */
-export function protectedRule(path: string, configFile: string = DEFAULT_CONFIG_FILE): string | null {
-  const entries = entriesFor(configFile);
+/**
+ * The protected-set entry matching this (validated) path, or null: the built-in set, the config file, and
+ * the optional `families` switched on. Case/Unicode-NF insensitive, any depth.
+ */
+export function protectedRule(
+  path: string,
+  configFile: string = DEFAULT_CONFIG_FILE,
+  families: readonly string[] = [],
+): string | null {
+  const entries = entriesFor(configFile, families);
   if (ASCII.test(path) && !entries.prefilter.test(path)) return null;
   const segments = path.split('/').map(foldSegment);
   for (const entry of entries.list) {

@@ -1,4 +1,5 @@
 import type { ToolName } from './tools.js';
+import type { TrustRule } from './trust.js';
 
 export interface Limits {
   filesPerPush: number;
@@ -32,12 +33,22 @@ export interface PerimeterSpec {
   allowCredentialFiles: string[];
   /** yaml `allow-secrets-in`: globs where pushed content may carry credentials. */
   allowSecretsIn: string[];
+  /** yaml `deny`: globs this perimeter may neither read nor write, whatever else grants them. */
+  deny?: string[];
+  /** top-level `deny`: globs no perimeter may read or write. */
+  ownerDeny?: string[];
+  /** optional protected families switched on, top-level and per-perimeter `protect` together. */
+  protect?: string[];
+  /** yaml `untrusted-triggers: true`: still exposed when the trust rule does not trust the trigger. */
+  untrustedTriggers?: boolean;
 }
 
 export interface Config {
   version: 1;
   file: string;
   perimeters: PerimeterSpec[];
+  /** top-level `trust`; null or absent: every trigger is treated as today (all selected perimeters) */
+  trust?: TrustRule | null;
 }
 
 /** Perimeter names end up in URLs, status contexts and environment variable names. */

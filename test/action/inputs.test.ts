@@ -48,6 +48,8 @@ describe('readSettings', () => {
         statusContext: 'perimeter',
         endpointSecrets: {},
         tempDir: '/tmp/runner',
+        eventName: '',
+        event: null,
       });
     });
   });

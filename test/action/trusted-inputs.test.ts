@@ -171,4 +171,101 @@ describe('inputs an outsider could steer', { timeout: 120_000 }, () => {
       );
     });
   });
+
+  describe('when perimeters.yml has a trust rule and a comment triggers the run', () => {
+    const TRUSTING = FILES['perimeters.yml']!.replace(
+      'version: 1\nperimeters:\n',
+      'version: 1\ntrust:\n  associations: [OWNER, MEMBER, COLLABORATOR]\nperimeters:\n' +
+        '  triage:\n    read: ["README.md"]\n    untrusted-triggers: true\n',
+    );
+    const commentBy = (login: string, association: string): JobOptions['runner'] => ({
+      eventName: 'issue_comment',
+      ref: 'refs/heads/agent/work',
+      event: {
+        action: 'created',
+        issue: { number: 5, user: { login }, author_association: association },
+        comment: { id: 1, user: { login }, author_association: association, body: '@agent go' },
+        repository: { id: 1, full_name: 'octo/widgets' },
+        sender: { login },
+      },
+    });
+
+    it('exposes only the perimeters safe for untrusted triggers when the author is not trusted', async () => {
+      const j = await job({
+        files: { ...FILES, 'perimeters.yml': TRUSTING },
+        runner: commentBy('mallory', 'NONE'),
+      });
+      const main = await j.main();
+      expect(main.exitCode, main.log).toBe(0);
+      expect(Object.keys(JSON.parse(main.outputs.endpoints ?? '{}'))).toEqual(['triage']);
+      expect(main.annotations).toContainEqual(
+        expect.objectContaining({
+          level: 'notice',
+          message:
+            'untrusted trigger: comment author "mallory" is NONE, not OWNER, MEMBER, COLLABORATOR; exposing only ' +
+            '"triage" (untrusted-triggers: true), withholding "implementer", "test-author"',
+        }),
+      );
+      const post = await j.post();
+      expect(post.exitCode, post.log).toBe(0);
+    });
+
+    it('refuses to start when no selected perimeter is safe, and the error receipt says why', async () => {
+      const j = await job({
+        files: { ...FILES, 'perimeters.yml': TRUSTING },
+        inputs: { perimeters: 'implementer' },
+        runner: commentBy('mallory', 'FIRST_TIME_CONTRIBUTOR'),
+      });
+      const main = await j.main();
+      expect(main.exitCode).toBe(1);
+      expect(main.annotations.map((a) => a.message)).toEqual([
+        'untrusted trigger: comment author "mallory" is FIRST_TIME_CONTRIBUTOR, not OWNER, MEMBER, COLLABORATOR; ' +
+          'no selected perimeter ("implementer") is marked "untrusted-triggers: true" in perimeters.yml, so none is exposed',
+      ]);
+      expect(main.state.gatewayPid).toBeUndefined();
+      const post = await j.post();
+      expect(post.exitCode).toBe(1);
+      const [status] = await j.statuses(await j.head());
+      expect(status?.state).toBe('error');
+      expect(status?.description).toContain('untrusted trigger: comment author "mallory"');
+      expect(post.summary).toContain('no selected perimeter ("implementer") is marked');
+    });
+
+    it('exposes every selected perimeter when the author is trusted, and says so', async () => {
+      const j = await job({
+        files: { ...FILES, 'perimeters.yml': TRUSTING },
+        runner: commentBy('alice', 'MEMBER'),
+      });
+      const main = await j.main();
+      expect(main.exitCode, main.log).toBe(0);
+      expect(Object.keys(JSON.parse(main.outputs.endpoints ?? '{}')).sort()).toEqual([
+        'implementer',
+        'test-author',
+        'triage',
+      ]);
+      expect(main.annotations).toContainEqual(
+        expect.objectContaining({
+          level: 'notice',
+          message: 'trusted trigger: comment author "alice" is MEMBER',
+        }),
+      );
+    });
+  });
+
+  describe('when perimeters.yml has no trust rule and an outsider comments', () => {
+    it('exposes every perimeter, as before', async () => {
+      const j = await job({
+        runner: {
+          eventName: 'issue_comment',
+          event: {
+            comment: { user: { login: 'mallory' }, author_association: 'NONE' },
+            sender: { login: 'mallory' },
+          },
+        },
+      });
+      const main = await j.main();
+      expect(main.exitCode, main.log).toBe(0);
+      expect(Object.keys(JSON.parse(main.outputs.endpoints ?? '{}'))).toHaveLength(2);
+    });
+  });
 });

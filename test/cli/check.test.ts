@@ -170,3 +170,43 @@ describe('perimeter check', () => {
     );
   });
 });
+
+describe('perimeter check on workflows', () => {
+  const agentWorkflow = (on: string) =>
+    `on: ${on}\njobs:\n  agent:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v5\n      - uses: octo/perimeter@v1\n`;
+
+  describe('when a workflow runs Perimeter on comments, issues or pull_request_target without a trust rule', () => {
+    it('warns, naming the file and the events', async () => {
+      const dir = checkout({
+        'perimeters.yml': CONFIG,
+        '.github/workflows/agent.yml': agentWorkflow('[issue_comment, issues]'),
+        '.github/workflows/review.yaml': agentWorkflow('{ pull_request_target: { types: [opened] } }'),
+        '.github/workflows/ci.yml': agentWorkflow('push'),
+        '.github/workflows/other.yml': 'on: issue_comment\njobs:\n  x:\n    steps:\n      - run: echo\n',
+        '.github/workflows/broken.yml': 'on: [',
+      });
+      const result = await runCli(['check'], dir);
+      expect(result.code).toBe(0);
+      const warnings = result.stdout.split('\n').filter((line) => line.startsWith('warning: '));
+      expect(warnings).toEqual([
+        'warning: .github/workflows/agent.yml runs Perimeter on issue_comment, issues, which people without write access can trigger, and perimeters.yml has no trust rule: add "trust:" so untrusted triggers get only the perimeters marked "untrusted-triggers: true"',
+        expect.stringMatching(
+          /^warning: \.github\/workflows\/review\.yaml runs Perimeter on pull_request_target,/,
+        ),
+      ]);
+    });
+  });
+
+  describe('when perimeters.yml has a trust rule', () => {
+    it('does not warn', async () => {
+      const dir = checkout({
+        'perimeters.yml': `trust:\n  associations: [OWNER, MEMBER]\n${CONFIG}`,
+        '.github/workflows/agent.yml': agentWorkflow('issue_comment'),
+      });
+      const result = await runCli(['check'], dir);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout).not.toContain('warning:');
+    });
+  });
+});

@@ -122,7 +122,7 @@ describe('perimeter explain', () => {
       const result = await runCli(['explain', '--json'], dir);
       expect(result.code).toBe(2);
       expect(result.stderr).toBe(
-        'perimeter explain: explain needs at least one PATH\nUsage: perimeter explain [--config FILE] [--json] PATH...\n',
+        'perimeter explain: explain needs at least one PATH\nUsage: perimeter explain [--config FILE] [--json] [--association NAME | --user LOGIN] PATH...\n',
       );
     });
   });
@@ -132,6 +132,65 @@ describe('perimeter explain', () => {
       const result = await runCli(['explain', '--config', 'missing.yml', 'a'], dir);
       expect(result.code).toBe(1);
       expect(result.stderr).toBe('perimeter explain: cannot read missing.yml: no such file\n');
+    });
+  });
+});
+
+describe('perimeter explain with deny, families and trust', () => {
+  let policyDir: string;
+  beforeAll(() => {
+    policyDir = makeCheckout({
+      'perimeters.yml': `version: 1
+protect: [manifests]
+deny: ["secrets/**"]
+trust:
+  associations: [OWNER, MEMBER, COLLABORATOR]
+perimeters:
+  implementer:
+    read: ["**"]
+    write: ["**"]
+    deny: ["**/*.lock"]
+  triage:
+    read: ["docs/**"]
+    write: ["docs/**"]
+    untrusted-triggers: true
+`,
+    });
+  });
+  afterAll(() => rmSync(policyDir, { recursive: true, force: true }));
+
+  describe('when a path is denied or in an optional family', () => {
+    it('names the rule that refused it', async () => {
+      const result = await runCli(['explain', 'yarn.lock', 'secrets/a.txt', 'package.json'], policyDir);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toContain(
+        'yarn.lock\n  implementer  read no (deny glob "**/*.lock"); write no (deny glob "**/*.lock")\n',
+      );
+      expect(result.stdout).toContain(
+        'secrets/a.txt\n  implementer  read no (top-level deny glob "secrets/**"); write no (top-level deny glob "secrets/**")\n',
+      );
+      expect(result.stdout).toContain(
+        'package.json\n  implementer  read yes (read glob "**"); write no (protected: package.json, manifests family)\n',
+      );
+    });
+  });
+
+  describe('when asked for an untrusted trigger', () => {
+    it('shows only the perimeters such a run exposes, and why', async () => {
+      const result = await runCli(
+        ['explain', '--association', 'NONE', '--user', 'mallory', 'src/a.ts'],
+        policyDir,
+      );
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toBe(
+        'trigger: untrusted (comment author "mallory" is NONE, not OWNER, MEMBER, COLLABORATOR); exposed: triage\n' +
+          'src/a.ts\n  triage  read no (no read glob matches); write no (no write glob matches)\n',
+      );
+    });
+    it('refuses an unknown association', async () => {
+      const result = await runCli(['explain', '--association', 'ADMIN', 'a'], policyDir);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain('--association: expected one of OWNER, MEMBER');
     });
   });
 });

@@ -21,7 +21,8 @@ describe('perimeter', () => {
       const result = await runCli(['explain', '--help'], dir);
       expect(result).toEqual({
         code: 0,
-        stdout: 'Usage: perimeter explain [--config FILE] [--json] PATH...\n',
+        stdout:
+          'Usage: perimeter explain [--config FILE] [--json] [--association NAME | --user LOGIN] PATH...\n',
         stderr: '',
       });
     });

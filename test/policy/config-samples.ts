@@ -103,6 +103,60 @@ perimeters:
     yaml: one('    limits: { bytes-per-file: 104857601 }\n'),
     valid: false,
   },
+  {
+    name: 'deny, protect, trust and untrusted-triggers',
+    yaml: `version: 1
+protect: [manifests, ci]
+deny: ["secrets/**"]
+trust:
+  associations: [OWNER, MEMBER, COLLABORATOR]
+  users: ["dependabot[bot]"]
+perimeters:
+  p:
+    write: ["**"]
+    deny: ["package.json", "**/*.lock"]
+    protect: [editors]
+  triage:
+    read: ["docs/**"]
+    untrusted-triggers: true
+`,
+    valid: true,
+  },
+  {
+    name: 'trust with users only',
+    yaml: `version: 1\ntrust: { users: [octocat] }\nperimeters:\n  p: {}\n`,
+    valid: true,
+  },
+  { name: 'unknown family', yaml: `version: 1\nprotect: [lockfiles]\nperimeters:\n  p: {}\n`, valid: false },
+  { name: 'unknown family in a perimeter', yaml: one('    protect: [hooks]\n'), valid: false },
+  {
+    name: 'unknown association',
+    yaml: `version: 1\ntrust: { associations: [ADMIN] }\nperimeters:\n  p: {}\n`,
+    valid: false,
+  },
+  { name: 'trust that trusts nobody', yaml: `version: 1\ntrust: {}\nperimeters:\n  p: {}\n`, valid: false },
+  {
+    name: 'trust with empty lists',
+    yaml: `version: 1\ntrust: { associations: [], users: [] }\nperimeters:\n  p: {}\n`,
+    valid: false,
+  },
+  {
+    name: 'unknown trust key',
+    yaml: `version: 1\ntrust: { teams: [a] }\nperimeters:\n  p: {}\n`,
+    valid: false,
+  },
+  {
+    name: 'invalid login',
+    yaml: `version: 1\ntrust: { users: ["a b"] }\nperimeters:\n  p: {}\n`,
+    valid: false,
+  },
+  { name: 'untrusted-triggers not a boolean', yaml: one('    untrusted-triggers: "yes"\n'), valid: false },
+  { name: 'deny not a list', yaml: one('    deny: "x"\n'), valid: false },
+  {
+    name: 'invalid top-level deny glob',
+    yaml: `version: 1\ndeny: ["/x"]\nperimeters:\n  p: {}\n`,
+    valid: false,
+  },
   { name: 'unknown limit', yaml: one('    limits: { pushes: 1 }\n'), valid: false },
 
   {

@@ -53,6 +53,40 @@ describe('parseConfig', () => {
             allowSecretsIn: ['fixtures/**'],
           },
         ],
+        trust: null,
+      });
+    });
+
+    it('reads deny, protect, trust and untrusted-triggers, and gives every perimeter the top-level ones', () => {
+      const config = parseConfig(`version: 1
+protect: [manifests]
+deny: ["secrets/**"]
+trust:
+  associations: [OWNER, MEMBER]
+  users: ["dependabot[bot]", "octo-cat"]
+perimeters:
+  writer:
+    write: ["**"]
+    deny: ["package.json", "**/*.lock"]
+    protect: [ci, manifests]
+  triage:
+    read: ["docs/**"]
+    untrusted-triggers: true
+`);
+      expect(config.trust).toEqual({
+        associations: ['OWNER', 'MEMBER'],
+        users: ['dependabot[bot]', 'octo-cat'],
+      });
+      expect(config.perimeters[0]).toMatchObject({
+        deny: ['package.json', '**/*.lock'],
+        ownerDeny: ['secrets/**'],
+        protect: ['manifests', 'ci'],
+      });
+      expect(config.perimeters[0]!.untrustedTriggers).toBeUndefined();
+      expect(config.perimeters[1]).toMatchObject({
+        ownerDeny: ['secrets/**'],
+        protect: ['manifests'],
+        untrustedTriggers: true,
       });
     });
 
@@ -80,6 +114,40 @@ describe('parseConfig', () => {
           key: 'perimeters.c.<<',
           message: expect.stringMatching(/merge keys are not supported/),
         }),
+      ]);
+    });
+  });
+
+  describe('when deny, protect or trust are wrong', () => {
+    it('reports each with its position', () => {
+      const yaml = `version: 1
+protect: [lockfiles]
+deny: ["src/[/]"]
+trust:
+  associations: [ADMIN]
+  users: ["not a login"]
+  teams: [x]
+perimeters:
+  a:
+    deny: "x"
+    protect: [hooks]
+    untrusted-triggers: yes
+`;
+      expect(problems(yaml).map((p) => `${p.line}:${p.column} ${p.key}: ${p.message}`)).toEqual([
+        '2:11 protect[0]: "lockfiles": unknown family; expected one of manifests, ci, editors',
+        expect.stringMatching(/^3:8 deny\[0\]: "src\/\[\/\]": bracket expression/),
+        '5:18 trust.associations[0]: "ADMIN": unknown association; expected one of OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, FIRST_TIME_CONTRIBUTOR, FIRST_TIMER, MANNEQUIN, NONE',
+        '6:11 trust.users[0]: "not a login": not a GitHub login (letters, digits and single hyphens; apps end in "[bot]")',
+        '7:3 trust.teams: unknown key; expected one of associations, users',
+        '10:11 perimeters.a.deny: expected a list, got string "x"; write it as a list: ["x"]',
+        '11:15 perimeters.a.protect[0]: "hooks": unknown family; expected one of manifests, ci, editors',
+        '12:25 perimeters.a.untrusted-triggers: expected true or false, got string "yes"',
+      ]);
+    });
+
+    it('refuses a trust rule that trusts nobody', () => {
+      expect(problems('version: 1\ntrust: {}\nperimeters:\n  a: {}\n')).toEqual([
+        expect.objectContaining({ line: 2, key: 'trust', message: expect.stringMatching(/^trusts nobody/) }),
       ]);
     });
   });

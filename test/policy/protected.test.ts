@@ -36,7 +36,26 @@ describe('protectedRule', () => {
     ['.vscode/mcp.json', '.vscode/mcp.json'],
     ['.VSCode/MCP.json', '.vscode/mcp.json'],
     ['pkg/.vscode/mcp.json', '.vscode/mcp.json'],
-    ['.vscode/settings.json', null],
+    ['.vscode/settings.json', '.vscode/settings.json'],
+    ['.vscode/extensions.json', '.vscode/extensions.json'],
+    ['.vscode/snippets.code-snippets', null],
+    ['AGENT.md', 'AGENT.md'],
+    ['pkg/.clinerules', '.clinerules'],
+    ['.clinerules/rules.md', '.clinerules'],
+    ['.roo/rules/a.md', '.roo/**'],
+    ['.kiro/steering/x.md', '.kiro/**'],
+    ['QWEN.md', 'QWEN.md'],
+    ['.junie/guidelines.md', '.junie/**'],
+    ['.continue/config.yaml', '.continue/**'],
+    ['opencode.json', 'opencode.json'],
+    ['docs/.github/copilot-instructions.md', '.github/**'],
+    ['.aider.conf.yml', '.aider.conf.yml'],
+    ['.envrc', '.envrc'],
+    ['.husky/pre-commit', '.husky/**'],
+    ['.pre-commit-config.yaml', '.pre-commit-config.yaml'],
+    ['.devcontainer/devcontainer.json', '.devcontainer/**'],
+    ['package.json', null],
+    ['yarn.lock', null],
     ['src/index.ts', null],
     ['docs/github/x.md', null],
     ['claude.md.bak', null],
@@ -45,6 +64,30 @@ describe('protectedRule', () => {
   ])('when the path is %j', (path, rule) => {
     it(rule === null ? 'is not protected' : `is protected by ${rule}`, () => {
       expect(protectedRule(path)).toBe(rule);
+    });
+  });
+
+  describe('when optional families are switched on', () => {
+    it.each([
+      ['package.json', ['manifests'], 'package.json, manifests family'],
+      ['packages/app/package-lock.json', ['manifests'], 'package-lock.json, manifests family'],
+      ['requirements-dev.txt', ['manifests'], 'requirements*.txt, manifests family'],
+      ['Requirements.TXT', ['manifests'], 'requirements*.txt, manifests family'],
+      ['gems/widget.gemspec', ['manifests'], '*.gemspec, manifests family'],
+      ['src/App.csproj', ['manifests'], '*.csproj, manifests family'],
+      ['requirements', ['manifests'], null],
+      ['.gitlab-ci.yml', ['ci'], '.gitlab-ci.yml, ci family'],
+      ['.circleci/config.yml', ['ci'], '.circleci/**, ci family'],
+      ['.idea/runConfigurations/x.xml', ['editors'], '.idea/**, editors family'],
+      ['package.json', ['ci', 'editors'], null],
+      ['.gitlab-ci.yml', [], null],
+      ['unknown', ['nonsense'], null],
+    ])('%j with %j is %j', (path, families, rule) => {
+      expect(protectedRule(path, 'perimeters.yml', families)).toBe(rule);
+    });
+
+    it('keeps the built-in set', () => {
+      expect(protectedRule('CLAUDE.md', 'perimeters.yml', ['manifests'])).toBe('CLAUDE.md');
     });
   });
 

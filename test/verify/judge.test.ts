@@ -77,6 +77,35 @@ describe('judge', () => {
     });
   });
 
+  describe('when a pushed path matches a deny glob or an optional protected family', () => {
+    it('fails, naming the deny glob and the family', () => {
+      const verdict = judge(
+        facts({
+          perimeters: [
+            perimeter('impl', ['**'], {
+              deny: ['**/*.lock'],
+              ownerDeny: ['secrets/**'],
+              protect: ['manifests'],
+            }),
+          ],
+          changes: [
+            { path: 'yarn.lock', kind: 'modified', oldMode: '100644', newMode: '100644' },
+            { path: 'secrets/a.txt', kind: 'added', newMode: '100644' },
+            { path: 'package.json', kind: 'modified', oldMode: '100644', newMode: '100644' },
+            { path: 'src/a.ts', kind: 'modified', oldMode: '100644', newMode: '100644' },
+          ],
+        }),
+      );
+      expect(verdict.state).toBe('failure');
+      expect(verdict.files.map((f) => [f.path, f.allowed, f.rule])).toEqual([
+        ['yarn.lock', false, 'impl: deny glob "**/*.lock"'],
+        ['secrets/a.txt', false, 'impl: top-level deny glob "secrets/**"'],
+        ['package.json', false, 'impl: protected: package.json, manifests family'],
+        ['src/a.ts', true, 'impl: write glob "**"'],
+      ]);
+    });
+  });
+
   describe('when a protected path matches a write glob', () => {
     it('refuses it unless allow-protected names it', () => {
       const open = perimeter('ops', ['**']);
