@@ -48401,7 +48401,7 @@ __webpack_unused_export__ = cst;
 __webpack_unused_export__ = lexer.Lexer;
 exports.HN = lineCounter.LineCounter;
 __webpack_unused_export__ = parser.Parser;
-__webpack_unused_export__ = publicApi.parse;
+exports.qg = publicApi.parse;
 __webpack_unused_export__ = publicApi.parseAllDocuments;
 exports.Tp = publicApi.parseDocument;
 __webpack_unused_export__ = publicApi.stringify;
@@ -61240,73 +61240,238 @@ function compileGlobList(globs) {
 
 ;// CONCATENATED MODULE: ./src/policy/protected.ts
 
-/**
- * The built-in protected set: never writable unless a perimeter names the path in `allow-protected`.
- * Each entry is a run of path segments matched at any depth, after folding case, Unicode compatibility
- * forms (NFKC, which also unifies NFC and NFD) and trailing dots and spaces, so `.GitHub/`, `ＣＬＡＵＤＥ.md`
- * and a decomposed `é` land where a case-insensitive checkout would put them. A directory entry also
- * matches a file of that name.
- */
-const PROTECTED_ENTRIES = Object.freeze([
-    '.github/**',
-    'CODEOWNERS',
-    '.gitmodules',
-    '.gitattributes',
-    'AGENTS.md',
-    'AGENTS.override.md',
-    'CLAUDE.md',
-    'CLAUDE.local.md',
-    'GEMINI.md',
-    '.claude/**',
-    '.codex/**',
-    '.cursor/**',
-    '.cursorrules',
-    '.gemini/**',
-    '.windsurf/**',
-    '.windsurfrules',
-    '.mcp.json',
-    '.vscode/mcp.json',
-]);
+/** Always protected (with the config file itself). */
+const BUILT_IN_FAMILIES = Object.freeze({
+    repository: {
+        why: 'decide who reviews, what runs in CI and how files are checked out; GITHUB_TOKEN cannot even write workflows',
+        entries: ['.github/**', 'CODEOWNERS', '.gitmodules', '.gitattributes'],
+    },
+    agents: {
+        why: 'instructions and settings of coding agents: whoever writes them steers the next agent, in this job, a later one or on a developer machine',
+        entries: [
+            'AGENTS.md',
+            'AGENTS.override.md',
+            'AGENT.md',
+            'CLAUDE.md',
+            'CLAUDE.local.md',
+            'GEMINI.md',
+            'QWEN.md',
+            '.claude/**',
+            '.codex/**',
+            '.cursor/**',
+            '.cursorrules',
+            '.cursorignore',
+            '.cursorindexingignore',
+            '.gemini/**',
+            '.geminiignore',
+            '.qwen/**',
+            '.windsurf/**',
+            '.windsurfrules',
+            '.codeiumignore',
+            '.clinerules',
+            '.clineignore',
+            '.roo/**',
+            '.roomodes',
+            '.rooignore',
+            '.kiro/**',
+            '.junie/**',
+            '.continue/**',
+            '.continuerc.json',
+            'opencode.json',
+            'opencode.jsonc',
+            '.opencode/**',
+            '.aider.conf.yml',
+            '.aiderignore',
+            '.goosehints',
+            '.augment/**',
+            '.augment-guidelines',
+            '.amazonq/**',
+            '.trae/**',
+            '.openhands/**',
+            '.mcp.json',
+            '.vscode/mcp.json',
+        ],
+    },
+    hooks: {
+        why: 'run code on the machine of whoever next commits, opens or enters the repository (git hooks, direnv, editor tasks, dev containers), outside any review of the code',
+        entries: [
+            '.husky/**',
+            '.pre-commit-config.yaml',
+            '.pre-commit-hooks.yaml',
+            'lefthook.yml',
+            '.lefthook.yml',
+            'lefthook-local.yml',
+            '.envrc',
+            '.vscode/settings.json',
+            '.vscode/tasks.json',
+            '.vscode/launch.json',
+            '.vscode/extensions.json',
+            '.devcontainer/**',
+            '.devcontainer.json',
+        ],
+    },
+});
+/** Protected when perimeters.yml says `protect: [name, ...]` (top level or per perimeter). */
+const OPTIONAL_FAMILIES = Object.freeze({
+    manifests: {
+        why: 'package manifests and lockfiles: a new or changed dependency runs its code in CI and on every machine that installs it',
+        entries: [
+            'package.json',
+            'package-lock.json',
+            'npm-shrinkwrap.json',
+            'yarn.lock',
+            '.yarnrc.yml',
+            '.yarnrc',
+            'pnpm-lock.yaml',
+            'pnpm-workspace.yaml',
+            '.pnpmfile.cjs',
+            'bun.lock',
+            'bun.lockb',
+            'deno.json',
+            'deno.jsonc',
+            'deno.lock',
+            'Cargo.toml',
+            'Cargo.lock',
+            'go.mod',
+            'go.sum',
+            'go.work',
+            'pyproject.toml',
+            'poetry.lock',
+            'uv.lock',
+            'Pipfile',
+            'Pipfile.lock',
+            'requirements*.txt',
+            'setup.py',
+            'setup.cfg',
+            'Gemfile',
+            'Gemfile.lock',
+            '*.gemspec',
+            'composer.json',
+            'composer.lock',
+            'pom.xml',
+            'build.gradle',
+            'build.gradle.kts',
+            'settings.gradle',
+            'settings.gradle.kts',
+            'gradle.lockfile',
+            '*.csproj',
+            'packages.lock.json',
+            'Directory.Packages.props',
+            'Package.swift',
+            'Package.resolved',
+            'mix.exs',
+            'mix.lock',
+            'pubspec.yaml',
+            'pubspec.lock',
+            'flake.nix',
+            'flake.lock',
+        ],
+    },
+    ci: {
+        why: 'pipelines of other CI systems: they run with those systems’ secrets',
+        entries: [
+            '.gitlab-ci.yml',
+            '.circleci/**',
+            '.travis.yml',
+            'azure-pipelines.yml',
+            '.azure-pipelines/**',
+            'Jenkinsfile',
+            '.buildkite/**',
+            'bitbucket-pipelines.yml',
+            '.drone.yml',
+            '.woodpecker/**',
+            '.woodpecker.yml',
+            'cloudbuild.yaml',
+            'buildspec.yml',
+            'appveyor.yml',
+        ],
+    },
+    editors: {
+        why: 'settings of other editors that can run commands when a project opens (JetBrains run configurations, Zed tasks, Vim and Neovim local config)',
+        entries: [
+            '.idea/**',
+            '.zed/**',
+            '.helix/**',
+            '.fleet/**',
+            '.nvim.lua',
+            '.nvimrc',
+            '.exrc',
+            '*.code-workspace',
+        ],
+    },
+});
+const OPTIONAL_FAMILY_NAMES = Object.keys(OPTIONAL_FAMILIES);
+function isOptionalFamily(name) {
+    return Object.hasOwn(OPTIONAL_FAMILIES, name);
+}
+/** Every built-in entry (the config file comes on top). */
+const PROTECTED_ENTRIES = Object.freeze(Object.values(BUILT_IN_FAMILIES).flatMap((family) => family.entries));
 const DEFAULT_CONFIG_FILE = 'perimeters.yml';
 const protected_ASCII = /^[\x20-\x7e]*$/;
-function toEntry(rule) {
-    const segments = rule
+function toEntry(text, rule = text) {
+    const segments = text
         .replace(/\/\*\*$/, '')
         .split('/')
         .filter((s) => s !== '' && s !== '.')
-        .map(foldSegment);
+        .map((s) => {
+        const star = s.indexOf('*');
+        if (star === -1)
+            return foldSegment(s);
+        return { prefix: foldSegment(s.slice(0, star)), suffix: foldSegment(s.slice(star + 1)) };
+    });
     return { rule, segments };
 }
 function protected_escape(text) {
     return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
-const BUILT_IN = PROTECTED_ENTRIES.map(toEntry);
+const BUILT_IN = PROTECTED_ENTRIES.map((entry) => toEntry(entry));
 const cache = new Map();
-function entriesFor(configFile) {
-    let entries = cache.get(configFile);
+function entriesFor(configFile, families) {
+    const key = `${configFile}\n${families.join(',')}`;
+    let entries = cache.get(key);
     if (!entries) {
-        const list = [toEntry(configFile), ...BUILT_IN].filter((e) => e.segments.length > 0);
-        const firsts = [...new Set(list.map((e) => protected_escape(e.segments[0])))];
+        const optional = families
+            .filter(isOptionalFamily)
+            .flatMap((name) => OPTIONAL_FAMILIES[name].entries.map((entry) => toEntry(entry, `${entry}, ${name} family`)));
+        const list = [toEntry(configFile), ...BUILT_IN, ...optional].filter((e) => e.segments.length > 0);
+        const firsts = [
+            ...new Set(list.map((e) => {
+                const first = e.segments[0];
+                return typeof first === 'string'
+                    ? protected_escape(first)
+                    : `${protected_escape(first.prefix)}[^/]*${protected_escape(first.suffix)}`;
+            })),
+        ];
         const prefilter = new RegExp(`(?:^|/)(?:${firsts.join('|')})[. ]*(?:/|$)`, 'i');
         entries = { list, prefilter };
         if (cache.size > 16)
             cache.clear();
-        cache.set(configFile, entries);
+        cache.set(key, entries);
     }
     return entries;
+}
+function segmentMatches(segment, pattern) {
+    if (typeof pattern === 'string')
+        return segment === pattern;
+    return (segment.length >= pattern.prefix.length + pattern.suffix.length &&
+        segment.startsWith(pattern.prefix) &&
+        segment.endsWith(pattern.suffix));
 }
 function containsRun(haystack, needle) {
     outer: for (let i = 0; i + needle.length <= haystack.length; i++) {
         for (let j = 0; j < needle.length; j++)
-            if (haystack[i + j] !== needle[j])
+            if (!segmentMatches(haystack[i + j], needle[j]))
                 continue outer;
         return true;
     }
     return false;
 }
-/** The protected-set entry matching this (validated) path, or null. Case/Unicode-NF insensitive, any depth. */
-function protectedRule(path, configFile = DEFAULT_CONFIG_FILE) {
-    const entries = entriesFor(configFile);
+/**
+ * The protected-set entry matching this (validated) path, or null: the built-in set, the config file, and
+ * the optional `families` switched on. Case/Unicode-NF insensitive, any depth.
+ */
+function protectedRule(path, configFile = DEFAULT_CONFIG_FILE, families = []) {
+    const entries = entriesFor(configFile, families);
     if (protected_ASCII.test(path) && !entries.prefilter.test(path))
         return null;
     const segments = path.split('/').map(foldSegment);
@@ -61315,6 +61480,100 @@ function protectedRule(path, configFile = DEFAULT_CONFIG_FILE) {
             return entry.rule;
     }
     return null;
+}
+
+;// CONCATENATED MODULE: ./src/policy/trust.ts
+/**
+ * Who triggered a run, and whether the owner's `trust` rule trusts them. Pure: the action reads the event
+ * payload and hands it in. Associations are GitHub's `author_association` values:
+ * https://docs.github.com/en/graphql/reference/enums#commentauthorassociation
+ */
+const ASSOCIATIONS = [
+    'OWNER',
+    'MEMBER',
+    'COLLABORATOR',
+    'CONTRIBUTOR',
+    'FIRST_TIME_CONTRIBUTOR',
+    'FIRST_TIMER',
+    'MANNEQUIN',
+    'NONE',
+];
+/** Events only people with write access can start: a push, a manual or API dispatch, a schedule, a merge queue. */
+const WRITE_ONLY_EVENTS = new Set([
+    'push',
+    'workflow_dispatch',
+    'repository_dispatch',
+    'schedule',
+    'merge_group',
+]);
+/** Where each event carries the item that triggered it, whose author steers the agent. */
+const ITEM_OF = {
+    issue_comment: 'comment',
+    pull_request_review_comment: 'comment',
+    commit_comment: 'comment',
+    discussion_comment: 'comment',
+    issues: 'issue',
+    pull_request: 'pull_request',
+    pull_request_target: 'pull_request',
+    pull_request_review: 'review',
+    discussion: 'discussion',
+};
+function object(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : null;
+}
+function login(value) {
+    const user = object(value);
+    return typeof user?.login === 'string' ? user.login : null;
+}
+function byLogin(rule, name) {
+    return name !== null && rule.users.some((user) => user.toLowerCase() === name.toLowerCase());
+}
+/**
+ * Judges a run's trigger. The author of the triggering item (comment, issue, pull request, review,
+ * discussion) is trusted by association or login; on pull requests the sender (who pushed or opened) is
+ * judged too when it is someone else, by login only (the payload has no association for the sender). Other
+ * people acting on an item (labelling, editing someone else's) need triage or write access, so they are not
+ * judged. Events only writers can start are trusted; any other event trusts only a sender named in `users`.
+ */
+function judgeTrigger(rule, eventName, payload) {
+    const event = object(payload) ?? {};
+    const sender = login(event.sender);
+    if (WRITE_ONLY_EVENTS.has(eventName))
+        return { trusted: true, reason: `${eventName} runs can only be started by people with write access` };
+    const field = ITEM_OF[eventName];
+    if (field === undefined) {
+        if (byLogin(rule, sender))
+            return { trusted: true, reason: `sender "${sender}" is in trust.users` };
+        return {
+            trusted: false,
+            reason: `${eventName} events carry no author association, and the sender ${sender === null ? '(unknown)' : `"${sender}"`} is not in trust.users`,
+        };
+    }
+    const item = object(event[field]);
+    const author = login(item?.user);
+    const association = typeof item?.author_association === 'string' ? item.author_association : null;
+    const what = `${field.replace('_', ' ')} author ${author === null ? '(unknown)' : `"${author}"`}`;
+    let verdict;
+    if (byLogin(rule, author))
+        verdict = { trusted: true, reason: `${what} is in trust.users` };
+    else if (association !== null && rule.associations.includes(association))
+        verdict = { trusted: true, reason: `${what} is ${association}` };
+    else
+        verdict = {
+            trusted: false,
+            reason: `${what} is ${association ?? 'of unknown association'}, not ${rule.associations.join(', ') || 'in trust.users'}`,
+        };
+    if (verdict.trusted &&
+        field === 'pull_request' &&
+        sender !== null &&
+        sender !== author &&
+        !byLogin(rule, sender)) {
+        return {
+            trusted: false,
+            reason: `${verdict.reason}, but the sender "${sender}" (who pushed or acted) is someone else and not in trust.users`,
+        };
+    }
+    return verdict;
 }
 
 ;// CONCATENATED MODULE: ./src/policy/yaml-checker.ts
@@ -61453,7 +61712,8 @@ function describe(node) {
 
 
 
-const TOP_KEYS = ['version', 'perimeters'];
+
+const TOP_KEYS = ['version', 'protect', 'deny', 'trust', 'perimeters'];
 const PERIMETER_KEYS = [
     'description',
     'tools',
@@ -61463,6 +61723,9 @@ const PERIMETER_KEYS = [
     'allow-protected',
     'allow-credential-files',
     'allow-secrets-in',
+    'deny',
+    'protect',
+    'untrusted-triggers',
     'limits',
 ];
 const GLOB_FIELDS = {
@@ -61471,7 +61734,52 @@ const GLOB_FIELDS = {
     'allow-protected': 'allowProtected',
     'allow-credential-files': 'allowCredentialFiles',
     'allow-secrets-in': 'allowSecretsIn',
+    deny: 'deny',
 };
+function familyProblem(name) {
+    return isOptionalFamily(name)
+        ? null
+        : `unknown family; expected one of ${OPTIONAL_FAMILY_NAMES.join(', ')}`;
+}
+/** GitHub logins: letters, digits and single hyphens; apps end in "[bot]". */
+function loginProblem(login) {
+    return /^[A-Za-z0-9](?:-?[A-Za-z0-9])*(?:\[bot\])?$/.test(login) && login.length <= 50
+        ? null
+        : 'not a GitHub login (letters, digits and single hyphens; apps end in "[bot]")';
+}
+function parseTrust(c, entry) {
+    if (!c.expectMap(entry.value, entry.keyNode, 'trust'))
+        return null;
+    const rule = { associations: [], users: [] };
+    let ok = true;
+    for (const item of c.entries(entry.value, 'trust')) {
+        if (item.key === 'associations') {
+            const list = c.stringList(item, 'trust', (value) => ASSOCIATIONS.includes(value)
+                ? null
+                : `unknown association; expected one of ${ASSOCIATIONS.join(', ')}`);
+            if (list === null)
+                ok = false;
+            else
+                rule.associations = list;
+        }
+        else if (item.key === 'users') {
+            const list = c.stringList(item, 'trust', loginProblem);
+            if (list === null)
+                ok = false;
+            else
+                rule.users = list;
+        }
+        else {
+            c.report(item.keyNode, join('trust', item.key), 'unknown key; expected one of associations, users');
+            ok = false;
+        }
+    }
+    if (ok && rule.associations.length === 0 && rule.users.length === 0) {
+        c.report(entry.value, 'trust', 'trusts nobody; list associations (e.g. [OWNER, MEMBER, COLLABORATOR]) or users');
+        ok = false;
+    }
+    return ok ? rule : null;
+}
 const LIMIT_KEYS = {
     'files-per-push': 'filesPerPush',
     'bytes-per-file': 'bytesPerFile',
@@ -61569,6 +61877,21 @@ function parsePerimeter(c, entry) {
             else
                 spec.branches = branches;
         }
+        else if (item.key === 'protect') {
+            const families = c.stringList(item, where, familyProblem);
+            if (families === null)
+                ok = false;
+            else
+                spec.protect = families;
+        }
+        else if (item.key === 'untrusted-triggers') {
+            if ((0,dist/* isScalar */.jn)(item.value) && typeof item.value.value === 'boolean')
+                spec.untrustedTriggers = item.value.value;
+            else {
+                c.report(valueAt(item.value, item.keyNode), key, `expected true or false, got ${describe(item.value)}`);
+                ok = false;
+            }
+        }
         else if (item.key === 'limits') {
             const limits = parseLimits(c, item, where);
             if (limits === null)
@@ -61617,11 +61940,20 @@ function parseConfig(text, file = DEFAULT_CONFIG_FILE) {
     const perimeters = [];
     let version;
     let perimetersEntry;
+    let protect = [];
+    let deny = [];
+    let trust = null;
     for (const entry of entries) {
         if (entry.key === 'version')
             version = entry;
         else if (entry.key === 'perimeters')
             perimetersEntry = entry;
+        else if (entry.key === 'protect')
+            protect = c.stringList(entry, '', familyProblem) ?? [];
+        else if (entry.key === 'deny')
+            deny = c.stringList(entry, '', globProblem) ?? [];
+        else if (entry.key === 'trust')
+            trust = parseTrust(c, entry);
         else
             c.report(entry.keyNode, entry.key, `unknown key; expected one of ${TOP_KEYS.join(', ')}`);
     }
@@ -61655,7 +61987,14 @@ function parseConfig(text, file = DEFAULT_CONFIG_FILE) {
         c.problems.sort((a, b) => a.line - b.line || a.column - b.column);
         throw new ConfigError(c.problems);
     }
-    return { version: 1, file, perimeters };
+    for (const spec of perimeters) {
+        if (deny.length > 0)
+            spec.ownerDeny = deny;
+        const families = [...new Set([...protect, ...(spec.protect ?? [])])];
+        if (families.length > 0)
+            spec.protect = families;
+    }
+    return { version: 1, file, perimeters, trust };
 }
 
 ;// CONCATENATED MODULE: ./src/policy/credentials.ts
@@ -61792,6 +62131,10 @@ const GLOB_KEYS = [
     ['allowCredentialFiles', 'allow-credential-files'],
     ['allowSecretsIn', 'allow-secrets-in'],
 ];
+const OPTIONAL_GLOB_KEYS = [
+    ['deny', 'deny'],
+    ['ownerDeny', 'top-level deny'],
+];
 function specProblems(spec) {
     const problems = [];
     const nameProblem = perimeterNameProblem(spec.name);
@@ -61804,6 +62147,16 @@ function specProblems(spec) {
                 problems.push(`${key}: ${JSON.stringify(glob)}: ${problem}`);
         }
     }
+    for (const [field, key] of OPTIONAL_GLOB_KEYS) {
+        for (const glob of spec[field] ?? []) {
+            const problem = globProblem(glob);
+            if (problem)
+                problems.push(`${key}: ${JSON.stringify(glob)}: ${problem}`);
+        }
+    }
+    for (const family of spec.protect ?? [])
+        if (!isOptionalFamily(family))
+            problems.push(`protect: unknown family ${JSON.stringify(family)}`);
     for (const glob of spec.branches ?? []) {
         const problem = branchGlobProblem(glob);
         if (problem)
@@ -61828,6 +62181,17 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
     const allowProtected = compileGlobList(spec.allowProtected);
     const allowCredentialFiles = compileGlobList(spec.allowCredentialFiles);
     const allowSecretsIn = compileGlobList(spec.allowSecretsIn);
+    const deny = compileGlobList(spec.deny ?? []);
+    const ownerDeny = compileGlobList(spec.ownerDeny ?? []);
+    const families = spec.protect ?? [];
+    /** Denials win over every grant, for reads and writes alike. */
+    const denied = (path) => {
+        const own = deny.find(path);
+        if (own !== null)
+            return `deny glob ${JSON.stringify(own)}`;
+        const owner = ownerDeny.find(path);
+        return owner === null ? null : `top-level deny glob ${JSON.stringify(owner)}`;
+    };
     const branches = spec.branches === null ? null : compileGlobList(spec.branches);
     const tools = new Set(spec.tools);
     // canRead and canWrite usually see the same path back to back: remember the last valid one.
@@ -61852,6 +62216,9 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
             const invalid = invalidRule(path);
             if (invalid !== null)
                 return { allowed: false, rule: invalid };
+            const denial = denied(path);
+            if (denial !== null)
+                return { allowed: false, rule: denial };
             const glob = read.find(path);
             if (glob === null)
                 return { allowed: false, rule: 'no read glob matches' };
@@ -61871,10 +62238,13 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
             const invalid = invalidRule(path);
             if (invalid !== null)
                 return { allowed: false, rule: invalid };
+            const denial = denied(path);
+            if (denial !== null)
+                return { allowed: false, rule: denial };
             const glob = write.find(path);
             if (glob === null)
                 return { allowed: false, rule: 'no write glob matches' };
-            const protectedBy = protectedRule(path, configFile);
+            const protectedBy = protectedRule(path, configFile, families);
             if (protectedBy !== null) {
                 const allowedBy = allowProtected.find(path);
                 if (allowedBy === null)
@@ -61898,6 +62268,8 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
 }
 
 ;// CONCATENATED MODULE: ./src/policy/index.ts
+
+
 
 
 
@@ -62011,7 +62383,71 @@ function loadConfig(configArg, cwd) {
     return { config, perimeters, root, configInRepo };
 }
 
+;// CONCATENATED MODULE: ./src/cli/workflows.ts
+
+
+
+/**
+ * Events people without write access can start: a comment, an issue, a pull request from a fork (which runs
+ * with this repository's token and secrets under pull_request_target).
+ * https://docs.github.com/en/actions/security-for-github-actions/security-guides/security-hardening-for-github-actions
+ */
+const OUTSIDER_EVENTS = ['issue_comment', 'issues', 'pull_request_target'];
+function events(on) {
+    if (typeof on === 'string')
+        return [on];
+    if (Array.isArray(on))
+        return on.filter((e) => typeof e === 'string');
+    if (typeof on === 'object' && on !== null)
+        return Object.keys(on);
+    return [];
+}
+/** Whether a step of the workflow uses Perimeter (an action whose name is `perimeter`, or this checkout's own). */
+function usesPerimeter(doc) {
+    const jobs = typeof doc.jobs === 'object' && doc.jobs !== null ? Object.values(doc.jobs) : [];
+    return jobs.some((job) => {
+        const steps = job?.steps;
+        return (Array.isArray(steps) &&
+            steps.some((step) => {
+                const uses = step?.uses;
+                return typeof uses === 'string' && /(?:^|\/)perimeter(?:@|\/|$)/i.test(uses.trim());
+            }));
+    });
+}
+/**
+ * Workflows in `root/.github/workflows` that run Perimeter on an event outsiders can start. Unreadable or
+ * unparsable files are skipped: `check` reports on perimeters.yml, GitHub reports broken workflows.
+ */
+function outsiderWorkflows(root) {
+    const dir = (0,external_node_path_.join)(root, '.github', 'workflows');
+    let names;
+    try {
+        names = (0,external_node_fs_.readdirSync)(dir).filter((name) => /\.ya?ml$/.test(name));
+    }
+    catch {
+        return [];
+    }
+    const found = [];
+    for (const name of names.sort()) {
+        let doc;
+        try {
+            doc = (0,dist/* parse */.qg)((0,external_node_fs_.readFileSync)((0,external_node_path_.join)(dir, name), 'utf8'));
+        }
+        catch {
+            continue;
+        }
+        if (typeof doc !== 'object' || doc === null)
+            continue;
+        const on = doc.on ?? doc.true;
+        const risky = events(on).filter((e) => OUTSIDER_EVENTS.includes(e));
+        if (risky.length > 0 && usesPerimeter(doc))
+            found.push({ file: `.github/workflows/${name}`, events: risky });
+    }
+    return found;
+}
+
 ;// CONCATENATED MODULE: ./src/cli/check.ts
+
 
 
 
@@ -62072,6 +62508,14 @@ async function run(args, io) {
         io.stdout(`${out}Not in a git checkout: tracked-file counts skipped.\n`);
         return EXIT_OK;
     }
+    if (!config.trust) {
+        for (const w of outsiderWorkflows(loaded.root)) {
+            out +=
+                `warning: ${w.file} runs Perimeter on ${w.events.join(', ')}, which people without write access can ` +
+                    `trigger, and ${config.file} has no trust rule: add "trust:" so untrusted triggers get only the ` +
+                    'perimeters marked "untrusted-triggers: true"\n';
+        }
+    }
     const files = listTrackedFiles(loaded.root);
     const result = coverage(perimeters, files);
     out += `\nTracked files: ${result.total}\n`;
@@ -62095,7 +62539,7 @@ async function run(args, io) {
 
 
 
-const EXPLAIN_USAGE = 'perimeter explain [--config FILE] [--json] PATH...';
+const EXPLAIN_USAGE = 'perimeter explain [--config FILE] [--json] [--association NAME | --user LOGIN] PATH...';
 function explainPath(input, perimeters) {
     const check = validatePath(input);
     const verdicts = {};
@@ -62128,13 +62572,49 @@ function renderText(explanations, perimeters) {
     }
     return out;
 }
+/**
+ * With --association or --user: the perimeters a run triggered by a comment from that person would expose
+ * under the file's trust rule, and a line saying why.
+ */
+function exposedTo(config, perimeters, association, user) {
+    if (association === undefined && user === undefined)
+        return { perimeters, trigger: null };
+    if (association !== undefined && !ASSOCIATIONS.includes(association))
+        throw new UsageError(`--association: expected one of ${ASSOCIATIONS.join(', ')}, got ${JSON.stringify(association)}`);
+    const who = user ?? 'someone';
+    if (!config.trust)
+        return { perimeters, trigger: `trigger: a comment by ${who}: no trust rule, every perimeter is exposed` };
+    const payload = {
+        comment: { user: { login: who }, author_association: association ?? 'NONE' },
+        sender: { login: who },
+    };
+    const verdict = judgeTrigger(config.trust, 'issue_comment', payload);
+    const exposed = verdict.trusted ? perimeters : perimeters.filter((p) => p.spec.untrustedTriggers === true);
+    const names = exposed.map((p) => p.name).join(', ') || 'none (main refuses to start)';
+    return {
+        perimeters: exposed,
+        trigger: `trigger: ${verdict.trusted ? 'trusted' : 'untrusted'} (${verdict.reason}); exposed: ${names}`,
+    };
+}
 async function explain_run(args, io) {
-    const { values, positionals } = parseCommandArgs(args, { config: { type: 'string' }, json: { type: 'boolean', default: false } }, true);
+    const { values, positionals } = parseCommandArgs(args, {
+        config: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        association: { type: 'string' },
+        user: { type: 'string' },
+    }, true);
     if (positionals.length === 0)
         throw new UsageError('explain needs at least one PATH');
-    const { perimeters } = loadConfig(values.config, io.cwd);
+    const loaded = loadConfig(values.config, io.cwd);
+    const { perimeters, trigger } = exposedTo(loaded.config, loaded.perimeters, values.association, values.user);
     const explanations = positionals.map((input) => explainPath(input, perimeters));
-    io.stdout(values.json ? `${JSON.stringify({ paths: explanations })}\n` : renderText(explanations, perimeters));
+    if (values.json) {
+        io.stdout(`${JSON.stringify(trigger === null ? { paths: explanations } : { trigger, paths: explanations })}\n`);
+    }
+    else {
+        const header = trigger === null ? '' : `${trigger}\n`;
+        io.stdout(header + (perimeters.length > 0 ? renderText(explanations, perimeters) : ''));
+    }
     return EXIT_OK;
 }
 
@@ -72623,7 +73103,7 @@ const ZodObject = /*@__PURE__*/ $constructor("ZodObject", (inst, def) => {
         return required(ZodNonOptional, this, args[0]);
     },
 });
-function object(shape, params) {
+function schemas_object(shape, params) {
     const def = {
         type: "object",
         shape: shape ?? {},
@@ -73312,14 +73792,14 @@ const TaskCreationParamsSchema = looseObject({
      */
     pollInterval: schemas_number().optional()
 });
-const TaskMetadataSchema = object({
+const TaskMetadataSchema = schemas_object({
     ttl: schemas_number().optional()
 });
 /**
  * Metadata for associating messages with a task.
  * Include this in the `_meta` field under the key `io.modelcontextprotocol/related-task`.
  */
-const RelatedTaskMetadataSchema = object({
+const RelatedTaskMetadataSchema = schemas_object({
     taskId: schemas_string()
 });
 const RequestMetaSchema = looseObject({
@@ -73335,7 +73815,7 @@ const RequestMetaSchema = looseObject({
 /**
  * Common params for any request.
  */
-const BaseRequestParamsSchema = object({
+const BaseRequestParamsSchema = schemas_object({
     /**
      * See [General fields: `_meta`](/specification/draft/basic/index#meta) for notes on `_meta` usage.
      */
@@ -73362,18 +73842,18 @@ const TaskAugmentedRequestParamsSchema = BaseRequestParamsSchema.extend({
  * @returns True if the value is a valid TaskAugmentedRequestParams, false otherwise.
  */
 const isTaskAugmentedRequestParams = (value) => TaskAugmentedRequestParamsSchema.safeParse(value).success;
-const RequestSchema = object({
+const RequestSchema = schemas_object({
     method: schemas_string(),
     params: BaseRequestParamsSchema.loose().optional()
 });
-const NotificationsParamsSchema = object({
+const NotificationsParamsSchema = schemas_object({
     /**
      * See [MCP specification](https://github.com/modelcontextprotocol/modelcontextprotocol/blob/47339c03c143bb4ec01a26e721a1b8fe66634ebe/docs/specification/draft/basic/index.mdx#general-fields)
      * for notes on _meta usage.
      */
     _meta: RequestMetaSchema.optional()
 });
-const NotificationSchema = object({
+const NotificationSchema = schemas_object({
     method: schemas_string(),
     params: NotificationsParamsSchema.loose().optional()
 });
@@ -73391,7 +73871,7 @@ const RequestIdSchema = union([schemas_string(), schemas_number().int()]);
 /**
  * A request that expects a response.
  */
-const JSONRPCRequestSchema = object({
+const JSONRPCRequestSchema = schemas_object({
     jsonrpc: literal(JSONRPC_VERSION),
     id: RequestIdSchema,
     ...RequestSchema.shape
@@ -73401,7 +73881,7 @@ const isJSONRPCRequest = (value) => JSONRPCRequestSchema.safeParse(value).succes
 /**
  * A notification which does not expect a response.
  */
-const JSONRPCNotificationSchema = object({
+const JSONRPCNotificationSchema = schemas_object({
     jsonrpc: literal(JSONRPC_VERSION),
     ...NotificationSchema.shape
 })
@@ -73410,7 +73890,7 @@ const isJSONRPCNotification = (value) => JSONRPCNotificationSchema.safeParse(val
 /**
  * A successful (non-error) response to a request.
  */
-const JSONRPCResultResponseSchema = object({
+const JSONRPCResultResponseSchema = schemas_object({
     jsonrpc: literal(JSONRPC_VERSION),
     id: RequestIdSchema,
     result: ResultSchema
@@ -73449,10 +73929,10 @@ var ErrorCode;
 /**
  * A response to a request that indicates an error occurred.
  */
-const JSONRPCErrorResponseSchema = object({
+const JSONRPCErrorResponseSchema = schemas_object({
     jsonrpc: literal(JSONRPC_VERSION),
     id: RequestIdSchema.optional(),
-    error: object({
+    error: schemas_object({
         /**
          * The error type that occurred.
          */
@@ -73525,7 +74005,7 @@ const CancelledNotificationSchema = NotificationSchema.extend({
 /**
  * Icon schema for use in tools, prompts, resources, and implementations.
  */
-const IconSchema = object({
+const IconSchema = schemas_object({
     /**
      * URL or data URI for the icon.
      */
@@ -73554,7 +74034,7 @@ const IconSchema = object({
  * Base schema to add `icons` property.
  *
  */
-const IconsSchema = object({
+const IconsSchema = schemas_object({
     /**
      * Optional set of sized icons that the client can display in a user interface.
      *
@@ -73571,7 +74051,7 @@ const IconsSchema = object({
 /**
  * Base metadata interface for common properties across resources, tools, prompts, and implementations.
  */
-const BaseMetadataSchema = object({
+const BaseMetadataSchema = schemas_object({
     /** Intended for programmatic or logical use, but used as a display name in past specs or fallback */
     name: schemas_string(),
     /**
@@ -73605,7 +74085,7 @@ const ImplementationSchema = BaseMetadataSchema.extend({
      */
     description: schemas_string().optional()
 });
-const FormElicitationCapabilitySchema = intersection(object({
+const FormElicitationCapabilitySchema = intersection(schemas_object({
     applyDefaults: schemas_boolean().optional()
 }), record(schemas_string(), unknown()));
 const ElicitationCapabilitySchema = preprocess(value => {
@@ -73615,7 +74095,7 @@ const ElicitationCapabilitySchema = preprocess(value => {
         }
     }
     return value;
-}, intersection(object({
+}, intersection(schemas_object({
     form: FormElicitationCapabilitySchema.optional(),
     url: AssertObjectSchema.optional()
 }), record(schemas_string(), unknown()).optional()));
@@ -73681,7 +74161,7 @@ const ServerTasksCapabilitySchema = looseObject({
 /**
  * Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
  */
-const ClientCapabilitiesSchema = object({
+const ClientCapabilitiesSchema = schemas_object({
     /**
      * Experimental, non-standard capabilities that the client supports.
      */
@@ -73689,7 +74169,7 @@ const ClientCapabilitiesSchema = object({
     /**
      * Present if the client supports sampling from an LLM.
      */
-    sampling: object({
+    sampling: schemas_object({
         /**
          * Present if the client supports context inclusion via includeContext parameter.
          * If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).
@@ -73708,7 +74188,7 @@ const ClientCapabilitiesSchema = object({
     /**
      * Present if the client supports listing roots.
      */
-    roots: object({
+    roots: schemas_object({
         /**
          * Whether the client supports issuing notifications for changes to the roots list.
          */
@@ -73743,7 +74223,7 @@ const isInitializeRequest = (value) => InitializeRequestSchema.safeParse(value).
 /**
  * Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
  */
-const ServerCapabilitiesSchema = object({
+const ServerCapabilitiesSchema = schemas_object({
     /**
      * Experimental, non-standard capabilities that the server supports.
      */
@@ -73759,7 +74239,7 @@ const ServerCapabilitiesSchema = object({
     /**
      * Present if the server offers any prompt templates.
      */
-    prompts: object({
+    prompts: schemas_object({
         /**
          * Whether this server supports issuing notifications for changes to the prompt list.
          */
@@ -73769,7 +74249,7 @@ const ServerCapabilitiesSchema = object({
     /**
      * Present if the server offers any resources to read.
      */
-    resources: object({
+    resources: schemas_object({
         /**
          * Whether this server supports clients subscribing to resource updates.
          */
@@ -73783,7 +74263,7 @@ const ServerCapabilitiesSchema = object({
     /**
      * Present if the server offers any tools to call.
      */
-    tools: object({
+    tools: schemas_object({
         /**
          * Whether this server supports issuing notifications for changes to the tool list.
          */
@@ -73833,7 +74313,7 @@ const PingRequestSchema = RequestSchema.extend({
     params: BaseRequestParamsSchema.optional()
 });
 /* Progress notifications */
-const ProgressSchema = object({
+const ProgressSchema = schemas_object({
     /**
      * The progress thus far. This should increase every time progress is made, even if the total is unknown.
      */
@@ -73847,7 +74327,7 @@ const ProgressSchema = object({
      */
     message: optional(schemas_string())
 });
-const ProgressNotificationParamsSchema = object({
+const ProgressNotificationParamsSchema = schemas_object({
     ...NotificationsParamsSchema.shape,
     ...ProgressSchema.shape,
     /**
@@ -73890,7 +74370,7 @@ const TaskStatusSchema = schemas_enum(['working', 'input_required', 'completed',
 /**
  * A pollable state object associated with a request.
  */
-const TaskSchema = object({
+const TaskSchema = schemas_object({
     taskId: schemas_string(),
     status: TaskStatusSchema,
     /**
@@ -73987,7 +74467,7 @@ const CancelTaskResultSchema = ResultSchema.merge(TaskSchema);
 /**
  * The contents of a specific resource or sub-resource.
  */
-const ResourceContentsSchema = object({
+const ResourceContentsSchema = schemas_object({
     /**
      * The URI of this resource.
      */
@@ -74037,7 +74517,7 @@ const RoleSchema = schemas_enum(['user', 'assistant']);
 /**
  * Optional annotations providing clients additional context about a resource.
  */
-const AnnotationsSchema = object({
+const AnnotationsSchema = schemas_object({
     /**
      * Intended audience(s) for the resource.
      */
@@ -74054,7 +74534,7 @@ const AnnotationsSchema = object({
 /**
  * A known resource that the server is capable of reading.
  */
-const ResourceSchema = object({
+const ResourceSchema = schemas_object({
     ...BaseMetadataSchema.shape,
     ...IconsSchema.shape,
     /**
@@ -74090,7 +74570,7 @@ const ResourceSchema = object({
 /**
  * A template description for resources available on the server.
  */
-const ResourceTemplateSchema = object({
+const ResourceTemplateSchema = schemas_object({
     ...BaseMetadataSchema.shape,
     ...IconsSchema.shape,
     /**
@@ -74209,7 +74689,7 @@ const ResourceUpdatedNotificationSchema = NotificationSchema.extend({
 /**
  * Describes an argument that a prompt can accept.
  */
-const PromptArgumentSchema = object({
+const PromptArgumentSchema = schemas_object({
     /**
      * The name of the argument.
      */
@@ -74226,7 +74706,7 @@ const PromptArgumentSchema = object({
 /**
  * A prompt or prompt template that the server offers.
  */
-const PromptSchema = object({
+const PromptSchema = schemas_object({
     ...BaseMetadataSchema.shape,
     ...IconsSchema.shape,
     /**
@@ -74278,7 +74758,7 @@ const GetPromptRequestSchema = RequestSchema.extend({
 /**
  * Text provided to or from an LLM.
  */
-const TextContentSchema = object({
+const TextContentSchema = schemas_object({
     type: literal('text'),
     /**
      * The text content of the message.
@@ -74297,7 +74777,7 @@ const TextContentSchema = object({
 /**
  * An image provided to or from an LLM.
  */
-const ImageContentSchema = object({
+const ImageContentSchema = schemas_object({
     type: literal('image'),
     /**
      * The base64-encoded image data.
@@ -74320,7 +74800,7 @@ const ImageContentSchema = object({
 /**
  * An Audio provided to or from an LLM.
  */
-const AudioContentSchema = object({
+const AudioContentSchema = schemas_object({
     type: literal('audio'),
     /**
      * The base64-encoded audio data.
@@ -74344,7 +74824,7 @@ const AudioContentSchema = object({
  * A tool call request from an assistant (LLM).
  * Represents the assistant's request to use a tool.
  */
-const ToolUseContentSchema = object({
+const ToolUseContentSchema = schemas_object({
     type: literal('tool_use'),
     /**
      * The name of the tool to invoke.
@@ -74370,7 +74850,7 @@ const ToolUseContentSchema = object({
 /**
  * The contents of a resource, embedded into a prompt or tool call result.
  */
-const EmbeddedResourceSchema = object({
+const EmbeddedResourceSchema = schemas_object({
     type: literal('resource'),
     resource: union([TextResourceContentsSchema, BlobResourceContentsSchema]),
     /**
@@ -74404,7 +74884,7 @@ const ContentBlockSchema = union([
 /**
  * Describes a message returned as part of a prompt.
  */
-const PromptMessageSchema = object({
+const PromptMessageSchema = schemas_object({
     role: RoleSchema,
     content: ContentBlockSchema
 });
@@ -74436,7 +74916,7 @@ const PromptListChangedNotificationSchema = NotificationSchema.extend({
  * Clients should never make tool use decisions based on ToolAnnotations
  * received from untrusted servers.
  */
-const ToolAnnotationsSchema = object({
+const ToolAnnotationsSchema = schemas_object({
     /**
      * A human-readable title for the tool.
      */
@@ -74478,7 +74958,7 @@ const ToolAnnotationsSchema = object({
 /**
  * Execution-related properties for a tool.
  */
-const ToolExecutionSchema = object({
+const ToolExecutionSchema = schemas_object({
     /**
      * Indicates the tool's preference for task-augmented execution.
      * - "required": Clients MUST invoke the tool as a task
@@ -74492,7 +74972,7 @@ const ToolExecutionSchema = object({
 /**
  * Definition for a tool the client can call.
  */
-const ToolSchema = object({
+const ToolSchema = schemas_object({
     ...BaseMetadataSchema.shape,
     ...IconsSchema.shape,
     /**
@@ -74503,7 +74983,7 @@ const ToolSchema = object({
      * A JSON Schema 2020-12 object defining the expected parameters for the tool.
      * Must have type: 'object' at the root level per MCP spec.
      */
-    inputSchema: object({
+    inputSchema: schemas_object({
         type: literal('object'),
         properties: record(schemas_string(), AssertObjectSchema).optional(),
         required: array(schemas_string()).optional()
@@ -74514,7 +74994,7 @@ const ToolSchema = object({
      * returned in the structuredContent field of a CallToolResult.
      * Must have type: 'object' at the root level per MCP spec.
      */
-    outputSchema: object({
+    outputSchema: schemas_object({
         type: literal('object'),
         properties: record(schemas_string(), AssertObjectSchema).optional(),
         required: array(schemas_string()).optional()
@@ -74617,7 +75097,7 @@ const ToolListChangedNotificationSchema = NotificationSchema.extend({
  * Base schema for list changed subscription options (without callback).
  * Used internally for Zod validation of autoRefresh and debounceMs.
  */
-const ListChangedOptionsBaseSchema = object({
+const ListChangedOptionsBaseSchema = schemas_object({
     /**
      * If true, the list will be refreshed automatically when a list changed notification is received.
      * The callback will be called with the updated list.
@@ -74686,7 +75166,7 @@ const LoggingMessageNotificationSchema = NotificationSchema.extend({
 /**
  * Hints to use for model selection.
  */
-const ModelHintSchema = object({
+const ModelHintSchema = schemas_object({
     /**
      * A hint for a model name.
      */
@@ -74695,7 +75175,7 @@ const ModelHintSchema = object({
 /**
  * The server's preferences for model selection, requested of the client during sampling.
  */
-const ModelPreferencesSchema = object({
+const ModelPreferencesSchema = schemas_object({
     /**
      * Optional hints to use for model selection.
      */
@@ -74716,7 +75196,7 @@ const ModelPreferencesSchema = object({
 /**
  * Controls tool usage behavior in sampling requests.
  */
-const ToolChoiceSchema = object({
+const ToolChoiceSchema = schemas_object({
     /**
      * Controls when tools are used:
      * - "auto": Model decides whether to use tools (default)
@@ -74729,11 +75209,11 @@ const ToolChoiceSchema = object({
  * The result of a tool execution, provided by the user (server).
  * Represents the outcome of invoking a tool requested via ToolUseContent.
  */
-const ToolResultContentSchema = object({
+const ToolResultContentSchema = schemas_object({
     type: literal('tool_result'),
     toolUseId: schemas_string().describe('The unique identifier for the corresponding tool call.'),
     content: array(ContentBlockSchema).default([]),
-    structuredContent: object({}).loose().optional(),
+    structuredContent: schemas_object({}).loose().optional(),
     isError: schemas_boolean().optional(),
     /**
      * See [MCP specification](https://github.com/modelcontextprotocol/modelcontextprotocol/blob/47339c03c143bb4ec01a26e721a1b8fe66634ebe/docs/specification/draft/basic/index.mdx#general-fields)
@@ -74760,7 +75240,7 @@ const SamplingMessageContentBlockSchema = discriminatedUnion('type', [
 /**
  * Describes a message issued to or received from an LLM API.
  */
-const SamplingMessageSchema = object({
+const SamplingMessageSchema = schemas_object({
     role: RoleSchema,
     content: union([SamplingMessageContentBlockSchema, array(SamplingMessageContentBlockSchema)]),
     /**
@@ -74879,7 +75359,7 @@ const CreateMessageResultWithToolsSchema = ResultSchema.extend({
 /**
  * Primitive schema definition for boolean fields.
  */
-const BooleanSchemaSchema = object({
+const BooleanSchemaSchema = schemas_object({
     type: literal('boolean'),
     title: schemas_string().optional(),
     description: schemas_string().optional(),
@@ -74888,7 +75368,7 @@ const BooleanSchemaSchema = object({
 /**
  * Primitive schema definition for string fields.
  */
-const StringSchemaSchema = object({
+const StringSchemaSchema = schemas_object({
     type: literal('string'),
     title: schemas_string().optional(),
     description: schemas_string().optional(),
@@ -74900,7 +75380,7 @@ const StringSchemaSchema = object({
 /**
  * Primitive schema definition for number fields.
  */
-const NumberSchemaSchema = object({
+const NumberSchemaSchema = schemas_object({
     type: schemas_enum(['number', 'integer']),
     title: schemas_string().optional(),
     description: schemas_string().optional(),
@@ -74911,7 +75391,7 @@ const NumberSchemaSchema = object({
 /**
  * Schema for single-selection enumeration without display titles for options.
  */
-const UntitledSingleSelectEnumSchemaSchema = object({
+const UntitledSingleSelectEnumSchemaSchema = schemas_object({
     type: literal('string'),
     title: schemas_string().optional(),
     description: schemas_string().optional(),
@@ -74921,11 +75401,11 @@ const UntitledSingleSelectEnumSchemaSchema = object({
 /**
  * Schema for single-selection enumeration with display titles for each option.
  */
-const TitledSingleSelectEnumSchemaSchema = object({
+const TitledSingleSelectEnumSchemaSchema = schemas_object({
     type: literal('string'),
     title: schemas_string().optional(),
     description: schemas_string().optional(),
-    oneOf: array(object({
+    oneOf: array(schemas_object({
         const: schemas_string(),
         title: schemas_string()
     })),
@@ -74935,7 +75415,7 @@ const TitledSingleSelectEnumSchemaSchema = object({
  * Use TitledSingleSelectEnumSchema instead.
  * This interface will be removed in a future version.
  */
-const LegacyTitledEnumSchemaSchema = object({
+const LegacyTitledEnumSchemaSchema = schemas_object({
     type: literal('string'),
     title: schemas_string().optional(),
     description: schemas_string().optional(),
@@ -74948,13 +75428,13 @@ const SingleSelectEnumSchemaSchema = union([UntitledSingleSelectEnumSchemaSchema
 /**
  * Schema for multiple-selection enumeration without display titles for options.
  */
-const UntitledMultiSelectEnumSchemaSchema = object({
+const UntitledMultiSelectEnumSchemaSchema = schemas_object({
     type: literal('array'),
     title: schemas_string().optional(),
     description: schemas_string().optional(),
     minItems: schemas_number().optional(),
     maxItems: schemas_number().optional(),
-    items: object({
+    items: schemas_object({
         type: literal('string'),
         enum: array(schemas_string())
     }),
@@ -74963,14 +75443,14 @@ const UntitledMultiSelectEnumSchemaSchema = object({
 /**
  * Schema for multiple-selection enumeration with display titles for each option.
  */
-const TitledMultiSelectEnumSchemaSchema = object({
+const TitledMultiSelectEnumSchemaSchema = schemas_object({
     type: literal('array'),
     title: schemas_string().optional(),
     description: schemas_string().optional(),
     minItems: schemas_number().optional(),
     maxItems: schemas_number().optional(),
-    items: object({
-        anyOf: array(object({
+    items: schemas_object({
+        anyOf: array(schemas_object({
             const: schemas_string(),
             title: schemas_string()
         }))
@@ -75007,7 +75487,7 @@ const ElicitRequestFormParamsSchema = TaskAugmentedRequestParamsSchema.extend({
      * A restricted subset of JSON Schema.
      * Only top-level properties are allowed, without nesting.
      */
-    requestedSchema: object({
+    requestedSchema: schemas_object({
         type: literal('object'),
         properties: record(schemas_string(), PrimitiveSchemaDefinitionSchema),
         required: array(schemas_string()).optional()
@@ -75091,7 +75571,7 @@ const ElicitResultSchema = ResultSchema.extend({
 /**
  * A reference to a resource or resource template definition.
  */
-const ResourceTemplateReferenceSchema = object({
+const ResourceTemplateReferenceSchema = schemas_object({
     type: literal('ref/resource'),
     /**
      * The URI or URI template of the resource.
@@ -75105,7 +75585,7 @@ const ResourceReferenceSchema = (/* unused pure expression or super */ null && (
 /**
  * Identifies a prompt.
  */
-const PromptReferenceSchema = object({
+const PromptReferenceSchema = schemas_object({
     type: literal('ref/prompt'),
     /**
      * The name of the prompt or prompt template
@@ -75120,7 +75600,7 @@ const CompleteRequestParamsSchema = BaseRequestParamsSchema.extend({
     /**
      * The argument's information
      */
-    argument: object({
+    argument: schemas_object({
         /**
          * The name of the argument
          */
@@ -75130,7 +75610,7 @@ const CompleteRequestParamsSchema = BaseRequestParamsSchema.extend({
          */
         value: schemas_string()
     }),
-    context: object({
+    context: schemas_object({
         /**
          * Previously-resolved variables in a URI template or prompt.
          */
@@ -75180,7 +75660,7 @@ const CompleteResultSchema = ResultSchema.extend({
 /**
  * Represents a root directory or file that the server can operate on.
  */
-const RootSchema = object({
+const RootSchema = schemas_object({
     /**
      * The URI identifying the root. This *must* start with file:// for now.
      */
@@ -82038,7 +82518,7 @@ const ZodMiniObject = /*@__PURE__*/ $constructor("ZodMiniObject", (inst, def) =>
     installLazyProp(inst, "shape", (self) => self._zod.def.shape, false);
 });
 // @__NO_SIDE_EFFECTS__
-function schemas_object(shape, params) {
+function mini_schemas_object(shape, params) {
     const def = {
         type: "object",
         shape: shape ?? {},
@@ -82608,11 +83088,11 @@ function isZ4Schema(s) {
 function objectFromShape(shape) {
     const values = Object.values(shape);
     if (values.length === 0)
-        return schemas_object({}); // default to v4 Mini
+        return mini_schemas_object({}); // default to v4 Mini
     const allV4 = values.every(isZ4Schema);
     const allV3 = values.every(s => !isZ4Schema(s));
     if (allV4)
-        return schemas_object(shape);
+        return mini_schemas_object(shape);
     if (allV3)
         return objectType(shape);
     throw new Error('Mixed Zod versions detected in object shape.');
@@ -87536,7 +88016,7 @@ const EMPTY_COMPLETION_RESULT = {
 
 const SERVER_NAME = 'perimeter';
 const SERVER_VERSION = '0.1.0';
-const redactedSchema = object({ count: schemas_number(), kinds: record(schemas_string(), schemas_number()) })
+const redactedSchema = schemas_object({ count: schemas_number(), kinds: record(schemas_string(), schemas_number()) })
     .optional()
     .describe('secret-looking values the gateway hid from this answer');
 /** Each server would otherwise build its own Ajv instance (about half a millisecond of CPU per request). */
@@ -87550,8 +88030,8 @@ function schemasOf(tool) {
     let built = mcp_server_schemas.get(tool);
     if (!built) {
         built = {
-            input: object(tool.inputSchema),
-            output: object({ ...tool.outputSchema, redacted: redactedSchema }),
+            input: schemas_object(tool.inputSchema),
+            output: schemas_object({ ...tool.outputSchema, redacted: redactedSchema }),
         };
         mcp_server_schemas.set(tool, built);
     }
@@ -87713,7 +88193,7 @@ function readableRuns(bytes) {
 
 /** Files larger than this are described, not sent: an agent's context is no place for them. */
 const MAX_READ_BYTES = 1_048_576;
-const fileAnswerSchema = object({
+const fileAnswerSchema = schemas_object({
     path: schemas_string(),
     type: schemas_enum(['file', 'symlink', 'submodule']),
     sha: schemas_string(),
@@ -88110,9 +88590,9 @@ class RepoView {
 
 ;// CONCATENATED MODULE: ./src/gateway/tools/commit-schema.ts
 
-const signature = object({ name: schemas_string(), email: schemas_string(), date: schemas_string() });
+const signature = schemas_object({ name: schemas_string(), email: schemas_string(), date: schemas_string() });
 /** A commit as agents see it. Parents are left out: a parent may be a commit this endpoint hides. */
-const commitSummarySchema = object({
+const commitSummarySchema = schemas_object({
     sha: schemas_string(),
     message: schemas_string(),
     author: signature,
@@ -88135,7 +88615,7 @@ const getCommit = defineTool({
     inputSchema: { sha: schemas_string().describe('full commit SHA (40 hex characters)') },
     outputSchema: {
         ...commitSummarySchema.shape,
-        files: array(object({
+        files: array(schemas_object({
             path: schemas_string(),
             status: schemas_enum(['added', 'modified', 'deleted']),
             sha: schemas_string().optional(),
@@ -88250,7 +88730,7 @@ const getFiles = defineTool({
         paths: array(schemas_string()).min(1).max(MAX_PATHS).describe('repository-relative paths'),
     },
     outputSchema: {
-        files: array(union([fileAnswerSchema, object({ path: schemas_string(), error: schemas_string() })])),
+        files: array(union([fileAnswerSchema, schemas_object({ path: schemas_string(), error: schemas_string() })])),
     },
     async handler({ paths }, { perimeter, view, notes }) {
         notes.paths.push(...paths);
@@ -88300,7 +88780,7 @@ const getFiles = defineTool({
 
 const MAX_ENTRIES = 10_000;
 const ROOT_HINT = ' (leave path out to list the repository root)';
-const entrySchema = object({
+const entrySchema = schemas_object({
     path: schemas_string(),
     type: schemas_enum(['file', 'dir', 'symlink', 'submodule']),
     size: schemas_number().optional(),
@@ -88422,7 +88902,7 @@ const pushFiles = defineTool({
     destructive: true,
     inputSchema: {
         message: schemas_string().min(1).max(65_536).describe('commit message'),
-        files: array(object({
+        files: array(schemas_object({
             path: schemas_string().describe('repository-relative path'),
             content: schemas_string().describe('the whole new content of the file'),
             encoding: schemas_enum(['utf-8', 'base64']).optional().describe('how content is encoded; default utf-8'),

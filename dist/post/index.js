@@ -33614,7 +33614,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _post_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1749);
+/* harmony import */ var _post_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(110);
 
 await (0,_post_js__WEBPACK_IMPORTED_MODULE_0__/* .runPost */ .a)();
 process.exit();
@@ -33624,7 +33624,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1749:
+/***/ 110:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -43416,73 +43416,238 @@ function compileGlobList(globs) {
 
 ;// CONCATENATED MODULE: ./src/policy/protected.ts
 
-/**
- * The built-in protected set: never writable unless a perimeter names the path in `allow-protected`.
- * Each entry is a run of path segments matched at any depth, after folding case, Unicode compatibility
- * forms (NFKC, which also unifies NFC and NFD) and trailing dots and spaces, so `.GitHub/`, `ＣＬＡＵＤＥ.md`
- * and a decomposed `é` land where a case-insensitive checkout would put them. A directory entry also
- * matches a file of that name.
- */
-const PROTECTED_ENTRIES = Object.freeze([
-    '.github/**',
-    'CODEOWNERS',
-    '.gitmodules',
-    '.gitattributes',
-    'AGENTS.md',
-    'AGENTS.override.md',
-    'CLAUDE.md',
-    'CLAUDE.local.md',
-    'GEMINI.md',
-    '.claude/**',
-    '.codex/**',
-    '.cursor/**',
-    '.cursorrules',
-    '.gemini/**',
-    '.windsurf/**',
-    '.windsurfrules',
-    '.mcp.json',
-    '.vscode/mcp.json',
-]);
+/** Always protected (with the config file itself). */
+const BUILT_IN_FAMILIES = Object.freeze({
+    repository: {
+        why: 'decide who reviews, what runs in CI and how files are checked out; GITHUB_TOKEN cannot even write workflows',
+        entries: ['.github/**', 'CODEOWNERS', '.gitmodules', '.gitattributes'],
+    },
+    agents: {
+        why: 'instructions and settings of coding agents: whoever writes them steers the next agent, in this job, a later one or on a developer machine',
+        entries: [
+            'AGENTS.md',
+            'AGENTS.override.md',
+            'AGENT.md',
+            'CLAUDE.md',
+            'CLAUDE.local.md',
+            'GEMINI.md',
+            'QWEN.md',
+            '.claude/**',
+            '.codex/**',
+            '.cursor/**',
+            '.cursorrules',
+            '.cursorignore',
+            '.cursorindexingignore',
+            '.gemini/**',
+            '.geminiignore',
+            '.qwen/**',
+            '.windsurf/**',
+            '.windsurfrules',
+            '.codeiumignore',
+            '.clinerules',
+            '.clineignore',
+            '.roo/**',
+            '.roomodes',
+            '.rooignore',
+            '.kiro/**',
+            '.junie/**',
+            '.continue/**',
+            '.continuerc.json',
+            'opencode.json',
+            'opencode.jsonc',
+            '.opencode/**',
+            '.aider.conf.yml',
+            '.aiderignore',
+            '.goosehints',
+            '.augment/**',
+            '.augment-guidelines',
+            '.amazonq/**',
+            '.trae/**',
+            '.openhands/**',
+            '.mcp.json',
+            '.vscode/mcp.json',
+        ],
+    },
+    hooks: {
+        why: 'run code on the machine of whoever next commits, opens or enters the repository (git hooks, direnv, editor tasks, dev containers), outside any review of the code',
+        entries: [
+            '.husky/**',
+            '.pre-commit-config.yaml',
+            '.pre-commit-hooks.yaml',
+            'lefthook.yml',
+            '.lefthook.yml',
+            'lefthook-local.yml',
+            '.envrc',
+            '.vscode/settings.json',
+            '.vscode/tasks.json',
+            '.vscode/launch.json',
+            '.vscode/extensions.json',
+            '.devcontainer/**',
+            '.devcontainer.json',
+        ],
+    },
+});
+/** Protected when perimeters.yml says `protect: [name, ...]` (top level or per perimeter). */
+const OPTIONAL_FAMILIES = Object.freeze({
+    manifests: {
+        why: 'package manifests and lockfiles: a new or changed dependency runs its code in CI and on every machine that installs it',
+        entries: [
+            'package.json',
+            'package-lock.json',
+            'npm-shrinkwrap.json',
+            'yarn.lock',
+            '.yarnrc.yml',
+            '.yarnrc',
+            'pnpm-lock.yaml',
+            'pnpm-workspace.yaml',
+            '.pnpmfile.cjs',
+            'bun.lock',
+            'bun.lockb',
+            'deno.json',
+            'deno.jsonc',
+            'deno.lock',
+            'Cargo.toml',
+            'Cargo.lock',
+            'go.mod',
+            'go.sum',
+            'go.work',
+            'pyproject.toml',
+            'poetry.lock',
+            'uv.lock',
+            'Pipfile',
+            'Pipfile.lock',
+            'requirements*.txt',
+            'setup.py',
+            'setup.cfg',
+            'Gemfile',
+            'Gemfile.lock',
+            '*.gemspec',
+            'composer.json',
+            'composer.lock',
+            'pom.xml',
+            'build.gradle',
+            'build.gradle.kts',
+            'settings.gradle',
+            'settings.gradle.kts',
+            'gradle.lockfile',
+            '*.csproj',
+            'packages.lock.json',
+            'Directory.Packages.props',
+            'Package.swift',
+            'Package.resolved',
+            'mix.exs',
+            'mix.lock',
+            'pubspec.yaml',
+            'pubspec.lock',
+            'flake.nix',
+            'flake.lock',
+        ],
+    },
+    ci: {
+        why: 'pipelines of other CI systems: they run with those systems’ secrets',
+        entries: [
+            '.gitlab-ci.yml',
+            '.circleci/**',
+            '.travis.yml',
+            'azure-pipelines.yml',
+            '.azure-pipelines/**',
+            'Jenkinsfile',
+            '.buildkite/**',
+            'bitbucket-pipelines.yml',
+            '.drone.yml',
+            '.woodpecker/**',
+            '.woodpecker.yml',
+            'cloudbuild.yaml',
+            'buildspec.yml',
+            'appveyor.yml',
+        ],
+    },
+    editors: {
+        why: 'settings of other editors that can run commands when a project opens (JetBrains run configurations, Zed tasks, Vim and Neovim local config)',
+        entries: [
+            '.idea/**',
+            '.zed/**',
+            '.helix/**',
+            '.fleet/**',
+            '.nvim.lua',
+            '.nvimrc',
+            '.exrc',
+            '*.code-workspace',
+        ],
+    },
+});
+const OPTIONAL_FAMILY_NAMES = Object.keys(OPTIONAL_FAMILIES);
+function isOptionalFamily(name) {
+    return Object.hasOwn(OPTIONAL_FAMILIES, name);
+}
+/** Every built-in entry (the config file comes on top). */
+const PROTECTED_ENTRIES = Object.freeze(Object.values(BUILT_IN_FAMILIES).flatMap((family) => family.entries));
 const DEFAULT_CONFIG_FILE = 'perimeters.yml';
 const protected_ASCII = /^[\x20-\x7e]*$/;
-function toEntry(rule) {
-    const segments = rule
+function toEntry(text, rule = text) {
+    const segments = text
         .replace(/\/\*\*$/, '')
         .split('/')
         .filter((s) => s !== '' && s !== '.')
-        .map(foldSegment);
+        .map((s) => {
+        const star = s.indexOf('*');
+        if (star === -1)
+            return foldSegment(s);
+        return { prefix: foldSegment(s.slice(0, star)), suffix: foldSegment(s.slice(star + 1)) };
+    });
     return { rule, segments };
 }
 function protected_escape(text) {
     return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
-const BUILT_IN = PROTECTED_ENTRIES.map(toEntry);
+const BUILT_IN = PROTECTED_ENTRIES.map((entry) => toEntry(entry));
 const cache = new Map();
-function entriesFor(configFile) {
-    let entries = cache.get(configFile);
+function entriesFor(configFile, families) {
+    const key = `${configFile}\n${families.join(',')}`;
+    let entries = cache.get(key);
     if (!entries) {
-        const list = [toEntry(configFile), ...BUILT_IN].filter((e) => e.segments.length > 0);
-        const firsts = [...new Set(list.map((e) => protected_escape(e.segments[0])))];
+        const optional = families
+            .filter(isOptionalFamily)
+            .flatMap((name) => OPTIONAL_FAMILIES[name].entries.map((entry) => toEntry(entry, `${entry}, ${name} family`)));
+        const list = [toEntry(configFile), ...BUILT_IN, ...optional].filter((e) => e.segments.length > 0);
+        const firsts = [
+            ...new Set(list.map((e) => {
+                const first = e.segments[0];
+                return typeof first === 'string'
+                    ? protected_escape(first)
+                    : `${protected_escape(first.prefix)}[^/]*${protected_escape(first.suffix)}`;
+            })),
+        ];
         const prefilter = new RegExp(`(?:^|/)(?:${firsts.join('|')})[. ]*(?:/|$)`, 'i');
         entries = { list, prefilter };
         if (cache.size > 16)
             cache.clear();
-        cache.set(configFile, entries);
+        cache.set(key, entries);
     }
     return entries;
+}
+function segmentMatches(segment, pattern) {
+    if (typeof pattern === 'string')
+        return segment === pattern;
+    return (segment.length >= pattern.prefix.length + pattern.suffix.length &&
+        segment.startsWith(pattern.prefix) &&
+        segment.endsWith(pattern.suffix));
 }
 function containsRun(haystack, needle) {
     outer: for (let i = 0; i + needle.length <= haystack.length; i++) {
         for (let j = 0; j < needle.length; j++)
-            if (haystack[i + j] !== needle[j])
+            if (!segmentMatches(haystack[i + j], needle[j]))
                 continue outer;
         return true;
     }
     return false;
 }
-/** The protected-set entry matching this (validated) path, or null. Case/Unicode-NF insensitive, any depth. */
-function protectedRule(path, configFile = DEFAULT_CONFIG_FILE) {
-    const entries = entriesFor(configFile);
+/**
+ * The protected-set entry matching this (validated) path, or null: the built-in set, the config file, and
+ * the optional `families` switched on. Case/Unicode-NF insensitive, any depth.
+ */
+function protectedRule(path, configFile = DEFAULT_CONFIG_FILE, families = []) {
+    const entries = entriesFor(configFile, families);
     if (protected_ASCII.test(path) && !entries.prefilter.test(path))
         return null;
     const segments = path.split('/').map(foldSegment);
@@ -43491,6 +43656,100 @@ function protectedRule(path, configFile = DEFAULT_CONFIG_FILE) {
             return entry.rule;
     }
     return null;
+}
+
+;// CONCATENATED MODULE: ./src/policy/trust.ts
+/**
+ * Who triggered a run, and whether the owner's `trust` rule trusts them. Pure: the action reads the event
+ * payload and hands it in. Associations are GitHub's `author_association` values:
+ * https://docs.github.com/en/graphql/reference/enums#commentauthorassociation
+ */
+const ASSOCIATIONS = [
+    'OWNER',
+    'MEMBER',
+    'COLLABORATOR',
+    'CONTRIBUTOR',
+    'FIRST_TIME_CONTRIBUTOR',
+    'FIRST_TIMER',
+    'MANNEQUIN',
+    'NONE',
+];
+/** Events only people with write access can start: a push, a manual or API dispatch, a schedule, a merge queue. */
+const WRITE_ONLY_EVENTS = new Set([
+    'push',
+    'workflow_dispatch',
+    'repository_dispatch',
+    'schedule',
+    'merge_group',
+]);
+/** Where each event carries the item that triggered it, whose author steers the agent. */
+const ITEM_OF = {
+    issue_comment: 'comment',
+    pull_request_review_comment: 'comment',
+    commit_comment: 'comment',
+    discussion_comment: 'comment',
+    issues: 'issue',
+    pull_request: 'pull_request',
+    pull_request_target: 'pull_request',
+    pull_request_review: 'review',
+    discussion: 'discussion',
+};
+function object(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : null;
+}
+function login(value) {
+    const user = object(value);
+    return typeof user?.login === 'string' ? user.login : null;
+}
+function byLogin(rule, name) {
+    return name !== null && rule.users.some((user) => user.toLowerCase() === name.toLowerCase());
+}
+/**
+ * Judges a run's trigger. The author of the triggering item (comment, issue, pull request, review,
+ * discussion) is trusted by association or login; on pull requests the sender (who pushed or opened) is
+ * judged too when it is someone else, by login only (the payload has no association for the sender). Other
+ * people acting on an item (labelling, editing someone else's) need triage or write access, so they are not
+ * judged. Events only writers can start are trusted; any other event trusts only a sender named in `users`.
+ */
+function judgeTrigger(rule, eventName, payload) {
+    const event = object(payload) ?? {};
+    const sender = login(event.sender);
+    if (WRITE_ONLY_EVENTS.has(eventName))
+        return { trusted: true, reason: `${eventName} runs can only be started by people with write access` };
+    const field = ITEM_OF[eventName];
+    if (field === undefined) {
+        if (byLogin(rule, sender))
+            return { trusted: true, reason: `sender "${sender}" is in trust.users` };
+        return {
+            trusted: false,
+            reason: `${eventName} events carry no author association, and the sender ${sender === null ? '(unknown)' : `"${sender}"`} is not in trust.users`,
+        };
+    }
+    const item = object(event[field]);
+    const author = login(item?.user);
+    const association = typeof item?.author_association === 'string' ? item.author_association : null;
+    const what = `${field.replace('_', ' ')} author ${author === null ? '(unknown)' : `"${author}"`}`;
+    let verdict;
+    if (byLogin(rule, author))
+        verdict = { trusted: true, reason: `${what} is in trust.users` };
+    else if (association !== null && rule.associations.includes(association))
+        verdict = { trusted: true, reason: `${what} is ${association}` };
+    else
+        verdict = {
+            trusted: false,
+            reason: `${what} is ${association ?? 'of unknown association'}, not ${rule.associations.join(', ') || 'in trust.users'}`,
+        };
+    if (verdict.trusted &&
+        field === 'pull_request' &&
+        sender !== null &&
+        sender !== author &&
+        !byLogin(rule, sender)) {
+        return {
+            trusted: false,
+            reason: `${verdict.reason}, but the sender "${sender}" (who pushed or acted) is someone else and not in trust.users`,
+        };
+    }
+    return verdict;
 }
 
 ;// CONCATENATED MODULE: ./src/policy/tools.ts
@@ -43646,7 +43905,8 @@ function describe(node) {
 
 
 
-const TOP_KEYS = ['version', 'perimeters'];
+
+const TOP_KEYS = ['version', 'protect', 'deny', 'trust', 'perimeters'];
 const PERIMETER_KEYS = [
     'description',
     'tools',
@@ -43656,6 +43916,9 @@ const PERIMETER_KEYS = [
     'allow-protected',
     'allow-credential-files',
     'allow-secrets-in',
+    'deny',
+    'protect',
+    'untrusted-triggers',
     'limits',
 ];
 const GLOB_FIELDS = {
@@ -43664,7 +43927,52 @@ const GLOB_FIELDS = {
     'allow-protected': 'allowProtected',
     'allow-credential-files': 'allowCredentialFiles',
     'allow-secrets-in': 'allowSecretsIn',
+    deny: 'deny',
 };
+function familyProblem(name) {
+    return isOptionalFamily(name)
+        ? null
+        : `unknown family; expected one of ${OPTIONAL_FAMILY_NAMES.join(', ')}`;
+}
+/** GitHub logins: letters, digits and single hyphens; apps end in "[bot]". */
+function loginProblem(login) {
+    return /^[A-Za-z0-9](?:-?[A-Za-z0-9])*(?:\[bot\])?$/.test(login) && login.length <= 50
+        ? null
+        : 'not a GitHub login (letters, digits and single hyphens; apps end in "[bot]")';
+}
+function parseTrust(c, entry) {
+    if (!c.expectMap(entry.value, entry.keyNode, 'trust'))
+        return null;
+    const rule = { associations: [], users: [] };
+    let ok = true;
+    for (const item of c.entries(entry.value, 'trust')) {
+        if (item.key === 'associations') {
+            const list = c.stringList(item, 'trust', (value) => ASSOCIATIONS.includes(value)
+                ? null
+                : `unknown association; expected one of ${ASSOCIATIONS.join(', ')}`);
+            if (list === null)
+                ok = false;
+            else
+                rule.associations = list;
+        }
+        else if (item.key === 'users') {
+            const list = c.stringList(item, 'trust', loginProblem);
+            if (list === null)
+                ok = false;
+            else
+                rule.users = list;
+        }
+        else {
+            c.report(item.keyNode, join('trust', item.key), 'unknown key; expected one of associations, users');
+            ok = false;
+        }
+    }
+    if (ok && rule.associations.length === 0 && rule.users.length === 0) {
+        c.report(entry.value, 'trust', 'trusts nobody; list associations (e.g. [OWNER, MEMBER, COLLABORATOR]) or users');
+        ok = false;
+    }
+    return ok ? rule : null;
+}
 const LIMIT_KEYS = {
     'files-per-push': 'filesPerPush',
     'bytes-per-file': 'bytesPerFile',
@@ -43762,6 +44070,21 @@ function parsePerimeter(c, entry) {
             else
                 spec.branches = branches;
         }
+        else if (item.key === 'protect') {
+            const families = c.stringList(item, where, familyProblem);
+            if (families === null)
+                ok = false;
+            else
+                spec.protect = families;
+        }
+        else if (item.key === 'untrusted-triggers') {
+            if ((0,dist/* isScalar */.jn)(item.value) && typeof item.value.value === 'boolean')
+                spec.untrustedTriggers = item.value.value;
+            else {
+                c.report(valueAt(item.value, item.keyNode), key, `expected true or false, got ${describe(item.value)}`);
+                ok = false;
+            }
+        }
         else if (item.key === 'limits') {
             const limits = parseLimits(c, item, where);
             if (limits === null)
@@ -43810,11 +44133,20 @@ function parseConfig(text, file = DEFAULT_CONFIG_FILE) {
     const perimeters = [];
     let version;
     let perimetersEntry;
+    let protect = [];
+    let deny = [];
+    let trust = null;
     for (const entry of entries) {
         if (entry.key === 'version')
             version = entry;
         else if (entry.key === 'perimeters')
             perimetersEntry = entry;
+        else if (entry.key === 'protect')
+            protect = c.stringList(entry, '', familyProblem) ?? [];
+        else if (entry.key === 'deny')
+            deny = c.stringList(entry, '', globProblem) ?? [];
+        else if (entry.key === 'trust')
+            trust = parseTrust(c, entry);
         else
             c.report(entry.keyNode, entry.key, `unknown key; expected one of ${TOP_KEYS.join(', ')}`);
     }
@@ -43848,7 +44180,14 @@ function parseConfig(text, file = DEFAULT_CONFIG_FILE) {
         c.problems.sort((a, b) => a.line - b.line || a.column - b.column);
         throw new ConfigError(c.problems);
     }
-    return { version: 1, file, perimeters };
+    for (const spec of perimeters) {
+        if (deny.length > 0)
+            spec.ownerDeny = deny;
+        const families = [...new Set([...protect, ...(spec.protect ?? [])])];
+        if (families.length > 0)
+            spec.protect = families;
+    }
+    return { version: 1, file, perimeters, trust };
 }
 
 ;// CONCATENATED MODULE: ./src/policy/credentials.ts
@@ -43985,6 +44324,10 @@ const GLOB_KEYS = [
     ['allowCredentialFiles', 'allow-credential-files'],
     ['allowSecretsIn', 'allow-secrets-in'],
 ];
+const OPTIONAL_GLOB_KEYS = [
+    ['deny', 'deny'],
+    ['ownerDeny', 'top-level deny'],
+];
 function specProblems(spec) {
     const problems = [];
     const nameProblem = perimeterNameProblem(spec.name);
@@ -43997,6 +44340,16 @@ function specProblems(spec) {
                 problems.push(`${key}: ${JSON.stringify(glob)}: ${problem}`);
         }
     }
+    for (const [field, key] of OPTIONAL_GLOB_KEYS) {
+        for (const glob of spec[field] ?? []) {
+            const problem = globProblem(glob);
+            if (problem)
+                problems.push(`${key}: ${JSON.stringify(glob)}: ${problem}`);
+        }
+    }
+    for (const family of spec.protect ?? [])
+        if (!isOptionalFamily(family))
+            problems.push(`protect: unknown family ${JSON.stringify(family)}`);
     for (const glob of spec.branches ?? []) {
         const problem = branchGlobProblem(glob);
         if (problem)
@@ -44021,6 +44374,17 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
     const allowProtected = compileGlobList(spec.allowProtected);
     const allowCredentialFiles = compileGlobList(spec.allowCredentialFiles);
     const allowSecretsIn = compileGlobList(spec.allowSecretsIn);
+    const deny = compileGlobList(spec.deny ?? []);
+    const ownerDeny = compileGlobList(spec.ownerDeny ?? []);
+    const families = spec.protect ?? [];
+    /** Denials win over every grant, for reads and writes alike. */
+    const denied = (path) => {
+        const own = deny.find(path);
+        if (own !== null)
+            return `deny glob ${JSON.stringify(own)}`;
+        const owner = ownerDeny.find(path);
+        return owner === null ? null : `top-level deny glob ${JSON.stringify(owner)}`;
+    };
     const branches = spec.branches === null ? null : compileGlobList(spec.branches);
     const tools = new Set(spec.tools);
     // canRead and canWrite usually see the same path back to back: remember the last valid one.
@@ -44045,6 +44409,9 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
             const invalid = invalidRule(path);
             if (invalid !== null)
                 return { allowed: false, rule: invalid };
+            const denial = denied(path);
+            if (denial !== null)
+                return { allowed: false, rule: denial };
             const glob = read.find(path);
             if (glob === null)
                 return { allowed: false, rule: 'no read glob matches' };
@@ -44064,10 +44431,13 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
             const invalid = invalidRule(path);
             if (invalid !== null)
                 return { allowed: false, rule: invalid };
+            const denial = denied(path);
+            if (denial !== null)
+                return { allowed: false, rule: denial };
             const glob = write.find(path);
             if (glob === null)
                 return { allowed: false, rule: 'no write glob matches' };
-            const protectedBy = protectedRule(path, configFile);
+            const protectedBy = protectedRule(path, configFile, families);
             if (protectedBy !== null) {
                 const allowedBy = allowProtected.find(path);
                 if (allowedBy === null)
@@ -44091,6 +44461,8 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
 }
 
 ;// CONCATENATED MODULE: ./src/policy/index.ts
+
+
 
 
 
@@ -45042,6 +45414,8 @@ var State;
     State["LogPath"] = "logPath";
     /** 'true' once main finished: endpoints were handed out */
     State["Ready"] = "ready";
+    /** why main failed, when it did */
+    State["MainError"] = "mainError";
 })(State || (State = {}));
 /** The default commit status context (input status-context). */
 const STATUS_CONTEXT = 'perimeter';
@@ -45238,6 +45612,7 @@ function readSettings(env = process.env, read = defaultRead) {
     const runUrl = serverUrl && env.GITHUB_RUN_ID
         ? `${serverUrl}/${repository}/actions/runs/${env.GITHUB_RUN_ID}`
         : undefined;
+    const event = readEvent(env);
     return {
         token,
         owner,
@@ -45247,14 +45622,26 @@ function readSettings(env = process.env, read = defaultRead) {
         configFile: configFile(read(Inputs.Config) || 'perimeters.yml'),
         configRef: read(Inputs.ConfigRef) || null,
         perimeters: perimeterList(read(Inputs.Perimeters)),
-        branch: boundBranch(read(Inputs.Branch), env),
+        branch: boundBranch(read(Inputs.Branch), env, event),
         port: port(read(Inputs.Port)),
         failOnViolation: inputs_boolean(Inputs.FailOnViolation, read(Inputs.FailOnViolation), true),
         directPushes: directPushes(read(Inputs.DirectPushes)),
         statusContext: statusContext(read(Inputs.StatusContext)),
         endpointSecrets: endpointSecrets(read(Inputs.EndpointSecrets)),
         tempDir: env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
+        eventName: env.GITHUB_EVENT_NAME ?? '',
+        event,
     };
+}
+function readEvent(env) {
+    if (!env.GITHUB_EVENT_PATH)
+        return null;
+    try {
+        return JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
+    }
+    catch {
+        return null;
+    }
 }
 function configFile(value) {
     const segments = value.split('/');
@@ -45277,9 +45664,9 @@ function perimeterList(value) {
     }
     return [...new Set(names)];
 }
-function boundBranch(value, env) {
+function boundBranch(value, env, payload) {
     const explicit = value.replace(/^refs\/heads\//, '');
-    const branch = explicit || pullRequestHead(env) || headsRef(env.GITHUB_REF);
+    const branch = explicit || pullRequestHead(env, payload) || headsRef(env.GITHUB_REF);
     if (!branch) {
         throw new InputError(`${Inputs.Branch}: not given, and this run is neither a pull request nor on a branch ` +
             `(GITHUB_REF is ${JSON.stringify(env.GITHUB_REF ?? '')}); set the input`);
@@ -45303,16 +45690,7 @@ function headsRef(ref) {
  * The payload's `pull_request.head.repo` is the head repository (null when a fork was deleted):
  * https://docs.github.com/en/webhooks/webhook-events-and-payloads#pull_request
  */
-function pullRequestHead(env) {
-    let event = null;
-    if (env.GITHUB_EVENT_PATH) {
-        try {
-            event = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
-        }
-        catch {
-            event = null;
-        }
-    }
+function pullRequestHead(env, event) {
     const head = event?.pull_request?.head;
     const headRef = env.GITHUB_HEAD_REF || (typeof head?.ref === 'string' ? head.ref : '');
     if (headRef === '')
@@ -45550,7 +45928,10 @@ async function verify(settings, upstream, store, branch, problems, secrets) {
     const startHead = store.get(State.StartHead);
     const configText = store.get(State.ConfigText);
     if (!startHead || !configText) {
-        const reason = 'the main step failed before it recorded the starting state of the repository, so nothing done during this job was verified';
+        const mainError = store.get(State.MainError);
+        const reason = mainError
+            ? `the main step failed (${mainError.split('\n')[0]}), so nothing done during this job was verified`
+            : 'the main step failed before it recorded the starting state of the repository, so nothing done during this job was verified';
         await publishError(upstream, settings, branch, null, reason);
         setFailed(`Perimeter: ${reason}`);
         return;
@@ -49373,7 +49754,7 @@ exports.toJS = toJS;
 
 /***/ }),
 
-/***/ 110:
+/***/ 7729:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -49779,7 +50160,7 @@ exports.visit = visit;
 
 
 
-var cstScalar = __nccwpck_require__(110);
+var cstScalar = __nccwpck_require__(7729);
 var cstStringify = __nccwpck_require__(1733);
 var cstVisit = __nccwpck_require__(7715);
 
