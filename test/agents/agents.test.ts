@@ -182,6 +182,8 @@ async function runReadmeJob(client: ClientCase, options: Variation = {}): Promis
         HOME: home,
       };
       for (const name of options.dropEnv ?? []) delete job.runner.jobEnv[name];
+      // README's promise: the agent step holds no GitHub token (the job's token stays in the gateway)
+      expect(JSON.stringify({ ...job.runner.baseEnv(), ...env })).not.toContain(job.token);
       const run = options.editRun ? options.editRun(step.run) : step.run;
       const result = await job.runner.runShell(expand(run, x), env, CLIENT_STEP_MS);
       stepLogs.push(
