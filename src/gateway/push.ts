@@ -6,7 +6,8 @@ import type { AnswerFilter } from '../safety/answer-filter.js';
 import { readableRuns } from '../safety/binary-text.js';
 import { decodeText } from './file-answer.js';
 import type { Snapshot, RepoView } from './repo-view.js';
-import { parentOf } from './tree-index.js';
+import { blobSha } from '../github/tree-hash.js';
+import { indexAfterPush, parentOf } from './tree-index.js';
 import { ToolError, type CallNotes } from './tools/definition.js';
 
 /** Attempts to land one push while the branch moves under unrelated commits. */
@@ -98,6 +99,7 @@ export class Pusher {
       const commit = await this.view.upstream.createCommit(request.message, tree, [base.head]);
       if (await this.land(commit)) {
         notes.commit = commit;
+        this.rememberTree(base, files, blobs, changes, deletions, tree);
         return { ...result, commit, head: commit };
       }
       const next = await this.view.snapshot();
@@ -118,6 +120,25 @@ export class Pusher {
       }
       base = next;
     }
+  }
+
+  /** The pushed tree's index, built from the base's: the next read lists nothing again. */
+  private rememberTree(
+    base: Snapshot,
+    files: Prepared[],
+    blobs: Map<string, string>,
+    changes: TreeChange[],
+    deletions: string[],
+    tree: string,
+  ): void {
+    const written = files.map((file, i) => ({
+      path: file.path,
+      mode: (changes[i] as { mode: string }).mode,
+      sha: blobs.get(file.path) ?? blobSha(file.bytes),
+      size: file.bytes.length,
+    }));
+    const index = indexAfterPush(base.index, written, deletions, tree);
+    if (index) this.view.remember(index);
   }
 
   /** Moves the branch to `commit`: true when it landed, false when the branch had moved; throws otherwise. */

@@ -1,4 +1,5 @@
-import type { CommitInfo, TreeEntry, Upstream } from '../github/upstream.js';
+import type { CommitInfo, Upstream } from '../github/upstream.js';
+import { WholeTrees } from '../github/whole-tree.js';
 import { TreeIndex } from './tree-index.js';
 
 export interface Snapshot {
@@ -15,11 +16,16 @@ const INDEX_CACHE = 8;
  */
 export class RepoView {
   private readonly indexes = new Map<string, Promise<TreeIndex>>();
+  private readonly trees: WholeTrees;
+  /** set once a root's recursive listing came back truncated: later roots are listed plainly first */
+  private big = false;
 
   constructor(
     readonly upstream: Upstream,
     readonly branch: string,
-  ) {}
+  ) {
+    this.trees = new WholeTrees(upstream);
+  }
 
   async snapshot(): Promise<Snapshot> {
     const head = await this.upstream.getBranchHead(this.branch);
@@ -39,7 +45,13 @@ export class RepoView {
     return this.upstream.getBlob(sha);
   }
 
-  /** The whole tree, from one recursive listing when GitHub gives it whole, else walked tree by tree. */
+  /** An index built locally and checked against its tree's SHA (after a push): never listed again. */
+  remember(index: TreeIndex): void {
+    this.trees.remember(index.sha, [...index.entries()]);
+    this.cacheIndex(index.sha, Promise.resolve(index));
+  }
+
+  /** The whole tree: one recursive listing when GitHub gives it whole, else as WholeTrees lists it. */
   index(treeSha: string): Promise<TreeIndex> {
     let pending = this.indexes.get(treeSha);
     if (pending) {
@@ -48,23 +60,19 @@ export class RepoView {
       pending = this.buildIndex(treeSha);
       pending.catch(() => this.indexes.delete(treeSha));
     }
-    this.indexes.set(treeSha, pending);
-    while (this.indexes.size > INDEX_CACHE) this.indexes.delete(this.indexes.keys().next().value!);
+    this.cacheIndex(treeSha, pending);
     return pending;
   }
 
+  private cacheIndex(treeSha: string, index: Promise<TreeIndex>): void {
+    this.indexes.delete(treeSha);
+    this.indexes.set(treeSha, index);
+    while (this.indexes.size > INDEX_CACHE) this.indexes.delete(this.indexes.keys().next().value!);
+  }
+
   private async buildIndex(treeSha: string): Promise<TreeIndex> {
-    const listing = await this.upstream.getTreeRecursive(treeSha);
-    if (!listing.truncated) return new TreeIndex(treeSha, listing.entries);
-    const entries: TreeEntry[] = [];
-    const walk = async (sha: string, prefix: string): Promise<void> => {
-      for (const entry of await this.upstream.getTree(sha)) {
-        const full = { ...entry, path: prefix + entry.path };
-        entries.push(full);
-        if (entry.type === 'tree') await walk(entry.sha, `${full.path}/`);
-      }
-    };
-    await walk(treeSha, '');
+    const entries = await this.trees.list(treeSha, { plainFirst: this.big });
+    if (this.trees.wasTruncated(treeSha)) this.big = true;
     return new TreeIndex(treeSha, entries);
   }
 }

@@ -1,4 +1,5 @@
 import type { Perimeter } from '../policy/index.js';
+import { treeSha } from '../github/tree-hash.js';
 import type { TreeEntry } from '../github/upstream.js';
 
 /** A whole tree, every entry by its full path, and what one perimeter may see of it. */
@@ -57,4 +58,58 @@ export interface ReadableView {
 export function parentOf(path: string): string {
   const slash = path.lastIndexOf('/');
   return slash < 0 ? '' : path.slice(0, slash);
+}
+
+/** A file written by a push: its mode, blob SHA and size. */
+export interface WrittenFile {
+  path: string;
+  mode: string;
+  sha: string;
+  size: number;
+}
+
+/**
+ * The index of `base` with a push's writes and deletions applied, built locally: the tree SHAs of every
+ * directory on a changed path are recomputed, and the result is used only when the root's equals the
+ * tree GitHub made (`expected`); otherwise null (list it instead).
+ */
+export function indexAfterPush(
+  base: TreeIndex,
+  written: WrittenFile[],
+  deletions: string[],
+  expected: string,
+): TreeIndex | null {
+  const entries = new Map<string, TreeEntry>();
+  for (const entry of base.entries()) entries.set(entry.path, entry);
+  const touched = new Set<string>(['']);
+  for (const path of deletions) entries.delete(path);
+  for (const file of written) entries.set(file.path, { ...file, type: 'blob' });
+  for (const path of [...deletions, ...written.map((f) => f.path)])
+    for (let dir = parentOf(path); dir !== ''; dir = parentOf(dir)) touched.add(dir);
+  for (const dir of touched)
+    if (dir !== '' && !entries.has(dir))
+      entries.set(dir, { path: dir, mode: '040000', type: 'tree', sha: '' });
+  const kids = new Map<string, Map<string, TreeEntry>>();
+  for (const entry of entries.values()) {
+    const dir = parentOf(entry.path);
+    const names = kids.get(dir) ?? new Map<string, TreeEntry>();
+    kids.set(dir, names);
+    names.set(entry.path.slice(dir === '' ? 0 : dir.length + 1), entry);
+  }
+  const depth = (path: string): number => path.split('/').length;
+  for (const dir of [...touched].filter((d) => d !== '').sort((a, b) => depth(b) - depth(a))) {
+    const names = kids.get(dir);
+    const parent = kids.get(parentOf(dir))!;
+    const name = dir.slice(dir.lastIndexOf('/') + 1);
+    if (!names || names.size === 0) {
+      entries.delete(dir);
+      parent.delete(name);
+      continue;
+    }
+    const entry = { path: dir, mode: '040000', type: 'tree' as const, sha: treeSha(names) };
+    entries.set(dir, entry);
+    parent.set(name, entry);
+  }
+  if (treeSha(kids.get('') ?? new Map()) !== expected) return null;
+  return new TreeIndex(expected, [...entries.values()]);
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { treeSha } from '../github/tree-hash.js';
 import type { ComparedFile, TreeEntry, Upstream } from '../github/upstream.js';
 import type { Change } from './diff-trees.js';
 
@@ -12,21 +12,6 @@ type Dirs = Map<string, Map<string, Entry>>;
 
 const parentOf = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf('/')));
 const nameOf = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
-
-/** git's object id of a tree with these entries (trees sort as if their name ended in "/"). */
-export function treeSha(entries: Map<string, Entry>): string {
-  const key = (name: string, entry: Entry) => Buffer.from(entry.type === 'tree' ? `${name}/` : name);
-  const sorted = [...entries].sort(([a, x], [b, y]) => Buffer.compare(key(a, x), key(b, y)));
-  const body = Buffer.concat(
-    sorted.map(([name, entry]) =>
-      Buffer.concat([
-        Buffer.from(`${entry.type === 'tree' ? '40000' : entry.mode} ${name}\0`),
-        Buffer.from(entry.sha, 'hex'),
-      ]),
-    ),
-  );
-  return createHash('sha1').update(`tree ${body.length}\0`).update(body).digest('hex');
-}
 
 /** The base side: the root listing, and every top-level directory the hint touches, listed recursively. */
 async function baseDirs(upstream: Upstream, baseTree: string, paths: string[]): Promise<Dirs | null> {

@@ -1,4 +1,5 @@
 import type { ComparedFile, TreeEntry, Upstream } from '../github/upstream.js';
+import { WholeTrees } from '../github/whole-tree.js';
 import { diffFromHint } from './diff-hint.js';
 
 /** One changed path. A rename is a deleted path plus an added path; a mode change is `modified`. */
@@ -38,27 +39,36 @@ function byPathOf(entries: TreeEntry[], prefix: string, kind: Change['kind'], ou
 
 /**
  * Every non-tree entry below a tree that appeared or disappeared as a whole: one recursive listing, or,
- * when GitHub truncates it, one listing per directory.
+ * when GitHub truncates it, as WholeTrees completes it.
  */
 async function expand(
-  upstream: Upstream,
+  trees: WholeTrees,
   prefix: string,
   tree: string,
   kind: 'added' | 'deleted',
   out: Change[],
 ): Promise<void> {
-  const { entries, truncated } = await upstream.getTreeRecursive(tree);
-  if (!truncated) {
-    for (const entry of byPathOf(entries, prefix, kind, out).values())
-      if (entry.type !== 'tree') out.push(leaf(prefix + entry.path, kind, entry));
-    return;
-  }
+  const whole = (await trees.once(tree)) ?? (await expandByDir(trees, prefix, tree, kind, out));
+  if (whole === null) return;
+  for (const entry of byPathOf(whole, prefix, kind, out).values())
+    if (entry.type !== 'tree') out.push(leaf(prefix + entry.path, kind, entry));
+}
+
+/** A truncated tree: its own listing, and each subdirectory expanded (proven ones cost nothing). */
+async function expandByDir(
+  trees: WholeTrees,
+  prefix: string,
+  tree: string,
+  kind: 'added' | 'deleted',
+  out: Change[],
+): Promise<null> {
   const subtrees: Array<Promise<void>> = [];
-  for (const entry of byName(await upstream.getTree(tree), prefix, kind, out).values()) {
-    if (isTree(entry)) subtrees.push(expand(upstream, `${prefix}${entry.path}/`, entry.sha, kind, out));
+  for (const entry of byName(await trees.plain(tree), prefix, kind, out).values()) {
+    if (isTree(entry)) subtrees.push(expand(trees, `${prefix}${entry.path}/`, entry.sha, kind, out));
     else out.push(leaf(prefix + entry.path, kind, entry));
   }
   await Promise.all(subtrees);
+  return null;
 }
 
 /**
@@ -84,15 +94,20 @@ function byName(entries: TreeEntry[], prefix: string, kind: Change['kind'], out:
 /** From this many differing subtrees on, listing a directory whole (both sides, recursively) beats walking it. */
 const MANY_SUBTREES = 4;
 
-/** Both sides of a directory listed recursively and compared path by path; false when GitHub truncates. */
-async function diffWhole(upstream: Upstream, prefix: string, base: string, head: string, out: Change[]) {
-  const [before, after] = await Promise.all([
-    upstream.getTreeRecursive(base),
-    upstream.getTreeRecursive(head),
-  ]);
-  if (before.truncated || after.truncated) return false;
-  const old = byPathOf(before.entries, prefix, 'deleted', out);
-  const now = byPathOf(after.entries, prefix, 'added', out);
+/**
+ * Both sides of a directory listed recursively and compared path by path; false when GitHub truncates
+ * either (what the truncated listings prove of subdirectories is kept for the walk).
+ */
+async function diffWhole(trees: WholeTrees, prefix: string, base: string, head: string, out: Change[]) {
+  const [before, after] = await Promise.all([trees.once(base), trees.once(head)]);
+  if (before === null || after === null) return false;
+  compareWhole(prefix, before, after, out);
+  return true;
+}
+
+function compareWhole(prefix: string, before: TreeEntry[], after: TreeEntry[], out: Change[]): void {
+  const old = byPathOf(before, prefix, 'deleted', out);
+  const now = byPathOf(after, prefix, 'added', out);
   for (const name of new Set([...old.keys(), ...now.keys()])) {
     const o = old.get(name);
     const n = now.get(name);
@@ -106,12 +121,26 @@ async function diffWhole(upstream: Upstream, prefix: string, base: string, head:
     if (o && !isTree(o)) out.push(leaf(path, 'deleted', o));
     if (n && !isTree(n)) out.push(leaf(path, 'added', n));
   }
-  return true;
 }
 
-async function diffDir(upstream: Upstream, prefix: string, base: string, head: string, out: Change[]) {
+/**
+ * One directory on both sides. Both known whole (a truncated listing above proved them): compared with no
+ * request. Else listed plainly; when many subdirectories differ, both sides are listed recursively, and
+ * when that is truncated too, each differing subdirectory is (the walk goes deeper only where needed).
+ */
+async function diffDir(
+  trees: WholeTrees,
+  prefix: string,
+  base: string,
+  head: string,
+  out: Change[],
+  wholeFirst = false,
+): Promise<void> {
   if (base === head) return;
-  const [before, after] = await Promise.all([upstream.getTree(base), upstream.getTree(head)]);
+  const [knownBase, knownHead] = [trees.known(base), trees.known(head)];
+  if (knownBase && knownHead) return compareWhole(prefix, await knownBase, await knownHead, out);
+  if (wholeFirst && (await diffWhole(trees, prefix, base, head, out))) return;
+  const [before, after] = await Promise.all([trees.plain(base), trees.plain(head)]);
   const here: Change[] = [];
   const old = byName(before, prefix, 'deleted', here);
   const now = byName(after, prefix, 'added', here);
@@ -119,7 +148,8 @@ async function diffDir(upstream: Upstream, prefix: string, base: string, head: s
     const o = old.get(name);
     return o !== undefined && isTree(o) && isTree(n) && o.sha !== n.sha;
   });
-  if (differing.length >= MANY_SUBTREES && (await diffWhole(upstream, prefix, base, head, out))) return;
+  const many = differing.length >= MANY_SUBTREES;
+  if (many && !wholeFirst && (await diffWhole(trees, prefix, base, head, out))) return;
   out.push(...here);
   const work: Array<Promise<void>> = [];
   for (const name of new Set([...old.keys(), ...now.keys()])) {
@@ -128,7 +158,7 @@ async function diffDir(upstream: Upstream, prefix: string, base: string, head: s
     if (o && n && o.sha === n.sha && o.mode === n.mode) continue;
     const path = prefix + name;
     if (o && n && isTree(o) && isTree(n)) {
-      work.push(diffDir(upstream, `${path}/`, o.sha, n.sha, out));
+      work.push(diffDir(trees, `${path}/`, o.sha, n.sha, out, many));
     } else if (o && n && !isTree(o) && !isTree(n)) {
       out.push({ path, kind: 'modified', oldMode: o.mode, newMode: n.mode, oldSha: o.sha, newSha: n.sha });
     } else {
@@ -139,7 +169,7 @@ async function diffDir(upstream: Upstream, prefix: string, base: string, head: s
       ] as const;
       for (const [entry, kind] of sides) {
         if (!entry) continue;
-        if (isTree(entry)) work.push(expand(upstream, `${path}/`, entry.sha, kind, out));
+        if (isTree(entry)) work.push(expand(trees, `${path}/`, entry.sha, kind, out));
         else out.push(leaf(path, kind, entry));
       }
     }
@@ -162,10 +192,11 @@ export async function diffTrees(
   hint?: ComparedFile[],
 ): Promise<Change[]> {
   const out: Change[] = [];
+  const trees = new WholeTrees(upstream);
   const hinted =
     baseTree !== null && hint !== undefined ? await diffFromHint(upstream, baseTree, headTree, hint) : null;
   if (hinted !== null) out.push(...hinted);
-  else if (baseTree === null) await expand(upstream, '', headTree, 'added', out);
-  else await diffDir(upstream, '', baseTree, headTree, out);
+  else if (baseTree === null) await expand(trees, '', headTree, 'added', out);
+  else await diffDir(trees, '', baseTree, headTree, out);
   return out.sort(byPath);
 }

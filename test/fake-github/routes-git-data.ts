@@ -16,8 +16,19 @@ import { route } from './router.js';
 import type { Route, RouteContext } from './router.js';
 import { gitCommitJson, noreplyEmail, repoApi, WEB_FLOW } from './shapes.js';
 
-/** GitHub's cap on a recursive tree answer; tests may lower it through the server options. */
+/**
+ * GitHub's caps on a recursive tree answer: "The limit for the tree array is 100,000 entries with a maximum
+ * size of 7 MB when using the recursive parameter" (https://docs.github.com/en/rest/git/trees#get-a-tree).
+ * Whichever is reached first truncates the answer. At about 200 bytes an entry the byte cap comes first,
+ * near 35,000 entries. Tests may lower both through the server options.
+ */
 export const TREE_ENTRY_LIMIT = 100_000;
+export const TREE_BYTE_LIMIT = 7 * 1024 * 1024;
+
+export interface TreeLimits {
+  entries: number;
+  bytes: number;
+}
 
 async function refuseEmpty(ctx: RouteContext): Promise<void> {
   if (await ctx.repo.isEmpty()) throw emptyRepository();
@@ -31,16 +42,15 @@ function wantsRaw(ctx: RouteContext): boolean {
   return /application\/vnd\.github(\.v3)?\.raw/.test(String(ctx.req.headers.accept ?? ''));
 }
 
-export function treeRoutes(treeEntryLimit: number): Route[] {
+export function treeRoutes(limits: TreeLimits): Route[] {
   return [
     route('GET', '/repos/{owner}/{repo}/git/trees/{sha}', async (ctx) => {
       const tree = await ctx.repo.readObject(`${ctx.params.sha}^{tree}`);
       if (!tree || tree.type !== 'tree') throw await missing(ctx.repo);
       const recursive = ctx.url.searchParams.has('recursive');
       const entries = await ctx.repo.lsTree(tree.sha, recursive);
-      const truncated = recursive && entries.length > treeEntryLimit;
-      const listed = truncated ? entries.slice(0, treeEntryLimit) : entries;
-      return { status: 200, body: treeJson(repoApi(ctx.base, ctx.repo), tree.sha, listed, truncated) };
+      const caps = recursive ? limits : { entries: Infinity, bytes: Infinity };
+      return { status: 200, body: treeJson(repoApi(ctx.base, ctx.repo), tree.sha, entries, caps) };
     }),
 
     route('POST', '/repos/{owner}/{repo}/git/trees', async (ctx) => {
@@ -123,18 +133,24 @@ export function treeRoutes(treeEntryLimit: number): Route[] {
 
 /**
  * The tree answer written as JSON text directly: a recursive tree can hold 100,000 entries, and
- * building objects to stringify them doubles the time of the request.
+ * building objects to stringify them doubles the time of the request. Entries are listed in git's order
+ * until the next one would pass either cap (the answer's size in UTF-8 bytes, or the entry count).
  */
-function treeJson(api: string, sha: string, entries: RawTreeEntry[], truncated: boolean): EncodedJson {
+function treeJson(api: string, sha: string, entries: RawTreeEntry[], limits: TreeLimits): EncodedJson {
   const apiText = JSON.stringify(api).slice(1, -1);
-  const parts = entries.map((e) => {
+  const head = `{"sha":"${sha}","url":"${apiText}/git/trees/${sha}","tree":[`;
+  const tail = (truncated: boolean) => `],"truncated":${truncated}}`;
+  let bytes = Buffer.byteLength(head) + Buffer.byteLength(tail(false));
+  const parts: string[] = [];
+  for (const e of entries) {
     const size = e.size === undefined ? '' : `,"size":${e.size}`;
     const url = e.type === 'commit' ? '' : `,"url":"${apiText}/git/${e.type}s/${e.sha}"`;
-    return `{"path":${JSON.stringify(e.path)},"mode":"${e.mode}","type":"${e.type}","sha":"${e.sha}"${size}${url}}`;
-  });
-  return new EncodedJson(
-    `{"sha":"${sha}","url":"${apiText}/git/trees/${sha}","tree":[${parts.join(',')}],"truncated":${truncated}}`,
-  );
+    const part = `{"path":${JSON.stringify(e.path)},"mode":"${e.mode}","type":"${e.type}","sha":"${e.sha}"${size}${url}}`;
+    bytes += Buffer.byteLength(part) + (parts.length > 0 ? 1 : 0);
+    if (parts.length >= limits.entries || bytes > limits.bytes) break;
+    parts.push(part);
+  }
+  return new EncodedJson(head + parts.join(',') + tail(parts.length < entries.length));
 }
 
 function parseTreeWrite(item: unknown): TreeWrite {

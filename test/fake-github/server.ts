@@ -9,7 +9,7 @@ import { GIT_PATH, handleGit } from './git-http.js';
 import { FakeRepo } from './repo.js';
 import type { Route } from './router.js';
 import { commitRouteLast, commitRoutes } from './routes-commits.js';
-import { TREE_ENTRY_LIMIT, treeRoutes } from './routes-git-data.js';
+import { TREE_BYTE_LIMIT, TREE_ENTRY_LIMIT, treeRoutes } from './routes-git-data.js';
 import { activityRoutes } from './routes-activity.js';
 import { contentRoutes } from './routes-contents.js';
 import { refRoutes } from './routes-refs.js';
@@ -40,6 +40,8 @@ export interface FakeGithubOptions {
   workflowsPermission?: boolean;
   /** entries of a recursive tree answer before `truncated: true`; GitHub's 100,000 by default */
   treeEntryLimit?: number;
+  /** UTF-8 bytes of a recursive tree answer before `truncated: true`; GitHub's 7 MB by default */
+  treeByteLimit?: number;
 }
 
 export interface FakeGithub {
@@ -61,7 +63,10 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
   ]);
   const routes: Route[] = [
     ...refRoutes,
-    ...treeRoutes(options.treeEntryLimit ?? TREE_ENTRY_LIMIT),
+    ...treeRoutes({
+      entries: options.treeEntryLimit ?? TREE_ENTRY_LIMIT,
+      bytes: options.treeByteLimit ?? TREE_BYTE_LIMIT,
+    }),
     ...commitRoutes,
     ...statusRoutes,
     ...contentRoutes,

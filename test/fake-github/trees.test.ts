@@ -21,9 +21,13 @@ describe('trees', () => {
     api = restClient(gh.url);
   });
 
-  async function restartWithLimit(treeEntryLimit: number): Promise<void> {
+  async function restartWithLimit(treeEntryLimit: number, treeByteLimit?: number): Promise<void> {
     await gh.stop();
-    gh = await startFakeGithub({ repos: { 'acme/app': join(dir, 'repo.git') }, treeEntryLimit });
+    gh = await startFakeGithub({
+      repos: { 'acme/app': join(dir, 'repo.git') },
+      treeEntryLimit,
+      ...(treeByteLimit !== undefined ? { treeByteLimit } : {}),
+    });
     api = restClient(gh.url);
   }
   afterEach(async () => {
@@ -55,6 +59,25 @@ describe('trees', () => {
       expect(paths(top)).toEqual(['a', 'b', 'd', 'h']);
       const sub = (await api('GET', `/repos/acme/app/git/trees/${top.tree[2].sha}?recursive=1`)).body;
       expect(paths(sub)).toEqual(['c', 'e', 'f', 'f/g']);
+    });
+  });
+
+  describe('when the answer would pass the byte limit first', () => {
+    it('lists the entries that fit in that many bytes of JSON, with truncated: true', async () => {
+      const whole = await api('GET', '/repos/acme/app/git/trees/main?recursive=1');
+      const size = Buffer.byteLength(JSON.stringify(whole.body));
+      await restartWithLimit(100, size);
+      const exact = (await api('GET', '/repos/acme/app/git/trees/main?recursive=1')).body;
+      expect(exact.truncated).toBe(false);
+      expect(paths(exact)).toHaveLength(8);
+
+      await restartWithLimit(100, size - 1);
+      const cut = await api('GET', '/repos/acme/app/git/trees/main?recursive=1');
+      expect(cut.body.truncated).toBe(true);
+      expect(paths(cut.body)).toEqual(paths(whole.body).slice(0, 7));
+      expect(Buffer.byteLength(JSON.stringify(cut.body))).toBeLessThanOrEqual(size - 1);
+      // the plain listing has no cap
+      expect((await api('GET', '/repos/acme/app/git/trees/main')).body.truncated).toBe(false);
     });
   });
 

@@ -106,6 +106,40 @@ describe('push_files', () => {
       expect(h.fake.stats().total).toBeGreaterThan(0);
     });
 
+    it('lists no tree after its own push: the new index is built locally and checked against the tree SHA', async () => {
+      await ok(implementer, 'push_files', {
+        message: 'to delete',
+        files: [{ path: 'src/after/zero.ts', content: '0\n' }],
+      });
+      await ok(implementer, 'get_tree', { recursive: true });
+      const bytes = randomBytes(32);
+      bytes[1] = 0;
+      await ok(implementer, 'push_files', {
+        message: 'text, binary and a deletion',
+        files: [
+          { path: 'src/after/one.ts', content: 'export const one = 1;\n' },
+          { path: 'src/after/two.bin', content: bytes.toString('base64'), encoding: 'base64' },
+        ],
+        deletions: ['src/after/zero.ts'],
+      });
+      h.fake.resetStats();
+      const listed = await ok<{ entries: Array<{ path: string }> }>(implementer, 'get_tree', {
+        recursive: true,
+      });
+      // only the branch head (it moved, so GitHub answers 200 and charges it)
+      expect(h.fake.stats().byRoute).toEqual({ 'GET /repos/{owner}/{repo}/git/ref/{ref}': 1 });
+      const expected = (await gitText(h.repoDir, ['ls-tree', '-r', '-t', '--name-only', 'main']))
+        .trim()
+        .split('\n')
+        .filter((path) => path.startsWith('src/'));
+      expect(
+        listed.entries
+          .map((e) => e.path)
+          .filter((p) => p.startsWith('src/'))
+          .sort(),
+      ).toEqual(expected.sort());
+    });
+
     it('spends the same number of upstream requests for 1 file and for 50', async () => {
       const push = async (count: number, round: string): Promise<number> => {
         h.fake.resetStats();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { diffFromHint, treeSha } from '../../src/verify/diff-hint.js';
+import { diffFromHint } from '../../src/verify/diff-hint.js';
+import { treeSha } from '../../src/github/tree-hash.js';
 import { diffTrees } from '../../src/verify/index.js';
 import { gitText } from '../fake-github/git.js';
 import { plumbCommit, startStandIn, type Entry, type StandIn } from '../github/stand-in.js';

@@ -194,8 +194,10 @@ describe('diffTrees request economy', () => {
   it('walks package by package when the recursive listing of many differing subtrees is truncated', async () => {
     const spread = await measure(layout(25, 20), tenIn(10), 100);
     expect(spread.changes.map((c) => c.path).sort()).toEqual(Object.keys(tenIn(10)).sort());
-    // the root, its truncated recursive listings, then three levels for each of ten packages
-    expect(spread.requests).toBe(2 + 2 + 10 * 6);
+    // the root, its truncated recursive listings; then per package its two truncated recursive listings,
+    // which prove the package's own listing and its changed module (their entries hash to their SHAs),
+    // and the two listings of pkgN/src, the one directory they cut
+    expect(spread.requests).toBe(2 + 2 + 10 * (2 + 2));
   });
 
   it('lists a new directory directory by directory when GitHub truncates the recursive listing', async () => {
@@ -204,8 +206,9 @@ describe('diffTrees request economy', () => {
     );
     const result = await measure(layout(2, 2), added, 20);
     expect(result.changes.map((c) => c.path).sort()).toEqual(Object.keys(added).sort());
-    // root, pkg0, pkg0/src (two trees each); the truncated recursive listing; then new/ and its five subdirectories
-    expect(result.requests).toBe(6 + 1 + 1 + 5);
+    // root, pkg0, pkg0/src (two trees each); the truncated recursive listing, which holds sub0 whole; then
+    // new/ and its four other subdirectories
+    expect(result.requests).toBe(6 + 1 + 1 + 4);
   });
 
   it('lists a new directory with one recursive request', async () => {
