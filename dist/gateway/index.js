@@ -96043,7 +96043,25 @@ function tooLarge(entry, size) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/github/tree-hash.ts
+
+/** git's object id of a tree with these entries by name (trees sort as if their name ended in "/"). */
+function treeSha(entries) {
+    const key = (name, entry) => Buffer.from(entry.type === 'tree' ? `${name}/` : name);
+    const sorted = [...entries].sort(([a, x], [b, y]) => Buffer.compare(key(a, x), key(b, y)));
+    const body = Buffer.concat(sorted.map(([name, entry]) => Buffer.concat([
+        Buffer.from(`${entry.type === 'tree' ? '40000' : entry.mode} ${name}\0`),
+        Buffer.from(entry.sha, 'hex'),
+    ])));
+    return (0,external_node_crypto_.createHash)('sha1').update(`tree ${body.length}\0`).update(body).digest('hex');
+}
+/** git's object id of a blob with these bytes. */
+function blobSha(bytes) {
+    return (0,external_node_crypto_.createHash)('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+}
+
 ;// CONCATENATED MODULE: ./src/gateway/tree-index.ts
+
 /** A whole tree, every entry by its full path, and what one perimeter may see of it. */
 class TreeIndex {
     sha;
@@ -96093,8 +96111,54 @@ function parentOf(path) {
     const slash = path.lastIndexOf('/');
     return slash < 0 ? '' : path.slice(0, slash);
 }
+/**
+ * The index of `base` with a push's writes and deletions applied, built locally: the tree SHAs of every
+ * directory on a changed path are recomputed, and the result is used only when the root's equals the
+ * tree GitHub made (`expected`); otherwise null (list it instead).
+ */
+function indexAfterPush(base, written, deletions, expected) {
+    const entries = new Map();
+    for (const entry of base.entries())
+        entries.set(entry.path, entry);
+    const touched = new Set(['']);
+    for (const path of deletions)
+        entries.delete(path);
+    for (const file of written)
+        entries.set(file.path, { ...file, type: 'blob' });
+    for (const path of [...deletions, ...written.map((f) => f.path)])
+        for (let dir = parentOf(path); dir !== ''; dir = parentOf(dir))
+            touched.add(dir);
+    for (const dir of touched)
+        if (dir !== '' && !entries.has(dir))
+            entries.set(dir, { path: dir, mode: '040000', type: 'tree', sha: '' });
+    const kids = new Map();
+    for (const entry of entries.values()) {
+        const dir = parentOf(entry.path);
+        const names = kids.get(dir) ?? new Map();
+        kids.set(dir, names);
+        names.set(entry.path.slice(dir === '' ? 0 : dir.length + 1), entry);
+    }
+    const depth = (path) => path.split('/').length;
+    for (const dir of [...touched].filter((d) => d !== '').sort((a, b) => depth(b) - depth(a))) {
+        const names = kids.get(dir);
+        const parent = kids.get(parentOf(dir));
+        const name = dir.slice(dir.lastIndexOf('/') + 1);
+        if (!names || names.size === 0) {
+            entries.delete(dir);
+            parent.delete(name);
+            continue;
+        }
+        const entry = { path: dir, mode: '040000', type: 'tree', sha: treeSha(names) };
+        entries.set(dir, entry);
+        parent.set(name, entry);
+    }
+    if (treeSha(kids.get('') ?? new Map()) !== expected)
+        return null;
+    return new TreeIndex(expected, [...entries.values()]);
+}
 
 ;// CONCATENATED MODULE: ./src/gateway/push.ts
+
 
 
 
@@ -96168,6 +96232,7 @@ class Pusher {
             const commit = await this.view.upstream.createCommit(request.message, tree, [base.head]);
             if (await this.land(commit)) {
                 notes.commit = commit;
+                this.rememberTree(base, files, blobs, changes, deletions, tree);
                 return { ...result, commit, head: commit };
             }
             const next = await this.view.snapshot();
@@ -96182,6 +96247,18 @@ class Pusher {
             }
             base = next;
         }
+    }
+    /** The pushed tree's index, built from the base's: the next read lists nothing again. */
+    rememberTree(base, files, blobs, changes, deletions, tree) {
+        const written = files.map((file, i) => ({
+            path: file.path,
+            mode: changes[i].mode,
+            sha: blobs.get(file.path) ?? blobSha(file.bytes),
+            size: file.bytes.length,
+        }));
+        const index = indexAfterPush(base.index, written, deletions, tree);
+        if (index)
+            this.view.remember(index);
     }
     /** Moves the branch to `commit`: true when it landed, false when the branch had moved; throws otherwise. */
     async land(commit) {
@@ -96320,7 +96397,190 @@ function digest(data) {
     return { length: data.length, sha256: (0,external_node_crypto_.createHash)('sha256').update(data).digest('hex') };
 }
 
+;// CONCATENATED MODULE: ./src/github/whole-tree.ts
+
+
+/** Entries kept across the trees remembered whole; the oldest are forgotten beyond it. */
+const KEEP_ENTRIES = 2_000_000;
+const whole_tree_parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+const nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
+/**
+ * Every entry below a tree (paths relative to it), in as few requests as GitHub allows. One recursive
+ * listing when GitHub gives it whole. GitHub truncates a recursive listing at 100,000 entries or 7 MB
+ * (https://docs.github.com/en/rest/git/trees#get-a-tree); then every directory the truncated listing did
+ * hold whole is kept, each proven by recomputing its tree SHA from the entries listed for it, the tree
+ * itself is listed plainly, and only its other children are listed again, recursively, going deeper only
+ * where a child's own recursive listing is truncated too. Trees are addressed by SHA: what was listed whole
+ * once is never listed again.
+ */
+class WholeTrees {
+    upstream;
+    whole = new Map();
+    sizes = new Map();
+    /** direct listings proven from a truncated recursive listing, by tree SHA */
+    direct = new Map();
+    truncatedTrees = new Set();
+    kept = 0;
+    constructor(upstream) {
+        this.upstream = upstream;
+    }
+    /** Whether GitHub truncated the recursive listing of this tree (as far as this object has asked). */
+    wasTruncated(sha) {
+        return this.truncatedTrees.has(sha);
+    }
+    /**
+     * The whole tree. `plainFirst` skips the recursive listing of `sha` itself (not of its children): for a
+     * tree expected to be truncated, such as the next root of a repository whose last root was.
+     */
+    list(sha, options = {}) {
+        const known = this.whole.get(sha);
+        if (known)
+            return known;
+        const pending = this.load(sha, options.plainFirst ?? false);
+        this.whole.set(sha, pending);
+        pending.then((entries) => this.keep(sha, entries.length), () => this.whole.delete(sha));
+        return pending;
+    }
+    /** The tree when it is already known whole (listed, proven or built), without asking. */
+    known(sha) {
+        return this.whole.get(sha);
+    }
+    /**
+     * The tree from its one recursive listing when that is whole, or proves it whole; otherwise null (what
+     * the listing proves of the tree's subdirectories is kept).
+     */
+    async once(sha) {
+        const known = this.whole.get(sha);
+        if (known)
+            return known;
+        const listing = await this.upstream.getTreeRecursive(sha);
+        if (!listing.truncated) {
+            this.remember(sha, listing.entries);
+            return listing.entries;
+        }
+        this.truncatedTrees.add(sha);
+        const proven = this.learn(sha, listing.entries);
+        if (proven)
+            this.remember(sha, proven);
+        return proven;
+    }
+    /** A tree's direct entries: proven from a truncated listing, or one plain listing. */
+    async plain(sha) {
+        return this.direct.get(sha) ?? (await this.upstream.getTree(sha));
+    }
+    /** Remembers a tree known whole by other means (a tree built locally and checked against its SHA). */
+    remember(sha, entries) {
+        if (this.whole.has(sha))
+            return;
+        this.whole.set(sha, Promise.resolve(entries));
+        this.keep(sha, entries.length);
+    }
+    async load(sha, plainFirst) {
+        if (!plainFirst && !this.truncatedTrees.has(sha)) {
+            const listing = await this.upstream.getTreeRecursive(sha);
+            if (!listing.truncated)
+                return listing.entries;
+            this.truncatedTrees.add(sha);
+            const proven = this.learn(sha, listing.entries);
+            if (proven)
+                return proven;
+        }
+        const top = await this.plain(sha);
+        checkNames(sha, top);
+        const below = await Promise.all(top.map((entry) => (entry.type === 'tree' ? this.list(entry.sha) : Promise.resolve([]))));
+        const out = [];
+        top.forEach((entry, i) => {
+            out.push(entry);
+            for (const inner of below[i])
+                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
+        });
+        return out;
+    }
+    /**
+     * Keeps what a truncated recursive listing of `rootSha` proves: every directory whose listed entries
+     * hash to its SHA has its direct listing; every such directory whose subdirectories are all whole is
+     * whole. Returns the root's entries when the root itself is whole.
+     */
+    learn(rootSha, entries) {
+        const shaOf = new Map([['', rootSha]]);
+        const children = new Map([['', new Map()]]);
+        const unprovable = new Set();
+        for (const entry of entries) {
+            if (entry.type !== 'tree')
+                continue;
+            shaOf.set(entry.path, entry.sha);
+            children.set(entry.path, new Map());
+        }
+        for (const entry of entries) {
+            const parent = whole_tree_parentOf(entry.path);
+            const siblings = children.get(parent);
+            if (!siblings || siblings.has(nameOf(entry.path)))
+                unprovable.add(parent);
+            else
+                siblings.set(nameOf(entry.path), entry);
+        }
+        const deepestFirst = [...children.keys()].sort((a, b) => depth(b) - depth(a));
+        const isWhole = new Set();
+        for (const dir of deepestFirst) {
+            const listed = children.get(dir);
+            if (unprovable.has(dir) || treeSha(listed) !== shaOf.get(dir))
+                continue;
+            if ([...listed.values()].every((e) => e.type !== 'tree' || isWhole.has(e.path)))
+                isWhole.add(dir);
+            else
+                this.direct.set(shaOf.get(dir), [...listed].map(([name, entry]) => ({ ...entry, path: name })));
+        }
+        // every entry joins the largest whole directory above it
+        const outermost = (path) => {
+            let found = null;
+            for (let dir = whole_tree_parentOf(path);; dir = whole_tree_parentOf(dir)) {
+                if (isWhole.has(dir))
+                    found = dir;
+                if (dir === '')
+                    return found;
+            }
+        };
+        const lists = new Map();
+        for (const entry of entries) {
+            const dir = outermost(entry.path);
+            if (dir === null)
+                continue;
+            const list = lists.get(dir) ?? [];
+            lists.set(dir, list);
+            list.push(dir === '' ? entry : { ...entry, path: entry.path.slice(dir.length + 1) });
+        }
+        for (const [dir, list] of lists)
+            if (dir !== '')
+                this.remember(shaOf.get(dir), list);
+        return lists.get('') ?? null;
+    }
+    keep(sha, size) {
+        if (this.sizes.has(sha))
+            return;
+        this.sizes.set(sha, size);
+        this.kept += size;
+        for (const [old, n] of this.sizes) {
+            if (this.kept <= KEEP_ENTRIES || old === sha)
+                break;
+            this.sizes.delete(old);
+            this.whole.delete(old);
+            this.kept -= n;
+        }
+    }
+}
+const depth = (path) => (path === '' ? 0 : path.split('/').length);
+/** A name git forbids (empty, holding "/") or listed twice could join into a path that is not there. */
+function checkNames(sha, entries) {
+    const seen = new Set();
+    for (const { path } of entries) {
+        if (path === '' || path.includes('/') || seen.has(path))
+            throw new UpstreamError('invalid', `tree ${sha} lists an entry named ${JSON.stringify(path)}: expected unique single path segments`);
+        seen.add(path);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/gateway/repo-view.ts
+
 
 const INDEX_CACHE = 8;
 /**
@@ -96331,9 +96591,13 @@ class RepoView {
     upstream;
     branch;
     indexes = new Map();
+    trees;
+    /** set once a root's recursive listing came back truncated: later roots are listed plainly first */
+    big = false;
     constructor(upstream, branch) {
         this.upstream = upstream;
         this.branch = branch;
+        this.trees = new WholeTrees(upstream);
     }
     async snapshot() {
         const head = await this.upstream.getBranchHead(this.branch);
@@ -96349,7 +96613,12 @@ class RepoView {
     blob(sha) {
         return this.upstream.getBlob(sha);
     }
-    /** The whole tree, from one recursive listing when GitHub gives it whole, else walked tree by tree. */
+    /** An index built locally and checked against its tree's SHA (after a push): never listed again. */
+    remember(index) {
+        this.trees.remember(index.sha, [...index.entries()]);
+        this.cacheIndex(index.sha, Promise.resolve(index));
+    }
+    /** The whole tree: one recursive listing when GitHub gives it whole, else as WholeTrees lists it. */
     index(treeSha) {
         let pending = this.indexes.get(treeSha);
         if (pending) {
@@ -96359,25 +96628,19 @@ class RepoView {
             pending = this.buildIndex(treeSha);
             pending.catch(() => this.indexes.delete(treeSha));
         }
-        this.indexes.set(treeSha, pending);
-        while (this.indexes.size > INDEX_CACHE)
-            this.indexes.delete(this.indexes.keys().next().value);
+        this.cacheIndex(treeSha, pending);
         return pending;
     }
+    cacheIndex(treeSha, index) {
+        this.indexes.delete(treeSha);
+        this.indexes.set(treeSha, index);
+        while (this.indexes.size > INDEX_CACHE)
+            this.indexes.delete(this.indexes.keys().next().value);
+    }
     async buildIndex(treeSha) {
-        const listing = await this.upstream.getTreeRecursive(treeSha);
-        if (!listing.truncated)
-            return new TreeIndex(treeSha, listing.entries);
-        const entries = [];
-        const walk = async (sha, prefix) => {
-            for (const entry of await this.upstream.getTree(sha)) {
-                const full = { ...entry, path: prefix + entry.path };
-                entries.push(full);
-                if (entry.type === 'tree')
-                    await walk(entry.sha, `${full.path}/`);
-            }
-        };
-        await walk(treeSha, '');
+        const entries = await this.trees.list(treeSha, { plainFirst: this.big });
+        if (this.trees.wasTruncated(treeSha))
+            this.big = true;
         return new TreeIndex(treeSha, entries);
     }
 }

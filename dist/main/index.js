@@ -33614,7 +33614,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8764);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3571);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runMain */ .V)();
 process.exit();
@@ -33624,7 +33624,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8764:
+/***/ 3571:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -36599,7 +36599,7 @@ var external_node_url_ = __nccwpck_require__(3136);
  * Objects addressed by SHA (commits, trees, blobs) never change and are cached for the process lifetime.
  */
 /** Errors from upstream, with messages already scrubbed of credentials. */
-class UpstreamError extends Error {
+class upstream_UpstreamError extends Error {
     code;
     status;
     constructor(code, message, status) {
@@ -36674,19 +36674,19 @@ function codeFor(status, error) {
 }
 /** Turns anything thrown by Octokit into an UpstreamError whose message names the operation, never a secret. */
 function toUpstreamError(error, operation, scrub) {
-    if (error instanceof UpstreamError)
+    if (error instanceof upstream_UpstreamError)
         return error;
     const e = (error && typeof error === 'object' ? error : {});
     const status = typeof e.status === 'number' ? e.status : undefined;
     const hasResponse = e.response !== undefined;
     if (!hasResponse) {
         const reason = scrub(String(e.message ?? error)).slice(0, MAX_UPSTREAM_MESSAGE);
-        return new UpstreamError('unavailable', `${operation}: GitHub could not be reached (${reason})`);
+        return new upstream_UpstreamError('unavailable', `${operation}: GitHub could not be reached (${reason})`);
     }
     const code = codeFor(status, e);
     const detail = upstreamMessage(e, scrub);
     const text = `${operation}: GitHub answered ${status}${detail ? `: ${detail}` : ''}`;
-    return new UpstreamError(code, code === 'rate_limited' ? `${text} (rate limited)` : text, status);
+    return new upstream_UpstreamError(code, code === 'rate_limited' ? `${text} (rate limited)` : text, status);
 }
 
 ;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/context.js
@@ -42262,7 +42262,7 @@ function restCommit(data) {
 }
 function treeEntry(entry) {
     if (!ENTRY_TYPES.has(entry.type))
-        throw new UpstreamError('invalid', `unexpected tree entry type "${entry.type}"`);
+        throw new upstream_UpstreamError('invalid', `unexpected tree entry type "${entry.type}"`);
     return {
         path: entry.path,
         mode: entry.mode,
@@ -42276,7 +42276,7 @@ function blobBytes(data) {
         return new Uint8Array(Buffer.from(data.content, 'base64'));
     if (data.encoding === 'utf-8' || data.encoding === 'utf8')
         return new Uint8Array(Buffer.from(data.content, 'utf8'));
-    throw new UpstreamError('invalid', `unexpected blob encoding "${data.encoding}"`);
+    throw new upstream_UpstreamError('invalid', `unexpected blob encoding "${data.encoding}"`);
 }
 function activity(data) {
     return {
@@ -42302,13 +42302,13 @@ const CONTROL = /[\u0000-\u001f\u007f]/; // eslint-disable-line no-control-regex
 function segments(path, what) {
     const parts = path.split('/');
     if (parts.some((part) => part === '' || part === '.' || part === '..') || CONTROL.test(path)) {
-        throw new UpstreamError('invalid', `invalid ${what}: ${JSON.stringify(path)}`);
+        throw new upstream_UpstreamError('invalid', `invalid ${what}: ${JSON.stringify(path)}`);
     }
     return parts.map(encodeURIComponent).join('/');
 }
 function checkSha(sha) {
     if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(sha)) {
-        throw new UpstreamError('invalid', `invalid object id: ${JSON.stringify(sha)}`);
+        throw new upstream_UpstreamError('invalid', `invalid object id: ${JSON.stringify(sha)}`);
     }
     return sha;
 }
@@ -42422,7 +42422,7 @@ class GitObjectReads {
         }
         catch (error) {
             // Unrelated histories: GitHub answers 404 "No common ancestor between …".
-            if (error instanceof UpstreamError &&
+            if (error instanceof upstream_UpstreamError &&
                 error.code === 'not_found' &&
                 /no common ancestor/i.test(error.message)) {
                 return false;
@@ -42469,7 +42469,7 @@ class OctokitUpstream extends GitObjectReads {
     constructor(options) {
         super(options.blobCacheBytes ?? 64 * 1024 * 1024);
         if (!options.token)
-            throw new UpstreamError('invalid', 'a GitHub token is required');
+            throw new upstream_UpstreamError('invalid', 'a GitHub token is required');
         this.owner = options.owner;
         this.repo = options.repo;
         this.scrub = makeScrubber([options.token]);
@@ -42497,7 +42497,7 @@ class OctokitUpstream extends GitObjectReads {
     async getBranchHead(branch) {
         const sha = await this.tryGetBranchHead(branch);
         if (sha === null)
-            throw new UpstreamError('not_found', `branch "${branch}" does not exist`, 404);
+            throw new upstream_UpstreamError('not_found', `branch "${branch}" does not exist`, 404);
         return sha;
     }
     async tryGetBranchHead(branch) {
@@ -42505,7 +42505,7 @@ class OctokitUpstream extends GitObjectReads {
         try {
             const { data, headers } = await this.rest.sendLight(`get branch "${branch}"`, `GET /repos/{owner}/{repo}/git/ref/heads/${segments(branch, 'branch name')}`, {}, known ? { 'if-none-match': known.etag } : undefined);
             if (data.object.type !== 'commit')
-                throw new UpstreamError('invalid', `branch "${branch}" does not point at a commit`);
+                throw new upstream_UpstreamError('invalid', `branch "${branch}" does not point at a commit`);
             if (headers.etag)
                 this.heads.set(branch, { etag: headers.etag, sha: data.object.sha });
             else
@@ -42516,9 +42516,9 @@ class OctokitUpstream extends GitObjectReads {
             if (error.status === 304 && known)
                 return known.sha;
             this.heads.delete(branch);
-            if (error instanceof UpstreamError && error.code === 'not_found')
+            if (error instanceof upstream_UpstreamError && error.code === 'not_found')
                 return null;
-            throw error instanceof UpstreamError
+            throw error instanceof upstream_UpstreamError
                 ? error
                 : toUpstreamError(error, `get branch "${branch}"`, this.scrub);
         }
@@ -42533,7 +42533,7 @@ class OctokitUpstream extends GitObjectReads {
             }
             catch (error) {
                 // An empty repository answers 409; it has no refs.
-                if (error instanceof UpstreamError && error.code === 'conflict')
+                if (error instanceof upstream_UpstreamError && error.code === 'conflict')
                     continue;
                 throw error;
             }
@@ -42612,8 +42612,8 @@ class OctokitUpstream extends GitObjectReads {
         }
         catch (error) {
             this.heads.delete(branch);
-            if (error instanceof UpstreamError && error.status === 422 && /fast.?forward/i.test(error.message)) {
-                throw new UpstreamError('not_fast_forward', `update branch "${branch}": the branch moved (not a fast forward)`, 422);
+            if (error instanceof upstream_UpstreamError && error.status === 422 && /fast.?forward/i.test(error.message)) {
+                throw new upstream_UpstreamError('not_fast_forward', `update branch "${branch}": the branch moved (not a fast forward)`, 422);
             }
             throw error;
         }
@@ -42634,7 +42634,7 @@ class OctokitUpstream extends GitObjectReads {
         const operation = `get ${path} at ${ref}`;
         const data = await this.rest.read(operation, `GET /repos/{owner}/{repo}/contents/${segments(path, 'path')}`, { ref });
         if (Array.isArray(data) || data.type !== 'file')
-            throw new UpstreamError('invalid', `${operation}: not a file`);
+            throw new upstream_UpstreamError('invalid', `${operation}: not a file`);
         // Over 1 MB the contents API leaves `content` empty (encoding "none"): fetch the blob instead.
         const inline = data.size === 0 || (data.encoding === 'base64' && Boolean(data.content));
         const bytes = inline ? Buffer.from(data.content ?? '', 'base64') : await this.getBlob(data.sha);
@@ -42642,7 +42642,7 @@ class OctokitUpstream extends GitObjectReads {
             return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), sha: data.sha };
         }
         catch {
-            throw new UpstreamError('invalid', `${operation}: not UTF-8 text`);
+            throw new upstream_UpstreamError('invalid', `${operation}: not UTF-8 text`);
         }
     }
 }
@@ -42650,15 +42650,10 @@ function createOctokitUpstream(options) {
     return new OctokitUpstream(options);
 }
 
-;// CONCATENATED MODULE: ./src/verify/diff-hint.ts
+;// CONCATENATED MODULE: ./src/github/tree-hash.ts
 
-/** GitHub lists at most 300 files in a compare: a list that long may be cut short. */
-const COMPARE_FILE_CAP = 300;
-const FILE_MODES = new Set(['100644', '100755', '120000', '160000']);
-const parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
-const nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
-/** git's object id of a tree with these entries (trees sort as if their name ended in "/"). */
-function treeSha(entries) {
+/** git's object id of a tree with these entries by name (trees sort as if their name ended in "/"). */
+function tree_hash_treeSha(entries) {
     const key = (name, entry) => Buffer.from(entry.type === 'tree' ? `${name}/` : name);
     const sorted = [...entries].sort(([a, x], [b, y]) => Buffer.compare(key(a, x), key(b, y)));
     const body = Buffer.concat(sorted.map(([name, entry]) => Buffer.concat([
@@ -42667,6 +42662,200 @@ function treeSha(entries) {
     ])));
     return createHash('sha1').update(`tree ${body.length}\0`).update(body).digest('hex');
 }
+/** git's object id of a blob with these bytes. */
+function blobSha(bytes) {
+    return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+}
+
+;// CONCATENATED MODULE: ./src/github/whole-tree.ts
+
+
+/** Entries kept across the trees remembered whole; the oldest are forgotten beyond it. */
+const KEEP_ENTRIES = 2_000_000;
+const parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+const nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
+/**
+ * Every entry below a tree (paths relative to it), in as few requests as GitHub allows. One recursive
+ * listing when GitHub gives it whole. GitHub truncates a recursive listing at 100,000 entries or 7 MB
+ * (https://docs.github.com/en/rest/git/trees#get-a-tree); then every directory the truncated listing did
+ * hold whole is kept, each proven by recomputing its tree SHA from the entries listed for it, the tree
+ * itself is listed plainly, and only its other children are listed again, recursively, going deeper only
+ * where a child's own recursive listing is truncated too. Trees are addressed by SHA: what was listed whole
+ * once is never listed again.
+ */
+class whole_tree_WholeTrees {
+    upstream;
+    whole = new Map();
+    sizes = new Map();
+    /** direct listings proven from a truncated recursive listing, by tree SHA */
+    direct = new Map();
+    truncatedTrees = new Set();
+    kept = 0;
+    constructor(upstream) {
+        this.upstream = upstream;
+    }
+    /** Whether GitHub truncated the recursive listing of this tree (as far as this object has asked). */
+    wasTruncated(sha) {
+        return this.truncatedTrees.has(sha);
+    }
+    /**
+     * The whole tree. `plainFirst` skips the recursive listing of `sha` itself (not of its children): for a
+     * tree expected to be truncated, such as the next root of a repository whose last root was.
+     */
+    list(sha, options = {}) {
+        const known = this.whole.get(sha);
+        if (known)
+            return known;
+        const pending = this.load(sha, options.plainFirst ?? false);
+        this.whole.set(sha, pending);
+        pending.then((entries) => this.keep(sha, entries.length), () => this.whole.delete(sha));
+        return pending;
+    }
+    /** The tree when it is already known whole (listed, proven or built), without asking. */
+    known(sha) {
+        return this.whole.get(sha);
+    }
+    /**
+     * The tree from its one recursive listing when that is whole, or proves it whole; otherwise null (what
+     * the listing proves of the tree's subdirectories is kept).
+     */
+    async once(sha) {
+        const known = this.whole.get(sha);
+        if (known)
+            return known;
+        const listing = await this.upstream.getTreeRecursive(sha);
+        if (!listing.truncated) {
+            this.remember(sha, listing.entries);
+            return listing.entries;
+        }
+        this.truncatedTrees.add(sha);
+        const proven = this.learn(sha, listing.entries);
+        if (proven)
+            this.remember(sha, proven);
+        return proven;
+    }
+    /** A tree's direct entries: proven from a truncated listing, or one plain listing. */
+    async plain(sha) {
+        return this.direct.get(sha) ?? (await this.upstream.getTree(sha));
+    }
+    /** Remembers a tree known whole by other means (a tree built locally and checked against its SHA). */
+    remember(sha, entries) {
+        if (this.whole.has(sha))
+            return;
+        this.whole.set(sha, Promise.resolve(entries));
+        this.keep(sha, entries.length);
+    }
+    async load(sha, plainFirst) {
+        if (!plainFirst && !this.truncatedTrees.has(sha)) {
+            const listing = await this.upstream.getTreeRecursive(sha);
+            if (!listing.truncated)
+                return listing.entries;
+            this.truncatedTrees.add(sha);
+            const proven = this.learn(sha, listing.entries);
+            if (proven)
+                return proven;
+        }
+        const top = await this.plain(sha);
+        checkNames(sha, top);
+        const below = await Promise.all(top.map((entry) => (entry.type === 'tree' ? this.list(entry.sha) : Promise.resolve([]))));
+        const out = [];
+        top.forEach((entry, i) => {
+            out.push(entry);
+            for (const inner of below[i])
+                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
+        });
+        return out;
+    }
+    /**
+     * Keeps what a truncated recursive listing of `rootSha` proves: every directory whose listed entries
+     * hash to its SHA has its direct listing; every such directory whose subdirectories are all whole is
+     * whole. Returns the root's entries when the root itself is whole.
+     */
+    learn(rootSha, entries) {
+        const shaOf = new Map([['', rootSha]]);
+        const children = new Map([['', new Map()]]);
+        const unprovable = new Set();
+        for (const entry of entries) {
+            if (entry.type !== 'tree')
+                continue;
+            shaOf.set(entry.path, entry.sha);
+            children.set(entry.path, new Map());
+        }
+        for (const entry of entries) {
+            const parent = parentOf(entry.path);
+            const siblings = children.get(parent);
+            if (!siblings || siblings.has(nameOf(entry.path)))
+                unprovable.add(parent);
+            else
+                siblings.set(nameOf(entry.path), entry);
+        }
+        const deepestFirst = [...children.keys()].sort((a, b) => depth(b) - depth(a));
+        const isWhole = new Set();
+        for (const dir of deepestFirst) {
+            const listed = children.get(dir);
+            if (unprovable.has(dir) || treeSha(listed) !== shaOf.get(dir))
+                continue;
+            if ([...listed.values()].every((e) => e.type !== 'tree' || isWhole.has(e.path)))
+                isWhole.add(dir);
+            else
+                this.direct.set(shaOf.get(dir), [...listed].map(([name, entry]) => ({ ...entry, path: name })));
+        }
+        // every entry joins the largest whole directory above it
+        const outermost = (path) => {
+            let found = null;
+            for (let dir = parentOf(path);; dir = parentOf(dir)) {
+                if (isWhole.has(dir))
+                    found = dir;
+                if (dir === '')
+                    return found;
+            }
+        };
+        const lists = new Map();
+        for (const entry of entries) {
+            const dir = outermost(entry.path);
+            if (dir === null)
+                continue;
+            const list = lists.get(dir) ?? [];
+            lists.set(dir, list);
+            list.push(dir === '' ? entry : { ...entry, path: entry.path.slice(dir.length + 1) });
+        }
+        for (const [dir, list] of lists)
+            if (dir !== '')
+                this.remember(shaOf.get(dir), list);
+        return lists.get('') ?? null;
+    }
+    keep(sha, size) {
+        if (this.sizes.has(sha))
+            return;
+        this.sizes.set(sha, size);
+        this.kept += size;
+        for (const [old, n] of this.sizes) {
+            if (this.kept <= KEEP_ENTRIES || old === sha)
+                break;
+            this.sizes.delete(old);
+            this.whole.delete(old);
+            this.kept -= n;
+        }
+    }
+}
+const depth = (path) => (path === '' ? 0 : path.split('/').length);
+/** A name git forbids (empty, holding "/") or listed twice could join into a path that is not there. */
+function checkNames(sha, entries) {
+    const seen = new Set();
+    for (const { path } of entries) {
+        if (path === '' || path.includes('/') || seen.has(path))
+            throw new UpstreamError('invalid', `tree ${sha} lists an entry named ${JSON.stringify(path)}: expected unique single path segments`);
+        seen.add(path);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/verify/diff-hint.ts
+
+/** GitHub lists at most 300 files in a compare: a list that long may be cut short. */
+const COMPARE_FILE_CAP = 300;
+const FILE_MODES = new Set(['100644', '100755', '120000', '160000']);
+const diff_hint_parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+const diff_hint_nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
 /** The base side: the root listing, and every top-level directory the hint touches, listed recursively. */
 async function baseDirs(upstream, baseTree, paths) {
     const dirs = new Map([['', new Map((await upstream.getTree(baseTree)).map((e) => [e.path, e]))]]);
@@ -42688,10 +42877,10 @@ async function baseDirs(upstream, baseTree, paths) {
             const path = `${listing.top}/${entry.path}`;
             if (entry.type === 'tree')
                 dirs.set(path, dirs.get(path) ?? new Map());
-            const parent = parentOf(path);
+            const parent = diff_hint_parentOf(path);
             if (!dirs.has(parent))
                 dirs.set(parent, new Map());
-            dirs.get(parent).set(nameOf(path), entry);
+            dirs.get(parent).set(diff_hint_nameOf(path), entry);
         }
     }
     return dirs;
@@ -42704,7 +42893,7 @@ function apply(dirs, path, entry) {
     const segments = path.split('/');
     for (let i = 1; i < segments.length; i++) {
         const dir = segments.slice(0, i).join('/');
-        const existing = dirs.get(parentOf(dir))?.get(nameOf(dir));
+        const existing = dirs.get(diff_hint_parentOf(dir))?.get(diff_hint_nameOf(dir));
         if (existing !== undefined && existing.type !== 'tree')
             return false;
         if (!dirs.has(dir)) {
@@ -42713,31 +42902,31 @@ function apply(dirs, path, entry) {
             dirs.set(dir, new Map());
         }
     }
-    const parent = dirs.get(parentOf(path));
-    const old = parent.get(nameOf(path));
+    const parent = dirs.get(diff_hint_parentOf(path));
+    const old = parent.get(diff_hint_nameOf(path));
     if (old?.type === 'tree')
         return false;
     if (entry === null)
-        return old !== undefined && parent.delete(nameOf(path));
-    parent.set(nameOf(path), { ...entry, mode: old?.mode ?? entry.mode });
+        return old !== undefined && parent.delete(diff_hint_nameOf(path));
+    parent.set(diff_hint_nameOf(path), { ...entry, mode: old?.mode ?? entry.mode });
     return true;
 }
 /** Tree SHAs bottom-up for every directory on a changed path; returns the root's. */
 function rootSha(dirs, changed) {
     const touched = new Set(['']);
     for (const path of changed)
-        for (let dir = parentOf(path); dir !== ''; dir = parentOf(dir))
+        for (let dir = diff_hint_parentOf(path); dir !== ''; dir = diff_hint_parentOf(dir))
             touched.add(dir);
     const deepestFirst = [...touched].sort((a, b) => b.split('/').length - a.split('/').length);
     for (const dir of deepestFirst) {
         if (dir === '')
             continue;
         const entries = dirs.get(dir);
-        const parent = dirs.get(parentOf(dir));
+        const parent = dirs.get(diff_hint_parentOf(dir));
         if (entries.size === 0)
-            parent.delete(nameOf(dir));
+            parent.delete(diff_hint_nameOf(dir));
         else
-            parent.set(nameOf(dir), { mode: '040000', type: 'tree', sha: treeSha(entries) });
+            parent.set(diff_hint_nameOf(dir), { mode: '040000', type: 'tree', sha: treeSha(entries) });
     }
     return treeSha(dirs.get(''));
 }
@@ -42771,8 +42960,8 @@ async function diff_hint_diffFromHint(upstream, baseTree, headTree, files) {
         return null;
     const changes = [];
     for (const path of edits.keys()) {
-        const o = base.get(parentOf(path))?.get(nameOf(path));
-        const n = head.get(parentOf(path))?.get(nameOf(path));
+        const o = base.get(diff_hint_parentOf(path))?.get(diff_hint_nameOf(path));
+        const n = head.get(diff_hint_parentOf(path))?.get(diff_hint_nameOf(path));
         if (n !== undefined && !FILE_MODES.has(n.mode))
             return null;
         if (o && n) {
@@ -42795,6 +42984,7 @@ async function diff_hint_diffFromHint(upstream, baseTree, headTree, files) {
 }
 
 ;// CONCATENATED MODULE: ./src/verify/diff-trees.ts
+
 
 const isTree = (entry) => entry?.type === 'tree';
 function leaf(path, kind, entry) {
@@ -42819,24 +43009,27 @@ function byPathOf(entries, prefix, kind, out) {
 }
 /**
  * Every non-tree entry below a tree that appeared or disappeared as a whole: one recursive listing, or,
- * when GitHub truncates it, one listing per directory.
+ * when GitHub truncates it, as WholeTrees completes it.
  */
-async function diff_trees_expand(upstream, prefix, tree, kind, out) {
-    const { entries, truncated } = await upstream.getTreeRecursive(tree);
-    if (!truncated) {
-        for (const entry of byPathOf(entries, prefix, kind, out).values())
-            if (entry.type !== 'tree')
-                out.push(leaf(prefix + entry.path, kind, entry));
+async function diff_trees_expand(trees, prefix, tree, kind, out) {
+    const whole = (await trees.once(tree)) ?? (await expandByDir(trees, prefix, tree, kind, out));
+    if (whole === null)
         return;
-    }
+    for (const entry of byPathOf(whole, prefix, kind, out).values())
+        if (entry.type !== 'tree')
+            out.push(leaf(prefix + entry.path, kind, entry));
+}
+/** A truncated tree: its own listing, and each subdirectory expanded (proven ones cost nothing). */
+async function expandByDir(trees, prefix, tree, kind, out) {
     const subtrees = [];
-    for (const entry of byName(await upstream.getTree(tree), prefix, kind, out).values()) {
+    for (const entry of byName(await trees.plain(tree), prefix, kind, out).values()) {
         if (isTree(entry))
-            subtrees.push(diff_trees_expand(upstream, `${prefix}${entry.path}/`, entry.sha, kind, out));
+            subtrees.push(diff_trees_expand(trees, `${prefix}${entry.path}/`, entry.sha, kind, out));
         else
             out.push(leaf(prefix + entry.path, kind, entry));
     }
     await Promise.all(subtrees);
+    return null;
 }
 /**
  * A tree's entries by name. Names git forbids (empty, holding a "/") or listed twice can't come from git's
@@ -42860,16 +43053,20 @@ function byName(entries, prefix, kind, out) {
 }
 /** From this many differing subtrees on, listing a directory whole (both sides, recursively) beats walking it. */
 const MANY_SUBTREES = 4;
-/** Both sides of a directory listed recursively and compared path by path; false when GitHub truncates. */
-async function diffWhole(upstream, prefix, base, head, out) {
-    const [before, after] = await Promise.all([
-        upstream.getTreeRecursive(base),
-        upstream.getTreeRecursive(head),
-    ]);
-    if (before.truncated || after.truncated)
+/**
+ * Both sides of a directory listed recursively and compared path by path; false when GitHub truncates
+ * either (what the truncated listings prove of subdirectories is kept for the walk).
+ */
+async function diffWhole(trees, prefix, base, head, out) {
+    const [before, after] = await Promise.all([trees.once(base), trees.once(head)]);
+    if (before === null || after === null)
         return false;
-    const old = byPathOf(before.entries, prefix, 'deleted', out);
-    const now = byPathOf(after.entries, prefix, 'added', out);
+    compareWhole(prefix, before, after, out);
+    return true;
+}
+function compareWhole(prefix, before, after, out) {
+    const old = byPathOf(before, prefix, 'deleted', out);
+    const now = byPathOf(after, prefix, 'added', out);
     for (const name of new Set([...old.keys(), ...now.keys()])) {
         const o = old.get(name);
         const n = now.get(name);
@@ -42886,12 +43083,21 @@ async function diffWhole(upstream, prefix, base, head, out) {
         if (n && !isTree(n))
             out.push(leaf(path, 'added', n));
     }
-    return true;
 }
-async function diffDir(upstream, prefix, base, head, out) {
+/**
+ * One directory on both sides. Both known whole (a truncated listing above proved them): compared with no
+ * request. Else listed plainly; when many subdirectories differ, both sides are listed recursively, and
+ * when that is truncated too, each differing subdirectory is (the walk goes deeper only where needed).
+ */
+async function diffDir(trees, prefix, base, head, out, wholeFirst = false) {
     if (base === head)
         return;
-    const [before, after] = await Promise.all([upstream.getTree(base), upstream.getTree(head)]);
+    const [knownBase, knownHead] = [trees.known(base), trees.known(head)];
+    if (knownBase && knownHead)
+        return compareWhole(prefix, await knownBase, await knownHead, out);
+    if (wholeFirst && (await diffWhole(trees, prefix, base, head, out)))
+        return;
+    const [before, after] = await Promise.all([trees.plain(base), trees.plain(head)]);
     const here = [];
     const old = byName(before, prefix, 'deleted', here);
     const now = byName(after, prefix, 'added', here);
@@ -42899,7 +43105,8 @@ async function diffDir(upstream, prefix, base, head, out) {
         const o = old.get(name);
         return o !== undefined && isTree(o) && isTree(n) && o.sha !== n.sha;
     });
-    if (differing.length >= MANY_SUBTREES && (await diffWhole(upstream, prefix, base, head, out)))
+    const many = differing.length >= MANY_SUBTREES;
+    if (many && !wholeFirst && (await diffWhole(trees, prefix, base, head, out)))
         return;
     out.push(...here);
     const work = [];
@@ -42910,7 +43117,7 @@ async function diffDir(upstream, prefix, base, head, out) {
             continue;
         const path = prefix + name;
         if (o && n && isTree(o) && isTree(n)) {
-            work.push(diffDir(upstream, `${path}/`, o.sha, n.sha, out));
+            work.push(diffDir(trees, `${path}/`, o.sha, n.sha, out, many));
         }
         else if (o && n && !isTree(o) && !isTree(n)) {
             out.push({ path, kind: 'modified', oldMode: o.mode, newMode: n.mode, oldSha: o.sha, newSha: n.sha });
@@ -42925,7 +43132,7 @@ async function diffDir(upstream, prefix, base, head, out) {
                 if (!entry)
                     continue;
                 if (isTree(entry))
-                    work.push(diff_trees_expand(upstream, `${path}/`, entry.sha, kind, out));
+                    work.push(diff_trees_expand(trees, `${path}/`, entry.sha, kind, out));
                 else
                     out.push(leaf(path, kind, entry));
             }
@@ -42941,13 +43148,14 @@ const byPath = (a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : a.kind ===
  */
 async function diff_trees_diffTrees(upstream, baseTree, headTree, hint) {
     const out = [];
+    const trees = new WholeTrees(upstream);
     const hinted = baseTree !== null && hint !== undefined ? await diffFromHint(upstream, baseTree, headTree, hint) : null;
     if (hinted !== null)
         out.push(...hinted);
     else if (baseTree === null)
-        await diff_trees_expand(upstream, '', headTree, 'added', out);
+        await diff_trees_expand(trees, '', headTree, 'added', out);
     else
-        await diffDir(upstream, '', baseTree, headTree, out);
+        await diffDir(trees, '', baseTree, headTree, out);
     return out.sort(byPath);
 }
 
@@ -45345,7 +45553,7 @@ async function readConfigText(upstream, file, ref) {
         return (await upstream.getFileAtRef(file, ref)).text;
     }
     catch (error) {
-        if (error instanceof UpstreamError && error.code === 'not_found') {
+        if (error instanceof upstream_UpstreamError && error.code === 'not_found') {
             throw new ActionError(`${file} was not found at ${JSON.stringify(ref)} in ${upstream.owner}/${upstream.repo} ` +
                 `(inputs ${Inputs.Config} and ${Inputs.ConfigRef}); commit it to that ref first`);
         }
@@ -46067,7 +46275,7 @@ async function markPending(upstream, sha, context) {
         });
     }
     catch (error) {
-        if (error instanceof UpstreamError && (error.code === 'forbidden' || error.code === 'not_found')) {
+        if (error instanceof upstream_UpstreamError && (error.code === 'forbidden' || error.code === 'not_found')) {
             throw new ActionError(`${Inputs.GithubToken} cannot post commit statuses (${error.message}); ` +
                 'give the job `permissions: { contents: write, statuses: write }`');
         }
