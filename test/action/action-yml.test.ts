@@ -14,7 +14,8 @@ const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
 
 /** The first column of the markdown table under a `### <heading>`. */
 function tableNames(heading: string): string[] {
-  const section = readme.split(`\n### ${heading}\n`)[1]?.split('\n### ')[0] ?? '';
+  // up to the next heading of any level
+  const section = readme.split(`\n### ${heading}\n`)[1]?.split(/\n#{1,6} /)[0] ?? '';
   return [...section.matchAll(/^\| `([a-z-]+)` \|/gm)].map((m) => m[1] as string);
 }
 
