@@ -210,3 +210,31 @@ describe('perimeter check on workflows', () => {
     });
   });
 });
+
+describe('perimeter check on deny, protect and untrusted-triggers', () => {
+  it('shows them per perimeter and counts denied files as neither readable nor writable', async () => {
+    const dir = checkout({
+      'perimeters.yml': `version: 1
+protect: [manifests]
+deny: ["secrets/**"]
+perimeters:
+  all:
+    read: ["**"]
+    write: ["**"]
+    deny: ["**/*.lock"]
+    untrusted-triggers: true
+`,
+      'src/a.ts': 'a',
+      'yarn.lock': 'x',
+      'package.json': '{}',
+      'secrets/k.txt': 'k',
+    });
+    const result = await runCli(['check'], dir);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain(
+      '  all  reads 3, writes 1; all tools; any branch; deny: **/*.lock; top-level deny: secrets/**; ' +
+        'protects: manifests; exposed to untrusted triggers\n',
+    );
+    expect(result.stdout).toContain('Readable by no perimeter (2):\n  secrets/k.txt\n  yarn.lock\n');
+  });
+});

@@ -191,6 +191,29 @@ describe('globs against git', { timeout: 120_000 }, () => {
     );
   });
 
+  it('agrees with git on generated brace globs, taken as one pathspec per alternative', () => {
+    const piece = fc.array(token, { maxLength: 3 }).map((t) => t.join(''));
+    const braced = fc
+      .tuple(glob, fc.uniqueArray(piece, { minLength: 2, maxLength: 3 }), piece)
+      .map(([head, options, tail]) => ({
+        glob: `${head}{${options.join(',')}}${tail}`,
+        patterns: options.map((o) => `${head}${o}${tail}`),
+      }))
+      // alternatives that are globs on their own: no empty segment, no surrounding space, no leading "!"
+      .filter(
+        ({ glob: g, patterns }) =>
+          patterns.every((p) => p !== '' && !p.startsWith('/') && !p.endsWith('/') && !p.includes('//')) &&
+          g.trim() === g &&
+          !g.startsWith('!'),
+      );
+    fc.assert(
+      fc.property(pathSet, braced, (paths, { glob: g, patterns }) => {
+        compare(paths, g, patterns);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
   it('agrees with git on generated globs over paths made to fit them', () => {
     // Random paths rarely fit a random glob; here the paths are the glob's own text with syntax replaced.
     const fitted = glob.chain((g) => {
