@@ -62489,7 +62489,13 @@ function describePerimeter(p) {
     const unused = p.spec.write.length > 0 && !p.tools.has('push_files')
         ? ' (no push_files: its gateway endpoint cannot write)'
         : '';
-    return `${tools}${unused}; ${branches}`;
+    const extras = [
+        ...(p.spec.deny?.length ? [`deny: ${p.spec.deny.join(', ')}`] : []),
+        ...(p.spec.ownerDeny?.length ? [`top-level deny: ${p.spec.ownerDeny.join(', ')}`] : []),
+        ...(p.spec.protect?.length ? [`protects: ${p.spec.protect.join(', ')}`] : []),
+        ...(p.spec.untrustedTriggers ? ['exposed to untrusted triggers'] : []),
+    ];
+    return [`${tools}${unused}`, branches, ...extras].join('; ');
 }
 function section(title, lines) {
     if (lines.length === 0)
