@@ -1,6 +1,6 @@
 import * as core from '@actions/core';
 import type { Upstream } from '../github/upstream.js';
-import type { Receipt } from '../verify/index.js';
+import { codeBlock, markdownText, visible, type Receipt } from '../verify/index.js';
 import { MAX_ANNOTATIONS } from './constants.js';
 import type { Settings } from './inputs.js';
 
@@ -25,7 +25,8 @@ export async function publishReceipt(
 ): Promise<void> {
   core.summary.addRaw(receipt.summary, true);
   if (gatewayLog) {
-    core.summary.addDetails('Gateway log (last lines)', `\n\n\`\`\`text\n${gatewayLog}\n\`\`\`\n`);
+    // the agent can write to this log: a fence it cannot close, every hidden character shown
+    core.summary.addDetails('Gateway log (last lines)', `\n\n${codeBlock(gatewayLog)}\n`);
   }
   await writeSummary();
 
@@ -38,7 +39,7 @@ export async function publishReceipt(
 
   await upstream.createStatus(sha, {
     ...receipt.status,
-    description: truncate(receipt.status.description),
+    description: truncate(visible(receipt.status.description)),
     targetUrl: receipt.status.targetUrl ?? settings.runUrl,
   });
 }
@@ -53,7 +54,7 @@ export async function publishError(
 ): Promise<void> {
   core.summary
     .addHeading('Perimeter: not verified', 2)
-    .addRaw(`${reason}\n\nThe receipt is an error, never a success.`, true);
+    .addRaw(`${markdownText(reason)}\n\nThe receipt is an error, never a success.`, true);
   await writeSummary();
   try {
     const target = sha || (await upstream.tryGetBranchHead(branch));
@@ -61,7 +62,7 @@ export async function publishError(
     await upstream.createStatus(target, {
       state: 'error',
       context: settings.statusContext,
-      description: truncate(`Not verified: ${reason}`),
+      description: truncate(visible(`Not verified: ${reason}`)),
       targetUrl: settings.runUrl,
     });
   } catch (error) {

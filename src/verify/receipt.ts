@@ -1,4 +1,5 @@
 import type { CommitStatus } from '../github/upstream.js';
+import { visible } from './escape.js';
 import { renderSummary } from './summary.js';
 import type { Verdict } from './types.js';
 
@@ -44,7 +45,7 @@ function annotations(verdict: Verdict): Annotation[] {
   const all = verdict.violations.map((violation) => ({
     path: violation.path ?? '',
     title: violation.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${violation.kind}`,
-    message: violation.message,
+    message: visible(violation.message),
   }));
   if (all.length <= MAX_ANNOTATIONS) return all;
   const shown = all.slice(0, MAX_ANNOTATIONS - 1);
@@ -63,7 +64,8 @@ export function renderReceipt(
   const status: CommitStatus = {
     state: verdict.state,
     context: options.context ?? 'perimeter',
-    description: clip(headline(verdict), MAX_DESCRIPTION),
+    // one line, shown as it is: a path with CR/LF or bidi controls cannot shape the status
+    description: clip(visible(headline(verdict)), MAX_DESCRIPTION),
     ...(options.runUrl !== undefined ? { targetUrl: options.runUrl } : {}),
   };
   return { status, summary: renderSummary(verdict, headline(verdict)), annotations: annotations(verdict) };

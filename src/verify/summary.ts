@@ -1,3 +1,4 @@
+import { markdownText } from './escape.js';
 import type { FileDecision, Verdict } from './types.js';
 
 /** GitHub accepts 1 MiB of job summary per step; stay clear of it. */
@@ -9,15 +10,13 @@ const MAX_CELL = 300;
 const ICON = { success: '✅', failure: '❌', error: '⚠️' } as const;
 
 /**
- * Text from the repository (paths, messages) shown literally: control characters become visible escapes,
- * and HTML and Markdown punctuation become entities, so a file name can neither inject markup nor break a table.
+ * Text from the repository (paths, messages) shown literally: control, invisible and bidi characters become
+ * visible escapes, and HTML and Markdown punctuation become entities, so a file name can neither inject
+ * markup, break a table, nor display reversed.
  */
 export function text(value: string, max = MAX_CELL): string {
   const chars = [...value];
-  const clipped = chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : value;
-  return clipped
-    .replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) // eslint-disable-line no-control-regex
-    .replace(/[&<>"'|*_`[\]\\~#!():]/g, (c) => `&#${c.charCodeAt(0)};`);
+  return markdownText(chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : value);
 }
 
 const code = (value: string): string => `<code>${text(value)}</code>`;

@@ -1,0 +1,95 @@
+import fc from 'fast-check';
+import { micromark } from 'micromark';
+import { describe, expect, it } from 'vitest';
+import { codeBlock, markdownText, renderReceipt, visible, type Verdict } from '../../src/verify/index.js';
+
+const A = 'a'.repeat(40);
+const B = 'b'.repeat(40);
+
+function failure(path: string): Verdict {
+  return {
+    state: 'failure',
+    branch: 'agent/x',
+    startHead: A,
+    endHead: B,
+    baseline: { sha: A, label: 'the start of the job' },
+    files: [{ path, kind: 'added', newMode: '100644', allowed: false, rule: 'impl: no write glob matches' }],
+    violations: [{ kind: 'path', path, message: `${path}: added outside every perimeter` }],
+    refChanges: [],
+    commits: { gateway: [], direct: [B], unattributed: [], complete: true },
+    pushes: [],
+    perPerimeter: {},
+    unchecked: [],
+    notes: [],
+  };
+}
+
+const BIDI_PATH = 'src/\u202eexe.txt\u202c.sh';
+const CRLF_PATH = 'src/a\r\n## ✅ Perimeter: success\r\n.ts';
+
+describe('visible', () => {
+  it('shows bidi overrides, zero-width characters, CR/LF and other controls as escapes', () => {
+    expect(visible(BIDI_PATH)).toBe('src/\\u202eexe.txt\\u202c.sh');
+    expect(visible('a\u200bb\r\nc\u0007\u{e0041}')).toBe('a\\u200bb\\u000d\\u000ac\\u0007\\u{e0041}');
+  });
+
+  it('leaves ordinary text, accents, CJK and emoji alone', () => {
+    for (const text of ['src/app.ts', 'Grüße/東京/🎉.md', 'a b-c_d (e)']) expect(visible(text)).toBe(text);
+  });
+});
+
+describe('codeBlock', () => {
+  it('keeps any content inside the block, whatever fences it holds (property, CommonMark)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.constantFrom('```', '````', '~~~', '\n', '# Perimeter: success', '<b>x</b>', '`', ' ', 'log'),
+          {
+            maxLength: 30,
+          },
+        ),
+        (parts) => {
+          const content = parts.join('');
+          const html = micromark(`before\n\n${codeBlock(content)}\n\nafter\n`);
+          // exactly one code block, followed by the paragraph after it: nothing escaped the fence
+          expect(html.match(/<pre>/g)?.length).toBe(1);
+          expect(html).toMatch(/<\/code><\/pre>\n<p>after<\/p>\n$/);
+          expect(html).not.toContain('<h1>');
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keeps lines and tabs, escapes the other hidden characters', () => {
+    expect(codeBlock('a\tb\nc\u202ed')).toBe('```text\na\tb\nc\\u202ed\n```');
+  });
+});
+
+describe('the receipt for agent-chosen paths', () => {
+  it('puts no raw bidi control in the summary, the status or the annotations', () => {
+    const receipt = renderReceipt(failure(BIDI_PATH));
+    const all = [receipt.summary, receipt.status.description, ...receipt.annotations.map((a) => a.message)];
+    for (const text of all) {
+      expect(text).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+      expect(text).toMatch(/(?:\\|&#92;)u202e/);
+    }
+  });
+
+  it('keeps the status description on one line, with the path shown as it is', () => {
+    const { status } = renderReceipt(failure(CRLF_PATH));
+    expect(status.description).not.toMatch(/[\r\n]/);
+    expect(status.description.startsWith('1 violation: src/a\\u000d\\u000a## ✅ Perimeter')).toBe(true);
+    expect([...status.description].length).toBeLessThanOrEqual(140);
+  });
+
+  it('renders no heading from a path in the summary (CommonMark)', () => {
+    const html = micromark(renderReceipt(failure(CRLF_PATH)).summary);
+    expect(html.match(/<h2>/g)?.length).toBe(1);
+    expect(html).toContain('<h2>❌ Perimeter: failure</h2>');
+  });
+
+  it('escapes markdown in a failed run reason', () => {
+    expect(micromark(markdownText('**bold** [x](http://e) <img src=x>'))).not.toMatch(/<strong>|<a |<img/);
+  });
+});
