@@ -36,6 +36,8 @@ export interface RunningGateway {
   port: number;
   /** perimeter name -> endpoint URL */
   endpoints: Record<string, string>;
+  /** request-body bytes held right now, and the most the listener holds at once */
+  buffered(): { bytes: number; limit: number };
   close(): Promise<void>;
 }
 
@@ -112,6 +114,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
   return {
     url,
     port: http.port,
+    buffered: () => http.buffered(),
     endpoints: Object.fromEntries([...endpoints.keys()].map((name) => [name, `${url}/mcp/${name}`])),
     close() {
       closing ??= (async () => {

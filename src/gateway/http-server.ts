@@ -1,4 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  bodyBudgetFor,
+  ByteBudget,
+  HEADERS_TIMEOUT_MS,
+  MAX_CONNECTIONS,
+  REQUEST_TIMEOUT_MS,
+  SMALL_BODY_BYTES,
+} from './admission.js';
 import { bearerMatches, loopbackRequest } from './guard.js';
 
 export interface Endpoint {
@@ -10,6 +18,8 @@ export interface Endpoint {
 export interface HttpGateway {
   server: Server;
   port: number;
+  /** bytes of request bodies held right now, and the most they may hold */
+  buffered(): { bytes: number; limit: number };
   /** Stops accepting, lets running requests finish, then closes every connection. */
   close(): Promise<void>;
 }
@@ -17,6 +27,12 @@ export interface HttpGateway {
 const PARSE_ERROR = {
   jsonrpc: '2.0',
   error: { code: -32700, message: 'Parse error: the body is not valid JSON' },
+  id: null,
+};
+
+const BUSY = {
+  jsonrpc: '2.0',
+  error: { code: -32000, message: 'Server busy: too many request bytes in flight; retry shortly' },
   id: null,
 };
 
@@ -34,19 +50,23 @@ export async function listen(
 ): Promise<HttpGateway> {
   let active = 0;
   let drained: (() => void) | null = null;
+  const budget = new ByteBudget(bodyBudgetFor([...endpoints.values()].map((e) => e.maxBodyBytes)));
   const server = createServer((req, res) => {
     active++;
     res.on('close', () => {
       active--;
       if (active === 0) drained?.();
     });
-    route(req, res, endpoints).catch(() => {
+    route(req, res, endpoints, budget).catch(() => {
       log('request failed before an answer');
       if (!res.headersSent)
         send(res, 500, { jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null });
       else res.destroy();
     });
   });
+  server.maxConnections = MAX_CONNECTIONS;
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => {
@@ -59,6 +79,7 @@ export async function listen(
   return {
     server,
     port: address.port,
+    buffered: () => ({ bytes: budget.inUse(), limit: budget.limit }),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -73,6 +94,7 @@ async function route(
   req: IncomingMessage,
   res: ServerResponse,
   endpoints: Map<string, Endpoint>,
+  budget: ByteBudget,
 ): Promise<void> {
   if (!loopbackRequest(req.headers.host, req.headers.origin)) return send(res, 403);
   const path = (req.url ?? '/').split('?')[0];
@@ -94,7 +116,18 @@ async function route(
   }
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > endpoint.maxBodyBytes) return send(res, 413);
-  const text = await readBody(req, endpoint.maxBodyBytes);
+  // a large body's declared size is held up front, more only as it arrives; all of it until the answer is sent
+  let held = 0;
+  const room = (size: number): boolean => {
+    if (size <= SMALL_BODY_BYTES || size <= held) return true;
+    if (!budget.tryTake(size - held)) return false;
+    held = size;
+    return true;
+  };
+  res.on('close', () => budget.give(held));
+  if (!room(declared)) return busy(req, res);
+  const text = await readBody(req, endpoint.maxBodyBytes, room);
+  if (text === 'busy') return busy(req, res);
   if (text === null) return send(res, 413);
   let body: unknown;
   try {
@@ -118,17 +151,30 @@ function repeatsRequestId(body: unknown): boolean {
   return new Set(ids).size !== ids.length;
 }
 
-/** The body as text, or null past the limit (the rest is discarded, not buffered). */
-function readBody(req: IncomingMessage, limit: number): Promise<string | null> {
+/** A 503 with Retry-After; the body is discarded, not buffered. */
+function busy(req: IncomingMessage, res: ServerResponse): void {
+  req.resume();
+  send(res, 503, BUSY, { 'retry-after': '1', connection: 'close' });
+}
+
+/**
+ * The body as text; null past the limit, 'busy' when `room(size so far)` says no (the rest is then
+ * discarded, not buffered).
+ */
+function readBody(
+  req: IncomingMessage,
+  limit: number,
+  room: (size: number) => boolean,
+): Promise<string | null | 'busy'> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > limit) {
+      if (size > limit || !room(size)) {
         req.off('data', onData);
         req.resume();
-        resolve(null);
+        resolve(size > limit ? null : 'busy');
       } else chunks.push(chunk);
     };
     req.on('data', onData);
