@@ -32,6 +32,11 @@ const redactedSchema = z
   .optional()
   .describe('secret-looking values the gateway hid from this answer');
 
+const neutralizedSchema = z
+  .object({ count: z.number(), kinds: z.record(z.string(), z.number()) })
+  .optional()
+  .describe('spans a reader of the file would not see (invisible characters, HTML comments) made visible');
+
 /** Each server would otherwise build its own Ajv instance (about half a millisecond of CPU per request). */
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
@@ -46,7 +51,7 @@ function schemasOf(tool: ToolDefinition): { input: z.ZodObject; output: z.ZodObj
   if (!built) {
     built = {
       input: z.object(tool.inputSchema),
-      output: z.object({ ...tool.outputSchema, redacted: redactedSchema }),
+      output: z.object({ ...tool.outputSchema, redacted: redactedSchema, neutralized: neutralizedSchema }),
     };
     schemas.set(tool, built);
   }
