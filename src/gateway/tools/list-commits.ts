@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { MAX_SCAN } from '../history.js';
+import type { Perimeter } from '../../policy/index.js';
+import type { RepoView } from '../repo-view.js';
 import { commitSummarySchema, summarize } from './commit-schema.js';
 import { defineTool } from './definition.js';
 import { requirePath } from './paths.js';
@@ -29,7 +31,10 @@ export const listCommits = defineTool({
         ? undefined
         : requirePath(raw, ' (leave path out for the whole branch)');
     const head = await view.upstream.getBranchHead(view.branch);
-    const found = await history.list(perimeter, head, within, perPage, page);
+    const found =
+      within !== undefined && (await hiddenAtHead(view, perimeter, head, within))
+        ? await history.asIfNoHistory(head, within)
+        : await history.list(perimeter, head, within, perPage, page);
     return {
       structured: {
         commits: found.commits.map(summarize),
@@ -41,3 +46,21 @@ export const listCommits = defineTool({
     };
   },
 });
+
+/**
+ * A path that exists at the head with nothing readable at or below it. Its history is not looked into:
+ * examining it costs a request per commit where a missing path costs none, and that difference alone
+ * would tell a hidden directory from a missing one. (Readable files that were there once and are gone
+ * are then not listed for it; list_commits without a path still lists their commits.)
+ */
+async function hiddenAtHead(
+  view: RepoView,
+  perimeter: Perimeter,
+  head: string,
+  path: string,
+): Promise<boolean> {
+  const { index } = await view.snapshotAt(head);
+  if (index.get(path) === undefined) return false;
+  const readable = index.readable(perimeter);
+  return !readable.files.has(path) && !readable.dirs.has(path);
+}
