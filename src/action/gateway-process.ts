@@ -11,6 +11,8 @@ export interface GatewayConfig {
   branch: string;
   configText: string;
   configFile: string;
+  /** the trusted ref configText was read from (agent instruction files are served from it) */
+  configRef?: string;
   perimeters: string[];
   secrets: Record<string, string>;
   port: number;

@@ -136,6 +136,7 @@ async function start(
       branch: settings.branch,
       configText,
       configFile: settings.configFile,
+      configRef,
       perimeters: names,
       secrets: endpointSecrets,
       port: settings.port,

@@ -15,6 +15,8 @@ export const childConfigSchema = z.strictObject({
   branch: z.string().min(1),
   configText: z.string(),
   configFile: z.string().min(1),
+  /** the trusted ref configText was read from: agent instruction files are served from it */
+  configRef: z.string().min(1).optional(),
   perimeters: z.array(z.string()).min(1),
   secrets: z.record(z.string(), z.string()),
   port: z.number().int().min(0).max(65_535),
@@ -94,6 +96,7 @@ async function start(config: ChildConfig, log: (line: string) => void): Promise<
       extraSecrets: [config.token, config.ledgerKey, ...Object.values(config.secrets)],
     }),
     log,
+    ...(config.configRef !== undefined ? { instructionsRef: config.configRef } : {}),
   });
 }
 

@@ -12,6 +12,7 @@ import { createMcpServer, type PerimeterRuntime } from './mcp-server.js';
 import { UpstreamMeter } from './meter.js';
 import { Pusher } from './push.js';
 import { RepoView } from './repo-view.js';
+import { TrustedInstructions } from './trusted-instructions.js';
 import { selectTools } from './tools/select.js';
 
 export interface GatewayOptions {
@@ -29,6 +30,11 @@ export interface GatewayOptions {
   filter?: AnswerFilter;
   /** where diagnostic lines go (each passes the filter first); stderr by default */
   log?: (line: string) => void;
+  /**
+   * The trusted ref perimeters.yml was read from: agent instruction files are served from it (unless a
+   * perimeter says `instructions: branch`). Absent: they are read from the bound branch like any file.
+   */
+  instructionsRef?: string;
 }
 
 export interface RunningGateway {
@@ -65,6 +71,10 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     view,
     history: new History(upstream),
     pusher: new Pusher(view, filter),
+    instructions:
+      options.instructionsRef === undefined
+        ? null
+        : new TrustedInstructions(upstream, options.instructionsRef),
     filter,
     log,
   };

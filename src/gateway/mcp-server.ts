@@ -8,6 +8,7 @@ import { describeFailure, renderAnswer, renderError, WITHHELD } from './answers.
 import type { CallTracker, Outcome } from './calls.js';
 import type { History } from './history.js';
 import type { Pusher } from './push.js';
+import type { TrustedInstructions } from './trusted-instructions.js';
 import type { RepoView } from './repo-view.js';
 import type { CallNotes, ToolDefinition } from './tools/definition.js';
 
@@ -22,6 +23,7 @@ export interface PerimeterRuntime {
   view: RepoView;
   history: History;
   pusher: Pusher;
+  instructions: TrustedInstructions | null;
   filter: AnswerFilter;
   tools: ToolDefinition[];
   log: (line: string) => void;

@@ -27,6 +27,7 @@ const PERIMETER_KEYS = [
   'deny',
   'protect',
   'untrusted-triggers',
+  'instructions',
   'limits',
 ] as const;
 const GLOB_FIELDS = {
@@ -187,6 +188,17 @@ function parsePerimeter(c: Checker, entry: Entry): PerimeterSpec | null {
           valueAt(item.value, item.keyNode),
           key,
           `expected true or false, got ${describe(item.value)}`,
+        );
+        ok = false;
+      }
+    } else if (item.key === 'instructions') {
+      const value = isScalar(item.value) ? item.value.value : undefined;
+      if (value === 'config-ref' || value === 'branch') spec.instructions = value;
+      else {
+        c.report(
+          valueAt(item.value, item.keyNode),
+          key,
+          `expected config-ref or branch, got ${describe(item.value)}`,
         );
         ok = false;
       }

@@ -6,6 +6,7 @@ export { parseConfig } from './config.js';
 export { compilePerimeter, PerimeterSpecError, type Decision, type Perimeter } from './perimeter.js';
 export { protectedRule, PROTECTED_ENTRIES } from './protected.js';
 export { credentialFileRule, CREDENTIAL_FILE_RULES } from './credentials.js';
+export { instructionFileRule, INSTRUCTION_FILE_RULES } from './instructions.js';
 export { GLOB_OPTIONS } from './glob.js';
 export {
   BUILT_IN_FAMILIES,

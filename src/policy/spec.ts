@@ -41,6 +41,11 @@ export interface PerimeterSpec {
   protect?: string[];
   /** yaml `untrusted-triggers: true`: still exposed when the trust rule does not trust the trigger. */
   untrustedTriggers?: boolean;
+  /**
+   * yaml `instructions`: where agent instruction files (AGENTS.md, CLAUDE.md, ...) are read from: the
+   * trusted config ref (default) or the bound branch.
+   */
+  instructions?: 'config-ref' | 'branch';
 }
 
 export interface Config {

@@ -41,6 +41,7 @@ async function connect(tools: ToolDefinition[], log: string[]): Promise<Client> 
     view: undefined as never,
     history: undefined as never,
     pusher: undefined as never,
+    instructions: null,
     filter: createSecretFilter(),
     tools,
     log: (line) => log.push(line),

@@ -13,6 +13,26 @@ const one = (body: string): string => `${header}  p:\n${body}`;
 export const SAMPLES: Sample[] = [
   { name: 'minimal', yaml: one('    read: ["src/**"]\n'), valid: true },
   {
+    name: 'instructions from the branch',
+    yaml: one('    read: ["**"]\n    instructions: branch\n'),
+    valid: true,
+  },
+  {
+    name: 'instructions from the config ref',
+    yaml: one('    read: ["**"]\n    instructions: config-ref\n'),
+    valid: true,
+  },
+  {
+    name: 'instructions from elsewhere',
+    yaml: one('    read: ["**"]\n    instructions: workspace\n'),
+    valid: false,
+  },
+  {
+    name: 'instructions as a boolean',
+    yaml: one('    read: ["**"]\n    instructions: true\n'),
+    valid: false,
+  },
+  {
     name: 'design example',
     yaml: `# yaml-language-server: $schema=./perimeters.schema.json
 version: 1

@@ -3,6 +3,7 @@ import type { Perimeter, ToolName } from '../../policy/index.js';
 import type { History } from '../history.js';
 import type { Pusher } from '../push.js';
 import type { RepoView } from '../repo-view.js';
+import type { TrustedInstructions } from '../trusted-instructions.js';
 
 /** What a tool handler may use: everything is bound to one perimeter, one repository, one branch. */
 export interface ToolContext {
@@ -11,6 +12,8 @@ export interface ToolContext {
   readonly view: RepoView;
   readonly history: History;
   readonly pusher: Pusher;
+  /** agent instruction files from the trusted config ref; null when the gateway was given no such ref */
+  readonly instructions: TrustedInstructions | null;
   /** Facts for this call's ledger record, filled in by the handler as it learns them. */
   readonly notes: CallNotes;
 }

@@ -11,9 +11,17 @@ export const getFile = defineTool({
   destructive: false,
   inputSchema: { path: z.string().describe('repository-relative path, e.g. "src/index.ts"') },
   outputSchema: fileAnswerSchema.shape,
-  async handler({ path: raw }, { perimeter, view, notes }) {
+  async handler({ path: raw }, { perimeter, view, instructions, notes }) {
     notes.paths.push(raw);
     const path = requirePath(raw);
+    if (instructions?.applies(perimeter, path)) {
+      const trusted = perimeter.canRead(path).allowed ? await instructions.read(path) : null;
+      if (trusted === null) {
+        notes.reason = `agent instruction file, not at the trusted ref ${instructions.ref} or not readable`;
+        throw absent(path);
+      }
+      return { structured: trusted, text: trusted.content };
+    }
     const { index } = await view.snapshot();
     const entry = index.get(path);
     const readable = index.readable(perimeter);

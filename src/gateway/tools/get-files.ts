@@ -18,7 +18,7 @@ export const getFiles = defineTool({
   outputSchema: {
     files: z.array(z.union([fileAnswerSchema, z.object({ path: z.string(), error: z.string() })])),
   },
-  async handler({ paths }, { perimeter, view, notes }) {
+  async handler({ paths }, { perimeter, view, instructions, notes }) {
     notes.paths.push(...paths);
     const { index } = await view.snapshot();
     const readable = index.readable(perimeter);
@@ -32,16 +32,26 @@ export const getFiles = defineTool({
         files.push({ path, error: `invalid path: ${check.reason}` });
         continue;
       }
-      if (entry?.type === 'tree' && readable.dirs.has(path)) {
-        files.push({ path, error: 'is a directory; use get_tree' });
-        continue;
+      let file: FileAnswer;
+      if (instructions?.applies(perimeter, path)) {
+        const trusted = perimeter.canRead(path).allowed ? await instructions.read(path) : null;
+        if (trusted === null) {
+          files.push({ path, error: 'not found' });
+          continue;
+        }
+        file = trusted;
+      } else {
+        if (entry?.type === 'tree' && readable.dirs.has(path)) {
+          files.push({ path, error: 'is a directory; use get_tree' });
+          continue;
+        }
+        if (!entry || entry.type === 'tree' || !readable.files.has(path)) {
+          if (entry && entry.type !== 'tree') hidden.push(path);
+          files.push({ path, error: 'not found' });
+          continue;
+        }
+        file = await answerFile(view, entry);
       }
-      if (!entry || entry.type === 'tree' || !readable.files.has(path)) {
-        if (entry && entry.type !== 'tree') hidden.push(path);
-        files.push({ path, error: 'not found' });
-        continue;
-      }
-      const file = await answerFile(view, entry);
       if (file.content !== undefined && file.content.length > budget) {
         const { content: _omitted, encoding: _none, ...rest } = file;
         files.push({

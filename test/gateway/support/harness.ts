@@ -32,6 +32,8 @@ export interface HarnessOptions {
   otherRepos?: Record<string, Record<string, string>>;
   /** put a proxy that can hold answers back between the upstream and the stand-in */
   proxy?: boolean;
+  /** the trusted ref agent instruction files are served from (the gateway's instructionsRef) */
+  instructionsRef?: string;
 }
 
 export interface Harness {
@@ -97,6 +99,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     ledger: { path: ledgerPath, key: ledgerKey },
     log: (line) => logs.push(line),
     ...(options.filter ? { filter: options.filter } : {}),
+    ...(options.instructionsRef !== undefined ? { instructionsRef: options.instructionsRef } : {}),
   });
   const clients: Client[] = [];
   return {
