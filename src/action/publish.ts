@@ -1,6 +1,6 @@
 import * as core from '@actions/core';
 import type { Upstream } from '../github/upstream.js';
-import { codeBlock, markdownText, visible, type Receipt } from '../verify/index.js';
+import { codeBlock, inlineText, visible, type Receipt } from '../verify/index.js';
 import { MAX_ANNOTATIONS } from './constants.js';
 import type { Settings } from './inputs.js';
 
@@ -54,7 +54,7 @@ export async function publishError(
 ): Promise<void> {
   core.summary
     .addHeading('Perimeter: not verified', 2)
-    .addRaw(`${markdownText(reason)}\n\nThe receipt is an error, never a success.`, true);
+    .addRaw(`${inlineText(reason)}\n\nThe receipt is an error, never a success.`, true);
   await writeSummary();
   try {
     const target = sha || (await upstream.tryGetBranchHead(branch));

@@ -43,6 +43,14 @@ export function markdownText(value: string): string {
 }
 
 /**
+ * One line of prose in markdown: visible, and only the characters that start markup as entities (HTML,
+ * links, emphasis, code, headings, tables), so quotes, parentheses and colons read as written.
+ */
+export function inlineText(value: string): string {
+  return visible(value).replace(/[&<>|*_`[\]\\~#!]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
  * A fenced code block that the content cannot close: the fence is longer than any run of backticks
  * inside (CommonMark closes a fence only with at least as many). Lines and tabs stay; every other
  * hidden character shows as an escape.

@@ -1,5 +1,5 @@
 export { diffTrees, type Change } from './diff-trees.js';
-export { codeBlock, markdownText, visible } from './escape.js';
+export { codeBlock, inlineText, markdownText, visible } from './escape.js';
 export { compareSnapshots, decideWrite, judge, type JobFacts } from './judge.js';
 export {
   headline,

@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { micromark } from 'micromark';
 import { describe, expect, it } from 'vitest';
-import { codeBlock, markdownText, renderReceipt, visible, type Verdict } from '../../src/verify/index.js';
+import {
+  codeBlock,
+  inlineText,
+  markdownText,
+  renderReceipt,
+  visible,
+  type Verdict,
+} from '../../src/verify/index.js';
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);
@@ -89,7 +96,13 @@ describe('the receipt for agent-chosen paths', () => {
     expect(html).toContain('<h2>❌ Perimeter: failure</h2>');
   });
 
-  it('escapes markdown in a failed run reason', () => {
-    expect(micromark(markdownText('**bold** [x](http://e) <img src=x>'))).not.toMatch(/<strong>|<a |<img/);
+  it('escapes markdown in a failed run reason, leaving quotes and parentheses as written', () => {
+    for (const escape of [markdownText, inlineText])
+      expect(micromark(escape('**bold** [x](http://e) <img src=x> `c` # h'))).not.toMatch(
+        /<strong>|<a |<img|<code>|<h1>/,
+      );
+    expect(micromark(inlineText('no perimeter ("implementer") is marked: x'))).toBe(
+      '<p>no perimeter (&quot;implementer&quot;) is marked: x</p>',
+    );
   });
 });
