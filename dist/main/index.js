@@ -33614,7 +33614,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3571);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8456);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runMain */ .V)();
 process.exit();
@@ -33624,7 +33624,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 3571:
+/***/ 8456:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -43159,6 +43159,104 @@ async function diff_trees_diffTrees(upstream, baseTree, headTree, hint) {
     return out.sort(byPath);
 }
 
+;// CONCATENATED MODULE: ./src/safety/invisible.ts
+/**
+ * Characters that render as nothing (or only steer how neighbours render) yet reach a model as text:
+ * zero-width spaces and joiners, bidirectional controls, invisible operators, soft hyphens, Hangul
+ * fillers, variation selectors and Unicode tag characters (which can spell a whole hidden ASCII text).
+ */
+const RANGES = [
+    [0x00ad, 0x00ad],
+    [0x034f, 0x034f],
+    [0x061c, 0x061c],
+    [0x115f, 0x1160],
+    [0x17b4, 0x17b5],
+    [0x180b, 0x180f],
+    [0x200b, 0x200f],
+    [0x202a, 0x202e],
+    [0x2060, 0x206f],
+    [0x3164, 0x3164],
+    [0xfe00, 0xfe0f],
+    [0xfeff, 0xfeff],
+    [0xffa0, 0xffa0],
+    [0xfff9, 0xfffb],
+    [0x1bca0, 0x1bca3],
+    [0xe0000, 0xe007f],
+    [0xe0100, 0xe01ef],
+];
+function invisible_isInvisible(codePoint) {
+    for (const [low, high] of RANGES)
+        if (codePoint >= low && codePoint <= high)
+            return true;
+    return false;
+}
+/** Matches one invisible character (a whole surrogate pair for the astral ones). */
+const INVISIBLE = new RegExp(`[${RANGES.map(([low, high]) => `\\u{${low.toString(16)}}-\\u{${high.toString(16)}}`).join('')}]`, 'gu');
+/** Bidirectional embeddings, overrides and isolates: they reorder what is displayed. */
+function isBidiControl(codePoint) {
+    return ((codePoint >= 0x202a && codePoint <= 0x202e) ||
+        (codePoint >= 0x2066 && codePoint <= 0x2069) ||
+        codePoint === 0x200e ||
+        codePoint === 0x200f ||
+        codePoint === 0x061c);
+}
+
+;// CONCATENATED MODULE: ./src/verify/escape.ts
+
+/**
+ * Agent-writable text (paths, commit messages, the gateway log) escaped for where the receipt puts it.
+ * An agent chooses file names and can write to the gateway's log, so nothing it controls may render as
+ * Perimeter's own words: no markup, no reordered display, no extra lines.
+ */
+function escapeChar(codePoint) {
+    return codePoint > 0xffff
+        ? `\\u{${codePoint.toString(16)}}`
+        : `\\u${codePoint.toString(16).padStart(4, '0')}`;
+}
+/** Characters a reader would not see as themselves: controls, line and paragraph separators, invisible and bidi ones. */
+function escape_hidden(codePoint) {
+    return (codePoint < 0x20 ||
+        (codePoint >= 0x7f && codePoint < 0xa0) ||
+        codePoint === 0x2028 ||
+        codePoint === 0x2029 ||
+        isInvisible(codePoint));
+}
+/** Fast path: text made only of these never needs escaping. */
+const PLAIN = /^[\u0020-\u007e\u00a0-\u00ac\u00ae-\u02ff]*$/;
+/** One line where every character shows as itself: the others become `\uXXXX` (a status description, a title). */
+function escape_visible(value, keep = () => false) {
+    if (PLAIN.test(value))
+        return value;
+    let out = '';
+    for (const char of value) {
+        const codePoint = char.codePointAt(0);
+        out += escape_hidden(codePoint) && !keep(codePoint) ? escapeChar(codePoint) : char;
+    }
+    return out;
+}
+/** Text shown literally in markdown: visible, and markdown and HTML punctuation as entities. */
+function escape_markdownText(value) {
+    return escape_visible(value).replace(/[&<>"'|*_`[\]\\~#!():]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+/**
+ * One line of prose in markdown: visible, and only the characters that start markup as entities (HTML,
+ * links, emphasis, code, headings, tables), so quotes, parentheses and colons read as written.
+ */
+function inlineText(value) {
+    return escape_visible(value).replace(/[&<>|*_`[\]\\~#!]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+/**
+ * A fenced code block that the content cannot close: the fence is longer than any run of backticks
+ * inside (CommonMark closes a fence only with at least as many). Lines and tabs stay; every other
+ * hidden character shows as an escape.
+ */
+function codeBlock(content, info = 'text') {
+    const longest = Math.max(0, ...[...content.matchAll(/`+/g)].map((m) => m[0].length));
+    const fence = '`'.repeat(Math.max(3, longest + 1));
+    const shown = escape_visible(content, (c) => c === 0x0a || c === 0x09);
+    return `${fence}${info}\n${shown}\n${fence}`;
+}
+
 ;// CONCATENATED MODULE: ./src/policy/spec.ts
 const DEFAULT_LIMITS = Object.freeze({
     filesPerPush: 100,
@@ -43561,7 +43659,7 @@ const MAX_SEGMENT_BYTES = 255;
 const path_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 // Zero-width and other invisible code points; HFS+ ignores several of them in file names, so
 // ".gi\u200ct" would land on ".git" there.
-const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
+const path_INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
 const ASCII = /^[\x20-\x7e]*$/;
 const LONE_SURROGATE = /\p{Surrogate}/u;
 function codePoint(char) {
@@ -43579,7 +43677,7 @@ function caseFold(text) {
  * Folded form of one path segment, the way a case-insensitive or Windows file system could see it:
  * caseFold, then trailing dots and spaces removed.
  */
-function foldSegment(segment) {
+function path_foldSegment(segment) {
     const folded = caseFold(segment);
     const last = folded.charCodeAt(folded.length - 1);
     return last === 0x2e || last === 0x20 ? folded.replace(TRAILING_DOTS_AND_SPACES, '') : folded;
@@ -43624,7 +43722,7 @@ function pathProblem(input) {
         const control = path_CONTROL.exec(input);
         if (control)
             return `control character ${codePoint(control[0])}`;
-        const invisible = INVISIBLE.exec(input);
+        const invisible = path_INVISIBLE.exec(input);
         if (invisible)
             return `invisible character ${codePoint(invisible[0])}`;
     }
@@ -43933,8 +44031,8 @@ function toEntry(text, rule = text) {
         .map((s) => {
         const star = s.indexOf('*');
         if (star === -1)
-            return foldSegment(s);
-        return { prefix: foldSegment(s.slice(0, star)), suffix: foldSegment(s.slice(star + 1)) };
+            return path_foldSegment(s);
+        return { prefix: path_foldSegment(s.slice(0, star)), suffix: path_foldSegment(s.slice(star + 1)) };
     });
     return { rule, segments };
 }
@@ -43991,7 +44089,7 @@ function protected_protectedRule(path, configFile = DEFAULT_CONFIG_FILE, familie
     const entries = entriesFor(configFile, families);
     if (protected_ASCII.test(path) && !entries.prefilter.test(path))
         return null;
-    const segments = path.split('/').map(foldSegment);
+    const segments = path.split('/').map(path_foldSegment);
     for (const entry of entries.list) {
         if (containsRun(segments, entry.segments))
             return entry.rule;
@@ -44260,6 +44358,7 @@ const PERIMETER_KEYS = [
     'deny',
     'protect',
     'untrusted-triggers',
+    'instructions',
     'limits',
 ];
 const GLOB_FIELDS = {
@@ -44423,6 +44522,15 @@ function parsePerimeter(c, entry) {
                 spec.untrustedTriggers = item.value.value;
             else {
                 c.report(valueAt(item.value, item.keyNode), key, `expected true or false, got ${describe(item.value)}`);
+                ok = false;
+            }
+        }
+        else if (item.key === 'instructions') {
+            const value = (0,dist/* isScalar */.jn)(item.value) ? item.value.value : undefined;
+            if (value === 'config-ref' || value === 'branch')
+                spec.instructions = value;
+            else {
+                c.report(valueAt(item.value, item.keyNode), key, `expected config-ref or branch, got ${describe(item.value)}`);
                 ok = false;
             }
         }
@@ -44628,7 +44736,7 @@ function ruleOfName(name) {
 }
 /** The credential-file rule matching this path (`.env`, `*.pem`, `id_rsa*`, ...), or null. */
 function credentialFileRule(path) {
-    const name = foldSegment(path.slice(path.lastIndexOf('/') + 1));
+    const name = path_foldSegment(path.slice(path.lastIndexOf('/') + 1));
     const direct = ruleOfName(name);
     if (direct !== null)
         return direct;
@@ -44801,7 +44909,72 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/policy/instructions.ts
+
+/**
+ * Files coding agents read as instructions (or as prompts and rules they follow): what steers an agent
+ * before it reads anything else. Matched at any depth (nested `AGENTS.md` files apply to their subtree),
+ * case- and Unicode-insensitively. The gateway serves them from the trusted config ref unless a perimeter
+ * says `instructions: branch`, so whoever could push to the bound branch before the job cannot steer
+ * the agent through them.
+ */
+const NAMES = [
+    'AGENTS.md',
+    'AGENTS.override.md',
+    'AGENT.md',
+    'CLAUDE.md',
+    'CLAUDE.local.md',
+    'GEMINI.md',
+    'QWEN.md',
+    'CRUSH.md',
+    'copilot-instructions.md',
+    '.cursorrules',
+    '.windsurfrules',
+    '.clinerules',
+    '.roorules',
+    '.rules',
+    '.goosehints',
+    '.augment-guidelines',
+];
+/** Directories whose every file is read as rules, prompts or agent settings. */
+const DIRECTORIES = [
+    '.claude',
+    '.codex',
+    '.cursor',
+    '.gemini',
+    '.windsurf',
+    '.clinerules',
+    '.roo',
+    '.kiro',
+    '.junie',
+    '.continue',
+    '.github/instructions',
+    '.github/prompts',
+    '.github/chatmodes',
+    '.github/agents',
+];
+const INSTRUCTION_FILE_RULES = Object.freeze([
+    ...NAMES,
+    ...DIRECTORIES.map((dir) => `${dir}/**`),
+]);
+const names = new Map(NAMES.map((name) => [path_foldSegment(name), name]));
+const directories = DIRECTORIES.map((dir) => dir.split('/').map(path_foldSegment));
+/** The rule that makes this path an agent instruction file, or null. */
+function instructionFileRule(path) {
+    const segments = path.split('/').map(foldSegment);
+    const name = names.get(segments.at(-1) ?? '');
+    if (name !== undefined)
+        return name;
+    for (const [i, dir] of directories.entries()) {
+        for (let at = 0; at + dir.length < segments.length; at++)
+            if (dir.every((segment, k) => segments[at + k] === segment))
+                return `${DIRECTORIES[i]}/**`;
+    }
+    return null;
+}
+
 ;// CONCATENATED MODULE: ./src/policy/index.ts
+
 
 
 
@@ -44979,6 +45152,7 @@ function judge_judge(facts) {
 }
 
 ;// CONCATENATED MODULE: ./src/verify/summary.ts
+
 /** GitHub accepts 1 MiB of job summary per step; stay clear of it. */
 const SUMMARY_BUDGET = (/* unused pure expression or super */ null && (900 * 1024));
 const MAX_FILE_ROWS = 1000;
@@ -44986,15 +45160,13 @@ const MAX_LIST_ITEMS = 100;
 const MAX_CELL = 300;
 const ICON = { success: '✅', failure: '❌', error: '⚠️' };
 /**
- * Text from the repository (paths, messages) shown literally: control characters become visible escapes,
- * and HTML and Markdown punctuation become entities, so a file name can neither inject markup nor break a table.
+ * Text from the repository (paths, messages) shown literally: control, invisible and bidi characters become
+ * visible escapes, and HTML and Markdown punctuation become entities, so a file name can neither inject
+ * markup, break a table, nor display reversed.
  */
 function summary_text(value, max = MAX_CELL) {
     const chars = [...value];
-    const clipped = chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : value;
-    return clipped
-        .replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) // eslint-disable-line no-control-regex
-        .replace(/[&<>"'|*_`[\]\\~#!():]/g, (c) => `&#${c.charCodeAt(0)};`);
+    return markdownText(chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : value);
 }
 const code = (value) => `<code>${summary_text(value)}</code>`;
 const summary_short = (sha) => (sha === null ? '—' : `<code>${sha.slice(0, 7)}</code>`);
@@ -45076,6 +45248,7 @@ function summary_renderSummary(verdict, headline) {
 
 ;// CONCATENATED MODULE: ./src/verify/receipt.ts
 
+
 const MAX_DESCRIPTION = 140;
 const MAX_ANNOTATIONS = 10;
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -45101,7 +45274,7 @@ function annotations(verdict) {
     const all = verdict.violations.map((violation) => ({
         path: violation.path ?? '',
         title: violation.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${violation.kind}`,
-        message: violation.message,
+        message: visible(violation.message),
     }));
     if (all.length <= MAX_ANNOTATIONS)
         return all;
@@ -45117,7 +45290,8 @@ function renderReceipt(verdict, options = {}) {
     const status = {
         state: verdict.state,
         context: options.context ?? 'perimeter',
-        description: clip(headline(verdict), MAX_DESCRIPTION),
+        // one line, shown as it is: a path with CR/LF or bidi controls cannot shape the status
+        description: clip(visible(headline(verdict)), MAX_DESCRIPTION),
         ...(options.runUrl !== undefined ? { targetUrl: options.runUrl } : {}),
     };
     return { status, summary: renderSummary(verdict, headline(verdict)), annotations: annotations(verdict) };
@@ -45401,6 +45575,7 @@ function pushChain(activity, ref, startHead, endHead) {
 }
 
 ;// CONCATENATED MODULE: ./src/verify/index.ts
+
 
 
 
@@ -45696,7 +45871,7 @@ function checkConfigRef(facts) {
 ;// CONCATENATED MODULE: ./src/action/trust-gate.ts
 
 
-const names = (perimeters) => perimeters.map((p) => `"${p.name}"`).join(', ');
+const trust_gate_names = (perimeters) => perimeters.map((p) => `"${p.name}"`).join(', ');
 /**
  * Applies perimeters.yml's `trust` rule to the run's trigger: a trusted trigger gets every selected perimeter;
  * an untrusted one only those marked `untrusted-triggers: true`, and main refuses to start when none is.
@@ -45711,11 +45886,11 @@ function applyTrust(config, selected, eventName, payload) {
     const safe = selected.filter((p) => p.spec.untrustedTriggers === true);
     const withheld = selected.filter((p) => p.spec.untrustedTriggers !== true);
     if (safe.length === 0) {
-        throw new ActionError(`untrusted trigger: ${verdict.reason}; no selected perimeter (${names(selected)}) is marked ` +
+        throw new ActionError(`untrusted trigger: ${verdict.reason}; no selected perimeter (${trust_gate_names(selected)}) is marked ` +
             `"untrusted-triggers: true" in ${config.file}, so none is exposed`);
     }
-    const note = `untrusted trigger: ${verdict.reason}; exposing only ${names(safe)} (untrusted-triggers: true)` +
-        (withheld.length > 0 ? `, withholding ${names(withheld)}` : '');
+    const note = `untrusted trigger: ${verdict.reason}; exposing only ${trust_gate_names(safe)} (untrusted-triggers: true)` +
+        (withheld.length > 0 ? `, withholding ${trust_gate_names(withheld)}` : '');
     return { exposed: safe, note };
 }
 
@@ -46222,6 +46397,7 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
             branch: settings.branch,
             configText,
             configFile: settings.configFile,
+            configRef,
             perimeters: names,
             secrets: endpointSecrets,
             port: settings.port,
