@@ -5,11 +5,13 @@
  * nothing here fails on a slow machine, but the target column says what was met.
  */
 import os from 'node:os';
+import { runBigRepos } from './big-repos.js';
 import { runContentSafety } from './content-safety.js';
 import { runEconomy } from './economy/economy.js';
 import { FULL_SESSION, QUICK_SESSION } from './economy/session-script.js';
 import { runGatewaySpeed } from './gateway-speed.js';
 import { runPolicy } from './policy.js';
+import { runRealHistory } from './real-history.js';
 import { runStartup } from './startup.js';
 import { describeMachine } from './support/machine.js';
 import { writeResults, writeTable } from './support/report.js';
@@ -74,6 +76,15 @@ if (wanted('verify')) {
   );
   results.verify = rows;
   results.verify_seed_ms = seed_ms;
+}
+if (wanted('big')) {
+  log('big: the first call at 40,000 and 100,000 files, with the tree caps on');
+  results.big = await runBigRepos(quick ? [40000] : [40000, 100000]);
+}
+if (wanted('history')) {
+  log('history: the history of a real project (PERIMETER_HISTORY_REPO)');
+  results.history = await runRealHistory();
+  if (results.history === null) log('history: skipped, no repository at PERIMETER_HISTORY_REPO');
 }
 if (wanted('startup')) {
   log('startup: node dist/main/index.js to gateway ready');

@@ -1,6 +1,6 @@
 import picomatch from 'picomatch';
 import type { Perimeter } from '../policy/index.js';
-import { UpstreamError, type CommitInfo, type Upstream } from '../github/upstream.js';
+import { UpstreamError, type CommitInfo, type ComparedFile, type Upstream } from '../github/upstream.js';
 import { diffTrees, type PathChange } from './tree-diff.js';
 
 const UPSTREAM_PAGE = 100;
@@ -89,6 +89,19 @@ export class History {
   }
 
   /**
+   * What get_commit shows: from the commit's file list (one request, which also brings the commit) when
+   * GitHub gives it whole and the commit has at most one parent; else from a tree diff. The list has no
+   * blob SHA for the old side of a change (previousSha) except for a removed file.
+   */
+  async commitChanges(commit: CommitInfo): Promise<PathChange[]> {
+    if (commit.parents.length <= 1) {
+      const listed = await this.upstream.getCommitFiles(commit.sha);
+      if (listed.complete && listed.files !== undefined) return listed.files.flatMap(pathChanges);
+    }
+    return this.changes(commit);
+  }
+
+  /**
    * From the commit's file list (one request) when GitHub gives it whole; else, and for merges (whose
    * list GitHub may not diff against the first parent), from a tree diff.
    */
@@ -174,5 +187,25 @@ export class History {
       while (this.pages.size > PAGE_CACHE) this.pages.delete(this.pages.keys().next().value!);
     }
     return pending;
+  }
+}
+
+/** One entry of GitHub's file list of a commit as the changes a tree diff would find. */
+function pathChanges(file: ComparedFile): PathChange[] {
+  switch (file.status) {
+    case 'added':
+    case 'copied':
+      return [{ path: file.path, status: 'added', sha: file.sha }];
+    case 'removed':
+      return [{ path: file.path, status: 'deleted', previousSha: file.sha }];
+    case 'renamed':
+      return [
+        ...(file.previousPath !== undefined ? [{ path: file.previousPath, status: 'deleted' as const }] : []),
+        { path: file.path, status: 'added', sha: file.sha },
+      ];
+    case 'unchanged':
+      return [];
+    default:
+      return [{ path: file.path, status: 'modified', sha: file.sha }];
   }
 }

@@ -1,6 +1,12 @@
 import { BlobCache, ShaCache } from './cache.js';
 import type { RestClient } from './octokit-client.js';
-import { UpstreamError, type CommitInfo, type Comparison, type TreeEntry } from './upstream.js';
+import {
+  UpstreamError,
+  type CommitInfo,
+  type ComparedFile,
+  type Comparison,
+  type TreeEntry,
+} from './upstream.js';
 import * as wire from './wire.js';
 
 /** commits per compare page (GitHub's most) */
@@ -18,7 +24,11 @@ export abstract class GitObjectReads {
   protected readonly trees = new ShaCache<TreeEntry[]>();
   protected readonly recursiveTrees = new ShaCache<{ entries: TreeEntry[]; truncated: boolean }>();
   protected readonly comparisons = new ShaCache<Comparison>();
-  protected readonly commitFiles = new ShaCache<{ paths: string[]; complete: boolean }>();
+  protected readonly commitFiles = new ShaCache<{
+    paths: string[];
+    complete: boolean;
+    files: ComparedFile[];
+  }>();
   protected readonly blobs: BlobCache;
 
   constructor(blobCacheBytes: number) {
@@ -79,7 +89,7 @@ export abstract class GitObjectReads {
     });
   }
 
-  async getCommitFiles(sha: string): Promise<{ paths: string[]; complete: boolean }> {
+  async getCommitFiles(sha: string): Promise<{ paths: string[]; complete: boolean; files: ComparedFile[] }> {
     wire.checkSha(sha);
     return this.commitFiles.get(sha, async () => {
       const data = await this.rest.read<wire.RestCommitWithFiles>(
@@ -94,6 +104,7 @@ export abstract class GitObjectReads {
           f.previous_filename === undefined ? [f.filename] : [f.previous_filename, f.filename],
         ),
         complete: Array.isArray(data.files) && files.length < COMMIT_FILES_PAGE,
+        files: files.map(comparedFile),
       };
     });
   }
@@ -152,13 +163,17 @@ export abstract class GitObjectReads {
       const commits = data.commits.map(wire.restCommit);
       for (const commit of [wire.restCommit(data.base_commit), ...commits])
         this.commits.set(commit.sha, commit);
-      const files = (data.files ?? []).map((file) => ({
-        path: file.filename,
-        status: file.status,
-        sha: file.sha,
-        ...(file.previous_filename !== undefined ? { previousPath: file.previous_filename } : {}),
-      }));
+      const files = (data.files ?? []).map(comparedFile);
       return { status: data.status, totalCommits: data.total_commits, commits, files };
     });
   }
+}
+
+function comparedFile(file: { filename: string; previous_filename?: string; status: string; sha: string }) {
+  return {
+    path: file.filename,
+    status: file.status,
+    sha: file.sha,
+    ...(file.previous_filename !== undefined ? { previousPath: file.previous_filename } : {}),
+  };
 }

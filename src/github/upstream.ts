@@ -125,9 +125,10 @@ export interface Upstream {
   /**
    * Paths a commit changed against its first parent, both sides of a rename, from one page of its file
    * list. `complete` is false when GitHub may have left some out (the list pages at 300 files, at most
-   * 100 when asked as Perimeter asks); then diff its trees instead.
+   * 100 when asked as Perimeter asks); then diff its trees instead. `files`, when given, is that list as
+   * GitHub gives it (status and blob SHA, no modes).
    */
-  getCommitFiles(sha: string): Promise<{ paths: string[]; complete: boolean }>;
+  getCommitFiles(sha: string): Promise<{ paths: string[]; complete: boolean; files?: ComparedFile[] }>;
   /** Commits reachable from `sha`, newest first, optionally only those touching `path`. */
   listCommits(options: {
     sha: string;

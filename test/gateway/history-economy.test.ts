@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commitToBare } from '../fake-github/index.js';
+import { gitText } from '../fake-github/git.js';
 import { ok, startHarness, type Harness } from './support/harness.js';
 
 const CONFIG = `
@@ -96,5 +97,62 @@ describe('list_commits over a commit with more files than one page of its file l
     const { commits } = await ok<Listing>(client, 'list_commits');
     expect(commits[0]?.sha).toBe(big);
     expect(h.fake.stats().byRoute[TREES]).toBeGreaterThan(0);
+  });
+});
+
+describe('get_commit on a cold gateway', () => {
+  let h: Harness;
+  let wide: string;
+  let merge: string;
+  beforeAll(async () => {
+    h = await startHarness({
+      files: { 'src/a/b/start.ts': '0\n', 'src/x/gone.ts': 'x\n', 'secret/c/start.txt': '0\n' },
+      config: CONFIG,
+    });
+    const files: Record<string, string | null> = { 'src/x/gone.ts': null, 'src/a/b/start.ts': '1\n' };
+    for (let i = 0; i < 60; i++) files[`${i % 2 ? 'src' : 'secret'}/d${i % 7}/e${i % 3}/f${i}.ts`] = `${i}\n`;
+    wide = await commitToBare(h.repoDir, 'main', files, 'a wide commit');
+  });
+  afterAll(async () => h.close());
+
+  it('answers a 62-file commit from its file list: the ref, the reachability check and the list', async () => {
+    const client = await h.connect('implementer');
+    h.fake.resetStats();
+    const answer = await ok<{
+      files: Array<{ path: string; status: string; sha?: string; previous_sha?: string }>;
+      omitted_count: number;
+    }>(client, 'get_commit', { sha: wide });
+    expect(h.fake.stats().total).toBeLessThanOrEqual(3);
+    expect(h.fake.stats().byRoute[TREES] ?? 0).toBe(0);
+    const readable = answer.files.map((f) => `${f.status} ${f.path}`).sort();
+    const expected = [
+      'deleted src/x/gone.ts',
+      'modified src/a/b/start.ts',
+      ...Array.from({ length: 30 }, (_, j) => 2 * j + 1).map((i) => `added src/d${i % 7}/e${i % 3}/f${i}.ts`),
+    ].sort();
+    expect(readable).toEqual(expected);
+    expect(answer.omitted_count).toBe(30);
+    const blob = async (path: string) => (await gitText(h.repoDir, ['rev-parse', `${wide}:${path}`])).trim();
+    expect(answer.files.find((f) => f.path === 'src/a/b/start.ts')?.sha).toBe(await blob('src/a/b/start.ts'));
+    expect(answer.files.find((f) => f.path === 'src/x/gone.ts')?.previous_sha).toBe(
+      (await gitText(h.repoDir, ['rev-parse', `${wide}~1:src/x/gone.ts`])).trim(),
+    );
+  });
+
+  it('diffs the trees of a merge (GitHub may not list its files against the first parent)', async () => {
+    await gitText(h.repoDir, ['branch', 'side', `${wide}~1`]);
+    const side = await commitToBare(h.repoDir, 'side', { 'src/side.ts': 's\n' }, 'side work');
+    const tree = (await gitText(h.repoDir, ['rev-parse', `${side}^{tree}`])).trim();
+    merge = (
+      await gitText(h.repoDir, ['commit-tree', tree, '-p', wide, '-p', side, '-m', 'merge side'])
+    ).trim();
+    await gitText(h.repoDir, ['update-ref', 'refs/heads/main', merge]);
+    const client = await h.connect('implementer');
+    const answer = await ok<{ files: Array<{ path: string; status: string }> }>(client, 'get_commit', {
+      sha: merge,
+    });
+    // against the first parent: the side's tree drops the wide commit's readable changes
+    expect(answer.files.map((f) => f.path)).toContain('src/side.ts');
+    expect(answer.files.map((f) => f.path)).toContain('src/x/gone.ts');
   });
 });

@@ -39,7 +39,7 @@ export const getCommit = defineTool({
       throw absent;
     }
     const commit = await view.commit(sha);
-    const changes = await history.changes(commit);
+    const changes = await history.commitChanges(commit);
     const files = changes.filter((c) => perimeter.canRead(c.path).allowed);
     if (files.length === 0) {
       notes.refused = true;
