@@ -57,7 +57,13 @@ describe('a gateway session', () => {
       message: `about ${token}`,
       files: [{ path: 'src/t.ts', content: `const t = "${token}";\n` }],
     });
-    h.fake.injectFault({ kind: 'status', status: 502, count: 10, route: /trees/ });
+    // get_commit reads the commit's file list (and trees for merges): both fail
+    h.fake.injectFault({
+      kind: 'status',
+      status: 502,
+      count: 10,
+      route: /trees|^GET \/repos\/\{owner\}\/\{repo\}\/commits\/\{ref\}$/,
+    });
     await record(implementer, 'get_commit', { sha: commit });
     h.fake.clearFaults();
     await h.gateway.close();
