@@ -30,6 +30,8 @@ export interface EconomyResult {
     naive: number;
     /** github-mcp-server's own requests: ref + contents per read, push_files (measured) */
     naive_github_mcp_server: number;
+    /** server-github's requests: a contents GET per read (measured), 4 per push_files (counted) */
+    naive_server_github: number;
     floor: number;
     /** the floor without the ref checks a conditional GET gets answered 304 */
     floor_charged: number;
@@ -42,6 +44,7 @@ export interface EconomyResult {
       perimeter_to_floor: number;
       naive_to_perimeter: number;
       naive_github_mcp_server_to_perimeter: number;
+      naive_server_github_to_perimeter: number;
     };
   };
   /** file count -> requests (the most any push of that size took) */
@@ -98,7 +101,8 @@ export async function runEconomy(options: EconomyOptions): Promise<EconomyResult
       ? {
           perFile: NaN,
           githubMcpServer: NaN,
-          steps: steps.map((s) => ({ tool: s.tool, perFile: NaN, githubMcpServer: NaN })),
+          serverGithub: NaN,
+          steps: steps.map((s) => ({ tool: s.tool, perFile: NaN, githubMcpServer: NaN, serverGithub: NaN })),
         }
       : await onStandIn((s) => runNaiveSession(s, steps));
   return summarize(
@@ -158,6 +162,7 @@ function summarize(
       perimeter_spent: mine.total.spent,
       naive: naive.perFile,
       naive_github_mcp_server: naive.githubMcpServer,
+      naive_server_github: naive.serverGithub,
       floor: floor.total,
       floor_charged: floor.charged,
       floor_parts: {
@@ -173,6 +178,7 @@ function summarize(
         perimeter_to_floor: ratio(charged, floor.charged),
         naive_to_perimeter: ratio(naive.perFile, charged),
         naive_github_mcp_server_to_perimeter: ratio(naive.githubMcpServer, charged),
+        naive_server_github_to_perimeter: ratio(naive.serverGithub, charged),
       },
     },
     push_files_requests: pushes,

@@ -9,6 +9,9 @@
  *   and then GETs the contents (its extra raw.githubusercontent.com download is not a REST request and is
  *   not counted); push_files gets the ref and the commit, then posts a tree with inline content, a commit
  *   and the ref update. All measured.
+ * - `serverGithub`: the reference server (`@modelcontextprotocol/server-github`): reads as `perFile` (one
+ *   contents GET each, measured), push_files as its four requests (GET ref, POST tree with the head commit
+ *   as base_tree, POST commit, PATCH ref), counted, not sent.
  */
 import { getOctokit } from '@actions/github';
 import { BRANCH, OWNER, REPO, type StandIn } from '../support/stand-in.js';
@@ -20,9 +23,14 @@ export interface NaiveRun {
   perFile: number;
   /** github-mcp-server's requests, measured */
   githubMcpServer: number;
+  /** server-github's requests: reads measured, each push_files counted as 4 */
+  serverGithub: number;
   /** per step, in session order */
-  steps: Array<{ tool: Step['tool']; perFile: number; githubMcpServer: number }>;
+  steps: Array<{ tool: Step['tool']; perFile: number; githubMcpServer: number; serverGithub: number }>;
 }
+
+/** server-github's push_files: GET ref, POST git/trees, POST git/commits, PATCH git/refs */
+const SERVER_GITHUB_PUSH = 4;
 
 export async function runNaiveSession(standIn: StandIn, steps: Step[]): Promise<NaiveRun> {
   const octokit = getOctokit(standIn.token, { baseUrl: standIn.fake.url });
@@ -89,11 +97,18 @@ export async function runNaiveSession(standIn: StandIn, steps: Step[]): Promise<
       }
     });
     const perFile = step.tool === 'push_files' ? step.args.files.length : cost.requests - refReads;
-    perStep.push({ tool: step.tool, perFile, githubMcpServer: cost.requests });
+    const serverGithub = step.tool === 'push_files' ? SERVER_GITHUB_PUSH : perFile;
+    perStep.push({ tool: step.tool, perFile, githubMcpServer: cost.requests, serverGithub });
     refReads = 0;
   }
-  const sum = (key: 'perFile' | 'githubMcpServer'): number => perStep.reduce((n, s) => n + s[key], 0);
-  return { perFile: sum('perFile'), githubMcpServer: sum('githubMcpServer'), steps: perStep };
+  const sum = (key: 'perFile' | 'githubMcpServer' | 'serverGithub'): number =>
+    perStep.reduce((n, s) => n + s[key], 0);
+  return {
+    perFile: sum('perFile'),
+    githubMcpServer: sum('githubMcpServer'),
+    serverGithub: sum('serverGithub'),
+    steps: perStep,
+  };
 
   /** github-mcp-server's push_files: one commit, file contents inline in the tree. */
   async function push(step: Extract<Step, { tool: 'push_files' }>): Promise<string> {

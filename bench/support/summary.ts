@@ -71,6 +71,23 @@ export function evaluateTargets(raw: Record<string, unknown>): Target[] {
     value: s ? `${s.charged.naive_to_perimeter}× (${s.naive} / ${s.perimeter_spent})` : '',
     met: s ? s.charged.naive_to_perimeter >= 5 : null,
   });
+  targets.push({
+    name: 'session vs floor, charged requests (issue 13)',
+    target: '≤ 1.1×',
+    value: s ? `${s.charged.perimeter_to_floor}× (${s.perimeter_spent} / ${s.floor_charged})` : '',
+    met: s ? s.charged.perimeter_to_floor <= 1.1 : null,
+  });
+  for (const [name, theirs] of [
+    ['server-github', s?.naive_server_github],
+    ['github-mcp-server', s?.naive_github_mcp_server],
+  ] as const) {
+    targets.push({
+      name: `session, charged requests, fewer than ${name}`,
+      target: '< theirs',
+      value: s && theirs !== undefined ? `${s.perimeter_spent} against ${theirs}` : '',
+      met: s && theirs !== undefined ? s.perimeter_spent < theirs : null,
+    });
+  }
   const g = r.gateway;
   targets.push({
     name: 'warm get_file overhead at p50',
@@ -170,6 +187,13 @@ export function renderTable(raw: Record<string, unknown>): string {
             `${s.naive_github_mcp_server_to_perimeter}×`,
             s.naive_github_mcp_server,
             `${s.charged.naive_github_mcp_server_to_perimeter}×`,
+          ],
+          [
+            'server-github (contents GET per read, 4-request push_files)',
+            s.naive_server_github,
+            '',
+            s.naive_server_github,
+            `${s.charged.naive_server_github_to_perimeter}×`,
           ],
         ],
       ),
