@@ -41,7 +41,7 @@ describe('the scripted agent session through the gateway', () => {
     expect(result.session.perimeter).toBeLessThanOrEqual(1.25 * result.session.floor);
   });
 
-  it('stays within 1.25 times the floor in charged requests (304s excluded)', () => {
-    expect(result.session.perimeter_spent).toBeLessThanOrEqual(1.25 * result.session.floor_charged);
+  it('stays within 1.1 times the floor in charged requests (304s excluded; issue 13)', () => {
+    expect(result.session.perimeter_spent).toBeLessThanOrEqual(1.1 * result.session.floor_charged);
   });
 });
