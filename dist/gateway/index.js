@@ -75971,6 +75971,7 @@ class GitObjectReads {
             return {
                 paths: files.flatMap((f) => f.previous_filename === undefined ? [f.filename] : [f.previous_filename, f.filename]),
                 complete: Array.isArray(data.files) && files.length < COMMIT_FILES_PAGE,
+                files: files.map(comparedFile),
             };
         });
     }
@@ -76013,15 +76014,18 @@ class GitObjectReads {
             const commits = data.commits.map(restCommit);
             for (const commit of [restCommit(data.base_commit), ...commits])
                 this.commits.set(commit.sha, commit);
-            const files = (data.files ?? []).map((file) => ({
-                path: file.filename,
-                status: file.status,
-                sha: file.sha,
-                ...(file.previous_filename !== undefined ? { previousPath: file.previous_filename } : {}),
-            }));
+            const files = (data.files ?? []).map(comparedFile);
             return { status: data.status, totalCommits: data.total_commits, commits, files };
         });
     }
+}
+function comparedFile(file) {
+    return {
+        path: file.filename,
+        status: file.status,
+        sha: file.sha,
+        ...(file.previous_filename !== undefined ? { previousPath: file.previous_filename } : {}),
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/github/octokit-upstream.ts
@@ -85407,6 +85411,19 @@ class History {
         return diffTrees(this.upstream, parentTree, commit.tree, options);
     }
     /**
+     * What get_commit shows: from the commit's file list (one request, which also brings the commit) when
+     * GitHub gives it whole and the commit has at most one parent; else from a tree diff. The list has no
+     * blob SHA for the old side of a change (previousSha) except for a removed file.
+     */
+    async commitChanges(commit) {
+        if (commit.parents.length <= 1) {
+            const listed = await this.upstream.getCommitFiles(commit.sha);
+            if (listed.complete && listed.files !== undefined)
+                return listed.files.flatMap(pathChanges);
+        }
+        return this.changes(commit);
+    }
+    /**
      * From the commit's file list (one request) when GitHub gives it whole; else, and for merges (whose
      * list GitHub may not diff against the first parent), from a tree diff.
      */
@@ -85494,6 +85511,25 @@ class History {
                 this.pages.delete(this.pages.keys().next().value);
         }
         return pending;
+    }
+}
+/** One entry of GitHub's file list of a commit as the changes a tree diff would find. */
+function pathChanges(file) {
+    switch (file.status) {
+        case 'added':
+        case 'copied':
+            return [{ path: file.path, status: 'added', sha: file.sha }];
+        case 'removed':
+            return [{ path: file.path, status: 'deleted', previousSha: file.sha }];
+        case 'renamed':
+            return [
+                ...(file.previousPath !== undefined ? [{ path: file.previousPath, status: 'deleted' }] : []),
+                { path: file.path, status: 'added', sha: file.sha },
+            ];
+        case 'unchanged':
+            return [];
+        default:
+            return [{ path: file.path, status: 'modified', sha: file.sha }];
     }
 }
 
@@ -96650,8 +96686,8 @@ function digest(data) {
 ;// CONCATENATED MODULE: ./src/github/whole-tree.ts
 
 
-/** Entries kept across the trees remembered whole; the oldest are forgotten beyond it. */
-const KEEP_ENTRIES = 2_000_000;
+/** Entries kept across the trees remembered whole (100,000 took 23 MB of heap); the oldest are forgotten beyond it. */
+const KEEP_ENTRIES = 500_000;
 const whole_tree_parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
 const nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
 /**
@@ -96986,7 +97022,7 @@ const getCommit = defineTool({
             throw absent;
         }
         const commit = await view.commit(sha);
-        const changes = await history.changes(commit);
+        const changes = await history.commitChanges(commit);
         const files = changes.filter((c) => perimeter.canRead(c.path).allowed);
         if (files.length === 0) {
             notes.refused = true;
