@@ -77,6 +77,7 @@ export async function runVerifyScale(
           changed[path] = `changed ${randomBytes(4).toString('hex')}\n`;
           touched.add(path.slice(0, path.lastIndexOf('/')));
         }
+        const startedAt = new Date().toISOString();
         const head = await commitToBare(standIn.repoDir, branch, changed, `Change ${c.changed} files`);
         const upstream = standIn.upstream();
         const ref = `refs/heads/${branch}`;
@@ -90,6 +91,7 @@ export async function runVerifyScale(
           perimeters,
           ledger: { ok: true, commits: [head], perPerimeter: { writer: { calls: 1, refusals: 0 } } },
           directPushes: 'check',
+          startedAt,
         });
         const ms = performance.now() - start;
         const cost = difference(standIn.fake.stats(), before);

@@ -33,7 +33,11 @@ export enum State {
   Branch = 'branch',
   Perimeters = 'perimeters',
   ConfigFile = 'configFile',
-  ConfigText = 'configText',
+  /** perimeters.yml as main read it, in a file (a state variable is capped at 128 KiB by Linux) */
+  ConfigPath = 'configPath',
+  ConfigDigest = 'configDigest',
+  /** what main ran with that decides the verdict: repository, API, direct-pushes, status context (JSON) */
+  JobSettings = 'jobSettings',
   StartedAt = 'startedAt',
   StartHead = 'startHead',
   StartRefsPath = 'startRefsPath',
@@ -55,6 +59,8 @@ export const STATUS_CONTEXT = 'perimeter';
 export const ENV_PREFIX = 'PERIMETER';
 
 export const READY_TIMEOUT_MS = 10_000;
+/** How long before the start snapshot (on GitHub's clock) the job's window opens. */
+export const START_MARGIN_MS = 5_000;
 export const STOP_GRACE_MS = 5_000;
 /** GitHub shows at most 10 error annotations per step. */
 export const MAX_ANNOTATIONS = 10;

@@ -1,6 +1,6 @@
 import * as core from '@actions/core';
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -11,10 +11,17 @@ import { tokenVariables, variableName, writeClientConfigs, type Endpoint } from 
 import { ActionError, parseConfigAnnotated, readConfigText, selectPerimeters } from './config-loader.js';
 import { checkConfigRef } from './config-ref.js';
 import { applyTrust } from './trust-gate.js';
-import { Inputs, Outputs, READY_TIMEOUT_MS, State } from './constants.js';
+import { Inputs, Outputs, READY_TIMEOUT_MS, START_MARGIN_MS, State } from './constants.js';
 import { launchGateway, scrub } from './gateway-process.js';
 import { readSettings, type Settings } from './inputs.js';
-import { actionsState, type StateStore } from './state.js';
+import {
+  actionsState,
+  CONFIG_FILE_KEYS,
+  jobSettingsOf,
+  saveStateFile,
+  START_REFS_KEYS,
+  type StateStore,
+} from './state.js';
 
 /** dist/main/index.js -> dist/gateway/index.js */
 export function defaultGatewayScript(): string {
@@ -76,7 +83,9 @@ async function start(
   }
   core.info(`perimeters.yml from ${configRef}: exposing ${names.join(', ')} on branch ${settings.branch}`);
 
-  const startedAt = new Date().toISOString();
+  // On GitHub's clock, like the activity list the verification reads back to it; the Date header counts
+  // whole seconds, and the margin keeps a push in the same second inside the window.
+  const startedAt = new Date(Date.parse(await upstream.serverTime()) - START_MARGIN_MS).toISOString();
   const snapshot = await snapshotRefs(upstream);
   const startHead = snapshot[`refs/heads/${settings.branch}`];
   if (startHead === undefined) {
@@ -96,17 +105,14 @@ async function start(
   await markPending(upstream, startHead, settings.statusContext);
 
   const workDir = realpathSync(mkdtempSync(join(settings.tempDir, 'perimeter-')));
-  const snapshotText = JSON.stringify(snapshot);
-  const startRefsPath = join(workDir, 'start-refs.json');
-  writeFileSync(startRefsPath, snapshotText, { mode: 0o600 });
   store.save(State.Branch, settings.branch);
   store.save(State.Perimeters, JSON.stringify(names));
   store.save(State.ConfigFile, settings.configFile);
-  store.save(State.ConfigText, configText);
+  saveStateFile(store, CONFIG_FILE_KEYS, join(workDir, 'perimeters.yml'), configText);
+  store.save(State.JobSettings, JSON.stringify(jobSettingsOf(settings)));
   store.save(State.StartedAt, startedAt);
   store.save(State.StartHead, startHead);
-  store.save(State.StartRefsPath, startRefsPath);
-  store.save(State.StartRefsDigest, sha256(snapshotText));
+  saveStateFile(store, START_REFS_KEYS, join(workDir, 'start-refs.json'), JSON.stringify(snapshot));
 
   const endpointSecrets: Record<string, string> = {};
   for (const name of names) {
@@ -201,8 +207,4 @@ async function markPending(upstream: Upstream, sha: string, context: string): Pr
     }
     throw error;
   }
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }

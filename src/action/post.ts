@@ -1,6 +1,4 @@
 import * as core from '@actions/core';
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
 import { createOctokitUpstream } from '../github/octokit-upstream.js';
 import type { Upstream } from '../github/upstream.js';
 import { readLedgerFacts } from '../gateway/ledger.js';
@@ -16,7 +14,14 @@ import { State, STOP_GRACE_MS } from './constants.js';
 import { logTail, scrub, stopGateway } from './gateway-process.js';
 import { readSettings, type Settings } from './inputs.js';
 import { publishError, publishReceipt } from './publish.js';
-import { actionsState, type StateStore } from './state.js';
+import {
+  actionsState,
+  CONFIG_FILE_KEYS,
+  readStateFile,
+  START_REFS_KEYS,
+  type JobSettings,
+  type StateStore,
+} from './state.js';
 
 /**
  * The post step: stop the gateway, recompute what changed from GitHub, post the receipt.
@@ -35,7 +40,7 @@ export async function runPost(store: StateStore = actionsState): Promise<void> {
 
   let settings: Settings;
   try {
-    settings = readSettings();
+    settings = { ...readSettings(), ...savedJobSettings(store) };
   } catch (error) {
     core.setFailed(`nothing was verified: ${(error as Error).message}`);
     return;
@@ -67,13 +72,17 @@ async function verify(
   secrets: string[],
 ): Promise<void> {
   const startHead = store.get(State.StartHead);
-  const configText = store.get(State.ConfigText);
-  if (!startHead || !configText) {
+  const startedAt = store.get(State.StartedAt);
+  const configText = readStateFile(store, CONFIG_FILE_KEYS);
+  if (!startHead || !startedAt || configText === 'missing' || configText === 'changed') {
     const mainError = store.get(State.MainError);
-    const reason = mainError
-      ? `the main step failed (${mainError.split('\n')[0]}), so nothing done during this job was verified`
-      : 'the main step failed before it recorded the starting state of the repository, so nothing done during this job was verified';
-    await publishError(upstream, settings, branch, null, reason);
+    const reason =
+      configText === 'changed' && startHead
+        ? 'the perimeters main read were changed on the runner during the job, so nothing done during this job was verified'
+        : mainError
+          ? `the main step failed (${mainError.split('\n')[0]}), so nothing done during this job was verified`
+          : 'the main step failed before it recorded the starting state of the repository, so nothing done during this job was verified';
+    await publishError(upstream, settings, branch, startHead || null, reason);
     core.setFailed(`Perimeter: ${reason}`);
     return;
   }
@@ -98,7 +107,7 @@ async function verify(
     ledger,
     directPushes: settings.directPushes,
     problems,
-    startedAt: store.get(State.StartedAt) || undefined,
+    startedAt,
   });
   const logPath = store.get(State.LogPath);
   const gatewayLog = ledger?.ok === false || problems.length > 0 ? logTail(logPath, secrets) : '';
@@ -122,17 +131,20 @@ function readStartSnapshot(
   end: RefSnapshot,
   problems: string[],
 ): RefSnapshot {
-  const path = store.get(State.StartRefsPath);
-  const text = path && existsSync(path) ? readFileSync(path, 'utf8') : null;
-  if (text !== null && createHash('sha256').update(text).digest('hex') === store.get(State.StartRefsDigest)) {
-    return JSON.parse(text) as RefSnapshot;
-  }
+  const text = readStateFile(store, START_REFS_KEYS);
+  if (text !== 'missing' && text !== 'changed') return JSON.parse(text) as RefSnapshot;
   problems.push(
-    text === null
+    text === 'missing'
       ? 'the start snapshot of the refs is missing, so refs other than the bound branch were not checked'
       : 'the start snapshot of the refs was changed during the job, so refs other than the bound branch were not checked',
   );
   return { ...end, [`refs/heads/${branch}`]: startHead };
+}
+
+/** What main fixed for the verdict; {} when main did not get that far (then the inputs stand). */
+function savedJobSettings(store: StateStore): Partial<JobSettings> {
+  const saved = store.get(State.JobSettings);
+  return saved ? (JSON.parse(saved) as JobSettings) : {};
 }
 
 /** null when main never started a gateway; a missing or broken ledger comes back with ok: false. */

@@ -5,6 +5,7 @@ import { GitObjectReads } from './octokit-objects.js';
 import {
   UpstreamError,
   type CommitStatus,
+  type ActivityWindow,
   type PushActivity,
   type TreeChange,
   type Upstream,
@@ -33,8 +34,10 @@ export interface OctokitUpstreamOptions {
   requestTimeoutMs?: number;
 }
 
-/** activity pages read to cover a job's window (100 pushes each) */
-const MAX_ACTIVITY_PAGES = 10;
+/** the activity list's largest page */
+const ACTIVITY_PAGE = 100;
+/** ref changes read back to a job's start before the window counts as not covered (30 pages) */
+const MAX_ACTIVITY_ITEMS = 3_000;
 
 class OctokitUpstream extends GitObjectReads implements Upstream {
   readonly owner: string;
@@ -88,6 +91,15 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
     return this.repository;
   }
 
+  async serverTime(): Promise<string> {
+    // "Accessing this endpoint does not count against your REST API rate limit."
+    // https://docs.github.com/rest/rate-limit/rate-limit#get-rate-limit-status-for-the-authenticated-user
+    const { headers } = await this.rest.send('read the time', 'GET /rate_limit');
+    const time = Date.parse(String(headers.date ?? ''));
+    if (Number.isNaN(time)) throw new UpstreamError('invalid', 'GitHub sent no Date header');
+    return new Date(time).toISOString();
+  }
+
   async getBranchHead(branch: string): Promise<string> {
     const sha = await this.tryGetBranchHead(branch);
     if (sha === null) throw new UpstreamError('not_found', `branch "${branch}" does not exist`, 404);
@@ -119,45 +131,41 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
   }
 
   async listRefs(): Promise<Map<string, string>> {
-    const refs = new Map<string, string>();
-    for (const namespace of ['heads', 'tags']) {
-      const route = `GET /repos/{owner}/{repo}/git/matching-refs/${namespace}`;
-      let data: wire.Ref[];
-      try {
-        data = await this.rest.read<wire.Ref[]>(`list ${namespace}`, route);
-      } catch (error) {
-        // An empty repository answers 409; it has no refs.
-        if (error instanceof UpstreamError && error.code === 'conflict') continue;
-        throw error;
-      }
-      for (const ref of data) if (ref.ref.startsWith(`refs/${namespace}/`)) refs.set(ref.ref, ref.object.sha);
+    // Without a ref, matching-refs lists every ref, notes and other namespaces included:
+    // https://docs.github.com/rest/git/refs#list-matching-references
+    let data: wire.Ref[];
+    try {
+      data = await this.rest.read<wire.Ref[]>('list refs', 'GET /repos/{owner}/{repo}/git/matching-refs');
+    } catch (error) {
+      // An empty repository answers 409; it has no refs.
+      if (error instanceof UpstreamError && error.code === 'conflict') return new Map();
+      throw error;
     }
+    const refs = new Map<string, string>();
+    for (const ref of data) if (!ref.ref.startsWith('refs/pull/')) refs.set(ref.ref, ref.object.sha);
     return refs;
   }
 
-  async listPushActivity(options: { ref?: string; since?: string }): Promise<PushActivity[]> {
-    const since = options.since !== undefined ? Date.parse(options.since) : Number.NEGATIVE_INFINITY;
+  async listActivity(options: { since: string; maxItems?: number }): Promise<ActivityWindow> {
+    const since = Date.parse(options.since);
+    if (Number.isNaN(since)) throw new UpstreamError('invalid', `not a time: ${JSON.stringify(options.since)}`);
+    const maxItems = options.maxItems ?? MAX_ACTIVITY_ITEMS;
     const items: PushActivity[] = [];
     let after: string | undefined;
-    // With `since`, page back (by GitHub's opaque cursors) until the window is covered; without, one page.
-    for (let page = 0; page < MAX_ACTIVITY_PAGES; page++) {
+    for (;;) {
       const { data, headers } = await this.rest.send<wire.Activity[]>(
         'list activity',
         'GET /repos/{owner}/{repo}/activity',
-        {
-          ...(options.ref !== undefined ? { ref: options.ref } : {}),
-          direction: 'desc',
-          per_page: 100,
-          ...(after !== undefined ? { after } : {}),
-        },
+        { direction: 'desc', per_page: ACTIVITY_PAGE, ...(after !== undefined ? { after } : {}) },
       );
-      items.push(...data.map(wire.activity));
+      for (const item of data.map(wire.activity)) {
+        if (Date.parse(item.timestamp) < since) return { items, complete: true };
+        if (items.length >= maxItems) return { items, complete: false };
+        items.push(item);
+      }
       after = wire.nextCursor(headers.link);
-      const oldest = items[items.length - 1];
-      if (options.since === undefined || after === undefined || oldest === undefined) break;
-      if (Date.parse(oldest.timestamp) < since) break;
+      if (after === undefined) return { items, complete: true };
     }
-    return items.filter((item) => Date.parse(item.timestamp) >= since);
   }
 
   async createBlob(content: Uint8Array): Promise<string> {

@@ -47,7 +47,12 @@ export interface CommitStatus {
   targetUrl?: string;
 }
 
-/** A push in the repository's activity list (GET /repos/{o}/{r}/activity). */
+/**
+ * One ref change in the repository's activity list (GET /repos/{o}/{r}/activity). GitHub records branches
+ * only (`ref` is documented as `refs/heads/<branch>`), with activity_type push, force_push, branch_creation,
+ * branch_deletion, pr_merge or merge_queue_merge; `before`/`after` are all zeros for a ref that is absent.
+ * https://docs.github.com/rest/repos/repos#list-repository-activities
+ */
 export interface PushActivity {
   ref: string;
   before: string;
@@ -55,6 +60,12 @@ export interface PushActivity {
   actor: string | null;
   activityType: string;
   timestamp: string;
+}
+
+export interface ActivityWindow {
+  /** newest first, each at or after `since` */
+  items: PushActivity[];
+  complete: boolean;
 }
 
 /** base...head as GitHub compares them. */
@@ -109,11 +120,16 @@ export interface Upstream {
   stats(): UpstreamStats;
 
   getRepository(): Promise<{ defaultBranch: string; private: boolean }>;
+  /** GitHub's clock now, from the Date header of a request that costs no rate limit (GET /rate_limit). */
+  serverTime(): Promise<string>;
   /** Head SHA of a branch, checked with a conditional request. Throws not_found. */
   getBranchHead(branch: string): Promise<string>;
   /** Like getBranchHead, but null when the branch does not exist. */
   tryGetBranchHead(branch: string): Promise<string | null>;
-  /** All branch and tag heads: full ref name (refs/heads/x, refs/tags/y) to SHA. */
+  /**
+   * Every ref in every namespace a token can write (heads, tags, notes, custom ones): full name to SHA.
+   * `refs/pull/*` are left out: GitHub alone moves them and no push may write them.
+   */
   listRefs(): Promise<Map<string, string>>;
 
   getCommit(sha: string): Promise<CommitInfo>;
@@ -140,8 +156,12 @@ export interface Upstream {
   isAncestor(ancestor: string, descendant: string): Promise<boolean>;
   /** Compares two commits by SHA; `page` (from 1) pages the commits, 100 at a time. Throws not_found. */
   compare(base: string, head: string, page?: number): Promise<Comparison>;
-  /** Pushes in a time window, newest first (the Activity API), for attributing direct pushes. */
-  listPushActivity(options: { ref?: string; since?: string }): Promise<PushActivity[]>;
+  /**
+   * The activity list from now back to `since`, newest first, paged by GitHub's cursors. `complete` is true
+   * only when the reading reached an item older than `since` or the end of the list; it stops with
+   * `complete: false` after `maxItems`. Throws when a page cannot be read.
+   */
+  listActivity(options: { since: string; maxItems?: number }): Promise<ActivityWindow>;
 
   createBlob(content: Uint8Array): Promise<string>;
   createTree(baseTree: string, changes: TreeChange[]): Promise<string>;

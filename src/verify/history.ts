@@ -24,6 +24,8 @@ export async function listNewCommits(
 ): Promise<NewCommits> {
   const first = await upstream.compare(base, endHead);
   const commits = [...first.commits];
+  // More than the bound: listing the rest would not make the job checked, so spare the requests.
+  if (first.totalCommits > max) return { commits: commits.reverse(), complete: false };
   for (let page = 2; commits.length < Math.min(first.totalCommits, max); page++) {
     const next = await upstream.compare(base, endHead, page);
     if (next.commits.length === 0) break;
@@ -90,4 +92,33 @@ export async function intermediateChanges(
     if (seen === undefined || (arrivesAsLink(change) && !arrivesAsLink(seen))) found.set(change.path, change);
   }
   return [...found.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/**
+ * Paths each commit changed that the net change does not show, from each commit's list of changed paths
+ * (one request a commit). Commits whose list GitHub may have cut come back in `unlisted`, for a tree diff.
+ */
+export async function pathsOfCommits(
+  upstream: Upstream,
+  commits: CommitInfo[],
+  net: Change[],
+): Promise<{ paths: Change[]; unlisted: CommitInfo[] }> {
+  const inNet = new Set(net.map((change) => change.path));
+  const listed = await Promise.all(commits.map((commit) => upstream.getCommitFiles(commit.sha)));
+  const paths = new Map<string, Change>();
+  const unlisted: CommitInfo[] = [];
+  listed.forEach((files, index) => {
+    if (!files.complete) unlisted.push(commits[index] as CommitInfo);
+    else
+      for (const path of files.paths)
+        if (!inNet.has(path)) paths.set(path, { path, kind: 'modified' });
+  });
+  return { paths: [...paths.values()], unlisted };
+}
+
+/** Changes by path, sorted; where both know a path, the one from a tree diff (it has the modes) wins. */
+export function mergeChanges(fromTrees: Change[], fromPaths: Change[]): Change[] {
+  const merged = new Map(fromPaths.map((change) => [change.path, change]));
+  for (const change of fromTrees) merged.set(change.path, change);
+  return [...merged.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -1,6 +1,7 @@
 import type { PushActivity } from '../github/upstream.js';
 import { protectedRule, type Perimeter } from '../policy/index.js';
 import type { Change } from './diff-trees.js';
+import { ZERO_SHA, type BranchHistory } from './ref-accounting.js';
 import type {
   Baseline,
   CommitAttribution,
@@ -27,14 +28,13 @@ export interface JobFacts {
   refChanges: RefChange[];
   /** commits reachable from the end head and not from the baseline, newest first; null: not known */
   newCommits: { shas: string[]; complete: boolean } | null;
+  /** new commits the ledger claims that GitHub made (the gateway's, unless the ledger is forged) */
+  gatewayCommits: string[];
   ledger: LedgerFacts | null;
   directPushes: 'check' | 'deny';
   perimeters: Perimeter[];
-  pushes: PushActivity[];
-  /** force pushes to the bound branch during the job, as the Activity API shows them */
-  forcePushes: PushActivity[];
-  /** other refs the Activity API shows changing during the job though they end where they started */
-  movedBack: PushActivity[];
+  /** every branch that moved during the job, by full ref name, as the activity list accounts for it; null: not known */
+  branchMoves: Map<string, BranchHistory> | null;
   unchecked: string[];
   notes: string[];
 }
@@ -108,7 +108,7 @@ function attribute(facts: JobFacts): CommitAttribution {
   const shas = facts.newCommits?.shas ?? [];
   const complete = facts.newCommits?.complete ?? false;
   if (!facts.ledger?.ok) return { gateway: [], direct: [], unattributed: shas, complete };
-  const made = new Set(facts.ledger.commits);
+  const made = new Set(facts.gatewayCommits);
   return {
     gateway: shas.filter((sha) => made.has(sha)),
     direct: shas.filter((sha) => !made.has(sha)),
@@ -117,7 +117,47 @@ function attribute(facts: JobFacts): CommitAttribution {
   };
 }
 
-const short = (sha: string | null): string => (sha === null ? 'nothing' : sha.slice(0, 7));
+const short = (sha: string | null): string =>
+  sha === null || sha === ZERO_SHA ? 'nothing' : sha.slice(0, 7);
+
+function describeMoves(moves: PushActivity[]): string {
+  const shown = moves
+    .slice(0, 5)
+    .map((move) => `${move.activityType} by ${move.actor ?? 'unknown'}, ${short(move.before)} → ${short(move.after)}`);
+  return moves.length > shown.length ? `${shown.join('; ')}; ${moves.length - shown.length} more` : shown.join('; ');
+}
+
+/**
+ * Every head the bound branch held during the job must be its start head (or, for a branch created during
+ * the job, the commit it was compared with) or a new commit of its end head:
+ * then every commit it ever pointed at is in the history that was examined. A deletion in between, or a head
+ * the end does not contain (a force push away and back), breaks that, and is a violation of its own.
+ */
+function boundBranchMoves(facts: JobFacts): Violation[] {
+  const ref = `refs/heads/${facts.branch}`;
+  const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+  const violations: Violation[] = [];
+  const deletion = facts.endHead !== null ? moves.find((move) => move.after === ZERO_SHA) : undefined;
+  if (deletion) {
+    violations.push({
+      kind: 'branch-deleted',
+      ref,
+      message: `branch "${facts.branch}" was deleted during the job (by ${deletion.actor ?? 'unknown'}) and created again; what it held in between was not checked`,
+    });
+  }
+  if (facts.historyRewritten === true || facts.endHead === null || facts.newCommits?.complete !== true)
+    return violations;
+  const known = new Set([facts.startHead, facts.baseline?.sha, ...facts.newCommits.shas]);
+  const lost = moves.find((move) => move.after !== ZERO_SHA && !known.has(move.after));
+  if (lost) {
+    violations.push({
+      kind: 'history',
+      ref,
+      message: `"${facts.branch}" held ${short(lost.after)} during the job (${lost.activityType} by ${lost.actor ?? 'unknown'}), which its end head does not contain: history was rewritten and the commits in between were not checked`,
+    });
+  }
+  return violations;
+}
 
 export function judge(facts: JobFacts): Verdict {
   const branchRef = `refs/heads/${facts.branch}`;
@@ -140,14 +180,7 @@ export function judge(facts: JobFacts): Verdict {
     });
   }
 
-  const away = facts.historyRewritten === true ? [] : facts.forcePushes.slice(0, 1);
-  for (const push of away) {
-    violations.push({
-      kind: 'history',
-      ref: branchRef,
-      message: `"${facts.branch}" was force-pushed during the job (${short(push.before)} → ${short(push.after)}); it ends on a descendant of the start, but the commits pushed in between were not checked`,
-    });
-  }
+  violations.push(...boundBranchMoves(facts));
 
   const files = [
     ...facts.changes.map((change) => decideFile(change, facts.branch, facts.perimeters)),
@@ -167,11 +200,12 @@ export function judge(facts: JobFacts): Verdict {
     });
   }
 
-  for (const push of facts.movedBack) {
+  for (const [ref, history] of facts.branchMoves ?? []) {
+    if (ref === branchRef || facts.refChanges.some((change) => change.ref === ref)) continue;
     violations.push({
       kind: 'ref',
-      ref: push.ref,
-      message: `${push.ref} was changed during the job (${push.activityType}, ${short(push.before)} → ${short(push.after)}) and changed back; only "${facts.branch}" may change`,
+      ref,
+      message: `${ref} was changed during the job and changed back (${describeMoves(history.moves)}); only "${facts.branch}" may change`,
     });
   }
 
@@ -180,20 +214,19 @@ export function judge(facts: JobFacts): Verdict {
     unchecked.push(`the gateway ledger is broken: ${facts.ledger.problem ?? 'unknown problem'}`);
 
   const commits = attribute(facts);
-  if (facts.directPushes === 'deny') {
-    if (commits.direct.length > 0) {
-      violations.push({
-        kind: 'direct-push',
-        ref: branchRef,
-        message: `${commits.direct.length} commit(s) reached "${facts.branch}" without the gateway (direct-pushes: deny): ${commits.direct.map(short).join(', ')}`,
-      });
-    }
-    if (facts.newCommits !== null && !commits.complete) {
-      unchecked.push('not every new commit could be listed, so direct pushes were not fully checked');
-    }
+  if (facts.directPushes === 'deny' && commits.direct.length > 0) {
+    violations.push({
+      kind: 'direct-push',
+      ref: branchRef,
+      message: `${commits.direct.length} commit(s) reached "${facts.branch}" without the gateway (direct-pushes: deny): ${commits.direct.map(short).join(', ')}`,
+    });
   }
   if (facts.newCommits === null && facts.endHead !== facts.startHead)
     unchecked.push('the new commits could not be listed');
+  else if (facts.newCommits !== null && !facts.newCommits.complete)
+    unchecked.push('not every new commit could be listed, so not each one was examined');
+  if (facts.branchMoves === null && !unchecked.some((item) => item.includes('activity list')))
+    unchecked.push("the branch moves during the job: GitHub's activity list was not read");
   if (commits.direct.length > 0 && facts.directPushes === 'check') {
     notes.push(
       `${commits.direct.length} commit(s) were pushed without the gateway (allowed by direct-pushes: check)`,
@@ -211,7 +244,7 @@ export function judge(facts: JobFacts): Verdict {
     violations,
     refChanges,
     commits,
-    pushes: facts.pushes,
+    pushes: [...(facts.branchMoves?.values() ?? [])].flatMap((history) => history.moves),
     perPerimeter: facts.ledger?.perPerimeter ?? {},
     unchecked,
     notes,

@@ -30,10 +30,17 @@ export interface VerifyInput {
   directPushes: 'check' | 'deny';
   /** what went wrong around the job, e.g. 'the gateway died'; any of them keeps the verdict from success */
   problems?: string[];
-  /** when the job started (ISO 8601): bounds the Activity API window that shows force pushes */
-  startedAt?: string;
-  /** most new commits walked to attribute them (default 300) */
+  /**
+   * A time on GitHub's clock (ISO 8601) before the start snapshot was taken: GitHub's activity list is read
+   * back to it. The closer to the snapshot, the fewer earlier moves are taken for the job's.
+   */
+  startedAt: string;
+  /** most new commits listed; more is unchecked (default 1,000) */
   maxCommits?: number;
+  /** readings of the activity list while it does not account for every branch yet (default 4) */
+  activityAttempts?: number;
+  /** wait before the second reading, growing linearly (default 1,500 ms) */
+  activityRetryMs?: number;
   /** most new commits diffed one by one for changes the net diff hides (default 50) */
   maxCommitDiffs?: number;
 }
@@ -68,7 +75,7 @@ export interface Violation {
 export interface CommitAttribution {
   /** new commits on the bound branch made by the gateway */
   gateway: string[];
-  /** new commits not made by the gateway (pushed some other way) */
+  /** new commits not made by the gateway (pushed some other way, or made elsewhere and claimed by the ledger) */
   direct: string[];
   /** new commits that could not be attributed (no usable ledger) */
   unattributed: string[];
@@ -95,6 +102,7 @@ export interface Verdict {
   violations: Violation[];
   refChanges: RefChange[];
   commits: CommitAttribution;
+  /** every branch move during the job, oldest first per branch, as GitHub's activity list records it */
   pushes: PushActivity[];
   perPerimeter: Record<
     string,

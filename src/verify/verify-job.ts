@@ -1,10 +1,19 @@
-import type { PushActivity, Upstream } from '../github/upstream.js';
+import type { ActivityWindow, CommitInfo, Upstream } from '../github/upstream.js';
 import { diffTrees } from './diff-trees.js';
-import { intermediateChanges, listCommitsAbove, listNewCommits, type NewCommits } from './history.js';
+import {
+  intermediateChanges,
+  listCommitsAbove,
+  listNewCommits,
+  mergeChanges,
+  pathsOfCommits,
+  type NewCommits,
+} from './history.js';
+import { accountForBranches } from './ref-accounting.js';
 import { compareSnapshots, judge, type JobFacts } from './judge.js';
 import type { Baseline, RefSnapshot, Verdict, VerifyInput } from './types.js';
 
-const MAX_COMMITS = 300;
+/** new commits listed (10 compare pages); a longer job is unchecked, never success */
+const MAX_COMMITS = 1_000;
 const MAX_COMMIT_DIFFS = 50;
 
 /** All branch and tag heads, as a plain object (it travels from main to post as JSON). */
@@ -70,14 +79,13 @@ export async function verifyJob(input: VerifyInput): Promise<Verdict> {
     intermediate: [],
     refChanges: compareSnapshots(input.start, input.end),
     newCommits: startHead === endHead || endHead === null ? { shas: [], complete: true } : null,
+    gatewayCommits: [],
     ledger: input.ledger,
     directPushes: input.directPushes,
     perimeters: input.perimeters,
-    pushes: [],
-    forcePushes: [],
-    movedBack: [],
+    branchMoves: null,
     unchecked: [...(input.problems ?? [])],
-    notes: [],
+    notes: [UNRECORDED_REFS],
   };
 
   if (endHead === null) {
@@ -85,10 +93,13 @@ export async function verifyJob(input: VerifyInput): Promise<Verdict> {
   } else if (endHead !== startHead) {
     await examineBranch(input, facts, endHead);
   }
-  // With the job's start time the Activity API also shows refs moved and moved back, so it is always read.
-  if (facts.refChanges.length > 0 || input.startedAt !== undefined) await readActivity(input, facts);
+  await accountForMoves(input, facts);
   return judge(facts);
 }
+
+/** Said in every receipt: what GitHub keeps no record of, so no verifier can see it (SECURITY.md). */
+const UNRECORDED_REFS =
+  'GitHub records moves of branches only: a tag or other non-branch ref created and deleted within the job leaves no trace, so refs outside refs/heads are checked by their start and end alone';
 
 async function examineBranch(input: VerifyInput, facts: JobFacts, endHead: string): Promise<void> {
   const { upstream } = input;
@@ -135,94 +146,100 @@ async function examineBranch(input: VerifyInput, facts: JobFacts, endHead: strin
     facts.unchecked.push(`the new commits of "${input.branch}": ${reason(error)}`);
     return;
   }
+  facts.gatewayCommits = listed.commits.filter((commit) => madeByGateway(commit, input)).map((c) => c.sha);
   await examineCommits(input, facts, listed);
 }
 
 /**
- * Each new commit on its own, for what the net change hides. The net change is always checked in full;
- * commits the (intact) ledger shows the gateway made were checked path by path before they were written,
- * so only the others are diffed here. Skipped, and said so, when that is not sound or not cheap.
+ * A commit the ledger claims counts as the gateway's only if GitHub made it: the gateway commits through the
+ * API with no author or committer, so GitHub is the committer (and signs it). A commit made anywhere else
+ * and pushed with git cannot pass as the gateway's, even under a forged ledger.
+ */
+function madeByGateway(commit: CommitInfo, input: VerifyInput): boolean {
+  return (
+    input.ledger?.ok === true &&
+    input.ledger.commits.includes(commit.sha) &&
+    commit.parents.length === 1 &&
+    commit.committer.email === GITHUB_COMMITTER.email &&
+    commit.committer.name === GITHUB_COMMITTER.name
+  );
+}
+
+/** The committer of commits made through GitHub's API without one given. */
+const GITHUB_COMMITTER = { name: 'GitHub', email: 'noreply@github.com' };
+
+/**
+ * Each new commit on its own, for what the net change hides (a file added and removed again). Every commit
+ * is looked at, whatever the ledger says: the gateway's own by its list of changed paths (one request each;
+ * the gateway writes only regular files, checked path by path before it wrote them), the others by their
+ * trees, modes included. A commit left unexamined could hide a change a later one undid: unchecked, never success.
  */
 async function examineCommits(input: VerifyInput, facts: JobFacts, listed: NewCommits): Promise<void> {
-  const max = input.maxCommitDiffs ?? MAX_COMMIT_DIFFS;
-  const made = new Set(input.ledger?.ok ? input.ledger.commits : []);
-  const others = listed.commits.filter((commit) => !made.has(commit.sha));
-  if (others.length === 0 || (listed.commits.length <= 1 && listed.complete)) return;
+  if (!listed.complete) {
+    facts.unchecked.push(
+      `the new commits of "${input.branch}": there are more than ${input.maxCommits ?? MAX_COMMITS}, so not each one was examined`,
+    );
+    return;
+  }
+  if (listed.commits.length <= 1) return;
   if (facts.historyRewritten) {
     facts.notes.push('after the history rewrite only the net change was checked, not each commit');
     return;
   }
-  // A commit left undiffed could hide a change a later one undid: that is unchecked, never success.
-  if (!listed.complete || others.length > max) {
+  const gateway = new Set(facts.gatewayCommits);
+  const others = listed.commits.filter((commit) => !gateway.has(commit.sha));
+  const max = input.maxCommitDiffs ?? MAX_COMMIT_DIFFS;
+  if (others.length > max) {
     facts.unchecked.push(
-      `each of the ${listed.complete ? '' : 'more than '}${others.length} commits pushed around the gateway (only the net change was checked; at most ${max} are diffed one by one)`,
+      `each of the ${others.length} commits pushed around the gateway (only the net change was checked; at most ${max} are diffed one by one)`,
     );
     return;
   }
   try {
-    facts.intermediate = await intermediateChanges(input.upstream, others, facts.changes);
+    const byPaths = await pathsOfCommits(
+      input.upstream,
+      listed.commits.filter((commit) => gateway.has(commit.sha)),
+      facts.changes,
+    );
+    const byTrees = await intermediateChanges(input.upstream, [...others, ...byPaths.unlisted], facts.changes);
+    facts.intermediate = mergeChanges(byTrees, byPaths.paths);
   } catch (error) {
     facts.unchecked.push(`the changes of each new commit: ${reason(error)}`);
   }
 }
 
 /**
- * The Activity API names who pushed, and shows force pushes that the end state hides (away and back onto a
- * descendant of the start). It only adds to what the refs show, so a failure to read it is a note.
+ * The moves of every branch during the job, from GitHub's activity list read back to before the job. When
+ * every ref ends where it started the list is the only evidence of what happened in between, so not reading
+ * it, not reading back far enough, or finding it behind the refs is unchecked, never success. A list that is
+ * behind is read again a few times first: GitHub may record a push a moment after it lands.
  */
-async function readActivity(input: VerifyInput, facts: JobFacts): Promise<void> {
-  let activity: PushActivity[];
-  try {
-    activity = await input.upstream.listPushActivity(
-      input.startedAt === undefined ? {} : { since: input.startedAt },
-    );
-  } catch (error) {
-    facts.notes.push(`who pushed could not be read from the Activity API: ${reason(error)}`);
-    return;
+async function accountForMoves(input: VerifyInput, facts: JobFacts): Promise<void> {
+  const attempts = input.activityAttempts ?? ACTIVITY_ATTEMPTS;
+  for (let attempt = 1; ; attempt++) {
+    let window: ActivityWindow;
+    try {
+      window = await input.upstream.listActivity({ since: input.startedAt });
+    } catch (error) {
+      facts.unchecked.push(`GitHub's activity list, the record of every branch move: ${reason(error)}`);
+      return;
+    }
+    if (!window.complete) {
+      facts.unchecked.push(
+        `GitHub's activity list: more than ${window.items.length} branch moves since the job started, so the window was not read to its start`,
+      );
+      return;
+    }
+    const account = accountForBranches(window.items, input.start, input.end);
+    if (account.unaccounted.length === 0 || attempt >= attempts) {
+      facts.branchMoves = account.branches;
+      for (const problem of account.unaccounted)
+        facts.unchecked.push(`what happened to ${problem}`);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, (input.activityRetryMs ?? ACTIVITY_RETRY_MS) * attempt));
   }
-  const moves = new Map(facts.refChanges.map((change) => [change.ref, change]));
-  const fresh = new Set(facts.newCommits?.shas ?? []);
-  facts.pushes = activity.filter((item) => {
-    const change = moves.get(item.ref);
-    if (!change) return false;
-    return item.after === change.after || fresh.has(item.after) || item.before === change.before;
-  });
-  const ref = `refs/heads/${input.branch}`;
-  if (input.startedAt !== undefined) {
-    const first = new Map<string, PushActivity>();
-    for (const item of activity) if (item.ref !== ref && !moves.has(item.ref)) first.set(item.ref, item);
-    facts.movedBack = [...first.values()];
-  }
-  const onBranch =
-    input.startedAt === undefined
-      ? pushChain(activity, ref, facts.startHead, facts.endHead)
-      : activity.filter((item) => item.ref === ref);
-  if (onBranch === null) {
-    facts.notes.push(
-      `the Activity API does not show every push to "${input.branch}" yet, so force pushes in between were not ruled out`,
-    );
-    return;
-  }
-  facts.forcePushes = onBranch.filter((item) => item.activityType === 'force_push');
 }
 
-const ZERO_SHA = '0000000000000000000000000000000000000000';
-
-/** The pushes that took `ref` from the start head to the end head, newest first; null when some are missing. */
-function pushChain(
-  activity: PushActivity[],
-  ref: string,
-  startHead: string | null,
-  endHead: string | null,
-): PushActivity[] | null {
-  const chain: PushActivity[] = [];
-  const from = startHead ?? ZERO_SHA;
-  let at = endHead ?? ZERO_SHA;
-  for (const item of activity) {
-    if (at === from) break;
-    if (item.ref !== ref || item.after !== at) continue;
-    chain.push(item);
-    at = item.before;
-  }
-  return at === from ? chain : null;
-}
+const ACTIVITY_ATTEMPTS = 4;
+const ACTIVITY_RETRY_MS = 1_500;

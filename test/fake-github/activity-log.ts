@@ -24,10 +24,12 @@ done
 `;
 
 const PRE_RECEIVE = `#!/bin/sh
-# Installed by test/fake-github: a token without the workflows permission cannot push workflow changes.
-[ "$${NO_WORKFLOWS_ENV}" = 1 ] || exit 0
+# Installed by test/fake-github: refs/pull/* are GitHub's own (hidden refs no push may update), and a token
+# without the workflows permission cannot push workflow changes.
 refused=0
 while read old new ref; do
+  case "$ref" in refs/pull/*) echo "deny updating a hidden ref: $ref"; refused=1; continue ;; esac
+  [ "$${NO_WORKFLOWS_ENV}" = 1 ] || continue
   [ "$new" = 0000000000000000000000000000000000000000 ] && continue
   files=$(git log --format= --name-only -m "$new" --not --all -- ${WORKFLOWS_DIR} | sort -u)
   [ -n "$files" ] || continue

@@ -16,6 +16,12 @@ import {
 import { matchRoute } from './router.js';
 import type { ServerState } from './stats.js';
 
+function activityLag(state: ServerState, key: string, concrete: string): number {
+  if (key !== 'GET /repos/{owner}/{repo}/activity') return 0;
+  const lag = state.faults.take(['activity-lag'], key, concrete);
+  return lag?.kind === 'activity-lag' ? lag.ms : 0;
+}
+
 /** Answers one REST request: auth, faults, the rate limit, the route, then ETag / 304. */
 export async function handleApi(
   state: ServerState,
@@ -112,6 +118,7 @@ export async function handleApi(
       base: state.baseUrl,
       actor: login,
       canWriteWorkflows: state.canWriteWorkflows,
+      activityLagMs: activityLag(state, key, concrete),
       beforeRefWrite: (ref) => state.faults.moveRefsBefore(repo, fullRefName(ref)),
     });
   } catch (error) {

@@ -13,6 +13,11 @@ export type Fault =
   /** Secondary rate limit: 403 (or 429) with Retry-After `retryAfter` seconds (default 1). */
   | { kind: 'secondary-limit'; count?: number; route?: FaultRoute; status?: 403 | 429; retryAfter?: number }
   /**
+   * GitHub records a push a moment after it lands: the next `count` (default: until cleared) activity
+   * lists leave out the ref changes of the last `ms` milliseconds.
+   */
+  | { kind: 'activity-lag'; ms: number; count?: number }
+  /**
    * Before the next write to `ref` in `repo` ('owner/name'), by the API or by git push, move the ref:
    * to `toSha`, or else with a new commit on top of it (same tree, or with `files` changed; null deletes).
    */
@@ -28,7 +33,7 @@ export type Fault =
 
 export type ActiveFault = Fault & { remaining: number };
 
-const KINDS = ['latency', 'status', 'rate-limit', 'secondary-limit', 'move-ref'];
+const KINDS = ['latency', 'status', 'rate-limit', 'secondary-limit', 'activity-lag', 'move-ref'];
 
 /** Turns JSON from the control surface into a Fault; `routePattern` becomes a RegExp. Throws a plain message. */
 export function parseFault(value: unknown): Fault {
@@ -49,7 +54,7 @@ export function parseFault(value: unknown): Fault {
       throw new Error(`expected ${name} to be a non-negative number, got ${JSON.stringify(v)}`);
   };
   numberField('count', false);
-  if (raw.kind === 'latency') numberField('ms', true);
+  if (raw.kind === 'latency' || raw.kind === 'activity-lag') numberField('ms', true);
   if (raw.kind === 'status') numberField('status', true);
   if (raw.kind === 'rate-limit' || raw.kind === 'secondary-limit') numberField('retryAfter', false);
   if (raw.kind === 'move-ref' && (typeof raw.repo !== 'string' || typeof raw.ref !== 'string')) {
@@ -59,7 +64,7 @@ export function parseFault(value: unknown): Fault {
 }
 
 export function activate(fault: Fault): ActiveFault {
-  const fallback = fault.kind === 'latency' ? Infinity : 1;
+  const fallback = fault.kind === 'latency' || fault.kind === 'activity-lag' ? Infinity : 1;
   const count = 'count' in fault && fault.count !== undefined ? fault.count : fallback;
   return { ...fault, remaining: count };
 }

@@ -88,6 +88,13 @@ describe('answers match GitHub OpenAPI schemas', () => {
       status: 200,
     },
     {
+      name: 'every ref (matching-refs without a ref)',
+      method: 'GET',
+      template: `${R}/git/matching-refs/{ref}`,
+      path: () => '/repos/acme/app/git/matching-refs',
+      status: 200,
+    },
+    {
       name: 'matching refs of empty repo',
       method: 'GET',
       template: `${R}/git/matching-refs/{ref}`,

@@ -13,6 +13,8 @@ export interface RouteContext {
   actor: string;
   /** Whether the token has the `workflows` permission (GITHUB_TOKEN has not). */
   canWriteWorkflows: boolean;
+  /** Milliseconds of the newest ref changes the activity list leaves out (an activity-lag fault); 0 by default. */
+  activityLagMs: number;
   /** Called by handlers before they move a ref, so injected concurrent ref moves happen first. */
   beforeRefWrite(ref: string): Promise<void>;
 }

@@ -20,9 +20,14 @@ async function listActivity(ctx: RouteContext): Promise<ApiResponse> {
     });
   }
   const since = period ? Date.now() - periods[period]! * 86_400_000 : 0;
+  const until = Date.now() - ctx.activityLagMs;
   const { perPage } = pageParams(ctx.url);
   const rows: Array<Record<string, unknown>> = [];
   for (const change of changes) {
+    // GitHub lists branch activity only: `ref` is documented as refs/heads/<branch>, and tags or other
+    // namespaces never appear. https://docs.github.com/rest/repos/repos#list-repository-activities
+    if (!change.ref.startsWith('refs/heads/')) continue;
+    if (Date.parse(change.timestamp) > until) continue;
     if (refFilter && change.ref !== refFilter && change.ref !== `refs/heads/${refFilter}`) continue;
     if (actorFilter && change.actor !== actorFilter) continue;
     if (Date.parse(change.timestamp) < since) continue;

@@ -30,6 +30,7 @@ function validNewRef(ref: unknown): ref is string {
   return (
     typeof ref === 'string' &&
     /^refs\/[^/]+\/.+/.test(ref) &&
+    !ref.startsWith('refs/pull/') &&
     isSafeRefName(ref) &&
     !ref.endsWith('/') &&
     !ref.endsWith('.lock')
@@ -48,6 +49,13 @@ async function refuseWorkflowChanges(ctx: RouteContext, sha: string): Promise<vo
   if (!ctx.canWriteWorkflows && (await ctx.repo.workflowChanges(sha)).length > 0) throw notFound();
 }
 
+async function matchingRefs(ctx: RouteContext): Promise<ApiResponse> {
+  const prefix = ctx.params.ref ? `refs/${ctx.params.ref}` : 'refs/';
+  const refs = await ctx.repo.listRefs(prefix);
+  if (refs.length === 0) await refuseEmpty(ctx.repo);
+  return { status: 200, body: refs.map((r) => refJson(ctx.base, ctx.repo, r.ref, r.sha, r.type)) };
+}
+
 export const refRoutes: Route[] = [
   route('GET', '/repos/{owner}/{repo}', async (ctx) => ({
     status: 200,
@@ -58,12 +66,9 @@ export const refRoutes: Route[] = [
     return refOr404(ctx, `refs/${ctx.params.ref}`);
   }),
 
-  route('GET', '/repos/{owner}/{repo}/git/matching-refs/{ref*}', async (ctx) => {
-    const prefix = ctx.params.ref ? `refs/${ctx.params.ref}` : 'refs/';
-    const refs = await ctx.repo.listRefs(prefix);
-    if (refs.length === 0) await refuseEmpty(ctx.repo);
-    return { status: 200, body: refs.map((r) => refJson(ctx.base, ctx.repo, r.ref, r.sha, r.type)) };
-  }),
+  route('GET', '/repos/{owner}/{repo}/git/matching-refs/{ref*}', matchingRefs),
+  // Without a ref every ref is listed; Octokit sends that as .../matching-refs, with no slash.
+  route('GET', '/repos/{owner}/{repo}/git/matching-refs', matchingRefs),
 
   route('POST', '/repos/{owner}/{repo}/git/refs', async (ctx) => {
     const body = await readJson(ctx.req);

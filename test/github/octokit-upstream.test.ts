@@ -164,24 +164,31 @@ describe('createOctokitUpstream', () => {
       expect((await up.compare(two, base)).status).toBe('behind');
     });
 
-    it('pages push activity back to `since`, and reads one page without it', async () => {
+    it('pages the activity list back past `since`, and says when it stopped at its bound', async () => {
       const since = new Date(Date.now() - 1000).toISOString();
       const [a, b] = [s.seed, 'b'.repeat(40)];
-      for (let i = 0; i < 150; i++)
+      for (let i = 0; i < 75; i++) {
         await recordRefChange(s.dir, { before: a, after: b, ref: 'refs/heads/noise', actor: 'bot' });
-      const windowed = await cost(() => up.listPushActivity({ since }));
-      expect(windowed.value.filter((item) => item.ref === 'refs/heads/noise')).toHaveLength(150);
-      expect(windowed.fake).toBeGreaterThanOrEqual(2);
-      const one = await cost(() => up.listPushActivity({}));
-      expect(one.value).toHaveLength(100);
-      expect(one.fake).toBe(1);
+        await recordRefChange(s.dir, { before: b, after: a, ref: 'refs/heads/noise', actor: 'bot' });
+      }
+      const windowed = await cost(() => up.listActivity({ since }));
+      expect(windowed.value.complete).toBe(true);
+      expect(windowed.value.items.filter((item) => item.ref === 'refs/heads/noise')).toHaveLength(150);
+      expect(windowed.fake).toBe(2);
+      const bounded = await up.listActivity({ since, maxItems: 120 });
+      expect(bounded).toMatchObject({ complete: false });
+      expect(bounded.items).toHaveLength(120);
+      await expect(up.listActivity({ since: 'yesterday' })).rejects.toThrow(/not a time/);
     });
 
-    it('reads push activity with actors', async () => {
+    it('reads the activity list with actors, newest first, and only what is at or after `since`', async () => {
       const head = await commitToBare(s.dir, 'main', { 'd.txt': 'd' }, 'by hubot', { actor: 'hubot' });
-      const activity = await up.listPushActivity({ ref: 'refs/heads/main' });
-      expect(activity[0]).toMatchObject({ ref: 'refs/heads/main', after: head, actor: 'hubot' });
-      expect(await up.listPushActivity({ since: new Date(Date.now() + 60_000).toISOString() })).toEqual([]);
+      const { items } = await up.listActivity({ since: new Date(Date.now() - 60_000).toISOString() });
+      expect(items[0]).toMatchObject({ ref: 'refs/heads/main', after: head, actor: 'hubot' });
+      expect(await up.listActivity({ since: new Date(Date.now() + 60_000).toISOString() })).toEqual({
+        items: [],
+        complete: true,
+      });
     });
   });
 

@@ -109,3 +109,12 @@ export async function setRef(dir: string, ref: string, sha: string | null, actor
   else await git(dir, ['update-ref', ref, sha]);
   await recordRefChange(dir, { before, after: sha ?? ZERO_SHA, ref, actor });
 }
+
+/**
+ * A start time for verifyJob after every ref change made so far: the stand-in stamps activity to the
+ * millisecond, so waiting a few keeps a change made just before out of the window, as main's snapshot would.
+ */
+export async function windowOpens(): Promise<string> {
+  await new Promise((resolve) => setTimeout(resolve, 3));
+  return new Date().toISOString();
+}

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { compilePerimeter, DEFAULT_LIMITS, TOOL_NAMES } from '../../src/policy/index.js';
 import { compareSnapshots, judge, type JobFacts } from '../../src/verify/index.js';
 import type { Change } from '../../src/verify/diff-trees.js';
+import type { BranchHistory } from '../../src/verify/ref-accounting.js';
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);
@@ -37,13 +38,25 @@ function facts(overrides: Partial<JobFacts> = {}): JobFacts {
     ledger: { ok: true, commits: [B], perPerimeter: { impl: { calls: 2, refusals: 0 } } },
     directPushes: 'check',
     perimeters: [impl],
-    pushes: [],
-    forcePushes: [],
-    movedBack: [],
+    gatewayCommits: [B],
+    branchMoves: new Map(),
     unchecked: [],
     notes: [],
     ...overrides,
   };
+}
+
+/** The activity list's account of `ref` moving through `heads` by force pushes. */
+function history(ref: string, ...heads: string[]): Map<string, BranchHistory> {
+  const moves = heads.slice(1).map((after, i) => ({
+    ref,
+    before: heads[i] as string,
+    after,
+    actor: 'mallory',
+    activityType: 'force_push',
+    timestamp: '2026-01-01T00:00:00Z',
+  }));
+  return new Map([[ref, { ref, moves }]]);
 }
 
 const change = (path: string, extra: Partial<Change> = {}): Change => ({ path, kind: 'modified', ...extra });
@@ -141,12 +154,7 @@ describe('judge, pinned', () => {
         message: 'branch "agent/x" was deleted during the job',
       },
     ]);
-    const rewritten = judge(
-      facts({
-        historyRewritten: true,
-        forcePushes: [{ ref: 'refs/heads/agent/x', before: A, after: C } as never],
-      }),
-    );
+    const rewritten = judge(facts({ historyRewritten: true, branchMoves: history('refs/heads/agent/x', A, C) }));
     expect(rewritten.violations).toEqual([
       {
         kind: 'history',
@@ -154,16 +162,9 @@ describe('judge, pinned', () => {
         message: 'history of "agent/x" was rewritten: aaaaaaa is not an ancestor of bbbbbbb',
       },
     ]);
-    const forced = judge(
-      facts({
-        forcePushes: [
-          { ref: 'refs/heads/agent/x', before: A, after: C } as never,
-          { ref: 'refs/heads/agent/x', before: C, after: B } as never,
-        ],
-      }),
-    );
+    const forced = judge(facts({ branchMoves: history('refs/heads/agent/x', A, C, B) }));
     expect(forced.violations.map((v) => v.message)).toEqual([
-      '"agent/x" was force-pushed during the job (aaaaaaa → ccccccc); it ends on a descendant of the start, but the commits pushed in between were not checked',
+      '"agent/x" held ccccccc during the job (force_push by mallory), which its end head does not contain: history was rewritten and the commits in between were not checked',
     ]);
     const refs = judge(
       facts({
@@ -171,7 +172,7 @@ describe('judge, pinned', () => {
           { ref: 'refs/heads/agent/x', kind: 'moved', before: A, after: B },
           { ref: 'refs/tags/v1', kind: 'created', before: null, after: C },
         ],
-        movedBack: [{ ref: 'refs/heads/main', activityType: 'force_push', before: A, after: C } as never],
+        branchMoves: history('refs/heads/main', A, C, A),
       }),
     );
     expect(refs.refChanges).toEqual([{ ref: 'refs/tags/v1', kind: 'created', before: null, after: C }]);
@@ -185,7 +186,7 @@ describe('judge, pinned', () => {
         kind: 'ref',
         ref: 'refs/heads/main',
         message:
-          'refs/heads/main was changed during the job (force_push, aaaaaaa → ccccccc) and changed back; only "agent/x" may change',
+          'refs/heads/main was changed during the job and changed back (force_push by mallory, aaaaaaa → ccccccc; force_push by mallory, ccccccc → aaaaaaa); only "agent/x" may change',
       },
     ]);
   });
@@ -208,7 +209,8 @@ describe('judge, pinned', () => {
       facts({
         directPushes: 'deny',
         newCommits: { shas: [C, B], complete: true },
-        ledger: { ok: true, commits: [B], perPerimeter: {} },
+        ledger: { ok: true, commits: [B, C], perPerimeter: {} },
+        gatewayCommits: [B],
       }),
     );
     expect(denied.violations).toEqual([
@@ -223,11 +225,12 @@ describe('judge, pinned', () => {
     expect(clean.state).toBe('success');
     const incomplete = judge(facts({ directPushes: 'deny', newCommits: { shas: [B], complete: false } }));
     expect(incomplete.unchecked).toEqual([
-      'not every new commit could be listed, so direct pushes were not fully checked',
+      'not every new commit could be listed, so not each one was examined',
     ]);
     expect(incomplete.state).toBe('error');
+    // Whatever direct-pushes says: a commit not listed is a commit not examined.
     const checkIncomplete = judge(facts({ newCommits: { shas: [B], complete: false } }));
-    expect(checkIncomplete.state).toBe('success');
+    expect(checkIncomplete.state).toBe('error');
     expect(checkIncomplete.commits.complete).toBe(false);
   });
 

@@ -46,7 +46,7 @@ describe('the post step when GitHub fails', () => {
   describe('when the refs cannot be listed (rate limit spent far beyond the wait)', () => {
     it('posts an error receipt and fails', async () => {
       const job = await jobWithAllowedChange();
-      job.gh.injectFault({ kind: 'rate-limit', count: 1, retryAfter: 3_600, route: /matching-refs\/heads/ });
+      job.gh.injectFault({ kind: 'rate-limit', count: 1, retryAfter: 3_600, route: /matching-refs/ });
       const post = await job.post();
       expect(post.exitCode).toBe(1);
       expect(post.summary).toMatch(/not verified/i);

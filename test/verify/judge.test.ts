@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compilePerimeter, DEFAULT_LIMITS, TOOL_NAMES, type PerimeterSpec } from '../../src/policy/index.js';
 import { compareSnapshots, judge, type JobFacts } from '../../src/verify/index.js';
+import { ZERO_SHA, type BranchHistory } from '../../src/verify/ref-accounting.js';
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);
@@ -35,13 +36,26 @@ function facts(overrides: Partial<JobFacts> = {}): JobFacts {
     ledger: { ok: true, commits: [B], perPerimeter: { impl: { calls: 3, refusals: 1 } } },
     directPushes: 'check',
     perimeters: [perimeter('impl', ['src/**']), perimeter('tests', ['test/**'])],
-    pushes: [],
-    forcePushes: [],
-    movedBack: [],
+    gatewayCommits: [B],
+    branchMoves: moved('refs/heads/agent/x', [A, B]),
     unchecked: [],
     notes: [],
     ...overrides,
   };
+}
+
+/** The activity list's account of one ref going through `heads` in order (null: absent). */
+function moved(ref: string, heads: Array<string | null>, type = 'push'): Map<string, BranchHistory> {
+  const value = (sha: string | null) => sha ?? ZERO_SHA;
+  const moves = heads.slice(1).map((after, i) => ({
+    ref,
+    before: value(heads[i] ?? null),
+    after: value(after),
+    actor: 'mallory',
+    activityType: type,
+    timestamp: '2026-01-01T00:00:00Z',
+  }));
+  return new Map([[ref, { ref, moves }]]);
 }
 
 describe('judge', () => {
@@ -188,38 +202,50 @@ describe('judge', () => {
   });
 
   describe('when the branch was force-pushed away and back onto a descendant of the start', () => {
-    it('fails once on the history, naming the first force push', () => {
-      const push = (before: string, after: string) => ({
-        ref: 'refs/heads/agent/x',
-        before,
-        after,
-        actor: 'mallory',
-        activityType: 'force_push',
-        timestamp: '2026-01-01T00:00:00Z',
-      });
-      const verdict = judge(facts({ forcePushes: [push('c'.repeat(40), B), push(A, 'c'.repeat(40))] }));
+    it('fails once on the history, naming the head the end does not contain', () => {
+      const verdict = judge(facts({ branchMoves: moved('refs/heads/agent/x', [A, C, B], 'force_push') }));
       expect(verdict.state).toBe('failure');
       expect(verdict.violations.map((v) => v.kind)).toEqual(['history']);
-      expect(verdict.violations[0]!.message).toContain('force-pushed during the job (ccccccc →');
+      expect(verdict.violations[0]!.message).toContain('held ccccccc during the job (force_push by mallory)');
     });
 
     it('does not add a second history violation when the rewrite shows in the refs already', () => {
       const verdict = judge(
-        facts({
-          historyRewritten: true,
-          forcePushes: [
-            {
-              ref: 'refs/heads/agent/x',
-              before: A,
-              after: B,
-              actor: null,
-              activityType: 'force_push',
-              timestamp: '2026-01-01T00:00:00Z',
-            },
-          ],
-        }),
+        facts({ historyRewritten: true, branchMoves: moved('refs/heads/agent/x', [A, C, B], 'force_push') }),
       );
       expect(verdict.violations.map((v) => v.kind)).toEqual(['history']);
+    });
+  });
+
+  describe('when the branch was deleted and created again during the job', () => {
+    it('fails on the deletion even though it ends on a descendant of its start', () => {
+      const verdict = judge(facts({ branchMoves: moved('refs/heads/agent/x', [A, null, A, B]) }));
+      expect(verdict.state).toBe('failure');
+      expect(verdict.violations.map((v) => v.kind)).toEqual(['branch-deleted']);
+      expect(verdict.violations[0]!.message).toMatch(/deleted during the job \(by mallory\) and created again/);
+    });
+
+    it('fails on a head held in between that its end does not contain', () => {
+      const verdict = judge(
+        facts({ endHead: A, newCommits: { shas: [], complete: true }, branchMoves: moved('refs/heads/agent/x', [A, null, C, null, A]) }),
+      );
+      expect(verdict.violations.map((v) => v.kind)).toEqual(['branch-deleted', 'history']);
+    });
+  });
+
+  describe('when the activity list was not read', () => {
+    it('is an error, never a success', () => {
+      const verdict = judge(facts({ branchMoves: null }));
+      expect(verdict.state).toBe('error');
+      expect(verdict.unchecked.join()).toMatch(/activity list was not read/);
+    });
+  });
+
+  describe('when the ledger claims a commit GitHub did not make', () => {
+    it('counts it as pushed directly, which direct-pushes: deny refuses', () => {
+      const verdict = judge(facts({ gatewayCommits: [], directPushes: 'deny' }));
+      expect(verdict.commits).toMatchObject({ gateway: [], direct: [B] });
+      expect(verdict.violations.map((v) => v.kind)).toEqual(['direct-push']);
     });
   });
 

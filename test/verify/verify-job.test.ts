@@ -9,7 +9,7 @@ import {
   type VerifyInput,
 } from '../../src/verify/index.js';
 import { commitToBare } from '../fake-github/index.js';
-import { plumbCommit, setRef, startStandIn, type StandIn } from '../github/stand-in.js';
+import { plumbCommit, setRef, startStandIn, windowOpens, type StandIn } from '../github/stand-in.js';
 
 const BRANCH = 'agent/x';
 
@@ -33,6 +33,7 @@ const PERIMETERS = [perimeter('implementer', ['src/**']), perimeter('test-author
 let s: StandIn;
 let up: Upstream;
 let start: RefSnapshot;
+let startedAt: string;
 
 beforeEach(async () => {
   s = await startStandIn({
@@ -43,6 +44,7 @@ beforeEach(async () => {
   });
   await setRef(s.dir, `refs/heads/${BRANCH}`, s.seed, 'github-actions[bot]');
   up = s.upstream();
+  startedAt = await windowOpens();
   start = await snapshotRefs(up);
 });
 afterEach(() => s.stop());
@@ -73,6 +75,7 @@ async function verify(ledger: LedgerFacts | null, extra: Partial<VerifyInput> = 
     perimeters: PERIMETERS,
     ledger,
     directPushes: 'check',
+    startedAt,
     ...extra,
   });
   return { verdict, requests: fresh.stats().requests - before };
@@ -102,11 +105,11 @@ describe('verifyJob against the stand-in', () => {
   });
 
   describe('when nothing changed', () => {
-    it('succeeds without diffing', async () => {
+    it('succeeds without diffing, on the activity list alone', async () => {
       const { verdict, requests } = await verify(ledgerOf());
       expect(verdict.state).toBe('success');
       expect(verdict.files).toEqual([]);
-      expect(requests).toBe(0);
+      expect(requests).toBe(1);
     });
   });
 
@@ -222,6 +225,7 @@ describe('verifyJob against the stand-in', () => {
   describe('when the bound branch was created during the job', () => {
     it('compares it with the default branch as it was at the start', async () => {
       await setRef(s.dir, `refs/heads/${BRANCH}`, null);
+      startedAt = await windowOpens();
       start = await snapshotRefs(up);
       await setRef(s.dir, `refs/heads/${BRANCH}`, s.seed);
       const commit = await gatewayCommit({ 'src/new.ts': 'n\n' });
@@ -234,6 +238,7 @@ describe('verifyJob against the stand-in', () => {
 
     it('counts every file as added when it does not grow from the default branch', async () => {
       await setRef(s.dir, `refs/heads/${BRANCH}`, null);
+      startedAt = await windowOpens();
       start = await snapshotRefs(up);
       await plumbCommit(s.dir, BRANCH, { 'src/only.ts': { mode: '100644', content: 'o' } }, { parent: null });
       const { verdict } = await verify(ledgerOf());

@@ -242,9 +242,12 @@ export async function createMemoryUpstream(
     async compare() {
       throw new UpstreamError('unavailable', 'compare is not emulated here');
     },
-    async listPushActivity() {
-      count('listPushActivity');
-      return [];
+    async serverTime() {
+      return new Date(clock).toISOString();
+    },
+    async listActivity() {
+      count('listActivity');
+      return { items: [], complete: true };
     },
     async createBlob(content) {
       count('createBlob');
