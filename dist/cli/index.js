@@ -95620,8 +95620,10 @@ function comparedFile(file) {
 
 
 
-/** activity pages read to cover a job's window (100 pushes each) */
-const MAX_ACTIVITY_PAGES = 10;
+/** the activity list's largest page */
+const ACTIVITY_PAGE = 100;
+/** ref changes read back to a job's start before the window counts as not covered (30 pages) */
+const MAX_ACTIVITY_ITEMS = 3_000;
 class OctokitUpstream extends GitObjectReads {
     owner;
     repo;
@@ -95658,6 +95660,15 @@ class OctokitUpstream extends GitObjectReads {
         });
         return this.repository;
     }
+    async serverTime() {
+        // "Accessing this endpoint does not count against your REST API rate limit."
+        // https://docs.github.com/rest/rate-limit/rate-limit#get-rate-limit-status-for-the-authenticated-user
+        const { headers } = await this.rest.send('read the time', 'GET /rate_limit');
+        const time = Date.parse(String(headers.date ?? ''));
+        if (Number.isNaN(time))
+            throw new UpstreamError('invalid', 'GitHub sent no Date header');
+        return new Date(time).toISOString();
+    }
     async getBranchHead(branch) {
         const sha = await this.tryGetBranchHead(branch);
         if (sha === null)
@@ -95688,46 +95699,44 @@ class OctokitUpstream extends GitObjectReads {
         }
     }
     async listRefs() {
-        const refs = new Map();
-        for (const namespace of ['heads', 'tags']) {
-            const route = `GET /repos/{owner}/{repo}/git/matching-refs/${namespace}`;
-            let data;
-            try {
-                data = await this.rest.read(`list ${namespace}`, route);
-            }
-            catch (error) {
-                // An empty repository answers 409; it has no refs.
-                if (error instanceof UpstreamError && error.code === 'conflict')
-                    continue;
-                throw error;
-            }
-            for (const ref of data)
-                if (ref.ref.startsWith(`refs/${namespace}/`))
-                    refs.set(ref.ref, ref.object.sha);
+        // Without a ref, matching-refs lists every ref, notes and other namespaces included:
+        // https://docs.github.com/rest/git/refs#list-matching-references
+        let data;
+        try {
+            data = await this.rest.read('list refs', 'GET /repos/{owner}/{repo}/git/matching-refs');
         }
+        catch (error) {
+            // An empty repository answers 409; it has no refs.
+            if (error instanceof UpstreamError && error.code === 'conflict')
+                return new Map();
+            throw error;
+        }
+        const refs = new Map();
+        for (const ref of data)
+            if (!ref.ref.startsWith('refs/pull/'))
+                refs.set(ref.ref, ref.object.sha);
         return refs;
     }
-    async listPushActivity(options) {
-        const since = options.since !== undefined ? Date.parse(options.since) : Number.NEGATIVE_INFINITY;
+    async listActivity(options) {
+        const since = Date.parse(options.since);
+        if (Number.isNaN(since))
+            throw new UpstreamError('invalid', `not a time: ${JSON.stringify(options.since)}`);
+        const maxItems = options.maxItems ?? MAX_ACTIVITY_ITEMS;
         const items = [];
         let after;
-        // With `since`, page back (by GitHub's opaque cursors) until the window is covered; without, one page.
-        for (let page = 0; page < MAX_ACTIVITY_PAGES; page++) {
-            const { data, headers } = await this.rest.send('list activity', 'GET /repos/{owner}/{repo}/activity', {
-                ...(options.ref !== undefined ? { ref: options.ref } : {}),
-                direction: 'desc',
-                per_page: 100,
-                ...(after !== undefined ? { after } : {}),
-            });
-            items.push(...data.map(activity));
+        for (;;) {
+            const { data, headers } = await this.rest.send('list activity', 'GET /repos/{owner}/{repo}/activity', { direction: 'desc', per_page: ACTIVITY_PAGE, ...(after !== undefined ? { after } : {}) });
+            for (const item of data.map(activity)) {
+                if (Date.parse(item.timestamp) < since)
+                    return { items, complete: true };
+                if (items.length >= maxItems)
+                    return { items, complete: false };
+                items.push(item);
+            }
             after = nextCursor(headers.link);
-            const oldest = items[items.length - 1];
-            if (options.since === undefined || after === undefined || oldest === undefined)
-                break;
-            if (Date.parse(oldest.timestamp) < since)
-                break;
+            if (after === undefined)
+                return { items, complete: true };
         }
-        return items.filter((item) => Date.parse(item.timestamp) >= since);
     }
     async createBlob(content) {
         const data = await this.rest.write('create blob', 'POST /repos/{owner}/{repo}/git/blobs', {

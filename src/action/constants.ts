@@ -11,6 +11,8 @@ export enum Inputs {
   DirectPushes = 'direct-pushes',
   StatusContext = 'status-context',
   EndpointSecrets = 'endpoint-secrets',
+  WritesPerMinute = 'writes-per-minute',
+  VerifyTimeout = 'verify-timeout',
 }
 
 export enum Outputs {

@@ -16,6 +16,7 @@ export interface GatewayConfig {
   perimeters: string[];
   secrets: Record<string, string>;
   port: number;
+  writesPerMinute?: number;
   ledgerPath: string;
   ledgerKey: string;
   readyFile: string;

@@ -34,6 +34,10 @@ export interface Settings {
    * perimeters not named get a random secret
    */
   endpointSecrets: Record<string, string>;
+  /** content-creating requests per minute the gateway allows itself (GitHub's secondary limit: 80) */
+  writesPerMinute: number;
+  /** milliseconds post may spend verifying before it posts an error receipt */
+  verifyTimeoutMs: number;
   /** where main writes the ledger, log, snapshot and client configs (RUNNER_TEMP) */
   tempDir: string;
   /** GITHUB_EVENT_NAME, '' outside a runner */
@@ -83,6 +87,8 @@ export function readSettings(env: Env = process.env, read: ReadInput = defaultRe
     directPushes: directPushes(read(Inputs.DirectPushes)),
     statusContext: statusContext(read(Inputs.StatusContext)),
     endpointSecrets: endpointSecrets(read(Inputs.EndpointSecrets)),
+    writesPerMinute: positiveInteger(Inputs.WritesPerMinute, read(Inputs.WritesPerMinute), 80),
+    verifyTimeoutMs: positiveInteger(Inputs.VerifyTimeout, read(Inputs.VerifyTimeout), 600) * 1000,
     tempDir: env.RUNNER_TEMP || tmpdir(),
     eventName: env.GITHUB_EVENT_NAME ?? '',
     event,
@@ -189,6 +195,15 @@ function port(value: string): number {
     throw new InputError(
       `${Inputs.Port}: expected a port number from 0 to 65535, got ${JSON.stringify(value)}`,
     );
+  }
+  return n;
+}
+
+function positiveInteger(name: string, value: string, fallback: number): number {
+  if (value === '') return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 1_000_000) {
+    throw new InputError(`${name}: expected a whole number from 1 to 1000000, got ${JSON.stringify(value)}`);
   }
   return n;
 }

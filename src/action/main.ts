@@ -146,6 +146,7 @@ async function start(
       perimeters: names,
       secrets: endpointSecrets,
       port: settings.port,
+      writesPerMinute: settings.writesPerMinute,
       ledgerPath,
       ledgerKey,
       readyFile: join(workDir, 'ready.json'),

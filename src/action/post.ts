@@ -10,7 +10,7 @@ import {
   type LedgerFacts,
   type RefSnapshot,
 } from '../verify/index.js';
-import { State, STOP_GRACE_MS } from './constants.js';
+import { Inputs, State, STOP_GRACE_MS } from './constants.js';
 import { logTail, scrub, stopGateway } from './gateway-process.js';
 import { readSettings, type Settings } from './inputs.js';
 import { publishError, publishReceipt } from './publish.js';
@@ -54,12 +54,29 @@ export async function runPost(store: StateStore = actionsState): Promise<void> {
     baseUrl: settings.apiUrl,
   });
   const branch = store.get(State.Branch) || settings.branch;
+  const deadline = { passed: false };
+  let timer: NodeJS.Timeout | undefined;
+  const timeUp = new Promise<'time up'>((resolve) => {
+    timer = setTimeout(() => resolve('time up'), settings.verifyTimeoutMs);
+  });
   try {
-    await verify(settings, upstream, store, branch, problems, secrets);
+    const finished = await Promise.race([
+      verify(settings, upstream, store, branch, problems, secrets, deadline),
+      timeUp,
+    ]);
+    if (finished === 'time up') {
+      // A receipt always comes: a verification still running now is abandoned (the step then exits).
+      deadline.passed = true;
+      const reason = `the verification did not finish within ${settings.verifyTimeoutMs / 1000} s (input ${Inputs.VerifyTimeout})`;
+      await publishError(upstream, settings, branch, store.get(State.StartHead) || null, reason);
+      core.setFailed(`Perimeter: ${reason}`);
+    }
   } catch (error) {
     const message = scrub(error instanceof Error ? error.message : String(error), secrets);
     await publishError(upstream, settings, branch, store.get(State.StartHead), message);
     core.setFailed(`Perimeter could not verify this job: ${message}`);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -70,6 +87,7 @@ async function verify(
   branch: string,
   problems: string[],
   secrets: string[],
+  deadline: { passed: boolean },
 ): Promise<void> {
   const startHead = store.get(State.StartHead);
   const startedAt = store.get(State.StartedAt);
@@ -112,6 +130,7 @@ async function verify(
   const logPath = store.get(State.LogPath);
   const gatewayLog = ledger?.ok === false || problems.length > 0 ? logTail(logPath, secrets) : '';
   const receipt = renderReceipt(verdict, { runUrl: settings.runUrl, context: settings.statusContext });
+  if (deadline.passed) return;
   await publishReceipt(upstream, settings, receipt, end[`refs/heads/${branch}`] ?? startHead, gatewayLog);
 
   if (verdict.state === 'success') {

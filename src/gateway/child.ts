@@ -20,6 +20,7 @@ export const childConfigSchema = z.strictObject({
   perimeters: z.array(z.string()).min(1),
   secrets: z.record(z.string(), z.string()),
   port: z.number().int().min(0).max(65_535),
+  writesPerMinute: z.number().int().min(1).optional(),
   ledgerPath: z.string().min(1),
   ledgerKey: z.string().min(1),
   readyFile: z.string().min(1),
@@ -84,6 +85,7 @@ async function start(config: ChildConfig, log: (line: string) => void): Promise<
     owner: config.owner,
     repo: config.repo,
     baseUrl: config.apiUrl,
+    writesPerMinute: config.writesPerMinute,
   });
   return startGateway({
     upstream,

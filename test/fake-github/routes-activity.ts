@@ -23,6 +23,12 @@ async function listActivity(ctx: RouteContext): Promise<ApiResponse> {
   const until = Date.now() - ctx.activityLagMs;
   const { perPage } = pageParams(ctx.url);
   const rows: Array<Record<string, unknown>> = [];
+  const ancestry = new Map<string, Promise<boolean>>();
+  const isAncestor = (before: string, after: string): Promise<boolean> => {
+    const key = `${before}..${after}`;
+    if (!ancestry.has(key)) ancestry.set(key, ctx.repo.isAncestor(before, after));
+    return ancestry.get(key)!;
+  };
   for (const change of changes) {
     // GitHub lists branch activity only: `ref` is documented as refs/heads/<branch>, and tags or other
     // namespaces never appear. https://docs.github.com/rest/repos/repos#list-repository-activities
@@ -36,7 +42,7 @@ async function listActivity(ctx: RouteContext): Promise<ApiResponse> {
         ? 'branch_creation'
         : change.after === ZERO_SHA
           ? 'branch_deletion'
-          : (await ctx.repo.isAncestor(change.before, change.after))
+          : (await isAncestor(change.before, change.after))
             ? 'push'
             : 'force_push';
     if (typeFilter && activityType !== typeFilter) continue;

@@ -111,7 +111,7 @@ export class Job {
     options: { branch?: string; from?: string; force?: boolean; message?: string; resetTo?: string } = {},
   ): Promise<string> {
     const work = mkdtempSync(join(this.dir, 'clone-'));
-    const remote = `${this.gh.url.replace('http://', `http://x-access-token:${this.token}@`)}/${REPOSITORY}.git`;
+    const remote = this.remote();
     const from = options.from ?? this.branch;
     await git(work, ['clone', '--quiet', '--branch', from, remote, '.']);
     await git(work, ['config', 'user.name', 'Rogue Agent']);
@@ -136,6 +136,20 @@ export class Job {
       `HEAD:refs/heads/${target}`,
     ]);
     return (await git(work, ['rev-parse', 'HEAD'])).trim();
+  }
+
+  /**
+   * `git push` of raw refspecs with the job's token, from a clone that has every branch and tag:
+   * `:refs/heads/x` deletes, `SHA:refs/heads/x` creates or moves (add `+` to force), `SHA:refs/notes/x`.
+   */
+  async pushRefspecs(...refspecs: string[]): Promise<void> {
+    const work = mkdtempSync(join(this.dir, 'clone-'));
+    await git(work, ['clone', '--quiet', '--mirror', this.remote(), '.']);
+    await git(work, ['push', '--quiet', this.remote(), ...refspecs]);
+  }
+
+  private remote(): string {
+    return `${this.gh.url.replace('http://', `http://x-access-token:${this.token}@`)}/${REPOSITORY}.git`;
   }
 
   async head(branch = this.branch): Promise<string> {
