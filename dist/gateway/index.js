@@ -76194,6 +76194,18 @@ class OctokitUpstream extends GitObjectReads {
             this.commits.set(data.sha, gitCommit(data));
         return data.sha;
     }
+    async createBranch(branch, sha) {
+        checkSha(sha);
+        segments(branch, 'branch name');
+        await this.rest.write(`create branch "${branch}"`, 'POST /repos/{owner}/{repo}/git/refs', {
+            ref: `refs/heads/${branch}`,
+            sha,
+        });
+    }
+    async deleteBranch(branch) {
+        await this.rest.write(`delete branch "${branch}"`, `DELETE /repos/{owner}/{repo}/git/refs/heads/${segments(branch, 'branch name')}`, {});
+        this.heads.delete(branch);
+    }
     async updateBranch(branch, sha) {
         try {
             await this.rest.write(`update branch "${branch}"`, `PATCH /repos/{owner}/{repo}/git/refs/heads/${segments(branch, 'branch name')}`, { sha, force: false });

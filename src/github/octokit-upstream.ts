@@ -223,6 +223,24 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
     return data.sha;
   }
 
+  async createBranch(branch: string, sha: string): Promise<void> {
+    wire.checkSha(sha);
+    wire.segments(branch, 'branch name');
+    await this.rest.write(`create branch "${branch}"`, 'POST /repos/{owner}/{repo}/git/refs', {
+      ref: `refs/heads/${branch}`,
+      sha,
+    });
+  }
+
+  async deleteBranch(branch: string): Promise<void> {
+    await this.rest.write(
+      `delete branch "${branch}"`,
+      `DELETE /repos/{owner}/{repo}/git/refs/heads/${wire.segments(branch, 'branch name')}`,
+      {},
+    );
+    this.heads.delete(branch);
+  }
+
   async updateBranch(branch: string, sha: string): Promise<void> {
     try {
       await this.rest.write(

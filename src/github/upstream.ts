@@ -167,6 +167,9 @@ export interface Upstream {
   createTree(baseTree: string, changes: TreeChange[]): Promise<string>;
   /** A commit with no custom author or committer, so GitHub signs it. */
   createCommit(message: string, tree: string, parents: string[]): Promise<string>;
+  /** Creates a branch at `sha`; throws when it exists or GitHub refuses it (a ruleset, say). */
+  createBranch(branch: string, sha: string): Promise<void>;
+  deleteBranch(branch: string): Promise<void>;
   /** Fast-forward only. Throws not_fast_forward when the branch moved. */
   updateBranch(branch: string, sha: string): Promise<void>;
   createStatus(sha: string, status: CommitStatus): Promise<void>;

@@ -1,7 +1,7 @@
 import type { PushActivity } from '../github/upstream.js';
 import { protectedRule, type Perimeter } from '../policy/index.js';
 import type { Change } from './diff-trees.js';
-import { ZERO_SHA, type BranchHistory } from './ref-accounting.js';
+import { isInertMarker, ZERO_SHA, type BranchHistory } from './ref-accounting.js';
 import type {
   Baseline,
   CommitAttribution,
@@ -26,6 +26,8 @@ export interface JobFacts {
   intermediate: Change[];
   /** every ref that changed during the job, the bound branch included */
   refChanges: RefChange[];
+  /** every ref at the start of the job */
+  start: RefSnapshot;
   /** commits reachable from the end head and not from the baseline, newest first; null: not known */
   newCommits: { shas: string[]; complete: boolean } | null;
   /** new commits the ledger claims that GitHub made (the gateway's, unless the ledger is forged) */
@@ -191,7 +193,13 @@ export function judge(facts: JobFacts): Verdict {
   ];
   for (const file of files) if (!file.allowed) violations.push(fileViolation(file));
 
-  const refChanges = facts.refChanges.filter((change) => change.ref !== branchRef);
+  const inert = (ref: string): boolean => {
+    const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+    const change = facts.refChanges.find((c) => c.ref === ref);
+    const held = [...moves.flatMap((m) => [m.before, m.after]), change?.before, change?.after];
+    return isInertMarker(ref, held.filter((sha): sha is string => typeof sha === 'string'), facts.start);
+  };
+  const refChanges = facts.refChanges.filter((change) => change.ref !== branchRef && !inert(change.ref));
   for (const change of refChanges) {
     violations.push({
       kind: 'ref',
@@ -201,7 +209,7 @@ export function judge(facts: JobFacts): Verdict {
   }
 
   for (const [ref, history] of facts.branchMoves ?? []) {
-    if (ref === branchRef || facts.refChanges.some((change) => change.ref === ref)) continue;
+    if (ref === branchRef || inert(ref) || facts.refChanges.some((change) => change.ref === ref)) continue;
     violations.push({
       kind: 'ref',
       ref,

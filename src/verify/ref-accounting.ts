@@ -4,6 +4,25 @@ import type { RefSnapshot } from './types.js';
 /** How the activity list shows a ref that is absent (before a creation, after a deletion). */
 export const ZERO_SHA = '0000000000000000000000000000000000000000';
 
+/**
+ * Branches the verification creates and deletes to mark the end of a job in the activity list, always at a
+ * commit some ref held at the start. Pushes made with GITHUB_TOKEN start no workflow runs:
+ * https://docs.github.com/actions/security-for-github-actions/security-guides/automatic-token-authentication#using-the-github_token-in-a-workflow
+ */
+export const MARKER_PREFIX = 'perimeter-marker/';
+
+/**
+ * Whether a ref is an end marker (this job's or a concurrent one's) that carried nothing new: under the
+ * marker prefix, and every commit it held is one some ref held at the start. Anything else under that name
+ * is judged like any other branch.
+ */
+export function isInertMarker(ref: string, held: Iterable<string>, start: RefSnapshot): boolean {
+  if (!ref.startsWith(`refs/heads/${MARKER_PREFIX}`)) return false;
+  const known = new Set([ZERO_SHA, ...Object.values(start)]);
+  for (const sha of held) if (!known.has(sha)) return false;
+  return true;
+}
+
 /** What one branch went through during the job, as the activity list accounts for it. */
 export interface BranchHistory {
   ref: string;

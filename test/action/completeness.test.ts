@@ -92,7 +92,7 @@ describe('the receipt, when GitHub does not show the branch moves', () => {
     const post = await job.post();
     expect(post.exitCode).toBe(1);
     expect((await receipt(job))?.state).toBe('error');
-    expect(post.summary).toMatch(/activity list shows no move away from/);
+    expect(post.summary).toMatch(/has not caught up with the end of the job/);
   });
 
   it('waits for a list that catches up, then succeeds', async () => {

@@ -10,6 +10,8 @@ export interface SlowProxy {
   url: string;
   /** Hold the answers of the next `count` requests whose 'METHOD /path' matches `route` for `ms`. */
   holdAnswers(route: RegExp, ms: number, count?: number): void;
+  /** Forget the holds not used yet. */
+  clearHolds(): void;
   /** Requests whose answer was held and which reached the stand-in, by 'METHOD /path'. */
   held: string[];
   stop(): Promise<void>;
@@ -45,6 +47,9 @@ export async function startSlowProxy(target: string): Promise<SlowProxy> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     holdAnswers(route, ms, count = 1) {
       holds.push({ route, ms, remaining: count });
+    },
+    clearHolds() {
+      holds.splice(0);
     },
     held,
     stop: () =>

@@ -32,6 +32,7 @@ function facts(overrides: Partial<JobFacts> = {}): JobFacts {
     changes: [],
     intermediate: [],
     refChanges: [{ ref: 'refs/heads/agent/x', kind: 'moved', before: A, after: B }],
+    start: { 'refs/heads/agent/x': A, 'refs/heads/main': A },
     newCommits: { shas: [B], complete: true },
     ledger: { ok: true, commits: [B], perPerimeter: { impl: { calls: 3, refusals: 1 } } },
     directPushes: 'check',

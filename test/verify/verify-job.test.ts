@@ -105,11 +105,11 @@ describe('verifyJob against the stand-in', () => {
   });
 
   describe('when nothing changed', () => {
-    it('succeeds without diffing, on the activity list alone', async () => {
+    it('succeeds without diffing, on the activity list alone (with the end marker in it)', async () => {
       const { verdict, requests } = await verify(ledgerOf());
       expect(verdict.state).toBe('success');
       expect(verdict.files).toEqual([]);
-      expect(requests).toBe(1);
+      expect(requests).toBe(3);
     });
   });
 
@@ -290,8 +290,9 @@ describe('verifyJob against the stand-in', () => {
       expect(verdict.state).toBe('success');
       expect(verdict.files).toHaveLength(10);
       // compare (ancestry, new commits, both commits' trees and the changed files), the base root, the
-      // base's src/ recursively (the files rebuild the head tree: no head tree is read), activity
-      expect(requests).toBe(4);
+      // base's src/ recursively (the files rebuild the head tree: no head tree is read); the end marker
+      // created and deleted, and the activity list
+      expect(requests).toBe(6);
     });
   });
 });

@@ -285,6 +285,12 @@ export async function createMemoryUpstream(
       get(tree, 'tree');
       return putCommit(message, tree, parents);
     },
+    async createBranch() {
+      throw new UpstreamError('unavailable', 'branches are not created here');
+    },
+    async deleteBranch() {
+      throw new UpstreamError('unavailable', 'branches are not deleted here');
+    },
     async updateBranch(name, sha) {
       count('updateBranch');
       if (hook) {
