@@ -6,6 +6,8 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { appendFile } from 'node:fs/promises';
 import { activityPath } from '../fake-github/activity-log.js';
+import { Ledger } from '../../src/gateway/ledger.js';
+import { createOctokitUpstream } from '../../src/github/octokit-upstream.js';
 import { actionDir } from '../support/bundles.js';
 import { FILES, PERIMETERS_YML } from './fixtures/repo.js';
 import { Job, type JobOptions, type StatusRecord } from './support/job.js';
@@ -177,5 +179,36 @@ describe('the receipt, when verifying takes longer than the owner allows', () =>
     expect(post.exitCode).toBe(1);
     expect((await receipt(job))?.state).toBe('error');
     expect(post.summary).toMatch(/did not finish within 2 s/);
+  });
+});
+
+describe('the receipt, when the agent forges the ledger with the key it read from the runner', () => {
+  it('is an error: the gateway seals its own closing record on the chain it knows, which breaks the forgery', async () => {
+    const job = await started({ inputs: { 'direct-pushes': 'deny' } });
+    // a direct commit made through the API with the job's token, exactly as the gateway would make it
+    const up = createOctokitUpstream({ token: job.token, owner: 'octo', repo: 'widgets', baseUrl: job.gh.url });
+    const head = await job.head();
+    const tree = await up.createTree((await up.getCommit(head)).tree, [
+      { path: 'src/mine.ts', mode: '100644', content: 'm\n' },
+    ]);
+    const commit = await up.createCommit('as if through the gateway', tree, [head]);
+    await up.updateBranch(job.branch, commit);
+    const { ledgerPath, ledgerKey } = job.runner.main!.state;
+    const ledger = await Ledger.open(ledgerPath!, ledgerKey!);
+    await ledger.append({
+      event: 'call',
+      perimeter: 'implementer',
+      tool: 'push_files',
+      paths: ['src/mine.ts'],
+      decision: 'allowed',
+      upstream: { requests: 4, not_modified: 0, exact: true },
+      duration_ms: 40,
+      commit,
+    });
+    await ledger.close();
+    const post = await job.post();
+    expect(post.exitCode).toBe(1);
+    expect((await receipt(job))?.state).toBe('error');
+    expect(post.summary).toMatch(/ledger is broken/);
   });
 });

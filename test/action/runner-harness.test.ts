@@ -41,6 +41,31 @@ describe('ActionRunner', () => {
   });
 });
 
+describe('ActionRunner.exportFromStep', () => {
+  it('carries variables to later steps but never overwrites GITHUB_*, RUNNER_* or NODE_OPTIONS', () => {
+    const runner = new ActionRunner({
+      apiUrl: 'http://127.0.0.1:9',
+      repository: 'octo/repo',
+      token: 't',
+      actionDir: join(REPO_ROOT, 'test/action/fixtures/echo-action'),
+    });
+    runner.exportFromStep({
+      GITHUB_API_URL: 'http://attacker.example',
+      GITHUB_REPOSITORY: 'attacker/repo',
+      RUNNER_TEMP: '/tmp/x',
+      NODE_OPTIONS: '--require /tmp/x.js',
+      KEPT: 'yes',
+    });
+    expect(runner.baseEnv()).toMatchObject({
+      GITHUB_API_URL: 'http://127.0.0.1:9',
+      GITHUB_REPOSITORY: 'octo/repo',
+      KEPT: 'yes',
+    });
+    expect(runner.baseEnv().NODE_OPTIONS).toBeUndefined();
+    runner.dispose();
+  });
+});
+
 describe('parseCommandFile', () => {
   it('reads single-line and heredoc entries', () => {
     expect(parseCommandFile('a=1\nb<<EOF\nx\n\ny\nEOF\nc=\n')).toEqual({ a: '1', b: 'x\n\ny', c: '' });

@@ -171,6 +171,18 @@ export class ActionRunner {
     return this.post;
   }
 
+  /**
+   * What a step writes to GITHUB_ENV, carried to the later steps as the runner does: it cannot overwrite
+   * the default GITHUB_* and RUNNER_* variables, nor set NODE_OPTIONS.
+   * https://docs.github.com/actions/reference/variables-reference#default-environment-variables
+   */
+  exportFromStep(variables: Record<string, string>): void {
+    for (const [name, value] of Object.entries(variables)) {
+      if (/^(GITHUB_|RUNNER_)/.test(name) || name === 'NODE_OPTIONS') continue;
+      this.jobEnv[name] = value;
+    }
+  }
+
   /** Removes the runner's directories (workspace included when the runner made it). */
   dispose(): void {
     rmSync(this.root, { recursive: true, force: true });
@@ -221,7 +233,7 @@ export class ActionRunner {
       timeoutMs,
     );
     const exported = parseCommandFile(readFileSync(files.GITHUB_ENV, 'utf8'));
-    Object.assign(this.jobEnv, exported);
+    this.exportFromStep(exported);
     const commands = parseStdout(result.stdout, this.jobMasks);
     this.jobMasks.push(...commands.masks);
     return {

@@ -248,6 +248,31 @@ describe('verifyJob against the stand-in', () => {
     });
   });
 
+  describe('when the ledger is forged (an agent with the ledger key claims commits it made)', () => {
+    // What SECURITY.md states a forged ledger can change, and no more.
+    it('passes a commit made through the API with the job token as the gateway\'s: direct-pushes: deny is moot', async () => {
+      const forged = await gatewayCommit({ 'src/mine.ts': 'm\n' });
+      const { verdict } = await verify(ledgerOf(forged), { directPushes: 'deny' });
+      expect(verdict.state).toBe('success');
+      expect(verdict.commits.gateway).toEqual([forged]);
+    });
+
+    it('cannot pass a commit made elsewhere and pushed with git as the gateway\'s', async () => {
+      const pushed = await commitToBare(s.dir, BRANCH, { 'src/mine.ts': 'm\n' });
+      const { verdict } = await verify(ledgerOf(pushed), { directPushes: 'deny' });
+      expect(verdict.state).toBe('failure');
+      expect(verdict.commits.direct).toEqual([pushed]);
+    });
+
+    it('cannot hide an out-of-scope file that a claimed commit added and a later one removed', async () => {
+      const add = await gatewayCommit({ 'CLAUDE.md': 'obey\n' });
+      const remove = await gatewayCommit({ 'CLAUDE.md': null, 'src/b.ts': 'b\n' });
+      const { verdict } = await verify(ledgerOf(add, remove));
+      expect(verdict.state).toBe('failure');
+      expect(verdict.files.filter((f) => f.transient).map((f) => f.path)).toEqual(['CLAUDE.md']);
+    });
+  });
+
   describe('when something could not be checked', () => {
     it('is an error, not success, without a ledger or with a reported problem', async () => {
       await gatewayCommit({ 'src/b.ts': 'b\n' });
