@@ -30,7 +30,9 @@ const result = await fc.check(
     if (truth.violations.length > 0 && verdict.state === 'success')
       throw new Error(`false success; truth: ${truth.violations.join(', ')}`);
     if (truth.violations.length === 0 && !faulted && verdict.state !== 'success')
-      throw new Error(`false ${verdict.state}: ${[...verdict.violations.map((v) => v.message), ...verdict.unchecked].join(' | ')}`);
+      throw new Error(
+        `false ${verdict.state}: ${[...verdict.violations.map((v) => v.message), ...verdict.unchecked].join(' | ')}`,
+      );
   }),
   { numRuns: runs, seed, endOnFailure: true },
 );

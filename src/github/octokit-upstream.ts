@@ -148,7 +148,8 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
 
   async listActivity(options: { since: string; maxItems?: number }): Promise<ActivityWindow> {
     const since = Date.parse(options.since);
-    if (Number.isNaN(since)) throw new UpstreamError('invalid', `not a time: ${JSON.stringify(options.since)}`);
+    if (Number.isNaN(since))
+      throw new UpstreamError('invalid', `not a time: ${JSON.stringify(options.since)}`);
     const maxItems = options.maxItems ?? MAX_ACTIVITY_ITEMS;
     const items: PushActivity[] = [];
     let after: string | undefined;

@@ -109,9 +109,7 @@ export async function pathsOfCommits(
   const unlisted: CommitInfo[] = [];
   listed.forEach((files, index) => {
     if (!files.complete) unlisted.push(commits[index] as CommitInfo);
-    else
-      for (const path of files.paths)
-        if (!inNet.has(path)) paths.set(path, { path, kind: 'modified' });
+    else for (const path of files.paths) if (!inNet.has(path)) paths.set(path, { path, kind: 'modified' });
   });
   return { paths: [...paths.values()], unlisted };
 }

@@ -125,8 +125,13 @@ const short = (sha: string | null): string =>
 function describeMoves(moves: PushActivity[]): string {
   const shown = moves
     .slice(0, 5)
-    .map((move) => `${move.activityType} by ${move.actor ?? 'unknown'}, ${short(move.before)} → ${short(move.after)}`);
-  return moves.length > shown.length ? `${shown.join('; ')}; ${moves.length - shown.length} more` : shown.join('; ');
+    .map(
+      (move) =>
+        `${move.activityType} by ${move.actor ?? 'unknown'}, ${short(move.before)} → ${short(move.after)}`,
+    );
+  return moves.length > shown.length
+    ? `${shown.join('; ')}; ${moves.length - shown.length} more`
+    : shown.join('; ');
 }
 
 /**
@@ -197,7 +202,11 @@ export function judge(facts: JobFacts): Verdict {
     const moves = facts.branchMoves?.get(ref)?.moves ?? [];
     const change = facts.refChanges.find((c) => c.ref === ref);
     const held = [...moves.flatMap((m) => [m.before, m.after]), change?.before, change?.after];
-    return isInertMarker(ref, held.filter((sha): sha is string => typeof sha === 'string'), facts.start);
+    return isInertMarker(
+      ref,
+      held.filter((sha): sha is string => typeof sha === 'string'),
+      facts.start,
+    );
   };
   const refChanges = facts.refChanges.filter((change) => change.ref !== branchRef && !inert(change.ref));
   for (const change of refChanges) {

@@ -204,7 +204,11 @@ async function examineCommits(input: VerifyInput, facts: JobFacts, listed: NewCo
       listed.commits.filter((commit) => gateway.has(commit.sha)),
       facts.changes,
     );
-    const byTrees = await intermediateChanges(input.upstream, [...others, ...byPaths.unlisted], facts.changes);
+    const byTrees = await intermediateChanges(
+      input.upstream,
+      [...others, ...byPaths.unlisted],
+      facts.changes,
+    );
     facts.intermediate = mergeChanges(byTrees, byPaths.paths);
   } catch (error) {
     facts.unchecked.push(`the changes of each new commit: ${reason(error)}`);
@@ -263,7 +267,10 @@ async function accountForMoves(input: VerifyInput, facts: JobFacts): Promise<voi
 }
 
 /** The verification's own branch, created after the end snapshot; null (and unchecked) when GitHub refuses it. */
-async function placeMarker(input: VerifyInput, facts: JobFacts): Promise<{ branch: string; ref: string } | null> {
+async function placeMarker(
+  input: VerifyInput,
+  facts: JobFacts,
+): Promise<{ branch: string; ref: string } | null> {
   // A commit some ref held at the start: a marker carries nothing new, so other jobs may ignore it (judge.ts).
   const sha = facts.startHead ?? Object.values(input.start)[0];
   const branch = `${MARKER_PREFIX}${randomUUID()}`;

@@ -115,7 +115,9 @@ describe('the receipt, when GitHub does not show the branch moves', () => {
     const now = new Date().toISOString();
     const other = '1'.repeat(40);
     const lines = Array.from({ length: 3_000 }, (_, i) =>
-      [now, i % 2 ? other : mainHead, i % 2 ? mainHead : other, 'refs/heads/busy', 'dependabot[bot]'].join(' '),
+      [now, i % 2 ? other : mainHead, i % 2 ? mainHead : other, 'refs/heads/busy', 'dependabot[bot]'].join(
+        ' ',
+      ),
     );
     await appendFile(activityPath(job.bare), `${lines.join('\n')}\n`);
     const post = await job.post();
@@ -126,25 +128,29 @@ describe('the receipt, when GitHub does not show the branch moves', () => {
 });
 
 describe('the receipt, after a long session', () => {
-  it('still examines each direct commit on top of 300 made through the gateway', { timeout: 300_000 }, async () => {
-    // GitHub lets a token create content 80 times a minute; the stand-in does not, so neither does the gateway here
-    const job = await started({ inputs: { 'writes-per-minute': '100000' } });
-    const agent = await job.agent('implementer');
-    for (let i = 0; i < 300; i++) {
-      const pushed = await agent.callTool({
-        name: 'push_files',
-        arguments: { message: `step ${i}`, files: [{ path: 'src/count.ts', content: `// ${i}\n` }] },
-      });
-      expect(pushed.isError, JSON.stringify(pushed)).toBeFalsy();
-    }
-    await job.push(OBEY);
-    await job.push({ 'CLAUDE.md': null });
-    const post = await job.post();
-    expect(post.exitCode).toBe(1);
-    expect((await receipt(job))?.state).toBe('failure');
-    expect(post.summary).toMatch(/CLAUDE\.md/);
-    expect(post.summary).toMatch(/300 via the gateway, 2 pushed directly/);
-  });
+  it(
+    'still examines each direct commit on top of 300 made through the gateway',
+    { timeout: 300_000 },
+    async () => {
+      // GitHub lets a token create content 80 times a minute; the stand-in does not, so neither does the gateway here
+      const job = await started({ inputs: { 'writes-per-minute': '100000' } });
+      const agent = await job.agent('implementer');
+      for (let i = 0; i < 300; i++) {
+        const pushed = await agent.callTool({
+          name: 'push_files',
+          arguments: { message: `step ${i}`, files: [{ path: 'src/count.ts', content: `// ${i}\n` }] },
+        });
+        expect(pushed.isError, JSON.stringify(pushed)).toBeFalsy();
+      }
+      await job.push(OBEY);
+      await job.push({ 'CLAUDE.md': null });
+      const post = await job.post();
+      expect(post.exitCode).toBe(1);
+      expect((await receipt(job))?.state).toBe('failure');
+      expect(post.summary).toMatch(/CLAUDE\.md/);
+      expect(post.summary).toMatch(/300 via the gateway, 2 pushed directly/);
+    },
+  );
 });
 
 describe('the receipt, when a ref outside branches and tags changes', () => {
@@ -186,7 +192,12 @@ describe('the receipt, when the agent forges the ledger with the key it read fro
   it('is an error: the gateway seals its own closing record on the chain it knows, which breaks the forgery', async () => {
     const job = await started({ inputs: { 'direct-pushes': 'deny' } });
     // a direct commit made through the API with the job's token, exactly as the gateway would make it
-    const up = createOctokitUpstream({ token: job.token, owner: 'octo', repo: 'widgets', baseUrl: job.gh.url });
+    const up = createOctokitUpstream({
+      token: job.token,
+      owner: 'octo',
+      repo: 'widgets',
+      baseUrl: job.gh.url,
+    });
     const head = await job.head();
     const tree = await up.createTree((await up.getCommit(head)).tree, [
       { path: 'src/mine.ts', mode: '100644', content: 'm\n' },
@@ -210,5 +221,22 @@ describe('the receipt, when the agent forges the ledger with the key it read fro
     expect(post.exitCode).toBe(1);
     expect((await receipt(job))?.state).toBe('error');
     expect(post.summary).toMatch(/ledger is broken/);
+  });
+});
+
+describe('the receipt, when a changed path is crafted against a glob with many stars', () => {
+  it('still comes, and the post step is not held (each decision is bounded)', async () => {
+    const config = `version: 1
+perimeters:
+  implementer:
+    read: ["**"]
+    write: ["src/**", "**/*_*_*_*_*.py"]
+`;
+    const job = await started({ files: { ...FILES, 'perimeters.yml': config } });
+    await job.push({ [`${'_'.repeat(200)}/${'_'.repeat(250)}.pyc`]: 'x\n' });
+    const post = await job.post();
+    expect(post.timedOut).toBe(false);
+    expect(post.exitCode).toBe(1);
+    expect((await receipt(job))?.state).toBe('failure');
   });
 });

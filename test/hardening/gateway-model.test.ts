@@ -35,7 +35,13 @@ const steps = fc.array(
   fc.record({
     ours: fc.subarray(PATHS, { minLength: 1 }),
     theirs: fc.option(fc.subarray(PATHS, { minLength: 1 }), { freq: 2 }),
-    loss: fc.constantFrom('none' as const, 'none' as const, 'late-answer' as const, 'dropped' as const, 'bad-gateway' as const),
+    loss: fc.constantFrom(
+      'none' as const,
+      'none' as const,
+      'late-answer' as const,
+      'dropped' as const,
+      'bad-gateway' as const,
+    ),
   }),
   { minLength: 1, maxLength: 5 },
 );
@@ -56,73 +62,79 @@ describe("the gateway's view of its pushes", () => {
   });
   afterAll(async () => stand.close());
 
-  it('agrees with the branch and the ledger, whatever GitHub loses or whoever pushes between', { timeout: 600_000 }, async () => {
-    await fc.assert(
-      fc.asyncProperty(steps, async (sequence: Step[]) => {
-        const startedAt = await windowOpens();
-        const up = stand.upstream;
-        const start = await snapshotRefs(up);
-        const answered: string[] = [];
-        for (const step of sequence) {
-          const id = `r${++round}`;
-          stand.fake.clearFaults();
-          if (step.theirs) {
-            stand.fake.injectFault({
-              kind: 'move-ref',
-              repo: `${OWNER}/${REPO}`,
-              ref: 'main',
-              files: Object.fromEntries(step.theirs.map((p) => [p, `theirs ${id}\n`])),
-              message: `theirs ${id}`,
-              actor: 'teammate',
+  it(
+    'agrees with the branch and the ledger, whatever GitHub loses or whoever pushes between',
+    { timeout: 600_000 },
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(steps, async (sequence: Step[]) => {
+          const startedAt = await windowOpens();
+          const up = stand.upstream;
+          const start = await snapshotRefs(up);
+          const answered: string[] = [];
+          for (const step of sequence) {
+            const id = `r${++round}`;
+            stand.fake.clearFaults();
+            if (step.theirs) {
+              stand.fake.injectFault({
+                kind: 'move-ref',
+                repo: `${OWNER}/${REPO}`,
+                ref: 'main',
+                files: Object.fromEntries(step.theirs.map((p) => [p, `theirs ${id}\n`])),
+                message: `theirs ${id}`,
+                actor: 'teammate',
+              });
+            }
+            if (step.loss === 'late-answer') stand.proxy!.holdAnswers(/^PATCH .*\/git\/refs\//, 800);
+            if (step.loss === 'dropped')
+              stand.fake.injectFault({ kind: 'latency', ms: 800, count: 1, route: /^PATCH .*git\/refs/ });
+            if (step.loss === 'bad-gateway')
+              stand.fake.injectFault({ kind: 'status', status: 502, count: 1, route: /^PATCH .*git\/refs/ });
+            const message = `ours ${id}`;
+            const result = await callTool(dev, 'push_files', {
+              message,
+              files: step.ours.map((path) => ({ path, content: `ours ${id}\n` })),
             });
+            stand.proxy!.clearHolds();
+            const landed = (await gitText(stand.repoDir, ['log', '--format=%H %s', 'main']))
+              .split('\n')
+              .filter((line) => line.endsWith(` ${message}`))
+              .map((line) => line.split(' ')[0]);
+            expect(landed.length, 'a push lands at most once').toBeLessThanOrEqual(1);
+            const commit = (result.structuredContent as { commit?: string | null } | undefined)?.commit;
+            if (result.isError) expect(landed, `refused, yet landed: ${textOf(result)}`).toEqual([]);
+            else {
+              expect(landed, textOf(result)).toEqual([commit]);
+              answered.push(commit as string);
+            }
           }
-          if (step.loss === 'late-answer') stand.proxy!.holdAnswers(/^PATCH .*\/git\/refs\//, 800);
-          if (step.loss === 'dropped')
-            stand.fake.injectFault({ kind: "latency", ms: 800, count: 1, route: /^PATCH .*git\/refs/ });
-          if (step.loss === 'bad-gateway')
-            stand.fake.injectFault({ kind: 'status', status: 502, count: 1, route: /^PATCH .*git\/refs/ });
-          const message = `ours ${id}`;
-          const result = await callTool(dev, 'push_files', {
-            message,
-            files: step.ours.map((path) => ({ path, content: `ours ${id}\n` })),
+          stand.fake.clearFaults();
+          // the gateway is still running: its chain verifies, the closing record comes at its stop
+          expect((await verifyLedger(stand.ledgerPath, stand.ledgerKey)).ok).toBe(true);
+          const ledger = { ...(await readLedgerFacts(stand.ledgerPath, stand.ledgerKey)), ok: true };
+          for (const sha of answered) expect(ledger.commits).toContain(sha);
+          const verdict = await verifyJob({
+            upstream: up,
+            branch: 'main',
+            start,
+            end: await snapshotRefs(up),
+            perimeters: parseConfig(CONFIG).perimeters.map((spec) => compilePerimeter(spec)),
+            ledger,
+            directPushes: 'check',
+            startedAt,
           });
-          stand.proxy!.clearHolds();
-          const landed = (await gitText(stand.repoDir, ['log', '--format=%H %s', 'main']))
+          expect(verdict.state, JSON.stringify(verdict.unchecked)).toBe('success');
+          expect(new Set(verdict.commits.gateway)).toEqual(new Set(answered));
+          // someone else's commit lands when the gateway's ref write reaches GitHub (a 502 stops it first)
+          const theirs = (
+            await gitText(stand.repoDir, ['log', '--format=%s', `${start['refs/heads/main']}..main`])
+          )
             .split('\n')
-            .filter((line) => line.endsWith(` ${message}`))
-            .map((line) => line.split(' ')[0]);
-          expect(landed.length, 'a push lands at most once').toBeLessThanOrEqual(1);
-          const commit = (result.structuredContent as { commit?: string | null } | undefined)?.commit;
-          if (result.isError) expect(landed, `refused, yet landed: ${textOf(result)}`).toEqual([]);
-          else {
-            expect(landed, textOf(result)).toEqual([commit]);
-            answered.push(commit as string);
-          }
-        }
-        stand.fake.clearFaults();
-        // the gateway is still running: its chain verifies, the closing record comes at its stop
-        expect((await verifyLedger(stand.ledgerPath, stand.ledgerKey)).ok).toBe(true);
-        const ledger = { ...(await readLedgerFacts(stand.ledgerPath, stand.ledgerKey)), ok: true };
-        for (const sha of answered) expect(ledger.commits).toContain(sha);
-        const verdict = await verifyJob({
-          upstream: up,
-          branch: 'main',
-          start,
-          end: await snapshotRefs(up),
-          perimeters: parseConfig(CONFIG).perimeters.map((spec) => compilePerimeter(spec)),
-          ledger,
-          directPushes: 'check',
-          startedAt,
-        });
-        expect(verdict.state, JSON.stringify(verdict.unchecked)).toBe('success');
-        expect(new Set(verdict.commits.gateway)).toEqual(new Set(answered));
-        // someone else's commit lands when the gateway's ref write reaches GitHub (a 502 stops it first)
-        const theirs = (await gitText(stand.repoDir, ['log', '--format=%s', `${start['refs/heads/main']}..main`]))
-          .split('\n')
-          .filter((line) => line.startsWith('theirs '));
-        expect(verdict.commits.direct).toHaveLength(theirs.length);
-      }),
-      { numRuns: Number(process.env.MODEL_RUNS ?? 5), endOnFailure: true },
-    );
-  });
+            .filter((line) => line.startsWith('theirs '));
+          expect(verdict.commits.direct).toHaveLength(theirs.length);
+        }),
+        { numRuns: Number(process.env.MODEL_RUNS ?? 5), endOnFailure: true },
+      );
+    },
+  );
 });

@@ -155,7 +155,9 @@ describe('judge, pinned', () => {
         message: 'branch "agent/x" was deleted during the job',
       },
     ]);
-    const rewritten = judge(facts({ historyRewritten: true, branchMoves: history('refs/heads/agent/x', A, C) }));
+    const rewritten = judge(
+      facts({ historyRewritten: true, branchMoves: history('refs/heads/agent/x', A, C) }),
+    );
     expect(rewritten.violations).toEqual([
       {
         kind: 'history',

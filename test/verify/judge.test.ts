@@ -223,12 +223,18 @@ describe('judge', () => {
       const verdict = judge(facts({ branchMoves: moved('refs/heads/agent/x', [A, null, A, B]) }));
       expect(verdict.state).toBe('failure');
       expect(verdict.violations.map((v) => v.kind)).toEqual(['branch-deleted']);
-      expect(verdict.violations[0]!.message).toMatch(/deleted during the job \(by mallory\) and created again/);
+      expect(verdict.violations[0]!.message).toMatch(
+        /deleted during the job \(by mallory\) and created again/,
+      );
     });
 
     it('fails on a head held in between that its end does not contain', () => {
       const verdict = judge(
-        facts({ endHead: A, newCommits: { shas: [], complete: true }, branchMoves: moved('refs/heads/agent/x', [A, null, C, null, A]) }),
+        facts({
+          endHead: A,
+          newCommits: { shas: [], complete: true },
+          branchMoves: moved('refs/heads/agent/x', [A, null, C, null, A]),
+        }),
       );
       expect(verdict.violations.map((v) => v.kind)).toEqual(['branch-deleted', 'history']);
     });

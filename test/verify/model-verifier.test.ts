@@ -16,15 +16,22 @@ describe('verifyJob on random histories', () => {
   });
   afterAll(() => standIn.stop());
 
-  it('never says success when a violation happened, and says it when none did and nothing failed', { timeout: 600_000 }, async () => {
-    await fc.assert(
-      fc.asyncProperty(histories, async (history) => {
-        const { verdict, truth, faulted } = await play(history, standIn);
-        const said = `${verdict.state}: ${[...verdict.violations.map((v) => v.message), ...verdict.unchecked].join(' | ')}`;
-        if (truth.violations.length > 0) expect(verdict.state, `truth: ${truth.violations.join(', ')}; verifier ${said}`).not.toBe('success');
-        else if (!faulted) expect(verdict.state, `verifier ${said}`).toBe('success');
-      }),
-      { numRuns: RUNS, endOnFailure: true },
-    );
-  });
+  it(
+    'never says success when a violation happened, and says it when none did and nothing failed',
+    { timeout: 600_000 },
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(histories, async (history) => {
+          const { verdict, truth, faulted } = await play(history, standIn);
+          const said = `${verdict.state}: ${[...verdict.violations.map((v) => v.message), ...verdict.unchecked].join(' | ')}`;
+          if (truth.violations.length > 0)
+            expect(verdict.state, `truth: ${truth.violations.join(', ')}; verifier ${said}`).not.toBe(
+              'success',
+            );
+          else if (!faulted) expect(verdict.state, `verifier ${said}`).toBe('success');
+        }),
+        { numRuns: RUNS, endOnFailure: true },
+      );
+    },
+  );
 });

@@ -250,14 +250,14 @@ describe('verifyJob against the stand-in', () => {
 
   describe('when the ledger is forged (an agent with the ledger key claims commits it made)', () => {
     // What SECURITY.md states a forged ledger can change, and no more.
-    it('passes a commit made through the API with the job token as the gateway\'s: direct-pushes: deny is moot', async () => {
+    it("passes a commit made through the API with the job token as the gateway's: direct-pushes: deny is moot", async () => {
       const forged = await gatewayCommit({ 'src/mine.ts': 'm\n' });
       const { verdict } = await verify(ledgerOf(forged), { directPushes: 'deny' });
       expect(verdict.state).toBe('success');
       expect(verdict.commits.gateway).toEqual([forged]);
     });
 
-    it('cannot pass a commit made elsewhere and pushed with git as the gateway\'s', async () => {
+    it("cannot pass a commit made elsewhere and pushed with git as the gateway's", async () => {
       const pushed = await commitToBare(s.dir, BRANCH, { 'src/mine.ts': 'm\n' });
       const { verdict } = await verify(ledgerOf(pushed), { directPushes: 'deny' });
       expect(verdict.state).toBe('failure');

@@ -104,7 +104,13 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 const fault: fc.Arbitrary<FaultSpec> = fc.oneof(
   fc.record({
     kind: fc.constant('status' as const),
-    route: fc.constantFrom('activity' as const, 'compare' as const, 'trees' as const, 'commits' as const, 'files' as const),
+    route: fc.constantFrom(
+      'activity' as const,
+      'compare' as const,
+      'trees' as const,
+      'commits' as const,
+      'files' as const,
+    ),
     count: fc.constantFrom(1, 2, 1_000),
   }),
   fc.record({ kind: fc.constant('lag' as const), count: fc.constantFrom(1, 1_000) }),
@@ -147,7 +153,9 @@ async function makeCommit(dir: string, parents: string[], changes: FileOp[]): Pr
     lines.push(`${change.link ? '120000' : '100644'} ${sha}\t${change.path}`);
   }
   // Index lines in order, so a later change to the same path wins; a path under a file is dropped by git.
-  await git(dir, ['update-index', '--index-info'], { env, input: `${lines.join('\n')}\n` }).catch(() => undefined);
+  await git(dir, ['update-index', '--index-info'], { env, input: `${lines.join('\n')}\n` }).catch(
+    () => undefined,
+  );
   const tree = (await gitText(dir, ['write-tree'], { env })).trim();
   const args = ['commit-tree', tree, '-m', 'model', ...parents.flatMap((p) => ['-p', p])];
   return (await gitText(dir, args, { env: COMMITTER })).trim();
@@ -170,16 +178,23 @@ export async function modelStandIn(): Promise<StandIn & { reset(): Promise<void>
     ...s,
     async reset() {
       s.fake.clearFaults();
-      const refs = (await gitText(s.dir, ['for-each-ref', '--format=%(refname)'])).split('\n').filter(Boolean);
+      const refs = (await gitText(s.dir, ['for-each-ref', '--format=%(refname)']))
+        .split('\n')
+        .filter(Boolean);
       const script = refs.filter((ref) => ref !== 'refs/heads/main').map((ref) => `delete ${ref}\n`);
-      await git(s.dir, ['update-ref', '--stdin'], { input: `${script.join('')}update refs/heads/main ${s.seed}\n` });
+      await git(s.dir, ['update-ref', '--stdin'], {
+        input: `${script.join('')}update refs/heads/main ${s.seed}\n`,
+      });
       await writeFile(activityPath(s.dir), '');
     },
   };
 }
 
 /** Plays one history on a stand-in (a fresh one unless given) and returns the verdict beside the ground truth. */
-export async function play(history: History, reused?: Awaited<ReturnType<typeof modelStandIn>>): Promise<Outcome> {
+export async function play(
+  history: History,
+  reused?: Awaited<ReturnType<typeof modelStandIn>>,
+): Promise<Outcome> {
   const s = reused ?? (await modelStandIn());
   try {
     if (reused) await reused.reset();
@@ -264,7 +279,11 @@ async function apply(s: StandIn, step: Op, gatewayCommits: string[]): Promise<vo
       if (current === null) return;
       const side = await makeCommit(s.dir, [start], step.files);
       const tree = (await gitText(s.dir, ['rev-parse', `${current}^{tree}`])).trim();
-      const merge = (await gitText(s.dir, ['commit-tree', tree, '-m', 'merge', '-p', current, '-p', side], { env: COMMITTER })).trim();
+      const merge = (
+        await gitText(s.dir, ['commit-tree', tree, '-m', 'merge', '-p', current, '-p', side], {
+          env: COMMITTER,
+        })
+      ).trim();
       return setRef(s.dir, REF, merge, 'github-actions[bot]');
     }
   }
@@ -297,7 +316,10 @@ export async function groundTruth(
   if (heads.includes(ZERO_SHA) || endHead === undefined) violations.push(`${REF} deleted`);
   if (endHead === undefined) return { violations, unrecorded };
   const isAncestor = (a: string, b: string) =>
-    git(dir, ['merge-base', '--is-ancestor', a, b]).then(() => true, () => false);
+    git(dir, ['merge-base', '--is-ancestor', a, b]).then(
+      () => true,
+      () => false,
+    );
   if (!(await isAncestor(startHead, endHead))) violations.push('history rewritten');
   const held = [...new Set(heads.filter((h) => h !== ZERO_SHA))];
   for (const sha of held) if (!(await isAncestor(sha, endHead))) violations.push(`held ${sha}, lost`);
