@@ -47,6 +47,8 @@ describe('readSettings', () => {
         directPushes: 'check',
         statusContext: 'perimeter',
         endpointSecrets: {},
+        writesPerMinute: 80,
+        verifyTimeoutMs: 600_000,
         tempDir: '/tmp/runner',
         eventName: '',
         event: null,
@@ -130,8 +132,12 @@ describe('readSettings', () => {
         [Inputs.ConfigRef]: 'release',
         [Inputs.Config]: 'ci/perimeters.yml',
         [Inputs.StatusContext]: 'perimeter/tests',
+        [Inputs.WritesPerMinute]: '40',
+        [Inputs.VerifyTimeout]: '120',
       });
       expect(s).toMatchObject({
+        writesPerMinute: 40,
+        verifyTimeoutMs: 120_000,
         perimeters: ['implementer', 'test-author'],
         port: 8123,
         failOnViolation: false,
@@ -156,6 +162,8 @@ describe('readSettings', () => {
       [{ [Inputs.Perimeters]: 'all, implementer' }, '"all" cannot be combined'],
       [{ [Inputs.GithubToken]: '' }, 'github-token: required'],
       [{ [Inputs.StatusContext]: 'a\nb' }, 'status-context: expected a short status name'],
+      [{ [Inputs.WritesPerMinute]: '0' }, 'writes-per-minute: expected a whole number from 1 to 1000000, got "0"'],
+      [{ [Inputs.VerifyTimeout]: '1.5' }, 'verify-timeout: expected a whole number from 1 to 1000000, got "1.5"'],
     ])('rejects %o', (inputs, message) => {
       expect(failure(inputs)).toContain(message);
     });

@@ -49,6 +49,8 @@ describe('the fake-github command', () => {
       'acme/app',
       '--rate-limit',
       '10',
+      '--extra-token',
+      'teammate=teammate-token',
     ]);
     const match = /^fake-github listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(firstLine);
     expect(match, firstLine).not.toBeNull();
@@ -59,6 +61,17 @@ describe('the fake-github command', () => {
     expect((await api('GET', '/repos/acme/app/git/ref/heads/main')).body.object.sha).toBe(sha);
     expect((await api('GET', '/repos/acme/fresh/git/ref/heads/main')).status).toBe(409);
     expect((await restClient(match![1]!, 'test-token')('GET', '/repos/acme/app')).status).toBe(401);
+    // the extra token acts as its login: its ref change is recorded as the teammate's
+    const teammate = restClient(match![1]!, 'teammate-token');
+    expect((await teammate('POST', '/repos/acme/app/git/refs', { ref: 'refs/heads/t', sha })).status).toBe(201);
+    const activity = await api('GET', '/repos/acme/app/activity');
+    expect(activity.body[0]).toMatchObject({ ref: 'refs/heads/t', actor: { login: 'teammate' } });
+  });
+
+  it('refuses an --extra-token that is not LOGIN=TOKEN', async () => {
+    const { stderr } = await start(['--repo', 'acme/app=/tmp/x.git', '--extra-token', 'nobody']);
+    expect(child!.exitCode).toBe(2);
+    expect(stderr()).toContain('expected --extra-token LOGIN=TOKEN, got "nobody"');
   });
 
   it('refuses a malformed --repo with a message and the usage, without a stack trace', async () => {

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { startFakeGithub } from './server.js';
 
 const USAGE =
-  'usage: npm run fake-github -- --port PORT --repo OWNER/NAME=PATH [--repo ...] [--token TOKEN] [--private OWNER/NAME] [--rate-limit N] [--writes-per-minute N] [--actor LOGIN]';
+  'usage: npm run fake-github -- --port PORT --repo OWNER/NAME=PATH [--repo ...] [--token TOKEN] [--private OWNER/NAME] [--rate-limit N] [--writes-per-minute N] [--actor LOGIN] [--extra-token LOGIN=TOKEN ...]';
 
 function fail(message: string): never {
   process.stderr.write(`fake-github: ${message}\n${USAGE}\n`);
@@ -22,6 +22,7 @@ async function main(): Promise<void> {
         'rate-limit': { type: 'string' },
         'writes-per-minute': { type: 'string' },
         actor: { type: 'string' },
+        'extra-token': { type: 'string', multiple: true, default: [] },
       },
       strict: true,
     }).values;
@@ -54,7 +55,16 @@ async function main(): Promise<void> {
       );
     }
   }
+  // Another actor: its token acts as LOGIN over REST and git, and its ref changes are recorded as LOGIN's.
+  const extraTokens: Record<string, string> = {};
+  for (const spec of parsed['extra-token']) {
+    const match = /^([^=\s]+)=(\S+)$/.exec(spec);
+    if (!match) fail(`expected --extra-token LOGIN=TOKEN, got ${JSON.stringify(spec)}`);
+    if (match[2] === parsed.token || match[2]! in extraTokens) fail(`--extra-token ${match[1]}: that token is taken`);
+    extraTokens[match[2]!] = match[1]!;
+  }
   const gh = await startFakeGithub({
+    extraTokens,
     writesPerMinute,
     port,
     repos,

@@ -22,11 +22,14 @@ export interface StandIn {
 }
 
 /** The GitHub stand-in serving one repository seeded with `files` on main. */
-export async function startStandIn(files: Record<string, string | Uint8Array>): Promise<StandIn> {
+export async function startStandIn(
+  files: Record<string, string | Uint8Array>,
+  options: { rateLimit?: number } = {},
+): Promise<StandIn> {
   const root = await mkdtemp(join(tmpdir(), 'perimeter-upstream-'));
   const dir = join(root, 'demo.git');
   const seed = await seedRepo(dir, files);
-  const fake = await startFakeGithub({ repos: { [`${OWNER}/${REPO}`]: dir }, token: TOKEN });
+  const fake = await startFakeGithub({ repos: { [`${OWNER}/${REPO}`]: dir }, token: TOKEN, ...options });
   return {
     fake,
     dir,

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { histories, modelStandIn, play } from './model/histories.js';
+import { histories, modelStandIn, play, type Op } from './model/histories.js';
 
 const RUNS = Number(process.env.MODEL_RUNS ?? 25);
 
@@ -15,6 +15,57 @@ describe('verifyJob on random histories', () => {
     standIn = await modelStandIn();
   });
   afterAll(() => standIn.stop());
+
+  // The check is only as good as its ground truth: pin what it must see.
+  it.each([
+    [
+      'a symlink in a merged side commit',
+      [{ kind: 'merge', files: [{ path: 'src/l', content: '1\n', link: true }] }],
+      ['link src/l'],
+    ],
+    [
+      'a file added and removed again',
+      [
+        {
+          kind: 'push',
+          ref: 'refs/heads/agent/x',
+          actor: 'a',
+          files: [{ path: 'CLAUDE.md', content: '1\n' }],
+        },
+        {
+          kind: 'push',
+          ref: 'refs/heads/agent/x',
+          actor: 'a',
+          files: [{ path: 'CLAUDE.md', content: null }],
+        },
+      ],
+      ['path CLAUDE.md', 'path CLAUDE.md'],
+    ],
+    [
+      'the branch deleted and created again',
+      [
+        { kind: 'delete', ref: 'refs/heads/agent/x' },
+        { kind: 'create', ref: 'refs/heads/agent/x', at: 'start' },
+      ],
+      ['refs/heads/agent/x deleted'],
+    ],
+    [
+      'a tag created and deleted',
+      [
+        { kind: 'create', ref: 'refs/tags/t', at: 'start' },
+        { kind: 'delete', ref: 'refs/tags/t' },
+      ],
+      [],
+    ],
+    [
+      'an allowed commit through the gateway',
+      [{ kind: 'gateway', files: [{ path: 'src/a.ts', content: '2\n' }] }],
+      [],
+    ],
+  ] as const)('has a ground truth that sees %s', async (_, ops, violations) => {
+    const { truth } = await play({ ops: ops as unknown as Op[], faults: [] }, standIn);
+    expect(truth.violations).toEqual(violations);
+  });
 
   it(
     'never says success when a violation happened, and says it when none did and nothing failed',
