@@ -14,7 +14,7 @@ import { compilePerimeter, parseConfig } from '../../src/policy/index.js';
 import { snapshotRefs, verifyJob } from '../../src/verify/index.js';
 import { gitText } from '../fake-github/git.js';
 import { windowOpens } from '../github/stand-in.js';
-import { callTool, OWNER, REPO, startStand, textOf, type Stand } from './support/stand.js';
+import { answerOf, callTool, OWNER, REPO, startStand, textOf, type Stand } from './support/stand.js';
 
 const CONFIG = `
 version: 1
@@ -101,7 +101,7 @@ describe("the gateway's view of its pushes", () => {
               .filter((line) => line.endsWith(` ${message}`))
               .map((line) => line.split(' ')[0]);
             expect(landed.length, 'a push lands at most once').toBeLessThanOrEqual(1);
-            const commit = (result.structuredContent as { commit?: string | null } | undefined)?.commit;
+            const commit = (answerOf(result) as { commit?: string | null } | undefined)?.commit;
             if (result.isError) expect(landed, `refused, yet landed: ${textOf(result)}`).toEqual([]);
             else {
               expect(landed, textOf(result)).toEqual([commit]);
