@@ -13,6 +13,7 @@ export enum Inputs {
   EndpointSecrets = 'endpoint-secrets',
   WritesPerMinute = 'writes-per-minute',
   VerifyTimeout = 'verify-timeout',
+  IgnoreRefs = 'ignore-refs',
 }
 
 export enum Outputs {

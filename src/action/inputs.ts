@@ -1,6 +1,7 @@
 import * as core from '@actions/core';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { compileGlobList, globProblem } from '../policy/glob.js';
 import { Inputs, STATUS_CONTEXT } from './constants.js';
 
 export type DirectPushes = 'check' | 'deny';
@@ -36,6 +37,8 @@ export interface Settings {
   endpointSecrets: Record<string, string>;
   /** content-creating requests per minute the gateway allows itself (GitHub's secondary limit: 80) */
   writesPerMinute: number;
+  /** full ref names (globs) whose changes are listed, not judged; never covering the bound branch */
+  ignoreRefs: string[];
   /** milliseconds post may spend verifying before it posts an error receipt */
   verifyTimeoutMs: number;
   /** where main writes the ledger, log, snapshot and client configs (RUNNER_TEMP) */
@@ -72,6 +75,7 @@ export function readSettings(env: Env = process.env, read: ReadInput = defaultRe
       : undefined;
 
   const event = readEvent(env);
+  const branch = boundBranch(read(Inputs.Branch), env, event);
   return {
     token,
     owner,
@@ -81,13 +85,14 @@ export function readSettings(env: Env = process.env, read: ReadInput = defaultRe
     configFile: configFile(read(Inputs.Config) || 'perimeters.yml'),
     configRef: read(Inputs.ConfigRef) || null,
     perimeters: perimeterList(read(Inputs.Perimeters)),
-    branch: boundBranch(read(Inputs.Branch), env, event),
+    branch,
     port: port(read(Inputs.Port)),
     failOnViolation: boolean(Inputs.FailOnViolation, read(Inputs.FailOnViolation), true),
     directPushes: directPushes(read(Inputs.DirectPushes)),
     statusContext: statusContext(read(Inputs.StatusContext)),
     endpointSecrets: endpointSecrets(read(Inputs.EndpointSecrets)),
     writesPerMinute: positiveInteger(Inputs.WritesPerMinute, read(Inputs.WritesPerMinute), 80),
+    ignoreRefs: ignoreRefs(read(Inputs.IgnoreRefs), branch),
     verifyTimeoutMs: positiveInteger(Inputs.VerifyTimeout, read(Inputs.VerifyTimeout), 600) * 1000,
     tempDir: env.RUNNER_TEMP || tmpdir(),
     eventName: env.GITHUB_EVENT_NAME ?? '',
@@ -197,6 +202,25 @@ function port(value: string): number {
     );
   }
   return n;
+}
+
+function ignoreRefs(value: string, branch: string): string[] {
+  const globs = value
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+  for (const glob of globs) {
+    const problem = glob.startsWith('refs/') ? globProblem(glob) : 'a full ref name starts with "refs/"';
+    if (problem !== null)
+      throw new InputError(`${Inputs.IgnoreRefs}: ${JSON.stringify(glob)} is not a ref glob (${problem})`);
+  }
+  const covering = compileGlobList(globs).find(`refs/heads/${branch}`);
+  if (covering !== null) {
+    throw new InputError(
+      `${Inputs.IgnoreRefs}: ${JSON.stringify(covering)} covers the bound branch refs/heads/${branch}, which is always judged`,
+    );
+  }
+  return globs;
 }
 
 function positiveInteger(name: string, value: string, fallback: number): number {

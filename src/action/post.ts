@@ -124,6 +124,7 @@ async function verify(
     perimeters,
     ledger,
     directPushes: settings.directPushes,
+    ignoreRefs: settings.ignoreRefs,
     problems,
     startedAt,
   });

@@ -41,12 +41,12 @@ export const START_REFS_KEYS = { path: State.StartRefsPath, digest: State.StartR
  */
 export type JobSettings = Pick<
   Settings,
-  'owner' | 'repo' | 'apiUrl' | 'runUrl' | 'directPushes' | 'statusContext' | 'failOnViolation'
+  'owner' | 'repo' | 'apiUrl' | 'runUrl' | 'directPushes' | 'statusContext' | 'failOnViolation' | 'ignoreRefs'
 >;
 
 export function jobSettingsOf(settings: Settings): JobSettings {
-  const { owner, repo, apiUrl, runUrl, directPushes, statusContext, failOnViolation } = settings;
-  return { owner, repo, apiUrl, runUrl, directPushes, statusContext, failOnViolation };
+  const { owner, repo, apiUrl, runUrl, directPushes, statusContext, failOnViolation, ignoreRefs } = settings;
+  return { owner, repo, apiUrl, runUrl, directPushes, statusContext, failOnViolation, ignoreRefs };
 }
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');

@@ -1,6 +1,8 @@
 import type { PushActivity } from '../github/upstream.js';
 import { protectedRule, type Perimeter } from '../policy/index.js';
 import type { Change } from './diff-trees.js';
+import { compileGlobList } from '../policy/glob.js';
+import { movedByOthersOnly, type OtherChange } from './others.js';
 import { isInertMarker, ZERO_SHA, type BranchHistory } from './ref-accounting.js';
 import type {
   Baseline,
@@ -32,6 +34,12 @@ export interface JobFacts {
   newCommits: { shas: string[]; complete: boolean } | null;
   /** new commits the ledger claims that GitHub made (the gateway's, unless the ledger is forged) */
   gatewayCommits: string[];
+  /** new commits other actors pushed to the bound branch (listed, not judged) */
+  otherCommits: string[];
+  /** the actor GitHub records for this job's token (from the end marker); null: not known */
+  identity: string | null;
+  /** full ref names (globs) the owner named in ignore-refs */
+  ignoreRefs: string[];
   ledger: LedgerFacts | null;
   directPushes: 'check' | 'deny';
   perimeters: Perimeter[];
@@ -109,11 +117,15 @@ function fileViolation(file: FileDecision): Violation {
 function attribute(facts: JobFacts): CommitAttribution {
   const shas = facts.newCommits?.shas ?? [];
   const complete = facts.newCommits?.complete ?? false;
-  if (!facts.ledger?.ok) return { gateway: [], direct: [], unattributed: shas, complete };
+  const theirs = new Set(facts.otherCommits);
+  const ours = shas.filter((sha) => !theirs.has(sha));
+  const others = shas.filter((sha) => theirs.has(sha));
+  if (!facts.ledger?.ok) return { gateway: [], direct: [], others, unattributed: ours, complete };
   const made = new Set(facts.gatewayCommits);
   return {
-    gateway: shas.filter((sha) => made.has(sha)),
-    direct: shas.filter((sha) => !made.has(sha)),
+    gateway: ours.filter((sha) => made.has(sha)),
+    direct: ours.filter((sha) => !made.has(sha)),
+    others,
     unattributed: [],
     complete,
   };
@@ -208,21 +220,51 @@ export function judge(facts: JobFacts): Verdict {
       facts.start,
     );
   };
+  const ignored = compileGlobList(facts.ignoreRefs);
+  const others: OtherChange[] = [];
+  /** Someone else's change (listed), or null: this job's, to be judged. */
+  const otherChange = (ref: string): OtherChange | null => {
+    const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+    const actors = [...new Set(moves.map((move) => move.actor ?? 'unknown'))];
+    if (ref.startsWith('refs/heads/') && movedByOthersOnly(moves, facts.identity))
+      return { ref, actors, why: 'moved by others only' };
+    const glob = ignored.find(ref);
+    return glob === null ? null : { ref, actors, why: `ignore-refs: ${glob}` };
+  };
+  /** Why a change by this job's identity is judged though another workflow may have made it. */
+  const sameIdentity = (ref: string): string => {
+    const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+    if (!ref.startsWith('refs/heads/'))
+      return ` (GitHub records no actor for refs outside refs/heads; name it in ignore-refs if another workflow changes it)`;
+    if (facts.identity !== null && moves.some((move) => move.actor === facts.identity))
+      return ` (by ${facts.identity}, the identity of this job's token: another workflow with the same token cannot be told apart; name it in ignore-refs if one changes it)`;
+    return '';
+  };
   const refChanges = facts.refChanges.filter((change) => change.ref !== branchRef && !inert(change.ref));
   for (const change of refChanges) {
+    const other = otherChange(change.ref);
+    if (other) {
+      others.push(other);
+      continue;
+    }
     violations.push({
       kind: 'ref',
       ref: change.ref,
-      message: `${change.ref} was ${change.kind} during the job (${short(change.before)} → ${short(change.after)}); only "${facts.branch}" may change`,
+      message: `${change.ref} was ${change.kind} during the job (${short(change.before)} → ${short(change.after)}); only "${facts.branch}" may change${sameIdentity(change.ref)}`,
     });
   }
 
   for (const [ref, history] of facts.branchMoves ?? []) {
     if (ref === branchRef || inert(ref) || facts.refChanges.some((change) => change.ref === ref)) continue;
+    const other = otherChange(ref);
+    if (other) {
+      others.push(other);
+      continue;
+    }
     violations.push({
       kind: 'ref',
       ref,
-      message: `${ref} was changed during the job and changed back (${describeMoves(history.moves)}); only "${facts.branch}" may change`,
+      message: `${ref} was changed during the job and changed back (${describeMoves(history.moves)}); only "${facts.branch}" may change${sameIdentity(ref)}`,
     });
   }
 
@@ -262,6 +304,8 @@ export function judge(facts: JobFacts): Verdict {
     refChanges,
     commits,
     pushes: [...(facts.branchMoves?.values() ?? [])].flatMap((history) => history.moves),
+    others,
+    identity: facts.identity,
     perPerimeter: facts.ledger?.perPerimeter ?? {},
     unchecked,
     notes,

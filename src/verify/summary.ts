@@ -69,12 +69,28 @@ export function renderSummary(verdict: Verdict, headline: string): string {
   const tail: string[] = ['', '### Commits', ''];
   tail.push(
     `${commits.gateway.length} via the gateway, ${commits.direct.length} pushed directly` +
+      (commits.others.length > 0 ? `, ${commits.others.length} pushed by others (not judged)` : '') +
       (commits.unattributed.length > 0 ? `, ${commits.unattributed.length} not attributed` : '') +
       (commits.complete ? '.' : ' (the list of new commits is incomplete).'),
   );
   if (commits.direct.length > 0) tail.push('', ...list(commits.direct.map((sha) => `direct: ${sha}`)));
+  if (commits.others.length > 0) tail.push('', ...list(commits.others.map((sha) => `by others: ${sha}`)));
+  if (verdict.others.length > 0) {
+    tail.push('', '### Changed by others (not judged)', '');
+    tail.push(
+      ...list(
+        verdict.others.map((o) => `${o.ref}: ${o.actors.join(', ') || 'no recorded actor'} (${o.why})`),
+      ),
+    );
+  }
   if (verdict.pushes.length > 0) {
-    tail.push('', '| Pushed by | Ref | Type | From → To |', '|---|---|---|---|');
+    tail.push(
+      '',
+      `Branch moves during the job (this job acts as ${text(verdict.identity ?? 'an unknown identity')}):`,
+      '',
+      '| Pushed by | Ref | Type | From → To |',
+      '|---|---|---|---|',
+    );
     for (const push of verdict.pushes.slice(0, MAX_LIST_ITEMS)) {
       tail.push(
         `| ${text(push.actor ?? 'unknown')} | ${code(push.ref)} | ${text(push.activityType)} | ${short(push.before)} → ${short(push.after)} |`,

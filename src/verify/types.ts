@@ -1,6 +1,7 @@
 import type { PushActivity, Upstream } from '../github/upstream.js';
 import type { Perimeter } from '../policy/index.js';
 import type { Change } from './diff-trees.js';
+import type { OtherChange } from './others.js';
 
 /** Full ref name ('refs/heads/main', 'refs/tags/v1') to the SHA it points at. */
 export type RefSnapshot = Record<string, string>;
@@ -37,6 +38,12 @@ export interface VerifyInput {
   startedAt: string;
   /** most new commits listed; more is unchecked (default 1,000) */
   maxCommits?: number;
+  /**
+   * Full ref names (globs) whose changes during the job are listed and not judged, for refs another workflow
+   * moves with the same identity as this job's token (or that GitHub records no actor for, like tags).
+   * Never the bound branch.
+   */
+  ignoreRefs?: string[];
   /** readings of the activity list while it does not account for every branch yet (default 4) */
   activityAttempts?: number;
   /** wait before the second reading, growing linearly (default 1,500 ms) */
@@ -75,6 +82,8 @@ export interface Violation {
 export interface CommitAttribution {
   /** new commits on the bound branch made by the gateway */
   gateway: string[];
+  /** new commits others pushed to the bound branch: listed, not judged */
+  others: string[];
   /** new commits not made by the gateway (pushed some other way, or made elsewhere and claimed by the ledger) */
   direct: string[];
   /** new commits that could not be attributed (no usable ledger) */
@@ -104,6 +113,10 @@ export interface Verdict {
   commits: CommitAttribution;
   /** every branch move during the job, oldest first per branch, as GitHub's activity list records it */
   pushes: PushActivity[];
+  /** refs others changed during the job (or named in ignore-refs): listed, not judged */
+  others: OtherChange[];
+  /** the actor GitHub records for this job's token; null: not known */
+  identity: string | null;
   perPerimeter: Record<
     string,
     { calls: number; refusals: number; hidden?: number; credentialRefusals?: number }

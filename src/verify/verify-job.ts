@@ -10,6 +10,7 @@ import {
   pathsOfCommits,
   type NewCommits,
 } from './history.js';
+import { commitsOfOthers } from './others.js';
 import { accountForBranches, MARKER_PREFIX, ZERO_SHA } from './ref-accounting.js';
 import { compareSnapshots, judge, type JobFacts } from './judge.js';
 import type { Baseline, RefSnapshot, Verdict, VerifyInput } from './types.js';
@@ -83,6 +84,9 @@ export async function verifyJob(input: VerifyInput): Promise<Verdict> {
     start: input.start,
     newCommits: startHead === endHead || endHead === null ? { shas: [], complete: true } : null,
     gatewayCommits: [],
+    otherCommits: [],
+    identity: null,
+    ignoreRefs: input.ignoreRefs ?? [],
     ledger: input.ledger,
     directPushes: input.directPushes,
     perimeters: input.perimeters,
@@ -91,12 +95,13 @@ export async function verifyJob(input: VerifyInput): Promise<Verdict> {
     notes: [UNRECORDED_REFS],
   };
 
+  // Who moved what comes first: it decides which of the bound branch's new commits are this job's.
+  await accountForMoves(input, facts);
   if (endHead === null) {
     if (startHead === null) facts.notes.push(`branch "${branch}" does not exist; nothing was pushed to it`);
   } else if (endHead !== startHead) {
     await examineBranch(input, facts, endHead);
   }
-  await accountForMoves(input, facts);
   return judge(facts);
 }
 
@@ -150,7 +155,21 @@ async function examineBranch(input: VerifyInput, facts: JobFacts, endHead: strin
     return;
   }
   facts.gatewayCommits = listed.commits.filter((commit) => madeByGateway(commit, input)).map((c) => c.sha);
-  await examineCommits(input, facts, listed);
+  let theirs: Set<string>;
+  try {
+    theirs = await commitsOfOthers(
+      upstream,
+      facts.branchMoves?.get(`refs/heads/${input.branch}`),
+      facts.identity,
+      input.maxCommits ?? MAX_COMMITS,
+    );
+  } catch (error) {
+    facts.unchecked.push(`which commits of "${input.branch}" others pushed: ${reason(error)}`);
+    return;
+  }
+  if (theirs.size === 0) return examineCommits(input, facts, listed);
+  facts.otherCommits = listed.commits.filter((commit) => theirs.has(commit.sha)).map((c) => c.sha);
+  await examineOurCommits(input, facts, listed, theirs);
 }
 
 /**
@@ -216,6 +235,50 @@ async function examineCommits(input: VerifyInput, facts: JobFacts, listed: NewCo
 }
 
 /**
+ * When others pushed to the bound branch too, the net change mixes their work with this job's, so it is not
+ * judged: each of this job's commits is, on its own against its first parent (the gateway's by their changed
+ * paths, the others by their trees), and the changes of the commits others brought are listed, not judged.
+ */
+async function examineOurCommits(
+  input: VerifyInput,
+  facts: JobFacts,
+  listed: NewCommits,
+  theirs: Set<string>,
+): Promise<void> {
+  if (!listed.complete) {
+    facts.unchecked.push(
+      `the new commits of "${input.branch}": there are more than ${input.maxCommits ?? MAX_COMMITS}, so not each one was examined`,
+    );
+    return;
+  }
+  const gateway = new Set(facts.gatewayCommits);
+  const ours = listed.commits.filter((commit) => !theirs.has(commit.sha));
+  const direct = ours.filter((commit) => !gateway.has(commit.sha));
+  const max = input.maxCommitDiffs ?? MAX_COMMIT_DIFFS;
+  if (direct.length > max) {
+    facts.unchecked.push(
+      `each of the ${direct.length} commits pushed around the gateway (at most ${max} are diffed one by one)`,
+    );
+    return;
+  }
+  try {
+    const byPaths = await pathsOfCommits(
+      input.upstream,
+      ours.filter((commit) => gateway.has(commit.sha)),
+      [],
+    );
+    const byTrees = await intermediateChanges(input.upstream, [...direct, ...byPaths.unlisted], []);
+    facts.changes = mergeChanges(byTrees, byPaths.paths);
+    facts.intermediate = [];
+    facts.notes.push(
+      `others pushed ${theirs.size} commit(s) to "${input.branch}" during the job: those were not judged; each of this job's commits was judged on its own`,
+    );
+  } catch (error) {
+    facts.unchecked.push(`the changes of this job's commits: ${reason(error)}`);
+  }
+}
+
+/**
  * The moves of every branch during the job, from GitHub's activity list read back to before the job. When
  * every ref ends where it started the list is the only evidence of what happened in between, so not reading
  * it, not reading back far enough, or finding it behind the refs is unchecked, never success.
@@ -254,6 +317,8 @@ async function accountForMoves(input: VerifyInput, facts: JobFacts): Promise<voi
           return;
         }
         facts.branchMoves = account.branches;
+        // GitHub records this job's token as the marker's creator: that is who "this job" is.
+        facts.identity = window.items[at]?.actor ?? null;
         for (const problem of account.unaccounted) facts.unchecked.push(`what happened to ${problem}`);
         return;
       }

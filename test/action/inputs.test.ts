@@ -48,6 +48,7 @@ describe('readSettings', () => {
         statusContext: 'perimeter',
         endpointSecrets: {},
         writesPerMinute: 80,
+        ignoreRefs: [],
         verifyTimeoutMs: 600_000,
         tempDir: '/tmp/runner',
         eventName: '',
@@ -162,8 +163,19 @@ describe('readSettings', () => {
       [{ [Inputs.Perimeters]: 'all, implementer' }, '"all" cannot be combined'],
       [{ [Inputs.GithubToken]: '' }, 'github-token: required'],
       [{ [Inputs.StatusContext]: 'a\nb' }, 'status-context: expected a short status name'],
-      [{ [Inputs.WritesPerMinute]: '0' }, 'writes-per-minute: expected a whole number from 1 to 1000000, got "0"'],
-      [{ [Inputs.VerifyTimeout]: '1.5' }, 'verify-timeout: expected a whole number from 1 to 1000000, got "1.5"'],
+      [{ [Inputs.IgnoreRefs]: 'tags/**' }, 'ignore-refs: "tags/**" is not a ref glob'],
+      [
+        { [Inputs.IgnoreRefs]: 'refs/heads/**' },
+        'covers the bound branch refs/heads/agent/work, which is always judged',
+      ],
+      [
+        { [Inputs.WritesPerMinute]: '0' },
+        'writes-per-minute: expected a whole number from 1 to 1000000, got "0"',
+      ],
+      [
+        { [Inputs.VerifyTimeout]: '1.5' },
+        'verify-timeout: expected a whole number from 1 to 1000000, got "1.5"',
+      ],
     ])('rejects %o', (inputs, message) => {
       expect(failure(inputs)).toContain(message);
     });

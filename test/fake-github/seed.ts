@@ -2,8 +2,11 @@ import { mkdir } from 'node:fs/promises';
 import { installHooks, recordRefChange } from './activity-log.js';
 import { git, gitText, ZERO_SHA } from './git.js';
 
-/** The actor recorded in the activity list for commits made by seedRepo and commitToBare. */
-export const SEED_ACTOR = 'octocat';
+/**
+ * The actor recorded in the activity list for commits made by seedRepo and commitToBare: the stand-in's
+ * default token's login, so a commitToBare is a push with the job's own token (pass `actor` for someone else).
+ */
+export const SEED_ACTOR = 'github-actions[bot]';
 
 /** Creates the bare repository at `dir` when missing (HEAD on `branch`); safe to call on an existing one. */
 export async function initBare(dir: string, branch = 'main'): Promise<void> {

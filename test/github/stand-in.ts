@@ -105,7 +105,12 @@ export async function plumbCommit(
 }
 
 /** Points `ref` at `sha` (null deletes it) and records it in the stand-in's activity list. */
-export async function setRef(dir: string, ref: string, sha: string | null, actor = 'mallory'): Promise<void> {
+export async function setRef(
+  dir: string,
+  ref: string,
+  sha: string | null,
+  actor = 'github-actions[bot]',
+): Promise<void> {
   const before =
     (await gitText(dir, ['rev-parse', '--verify', '--quiet', ref]).catch(() => '')).trim() || ZERO_SHA;
   if (sha === null) await git(dir, ['update-ref', '-d', ref]);

@@ -40,6 +40,9 @@ function facts(overrides: Partial<JobFacts> = {}): JobFacts {
     directPushes: 'check',
     perimeters: [impl],
     gatewayCommits: [B],
+    otherCommits: [],
+    identity: 'mallory',
+    ignoreRefs: [],
     branchMoves: new Map(),
     unchecked: [],
     notes: [],
@@ -74,7 +77,7 @@ describe('judge, pinned', () => {
       unchecked: [],
       notes: ['n'],
       refChanges: [],
-      commits: { gateway: [B], direct: [], unattributed: [], complete: true },
+      commits: { gateway: [B], direct: [], others: [], unattributed: [], complete: true },
       perPerimeter: { impl: { calls: 2, refusals: 0 } },
     });
     expect(verdict.files).toEqual([
@@ -183,13 +186,14 @@ describe('judge, pinned', () => {
       {
         kind: 'ref',
         ref: 'refs/tags/v1',
-        message: 'refs/tags/v1 was created during the job (nothing → ccccccc); only "agent/x" may change',
+        message:
+          'refs/tags/v1 was created during the job (nothing → ccccccc); only "agent/x" may change (GitHub records no actor for refs outside refs/heads; name it in ignore-refs if another workflow changes it)',
       },
       {
         kind: 'ref',
         ref: 'refs/heads/main',
         message:
-          'refs/heads/main was changed during the job and changed back (force_push by mallory, aaaaaaa → ccccccc; force_push by mallory, ccccccc → aaaaaaa); only "agent/x" may change',
+          'refs/heads/main was changed during the job and changed back (force_push by mallory, aaaaaaa → ccccccc; force_push by mallory, ccccccc → aaaaaaa); only "agent/x" may change (by mallory, the identity of this job\'s token: another workflow with the same token cannot be told apart; name it in ignore-refs if one changes it)',
       },
     ]);
   });
@@ -198,7 +202,13 @@ describe('judge, pinned', () => {
     const missing = judge(facts({ ledger: null }));
     expect(missing.state).toBe('error');
     expect(missing.unchecked).toEqual(['there is no gateway ledger, so commits could not be attributed']);
-    expect(missing.commits).toEqual({ gateway: [], direct: [], unattributed: [B], complete: true });
+    expect(missing.commits).toEqual({
+      gateway: [],
+      direct: [],
+      others: [],
+      unattributed: [B],
+      complete: true,
+    });
     expect(missing.perPerimeter).toEqual({});
     const broken = judge(facts({ ledger: { ok: false, commits: [B], perPerimeter: {} } }));
     expect(broken.unchecked).toEqual(['the gateway ledger is broken: unknown problem']);
@@ -223,7 +233,13 @@ describe('judge, pinned', () => {
         message: '1 commit(s) reached "agent/x" without the gateway (direct-pushes: deny): ccccccc',
       },
     ]);
-    expect(denied.commits).toEqual({ gateway: [B], direct: [C], unattributed: [], complete: true });
+    expect(denied.commits).toEqual({
+      gateway: [B],
+      direct: [C],
+      others: [],
+      unattributed: [],
+      complete: true,
+    });
     const clean = judge(facts({ directPushes: 'deny' }));
     expect(clean.state).toBe('success');
     const incomplete = judge(facts({ directPushes: 'deny', newCommits: { shas: [B], complete: false } }));
@@ -245,7 +261,13 @@ describe('judge, pinned', () => {
     expect(noted.state).toBe('success');
     const unknown = judge(facts({ newCommits: null }));
     expect(unknown.unchecked).toEqual(['the new commits could not be listed']);
-    expect(unknown.commits).toEqual({ gateway: [], direct: [], unattributed: [], complete: false });
+    expect(unknown.commits).toEqual({
+      gateway: [],
+      direct: [],
+      others: [],
+      unattributed: [],
+      complete: false,
+    });
     const unchanged = judge(facts({ newCommits: null, endHead: A, refChanges: [] }));
     expect(unchanged.state).toBe('success');
   });

@@ -38,6 +38,9 @@ function facts(overrides: Partial<JobFacts> = {}): JobFacts {
     directPushes: 'check',
     perimeters: [perimeter('impl', ['src/**']), perimeter('tests', ['test/**'])],
     gatewayCommits: [B],
+    otherCommits: [],
+    identity: 'github-actions[bot]',
+    ignoreRefs: [],
     branchMoves: moved('refs/heads/agent/x', [A, B]),
     unchecked: [],
     notes: [],
@@ -76,7 +79,13 @@ describe('judge', () => {
         ['src/a.ts', 'impl', 'impl: write glob "src/**"'],
         ['test/a.test.ts', 'tests', 'tests: write glob "test/**"'],
       ]);
-      expect(verdict.commits).toEqual({ gateway: [B], direct: [], unattributed: [], complete: true });
+      expect(verdict.commits).toEqual({
+        gateway: [B],
+        direct: [],
+        others: [],
+        unattributed: [],
+        complete: true,
+      });
     });
   });
 
@@ -315,7 +324,7 @@ describe('judge', () => {
     });
     it('never attributes commits without a usable ledger', () => {
       const verdict = judge(facts({ ledger: null, directPushes: 'deny' }));
-      expect(verdict.commits).toMatchObject({ gateway: [], direct: [], unattributed: [B] });
+      expect(verdict.commits).toMatchObject({ gateway: [], direct: [], others: [], unattributed: [B] });
       expect(verdict.state).toBe('error');
     });
   });

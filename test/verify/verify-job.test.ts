@@ -99,7 +99,13 @@ describe('verifyJob against the stand-in', () => {
         'added src/b.ts implementer: write glob "src/**"',
         'added test/b.test.ts test-author: write glob "test/**"',
       ]);
-      expect(verdict.commits).toEqual({ gateway: [two, one], direct: [], unattributed: [], complete: true });
+      expect(verdict.commits).toEqual({
+        gateway: [two, one],
+        direct: [],
+        others: [],
+        unattributed: [],
+        complete: true,
+      });
       expect(verdict.perPerimeter).toEqual({ implementer: { calls: 4, refusals: 1 } });
     });
   });
@@ -117,13 +123,13 @@ describe('verifyJob against the stand-in', () => {
     it('fails on the file and counts the direct commit, naming who pushed it', async () => {
       const mine = await gatewayCommit({ 'src/b.ts': 'b\n' });
       const rogue = await commitToBare(s.dir, BRANCH, { 'docs/guide.md': 'rewritten\n' }, 'rogue', {
-        actor: 'mallory',
+        actor: 'github-actions[bot]',
       });
       const { verdict } = await verify(ledgerOf(mine));
       expect(verdict.state).toBe('failure');
       expect(verdict.violations).toEqual([expect.objectContaining({ kind: 'path', path: 'docs/guide.md' })]);
       expect(verdict.commits).toMatchObject({ gateway: [mine], direct: [rogue] });
-      expect(verdict.pushes.map((p) => p.actor)).toContain('mallory');
+      expect(verdict.pushes.map((p) => p.actor)).toContain('github-actions[bot]');
     });
 
     it('fails on the push itself under direct-pushes: deny, even inside the perimeter', async () => {
@@ -139,9 +145,11 @@ describe('verifyJob against the stand-in', () => {
   describe('when a commit made a change that a later one undid', () => {
     it('still fails on it: it stays in the history', async () => {
       const leak = await commitToBare(s.dir, BRANCH, { '.env': 'SECRET=1\n', 'src/ok.ts': 'ok' }, 'leak', {
-        actor: 'mallory',
+        actor: 'github-actions[bot]',
       });
-      const undo = await commitToBare(s.dir, BRANCH, { '.env': null }, 'undo', { actor: 'mallory' });
+      const undo = await commitToBare(s.dir, BRANCH, { '.env': null }, 'undo', {
+        actor: 'github-actions[bot]',
+      });
       const { verdict } = await verify(ledgerOf());
       expect(verdict.state).toBe('failure');
       expect(verdict.files.map((f) => `${f.path} ${f.allowed} ${f.transient ?? false}`)).toEqual([

@@ -26,6 +26,8 @@ export interface JobOptions {
   /** files committed on the bound branch before the job */
   branchFiles?: Record<string, string>;
   inputs?: Record<string, string>;
+  /** other people with their own tokens, by login (a teammate, a bot): `push(..., { as: login })` */
+  actors?: string[];
   /** files in the runner's workspace (a checkout an agent can edit) */
   workspaceFiles?: Record<string, string>;
   actionDir: string;
@@ -42,6 +44,8 @@ export interface StatusRecord {
 
 export class Job {
   readonly token = `ghs_${randomBytes(18).toString('hex')}`;
+  /** the other actors' tokens, by login */
+  readonly tokens: Record<string, string> = {};
   readonly branch: string;
   runner!: ActionRunner;
   gh!: FakeGithub;
@@ -57,7 +61,12 @@ export class Job {
     const job = new Job(options);
     await seedRepo(job.bare, options.files);
     if (job.branch !== 'main') await git(job.bare, ['branch', job.branch, 'main']);
-    job.gh = await startFakeGithub({ token: job.token, repos: { [REPOSITORY]: job.bare } });
+    for (const login of options.actors ?? []) job.tokens[login] = `ghp_${randomBytes(18).toString('hex')}`;
+    job.gh = await startFakeGithub({
+      token: job.token,
+      repos: { [REPOSITORY]: job.bare },
+      extraTokens: Object.fromEntries(Object.entries(job.tokens).map(([login, token]) => [token, login])),
+    });
     if (options.branchFiles) await job.push(options.branchFiles, { message: 'Before the job' });
     const workspace = join(job.dir, 'workspace');
     for (const [path, content] of Object.entries(options.workspaceFiles ?? {})) {
@@ -108,10 +117,18 @@ export class Job {
   /** A `git push` with the job's token: the route around the gateway. Returns the pushed commit. */
   async push(
     files: Record<string, string | null>,
-    options: { branch?: string; from?: string; force?: boolean; message?: string; resetTo?: string } = {},
+    options: {
+      branch?: string;
+      from?: string;
+      force?: boolean;
+      message?: string;
+      resetTo?: string;
+      /** push as another actor (one of JobOptions.actors) instead of with the job's token */
+      as?: string;
+    } = {},
   ): Promise<string> {
     const work = mkdtempSync(join(this.dir, 'clone-'));
-    const remote = this.remote();
+    const remote = this.remote(options.as);
     const from = options.from ?? this.branch;
     await git(work, ['clone', '--quiet', '--branch', from, remote, '.']);
     await git(work, ['config', 'user.name', 'Rogue Agent']);
@@ -148,8 +165,10 @@ export class Job {
     await git(work, ['push', '--quiet', this.remote(), ...refspecs]);
   }
 
-  private remote(): string {
-    return `${this.gh.url.replace('http://', `http://x-access-token:${this.token}@`)}/${REPOSITORY}.git`;
+  private remote(as?: string): string {
+    const token = as === undefined ? this.token : this.tokens[as];
+    if (token === undefined) throw new Error(`no actor ${as} in this job`);
+    return `${this.gh.url.replace('http://', `http://x-access-token:${token}@`)}/${REPOSITORY}.git`;
   }
 
   async head(branch = this.branch): Promise<string> {

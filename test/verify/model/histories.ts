@@ -17,6 +17,8 @@ import { snapshotRefs, verifyJob, type Verdict } from '../../../src/verify/index
 import { UpstreamError } from '../../../src/github/upstream.js';
 
 export const BRANCH = 'agent/x';
+/** Another actor (the job's token acts as github-actions[bot]). */
+const TEAMMATE = 'teammate';
 const REF = `refs/heads/${BRANCH}`;
 
 export const PERIMETER = compilePerimeter({
@@ -81,7 +83,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       kind: fc.constant('push' as const),
       ref: fc.oneof({ weight: 3, arbitrary: fc.constant(REF) }, { weight: 1, arbitrary: otherRef }),
       files,
-      actor: fc.constantFrom('github-actions[bot]', 'teammate'),
+      actor: fc.constantFrom('github-actions[bot]', TEAMMATE),
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('force' as const), files, orphan: fc.boolean() }) },
@@ -305,10 +307,13 @@ export async function groundTruth(
   const changes = (await readRefChanges(dir)).filter((c) => Date.parse(c.timestamp) >= since);
   const violations: string[] = [];
   const unrecorded: string[] = [];
+  // GitHub records the job's token as this identity; a teammate's branch moves are listed, not judged
+  const others = (ref: string) => changes.filter((c) => c.ref === ref).every((c) => c.actor === TEAMMATE);
   for (const ref of new Set(changes.map((c) => c.ref))) {
     if (ref === REF) continue;
-    if (ref.startsWith('refs/heads/')) violations.push(`${ref} changed`);
-    else if (start[ref] !== end[ref]) violations.push(`${ref} changed`);
+    if (ref.startsWith('refs/heads/')) {
+      if (!others(ref)) violations.push(`${ref} changed`);
+    } else if (start[ref] !== end[ref]) violations.push(`${ref} changed`);
     else unrecorded.push(`${ref} changed and changed back`);
   }
   const startHead = start[REF] as string;
@@ -322,7 +327,18 @@ export async function groundTruth(
   for (const sha of held) if (!ancestors.has(sha)) violations.push(`held ${sha}, lost`);
   if (held.length === 0) return { violations, unrecorded };
   // every commit the branch held and did not hold at the start, each against its first parent, in one diff-tree
-  const listed = (await gitText(dir, ['rev-list', '--parents', ...held, '--not', startHead])).trim();
+  // commits a teammate's move brought onto the branch are theirs: not judged
+  const theirs = new Set<string>();
+  for (const c of changes.filter((c) => c.ref === REF && c.actor === TEAMMATE)) {
+    if (c.before === ZERO_SHA || c.after === ZERO_SHA) continue;
+    const brought = (await gitText(dir, ['rev-list', c.after, '--not', c.before])).trim();
+    for (const sha of brought ? brought.split('\n') : []) theirs.add(sha);
+  }
+  const listed = (await gitText(dir, ['rev-list', '--parents', ...held, '--not', startHead]))
+    .trim()
+    .split('\n')
+    .filter((line) => line && !theirs.has(line.split(' ')[0] as string))
+    .join('\n');
   const pairs = (listed ? listed.split('\n') : []).map((line) => {
     // diff-tree --stdin reads "<commit> <parent>": the commit against that one parent (a root: --root)
     const [commit, parent] = line.split(' ');
