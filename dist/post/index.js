@@ -1,7 +1,7 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 9659:
+/***/ 9741:
 /***/ (function(__unused_webpack_module, exports, __nccwpck_require__) {
 
 
@@ -54,9 +54,9 @@ exports.getProxyUrl = getProxyUrl;
 exports.isHttps = isHttps;
 const http = __importStar(__nccwpck_require__(8611));
 const https = __importStar(__nccwpck_require__(5692));
-const pm = __importStar(__nccwpck_require__(3335));
-const tunnel = __importStar(__nccwpck_require__(770));
-const undici_1 = __nccwpck_require__(6752);
+const pm = __importStar(__nccwpck_require__(6917));
+const tunnel = __importStar(__nccwpck_require__(2900));
+const undici_1 = __nccwpck_require__(3058);
 var HttpCodes;
 (function (HttpCodes) {
     HttpCodes[HttpCodes["OK"] = 200] = "OK";
@@ -744,7 +744,7 @@ const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCa
 
 /***/ }),
 
-/***/ 3335:
+/***/ 6917:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -844,14 +844,14 @@ class DecodedURL extends URL {
 
 /***/ }),
 
-/***/ 8812:
+/***/ 3370:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 var Batcher, Events, parser;
-parser = __nccwpck_require__(9700);
-Events = __nccwpck_require__(1914);
+parser = __nccwpck_require__(5185);
+Events = __nccwpck_require__(3116);
 
 Batcher = function () {
   class Batcher {
@@ -916,7 +916,7 @@ module.exports = Batcher;
 
 /***/ }),
 
-/***/ 8760:
+/***/ 3890:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -951,14 +951,14 @@ var Bottleneck,
     splice = [].splice;
 NUM_PRIORITIES = 10;
 DEFAULT_PRIORITY = 5;
-parser = __nccwpck_require__(9700);
-Queues = __nccwpck_require__(1363);
-Job = __nccwpck_require__(2448);
-LocalDatastore = __nccwpck_require__(7099);
-RedisDatastore = __nccwpck_require__(1827);
-Events = __nccwpck_require__(1914);
-States = __nccwpck_require__(5685);
-Sync = __nccwpck_require__(9216);
+parser = __nccwpck_require__(5185);
+Queues = __nccwpck_require__(3109);
+Job = __nccwpck_require__(8086);
+LocalDatastore = __nccwpck_require__(3557);
+RedisDatastore = __nccwpck_require__(3301);
+Events = __nccwpck_require__(3116);
+States = __nccwpck_require__(8795);
+Sync = __nccwpck_require__(9018);
 
 Bottleneck = function () {
   class Bottleneck {
@@ -1449,18 +1449,18 @@ Bottleneck = function () {
   ;
   Bottleneck.default = Bottleneck;
   Bottleneck.Events = Events;
-  Bottleneck.version = Bottleneck.prototype.version = (__nccwpck_require__(8349)/* .version */ .r);
+  Bottleneck.version = Bottleneck.prototype.version = (__nccwpck_require__(7578)/* .version */ .r);
   Bottleneck.strategy = Bottleneck.prototype.strategy = {
     LEAK: 1,
     OVERFLOW: 2,
     OVERFLOW_PRIORITY: 4,
     BLOCK: 3
   };
-  Bottleneck.BottleneckError = Bottleneck.prototype.BottleneckError = __nccwpck_require__(2360);
-  Bottleneck.Group = Bottleneck.prototype.Group = __nccwpck_require__(6835);
-  Bottleneck.RedisConnection = Bottleneck.prototype.RedisConnection = __nccwpck_require__(1400);
-  Bottleneck.IORedisConnection = Bottleneck.prototype.IORedisConnection = __nccwpck_require__(8468);
-  Bottleneck.Batcher = Bottleneck.prototype.Batcher = __nccwpck_require__(8812);
+  Bottleneck.BottleneckError = Bottleneck.prototype.BottleneckError = __nccwpck_require__(4678);
+  Bottleneck.Group = Bottleneck.prototype.Group = __nccwpck_require__(7974);
+  Bottleneck.RedisConnection = Bottleneck.prototype.RedisConnection = __nccwpck_require__(7550);
+  Bottleneck.IORedisConnection = Bottleneck.prototype.IORedisConnection = __nccwpck_require__(6190);
+  Bottleneck.Batcher = Bottleneck.prototype.Batcher = __nccwpck_require__(3370);
   Bottleneck.prototype.jobDefaults = {
     priority: DEFAULT_PRIORITY,
     weight: 1,
@@ -1516,7 +1516,7 @@ module.exports = Bottleneck;
 
 /***/ }),
 
-/***/ 2360:
+/***/ 4678:
 /***/ ((module) => {
 
 
@@ -1527,7 +1527,7 @@ module.exports = BottleneckError;
 
 /***/ }),
 
-/***/ 5327:
+/***/ 7313:
 /***/ ((module) => {
 
 
@@ -1640,7 +1640,7 @@ module.exports = DLList;
 
 /***/ }),
 
-/***/ 1914:
+/***/ 3116:
 /***/ ((module) => {
 
 
@@ -1774,7 +1774,7 @@ module.exports = Events;
 
 /***/ }),
 
-/***/ 6835:
+/***/ 7974:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -1792,11 +1792,11 @@ function asyncGeneratorStep(gen, resolve, reject, _next, _throw, key, arg) { try
 function _asyncToGenerator(fn) { return function () { var self = this, args = arguments; return new Promise(function (resolve, reject) { var gen = fn.apply(self, args); function _next(value) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "next", value); } function _throw(err) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "throw", err); } _next(undefined); }); }; }
 
 var Events, Group, IORedisConnection, RedisConnection, Scripts, parser;
-parser = __nccwpck_require__(9700);
-Events = __nccwpck_require__(1914);
-RedisConnection = __nccwpck_require__(1400);
-IORedisConnection = __nccwpck_require__(8468);
-Scripts = __nccwpck_require__(1479);
+parser = __nccwpck_require__(5185);
+Events = __nccwpck_require__(3116);
+RedisConnection = __nccwpck_require__(7550);
+IORedisConnection = __nccwpck_require__(6190);
+Scripts = __nccwpck_require__(985);
 
 Group = function () {
   class Group {
@@ -1806,7 +1806,7 @@ Group = function () {
       parser.load(this.limiterOptions, this.defaults, this);
       this.Events = new Events(this);
       this.instances = {};
-      this.Bottleneck = __nccwpck_require__(8760);
+      this.Bottleneck = __nccwpck_require__(3890);
 
       this._startAutoCleanup();
 
@@ -1978,7 +1978,7 @@ module.exports = Group;
 
 /***/ }),
 
-/***/ 8468:
+/***/ 6190:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -1996,9 +1996,9 @@ function asyncGeneratorStep(gen, resolve, reject, _next, _throw, key, arg) { try
 function _asyncToGenerator(fn) { return function () { var self = this, args = arguments; return new Promise(function (resolve, reject) { var gen = fn.apply(self, args); function _next(value) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "next", value); } function _throw(err) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "throw", err); } _next(undefined); }); }; }
 
 var Events, IORedisConnection, Scripts, parser;
-parser = __nccwpck_require__(9700);
-Events = __nccwpck_require__(1914);
-Scripts = __nccwpck_require__(1479);
+parser = __nccwpck_require__(5185);
+Events = __nccwpck_require__(3116);
+Scripts = __nccwpck_require__(985);
 
 IORedisConnection = function () {
   class IORedisConnection {
@@ -2170,7 +2170,7 @@ module.exports = IORedisConnection;
 
 /***/ }),
 
-/***/ 2448:
+/***/ 8086:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -2182,8 +2182,8 @@ function _asyncToGenerator(fn) { return function () { var self = this, args = ar
 var BottleneckError, DEFAULT_PRIORITY, Job, NUM_PRIORITIES, parser;
 NUM_PRIORITIES = 10;
 DEFAULT_PRIORITY = 5;
-parser = __nccwpck_require__(9700);
-BottleneckError = __nccwpck_require__(2360);
+parser = __nccwpck_require__(5185);
+BottleneckError = __nccwpck_require__(4678);
 Job = class Job {
   constructor(task, args, options, jobDefaults, rejectOnDrop, Events, _states, Promise) {
     this.task = task;
@@ -2391,7 +2391,7 @@ module.exports = Job;
 
 /***/ }),
 
-/***/ 7099:
+/***/ 3557:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -2401,8 +2401,8 @@ function asyncGeneratorStep(gen, resolve, reject, _next, _throw, key, arg) { try
 function _asyncToGenerator(fn) { return function () { var self = this, args = arguments; return new Promise(function (resolve, reject) { var gen = fn.apply(self, args); function _next(value) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "next", value); } function _throw(err) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "throw", err); } _next(undefined); }); }; }
 
 var BottleneckError, LocalDatastore, parser;
-parser = __nccwpck_require__(9700);
-BottleneckError = __nccwpck_require__(2360);
+parser = __nccwpck_require__(5185);
+BottleneckError = __nccwpck_require__(4678);
 LocalDatastore = class LocalDatastore {
   constructor(instance, storeOptions, storeInstanceOptions) {
     this.instance = instance;
@@ -2684,14 +2684,14 @@ module.exports = LocalDatastore;
 
 /***/ }),
 
-/***/ 1363:
+/***/ 3109:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 var DLList, Events, Queues;
-DLList = __nccwpck_require__(5327);
-Events = __nccwpck_require__(1914);
+DLList = __nccwpck_require__(7313);
+Events = __nccwpck_require__(3116);
 Queues = class Queues {
   constructor(num_priorities) {
     var i;
@@ -2767,7 +2767,7 @@ module.exports = Queues;
 
 /***/ }),
 
-/***/ 1400:
+/***/ 7550:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -2777,9 +2777,9 @@ function asyncGeneratorStep(gen, resolve, reject, _next, _throw, key, arg) { try
 function _asyncToGenerator(fn) { return function () { var self = this, args = arguments; return new Promise(function (resolve, reject) { var gen = fn.apply(self, args); function _next(value) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "next", value); } function _throw(err) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "throw", err); } _next(undefined); }); }; }
 
 var Events, RedisConnection, Scripts, parser;
-parser = __nccwpck_require__(9700);
-Events = __nccwpck_require__(1914);
-Scripts = __nccwpck_require__(1479);
+parser = __nccwpck_require__(5185);
+Events = __nccwpck_require__(3116);
+Scripts = __nccwpck_require__(985);
 
 RedisConnection = function () {
   class RedisConnection {
@@ -2966,7 +2966,7 @@ module.exports = RedisConnection;
 
 /***/ }),
 
-/***/ 1827:
+/***/ 3301:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -2984,10 +2984,10 @@ function asyncGeneratorStep(gen, resolve, reject, _next, _throw, key, arg) { try
 function _asyncToGenerator(fn) { return function () { var self = this, args = arguments; return new Promise(function (resolve, reject) { var gen = fn.apply(self, args); function _next(value) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "next", value); } function _throw(err) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "throw", err); } _next(undefined); }); }; }
 
 var BottleneckError, IORedisConnection, RedisConnection, RedisDatastore, parser;
-parser = __nccwpck_require__(9700);
-BottleneckError = __nccwpck_require__(2360);
-RedisConnection = __nccwpck_require__(1400);
-IORedisConnection = __nccwpck_require__(8468);
+parser = __nccwpck_require__(5185);
+BottleneckError = __nccwpck_require__(4678);
+RedisConnection = __nccwpck_require__(7550);
+IORedisConnection = __nccwpck_require__(6190);
 RedisDatastore = class RedisDatastore {
   constructor(instance, storeOptions, storeInstanceOptions) {
     this.instance = instance;
@@ -3324,13 +3324,13 @@ module.exports = RedisDatastore;
 
 /***/ }),
 
-/***/ 1479:
+/***/ 985:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
 var headers, lua, templates;
-lua = __nccwpck_require__(6495);
+lua = __nccwpck_require__(8700);
 headers = {
   refs: lua["refs.lua"],
   validate_keys: lua["validate_keys.lua"],
@@ -3492,13 +3492,13 @@ exports.payload = function (name) {
 
 /***/ }),
 
-/***/ 5685:
+/***/ 8795:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 var BottleneckError, States;
-BottleneckError = __nccwpck_require__(2360);
+BottleneckError = __nccwpck_require__(4678);
 States = class States {
   constructor(status1) {
     this.status = status1;
@@ -3586,7 +3586,7 @@ module.exports = States;
 
 /***/ }),
 
-/***/ 9216:
+/***/ 9018:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -3596,7 +3596,7 @@ function asyncGeneratorStep(gen, resolve, reject, _next, _throw, key, arg) { try
 function _asyncToGenerator(fn) { return function () { var self = this, args = arguments; return new Promise(function (resolve, reject) { var gen = fn.apply(self, args); function _next(value) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "next", value); } function _throw(err) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "throw", err); } _next(undefined); }); }; }
 
 var DLList, Sync;
-DLList = __nccwpck_require__(5327);
+DLList = __nccwpck_require__(7313);
 Sync = class Sync {
   constructor(name, Promise) {
     this.schedule = this.schedule.bind(this);
@@ -3672,16 +3672,16 @@ module.exports = Sync;
 
 /***/ }),
 
-/***/ 2203:
+/***/ 9617:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-module.exports = __nccwpck_require__(8760);
+module.exports = __nccwpck_require__(3890);
 
 /***/ }),
 
-/***/ 9700:
+/***/ 5185:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -3713,7 +3713,7 @@ exports.overwrite = function (received, defaults, onto = {}) {
 
 /***/ }),
 
-/***/ 3251:
+/***/ 953:
 /***/ (function(module) {
 
 /**
@@ -5243,15 +5243,15 @@ exports.overwrite = function (received, defaults, onto = {}) {
 
 /***/ }),
 
-/***/ 770:
+/***/ 2900:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-module.exports = __nccwpck_require__(218);
+module.exports = __nccwpck_require__(4020);
 
 
 /***/ }),
 
-/***/ 218:
+/***/ 4020:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -5522,33 +5522,33 @@ exports.debug = debug; // for test
 
 /***/ }),
 
-/***/ 6752:
+/***/ 3058:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const Client = __nccwpck_require__(3701)
-const Dispatcher = __nccwpck_require__(883)
-const Pool = __nccwpck_require__(628)
-const BalancedPool = __nccwpck_require__(837)
-const Agent = __nccwpck_require__(7405)
-const ProxyAgent = __nccwpck_require__(6672)
-const EnvHttpProxyAgent = __nccwpck_require__(3137)
-const RetryAgent = __nccwpck_require__(50)
-const errors = __nccwpck_require__(8707)
-const util = __nccwpck_require__(3440)
+const Client = __nccwpck_require__(8091)
+const Dispatcher = __nccwpck_require__(8621)
+const Pool = __nccwpck_require__(9106)
+const BalancedPool = __nccwpck_require__(4587)
+const Agent = __nccwpck_require__(7751)
+const ProxyAgent = __nccwpck_require__(6962)
+const EnvHttpProxyAgent = __nccwpck_require__(7247)
+const RetryAgent = __nccwpck_require__(5796)
+const errors = __nccwpck_require__(4245)
+const util = __nccwpck_require__(134)
 const { InvalidArgumentError } = errors
-const api = __nccwpck_require__(6615)
-const buildConnector = __nccwpck_require__(9136)
-const MockClient = __nccwpck_require__(7365)
-const MockAgent = __nccwpck_require__(7501)
-const MockPool = __nccwpck_require__(4004)
-const mockErrors = __nccwpck_require__(2429)
-const RetryHandler = __nccwpck_require__(7816)
-const { getGlobalDispatcher, setGlobalDispatcher } = __nccwpck_require__(2581)
-const DecoratorHandler = __nccwpck_require__(8155)
-const RedirectHandler = __nccwpck_require__(8754)
-const createRedirectInterceptor = __nccwpck_require__(5092)
+const api = __nccwpck_require__(6093)
+const buildConnector = __nccwpck_require__(5622)
+const MockClient = __nccwpck_require__(8395)
+const MockAgent = __nccwpck_require__(3479)
+const MockPool = __nccwpck_require__(1554)
+const mockErrors = __nccwpck_require__(71)
+const RetryHandler = __nccwpck_require__(6418)
+const { getGlobalDispatcher, setGlobalDispatcher } = __nccwpck_require__(8475)
+const DecoratorHandler = __nccwpck_require__(2665)
+const RedirectHandler = __nccwpck_require__(6276)
+const createRedirectInterceptor = __nccwpck_require__(8414)
 
 Object.assign(Dispatcher.prototype, api)
 
@@ -5566,10 +5566,10 @@ module.exports.DecoratorHandler = DecoratorHandler
 module.exports.RedirectHandler = RedirectHandler
 module.exports.createRedirectInterceptor = createRedirectInterceptor
 module.exports.interceptors = {
-  redirect: __nccwpck_require__(1514),
-  retry: __nccwpck_require__(2026),
-  dump: __nccwpck_require__(8060),
-  dns: __nccwpck_require__(379)
+  redirect: __nccwpck_require__(3048),
+  retry: __nccwpck_require__(7096),
+  dump: __nccwpck_require__(7566),
+  dns: __nccwpck_require__(5561)
 }
 
 module.exports.buildConnector = buildConnector
@@ -5631,7 +5631,7 @@ function makeDispatcher (fn) {
 module.exports.setGlobalDispatcher = setGlobalDispatcher
 module.exports.getGlobalDispatcher = getGlobalDispatcher
 
-const fetchImpl = (__nccwpck_require__(4398).fetch)
+const fetchImpl = (__nccwpck_require__(9000).fetch)
 module.exports.fetch = async function fetch (init, options = undefined) {
   try {
     return await fetchImpl(init, options)
@@ -5643,39 +5643,39 @@ module.exports.fetch = async function fetch (init, options = undefined) {
     throw err
   }
 }
-module.exports.Headers = __nccwpck_require__(660).Headers
-module.exports.Response = __nccwpck_require__(9051).Response
-module.exports.Request = __nccwpck_require__(9967).Request
-module.exports.FormData = __nccwpck_require__(5910).FormData
+module.exports.Headers = __nccwpck_require__(1258).Headers
+module.exports.Response = __nccwpck_require__(2305).Response
+module.exports.Request = __nccwpck_require__(3733).Request
+module.exports.FormData = __nccwpck_require__(6652).FormData
 module.exports.File = globalThis.File ?? (__nccwpck_require__(4573).File)
-module.exports.FileReader = __nccwpck_require__(8355).FileReader
+module.exports.FileReader = __nccwpck_require__(9805).FileReader
 
-const { setGlobalOrigin, getGlobalOrigin } = __nccwpck_require__(1059)
+const { setGlobalOrigin, getGlobalOrigin } = __nccwpck_require__(5505)
 
 module.exports.setGlobalOrigin = setGlobalOrigin
 module.exports.getGlobalOrigin = getGlobalOrigin
 
-const { CacheStorage } = __nccwpck_require__(3245)
-const { kConstruct } = __nccwpck_require__(109)
+const { CacheStorage } = __nccwpck_require__(1404)
+const { kConstruct } = __nccwpck_require__(6651)
 
 // Cache & CacheStorage are tightly coupled with fetch. Even if it may run
 // in an older version of Node, it doesn't have any use without fetch.
 module.exports.caches = new CacheStorage(kConstruct)
 
-const { deleteCookie, getCookies, getSetCookies, setCookie } = __nccwpck_require__(9061)
+const { deleteCookie, getCookies, getSetCookies, setCookie } = __nccwpck_require__(8843)
 
 module.exports.deleteCookie = deleteCookie
 module.exports.getCookies = getCookies
 module.exports.getSetCookies = getSetCookies
 module.exports.setCookie = setCookie
 
-const { parseMIMEType, serializeAMimeType } = __nccwpck_require__(1900)
+const { parseMIMEType, serializeAMimeType } = __nccwpck_require__(3394)
 
 module.exports.parseMIMEType = parseMIMEType
 module.exports.serializeAMimeType = serializeAMimeType
 
-const { CloseEvent, ErrorEvent, MessageEvent } = __nccwpck_require__(5188)
-module.exports.WebSocket = __nccwpck_require__(3726).WebSocket
+const { CloseEvent, ErrorEvent, MessageEvent } = __nccwpck_require__(2946)
+module.exports.WebSocket = __nccwpck_require__(631).WebSocket
 module.exports.CloseEvent = CloseEvent
 module.exports.ErrorEvent = ErrorEvent
 module.exports.MessageEvent = MessageEvent
@@ -5691,18 +5691,18 @@ module.exports.MockPool = MockPool
 module.exports.MockAgent = MockAgent
 module.exports.mockErrors = mockErrors
 
-const { EventSource } = __nccwpck_require__(1238)
+const { EventSource } = __nccwpck_require__(6628)
 
 module.exports.EventSource = EventSource
 
 
 /***/ }),
 
-/***/ 158:
+/***/ 9116:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-const { addAbortListener } = __nccwpck_require__(3440)
-const { RequestAbortedError } = __nccwpck_require__(8707)
+const { addAbortListener } = __nccwpck_require__(134)
+const { RequestAbortedError } = __nccwpck_require__(4245)
 
 const kListener = Symbol('kListener')
 const kSignal = Symbol('kSignal')
@@ -5762,16 +5762,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2279:
+/***/ 3698:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
 const { AsyncResource } = __nccwpck_require__(6698)
-const { InvalidArgumentError, SocketError } = __nccwpck_require__(8707)
-const util = __nccwpck_require__(3440)
-const { addSignal, removeSignal } = __nccwpck_require__(158)
+const { InvalidArgumentError, SocketError } = __nccwpck_require__(4245)
+const util = __nccwpck_require__(134)
+const { addSignal, removeSignal } = __nccwpck_require__(9116)
 
 class ConnectHandler extends AsyncResource {
   constructor (opts, callback) {
@@ -5877,7 +5877,7 @@ module.exports = connect
 
 /***/ }),
 
-/***/ 6862:
+/***/ 5736:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -5891,10 +5891,10 @@ const {
   InvalidArgumentError,
   InvalidReturnValueError,
   RequestAbortedError
-} = __nccwpck_require__(8707)
-const util = __nccwpck_require__(3440)
+} = __nccwpck_require__(4245)
+const util = __nccwpck_require__(134)
 const { AsyncResource } = __nccwpck_require__(6698)
-const { addSignal, removeSignal } = __nccwpck_require__(158)
+const { addSignal, removeSignal } = __nccwpck_require__(9116)
 const assert = __nccwpck_require__(4589)
 
 const kResume = Symbol('resume')
@@ -6135,16 +6135,16 @@ module.exports = pipeline
 
 /***/ }),
 
-/***/ 4043:
+/***/ 4509:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
-const { Readable } = __nccwpck_require__(9927)
-const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(8707)
-const util = __nccwpck_require__(3440)
-const { getResolveErrorBodyCallback } = __nccwpck_require__(7655)
+const { Readable } = __nccwpck_require__(4357)
+const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(4245)
+const util = __nccwpck_require__(134)
+const { getResolveErrorBodyCallback } = __nccwpck_require__(6141)
 const { AsyncResource } = __nccwpck_require__(6698)
 
 class RequestHandler extends AsyncResource {
@@ -6356,18 +6356,18 @@ module.exports.RequestHandler = RequestHandler
 
 /***/ }),
 
-/***/ 3560:
+/***/ 4558:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
 const { finished, PassThrough } = __nccwpck_require__(7075)
-const { InvalidArgumentError, InvalidReturnValueError } = __nccwpck_require__(8707)
-const util = __nccwpck_require__(3440)
-const { getResolveErrorBodyCallback } = __nccwpck_require__(7655)
+const { InvalidArgumentError, InvalidReturnValueError } = __nccwpck_require__(4245)
+const util = __nccwpck_require__(134)
+const { getResolveErrorBodyCallback } = __nccwpck_require__(6141)
 const { AsyncResource } = __nccwpck_require__(6698)
-const { addSignal, removeSignal } = __nccwpck_require__(158)
+const { addSignal, removeSignal } = __nccwpck_require__(9116)
 
 class StreamHandler extends AsyncResource {
   constructor (opts, factory, callback) {
@@ -6583,15 +6583,15 @@ module.exports = stream
 
 /***/ }),
 
-/***/ 1882:
+/***/ 4588:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { InvalidArgumentError, SocketError } = __nccwpck_require__(8707)
+const { InvalidArgumentError, SocketError } = __nccwpck_require__(4245)
 const { AsyncResource } = __nccwpck_require__(6698)
-const util = __nccwpck_require__(3440)
-const { addSignal, removeSignal } = __nccwpck_require__(158)
+const util = __nccwpck_require__(134)
+const { addSignal, removeSignal } = __nccwpck_require__(9116)
 const assert = __nccwpck_require__(4589)
 
 class UpgradeHandler extends AsyncResource {
@@ -6698,21 +6698,21 @@ module.exports = upgrade
 
 /***/ }),
 
-/***/ 6615:
+/***/ 6093:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-module.exports.request = __nccwpck_require__(4043)
-module.exports.stream = __nccwpck_require__(3560)
-module.exports.pipeline = __nccwpck_require__(6862)
-module.exports.upgrade = __nccwpck_require__(1882)
-module.exports.connect = __nccwpck_require__(2279)
+module.exports.request = __nccwpck_require__(4509)
+module.exports.stream = __nccwpck_require__(4558)
+module.exports.pipeline = __nccwpck_require__(5736)
+module.exports.upgrade = __nccwpck_require__(4588)
+module.exports.connect = __nccwpck_require__(3698)
 
 
 /***/ }),
 
-/***/ 9927:
+/***/ 4357:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Ported from https://github.com/nodejs/undici/pull/907
@@ -6721,9 +6721,9 @@ module.exports.connect = __nccwpck_require__(2279)
 
 const assert = __nccwpck_require__(4589)
 const { Readable } = __nccwpck_require__(7075)
-const { RequestAbortedError, NotSupportedError, InvalidArgumentError, AbortError } = __nccwpck_require__(8707)
-const util = __nccwpck_require__(3440)
-const { ReadableStreamFrom } = __nccwpck_require__(3440)
+const { RequestAbortedError, NotSupportedError, InvalidArgumentError, AbortError } = __nccwpck_require__(4245)
+const util = __nccwpck_require__(134)
+const { ReadableStreamFrom } = __nccwpck_require__(134)
 
 const kConsume = Symbol('kConsume')
 const kReading = Symbol('kReading')
@@ -7104,15 +7104,15 @@ module.exports = { Readable: BodyReadable, chunksDecode }
 
 /***/ }),
 
-/***/ 7655:
+/***/ 6141:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 const assert = __nccwpck_require__(4589)
 const {
   ResponseStatusCodeError
-} = __nccwpck_require__(8707)
+} = __nccwpck_require__(4245)
 
-const { chunksDecode } = __nccwpck_require__(9927)
+const { chunksDecode } = __nccwpck_require__(4357)
 const CHUNK_LIMIT = 128 * 1024
 
 async function getResolveErrorBodyCallback ({ callback, body, contentType, statusCode, statusMessage, headers }) {
@@ -7204,16 +7204,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9136:
+/***/ 5622:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const net = __nccwpck_require__(7030)
 const assert = __nccwpck_require__(4589)
-const util = __nccwpck_require__(3440)
-const { InvalidArgumentError, ConnectTimeoutError } = __nccwpck_require__(8707)
-const timers = __nccwpck_require__(6603)
+const util = __nccwpck_require__(134)
+const { InvalidArgumentError, ConnectTimeoutError } = __nccwpck_require__(4245)
+const timers = __nccwpck_require__(2637)
 
 function noop () {}
 
@@ -7451,7 +7451,7 @@ module.exports = buildConnector
 
 /***/ }),
 
-/***/ 735:
+/***/ 6889:
 /***/ ((module) => {
 
 
@@ -7576,7 +7576,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2414:
+/***/ 4632:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -7785,7 +7785,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8707:
+/***/ 4245:
 /***/ ((module) => {
 
 
@@ -8217,7 +8217,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4655:
+/***/ 5113:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -8225,7 +8225,7 @@ module.exports = {
 const {
   InvalidArgumentError,
   NotSupportedError
-} = __nccwpck_require__(8707)
+} = __nccwpck_require__(4245)
 const assert = __nccwpck_require__(4589)
 const {
   isValidHTTPToken,
@@ -8240,9 +8240,9 @@ const {
   validateHandler,
   getServerName,
   normalizedMethodRecords
-} = __nccwpck_require__(3440)
-const { channels } = __nccwpck_require__(2414)
-const { headerNameLowerCasedRecord } = __nccwpck_require__(735)
+} = __nccwpck_require__(134)
+const { channels } = __nccwpck_require__(4632)
+const { headerNameLowerCasedRecord } = __nccwpck_require__(6889)
 
 // Verifies that a given path is valid does not contain control chars \x00 to \x20
 const invalidPathRegex = /[^\u0021-\u00ff]/
@@ -8706,7 +8706,7 @@ module.exports = Request
 
 /***/ }),
 
-/***/ 6443:
+/***/ 6965:
 /***/ ((module) => {
 
 module.exports = {
@@ -8780,7 +8780,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7752:
+/***/ 2234:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -8788,7 +8788,7 @@ module.exports = {
 const {
   wellknownHeaderNames,
   headerNameLowerCasedRecord
-} = __nccwpck_require__(735)
+} = __nccwpck_require__(6889)
 
 class TstNode {
   /** @type {any} */
@@ -8939,13 +8939,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3440:
+/***/ 134:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
-const { kDestroyed, kBodyUsed, kListeners, kBody } = __nccwpck_require__(6443)
+const { kDestroyed, kBodyUsed, kListeners, kBody } = __nccwpck_require__(6965)
 const { IncomingMessage } = __nccwpck_require__(7067)
 const stream = __nccwpck_require__(7075)
 const net = __nccwpck_require__(7030)
@@ -8953,9 +8953,9 @@ const { Blob } = __nccwpck_require__(4573)
 const nodeUtil = __nccwpck_require__(7975)
 const { stringify } = __nccwpck_require__(1792)
 const { EventEmitter: EE } = __nccwpck_require__(8474)
-const { InvalidArgumentError } = __nccwpck_require__(8707)
-const { headerNameLowerCasedRecord } = __nccwpck_require__(735)
-const { tree } = __nccwpck_require__(7752)
+const { InvalidArgumentError } = __nccwpck_require__(4245)
+const { headerNameLowerCasedRecord } = __nccwpck_require__(6889)
+const { tree } = __nccwpck_require__(2234)
 
 const [nodeMajor, nodeMinor] = process.versions.node.split('.').map(v => Number(v))
 
@@ -9665,18 +9665,18 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7405:
+/***/ 7751:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { InvalidArgumentError } = __nccwpck_require__(8707)
-const { kClients, kRunning, kClose, kDestroy, kDispatch, kInterceptors } = __nccwpck_require__(6443)
-const DispatcherBase = __nccwpck_require__(1841)
-const Pool = __nccwpck_require__(628)
-const Client = __nccwpck_require__(3701)
-const util = __nccwpck_require__(3440)
-const createRedirectInterceptor = __nccwpck_require__(5092)
+const { InvalidArgumentError } = __nccwpck_require__(4245)
+const { kClients, kRunning, kClose, kDestroy, kDispatch, kInterceptors } = __nccwpck_require__(6965)
+const DispatcherBase = __nccwpck_require__(4975)
+const Pool = __nccwpck_require__(9106)
+const Client = __nccwpck_require__(8091)
+const util = __nccwpck_require__(134)
+const createRedirectInterceptor = __nccwpck_require__(8414)
 
 const kOnConnect = Symbol('onConnect')
 const kOnDisconnect = Symbol('onDisconnect')
@@ -9805,7 +9805,7 @@ module.exports = Agent
 
 /***/ }),
 
-/***/ 837:
+/***/ 4587:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -9813,7 +9813,7 @@ module.exports = Agent
 const {
   BalancedPoolMissingUpstreamError,
   InvalidArgumentError
-} = __nccwpck_require__(8707)
+} = __nccwpck_require__(4245)
 const {
   PoolBase,
   kClients,
@@ -9821,10 +9821,10 @@ const {
   kAddClient,
   kRemoveClient,
   kGetDispatcher
-} = __nccwpck_require__(2128)
-const Pool = __nccwpck_require__(628)
-const { kUrl, kInterceptors } = __nccwpck_require__(6443)
-const { parseOrigin } = __nccwpck_require__(3440)
+} = __nccwpck_require__(1130)
+const Pool = __nccwpck_require__(9106)
+const { kUrl, kInterceptors } = __nccwpck_require__(6965)
+const { parseOrigin } = __nccwpck_require__(134)
 const kFactory = Symbol('factory')
 
 const kOptions = Symbol('options')
@@ -10021,7 +10021,7 @@ module.exports = BalancedPool
 
 /***/ }),
 
-/***/ 637:
+/***/ 3559:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -10029,9 +10029,9 @@ module.exports = BalancedPool
 /* global WebAssembly */
 
 const assert = __nccwpck_require__(4589)
-const util = __nccwpck_require__(3440)
-const { channels } = __nccwpck_require__(2414)
-const timers = __nccwpck_require__(6603)
+const util = __nccwpck_require__(134)
+const { channels } = __nccwpck_require__(4632)
+const timers = __nccwpck_require__(2637)
 const {
   RequestContentLengthMismatchError,
   ResponseContentLengthMismatchError,
@@ -10044,7 +10044,7 @@ const {
   BodyTimeoutError,
   HTTPParserError,
   ResponseExceededMaxSizeError
-} = __nccwpck_require__(8707)
+} = __nccwpck_require__(4245)
 const {
   kUrl,
   kReset,
@@ -10077,9 +10077,9 @@ const {
   kOnError,
   kResume,
   kHTTPContext
-} = __nccwpck_require__(6443)
+} = __nccwpck_require__(6965)
 
-const constants = __nccwpck_require__(2824)
+const constants = __nccwpck_require__(8438)
 const EMPTY_BUF = Buffer.alloc(0)
 const FastBuffer = Buffer[Symbol.species]
 const addListener = util.addListener
@@ -10091,11 +10091,11 @@ const kSocketUsed = Symbol('kSocketUsed')
 let extractBody
 
 async function lazyllhttp () {
-  const llhttpWasmData = process.env.JEST_WORKER_ID ? __nccwpck_require__(3870) : undefined
+  const llhttpWasmData = process.env.JEST_WORKER_ID ? __nccwpck_require__(7932) : undefined
 
   let mod
   try {
-    mod = await WebAssembly.compile(__nccwpck_require__(3434))
+    mod = await WebAssembly.compile(__nccwpck_require__(3012))
   } catch (e) {
     /* istanbul ignore next */
 
@@ -10103,7 +10103,7 @@ async function lazyllhttp () {
     // being enabled, but the occurring of this other error
     // * https://github.com/emscripten-core/emscripten/issues/11495
     // got me to remove that check to avoid breaking Node 12.
-    mod = await WebAssembly.compile(llhttpWasmData || __nccwpck_require__(3870))
+    mod = await WebAssembly.compile(llhttpWasmData || __nccwpck_require__(7932))
   }
 
   return await WebAssembly.instantiate(mod, {
@@ -11018,7 +11018,7 @@ function writeH1 (client, request) {
 
   if (util.isFormDataLike(body)) {
     if (!extractBody) {
-      extractBody = (__nccwpck_require__(4492).extractBody)
+      extractBody = (__nccwpck_require__(366).extractBody)
     }
 
     const [bodyStream, contentType] = extractBody(body)
@@ -11541,7 +11541,7 @@ module.exports = connectH1
 
 /***/ }),
 
-/***/ 8788:
+/***/ 6650:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -11549,13 +11549,13 @@ module.exports = connectH1
 const assert = __nccwpck_require__(4589)
 const { errorMonitor } = __nccwpck_require__(8474)
 const { pipeline } = __nccwpck_require__(7075)
-const util = __nccwpck_require__(3440)
+const util = __nccwpck_require__(134)
 const {
   RequestContentLengthMismatchError,
   RequestAbortedError,
   SocketError,
   InformationalError
-} = __nccwpck_require__(8707)
+} = __nccwpck_require__(4245)
 const {
   kUrl,
   kReset,
@@ -11574,7 +11574,7 @@ const {
   kResume,
   kSize,
   kHTTPContext
-} = __nccwpck_require__(6443)
+} = __nccwpck_require__(6965)
 
 const kOpenStreams = Symbol('open streams')
 
@@ -11980,7 +11980,7 @@ function writeH2 (client, request) {
   let contentLength = util.bodyLength(body)
 
   if (util.isFormDataLike(body)) {
-    extractBody ??= (__nccwpck_require__(4492).extractBody)
+    extractBody ??= (__nccwpck_require__(366).extractBody)
 
     const [bodyStream, contentType] = extractBody(body)
     headers['content-type'] = contentType
@@ -12340,7 +12340,7 @@ module.exports = connectH2
 
 /***/ }),
 
-/***/ 3701:
+/***/ 8091:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // @ts-check
@@ -12350,16 +12350,16 @@ module.exports = connectH2
 const assert = __nccwpck_require__(4589)
 const net = __nccwpck_require__(7030)
 const http = __nccwpck_require__(7067)
-const util = __nccwpck_require__(3440)
-const { channels } = __nccwpck_require__(2414)
-const Request = __nccwpck_require__(4655)
-const DispatcherBase = __nccwpck_require__(1841)
+const util = __nccwpck_require__(134)
+const { channels } = __nccwpck_require__(4632)
+const Request = __nccwpck_require__(5113)
+const DispatcherBase = __nccwpck_require__(4975)
 const {
   InvalidArgumentError,
   InformationalError,
   ClientDestroyedError
-} = __nccwpck_require__(8707)
-const buildConnector = __nccwpck_require__(9136)
+} = __nccwpck_require__(4245)
+const buildConnector = __nccwpck_require__(5622)
 const {
   kUrl,
   kServerName,
@@ -12401,9 +12401,9 @@ const {
   kHTTPContext,
   kMaxConcurrentStreams,
   kResume
-} = __nccwpck_require__(6443)
-const connectH1 = __nccwpck_require__(637)
-const connectH2 = __nccwpck_require__(8788)
+} = __nccwpck_require__(6965)
+const connectH1 = __nccwpck_require__(3559)
+const connectH2 = __nccwpck_require__(6650)
 let deprecatedInterceptorWarned = false
 
 const kClosedResolve = Symbol('kClosedResolve')
@@ -12711,7 +12711,7 @@ class Client extends DispatcherBase {
   }
 }
 
-const createRedirectInterceptor = __nccwpck_require__(5092)
+const createRedirectInterceptor = __nccwpck_require__(8414)
 
 function onError (client, err) {
   if (
@@ -12971,19 +12971,19 @@ module.exports = Client
 
 /***/ }),
 
-/***/ 1841:
+/***/ 4975:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const buffer = __nccwpck_require__(4573)
-const Dispatcher = __nccwpck_require__(883)
+const Dispatcher = __nccwpck_require__(8621)
 const {
   ClientDestroyedError,
   ClientClosedError,
   InvalidArgumentError
-} = __nccwpck_require__(8707)
-const { kDestroy, kClose, kClosed, kDestroyed, kDispatch, kInterceptors } = __nccwpck_require__(6443)
+} = __nccwpck_require__(4245)
+const { kDestroy, kClose, kClosed, kDestroyed, kDispatch, kInterceptors } = __nccwpck_require__(6965)
 
 const kOnDestroyed = Symbol('onDestroyed')
 const kOnClosed = Symbol('onClosed')
@@ -13186,7 +13186,7 @@ module.exports = DispatcherBase
 
 /***/ }),
 
-/***/ 883:
+/***/ 8621:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -13258,15 +13258,15 @@ module.exports = Dispatcher
 
 /***/ }),
 
-/***/ 3137:
+/***/ 7247:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const DispatcherBase = __nccwpck_require__(1841)
-const { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = __nccwpck_require__(6443)
-const ProxyAgent = __nccwpck_require__(6672)
-const Agent = __nccwpck_require__(7405)
+const DispatcherBase = __nccwpck_require__(4975)
+const { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = __nccwpck_require__(6965)
+const ProxyAgent = __nccwpck_require__(6962)
+const Agent = __nccwpck_require__(7751)
 
 const DEFAULT_PORTS = {
   'http:': 80,
@@ -13425,7 +13425,7 @@ module.exports = EnvHttpProxyAgent
 
 /***/ }),
 
-/***/ 4660:
+/***/ 4754:
 /***/ ((module) => {
 
 /* eslint-disable */
@@ -13549,15 +13549,15 @@ module.exports = class FixedQueue {
 
 /***/ }),
 
-/***/ 2128:
+/***/ 1130:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const DispatcherBase = __nccwpck_require__(1841)
-const FixedQueue = __nccwpck_require__(4660)
-const { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = __nccwpck_require__(6443)
-const PoolStats = __nccwpck_require__(3246)
+const DispatcherBase = __nccwpck_require__(4975)
+const FixedQueue = __nccwpck_require__(4754)
+const { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = __nccwpck_require__(6965)
+const PoolStats = __nccwpck_require__(4076)
 
 const kClients = Symbol('clients')
 const kNeedDrain = Symbol('needDrain')
@@ -13750,10 +13750,10 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3246:
+/***/ 4076:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-const { kFree, kConnected, kPending, kQueued, kRunning, kSize } = __nccwpck_require__(6443)
+const { kFree, kConnected, kPending, kQueued, kRunning, kSize } = __nccwpck_require__(6965)
 const kPool = Symbol('pool')
 
 class PoolStats {
@@ -13791,7 +13791,7 @@ module.exports = PoolStats
 
 /***/ }),
 
-/***/ 628:
+/***/ 9106:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -13802,14 +13802,14 @@ const {
   kNeedDrain,
   kAddClient,
   kGetDispatcher
-} = __nccwpck_require__(2128)
-const Client = __nccwpck_require__(3701)
+} = __nccwpck_require__(1130)
+const Client = __nccwpck_require__(8091)
 const {
   InvalidArgumentError
-} = __nccwpck_require__(8707)
-const util = __nccwpck_require__(3440)
-const { kUrl, kInterceptors } = __nccwpck_require__(6443)
-const buildConnector = __nccwpck_require__(9136)
+} = __nccwpck_require__(4245)
+const util = __nccwpck_require__(134)
+const { kUrl, kInterceptors } = __nccwpck_require__(6965)
+const buildConnector = __nccwpck_require__(5622)
 
 const kOptions = Symbol('options')
 const kConnections = Symbol('connections')
@@ -13905,19 +13905,19 @@ module.exports = Pool
 
 /***/ }),
 
-/***/ 6672:
+/***/ 6962:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kProxy, kClose, kDestroy, kDispatch, kInterceptors } = __nccwpck_require__(6443)
+const { kProxy, kClose, kDestroy, kDispatch, kInterceptors } = __nccwpck_require__(6965)
 const { URL } = __nccwpck_require__(3136)
-const Agent = __nccwpck_require__(7405)
-const Pool = __nccwpck_require__(628)
-const DispatcherBase = __nccwpck_require__(1841)
-const { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = __nccwpck_require__(8707)
-const buildConnector = __nccwpck_require__(9136)
-const Client = __nccwpck_require__(3701)
+const Agent = __nccwpck_require__(7751)
+const Pool = __nccwpck_require__(9106)
+const DispatcherBase = __nccwpck_require__(4975)
+const { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = __nccwpck_require__(4245)
+const buildConnector = __nccwpck_require__(5622)
+const Client = __nccwpck_require__(8091)
 
 const kAgent = Symbol('proxy agent')
 const kClient = Symbol('proxy client')
@@ -14186,13 +14186,13 @@ module.exports = ProxyAgent
 
 /***/ }),
 
-/***/ 50:
+/***/ 5796:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const Dispatcher = __nccwpck_require__(883)
-const RetryHandler = __nccwpck_require__(7816)
+const Dispatcher = __nccwpck_require__(8621)
+const RetryHandler = __nccwpck_require__(6418)
 
 class RetryAgent extends Dispatcher {
   #agent = null
@@ -14228,7 +14228,7 @@ module.exports = RetryAgent
 
 /***/ }),
 
-/***/ 2581:
+/***/ 8475:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -14236,8 +14236,8 @@ module.exports = RetryAgent
 // We include a version number for the Dispatcher API. In case of breaking changes,
 // this version number must be increased to avoid conflicts.
 const globalDispatcher = Symbol.for('undici.globalDispatcher.1')
-const { InvalidArgumentError } = __nccwpck_require__(8707)
-const Agent = __nccwpck_require__(7405)
+const { InvalidArgumentError } = __nccwpck_require__(4245)
+const Agent = __nccwpck_require__(7751)
 
 if (getGlobalDispatcher() === undefined) {
   setGlobalDispatcher(new Agent())
@@ -14267,7 +14267,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8155:
+/***/ 2665:
 /***/ ((module) => {
 
 
@@ -14318,15 +14318,15 @@ module.exports = class DecoratorHandler {
 
 /***/ }),
 
-/***/ 8754:
+/***/ 6276:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const util = __nccwpck_require__(3440)
-const { kBodyUsed } = __nccwpck_require__(6443)
+const util = __nccwpck_require__(134)
+const { kBodyUsed } = __nccwpck_require__(6965)
 const assert = __nccwpck_require__(4589)
-const { InvalidArgumentError } = __nccwpck_require__(8707)
+const { InvalidArgumentError } = __nccwpck_require__(4245)
 const EE = __nccwpck_require__(8474)
 
 const redirectableStatusCodes = [300, 301, 302, 303, 307, 308]
@@ -14557,20 +14557,20 @@ module.exports = RedirectHandler
 
 /***/ }),
 
-/***/ 7816:
+/***/ 6418:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 const assert = __nccwpck_require__(4589)
 
-const { kRetryHandlerDefaultRetry } = __nccwpck_require__(6443)
-const { RequestRetryError } = __nccwpck_require__(8707)
+const { kRetryHandlerDefaultRetry } = __nccwpck_require__(6965)
+const { RequestRetryError } = __nccwpck_require__(4245)
 const {
   isDisturbed,
   parseHeaders,
   parseRangeHeader,
   wrapRequestBody
-} = __nccwpck_require__(3440)
+} = __nccwpck_require__(134)
 
 function calculateRetryAfterHeader (retryAfter) {
   const current = Date.now()
@@ -15001,14 +15001,14 @@ module.exports = RetryHandler
 
 /***/ }),
 
-/***/ 379:
+/***/ 5561:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 const { isIP } = __nccwpck_require__(7030)
 const { lookup } = __nccwpck_require__(610)
-const DecoratorHandler = __nccwpck_require__(8155)
-const { InvalidArgumentError, InformationalError } = __nccwpck_require__(8707)
+const DecoratorHandler = __nccwpck_require__(2665)
+const { InvalidArgumentError, InformationalError } = __nccwpck_require__(4245)
 const maxInt = Math.pow(2, 31) - 1
 
 class DNSInstance {
@@ -15383,14 +15383,14 @@ module.exports = interceptorOpts => {
 
 /***/ }),
 
-/***/ 8060:
+/***/ 7566:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const util = __nccwpck_require__(3440)
-const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(8707)
-const DecoratorHandler = __nccwpck_require__(8155)
+const util = __nccwpck_require__(134)
+const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(4245)
+const DecoratorHandler = __nccwpck_require__(2665)
 
 class DumpHandler extends DecoratorHandler {
   #maxSize = 1024 * 1024
@@ -15513,12 +15513,12 @@ module.exports = createDumpInterceptor
 
 /***/ }),
 
-/***/ 5092:
+/***/ 8414:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const RedirectHandler = __nccwpck_require__(8754)
+const RedirectHandler = __nccwpck_require__(6276)
 
 function createRedirectInterceptor ({ maxRedirections: defaultMaxRedirections }) {
   return (dispatch) => {
@@ -15541,11 +15541,11 @@ module.exports = createRedirectInterceptor
 
 /***/ }),
 
-/***/ 1514:
+/***/ 3048:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
-const RedirectHandler = __nccwpck_require__(8754)
+const RedirectHandler = __nccwpck_require__(6276)
 
 module.exports = opts => {
   const globalMaxRedirections = opts?.maxRedirections
@@ -15572,11 +15572,11 @@ module.exports = opts => {
 
 /***/ }),
 
-/***/ 2026:
+/***/ 7096:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
-const RetryHandler = __nccwpck_require__(7816)
+const RetryHandler = __nccwpck_require__(6418)
 
 module.exports = globalOpts => {
   return dispatch => {
@@ -15598,13 +15598,13 @@ module.exports = globalOpts => {
 
 /***/ }),
 
-/***/ 2824:
+/***/ 8438:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.SPECIAL_HEADERS = exports.HEADER_STATE = exports.MINOR = exports.MAJOR = exports.CONNECTION_TOKEN_CHARS = exports.HEADER_CHARS = exports.TOKEN = exports.STRICT_TOKEN = exports.HEX = exports.URL_CHAR = exports.STRICT_URL_CHAR = exports.USERINFO_CHARS = exports.MARK = exports.ALPHANUM = exports.NUM = exports.HEX_MAP = exports.NUM_MAP = exports.ALPHA = exports.FINISH = exports.H_METHOD_MAP = exports.METHOD_MAP = exports.METHODS_RTSP = exports.METHODS_ICE = exports.METHODS_HTTP = exports.METHODS = exports.LENIENT_FLAGS = exports.FLAGS = exports.TYPE = exports.ERROR = void 0;
-const utils_1 = __nccwpck_require__(172);
+const utils_1 = __nccwpck_require__(7918);
 // C headers
 var ERROR;
 (function (ERROR) {
@@ -15882,7 +15882,7 @@ exports.SPECIAL_HEADERS = {
 
 /***/ }),
 
-/***/ 3870:
+/***/ 7932:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -15894,7 +15894,7 @@ module.exports = Buffer.from('AGFzbQEAAAABJwdgAX8Bf2ADf39/AX9gAX8AYAJ/fwBgBH9/f3
 
 /***/ }),
 
-/***/ 3434:
+/***/ 3012:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -15906,7 +15906,7 @@ module.exports = Buffer.from('AGFzbQEAAAABJwdgAX8Bf2ADf39/AX9gAX8AYAJ/fwBgBH9/f3
 
 /***/ }),
 
-/***/ 172:
+/***/ 7918:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -15927,13 +15927,13 @@ exports.enumToMap = enumToMap;
 
 /***/ }),
 
-/***/ 7501:
+/***/ 3479:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kClients } = __nccwpck_require__(6443)
-const Agent = __nccwpck_require__(7405)
+const { kClients } = __nccwpck_require__(6965)
+const Agent = __nccwpck_require__(7751)
 const {
   kAgent,
   kMockAgentSet,
@@ -15944,14 +15944,14 @@ const {
   kGetNetConnect,
   kOptions,
   kFactory
-} = __nccwpck_require__(1117)
-const MockClient = __nccwpck_require__(7365)
-const MockPool = __nccwpck_require__(4004)
-const { matchValue, buildMockOptions } = __nccwpck_require__(3397)
-const { InvalidArgumentError, UndiciError } = __nccwpck_require__(8707)
-const Dispatcher = __nccwpck_require__(883)
-const Pluralizer = __nccwpck_require__(1529)
-const PendingInterceptorsFormatter = __nccwpck_require__(6142)
+} = __nccwpck_require__(5855)
+const MockClient = __nccwpck_require__(8395)
+const MockPool = __nccwpck_require__(1554)
+const { matchValue, buildMockOptions } = __nccwpck_require__(7155)
+const { InvalidArgumentError, UndiciError } = __nccwpck_require__(4245)
+const Dispatcher = __nccwpck_require__(8621)
+const Pluralizer = __nccwpck_require__(3419)
+const PendingInterceptorsFormatter = __nccwpck_require__(8800)
 
 class MockAgent extends Dispatcher {
   constructor (opts) {
@@ -16094,14 +16094,14 @@ module.exports = MockAgent
 
 /***/ }),
 
-/***/ 7365:
+/***/ 8395:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { promisify } = __nccwpck_require__(7975)
-const Client = __nccwpck_require__(3701)
-const { buildMockDispatch } = __nccwpck_require__(3397)
+const Client = __nccwpck_require__(8091)
+const { buildMockDispatch } = __nccwpck_require__(7155)
 const {
   kDispatches,
   kMockAgent,
@@ -16110,10 +16110,10 @@ const {
   kOrigin,
   kOriginalDispatch,
   kConnected
-} = __nccwpck_require__(1117)
-const { MockInterceptor } = __nccwpck_require__(1511)
-const Symbols = __nccwpck_require__(6443)
-const { InvalidArgumentError } = __nccwpck_require__(8707)
+} = __nccwpck_require__(5855)
+const { MockInterceptor } = __nccwpck_require__(7197)
+const Symbols = __nccwpck_require__(6965)
+const { InvalidArgumentError } = __nccwpck_require__(4245)
 
 /**
  * MockClient provides an API that extends the Client to influence the mockDispatches.
@@ -16160,12 +16160,12 @@ module.exports = MockClient
 
 /***/ }),
 
-/***/ 2429:
+/***/ 71:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { UndiciError } = __nccwpck_require__(8707)
+const { UndiciError } = __nccwpck_require__(4245)
 
 const kMockNotMatchedError = Symbol.for('undici.error.UND_MOCK_ERR_MOCK_NOT_MATCHED')
 
@@ -16195,12 +16195,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1511:
+/***/ 7197:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { getResponseData, buildKey, addMockDispatch } = __nccwpck_require__(3397)
+const { getResponseData, buildKey, addMockDispatch } = __nccwpck_require__(7155)
 const {
   kDispatches,
   kDispatchKey,
@@ -16208,9 +16208,9 @@ const {
   kDefaultTrailers,
   kContentLength,
   kMockDispatch
-} = __nccwpck_require__(1117)
-const { InvalidArgumentError } = __nccwpck_require__(8707)
-const { buildURL } = __nccwpck_require__(3440)
+} = __nccwpck_require__(5855)
+const { InvalidArgumentError } = __nccwpck_require__(4245)
+const { buildURL } = __nccwpck_require__(134)
 
 /**
  * Defines the scope API for an interceptor reply
@@ -16409,14 +16409,14 @@ module.exports.MockScope = MockScope
 
 /***/ }),
 
-/***/ 4004:
+/***/ 1554:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { promisify } = __nccwpck_require__(7975)
-const Pool = __nccwpck_require__(628)
-const { buildMockDispatch } = __nccwpck_require__(3397)
+const Pool = __nccwpck_require__(9106)
+const { buildMockDispatch } = __nccwpck_require__(7155)
 const {
   kDispatches,
   kMockAgent,
@@ -16425,10 +16425,10 @@ const {
   kOrigin,
   kOriginalDispatch,
   kConnected
-} = __nccwpck_require__(1117)
-const { MockInterceptor } = __nccwpck_require__(1511)
-const Symbols = __nccwpck_require__(6443)
-const { InvalidArgumentError } = __nccwpck_require__(8707)
+} = __nccwpck_require__(5855)
+const { MockInterceptor } = __nccwpck_require__(7197)
+const Symbols = __nccwpck_require__(6965)
+const { InvalidArgumentError } = __nccwpck_require__(4245)
 
 /**
  * MockPool provides an API that extends the Pool to influence the mockDispatches.
@@ -16475,7 +16475,7 @@ module.exports = MockPool
 
 /***/ }),
 
-/***/ 1117:
+/***/ 5855:
 /***/ ((module) => {
 
 
@@ -16505,20 +16505,20 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3397:
+/***/ 7155:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { MockNotMatchedError } = __nccwpck_require__(2429)
+const { MockNotMatchedError } = __nccwpck_require__(71)
 const {
   kDispatches,
   kMockAgent,
   kOriginalDispatch,
   kOrigin,
   kGetNetConnect
-} = __nccwpck_require__(1117)
-const { buildURL } = __nccwpck_require__(3440)
+} = __nccwpck_require__(5855)
+const { buildURL } = __nccwpck_require__(134)
 const { STATUS_CODES } = __nccwpck_require__(7067)
 const {
   types: {
@@ -16879,7 +16879,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6142:
+/***/ 8800:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -16929,7 +16929,7 @@ module.exports = class PendingInterceptorsFormatter {
 
 /***/ }),
 
-/***/ 1529:
+/***/ 3419:
 /***/ ((module) => {
 
 
@@ -16965,7 +16965,7 @@ module.exports = class Pluralizer {
 
 /***/ }),
 
-/***/ 6603:
+/***/ 2637:
 /***/ ((module) => {
 
 
@@ -17395,20 +17395,20 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9634:
+/***/ 5008:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kConstruct } = __nccwpck_require__(109)
-const { urlEquals, getFieldValues } = __nccwpck_require__(6798)
-const { kEnumerableProperty, isDisturbed } = __nccwpck_require__(3440)
-const { webidl } = __nccwpck_require__(5893)
-const { Response, cloneResponse, fromInnerResponse } = __nccwpck_require__(9051)
-const { Request, fromInnerRequest } = __nccwpck_require__(9967)
-const { kState } = __nccwpck_require__(3627)
-const { fetching } = __nccwpck_require__(4398)
-const { urlIsHttpHttpsScheme, createDeferredPromise, readAllBytes } = __nccwpck_require__(3168)
+const { kConstruct } = __nccwpck_require__(6651)
+const { urlEquals, getFieldValues } = __nccwpck_require__(3920)
+const { kEnumerableProperty, isDisturbed } = __nccwpck_require__(134)
+const { webidl } = __nccwpck_require__(6655)
+const { Response, cloneResponse, fromInnerResponse } = __nccwpck_require__(2305)
+const { Request, fromInnerRequest } = __nccwpck_require__(3733)
+const { kState } = __nccwpck_require__(1273)
+const { fetching } = __nccwpck_require__(9000)
+const { urlIsHttpHttpsScheme, createDeferredPromise, readAllBytes } = __nccwpck_require__(7778)
 const assert = __nccwpck_require__(4589)
 
 /**
@@ -18261,15 +18261,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3245:
+/***/ 1404:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kConstruct } = __nccwpck_require__(109)
-const { Cache } = __nccwpck_require__(9634)
-const { webidl } = __nccwpck_require__(5893)
-const { kEnumerableProperty } = __nccwpck_require__(3440)
+const { kConstruct } = __nccwpck_require__(6651)
+const { Cache } = __nccwpck_require__(5008)
+const { webidl } = __nccwpck_require__(6655)
+const { kEnumerableProperty } = __nccwpck_require__(134)
 
 class CacheStorage {
   /**
@@ -18420,26 +18420,26 @@ module.exports = {
 
 /***/ }),
 
-/***/ 109:
+/***/ 6651:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 module.exports = {
-  kConstruct: (__nccwpck_require__(6443).kConstruct)
+  kConstruct: (__nccwpck_require__(6965).kConstruct)
 }
 
 
 /***/ }),
 
-/***/ 6798:
+/***/ 3920:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
-const { URLSerializer } = __nccwpck_require__(1900)
-const { isValidHeaderName } = __nccwpck_require__(3168)
+const { URLSerializer } = __nccwpck_require__(3394)
+const { isValidHeaderName } = __nccwpck_require__(7778)
 
 /**
  * @see https://url.spec.whatwg.org/#concept-url-equals
@@ -18484,7 +18484,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1276:
+/***/ 9982:
 /***/ ((module) => {
 
 
@@ -18503,15 +18503,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9061:
+/***/ 8843:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { parseSetCookie } = __nccwpck_require__(1978)
-const { stringify } = __nccwpck_require__(7797)
-const { webidl } = __nccwpck_require__(5893)
-const { Headers } = __nccwpck_require__(660)
+const { parseSetCookie } = __nccwpck_require__(3860)
+const { stringify } = __nccwpck_require__(8275)
+const { webidl } = __nccwpck_require__(6655)
+const { Headers } = __nccwpck_require__(1258)
 
 /**
  * @typedef {Object} Cookie
@@ -18694,14 +18694,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1978:
+/***/ 3860:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { maxNameValuePairSize, maxAttributeValueSize } = __nccwpck_require__(1276)
-const { isCTLExcludingHtab } = __nccwpck_require__(7797)
-const { collectASequenceOfCodePointsFast } = __nccwpck_require__(1900)
+const { maxNameValuePairSize, maxAttributeValueSize } = __nccwpck_require__(9982)
+const { isCTLExcludingHtab } = __nccwpck_require__(8275)
+const { collectASequenceOfCodePointsFast } = __nccwpck_require__(3394)
 const assert = __nccwpck_require__(4589)
 
 /**
@@ -19011,7 +19011,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7797:
+/***/ 8275:
 /***/ ((module) => {
 
 
@@ -19370,13 +19370,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4031:
+/***/ 5601:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 const buffer = __nccwpck_require__(4573)
 const { Transform } = __nccwpck_require__(7075)
-const { isASCIINumber, isValidLastEventId } = __nccwpck_require__(4811)
+const { isASCIINumber, isValidLastEventId } = __nccwpck_require__(7725)
 
 /**
  * @type {number[]} BOM
@@ -19951,23 +19951,23 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1238:
+/***/ 6628:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { pipeline } = __nccwpck_require__(7075)
-const { fetching } = __nccwpck_require__(4398)
-const { makeRequest } = __nccwpck_require__(9967)
-const { webidl } = __nccwpck_require__(5893)
-const { EventSourceStream } = __nccwpck_require__(4031)
-const { parseMIMEType } = __nccwpck_require__(1900)
-const { createFastMessageEvent } = __nccwpck_require__(5188)
-const { isNetworkError } = __nccwpck_require__(9051)
-const { delay } = __nccwpck_require__(4811)
-const { kEnumerableProperty } = __nccwpck_require__(3440)
-const { environmentSettingsObject } = __nccwpck_require__(3168)
-const { getGlobalDispatcher } = __nccwpck_require__(2581)
+const { fetching } = __nccwpck_require__(9000)
+const { makeRequest } = __nccwpck_require__(3733)
+const { webidl } = __nccwpck_require__(6655)
+const { EventSourceStream } = __nccwpck_require__(5601)
+const { parseMIMEType } = __nccwpck_require__(3394)
+const { createFastMessageEvent } = __nccwpck_require__(2946)
+const { isNetworkError } = __nccwpck_require__(2305)
+const { delay } = __nccwpck_require__(7725)
+const { kEnumerableProperty } = __nccwpck_require__(134)
+const { environmentSettingsObject } = __nccwpck_require__(7778)
+const { getGlobalDispatcher } = __nccwpck_require__(8475)
 
 let experimentalWarned = false
 
@@ -20441,7 +20441,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4811:
+/***/ 7725:
 /***/ ((module) => {
 
 
@@ -20485,12 +20485,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4492:
+/***/ 366:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const util = __nccwpck_require__(3440)
+const util = __nccwpck_require__(134)
 const {
   ReadableStreamFrom,
   isBlobLike,
@@ -20500,16 +20500,16 @@ const {
   fullyReadBody,
   extractMimeType,
   utf8DecodeBytes
-} = __nccwpck_require__(3168)
-const { FormData } = __nccwpck_require__(5910)
-const { kState } = __nccwpck_require__(3627)
-const { webidl } = __nccwpck_require__(5893)
+} = __nccwpck_require__(7778)
+const { FormData } = __nccwpck_require__(6652)
+const { kState } = __nccwpck_require__(1273)
+const { webidl } = __nccwpck_require__(6655)
 const { Blob } = __nccwpck_require__(4573)
 const assert = __nccwpck_require__(4589)
 const { isErrored, isDisturbed } = __nccwpck_require__(7075)
 const { isArrayBuffer } = __nccwpck_require__(3429)
-const { serializeAMimeType } = __nccwpck_require__(1900)
-const { multipartFormDataParser } = __nccwpck_require__(116)
+const { serializeAMimeType } = __nccwpck_require__(3394)
+const { multipartFormDataParser } = __nccwpck_require__(3474)
 let random
 
 try {
@@ -21021,7 +21021,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4495:
+/***/ 9853:
 /***/ ((module) => {
 
 
@@ -21152,7 +21152,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1900:
+/***/ 3394:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -21903,12 +21903,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6653:
+/***/ 3843:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kConnected, kSize } = __nccwpck_require__(6443)
+const { kConnected, kSize } = __nccwpck_require__(6965)
 
 class CompatWeakRef {
   constructor (value) {
@@ -21956,14 +21956,14 @@ module.exports = function () {
 
 /***/ }),
 
-/***/ 7114:
+/***/ 2024:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { Blob, File } = __nccwpck_require__(4573)
-const { kState } = __nccwpck_require__(3627)
-const { webidl } = __nccwpck_require__(5893)
+const { kState } = __nccwpck_require__(1273)
+const { webidl } = __nccwpck_require__(6655)
 
 // TODO(@KhafraDev): remove
 class FileLike {
@@ -22089,16 +22089,16 @@ module.exports = { FileLike, isFileLike }
 
 /***/ }),
 
-/***/ 116:
+/***/ 3474:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { isUSVString, bufferToLowerCasedHeaderName } = __nccwpck_require__(3440)
-const { utf8DecodeBytes } = __nccwpck_require__(3168)
-const { HTTP_TOKEN_CODEPOINTS, isomorphicDecode } = __nccwpck_require__(1900)
-const { isFileLike } = __nccwpck_require__(7114)
-const { makeEntry } = __nccwpck_require__(5910)
+const { isUSVString, bufferToLowerCasedHeaderName } = __nccwpck_require__(134)
+const { utf8DecodeBytes } = __nccwpck_require__(7778)
+const { HTTP_TOKEN_CODEPOINTS, isomorphicDecode } = __nccwpck_require__(3394)
+const { isFileLike } = __nccwpck_require__(2024)
+const { makeEntry } = __nccwpck_require__(6652)
 const assert = __nccwpck_require__(4589)
 const { File: NodeFile } = __nccwpck_require__(4573)
 
@@ -22570,16 +22570,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 5910:
+/***/ 6652:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { isBlobLike, iteratorMixin } = __nccwpck_require__(3168)
-const { kState } = __nccwpck_require__(3627)
-const { kEnumerableProperty } = __nccwpck_require__(3440)
-const { FileLike, isFileLike } = __nccwpck_require__(7114)
-const { webidl } = __nccwpck_require__(5893)
+const { isBlobLike, iteratorMixin } = __nccwpck_require__(7778)
+const { kState } = __nccwpck_require__(1273)
+const { kEnumerableProperty } = __nccwpck_require__(134)
+const { FileLike, isFileLike } = __nccwpck_require__(2024)
+const { webidl } = __nccwpck_require__(6655)
 const { File: NativeFile } = __nccwpck_require__(4573)
 const nodeUtil = __nccwpck_require__(7975)
 
@@ -22829,7 +22829,7 @@ module.exports = { FormData, makeEntry }
 
 /***/ }),
 
-/***/ 1059:
+/***/ 5505:
 /***/ ((module) => {
 
 
@@ -22876,21 +22876,21 @@ module.exports = {
 
 /***/ }),
 
-/***/ 660:
+/***/ 1258:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // https://github.com/Ethan-Arrowood/undici-fetch
 
 
 
-const { kConstruct } = __nccwpck_require__(6443)
-const { kEnumerableProperty } = __nccwpck_require__(3440)
+const { kConstruct } = __nccwpck_require__(6965)
+const { kEnumerableProperty } = __nccwpck_require__(134)
 const {
   iteratorMixin,
   isValidHeaderName,
   isValidHeaderValue
-} = __nccwpck_require__(3168)
-const { webidl } = __nccwpck_require__(5893)
+} = __nccwpck_require__(7778)
+const { webidl } = __nccwpck_require__(6655)
 const assert = __nccwpck_require__(4589)
 const util = __nccwpck_require__(7975)
 
@@ -23570,7 +23570,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4398:
+/***/ 9000:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // https://github.com/Ethan-Arrowood/undici-fetch
@@ -23583,9 +23583,9 @@ const {
   filterResponse,
   makeResponse,
   fromInnerResponse
-} = __nccwpck_require__(9051)
-const { HeadersList } = __nccwpck_require__(660)
-const { Request, cloneRequest } = __nccwpck_require__(9967)
+} = __nccwpck_require__(2305)
+const { HeadersList } = __nccwpck_require__(1258)
+const { Request, cloneRequest } = __nccwpck_require__(3733)
 const zlib = __nccwpck_require__(8522)
 const {
   bytesMatch,
@@ -23621,23 +23621,23 @@ const {
   buildContentRange,
   createInflate,
   extractMimeType
-} = __nccwpck_require__(3168)
-const { kState, kDispatcher } = __nccwpck_require__(3627)
+} = __nccwpck_require__(7778)
+const { kState, kDispatcher } = __nccwpck_require__(1273)
 const assert = __nccwpck_require__(4589)
-const { safelyExtractBody, extractBody } = __nccwpck_require__(4492)
+const { safelyExtractBody, extractBody } = __nccwpck_require__(366)
 const {
   redirectStatusSet,
   nullBodyStatus,
   safeMethodsSet,
   requestBodyHeader,
   subresourceSet
-} = __nccwpck_require__(4495)
+} = __nccwpck_require__(9853)
 const EE = __nccwpck_require__(8474)
 const { Readable, pipeline, finished } = __nccwpck_require__(7075)
-const { addAbortListener, isErrored, isReadable, bufferToLowerCasedHeaderName } = __nccwpck_require__(3440)
-const { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = __nccwpck_require__(1900)
-const { getGlobalDispatcher } = __nccwpck_require__(2581)
-const { webidl } = __nccwpck_require__(5893)
+const { addAbortListener, isErrored, isReadable, bufferToLowerCasedHeaderName } = __nccwpck_require__(134)
+const { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = __nccwpck_require__(3394)
+const { getGlobalDispatcher } = __nccwpck_require__(8475)
+const { webidl } = __nccwpck_require__(6655)
 const { STATUS_CODES } = __nccwpck_require__(7067)
 const GET_OR_HEAD = ['GET', 'HEAD']
 
@@ -25847,23 +25847,23 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9967:
+/***/ 3733:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 /* globals AbortController */
 
 
 
-const { extractBody, mixinBody, cloneBody, bodyUnusable } = __nccwpck_require__(4492)
-const { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = __nccwpck_require__(660)
-const { FinalizationRegistry } = __nccwpck_require__(6653)()
-const util = __nccwpck_require__(3440)
+const { extractBody, mixinBody, cloneBody, bodyUnusable } = __nccwpck_require__(366)
+const { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = __nccwpck_require__(1258)
+const { FinalizationRegistry } = __nccwpck_require__(3843)()
+const util = __nccwpck_require__(134)
 const nodeUtil = __nccwpck_require__(7975)
 const {
   isValidHTTPToken,
   sameOrigin,
   environmentSettingsObject
-} = __nccwpck_require__(3168)
+} = __nccwpck_require__(7778)
 const {
   forbiddenMethodsSet,
   corsSafeListedMethodsSet,
@@ -25873,12 +25873,12 @@ const {
   requestCredentials,
   requestCache,
   requestDuplex
-} = __nccwpck_require__(4495)
+} = __nccwpck_require__(9853)
 const { kEnumerableProperty, normalizedMethodRecordsBase, normalizedMethodRecords } = util
-const { kHeaders, kSignal, kState, kDispatcher } = __nccwpck_require__(3627)
-const { webidl } = __nccwpck_require__(5893)
-const { URLSerializer } = __nccwpck_require__(1900)
-const { kConstruct } = __nccwpck_require__(6443)
+const { kHeaders, kSignal, kState, kDispatcher } = __nccwpck_require__(1273)
+const { webidl } = __nccwpck_require__(6655)
+const { URLSerializer } = __nccwpck_require__(3394)
+const { kConstruct } = __nccwpck_require__(6965)
 const assert = __nccwpck_require__(4589)
 const { getMaxListeners, setMaxListeners, getEventListeners, defaultMaxListeners } = __nccwpck_require__(8474)
 
@@ -26891,14 +26891,14 @@ module.exports = { Request, makeRequest, fromInnerRequest, cloneRequest }
 
 /***/ }),
 
-/***/ 9051:
+/***/ 2305:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = __nccwpck_require__(660)
-const { extractBody, cloneBody, mixinBody, hasFinalizationRegistry, streamRegistry, bodyUnusable } = __nccwpck_require__(4492)
-const util = __nccwpck_require__(3440)
+const { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = __nccwpck_require__(1258)
+const { extractBody, cloneBody, mixinBody, hasFinalizationRegistry, streamRegistry, bodyUnusable } = __nccwpck_require__(366)
+const util = __nccwpck_require__(134)
 const nodeUtil = __nccwpck_require__(7975)
 const { kEnumerableProperty } = util
 const {
@@ -26910,16 +26910,16 @@ const {
   isErrorLike,
   isomorphicEncode,
   environmentSettingsObject: relevantRealm
-} = __nccwpck_require__(3168)
+} = __nccwpck_require__(7778)
 const {
   redirectStatusSet,
   nullBodyStatus
-} = __nccwpck_require__(4495)
-const { kState, kHeaders } = __nccwpck_require__(3627)
-const { webidl } = __nccwpck_require__(5893)
-const { FormData } = __nccwpck_require__(5910)
-const { URLSerializer } = __nccwpck_require__(1900)
-const { kConstruct } = __nccwpck_require__(6443)
+} = __nccwpck_require__(9853)
+const { kState, kHeaders } = __nccwpck_require__(1273)
+const { webidl } = __nccwpck_require__(6655)
+const { FormData } = __nccwpck_require__(6652)
+const { URLSerializer } = __nccwpck_require__(3394)
+const { kConstruct } = __nccwpck_require__(6965)
 const assert = __nccwpck_require__(4589)
 const { types } = __nccwpck_require__(7975)
 
@@ -27508,7 +27508,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3627:
+/***/ 1273:
 /***/ ((module) => {
 
 
@@ -27524,21 +27524,21 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3168:
+/***/ 7778:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { Transform } = __nccwpck_require__(7075)
 const zlib = __nccwpck_require__(8522)
-const { redirectStatusSet, referrerPolicySet: referrerPolicyTokens, badPortsSet } = __nccwpck_require__(4495)
-const { getGlobalOrigin } = __nccwpck_require__(1059)
-const { collectASequenceOfCodePoints, collectAnHTTPQuotedString, removeChars, parseMIMEType } = __nccwpck_require__(1900)
+const { redirectStatusSet, referrerPolicySet: referrerPolicyTokens, badPortsSet } = __nccwpck_require__(9853)
+const { getGlobalOrigin } = __nccwpck_require__(5505)
+const { collectASequenceOfCodePoints, collectAnHTTPQuotedString, removeChars, parseMIMEType } = __nccwpck_require__(3394)
 const { performance } = __nccwpck_require__(643)
-const { isBlobLike, ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = __nccwpck_require__(3440)
+const { isBlobLike, ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = __nccwpck_require__(134)
 const assert = __nccwpck_require__(4589)
 const { isUint8Array } = __nccwpck_require__(3429)
-const { webidl } = __nccwpck_require__(5893)
+const { webidl } = __nccwpck_require__(6655)
 
 let supportedHashes = []
 
@@ -29163,14 +29163,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 5893:
+/***/ 6655:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { types, inspect } = __nccwpck_require__(7975)
 const { markAsUncloneable } = __nccwpck_require__(5919)
-const { toUSVString } = __nccwpck_require__(3440)
+const { toUSVString } = __nccwpck_require__(134)
 
 /** @type {import('../../../types/webidl').Webidl} */
 const webidl = {}
@@ -29865,7 +29865,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2607:
+/***/ 9113:
 /***/ ((module) => {
 
 
@@ -30162,7 +30162,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8355:
+/***/ 9805:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -30171,16 +30171,16 @@ const {
   staticPropertyDescriptors,
   readOperation,
   fireAProgressEvent
-} = __nccwpck_require__(3610)
+} = __nccwpck_require__(2408)
 const {
   kState,
   kError,
   kResult,
   kEvents,
   kAborted
-} = __nccwpck_require__(961)
-const { webidl } = __nccwpck_require__(5893)
-const { kEnumerableProperty } = __nccwpck_require__(3440)
+} = __nccwpck_require__(2035)
+const { webidl } = __nccwpck_require__(6655)
+const { kEnumerableProperty } = __nccwpck_require__(134)
 
 class FileReader extends EventTarget {
   constructor () {
@@ -30513,12 +30513,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8573:
+/***/ 3983:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { webidl } = __nccwpck_require__(5893)
+const { webidl } = __nccwpck_require__(6655)
 
 const kState = Symbol('ProgressEvent state')
 
@@ -30598,7 +30598,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 961:
+/***/ 2035:
 /***/ ((module) => {
 
 
@@ -30615,7 +30615,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3610:
+/***/ 2408:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -30626,10 +30626,10 @@ const {
   kResult,
   kAborted,
   kLastProgressEventFired
-} = __nccwpck_require__(961)
-const { ProgressEvent } = __nccwpck_require__(8573)
-const { getEncoding } = __nccwpck_require__(2607)
-const { serializeAMimeType, parseMIMEType } = __nccwpck_require__(1900)
+} = __nccwpck_require__(2035)
+const { ProgressEvent } = __nccwpck_require__(3983)
+const { getEncoding } = __nccwpck_require__(9113)
+const { serializeAMimeType, parseMIMEType } = __nccwpck_require__(3394)
 const { types } = __nccwpck_require__(7975)
 const { StringDecoder } = __nccwpck_require__(3193)
 const { btoa } = __nccwpck_require__(4573)
@@ -31013,27 +31013,27 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6897:
+/***/ 239:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = __nccwpck_require__(736)
+const { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = __nccwpck_require__(6710)
 const {
   kReadyState,
   kSentClose,
   kByteParser,
   kReceivedClose,
   kResponse
-} = __nccwpck_require__(1216)
-const { fireEvent, failWebsocketConnection, isClosing, isClosed, isEstablished, parseExtensions } = __nccwpck_require__(8625)
-const { channels } = __nccwpck_require__(2414)
-const { CloseEvent } = __nccwpck_require__(5188)
-const { makeRequest } = __nccwpck_require__(9967)
-const { fetching } = __nccwpck_require__(4398)
-const { Headers, getHeadersList } = __nccwpck_require__(660)
-const { getDecodeSplit } = __nccwpck_require__(3168)
-const { WebsocketFrameSend } = __nccwpck_require__(3264)
+} = __nccwpck_require__(3782)
+const { fireEvent, failWebsocketConnection, isClosing, isClosed, isEstablished, parseExtensions } = __nccwpck_require__(1819)
+const { channels } = __nccwpck_require__(4632)
+const { CloseEvent } = __nccwpck_require__(2946)
+const { makeRequest } = __nccwpck_require__(3733)
+const { fetching } = __nccwpck_require__(9000)
+const { Headers, getHeadersList } = __nccwpck_require__(1258)
+const { getDecodeSplit } = __nccwpck_require__(7778)
+const { WebsocketFrameSend } = __nccwpck_require__(6910)
 
 /** @type {import('crypto')} */
 let crypto
@@ -31391,7 +31391,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 736:
+/***/ 6710:
 /***/ ((module) => {
 
 
@@ -31464,14 +31464,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 5188:
+/***/ 2946:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { webidl } = __nccwpck_require__(5893)
-const { kEnumerableProperty } = __nccwpck_require__(3440)
-const { kConstruct } = __nccwpck_require__(6443)
+const { webidl } = __nccwpck_require__(6655)
+const { kEnumerableProperty } = __nccwpck_require__(134)
+const { kConstruct } = __nccwpck_require__(6965)
 const { MessagePort } = __nccwpck_require__(5919)
 
 /**
@@ -31800,12 +31800,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3264:
+/***/ 6910:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { maxUnsigned16Bit } = __nccwpck_require__(736)
+const { maxUnsigned16Bit } = __nccwpck_require__(6710)
 
 const BUFFER_SIZE = 16386
 
@@ -31903,14 +31903,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9469:
+/***/ 9032:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __nccwpck_require__(8522)
-const { isValidClientWindowBits } = __nccwpck_require__(8625)
-const { MessageSizeExceededError } = __nccwpck_require__(8707)
+const { isValidClientWindowBits } = __nccwpck_require__(1819)
+const { MessageSizeExceededError } = __nccwpck_require__(4245)
 
 const tail = Buffer.from([0x00, 0x00, 0xff, 0xff])
 const kBuffer = Symbol('kBuffer')
@@ -32015,16 +32015,16 @@ module.exports = { PerMessageDeflate }
 
 /***/ }),
 
-/***/ 1652:
+/***/ 7150:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { Writable } = __nccwpck_require__(7075)
 const assert = __nccwpck_require__(4589)
-const { parserStates, opcodes, states, emptyBuffer, sentCloseFrameState } = __nccwpck_require__(736)
-const { kReadyState, kSentClose, kResponse, kReceivedClose } = __nccwpck_require__(1216)
-const { channels } = __nccwpck_require__(2414)
+const { parserStates, opcodes, states, emptyBuffer, sentCloseFrameState } = __nccwpck_require__(6710)
+const { kReadyState, kSentClose, kResponse, kReceivedClose } = __nccwpck_require__(3782)
+const { channels } = __nccwpck_require__(4632)
 const {
   isValidStatusCode,
   isValidOpcode,
@@ -32034,11 +32034,11 @@ const {
   isControlFrame,
   isTextBinaryFrame,
   isContinuationFrame
-} = __nccwpck_require__(8625)
-const { WebsocketFrameSend } = __nccwpck_require__(3264)
-const { closeWebSocketConnection } = __nccwpck_require__(6897)
-const { PerMessageDeflate } = __nccwpck_require__(9469)
-const { MessageSizeExceededError } = __nccwpck_require__(8707)
+} = __nccwpck_require__(1819)
+const { WebsocketFrameSend } = __nccwpck_require__(6910)
+const { closeWebSocketConnection } = __nccwpck_require__(239)
+const { PerMessageDeflate } = __nccwpck_require__(9032)
+const { MessageSizeExceededError } = __nccwpck_require__(4245)
 
 function failWebsocketConnectionWithCode (ws, code, reason) {
   closeWebSocketConnection(ws, code, reason, Buffer.byteLength(reason))
@@ -32549,14 +32549,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3900:
+/***/ 1746:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { WebsocketFrameSend } = __nccwpck_require__(3264)
-const { opcodes, sendHints } = __nccwpck_require__(736)
-const FixedQueue = __nccwpck_require__(4660)
+const { WebsocketFrameSend } = __nccwpck_require__(6910)
+const { opcodes, sendHints } = __nccwpck_require__(6710)
+const FixedQueue = __nccwpck_require__(4754)
 
 /** @type {typeof Uint8Array} */
 const FastBuffer = Buffer[Symbol.species]
@@ -32660,7 +32660,7 @@ module.exports = { SendQueue }
 
 /***/ }),
 
-/***/ 1216:
+/***/ 3782:
 /***/ ((module) => {
 
 
@@ -32679,16 +32679,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8625:
+/***/ 1819:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kReadyState, kController, kResponse, kBinaryType, kWebSocketURL } = __nccwpck_require__(1216)
-const { states, opcodes } = __nccwpck_require__(736)
-const { ErrorEvent, createFastMessageEvent } = __nccwpck_require__(5188)
+const { kReadyState, kController, kResponse, kBinaryType, kWebSocketURL } = __nccwpck_require__(3782)
+const { states, opcodes } = __nccwpck_require__(6710)
+const { ErrorEvent, createFastMessageEvent } = __nccwpck_require__(2946)
 const { isUtf8 } = __nccwpck_require__(4573)
-const { collectASequenceOfCodePointsFast, removeHTTPWhitespace } = __nccwpck_require__(1900)
+const { collectASequenceOfCodePointsFast, removeHTTPWhitespace } = __nccwpck_require__(3394)
 
 /* globals Blob */
 
@@ -33008,15 +33008,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3726:
+/***/ 631:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { webidl } = __nccwpck_require__(5893)
-const { URLSerializer } = __nccwpck_require__(1900)
-const { environmentSettingsObject } = __nccwpck_require__(3168)
-const { staticPropertyDescriptors, states, sentCloseFrameState, sendHints } = __nccwpck_require__(736)
+const { webidl } = __nccwpck_require__(6655)
+const { URLSerializer } = __nccwpck_require__(3394)
+const { environmentSettingsObject } = __nccwpck_require__(7778)
+const { staticPropertyDescriptors, states, sentCloseFrameState, sendHints } = __nccwpck_require__(6710)
 const {
   kWebSocketURL,
   kReadyState,
@@ -33025,21 +33025,21 @@ const {
   kResponse,
   kSentClose,
   kByteParser
-} = __nccwpck_require__(1216)
+} = __nccwpck_require__(3782)
 const {
   isConnecting,
   isEstablished,
   isClosing,
   isValidSubprotocol,
   fireEvent
-} = __nccwpck_require__(8625)
-const { establishWebSocketConnection, closeWebSocketConnection } = __nccwpck_require__(6897)
-const { ByteParser } = __nccwpck_require__(1652)
-const { kEnumerableProperty, isBlobLike } = __nccwpck_require__(3440)
-const { getGlobalDispatcher } = __nccwpck_require__(2581)
+} = __nccwpck_require__(1819)
+const { establishWebSocketConnection, closeWebSocketConnection } = __nccwpck_require__(239)
+const { ByteParser } = __nccwpck_require__(7150)
+const { kEnumerableProperty, isBlobLike } = __nccwpck_require__(134)
+const { getGlobalDispatcher } = __nccwpck_require__(8475)
 const { types } = __nccwpck_require__(7975)
-const { ErrorEvent, CloseEvent } = __nccwpck_require__(5188)
-const { SendQueue } = __nccwpck_require__(3900)
+const { ErrorEvent, CloseEvent } = __nccwpck_require__(2946)
+const { SendQueue } = __nccwpck_require__(1746)
 
 // https://websockets.spec.whatwg.org/#interface-definition
 class WebSocket extends EventTarget {
@@ -33610,11 +33610,11 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8391:
+/***/ 3204:
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _post_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(499);
+/* harmony import */ var _post_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7294);
 
 await (0,_post_js__WEBPACK_IMPORTED_MODULE_0__/* .runPost */ .a)();
 process.exit();
@@ -33624,7 +33624,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 499:
+/***/ 7294:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -33635,7 +33635,7 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/utils.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/core/lib/utils.js
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /**
@@ -33671,7 +33671,7 @@ function utils_toCommandProperties(annotationProperties) {
     };
 }
 //# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/command.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/core/lib/command.js
 
 
 /**
@@ -33767,7 +33767,7 @@ function escapeProperty(s) {
 const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
 ;// CONCATENATED MODULE: external "fs"
 const external_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/core/lib/file-command.js
 // For internal use, subject to change.
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -33808,7 +33808,7 @@ const external_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.me
 var external_http_ = __nccwpck_require__(8611);
 // EXTERNAL MODULE: external "https"
 var external_https_ = __nccwpck_require__(5692);
-;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/proxy.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
     const usingSsl = reqUrl.protocol === 'https:';
     if (checkBypass(reqUrl)) {
@@ -33899,11 +33899,11 @@ class DecodedURL extends URL {
     }
 }
 //# sourceMappingURL=proxy.js.map
-// EXTERNAL MODULE: ./node_modules/tunnel/index.js
-var node_modules_tunnel = __nccwpck_require__(770);
-// EXTERNAL MODULE: ./node_modules/undici/index.js
-var undici = __nccwpck_require__(6752);
-;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/index.js
+// EXTERNAL MODULE: ../wt-11/node_modules/tunnel/index.js
+var node_modules_tunnel = __nccwpck_require__(2900);
+// EXTERNAL MODULE: ../wt-11/node_modules/undici/index.js
+var undici = __nccwpck_require__(3058);
+;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/http-client/lib/index.js
 /* eslint-disable @typescript-eslint/no-explicit-any */
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
@@ -34600,7 +34600,7 @@ class lib_HttpClient {
 }
 const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCase()] = obj[k]), c), {});
 //# sourceMappingURL=index.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/auth.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/http-client/lib/auth.js
 var auth_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -34676,7 +34676,7 @@ class PersonalAccessTokenCredentialHandler {
     }
 }
 //# sourceMappingURL=auth.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/oidc-utils.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/core/lib/oidc-utils.js
 var oidc_utils_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -34750,7 +34750,7 @@ class oidc_utils_OidcClient {
     }
 }
 //# sourceMappingURL=oidc-utils.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/summary.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/core/lib/summary.js
 var summary_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -35031,7 +35031,7 @@ const _summary = new Summary();
 const markdownSummary = (/* unused pure expression or super */ null && (_summary));
 const summary = _summary;
 //# sourceMappingURL=summary.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/path-utils.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/core/lib/path-utils.js
 
 /**
  * toPosixPath converts the given path to the posix form. On Windows, \\ will be
@@ -35073,7 +35073,7 @@ var external_events_ = __nccwpck_require__(4434);
 const external_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("child_process");
 // EXTERNAL MODULE: external "assert"
 var external_assert_ = __nccwpck_require__(2613);
-;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io-util.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/io/lib/io-util.js
 var io_util_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -35253,7 +35253,7 @@ function getCmdPath() {
     return (_a = process.env['COMSPEC']) !== null && _a !== void 0 ? _a : `cmd.exe`;
 }
 //# sourceMappingURL=io-util.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/io/lib/io.js
 var io_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -35527,7 +35527,7 @@ function io_copyFile(srcFile, destFile, force) {
 //# sourceMappingURL=io.js.map
 ;// CONCATENATED MODULE: external "timers"
 const external_timers_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("timers");
-;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/toolrunner.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/exec/lib/toolrunner.js
 var toolrunner_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -36115,7 +36115,7 @@ class ExecState extends external_events_.EventEmitter {
     }
 }
 //# sourceMappingURL=toolrunner.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/exec.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/exec/lib/exec.js
 var exec_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -36195,7 +36195,7 @@ function getExecOutput(commandLine, args, options) {
     });
 }
 //# sourceMappingURL=exec.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/platform.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/core/lib/platform.js
 var platform_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -36260,7 +36260,7 @@ function getDetails() {
     });
 }
 //# sourceMappingURL=platform.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/core.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/core/lib/core.js
 var core_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -36580,8 +36580,6 @@ function getIDToken(aud) {
 //# sourceMappingURL=core.js.map
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: ./src/github/upstream.ts
 /**
  * The one interface between Perimeter and GitHub. The Octokit implementation lives in
@@ -36681,7 +36679,7 @@ function toUpstreamError(error, operation, scrub) {
     return new UpstreamError(code, code === 'rate_limited' ? `${text} (rate limited)` : text, status);
 }
 
-;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/context.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/github/lib/context.js
 
 
 class Context {
@@ -36734,9 +36732,9 @@ class Context {
     }
 }
 //# sourceMappingURL=context.js.map
-// EXTERNAL MODULE: ./node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js
-var lib = __nccwpck_require__(9659);
-;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/internal/utils.js
+// EXTERNAL MODULE: ../wt-11/node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js
+var lib = __nccwpck_require__(9741);
+;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/github/lib/internal/utils.js
 var utils_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -36789,7 +36787,7 @@ function getUserAgentWithOrchestrationId(baseUserAgent) {
     return baseUserAgent;
 }
 //# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ./node_modules/universal-user-agent/index.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
     return navigator.userAgent;
@@ -36804,7 +36802,7 @@ function getUserAgent() {
   return "<environment undetectable>";
 }
 
-;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/register.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/before-after-hook/lib/register.js
 // @ts-check
 
 function register(state, name, method, options) {
@@ -36833,7 +36831,7 @@ function register(state, name, method, options) {
   });
 }
 
-;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/add.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/before-after-hook/lib/add.js
 // @ts-check
 
 function addHook(state, kind, name, hook) {
@@ -36881,7 +36879,7 @@ function addHook(state, kind, name, hook) {
   });
 }
 
-;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/remove.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/before-after-hook/lib/remove.js
 // @ts-check
 
 function removeHook(state, name, method) {
@@ -36902,7 +36900,7 @@ function removeHook(state, name, method) {
   state.registry[name].splice(index, 1);
 }
 
-;// CONCATENATED MODULE: ./node_modules/before-after-hook/index.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/before-after-hook/index.js
 // @ts-check
 
 
@@ -36949,7 +36947,7 @@ function Collection() {
 
 /* harmony default export */ const before_after_hook = ({ Singular, Collection });
 
-;// CONCATENATED MODULE: ./node_modules/@octokit/endpoint/dist-bundle/index.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/endpoint/dist-bundle/index.js
 // pkg/dist-src/defaults.js
 
 
@@ -37295,7 +37293,7 @@ function withDefaults(oldDefaults, newDefaults) {
 var endpoint = withDefaults(null, DEFAULTS);
 
 
-;// CONCATENATED MODULE: ./node_modules/@octokit/request/node_modules/content-type/dist/index.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/request/node_modules/content-type/dist/index.js
 /*!
  * content-type
  * Copyright(c) 2015 Douglas Christopher Wilson
@@ -37587,7 +37585,7 @@ function unescapeQuotedPairs(str, start, end) {
     return result + str.slice(start, end);
 }
 //# sourceMappingURL=index.js.map
-;// CONCATENATED MODULE: ./node_modules/json-with-bigint/json-with-bigint.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/json-with-bigint/json-with-bigint.js
 const intRegex = /^-?\d+$/;
 const noiseValue = /^-?\d+n+$/; // Noise - strings that match the custom format before being converted to it
 const originalStringify = JSON.stringify;
@@ -38188,7 +38186,7 @@ const JSONParse = (text, reviver) => {
 
 
 
-;// CONCATENATED MODULE: ./node_modules/@octokit/request-error/dist-src/index.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/request-error/dist-src/index.js
 class RequestError extends Error {
   name;
   /**
@@ -38229,7 +38227,7 @@ class RequestError extends Error {
 }
 
 
-;// CONCATENATED MODULE: ./node_modules/@octokit/request/dist-bundle/index.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/request/dist-bundle/index.js
 // pkg/dist-src/index.js
 
 
@@ -38436,7 +38434,7 @@ var request = dist_bundle_withDefaults(endpoint, defaults_default);
 /* v8 ignore next -- @preserve */
 /* v8 ignore else -- @preserve */
 
-;// CONCATENATED MODULE: ./node_modules/@octokit/graphql/dist-bundle/index.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/graphql/dist-bundle/index.js
 // pkg/dist-src/index.js
 
 
@@ -38567,7 +38565,7 @@ function withCustomRequest(customRequest) {
 
 /* v8 ignore if -- @preserve */
 
-;// CONCATENATED MODULE: ./node_modules/@octokit/auth-token/dist-bundle/index.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/auth-token/dist-bundle/index.js
 // pkg/dist-src/is-jwt.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
 var sep = "\\.";
@@ -38622,11 +38620,11 @@ var createTokenAuth = function createTokenAuth2(token) {
 };
 
 
-;// CONCATENATED MODULE: ./node_modules/@octokit/core/dist-src/version.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/core/dist-src/version.js
 const version_VERSION = "7.0.8";
 
 
-;// CONCATENATED MODULE: ./node_modules/@octokit/core/dist-src/index.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/core/dist-src/index.js
 
 
 
@@ -38767,12 +38765,12 @@ class Octokit {
 }
 
 
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
 const dist_src_version_VERSION = "17.0.0";
 
 //# sourceMappingURL=version.js.map
 
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
 const Endpoints = {
   actions: {
     addCustomLabelsToSelfHostedRunnerForOrg: [
@@ -41066,7 +41064,7 @@ var endpoints_default = Endpoints;
 
 //# sourceMappingURL=endpoints.js.map
 
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
 
 const endpointMethodsMap = /* @__PURE__ */ new Map();
 for (const [scope, endpoints] of Object.entries(endpoints_default)) {
@@ -41192,7 +41190,7 @@ function decorate(octokit, scope, methodName, defaults, decorations) {
 
 //# sourceMappingURL=endpoints-to-methods.js.map
 
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
 
 
 function restEndpointMethods(octokit) {
@@ -41213,7 +41211,7 @@ legacyRestEndpointMethods.VERSION = dist_src_version_VERSION;
 
 //# sourceMappingURL=index.js.map
 
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 // pkg/dist-src/version.js
 var plugin_paginate_rest_dist_bundle_VERSION = "0.0.0-development";
 
@@ -41625,7 +41623,7 @@ function paginateRest(octokit) {
 paginateRest.VERSION = plugin_paginate_rest_dist_bundle_VERSION;
 
 
-;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/utils.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/github/lib/utils.js
 
 
 // octokit + plugins
@@ -41664,7 +41662,7 @@ function getOctokitOptions(token, options) {
     return opts;
 }
 //# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/github.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/github/lib/github.js
 
 
 const github_context = new Context();
@@ -41679,9 +41677,9 @@ function getOctokit(token, options, ...additionalPlugins) {
     return new GitHubWithPlugins(getOctokitOptions(token, options));
 }
 //# sourceMappingURL=github.js.map
-// EXTERNAL MODULE: ./node_modules/bottleneck/light.js
-var light = __nccwpck_require__(3251);
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// EXTERNAL MODULE: ../wt-11/node_modules/bottleneck/light.js
+var light = __nccwpck_require__(953);
+;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/plugin-retry/dist-bundle/index.js
 // pkg/dist-src/version.js
 var plugin_retry_dist_bundle_VERSION = "0.0.0-development";
 
@@ -41764,7 +41762,7 @@ function retry(octokit, octokitOptions) {
 retry.VERSION = plugin_retry_dist_bundle_VERSION;
 
 
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 // pkg/dist-src/index.js
 
 
@@ -42006,8 +42004,8 @@ throttling.VERSION = plugin_throttling_dist_bundle_VERSION;
 throttling.triggersNotification = triggersNotification;
 
 
-// EXTERNAL MODULE: ./node_modules/bottleneck/lib/index.js
-var bottleneck_lib = __nccwpck_require__(2203);
+// EXTERNAL MODULE: ../wt-11/node_modules/bottleneck/lib/index.js
+var bottleneck_lib = __nccwpck_require__(9617);
 var bottleneck_lib_default = /*#__PURE__*/__nccwpck_require__.n(bottleneck_lib);
 ;// CONCATENATED MODULE: ./src/github/octokit-client.ts
 
@@ -42452,8 +42450,10 @@ function comparedFile(file) {
 
 
 
-/** activity pages read to cover a job's window (100 pushes each) */
-const MAX_ACTIVITY_PAGES = 10;
+/** the activity list's largest page */
+const ACTIVITY_PAGE = 100;
+/** ref changes read back to a job's start before the window counts as not covered (30 pages) */
+const MAX_ACTIVITY_ITEMS = 3_000;
 class OctokitUpstream extends GitObjectReads {
     owner;
     repo;
@@ -42490,6 +42490,15 @@ class OctokitUpstream extends GitObjectReads {
         });
         return this.repository;
     }
+    async serverTime() {
+        // "Accessing this endpoint does not count against your REST API rate limit."
+        // https://docs.github.com/rest/rate-limit/rate-limit#get-rate-limit-status-for-the-authenticated-user
+        const { headers } = await this.rest.send('read the time', 'GET /rate_limit');
+        const time = Date.parse(String(headers.date ?? ''));
+        if (Number.isNaN(time))
+            throw new UpstreamError('invalid', 'GitHub sent no Date header');
+        return new Date(time).toISOString();
+    }
     async getBranchHead(branch) {
         const sha = await this.tryGetBranchHead(branch);
         if (sha === null)
@@ -42520,46 +42529,44 @@ class OctokitUpstream extends GitObjectReads {
         }
     }
     async listRefs() {
-        const refs = new Map();
-        for (const namespace of ['heads', 'tags']) {
-            const route = `GET /repos/{owner}/{repo}/git/matching-refs/${namespace}`;
-            let data;
-            try {
-                data = await this.rest.read(`list ${namespace}`, route);
-            }
-            catch (error) {
-                // An empty repository answers 409; it has no refs.
-                if (error instanceof UpstreamError && error.code === 'conflict')
-                    continue;
-                throw error;
-            }
-            for (const ref of data)
-                if (ref.ref.startsWith(`refs/${namespace}/`))
-                    refs.set(ref.ref, ref.object.sha);
+        // Without a ref, matching-refs lists every ref, notes and other namespaces included:
+        // https://docs.github.com/rest/git/refs#list-matching-references
+        let data;
+        try {
+            data = await this.rest.read('list refs', 'GET /repos/{owner}/{repo}/git/matching-refs');
         }
+        catch (error) {
+            // An empty repository answers 409; it has no refs.
+            if (error instanceof UpstreamError && error.code === 'conflict')
+                return new Map();
+            throw error;
+        }
+        const refs = new Map();
+        for (const ref of data)
+            if (!ref.ref.startsWith('refs/pull/'))
+                refs.set(ref.ref, ref.object.sha);
         return refs;
     }
-    async listPushActivity(options) {
-        const since = options.since !== undefined ? Date.parse(options.since) : Number.NEGATIVE_INFINITY;
+    async listActivity(options) {
+        const since = Date.parse(options.since);
+        if (Number.isNaN(since))
+            throw new UpstreamError('invalid', `not a time: ${JSON.stringify(options.since)}`);
+        const maxItems = options.maxItems ?? MAX_ACTIVITY_ITEMS;
         const items = [];
         let after;
-        // With `since`, page back (by GitHub's opaque cursors) until the window is covered; without, one page.
-        for (let page = 0; page < MAX_ACTIVITY_PAGES; page++) {
-            const { data, headers } = await this.rest.send('list activity', 'GET /repos/{owner}/{repo}/activity', {
-                ...(options.ref !== undefined ? { ref: options.ref } : {}),
-                direction: 'desc',
-                per_page: 100,
-                ...(after !== undefined ? { after } : {}),
-            });
-            items.push(...data.map(activity));
+        for (;;) {
+            const { data, headers } = await this.rest.send('list activity', 'GET /repos/{owner}/{repo}/activity', { direction: 'desc', per_page: ACTIVITY_PAGE, ...(after !== undefined ? { after } : {}) });
+            for (const item of data.map(activity)) {
+                if (Date.parse(item.timestamp) < since)
+                    return { items, complete: true };
+                if (items.length >= maxItems)
+                    return { items, complete: false };
+                items.push(item);
+            }
             after = nextCursor(headers.link);
-            const oldest = items[items.length - 1];
-            if (options.since === undefined || after === undefined || oldest === undefined)
-                break;
-            if (Date.parse(oldest.timestamp) < since)
-                break;
+            if (after === undefined)
+                return { items, complete: true };
         }
-        return items.filter((item) => Date.parse(item.timestamp) >= since);
     }
     async createBlob(content) {
         const data = await this.rest.write('create blob', 'POST /repos/{owner}/{repo}/git/blobs', {
@@ -42601,6 +42608,18 @@ class OctokitUpstream extends GitObjectReads {
         if (data.tree?.sha && data.author)
             this.commits.set(data.sha, gitCommit(data));
         return data.sha;
+    }
+    async createBranch(branch, sha) {
+        checkSha(sha);
+        segments(branch, 'branch name');
+        await this.rest.write(`create branch "${branch}"`, 'POST /repos/{owner}/{repo}/git/refs', {
+            ref: `refs/heads/${branch}`,
+            sha,
+        });
+    }
+    async deleteBranch(branch) {
+        await this.rest.write(`delete branch "${branch}"`, `DELETE /repos/{owner}/{repo}/git/refs/heads/${segments(branch, 'branch name')}`, {});
+        this.heads.delete(branch);
     }
     async updateBranch(branch, sha) {
         try {
@@ -42858,8 +42877,8 @@ class ConfigError extends Error {
     }
 }
 
-// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
-var dist = __nccwpck_require__(8815);
+// EXTERNAL MODULE: ../wt-11/node_modules/yaml/dist/index.js
+var dist = __nccwpck_require__(3361);
 ;// CONCATENATED MODULE: ./src/policy/git-glob.ts
 /**
  * Globs read the way git reads them: wildmatch with WM_PATHNAME, the matcher behind `:(glob)` pathspecs
@@ -45159,10 +45178,227 @@ function codeBlock(content, info = 'text') {
     return `${fence}${info}\n${shown}\n${fence}`;
 }
 
-;// CONCATENATED MODULE: ./src/verify/judge.ts
+;// CONCATENATED MODULE: ./src/verify/history.ts
 
+const PAGE = 100;
 const SYMLINK = '120000';
 const SUBMODULE = '160000';
+/**
+ * The commits reachable from `endHead` and not from `base` (an ancestor of it), newest first: exactly
+ * git's base..end, merges' side branches included, whatever their dates. Bounded by `max`.
+ */
+async function listNewCommits(upstream, base, endHead, max) {
+    const first = await upstream.compare(base, endHead);
+    const commits = [...first.commits];
+    // More than the bound: listing the rest would not make the job checked, so spare the requests.
+    if (first.totalCommits > max)
+        return { commits: commits.reverse(), complete: false };
+    for (let page = 2; commits.length < Math.min(first.totalCommits, max); page++) {
+        const next = await upstream.compare(base, endHead, page);
+        if (next.commits.length === 0)
+            break;
+        commits.push(...next.commits);
+    }
+    return {
+        commits: commits.slice(0, max).reverse(),
+        complete: commits.length === first.totalCommits && first.totalCommits <= max,
+    };
+}
+/**
+ * Commits listed back from the end head, newest first, until one of `stops`: after a history rewrite,
+ * where there is no single base (the order is by date, so this serves attribution, not the verdict).
+ * Without stops (a new branch with no base) the whole history is new. Bounded by `max`.
+ */
+async function listCommitsAbove(upstream, endHead, stops, max) {
+    const commits = [];
+    for (let page = 1;; page++) {
+        const listed = await upstream.listCommits({ sha: endHead, perPage: PAGE, page });
+        for (const commit of listed) {
+            if (stops.has(commit.sha))
+                return { commits, complete: true };
+            if (commits.length >= max)
+                return { commits, complete: false };
+            commits.push(commit);
+        }
+        if (listed.length < PAGE)
+            return { commits, complete: stops.size === 0 };
+    }
+}
+const arrivesAsLink = (change) => change.kind !== 'deleted' && (change.newMode === SYMLINK || change.newMode === SUBMODULE);
+/**
+ * Changes made by single commits that the net diff does not show: a file added and removed again, or a
+ * symlink later replaced by a file. They stay in the branch's history, so they are judged too. Each
+ * commit is diffed against its first parent; the trees are mostly cached by then, so the cost is the
+ * directories each commit changed.
+ */
+async function intermediateChanges(upstream, commits, net) {
+    const netByPath = new Map(net.map((change) => [change.path, change]));
+    const perCommit = await Promise.all(commits.map(async (commit) => {
+        const parent = commit.parents[0];
+        const parentTree = parent === undefined ? null : (await upstream.getCommit(parent)).tree;
+        return diffTrees(upstream, parentTree, commit.tree);
+    }));
+    const found = new Map();
+    for (const change of perCommit.flat()) {
+        const inNet = netByPath.get(change.path);
+        const hidden = inNet === undefined || change.problem !== undefined || (arrivesAsLink(change) && !arrivesAsLink(inNet));
+        if (!hidden)
+            continue;
+        const seen = found.get(change.path);
+        if (seen === undefined || (arrivesAsLink(change) && !arrivesAsLink(seen)))
+            found.set(change.path, change);
+    }
+    return [...found.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+/**
+ * Paths each commit changed that the net change does not show, from each commit's list of changed paths
+ * (one request a commit). Commits whose list GitHub may have cut come back in `unlisted`, for a tree diff.
+ */
+async function pathsOfCommits(upstream, commits, net) {
+    const inNet = new Set(net.map((change) => change.path));
+    const listed = await Promise.all(commits.map((commit) => upstream.getCommitFiles(commit.sha)));
+    const paths = new Map();
+    const unlisted = [];
+    listed.forEach((files, index) => {
+        if (!files.complete)
+            unlisted.push(commits[index]);
+        else
+            for (const path of files.paths)
+                if (!inNet.has(path))
+                    paths.set(path, { path, kind: 'modified' });
+    });
+    return { paths: [...paths.values()], unlisted };
+}
+/** Changes by path, sorted; where both know a path, the one from a tree diff (it has the modes) wins. */
+function mergeChanges(fromTrees, fromPaths) {
+    const merged = new Map(fromPaths.map((change) => [change.path, change]));
+    for (const change of fromTrees)
+        merged.set(change.path, change);
+    return [...merged.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+;// CONCATENATED MODULE: ./src/verify/ref-accounting.ts
+/** How the activity list shows a ref that is absent (before a creation, after a deletion). */
+const ZERO_SHA = '0000000000000000000000000000000000000000';
+/**
+ * Branches the verification creates and deletes to mark the end of a job in the activity list, always at a
+ * commit some ref held at the start. Pushes made with GITHUB_TOKEN start no workflow runs:
+ * https://docs.github.com/actions/security-for-github-actions/security-guides/automatic-token-authentication#using-the-github_token-in-a-workflow
+ */
+const MARKER_PREFIX = 'perimeter-marker/';
+/**
+ * Whether a ref is an end marker (this job's or a concurrent one's) that carried nothing new: under the
+ * marker prefix, and every commit it held is one some ref held at the start. Anything else under that name
+ * is judged like any other branch.
+ */
+function isInertMarker(ref, held, start) {
+    if (!ref.startsWith(`refs/heads/${MARKER_PREFIX}`))
+        return false;
+    const known = new Set([ZERO_SHA, ...Object.values(start)]);
+    for (const sha of held)
+        if (!known.has(sha))
+            return false;
+    return true;
+}
+const value = (sha) => sha ?? ZERO_SHA;
+const ref_accounting_short = (sha) => (sha === ZERO_SHA ? 'nothing' : sha.slice(0, 7));
+/**
+ * Accounts for every branch from the start snapshot to the end snapshot with the activity list read back to
+ * before the job (newest first, as GitHub lists it). A branch is accounted for when its moves form one
+ * unbroken chain that leaves its start value and arrives at its end value; its moves during the job are
+ * that chain, from the first move away from the start value to the last arrival at the end value (moves
+ * before are earlier than the job, moves after are later than the end snapshot). A branch that changed
+ * between the snapshots without such a chain, or whose chain breaks, is unaccounted: the list is behind or
+ * incomplete, and nothing proves what happened to it. Only `refs/heads/*`: GitHub records nothing else.
+ */
+function accountForBranches(activity, start, end) {
+    const byRef = new Map();
+    for (const item of [...activity].reverse()) {
+        const list = byRef.get(item.ref) ?? [];
+        list.push(item);
+        byRef.set(item.ref, list);
+    }
+    const names = new Set([...Object.keys(start), ...Object.keys(end), ...byRef.keys()]);
+    const branches = new Map();
+    const unaccounted = [];
+    for (const ref of [...names].filter((name) => name.startsWith('refs/heads/')).sort()) {
+        const from = value(start[ref]);
+        const to = value(end[ref]);
+        const result = chainOf(byRef.get(ref) ?? [], from, to);
+        if (typeof result === 'string')
+            unaccounted.push(`${ref}: ${result}`);
+        else if (result.length > 0)
+            branches.set(ref, { ref, moves: result });
+    }
+    return { branches, unaccounted };
+}
+/** The moves from `from` to `to` (oldest first), or why the list does not account for them. */
+function chainOf(items, from, to) {
+    const first = items.findIndex((item) => item.before === from);
+    if (first < 0) {
+        return from === to
+            ? []
+            : `the activity list shows no move away from ${ref_accounting_short(from)}, yet it is at ${ref_accounting_short(to)}`;
+    }
+    let at = from;
+    // index of the last move that arrives at `to`; with from === to, staying put counts as arriving
+    let lastArrival = from === to ? first - 1 : -1;
+    for (let i = first; i < items.length; i++) {
+        const item = items[i];
+        if (item.before !== at) {
+            return `the activity list is not continuous: a move from ${ref_accounting_short(item.before)} follows one to ${ref_accounting_short(at)}`;
+        }
+        at = item.after;
+        if (at === to)
+            lastArrival = i;
+    }
+    if (from !== to && lastArrival === -1) {
+        return `the activity list does not show it arriving at ${ref_accounting_short(to)} (it may not have caught up yet)`;
+    }
+    return items.slice(first, lastArrival + 1);
+}
+
+;// CONCATENATED MODULE: ./src/verify/others.ts
+
+
+/**
+ * Whether every move of a ref was made by someone other than `identity` (the actor GitHub records for this
+ * job's token). A move with no recorded actor, or no known identity, counts as this job's: strict.
+ */
+function movedByOthersOnly(moves, identity) {
+    return (identity !== null &&
+        moves.length > 0 &&
+        moves.every((move) => move.actor !== null && move.actor !== identity));
+}
+/**
+ * The commits other actors brought onto the bound branch during the job: for each of their moves, the
+ * commits its new head has that its old head had not. Throws when a move's commits cannot all be listed.
+ */
+async function commitsOfOthers(upstream, history, identity, max) {
+    const theirs = new Set();
+    if (identity === null)
+        return theirs;
+    for (const move of history?.moves ?? []) {
+        if (move.actor === null || move.actor === identity)
+            continue;
+        if (move.before === ZERO_SHA || move.after === ZERO_SHA)
+            continue;
+        const listed = await listNewCommits(upstream, move.before, move.after, max);
+        if (!listed.complete)
+            throw new Error(`the commits ${move.actor} pushed (${move.before.slice(0, 7)} → ${move.after.slice(0, 7)}) are too many to list`);
+        for (const commit of listed.commits)
+            theirs.add(commit.sha);
+    }
+    return theirs;
+}
+
+;// CONCATENATED MODULE: ./src/verify/judge.ts
+
+
+
+
+const judge_SYMLINK = '120000';
+const judge_SUBMODULE = '160000';
 /** Refs created, moved or deleted between two snapshots, sorted by name. */
 function compareSnapshots(start, end) {
     const changes = [];
@@ -45201,16 +45437,16 @@ function decideFile(change, branch, perimeters) {
     const write = decideWrite(change.path, branch, perimeters);
     const arrives = change.kind !== 'deleted';
     // A retargeted symlink or submodule is as new as a fresh one: its target was not checked either.
-    if (arrives && change.newMode === SYMLINK)
+    if (arrives && change.newMode === judge_SYMLINK)
         return { ...change, allowed: false, rule: 'symlinks are never allowed' };
-    if (arrives && change.newMode === SUBMODULE)
+    if (arrives && change.newMode === judge_SUBMODULE)
         return { ...change, allowed: false, rule: 'submodules are never allowed' };
     return { ...change, ...write };
 }
 function fileViolation(file) {
-    const kind = file.newMode === SYMLINK && file.kind !== 'deleted'
+    const kind = file.newMode === judge_SYMLINK && file.kind !== 'deleted'
         ? 'symlink'
-        : file.newMode === SUBMODULE && file.kind !== 'deleted'
+        : file.newMode === judge_SUBMODULE && file.kind !== 'deleted'
             ? 'submodule'
             : 'path';
     const what = kind === 'path' ? `${file.kind} outside every perimeter` : `${kind} ${file.kind}`;
@@ -45220,17 +45456,60 @@ function fileViolation(file) {
 function attribute(facts) {
     const shas = facts.newCommits?.shas ?? [];
     const complete = facts.newCommits?.complete ?? false;
+    const theirs = new Set(facts.otherCommits);
+    const ours = shas.filter((sha) => !theirs.has(sha));
+    const others = shas.filter((sha) => theirs.has(sha));
     if (!facts.ledger?.ok)
-        return { gateway: [], direct: [], unattributed: shas, complete };
-    const made = new Set(facts.ledger.commits);
+        return { gateway: [], direct: [], others, unattributed: ours, complete };
+    const made = new Set(facts.gatewayCommits);
     return {
-        gateway: shas.filter((sha) => made.has(sha)),
-        direct: shas.filter((sha) => !made.has(sha)),
+        gateway: ours.filter((sha) => made.has(sha)),
+        direct: ours.filter((sha) => !made.has(sha)),
+        others,
         unattributed: [],
         complete,
     };
 }
-const judge_short = (sha) => (sha === null ? 'nothing' : sha.slice(0, 7));
+const judge_short = (sha) => sha === null || sha === ZERO_SHA ? 'nothing' : sha.slice(0, 7);
+function describeMoves(moves) {
+    const shown = moves
+        .slice(0, 5)
+        .map((move) => `${move.activityType} by ${move.actor ?? 'unknown'}, ${judge_short(move.before)} → ${judge_short(move.after)}`);
+    return moves.length > shown.length
+        ? `${shown.join('; ')}; ${moves.length - shown.length} more`
+        : shown.join('; ');
+}
+/**
+ * Every head the bound branch held during the job must be its start head (or, for a branch created during
+ * the job, the commit it was compared with) or a new commit of its end head:
+ * then every commit it ever pointed at is in the history that was examined. A deletion in between, or a head
+ * the end does not contain (a force push away and back), breaks that, and is a violation of its own.
+ */
+function boundBranchMoves(facts) {
+    const ref = `refs/heads/${facts.branch}`;
+    const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+    const violations = [];
+    const deletion = facts.endHead !== null ? moves.find((move) => move.after === ZERO_SHA) : undefined;
+    if (deletion) {
+        violations.push({
+            kind: 'branch-deleted',
+            ref,
+            message: `branch "${facts.branch}" was deleted during the job (by ${deletion.actor ?? 'unknown'}) and created again; what it held in between was not checked`,
+        });
+    }
+    if (facts.historyRewritten === true || facts.endHead === null || facts.newCommits?.complete !== true)
+        return violations;
+    const known = new Set([facts.startHead, facts.baseline?.sha, ...facts.newCommits.shas]);
+    const lost = moves.find((move) => move.after !== ZERO_SHA && !known.has(move.after));
+    if (lost) {
+        violations.push({
+            kind: 'history',
+            ref,
+            message: `"${facts.branch}" held ${judge_short(lost.after)} during the job (${lost.activityType} by ${lost.actor ?? 'unknown'}), which its end head does not contain: history was rewritten and the commits in between were not checked`,
+        });
+    }
+    return violations;
+}
 function judge(facts) {
     const branchRef = `refs/heads/${facts.branch}`;
     const violations = [];
@@ -45250,14 +45529,7 @@ function judge(facts) {
             message: `history of "${facts.branch}" was rewritten: ${judge_short(facts.startHead)} is not an ancestor of ${judge_short(facts.endHead)}`,
         });
     }
-    const away = facts.historyRewritten === true ? [] : facts.forcePushes.slice(0, 1);
-    for (const push of away) {
-        violations.push({
-            kind: 'history',
-            ref: branchRef,
-            message: `"${facts.branch}" was force-pushed during the job (${judge_short(push.before)} → ${judge_short(push.after)}); it ends on a descendant of the start, but the commits pushed in between were not checked`,
-        });
-    }
+    violations.push(...boundBranchMoves(facts));
     const files = [
         ...facts.changes.map((change) => decideFile(change, facts.branch, facts.perimeters)),
         ...facts.intermediate.map((change) => ({
@@ -45268,19 +45540,57 @@ function judge(facts) {
     for (const file of files)
         if (!file.allowed)
             violations.push(fileViolation(file));
-    const refChanges = facts.refChanges.filter((change) => change.ref !== branchRef);
+    const inert = (ref) => {
+        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+        const change = facts.refChanges.find((c) => c.ref === ref);
+        const held = [...moves.flatMap((m) => [m.before, m.after]), change?.before, change?.after];
+        return isInertMarker(ref, held.filter((sha) => typeof sha === 'string'), facts.start);
+    };
+    const ignored = compileGlobList(facts.ignoreRefs);
+    const others = [];
+    /** Someone else's change (listed), or null: this job's, to be judged. */
+    const otherChange = (ref) => {
+        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+        const actors = [...new Set(moves.map((move) => move.actor ?? 'unknown'))];
+        if (ref.startsWith('refs/heads/') && movedByOthersOnly(moves, facts.identity))
+            return { ref, actors, why: 'moved by others only' };
+        const glob = ignored.find(ref);
+        return glob === null ? null : { ref, actors, why: `ignore-refs: ${glob}` };
+    };
+    /** Why a change by this job's identity is judged though another workflow may have made it. */
+    const sameIdentity = (ref) => {
+        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+        if (!ref.startsWith('refs/heads/'))
+            return ` (GitHub records no actor for refs outside refs/heads; name it in ignore-refs if another workflow changes it)`;
+        if (facts.identity !== null && moves.some((move) => move.actor === facts.identity))
+            return ` (by ${facts.identity}, the identity of this job's token: another workflow with the same token cannot be told apart; name it in ignore-refs if one changes it)`;
+        return '';
+    };
+    const refChanges = facts.refChanges.filter((change) => change.ref !== branchRef && !inert(change.ref));
     for (const change of refChanges) {
+        const other = otherChange(change.ref);
+        if (other) {
+            others.push(other);
+            continue;
+        }
         violations.push({
             kind: 'ref',
             ref: change.ref,
-            message: `${change.ref} was ${change.kind} during the job (${judge_short(change.before)} → ${judge_short(change.after)}); only "${facts.branch}" may change`,
+            message: `${change.ref} was ${change.kind} during the job (${judge_short(change.before)} → ${judge_short(change.after)}); only "${facts.branch}" may change${sameIdentity(change.ref)}`,
         });
     }
-    for (const push of facts.movedBack) {
+    for (const [ref, history] of facts.branchMoves ?? []) {
+        if (ref === branchRef || inert(ref) || facts.refChanges.some((change) => change.ref === ref))
+            continue;
+        const other = otherChange(ref);
+        if (other) {
+            others.push(other);
+            continue;
+        }
         violations.push({
             kind: 'ref',
-            ref: push.ref,
-            message: `${push.ref} was changed during the job (${push.activityType}, ${judge_short(push.before)} → ${judge_short(push.after)}) and changed back; only "${facts.branch}" may change`,
+            ref,
+            message: `${ref} was changed during the job and changed back (${describeMoves(history.moves)}); only "${facts.branch}" may change${sameIdentity(ref)}`,
         });
     }
     if (facts.ledger === null)
@@ -45288,20 +45598,19 @@ function judge(facts) {
     else if (!facts.ledger.ok)
         unchecked.push(`the gateway ledger is broken: ${facts.ledger.problem ?? 'unknown problem'}`);
     const commits = attribute(facts);
-    if (facts.directPushes === 'deny') {
-        if (commits.direct.length > 0) {
-            violations.push({
-                kind: 'direct-push',
-                ref: branchRef,
-                message: `${commits.direct.length} commit(s) reached "${facts.branch}" without the gateway (direct-pushes: deny): ${commits.direct.map(judge_short).join(', ')}`,
-            });
-        }
-        if (facts.newCommits !== null && !commits.complete) {
-            unchecked.push('not every new commit could be listed, so direct pushes were not fully checked');
-        }
+    if (facts.directPushes === 'deny' && commits.direct.length > 0) {
+        violations.push({
+            kind: 'direct-push',
+            ref: branchRef,
+            message: `${commits.direct.length} commit(s) reached "${facts.branch}" without the gateway (direct-pushes: deny): ${commits.direct.map(judge_short).join(', ')}`,
+        });
     }
     if (facts.newCommits === null && facts.endHead !== facts.startHead)
         unchecked.push('the new commits could not be listed');
+    else if (facts.newCommits !== null && !facts.newCommits.complete)
+        unchecked.push('not every new commit could be listed, so not each one was examined');
+    if (facts.branchMoves === null && !unchecked.some((item) => item.includes('activity list')))
+        unchecked.push("the branch moves during the job: GitHub's activity list was not read");
     if (commits.direct.length > 0 && facts.directPushes === 'check') {
         notes.push(`${commits.direct.length} commit(s) were pushed without the gateway (allowed by direct-pushes: check)`);
     }
@@ -45316,7 +45625,9 @@ function judge(facts) {
         violations,
         refChanges,
         commits,
-        pushes: facts.pushes,
+        pushes: [...(facts.branchMoves?.values() ?? [])].flatMap((history) => history.moves),
+        others,
+        identity: facts.identity,
         perPerimeter: facts.ledger?.perPerimeter ?? {},
         unchecked,
         notes,
@@ -45388,12 +45699,19 @@ function renderSummary(verdict, headline) {
         head.push('', '### Not checked', '', ...list(verdict.unchecked));
     const tail = ['', '### Commits', ''];
     tail.push(`${commits.gateway.length} via the gateway, ${commits.direct.length} pushed directly` +
+        (commits.others.length > 0 ? `, ${commits.others.length} pushed by others (not judged)` : '') +
         (commits.unattributed.length > 0 ? `, ${commits.unattributed.length} not attributed` : '') +
         (commits.complete ? '.' : ' (the list of new commits is incomplete).'));
     if (commits.direct.length > 0)
         tail.push('', ...list(commits.direct.map((sha) => `direct: ${sha}`)));
+    if (commits.others.length > 0)
+        tail.push('', ...list(commits.others.map((sha) => `by others: ${sha}`)));
+    if (verdict.others.length > 0) {
+        tail.push('', '### Changed by others (not judged)', '');
+        tail.push(...list(verdict.others.map((o) => `${o.ref}: ${o.actors.join(', ') || 'no recorded actor'} (${o.why})`)));
+    }
     if (verdict.pushes.length > 0) {
-        tail.push('', '| Pushed by | Ref | Type | From → To |', '|---|---|---|---|');
+        tail.push('', `Branch moves during the job (this job acts as ${summary_text(verdict.identity ?? 'an unknown identity')}):`, '', '| Pushed by | Ref | Type | From → To |', '|---|---|---|---|');
         for (const push of verdict.pushes.slice(0, MAX_LIST_ITEMS)) {
             tail.push(`| ${summary_text(push.actor ?? 'unknown')} | ${code(push.ref)} | ${summary_text(push.activityType)} | ${summary_short(push.before)} → ${summary_short(push.after)} |`);
         }
@@ -45469,81 +45787,18 @@ function renderReceipt(verdict, options = {}) {
     return { status, summary: renderSummary(verdict, headline(verdict)), annotations: annotations(verdict) };
 }
 
-;// CONCATENATED MODULE: ./src/verify/history.ts
-
-const PAGE = 100;
-const history_SYMLINK = '120000';
-const history_SUBMODULE = '160000';
-/**
- * The commits reachable from `endHead` and not from `base` (an ancestor of it), newest first: exactly
- * git's base..end, merges' side branches included, whatever their dates. Bounded by `max`.
- */
-async function listNewCommits(upstream, base, endHead, max) {
-    const first = await upstream.compare(base, endHead);
-    const commits = [...first.commits];
-    for (let page = 2; commits.length < Math.min(first.totalCommits, max); page++) {
-        const next = await upstream.compare(base, endHead, page);
-        if (next.commits.length === 0)
-            break;
-        commits.push(...next.commits);
-    }
-    return {
-        commits: commits.slice(0, max).reverse(),
-        complete: commits.length === first.totalCommits && first.totalCommits <= max,
-    };
-}
-/**
- * Commits listed back from the end head, newest first, until one of `stops`: after a history rewrite,
- * where there is no single base (the order is by date, so this serves attribution, not the verdict).
- * Without stops (a new branch with no base) the whole history is new. Bounded by `max`.
- */
-async function listCommitsAbove(upstream, endHead, stops, max) {
-    const commits = [];
-    for (let page = 1;; page++) {
-        const listed = await upstream.listCommits({ sha: endHead, perPage: PAGE, page });
-        for (const commit of listed) {
-            if (stops.has(commit.sha))
-                return { commits, complete: true };
-            if (commits.length >= max)
-                return { commits, complete: false };
-            commits.push(commit);
-        }
-        if (listed.length < PAGE)
-            return { commits, complete: stops.size === 0 };
-    }
-}
-const arrivesAsLink = (change) => change.kind !== 'deleted' && (change.newMode === history_SYMLINK || change.newMode === history_SUBMODULE);
-/**
- * Changes made by single commits that the net diff does not show: a file added and removed again, or a
- * symlink later replaced by a file. They stay in the branch's history, so they are judged too. Each
- * commit is diffed against its first parent; the trees are mostly cached by then, so the cost is the
- * directories each commit changed.
- */
-async function intermediateChanges(upstream, commits, net) {
-    const netByPath = new Map(net.map((change) => [change.path, change]));
-    const perCommit = await Promise.all(commits.map(async (commit) => {
-        const parent = commit.parents[0];
-        const parentTree = parent === undefined ? null : (await upstream.getCommit(parent)).tree;
-        return diffTrees(upstream, parentTree, commit.tree);
-    }));
-    const found = new Map();
-    for (const change of perCommit.flat()) {
-        const inNet = netByPath.get(change.path);
-        const hidden = inNet === undefined || change.problem !== undefined || (arrivesAsLink(change) && !arrivesAsLink(inNet));
-        if (!hidden)
-            continue;
-        const seen = found.get(change.path);
-        if (seen === undefined || (arrivesAsLink(change) && !arrivesAsLink(seen)))
-            found.set(change.path, change);
-    }
-    return [...found.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-
+;// CONCATENATED MODULE: external "node:timers/promises"
+const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/verify/verify-job.ts
 
 
 
-const MAX_COMMITS = 300;
+
+
+
+
+/** new commits listed (10 compare pages); a longer job is unchecked, never success */
+const MAX_COMMITS = 1_000;
 const MAX_COMMIT_DIFFS = 50;
 /** All branch and tag heads, as a plain object (it travels from main to post as JSON). */
 async function snapshotRefs(upstream) {
@@ -45596,16 +45851,21 @@ async function verifyJob(input) {
         changes: [],
         intermediate: [],
         refChanges: compareSnapshots(input.start, input.end),
+        start: input.start,
         newCommits: startHead === endHead || endHead === null ? { shas: [], complete: true } : null,
+        gatewayCommits: [],
+        otherCommits: [],
+        identity: null,
+        ignoreRefs: input.ignoreRefs ?? [],
         ledger: input.ledger,
         directPushes: input.directPushes,
         perimeters: input.perimeters,
-        pushes: [],
-        forcePushes: [],
-        movedBack: [],
+        branchMoves: null,
         unchecked: [...(input.problems ?? [])],
-        notes: [],
+        notes: [UNRECORDED_REFS],
     };
+    // Who moved what comes first: it decides which of the bound branch's new commits are this job's.
+    await accountForMoves(input, facts);
     if (endHead === null) {
         if (startHead === null)
             facts.notes.push(`branch "${branch}" does not exist; nothing was pushed to it`);
@@ -45613,11 +45873,10 @@ async function verifyJob(input) {
     else if (endHead !== startHead) {
         await examineBranch(input, facts, endHead);
     }
-    // With the job's start time the Activity API also shows refs moved and moved back, so it is always read.
-    if (facts.refChanges.length > 0 || input.startedAt !== undefined)
-        await readActivity(input, facts);
     return judge(facts);
 }
+/** Said in every receipt: what GitHub keeps no record of, so no verifier can see it (SECURITY.md). */
+const UNRECORDED_REFS = 'GitHub records moves of branches only: a tag or other non-branch ref created and deleted within the job leaves no trace, so refs outside refs/heads are checked by their start and end alone';
 async function examineBranch(input, facts, endHead) {
     const { upstream } = input;
     try {
@@ -45662,89 +45921,166 @@ async function examineBranch(input, facts, endHead) {
         facts.unchecked.push(`the new commits of "${input.branch}": ${reason(error)}`);
         return;
     }
-    await examineCommits(input, facts, listed);
+    facts.gatewayCommits = listed.commits.filter((commit) => madeByGateway(commit, input)).map((c) => c.sha);
+    let theirs;
+    try {
+        theirs = await commitsOfOthers(upstream, facts.branchMoves?.get(`refs/heads/${input.branch}`), facts.identity, input.maxCommits ?? MAX_COMMITS);
+    }
+    catch (error) {
+        facts.unchecked.push(`which commits of "${input.branch}" others pushed: ${reason(error)}`);
+        return;
+    }
+    if (theirs.size === 0)
+        return examineCommits(input, facts, listed);
+    facts.otherCommits = listed.commits.filter((commit) => theirs.has(commit.sha)).map((c) => c.sha);
+    await examineOurCommits(input, facts, listed, theirs);
 }
 /**
- * Each new commit on its own, for what the net change hides. The net change is always checked in full;
- * commits the (intact) ledger shows the gateway made were checked path by path before they were written,
- * so only the others are diffed here. Skipped, and said so, when that is not sound or not cheap.
+ * A commit the ledger claims counts as the gateway's only if GitHub made it: the gateway commits through the
+ * API with no author or committer, so GitHub is the committer (and signs it). A commit made anywhere else
+ * and pushed with git cannot pass as the gateway's, even under a forged ledger.
+ */
+function madeByGateway(commit, input) {
+    return (input.ledger?.ok === true &&
+        input.ledger.commits.includes(commit.sha) &&
+        commit.parents.length === 1 &&
+        commit.committer.email === GITHUB_COMMITTER.email &&
+        commit.committer.name === GITHUB_COMMITTER.name);
+}
+/** The committer of commits made through GitHub's API without one given. */
+const GITHUB_COMMITTER = { name: 'GitHub', email: 'noreply@github.com' };
+/**
+ * Each new commit on its own, for what the net change hides (a file added and removed again). Every commit
+ * is looked at, whatever the ledger says: the gateway's own by its list of changed paths (one request each;
+ * the gateway writes only regular files, checked path by path before it wrote them), the others by their
+ * trees, modes included. A commit left unexamined could hide a change a later one undid: unchecked, never success.
  */
 async function examineCommits(input, facts, listed) {
-    const max = input.maxCommitDiffs ?? MAX_COMMIT_DIFFS;
-    const made = new Set(input.ledger?.ok ? input.ledger.commits : []);
-    const others = listed.commits.filter((commit) => !made.has(commit.sha));
-    if (others.length === 0 || (listed.commits.length <= 1 && listed.complete))
+    if (!listed.complete) {
+        facts.unchecked.push(`the new commits of "${input.branch}": there are more than ${input.maxCommits ?? MAX_COMMITS}, so not each one was examined`);
+        return;
+    }
+    if (listed.commits.length <= 1)
         return;
     if (facts.historyRewritten) {
         facts.notes.push('after the history rewrite only the net change was checked, not each commit');
         return;
     }
-    // A commit left undiffed could hide a change a later one undid: that is unchecked, never success.
-    if (!listed.complete || others.length > max) {
-        facts.unchecked.push(`each of the ${listed.complete ? '' : 'more than '}${others.length} commits pushed around the gateway (only the net change was checked; at most ${max} are diffed one by one)`);
+    const gateway = new Set(facts.gatewayCommits);
+    const others = listed.commits.filter((commit) => !gateway.has(commit.sha));
+    const max = input.maxCommitDiffs ?? MAX_COMMIT_DIFFS;
+    if (others.length > max) {
+        facts.unchecked.push(`each of the ${others.length} commits pushed around the gateway (only the net change was checked; at most ${max} are diffed one by one)`);
         return;
     }
     try {
-        facts.intermediate = await intermediateChanges(input.upstream, others, facts.changes);
+        const byPaths = await pathsOfCommits(input.upstream, listed.commits.filter((commit) => gateway.has(commit.sha)), facts.changes);
+        const byTrees = await intermediateChanges(input.upstream, [...others, ...byPaths.unlisted], facts.changes);
+        facts.intermediate = mergeChanges(byTrees, byPaths.paths);
     }
     catch (error) {
         facts.unchecked.push(`the changes of each new commit: ${reason(error)}`);
     }
 }
 /**
- * The Activity API names who pushed, and shows force pushes that the end state hides (away and back onto a
- * descendant of the start). It only adds to what the refs show, so a failure to read it is a note.
+ * When others pushed to the bound branch too, the net change mixes their work with this job's, so it is not
+ * judged: each of this job's commits is, on its own against its first parent (the gateway's by their changed
+ * paths, the others by their trees), and the changes of the commits others brought are listed, not judged.
  */
-async function readActivity(input, facts) {
-    let activity;
+async function examineOurCommits(input, facts, listed, theirs) {
+    if (!listed.complete) {
+        facts.unchecked.push(`the new commits of "${input.branch}": there are more than ${input.maxCommits ?? MAX_COMMITS}, so not each one was examined`);
+        return;
+    }
+    const gateway = new Set(facts.gatewayCommits);
+    const ours = listed.commits.filter((commit) => !theirs.has(commit.sha));
+    const direct = ours.filter((commit) => !gateway.has(commit.sha));
+    const max = input.maxCommitDiffs ?? MAX_COMMIT_DIFFS;
+    if (direct.length > max) {
+        facts.unchecked.push(`each of the ${direct.length} commits pushed around the gateway (at most ${max} are diffed one by one)`);
+        return;
+    }
     try {
-        activity = await input.upstream.listPushActivity(input.startedAt === undefined ? {} : { since: input.startedAt });
+        const byPaths = await pathsOfCommits(input.upstream, ours.filter((commit) => gateway.has(commit.sha)), []);
+        const byTrees = await intermediateChanges(input.upstream, [...direct, ...byPaths.unlisted], []);
+        facts.changes = mergeChanges(byTrees, byPaths.paths);
+        facts.intermediate = [];
+        facts.notes.push(`others pushed ${theirs.size} commit(s) to "${input.branch}" during the job: those were not judged; each of this job's commits was judged on its own`);
     }
     catch (error) {
-        facts.notes.push(`who pushed could not be read from the Activity API: ${reason(error)}`);
-        return;
+        facts.unchecked.push(`the changes of this job's commits: ${reason(error)}`);
     }
-    const moves = new Map(facts.refChanges.map((change) => [change.ref, change]));
-    const fresh = new Set(facts.newCommits?.shas ?? []);
-    facts.pushes = activity.filter((item) => {
-        const change = moves.get(item.ref);
-        if (!change)
-            return false;
-        return item.after === change.after || fresh.has(item.after) || item.before === change.before;
-    });
-    const ref = `refs/heads/${input.branch}`;
-    if (input.startedAt !== undefined) {
-        const first = new Map();
-        for (const item of activity)
-            if (item.ref !== ref && !moves.has(item.ref))
-                first.set(item.ref, item);
-        facts.movedBack = [...first.values()];
-    }
-    const onBranch = input.startedAt === undefined
-        ? pushChain(activity, ref, facts.startHead, facts.endHead)
-        : activity.filter((item) => item.ref === ref);
-    if (onBranch === null) {
-        facts.notes.push(`the Activity API does not show every push to "${input.branch}" yet, so force pushes in between were not ruled out`);
-        return;
-    }
-    facts.forcePushes = onBranch.filter((item) => item.activityType === 'force_push');
 }
-const ZERO_SHA = '0000000000000000000000000000000000000000';
-/** The pushes that took `ref` from the start head to the end head, newest first; null when some are missing. */
-function pushChain(activity, ref, startHead, endHead) {
-    const chain = [];
-    const from = startHead ?? ZERO_SHA;
-    let at = endHead ?? ZERO_SHA;
-    for (const item of activity) {
-        if (at === from)
-            break;
-        if (item.ref !== ref || item.after !== at)
-            continue;
-        chain.push(item);
-        at = item.before;
+/**
+ * The moves of every branch during the job, from GitHub's activity list read back to before the job. When
+ * every ref ends where it started the list is the only evidence of what happened in between, so not reading
+ * it, not reading back far enough, or finding it behind the refs is unchecked, never success.
+ *
+ * That the list has caught up is shown, not assumed: after the end snapshot the verification creates a
+ * branch of its own (the end marker) and reads the list until the marker's creation is in it. GitHub records
+ * ref updates in the order they land, so every move before the end snapshot is in the list by then; moves
+ * after the marker are later than the job and left out. A list that is behind is read again a few times.
+ */
+async function accountForMoves(input, facts) {
+    const marker = await placeMarker(input, facts);
+    if (marker === null)
+        return;
+    try {
+        const attempts = input.activityAttempts ?? ACTIVITY_ATTEMPTS;
+        for (let attempt = 1;; attempt++) {
+            let window;
+            try {
+                window = await input.upstream.listActivity({ since: input.startedAt });
+            }
+            catch (error) {
+                facts.unchecked.push(`GitHub's activity list, the record of every branch move: ${reason(error)}`);
+                return;
+            }
+            if (!window.complete) {
+                facts.unchecked.push(`GitHub's activity list: more than ${window.items.length} branch moves since the job started, so the window was not read to its start`);
+                return;
+            }
+            const at = window.items.findIndex((item) => item.ref === marker.ref && item.before === ZERO_SHA);
+            const account = at < 0 ? null : accountForBranches(window.items.slice(at + 1), input.start, input.end);
+            if ((account !== null && account.unaccounted.length === 0) || attempt >= attempts) {
+                if (account === null) {
+                    facts.unchecked.push("GitHub's activity list has not caught up with the end of the job (the end marker is not in it yet), so moves in between may be missing");
+                    return;
+                }
+                facts.branchMoves = account.branches;
+                // GitHub records this job's token as the marker's creator: that is who "this job" is.
+                facts.identity = window.items[at]?.actor ?? null;
+                for (const problem of account.unaccounted)
+                    facts.unchecked.push(`what happened to ${problem}`);
+                return;
+            }
+            await (0,external_node_timers_promises_namespaceObject.setTimeout)((input.activityRetryMs ?? ACTIVITY_RETRY_MS) * attempt);
+        }
     }
-    return at === from ? chain : null;
+    finally {
+        await input.upstream.deleteBranch(marker.branch).catch((error) => {
+            facts.notes.push(`the end marker ${marker.branch} could not be deleted: ${reason(error)}`);
+        });
+    }
 }
+/** The verification's own branch, created after the end snapshot; null (and unchecked) when GitHub refuses it. */
+async function placeMarker(input, facts) {
+    // A commit some ref held at the start: a marker carries nothing new, so other jobs may ignore it (judge.ts).
+    const sha = facts.startHead ?? Object.values(input.start)[0];
+    const branch = `${MARKER_PREFIX}${(0,external_node_crypto_.randomUUID)()}`;
+    try {
+        if (sha === undefined)
+            throw new Error('the repository has no ref to place it on');
+        await input.upstream.createBranch(branch, sha);
+        return { branch, ref: `refs/heads/${branch}` };
+    }
+    catch (error) {
+        facts.unchecked.push(`whether GitHub's activity list has caught up with the end of the job: the end marker could not be created (${reason(error)})`);
+        return null;
+    }
+}
+const ACTIVITY_ATTEMPTS = 4;
+const ACTIVITY_RETRY_MS = 1_500;
 
 ;// CONCATENATED MODULE: ./src/verify/index.ts
 
@@ -45768,6 +46104,9 @@ var Inputs;
     Inputs["DirectPushes"] = "direct-pushes";
     Inputs["StatusContext"] = "status-context";
     Inputs["EndpointSecrets"] = "endpoint-secrets";
+    Inputs["WritesPerMinute"] = "writes-per-minute";
+    Inputs["VerifyTimeout"] = "verify-timeout";
+    Inputs["IgnoreRefs"] = "ignore-refs";
 })(Inputs || (Inputs = {}));
 var Outputs;
 (function (Outputs) {
@@ -45790,7 +46129,11 @@ var State;
     State["Branch"] = "branch";
     State["Perimeters"] = "perimeters";
     State["ConfigFile"] = "configFile";
-    State["ConfigText"] = "configText";
+    /** perimeters.yml as main read it, in a file (a state variable is capped at 128 KiB by Linux) */
+    State["ConfigPath"] = "configPath";
+    State["ConfigDigest"] = "configDigest";
+    /** what main ran with that decides the verdict: repository, API, direct-pushes, status context (JSON) */
+    State["JobSettings"] = "jobSettings";
     State["StartedAt"] = "startedAt";
     State["StartHead"] = "startHead";
     State["StartRefsPath"] = "startRefsPath";
@@ -45809,14 +46152,16 @@ const STATUS_CONTEXT = 'perimeter';
 /** Prefix of the environment variables exported for each perimeter (…_TOKEN_<NAME>, …_URL_<NAME>). */
 const ENV_PREFIX = 'PERIMETER';
 const READY_TIMEOUT_MS = 10_000;
+/** How long before the start snapshot (on GitHub's clock) the job's window opens. */
+const START_MARGIN_MS = 5_000;
 const STOP_GRACE_MS = 5_000;
 /** GitHub shows at most 10 error annotations per step. */
 const constants_MAX_ANNOTATIONS = 10;
 
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
-;// CONCATENATED MODULE: external "node:timers/promises"
-const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: ./src/action/gateway-process.ts
 
 
@@ -45982,6 +46327,7 @@ const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 
 
 
+
 class InputError extends Error {
     name = 'InputError';
 }
@@ -46000,6 +46346,7 @@ function readSettings(env = process.env, read = defaultRead) {
         ? `${serverUrl}/${repository}/actions/runs/${env.GITHUB_RUN_ID}`
         : undefined;
     const event = readEvent(env);
+    const branch = boundBranch(read(Inputs.Branch), env, event);
     return {
         token,
         owner,
@@ -46009,12 +46356,15 @@ function readSettings(env = process.env, read = defaultRead) {
         configFile: configFile(read(Inputs.Config) || 'perimeters.yml'),
         configRef: read(Inputs.ConfigRef) || null,
         perimeters: perimeterList(read(Inputs.Perimeters)),
-        branch: boundBranch(read(Inputs.Branch), env, event),
+        branch,
         port: port(read(Inputs.Port)),
         failOnViolation: inputs_boolean(Inputs.FailOnViolation, read(Inputs.FailOnViolation), true),
         directPushes: directPushes(read(Inputs.DirectPushes)),
         statusContext: statusContext(read(Inputs.StatusContext)),
         endpointSecrets: endpointSecrets(read(Inputs.EndpointSecrets)),
+        writesPerMinute: inputs_positiveInteger(Inputs.WritesPerMinute, read(Inputs.WritesPerMinute), 80),
+        ignoreRefs: ignoreRefs(read(Inputs.IgnoreRefs), branch),
+        verifyTimeoutMs: inputs_positiveInteger(Inputs.VerifyTimeout, read(Inputs.VerifyTimeout), 600) * 1000,
         tempDir: env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
         eventName: env.GITHUB_EVENT_NAME ?? '',
         event,
@@ -46102,6 +46452,31 @@ function port(value) {
     const n = Number(value);
     if (!/^\d+$/.test(value) || n > 65535) {
         throw new InputError(`${Inputs.Port}: expected a port number from 0 to 65535, got ${JSON.stringify(value)}`);
+    }
+    return n;
+}
+function ignoreRefs(value, branch) {
+    const globs = value
+        .split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean);
+    for (const glob of globs) {
+        const problem = glob.startsWith('refs/') ? globProblem(glob) : 'a full ref name starts with "refs/"';
+        if (problem !== null)
+            throw new InputError(`${Inputs.IgnoreRefs}: ${JSON.stringify(glob)} is not a ref glob (${problem})`);
+    }
+    const covering = compileGlobList(globs).find(`refs/heads/${branch}`);
+    if (covering !== null) {
+        throw new InputError(`${Inputs.IgnoreRefs}: ${JSON.stringify(covering)} covers the bound branch refs/heads/${branch}, which is always judged`);
+    }
+    return globs;
+}
+function inputs_positiveInteger(name, value, fallback) {
+    if (value === '')
+        return fallback;
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < 1 || n > 1_000_000) {
+        throw new InputError(`${name}: expected a whole number from 1 to 1000000, got ${JSON.stringify(value)}`);
     }
     return n;
 }
@@ -46240,6 +46615,8 @@ async function writeSummary() {
 ;// CONCATENATED MODULE: ./src/action/state.ts
 
 
+
+
 /** The runner's store: core.saveState in main, STATE_<key> in post. */
 const actionsState = {
     save: (key, value) => saveState(key, value),
@@ -46258,10 +46635,38 @@ const nullState = {
     save: () => undefined,
     get: () => '',
 };
+const CONFIG_FILE_KEYS = { path: State.ConfigPath, digest: State.ConfigDigest };
+const START_REFS_KEYS = { path: State.StartRefsPath, digest: State.StartRefsDigest };
+function jobSettingsOf(settings) {
+    const { owner, repo, apiUrl, runUrl, directPushes, statusContext, failOnViolation, ignoreRefs } = settings;
+    return { owner, repo, apiUrl, runUrl, directPushes, statusContext, failOnViolation, ignoreRefs };
+}
+const sha256 = (text) => (0,external_node_crypto_.createHash)('sha256').update(text).digest('hex');
+/**
+ * Hands text too large for a state variable (Linux caps one at 128 KiB) to post through a file: the file in
+ * main's directory, its path and SHA-256 in the state, which the job's steps cannot change.
+ */
+function saveStateFile(store, keys, path, text) {
+    writeFileSync(path, text, { mode: 0o600 });
+    store.save(keys.path, path);
+    store.save(keys.digest, sha256(text));
+}
+/** The text main saved with saveStateFile; 'missing' or 'changed' when it cannot be trusted. */
+function readStateFile(store, keys) {
+    const path = store.get(keys.path);
+    let text;
+    try {
+        if (!path)
+            return 'missing';
+        text = (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8');
+    }
+    catch {
+        return 'missing';
+    }
+    return sha256(text) === store.get(keys.digest) ? text : 'changed';
+}
 
 ;// CONCATENATED MODULE: ./src/action/post.ts
-
-
 
 
 
@@ -46289,7 +46694,7 @@ async function runPost(store = actionsState) {
     }
     let settings;
     try {
-        settings = readSettings();
+        settings = { ...readSettings(), ...savedJobSettings(store) };
     }
     catch (error) {
         setFailed(`nothing was verified: ${error.message}`);
@@ -46304,24 +46709,45 @@ async function runPost(store = actionsState) {
         baseUrl: settings.apiUrl,
     });
     const branch = store.get(State.Branch) || settings.branch;
+    const deadline = { passed: false };
+    let timer;
+    const timeUp = new Promise((resolve) => {
+        timer = setTimeout(() => resolve('time up'), settings.verifyTimeoutMs);
+    });
     try {
-        await verify(settings, upstream, store, branch, problems, secrets);
+        const finished = await Promise.race([
+            verify(settings, upstream, store, branch, problems, secrets, deadline),
+            timeUp,
+        ]);
+        if (finished === 'time up') {
+            // A receipt always comes: a verification still running now is abandoned (the step then exits).
+            deadline.passed = true;
+            const reason = `the verification did not finish within ${settings.verifyTimeoutMs / 1000} s (input ${Inputs.VerifyTimeout})`;
+            await publishError(upstream, settings, branch, store.get(State.StartHead) || null, reason);
+            setFailed(`Perimeter: ${reason}`);
+        }
     }
     catch (error) {
         const message = scrub(error instanceof Error ? error.message : String(error), secrets);
         await publishError(upstream, settings, branch, store.get(State.StartHead), message);
         setFailed(`Perimeter could not verify this job: ${message}`);
     }
+    finally {
+        clearTimeout(timer);
+    }
 }
-async function verify(settings, upstream, store, branch, problems, secrets) {
+async function verify(settings, upstream, store, branch, problems, secrets, deadline) {
     const startHead = store.get(State.StartHead);
-    const configText = store.get(State.ConfigText);
-    if (!startHead || !configText) {
+    const startedAt = store.get(State.StartedAt);
+    const configText = readStateFile(store, CONFIG_FILE_KEYS);
+    if (!startHead || !startedAt || configText === 'missing' || configText === 'changed') {
         const mainError = store.get(State.MainError);
-        const reason = mainError
-            ? `the main step failed (${mainError.split('\n')[0]}), so nothing done during this job was verified`
-            : 'the main step failed before it recorded the starting state of the repository, so nothing done during this job was verified';
-        await publishError(upstream, settings, branch, null, reason);
+        const reason = configText === 'changed' && startHead
+            ? 'the perimeters main read were changed on the runner during the job, so nothing done during this job was verified'
+            : mainError
+                ? `the main step failed (${mainError.split('\n')[0]}), so nothing done during this job was verified`
+                : 'the main step failed before it recorded the starting state of the repository, so nothing done during this job was verified';
+        await publishError(upstream, settings, branch, startHead || null, reason);
         setFailed(`Perimeter: ${reason}`);
         return;
     }
@@ -46343,12 +46769,15 @@ async function verify(settings, upstream, store, branch, problems, secrets) {
         perimeters,
         ledger,
         directPushes: settings.directPushes,
+        ignoreRefs: settings.ignoreRefs,
         problems,
-        startedAt: store.get(State.StartedAt) || undefined,
+        startedAt,
     });
     const logPath = store.get(State.LogPath);
     const gatewayLog = ledger?.ok === false || problems.length > 0 ? logTail(logPath, secrets) : '';
     const receipt = renderReceipt(verdict, { runUrl: settings.runUrl, context: settings.statusContext });
+    if (deadline.passed)
+        return;
     await publishReceipt(upstream, settings, receipt, end[`refs/heads/${branch}`] ?? startHead, gatewayLog);
     if (verdict.state === 'success') {
         info(`Perimeter: ${receipt.status.description}`);
@@ -46362,15 +46791,18 @@ async function verify(settings, upstream, store, branch, problems, secrets) {
 }
 /** The start snapshot main wrote; its digest travelled in the runner's state, out of the job's reach. */
 function readStartSnapshot(store, branch, startHead, end, problems) {
-    const path = store.get(State.StartRefsPath);
-    const text = path && (0,external_node_fs_namespaceObject.existsSync)(path) ? (0,external_node_fs_namespaceObject.readFileSync)(path, 'utf8') : null;
-    if (text !== null && (0,external_node_crypto_.createHash)('sha256').update(text).digest('hex') === store.get(State.StartRefsDigest)) {
+    const text = readStateFile(store, START_REFS_KEYS);
+    if (text !== 'missing' && text !== 'changed')
         return JSON.parse(text);
-    }
-    problems.push(text === null
+    problems.push(text === 'missing'
         ? 'the start snapshot of the refs is missing, so refs other than the bound branch were not checked'
         : 'the start snapshot of the refs was changed during the job, so refs other than the bound branch were not checked');
     return { ...end, [`refs/heads/${branch}`]: startHead };
+}
+/** What main fixed for the verdict; {} when main did not get that far (then the inputs stand). */
+function savedJobSettings(store) {
+    const saved = store.get(State.JobSettings);
+    return saved ? JSON.parse(saved) : {};
 }
 /** null when main never started a gateway; a missing or broken ledger comes back with ok: false. */
 async function readLedger(store) {
@@ -46592,18 +47024,18 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 
 /***/ }),
 
-/***/ 7349:
+/***/ 4261:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var Scalar = __nccwpck_require__(3301);
-var YAMLMap = __nccwpck_require__(4454);
-var YAMLSeq = __nccwpck_require__(2223);
-var resolveBlockMap = __nccwpck_require__(7103);
-var resolveBlockSeq = __nccwpck_require__(334);
-var resolveFlowCollection = __nccwpck_require__(3142);
+var identity = __nccwpck_require__(6381);
+var Scalar = __nccwpck_require__(3835);
+var YAMLMap = __nccwpck_require__(3148);
+var YAMLSeq = __nccwpck_require__(2481);
+var resolveBlockMap = __nccwpck_require__(6345);
+var resolveBlockSeq = __nccwpck_require__(3300);
+var resolveFlowCollection = __nccwpck_require__(6856);
 
 function resolveCollection(CN, ctx, token, onError, tagName, tag) {
     const coll = token.type === 'block-map'
@@ -46689,15 +47121,15 @@ exports.composeCollection = composeCollection;
 
 /***/ }),
 
-/***/ 3683:
+/***/ 5397:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Document = __nccwpck_require__(3021);
-var composeNode = __nccwpck_require__(5937);
-var resolveEnd = __nccwpck_require__(7788);
-var resolveProps = __nccwpck_require__(4631);
+var Document = __nccwpck_require__(9055);
+var composeNode = __nccwpck_require__(5807);
+var resolveEnd = __nccwpck_require__(8229);
+var resolveProps = __nccwpck_require__(5869);
 
 function composeDoc(options, directives, { offset, start, value, end }, onError) {
     const opts = Object.assign({ _directives: directives }, options);
@@ -46741,17 +47173,17 @@ exports.composeDoc = composeDoc;
 
 /***/ }),
 
-/***/ 5937:
+/***/ 5807:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Alias = __nccwpck_require__(4065);
-var identity = __nccwpck_require__(1127);
-var composeCollection = __nccwpck_require__(7349);
-var composeScalar = __nccwpck_require__(5413);
-var resolveEnd = __nccwpck_require__(7788);
-var utilEmptyScalarPosition = __nccwpck_require__(2599);
+var Alias = __nccwpck_require__(323);
+var identity = __nccwpck_require__(6381);
+var composeCollection = __nccwpck_require__(4261);
+var composeScalar = __nccwpck_require__(1983);
+var resolveEnd = __nccwpck_require__(8229);
+var utilEmptyScalarPosition = __nccwpck_require__(5065);
 
 const CN = { composeNode, composeEmptyNode };
 function composeNode(ctx, token, props, onError) {
@@ -46860,15 +47292,15 @@ exports.composeNode = composeNode;
 
 /***/ }),
 
-/***/ 5413:
+/***/ 1983:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var Scalar = __nccwpck_require__(3301);
-var resolveBlockScalar = __nccwpck_require__(8913);
-var resolveFlowScalar = __nccwpck_require__(6842);
+var identity = __nccwpck_require__(6381);
+var Scalar = __nccwpck_require__(3835);
+var resolveBlockScalar = __nccwpck_require__(5443);
+var resolveFlowScalar = __nccwpck_require__(2532);
 
 function composeScalar(ctx, token, tagToken, onError) {
     const { value, type, comment, range } = token.type === 'block-scalar'
@@ -46955,18 +47387,18 @@ exports.composeScalar = composeScalar;
 
 /***/ }),
 
-/***/ 9984:
+/***/ 1098:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
 var node_process = __nccwpck_require__(932);
-var directives = __nccwpck_require__(1342);
-var Document = __nccwpck_require__(3021);
-var errors = __nccwpck_require__(1464);
-var identity = __nccwpck_require__(1127);
-var composeDoc = __nccwpck_require__(3683);
-var resolveEnd = __nccwpck_require__(7788);
+var directives = __nccwpck_require__(8916);
+var Document = __nccwpck_require__(9055);
+var errors = __nccwpck_require__(86);
+var identity = __nccwpck_require__(6381);
+var composeDoc = __nccwpck_require__(5397);
+var resolveEnd = __nccwpck_require__(8229);
 
 function getErrorPos(src) {
     if (typeof src === 'number')
@@ -47186,17 +47618,17 @@ exports.Composer = Composer;
 
 /***/ }),
 
-/***/ 7103:
+/***/ 6345:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Pair = __nccwpck_require__(7165);
-var YAMLMap = __nccwpck_require__(4454);
-var resolveProps = __nccwpck_require__(4631);
-var utilContainsNewline = __nccwpck_require__(9499);
-var utilFlowIndentCheck = __nccwpck_require__(4051);
-var utilMapIncludes = __nccwpck_require__(1187);
+var Pair = __nccwpck_require__(251);
+var YAMLMap = __nccwpck_require__(3148);
+var resolveProps = __nccwpck_require__(5869);
+var utilContainsNewline = __nccwpck_require__(4341);
+var utilFlowIndentCheck = __nccwpck_require__(6241);
+var utilMapIncludes = __nccwpck_require__(4553);
 
 const startColMsg = 'All mapping items must start at the same column';
 function resolveBlockMap({ composeNode, composeEmptyNode }, ctx, bm, onError, tag) {
@@ -47310,12 +47742,12 @@ exports.resolveBlockMap = resolveBlockMap;
 
 /***/ }),
 
-/***/ 8913:
+/***/ 5443:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3301);
+var Scalar = __nccwpck_require__(3835);
 
 function resolveBlockScalar(ctx, scalar, onError) {
     const start = scalar.offset;
@@ -47517,14 +47949,14 @@ exports.resolveBlockScalar = resolveBlockScalar;
 
 /***/ }),
 
-/***/ 334:
+/***/ 3300:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var YAMLSeq = __nccwpck_require__(2223);
-var resolveProps = __nccwpck_require__(4631);
-var utilFlowIndentCheck = __nccwpck_require__(4051);
+var YAMLSeq = __nccwpck_require__(2481);
+var resolveProps = __nccwpck_require__(5869);
+var utilFlowIndentCheck = __nccwpck_require__(6241);
 
 function resolveBlockSeq({ composeNode, composeEmptyNode }, ctx, bs, onError, tag) {
     const NodeClass = tag?.nodeClass ?? YAMLSeq.YAMLSeq;
@@ -47575,7 +48007,7 @@ exports.resolveBlockSeq = resolveBlockSeq;
 
 /***/ }),
 
-/***/ 7788:
+/***/ 8229:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -47621,19 +48053,19 @@ exports.resolveEnd = resolveEnd;
 
 /***/ }),
 
-/***/ 3142:
+/***/ 6856:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var Pair = __nccwpck_require__(7165);
-var YAMLMap = __nccwpck_require__(4454);
-var YAMLSeq = __nccwpck_require__(2223);
-var resolveEnd = __nccwpck_require__(7788);
-var resolveProps = __nccwpck_require__(4631);
-var utilContainsNewline = __nccwpck_require__(9499);
-var utilMapIncludes = __nccwpck_require__(1187);
+var identity = __nccwpck_require__(6381);
+var Pair = __nccwpck_require__(251);
+var YAMLMap = __nccwpck_require__(3148);
+var YAMLSeq = __nccwpck_require__(2481);
+var resolveEnd = __nccwpck_require__(8229);
+var resolveProps = __nccwpck_require__(5869);
+var utilContainsNewline = __nccwpck_require__(4341);
+var utilMapIncludes = __nccwpck_require__(4553);
 
 const blockMsg = 'Block collections are not allowed within flow collections';
 const isBlock = (token) => token && (token.type === 'block-map' || token.type === 'block-seq');
@@ -47837,13 +48269,13 @@ exports.resolveFlowCollection = resolveFlowCollection;
 
 /***/ }),
 
-/***/ 6842:
+/***/ 2532:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3301);
-var resolveEnd = __nccwpck_require__(7788);
+var Scalar = __nccwpck_require__(3835);
+var resolveEnd = __nccwpck_require__(8229);
 
 function resolveFlowScalar(scalar, strict, onError) {
     const { offset, type, source, end } = scalar;
@@ -48072,7 +48504,7 @@ exports.resolveFlowScalar = resolveFlowScalar;
 
 /***/ }),
 
-/***/ 4631:
+/***/ 5869:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -48227,7 +48659,7 @@ exports.resolveProps = resolveProps;
 
 /***/ }),
 
-/***/ 9499:
+/***/ 4341:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -48270,7 +48702,7 @@ exports.containsNewline = containsNewline;
 
 /***/ }),
 
-/***/ 2599:
+/***/ 5065:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -48305,12 +48737,12 @@ exports.emptyScalarPosition = emptyScalarPosition;
 
 /***/ }),
 
-/***/ 4051:
+/***/ 6241:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var utilContainsNewline = __nccwpck_require__(9499);
+var utilContainsNewline = __nccwpck_require__(4341);
 
 function flowIndentCheck(indent, fc, onError) {
     if (fc?.type === 'flow-collection') {
@@ -48329,12 +48761,12 @@ exports.flowIndentCheck = flowIndentCheck;
 
 /***/ }),
 
-/***/ 1187:
+/***/ 4553:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
+var identity = __nccwpck_require__(6381);
 
 function mapIncludes(ctx, items, search) {
     const { uniqueKeys } = ctx.options;
@@ -48351,22 +48783,22 @@ exports.mapIncludes = mapIncludes;
 
 /***/ }),
 
-/***/ 3021:
+/***/ 9055:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Alias = __nccwpck_require__(4065);
-var Collection = __nccwpck_require__(101);
-var identity = __nccwpck_require__(1127);
-var Pair = __nccwpck_require__(7165);
-var toJS = __nccwpck_require__(6424);
-var Schema = __nccwpck_require__(5840);
-var stringifyDocument = __nccwpck_require__(6829);
-var anchors = __nccwpck_require__(1596);
-var applyReviver = __nccwpck_require__(3661);
-var createNode = __nccwpck_require__(2404);
-var directives = __nccwpck_require__(1342);
+var Alias = __nccwpck_require__(323);
+var Collection = __nccwpck_require__(776);
+var identity = __nccwpck_require__(6381);
+var Pair = __nccwpck_require__(251);
+var toJS = __nccwpck_require__(2425);
+var Schema = __nccwpck_require__(5514);
+var stringifyDocument = __nccwpck_require__(7827);
+var anchors = __nccwpck_require__(3386);
+var applyReviver = __nccwpck_require__(6643);
+var createNode = __nccwpck_require__(4090);
+var directives = __nccwpck_require__(8916);
 
 class Document {
     constructor(value, replacer, options) {
@@ -48695,13 +49127,13 @@ exports.Document = Document;
 
 /***/ }),
 
-/***/ 1596:
+/***/ 3386:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var visit = __nccwpck_require__(204);
+var identity = __nccwpck_require__(6381);
+var visit = __nccwpck_require__(4074);
 
 /**
  * Verify that the input string is a valid anchor.
@@ -48778,7 +49210,7 @@ exports.findNewAnchor = findNewAnchor;
 
 /***/ }),
 
-/***/ 3661:
+/***/ 6643:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -48842,14 +49274,14 @@ exports.applyReviver = applyReviver;
 
 /***/ }),
 
-/***/ 2404:
+/***/ 4090:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Alias = __nccwpck_require__(4065);
-var identity = __nccwpck_require__(1127);
-var Scalar = __nccwpck_require__(3301);
+var Alias = __nccwpck_require__(323);
+var identity = __nccwpck_require__(6381);
+var Scalar = __nccwpck_require__(3835);
 
 const defaultTagPrefix = 'tag:yaml.org,2002:';
 function findTagObject(value, tagName, tags) {
@@ -48939,13 +49371,13 @@ exports.createNode = createNode;
 
 /***/ }),
 
-/***/ 1342:
+/***/ 8916:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var visit = __nccwpck_require__(204);
+var identity = __nccwpck_require__(6381);
+var visit = __nccwpck_require__(4074);
 
 const escapeChars = {
     '!': '%21',
@@ -49124,7 +49556,7 @@ exports.Directives = Directives;
 
 /***/ }),
 
-/***/ 1464:
+/***/ 86:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -49193,28 +49625,28 @@ exports.prettifyError = prettifyError;
 
 /***/ }),
 
-/***/ 8815:
+/***/ 3361:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 var __webpack_unused_export__;
 
 
-var composer = __nccwpck_require__(9984);
-var Document = __nccwpck_require__(3021);
-var Schema = __nccwpck_require__(5840);
-var errors = __nccwpck_require__(1464);
-var Alias = __nccwpck_require__(4065);
-var identity = __nccwpck_require__(1127);
-var Pair = __nccwpck_require__(7165);
-var Scalar = __nccwpck_require__(3301);
-var YAMLMap = __nccwpck_require__(4454);
-var YAMLSeq = __nccwpck_require__(2223);
-var cst = __nccwpck_require__(3461);
-var lexer = __nccwpck_require__(361);
-var lineCounter = __nccwpck_require__(6628);
-var parser = __nccwpck_require__(3456);
-var publicApi = __nccwpck_require__(4047);
-var visit = __nccwpck_require__(204);
+var composer = __nccwpck_require__(1098);
+var Document = __nccwpck_require__(9055);
+var Schema = __nccwpck_require__(5514);
+var errors = __nccwpck_require__(86);
+var Alias = __nccwpck_require__(323);
+var identity = __nccwpck_require__(6381);
+var Pair = __nccwpck_require__(251);
+var Scalar = __nccwpck_require__(3835);
+var YAMLMap = __nccwpck_require__(3148);
+var YAMLSeq = __nccwpck_require__(2481);
+var cst = __nccwpck_require__(5687);
+var lexer = __nccwpck_require__(2815);
+var lineCounter = __nccwpck_require__(5334);
+var parser = __nccwpck_require__(5898);
+var publicApi = __nccwpck_require__(8137);
+var visit = __nccwpck_require__(4074);
 
 
 
@@ -49251,7 +49683,7 @@ __webpack_unused_export__ = visit.visitAsync;
 
 /***/ }),
 
-/***/ 7249:
+/***/ 3127:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -49277,16 +49709,16 @@ exports.warn = warn;
 
 /***/ }),
 
-/***/ 4065:
+/***/ 323:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var anchors = __nccwpck_require__(1596);
-var visit = __nccwpck_require__(204);
-var identity = __nccwpck_require__(1127);
-var Node = __nccwpck_require__(6673);
-var toJS = __nccwpck_require__(6424);
+var anchors = __nccwpck_require__(3386);
+var visit = __nccwpck_require__(4074);
+var identity = __nccwpck_require__(6381);
+var Node = __nccwpck_require__(419);
+var toJS = __nccwpck_require__(2425);
 
 class Alias extends Node.NodeBase {
     constructor(source) {
@@ -49404,14 +49836,14 @@ exports.Alias = Alias;
 
 /***/ }),
 
-/***/ 101:
+/***/ 776:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var createNode = __nccwpck_require__(2404);
-var identity = __nccwpck_require__(1127);
-var Node = __nccwpck_require__(6673);
+var createNode = __nccwpck_require__(4090);
+var identity = __nccwpck_require__(6381);
+var Node = __nccwpck_require__(419);
 
 function collectionFromPath(schema, path, value) {
     let v = value;
@@ -49562,14 +49994,14 @@ exports.isEmptyPath = isEmptyPath;
 
 /***/ }),
 
-/***/ 6673:
+/***/ 419:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var applyReviver = __nccwpck_require__(3661);
-var identity = __nccwpck_require__(1127);
-var toJS = __nccwpck_require__(6424);
+var applyReviver = __nccwpck_require__(6643);
+var identity = __nccwpck_require__(6381);
+var toJS = __nccwpck_require__(2425);
 
 class NodeBase {
     constructor(type) {
@@ -49609,15 +50041,15 @@ exports.NodeBase = NodeBase;
 
 /***/ }),
 
-/***/ 7165:
+/***/ 251:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var createNode = __nccwpck_require__(2404);
-var stringifyPair = __nccwpck_require__(9748);
-var addPairToJSMap = __nccwpck_require__(7104);
-var identity = __nccwpck_require__(1127);
+var createNode = __nccwpck_require__(4090);
+var stringifyPair = __nccwpck_require__(5578);
+var addPairToJSMap = __nccwpck_require__(106);
+var identity = __nccwpck_require__(6381);
 
 function createPair(key, value, ctx) {
     const k = createNode.createNode(key, undefined, ctx);
@@ -49655,14 +50087,14 @@ exports.createPair = createPair;
 
 /***/ }),
 
-/***/ 3301:
+/***/ 3835:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var Node = __nccwpck_require__(6673);
-var toJS = __nccwpck_require__(6424);
+var identity = __nccwpck_require__(6381);
+var Node = __nccwpck_require__(419);
+var toJS = __nccwpck_require__(2425);
 
 const isScalarValue = (value) => !value || (typeof value !== 'function' && typeof value !== 'object');
 class Scalar extends Node.NodeBase {
@@ -49689,17 +50121,17 @@ exports.isScalarValue = isScalarValue;
 
 /***/ }),
 
-/***/ 4454:
+/***/ 3148:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyCollection = __nccwpck_require__(1212);
-var addPairToJSMap = __nccwpck_require__(7104);
-var Collection = __nccwpck_require__(101);
-var identity = __nccwpck_require__(1127);
-var Pair = __nccwpck_require__(7165);
-var Scalar = __nccwpck_require__(3301);
+var stringifyCollection = __nccwpck_require__(5586);
+var addPairToJSMap = __nccwpck_require__(106);
+var Collection = __nccwpck_require__(776);
+var identity = __nccwpck_require__(6381);
+var Pair = __nccwpck_require__(251);
+var Scalar = __nccwpck_require__(3835);
 
 function findPair(items, key) {
     const k = identity.isScalar(key) ? key.value : key;
@@ -49843,17 +50275,17 @@ exports.findPair = findPair;
 
 /***/ }),
 
-/***/ 2223:
+/***/ 2481:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var createNode = __nccwpck_require__(2404);
-var stringifyCollection = __nccwpck_require__(1212);
-var Collection = __nccwpck_require__(101);
-var identity = __nccwpck_require__(1127);
-var Scalar = __nccwpck_require__(3301);
-var toJS = __nccwpck_require__(6424);
+var createNode = __nccwpck_require__(4090);
+var stringifyCollection = __nccwpck_require__(5586);
+var Collection = __nccwpck_require__(776);
+var identity = __nccwpck_require__(6381);
+var Scalar = __nccwpck_require__(3835);
+var toJS = __nccwpck_require__(2425);
 
 class YAMLSeq extends Collection.Collection {
     static get tagName() {
@@ -49965,16 +50397,16 @@ exports.YAMLSeq = YAMLSeq;
 
 /***/ }),
 
-/***/ 7104:
+/***/ 106:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var log = __nccwpck_require__(7249);
-var merge = __nccwpck_require__(452);
-var stringify = __nccwpck_require__(2148);
-var identity = __nccwpck_require__(1127);
-var toJS = __nccwpck_require__(6424);
+var log = __nccwpck_require__(3127);
+var merge = __nccwpck_require__(3934);
+var stringify = __nccwpck_require__(1686);
+var identity = __nccwpck_require__(6381);
+var toJS = __nccwpck_require__(2425);
 
 function addPairToJSMap(ctx, map, { key, value }) {
     if (identity.isNode(key) && key.addToJSMap)
@@ -50037,7 +50469,7 @@ exports.addPairToJSMap = addPairToJSMap;
 
 /***/ }),
 
-/***/ 1127:
+/***/ 6381:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -50097,12 +50529,12 @@ exports.isSeq = isSeq;
 
 /***/ }),
 
-/***/ 6424:
+/***/ 2425:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
+var identity = __nccwpck_require__(6381);
 
 /**
  * Recursively convert any node or its contents to native JavaScript
@@ -50143,15 +50575,15 @@ exports.toJS = toJS;
 
 /***/ }),
 
-/***/ 110:
+/***/ 8224:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var resolveBlockScalar = __nccwpck_require__(8913);
-var resolveFlowScalar = __nccwpck_require__(6842);
-var errors = __nccwpck_require__(1464);
-var stringifyString = __nccwpck_require__(3069);
+var resolveBlockScalar = __nccwpck_require__(5443);
+var resolveFlowScalar = __nccwpck_require__(2532);
+var errors = __nccwpck_require__(86);
+var stringifyString = __nccwpck_require__(1436);
 
 function resolveAsScalar(token, strict = true, onError) {
     if (token) {
@@ -50368,7 +50800,7 @@ exports.setScalarValue = setScalarValue;
 
 /***/ }),
 
-/***/ 1733:
+/***/ 971:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -50438,7 +50870,7 @@ exports.stringify = stringify;
 
 /***/ }),
 
-/***/ 7715:
+/***/ 7693:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -50544,14 +50976,14 @@ exports.visit = visit;
 
 /***/ }),
 
-/***/ 3461:
+/***/ 5687:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var cstScalar = __nccwpck_require__(110);
-var cstStringify = __nccwpck_require__(1733);
-var cstVisit = __nccwpck_require__(7715);
+var cstScalar = __nccwpck_require__(8224);
+var cstStringify = __nccwpck_require__(971);
+var cstVisit = __nccwpck_require__(7693);
 
 /** The byte order mark */
 const BOM = '\u{FEFF}';
@@ -50663,12 +51095,12 @@ exports.tokenType = tokenType;
 
 /***/ }),
 
-/***/ 361:
+/***/ 2815:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var cst = __nccwpck_require__(3461);
+var cst = __nccwpck_require__(5687);
 
 /*
 START -> stream
@@ -51393,7 +51825,7 @@ exports.Lexer = Lexer;
 
 /***/ }),
 
-/***/ 6628:
+/***/ 5334:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -51441,14 +51873,14 @@ exports.LineCounter = LineCounter;
 
 /***/ }),
 
-/***/ 3456:
+/***/ 5898:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
 var node_process = __nccwpck_require__(932);
-var cst = __nccwpck_require__(3461);
-var lexer = __nccwpck_require__(361);
+var cst = __nccwpck_require__(5687);
+var lexer = __nccwpck_require__(2815);
 
 function includesToken(list, type) {
     for (let i = 0; i < list.length; ++i)
@@ -52428,18 +52860,18 @@ exports.Parser = Parser;
 
 /***/ }),
 
-/***/ 4047:
+/***/ 8137:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var composer = __nccwpck_require__(9984);
-var Document = __nccwpck_require__(3021);
-var errors = __nccwpck_require__(1464);
-var log = __nccwpck_require__(7249);
-var identity = __nccwpck_require__(1127);
-var lineCounter = __nccwpck_require__(6628);
-var parser = __nccwpck_require__(3456);
+var composer = __nccwpck_require__(1098);
+var Document = __nccwpck_require__(9055);
+var errors = __nccwpck_require__(86);
+var log = __nccwpck_require__(3127);
+var identity = __nccwpck_require__(6381);
+var lineCounter = __nccwpck_require__(5334);
+var parser = __nccwpck_require__(5898);
 
 function parseOptions(options) {
     const prettyErrors = options.prettyErrors !== false;
@@ -52542,16 +52974,16 @@ exports.stringify = stringify;
 
 /***/ }),
 
-/***/ 5840:
+/***/ 5514:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var map = __nccwpck_require__(7451);
-var seq = __nccwpck_require__(1706);
-var string = __nccwpck_require__(6464);
-var tags = __nccwpck_require__(18);
+var identity = __nccwpck_require__(6381);
+var map = __nccwpck_require__(9009);
+var seq = __nccwpck_require__(1868);
+var string = __nccwpck_require__(6026);
+var tags = __nccwpck_require__(860);
 
 const sortMapEntriesByKey = (a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 class Schema {
@@ -52588,13 +53020,13 @@ exports.Schema = Schema;
 
 /***/ }),
 
-/***/ 7451:
+/***/ 9009:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var YAMLMap = __nccwpck_require__(4454);
+var identity = __nccwpck_require__(6381);
+var YAMLMap = __nccwpck_require__(3148);
 
 const map = {
     collection: 'map',
@@ -52614,12 +53046,12 @@ exports.map = map;
 
 /***/ }),
 
-/***/ 3632:
+/***/ 1342:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3301);
+var Scalar = __nccwpck_require__(3835);
 
 const nullTag = {
     identify: value => value == null,
@@ -52638,13 +53070,13 @@ exports.nullTag = nullTag;
 
 /***/ }),
 
-/***/ 1706:
+/***/ 1868:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var YAMLSeq = __nccwpck_require__(2223);
+var identity = __nccwpck_require__(6381);
+var YAMLSeq = __nccwpck_require__(2481);
 
 const seq = {
     collection: 'seq',
@@ -52664,12 +53096,12 @@ exports.seq = seq;
 
 /***/ }),
 
-/***/ 6464:
+/***/ 6026:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyString = __nccwpck_require__(3069);
+var stringifyString = __nccwpck_require__(1436);
 
 const string = {
     identify: value => typeof value === 'string',
@@ -52687,12 +53119,12 @@ exports.string = string;
 
 /***/ }),
 
-/***/ 3959:
+/***/ 993:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3301);
+var Scalar = __nccwpck_require__(3835);
 
 const boolTag = {
     identify: value => typeof value === 'boolean',
@@ -52715,13 +53147,13 @@ exports.boolTag = boolTag;
 
 /***/ }),
 
-/***/ 8405:
+/***/ 8151:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3301);
-var stringifyNumber = __nccwpck_require__(8689);
+var Scalar = __nccwpck_require__(3835);
+var stringifyNumber = __nccwpck_require__(9215);
 
 const floatNaN = {
     identify: value => typeof value === 'number',
@@ -52769,12 +53201,12 @@ exports.floatNaN = floatNaN;
 
 /***/ }),
 
-/***/ 9874:
+/***/ 4744:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyNumber = __nccwpck_require__(8689);
+var stringifyNumber = __nccwpck_require__(9215);
 
 const intIdentify = (value) => typeof value === 'bigint' || Number.isInteger(value);
 const intResolve = (str, offset, radix, { intAsBigInt }) => (intAsBigInt ? BigInt(str) : parseInt(str.substring(offset), radix));
@@ -52818,18 +53250,18 @@ exports.intOct = intOct;
 
 /***/ }),
 
-/***/ 896:
+/***/ 4734:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var map = __nccwpck_require__(7451);
-var _null = __nccwpck_require__(3632);
-var seq = __nccwpck_require__(1706);
-var string = __nccwpck_require__(6464);
-var bool = __nccwpck_require__(3959);
-var float = __nccwpck_require__(8405);
-var int = __nccwpck_require__(9874);
+var map = __nccwpck_require__(9009);
+var _null = __nccwpck_require__(1342);
+var seq = __nccwpck_require__(1868);
+var string = __nccwpck_require__(6026);
+var bool = __nccwpck_require__(993);
+var float = __nccwpck_require__(8151);
+var int = __nccwpck_require__(4744);
 
 const schema = [
     map.map,
@@ -52850,14 +53282,14 @@ exports.schema = schema;
 
 /***/ }),
 
-/***/ 3559:
+/***/ 1721:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3301);
-var map = __nccwpck_require__(7451);
-var seq = __nccwpck_require__(1706);
+var Scalar = __nccwpck_require__(3835);
+var map = __nccwpck_require__(9009);
+var seq = __nccwpck_require__(1868);
 
 function intIdentify(value) {
     return typeof value === 'bigint' || Number.isInteger(value);
@@ -52921,27 +53353,27 @@ exports.schema = schema;
 
 /***/ }),
 
-/***/ 18:
+/***/ 860:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var map = __nccwpck_require__(7451);
-var _null = __nccwpck_require__(3632);
-var seq = __nccwpck_require__(1706);
-var string = __nccwpck_require__(6464);
-var bool = __nccwpck_require__(3959);
-var float = __nccwpck_require__(8405);
-var int = __nccwpck_require__(9874);
-var schema = __nccwpck_require__(896);
-var schema$1 = __nccwpck_require__(3559);
-var binary = __nccwpck_require__(6083);
-var merge = __nccwpck_require__(452);
-var omap = __nccwpck_require__(303);
-var pairs = __nccwpck_require__(8385);
-var schema$2 = __nccwpck_require__(5913);
-var set = __nccwpck_require__(1528);
-var timestamp = __nccwpck_require__(4371);
+var map = __nccwpck_require__(9009);
+var _null = __nccwpck_require__(1342);
+var seq = __nccwpck_require__(1868);
+var string = __nccwpck_require__(6026);
+var bool = __nccwpck_require__(993);
+var float = __nccwpck_require__(8151);
+var int = __nccwpck_require__(4744);
+var schema = __nccwpck_require__(4734);
+var schema$1 = __nccwpck_require__(1721);
+var binary = __nccwpck_require__(6909);
+var merge = __nccwpck_require__(3934);
+var omap = __nccwpck_require__(2897);
+var pairs = __nccwpck_require__(9891);
+var schema$2 = __nccwpck_require__(5519);
+var set = __nccwpck_require__(7902);
+var timestamp = __nccwpck_require__(3182);
 
 const schemas = new Map([
     ['core', schema.schema],
@@ -53027,14 +53459,14 @@ exports.getTags = getTags;
 
 /***/ }),
 
-/***/ 6083:
+/***/ 6909:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
 var node_buffer = __nccwpck_require__(181);
-var Scalar = __nccwpck_require__(3301);
-var stringifyString = __nccwpck_require__(3069);
+var Scalar = __nccwpck_require__(3835);
+var stringifyString = __nccwpck_require__(1436);
 
 const binary = {
     identify: value => value instanceof Uint8Array, // Buffer inherits from Uint8Array
@@ -53104,12 +53536,12 @@ exports.binary = binary;
 
 /***/ }),
 
-/***/ 8398:
+/***/ 5560:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3301);
+var Scalar = __nccwpck_require__(3835);
 
 function boolStringify({ value, source }, ctx) {
     const boolObj = value ? trueTag : falseTag;
@@ -53140,13 +53572,13 @@ exports.trueTag = trueTag;
 
 /***/ }),
 
-/***/ 5782:
+/***/ 7256:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3301);
-var stringifyNumber = __nccwpck_require__(8689);
+var Scalar = __nccwpck_require__(3835);
+var stringifyNumber = __nccwpck_require__(9215);
 
 const floatNaN = {
     identify: value => typeof value === 'number',
@@ -53197,12 +53629,12 @@ exports.floatNaN = floatNaN;
 
 /***/ }),
 
-/***/ 873:
+/***/ 2151:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyNumber = __nccwpck_require__(8689);
+var stringifyNumber = __nccwpck_require__(9215);
 
 const intIdentify = (value) => typeof value === 'bigint' || Number.isInteger(value);
 function intResolve(str, offset, radix, { intAsBigInt }) {
@@ -53280,13 +53712,13 @@ exports.intOct = intOct;
 
 /***/ }),
 
-/***/ 452:
+/***/ 3934:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var Scalar = __nccwpck_require__(3301);
+var identity = __nccwpck_require__(6381);
+var Scalar = __nccwpck_require__(3835);
 
 // If the value associated with a merge key is a single mapping node, each of
 // its key/value pairs is inserted into the current mapping, unless the key
@@ -53358,16 +53790,16 @@ exports.merge = merge;
 
 /***/ }),
 
-/***/ 303:
+/***/ 2897:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var toJS = __nccwpck_require__(6424);
-var YAMLMap = __nccwpck_require__(4454);
-var YAMLSeq = __nccwpck_require__(2223);
-var pairs = __nccwpck_require__(8385);
+var identity = __nccwpck_require__(6381);
+var toJS = __nccwpck_require__(2425);
+var YAMLMap = __nccwpck_require__(3148);
+var YAMLSeq = __nccwpck_require__(2481);
+var pairs = __nccwpck_require__(9891);
 
 class YAMLOMap extends YAMLSeq.YAMLSeq {
     constructor() {
@@ -53442,15 +53874,15 @@ exports.omap = omap;
 
 /***/ }),
 
-/***/ 8385:
+/***/ 9891:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var Pair = __nccwpck_require__(7165);
-var Scalar = __nccwpck_require__(3301);
-var YAMLSeq = __nccwpck_require__(2223);
+var identity = __nccwpck_require__(6381);
+var Pair = __nccwpck_require__(251);
+var Scalar = __nccwpck_require__(3835);
+var YAMLSeq = __nccwpck_require__(2481);
 
 function resolvePairs(seq, onError) {
     if (identity.isSeq(seq)) {
@@ -53531,24 +53963,24 @@ exports.resolvePairs = resolvePairs;
 
 /***/ }),
 
-/***/ 5913:
+/***/ 5519:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var map = __nccwpck_require__(7451);
-var _null = __nccwpck_require__(3632);
-var seq = __nccwpck_require__(1706);
-var string = __nccwpck_require__(6464);
-var binary = __nccwpck_require__(6083);
-var bool = __nccwpck_require__(8398);
-var float = __nccwpck_require__(5782);
-var int = __nccwpck_require__(873);
-var merge = __nccwpck_require__(452);
-var omap = __nccwpck_require__(303);
-var pairs = __nccwpck_require__(8385);
-var set = __nccwpck_require__(1528);
-var timestamp = __nccwpck_require__(4371);
+var map = __nccwpck_require__(9009);
+var _null = __nccwpck_require__(1342);
+var seq = __nccwpck_require__(1868);
+var string = __nccwpck_require__(6026);
+var binary = __nccwpck_require__(6909);
+var bool = __nccwpck_require__(5560);
+var float = __nccwpck_require__(7256);
+var int = __nccwpck_require__(2151);
+var merge = __nccwpck_require__(3934);
+var omap = __nccwpck_require__(2897);
+var pairs = __nccwpck_require__(9891);
+var set = __nccwpck_require__(7902);
+var timestamp = __nccwpck_require__(3182);
 
 const schema = [
     map.map,
@@ -53579,14 +54011,14 @@ exports.schema = schema;
 
 /***/ }),
 
-/***/ 1528:
+/***/ 7902:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var Pair = __nccwpck_require__(7165);
-var YAMLMap = __nccwpck_require__(4454);
+var identity = __nccwpck_require__(6381);
+var Pair = __nccwpck_require__(251);
+var YAMLMap = __nccwpck_require__(3148);
 
 class YAMLSet extends YAMLMap.YAMLMap {
     constructor(schema) {
@@ -53682,12 +54114,12 @@ exports.set = set;
 
 /***/ }),
 
-/***/ 4371:
+/***/ 3182:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyNumber = __nccwpck_require__(8689);
+var stringifyNumber = __nccwpck_require__(9215);
 
 /** Internal types handle bigint as number, because TS can't figure it out. */
 function parseSexagesimal(str, asBigInt) {
@@ -53794,7 +54226,7 @@ exports.timestamp = timestamp;
 
 /***/ }),
 
-/***/ 4475:
+/***/ 2125:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -53952,15 +54384,15 @@ exports.foldFlowLines = foldFlowLines;
 
 /***/ }),
 
-/***/ 2148:
+/***/ 1686:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var anchors = __nccwpck_require__(1596);
-var identity = __nccwpck_require__(1127);
-var stringifyComment = __nccwpck_require__(9799);
-var stringifyString = __nccwpck_require__(3069);
+var anchors = __nccwpck_require__(3386);
+var identity = __nccwpck_require__(6381);
+var stringifyComment = __nccwpck_require__(6785);
+var stringifyString = __nccwpck_require__(1436);
 
 function createStringifyContext(doc, options) {
     const opt = Object.assign({
@@ -54091,14 +54523,14 @@ exports.stringify = stringify;
 
 /***/ }),
 
-/***/ 1212:
+/***/ 5586:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var stringify = __nccwpck_require__(2148);
-var stringifyComment = __nccwpck_require__(9799);
+var identity = __nccwpck_require__(6381);
+var stringify = __nccwpck_require__(1686);
+var stringifyComment = __nccwpck_require__(6785);
 
 function stringifyCollection(collection, ctx, options) {
     const flow = ctx.inFlow ?? collection.flow;
@@ -54253,7 +54685,7 @@ exports.stringifyCollection = stringifyCollection;
 
 /***/ }),
 
-/***/ 9799:
+/***/ 6785:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -54284,14 +54716,14 @@ exports.stringifyComment = stringifyComment;
 
 /***/ }),
 
-/***/ 6829:
+/***/ 7827:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var stringify = __nccwpck_require__(2148);
-var stringifyComment = __nccwpck_require__(9799);
+var identity = __nccwpck_require__(6381);
+var stringify = __nccwpck_require__(1686);
+var stringifyComment = __nccwpck_require__(6785);
 
 function stringifyDocument(doc, options) {
     const lines = [];
@@ -54378,7 +54810,7 @@ exports.stringifyDocument = stringifyDocument;
 
 /***/ }),
 
-/***/ 8689:
+/***/ 9215:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -54412,15 +54844,15 @@ exports.stringifyNumber = stringifyNumber;
 
 /***/ }),
 
-/***/ 9748:
+/***/ 5578:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
-var Scalar = __nccwpck_require__(3301);
-var stringify = __nccwpck_require__(2148);
-var stringifyComment = __nccwpck_require__(9799);
+var identity = __nccwpck_require__(6381);
+var Scalar = __nccwpck_require__(3835);
+var stringify = __nccwpck_require__(1686);
+var stringifyComment = __nccwpck_require__(6785);
 
 function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
     const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
@@ -54571,13 +55003,13 @@ exports.stringifyPair = stringifyPair;
 
 /***/ }),
 
-/***/ 3069:
+/***/ 1436:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3301);
-var foldFlowLines = __nccwpck_require__(4475);
+var Scalar = __nccwpck_require__(3835);
+var foldFlowLines = __nccwpck_require__(2125);
 
 const getFoldOptions = (ctx, isBlock) => ({
     indentAtStart: isBlock ? ctx.indent.length : ctx.indentAtStart,
@@ -54916,12 +55348,12 @@ exports.stringifyString = stringifyString;
 
 /***/ }),
 
-/***/ 204:
+/***/ 4074:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(1127);
+var identity = __nccwpck_require__(6381);
 
 const BREAK = Symbol('break visit');
 const SKIP = Symbol('skip children');
@@ -55159,14 +55591,14 @@ exports.visitAsync = visitAsync;
 
 /***/ }),
 
-/***/ 6495:
+/***/ 8700:
 /***/ ((module) => {
 
 module.exports = /*#__PURE__*/JSON.parse('{"blacklist_client.lua":"local blacklist = ARGV[num_static_argv + 1]\\n\\nif redis.call(\'zscore\', client_last_seen_key, blacklist) then\\n  redis.call(\'zadd\', client_last_seen_key, 0, blacklist)\\nend\\n\\n\\nreturn {}\\n","check.lua":"local weight = tonumber(ARGV[num_static_argv + 1])\\n\\nlocal capacity = process_tick(now, false)[\'capacity\']\\nlocal nextRequest = tonumber(redis.call(\'hget\', settings_key, \'nextRequest\'))\\n\\nreturn conditions_check(capacity, weight) and nextRequest - now <= 0\\n","conditions_check.lua":"local conditions_check = function (capacity, weight)\\n  return capacity == nil or weight <= capacity\\nend\\n","current_reservoir.lua":"return process_tick(now, false)[\'reservoir\']\\n","done.lua":"process_tick(now, false)\\n\\nreturn tonumber(redis.call(\'hget\', settings_key, \'done\'))\\n","free.lua":"local index = ARGV[num_static_argv + 1]\\n\\nredis.call(\'zadd\', job_expirations_key, 0, index)\\n\\nreturn process_tick(now, false)[\'running\']\\n","get_time.lua":"redis.replicate_commands()\\n\\nlocal get_time = function ()\\n  local time = redis.call(\'time\')\\n\\n  return tonumber(time[1]..string.sub(time[2], 1, 3))\\nend\\n","group_check.lua":"return not (redis.call(\'exists\', settings_key) == 1)\\n","heartbeat.lua":"process_tick(now, true)\\n","increment_reservoir.lua":"local incr = tonumber(ARGV[num_static_argv + 1])\\n\\nredis.call(\'hincrby\', settings_key, \'reservoir\', incr)\\n\\nlocal reservoir = process_tick(now, true)[\'reservoir\']\\n\\nlocal groupTimeout = tonumber(redis.call(\'hget\', settings_key, \'groupTimeout\'))\\nrefresh_expiration(0, 0, groupTimeout)\\n\\nreturn reservoir\\n","init.lua":"local clear = tonumber(ARGV[num_static_argv + 1])\\nlocal limiter_version = ARGV[num_static_argv + 2]\\nlocal num_local_argv = num_static_argv + 2\\n\\nif clear == 1 then\\n  redis.call(\'del\', unpack(KEYS))\\nend\\n\\nif redis.call(\'exists\', settings_key) == 0 then\\n  -- Create\\n  local args = {\'hmset\', settings_key}\\n\\n  for i = num_local_argv + 1, #ARGV do\\n    table.insert(args, ARGV[i])\\n  end\\n\\n  redis.call(unpack(args))\\n  redis.call(\'hmset\', settings_key,\\n    \'nextRequest\', now,\\n    \'lastReservoirRefresh\', now,\\n    \'lastReservoirIncrease\', now,\\n    \'running\', 0,\\n    \'done\', 0,\\n    \'unblockTime\', 0,\\n    \'capacityPriorityCounter\', 0\\n  )\\n\\nelse\\n  -- Apply migrations\\n  local settings = redis.call(\'hmget\', settings_key,\\n    \'id\',\\n    \'version\'\\n  )\\n  local id = settings[1]\\n  local current_version = settings[2]\\n\\n  if current_version ~= limiter_version then\\n    local version_digits = {}\\n    for k, v in string.gmatch(current_version, \\"([^.]+)\\") do\\n      table.insert(version_digits, tonumber(k))\\n    end\\n\\n    -- 2.10.0\\n    if version_digits[2] < 10 then\\n      redis.call(\'hsetnx\', settings_key, \'reservoirRefreshInterval\', \'\')\\n      redis.call(\'hsetnx\', settings_key, \'reservoirRefreshAmount\', \'\')\\n      redis.call(\'hsetnx\', settings_key, \'lastReservoirRefresh\', \'\')\\n      redis.call(\'hsetnx\', settings_key, \'done\', 0)\\n      redis.call(\'hset\', settings_key, \'version\', \'2.10.0\')\\n    end\\n\\n    -- 2.11.1\\n    if version_digits[2] < 11 or (version_digits[2] == 11 and version_digits[3] < 1) then\\n      if redis.call(\'hstrlen\', settings_key, \'lastReservoirRefresh\') == 0 then\\n        redis.call(\'hmset\', settings_key,\\n          \'lastReservoirRefresh\', now,\\n          \'version\', \'2.11.1\'\\n        )\\n      end\\n    end\\n\\n    -- 2.14.0\\n    if version_digits[2] < 14 then\\n      local old_running_key = \'b_\'..id..\'_running\'\\n      local old_executing_key = \'b_\'..id..\'_executing\'\\n\\n      if redis.call(\'exists\', old_running_key) == 1 then\\n        redis.call(\'rename\', old_running_key, job_weights_key)\\n      end\\n      if redis.call(\'exists\', old_executing_key) == 1 then\\n        redis.call(\'rename\', old_executing_key, job_expirations_key)\\n      end\\n      redis.call(\'hset\', settings_key, \'version\', \'2.14.0\')\\n    end\\n\\n    -- 2.15.2\\n    if version_digits[2] < 15 or (version_digits[2] == 15 and version_digits[3] < 2) then\\n      redis.call(\'hsetnx\', settings_key, \'capacityPriorityCounter\', 0)\\n      redis.call(\'hset\', settings_key, \'version\', \'2.15.2\')\\n    end\\n\\n    -- 2.17.0\\n    if version_digits[2] < 17 then\\n      redis.call(\'hsetnx\', settings_key, \'clientTimeout\', 10000)\\n      redis.call(\'hset\', settings_key, \'version\', \'2.17.0\')\\n    end\\n\\n    -- 2.18.0\\n    if version_digits[2] < 18 then\\n      redis.call(\'hsetnx\', settings_key, \'reservoirIncreaseInterval\', \'\')\\n      redis.call(\'hsetnx\', settings_key, \'reservoirIncreaseAmount\', \'\')\\n      redis.call(\'hsetnx\', settings_key, \'reservoirIncreaseMaximum\', \'\')\\n      redis.call(\'hsetnx\', settings_key, \'lastReservoirIncrease\', now)\\n      redis.call(\'hset\', settings_key, \'version\', \'2.18.0\')\\n    end\\n\\n  end\\n\\n  process_tick(now, false)\\nend\\n\\nlocal groupTimeout = tonumber(redis.call(\'hget\', settings_key, \'groupTimeout\'))\\nrefresh_expiration(0, 0, groupTimeout)\\n\\nreturn {}\\n","process_tick.lua":"local process_tick = function (now, always_publish)\\n\\n  local compute_capacity = function (maxConcurrent, running, reservoir)\\n    if maxConcurrent ~= nil and reservoir ~= nil then\\n      return math.min((maxConcurrent - running), reservoir)\\n    elseif maxConcurrent ~= nil then\\n      return maxConcurrent - running\\n    elseif reservoir ~= nil then\\n      return reservoir\\n    else\\n      return nil\\n    end\\n  end\\n\\n  local settings = redis.call(\'hmget\', settings_key,\\n    \'id\',\\n    \'maxConcurrent\',\\n    \'running\',\\n    \'reservoir\',\\n    \'reservoirRefreshInterval\',\\n    \'reservoirRefreshAmount\',\\n    \'lastReservoirRefresh\',\\n    \'reservoirIncreaseInterval\',\\n    \'reservoirIncreaseAmount\',\\n    \'reservoirIncreaseMaximum\',\\n    \'lastReservoirIncrease\',\\n    \'capacityPriorityCounter\',\\n    \'clientTimeout\'\\n  )\\n  local id = settings[1]\\n  local maxConcurrent = tonumber(settings[2])\\n  local running = tonumber(settings[3])\\n  local reservoir = tonumber(settings[4])\\n  local reservoirRefreshInterval = tonumber(settings[5])\\n  local reservoirRefreshAmount = tonumber(settings[6])\\n  local lastReservoirRefresh = tonumber(settings[7])\\n  local reservoirIncreaseInterval = tonumber(settings[8])\\n  local reservoirIncreaseAmount = tonumber(settings[9])\\n  local reservoirIncreaseMaximum = tonumber(settings[10])\\n  local lastReservoirIncrease = tonumber(settings[11])\\n  local capacityPriorityCounter = tonumber(settings[12])\\n  local clientTimeout = tonumber(settings[13])\\n\\n  local initial_capacity = compute_capacity(maxConcurrent, running, reservoir)\\n\\n  --\\n  -- Process \'running\' changes\\n  --\\n  local expired = redis.call(\'zrangebyscore\', job_expirations_key, \'-inf\', \'(\'..now)\\n\\n  if #expired > 0 then\\n    redis.call(\'zremrangebyscore\', job_expirations_key, \'-inf\', \'(\'..now)\\n\\n    local flush_batch = function (batch, acc)\\n      local weights = redis.call(\'hmget\', job_weights_key, unpack(batch))\\n                      redis.call(\'hdel\',  job_weights_key, unpack(batch))\\n      local clients = redis.call(\'hmget\', job_clients_key, unpack(batch))\\n                      redis.call(\'hdel\',  job_clients_key, unpack(batch))\\n\\n      -- Calculate sum of removed weights\\n      for i = 1, #weights do\\n        acc[\'total\'] = acc[\'total\'] + (tonumber(weights[i]) or 0)\\n      end\\n\\n      -- Calculate sum of removed weights by client\\n      local client_weights = {}\\n      for i = 1, #clients do\\n        local removed = tonumber(weights[i]) or 0\\n        if removed > 0 then\\n          acc[\'client_weights\'][clients[i]] = (acc[\'client_weights\'][clients[i]] or 0) + removed\\n        end\\n      end\\n    end\\n\\n    local acc = {\\n      [\'total\'] = 0,\\n      [\'client_weights\'] = {}\\n    }\\n    local batch_size = 1000\\n\\n    -- Compute changes to Zsets and apply changes to Hashes\\n    for i = 1, #expired, batch_size do\\n      local batch = {}\\n      for j = i, math.min(i + batch_size - 1, #expired) do\\n        table.insert(batch, expired[j])\\n      end\\n\\n      flush_batch(batch, acc)\\n    end\\n\\n    -- Apply changes to Zsets\\n    if acc[\'total\'] > 0 then\\n      redis.call(\'hincrby\', settings_key, \'done\', acc[\'total\'])\\n      running = tonumber(redis.call(\'hincrby\', settings_key, \'running\', -acc[\'total\']))\\n    end\\n\\n    for client, weight in pairs(acc[\'client_weights\']) do\\n      redis.call(\'zincrby\', client_running_key, -weight, client)\\n    end\\n  end\\n\\n  --\\n  -- Process \'reservoir\' changes\\n  --\\n  local reservoirRefreshActive = reservoirRefreshInterval ~= nil and reservoirRefreshAmount ~= nil\\n  if reservoirRefreshActive and now >= lastReservoirRefresh + reservoirRefreshInterval then\\n    reservoir = reservoirRefreshAmount\\n    redis.call(\'hmset\', settings_key,\\n      \'reservoir\', reservoir,\\n      \'lastReservoirRefresh\', now\\n    )\\n  end\\n\\n  local reservoirIncreaseActive = reservoirIncreaseInterval ~= nil and reservoirIncreaseAmount ~= nil\\n  if reservoirIncreaseActive and now >= lastReservoirIncrease + reservoirIncreaseInterval then\\n    local num_intervals = math.floor((now - lastReservoirIncrease) / reservoirIncreaseInterval)\\n    local incr = reservoirIncreaseAmount * num_intervals\\n    if reservoirIncreaseMaximum ~= nil then\\n      incr = math.min(incr, reservoirIncreaseMaximum - (reservoir or 0))\\n    end\\n    if incr > 0 then\\n      reservoir = (reservoir or 0) + incr\\n    end\\n    redis.call(\'hmset\', settings_key,\\n      \'reservoir\', reservoir,\\n      \'lastReservoirIncrease\', lastReservoirIncrease + (num_intervals * reservoirIncreaseInterval)\\n    )\\n  end\\n\\n  --\\n  -- Clear unresponsive clients\\n  --\\n  local unresponsive = redis.call(\'zrangebyscore\', client_last_seen_key, \'-inf\', (now - clientTimeout))\\n  local unresponsive_lookup = {}\\n  local terminated_clients = {}\\n  for i = 1, #unresponsive do\\n    unresponsive_lookup[unresponsive[i]] = true\\n    if tonumber(redis.call(\'zscore\', client_running_key, unresponsive[i])) == 0 then\\n      table.insert(terminated_clients, unresponsive[i])\\n    end\\n  end\\n  if #terminated_clients > 0 then\\n    redis.call(\'zrem\', client_running_key,         unpack(terminated_clients))\\n    redis.call(\'hdel\', client_num_queued_key,      unpack(terminated_clients))\\n    redis.call(\'zrem\', client_last_registered_key, unpack(terminated_clients))\\n    redis.call(\'zrem\', client_last_seen_key,       unpack(terminated_clients))\\n  end\\n\\n  --\\n  -- Broadcast capacity changes\\n  --\\n  local final_capacity = compute_capacity(maxConcurrent, running, reservoir)\\n\\n  if always_publish or (initial_capacity ~= nil and final_capacity == nil) then\\n    -- always_publish or was not unlimited, now unlimited\\n    redis.call(\'publish\', \'b_\'..id, \'capacity:\'..(final_capacity or \'\'))\\n\\n  elseif initial_capacity ~= nil and final_capacity ~= nil and final_capacity > initial_capacity then\\n    -- capacity was increased\\n    -- send the capacity message to the limiter having the lowest number of running jobs\\n    -- the tiebreaker is the limiter having not registered a job in the longest time\\n\\n    local lowest_concurrency_value = nil\\n    local lowest_concurrency_clients = {}\\n    local lowest_concurrency_last_registered = {}\\n    local client_concurrencies = redis.call(\'zrange\', client_running_key, 0, -1, \'withscores\')\\n\\n    for i = 1, #client_concurrencies, 2 do\\n      local client = client_concurrencies[i]\\n      local concurrency = tonumber(client_concurrencies[i+1])\\n\\n      if (\\n        lowest_concurrency_value == nil or lowest_concurrency_value == concurrency\\n      ) and (\\n        not unresponsive_lookup[client]\\n      ) and (\\n        tonumber(redis.call(\'hget\', client_num_queued_key, client)) > 0\\n      ) then\\n        lowest_concurrency_value = concurrency\\n        table.insert(lowest_concurrency_clients, client)\\n        local last_registered = tonumber(redis.call(\'zscore\', client_last_registered_key, client))\\n        table.insert(lowest_concurrency_last_registered, last_registered)\\n      end\\n    end\\n\\n    if #lowest_concurrency_clients > 0 then\\n      local position = 1\\n      local earliest = lowest_concurrency_last_registered[1]\\n\\n      for i,v in ipairs(lowest_concurrency_last_registered) do\\n        if v < earliest then\\n          position = i\\n          earliest = v\\n        end\\n      end\\n\\n      local next_client = lowest_concurrency_clients[position]\\n      redis.call(\'publish\', \'b_\'..id,\\n        \'capacity-priority:\'..(final_capacity or \'\')..\\n        \':\'..next_client..\\n        \':\'..capacityPriorityCounter\\n      )\\n      redis.call(\'hincrby\', settings_key, \'capacityPriorityCounter\', \'1\')\\n    else\\n      redis.call(\'publish\', \'b_\'..id, \'capacity:\'..(final_capacity or \'\'))\\n    end\\n  end\\n\\n  return {\\n    [\'capacity\'] = final_capacity,\\n    [\'running\'] = running,\\n    [\'reservoir\'] = reservoir\\n  }\\nend\\n","queued.lua":"local clientTimeout = tonumber(redis.call(\'hget\', settings_key, \'clientTimeout\'))\\nlocal valid_clients = redis.call(\'zrangebyscore\', client_last_seen_key, (now - clientTimeout), \'inf\')\\nlocal client_queued = redis.call(\'hmget\', client_num_queued_key, unpack(valid_clients))\\n\\nlocal sum = 0\\nfor i = 1, #client_queued do\\n  sum = sum + tonumber(client_queued[i])\\nend\\n\\nreturn sum\\n","refresh_expiration.lua":"local refresh_expiration = function (now, nextRequest, groupTimeout)\\n\\n  if groupTimeout ~= nil then\\n    local ttl = (nextRequest + groupTimeout) - now\\n\\n    for i = 1, #KEYS do\\n      redis.call(\'pexpire\', KEYS[i], ttl)\\n    end\\n  end\\n\\nend\\n","refs.lua":"local settings_key = KEYS[1]\\nlocal job_weights_key = KEYS[2]\\nlocal job_expirations_key = KEYS[3]\\nlocal job_clients_key = KEYS[4]\\nlocal client_running_key = KEYS[5]\\nlocal client_num_queued_key = KEYS[6]\\nlocal client_last_registered_key = KEYS[7]\\nlocal client_last_seen_key = KEYS[8]\\n\\nlocal now = tonumber(ARGV[1])\\nlocal client = ARGV[2]\\n\\nlocal num_static_argv = 2\\n","register.lua":"local index = ARGV[num_static_argv + 1]\\nlocal weight = tonumber(ARGV[num_static_argv + 2])\\nlocal expiration = tonumber(ARGV[num_static_argv + 3])\\n\\nlocal state = process_tick(now, false)\\nlocal capacity = state[\'capacity\']\\nlocal reservoir = state[\'reservoir\']\\n\\nlocal settings = redis.call(\'hmget\', settings_key,\\n  \'nextRequest\',\\n  \'minTime\',\\n  \'groupTimeout\'\\n)\\nlocal nextRequest = tonumber(settings[1])\\nlocal minTime = tonumber(settings[2])\\nlocal groupTimeout = tonumber(settings[3])\\n\\nif conditions_check(capacity, weight) then\\n\\n  redis.call(\'hincrby\', settings_key, \'running\', weight)\\n  redis.call(\'hset\', job_weights_key, index, weight)\\n  if expiration ~= nil then\\n    redis.call(\'zadd\', job_expirations_key, now + expiration, index)\\n  end\\n  redis.call(\'hset\', job_clients_key, index, client)\\n  redis.call(\'zincrby\', client_running_key, weight, client)\\n  redis.call(\'hincrby\', client_num_queued_key, client, -1)\\n  redis.call(\'zadd\', client_last_registered_key, now, client)\\n\\n  local wait = math.max(nextRequest - now, 0)\\n  local newNextRequest = now + wait + minTime\\n\\n  if reservoir == nil then\\n    redis.call(\'hset\', settings_key,\\n      \'nextRequest\', newNextRequest\\n    )\\n  else\\n    reservoir = reservoir - weight\\n    redis.call(\'hmset\', settings_key,\\n      \'reservoir\', reservoir,\\n      \'nextRequest\', newNextRequest\\n    )\\n  end\\n\\n  refresh_expiration(now, newNextRequest, groupTimeout)\\n\\n  return {true, wait, reservoir}\\n\\nelse\\n  return {false}\\nend\\n","register_client.lua":"local queued = tonumber(ARGV[num_static_argv + 1])\\n\\n-- Could have been re-registered concurrently\\nif not redis.call(\'zscore\', client_last_seen_key, client) then\\n  redis.call(\'zadd\', client_running_key, 0, client)\\n  redis.call(\'hset\', client_num_queued_key, client, queued)\\n  redis.call(\'zadd\', client_last_registered_key, 0, client)\\nend\\n\\nredis.call(\'zadd\', client_last_seen_key, now, client)\\n\\nreturn {}\\n","running.lua":"return process_tick(now, false)[\'running\']\\n","submit.lua":"local queueLength = tonumber(ARGV[num_static_argv + 1])\\nlocal weight = tonumber(ARGV[num_static_argv + 2])\\n\\nlocal capacity = process_tick(now, false)[\'capacity\']\\n\\nlocal settings = redis.call(\'hmget\', settings_key,\\n  \'id\',\\n  \'maxConcurrent\',\\n  \'highWater\',\\n  \'nextRequest\',\\n  \'strategy\',\\n  \'unblockTime\',\\n  \'penalty\',\\n  \'minTime\',\\n  \'groupTimeout\'\\n)\\nlocal id = settings[1]\\nlocal maxConcurrent = tonumber(settings[2])\\nlocal highWater = tonumber(settings[3])\\nlocal nextRequest = tonumber(settings[4])\\nlocal strategy = tonumber(settings[5])\\nlocal unblockTime = tonumber(settings[6])\\nlocal penalty = tonumber(settings[7])\\nlocal minTime = tonumber(settings[8])\\nlocal groupTimeout = tonumber(settings[9])\\n\\nif maxConcurrent ~= nil and weight > maxConcurrent then\\n  return redis.error_reply(\'OVERWEIGHT:\'..weight..\':\'..maxConcurrent)\\nend\\n\\nlocal reachedHWM = (highWater ~= nil and queueLength == highWater\\n  and not (\\n    conditions_check(capacity, weight)\\n    and nextRequest - now <= 0\\n  )\\n)\\n\\nlocal blocked = strategy == 3 and (reachedHWM or unblockTime >= now)\\n\\nif blocked then\\n  local computedPenalty = penalty\\n  if computedPenalty == nil then\\n    if minTime == 0 then\\n      computedPenalty = 5000\\n    else\\n      computedPenalty = 15 * minTime\\n    end\\n  end\\n\\n  local newNextRequest = now + computedPenalty + minTime\\n\\n  redis.call(\'hmset\', settings_key,\\n    \'unblockTime\', now + computedPenalty,\\n    \'nextRequest\', newNextRequest\\n  )\\n\\n  local clients_queued_reset = redis.call(\'hkeys\', client_num_queued_key)\\n  local queued_reset = {}\\n  for i = 1, #clients_queued_reset do\\n    table.insert(queued_reset, clients_queued_reset[i])\\n    table.insert(queued_reset, 0)\\n  end\\n  redis.call(\'hmset\', client_num_queued_key, unpack(queued_reset))\\n\\n  redis.call(\'publish\', \'b_\'..id, \'blocked:\')\\n\\n  refresh_expiration(now, newNextRequest, groupTimeout)\\nend\\n\\nif not blocked and not reachedHWM then\\n  redis.call(\'hincrby\', client_num_queued_key, client, 1)\\nend\\n\\nreturn {reachedHWM, blocked, strategy}\\n","update_settings.lua":"local args = {\'hmset\', settings_key}\\n\\nfor i = num_static_argv + 1, #ARGV do\\n  table.insert(args, ARGV[i])\\nend\\n\\nredis.call(unpack(args))\\n\\nprocess_tick(now, true)\\n\\nlocal groupTimeout = tonumber(redis.call(\'hget\', settings_key, \'groupTimeout\'))\\nrefresh_expiration(0, 0, groupTimeout)\\n\\nreturn {}\\n","validate_client.lua":"if not redis.call(\'zscore\', client_last_seen_key, client) then\\n  return redis.error_reply(\'UNKNOWN_CLIENT\')\\nend\\n\\nredis.call(\'zadd\', client_last_seen_key, now, client)\\n","validate_keys.lua":"if not (redis.call(\'exists\', settings_key) == 1) then\\n  return redis.error_reply(\'SETTINGS_KEY_NOT_FOUND\')\\nend\\n"}');
 
 /***/ }),
 
-/***/ 8349:
+/***/ 7578:
 /***/ ((module) => {
 
 module.exports = {"r":"2.19.5"};
@@ -55312,6 +55744,6 @@ module.exports = {"r":"2.19.5"};
 /******/ // startup
 /******/ // Load entry module and return exports
 /******/ // This entry module used 'module' so it can't be inlined
-/******/ var __webpack_exports__ = __nccwpck_require__(8391);
+/******/ var __webpack_exports__ = __nccwpck_require__(3204);
 /******/ __webpack_exports__ = await __webpack_exports__;
 /******/ 
