@@ -63,7 +63,9 @@ describe('the fake-github command', () => {
     expect((await restClient(match![1]!, 'test-token')('GET', '/repos/acme/app')).status).toBe(401);
     // the extra token acts as its login: its ref change is recorded as the teammate's
     const teammate = restClient(match![1]!, 'teammate-token');
-    expect((await teammate('POST', '/repos/acme/app/git/refs', { ref: 'refs/heads/t', sha })).status).toBe(201);
+    expect((await teammate('POST', '/repos/acme/app/git/refs', { ref: 'refs/heads/t', sha })).status).toBe(
+      201,
+    );
     const activity = await api('GET', '/repos/acme/app/activity');
     expect(activity.body[0]).toMatchObject({ ref: 'refs/heads/t', actor: { login: 'teammate' } });
   });

@@ -60,7 +60,8 @@ async function main(): Promise<void> {
   for (const spec of parsed['extra-token']) {
     const match = /^([^=\s]+)=(\S+)$/.exec(spec);
     if (!match) fail(`expected --extra-token LOGIN=TOKEN, got ${JSON.stringify(spec)}`);
-    if (match[2] === parsed.token || match[2]! in extraTokens) fail(`--extra-token ${match[1]}: that token is taken`);
+    if (match[2] === parsed.token || match[2]! in extraTokens)
+      fail(`--extra-token ${match[1]}: that token is taken`);
     extraTokens[match[2]!] = match[1]!;
   }
   const gh = await startFakeGithub({
