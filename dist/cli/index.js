@@ -1,7 +1,7 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 9741:
+/***/ 9659:
 /***/ (function(__unused_webpack_module, exports, __nccwpck_require__) {
 
 
@@ -54,9 +54,9 @@ exports.getProxyUrl = getProxyUrl;
 exports.isHttps = isHttps;
 const http = __importStar(__nccwpck_require__(8611));
 const https = __importStar(__nccwpck_require__(5692));
-const pm = __importStar(__nccwpck_require__(6917));
-const tunnel = __importStar(__nccwpck_require__(2900));
-const undici_1 = __nccwpck_require__(3058);
+const pm = __importStar(__nccwpck_require__(3335));
+const tunnel = __importStar(__nccwpck_require__(770));
+const undici_1 = __nccwpck_require__(4371);
 var HttpCodes;
 (function (HttpCodes) {
     HttpCodes[HttpCodes["OK"] = 200] = "OK";
@@ -744,7 +744,7 @@ const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCa
 
 /***/ }),
 
-/***/ 6917:
+/***/ 3335:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -844,7 +844,7 @@ class DecodedURL extends URL {
 
 /***/ }),
 
-/***/ 5921:
+/***/ 779:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -1058,14 +1058,14 @@ function regex(str) {
 
 /***/ }),
 
-/***/ 4937:
+/***/ 2815:
 /***/ ((module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const formats_1 = __nccwpck_require__(5921);
-const limit_1 = __nccwpck_require__(7538);
-const codegen_1 = __nccwpck_require__(3318);
+const formats_1 = __nccwpck_require__(779);
+const limit_1 = __nccwpck_require__(1284);
+const codegen_1 = __nccwpck_require__(1436);
 const fullName = new codegen_1.Name("fullFormats");
 const fastName = new codegen_1.Name("fastFormats");
 const formatsPlugin = (ajv, opts = { keywords: true }) => {
@@ -1101,14 +1101,14 @@ exports["default"] = formatsPlugin;
 
 /***/ }),
 
-/***/ 7538:
+/***/ 1284:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.formatLimitDefinition = void 0;
-const ajv_1 = __nccwpck_require__(1597);
-const codegen_1 = __nccwpck_require__(3318);
+const ajv_1 = __nccwpck_require__(2463);
+const codegen_1 = __nccwpck_require__(1436);
 const ops = codegen_1.operators;
 const KWDs = {
     formatMaximum: { okStr: "<=", ok: ops.LTE, fail: ops.GT },
@@ -1176,16 +1176,16 @@ exports["default"] = formatLimitPlugin;
 
 /***/ }),
 
-/***/ 1597:
+/***/ 2463:
 /***/ ((module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.MissingRefError = exports.ValidationError = exports.CodeGen = exports.Name = exports.nil = exports.stringify = exports.str = exports._ = exports.KeywordCxt = exports.Ajv = void 0;
-const core_1 = __nccwpck_require__(5379);
-const draft7_1 = __nccwpck_require__(3139);
-const discriminator_1 = __nccwpck_require__(1420);
-const draft7MetaSchema = __nccwpck_require__(2972);
+const core_1 = __nccwpck_require__(3893);
+const draft7_1 = __nccwpck_require__(9941);
+const discriminator_1 = __nccwpck_require__(8886);
+const draft7MetaSchema = __nccwpck_require__(2079);
 const META_SUPPORT_DATA = ["/properties"];
 const META_SCHEMA_ID = "http://json-schema.org/draft-07/schema";
 class Ajv extends core_1.default {
@@ -1215,24 +1215,24 @@ module.exports = exports = Ajv;
 module.exports.Ajv = Ajv;
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports["default"] = Ajv;
-var validate_1 = __nccwpck_require__(9387);
+var validate_1 = __nccwpck_require__(7881);
 Object.defineProperty(exports, "KeywordCxt", ({ enumerable: true, get: function () { return validate_1.KeywordCxt; } }));
-var codegen_1 = __nccwpck_require__(3318);
+var codegen_1 = __nccwpck_require__(1436);
 Object.defineProperty(exports, "_", ({ enumerable: true, get: function () { return codegen_1._; } }));
 Object.defineProperty(exports, "str", ({ enumerable: true, get: function () { return codegen_1.str; } }));
 Object.defineProperty(exports, "stringify", ({ enumerable: true, get: function () { return codegen_1.stringify; } }));
 Object.defineProperty(exports, "nil", ({ enumerable: true, get: function () { return codegen_1.nil; } }));
 Object.defineProperty(exports, "Name", ({ enumerable: true, get: function () { return codegen_1.Name; } }));
 Object.defineProperty(exports, "CodeGen", ({ enumerable: true, get: function () { return codegen_1.CodeGen; } }));
-var validation_error_1 = __nccwpck_require__(6971);
+var validation_error_1 = __nccwpck_require__(5402);
 Object.defineProperty(exports, "ValidationError", ({ enumerable: true, get: function () { return validation_error_1.default; } }));
-var ref_error_1 = __nccwpck_require__(5592);
+var ref_error_1 = __nccwpck_require__(3162);
 Object.defineProperty(exports, "MissingRefError", ({ enumerable: true, get: function () { return ref_error_1.default; } }));
 //# sourceMappingURL=ajv.js.map
 
 /***/ }),
 
-/***/ 3393:
+/***/ 567:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -1394,15 +1394,15 @@ exports.regexpCode = regexpCode;
 
 /***/ }),
 
-/***/ 3318:
+/***/ 1436:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.or = exports.and = exports.not = exports.CodeGen = exports.operators = exports.varKinds = exports.ValueScopeName = exports.ValueScope = exports.Scope = exports.Name = exports.regexpCode = exports.stringify = exports.getProperty = exports.nil = exports.strConcat = exports.str = exports._ = void 0;
-const code_1 = __nccwpck_require__(3393);
-const scope_1 = __nccwpck_require__(7606);
-var code_2 = __nccwpck_require__(3393);
+const code_1 = __nccwpck_require__(567);
+const scope_1 = __nccwpck_require__(5407);
+var code_2 = __nccwpck_require__(567);
 Object.defineProperty(exports, "_", ({ enumerable: true, get: function () { return code_2._; } }));
 Object.defineProperty(exports, "str", ({ enumerable: true, get: function () { return code_2.str; } }));
 Object.defineProperty(exports, "strConcat", ({ enumerable: true, get: function () { return code_2.strConcat; } }));
@@ -1411,7 +1411,7 @@ Object.defineProperty(exports, "getProperty", ({ enumerable: true, get: function
 Object.defineProperty(exports, "stringify", ({ enumerable: true, get: function () { return code_2.stringify; } }));
 Object.defineProperty(exports, "regexpCode", ({ enumerable: true, get: function () { return code_2.regexpCode; } }));
 Object.defineProperty(exports, "Name", ({ enumerable: true, get: function () { return code_2.Name; } }));
-var scope_2 = __nccwpck_require__(7606);
+var scope_2 = __nccwpck_require__(5407);
 Object.defineProperty(exports, "Scope", ({ enumerable: true, get: function () { return scope_2.Scope; } }));
 Object.defineProperty(exports, "ValueScope", ({ enumerable: true, get: function () { return scope_2.ValueScope; } }));
 Object.defineProperty(exports, "ValueScopeName", ({ enumerable: true, get: function () { return scope_2.ValueScopeName; } }));
@@ -2097,13 +2097,13 @@ function par(x) {
 
 /***/ }),
 
-/***/ 7606:
+/***/ 5407:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.ValueScope = exports.ValueScopeName = exports.Scope = exports.varKinds = exports.UsedValueState = void 0;
-const code_1 = __nccwpck_require__(3393);
+const code_1 = __nccwpck_require__(567);
 class ValueError extends Error {
     constructor(name) {
         super(`CodeGen: "code" for ${name} not defined`);
@@ -2246,15 +2246,15 @@ exports.ValueScope = ValueScope;
 
 /***/ }),
 
-/***/ 1429:
+/***/ 1283:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.extendErrors = exports.resetErrorsCount = exports.reportExtraError = exports.reportError = exports.keyword$DataError = exports.keywordError = void 0;
-const codegen_1 = __nccwpck_require__(3318);
-const util_1 = __nccwpck_require__(470);
-const names_1 = __nccwpck_require__(4352);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
+const names_1 = __nccwpck_require__(630);
 exports.keywordError = {
     message: ({ keyword }) => (0, codegen_1.str) `must pass "${keyword}" keyword validation`,
 };
@@ -2375,18 +2375,18 @@ function extraErrorProps(cxt, { params, message }, keyValues) {
 
 /***/ }),
 
-/***/ 5540:
+/***/ 2718:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.resolveSchema = exports.getCompilingSchema = exports.resolveRef = exports.compileSchema = exports.SchemaEnv = void 0;
-const codegen_1 = __nccwpck_require__(3318);
-const validation_error_1 = __nccwpck_require__(6971);
-const names_1 = __nccwpck_require__(4352);
-const resolve_1 = __nccwpck_require__(3964);
-const util_1 = __nccwpck_require__(470);
-const validate_1 = __nccwpck_require__(9387);
+const codegen_1 = __nccwpck_require__(1436);
+const validation_error_1 = __nccwpck_require__(5402);
+const names_1 = __nccwpck_require__(630);
+const resolve_1 = __nccwpck_require__(4090);
+const util_1 = __nccwpck_require__(4464);
+const validate_1 = __nccwpck_require__(7881);
 class SchemaEnv {
     constructor(env) {
         var _a;
@@ -2623,12 +2623,12 @@ function getJsonPointer(parsedRef, { baseId, schema, root }) {
 
 /***/ }),
 
-/***/ 4352:
+/***/ 630:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(3318);
+const codegen_1 = __nccwpck_require__(1436);
 const names = {
     // validation function arguments
     data: new codegen_1.Name("data"), // data passed to validation function
@@ -2657,12 +2657,12 @@ exports["default"] = names;
 
 /***/ }),
 
-/***/ 5592:
+/***/ 3162:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const resolve_1 = __nccwpck_require__(3964);
+const resolve_1 = __nccwpck_require__(4090);
 class MissingRefError extends Error {
     constructor(resolver, baseId, ref, msg) {
         super(msg || `can't resolve reference ${ref} from id ${baseId}`);
@@ -2675,15 +2675,15 @@ exports["default"] = MissingRefError;
 
 /***/ }),
 
-/***/ 3964:
+/***/ 4090:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.getSchemaRefs = exports.resolveUrl = exports.normalizeId = exports._getFullPath = exports.getFullPath = exports.inlineRef = void 0;
-const util_1 = __nccwpck_require__(470);
-const equal = __nccwpck_require__(1484);
-const traverse = __nccwpck_require__(5353);
+const util_1 = __nccwpck_require__(4464);
+const equal = __nccwpck_require__(3430);
+const traverse = __nccwpck_require__(1167);
 // TODO refactor to use keyword definitions
 const SIMPLE_INLINED = new Set([
     "type",
@@ -2836,7 +2836,7 @@ exports.getSchemaRefs = getSchemaRefs;
 
 /***/ }),
 
-/***/ 6963:
+/***/ 7353:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -2868,14 +2868,14 @@ exports.getRules = getRules;
 
 /***/ }),
 
-/***/ 470:
+/***/ 4464:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.checkStrictMode = exports.getErrorPath = exports.Type = exports.useFunc = exports.setEvaluated = exports.evaluatedPropsToName = exports.mergeEvaluated = exports.eachItem = exports.unescapeJsonPointer = exports.escapeJsonPointer = exports.escapeFragment = exports.unescapeFragment = exports.schemaRefOrVal = exports.schemaHasRulesButRef = exports.schemaHasRules = exports.checkUnknownRules = exports.alwaysValidSchema = exports.toHash = void 0;
-const codegen_1 = __nccwpck_require__(3318);
-const code_1 = __nccwpck_require__(3393);
+const codegen_1 = __nccwpck_require__(1436);
+const code_1 = __nccwpck_require__(567);
 // TODO refactor to use Set
 function toHash(arr) {
     const hash = {};
@@ -3052,7 +3052,7 @@ exports.checkStrictMode = checkStrictMode;
 
 /***/ }),
 
-/***/ 3122:
+/***/ 7692:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -3077,15 +3077,15 @@ exports.shouldUseRule = shouldUseRule;
 
 /***/ }),
 
-/***/ 8032:
+/***/ 5346:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.boolOrEmptySchema = exports.topBoolOrEmptySchema = void 0;
-const errors_1 = __nccwpck_require__(1429);
-const codegen_1 = __nccwpck_require__(3318);
-const names_1 = __nccwpck_require__(4352);
+const errors_1 = __nccwpck_require__(1283);
+const codegen_1 = __nccwpck_require__(1436);
+const names_1 = __nccwpck_require__(630);
 const boolError = {
     message: "boolean schema is false",
 };
@@ -3133,17 +3133,17 @@ function falseSchemaError(it, overrideAllErrors) {
 
 /***/ }),
 
-/***/ 9495:
+/***/ 6685:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.reportTypeError = exports.checkDataTypes = exports.checkDataType = exports.coerceAndCheckDataType = exports.getJSONTypes = exports.getSchemaTypes = exports.DataType = void 0;
-const rules_1 = __nccwpck_require__(6963);
-const applicability_1 = __nccwpck_require__(3122);
-const errors_1 = __nccwpck_require__(1429);
-const codegen_1 = __nccwpck_require__(3318);
-const util_1 = __nccwpck_require__(470);
+const rules_1 = __nccwpck_require__(7353);
+const applicability_1 = __nccwpck_require__(7692);
+const errors_1 = __nccwpck_require__(1283);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
 var DataType;
 (function (DataType) {
     DataType[DataType["Correct"] = 0] = "Correct";
@@ -3342,14 +3342,14 @@ function getTypeErrorContext(it) {
 
 /***/ }),
 
-/***/ 7877:
+/***/ 1699:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.assignDefaults = void 0;
-const codegen_1 = __nccwpck_require__(3318);
-const util_1 = __nccwpck_require__(470);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
 function assignDefaults(it, ty) {
     const { properties, items } = it.schema;
     if (ty === "object" && properties) {
@@ -3383,24 +3383,24 @@ function assignDefault(it, prop, defaultValue) {
 
 /***/ }),
 
-/***/ 9387:
+/***/ 7881:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.getData = exports.KeywordCxt = exports.validateFunctionCode = void 0;
-const boolSchema_1 = __nccwpck_require__(8032);
-const dataType_1 = __nccwpck_require__(9495);
-const applicability_1 = __nccwpck_require__(3122);
-const dataType_2 = __nccwpck_require__(9495);
-const defaults_1 = __nccwpck_require__(7877);
-const keyword_1 = __nccwpck_require__(6088);
-const subschema_1 = __nccwpck_require__(7382);
-const codegen_1 = __nccwpck_require__(3318);
-const names_1 = __nccwpck_require__(4352);
-const resolve_1 = __nccwpck_require__(3964);
-const util_1 = __nccwpck_require__(470);
-const errors_1 = __nccwpck_require__(1429);
+const boolSchema_1 = __nccwpck_require__(5346);
+const dataType_1 = __nccwpck_require__(6685);
+const applicability_1 = __nccwpck_require__(7692);
+const dataType_2 = __nccwpck_require__(6685);
+const defaults_1 = __nccwpck_require__(1699);
+const keyword_1 = __nccwpck_require__(5202);
+const subschema_1 = __nccwpck_require__(6200);
+const codegen_1 = __nccwpck_require__(1436);
+const names_1 = __nccwpck_require__(630);
+const resolve_1 = __nccwpck_require__(4090);
+const util_1 = __nccwpck_require__(4464);
+const errors_1 = __nccwpck_require__(1283);
 // schema compilation - generates validation function, subschemaCode (below) is used for subschemas
 function validateFunctionCode(it) {
     if (isSchemaObj(it)) {
@@ -3909,16 +3909,16 @@ exports.getData = getData;
 
 /***/ }),
 
-/***/ 6088:
+/***/ 5202:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.validateKeywordUsage = exports.validSchemaType = exports.funcKeywordCode = exports.macroKeywordCode = void 0;
-const codegen_1 = __nccwpck_require__(3318);
-const names_1 = __nccwpck_require__(4352);
-const code_1 = __nccwpck_require__(2430);
-const errors_1 = __nccwpck_require__(1429);
+const codegen_1 = __nccwpck_require__(1436);
+const names_1 = __nccwpck_require__(630);
+const code_1 = __nccwpck_require__(8484);
+const errors_1 = __nccwpck_require__(1283);
 function macroKeywordCode(cxt, def) {
     const { gen, keyword, schema, parentSchema, it } = cxt;
     const macroSchema = def.macro.call(it.self, schema, parentSchema, it);
@@ -4039,14 +4039,14 @@ exports.validateKeywordUsage = validateKeywordUsage;
 
 /***/ }),
 
-/***/ 7382:
+/***/ 6200:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.extendSubschemaMode = exports.extendSubschemaData = exports.getSubschema = void 0;
-const codegen_1 = __nccwpck_require__(3318);
-const util_1 = __nccwpck_require__(470);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
 function getSubschema(it, { keyword, schemaProp, schema, schemaPath, errSchemaPath, topSchemaRef }) {
     if (keyword !== undefined && schema !== undefined) {
         throw new Error('both "keyword" and "schema" passed, only one allowed');
@@ -4126,31 +4126,31 @@ exports.extendSubschemaMode = extendSubschemaMode;
 
 /***/ }),
 
-/***/ 5379:
+/***/ 3893:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.CodeGen = exports.Name = exports.nil = exports.stringify = exports.str = exports._ = exports.KeywordCxt = void 0;
-var validate_1 = __nccwpck_require__(9387);
+var validate_1 = __nccwpck_require__(7881);
 Object.defineProperty(exports, "KeywordCxt", ({ enumerable: true, get: function () { return validate_1.KeywordCxt; } }));
-var codegen_1 = __nccwpck_require__(3318);
+var codegen_1 = __nccwpck_require__(1436);
 Object.defineProperty(exports, "_", ({ enumerable: true, get: function () { return codegen_1._; } }));
 Object.defineProperty(exports, "str", ({ enumerable: true, get: function () { return codegen_1.str; } }));
 Object.defineProperty(exports, "stringify", ({ enumerable: true, get: function () { return codegen_1.stringify; } }));
 Object.defineProperty(exports, "nil", ({ enumerable: true, get: function () { return codegen_1.nil; } }));
 Object.defineProperty(exports, "Name", ({ enumerable: true, get: function () { return codegen_1.Name; } }));
 Object.defineProperty(exports, "CodeGen", ({ enumerable: true, get: function () { return codegen_1.CodeGen; } }));
-const validation_error_1 = __nccwpck_require__(6971);
-const ref_error_1 = __nccwpck_require__(5592);
-const rules_1 = __nccwpck_require__(6963);
-const compile_1 = __nccwpck_require__(5540);
-const codegen_2 = __nccwpck_require__(3318);
-const resolve_1 = __nccwpck_require__(3964);
-const dataType_1 = __nccwpck_require__(9495);
-const util_1 = __nccwpck_require__(470);
-const $dataRefSchema = __nccwpck_require__(5686);
-const uri_1 = __nccwpck_require__(9563);
+const validation_error_1 = __nccwpck_require__(5402);
+const ref_error_1 = __nccwpck_require__(3162);
+const rules_1 = __nccwpck_require__(7353);
+const compile_1 = __nccwpck_require__(2718);
+const codegen_2 = __nccwpck_require__(1436);
+const resolve_1 = __nccwpck_require__(4090);
+const dataType_1 = __nccwpck_require__(6685);
+const util_1 = __nccwpck_require__(4464);
+const $dataRefSchema = __nccwpck_require__(3837);
+const uri_1 = __nccwpck_require__(6285);
 const defaultRegExp = (str, flags) => new RegExp(str, flags);
 defaultRegExp.code = "new RegExp";
 const META_IGNORE_OPTIONS = ["removeAdditional", "useDefaults", "coerceTypes"];
@@ -4750,20 +4750,20 @@ function schemaOrData(schema) {
 
 /***/ }),
 
-/***/ 1793:
+/***/ 4951:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 // https://github.com/ajv-validator/ajv/issues/889
-const equal = __nccwpck_require__(1484);
+const equal = __nccwpck_require__(3430);
 equal.code = 'require("ajv/dist/runtime/equal").default';
 exports["default"] = equal;
 //# sourceMappingURL=equal.js.map
 
 /***/ }),
 
-/***/ 1232:
+/***/ 6214:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -4793,19 +4793,19 @@ ucs2length.code = 'require("ajv/dist/runtime/ucs2length").default';
 
 /***/ }),
 
-/***/ 9563:
+/***/ 6285:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const uri = __nccwpck_require__(6514);
+const uri = __nccwpck_require__(4352);
 uri.code = 'require("ajv/dist/runtime/uri").default';
 exports["default"] = uri;
 //# sourceMappingURL=uri.js.map
 
 /***/ }),
 
-/***/ 6971:
+/***/ 5402:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -4822,14 +4822,14 @@ exports["default"] = ValidationError;
 
 /***/ }),
 
-/***/ 2062:
+/***/ 3448:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.validateAdditionalItems = void 0;
-const codegen_1 = __nccwpck_require__(3318);
-const util_1 = __nccwpck_require__(470);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
 const error = {
     message: ({ params: { len } }) => (0, codegen_1.str) `must NOT have more than ${len} items`,
     params: ({ params: { len } }) => (0, codegen_1._) `{limit: ${len}}`,
@@ -4877,15 +4877,15 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 8469:
+/***/ 2431:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const code_1 = __nccwpck_require__(2430);
-const codegen_1 = __nccwpck_require__(3318);
-const names_1 = __nccwpck_require__(4352);
-const util_1 = __nccwpck_require__(470);
+const code_1 = __nccwpck_require__(8484);
+const codegen_1 = __nccwpck_require__(1436);
+const names_1 = __nccwpck_require__(630);
+const util_1 = __nccwpck_require__(4464);
 const error = {
     message: "must NOT have additional properties",
     params: ({ params }) => (0, codegen_1._) `{additionalProperty: ${params.additionalProperty}}`,
@@ -4989,12 +4989,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 2847:
+/***/ 9205:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const util_1 = __nccwpck_require__(470);
+const util_1 = __nccwpck_require__(4464);
 const def = {
     keyword: "allOf",
     schemaType: "array",
@@ -5018,12 +5018,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 1842:
+/***/ 9380:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const code_1 = __nccwpck_require__(2430);
+const code_1 = __nccwpck_require__(8484);
 const def = {
     keyword: "anyOf",
     schemaType: "array",
@@ -5036,13 +5036,13 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 3352:
+/***/ 6182:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(3318);
-const util_1 = __nccwpck_require__(470);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
 const error = {
     message: ({ params: { min, max } }) => max === undefined
         ? (0, codegen_1.str) `must contain at least ${min} valid item(s)`
@@ -5137,15 +5137,15 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 2840:
+/***/ 5826:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.validateSchemaDeps = exports.validatePropertyDeps = exports.error = void 0;
-const codegen_1 = __nccwpck_require__(3318);
-const util_1 = __nccwpck_require__(470);
-const code_1 = __nccwpck_require__(2430);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
+const code_1 = __nccwpck_require__(8484);
 exports.error = {
     message: ({ params: { property, depsCount, deps } }) => {
         const property_ies = depsCount === 1 ? "property" : "properties";
@@ -5228,13 +5228,13 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 4498:
+/***/ 8584:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(3318);
-const util_1 = __nccwpck_require__(470);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
 const error = {
     message: ({ params }) => (0, codegen_1.str) `must match "${params.ifClause}" schema`,
     params: ({ params }) => (0, codegen_1._) `{failingKeyword: ${params.ifClause}}`,
@@ -5300,27 +5300,27 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 3117:
+/***/ 8775:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const additionalItems_1 = __nccwpck_require__(2062);
-const prefixItems_1 = __nccwpck_require__(4465);
-const items_1 = __nccwpck_require__(1749);
-const items2020_1 = __nccwpck_require__(2725);
-const contains_1 = __nccwpck_require__(3352);
-const dependencies_1 = __nccwpck_require__(2840);
-const propertyNames_1 = __nccwpck_require__(9378);
-const additionalProperties_1 = __nccwpck_require__(8469);
-const properties_1 = __nccwpck_require__(40);
-const patternProperties_1 = __nccwpck_require__(7882);
-const not_1 = __nccwpck_require__(4472);
-const anyOf_1 = __nccwpck_require__(1842);
-const oneOf_1 = __nccwpck_require__(7068);
-const allOf_1 = __nccwpck_require__(2847);
-const if_1 = __nccwpck_require__(4498);
-const thenElse_1 = __nccwpck_require__(3235);
+const additionalItems_1 = __nccwpck_require__(3448);
+const prefixItems_1 = __nccwpck_require__(6467);
+const items_1 = __nccwpck_require__(5791);
+const items2020_1 = __nccwpck_require__(2959);
+const contains_1 = __nccwpck_require__(6182);
+const dependencies_1 = __nccwpck_require__(5826);
+const propertyNames_1 = __nccwpck_require__(1372);
+const additionalProperties_1 = __nccwpck_require__(2431);
+const properties_1 = __nccwpck_require__(8778);
+const patternProperties_1 = __nccwpck_require__(664);
+const not_1 = __nccwpck_require__(8350);
+const anyOf_1 = __nccwpck_require__(9380);
+const oneOf_1 = __nccwpck_require__(2490);
+const allOf_1 = __nccwpck_require__(9205);
+const if_1 = __nccwpck_require__(8584);
+const thenElse_1 = __nccwpck_require__(9210);
 function getApplicator(draft2020 = false) {
     const applicator = [
         // any
@@ -5350,15 +5350,15 @@ exports["default"] = getApplicator;
 
 /***/ }),
 
-/***/ 1749:
+/***/ 5791:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.validateTuple = void 0;
-const codegen_1 = __nccwpck_require__(3318);
-const util_1 = __nccwpck_require__(470);
-const code_1 = __nccwpck_require__(2430);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
+const code_1 = __nccwpck_require__(8484);
 const def = {
     keyword: "items",
     type: "array",
@@ -5408,15 +5408,15 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 2725:
+/***/ 2959:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(3318);
-const util_1 = __nccwpck_require__(470);
-const code_1 = __nccwpck_require__(2430);
-const additionalItems_1 = __nccwpck_require__(2062);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
+const code_1 = __nccwpck_require__(8484);
+const additionalItems_1 = __nccwpck_require__(3448);
 const error = {
     message: ({ params: { len } }) => (0, codegen_1.str) `must NOT have more than ${len} items`,
     params: ({ params: { len } }) => (0, codegen_1._) `{limit: ${len}}`,
@@ -5444,12 +5444,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 4472:
+/***/ 8350:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const util_1 = __nccwpck_require__(470);
+const util_1 = __nccwpck_require__(4464);
 const def = {
     keyword: "not",
     schemaType: ["object", "boolean"],
@@ -5476,13 +5476,13 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 7068:
+/***/ 2490:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(3318);
-const util_1 = __nccwpck_require__(470);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
 const error = {
     message: "must match exactly one schema in oneOf",
     params: ({ params }) => (0, codegen_1._) `{passingSchemas: ${params.passing}}`,
@@ -5542,15 +5542,15 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 7882:
+/***/ 664:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const code_1 = __nccwpck_require__(2430);
-const codegen_1 = __nccwpck_require__(3318);
-const util_1 = __nccwpck_require__(470);
-const util_2 = __nccwpck_require__(470);
+const code_1 = __nccwpck_require__(8484);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
+const util_2 = __nccwpck_require__(4464);
 const def = {
     keyword: "patternProperties",
     type: "object",
@@ -5623,12 +5623,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 4465:
+/***/ 6467:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const items_1 = __nccwpck_require__(1749);
+const items_1 = __nccwpck_require__(5791);
 const def = {
     keyword: "prefixItems",
     type: "array",
@@ -5641,15 +5641,15 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 40:
+/***/ 8778:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const validate_1 = __nccwpck_require__(9387);
-const code_1 = __nccwpck_require__(2430);
-const util_1 = __nccwpck_require__(470);
-const additionalProperties_1 = __nccwpck_require__(8469);
+const validate_1 = __nccwpck_require__(7881);
+const code_1 = __nccwpck_require__(8484);
+const util_1 = __nccwpck_require__(4464);
+const additionalProperties_1 = __nccwpck_require__(2431);
 const def = {
     keyword: "properties",
     type: "object",
@@ -5701,13 +5701,13 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 9378:
+/***/ 1372:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(3318);
-const util_1 = __nccwpck_require__(470);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
 const error = {
     message: "property name must be valid",
     params: ({ params }) => (0, codegen_1._) `{propertyName: ${params.propertyName}}`,
@@ -5745,12 +5745,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 3235:
+/***/ 9210:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const util_1 = __nccwpck_require__(470);
+const util_1 = __nccwpck_require__(4464);
 const def = {
     keyword: ["then", "else"],
     schemaType: ["object", "boolean"],
@@ -5764,16 +5764,16 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 2430:
+/***/ 8484:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.validateUnion = exports.validateArray = exports.usePattern = exports.callValidateCode = exports.schemaProperties = exports.allSchemaProperties = exports.noPropertyInData = exports.propertyInData = exports.isOwnProperty = exports.hasPropFunc = exports.reportMissingProp = exports.checkMissingProp = exports.checkReportMissingProp = void 0;
-const codegen_1 = __nccwpck_require__(3318);
-const util_1 = __nccwpck_require__(470);
-const names_1 = __nccwpck_require__(4352);
-const util_2 = __nccwpck_require__(470);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
+const names_1 = __nccwpck_require__(630);
+const util_2 = __nccwpck_require__(4464);
 function checkReportMissingProp(cxt, prop) {
     const { gen, data, it } = cxt;
     gen.if(noPropertyInData(gen, data, prop, it.opts.ownProperties), () => {
@@ -5901,7 +5901,7 @@ exports.validateUnion = validateUnion;
 
 /***/ }),
 
-/***/ 8118:
+/***/ 9872:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -5917,13 +5917,13 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 243:
+/***/ 7397:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const id_1 = __nccwpck_require__(8118);
-const ref_1 = __nccwpck_require__(6806);
+const id_1 = __nccwpck_require__(9872);
+const ref_1 = __nccwpck_require__(2996);
 const core = [
     "$schema",
     "$id",
@@ -5939,18 +5939,18 @@ exports["default"] = core;
 
 /***/ }),
 
-/***/ 6806:
+/***/ 2996:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.callRef = exports.getValidate = void 0;
-const ref_error_1 = __nccwpck_require__(5592);
-const code_1 = __nccwpck_require__(2430);
-const codegen_1 = __nccwpck_require__(3318);
-const names_1 = __nccwpck_require__(4352);
-const compile_1 = __nccwpck_require__(5540);
-const util_1 = __nccwpck_require__(470);
+const ref_error_1 = __nccwpck_require__(3162);
+const code_1 = __nccwpck_require__(8484);
+const codegen_1 = __nccwpck_require__(1436);
+const names_1 = __nccwpck_require__(630);
+const compile_1 = __nccwpck_require__(2718);
+const util_1 = __nccwpck_require__(4464);
 const def = {
     keyword: "$ref",
     schemaType: "string",
@@ -6067,16 +6067,16 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 1420:
+/***/ 8886:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(3318);
-const types_1 = __nccwpck_require__(25);
-const compile_1 = __nccwpck_require__(5540);
-const ref_error_1 = __nccwpck_require__(5592);
-const util_1 = __nccwpck_require__(470);
+const codegen_1 = __nccwpck_require__(1436);
+const types_1 = __nccwpck_require__(7115);
+const compile_1 = __nccwpck_require__(2718);
+const ref_error_1 = __nccwpck_require__(3162);
+const util_1 = __nccwpck_require__(4464);
 const error = {
     message: ({ params: { discrError, tagName } }) => discrError === types_1.DiscrError.Tag
         ? `tag "${tagName}" must be string`
@@ -6177,7 +6177,7 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 25:
+/***/ 7115:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -6192,16 +6192,16 @@ var DiscrError;
 
 /***/ }),
 
-/***/ 3139:
+/***/ 9941:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const core_1 = __nccwpck_require__(243);
-const validation_1 = __nccwpck_require__(3087);
-const applicator_1 = __nccwpck_require__(3117);
-const format_1 = __nccwpck_require__(7791);
-const metadata_1 = __nccwpck_require__(9518);
+const core_1 = __nccwpck_require__(7397);
+const validation_1 = __nccwpck_require__(5481);
+const applicator_1 = __nccwpck_require__(8775);
+const format_1 = __nccwpck_require__(2601);
+const metadata_1 = __nccwpck_require__(6620);
 const draft7Vocabularies = [
     core_1.default,
     validation_1.default,
@@ -6215,12 +6215,12 @@ exports["default"] = draft7Vocabularies;
 
 /***/ }),
 
-/***/ 148:
+/***/ 6402:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(3318);
+const codegen_1 = __nccwpck_require__(1436);
 const error = {
     message: ({ schemaCode }) => (0, codegen_1.str) `must match format "${schemaCode}"`,
     params: ({ schemaCode }) => (0, codegen_1._) `{format: ${schemaCode}}`,
@@ -6313,19 +6313,19 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 7791:
+/***/ 2601:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const format_1 = __nccwpck_require__(148);
+const format_1 = __nccwpck_require__(6402);
 const format = [format_1.default];
 exports["default"] = format;
 //# sourceMappingURL=index.js.map
 
 /***/ }),
 
-/***/ 9518:
+/***/ 6620:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -6349,14 +6349,14 @@ exports.contentVocabulary = [
 
 /***/ }),
 
-/***/ 1556:
+/***/ 8026:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(3318);
-const util_1 = __nccwpck_require__(470);
-const equal_1 = __nccwpck_require__(1793);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
+const equal_1 = __nccwpck_require__(4951);
 const error = {
     message: "must be equal to constant",
     params: ({ schemaCode }) => (0, codegen_1._) `{allowedValue: ${schemaCode}}`,
@@ -6380,14 +6380,14 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 9370:
+/***/ 3200:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(3318);
-const util_1 = __nccwpck_require__(470);
-const equal_1 = __nccwpck_require__(1793);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
+const equal_1 = __nccwpck_require__(4951);
 const error = {
     message: "must be equal to one of the allowed values",
     params: ({ schemaCode }) => (0, codegen_1._) `{allowedValues: ${schemaCode}}`,
@@ -6434,21 +6434,21 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 3087:
+/***/ 5481:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const limitNumber_1 = __nccwpck_require__(2833);
-const multipleOf_1 = __nccwpck_require__(7746);
-const limitLength_1 = __nccwpck_require__(4396);
-const pattern_1 = __nccwpck_require__(57);
-const limitProperties_1 = __nccwpck_require__(5961);
-const required_1 = __nccwpck_require__(5950);
-const limitItems_1 = __nccwpck_require__(2514);
-const uniqueItems_1 = __nccwpck_require__(8606);
-const const_1 = __nccwpck_require__(1556);
-const enum_1 = __nccwpck_require__(9370);
+const limitNumber_1 = __nccwpck_require__(3723);
+const multipleOf_1 = __nccwpck_require__(8132);
+const limitLength_1 = __nccwpck_require__(6962);
+const pattern_1 = __nccwpck_require__(6023);
+const limitProperties_1 = __nccwpck_require__(895);
+const required_1 = __nccwpck_require__(4504);
+const limitItems_1 = __nccwpck_require__(6296);
+const uniqueItems_1 = __nccwpck_require__(5132);
+const const_1 = __nccwpck_require__(8026);
+const enum_1 = __nccwpck_require__(3200);
 const validation = [
     // number
     limitNumber_1.default,
@@ -6473,12 +6473,12 @@ exports["default"] = validation;
 
 /***/ }),
 
-/***/ 2514:
+/***/ 6296:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(3318);
+const codegen_1 = __nccwpck_require__(1436);
 const error = {
     message({ keyword, schemaCode }) {
         const comp = keyword === "maxItems" ? "more" : "fewer";
@@ -6503,14 +6503,14 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 4396:
+/***/ 6962:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(3318);
-const util_1 = __nccwpck_require__(470);
-const ucs2length_1 = __nccwpck_require__(1232);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
+const ucs2length_1 = __nccwpck_require__(6214);
 const error = {
     message({ keyword, schemaCode }) {
         const comp = keyword === "maxLength" ? "more" : "fewer";
@@ -6536,12 +6536,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 2833:
+/***/ 3723:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(3318);
+const codegen_1 = __nccwpck_require__(1436);
 const ops = codegen_1.operators;
 const KWDs = {
     maximum: { okStr: "<=", ok: ops.LTE, fail: ops.GT },
@@ -6569,12 +6569,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 5961:
+/***/ 895:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(3318);
+const codegen_1 = __nccwpck_require__(1436);
 const error = {
     message({ keyword, schemaCode }) {
         const comp = keyword === "maxProperties" ? "more" : "fewer";
@@ -6599,12 +6599,12 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 7746:
+/***/ 8132:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const codegen_1 = __nccwpck_require__(3318);
+const codegen_1 = __nccwpck_require__(1436);
 const error = {
     message: ({ schemaCode }) => (0, codegen_1.str) `must be multiple of ${schemaCode}`,
     params: ({ schemaCode }) => (0, codegen_1._) `{multipleOf: ${schemaCode}}`,
@@ -6631,14 +6631,14 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 57:
+/***/ 6023:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const code_1 = __nccwpck_require__(2430);
-const util_1 = __nccwpck_require__(470);
-const codegen_1 = __nccwpck_require__(3318);
+const code_1 = __nccwpck_require__(8484);
+const util_1 = __nccwpck_require__(4464);
+const codegen_1 = __nccwpck_require__(1436);
 const error = {
     message: ({ schemaCode }) => (0, codegen_1.str) `must match pattern "${schemaCode}"`,
     params: ({ schemaCode }) => (0, codegen_1._) `{pattern: ${schemaCode}}`,
@@ -6670,14 +6670,14 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 5950:
+/***/ 4504:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const code_1 = __nccwpck_require__(2430);
-const codegen_1 = __nccwpck_require__(3318);
-const util_1 = __nccwpck_require__(470);
+const code_1 = __nccwpck_require__(8484);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
 const error = {
     message: ({ params: { missingProperty } }) => (0, codegen_1.str) `must have required property '${missingProperty}'`,
     params: ({ params: { missingProperty } }) => (0, codegen_1._) `{missingProperty: ${missingProperty}}`,
@@ -6755,15 +6755,15 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 8606:
+/***/ 5132:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
-const dataType_1 = __nccwpck_require__(9495);
-const codegen_1 = __nccwpck_require__(3318);
-const util_1 = __nccwpck_require__(470);
-const equal_1 = __nccwpck_require__(1793);
+const dataType_1 = __nccwpck_require__(6685);
+const codegen_1 = __nccwpck_require__(1436);
+const util_1 = __nccwpck_require__(4464);
+const equal_1 = __nccwpck_require__(4951);
 const error = {
     message: ({ params: { i, j } }) => (0, codegen_1.str) `must NOT have duplicate items (items ## ${j} and ${i} are identical)`,
     params: ({ params: { i, j } }) => (0, codegen_1._) `{i: ${i}, j: ${j}}`,
@@ -6825,14 +6825,14 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 3370:
+/***/ 8812:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 var Batcher, Events, parser;
-parser = __nccwpck_require__(5185);
-Events = __nccwpck_require__(3116);
+parser = __nccwpck_require__(9700);
+Events = __nccwpck_require__(1914);
 
 Batcher = function () {
   class Batcher {
@@ -6897,7 +6897,7 @@ module.exports = Batcher;
 
 /***/ }),
 
-/***/ 3890:
+/***/ 8760:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -6932,14 +6932,14 @@ var Bottleneck,
     splice = [].splice;
 NUM_PRIORITIES = 10;
 DEFAULT_PRIORITY = 5;
-parser = __nccwpck_require__(5185);
-Queues = __nccwpck_require__(3109);
-Job = __nccwpck_require__(8086);
-LocalDatastore = __nccwpck_require__(3557);
-RedisDatastore = __nccwpck_require__(3301);
-Events = __nccwpck_require__(3116);
-States = __nccwpck_require__(8795);
-Sync = __nccwpck_require__(9018);
+parser = __nccwpck_require__(9700);
+Queues = __nccwpck_require__(1363);
+Job = __nccwpck_require__(2448);
+LocalDatastore = __nccwpck_require__(7099);
+RedisDatastore = __nccwpck_require__(1827);
+Events = __nccwpck_require__(1914);
+States = __nccwpck_require__(5685);
+Sync = __nccwpck_require__(9216);
 
 Bottleneck = function () {
   class Bottleneck {
@@ -7430,18 +7430,18 @@ Bottleneck = function () {
   ;
   Bottleneck.default = Bottleneck;
   Bottleneck.Events = Events;
-  Bottleneck.version = Bottleneck.prototype.version = (__nccwpck_require__(7578)/* .version */ .r);
+  Bottleneck.version = Bottleneck.prototype.version = (__nccwpck_require__(8349)/* .version */ .r);
   Bottleneck.strategy = Bottleneck.prototype.strategy = {
     LEAK: 1,
     OVERFLOW: 2,
     OVERFLOW_PRIORITY: 4,
     BLOCK: 3
   };
-  Bottleneck.BottleneckError = Bottleneck.prototype.BottleneckError = __nccwpck_require__(4678);
-  Bottleneck.Group = Bottleneck.prototype.Group = __nccwpck_require__(7974);
-  Bottleneck.RedisConnection = Bottleneck.prototype.RedisConnection = __nccwpck_require__(7550);
-  Bottleneck.IORedisConnection = Bottleneck.prototype.IORedisConnection = __nccwpck_require__(6190);
-  Bottleneck.Batcher = Bottleneck.prototype.Batcher = __nccwpck_require__(3370);
+  Bottleneck.BottleneckError = Bottleneck.prototype.BottleneckError = __nccwpck_require__(2360);
+  Bottleneck.Group = Bottleneck.prototype.Group = __nccwpck_require__(6835);
+  Bottleneck.RedisConnection = Bottleneck.prototype.RedisConnection = __nccwpck_require__(1400);
+  Bottleneck.IORedisConnection = Bottleneck.prototype.IORedisConnection = __nccwpck_require__(8468);
+  Bottleneck.Batcher = Bottleneck.prototype.Batcher = __nccwpck_require__(8812);
   Bottleneck.prototype.jobDefaults = {
     priority: DEFAULT_PRIORITY,
     weight: 1,
@@ -7497,7 +7497,7 @@ module.exports = Bottleneck;
 
 /***/ }),
 
-/***/ 4678:
+/***/ 2360:
 /***/ ((module) => {
 
 
@@ -7508,7 +7508,7 @@ module.exports = BottleneckError;
 
 /***/ }),
 
-/***/ 7313:
+/***/ 5327:
 /***/ ((module) => {
 
 
@@ -7621,7 +7621,7 @@ module.exports = DLList;
 
 /***/ }),
 
-/***/ 3116:
+/***/ 1914:
 /***/ ((module) => {
 
 
@@ -7755,7 +7755,7 @@ module.exports = Events;
 
 /***/ }),
 
-/***/ 7974:
+/***/ 6835:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -7773,11 +7773,11 @@ function asyncGeneratorStep(gen, resolve, reject, _next, _throw, key, arg) { try
 function _asyncToGenerator(fn) { return function () { var self = this, args = arguments; return new Promise(function (resolve, reject) { var gen = fn.apply(self, args); function _next(value) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "next", value); } function _throw(err) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "throw", err); } _next(undefined); }); }; }
 
 var Events, Group, IORedisConnection, RedisConnection, Scripts, parser;
-parser = __nccwpck_require__(5185);
-Events = __nccwpck_require__(3116);
-RedisConnection = __nccwpck_require__(7550);
-IORedisConnection = __nccwpck_require__(6190);
-Scripts = __nccwpck_require__(985);
+parser = __nccwpck_require__(9700);
+Events = __nccwpck_require__(1914);
+RedisConnection = __nccwpck_require__(1400);
+IORedisConnection = __nccwpck_require__(8468);
+Scripts = __nccwpck_require__(1479);
 
 Group = function () {
   class Group {
@@ -7787,7 +7787,7 @@ Group = function () {
       parser.load(this.limiterOptions, this.defaults, this);
       this.Events = new Events(this);
       this.instances = {};
-      this.Bottleneck = __nccwpck_require__(3890);
+      this.Bottleneck = __nccwpck_require__(8760);
 
       this._startAutoCleanup();
 
@@ -7959,7 +7959,7 @@ module.exports = Group;
 
 /***/ }),
 
-/***/ 6190:
+/***/ 8468:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -7977,9 +7977,9 @@ function asyncGeneratorStep(gen, resolve, reject, _next, _throw, key, arg) { try
 function _asyncToGenerator(fn) { return function () { var self = this, args = arguments; return new Promise(function (resolve, reject) { var gen = fn.apply(self, args); function _next(value) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "next", value); } function _throw(err) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "throw", err); } _next(undefined); }); }; }
 
 var Events, IORedisConnection, Scripts, parser;
-parser = __nccwpck_require__(5185);
-Events = __nccwpck_require__(3116);
-Scripts = __nccwpck_require__(985);
+parser = __nccwpck_require__(9700);
+Events = __nccwpck_require__(1914);
+Scripts = __nccwpck_require__(1479);
 
 IORedisConnection = function () {
   class IORedisConnection {
@@ -8151,7 +8151,7 @@ module.exports = IORedisConnection;
 
 /***/ }),
 
-/***/ 8086:
+/***/ 2448:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -8163,8 +8163,8 @@ function _asyncToGenerator(fn) { return function () { var self = this, args = ar
 var BottleneckError, DEFAULT_PRIORITY, Job, NUM_PRIORITIES, parser;
 NUM_PRIORITIES = 10;
 DEFAULT_PRIORITY = 5;
-parser = __nccwpck_require__(5185);
-BottleneckError = __nccwpck_require__(4678);
+parser = __nccwpck_require__(9700);
+BottleneckError = __nccwpck_require__(2360);
 Job = class Job {
   constructor(task, args, options, jobDefaults, rejectOnDrop, Events, _states, Promise) {
     this.task = task;
@@ -8372,7 +8372,7 @@ module.exports = Job;
 
 /***/ }),
 
-/***/ 3557:
+/***/ 7099:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -8382,8 +8382,8 @@ function asyncGeneratorStep(gen, resolve, reject, _next, _throw, key, arg) { try
 function _asyncToGenerator(fn) { return function () { var self = this, args = arguments; return new Promise(function (resolve, reject) { var gen = fn.apply(self, args); function _next(value) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "next", value); } function _throw(err) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "throw", err); } _next(undefined); }); }; }
 
 var BottleneckError, LocalDatastore, parser;
-parser = __nccwpck_require__(5185);
-BottleneckError = __nccwpck_require__(4678);
+parser = __nccwpck_require__(9700);
+BottleneckError = __nccwpck_require__(2360);
 LocalDatastore = class LocalDatastore {
   constructor(instance, storeOptions, storeInstanceOptions) {
     this.instance = instance;
@@ -8665,14 +8665,14 @@ module.exports = LocalDatastore;
 
 /***/ }),
 
-/***/ 3109:
+/***/ 1363:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 var DLList, Events, Queues;
-DLList = __nccwpck_require__(7313);
-Events = __nccwpck_require__(3116);
+DLList = __nccwpck_require__(5327);
+Events = __nccwpck_require__(1914);
 Queues = class Queues {
   constructor(num_priorities) {
     var i;
@@ -8748,7 +8748,7 @@ module.exports = Queues;
 
 /***/ }),
 
-/***/ 7550:
+/***/ 1400:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -8758,9 +8758,9 @@ function asyncGeneratorStep(gen, resolve, reject, _next, _throw, key, arg) { try
 function _asyncToGenerator(fn) { return function () { var self = this, args = arguments; return new Promise(function (resolve, reject) { var gen = fn.apply(self, args); function _next(value) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "next", value); } function _throw(err) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "throw", err); } _next(undefined); }); }; }
 
 var Events, RedisConnection, Scripts, parser;
-parser = __nccwpck_require__(5185);
-Events = __nccwpck_require__(3116);
-Scripts = __nccwpck_require__(985);
+parser = __nccwpck_require__(9700);
+Events = __nccwpck_require__(1914);
+Scripts = __nccwpck_require__(1479);
 
 RedisConnection = function () {
   class RedisConnection {
@@ -8947,7 +8947,7 @@ module.exports = RedisConnection;
 
 /***/ }),
 
-/***/ 3301:
+/***/ 1827:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -8965,10 +8965,10 @@ function asyncGeneratorStep(gen, resolve, reject, _next, _throw, key, arg) { try
 function _asyncToGenerator(fn) { return function () { var self = this, args = arguments; return new Promise(function (resolve, reject) { var gen = fn.apply(self, args); function _next(value) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "next", value); } function _throw(err) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "throw", err); } _next(undefined); }); }; }
 
 var BottleneckError, IORedisConnection, RedisConnection, RedisDatastore, parser;
-parser = __nccwpck_require__(5185);
-BottleneckError = __nccwpck_require__(4678);
-RedisConnection = __nccwpck_require__(7550);
-IORedisConnection = __nccwpck_require__(6190);
+parser = __nccwpck_require__(9700);
+BottleneckError = __nccwpck_require__(2360);
+RedisConnection = __nccwpck_require__(1400);
+IORedisConnection = __nccwpck_require__(8468);
 RedisDatastore = class RedisDatastore {
   constructor(instance, storeOptions, storeInstanceOptions) {
     this.instance = instance;
@@ -9305,13 +9305,13 @@ module.exports = RedisDatastore;
 
 /***/ }),
 
-/***/ 985:
+/***/ 1479:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
 var headers, lua, templates;
-lua = __nccwpck_require__(8700);
+lua = __nccwpck_require__(6495);
 headers = {
   refs: lua["refs.lua"],
   validate_keys: lua["validate_keys.lua"],
@@ -9473,13 +9473,13 @@ exports.payload = function (name) {
 
 /***/ }),
 
-/***/ 8795:
+/***/ 5685:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 var BottleneckError, States;
-BottleneckError = __nccwpck_require__(4678);
+BottleneckError = __nccwpck_require__(2360);
 States = class States {
   constructor(status1) {
     this.status = status1;
@@ -9567,7 +9567,7 @@ module.exports = States;
 
 /***/ }),
 
-/***/ 9018:
+/***/ 9216:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -9577,7 +9577,7 @@ function asyncGeneratorStep(gen, resolve, reject, _next, _throw, key, arg) { try
 function _asyncToGenerator(fn) { return function () { var self = this, args = arguments; return new Promise(function (resolve, reject) { var gen = fn.apply(self, args); function _next(value) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "next", value); } function _throw(err) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "throw", err); } _next(undefined); }); }; }
 
 var DLList, Sync;
-DLList = __nccwpck_require__(7313);
+DLList = __nccwpck_require__(5327);
 Sync = class Sync {
   constructor(name, Promise) {
     this.schedule = this.schedule.bind(this);
@@ -9653,16 +9653,16 @@ module.exports = Sync;
 
 /***/ }),
 
-/***/ 9617:
+/***/ 2203:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-module.exports = __nccwpck_require__(3890);
+module.exports = __nccwpck_require__(8760);
 
 /***/ }),
 
-/***/ 5185:
+/***/ 9700:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -9694,7 +9694,7 @@ exports.overwrite = function (received, defaults, onto = {}) {
 
 /***/ }),
 
-/***/ 953:
+/***/ 3251:
 /***/ (function(module) {
 
 /**
@@ -11224,7 +11224,7 @@ exports.overwrite = function (received, defaults, onto = {}) {
 
 /***/ }),
 
-/***/ 7044:
+/***/ 8682:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -11301,7 +11301,7 @@ exports.binarySearch = binarySearch;
 
 /***/ }),
 
-/***/ 3070:
+/***/ 756:
 /***/ ((__unused_webpack_module, exports) => {
 
 /*!
@@ -11533,7 +11533,7 @@ function ContentType (type) {
 
 /***/ }),
 
-/***/ 4488:
+/***/ 6110:
 /***/ ((module, exports, __nccwpck_require__) => {
 
 /* eslint-env browser */
@@ -11793,7 +11793,7 @@ function localstorage() {
 	}
 }
 
-module.exports = __nccwpck_require__(9367)(exports);
+module.exports = __nccwpck_require__(897)(exports);
 
 const {formatters} = module.exports;
 
@@ -11812,7 +11812,7 @@ formatters.j = function (v) {
 
 /***/ }),
 
-/***/ 9367:
+/***/ 897:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -11828,7 +11828,7 @@ function setup(env) {
 	createDebug.disable = disable;
 	createDebug.enable = enable;
 	createDebug.enabled = enabled;
-	createDebug.humanize = __nccwpck_require__(2854);
+	createDebug.humanize = __nccwpck_require__(744);
 	createDebug.destroy = destroy;
 
 	Object.keys(env).forEach(key => {
@@ -12111,7 +12111,7 @@ module.exports = setup;
 
 /***/ }),
 
-/***/ 7484:
+/***/ 2830:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 /**
@@ -12120,15 +12120,15 @@ module.exports = setup;
  */
 
 if (typeof process === 'undefined' || process.type === 'renderer' || process.browser === true || process.__nwjs) {
-	module.exports = __nccwpck_require__(4488);
+	module.exports = __nccwpck_require__(6110);
 } else {
-	module.exports = __nccwpck_require__(7386);
+	module.exports = __nccwpck_require__(5108);
 }
 
 
 /***/ }),
 
-/***/ 7386:
+/***/ 5108:
 /***/ ((module, exports, __nccwpck_require__) => {
 
 /**
@@ -12136,7 +12136,7 @@ if (typeof process === 'undefined' || process.type === 'renderer' || process.bro
  */
 
 const tty = __nccwpck_require__(2018);
-const util = __nccwpck_require__(1404);
+const util = __nccwpck_require__(9023);
 
 /**
  * This is the Node.js implementation of `debug()`.
@@ -12162,7 +12162,7 @@ exports.colors = [6, 2, 3, 4, 5, 1];
 try {
 	// Optional dependency (as in, doesn't need to be installed, NOT like optionalDependencies in package.json)
 	// eslint-disable-next-line import/no-extraneous-dependencies
-	const supportsColor = __nccwpck_require__(9365);
+	const supportsColor = __nccwpck_require__(75);
 
 	if (supportsColor && (supportsColor.stderr || supportsColor).level >= 2) {
 		exports.colors = [
@@ -12370,7 +12370,7 @@ function init(debug) {
 	}
 }
 
-module.exports = __nccwpck_require__(9367)(exports);
+module.exports = __nccwpck_require__(897)(exports);
 
 const {formatters} = module.exports;
 
@@ -12398,7 +12398,7 @@ formatters.O = function (v) {
 
 /***/ }),
 
-/***/ 1484:
+/***/ 3430:
 /***/ ((module) => {
 
 
@@ -12451,7 +12451,7 @@ module.exports = function equal(a, b) {
 
 /***/ }),
 
-/***/ 5353:
+/***/ 1167:
 /***/ ((module) => {
 
 
@@ -12551,7 +12551,7 @@ function escapeJsonPtr(str) {
 
 /***/ }),
 
-/***/ 2854:
+/***/ 744:
 /***/ ((module) => {
 
 /**
@@ -12720,13 +12720,13 @@ function plural(ms, msAbs, n, name) {
 
 /***/ }),
 
-/***/ 1800:
+/***/ 4006:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const pico = __nccwpck_require__(3250);
-const utils = __nccwpck_require__(3181);
+const pico = __nccwpck_require__(8016);
+const utils = __nccwpck_require__(4059);
 
 function picomatch(glob, options, returnState = false) {
   // default to os.platform()
@@ -12744,7 +12744,7 @@ module.exports = picomatch;
 
 /***/ }),
 
-/***/ 6921:
+/***/ 5595:
 /***/ ((module) => {
 
 
@@ -12935,13 +12935,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 711:
+/***/ 8265:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const constants = __nccwpck_require__(6921);
-const utils = __nccwpck_require__(3181);
+const constants = __nccwpck_require__(5595);
+const utils = __nccwpck_require__(4059);
 
 /**
  * Constants
@@ -14367,15 +14367,15 @@ module.exports = parse;
 
 /***/ }),
 
-/***/ 3250:
+/***/ 8016:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const scan = __nccwpck_require__(8459);
-const parse = __nccwpck_require__(711);
-const utils = __nccwpck_require__(3181);
-const constants = __nccwpck_require__(6921);
+const scan = __nccwpck_require__(1781);
+const parse = __nccwpck_require__(8265);
+const utils = __nccwpck_require__(4059);
+const constants = __nccwpck_require__(5595);
 const isObject = val => val && typeof val === 'object' && !Array.isArray(val);
 
 /**
@@ -14735,12 +14735,12 @@ module.exports = picomatch;
 
 /***/ }),
 
-/***/ 8459:
+/***/ 1781:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const utils = __nccwpck_require__(3181);
+const utils = __nccwpck_require__(4059);
 const {
   CHAR_ASTERISK,             /* * */
   CHAR_AT,                   /* @ */
@@ -14757,7 +14757,7 @@ const {
   CHAR_RIGHT_CURLY_BRACE,    /* } */
   CHAR_RIGHT_PARENTHESES,    /* ) */
   CHAR_RIGHT_SQUARE_BRACKET  /* ] */
-} = __nccwpck_require__(6921);
+} = __nccwpck_require__(5595);
 
 const isPathSeparator = code => {
   return code === CHAR_FORWARD_SLASH || code === CHAR_BACKWARD_SLASH;
@@ -15145,7 +15145,7 @@ module.exports = scan;
 
 /***/ }),
 
-/***/ 3181:
+/***/ 4059:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 /*global navigator*/
@@ -15156,7 +15156,7 @@ const {
   REGEX_REMOVE_BACKSLASH,
   REGEX_SPECIAL_CHARS,
   REGEX_SPECIAL_CHARS_GLOBAL
-} = __nccwpck_require__(6921);
+} = __nccwpck_require__(5595);
 
 exports.isObject = val => val !== null && typeof val === 'object' && !Array.isArray(val);
 exports.hasRegexChars = str => REGEX_SPECIAL_CHARS.test(str);
@@ -15224,7 +15224,7 @@ exports.basename = (path, { windows } = {}) => {
 
 /***/ }),
 
-/***/ 6770:
+/***/ 2472:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 var __webpack_unused_export__;
@@ -15254,7 +15254,7 @@ var __webpack_unused_export__;
 */
 __webpack_unused_export__ = ({ value: true });
 exports.z = void 0;
-const boundary_1 = __nccwpck_require__(7044);
+const boundary_1 = __nccwpck_require__(8682);
 /**
  * StructuredSource
  */
@@ -15336,15 +15336,15 @@ exports.z = StructuredSource;
 
 /***/ }),
 
-/***/ 2900:
+/***/ 770:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-module.exports = __nccwpck_require__(4020);
+module.exports = __nccwpck_require__(218);
 
 
 /***/ }),
 
-/***/ 4020:
+/***/ 218:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -15355,7 +15355,7 @@ var http = __nccwpck_require__(8611);
 var https = __nccwpck_require__(5692);
 var events = __nccwpck_require__(4434);
 var assert = __nccwpck_require__(2613);
-var util = __nccwpck_require__(1404);
+var util = __nccwpck_require__(9023);
 
 
 exports.httpOverHttp = httpOverHttp;
@@ -15615,33 +15615,33 @@ exports.debug = debug; // for test
 
 /***/ }),
 
-/***/ 3058:
+/***/ 4371:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const Client = __nccwpck_require__(8091)
-const Dispatcher = __nccwpck_require__(8621)
-const Pool = __nccwpck_require__(9106)
-const BalancedPool = __nccwpck_require__(4587)
-const Agent = __nccwpck_require__(7751)
-const ProxyAgent = __nccwpck_require__(6962)
-const EnvHttpProxyAgent = __nccwpck_require__(7247)
-const RetryAgent = __nccwpck_require__(5796)
-const errors = __nccwpck_require__(4245)
-const util = __nccwpck_require__(134)
+const Client = __nccwpck_require__(3701)
+const Dispatcher = __nccwpck_require__(883)
+const Pool = __nccwpck_require__(628)
+const BalancedPool = __nccwpck_require__(837)
+const Agent = __nccwpck_require__(7405)
+const ProxyAgent = __nccwpck_require__(6672)
+const EnvHttpProxyAgent = __nccwpck_require__(3137)
+const RetryAgent = __nccwpck_require__(50)
+const errors = __nccwpck_require__(8707)
+const util = __nccwpck_require__(3440)
 const { InvalidArgumentError } = errors
-const api = __nccwpck_require__(6093)
-const buildConnector = __nccwpck_require__(5622)
-const MockClient = __nccwpck_require__(776)
-const MockAgent = __nccwpck_require__(3479)
-const MockPool = __nccwpck_require__(1554)
-const mockErrors = __nccwpck_require__(71)
-const RetryHandler = __nccwpck_require__(6418)
-const { getGlobalDispatcher, setGlobalDispatcher } = __nccwpck_require__(8475)
-const DecoratorHandler = __nccwpck_require__(2665)
-const RedirectHandler = __nccwpck_require__(6276)
-const createRedirectInterceptor = __nccwpck_require__(8414)
+const api = __nccwpck_require__(6615)
+const buildConnector = __nccwpck_require__(9136)
+const MockClient = __nccwpck_require__(7365)
+const MockAgent = __nccwpck_require__(7501)
+const MockPool = __nccwpck_require__(4004)
+const mockErrors = __nccwpck_require__(2429)
+const RetryHandler = __nccwpck_require__(7816)
+const { getGlobalDispatcher, setGlobalDispatcher } = __nccwpck_require__(2581)
+const DecoratorHandler = __nccwpck_require__(8155)
+const RedirectHandler = __nccwpck_require__(8754)
+const createRedirectInterceptor = __nccwpck_require__(5092)
 
 Object.assign(Dispatcher.prototype, api)
 
@@ -15659,10 +15659,10 @@ module.exports.DecoratorHandler = DecoratorHandler
 module.exports.RedirectHandler = RedirectHandler
 module.exports.createRedirectInterceptor = createRedirectInterceptor
 module.exports.interceptors = {
-  redirect: __nccwpck_require__(3048),
-  retry: __nccwpck_require__(7096),
-  dump: __nccwpck_require__(7566),
-  dns: __nccwpck_require__(5561)
+  redirect: __nccwpck_require__(1514),
+  retry: __nccwpck_require__(2026),
+  dump: __nccwpck_require__(8060),
+  dns: __nccwpck_require__(379)
 }
 
 module.exports.buildConnector = buildConnector
@@ -15724,7 +15724,7 @@ function makeDispatcher (fn) {
 module.exports.setGlobalDispatcher = setGlobalDispatcher
 module.exports.getGlobalDispatcher = getGlobalDispatcher
 
-const fetchImpl = (__nccwpck_require__(9000).fetch)
+const fetchImpl = (__nccwpck_require__(4398).fetch)
 module.exports.fetch = async function fetch (init, options = undefined) {
   try {
     return await fetchImpl(init, options)
@@ -15736,39 +15736,39 @@ module.exports.fetch = async function fetch (init, options = undefined) {
     throw err
   }
 }
-module.exports.Headers = __nccwpck_require__(1258).Headers
-module.exports.Response = __nccwpck_require__(2305).Response
-module.exports.Request = __nccwpck_require__(3733).Request
-module.exports.FormData = __nccwpck_require__(6652).FormData
+module.exports.Headers = __nccwpck_require__(660).Headers
+module.exports.Response = __nccwpck_require__(9051).Response
+module.exports.Request = __nccwpck_require__(9967).Request
+module.exports.FormData = __nccwpck_require__(5910).FormData
 module.exports.File = globalThis.File ?? (__nccwpck_require__(4573).File)
-module.exports.FileReader = __nccwpck_require__(9805).FileReader
+module.exports.FileReader = __nccwpck_require__(8355).FileReader
 
-const { setGlobalOrigin, getGlobalOrigin } = __nccwpck_require__(5505)
+const { setGlobalOrigin, getGlobalOrigin } = __nccwpck_require__(1059)
 
 module.exports.setGlobalOrigin = setGlobalOrigin
 module.exports.getGlobalOrigin = getGlobalOrigin
 
-const { CacheStorage } = __nccwpck_require__(4261)
-const { kConstruct } = __nccwpck_require__(6651)
+const { CacheStorage } = __nccwpck_require__(3245)
+const { kConstruct } = __nccwpck_require__(109)
 
 // Cache & CacheStorage are tightly coupled with fetch. Even if it may run
 // in an older version of Node, it doesn't have any use without fetch.
 module.exports.caches = new CacheStorage(kConstruct)
 
-const { deleteCookie, getCookies, getSetCookies, setCookie } = __nccwpck_require__(8843)
+const { deleteCookie, getCookies, getSetCookies, setCookie } = __nccwpck_require__(9061)
 
 module.exports.deleteCookie = deleteCookie
 module.exports.getCookies = getCookies
 module.exports.getSetCookies = getSetCookies
 module.exports.setCookie = setCookie
 
-const { parseMIMEType, serializeAMimeType } = __nccwpck_require__(3394)
+const { parseMIMEType, serializeAMimeType } = __nccwpck_require__(1900)
 
 module.exports.parseMIMEType = parseMIMEType
 module.exports.serializeAMimeType = serializeAMimeType
 
-const { CloseEvent, ErrorEvent, MessageEvent } = __nccwpck_require__(2946)
-module.exports.WebSocket = __nccwpck_require__(631).WebSocket
+const { CloseEvent, ErrorEvent, MessageEvent } = __nccwpck_require__(5188)
+module.exports.WebSocket = __nccwpck_require__(3726).WebSocket
 module.exports.CloseEvent = CloseEvent
 module.exports.ErrorEvent = ErrorEvent
 module.exports.MessageEvent = MessageEvent
@@ -15784,18 +15784,18 @@ module.exports.MockPool = MockPool
 module.exports.MockAgent = MockAgent
 module.exports.mockErrors = mockErrors
 
-const { EventSource } = __nccwpck_require__(6628)
+const { EventSource } = __nccwpck_require__(1238)
 
 module.exports.EventSource = EventSource
 
 
 /***/ }),
 
-/***/ 9116:
+/***/ 158:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-const { addAbortListener } = __nccwpck_require__(134)
-const { RequestAbortedError } = __nccwpck_require__(4245)
+const { addAbortListener } = __nccwpck_require__(3440)
+const { RequestAbortedError } = __nccwpck_require__(8707)
 
 const kListener = Symbol('kListener')
 const kSignal = Symbol('kSignal')
@@ -15855,16 +15855,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3698:
+/***/ 2279:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
 const { AsyncResource } = __nccwpck_require__(6698)
-const { InvalidArgumentError, SocketError } = __nccwpck_require__(4245)
-const util = __nccwpck_require__(134)
-const { addSignal, removeSignal } = __nccwpck_require__(9116)
+const { InvalidArgumentError, SocketError } = __nccwpck_require__(8707)
+const util = __nccwpck_require__(3440)
+const { addSignal, removeSignal } = __nccwpck_require__(158)
 
 class ConnectHandler extends AsyncResource {
   constructor (opts, callback) {
@@ -15970,7 +15970,7 @@ module.exports = connect
 
 /***/ }),
 
-/***/ 5736:
+/***/ 6862:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -15984,10 +15984,10 @@ const {
   InvalidArgumentError,
   InvalidReturnValueError,
   RequestAbortedError
-} = __nccwpck_require__(4245)
-const util = __nccwpck_require__(134)
+} = __nccwpck_require__(8707)
+const util = __nccwpck_require__(3440)
 const { AsyncResource } = __nccwpck_require__(6698)
-const { addSignal, removeSignal } = __nccwpck_require__(9116)
+const { addSignal, removeSignal } = __nccwpck_require__(158)
 const assert = __nccwpck_require__(4589)
 
 const kResume = Symbol('resume')
@@ -16228,16 +16228,16 @@ module.exports = pipeline
 
 /***/ }),
 
-/***/ 4509:
+/***/ 6424:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
-const { Readable } = __nccwpck_require__(4357)
-const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(4245)
-const util = __nccwpck_require__(134)
-const { getResolveErrorBodyCallback } = __nccwpck_require__(6141)
+const { Readable } = __nccwpck_require__(9927)
+const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(8707)
+const util = __nccwpck_require__(3440)
+const { getResolveErrorBodyCallback } = __nccwpck_require__(7655)
 const { AsyncResource } = __nccwpck_require__(6698)
 
 class RequestHandler extends AsyncResource {
@@ -16449,18 +16449,18 @@ module.exports.RequestHandler = RequestHandler
 
 /***/ }),
 
-/***/ 4558:
+/***/ 3560:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
 const { finished, PassThrough } = __nccwpck_require__(7075)
-const { InvalidArgumentError, InvalidReturnValueError } = __nccwpck_require__(4245)
-const util = __nccwpck_require__(134)
-const { getResolveErrorBodyCallback } = __nccwpck_require__(6141)
+const { InvalidArgumentError, InvalidReturnValueError } = __nccwpck_require__(8707)
+const util = __nccwpck_require__(3440)
+const { getResolveErrorBodyCallback } = __nccwpck_require__(7655)
 const { AsyncResource } = __nccwpck_require__(6698)
-const { addSignal, removeSignal } = __nccwpck_require__(9116)
+const { addSignal, removeSignal } = __nccwpck_require__(158)
 
 class StreamHandler extends AsyncResource {
   constructor (opts, factory, callback) {
@@ -16676,15 +16676,15 @@ module.exports = stream
 
 /***/ }),
 
-/***/ 4588:
+/***/ 1882:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { InvalidArgumentError, SocketError } = __nccwpck_require__(4245)
+const { InvalidArgumentError, SocketError } = __nccwpck_require__(8707)
 const { AsyncResource } = __nccwpck_require__(6698)
-const util = __nccwpck_require__(134)
-const { addSignal, removeSignal } = __nccwpck_require__(9116)
+const util = __nccwpck_require__(3440)
+const { addSignal, removeSignal } = __nccwpck_require__(158)
 const assert = __nccwpck_require__(4589)
 
 class UpgradeHandler extends AsyncResource {
@@ -16791,21 +16791,21 @@ module.exports = upgrade
 
 /***/ }),
 
-/***/ 6093:
+/***/ 6615:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-module.exports.request = __nccwpck_require__(4509)
-module.exports.stream = __nccwpck_require__(4558)
-module.exports.pipeline = __nccwpck_require__(5736)
-module.exports.upgrade = __nccwpck_require__(4588)
-module.exports.connect = __nccwpck_require__(3698)
+module.exports.request = __nccwpck_require__(6424)
+module.exports.stream = __nccwpck_require__(3560)
+module.exports.pipeline = __nccwpck_require__(6862)
+module.exports.upgrade = __nccwpck_require__(1882)
+module.exports.connect = __nccwpck_require__(2279)
 
 
 /***/ }),
 
-/***/ 4357:
+/***/ 9927:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Ported from https://github.com/nodejs/undici/pull/907
@@ -16814,9 +16814,9 @@ module.exports.connect = __nccwpck_require__(3698)
 
 const assert = __nccwpck_require__(4589)
 const { Readable } = __nccwpck_require__(7075)
-const { RequestAbortedError, NotSupportedError, InvalidArgumentError, AbortError } = __nccwpck_require__(4245)
-const util = __nccwpck_require__(134)
-const { ReadableStreamFrom } = __nccwpck_require__(134)
+const { RequestAbortedError, NotSupportedError, InvalidArgumentError, AbortError } = __nccwpck_require__(8707)
+const util = __nccwpck_require__(3440)
+const { ReadableStreamFrom } = __nccwpck_require__(3440)
 
 const kConsume = Symbol('kConsume')
 const kReading = Symbol('kReading')
@@ -17197,15 +17197,15 @@ module.exports = { Readable: BodyReadable, chunksDecode }
 
 /***/ }),
 
-/***/ 6141:
+/***/ 7655:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 const assert = __nccwpck_require__(4589)
 const {
   ResponseStatusCodeError
-} = __nccwpck_require__(4245)
+} = __nccwpck_require__(8707)
 
-const { chunksDecode } = __nccwpck_require__(4357)
+const { chunksDecode } = __nccwpck_require__(9927)
 const CHUNK_LIMIT = 128 * 1024
 
 async function getResolveErrorBodyCallback ({ callback, body, contentType, statusCode, statusMessage, headers }) {
@@ -17297,16 +17297,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 5622:
+/***/ 9136:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const net = __nccwpck_require__(7030)
 const assert = __nccwpck_require__(4589)
-const util = __nccwpck_require__(134)
-const { InvalidArgumentError, ConnectTimeoutError } = __nccwpck_require__(4245)
-const timers = __nccwpck_require__(2637)
+const util = __nccwpck_require__(3440)
+const { InvalidArgumentError, ConnectTimeoutError } = __nccwpck_require__(8707)
+const timers = __nccwpck_require__(6603)
 
 function noop () {}
 
@@ -17544,7 +17544,7 @@ module.exports = buildConnector
 
 /***/ }),
 
-/***/ 6889:
+/***/ 735:
 /***/ ((module) => {
 
 
@@ -17669,7 +17669,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4632:
+/***/ 2414:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -17878,7 +17878,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4245:
+/***/ 8707:
 /***/ ((module) => {
 
 
@@ -18310,7 +18310,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 5113:
+/***/ 4655:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -18318,7 +18318,7 @@ module.exports = {
 const {
   InvalidArgumentError,
   NotSupportedError
-} = __nccwpck_require__(4245)
+} = __nccwpck_require__(8707)
 const assert = __nccwpck_require__(4589)
 const {
   isValidHTTPToken,
@@ -18333,9 +18333,9 @@ const {
   validateHandler,
   getServerName,
   normalizedMethodRecords
-} = __nccwpck_require__(134)
-const { channels } = __nccwpck_require__(4632)
-const { headerNameLowerCasedRecord } = __nccwpck_require__(6889)
+} = __nccwpck_require__(3440)
+const { channels } = __nccwpck_require__(2414)
+const { headerNameLowerCasedRecord } = __nccwpck_require__(735)
 
 // Verifies that a given path is valid does not contain control chars \x00 to \x20
 const invalidPathRegex = /[^\u0021-\u00ff]/
@@ -18799,7 +18799,7 @@ module.exports = Request
 
 /***/ }),
 
-/***/ 6965:
+/***/ 6443:
 /***/ ((module) => {
 
 module.exports = {
@@ -18873,7 +18873,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2234:
+/***/ 7752:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -18881,7 +18881,7 @@ module.exports = {
 const {
   wellknownHeaderNames,
   headerNameLowerCasedRecord
-} = __nccwpck_require__(6889)
+} = __nccwpck_require__(735)
 
 class TstNode {
   /** @type {any} */
@@ -19032,13 +19032,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 134:
+/***/ 3440:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
-const { kDestroyed, kBodyUsed, kListeners, kBody } = __nccwpck_require__(6965)
+const { kDestroyed, kBodyUsed, kListeners, kBody } = __nccwpck_require__(6443)
 const { IncomingMessage } = __nccwpck_require__(7067)
 const stream = __nccwpck_require__(7075)
 const net = __nccwpck_require__(7030)
@@ -19046,9 +19046,9 @@ const { Blob } = __nccwpck_require__(4573)
 const nodeUtil = __nccwpck_require__(7975)
 const { stringify } = __nccwpck_require__(1792)
 const { EventEmitter: EE } = __nccwpck_require__(8474)
-const { InvalidArgumentError } = __nccwpck_require__(4245)
-const { headerNameLowerCasedRecord } = __nccwpck_require__(6889)
-const { tree } = __nccwpck_require__(2234)
+const { InvalidArgumentError } = __nccwpck_require__(8707)
+const { headerNameLowerCasedRecord } = __nccwpck_require__(735)
+const { tree } = __nccwpck_require__(7752)
 
 const [nodeMajor, nodeMinor] = process.versions.node.split('.').map(v => Number(v))
 
@@ -19758,18 +19758,18 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7751:
+/***/ 7405:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { InvalidArgumentError } = __nccwpck_require__(4245)
-const { kClients, kRunning, kClose, kDestroy, kDispatch, kInterceptors } = __nccwpck_require__(6965)
-const DispatcherBase = __nccwpck_require__(4975)
-const Pool = __nccwpck_require__(9106)
-const Client = __nccwpck_require__(8091)
-const util = __nccwpck_require__(134)
-const createRedirectInterceptor = __nccwpck_require__(8414)
+const { InvalidArgumentError } = __nccwpck_require__(8707)
+const { kClients, kRunning, kClose, kDestroy, kDispatch, kInterceptors } = __nccwpck_require__(6443)
+const DispatcherBase = __nccwpck_require__(1841)
+const Pool = __nccwpck_require__(628)
+const Client = __nccwpck_require__(3701)
+const util = __nccwpck_require__(3440)
+const createRedirectInterceptor = __nccwpck_require__(5092)
 
 const kOnConnect = Symbol('onConnect')
 const kOnDisconnect = Symbol('onDisconnect')
@@ -19898,7 +19898,7 @@ module.exports = Agent
 
 /***/ }),
 
-/***/ 4587:
+/***/ 837:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -19906,7 +19906,7 @@ module.exports = Agent
 const {
   BalancedPoolMissingUpstreamError,
   InvalidArgumentError
-} = __nccwpck_require__(4245)
+} = __nccwpck_require__(8707)
 const {
   PoolBase,
   kClients,
@@ -19914,10 +19914,10 @@ const {
   kAddClient,
   kRemoveClient,
   kGetDispatcher
-} = __nccwpck_require__(1130)
-const Pool = __nccwpck_require__(9106)
-const { kUrl, kInterceptors } = __nccwpck_require__(6965)
-const { parseOrigin } = __nccwpck_require__(134)
+} = __nccwpck_require__(2128)
+const Pool = __nccwpck_require__(628)
+const { kUrl, kInterceptors } = __nccwpck_require__(6443)
+const { parseOrigin } = __nccwpck_require__(3440)
 const kFactory = Symbol('factory')
 
 const kOptions = Symbol('options')
@@ -20114,7 +20114,7 @@ module.exports = BalancedPool
 
 /***/ }),
 
-/***/ 3559:
+/***/ 637:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -20122,9 +20122,9 @@ module.exports = BalancedPool
 /* global WebAssembly */
 
 const assert = __nccwpck_require__(4589)
-const util = __nccwpck_require__(134)
-const { channels } = __nccwpck_require__(4632)
-const timers = __nccwpck_require__(2637)
+const util = __nccwpck_require__(3440)
+const { channels } = __nccwpck_require__(2414)
+const timers = __nccwpck_require__(6603)
 const {
   RequestContentLengthMismatchError,
   ResponseContentLengthMismatchError,
@@ -20137,7 +20137,7 @@ const {
   BodyTimeoutError,
   HTTPParserError,
   ResponseExceededMaxSizeError
-} = __nccwpck_require__(4245)
+} = __nccwpck_require__(8707)
 const {
   kUrl,
   kReset,
@@ -20170,9 +20170,9 @@ const {
   kOnError,
   kResume,
   kHTTPContext
-} = __nccwpck_require__(6965)
+} = __nccwpck_require__(6443)
 
-const constants = __nccwpck_require__(8438)
+const constants = __nccwpck_require__(2824)
 const EMPTY_BUF = Buffer.alloc(0)
 const FastBuffer = Buffer[Symbol.species]
 const addListener = util.addListener
@@ -20184,11 +20184,11 @@ const kSocketUsed = Symbol('kSocketUsed')
 let extractBody
 
 async function lazyllhttp () {
-  const llhttpWasmData = process.env.JEST_WORKER_ID ? __nccwpck_require__(7932) : undefined
+  const llhttpWasmData = process.env.JEST_WORKER_ID ? __nccwpck_require__(3870) : undefined
 
   let mod
   try {
-    mod = await WebAssembly.compile(__nccwpck_require__(3012))
+    mod = await WebAssembly.compile(__nccwpck_require__(3434))
   } catch (e) {
     /* istanbul ignore next */
 
@@ -20196,7 +20196,7 @@ async function lazyllhttp () {
     // being enabled, but the occurring of this other error
     // * https://github.com/emscripten-core/emscripten/issues/11495
     // got me to remove that check to avoid breaking Node 12.
-    mod = await WebAssembly.compile(llhttpWasmData || __nccwpck_require__(7932))
+    mod = await WebAssembly.compile(llhttpWasmData || __nccwpck_require__(3870))
   }
 
   return await WebAssembly.instantiate(mod, {
@@ -21111,7 +21111,7 @@ function writeH1 (client, request) {
 
   if (util.isFormDataLike(body)) {
     if (!extractBody) {
-      extractBody = (__nccwpck_require__(366).extractBody)
+      extractBody = (__nccwpck_require__(4492).extractBody)
     }
 
     const [bodyStream, contentType] = extractBody(body)
@@ -21634,7 +21634,7 @@ module.exports = connectH1
 
 /***/ }),
 
-/***/ 6650:
+/***/ 8788:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -21642,13 +21642,13 @@ module.exports = connectH1
 const assert = __nccwpck_require__(4589)
 const { errorMonitor } = __nccwpck_require__(8474)
 const { pipeline } = __nccwpck_require__(7075)
-const util = __nccwpck_require__(134)
+const util = __nccwpck_require__(3440)
 const {
   RequestContentLengthMismatchError,
   RequestAbortedError,
   SocketError,
   InformationalError
-} = __nccwpck_require__(4245)
+} = __nccwpck_require__(8707)
 const {
   kUrl,
   kReset,
@@ -21667,7 +21667,7 @@ const {
   kResume,
   kSize,
   kHTTPContext
-} = __nccwpck_require__(6965)
+} = __nccwpck_require__(6443)
 
 const kOpenStreams = Symbol('open streams')
 
@@ -22073,7 +22073,7 @@ function writeH2 (client, request) {
   let contentLength = util.bodyLength(body)
 
   if (util.isFormDataLike(body)) {
-    extractBody ??= (__nccwpck_require__(366).extractBody)
+    extractBody ??= (__nccwpck_require__(4492).extractBody)
 
     const [bodyStream, contentType] = extractBody(body)
     headers['content-type'] = contentType
@@ -22433,7 +22433,7 @@ module.exports = connectH2
 
 /***/ }),
 
-/***/ 8091:
+/***/ 3701:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // @ts-check
@@ -22443,16 +22443,16 @@ module.exports = connectH2
 const assert = __nccwpck_require__(4589)
 const net = __nccwpck_require__(7030)
 const http = __nccwpck_require__(7067)
-const util = __nccwpck_require__(134)
-const { channels } = __nccwpck_require__(4632)
-const Request = __nccwpck_require__(5113)
-const DispatcherBase = __nccwpck_require__(4975)
+const util = __nccwpck_require__(3440)
+const { channels } = __nccwpck_require__(2414)
+const Request = __nccwpck_require__(4655)
+const DispatcherBase = __nccwpck_require__(1841)
 const {
   InvalidArgumentError,
   InformationalError,
   ClientDestroyedError
-} = __nccwpck_require__(4245)
-const buildConnector = __nccwpck_require__(5622)
+} = __nccwpck_require__(8707)
+const buildConnector = __nccwpck_require__(9136)
 const {
   kUrl,
   kServerName,
@@ -22494,9 +22494,9 @@ const {
   kHTTPContext,
   kMaxConcurrentStreams,
   kResume
-} = __nccwpck_require__(6965)
-const connectH1 = __nccwpck_require__(3559)
-const connectH2 = __nccwpck_require__(6650)
+} = __nccwpck_require__(6443)
+const connectH1 = __nccwpck_require__(637)
+const connectH2 = __nccwpck_require__(8788)
 let deprecatedInterceptorWarned = false
 
 const kClosedResolve = Symbol('kClosedResolve')
@@ -22804,7 +22804,7 @@ class Client extends DispatcherBase {
   }
 }
 
-const createRedirectInterceptor = __nccwpck_require__(8414)
+const createRedirectInterceptor = __nccwpck_require__(5092)
 
 function onError (client, err) {
   if (
@@ -23064,19 +23064,19 @@ module.exports = Client
 
 /***/ }),
 
-/***/ 4975:
+/***/ 1841:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const buffer = __nccwpck_require__(4573)
-const Dispatcher = __nccwpck_require__(8621)
+const Dispatcher = __nccwpck_require__(883)
 const {
   ClientDestroyedError,
   ClientClosedError,
   InvalidArgumentError
-} = __nccwpck_require__(4245)
-const { kDestroy, kClose, kClosed, kDestroyed, kDispatch, kInterceptors } = __nccwpck_require__(6965)
+} = __nccwpck_require__(8707)
+const { kDestroy, kClose, kClosed, kDestroyed, kDispatch, kInterceptors } = __nccwpck_require__(6443)
 
 const kOnDestroyed = Symbol('onDestroyed')
 const kOnClosed = Symbol('onClosed')
@@ -23279,7 +23279,7 @@ module.exports = DispatcherBase
 
 /***/ }),
 
-/***/ 8621:
+/***/ 883:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -23351,15 +23351,15 @@ module.exports = Dispatcher
 
 /***/ }),
 
-/***/ 7247:
+/***/ 3137:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const DispatcherBase = __nccwpck_require__(4975)
-const { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = __nccwpck_require__(6965)
-const ProxyAgent = __nccwpck_require__(6962)
-const Agent = __nccwpck_require__(7751)
+const DispatcherBase = __nccwpck_require__(1841)
+const { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = __nccwpck_require__(6443)
+const ProxyAgent = __nccwpck_require__(6672)
+const Agent = __nccwpck_require__(7405)
 
 const DEFAULT_PORTS = {
   'http:': 80,
@@ -23518,7 +23518,7 @@ module.exports = EnvHttpProxyAgent
 
 /***/ }),
 
-/***/ 4754:
+/***/ 4660:
 /***/ ((module) => {
 
 /* eslint-disable */
@@ -23642,15 +23642,15 @@ module.exports = class FixedQueue {
 
 /***/ }),
 
-/***/ 1130:
+/***/ 2128:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const DispatcherBase = __nccwpck_require__(4975)
-const FixedQueue = __nccwpck_require__(4754)
-const { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = __nccwpck_require__(6965)
-const PoolStats = __nccwpck_require__(4076)
+const DispatcherBase = __nccwpck_require__(1841)
+const FixedQueue = __nccwpck_require__(4660)
+const { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = __nccwpck_require__(6443)
+const PoolStats = __nccwpck_require__(3246)
 
 const kClients = Symbol('clients')
 const kNeedDrain = Symbol('needDrain')
@@ -23843,10 +23843,10 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4076:
+/***/ 3246:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-const { kFree, kConnected, kPending, kQueued, kRunning, kSize } = __nccwpck_require__(6965)
+const { kFree, kConnected, kPending, kQueued, kRunning, kSize } = __nccwpck_require__(6443)
 const kPool = Symbol('pool')
 
 class PoolStats {
@@ -23884,7 +23884,7 @@ module.exports = PoolStats
 
 /***/ }),
 
-/***/ 9106:
+/***/ 628:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -23895,14 +23895,14 @@ const {
   kNeedDrain,
   kAddClient,
   kGetDispatcher
-} = __nccwpck_require__(1130)
-const Client = __nccwpck_require__(8091)
+} = __nccwpck_require__(2128)
+const Client = __nccwpck_require__(3701)
 const {
   InvalidArgumentError
-} = __nccwpck_require__(4245)
-const util = __nccwpck_require__(134)
-const { kUrl, kInterceptors } = __nccwpck_require__(6965)
-const buildConnector = __nccwpck_require__(5622)
+} = __nccwpck_require__(8707)
+const util = __nccwpck_require__(3440)
+const { kUrl, kInterceptors } = __nccwpck_require__(6443)
+const buildConnector = __nccwpck_require__(9136)
 
 const kOptions = Symbol('options')
 const kConnections = Symbol('connections')
@@ -23998,19 +23998,19 @@ module.exports = Pool
 
 /***/ }),
 
-/***/ 6962:
+/***/ 6672:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kProxy, kClose, kDestroy, kDispatch, kInterceptors } = __nccwpck_require__(6965)
+const { kProxy, kClose, kDestroy, kDispatch, kInterceptors } = __nccwpck_require__(6443)
 const { URL } = __nccwpck_require__(3136)
-const Agent = __nccwpck_require__(7751)
-const Pool = __nccwpck_require__(9106)
-const DispatcherBase = __nccwpck_require__(4975)
-const { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = __nccwpck_require__(4245)
-const buildConnector = __nccwpck_require__(5622)
-const Client = __nccwpck_require__(8091)
+const Agent = __nccwpck_require__(7405)
+const Pool = __nccwpck_require__(628)
+const DispatcherBase = __nccwpck_require__(1841)
+const { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = __nccwpck_require__(8707)
+const buildConnector = __nccwpck_require__(9136)
+const Client = __nccwpck_require__(3701)
 
 const kAgent = Symbol('proxy agent')
 const kClient = Symbol('proxy client')
@@ -24279,13 +24279,13 @@ module.exports = ProxyAgent
 
 /***/ }),
 
-/***/ 5796:
+/***/ 50:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const Dispatcher = __nccwpck_require__(8621)
-const RetryHandler = __nccwpck_require__(6418)
+const Dispatcher = __nccwpck_require__(883)
+const RetryHandler = __nccwpck_require__(7816)
 
 class RetryAgent extends Dispatcher {
   #agent = null
@@ -24321,7 +24321,7 @@ module.exports = RetryAgent
 
 /***/ }),
 
-/***/ 8475:
+/***/ 2581:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -24329,8 +24329,8 @@ module.exports = RetryAgent
 // We include a version number for the Dispatcher API. In case of breaking changes,
 // this version number must be increased to avoid conflicts.
 const globalDispatcher = Symbol.for('undici.globalDispatcher.1')
-const { InvalidArgumentError } = __nccwpck_require__(4245)
-const Agent = __nccwpck_require__(7751)
+const { InvalidArgumentError } = __nccwpck_require__(8707)
+const Agent = __nccwpck_require__(7405)
 
 if (getGlobalDispatcher() === undefined) {
   setGlobalDispatcher(new Agent())
@@ -24360,7 +24360,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2665:
+/***/ 8155:
 /***/ ((module) => {
 
 
@@ -24411,15 +24411,15 @@ module.exports = class DecoratorHandler {
 
 /***/ }),
 
-/***/ 6276:
+/***/ 8754:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const util = __nccwpck_require__(134)
-const { kBodyUsed } = __nccwpck_require__(6965)
+const util = __nccwpck_require__(3440)
+const { kBodyUsed } = __nccwpck_require__(6443)
 const assert = __nccwpck_require__(4589)
-const { InvalidArgumentError } = __nccwpck_require__(4245)
+const { InvalidArgumentError } = __nccwpck_require__(8707)
 const EE = __nccwpck_require__(8474)
 
 const redirectableStatusCodes = [300, 301, 302, 303, 307, 308]
@@ -24650,20 +24650,20 @@ module.exports = RedirectHandler
 
 /***/ }),
 
-/***/ 6418:
+/***/ 7816:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 const assert = __nccwpck_require__(4589)
 
-const { kRetryHandlerDefaultRetry } = __nccwpck_require__(6965)
-const { RequestRetryError } = __nccwpck_require__(4245)
+const { kRetryHandlerDefaultRetry } = __nccwpck_require__(6443)
+const { RequestRetryError } = __nccwpck_require__(8707)
 const {
   isDisturbed,
   parseHeaders,
   parseRangeHeader,
   wrapRequestBody
-} = __nccwpck_require__(134)
+} = __nccwpck_require__(3440)
 
 function calculateRetryAfterHeader (retryAfter) {
   const current = Date.now()
@@ -25094,14 +25094,14 @@ module.exports = RetryHandler
 
 /***/ }),
 
-/***/ 5561:
+/***/ 379:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 const { isIP } = __nccwpck_require__(7030)
-const { lookup } = __nccwpck_require__(8229)
-const DecoratorHandler = __nccwpck_require__(2665)
-const { InvalidArgumentError, InformationalError } = __nccwpck_require__(4245)
+const { lookup } = __nccwpck_require__(610)
+const DecoratorHandler = __nccwpck_require__(8155)
+const { InvalidArgumentError, InformationalError } = __nccwpck_require__(8707)
 const maxInt = Math.pow(2, 31) - 1
 
 class DNSInstance {
@@ -25476,14 +25476,14 @@ module.exports = interceptorOpts => {
 
 /***/ }),
 
-/***/ 7566:
+/***/ 8060:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const util = __nccwpck_require__(134)
-const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(4245)
-const DecoratorHandler = __nccwpck_require__(2665)
+const util = __nccwpck_require__(3440)
+const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(8707)
+const DecoratorHandler = __nccwpck_require__(8155)
 
 class DumpHandler extends DecoratorHandler {
   #maxSize = 1024 * 1024
@@ -25606,12 +25606,12 @@ module.exports = createDumpInterceptor
 
 /***/ }),
 
-/***/ 8414:
+/***/ 5092:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const RedirectHandler = __nccwpck_require__(6276)
+const RedirectHandler = __nccwpck_require__(8754)
 
 function createRedirectInterceptor ({ maxRedirections: defaultMaxRedirections }) {
   return (dispatch) => {
@@ -25634,11 +25634,11 @@ module.exports = createRedirectInterceptor
 
 /***/ }),
 
-/***/ 3048:
+/***/ 1514:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
-const RedirectHandler = __nccwpck_require__(6276)
+const RedirectHandler = __nccwpck_require__(8754)
 
 module.exports = opts => {
   const globalMaxRedirections = opts?.maxRedirections
@@ -25665,11 +25665,11 @@ module.exports = opts => {
 
 /***/ }),
 
-/***/ 7096:
+/***/ 2026:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
-const RetryHandler = __nccwpck_require__(6418)
+const RetryHandler = __nccwpck_require__(7816)
 
 module.exports = globalOpts => {
   return dispatch => {
@@ -25691,13 +25691,13 @@ module.exports = globalOpts => {
 
 /***/ }),
 
-/***/ 8438:
+/***/ 2824:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.SPECIAL_HEADERS = exports.HEADER_STATE = exports.MINOR = exports.MAJOR = exports.CONNECTION_TOKEN_CHARS = exports.HEADER_CHARS = exports.TOKEN = exports.STRICT_TOKEN = exports.HEX = exports.URL_CHAR = exports.STRICT_URL_CHAR = exports.USERINFO_CHARS = exports.MARK = exports.ALPHANUM = exports.NUM = exports.HEX_MAP = exports.NUM_MAP = exports.ALPHA = exports.FINISH = exports.H_METHOD_MAP = exports.METHOD_MAP = exports.METHODS_RTSP = exports.METHODS_ICE = exports.METHODS_HTTP = exports.METHODS = exports.LENIENT_FLAGS = exports.FLAGS = exports.TYPE = exports.ERROR = void 0;
-const utils_1 = __nccwpck_require__(7918);
+const utils_1 = __nccwpck_require__(172);
 // C headers
 var ERROR;
 (function (ERROR) {
@@ -25975,7 +25975,7 @@ exports.SPECIAL_HEADERS = {
 
 /***/ }),
 
-/***/ 7932:
+/***/ 3870:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -25987,7 +25987,7 @@ module.exports = Buffer.from('AGFzbQEAAAABJwdgAX8Bf2ADf39/AX9gAX8AYAJ/fwBgBH9/f3
 
 /***/ }),
 
-/***/ 3012:
+/***/ 3434:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -25999,7 +25999,7 @@ module.exports = Buffer.from('AGFzbQEAAAABJwdgAX8Bf2ADf39/AX9gAX8AYAJ/fwBgBH9/f3
 
 /***/ }),
 
-/***/ 7918:
+/***/ 172:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -26020,13 +26020,13 @@ exports.enumToMap = enumToMap;
 
 /***/ }),
 
-/***/ 3479:
+/***/ 7501:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kClients } = __nccwpck_require__(6965)
-const Agent = __nccwpck_require__(7751)
+const { kClients } = __nccwpck_require__(6443)
+const Agent = __nccwpck_require__(7405)
 const {
   kAgent,
   kMockAgentSet,
@@ -26037,14 +26037,14 @@ const {
   kGetNetConnect,
   kOptions,
   kFactory
-} = __nccwpck_require__(5855)
-const MockClient = __nccwpck_require__(776)
-const MockPool = __nccwpck_require__(1554)
-const { matchValue, buildMockOptions } = __nccwpck_require__(7155)
-const { InvalidArgumentError, UndiciError } = __nccwpck_require__(4245)
-const Dispatcher = __nccwpck_require__(8621)
-const Pluralizer = __nccwpck_require__(3419)
-const PendingInterceptorsFormatter = __nccwpck_require__(8800)
+} = __nccwpck_require__(1117)
+const MockClient = __nccwpck_require__(7365)
+const MockPool = __nccwpck_require__(4004)
+const { matchValue, buildMockOptions } = __nccwpck_require__(3397)
+const { InvalidArgumentError, UndiciError } = __nccwpck_require__(8707)
+const Dispatcher = __nccwpck_require__(883)
+const Pluralizer = __nccwpck_require__(1529)
+const PendingInterceptorsFormatter = __nccwpck_require__(6142)
 
 class MockAgent extends Dispatcher {
   constructor (opts) {
@@ -26187,14 +26187,14 @@ module.exports = MockAgent
 
 /***/ }),
 
-/***/ 776:
+/***/ 7365:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { promisify } = __nccwpck_require__(7975)
-const Client = __nccwpck_require__(8091)
-const { buildMockDispatch } = __nccwpck_require__(7155)
+const Client = __nccwpck_require__(3701)
+const { buildMockDispatch } = __nccwpck_require__(3397)
 const {
   kDispatches,
   kMockAgent,
@@ -26203,10 +26203,10 @@ const {
   kOrigin,
   kOriginalDispatch,
   kConnected
-} = __nccwpck_require__(5855)
-const { MockInterceptor } = __nccwpck_require__(7197)
-const Symbols = __nccwpck_require__(6965)
-const { InvalidArgumentError } = __nccwpck_require__(4245)
+} = __nccwpck_require__(1117)
+const { MockInterceptor } = __nccwpck_require__(1511)
+const Symbols = __nccwpck_require__(6443)
+const { InvalidArgumentError } = __nccwpck_require__(8707)
 
 /**
  * MockClient provides an API that extends the Client to influence the mockDispatches.
@@ -26253,12 +26253,12 @@ module.exports = MockClient
 
 /***/ }),
 
-/***/ 71:
+/***/ 2429:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { UndiciError } = __nccwpck_require__(4245)
+const { UndiciError } = __nccwpck_require__(8707)
 
 const kMockNotMatchedError = Symbol.for('undici.error.UND_MOCK_ERR_MOCK_NOT_MATCHED')
 
@@ -26288,12 +26288,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7197:
+/***/ 1511:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { getResponseData, buildKey, addMockDispatch } = __nccwpck_require__(7155)
+const { getResponseData, buildKey, addMockDispatch } = __nccwpck_require__(3397)
 const {
   kDispatches,
   kDispatchKey,
@@ -26301,9 +26301,9 @@ const {
   kDefaultTrailers,
   kContentLength,
   kMockDispatch
-} = __nccwpck_require__(5855)
-const { InvalidArgumentError } = __nccwpck_require__(4245)
-const { buildURL } = __nccwpck_require__(134)
+} = __nccwpck_require__(1117)
+const { InvalidArgumentError } = __nccwpck_require__(8707)
+const { buildURL } = __nccwpck_require__(3440)
 
 /**
  * Defines the scope API for an interceptor reply
@@ -26502,14 +26502,14 @@ module.exports.MockScope = MockScope
 
 /***/ }),
 
-/***/ 1554:
+/***/ 4004:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { promisify } = __nccwpck_require__(7975)
-const Pool = __nccwpck_require__(9106)
-const { buildMockDispatch } = __nccwpck_require__(7155)
+const Pool = __nccwpck_require__(628)
+const { buildMockDispatch } = __nccwpck_require__(3397)
 const {
   kDispatches,
   kMockAgent,
@@ -26518,10 +26518,10 @@ const {
   kOrigin,
   kOriginalDispatch,
   kConnected
-} = __nccwpck_require__(5855)
-const { MockInterceptor } = __nccwpck_require__(7197)
-const Symbols = __nccwpck_require__(6965)
-const { InvalidArgumentError } = __nccwpck_require__(4245)
+} = __nccwpck_require__(1117)
+const { MockInterceptor } = __nccwpck_require__(1511)
+const Symbols = __nccwpck_require__(6443)
+const { InvalidArgumentError } = __nccwpck_require__(8707)
 
 /**
  * MockPool provides an API that extends the Pool to influence the mockDispatches.
@@ -26568,7 +26568,7 @@ module.exports = MockPool
 
 /***/ }),
 
-/***/ 5855:
+/***/ 1117:
 /***/ ((module) => {
 
 
@@ -26598,20 +26598,20 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7155:
+/***/ 3397:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { MockNotMatchedError } = __nccwpck_require__(71)
+const { MockNotMatchedError } = __nccwpck_require__(2429)
 const {
   kDispatches,
   kMockAgent,
   kOriginalDispatch,
   kOrigin,
   kGetNetConnect
-} = __nccwpck_require__(5855)
-const { buildURL } = __nccwpck_require__(134)
+} = __nccwpck_require__(1117)
+const { buildURL } = __nccwpck_require__(3440)
 const { STATUS_CODES } = __nccwpck_require__(7067)
 const {
   types: {
@@ -26972,7 +26972,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8800:
+/***/ 6142:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -27022,7 +27022,7 @@ module.exports = class PendingInterceptorsFormatter {
 
 /***/ }),
 
-/***/ 3419:
+/***/ 1529:
 /***/ ((module) => {
 
 
@@ -27058,7 +27058,7 @@ module.exports = class Pluralizer {
 
 /***/ }),
 
-/***/ 2637:
+/***/ 6603:
 /***/ ((module) => {
 
 
@@ -27488,20 +27488,20 @@ module.exports = {
 
 /***/ }),
 
-/***/ 5008:
+/***/ 9634:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kConstruct } = __nccwpck_require__(6651)
-const { urlEquals, getFieldValues } = __nccwpck_require__(3920)
-const { kEnumerableProperty, isDisturbed } = __nccwpck_require__(134)
-const { webidl } = __nccwpck_require__(6655)
-const { Response, cloneResponse, fromInnerResponse } = __nccwpck_require__(2305)
-const { Request, fromInnerRequest } = __nccwpck_require__(3733)
-const { kState } = __nccwpck_require__(1273)
-const { fetching } = __nccwpck_require__(9000)
-const { urlIsHttpHttpsScheme, createDeferredPromise, readAllBytes } = __nccwpck_require__(7778)
+const { kConstruct } = __nccwpck_require__(109)
+const { urlEquals, getFieldValues } = __nccwpck_require__(6798)
+const { kEnumerableProperty, isDisturbed } = __nccwpck_require__(3440)
+const { webidl } = __nccwpck_require__(5893)
+const { Response, cloneResponse, fromInnerResponse } = __nccwpck_require__(9051)
+const { Request, fromInnerRequest } = __nccwpck_require__(9967)
+const { kState } = __nccwpck_require__(3627)
+const { fetching } = __nccwpck_require__(4398)
+const { urlIsHttpHttpsScheme, createDeferredPromise, readAllBytes } = __nccwpck_require__(3168)
 const assert = __nccwpck_require__(4589)
 
 /**
@@ -28354,15 +28354,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4261:
+/***/ 3245:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kConstruct } = __nccwpck_require__(6651)
-const { Cache } = __nccwpck_require__(5008)
-const { webidl } = __nccwpck_require__(6655)
-const { kEnumerableProperty } = __nccwpck_require__(134)
+const { kConstruct } = __nccwpck_require__(109)
+const { Cache } = __nccwpck_require__(9634)
+const { webidl } = __nccwpck_require__(5893)
+const { kEnumerableProperty } = __nccwpck_require__(3440)
 
 class CacheStorage {
   /**
@@ -28513,26 +28513,26 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6651:
+/***/ 109:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 module.exports = {
-  kConstruct: (__nccwpck_require__(6965).kConstruct)
+  kConstruct: (__nccwpck_require__(6443).kConstruct)
 }
 
 
 /***/ }),
 
-/***/ 3920:
+/***/ 6798:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
-const { URLSerializer } = __nccwpck_require__(3394)
-const { isValidHeaderName } = __nccwpck_require__(7778)
+const { URLSerializer } = __nccwpck_require__(1900)
+const { isValidHeaderName } = __nccwpck_require__(3168)
 
 /**
  * @see https://url.spec.whatwg.org/#concept-url-equals
@@ -28577,7 +28577,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9982:
+/***/ 1276:
 /***/ ((module) => {
 
 
@@ -28596,15 +28596,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8843:
+/***/ 9061:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { parseSetCookie } = __nccwpck_require__(3860)
-const { stringify } = __nccwpck_require__(8275)
-const { webidl } = __nccwpck_require__(6655)
-const { Headers } = __nccwpck_require__(1258)
+const { parseSetCookie } = __nccwpck_require__(1978)
+const { stringify } = __nccwpck_require__(7797)
+const { webidl } = __nccwpck_require__(5893)
+const { Headers } = __nccwpck_require__(660)
 
 /**
  * @typedef {Object} Cookie
@@ -28787,14 +28787,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3860:
+/***/ 1978:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { maxNameValuePairSize, maxAttributeValueSize } = __nccwpck_require__(9982)
-const { isCTLExcludingHtab } = __nccwpck_require__(8275)
-const { collectASequenceOfCodePointsFast } = __nccwpck_require__(3394)
+const { maxNameValuePairSize, maxAttributeValueSize } = __nccwpck_require__(1276)
+const { isCTLExcludingHtab } = __nccwpck_require__(7797)
+const { collectASequenceOfCodePointsFast } = __nccwpck_require__(1900)
 const assert = __nccwpck_require__(4589)
 
 /**
@@ -29104,7 +29104,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8275:
+/***/ 7797:
 /***/ ((module) => {
 
 
@@ -29463,13 +29463,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 5601:
+/***/ 4031:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 const buffer = __nccwpck_require__(4573)
 const { Transform } = __nccwpck_require__(7075)
-const { isASCIINumber, isValidLastEventId } = __nccwpck_require__(7725)
+const { isASCIINumber, isValidLastEventId } = __nccwpck_require__(4811)
 
 /**
  * @type {number[]} BOM
@@ -30044,23 +30044,23 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6628:
+/***/ 1238:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { pipeline } = __nccwpck_require__(7075)
-const { fetching } = __nccwpck_require__(9000)
-const { makeRequest } = __nccwpck_require__(3733)
-const { webidl } = __nccwpck_require__(6655)
-const { EventSourceStream } = __nccwpck_require__(5601)
-const { parseMIMEType } = __nccwpck_require__(3394)
-const { createFastMessageEvent } = __nccwpck_require__(2946)
-const { isNetworkError } = __nccwpck_require__(2305)
-const { delay } = __nccwpck_require__(7725)
-const { kEnumerableProperty } = __nccwpck_require__(134)
-const { environmentSettingsObject } = __nccwpck_require__(7778)
-const { getGlobalDispatcher } = __nccwpck_require__(8475)
+const { fetching } = __nccwpck_require__(4398)
+const { makeRequest } = __nccwpck_require__(9967)
+const { webidl } = __nccwpck_require__(5893)
+const { EventSourceStream } = __nccwpck_require__(4031)
+const { parseMIMEType } = __nccwpck_require__(1900)
+const { createFastMessageEvent } = __nccwpck_require__(5188)
+const { isNetworkError } = __nccwpck_require__(9051)
+const { delay } = __nccwpck_require__(4811)
+const { kEnumerableProperty } = __nccwpck_require__(3440)
+const { environmentSettingsObject } = __nccwpck_require__(3168)
+const { getGlobalDispatcher } = __nccwpck_require__(2581)
 
 let experimentalWarned = false
 
@@ -30534,7 +30534,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7725:
+/***/ 4811:
 /***/ ((module) => {
 
 
@@ -30578,12 +30578,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 366:
+/***/ 4492:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const util = __nccwpck_require__(134)
+const util = __nccwpck_require__(3440)
 const {
   ReadableStreamFrom,
   isBlobLike,
@@ -30593,16 +30593,16 @@ const {
   fullyReadBody,
   extractMimeType,
   utf8DecodeBytes
-} = __nccwpck_require__(7778)
-const { FormData } = __nccwpck_require__(6652)
-const { kState } = __nccwpck_require__(1273)
-const { webidl } = __nccwpck_require__(6655)
+} = __nccwpck_require__(3168)
+const { FormData } = __nccwpck_require__(5910)
+const { kState } = __nccwpck_require__(3627)
+const { webidl } = __nccwpck_require__(5893)
 const { Blob } = __nccwpck_require__(4573)
 const assert = __nccwpck_require__(4589)
 const { isErrored, isDisturbed } = __nccwpck_require__(7075)
 const { isArrayBuffer } = __nccwpck_require__(3429)
-const { serializeAMimeType } = __nccwpck_require__(3394)
-const { multipartFormDataParser } = __nccwpck_require__(3474)
+const { serializeAMimeType } = __nccwpck_require__(1900)
+const { multipartFormDataParser } = __nccwpck_require__(116)
 let random
 
 try {
@@ -31114,7 +31114,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9853:
+/***/ 4495:
 /***/ ((module) => {
 
 
@@ -31245,7 +31245,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3394:
+/***/ 1900:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -31996,12 +31996,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3843:
+/***/ 6653:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kConnected, kSize } = __nccwpck_require__(6965)
+const { kConnected, kSize } = __nccwpck_require__(6443)
 
 class CompatWeakRef {
   constructor (value) {
@@ -32049,14 +32049,14 @@ module.exports = function () {
 
 /***/ }),
 
-/***/ 2024:
+/***/ 7114:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { Blob, File } = __nccwpck_require__(4573)
-const { kState } = __nccwpck_require__(1273)
-const { webidl } = __nccwpck_require__(6655)
+const { kState } = __nccwpck_require__(3627)
+const { webidl } = __nccwpck_require__(5893)
 
 // TODO(@KhafraDev): remove
 class FileLike {
@@ -32182,16 +32182,16 @@ module.exports = { FileLike, isFileLike }
 
 /***/ }),
 
-/***/ 3474:
+/***/ 116:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { isUSVString, bufferToLowerCasedHeaderName } = __nccwpck_require__(134)
-const { utf8DecodeBytes } = __nccwpck_require__(7778)
-const { HTTP_TOKEN_CODEPOINTS, isomorphicDecode } = __nccwpck_require__(3394)
-const { isFileLike } = __nccwpck_require__(2024)
-const { makeEntry } = __nccwpck_require__(6652)
+const { isUSVString, bufferToLowerCasedHeaderName } = __nccwpck_require__(3440)
+const { utf8DecodeBytes } = __nccwpck_require__(3168)
+const { HTTP_TOKEN_CODEPOINTS, isomorphicDecode } = __nccwpck_require__(1900)
+const { isFileLike } = __nccwpck_require__(7114)
+const { makeEntry } = __nccwpck_require__(5910)
 const assert = __nccwpck_require__(4589)
 const { File: NodeFile } = __nccwpck_require__(4573)
 
@@ -32663,16 +32663,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6652:
+/***/ 5910:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { isBlobLike, iteratorMixin } = __nccwpck_require__(7778)
-const { kState } = __nccwpck_require__(1273)
-const { kEnumerableProperty } = __nccwpck_require__(134)
-const { FileLike, isFileLike } = __nccwpck_require__(2024)
-const { webidl } = __nccwpck_require__(6655)
+const { isBlobLike, iteratorMixin } = __nccwpck_require__(3168)
+const { kState } = __nccwpck_require__(3627)
+const { kEnumerableProperty } = __nccwpck_require__(3440)
+const { FileLike, isFileLike } = __nccwpck_require__(7114)
+const { webidl } = __nccwpck_require__(5893)
 const { File: NativeFile } = __nccwpck_require__(4573)
 const nodeUtil = __nccwpck_require__(7975)
 
@@ -32922,7 +32922,7 @@ module.exports = { FormData, makeEntry }
 
 /***/ }),
 
-/***/ 5505:
+/***/ 1059:
 /***/ ((module) => {
 
 
@@ -32969,21 +32969,21 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1258:
+/***/ 660:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // https://github.com/Ethan-Arrowood/undici-fetch
 
 
 
-const { kConstruct } = __nccwpck_require__(6965)
-const { kEnumerableProperty } = __nccwpck_require__(134)
+const { kConstruct } = __nccwpck_require__(6443)
+const { kEnumerableProperty } = __nccwpck_require__(3440)
 const {
   iteratorMixin,
   isValidHeaderName,
   isValidHeaderValue
-} = __nccwpck_require__(7778)
-const { webidl } = __nccwpck_require__(6655)
+} = __nccwpck_require__(3168)
+const { webidl } = __nccwpck_require__(5893)
 const assert = __nccwpck_require__(4589)
 const util = __nccwpck_require__(7975)
 
@@ -33663,7 +33663,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9000:
+/***/ 4398:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // https://github.com/Ethan-Arrowood/undici-fetch
@@ -33676,9 +33676,9 @@ const {
   filterResponse,
   makeResponse,
   fromInnerResponse
-} = __nccwpck_require__(2305)
-const { HeadersList } = __nccwpck_require__(1258)
-const { Request, cloneRequest } = __nccwpck_require__(3733)
+} = __nccwpck_require__(9051)
+const { HeadersList } = __nccwpck_require__(660)
+const { Request, cloneRequest } = __nccwpck_require__(9967)
 const zlib = __nccwpck_require__(8522)
 const {
   bytesMatch,
@@ -33714,23 +33714,23 @@ const {
   buildContentRange,
   createInflate,
   extractMimeType
-} = __nccwpck_require__(7778)
-const { kState, kDispatcher } = __nccwpck_require__(1273)
+} = __nccwpck_require__(3168)
+const { kState, kDispatcher } = __nccwpck_require__(3627)
 const assert = __nccwpck_require__(4589)
-const { safelyExtractBody, extractBody } = __nccwpck_require__(366)
+const { safelyExtractBody, extractBody } = __nccwpck_require__(4492)
 const {
   redirectStatusSet,
   nullBodyStatus,
   safeMethodsSet,
   requestBodyHeader,
   subresourceSet
-} = __nccwpck_require__(9853)
+} = __nccwpck_require__(4495)
 const EE = __nccwpck_require__(8474)
 const { Readable, pipeline, finished } = __nccwpck_require__(7075)
-const { addAbortListener, isErrored, isReadable, bufferToLowerCasedHeaderName } = __nccwpck_require__(134)
-const { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = __nccwpck_require__(3394)
-const { getGlobalDispatcher } = __nccwpck_require__(8475)
-const { webidl } = __nccwpck_require__(6655)
+const { addAbortListener, isErrored, isReadable, bufferToLowerCasedHeaderName } = __nccwpck_require__(3440)
+const { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = __nccwpck_require__(1900)
+const { getGlobalDispatcher } = __nccwpck_require__(2581)
+const { webidl } = __nccwpck_require__(5893)
 const { STATUS_CODES } = __nccwpck_require__(7067)
 const GET_OR_HEAD = ['GET', 'HEAD']
 
@@ -35940,23 +35940,23 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3733:
+/***/ 9967:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 /* globals AbortController */
 
 
 
-const { extractBody, mixinBody, cloneBody, bodyUnusable } = __nccwpck_require__(366)
-const { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = __nccwpck_require__(1258)
-const { FinalizationRegistry } = __nccwpck_require__(3843)()
-const util = __nccwpck_require__(134)
+const { extractBody, mixinBody, cloneBody, bodyUnusable } = __nccwpck_require__(4492)
+const { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = __nccwpck_require__(660)
+const { FinalizationRegistry } = __nccwpck_require__(6653)()
+const util = __nccwpck_require__(3440)
 const nodeUtil = __nccwpck_require__(7975)
 const {
   isValidHTTPToken,
   sameOrigin,
   environmentSettingsObject
-} = __nccwpck_require__(7778)
+} = __nccwpck_require__(3168)
 const {
   forbiddenMethodsSet,
   corsSafeListedMethodsSet,
@@ -35966,12 +35966,12 @@ const {
   requestCredentials,
   requestCache,
   requestDuplex
-} = __nccwpck_require__(9853)
+} = __nccwpck_require__(4495)
 const { kEnumerableProperty, normalizedMethodRecordsBase, normalizedMethodRecords } = util
-const { kHeaders, kSignal, kState, kDispatcher } = __nccwpck_require__(1273)
-const { webidl } = __nccwpck_require__(6655)
-const { URLSerializer } = __nccwpck_require__(3394)
-const { kConstruct } = __nccwpck_require__(6965)
+const { kHeaders, kSignal, kState, kDispatcher } = __nccwpck_require__(3627)
+const { webidl } = __nccwpck_require__(5893)
+const { URLSerializer } = __nccwpck_require__(1900)
+const { kConstruct } = __nccwpck_require__(6443)
 const assert = __nccwpck_require__(4589)
 const { getMaxListeners, setMaxListeners, getEventListeners, defaultMaxListeners } = __nccwpck_require__(8474)
 
@@ -36984,14 +36984,14 @@ module.exports = { Request, makeRequest, fromInnerRequest, cloneRequest }
 
 /***/ }),
 
-/***/ 2305:
+/***/ 9051:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = __nccwpck_require__(1258)
-const { extractBody, cloneBody, mixinBody, hasFinalizationRegistry, streamRegistry, bodyUnusable } = __nccwpck_require__(366)
-const util = __nccwpck_require__(134)
+const { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = __nccwpck_require__(660)
+const { extractBody, cloneBody, mixinBody, hasFinalizationRegistry, streamRegistry, bodyUnusable } = __nccwpck_require__(4492)
+const util = __nccwpck_require__(3440)
 const nodeUtil = __nccwpck_require__(7975)
 const { kEnumerableProperty } = util
 const {
@@ -37003,16 +37003,16 @@ const {
   isErrorLike,
   isomorphicEncode,
   environmentSettingsObject: relevantRealm
-} = __nccwpck_require__(7778)
+} = __nccwpck_require__(3168)
 const {
   redirectStatusSet,
   nullBodyStatus
-} = __nccwpck_require__(9853)
-const { kState, kHeaders } = __nccwpck_require__(1273)
-const { webidl } = __nccwpck_require__(6655)
-const { FormData } = __nccwpck_require__(6652)
-const { URLSerializer } = __nccwpck_require__(3394)
-const { kConstruct } = __nccwpck_require__(6965)
+} = __nccwpck_require__(4495)
+const { kState, kHeaders } = __nccwpck_require__(3627)
+const { webidl } = __nccwpck_require__(5893)
+const { FormData } = __nccwpck_require__(5910)
+const { URLSerializer } = __nccwpck_require__(1900)
+const { kConstruct } = __nccwpck_require__(6443)
 const assert = __nccwpck_require__(4589)
 const { types } = __nccwpck_require__(7975)
 
@@ -37601,7 +37601,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1273:
+/***/ 3627:
 /***/ ((module) => {
 
 
@@ -37617,21 +37617,21 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7778:
+/***/ 3168:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { Transform } = __nccwpck_require__(7075)
 const zlib = __nccwpck_require__(8522)
-const { redirectStatusSet, referrerPolicySet: referrerPolicyTokens, badPortsSet } = __nccwpck_require__(9853)
-const { getGlobalOrigin } = __nccwpck_require__(5505)
-const { collectASequenceOfCodePoints, collectAnHTTPQuotedString, removeChars, parseMIMEType } = __nccwpck_require__(3394)
+const { redirectStatusSet, referrerPolicySet: referrerPolicyTokens, badPortsSet } = __nccwpck_require__(4495)
+const { getGlobalOrigin } = __nccwpck_require__(1059)
+const { collectASequenceOfCodePoints, collectAnHTTPQuotedString, removeChars, parseMIMEType } = __nccwpck_require__(1900)
 const { performance } = __nccwpck_require__(643)
-const { isBlobLike, ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = __nccwpck_require__(134)
+const { isBlobLike, ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = __nccwpck_require__(3440)
 const assert = __nccwpck_require__(4589)
 const { isUint8Array } = __nccwpck_require__(3429)
-const { webidl } = __nccwpck_require__(6655)
+const { webidl } = __nccwpck_require__(5893)
 
 let supportedHashes = []
 
@@ -39256,14 +39256,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6655:
+/***/ 5893:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { types, inspect } = __nccwpck_require__(7975)
 const { markAsUncloneable } = __nccwpck_require__(5919)
-const { toUSVString } = __nccwpck_require__(134)
+const { toUSVString } = __nccwpck_require__(3440)
 
 /** @type {import('../../../types/webidl').Webidl} */
 const webidl = {}
@@ -39958,7 +39958,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9113:
+/***/ 2607:
 /***/ ((module) => {
 
 
@@ -40255,7 +40255,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9805:
+/***/ 8355:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -40264,16 +40264,16 @@ const {
   staticPropertyDescriptors,
   readOperation,
   fireAProgressEvent
-} = __nccwpck_require__(2408)
+} = __nccwpck_require__(3610)
 const {
   kState,
   kError,
   kResult,
   kEvents,
   kAborted
-} = __nccwpck_require__(2035)
-const { webidl } = __nccwpck_require__(6655)
-const { kEnumerableProperty } = __nccwpck_require__(134)
+} = __nccwpck_require__(961)
+const { webidl } = __nccwpck_require__(5893)
+const { kEnumerableProperty } = __nccwpck_require__(3440)
 
 class FileReader extends EventTarget {
   constructor () {
@@ -40606,12 +40606,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3983:
+/***/ 8573:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { webidl } = __nccwpck_require__(6655)
+const { webidl } = __nccwpck_require__(5893)
 
 const kState = Symbol('ProgressEvent state')
 
@@ -40691,7 +40691,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2035:
+/***/ 961:
 /***/ ((module) => {
 
 
@@ -40708,7 +40708,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2408:
+/***/ 3610:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -40719,10 +40719,10 @@ const {
   kResult,
   kAborted,
   kLastProgressEventFired
-} = __nccwpck_require__(2035)
-const { ProgressEvent } = __nccwpck_require__(3983)
-const { getEncoding } = __nccwpck_require__(9113)
-const { serializeAMimeType, parseMIMEType } = __nccwpck_require__(3394)
+} = __nccwpck_require__(961)
+const { ProgressEvent } = __nccwpck_require__(8573)
+const { getEncoding } = __nccwpck_require__(2607)
+const { serializeAMimeType, parseMIMEType } = __nccwpck_require__(1900)
 const { types } = __nccwpck_require__(7975)
 const { StringDecoder } = __nccwpck_require__(3193)
 const { btoa } = __nccwpck_require__(4573)
@@ -41106,27 +41106,27 @@ module.exports = {
 
 /***/ }),
 
-/***/ 239:
+/***/ 6897:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = __nccwpck_require__(6710)
+const { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = __nccwpck_require__(736)
 const {
   kReadyState,
   kSentClose,
   kByteParser,
   kReceivedClose,
   kResponse
-} = __nccwpck_require__(3782)
-const { fireEvent, failWebsocketConnection, isClosing, isClosed, isEstablished, parseExtensions } = __nccwpck_require__(1819)
-const { channels } = __nccwpck_require__(4632)
-const { CloseEvent } = __nccwpck_require__(2946)
-const { makeRequest } = __nccwpck_require__(3733)
-const { fetching } = __nccwpck_require__(9000)
-const { Headers, getHeadersList } = __nccwpck_require__(1258)
-const { getDecodeSplit } = __nccwpck_require__(7778)
-const { WebsocketFrameSend } = __nccwpck_require__(6910)
+} = __nccwpck_require__(1216)
+const { fireEvent, failWebsocketConnection, isClosing, isClosed, isEstablished, parseExtensions } = __nccwpck_require__(8625)
+const { channels } = __nccwpck_require__(2414)
+const { CloseEvent } = __nccwpck_require__(5188)
+const { makeRequest } = __nccwpck_require__(9967)
+const { fetching } = __nccwpck_require__(4398)
+const { Headers, getHeadersList } = __nccwpck_require__(660)
+const { getDecodeSplit } = __nccwpck_require__(3168)
+const { WebsocketFrameSend } = __nccwpck_require__(3264)
 
 /** @type {import('crypto')} */
 let crypto
@@ -41484,7 +41484,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6710:
+/***/ 736:
 /***/ ((module) => {
 
 
@@ -41557,14 +41557,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2946:
+/***/ 5188:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { webidl } = __nccwpck_require__(6655)
-const { kEnumerableProperty } = __nccwpck_require__(134)
-const { kConstruct } = __nccwpck_require__(6965)
+const { webidl } = __nccwpck_require__(5893)
+const { kEnumerableProperty } = __nccwpck_require__(3440)
+const { kConstruct } = __nccwpck_require__(6443)
 const { MessagePort } = __nccwpck_require__(5919)
 
 /**
@@ -41893,12 +41893,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6910:
+/***/ 3264:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { maxUnsigned16Bit } = __nccwpck_require__(6710)
+const { maxUnsigned16Bit } = __nccwpck_require__(736)
 
 const BUFFER_SIZE = 16386
 
@@ -41996,14 +41996,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9032:
+/***/ 9469:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __nccwpck_require__(8522)
-const { isValidClientWindowBits } = __nccwpck_require__(1819)
-const { MessageSizeExceededError } = __nccwpck_require__(4245)
+const { isValidClientWindowBits } = __nccwpck_require__(8625)
+const { MessageSizeExceededError } = __nccwpck_require__(8707)
 
 const tail = Buffer.from([0x00, 0x00, 0xff, 0xff])
 const kBuffer = Symbol('kBuffer')
@@ -42108,16 +42108,16 @@ module.exports = { PerMessageDeflate }
 
 /***/ }),
 
-/***/ 7150:
+/***/ 1652:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { Writable } = __nccwpck_require__(7075)
 const assert = __nccwpck_require__(4589)
-const { parserStates, opcodes, states, emptyBuffer, sentCloseFrameState } = __nccwpck_require__(6710)
-const { kReadyState, kSentClose, kResponse, kReceivedClose } = __nccwpck_require__(3782)
-const { channels } = __nccwpck_require__(4632)
+const { parserStates, opcodes, states, emptyBuffer, sentCloseFrameState } = __nccwpck_require__(736)
+const { kReadyState, kSentClose, kResponse, kReceivedClose } = __nccwpck_require__(1216)
+const { channels } = __nccwpck_require__(2414)
 const {
   isValidStatusCode,
   isValidOpcode,
@@ -42127,11 +42127,11 @@ const {
   isControlFrame,
   isTextBinaryFrame,
   isContinuationFrame
-} = __nccwpck_require__(1819)
-const { WebsocketFrameSend } = __nccwpck_require__(6910)
-const { closeWebSocketConnection } = __nccwpck_require__(239)
-const { PerMessageDeflate } = __nccwpck_require__(9032)
-const { MessageSizeExceededError } = __nccwpck_require__(4245)
+} = __nccwpck_require__(8625)
+const { WebsocketFrameSend } = __nccwpck_require__(3264)
+const { closeWebSocketConnection } = __nccwpck_require__(6897)
+const { PerMessageDeflate } = __nccwpck_require__(9469)
+const { MessageSizeExceededError } = __nccwpck_require__(8707)
 
 function failWebsocketConnectionWithCode (ws, code, reason) {
   closeWebSocketConnection(ws, code, reason, Buffer.byteLength(reason))
@@ -42642,14 +42642,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1746:
+/***/ 3900:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { WebsocketFrameSend } = __nccwpck_require__(6910)
-const { opcodes, sendHints } = __nccwpck_require__(6710)
-const FixedQueue = __nccwpck_require__(4754)
+const { WebsocketFrameSend } = __nccwpck_require__(3264)
+const { opcodes, sendHints } = __nccwpck_require__(736)
+const FixedQueue = __nccwpck_require__(4660)
 
 /** @type {typeof Uint8Array} */
 const FastBuffer = Buffer[Symbol.species]
@@ -42753,7 +42753,7 @@ module.exports = { SendQueue }
 
 /***/ }),
 
-/***/ 3782:
+/***/ 1216:
 /***/ ((module) => {
 
 
@@ -42772,16 +42772,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1819:
+/***/ 8625:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kReadyState, kController, kResponse, kBinaryType, kWebSocketURL } = __nccwpck_require__(3782)
-const { states, opcodes } = __nccwpck_require__(6710)
-const { ErrorEvent, createFastMessageEvent } = __nccwpck_require__(2946)
+const { kReadyState, kController, kResponse, kBinaryType, kWebSocketURL } = __nccwpck_require__(1216)
+const { states, opcodes } = __nccwpck_require__(736)
+const { ErrorEvent, createFastMessageEvent } = __nccwpck_require__(5188)
 const { isUtf8 } = __nccwpck_require__(4573)
-const { collectASequenceOfCodePointsFast, removeHTTPWhitespace } = __nccwpck_require__(3394)
+const { collectASequenceOfCodePointsFast, removeHTTPWhitespace } = __nccwpck_require__(1900)
 
 /* globals Blob */
 
@@ -43101,15 +43101,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 631:
+/***/ 3726:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { webidl } = __nccwpck_require__(6655)
-const { URLSerializer } = __nccwpck_require__(3394)
-const { environmentSettingsObject } = __nccwpck_require__(7778)
-const { staticPropertyDescriptors, states, sentCloseFrameState, sendHints } = __nccwpck_require__(6710)
+const { webidl } = __nccwpck_require__(5893)
+const { URLSerializer } = __nccwpck_require__(1900)
+const { environmentSettingsObject } = __nccwpck_require__(3168)
+const { staticPropertyDescriptors, states, sentCloseFrameState, sendHints } = __nccwpck_require__(736)
 const {
   kWebSocketURL,
   kReadyState,
@@ -43118,21 +43118,21 @@ const {
   kResponse,
   kSentClose,
   kByteParser
-} = __nccwpck_require__(3782)
+} = __nccwpck_require__(1216)
 const {
   isConnecting,
   isEstablished,
   isClosing,
   isValidSubprotocol,
   fireEvent
-} = __nccwpck_require__(1819)
-const { establishWebSocketConnection, closeWebSocketConnection } = __nccwpck_require__(239)
-const { ByteParser } = __nccwpck_require__(7150)
-const { kEnumerableProperty, isBlobLike } = __nccwpck_require__(134)
-const { getGlobalDispatcher } = __nccwpck_require__(8475)
+} = __nccwpck_require__(8625)
+const { establishWebSocketConnection, closeWebSocketConnection } = __nccwpck_require__(6897)
+const { ByteParser } = __nccwpck_require__(1652)
+const { kEnumerableProperty, isBlobLike } = __nccwpck_require__(3440)
+const { getGlobalDispatcher } = __nccwpck_require__(2581)
 const { types } = __nccwpck_require__(7975)
-const { ErrorEvent, CloseEvent } = __nccwpck_require__(2946)
-const { SendQueue } = __nccwpck_require__(1746)
+const { ErrorEvent, CloseEvent } = __nccwpck_require__(5188)
+const { SendQueue } = __nccwpck_require__(3900)
 
 // https://websockets.spec.whatwg.org/#interface-definition
 class WebSocket extends EventTarget {
@@ -43703,7 +43703,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9365:
+/***/ 75:
 /***/ ((module) => {
 
 module.exports = eval("require")("supports-color");
@@ -43802,7 +43802,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:diagnos
 
 /***/ }),
 
-/***/ 8229:
+/***/ 610:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:dns");
@@ -43942,20 +43942,20 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tty");
 
 /***/ }),
 
-/***/ 1404:
+/***/ 9023:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 
 /***/ }),
 
-/***/ 6514:
+/***/ 4352:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { normalizeIPv6, removeDotSegments, removeDotSegmentsRelative, recomposeAuthority, normalizePercentEncoding, normalizePathEncoding, serializePathEncoding, normalizeQueryFragmentEncoding, encodeQuery, encodeFragment, reescapeHostDelimiters, isIPv4, nonSimpleDomain } = __nccwpck_require__(2631)
-const { SCHEMES, getSchemeHandler } = __nccwpck_require__(6382)
+const { normalizeIPv6, removeDotSegments, removeDotSegmentsRelative, recomposeAuthority, normalizePercentEncoding, normalizePathEncoding, serializePathEncoding, normalizeQueryFragmentEncoding, encodeQuery, encodeFragment, reescapeHostDelimiters, isIPv4, nonSimpleDomain } = __nccwpck_require__(5077)
+const { SCHEMES, getSchemeHandler } = __nccwpck_require__(5300)
 
 const VALID_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*$/u
 const MALFORMED_SCHEME_ERROR = 'URI scheme is malformed.'
@@ -44667,12 +44667,12 @@ module.exports.fastUri = fastUri
 
 /***/ }),
 
-/***/ 6382:
+/***/ 5300:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { isUUID } = __nccwpck_require__(2631)
+const { isUUID } = __nccwpck_require__(5077)
 const URN_REG = /^([\da-z][\d\-a-z]{0,31}):((?:[\w!$'()*+,\-./:;=@]|%[\da-f]{2})+)$/iu
 
 const supportedSchemeNames = /** @type {const} */ (['http', 'https', 'ws',
@@ -44946,7 +44946,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2631:
+/***/ 5077:
 /***/ ((module) => {
 
 
@@ -45752,18 +45752,18 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9023:
+/***/ 7349:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var Scalar = __nccwpck_require__(3835);
-var YAMLMap = __nccwpck_require__(3148);
-var YAMLSeq = __nccwpck_require__(2481);
-var resolveBlockMap = __nccwpck_require__(6345);
-var resolveBlockSeq = __nccwpck_require__(3300);
-var resolveFlowCollection = __nccwpck_require__(6856);
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+var YAMLMap = __nccwpck_require__(4454);
+var YAMLSeq = __nccwpck_require__(2223);
+var resolveBlockMap = __nccwpck_require__(7103);
+var resolveBlockSeq = __nccwpck_require__(334);
+var resolveFlowCollection = __nccwpck_require__(3142);
 
 function resolveCollection(CN, ctx, token, onError, tagName, tag) {
     const coll = token.type === 'block-map'
@@ -45849,15 +45849,15 @@ exports.composeCollection = composeCollection;
 
 /***/ }),
 
-/***/ 5397:
+/***/ 3683:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Document = __nccwpck_require__(9055);
-var composeNode = __nccwpck_require__(5807);
-var resolveEnd = __nccwpck_require__(610);
-var resolveProps = __nccwpck_require__(5869);
+var Document = __nccwpck_require__(3021);
+var composeNode = __nccwpck_require__(5937);
+var resolveEnd = __nccwpck_require__(7788);
+var resolveProps = __nccwpck_require__(4631);
 
 function composeDoc(options, directives, { offset, start, value, end }, onError) {
     const opts = Object.assign({ _directives: directives }, options);
@@ -45901,17 +45901,17 @@ exports.composeDoc = composeDoc;
 
 /***/ }),
 
-/***/ 5807:
+/***/ 5937:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Alias = __nccwpck_require__(323);
-var identity = __nccwpck_require__(6381);
-var composeCollection = __nccwpck_require__(9023);
-var composeScalar = __nccwpck_require__(1983);
-var resolveEnd = __nccwpck_require__(610);
-var utilEmptyScalarPosition = __nccwpck_require__(5065);
+var Alias = __nccwpck_require__(4065);
+var identity = __nccwpck_require__(1127);
+var composeCollection = __nccwpck_require__(7349);
+var composeScalar = __nccwpck_require__(5413);
+var resolveEnd = __nccwpck_require__(7788);
+var utilEmptyScalarPosition = __nccwpck_require__(2599);
 
 const CN = { composeNode, composeEmptyNode };
 function composeNode(ctx, token, props, onError) {
@@ -46020,15 +46020,15 @@ exports.composeNode = composeNode;
 
 /***/ }),
 
-/***/ 1983:
+/***/ 5413:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var Scalar = __nccwpck_require__(3835);
-var resolveBlockScalar = __nccwpck_require__(5443);
-var resolveFlowScalar = __nccwpck_require__(2532);
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+var resolveBlockScalar = __nccwpck_require__(8913);
+var resolveFlowScalar = __nccwpck_require__(6842);
 
 function composeScalar(ctx, token, tagToken, onError) {
     const { value, type, comment, range } = token.type === 'block-scalar'
@@ -46115,18 +46115,18 @@ exports.composeScalar = composeScalar;
 
 /***/ }),
 
-/***/ 1098:
+/***/ 9984:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
 var node_process = __nccwpck_require__(932);
-var directives = __nccwpck_require__(8916);
-var Document = __nccwpck_require__(9055);
-var errors = __nccwpck_require__(86);
-var identity = __nccwpck_require__(6381);
-var composeDoc = __nccwpck_require__(5397);
-var resolveEnd = __nccwpck_require__(610);
+var directives = __nccwpck_require__(1342);
+var Document = __nccwpck_require__(3021);
+var errors = __nccwpck_require__(1464);
+var identity = __nccwpck_require__(1127);
+var composeDoc = __nccwpck_require__(3683);
+var resolveEnd = __nccwpck_require__(7788);
 
 function getErrorPos(src) {
     if (typeof src === 'number')
@@ -46346,17 +46346,17 @@ exports.Composer = Composer;
 
 /***/ }),
 
-/***/ 6345:
+/***/ 7103:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Pair = __nccwpck_require__(251);
-var YAMLMap = __nccwpck_require__(3148);
-var resolveProps = __nccwpck_require__(5869);
-var utilContainsNewline = __nccwpck_require__(4341);
-var utilFlowIndentCheck = __nccwpck_require__(6241);
-var utilMapIncludes = __nccwpck_require__(4553);
+var Pair = __nccwpck_require__(7165);
+var YAMLMap = __nccwpck_require__(4454);
+var resolveProps = __nccwpck_require__(4631);
+var utilContainsNewline = __nccwpck_require__(9499);
+var utilFlowIndentCheck = __nccwpck_require__(4051);
+var utilMapIncludes = __nccwpck_require__(1187);
 
 const startColMsg = 'All mapping items must start at the same column';
 function resolveBlockMap({ composeNode, composeEmptyNode }, ctx, bm, onError, tag) {
@@ -46470,12 +46470,12 @@ exports.resolveBlockMap = resolveBlockMap;
 
 /***/ }),
 
-/***/ 5443:
+/***/ 8913:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3835);
+var Scalar = __nccwpck_require__(3301);
 
 function resolveBlockScalar(ctx, scalar, onError) {
     const start = scalar.offset;
@@ -46677,14 +46677,14 @@ exports.resolveBlockScalar = resolveBlockScalar;
 
 /***/ }),
 
-/***/ 3300:
+/***/ 334:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var YAMLSeq = __nccwpck_require__(2481);
-var resolveProps = __nccwpck_require__(5869);
-var utilFlowIndentCheck = __nccwpck_require__(6241);
+var YAMLSeq = __nccwpck_require__(2223);
+var resolveProps = __nccwpck_require__(4631);
+var utilFlowIndentCheck = __nccwpck_require__(4051);
 
 function resolveBlockSeq({ composeNode, composeEmptyNode }, ctx, bs, onError, tag) {
     const NodeClass = tag?.nodeClass ?? YAMLSeq.YAMLSeq;
@@ -46735,7 +46735,7 @@ exports.resolveBlockSeq = resolveBlockSeq;
 
 /***/ }),
 
-/***/ 610:
+/***/ 7788:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -46781,19 +46781,19 @@ exports.resolveEnd = resolveEnd;
 
 /***/ }),
 
-/***/ 6856:
+/***/ 3142:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var Pair = __nccwpck_require__(251);
-var YAMLMap = __nccwpck_require__(3148);
-var YAMLSeq = __nccwpck_require__(2481);
-var resolveEnd = __nccwpck_require__(610);
-var resolveProps = __nccwpck_require__(5869);
-var utilContainsNewline = __nccwpck_require__(4341);
-var utilMapIncludes = __nccwpck_require__(4553);
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var YAMLMap = __nccwpck_require__(4454);
+var YAMLSeq = __nccwpck_require__(2223);
+var resolveEnd = __nccwpck_require__(7788);
+var resolveProps = __nccwpck_require__(4631);
+var utilContainsNewline = __nccwpck_require__(9499);
+var utilMapIncludes = __nccwpck_require__(1187);
 
 const blockMsg = 'Block collections are not allowed within flow collections';
 const isBlock = (token) => token && (token.type === 'block-map' || token.type === 'block-seq');
@@ -46997,13 +46997,13 @@ exports.resolveFlowCollection = resolveFlowCollection;
 
 /***/ }),
 
-/***/ 2532:
+/***/ 6842:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3835);
-var resolveEnd = __nccwpck_require__(610);
+var Scalar = __nccwpck_require__(3301);
+var resolveEnd = __nccwpck_require__(7788);
 
 function resolveFlowScalar(scalar, strict, onError) {
     const { offset, type, source, end } = scalar;
@@ -47232,7 +47232,7 @@ exports.resolveFlowScalar = resolveFlowScalar;
 
 /***/ }),
 
-/***/ 5869:
+/***/ 4631:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -47387,7 +47387,7 @@ exports.resolveProps = resolveProps;
 
 /***/ }),
 
-/***/ 4341:
+/***/ 9499:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -47430,7 +47430,7 @@ exports.containsNewline = containsNewline;
 
 /***/ }),
 
-/***/ 5065:
+/***/ 2599:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -47465,12 +47465,12 @@ exports.emptyScalarPosition = emptyScalarPosition;
 
 /***/ }),
 
-/***/ 6241:
+/***/ 4051:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var utilContainsNewline = __nccwpck_require__(4341);
+var utilContainsNewline = __nccwpck_require__(9499);
 
 function flowIndentCheck(indent, fc, onError) {
     if (fc?.type === 'flow-collection') {
@@ -47489,12 +47489,12 @@ exports.flowIndentCheck = flowIndentCheck;
 
 /***/ }),
 
-/***/ 4553:
+/***/ 1187:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
+var identity = __nccwpck_require__(1127);
 
 function mapIncludes(ctx, items, search) {
     const { uniqueKeys } = ctx.options;
@@ -47511,22 +47511,22 @@ exports.mapIncludes = mapIncludes;
 
 /***/ }),
 
-/***/ 9055:
+/***/ 3021:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Alias = __nccwpck_require__(323);
-var Collection = __nccwpck_require__(8395);
-var identity = __nccwpck_require__(6381);
-var Pair = __nccwpck_require__(251);
-var toJS = __nccwpck_require__(2425);
-var Schema = __nccwpck_require__(5514);
-var stringifyDocument = __nccwpck_require__(7827);
-var anchors = __nccwpck_require__(3386);
-var applyReviver = __nccwpck_require__(6643);
-var createNode = __nccwpck_require__(4090);
-var directives = __nccwpck_require__(8916);
+var Alias = __nccwpck_require__(4065);
+var Collection = __nccwpck_require__(101);
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var toJS = __nccwpck_require__(4043);
+var Schema = __nccwpck_require__(5840);
+var stringifyDocument = __nccwpck_require__(6829);
+var anchors = __nccwpck_require__(1596);
+var applyReviver = __nccwpck_require__(3661);
+var createNode = __nccwpck_require__(2404);
+var directives = __nccwpck_require__(1342);
 
 class Document {
     constructor(value, replacer, options) {
@@ -47855,13 +47855,13 @@ exports.Document = Document;
 
 /***/ }),
 
-/***/ 3386:
+/***/ 1596:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var visit = __nccwpck_require__(4074);
+var identity = __nccwpck_require__(1127);
+var visit = __nccwpck_require__(204);
 
 /**
  * Verify that the input string is a valid anchor.
@@ -47938,7 +47938,7 @@ exports.findNewAnchor = findNewAnchor;
 
 /***/ }),
 
-/***/ 6643:
+/***/ 3661:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -48002,14 +48002,14 @@ exports.applyReviver = applyReviver;
 
 /***/ }),
 
-/***/ 4090:
+/***/ 2404:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Alias = __nccwpck_require__(323);
-var identity = __nccwpck_require__(6381);
-var Scalar = __nccwpck_require__(3835);
+var Alias = __nccwpck_require__(4065);
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
 
 const defaultTagPrefix = 'tag:yaml.org,2002:';
 function findTagObject(value, tagName, tags) {
@@ -48099,13 +48099,13 @@ exports.createNode = createNode;
 
 /***/ }),
 
-/***/ 8916:
+/***/ 1342:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var visit = __nccwpck_require__(4074);
+var identity = __nccwpck_require__(1127);
+var visit = __nccwpck_require__(204);
 
 const escapeChars = {
     '!': '%21',
@@ -48284,7 +48284,7 @@ exports.Directives = Directives;
 
 /***/ }),
 
-/***/ 86:
+/***/ 1464:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -48353,28 +48353,28 @@ exports.prettifyError = prettifyError;
 
 /***/ }),
 
-/***/ 3361:
+/***/ 8815:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 var __webpack_unused_export__;
 
 
-var composer = __nccwpck_require__(1098);
-var Document = __nccwpck_require__(9055);
-var Schema = __nccwpck_require__(5514);
-var errors = __nccwpck_require__(86);
-var Alias = __nccwpck_require__(323);
-var identity = __nccwpck_require__(6381);
-var Pair = __nccwpck_require__(251);
-var Scalar = __nccwpck_require__(3835);
-var YAMLMap = __nccwpck_require__(3148);
-var YAMLSeq = __nccwpck_require__(2481);
-var cst = __nccwpck_require__(5687);
-var lexer = __nccwpck_require__(2815);
-var lineCounter = __nccwpck_require__(5334);
-var parser = __nccwpck_require__(5898);
-var publicApi = __nccwpck_require__(8137);
-var visit = __nccwpck_require__(4074);
+var composer = __nccwpck_require__(9984);
+var Document = __nccwpck_require__(3021);
+var Schema = __nccwpck_require__(5840);
+var errors = __nccwpck_require__(1464);
+var Alias = __nccwpck_require__(4065);
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var Scalar = __nccwpck_require__(3301);
+var YAMLMap = __nccwpck_require__(4454);
+var YAMLSeq = __nccwpck_require__(2223);
+var cst = __nccwpck_require__(3461);
+var lexer = __nccwpck_require__(361);
+var lineCounter = __nccwpck_require__(6628);
+var parser = __nccwpck_require__(3456);
+var publicApi = __nccwpck_require__(4047);
+var visit = __nccwpck_require__(204);
 
 
 
@@ -48411,7 +48411,7 @@ __webpack_unused_export__ = visit.visitAsync;
 
 /***/ }),
 
-/***/ 3127:
+/***/ 7249:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -48437,16 +48437,16 @@ exports.warn = warn;
 
 /***/ }),
 
-/***/ 323:
+/***/ 4065:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var anchors = __nccwpck_require__(3386);
-var visit = __nccwpck_require__(4074);
-var identity = __nccwpck_require__(6381);
-var Node = __nccwpck_require__(419);
-var toJS = __nccwpck_require__(2425);
+var anchors = __nccwpck_require__(1596);
+var visit = __nccwpck_require__(204);
+var identity = __nccwpck_require__(1127);
+var Node = __nccwpck_require__(6673);
+var toJS = __nccwpck_require__(4043);
 
 class Alias extends Node.NodeBase {
     constructor(source) {
@@ -48564,14 +48564,14 @@ exports.Alias = Alias;
 
 /***/ }),
 
-/***/ 8395:
+/***/ 101:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var createNode = __nccwpck_require__(4090);
-var identity = __nccwpck_require__(6381);
-var Node = __nccwpck_require__(419);
+var createNode = __nccwpck_require__(2404);
+var identity = __nccwpck_require__(1127);
+var Node = __nccwpck_require__(6673);
 
 function collectionFromPath(schema, path, value) {
     let v = value;
@@ -48722,14 +48722,14 @@ exports.isEmptyPath = isEmptyPath;
 
 /***/ }),
 
-/***/ 419:
+/***/ 6673:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var applyReviver = __nccwpck_require__(6643);
-var identity = __nccwpck_require__(6381);
-var toJS = __nccwpck_require__(2425);
+var applyReviver = __nccwpck_require__(3661);
+var identity = __nccwpck_require__(1127);
+var toJS = __nccwpck_require__(4043);
 
 class NodeBase {
     constructor(type) {
@@ -48769,15 +48769,15 @@ exports.NodeBase = NodeBase;
 
 /***/ }),
 
-/***/ 251:
+/***/ 7165:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var createNode = __nccwpck_require__(4090);
-var stringifyPair = __nccwpck_require__(5578);
-var addPairToJSMap = __nccwpck_require__(106);
-var identity = __nccwpck_require__(6381);
+var createNode = __nccwpck_require__(2404);
+var stringifyPair = __nccwpck_require__(9748);
+var addPairToJSMap = __nccwpck_require__(7104);
+var identity = __nccwpck_require__(1127);
 
 function createPair(key, value, ctx) {
     const k = createNode.createNode(key, undefined, ctx);
@@ -48815,14 +48815,14 @@ exports.createPair = createPair;
 
 /***/ }),
 
-/***/ 3835:
+/***/ 3301:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var Node = __nccwpck_require__(419);
-var toJS = __nccwpck_require__(2425);
+var identity = __nccwpck_require__(1127);
+var Node = __nccwpck_require__(6673);
+var toJS = __nccwpck_require__(4043);
 
 const isScalarValue = (value) => !value || (typeof value !== 'function' && typeof value !== 'object');
 class Scalar extends Node.NodeBase {
@@ -48849,17 +48849,17 @@ exports.isScalarValue = isScalarValue;
 
 /***/ }),
 
-/***/ 3148:
+/***/ 4454:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyCollection = __nccwpck_require__(5586);
-var addPairToJSMap = __nccwpck_require__(106);
-var Collection = __nccwpck_require__(8395);
-var identity = __nccwpck_require__(6381);
-var Pair = __nccwpck_require__(251);
-var Scalar = __nccwpck_require__(3835);
+var stringifyCollection = __nccwpck_require__(1212);
+var addPairToJSMap = __nccwpck_require__(7104);
+var Collection = __nccwpck_require__(101);
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var Scalar = __nccwpck_require__(3301);
 
 function findPair(items, key) {
     const k = identity.isScalar(key) ? key.value : key;
@@ -49003,17 +49003,17 @@ exports.findPair = findPair;
 
 /***/ }),
 
-/***/ 2481:
+/***/ 2223:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var createNode = __nccwpck_require__(4090);
-var stringifyCollection = __nccwpck_require__(5586);
-var Collection = __nccwpck_require__(8395);
-var identity = __nccwpck_require__(6381);
-var Scalar = __nccwpck_require__(3835);
-var toJS = __nccwpck_require__(2425);
+var createNode = __nccwpck_require__(2404);
+var stringifyCollection = __nccwpck_require__(1212);
+var Collection = __nccwpck_require__(101);
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+var toJS = __nccwpck_require__(4043);
 
 class YAMLSeq extends Collection.Collection {
     static get tagName() {
@@ -49125,16 +49125,16 @@ exports.YAMLSeq = YAMLSeq;
 
 /***/ }),
 
-/***/ 106:
+/***/ 7104:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var log = __nccwpck_require__(3127);
-var merge = __nccwpck_require__(3934);
-var stringify = __nccwpck_require__(1686);
-var identity = __nccwpck_require__(6381);
-var toJS = __nccwpck_require__(2425);
+var log = __nccwpck_require__(7249);
+var merge = __nccwpck_require__(452);
+var stringify = __nccwpck_require__(2148);
+var identity = __nccwpck_require__(1127);
+var toJS = __nccwpck_require__(4043);
 
 function addPairToJSMap(ctx, map, { key, value }) {
     if (identity.isNode(key) && key.addToJSMap)
@@ -49197,7 +49197,7 @@ exports.addPairToJSMap = addPairToJSMap;
 
 /***/ }),
 
-/***/ 6381:
+/***/ 1127:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -49257,12 +49257,12 @@ exports.isSeq = isSeq;
 
 /***/ }),
 
-/***/ 2425:
+/***/ 4043:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
+var identity = __nccwpck_require__(1127);
 
 /**
  * Recursively convert any node or its contents to native JavaScript
@@ -49303,15 +49303,15 @@ exports.toJS = toJS;
 
 /***/ }),
 
-/***/ 8224:
+/***/ 110:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var resolveBlockScalar = __nccwpck_require__(5443);
-var resolveFlowScalar = __nccwpck_require__(2532);
-var errors = __nccwpck_require__(86);
-var stringifyString = __nccwpck_require__(1436);
+var resolveBlockScalar = __nccwpck_require__(8913);
+var resolveFlowScalar = __nccwpck_require__(6842);
+var errors = __nccwpck_require__(1464);
+var stringifyString = __nccwpck_require__(3069);
 
 function resolveAsScalar(token, strict = true, onError) {
     if (token) {
@@ -49528,7 +49528,7 @@ exports.setScalarValue = setScalarValue;
 
 /***/ }),
 
-/***/ 971:
+/***/ 1733:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -49598,7 +49598,7 @@ exports.stringify = stringify;
 
 /***/ }),
 
-/***/ 7693:
+/***/ 7715:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -49704,14 +49704,14 @@ exports.visit = visit;
 
 /***/ }),
 
-/***/ 5687:
+/***/ 3461:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var cstScalar = __nccwpck_require__(8224);
-var cstStringify = __nccwpck_require__(971);
-var cstVisit = __nccwpck_require__(7693);
+var cstScalar = __nccwpck_require__(110);
+var cstStringify = __nccwpck_require__(1733);
+var cstVisit = __nccwpck_require__(7715);
 
 /** The byte order mark */
 const BOM = '\u{FEFF}';
@@ -49823,12 +49823,12 @@ exports.tokenType = tokenType;
 
 /***/ }),
 
-/***/ 2815:
+/***/ 361:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var cst = __nccwpck_require__(5687);
+var cst = __nccwpck_require__(3461);
 
 /*
 START -> stream
@@ -50553,7 +50553,7 @@ exports.Lexer = Lexer;
 
 /***/ }),
 
-/***/ 5334:
+/***/ 6628:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -50601,14 +50601,14 @@ exports.LineCounter = LineCounter;
 
 /***/ }),
 
-/***/ 5898:
+/***/ 3456:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
 var node_process = __nccwpck_require__(932);
-var cst = __nccwpck_require__(5687);
-var lexer = __nccwpck_require__(2815);
+var cst = __nccwpck_require__(3461);
+var lexer = __nccwpck_require__(361);
 
 function includesToken(list, type) {
     for (let i = 0; i < list.length; ++i)
@@ -51588,18 +51588,18 @@ exports.Parser = Parser;
 
 /***/ }),
 
-/***/ 8137:
+/***/ 4047:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var composer = __nccwpck_require__(1098);
-var Document = __nccwpck_require__(9055);
-var errors = __nccwpck_require__(86);
-var log = __nccwpck_require__(3127);
-var identity = __nccwpck_require__(6381);
-var lineCounter = __nccwpck_require__(5334);
-var parser = __nccwpck_require__(5898);
+var composer = __nccwpck_require__(9984);
+var Document = __nccwpck_require__(3021);
+var errors = __nccwpck_require__(1464);
+var log = __nccwpck_require__(7249);
+var identity = __nccwpck_require__(1127);
+var lineCounter = __nccwpck_require__(6628);
+var parser = __nccwpck_require__(3456);
 
 function parseOptions(options) {
     const prettyErrors = options.prettyErrors !== false;
@@ -51702,16 +51702,16 @@ exports.stringify = stringify;
 
 /***/ }),
 
-/***/ 5514:
+/***/ 5840:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var map = __nccwpck_require__(9009);
-var seq = __nccwpck_require__(1868);
-var string = __nccwpck_require__(6026);
-var tags = __nccwpck_require__(860);
+var identity = __nccwpck_require__(1127);
+var map = __nccwpck_require__(7451);
+var seq = __nccwpck_require__(1706);
+var string = __nccwpck_require__(6464);
+var tags = __nccwpck_require__(18);
 
 const sortMapEntriesByKey = (a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 class Schema {
@@ -51748,13 +51748,13 @@ exports.Schema = Schema;
 
 /***/ }),
 
-/***/ 9009:
+/***/ 7451:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var YAMLMap = __nccwpck_require__(3148);
+var identity = __nccwpck_require__(1127);
+var YAMLMap = __nccwpck_require__(4454);
 
 const map = {
     collection: 'map',
@@ -51774,12 +51774,12 @@ exports.map = map;
 
 /***/ }),
 
-/***/ 1342:
+/***/ 3632:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3835);
+var Scalar = __nccwpck_require__(3301);
 
 const nullTag = {
     identify: value => value == null,
@@ -51798,13 +51798,13 @@ exports.nullTag = nullTag;
 
 /***/ }),
 
-/***/ 1868:
+/***/ 1706:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var YAMLSeq = __nccwpck_require__(2481);
+var identity = __nccwpck_require__(1127);
+var YAMLSeq = __nccwpck_require__(2223);
 
 const seq = {
     collection: 'seq',
@@ -51824,12 +51824,12 @@ exports.seq = seq;
 
 /***/ }),
 
-/***/ 6026:
+/***/ 6464:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyString = __nccwpck_require__(1436);
+var stringifyString = __nccwpck_require__(3069);
 
 const string = {
     identify: value => typeof value === 'string',
@@ -51847,12 +51847,12 @@ exports.string = string;
 
 /***/ }),
 
-/***/ 993:
+/***/ 3959:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3835);
+var Scalar = __nccwpck_require__(3301);
 
 const boolTag = {
     identify: value => typeof value === 'boolean',
@@ -51875,13 +51875,13 @@ exports.boolTag = boolTag;
 
 /***/ }),
 
-/***/ 8151:
+/***/ 8405:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3835);
-var stringifyNumber = __nccwpck_require__(9215);
+var Scalar = __nccwpck_require__(3301);
+var stringifyNumber = __nccwpck_require__(8689);
 
 const floatNaN = {
     identify: value => typeof value === 'number',
@@ -51929,12 +51929,12 @@ exports.floatNaN = floatNaN;
 
 /***/ }),
 
-/***/ 4744:
+/***/ 9874:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyNumber = __nccwpck_require__(9215);
+var stringifyNumber = __nccwpck_require__(8689);
 
 const intIdentify = (value) => typeof value === 'bigint' || Number.isInteger(value);
 const intResolve = (str, offset, radix, { intAsBigInt }) => (intAsBigInt ? BigInt(str) : parseInt(str.substring(offset), radix));
@@ -51978,18 +51978,18 @@ exports.intOct = intOct;
 
 /***/ }),
 
-/***/ 4734:
+/***/ 896:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var map = __nccwpck_require__(9009);
-var _null = __nccwpck_require__(1342);
-var seq = __nccwpck_require__(1868);
-var string = __nccwpck_require__(6026);
-var bool = __nccwpck_require__(993);
-var float = __nccwpck_require__(8151);
-var int = __nccwpck_require__(4744);
+var map = __nccwpck_require__(7451);
+var _null = __nccwpck_require__(3632);
+var seq = __nccwpck_require__(1706);
+var string = __nccwpck_require__(6464);
+var bool = __nccwpck_require__(3959);
+var float = __nccwpck_require__(8405);
+var int = __nccwpck_require__(9874);
 
 const schema = [
     map.map,
@@ -52010,14 +52010,14 @@ exports.schema = schema;
 
 /***/ }),
 
-/***/ 1721:
+/***/ 3559:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3835);
-var map = __nccwpck_require__(9009);
-var seq = __nccwpck_require__(1868);
+var Scalar = __nccwpck_require__(3301);
+var map = __nccwpck_require__(7451);
+var seq = __nccwpck_require__(1706);
 
 function intIdentify(value) {
     return typeof value === 'bigint' || Number.isInteger(value);
@@ -52081,27 +52081,27 @@ exports.schema = schema;
 
 /***/ }),
 
-/***/ 860:
+/***/ 18:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var map = __nccwpck_require__(9009);
-var _null = __nccwpck_require__(1342);
-var seq = __nccwpck_require__(1868);
-var string = __nccwpck_require__(6026);
-var bool = __nccwpck_require__(993);
-var float = __nccwpck_require__(8151);
-var int = __nccwpck_require__(4744);
-var schema = __nccwpck_require__(4734);
-var schema$1 = __nccwpck_require__(1721);
-var binary = __nccwpck_require__(6909);
-var merge = __nccwpck_require__(3934);
-var omap = __nccwpck_require__(2897);
-var pairs = __nccwpck_require__(9891);
-var schema$2 = __nccwpck_require__(5519);
-var set = __nccwpck_require__(7902);
-var timestamp = __nccwpck_require__(3182);
+var map = __nccwpck_require__(7451);
+var _null = __nccwpck_require__(3632);
+var seq = __nccwpck_require__(1706);
+var string = __nccwpck_require__(6464);
+var bool = __nccwpck_require__(3959);
+var float = __nccwpck_require__(8405);
+var int = __nccwpck_require__(9874);
+var schema = __nccwpck_require__(896);
+var schema$1 = __nccwpck_require__(3559);
+var binary = __nccwpck_require__(6083);
+var merge = __nccwpck_require__(452);
+var omap = __nccwpck_require__(303);
+var pairs = __nccwpck_require__(8385);
+var schema$2 = __nccwpck_require__(5913);
+var set = __nccwpck_require__(1528);
+var timestamp = __nccwpck_require__(6752);
 
 const schemas = new Map([
     ['core', schema.schema],
@@ -52187,14 +52187,14 @@ exports.getTags = getTags;
 
 /***/ }),
 
-/***/ 6909:
+/***/ 6083:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
 var node_buffer = __nccwpck_require__(181);
-var Scalar = __nccwpck_require__(3835);
-var stringifyString = __nccwpck_require__(1436);
+var Scalar = __nccwpck_require__(3301);
+var stringifyString = __nccwpck_require__(3069);
 
 const binary = {
     identify: value => value instanceof Uint8Array, // Buffer inherits from Uint8Array
@@ -52264,12 +52264,12 @@ exports.binary = binary;
 
 /***/ }),
 
-/***/ 5560:
+/***/ 8398:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3835);
+var Scalar = __nccwpck_require__(3301);
 
 function boolStringify({ value, source }, ctx) {
     const boolObj = value ? trueTag : falseTag;
@@ -52300,13 +52300,13 @@ exports.trueTag = trueTag;
 
 /***/ }),
 
-/***/ 7256:
+/***/ 5782:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3835);
-var stringifyNumber = __nccwpck_require__(9215);
+var Scalar = __nccwpck_require__(3301);
+var stringifyNumber = __nccwpck_require__(8689);
 
 const floatNaN = {
     identify: value => typeof value === 'number',
@@ -52357,12 +52357,12 @@ exports.floatNaN = floatNaN;
 
 /***/ }),
 
-/***/ 2151:
+/***/ 873:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyNumber = __nccwpck_require__(9215);
+var stringifyNumber = __nccwpck_require__(8689);
 
 const intIdentify = (value) => typeof value === 'bigint' || Number.isInteger(value);
 function intResolve(str, offset, radix, { intAsBigInt }) {
@@ -52440,13 +52440,13 @@ exports.intOct = intOct;
 
 /***/ }),
 
-/***/ 3934:
+/***/ 452:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var Scalar = __nccwpck_require__(3835);
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
 
 // If the value associated with a merge key is a single mapping node, each of
 // its key/value pairs is inserted into the current mapping, unless the key
@@ -52518,16 +52518,16 @@ exports.merge = merge;
 
 /***/ }),
 
-/***/ 2897:
+/***/ 303:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var toJS = __nccwpck_require__(2425);
-var YAMLMap = __nccwpck_require__(3148);
-var YAMLSeq = __nccwpck_require__(2481);
-var pairs = __nccwpck_require__(9891);
+var identity = __nccwpck_require__(1127);
+var toJS = __nccwpck_require__(4043);
+var YAMLMap = __nccwpck_require__(4454);
+var YAMLSeq = __nccwpck_require__(2223);
+var pairs = __nccwpck_require__(8385);
 
 class YAMLOMap extends YAMLSeq.YAMLSeq {
     constructor() {
@@ -52602,15 +52602,15 @@ exports.omap = omap;
 
 /***/ }),
 
-/***/ 9891:
+/***/ 8385:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var Pair = __nccwpck_require__(251);
-var Scalar = __nccwpck_require__(3835);
-var YAMLSeq = __nccwpck_require__(2481);
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var Scalar = __nccwpck_require__(3301);
+var YAMLSeq = __nccwpck_require__(2223);
 
 function resolvePairs(seq, onError) {
     if (identity.isSeq(seq)) {
@@ -52691,24 +52691,24 @@ exports.resolvePairs = resolvePairs;
 
 /***/ }),
 
-/***/ 5519:
+/***/ 5913:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var map = __nccwpck_require__(9009);
-var _null = __nccwpck_require__(1342);
-var seq = __nccwpck_require__(1868);
-var string = __nccwpck_require__(6026);
-var binary = __nccwpck_require__(6909);
-var bool = __nccwpck_require__(5560);
-var float = __nccwpck_require__(7256);
-var int = __nccwpck_require__(2151);
-var merge = __nccwpck_require__(3934);
-var omap = __nccwpck_require__(2897);
-var pairs = __nccwpck_require__(9891);
-var set = __nccwpck_require__(7902);
-var timestamp = __nccwpck_require__(3182);
+var map = __nccwpck_require__(7451);
+var _null = __nccwpck_require__(3632);
+var seq = __nccwpck_require__(1706);
+var string = __nccwpck_require__(6464);
+var binary = __nccwpck_require__(6083);
+var bool = __nccwpck_require__(8398);
+var float = __nccwpck_require__(5782);
+var int = __nccwpck_require__(873);
+var merge = __nccwpck_require__(452);
+var omap = __nccwpck_require__(303);
+var pairs = __nccwpck_require__(8385);
+var set = __nccwpck_require__(1528);
+var timestamp = __nccwpck_require__(6752);
 
 const schema = [
     map.map,
@@ -52739,14 +52739,14 @@ exports.schema = schema;
 
 /***/ }),
 
-/***/ 7902:
+/***/ 1528:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var Pair = __nccwpck_require__(251);
-var YAMLMap = __nccwpck_require__(3148);
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var YAMLMap = __nccwpck_require__(4454);
 
 class YAMLSet extends YAMLMap.YAMLMap {
     constructor(schema) {
@@ -52842,12 +52842,12 @@ exports.set = set;
 
 /***/ }),
 
-/***/ 3182:
+/***/ 6752:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyNumber = __nccwpck_require__(9215);
+var stringifyNumber = __nccwpck_require__(8689);
 
 /** Internal types handle bigint as number, because TS can't figure it out. */
 function parseSexagesimal(str, asBigInt) {
@@ -52954,7 +52954,7 @@ exports.timestamp = timestamp;
 
 /***/ }),
 
-/***/ 2125:
+/***/ 4475:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -53112,15 +53112,15 @@ exports.foldFlowLines = foldFlowLines;
 
 /***/ }),
 
-/***/ 1686:
+/***/ 2148:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var anchors = __nccwpck_require__(3386);
-var identity = __nccwpck_require__(6381);
-var stringifyComment = __nccwpck_require__(6785);
-var stringifyString = __nccwpck_require__(1436);
+var anchors = __nccwpck_require__(1596);
+var identity = __nccwpck_require__(1127);
+var stringifyComment = __nccwpck_require__(9799);
+var stringifyString = __nccwpck_require__(3069);
 
 function createStringifyContext(doc, options) {
     const opt = Object.assign({
@@ -53251,14 +53251,14 @@ exports.stringify = stringify;
 
 /***/ }),
 
-/***/ 5586:
+/***/ 1212:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var stringify = __nccwpck_require__(1686);
-var stringifyComment = __nccwpck_require__(6785);
+var identity = __nccwpck_require__(1127);
+var stringify = __nccwpck_require__(2148);
+var stringifyComment = __nccwpck_require__(9799);
 
 function stringifyCollection(collection, ctx, options) {
     const flow = ctx.inFlow ?? collection.flow;
@@ -53413,7 +53413,7 @@ exports.stringifyCollection = stringifyCollection;
 
 /***/ }),
 
-/***/ 6785:
+/***/ 9799:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -53444,14 +53444,14 @@ exports.stringifyComment = stringifyComment;
 
 /***/ }),
 
-/***/ 7827:
+/***/ 6829:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var stringify = __nccwpck_require__(1686);
-var stringifyComment = __nccwpck_require__(6785);
+var identity = __nccwpck_require__(1127);
+var stringify = __nccwpck_require__(2148);
+var stringifyComment = __nccwpck_require__(9799);
 
 function stringifyDocument(doc, options) {
     const lines = [];
@@ -53538,7 +53538,7 @@ exports.stringifyDocument = stringifyDocument;
 
 /***/ }),
 
-/***/ 9215:
+/***/ 8689:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -53572,15 +53572,15 @@ exports.stringifyNumber = stringifyNumber;
 
 /***/ }),
 
-/***/ 5578:
+/***/ 9748:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var Scalar = __nccwpck_require__(3835);
-var stringify = __nccwpck_require__(1686);
-var stringifyComment = __nccwpck_require__(6785);
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+var stringify = __nccwpck_require__(2148);
+var stringifyComment = __nccwpck_require__(9799);
 
 function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
     const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
@@ -53731,13 +53731,13 @@ exports.stringifyPair = stringifyPair;
 
 /***/ }),
 
-/***/ 1436:
+/***/ 3069:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3835);
-var foldFlowLines = __nccwpck_require__(2125);
+var Scalar = __nccwpck_require__(3301);
+var foldFlowLines = __nccwpck_require__(4475);
 
 const getFoldOptions = (ctx, isBlock) => ({
     indentAtStart: isBlock ? ctx.indent.length : ctx.indentAtStart,
@@ -54076,12 +54076,12 @@ exports.stringifyString = stringifyString;
 
 /***/ }),
 
-/***/ 4074:
+/***/ 204:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
+var identity = __nccwpck_require__(1127);
 
 const BREAK = Symbol('break visit');
 const SKIP = Symbol('skip children');
@@ -54319,7 +54319,7 @@ exports.visitAsync = visitAsync;
 
 /***/ }),
 
-/***/ 1577:
+/***/ 7639:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
@@ -59038,7 +59038,7 @@ async function reportIfFoundPrivateKeyP12Format({ source, context, t, }) {
         const path = await Promise.resolve(/* import() */).then(__nccwpck_require__.t.bind(__nccwpck_require__, 6760, 19));
         // Read file as Buffer to Base64 -> bytes -> asn1
         const p12String = fs.readFileSync(source.filePath).toString("base64");
-        const forge = (await __nccwpck_require__.e(/* import() */ 842).then(__nccwpck_require__.bind(__nccwpck_require__, 4842)).then(function (n) { return n.i; })).default;
+        const forge = (await __nccwpck_require__.e(/* import() */ 200).then(__nccwpck_require__.bind(__nccwpck_require__, 1200)).then(function (n) { return n.i; })).default;
         const p12Der = forge.util.decode64(p12String);
         const p12Asn1 = forge.asn1.fromDer(p12Der);
         // read p12 file with "notasecret" pass phase
@@ -60395,28 +60395,28 @@ const creator = {
 
 /***/ }),
 
-/***/ 5686:
+/***/ 3837:
 /***/ ((module) => {
 
 module.exports = /*#__PURE__*/JSON.parse('{"$id":"https://raw.githubusercontent.com/ajv-validator/ajv/master/lib/refs/data.json#","description":"Meta-schema for $data reference (JSON AnySchema extension proposal)","type":"object","required":["$data"],"properties":{"$data":{"type":"string","anyOf":[{"format":"relative-json-pointer"},{"format":"json-pointer"}]}},"additionalProperties":false}');
 
 /***/ }),
 
-/***/ 2972:
+/***/ 2079:
 /***/ ((module) => {
 
 module.exports = /*#__PURE__*/JSON.parse('{"$schema":"http://json-schema.org/draft-07/schema#","$id":"http://json-schema.org/draft-07/schema#","title":"Core schema meta-schema","definitions":{"schemaArray":{"type":"array","minItems":1,"items":{"$ref":"#"}},"nonNegativeInteger":{"type":"integer","minimum":0},"nonNegativeIntegerDefault0":{"allOf":[{"$ref":"#/definitions/nonNegativeInteger"},{"default":0}]},"simpleTypes":{"enum":["array","boolean","integer","null","number","object","string"]},"stringArray":{"type":"array","items":{"type":"string"},"uniqueItems":true,"default":[]}},"type":["object","boolean"],"properties":{"$id":{"type":"string","format":"uri-reference"},"$schema":{"type":"string","format":"uri"},"$ref":{"type":"string","format":"uri-reference"},"$comment":{"type":"string"},"title":{"type":"string"},"description":{"type":"string"},"default":true,"readOnly":{"type":"boolean","default":false},"examples":{"type":"array","items":true},"multipleOf":{"type":"number","exclusiveMinimum":0},"maximum":{"type":"number"},"exclusiveMaximum":{"type":"number"},"minimum":{"type":"number"},"exclusiveMinimum":{"type":"number"},"maxLength":{"$ref":"#/definitions/nonNegativeInteger"},"minLength":{"$ref":"#/definitions/nonNegativeIntegerDefault0"},"pattern":{"type":"string","format":"regex"},"additionalItems":{"$ref":"#"},"items":{"anyOf":[{"$ref":"#"},{"$ref":"#/definitions/schemaArray"}],"default":true},"maxItems":{"$ref":"#/definitions/nonNegativeInteger"},"minItems":{"$ref":"#/definitions/nonNegativeIntegerDefault0"},"uniqueItems":{"type":"boolean","default":false},"contains":{"$ref":"#"},"maxProperties":{"$ref":"#/definitions/nonNegativeInteger"},"minProperties":{"$ref":"#/definitions/nonNegativeIntegerDefault0"},"required":{"$ref":"#/definitions/stringArray"},"additionalProperties":{"$ref":"#"},"definitions":{"type":"object","additionalProperties":{"$ref":"#"},"default":{}},"properties":{"type":"object","additionalProperties":{"$ref":"#"},"default":{}},"patternProperties":{"type":"object","additionalProperties":{"$ref":"#"},"propertyNames":{"format":"regex"},"default":{}},"dependencies":{"type":"object","additionalProperties":{"anyOf":[{"$ref":"#"},{"$ref":"#/definitions/stringArray"}]}},"propertyNames":{"$ref":"#"},"const":true,"enum":{"type":"array","items":true,"minItems":1,"uniqueItems":true},"type":{"anyOf":[{"$ref":"#/definitions/simpleTypes"},{"type":"array","items":{"$ref":"#/definitions/simpleTypes"},"minItems":1,"uniqueItems":true}]},"format":{"type":"string"},"contentMediaType":{"type":"string"},"contentEncoding":{"type":"string"},"if":{"$ref":"#"},"then":{"$ref":"#"},"else":{"$ref":"#"},"allOf":{"$ref":"#/definitions/schemaArray"},"anyOf":{"$ref":"#/definitions/schemaArray"},"oneOf":{"$ref":"#/definitions/schemaArray"},"not":{"$ref":"#"}},"default":true}');
 
 /***/ }),
 
-/***/ 8700:
+/***/ 6495:
 /***/ ((module) => {
 
 module.exports = /*#__PURE__*/JSON.parse('{"blacklist_client.lua":"local blacklist = ARGV[num_static_argv + 1]\\n\\nif redis.call(\'zscore\', client_last_seen_key, blacklist) then\\n  redis.call(\'zadd\', client_last_seen_key, 0, blacklist)\\nend\\n\\n\\nreturn {}\\n","check.lua":"local weight = tonumber(ARGV[num_static_argv + 1])\\n\\nlocal capacity = process_tick(now, false)[\'capacity\']\\nlocal nextRequest = tonumber(redis.call(\'hget\', settings_key, \'nextRequest\'))\\n\\nreturn conditions_check(capacity, weight) and nextRequest - now <= 0\\n","conditions_check.lua":"local conditions_check = function (capacity, weight)\\n  return capacity == nil or weight <= capacity\\nend\\n","current_reservoir.lua":"return process_tick(now, false)[\'reservoir\']\\n","done.lua":"process_tick(now, false)\\n\\nreturn tonumber(redis.call(\'hget\', settings_key, \'done\'))\\n","free.lua":"local index = ARGV[num_static_argv + 1]\\n\\nredis.call(\'zadd\', job_expirations_key, 0, index)\\n\\nreturn process_tick(now, false)[\'running\']\\n","get_time.lua":"redis.replicate_commands()\\n\\nlocal get_time = function ()\\n  local time = redis.call(\'time\')\\n\\n  return tonumber(time[1]..string.sub(time[2], 1, 3))\\nend\\n","group_check.lua":"return not (redis.call(\'exists\', settings_key) == 1)\\n","heartbeat.lua":"process_tick(now, true)\\n","increment_reservoir.lua":"local incr = tonumber(ARGV[num_static_argv + 1])\\n\\nredis.call(\'hincrby\', settings_key, \'reservoir\', incr)\\n\\nlocal reservoir = process_tick(now, true)[\'reservoir\']\\n\\nlocal groupTimeout = tonumber(redis.call(\'hget\', settings_key, \'groupTimeout\'))\\nrefresh_expiration(0, 0, groupTimeout)\\n\\nreturn reservoir\\n","init.lua":"local clear = tonumber(ARGV[num_static_argv + 1])\\nlocal limiter_version = ARGV[num_static_argv + 2]\\nlocal num_local_argv = num_static_argv + 2\\n\\nif clear == 1 then\\n  redis.call(\'del\', unpack(KEYS))\\nend\\n\\nif redis.call(\'exists\', settings_key) == 0 then\\n  -- Create\\n  local args = {\'hmset\', settings_key}\\n\\n  for i = num_local_argv + 1, #ARGV do\\n    table.insert(args, ARGV[i])\\n  end\\n\\n  redis.call(unpack(args))\\n  redis.call(\'hmset\', settings_key,\\n    \'nextRequest\', now,\\n    \'lastReservoirRefresh\', now,\\n    \'lastReservoirIncrease\', now,\\n    \'running\', 0,\\n    \'done\', 0,\\n    \'unblockTime\', 0,\\n    \'capacityPriorityCounter\', 0\\n  )\\n\\nelse\\n  -- Apply migrations\\n  local settings = redis.call(\'hmget\', settings_key,\\n    \'id\',\\n    \'version\'\\n  )\\n  local id = settings[1]\\n  local current_version = settings[2]\\n\\n  if current_version ~= limiter_version then\\n    local version_digits = {}\\n    for k, v in string.gmatch(current_version, \\"([^.]+)\\") do\\n      table.insert(version_digits, tonumber(k))\\n    end\\n\\n    -- 2.10.0\\n    if version_digits[2] < 10 then\\n      redis.call(\'hsetnx\', settings_key, \'reservoirRefreshInterval\', \'\')\\n      redis.call(\'hsetnx\', settings_key, \'reservoirRefreshAmount\', \'\')\\n      redis.call(\'hsetnx\', settings_key, \'lastReservoirRefresh\', \'\')\\n      redis.call(\'hsetnx\', settings_key, \'done\', 0)\\n      redis.call(\'hset\', settings_key, \'version\', \'2.10.0\')\\n    end\\n\\n    -- 2.11.1\\n    if version_digits[2] < 11 or (version_digits[2] == 11 and version_digits[3] < 1) then\\n      if redis.call(\'hstrlen\', settings_key, \'lastReservoirRefresh\') == 0 then\\n        redis.call(\'hmset\', settings_key,\\n          \'lastReservoirRefresh\', now,\\n          \'version\', \'2.11.1\'\\n        )\\n      end\\n    end\\n\\n    -- 2.14.0\\n    if version_digits[2] < 14 then\\n      local old_running_key = \'b_\'..id..\'_running\'\\n      local old_executing_key = \'b_\'..id..\'_executing\'\\n\\n      if redis.call(\'exists\', old_running_key) == 1 then\\n        redis.call(\'rename\', old_running_key, job_weights_key)\\n      end\\n      if redis.call(\'exists\', old_executing_key) == 1 then\\n        redis.call(\'rename\', old_executing_key, job_expirations_key)\\n      end\\n      redis.call(\'hset\', settings_key, \'version\', \'2.14.0\')\\n    end\\n\\n    -- 2.15.2\\n    if version_digits[2] < 15 or (version_digits[2] == 15 and version_digits[3] < 2) then\\n      redis.call(\'hsetnx\', settings_key, \'capacityPriorityCounter\', 0)\\n      redis.call(\'hset\', settings_key, \'version\', \'2.15.2\')\\n    end\\n\\n    -- 2.17.0\\n    if version_digits[2] < 17 then\\n      redis.call(\'hsetnx\', settings_key, \'clientTimeout\', 10000)\\n      redis.call(\'hset\', settings_key, \'version\', \'2.17.0\')\\n    end\\n\\n    -- 2.18.0\\n    if version_digits[2] < 18 then\\n      redis.call(\'hsetnx\', settings_key, \'reservoirIncreaseInterval\', \'\')\\n      redis.call(\'hsetnx\', settings_key, \'reservoirIncreaseAmount\', \'\')\\n      redis.call(\'hsetnx\', settings_key, \'reservoirIncreaseMaximum\', \'\')\\n      redis.call(\'hsetnx\', settings_key, \'lastReservoirIncrease\', now)\\n      redis.call(\'hset\', settings_key, \'version\', \'2.18.0\')\\n    end\\n\\n  end\\n\\n  process_tick(now, false)\\nend\\n\\nlocal groupTimeout = tonumber(redis.call(\'hget\', settings_key, \'groupTimeout\'))\\nrefresh_expiration(0, 0, groupTimeout)\\n\\nreturn {}\\n","process_tick.lua":"local process_tick = function (now, always_publish)\\n\\n  local compute_capacity = function (maxConcurrent, running, reservoir)\\n    if maxConcurrent ~= nil and reservoir ~= nil then\\n      return math.min((maxConcurrent - running), reservoir)\\n    elseif maxConcurrent ~= nil then\\n      return maxConcurrent - running\\n    elseif reservoir ~= nil then\\n      return reservoir\\n    else\\n      return nil\\n    end\\n  end\\n\\n  local settings = redis.call(\'hmget\', settings_key,\\n    \'id\',\\n    \'maxConcurrent\',\\n    \'running\',\\n    \'reservoir\',\\n    \'reservoirRefreshInterval\',\\n    \'reservoirRefreshAmount\',\\n    \'lastReservoirRefresh\',\\n    \'reservoirIncreaseInterval\',\\n    \'reservoirIncreaseAmount\',\\n    \'reservoirIncreaseMaximum\',\\n    \'lastReservoirIncrease\',\\n    \'capacityPriorityCounter\',\\n    \'clientTimeout\'\\n  )\\n  local id = settings[1]\\n  local maxConcurrent = tonumber(settings[2])\\n  local running = tonumber(settings[3])\\n  local reservoir = tonumber(settings[4])\\n  local reservoirRefreshInterval = tonumber(settings[5])\\n  local reservoirRefreshAmount = tonumber(settings[6])\\n  local lastReservoirRefresh = tonumber(settings[7])\\n  local reservoirIncreaseInterval = tonumber(settings[8])\\n  local reservoirIncreaseAmount = tonumber(settings[9])\\n  local reservoirIncreaseMaximum = tonumber(settings[10])\\n  local lastReservoirIncrease = tonumber(settings[11])\\n  local capacityPriorityCounter = tonumber(settings[12])\\n  local clientTimeout = tonumber(settings[13])\\n\\n  local initial_capacity = compute_capacity(maxConcurrent, running, reservoir)\\n\\n  --\\n  -- Process \'running\' changes\\n  --\\n  local expired = redis.call(\'zrangebyscore\', job_expirations_key, \'-inf\', \'(\'..now)\\n\\n  if #expired > 0 then\\n    redis.call(\'zremrangebyscore\', job_expirations_key, \'-inf\', \'(\'..now)\\n\\n    local flush_batch = function (batch, acc)\\n      local weights = redis.call(\'hmget\', job_weights_key, unpack(batch))\\n                      redis.call(\'hdel\',  job_weights_key, unpack(batch))\\n      local clients = redis.call(\'hmget\', job_clients_key, unpack(batch))\\n                      redis.call(\'hdel\',  job_clients_key, unpack(batch))\\n\\n      -- Calculate sum of removed weights\\n      for i = 1, #weights do\\n        acc[\'total\'] = acc[\'total\'] + (tonumber(weights[i]) or 0)\\n      end\\n\\n      -- Calculate sum of removed weights by client\\n      local client_weights = {}\\n      for i = 1, #clients do\\n        local removed = tonumber(weights[i]) or 0\\n        if removed > 0 then\\n          acc[\'client_weights\'][clients[i]] = (acc[\'client_weights\'][clients[i]] or 0) + removed\\n        end\\n      end\\n    end\\n\\n    local acc = {\\n      [\'total\'] = 0,\\n      [\'client_weights\'] = {}\\n    }\\n    local batch_size = 1000\\n\\n    -- Compute changes to Zsets and apply changes to Hashes\\n    for i = 1, #expired, batch_size do\\n      local batch = {}\\n      for j = i, math.min(i + batch_size - 1, #expired) do\\n        table.insert(batch, expired[j])\\n      end\\n\\n      flush_batch(batch, acc)\\n    end\\n\\n    -- Apply changes to Zsets\\n    if acc[\'total\'] > 0 then\\n      redis.call(\'hincrby\', settings_key, \'done\', acc[\'total\'])\\n      running = tonumber(redis.call(\'hincrby\', settings_key, \'running\', -acc[\'total\']))\\n    end\\n\\n    for client, weight in pairs(acc[\'client_weights\']) do\\n      redis.call(\'zincrby\', client_running_key, -weight, client)\\n    end\\n  end\\n\\n  --\\n  -- Process \'reservoir\' changes\\n  --\\n  local reservoirRefreshActive = reservoirRefreshInterval ~= nil and reservoirRefreshAmount ~= nil\\n  if reservoirRefreshActive and now >= lastReservoirRefresh + reservoirRefreshInterval then\\n    reservoir = reservoirRefreshAmount\\n    redis.call(\'hmset\', settings_key,\\n      \'reservoir\', reservoir,\\n      \'lastReservoirRefresh\', now\\n    )\\n  end\\n\\n  local reservoirIncreaseActive = reservoirIncreaseInterval ~= nil and reservoirIncreaseAmount ~= nil\\n  if reservoirIncreaseActive and now >= lastReservoirIncrease + reservoirIncreaseInterval then\\n    local num_intervals = math.floor((now - lastReservoirIncrease) / reservoirIncreaseInterval)\\n    local incr = reservoirIncreaseAmount * num_intervals\\n    if reservoirIncreaseMaximum ~= nil then\\n      incr = math.min(incr, reservoirIncreaseMaximum - (reservoir or 0))\\n    end\\n    if incr > 0 then\\n      reservoir = (reservoir or 0) + incr\\n    end\\n    redis.call(\'hmset\', settings_key,\\n      \'reservoir\', reservoir,\\n      \'lastReservoirIncrease\', lastReservoirIncrease + (num_intervals * reservoirIncreaseInterval)\\n    )\\n  end\\n\\n  --\\n  -- Clear unresponsive clients\\n  --\\n  local unresponsive = redis.call(\'zrangebyscore\', client_last_seen_key, \'-inf\', (now - clientTimeout))\\n  local unresponsive_lookup = {}\\n  local terminated_clients = {}\\n  for i = 1, #unresponsive do\\n    unresponsive_lookup[unresponsive[i]] = true\\n    if tonumber(redis.call(\'zscore\', client_running_key, unresponsive[i])) == 0 then\\n      table.insert(terminated_clients, unresponsive[i])\\n    end\\n  end\\n  if #terminated_clients > 0 then\\n    redis.call(\'zrem\', client_running_key,         unpack(terminated_clients))\\n    redis.call(\'hdel\', client_num_queued_key,      unpack(terminated_clients))\\n    redis.call(\'zrem\', client_last_registered_key, unpack(terminated_clients))\\n    redis.call(\'zrem\', client_last_seen_key,       unpack(terminated_clients))\\n  end\\n\\n  --\\n  -- Broadcast capacity changes\\n  --\\n  local final_capacity = compute_capacity(maxConcurrent, running, reservoir)\\n\\n  if always_publish or (initial_capacity ~= nil and final_capacity == nil) then\\n    -- always_publish or was not unlimited, now unlimited\\n    redis.call(\'publish\', \'b_\'..id, \'capacity:\'..(final_capacity or \'\'))\\n\\n  elseif initial_capacity ~= nil and final_capacity ~= nil and final_capacity > initial_capacity then\\n    -- capacity was increased\\n    -- send the capacity message to the limiter having the lowest number of running jobs\\n    -- the tiebreaker is the limiter having not registered a job in the longest time\\n\\n    local lowest_concurrency_value = nil\\n    local lowest_concurrency_clients = {}\\n    local lowest_concurrency_last_registered = {}\\n    local client_concurrencies = redis.call(\'zrange\', client_running_key, 0, -1, \'withscores\')\\n\\n    for i = 1, #client_concurrencies, 2 do\\n      local client = client_concurrencies[i]\\n      local concurrency = tonumber(client_concurrencies[i+1])\\n\\n      if (\\n        lowest_concurrency_value == nil or lowest_concurrency_value == concurrency\\n      ) and (\\n        not unresponsive_lookup[client]\\n      ) and (\\n        tonumber(redis.call(\'hget\', client_num_queued_key, client)) > 0\\n      ) then\\n        lowest_concurrency_value = concurrency\\n        table.insert(lowest_concurrency_clients, client)\\n        local last_registered = tonumber(redis.call(\'zscore\', client_last_registered_key, client))\\n        table.insert(lowest_concurrency_last_registered, last_registered)\\n      end\\n    end\\n\\n    if #lowest_concurrency_clients > 0 then\\n      local position = 1\\n      local earliest = lowest_concurrency_last_registered[1]\\n\\n      for i,v in ipairs(lowest_concurrency_last_registered) do\\n        if v < earliest then\\n          position = i\\n          earliest = v\\n        end\\n      end\\n\\n      local next_client = lowest_concurrency_clients[position]\\n      redis.call(\'publish\', \'b_\'..id,\\n        \'capacity-priority:\'..(final_capacity or \'\')..\\n        \':\'..next_client..\\n        \':\'..capacityPriorityCounter\\n      )\\n      redis.call(\'hincrby\', settings_key, \'capacityPriorityCounter\', \'1\')\\n    else\\n      redis.call(\'publish\', \'b_\'..id, \'capacity:\'..(final_capacity or \'\'))\\n    end\\n  end\\n\\n  return {\\n    [\'capacity\'] = final_capacity,\\n    [\'running\'] = running,\\n    [\'reservoir\'] = reservoir\\n  }\\nend\\n","queued.lua":"local clientTimeout = tonumber(redis.call(\'hget\', settings_key, \'clientTimeout\'))\\nlocal valid_clients = redis.call(\'zrangebyscore\', client_last_seen_key, (now - clientTimeout), \'inf\')\\nlocal client_queued = redis.call(\'hmget\', client_num_queued_key, unpack(valid_clients))\\n\\nlocal sum = 0\\nfor i = 1, #client_queued do\\n  sum = sum + tonumber(client_queued[i])\\nend\\n\\nreturn sum\\n","refresh_expiration.lua":"local refresh_expiration = function (now, nextRequest, groupTimeout)\\n\\n  if groupTimeout ~= nil then\\n    local ttl = (nextRequest + groupTimeout) - now\\n\\n    for i = 1, #KEYS do\\n      redis.call(\'pexpire\', KEYS[i], ttl)\\n    end\\n  end\\n\\nend\\n","refs.lua":"local settings_key = KEYS[1]\\nlocal job_weights_key = KEYS[2]\\nlocal job_expirations_key = KEYS[3]\\nlocal job_clients_key = KEYS[4]\\nlocal client_running_key = KEYS[5]\\nlocal client_num_queued_key = KEYS[6]\\nlocal client_last_registered_key = KEYS[7]\\nlocal client_last_seen_key = KEYS[8]\\n\\nlocal now = tonumber(ARGV[1])\\nlocal client = ARGV[2]\\n\\nlocal num_static_argv = 2\\n","register.lua":"local index = ARGV[num_static_argv + 1]\\nlocal weight = tonumber(ARGV[num_static_argv + 2])\\nlocal expiration = tonumber(ARGV[num_static_argv + 3])\\n\\nlocal state = process_tick(now, false)\\nlocal capacity = state[\'capacity\']\\nlocal reservoir = state[\'reservoir\']\\n\\nlocal settings = redis.call(\'hmget\', settings_key,\\n  \'nextRequest\',\\n  \'minTime\',\\n  \'groupTimeout\'\\n)\\nlocal nextRequest = tonumber(settings[1])\\nlocal minTime = tonumber(settings[2])\\nlocal groupTimeout = tonumber(settings[3])\\n\\nif conditions_check(capacity, weight) then\\n\\n  redis.call(\'hincrby\', settings_key, \'running\', weight)\\n  redis.call(\'hset\', job_weights_key, index, weight)\\n  if expiration ~= nil then\\n    redis.call(\'zadd\', job_expirations_key, now + expiration, index)\\n  end\\n  redis.call(\'hset\', job_clients_key, index, client)\\n  redis.call(\'zincrby\', client_running_key, weight, client)\\n  redis.call(\'hincrby\', client_num_queued_key, client, -1)\\n  redis.call(\'zadd\', client_last_registered_key, now, client)\\n\\n  local wait = math.max(nextRequest - now, 0)\\n  local newNextRequest = now + wait + minTime\\n\\n  if reservoir == nil then\\n    redis.call(\'hset\', settings_key,\\n      \'nextRequest\', newNextRequest\\n    )\\n  else\\n    reservoir = reservoir - weight\\n    redis.call(\'hmset\', settings_key,\\n      \'reservoir\', reservoir,\\n      \'nextRequest\', newNextRequest\\n    )\\n  end\\n\\n  refresh_expiration(now, newNextRequest, groupTimeout)\\n\\n  return {true, wait, reservoir}\\n\\nelse\\n  return {false}\\nend\\n","register_client.lua":"local queued = tonumber(ARGV[num_static_argv + 1])\\n\\n-- Could have been re-registered concurrently\\nif not redis.call(\'zscore\', client_last_seen_key, client) then\\n  redis.call(\'zadd\', client_running_key, 0, client)\\n  redis.call(\'hset\', client_num_queued_key, client, queued)\\n  redis.call(\'zadd\', client_last_registered_key, 0, client)\\nend\\n\\nredis.call(\'zadd\', client_last_seen_key, now, client)\\n\\nreturn {}\\n","running.lua":"return process_tick(now, false)[\'running\']\\n","submit.lua":"local queueLength = tonumber(ARGV[num_static_argv + 1])\\nlocal weight = tonumber(ARGV[num_static_argv + 2])\\n\\nlocal capacity = process_tick(now, false)[\'capacity\']\\n\\nlocal settings = redis.call(\'hmget\', settings_key,\\n  \'id\',\\n  \'maxConcurrent\',\\n  \'highWater\',\\n  \'nextRequest\',\\n  \'strategy\',\\n  \'unblockTime\',\\n  \'penalty\',\\n  \'minTime\',\\n  \'groupTimeout\'\\n)\\nlocal id = settings[1]\\nlocal maxConcurrent = tonumber(settings[2])\\nlocal highWater = tonumber(settings[3])\\nlocal nextRequest = tonumber(settings[4])\\nlocal strategy = tonumber(settings[5])\\nlocal unblockTime = tonumber(settings[6])\\nlocal penalty = tonumber(settings[7])\\nlocal minTime = tonumber(settings[8])\\nlocal groupTimeout = tonumber(settings[9])\\n\\nif maxConcurrent ~= nil and weight > maxConcurrent then\\n  return redis.error_reply(\'OVERWEIGHT:\'..weight..\':\'..maxConcurrent)\\nend\\n\\nlocal reachedHWM = (highWater ~= nil and queueLength == highWater\\n  and not (\\n    conditions_check(capacity, weight)\\n    and nextRequest - now <= 0\\n  )\\n)\\n\\nlocal blocked = strategy == 3 and (reachedHWM or unblockTime >= now)\\n\\nif blocked then\\n  local computedPenalty = penalty\\n  if computedPenalty == nil then\\n    if minTime == 0 then\\n      computedPenalty = 5000\\n    else\\n      computedPenalty = 15 * minTime\\n    end\\n  end\\n\\n  local newNextRequest = now + computedPenalty + minTime\\n\\n  redis.call(\'hmset\', settings_key,\\n    \'unblockTime\', now + computedPenalty,\\n    \'nextRequest\', newNextRequest\\n  )\\n\\n  local clients_queued_reset = redis.call(\'hkeys\', client_num_queued_key)\\n  local queued_reset = {}\\n  for i = 1, #clients_queued_reset do\\n    table.insert(queued_reset, clients_queued_reset[i])\\n    table.insert(queued_reset, 0)\\n  end\\n  redis.call(\'hmset\', client_num_queued_key, unpack(queued_reset))\\n\\n  redis.call(\'publish\', \'b_\'..id, \'blocked:\')\\n\\n  refresh_expiration(now, newNextRequest, groupTimeout)\\nend\\n\\nif not blocked and not reachedHWM then\\n  redis.call(\'hincrby\', client_num_queued_key, client, 1)\\nend\\n\\nreturn {reachedHWM, blocked, strategy}\\n","update_settings.lua":"local args = {\'hmset\', settings_key}\\n\\nfor i = num_static_argv + 1, #ARGV do\\n  table.insert(args, ARGV[i])\\nend\\n\\nredis.call(unpack(args))\\n\\nprocess_tick(now, true)\\n\\nlocal groupTimeout = tonumber(redis.call(\'hget\', settings_key, \'groupTimeout\'))\\nrefresh_expiration(0, 0, groupTimeout)\\n\\nreturn {}\\n","validate_client.lua":"if not redis.call(\'zscore\', client_last_seen_key, client) then\\n  return redis.error_reply(\'UNKNOWN_CLIENT\')\\nend\\n\\nredis.call(\'zadd\', client_last_seen_key, now, client)\\n","validate_keys.lua":"if not (redis.call(\'exists\', settings_key) == 1) then\\n  return redis.error_reply(\'SETTINGS_KEY_NOT_FOUND\')\\nend\\n"}');
 
 /***/ }),
 
-/***/ 7578:
+/***/ 8349:
 /***/ ((module) => {
 
 module.exports = {"r":"2.19.5"};
@@ -60773,8 +60773,8 @@ class ConfigError extends Error {
     }
 }
 
-// EXTERNAL MODULE: ../wt-11/node_modules/yaml/dist/index.js
-var dist = __nccwpck_require__(3361);
+// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
+var dist = __nccwpck_require__(8815);
 ;// CONCATENATED MODULE: ./src/policy/git-glob.ts
 /**
  * Globs read the way git reads them: wildmatch with WM_PATHNAME, the matcher behind `:(glob)` pathspecs
@@ -62707,7 +62707,7 @@ const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.ur
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
-;// CONCATENATED MODULE: ../wt-11/node_modules/@hono/node-server/dist/constants-BLSFu_RU.mjs
+;// CONCATENATED MODULE: ./node_modules/@hono/node-server/dist/constants-BLSFu_RU.mjs
 //#region src/utils/response/constants.ts
 const X_ALREADY_SENT = "x-hono-already-sent";
 
@@ -62719,7 +62719,7 @@ var external_node_http_ = __nccwpck_require__(7067);
 var external_node_http2_ = __nccwpck_require__(2467);
 // EXTERNAL MODULE: external "node:stream"
 var external_node_stream_ = __nccwpck_require__(7075);
-;// CONCATENATED MODULE: ../wt-11/node_modules/hono/dist/helper/websocket/index.js
+;// CONCATENATED MODULE: ./node_modules/hono/dist/helper/websocket/index.js
 //#region src/helper/websocket/index.ts
 /**
 * A context for controlling WebSockets
@@ -62774,7 +62774,7 @@ const defineWebSocketHelper = (handler) => {
 //#endregion
 
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@hono/node-server/dist/index.mjs
+;// CONCATENATED MODULE: ./node_modules/@hono/node-server/dist/index.mjs
 
 
 
@@ -64153,9 +64153,9 @@ const serve = (options, listeningListener) => {
 
 //#endregion
 
-// EXTERNAL MODULE: ../wt-11/node_modules/content-type/index.js
-var content_type = __nccwpck_require__(3070);
-;// CONCATENATED MODULE: ../wt-11/node_modules/@modelcontextprotocol/sdk/dist/esm/shared/mediaType.js
+// EXTERNAL MODULE: ./node_modules/content-type/index.js
+var content_type = __nccwpck_require__(756);
+;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/shared/mediaType.js
 
 /**
  * Extracts the media type (the lowercased `type/subtype` pair, without
@@ -64213,7 +64213,7 @@ function isJsonContentType(header) {
     return mediaTypeEssence(header) === 'application/json';
 }
 //# sourceMappingURL=mediaType.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@modelcontextprotocol/sdk/dist/esm/server/requestBody.js
+;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/server/requestBody.js
 /** Default upper bound, in bytes, on a request body read by the HTTP entry points (4 MiB). */
 const DEFAULT_MAX_REQUEST_BODY_SIZE = 4 * 1024 * 1024;
 /** Upper bound on the number of messages accepted in one JSON-RPC batch array. */
@@ -64272,7 +64272,7 @@ async function readRequestBody(request, maxBytes = DEFAULT_MAX_REQUEST_BODY_SIZE
     return { tooLarge: false, text: text + decoder.decode() };
 }
 //# sourceMappingURL=requestBody.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@modelcontextprotocol/sdk/dist/esm/server/sseKeepAlive.js
+;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/server/sseKeepAlive.js
 /** Default interval between SSE keep-alive comment frames. */
 const DEFAULT_SSE_KEEP_ALIVE_MS = 15000;
 const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
@@ -64286,7 +64286,7 @@ function armSseKeepAlive(intervalMs, onTick) {
     return timer;
 }
 //# sourceMappingURL=sseKeepAlive.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v4/core/util.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
 
 // functions
 function assertEqual(val) {
@@ -65161,7 +65161,7 @@ function constantCatch(value) {
     return fn;
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v4/core/core.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/core.js
 var _a;
 
 /** A special constant with type `never` */
@@ -65304,7 +65304,7 @@ function config(newConfig) {
     return globalConfig;
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v4/core/memoizer.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/memoizer.js
 
 class $ZodCyclicError extends Error {
     constructor() {
@@ -65617,7 +65617,7 @@ function isBackEdge(ctx, value) {
     return backEdges !== undefined && isRef(value) && backEdges.has(value);
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v4/core/regexes.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/regexes.js
 
 /**
  * @deprecated CUID v1 is deprecated by its authors due to information leakage
@@ -65775,7 +65775,7 @@ const sha512_hex = /^[0-9a-fA-F]{128}$/;
 const sha512_base64 = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64(86, "==")));
 const sha512_base64url = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64url(86)));
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v4/core/checks.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/checks.js
 // import { $ZodType } from "./schemas.js";
 
 
@@ -66293,7 +66293,7 @@ const $ZodCheckOverwrite = /*@__PURE__*/ $constructor("$ZodCheckOverwrite", (ins
     };
 });
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v4/core/doc.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/doc.js
 class Doc {
     constructor(args = [], closed = {}) {
         this.content = [];
@@ -66333,14 +66333,14 @@ class Doc {
     }
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v4/core/versions.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/versions.js
 const version = {
     major: 4,
     minor: 6,
     patch: 7,
 };
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v4/core/schemas.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/schemas.js
 
 
 
@@ -68978,7 +68978,7 @@ function handleRefineResult(result, payload, input, inst) {
     }
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v4/core/registries.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/registries.js
 var registries_a;
 const $output = /*@__PURE__*/ (/* unused pure expression or super */ null && (Symbol("ZodOutput")));
 const $input = /*@__PURE__*/ (/* unused pure expression or super */ null && (Symbol("ZodInput")));
@@ -69031,7 +69031,7 @@ function registry() {
 (registries_a = globalThis).__zod_globalRegistry ?? (registries_a.__zod_globalRegistry = registry());
 const globalRegistry = globalThis.__zod_globalRegistry;
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v4/core/api.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/api.js
 
 
 
@@ -70136,7 +70136,7 @@ function _stringFormat(Class, format, fnOrRegex, _params = {}) {
     return inst;
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v4/core/to-json-schema.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/to-json-schema.js
 
 
 function assignProps(target, ...sources) {
@@ -70789,7 +70789,7 @@ const createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params)
     return finalize(ctx, schema);
 };
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v4/core/json-schema-processors.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/json-schema-processors.js
 
 
 
@@ -71634,7 +71634,7 @@ function toJSONSchema(input, params) {
     return finalize(ctx, input);
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v4/locales/en.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/locales/en.js
 
 const error = () => {
     const Sizable = {
@@ -71761,7 +71761,7 @@ const error = () => {
     };
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v4/core/errors.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/errors.js
 
 
 /* Computing the message eagerly is expensive (pretty-printed JSON of all
@@ -72030,7 +72030,7 @@ function prettifyError(error) {
     return lines.join("\n");
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v4/core/parse.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/core/parse.js
 
 
 
@@ -72207,7 +72207,7 @@ const _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
 };
 const safeDecodeAsync = /* @__PURE__*/ _safeDecodeAsync($ZodRealError);
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v4/classic/errors.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/errors.js
 
 
 
@@ -72266,7 +72266,7 @@ const ZodRealError = /*@__PURE__*/ $constructor("ZodError", errors_initializer, 
 // /** @deprecated Use `z.core.$ZodErrorMapCtx` instead. */
 // export type ErrorMapCtx = core.$ZodErrorMapCtx;
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v4/classic/parse.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/parse.js
 
 
 const classic_parse_parse = /* @__PURE__ */ _parse(ZodRealError);
@@ -72284,7 +72284,7 @@ const parse_safeDecode = /* @__PURE__ */ _safeDecode(ZodRealError);
 const parse_safeEncodeAsync = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
 const parse_safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v4/classic/schemas.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/schemas.js
 
 
 
@@ -73821,7 +73821,7 @@ function preprocess(fn, schema) {
     });
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v4/classic/iso.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/iso.js
 
 
 
@@ -73838,7 +73838,7 @@ function iso_duration(params) {
     return core._isoDuration(ZodISODuration, params);
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@modelcontextprotocol/sdk/dist/esm/types.js
+;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/types.js
 
 const LATEST_PROTOCOL_VERSION = '2025-11-25';
 const DEFAULT_NEGOTIATED_PROTOCOL_VERSION = '2025-03-26';
@@ -75887,7 +75887,7 @@ class UrlElicitationRequiredError extends McpError {
     }
 }
 //# sourceMappingURL=types.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@modelcontextprotocol/sdk/dist/esm/server/webStandardStreamableHttp.js
+;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/server/webStandardStreamableHttp.js
 /**
  * Web Standards Streamable HTTP Server Transport
  *
@@ -76849,7 +76849,7 @@ class WebStandardStreamableHTTPServerTransport {
     }
 }
 //# sourceMappingURL=webStandardStreamableHttp.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@modelcontextprotocol/sdk/dist/esm/server/streamableHttp.js
+;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/server/streamableHttp.js
 /**
  * Node.js HTTP Streamable HTTP Server Transport
  *
@@ -77534,8 +77534,8 @@ function loopbackRequest(host, origin) {
     }
 }
 
-// EXTERNAL MODULE: ../wt-11/node_modules/picomatch/index.js
-var picomatch = __nccwpck_require__(1800);
+// EXTERNAL MODULE: ./node_modules/picomatch/index.js
+var picomatch = __nccwpck_require__(4006);
 var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
 ;// CONCATENATED MODULE: ./src/gateway/tree-diff.ts
 /**
@@ -78174,7 +78174,7 @@ async function readLedgerFacts(path, key) {
     return facts;
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v3/helpers/util.js
+;// CONCATENATED MODULE: ./node_modules/zod/v3/helpers/util.js
 var util_util;
 (function (util) {
     util.assertEqual = (_) => { };
@@ -78309,7 +78309,7 @@ const util_getParsedType = (data) => {
     }
 };
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v3/ZodError.js
+;// CONCATENATED MODULE: ./node_modules/zod/v3/ZodError.js
 
 const ZodIssueCode = util_util.arrayToEnum([
     "invalid_type",
@@ -78454,7 +78454,7 @@ ZodError_ZodError.create = (issues) => {
     return error;
 };
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v3/locales/en.js
+;// CONCATENATED MODULE: ./node_modules/zod/v3/locales/en.js
 
 
 const errorMap = (issue, _ctx) => {
@@ -78565,7 +78565,7 @@ const errorMap = (issue, _ctx) => {
 };
 /* harmony default export */ const locales_en = (errorMap);
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v3/errors.js
+;// CONCATENATED MODULE: ./node_modules/zod/v3/errors.js
 
 let overrideErrorMap = locales_en;
 
@@ -78576,7 +78576,7 @@ function getErrorMap() {
     return overrideErrorMap;
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v3/helpers/errorUtil.js
+;// CONCATENATED MODULE: ./node_modules/zod/v3/helpers/errorUtil.js
 var errorUtil;
 (function (errorUtil) {
     errorUtil.errToObj = (message) => typeof message === "string" ? { message } : message || {};
@@ -78584,7 +78584,7 @@ var errorUtil;
     errorUtil.toString = (message) => typeof message === "string" ? message : message?.message;
 })(errorUtil || (errorUtil = {}));
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v3/helpers/parseUtil.js
+;// CONCATENATED MODULE: ./node_modules/zod/v3/helpers/parseUtil.js
 
 
 const makeIssue = (params) => {
@@ -78695,7 +78695,7 @@ const isDirty = (x) => x.status === "dirty";
 const isValid = (x) => x.status === "valid";
 const isAsync = (x) => typeof Promise !== "undefined" && x instanceof Promise;
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v3/types.js
+;// CONCATENATED MODULE: ./node_modules/zod/v3/types.js
 
 
 
@@ -82394,7 +82394,7 @@ const coerce = {
 
 const types_NEVER = (/* unused pure expression or super */ null && (INVALID));
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod/v4/mini/schemas.js
+;// CONCATENATED MODULE: ./node_modules/zod/v4/mini/schemas.js
 
 
 
@@ -83398,7 +83398,7 @@ function schemas_function(params) {
 }
 
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@modelcontextprotocol/sdk/dist/esm/server/zod-compat.js
+;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/server/zod-compat.js
 // zod-compat.ts
 // ----------------------------------------------------
 // Unified types + helpers to accept Zod v3 and v4 (Mini)
@@ -83627,7 +83627,7 @@ function getLiteralValue(schema) {
     return undefined;
 }
 //# sourceMappingURL=zod-compat.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@modelcontextprotocol/sdk/dist/esm/experimental/tasks/interfaces.js
+;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/experimental/tasks/interfaces.js
 /**
  * Experimental task interfaces for MCP SDK.
  * WARNING: These APIs are experimental and may change without notice.
@@ -83644,7 +83644,7 @@ function isTerminal(status) {
     return status === 'completed' || status === 'failed' || status === 'cancelled';
 }
 //# sourceMappingURL=interfaces.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/Options.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/Options.js
 const ignoreOverride = Symbol("Let zodToJsonSchema decide on which parser to use");
 const jsonDescription = (jsonSchema, def) => {
     if (def.description) {
@@ -83692,7 +83692,7 @@ const getDefaultOptions = (options) => (typeof options === "string"
         ...options,
     });
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/Refs.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/Refs.js
 
 const getRefs = (options) => {
     const _options = getDefaultOptions(options);
@@ -83716,7 +83716,7 @@ const getRefs = (options) => {
     };
 };
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/getRelativePath.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/getRelativePath.js
 const getRelativePath = (pathA, pathB) => {
     let i = 0;
     for (; i < pathA.length && i < pathB.length; i++) {
@@ -83726,7 +83726,7 @@ const getRelativePath = (pathA, pathB) => {
     return [(pathA.length - i).toString(), ...pathB.slice(i)].join("/");
 };
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/any.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/any.js
 
 function parseAnyDef(refs) {
     if (refs.target !== "openAi") {
@@ -83745,7 +83745,7 @@ function parseAnyDef(refs) {
     };
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/errorMessages.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/errorMessages.js
 function addErrorMessage(res, key, errorMessage, refs) {
     if (!refs?.errorMessages)
         return;
@@ -83761,7 +83761,7 @@ function setResponseValueAndErrors(res, key, value, errorMessage, refs) {
     addErrorMessage(res, key, errorMessage, refs);
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/array.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/array.js
 
 
 
@@ -83789,7 +83789,7 @@ function parseArrayDef(def, refs) {
     return res;
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/bigint.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/bigint.js
 
 function parseBigintDef(def, refs) {
     const res = {
@@ -83840,26 +83840,26 @@ function parseBigintDef(def, refs) {
     return res;
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/boolean.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/boolean.js
 function parseBooleanDef() {
     return {
         type: "boolean",
     };
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/branded.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/branded.js
 
 function parseBrandedDef(_def, refs) {
     return parseDef(_def.type._def, refs);
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/catch.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/catch.js
 
 const parseCatchDef = (def, refs) => {
     return parseDef(def.innerType._def, refs);
 };
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/date.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/date.js
 
 function parseDateDef(def, refs, overrideDateStrategy) {
     const strategy = overrideDateStrategy ?? refs.dateStrategy;
@@ -83907,7 +83907,7 @@ const integerDateParser = (def, refs) => {
     return res;
 };
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/default.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/default.js
 
 function parseDefaultDef(_def, refs) {
     return {
@@ -83916,7 +83916,7 @@ function parseDefaultDef(_def, refs) {
     };
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/effects.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/effects.js
 
 
 function parseEffectsDef(_def, refs) {
@@ -83925,7 +83925,7 @@ function parseEffectsDef(_def, refs) {
         : parseAnyDef(refs);
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/enum.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/enum.js
 function parseEnumDef(def) {
     return {
         type: "string",
@@ -83933,7 +83933,7 @@ function parseEnumDef(def) {
     };
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/intersection.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/intersection.js
 
 const isJsonSchema7AllOfType = (type) => {
     if ("type" in type && type.type === "string")
@@ -83987,7 +83987,7 @@ function parseIntersectionDef(def, refs) {
         : undefined;
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/literal.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/literal.js
 function parseLiteralDef(def, refs) {
     const parsedType = typeof def.value;
     if (parsedType !== "bigint" &&
@@ -84010,7 +84010,7 @@ function parseLiteralDef(def, refs) {
     };
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/string.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/string.js
 
 let string_emojiRegex = undefined;
 /**
@@ -84364,7 +84364,7 @@ function stringifyRegExpWithFlags(regex, refs) {
     return pattern;
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/record.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/record.js
 
 
 
@@ -84427,7 +84427,7 @@ function parseRecordDef(def, refs) {
     return schema;
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/map.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/map.js
 
 
 
@@ -84455,7 +84455,7 @@ function parseMapDef(def, refs) {
     };
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/nativeEnum.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/nativeEnum.js
 function parseNativeEnumDef(def) {
     const object = def.values;
     const actualKeys = Object.keys(def.values).filter((key) => {
@@ -84473,7 +84473,7 @@ function parseNativeEnumDef(def) {
     };
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/never.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/never.js
 
 function parseNeverDef(refs) {
     return refs.target === "openAi"
@@ -84486,7 +84486,7 @@ function parseNeverDef(refs) {
         };
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/null.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/null.js
 function parseNullDef(refs) {
     return refs.target === "openApi3"
         ? {
@@ -84498,7 +84498,7 @@ function parseNullDef(refs) {
         };
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/union.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/union.js
 
 const primitiveMappings = {
     ZodString: "string",
@@ -84580,7 +84580,7 @@ const asAnyOf = (def, refs) => {
     return anyOf.length ? { anyOf } : undefined;
 };
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/nullable.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/nullable.js
 
 
 function parseNullableDef(def, refs) {
@@ -84615,7 +84615,7 @@ function parseNullableDef(def, refs) {
     return base && { anyOf: [base, { type: "null" }] };
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/number.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/number.js
 
 function parseNumberDef(def, refs) {
     const res = {
@@ -84669,7 +84669,7 @@ function parseNumberDef(def, refs) {
     return res;
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/object.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/object.js
 
 function parseObjectDef(def, refs) {
     const forceOptionalIntoNullable = refs.target === "openAi";
@@ -84743,7 +84743,7 @@ function safeIsOptional(schema) {
     }
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/optional.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/optional.js
 
 
 const parseOptionalDef = (def, refs) => {
@@ -84766,7 +84766,7 @@ const parseOptionalDef = (def, refs) => {
         : parseAnyDef(refs);
 };
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/pipeline.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/pipeline.js
 
 const parsePipelineDef = (def, refs) => {
     if (refs.pipeStrategy === "input") {
@@ -84788,13 +84788,13 @@ const parsePipelineDef = (def, refs) => {
     };
 };
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/promise.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/promise.js
 
 function parsePromiseDef(def, refs) {
     return parseDef(def.type._def, refs);
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/set.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/set.js
 
 
 function parseSetDef(def, refs) {
@@ -84816,7 +84816,7 @@ function parseSetDef(def, refs) {
     return schema;
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/tuple.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/tuple.js
 
 function parseTupleDef(def, refs) {
     if (def.rest) {
@@ -84850,7 +84850,7 @@ function parseTupleDef(def, refs) {
     }
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/undefined.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/undefined.js
 
 function parseUndefinedDef(refs) {
     return {
@@ -84858,19 +84858,19 @@ function parseUndefinedDef(refs) {
     };
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/unknown.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/unknown.js
 
 function parseUnknownDef(refs) {
     return parseAnyDef(refs);
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parsers/readonly.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parsers/readonly.js
 
 const parseReadonlyDef = (def, refs) => {
     return parseDef(def.innerType._def, refs);
 };
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/selectParser.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/selectParser.js
 
 
 
@@ -84977,7 +84977,7 @@ const selectParser = (def, typeName, refs) => {
     }
 };
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/parseDef.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/parseDef.js
 
 
 
@@ -85041,7 +85041,7 @@ const addMeta = (def, refs, jsonSchema) => {
     return jsonSchema;
 };
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/zodToJsonSchema.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/zodToJsonSchema.js
 
 
 
@@ -85130,7 +85130,7 @@ const zodToJsonSchema_zodToJsonSchema = (schema, options) => {
 };
 
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/zod-to-json-schema/dist/esm/index.js
+;// CONCATENATED MODULE: ./node_modules/zod-to-json-schema/dist/esm/index.js
 
 
 
@@ -85172,7 +85172,7 @@ const zodToJsonSchema_zodToJsonSchema = (schema, options) => {
 
 /* harmony default export */ const esm = ((/* unused pure expression or super */ null && (zodToJsonSchema)));
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@modelcontextprotocol/sdk/dist/esm/server/zod-json-schema-compat.js
+;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/server/zod-json-schema-compat.js
 // zod-json-schema-compat.ts
 // ----------------------------------------------------
 // JSON Schema conversion for both Zod v3 and Zod v4 (Mini)
@@ -85224,7 +85224,7 @@ function parseWithCompat(schema, data) {
     return result.data;
 }
 //# sourceMappingURL=zod-json-schema-compat.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@modelcontextprotocol/sdk/dist/esm/shared/protocol.js
+;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/shared/protocol.js
 
 
 
@@ -86362,11 +86362,11 @@ function mergeCapabilities(base, additional) {
     return result;
 }
 //# sourceMappingURL=protocol.js.map
-// EXTERNAL MODULE: ../wt-11/node_modules/ajv/dist/ajv.js
-var dist_ajv = __nccwpck_require__(1597);
-// EXTERNAL MODULE: ../wt-11/node_modules/ajv-formats/dist/index.js
-var ajv_formats_dist = __nccwpck_require__(4937);
-;// CONCATENATED MODULE: ../wt-11/node_modules/@modelcontextprotocol/sdk/dist/esm/validation/ajv-provider.js
+// EXTERNAL MODULE: ./node_modules/ajv/dist/ajv.js
+var dist_ajv = __nccwpck_require__(2463);
+// EXTERNAL MODULE: ./node_modules/ajv-formats/dist/index.js
+var ajv_formats_dist = __nccwpck_require__(2815);
+;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/validation/ajv-provider.js
 /**
  * AJV-based JSON Schema validator provider
  */
@@ -86454,7 +86454,7 @@ class AjvJsonSchemaValidator {
     }
 }
 //# sourceMappingURL=ajv-provider.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@modelcontextprotocol/sdk/dist/esm/experimental/tasks/server.js
+;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/experimental/tasks/server.js
 /**
  * Experimental server task features for MCP SDK.
  * WARNING: These APIs are experimental and may change without notice.
@@ -86701,7 +86701,7 @@ class ExperimentalServerTasks {
     }
 }
 //# sourceMappingURL=server.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@modelcontextprotocol/sdk/dist/esm/experimental/tasks/helpers.js
+;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/experimental/tasks/helpers.js
 /**
  * Experimental task capability assertion helpers.
  * WARNING: These APIs are experimental and may change without notice.
@@ -86766,7 +86766,7 @@ function assertClientRequestTaskCapability(requests, method, entityName) {
     }
 }
 //# sourceMappingURL=helpers.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@modelcontextprotocol/sdk/dist/esm/server/index.js
+;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/server/index.js
 
 
 
@@ -87196,7 +87196,7 @@ class Server extends Protocol {
     }
 }
 //# sourceMappingURL=index.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@modelcontextprotocol/sdk/dist/esm/server/completable.js
+;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/server/completable.js
 const COMPLETABLE_SYMBOL = Symbol.for('mcp.completable');
 /**
  * Wraps a Zod type to provide autocompletion capabilities. Useful for, e.g., prompt arguments in MCP.
@@ -87238,7 +87238,7 @@ var McpZodTypeKind;
     McpZodTypeKind["Completable"] = "McpCompletable";
 })(McpZodTypeKind || (McpZodTypeKind = {}));
 //# sourceMappingURL=completable.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@modelcontextprotocol/sdk/dist/esm/shared/toolNameValidation.js
+;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/shared/toolNameValidation.js
 /**
  * Tool name validation utilities according to SEP: Specify Format for Tool Names
  *
@@ -87331,7 +87331,7 @@ function validateAndWarnToolName(name) {
     return result.isValid;
 }
 //# sourceMappingURL=toolNameValidation.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@modelcontextprotocol/sdk/dist/esm/experimental/tasks/mcp-server.js
+;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/experimental/tasks/mcp-server.js
 /**
  * Experimental McpServer task features for MCP SDK.
  * WARNING: These APIs are experimental and may change without notice.
@@ -87364,7 +87364,7 @@ class ExperimentalMcpServerTasks {
     }
 }
 //# sourceMappingURL=mcp-server.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@modelcontextprotocol/sdk/dist/esm/server/mcp.js
+;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/server/mcp.js
 
 
 
@@ -89847,7 +89847,7 @@ function toUpstreamError(error, operation, scrub) {
 const external_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
-;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/github/lib/context.js
+;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/context.js
 
 
 class Context {
@@ -89900,11 +89900,11 @@ class Context {
     }
 }
 //# sourceMappingURL=context.js.map
-// EXTERNAL MODULE: ../wt-11/node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js
-var lib = __nccwpck_require__(9741);
-// EXTERNAL MODULE: ../wt-11/node_modules/undici/index.js
-var undici = __nccwpck_require__(3058);
-;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/github/lib/internal/utils.js
+// EXTERNAL MODULE: ./node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js
+var lib = __nccwpck_require__(9659);
+// EXTERNAL MODULE: ./node_modules/undici/index.js
+var undici = __nccwpck_require__(4371);
+;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/internal/utils.js
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -89957,7 +89957,7 @@ function getUserAgentWithOrchestrationId(baseUserAgent) {
     return baseUserAgent;
 }
 //# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/universal-user-agent/index.js
+;// CONCATENATED MODULE: ./node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
     return navigator.userAgent;
@@ -89972,7 +89972,7 @@ function getUserAgent() {
   return "<environment undetectable>";
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/before-after-hook/lib/register.js
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/register.js
 // @ts-check
 
 function register(state, name, method, options) {
@@ -90001,7 +90001,7 @@ function register(state, name, method, options) {
   });
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/before-after-hook/lib/add.js
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/add.js
 // @ts-check
 
 function addHook(state, kind, name, hook) {
@@ -90049,7 +90049,7 @@ function addHook(state, kind, name, hook) {
   });
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/before-after-hook/lib/remove.js
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/remove.js
 // @ts-check
 
 function removeHook(state, name, method) {
@@ -90070,7 +90070,7 @@ function removeHook(state, name, method) {
   state.registry[name].splice(index, 1);
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/before-after-hook/index.js
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/index.js
 // @ts-check
 
 
@@ -90117,7 +90117,7 @@ function Collection() {
 
 /* harmony default export */ const before_after_hook = ({ Singular, Collection });
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/endpoint/dist-bundle/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/endpoint/dist-bundle/index.js
 // pkg/dist-src/defaults.js
 
 
@@ -90463,7 +90463,7 @@ function withDefaults(oldDefaults, newDefaults) {
 var endpoint = withDefaults(null, DEFAULTS);
 
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/request/node_modules/content-type/dist/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/request/node_modules/content-type/dist/index.js
 /*!
  * content-type
  * Copyright(c) 2015 Douglas Christopher Wilson
@@ -90755,7 +90755,7 @@ function unescapeQuotedPairs(str, start, end) {
     return result + str.slice(start, end);
 }
 //# sourceMappingURL=index.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/json-with-bigint/json-with-bigint.js
+;// CONCATENATED MODULE: ./node_modules/json-with-bigint/json-with-bigint.js
 const intRegex = /^-?\d+$/;
 const noiseValue = /^-?\d+n+$/; // Noise - strings that match the custom format before being converted to it
 const originalStringify = JSON.stringify;
@@ -91356,7 +91356,7 @@ const JSONParse = (text, reviver) => {
 
 
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/request-error/dist-src/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/request-error/dist-src/index.js
 class dist_src_RequestError extends Error {
   name;
   /**
@@ -91397,7 +91397,7 @@ class dist_src_RequestError extends Error {
 }
 
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/request/dist-bundle/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/request/dist-bundle/index.js
 // pkg/dist-src/index.js
 
 
@@ -91604,7 +91604,7 @@ var request = dist_bundle_withDefaults(endpoint, defaults_default);
 /* v8 ignore next -- @preserve */
 /* v8 ignore else -- @preserve */
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/graphql/dist-bundle/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/graphql/dist-bundle/index.js
 // pkg/dist-src/index.js
 
 
@@ -91735,7 +91735,7 @@ function withCustomRequest(customRequest) {
 
 /* v8 ignore if -- @preserve */
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/auth-token/dist-bundle/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/auth-token/dist-bundle/index.js
 // pkg/dist-src/is-jwt.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
 var sep = "\\.";
@@ -91790,11 +91790,11 @@ var createTokenAuth = function createTokenAuth2(token) {
 };
 
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/core/dist-src/version.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/core/dist-src/version.js
 const version_VERSION = "7.0.8";
 
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/core/dist-src/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/core/dist-src/index.js
 
 
 
@@ -91935,12 +91935,12 @@ class Octokit {
 }
 
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
 const dist_src_version_VERSION = "17.0.0";
 
 //# sourceMappingURL=version.js.map
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
 const Endpoints = {
   actions: {
     addCustomLabelsToSelfHostedRunnerForOrg: [
@@ -94234,7 +94234,7 @@ var endpoints_default = Endpoints;
 
 //# sourceMappingURL=endpoints.js.map
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
 
 const endpointMethodsMap = /* @__PURE__ */ new Map();
 for (const [scope, endpoints] of Object.entries(endpoints_default)) {
@@ -94360,7 +94360,7 @@ function decorate(octokit, scope, methodName, defaults, decorations) {
 
 //# sourceMappingURL=endpoints-to-methods.js.map
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
 
 
 function restEndpointMethods(octokit) {
@@ -94381,7 +94381,7 @@ legacyRestEndpointMethods.VERSION = dist_src_version_VERSION;
 
 //# sourceMappingURL=index.js.map
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 // pkg/dist-src/version.js
 var plugin_paginate_rest_dist_bundle_VERSION = "0.0.0-development";
 
@@ -94793,7 +94793,7 @@ function paginateRest(octokit) {
 paginateRest.VERSION = plugin_paginate_rest_dist_bundle_VERSION;
 
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/github/lib/utils.js
+;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/utils.js
 
 
 // octokit + plugins
@@ -94832,7 +94832,7 @@ function getOctokitOptions(token, options) {
     return opts;
 }
 //# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/github/lib/github.js
+;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/github.js
 
 
 const github_context = new Context();
@@ -94847,9 +94847,9 @@ function getOctokit(token, options, ...additionalPlugins) {
     return new GitHubWithPlugins(getOctokitOptions(token, options));
 }
 //# sourceMappingURL=github.js.map
-// EXTERNAL MODULE: ../wt-11/node_modules/bottleneck/light.js
-var light = __nccwpck_require__(953);
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// EXTERNAL MODULE: ./node_modules/bottleneck/light.js
+var light = __nccwpck_require__(3251);
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-retry/dist-bundle/index.js
 // pkg/dist-src/version.js
 var plugin_retry_dist_bundle_VERSION = "0.0.0-development";
 
@@ -94932,7 +94932,7 @@ function retry(octokit, octokitOptions) {
 retry.VERSION = plugin_retry_dist_bundle_VERSION;
 
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 // pkg/dist-src/index.js
 
 
@@ -95174,8 +95174,8 @@ throttling.VERSION = plugin_throttling_dist_bundle_VERSION;
 throttling.triggersNotification = triggersNotification;
 
 
-// EXTERNAL MODULE: ../wt-11/node_modules/bottleneck/lib/index.js
-var bottleneck_lib = __nccwpck_require__(9617);
+// EXTERNAL MODULE: ./node_modules/bottleneck/lib/index.js
+var bottleneck_lib = __nccwpck_require__(2203);
 var bottleneck_lib_default = /*#__PURE__*/__nccwpck_require__.n(bottleneck_lib);
 ;// CONCATENATED MODULE: ./src/github/octokit-client.ts
 
@@ -96343,9 +96343,9 @@ class RedactionCache {
     }
 }
 
-// EXTERNAL MODULE: ../wt-11/node_modules/structured-source/lib/structured-source.js
-var structured_source = __nccwpck_require__(6770);
-;// CONCATENATED MODULE: ../wt-11/node_modules/@secretlint/core/module/helper/invariant.js
+// EXTERNAL MODULE: ./node_modules/structured-source/lib/structured-source.js
+var structured_source = __nccwpck_require__(2472);
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/helper/invariant.js
 /**
  * Test if condition is truthy.
  * @param {any} expression to be evaluated
@@ -96358,7 +96358,7 @@ function invariant(condition, message) {
         throw new Error(message);
 }
 //# sourceMappingURL=invariant.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@secretlint/core/module/SecretLintSourceCodeImpl.js
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/SecretLintSourceCodeImpl.js
 
 
 /**
@@ -96450,7 +96450,7 @@ class SecretLintSourceCodeImpl {
     }
 }
 //# sourceMappingURL=SecretLintSourceCodeImpl.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@secretlint/core/module/helper/promise-event-emitter.js
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/helper/promise-event-emitter.js
 // MIT © 2017 azu
 // MIT © 2017 59naga
 // https://github.com/59naga/carrack
@@ -96512,7 +96512,7 @@ class PromiseEventEmitter {
     }
 }
 //# sourceMappingURL=promise-event-emitter.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@secretlint/core/module/helper/SecretLintRuleMessageTranslator.js
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/helper/SecretLintRuleMessageTranslator.js
 /**
  * Default locale that is also fallback locale.
  */
@@ -96582,7 +96582,7 @@ const createTranslator = (messages, options) => {
     };
 };
 //# sourceMappingURL=SecretLintRuleMessageTranslator.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@secretlint/core/module/RuleContext.js
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/RuleContext.js
 
 
 const createContextEvents = () => {
@@ -96671,7 +96671,7 @@ const createRuleContext = ({ ruleId, ruleParentId, meta, severity, sourceCode, c
     };
 };
 //# sourceMappingURL=RuleContext.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@secretlint/core/module/SecretLintRuleImpl.js
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/SecretLintRuleImpl.js
 class SecretLintRule {
     ruleReportHandle;
     ruleCreator;
@@ -96714,7 +96714,7 @@ class SecretLintRule {
     }
 }
 //# sourceMappingURL=SecretLintRuleImpl.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@secretlint/profiler/module/index.js
+;// CONCATENATED MODULE: ./node_modules/@secretlint/profiler/module/index.js
 class SecretLintProfiler {
     perf;
     entries = [];
@@ -96778,7 +96778,7 @@ class SecretLintProfiler {
 //# sourceMappingURL=index.js.map
 // EXTERNAL MODULE: external "node:perf_hooks"
 var external_node_perf_hooks_ = __nccwpck_require__(643);
-;// CONCATENATED MODULE: ../wt-11/node_modules/@secretlint/profiler/module/node.js
+;// CONCATENATED MODULE: ./node_modules/@secretlint/profiler/module/node.js
 
 
 
@@ -96791,7 +96791,7 @@ const secretLintProfiler = new SecretLintProfiler({
     PerformanceObserver: external_node_perf_hooks_.PerformanceObserver ? external_node_perf_hooks_.PerformanceObserver : NullPerformanceObserver,
 });
 //# sourceMappingURL=node.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@secretlint/core/module/RunningEvents.js
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/RunningEvents.js
 
 
 
@@ -96859,7 +96859,7 @@ Duplicated rule.id is something wrong in .secretlintrc.
     };
 };
 //# sourceMappingURL=RunningEvents.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@secretlint/core/module/RulePresetContext.js
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/RulePresetContext.js
 
 /**
  * Create a context for Rule Preset
@@ -96915,7 +96915,7 @@ const createRulePresetContext = ({ configRulePreset, sourceCode, runningEvents, 
     };
 };
 //# sourceMappingURL=RulePresetContext.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@secretlint/core/module/messages/filter-ignored-process.js
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/filter-ignored-process.js
 /**
  * the `index` is in the `range` and return true.
  * @param {Number} index
@@ -96950,7 +96950,7 @@ function filterIgnoredMessages(options) {
     });
 }
 //# sourceMappingURL=filter-ignored-process.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@secretlint/core/module/messages/MessageProcessManager.js
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/MessageProcessManager.js
 const createMessageProcessor = (processors) => {
     return {
         /**
@@ -96968,7 +96968,7 @@ const createMessageProcessor = (processors) => {
     };
 };
 //# sourceMappingURL=MessageProcessManager.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@secretlint/core/module/messages/filter-duplicated-process.js
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/filter-duplicated-process.js
 /**
  * equal message
  */
@@ -96992,7 +96992,7 @@ function filterDuplicatedMessages(messages = []) {
     });
 }
 //# sourceMappingURL=filter-duplicated-process.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@secretlint/core/module/messages/sort-messages-process.js
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/sort-messages-process.js
 /**
  * sort messages by line and column
  */
@@ -97009,7 +97009,7 @@ function sortMessagesByLocation(messages) {
     });
 }
 //# sourceMappingURL=sort-messages-process.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@secretlint/core/module/messages/filter-message-id.js
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/filter-message-id.js
 const filterByAllowMessageIds = (messages, allowMessageIds) => {
     const disabledSet = new Set(allowMessageIds.map((allowMessage) => {
         return `${allowMessage.ruleId}--${allowMessage.messageId}`;
@@ -97019,7 +97019,7 @@ const filterByAllowMessageIds = (messages, allowMessageIds) => {
     });
 };
 //# sourceMappingURL=filter-message-id.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@secretlint/core/module/messages/filter-mask-secrets.js
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/filter-mask-secrets.js
 // mask all properties with *** deeply
 // These properties are object, array, or others
 const deepMask = (object, handler) => {
@@ -97090,7 +97090,7 @@ const filterMaskSecretsData = (messages = []) => {
     });
 };
 //# sourceMappingURL=filter-mask-secrets.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@secretlint/core/module/messages/index.js
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/index.js
 
 
 
@@ -97116,9 +97116,9 @@ const cleanupMessages = (options) => {
     return sortMessagesByLocation(filterProcess.process(reportedMessagesWithoutAllowMessageIds));
 };
 //# sourceMappingURL=index.js.map
-// EXTERNAL MODULE: ../wt-11/node_modules/debug/src/index.js
-var src = __nccwpck_require__(7484);
-;// CONCATENATED MODULE: ../wt-11/node_modules/@secretlint/core/module/index.js
+// EXTERNAL MODULE: ./node_modules/debug/src/index.js
+var src = __nccwpck_require__(2830);
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/index.js
 
 
 
@@ -97261,9 +97261,9 @@ const registerRule = ({ sourceCode, config, descriptorRule, contextEvents, runni
     throw new Error(`Unknown descriptor type: ${descriptorRule}`);
 };
 //# sourceMappingURL=index.js.map
-// EXTERNAL MODULE: ../wt-11/node_modules/@secretlint/secretlint-rule-preset-recommend/module/index-Cq-34xZU.js
-var index_Cq_34xZU = __nccwpck_require__(1577);
-;// CONCATENATED MODULE: ../wt-11/node_modules/@secretlint/secretlint-rule-preset-recommend/module/index.js
+// EXTERNAL MODULE: ./node_modules/@secretlint/secretlint-rule-preset-recommend/module/index-Cq-34xZU.js
+var index_Cq_34xZU = __nccwpck_require__(7639);
+;// CONCATENATED MODULE: ./node_modules/@secretlint/secretlint-rule-preset-recommend/module/index.js
 
 
 //# sourceMappingURL=index.js.map

@@ -1,7 +1,7 @@
 import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /******/ var __webpack_modules__ = ({
 
-/***/ 9741:
+/***/ 9659:
 /***/ (function(__unused_webpack_module, exports, __nccwpck_require__) {
 
 
@@ -54,9 +54,9 @@ exports.getProxyUrl = getProxyUrl;
 exports.isHttps = isHttps;
 const http = __importStar(__nccwpck_require__(8611));
 const https = __importStar(__nccwpck_require__(5692));
-const pm = __importStar(__nccwpck_require__(6917));
-const tunnel = __importStar(__nccwpck_require__(2900));
-const undici_1 = __nccwpck_require__(3058);
+const pm = __importStar(__nccwpck_require__(3335));
+const tunnel = __importStar(__nccwpck_require__(770));
+const undici_1 = __nccwpck_require__(6752);
 var HttpCodes;
 (function (HttpCodes) {
     HttpCodes[HttpCodes["OK"] = 200] = "OK";
@@ -744,7 +744,7 @@ const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCa
 
 /***/ }),
 
-/***/ 6917:
+/***/ 3335:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -844,14 +844,14 @@ class DecodedURL extends URL {
 
 /***/ }),
 
-/***/ 3370:
+/***/ 8812:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 var Batcher, Events, parser;
-parser = __nccwpck_require__(5185);
-Events = __nccwpck_require__(3116);
+parser = __nccwpck_require__(9700);
+Events = __nccwpck_require__(1914);
 
 Batcher = function () {
   class Batcher {
@@ -916,7 +916,7 @@ module.exports = Batcher;
 
 /***/ }),
 
-/***/ 3890:
+/***/ 8760:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -951,14 +951,14 @@ var Bottleneck,
     splice = [].splice;
 NUM_PRIORITIES = 10;
 DEFAULT_PRIORITY = 5;
-parser = __nccwpck_require__(5185);
-Queues = __nccwpck_require__(3109);
-Job = __nccwpck_require__(8086);
-LocalDatastore = __nccwpck_require__(3557);
-RedisDatastore = __nccwpck_require__(3301);
-Events = __nccwpck_require__(3116);
-States = __nccwpck_require__(8795);
-Sync = __nccwpck_require__(9018);
+parser = __nccwpck_require__(9700);
+Queues = __nccwpck_require__(1363);
+Job = __nccwpck_require__(2448);
+LocalDatastore = __nccwpck_require__(7099);
+RedisDatastore = __nccwpck_require__(1827);
+Events = __nccwpck_require__(1914);
+States = __nccwpck_require__(5685);
+Sync = __nccwpck_require__(9216);
 
 Bottleneck = function () {
   class Bottleneck {
@@ -1449,18 +1449,18 @@ Bottleneck = function () {
   ;
   Bottleneck.default = Bottleneck;
   Bottleneck.Events = Events;
-  Bottleneck.version = Bottleneck.prototype.version = (__nccwpck_require__(7578)/* .version */ .r);
+  Bottleneck.version = Bottleneck.prototype.version = (__nccwpck_require__(8349)/* .version */ .r);
   Bottleneck.strategy = Bottleneck.prototype.strategy = {
     LEAK: 1,
     OVERFLOW: 2,
     OVERFLOW_PRIORITY: 4,
     BLOCK: 3
   };
-  Bottleneck.BottleneckError = Bottleneck.prototype.BottleneckError = __nccwpck_require__(4678);
-  Bottleneck.Group = Bottleneck.prototype.Group = __nccwpck_require__(7974);
-  Bottleneck.RedisConnection = Bottleneck.prototype.RedisConnection = __nccwpck_require__(7550);
-  Bottleneck.IORedisConnection = Bottleneck.prototype.IORedisConnection = __nccwpck_require__(6190);
-  Bottleneck.Batcher = Bottleneck.prototype.Batcher = __nccwpck_require__(3370);
+  Bottleneck.BottleneckError = Bottleneck.prototype.BottleneckError = __nccwpck_require__(2360);
+  Bottleneck.Group = Bottleneck.prototype.Group = __nccwpck_require__(6835);
+  Bottleneck.RedisConnection = Bottleneck.prototype.RedisConnection = __nccwpck_require__(1400);
+  Bottleneck.IORedisConnection = Bottleneck.prototype.IORedisConnection = __nccwpck_require__(8468);
+  Bottleneck.Batcher = Bottleneck.prototype.Batcher = __nccwpck_require__(8812);
   Bottleneck.prototype.jobDefaults = {
     priority: DEFAULT_PRIORITY,
     weight: 1,
@@ -1516,7 +1516,7 @@ module.exports = Bottleneck;
 
 /***/ }),
 
-/***/ 4678:
+/***/ 2360:
 /***/ ((module) => {
 
 
@@ -1527,7 +1527,7 @@ module.exports = BottleneckError;
 
 /***/ }),
 
-/***/ 7313:
+/***/ 5327:
 /***/ ((module) => {
 
 
@@ -1640,7 +1640,7 @@ module.exports = DLList;
 
 /***/ }),
 
-/***/ 3116:
+/***/ 1914:
 /***/ ((module) => {
 
 
@@ -1774,7 +1774,7 @@ module.exports = Events;
 
 /***/ }),
 
-/***/ 7974:
+/***/ 6835:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -1792,11 +1792,11 @@ function asyncGeneratorStep(gen, resolve, reject, _next, _throw, key, arg) { try
 function _asyncToGenerator(fn) { return function () { var self = this, args = arguments; return new Promise(function (resolve, reject) { var gen = fn.apply(self, args); function _next(value) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "next", value); } function _throw(err) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "throw", err); } _next(undefined); }); }; }
 
 var Events, Group, IORedisConnection, RedisConnection, Scripts, parser;
-parser = __nccwpck_require__(5185);
-Events = __nccwpck_require__(3116);
-RedisConnection = __nccwpck_require__(7550);
-IORedisConnection = __nccwpck_require__(6190);
-Scripts = __nccwpck_require__(985);
+parser = __nccwpck_require__(9700);
+Events = __nccwpck_require__(1914);
+RedisConnection = __nccwpck_require__(1400);
+IORedisConnection = __nccwpck_require__(8468);
+Scripts = __nccwpck_require__(1479);
 
 Group = function () {
   class Group {
@@ -1806,7 +1806,7 @@ Group = function () {
       parser.load(this.limiterOptions, this.defaults, this);
       this.Events = new Events(this);
       this.instances = {};
-      this.Bottleneck = __nccwpck_require__(3890);
+      this.Bottleneck = __nccwpck_require__(8760);
 
       this._startAutoCleanup();
 
@@ -1978,7 +1978,7 @@ module.exports = Group;
 
 /***/ }),
 
-/***/ 6190:
+/***/ 8468:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -1996,9 +1996,9 @@ function asyncGeneratorStep(gen, resolve, reject, _next, _throw, key, arg) { try
 function _asyncToGenerator(fn) { return function () { var self = this, args = arguments; return new Promise(function (resolve, reject) { var gen = fn.apply(self, args); function _next(value) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "next", value); } function _throw(err) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "throw", err); } _next(undefined); }); }; }
 
 var Events, IORedisConnection, Scripts, parser;
-parser = __nccwpck_require__(5185);
-Events = __nccwpck_require__(3116);
-Scripts = __nccwpck_require__(985);
+parser = __nccwpck_require__(9700);
+Events = __nccwpck_require__(1914);
+Scripts = __nccwpck_require__(1479);
 
 IORedisConnection = function () {
   class IORedisConnection {
@@ -2170,7 +2170,7 @@ module.exports = IORedisConnection;
 
 /***/ }),
 
-/***/ 8086:
+/***/ 2448:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -2182,8 +2182,8 @@ function _asyncToGenerator(fn) { return function () { var self = this, args = ar
 var BottleneckError, DEFAULT_PRIORITY, Job, NUM_PRIORITIES, parser;
 NUM_PRIORITIES = 10;
 DEFAULT_PRIORITY = 5;
-parser = __nccwpck_require__(5185);
-BottleneckError = __nccwpck_require__(4678);
+parser = __nccwpck_require__(9700);
+BottleneckError = __nccwpck_require__(2360);
 Job = class Job {
   constructor(task, args, options, jobDefaults, rejectOnDrop, Events, _states, Promise) {
     this.task = task;
@@ -2391,7 +2391,7 @@ module.exports = Job;
 
 /***/ }),
 
-/***/ 3557:
+/***/ 7099:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -2401,8 +2401,8 @@ function asyncGeneratorStep(gen, resolve, reject, _next, _throw, key, arg) { try
 function _asyncToGenerator(fn) { return function () { var self = this, args = arguments; return new Promise(function (resolve, reject) { var gen = fn.apply(self, args); function _next(value) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "next", value); } function _throw(err) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "throw", err); } _next(undefined); }); }; }
 
 var BottleneckError, LocalDatastore, parser;
-parser = __nccwpck_require__(5185);
-BottleneckError = __nccwpck_require__(4678);
+parser = __nccwpck_require__(9700);
+BottleneckError = __nccwpck_require__(2360);
 LocalDatastore = class LocalDatastore {
   constructor(instance, storeOptions, storeInstanceOptions) {
     this.instance = instance;
@@ -2684,14 +2684,14 @@ module.exports = LocalDatastore;
 
 /***/ }),
 
-/***/ 3109:
+/***/ 1363:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 var DLList, Events, Queues;
-DLList = __nccwpck_require__(7313);
-Events = __nccwpck_require__(3116);
+DLList = __nccwpck_require__(5327);
+Events = __nccwpck_require__(1914);
 Queues = class Queues {
   constructor(num_priorities) {
     var i;
@@ -2767,7 +2767,7 @@ module.exports = Queues;
 
 /***/ }),
 
-/***/ 7550:
+/***/ 1400:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -2777,9 +2777,9 @@ function asyncGeneratorStep(gen, resolve, reject, _next, _throw, key, arg) { try
 function _asyncToGenerator(fn) { return function () { var self = this, args = arguments; return new Promise(function (resolve, reject) { var gen = fn.apply(self, args); function _next(value) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "next", value); } function _throw(err) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "throw", err); } _next(undefined); }); }; }
 
 var Events, RedisConnection, Scripts, parser;
-parser = __nccwpck_require__(5185);
-Events = __nccwpck_require__(3116);
-Scripts = __nccwpck_require__(985);
+parser = __nccwpck_require__(9700);
+Events = __nccwpck_require__(1914);
+Scripts = __nccwpck_require__(1479);
 
 RedisConnection = function () {
   class RedisConnection {
@@ -2966,7 +2966,7 @@ module.exports = RedisConnection;
 
 /***/ }),
 
-/***/ 3301:
+/***/ 1827:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -2984,10 +2984,10 @@ function asyncGeneratorStep(gen, resolve, reject, _next, _throw, key, arg) { try
 function _asyncToGenerator(fn) { return function () { var self = this, args = arguments; return new Promise(function (resolve, reject) { var gen = fn.apply(self, args); function _next(value) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "next", value); } function _throw(err) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "throw", err); } _next(undefined); }); }; }
 
 var BottleneckError, IORedisConnection, RedisConnection, RedisDatastore, parser;
-parser = __nccwpck_require__(5185);
-BottleneckError = __nccwpck_require__(4678);
-RedisConnection = __nccwpck_require__(7550);
-IORedisConnection = __nccwpck_require__(6190);
+parser = __nccwpck_require__(9700);
+BottleneckError = __nccwpck_require__(2360);
+RedisConnection = __nccwpck_require__(1400);
+IORedisConnection = __nccwpck_require__(8468);
 RedisDatastore = class RedisDatastore {
   constructor(instance, storeOptions, storeInstanceOptions) {
     this.instance = instance;
@@ -3324,13 +3324,13 @@ module.exports = RedisDatastore;
 
 /***/ }),
 
-/***/ 985:
+/***/ 1479:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
 var headers, lua, templates;
-lua = __nccwpck_require__(8700);
+lua = __nccwpck_require__(6495);
 headers = {
   refs: lua["refs.lua"],
   validate_keys: lua["validate_keys.lua"],
@@ -3492,13 +3492,13 @@ exports.payload = function (name) {
 
 /***/ }),
 
-/***/ 8795:
+/***/ 5685:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 var BottleneckError, States;
-BottleneckError = __nccwpck_require__(4678);
+BottleneckError = __nccwpck_require__(2360);
 States = class States {
   constructor(status1) {
     this.status = status1;
@@ -3586,7 +3586,7 @@ module.exports = States;
 
 /***/ }),
 
-/***/ 9018:
+/***/ 9216:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -3596,7 +3596,7 @@ function asyncGeneratorStep(gen, resolve, reject, _next, _throw, key, arg) { try
 function _asyncToGenerator(fn) { return function () { var self = this, args = arguments; return new Promise(function (resolve, reject) { var gen = fn.apply(self, args); function _next(value) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "next", value); } function _throw(err) { asyncGeneratorStep(gen, resolve, reject, _next, _throw, "throw", err); } _next(undefined); }); }; }
 
 var DLList, Sync;
-DLList = __nccwpck_require__(7313);
+DLList = __nccwpck_require__(5327);
 Sync = class Sync {
   constructor(name, Promise) {
     this.schedule = this.schedule.bind(this);
@@ -3672,16 +3672,16 @@ module.exports = Sync;
 
 /***/ }),
 
-/***/ 9617:
+/***/ 2203:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-module.exports = __nccwpck_require__(3890);
+module.exports = __nccwpck_require__(8760);
 
 /***/ }),
 
-/***/ 5185:
+/***/ 9700:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -3713,7 +3713,7 @@ exports.overwrite = function (received, defaults, onto = {}) {
 
 /***/ }),
 
-/***/ 953:
+/***/ 3251:
 /***/ (function(module) {
 
 /**
@@ -5243,15 +5243,15 @@ exports.overwrite = function (received, defaults, onto = {}) {
 
 /***/ }),
 
-/***/ 2900:
+/***/ 770:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-module.exports = __nccwpck_require__(4020);
+module.exports = __nccwpck_require__(218);
 
 
 /***/ }),
 
-/***/ 4020:
+/***/ 218:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -5522,33 +5522,33 @@ exports.debug = debug; // for test
 
 /***/ }),
 
-/***/ 3058:
+/***/ 6752:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const Client = __nccwpck_require__(8091)
-const Dispatcher = __nccwpck_require__(8621)
-const Pool = __nccwpck_require__(9106)
-const BalancedPool = __nccwpck_require__(4587)
-const Agent = __nccwpck_require__(7751)
-const ProxyAgent = __nccwpck_require__(6962)
-const EnvHttpProxyAgent = __nccwpck_require__(7247)
-const RetryAgent = __nccwpck_require__(5796)
-const errors = __nccwpck_require__(4245)
-const util = __nccwpck_require__(134)
+const Client = __nccwpck_require__(3701)
+const Dispatcher = __nccwpck_require__(883)
+const Pool = __nccwpck_require__(628)
+const BalancedPool = __nccwpck_require__(837)
+const Agent = __nccwpck_require__(7405)
+const ProxyAgent = __nccwpck_require__(6672)
+const EnvHttpProxyAgent = __nccwpck_require__(3137)
+const RetryAgent = __nccwpck_require__(50)
+const errors = __nccwpck_require__(8707)
+const util = __nccwpck_require__(3440)
 const { InvalidArgumentError } = errors
-const api = __nccwpck_require__(6093)
-const buildConnector = __nccwpck_require__(5622)
-const MockClient = __nccwpck_require__(8395)
-const MockAgent = __nccwpck_require__(3479)
-const MockPool = __nccwpck_require__(1554)
-const mockErrors = __nccwpck_require__(71)
-const RetryHandler = __nccwpck_require__(6418)
-const { getGlobalDispatcher, setGlobalDispatcher } = __nccwpck_require__(8475)
-const DecoratorHandler = __nccwpck_require__(2665)
-const RedirectHandler = __nccwpck_require__(6276)
-const createRedirectInterceptor = __nccwpck_require__(8414)
+const api = __nccwpck_require__(6615)
+const buildConnector = __nccwpck_require__(9136)
+const MockClient = __nccwpck_require__(7365)
+const MockAgent = __nccwpck_require__(7501)
+const MockPool = __nccwpck_require__(4004)
+const mockErrors = __nccwpck_require__(2429)
+const RetryHandler = __nccwpck_require__(7816)
+const { getGlobalDispatcher, setGlobalDispatcher } = __nccwpck_require__(2581)
+const DecoratorHandler = __nccwpck_require__(8155)
+const RedirectHandler = __nccwpck_require__(8754)
+const createRedirectInterceptor = __nccwpck_require__(5092)
 
 Object.assign(Dispatcher.prototype, api)
 
@@ -5566,10 +5566,10 @@ module.exports.DecoratorHandler = DecoratorHandler
 module.exports.RedirectHandler = RedirectHandler
 module.exports.createRedirectInterceptor = createRedirectInterceptor
 module.exports.interceptors = {
-  redirect: __nccwpck_require__(3048),
-  retry: __nccwpck_require__(7096),
-  dump: __nccwpck_require__(7566),
-  dns: __nccwpck_require__(5561)
+  redirect: __nccwpck_require__(1514),
+  retry: __nccwpck_require__(2026),
+  dump: __nccwpck_require__(8060),
+  dns: __nccwpck_require__(379)
 }
 
 module.exports.buildConnector = buildConnector
@@ -5631,7 +5631,7 @@ function makeDispatcher (fn) {
 module.exports.setGlobalDispatcher = setGlobalDispatcher
 module.exports.getGlobalDispatcher = getGlobalDispatcher
 
-const fetchImpl = (__nccwpck_require__(9000).fetch)
+const fetchImpl = (__nccwpck_require__(4398).fetch)
 module.exports.fetch = async function fetch (init, options = undefined) {
   try {
     return await fetchImpl(init, options)
@@ -5643,39 +5643,39 @@ module.exports.fetch = async function fetch (init, options = undefined) {
     throw err
   }
 }
-module.exports.Headers = __nccwpck_require__(1258).Headers
-module.exports.Response = __nccwpck_require__(2305).Response
-module.exports.Request = __nccwpck_require__(3733).Request
-module.exports.FormData = __nccwpck_require__(6652).FormData
+module.exports.Headers = __nccwpck_require__(660).Headers
+module.exports.Response = __nccwpck_require__(9051).Response
+module.exports.Request = __nccwpck_require__(9967).Request
+module.exports.FormData = __nccwpck_require__(5910).FormData
 module.exports.File = globalThis.File ?? (__nccwpck_require__(4573).File)
-module.exports.FileReader = __nccwpck_require__(9805).FileReader
+module.exports.FileReader = __nccwpck_require__(8355).FileReader
 
-const { setGlobalOrigin, getGlobalOrigin } = __nccwpck_require__(5505)
+const { setGlobalOrigin, getGlobalOrigin } = __nccwpck_require__(1059)
 
 module.exports.setGlobalOrigin = setGlobalOrigin
 module.exports.getGlobalOrigin = getGlobalOrigin
 
-const { CacheStorage } = __nccwpck_require__(1404)
-const { kConstruct } = __nccwpck_require__(6651)
+const { CacheStorage } = __nccwpck_require__(3245)
+const { kConstruct } = __nccwpck_require__(109)
 
 // Cache & CacheStorage are tightly coupled with fetch. Even if it may run
 // in an older version of Node, it doesn't have any use without fetch.
 module.exports.caches = new CacheStorage(kConstruct)
 
-const { deleteCookie, getCookies, getSetCookies, setCookie } = __nccwpck_require__(8843)
+const { deleteCookie, getCookies, getSetCookies, setCookie } = __nccwpck_require__(9061)
 
 module.exports.deleteCookie = deleteCookie
 module.exports.getCookies = getCookies
 module.exports.getSetCookies = getSetCookies
 module.exports.setCookie = setCookie
 
-const { parseMIMEType, serializeAMimeType } = __nccwpck_require__(3394)
+const { parseMIMEType, serializeAMimeType } = __nccwpck_require__(1900)
 
 module.exports.parseMIMEType = parseMIMEType
 module.exports.serializeAMimeType = serializeAMimeType
 
-const { CloseEvent, ErrorEvent, MessageEvent } = __nccwpck_require__(2946)
-module.exports.WebSocket = __nccwpck_require__(631).WebSocket
+const { CloseEvent, ErrorEvent, MessageEvent } = __nccwpck_require__(5188)
+module.exports.WebSocket = __nccwpck_require__(3726).WebSocket
 module.exports.CloseEvent = CloseEvent
 module.exports.ErrorEvent = ErrorEvent
 module.exports.MessageEvent = MessageEvent
@@ -5691,18 +5691,18 @@ module.exports.MockPool = MockPool
 module.exports.MockAgent = MockAgent
 module.exports.mockErrors = mockErrors
 
-const { EventSource } = __nccwpck_require__(6628)
+const { EventSource } = __nccwpck_require__(1238)
 
 module.exports.EventSource = EventSource
 
 
 /***/ }),
 
-/***/ 9116:
+/***/ 158:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-const { addAbortListener } = __nccwpck_require__(134)
-const { RequestAbortedError } = __nccwpck_require__(4245)
+const { addAbortListener } = __nccwpck_require__(3440)
+const { RequestAbortedError } = __nccwpck_require__(8707)
 
 const kListener = Symbol('kListener')
 const kSignal = Symbol('kSignal')
@@ -5762,16 +5762,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3698:
+/***/ 2279:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
 const { AsyncResource } = __nccwpck_require__(6698)
-const { InvalidArgumentError, SocketError } = __nccwpck_require__(4245)
-const util = __nccwpck_require__(134)
-const { addSignal, removeSignal } = __nccwpck_require__(9116)
+const { InvalidArgumentError, SocketError } = __nccwpck_require__(8707)
+const util = __nccwpck_require__(3440)
+const { addSignal, removeSignal } = __nccwpck_require__(158)
 
 class ConnectHandler extends AsyncResource {
   constructor (opts, callback) {
@@ -5877,7 +5877,7 @@ module.exports = connect
 
 /***/ }),
 
-/***/ 5736:
+/***/ 6862:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -5891,10 +5891,10 @@ const {
   InvalidArgumentError,
   InvalidReturnValueError,
   RequestAbortedError
-} = __nccwpck_require__(4245)
-const util = __nccwpck_require__(134)
+} = __nccwpck_require__(8707)
+const util = __nccwpck_require__(3440)
 const { AsyncResource } = __nccwpck_require__(6698)
-const { addSignal, removeSignal } = __nccwpck_require__(9116)
+const { addSignal, removeSignal } = __nccwpck_require__(158)
 const assert = __nccwpck_require__(4589)
 
 const kResume = Symbol('resume')
@@ -6135,16 +6135,16 @@ module.exports = pipeline
 
 /***/ }),
 
-/***/ 4509:
+/***/ 4043:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
-const { Readable } = __nccwpck_require__(4357)
-const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(4245)
-const util = __nccwpck_require__(134)
-const { getResolveErrorBodyCallback } = __nccwpck_require__(6141)
+const { Readable } = __nccwpck_require__(9927)
+const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(8707)
+const util = __nccwpck_require__(3440)
+const { getResolveErrorBodyCallback } = __nccwpck_require__(7655)
 const { AsyncResource } = __nccwpck_require__(6698)
 
 class RequestHandler extends AsyncResource {
@@ -6356,18 +6356,18 @@ module.exports.RequestHandler = RequestHandler
 
 /***/ }),
 
-/***/ 4558:
+/***/ 3560:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
 const { finished, PassThrough } = __nccwpck_require__(7075)
-const { InvalidArgumentError, InvalidReturnValueError } = __nccwpck_require__(4245)
-const util = __nccwpck_require__(134)
-const { getResolveErrorBodyCallback } = __nccwpck_require__(6141)
+const { InvalidArgumentError, InvalidReturnValueError } = __nccwpck_require__(8707)
+const util = __nccwpck_require__(3440)
+const { getResolveErrorBodyCallback } = __nccwpck_require__(7655)
 const { AsyncResource } = __nccwpck_require__(6698)
-const { addSignal, removeSignal } = __nccwpck_require__(9116)
+const { addSignal, removeSignal } = __nccwpck_require__(158)
 
 class StreamHandler extends AsyncResource {
   constructor (opts, factory, callback) {
@@ -6583,15 +6583,15 @@ module.exports = stream
 
 /***/ }),
 
-/***/ 4588:
+/***/ 1882:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { InvalidArgumentError, SocketError } = __nccwpck_require__(4245)
+const { InvalidArgumentError, SocketError } = __nccwpck_require__(8707)
 const { AsyncResource } = __nccwpck_require__(6698)
-const util = __nccwpck_require__(134)
-const { addSignal, removeSignal } = __nccwpck_require__(9116)
+const util = __nccwpck_require__(3440)
+const { addSignal, removeSignal } = __nccwpck_require__(158)
 const assert = __nccwpck_require__(4589)
 
 class UpgradeHandler extends AsyncResource {
@@ -6698,21 +6698,21 @@ module.exports = upgrade
 
 /***/ }),
 
-/***/ 6093:
+/***/ 6615:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-module.exports.request = __nccwpck_require__(4509)
-module.exports.stream = __nccwpck_require__(4558)
-module.exports.pipeline = __nccwpck_require__(5736)
-module.exports.upgrade = __nccwpck_require__(4588)
-module.exports.connect = __nccwpck_require__(3698)
+module.exports.request = __nccwpck_require__(4043)
+module.exports.stream = __nccwpck_require__(3560)
+module.exports.pipeline = __nccwpck_require__(6862)
+module.exports.upgrade = __nccwpck_require__(1882)
+module.exports.connect = __nccwpck_require__(2279)
 
 
 /***/ }),
 
-/***/ 4357:
+/***/ 9927:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // Ported from https://github.com/nodejs/undici/pull/907
@@ -6721,9 +6721,9 @@ module.exports.connect = __nccwpck_require__(3698)
 
 const assert = __nccwpck_require__(4589)
 const { Readable } = __nccwpck_require__(7075)
-const { RequestAbortedError, NotSupportedError, InvalidArgumentError, AbortError } = __nccwpck_require__(4245)
-const util = __nccwpck_require__(134)
-const { ReadableStreamFrom } = __nccwpck_require__(134)
+const { RequestAbortedError, NotSupportedError, InvalidArgumentError, AbortError } = __nccwpck_require__(8707)
+const util = __nccwpck_require__(3440)
+const { ReadableStreamFrom } = __nccwpck_require__(3440)
 
 const kConsume = Symbol('kConsume')
 const kReading = Symbol('kReading')
@@ -7104,15 +7104,15 @@ module.exports = { Readable: BodyReadable, chunksDecode }
 
 /***/ }),
 
-/***/ 6141:
+/***/ 7655:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 const assert = __nccwpck_require__(4589)
 const {
   ResponseStatusCodeError
-} = __nccwpck_require__(4245)
+} = __nccwpck_require__(8707)
 
-const { chunksDecode } = __nccwpck_require__(4357)
+const { chunksDecode } = __nccwpck_require__(9927)
 const CHUNK_LIMIT = 128 * 1024
 
 async function getResolveErrorBodyCallback ({ callback, body, contentType, statusCode, statusMessage, headers }) {
@@ -7204,16 +7204,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 5622:
+/***/ 9136:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const net = __nccwpck_require__(7030)
 const assert = __nccwpck_require__(4589)
-const util = __nccwpck_require__(134)
-const { InvalidArgumentError, ConnectTimeoutError } = __nccwpck_require__(4245)
-const timers = __nccwpck_require__(2637)
+const util = __nccwpck_require__(3440)
+const { InvalidArgumentError, ConnectTimeoutError } = __nccwpck_require__(8707)
+const timers = __nccwpck_require__(6603)
 
 function noop () {}
 
@@ -7451,7 +7451,7 @@ module.exports = buildConnector
 
 /***/ }),
 
-/***/ 6889:
+/***/ 735:
 /***/ ((module) => {
 
 
@@ -7576,7 +7576,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4632:
+/***/ 2414:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -7785,7 +7785,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4245:
+/***/ 8707:
 /***/ ((module) => {
 
 
@@ -8217,7 +8217,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 5113:
+/***/ 4655:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -8225,7 +8225,7 @@ module.exports = {
 const {
   InvalidArgumentError,
   NotSupportedError
-} = __nccwpck_require__(4245)
+} = __nccwpck_require__(8707)
 const assert = __nccwpck_require__(4589)
 const {
   isValidHTTPToken,
@@ -8240,9 +8240,9 @@ const {
   validateHandler,
   getServerName,
   normalizedMethodRecords
-} = __nccwpck_require__(134)
-const { channels } = __nccwpck_require__(4632)
-const { headerNameLowerCasedRecord } = __nccwpck_require__(6889)
+} = __nccwpck_require__(3440)
+const { channels } = __nccwpck_require__(2414)
+const { headerNameLowerCasedRecord } = __nccwpck_require__(735)
 
 // Verifies that a given path is valid does not contain control chars \x00 to \x20
 const invalidPathRegex = /[^\u0021-\u00ff]/
@@ -8706,7 +8706,7 @@ module.exports = Request
 
 /***/ }),
 
-/***/ 6965:
+/***/ 6443:
 /***/ ((module) => {
 
 module.exports = {
@@ -8780,7 +8780,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2234:
+/***/ 7752:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -8788,7 +8788,7 @@ module.exports = {
 const {
   wellknownHeaderNames,
   headerNameLowerCasedRecord
-} = __nccwpck_require__(6889)
+} = __nccwpck_require__(735)
 
 class TstNode {
   /** @type {any} */
@@ -8939,13 +8939,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 134:
+/***/ 3440:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
-const { kDestroyed, kBodyUsed, kListeners, kBody } = __nccwpck_require__(6965)
+const { kDestroyed, kBodyUsed, kListeners, kBody } = __nccwpck_require__(6443)
 const { IncomingMessage } = __nccwpck_require__(7067)
 const stream = __nccwpck_require__(7075)
 const net = __nccwpck_require__(7030)
@@ -8953,9 +8953,9 @@ const { Blob } = __nccwpck_require__(4573)
 const nodeUtil = __nccwpck_require__(7975)
 const { stringify } = __nccwpck_require__(1792)
 const { EventEmitter: EE } = __nccwpck_require__(8474)
-const { InvalidArgumentError } = __nccwpck_require__(4245)
-const { headerNameLowerCasedRecord } = __nccwpck_require__(6889)
-const { tree } = __nccwpck_require__(2234)
+const { InvalidArgumentError } = __nccwpck_require__(8707)
+const { headerNameLowerCasedRecord } = __nccwpck_require__(735)
+const { tree } = __nccwpck_require__(7752)
 
 const [nodeMajor, nodeMinor] = process.versions.node.split('.').map(v => Number(v))
 
@@ -9665,18 +9665,18 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7751:
+/***/ 7405:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { InvalidArgumentError } = __nccwpck_require__(4245)
-const { kClients, kRunning, kClose, kDestroy, kDispatch, kInterceptors } = __nccwpck_require__(6965)
-const DispatcherBase = __nccwpck_require__(4975)
-const Pool = __nccwpck_require__(9106)
-const Client = __nccwpck_require__(8091)
-const util = __nccwpck_require__(134)
-const createRedirectInterceptor = __nccwpck_require__(8414)
+const { InvalidArgumentError } = __nccwpck_require__(8707)
+const { kClients, kRunning, kClose, kDestroy, kDispatch, kInterceptors } = __nccwpck_require__(6443)
+const DispatcherBase = __nccwpck_require__(1841)
+const Pool = __nccwpck_require__(628)
+const Client = __nccwpck_require__(3701)
+const util = __nccwpck_require__(3440)
+const createRedirectInterceptor = __nccwpck_require__(5092)
 
 const kOnConnect = Symbol('onConnect')
 const kOnDisconnect = Symbol('onDisconnect')
@@ -9805,7 +9805,7 @@ module.exports = Agent
 
 /***/ }),
 
-/***/ 4587:
+/***/ 837:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -9813,7 +9813,7 @@ module.exports = Agent
 const {
   BalancedPoolMissingUpstreamError,
   InvalidArgumentError
-} = __nccwpck_require__(4245)
+} = __nccwpck_require__(8707)
 const {
   PoolBase,
   kClients,
@@ -9821,10 +9821,10 @@ const {
   kAddClient,
   kRemoveClient,
   kGetDispatcher
-} = __nccwpck_require__(1130)
-const Pool = __nccwpck_require__(9106)
-const { kUrl, kInterceptors } = __nccwpck_require__(6965)
-const { parseOrigin } = __nccwpck_require__(134)
+} = __nccwpck_require__(2128)
+const Pool = __nccwpck_require__(628)
+const { kUrl, kInterceptors } = __nccwpck_require__(6443)
+const { parseOrigin } = __nccwpck_require__(3440)
 const kFactory = Symbol('factory')
 
 const kOptions = Symbol('options')
@@ -10021,7 +10021,7 @@ module.exports = BalancedPool
 
 /***/ }),
 
-/***/ 3559:
+/***/ 637:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -10029,9 +10029,9 @@ module.exports = BalancedPool
 /* global WebAssembly */
 
 const assert = __nccwpck_require__(4589)
-const util = __nccwpck_require__(134)
-const { channels } = __nccwpck_require__(4632)
-const timers = __nccwpck_require__(2637)
+const util = __nccwpck_require__(3440)
+const { channels } = __nccwpck_require__(2414)
+const timers = __nccwpck_require__(6603)
 const {
   RequestContentLengthMismatchError,
   ResponseContentLengthMismatchError,
@@ -10044,7 +10044,7 @@ const {
   BodyTimeoutError,
   HTTPParserError,
   ResponseExceededMaxSizeError
-} = __nccwpck_require__(4245)
+} = __nccwpck_require__(8707)
 const {
   kUrl,
   kReset,
@@ -10077,9 +10077,9 @@ const {
   kOnError,
   kResume,
   kHTTPContext
-} = __nccwpck_require__(6965)
+} = __nccwpck_require__(6443)
 
-const constants = __nccwpck_require__(8438)
+const constants = __nccwpck_require__(2824)
 const EMPTY_BUF = Buffer.alloc(0)
 const FastBuffer = Buffer[Symbol.species]
 const addListener = util.addListener
@@ -10091,11 +10091,11 @@ const kSocketUsed = Symbol('kSocketUsed')
 let extractBody
 
 async function lazyllhttp () {
-  const llhttpWasmData = process.env.JEST_WORKER_ID ? __nccwpck_require__(7932) : undefined
+  const llhttpWasmData = process.env.JEST_WORKER_ID ? __nccwpck_require__(3870) : undefined
 
   let mod
   try {
-    mod = await WebAssembly.compile(__nccwpck_require__(3012))
+    mod = await WebAssembly.compile(__nccwpck_require__(3434))
   } catch (e) {
     /* istanbul ignore next */
 
@@ -10103,7 +10103,7 @@ async function lazyllhttp () {
     // being enabled, but the occurring of this other error
     // * https://github.com/emscripten-core/emscripten/issues/11495
     // got me to remove that check to avoid breaking Node 12.
-    mod = await WebAssembly.compile(llhttpWasmData || __nccwpck_require__(7932))
+    mod = await WebAssembly.compile(llhttpWasmData || __nccwpck_require__(3870))
   }
 
   return await WebAssembly.instantiate(mod, {
@@ -11018,7 +11018,7 @@ function writeH1 (client, request) {
 
   if (util.isFormDataLike(body)) {
     if (!extractBody) {
-      extractBody = (__nccwpck_require__(366).extractBody)
+      extractBody = (__nccwpck_require__(4492).extractBody)
     }
 
     const [bodyStream, contentType] = extractBody(body)
@@ -11541,7 +11541,7 @@ module.exports = connectH1
 
 /***/ }),
 
-/***/ 6650:
+/***/ 8788:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -11549,13 +11549,13 @@ module.exports = connectH1
 const assert = __nccwpck_require__(4589)
 const { errorMonitor } = __nccwpck_require__(8474)
 const { pipeline } = __nccwpck_require__(7075)
-const util = __nccwpck_require__(134)
+const util = __nccwpck_require__(3440)
 const {
   RequestContentLengthMismatchError,
   RequestAbortedError,
   SocketError,
   InformationalError
-} = __nccwpck_require__(4245)
+} = __nccwpck_require__(8707)
 const {
   kUrl,
   kReset,
@@ -11574,7 +11574,7 @@ const {
   kResume,
   kSize,
   kHTTPContext
-} = __nccwpck_require__(6965)
+} = __nccwpck_require__(6443)
 
 const kOpenStreams = Symbol('open streams')
 
@@ -11980,7 +11980,7 @@ function writeH2 (client, request) {
   let contentLength = util.bodyLength(body)
 
   if (util.isFormDataLike(body)) {
-    extractBody ??= (__nccwpck_require__(366).extractBody)
+    extractBody ??= (__nccwpck_require__(4492).extractBody)
 
     const [bodyStream, contentType] = extractBody(body)
     headers['content-type'] = contentType
@@ -12340,7 +12340,7 @@ module.exports = connectH2
 
 /***/ }),
 
-/***/ 8091:
+/***/ 3701:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // @ts-check
@@ -12350,16 +12350,16 @@ module.exports = connectH2
 const assert = __nccwpck_require__(4589)
 const net = __nccwpck_require__(7030)
 const http = __nccwpck_require__(7067)
-const util = __nccwpck_require__(134)
-const { channels } = __nccwpck_require__(4632)
-const Request = __nccwpck_require__(5113)
-const DispatcherBase = __nccwpck_require__(4975)
+const util = __nccwpck_require__(3440)
+const { channels } = __nccwpck_require__(2414)
+const Request = __nccwpck_require__(4655)
+const DispatcherBase = __nccwpck_require__(1841)
 const {
   InvalidArgumentError,
   InformationalError,
   ClientDestroyedError
-} = __nccwpck_require__(4245)
-const buildConnector = __nccwpck_require__(5622)
+} = __nccwpck_require__(8707)
+const buildConnector = __nccwpck_require__(9136)
 const {
   kUrl,
   kServerName,
@@ -12401,9 +12401,9 @@ const {
   kHTTPContext,
   kMaxConcurrentStreams,
   kResume
-} = __nccwpck_require__(6965)
-const connectH1 = __nccwpck_require__(3559)
-const connectH2 = __nccwpck_require__(6650)
+} = __nccwpck_require__(6443)
+const connectH1 = __nccwpck_require__(637)
+const connectH2 = __nccwpck_require__(8788)
 let deprecatedInterceptorWarned = false
 
 const kClosedResolve = Symbol('kClosedResolve')
@@ -12711,7 +12711,7 @@ class Client extends DispatcherBase {
   }
 }
 
-const createRedirectInterceptor = __nccwpck_require__(8414)
+const createRedirectInterceptor = __nccwpck_require__(5092)
 
 function onError (client, err) {
   if (
@@ -12971,19 +12971,19 @@ module.exports = Client
 
 /***/ }),
 
-/***/ 4975:
+/***/ 1841:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const buffer = __nccwpck_require__(4573)
-const Dispatcher = __nccwpck_require__(8621)
+const Dispatcher = __nccwpck_require__(883)
 const {
   ClientDestroyedError,
   ClientClosedError,
   InvalidArgumentError
-} = __nccwpck_require__(4245)
-const { kDestroy, kClose, kClosed, kDestroyed, kDispatch, kInterceptors } = __nccwpck_require__(6965)
+} = __nccwpck_require__(8707)
+const { kDestroy, kClose, kClosed, kDestroyed, kDispatch, kInterceptors } = __nccwpck_require__(6443)
 
 const kOnDestroyed = Symbol('onDestroyed')
 const kOnClosed = Symbol('onClosed')
@@ -13186,7 +13186,7 @@ module.exports = DispatcherBase
 
 /***/ }),
 
-/***/ 8621:
+/***/ 883:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -13258,15 +13258,15 @@ module.exports = Dispatcher
 
 /***/ }),
 
-/***/ 7247:
+/***/ 3137:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const DispatcherBase = __nccwpck_require__(4975)
-const { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = __nccwpck_require__(6965)
-const ProxyAgent = __nccwpck_require__(6962)
-const Agent = __nccwpck_require__(7751)
+const DispatcherBase = __nccwpck_require__(1841)
+const { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = __nccwpck_require__(6443)
+const ProxyAgent = __nccwpck_require__(6672)
+const Agent = __nccwpck_require__(7405)
 
 const DEFAULT_PORTS = {
   'http:': 80,
@@ -13425,7 +13425,7 @@ module.exports = EnvHttpProxyAgent
 
 /***/ }),
 
-/***/ 4754:
+/***/ 4660:
 /***/ ((module) => {
 
 /* eslint-disable */
@@ -13549,15 +13549,15 @@ module.exports = class FixedQueue {
 
 /***/ }),
 
-/***/ 1130:
+/***/ 2128:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const DispatcherBase = __nccwpck_require__(4975)
-const FixedQueue = __nccwpck_require__(4754)
-const { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = __nccwpck_require__(6965)
-const PoolStats = __nccwpck_require__(4076)
+const DispatcherBase = __nccwpck_require__(1841)
+const FixedQueue = __nccwpck_require__(4660)
+const { kConnected, kSize, kRunning, kPending, kQueued, kBusy, kFree, kUrl, kClose, kDestroy, kDispatch } = __nccwpck_require__(6443)
+const PoolStats = __nccwpck_require__(3246)
 
 const kClients = Symbol('clients')
 const kNeedDrain = Symbol('needDrain')
@@ -13750,10 +13750,10 @@ module.exports = {
 
 /***/ }),
 
-/***/ 4076:
+/***/ 3246:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
-const { kFree, kConnected, kPending, kQueued, kRunning, kSize } = __nccwpck_require__(6965)
+const { kFree, kConnected, kPending, kQueued, kRunning, kSize } = __nccwpck_require__(6443)
 const kPool = Symbol('pool')
 
 class PoolStats {
@@ -13791,7 +13791,7 @@ module.exports = PoolStats
 
 /***/ }),
 
-/***/ 9106:
+/***/ 628:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -13802,14 +13802,14 @@ const {
   kNeedDrain,
   kAddClient,
   kGetDispatcher
-} = __nccwpck_require__(1130)
-const Client = __nccwpck_require__(8091)
+} = __nccwpck_require__(2128)
+const Client = __nccwpck_require__(3701)
 const {
   InvalidArgumentError
-} = __nccwpck_require__(4245)
-const util = __nccwpck_require__(134)
-const { kUrl, kInterceptors } = __nccwpck_require__(6965)
-const buildConnector = __nccwpck_require__(5622)
+} = __nccwpck_require__(8707)
+const util = __nccwpck_require__(3440)
+const { kUrl, kInterceptors } = __nccwpck_require__(6443)
+const buildConnector = __nccwpck_require__(9136)
 
 const kOptions = Symbol('options')
 const kConnections = Symbol('connections')
@@ -13905,19 +13905,19 @@ module.exports = Pool
 
 /***/ }),
 
-/***/ 6962:
+/***/ 6672:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kProxy, kClose, kDestroy, kDispatch, kInterceptors } = __nccwpck_require__(6965)
+const { kProxy, kClose, kDestroy, kDispatch, kInterceptors } = __nccwpck_require__(6443)
 const { URL } = __nccwpck_require__(3136)
-const Agent = __nccwpck_require__(7751)
-const Pool = __nccwpck_require__(9106)
-const DispatcherBase = __nccwpck_require__(4975)
-const { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = __nccwpck_require__(4245)
-const buildConnector = __nccwpck_require__(5622)
-const Client = __nccwpck_require__(8091)
+const Agent = __nccwpck_require__(7405)
+const Pool = __nccwpck_require__(628)
+const DispatcherBase = __nccwpck_require__(1841)
+const { InvalidArgumentError, RequestAbortedError, SecureProxyConnectionError } = __nccwpck_require__(8707)
+const buildConnector = __nccwpck_require__(9136)
+const Client = __nccwpck_require__(3701)
 
 const kAgent = Symbol('proxy agent')
 const kClient = Symbol('proxy client')
@@ -14186,13 +14186,13 @@ module.exports = ProxyAgent
 
 /***/ }),
 
-/***/ 5796:
+/***/ 50:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const Dispatcher = __nccwpck_require__(8621)
-const RetryHandler = __nccwpck_require__(6418)
+const Dispatcher = __nccwpck_require__(883)
+const RetryHandler = __nccwpck_require__(7816)
 
 class RetryAgent extends Dispatcher {
   #agent = null
@@ -14228,7 +14228,7 @@ module.exports = RetryAgent
 
 /***/ }),
 
-/***/ 8475:
+/***/ 2581:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -14236,8 +14236,8 @@ module.exports = RetryAgent
 // We include a version number for the Dispatcher API. In case of breaking changes,
 // this version number must be increased to avoid conflicts.
 const globalDispatcher = Symbol.for('undici.globalDispatcher.1')
-const { InvalidArgumentError } = __nccwpck_require__(4245)
-const Agent = __nccwpck_require__(7751)
+const { InvalidArgumentError } = __nccwpck_require__(8707)
+const Agent = __nccwpck_require__(7405)
 
 if (getGlobalDispatcher() === undefined) {
   setGlobalDispatcher(new Agent())
@@ -14267,7 +14267,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2665:
+/***/ 8155:
 /***/ ((module) => {
 
 
@@ -14318,15 +14318,15 @@ module.exports = class DecoratorHandler {
 
 /***/ }),
 
-/***/ 6276:
+/***/ 8754:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const util = __nccwpck_require__(134)
-const { kBodyUsed } = __nccwpck_require__(6965)
+const util = __nccwpck_require__(3440)
+const { kBodyUsed } = __nccwpck_require__(6443)
 const assert = __nccwpck_require__(4589)
-const { InvalidArgumentError } = __nccwpck_require__(4245)
+const { InvalidArgumentError } = __nccwpck_require__(8707)
 const EE = __nccwpck_require__(8474)
 
 const redirectableStatusCodes = [300, 301, 302, 303, 307, 308]
@@ -14557,20 +14557,20 @@ module.exports = RedirectHandler
 
 /***/ }),
 
-/***/ 6418:
+/***/ 7816:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 const assert = __nccwpck_require__(4589)
 
-const { kRetryHandlerDefaultRetry } = __nccwpck_require__(6965)
-const { RequestRetryError } = __nccwpck_require__(4245)
+const { kRetryHandlerDefaultRetry } = __nccwpck_require__(6443)
+const { RequestRetryError } = __nccwpck_require__(8707)
 const {
   isDisturbed,
   parseHeaders,
   parseRangeHeader,
   wrapRequestBody
-} = __nccwpck_require__(134)
+} = __nccwpck_require__(3440)
 
 function calculateRetryAfterHeader (retryAfter) {
   const current = Date.now()
@@ -15001,14 +15001,14 @@ module.exports = RetryHandler
 
 /***/ }),
 
-/***/ 5561:
+/***/ 379:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 const { isIP } = __nccwpck_require__(7030)
 const { lookup } = __nccwpck_require__(610)
-const DecoratorHandler = __nccwpck_require__(2665)
-const { InvalidArgumentError, InformationalError } = __nccwpck_require__(4245)
+const DecoratorHandler = __nccwpck_require__(8155)
+const { InvalidArgumentError, InformationalError } = __nccwpck_require__(8707)
 const maxInt = Math.pow(2, 31) - 1
 
 class DNSInstance {
@@ -15383,14 +15383,14 @@ module.exports = interceptorOpts => {
 
 /***/ }),
 
-/***/ 7566:
+/***/ 8060:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const util = __nccwpck_require__(134)
-const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(4245)
-const DecoratorHandler = __nccwpck_require__(2665)
+const util = __nccwpck_require__(3440)
+const { InvalidArgumentError, RequestAbortedError } = __nccwpck_require__(8707)
+const DecoratorHandler = __nccwpck_require__(8155)
 
 class DumpHandler extends DecoratorHandler {
   #maxSize = 1024 * 1024
@@ -15513,12 +15513,12 @@ module.exports = createDumpInterceptor
 
 /***/ }),
 
-/***/ 8414:
+/***/ 5092:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const RedirectHandler = __nccwpck_require__(6276)
+const RedirectHandler = __nccwpck_require__(8754)
 
 function createRedirectInterceptor ({ maxRedirections: defaultMaxRedirections }) {
   return (dispatch) => {
@@ -15541,11 +15541,11 @@ module.exports = createRedirectInterceptor
 
 /***/ }),
 
-/***/ 3048:
+/***/ 1514:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
-const RedirectHandler = __nccwpck_require__(6276)
+const RedirectHandler = __nccwpck_require__(8754)
 
 module.exports = opts => {
   const globalMaxRedirections = opts?.maxRedirections
@@ -15572,11 +15572,11 @@ module.exports = opts => {
 
 /***/ }),
 
-/***/ 7096:
+/***/ 2026:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
-const RetryHandler = __nccwpck_require__(6418)
+const RetryHandler = __nccwpck_require__(7816)
 
 module.exports = globalOpts => {
   return dispatch => {
@@ -15598,13 +15598,13 @@ module.exports = globalOpts => {
 
 /***/ }),
 
-/***/ 8438:
+/***/ 2824:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.SPECIAL_HEADERS = exports.HEADER_STATE = exports.MINOR = exports.MAJOR = exports.CONNECTION_TOKEN_CHARS = exports.HEADER_CHARS = exports.TOKEN = exports.STRICT_TOKEN = exports.HEX = exports.URL_CHAR = exports.STRICT_URL_CHAR = exports.USERINFO_CHARS = exports.MARK = exports.ALPHANUM = exports.NUM = exports.HEX_MAP = exports.NUM_MAP = exports.ALPHA = exports.FINISH = exports.H_METHOD_MAP = exports.METHOD_MAP = exports.METHODS_RTSP = exports.METHODS_ICE = exports.METHODS_HTTP = exports.METHODS = exports.LENIENT_FLAGS = exports.FLAGS = exports.TYPE = exports.ERROR = void 0;
-const utils_1 = __nccwpck_require__(7918);
+const utils_1 = __nccwpck_require__(172);
 // C headers
 var ERROR;
 (function (ERROR) {
@@ -15882,7 +15882,7 @@ exports.SPECIAL_HEADERS = {
 
 /***/ }),
 
-/***/ 7932:
+/***/ 3870:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -15894,7 +15894,7 @@ module.exports = Buffer.from('AGFzbQEAAAABJwdgAX8Bf2ADf39/AX9gAX8AYAJ/fwBgBH9/f3
 
 /***/ }),
 
-/***/ 3012:
+/***/ 3434:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -15906,7 +15906,7 @@ module.exports = Buffer.from('AGFzbQEAAAABJwdgAX8Bf2ADf39/AX9gAX8AYAJ/fwBgBH9/f3
 
 /***/ }),
 
-/***/ 7918:
+/***/ 172:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -15927,13 +15927,13 @@ exports.enumToMap = enumToMap;
 
 /***/ }),
 
-/***/ 3479:
+/***/ 7501:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kClients } = __nccwpck_require__(6965)
-const Agent = __nccwpck_require__(7751)
+const { kClients } = __nccwpck_require__(6443)
+const Agent = __nccwpck_require__(7405)
 const {
   kAgent,
   kMockAgentSet,
@@ -15944,14 +15944,14 @@ const {
   kGetNetConnect,
   kOptions,
   kFactory
-} = __nccwpck_require__(5855)
-const MockClient = __nccwpck_require__(8395)
-const MockPool = __nccwpck_require__(1554)
-const { matchValue, buildMockOptions } = __nccwpck_require__(7155)
-const { InvalidArgumentError, UndiciError } = __nccwpck_require__(4245)
-const Dispatcher = __nccwpck_require__(8621)
-const Pluralizer = __nccwpck_require__(3419)
-const PendingInterceptorsFormatter = __nccwpck_require__(8800)
+} = __nccwpck_require__(1117)
+const MockClient = __nccwpck_require__(7365)
+const MockPool = __nccwpck_require__(4004)
+const { matchValue, buildMockOptions } = __nccwpck_require__(3397)
+const { InvalidArgumentError, UndiciError } = __nccwpck_require__(8707)
+const Dispatcher = __nccwpck_require__(883)
+const Pluralizer = __nccwpck_require__(1529)
+const PendingInterceptorsFormatter = __nccwpck_require__(6142)
 
 class MockAgent extends Dispatcher {
   constructor (opts) {
@@ -16094,14 +16094,14 @@ module.exports = MockAgent
 
 /***/ }),
 
-/***/ 8395:
+/***/ 7365:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { promisify } = __nccwpck_require__(7975)
-const Client = __nccwpck_require__(8091)
-const { buildMockDispatch } = __nccwpck_require__(7155)
+const Client = __nccwpck_require__(3701)
+const { buildMockDispatch } = __nccwpck_require__(3397)
 const {
   kDispatches,
   kMockAgent,
@@ -16110,10 +16110,10 @@ const {
   kOrigin,
   kOriginalDispatch,
   kConnected
-} = __nccwpck_require__(5855)
-const { MockInterceptor } = __nccwpck_require__(7197)
-const Symbols = __nccwpck_require__(6965)
-const { InvalidArgumentError } = __nccwpck_require__(4245)
+} = __nccwpck_require__(1117)
+const { MockInterceptor } = __nccwpck_require__(1511)
+const Symbols = __nccwpck_require__(6443)
+const { InvalidArgumentError } = __nccwpck_require__(8707)
 
 /**
  * MockClient provides an API that extends the Client to influence the mockDispatches.
@@ -16160,12 +16160,12 @@ module.exports = MockClient
 
 /***/ }),
 
-/***/ 71:
+/***/ 2429:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { UndiciError } = __nccwpck_require__(4245)
+const { UndiciError } = __nccwpck_require__(8707)
 
 const kMockNotMatchedError = Symbol.for('undici.error.UND_MOCK_ERR_MOCK_NOT_MATCHED')
 
@@ -16195,12 +16195,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7197:
+/***/ 1511:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { getResponseData, buildKey, addMockDispatch } = __nccwpck_require__(7155)
+const { getResponseData, buildKey, addMockDispatch } = __nccwpck_require__(3397)
 const {
   kDispatches,
   kDispatchKey,
@@ -16208,9 +16208,9 @@ const {
   kDefaultTrailers,
   kContentLength,
   kMockDispatch
-} = __nccwpck_require__(5855)
-const { InvalidArgumentError } = __nccwpck_require__(4245)
-const { buildURL } = __nccwpck_require__(134)
+} = __nccwpck_require__(1117)
+const { InvalidArgumentError } = __nccwpck_require__(8707)
+const { buildURL } = __nccwpck_require__(3440)
 
 /**
  * Defines the scope API for an interceptor reply
@@ -16409,14 +16409,14 @@ module.exports.MockScope = MockScope
 
 /***/ }),
 
-/***/ 1554:
+/***/ 4004:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { promisify } = __nccwpck_require__(7975)
-const Pool = __nccwpck_require__(9106)
-const { buildMockDispatch } = __nccwpck_require__(7155)
+const Pool = __nccwpck_require__(628)
+const { buildMockDispatch } = __nccwpck_require__(3397)
 const {
   kDispatches,
   kMockAgent,
@@ -16425,10 +16425,10 @@ const {
   kOrigin,
   kOriginalDispatch,
   kConnected
-} = __nccwpck_require__(5855)
-const { MockInterceptor } = __nccwpck_require__(7197)
-const Symbols = __nccwpck_require__(6965)
-const { InvalidArgumentError } = __nccwpck_require__(4245)
+} = __nccwpck_require__(1117)
+const { MockInterceptor } = __nccwpck_require__(1511)
+const Symbols = __nccwpck_require__(6443)
+const { InvalidArgumentError } = __nccwpck_require__(8707)
 
 /**
  * MockPool provides an API that extends the Pool to influence the mockDispatches.
@@ -16475,7 +16475,7 @@ module.exports = MockPool
 
 /***/ }),
 
-/***/ 5855:
+/***/ 1117:
 /***/ ((module) => {
 
 
@@ -16505,20 +16505,20 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7155:
+/***/ 3397:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { MockNotMatchedError } = __nccwpck_require__(71)
+const { MockNotMatchedError } = __nccwpck_require__(2429)
 const {
   kDispatches,
   kMockAgent,
   kOriginalDispatch,
   kOrigin,
   kGetNetConnect
-} = __nccwpck_require__(5855)
-const { buildURL } = __nccwpck_require__(134)
+} = __nccwpck_require__(1117)
+const { buildURL } = __nccwpck_require__(3440)
 const { STATUS_CODES } = __nccwpck_require__(7067)
 const {
   types: {
@@ -16879,7 +16879,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8800:
+/***/ 6142:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -16929,7 +16929,7 @@ module.exports = class PendingInterceptorsFormatter {
 
 /***/ }),
 
-/***/ 3419:
+/***/ 1529:
 /***/ ((module) => {
 
 
@@ -16965,7 +16965,7 @@ module.exports = class Pluralizer {
 
 /***/ }),
 
-/***/ 2637:
+/***/ 6603:
 /***/ ((module) => {
 
 
@@ -17395,20 +17395,20 @@ module.exports = {
 
 /***/ }),
 
-/***/ 5008:
+/***/ 9634:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kConstruct } = __nccwpck_require__(6651)
-const { urlEquals, getFieldValues } = __nccwpck_require__(3920)
-const { kEnumerableProperty, isDisturbed } = __nccwpck_require__(134)
-const { webidl } = __nccwpck_require__(6655)
-const { Response, cloneResponse, fromInnerResponse } = __nccwpck_require__(2305)
-const { Request, fromInnerRequest } = __nccwpck_require__(3733)
-const { kState } = __nccwpck_require__(1273)
-const { fetching } = __nccwpck_require__(9000)
-const { urlIsHttpHttpsScheme, createDeferredPromise, readAllBytes } = __nccwpck_require__(7778)
+const { kConstruct } = __nccwpck_require__(109)
+const { urlEquals, getFieldValues } = __nccwpck_require__(6798)
+const { kEnumerableProperty, isDisturbed } = __nccwpck_require__(3440)
+const { webidl } = __nccwpck_require__(5893)
+const { Response, cloneResponse, fromInnerResponse } = __nccwpck_require__(9051)
+const { Request, fromInnerRequest } = __nccwpck_require__(9967)
+const { kState } = __nccwpck_require__(3627)
+const { fetching } = __nccwpck_require__(4398)
+const { urlIsHttpHttpsScheme, createDeferredPromise, readAllBytes } = __nccwpck_require__(3168)
 const assert = __nccwpck_require__(4589)
 
 /**
@@ -18261,15 +18261,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1404:
+/***/ 3245:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kConstruct } = __nccwpck_require__(6651)
-const { Cache } = __nccwpck_require__(5008)
-const { webidl } = __nccwpck_require__(6655)
-const { kEnumerableProperty } = __nccwpck_require__(134)
+const { kConstruct } = __nccwpck_require__(109)
+const { Cache } = __nccwpck_require__(9634)
+const { webidl } = __nccwpck_require__(5893)
+const { kEnumerableProperty } = __nccwpck_require__(3440)
 
 class CacheStorage {
   /**
@@ -18420,26 +18420,26 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6651:
+/***/ 109:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 module.exports = {
-  kConstruct: (__nccwpck_require__(6965).kConstruct)
+  kConstruct: (__nccwpck_require__(6443).kConstruct)
 }
 
 
 /***/ }),
 
-/***/ 3920:
+/***/ 6798:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const assert = __nccwpck_require__(4589)
-const { URLSerializer } = __nccwpck_require__(3394)
-const { isValidHeaderName } = __nccwpck_require__(7778)
+const { URLSerializer } = __nccwpck_require__(1900)
+const { isValidHeaderName } = __nccwpck_require__(3168)
 
 /**
  * @see https://url.spec.whatwg.org/#concept-url-equals
@@ -18484,7 +18484,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9982:
+/***/ 1276:
 /***/ ((module) => {
 
 
@@ -18503,15 +18503,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8843:
+/***/ 9061:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { parseSetCookie } = __nccwpck_require__(3860)
-const { stringify } = __nccwpck_require__(8275)
-const { webidl } = __nccwpck_require__(6655)
-const { Headers } = __nccwpck_require__(1258)
+const { parseSetCookie } = __nccwpck_require__(1978)
+const { stringify } = __nccwpck_require__(7797)
+const { webidl } = __nccwpck_require__(5893)
+const { Headers } = __nccwpck_require__(660)
 
 /**
  * @typedef {Object} Cookie
@@ -18694,14 +18694,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3860:
+/***/ 1978:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { maxNameValuePairSize, maxAttributeValueSize } = __nccwpck_require__(9982)
-const { isCTLExcludingHtab } = __nccwpck_require__(8275)
-const { collectASequenceOfCodePointsFast } = __nccwpck_require__(3394)
+const { maxNameValuePairSize, maxAttributeValueSize } = __nccwpck_require__(1276)
+const { isCTLExcludingHtab } = __nccwpck_require__(7797)
+const { collectASequenceOfCodePointsFast } = __nccwpck_require__(1900)
 const assert = __nccwpck_require__(4589)
 
 /**
@@ -19011,7 +19011,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 8275:
+/***/ 7797:
 /***/ ((module) => {
 
 
@@ -19370,13 +19370,13 @@ module.exports = {
 
 /***/ }),
 
-/***/ 5601:
+/***/ 4031:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 const buffer = __nccwpck_require__(4573)
 const { Transform } = __nccwpck_require__(7075)
-const { isASCIINumber, isValidLastEventId } = __nccwpck_require__(7725)
+const { isASCIINumber, isValidLastEventId } = __nccwpck_require__(4811)
 
 /**
  * @type {number[]} BOM
@@ -19951,23 +19951,23 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6628:
+/***/ 1238:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { pipeline } = __nccwpck_require__(7075)
-const { fetching } = __nccwpck_require__(9000)
-const { makeRequest } = __nccwpck_require__(3733)
-const { webidl } = __nccwpck_require__(6655)
-const { EventSourceStream } = __nccwpck_require__(5601)
-const { parseMIMEType } = __nccwpck_require__(3394)
-const { createFastMessageEvent } = __nccwpck_require__(2946)
-const { isNetworkError } = __nccwpck_require__(2305)
-const { delay } = __nccwpck_require__(7725)
-const { kEnumerableProperty } = __nccwpck_require__(134)
-const { environmentSettingsObject } = __nccwpck_require__(7778)
-const { getGlobalDispatcher } = __nccwpck_require__(8475)
+const { fetching } = __nccwpck_require__(4398)
+const { makeRequest } = __nccwpck_require__(9967)
+const { webidl } = __nccwpck_require__(5893)
+const { EventSourceStream } = __nccwpck_require__(4031)
+const { parseMIMEType } = __nccwpck_require__(1900)
+const { createFastMessageEvent } = __nccwpck_require__(5188)
+const { isNetworkError } = __nccwpck_require__(9051)
+const { delay } = __nccwpck_require__(4811)
+const { kEnumerableProperty } = __nccwpck_require__(3440)
+const { environmentSettingsObject } = __nccwpck_require__(3168)
+const { getGlobalDispatcher } = __nccwpck_require__(2581)
 
 let experimentalWarned = false
 
@@ -20441,7 +20441,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7725:
+/***/ 4811:
 /***/ ((module) => {
 
 
@@ -20485,12 +20485,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 366:
+/***/ 4492:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const util = __nccwpck_require__(134)
+const util = __nccwpck_require__(3440)
 const {
   ReadableStreamFrom,
   isBlobLike,
@@ -20500,16 +20500,16 @@ const {
   fullyReadBody,
   extractMimeType,
   utf8DecodeBytes
-} = __nccwpck_require__(7778)
-const { FormData } = __nccwpck_require__(6652)
-const { kState } = __nccwpck_require__(1273)
-const { webidl } = __nccwpck_require__(6655)
+} = __nccwpck_require__(3168)
+const { FormData } = __nccwpck_require__(5910)
+const { kState } = __nccwpck_require__(3627)
+const { webidl } = __nccwpck_require__(5893)
 const { Blob } = __nccwpck_require__(4573)
 const assert = __nccwpck_require__(4589)
 const { isErrored, isDisturbed } = __nccwpck_require__(7075)
 const { isArrayBuffer } = __nccwpck_require__(3429)
-const { serializeAMimeType } = __nccwpck_require__(3394)
-const { multipartFormDataParser } = __nccwpck_require__(3474)
+const { serializeAMimeType } = __nccwpck_require__(1900)
+const { multipartFormDataParser } = __nccwpck_require__(116)
 let random
 
 try {
@@ -21021,7 +21021,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9853:
+/***/ 4495:
 /***/ ((module) => {
 
 
@@ -21152,7 +21152,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3394:
+/***/ 1900:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -21903,12 +21903,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3843:
+/***/ 6653:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kConnected, kSize } = __nccwpck_require__(6965)
+const { kConnected, kSize } = __nccwpck_require__(6443)
 
 class CompatWeakRef {
   constructor (value) {
@@ -21956,14 +21956,14 @@ module.exports = function () {
 
 /***/ }),
 
-/***/ 2024:
+/***/ 7114:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { Blob, File } = __nccwpck_require__(4573)
-const { kState } = __nccwpck_require__(1273)
-const { webidl } = __nccwpck_require__(6655)
+const { kState } = __nccwpck_require__(3627)
+const { webidl } = __nccwpck_require__(5893)
 
 // TODO(@KhafraDev): remove
 class FileLike {
@@ -22089,16 +22089,16 @@ module.exports = { FileLike, isFileLike }
 
 /***/ }),
 
-/***/ 3474:
+/***/ 116:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { isUSVString, bufferToLowerCasedHeaderName } = __nccwpck_require__(134)
-const { utf8DecodeBytes } = __nccwpck_require__(7778)
-const { HTTP_TOKEN_CODEPOINTS, isomorphicDecode } = __nccwpck_require__(3394)
-const { isFileLike } = __nccwpck_require__(2024)
-const { makeEntry } = __nccwpck_require__(6652)
+const { isUSVString, bufferToLowerCasedHeaderName } = __nccwpck_require__(3440)
+const { utf8DecodeBytes } = __nccwpck_require__(3168)
+const { HTTP_TOKEN_CODEPOINTS, isomorphicDecode } = __nccwpck_require__(1900)
+const { isFileLike } = __nccwpck_require__(7114)
+const { makeEntry } = __nccwpck_require__(5910)
 const assert = __nccwpck_require__(4589)
 const { File: NodeFile } = __nccwpck_require__(4573)
 
@@ -22570,16 +22570,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6652:
+/***/ 5910:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { isBlobLike, iteratorMixin } = __nccwpck_require__(7778)
-const { kState } = __nccwpck_require__(1273)
-const { kEnumerableProperty } = __nccwpck_require__(134)
-const { FileLike, isFileLike } = __nccwpck_require__(2024)
-const { webidl } = __nccwpck_require__(6655)
+const { isBlobLike, iteratorMixin } = __nccwpck_require__(3168)
+const { kState } = __nccwpck_require__(3627)
+const { kEnumerableProperty } = __nccwpck_require__(3440)
+const { FileLike, isFileLike } = __nccwpck_require__(7114)
+const { webidl } = __nccwpck_require__(5893)
 const { File: NativeFile } = __nccwpck_require__(4573)
 const nodeUtil = __nccwpck_require__(7975)
 
@@ -22829,7 +22829,7 @@ module.exports = { FormData, makeEntry }
 
 /***/ }),
 
-/***/ 5505:
+/***/ 1059:
 /***/ ((module) => {
 
 
@@ -22876,21 +22876,21 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1258:
+/***/ 660:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // https://github.com/Ethan-Arrowood/undici-fetch
 
 
 
-const { kConstruct } = __nccwpck_require__(6965)
-const { kEnumerableProperty } = __nccwpck_require__(134)
+const { kConstruct } = __nccwpck_require__(6443)
+const { kEnumerableProperty } = __nccwpck_require__(3440)
 const {
   iteratorMixin,
   isValidHeaderName,
   isValidHeaderValue
-} = __nccwpck_require__(7778)
-const { webidl } = __nccwpck_require__(6655)
+} = __nccwpck_require__(3168)
+const { webidl } = __nccwpck_require__(5893)
 const assert = __nccwpck_require__(4589)
 const util = __nccwpck_require__(7975)
 
@@ -23570,7 +23570,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9000:
+/***/ 4398:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 // https://github.com/Ethan-Arrowood/undici-fetch
@@ -23583,9 +23583,9 @@ const {
   filterResponse,
   makeResponse,
   fromInnerResponse
-} = __nccwpck_require__(2305)
-const { HeadersList } = __nccwpck_require__(1258)
-const { Request, cloneRequest } = __nccwpck_require__(3733)
+} = __nccwpck_require__(9051)
+const { HeadersList } = __nccwpck_require__(660)
+const { Request, cloneRequest } = __nccwpck_require__(9967)
 const zlib = __nccwpck_require__(8522)
 const {
   bytesMatch,
@@ -23621,23 +23621,23 @@ const {
   buildContentRange,
   createInflate,
   extractMimeType
-} = __nccwpck_require__(7778)
-const { kState, kDispatcher } = __nccwpck_require__(1273)
+} = __nccwpck_require__(3168)
+const { kState, kDispatcher } = __nccwpck_require__(3627)
 const assert = __nccwpck_require__(4589)
-const { safelyExtractBody, extractBody } = __nccwpck_require__(366)
+const { safelyExtractBody, extractBody } = __nccwpck_require__(4492)
 const {
   redirectStatusSet,
   nullBodyStatus,
   safeMethodsSet,
   requestBodyHeader,
   subresourceSet
-} = __nccwpck_require__(9853)
+} = __nccwpck_require__(4495)
 const EE = __nccwpck_require__(8474)
 const { Readable, pipeline, finished } = __nccwpck_require__(7075)
-const { addAbortListener, isErrored, isReadable, bufferToLowerCasedHeaderName } = __nccwpck_require__(134)
-const { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = __nccwpck_require__(3394)
-const { getGlobalDispatcher } = __nccwpck_require__(8475)
-const { webidl } = __nccwpck_require__(6655)
+const { addAbortListener, isErrored, isReadable, bufferToLowerCasedHeaderName } = __nccwpck_require__(3440)
+const { dataURLProcessor, serializeAMimeType, minimizeSupportedMimeType } = __nccwpck_require__(1900)
+const { getGlobalDispatcher } = __nccwpck_require__(2581)
+const { webidl } = __nccwpck_require__(5893)
 const { STATUS_CODES } = __nccwpck_require__(7067)
 const GET_OR_HEAD = ['GET', 'HEAD']
 
@@ -25847,23 +25847,23 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3733:
+/***/ 9967:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 /* globals AbortController */
 
 
 
-const { extractBody, mixinBody, cloneBody, bodyUnusable } = __nccwpck_require__(366)
-const { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = __nccwpck_require__(1258)
-const { FinalizationRegistry } = __nccwpck_require__(3843)()
-const util = __nccwpck_require__(134)
+const { extractBody, mixinBody, cloneBody, bodyUnusable } = __nccwpck_require__(4492)
+const { Headers, fill: fillHeaders, HeadersList, setHeadersGuard, getHeadersGuard, setHeadersList, getHeadersList } = __nccwpck_require__(660)
+const { FinalizationRegistry } = __nccwpck_require__(6653)()
+const util = __nccwpck_require__(3440)
 const nodeUtil = __nccwpck_require__(7975)
 const {
   isValidHTTPToken,
   sameOrigin,
   environmentSettingsObject
-} = __nccwpck_require__(7778)
+} = __nccwpck_require__(3168)
 const {
   forbiddenMethodsSet,
   corsSafeListedMethodsSet,
@@ -25873,12 +25873,12 @@ const {
   requestCredentials,
   requestCache,
   requestDuplex
-} = __nccwpck_require__(9853)
+} = __nccwpck_require__(4495)
 const { kEnumerableProperty, normalizedMethodRecordsBase, normalizedMethodRecords } = util
-const { kHeaders, kSignal, kState, kDispatcher } = __nccwpck_require__(1273)
-const { webidl } = __nccwpck_require__(6655)
-const { URLSerializer } = __nccwpck_require__(3394)
-const { kConstruct } = __nccwpck_require__(6965)
+const { kHeaders, kSignal, kState, kDispatcher } = __nccwpck_require__(3627)
+const { webidl } = __nccwpck_require__(5893)
+const { URLSerializer } = __nccwpck_require__(1900)
+const { kConstruct } = __nccwpck_require__(6443)
 const assert = __nccwpck_require__(4589)
 const { getMaxListeners, setMaxListeners, getEventListeners, defaultMaxListeners } = __nccwpck_require__(8474)
 
@@ -26891,14 +26891,14 @@ module.exports = { Request, makeRequest, fromInnerRequest, cloneRequest }
 
 /***/ }),
 
-/***/ 2305:
+/***/ 9051:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = __nccwpck_require__(1258)
-const { extractBody, cloneBody, mixinBody, hasFinalizationRegistry, streamRegistry, bodyUnusable } = __nccwpck_require__(366)
-const util = __nccwpck_require__(134)
+const { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = __nccwpck_require__(660)
+const { extractBody, cloneBody, mixinBody, hasFinalizationRegistry, streamRegistry, bodyUnusable } = __nccwpck_require__(4492)
+const util = __nccwpck_require__(3440)
 const nodeUtil = __nccwpck_require__(7975)
 const { kEnumerableProperty } = util
 const {
@@ -26910,16 +26910,16 @@ const {
   isErrorLike,
   isomorphicEncode,
   environmentSettingsObject: relevantRealm
-} = __nccwpck_require__(7778)
+} = __nccwpck_require__(3168)
 const {
   redirectStatusSet,
   nullBodyStatus
-} = __nccwpck_require__(9853)
-const { kState, kHeaders } = __nccwpck_require__(1273)
-const { webidl } = __nccwpck_require__(6655)
-const { FormData } = __nccwpck_require__(6652)
-const { URLSerializer } = __nccwpck_require__(3394)
-const { kConstruct } = __nccwpck_require__(6965)
+} = __nccwpck_require__(4495)
+const { kState, kHeaders } = __nccwpck_require__(3627)
+const { webidl } = __nccwpck_require__(5893)
+const { FormData } = __nccwpck_require__(5910)
+const { URLSerializer } = __nccwpck_require__(1900)
+const { kConstruct } = __nccwpck_require__(6443)
 const assert = __nccwpck_require__(4589)
 const { types } = __nccwpck_require__(7975)
 
@@ -27508,7 +27508,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1273:
+/***/ 3627:
 /***/ ((module) => {
 
 
@@ -27524,21 +27524,21 @@ module.exports = {
 
 /***/ }),
 
-/***/ 7778:
+/***/ 3168:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { Transform } = __nccwpck_require__(7075)
 const zlib = __nccwpck_require__(8522)
-const { redirectStatusSet, referrerPolicySet: referrerPolicyTokens, badPortsSet } = __nccwpck_require__(9853)
-const { getGlobalOrigin } = __nccwpck_require__(5505)
-const { collectASequenceOfCodePoints, collectAnHTTPQuotedString, removeChars, parseMIMEType } = __nccwpck_require__(3394)
+const { redirectStatusSet, referrerPolicySet: referrerPolicyTokens, badPortsSet } = __nccwpck_require__(4495)
+const { getGlobalOrigin } = __nccwpck_require__(1059)
+const { collectASequenceOfCodePoints, collectAnHTTPQuotedString, removeChars, parseMIMEType } = __nccwpck_require__(1900)
 const { performance } = __nccwpck_require__(643)
-const { isBlobLike, ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = __nccwpck_require__(134)
+const { isBlobLike, ReadableStreamFrom, isValidHTTPToken, normalizedMethodRecordsBase } = __nccwpck_require__(3440)
 const assert = __nccwpck_require__(4589)
 const { isUint8Array } = __nccwpck_require__(3429)
-const { webidl } = __nccwpck_require__(6655)
+const { webidl } = __nccwpck_require__(5893)
 
 let supportedHashes = []
 
@@ -29163,14 +29163,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6655:
+/***/ 5893:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { types, inspect } = __nccwpck_require__(7975)
 const { markAsUncloneable } = __nccwpck_require__(5919)
-const { toUSVString } = __nccwpck_require__(134)
+const { toUSVString } = __nccwpck_require__(3440)
 
 /** @type {import('../../../types/webidl').Webidl} */
 const webidl = {}
@@ -29865,7 +29865,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9113:
+/***/ 2607:
 /***/ ((module) => {
 
 
@@ -30162,7 +30162,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9805:
+/***/ 8355:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -30171,16 +30171,16 @@ const {
   staticPropertyDescriptors,
   readOperation,
   fireAProgressEvent
-} = __nccwpck_require__(2408)
+} = __nccwpck_require__(3610)
 const {
   kState,
   kError,
   kResult,
   kEvents,
   kAborted
-} = __nccwpck_require__(2035)
-const { webidl } = __nccwpck_require__(6655)
-const { kEnumerableProperty } = __nccwpck_require__(134)
+} = __nccwpck_require__(961)
+const { webidl } = __nccwpck_require__(5893)
+const { kEnumerableProperty } = __nccwpck_require__(3440)
 
 class FileReader extends EventTarget {
   constructor () {
@@ -30513,12 +30513,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3983:
+/***/ 8573:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { webidl } = __nccwpck_require__(6655)
+const { webidl } = __nccwpck_require__(5893)
 
 const kState = Symbol('ProgressEvent state')
 
@@ -30598,7 +30598,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2035:
+/***/ 961:
 /***/ ((module) => {
 
 
@@ -30615,7 +30615,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2408:
+/***/ 3610:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -30626,10 +30626,10 @@ const {
   kResult,
   kAborted,
   kLastProgressEventFired
-} = __nccwpck_require__(2035)
-const { ProgressEvent } = __nccwpck_require__(3983)
-const { getEncoding } = __nccwpck_require__(9113)
-const { serializeAMimeType, parseMIMEType } = __nccwpck_require__(3394)
+} = __nccwpck_require__(961)
+const { ProgressEvent } = __nccwpck_require__(8573)
+const { getEncoding } = __nccwpck_require__(2607)
+const { serializeAMimeType, parseMIMEType } = __nccwpck_require__(1900)
 const { types } = __nccwpck_require__(7975)
 const { StringDecoder } = __nccwpck_require__(3193)
 const { btoa } = __nccwpck_require__(4573)
@@ -31013,27 +31013,27 @@ module.exports = {
 
 /***/ }),
 
-/***/ 239:
+/***/ 6897:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = __nccwpck_require__(6710)
+const { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = __nccwpck_require__(736)
 const {
   kReadyState,
   kSentClose,
   kByteParser,
   kReceivedClose,
   kResponse
-} = __nccwpck_require__(3782)
-const { fireEvent, failWebsocketConnection, isClosing, isClosed, isEstablished, parseExtensions } = __nccwpck_require__(1819)
-const { channels } = __nccwpck_require__(4632)
-const { CloseEvent } = __nccwpck_require__(2946)
-const { makeRequest } = __nccwpck_require__(3733)
-const { fetching } = __nccwpck_require__(9000)
-const { Headers, getHeadersList } = __nccwpck_require__(1258)
-const { getDecodeSplit } = __nccwpck_require__(7778)
-const { WebsocketFrameSend } = __nccwpck_require__(6910)
+} = __nccwpck_require__(1216)
+const { fireEvent, failWebsocketConnection, isClosing, isClosed, isEstablished, parseExtensions } = __nccwpck_require__(8625)
+const { channels } = __nccwpck_require__(2414)
+const { CloseEvent } = __nccwpck_require__(5188)
+const { makeRequest } = __nccwpck_require__(9967)
+const { fetching } = __nccwpck_require__(4398)
+const { Headers, getHeadersList } = __nccwpck_require__(660)
+const { getDecodeSplit } = __nccwpck_require__(3168)
+const { WebsocketFrameSend } = __nccwpck_require__(3264)
 
 /** @type {import('crypto')} */
 let crypto
@@ -31391,7 +31391,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6710:
+/***/ 736:
 /***/ ((module) => {
 
 
@@ -31464,14 +31464,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2946:
+/***/ 5188:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { webidl } = __nccwpck_require__(6655)
-const { kEnumerableProperty } = __nccwpck_require__(134)
-const { kConstruct } = __nccwpck_require__(6965)
+const { webidl } = __nccwpck_require__(5893)
+const { kEnumerableProperty } = __nccwpck_require__(3440)
+const { kConstruct } = __nccwpck_require__(6443)
 const { MessagePort } = __nccwpck_require__(5919)
 
 /**
@@ -31800,12 +31800,12 @@ module.exports = {
 
 /***/ }),
 
-/***/ 6910:
+/***/ 3264:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { maxUnsigned16Bit } = __nccwpck_require__(6710)
+const { maxUnsigned16Bit } = __nccwpck_require__(736)
 
 const BUFFER_SIZE = 16386
 
@@ -31903,14 +31903,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9032:
+/***/ 9469:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { createInflateRaw, Z_DEFAULT_WINDOWBITS } = __nccwpck_require__(8522)
-const { isValidClientWindowBits } = __nccwpck_require__(1819)
-const { MessageSizeExceededError } = __nccwpck_require__(4245)
+const { isValidClientWindowBits } = __nccwpck_require__(8625)
+const { MessageSizeExceededError } = __nccwpck_require__(8707)
 
 const tail = Buffer.from([0x00, 0x00, 0xff, 0xff])
 const kBuffer = Symbol('kBuffer')
@@ -32015,16 +32015,16 @@ module.exports = { PerMessageDeflate }
 
 /***/ }),
 
-/***/ 7150:
+/***/ 1652:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
 const { Writable } = __nccwpck_require__(7075)
 const assert = __nccwpck_require__(4589)
-const { parserStates, opcodes, states, emptyBuffer, sentCloseFrameState } = __nccwpck_require__(6710)
-const { kReadyState, kSentClose, kResponse, kReceivedClose } = __nccwpck_require__(3782)
-const { channels } = __nccwpck_require__(4632)
+const { parserStates, opcodes, states, emptyBuffer, sentCloseFrameState } = __nccwpck_require__(736)
+const { kReadyState, kSentClose, kResponse, kReceivedClose } = __nccwpck_require__(1216)
+const { channels } = __nccwpck_require__(2414)
 const {
   isValidStatusCode,
   isValidOpcode,
@@ -32034,11 +32034,11 @@ const {
   isControlFrame,
   isTextBinaryFrame,
   isContinuationFrame
-} = __nccwpck_require__(1819)
-const { WebsocketFrameSend } = __nccwpck_require__(6910)
-const { closeWebSocketConnection } = __nccwpck_require__(239)
-const { PerMessageDeflate } = __nccwpck_require__(9032)
-const { MessageSizeExceededError } = __nccwpck_require__(4245)
+} = __nccwpck_require__(8625)
+const { WebsocketFrameSend } = __nccwpck_require__(3264)
+const { closeWebSocketConnection } = __nccwpck_require__(6897)
+const { PerMessageDeflate } = __nccwpck_require__(9469)
+const { MessageSizeExceededError } = __nccwpck_require__(8707)
 
 function failWebsocketConnectionWithCode (ws, code, reason) {
   closeWebSocketConnection(ws, code, reason, Buffer.byteLength(reason))
@@ -32549,14 +32549,14 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1746:
+/***/ 3900:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { WebsocketFrameSend } = __nccwpck_require__(6910)
-const { opcodes, sendHints } = __nccwpck_require__(6710)
-const FixedQueue = __nccwpck_require__(4754)
+const { WebsocketFrameSend } = __nccwpck_require__(3264)
+const { opcodes, sendHints } = __nccwpck_require__(736)
+const FixedQueue = __nccwpck_require__(4660)
 
 /** @type {typeof Uint8Array} */
 const FastBuffer = Buffer[Symbol.species]
@@ -32660,7 +32660,7 @@ module.exports = { SendQueue }
 
 /***/ }),
 
-/***/ 3782:
+/***/ 1216:
 /***/ ((module) => {
 
 
@@ -32679,16 +32679,16 @@ module.exports = {
 
 /***/ }),
 
-/***/ 1819:
+/***/ 8625:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { kReadyState, kController, kResponse, kBinaryType, kWebSocketURL } = __nccwpck_require__(3782)
-const { states, opcodes } = __nccwpck_require__(6710)
-const { ErrorEvent, createFastMessageEvent } = __nccwpck_require__(2946)
+const { kReadyState, kController, kResponse, kBinaryType, kWebSocketURL } = __nccwpck_require__(1216)
+const { states, opcodes } = __nccwpck_require__(736)
+const { ErrorEvent, createFastMessageEvent } = __nccwpck_require__(5188)
 const { isUtf8 } = __nccwpck_require__(4573)
-const { collectASequenceOfCodePointsFast, removeHTTPWhitespace } = __nccwpck_require__(3394)
+const { collectASequenceOfCodePointsFast, removeHTTPWhitespace } = __nccwpck_require__(1900)
 
 /* globals Blob */
 
@@ -33008,15 +33008,15 @@ module.exports = {
 
 /***/ }),
 
-/***/ 631:
+/***/ 3726:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
 
-const { webidl } = __nccwpck_require__(6655)
-const { URLSerializer } = __nccwpck_require__(3394)
-const { environmentSettingsObject } = __nccwpck_require__(7778)
-const { staticPropertyDescriptors, states, sentCloseFrameState, sendHints } = __nccwpck_require__(6710)
+const { webidl } = __nccwpck_require__(5893)
+const { URLSerializer } = __nccwpck_require__(1900)
+const { environmentSettingsObject } = __nccwpck_require__(3168)
+const { staticPropertyDescriptors, states, sentCloseFrameState, sendHints } = __nccwpck_require__(736)
 const {
   kWebSocketURL,
   kReadyState,
@@ -33025,21 +33025,21 @@ const {
   kResponse,
   kSentClose,
   kByteParser
-} = __nccwpck_require__(3782)
+} = __nccwpck_require__(1216)
 const {
   isConnecting,
   isEstablished,
   isClosing,
   isValidSubprotocol,
   fireEvent
-} = __nccwpck_require__(1819)
-const { establishWebSocketConnection, closeWebSocketConnection } = __nccwpck_require__(239)
-const { ByteParser } = __nccwpck_require__(7150)
-const { kEnumerableProperty, isBlobLike } = __nccwpck_require__(134)
-const { getGlobalDispatcher } = __nccwpck_require__(8475)
+} = __nccwpck_require__(8625)
+const { establishWebSocketConnection, closeWebSocketConnection } = __nccwpck_require__(6897)
+const { ByteParser } = __nccwpck_require__(1652)
+const { kEnumerableProperty, isBlobLike } = __nccwpck_require__(3440)
+const { getGlobalDispatcher } = __nccwpck_require__(2581)
 const { types } = __nccwpck_require__(7975)
-const { ErrorEvent, CloseEvent } = __nccwpck_require__(2946)
-const { SendQueue } = __nccwpck_require__(1746)
+const { ErrorEvent, CloseEvent } = __nccwpck_require__(5188)
+const { SendQueue } = __nccwpck_require__(3900)
 
 // https://websockets.spec.whatwg.org/#interface-definition
 class WebSocket extends EventTarget {
@@ -33610,11 +33610,11 @@ module.exports = {
 
 /***/ }),
 
-/***/ 9099:
+/***/ 2488:
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7147);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9324);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runMain */ .V)();
 process.exit();
@@ -33624,7 +33624,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 7147:
+/***/ 9324:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -33637,7 +33637,7 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
-;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/core/lib/utils.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/utils.js
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /**
@@ -33673,7 +33673,7 @@ function toCommandProperties(annotationProperties) {
     };
 }
 //# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/core/lib/command.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/command.js
 
 
 /**
@@ -33769,7 +33769,7 @@ function escapeProperty(s) {
 const external_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
 ;// CONCATENATED MODULE: external "fs"
 const external_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
-;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/core/lib/file-command.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/file-command.js
 // For internal use, subject to change.
 // We use any as a valid input type
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -33810,7 +33810,7 @@ const external_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.me
 var external_http_ = __nccwpck_require__(8611);
 // EXTERNAL MODULE: external "https"
 var external_https_ = __nccwpck_require__(5692);
-;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/http-client/lib/proxy.js
+;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/proxy.js
 function getProxyUrl(reqUrl) {
     const usingSsl = reqUrl.protocol === 'https:';
     if (checkBypass(reqUrl)) {
@@ -33901,11 +33901,11 @@ class DecodedURL extends URL {
     }
 }
 //# sourceMappingURL=proxy.js.map
-// EXTERNAL MODULE: ../wt-11/node_modules/tunnel/index.js
-var node_modules_tunnel = __nccwpck_require__(2900);
-// EXTERNAL MODULE: ../wt-11/node_modules/undici/index.js
-var undici = __nccwpck_require__(3058);
-;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/http-client/lib/index.js
+// EXTERNAL MODULE: ./node_modules/tunnel/index.js
+var node_modules_tunnel = __nccwpck_require__(770);
+// EXTERNAL MODULE: ./node_modules/undici/index.js
+var undici = __nccwpck_require__(6752);
+;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/index.js
 /* eslint-disable @typescript-eslint/no-explicit-any */
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
@@ -34602,7 +34602,7 @@ class lib_HttpClient {
 }
 const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCase()] = obj[k]), c), {});
 //# sourceMappingURL=index.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/http-client/lib/auth.js
+;// CONCATENATED MODULE: ./node_modules/@actions/http-client/lib/auth.js
 var auth_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -34678,7 +34678,7 @@ class PersonalAccessTokenCredentialHandler {
     }
 }
 //# sourceMappingURL=auth.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/core/lib/oidc-utils.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/oidc-utils.js
 var oidc_utils_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -34752,7 +34752,7 @@ class oidc_utils_OidcClient {
     }
 }
 //# sourceMappingURL=oidc-utils.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/core/lib/summary.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/summary.js
 var summary_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -35033,7 +35033,7 @@ const _summary = new Summary();
 const markdownSummary = (/* unused pure expression or super */ null && (_summary));
 const summary = (/* unused pure expression or super */ null && (_summary));
 //# sourceMappingURL=summary.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/core/lib/path-utils.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/path-utils.js
 
 /**
  * toPosixPath converts the given path to the posix form. On Windows, \\ will be
@@ -35075,7 +35075,7 @@ var external_events_ = __nccwpck_require__(4434);
 const external_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("child_process");
 // EXTERNAL MODULE: external "assert"
 var external_assert_ = __nccwpck_require__(2613);
-;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/io/lib/io-util.js
+;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io-util.js
 var io_util_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -35255,7 +35255,7 @@ function getCmdPath() {
     return (_a = process.env['COMSPEC']) !== null && _a !== void 0 ? _a : `cmd.exe`;
 }
 //# sourceMappingURL=io-util.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/io/lib/io.js
+;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io.js
 var io_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -35529,7 +35529,7 @@ function io_copyFile(srcFile, destFile, force) {
 //# sourceMappingURL=io.js.map
 ;// CONCATENATED MODULE: external "timers"
 const external_timers_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("timers");
-;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/exec/lib/toolrunner.js
+;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/toolrunner.js
 var toolrunner_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -36117,7 +36117,7 @@ class ExecState extends external_events_.EventEmitter {
     }
 }
 //# sourceMappingURL=toolrunner.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/exec/lib/exec.js
+;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/exec.js
 var exec_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -36197,7 +36197,7 @@ function getExecOutput(commandLine, args, options) {
     });
 }
 //# sourceMappingURL=exec.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/core/lib/platform.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/platform.js
 var platform_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -36262,7 +36262,7 @@ function getDetails() {
     });
 }
 //# sourceMappingURL=platform.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/core/lib/core.js
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/core.js
 var core_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -36689,7 +36689,7 @@ function toUpstreamError(error, operation, scrub) {
     return new upstream_UpstreamError(code, code === 'rate_limited' ? `${text} (rate limited)` : text, status);
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/github/lib/context.js
+;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/context.js
 
 
 class Context {
@@ -36742,9 +36742,9 @@ class Context {
     }
 }
 //# sourceMappingURL=context.js.map
-// EXTERNAL MODULE: ../wt-11/node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js
-var lib = __nccwpck_require__(9741);
-;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/github/lib/internal/utils.js
+// EXTERNAL MODULE: ./node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js
+var lib = __nccwpck_require__(9659);
+;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/internal/utils.js
 var utils_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
@@ -36797,7 +36797,7 @@ function getUserAgentWithOrchestrationId(baseUserAgent) {
     return baseUserAgent;
 }
 //# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/universal-user-agent/index.js
+;// CONCATENATED MODULE: ./node_modules/universal-user-agent/index.js
 function getUserAgent() {
   if (typeof navigator === "object" && "userAgent" in navigator) {
     return navigator.userAgent;
@@ -36812,7 +36812,7 @@ function getUserAgent() {
   return "<environment undetectable>";
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/before-after-hook/lib/register.js
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/register.js
 // @ts-check
 
 function register(state, name, method, options) {
@@ -36841,7 +36841,7 @@ function register(state, name, method, options) {
   });
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/before-after-hook/lib/add.js
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/add.js
 // @ts-check
 
 function addHook(state, kind, name, hook) {
@@ -36889,7 +36889,7 @@ function addHook(state, kind, name, hook) {
   });
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/before-after-hook/lib/remove.js
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/remove.js
 // @ts-check
 
 function removeHook(state, name, method) {
@@ -36910,7 +36910,7 @@ function removeHook(state, name, method) {
   state.registry[name].splice(index, 1);
 }
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/before-after-hook/index.js
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/index.js
 // @ts-check
 
 
@@ -36957,7 +36957,7 @@ function Collection() {
 
 /* harmony default export */ const before_after_hook = ({ Singular, Collection });
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/endpoint/dist-bundle/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/endpoint/dist-bundle/index.js
 // pkg/dist-src/defaults.js
 
 
@@ -37303,7 +37303,7 @@ function withDefaults(oldDefaults, newDefaults) {
 var endpoint = withDefaults(null, DEFAULTS);
 
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/request/node_modules/content-type/dist/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/request/node_modules/content-type/dist/index.js
 /*!
  * content-type
  * Copyright(c) 2015 Douglas Christopher Wilson
@@ -37595,7 +37595,7 @@ function unescapeQuotedPairs(str, start, end) {
     return result + str.slice(start, end);
 }
 //# sourceMappingURL=index.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/json-with-bigint/json-with-bigint.js
+;// CONCATENATED MODULE: ./node_modules/json-with-bigint/json-with-bigint.js
 const intRegex = /^-?\d+$/;
 const noiseValue = /^-?\d+n+$/; // Noise - strings that match the custom format before being converted to it
 const originalStringify = JSON.stringify;
@@ -38196,7 +38196,7 @@ const JSONParse = (text, reviver) => {
 
 
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/request-error/dist-src/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/request-error/dist-src/index.js
 class RequestError extends Error {
   name;
   /**
@@ -38237,7 +38237,7 @@ class RequestError extends Error {
 }
 
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/request/dist-bundle/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/request/dist-bundle/index.js
 // pkg/dist-src/index.js
 
 
@@ -38444,7 +38444,7 @@ var request = dist_bundle_withDefaults(endpoint, defaults_default);
 /* v8 ignore next -- @preserve */
 /* v8 ignore else -- @preserve */
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/graphql/dist-bundle/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/graphql/dist-bundle/index.js
 // pkg/dist-src/index.js
 
 
@@ -38575,7 +38575,7 @@ function withCustomRequest(customRequest) {
 
 /* v8 ignore if -- @preserve */
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/auth-token/dist-bundle/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/auth-token/dist-bundle/index.js
 // pkg/dist-src/is-jwt.js
 var b64url = "(?:[a-zA-Z0-9_-]+)";
 var sep = "\\.";
@@ -38630,11 +38630,11 @@ var createTokenAuth = function createTokenAuth2(token) {
 };
 
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/core/dist-src/version.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/core/dist-src/version.js
 const version_VERSION = "7.0.8";
 
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/core/dist-src/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/core/dist-src/index.js
 
 
 
@@ -38775,12 +38775,12 @@ class Octokit {
 }
 
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
 const dist_src_version_VERSION = "17.0.0";
 
 //# sourceMappingURL=version.js.map
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
 const Endpoints = {
   actions: {
     addCustomLabelsToSelfHostedRunnerForOrg: [
@@ -41074,7 +41074,7 @@ var endpoints_default = Endpoints;
 
 //# sourceMappingURL=endpoints.js.map
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
 
 const endpointMethodsMap = /* @__PURE__ */ new Map();
 for (const [scope, endpoints] of Object.entries(endpoints_default)) {
@@ -41200,7 +41200,7 @@ function decorate(octokit, scope, methodName, defaults, decorations) {
 
 //# sourceMappingURL=endpoints-to-methods.js.map
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
 
 
 function restEndpointMethods(octokit) {
@@ -41221,7 +41221,7 @@ legacyRestEndpointMethods.VERSION = dist_src_version_VERSION;
 
 //# sourceMappingURL=index.js.map
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
 // pkg/dist-src/version.js
 var plugin_paginate_rest_dist_bundle_VERSION = "0.0.0-development";
 
@@ -41633,7 +41633,7 @@ function paginateRest(octokit) {
 paginateRest.VERSION = plugin_paginate_rest_dist_bundle_VERSION;
 
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/github/lib/utils.js
+;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/utils.js
 
 
 // octokit + plugins
@@ -41672,7 +41672,7 @@ function getOctokitOptions(token, options) {
     return opts;
 }
 //# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ../wt-11/node_modules/@actions/github/lib/github.js
+;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/github.js
 
 
 const github_context = new Context();
@@ -41687,9 +41687,9 @@ function getOctokit(token, options, ...additionalPlugins) {
     return new GitHubWithPlugins(getOctokitOptions(token, options));
 }
 //# sourceMappingURL=github.js.map
-// EXTERNAL MODULE: ../wt-11/node_modules/bottleneck/light.js
-var light = __nccwpck_require__(953);
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// EXTERNAL MODULE: ./node_modules/bottleneck/light.js
+var light = __nccwpck_require__(3251);
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-retry/dist-bundle/index.js
 // pkg/dist-src/version.js
 var plugin_retry_dist_bundle_VERSION = "0.0.0-development";
 
@@ -41772,7 +41772,7 @@ function retry(octokit, octokitOptions) {
 retry.VERSION = plugin_retry_dist_bundle_VERSION;
 
 
-;// CONCATENATED MODULE: ../wt-11/node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 // pkg/dist-src/index.js
 
 
@@ -42014,8 +42014,8 @@ throttling.VERSION = plugin_throttling_dist_bundle_VERSION;
 throttling.triggersNotification = triggersNotification;
 
 
-// EXTERNAL MODULE: ../wt-11/node_modules/bottleneck/lib/index.js
-var bottleneck_lib = __nccwpck_require__(9617);
+// EXTERNAL MODULE: ./node_modules/bottleneck/lib/index.js
+var bottleneck_lib = __nccwpck_require__(2203);
 var bottleneck_lib_default = /*#__PURE__*/__nccwpck_require__.n(bottleneck_lib);
 ;// CONCATENATED MODULE: ./src/github/octokit-client.ts
 
@@ -43318,8 +43318,8 @@ class ConfigError extends Error {
     }
 }
 
-// EXTERNAL MODULE: ../wt-11/node_modules/yaml/dist/index.js
-var dist = __nccwpck_require__(3361);
+// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
+var dist = __nccwpck_require__(8815);
 ;// CONCATENATED MODULE: ./src/policy/git-glob.ts
 /**
  * Globs read the way git reads them: wildmatch with WM_PATHNAME, the matcher behind `:(glob)` pathspecs
@@ -47002,18 +47002,18 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
 
 /***/ }),
 
-/***/ 4261:
+/***/ 7349:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var Scalar = __nccwpck_require__(3835);
-var YAMLMap = __nccwpck_require__(3148);
-var YAMLSeq = __nccwpck_require__(2481);
-var resolveBlockMap = __nccwpck_require__(6345);
-var resolveBlockSeq = __nccwpck_require__(3300);
-var resolveFlowCollection = __nccwpck_require__(6856);
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+var YAMLMap = __nccwpck_require__(4454);
+var YAMLSeq = __nccwpck_require__(2223);
+var resolveBlockMap = __nccwpck_require__(7103);
+var resolveBlockSeq = __nccwpck_require__(334);
+var resolveFlowCollection = __nccwpck_require__(3142);
 
 function resolveCollection(CN, ctx, token, onError, tagName, tag) {
     const coll = token.type === 'block-map'
@@ -47099,15 +47099,15 @@ exports.composeCollection = composeCollection;
 
 /***/ }),
 
-/***/ 5397:
+/***/ 3683:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Document = __nccwpck_require__(9055);
-var composeNode = __nccwpck_require__(5807);
-var resolveEnd = __nccwpck_require__(8229);
-var resolveProps = __nccwpck_require__(5869);
+var Document = __nccwpck_require__(3021);
+var composeNode = __nccwpck_require__(5937);
+var resolveEnd = __nccwpck_require__(7788);
+var resolveProps = __nccwpck_require__(4631);
 
 function composeDoc(options, directives, { offset, start, value, end }, onError) {
     const opts = Object.assign({ _directives: directives }, options);
@@ -47151,17 +47151,17 @@ exports.composeDoc = composeDoc;
 
 /***/ }),
 
-/***/ 5807:
+/***/ 5937:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Alias = __nccwpck_require__(323);
-var identity = __nccwpck_require__(6381);
-var composeCollection = __nccwpck_require__(4261);
-var composeScalar = __nccwpck_require__(1983);
-var resolveEnd = __nccwpck_require__(8229);
-var utilEmptyScalarPosition = __nccwpck_require__(5065);
+var Alias = __nccwpck_require__(4065);
+var identity = __nccwpck_require__(1127);
+var composeCollection = __nccwpck_require__(7349);
+var composeScalar = __nccwpck_require__(5413);
+var resolveEnd = __nccwpck_require__(7788);
+var utilEmptyScalarPosition = __nccwpck_require__(2599);
 
 const CN = { composeNode, composeEmptyNode };
 function composeNode(ctx, token, props, onError) {
@@ -47270,15 +47270,15 @@ exports.composeNode = composeNode;
 
 /***/ }),
 
-/***/ 1983:
+/***/ 5413:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var Scalar = __nccwpck_require__(3835);
-var resolveBlockScalar = __nccwpck_require__(5443);
-var resolveFlowScalar = __nccwpck_require__(2532);
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+var resolveBlockScalar = __nccwpck_require__(8913);
+var resolveFlowScalar = __nccwpck_require__(6842);
 
 function composeScalar(ctx, token, tagToken, onError) {
     const { value, type, comment, range } = token.type === 'block-scalar'
@@ -47365,18 +47365,18 @@ exports.composeScalar = composeScalar;
 
 /***/ }),
 
-/***/ 1098:
+/***/ 9984:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
 var node_process = __nccwpck_require__(932);
-var directives = __nccwpck_require__(8916);
-var Document = __nccwpck_require__(9055);
-var errors = __nccwpck_require__(86);
-var identity = __nccwpck_require__(6381);
-var composeDoc = __nccwpck_require__(5397);
-var resolveEnd = __nccwpck_require__(8229);
+var directives = __nccwpck_require__(1342);
+var Document = __nccwpck_require__(3021);
+var errors = __nccwpck_require__(1464);
+var identity = __nccwpck_require__(1127);
+var composeDoc = __nccwpck_require__(3683);
+var resolveEnd = __nccwpck_require__(7788);
 
 function getErrorPos(src) {
     if (typeof src === 'number')
@@ -47596,17 +47596,17 @@ exports.Composer = Composer;
 
 /***/ }),
 
-/***/ 6345:
+/***/ 7103:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Pair = __nccwpck_require__(251);
-var YAMLMap = __nccwpck_require__(3148);
-var resolveProps = __nccwpck_require__(5869);
-var utilContainsNewline = __nccwpck_require__(4341);
-var utilFlowIndentCheck = __nccwpck_require__(6241);
-var utilMapIncludes = __nccwpck_require__(4553);
+var Pair = __nccwpck_require__(7165);
+var YAMLMap = __nccwpck_require__(4454);
+var resolveProps = __nccwpck_require__(4631);
+var utilContainsNewline = __nccwpck_require__(9499);
+var utilFlowIndentCheck = __nccwpck_require__(4051);
+var utilMapIncludes = __nccwpck_require__(1187);
 
 const startColMsg = 'All mapping items must start at the same column';
 function resolveBlockMap({ composeNode, composeEmptyNode }, ctx, bm, onError, tag) {
@@ -47720,12 +47720,12 @@ exports.resolveBlockMap = resolveBlockMap;
 
 /***/ }),
 
-/***/ 5443:
+/***/ 8913:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3835);
+var Scalar = __nccwpck_require__(3301);
 
 function resolveBlockScalar(ctx, scalar, onError) {
     const start = scalar.offset;
@@ -47927,14 +47927,14 @@ exports.resolveBlockScalar = resolveBlockScalar;
 
 /***/ }),
 
-/***/ 3300:
+/***/ 334:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var YAMLSeq = __nccwpck_require__(2481);
-var resolveProps = __nccwpck_require__(5869);
-var utilFlowIndentCheck = __nccwpck_require__(6241);
+var YAMLSeq = __nccwpck_require__(2223);
+var resolveProps = __nccwpck_require__(4631);
+var utilFlowIndentCheck = __nccwpck_require__(4051);
 
 function resolveBlockSeq({ composeNode, composeEmptyNode }, ctx, bs, onError, tag) {
     const NodeClass = tag?.nodeClass ?? YAMLSeq.YAMLSeq;
@@ -47985,7 +47985,7 @@ exports.resolveBlockSeq = resolveBlockSeq;
 
 /***/ }),
 
-/***/ 8229:
+/***/ 7788:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -48031,19 +48031,19 @@ exports.resolveEnd = resolveEnd;
 
 /***/ }),
 
-/***/ 6856:
+/***/ 3142:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var Pair = __nccwpck_require__(251);
-var YAMLMap = __nccwpck_require__(3148);
-var YAMLSeq = __nccwpck_require__(2481);
-var resolveEnd = __nccwpck_require__(8229);
-var resolveProps = __nccwpck_require__(5869);
-var utilContainsNewline = __nccwpck_require__(4341);
-var utilMapIncludes = __nccwpck_require__(4553);
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var YAMLMap = __nccwpck_require__(4454);
+var YAMLSeq = __nccwpck_require__(2223);
+var resolveEnd = __nccwpck_require__(7788);
+var resolveProps = __nccwpck_require__(4631);
+var utilContainsNewline = __nccwpck_require__(9499);
+var utilMapIncludes = __nccwpck_require__(1187);
 
 const blockMsg = 'Block collections are not allowed within flow collections';
 const isBlock = (token) => token && (token.type === 'block-map' || token.type === 'block-seq');
@@ -48247,13 +48247,13 @@ exports.resolveFlowCollection = resolveFlowCollection;
 
 /***/ }),
 
-/***/ 2532:
+/***/ 6842:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3835);
-var resolveEnd = __nccwpck_require__(8229);
+var Scalar = __nccwpck_require__(3301);
+var resolveEnd = __nccwpck_require__(7788);
 
 function resolveFlowScalar(scalar, strict, onError) {
     const { offset, type, source, end } = scalar;
@@ -48482,7 +48482,7 @@ exports.resolveFlowScalar = resolveFlowScalar;
 
 /***/ }),
 
-/***/ 5869:
+/***/ 4631:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -48637,7 +48637,7 @@ exports.resolveProps = resolveProps;
 
 /***/ }),
 
-/***/ 4341:
+/***/ 9499:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -48680,7 +48680,7 @@ exports.containsNewline = containsNewline;
 
 /***/ }),
 
-/***/ 5065:
+/***/ 2599:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -48715,12 +48715,12 @@ exports.emptyScalarPosition = emptyScalarPosition;
 
 /***/ }),
 
-/***/ 6241:
+/***/ 4051:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var utilContainsNewline = __nccwpck_require__(4341);
+var utilContainsNewline = __nccwpck_require__(9499);
 
 function flowIndentCheck(indent, fc, onError) {
     if (fc?.type === 'flow-collection') {
@@ -48739,12 +48739,12 @@ exports.flowIndentCheck = flowIndentCheck;
 
 /***/ }),
 
-/***/ 4553:
+/***/ 1187:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
+var identity = __nccwpck_require__(1127);
 
 function mapIncludes(ctx, items, search) {
     const { uniqueKeys } = ctx.options;
@@ -48761,22 +48761,22 @@ exports.mapIncludes = mapIncludes;
 
 /***/ }),
 
-/***/ 9055:
+/***/ 3021:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Alias = __nccwpck_require__(323);
-var Collection = __nccwpck_require__(776);
-var identity = __nccwpck_require__(6381);
-var Pair = __nccwpck_require__(251);
-var toJS = __nccwpck_require__(2425);
-var Schema = __nccwpck_require__(5514);
-var stringifyDocument = __nccwpck_require__(7827);
-var anchors = __nccwpck_require__(3386);
-var applyReviver = __nccwpck_require__(6643);
-var createNode = __nccwpck_require__(4090);
-var directives = __nccwpck_require__(8916);
+var Alias = __nccwpck_require__(4065);
+var Collection = __nccwpck_require__(101);
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var toJS = __nccwpck_require__(6424);
+var Schema = __nccwpck_require__(5840);
+var stringifyDocument = __nccwpck_require__(6829);
+var anchors = __nccwpck_require__(1596);
+var applyReviver = __nccwpck_require__(3661);
+var createNode = __nccwpck_require__(2404);
+var directives = __nccwpck_require__(1342);
 
 class Document {
     constructor(value, replacer, options) {
@@ -49105,13 +49105,13 @@ exports.Document = Document;
 
 /***/ }),
 
-/***/ 3386:
+/***/ 1596:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var visit = __nccwpck_require__(4074);
+var identity = __nccwpck_require__(1127);
+var visit = __nccwpck_require__(204);
 
 /**
  * Verify that the input string is a valid anchor.
@@ -49188,7 +49188,7 @@ exports.findNewAnchor = findNewAnchor;
 
 /***/ }),
 
-/***/ 6643:
+/***/ 3661:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -49252,14 +49252,14 @@ exports.applyReviver = applyReviver;
 
 /***/ }),
 
-/***/ 4090:
+/***/ 2404:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Alias = __nccwpck_require__(323);
-var identity = __nccwpck_require__(6381);
-var Scalar = __nccwpck_require__(3835);
+var Alias = __nccwpck_require__(4065);
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
 
 const defaultTagPrefix = 'tag:yaml.org,2002:';
 function findTagObject(value, tagName, tags) {
@@ -49349,13 +49349,13 @@ exports.createNode = createNode;
 
 /***/ }),
 
-/***/ 8916:
+/***/ 1342:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var visit = __nccwpck_require__(4074);
+var identity = __nccwpck_require__(1127);
+var visit = __nccwpck_require__(204);
 
 const escapeChars = {
     '!': '%21',
@@ -49534,7 +49534,7 @@ exports.Directives = Directives;
 
 /***/ }),
 
-/***/ 86:
+/***/ 1464:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -49603,28 +49603,28 @@ exports.prettifyError = prettifyError;
 
 /***/ }),
 
-/***/ 3361:
+/***/ 8815:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 var __webpack_unused_export__;
 
 
-var composer = __nccwpck_require__(1098);
-var Document = __nccwpck_require__(9055);
-var Schema = __nccwpck_require__(5514);
-var errors = __nccwpck_require__(86);
-var Alias = __nccwpck_require__(323);
-var identity = __nccwpck_require__(6381);
-var Pair = __nccwpck_require__(251);
-var Scalar = __nccwpck_require__(3835);
-var YAMLMap = __nccwpck_require__(3148);
-var YAMLSeq = __nccwpck_require__(2481);
-var cst = __nccwpck_require__(5687);
-var lexer = __nccwpck_require__(2815);
-var lineCounter = __nccwpck_require__(5334);
-var parser = __nccwpck_require__(5898);
-var publicApi = __nccwpck_require__(8137);
-var visit = __nccwpck_require__(4074);
+var composer = __nccwpck_require__(9984);
+var Document = __nccwpck_require__(3021);
+var Schema = __nccwpck_require__(5840);
+var errors = __nccwpck_require__(1464);
+var Alias = __nccwpck_require__(4065);
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var Scalar = __nccwpck_require__(3301);
+var YAMLMap = __nccwpck_require__(4454);
+var YAMLSeq = __nccwpck_require__(2223);
+var cst = __nccwpck_require__(3461);
+var lexer = __nccwpck_require__(361);
+var lineCounter = __nccwpck_require__(6628);
+var parser = __nccwpck_require__(3456);
+var publicApi = __nccwpck_require__(4047);
+var visit = __nccwpck_require__(204);
 
 
 
@@ -49661,7 +49661,7 @@ __webpack_unused_export__ = visit.visitAsync;
 
 /***/ }),
 
-/***/ 3127:
+/***/ 7249:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -49687,16 +49687,16 @@ exports.warn = warn;
 
 /***/ }),
 
-/***/ 323:
+/***/ 4065:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var anchors = __nccwpck_require__(3386);
-var visit = __nccwpck_require__(4074);
-var identity = __nccwpck_require__(6381);
-var Node = __nccwpck_require__(419);
-var toJS = __nccwpck_require__(2425);
+var anchors = __nccwpck_require__(1596);
+var visit = __nccwpck_require__(204);
+var identity = __nccwpck_require__(1127);
+var Node = __nccwpck_require__(6673);
+var toJS = __nccwpck_require__(6424);
 
 class Alias extends Node.NodeBase {
     constructor(source) {
@@ -49814,14 +49814,14 @@ exports.Alias = Alias;
 
 /***/ }),
 
-/***/ 776:
+/***/ 101:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var createNode = __nccwpck_require__(4090);
-var identity = __nccwpck_require__(6381);
-var Node = __nccwpck_require__(419);
+var createNode = __nccwpck_require__(2404);
+var identity = __nccwpck_require__(1127);
+var Node = __nccwpck_require__(6673);
 
 function collectionFromPath(schema, path, value) {
     let v = value;
@@ -49972,14 +49972,14 @@ exports.isEmptyPath = isEmptyPath;
 
 /***/ }),
 
-/***/ 419:
+/***/ 6673:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var applyReviver = __nccwpck_require__(6643);
-var identity = __nccwpck_require__(6381);
-var toJS = __nccwpck_require__(2425);
+var applyReviver = __nccwpck_require__(3661);
+var identity = __nccwpck_require__(1127);
+var toJS = __nccwpck_require__(6424);
 
 class NodeBase {
     constructor(type) {
@@ -50019,15 +50019,15 @@ exports.NodeBase = NodeBase;
 
 /***/ }),
 
-/***/ 251:
+/***/ 7165:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var createNode = __nccwpck_require__(4090);
-var stringifyPair = __nccwpck_require__(5578);
-var addPairToJSMap = __nccwpck_require__(106);
-var identity = __nccwpck_require__(6381);
+var createNode = __nccwpck_require__(2404);
+var stringifyPair = __nccwpck_require__(9748);
+var addPairToJSMap = __nccwpck_require__(7104);
+var identity = __nccwpck_require__(1127);
 
 function createPair(key, value, ctx) {
     const k = createNode.createNode(key, undefined, ctx);
@@ -50065,14 +50065,14 @@ exports.createPair = createPair;
 
 /***/ }),
 
-/***/ 3835:
+/***/ 3301:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var Node = __nccwpck_require__(419);
-var toJS = __nccwpck_require__(2425);
+var identity = __nccwpck_require__(1127);
+var Node = __nccwpck_require__(6673);
+var toJS = __nccwpck_require__(6424);
 
 const isScalarValue = (value) => !value || (typeof value !== 'function' && typeof value !== 'object');
 class Scalar extends Node.NodeBase {
@@ -50099,17 +50099,17 @@ exports.isScalarValue = isScalarValue;
 
 /***/ }),
 
-/***/ 3148:
+/***/ 4454:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyCollection = __nccwpck_require__(5586);
-var addPairToJSMap = __nccwpck_require__(106);
-var Collection = __nccwpck_require__(776);
-var identity = __nccwpck_require__(6381);
-var Pair = __nccwpck_require__(251);
-var Scalar = __nccwpck_require__(3835);
+var stringifyCollection = __nccwpck_require__(1212);
+var addPairToJSMap = __nccwpck_require__(7104);
+var Collection = __nccwpck_require__(101);
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var Scalar = __nccwpck_require__(3301);
 
 function findPair(items, key) {
     const k = identity.isScalar(key) ? key.value : key;
@@ -50253,17 +50253,17 @@ exports.findPair = findPair;
 
 /***/ }),
 
-/***/ 2481:
+/***/ 2223:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var createNode = __nccwpck_require__(4090);
-var stringifyCollection = __nccwpck_require__(5586);
-var Collection = __nccwpck_require__(776);
-var identity = __nccwpck_require__(6381);
-var Scalar = __nccwpck_require__(3835);
-var toJS = __nccwpck_require__(2425);
+var createNode = __nccwpck_require__(2404);
+var stringifyCollection = __nccwpck_require__(1212);
+var Collection = __nccwpck_require__(101);
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+var toJS = __nccwpck_require__(6424);
 
 class YAMLSeq extends Collection.Collection {
     static get tagName() {
@@ -50375,16 +50375,16 @@ exports.YAMLSeq = YAMLSeq;
 
 /***/ }),
 
-/***/ 106:
+/***/ 7104:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var log = __nccwpck_require__(3127);
-var merge = __nccwpck_require__(3934);
-var stringify = __nccwpck_require__(1686);
-var identity = __nccwpck_require__(6381);
-var toJS = __nccwpck_require__(2425);
+var log = __nccwpck_require__(7249);
+var merge = __nccwpck_require__(452);
+var stringify = __nccwpck_require__(2148);
+var identity = __nccwpck_require__(1127);
+var toJS = __nccwpck_require__(6424);
 
 function addPairToJSMap(ctx, map, { key, value }) {
     if (identity.isNode(key) && key.addToJSMap)
@@ -50447,7 +50447,7 @@ exports.addPairToJSMap = addPairToJSMap;
 
 /***/ }),
 
-/***/ 6381:
+/***/ 1127:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -50507,12 +50507,12 @@ exports.isSeq = isSeq;
 
 /***/ }),
 
-/***/ 2425:
+/***/ 6424:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
+var identity = __nccwpck_require__(1127);
 
 /**
  * Recursively convert any node or its contents to native JavaScript
@@ -50553,15 +50553,15 @@ exports.toJS = toJS;
 
 /***/ }),
 
-/***/ 8224:
+/***/ 110:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var resolveBlockScalar = __nccwpck_require__(5443);
-var resolveFlowScalar = __nccwpck_require__(2532);
-var errors = __nccwpck_require__(86);
-var stringifyString = __nccwpck_require__(1436);
+var resolveBlockScalar = __nccwpck_require__(8913);
+var resolveFlowScalar = __nccwpck_require__(6842);
+var errors = __nccwpck_require__(1464);
+var stringifyString = __nccwpck_require__(3069);
 
 function resolveAsScalar(token, strict = true, onError) {
     if (token) {
@@ -50778,7 +50778,7 @@ exports.setScalarValue = setScalarValue;
 
 /***/ }),
 
-/***/ 971:
+/***/ 1733:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -50848,7 +50848,7 @@ exports.stringify = stringify;
 
 /***/ }),
 
-/***/ 7693:
+/***/ 7715:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -50954,14 +50954,14 @@ exports.visit = visit;
 
 /***/ }),
 
-/***/ 5687:
+/***/ 3461:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var cstScalar = __nccwpck_require__(8224);
-var cstStringify = __nccwpck_require__(971);
-var cstVisit = __nccwpck_require__(7693);
+var cstScalar = __nccwpck_require__(110);
+var cstStringify = __nccwpck_require__(1733);
+var cstVisit = __nccwpck_require__(7715);
 
 /** The byte order mark */
 const BOM = '\u{FEFF}';
@@ -51073,12 +51073,12 @@ exports.tokenType = tokenType;
 
 /***/ }),
 
-/***/ 2815:
+/***/ 361:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var cst = __nccwpck_require__(5687);
+var cst = __nccwpck_require__(3461);
 
 /*
 START -> stream
@@ -51803,7 +51803,7 @@ exports.Lexer = Lexer;
 
 /***/ }),
 
-/***/ 5334:
+/***/ 6628:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -51851,14 +51851,14 @@ exports.LineCounter = LineCounter;
 
 /***/ }),
 
-/***/ 5898:
+/***/ 3456:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
 var node_process = __nccwpck_require__(932);
-var cst = __nccwpck_require__(5687);
-var lexer = __nccwpck_require__(2815);
+var cst = __nccwpck_require__(3461);
+var lexer = __nccwpck_require__(361);
 
 function includesToken(list, type) {
     for (let i = 0; i < list.length; ++i)
@@ -52838,18 +52838,18 @@ exports.Parser = Parser;
 
 /***/ }),
 
-/***/ 8137:
+/***/ 4047:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var composer = __nccwpck_require__(1098);
-var Document = __nccwpck_require__(9055);
-var errors = __nccwpck_require__(86);
-var log = __nccwpck_require__(3127);
-var identity = __nccwpck_require__(6381);
-var lineCounter = __nccwpck_require__(5334);
-var parser = __nccwpck_require__(5898);
+var composer = __nccwpck_require__(9984);
+var Document = __nccwpck_require__(3021);
+var errors = __nccwpck_require__(1464);
+var log = __nccwpck_require__(7249);
+var identity = __nccwpck_require__(1127);
+var lineCounter = __nccwpck_require__(6628);
+var parser = __nccwpck_require__(3456);
 
 function parseOptions(options) {
     const prettyErrors = options.prettyErrors !== false;
@@ -52952,16 +52952,16 @@ exports.stringify = stringify;
 
 /***/ }),
 
-/***/ 5514:
+/***/ 5840:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var map = __nccwpck_require__(9009);
-var seq = __nccwpck_require__(1868);
-var string = __nccwpck_require__(6026);
-var tags = __nccwpck_require__(860);
+var identity = __nccwpck_require__(1127);
+var map = __nccwpck_require__(7451);
+var seq = __nccwpck_require__(1706);
+var string = __nccwpck_require__(6464);
+var tags = __nccwpck_require__(18);
 
 const sortMapEntriesByKey = (a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 class Schema {
@@ -52998,13 +52998,13 @@ exports.Schema = Schema;
 
 /***/ }),
 
-/***/ 9009:
+/***/ 7451:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var YAMLMap = __nccwpck_require__(3148);
+var identity = __nccwpck_require__(1127);
+var YAMLMap = __nccwpck_require__(4454);
 
 const map = {
     collection: 'map',
@@ -53024,12 +53024,12 @@ exports.map = map;
 
 /***/ }),
 
-/***/ 1342:
+/***/ 3632:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3835);
+var Scalar = __nccwpck_require__(3301);
 
 const nullTag = {
     identify: value => value == null,
@@ -53048,13 +53048,13 @@ exports.nullTag = nullTag;
 
 /***/ }),
 
-/***/ 1868:
+/***/ 1706:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var YAMLSeq = __nccwpck_require__(2481);
+var identity = __nccwpck_require__(1127);
+var YAMLSeq = __nccwpck_require__(2223);
 
 const seq = {
     collection: 'seq',
@@ -53074,12 +53074,12 @@ exports.seq = seq;
 
 /***/ }),
 
-/***/ 6026:
+/***/ 6464:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyString = __nccwpck_require__(1436);
+var stringifyString = __nccwpck_require__(3069);
 
 const string = {
     identify: value => typeof value === 'string',
@@ -53097,12 +53097,12 @@ exports.string = string;
 
 /***/ }),
 
-/***/ 993:
+/***/ 3959:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3835);
+var Scalar = __nccwpck_require__(3301);
 
 const boolTag = {
     identify: value => typeof value === 'boolean',
@@ -53125,13 +53125,13 @@ exports.boolTag = boolTag;
 
 /***/ }),
 
-/***/ 8151:
+/***/ 8405:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3835);
-var stringifyNumber = __nccwpck_require__(9215);
+var Scalar = __nccwpck_require__(3301);
+var stringifyNumber = __nccwpck_require__(8689);
 
 const floatNaN = {
     identify: value => typeof value === 'number',
@@ -53179,12 +53179,12 @@ exports.floatNaN = floatNaN;
 
 /***/ }),
 
-/***/ 4744:
+/***/ 9874:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyNumber = __nccwpck_require__(9215);
+var stringifyNumber = __nccwpck_require__(8689);
 
 const intIdentify = (value) => typeof value === 'bigint' || Number.isInteger(value);
 const intResolve = (str, offset, radix, { intAsBigInt }) => (intAsBigInt ? BigInt(str) : parseInt(str.substring(offset), radix));
@@ -53228,18 +53228,18 @@ exports.intOct = intOct;
 
 /***/ }),
 
-/***/ 4734:
+/***/ 896:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var map = __nccwpck_require__(9009);
-var _null = __nccwpck_require__(1342);
-var seq = __nccwpck_require__(1868);
-var string = __nccwpck_require__(6026);
-var bool = __nccwpck_require__(993);
-var float = __nccwpck_require__(8151);
-var int = __nccwpck_require__(4744);
+var map = __nccwpck_require__(7451);
+var _null = __nccwpck_require__(3632);
+var seq = __nccwpck_require__(1706);
+var string = __nccwpck_require__(6464);
+var bool = __nccwpck_require__(3959);
+var float = __nccwpck_require__(8405);
+var int = __nccwpck_require__(9874);
 
 const schema = [
     map.map,
@@ -53260,14 +53260,14 @@ exports.schema = schema;
 
 /***/ }),
 
-/***/ 1721:
+/***/ 3559:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3835);
-var map = __nccwpck_require__(9009);
-var seq = __nccwpck_require__(1868);
+var Scalar = __nccwpck_require__(3301);
+var map = __nccwpck_require__(7451);
+var seq = __nccwpck_require__(1706);
 
 function intIdentify(value) {
     return typeof value === 'bigint' || Number.isInteger(value);
@@ -53331,27 +53331,27 @@ exports.schema = schema;
 
 /***/ }),
 
-/***/ 860:
+/***/ 18:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var map = __nccwpck_require__(9009);
-var _null = __nccwpck_require__(1342);
-var seq = __nccwpck_require__(1868);
-var string = __nccwpck_require__(6026);
-var bool = __nccwpck_require__(993);
-var float = __nccwpck_require__(8151);
-var int = __nccwpck_require__(4744);
-var schema = __nccwpck_require__(4734);
-var schema$1 = __nccwpck_require__(1721);
-var binary = __nccwpck_require__(6909);
-var merge = __nccwpck_require__(3934);
-var omap = __nccwpck_require__(2897);
-var pairs = __nccwpck_require__(9891);
-var schema$2 = __nccwpck_require__(5519);
-var set = __nccwpck_require__(7902);
-var timestamp = __nccwpck_require__(3182);
+var map = __nccwpck_require__(7451);
+var _null = __nccwpck_require__(3632);
+var seq = __nccwpck_require__(1706);
+var string = __nccwpck_require__(6464);
+var bool = __nccwpck_require__(3959);
+var float = __nccwpck_require__(8405);
+var int = __nccwpck_require__(9874);
+var schema = __nccwpck_require__(896);
+var schema$1 = __nccwpck_require__(3559);
+var binary = __nccwpck_require__(6083);
+var merge = __nccwpck_require__(452);
+var omap = __nccwpck_require__(303);
+var pairs = __nccwpck_require__(8385);
+var schema$2 = __nccwpck_require__(5913);
+var set = __nccwpck_require__(1528);
+var timestamp = __nccwpck_require__(4371);
 
 const schemas = new Map([
     ['core', schema.schema],
@@ -53437,14 +53437,14 @@ exports.getTags = getTags;
 
 /***/ }),
 
-/***/ 6909:
+/***/ 6083:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
 var node_buffer = __nccwpck_require__(181);
-var Scalar = __nccwpck_require__(3835);
-var stringifyString = __nccwpck_require__(1436);
+var Scalar = __nccwpck_require__(3301);
+var stringifyString = __nccwpck_require__(3069);
 
 const binary = {
     identify: value => value instanceof Uint8Array, // Buffer inherits from Uint8Array
@@ -53514,12 +53514,12 @@ exports.binary = binary;
 
 /***/ }),
 
-/***/ 5560:
+/***/ 8398:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3835);
+var Scalar = __nccwpck_require__(3301);
 
 function boolStringify({ value, source }, ctx) {
     const boolObj = value ? trueTag : falseTag;
@@ -53550,13 +53550,13 @@ exports.trueTag = trueTag;
 
 /***/ }),
 
-/***/ 7256:
+/***/ 5782:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3835);
-var stringifyNumber = __nccwpck_require__(9215);
+var Scalar = __nccwpck_require__(3301);
+var stringifyNumber = __nccwpck_require__(8689);
 
 const floatNaN = {
     identify: value => typeof value === 'number',
@@ -53607,12 +53607,12 @@ exports.floatNaN = floatNaN;
 
 /***/ }),
 
-/***/ 2151:
+/***/ 873:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyNumber = __nccwpck_require__(9215);
+var stringifyNumber = __nccwpck_require__(8689);
 
 const intIdentify = (value) => typeof value === 'bigint' || Number.isInteger(value);
 function intResolve(str, offset, radix, { intAsBigInt }) {
@@ -53690,13 +53690,13 @@ exports.intOct = intOct;
 
 /***/ }),
 
-/***/ 3934:
+/***/ 452:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var Scalar = __nccwpck_require__(3835);
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
 
 // If the value associated with a merge key is a single mapping node, each of
 // its key/value pairs is inserted into the current mapping, unless the key
@@ -53768,16 +53768,16 @@ exports.merge = merge;
 
 /***/ }),
 
-/***/ 2897:
+/***/ 303:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var toJS = __nccwpck_require__(2425);
-var YAMLMap = __nccwpck_require__(3148);
-var YAMLSeq = __nccwpck_require__(2481);
-var pairs = __nccwpck_require__(9891);
+var identity = __nccwpck_require__(1127);
+var toJS = __nccwpck_require__(6424);
+var YAMLMap = __nccwpck_require__(4454);
+var YAMLSeq = __nccwpck_require__(2223);
+var pairs = __nccwpck_require__(8385);
 
 class YAMLOMap extends YAMLSeq.YAMLSeq {
     constructor() {
@@ -53852,15 +53852,15 @@ exports.omap = omap;
 
 /***/ }),
 
-/***/ 9891:
+/***/ 8385:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var Pair = __nccwpck_require__(251);
-var Scalar = __nccwpck_require__(3835);
-var YAMLSeq = __nccwpck_require__(2481);
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var Scalar = __nccwpck_require__(3301);
+var YAMLSeq = __nccwpck_require__(2223);
 
 function resolvePairs(seq, onError) {
     if (identity.isSeq(seq)) {
@@ -53941,24 +53941,24 @@ exports.resolvePairs = resolvePairs;
 
 /***/ }),
 
-/***/ 5519:
+/***/ 5913:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var map = __nccwpck_require__(9009);
-var _null = __nccwpck_require__(1342);
-var seq = __nccwpck_require__(1868);
-var string = __nccwpck_require__(6026);
-var binary = __nccwpck_require__(6909);
-var bool = __nccwpck_require__(5560);
-var float = __nccwpck_require__(7256);
-var int = __nccwpck_require__(2151);
-var merge = __nccwpck_require__(3934);
-var omap = __nccwpck_require__(2897);
-var pairs = __nccwpck_require__(9891);
-var set = __nccwpck_require__(7902);
-var timestamp = __nccwpck_require__(3182);
+var map = __nccwpck_require__(7451);
+var _null = __nccwpck_require__(3632);
+var seq = __nccwpck_require__(1706);
+var string = __nccwpck_require__(6464);
+var binary = __nccwpck_require__(6083);
+var bool = __nccwpck_require__(8398);
+var float = __nccwpck_require__(5782);
+var int = __nccwpck_require__(873);
+var merge = __nccwpck_require__(452);
+var omap = __nccwpck_require__(303);
+var pairs = __nccwpck_require__(8385);
+var set = __nccwpck_require__(1528);
+var timestamp = __nccwpck_require__(4371);
 
 const schema = [
     map.map,
@@ -53989,14 +53989,14 @@ exports.schema = schema;
 
 /***/ }),
 
-/***/ 7902:
+/***/ 1528:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var Pair = __nccwpck_require__(251);
-var YAMLMap = __nccwpck_require__(3148);
+var identity = __nccwpck_require__(1127);
+var Pair = __nccwpck_require__(7165);
+var YAMLMap = __nccwpck_require__(4454);
 
 class YAMLSet extends YAMLMap.YAMLMap {
     constructor(schema) {
@@ -54092,12 +54092,12 @@ exports.set = set;
 
 /***/ }),
 
-/***/ 3182:
+/***/ 4371:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var stringifyNumber = __nccwpck_require__(9215);
+var stringifyNumber = __nccwpck_require__(8689);
 
 /** Internal types handle bigint as number, because TS can't figure it out. */
 function parseSexagesimal(str, asBigInt) {
@@ -54204,7 +54204,7 @@ exports.timestamp = timestamp;
 
 /***/ }),
 
-/***/ 2125:
+/***/ 4475:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -54362,15 +54362,15 @@ exports.foldFlowLines = foldFlowLines;
 
 /***/ }),
 
-/***/ 1686:
+/***/ 2148:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var anchors = __nccwpck_require__(3386);
-var identity = __nccwpck_require__(6381);
-var stringifyComment = __nccwpck_require__(6785);
-var stringifyString = __nccwpck_require__(1436);
+var anchors = __nccwpck_require__(1596);
+var identity = __nccwpck_require__(1127);
+var stringifyComment = __nccwpck_require__(9799);
+var stringifyString = __nccwpck_require__(3069);
 
 function createStringifyContext(doc, options) {
     const opt = Object.assign({
@@ -54501,14 +54501,14 @@ exports.stringify = stringify;
 
 /***/ }),
 
-/***/ 5586:
+/***/ 1212:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var stringify = __nccwpck_require__(1686);
-var stringifyComment = __nccwpck_require__(6785);
+var identity = __nccwpck_require__(1127);
+var stringify = __nccwpck_require__(2148);
+var stringifyComment = __nccwpck_require__(9799);
 
 function stringifyCollection(collection, ctx, options) {
     const flow = ctx.inFlow ?? collection.flow;
@@ -54663,7 +54663,7 @@ exports.stringifyCollection = stringifyCollection;
 
 /***/ }),
 
-/***/ 6785:
+/***/ 9799:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -54694,14 +54694,14 @@ exports.stringifyComment = stringifyComment;
 
 /***/ }),
 
-/***/ 7827:
+/***/ 6829:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var stringify = __nccwpck_require__(1686);
-var stringifyComment = __nccwpck_require__(6785);
+var identity = __nccwpck_require__(1127);
+var stringify = __nccwpck_require__(2148);
+var stringifyComment = __nccwpck_require__(9799);
 
 function stringifyDocument(doc, options) {
     const lines = [];
@@ -54788,7 +54788,7 @@ exports.stringifyDocument = stringifyDocument;
 
 /***/ }),
 
-/***/ 9215:
+/***/ 8689:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -54822,15 +54822,15 @@ exports.stringifyNumber = stringifyNumber;
 
 /***/ }),
 
-/***/ 5578:
+/***/ 9748:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
-var Scalar = __nccwpck_require__(3835);
-var stringify = __nccwpck_require__(1686);
-var stringifyComment = __nccwpck_require__(6785);
+var identity = __nccwpck_require__(1127);
+var Scalar = __nccwpck_require__(3301);
+var stringify = __nccwpck_require__(2148);
+var stringifyComment = __nccwpck_require__(9799);
 
 function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
     const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
@@ -54981,13 +54981,13 @@ exports.stringifyPair = stringifyPair;
 
 /***/ }),
 
-/***/ 1436:
+/***/ 3069:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var Scalar = __nccwpck_require__(3835);
-var foldFlowLines = __nccwpck_require__(2125);
+var Scalar = __nccwpck_require__(3301);
+var foldFlowLines = __nccwpck_require__(4475);
 
 const getFoldOptions = (ctx, isBlock) => ({
     indentAtStart: isBlock ? ctx.indent.length : ctx.indentAtStart,
@@ -55326,12 +55326,12 @@ exports.stringifyString = stringifyString;
 
 /***/ }),
 
-/***/ 4074:
+/***/ 204:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
 
-var identity = __nccwpck_require__(6381);
+var identity = __nccwpck_require__(1127);
 
 const BREAK = Symbol('break visit');
 const SKIP = Symbol('skip children');
@@ -55569,14 +55569,14 @@ exports.visitAsync = visitAsync;
 
 /***/ }),
 
-/***/ 8700:
+/***/ 6495:
 /***/ ((module) => {
 
 module.exports = /*#__PURE__*/JSON.parse('{"blacklist_client.lua":"local blacklist = ARGV[num_static_argv + 1]\\n\\nif redis.call(\'zscore\', client_last_seen_key, blacklist) then\\n  redis.call(\'zadd\', client_last_seen_key, 0, blacklist)\\nend\\n\\n\\nreturn {}\\n","check.lua":"local weight = tonumber(ARGV[num_static_argv + 1])\\n\\nlocal capacity = process_tick(now, false)[\'capacity\']\\nlocal nextRequest = tonumber(redis.call(\'hget\', settings_key, \'nextRequest\'))\\n\\nreturn conditions_check(capacity, weight) and nextRequest - now <= 0\\n","conditions_check.lua":"local conditions_check = function (capacity, weight)\\n  return capacity == nil or weight <= capacity\\nend\\n","current_reservoir.lua":"return process_tick(now, false)[\'reservoir\']\\n","done.lua":"process_tick(now, false)\\n\\nreturn tonumber(redis.call(\'hget\', settings_key, \'done\'))\\n","free.lua":"local index = ARGV[num_static_argv + 1]\\n\\nredis.call(\'zadd\', job_expirations_key, 0, index)\\n\\nreturn process_tick(now, false)[\'running\']\\n","get_time.lua":"redis.replicate_commands()\\n\\nlocal get_time = function ()\\n  local time = redis.call(\'time\')\\n\\n  return tonumber(time[1]..string.sub(time[2], 1, 3))\\nend\\n","group_check.lua":"return not (redis.call(\'exists\', settings_key) == 1)\\n","heartbeat.lua":"process_tick(now, true)\\n","increment_reservoir.lua":"local incr = tonumber(ARGV[num_static_argv + 1])\\n\\nredis.call(\'hincrby\', settings_key, \'reservoir\', incr)\\n\\nlocal reservoir = process_tick(now, true)[\'reservoir\']\\n\\nlocal groupTimeout = tonumber(redis.call(\'hget\', settings_key, \'groupTimeout\'))\\nrefresh_expiration(0, 0, groupTimeout)\\n\\nreturn reservoir\\n","init.lua":"local clear = tonumber(ARGV[num_static_argv + 1])\\nlocal limiter_version = ARGV[num_static_argv + 2]\\nlocal num_local_argv = num_static_argv + 2\\n\\nif clear == 1 then\\n  redis.call(\'del\', unpack(KEYS))\\nend\\n\\nif redis.call(\'exists\', settings_key) == 0 then\\n  -- Create\\n  local args = {\'hmset\', settings_key}\\n\\n  for i = num_local_argv + 1, #ARGV do\\n    table.insert(args, ARGV[i])\\n  end\\n\\n  redis.call(unpack(args))\\n  redis.call(\'hmset\', settings_key,\\n    \'nextRequest\', now,\\n    \'lastReservoirRefresh\', now,\\n    \'lastReservoirIncrease\', now,\\n    \'running\', 0,\\n    \'done\', 0,\\n    \'unblockTime\', 0,\\n    \'capacityPriorityCounter\', 0\\n  )\\n\\nelse\\n  -- Apply migrations\\n  local settings = redis.call(\'hmget\', settings_key,\\n    \'id\',\\n    \'version\'\\n  )\\n  local id = settings[1]\\n  local current_version = settings[2]\\n\\n  if current_version ~= limiter_version then\\n    local version_digits = {}\\n    for k, v in string.gmatch(current_version, \\"([^.]+)\\") do\\n      table.insert(version_digits, tonumber(k))\\n    end\\n\\n    -- 2.10.0\\n    if version_digits[2] < 10 then\\n      redis.call(\'hsetnx\', settings_key, \'reservoirRefreshInterval\', \'\')\\n      redis.call(\'hsetnx\', settings_key, \'reservoirRefreshAmount\', \'\')\\n      redis.call(\'hsetnx\', settings_key, \'lastReservoirRefresh\', \'\')\\n      redis.call(\'hsetnx\', settings_key, \'done\', 0)\\n      redis.call(\'hset\', settings_key, \'version\', \'2.10.0\')\\n    end\\n\\n    -- 2.11.1\\n    if version_digits[2] < 11 or (version_digits[2] == 11 and version_digits[3] < 1) then\\n      if redis.call(\'hstrlen\', settings_key, \'lastReservoirRefresh\') == 0 then\\n        redis.call(\'hmset\', settings_key,\\n          \'lastReservoirRefresh\', now,\\n          \'version\', \'2.11.1\'\\n        )\\n      end\\n    end\\n\\n    -- 2.14.0\\n    if version_digits[2] < 14 then\\n      local old_running_key = \'b_\'..id..\'_running\'\\n      local old_executing_key = \'b_\'..id..\'_executing\'\\n\\n      if redis.call(\'exists\', old_running_key) == 1 then\\n        redis.call(\'rename\', old_running_key, job_weights_key)\\n      end\\n      if redis.call(\'exists\', old_executing_key) == 1 then\\n        redis.call(\'rename\', old_executing_key, job_expirations_key)\\n      end\\n      redis.call(\'hset\', settings_key, \'version\', \'2.14.0\')\\n    end\\n\\n    -- 2.15.2\\n    if version_digits[2] < 15 or (version_digits[2] == 15 and version_digits[3] < 2) then\\n      redis.call(\'hsetnx\', settings_key, \'capacityPriorityCounter\', 0)\\n      redis.call(\'hset\', settings_key, \'version\', \'2.15.2\')\\n    end\\n\\n    -- 2.17.0\\n    if version_digits[2] < 17 then\\n      redis.call(\'hsetnx\', settings_key, \'clientTimeout\', 10000)\\n      redis.call(\'hset\', settings_key, \'version\', \'2.17.0\')\\n    end\\n\\n    -- 2.18.0\\n    if version_digits[2] < 18 then\\n      redis.call(\'hsetnx\', settings_key, \'reservoirIncreaseInterval\', \'\')\\n      redis.call(\'hsetnx\', settings_key, \'reservoirIncreaseAmount\', \'\')\\n      redis.call(\'hsetnx\', settings_key, \'reservoirIncreaseMaximum\', \'\')\\n      redis.call(\'hsetnx\', settings_key, \'lastReservoirIncrease\', now)\\n      redis.call(\'hset\', settings_key, \'version\', \'2.18.0\')\\n    end\\n\\n  end\\n\\n  process_tick(now, false)\\nend\\n\\nlocal groupTimeout = tonumber(redis.call(\'hget\', settings_key, \'groupTimeout\'))\\nrefresh_expiration(0, 0, groupTimeout)\\n\\nreturn {}\\n","process_tick.lua":"local process_tick = function (now, always_publish)\\n\\n  local compute_capacity = function (maxConcurrent, running, reservoir)\\n    if maxConcurrent ~= nil and reservoir ~= nil then\\n      return math.min((maxConcurrent - running), reservoir)\\n    elseif maxConcurrent ~= nil then\\n      return maxConcurrent - running\\n    elseif reservoir ~= nil then\\n      return reservoir\\n    else\\n      return nil\\n    end\\n  end\\n\\n  local settings = redis.call(\'hmget\', settings_key,\\n    \'id\',\\n    \'maxConcurrent\',\\n    \'running\',\\n    \'reservoir\',\\n    \'reservoirRefreshInterval\',\\n    \'reservoirRefreshAmount\',\\n    \'lastReservoirRefresh\',\\n    \'reservoirIncreaseInterval\',\\n    \'reservoirIncreaseAmount\',\\n    \'reservoirIncreaseMaximum\',\\n    \'lastReservoirIncrease\',\\n    \'capacityPriorityCounter\',\\n    \'clientTimeout\'\\n  )\\n  local id = settings[1]\\n  local maxConcurrent = tonumber(settings[2])\\n  local running = tonumber(settings[3])\\n  local reservoir = tonumber(settings[4])\\n  local reservoirRefreshInterval = tonumber(settings[5])\\n  local reservoirRefreshAmount = tonumber(settings[6])\\n  local lastReservoirRefresh = tonumber(settings[7])\\n  local reservoirIncreaseInterval = tonumber(settings[8])\\n  local reservoirIncreaseAmount = tonumber(settings[9])\\n  local reservoirIncreaseMaximum = tonumber(settings[10])\\n  local lastReservoirIncrease = tonumber(settings[11])\\n  local capacityPriorityCounter = tonumber(settings[12])\\n  local clientTimeout = tonumber(settings[13])\\n\\n  local initial_capacity = compute_capacity(maxConcurrent, running, reservoir)\\n\\n  --\\n  -- Process \'running\' changes\\n  --\\n  local expired = redis.call(\'zrangebyscore\', job_expirations_key, \'-inf\', \'(\'..now)\\n\\n  if #expired > 0 then\\n    redis.call(\'zremrangebyscore\', job_expirations_key, \'-inf\', \'(\'..now)\\n\\n    local flush_batch = function (batch, acc)\\n      local weights = redis.call(\'hmget\', job_weights_key, unpack(batch))\\n                      redis.call(\'hdel\',  job_weights_key, unpack(batch))\\n      local clients = redis.call(\'hmget\', job_clients_key, unpack(batch))\\n                      redis.call(\'hdel\',  job_clients_key, unpack(batch))\\n\\n      -- Calculate sum of removed weights\\n      for i = 1, #weights do\\n        acc[\'total\'] = acc[\'total\'] + (tonumber(weights[i]) or 0)\\n      end\\n\\n      -- Calculate sum of removed weights by client\\n      local client_weights = {}\\n      for i = 1, #clients do\\n        local removed = tonumber(weights[i]) or 0\\n        if removed > 0 then\\n          acc[\'client_weights\'][clients[i]] = (acc[\'client_weights\'][clients[i]] or 0) + removed\\n        end\\n      end\\n    end\\n\\n    local acc = {\\n      [\'total\'] = 0,\\n      [\'client_weights\'] = {}\\n    }\\n    local batch_size = 1000\\n\\n    -- Compute changes to Zsets and apply changes to Hashes\\n    for i = 1, #expired, batch_size do\\n      local batch = {}\\n      for j = i, math.min(i + batch_size - 1, #expired) do\\n        table.insert(batch, expired[j])\\n      end\\n\\n      flush_batch(batch, acc)\\n    end\\n\\n    -- Apply changes to Zsets\\n    if acc[\'total\'] > 0 then\\n      redis.call(\'hincrby\', settings_key, \'done\', acc[\'total\'])\\n      running = tonumber(redis.call(\'hincrby\', settings_key, \'running\', -acc[\'total\']))\\n    end\\n\\n    for client, weight in pairs(acc[\'client_weights\']) do\\n      redis.call(\'zincrby\', client_running_key, -weight, client)\\n    end\\n  end\\n\\n  --\\n  -- Process \'reservoir\' changes\\n  --\\n  local reservoirRefreshActive = reservoirRefreshInterval ~= nil and reservoirRefreshAmount ~= nil\\n  if reservoirRefreshActive and now >= lastReservoirRefresh + reservoirRefreshInterval then\\n    reservoir = reservoirRefreshAmount\\n    redis.call(\'hmset\', settings_key,\\n      \'reservoir\', reservoir,\\n      \'lastReservoirRefresh\', now\\n    )\\n  end\\n\\n  local reservoirIncreaseActive = reservoirIncreaseInterval ~= nil and reservoirIncreaseAmount ~= nil\\n  if reservoirIncreaseActive and now >= lastReservoirIncrease + reservoirIncreaseInterval then\\n    local num_intervals = math.floor((now - lastReservoirIncrease) / reservoirIncreaseInterval)\\n    local incr = reservoirIncreaseAmount * num_intervals\\n    if reservoirIncreaseMaximum ~= nil then\\n      incr = math.min(incr, reservoirIncreaseMaximum - (reservoir or 0))\\n    end\\n    if incr > 0 then\\n      reservoir = (reservoir or 0) + incr\\n    end\\n    redis.call(\'hmset\', settings_key,\\n      \'reservoir\', reservoir,\\n      \'lastReservoirIncrease\', lastReservoirIncrease + (num_intervals * reservoirIncreaseInterval)\\n    )\\n  end\\n\\n  --\\n  -- Clear unresponsive clients\\n  --\\n  local unresponsive = redis.call(\'zrangebyscore\', client_last_seen_key, \'-inf\', (now - clientTimeout))\\n  local unresponsive_lookup = {}\\n  local terminated_clients = {}\\n  for i = 1, #unresponsive do\\n    unresponsive_lookup[unresponsive[i]] = true\\n    if tonumber(redis.call(\'zscore\', client_running_key, unresponsive[i])) == 0 then\\n      table.insert(terminated_clients, unresponsive[i])\\n    end\\n  end\\n  if #terminated_clients > 0 then\\n    redis.call(\'zrem\', client_running_key,         unpack(terminated_clients))\\n    redis.call(\'hdel\', client_num_queued_key,      unpack(terminated_clients))\\n    redis.call(\'zrem\', client_last_registered_key, unpack(terminated_clients))\\n    redis.call(\'zrem\', client_last_seen_key,       unpack(terminated_clients))\\n  end\\n\\n  --\\n  -- Broadcast capacity changes\\n  --\\n  local final_capacity = compute_capacity(maxConcurrent, running, reservoir)\\n\\n  if always_publish or (initial_capacity ~= nil and final_capacity == nil) then\\n    -- always_publish or was not unlimited, now unlimited\\n    redis.call(\'publish\', \'b_\'..id, \'capacity:\'..(final_capacity or \'\'))\\n\\n  elseif initial_capacity ~= nil and final_capacity ~= nil and final_capacity > initial_capacity then\\n    -- capacity was increased\\n    -- send the capacity message to the limiter having the lowest number of running jobs\\n    -- the tiebreaker is the limiter having not registered a job in the longest time\\n\\n    local lowest_concurrency_value = nil\\n    local lowest_concurrency_clients = {}\\n    local lowest_concurrency_last_registered = {}\\n    local client_concurrencies = redis.call(\'zrange\', client_running_key, 0, -1, \'withscores\')\\n\\n    for i = 1, #client_concurrencies, 2 do\\n      local client = client_concurrencies[i]\\n      local concurrency = tonumber(client_concurrencies[i+1])\\n\\n      if (\\n        lowest_concurrency_value == nil or lowest_concurrency_value == concurrency\\n      ) and (\\n        not unresponsive_lookup[client]\\n      ) and (\\n        tonumber(redis.call(\'hget\', client_num_queued_key, client)) > 0\\n      ) then\\n        lowest_concurrency_value = concurrency\\n        table.insert(lowest_concurrency_clients, client)\\n        local last_registered = tonumber(redis.call(\'zscore\', client_last_registered_key, client))\\n        table.insert(lowest_concurrency_last_registered, last_registered)\\n      end\\n    end\\n\\n    if #lowest_concurrency_clients > 0 then\\n      local position = 1\\n      local earliest = lowest_concurrency_last_registered[1]\\n\\n      for i,v in ipairs(lowest_concurrency_last_registered) do\\n        if v < earliest then\\n          position = i\\n          earliest = v\\n        end\\n      end\\n\\n      local next_client = lowest_concurrency_clients[position]\\n      redis.call(\'publish\', \'b_\'..id,\\n        \'capacity-priority:\'..(final_capacity or \'\')..\\n        \':\'..next_client..\\n        \':\'..capacityPriorityCounter\\n      )\\n      redis.call(\'hincrby\', settings_key, \'capacityPriorityCounter\', \'1\')\\n    else\\n      redis.call(\'publish\', \'b_\'..id, \'capacity:\'..(final_capacity or \'\'))\\n    end\\n  end\\n\\n  return {\\n    [\'capacity\'] = final_capacity,\\n    [\'running\'] = running,\\n    [\'reservoir\'] = reservoir\\n  }\\nend\\n","queued.lua":"local clientTimeout = tonumber(redis.call(\'hget\', settings_key, \'clientTimeout\'))\\nlocal valid_clients = redis.call(\'zrangebyscore\', client_last_seen_key, (now - clientTimeout), \'inf\')\\nlocal client_queued = redis.call(\'hmget\', client_num_queued_key, unpack(valid_clients))\\n\\nlocal sum = 0\\nfor i = 1, #client_queued do\\n  sum = sum + tonumber(client_queued[i])\\nend\\n\\nreturn sum\\n","refresh_expiration.lua":"local refresh_expiration = function (now, nextRequest, groupTimeout)\\n\\n  if groupTimeout ~= nil then\\n    local ttl = (nextRequest + groupTimeout) - now\\n\\n    for i = 1, #KEYS do\\n      redis.call(\'pexpire\', KEYS[i], ttl)\\n    end\\n  end\\n\\nend\\n","refs.lua":"local settings_key = KEYS[1]\\nlocal job_weights_key = KEYS[2]\\nlocal job_expirations_key = KEYS[3]\\nlocal job_clients_key = KEYS[4]\\nlocal client_running_key = KEYS[5]\\nlocal client_num_queued_key = KEYS[6]\\nlocal client_last_registered_key = KEYS[7]\\nlocal client_last_seen_key = KEYS[8]\\n\\nlocal now = tonumber(ARGV[1])\\nlocal client = ARGV[2]\\n\\nlocal num_static_argv = 2\\n","register.lua":"local index = ARGV[num_static_argv + 1]\\nlocal weight = tonumber(ARGV[num_static_argv + 2])\\nlocal expiration = tonumber(ARGV[num_static_argv + 3])\\n\\nlocal state = process_tick(now, false)\\nlocal capacity = state[\'capacity\']\\nlocal reservoir = state[\'reservoir\']\\n\\nlocal settings = redis.call(\'hmget\', settings_key,\\n  \'nextRequest\',\\n  \'minTime\',\\n  \'groupTimeout\'\\n)\\nlocal nextRequest = tonumber(settings[1])\\nlocal minTime = tonumber(settings[2])\\nlocal groupTimeout = tonumber(settings[3])\\n\\nif conditions_check(capacity, weight) then\\n\\n  redis.call(\'hincrby\', settings_key, \'running\', weight)\\n  redis.call(\'hset\', job_weights_key, index, weight)\\n  if expiration ~= nil then\\n    redis.call(\'zadd\', job_expirations_key, now + expiration, index)\\n  end\\n  redis.call(\'hset\', job_clients_key, index, client)\\n  redis.call(\'zincrby\', client_running_key, weight, client)\\n  redis.call(\'hincrby\', client_num_queued_key, client, -1)\\n  redis.call(\'zadd\', client_last_registered_key, now, client)\\n\\n  local wait = math.max(nextRequest - now, 0)\\n  local newNextRequest = now + wait + minTime\\n\\n  if reservoir == nil then\\n    redis.call(\'hset\', settings_key,\\n      \'nextRequest\', newNextRequest\\n    )\\n  else\\n    reservoir = reservoir - weight\\n    redis.call(\'hmset\', settings_key,\\n      \'reservoir\', reservoir,\\n      \'nextRequest\', newNextRequest\\n    )\\n  end\\n\\n  refresh_expiration(now, newNextRequest, groupTimeout)\\n\\n  return {true, wait, reservoir}\\n\\nelse\\n  return {false}\\nend\\n","register_client.lua":"local queued = tonumber(ARGV[num_static_argv + 1])\\n\\n-- Could have been re-registered concurrently\\nif not redis.call(\'zscore\', client_last_seen_key, client) then\\n  redis.call(\'zadd\', client_running_key, 0, client)\\n  redis.call(\'hset\', client_num_queued_key, client, queued)\\n  redis.call(\'zadd\', client_last_registered_key, 0, client)\\nend\\n\\nredis.call(\'zadd\', client_last_seen_key, now, client)\\n\\nreturn {}\\n","running.lua":"return process_tick(now, false)[\'running\']\\n","submit.lua":"local queueLength = tonumber(ARGV[num_static_argv + 1])\\nlocal weight = tonumber(ARGV[num_static_argv + 2])\\n\\nlocal capacity = process_tick(now, false)[\'capacity\']\\n\\nlocal settings = redis.call(\'hmget\', settings_key,\\n  \'id\',\\n  \'maxConcurrent\',\\n  \'highWater\',\\n  \'nextRequest\',\\n  \'strategy\',\\n  \'unblockTime\',\\n  \'penalty\',\\n  \'minTime\',\\n  \'groupTimeout\'\\n)\\nlocal id = settings[1]\\nlocal maxConcurrent = tonumber(settings[2])\\nlocal highWater = tonumber(settings[3])\\nlocal nextRequest = tonumber(settings[4])\\nlocal strategy = tonumber(settings[5])\\nlocal unblockTime = tonumber(settings[6])\\nlocal penalty = tonumber(settings[7])\\nlocal minTime = tonumber(settings[8])\\nlocal groupTimeout = tonumber(settings[9])\\n\\nif maxConcurrent ~= nil and weight > maxConcurrent then\\n  return redis.error_reply(\'OVERWEIGHT:\'..weight..\':\'..maxConcurrent)\\nend\\n\\nlocal reachedHWM = (highWater ~= nil and queueLength == highWater\\n  and not (\\n    conditions_check(capacity, weight)\\n    and nextRequest - now <= 0\\n  )\\n)\\n\\nlocal blocked = strategy == 3 and (reachedHWM or unblockTime >= now)\\n\\nif blocked then\\n  local computedPenalty = penalty\\n  if computedPenalty == nil then\\n    if minTime == 0 then\\n      computedPenalty = 5000\\n    else\\n      computedPenalty = 15 * minTime\\n    end\\n  end\\n\\n  local newNextRequest = now + computedPenalty + minTime\\n\\n  redis.call(\'hmset\', settings_key,\\n    \'unblockTime\', now + computedPenalty,\\n    \'nextRequest\', newNextRequest\\n  )\\n\\n  local clients_queued_reset = redis.call(\'hkeys\', client_num_queued_key)\\n  local queued_reset = {}\\n  for i = 1, #clients_queued_reset do\\n    table.insert(queued_reset, clients_queued_reset[i])\\n    table.insert(queued_reset, 0)\\n  end\\n  redis.call(\'hmset\', client_num_queued_key, unpack(queued_reset))\\n\\n  redis.call(\'publish\', \'b_\'..id, \'blocked:\')\\n\\n  refresh_expiration(now, newNextRequest, groupTimeout)\\nend\\n\\nif not blocked and not reachedHWM then\\n  redis.call(\'hincrby\', client_num_queued_key, client, 1)\\nend\\n\\nreturn {reachedHWM, blocked, strategy}\\n","update_settings.lua":"local args = {\'hmset\', settings_key}\\n\\nfor i = num_static_argv + 1, #ARGV do\\n  table.insert(args, ARGV[i])\\nend\\n\\nredis.call(unpack(args))\\n\\nprocess_tick(now, true)\\n\\nlocal groupTimeout = tonumber(redis.call(\'hget\', settings_key, \'groupTimeout\'))\\nrefresh_expiration(0, 0, groupTimeout)\\n\\nreturn {}\\n","validate_client.lua":"if not redis.call(\'zscore\', client_last_seen_key, client) then\\n  return redis.error_reply(\'UNKNOWN_CLIENT\')\\nend\\n\\nredis.call(\'zadd\', client_last_seen_key, now, client)\\n","validate_keys.lua":"if not (redis.call(\'exists\', settings_key) == 1) then\\n  return redis.error_reply(\'SETTINGS_KEY_NOT_FOUND\')\\nend\\n"}');
 
 /***/ }),
 
-/***/ 7578:
+/***/ 8349:
 /***/ ((module) => {
 
 module.exports = {"r":"2.19.5"};
@@ -55722,6 +55722,6 @@ module.exports = {"r":"2.19.5"};
 /******/ // startup
 /******/ // Load entry module and return exports
 /******/ // This entry module used 'module' so it can't be inlined
-/******/ var __webpack_exports__ = __nccwpck_require__(9099);
+/******/ var __webpack_exports__ = __nccwpck_require__(2488);
 /******/ __webpack_exports__ = await __webpack_exports__;
 /******/ 

@@ -1,15 +1,15 @@
-export const id = 842;
-export const ids = [842];
+export const id = 200;
+export const ids = [200];
 export const modules = {
 
-/***/ 4842:
+/***/ 1200:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __webpack_require__) => {
 
 __webpack_require__.r(__webpack_exports__);
 /* harmony export */ __webpack_require__.d(__webpack_exports__, {
 /* harmony export */   i: () => (/* binding */ index)
 /* harmony export */ });
-/* harmony import */ var _index_Cq_34xZU_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(1577);
+/* harmony import */ var _index_Cq_34xZU_js__WEBPACK_IMPORTED_MODULE_0__ = __webpack_require__(7639);
 /* harmony import */ var crypto__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(6982);
 
 
