@@ -3,34 +3,11 @@
  * not judged; whatever this job's token pushed is judged as always. Runner-faithful: the built bundles,
  * the stand-in with a teammate's and a bot's own tokens, `git push` for every route.
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { actionDir } from '../support/bundles.js';
-import { FILES } from './fixtures/repo.js';
-import { Job, type JobOptions, type StatusRecord } from './support/job.js';
+import { describe, expect, it } from 'vitest';
+import type { Job, StatusRecord } from './support/job.js';
+import { jobSuite } from './support/suite.js';
 
-let dir = '';
-const jobs: Job[] = [];
-
-beforeAll(async () => {
-  dir = await actionDir();
-}, 600_000);
-
-afterEach(async () => {
-  for (const job of jobs.splice(0)) await job.close();
-});
-
-async function started(options: Partial<JobOptions> = {}): Promise<Job> {
-  const job = await Job.create({
-    files: FILES,
-    actionDir: dir,
-    actors: ['teammate', 'dependabot[bot]'],
-    ...options,
-  });
-  jobs.push(job);
-  const main = await job.main();
-  expect(main.exitCode, main.log + main.stderr).toBe(0);
-  return job;
-}
+const { started } = jobSuite({ actors: ['teammate', 'dependabot[bot]'] });
 
 /** The job summary as a reader sees it (the summary writes repository text as HTML entities). */
 const plain = (summary: string): string =>

@@ -3,33 +3,16 @@
  * hid a protected file behind a `success`, played as an attacker with the job's token would, against the built
  * bundles run as a runner runs them.
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { appendFile } from 'node:fs/promises';
 import { activityPath } from '../fake-github/activity-log.js';
 import { Ledger } from '../../src/gateway/ledger.js';
 import { createOctokitUpstream } from '../../src/github/octokit-upstream.js';
-import { actionDir } from '../support/bundles.js';
 import { FILES, PERIMETERS_YML } from './fixtures/repo.js';
-import { Job, type JobOptions, type StatusRecord } from './support/job.js';
+import type { Job, StatusRecord } from './support/job.js';
+import { jobSuite } from './support/suite.js';
 
-let dir = '';
-const jobs: Job[] = [];
-
-beforeAll(async () => {
-  dir = await actionDir();
-}, 600_000);
-
-afterEach(async () => {
-  for (const job of jobs.splice(0)) await job.close();
-});
-
-async function started(options: Partial<JobOptions> = {}): Promise<Job> {
-  const job = await Job.create({ files: FILES, actionDir: dir, ...options });
-  jobs.push(job);
-  const main = await job.main();
-  expect(main.exitCode, main.log + main.stderr).toBe(0);
-  return job;
-}
+const { started } = jobSuite();
 
 /** The receipt: the newest `perimeter` status on the bound branch's head or on the start head. */
 async function receipt(job: Job): Promise<StatusRecord | undefined> {

@@ -1,0 +1,30 @@
+/**
+ * The jobs of one end-to-end suite: the action's bundles found (or built) once, every job closed after its
+ * test, and `started()` for a job whose main step succeeded.
+ */
+import { afterEach, beforeAll, expect } from 'vitest';
+import { actionDir } from '../../support/bundles.js';
+import { FILES } from '../fixtures/repo.js';
+import { Job, type JobOptions } from './job.js';
+
+export function jobSuite(defaults: Partial<JobOptions> = {}): {
+  started(options?: Partial<JobOptions>): Promise<Job>;
+} {
+  let dir = '';
+  const jobs: Job[] = [];
+  beforeAll(async () => {
+    dir = await actionDir();
+  }, 600_000);
+  afterEach(async () => {
+    for (const job of jobs.splice(0)) await job.close();
+  });
+  return {
+    async started(options = {}) {
+      const job = await Job.create({ files: FILES, actionDir: dir, ...defaults, ...options });
+      jobs.push(job);
+      const main = await job.main();
+      expect(main.exitCode, main.log + main.stderr).toBe(0);
+      return job;
+    },
+  };
+}
