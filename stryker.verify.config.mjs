@@ -12,6 +12,8 @@ export default {
   vitest: { configFile: 'test/verify/vitest.mutation.config.ts', related: false },
   mutate: [
     'src/verify/ref-accounting.ts',
+    'src/verify/activity.ts',
+    'src/verify/others.ts',
     'src/verify/history.ts',
     'src/verify/verify-job.ts',
     'src/verify/diff-trees.ts',

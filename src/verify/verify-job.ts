@@ -1,6 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { ActivityWindow, CommitInfo, Upstream } from '../github/upstream.js';
+import type { CommitInfo, Upstream } from '../github/upstream.js';
 import { diffTrees } from './diff-trees.js';
 import {
   intermediateChanges,
@@ -10,8 +8,8 @@ import {
   pathsOfCommits,
   type NewCommits,
 } from './history.js';
+import { accountForMoves } from './activity.js';
 import { commitsOfOthers } from './others.js';
-import { accountForBranches, MARKER_PREFIX, ZERO_SHA } from './ref-accounting.js';
 import { compareSnapshots, judge, type JobFacts } from './judge.js';
 import type { Baseline, RefSnapshot, Verdict, VerifyInput } from './types.js';
 
@@ -154,6 +152,8 @@ async function examineBranch(input: VerifyInput, facts: JobFacts, endHead: strin
     facts.unchecked.push(`the new commits of "${input.branch}": ${reason(error)}`);
     return;
   }
+  // A commit not listed is a commit not examined: judge() makes an incomplete list unchecked.
+  if (!listed.complete) return;
   facts.gatewayCommits = listed.commits.filter((commit) => madeByGateway(commit, input)).map((c) => c.sha);
   let theirs: Set<string>;
   try {
@@ -197,12 +197,6 @@ const GITHUB_COMMITTER = { name: 'GitHub', email: 'noreply@github.com' };
  * trees, modes included. A commit left unexamined could hide a change a later one undid: unchecked, never success.
  */
 async function examineCommits(input: VerifyInput, facts: JobFacts, listed: NewCommits): Promise<void> {
-  if (!listed.complete) {
-    facts.unchecked.push(
-      `the new commits of "${input.branch}": there are more than ${input.maxCommits ?? MAX_COMMITS}, so not each one was examined`,
-    );
-    return;
-  }
   if (listed.commits.length <= 1) return;
   if (facts.historyRewritten) {
     facts.notes.push('after the history rewrite only the net change was checked, not each commit');
@@ -245,12 +239,6 @@ async function examineOurCommits(
   listed: NewCommits,
   theirs: Set<string>,
 ): Promise<void> {
-  if (!listed.complete) {
-    facts.unchecked.push(
-      `the new commits of "${input.branch}": there are more than ${input.maxCommits ?? MAX_COMMITS}, so not each one was examined`,
-    );
-    return;
-  }
   const gateway = new Set(facts.gatewayCommits);
   const ours = listed.commits.filter((commit) => !theirs.has(commit.sha));
   const direct = ours.filter((commit) => !gateway.has(commit.sha));
@@ -277,79 +265,3 @@ async function examineOurCommits(
     facts.unchecked.push(`the changes of this job's commits: ${reason(error)}`);
   }
 }
-
-/**
- * The moves of every branch during the job, from GitHub's activity list read back to before the job. When
- * every ref ends where it started the list is the only evidence of what happened in between, so not reading
- * it, not reading back far enough, or finding it behind the refs is unchecked, never success.
- *
- * That the list has caught up is shown, not assumed: after the end snapshot the verification creates a
- * branch of its own (the end marker) and reads the list until the marker's creation is in it. GitHub records
- * ref updates in the order they land, so every move before the end snapshot is in the list by then; moves
- * after the marker are later than the job and left out. A list that is behind is read again a few times.
- */
-async function accountForMoves(input: VerifyInput, facts: JobFacts): Promise<void> {
-  const marker = await placeMarker(input, facts);
-  if (marker === null) return;
-  try {
-    const attempts = input.activityAttempts ?? ACTIVITY_ATTEMPTS;
-    for (let attempt = 1; ; attempt++) {
-      let window: ActivityWindow;
-      try {
-        window = await input.upstream.listActivity({ since: input.startedAt });
-      } catch (error) {
-        facts.unchecked.push(`GitHub's activity list, the record of every branch move: ${reason(error)}`);
-        return;
-      }
-      if (!window.complete) {
-        facts.unchecked.push(
-          `GitHub's activity list: more than ${window.items.length} branch moves since the job started, so the window was not read to its start`,
-        );
-        return;
-      }
-      const at = window.items.findIndex((item) => item.ref === marker.ref && item.before === ZERO_SHA);
-      const account = at < 0 ? null : accountForBranches(window.items.slice(at + 1), input.start, input.end);
-      if ((account !== null && account.unaccounted.length === 0) || attempt >= attempts) {
-        if (account === null) {
-          facts.unchecked.push(
-            "GitHub's activity list has not caught up with the end of the job (the end marker is not in it yet), so moves in between may be missing",
-          );
-          return;
-        }
-        facts.branchMoves = account.branches;
-        // GitHub records this job's token as the marker's creator: that is who "this job" is.
-        facts.identity = window.items[at]?.actor ?? null;
-        for (const problem of account.unaccounted) facts.unchecked.push(`what happened to ${problem}`);
-        return;
-      }
-      await sleep((input.activityRetryMs ?? ACTIVITY_RETRY_MS) * attempt);
-    }
-  } finally {
-    await input.upstream.deleteBranch(marker.branch).catch((error: unknown) => {
-      facts.notes.push(`the end marker ${marker.branch} could not be deleted: ${reason(error)}`);
-    });
-  }
-}
-
-/** The verification's own branch, created after the end snapshot; null (and unchecked) when GitHub refuses it. */
-async function placeMarker(
-  input: VerifyInput,
-  facts: JobFacts,
-): Promise<{ branch: string; ref: string } | null> {
-  // A commit some ref held at the start: a marker carries nothing new, so other jobs may ignore it (judge.ts).
-  const sha = facts.startHead ?? Object.values(input.start)[0];
-  const branch = `${MARKER_PREFIX}${randomUUID()}`;
-  try {
-    if (sha === undefined) throw new Error('the repository has no ref to place it on');
-    await input.upstream.createBranch(branch, sha);
-    return { branch, ref: `refs/heads/${branch}` };
-  } catch (error) {
-    facts.unchecked.push(
-      `whether GitHub's activity list has caught up with the end of the job: the end marker could not be created (${reason(error)})`,
-    );
-    return null;
-  }
-}
-
-const ACTIVITY_ATTEMPTS = 4;
-const ACTIVITY_RETRY_MS = 1_500;
