@@ -33614,7 +33614,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9324);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1036);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runMain */ .V)();
 process.exit();
@@ -33624,7 +33624,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9324:
+/***/ 1036:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -45542,9 +45542,83 @@ function renderReceipt(verdict, options = {}) {
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+;// CONCATENATED MODULE: ./src/verify/activity.ts
+
+
+
+const reason = (error) => (error instanceof Error ? error.message : String(error));
+/**
+ * The moves of every branch during the job, from GitHub's activity list read back to before the job. When
+ * every ref ends where it started the list is the only evidence of what happened in between, so not reading
+ * it, not reading back far enough, or finding it behind the refs is unchecked, never success.
+ *
+ * That the list has caught up is shown, not assumed: after the end snapshot the verification creates a
+ * branch of its own (the end marker) and reads the list until the marker's creation is in it. GitHub records
+ * ref updates in the order they land, so every move before the end snapshot is in the list by then; moves
+ * after the marker are later than the job and left out. A list that is behind is read again a few times.
+ */
+async function activity_accountForMoves(input, facts) {
+    const marker = await placeMarker(input, facts);
+    if (marker === null)
+        return;
+    try {
+        const attempts = input.activityAttempts ?? ACTIVITY_ATTEMPTS;
+        for (let attempt = 1;; attempt++) {
+            let window;
+            try {
+                window = await input.upstream.listActivity({ since: input.startedAt });
+            }
+            catch (error) {
+                facts.unchecked.push(`GitHub's activity list, the record of every branch move: ${reason(error)}`);
+                return;
+            }
+            if (!window.complete) {
+                facts.unchecked.push(`GitHub's activity list: more than ${window.items.length} branch moves since the job started, so the window was not read to its start`);
+                return;
+            }
+            const at = window.items.findIndex((item) => item.ref === marker.ref && item.before === ZERO_SHA);
+            const account = at < 0 ? null : accountForBranches(window.items.slice(at + 1), input.start, input.end);
+            if ((account !== null && account.unaccounted.length === 0) || attempt >= attempts) {
+                if (account === null) {
+                    facts.unchecked.push("GitHub's activity list has not caught up with the end of the job (the end marker is not in it yet), so moves in between may be missing");
+                    return;
+                }
+                facts.branchMoves = account.branches;
+                // GitHub records this job's token as the marker's creator: that is who "this job" is.
+                facts.identity = window.items[at]?.actor ?? null;
+                for (const problem of account.unaccounted)
+                    facts.unchecked.push(`what happened to ${problem}`);
+                return;
+            }
+            await sleep((input.activityRetryMs ?? ACTIVITY_RETRY_MS) * attempt);
+        }
+    }
+    finally {
+        await input.upstream.deleteBranch(marker.branch).catch((error) => {
+            facts.notes.push(`the end marker ${marker.branch} could not be deleted: ${reason(error)}`);
+        });
+    }
+}
+/** The verification's own branch, created after the end snapshot; null (and unchecked) when GitHub refuses it. */
+async function placeMarker(input, facts) {
+    // A commit some ref held at the start: a marker carries nothing new, so other jobs may ignore it (judge.ts).
+    const sha = facts.startHead ?? Object.values(input.start)[0];
+    const branch = `${MARKER_PREFIX}${randomUUID()}`;
+    try {
+        if (sha === undefined)
+            throw new Error('the repository has no ref to place it on');
+        await input.upstream.createBranch(branch, sha);
+        return { branch, ref: `refs/heads/${branch}` };
+    }
+    catch (error) {
+        facts.unchecked.push(`whether GitHub's activity list has caught up with the end of the job: the end marker could not be created (${reason(error)})`);
+        return null;
+    }
+}
+const ACTIVITY_ATTEMPTS = 4;
+const ACTIVITY_RETRY_MS = 1_500;
+
 ;// CONCATENATED MODULE: ./src/verify/verify-job.ts
-
-
 
 
 
@@ -45557,7 +45631,7 @@ const MAX_COMMIT_DIFFS = 50;
 async function snapshotRefs(upstream) {
     return Object.fromEntries([...(await upstream.listRefs())].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
-const reason = (error) => (error instanceof Error ? error.message : String(error));
+const verify_job_reason = (error) => (error instanceof Error ? error.message : String(error));
 /**
  * What the end head is compared with. A branch that existed at the start: its start head. A branch created
  * during the job: the default branch's start head when the new branch grew from it; otherwise nothing,
@@ -45637,7 +45711,7 @@ async function examineBranch(input, facts, endHead) {
             facts.historyRewritten = !(await upstream.isAncestor(facts.startHead, endHead));
     }
     catch (error) {
-        facts.unchecked.push(`whether the history of "${input.branch}" was rewritten: ${reason(error)}`);
+        facts.unchecked.push(`whether the history of "${input.branch}" was rewritten: ${verify_job_reason(error)}`);
     }
     try {
         facts.baseline = await findBaseline(input, facts.startHead, endHead);
@@ -45645,7 +45719,7 @@ async function examineBranch(input, facts, endHead) {
             facts.notes.push(`"${input.branch}" was compared with ${facts.baseline.label}`);
     }
     catch (error) {
-        facts.unchecked.push(`the base of the new branch "${input.branch}": ${reason(error)}`);
+        facts.unchecked.push(`the base of the new branch "${input.branch}": ${verify_job_reason(error)}`);
         return;
     }
     const baseSha = facts.baseline.sha;
@@ -45658,7 +45732,7 @@ async function examineBranch(input, facts, endHead) {
         facts.changes = await diffTrees(upstream, baseTree, endTree, hint);
     }
     catch (error) {
-        facts.unchecked.push(`the changed files of "${input.branch}": ${reason(error)}`);
+        facts.unchecked.push(`the changed files of "${input.branch}": ${verify_job_reason(error)}`);
     }
     let listed;
     try {
@@ -45671,16 +45745,19 @@ async function examineBranch(input, facts, endHead) {
         facts.newCommits = { shas: listed.commits.map((commit) => commit.sha), complete: listed.complete };
     }
     catch (error) {
-        facts.unchecked.push(`the new commits of "${input.branch}": ${reason(error)}`);
+        facts.unchecked.push(`the new commits of "${input.branch}": ${verify_job_reason(error)}`);
         return;
     }
+    // A commit not listed is a commit not examined: judge() makes an incomplete list unchecked.
+    if (!listed.complete)
+        return;
     facts.gatewayCommits = listed.commits.filter((commit) => madeByGateway(commit, input)).map((c) => c.sha);
     let theirs;
     try {
         theirs = await commitsOfOthers(upstream, facts.branchMoves?.get(`refs/heads/${input.branch}`), facts.identity, input.maxCommits ?? MAX_COMMITS);
     }
     catch (error) {
-        facts.unchecked.push(`which commits of "${input.branch}" others pushed: ${reason(error)}`);
+        facts.unchecked.push(`which commits of "${input.branch}" others pushed: ${verify_job_reason(error)}`);
         return;
     }
     if (theirs.size === 0)
@@ -45709,10 +45786,6 @@ const GITHUB_COMMITTER = { name: 'GitHub', email: 'noreply@github.com' };
  * trees, modes included. A commit left unexamined could hide a change a later one undid: unchecked, never success.
  */
 async function examineCommits(input, facts, listed) {
-    if (!listed.complete) {
-        facts.unchecked.push(`the new commits of "${input.branch}": there are more than ${input.maxCommits ?? MAX_COMMITS}, so not each one was examined`);
-        return;
-    }
     if (listed.commits.length <= 1)
         return;
     if (facts.historyRewritten) {
@@ -45732,7 +45805,7 @@ async function examineCommits(input, facts, listed) {
         facts.intermediate = mergeChanges(byTrees, byPaths.paths);
     }
     catch (error) {
-        facts.unchecked.push(`the changes of each new commit: ${reason(error)}`);
+        facts.unchecked.push(`the changes of each new commit: ${verify_job_reason(error)}`);
     }
 }
 /**
@@ -45741,10 +45814,6 @@ async function examineCommits(input, facts, listed) {
  * paths, the others by their trees), and the changes of the commits others brought are listed, not judged.
  */
 async function examineOurCommits(input, facts, listed, theirs) {
-    if (!listed.complete) {
-        facts.unchecked.push(`the new commits of "${input.branch}": there are more than ${input.maxCommits ?? MAX_COMMITS}, so not each one was examined`);
-        return;
-    }
     const gateway = new Set(facts.gatewayCommits);
     const ours = listed.commits.filter((commit) => !theirs.has(commit.sha));
     const direct = ours.filter((commit) => !gateway.has(commit.sha));
@@ -45761,79 +45830,9 @@ async function examineOurCommits(input, facts, listed, theirs) {
         facts.notes.push(`others pushed ${theirs.size} commit(s) to "${input.branch}" during the job: those were not judged; each of this job's commits was judged on its own`);
     }
     catch (error) {
-        facts.unchecked.push(`the changes of this job's commits: ${reason(error)}`);
+        facts.unchecked.push(`the changes of this job's commits: ${verify_job_reason(error)}`);
     }
 }
-/**
- * The moves of every branch during the job, from GitHub's activity list read back to before the job. When
- * every ref ends where it started the list is the only evidence of what happened in between, so not reading
- * it, not reading back far enough, or finding it behind the refs is unchecked, never success.
- *
- * That the list has caught up is shown, not assumed: after the end snapshot the verification creates a
- * branch of its own (the end marker) and reads the list until the marker's creation is in it. GitHub records
- * ref updates in the order they land, so every move before the end snapshot is in the list by then; moves
- * after the marker are later than the job and left out. A list that is behind is read again a few times.
- */
-async function accountForMoves(input, facts) {
-    const marker = await placeMarker(input, facts);
-    if (marker === null)
-        return;
-    try {
-        const attempts = input.activityAttempts ?? ACTIVITY_ATTEMPTS;
-        for (let attempt = 1;; attempt++) {
-            let window;
-            try {
-                window = await input.upstream.listActivity({ since: input.startedAt });
-            }
-            catch (error) {
-                facts.unchecked.push(`GitHub's activity list, the record of every branch move: ${reason(error)}`);
-                return;
-            }
-            if (!window.complete) {
-                facts.unchecked.push(`GitHub's activity list: more than ${window.items.length} branch moves since the job started, so the window was not read to its start`);
-                return;
-            }
-            const at = window.items.findIndex((item) => item.ref === marker.ref && item.before === ZERO_SHA);
-            const account = at < 0 ? null : accountForBranches(window.items.slice(at + 1), input.start, input.end);
-            if ((account !== null && account.unaccounted.length === 0) || attempt >= attempts) {
-                if (account === null) {
-                    facts.unchecked.push("GitHub's activity list has not caught up with the end of the job (the end marker is not in it yet), so moves in between may be missing");
-                    return;
-                }
-                facts.branchMoves = account.branches;
-                // GitHub records this job's token as the marker's creator: that is who "this job" is.
-                facts.identity = window.items[at]?.actor ?? null;
-                for (const problem of account.unaccounted)
-                    facts.unchecked.push(`what happened to ${problem}`);
-                return;
-            }
-            await sleep((input.activityRetryMs ?? ACTIVITY_RETRY_MS) * attempt);
-        }
-    }
-    finally {
-        await input.upstream.deleteBranch(marker.branch).catch((error) => {
-            facts.notes.push(`the end marker ${marker.branch} could not be deleted: ${reason(error)}`);
-        });
-    }
-}
-/** The verification's own branch, created after the end snapshot; null (and unchecked) when GitHub refuses it. */
-async function placeMarker(input, facts) {
-    // A commit some ref held at the start: a marker carries nothing new, so other jobs may ignore it (judge.ts).
-    const sha = facts.startHead ?? Object.values(input.start)[0];
-    const branch = `${MARKER_PREFIX}${randomUUID()}`;
-    try {
-        if (sha === undefined)
-            throw new Error('the repository has no ref to place it on');
-        await input.upstream.createBranch(branch, sha);
-        return { branch, ref: `refs/heads/${branch}` };
-    }
-    catch (error) {
-        facts.unchecked.push(`whether GitHub's activity list has caught up with the end of the job: the end marker could not be created (${reason(error)})`);
-        return null;
-    }
-}
-const ACTIVITY_ATTEMPTS = 4;
-const ACTIVITY_RETRY_MS = 1_500;
 
 ;// CONCATENATED MODULE: ./src/verify/index.ts
 
