@@ -4,36 +4,14 @@
  */
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isGatewayRunning } from '../../src/action/gateway-process.js';
-import { actionDir } from '../support/bundles.js';
 import type { StepResult } from '../support/runner.js';
 import { FILES } from './fixtures/repo.js';
-import { Job, text, type JobOptions } from './support/job.js';
+import { Job, text } from './support/job.js';
+import { jobSuite } from './support/suite.js';
 
-let dir = '';
-const jobs: Job[] = [];
-
-beforeAll(async () => {
-  dir = await actionDir();
-}, 600_000);
-
-afterEach(async () => {
-  for (const job of jobs.splice(0)) await job.close();
-});
-
-async function job(options: Partial<JobOptions> = {}): Promise<Job> {
-  const created = await Job.create({ files: FILES, actionDir: dir, ...options });
-  jobs.push(created);
-  return created;
-}
-
-async function started(options: Partial<JobOptions> = {}): Promise<Job> {
-  const j = await job(options);
-  const main = await j.main();
-  expect(main.exitCode, main.log + main.stderr).toBe(0);
-  return j;
-}
+const { create: job, started } = jobSuite();
 
 /** The action never prints the token: it only registers it for masking (the runner's safety net). */
 function expectNoLeak(j: Job, step: StepResult): void {

@@ -4,10 +4,9 @@
  */
 import { createServer } from 'node:net';
 import { readFileSync } from 'node:fs';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { actionDir } from '../support/bundles.js';
-import { FILES } from './fixtures/repo.js';
+import { describe, expect, it } from 'vitest';
 import { Job, text, type JobOptions } from './support/job.js';
+import { jobSuite } from './support/suite.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { expand, readmeJson, readmeSteps } from '../agents/readme-jobs.js';
@@ -15,22 +14,9 @@ import { expand, readmeJson, readmeSteps } from '../agents/readme-jobs.js';
 const IMPLEMENTER_SECRET = 'Implementer-fixed-secret-0123456789abcdef';
 const TESTER_SECRET = 'Test-author-fixed-secret-0123456789abcdef';
 
-let dir = '';
-const jobs: Job[] = [];
-
-beforeAll(async () => {
-  dir = await actionDir();
-}, 600_000);
-
-afterEach(async () => {
-  for (const job of jobs.splice(0)) await job.close();
-});
-
-async function job(inputs: Record<string, string>, options: Partial<JobOptions> = {}): Promise<Job> {
-  const created = await Job.create({ files: FILES, actionDir: dir, inputs, ...options });
-  jobs.push(created);
-  return created;
-}
+const suite = jobSuite();
+const job = (inputs: Record<string, string>, options: Partial<JobOptions> = {}): Promise<Job> =>
+  suite.create({ inputs, ...options });
 
 /** A port nothing listens on right now (the gateway binds it a moment later). */
 async function freePort(): Promise<number> {

@@ -2,27 +2,12 @@
  * Inputs an outsider could steer, tried against the built action as a runner runs it: the bound branch of a
  * pull request from a fork, and a config-ref naming a branch the job may write.
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { actionDir } from '../support/bundles.js';
+import { describe, expect, it } from 'vitest';
 import { FILES } from './fixtures/repo.js';
-import { Job, text, type JobOptions } from './support/job.js';
+import { text, type JobOptions } from './support/job.js';
+import { jobSuite } from './support/suite.js';
 
-let dir = '';
-const jobs: Job[] = [];
-
-beforeAll(async () => {
-  dir = await actionDir();
-}, 600_000);
-
-afterEach(async () => {
-  for (const job of jobs.splice(0)) await job.close();
-});
-
-async function job(options: Partial<JobOptions> = {}): Promise<Job> {
-  const created = await Job.create({ files: FILES, actionDir: dir, ...options });
-  jobs.push(created);
-  return created;
-}
+const { create: job } = jobSuite();
 
 /** A pull_request_target run as GitHub starts it: GITHUB_REF is the base branch, the head ref comes from the PR. */
 function pullRequestTarget(headRef: string, headRepo: string, headRepoId: number): JobOptions['runner'] {

@@ -2,28 +2,15 @@
  * The post step while GitHub fails, run the way a runner runs it (dist bundles, separate processes):
  * whatever it cannot check or cannot post, it fails the step, and it never posts a success it did not check.
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { actionDir } from '../support/bundles.js';
-import { FILES } from '../action/fixtures/repo.js';
-import { Job, type StatusRecord } from '../action/support/job.js';
+import { describe, expect, it } from 'vitest';
+import type { Job, StatusRecord } from '../action/support/job.js';
+import { jobSuite } from '../action/support/suite.js';
 
-let dir = '';
-const jobs: Job[] = [];
-
-beforeAll(async () => {
-  dir = await actionDir();
-}, 600_000);
-
-afterEach(async () => {
-  for (const job of jobs.splice(0)) await job.close();
-});
+const { started } = jobSuite();
 
 /** A job whose agent made an allowed change through the gateway: absent faults, a success. */
 async function jobWithAllowedChange(): Promise<Job> {
-  const job = await Job.create({ files: FILES, actionDir: dir });
-  jobs.push(job);
-  const main = await job.main();
-  expect(main.exitCode, main.log + main.stderr).toBe(0);
+  const job = await started();
   const agent = await job.agent('implementer');
   const pushed = await agent.callTool({
     name: 'push_files',

@@ -1,6 +1,6 @@
 /**
  * The jobs of one end-to-end suite: the action's bundles found (or built) once, every job closed after its
- * test, and `started()` for a job whose main step succeeded.
+ * test; `create()` for a job, `started()` for one whose main step succeeded.
  */
 import { afterEach, beforeAll, expect } from 'vitest';
 import { actionDir } from '../../support/bundles.js';
@@ -8,6 +8,9 @@ import { FILES } from '../fixtures/repo.js';
 import { Job, type JobOptions } from './job.js';
 
 export function jobSuite(defaults: Partial<JobOptions> = {}): {
+  /** a job in the stand-in, closed after the test; no step run yet */
+  create(options?: Partial<JobOptions>): Promise<Job>;
+  /** a job whose main step succeeded */
   started(options?: Partial<JobOptions>): Promise<Job>;
 } {
   let dir = '';
@@ -18,10 +21,15 @@ export function jobSuite(defaults: Partial<JobOptions> = {}): {
   afterEach(async () => {
     for (const job of jobs.splice(0)) await job.close();
   });
+  const create = async (options: Partial<JobOptions> = {}): Promise<Job> => {
+    const job = await Job.create({ files: FILES, actionDir: dir, ...defaults, ...options });
+    jobs.push(job);
+    return job;
+  };
   return {
+    create,
     async started(options = {}) {
-      const job = await Job.create({ files: FILES, actionDir: dir, ...defaults, ...options });
-      jobs.push(job);
+      const job = await create(options);
       const main = await job.main();
       expect(main.exitCode, main.log + main.stderr).toBe(0);
       return job;
