@@ -14,7 +14,7 @@ export default {
     'src/verify/ref-accounting.ts',
     'src/verify/activity.ts',
     'src/verify/others.ts',
-    'src/verify/history.ts',
+    'src/verify/new-commits.ts',
     'src/verify/verify-job.ts',
     'src/verify/diff-trees.ts',
     'src/verify/diff-hint.ts',

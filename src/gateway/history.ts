@@ -1,7 +1,7 @@
 import picomatch from 'picomatch';
 import type { Perimeter } from '../policy/index.js';
 import { UpstreamError, type CommitInfo, type ComparedFile, type Upstream } from '../github/upstream.js';
-import { diffTrees, type PathChange } from './tree-diff.js';
+import { changedPaths, type PathChange } from './changed-paths.js';
 
 const UPSTREAM_PAGE = 100;
 /** At most this many commits are examined for one list_commits answer. */
@@ -85,7 +85,7 @@ export class History {
   ): Promise<PathChange[]> {
     const parent = commit.parents[0];
     const parentTree = parent === undefined ? null : await this.treeOf(parent);
-    return diffTrees(this.upstream, parentTree, commit.tree, options);
+    return changedPaths(this.upstream, parentTree, commit.tree, options);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { treeSha } from '../github/tree-hash.js';
 import type { ComparedFile, TreeEntry, Upstream } from '../github/upstream.js';
-import type { Change } from './diff-trees.js';
+import type { Change } from './change.js';
 
 /** GitHub lists at most 300 files in a compare: a list that long may be cut short. */
 const COMPARE_FILE_CAP = 300;

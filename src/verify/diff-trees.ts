@@ -1,18 +1,7 @@
 import type { ComparedFile, TreeEntry, Upstream } from '../github/upstream.js';
 import { WholeTrees } from '../github/whole-tree.js';
+import type { Change } from './change.js';
 import { diffFromHint } from './diff-hint.js';
-
-/** One changed path. A rename is a deleted path plus an added path; a mode change is `modified`. */
-export interface Change {
-  path: string;
-  kind: 'added' | 'modified' | 'deleted';
-  oldMode?: string;
-  newMode?: string;
-  oldSha?: string;
-  newSha?: string;
-  /** set when the tree entry itself is malformed (a name git forbids, a name listed twice): never allowed */
-  problem?: string;
-}
 
 const isTree = (entry: TreeEntry | undefined): boolean => entry?.type === 'tree';
 

@@ -1,4 +1,5 @@
-export { diffTrees, type Change } from './diff-trees.js';
+export type { Change } from './change.js';
+export { diffTrees } from './diff-trees.js';
 export { codeBlock, inlineText, markdownText, visible } from './escape.js';
 export { compareSnapshots, decideWrite, judge, type JobFacts } from './judge.js';
 export {

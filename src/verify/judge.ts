@@ -1,6 +1,6 @@
 import type { PushActivity } from '../github/upstream.js';
 import { protectedRule, type Perimeter } from '../policy/index.js';
-import type { Change } from './diff-trees.js';
+import type { Change } from './change.js';
 import { compileGlobList } from '../policy/glob.js';
 import { movedByOthersOnly, type OtherChange } from './others.js';
 import { isInertMarker, ZERO_SHA, type BranchHistory } from './ref-accounting.js';

@@ -1,5 +1,5 @@
 import type { PushActivity, Upstream } from '../github/upstream.js';
-import { listNewCommits } from './history.js';
+import { listNewCommits } from './new-commits.js';
 import { ZERO_SHA, type BranchHistory } from './ref-accounting.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { PushActivity, Upstream } from '../github/upstream.js';
 import type { Perimeter } from '../policy/index.js';
-import type { Change } from './diff-trees.js';
+import type { Change } from './change.js';
 import type { OtherChange } from './others.js';
 
 /** Full ref name ('refs/heads/main', 'refs/tags/v1') to the SHA it points at. */

@@ -7,7 +7,7 @@ import {
   mergeChanges,
   pathsOfCommits,
   type NewCommits,
-} from './history.js';
+} from './new-commits.js';
 import { accountForMoves } from './activity.js';
 import { commitsOfOthers } from './others.js';
 import { compareSnapshots, judge, type JobFacts } from './judge.js';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { compilePerimeter, DEFAULT_LIMITS, TOOL_NAMES } from '../../src/policy/index.js';
 import { compareSnapshots, judge, type JobFacts } from '../../src/verify/index.js';
-import type { Change } from '../../src/verify/diff-trees.js';
+import type { Change } from '../../src/verify/change.js';
 import type { BranchHistory } from '../../src/verify/ref-accounting.js';
 
 const A = 'a'.repeat(40);

@@ -11,7 +11,7 @@ export default defineConfig({
     include: [
       'test/policy/**/*.test.ts',
       'test/verify/{judge,receipt}.test.ts',
-      'test/gateway/{fail-closed,tree-diff}.test.ts',
+      'test/gateway/{fail-closed,changed-paths}.test.ts',
       'test/hardening/mutation-*.test.ts',
     ],
     testTimeout: 60_000,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diffTrees } from '../../src/gateway/tree-diff.js';
+import { changedPaths } from '../../src/gateway/changed-paths.js';
 import { createMemoryUpstream } from './support/memory-upstream.js';
 
 async function twoTrees(before: Record<string, string>, changes: Record<string, string | null>) {
@@ -11,13 +11,13 @@ async function twoTrees(before: Record<string, string>, changes: Record<string, 
   return { upstream, a, b };
 }
 
-describe('diffTrees', () => {
+describe('changedPaths', () => {
   it('reports added, modified and deleted files, and both sides of a file turned directory', async () => {
     const { upstream, a, b } = await twoTrees(
       { 'a.txt': 'a', 'src/x.ts': 'x', 'src/y.ts': 'y', thing: 'file' },
       { 'a.txt': 'A', 'src/y.ts': null, 'src/z.ts': 'z', thing: null, 'thing/inner.txt': 'now a dir' },
     );
-    const changes = await diffTrees(upstream, a, b);
+    const changes = await changedPaths(upstream, a, b);
     expect(changes.map((c) => `${c.status} ${c.path}`).sort()).toEqual([
       'added src/z.ts',
       'added thing/inner.txt',
@@ -29,7 +29,7 @@ describe('diffTrees', () => {
 
   it('lists every file of the root commit against nothing', async () => {
     const { upstream, a } = await twoTrees({ 'a.txt': 'a', 'd/b.txt': 'b' }, {});
-    expect((await diffTrees(upstream, null, a)).map((c) => c.path)).toEqual(['a.txt', 'd/b.txt']);
+    expect((await changedPaths(upstream, null, a)).map((c) => c.path)).toEqual(['a.txt', 'd/b.txt']);
   });
 
   describe('when the change sits deep in one directory', () => {
@@ -39,7 +39,7 @@ describe('diffTrees', () => {
 
     it('lists only the trees on the way to it', async () => {
       const { upstream, a, b } = await twoTrees(files, { 'two/sub/f3.txt': 'changed' });
-      expect(await diffTrees(upstream, a, b)).toEqual([
+      expect(await changedPaths(upstream, a, b)).toEqual([
         expect.objectContaining({ path: 'two/sub/f3.txt', status: 'modified' }),
       ]);
       expect(upstream.log.filter((r) => r === 'getTree')).toHaveLength(6);
@@ -47,13 +47,13 @@ describe('diffTrees', () => {
 
     it('keeps to `within`, skips what descendInto rejects, and stops when asked', async () => {
       const { upstream, a, b } = await twoTrees(files, { 'one/sub/f1.txt': 'x', 'three/sub/f2.txt': 'y' });
-      expect((await diffTrees(upstream, a, b, { within: 'three' })).map((c) => c.path)).toEqual([
+      expect((await changedPaths(upstream, a, b, { within: 'three' })).map((c) => c.path)).toEqual([
         'three/sub/f2.txt',
       ]);
       upstream.log.length = 0;
-      const pruned = await diffTrees(upstream, a, b, { descendInto: (dir) => !dir.startsWith('one') });
+      const pruned = await changedPaths(upstream, a, b, { descendInto: (dir) => !dir.startsWith('one') });
       expect(pruned.map((c) => c.path)).toEqual(['three/sub/f2.txt']);
-      const first = await diffTrees(upstream, a, b, { stopWhen: () => true });
+      const first = await changedPaths(upstream, a, b, { stopWhen: () => true });
       expect(first.map((c) => c.path)).toEqual(['one/sub/f1.txt']);
     });
   });

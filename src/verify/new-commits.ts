@@ -1,5 +1,6 @@
 import type { CommitInfo, Upstream } from '../github/upstream.js';
-import { diffTrees, type Change } from './diff-trees.js';
+import type { Change } from './change.js';
+import { diffTrees } from './diff-trees.js';
 
 const PAGE = 100;
 const SYMLINK = '120000';

@@ -7,7 +7,7 @@ export interface PathChange {
   previousSha?: string;
 }
 
-export interface DiffOptions {
+export interface ChangedPathsOptions {
   /** only changes at or below this path */
   within?: string;
   /** stop descending once a change satisfies this */
@@ -17,14 +17,17 @@ export interface DiffOptions {
 }
 
 /**
- * Changed files between two trees, Merkle style: only subtrees whose SHA differs are listed, so the cost
- * grows with the changed directories, not with the repository. Trees come from the Upstream's SHA cache.
+ * The gateway's reading of what a commit changed, for answering an agent: lazy and filtered (`within`,
+ * `descendInto`) and able to stop at the first change that matters (`stopWhen`). Merkle style: only
+ * subtrees whose SHA differs are listed, so the cost grows with the changed directories, not with the
+ * repository. Trees come from the Upstream's SHA cache. Not the verifier's complete diff (src/verify/diff-trees.ts),
+ * which must see every entry, malformed ones included, and never stops early.
  */
-export async function diffTrees(
+export async function changedPaths(
   upstream: Upstream,
   before: string | null,
   after: string | null,
-  options: DiffOptions = {},
+  options: ChangedPathsOptions = {},
 ): Promise<PathChange[]> {
   const changes: PathChange[] = [];
   let stopped = false;
