@@ -55,8 +55,8 @@ export enum State {
   MainError = 'mainError',
 }
 
-/** The default commit status context (input status-context). */
-export const STATUS_CONTEXT = 'perimeter';
+/** The default commit status context lives with the receipt (src/verify/receipt.ts). */
+export { STATUS_CONTEXT } from '../verify/index.js';
 
 /** Prefix of the environment variables exported for each perimeter (…_TOKEN_<NAME>, …_URL_<NAME>). */
 export const ENV_PREFIX = 'PERIMETER';
@@ -65,5 +65,3 @@ export const READY_TIMEOUT_MS = 10_000;
 /** How long before the start snapshot (on GitHub's clock) the job's window opens. */
 export const START_MARGIN_MS = 5_000;
 export const STOP_GRACE_MS = 5_000;
-/** GitHub shows at most 10 error annotations per step. */
-export const MAX_ANNOTATIONS = 10;

@@ -2,6 +2,7 @@ import * as core from '@actions/core';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { compileGlobList, globProblem } from '../policy/glob.js';
+import { DEFAULT_CONFIG_FILE } from '../policy/index.js';
 import { Inputs, STATUS_CONTEXT } from './constants.js';
 
 export type DirectPushes = 'check' | 'deny';
@@ -82,7 +83,7 @@ export function readSettings(env: Env = process.env, read: ReadInput = defaultRe
     repo,
     apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
     runUrl,
-    configFile: configFile(read(Inputs.Config) || 'perimeters.yml'),
+    configFile: configFile(read(Inputs.Config) || DEFAULT_CONFIG_FILE),
     configRef: read(Inputs.ConfigRef) || null,
     perimeters: perimeterList(read(Inputs.Perimeters)),
     branch,

@@ -1,16 +1,7 @@
 import * as core from '@actions/core';
 import type { Upstream } from '../github/upstream.js';
-import { codeBlock, inlineText, visible, type Receipt } from '../verify/index.js';
-import { MAX_ANNOTATIONS } from './constants.js';
+import { clip, codeBlock, inlineText, MAX_DESCRIPTION, visible, type Receipt } from '../verify/index.js';
 import type { Settings } from './inputs.js';
-
-/** GitHub rejects longer status descriptions. */
-export const DESCRIPTION_LIMIT = 140;
-
-export function truncate(text: string, limit = DESCRIPTION_LIMIT): string {
-  const chars = [...text];
-  return chars.length <= limit ? text : `${chars.slice(0, limit - 1).join('')}…`;
-}
 
 /**
  * Summary and annotations first, so the verdict is visible even when posting the status fails;
@@ -30,16 +21,13 @@ export async function publishReceipt(
   }
   await writeSummary();
 
-  const shown = receipt.annotations.slice(0, MAX_ANNOTATIONS);
-  for (const a of shown)
+  // at most MAX_ANNOTATIONS: the receipt already folds the rest into its last one
+  for (const a of receipt.annotations)
     core.error(a.message, a.path ? { title: a.title, file: a.path } : { title: a.title });
-  const rest = receipt.annotations.length - shown.length;
-  if (rest > 0)
-    core.error(`${rest} more violating files are listed in the job summary`, { title: 'Perimeter' });
 
   await upstream.createStatus(sha, {
     ...receipt.status,
-    description: truncate(visible(receipt.status.description)),
+    description: clip(visible(receipt.status.description), MAX_DESCRIPTION),
     targetUrl: receipt.status.targetUrl ?? settings.runUrl,
   });
 }
@@ -62,7 +50,7 @@ export async function publishError(
     await upstream.createStatus(target, {
       state: 'error',
       context: settings.statusContext,
-      description: truncate(visible(`Not verified: ${reason}`)),
+      description: clip(visible(`Not verified: ${reason}`), MAX_DESCRIPTION),
       targetUrl: settings.runUrl,
     });
   } catch (error) {

@@ -1,9 +1,13 @@
 import { readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { compilePerimeter, parseConfig, type Config, type Perimeter } from '../policy/index.js';
+import {
+  compilePerimeter,
+  DEFAULT_CONFIG_FILE,
+  parseConfig,
+  type Config,
+  type Perimeter,
+} from '../policy/index.js';
 import { tryGitToplevel } from './git.js';
-
-export const DEFAULT_CONFIG = 'perimeters.yml';
 
 export interface LoadedConfig {
   config: Config;
@@ -20,7 +24,7 @@ export class ConfigFileError extends Error {
 }
 
 export function loadConfig(configArg: string | undefined, cwd: string): LoadedConfig {
-  const display = configArg ?? DEFAULT_CONFIG;
+  const display = configArg ?? DEFAULT_CONFIG_FILE;
   const absolute = resolve(cwd, display);
   let text: string;
   try {

@@ -61,3 +61,9 @@ export function codeBlock(content: string, info = 'text'): string {
   const shown = visible(content, (c) => c === 0x0a || c === 0x09);
   return `${fence}${info}\n${shown}\n${fence}`;
 }
+
+/** At most `max` characters (code points), the last one an ellipsis when anything was cut. */
+export function clip(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}

@@ -1,12 +1,13 @@
 export type { Change } from './change.js';
 export { diffTrees } from './diff-trees.js';
-export { codeBlock, inlineText, markdownText, visible } from './escape.js';
+export { clip, codeBlock, inlineText, markdownText, visible } from './escape.js';
 export { compareSnapshots, decideWrite, judge, type JobFacts } from './judge.js';
 export {
   headline,
   renderReceipt,
   MAX_ANNOTATIONS,
   MAX_DESCRIPTION,
+  STATUS_CONTEXT,
   type Annotation,
   type Receipt,
 } from './receipt.js';

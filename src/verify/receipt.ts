@@ -1,5 +1,5 @@
 import type { CommitStatus } from '../github/upstream.js';
-import { visible } from './escape.js';
+import { clip, visible } from './escape.js';
 import { renderSummary } from './summary.js';
 import type { Verdict } from './types.js';
 
@@ -18,15 +18,14 @@ export interface Receipt {
   annotations: Annotation[];
 }
 
+/** GitHub rejects a commit status description longer than this. */
 export const MAX_DESCRIPTION = 140;
+/** GitHub shows at most 10 error annotations per step. */
 export const MAX_ANNOTATIONS = 10;
+/** The default commit status context (input status-context). */
+export const STATUS_CONTEXT = 'perimeter';
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
-
-function clip(text: string, max: number): string {
-  const chars = [...text];
-  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
-}
 
 /** The one-line verdict: the commit status description and the summary's first line. */
 export function headline(verdict: Verdict): string {
@@ -63,7 +62,7 @@ export function renderReceipt(
 ): Receipt {
   const status: CommitStatus = {
     state: verdict.state,
-    context: options.context ?? 'perimeter',
+    context: options.context ?? STATUS_CONTEXT,
     // one line, shown as it is: a path with CR/LF or bidi controls cannot shape the status
     description: clip(visible(headline(verdict)), MAX_DESCRIPTION),
     ...(options.runUrl !== undefined ? { targetUrl: options.runUrl } : {}),

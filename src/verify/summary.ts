@@ -1,4 +1,4 @@
-import { markdownText } from './escape.js';
+import { clip, markdownText } from './escape.js';
 import type { FileDecision, Verdict } from './types.js';
 
 /** GitHub accepts 1 MiB of job summary per step; stay clear of it. */
@@ -15,8 +15,7 @@ const ICON = { success: '✅', failure: '❌', error: '⚠️' } as const;
  * markup, break a table, nor display reversed.
  */
 export function text(value: string, max = MAX_CELL): string {
-  const chars = [...value];
-  return markdownText(chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : value);
+  return markdownText(clip(value, max));
 }
 
 const code = (value: string): string => `<code>${text(value)}</code>`;
