@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { createOctokitUpstream } from '../github/octokit-upstream.js';
 import { UpstreamError, type Upstream } from '../github/upstream.js';
+import { DEFAULT_CONFIG_FILE } from '../policy/index.js';
 import { snapshotRefs } from '../verify/index.js';
 import { tokenVariables, variableName, writeClientConfigs, type Endpoint } from './client-config.js';
 import { ActionError, parseConfigAnnotated, readConfigText, selectPerimeters } from './config-loader.js';
@@ -24,7 +25,7 @@ import {
 } from './state.js';
 
 /** dist/main/index.js -> dist/gateway/index.js */
-export function defaultGatewayScript(): string {
+function defaultGatewayScript(): string {
   return join(dirname(fileURLToPath(import.meta.url)), '..', 'gateway', 'index.js');
 }
 
@@ -32,10 +33,8 @@ export function defaultGatewayScript(): string {
  * The main step: read the trusted config, snapshot the refs, start the gateway, hand out endpoints.
  * Everything post needs is saved as it becomes true, so post can verify whatever main got to.
  */
-export async function runMain(
-  store: StateStore = actionsState,
-  gatewayScript = defaultGatewayScript(),
-): Promise<void> {
+export async function runMain(): Promise<void> {
+  const store = actionsState;
   const secrets: string[] = [];
   try {
     const settings = readSettings();
@@ -49,7 +48,7 @@ export async function runMain(
       repo: settings.repo,
       baseUrl: settings.apiUrl,
     });
-    await start(settings, upstream, store, gatewayScript, secrets);
+    await start(settings, upstream, store, defaultGatewayScript(), secrets);
   } catch (error) {
     const message = scrub(error instanceof Error ? error.message : String(error), secrets);
     // post puts the reason in the error receipt (a refusal such as an untrusted trigger says why there)
@@ -108,7 +107,7 @@ async function start(
   store.save(State.Branch, settings.branch);
   store.save(State.Perimeters, JSON.stringify(names));
   store.save(State.ConfigFile, settings.configFile);
-  saveStateFile(store, CONFIG_FILE_KEYS, join(workDir, 'perimeters.yml'), configText);
+  saveStateFile(store, CONFIG_FILE_KEYS, join(workDir, DEFAULT_CONFIG_FILE), configText);
   store.save(State.JobSettings, JSON.stringify(jobSettingsOf(settings)));
   store.save(State.StartedAt, startedAt);
   store.save(State.StartHead, startHead);

@@ -27,7 +27,8 @@ import {
  * The post step: stop the gateway, recompute what changed from GitHub, post the receipt.
  * Whatever main did not get to, or whatever broke since, becomes a problem that keeps the verdict from success.
  */
-export async function runPost(store: StateStore = actionsState): Promise<void> {
+export async function runPost(): Promise<void> {
+  const store = actionsState;
   const secrets = [store.get(State.LedgerKey)];
   const problems: string[] = [];
   const pid = Number(store.get(State.GatewayPid));

@@ -17,21 +17,6 @@ export const actionsState: StateStore = {
   get: (key) => core.getState(key),
 };
 
-/** A store that keeps values in memory, for running main and post in one process (tests, the CLI). */
-export function memoryState(initial: Partial<Record<State, string>> = {}): StateStore {
-  const values = new Map<State, string>(Object.entries(initial) as [State, string][]);
-  return {
-    save: (key, value) => void values.set(key, value),
-    get: (key) => values.get(key) ?? '',
-  };
-}
-
-/** A store that keeps nothing: for a gateway started without a post step. */
-export const nullState: StateStore = {
-  save: () => undefined,
-  get: () => '',
-};
-
 export const CONFIG_FILE_KEYS = { path: State.ConfigPath, digest: State.ConfigDigest };
 export const START_REFS_KEYS = { path: State.StartRefsPath, digest: State.StartRefsDigest };
 
