@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, readSync, fstatSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { makeScrubber } from '../safety/secret-forms.js';
 
 /** The one JSON document the gateway child reads from stdin (see src/gateway/entry.ts). */
 export interface GatewayConfig {
@@ -28,7 +29,7 @@ export interface LaunchOptions {
   config: GatewayConfig;
   logPath: string;
   timeoutMs: number;
-  /** values to replace with *** in anything quoted from the log */
+  /** values to replace with *** (in every form: src/safety/secret-forms.ts) in anything quoted from the log */
   secrets: string[];
 }
 
@@ -106,7 +107,7 @@ function tryReadReady(file: string): { port: number; pid: number } | null {
   return null;
 }
 
-/** The last lines of a log file with every secret replaced by ***. */
+/** The last lines of a log file with every form of every secret replaced by ***. */
 export function logTail(path: string, secrets: string[], bytes = 4096): string {
   let text: string;
   try {
@@ -124,15 +125,7 @@ export function logTail(path: string, secrets: string[], bytes = 4096): string {
   } catch {
     return '';
   }
-  return scrub(text, secrets).trimEnd().split('\n').slice(-20).join('\n');
-}
-
-export function scrub(text: string, secrets: string[]): string {
-  let out = text;
-  for (const secret of secrets.filter((s) => s.length >= 4).sort((a, b) => b.length - a.length)) {
-    out = out.split(secret).join('***');
-  }
-  return out;
+  return makeScrubber(secrets)(text).trimEnd().split('\n').slice(-20).join('\n');
 }
 
 /**

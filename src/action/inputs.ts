@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { compileGlobList, globProblem } from '../policy/glob.js';
 import { DEFAULT_CONFIG_FILE } from '../policy/index.js';
+import { MIN_SCRUBBED_LENGTH } from '../safety/secret-forms.js';
 import { Inputs, STATUS_CONTEXT } from './constants.js';
 
 export type DirectPushes = 'check' | 'deny';
@@ -62,6 +63,11 @@ const defaultRead: ReadInput = (name) => core.getInput(name);
 export function readSettings(env: Env = process.env, read: ReadInput = defaultRead): Settings {
   const token = read(Inputs.GithubToken);
   if (!token) throw new InputError(`${Inputs.GithubToken}: required; the default is \${{ github.token }}`);
+  // GitHub's tokens have 40 characters or more; a shorter value could not be scrubbed from messages
+  if (token.length < MIN_SCRUBBED_LENGTH)
+    throw new InputError(
+      `${Inputs.GithubToken}: ${token.length} characters, shorter than any GitHub token (at least ${MIN_SCRUBBED_LENGTH} are required)`,
+    );
 
   const repository = env.GITHUB_REPOSITORY ?? '';
   const match = /^([A-Za-z0-9-_.]+)\/([A-Za-z0-9-_.]+)$/.exec(repository);

@@ -7,13 +7,14 @@ import { fileURLToPath } from 'node:url';
 import { createOctokitUpstream } from '../github/octokit-upstream.js';
 import { UpstreamError, type Upstream } from '../github/upstream.js';
 import { DEFAULT_CONFIG_FILE } from '../policy/index.js';
+import { makeScrubber } from '../safety/secret-forms.js';
 import { snapshotRefs } from '../verify/index.js';
 import { tokenVariables, variableName, writeClientConfigs, type Endpoint } from './client-config.js';
 import { ActionError, parseConfigAnnotated, readConfigText, selectPerimeters } from './config-loader.js';
 import { checkConfigRef } from './config-ref.js';
 import { applyTrust } from './trust-gate.js';
 import { Inputs, Outputs, READY_TIMEOUT_MS, START_MARGIN_MS, State } from './constants.js';
-import { launchGateway, scrub } from './gateway-process.js';
+import { launchGateway } from './gateway-process.js';
 import { readSettings, type Settings } from './inputs.js';
 import {
   actionsState,
@@ -50,7 +51,7 @@ export async function runMain(): Promise<void> {
     });
     await start(settings, upstream, store, defaultGatewayScript(), secrets);
   } catch (error) {
-    const message = scrub(error instanceof Error ? error.message : String(error), secrets);
+    const message = makeScrubber(secrets)(error instanceof Error ? error.message : String(error));
     // post puts the reason in the error receipt (a refusal such as an untrusted trigger says why there)
     store.save(State.MainError, message);
     core.setFailed(message);

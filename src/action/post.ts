@@ -3,6 +3,7 @@ import { createOctokitUpstream } from '../github/octokit-upstream.js';
 import type { Upstream } from '../github/upstream.js';
 import { readLedgerFacts } from '../gateway/ledger.js';
 import { parseConfig, compilePerimeter } from '../policy/index.js';
+import { makeScrubber } from '../safety/secret-forms.js';
 import {
   renderReceipt,
   snapshotRefs,
@@ -11,7 +12,7 @@ import {
   type RefSnapshot,
 } from '../verify/index.js';
 import { Inputs, State, STOP_GRACE_MS } from './constants.js';
-import { logTail, scrub, stopGateway } from './gateway-process.js';
+import { logTail, stopGateway } from './gateway-process.js';
 import { readSettings, type Settings } from './inputs.js';
 import { publishError, publishReceipt } from './publish.js';
 import {
@@ -73,7 +74,7 @@ export async function runPost(): Promise<void> {
       core.setFailed(`Perimeter: ${reason}`);
     }
   } catch (error) {
-    const message = scrub(error instanceof Error ? error.message : String(error), secrets);
+    const message = makeScrubber(secrets)(error instanceof Error ? error.message : String(error));
     await publishError(upstream, settings, branch, store.get(State.StartHead), message);
     core.setFailed(`Perimeter could not verify this job: ${message}`);
   } finally {

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { claudeMcpConfig, startGateway, type RunningGateway } from '../gateway/index.js';
-import { makeScrubber } from '../github/errors.js';
+import { makeScrubber } from '../safety/secret-forms.js';
 import { createOctokitUpstream } from '../github/octokit-upstream.js';
 import { createSecretFilter } from '../safety/index.js';
 import { parseCommandArgs } from './args.js';

@@ -1,6 +1,6 @@
 import { rename, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { makeScrubber } from '../github/errors.js';
+import { makeScrubber } from '../safety/secret-forms.js';
 import { createOctokitUpstream } from '../github/octokit-upstream.js';
 import { compilePerimeter, parseConfig } from '../policy/index.js';
 import { createSecretFilter } from '../safety/index.js';

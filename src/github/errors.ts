@@ -1,35 +1,7 @@
+import type { Scrubber } from '../safety/secret-forms.js';
 import { UpstreamError, type UpstreamErrorCode } from './upstream.js';
 
-const MIN_SCRUB_LENGTH = 6;
 const MAX_UPSTREAM_MESSAGE = 200;
-
-/**
- * Every form in which a secret can leak into text: raw, URL-encoded, and base64/base64url at each of the
- * three byte alignments (so it is found inside `base64("x-access-token:" + token)` too).
- */
-export function secretForms(secret: string): string[] {
-  if (secret.length === 0) return [];
-  const forms = new Set<string>([secret, encodeURIComponent(secret)]);
-  const bytes = Buffer.from(secret, 'utf8');
-  for (let shift = 0; shift < 3; shift++) {
-    const b64 = Buffer.concat([Buffer.alloc(shift), bytes]).toString('base64');
-    const core = b64.slice(Math.ceil((8 * shift) / 6), Math.floor((8 * (shift + bytes.length)) / 6));
-    if (core.length >= MIN_SCRUB_LENGTH) {
-      forms.add(core);
-      forms.add(core.replaceAll('+', '-').replaceAll('/', '_'));
-    }
-  }
-  return [...forms]
-    .filter((form) => form.length >= MIN_SCRUB_LENGTH || form === secret)
-    .sort((a, b) => b.length - a.length);
-}
-
-export type Scrubber = (text: string) => string;
-
-export function makeScrubber(secrets: string[]): Scrubber {
-  const forms = secrets.flatMap(secretForms);
-  return (text) => forms.reduce((out, form) => out.split(form).join('***'), text);
-}
 
 interface RequestErrorLike {
   status?: number;

@@ -3,7 +3,8 @@ import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import Bottleneck from 'bottleneck';
 import type { Octokit } from '@octokit/core';
-import { toUpstreamError, type Scrubber } from './errors.js';
+import type { Scrubber } from '../safety/secret-forms.js';
+import { toUpstreamError } from './errors.js';
 import type { UpstreamStats } from './upstream.js';
 
 export interface ClientOptions {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { makeScrubber, toUpstreamError, type Scrubber } from './errors.js';
+import { makeScrubber, type Scrubber } from '../safety/secret-forms.js';
+import { toUpstreamError } from './errors.js';
 import { createClient, createLightClient, RestClient } from './octokit-client.js';
 import { GitObjectReads } from './octokit-objects.js';
 import {

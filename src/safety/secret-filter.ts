@@ -1,5 +1,5 @@
 import type { AnswerFilter, Redaction } from './answer-filter.js';
-import { extraSecretFindings, extraSecretMatcher } from './extra-secrets.js';
+import { secretFindings, secretMatcher } from './secret-forms.js';
 import type { Finding } from './finding.js';
 import { formatFindings } from './format-rules.js';
 import { keyMaterialFindings } from './key-material.js';
@@ -75,7 +75,7 @@ export function applyRedaction(text: string, spans: Finding[]): Redaction {
  * Pass only text: deciding what is binary (and not scanning it) is the caller's job.
  */
 export function createSecretFilter(options: SecretFilterOptions = {}): SecretFilter {
-  const extra = extraSecretMatcher(options.extraSecrets ?? []);
+  const extra = secretMatcher(options.extraSecrets ?? []);
   const cache = new RedactionCache();
   let scans = 0;
   let cached = 0;
@@ -86,7 +86,7 @@ export function createSecretFilter(options: SecretFilterOptions = {}): SecretFil
       keyMaterialFindings(text),
       settingFindings(text),
       spokenFindings(text),
-      extraSecretFindings(text, extra),
+      secretFindings(text, extra),
     );
   }
 

@@ -6,6 +6,7 @@ import {
   GatewayStartError,
   isGatewayRunning,
   launchGateway,
+  logTail,
   stopGateway,
   type GatewayConfig,
 } from '../../src/action/gateway-process.js';
@@ -104,5 +105,29 @@ describe('stopGateway', () => {
     it('says so', async () => {
       expect(await stopGateway(2 ** 22 + 7, 100)).toBe('not-running');
     });
+  });
+});
+
+describe('logTail', () => {
+  // not a provider format, with characters URL-encoding changes: only the scrubber can hide it
+  const token = 'run/token+with=odd&chars-0123';
+  const b64 = (text: string): string => Buffer.from(text).toString('base64');
+  const written = {
+    raw: token,
+    'URL-encoded': encodeURIComponent(token),
+    'URL-encoded, lower-case escapes': encodeURIComponent(token).replace(/%[0-9A-F]{2}/g, (e) =>
+      e.toLowerCase(),
+    ),
+    hex: Buffer.from(token).toString('hex'),
+    'base64 of a basic credential': b64(`x-access-token:${token}`),
+    'base64url, shifted': Buffer.from(`ab${token}`).toString('base64url'),
+  };
+
+  it.each(Object.entries(written))('scrubs the %s form of a secret', (_form, text) => {
+    const dir = mkdtempSync(join(tmpdir(), 'perimeter-tail-'));
+    const log = join(dir, 'gateway.log');
+    writeFileSync(log, `started\nupstream said: <${text}>\nstopped\n`);
+    const tail = logTail(log, [token]);
+    expect(tail).toBe('started\nupstream said: <***>\nstopped');
   });
 });

@@ -15,7 +15,7 @@ const baseEnv = {
 };
 
 function settings(inputs: Partial<Record<Inputs, string>>, env: Record<string, string> = {}) {
-  const all: Record<string, string> = { [Inputs.GithubToken]: 'tok', ...inputs };
+  const all: Record<string, string> = { [Inputs.GithubToken]: 'ghs_test-token', ...inputs };
   return readSettings({ ...baseEnv, ...env }, (name) => all[name] ?? '');
 }
 
@@ -33,7 +33,7 @@ describe('readSettings', () => {
   describe('when only the token is given', () => {
     it('uses the documented defaults', () => {
       expect(settings({})).toEqual({
-        token: 'tok',
+        token: 'ghs_test-token',
         owner: 'octo',
         repo: 'repo',
         apiUrl: 'http://127.0.0.1:1',
@@ -162,6 +162,7 @@ describe('readSettings', () => {
       [{ [Inputs.Branch]: 'bad..name' }, 'branch: not a valid branch name: "bad..name"'],
       [{ [Inputs.Perimeters]: 'all, implementer' }, '"all" cannot be combined'],
       [{ [Inputs.GithubToken]: '' }, 'github-token: required'],
+      [{ [Inputs.GithubToken]: 'ghs_abc' }, 'github-token: 7 characters, shorter than any GitHub token'],
       [{ [Inputs.StatusContext]: 'a\nb' }, 'status-context: expected a short status name'],
       [{ [Inputs.IgnoreRefs]: 'tags/**' }, 'ignore-refs: "tags/**" is not a ref glob'],
       [

@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLedgerFacts } from '../../src/gateway/index.js';
 import type { ChildConfig } from '../../src/gateway/child.js';
-import { secretForms } from '../../src/github/errors.js';
+import { secretForms } from '../../src/safety/secret-forms.js';
 import { seedRepo, startFakeGithub, type FakeGithub } from '../fake-github/index.js';
 import { fakeToken, ok } from './support/harness.js';
 
@@ -103,7 +103,7 @@ describe('the gateway process entry', () => {
       const facts = await readLedgerFacts(config.ledgerPath, config.ledgerKey);
       expect(facts).toMatchObject({ ok: true, commits: [pushed.commit] });
       expect(log).toMatch(/serving octo\/entry@main/);
-      for (const form of [...secretForms(token), config.ledgerKey, config.secrets.implementer!])
+      for (const form of [...secretForms([token]), config.ledgerKey, config.secrets.implementer!])
         expect(log).not.toContain(form);
     });
   });

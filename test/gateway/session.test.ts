@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLedgerFacts, verifyLedger } from '../../src/gateway/index.js';
-import { secretForms } from '../../src/github/errors.js';
+import { secretForms } from '../../src/safety/secret-forms.js';
 import { createSecretFilter } from '../../src/safety/index.js';
 import { answerOf, call, fakeToken, startHarness, textOf, type Harness } from './support/harness.js';
 
@@ -82,7 +82,7 @@ describe('a gateway session', () => {
     const everything = [...answers, ...h.logs, ledger].join('\n');
     expect(answers).toHaveLength(11);
     expect(ledger.split('\n').length).toBeGreaterThan(11);
-    for (const form of secretForms(token)) expect(everything).not.toContain(form);
+    for (const form of secretForms([token])) expect(everything).not.toContain(form);
   });
 
   it('keeps contents and messages out of the ledger, as length and digest', async () => {

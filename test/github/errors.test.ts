@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeScrubber } from '../../src/github/errors.js';
+import { makeScrubber } from '../../src/safety/secret-forms.js';
 
 describe('makeScrubber', () => {
   const token = 'ghs_0123456789abcdefghijABCDEFGHIJ';

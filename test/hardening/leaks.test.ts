@@ -4,12 +4,13 @@
  * standard and URL-safe alphabets). The only place the token may appear is the `::add-mask::` command
  * that tells the runner to mask it; nothing here relies on that masking.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actionDir } from '../support/bundles.js';
 import { FILES } from '../action/fixtures/repo.js';
 import { git, Job, REPOSITORY } from '../action/support/job.js';
+import { jobSuite } from '../action/support/suite.js';
 
 /** Every form of `secret` that could show up in text, each long enough to be unambiguous. */
 export function encodedForms(secret: string): string[] {
@@ -180,5 +181,36 @@ describe('a whole action run', () => {
         encodedForms(token).some((form) => probe.includes(form)),
         probe,
       ).toBe(true);
+  });
+});
+
+describe('the gateway log post quotes in the job summary', () => {
+  const { started } = jobSuite();
+
+  it('shows no form of the token, whoever wrote it there', async () => {
+    const job = await started();
+    const token = job.token;
+    // what a crash dump, a library or the agent (same user) could write past the gateway's own scrubbing
+    const lines = [
+      `raw ${token}`,
+      `url https://x-access-token:${encodeURIComponent(token)}@github.com`,
+      `basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`,
+      `shifted ${Buffer.from(`ab${token}`).toString('base64url')}`,
+      `hex ${Buffer.from(token).toString('hex')}`,
+    ];
+    process.kill(job.gatewayPid(), 'SIGKILL');
+    appendFileSync(job.runner.main!.state.logPath!, `${lines.join('\n')}\n`);
+    const post = await job.post();
+    expect(post.exitCode).toBe(1);
+    expect(post.summary).toContain('Gateway log (last lines)');
+    for (const shown of ['raw ***', 'x-access-token:***@', 'basic ***', 'shifted ***', 'hex ***'])
+      expect(post.summary).toContain(shown);
+    // the runner's mask command is the one place the token may stand (see above)
+    const stdout = post.stdout
+      .split('\n')
+      .filter((line) => !line.startsWith('::add-mask::'))
+      .join('\n');
+    const shown = post.summary + stdout + post.stderr;
+    expect(encodedForms(token).filter((form) => shown.includes(form))).toEqual([]);
   });
 });

@@ -1,7 +1,17 @@
 import { RANK, type Finding } from './finding.js';
 
-/** Shorter values would hide ordinary words; the run's own secrets are far longer. */
-export const MIN_EXTRA_SECRET_LENGTH = 8;
+/**
+ * The run's own secrets (the token, the endpoint secrets, the ledger key) in every form they can be written
+ * in, found in text and scrubbed from it. The one rule set for everything Perimeter says: the gateway's
+ * answers and ledger, its log, GitHub's error messages, main's and post's messages and the log tail post
+ * quotes in the job summary.
+ */
+
+/**
+ * Shorter values would hide ordinary words. Every secret of a run is longer: endpoint secrets have at least
+ * 32 characters, the ledger key 43, and the token input is refused below this length (src/action/inputs.ts).
+ */
+export const MIN_SCRUBBED_LENGTH = 8;
 
 /**
  * The part of base64(secret) that does not depend on the bytes around it, for each of the three
@@ -19,18 +29,22 @@ function base64Cores(secret: Buffer): string[] {
   return cores;
 }
 
-/** Every written form of each secret: raw, URL-encoded, base64 and base64url (any alignment). */
-export function extraSecretForms(secrets: readonly string[]): string[] {
+/**
+ * Every written form of each secret, longest first: raw, URL-encoded (upper- and lower-case escapes), hex,
+ * base64 and base64url at any alignment.
+ */
+export function secretForms(secrets: readonly string[]): string[] {
   const forms = new Set<string>();
   for (const secret of secrets) {
-    if (secret.length < MIN_EXTRA_SECRET_LENGTH) continue;
+    if (secret.length < MIN_SCRUBBED_LENGTH) continue;
     forms.add(secret);
     forms.add(encodeURIComponent(secret));
     forms.add(encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
     const bytes = Buffer.from(secret, 'utf8');
+    forms.add(bytes.toString('hex'));
     forms.add(bytes.toString('base64'));
     for (const core of base64Cores(bytes)) {
-      if (core.length < MIN_EXTRA_SECRET_LENGTH) continue;
+      if (core.length < MIN_SCRUBBED_LENGTH) continue;
       forms.add(core);
       forms.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
     }
@@ -43,8 +57,8 @@ function escapeRegExp(text: string): string {
 }
 
 /** A matcher for the forms; null when there is nothing to look for. */
-export function extraSecretMatcher(secrets: readonly string[]): RegExp | null {
-  const forms = extraSecretForms(secrets);
+export function secretMatcher(secrets: readonly string[]): RegExp | null {
+  const forms = secretForms(secrets);
   return forms.length === 0 ? null : new RegExp(forms.map(escapeRegExp).join('|'), 'g');
 }
 
@@ -54,7 +68,7 @@ const ENCODED_CHAR = /[A-Za-z0-9+/=_-]/;
  * Each match widens to the whole run of base64 characters around it: the few characters where an
  * encoded secret mixes with its neighbours' bits would otherwise show part of it.
  */
-export function extraSecretFindings(text: string, matcher: RegExp | null): Finding[] {
+export function secretFindings(text: string, matcher: RegExp | null): Finding[] {
   if (matcher === null) return [];
   const found: Finding[] = [];
   for (const m of text.matchAll(matcher)) {
@@ -67,4 +81,20 @@ export function extraSecretFindings(text: string, matcher: RegExp | null): Findi
     found.push({ start, end, kind: 'secret', credential: true, rank: RANK.extraSecret });
   }
   return found;
+}
+
+export type Scrubber = (text: string) => string;
+
+/** Replaces every form of every secret (widened as secretFindings widens it) with `***`. */
+export function makeScrubber(secrets: readonly string[]): Scrubber {
+  const matcher = secretMatcher(secrets);
+  return (text) => {
+    let out = '';
+    let at = 0;
+    for (const { start, end } of secretFindings(text, matcher)) {
+      out += `${text.slice(at, start)}***`;
+      at = end;
+    }
+    return out + text.slice(at);
+  };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSecretFilter } from '../../src/safety/index.js';
-import { extraSecretForms, MIN_EXTRA_SECRET_LENGTH } from '../../src/safety/extra-secrets.js';
+import { secretForms, MIN_SCRUBBED_LENGTH } from '../../src/safety/secret-forms.js';
 
 // Not a provider format on purpose: only the extraSecrets option can hide it.
 const runToken = 'run-token/with+odd=chars&more-0123';
@@ -39,8 +39,8 @@ describe('extraSecrets', () => {
     expect((await createSecretFilter().redact(`note ${runToken}`)).hidden).toBe(0);
   });
 
-  it(`ignores values shorter than ${MIN_EXTRA_SECRET_LENGTH} characters and empty ones`, async () => {
-    expect(extraSecretForms(['', 'short'])).toEqual([]);
+  it(`ignores values shorter than ${MIN_SCRUBBED_LENGTH} characters and empty ones`, async () => {
+    expect(secretForms(['', 'short'])).toEqual([]);
     const result = await createSecretFilter({ extraSecrets: ['', 'main'] }).redact('main branch');
     expect(result.text).toBe('main branch');
   });
