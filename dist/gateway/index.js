@@ -70157,6 +70157,109 @@ function preprocess(fn, schema) {
     });
 }
 
+;// CONCATENATED MODULE: ./src/safety/finding.ts
+/** Ranks: provider formats name a span before generic rules do. */
+const RANK = { setting: 1, extraSecret: 2, urlPassword: 3, format: 4 };
+
+;// CONCATENATED MODULE: ./src/safety/secret-forms.ts
+
+/**
+ * The run's own secrets (the token, the endpoint secrets, the ledger key) in every form they can be written
+ * in, found in text and scrubbed from it. The one rule set for everything Perimeter says: the gateway's
+ * answers and ledger, its log, GitHub's error messages, main's and post's messages and the log tail post
+ * quotes in the job summary.
+ */
+/**
+ * Shorter values would hide ordinary words. Every secret of a run is longer: endpoint secrets have at least
+ * 32 characters, the ledger key 43, and the token input is refused below this length (src/action/inputs.ts).
+ */
+const MIN_SCRUBBED_LENGTH = 8;
+/**
+ * The part of base64(secret) that does not depend on the bytes around it, for each of the three
+ * alignments the secret can have inside a longer encoded text (`x-access-token:<token>` in a Basic
+ * header, say): characters fully made of the secret's own bits.
+ */
+function base64Cores(secret) {
+    const cores = [];
+    for (let offset = 0; offset < 3; offset++) {
+        const encoded = Buffer.concat([Buffer.alloc(offset), secret]).toString('base64');
+        const first = Math.ceil((offset * 8) / 6);
+        const last = Math.floor(((offset + secret.length) * 8) / 6);
+        cores.push(encoded.slice(first, last));
+    }
+    return cores;
+}
+/**
+ * Every written form of each secret, longest first: raw, URL-encoded (upper- and lower-case escapes), hex,
+ * base64 and base64url at any alignment.
+ */
+function secretForms(secrets) {
+    const forms = new Set();
+    for (const secret of secrets) {
+        if (secret.length < MIN_SCRUBBED_LENGTH)
+            continue;
+        forms.add(secret);
+        forms.add(encodeURIComponent(secret));
+        forms.add(encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
+        const bytes = Buffer.from(secret, 'utf8');
+        forms.add(bytes.toString('hex'));
+        forms.add(bytes.toString('base64'));
+        for (const core of base64Cores(bytes)) {
+            if (core.length < MIN_SCRUBBED_LENGTH)
+                continue;
+            forms.add(core);
+            forms.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
+        }
+    }
+    return [...forms].sort((a, b) => b.length - a.length);
+}
+function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+/** A matcher for the forms; null when there is nothing to look for. */
+function secretMatcher(secrets) {
+    const forms = secretForms(secrets);
+    return forms.length === 0 ? null : new RegExp(forms.map(escapeRegExp).join('|'), 'g');
+}
+const ENCODED_CHAR = /[A-Za-z0-9+/=_-]/;
+/**
+ * Each match widens to the whole run of base64 characters around it: the few characters where an
+ * encoded secret mixes with its neighbours' bits would otherwise show part of it.
+ */
+function secretFindings(text, matcher) {
+    if (matcher === null)
+        return [];
+    const found = [];
+    for (const m of text.matchAll(matcher)) {
+        let start = m.index ?? 0;
+        let end = start + m[0].length;
+        const floor = found.at(-1)?.end ?? 0;
+        if (start < floor)
+            continue;
+        while (start > floor && ENCODED_CHAR.test(text[start - 1] ?? ''))
+            start--;
+        while (end < text.length && ENCODED_CHAR.test(text[end] ?? ''))
+            end++;
+        found.push({ start, end, kind: 'secret', credential: true, rank: RANK.extraSecret });
+    }
+    return found;
+}
+/** Replaces every form of every secret (widened as secretFindings widens it) with `***`. */
+function makeScrubber(secrets) {
+    const matcher = secretMatcher(secrets);
+    return (text) => {
+        let out = '';
+        let at = 0;
+        for (const { start, end } of secretFindings(text, matcher)) {
+            out += `${text.slice(at, start)}***`;
+            at = end;
+        }
+        return out + text.slice(at);
+    };
+}
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
 ;// CONCATENATED MODULE: ./src/github/upstream.ts
 /**
  * The one interface between Perimeter and GitHub. The Octokit implementation lives in
@@ -70179,33 +70282,7 @@ class UpstreamError extends Error {
 
 ;// CONCATENATED MODULE: ./src/github/errors.ts
 
-const MIN_SCRUB_LENGTH = 6;
 const MAX_UPSTREAM_MESSAGE = 200;
-/**
- * Every form in which a secret can leak into text: raw, URL-encoded, and base64/base64url at each of the
- * three byte alignments (so it is found inside `base64("x-access-token:" + token)` too).
- */
-function secretForms(secret) {
-    if (secret.length === 0)
-        return [];
-    const forms = new Set([secret, encodeURIComponent(secret)]);
-    const bytes = Buffer.from(secret, 'utf8');
-    for (let shift = 0; shift < 3; shift++) {
-        const b64 = Buffer.concat([Buffer.alloc(shift), bytes]).toString('base64');
-        const core = b64.slice(Math.ceil((8 * shift) / 6), Math.floor((8 * (shift + bytes.length)) / 6));
-        if (core.length >= MIN_SCRUB_LENGTH) {
-            forms.add(core);
-            forms.add(core.replaceAll('+', '-').replaceAll('/', '_'));
-        }
-    }
-    return [...forms]
-        .filter((form) => form.length >= MIN_SCRUB_LENGTH || form === secret)
-        .sort((a, b) => b.length - a.length);
-}
-function makeScrubber(secrets) {
-    const forms = secrets.flatMap(secretForms);
-    return (text) => forms.reduce((out, form) => out.split(form).join('***'), text);
-}
 /** GitHub's own short error message, vetted: one line, no control characters, bounded, scrubbed. */
 function upstreamMessage(error, scrub) {
     const data = error.response?.data;
@@ -70256,8 +70333,6 @@ function toUpstreamError(error, operation, scrub) {
     return new UpstreamError(code, code === 'rate_limited' ? `${text} (rate limited)` : text, status);
 }
 
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
 ;// CONCATENATED MODULE: external "fs"
 const external_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
 ;// CONCATENATED MODULE: external "os"
@@ -76035,6 +76110,7 @@ function comparedFile(file) {
 
 
 
+
 /** the activity list's largest page */
 const ACTIVITY_PAGE = 100;
 /** ref changes read back to a job's start before the window counts as not covered (30 pages) */
@@ -77987,81 +78063,6 @@ const NO_FILTER = {
     redact: (text) => Promise.resolve({ text, hidden: 0, kinds: {} }),
     findCredentials: () => Promise.resolve([]),
 };
-
-;// CONCATENATED MODULE: ./src/safety/finding.ts
-/** Ranks: provider formats name a span before generic rules do. */
-const RANK = { setting: 1, extraSecret: 2, urlPassword: 3, format: 4 };
-
-;// CONCATENATED MODULE: ./src/safety/extra-secrets.ts
-
-/** Shorter values would hide ordinary words; the run's own secrets are far longer. */
-const MIN_EXTRA_SECRET_LENGTH = 8;
-/**
- * The part of base64(secret) that does not depend on the bytes around it, for each of the three
- * alignments the secret can have inside a longer encoded text (`x-access-token:<token>` in a Basic
- * header, say): characters fully made of the secret's own bits.
- */
-function base64Cores(secret) {
-    const cores = [];
-    for (let offset = 0; offset < 3; offset++) {
-        const encoded = Buffer.concat([Buffer.alloc(offset), secret]).toString('base64');
-        const first = Math.ceil((offset * 8) / 6);
-        const last = Math.floor(((offset + secret.length) * 8) / 6);
-        cores.push(encoded.slice(first, last));
-    }
-    return cores;
-}
-/** Every written form of each secret: raw, URL-encoded, base64 and base64url (any alignment). */
-function extraSecretForms(secrets) {
-    const forms = new Set();
-    for (const secret of secrets) {
-        if (secret.length < MIN_EXTRA_SECRET_LENGTH)
-            continue;
-        forms.add(secret);
-        forms.add(encodeURIComponent(secret));
-        forms.add(encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
-        const bytes = Buffer.from(secret, 'utf8');
-        forms.add(bytes.toString('base64'));
-        for (const core of base64Cores(bytes)) {
-            if (core.length < MIN_EXTRA_SECRET_LENGTH)
-                continue;
-            forms.add(core);
-            forms.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
-        }
-    }
-    return [...forms].sort((a, b) => b.length - a.length);
-}
-function escapeRegExp(text) {
-    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-/** A matcher for the forms; null when there is nothing to look for. */
-function extraSecretMatcher(secrets) {
-    const forms = extraSecretForms(secrets);
-    return forms.length === 0 ? null : new RegExp(forms.map(escapeRegExp).join('|'), 'g');
-}
-const ENCODED_CHAR = /[A-Za-z0-9+/=_-]/;
-/**
- * Each match widens to the whole run of base64 characters around it: the few characters where an
- * encoded secret mixes with its neighbours' bits would otherwise show part of it.
- */
-function extraSecretFindings(text, matcher) {
-    if (matcher === null)
-        return [];
-    const found = [];
-    for (const m of text.matchAll(matcher)) {
-        let start = m.index ?? 0;
-        let end = start + m[0].length;
-        const floor = found.at(-1)?.end ?? 0;
-        if (start < floor)
-            continue;
-        while (start > floor && ENCODED_CHAR.test(text[start - 1] ?? ''))
-            start--;
-        while (end < text.length && ENCODED_CHAR.test(text[end] ?? ''))
-            end++;
-        found.push({ start, end, kind: 'secret', credential: true, rank: RANK.extraSecret });
-    }
-    return found;
-}
 
 ;// CONCATENATED MODULE: ./src/safety/placeholders.ts
 /**
@@ -80028,12 +80029,12 @@ function applyRedaction(text, spans) {
  * Pass only text: deciding what is binary (and not scanning it) is the caller's job.
  */
 function createSecretFilter(options = {}) {
-    const extra = extraSecretMatcher(options.extraSecrets ?? []);
+    const extra = secretMatcher(options.extraSecrets ?? []);
     const cache = new RedactionCache();
     let scans = 0;
     let cached = 0;
     async function detectIn(text) {
-        return (await secretlintFindings(text)).concat(formatFindings(text), keyMaterialFindings(text), settingFindings(text), spokenFindings(text), extraSecretFindings(text, extra));
+        return (await secretlintFindings(text)).concat(formatFindings(text), keyMaterialFindings(text), settingFindings(text), spokenFindings(text), secretFindings(text, extra));
     }
     /** Detection runs on the text as a model reads it (see normalizeForDetection); spans map back. */
     async function detect(text) {
@@ -85308,12 +85309,15 @@ function loopbackRequest(host, origin) {
 // EXTERNAL MODULE: ./node_modules/picomatch/index.js
 var picomatch = __nccwpck_require__(4006);
 var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
-;// CONCATENATED MODULE: ./src/gateway/tree-diff.ts
+;// CONCATENATED MODULE: ./src/gateway/changed-paths.ts
 /**
- * Changed files between two trees, Merkle style: only subtrees whose SHA differs are listed, so the cost
- * grows with the changed directories, not with the repository. Trees come from the Upstream's SHA cache.
+ * The gateway's reading of what a commit changed, for answering an agent: lazy and filtered (`within`,
+ * `descendInto`) and able to stop at the first change that matters (`stopWhen`). Merkle style: only
+ * subtrees whose SHA differs are listed, so the cost grows with the changed directories, not with the
+ * repository. Trees come from the Upstream's SHA cache. Not the verifier's complete diff (src/verify/diff-trees.ts),
+ * which must see every entry, malformed ones included, and never stops early.
  */
-async function diffTrees(upstream, before, after, options = {}) {
+async function changedPaths(upstream, before, after, options = {}) {
     const changes = [];
     let stopped = false;
     const within = options.within;
@@ -85429,7 +85433,7 @@ class History {
     async changes(commit, options = {}) {
         const parent = commit.parents[0];
         const parentTree = parent === undefined ? null : await this.treeOf(parent);
-        return diffTrees(this.upstream, parentTree, commit.tree, options);
+        return changedPaths(this.upstream, parentTree, commit.tree, options);
     }
     /**
      * What get_commit shows: from the commit's file list (one request, which also brings the commit) when

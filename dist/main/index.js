@@ -33614,7 +33614,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1036);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9519);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runMain */ .V)();
 process.exit();
@@ -33624,7 +33624,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1036:
+/***/ 9519:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -33632,8 +33632,6 @@ __webpack_async_result__();
 __nccwpck_require__.d(__webpack_exports__, {
   V: () => (/* binding */ runMain)
 });
-
-// UNUSED EXPORTS: defaultGatewayScript
 
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
@@ -36590,6 +36588,107 @@ const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(impo
 var external_node_perf_hooks_ = __nccwpck_require__(643);
 // EXTERNAL MODULE: external "node:url"
 var external_node_url_ = __nccwpck_require__(3136);
+;// CONCATENATED MODULE: ./src/safety/finding.ts
+/** Ranks: provider formats name a span before generic rules do. */
+const RANK = { setting: 1, extraSecret: 2, urlPassword: 3, format: 4 };
+
+;// CONCATENATED MODULE: ./src/safety/secret-forms.ts
+
+/**
+ * The run's own secrets (the token, the endpoint secrets, the ledger key) in every form they can be written
+ * in, found in text and scrubbed from it. The one rule set for everything Perimeter says: the gateway's
+ * answers and ledger, its log, GitHub's error messages, main's and post's messages and the log tail post
+ * quotes in the job summary.
+ */
+/**
+ * Shorter values would hide ordinary words. Every secret of a run is longer: endpoint secrets have at least
+ * 32 characters, the ledger key 43, and the token input is refused below this length (src/action/inputs.ts).
+ */
+const MIN_SCRUBBED_LENGTH = 8;
+/**
+ * The part of base64(secret) that does not depend on the bytes around it, for each of the three
+ * alignments the secret can have inside a longer encoded text (`x-access-token:<token>` in a Basic
+ * header, say): characters fully made of the secret's own bits.
+ */
+function base64Cores(secret) {
+    const cores = [];
+    for (let offset = 0; offset < 3; offset++) {
+        const encoded = Buffer.concat([Buffer.alloc(offset), secret]).toString('base64');
+        const first = Math.ceil((offset * 8) / 6);
+        const last = Math.floor(((offset + secret.length) * 8) / 6);
+        cores.push(encoded.slice(first, last));
+    }
+    return cores;
+}
+/**
+ * Every written form of each secret, longest first: raw, URL-encoded (upper- and lower-case escapes), hex,
+ * base64 and base64url at any alignment.
+ */
+function secretForms(secrets) {
+    const forms = new Set();
+    for (const secret of secrets) {
+        if (secret.length < MIN_SCRUBBED_LENGTH)
+            continue;
+        forms.add(secret);
+        forms.add(encodeURIComponent(secret));
+        forms.add(encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
+        const bytes = Buffer.from(secret, 'utf8');
+        forms.add(bytes.toString('hex'));
+        forms.add(bytes.toString('base64'));
+        for (const core of base64Cores(bytes)) {
+            if (core.length < MIN_SCRUBBED_LENGTH)
+                continue;
+            forms.add(core);
+            forms.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
+        }
+    }
+    return [...forms].sort((a, b) => b.length - a.length);
+}
+function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+/** A matcher for the forms; null when there is nothing to look for. */
+function secretMatcher(secrets) {
+    const forms = secretForms(secrets);
+    return forms.length === 0 ? null : new RegExp(forms.map(escapeRegExp).join('|'), 'g');
+}
+const ENCODED_CHAR = /[A-Za-z0-9+/=_-]/;
+/**
+ * Each match widens to the whole run of base64 characters around it: the few characters where an
+ * encoded secret mixes with its neighbours' bits would otherwise show part of it.
+ */
+function secretFindings(text, matcher) {
+    if (matcher === null)
+        return [];
+    const found = [];
+    for (const m of text.matchAll(matcher)) {
+        let start = m.index ?? 0;
+        let end = start + m[0].length;
+        const floor = found.at(-1)?.end ?? 0;
+        if (start < floor)
+            continue;
+        while (start > floor && ENCODED_CHAR.test(text[start - 1] ?? ''))
+            start--;
+        while (end < text.length && ENCODED_CHAR.test(text[end] ?? ''))
+            end++;
+        found.push({ start, end, kind: 'secret', credential: true, rank: RANK.extraSecret });
+    }
+    return found;
+}
+/** Replaces every form of every secret (widened as secretFindings widens it) with `***`. */
+function makeScrubber(secrets) {
+    const matcher = secretMatcher(secrets);
+    return (text) => {
+        let out = '';
+        let at = 0;
+        for (const { start, end } of secretFindings(text, matcher)) {
+            out += `${text.slice(at, start)}***`;
+            at = end;
+        }
+        return out + text.slice(at);
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/github/upstream.ts
 /**
  * The one interface between Perimeter and GitHub. The Octokit implementation lives in
@@ -36612,33 +36711,7 @@ class upstream_UpstreamError extends Error {
 
 ;// CONCATENATED MODULE: ./src/github/errors.ts
 
-const MIN_SCRUB_LENGTH = 6;
 const MAX_UPSTREAM_MESSAGE = 200;
-/**
- * Every form in which a secret can leak into text: raw, URL-encoded, and base64/base64url at each of the
- * three byte alignments (so it is found inside `base64("x-access-token:" + token)` too).
- */
-function secretForms(secret) {
-    if (secret.length === 0)
-        return [];
-    const forms = new Set([secret, encodeURIComponent(secret)]);
-    const bytes = Buffer.from(secret, 'utf8');
-    for (let shift = 0; shift < 3; shift++) {
-        const b64 = Buffer.concat([Buffer.alloc(shift), bytes]).toString('base64');
-        const core = b64.slice(Math.ceil((8 * shift) / 6), Math.floor((8 * (shift + bytes.length)) / 6));
-        if (core.length >= MIN_SCRUB_LENGTH) {
-            forms.add(core);
-            forms.add(core.replaceAll('+', '-').replaceAll('/', '_'));
-        }
-    }
-    return [...forms]
-        .filter((form) => form.length >= MIN_SCRUB_LENGTH || form === secret)
-        .sort((a, b) => b.length - a.length);
-}
-function makeScrubber(secrets) {
-    const forms = secrets.flatMap(secretForms);
-    return (text) => forms.reduce((out, form) => out.split(form).join('***'), text);
-}
 /** GitHub's own short error message, vetted: one line, no control characters, bounded, scrubbed. */
 function upstreamMessage(error, scrub) {
     const data = error.response?.data;
@@ -42460,6 +42533,7 @@ function comparedFile(file) {
 
 
 
+
 /** the activity list's largest page */
 const ACTIVITY_PAGE = 100;
 /** ref changes read back to a job's start before the window counts as not covered (30 pages) */
@@ -42673,613 +42747,6 @@ class OctokitUpstream extends GitObjectReads {
 }
 function createOctokitUpstream(options) {
     return new OctokitUpstream(options);
-}
-
-;// CONCATENATED MODULE: ./src/github/tree-hash.ts
-
-/** git's object id of a tree with these entries by name (trees sort as if their name ended in "/"). */
-function tree_hash_treeSha(entries) {
-    const key = (name, entry) => Buffer.from(entry.type === 'tree' ? `${name}/` : name);
-    const sorted = [...entries].sort(([a, x], [b, y]) => Buffer.compare(key(a, x), key(b, y)));
-    const body = Buffer.concat(sorted.map(([name, entry]) => Buffer.concat([
-        Buffer.from(`${entry.type === 'tree' ? '40000' : entry.mode} ${name}\0`),
-        Buffer.from(entry.sha, 'hex'),
-    ])));
-    return createHash('sha1').update(`tree ${body.length}\0`).update(body).digest('hex');
-}
-/** git's object id of a blob with these bytes. */
-function blobSha(bytes) {
-    return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
-}
-
-;// CONCATENATED MODULE: ./src/github/whole-tree.ts
-
-
-/** Entries kept across the trees remembered whole (100,000 took 23 MB of heap); the oldest are forgotten beyond it. */
-const KEEP_ENTRIES = 500_000;
-const parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
-const nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
-/**
- * Every entry below a tree (paths relative to it), in as few requests as GitHub allows. One recursive
- * listing when GitHub gives it whole. GitHub truncates a recursive listing at 100,000 entries or 7 MB
- * (https://docs.github.com/en/rest/git/trees#get-a-tree); then every directory the truncated listing did
- * hold whole is kept, each proven by recomputing its tree SHA from the entries listed for it, the tree
- * itself is listed plainly, and only its other children are listed again, recursively, going deeper only
- * where a child's own recursive listing is truncated too. Trees are addressed by SHA: what was listed whole
- * once is never listed again.
- */
-class whole_tree_WholeTrees {
-    upstream;
-    whole = new Map();
-    sizes = new Map();
-    /** direct listings proven from a truncated recursive listing, by tree SHA */
-    direct = new Map();
-    truncatedTrees = new Set();
-    kept = 0;
-    constructor(upstream) {
-        this.upstream = upstream;
-    }
-    /** Whether GitHub truncated the recursive listing of this tree (as far as this object has asked). */
-    wasTruncated(sha) {
-        return this.truncatedTrees.has(sha);
-    }
-    /**
-     * The whole tree. `plainFirst` skips the recursive listing of `sha` itself (not of its children): for a
-     * tree expected to be truncated, such as the next root of a repository whose last root was.
-     */
-    list(sha, options = {}) {
-        const known = this.whole.get(sha);
-        if (known)
-            return known;
-        const pending = this.load(sha, options.plainFirst ?? false);
-        this.whole.set(sha, pending);
-        pending.then((entries) => this.keep(sha, entries.length), () => this.whole.delete(sha));
-        return pending;
-    }
-    /** The tree when it is already known whole (listed, proven or built), without asking. */
-    known(sha) {
-        return this.whole.get(sha);
-    }
-    /**
-     * The tree from its one recursive listing when that is whole, or proves it whole; otherwise null (what
-     * the listing proves of the tree's subdirectories is kept).
-     */
-    async once(sha) {
-        const known = this.whole.get(sha);
-        if (known)
-            return known;
-        const listing = await this.upstream.getTreeRecursive(sha);
-        if (!listing.truncated) {
-            this.remember(sha, listing.entries);
-            return listing.entries;
-        }
-        this.truncatedTrees.add(sha);
-        const proven = this.learn(sha, listing.entries);
-        if (proven)
-            this.remember(sha, proven);
-        return proven;
-    }
-    /** A tree's direct entries: proven from a truncated listing, or one plain listing. */
-    async plain(sha) {
-        return this.direct.get(sha) ?? (await this.upstream.getTree(sha));
-    }
-    /** Remembers a tree known whole by other means (a tree built locally and checked against its SHA). */
-    remember(sha, entries) {
-        if (this.whole.has(sha))
-            return;
-        this.whole.set(sha, Promise.resolve(entries));
-        this.keep(sha, entries.length);
-    }
-    async load(sha, plainFirst) {
-        if (!plainFirst && !this.truncatedTrees.has(sha)) {
-            const listing = await this.upstream.getTreeRecursive(sha);
-            if (!listing.truncated)
-                return listing.entries;
-            this.truncatedTrees.add(sha);
-            const proven = this.learn(sha, listing.entries);
-            if (proven)
-                return proven;
-        }
-        const top = await this.plain(sha);
-        checkNames(sha, top);
-        const below = await Promise.all(top.map((entry) => (entry.type === 'tree' ? this.list(entry.sha) : Promise.resolve([]))));
-        const out = [];
-        top.forEach((entry, i) => {
-            out.push(entry);
-            for (const inner of below[i])
-                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
-        });
-        return out;
-    }
-    /**
-     * Keeps what a truncated recursive listing of `rootSha` proves: every directory whose listed entries
-     * hash to its SHA has its direct listing; every such directory whose subdirectories are all whole is
-     * whole. Returns the root's entries when the root itself is whole.
-     */
-    learn(rootSha, entries) {
-        const shaOf = new Map([['', rootSha]]);
-        const children = new Map([['', new Map()]]);
-        const unprovable = new Set();
-        for (const entry of entries) {
-            if (entry.type !== 'tree')
-                continue;
-            shaOf.set(entry.path, entry.sha);
-            children.set(entry.path, new Map());
-        }
-        for (const entry of entries) {
-            const parent = parentOf(entry.path);
-            const siblings = children.get(parent);
-            if (!siblings || siblings.has(nameOf(entry.path)))
-                unprovable.add(parent);
-            else
-                siblings.set(nameOf(entry.path), entry);
-        }
-        const deepestFirst = [...children.keys()].sort((a, b) => depth(b) - depth(a));
-        const isWhole = new Set();
-        for (const dir of deepestFirst) {
-            const listed = children.get(dir);
-            if (unprovable.has(dir) || treeSha(listed) !== shaOf.get(dir))
-                continue;
-            if ([...listed.values()].every((e) => e.type !== 'tree' || isWhole.has(e.path)))
-                isWhole.add(dir);
-            else
-                this.direct.set(shaOf.get(dir), [...listed].map(([name, entry]) => ({ ...entry, path: name })));
-        }
-        // every entry joins the largest whole directory above it
-        const outermost = (path) => {
-            let found = null;
-            for (let dir = parentOf(path);; dir = parentOf(dir)) {
-                if (isWhole.has(dir))
-                    found = dir;
-                if (dir === '')
-                    return found;
-            }
-        };
-        const lists = new Map();
-        for (const entry of entries) {
-            const dir = outermost(entry.path);
-            if (dir === null)
-                continue;
-            const list = lists.get(dir) ?? [];
-            lists.set(dir, list);
-            list.push(dir === '' ? entry : { ...entry, path: entry.path.slice(dir.length + 1) });
-        }
-        for (const [dir, list] of lists)
-            if (dir !== '')
-                this.remember(shaOf.get(dir), list);
-        return lists.get('') ?? null;
-    }
-    keep(sha, size) {
-        if (this.sizes.has(sha))
-            return;
-        this.sizes.set(sha, size);
-        this.kept += size;
-        for (const [old, n] of this.sizes) {
-            if (this.kept <= KEEP_ENTRIES || old === sha)
-                break;
-            this.sizes.delete(old);
-            this.whole.delete(old);
-            this.kept -= n;
-        }
-    }
-}
-const depth = (path) => (path === '' ? 0 : path.split('/').length);
-/** A name git forbids (empty, holding "/") or listed twice could join into a path that is not there. */
-function checkNames(sha, entries) {
-    const seen = new Set();
-    for (const { path } of entries) {
-        if (path === '' || path.includes('/') || seen.has(path))
-            throw new UpstreamError('invalid', `tree ${sha} lists an entry named ${JSON.stringify(path)}: expected unique single path segments`);
-        seen.add(path);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/verify/diff-hint.ts
-
-/** GitHub lists at most 300 files in a compare: a list that long may be cut short. */
-const COMPARE_FILE_CAP = 300;
-const FILE_MODES = new Set(['100644', '100755', '120000', '160000']);
-const diff_hint_parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
-const diff_hint_nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
-/** The base side: the root listing, and every top-level directory the hint touches, listed recursively. */
-async function baseDirs(upstream, baseTree, paths) {
-    const dirs = new Map([['', new Map((await upstream.getTree(baseTree)).map((e) => [e.path, e]))]]);
-    const tops = new Set(paths.filter((path) => path.includes('/')).map((path) => path.split('/')[0]));
-    const listings = await Promise.all([...tops].map(async (top) => {
-        const entry = dirs.get('').get(top);
-        if (entry?.type !== 'tree')
-            return { top, entries: [], sha: null };
-        const { entries, truncated } = await upstream.getTreeRecursive(entry.sha);
-        return truncated ? null : { top, entries, sha: entry.sha };
-    }));
-    for (const listing of listings) {
-        if (listing === null)
-            return null;
-        if (listing.sha === null)
-            continue;
-        dirs.set(listing.top, new Map());
-        for (const entry of listing.entries) {
-            const path = `${listing.top}/${entry.path}`;
-            if (entry.type === 'tree')
-                dirs.set(path, dirs.get(path) ?? new Map());
-            const parent = diff_hint_parentOf(path);
-            if (!dirs.has(parent))
-                dirs.set(parent, new Map());
-            dirs.get(parent).set(diff_hint_nameOf(path), entry);
-        }
-    }
-    return dirs;
-}
-function copyDirs(dirs) {
-    return new Map([...dirs].map(([path, entries]) => [path, new Map(entries)]));
-}
-/** Applies one file of the hint; false when it does not fit the base (then the hint is not used). */
-function apply(dirs, path, entry) {
-    const segments = path.split('/');
-    for (let i = 1; i < segments.length; i++) {
-        const dir = segments.slice(0, i).join('/');
-        const existing = dirs.get(diff_hint_parentOf(dir))?.get(diff_hint_nameOf(dir));
-        if (existing !== undefined && existing.type !== 'tree')
-            return false;
-        if (!dirs.has(dir)) {
-            if (existing !== undefined)
-                return false; // a tree the base listing should have held
-            dirs.set(dir, new Map());
-        }
-    }
-    const parent = dirs.get(diff_hint_parentOf(path));
-    const old = parent.get(diff_hint_nameOf(path));
-    if (old?.type === 'tree')
-        return false;
-    if (entry === null)
-        return old !== undefined && parent.delete(diff_hint_nameOf(path));
-    parent.set(diff_hint_nameOf(path), { ...entry, mode: old?.mode ?? entry.mode });
-    return true;
-}
-/** Tree SHAs bottom-up for every directory on a changed path; returns the root's. */
-function rootSha(dirs, changed) {
-    const touched = new Set(['']);
-    for (const path of changed)
-        for (let dir = diff_hint_parentOf(path); dir !== ''; dir = diff_hint_parentOf(dir))
-            touched.add(dir);
-    const deepestFirst = [...touched].sort((a, b) => b.split('/').length - a.split('/').length);
-    for (const dir of deepestFirst) {
-        if (dir === '')
-            continue;
-        const entries = dirs.get(dir);
-        const parent = dirs.get(diff_hint_parentOf(dir));
-        if (entries.size === 0)
-            parent.delete(diff_hint_nameOf(dir));
-        else
-            parent.set(diff_hint_nameOf(dir), { mode: '040000', type: 'tree', sha: treeSha(entries) });
-    }
-    return treeSha(dirs.get(''));
-}
-/**
- * The exact diff from a compare's file list, when that list rebuilds the head tree: the base side of the
- * touched directories is listed (recursively, one request per top-level directory), the listed changes are
- * applied (a new file taken as 100644, a modified one keeping its mode), and the root's tree SHA recomputed.
- * Only when it equals `headTree` is the result used: then every path, mode, symlink and submodule in it is
- * the head's own. Otherwise (a mode change, a list cut at 300, anything unexpected) null: walk the trees.
- */
-async function diff_hint_diffFromHint(upstream, baseTree, headTree, files) {
-    if (files.length === 0 || files.length >= COMPARE_FILE_CAP || !/^[0-9a-f]{40}$/.test(headTree))
-        return null;
-    const edits = new Map();
-    for (const file of files) {
-        if (file.previousPath !== undefined && file.status === 'renamed')
-            edits.set(file.previousPath, null);
-        if (file.status === 'removed')
-            edits.set(file.path, null);
-        else if (file.status !== 'unchanged')
-            edits.set(file.path, { mode: '100644', type: 'blob', sha: file.sha });
-    }
-    const base = await baseDirs(upstream, baseTree, [...edits.keys()]);
-    if (base === null)
-        return null;
-    const head = copyDirs(base);
-    for (const [path, entry] of edits)
-        if (!apply(head, path, entry))
-            return null;
-    if (rootSha(head, new Set(edits.keys())) !== headTree)
-        return null;
-    const changes = [];
-    for (const path of edits.keys()) {
-        const o = base.get(diff_hint_parentOf(path))?.get(diff_hint_nameOf(path));
-        const n = head.get(diff_hint_parentOf(path))?.get(diff_hint_nameOf(path));
-        if (n !== undefined && !FILE_MODES.has(n.mode))
-            return null;
-        if (o && n) {
-            if (o.sha !== n.sha || o.mode !== n.mode)
-                changes.push({
-                    path,
-                    kind: 'modified',
-                    oldMode: o.mode,
-                    newMode: n.mode,
-                    oldSha: o.sha,
-                    newSha: n.sha,
-                });
-        }
-        else if (n)
-            changes.push({ path, kind: 'added', newMode: n.mode, newSha: n.sha });
-        else if (o)
-            changes.push({ path, kind: 'deleted', oldMode: o.mode, oldSha: o.sha });
-    }
-    return changes;
-}
-
-;// CONCATENATED MODULE: ./src/verify/diff-trees.ts
-
-
-const isTree = (entry) => entry?.type === 'tree';
-function leaf(path, kind, entry) {
-    return kind === 'added'
-        ? { path, kind, newMode: entry.mode, newSha: entry.sha }
-        : { path, kind, oldMode: entry.mode, oldSha: entry.sha };
-}
-/** Every entry of a complete recursive listing by path; a path listed twice is a malformed change. */
-function byPathOf(entries, prefix, kind, out) {
-    const map = new Map();
-    for (const entry of entries) {
-        if (map.has(entry.path))
-            out.push({
-                path: prefix + entry.path,
-                kind,
-                problem: `the tree lists ${JSON.stringify(entry.path)} twice`,
-            });
-        else
-            map.set(entry.path, entry);
-    }
-    return map;
-}
-/**
- * Every non-tree entry below a tree that appeared or disappeared as a whole: one recursive listing, or,
- * when GitHub truncates it, as WholeTrees completes it.
- */
-async function diff_trees_expand(trees, prefix, tree, kind, out) {
-    const whole = (await trees.once(tree)) ?? (await expandByDir(trees, prefix, tree, kind, out));
-    if (whole === null)
-        return;
-    for (const entry of byPathOf(whole, prefix, kind, out).values())
-        if (entry.type !== 'tree')
-            out.push(leaf(prefix + entry.path, kind, entry));
-}
-/** A truncated tree: its own listing, and each subdirectory expanded (proven ones cost nothing). */
-async function expandByDir(trees, prefix, tree, kind, out) {
-    const subtrees = [];
-    for (const entry of byName(await trees.plain(tree), prefix, kind, out).values()) {
-        if (isTree(entry))
-            subtrees.push(diff_trees_expand(trees, `${prefix}${entry.path}/`, entry.sha, kind, out));
-        else
-            out.push(leaf(prefix + entry.path, kind, entry));
-    }
-    await Promise.all(subtrees);
-    return null;
-}
-/**
- * A tree's entries by name. Names git forbids (empty, holding a "/") or listed twice can't come from git's
- * own tools and GitHub's checks refuse them; should one get through, it is a change that is never allowed
- * (a name with "/" would otherwise join into an innocent-looking path, a duplicate would hide its twin).
- */
-function byName(entries, prefix, kind, out) {
-    const map = new Map();
-    for (const entry of entries) {
-        const problem = entry.path === '' || entry.path.includes('/')
-            ? `tree entry name ${JSON.stringify(entry.path)} is not a single path segment`
-            : map.has(entry.path)
-                ? `the tree lists ${JSON.stringify(entry.path)} twice`
-                : null;
-        if (problem === null)
-            map.set(entry.path, entry);
-        else
-            out.push({ path: prefix + entry.path, kind, problem });
-    }
-    return map;
-}
-/** From this many differing subtrees on, listing a directory whole (both sides, recursively) beats walking it. */
-const MANY_SUBTREES = 4;
-/**
- * Both sides of a directory listed recursively and compared path by path; false when GitHub truncates
- * either (what the truncated listings prove of subdirectories is kept for the walk).
- */
-async function diffWhole(trees, prefix, base, head, out) {
-    const [before, after] = await Promise.all([trees.once(base), trees.once(head)]);
-    if (before === null || after === null)
-        return false;
-    compareWhole(prefix, before, after, out);
-    return true;
-}
-function compareWhole(prefix, before, after, out) {
-    const old = byPathOf(before, prefix, 'deleted', out);
-    const now = byPathOf(after, prefix, 'added', out);
-    for (const name of new Set([...old.keys(), ...now.keys()])) {
-        const o = old.get(name);
-        const n = now.get(name);
-        if (o && n && o.sha === n.sha && o.mode === n.mode)
-            continue;
-        const path = prefix + name;
-        // A tree's own entry says nothing its files don't: they are listed too.
-        if (o && n && !isTree(o) && !isTree(n)) {
-            out.push({ path, kind: 'modified', oldMode: o.mode, newMode: n.mode, oldSha: o.sha, newSha: n.sha });
-            continue;
-        }
-        if (o && !isTree(o))
-            out.push(leaf(path, 'deleted', o));
-        if (n && !isTree(n))
-            out.push(leaf(path, 'added', n));
-    }
-}
-/**
- * One directory on both sides. Both known whole (a truncated listing above proved them): compared with no
- * request. Else listed plainly; when many subdirectories differ, both sides are listed recursively, and
- * when that is truncated too, each differing subdirectory is (the walk goes deeper only where needed).
- */
-async function diffDir(trees, prefix, base, head, out, wholeFirst = false) {
-    if (base === head)
-        return;
-    const [knownBase, knownHead] = [trees.known(base), trees.known(head)];
-    if (knownBase && knownHead)
-        return compareWhole(prefix, await knownBase, await knownHead, out);
-    if (wholeFirst && (await diffWhole(trees, prefix, base, head, out)))
-        return;
-    const [before, after] = await Promise.all([trees.plain(base), trees.plain(head)]);
-    const here = [];
-    const old = byName(before, prefix, 'deleted', here);
-    const now = byName(after, prefix, 'added', here);
-    const differing = [...now].filter(([name, n]) => {
-        const o = old.get(name);
-        return o !== undefined && isTree(o) && isTree(n) && o.sha !== n.sha;
-    });
-    const many = differing.length >= MANY_SUBTREES;
-    if (many && !wholeFirst && (await diffWhole(trees, prefix, base, head, out)))
-        return;
-    out.push(...here);
-    const work = [];
-    for (const name of new Set([...old.keys(), ...now.keys()])) {
-        const o = old.get(name);
-        const n = now.get(name);
-        if (o && n && o.sha === n.sha && o.mode === n.mode)
-            continue;
-        const path = prefix + name;
-        if (o && n && isTree(o) && isTree(n)) {
-            work.push(diffDir(trees, `${path}/`, o.sha, n.sha, out, many));
-        }
-        else if (o && n && !isTree(o) && !isTree(n)) {
-            out.push({ path, kind: 'modified', oldMode: o.mode, newMode: n.mode, oldSha: o.sha, newSha: n.sha });
-        }
-        else {
-            // Present on one side only, or a file became a directory (or the reverse).
-            const sides = [
-                [o, 'deleted'],
-                [n, 'added'],
-            ];
-            for (const [entry, kind] of sides) {
-                if (!entry)
-                    continue;
-                if (isTree(entry))
-                    work.push(diff_trees_expand(trees, `${path}/`, entry.sha, kind, out));
-                else
-                    out.push(leaf(path, kind, entry));
-            }
-        }
-    }
-    await Promise.all(work);
-}
-const byPath = (a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : a.kind === 'deleted' ? -1 : b.kind === 'deleted' ? 1 : 0;
-/**
- * The changed paths between two trees, Merkle-style: only subtrees whose SHA differs are listed, so the
- * requests grow with the changed directories, not with the repository. `baseTree` null: all added.
- * `hint`, a compare's file list from base to head, may make it cheaper (diffFromHint), never different.
- */
-async function diff_trees_diffTrees(upstream, baseTree, headTree, hint) {
-    const out = [];
-    const trees = new WholeTrees(upstream);
-    const hinted = baseTree !== null && hint !== undefined ? await diffFromHint(upstream, baseTree, headTree, hint) : null;
-    if (hinted !== null)
-        out.push(...hinted);
-    else if (baseTree === null)
-        await diff_trees_expand(trees, '', headTree, 'added', out);
-    else
-        await diffDir(trees, '', baseTree, headTree, out);
-    return out.sort(byPath);
-}
-
-;// CONCATENATED MODULE: ./src/safety/invisible.ts
-/**
- * Characters that render as nothing (or only steer how neighbours render) yet reach a model as text:
- * zero-width spaces and joiners, bidirectional controls, invisible operators, soft hyphens, Hangul
- * fillers, variation selectors and Unicode tag characters (which can spell a whole hidden ASCII text).
- */
-const RANGES = [
-    [0x00ad, 0x00ad],
-    [0x034f, 0x034f],
-    [0x061c, 0x061c],
-    [0x115f, 0x1160],
-    [0x17b4, 0x17b5],
-    [0x180b, 0x180f],
-    [0x200b, 0x200f],
-    [0x202a, 0x202e],
-    [0x2060, 0x206f],
-    [0x3164, 0x3164],
-    [0xfe00, 0xfe0f],
-    [0xfeff, 0xfeff],
-    [0xffa0, 0xffa0],
-    [0xfff9, 0xfffb],
-    [0x1bca0, 0x1bca3],
-    [0xe0000, 0xe007f],
-    [0xe0100, 0xe01ef],
-];
-function invisible_isInvisible(codePoint) {
-    for (const [low, high] of RANGES)
-        if (codePoint >= low && codePoint <= high)
-            return true;
-    return false;
-}
-/** Matches one invisible character (a whole surrogate pair for the astral ones). */
-const INVISIBLE = new RegExp(`[${RANGES.map(([low, high]) => `\\u{${low.toString(16)}}-\\u{${high.toString(16)}}`).join('')}]`, 'gu');
-/** Bidirectional embeddings, overrides and isolates: they reorder what is displayed. */
-function isBidiControl(codePoint) {
-    return ((codePoint >= 0x202a && codePoint <= 0x202e) ||
-        (codePoint >= 0x2066 && codePoint <= 0x2069) ||
-        codePoint === 0x200e ||
-        codePoint === 0x200f ||
-        codePoint === 0x061c);
-}
-
-;// CONCATENATED MODULE: ./src/verify/escape.ts
-
-/**
- * Agent-writable text (paths, commit messages, the gateway log) escaped for where the receipt puts it.
- * An agent chooses file names and can write to the gateway's log, so nothing it controls may render as
- * Perimeter's own words: no markup, no reordered display, no extra lines.
- */
-function escapeChar(codePoint) {
-    return codePoint > 0xffff
-        ? `\\u{${codePoint.toString(16)}}`
-        : `\\u${codePoint.toString(16).padStart(4, '0')}`;
-}
-/** Characters a reader would not see as themselves: controls, line and paragraph separators, invisible and bidi ones. */
-function escape_hidden(codePoint) {
-    return (codePoint < 0x20 ||
-        (codePoint >= 0x7f && codePoint < 0xa0) ||
-        codePoint === 0x2028 ||
-        codePoint === 0x2029 ||
-        isInvisible(codePoint));
-}
-/** Fast path: text made only of these never needs escaping. */
-const PLAIN = /^[\u0020-\u007e\u00a0-\u00ac\u00ae-\u02ff]*$/;
-/** One line where every character shows as itself: the others become `\uXXXX` (a status description, a title). */
-function escape_visible(value, keep = () => false) {
-    if (PLAIN.test(value))
-        return value;
-    let out = '';
-    for (const char of value) {
-        const codePoint = char.codePointAt(0);
-        out += escape_hidden(codePoint) && !keep(codePoint) ? escapeChar(codePoint) : char;
-    }
-    return out;
-}
-/** Text shown literally in markdown: visible, and markdown and HTML punctuation as entities. */
-function escape_markdownText(value) {
-    return escape_visible(value).replace(/[&<>"'|*_`[\]\\~#!():]/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-/**
- * One line of prose in markdown: visible, and only the characters that start markup as entities (HTML,
- * links, emphasis, code, headings, tables), so quotes, parentheses and colons read as written.
- */
-function inlineText(value) {
-    return escape_visible(value).replace(/[&<>|*_`[\]\\~#!]/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-/**
- * A fenced code block that the content cannot close: the fence is longer than any run of backticks
- * inside (CommonMark closes a fence only with at least as many). Lines and tabs stay; every other
- * hidden character shows as an escape.
- */
-function codeBlock(content, info = 'text') {
-    const longest = Math.max(0, ...[...content.matchAll(/`+/g)].map((m) => m[0].length));
-    const fence = '`'.repeat(Math.max(3, longest + 1));
-    const shown = escape_visible(content, (c) => c === 0x0a || c === 0x09);
-    return `${fence}${info}\n${shown}\n${fence}`;
 }
 
 ;// CONCATENATED MODULE: ./src/policy/spec.ts
@@ -43684,7 +43151,7 @@ const MAX_SEGMENT_BYTES = 255;
 const path_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 // Zero-width and other invisible code points; HFS+ ignores several of them in file names, so
 // ".gi\u200ct" would land on ".git" there.
-const path_INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
 const ASCII = /^[\x20-\x7e]*$/;
 const LONE_SURROGATE = /\p{Surrogate}/u;
 function codePoint(char) {
@@ -43747,7 +43214,7 @@ function pathProblem(input) {
         const control = path_CONTROL.exec(input);
         if (control)
             return `control character ${codePoint(control[0])}`;
-        const invisible = path_INVISIBLE.exec(input);
+        const invisible = INVISIBLE.exec(input);
         if (invisible)
             return `invisible character ${codePoint(invisible[0])}`;
     }
@@ -45012,7 +44479,619 @@ function instructionFileRule(path) {
 
 
 
-;// CONCATENATED MODULE: ./src/verify/history.ts
+;// CONCATENATED MODULE: ./src/github/tree-hash.ts
+
+/** git's object id of a tree with these entries by name (trees sort as if their name ended in "/"). */
+function tree_hash_treeSha(entries) {
+    const key = (name, entry) => Buffer.from(entry.type === 'tree' ? `${name}/` : name);
+    const sorted = [...entries].sort(([a, x], [b, y]) => Buffer.compare(key(a, x), key(b, y)));
+    const body = Buffer.concat(sorted.map(([name, entry]) => Buffer.concat([
+        Buffer.from(`${entry.type === 'tree' ? '40000' : entry.mode} ${name}\0`),
+        Buffer.from(entry.sha, 'hex'),
+    ])));
+    return createHash('sha1').update(`tree ${body.length}\0`).update(body).digest('hex');
+}
+/** git's object id of a blob with these bytes. */
+function blobSha(bytes) {
+    return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+}
+
+;// CONCATENATED MODULE: ./src/github/whole-tree.ts
+
+
+/** Entries kept across the trees remembered whole (100,000 took 23 MB of heap); the oldest are forgotten beyond it. */
+const KEEP_ENTRIES = 500_000;
+const parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+const nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
+/**
+ * Every entry below a tree (paths relative to it), in as few requests as GitHub allows. One recursive
+ * listing when GitHub gives it whole. GitHub truncates a recursive listing at 100,000 entries or 7 MB
+ * (https://docs.github.com/en/rest/git/trees#get-a-tree); then every directory the truncated listing did
+ * hold whole is kept, each proven by recomputing its tree SHA from the entries listed for it, the tree
+ * itself is listed plainly, and only its other children are listed again, recursively, going deeper only
+ * where a child's own recursive listing is truncated too. Trees are addressed by SHA: what was listed whole
+ * once is never listed again.
+ */
+class whole_tree_WholeTrees {
+    upstream;
+    whole = new Map();
+    sizes = new Map();
+    /** direct listings proven from a truncated recursive listing, by tree SHA */
+    direct = new Map();
+    truncatedTrees = new Set();
+    kept = 0;
+    constructor(upstream) {
+        this.upstream = upstream;
+    }
+    /** Whether GitHub truncated the recursive listing of this tree (as far as this object has asked). */
+    wasTruncated(sha) {
+        return this.truncatedTrees.has(sha);
+    }
+    /**
+     * The whole tree. `plainFirst` skips the recursive listing of `sha` itself (not of its children): for a
+     * tree expected to be truncated, such as the next root of a repository whose last root was.
+     */
+    list(sha, options = {}) {
+        const known = this.whole.get(sha);
+        if (known)
+            return known;
+        const pending = this.load(sha, options.plainFirst ?? false);
+        this.whole.set(sha, pending);
+        pending.then((entries) => this.keep(sha, entries.length), () => this.whole.delete(sha));
+        return pending;
+    }
+    /** The tree when it is already known whole (listed, proven or built), without asking. */
+    known(sha) {
+        return this.whole.get(sha);
+    }
+    /**
+     * The tree from its one recursive listing when that is whole, or proves it whole; otherwise null (what
+     * the listing proves of the tree's subdirectories is kept).
+     */
+    async once(sha) {
+        const known = this.whole.get(sha);
+        if (known)
+            return known;
+        const listing = await this.upstream.getTreeRecursive(sha);
+        if (!listing.truncated) {
+            this.remember(sha, listing.entries);
+            return listing.entries;
+        }
+        this.truncatedTrees.add(sha);
+        const proven = this.learn(sha, listing.entries);
+        if (proven)
+            this.remember(sha, proven);
+        return proven;
+    }
+    /** A tree's direct entries: proven from a truncated listing, or one plain listing. */
+    async plain(sha) {
+        return this.direct.get(sha) ?? (await this.upstream.getTree(sha));
+    }
+    /** Remembers a tree known whole by other means (a tree built locally and checked against its SHA). */
+    remember(sha, entries) {
+        if (this.whole.has(sha))
+            return;
+        this.whole.set(sha, Promise.resolve(entries));
+        this.keep(sha, entries.length);
+    }
+    async load(sha, plainFirst) {
+        if (!plainFirst && !this.truncatedTrees.has(sha)) {
+            const listing = await this.upstream.getTreeRecursive(sha);
+            if (!listing.truncated)
+                return listing.entries;
+            this.truncatedTrees.add(sha);
+            const proven = this.learn(sha, listing.entries);
+            if (proven)
+                return proven;
+        }
+        const top = await this.plain(sha);
+        checkNames(sha, top);
+        const below = await Promise.all(top.map((entry) => (entry.type === 'tree' ? this.list(entry.sha) : Promise.resolve([]))));
+        const out = [];
+        top.forEach((entry, i) => {
+            out.push(entry);
+            for (const inner of below[i])
+                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
+        });
+        return out;
+    }
+    /**
+     * Keeps what a truncated recursive listing of `rootSha` proves: every directory whose listed entries
+     * hash to its SHA has its direct listing; every such directory whose subdirectories are all whole is
+     * whole. Returns the root's entries when the root itself is whole.
+     */
+    learn(rootSha, entries) {
+        const shaOf = new Map([['', rootSha]]);
+        const children = new Map([['', new Map()]]);
+        const unprovable = new Set();
+        for (const entry of entries) {
+            if (entry.type !== 'tree')
+                continue;
+            shaOf.set(entry.path, entry.sha);
+            children.set(entry.path, new Map());
+        }
+        for (const entry of entries) {
+            const parent = parentOf(entry.path);
+            const siblings = children.get(parent);
+            if (!siblings || siblings.has(nameOf(entry.path)))
+                unprovable.add(parent);
+            else
+                siblings.set(nameOf(entry.path), entry);
+        }
+        const deepestFirst = [...children.keys()].sort((a, b) => depth(b) - depth(a));
+        const isWhole = new Set();
+        for (const dir of deepestFirst) {
+            const listed = children.get(dir);
+            if (unprovable.has(dir) || treeSha(listed) !== shaOf.get(dir))
+                continue;
+            if ([...listed.values()].every((e) => e.type !== 'tree' || isWhole.has(e.path)))
+                isWhole.add(dir);
+            else
+                this.direct.set(shaOf.get(dir), [...listed].map(([name, entry]) => ({ ...entry, path: name })));
+        }
+        // every entry joins the largest whole directory above it
+        const outermost = (path) => {
+            let found = null;
+            for (let dir = parentOf(path);; dir = parentOf(dir)) {
+                if (isWhole.has(dir))
+                    found = dir;
+                if (dir === '')
+                    return found;
+            }
+        };
+        const lists = new Map();
+        for (const entry of entries) {
+            const dir = outermost(entry.path);
+            if (dir === null)
+                continue;
+            const list = lists.get(dir) ?? [];
+            lists.set(dir, list);
+            list.push(dir === '' ? entry : { ...entry, path: entry.path.slice(dir.length + 1) });
+        }
+        for (const [dir, list] of lists)
+            if (dir !== '')
+                this.remember(shaOf.get(dir), list);
+        return lists.get('') ?? null;
+    }
+    keep(sha, size) {
+        if (this.sizes.has(sha))
+            return;
+        this.sizes.set(sha, size);
+        this.kept += size;
+        for (const [old, n] of this.sizes) {
+            if (this.kept <= KEEP_ENTRIES || old === sha)
+                break;
+            this.sizes.delete(old);
+            this.whole.delete(old);
+            this.kept -= n;
+        }
+    }
+}
+const depth = (path) => (path === '' ? 0 : path.split('/').length);
+/** A name git forbids (empty, holding "/") or listed twice could join into a path that is not there. */
+function checkNames(sha, entries) {
+    const seen = new Set();
+    for (const { path } of entries) {
+        if (path === '' || path.includes('/') || seen.has(path))
+            throw new UpstreamError('invalid', `tree ${sha} lists an entry named ${JSON.stringify(path)}: expected unique single path segments`);
+        seen.add(path);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/verify/diff-hint.ts
+
+/** GitHub lists at most 300 files in a compare: a list that long may be cut short. */
+const COMPARE_FILE_CAP = 300;
+const FILE_MODES = new Set(['100644', '100755', '120000', '160000']);
+const diff_hint_parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+const diff_hint_nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
+/** The base side: the root listing, and every top-level directory the hint touches, listed recursively. */
+async function baseDirs(upstream, baseTree, paths) {
+    const dirs = new Map([['', new Map((await upstream.getTree(baseTree)).map((e) => [e.path, e]))]]);
+    const tops = new Set(paths.filter((path) => path.includes('/')).map((path) => path.split('/')[0]));
+    const listings = await Promise.all([...tops].map(async (top) => {
+        const entry = dirs.get('').get(top);
+        if (entry?.type !== 'tree')
+            return { top, entries: [], sha: null };
+        const { entries, truncated } = await upstream.getTreeRecursive(entry.sha);
+        return truncated ? null : { top, entries, sha: entry.sha };
+    }));
+    for (const listing of listings) {
+        if (listing === null)
+            return null;
+        if (listing.sha === null)
+            continue;
+        dirs.set(listing.top, new Map());
+        for (const entry of listing.entries) {
+            const path = `${listing.top}/${entry.path}`;
+            if (entry.type === 'tree')
+                dirs.set(path, dirs.get(path) ?? new Map());
+            const parent = diff_hint_parentOf(path);
+            if (!dirs.has(parent))
+                dirs.set(parent, new Map());
+            dirs.get(parent).set(diff_hint_nameOf(path), entry);
+        }
+    }
+    return dirs;
+}
+function copyDirs(dirs) {
+    return new Map([...dirs].map(([path, entries]) => [path, new Map(entries)]));
+}
+/** Applies one file of the hint; false when it does not fit the base (then the hint is not used). */
+function apply(dirs, path, entry) {
+    const segments = path.split('/');
+    for (let i = 1; i < segments.length; i++) {
+        const dir = segments.slice(0, i).join('/');
+        const existing = dirs.get(diff_hint_parentOf(dir))?.get(diff_hint_nameOf(dir));
+        if (existing !== undefined && existing.type !== 'tree')
+            return false;
+        if (!dirs.has(dir)) {
+            if (existing !== undefined)
+                return false; // a tree the base listing should have held
+            dirs.set(dir, new Map());
+        }
+    }
+    const parent = dirs.get(diff_hint_parentOf(path));
+    const old = parent.get(diff_hint_nameOf(path));
+    if (old?.type === 'tree')
+        return false;
+    if (entry === null)
+        return old !== undefined && parent.delete(diff_hint_nameOf(path));
+    parent.set(diff_hint_nameOf(path), { ...entry, mode: old?.mode ?? entry.mode });
+    return true;
+}
+/** Tree SHAs bottom-up for every directory on a changed path; returns the root's. */
+function rootSha(dirs, changed) {
+    const touched = new Set(['']);
+    for (const path of changed)
+        for (let dir = diff_hint_parentOf(path); dir !== ''; dir = diff_hint_parentOf(dir))
+            touched.add(dir);
+    const deepestFirst = [...touched].sort((a, b) => b.split('/').length - a.split('/').length);
+    for (const dir of deepestFirst) {
+        if (dir === '')
+            continue;
+        const entries = dirs.get(dir);
+        const parent = dirs.get(diff_hint_parentOf(dir));
+        if (entries.size === 0)
+            parent.delete(diff_hint_nameOf(dir));
+        else
+            parent.set(diff_hint_nameOf(dir), { mode: '040000', type: 'tree', sha: treeSha(entries) });
+    }
+    return treeSha(dirs.get(''));
+}
+/**
+ * The exact diff from a compare's file list, when that list rebuilds the head tree: the base side of the
+ * touched directories is listed (recursively, one request per top-level directory), the listed changes are
+ * applied (a new file taken as 100644, a modified one keeping its mode), and the root's tree SHA recomputed.
+ * Only when it equals `headTree` is the result used: then every path, mode, symlink and submodule in it is
+ * the head's own. Otherwise (a mode change, a list cut at 300, anything unexpected) null: walk the trees.
+ */
+async function diff_hint_diffFromHint(upstream, baseTree, headTree, files) {
+    if (files.length === 0 || files.length >= COMPARE_FILE_CAP || !/^[0-9a-f]{40}$/.test(headTree))
+        return null;
+    const edits = new Map();
+    for (const file of files) {
+        if (file.previousPath !== undefined && file.status === 'renamed')
+            edits.set(file.previousPath, null);
+        if (file.status === 'removed')
+            edits.set(file.path, null);
+        else if (file.status !== 'unchanged')
+            edits.set(file.path, { mode: '100644', type: 'blob', sha: file.sha });
+    }
+    const base = await baseDirs(upstream, baseTree, [...edits.keys()]);
+    if (base === null)
+        return null;
+    const head = copyDirs(base);
+    for (const [path, entry] of edits)
+        if (!apply(head, path, entry))
+            return null;
+    if (rootSha(head, new Set(edits.keys())) !== headTree)
+        return null;
+    const changes = [];
+    for (const path of edits.keys()) {
+        const o = base.get(diff_hint_parentOf(path))?.get(diff_hint_nameOf(path));
+        const n = head.get(diff_hint_parentOf(path))?.get(diff_hint_nameOf(path));
+        if (n !== undefined && !FILE_MODES.has(n.mode))
+            return null;
+        if (o && n) {
+            if (o.sha !== n.sha || o.mode !== n.mode)
+                changes.push({
+                    path,
+                    kind: 'modified',
+                    oldMode: o.mode,
+                    newMode: n.mode,
+                    oldSha: o.sha,
+                    newSha: n.sha,
+                });
+        }
+        else if (n)
+            changes.push({ path, kind: 'added', newMode: n.mode, newSha: n.sha });
+        else if (o)
+            changes.push({ path, kind: 'deleted', oldMode: o.mode, oldSha: o.sha });
+    }
+    return changes;
+}
+
+;// CONCATENATED MODULE: ./src/verify/diff-trees.ts
+
+
+const isTree = (entry) => entry?.type === 'tree';
+function leaf(path, kind, entry) {
+    return kind === 'added'
+        ? { path, kind, newMode: entry.mode, newSha: entry.sha }
+        : { path, kind, oldMode: entry.mode, oldSha: entry.sha };
+}
+/** Every entry of a complete recursive listing by path; a path listed twice is a malformed change. */
+function byPathOf(entries, prefix, kind, out) {
+    const map = new Map();
+    for (const entry of entries) {
+        if (map.has(entry.path))
+            out.push({
+                path: prefix + entry.path,
+                kind,
+                problem: `the tree lists ${JSON.stringify(entry.path)} twice`,
+            });
+        else
+            map.set(entry.path, entry);
+    }
+    return map;
+}
+/**
+ * Every non-tree entry below a tree that appeared or disappeared as a whole: one recursive listing, or,
+ * when GitHub truncates it, as WholeTrees completes it.
+ */
+async function diff_trees_expand(trees, prefix, tree, kind, out) {
+    const whole = (await trees.once(tree)) ?? (await expandByDir(trees, prefix, tree, kind, out));
+    if (whole === null)
+        return;
+    for (const entry of byPathOf(whole, prefix, kind, out).values())
+        if (entry.type !== 'tree')
+            out.push(leaf(prefix + entry.path, kind, entry));
+}
+/** A truncated tree: its own listing, and each subdirectory expanded (proven ones cost nothing). */
+async function expandByDir(trees, prefix, tree, kind, out) {
+    const subtrees = [];
+    for (const entry of byName(await trees.plain(tree), prefix, kind, out).values()) {
+        if (isTree(entry))
+            subtrees.push(diff_trees_expand(trees, `${prefix}${entry.path}/`, entry.sha, kind, out));
+        else
+            out.push(leaf(prefix + entry.path, kind, entry));
+    }
+    await Promise.all(subtrees);
+    return null;
+}
+/**
+ * A tree's entries by name. Names git forbids (empty, holding a "/") or listed twice can't come from git's
+ * own tools and GitHub's checks refuse them; should one get through, it is a change that is never allowed
+ * (a name with "/" would otherwise join into an innocent-looking path, a duplicate would hide its twin).
+ */
+function byName(entries, prefix, kind, out) {
+    const map = new Map();
+    for (const entry of entries) {
+        const problem = entry.path === '' || entry.path.includes('/')
+            ? `tree entry name ${JSON.stringify(entry.path)} is not a single path segment`
+            : map.has(entry.path)
+                ? `the tree lists ${JSON.stringify(entry.path)} twice`
+                : null;
+        if (problem === null)
+            map.set(entry.path, entry);
+        else
+            out.push({ path: prefix + entry.path, kind, problem });
+    }
+    return map;
+}
+/** From this many differing subtrees on, listing a directory whole (both sides, recursively) beats walking it. */
+const MANY_SUBTREES = 4;
+/**
+ * Both sides of a directory listed recursively and compared path by path; false when GitHub truncates
+ * either (what the truncated listings prove of subdirectories is kept for the walk).
+ */
+async function diffWhole(trees, prefix, base, head, out) {
+    const [before, after] = await Promise.all([trees.once(base), trees.once(head)]);
+    if (before === null || after === null)
+        return false;
+    compareWhole(prefix, before, after, out);
+    return true;
+}
+function compareWhole(prefix, before, after, out) {
+    const old = byPathOf(before, prefix, 'deleted', out);
+    const now = byPathOf(after, prefix, 'added', out);
+    for (const name of new Set([...old.keys(), ...now.keys()])) {
+        const o = old.get(name);
+        const n = now.get(name);
+        if (o && n && o.sha === n.sha && o.mode === n.mode)
+            continue;
+        const path = prefix + name;
+        // A tree's own entry says nothing its files don't: they are listed too.
+        if (o && n && !isTree(o) && !isTree(n)) {
+            out.push({ path, kind: 'modified', oldMode: o.mode, newMode: n.mode, oldSha: o.sha, newSha: n.sha });
+            continue;
+        }
+        if (o && !isTree(o))
+            out.push(leaf(path, 'deleted', o));
+        if (n && !isTree(n))
+            out.push(leaf(path, 'added', n));
+    }
+}
+/**
+ * One directory on both sides. Both known whole (a truncated listing above proved them): compared with no
+ * request. Else listed plainly; when many subdirectories differ, both sides are listed recursively, and
+ * when that is truncated too, each differing subdirectory is (the walk goes deeper only where needed).
+ */
+async function diffDir(trees, prefix, base, head, out, wholeFirst = false) {
+    if (base === head)
+        return;
+    const [knownBase, knownHead] = [trees.known(base), trees.known(head)];
+    if (knownBase && knownHead)
+        return compareWhole(prefix, await knownBase, await knownHead, out);
+    if (wholeFirst && (await diffWhole(trees, prefix, base, head, out)))
+        return;
+    const [before, after] = await Promise.all([trees.plain(base), trees.plain(head)]);
+    const here = [];
+    const old = byName(before, prefix, 'deleted', here);
+    const now = byName(after, prefix, 'added', here);
+    const differing = [...now].filter(([name, n]) => {
+        const o = old.get(name);
+        return o !== undefined && isTree(o) && isTree(n) && o.sha !== n.sha;
+    });
+    const many = differing.length >= MANY_SUBTREES;
+    if (many && !wholeFirst && (await diffWhole(trees, prefix, base, head, out)))
+        return;
+    out.push(...here);
+    const work = [];
+    for (const name of new Set([...old.keys(), ...now.keys()])) {
+        const o = old.get(name);
+        const n = now.get(name);
+        if (o && n && o.sha === n.sha && o.mode === n.mode)
+            continue;
+        const path = prefix + name;
+        if (o && n && isTree(o) && isTree(n)) {
+            work.push(diffDir(trees, `${path}/`, o.sha, n.sha, out, many));
+        }
+        else if (o && n && !isTree(o) && !isTree(n)) {
+            out.push({ path, kind: 'modified', oldMode: o.mode, newMode: n.mode, oldSha: o.sha, newSha: n.sha });
+        }
+        else {
+            // Present on one side only, or a file became a directory (or the reverse).
+            const sides = [
+                [o, 'deleted'],
+                [n, 'added'],
+            ];
+            for (const [entry, kind] of sides) {
+                if (!entry)
+                    continue;
+                if (isTree(entry))
+                    work.push(diff_trees_expand(trees, `${path}/`, entry.sha, kind, out));
+                else
+                    out.push(leaf(path, kind, entry));
+            }
+        }
+    }
+    await Promise.all(work);
+}
+const byPath = (a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : a.kind === 'deleted' ? -1 : b.kind === 'deleted' ? 1 : 0;
+/**
+ * The changed paths between two trees, Merkle-style: only subtrees whose SHA differs are listed, so the
+ * requests grow with the changed directories, not with the repository. `baseTree` null: all added.
+ * `hint`, a compare's file list from base to head, may make it cheaper (diffFromHint), never different.
+ */
+async function diff_trees_diffTrees(upstream, baseTree, headTree, hint) {
+    const out = [];
+    const trees = new WholeTrees(upstream);
+    const hinted = baseTree !== null && hint !== undefined ? await diffFromHint(upstream, baseTree, headTree, hint) : null;
+    if (hinted !== null)
+        out.push(...hinted);
+    else if (baseTree === null)
+        await diff_trees_expand(trees, '', headTree, 'added', out);
+    else
+        await diffDir(trees, '', baseTree, headTree, out);
+    return out.sort(byPath);
+}
+
+;// CONCATENATED MODULE: ./src/safety/invisible.ts
+/**
+ * Characters that render as nothing (or only steer how neighbours render) yet reach a model as text:
+ * zero-width spaces and joiners, bidirectional controls, invisible operators, soft hyphens, Hangul
+ * fillers, variation selectors and Unicode tag characters (which can spell a whole hidden ASCII text).
+ */
+const RANGES = [
+    [0x00ad, 0x00ad],
+    [0x034f, 0x034f],
+    [0x061c, 0x061c],
+    [0x115f, 0x1160],
+    [0x17b4, 0x17b5],
+    [0x180b, 0x180f],
+    [0x200b, 0x200f],
+    [0x202a, 0x202e],
+    [0x2060, 0x206f],
+    [0x3164, 0x3164],
+    [0xfe00, 0xfe0f],
+    [0xfeff, 0xfeff],
+    [0xffa0, 0xffa0],
+    [0xfff9, 0xfffb],
+    [0x1bca0, 0x1bca3],
+    [0xe0000, 0xe007f],
+    [0xe0100, 0xe01ef],
+];
+function invisible_isInvisible(codePoint) {
+    for (const [low, high] of RANGES)
+        if (codePoint >= low && codePoint <= high)
+            return true;
+    return false;
+}
+/** Matches one invisible character (a whole surrogate pair for the astral ones). */
+const invisible_INVISIBLE = new RegExp(`[${RANGES.map(([low, high]) => `\\u{${low.toString(16)}}-\\u{${high.toString(16)}}`).join('')}]`, 'gu');
+/** Bidirectional embeddings, overrides and isolates: they reorder what is displayed. */
+function isBidiControl(codePoint) {
+    return ((codePoint >= 0x202a && codePoint <= 0x202e) ||
+        (codePoint >= 0x2066 && codePoint <= 0x2069) ||
+        codePoint === 0x200e ||
+        codePoint === 0x200f ||
+        codePoint === 0x061c);
+}
+
+;// CONCATENATED MODULE: ./src/verify/escape.ts
+
+/**
+ * Agent-writable text (paths, commit messages, the gateway log) escaped for where the receipt puts it.
+ * An agent chooses file names and can write to the gateway's log, so nothing it controls may render as
+ * Perimeter's own words: no markup, no reordered display, no extra lines.
+ */
+function escapeChar(codePoint) {
+    return codePoint > 0xffff
+        ? `\\u{${codePoint.toString(16)}}`
+        : `\\u${codePoint.toString(16).padStart(4, '0')}`;
+}
+/** Characters a reader would not see as themselves: controls, line and paragraph separators, invisible and bidi ones. */
+function escape_hidden(codePoint) {
+    return (codePoint < 0x20 ||
+        (codePoint >= 0x7f && codePoint < 0xa0) ||
+        codePoint === 0x2028 ||
+        codePoint === 0x2029 ||
+        isInvisible(codePoint));
+}
+/** Fast path: text made only of these never needs escaping. */
+const PLAIN = /^[\u0020-\u007e\u00a0-\u00ac\u00ae-\u02ff]*$/;
+/** One line where every character shows as itself: the others become `\uXXXX` (a status description, a title). */
+function escape_visible(value, keep = () => false) {
+    if (PLAIN.test(value))
+        return value;
+    let out = '';
+    for (const char of value) {
+        const codePoint = char.codePointAt(0);
+        out += escape_hidden(codePoint) && !keep(codePoint) ? escapeChar(codePoint) : char;
+    }
+    return out;
+}
+/** Text shown literally in markdown: visible, and markdown and HTML punctuation as entities. */
+function escape_markdownText(value) {
+    return escape_visible(value).replace(/[&<>"'|*_`[\]\\~#!():]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+/**
+ * One line of prose in markdown: visible, and only the characters that start markup as entities (HTML,
+ * links, emphasis, code, headings, tables), so quotes, parentheses and colons read as written.
+ */
+function inlineText(value) {
+    return escape_visible(value).replace(/[&<>|*_`[\]\\~#!]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+/**
+ * A fenced code block that the content cannot close: the fence is longer than any run of backticks
+ * inside (CommonMark closes a fence only with at least as many). Lines and tabs stay; every other
+ * hidden character shows as an escape.
+ */
+function codeBlock(content, info = 'text') {
+    const longest = Math.max(0, ...[...content.matchAll(/`+/g)].map((m) => m[0].length));
+    const fence = '`'.repeat(Math.max(3, longest + 1));
+    const shown = escape_visible(content, (c) => c === 0x0a || c === 0x09);
+    return `${fence}${info}\n${shown}\n${fence}`;
+}
+/** At most `max` characters (code points), the last one an ellipsis when anything was cut. */
+function escape_clip(text, max) {
+    const chars = [...text];
+    return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+;// CONCATENATED MODULE: ./src/verify/new-commits.ts
 
 const PAGE = 100;
 const SYMLINK = '120000';
@@ -45021,7 +45100,7 @@ const SUBMODULE = '160000';
  * The commits reachable from `endHead` and not from `base` (an ancestor of it), newest first: exactly
  * git's base..end, merges' side branches included, whatever their dates. Bounded by `max`.
  */
-async function history_listNewCommits(upstream, base, endHead, max) {
+async function new_commits_listNewCommits(upstream, base, endHead, max) {
     const first = await upstream.compare(base, endHead);
     const commits = [...first.commits];
     // More than the bound: listing the rest would not make the job checked, so spare the requests.
@@ -45043,7 +45122,7 @@ async function history_listNewCommits(upstream, base, endHead, max) {
  * where there is no single base (the order is by date, so this serves attribution, not the verdict).
  * Without stops (a new branch with no base) the whole history is new. Bounded by `max`.
  */
-async function history_listCommitsAbove(upstream, endHead, stops, max) {
+async function new_commits_listCommitsAbove(upstream, endHead, stops, max) {
     const commits = [];
     for (let page = 1;; page++) {
         const listed = await upstream.listCommits({ sha: endHead, perPage: PAGE, page });
@@ -45065,7 +45144,7 @@ const arrivesAsLink = (change) => change.kind !== 'deleted' && (change.newMode =
  * commit is diffed against its first parent; the trees are mostly cached by then, so the cost is the
  * directories each commit changed.
  */
-async function history_intermediateChanges(upstream, commits, net) {
+async function new_commits_intermediateChanges(upstream, commits, net) {
     const netByPath = new Map(net.map((change) => [change.path, change]));
     const perCommit = await Promise.all(commits.map(async (commit) => {
         const parent = commit.parents[0];
@@ -45088,7 +45167,7 @@ async function history_intermediateChanges(upstream, commits, net) {
  * Paths each commit changed that the net change does not show, from each commit's list of changed paths
  * (one request a commit). Commits whose list GitHub may have cut come back in `unlisted`, for a tree diff.
  */
-async function history_pathsOfCommits(upstream, commits, net) {
+async function new_commits_pathsOfCommits(upstream, commits, net) {
     const inNet = new Set(net.map((change) => change.path));
     const listed = await Promise.all(commits.map((commit) => upstream.getCommitFiles(commit.sha)));
     const paths = new Map();
@@ -45104,7 +45183,7 @@ async function history_pathsOfCommits(upstream, commits, net) {
     return { paths: [...paths.values()], unlisted };
 }
 /** Changes by path, sorted; where both know a path, the one from a tree diff (it has the modes) wins. */
-function history_mergeChanges(fromTrees, fromPaths) {
+function new_commits_mergeChanges(fromTrees, fromPaths) {
     const merged = new Map(fromPaths.map((change) => [change.path, change]));
     for (const change of fromTrees)
         merged.set(change.path, change);
@@ -45401,8 +45480,7 @@ const ICON = { success: '✅', failure: '❌', error: '⚠️' };
  * markup, break a table, nor display reversed.
  */
 function summary_text(value, max = MAX_CELL) {
-    const chars = [...value];
-    return markdownText(chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : value);
+    return markdownText(clip(value, max));
 }
 const code = (value) => `<code>${summary_text(value)}</code>`;
 const summary_short = (sha) => (sha === null ? '—' : `<code>${sha.slice(0, 7)}</code>`);
@@ -45492,13 +45570,13 @@ function summary_renderSummary(verdict, headline) {
 ;// CONCATENATED MODULE: ./src/verify/receipt.ts
 
 
+/** GitHub rejects a commit status description longer than this. */
 const MAX_DESCRIPTION = 140;
+/** GitHub shows at most 10 error annotations per step. */
 const MAX_ANNOTATIONS = 10;
+/** The default commit status context (input status-context). */
+const STATUS_CONTEXT = 'perimeter';
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
-function clip(text, max) {
-    const chars = [...text];
-    return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
-}
 /** The one-line verdict: the commit status description and the summary's first line. */
 function headline(verdict) {
     if (verdict.state === 'failure') {
@@ -45532,7 +45610,7 @@ function annotations(verdict) {
 function renderReceipt(verdict, options = {}) {
     const status = {
         state: verdict.state,
-        context: options.context ?? 'perimeter',
+        context: options.context ?? STATUS_CONTEXT,
         // one line, shown as it is: a path with CR/LF or bidi controls cannot shape the status
         description: clip(visible(headline(verdict)), MAX_DESCRIPTION),
         ...(options.runUrl !== undefined ? { targetUrl: options.runUrl } : {}),
@@ -45909,16 +45987,14 @@ var State;
     /** why main failed, when it did */
     State["MainError"] = "mainError";
 })(State || (State = {}));
-/** The default commit status context (input status-context). */
-const STATUS_CONTEXT = 'perimeter';
+/** The default commit status context lives with the receipt (src/verify/receipt.ts). */
+
 /** Prefix of the environment variables exported for each perimeter (…_TOKEN_<NAME>, …_URL_<NAME>). */
 const ENV_PREFIX = 'PERIMETER';
 const READY_TIMEOUT_MS = 10_000;
 /** How long before the start snapshot (on GitHub's clock) the job's window opens. */
 const START_MARGIN_MS = 5_000;
 const STOP_GRACE_MS = 5_000;
-/** GitHub shows at most 10 error annotations per step. */
-const constants_MAX_ANNOTATIONS = 10;
 
 ;// CONCATENATED MODULE: ./src/action/client-config.ts
 
@@ -46169,6 +46245,7 @@ const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createReq
 
 
 
+
 class GatewayStartError extends Error {
     name = 'GatewayStartError';
 }
@@ -46241,7 +46318,7 @@ function tryReadReady(file) {
     }
     return null;
 }
-/** The last lines of a log file with every secret replaced by ***. */
+/** The last lines of a log file with every form of every secret replaced by ***. */
 function logTail(path, secrets, bytes = 4096) {
     let text;
     try {
@@ -46262,14 +46339,7 @@ function logTail(path, secrets, bytes = 4096) {
     catch {
         return '';
     }
-    return scrub(text, secrets).trimEnd().split('\n').slice(-20).join('\n');
-}
-function scrub(text, secrets) {
-    let out = text;
-    for (const secret of secrets.filter((s) => s.length >= 4).sort((a, b) => b.length - a.length)) {
-        out = out.split(secret).join('***');
-    }
-    return out;
+    return makeScrubber(secrets)(text).trimEnd().split('\n').slice(-20).join('\n');
 }
 /**
  * Whether `pid` is still our gateway. On Linux a zombie or a process that reused the pid does not count.
@@ -46331,6 +46401,8 @@ const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 
 
 
+
+
 class InputError extends Error {
     name = 'InputError';
 }
@@ -46339,6 +46411,9 @@ function readSettings(env = process.env, read = defaultRead) {
     const token = read(Inputs.GithubToken);
     if (!token)
         throw new InputError(`${Inputs.GithubToken}: required; the default is \${{ github.token }}`);
+    // GitHub's tokens have 40 characters or more; a shorter value could not be scrubbed from messages
+    if (token.length < MIN_SCRUBBED_LENGTH)
+        throw new InputError(`${Inputs.GithubToken}: ${token.length} characters, shorter than any GitHub token (at least ${MIN_SCRUBBED_LENGTH} are required)`);
     const repository = env.GITHUB_REPOSITORY ?? '';
     const match = /^([A-Za-z0-9-_.]+)\/([A-Za-z0-9-_.]+)$/.exec(repository);
     if (!match)
@@ -46356,7 +46431,7 @@ function readSettings(env = process.env, read = defaultRead) {
         repo,
         apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
         runUrl,
-        configFile: configFile(read(Inputs.Config) || 'perimeters.yml'),
+        configFile: configFile(read(Inputs.Config) || DEFAULT_CONFIG_FILE),
         configRef: read(Inputs.ConfigRef) || null,
         perimeters: perimeterList(read(Inputs.Perimeters)),
         branch,
@@ -46560,19 +46635,6 @@ const actionsState = {
     save: (key, value) => saveState(key, value),
     get: (key) => getState(key),
 };
-/** A store that keeps values in memory, for running main and post in one process (tests, the CLI). */
-function memoryState(initial = {}) {
-    const values = new Map(Object.entries(initial));
-    return {
-        save: (key, value) => void values.set(key, value),
-        get: (key) => values.get(key) ?? '',
-    };
-}
-/** A store that keeps nothing: for a gateway started without a post step. */
-const nullState = {
-    save: () => undefined,
-    get: () => '',
-};
 const CONFIG_FILE_KEYS = { path: State.ConfigPath, digest: State.ConfigDigest };
 const START_REFS_KEYS = { path: State.StartRefsPath, digest: State.StartRefsDigest };
 function jobSettingsOf(settings) {
@@ -46622,6 +46684,8 @@ function readStateFile(store, keys) {
 
 
 
+
+
 /** dist/main/index.js -> dist/gateway/index.js */
 function defaultGatewayScript() {
     return (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)((0,external_node_url_.fileURLToPath)(import.meta.url)), '..', 'gateway', 'index.js');
@@ -46630,7 +46694,8 @@ function defaultGatewayScript() {
  * The main step: read the trusted config, snapshot the refs, start the gateway, hand out endpoints.
  * Everything post needs is saved as it becomes true, so post can verify whatever main got to.
  */
-async function runMain(store = actionsState, gatewayScript = defaultGatewayScript()) {
+async function runMain() {
+    const store = actionsState;
     const secrets = [];
     try {
         const settings = readSettings();
@@ -46644,10 +46709,10 @@ async function runMain(store = actionsState, gatewayScript = defaultGatewayScrip
             repo: settings.repo,
             baseUrl: settings.apiUrl,
         });
-        await start(settings, upstream, store, gatewayScript, secrets);
+        await start(settings, upstream, store, defaultGatewayScript(), secrets);
     }
     catch (error) {
-        const message = scrub(error instanceof Error ? error.message : String(error), secrets);
+        const message = makeScrubber(secrets)(error instanceof Error ? error.message : String(error));
         // post puts the reason in the error receipt (a refusal such as an untrusted trigger says why there)
         store.save(State.MainError, message);
         setFailed(message);
@@ -46693,7 +46758,7 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
     store.save(State.Branch, settings.branch);
     store.save(State.Perimeters, JSON.stringify(names));
     store.save(State.ConfigFile, settings.configFile);
-    saveStateFile(store, CONFIG_FILE_KEYS, (0,external_node_path_namespaceObject.join)(workDir, 'perimeters.yml'), configText);
+    saveStateFile(store, CONFIG_FILE_KEYS, (0,external_node_path_namespaceObject.join)(workDir, DEFAULT_CONFIG_FILE), configText);
     store.save(State.JobSettings, JSON.stringify(jobSettingsOf(settings)));
     store.save(State.StartedAt, startedAt);
     store.save(State.StartHead, startHead);

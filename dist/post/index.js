@@ -33614,7 +33614,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _post_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4099);
+/* harmony import */ var _post_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1623);
 
 await (0,_post_js__WEBPACK_IMPORTED_MODULE_0__/* .runPost */ .a)();
 process.exit();
@@ -33624,7 +33624,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4099:
+/***/ 1623:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -36580,6 +36580,107 @@ function getIDToken(aud) {
 //# sourceMappingURL=core.js.map
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: ./src/safety/finding.ts
+/** Ranks: provider formats name a span before generic rules do. */
+const RANK = { setting: 1, extraSecret: 2, urlPassword: 3, format: 4 };
+
+;// CONCATENATED MODULE: ./src/safety/secret-forms.ts
+
+/**
+ * The run's own secrets (the token, the endpoint secrets, the ledger key) in every form they can be written
+ * in, found in text and scrubbed from it. The one rule set for everything Perimeter says: the gateway's
+ * answers and ledger, its log, GitHub's error messages, main's and post's messages and the log tail post
+ * quotes in the job summary.
+ */
+/**
+ * Shorter values would hide ordinary words. Every secret of a run is longer: endpoint secrets have at least
+ * 32 characters, the ledger key 43, and the token input is refused below this length (src/action/inputs.ts).
+ */
+const MIN_SCRUBBED_LENGTH = 8;
+/**
+ * The part of base64(secret) that does not depend on the bytes around it, for each of the three
+ * alignments the secret can have inside a longer encoded text (`x-access-token:<token>` in a Basic
+ * header, say): characters fully made of the secret's own bits.
+ */
+function base64Cores(secret) {
+    const cores = [];
+    for (let offset = 0; offset < 3; offset++) {
+        const encoded = Buffer.concat([Buffer.alloc(offset), secret]).toString('base64');
+        const first = Math.ceil((offset * 8) / 6);
+        const last = Math.floor(((offset + secret.length) * 8) / 6);
+        cores.push(encoded.slice(first, last));
+    }
+    return cores;
+}
+/**
+ * Every written form of each secret, longest first: raw, URL-encoded (upper- and lower-case escapes), hex,
+ * base64 and base64url at any alignment.
+ */
+function secretForms(secrets) {
+    const forms = new Set();
+    for (const secret of secrets) {
+        if (secret.length < MIN_SCRUBBED_LENGTH)
+            continue;
+        forms.add(secret);
+        forms.add(encodeURIComponent(secret));
+        forms.add(encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
+        const bytes = Buffer.from(secret, 'utf8');
+        forms.add(bytes.toString('hex'));
+        forms.add(bytes.toString('base64'));
+        for (const core of base64Cores(bytes)) {
+            if (core.length < MIN_SCRUBBED_LENGTH)
+                continue;
+            forms.add(core);
+            forms.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
+        }
+    }
+    return [...forms].sort((a, b) => b.length - a.length);
+}
+function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+/** A matcher for the forms; null when there is nothing to look for. */
+function secretMatcher(secrets) {
+    const forms = secretForms(secrets);
+    return forms.length === 0 ? null : new RegExp(forms.map(escapeRegExp).join('|'), 'g');
+}
+const ENCODED_CHAR = /[A-Za-z0-9+/=_-]/;
+/**
+ * Each match widens to the whole run of base64 characters around it: the few characters where an
+ * encoded secret mixes with its neighbours' bits would otherwise show part of it.
+ */
+function secretFindings(text, matcher) {
+    if (matcher === null)
+        return [];
+    const found = [];
+    for (const m of text.matchAll(matcher)) {
+        let start = m.index ?? 0;
+        let end = start + m[0].length;
+        const floor = found.at(-1)?.end ?? 0;
+        if (start < floor)
+            continue;
+        while (start > floor && ENCODED_CHAR.test(text[start - 1] ?? ''))
+            start--;
+        while (end < text.length && ENCODED_CHAR.test(text[end] ?? ''))
+            end++;
+        found.push({ start, end, kind: 'secret', credential: true, rank: RANK.extraSecret });
+    }
+    return found;
+}
+/** Replaces every form of every secret (widened as secretFindings widens it) with `***`. */
+function makeScrubber(secrets) {
+    const matcher = secretMatcher(secrets);
+    return (text) => {
+        let out = '';
+        let at = 0;
+        for (const { start, end } of secretFindings(text, matcher)) {
+            out += `${text.slice(at, start)}***`;
+            at = end;
+        }
+        return out + text.slice(at);
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/github/upstream.ts
 /**
  * The one interface between Perimeter and GitHub. The Octokit implementation lives in
@@ -36602,33 +36703,7 @@ class UpstreamError extends Error {
 
 ;// CONCATENATED MODULE: ./src/github/errors.ts
 
-const MIN_SCRUB_LENGTH = 6;
 const MAX_UPSTREAM_MESSAGE = 200;
-/**
- * Every form in which a secret can leak into text: raw, URL-encoded, and base64/base64url at each of the
- * three byte alignments (so it is found inside `base64("x-access-token:" + token)` too).
- */
-function secretForms(secret) {
-    if (secret.length === 0)
-        return [];
-    const forms = new Set([secret, encodeURIComponent(secret)]);
-    const bytes = Buffer.from(secret, 'utf8');
-    for (let shift = 0; shift < 3; shift++) {
-        const b64 = Buffer.concat([Buffer.alloc(shift), bytes]).toString('base64');
-        const core = b64.slice(Math.ceil((8 * shift) / 6), Math.floor((8 * (shift + bytes.length)) / 6));
-        if (core.length >= MIN_SCRUB_LENGTH) {
-            forms.add(core);
-            forms.add(core.replaceAll('+', '-').replaceAll('/', '_'));
-        }
-    }
-    return [...forms]
-        .filter((form) => form.length >= MIN_SCRUB_LENGTH || form === secret)
-        .sort((a, b) => b.length - a.length);
-}
-function makeScrubber(secrets) {
-    const forms = secrets.flatMap(secretForms);
-    return (text) => forms.reduce((out, form) => out.split(form).join('***'), text);
-}
 /** GitHub's own short error message, vetted: one line, no control characters, bounded, scrubbed. */
 function upstreamMessage(error, scrub) {
     const data = error.response?.data;
@@ -42450,6 +42525,7 @@ function comparedFile(file) {
 
 
 
+
 /** the activity list's largest page */
 const ACTIVITY_PAGE = 100;
 /** ref changes read back to a job's start before the window counts as not covered (30 pages) */
@@ -45177,8 +45253,13 @@ function codeBlock(content, info = 'text') {
     const shown = visible(content, (c) => c === 0x0a || c === 0x09);
     return `${fence}${info}\n${shown}\n${fence}`;
 }
+/** At most `max` characters (code points), the last one an ellipsis when anything was cut. */
+function clip(text, max) {
+    const chars = [...text];
+    return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}
 
-;// CONCATENATED MODULE: ./src/verify/history.ts
+;// CONCATENATED MODULE: ./src/verify/new-commits.ts
 
 const PAGE = 100;
 const SYMLINK = '120000';
@@ -45648,8 +45729,7 @@ const ICON = { success: '✅', failure: '❌', error: '⚠️' };
  * markup, break a table, nor display reversed.
  */
 function summary_text(value, max = MAX_CELL) {
-    const chars = [...value];
-    return markdownText(chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : value);
+    return markdownText(clip(value, max));
 }
 const code = (value) => `<code>${summary_text(value)}</code>`;
 const summary_short = (sha) => (sha === null ? '—' : `<code>${sha.slice(0, 7)}</code>`);
@@ -45739,13 +45819,13 @@ function renderSummary(verdict, headline) {
 ;// CONCATENATED MODULE: ./src/verify/receipt.ts
 
 
+/** GitHub rejects a commit status description longer than this. */
 const MAX_DESCRIPTION = 140;
+/** GitHub shows at most 10 error annotations per step. */
 const MAX_ANNOTATIONS = 10;
+/** The default commit status context (input status-context). */
+const STATUS_CONTEXT = 'perimeter';
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
-function clip(text, max) {
-    const chars = [...text];
-    return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
-}
 /** The one-line verdict: the commit status description and the summary's first line. */
 function headline(verdict) {
     if (verdict.state === 'failure') {
@@ -45779,7 +45859,7 @@ function annotations(verdict) {
 function renderReceipt(verdict, options = {}) {
     const status = {
         state: verdict.state,
-        context: options.context ?? 'perimeter',
+        context: options.context ?? STATUS_CONTEXT,
         // one line, shown as it is: a path with CR/LF or bidi controls cannot shape the status
         description: clip(visible(headline(verdict)), MAX_DESCRIPTION),
         ...(options.runUrl !== undefined ? { targetUrl: options.runUrl } : {}),
@@ -46146,22 +46226,21 @@ var State;
     /** why main failed, when it did */
     State["MainError"] = "mainError";
 })(State || (State = {}));
-/** The default commit status context (input status-context). */
-const STATUS_CONTEXT = 'perimeter';
+/** The default commit status context lives with the receipt (src/verify/receipt.ts). */
+
 /** Prefix of the environment variables exported for each perimeter (…_TOKEN_<NAME>, …_URL_<NAME>). */
 const ENV_PREFIX = 'PERIMETER';
 const READY_TIMEOUT_MS = 10_000;
 /** How long before the start snapshot (on GitHub's clock) the job's window opens. */
 const START_MARGIN_MS = 5_000;
 const STOP_GRACE_MS = 5_000;
-/** GitHub shows at most 10 error annotations per step. */
-const constants_MAX_ANNOTATIONS = 10;
 
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 ;// CONCATENATED MODULE: ./src/action/gateway-process.ts
+
 
 
 
@@ -46237,7 +46316,7 @@ function tryReadReady(file) {
     }
     return null;
 }
-/** The last lines of a log file with every secret replaced by ***. */
+/** The last lines of a log file with every form of every secret replaced by ***. */
 function logTail(path, secrets, bytes = 4096) {
     let text;
     try {
@@ -46258,14 +46337,7 @@ function logTail(path, secrets, bytes = 4096) {
     catch {
         return '';
     }
-    return scrub(text, secrets).trimEnd().split('\n').slice(-20).join('\n');
-}
-function scrub(text, secrets) {
-    let out = text;
-    for (const secret of secrets.filter((s) => s.length >= 4).sort((a, b) => b.length - a.length)) {
-        out = out.split(secret).join('***');
-    }
-    return out;
+    return makeScrubber(secrets)(text).trimEnd().split('\n').slice(-20).join('\n');
 }
 /**
  * Whether `pid` is still our gateway. On Linux a zombie or a process that reused the pid does not count.
@@ -46327,6 +46399,8 @@ const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import
 
 
 
+
+
 class InputError extends Error {
     name = 'InputError';
 }
@@ -46335,6 +46409,9 @@ function readSettings(env = process.env, read = defaultRead) {
     const token = read(Inputs.GithubToken);
     if (!token)
         throw new InputError(`${Inputs.GithubToken}: required; the default is \${{ github.token }}`);
+    // GitHub's tokens have 40 characters or more; a shorter value could not be scrubbed from messages
+    if (token.length < MIN_SCRUBBED_LENGTH)
+        throw new InputError(`${Inputs.GithubToken}: ${token.length} characters, shorter than any GitHub token (at least ${MIN_SCRUBBED_LENGTH} are required)`);
     const repository = env.GITHUB_REPOSITORY ?? '';
     const match = /^([A-Za-z0-9-_.]+)\/([A-Za-z0-9-_.]+)$/.exec(repository);
     if (!match)
@@ -46352,7 +46429,7 @@ function readSettings(env = process.env, read = defaultRead) {
         repo,
         apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
         runUrl,
-        configFile: configFile(read(Inputs.Config) || 'perimeters.yml'),
+        configFile: configFile(read(Inputs.Config) || DEFAULT_CONFIG_FILE),
         configRef: read(Inputs.ConfigRef) || null,
         perimeters: perimeterList(read(Inputs.Perimeters)),
         branch,
@@ -46549,13 +46626,6 @@ function endpointSecrets(value) {
 ;// CONCATENATED MODULE: ./src/action/publish.ts
 
 
-
-/** GitHub rejects longer status descriptions. */
-const DESCRIPTION_LIMIT = 140;
-function truncate(text, limit = DESCRIPTION_LIMIT) {
-    const chars = [...text];
-    return chars.length <= limit ? text : `${chars.slice(0, limit - 1).join('')}…`;
-}
 /**
  * Summary and annotations first, so the verdict is visible even when posting the status fails;
  * then the commit status on the bound branch's end head.
@@ -46567,15 +46637,12 @@ async function publishReceipt(upstream, settings, receipt, sha, gatewayLog) {
         summary.addDetails('Gateway log (last lines)', `\n\n${codeBlock(gatewayLog)}\n`);
     }
     await writeSummary();
-    const shown = receipt.annotations.slice(0, constants_MAX_ANNOTATIONS);
-    for (const a of shown)
+    // at most MAX_ANNOTATIONS: the receipt already folds the rest into its last one
+    for (const a of receipt.annotations)
         error(a.message, a.path ? { title: a.title, file: a.path } : { title: a.title });
-    const rest = receipt.annotations.length - shown.length;
-    if (rest > 0)
-        error(`${rest} more violating files are listed in the job summary`, { title: 'Perimeter' });
     await upstream.createStatus(sha, {
         ...receipt.status,
-        description: truncate(visible(receipt.status.description)),
+        description: clip(visible(receipt.status.description), MAX_DESCRIPTION),
         targetUrl: receipt.status.targetUrl ?? settings.runUrl,
     });
 }
@@ -46592,7 +46659,7 @@ async function publishError(upstream, settings, branch, sha, reason) {
         await upstream.createStatus(target, {
             state: 'error',
             context: settings.statusContext,
-            description: truncate(visible(`Not verified: ${reason}`)),
+            description: clip(visible(`Not verified: ${reason}`), MAX_DESCRIPTION),
             targetUrl: settings.runUrl,
         });
     }
@@ -46620,19 +46687,6 @@ async function writeSummary() {
 const actionsState = {
     save: (key, value) => saveState(key, value),
     get: (key) => getState(key),
-};
-/** A store that keeps values in memory, for running main and post in one process (tests, the CLI). */
-function memoryState(initial = {}) {
-    const values = new Map(Object.entries(initial));
-    return {
-        save: (key, value) => void values.set(key, value),
-        get: (key) => values.get(key) ?? '',
-    };
-}
-/** A store that keeps nothing: for a gateway started without a post step. */
-const nullState = {
-    save: () => undefined,
-    get: () => '',
 };
 const CONFIG_FILE_KEYS = { path: State.ConfigPath, digest: State.ConfigDigest };
 const START_REFS_KEYS = { path: State.StartRefsPath, digest: State.StartRefsDigest };
@@ -46676,11 +46730,13 @@ function readStateFile(store, keys) {
 
 
 
+
 /**
  * The post step: stop the gateway, recompute what changed from GitHub, post the receipt.
  * Whatever main did not get to, or whatever broke since, becomes a problem that keeps the verdict from success.
  */
-async function runPost(store = actionsState) {
+async function runPost() {
+    const store = actionsState;
     const secrets = [store.get(State.LedgerKey)];
     const problems = [];
     const pid = Number(store.get(State.GatewayPid));
@@ -46727,7 +46783,7 @@ async function runPost(store = actionsState) {
         }
     }
     catch (error) {
-        const message = scrub(error instanceof Error ? error.message : String(error), secrets);
+        const message = makeScrubber(secrets)(error instanceof Error ? error.message : String(error));
         await publishError(upstream, settings, branch, store.get(State.StartHead), message);
         setFailed(`Perimeter could not verify this job: ${message}`);
     }
