@@ -24,3 +24,84 @@ export function listTrackedFiles(root: string): string[] {
   });
   return out.split('\0').filter((name) => name !== '');
 }
+
+export interface CommitChanges {
+  sha: string;
+  subject: string;
+  /** Every path the commit added, changed or deleted against its parent (renames as a delete and an add). */
+  paths: string[];
+}
+
+/** Thrown when git refuses a range or a ref; the message is git's own first line. */
+export class GitError extends Error {
+  readonly code = 'git';
+}
+
+function git(root: string, args: string[], input?: string): string {
+  try {
+    return execFileSync('git', args, {
+      cwd: root,
+      input,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      encoding: 'utf8',
+      maxBuffer: 1024 * 1024 * 1024,
+    });
+  } catch (error) {
+    const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim();
+    throw new GitError(stderr.split('\n')[0] || (error as Error).message);
+  }
+}
+
+const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+const STATUS = /^[ACDMRTUX][0-9]*$/;
+
+/**
+ * The non-merge commits of `range` (anything `git rev-list` takes: `main~50..main`), newest first, with the
+ * paths each changed, and how many merges the range also holds. Read with `-z --name-status`, so each path
+ * follows a status token and no file name, however crafted, can pass for a commit boundary.
+ */
+export function listCommitChanges(root: string, range: string): { commits: CommitChanges[]; merges: number } {
+  if (range.startsWith('-')) throw new GitError(`not a range: ${JSON.stringify(range)}`);
+  const shas = git(root, ['rev-list', '--no-merges', range, '--']).split('\n').filter(Boolean);
+  const merges = Number(git(root, ['rev-list', '--merges', '--count', range, '--']).trim());
+  const subjects = new Map<string, string>();
+  for (const line of git(root, ['log', '--no-merges', '--format=%H %s', range, '--']).split('\n')) {
+    if (line.length > 40) subjects.set(line.slice(0, 40), line.slice(41));
+  }
+  if (shas.length === 0) return { commits: [], merges };
+  const tokens = git(
+    root,
+    ['diff-tree', '--stdin', '--always', '--root', '-r', '-z', '--name-status', '--no-renames'],
+    `${shas.join('\n')}\n`,
+  ).split('\0');
+  const commits: CommitChanges[] = [];
+  let i = 0;
+  for (const sha of shas) {
+    // diff-tree prints each commit's id, then status/path pairs (a root commit too: --always, -r).
+    while (i < tokens.length && tokens[i] === '') i++;
+    if (!SHA.test(sha) || tokens[i] !== sha) throw new GitError(`unexpected git diff-tree output at ${sha}`);
+    i++;
+    const paths: string[] = [];
+    while (i + 1 < tokens.length && STATUS.test(tokens[i]!)) {
+      paths.push(tokens[i + 1]!);
+      i += 2;
+    }
+    commits.push({ sha, subject: subjects.get(sha) ?? '', paths });
+  }
+  return { commits, merges };
+}
+
+/** The content of `path` at `ref`, or null when the ref has no such file. */
+export function tryShowFile(root: string, ref: string, path: string): string | null {
+  if (ref.startsWith('-')) throw new GitError(`not a ref: ${JSON.stringify(ref)}`);
+  try {
+    git(root, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
+  } catch {
+    throw new GitError(`no such commit: ${JSON.stringify(ref)}`);
+  }
+  try {
+    return git(root, ['show', `${ref}:${path}`]);
+  } catch {
+    return null;
+  }
+}

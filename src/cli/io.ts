@@ -11,6 +11,8 @@ export type CommandRun = (args: string[], io: CliIo) => Promise<number>;
 export const EXIT_OK = 0;
 export const EXIT_ERRORS = 1;
 export const EXIT_USAGE = 2;
+/** `replay` and `audit`: the run worked and found differences (a changed verdict, a disagreement). */
+export const EXIT_CHANGES = 3;
 
 /** Bad command-line usage: the dispatcher prints the message and the usage, exit 2. */
 export class UsageError extends Error {

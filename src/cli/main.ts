@@ -1,6 +1,7 @@
 import { ConfigError } from '../policy/index.js';
 import { CHECK_USAGE, run as check } from './check.js';
 import { EXPLAIN_USAGE, run as explain } from './explain.js';
+import { INIT_USAGE, run as init } from './init.js';
 import {
   EXIT_ERRORS,
   EXIT_OK,
@@ -11,17 +12,28 @@ import {
   type CommandRun,
 } from './io.js';
 import { ConfigFileError } from './load-config.js';
+import { REPLAY_USAGE, run as replay } from './replay.js';
 import { run as serve, SERVE_USAGE } from './serve.js';
 import { run as verifyLedger, VERIFY_LEDGER_USAGE } from './verify-ledger.js';
 
 /** `perimeter <command>`: every command is a module exporting `run(args, io)`. */
 const COMMANDS: Record<string, { run: CommandRun; usage: string; summary: string }> = {
+  init: {
+    run: init,
+    usage: INIT_USAGE,
+    summary: "propose a commented perimeters.yml from the checkout's layout (never overwrites)",
+  },
   check: {
     run: check,
     usage: CHECK_USAGE,
     summary: 'validate perimeters.yml and show what each perimeter covers',
   },
   explain: { run: explain, usage: EXPLAIN_USAGE, summary: 'show who may read and write each path, and why' },
+  replay: {
+    run: replay,
+    usage: REPLAY_USAGE,
+    summary: 'judge a proposed perimeters.yml against real commits; exit 3 when verdicts change',
+  },
   serve: { run: serve, usage: SERVE_USAGE, summary: 'run the MCP gateway locally' },
   'verify-ledger': {
     run: verifyLedger,
