@@ -1,0 +1,138 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listCommitChanges } from '../../src/cli/git.js';
+import { makeCheckout, runCli } from './run-cli.js';
+
+const CONFIG = `version: 1
+perimeters:
+  source:
+    read: ["**"]
+    write: ["src/**"]
+  tests:
+    read: ["**"]
+    write: ["test/**"]
+`;
+
+let dir: string;
+const git = (...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+  }).trim();
+function commit(message: string, files: Record<string, string | null>): string {
+  for (const [path, content] of Object.entries(files)) {
+    if (content === null) git('rm', '-q', '--', path);
+    else {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), content);
+      git('add', '--', path);
+    }
+  }
+  git('commit', '-q', '--allow-empty', '-m', message);
+  return git('rev-parse', 'HEAD');
+}
+const shas: Record<string, string> = {};
+
+beforeAll(() => {
+  dir = makeCheckout({ 'perimeters.yml': CONFIG, 'README.md': '#' });
+  shas.source = commit('parser', { 'src/parser.ts': 'p' });
+  shas.tests = commit('parser tests', { 'test/parser.test.ts': 't' });
+  shas.both = commit('parser and tests together', { 'src/parser.ts': 'p2', 'test/parser.test.ts': 't2' });
+  git('checkout', '-q', '-b', 'side', 'HEAD~1');
+  shas.side = commit('on a side branch', { 'src/side.ts': 's' });
+  git('checkout', '-q', 'main');
+  git('merge', '-q', '--no-ff', '-m', 'merge side', 'side');
+  shas.removal = commit('remove the readme', { 'README.md': null });
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('perimeter replay', () => {
+  describe('when the proposed config is the committed one', () => {
+    it('shows who could have made each commit, leaves merges out and exits 0', async () => {
+      const result = await runCli(['replay', 'HEAD~5..HEAD'], dir);
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(
+        'Replaying perimeters.yml against HEAD~5..HEAD: 5 commits (and 1 merge, not judged); base HEAD:perimeters.yml\n',
+      );
+      const line = (sha: string) => result.stdout.split('\n').find((l) => l.startsWith(sha.slice(0, 7)));
+      expect(line(shas.source!)).toMatch(/ok\s+-1\s+parser$/);
+      expect(line(shas.tests!)).toMatch(/-1\s+ok\s+parser tests$/);
+      expect(line(shas.both!)).toMatch(/-1\s+-1\s+parser and tests together$/);
+      expect(line(shas.removal!)).toMatch(/-1\s+-1\s+remove the readme$/);
+      expect(result.stdout).toContain('Commits each perimeter could have made (of 5): source 2, tests 1\n');
+      expect(result.stdout).toContain('No changes from HEAD:perimeters.yml.\n');
+    });
+  });
+
+  describe('when the proposal tightens a perimeter', () => {
+    it('lists each commit it would now refuse, with the path and the rule, and exits 3', async () => {
+      writeFileSync(
+        join(dir, 'perimeters.yml'),
+        CONFIG.replace('write: ["src/**"]', 'write: ["src/parser.ts"]'),
+      );
+      try {
+        const result = await runCli(['replay', 'HEAD~5..HEAD'], dir);
+        expect(result.code).toBe(3);
+        expect(result.stdout).toContain(
+          `Changes from HEAD:perimeters.yml (1):\n  ${shas.side!.slice(0, 7)} source: allowed -> refused; now refused: src/side.ts (no write glob matches)\n`,
+        );
+        const json = JSON.parse((await runCli(['replay', '--json', 'HEAD~5..HEAD'], dir)).stdout);
+        expect(json.changes).toEqual([
+          {
+            sha: shas.side,
+            subject: 'on a side branch',
+            perimeter: 'source',
+            before: 'allowed',
+            after: 'refused',
+            newlyRefused: [{ path: 'src/side.ts', rule: 'no write glob matches' }],
+            newlyAllowed: [],
+          },
+        ]);
+        expect(json.commits).toHaveLength(5);
+        expect((await runCli(['replay', '--no-base', 'HEAD~5..HEAD'], dir)).code).toBe(0);
+      } finally {
+        git('checkout', '--', 'perimeters.yml');
+      }
+    });
+  });
+
+  describe('when the range or the base cannot be read', () => {
+    it('says what git said and exits 1; a bad option is usage (2)', async () => {
+      expect(await runCli(['replay', 'nope..HEAD'], dir)).toMatchObject({
+        code: 1,
+        stderr: "perimeter replay: fatal: bad revision 'nope..HEAD'\n",
+      });
+      expect((await runCli(['replay', '--base', 'nope', 'HEAD~1..HEAD'], dir)).stderr).toBe(
+        'perimeter replay: no such commit: "nope"\n',
+      );
+      expect((await runCli(['replay', '--', '--all'], dir)).stderr).toBe(
+        'perimeter replay: not a range: "--all"\n',
+      );
+      expect((await runCli(['replay'], dir)).code).toBe(2);
+    });
+  });
+});
+
+describe('listCommitChanges', () => {
+  it('reads file names that look like commit ids or status letters as file names', () => {
+    const repo = makeCheckout({ 'a.txt': 'a' });
+    try {
+      const parent = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repo, encoding: 'utf8' }).trim();
+      const names = [parent, 'M', `\n${parent}`, 'with\ttab'];
+      for (const name of names) writeFileSync(join(repo, name), 'x');
+      execFileSync('git', ['add', '-A'], { cwd: repo });
+      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@e', 'commit', '-qm', 'crafted'], {
+        cwd: repo,
+      });
+      const { commits } = listCommitChanges(repo, 'HEAD');
+      expect(commits.map((c) => c.subject)).toEqual(['crafted', 'seed']);
+      expect(commits[0]!.paths.sort()).toEqual([...names].sort());
+      expect(commits[1]!.paths).toEqual(['a.txt']);
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
+  });
+});
