@@ -1,5 +1,5 @@
-import { writeFileSync } from 'node:fs';
-import { relative, resolve, sep } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, relative, resolve, sep } from 'node:path';
 import { compilePerimeter, parseConfig } from '../policy/index.js';
 import { parseCommandArgs } from './args.js';
 import { coverage } from './check.js';
@@ -57,6 +57,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const written = !values.stdout;
   if (written) {
     try {
+      mkdirSync(dirname(target), { recursive: true });
       writeFileSync(target, text, { flag: 'wx' });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;

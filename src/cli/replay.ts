@@ -1,11 +1,15 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { compilePerimeter, parseConfig, type Perimeter } from '../policy/index.js';
 import { parseCommandArgs } from './args.js';
 import { listCommitChanges, tryShowFile } from './git.js';
 import { EXIT_CHANGES, EXIT_ERRORS, EXIT_OK, UsageError, type CliIo } from './io.js';
-import { loadConfig } from './load-config.js';
+import { compareCalls, parseLedgerCalls, type CallChange } from './ledger-replay.js';
+import { loadConfig, type LoadedConfig } from './load-config.js';
 import { compareReplays, replayCommits, type ReplayChange, type ReplayRow } from './replay-judge.js';
 
-export const REPLAY_USAGE = 'perimeter replay [--config FILE] [--base REF | --no-base] [--json] RANGE';
+export const REPLAY_USAGE =
+  'perimeter replay [--config FILE] [--base REF | --no-base] [--json] (RANGE | --ledger FILE)';
 
 const SUBJECT = 60;
 
@@ -39,11 +43,72 @@ function renderChange(change: ReplayChange): string {
   return `${head}${parts.length > 0 ? `; ${parts.join('; ')}` : ''}\n`;
 }
 
+interface Base {
+  label: string;
+  perimeters: Perimeter[];
+}
+
+/** The config as committed at `ref` (HEAD unless --base), or null when that commit has no such file. */
+function loadBase(
+  root: string,
+  configInRepo: string,
+  ref: string,
+  io: CliIo,
+  explicit: boolean,
+): Base | null {
+  const text = tryShowFile(root, ref, configInRepo);
+  if (text === null) {
+    if (explicit) io.stderr(`perimeter replay: ${ref} has no ${configInRepo}; nothing to compare with\n`);
+    return null;
+  }
+  const label = `${ref}:${configInRepo}`;
+  const config = parseConfig(text, label);
+  return { label, perimeters: config.perimeters.map((spec) => compilePerimeter(spec, configInRepo)) };
+}
+
+function renderCallChange(change: CallChange): string {
+  const verdict = (v: CallChange['before']) =>
+    v.state === 'refused' ? `refused (${v.refused.map((r) => `${r.path}: ${r.rule}`).join(', ')})` : v.state;
+  return `  #${change.seq} ${change.perimeter} ${change.tool} (recorded: ${change.recorded}): ${verdict(change.before)} -> ${verdict(change.after)}\n`;
+}
+
+async function replayLedger(file: string, loaded: LoadedConfig, base: Base | null, json: boolean, io: CliIo) {
+  let text: string;
+  try {
+    text = await readFile(resolve(io.cwd, file), 'utf8');
+  } catch (error) {
+    throw new Error(
+      `cannot read the ledger ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  const calls = parseLedgerCalls(text);
+  const byName = (perimeters: Perimeter[]) => new Map(perimeters.map((p) => [p.name, p]));
+  const changes =
+    base === null ? [] : compareCalls(calls, byName(base.perimeters), byName(loaded.perimeters));
+  if (json) {
+    io.stdout(
+      `${JSON.stringify({ config: loaded.config.file, ledger: file, base: base?.label ?? null, calls: calls.length, changes })}\n`,
+    );
+  } else {
+    let out = `Replaying ${loaded.config.file} against the ledger ${file}: ${calls.length} call${calls.length === 1 ? '' : 's'}; ${base === null ? 'no base to compare with' : `base ${base.label}`}\n`;
+    if (base !== null)
+      out +=
+        changes.length === 0
+          ? `No call would be judged differently than under ${base.label}.\n`
+          : `Calls judged differently than under ${base.label} (${changes.length}):\n${changes.map(renderCallChange).join('')}`;
+    io.stdout(out);
+  }
+  return changes.length > 0 ? EXIT_CHANGES : EXIT_OK;
+}
+
 /**
  * `perimeter replay RANGE`: judges each non-merge commit of RANGE against the proposed perimeters.yml
  * (which perimeter could have made it), and against the base version of the same file (by default the one
- * committed at HEAD) to list what the proposal changes. Exit 3 when anything changes, so a workflow can
- * gate pull requests that touch perimeters.yml on it.
+ * committed at HEAD) to list what the proposal changes. `--ledger FILE` does the same for the calls a run
+ * recorded. Exit 3 when anything changes, so a workflow can gate pull requests that touch perimeters.yml.
  */
 export async function run(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(
@@ -52,51 +117,41 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       config: { type: 'string' },
       base: { type: 'string' },
       'no-base': { type: 'boolean', default: false },
+      ledger: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
     true,
   );
-  if (positionals.length !== 1)
-    throw new UsageError(`expected one RANGE (such as main~50..main), got ${positionals.length}`);
   if (values.base !== undefined && values['no-base'])
     throw new UsageError('--base and --no-base exclude each other');
-  const range = positionals[0]!;
+  if (values.ledger !== undefined ? positionals.length !== 0 : positionals.length !== 1)
+    throw new UsageError(
+      values.ledger !== undefined
+        ? 'with --ledger, no RANGE'
+        : `expected one RANGE (such as main~50..main) or --ledger FILE, got ${positionals.length} arguments`,
+    );
   const loaded = loadConfig(values.config, io.cwd);
   if (loaded.root === null) {
     io.stderr('perimeter replay: the config is not in a git checkout: replay reads its history\n');
     return EXIT_ERRORS;
   }
+  const base = values['no-base']
+    ? null
+    : loadBase(loaded.root, loaded.configInRepo, values.base ?? 'HEAD', io, values.base !== undefined);
+  if (values.ledger !== undefined) return replayLedger(values.ledger, loaded, base, values.json, io);
+
+  const range = positionals[0]!;
   const { commits, merges } = listCommitChanges(loaded.root, range);
   const rows = replayCommits(commits, loaded.perimeters);
-
-  let base: { ref: string; rows: ReplayRow[] } | null = null;
-  if (!values['no-base']) {
-    const ref = values.base ?? 'HEAD';
-    const text = tryShowFile(loaded.root, ref, loaded.configInRepo);
-    if (text !== null) {
-      const label = `${ref}:${loaded.configInRepo}`;
-      const config = parseConfig(text, label);
-      const perimeters = config.perimeters.map((spec) => compilePerimeter(spec, loaded.configInRepo));
-      base = { ref: label, rows: replayCommits(commits, perimeters) };
-    } else if (values.base !== undefined) {
-      io.stderr(`perimeter replay: ${values.base} has no ${loaded.configInRepo}; nothing to compare with\n`);
-    }
-  }
-  const changes = base === null ? [] : compareReplays(base.rows, rows);
+  const baseRows = base === null ? null : replayCommits(commits, base.perimeters);
+  const changes = baseRows === null ? [] : compareReplays(baseRows, rows);
 
   if (values.json) {
     io.stdout(
-      `${JSON.stringify({
-        config: loaded.config.file,
-        range,
-        merges,
-        base: base?.ref ?? null,
-        commits: rows,
-        changes,
-      })}\n`,
+      `${JSON.stringify({ config: loaded.config.file, range, merges, base: base?.label ?? null, commits: rows, changes })}\n`,
     );
   } else {
-    const against = base === null ? 'no base to compare with' : `base ${base.ref}`;
+    const against = base === null ? 'no base to compare with' : `base ${base.label}`;
     let out =
       `Replaying ${loaded.config.file} against ${range}: ${rows.length} commit${rows.length === 1 ? '' : 's'}` +
       `${merges > 0 ? ` (and ${merges} merge${merges === 1 ? '' : 's'}, not judged)` : ''}; ${against}\n\n`;
@@ -105,8 +160,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     if (base !== null) {
       out +=
         changes.length === 0
-          ? `\nNo changes from ${base.ref}.\n`
-          : `\nChanges from ${base.ref} (${changes.length}):\n${changes.map(renderChange).join('')}`;
+          ? `\nNo changes from ${base.label}.\n`
+          : `\nChanges from ${base.label} (${changes.length}):\n${changes.map(renderChange).join('')}`;
     }
     io.stdout(out);
   }
