@@ -56,16 +56,29 @@ const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 const STATUS = /^[ACDMRTUX][0-9]*$/;
 
 /**
- * The non-merge commits of `range` (anything `git rev-list` takes: `main~50..main`), newest first, with the
- * paths each changed, and how many merges the range also holds. Read with `-z --name-status`, so each path
+ * The non-merge commits of `range` (anything `git rev-list` takes: `main~50..main`, or `main` with
+ * `maxCount`: its newest commits), newest first, with the paths each changed, and how many merges the same
+ * commits also hold. Read with `-z --name-status`, so each path
  * follows a status token and no file name, however crafted, can pass for a commit boundary.
  */
-export function listCommitChanges(root: string, range: string): { commits: CommitChanges[]; merges: number } {
+export function listCommitChanges(
+  root: string,
+  range: string,
+  maxCount?: number,
+): { commits: CommitChanges[]; merges: number } {
   if (range.startsWith('-')) throw new GitError(`not a range: ${JSON.stringify(range)}`);
-  const shas = git(root, ['rev-list', '--no-merges', range, '--']).split('\n').filter(Boolean);
-  const merges = Number(git(root, ['rev-list', '--merges', '--count', range, '--']).trim());
+  const limit = maxCount === undefined ? [] : [`--max-count=${maxCount}`];
+  // One listing with parents: a line of three or more ids is a merge, left out and counted.
+  const lines = git(root, ['rev-list', '--parents', ...limit, range, '--'])
+    .split('\n')
+    .filter(Boolean);
+  const shas = lines
+    .map((line) => line.split(' '))
+    .filter((ids) => ids.length <= 2)
+    .map((ids) => ids[0]!);
+  const merges = lines.length - shas.length;
   const subjects = new Map<string, string>();
-  for (const line of git(root, ['log', '--no-merges', '--format=%H %s', range, '--']).split('\n')) {
+  for (const line of git(root, ['log', '--no-merges', ...limit, '--format=%H %s', range, '--']).split('\n')) {
     if (line.length > 40) subjects.set(line.slice(0, 40), line.slice(41));
   }
   if (shas.length === 0) return { commits: [], merges };

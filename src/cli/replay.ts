@@ -9,7 +9,7 @@ import { loadConfig, type LoadedConfig } from './load-config.js';
 import { compareReplays, replayCommits, type ReplayChange, type ReplayRow } from './replay-judge.js';
 
 export const REPLAY_USAGE =
-  'perimeter replay [--config FILE] [--base REF | --no-base] [--json] (RANGE | --ledger FILE)';
+  'perimeter replay [--config FILE] [--base REF | --no-base] [--json] (RANGE [--max-count N] | --ledger FILE)';
 
 const SUBJECT = 60;
 
@@ -118,6 +118,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       base: { type: 'string' },
       'no-base': { type: 'boolean', default: false },
       ledger: { type: 'string' },
+      'max-count': { type: 'string' },
       json: { type: 'boolean', default: false },
     },
     true,
@@ -141,7 +142,12 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   if (values.ledger !== undefined) return replayLedger(values.ledger, loaded, base, values.json, io);
 
   const range = positionals[0]!;
-  const { commits, merges } = listCommitChanges(loaded.root, range);
+  const maxCount = values['max-count'] === undefined ? undefined : Number(values['max-count']);
+  if (maxCount !== undefined && (!Number.isSafeInteger(maxCount) || maxCount < 1))
+    throw new UsageError(
+      `--max-count: expected a whole number above 0, got ${JSON.stringify(values['max-count'])}`,
+    );
+  const { commits, merges } = listCommitChanges(loaded.root, range, maxCount);
   const rows = replayCommits(commits, loaded.perimeters);
   const baseRows = base === null ? null : replayCommits(commits, base.perimeters);
   const changes = baseRows === null ? [] : compareReplays(baseRows, rows);
@@ -153,7 +159,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   } else {
     const against = base === null ? 'no base to compare with' : `base ${base.label}`;
     let out =
-      `Replaying ${loaded.config.file} against ${range}: ${rows.length} commit${rows.length === 1 ? '' : 's'}` +
+      `Replaying ${loaded.config.file} against ${range}${maxCount === undefined ? '' : ` (newest ${maxCount})`}: ${rows.length} commit${rows.length === 1 ? '' : 's'}` +
       `${merges > 0 ? ` (and ${merges} merge${merges === 1 ? '' : 's'}, not judged)` : ''}; ${against}\n\n`;
     out += rows.length > 0 ? renderTable(rows, loaded.perimeters) : 'No commits in the range.\n';
     out += '("ok": every path writable by that perimeter; "-N": N paths it could not have written)\n';
