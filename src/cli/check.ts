@@ -2,10 +2,10 @@ import { TOOL_NAMES, validatePath, type Perimeter } from '../policy/index.js';
 import { parseCommandArgs } from './args.js';
 import { listTrackedFiles } from './git.js';
 import { EXIT_OK, type CliIo } from './io.js';
-import { loadConfig } from './load-config.js';
+import { loadConfig, type LoadedConfig } from './load-config.js';
 import { outsiderWorkflows } from './workflows.js';
 
-export const CHECK_USAGE = 'perimeter check [--config perimeters.yml]';
+export const CHECK_USAGE = 'perimeter check [--config perimeters.yml] [--json]';
 
 export interface Coverage {
   total: number;
@@ -66,10 +66,47 @@ function section(title: string, lines: string[]): string {
   return `${title} (${lines.length}):\n${lines.map((line) => `  ${line}\n`).join('')}`;
 }
 
+/** `check --json`: the same facts as the text, as data. */
+function checkJson({ config, perimeters, root }: LoadedConfig) {
+  const warnings =
+    root === null || config.trust
+      ? []
+      : outsiderWorkflows(root).map((w) => ({
+          workflow: w.file,
+          events: w.events,
+          problem: 'no trust rule',
+        }));
+  const result = root === null ? null : coverage(perimeters, listTrackedFiles(root));
+  return {
+    file: config.file,
+    valid: true,
+    version: config.version,
+    perimeters: perimeters.map((p) => ({
+      name: p.name,
+      tools: [...p.tools],
+      branches: p.spec.branches,
+      ...(result === null ? {} : result.counts.get(p.name)),
+    })),
+    tracked: result?.total ?? null,
+    overlapping: result?.overlapping ?? [],
+    unreadable: result?.unreadable ?? [],
+    invalid: result?.invalid ?? [],
+    warnings,
+  };
+}
+
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseCommandArgs(args, { config: { type: 'string' } }, false);
+  const { values } = parseCommandArgs(
+    args,
+    { config: { type: 'string' }, json: { type: 'boolean', default: false } },
+    false,
+  );
   const loaded = loadConfig(values.config, io.cwd);
   const { config, perimeters } = loaded;
+  if (values.json) {
+    io.stdout(`${JSON.stringify(checkJson(loaded))}\n`);
+    return EXIT_OK;
+  }
   const plural = perimeters.length === 1 ? 'perimeter' : 'perimeters';
   let out = `${config.file}: valid (version ${config.version}, ${perimeters.length} ${plural})\n`;
 

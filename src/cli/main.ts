@@ -70,6 +70,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.stderr(`perimeter ${name}: ${error.message}\nUsage: ${command.usage}\n`);
       return EXIT_USAGE;
     }
+    if (error instanceof ConfigError && options.includes('--json')) {
+      io.stdout(`${JSON.stringify({ valid: false, problems: error.problems })}\n`);
+      return EXIT_ERRORS;
+    }
     if (error instanceof ConfigError) {
       io.stderr(
         `${error.message}\n${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} found.\n`,
