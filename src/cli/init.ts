@@ -1,13 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
-import { compilePerimeter, parseConfig } from '../policy/index.js';
+import { compilePerimeter, DEFAULT_CONFIG_FILE, parseConfig } from '../policy/index.js';
 import { parseCommandArgs } from './args.js';
 import { coverage } from './check.js';
 import { listTrackedFiles, tryGitToplevel } from './git.js';
 import { renderProposal } from './init-yaml.js';
 import { EXIT_ERRORS, EXIT_OK, UsageError, type CliIo } from './io.js';
 import { proposePerimeters } from './layout.js';
-import { DEFAULT_CONFIG } from './load-config.js';
 
 export const INIT_USAGE = 'perimeter init [--config FILE] [--stdout] [--json]';
 
@@ -31,7 +30,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     io.stderr('perimeter init: not in a git checkout: init proposes perimeters from the tracked files\n');
     return EXIT_ERRORS;
   }
-  const target = resolve(io.cwd, values.config ?? DEFAULT_CONFIG);
+  const target = resolve(io.cwd, values.config ?? DEFAULT_CONFIG_FILE);
   const configInRepo = relative(root, target).split(sep).join('/');
   if (configInRepo === '' || configInRepo.startsWith('../'))
     throw new UsageError(`--config: expected a file inside the checkout ${root}, got ${values.config}`);

@@ -1,4 +1,4 @@
-import { OPTIONAL_FAMILY_NAMES, protectedRule, validatePath } from '../policy/index.js';
+import { DEFAULT_CONFIG_FILE, OPTIONAL_FAMILY_NAMES, protectedRule, validatePath } from '../policy/index.js';
 
 /**
  * What `perimeter init` proposes from a checkout's tracked files: one perimeter per role it finds (docs,
@@ -60,7 +60,10 @@ function inDirs(path: string, dirs: readonly string[]): boolean {
     .some((segment) => dirs.includes(segment.toLowerCase()));
 }
 
-export function proposePerimeters(trackedFiles: readonly string[], configFile = 'perimeters.yml'): Proposal {
+export function proposePerimeters(
+  trackedFiles: readonly string[],
+  configFile = DEFAULT_CONFIG_FILE,
+): Proposal {
   const files = trackedFiles.filter((path) => validatePath(path).ok);
   const builtIn = (path: string) => protectedRule(path, configFile, []) !== null;
   const protect = OPTIONAL_FAMILY_NAMES.filter((family) =>
