@@ -62361,6 +62361,8 @@ var external_node_util_ = __nccwpck_require__(7975);
 const EXIT_OK = 0;
 const EXIT_ERRORS = 1;
 const EXIT_USAGE = 2;
+/** `replay` and `audit`: the run worked and found differences (a changed verdict, a disagreement). */
+const EXIT_CHANGES = 3;
 /** Bad command-line usage: the dispatcher prints the message and the usage, exit 2. */
 class UsageError extends Error {
     code = 'usage';
@@ -62417,6 +62419,89 @@ function listTrackedFiles(root) {
         maxBuffer: 1024 * 1024 * 1024,
     });
     return out.split('\0').filter((name) => name !== '');
+}
+/** Thrown when git refuses a range or a ref; the message is git's own first line. */
+class GitError extends Error {
+    code = 'git';
+}
+function git(root, args, input) {
+    try {
+        return (0,external_node_child_process_namespaceObject.execFileSync)('git', args, {
+            cwd: root,
+            input,
+            stdio: ['pipe', 'pipe', 'pipe'],
+            encoding: 'utf8',
+            maxBuffer: 1024 * 1024 * 1024,
+        });
+    }
+    catch (error) {
+        const stderr = String(error.stderr ?? '').trim();
+        throw new GitError(stderr.split('\n')[0] || error.message);
+    }
+}
+const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+const STATUS = /^[ACDMRTUX][0-9]*$/;
+/**
+ * The non-merge commits of `range` (anything `git rev-list` takes: `main~50..main`, or `main` with
+ * `maxCount`: its newest commits), newest first, with the paths each changed, and how many merges the same
+ * commits also hold. Read with `-z --name-status`, so each path
+ * follows a status token and no file name, however crafted, can pass for a commit boundary.
+ */
+function listCommitChanges(root, range, maxCount) {
+    if (range.startsWith('-'))
+        throw new GitError(`not a range: ${JSON.stringify(range)}`);
+    const limit = maxCount === undefined ? [] : [`--max-count=${maxCount}`];
+    // One listing with parents: a line of three or more ids is a merge, left out and counted.
+    const lines = git(root, ['rev-list', '--parents', ...limit, range, '--'])
+        .split('\n')
+        .filter(Boolean);
+    const shas = lines
+        .map((line) => line.split(' '))
+        .filter((ids) => ids.length <= 2)
+        .map((ids) => ids[0]);
+    const merges = lines.length - shas.length;
+    const subjects = new Map();
+    for (const line of git(root, ['log', '--no-merges', ...limit, '--format=%H %s', range, '--']).split('\n')) {
+        if (line.length > 40)
+            subjects.set(line.slice(0, 40), line.slice(41));
+    }
+    if (shas.length === 0)
+        return { commits: [], merges };
+    const tokens = git(root, ['diff-tree', '--stdin', '--always', '--root', '-r', '-z', '--name-status', '--no-renames'], `${shas.join('\n')}\n`).split('\0');
+    const commits = [];
+    let i = 0;
+    for (const sha of shas) {
+        // diff-tree prints each commit's id, then status/path pairs (a root commit too: --always, -r).
+        while (i < tokens.length && tokens[i] === '')
+            i++;
+        if (!SHA.test(sha) || tokens[i] !== sha)
+            throw new GitError(`unexpected git diff-tree output at ${sha}`);
+        i++;
+        const paths = [];
+        while (i + 1 < tokens.length && STATUS.test(tokens[i])) {
+            paths.push(tokens[i + 1]);
+            i += 2;
+        }
+        commits.push({ sha, subject: subjects.get(sha) ?? '', paths });
+    }
+    return { commits, merges };
+}
+/** The content of `path` at `ref`, or null when the ref has no such file. */
+function tryShowFile(root, ref, path) {
+    if (ref.startsWith('-'))
+        throw new GitError(`not a ref: ${JSON.stringify(ref)}`);
+    try {
+        git(root, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
+    }
+    catch {
+        throw new GitError(`no such commit: ${JSON.stringify(ref)}`);
+    }
+    try {
+        return git(root, ['show', `${ref}:${path}`]);
+    }
+    catch {
+        return null;
+    }
 }
 
 // EXTERNAL MODULE: external "node:fs"
@@ -62527,7 +62612,7 @@ function outsiderWorkflows(root) {
 
 
 
-const CHECK_USAGE = 'perimeter check [--config perimeters.yml]';
+const CHECK_USAGE = 'perimeter check [--config perimeters.yml] [--json]';
 function coverage(perimeters, files) {
     const counts = new Map(perimeters.map((p) => [p.name, { read: 0, write: 0 }]));
     const result = { total: files.length, counts, overlapping: [], unreadable: [], invalid: [] };
@@ -62576,10 +62661,41 @@ function section(title, lines) {
         return `${title}: none\n`;
     return `${title} (${lines.length}):\n${lines.map((line) => `  ${line}\n`).join('')}`;
 }
+/** `check --json`: the same facts as the text, as data. */
+function checkJson({ config, perimeters, root }) {
+    const warnings = root === null || config.trust
+        ? []
+        : outsiderWorkflows(root).map((w) => ({
+            workflow: w.file,
+            events: w.events,
+            problem: 'no trust rule',
+        }));
+    const result = root === null ? null : coverage(perimeters, listTrackedFiles(root));
+    return {
+        file: config.file,
+        valid: true,
+        version: config.version,
+        perimeters: perimeters.map((p) => ({
+            name: p.name,
+            tools: [...p.tools],
+            branches: p.spec.branches,
+            ...(result === null ? {} : result.counts.get(p.name)),
+        })),
+        tracked: result?.total ?? null,
+        overlapping: result?.overlapping ?? [],
+        unreadable: result?.unreadable ?? [],
+        invalid: result?.invalid ?? [],
+        warnings,
+    };
+}
 async function run(args, io) {
-    const { values } = parseCommandArgs(args, { config: { type: 'string' } }, false);
+    const { values } = parseCommandArgs(args, { config: { type: 'string' }, json: { type: 'boolean', default: false } }, false);
     const loaded = loadConfig(values.config, io.cwd);
     const { config, perimeters } = loaded;
+    if (values.json) {
+        io.stdout(`${JSON.stringify(checkJson(loaded))}\n`);
+        return EXIT_OK;
+    }
     const plural = perimeters.length === 1 ? 'perimeter' : 'perimeters';
     let out = `${config.file}: valid (version ${config.version}, ${perimeters.length} ${plural})\n`;
     if (loaded.root === null) {
@@ -62698,10 +62814,576 @@ async function explain_run(args, io) {
     return EXIT_OK;
 }
 
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: ./src/cli/init-yaml.ts
+
+/** How many example paths a comment lists before it says "and N more". */
+const SHOWN = 8;
+const quote = (glob) => JSON.stringify(glob);
+const list = (globs) => `[${globs.map(quote).join(', ')}]`;
+function listed(paths) {
+    const shown = paths.slice(0, SHOWN).join(', ');
+    return paths.length > SHOWN ? `${shown} and ${paths.length - SHOWN} more` : shown;
+}
+const WIDTH = 110;
+/** `text` as comment lines of at most WIDTH characters (a longer single word stays whole). */
+function comment(text, indent = '') {
+    const lines = [];
+    let line = `${indent}#`;
+    for (const word of text.split(' ')) {
+        if (line.length + 1 + word.length > WIDTH && line !== `${indent}#`) {
+            lines.push(line);
+            line = `${indent}#  `;
+        }
+        line += ` ${word}`;
+    }
+    lines.push(line);
+    return lines;
+}
+/** The commented perimeters.yml `perimeter init` writes for a proposal. */
+function renderProposal(proposal) {
+    const lines = [
+        `# Proposed by \`perimeter init\` from this repository's tracked files. Read it, tighten it, then run`,
+        '# `perimeter check` (coverage) and `perimeter replay <range>` (what recent commits each perimeter could',
+        '# have made) before merging.',
+        '#',
+        '# Protected set: whatever the globs below say, no perimeter writes the config file itself, .github/**,',
+        '# CODEOWNERS, agent instruction files (AGENTS.md, CLAUDE.md, .claude/**, ...) or git hooks; add',
+        '# `allow-protected` to a perimeter only for a file an agent must really change.',
+    ];
+    if (proposal.protectedFiles.length > 0) {
+        lines.push(...comment(`Protected files tracked here (${proposal.protectedFiles.length}): ${listed(proposal.protectedFiles.map((f) => f.path))}.`));
+    }
+    lines.push('version: 1');
+    if (proposal.protect.length > 0) {
+        lines.push('# Optional families with tracked files, protected for every perimeter:');
+        for (const family of proposal.protect)
+            lines.push(...comment(`  ${family}: ${OPTIONAL_FAMILIES[family].why}`));
+        lines.push(`protect: ${list(proposal.protect)}`);
+    }
+    if (proposal.unassigned.length > 0) {
+        lines.push(...comment(`Tracked files no perimeter writes (${proposal.unassigned.length}): ${listed(proposal.unassigned)}. ` +
+            'Add them to a write list if an agent should change them.'));
+    }
+    lines.push('perimeters:');
+    for (const role of proposal.roles) {
+        lines.push(`  ${role.name}:`);
+        lines.push(`    description: ${role.description}`);
+        for (const why of role.evidence)
+            lines.push(...comment(why, '    '));
+        lines.push(`    read: ${list(role.read)}`);
+        lines.push(`    write: ${list(role.write)}  # ${role.files} tracked file${role.files === 1 ? '' : 's'}`);
+        if (role.deny.length > 0) {
+            lines.push('    # Tests live beside the source: the implementer can neither read nor rewrite them (perimeters only', "    # grant, so a deny is how tests are carved out of the source's write globs).", `    deny: ${list(role.deny)}`);
+        }
+    }
+    return `${lines.join('\n')}\n`;
+}
+
+;// CONCATENATED MODULE: ./src/cli/layout.ts
+
+const DOC_DIRS = ['docs', 'doc', 'documentation', 'site', 'website'];
+const TEST_DIRS = ['test', 'tests', 'spec', 'specs', '__tests__', 'e2e', 'testdata', 'integration-tests'];
+const SOURCE_DIRS = ['src', 'lib', 'app', 'apps', 'pkg', 'cmd', 'internal', 'packages', 'crates', 'source'];
+const DOC_FILE = /\.(md|mdx|rst|adoc|txt)$/i;
+const CODE_FILE = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs|py|go|rs|java|kt|kts|scala|rb|php|cs|fs|c|h|cc|cpp|hpp|m|mm|swift|ex|exs|erl|hs|ml|clj|lua|dart|vue|svelte|sh|sql|zig|nim|r|jl)$/i;
+/** Test files by name, wherever they live, and the glob that covers each kind (from the name's own parts). */
+const TEST_FILE_KINDS = [
+    { pattern: /\.(test|spec)\.([a-z0-9]+)$/i, glob: (m) => `**/*.${m[1]}.${m[2]}` },
+    { pattern: /_test\.(go|py|exs|rb)$/i, glob: (m) => `**/*_test.${m[1]}` },
+    { pattern: /(?:^|\/)test_[^/]*\.py$/, glob: () => '**/test_*.py' },
+    { pattern: /(Test|Tests|Spec)\.(java|kt|scala|cs|swift)$/, glob: (m) => `**/*${m[1]}.${m[2]}` },
+];
+function testGlobFor(path) {
+    for (const kind of TEST_FILE_KINDS) {
+        const match = kind.pattern.exec(path);
+        if (match !== null)
+            return kind.glob(match);
+    }
+    return null;
+}
+const topDir = (path) => path.includes('/') ? path.slice(0, path.indexOf('/')) : null;
+function inDirs(path, dirs) {
+    return path
+        .split('/')
+        .slice(0, -1)
+        .some((segment) => dirs.includes(segment.toLowerCase()));
+}
+function proposePerimeters(trackedFiles, configFile = DEFAULT_CONFIG_FILE) {
+    const files = trackedFiles.filter((path) => validatePath(path).ok);
+    const builtIn = (path) => protectedRule(path, configFile, []) !== null;
+    const protect = OPTIONAL_FAMILY_NAMES.filter((family) => files.some((path) => !builtIn(path) && protectedRule(path, configFile, [family]) !== null));
+    const protectedFiles = [];
+    const writable = [];
+    for (const path of files) {
+        const rule = protectedRule(path, configFile, protect);
+        if (rule === null)
+            writable.push(path);
+        else
+            protectedFiles.push({ path, rule });
+    }
+    const docDirs = new Set();
+    const docFiles = new Set();
+    const testDirs = new Set();
+    const nestedTestDirs = new Set();
+    const testGlobs = new Set();
+    const sourceDirs = new Set();
+    const counts = { docs: 0, tests: 0, source: 0 };
+    const unassigned = [];
+    for (const path of writable) {
+        const top = topDir(path);
+        const testGlob = testGlobFor(path);
+        if (top !== null && TEST_DIRS.includes(top.toLowerCase())) {
+            testDirs.add(top);
+            counts.tests++;
+        }
+        else if (testGlob !== null) {
+            testGlobs.add(testGlob);
+            counts.tests++;
+        }
+        else if (top !== null && inDirs(path, TEST_DIRS)) {
+            const segments = path.split('/');
+            const at = segments.findIndex((s, i) => i < segments.length - 1 && TEST_DIRS.includes(s.toLowerCase()));
+            nestedTestDirs.add(segments[at]);
+            counts.tests++;
+        }
+        else if (top !== null && DOC_DIRS.includes(top.toLowerCase())) {
+            docDirs.add(top);
+            counts.docs++;
+        }
+        else if (top === null && DOC_FILE.test(path)) {
+            docFiles.add(path);
+            counts.docs++;
+        }
+        else if (top !== null && (SOURCE_DIRS.includes(top.toLowerCase()) || CODE_FILE.test(path))) {
+            sourceDirs.add(top);
+            counts.source++;
+        }
+        else {
+            unassigned.push(path);
+        }
+    }
+    // A top-level folder holding code but also picked as docs or tests stays with that role.
+    for (const dir of [...docDirs, ...testDirs])
+        sourceDirs.delete(dir);
+    // Source folders take every file under them that no other role claimed.
+    for (const path of unassigned.splice(0)) {
+        const top = topDir(path);
+        if (top !== null && sourceDirs.has(top))
+            counts.source++;
+        else
+            unassigned.push(path);
+    }
+    const sorted = (set) => [...set].sort();
+    const dirGlobs = (set) => sorted(set).map((dir) => `${dir}/**`);
+    const docsWrite = [...dirGlobs(docDirs), ...sorted(docFiles)];
+    const testsWrite = [
+        ...dirGlobs(testDirs),
+        ...sorted(nestedTestDirs).map((dir) => `**/${dir}/**`),
+        ...sorted(testGlobs),
+    ];
+    const sourceWrite = dirGlobs(sourceDirs);
+    // Tests beside the source: the source perimeter must not be able to rewrite them.
+    const colocated = [...sorted(nestedTestDirs).map((dir) => `**/${dir}/**`), ...sorted(testGlobs)];
+    const roles = [];
+    if (docsWrite.length > 0) {
+        roles.push({
+            name: 'docs',
+            description: 'Writes the documentation; reads it and nothing else.',
+            read: docsWrite,
+            write: docsWrite,
+            deny: [],
+            files: counts.docs,
+            evidence: [
+                ...sorted(docDirs).map((dir) => `${dir}/: documentation folder`),
+                ...(docFiles.size > 0
+                    ? [`${docFiles.size} top-level text file(s): ${sorted(docFiles).join(', ')}`]
+                    : []),
+            ],
+        });
+    }
+    if (testsWrite.length > 0) {
+        roles.push({
+            name: 'tests',
+            description: 'Writes the tests from the docs and the source; cannot change the source it tests.',
+            read: [...docsWrite, ...sourceWrite, ...testsWrite],
+            write: testsWrite,
+            deny: [],
+            files: counts.tests,
+            evidence: [
+                ...sorted(testDirs).map((dir) => `${dir}/: test folder`),
+                ...sorted(nestedTestDirs).map((dir) => `${dir}/ folders inside other folders`),
+                ...sorted(testGlobs).map((glob) => `test files by name: ${glob}`),
+            ],
+        });
+    }
+    if (sourceWrite.length > 0) {
+        roles.push({
+            name: 'source',
+            description: 'Implements; cannot change the tests it has to pass.',
+            read: ['**'],
+            write: sourceWrite,
+            deny: colocated,
+            files: counts.source,
+            evidence: sorted(sourceDirs).map((dir) => `${dir}/: ${SOURCE_DIRS.includes(dir.toLowerCase()) ? 'source folder' : 'holds code'}`),
+        });
+    }
+    return { roles, protect, protectedFiles, unassigned: unassigned.sort() };
+}
+
+;// CONCATENATED MODULE: ./src/cli/init.ts
+
+
+
+
+
+
+
+
+
+const INIT_USAGE = 'perimeter init [--config FILE] [--stdout] [--json]';
+/**
+ * `perimeter init`: proposes a commented perimeters.yml from the checkout's tracked files and writes it,
+ * never over an existing file. The proposal is parsed and compiled before it is written, so what lands
+ * always passes `perimeter check`.
+ */
+async function init_run(args, io) {
+    const { values } = parseCommandArgs(args, {
+        config: { type: 'string' },
+        stdout: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+    }, false);
+    const root = tryGitToplevel(io.cwd);
+    if (root === null) {
+        io.stderr('perimeter init: not in a git checkout: init proposes perimeters from the tracked files\n');
+        return EXIT_ERRORS;
+    }
+    const target = (0,external_node_path_.resolve)(io.cwd, values.config ?? DEFAULT_CONFIG_FILE);
+    const configInRepo = (0,external_node_path_.relative)(root, target).split(external_node_path_.sep).join('/');
+    if (configInRepo === '' || configInRepo.startsWith('../'))
+        throw new UsageError(`--config: expected a file inside the checkout ${root}, got ${values.config}`);
+    const files = listTrackedFiles(root);
+    if (files.length === 0) {
+        io.stderr('perimeter init: the checkout tracks no files yet: commit some, then run init\n');
+        return EXIT_ERRORS;
+    }
+    const proposal = proposePerimeters(files, configInRepo);
+    if (proposal.roles.length === 0) {
+        io.stderr('perimeter init: found no docs, tests or source folders to propose perimeters for; ' +
+            'write perimeters.yml by hand (README: perimeters.yml reference)\n');
+        return EXIT_ERRORS;
+    }
+    const text = renderProposal(proposal);
+    // The proposal must be a valid config: a failure here is a bug in init, reported as one.
+    const config = parseConfig(text, configInRepo);
+    const perimeters = config.perimeters.map((spec) => compilePerimeter(spec, configInRepo));
+    const covered = coverage(perimeters, files);
+    const written = !values.stdout;
+    if (written) {
+        try {
+            (0,external_node_fs_.mkdirSync)((0,external_node_path_.dirname)(target), { recursive: true });
+            (0,external_node_fs_.writeFileSync)(target, text, { flag: 'wx' });
+        }
+        catch (error) {
+            const code = error.code;
+            io.stderr(code === 'EEXIST'
+                ? `perimeter init: ${configInRepo} already exists; init never overwrites it (--stdout prints the proposal)\n`
+                : `perimeter init: cannot write ${configInRepo}: ${code ?? String(error)}\n`);
+            return EXIT_ERRORS;
+        }
+    }
+    if (values.json) {
+        io.stdout(`${JSON.stringify({
+            file: configInRepo,
+            written,
+            perimeters: proposal.roles,
+            protect: proposal.protect,
+            protectedFiles: proposal.protectedFiles,
+            unassigned: proposal.unassigned,
+            unreadable: covered.unreadable.length,
+        })}\n`);
+        return EXIT_OK;
+    }
+    if (values.stdout) {
+        io.stdout(text);
+        return EXIT_OK;
+    }
+    const summary = proposal.roles.map((role) => `${role.name} (writes ${role.files})`).join(', ');
+    io.stdout(`Wrote ${configInRepo}: ${proposal.roles.length} perimeter${proposal.roles.length === 1 ? '' : 's'}: ${summary}.\n` +
+        `${proposal.protectedFiles.length} protected file(s) stay with humans; ` +
+        `${proposal.unassigned.length} tracked file(s) no perimeter writes.\n` +
+        `Next: read it, then \`perimeter check\` and \`perimeter replay HEAD~50..HEAD\`.\n`);
+    return EXIT_OK;
+}
+
 ;// CONCATENATED MODULE: external "node:fs/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+;// CONCATENATED MODULE: ./src/cli/ledger-replay.ts
+const READS = new Set(['get_file', 'get_files']);
+const WITHHELD = '[withheld]';
+/** Calls from a ledger's JSONL text; lifecycle records and lines that are no call are skipped. */
+function parseLedgerCalls(text) {
+    const calls = [];
+    for (const [i, line] of text.split('\n').entries()) {
+        if (line.trim() === '')
+            continue;
+        let record;
+        try {
+            record = JSON.parse(line);
+        }
+        catch {
+            throw new Error(`ledger line ${i + 1} is not JSON`);
+        }
+        if (record.event !== 'call')
+            continue;
+        const { perimeter, tool, paths, decision, seq } = record;
+        if (typeof perimeter !== 'string' || typeof tool !== 'string' || !Array.isArray(paths))
+            throw new Error(`ledger line ${i + 1}: a call record needs perimeter, tool and paths`);
+        calls.push({
+            seq: typeof seq === 'number' ? seq : i + 1,
+            perimeter,
+            tool,
+            paths: paths.filter((p) => typeof p === 'string'),
+            decision: typeof decision === 'string' ? decision : 'unknown',
+        });
+    }
+    return calls;
+}
+function judgeCall(call, perimeters) {
+    const perimeter = perimeters.get(call.perimeter);
+    const all = (rule) => ({ state: 'refused', refused: [{ path: call.tool, rule }] });
+    if (perimeter === undefined)
+        return all(`no perimeter ${JSON.stringify(call.perimeter)}`);
+    if (!perimeter.tools.has(call.tool))
+        return all(`no ${call.tool} tool in ${perimeter.name}`);
+    const judged = call.tool === 'push_files' || READS.has(call.tool);
+    // Paths that carried a secret were withheld from the ledger: nothing to judge them by.
+    if (!judged || call.paths.includes(WITHHELD))
+        return { state: 'not judged', refused: [] };
+    const refused = [];
+    for (const path of call.paths) {
+        const decision = call.tool === 'push_files' ? perimeter.canWrite(path) : perimeter.canRead(path);
+        if (!decision.allowed)
+            refused.push({ path, rule: decision.rule });
+    }
+    return { state: refused.length === 0 ? 'allowed' : 'refused', refused };
+}
+const key = (verdict) => `${verdict.state}:${verdict.refused.map((r) => `${r.path}\n${r.rule}`).join('\n')}`;
+/** Every call the two configs judge differently. */
+function compareCalls(calls, base, proposed) {
+    const changes = [];
+    for (const call of calls) {
+        const before = judgeCall(call, base);
+        const after = judgeCall(call, proposed);
+        if (key(before) === key(after))
+            continue;
+        changes.push({
+            seq: call.seq,
+            perimeter: call.perimeter,
+            tool: call.tool,
+            recorded: call.decision,
+            before,
+            after,
+        });
+    }
+    return changes;
+}
+
+;// CONCATENATED MODULE: ./src/cli/replay-judge.ts
+function judgeCommit(paths, perimeter) {
+    if (!perimeter.tools.has('push_files')) {
+        const refused = paths.map((path) => ({ path, rule: 'no push_files tool: it cannot write at all' }));
+        return { allowed: false, refused };
+    }
+    const refused = [];
+    for (const path of paths) {
+        const decision = perimeter.canWrite(path);
+        if (!decision.allowed)
+            refused.push({ path, rule: decision.rule });
+    }
+    return { allowed: refused.length === 0, refused };
+}
+function replayCommits(commits, perimeters) {
+    return commits.map((commit) => ({
+        sha: commit.sha,
+        subject: commit.subject,
+        paths: commit.paths.length,
+        verdicts: Object.fromEntries(perimeters.map((p) => [p.name, judgeCommit(commit.paths, p)])),
+    }));
+}
+const state = (verdict) => verdict === undefined ? 'absent' : verdict.allowed ? 'allowed' : 'refused';
+/** Every (commit, perimeter) whose verdict or refused paths differ between the two replays of one range. */
+function compareReplays(base, proposed) {
+    const changes = [];
+    const baseBySha = new Map(base.map((row) => [row.sha, row]));
+    for (const row of proposed) {
+        const before = baseBySha.get(row.sha)?.verdicts ?? {};
+        const names = [...new Set([...Object.keys(before), ...Object.keys(row.verdicts)])];
+        for (const name of names) {
+            const was = before[name];
+            const now = row.verdicts[name];
+            const wasRefused = new Set(was?.refused.map((r) => r.path));
+            const nowRefused = new Set(now?.refused.map((r) => r.path));
+            const newlyRefused = (now?.refused ?? []).filter((r) => was !== undefined && !wasRefused.has(r.path));
+            const newlyAllowed = [...wasRefused].filter((path) => now !== undefined && !nowRefused.has(path));
+            if (state(was) === state(now) && newlyRefused.length === 0 && newlyAllowed.length === 0)
+                continue;
+            changes.push({
+                sha: row.sha,
+                subject: row.subject,
+                perimeter: name,
+                before: state(was),
+                after: state(now),
+                newlyRefused,
+                newlyAllowed,
+            });
+        }
+    }
+    return changes;
+}
+
+;// CONCATENATED MODULE: ./src/cli/replay.ts
+
+
+
+
+
+
+
+
+
+const REPLAY_USAGE = 'perimeter replay [--config FILE] [--base REF | --no-base] [--json] (RANGE [--max-count N] | --ledger FILE)';
+const SUBJECT = 60;
+function shorten(text, max) {
+    return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+function renderTable(rows, perimeters) {
+    const names = perimeters.map((p) => p.name);
+    const widths = names.map((name) => Math.max(name.length, 2));
+    const cells = (values) => values.map((value, i) => value.padEnd(widths[i])).join('  ');
+    let out = `commit   ${cells(names)}  subject\n`;
+    for (const row of rows) {
+        const marks = names.map((name) => {
+            const verdict = row.verdicts[name];
+            return verdict.allowed ? 'ok' : `-${verdict.refused.length}`;
+        });
+        out += `${row.sha.slice(0, 7)}  ${cells(marks)}  ${shorten(row.subject, SUBJECT)}\n`;
+    }
+    const totals = names.map((name) => `${name} ${rows.filter((r) => r.verdicts[name].allowed).length}`);
+    return `${out}\nCommits each perimeter could have made (of ${rows.length}): ${totals.join(', ')}\n`;
+}
+function renderChange(change) {
+    const head = `  ${change.sha.slice(0, 7)} ${change.perimeter}: ${change.before} -> ${change.after}`;
+    const refused = change.newlyRefused.map((r) => `${r.path} (${r.rule})`);
+    const parts = [
+        ...(refused.length > 0 ? [`now refused: ${refused.join(', ')}`] : []),
+        ...(change.newlyAllowed.length > 0 ? [`now allowed: ${change.newlyAllowed.join(', ')}`] : []),
+    ];
+    return `${head}${parts.length > 0 ? `; ${parts.join('; ')}` : ''}\n`;
+}
+/** The config as committed at `ref` (HEAD unless --base), or null when that commit has no such file. */
+function loadBase(root, configInRepo, ref, io, explicit) {
+    const text = tryShowFile(root, ref, configInRepo);
+    if (text === null) {
+        if (explicit)
+            io.stderr(`perimeter replay: ${ref} has no ${configInRepo}; nothing to compare with\n`);
+        return null;
+    }
+    const label = `${ref}:${configInRepo}`;
+    const config = parseConfig(text, label);
+    return { label, perimeters: config.perimeters.map((spec) => compilePerimeter(spec, configInRepo)) };
+}
+function renderCallChange(change) {
+    const verdict = (v) => v.state === 'refused' ? `refused (${v.refused.map((r) => `${r.path}: ${r.rule}`).join(', ')})` : v.state;
+    return `  #${change.seq} ${change.perimeter} ${change.tool} (recorded: ${change.recorded}): ${verdict(change.before)} -> ${verdict(change.after)}\n`;
+}
+async function replayLedger(file, loaded, base, json, io) {
+    let text;
+    try {
+        text = await (0,promises_namespaceObject.readFile)((0,external_node_path_.resolve)(io.cwd, file), 'utf8');
+    }
+    catch (error) {
+        throw new Error(`cannot read the ledger ${file}: ${error.code ?? String(error)}`, {
+            cause: error,
+        });
+    }
+    const calls = parseLedgerCalls(text);
+    const byName = (perimeters) => new Map(perimeters.map((p) => [p.name, p]));
+    const changes = base === null ? [] : compareCalls(calls, byName(base.perimeters), byName(loaded.perimeters));
+    if (json) {
+        io.stdout(`${JSON.stringify({ config: loaded.config.file, ledger: file, base: base?.label ?? null, calls: calls.length, changes })}\n`);
+    }
+    else {
+        let out = `Replaying ${loaded.config.file} against the ledger ${file}: ${calls.length} call${calls.length === 1 ? '' : 's'}; ${base === null ? 'no base to compare with' : `base ${base.label}`}\n`;
+        if (base !== null)
+            out +=
+                changes.length === 0
+                    ? `No call would be judged differently than under ${base.label}.\n`
+                    : `Calls judged differently than under ${base.label} (${changes.length}):\n${changes.map(renderCallChange).join('')}`;
+        io.stdout(out);
+    }
+    return changes.length > 0 ? EXIT_CHANGES : EXIT_OK;
+}
+/**
+ * `perimeter replay RANGE`: judges each non-merge commit of RANGE against the proposed perimeters.yml
+ * (which perimeter could have made it), and against the base version of the same file (by default the one
+ * committed at HEAD) to list what the proposal changes. `--ledger FILE` does the same for the calls a run
+ * recorded. Exit 3 when anything changes, so a workflow can gate pull requests that touch perimeters.yml.
+ */
+async function replay_run(args, io) {
+    const { values, positionals } = parseCommandArgs(args, {
+        config: { type: 'string' },
+        base: { type: 'string' },
+        'no-base': { type: 'boolean', default: false },
+        ledger: { type: 'string' },
+        'max-count': { type: 'string' },
+        json: { type: 'boolean', default: false },
+    }, true);
+    if (values.base !== undefined && values['no-base'])
+        throw new UsageError('--base and --no-base exclude each other');
+    if (values.ledger !== undefined ? positionals.length !== 0 : positionals.length !== 1)
+        throw new UsageError(values.ledger !== undefined
+            ? 'with --ledger, no RANGE'
+            : `expected one RANGE (such as main~50..main) or --ledger FILE, got ${positionals.length} arguments`);
+    const loaded = loadConfig(values.config, io.cwd);
+    if (loaded.root === null) {
+        io.stderr('perimeter replay: the config is not in a git checkout: replay reads its history\n');
+        return EXIT_ERRORS;
+    }
+    const base = values['no-base']
+        ? null
+        : loadBase(loaded.root, loaded.configInRepo, values.base ?? 'HEAD', io, values.base !== undefined);
+    if (values.ledger !== undefined)
+        return replayLedger(values.ledger, loaded, base, values.json, io);
+    const range = positionals[0];
+    const maxCount = values['max-count'] === undefined ? undefined : Number(values['max-count']);
+    if (maxCount !== undefined && (!Number.isSafeInteger(maxCount) || maxCount < 1))
+        throw new UsageError(`--max-count: expected a whole number above 0, got ${JSON.stringify(values['max-count'])}`);
+    const { commits, merges } = listCommitChanges(loaded.root, range, maxCount);
+    const rows = replayCommits(commits, loaded.perimeters);
+    const baseRows = base === null ? null : replayCommits(commits, base.perimeters);
+    const changes = baseRows === null ? [] : compareReplays(baseRows, rows);
+    if (values.json) {
+        io.stdout(`${JSON.stringify({ config: loaded.config.file, range, merges, base: base?.label ?? null, commits: rows, changes })}\n`);
+    }
+    else {
+        const against = base === null ? 'no base to compare with' : `base ${base.label}`;
+        let out = `Replaying ${loaded.config.file} against ${range}${maxCount === undefined ? '' : ` (newest ${maxCount})`}: ${rows.length} commit${rows.length === 1 ? '' : 's'}` +
+            `${merges > 0 ? ` (and ${merges} merge${merges === 1 ? '' : 's'}, not judged)` : ''}; ${against}\n\n`;
+        out += rows.length > 0 ? renderTable(rows, loaded.perimeters) : 'No commits in the range.\n';
+        out += '("ok": every path writable by that perimeter; "-N": N paths it could not have written)\n';
+        if (base !== null) {
+            out +=
+                changes.length === 0
+                    ? `\nNo changes from ${base.label}.\n`
+                    : `\nChanges from ${base.label} (${changes.length}):\n${changes.map(renderChange).join('')}`;
+        }
+        io.stdout(out);
+    }
+    return changes.length > 0 ? EXIT_CHANGES : EXIT_OK;
+}
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 ;// CONCATENATED MODULE: external "node:timers/promises"
@@ -77162,7 +77844,7 @@ class ToolError extends Error {
 
 
 
-const WITHHELD = 'the answer could not be checked for secrets, so it is withheld';
+const answers_WITHHELD = 'the answer could not be checked for secrets, so it is withheld';
 /**
  * Where a result carries the answer as data, for programs (`_meta` is not given to models). Not
  * `structuredContent`: clients differ in what they hand their model (Claude Code the text, Codex the
@@ -77315,7 +77997,7 @@ function describeFailure(error, notes, log) {
     };
 }
 async function renderError(filter, text) {
-    let shown = WITHHELD;
+    let shown = answers_WITHHELD;
     let hidden = 0;
     let kinds = {};
     try {
@@ -88419,7 +89101,7 @@ async function answer(runtime, tool, args, notes) {
     }
     catch {
         return {
-            result: { content: [{ type: 'text', text: WITHHELD }], isError: true },
+            result: { content: [{ type: 'text', text: answers_WITHHELD }], isError: true },
             outcome: { decision: 'failed', reason: 'redaction failed' },
         };
     }
@@ -89244,7 +89926,7 @@ function summarize(commit) {
 
 
 
-const SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+const get_commit_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const getCommit = defineTool({
     name: 'get_commit',
     description: 'One commit of the bound branch: message, author, and the files it changed that this endpoint may read. omitted_count tells how many other changed files are not shown.',
@@ -89264,7 +89946,7 @@ const getCommit = defineTool({
     async handler({ sha: raw }, { perimeter, view, history, notes }) {
         notes.sha = raw;
         const sha = raw.toLowerCase();
-        if (!SHA.test(sha))
+        if (!get_commit_SHA.test(sha))
             throw new ToolError(`invalid commit SHA ${JSON.stringify(raw)}: expected 40 hexadecimal characters`, 'refused');
         const absent = new ToolError(`commit ${sha} not found`, 'absent');
         const head = await view.upstream.getBranchHead(view.branch);
@@ -89471,12 +90153,12 @@ const getTree = defineTool({
             throw absent(dir);
         }
         const entries = [];
-        const truncated = list(index, readable, dir, recursive === true, entries);
+        const truncated = get_tree_list(index, readable, dir, recursive === true, entries);
         return { structured: { path: dir, entries, truncated } };
     },
 });
 /** Fills `out` in tree order; true when it stopped at the limit. */
-function list(index, readable, dir, recursive, out) {
+function get_tree_list(index, readable, dir, recursive, out) {
     for (const entry of [...index.children(dir)].sort(byPath)) {
         if (out.length >= MAX_ENTRIES)
             return true;
@@ -89484,7 +90166,7 @@ function list(index, readable, dir, recursive, out) {
             if (!readable.dirs.has(entry.path))
                 continue;
             out.push({ path: entry.path, type: 'dir' });
-            if (recursive && list(index, readable, entry.path, true, out))
+            if (recursive && get_tree_list(index, readable, entry.path, true, out))
                 return true;
         }
         else if (readable.files.has(entry.path)) {
@@ -98017,10 +98699,10 @@ async function readAll(stream) {
 
 
 
-const VERIFY_LEDGER_USAGE = 'perimeter verify-ledger --key-file FILE LEDGER';
+const VERIFY_LEDGER_USAGE = 'perimeter verify-ledger --key-file FILE [--json] LEDGER';
 /** `perimeter verify-ledger`: checks the HMAC chain; exit 1 and the first broken record when it fails. */
 async function verify_ledger_run(args, io) {
-    const { values, positionals } = parseCommandArgs(args, { 'key-file': { type: 'string' } }, true);
+    const { values, positionals } = parseCommandArgs(args, { 'key-file': { type: 'string' }, json: { type: 'boolean', default: false } }, true);
     if (!values['key-file'])
         throw new UsageError('--key-file FILE is required');
     if (positionals.length !== 1)
@@ -98041,6 +98723,10 @@ async function verify_ledger_run(args, io) {
     if (!info.isFile())
         throw new Error(`cannot read the ledger ${ledger}: not a regular file`);
     const verdict = await verifyLedger((0,external_node_path_.resolve)(io.cwd, ledger), key);
+    if (values.json) {
+        io.stdout(`${JSON.stringify({ ledger, ...verdict })}\n`);
+        return verdict.ok ? EXIT_OK : EXIT_ERRORS;
+    }
     if (verdict.ok) {
         io.stdout(`${ledger}: ok, ${verdict.records} records, chain intact\n`);
         return EXIT_OK;
@@ -98057,14 +98743,26 @@ async function verify_ledger_run(args, io) {
 
 
 
+
+
 /** `perimeter <command>`: every command is a module exporting `run(args, io)`. */
 const COMMANDS = {
+    init: {
+        run: init_run,
+        usage: INIT_USAGE,
+        summary: "propose a commented perimeters.yml from the checkout's layout (never overwrites)",
+    },
     check: {
         run: run,
         usage: CHECK_USAGE,
         summary: 'validate perimeters.yml and show what each perimeter covers',
     },
     explain: { run: explain_run, usage: EXPLAIN_USAGE, summary: 'show who may read and write each path, and why' },
+    replay: {
+        run: replay_run,
+        usage: REPLAY_USAGE,
+        summary: 'judge a proposed perimeters.yml against real commits; exit 3 when verdicts change',
+    },
     serve: { run: serve_run, usage: SERVE_USAGE, summary: 'run the MCP gateway locally' },
     'verify-ledger': {
         run: verify_ledger_run,
@@ -98099,6 +98797,10 @@ async function runCli(argv, io) {
         if (error instanceof UsageError) {
             io.stderr(`perimeter ${name}: ${error.message}\nUsage: ${command.usage}\n`);
             return EXIT_USAGE;
+        }
+        if (error instanceof ConfigError && options.includes('--json')) {
+            io.stdout(`${JSON.stringify({ valid: false, problems: error.problems })}\n`);
+            return EXIT_ERRORS;
         }
         if (error instanceof ConfigError) {
             io.stderr(`${error.message}\n${error.problems.length} problem${error.problems.length === 1 ? '' : 's'} found.\n`);
