@@ -1,10 +1,10 @@
 import * as core from '@actions/core';
 import { createOctokitUpstream } from '../github/octokit-upstream.js';
 import type { Upstream } from '../github/upstream.js';
-import { readLedgerFacts } from '../gateway/ledger.js';
 import { parseConfig, compilePerimeter } from '../policy/index.js';
 import { makeScrubber } from '../safety/secret-forms.js';
 import {
+  readLedgerFacts,
   renderReceipt,
   snapshotRefs,
   verifyJob,

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { verifyLedger } from '../gateway/index.js';
+import { verifyLedger } from '../ledger/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT_ERRORS, EXIT_OK, UsageError, type CliIo } from './io.js';
 

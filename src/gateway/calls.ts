@@ -2,7 +2,7 @@ import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { AnswerFilter } from '../safety/answer-filter.js';
 import { Redactor } from './answers.js';
-import type { CallRecord, Ledger } from './ledger.js';
+import type { CallRecord, Ledger } from '../ledger/index.js';
 import type { MeterReading, UpstreamMeter } from './meter.js';
 import type { CallNotes } from './tools/definition.js';
 
@@ -94,6 +94,7 @@ export class CallTracker {
       duration_ms: Date.now() - call.started,
       ...(notes.sha !== undefined ? { sha: notes.sha } : {}),
       ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
+      ...(notes.refusedFor !== undefined ? { refused_for: notes.refusedFor } : {}),
       ...(notes.commit !== undefined ? { commit: notes.commit } : {}),
       ...(notes.message !== undefined ? { message: notes.message } : {}),
       ...(notes.content !== undefined ? { content: notes.content } : {}),

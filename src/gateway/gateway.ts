@@ -7,7 +7,7 @@ import { CallTracker, TrackingTransport } from './calls.js';
 import { secretDigest } from './guard.js';
 import { History } from './history.js';
 import { listen, type Endpoint } from './http-server.js';
-import { Ledger } from './ledger.js';
+import { Ledger } from '../ledger/index.js';
 import { createMcpServer, type PerimeterRuntime } from './mcp-server.js';
 import { UpstreamMeter } from './meter.js';
 import { Pusher } from './push.js';

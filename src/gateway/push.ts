@@ -62,8 +62,11 @@ export class Pusher {
     const files = this.prepare(perimeter, request, deletions, problems);
     notes.content = files.map((f) => ({ path: f.path, ...digest(f.bytes) }));
     const unscanned: string[] = [];
-    if (problems.length === 0)
-      problems.push(...(await this.credentialProblems(perimeter, request.message, files, unscanned)));
+    if (problems.length === 0) {
+      const credentials = await this.credentialProblems(perimeter, request.message, files, unscanned);
+      if (credentials.length > 0) notes.refusedFor = ['credential'];
+      problems.push(...credentials);
+    }
     if (problems.length > 0) throw refusal(problems, notes);
 
     let base = await this.view.snapshot();

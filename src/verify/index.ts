@@ -2,6 +2,7 @@ export type { Change } from './change.js';
 export { diffTrees } from './diff-trees.js';
 export { clip, codeBlock, inlineText, markdownText, visible } from './escape.js';
 export { compareSnapshots, decideWrite, judge, type JobFacts } from './judge.js';
+export { readLedgerFacts } from './ledger-facts.js';
 export {
   headline,
   renderReceipt,
@@ -17,6 +18,7 @@ export type {
   CommitAttribution,
   FileDecision,
   LedgerFacts,
+  PerimeterCounts,
   RefChange,
   RefSnapshot,
   Verdict,

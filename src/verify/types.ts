@@ -6,16 +6,21 @@ import type { OtherChange } from './others.js';
 /** Full ref name ('refs/heads/main', 'refs/tags/v1') to the SHA it points at. */
 export type RefSnapshot = Record<string, string>;
 
-/** What the post step learned from the gateway's ledger. */
+/** What the post step learned from the gateway's ledger (readLedgerFacts). */
 export interface LedgerFacts {
   ok: boolean;
   problem?: string;
   /** SHAs of the commits the gateway made */
   commits: string[];
-  perPerimeter: Record<
-    string,
-    { calls: number; refusals: number; hidden?: number; credentialRefusals?: number }
-  >;
+  perPerimeter: Record<string, PerimeterCounts>;
+}
+
+/** Per perimeter: calls, refusals, and (when any) values hidden from answers and pushes refused for credentials. */
+export interface PerimeterCounts {
+  calls: number;
+  refusals: number;
+  hidden?: number;
+  credentialRefusals?: number;
 }
 
 export interface VerifyInput {
@@ -117,10 +122,7 @@ export interface Verdict {
   others: OtherChange[];
   /** the actor GitHub records for this job's token; null: not known */
   identity: string | null;
-  perPerimeter: Record<
-    string,
-    { calls: number; refusals: number; hidden?: number; credentialRefusals?: number }
-  >;
+  perPerimeter: Record<string, PerimeterCounts>;
   /** what could not be checked (each one alone makes the state at least error) */
   unchecked: string[];
   notes: string[];

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { appendFile } from 'node:fs/promises';
 import { activityPath } from '../fake-github/activity-log.js';
-import { Ledger } from '../../src/gateway/ledger.js';
+import { Ledger } from '../../src/ledger/index.js';
 import { createOctokitUpstream } from '../../src/github/octokit-upstream.js';
 import { FILES, PERIMETERS_YML } from './fixtures/repo.js';
 import type { Job, StatusRecord } from './support/job.js';

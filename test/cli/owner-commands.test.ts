@@ -1,7 +1,7 @@
 import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Ledger } from '../../src/gateway/ledger.js';
+import { Ledger } from '../../src/ledger/index.js';
 import { CONFIG, makeCheckout, runCli } from './run-cli.js';
 
 const dirs: string[] = [];

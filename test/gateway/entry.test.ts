@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readLedgerFacts } from '../../src/gateway/index.js';
+import { readLedgerFacts } from '../../src/verify/index.js';
 import type { ChildConfig } from '../../src/gateway/child.js';
 import { secretForms } from '../../src/safety/secret-forms.js';
 import { seedRepo, startFakeGithub, type FakeGithub } from '../fake-github/index.js';

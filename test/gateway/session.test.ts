@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readLedgerFacts, verifyLedger } from '../../src/gateway/index.js';
+import { verifyLedger } from '../../src/ledger/index.js';
+import { readLedgerFacts } from '../../src/verify/index.js';
 import { secretForms } from '../../src/safety/secret-forms.js';
 import { createSecretFilter } from '../../src/safety/index.js';
 import { answerOf, call, fakeToken, startHarness, textOf, type Harness } from './support/harness.js';

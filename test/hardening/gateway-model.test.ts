@@ -9,7 +9,8 @@
 import fc from 'fast-check';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readLedgerFacts, verifyLedger } from '../../src/gateway/ledger.js';
+import { verifyLedger } from '../../src/ledger/index.js';
+import { readLedgerFacts } from '../../src/verify/index.js';
 import { compilePerimeter, parseConfig } from '../../src/policy/index.js';
 import { snapshotRefs, verifyJob } from '../../src/verify/index.js';
 import { gitText } from '../fake-github/git.js';

@@ -16,7 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyLedger } from '../../src/gateway/index.js';
+import { verifyLedger } from '../../src/ledger/index.js';
 import { gitText } from '../fake-github/git.js';
 import { seedRepo, startFakeGithub, type FakeGithub } from '../fake-github/index.js';
 import type { LoadGatewayConfig, MemoryReport } from './support/load-gateway.js';

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readLedgerFacts } from '../../src/gateway/index.js';
+import { readLedgerFacts } from '../../src/verify/index.js';
 import { createSecretFilter } from '../../src/safety/index.js';
 import { commitToBare } from '../fake-github/index.js';
 import { answerOf, call, ok, startHarness, textOf, type Harness } from '../gateway/support/harness.js';

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { Digest, RefusalKind } from '../../ledger/index.js';
 import type { Perimeter, ToolName } from '../../policy/index.js';
 import type { History } from '../history.js';
 import type { Pusher } from '../push.js';
@@ -18,16 +19,13 @@ export interface ToolContext {
   readonly notes: CallNotes;
 }
 
-export interface Digest {
-  length: number;
-  sha256: string;
-}
-
 export interface CallNotes {
   paths: string[];
   /** the real reason behind an answer, for the ledger only (a hidden path's answer says "not found") */
   reason?: string;
   refused?: boolean;
+  /** the kinds of refusal the reason lists, for the receipt's counts */
+  refusedFor?: RefusalKind[];
   commit?: string;
   sha?: string;
   message?: Digest;

@@ -2,13 +2,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  canonicalJson,
-  Ledger,
-  readLedgerFacts,
-  verifyLedger,
-  type CallRecord,
-} from '../../src/gateway/ledger.js';
+import { canonicalJson, Ledger, verifyLedger, type CallRecord } from '../../src/ledger/index.js';
+import { readLedgerFacts } from '../../src/verify/index.js';
 
 const KEY = 'a-ledger-key-of-some-length';
 
@@ -64,6 +59,20 @@ describe('the ledger', () => {
           b: { calls: 2, refusals: 0 },
           idle: { calls: 0, refusals: 0 },
         },
+      });
+    });
+
+    it('counts credential refusals by their field, never by the wording of the reason', async () => {
+      const ledger = await Ledger.open(path, KEY);
+      await ledger.append({ event: 'start', perimeters: ['a'] });
+      const push = { ...callRecord('a', 'refused'), tool: 'push_files' };
+      await ledger.append({ ...push, reason: 'src/k.ts: a key', refused_for: ['credential'] });
+      // the agent's own words can say anything: only the field counts
+      await ledger.append({ ...push, reason: 'x: looks like it contains a credential' });
+      await ledger.append({ event: 'stop' });
+      await ledger.close();
+      expect((await readLedgerFacts(path, KEY)).perPerimeter).toEqual({
+        a: { calls: 2, refusals: 2, credentialRefusals: 1 },
       });
     });
 
