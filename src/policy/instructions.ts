@@ -1,47 +1,17 @@
+import { AGENT_FILES } from './agent-files.js';
 import { foldSegment } from './path.js';
 
 /**
  * Files coding agents read as instructions (or as prompts and rules they follow): what steers an agent
- * before it reads anything else. Matched at any depth (nested `AGENTS.md` files apply to their subtree),
+ * before it reads anything else; the `instructions` rows of AGENT_FILES. Matched at any depth (nested `AGENTS.md` files apply to their subtree),
  * case- and Unicode-insensitively. The gateway serves them from the trusted config ref unless a perimeter
  * says `instructions: branch`, so whoever could push to the bound branch before the job cannot steer
  * the agent through them.
  */
-const NAMES: readonly string[] = [
-  'AGENTS.md',
-  'AGENTS.override.md',
-  'AGENT.md',
-  'CLAUDE.md',
-  'CLAUDE.local.md',
-  'GEMINI.md',
-  'QWEN.md',
-  'CRUSH.md',
-  'copilot-instructions.md',
-  '.cursorrules',
-  '.windsurfrules',
-  '.clinerules',
-  '.roorules',
-  '.rules',
-  '.goosehints',
-  '.augment-guidelines',
-];
+const RULES = AGENT_FILES.filter((file) => file.use === 'instructions').map((file) => file.entry);
+const NAMES = RULES.filter((rule) => !rule.endsWith('/**'));
 /** Directories whose every file is read as rules, prompts or agent settings. */
-const DIRECTORIES: readonly string[] = [
-  '.claude',
-  '.codex',
-  '.cursor',
-  '.gemini',
-  '.windsurf',
-  '.clinerules',
-  '.roo',
-  '.kiro',
-  '.junie',
-  '.continue',
-  '.github/instructions',
-  '.github/prompts',
-  '.github/chatmodes',
-  '.github/agents',
-];
+const DIRECTORIES = RULES.filter((rule) => rule.endsWith('/**')).map((rule) => rule.slice(0, -'/**'.length));
 
 export const INSTRUCTION_FILE_RULES: readonly string[] = Object.freeze([
   ...NAMES,

@@ -1,3 +1,4 @@
+import { AGENT_FILES } from './agent-files.js';
 import { foldSegment } from './path.js';
 
 /**
@@ -13,6 +14,8 @@ export interface Family {
   entries: readonly string[];
 }
 
+const AGENT_ENTRIES = AGENT_FILES.map((file) => file.entry);
+
 /** Always protected (with the config file itself). */
 export const BUILT_IN_FAMILIES = Object.freeze({
   repository: {
@@ -21,49 +24,13 @@ export const BUILT_IN_FAMILIES = Object.freeze({
   },
   agents: {
     why: 'instructions and settings of coding agents: whoever writes them steers the next agent, in this job, a later one or on a developer machine',
-    entries: [
-      'AGENTS.md',
-      'AGENTS.override.md',
-      'AGENT.md',
-      'CLAUDE.md',
-      'CLAUDE.local.md',
-      'GEMINI.md',
-      'QWEN.md',
-      '.claude/**',
-      '.codex/**',
-      '.cursor/**',
-      '.cursorrules',
-      '.cursorignore',
-      '.cursorindexingignore',
-      '.gemini/**',
-      '.geminiignore',
-      '.qwen/**',
-      '.windsurf/**',
-      '.windsurfrules',
-      '.codeiumignore',
-      '.clinerules',
-      '.clineignore',
-      '.roo/**',
-      '.roomodes',
-      '.rooignore',
-      '.kiro/**',
-      '.junie/**',
-      '.continue/**',
-      '.continuerc.json',
-      'opencode.json',
-      'opencode.jsonc',
-      '.opencode/**',
-      '.aider.conf.yml',
-      '.aiderignore',
-      '.goosehints',
-      '.augment/**',
-      '.augment-guidelines',
-      '.amazonq/**',
-      '.trae/**',
-      '.openhands/**',
-      '.mcp.json',
-      '.vscode/mcp.json',
-    ],
+    // every file agents read (src/policy/agent-files.ts) but those another entry already names: all of
+    // .github is the repository family's, and `name/**` adds nothing where `name` is listed
+    entries: AGENT_ENTRIES.filter(
+      (entry) =>
+        !entry.startsWith('.github/') &&
+        !(entry.endsWith('/**') && AGENT_ENTRIES.includes(entry.slice(0, -3))),
+    ),
   },
   hooks: {
     why: 'run code on the machine of whoever next commits, opens or enters the repository (git hooks, direnv, editor tasks, dev containers), outside any review of the code',

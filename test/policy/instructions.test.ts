@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { instructionFileRule, INSTRUCTION_FILE_RULES } from '../../src/policy/index.js';
+import { instructionFileRule, INSTRUCTION_FILE_RULES, protectedRule } from '../../src/policy/index.js';
 
 describe('instructionFileRule', () => {
   it.each([
@@ -34,6 +34,10 @@ describe('instructionFileRule', () => {
   ])('%s -> %s', (path, rule) => {
     expect(instructionFileRule(path)).toBe(rule);
     if (rule !== null) expect(INSTRUCTION_FILE_RULES).toContain(rule);
+  });
+
+  it.each(INSTRUCTION_FILE_RULES.map((rule) => [rule]))('is protected for %s too (one table)', (rule) => {
+    expect(protectedRule(rule.replace('/**', '/x.md'))).not.toBeNull();
   });
 
   it('lists every rule in the README', async () => {

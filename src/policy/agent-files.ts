@@ -1,0 +1,62 @@
+/**
+ * Every file and directory (`name/**`) coding agents read, in one table: `instructions` are read as
+ * prompts or rules the agent follows (served from the trusted config ref, src/policy/instructions.ts);
+ * `settings` configure which tools, servers and files it uses. Both steer the next agent, so all of them are
+ * in the protected set's `agents` family (src/policy/protected.ts).
+ */
+export const AGENT_FILES: ReadonlyArray<{ entry: string; use: 'instructions' | 'settings' }> = Object.freeze(
+  (
+    [
+      ['AGENTS.md', 'instructions'],
+      ['AGENTS.override.md', 'instructions'],
+      ['AGENT.md', 'instructions'],
+      ['CLAUDE.md', 'instructions'],
+      ['CLAUDE.local.md', 'instructions'],
+      ['GEMINI.md', 'instructions'],
+      ['QWEN.md', 'instructions'],
+      ['CRUSH.md', 'instructions'],
+      ['copilot-instructions.md', 'instructions'],
+      ['.claude/**', 'instructions'],
+      ['.codex/**', 'instructions'],
+      ['.cursor/**', 'instructions'],
+      ['.cursorrules', 'instructions'],
+      ['.cursorignore', 'settings'],
+      ['.cursorindexingignore', 'settings'],
+      ['.gemini/**', 'instructions'],
+      ['.geminiignore', 'settings'],
+      ['.qwen/**', 'settings'],
+      ['.windsurf/**', 'instructions'],
+      ['.windsurfrules', 'instructions'],
+      ['.codeiumignore', 'settings'],
+      ['.clinerules', 'instructions'],
+      ['.clinerules/**', 'instructions'],
+      ['.clineignore', 'settings'],
+      ['.roo/**', 'instructions'],
+      ['.roorules', 'instructions'],
+      ['.roomodes', 'settings'],
+      ['.rooignore', 'settings'],
+      ['.rules', 'instructions'],
+      ['.kiro/**', 'instructions'],
+      ['.junie/**', 'instructions'],
+      ['.continue/**', 'instructions'],
+      ['.continuerc.json', 'settings'],
+      ['opencode.json', 'settings'],
+      ['opencode.jsonc', 'settings'],
+      ['.opencode/**', 'settings'],
+      ['.aider.conf.yml', 'settings'],
+      ['.aiderignore', 'settings'],
+      ['.goosehints', 'instructions'],
+      ['.augment/**', 'settings'],
+      ['.augment-guidelines', 'instructions'],
+      ['.amazonq/**', 'settings'],
+      ['.trae/**', 'settings'],
+      ['.openhands/**', 'settings'],
+      ['.mcp.json', 'settings'],
+      ['.vscode/mcp.json', 'settings'],
+      ['.github/instructions/**', 'instructions'],
+      ['.github/prompts/**', 'instructions'],
+      ['.github/chatmodes/**', 'instructions'],
+      ['.github/agents/**', 'instructions'],
+    ] as const
+  ).map(([entry, use]) => Object.freeze({ entry, use })),
+);
