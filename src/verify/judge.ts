@@ -2,13 +2,14 @@ import type { PushActivity } from '../github/upstream.js';
 import { protectedRule, type Perimeter } from '../policy/index.js';
 import type { Change } from './change.js';
 import { compileGlobList } from '../policy/glob.js';
-import { movedByOthersOnly, type OtherChange } from './others.js';
+import { movedByOthersOnly } from './others.js';
 import { isInertMarker, ZERO_SHA, type BranchHistory } from './ref-accounting.js';
 import type {
   Baseline,
   CommitAttribution,
   FileDecision,
   LedgerFacts,
+  OtherChange,
   RefChange,
   RefSnapshot,
   Verdict,

@@ -3,17 +3,6 @@ import { listNewCommits } from './new-commits.js';
 import { ZERO_SHA, type BranchHistory } from './ref-accounting.js';
 
 /**
- * A ref change by someone other than this job: another actor (a teammate, Dependabot), recorded as such in
- * GitHub's activity list, or a ref the owner named in `ignore-refs`. Listed in the receipt, never judged.
- */
-export interface OtherChange {
-  ref: string;
-  /** who moved it, from the activity list; null: a ref GitHub records no actor for (named in ignore-refs) */
-  actors: string[];
-  why: string;
-}
-
-/**
  * Whether every move of a ref was made by someone other than `identity` (the actor GitHub records for this
  * job's token). A move with no recorded actor, or no known identity, counts as this job's: strict.
  */

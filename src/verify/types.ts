@@ -1,7 +1,6 @@
 import type { PushActivity, Upstream } from '../github/upstream.js';
 import type { Perimeter } from '../policy/index.js';
 import type { Change } from './change.js';
-import type { OtherChange } from './others.js';
 
 /** Full ref name ('refs/heads/main', 'refs/tags/v1') to the SHA it points at. */
 export type RefSnapshot = Record<string, string>;
@@ -55,6 +54,17 @@ export interface VerifyInput {
   activityRetryMs?: number;
   /** most new commits diffed one by one for changes the net diff hides (default 50) */
   maxCommitDiffs?: number;
+}
+
+/**
+ * A ref change by someone other than this job: another actor (a teammate, Dependabot), recorded as such in
+ * GitHub's activity list, or a ref the owner named in `ignore-refs`. Listed in the receipt, never judged.
+ */
+export interface OtherChange {
+  ref: string;
+  /** who moved it, from the activity list; null: a ref GitHub records no actor for (named in ignore-refs) */
+  actors: string[];
+  why: string;
 }
 
 export interface RefChange {
