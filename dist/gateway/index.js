@@ -76922,8 +76922,70 @@ function compileGlobList(globs) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/policy/agent-files.ts
+/**
+ * Every file and directory (`name/**`) coding agents read, in one table: `instructions` are read as
+ * prompts or rules the agent follows (served from the trusted config ref, src/policy/instructions.ts);
+ * `settings` configure which tools, servers and files it uses. Both steer the next agent, so all of them are
+ * in the protected set's `agents` family (src/policy/protected.ts).
+ */
+const AGENT_FILES = Object.freeze([
+    ['AGENTS.md', 'instructions'],
+    ['AGENTS.override.md', 'instructions'],
+    ['AGENT.md', 'instructions'],
+    ['CLAUDE.md', 'instructions'],
+    ['CLAUDE.local.md', 'instructions'],
+    ['GEMINI.md', 'instructions'],
+    ['QWEN.md', 'instructions'],
+    ['CRUSH.md', 'instructions'],
+    ['copilot-instructions.md', 'instructions'],
+    ['.claude/**', 'instructions'],
+    ['.codex/**', 'instructions'],
+    ['.cursor/**', 'instructions'],
+    ['.cursorrules', 'instructions'],
+    ['.cursorignore', 'settings'],
+    ['.cursorindexingignore', 'settings'],
+    ['.gemini/**', 'instructions'],
+    ['.geminiignore', 'settings'],
+    ['.qwen/**', 'settings'],
+    ['.windsurf/**', 'instructions'],
+    ['.windsurfrules', 'instructions'],
+    ['.codeiumignore', 'settings'],
+    ['.clinerules', 'instructions'],
+    ['.clinerules/**', 'instructions'],
+    ['.clineignore', 'settings'],
+    ['.roo/**', 'instructions'],
+    ['.roorules', 'instructions'],
+    ['.roomodes', 'settings'],
+    ['.rooignore', 'settings'],
+    ['.rules', 'instructions'],
+    ['.kiro/**', 'instructions'],
+    ['.junie/**', 'instructions'],
+    ['.continue/**', 'instructions'],
+    ['.continuerc.json', 'settings'],
+    ['opencode.json', 'settings'],
+    ['opencode.jsonc', 'settings'],
+    ['.opencode/**', 'settings'],
+    ['.aider.conf.yml', 'settings'],
+    ['.aiderignore', 'settings'],
+    ['.goosehints', 'instructions'],
+    ['.augment/**', 'settings'],
+    ['.augment-guidelines', 'instructions'],
+    ['.amazonq/**', 'settings'],
+    ['.trae/**', 'settings'],
+    ['.openhands/**', 'settings'],
+    ['.mcp.json', 'settings'],
+    ['.vscode/mcp.json', 'settings'],
+    ['.github/instructions/**', 'instructions'],
+    ['.github/prompts/**', 'instructions'],
+    ['.github/chatmodes/**', 'instructions'],
+    ['.github/agents/**', 'instructions'],
+].map(([entry, use]) => Object.freeze({ entry, use })));
+
 ;// CONCATENATED MODULE: ./src/policy/protected.ts
 
+
+const AGENT_ENTRIES = AGENT_FILES.map((file) => file.entry);
 /** Always protected (with the config file itself). */
 const BUILT_IN_FAMILIES = Object.freeze({
     repository: {
@@ -76932,49 +76994,10 @@ const BUILT_IN_FAMILIES = Object.freeze({
     },
     agents: {
         why: 'instructions and settings of coding agents: whoever writes them steers the next agent, in this job, a later one or on a developer machine',
-        entries: [
-            'AGENTS.md',
-            'AGENTS.override.md',
-            'AGENT.md',
-            'CLAUDE.md',
-            'CLAUDE.local.md',
-            'GEMINI.md',
-            'QWEN.md',
-            '.claude/**',
-            '.codex/**',
-            '.cursor/**',
-            '.cursorrules',
-            '.cursorignore',
-            '.cursorindexingignore',
-            '.gemini/**',
-            '.geminiignore',
-            '.qwen/**',
-            '.windsurf/**',
-            '.windsurfrules',
-            '.codeiumignore',
-            '.clinerules',
-            '.clineignore',
-            '.roo/**',
-            '.roomodes',
-            '.rooignore',
-            '.kiro/**',
-            '.junie/**',
-            '.continue/**',
-            '.continuerc.json',
-            'opencode.json',
-            'opencode.jsonc',
-            '.opencode/**',
-            '.aider.conf.yml',
-            '.aiderignore',
-            '.goosehints',
-            '.augment/**',
-            '.augment-guidelines',
-            '.amazonq/**',
-            '.trae/**',
-            '.openhands/**',
-            '.mcp.json',
-            '.vscode/mcp.json',
-        ],
+        // every file agents read (src/policy/agent-files.ts) but those another entry already names: all of
+        // .github is the repository family's, and `name/**` adds nothing where `name` is listed
+        entries: AGENT_ENTRIES.filter((entry) => !entry.startsWith('.github/') &&
+            !(entry.endsWith('/**') && AGENT_ENTRIES.includes(entry.slice(0, -3)))),
     },
     hooks: {
         why: 'run code on the machine of whoever next commits, opens or enters the repository (git hooks, direnv, editor tasks, dev containers), outside any review of the code',
@@ -77980,48 +78003,18 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
 
 ;// CONCATENATED MODULE: ./src/policy/instructions.ts
 
+
 /**
  * Files coding agents read as instructions (or as prompts and rules they follow): what steers an agent
- * before it reads anything else. Matched at any depth (nested `AGENTS.md` files apply to their subtree),
+ * before it reads anything else; the `instructions` rows of AGENT_FILES. Matched at any depth (nested `AGENTS.md` files apply to their subtree),
  * case- and Unicode-insensitively. The gateway serves them from the trusted config ref unless a perimeter
  * says `instructions: branch`, so whoever could push to the bound branch before the job cannot steer
  * the agent through them.
  */
-const NAMES = [
-    'AGENTS.md',
-    'AGENTS.override.md',
-    'AGENT.md',
-    'CLAUDE.md',
-    'CLAUDE.local.md',
-    'GEMINI.md',
-    'QWEN.md',
-    'CRUSH.md',
-    'copilot-instructions.md',
-    '.cursorrules',
-    '.windsurfrules',
-    '.clinerules',
-    '.roorules',
-    '.rules',
-    '.goosehints',
-    '.augment-guidelines',
-];
+const RULES = AGENT_FILES.filter((file) => file.use === 'instructions').map((file) => file.entry);
+const NAMES = RULES.filter((rule) => !rule.endsWith('/**'));
 /** Directories whose every file is read as rules, prompts or agent settings. */
-const DIRECTORIES = [
-    '.claude',
-    '.codex',
-    '.cursor',
-    '.gemini',
-    '.windsurf',
-    '.clinerules',
-    '.roo',
-    '.kiro',
-    '.junie',
-    '.continue',
-    '.github/instructions',
-    '.github/prompts',
-    '.github/chatmodes',
-    '.github/agents',
-];
+const DIRECTORIES = RULES.filter((rule) => rule.endsWith('/**')).map((rule) => rule.slice(0, -'/**'.length));
 const INSTRUCTION_FILE_RULES = Object.freeze([
     ...NAMES,
     ...DIRECTORIES.map((dir) => `${dir}/**`),
@@ -85167,6 +85160,7 @@ class CallTracker {
             duration_ms: Date.now() - call.started,
             ...(notes.sha !== undefined ? { sha: notes.sha } : {}),
             ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
+            ...(notes.refusedFor !== undefined ? { refused_for: notes.refusedFor } : {}),
             ...(notes.commit !== undefined ? { commit: notes.commit } : {}),
             ...(notes.message !== undefined ? { message: notes.message } : {}),
             ...(notes.content !== undefined ? { content: notes.content } : {}),
@@ -85775,17 +85769,14 @@ function send(res, status, body, headers = {}) {
         .end(text);
 }
 
-;// CONCATENATED MODULE: ./src/gateway/ledger.ts
-
+;// CONCATENATED MODULE: ./src/ledger/record.ts
 
 /**
- * The gateway's record of every call: JSONL, one record per line, each carrying the previous record's
- * MAC (`prev`) and its own (`mac`), an HMAC-SHA256 with the ledger key over the canonical JSON of the
- * record without `mac`. Removing, reordering or editing any record breaks the chain from there on.
+ * The ledger's record format: JSONL, one record per line, each carrying the previous record's MAC (`prev`)
+ * and its own (`mac`), an HMAC-SHA256 with the ledger key over the canonical JSON of the record without
+ * `mac`. Removing, reordering or editing any record breaks the chain from there on.
  */
 const GENESIS = '0'.repeat(64);
-/** How push_files words a refusal for a credential in a file, a path or the commit message (src/gateway/push.ts). */
-const CREDENTIAL_REFUSAL = /looks like it contains a credential/;
 /** JSON with object keys sorted at every depth: the bytes the MAC covers. */
 function canonicalJson(value) {
     if (Array.isArray(value))
@@ -85801,6 +85792,60 @@ function canonicalJson(value) {
 function macOf(key, record) {
     return (0,external_node_crypto_.createHmac)('sha256', key).update(canonicalJson(record)).digest('hex');
 }
+
+;// CONCATENATED MODULE: ./src/ledger/chain.ts
+
+
+
+/** The chain check, with the records that verified (all of them when ok, those before the break if not). */
+function checkChain(text, key) {
+    const lines = text.split('\n');
+    if (lines[lines.length - 1] === '')
+        lines.pop();
+    const verified = [];
+    let prev = GENESIS;
+    for (const [i, line] of lines.entries()) {
+        const broken = (problem) => ({
+            ok: false,
+            records: lines.length,
+            brokenAt: i + 1,
+            problem: `record ${i + 1}: ${problem}`,
+            verified,
+        });
+        let record;
+        try {
+            record = JSON.parse(line);
+        }
+        catch {
+            return broken('not valid JSON');
+        }
+        if (typeof record !== 'object' || record === null || typeof record.mac !== 'string')
+            return broken('no MAC');
+        if (record.prev !== prev)
+            return broken('does not follow the previous record');
+        if (record.seq !== i + 1)
+            return broken(`sequence number ${String(record.seq)}, expected ${i + 1}`);
+        const { mac, ...unsealed } = record;
+        const expected = Buffer.from(macOf(key, unsealed), 'hex');
+        const given = Buffer.from(mac, 'hex');
+        if (given.length !== expected.length || !(0,external_node_crypto_.timingSafeEqual)(given, expected))
+            return broken('MAC does not match');
+        verified.push(record);
+        prev = mac;
+    }
+    return { ok: true, records: lines.length, verified };
+}
+/** Checks a ledger file's chain. */
+async function verifyLedger(path, key) {
+    const { verified: _verified, ...verdict } = checkChain(await readFile(path, 'utf8'), key);
+    return verdict;
+}
+
+;// CONCATENATED MODULE: ./src/ledger/writer.ts
+
+
+
+/** The gateway's writer: appends sealed records, strictly one after another. */
 class Ledger {
     handle;
     key;
@@ -85826,10 +85871,10 @@ class Ledger {
             throw error;
         });
         if (existing !== null && existing.length > 0) {
-            const verdict = verifyText(existing, key);
+            const verdict = checkChain(existing, key);
             if (!verdict.ok)
                 throw new Error(`the existing ledger ${path} does not verify: ${verdict.problem}`);
-            const last = JSON.parse(existing.trimEnd().split('\n').pop());
+            const last = verdict.verified.at(-1);
             prev = last.mac;
             seq = last.seq;
         }
@@ -85860,94 +85905,11 @@ class Ledger {
         await this.handle.close();
     }
 }
-function verifyText(text, key) {
-    const lines = text.split('\n');
-    if (lines[lines.length - 1] === '')
-        lines.pop();
-    const records = [];
-    let prev = GENESIS;
-    for (const [i, line] of lines.entries()) {
-        const broken = (problem) => ({
-            ok: false,
-            records: lines.length,
-            brokenAt: i + 1,
-            problem: `record ${i + 1}: ${problem}`,
-            records_: records,
-        });
-        let record;
-        try {
-            record = JSON.parse(line);
-        }
-        catch {
-            return broken('not valid JSON');
-        }
-        if (typeof record !== 'object' || record === null || typeof record.mac !== 'string')
-            return broken('no MAC');
-        if (record.prev !== prev)
-            return broken('does not follow the previous record');
-        if (record.seq !== i + 1)
-            return broken(`sequence number ${String(record.seq)}, expected ${i + 1}`);
-        const { mac, ...unsealed } = record;
-        const expected = Buffer.from(macOf(key, unsealed), 'hex');
-        const given = Buffer.from(mac, 'hex');
-        if (given.length !== expected.length || !(0,external_node_crypto_.timingSafeEqual)(given, expected))
-            return broken('MAC does not match');
-        records.push(record);
-        prev = mac;
-    }
-    return { ok: true, records: lines.length, records_: records };
-}
-async function verifyLedger(path, key) {
-    const { records_: _records, ...verdict } = verifyText(await readFile(path, 'utf8'), key);
-    return verdict;
-}
-/** What the post step needs from a ledger; never throws, a missing or broken ledger is a problem. */
-async function readLedgerFacts(path, key) {
-    let text;
-    try {
-        text = await readFile(path, 'utf8');
-    }
-    catch (error) {
-        return {
-            ok: false,
-            problem: `cannot read the ledger: ${error.code ?? 'error'}`,
-            commits: [],
-            perPerimeter: {},
-        };
-    }
-    const verdict = verifyText(text, key);
-    const facts = { ok: verdict.ok, commits: [], perPerimeter: {} };
-    for (const record of verdict.records_) {
-        if (record.event === 'start')
-            for (const name of record.perimeters ?? [])
-                facts.perPerimeter[name] ??= { calls: 0, refusals: 0 };
-        if (record.event !== 'call')
-            continue;
-        const counts = (facts.perPerimeter[record.perimeter] ??= { calls: 0, refusals: 0 });
-        counts.calls++;
-        if (record.decision === 'refused')
-            counts.refusals++;
-        if (record.hidden_values)
-            counts.hidden = (counts.hidden ?? 0) + record.hidden_values;
-        if (record.decision === 'refused' &&
-            record.tool === 'push_files' &&
-            CREDENTIAL_REFUSAL.test(record.reason ?? ''))
-            counts.credentialRefusals = (counts.credentialRefusals ?? 0) + 1;
-        if (record.commit)
-            facts.commits.push(record.commit);
-    }
-    if (!verdict.ok)
-        facts.problem = `the ledger is broken at ${verdict.problem}`;
-    else if (verdict.records_.length === 0) {
-        facts.ok = false;
-        facts.problem = 'the ledger is empty';
-    }
-    else if (verdict.records_[verdict.records_.length - 1].event !== 'stop') {
-        facts.ok = false;
-        facts.problem = 'the ledger has no closing record: the gateway did not stop cleanly';
-    }
-    return facts;
-}
+
+;// CONCATENATED MODULE: ./src/ledger/index.ts
+
+
+
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v3/helpers/util.js
 var util_util;
@@ -96505,8 +96467,12 @@ class Pusher {
         const files = this.prepare(perimeter, request, deletions, problems);
         notes.content = files.map((f) => ({ path: f.path, ...digest(f.bytes) }));
         const unscanned = [];
-        if (problems.length === 0)
-            problems.push(...(await this.credentialProblems(perimeter, request.message, files, unscanned)));
+        if (problems.length === 0) {
+            const credentials = await this.credentialProblems(perimeter, request.message, files, unscanned);
+            if (credentials.length > 0)
+                notes.refusedFor = ['credential'];
+            problems.push(...credentials);
+        }
         if (problems.length > 0)
             throw refusal(problems, notes);
         let base = await this.view.snapshot();

@@ -32549,7 +32549,7 @@ module.exports = {
 
 /***/ }),
 
-/***/ 3900:
+/***/ 1519:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -33039,7 +33039,7 @@ const { kEnumerableProperty, isBlobLike } = __nccwpck_require__(3440)
 const { getGlobalDispatcher } = __nccwpck_require__(2581)
 const { types } = __nccwpck_require__(7975)
 const { ErrorEvent, CloseEvent } = __nccwpck_require__(5188)
-const { SendQueue } = __nccwpck_require__(3900)
+const { SendQueue } = __nccwpck_require__(1519)
 
 // https://websockets.spec.whatwg.org/#interface-definition
 class WebSocket extends EventTarget {
@@ -33614,7 +33614,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9519);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3900);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runMain */ .V)();
 process.exit();
@@ -33624,7 +33624,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9519:
+/***/ 3900:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -43345,8 +43345,70 @@ function glob_compileGlobList(globs) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/policy/agent-files.ts
+/**
+ * Every file and directory (`name/**`) coding agents read, in one table: `instructions` are read as
+ * prompts or rules the agent follows (served from the trusted config ref, src/policy/instructions.ts);
+ * `settings` configure which tools, servers and files it uses. Both steer the next agent, so all of them are
+ * in the protected set's `agents` family (src/policy/protected.ts).
+ */
+const AGENT_FILES = Object.freeze([
+    ['AGENTS.md', 'instructions'],
+    ['AGENTS.override.md', 'instructions'],
+    ['AGENT.md', 'instructions'],
+    ['CLAUDE.md', 'instructions'],
+    ['CLAUDE.local.md', 'instructions'],
+    ['GEMINI.md', 'instructions'],
+    ['QWEN.md', 'instructions'],
+    ['CRUSH.md', 'instructions'],
+    ['copilot-instructions.md', 'instructions'],
+    ['.claude/**', 'instructions'],
+    ['.codex/**', 'instructions'],
+    ['.cursor/**', 'instructions'],
+    ['.cursorrules', 'instructions'],
+    ['.cursorignore', 'settings'],
+    ['.cursorindexingignore', 'settings'],
+    ['.gemini/**', 'instructions'],
+    ['.geminiignore', 'settings'],
+    ['.qwen/**', 'settings'],
+    ['.windsurf/**', 'instructions'],
+    ['.windsurfrules', 'instructions'],
+    ['.codeiumignore', 'settings'],
+    ['.clinerules', 'instructions'],
+    ['.clinerules/**', 'instructions'],
+    ['.clineignore', 'settings'],
+    ['.roo/**', 'instructions'],
+    ['.roorules', 'instructions'],
+    ['.roomodes', 'settings'],
+    ['.rooignore', 'settings'],
+    ['.rules', 'instructions'],
+    ['.kiro/**', 'instructions'],
+    ['.junie/**', 'instructions'],
+    ['.continue/**', 'instructions'],
+    ['.continuerc.json', 'settings'],
+    ['opencode.json', 'settings'],
+    ['opencode.jsonc', 'settings'],
+    ['.opencode/**', 'settings'],
+    ['.aider.conf.yml', 'settings'],
+    ['.aiderignore', 'settings'],
+    ['.goosehints', 'instructions'],
+    ['.augment/**', 'settings'],
+    ['.augment-guidelines', 'instructions'],
+    ['.amazonq/**', 'settings'],
+    ['.trae/**', 'settings'],
+    ['.openhands/**', 'settings'],
+    ['.mcp.json', 'settings'],
+    ['.vscode/mcp.json', 'settings'],
+    ['.github/instructions/**', 'instructions'],
+    ['.github/prompts/**', 'instructions'],
+    ['.github/chatmodes/**', 'instructions'],
+    ['.github/agents/**', 'instructions'],
+].map(([entry, use]) => Object.freeze({ entry, use })));
+
 ;// CONCATENATED MODULE: ./src/policy/protected.ts
 
+
+const AGENT_ENTRIES = AGENT_FILES.map((file) => file.entry);
 /** Always protected (with the config file itself). */
 const BUILT_IN_FAMILIES = Object.freeze({
     repository: {
@@ -43355,49 +43417,10 @@ const BUILT_IN_FAMILIES = Object.freeze({
     },
     agents: {
         why: 'instructions and settings of coding agents: whoever writes them steers the next agent, in this job, a later one or on a developer machine',
-        entries: [
-            'AGENTS.md',
-            'AGENTS.override.md',
-            'AGENT.md',
-            'CLAUDE.md',
-            'CLAUDE.local.md',
-            'GEMINI.md',
-            'QWEN.md',
-            '.claude/**',
-            '.codex/**',
-            '.cursor/**',
-            '.cursorrules',
-            '.cursorignore',
-            '.cursorindexingignore',
-            '.gemini/**',
-            '.geminiignore',
-            '.qwen/**',
-            '.windsurf/**',
-            '.windsurfrules',
-            '.codeiumignore',
-            '.clinerules',
-            '.clineignore',
-            '.roo/**',
-            '.roomodes',
-            '.rooignore',
-            '.kiro/**',
-            '.junie/**',
-            '.continue/**',
-            '.continuerc.json',
-            'opencode.json',
-            'opencode.jsonc',
-            '.opencode/**',
-            '.aider.conf.yml',
-            '.aiderignore',
-            '.goosehints',
-            '.augment/**',
-            '.augment-guidelines',
-            '.amazonq/**',
-            '.trae/**',
-            '.openhands/**',
-            '.mcp.json',
-            '.vscode/mcp.json',
-        ],
+        // every file agents read (src/policy/agent-files.ts) but those another entry already names: all of
+        // .github is the repository family's, and `name/**` adds nothing where `name` is listed
+        entries: AGENT_ENTRIES.filter((entry) => !entry.startsWith('.github/') &&
+            !(entry.endsWith('/**') && AGENT_ENTRIES.includes(entry.slice(0, -3)))),
     },
     hooks: {
         why: 'run code on the machine of whoever next commits, opens or enters the repository (git hooks, direnv, editor tasks, dev containers), outside any review of the code',
@@ -44403,48 +44426,18 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
 
 ;// CONCATENATED MODULE: ./src/policy/instructions.ts
 
+
 /**
  * Files coding agents read as instructions (or as prompts and rules they follow): what steers an agent
- * before it reads anything else. Matched at any depth (nested `AGENTS.md` files apply to their subtree),
+ * before it reads anything else; the `instructions` rows of AGENT_FILES. Matched at any depth (nested `AGENTS.md` files apply to their subtree),
  * case- and Unicode-insensitively. The gateway serves them from the trusted config ref unless a perimeter
  * says `instructions: branch`, so whoever could push to the bound branch before the job cannot steer
  * the agent through them.
  */
-const NAMES = [
-    'AGENTS.md',
-    'AGENTS.override.md',
-    'AGENT.md',
-    'CLAUDE.md',
-    'CLAUDE.local.md',
-    'GEMINI.md',
-    'QWEN.md',
-    'CRUSH.md',
-    'copilot-instructions.md',
-    '.cursorrules',
-    '.windsurfrules',
-    '.clinerules',
-    '.roorules',
-    '.rules',
-    '.goosehints',
-    '.augment-guidelines',
-];
+const RULES = AGENT_FILES.filter((file) => file.use === 'instructions').map((file) => file.entry);
+const NAMES = RULES.filter((rule) => !rule.endsWith('/**'));
 /** Directories whose every file is read as rules, prompts or agent settings. */
-const DIRECTORIES = [
-    '.claude',
-    '.codex',
-    '.cursor',
-    '.gemini',
-    '.windsurf',
-    '.clinerules',
-    '.roo',
-    '.kiro',
-    '.junie',
-    '.continue',
-    '.github/instructions',
-    '.github/prompts',
-    '.github/chatmodes',
-    '.github/agents',
-];
+const DIRECTORIES = RULES.filter((rule) => rule.endsWith('/**')).map((rule) => rule.slice(0, -'/**'.length));
 const INSTRUCTION_FILE_RULES = Object.freeze([
     ...NAMES,
     ...DIRECTORIES.map((dir) => `${dir}/**`),
@@ -45466,6 +45459,199 @@ function judge_judge(facts) {
     };
 }
 
+;// CONCATENATED MODULE: external "node:fs/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+;// CONCATENATED MODULE: ./src/ledger/record.ts
+
+/**
+ * The ledger's record format: JSONL, one record per line, each carrying the previous record's MAC (`prev`)
+ * and its own (`mac`), an HMAC-SHA256 with the ledger key over the canonical JSON of the record without
+ * `mac`. Removing, reordering or editing any record breaks the chain from there on.
+ */
+const record_GENESIS = '0'.repeat(64);
+/** JSON with object keys sorted at every depth: the bytes the MAC covers. */
+function canonicalJson(value) {
+    if (Array.isArray(value))
+        return `[${value.map(canonicalJson).join(',')}]`;
+    if (value !== null && typeof value === 'object') {
+        const entries = Object.entries(value)
+            .filter(([, v]) => v !== undefined)
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+        return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    }
+    return JSON.stringify(value);
+}
+function record_macOf(key, record) {
+    return createHmac('sha256', key).update(canonicalJson(record)).digest('hex');
+}
+
+;// CONCATENATED MODULE: ./src/ledger/chain.ts
+
+
+
+/** The chain check, with the records that verified (all of them when ok, those before the break if not). */
+function chain_checkChain(text, key) {
+    const lines = text.split('\n');
+    if (lines[lines.length - 1] === '')
+        lines.pop();
+    const verified = [];
+    let prev = GENESIS;
+    for (const [i, line] of lines.entries()) {
+        const broken = (problem) => ({
+            ok: false,
+            records: lines.length,
+            brokenAt: i + 1,
+            problem: `record ${i + 1}: ${problem}`,
+            verified,
+        });
+        let record;
+        try {
+            record = JSON.parse(line);
+        }
+        catch {
+            return broken('not valid JSON');
+        }
+        if (typeof record !== 'object' || record === null || typeof record.mac !== 'string')
+            return broken('no MAC');
+        if (record.prev !== prev)
+            return broken('does not follow the previous record');
+        if (record.seq !== i + 1)
+            return broken(`sequence number ${String(record.seq)}, expected ${i + 1}`);
+        const { mac, ...unsealed } = record;
+        const expected = Buffer.from(macOf(key, unsealed), 'hex');
+        const given = Buffer.from(mac, 'hex');
+        if (given.length !== expected.length || !timingSafeEqual(given, expected))
+            return broken('MAC does not match');
+        verified.push(record);
+        prev = mac;
+    }
+    return { ok: true, records: lines.length, verified };
+}
+/** Checks a ledger file's chain. */
+async function verifyLedger(path, key) {
+    const { verified: _verified, ...verdict } = chain_checkChain(await readFile(path, 'utf8'), key);
+    return verdict;
+}
+
+;// CONCATENATED MODULE: ./src/ledger/writer.ts
+
+
+
+/** The gateway's writer: appends sealed records, strictly one after another. */
+class Ledger {
+    handle;
+    key;
+    prev;
+    seq;
+    chain = Promise.resolve();
+    failure = null;
+    constructor(handle, key, prev, seq) {
+        this.handle = handle;
+        this.key = key;
+        this.prev = prev;
+        this.seq = seq;
+    }
+    /** Opens a ledger for appending; an existing file must verify, and its chain is continued. */
+    static async open(path, key) {
+        if (key.length === 0)
+            throw new Error('the ledger key is empty');
+        let prev = GENESIS;
+        let seq = 0;
+        const existing = await readFile(path, 'utf8').catch((error) => {
+            if (error.code === 'ENOENT')
+                return null;
+            throw error;
+        });
+        if (existing !== null && existing.length > 0) {
+            const verdict = checkChain(existing, key);
+            if (!verdict.ok)
+                throw new Error(`the existing ledger ${path} does not verify: ${verdict.problem}`);
+            const last = verdict.verified.at(-1);
+            prev = last.mac;
+            seq = last.seq;
+        }
+        return new Ledger(await open(path, 'a', 0o600), key, prev, seq);
+    }
+    /** Appends one record; appends run strictly one after another. */
+    append(entry) {
+        const next = this.chain.then(async () => {
+            if (this.failure)
+                throw this.failure;
+            const unsealed = { ...entry, seq: this.seq + 1, time: new Date().toISOString(), prev: this.prev };
+            const sealed = { ...unsealed, mac: macOf(this.key, unsealed) };
+            try {
+                await this.handle.appendFile(`${JSON.stringify(sealed)}\n`);
+            }
+            catch (error) {
+                this.failure = error;
+                throw error;
+            }
+            this.seq = sealed.seq;
+            this.prev = sealed.mac;
+        });
+        this.chain = next.catch(() => undefined);
+        return next;
+    }
+    async close() {
+        await this.chain;
+        await this.handle.close();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ledger/index.ts
+
+
+
+
+;// CONCATENATED MODULE: ./src/verify/ledger-facts.ts
+
+
+/** What the post step needs from a ledger; never throws, a missing or broken ledger is a problem. */
+async function readLedgerFacts(path, key) {
+    let text;
+    try {
+        text = await readFile(path, 'utf8');
+    }
+    catch (error) {
+        return {
+            ok: false,
+            problem: `cannot read the ledger: ${error.code ?? 'error'}`,
+            commits: [],
+            perPerimeter: {},
+        };
+    }
+    const verdict = checkChain(text, key);
+    const facts = { ok: verdict.ok, commits: [], perPerimeter: {} };
+    for (const record of verdict.verified) {
+        if (record.event === 'start')
+            for (const name of record.perimeters ?? [])
+                facts.perPerimeter[name] ??= { calls: 0, refusals: 0 };
+        if (record.event !== 'call')
+            continue;
+        const counts = (facts.perPerimeter[record.perimeter] ??= { calls: 0, refusals: 0 });
+        counts.calls++;
+        if (record.decision === 'refused')
+            counts.refusals++;
+        if (record.hidden_values)
+            counts.hidden = (counts.hidden ?? 0) + record.hidden_values;
+        if (record.decision === 'refused' && record.refused_for?.includes('credential'))
+            counts.credentialRefusals = (counts.credentialRefusals ?? 0) + 1;
+        if (record.commit)
+            facts.commits.push(record.commit);
+    }
+    if (!verdict.ok)
+        facts.problem = `the ledger is broken at ${verdict.problem}`;
+    else if (verdict.verified.length === 0) {
+        facts.ok = false;
+        facts.problem = 'the ledger is empty';
+    }
+    else if (verdict.verified.at(-1).event !== 'stop') {
+        facts.ok = false;
+        facts.problem = 'the ledger has no closing record: the gateway did not stop cleanly';
+    }
+    return facts;
+}
+
 ;// CONCATENATED MODULE: ./src/verify/summary.ts
 
 /** GitHub accepts 1 MiB of job summary per step; stay clear of it. */
@@ -45619,7 +45805,7 @@ function renderReceipt(verdict, options = {}) {
 }
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/verify/activity.ts
 
 
@@ -45913,6 +46099,7 @@ async function examineOurCommits(input, facts, listed, theirs) {
 }
 
 ;// CONCATENATED MODULE: ./src/verify/index.ts
+
 
 
 
@@ -46302,7 +46489,7 @@ async function launchGateway(options) {
             fail(`the gateway stopped before it was ready (${exited})`);
         if (Date.now() > deadline)
             fail(`the gateway was not ready within ${options.timeoutMs / 1000} s`);
-        await (0,promises_namespaceObject.setTimeout)(25);
+        await (0,external_node_timers_promises_namespaceObject.setTimeout)(25);
     }
 }
 function tryReadReady(file) {
