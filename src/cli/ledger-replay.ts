@@ -1,3 +1,4 @@
+import type { CallRecord } from '../ledger/index.js';
 import type { Perimeter } from '../policy/index.js';
 import type { Refusal } from './replay-judge.js';
 
@@ -7,13 +8,8 @@ import type { Refusal } from './replay-judge.js';
  * the paths `push_files` writes. Tree listings and history depend on what the repository held, so they are
  * shown and not judged. Free of I/O.
  */
-export interface LedgerCall {
-  seq: number;
-  perimeter: string;
-  tool: string;
-  paths: string[];
-  decision: string;
-}
+/** The fields of a ledger's call record (src/ledger/record.ts) that replay judges, and its number. */
+export type LedgerCall = Pick<CallRecord, 'perimeter' | 'tool' | 'paths' | 'decision'> & { seq: number };
 
 export type CallState = 'allowed' | 'refused' | 'not judged';
 
@@ -35,7 +31,10 @@ export interface CallChange {
 const READS = new Set(['get_file', 'get_files']);
 const WITHHELD = '[withheld]';
 
-/** Calls from a ledger's JSONL text; lifecycle records and lines that are no call are skipped. */
+/**
+ * Calls from a ledger's JSONL text (the chain is `perimeter verify-ledger`'s to check: replay asks what a
+ * proposal would change, not whether the record is genuine); lifecycle records are skipped.
+ */
 export function parseLedgerCalls(text: string): LedgerCall[] {
   const calls: LedgerCall[] = [];
   for (const [i, line] of text.split('\n').entries()) {
@@ -55,7 +54,7 @@ export function parseLedgerCalls(text: string): LedgerCall[] {
       perimeter,
       tool,
       paths: paths.filter((p): p is string => typeof p === 'string'),
-      decision: typeof decision === 'string' ? decision : 'unknown',
+      decision: decision === 'allowed' || decision === 'refused' ? decision : 'failed',
     });
   }
   return calls;
