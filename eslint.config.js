@@ -2,17 +2,39 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
-// Dependencies point one way: policy, ledger <- github, verify, gateway, safety <- action, cli.
-// One list per folder: a later no-restricted-imports for the same file would replace an earlier one.
-const layer = (files, ...rules) => ({
+// One list per file: a later no-restricted-imports for the same file would replace an earlier one.
+const restrict = (files, patterns) => ({
   files,
-  rules: {
-    'no-restricted-imports': [
-      'error',
-      { patterns: rules.map(([forbidden, message]) => ({ group: forbidden, message })) },
-    ],
-  },
+  rules: { 'no-restricted-imports': ['error', { patterns }] },
 });
+
+// The workspace packages (packages/*) are used by name, through their public entry; test/ is for tests only.
+const BY_ENTRY = [
+  {
+    regex: '(^|/)packages/',
+    message: 'import a workspace package by its name (its public entry), not by path',
+  },
+  {
+    group: ['@perimeter/*/**'],
+    message: 'import a workspace package through its public entry, not its files',
+  },
+];
+const NO_TESTS = [
+  {
+    regex: '(^|/)test/',
+    message: 'only tests import from test/; what others share lives in packages/ (by name)',
+  },
+];
+// src/ is what ships in dist/: it never depends on the stand-in or the test rigs.
+const SHIPPED = [
+  ...BY_ENTRY,
+  ...NO_TESTS,
+  { group: ['@perimeter/*'], message: 'src/ never imports the test packages' },
+];
+
+// Dependencies point one way: policy, ledger <- github, verify, gateway, safety <- action, cli.
+const layer = (files, ...rules) =>
+  restrict(files, [...SHIPPED, ...rules.map(([forbidden, message]) => ({ group: forbidden, message }))]);
 
 const PURE = [
   ['../*', '@actions/*', 'node:fs*', 'node:child_process', 'node:net', 'node:http'],
@@ -32,6 +54,21 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  restrict(['**/*.{ts,mts,js,mjs}'], [...BY_ENTRY, ...NO_TESTS]),
+  restrict(['test/**', 'packages/*/test/**'], BY_ENTRY),
+  restrict(
+    ['packages/fake-github/**'],
+    [
+      ...BY_ENTRY,
+      ...NO_TESTS,
+      {
+        group: ['@perimeter/test-rigs'],
+        message: 'the stand-in stands alone: the rigs use it, not the other way',
+      },
+      { regex: '^(\\.\\./){2,}src/', message: 'the stand-in stands alone: it knows GitHub, not Perimeter' },
+    ],
+  ),
+  restrict(['src/**'], SHIPPED),
   layer(['src/policy/**'], PURE),
   layer(
     ['src/ledger/**'],

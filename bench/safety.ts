@@ -7,7 +7,7 @@
  */
 import type { AnswerFilter } from '../src/safety/answer-filter.js';
 import { createSecretFilter, NO_FILTER } from '../src/safety/index.js';
-import { call, startHarness } from '../test/gateway/support/harness.js';
+import { call, startHarness } from '@perimeter/test-rigs';
 
 const SIZE = 100 * 1024;
 const WARMUP = 5;

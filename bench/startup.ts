@@ -1,14 +1,12 @@
 /**
- * Start-up: `node dist/main/index.js` run the way a runner runs it (test/support/runner.ts), from process
+ * Start-up: `node dist/main/index.js` run the way a runner runs it (packages/test-rigs/src/runner.ts), from process
  * start to its exit, which main reaches only once the detached gateway wrote its ready file. The stand-in
  * adds no latency. For scale: a bare `node -e ''` start, and the post step on the same job. Bundle sizes.
  */
 import { execFileSync } from 'node:child_process';
-import { FILES } from '../test/action/fixtures/repo.js';
-import { Job } from '../test/action/support/job.js';
+import { FILES, Job, REPO_ROOT } from '@perimeter/test-rigs';
 import { bundleSizes, distIsFresh } from './support/dist.js';
 import { median, round, time } from './support/measure.js';
-import { REPO_ROOT } from '../test/support/runner.js';
 
 export interface StartupResult {
   runs: number;

@@ -7,8 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { verifyJob } from '../src/verify/index.js';
 import { compilePerimeter, parseConfig } from '../src/policy/index.js';
-import { gitText } from '../test/fake-github/git.js';
-import { commitToBare } from '../test/fake-github/index.js';
+import { commitToBare, gitText } from '@perimeter/fake-github';
 import { difference } from './economy/counting.js';
 import { round } from './support/measure.js';
 import { BRANCH, startStandIn } from './support/stand-in.js';

@@ -5,9 +5,15 @@
  * gateway with the job's token, and post recomputes everything from the repository and posts the receipt.
  */
 import { performance } from 'node:perf_hooks';
-import { Job, REPOSITORY, text } from '../test/action/support/job.js';
-import { FILES, PERIMETERS_YML } from '../test/action/fixtures/repo.js';
-import { REPO_ROOT, type StepResult } from '../test/support/runner.js';
+import {
+  FILES,
+  Job,
+  PERIMETERS_YML,
+  REPO_ROOT,
+  REPOSITORY,
+  type StepResult,
+  text,
+} from '@perimeter/test-rigs';
 
 const bold = (s: string) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
 const dim = (s: string) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s);

@@ -4,7 +4,7 @@
 // Exits 1 with the shrunk counterexample when a verdict says success over a violation (or not success when
 // nothing broke and GitHub answered); prints the figures either way.
 import fc from 'fast-check';
-import { histories, modelStandIn, play } from '../test/verify/model/histories.js';
+import { histories, modelStandIn, play } from '@perimeter/test-rigs';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number): number => {

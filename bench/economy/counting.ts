@@ -1,4 +1,4 @@
-import type { FakeGithub, FakeStats } from '../../test/fake-github/index.js';
+import type { FakeGithub, FakeStats } from '@perimeter/fake-github';
 
 /** What one step cost upstream, from the stand-in's own accounting. */
 export interface Cost {

@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { sourceDigest } from '../../scripts/source-digest.mjs';
-import { REPO_ROOT } from '../../test/support/runner.js';
+import { REPO_ROOT } from '@perimeter/test-rigs';
 
 export const DIST = join(REPO_ROOT, 'dist');
 

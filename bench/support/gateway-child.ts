@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { REPO_ROOT } from '../../test/support/runner.js';
+import { REPO_ROOT } from '@perimeter/test-rigs';
 import { DIST, distIsFresh } from './dist.js';
 import { BRANCH, OWNER, REPO, type StandIn } from './stand-in.js';
 

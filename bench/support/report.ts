@@ -1,7 +1,7 @@
 /** results.json and the figures table in BENCHMARKS.md (between the results markers). */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../../test/support/runner.js';
+import { REPO_ROOT } from '@perimeter/test-rigs';
 
 export const RESULTS_PATH = join(REPO_ROOT, 'bench', 'results.json');
 export const BENCHMARKS_PATH = join(REPO_ROOT, 'BENCHMARKS.md');

@@ -14,7 +14,7 @@ import { createOctokitUpstream } from '../../src/github/octokit-upstream.js';
 import type { Upstream } from '../../src/github/upstream.js';
 import { compilePerimeter, parseConfig } from '../../src/policy/index.js';
 import type { AnswerFilter } from '../../src/safety/answer-filter.js';
-import { commitToBare, seedRepo, startFakeGithub, type FakeGithub } from '../../test/fake-github/index.js';
+import { commitToBare, seedRepo, startFakeGithub, type FakeGithub } from '@perimeter/fake-github';
 import { ANSWER_META } from '../../src/gateway/answers.js';
 
 export const OWNER = 'octo';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { Inputs, Outputs } from '../../src/action/constants.js';
-import { REPO_ROOT } from '../support/runner.js';
+import { REPO_ROOT } from '@perimeter/test-rigs';
 
 const action = parseYaml(readFileSync(join(REPO_ROOT, 'action.yml'), 'utf8')) as {
   inputs: Record<string, unknown>;

@@ -4,7 +4,7 @@
  * the stand-in with a teammate's and a bot's own tokens, `git push` for every route.
  */
 import { describe, expect, it } from 'vitest';
-import type { Job, StatusRecord } from './support/job.js';
+import type { Job, StatusRecord } from '@perimeter/test-rigs';
 import { jobSuite } from './support/suite.js';
 
 const { started } = jobSuite({ actors: ['teammate', 'dependabot[bot]'] });

@@ -5,11 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { appendFile } from 'node:fs/promises';
-import { activityPath } from '../fake-github/activity-log.js';
+import { activityPath } from '@perimeter/fake-github';
 import { Ledger } from '../../src/ledger/index.js';
 import { createOctokitUpstream } from '../../src/github/octokit-upstream.js';
-import { FILES, PERIMETERS_YML } from './fixtures/repo.js';
-import type { Job, StatusRecord } from './support/job.js';
+import { FILES, type Job, PERIMETERS_YML, type StatusRecord } from '@perimeter/test-rigs';
 import { jobSuite } from './support/suite.js';
 
 const { started } = jobSuite();

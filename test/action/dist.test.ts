@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { parseStdout, REPO_ROOT } from '../support/runner.js';
+import { parseStdout, REPO_ROOT } from '@perimeter/test-rigs';
 
 const run = promisify(execFile);
 const action = parseYaml(readFileSync(join(REPO_ROOT, 'action.yml'), 'utf8')) as {

@@ -6,9 +6,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isGatewayRunning } from '../../src/action/gateway-process.js';
-import type { StepResult } from '../support/runner.js';
-import { FILES } from './fixtures/repo.js';
-import { Job, text } from './support/job.js';
+import { FILES, Job, type StepResult, text } from '@perimeter/test-rigs';
 import { jobSuite } from './support/suite.js';
 
 const { create: job, started } = jobSuite();

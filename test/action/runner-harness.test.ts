@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ActionRunner, parseCommandFile, REPO_ROOT } from '../support/runner.js';
+import { ActionRunner, parseCommandFile, REPO_ROOT } from '@perimeter/test-rigs';
 
 describe('ActionRunner', () => {
   describe('when an action uses every file command', () => {

@@ -5,7 +5,7 @@
 import { createServer } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { Job, text, type JobOptions } from './support/job.js';
+import { Job, text, type JobOptions } from '@perimeter/test-rigs';
 import { jobSuite } from './support/suite.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';

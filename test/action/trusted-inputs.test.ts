@@ -3,8 +3,7 @@
  * pull request from a fork, and a config-ref naming a branch the job may write.
  */
 import { describe, expect, it } from 'vitest';
-import { FILES } from './fixtures/repo.js';
-import { text, type JobOptions } from './support/job.js';
+import { FILES, type JobOptions, text } from '@perimeter/test-rigs';
 import { jobSuite } from './support/suite.js';
 
 const { create: job } = jobSuite();

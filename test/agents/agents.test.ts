@@ -7,9 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { FILES } from '../action/fixtures/repo.js';
-import { git, Job } from '../action/support/job.js';
-import { actionDir } from '../support/bundles.js';
+import { actionDir, FILES, git, Job } from '@perimeter/test-rigs';
 import { binDir, ensureClients, installDir } from './clients.js';
 import { startModelServer, type ModelServer } from './model-server.js';
 import { expand, installLine, readmeSteps } from './readme-jobs.js';

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { REPO_ROOT } from '../support/runner.js';
+import { REPO_ROOT } from '@perimeter/test-rigs';
 import { PINNED } from './clients.js';
 
 export interface SnippetStep {

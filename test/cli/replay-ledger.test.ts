@@ -1,7 +1,7 @@
 import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, ok, startHarness, type Harness } from '../gateway/support/harness.js';
+import { call, ok, startHarness, type Harness } from '@perimeter/test-rigs';
 import { makeCheckout, runCli } from './run-cli.js';
 
 const CONFIG = `version: 1

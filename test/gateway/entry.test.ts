@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLedgerFacts } from '../../src/verify/index.js';
 import type { ChildConfig } from '../../src/gateway/child.js';
 import { secretForms } from '../../src/safety/secret-forms.js';
-import { seedRepo, startFakeGithub, type FakeGithub } from '../fake-github/index.js';
-import { fakeToken, ok } from './support/harness.js';
+import { seedRepo, startFakeGithub, type FakeGithub } from '@perimeter/fake-github';
+import { fakeToken, ok } from '@perimeter/test-rigs';
 
 const ENTRY = resolve(import.meta.dirname, '../../src/gateway/entry.ts');
 const CONFIG_TEXT = `version: 1

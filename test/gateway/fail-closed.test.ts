@@ -11,7 +11,7 @@ import { ALL_TOOLS } from '../../src/gateway/tools/all-tools.js';
 import { UpstreamError } from '../../src/github/upstream.js';
 import { compilePerimeter, parseConfig, type Perimeter } from '../../src/policy/index.js';
 import { NO_FILTER, type AnswerFilter } from '../../src/safety/answer-filter.js';
-import { answerOf, call, textOf } from './support/harness.js';
+import { answerOf, call, textOf } from '@perimeter/test-rigs';
 import { createMemoryUpstream, type MemoryUpstream } from './support/memory-upstream.js';
 
 const CONFIG = `

@@ -9,10 +9,10 @@ import { startGateway } from '../../src/gateway/index.js';
 import { createOctokitUpstream } from '../../src/github/octokit-upstream.js';
 import { compilePerimeter, parseConfig } from '../../src/policy/index.js';
 import { createSecretFilter } from '../../src/safety/index.js';
-import { git, gitText } from '../fake-github/git.js';
+import { git, gitText } from '@perimeter/fake-github';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { call, ok, OWNER, REPO, startHarness, textOf, type Harness } from './support/harness.js';
+import { call, ok, OWNER, REPO, startHarness, textOf, type Harness } from '@perimeter/test-rigs';
 
 const CONFIG = `
 version: 1

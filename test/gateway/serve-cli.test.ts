@@ -7,8 +7,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run as verifyLedger } from '../../src/cli/verify-ledger.js';
-import { seedRepo, startFakeGithub, type FakeGithub } from '../fake-github/index.js';
-import { fakeToken, ok } from './support/harness.js';
+import { seedRepo, startFakeGithub, type FakeGithub } from '@perimeter/fake-github';
+import { fakeToken, ok } from '@perimeter/test-rigs';
 
 const MAIN = resolve(import.meta.dirname, '../../src/cli/main.ts');
 /** tsx by absolute URL: the command runs in a directory without node_modules. */

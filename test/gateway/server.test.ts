@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startHarness, textOf, type Harness } from './support/harness.js';
+import { call, startHarness, textOf, type Harness } from '@perimeter/test-rigs';
 
 const CONFIG = `
 version: 1

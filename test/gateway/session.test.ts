@@ -4,7 +4,7 @@ import { verifyLedger } from '../../src/ledger/index.js';
 import { readLedgerFacts } from '../../src/verify/index.js';
 import { secretForms } from '../../src/safety/secret-forms.js';
 import { createSecretFilter } from '../../src/safety/index.js';
-import { answerOf, call, fakeToken, startHarness, textOf, type Harness } from './support/harness.js';
+import { answerOf, call, fakeToken, startHarness, textOf, type Harness } from '@perimeter/test-rigs';
 
 const CONFIG = `
 version: 1

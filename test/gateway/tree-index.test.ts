@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { blobSha } from '../../src/github/tree-hash.js';
 import { indexAfterPush, TreeIndex } from '../../src/gateway/tree-index.js';
-import { commitToBare } from '../fake-github/index.js';
-import { gitText } from '../fake-github/git.js';
-import { startStandIn, type StandIn } from '../github/stand-in.js';
+import { commitToBare, gitText } from '@perimeter/fake-github';
+import { startStandIn, type StandIn } from '@perimeter/test-rigs';
 
 const FILES = {
   'a.txt': 'a\n',

@@ -4,8 +4,8 @@
  * GitHub stand-in. Both orders are measured on fresh gateways, so no cache favours either side.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commitToBare } from '../fake-github/index.js';
-import { call, startHarness, type Harness } from './support/harness.js';
+import { commitToBare } from '@perimeter/fake-github';
+import { call, startHarness, type Harness } from '@perimeter/test-rigs';
 
 const CONFIG = `
 version: 1

@@ -6,7 +6,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startHarness, type Harness } from './support/harness.js';
+import { call, startHarness, type Harness } from '@perimeter/test-rigs';
 
 const CONFIG = `
 version: 1

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { UpstreamError, type Upstream } from '../../src/github/upstream.js';
-import { recordRefChange } from '../fake-github/activity-log.js';
-import { commitToBare } from '../fake-github/index.js';
-import { plumbCommit, startStandIn, TOKEN, type StandIn } from './stand-in.js';
+import { commitToBare, recordRefChange } from '@perimeter/fake-github';
+import { plumbCommit, startStandIn, TOKEN, type StandIn } from '@perimeter/test-rigs';
 
 const BIG = 'x'.repeat(1024 * 1024 + 10);
 let s: StandIn;

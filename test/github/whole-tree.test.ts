@@ -6,8 +6,7 @@ import { createOctokitUpstream } from '../../src/github/octokit-upstream.js';
 import { blobSha, treeSha } from '../../src/github/tree-hash.js';
 import type { TreeEntry, Upstream } from '../../src/github/upstream.js';
 import { WholeTrees } from '../../src/github/whole-tree.js';
-import { gitText } from '../fake-github/git.js';
-import { seedRepo, startFakeGithub, type FakeGithub } from '../fake-github/index.js';
+import { type FakeGithub, gitText, seedRepo, startFakeGithub } from '@perimeter/fake-github';
 
 const TOKEN = 'ghs_WholeTreeToken0123456789abcdefghijklm';
 const TREES = 'GET /repos/{owner}/{repo}/git/trees/{sha}';

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { gitText } from '../fake-github/git.js';
+import { gitText } from '@perimeter/fake-github';
 import { answerOf, callTool, OWNER, REPO, startStand, textOf, type Stand } from './support/stand.js';
 
 const CONFIG = `

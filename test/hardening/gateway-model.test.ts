@@ -13,8 +13,8 @@ import { verifyLedger } from '../../src/ledger/index.js';
 import { readLedgerFacts } from '../../src/verify/index.js';
 import { compilePerimeter, parseConfig } from '../../src/policy/index.js';
 import { snapshotRefs, verifyJob } from '../../src/verify/index.js';
-import { gitText } from '../fake-github/git.js';
-import { windowOpens } from '../github/stand-in.js';
+import { gitText } from '@perimeter/fake-github';
+import { windowOpens } from '@perimeter/test-rigs';
 import { answerOf, callTool, OWNER, REPO, startStand, textOf, type Stand } from './support/stand.js';
 
 const CONFIG = `

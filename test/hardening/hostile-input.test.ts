@@ -7,8 +7,7 @@
 import fc from 'fast-check';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { gitText } from '../fake-github/git.js';
-import { commitToBare } from '../fake-github/index.js';
+import { commitToBare, gitText } from '@perimeter/fake-github';
 import {
   callTool,
   startStand,

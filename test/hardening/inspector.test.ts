@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../support/runner.js';
+import { REPO_ROOT } from '@perimeter/test-rigs';
 import { startStand, type Stand } from './support/stand.js';
 
 const run = promisify(execFile);

@@ -7,9 +7,7 @@
 import { appendFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionDir } from '../support/bundles.js';
-import { FILES } from '../action/fixtures/repo.js';
-import { git, Job, REPOSITORY } from '../action/support/job.js';
+import { actionDir, FILES, git, Job, REPOSITORY } from '@perimeter/test-rigs';
 import { jobSuite } from '../action/support/suite.js';
 
 /** Every form of `secret` that could show up in text, each long enough to be unambiguous. */

@@ -17,8 +17,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../../src/ledger/index.js';
-import { gitText } from '../fake-github/git.js';
-import { seedRepo, startFakeGithub, type FakeGithub } from '../fake-github/index.js';
+import { type FakeGithub, gitText, seedRepo, startFakeGithub } from '@perimeter/fake-github';
 import type { LoadGatewayConfig, MemoryReport } from './support/load-gateway.js';
 import { realisticToken } from './support/stand.js';
 

@@ -3,7 +3,7 @@
  * whatever it cannot check or cannot post, it fails the step, and it never posts a success it did not check.
  */
 import { describe, expect, it } from 'vitest';
-import type { Job, StatusRecord } from '../action/support/job.js';
+import type { Job, StatusRecord } from '@perimeter/test-rigs';
 import { jobSuite } from '../action/support/suite.js';
 
 const { started } = jobSuite();

@@ -13,9 +13,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildConfig } from '../../src/gateway/child.js';
-import { seedRepo, startFakeGithub, type FakeGithub } from '../fake-github/index.js';
-import { answerOf, call, textOf } from '../gateway/support/harness.js';
-import { actionDir } from '../support/bundles.js';
+import { seedRepo, startFakeGithub, type FakeGithub } from '@perimeter/fake-github';
+import { actionDir, answerOf, call, textOf } from '@perimeter/test-rigs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const STARTS = [

@@ -8,8 +8,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLedgerFacts } from '../../src/verify/index.js';
 import { createSecretFilter } from '../../src/safety/index.js';
-import { commitToBare } from '../fake-github/index.js';
-import { answerOf, call, ok, startHarness, textOf, type Harness } from '../gateway/support/harness.js';
+import { commitToBare } from '@perimeter/fake-github';
+import { answerOf, call, ok, startHarness, textOf, type Harness } from '@perimeter/test-rigs';
 import { fill, privateKeyBlock, providerSamples, sample } from './samples.js';
 
 const CONFIG = `version: 1

@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { neutralize } from '../../src/safety/neutralize.js';
 import { createSecretFilter } from '../../src/safety/index.js';
-import { answerOf, call, ok, startHarness, textOf, type Harness } from '../gateway/support/harness.js';
+import { answerOf, call, ok, startHarness, textOf, type Harness } from '@perimeter/test-rigs';
 
 const tagged = (text: string): string =>
   [...text].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');

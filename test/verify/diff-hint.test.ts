@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diffFromHint } from '../../src/verify/diff-hint.js';
 import { treeSha } from '../../src/github/tree-hash.js';
 import { diffTrees } from '../../src/verify/index.js';
-import { gitText } from '../fake-github/git.js';
-import { plumbCommit, startStandIn, type Entry, type StandIn } from '../github/stand-in.js';
+import { gitText } from '@perimeter/fake-github';
+import { plumbCommit, startStandIn, type Entry, type StandIn } from '@perimeter/test-rigs';
 
 let s: StandIn;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diffTrees } from '../../src/verify/index.js';
-import { commitToBare, seedRepo, startFakeGithub } from '../fake-github/index.js';
+import { commitToBare, seedRepo, startFakeGithub } from '@perimeter/fake-github';
 import { createOctokitUpstream } from '../../src/github/octokit-upstream.js';
-import { plumbCommit, startStandIn, TOKEN, type StandIn } from '../github/stand-in.js';
+import { plumbCommit, startStandIn, TOKEN, type StandIn } from '@perimeter/test-rigs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

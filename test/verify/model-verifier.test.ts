@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { histories, modelStandIn, play, type Op } from './model/histories.js';
+import { histories, modelStandIn, play, type Op } from '@perimeter/test-rigs';
 
 const RUNS = Number(process.env.MODEL_RUNS ?? 25);
 

@@ -1,9 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compilePerimeter, DEFAULT_LIMITS, TOOL_NAMES, type PerimeterSpec } from '../../src/policy/index.js';
 import { snapshotRefs, verifyJob, type LedgerFacts, type RefSnapshot } from '../../src/verify/index.js';
-import { git, gitText } from '../fake-github/git.js';
-import { commitToBare } from '../fake-github/index.js';
-import { setRef, startStandIn, windowOpens, type StandIn } from '../github/stand-in.js';
+import { commitToBare, git, gitText } from '@perimeter/fake-github';
+import { setRef, startStandIn, windowOpens, type StandIn } from '@perimeter/test-rigs';
 
 /** Pushes no honest client makes but a git tree can hold: what verifyJob must never pass. */
 

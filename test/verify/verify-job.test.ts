@@ -8,8 +8,8 @@ import {
   type RefSnapshot,
   type VerifyInput,
 } from '../../src/verify/index.js';
-import { commitToBare } from '../fake-github/index.js';
-import { plumbCommit, setRef, startStandIn, windowOpens, type StandIn } from '../github/stand-in.js';
+import { commitToBare } from '@perimeter/fake-github';
+import { plumbCommit, setRef, startStandIn, windowOpens, type StandIn } from '@perimeter/test-rigs';
 
 const BRANCH = 'agent/x';
 

@@ -3,9 +3,7 @@
  * test; `create()` for a job, `started()` for one whose main step succeeded.
  */
 import { afterEach, beforeAll, expect } from 'vitest';
-import { actionDir } from '../../support/bundles.js';
-import { FILES } from '../fixtures/repo.js';
-import { Job, type JobOptions } from './job.js';
+import { actionDir, FILES, Job, type JobOptions } from '@perimeter/test-rigs';
 
 export function jobSuite(defaults: Partial<JobOptions> = {}): {
   /** a job in the stand-in, closed after the test; no step run yet */

@@ -3,10 +3,10 @@
  * waits) open to the test, plus the raw HTTP door a hostile client would use.
  */
 import { randomBytes } from 'node:crypto';
-import type { FakeStats } from '../../fake-github/index.js';
-import { startHarness, type Harness, type HarnessOptions } from '../../gateway/support/harness.js';
+import type { FakeStats } from '@perimeter/fake-github';
+import { startHarness, type Harness, type HarnessOptions } from '@perimeter/test-rigs';
 
-export { answerOf, call as callTool, OWNER, REPO, textOf } from '../../gateway/support/harness.js';
+export { answerOf, call as callTool, OWNER, REPO, textOf } from '@perimeter/test-rigs';
 
 export type StandOptions = Omit<HarnessOptions, 'token' | 'treeEntryLimit'>;
 

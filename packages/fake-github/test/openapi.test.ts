@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commitToBare, seedRepo, startFakeGithub } from './index.js';
-import type { FakeGithub, Fault } from './index.js';
+import { commitToBare, seedRepo, startFakeGithub } from '../src/index.js';
+import type { FakeGithub, Fault } from '../src/index.js';
 import { documentedStatuses, responseValidator } from './openapi-support.js';
 import { restClient, scratchDir } from './test-support.js';
 import type { Api } from './test-support.js';

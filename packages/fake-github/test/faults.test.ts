@@ -1,8 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { seedRepo, startFakeGithub } from './index.js';
-import type { FakeGithub } from './index.js';
+import { seedRepo, startFakeGithub } from '../src/index.js';
+import type { FakeGithub } from '../src/index.js';
 import { cloneUrl, gitClient, restClient, scratchDir } from './test-support.js';
 import type { Api } from './test-support.js';
 

@@ -17,7 +17,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sourceDigest } from '../../scripts/source-digest.mjs';
+import { sourceDigest } from '../../../scripts/source-digest.mjs';
 import { REPO_ROOT } from './runner.js';
 
 const ENTRIES = ['main', 'post', 'gateway'];

@@ -1,8 +1,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commitToBare, seedRepo, startFakeGithub } from './index.js';
-import type { FakeGithub } from './index.js';
+import { commitToBare, seedRepo, startFakeGithub } from '../src/index.js';
+import type { FakeGithub } from '../src/index.js';
 import { cloneUrl, gitClient, restClient, scratchDir } from './test-support.js';
 
 describe('git smart HTTP', () => {

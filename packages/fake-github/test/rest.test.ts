@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commitToBare, seedRepo, startFakeGithub } from './index.js';
-import type { FakeGithub } from './index.js';
+import { commitToBare, seedRepo, startFakeGithub } from '../src/index.js';
+import type { FakeGithub } from '../src/index.js';
 import { restClient, scratchDir } from './test-support.js';
 import type { Api } from './test-support.js';
 

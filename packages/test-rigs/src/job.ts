@@ -11,8 +11,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { seedRepo, startFakeGithub, type FakeGithub } from '../../fake-github/index.js';
-import { ActionRunner, type RunnerOptions, type StepResult } from '../../support/runner.js';
+import { seedRepo, startFakeGithub, type FakeGithub } from '@perimeter/fake-github';
+import { ActionRunner, type RunnerOptions, type StepResult } from './runner.js';
 
 const run = promisify(execFile);
 

@@ -15,7 +15,7 @@ export const NO_WORKFLOWS_ENV = 'FAKE_GITHUB_NO_WORKFLOWS';
 export const WORKFLOWS_DIR = '.github/workflows';
 
 const POST_RECEIVE = `#!/bin/sh
-# Installed by test/fake-github: records pushes for the Activity API.
+# Installed by the fake-github stand-in: records pushes for the Activity API.
 [ -n "$${ACTIVITY_ENV}" ] || exit 0
 now=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
 while read old new ref; do
@@ -24,7 +24,7 @@ done
 `;
 
 const PRE_RECEIVE = `#!/bin/sh
-# Installed by test/fake-github: refs/pull/* are GitHub's own (hidden refs no push may update), and a token
+# Installed by the fake-github stand-in: refs/pull/* are GitHub's own (hidden refs no push may update), and a token
 # without the workflows permission cannot push workflow changes.
 refused=0
 while read old new ref; do

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { seedRepo, startFakeGithub } from './index.js';
-import type { FakeGithub } from './index.js';
+import { seedRepo, startFakeGithub } from '../src/index.js';
+import type { FakeGithub } from '../src/index.js';
 import { restClient, scratchDir } from './test-support.js';
 import type { Api, Json } from './test-support.js';
 
@@ -124,7 +124,7 @@ describe('trees', () => {
 });
 
 /**
- * A one-off measurement, not an assertion on time: FAKE_GITHUB_BIG=1 npx vitest run test/fake-github/trees.test.ts
+ * A one-off measurement, not an assertion on time: FAKE_GITHUB_BIG=1 npx vitest run packages/fake-github/test/trees.test.ts
  * prints how long seeding 100,000 files and a recursive tree request take.
  */
 describe.runIf(process.env.FAKE_GITHUB_BIG === '1')('a repository of 100,000 files', () => {

@@ -4,11 +4,11 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
-import { seedRepo } from './index.js';
+import { seedRepo } from '../src/index.js';
 import { restClient, scratchDir } from './test-support.js';
 
-const CLI = join(import.meta.dirname, 'cli.ts');
-const TSX = join(import.meta.dirname, '../../node_modules/.bin/tsx');
+const CLI = join(import.meta.dirname, '../src/cli.ts');
+const TSX = join(import.meta.dirname, '../../../node_modules/.bin/tsx');
 
 describe('the fake-github command', () => {
   let child: ChildProcess | null = null;

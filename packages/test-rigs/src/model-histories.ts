@@ -8,10 +8,8 @@
  */
 import fc from 'fast-check';
 import { writeFile } from 'node:fs/promises';
-import { activityPath, readRefChanges } from '../../fake-github/activity-log.js';
-import { git, gitText, ZERO_SHA } from '../../fake-github/git.js';
-import type { Fault } from '../../fake-github/index.js';
-import { setRef, startStandIn, windowOpens, type StandIn } from '../../github/stand-in.js';
+import { activityPath, type Fault, git, gitText, readRefChanges, ZERO_SHA } from '@perimeter/fake-github';
+import { setRef, startStandIn, windowOpens, type StandIn } from './stand-in.js';
 import { compilePerimeter, DEFAULT_LIMITS, TOOL_NAMES } from '../../../src/policy/index.js';
 import { snapshotRefs, verifyJob, type Verdict } from '../../../src/verify/index.js';
 import { UpstreamError } from '../../../src/github/upstream.js';

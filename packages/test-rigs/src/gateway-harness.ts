@@ -11,9 +11,8 @@ import { createOctokitUpstream, type OctokitUpstreamOptions } from '../../../src
 import type { Upstream } from '../../../src/github/upstream.js';
 import { compilePerimeter, parseConfig } from '../../../src/policy/index.js';
 import type { AnswerFilter } from '../../../src/safety/answer-filter.js';
-import { gitText } from '../../fake-github/git.js';
-import { seedRepo, startFakeGithub, type FakeGithub } from '../../fake-github/index.js';
-import { startSlowProxy, type SlowProxy } from '../../support/slow-proxy.js';
+import { type FakeGithub, gitText, seedRepo, startFakeGithub } from '@perimeter/fake-github';
+import { startSlowProxy, type SlowProxy } from './slow-proxy.js';
 
 export const OWNER = 'octo';
 export const REPO = 'lanes';

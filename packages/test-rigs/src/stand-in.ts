@@ -1,11 +1,17 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { recordRefChange } from '../fake-github/activity-log.js';
-import { git, gitText, ZERO_SHA } from '../fake-github/git.js';
-import { seedRepo, startFakeGithub, type FakeGithub } from '../fake-github/index.js';
-import { createOctokitUpstream, type OctokitUpstreamOptions } from '../../src/github/octokit-upstream.js';
-import type { Upstream } from '../../src/github/upstream.js';
+import {
+  type FakeGithub,
+  git,
+  gitText,
+  recordRefChange,
+  seedRepo,
+  startFakeGithub,
+  ZERO_SHA,
+} from '@perimeter/fake-github';
+import { createOctokitUpstream, type OctokitUpstreamOptions } from '../../../src/github/octokit-upstream.js';
+import type { Upstream } from '../../../src/github/upstream.js';
 
 export const TOKEN = 'ghs_StandInToken0123456789abcdefghijklmn';
 export const OWNER = 'octo';

@@ -3,8 +3,8 @@ import { getOctokit } from '@actions/github';
 import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commitToBare, seedRepo, startFakeGithub } from './index.js';
-import type { FakeGithub } from './index.js';
+import { commitToBare, seedRepo, startFakeGithub } from '../src/index.js';
+import type { FakeGithub } from '../src/index.js';
 import { scratchDir } from './test-support.js';
 
 const owner = 'acme';

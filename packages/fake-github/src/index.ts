@@ -1,0 +1,8 @@
+// The stand-in's public entry: everything bench/, scripts/ and the project's tests may use. The rest of src/
+// is its own.
+export { startFakeGithub } from './server.js';
+export type { FakeGithub, FakeGithubOptions, FakeStats } from './server.js';
+export type { Fault, FaultRoute } from './faults.js';
+export { commitToBare, seedRepo, SEED_ACTOR } from './seed.js';
+export { git, gitText, GitError, ZERO_SHA, type GitRunOptions } from './git.js';
+export { activityPath, readRefChanges, recordRefChange, type RefChange } from './activity-log.js';

@@ -1,0 +1,36 @@
+// The shared test rigs' public entry: the runner emulation, the one-job rig, the stand-ins over the fake
+// GitHub, the gateway harness and the verifier's model histories.
+export { actionDir } from './bundles.js';
+export {
+  ActionRunner,
+  parseCommandFile,
+  parseStdout,
+  REPO_ROOT,
+  type Annotation,
+  type RunnerOptions,
+  type StepResult,
+} from './runner.js';
+export { git, Job, REPOSITORY, text, type JobOptions, type StatusRecord } from './job.js';
+export { FILES, PERIMETERS_YML } from './sample-repo.js';
+export {
+  plumbCommit,
+  setRef,
+  startStandIn,
+  TOKEN,
+  windowOpens,
+  type Entry,
+  type StandIn,
+} from './stand-in.js';
+export {
+  answerOf,
+  call,
+  fakeToken,
+  ok,
+  OWNER,
+  REPO,
+  startHarness,
+  textOf,
+  type Harness,
+  type HarnessOptions,
+} from './gateway-harness.js';
+export { histories, modelStandIn, play, type History, type Op, type Outcome } from './model-histories.js';
