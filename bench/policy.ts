@@ -8,7 +8,8 @@
 import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import picomatch from 'picomatch';
-import { compilePerimeter, DEFAULT_LIMITS, GLOB_OPTIONS, TOOL_NAMES } from '../src/policy/index.js';
+import { compiledPerimeter } from '@perimeter/test-rigs';
+import { GLOB_OPTIONS } from '../src/policy/index.js';
 import { compileGlobList } from '../src/policy/glob.js';
 
 const PATHS = 100_000;
@@ -70,16 +71,10 @@ function makeGlobs(g: ReturnType<typeof generator>, count: number): string[] {
 
 export function runPolicy(runs = 7): PolicyResult {
   const g = generator();
-  const perimeter = compilePerimeter({
+  const perimeter = compiledPerimeter({
     name: 'bench',
-    tools: [...TOOL_NAMES],
     read: makeGlobs(g, GLOBS / 2),
     write: makeGlobs(g, GLOBS / 2),
-    branches: null,
-    allowProtected: [],
-    limits: DEFAULT_LIMITS,
-    allowCredentialFiles: [],
-    allowSecretsIn: [],
   });
   const paths = makePaths(g);
   const classify = (): { readable: number; writable: number } => {

@@ -3,26 +3,16 @@
  * (test/verify/verify-job.test.ts) shows the same cases end to end but is too slow to run per mutant.
  */
 import { describe, expect, it } from 'vitest';
-import { compilePerimeter, DEFAULT_LIMITS, TOOL_NAMES } from '../../src/policy/index.js';
 import { compareSnapshots, judge, type JobFacts } from '../../src/verify/index.js';
 import type { Change } from '../../src/verify/change.js';
 import type { BranchHistory } from '../../src/verify/ref-accounting.js';
+import { compiledPerimeter } from '@perimeter/test-rigs';
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);
 const C = 'c'.repeat(40);
 
-const impl = compilePerimeter({
-  name: 'impl',
-  tools: [...TOOL_NAMES],
-  read: ['**'],
-  write: ['src/**'],
-  branches: ['agent/**'],
-  allowProtected: [],
-  limits: DEFAULT_LIMITS,
-  allowCredentialFiles: [],
-  allowSecretsIn: [],
-});
+const impl = compiledPerimeter({ name: 'impl', read: ['**'], write: ['src/**'], branches: ['agent/**'] });
 
 function facts(overrides: Partial<JobFacts> = {}): JobFacts {
   return {

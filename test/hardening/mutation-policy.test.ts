@@ -5,14 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { branchGlobProblem, compileGlobList, globProblem } from '../../src/policy/glob.js';
-import {
-  compilePerimeter,
-  DEFAULT_LIMITS,
-  protectedRule,
-  TOOL_NAMES,
-  validatePath,
-} from '../../src/policy/index.js';
+import { protectedRule, validatePath } from '../../src/policy/index.js';
 import { credentialFileRule } from '../../src/policy/credentials.js';
+import { compiledPerimeter } from '@perimeter/test-rigs';
 
 /** A path of exactly `bytes` bytes made of valid segments of `unit` (1 or 2 bytes a character). */
 function pathOf(bytes: number, unit: 'a' | 'é'): string {
@@ -160,17 +155,7 @@ describe('credentialFileRule names', () => {
 
 describe('Perimeter.allowsBranch', () => {
   it('never allows an empty branch name', () => {
-    const p = compilePerimeter({
-      name: 'p',
-      tools: [...TOOL_NAMES],
-      read: [],
-      write: [],
-      branches: null,
-      allowProtected: [],
-      limits: DEFAULT_LIMITS,
-      allowCredentialFiles: [],
-      allowSecretsIn: [],
-    });
+    const p = compiledPerimeter();
     expect(p.allowsBranch('agent/x')).toBe(true);
     expect(p.allowsBranch('')).toBe(false);
   });

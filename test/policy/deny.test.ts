@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compilePerimeter, parseConfig, type PerimeterSpec } from '../../src/policy/index.js';
+import { perimeterSpec } from '@perimeter/test-rigs';
 
 function perimeter(yaml: string, name = 'p') {
   const config = parseConfig(yaml);
@@ -61,18 +62,13 @@ describe('deny globs', () => {
           fc.uniqueArray(glob, { maxLength: 3 }),
           path,
           (grants, denials, p) => {
-            const spec: PerimeterSpec = {
-              name: 'p',
-              tools: ['get_file'],
+            const spec = perimeterSpec({
               read: grants,
               write: grants,
-              branches: null,
               allowProtected: ['**'],
-              limits: { filesPerPush: 1, bytesPerFile: 1, bytesPerPush: 1 },
               allowCredentialFiles: ['**'],
-              allowSecretsIn: [],
               deny: denials,
-            };
+            });
             const compiled = compilePerimeter(spec);
             const deniedBy = compilePerimeter({ ...spec, read: denials, deny: [] }).canRead(p);
             if (deniedBy.allowed) {

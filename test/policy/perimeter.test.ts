@@ -2,30 +2,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   compilePerimeter,
-  DEFAULT_LIMITS,
   PerimeterSpecError,
   PROTECTED_ENTRIES,
   TOOL_NAMES,
   validatePath,
-  type PerimeterSpec,
 } from '../../src/policy/index.js';
+import { perimeterSpec } from '@perimeter/test-rigs';
 
-function spec(overrides: Partial<PerimeterSpec>): PerimeterSpec {
-  return {
-    name: 'p',
-    tools: [...TOOL_NAMES],
-    read: [],
-    write: [],
-    branches: null,
-    allowProtected: [],
-    limits: { ...DEFAULT_LIMITS },
-    allowCredentialFiles: [],
-    allowSecretsIn: [],
-    ...overrides,
-  };
-}
-
-const everything = compilePerimeter(spec({ read: ['**'], write: ['**'] }));
+const everything = compilePerimeter(perimeterSpec({ read: ['**'], write: ['**'] }));
 
 describe('compilePerimeter', () => {
   describe('when the spec is invalid', () => {
@@ -37,14 +21,14 @@ describe('compilePerimeter', () => {
       [{ branches: ['refs/heads/x'] }, /branches/],
       [{ tools: ['delete_repo' as never] }, /unknown tool "delete_repo"/],
     ])('throws for %j', (overrides, message) => {
-      expect(() => compilePerimeter(spec(overrides))).toThrow(message);
-      expect(() => compilePerimeter(spec(overrides))).toThrow(PerimeterSpecError);
+      expect(() => compilePerimeter(perimeterSpec(overrides))).toThrow(message);
+      expect(() => compilePerimeter(perimeterSpec(overrides))).toThrow(PerimeterSpecError);
     });
   });
 
   describe('when tools are listed', () => {
     it('exposes exactly those tools', () => {
-      expect([...compilePerimeter(spec({ tools: ['get_file'] })).tools]).toEqual(['get_file']);
+      expect([...compilePerimeter(perimeterSpec({ tools: ['get_file'] })).tools]).toEqual(['get_file']);
       expect([...everything.tools]).toEqual([...TOOL_NAMES]);
     });
   });
@@ -52,7 +36,7 @@ describe('compilePerimeter', () => {
 
 describe('Perimeter.canRead', () => {
   const reader = compilePerimeter(
-    spec({ read: ['src/**', 'docs/*.md', 'fixtures/**'], allowCredentialFiles: ['fixtures/*.pem'] }),
+    perimeterSpec({ read: ['src/**', 'docs/*.md', 'fixtures/**'], allowCredentialFiles: ['fixtures/*.pem'] }),
   );
 
   describe.each([
@@ -75,14 +59,17 @@ describe('Perimeter.canRead', () => {
 
   describe('when only a write glob matches', () => {
     it('does not allow reading', () => {
-      expect(compilePerimeter(spec({ write: ['out/**'] })).canRead('out/a').allowed).toBe(false);
+      expect(compilePerimeter(perimeterSpec({ write: ['out/**'] })).canRead('out/a').allowed).toBe(false);
     });
   });
 });
 
 describe('Perimeter.canWrite', () => {
   const writer = compilePerimeter(
-    spec({ write: ['src/**', '.github/workflows/**', 'docs/**'], allowProtected: ['.github/workflows/**'] }),
+    perimeterSpec({
+      write: ['src/**', '.github/workflows/**', 'docs/**'],
+      allowProtected: ['.github/workflows/**'],
+    }),
     'perimeters.yml',
   );
 
@@ -107,7 +94,7 @@ describe('Perimeter.canWrite', () => {
 
   describe('when allow-protected matches but no write glob does', () => {
     it('still refuses', () => {
-      const p = compilePerimeter(spec({ write: ['src/**'], allowProtected: ['.github/**'] }));
+      const p = compilePerimeter(perimeterSpec({ write: ['src/**'], allowProtected: ['.github/**'] }));
       expect(p.canWrite('.github/workflows/ci.yml')).toEqual({
         allowed: false,
         rule: 'no write glob matches',
@@ -117,7 +104,7 @@ describe('Perimeter.canWrite', () => {
 
   describe('when allow-protected is matched case-sensitively', () => {
     it('does not let a case variant through', () => {
-      const p = compilePerimeter(spec({ write: ['**'], allowProtected: ['.github/**'] }));
+      const p = compilePerimeter(perimeterSpec({ write: ['**'], allowProtected: ['.github/**'] }));
       expect(p.canWrite('.github/x').allowed).toBe(true);
       expect(p.canWrite('.GitHub/x')).toEqual({ allowed: false, rule: 'protected: .github/**' });
     });
@@ -125,7 +112,7 @@ describe('Perimeter.canWrite', () => {
 
   describe('when the config file has another name', () => {
     it('protects that file', () => {
-      const p = compilePerimeter(spec({ write: ['**'] }), 'config/agents.yml');
+      const p = compilePerimeter(perimeterSpec({ write: ['**'] }), 'config/agents.yml');
       expect(p.canWrite('config/agents.yml')).toEqual({
         allowed: false,
         rule: 'protected: config/agents.yml',
@@ -143,7 +130,7 @@ describe('Perimeter.allowsBranch', () => {
   });
   describe('when branches are listed', () => {
     it('allows only matching branches', () => {
-      const p = compilePerimeter(spec({ branches: ['agent/**', 'main'] }));
+      const p = compilePerimeter(perimeterSpec({ branches: ['agent/**', 'main'] }));
       expect(p.allowsBranch('agent/x/y')).toBe(true);
       expect(p.allowsBranch('main')).toBe(true);
       expect(p.allowsBranch('mainline')).toBe(false);
@@ -173,7 +160,7 @@ describe('properties', () => {
           fc.uniqueArray(writeGlob, { selector: (g) => g.glob, maxLength: 4 }),
           relPath,
           (globs, path) => {
-            const p = compilePerimeter(spec({ write: globs.map((g) => g.glob) }));
+            const p = compilePerimeter(perimeterSpec({ write: globs.map((g) => g.glob) }));
             if (p.canWrite(path).allowed) expect(globs.some((g) => g.covers(path))).toBe(true);
             else if (globs.some((g) => g.covers(path))) expect(p.canWrite(path).rule).toMatch(/^protected: /);
           },
@@ -194,8 +181,8 @@ describe('properties', () => {
     );
 
     it('is never writable without allow-protected, and writable with it', () => {
-      const open = compilePerimeter(spec({ write: ['**'] }));
-      const allowed = compilePerimeter(spec({ write: ['**'], allowProtected: ['**'] }));
+      const open = compilePerimeter(perimeterSpec({ write: ['**'] }));
+      const allowed = compilePerimeter(perimeterSpec({ write: ['**'], allowProtected: ['**'] }));
       fc.assert(
         fc.property(variant, ([entry, flips, form, before, after]) => {
           const name = randomCase(entry.replace('/**', ''), flips).normalize(form);
@@ -211,7 +198,7 @@ describe('properties', () => {
     });
 
     it('keeps protected names with accents protected in either normal form', () => {
-      const p = compilePerimeter(spec({ write: ['**'] }), 'règles/périmètres.yml');
+      const p = compilePerimeter(perimeterSpec({ write: ['**'] }), 'règles/périmètres.yml');
       for (const form of ['NFC', 'NFD'] as const) {
         for (const path of ['règles/périmètres.yml', 'x/RÈGLES/Périmètres.yml']) {
           expect(p.canWrite(path.normalize(form)).allowed).toBe(false);
@@ -247,7 +234,7 @@ describe('properties', () => {
 describe('Perimeter.allowsSecretsIn', () => {
   it('names the allow-secrets-in glob, read as git reads globs', () => {
     const p = compilePerimeter(
-      spec({ write: ['**'], allowSecretsIn: ['test/fixtures/**', 'a[[:punct:]]b'] }),
+      perimeterSpec({ write: ['**'], allowSecretsIn: ['test/fixtures/**', 'a[[:punct:]]b'] }),
     );
     expect(p.allowsSecretsIn('test/fixtures/keys.txt')).toBe('test/fixtures/**');
     expect(p.allowsSecretsIn('a-b')).toBe('a[[:punct:]]b');

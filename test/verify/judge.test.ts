@@ -1,26 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { compilePerimeter, DEFAULT_LIMITS, TOOL_NAMES, type PerimeterSpec } from '../../src/policy/index.js';
 import { compareSnapshots, judge, type JobFacts } from '../../src/verify/index.js';
 import { ZERO_SHA, type BranchHistory } from '../../src/verify/ref-accounting.js';
+import { compiledPerimeter } from '@perimeter/test-rigs';
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);
 const C = 'c'.repeat(40);
-
-function perimeter(name: string, write: string[], extra: Partial<PerimeterSpec> = {}) {
-  return compilePerimeter({
-    name,
-    tools: [...TOOL_NAMES],
-    read: ['**'],
-    write,
-    branches: null,
-    allowProtected: [],
-    limits: DEFAULT_LIMITS,
-    allowCredentialFiles: [],
-    allowSecretsIn: [],
-    ...extra,
-  });
-}
 
 function facts(overrides: Partial<JobFacts> = {}): JobFacts {
   return {
@@ -36,7 +21,10 @@ function facts(overrides: Partial<JobFacts> = {}): JobFacts {
     newCommits: { shas: [B], complete: true },
     ledger: { ok: true, commits: [B], perPerimeter: { impl: { calls: 3, refusals: 1 } } },
     directPushes: 'check',
-    perimeters: [perimeter('impl', ['src/**']), perimeter('tests', ['test/**'])],
+    perimeters: [
+      compiledPerimeter({ name: 'impl', read: ['**'], write: ['src/**'] }),
+      compiledPerimeter({ name: 'tests', read: ['**'], write: ['test/**'] }),
+    ],
     gatewayCommits: [B],
     otherCommits: [],
     identity: 'github-actions[bot]',
@@ -106,7 +94,10 @@ describe('judge', () => {
       const verdict = judge(
         facts({
           perimeters: [
-            perimeter('impl', ['**'], {
+            compiledPerimeter({
+              name: 'impl',
+              read: ['**'],
+              write: ['**'],
               deny: ['**/*.lock'],
               ownerDeny: ['secrets/**'],
               protect: ['manifests'],
@@ -132,8 +123,13 @@ describe('judge', () => {
 
   describe('when a protected path matches a write glob', () => {
     it('refuses it unless allow-protected names it', () => {
-      const open = perimeter('ops', ['**']);
-      const trusted = perimeter('ci', ['.github/**'], { allowProtected: ['.github/**'] });
+      const open = compiledPerimeter({ name: 'ops', read: ['**'], write: ['**'] });
+      const trusted = compiledPerimeter({
+        name: 'ci',
+        read: ['**'],
+        write: ['.github/**'],
+        allowProtected: ['.github/**'],
+      });
       const change = { path: '.github/workflows/x.yml', kind: 'added' as const, newMode: '100644' };
       expect(judge(facts({ perimeters: [open], changes: [change] })).files[0]).toMatchObject({
         allowed: false,
@@ -159,7 +155,9 @@ describe('judge', () => {
     it('refuses every path', () => {
       const verdict = judge(
         facts({
-          perimeters: [perimeter('impl', ['src/**'], { branches: ['feature/**'] })],
+          perimeters: [
+            compiledPerimeter({ name: 'impl', read: ['**'], write: ['src/**'], branches: ['feature/**'] }),
+          ],
           changes: [{ path: 'src/a.ts', kind: 'added', newMode: '100644' }],
         }),
       );

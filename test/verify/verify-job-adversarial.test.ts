@@ -1,28 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { compilePerimeter, DEFAULT_LIMITS, TOOL_NAMES, type PerimeterSpec } from '../../src/policy/index.js';
 import { snapshotRefs, verifyJob, type LedgerFacts, type RefSnapshot } from '../../src/verify/index.js';
 import { commitToBare, git, gitText } from '@perimeter/fake-github';
-import { setRef, startStandIn, windowOpens, type StandIn } from '@perimeter/test-rigs';
+import { compiledPerimeter, setRef, startStandIn, windowOpens, type StandIn } from '@perimeter/test-rigs';
 
 /** Pushes no honest client makes but a git tree can hold: what verifyJob must never pass. */
 
 const BRANCH = 'agent/x';
 const REF = `refs/heads/${BRANCH}`;
-
-function everywhere(write: string[]) {
-  const spec: PerimeterSpec = {
-    name: 'writer',
-    tools: [...TOOL_NAMES],
-    read: ['**'],
-    write,
-    branches: null,
-    allowProtected: [],
-    limits: DEFAULT_LIMITS,
-    allowCredentialFiles: [],
-    allowSecretsIn: [],
-  };
-  return compilePerimeter(spec);
-}
 
 let s: StandIn;
 let start: RefSnapshot;
@@ -85,7 +69,7 @@ async function verify(
     branch: BRANCH,
     start,
     end: await snapshotRefs(upstream),
-    perimeters: [everywhere(write)],
+    perimeters: [compiledPerimeter({ name: 'writer', read: ['**'], write })],
     ledger,
     directPushes: 'check',
     startedAt,
@@ -162,7 +146,7 @@ describe('verifyJob against crafted pushes', () => {
         branch: BRANCH,
         start,
         end: await snapshotRefs(upstream),
-        perimeters: [everywhere(['src/**'])],
+        perimeters: [compiledPerimeter({ name: 'writer', read: ['**'], write: ['src/**'] })],
         ledger: { ok: true, commits: [], perPerimeter: {} },
         directPushes: 'check',
         startedAt,

@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Upstream } from '../../src/github/upstream.js';
-import { compilePerimeter, DEFAULT_LIMITS, TOOL_NAMES, type PerimeterSpec } from '../../src/policy/index.js';
 import {
   snapshotRefs,
   verifyJob,
@@ -9,26 +8,21 @@ import {
   type VerifyInput,
 } from '../../src/verify/index.js';
 import { commitToBare } from '@perimeter/fake-github';
-import { plumbCommit, setRef, startStandIn, windowOpens, type StandIn } from '@perimeter/test-rigs';
+import {
+  compiledPerimeter,
+  plumbCommit,
+  setRef,
+  startStandIn,
+  windowOpens,
+  type StandIn,
+} from '@perimeter/test-rigs';
 
 const BRANCH = 'agent/x';
 
-function perimeter(name: string, write: string[], branches: string[] | null = null) {
-  const spec: PerimeterSpec = {
-    name,
-    tools: [...TOOL_NAMES],
-    read: ['**'],
-    write,
-    branches,
-    allowProtected: [],
-    limits: DEFAULT_LIMITS,
-    allowCredentialFiles: [],
-    allowSecretsIn: [],
-  };
-  return compilePerimeter(spec);
-}
-
-const PERIMETERS = [perimeter('implementer', ['src/**']), perimeter('test-author', ['test/**'])];
+const PERIMETERS = [
+  compiledPerimeter({ name: 'implementer', read: ['**'], write: ['src/**'] }),
+  compiledPerimeter({ name: 'test-author', read: ['**'], write: ['test/**'] }),
+];
 
 let s: StandIn;
 let up: Upstream;

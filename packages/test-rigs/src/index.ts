@@ -12,6 +12,7 @@ export {
 } from './runner.js';
 export { git, Job, REPOSITORY, text, type JobOptions, type StatusRecord } from './job.js';
 export { FILES, PERIMETERS_YML } from './sample-repo.js';
+export { compiledPerimeter, perimeterSpec } from './perimeter-spec.js';
 export {
   plumbCommit,
   setRef,

@@ -9,8 +9,8 @@
 import fc from 'fast-check';
 import { writeFile } from 'node:fs/promises';
 import { activityPath, type Fault, git, gitText, readRefChanges, ZERO_SHA } from '@perimeter/fake-github';
+import { compiledPerimeter } from './perimeter-spec.js';
 import { setRef, startStandIn, windowOpens, type StandIn } from './stand-in.js';
-import { compilePerimeter, DEFAULT_LIMITS, TOOL_NAMES } from '../../../src/policy/index.js';
 import { snapshotRefs, verifyJob, type Verdict } from '../../../src/verify/index.js';
 import { UpstreamError } from '../../../src/github/upstream.js';
 
@@ -19,16 +19,10 @@ export const BRANCH = 'agent/x';
 const TEAMMATE = 'teammate';
 const REF = `refs/heads/${BRANCH}`;
 
-export const PERIMETER = compilePerimeter({
+export const PERIMETER = compiledPerimeter({
   name: 'implementer',
-  tools: [...TOOL_NAMES],
   read: ['**'],
   write: ['src/**', 'test/**'],
-  branches: null,
-  allowProtected: [],
-  limits: DEFAULT_LIMITS,
-  allowCredentialFiles: [],
-  allowSecretsIn: [],
 });
 
 const SEED = { 'README.md': 'r\n', 'src/a.ts': 'a\n', 'test/t.ts': 't\n', 'docs/x.md': 'x\n' };
