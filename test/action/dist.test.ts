@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { parseStdout, REPO_ROOT } from '@perimeter/test-rigs';
+import { parseStdout, REPO_ROOT, runnerNode } from '@perimeter/test-rigs';
 
 const run = promisify(execFile);
 const action = parseYaml(readFileSync(join(REPO_ROOT, 'action.yml'), 'utf8')) as {
@@ -32,7 +32,7 @@ describe('action.yml', () => {
 describe.each(['main', 'post'])('dist/%s/index.js', (entry) => {
   describe('when run without a runner environment', () => {
     it('fails with one clear error, no stack trace', async () => {
-      const error = (await run(process.execPath, [join(REPO_ROOT, 'dist', entry, 'index.js')], {
+      const error = (await run(runnerNode(), [join(REPO_ROOT, 'dist', entry, 'index.js')], {
         env: { PATH: process.env.PATH ?? '' },
       }).catch((e: unknown) => e)) as { code: number; stdout: string; stderr: string };
       expect(error.code).toBe(1);

@@ -1,6 +1,8 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { ActionRunner, parseCommandFile, REPO_ROOT } from '@perimeter/test-rigs';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { ActionRunner, parseCommandFile, REPO_ROOT, runnerNode } from '@perimeter/test-rigs';
 
 describe('ActionRunner', () => {
   describe('when an action uses every file command', () => {
@@ -38,6 +40,58 @@ describe('ActionRunner', () => {
       expect(post.log).toContain('again ***');
       expect(post.stdout).toContain('again ghs_harnesstoken123');
     });
+  });
+});
+
+describe('the node that runs the steps', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'perimeter-runner-node-'));
+  /** A "node" that announces itself with a notice, then runs the real one. */
+  const wrapper = join(scratch, 'node');
+  writeFileSync(
+    wrapper,
+    `#!/bin/sh\necho "::notice::wrapped $(basename "$1")"\nexec '${process.execPath}' "$@"\n`,
+  );
+  chmodSync(wrapper, 0o755);
+  const runner = (node?: string) =>
+    new ActionRunner({
+      apiUrl: 'http://127.0.0.1:9',
+      repository: 'octo/repo',
+      token: 't',
+      actionDir: join(REPO_ROOT, 'test/action/fixtures/echo-action'),
+      ...(node ? { node } : {}),
+    });
+  afterEach(() => vi.unstubAllEnvs());
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it('is PERIMETER_RUNNER_NODE when set (how test:node24 runs the bundles on Node 24)', async () => {
+    vi.stubEnv('PERIMETER_RUNNER_NODE', wrapper);
+    expect(runnerNode()).toBe(wrapper);
+    const job = runner();
+    expect((await job.runMain()).annotations).toContainEqual({
+      level: 'notice',
+      message: 'wrapped main.mjs',
+    });
+    expect((await job.runPost()).annotations).toContainEqual({
+      level: 'notice',
+      message: 'wrapped post.mjs',
+    });
+    job.dispose();
+  });
+
+  it('is the one given to the runner, and else the node running the tests', async () => {
+    vi.stubEnv('PERIMETER_RUNNER_NODE', '');
+    expect(runnerNode()).toBe(process.execPath);
+    const given = runner(wrapper);
+    expect((await given.runMain()).annotations).toContainEqual({
+      level: 'notice',
+      message: 'wrapped main.mjs',
+    });
+    given.dispose();
+    const plain = runner();
+    expect((await plain.runMain()).annotations).not.toContainEqual(
+      expect.objectContaining({ level: 'notice' }),
+    );
+    plain.dispose();
   });
 });
 

@@ -6,6 +6,7 @@ export {
   parseCommandFile,
   parseStdout,
   REPO_ROOT,
+  runnerNode,
   type Annotation,
   type RunnerOptions,
   type StepResult,

@@ -16,6 +16,14 @@ import { parse as parseYaml } from 'yaml';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
+/**
+ * The node that runs the action's steps: PERIMETER_RUNNER_NODE when set (the runner's Node 24 of action.yml's
+ * `using: node24`, installed by `npm run test:node24`), else the node running the tests.
+ */
+export function runnerNode(): string {
+  return process.env.PERIMETER_RUNNER_NODE || process.execPath;
+}
+
 export interface RunnerOptions {
   /** GITHUB_API_URL (the stand-in's url) */
   apiUrl: string;
@@ -45,6 +53,8 @@ export interface RunnerOptions {
   env?: Record<string, string>;
   /** guard against a hung step (not an assertion); default 60 s */
   stepTimeoutMs?: number;
+  /** the node binary that runs main and post; default runnerNode() */
+  node?: string;
 }
 
 export interface Annotation {
@@ -226,7 +236,7 @@ export class ActionRunner {
     // a run: step gets no INPUT_* (those belong to the action's own steps)
     const env = { ...this.baseEnv(), ...(shell ? {} : this.inputEnv()), ...files, ...extra };
     const result = await runProcess(
-      shell?.command ?? process.execPath,
+      shell?.command ?? this.options.node ?? runnerNode(),
       shell?.args ?? [script],
       env,
       this.workspace,
