@@ -5,8 +5,10 @@
  * reaches, so they are left out; test/hardening/mutation-*.test.ts fill the gaps in-process.
  */
 import { defineConfig } from 'vitest/config';
+import { workspaceAliases } from '../../vitest.workspace-aliases.js';
 
 export default defineConfig({
+  resolve: { alias: workspaceAliases },
   test: {
     include: [
       'test/policy/**/*.test.ts',

@@ -4,8 +4,10 @@
  * (seconds per history); its long run is `npm run model-check`.
  */
 import { defineConfig } from 'vitest/config';
+import { workspaceAliases } from '../../vitest.workspace-aliases.js';
 
 export default defineConfig({
+  resolve: { alias: workspaceAliases },
   test: {
     include: [
       'test/verify/{ref-accounting,verify-job,verify-job-adversarial,diff-trees,diff-hint,judge}.test.ts',
