@@ -63113,7 +63113,10 @@ const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.ur
 ;// CONCATENATED MODULE: ./src/cli/ledger-replay.ts
 const READS = new Set(['get_file', 'get_files']);
 const WITHHELD = '[withheld]';
-/** Calls from a ledger's JSONL text; lifecycle records and lines that are no call are skipped. */
+/**
+ * Calls from a ledger's JSONL text (the chain is `perimeter verify-ledger`'s to check: replay asks what a
+ * proposal would change, not whether the record is genuine); lifecycle records are skipped.
+ */
 function parseLedgerCalls(text) {
     const calls = [];
     for (const [i, line] of text.split('\n').entries()) {
@@ -63136,7 +63139,7 @@ function parseLedgerCalls(text) {
             perimeter,
             tool,
             paths: paths.filter((p) => typeof p === 'string'),
-            decision: typeof decision === 'string' ? decision : 'unknown',
+            decision: decision === 'allowed' || decision === 'refused' ? decision : 'failed',
         });
     }
     return calls;
