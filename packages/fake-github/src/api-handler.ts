@@ -78,7 +78,8 @@ export async function handleApi(
   if (isRateLimit) {
     const core = state.budget.snapshot();
     const search = { limit: 30, used: 0, remaining: 30, reset: core.reset };
-    return send(res, 200, { resources: { core, search }, rate: core }, state.budget.headers());
+    const graphql = state.graphqlBudget.snapshot();
+    return send(res, 200, { resources: { core, search, graphql }, rate: core }, state.budget.headers());
   }
   if (!found) return send(res, 404, errorBody(404, 'Not Found'), state.budget.headers());
 

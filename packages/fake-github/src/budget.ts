@@ -1,9 +1,15 @@
-/** The core REST budget: `limit` requests per hour-long window, as the x-ratelimit-* headers report it. */
+/**
+ * An hourly budget as the x-ratelimit-* headers report it: REST's `core` (a request each) or `graphql`
+ * (the points of each call), which GitHub keeps apart.
+ */
 export class RateBudget {
   private used = 0;
   private reset = Math.floor(Date.now() / 1000) + 3600;
 
-  constructor(readonly limit: number) {}
+  constructor(
+    readonly limit: number,
+    readonly resource: 'core' | 'graphql' = 'core',
+  ) {}
 
   private roll(): void {
     const now = Math.floor(Date.now() / 1000);
@@ -18,10 +24,10 @@ export class RateBudget {
     return Math.max(0, this.limit - this.used);
   }
 
-  /** Counts one request; false when the budget was already spent (the request must be refused). */
-  trySpend(): boolean {
-    if (this.remaining === 0) return false;
-    this.used += 1;
+  /** Counts one request (or a call's points); false when not enough is left (the request must be refused). */
+  trySpend(points = 1): boolean {
+    if (this.remaining < points) return false;
+    this.used += points;
     return true;
   }
 
@@ -43,7 +49,7 @@ export class RateBudget {
       'x-ratelimit-remaining': String(s.remaining),
       'x-ratelimit-used': String(s.used),
       'x-ratelimit-reset': String(s.reset),
-      'x-ratelimit-resource': 'core',
+      'x-ratelimit-resource': this.resource,
     };
   }
 }

@@ -6,6 +6,7 @@ import { handleControl } from './control.js';
 import { FaultBox } from './fault-box.js';
 import type { Fault } from './faults.js';
 import { GIT_PATH, handleGit } from './git-http.js';
+import { handleGraphql } from './graphql.js';
 import { FakeRepo } from './repo.js';
 import type { Route } from './router.js';
 import { commitRouteLast, commitRoutes } from './routes-commits.js';
@@ -30,6 +31,8 @@ export interface FakeGithubOptions {
   private?: string[];
   /** core REST budget per hour, default 5000 */
   rateLimit?: number;
+  /** GraphQL points per hour (a budget of its own), default 5000; GITHUB_TOKEN has 1,000 of each */
+  graphqlRateLimit?: number;
   /** login the token belongs to, default 'github-actions[bot]' */
   actor?: string;
   /** more tokens, each with the login it belongs to (for pushes by someone else) */
@@ -86,6 +89,7 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
     repos,
     routes,
     budget: new RateBudget(options.rateLimit ?? 5000),
+    graphqlBudget: new RateBudget(options.graphqlRateLimit ?? 5000, 'graphql'),
     writes: options.writesPerMinute === undefined ? null : new WriteWindow(options.writesPerMinute),
     faults: new FaultBox(),
     stats: new StatsCounter(),
@@ -99,7 +103,9 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
       ? handleControl(state, req, res, url.pathname)
       : GIT_PATH.test(url.pathname)
         ? handleGit(state, req, res, url.pathname)
-        : handleApi(state, req, res, url);
+        : req.method === 'POST' && url.pathname === '/graphql'
+          ? handleGraphql(state, req, res)
+          : handleApi(state, req, res, url);
     work.catch((error: unknown) => {
       process.stderr.write(`fake-github: ${error instanceof Error ? error.stack : String(error)}\n`);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });

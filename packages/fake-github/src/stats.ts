@@ -4,12 +4,14 @@ import type { FakeRepo } from './repo.js';
 import type { Route } from './router.js';
 
 export interface FakeStats {
-  /** REST requests received (including 304s and refusals) */
+  /** API requests received, REST and GraphQL (including 304s and refusals) */
   total: number;
   /** REST requests answered 304 Not Modified */
   notModified: number;
-  /** REST requests counted against the rate limit */
+  /** REST requests counted against the core rate limit */
   spent: number;
+  /** points charged to the GraphQL budget (a separate one; POST /graphql requests are in `total` and `byRoute`) */
+  graphqlPoints: number;
   /** git smart HTTP requests */
   git: number;
   /** per route: 'GET /repos/{owner}/{repo}/git/trees/{sha}', 'GIT POST /{owner}/{repo}.git/git-receive-pack', ... */
@@ -20,7 +22,7 @@ export class StatsCounter {
   private stats: FakeStats = StatsCounter.empty();
 
   private static empty(): FakeStats {
-    return { total: 0, notModified: 0, spent: 0, git: 0, byRoute: {} };
+    return { total: 0, notModified: 0, spent: 0, graphqlPoints: 0, git: 0, byRoute: {} };
   }
 
   request(key: string, git: boolean): void {
@@ -35,6 +37,10 @@ export class StatsCounter {
 
   spent(): void {
     this.stats.spent += 1;
+  }
+
+  graphqlPoints(points: number): void {
+    this.stats.graphqlPoints += points;
   }
 
   snapshot(): FakeStats {
@@ -54,6 +60,8 @@ export interface ServerState {
   repos: Map<string, FakeRepo>;
   routes: Route[];
   budget: RateBudget;
+  /** GraphQL's own hourly budget of points */
+  graphqlBudget: RateBudget;
   /** content-creating requests per minute before a secondary limit, when set */
   writes: WriteWindow | null;
   faults: FaultBox;

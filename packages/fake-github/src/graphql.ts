@@ -1,0 +1,129 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { schema as githubSchema } from '@octokit/graphql-schema';
+import {
+  buildClientSchema,
+  execute,
+  GraphQLError,
+  Kind,
+  parse,
+  validate,
+  type DocumentNode,
+  type GraphQLSchema,
+  type IntrospectionQuery,
+  type OperationDefinitionNode,
+} from 'graphql';
+import { callCost } from './graphql-cost.js';
+import { repositoryValue } from './graphql-values.js';
+import { HttpError, readJson } from './http-util.js';
+import { errorBody, identify, send } from './respond.js';
+import type { ServerState } from './stats.js';
+
+export const GRAPHQL_KEY = 'POST /graphql';
+
+let schema: GraphQLSchema | undefined;
+
+/** GitHub's public schema (@octokit/graphql-schema, from GitHub's introspection): every call is validated against it. */
+function githubGraphqlSchema(): GraphQLSchema {
+  const json = githubSchema.json as { data?: IntrospectionQuery } & IntrospectionQuery;
+  schema ??= buildClientSchema(json.data ?? json);
+  return schema;
+}
+
+const errors = (...list: Array<Record<string, unknown>>) => ({ errors: list });
+
+function pickOperation(document: DocumentNode, name: unknown): OperationDefinitionNode | string {
+  const operations = document.definitions.filter(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
+  if (typeof name === 'string') {
+    return operations.find((o) => o.name?.value === name) ?? `No operation named "${name}"`;
+  }
+  if (operations.length !== 1) return 'An operation name is required';
+  return operations[0]!;
+}
+
+/**
+ * POST /graphql as GitHub answers it: the call checked against GitHub's schema and its documented limits,
+ * charged its points to a budget of its own (x-ratelimit-resource: graphql), then run over the
+ * repositories the stand-in serves. Errors come back as HTTP 200 with `errors`, as GitHub sends them.
+ */
+export async function handleGraphql(
+  state: ServerState,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  state.stats.request(GRAPHQL_KEY, false);
+  const budget = state.graphqlBudget;
+  const login = identify(req, state.tokens, false);
+  if (!login)
+    return send(
+      res,
+      401,
+      errorBody(401, login === undefined ? 'Requires authentication' : 'Bad credentials'),
+    );
+  const delay = state.faults.take(['latency'], GRAPHQL_KEY, GRAPHQL_KEY);
+  if (delay?.kind === 'latency') await sleep(delay.ms);
+  const injected = state.faults.take(['status'], GRAPHQL_KEY, GRAPHQL_KEY);
+  if (injected?.kind === 'status')
+    return send(res, injected.status, errorBody(injected.status, injected.message ?? 'Server Error'));
+
+  let body: Record<string, unknown>;
+  try {
+    body = await readJson(req);
+  } catch (error) {
+    const status = error instanceof HttpError ? error.status : 400;
+    return send(res, status, errorBody(status, 'Problems parsing JSON'));
+  }
+  if (typeof body.query !== 'string')
+    return send(res, 200, errors({ message: 'A query attribute must be specified and must be a string.' }));
+  const variables = (body.variables ?? {}) as Record<string, unknown>;
+  let document: DocumentNode;
+  try {
+    document = parse(body.query);
+  } catch (error) {
+    return send(res, 200, errors({ message: (error as GraphQLError).message }));
+  }
+  const s = githubGraphqlSchema();
+  const invalid = validate(s, document);
+  if (invalid.length > 0) return send(res, 200, { errors: invalid.map((e) => e.toJSON()) });
+  const operation = pickOperation(document, body.operationName);
+  if (typeof operation === 'string') return send(res, 200, errors({ message: operation }));
+
+  const cost = callCost(s, document, operation, variables);
+  if (cost.problem) return send(res, 200, errors(cost.problem), budget.headers());
+  if (!budget.trySpend(cost.points)) {
+    return send(
+      res,
+      200,
+      errors({ type: 'RATE_LIMITED', message: `API rate limit exceeded for user ID ${login}.` }),
+      { ...budget.headers(), 'x-ratelimit-remaining': '0' },
+    );
+  }
+  state.stats.graphqlPoints(cost.points);
+
+  const rootValue = {
+    repository: ({ owner, name }: { owner: string; name: string }) => {
+      const repo = state.repos.get(`${owner}/${name}`.toLowerCase());
+      if (!repo)
+        throw new GraphQLError(`Could not resolve to a Repository with the name '${owner}/${name}'.`, {
+          extensions: { type: 'NOT_FOUND' },
+        });
+      return repositoryValue(repo);
+    },
+  };
+  const result = await execute({
+    schema: s,
+    document,
+    rootValue,
+    variableValues: variables,
+    operationName: operation.name?.value,
+  });
+  const out: Record<string, unknown> = { data: result.data ?? null };
+  if (result.errors?.length)
+    out.errors = result.errors.map((e) => ({
+      ...e.toJSON(),
+      ...(e.extensions?.type ? { type: e.extensions.type } : {}),
+    }));
+  send(res, 200, out, budget.headers());
+}
