@@ -16,6 +16,9 @@ export interface BigRow {
   /** directories in the tree */
   directories: number;
   first_call_requests: number;
+  /** of them GraphQL calls (batched tree reads), and the points they cost GraphQL's own budget */
+  first_call_graphql: number;
+  first_call_graphql_points: number;
   routes: Record<string, number>;
   /** a read after the agent's own push */
   after_push_requests: number;
@@ -75,6 +78,8 @@ export async function runBigRepos(sizes: number[]): Promise<BigRow[]> {
             files,
             directories: directories(Object.keys(tree)),
             first_call_requests: cost.requests,
+            first_call_graphql: cost.graphql,
+            first_call_graphql_points: cost.graphqlPoints,
             routes: cost.byRoute,
             after_push_requests: difference(standIn.fake.stats(), pushed).requests,
             ms: round(ms, 0),

@@ -22,6 +22,9 @@ export interface VerifyRow extends VerifyCase {
   /** leaf directories the change touched */
   directories: number;
   requests: number;
+  /** of them GraphQL calls (batched tree reads), and the points they cost GraphQL's own budget */
+  graphql: number;
+  graphql_points: number;
   /** requests by route */
   routes: Record<string, number>;
   ms: number;
@@ -98,6 +101,8 @@ export async function runVerifyScale(
           ...c,
           directories: touched.size,
           requests: cost.requests,
+          graphql: cost.graphql,
+          graphql_points: cost.graphqlPoints,
           routes: cost.byRoute,
           ms: round(ms, 1),
           verdict: verdict.state,

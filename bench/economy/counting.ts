@@ -6,12 +6,22 @@ export interface Cost {
   requests: number;
   /** answered 304 Not Modified: GitHub does not charge them to the rate limit */
   notModified: number;
-  /** charged to the rate limit */
+  /** charged to the REST rate limit */
   spent: number;
+  /** GraphQL calls (in `requests` too), and the points charged to GraphQL's own budget */
+  graphql: number;
+  graphqlPoints: number;
   byRoute: Record<string, number>;
 }
 
-export const ZERO: Cost = { requests: 0, notModified: 0, spent: 0, byRoute: {} };
+export const ZERO: Cost = {
+  requests: 0,
+  notModified: 0,
+  spent: 0,
+  graphql: 0,
+  graphqlPoints: 0,
+  byRoute: {},
+};
 
 export function difference(after: FakeStats, before: FakeStats): Cost {
   const byRoute: Record<string, number> = {};
@@ -23,6 +33,8 @@ export function difference(after: FakeStats, before: FakeStats): Cost {
     requests: after.total - before.total,
     notModified: after.notModified - before.notModified,
     spent: after.spent - before.spent,
+    graphql: (after.byRoute['POST /graphql'] ?? 0) - (before.byRoute['POST /graphql'] ?? 0),
+    graphqlPoints: after.graphqlPoints - before.graphqlPoints,
     byRoute,
   };
 }
@@ -34,6 +46,8 @@ export function add(a: Cost, b: Cost): Cost {
     requests: a.requests + b.requests,
     notModified: a.notModified + b.notModified,
     spent: a.spent + b.spent,
+    graphql: a.graphql + b.graphql,
+    graphqlPoints: a.graphqlPoints + b.graphqlPoints,
     byRoute,
   };
 }

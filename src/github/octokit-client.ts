@@ -168,6 +168,20 @@ export class RestClient {
     return { data: response.data as T, headers: response.headers as Record<string, string | undefined> };
   }
 
+  /** One GraphQL call for this repository (`$owner` and `$name` are set); errors become UpstreamErrors. */
+  async graphql<T>(operation: string, query: string, variables: Params = {}): Promise<T> {
+    try {
+      return await this.client.graphql<T>(query, {
+        owner: this.owner,
+        name: this.repo,
+        ...variables,
+        request: { attemptTimeoutMs: this.timeoutMs },
+      });
+    } catch (error) {
+      throw toUpstreamError(error, operation, this.scrub);
+    }
+  }
+
   async read<T>(operation: string, route: string, params?: Params): Promise<T> {
     return (await this.send<T>(operation, route, params)).data;
   }

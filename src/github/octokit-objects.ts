@@ -1,4 +1,5 @@
 import { BlobCache, ShaCache } from './cache.js';
+import { listingsOf, treesQuery, TREES_PER_CALL, type TreesAnswer } from './graphql-trees.js';
 import type { RestClient } from './octokit-client.js';
 import {
   UpstreamError,
@@ -58,6 +59,37 @@ export abstract class GitObjectReads {
       );
       return data.tree.map(wire.treeEntry);
     });
+  }
+
+  /** set when a GraphQL call failed: from then on trees are listed by REST only */
+  private graphqlFailed = false;
+
+  async getTrees(shas: string[]): Promise<Map<string, TreeEntry[]>> {
+    const out = new Map<string, TreeEntry[]>();
+    const wanted: string[] = [];
+    for (const sha of new Set(shas)) {
+      const known = this.trees.peek(wire.checkSha(sha));
+      if (known) out.set(sha, known);
+      else wanted.push(sha);
+    }
+    const calls: string[][] = [];
+    for (let i = 0; i < wanted.length; i += TREES_PER_CALL) calls.push(wanted.slice(i, i + TREES_PER_CALL));
+    await Promise.all(
+      calls.map(async (chunk) => {
+        if (this.graphqlFailed) return;
+        try {
+          const answer = await this.rest.graphql<TreesAnswer>(`get ${chunk.length} trees`, treesQuery(chunk));
+          for (const [tree, list] of listingsOf(chunk, answer)) {
+            if (!this.trees.peek(tree)) this.trees.set(tree, list);
+            out.set(tree, list);
+          }
+        } catch {
+          // GraphQL refused or failed (its budget spent, say): the caller lists these by REST, as before.
+          this.graphqlFailed = true;
+        }
+      }),
+    );
+    return out;
   }
 
   async getTreeRecursive(sha: string): Promise<{ entries: TreeEntry[]; truncated: boolean }> {

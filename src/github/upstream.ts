@@ -135,6 +135,12 @@ export interface Upstream {
   getCommit(sha: string): Promise<CommitInfo>;
   /** The direct entries of one tree (not recursive). */
   getTree(sha: string): Promise<TreeEntry[]>;
+  /**
+   * Direct listings of many trees at once, and of the trees below each a few levels down, by tree SHA: GraphQL
+   * object reads by alias, charged to GraphQL's own budget. A listing is in the map only when its entries
+   * hash to its SHA; what is missing (GraphQL failed or could not prove it) is for REST. Absent: REST only.
+   */
+  getTrees?(shas: string[]): Promise<Map<string, TreeEntry[]>>;
   /** Every entry below a tree; `truncated` as GitHub reports it. */
   getTreeRecursive(sha: string): Promise<{ entries: TreeEntry[]; truncated: boolean }>;
   getBlob(sha: string): Promise<Uint8Array>;

@@ -3,6 +3,8 @@ import { UpstreamError, type TreeEntry, type Upstream } from './upstream.js';
 
 /** Entries kept across the trees remembered whole (100,000 took 23 MB of heap); the oldest are forgotten beyond it. */
 const KEEP_ENTRIES = 500_000;
+/** rounds of batched reads for one prefetch (each goes GraphQL's LEVELS deeper) */
+const MAX_ROUNDS = 8;
 
 const parentOf = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf('/')));
 const nameOf = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
@@ -18,6 +20,8 @@ const nameOf = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
  */
 export class WholeTrees {
   private readonly whole = new Map<string, Promise<TreeEntry[]>>();
+  /** the same lists once they have arrived, for building larger trees from them without waiting */
+  private readonly settled = new Map<string, TreeEntry[]>();
   private readonly sizes = new Map<string, number>();
   /** direct listings proven from a truncated recursive listing, by tree SHA */
   private readonly direct = new Map<string, TreeEntry[]>();
@@ -41,7 +45,7 @@ export class WholeTrees {
     const pending = this.load(sha, options.plainFirst ?? false);
     this.whole.set(sha, pending);
     pending.then(
-      (entries) => this.keep(sha, entries.length),
+      (entries) => this.keep(sha, entries),
       () => this.whole.delete(sha),
     );
     return pending;
@@ -79,10 +83,67 @@ export class WholeTrees {
   remember(sha: string, entries: TreeEntry[]): void {
     if (this.whole.has(sha)) return;
     this.whole.set(sha, Promise.resolve(entries));
-    this.keep(sha, entries.length);
+    this.keep(sha, entries);
+  }
+
+  /**
+   * Makes the trees known whole that batched reads can bring (Upstream.getTrees): the direct listings of
+   * everything below them, a few levels per call, round after round. What they cannot bring stays for REST.
+   */
+  async prefetch(shas: string[]): Promise<void> {
+    if (!this.upstream.getTrees) return;
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const missing = this.unlisted(shas);
+      if (missing.length === 0) break;
+      const got = await this.upstream.getTrees(missing);
+      if (got.size === 0) return;
+      for (const [sha, list] of got) this.direct.set(sha, list);
+    }
+    for (const sha of shas) {
+      const built = this.assemble(sha);
+      if (built) this.remember(sha, built);
+    }
+  }
+
+  /** Trees at or below `roots` that are neither known whole nor listed directly, the highest first. */
+  private unlisted(roots: string[]): string[] {
+    const out: string[] = [];
+    const seen = new Set<string>();
+    let level = roots;
+    while (level.length > 0) {
+      const next: string[] = [];
+      for (const sha of level) {
+        if (seen.has(sha) || this.whole.has(sha)) continue;
+        seen.add(sha);
+        const list = this.direct.get(sha);
+        if (!list) out.push(sha);
+        else for (const entry of list) if (entry.type === 'tree') next.push(entry.sha);
+      }
+      level = next;
+    }
+    return out;
+  }
+
+  /** The whole tree from what is known without asking (direct listings, trees known whole); else null. */
+  private assemble(sha: string): TreeEntry[] | null {
+    const settled = this.settled.get(sha);
+    if (settled) return settled;
+    const top = this.direct.get(sha);
+    if (!top) return null;
+    const out: TreeEntry[] = [];
+    for (const entry of top) {
+      out.push(entry);
+      if (entry.type !== 'tree') continue;
+      const below = this.assemble(entry.sha);
+      if (!below) return null;
+      for (const inner of below) out.push({ ...inner, path: `${entry.path}/${inner.path}` });
+    }
+    return out;
   }
 
   private async load(sha: string, plainFirst: boolean): Promise<TreeEntry[]> {
+    const built = this.assemble(sha);
+    if (built) return built;
     if (!plainFirst && !this.truncatedTrees.has(sha)) {
       const listing = await this.upstream.getTreeRecursive(sha);
       if (!listing.truncated) return listing.entries;
@@ -91,6 +152,10 @@ export class WholeTrees {
       if (proven) return proven;
     }
     const top = await this.plain(sha);
+    checkNames(sha, top);
+    this.direct.set(sha, top);
+    // Every child not yet known whole, in batched reads first; each then is built or listed as before.
+    await this.prefetch(top.filter((e) => e.type === 'tree' && !this.whole.has(e.sha)).map((e) => e.sha));
     checkNames(sha, top);
     const below = await Promise.all(
       top.map((entry) => (entry.type === 'tree' ? this.list(entry.sha) : Promise.resolve([]))),
@@ -155,14 +220,16 @@ export class WholeTrees {
     return lists.get('') ?? null;
   }
 
-  private keep(sha: string, size: number): void {
+  private keep(sha: string, entries: TreeEntry[]): void {
     if (this.sizes.has(sha)) return;
-    this.sizes.set(sha, size);
-    this.kept += size;
+    this.sizes.set(sha, entries.length);
+    this.settled.set(sha, entries);
+    this.kept += entries.length;
     for (const [old, n] of this.sizes) {
       if (this.kept <= KEEP_ENTRIES || old === sha) break;
       this.sizes.delete(old);
       this.whole.delete(old);
+      this.settled.delete(old);
       this.kept -= n;
     }
   }

@@ -139,6 +139,12 @@ async function diffDir(
   });
   const many = differing.length >= MANY_SUBTREES;
   if (many && !wholeFirst && (await diffWhole(trees, prefix, base, head, out))) return;
+  // Both sides of every differing subdirectory in batched reads (a few calls for many trees), so each is
+  // compared whole without a listing of its own; what they cannot bring is listed below as before.
+  if (many)
+    await trees.prefetch(
+      differing.flatMap(([name, n]) => [old.get(name)!.sha, n.sha]).filter((sha) => !trees.known(sha)),
+    );
   out.push(...here);
   const work: Array<Promise<void>> = [];
   for (const name of new Set([...old.keys(), ...now.keys()])) {

@@ -10,6 +10,7 @@ import { type FakeGithub, gitText, seedRepo, startFakeGithub } from '@perimeter/
 
 const TOKEN = 'ghs_WholeTreeToken0123456789abcdefghijklm';
 const TREES = 'GET /repos/{owner}/{repo}/git/trees/{sha}';
+const GRAPHQL = 'POST /graphql';
 
 /** top{t}/sub{s}/f{i}.txt: `tops` directories of 3 subdirectories of 10 files, and two root files */
 function layout(tops: number): Record<string, string> {
@@ -46,13 +47,28 @@ describe('WholeTrees', () => {
   const upstreamOf = (fake: FakeGithub): Upstream =>
     createOctokitUpstream({ token: TOKEN, owner: 'octo', repo: 'big', baseUrl: fake.url, retryBaseMs: 1 });
 
-  async function withCap(limits: { treeEntryLimit?: number; treeByteLimit?: number }) {
+  async function withCap(limits: {
+    treeEntryLimit?: number;
+    treeByteLimit?: number;
+    graphqlRateLimit?: number;
+  }) {
     const fake = await startFakeGithub({ repos: { 'octo/big': dir }, token: TOKEN, ...limits });
     return {
       fake,
       trees: new WholeTrees(upstreamOf(fake)),
       requests: () => fake.stats().byRoute[TREES] ?? 0,
+      batched: () => fake.stats().byRoute[GRAPHQL] ?? 0,
     };
+  }
+
+  /** The top directories a listing cut at 12,000 bytes holds whole (entries in git's order, ~190 bytes each). */
+  async function wholeTopsOf(fake: FakeGithub): Promise<Set<string>> {
+    const api = await fetch(`${fake.url}/repos/octo/big/git/trees/${rootTree}?recursive=1`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    const paths = ((await api.json()) as { tree: Array<{ path: string }> }).tree.map((e) => e.path);
+    const last = paths.at(-1)!.split('/')[0]!;
+    return new Set(paths.map((p) => p.split('/')[0]!).filter((t) => t.startsWith('top') && t !== last));
   }
 
   describe('when the recursive listing is whole', () => {
@@ -69,28 +85,34 @@ describe('WholeTrees', () => {
   });
 
   describe('when GitHub cuts the listing at its byte cap', () => {
-    it('keeps the directories the cut listing holds whole and lists only the others', async () => {
-      // the answer's first 12,000 bytes: a.txt and the first few top directories whole
-      const { fake, trees, requests } = await withCap({ treeByteLimit: 12_000 });
+    it('keeps the directories the cut listing holds whole and reads the others in one batched call', async () => {
+      const { fake, trees, requests, batched } = await withCap({ treeByteLimit: 12_000 });
       try {
-        const cut = await trees.once(rootTree);
-        expect(cut).toBeNull();
-        const listed = await trees.list(rootTree);
-        expect(shape(listed)).toEqual(shape(whole));
-        const spent = requests();
-        // the cut listing (entries in git's order, ~190 bytes each): which top directories it held whole
-        const api = await fetch(`${fake.url}/repos/octo/big/git/trees/${rootTree}?recursive=1`, {
-          headers: { authorization: `Bearer ${TOKEN}` },
-        });
-        const paths = ((await api.json()) as { tree: Array<{ path: string }> }).tree.map((e) => e.path);
-        const last = paths.at(-1)!.split('/')[0]!;
-        const wholeTops = new Set(
-          paths.map((p) => p.split('/')[0]!).filter((t) => t.startsWith('top') && t !== last),
-        );
+        expect(await trees.once(rootTree)).toBeNull();
+        expect(shape(await trees.list(rootTree))).toEqual(shape(whole));
+        // the cut listing and the root plainly; the other top directories in one GraphQL call
+        expect([requests(), batched()]).toEqual([2, 1]);
+        expect((await wholeTopsOf(fake)).size).toBeGreaterThan(0);
+        expect(trees.wasTruncated(rootTree)).toBe(true);
+      } finally {
+        await fake.stop();
+      }
+    });
+
+    it('lists the others recursively by REST when GraphQL is refused', async () => {
+      const { fake, trees, requests, batched } = await withCap({
+        treeByteLimit: 12_000,
+        graphqlRateLimit: 0,
+      });
+      try {
+        expect(await trees.once(rootTree)).toBeNull();
+        expect(shape(await trees.list(rootTree))).toEqual(shape(whole));
+        const wholeTops = await wholeTopsOf(fake);
         expect(wholeTops.size).toBeGreaterThan(0);
         // the cut listing, the root plainly, then each top directory it did not hold whole, recursively
-        expect(spent).toBe(1 + 1 + (12 - wholeTops.size));
-        expect(trees.wasTruncated(rootTree)).toBe(true);
+        // (and wholeTopsOf's own listing)
+        expect(requests()).toBe(1 + 1 + (12 - wholeTops.size) + 1);
+        expect(batched()).toBe(1);
       } finally {
         await fake.stop();
       }
@@ -98,13 +120,37 @@ describe('WholeTrees', () => {
 
     it('goes deeper only where a child is truncated too', async () => {
       // 25 entries: no top directory (34 entries) comes whole
-      const { fake, trees, requests } = await withCap({ treeEntryLimit: 25 });
+      const { fake, trees, requests, batched } = await withCap({ treeEntryLimit: 25, graphqlRateLimit: 0 });
       try {
         expect(shape(await trees.list(rootTree))).toEqual(shape(whole));
         // root recursive (cut) and plain; each top recursively, cut after sub2/f1 but holding the top's
         // own listing and sub0 and sub1 whole (their entries hash to their SHAs); then each sub2
         const perTop = 1 + 1;
         expect(requests()).toBe(2 + 12 * perTop);
+        expect(batched()).toBe(1);
+      } finally {
+        await fake.stop();
+      }
+    });
+
+    it('reads what lies deeper than one batched call reaches in another, round by round', async () => {
+      // four chains six directories deep: the first call brings three levels, the second the rest
+      const deepDir = join(root, 'deep.git');
+      const files: Record<string, string> = {};
+      for (let i = 0; i < 4; i++)
+        for (let f = 0; f < 3; f++) files[`a${i}/b/c/d/e/g/f${f}.txt`] = `${i}.${f}\n`;
+      await seedRepo(deepDir, files);
+      const deepTree = (await gitText(deepDir, ['rev-parse', 'main^{tree}'])).trim();
+      const fake = await startFakeGithub({ repos: { 'octo/big': deepDir }, token: TOKEN, treeEntryLimit: 5 });
+      try {
+        const reference = await startFakeGithub({ repos: { 'octo/big': deepDir }, token: TOKEN });
+        const all = (await upstreamOf(reference).getTreeRecursive(deepTree)).entries;
+        await reference.stop();
+        const listed = await new WholeTrees(upstreamOf(fake)).list(deepTree);
+        expect(shape(listed)).toEqual(shape(all));
+        const routes = fake.stats().byRoute;
+        // the root cut and plainly; a0..a3 three levels down (to d); then the four d's (e, g, files)
+        expect([routes[TREES], routes[GRAPHQL]]).toEqual([2, 2]);
       } finally {
         await fake.stop();
       }

@@ -138,6 +138,7 @@ describe('diffTrees request economy', () => {
     files: Record<string, string>,
     edits: Record<string, string | null>,
     treeEntryLimit?: number,
+    graphqlRateLimit?: number,
   ) {
     const root = await mkdtemp(join(tmpdir(), 'perimeter-diff-'));
     const dir = join(root, 'big.git');
@@ -147,6 +148,7 @@ describe('diffTrees request economy', () => {
       repos: { 'octo/big': dir },
       token: TOKEN,
       ...(treeEntryLimit ? { treeEntryLimit } : {}),
+      ...(graphqlRateLimit !== undefined ? { graphqlRateLimit } : {}),
     });
     try {
       const warm = createOctokitUpstream({ token: TOKEN, owner: 'octo', repo: 'big', baseUrl: fake.url });
@@ -191,13 +193,22 @@ describe('diffTrees request economy', () => {
     expect(large.hinted).toBe(1 + 1 + 1);
   });
 
-  it('walks package by package when the recursive listing of many differing subtrees is truncated', async () => {
+  it('reads both sides of many differing subtrees in one batched call when the recursive listing is truncated', async () => {
     const spread = await measure(layout(25, 20), tenIn(10), 100);
     expect(spread.changes.map((c) => c.path).sort()).toEqual(Object.keys(tenIn(10)).sort());
-    // the root, its truncated recursive listings; then per package its two truncated recursive listings,
-    // which prove the package's own listing and its changed module (their entries hash to their SHAs),
-    // and the two listings of pkgN/src, the one directory they cut
-    expect(spread.requests).toBe(2 + 2 + 10 * (2 + 2));
+    // the root, its truncated recursive listings; then the 20 differing packages (both sides) in one
+    // GraphQL call of 20 aliases, three levels deep (package, src, module): each listing hashed to its SHA
+    expect(spread.requests).toBe(2 + 2 + 1);
+  });
+
+  it('walks package by package by REST when GraphQL is refused', async () => {
+    const spread = await measure(layout(25, 20), tenIn(10), 100, 0);
+    expect(spread.changes.map((c) => c.path).sort()).toEqual(Object.keys(tenIn(10)).sort());
+    // the refused GraphQL call (RATE_LIMITED, not tried again); the root, its truncated recursive
+    // listings; then per package its two truncated recursive listings, which prove the package's own
+    // listing and its changed module (their entries hash to their SHAs), and the two listings of
+    // pkgN/src, the one directory they cut
+    expect(spread.requests).toBe(1 + 2 + 2 + 10 * (2 + 2));
   });
 
   it('lists a new directory directory by directory when GitHub truncates the recursive listing', async () => {

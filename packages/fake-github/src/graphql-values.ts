@@ -12,54 +12,83 @@ type Value = Record<string, unknown>;
 /** git's octal mode as GraphQL gives it: an Int (33188 for 100644). */
 const modeInt = (mode: string): number => parseInt(mode, 8);
 
-function entryValue(repo: FakeRepo, base: string, raw: RawTreeEntry): Value {
+/**
+ * The trees below one asked tree, from one `git ls-tree -r -t` (a tree's entries by its path below it):
+ * nested `entries` are answered from it instead of a git process per tree.
+ */
+type Below = Promise<Map<string, RawTreeEntry[]>>;
+
+function below(repo: FakeRepo, oid: string): Below {
+  return repo.lsTree(oid, true).then((all) => {
+    const dirs = new Map<string, RawTreeEntry[]>([['', []]]);
+    for (const raw of all) {
+      const slash = raw.path.lastIndexOf('/');
+      const dir = slash < 0 ? '' : raw.path.slice(0, slash);
+      const list = dirs.get(dir) ?? [];
+      dirs.set(dir, list);
+      list.push({ ...raw, path: raw.path.slice(slash + 1) });
+    }
+    return dirs;
+  });
+}
+
+function entryValue(repo: FakeRepo, tree: Below, dir: string, raw: RawTreeEntry): Value {
   const dot = raw.path.lastIndexOf('.');
+  const path = dir === '' ? raw.path : `${dir}/${raw.path}`;
   return {
     name: raw.path,
     nameRaw: Buffer.from(raw.path).toString('base64'),
-    path: base === '' ? null : `${base}/${raw.path}`,
+    path,
     mode: modeInt(raw.mode),
     type: raw.type,
     oid: raw.sha,
     size: raw.size ?? 0,
     extension: raw.type === 'blob' && dot > 0 ? raw.path.slice(dot) : null,
     isGenerated: false,
-    object: () => objectValue(repo, raw.sha, base === '' ? null : `${base}/${raw.path}`),
+    // a blob's fields are read only when asked for, as a tree entry's object is usually asked for its trees
+    object: () =>
+      raw.type === 'tree'
+        ? treeValue(repo, raw.sha, tree, path)
+        : raw.type === 'blob'
+          ? blobValue(repo, raw.sha)
+          : null,
   };
 }
 
-function treeValue(repo: FakeRepo, oid: string, path: string | null): Value {
+function treeValue(repo: FakeRepo, oid: string, tree?: Below, dir = ''): Value {
+  const listing = tree ?? below(repo, oid);
   return {
     __typename: 'Tree',
     oid,
     abbreviatedOid: oid.slice(0, 7),
-    entries: async () =>
-      (await repo.lsTree(oid, false)).map((raw) => entryValue(repo, path === null ? '' : path, raw)),
+    entries: async () => ((await listing).get(dir) ?? []).map((raw) => entryValue(repo, listing, dir, raw)),
+  };
+}
+
+function blobValue(repo: FakeRepo, oid: string): Value {
+  let data: Promise<Buffer> | undefined;
+  const bytes = () => (data ??= repo.readObject(oid).then((o) => o?.data ?? Buffer.alloc(0)));
+  return {
+    __typename: 'Blob',
+    oid,
+    abbreviatedOid: oid.slice(0, 7),
+    byteSize: async () => (await bytes()).length,
+    isBinary: async () => (await bytes()).includes(0),
+    isTruncated: false,
+    text: async () => {
+      const b = await bytes();
+      return b.includes(0) ? null : b.toString('utf8');
+    },
   };
 }
 
 /** A git object by name (a SHA, or an expression git understands such as `main:src`); null when absent. */
-export async function objectValue(
-  repo: FakeRepo,
-  name: string,
-  path: string | null = null,
-): Promise<Value | null> {
+export async function objectValue(repo: FakeRepo, name: string): Promise<Value | null> {
   if (/[\0\n]/.test(name)) return null;
   const object = await repo.readObject(name);
   if (!object) return null;
-  if (object.type === 'tree') return treeValue(repo, object.sha, path);
-  if (object.type === 'blob') {
-    const text = object.data.includes(0) ? null : object.data.toString('utf8');
-    return {
-      __typename: 'Blob',
-      oid: object.sha,
-      abbreviatedOid: object.sha.slice(0, 7),
-      byteSize: object.data.length,
-      isBinary: text === null,
-      isTruncated: false,
-      text,
-    };
-  }
+  if (object.type === 'tree') return treeValue(repo, object.sha);
+  if (object.type === 'blob') return blobValue(repo, object.sha);
   if (object.type === 'commit') {
     const commit = await repo.readCommit(object.sha);
     return {
@@ -67,7 +96,7 @@ export async function objectValue(
       oid: object.sha,
       abbreviatedOid: object.sha.slice(0, 7),
       message: commit?.message ?? '',
-      tree: commit ? treeValue(repo, commit.tree, null) : null,
+      tree: commit ? treeValue(repo, commit.tree) : null,
     };
   }
   return null;
