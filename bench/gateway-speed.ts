@@ -4,7 +4,13 @@
  * without the gateway does), and against the one request the gateway's warm read still makes (the branch
  * head, conditional: a 304). Then throughput at several concurrencies, and the gateway's resident memory.
  */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { getOctokit } from '@actions/github';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { REPO_ROOT } from '../test/support/runner.js';
 import { answerOf, callTool, OWNER, REPO, startStandIn, BRANCH } from './support/stand-in.js';
 import { startGatewayChild } from './support/gateway-child.js';
 import { percentile, round, sample } from './support/measure.js';
@@ -24,6 +30,17 @@ export interface SpeedResult {
   direct_blob_ms: { p50: number; p99: number };
   direct_ref_304_ms: { p50: number; p99: number };
   p50_overhead_ms: number;
+  /**
+   * The same get_file through a plain MCP SDK server doing the same upstream work (bench/support/
+   * plain-mcp-server.ts: stateless SDK server, the conditional ref check, the text from its cache)
+   */
+  plain_mcp_ms: { p50: number; p99: number };
+  /** gateway p50 minus plain p50: what the gateway adds to an MCP server doing the same upstream work */
+  p50_overhead_vs_plain_ms: number;
+  /** gateway p50 / plain p50 */
+  ratio_vs_plain: number;
+  /** CPU per warm get_file of the plain server's process, beside gateway_cpu_ms_per_call */
+  plain_cpu_ms_per_call: number;
   /** gateway p50 minus the p50 of the one request its warm read makes */
   p50_own_cost_ms: number;
   /** CPU time the gateway process spent per warm get_file (from /proc; not inflated by a busy machine) */
@@ -59,8 +76,12 @@ export async function runGatewaySpeed(options: SpeedOptions): Promise<SpeedResul
   const target = 'src/module3/file3.ts';
   const standIn = await startStandIn({ files });
   const gateway = await startGatewayChild(standIn, CONFIG, ['reader']);
+  const plain = await startPlainServer(standIn);
   try {
     const client = await gateway.connect('reader');
+    const plainClient = new Client({ name: 'perimeter-bench', version: '1.0.0' });
+    await plainClient.connect(new StreamableHTTPClientTransport(new URL(`${plain.url}/mcp`)));
+    const plainFirst = await callTool(plainClient, 'get_file', { path: target });
     const octokit = getOctokit(standIn.token, { baseUrl: standIn.fake.url });
     const repo = { owner: OWNER, repo: REPO };
     const first = await callTool(client, 'get_file', { path: target });
@@ -79,6 +100,8 @@ export async function runGatewaySpeed(options: SpeedOptions): Promise<SpeedResul
     const gatewayTimes: number[] = [];
     const blobTimes: number[] = [];
     const refTimes: number[] = [];
+    const plainTimes: number[] = [];
+    let plainCpu = 0;
     const rounds = 5;
     const per = Math.ceil(options.samples / rounds);
     let gatewayCpu = 0;
@@ -97,6 +120,11 @@ export async function runGatewaySpeed(options: SpeedOptions): Promise<SpeedResul
       clientCpu += ownCpuMs() - own;
       gatewayCpu += gateway.cpuMs() - cpu;
       gatewayCalls += per + warmup;
+      const plainCpuBefore = plain.cpuMs();
+      plainTimes.push(
+        ...(await sample(() => callTool(plainClient, 'get_file', { path: target }), per, warmup)),
+      );
+      plainCpu += plain.cpuMs() - plainCpuBefore;
       blobTimes.push(
         ...(await sample(
           () => octokit.request('GET /repos/{owner}/{repo}/git/blobs/{file_sha}', { ...repo, file_sha: sha }),
@@ -164,6 +192,11 @@ export async function runGatewaySpeed(options: SpeedOptions): Promise<SpeedResul
     const laterPerCall = (gateway.cpuMs() - laterCpu) / options.samples;
     served += options.samples;
     const gatewayStats = stats(gatewayTimes);
+    const plainStats = stats(plainTimes);
+    const plainText = (plainFirst.content as Array<{ text: string }>)[0]!.text;
+    if (!plainText.includes(content.slice(0, 200)))
+      throw new Error('the plain MCP server answered different text than the gateway');
+    await plainClient.close();
     const blobStats = stats(blobTimes);
     const refStats = stats(refTimes);
     return {
@@ -173,6 +206,10 @@ export async function runGatewaySpeed(options: SpeedOptions): Promise<SpeedResul
       direct_blob_ms: blobStats,
       direct_ref_304_ms: refStats,
       p50_overhead_ms: round(gatewayStats.p50 - blobStats.p50),
+      plain_mcp_ms: plainStats,
+      p50_overhead_vs_plain_ms: round(gatewayStats.p50 - plainStats.p50),
+      ratio_vs_plain: round(gatewayStats.p50 / plainStats.p50),
+      plain_cpu_ms_per_call: round(plainCpu / gatewayCalls),
       p50_own_cost_ms: round(gatewayStats.p50 - refStats.p50),
       gateway_cpu_ms_per_call: round(gatewayCpu / gatewayCalls),
       client_cpu_ms_per_call: {
@@ -188,8 +225,51 @@ export async function runGatewaySpeed(options: SpeedOptions): Promise<SpeedResul
     };
   } finally {
     await gateway.stop();
+    await plain.stop();
     await standIn.close();
   }
+}
+
+/** The plain MCP server (bench/support/plain-mcp-server.ts) as its own process, like the gateway. */
+async function startPlainServer(standIn: Awaited<ReturnType<typeof startStandIn>>) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(REPO_ROOT, 'bench', 'support', 'plain-mcp-server.ts')],
+    {
+      cwd: REPO_ROOT,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
+  child.stdin.end(
+    JSON.stringify({
+      token: standIn.token,
+      apiUrl: standIn.fake.url,
+      owner: OWNER,
+      repo: REPO,
+      branch: BRANCH,
+    }),
+  );
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('\n')) resolve(Number(out.trim()));
+    });
+    child.once('exit', () => reject(new Error('the plain MCP server did not start')));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    cpuMs(): number {
+      const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+    },
+    async stop(): Promise<void> {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }
 
 async function measureRequests(
