@@ -1,7 +1,12 @@
 import picomatch from 'picomatch';
 import type { Perimeter } from '../policy/index.js';
 import { UpstreamError, type CommitInfo, type ComparedFile, type Upstream } from '../github/upstream.js';
+import { COMMITS_PER_CALL } from '../github/graphql-path-trees.js';
+import { differsWhere } from './batched-diff.js';
 import { changedPaths, type PathChange } from './changed-paths.js';
+
+/** commits judged together: as many as one batched call holds */
+const JUDGED_TOGETHER = COMMITS_PER_CALL;
 
 const UPSTREAM_PAGE = 100;
 /** At most this many commits are examined for one list_commits answer. */
@@ -47,7 +52,14 @@ export class History {
         this.trees.set(commit.sha, commit.tree);
         this.ancestry.set(`${commit.sha}\0${head}`, true);
       }
+      let judged = 0;
       for (let i = 0; i < batch.length && matched.length < wanted; i += PARALLEL_DIFFS) {
+        if (within !== undefined && i >= judged) {
+          // the commits this answer will likely examine, judged together in batched reads (whole calls)
+          const need = Math.max(wanted - matched.length, 1);
+          judged = i + Math.ceil(need / JUDGED_TOGETHER) * JUDGED_TOGETHER;
+          await this.judgeTogether(perimeter, batch.slice(i, judged), within);
+        }
         const chunk = batch.slice(i, i + PARALLEL_DIFFS);
         const touched = await Promise.all(chunk.map((c) => this.touchesReadable(perimeter, c, within)));
         chunk.forEach((c, j) => touched[j] && matched.push(c));
@@ -99,6 +111,32 @@ export class History {
       if (listed.complete && listed.files !== undefined) return listed.files.flatMap(pathChanges);
     }
     return this.changes(commit);
+  }
+
+  /**
+   * Decides touchesReadable for many commits at once where batched reads allow (Upstream.getPathTrees): the
+   * tree at `within` in each commit and in its first parent, compared level by level for every commit
+   * together, stopping at the first readable path that differs. Commits it cannot decide are left to
+   * touchesReadable's own ways. The same question, the same answer: the paths below `within` that differ
+   * from the first parent are the ones the commit changed there.
+   */
+  private async judgeTogether(perimeter: Perimeter, commits: CommitInfo[], within: string): Promise<void> {
+    if (!this.upstream.getPathTrees) return;
+    const key = (sha: string) => `${perimeter.name}\0${within}\0${sha}`;
+    const open = commits.filter((c) => !this.touchMemo.has(key(c.sha)));
+    if (open.length === 0) return;
+    const trees = await this.upstream.getPathTrees(
+      open.map((c) => c.sha),
+      within,
+    );
+    const pairs = [...trees].map(([sha, t]) => ({
+      key: sha,
+      prefix: within,
+      base: t.parentTree,
+      head: t.tree,
+    }));
+    const verdicts = await differsWhere(this.upstream, pairs, (path) => perimeter.canRead(path).allowed);
+    for (const [sha, touched] of verdicts) if (touched !== null) this.touchMemo.set(key(sha), touched);
   }
 
   /**

@@ -15,15 +15,18 @@ export const LEVELS = 3;
 
 const FIELDS = 'name mode type oid size';
 
-function entries(levels: number): string {
+/** A tree's `entries`, and those of the trees below it, `levels` levels in all. */
+export function entriesSelection(levels = LEVELS): string {
   return levels <= 1
     ? `entries { ${FIELDS} }`
-    : `entries { ${FIELDS} object { ... on Tree { ${entries(levels - 1)} } } }`;
+    : `entries { ${FIELDS} object { ... on Tree { ${entriesSelection(levels - 1)} } } }`;
 }
 
 /** The query for these trees (SHAs already checked as 40 hex digits). */
-export function treesQuery(shas: string[]): string {
-  const aliases = shas.map((sha, i) => `t${i}: object(oid: "${sha}") { ... on Tree { ${entries(LEVELS)} } }`);
+export function treesQuery(shas: string[], levels = LEVELS): string {
+  const aliases = shas.map(
+    (sha, i) => `t${i}: object(oid: "${sha}") { ... on Tree { ${entriesSelection(levels)} } }`,
+  );
   return `query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { ${aliases.join(' ')} } }`;
 }
 

@@ -1,4 +1,11 @@
 import { BlobCache, ShaCache } from './cache.js';
+import {
+  COMMITS_PER_CALL,
+  pathTreesOf,
+  pathTreesQuery,
+  type PathTrees,
+  type PathTreesAnswer,
+} from './graphql-path-trees.js';
 import { listingsOf, treesQuery, TREES_PER_CALL, type TreesAnswer } from './graphql-trees.js';
 import type { RestClient } from './octokit-client.js';
 import {
@@ -64,7 +71,11 @@ export abstract class GitObjectReads {
   /** set when a GraphQL call failed: from then on trees are listed by REST only */
   private graphqlFailed = false;
 
-  async getTrees(shas: string[]): Promise<Map<string, TreeEntry[]>> {
+  async getTrees(
+    shas: string[],
+    options: { levels?: number; perCall?: number } = {},
+  ): Promise<Map<string, TreeEntry[]>> {
+    const perCall = options.perCall ?? TREES_PER_CALL;
     const out = new Map<string, TreeEntry[]>();
     const wanted: string[] = [];
     for (const sha of new Set(shas)) {
@@ -73,18 +84,45 @@ export abstract class GitObjectReads {
       else wanted.push(sha);
     }
     const calls: string[][] = [];
-    for (let i = 0; i < wanted.length; i += TREES_PER_CALL) calls.push(wanted.slice(i, i + TREES_PER_CALL));
+    for (let i = 0; i < wanted.length; i += perCall) calls.push(wanted.slice(i, i + perCall));
     await Promise.all(
       calls.map(async (chunk) => {
         if (this.graphqlFailed) return;
         try {
-          const answer = await this.rest.graphql<TreesAnswer>(`get ${chunk.length} trees`, treesQuery(chunk));
+          const answer = await this.rest.graphql<TreesAnswer>(
+            `get ${chunk.length} trees`,
+            treesQuery(chunk, options.levels),
+          );
           for (const [tree, list] of listingsOf(chunk, answer)) {
             if (!this.trees.peek(tree)) this.trees.set(tree, list);
             out.set(tree, list);
           }
         } catch {
           // GraphQL refused or failed (its budget spent, say): the caller lists these by REST, as before.
+          this.graphqlFailed = true;
+        }
+      }),
+    );
+    return out;
+  }
+
+  async getPathTrees(commits: string[], path: string): Promise<Map<string, PathTrees>> {
+    const out = new Map<string, PathTrees>();
+    const wanted = [...new Set(commits)].map(wire.checkSha);
+    const calls: string[][] = [];
+    for (let i = 0; i < wanted.length; i += COMMITS_PER_CALL)
+      calls.push(wanted.slice(i, i + COMMITS_PER_CALL));
+    await Promise.all(
+      calls.map(async (chunk) => {
+        if (this.graphqlFailed) return;
+        try {
+          const answer = await this.rest.graphql<PathTreesAnswer>(
+            `get the trees at a path in ${chunk.length} commits`,
+            pathTreesQuery(chunk),
+            { path },
+          );
+          for (const [sha, pair] of pathTreesOf(chunk, answer)) out.set(sha, pair);
+        } catch {
           this.graphqlFailed = true;
         }
       }),

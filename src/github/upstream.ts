@@ -140,7 +140,24 @@ export interface Upstream {
    * object reads by alias, charged to GraphQL's own budget. A listing is in the map only when its entries
    * hash to its SHA; what is missing (GraphQL failed or could not prove it) is for REST. Absent: REST only.
    */
-  getTrees?(shas: string[]): Promise<Map<string, TreeEntry[]>>;
+  getTrees?(
+    shas: string[],
+    options?: {
+      /** levels of entries per tree asked for (default 3) */
+      levels?: number;
+      /** trees per call (default 25) */
+      perCall?: number;
+    },
+  ): Promise<Map<string, TreeEntry[]>>;
+  /**
+   * For each commit, the tree at `path` in it and in its first parent (null where absent), in batched
+   * GraphQL calls; the listings of a few levels below come along (getTrees then has them). A commit is
+   * missing from the map when this could not tell (the path is a file there, GraphQL failed). Absent: REST only.
+   */
+  getPathTrees?(
+    commits: string[],
+    path: string,
+  ): Promise<Map<string, { tree: string | null; parentTree: string | null }>>;
   /** Every entry below a tree; `truncated` as GitHub reports it. */
   getTreeRecursive(sha: string): Promise<{ entries: TreeEntry[]; truncated: boolean }>;
   getBlob(sha: string): Promise<Uint8Array>;

@@ -32,7 +32,7 @@ function below(repo: FakeRepo, oid: string): Below {
   });
 }
 
-function entryValue(repo: FakeRepo, tree: Below, dir: string, raw: RawTreeEntry): Value {
+function entryValue(repo: FakeRepo, tree: Below | undefined, dir: string, raw: RawTreeEntry): Value {
   const dot = raw.path.lastIndexOf('.');
   const path = dir === '' ? raw.path : `${dir}/${raw.path}`;
   return {
@@ -48,7 +48,7 @@ function entryValue(repo: FakeRepo, tree: Below, dir: string, raw: RawTreeEntry)
     // a blob's fields are read only when asked for, as a tree entry's object is usually asked for its trees
     object: () =>
       raw.type === 'tree'
-        ? treeValue(repo, raw.sha, tree, path)
+        ? treeValue(repo, raw.sha, tree, tree ? path : '')
         : raw.type === 'blob'
           ? blobValue(repo, raw.sha)
           : null,
@@ -82,6 +82,35 @@ function blobValue(repo: FakeRepo, oid: string): Value {
   };
 }
 
+/** The entry at `path` in a commit's tree (a TreeEntry value), or null. */
+async function fileAt(repo: FakeRepo, commit: string, path: string): Promise<Value | null> {
+  const slash = path.lastIndexOf('/');
+  const dir = slash < 0 ? '' : path.slice(0, slash);
+  if (path === '' || /[\0\n]/.test(path)) return null;
+  const parent = await repo.readObject(`${commit}:${dir}`);
+  if (!parent || parent.type !== 'tree') return null;
+  const raw = (await repo.lsTree(parent.sha, false)).find((e) => e.path === path.slice(slash + 1));
+  return raw ? entryValue(repo, undefined, dir, raw) : null;
+}
+
+async function commitValue(repo: FakeRepo, oid: string): Promise<Value | null> {
+  const commit = await repo.readCommit(oid);
+  if (!commit) return null;
+  return {
+    __typename: 'Commit',
+    oid,
+    abbreviatedOid: oid.slice(0, 7),
+    message: commit.message,
+    tree: treeValue(repo, commit.tree),
+    file: ({ path }: { path: string }) => fileAt(repo, oid, path),
+    parents: ({ first, last }: { first?: number; last?: number }) => {
+      const all = commit.parents;
+      const nodes = first !== undefined ? all.slice(0, first) : last !== undefined ? all.slice(-last) : all;
+      return { totalCount: all.length, nodes: nodes.map((p) => commitValue(repo, p)) };
+    },
+  };
+}
+
 /** A git object by name (a SHA, or an expression git understands such as `main:src`); null when absent. */
 export async function objectValue(repo: FakeRepo, name: string): Promise<Value | null> {
   if (/[\0\n]/.test(name)) return null;
@@ -89,16 +118,7 @@ export async function objectValue(repo: FakeRepo, name: string): Promise<Value |
   if (!object) return null;
   if (object.type === 'tree') return treeValue(repo, object.sha);
   if (object.type === 'blob') return blobValue(repo, object.sha);
-  if (object.type === 'commit') {
-    const commit = await repo.readCommit(object.sha);
-    return {
-      __typename: 'Commit',
-      oid: object.sha,
-      abbreviatedOid: object.sha.slice(0, 7),
-      message: commit?.message ?? '',
-      tree: commit ? treeValue(repo, commit.tree) : null,
-    };
-  }
+  if (object.type === 'commit') return commitValue(repo, object.sha);
   return null;
 }
 

@@ -25,6 +25,8 @@ export interface HarnessOptions {
   token?: string;
   /** entries of a recursive tree answer before the stand-in reports it truncated */
   treeEntryLimit?: number;
+  /** GraphQL points an hour on the stand-in (0: every GraphQL call refused) */
+  graphqlRateLimit?: number;
   /** upstream tuning; the token, repository and base URL are the harness's */
   upstream?: Partial<Omit<OctokitUpstreamOptions, 'token' | 'owner' | 'repo' | 'baseUrl'>>;
   /** more repositories in the stand-in: 'owner/name' -> files of their `main` */
@@ -74,6 +76,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     repos: { [`${OWNER}/${REPO}`]: repoDir, ...otherRepoDirs },
     token,
     ...(options.treeEntryLimit !== undefined ? { treeEntryLimit: options.treeEntryLimit } : {}),
+    ...(options.graphqlRateLimit !== undefined ? { graphqlRateLimit: options.graphqlRateLimit } : {}),
   });
   const proxy = options.proxy ? await startSlowProxy(fake.url) : null;
   const upstream = createOctokitUpstream({
