@@ -12,6 +12,10 @@ import { makeSession, type SessionShape, type Step } from './session-script.js';
 
 export const SESSION_PERIMETER = 'implementer';
 
+/** GITHUB_TOKEN's hourly budgets per repository: 1,000 REST requests, and apart from them 1,000 GraphQL points */
+const HOURLY_BUDGET = 1000;
+const perHour = (spent: number): number => Math.round((HOURLY_BUDGET / Math.max(spent, 1)) * 10) / 10;
+
 export interface EconomyOptions {
   repo: RepoSize;
   session: SessionShape;
@@ -26,6 +30,20 @@ export interface EconomyResult {
     perimeter: number;
     perimeter_not_modified: number;
     perimeter_spent: number;
+    /** GraphQL calls (in `perimeter` too) and the points they cost GraphQL's own budget */
+    perimeter_graphql: number;
+    perimeter_graphql_points: number;
+    /**
+     * Sessions like this one an hour within GITHUB_TOKEN's budgets: 1,000 REST requests (charged ones) and,
+     * apart from them, 1,000 GraphQL points an hour per repository; `both` is the smaller
+     */
+    sessions_per_hour: {
+      rest: number;
+      graphql: number | null;
+      both: number;
+      server_github: number;
+      github_mcp_server: number;
+    };
     /** contents API per read, one contents PUT per file written (counted) */
     naive: number;
     /** github-mcp-server's own requests: ref + contents per read, push_files (measured) */
@@ -160,6 +178,18 @@ function summarize(
       perimeter: total,
       perimeter_not_modified: mine.total.notModified,
       perimeter_spent: mine.total.spent,
+      perimeter_graphql: mine.total.graphql,
+      perimeter_graphql_points: mine.total.graphqlPoints,
+      sessions_per_hour: {
+        rest: perHour(charged),
+        graphql: mine.total.graphqlPoints > 0 ? perHour(mine.total.graphqlPoints) : null,
+        both: Math.min(
+          perHour(charged),
+          mine.total.graphqlPoints > 0 ? perHour(mine.total.graphqlPoints) : Infinity,
+        ),
+        server_github: perHour(naive.serverGithub),
+        github_mcp_server: perHour(naive.githubMcpServer),
+      },
       naive: naive.perFile,
       naive_github_mcp_server: naive.githubMcpServer,
       naive_server_github: naive.serverGithub,

@@ -77,6 +77,17 @@ export function evaluateTargets(raw: Record<string, unknown>): Target[] {
     value: s ? `${s.charged.perimeter_to_floor}× (${s.perimeter_spent} / ${s.floor_charged})` : '',
     met: s ? s.charged.perimeter_to_floor <= 1.1 : null,
   });
+  targets.push({
+    name: "agent sessions an hour within GITHUB_TOKEN's budgets (REST 1,000 requests, GraphQL 1,000 points)",
+    target: 'more than server-github and github-mcp-server',
+    value: s?.sessions_per_hour
+      ? `${s.sessions_per_hour.both} (REST ${s.sessions_per_hour.rest}, GraphQL ${s.sessions_per_hour.graphql ?? 'unused'}) against ${s.sessions_per_hour.server_github} and ${s.sessions_per_hour.github_mcp_server}`
+      : '',
+    met: s?.sessions_per_hour
+      ? s.sessions_per_hour.both >
+        Math.max(s.sessions_per_hour.server_github, s.sessions_per_hour.github_mcp_server)
+      : null,
+  });
   for (const [name, theirs] of [
     ['server-github', s?.naive_server_github],
     ['github-mcp-server', s?.naive_github_mcp_server],
@@ -84,8 +95,11 @@ export function evaluateTargets(raw: Record<string, unknown>): Target[] {
     targets.push({
       name: `session, charged requests, fewer than ${name}`,
       target: '< theirs',
-      value: s && theirs !== undefined ? `${s.perimeter_spent} against ${theirs}` : '',
-      met: s && theirs !== undefined ? s.perimeter_spent < theirs : null,
+      value:
+        s && theirs !== undefined
+          ? `${s.perimeter_spent} REST + ${s.perimeter_graphql_points ?? 0} GraphQL points against ${theirs}`
+          : '',
+      met: s && theirs !== undefined ? s.perimeter_spent + (s.perimeter_graphql_points ?? 0) < theirs : null,
     });
   }
   const g = r.gateway;
@@ -164,9 +178,9 @@ export function renderTable(raw: Record<string, unknown>): string {
         [
           [
             'Perimeter (stand-in count)',
-            `${s.perimeter} (${s.perimeter_not_modified} of them 304)`,
+            `${s.perimeter} (${s.perimeter_not_modified} of them 304, ${s.perimeter_graphql ?? 0} GraphQL)`,
             '',
-            s.perimeter_spent,
+            `${s.perimeter_spent} REST + ${s.perimeter_graphql_points ?? 0} GraphQL points`,
             '',
           ],
           [
