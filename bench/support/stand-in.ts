@@ -116,7 +116,11 @@ export async function callTool(
   name: string,
   args: Record<string, unknown>,
 ): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+  // The figures are request counts: a stand-in slowed by a loaded machine must not abort the run at the
+  // SDK's default 60 s.
+  return (await client.callTool({ name, arguments: args }, undefined, {
+    timeout: 600_000,
+  })) as CallToolResult;
 }
 
 /** The answer as data (the gateway puts it in `_meta`, not in `structuredContent`). */
