@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { getOctokit } from '@actions/github';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { REPO_ROOT } from '../test/support/runner.js';
+import { REPO_ROOT } from '@perimeter/test-rigs';
 import { answerOf, callTool, OWNER, REPO, startStandIn, BRANCH } from './support/stand-in.js';
 import { startGatewayChild } from './support/gateway-child.js';
 import { percentile, round, sample } from './support/measure.js';

@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commitToBare } from '../fake-github/index.js';
-import { ok, startHarness, type Harness } from './support/harness.js';
+import { commitToBare } from '@perimeter/fake-github';
+import { ok, startHarness, type Harness } from '@perimeter/test-rigs';
 
 const CONFIG = `
 version: 1

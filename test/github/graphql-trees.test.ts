@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listingsOf, treesQuery, type TreesAnswer } from '../../src/github/graphql-trees.js';
 import { createOctokitUpstream } from '../../src/github/octokit-upstream.js';
-import { gitText } from '../fake-github/git.js';
-import { seedRepo, startFakeGithub, type FakeGithub } from '../fake-github/index.js';
+import { gitText, seedRepo, startFakeGithub, type FakeGithub } from '@perimeter/fake-github';
 
 const TOKEN = 'ghs_GraphqlTreesToken0123456789abcdefghij';
 
