@@ -75806,6 +75806,20 @@ class RestClient {
         });
         return { data: response.data, headers: response.headers };
     }
+    /** One GraphQL call for this repository (`$owner` and `$name` are set); errors become UpstreamErrors. */
+    async graphql(operation, query, variables = {}) {
+        try {
+            return await this.client.graphql(query, {
+                owner: this.owner,
+                name: this.repo,
+                ...variables,
+                request: { attemptTimeoutMs: this.timeoutMs },
+            });
+        }
+        catch (error) {
+            throw toUpstreamError(error, operation, this.scrub);
+        }
+    }
     async read(operation, route, params) {
         return (await this.send(operation, route, params)).data;
     }
@@ -75883,6 +75897,124 @@ class BlobCache extends ShaCache {
     get size() {
         return { entries: this.lru.size, bytes: this.bytes };
     }
+}
+
+;// CONCATENATED MODULE: ./src/github/graphql-path-trees.ts
+/**
+ * The tree at one path in many commits and in each one's first parent, in one GraphQL call: each commit
+ * under an alias, `file(path:)` on it and on `parents(first: 1)`. Each `parents` is a connection, one
+ * request by GitHub's count: 50 commits make 50, which GitHub rounds to 1 point
+ * (https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api).
+ */
+const COMMITS_PER_CALL = 50;
+const side = 'file(path: $path) { type oid }';
+function pathTreesQuery(commits) {
+    const aliases = commits.map((sha, i) => `c${i}: object(oid: "${sha}") { ... on Commit { ${side} parents(first: 1) { nodes { ${side} } } } }`);
+    return `query($owner: String!, $name: String!, $path: String!) { repository(owner: $owner, name: $name) { ${aliases.join(' ')} } }`;
+}
+/** Per commit, the two trees at the path; a commit is left out when the path is a file or submodule on either side, or the answer is not as asked. */
+function pathTreesOf(commits, answer) {
+    const trees = new Map();
+    const sideTree = (s) => {
+        if (s === null || s === undefined)
+            return null;
+        return s.type === 'tree' && /^[0-9a-f]{40}$/.test(s.oid) ? s.oid : undefined;
+    };
+    commits.forEach((sha, i) => {
+        const node = answer.repository?.[`c${i}`];
+        if (!node || !node.parents || !Array.isArray(node.parents.nodes))
+            return;
+        const tree = sideTree(node.file);
+        const first = node.parents.nodes[0];
+        const parentTree = first === undefined ? null : first === null ? undefined : sideTree(first.file);
+        if (tree === undefined || parentTree === undefined)
+            return;
+        trees.set(sha, { tree, parentTree });
+    });
+    return trees;
+}
+
+;// CONCATENATED MODULE: ./src/github/tree-hash.ts
+
+/** git's object id of a tree with these entries by name (trees sort as if their name ended in "/"). */
+function treeSha(entries) {
+    const key = (name, entry) => Buffer.from(entry.type === 'tree' ? `${name}/` : name);
+    const sorted = [...entries].sort(([a, x], [b, y]) => Buffer.compare(key(a, x), key(b, y)));
+    const body = Buffer.concat(sorted.map(([name, entry]) => Buffer.concat([
+        Buffer.from(`${entry.type === 'tree' ? '40000' : entry.mode} ${name}\0`),
+        Buffer.from(entry.sha, 'hex'),
+    ])));
+    return (0,external_node_crypto_.createHash)('sha1').update(`tree ${body.length}\0`).update(body).digest('hex');
+}
+/** git's object id of a blob with these bytes. */
+function blobSha(bytes) {
+    return (0,external_node_crypto_.createHash)('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+}
+
+;// CONCATENATED MODULE: ./src/github/graphql-trees.ts
+
+/**
+ * Many trees in one GraphQL call: each asked by its SHA under an alias (`object(oid:)`), with the entries of
+ * the trees below it down to LEVELS levels. A tree's `entries` is a plain list, not a connection, so GitHub
+ * counts no nodes for it and the call costs 1 point of GraphQL's own budget (1,000 points an hour for
+ * GITHUB_TOKEN, apart from REST's 1,000 requests)
+ * (https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api).
+ * GitHub documents no cap on a tree's entries there; it ends calls that take over 10 seconds, so a call
+ * asks for at most TREES_PER_CALL trees (our choice), and whatever fails is listed by REST instead.
+ */
+const TREES_PER_CALL = 25;
+const LEVELS = 3;
+const FIELDS = 'name mode type oid size';
+/** A tree's `entries`, and those of the trees below it, `levels` levels in all. */
+function entriesSelection(levels = LEVELS) {
+    return levels <= 1
+        ? `entries { ${FIELDS} }`
+        : `entries { ${FIELDS} object { ... on Tree { ${entriesSelection(levels - 1)} } } }`;
+}
+/** The query for these trees (SHAs already checked as 40 hex digits). */
+function treesQuery(shas, levels = LEVELS) {
+    const aliases = shas.map((sha, i) => `t${i}: object(oid: "${sha}") { ... on Tree { ${entriesSelection(levels)} } }`);
+    return `query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { ${aliases.join(' ')} } }`;
+}
+const TYPES = new Set(['blob', 'tree', 'commit']);
+/** git's mode as REST writes it: six octal digits ("040000" for a tree). */
+const modeText = (mode) => mode.toString(8).padStart(6, '0');
+/**
+ * Every direct listing the answer holds, by tree SHA. A listing is kept only when its entries hash to the
+ * SHA it was asked or listed under: what is kept is exactly what a REST listing of that tree gives.
+ */
+function listingsOf(shas, answer) {
+    const out = new Map();
+    const take = (sha, list) => {
+        if (!Array.isArray(list) || out.has(sha))
+            return;
+        const listing = [];
+        const byName = new Map();
+        for (const e of list) {
+            if (typeof e?.name !== 'string' || !TYPES.has(e.type) || !Number.isInteger(e.mode))
+                return;
+            if (!/^[0-9a-f]{40}$/.test(e.oid))
+                return;
+            const entry = {
+                path: e.name,
+                mode: modeText(e.mode),
+                type: e.type,
+                sha: e.oid,
+            };
+            if (e.type === 'blob' && typeof e.size === 'number')
+                entry.size = e.size;
+            listing.push(entry);
+            byName.set(e.name, entry);
+        }
+        if (byName.size !== listing.length || treeSha(byName) !== sha)
+            return;
+        out.set(sha, listing);
+        for (const e of list)
+            if (e.type === 'tree')
+                take(e.oid, e.object?.entries);
+    };
+    shas.forEach((sha, i) => take(sha, answer.repository?.[`t${i}`]?.entries));
+    return out;
 }
 
 ;// CONCATENATED MODULE: ./src/github/wire.ts
@@ -75988,6 +76120,8 @@ function subtrees(root, entries) {
 
 
 
+
+
 /** commits per compare page (GitHub's most) */
 const COMPARE_PAGE = 100;
 /** Files asked for per page of a commit's file list: a shorter list is the whole list, however GitHub pages. */
@@ -76016,6 +76150,60 @@ class GitObjectReads {
             const data = await this.rest.read(`get tree ${sha}`, 'GET /repos/{owner}/{repo}/git/trees/{sha}', { sha });
             return data.tree.map(treeEntry);
         });
+    }
+    /** set when a GraphQL call failed: from then on trees are listed by REST only */
+    graphqlFailed = false;
+    async getTrees(shas, options = {}) {
+        const perCall = options.perCall ?? TREES_PER_CALL;
+        const out = new Map();
+        const wanted = [];
+        for (const sha of new Set(shas)) {
+            const known = this.trees.peek(checkSha(sha));
+            if (known)
+                out.set(sha, known);
+            else
+                wanted.push(sha);
+        }
+        const calls = [];
+        for (let i = 0; i < wanted.length; i += perCall)
+            calls.push(wanted.slice(i, i + perCall));
+        await Promise.all(calls.map(async (chunk) => {
+            if (this.graphqlFailed)
+                return;
+            try {
+                const answer = await this.rest.graphql(`get ${chunk.length} trees`, treesQuery(chunk, options.levels));
+                for (const [tree, list] of listingsOf(chunk, answer)) {
+                    if (!this.trees.peek(tree))
+                        this.trees.set(tree, list);
+                    out.set(tree, list);
+                }
+            }
+            catch {
+                // GraphQL refused or failed (its budget spent, say): the caller lists these by REST, as before.
+                this.graphqlFailed = true;
+            }
+        }));
+        return out;
+    }
+    async getPathTrees(commits, path) {
+        const out = new Map();
+        const wanted = [...new Set(commits)].map(checkSha);
+        const calls = [];
+        for (let i = 0; i < wanted.length; i += COMMITS_PER_CALL)
+            calls.push(wanted.slice(i, i + COMMITS_PER_CALL));
+        await Promise.all(calls.map(async (chunk) => {
+            if (this.graphqlFailed)
+                return;
+            try {
+                const answer = await this.rest.graphql(`get the trees at a path in ${chunk.length} commits`, pathTreesQuery(chunk), { path });
+                for (const [sha, pair] of pathTreesOf(chunk, answer))
+                    out.set(sha, pair);
+            }
+            catch {
+                this.graphqlFailed = true;
+            }
+        }));
+        return out;
     }
     async getTreeRecursive(sha) {
         checkSha(sha);
@@ -85303,6 +85491,80 @@ function loopbackRequest(host, origin) {
 // EXTERNAL MODULE: ./node_modules/picomatch/index.js
 var picomatch = __nccwpck_require__(4006);
 var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
+;// CONCATENATED MODULE: ./src/gateway/batched-diff.ts
+/** rounds of batched reads before giving up on a pair */
+const MAX_ROUNDS = 16;
+/**
+ * Each round reads only trees that differ, two levels of each: small answers, so many trees a call. Two
+ * levels, not one, halve the rounds for a change deep in the tree at the cost of the unchanged siblings'
+ * listings one level down.
+ */
+const batched_diff_LEVELS = 2;
+const PER_CALL = 100;
+/**
+ * Whether each pair's trees differ in a path `wanted` accepts: Merkle-style, level by level over every pair
+ * at once, so each round's missing listings go out together in batched reads (Upstream.getTrees, which
+ * also brings the levels below). A pair stops as soon as one wanted path differs. The answer is null for a
+ * pair whose listings could not all be had (the caller decides another way).
+ */
+async function differsWhere(upstream, pairs, wanted) {
+    const out = new Map();
+    const listings = new Map();
+    let work = pairs.filter((p) => p.base !== p.head);
+    for (const pair of pairs)
+        out.set(pair.key, false);
+    for (let round = 0; work.length > 0; round++) {
+        const missing = new Set();
+        for (const { base, head } of work)
+            for (const sha of [base, head])
+                if (sha !== null && !listings.has(sha))
+                    missing.add(sha);
+        if (missing.size > 0) {
+            const got = round < MAX_ROUNDS && upstream.getTrees
+                ? await upstream.getTrees([...missing], { levels: batched_diff_LEVELS, perCall: PER_CALL })
+                : new Map();
+            for (const [sha, list] of got)
+                listings.set(sha, list);
+        }
+        const next = [];
+        for (const pair of work) {
+            if (out.get(pair.key) !== false)
+                continue; // decided: found, or unknown
+            const before = pair.base === null ? [] : listings.get(pair.base);
+            const after = pair.head === null ? [] : listings.get(pair.head);
+            if (!before || !after) {
+                out.set(pair.key, null);
+                continue;
+            }
+            const old = new Map(before.map((e) => [e.path, e]));
+            const now = new Map(after.map((e) => [e.path, e]));
+            // a name git forbids could join into a path that is not there: not decided here
+            if (old.size !== before.length ||
+                now.size !== after.length ||
+                [...old.keys(), ...now.keys()].some((name) => name === '' || name.includes('/'))) {
+                out.set(pair.key, null);
+                continue;
+            }
+            for (const name of new Set([...old.keys(), ...now.keys()])) {
+                const o = old.get(name);
+                const n = now.get(name);
+                if (o && n && o.sha === n.sha && o.mode === n.mode && o.type === n.type)
+                    continue;
+                const path = pair.prefix === '' ? name : `${pair.prefix}/${name}`;
+                const subtree = (e) => (e?.type === 'tree' ? e.sha : null);
+                if ((o && o.type !== 'tree' && wanted(path)) || (n && n.type !== 'tree' && wanted(path))) {
+                    out.set(pair.key, true);
+                    break;
+                }
+                if (subtree(o) !== null || subtree(n) !== null)
+                    next.push({ key: pair.key, prefix: path, base: subtree(o), head: subtree(n) });
+            }
+        }
+        work = next.filter((p) => out.get(p.key) === false);
+    }
+    return out;
+}
+
 ;// CONCATENATED MODULE: ./src/gateway/changed-paths.ts
 /**
  * The gateway's reading of what a commit changed, for answering an agent: lazy and filtered (`within`,
@@ -85363,6 +85625,10 @@ async function changedPaths(upstream, before, after, options = {}) {
 
 
 
+
+
+/** commits judged together: as many as one batched call holds */
+const JUDGED_TOGETHER = COMMITS_PER_CALL;
 const UPSTREAM_PAGE = 100;
 /** At most this many commits are examined for one list_commits answer. */
 const MAX_SCAN = 1_000;
@@ -85394,7 +85660,14 @@ class History {
                 this.trees.set(commit.sha, commit.tree);
                 this.ancestry.set(`${commit.sha}\0${head}`, true);
             }
+            let judged = 0;
             for (let i = 0; i < batch.length && matched.length < wanted; i += PARALLEL_DIFFS) {
+                if (within !== undefined && i >= judged) {
+                    // the commits this answer will likely examine, judged together in batched reads (whole calls)
+                    const need = Math.max(wanted - matched.length, 1);
+                    judged = i + Math.ceil(need / JUDGED_TOGETHER) * JUDGED_TOGETHER;
+                    await this.judgeTogether(perimeter, batch.slice(i, judged), within);
+                }
                 const chunk = batch.slice(i, i + PARALLEL_DIFFS);
                 const touched = await Promise.all(chunk.map((c) => this.touchesReadable(perimeter, c, within)));
                 chunk.forEach((c, j) => touched[j] && matched.push(c));
@@ -85441,6 +85714,32 @@ class History {
                 return listed.files.flatMap(pathChanges);
         }
         return this.changes(commit);
+    }
+    /**
+     * Decides touchesReadable for many commits at once where batched reads allow (Upstream.getPathTrees): the
+     * tree at `within` in each commit and in its first parent, compared level by level for every commit
+     * together, stopping at the first readable path that differs. Commits it cannot decide are left to
+     * touchesReadable's own ways. The same question, the same answer: the paths below `within` that differ
+     * from the first parent are the ones the commit changed there.
+     */
+    async judgeTogether(perimeter, commits, within) {
+        if (!this.upstream.getPathTrees)
+            return;
+        const key = (sha) => `${perimeter.name}\0${within}\0${sha}`;
+        const open = commits.filter((c) => !this.touchMemo.has(key(c.sha)));
+        if (open.length === 0)
+            return;
+        const trees = await this.upstream.getPathTrees(open.map((c) => c.sha), within);
+        const pairs = [...trees].map(([sha, t]) => ({
+            key: sha,
+            prefix: within,
+            base: t.parentTree,
+            head: t.tree,
+        }));
+        const verdicts = await differsWhere(this.upstream, pairs, (path) => perimeter.canRead(path).allowed);
+        for (const [sha, touched] of verdicts)
+            if (touched !== null)
+                this.touchMemo.set(key(sha), touched);
     }
     /**
      * From the commit's file list (one request) when GitHub gives it whole; else, and for merges (whose
@@ -96316,23 +96615,6 @@ function tooLarge(entry, size) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/github/tree-hash.ts
-
-/** git's object id of a tree with these entries by name (trees sort as if their name ended in "/"). */
-function treeSha(entries) {
-    const key = (name, entry) => Buffer.from(entry.type === 'tree' ? `${name}/` : name);
-    const sorted = [...entries].sort(([a, x], [b, y]) => Buffer.compare(key(a, x), key(b, y)));
-    const body = Buffer.concat(sorted.map(([name, entry]) => Buffer.concat([
-        Buffer.from(`${entry.type === 'tree' ? '40000' : entry.mode} ${name}\0`),
-        Buffer.from(entry.sha, 'hex'),
-    ])));
-    return (0,external_node_crypto_.createHash)('sha1').update(`tree ${body.length}\0`).update(body).digest('hex');
-}
-/** git's object id of a blob with these bytes. */
-function blobSha(bytes) {
-    return (0,external_node_crypto_.createHash)('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
-}
-
 ;// CONCATENATED MODULE: ./src/gateway/tree-index.ts
 
 /** A whole tree, every entry by its full path, and what one perimeter may see of it. */
@@ -96679,6 +96961,8 @@ function digest(data) {
 
 /** Entries kept across the trees remembered whole (100,000 took 23 MB of heap); the oldest are forgotten beyond it. */
 const KEEP_ENTRIES = 500_000;
+/** rounds of batched reads for one prefetch (each goes GraphQL's LEVELS deeper) */
+const whole_tree_MAX_ROUNDS = 8;
 const whole_tree_parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
 const nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
 /**
@@ -96693,6 +96977,8 @@ const nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
 class WholeTrees {
     upstream;
     whole = new Map();
+    /** the same lists once they have arrived, for building larger trees from them without waiting */
+    settled = new Map();
     sizes = new Map();
     /** direct listings proven from a truncated recursive listing, by tree SHA */
     direct = new Map();
@@ -96715,7 +97001,7 @@ class WholeTrees {
             return known;
         const pending = this.load(sha, options.plainFirst ?? false);
         this.whole.set(sha, pending);
-        pending.then((entries) => this.keep(sha, entries.length), () => this.whole.delete(sha));
+        pending.then((entries) => this.keep(sha, entries), () => this.whole.delete(sha));
         return pending;
     }
     /** The tree when it is already known whole (listed, proven or built), without asking. */
@@ -96750,9 +97036,79 @@ class WholeTrees {
         if (this.whole.has(sha))
             return;
         this.whole.set(sha, Promise.resolve(entries));
-        this.keep(sha, entries.length);
+        this.keep(sha, entries);
+    }
+    /**
+     * Makes the trees known whole that batched reads can bring (Upstream.getTrees): the direct listings of
+     * everything below them, a few levels per call, round after round. What they cannot bring stays for REST.
+     */
+    async prefetch(shas) {
+        if (!this.upstream.getTrees)
+            return;
+        for (let round = 0; round < whole_tree_MAX_ROUNDS; round++) {
+            const missing = this.unlisted(shas);
+            if (missing.length === 0)
+                break;
+            const got = await this.upstream.getTrees(missing);
+            if (got.size === 0)
+                return;
+            for (const [sha, list] of got)
+                this.direct.set(sha, list);
+        }
+        for (const sha of shas) {
+            const built = this.assemble(sha);
+            if (built)
+                this.remember(sha, built);
+        }
+    }
+    /** Trees at or below `roots` that are neither known whole nor listed directly, the highest first. */
+    unlisted(roots) {
+        const out = [];
+        const seen = new Set();
+        let level = roots;
+        while (level.length > 0) {
+            const next = [];
+            for (const sha of level) {
+                if (seen.has(sha) || this.whole.has(sha))
+                    continue;
+                seen.add(sha);
+                const list = this.direct.get(sha);
+                if (!list)
+                    out.push(sha);
+                else
+                    for (const entry of list)
+                        if (entry.type === 'tree')
+                            next.push(entry.sha);
+            }
+            level = next;
+        }
+        return out;
+    }
+    /** The whole tree from what is known without asking (direct listings, trees known whole); else null. */
+    assemble(sha) {
+        const settled = this.settled.get(sha);
+        if (settled)
+            return settled;
+        const top = this.direct.get(sha);
+        if (!top)
+            return null;
+        const out = [];
+        for (const entry of top) {
+            out.push(entry);
+            if (entry.type !== 'tree')
+                continue;
+            const below = this.assemble(entry.sha);
+            if (!below)
+                return null;
+            for (const inner of below)
+                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
+        }
+        return out;
     }
     async load(sha, plainFirst) {
+        const built = this.assemble(sha);
+        if (built)
+            return built;
         if (!plainFirst && !this.truncatedTrees.has(sha)) {
             const listing = await this.upstream.getTreeRecursive(sha);
             if (!listing.truncated)
@@ -96763,6 +97119,10 @@ class WholeTrees {
                 return proven;
         }
         const top = await this.plain(sha);
+        checkNames(sha, top);
+        this.direct.set(sha, top);
+        // Every child not yet known whole, in batched reads first; each then is built or listed as before.
+        await this.prefetch(top.filter((e) => e.type === 'tree' && !this.whole.has(e.sha)).map((e) => e.sha));
         checkNames(sha, top);
         const below = await Promise.all(top.map((entry) => (entry.type === 'tree' ? this.list(entry.sha) : Promise.resolve([]))));
         const out = [];
@@ -96831,16 +97191,18 @@ class WholeTrees {
                 this.remember(shaOf.get(dir), list);
         return lists.get('') ?? null;
     }
-    keep(sha, size) {
+    keep(sha, entries) {
         if (this.sizes.has(sha))
             return;
-        this.sizes.set(sha, size);
-        this.kept += size;
+        this.sizes.set(sha, entries.length);
+        this.settled.set(sha, entries);
+        this.kept += entries.length;
         for (const [old, n] of this.sizes) {
             if (this.kept <= KEEP_ENTRIES || old === sha)
                 break;
             this.sizes.delete(old);
             this.whole.delete(old);
+            this.settled.delete(old);
             this.kept -= n;
         }
     }

@@ -33614,7 +33614,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _post_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7507);
+/* harmony import */ var _post_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7249);
 
 await (0,_post_js__WEBPACK_IMPORTED_MODULE_0__/* .runPost */ .a)();
 process.exit();
@@ -33624,7 +33624,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 7507:
+/***/ 7249:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -42221,6 +42221,20 @@ class RestClient {
         });
         return { data: response.data, headers: response.headers };
     }
+    /** One GraphQL call for this repository (`$owner` and `$name` are set); errors become UpstreamErrors. */
+    async graphql(operation, query, variables = {}) {
+        try {
+            return await this.client.graphql(query, {
+                owner: this.owner,
+                name: this.repo,
+                ...variables,
+                request: { attemptTimeoutMs: this.timeoutMs },
+            });
+        }
+        catch (error) {
+            throw toUpstreamError(error, operation, this.scrub);
+        }
+    }
     async read(operation, route, params) {
         return (await this.send(operation, route, params)).data;
     }
@@ -42298,6 +42312,124 @@ class BlobCache extends ShaCache {
     get size() {
         return { entries: this.lru.size, bytes: this.bytes };
     }
+}
+
+;// CONCATENATED MODULE: ./src/github/graphql-path-trees.ts
+/**
+ * The tree at one path in many commits and in each one's first parent, in one GraphQL call: each commit
+ * under an alias, `file(path:)` on it and on `parents(first: 1)`. Each `parents` is a connection, one
+ * request by GitHub's count: 50 commits make 50, which GitHub rounds to 1 point
+ * (https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api).
+ */
+const COMMITS_PER_CALL = 50;
+const side = 'file(path: $path) { type oid }';
+function pathTreesQuery(commits) {
+    const aliases = commits.map((sha, i) => `c${i}: object(oid: "${sha}") { ... on Commit { ${side} parents(first: 1) { nodes { ${side} } } } }`);
+    return `query($owner: String!, $name: String!, $path: String!) { repository(owner: $owner, name: $name) { ${aliases.join(' ')} } }`;
+}
+/** Per commit, the two trees at the path; a commit is left out when the path is a file or submodule on either side, or the answer is not as asked. */
+function pathTreesOf(commits, answer) {
+    const trees = new Map();
+    const sideTree = (s) => {
+        if (s === null || s === undefined)
+            return null;
+        return s.type === 'tree' && /^[0-9a-f]{40}$/.test(s.oid) ? s.oid : undefined;
+    };
+    commits.forEach((sha, i) => {
+        const node = answer.repository?.[`c${i}`];
+        if (!node || !node.parents || !Array.isArray(node.parents.nodes))
+            return;
+        const tree = sideTree(node.file);
+        const first = node.parents.nodes[0];
+        const parentTree = first === undefined ? null : first === null ? undefined : sideTree(first.file);
+        if (tree === undefined || parentTree === undefined)
+            return;
+        trees.set(sha, { tree, parentTree });
+    });
+    return trees;
+}
+
+;// CONCATENATED MODULE: ./src/github/tree-hash.ts
+
+/** git's object id of a tree with these entries by name (trees sort as if their name ended in "/"). */
+function treeSha(entries) {
+    const key = (name, entry) => Buffer.from(entry.type === 'tree' ? `${name}/` : name);
+    const sorted = [...entries].sort(([a, x], [b, y]) => Buffer.compare(key(a, x), key(b, y)));
+    const body = Buffer.concat(sorted.map(([name, entry]) => Buffer.concat([
+        Buffer.from(`${entry.type === 'tree' ? '40000' : entry.mode} ${name}\0`),
+        Buffer.from(entry.sha, 'hex'),
+    ])));
+    return (0,external_node_crypto_.createHash)('sha1').update(`tree ${body.length}\0`).update(body).digest('hex');
+}
+/** git's object id of a blob with these bytes. */
+function blobSha(bytes) {
+    return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+}
+
+;// CONCATENATED MODULE: ./src/github/graphql-trees.ts
+
+/**
+ * Many trees in one GraphQL call: each asked by its SHA under an alias (`object(oid:)`), with the entries of
+ * the trees below it down to LEVELS levels. A tree's `entries` is a plain list, not a connection, so GitHub
+ * counts no nodes for it and the call costs 1 point of GraphQL's own budget (1,000 points an hour for
+ * GITHUB_TOKEN, apart from REST's 1,000 requests)
+ * (https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api).
+ * GitHub documents no cap on a tree's entries there; it ends calls that take over 10 seconds, so a call
+ * asks for at most TREES_PER_CALL trees (our choice), and whatever fails is listed by REST instead.
+ */
+const TREES_PER_CALL = 25;
+const LEVELS = 3;
+const FIELDS = 'name mode type oid size';
+/** A tree's `entries`, and those of the trees below it, `levels` levels in all. */
+function entriesSelection(levels = LEVELS) {
+    return levels <= 1
+        ? `entries { ${FIELDS} }`
+        : `entries { ${FIELDS} object { ... on Tree { ${entriesSelection(levels - 1)} } } }`;
+}
+/** The query for these trees (SHAs already checked as 40 hex digits). */
+function treesQuery(shas, levels = LEVELS) {
+    const aliases = shas.map((sha, i) => `t${i}: object(oid: "${sha}") { ... on Tree { ${entriesSelection(levels)} } }`);
+    return `query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { ${aliases.join(' ')} } }`;
+}
+const TYPES = new Set(['blob', 'tree', 'commit']);
+/** git's mode as REST writes it: six octal digits ("040000" for a tree). */
+const modeText = (mode) => mode.toString(8).padStart(6, '0');
+/**
+ * Every direct listing the answer holds, by tree SHA. A listing is kept only when its entries hash to the
+ * SHA it was asked or listed under: what is kept is exactly what a REST listing of that tree gives.
+ */
+function listingsOf(shas, answer) {
+    const out = new Map();
+    const take = (sha, list) => {
+        if (!Array.isArray(list) || out.has(sha))
+            return;
+        const listing = [];
+        const byName = new Map();
+        for (const e of list) {
+            if (typeof e?.name !== 'string' || !TYPES.has(e.type) || !Number.isInteger(e.mode))
+                return;
+            if (!/^[0-9a-f]{40}$/.test(e.oid))
+                return;
+            const entry = {
+                path: e.name,
+                mode: modeText(e.mode),
+                type: e.type,
+                sha: e.oid,
+            };
+            if (e.type === 'blob' && typeof e.size === 'number')
+                entry.size = e.size;
+            listing.push(entry);
+            byName.set(e.name, entry);
+        }
+        if (byName.size !== listing.length || treeSha(byName) !== sha)
+            return;
+        out.set(sha, listing);
+        for (const e of list)
+            if (e.type === 'tree')
+                take(e.oid, e.object?.entries);
+    };
+    shas.forEach((sha, i) => take(sha, answer.repository?.[`t${i}`]?.entries));
+    return out;
 }
 
 ;// CONCATENATED MODULE: ./src/github/wire.ts
@@ -42403,6 +42535,8 @@ function subtrees(root, entries) {
 
 
 
+
+
 /** commits per compare page (GitHub's most) */
 const COMPARE_PAGE = 100;
 /** Files asked for per page of a commit's file list: a shorter list is the whole list, however GitHub pages. */
@@ -42431,6 +42565,60 @@ class GitObjectReads {
             const data = await this.rest.read(`get tree ${sha}`, 'GET /repos/{owner}/{repo}/git/trees/{sha}', { sha });
             return data.tree.map(treeEntry);
         });
+    }
+    /** set when a GraphQL call failed: from then on trees are listed by REST only */
+    graphqlFailed = false;
+    async getTrees(shas, options = {}) {
+        const perCall = options.perCall ?? TREES_PER_CALL;
+        const out = new Map();
+        const wanted = [];
+        for (const sha of new Set(shas)) {
+            const known = this.trees.peek(checkSha(sha));
+            if (known)
+                out.set(sha, known);
+            else
+                wanted.push(sha);
+        }
+        const calls = [];
+        for (let i = 0; i < wanted.length; i += perCall)
+            calls.push(wanted.slice(i, i + perCall));
+        await Promise.all(calls.map(async (chunk) => {
+            if (this.graphqlFailed)
+                return;
+            try {
+                const answer = await this.rest.graphql(`get ${chunk.length} trees`, treesQuery(chunk, options.levels));
+                for (const [tree, list] of listingsOf(chunk, answer)) {
+                    if (!this.trees.peek(tree))
+                        this.trees.set(tree, list);
+                    out.set(tree, list);
+                }
+            }
+            catch {
+                // GraphQL refused or failed (its budget spent, say): the caller lists these by REST, as before.
+                this.graphqlFailed = true;
+            }
+        }));
+        return out;
+    }
+    async getPathTrees(commits, path) {
+        const out = new Map();
+        const wanted = [...new Set(commits)].map(checkSha);
+        const calls = [];
+        for (let i = 0; i < wanted.length; i += COMMITS_PER_CALL)
+            calls.push(wanted.slice(i, i + COMMITS_PER_CALL));
+        await Promise.all(calls.map(async (chunk) => {
+            if (this.graphqlFailed)
+                return;
+            try {
+                const answer = await this.rest.graphql(`get the trees at a path in ${chunk.length} commits`, pathTreesQuery(chunk), { path });
+                for (const [sha, pair] of pathTreesOf(chunk, answer))
+                    out.set(sha, pair);
+            }
+            catch {
+                this.graphqlFailed = true;
+            }
+        }));
+        return out;
     }
     async getTreeRecursive(sha) {
         checkSha(sha);
@@ -44464,28 +44652,13 @@ function instructionFileRule(path) {
 
 
 
-;// CONCATENATED MODULE: ./src/github/tree-hash.ts
-
-/** git's object id of a tree with these entries by name (trees sort as if their name ended in "/"). */
-function treeSha(entries) {
-    const key = (name, entry) => Buffer.from(entry.type === 'tree' ? `${name}/` : name);
-    const sorted = [...entries].sort(([a, x], [b, y]) => Buffer.compare(key(a, x), key(b, y)));
-    const body = Buffer.concat(sorted.map(([name, entry]) => Buffer.concat([
-        Buffer.from(`${entry.type === 'tree' ? '40000' : entry.mode} ${name}\0`),
-        Buffer.from(entry.sha, 'hex'),
-    ])));
-    return (0,external_node_crypto_.createHash)('sha1').update(`tree ${body.length}\0`).update(body).digest('hex');
-}
-/** git's object id of a blob with these bytes. */
-function blobSha(bytes) {
-    return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
-}
-
 ;// CONCATENATED MODULE: ./src/github/whole-tree.ts
 
 
 /** Entries kept across the trees remembered whole (100,000 took 23 MB of heap); the oldest are forgotten beyond it. */
 const KEEP_ENTRIES = 500_000;
+/** rounds of batched reads for one prefetch (each goes GraphQL's LEVELS deeper) */
+const MAX_ROUNDS = 8;
 const parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
 const nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
 /**
@@ -44500,6 +44673,8 @@ const nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
 class WholeTrees {
     upstream;
     whole = new Map();
+    /** the same lists once they have arrived, for building larger trees from them without waiting */
+    settled = new Map();
     sizes = new Map();
     /** direct listings proven from a truncated recursive listing, by tree SHA */
     direct = new Map();
@@ -44522,7 +44697,7 @@ class WholeTrees {
             return known;
         const pending = this.load(sha, options.plainFirst ?? false);
         this.whole.set(sha, pending);
-        pending.then((entries) => this.keep(sha, entries.length), () => this.whole.delete(sha));
+        pending.then((entries) => this.keep(sha, entries), () => this.whole.delete(sha));
         return pending;
     }
     /** The tree when it is already known whole (listed, proven or built), without asking. */
@@ -44557,9 +44732,79 @@ class WholeTrees {
         if (this.whole.has(sha))
             return;
         this.whole.set(sha, Promise.resolve(entries));
-        this.keep(sha, entries.length);
+        this.keep(sha, entries);
+    }
+    /**
+     * Makes the trees known whole that batched reads can bring (Upstream.getTrees): the direct listings of
+     * everything below them, a few levels per call, round after round. What they cannot bring stays for REST.
+     */
+    async prefetch(shas) {
+        if (!this.upstream.getTrees)
+            return;
+        for (let round = 0; round < MAX_ROUNDS; round++) {
+            const missing = this.unlisted(shas);
+            if (missing.length === 0)
+                break;
+            const got = await this.upstream.getTrees(missing);
+            if (got.size === 0)
+                return;
+            for (const [sha, list] of got)
+                this.direct.set(sha, list);
+        }
+        for (const sha of shas) {
+            const built = this.assemble(sha);
+            if (built)
+                this.remember(sha, built);
+        }
+    }
+    /** Trees at or below `roots` that are neither known whole nor listed directly, the highest first. */
+    unlisted(roots) {
+        const out = [];
+        const seen = new Set();
+        let level = roots;
+        while (level.length > 0) {
+            const next = [];
+            for (const sha of level) {
+                if (seen.has(sha) || this.whole.has(sha))
+                    continue;
+                seen.add(sha);
+                const list = this.direct.get(sha);
+                if (!list)
+                    out.push(sha);
+                else
+                    for (const entry of list)
+                        if (entry.type === 'tree')
+                            next.push(entry.sha);
+            }
+            level = next;
+        }
+        return out;
+    }
+    /** The whole tree from what is known without asking (direct listings, trees known whole); else null. */
+    assemble(sha) {
+        const settled = this.settled.get(sha);
+        if (settled)
+            return settled;
+        const top = this.direct.get(sha);
+        if (!top)
+            return null;
+        const out = [];
+        for (const entry of top) {
+            out.push(entry);
+            if (entry.type !== 'tree')
+                continue;
+            const below = this.assemble(entry.sha);
+            if (!below)
+                return null;
+            for (const inner of below)
+                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
+        }
+        return out;
     }
     async load(sha, plainFirst) {
+        const built = this.assemble(sha);
+        if (built)
+            return built;
         if (!plainFirst && !this.truncatedTrees.has(sha)) {
             const listing = await this.upstream.getTreeRecursive(sha);
             if (!listing.truncated)
@@ -44570,6 +44815,10 @@ class WholeTrees {
                 return proven;
         }
         const top = await this.plain(sha);
+        checkNames(sha, top);
+        this.direct.set(sha, top);
+        // Every child not yet known whole, in batched reads first; each then is built or listed as before.
+        await this.prefetch(top.filter((e) => e.type === 'tree' && !this.whole.has(e.sha)).map((e) => e.sha));
         checkNames(sha, top);
         const below = await Promise.all(top.map((entry) => (entry.type === 'tree' ? this.list(entry.sha) : Promise.resolve([]))));
         const out = [];
@@ -44638,16 +44887,18 @@ class WholeTrees {
                 this.remember(shaOf.get(dir), list);
         return lists.get('') ?? null;
     }
-    keep(sha, size) {
+    keep(sha, entries) {
         if (this.sizes.has(sha))
             return;
-        this.sizes.set(sha, size);
-        this.kept += size;
+        this.sizes.set(sha, entries.length);
+        this.settled.set(sha, entries);
+        this.kept += entries.length;
         for (const [old, n] of this.sizes) {
             if (this.kept <= KEEP_ENTRIES || old === sha)
                 break;
             this.sizes.delete(old);
             this.whole.delete(old);
+            this.settled.delete(old);
             this.kept -= n;
         }
     }
@@ -44922,6 +45173,10 @@ async function diffDir(trees, prefix, base, head, out, wholeFirst = false) {
     const many = differing.length >= MANY_SUBTREES;
     if (many && !wholeFirst && (await diffWhole(trees, prefix, base, head, out)))
         return;
+    // Both sides of every differing subdirectory in batched reads (a few calls for many trees), so each is
+    // compared whole without a listing of its own; what they cannot bring is listed below as before.
+    if (many)
+        await trees.prefetch(differing.flatMap(([name, n]) => [old.get(name).sha, n.sha]).filter((sha) => !trees.known(sha)));
     out.push(...here);
     const work = [];
     for (const name of new Set([...old.keys(), ...now.keys()])) {
@@ -49748,7 +50003,7 @@ __webpack_unused_export__ = visit.visitAsync;
 
 /***/ }),
 
-/***/ 7249:
+/***/ 9630:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -50467,7 +50722,7 @@ exports.YAMLSeq = YAMLSeq;
 
 
 
-var log = __nccwpck_require__(7249);
+var log = __nccwpck_require__(9630);
 var merge = __nccwpck_require__(452);
 var stringify = __nccwpck_require__(2148);
 var identity = __nccwpck_require__(1127);
@@ -52933,7 +53188,7 @@ exports.Parser = Parser;
 var composer = __nccwpck_require__(9984);
 var Document = __nccwpck_require__(3021);
 var errors = __nccwpck_require__(1464);
-var log = __nccwpck_require__(7249);
+var log = __nccwpck_require__(9630);
 var identity = __nccwpck_require__(1127);
 var lineCounter = __nccwpck_require__(6628);
 var parser = __nccwpck_require__(3456);
