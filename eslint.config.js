@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import noImportCycle from './eslint/no-import-cycle.js';
 
 // One list per file: a later no-restricted-imports for the same file would replace an earlier one.
 const restrict = (files, patterns) => ({
@@ -53,6 +54,13 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
+  },
+  {
+    files: ['**/*.ts'],
+    // until issue 18b's fixes of answers.ts <-> calls.ts and push.ts <-> tools/definition.ts land
+    ignores: ['src/gateway/**'],
+    plugins: { perimeter: { rules: { 'no-import-cycle': noImportCycle } } },
+    rules: { 'perimeter/no-import-cycle': 'error' },
   },
   restrict(['**/*.{ts,mts,js,mjs}'], [...BY_ENTRY, ...NO_TESTS]),
   restrict(['test/**', 'packages/*/test/**'], BY_ENTRY),
