@@ -48,7 +48,11 @@ export type Op =
   | { kind: 'merge'; files: FileOp[] };
 
 export type FaultSpec =
-  | { kind: 'status'; route: 'activity' | 'compare' | 'trees' | 'commits' | 'files'; count: number }
+  | {
+      kind: 'status';
+      route: 'activity' | 'compare' | 'trees' | 'commits' | 'files' | 'graphql';
+      count: number;
+    }
   | { kind: 'lag'; count: number };
 
 export interface History {
@@ -104,6 +108,7 @@ const fault: fc.Arbitrary<FaultSpec> = fc.oneof(
       'trees' as const,
       'commits' as const,
       'files' as const,
+      'graphql' as const,
     ),
     count: fc.constantFrom(1, 2, 1_000),
   }),
@@ -124,6 +129,8 @@ const ROUTES: Record<Extract<FaultSpec, { kind: 'status' }>['route'], RegExp> = 
   trees: /\/git\/trees\//,
   commits: /\/git\/commits\//,
   files: /\/commits\/[0-9a-f]{40}$/,
+  // batched tree reads: on failure the verifier reads the same trees through REST
+  graphql: /^POST \/graphql$/,
 };
 
 const COMMITTER = {
