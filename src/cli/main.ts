@@ -15,6 +15,7 @@ import { ConfigFileError } from './load-config.js';
 import { REPLAY_USAGE, run as replay } from './replay.js';
 import { run as serve, SERVE_USAGE } from './serve.js';
 import { run as verifyLedger, VERIFY_LEDGER_USAGE } from './verify-ledger.js';
+import { VERSION } from '../version.js';
 
 /** `perimeter <command>`: every command is a module exporting `run(args, io)`. */
 const COMMANDS: Record<string, { run: CommandRun; usage: string; summary: string }> = {
@@ -44,11 +45,15 @@ const COMMANDS: Record<string, { run: CommandRun; usage: string; summary: string
 
 function usage(): string {
   const lines = Object.values(COMMANDS).map((c) => `  ${c.usage}\n      ${c.summary}`);
-  return `Usage:\n${lines.join('\n')}\n`;
+  return `Usage:\n${lines.join('\n')}\n  perimeter --version\n      print the version\n`;
 }
 
-export async function runCli(argv: string[], io: CliIo): Promise<number> {
+async function runCli(argv: string[], io: CliIo): Promise<number> {
   const [name, ...args] = argv;
+  if (name === '--version' || name === '-V') {
+    io.stdout(`${VERSION}\n`);
+    return EXIT_OK;
+  }
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     (name === undefined ? io.stderr : io.stdout)(usage());
     return name === undefined ? EXIT_USAGE : EXIT_OK;

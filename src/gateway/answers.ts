@@ -2,8 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { UpstreamError } from '../github/upstream.js';
 import type { AnswerFilter } from '../safety/answer-filter.js';
 import { neutralize } from '../safety/neutralize.js';
-import type { Outcome } from './calls.js';
-import { ToolError, type CallNotes, type ToolAnswer } from './tools/definition.js';
+import { ToolError, type CallNotes, type Outcome, type ToolAnswer } from './tool-answer.js';
 
 export const WITHHELD = 'the answer could not be checked for secrets, so it is withheld';
 

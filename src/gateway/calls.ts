@@ -4,15 +4,9 @@ import type { AnswerFilter } from '../safety/answer-filter.js';
 import { Redactor } from './answers.js';
 import type { CallRecord, Ledger } from '../ledger/index.js';
 import type { MeterReading, UpstreamMeter } from './meter.js';
-import type { CallNotes } from './tools/definition.js';
-
-export interface Outcome {
-  decision: CallRecord['decision'];
-  reason?: string;
-  hidden?: number;
-  /** kind of secret to how many values of it were hidden from the answer */
-  kinds?: Record<string, number>;
-}
+import type { CallNotes, Outcome } from './tool-answer.js';
+import { toolNamed } from './tools/all-tools.js';
+import { requestedPaths } from './tools/definition.js';
 
 export interface PendingCall {
   tool: string;
@@ -50,7 +44,7 @@ export class CallTracker {
       started: Date.now(),
       meter: this.services.meter.start(),
       notes: { paths: [] },
-      requested: pathsIn(params.arguments),
+      requested: requestedPaths(toolNamed(String(params.name)), params.arguments),
     });
   }
 
@@ -156,17 +150,6 @@ export class CallTracker {
     }
     return { message, text: '' };
   }
-}
-
-function pathsIn(args: unknown): string[] {
-  if (args === null || typeof args !== 'object') return [];
-  const { path, paths, files, deletions } = args as Record<string, unknown>;
-  const out: string[] = [];
-  const add = (value: unknown): void => void (typeof value === 'string' && out.push(value));
-  add(path);
-  for (const list of [paths, deletions]) if (Array.isArray(list)) list.forEach(add);
-  if (Array.isArray(files)) for (const file of files) add((file as { path?: unknown } | null)?.path);
-  return out.slice(0, 1000);
 }
 
 /** A transport that shows every incoming message to the tracker first and every answer on its way out. */

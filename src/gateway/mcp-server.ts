@@ -3,17 +3,19 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
 import type { Perimeter } from '../policy/index.js';
+import { VERSION } from '../version.js';
 import type { AnswerFilter } from '../safety/answer-filter.js';
 import { describeFailure, renderAnswer, renderError, WITHHELD } from './answers.js';
-import type { CallTracker, Outcome } from './calls.js';
+import type { CallTracker } from './calls.js';
 import type { History } from './history.js';
 import type { Pusher } from './push.js';
 import type { TrustedInstructions } from './trusted-instructions.js';
 import type { RepoView } from './repo-view.js';
-import type { CallNotes, ToolDefinition } from './tools/definition.js';
+import type { CallNotes, Outcome } from './tool-answer.js';
+import type { ToolDefinition } from './tools/definition.js';
 
 export const SERVER_NAME = 'perimeter';
-export const SERVER_VERSION = '0.1.0';
+export const SERVER_VERSION = VERSION;
 
 /** Everything one perimeter's endpoint serves from; shared by all of its requests. */
 export interface PerimeterRuntime {

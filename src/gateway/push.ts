@@ -8,7 +8,7 @@ import { decodeText } from './file-answer.js';
 import type { Snapshot, RepoView } from './repo-view.js';
 import { blobSha } from '../github/tree-hash.js';
 import { indexAfterPush, parentOf } from './tree-index.js';
-import { ToolError, type CallNotes } from './tools/definition.js';
+import { ToolError, type CallNotes } from './tool-answer.js';
 
 /** Attempts to land one push while the branch moves under unrelated commits. */
 const MAX_ATTEMPTS = 3;

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ describe('perimeter', () => {
     it('lists every command and exits 0', async () => {
       const result = await runCli(['--help'], dir);
       expect(result.code).toBe(0);
-      for (const command of ['check', 'explain', 'serve', 'verify-ledger']) {
+      for (const command of ['check', 'explain', 'serve', 'verify-ledger', '--version']) {
         expect(result.stdout).toContain(`perimeter ${command}`);
       }
     });
@@ -26,6 +26,19 @@ describe('perimeter', () => {
         stderr: '',
       });
     });
+  });
+
+  describe('when asked for its version', () => {
+    it.each([['--version'], ['-V']])(
+      'prints the version of package.json for %s and exits 0',
+      async (flag) => {
+        const { version } = JSON.parse(
+          readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+        ) as { version: string };
+        expect(version).toMatch(/^\d+\.\d+\.\d+/);
+        expect(await runCli([flag], dir)).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+      },
+    );
   });
 
   describe('when the command is missing or unknown', () => {

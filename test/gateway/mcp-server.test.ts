@@ -23,6 +23,7 @@ const echo = defineTool({
   destructive: false,
   inputSchema: { entries: z.unknown() },
   outputSchema: { entries: z.array(z.object({ path: z.string() })) },
+  pathArguments: {},
   handler: async ({ entries }) => ({ structured: { entries } }),
 });
 

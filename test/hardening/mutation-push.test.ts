@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { Pusher, type PushRequest } from '../../src/gateway/push.js';
 import { RepoView } from '../../src/gateway/repo-view.js';
-import type { CallNotes } from '../../src/gateway/tools/definition.js';
+import type { CallNotes } from '../../src/gateway/tool-answer.js';
 import { compilePerimeter, parseConfig, type Perimeter } from '../../src/policy/index.js';
 import { NO_FILTER, type AnswerFilter } from '../../src/safety/answer-filter.js';
 import { createMemoryUpstream, type MemoryUpstream } from '../gateway/support/memory-upstream.js';

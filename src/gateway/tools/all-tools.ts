@@ -1,17 +1,28 @@
+import type { ToolName } from '../../policy/index.js';
+import type { ToolDefinition } from './definition.js';
 import { getCommit } from './get-commit.js';
 import { getFile } from './get-file.js';
 import { getFiles } from './get-files.js';
 import { getTree } from './get-tree.js';
 import { listCommits } from './list-commits.js';
 import { pushFiles } from './push-files.js';
-import type { ToolDefinition } from './definition.js';
 
-/** Every tool the gateway knows, in the order tools/list shows them. */
-export const ALL_TOOLS: readonly ToolDefinition[] = [
-  getTree,
-  getFile,
-  getFiles,
-  listCommits,
-  getCommit,
-  pushFiles,
-];
+/**
+ * Every tool the gateway knows, keyed by its name, in the order tools/list shows them. The type makes the
+ * table complete: a name in the policy's catalogue without a definition here does not compile.
+ */
+export const TOOLS = {
+  get_tree: getTree,
+  get_file: getFile,
+  get_files: getFiles,
+  list_commits: listCommits,
+  get_commit: getCommit,
+  push_files: pushFiles,
+} as const satisfies { readonly [N in ToolName]: ToolDefinition<N> };
+
+export const ALL_TOOLS: readonly ToolDefinition[] = Object.values(TOOLS);
+
+/** The definition of a tool by name, or undefined for a name no tool has. */
+export function toolNamed(name: string): ToolDefinition | undefined {
+  return Object.hasOwn(TOOLS, name) ? TOOLS[name as ToolName] : undefined;
+}

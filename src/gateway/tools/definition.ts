@@ -1,9 +1,9 @@
 import type { z } from 'zod';
-import type { Digest, RefusalKind } from '../../ledger/index.js';
 import type { Perimeter, ToolName } from '../../policy/index.js';
 import type { History } from '../history.js';
 import type { Pusher } from '../push.js';
 import type { RepoView } from '../repo-view.js';
+import type { CallNotes, ToolAnswer } from '../tool-answer.js';
 import type { TrustedInstructions } from '../trusted-instructions.js';
 
 /** What a tool handler may use: everything is bound to one perimeter, one repository, one branch. */
@@ -19,55 +19,48 @@ export interface ToolContext {
   readonly notes: CallNotes;
 }
 
-export interface CallNotes {
-  paths: string[];
-  /** the real reason behind an answer, for the ledger only (a hidden path's answer says "not found") */
-  reason?: string;
-  refused?: boolean;
-  /** the kinds of refusal the reason lists, for the receipt's counts */
-  refusedFor?: RefusalKind[];
-  commit?: string;
-  sha?: string;
-  message?: Digest;
-  content?: Array<{ path: string } & Digest>;
-}
+/**
+ * How an argument names repository paths: `one` (a string), `list` (strings) or `items` (objects, each
+ * with a `path`). The ledger records these paths even for calls refused before the handler ran.
+ */
+export type PathArgument = 'one' | 'list' | 'items';
 
-/** What a handler returns: structured content, and optionally a text rendering other than its JSON. */
-export interface ToolAnswer {
-  structured: Record<string, unknown>;
-  text?: string;
-}
-
-export interface ToolDefinition {
-  name: ToolName;
+export interface ToolDefinition<N extends ToolName = ToolName> {
+  name: N;
   description: string;
   readOnly: boolean;
   destructive: boolean;
   inputSchema: z.ZodRawShape;
   outputSchema: z.ZodRawShape;
+  /** the arguments that name repository paths, and how */
+  pathArguments: Readonly<Record<string, PathArgument>>;
   handler(args: Record<string, unknown>, context: ToolContext): Promise<ToolAnswer>;
 }
 
 /** Keeps each tool's handler typed by its own input schema while the table holds them all. */
-export function defineTool<In extends z.ZodRawShape>(tool: {
-  name: ToolName;
+export function defineTool<N extends ToolName, In extends z.ZodRawShape>(tool: {
+  name: N;
   description: string;
   readOnly: boolean;
   destructive: boolean;
   inputSchema: In;
   outputSchema: z.ZodRawShape;
+  pathArguments: { readonly [K in keyof In]?: PathArgument };
   handler(args: z.infer<z.ZodObject<In>>, context: ToolContext): Promise<ToolAnswer>;
-}): ToolDefinition {
-  return tool as unknown as ToolDefinition;
+}): ToolDefinition<N> {
+  return tool as unknown as ToolDefinition<N>;
 }
 
-/** An answer the agent should see as an error. `refused` marks policy refusals (as opposed to failures). */
-export class ToolError extends Error {
-  constructor(
-    message: string,
-    readonly kind: 'refused' | 'absent' | 'failed' = 'failed',
-  ) {
-    super(message);
-    this.name = 'ToolError';
+/** The paths a call's arguments name, as the tool declares them; at most 1,000, whatever the arguments hold. */
+export function requestedPaths(tool: ToolDefinition | undefined, args: unknown): string[] {
+  if (tool === undefined || args === null || typeof args !== 'object') return [];
+  const out: string[] = [];
+  const add = (value: unknown): void => void (typeof value === 'string' && out.push(value));
+  for (const [name, kind] of Object.entries(tool.pathArguments)) {
+    const value = (args as Record<string, unknown>)[name];
+    if (kind === 'one') add(value);
+    else if (Array.isArray(value))
+      for (const item of value) add(kind === 'list' ? item : (item as { path?: unknown } | null)?.path);
   }
+  return out.slice(0, 1000);
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { commitSummarySchema, summarize } from './commit-schema.js';
-import { defineTool, ToolError } from './definition.js';
+import { ToolError } from '../tool-answer.js';
+import { defineTool } from './definition.js';
 
 const SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
@@ -23,6 +24,7 @@ export const getCommit = defineTool({
     ),
     omitted_count: z.number(),
   },
+  pathArguments: {},
   async handler({ sha: raw }, { perimeter, view, history, notes }) {
     notes.sha = raw;
     const sha = raw.toLowerCase();

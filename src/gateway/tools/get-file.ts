@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { answerFile, fileAnswerSchema } from '../file-answer.js';
-import { defineTool, ToolError } from './definition.js';
+import { ToolError } from '../tool-answer.js';
+import { defineTool } from './definition.js';
 import { absent, requirePath } from './paths.js';
 
 export const getFile = defineTool({
@@ -11,6 +12,7 @@ export const getFile = defineTool({
   destructive: false,
   inputSchema: { path: z.string().describe('repository-relative path, e.g. "src/index.ts"') },
   outputSchema: fileAnswerSchema.shape,
+  pathArguments: { path: 'one' },
   async handler({ path: raw }, { perimeter, view, instructions, notes }) {
     notes.paths.push(raw);
     const path = requirePath(raw);

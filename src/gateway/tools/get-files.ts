@@ -18,6 +18,7 @@ export const getFiles = defineTool({
   outputSchema: {
     files: z.array(z.union([fileAnswerSchema, z.object({ path: z.string(), error: z.string() })])),
   },
+  pathArguments: { paths: 'list' },
   async handler({ paths }, { perimeter, view, instructions, notes }) {
     notes.paths.push(...paths);
     const { index } = await view.snapshot();

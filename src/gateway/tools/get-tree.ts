@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { TreeEntry } from '../../github/upstream.js';
 import type { ReadableView, TreeIndex } from '../tree-index.js';
-import { defineTool, ToolError } from './definition.js';
+import { ToolError } from '../tool-answer.js';
+import { defineTool } from './definition.js';
 import { absent, requirePath } from './paths.js';
 
 const MAX_ENTRIES = 10_000;
@@ -30,6 +31,7 @@ export const getTree = defineTool({
     entries: z.array(entrySchema),
     truncated: z.boolean().describe(`true when more than ${MAX_ENTRIES} entries were found`),
   },
+  pathArguments: { path: 'one' },
   async handler({ path: raw, recursive }, { perimeter, view, notes }) {
     if (raw !== undefined) notes.paths.push(raw);
     const dir = raw === undefined || raw === '' ? '' : requirePath(raw, ROOT_HINT);

@@ -24,6 +24,7 @@ export const listCommits = defineTool({
     has_more: z.boolean(),
     incomplete: z.boolean().describe(`true when the search stopped after examining ${MAX_SCAN} commits`),
   },
+  pathArguments: { path: 'one' },
   async handler({ path: raw, per_page: perPage = 30, page = 1 }, { perimeter, view, history, notes }) {
     if (raw !== undefined) notes.paths.push(raw);
     const within =

@@ -1,5 +1,5 @@
 import { validatePath } from '../../policy/index.js';
-import { ToolError } from './definition.js';
+import { ToolError } from '../tool-answer.js';
 
 /** A valid repository path, or a refusal quoting what was wrong with it. */
 export function requirePath(input: string, hint = ''): string {

@@ -35,6 +35,7 @@ export const pushFiles = defineTool({
       .optional()
       .describe('binary files whose compressed or encrypted content could not be scanned for credentials'),
   },
+  pathArguments: { files: 'items', deletions: 'list' },
   async handler(args, { perimeter, pusher, notes }) {
     const result = await pusher.push(perimeter, args, notes);
     return { structured: { ...result } };
