@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { ChildConfig } from '../../src/gateway/child.js';
 import { REPO_ROOT } from '@perimeter/test-rigs';
 import { DIST, distIsFresh } from './dist.js';
 import { BRANCH, OWNER, REPO, type StandIn } from './stand-in.js';
@@ -51,23 +52,22 @@ export async function startGatewayChild(
     cwd: REPO_ROOT,
     stdio: ['pipe', 'ignore', process.env.BENCH_GATEWAY_STDERR ? 'inherit' : 'ignore'],
   });
-  child.stdin!.end(
-    JSON.stringify({
-      token: standIn.token,
-      apiUrl: standIn.fake.url,
-      owner: OWNER,
-      repo: REPO,
-      branch: BRANCH,
-      configText,
-      configFile: 'perimeters.yml',
-      perimeters,
-      secrets,
-      port: 0,
-      ledgerPath: join(dir, 'ledger.jsonl'),
-      ledgerKey: randomBytes(32).toString('hex'),
-      readyFile,
-    }),
-  );
+  const config: ChildConfig = {
+    token: standIn.token,
+    apiUrl: standIn.fake.url,
+    owner: OWNER,
+    repo: REPO,
+    branch: BRANCH,
+    configText,
+    configFile: 'perimeters.yml',
+    perimeters,
+    secrets,
+    port: 0,
+    ledgerPath: join(dir, 'ledger.jsonl'),
+    ledgerKey: randomBytes(32).toString('hex'),
+    readyFile,
+  };
+  child.stdin!.end(JSON.stringify(config));
   const deadline = Date.now() + 30_000;
   while (!existsSync(readyFile)) {
     if (child.exitCode !== null || Date.now() > deadline)

@@ -9,11 +9,11 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { startGateway, type RunningGateway } from '../../src/gateway/index.js';
+import { assembleGateway } from '../../src/gateway/assemble.js';
+import type { RunningGateway } from '../../src/gateway/index.js';
 import { createOctokitUpstream } from '../../src/github/octokit-upstream.js';
 import type { Upstream } from '../../src/github/upstream.js';
-import { compilePerimeter, parseConfig } from '../../src/policy/index.js';
-import type { AnswerFilter } from '../../src/safety/answer-filter.js';
+import { NO_FILTER, type AnswerFilter } from '../../src/safety/answer-filter.js';
 import { commitToBare, seedRepo, startFakeGithub, type FakeGithub } from '@perimeter/fake-github';
 import { ANSWER_META } from '../../src/gateway/answers.js';
 
@@ -75,21 +75,23 @@ export interface BenchGateway {
 export async function startBenchGateway(
   standIn: StandIn,
   config: string,
-  filter?: AnswerFilter,
+  filter: AnswerFilter = NO_FILTER,
 ): Promise<BenchGateway> {
   const dir = await mkdtemp(join(tmpdir(), 'perimeter-bench-gw-'));
-  const upstream = standIn.upstream();
-  const perimeters = parseConfig(config).perimeters.map((spec) => compilePerimeter(spec));
-  const secrets = Object.fromEntries(perimeters.map((p) => [p.name, randomBytes(24).toString('base64url')]));
-  const gateway = await startGateway({
-    upstream,
-    branch: BRANCH,
-    perimeters,
-    secrets,
-    ledger: { path: join(dir, 'ledger.jsonl'), key: randomBytes(32).toString('hex') },
-    log: () => {},
-    ...(filter ? { filter } : {}),
-  });
+  const { gateway, upstream, secrets } = await assembleGateway(
+    {
+      token: standIn.token,
+      apiUrl: standIn.fake.url,
+      owner: OWNER,
+      repo: REPO,
+      branch: BRANCH,
+      configText: config,
+      configFile: 'perimeters.yml',
+      ledgerPath: join(dir, 'ledger.jsonl'),
+      ledgerKey: randomBytes(32).toString('hex'),
+    },
+    { upstream: standIn.upstream(), filter, log: () => {} },
+  );
   const clients: Client[] = [];
   return {
     gateway,

@@ -1,6 +1,13 @@
 import * as core from '@actions/core';
 import { isMap, isScalar, LineCounter, parseDocument, type Node } from 'yaml';
-import { compilePerimeter, ConfigError, parseConfig, type Config, type Perimeter } from '../policy/index.js';
+import {
+  ConfigError,
+  ExposureError,
+  parseConfig,
+  selectPerimeters,
+  type Config,
+  type Perimeter,
+} from '../policy/index.js';
 import { UpstreamError, type Upstream } from '../github/upstream.js';
 import { Inputs } from './constants.js';
 
@@ -24,72 +31,88 @@ export async function readConfigText(upstream: Upstream, file: string, ref: stri
   }
 }
 
-/** Parses the config; each problem becomes an error annotation on its line. */
-export function parseConfigAnnotated(text: string, file: string): Config {
+/**
+ * The config parsed and the perimeters to expose, decided by the policy's one rule (src/policy/exposure.ts).
+ * A refusal becomes error annotations on the lines at fault and an ActionError naming the inputs.
+ */
+export function loadPerimeters(
+  text: string,
+  file: string,
+  names: string[] | null,
+  branch: string,
+): { config: Config; perimeters: Perimeter[] } {
+  let config: Config;
   try {
-    return parseConfig(text, file);
+    config = parseConfig(text, file);
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    for (const p of error.problems) {
-      core.error(`${p.key}: ${p.message}`, {
-        title: `invalid ${p.file}`,
-        file: p.file,
-        startLine: p.line,
-        startColumn: p.column,
-      });
-    }
-    const count = error.problems.length;
-    throw new ActionError(
-      `${file} is invalid (${count} problem${count === 1 ? '' : 's'}):\n${error.message}`,
-    );
+    if (error instanceof ConfigError) throw annotated(explainConfigError(error, file));
+    throw error;
+  }
+  try {
+    return { config, perimeters: selectPerimeters(config, names, branch) };
+  } catch (error) {
+    if (error instanceof ExposureError) throw annotated(explainExposureError(error, config, text, branch));
+    throw error;
   }
 }
 
-/**
- * The perimeters to expose, compiled; refuses unknown names and perimeters that may not use `branch`.
- * With the config text, each refusal is also an annotation on the perimeter's `branches` line.
- */
-export function selectPerimeters(
+export interface Annotation {
+  message: string;
+  title: string;
+  file: string;
+  startLine: number;
+  startColumn: number;
+}
+
+export interface Refusal {
+  message: string;
+  annotations: Annotation[];
+}
+
+/** Writes the refusal's annotations; returns the error that fails the step. */
+function annotated(refusal: Refusal): ActionError {
+  for (const { message, ...properties } of refusal.annotations) core.error(message, properties);
+  return new ActionError(refusal.message);
+}
+
+/** An invalid perimeters.yml: one annotation per problem, on its line. */
+export function explainConfigError(error: ConfigError, file: string): Refusal {
+  const count = error.problems.length;
+  return {
+    message: `${file} is invalid (${count} problem${count === 1 ? '' : 's'}):\n${error.message}`,
+    annotations: error.problems.map((p) => ({
+      message: `${p.key}: ${p.message}`,
+      title: `invalid ${p.file}`,
+      file: p.file,
+      startLine: p.line,
+      startColumn: p.column,
+    })),
+  };
+}
+
+/** A refused selection, naming the input at fault; a refused branch is annotated on each `branches` line. */
+export function explainExposureError(
+  error: ExposureError,
   config: Config,
-  names: string[] | null,
+  text: string,
   branch: string,
-  text?: string,
-): Perimeter[] {
-  const defined = config.perimeters.map((p) => p.name);
-  const chosen = names ?? defined;
-  const unknown = chosen.filter((n) => !defined.includes(n));
-  if (unknown.length > 0) {
-    throw new ActionError(
-      `${Inputs.Perimeters}: no perimeter named ${unknown.map((n) => JSON.stringify(n)).join(', ')} in ` +
-        `${config.file}; it defines ${defined.map((n) => JSON.stringify(n)).join(', ') || 'none'}`,
-    );
+): Refusal {
+  if (error.code !== 'branch-not-allowed')
+    return { message: `${Inputs.Perimeters}: ${error.message}`, annotations: [] };
+  const annotations: Annotation[] = [];
+  for (const name of error.perimeters) {
+    const at = keyPosition(text, ['perimeters', name, 'branches']);
+    if (at === null) continue;
+    const branches = config.perimeters.find((p) => p.name === name)?.branches;
+    annotations.push({
+      message: `branch ${JSON.stringify(branch)} is not in ${JSON.stringify(branches)}`,
+      title: `perimeter "${name}" may not be bound to this branch`,
+      file: config.file,
+      startLine: at.line,
+      startColumn: at.col,
+    });
   }
-  if (chosen.length === 0) throw new ActionError(`${config.file} defines no perimeters`);
-  const perimeters = config.perimeters
-    .filter((spec) => chosen.includes(spec.name))
-    .map((spec) => compilePerimeter(spec, config.file));
-  const refused = perimeters.filter((p) => !p.allowsBranch(branch));
-  if (refused.length > 0) {
-    for (const p of refused) {
-      const at = text === undefined ? null : keyPosition(text, ['perimeters', p.name, 'branches']);
-      if (at) {
-        core.error(`branch "${branch}" is not in ${JSON.stringify(p.spec.branches)}`, {
-          title: `perimeter "${p.name}" may not be bound to this branch`,
-          file: config.file,
-          startLine: at.line,
-          startColumn: at.col,
-        });
-      }
-    }
-    const lines = refused.map(
-      (p) => `perimeter "${p.name}" allows branches ${JSON.stringify(p.spec.branches)}`,
-    );
-    throw new ActionError(
-      `branch "${branch}" is not allowed for ${refused.length === 1 ? 'this perimeter' : 'these perimeters'}: ` +
-        `${lines.join('; ')} (input ${Inputs.Branch})`,
-    );
-  }
-  return perimeters;
+  return { message: `${error.message} (input ${Inputs.Branch})`, annotations };
 }
 
 /** Line and column of the key at `path` in a YAML mapping, or null. */

@@ -58,9 +58,6 @@ export enum State {
 /** The default commit status context lives with the receipt (src/verify/receipt.ts). */
 export { STATUS_CONTEXT } from '../verify/index.js';
 
-/** Prefix of the environment variables exported for each perimeter (…_TOKEN_<NAME>, …_URL_<NAME>). */
-export const ENV_PREFIX = 'PERIMETER';
-
 export const READY_TIMEOUT_MS = 10_000;
 /** How long before the start snapshot (on GitHub's clock) the job's window opens. */
 export const START_MARGIN_MS = 5_000;

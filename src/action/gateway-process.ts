@@ -1,32 +1,14 @@
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, readSync, fstatSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { ChildConfig } from '../gateway/child.js';
 import { makeScrubber } from '../safety/secret-forms.js';
-
-/** The one JSON document the gateway child reads from stdin (see src/gateway/entry.ts). */
-export interface GatewayConfig {
-  token: string;
-  apiUrl: string;
-  owner: string;
-  repo: string;
-  branch: string;
-  configText: string;
-  configFile: string;
-  /** the trusted ref configText was read from (agent instruction files are served from it) */
-  configRef?: string;
-  perimeters: string[];
-  secrets: Record<string, string>;
-  port: number;
-  writesPerMinute?: number;
-  ledgerPath: string;
-  ledgerKey: string;
-  readyFile: string;
-}
 
 export interface LaunchOptions {
   /** path of dist/gateway/index.js */
   script: string;
-  config: GatewayConfig;
+  /** what the child reads on stdin (src/gateway/child.ts) */
+  config: ChildConfig;
   logPath: string;
   timeoutMs: number;
   /** values to replace with *** (in every form: src/safety/secret-forms.ts) in anything quoted from the log */

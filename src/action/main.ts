@@ -9,8 +9,8 @@ import { UpstreamError, type Upstream } from '../github/upstream.js';
 import { DEFAULT_CONFIG_FILE } from '../policy/index.js';
 import { makeScrubber } from '../safety/secret-forms.js';
 import { snapshotRefs } from '../verify/index.js';
-import { tokenVariables, variableName, writeClientConfigs, type Endpoint } from './client-config.js';
-import { ActionError, parseConfigAnnotated, readConfigText, selectPerimeters } from './config-loader.js';
+import { tokenVariables, variableName, writeClientConfigs, type Endpoint } from '../gateway/client-config.js';
+import { ActionError, loadPerimeters, readConfigText } from './config-loader.js';
 import { checkConfigRef } from './config-ref.js';
 import { applyTrust } from './trust-gate.js';
 import { Inputs, Outputs, READY_TIMEOUT_MS, START_MARGIN_MS, State } from './constants.js';
@@ -68,8 +68,12 @@ async function start(
   const defaultBranch = settings.configRef === null ? (await upstream.getRepository()).defaultBranch : '';
   const configRef = settings.configRef ?? defaultBranch;
   const configText = await readConfigText(upstream, settings.configFile, configRef);
-  const config = parseConfigAnnotated(configText, settings.configFile);
-  const selected = selectPerimeters(config, settings.perimeters, settings.branch, configText);
+  const { config, perimeters: selected } = loadPerimeters(
+    configText,
+    settings.configFile,
+    settings.perimeters,
+    settings.branch,
+  );
   const { exposed: perimeters, note } = applyTrust(config, selected, settings.eventName, settings.event);
   if (note !== null) core.notice(note, { title: 'Perimeter: who triggered this run' });
   const names = perimeters.map((p) => p.name);

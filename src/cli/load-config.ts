@@ -10,6 +10,8 @@ import {
 import { tryGitToplevel } from './git.js';
 
 export interface LoadedConfig {
+  /** the file's text, as read */
+  text: string;
   config: Config;
   perimeters: Perimeter[];
   /** The git checkout holding the config file, or null. */
@@ -45,5 +47,5 @@ export function loadConfig(configArg: string | undefined, cwd: string): LoadedCo
       configInRepo = inside.split(sep).join('/');
   }
   const perimeters = config.perimeters.map((spec) => compilePerimeter(spec, configInRepo));
-  return { config, perimeters, root, configInRepo };
+  return { text, config, perimeters, root, configInRepo };
 }

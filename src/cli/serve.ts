@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { claudeMcpConfig, startGateway, type RunningGateway } from '../gateway/index.js';
+import { assembleGateway } from '../gateway/assemble.js';
+import { tokenEnvFile, tokenVariables, writeClientConfigs, type Endpoint } from '../gateway/client-config.js';
 import { makeScrubber } from '../safety/secret-forms.js';
 import { createOctokitUpstream } from '../github/octokit-upstream.js';
-import { createSecretFilter } from '../safety/index.js';
+import { ExposureError } from '../policy/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT_OK, UsageError, type CliIo } from './io.js';
 import { loadConfig } from './load-config.js';
@@ -13,25 +14,10 @@ import { loadConfig } from './load-config.js';
 export const SERVE_USAGE =
   'perimeter serve --repo OWNER/NAME [--config perimeters.yml] [--branch B] [--port P] [--perimeters a,b] [--token-stdin] [--api-url URL] [--out DIR]';
 
-export interface ServeSettings {
-  repo: string;
-  config?: string | undefined;
-  branch?: string | undefined;
-  port: number;
-  perimeters?: string[] | undefined;
-  token: string;
-  apiUrl?: string | undefined;
-  out?: string | undefined;
-}
-
-export interface Served {
-  gateway: RunningGateway;
-  mcpConfig: string;
-  ledger: string;
-  keyFile: string;
-}
-
-/** `perimeter serve`: the gateway on this machine until SIGINT or SIGTERM. Token from GITHUB_TOKEN or stdin. */
+/**
+ * `perimeter serve`: the gateway on this machine until SIGINT or SIGTERM. Token from GITHUB_TOKEN or stdin.
+ * The perimeters exposed follow the action's rule (src/policy/exposure.ts).
+ */
 export async function run(args: string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs(
     args,
@@ -48,6 +34,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     false,
   );
   if (!values.repo) throw new UsageError('--repo OWNER/NAME is required');
+  const [owner, repo, ...rest] = values.repo.split('/');
+  if (!owner || !repo || rest.length > 0)
+    throw new UsageError(`--repo expects OWNER/NAME, got ${JSON.stringify(values.repo)}`);
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new UsageError(`--port expects 0-65535, got ${JSON.stringify(values.port)}`);
@@ -64,92 +53,70 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     process.once('SIGINT', done);
     process.once('SIGTERM', done);
   });
-  const served = await serve(
+
+  const { text, configInRepo } = loadConfig(values.config, io.cwd);
+  const apiUrl = values['api-url'] ?? process.env.GITHUB_API_URL ?? 'https://api.github.com';
+  const upstream = createOctokitUpstream({ token, owner, repo, baseUrl: apiUrl });
+  const branch = values.branch ?? (await upstream.getRepository()).defaultBranch;
+  const out = values.out ? resolve(io.cwd, values.out) : await mkdtemp(join(tmpdir(), 'perimeter-serve-'));
+  await mkdir(out, { recursive: true, mode: 0o700 });
+  const ledgerKey = randomBytes(32).toString('hex');
+  const files = { ledger: join(out, 'ledger.jsonl'), keyFile: join(out, 'ledger.key') };
+  await writeFile(files.keyFile, `${ledgerKey}\n`, { mode: 0o600 });
+  let scrub = makeScrubber([token, ledgerKey]);
+  const assembled = await assembleGateway(
     {
-      repo: values.repo,
-      config: values.config,
-      branch: values.branch,
-      port,
+      token,
+      apiUrl,
+      owner,
+      repo,
+      branch,
+      configText: text,
+      configFile: configInRepo,
       perimeters: values.perimeters
         ?.split(',')
         .map((p) => p.trim())
         .filter((p) => p !== ''),
-      token,
-      apiUrl: values['api-url'],
-      out: values.out,
+      port,
+      ledgerPath: files.ledger,
+      ledgerKey,
     },
-    io,
-  );
-  await stopped;
-  io.stderr('stopping the gateway\n');
-  await served.gateway.close();
-  return EXIT_OK;
-}
-
-export async function serve(settings: ServeSettings, io: CliIo): Promise<Served> {
-  const [owner, repo, ...rest] = settings.repo.split('/');
-  if (!owner || !repo || rest.length > 0)
-    throw new UsageError(`--repo expects OWNER/NAME, got ${JSON.stringify(settings.repo)}`);
-  const { perimeters: all, configInRepo } = loadConfig(settings.config, io.cwd);
-  const upstream = createOctokitUpstream({
-    token: settings.token,
-    owner,
-    repo,
-    ...(settings.apiUrl ? { baseUrl: settings.apiUrl } : {}),
+    { upstream, log: (line) => io.stderr(`${scrub(line)}\n`) },
+  ).catch((error: unknown) => {
+    if (!(error instanceof ExposureError)) throw error;
+    throw new UsageError(
+      `${error.code === 'branch-not-allowed' ? '--branch' : '--perimeters'}: ${error.message}`,
+    );
   });
-  const branch = settings.branch ?? (await upstream.getRepository()).defaultBranch;
-  let perimeters = all.filter((p) => p.allowsBranch(branch));
-  if (settings.perimeters) {
-    const unknown = settings.perimeters.filter((name) => !all.some((p) => p.name === name));
-    if (unknown.length > 0)
-      throw new UsageError(
-        `no perimeter named ${unknown.join(', ')} in ${configInRepo} (it has ${all.map((p) => p.name).join(', ')})`,
-      );
-    perimeters = all.filter((p) => settings.perimeters!.includes(p.name));
-  }
-  if (perimeters.length === 0)
-    throw new UsageError(`no perimeter of ${configInRepo} may be bound to branch ${branch}`);
+  const { gateway, perimeters, secrets } = assembled;
+  scrub = makeScrubber([token, ledgerKey, ...Object.values(secrets)]);
 
-  const out = settings.out
-    ? resolve(io.cwd, settings.out)
-    : await mkdtemp(join(tmpdir(), 'perimeter-serve-'));
-  await mkdir(out, { recursive: true, mode: 0o700 });
-  const secrets = Object.fromEntries(perimeters.map((p) => [p.name, randomBytes(32).toString('base64url')]));
-  const key = randomBytes(32).toString('hex');
-  const files = {
-    mcpConfig: join(out, 'mcp-config.json'),
-    ledger: join(out, 'ledger.jsonl'),
-    keyFile: join(out, 'ledger.key'),
-  };
-  await writeFile(files.keyFile, `${key}\n`, { mode: 0o600 });
-  const scrub = makeScrubber([settings.token, key, ...Object.values(secrets)]);
-  const gateway = await startGateway({
-    upstream,
-    branch,
-    perimeters,
-    secrets,
-    port: settings.port,
-    ledger: { path: files.ledger, key },
-    filter: createSecretFilter({ extraSecrets: [settings.token, key, ...Object.values(secrets)] }),
-    log: (line) => io.stderr(`${scrub(line)}\n`),
-  });
-  const endpoints = Object.fromEntries(
-    perimeters.map((p) => [p.name, { url: gateway.endpoints[p.name]!, secret: secrets[p.name]! }]),
-  );
-  await writeFile(files.mcpConfig, claudeMcpConfig(endpoints), { mode: 0o600 });
-  const width = Math.max(...perimeters.map((p) => p.name.length));
+  const endpoints: Endpoint[] = perimeters.map((p) => ({
+    name: p.name,
+    url: gateway.endpoints[p.name]!,
+    secret: secrets[p.name]!,
+  }));
+  const variables = tokenVariables(endpoints.map((e) => e.name));
+  const configs = writeClientConfigs(out, endpoints, variables);
+  const tokensEnv = join(out, 'tokens.env');
+  await writeFile(tokensEnv, tokenEnvFile(endpoints, variables), { mode: 0o600 });
+  const width = Math.max(...endpoints.map((e) => e.name.length));
   io.stdout(
     [
       `Serving ${owner}/${repo} at branch ${branch}:`,
-      ...perimeters.map((p) => `  ${p.name.padEnd(width)}  ${gateway.endpoints[p.name]}`),
-      `MCP client config (claude --mcp-config): ${files.mcpConfig}`,
+      ...endpoints.map((e) => `  ${e.name.padEnd(width)}  ${e.url}`),
+      `MCP client config (claude --mcp-config, copilot --additional-mcp-config @FILE): ${configs.mcpConfig}`,
+      `Codex config.toml tables: ${configs.codexConfig} (its variables: set -a; . ${tokensEnv}; set +a)`,
       `Ledger: ${files.ledger}`,
       `Verify it after stopping: perimeter verify-ledger --key-file ${files.keyFile} ${files.ledger}`,
       'Stop with Ctrl-C.',
       '',
     ].join('\n'),
   );
-  return { gateway, ...files };
+  await stopped;
+  io.stderr('stopping the gateway\n');
+  await gateway.close();
+  return EXIT_OK;
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {

@@ -1,31 +1,19 @@
 import { rename, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { makeScrubber } from '../safety/secret-forms.js';
-import { createOctokitUpstream } from '../github/octokit-upstream.js';
-import { compilePerimeter, parseConfig } from '../policy/index.js';
-import { createSecretFilter } from '../safety/index.js';
-import { startGateway, type RunningGateway } from './gateway.js';
+import { assembleGateway, checkConfig, gatewayConfigSchema } from './assemble.js';
+import type { RunningGateway } from './gateway.js';
 
-/** The one JSON document the gateway process reads from stdin. */
-export const childConfigSchema = z.strictObject({
-  token: z.string().min(1),
-  apiUrl: z.string().url(),
-  owner: z.string().min(1),
-  repo: z.string().min(1),
-  branch: z.string().min(1),
-  configText: z.string(),
-  configFile: z.string().min(1),
-  /** the trusted ref configText was read from: agent instruction files are served from it */
-  configRef: z.string().min(1).optional(),
+/** The one JSON document the gateway process reads from stdin: a gateway configuration and its ready file. */
+export const childConfigSchema = gatewayConfigSchema.extend({
+  /** where `{ port, pid }` is written once the gateway serves */
+  readyFile: z.string().min(1),
+  // the action always names the perimeters and their secrets: nothing is chosen or made up in the child
   perimeters: z.array(z.string()).min(1),
   secrets: z.record(z.string(), z.string()),
   port: z.number().int().min(0).max(65_535),
-  writesPerMinute: z.number().int().min(1).optional(),
-  ledgerPath: z.string().min(1),
-  ledgerKey: z.string().min(1),
-  readyFile: z.string().min(1),
 });
-export type ChildConfig = z.infer<typeof childConfigSchema>;
+export type ChildConfig = z.input<typeof childConfigSchema>;
 
 const MAX_STDIN_BYTES = 4 * 1_048_576;
 const CLOSE_TIMEOUT_MS = 10_000;
@@ -58,12 +46,12 @@ export async function runGatewayProcess(): Promise<void> {
   );
 
   try {
-    const config = parseInput(await readStdin());
+    const { readyFile, ...config } = parseInput(await readStdin());
     scrub = makeScrubber([config.token, config.ledgerKey, ...Object.values(config.secrets)]);
-    gateway = await start(config, log);
-    const ready = `${config.readyFile}.${process.pid}.tmp`;
+    gateway = (await assembleGateway(config, { log })).gateway;
+    const ready = `${readyFile}.${process.pid}.tmp`;
     await writeFile(ready, JSON.stringify({ port: gateway.port, pid: process.pid }), { mode: 0o600 });
-    await rename(ready, config.readyFile);
+    await rename(ready, readyFile);
     log(
       `serving ${config.owner}/${config.repo}@${config.branch} on ${gateway.url}: ${config.perimeters.join(', ')}`,
     );
@@ -73,50 +61,14 @@ export async function runGatewayProcess(): Promise<void> {
   }
 }
 
-async function start(config: ChildConfig, log: (line: string) => void): Promise<RunningGateway> {
-  const parsed = parseConfig(config.configText, config.configFile);
-  const perimeters = config.perimeters.map((name) => {
-    const spec = parsed.perimeters.find((p) => p.name === name);
-    if (!spec) throw new Error(`perimeter "${name}" is not in ${config.configFile}`);
-    return compilePerimeter(spec, config.configFile);
-  });
-  const upstream = createOctokitUpstream({
-    token: config.token,
-    owner: config.owner,
-    repo: config.repo,
-    baseUrl: config.apiUrl,
-    writesPerMinute: config.writesPerMinute,
-  });
-  return startGateway({
-    upstream,
-    branch: config.branch,
-    perimeters,
-    secrets: config.secrets,
-    port: config.port,
-    ledger: { path: config.ledgerPath, key: config.ledgerKey },
-    filter: createSecretFilter({
-      extraSecrets: [config.token, config.ledgerKey, ...Object.values(config.secrets)],
-    }),
-    log,
-    ...(config.configRef !== undefined ? { instructionsRef: config.configRef } : {}),
-  });
-}
-
-function parseInput(text: string): ChildConfig {
+function parseInput(text: string): z.output<typeof childConfigSchema> {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     throw new Error('standard input is not one JSON document');
   }
-  const result = childConfigSchema.safeParse(value);
-  if (!result.success) {
-    const fields = result.error.issues.map(
-      (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
-    );
-    throw new Error(`invalid configuration on standard input: ${fields.join('; ')}`);
-  }
-  return result.data;
+  return checkConfig(childConfigSchema, value, 'invalid configuration on standard input');
 }
 
 async function readStdin(): Promise<string> {

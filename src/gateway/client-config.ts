@@ -1,10 +1,103 @@
-/** Claude Code's `--mcp-config` JSON (Copilot's agent reads the same shape): one HTTP server per endpoint. */
-export function claudeMcpConfig(endpoints: Record<string, { url: string; secret: string }>): string {
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * Every MCP client configuration the gateway's endpoints are handed out in, for the action and for
+ * `perimeter serve` alike: Claude Code's JSON (which the Copilot CLI reads too) and Codex's TOML.
+ */
+
+/** Prefix of the variables carrying endpoint secrets and URLs: `PERIMETER_TOKEN_IMPLEMENTER`. */
+export const ENV_PREFIX = 'PERIMETER';
+
+export interface Endpoint {
+  name: string;
+  url: string;
+  secret: string;
+}
+
+export interface ClientConfigFiles {
+  /** Claude Code `--mcp-config` (Copilot CLI `--additional-mcp-config @FILE`): holds the secrets */
+  mcpConfig: string;
+  /** Codex `config.toml` tables: name the variables holding the secrets */
+  codexConfig: string;
+}
+
+/** `PERIMETER_TOKEN_TEST_AUTHOR` for `test-author`. */
+export function variableName(kind: 'TOKEN' | 'URL', perimeter: string): string {
+  return `${ENV_PREFIX}_${kind}_${perimeter.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+}
+
+/** Throws when two perimeter names map to the same variable (`a-b` and `a_b`). */
+export function tokenVariables(names: string[]): Record<string, string> {
+  const byVariable = new Map<string, string>();
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const variable = variableName('TOKEN', name);
+    const other = byVariable.get(variable);
+    if (other !== undefined) {
+      throw new Error(
+        `perimeters ${JSON.stringify(other)} and ${JSON.stringify(name)} both map to ${variable}; rename one`,
+      );
+    }
+    byVariable.set(variable, name);
+    out[name] = variable;
+  }
+  return out;
+}
+
+/** Claude Code's `--mcp-config` JSON (the Copilot CLI reads the same shape): one HTTP server per endpoint. */
+export function mcpConfigJson(endpoints: Endpoint[]): string {
   const mcpServers = Object.fromEntries(
-    Object.entries(endpoints).map(([name, { url, secret }]) => [
+    endpoints.map(({ name, url, secret }) => [
       name,
       { type: 'http', url, headers: { Authorization: `Bearer ${secret}` } },
     ]),
   );
   return `${JSON.stringify({ mcpServers }, null, 2)}\n`;
+}
+
+/**
+ * Codex config.toml tables; the secret stays in the environment variable it names.
+ * `default_tools_approval_mode = "approve"`: `codex exec` never grants an approval, and Codex asks one for
+ * tools it takes as destructive (push_files), so without it every push is refused before it reaches the
+ * gateway. The gateway enforces the perimeter itself. `required = true`: a server that cannot start (its
+ * variable missing from Codex's environment, say) stops Codex with an error instead of hiding the tools.
+ */
+export function codexConfigToml(endpoints: Endpoint[], variables: Record<string, string>): string {
+  return endpoints
+    .map((e) => {
+      const key = /^[A-Za-z0-9_-]+$/.test(e.name) ? e.name : JSON.stringify(e.name);
+      const variable = variables[e.name] as string;
+      return [
+        `# ${variable} must be in Codex's environment (the action exports it to later steps of the job).`,
+        `[mcp_servers.${key}]`,
+        `url = ${JSON.stringify(e.url)}`,
+        `bearer_token_env_var = ${JSON.stringify(variable)}`,
+        'default_tools_approval_mode = "approve"',
+        'required = true',
+        '',
+      ].join('\n');
+    })
+    .join('\n');
+}
+
+/** The variables Codex reads the secrets from, as shell assignments (`set -a; . FILE; set +a`). */
+export function tokenEnvFile(endpoints: Endpoint[], variables: Record<string, string>): string {
+  return endpoints.map((e) => `${variables[e.name] as string}=${shellQuote(e.secret)}\n`).join('');
+}
+
+/** Writes every client form (owner-only: the MCP config holds the secrets) and returns their paths. */
+export function writeClientConfigs(
+  dir: string,
+  endpoints: Endpoint[],
+  variables: Record<string, string>,
+): ClientConfigFiles {
+  const files = { mcpConfig: join(dir, 'mcp-config.json'), codexConfig: join(dir, 'codex-config.toml') };
+  writeFileSync(files.mcpConfig, mcpConfigJson(endpoints), { mode: 0o600 });
+  writeFileSync(files.codexConfig, codexConfigToml(endpoints, variables), { mode: 0o600 });
+  return files;
+}
+
+function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
 }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Perimeter } from '../policy/index.js';
+import { checkBranch, type Perimeter } from '../policy/index.js';
 import type { Upstream } from '../github/upstream.js';
 import { NO_FILTER, type AnswerFilter } from '../safety/answer-filter.js';
 import { CallTracker, TrackingTransport } from './calls.js';
@@ -154,10 +154,6 @@ function checkOptions(options: GatewayOptions): void {
         `perimeter "${perimeter.name}" needs a bearer secret of at least ${MIN_SECRET_LENGTH} characters`,
       );
     }
-    if (!perimeter.allowsBranch(options.branch)) {
-      throw new Error(
-        `perimeter "${perimeter.name}" may not be bound to branch "${options.branch}" (its branches: ${perimeter.spec.branches?.join(', ')})`,
-      );
-    }
   }
+  checkBranch(options.perimeters, options.branch);
 }

@@ -1,2 +1,1 @@
 export { startGateway, type GatewayOptions, type RunningGateway } from './gateway.js';
-export { claudeMcpConfig } from './client-config.js';

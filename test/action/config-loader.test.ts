@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ActionError, selectPerimeters } from '../../src/action/config-loader.js';
-import { parseConfig } from '../../src/policy/index.js';
+import { explainConfigError, explainExposureError } from '../../src/action/config-loader.js';
+import { ConfigError, ExposureError, parseConfig, selectPerimeters } from '../../src/policy/index.js';
 
-const config = parseConfig(`version: 1
+const TEXT = `version: 1
 perimeters:
   test-author:
     read: ["test/**"]
@@ -11,47 +11,67 @@ perimeters:
   implementer:
     read: ["src/**"]
     write: ["src/**"]
-`);
+`;
+const config = parseConfig(TEXT);
 
-function refusal(names: string[] | null, branch: string): string {
+function exposureError(names: string[] | null, branch: string): ExposureError {
   try {
     selectPerimeters(config, names, branch);
   } catch (error) {
-    expect(error).toBeInstanceOf(ActionError);
-    return (error as Error).message;
+    expect(error).toBeInstanceOf(ExposureError);
+    return error as ExposureError;
   }
-  throw new Error('expected an ActionError');
+  throw new Error('expected an ExposureError');
 }
 
-describe('selectPerimeters', () => {
-  describe('when no names are given', () => {
-    it('exposes every perimeter in file order', () => {
-      expect(selectPerimeters(config, null, 'agent/x').map((p) => p.name)).toEqual([
-        'test-author',
-        'implementer',
-      ]);
-    });
-  });
-
-  describe('when names are given', () => {
-    it('exposes only those', () => {
-      expect(selectPerimeters(config, ['implementer'], 'main').map((p) => p.name)).toEqual(['implementer']);
-    });
-  });
-
+describe('explainExposureError', () => {
   describe('when a name is unknown', () => {
-    it('throws naming it and the defined ones', () => {
-      expect(refusal(['implementor'], 'main')).toBe(
-        'perimeters: no perimeter named "implementor" in perimeters.yml; it defines "test-author", "implementer"',
-      );
+    it('names the input, the unknown name and the defined ones, with no annotation', () => {
+      expect(explainExposureError(exposureError(['implementor'], 'main'), config, TEXT, 'main')).toEqual({
+        message:
+          'perimeters: no perimeter named "implementor" in perimeters.yml; it defines "test-author", "implementer"',
+        annotations: [],
+      });
     });
   });
 
   describe('when a perimeter may not be bound to the branch', () => {
-    it('throws quoting its branches', () => {
-      expect(refusal(null, 'main')).toBe(
-        'branch "main" is not allowed for this perimeter: perimeter "test-author" allows branches ["agent/**"] (input branch)',
-      );
+    it("quotes its branches, names the input and annotates the perimeter's branches line", () => {
+      expect(explainExposureError(exposureError(null, 'main'), config, TEXT, 'main')).toEqual({
+        message:
+          'branch "main" is not allowed for this perimeter: perimeter "test-author" allows branches ["agent/**"] (input branch)',
+        annotations: [
+          {
+            message: 'branch "main" is not in ["agent/**"]',
+            title: 'perimeter "test-author" may not be bound to this branch',
+            file: 'perimeters.yml',
+            startLine: 6,
+            startColumn: 5,
+          },
+        ],
+      });
     });
+  });
+});
+
+describe('explainConfigError', () => {
+  it('counts the problems and annotates each on its line', () => {
+    let error: unknown;
+    try {
+      parseConfig('version: 1\nperimeters:\n  a:\n    read: ["x"]\n    wirte: ["x"]\n', 'conf/p.yml');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const refusal = explainConfigError(error as ConfigError, 'conf/p.yml');
+    expect(refusal.message).toMatch(/^conf\/p\.yml is invalid \(1 problem\):\n/);
+    expect(refusal.annotations).toEqual([
+      expect.objectContaining({
+        title: 'invalid conf/p.yml',
+        file: 'conf/p.yml',
+        startLine: 5,
+        startColumn: 5,
+      }),
+    ]);
   });
 });

@@ -8,8 +8,8 @@ import {
   launchGateway,
   logTail,
   stopGateway,
-  type GatewayConfig,
 } from '../../src/action/gateway-process.js';
+import type { ChildConfig } from '../../src/gateway/child.js';
 
 // Stand-ins for dist/gateway/index.js: real child processes with the launch protocol's observable behaviour.
 const SCRIPTS = {
@@ -28,7 +28,7 @@ function setup(kind: keyof typeof SCRIPTS) {
   const dir = mkdtempSync(join(tmpdir(), 'perimeter-launch-'));
   const script = join(dir, 'gateway.cjs');
   writeFileSync(script, SCRIPTS[kind]);
-  const config: GatewayConfig = {
+  const config: ChildConfig = {
     token: 'ghs_secrettoken42',
     apiUrl: 'http://127.0.0.1:9',
     owner: 'o',

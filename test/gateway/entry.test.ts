@@ -125,7 +125,7 @@ describe('the gateway process entry', () => {
       await fails(JSON.stringify({ ...config, port: 'eighty' }), /port/);
       await fails(
         JSON.stringify({ ...config, perimeters: ['nobody'] }),
-        /perimeter "nobody" is not in perimeters.yml/,
+        /no perimeter named "nobody" in perimeters.yml; it defines "implementer"/,
       );
       await fails(JSON.stringify({ ...config, extra: token }), /Unrecognized key/);
     });

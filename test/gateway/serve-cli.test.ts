@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -6,13 +7,15 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run as verifyLedger } from '../../src/cli/verify-ledger.js';
+import { parse as parseToml } from 'smol-toml';
 import { seedRepo, startFakeGithub, type FakeGithub } from '@perimeter/fake-github';
 import { fakeToken, ok } from '@perimeter/test-rigs';
 
 const MAIN = resolve(import.meta.dirname, '../../src/cli/main.ts');
 /** tsx by absolute URL: the command runs in a directory without node_modules. */
 const TSX = pathToFileURL(resolve(import.meta.dirname, '../../node_modules/tsx/dist/loader.mjs')).href;
+
+const run = promisify(execFile);
 
 interface McpConfig {
   mcpServers: Record<string, { type: string; url: string; headers: Record<string, string> }>;
@@ -68,11 +71,31 @@ describe('perimeter serve', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('prints the endpoints, writes a Claude Code MCP config that works, and leaves a verifiable ledger', async () => {
+  it('refuses, by the action rule, to start when a perimeter of the file may not use the branch', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', TSX, MAIN, 'serve', '--repo', 'octo/cli', '--api-url', fake.url],
+      {
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? '', GITHUB_TOKEN: token },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const code = await new Promise<number | null>((done) => child.on('close', done));
+    expect(code).toBe(2);
+    expect(stderr).toContain(
+      'perimeter serve: --branch: branch "main" is not allowed for this perimeter: perimeter "docs" allows branches ["docs/**"]',
+    );
+    expect(stderr).not.toContain('    at ');
+  });
+
+  it('prints the endpoints, writes client configs that work, and leaves a verifiable ledger', async () => {
     const out = join(dir, 'session');
     let config: McpConfig | undefined;
     const result = await serveSession(
-      ['--repo', 'octo/cli', '--api-url', fake.url, '--out', out],
+      ['--repo', 'octo/cli', '--api-url', fake.url, '--out', out, '--perimeters', 'implementer'],
       { cwd: dir, env: { GITHUB_TOKEN: token } },
       async (stdout) => {
         expect(stdout).toMatch(/Serving octo\/cli at branch main:/);
@@ -95,18 +118,35 @@ describe('perimeter serve', () => {
     expect(Object.keys(config!.mcpServers)).toEqual(['implementer']);
     for (const text of [result.stdout, result.stderr]) expect(text).not.toContain(token);
 
-    const printed: string[] = [];
-    const io = {
-      stdout: (t: string) => void printed.push(t),
-      stderr: (t: string) => void printed.push(t),
-      cwd: out,
+    const codex = parseToml(await readFile(join(out, 'codex-config.toml'), 'utf8')) as {
+      mcp_servers: Record<string, { url: string; bearer_token_env_var: string }>;
     };
-    expect(await verifyLedger(['--key-file', 'ledger.key', 'ledger.jsonl'], io)).toBe(0);
-    expect(printed.join('')).toMatch(/ok, 3 records/);
+    expect(codex.mcp_servers.implementer).toMatchObject({
+      url: config!.mcpServers.implementer!.url,
+      bearer_token_env_var: 'PERIMETER_TOKEN_IMPLEMENTER',
+    });
+    expect(await readFile(join(out, 'tokens.env'), 'utf8')).toBe(
+      `PERIMETER_TOKEN_IMPLEMENTER='${config!.mcpServers.implementer!.headers.Authorization!.slice('Bearer '.length)}'\n`,
+    );
+
+    const verify = (): Promise<{ code: number; stdout: string }> =>
+      run(
+        process.execPath,
+        ['--import', TSX, MAIN, 'verify-ledger', '--key-file', 'ledger.key', 'ledger.jsonl'],
+        {
+          cwd: out,
+        },
+      ).then(
+        ({ stdout }) => ({ code: 0, stdout }),
+        (error: { code: number; stdout: string }) => ({ code: error.code, stdout: error.stdout }),
+      );
+    expect(await verify()).toMatchObject({ code: 0, stdout: expect.stringMatching(/ok, 3 records/) });
     const ledger = await readFile(join(out, 'ledger.jsonl'), 'utf8');
     await writeFile(join(out, 'ledger.jsonl'), ledger.replace('"allowed"', '"refused"'));
-    expect(await verifyLedger(['--key-file', 'ledger.key', 'ledger.jsonl'], io)).toBe(1);
-    expect(printed.join('')).toMatch(/BROKEN at record 2 of 3/);
+    expect(await verify()).toMatchObject({
+      code: 1,
+      stdout: expect.stringMatching(/BROKEN at record 2 of 3/),
+    });
   });
 
   it('takes the token from stdin with --token-stdin', async () => {

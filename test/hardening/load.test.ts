@@ -18,7 +18,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLedger } from '../../src/ledger/index.js';
 import { type FakeGithub, gitText, seedRepo, startFakeGithub } from '@perimeter/fake-github';
-import type { LoadGatewayConfig, MemoryReport } from './support/load-gateway.js';
+import type { GatewayConfig } from '../../src/gateway/assemble.js';
+import type { MemoryReport } from './support/load-gateway.js';
 import { realisticToken } from './support/stand.js';
 
 const FULL = process.env.PERIMETER_LOAD_FULL === '1';
@@ -122,7 +123,7 @@ describe(`the gateway under load (${CLIENTS} clients x ${CALLS} calls)`, () => {
   let fake: FakeGithub;
   let repoDir = '';
   let gateway: GatewayProcess;
-  let config: LoadGatewayConfig;
+  let config: GatewayConfig & { secrets: Record<string, string> };
   let url = '';
   let seedSha = '';
   const clients: Client[] = [];
@@ -140,6 +141,7 @@ describe(`the gateway under load (${CLIENTS} clients x ${CALLS} calls)`, () => {
       repo: 'load',
       branch: 'main',
       configText: CONFIG,
+      configFile: 'perimeters.yml',
       secrets: { dev: randomBytes(24).toString('base64url') },
       ledgerPath: join(dir, 'ledger.jsonl'),
       ledgerKey: randomBytes(32).toString('hex'),

@@ -5,22 +5,7 @@
  * sets the pace. Reads one JSON document on stdin; prints `{ url }` when serving; on SIGUSR2 prints its
  * memory after a full GC; on SIGTERM closes and prints its memory and peak RSS.
  */
-import { startGateway } from '../../../src/gateway/index.js';
-import { createOctokitUpstream } from '../../../src/github/octokit-upstream.js';
-import { compilePerimeter, parseConfig } from '../../../src/policy/index.js';
-import { createSecretFilter } from '../../../src/safety/index.js';
-
-export interface LoadGatewayConfig {
-  token: string;
-  apiUrl: string;
-  owner: string;
-  repo: string;
-  branch: string;
-  configText: string;
-  secrets: Record<string, string>;
-  ledgerPath: string;
-  ledgerKey: string;
-}
+import { assembleGateway, type GatewayConfig } from '../../../src/gateway/assemble.js';
 
 export interface MemoryReport {
   rssBytes: number;
@@ -37,25 +22,11 @@ function memory(): MemoryReport {
 async function main(): Promise<void> {
   let text = '';
   for await (const chunk of process.stdin) text += String(chunk);
-  const config = JSON.parse(text) as LoadGatewayConfig;
-  const upstream = createOctokitUpstream({
-    token: config.token,
-    owner: config.owner,
-    repo: config.repo,
-    baseUrl: config.apiUrl,
-    writesPerMinute: 1_000_000,
-  });
-  const gateway = await startGateway({
-    upstream,
-    branch: config.branch,
-    perimeters: parseConfig(config.configText).perimeters.map((spec) => compilePerimeter(spec)),
-    secrets: config.secrets,
-    ledger: { path: config.ledgerPath, key: config.ledgerKey },
-    filter: createSecretFilter({
-      extraSecrets: [config.token, config.ledgerKey, ...Object.values(config.secrets)],
-    }),
-    log: (line) => void process.stderr.write(`${line}\n`),
-  });
+  const config = JSON.parse(text) as GatewayConfig;
+  const { gateway, upstream } = await assembleGateway(
+    { ...config, writesPerMinute: 1_000_000 },
+    { log: (line) => void process.stderr.write(`${line}\n`) },
+  );
   process.stdout.write(`${JSON.stringify({ url: gateway.url })}\n`);
   process.on('SIGUSR2', () => void process.stdout.write(`${JSON.stringify({ memory: memory() })}\n`));
   process.on('SIGTERM', () => {

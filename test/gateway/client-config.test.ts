@@ -1,14 +1,16 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseToml } from 'smol-toml';
+import { execFileSync } from 'node:child_process';
 import {
   codexConfigToml,
   mcpConfigJson,
+  tokenEnvFile,
   tokenVariables,
   writeClientConfigs,
-} from '../../src/action/client-config.js';
+} from '../../src/gateway/client-config.js';
 
 const endpoints = [
   { name: 'implementer', url: 'http://127.0.0.1:4100/mcp/implementer', secret: 's1' },
@@ -75,5 +77,22 @@ describe('writeClientConfigs', () => {
     const files = writeClientConfigs(dir, endpoints, tokenVariables(['implementer', 'test-author']));
     expect(statSync(files.mcpConfig).mode & 0o777).toBe(0o600);
     expect(readFileSync(files.mcpConfig, 'utf8')).toBe(mcpConfigJson(endpoints));
+  });
+});
+
+describe('tokenEnvFile', () => {
+  it('assigns each secret to its variable, quoted for the shell whatever it holds', () => {
+    const odd = [{ name: 'implementer', url: 'u', secret: `it's $HOME \`x\`` }];
+    const dir = mkdtempSync(join(tmpdir(), 'perimeter-client-'));
+    const file = join(dir, 'tokens.env');
+    writeFileSync(file, tokenEnvFile(odd, tokenVariables(['implementer'])));
+    const shown = execFileSync(
+      'bash',
+      ['-c', `set -a; . "$1"; set +a; printf %s "$PERIMETER_TOKEN_IMPLEMENTER"`, 'sh', file],
+      {
+        env: { PATH: process.env.PATH ?? '' },
+      },
+    ).toString();
+    expect(shown).toBe(odd[0]!.secret);
   });
 });
