@@ -17,12 +17,12 @@ export default {
     'src/policy/credentials.ts',
     // the verification: the verdict
     'src/verify/judge.ts',
-    // the gateway's enforcement: bearer and Host checks, tool selection, path refusals, readable sets, push
+    // the gateway's enforcement: bearer and Host checks, tool selection, path refusals, readable sets, the push plan
     'src/gateway/guard.ts',
     'src/gateway/tools/select.ts',
     'src/gateway/tools/paths.ts',
     'src/gateway/tree-index.ts',
-    'src/gateway/push.ts',
+    'src/gateway/push-plan.ts',
   ],
   ignoreStatic: true,
   concurrency: 2,

@@ -13,7 +13,7 @@ export default defineConfig({
     include: [
       'test/policy/**/*.test.ts',
       'test/verify/{judge,receipt}.test.ts',
-      'test/gateway/{fail-closed,changed-paths}.test.ts',
+      'test/gateway/{fail-closed,changed-paths,push-plan}.test.ts',
       'test/hardening/mutation-*.test.ts',
     ],
     testTimeout: 60_000,
