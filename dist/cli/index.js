@@ -60620,11 +60620,6 @@ module.exports = {"r":"2.19.5"};
 /************************************************************************/
 var __webpack_exports__ = {};
 
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  a: () => (/* binding */ runCli)
-});
-
 ;// CONCATENATED MODULE: ./src/policy/path.ts
 const MAX_PATH_BYTES = 4096;
 const MAX_SEGMENT_BYTES = 255;
@@ -62334,7 +62329,58 @@ function instructionFileRule(path) {
     return null;
 }
 
+;// CONCATENATED MODULE: ./src/policy/exposure.ts
+
+/**
+ * Which perimeters a gateway exposes, the one rule for the action, its gateway process, `perimeter serve`
+ * and every other way of starting a gateway. It fails closed:
+ * 1. the perimeters named (all of perimeters.yml's when none are named, in file order);
+ * 2. a name the file does not define is an error, and so is an empty selection;
+ * 3. a selected perimeter that may not be bound to the branch (its `branches`) is an error, never skipped.
+ * The action then applies the `trust` rule to the trigger (src/action/trust-gate.ts).
+ */
+function selectPerimeters(config, names, branch) {
+    const defined = config.perimeters.map((p) => p.name);
+    const chosen = names ?? defined;
+    const unknown = chosen.filter((n) => !defined.includes(n));
+    if (unknown.length > 0) {
+        throw new ExposureError('unknown-perimeter', `no perimeter named ${quoted(unknown)} in ${config.file}; it defines ${quoted(defined) || 'none'}`, unknown);
+    }
+    if (chosen.length === 0)
+        throw new ExposureError('no-perimeter', `${config.file} defines no perimeters`, []);
+    const perimeters = config.perimeters
+        .filter((spec) => chosen.includes(spec.name))
+        .map((spec) => compilePerimeter(spec, config.file));
+    checkBranch(perimeters, branch);
+    return perimeters;
+}
+/** Throws unless every perimeter may be bound to `branch`. */
+function checkBranch(perimeters, branch) {
+    const refused = perimeters.filter((p) => !p.allowsBranch(branch));
+    if (refused.length === 0)
+        return;
+    const lines = refused.map((p) => `perimeter "${p.name}" allows branches ${JSON.stringify(p.spec.branches)}`);
+    throw new ExposureError('branch-not-allowed', `branch ${JSON.stringify(branch)} is not allowed for ${refused.length === 1 ? 'this perimeter' : 'these perimeters'}: ` +
+        lines.join('; '), refused.map((p) => p.name));
+}
+class ExposureError extends Error {
+    code;
+    perimeters;
+    name = 'ExposureError';
+    constructor(code, message, 
+    /** the perimeters the problem is about: the unknown names, or the ones refusing the branch */
+    perimeters) {
+        super(message);
+        this.code = code;
+        this.perimeters = perimeters;
+    }
+}
+function quoted(names) {
+    return names.map((n) => JSON.stringify(n)).join(', ');
+}
+
 ;// CONCATENATED MODULE: ./src/policy/index.ts
+
 
 
 
@@ -62532,7 +62578,7 @@ function loadConfig(configArg, cwd) {
             configInRepo = inside.split(external_node_path_.sep).join('/');
     }
     const perimeters = config.perimeters.map((spec) => compilePerimeter(spec, configInRepo));
-    return { config, perimeters, root, configInRepo };
+    return { text, config, perimeters, root, configInRepo };
 }
 
 ;// CONCATENATED MODULE: ./src/cli/workflows.ts
@@ -63382,1587 +63428,6 @@ async function replay_run(args, io) {
 var external_node_crypto_ = __nccwpck_require__(7598);
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
-;// CONCATENATED MODULE: external "node:timers/promises"
-const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
-;// CONCATENATED MODULE: ./node_modules/@hono/node-server/dist/constants-BLSFu_RU.mjs
-//#region src/utils/response/constants.ts
-const X_ALREADY_SENT = "x-hono-already-sent";
-
-//#endregion
-
-// EXTERNAL MODULE: external "node:http"
-var external_node_http_ = __nccwpck_require__(7067);
-// EXTERNAL MODULE: external "node:http2"
-var external_node_http2_ = __nccwpck_require__(2467);
-// EXTERNAL MODULE: external "node:stream"
-var external_node_stream_ = __nccwpck_require__(7075);
-;// CONCATENATED MODULE: ./node_modules/hono/dist/helper/websocket/index.js
-//#region src/helper/websocket/index.ts
-/**
-* A context for controlling WebSockets
-*/
-var WSContext = class {
-	#init;
-	constructor(init) {
-		this.#init = init;
-		this.raw = init.raw;
-		this.url = init.url ? new URL(init.url) : null;
-		this.protocol = init.protocol ?? null;
-	}
-	send(source, options) {
-		this.#init.send(source, options ?? {});
-	}
-	raw;
-	binaryType = "arraybuffer";
-	get readyState() {
-		return this.#init.readyState;
-	}
-	url;
-	protocol;
-	close(code, reason) {
-		this.#init.close(code, reason);
-	}
-};
-const createWSMessageEvent = (source) => {
-	return new MessageEvent("message", { data: source });
-};
-/**
-* Create a WebSocket adapter/helper
-*/
-const defineWebSocketHelper = (handler) => {
-	return ((...args) => {
-		if (typeof args[0] === "function") {
-			const [createEvents, options] = args;
-			return async function upgradeWebSocket(c, next) {
-				const result = await handler(c, await createEvents(c), options);
-				if (result) return result;
-				await next();
-			};
-		} else {
-			const [c, events, options] = args;
-			return (async () => {
-				const upgraded = await handler(c, events, options);
-				if (!upgraded) throw new Error("Failed to upgrade WebSocket");
-				return upgraded;
-			})();
-		}
-	});
-};
-//#endregion
-
-
-;// CONCATENATED MODULE: ./node_modules/@hono/node-server/dist/index.mjs
-
-
-
-
-
-
-//#region src/error.ts
-var RequestError = class extends Error {
-	constructor(message, options) {
-		super(message, options);
-		this.name = "RequestError";
-	}
-};
-
-//#endregion
-//#region src/headers.ts
-const nonJoinedHeaders = new Set([
-	"age",
-	"authorization",
-	"content-length",
-	"content-type",
-	"etag",
-	"expires",
-	"from",
-	"host",
-	"if-modified-since",
-	"if-unmodified-since",
-	"last-modified",
-	"location",
-	"max-forwards",
-	"proxy-authorization",
-	"referer",
-	"retry-after",
-	"server",
-	"user-agent"
-]);
-const validHeaderName = /^[!#$%&'*+\-.^_`|~\dA-Za-z]+$/;
-const isHttpWhitespace = (code) => code === 9 || code === 10 || code === 13 || code === 32;
-const normalizeHeaderValue = (value) => {
-	if (!isHttpWhitespace(value.charCodeAt(0)) && !isHttpWhitespace(value.charCodeAt(value.length - 1))) return value;
-	let start = 0;
-	let end = value.length;
-	while (start < end && isHttpWhitespace(value.charCodeAt(start))) start++;
-	while (end > start && isHttpWhitespace(value.charCodeAt(end - 1))) end--;
-	return value.slice(start, end);
-};
-const forbiddenHeaderValue = /[\0\r\n]/;
-const GlobalHeaders = globalThis.Headers;
-const materializeHeaders = (rawHeaders, HeadersCtor = GlobalHeaders) => {
-	const headers = new HeadersCtor();
-	for (let i = 0; i < rawHeaders.length; i += 2) {
-		const name = rawHeaders[i];
-		if (!name.startsWith(":")) headers.append(name, rawHeaders[i + 1]);
-	}
-	return headers;
-};
-var RequestHeaders = class {
-	#incoming;
-	#rawHeaders;
-	#headers;
-	#invalidValue;
-	constructor(incoming) {
-		this.#incoming = incoming;
-		if (incoming instanceof external_node_http2_.Http2ServerRequest) this.#rawHeaders = incoming.rawHeaders.slice();
-	}
-	get #lazyRawHeaders() {
-		return this.#rawHeaders ??= this.#incoming.rawHeaders.slice();
-	}
-	get #native() {
-		if (!this.#headers) {
-			this.#headers = materializeHeaders(this.#lazyRawHeaders);
-			this.#rawHeaders = void 0;
-		}
-		return this.#headers;
-	}
-	#normalizedName(name) {
-		if (typeof name !== "string") return;
-		if (!validHeaderName.test(name)) throw new TypeError(`Invalid header name: ${name}`);
-		return name.toLowerCase();
-	}
-	#lookupHttp1(lowerName) {
-		const headers = this.#incoming instanceof external_node_http2_.Http2ServerRequest ? void 0 : this.#incoming.headers;
-		if (!headers || nonJoinedHeaders.has(lowerName) || lowerName === "set-cookie" || lowerName === "__proto__") return;
-		if (!Object.hasOwn(headers, lowerName)) return null;
-		const rawValue = headers[lowerName];
-		if (typeof rawValue === "string") {
-			const value = normalizeHeaderValue(rawValue);
-			return forbiddenHeaderValue.test(value) ? void 0 : value;
-		}
-	}
-	#lookup(rawHeaders, lowerName) {
-		const separator = lowerName === "cookie" ? "; " : ", ";
-		let value = null;
-		for (let i = 0; i < rawHeaders.length; i += 2) {
-			const rawName = rawHeaders[i];
-			if (rawName.length === lowerName.length && rawName.toLowerCase() === lowerName) {
-				const rawValue = normalizeHeaderValue(rawHeaders[i + 1]);
-				if (forbiddenHeaderValue.test(rawValue)) {
-					this.#invalidValue = true;
-					return;
-				}
-				value = value === null ? rawValue : value + separator + rawValue;
-			}
-		}
-		return value;
-	}
-	append(name, value) {
-		this.#native.append(name, value);
-	}
-	delete(name) {
-		this.#native.delete(name);
-	}
-	get(name) {
-		const lowerName = this.#normalizedName(name);
-		if (lowerName && !this.#headers && !this.#invalidValue) {
-			const http1Value = this.#lookupHttp1(lowerName);
-			if (http1Value !== void 0) return http1Value;
-			const value = this.#lookup(this.#lazyRawHeaders, lowerName);
-			if (value !== void 0) return value;
-		}
-		return this.#native.get(name);
-	}
-	has(name) {
-		const lowerName = this.#normalizedName(name);
-		if (lowerName && !this.#headers && !this.#invalidValue) {
-			const http1Value = this.#lookupHttp1(lowerName);
-			if (http1Value !== void 0) return http1Value !== null;
-			const value = this.#lookup(this.#lazyRawHeaders, lowerName);
-			if (value !== void 0) return value !== null;
-		}
-		return this.#native.has(name);
-	}
-	set(name, value) {
-		this.#native.set(name, value);
-	}
-	getSetCookie() {
-		return this.#native.getSetCookie();
-	}
-	keys() {
-		return this.#native.keys();
-	}
-	values() {
-		return this.#native.values();
-	}
-	entries() {
-		return this.#native.entries();
-	}
-	forEach(callback, thisArg) {
-		this.#native.forEach((value, key) => {
-			callback.call(thisArg, value, key, this);
-		});
-	}
-	[Symbol.iterator]() {
-		return this.entries();
-	}
-};
-Object.defineProperty(RequestHeaders.prototype, Symbol.for("nodejs.util.inspect.custom"), { value: function(depth, options, inspectFn) {
-	return `Headers (lightweight) ${inspectFn(Object.fromEntries(this), {
-		...options,
-		depth: depth == null ? null : depth - 1
-	})}`;
-} });
-Object.setPrototypeOf(RequestHeaders.prototype, GlobalHeaders.prototype);
-const newHeadersFromIncoming = (incoming) => globalThis.Headers === GlobalHeaders ? new RequestHeaders(incoming) : materializeHeaders(incoming.rawHeaders, globalThis.Headers);
-
-//#endregion
-//#region src/url.ts
-const reValidRequestUrl = /^\/[!#$&-;=?-\[\]_a-z~]*$/;
-const reDotSegment = /\/\.\.?(?:[/?#]|$)/;
-const reValidHost = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
-const validateRequestTarget = (target) => {
-	const backslash = target.indexOf("\\");
-	if (backslash !== -1) {
-		const query = target.indexOf("?");
-		if (query === -1 || backslash < query) throw new RequestError("Backslash in request path");
-	}
-};
-const buildUrl = (scheme, host, incomingUrl) => {
-	const url = `${scheme}://${host}${incomingUrl}`;
-	if (!reValidHost.test(host)) {
-		validateRequestTarget(incomingUrl);
-		const urlObj = new URL(url);
-		if (urlObj.hostname.length !== host.length && urlObj.hostname !== (host.includes(":") ? host.replace(/:\d+$/, "") : host).toLowerCase()) throw new RequestError("Invalid host header");
-		return urlObj.href;
-	} else if (incomingUrl.length === 0) return url + "/";
-	else {
-		if (incomingUrl.charCodeAt(0) !== 47) throw new RequestError("Invalid URL");
-		if (!reValidRequestUrl.test(incomingUrl) || reDotSegment.test(incomingUrl)) {
-			validateRequestTarget(incomingUrl);
-			return new URL(url).href;
-		}
-		return url;
-	}
-};
-
-//#endregion
-//#region src/request.ts
-const toRequestError = (e) => {
-	if (e instanceof RequestError) return e;
-	return new RequestError(e.message, { cause: e });
-};
-const GlobalRequest = global.Request;
-var Request$1 = class Request$1 extends GlobalRequest {
-	static [Symbol.hasInstance](instance) {
-		if (this === Request$1) return instance instanceof GlobalRequest || Function.prototype[Symbol.hasInstance].call(this, instance);
-		return Function.prototype[Symbol.hasInstance].call(this, instance);
-	}
-	constructor(input, options) {
-		if (typeof input === "object" && getRequestCache in input) {
-			const hasReplacementBody = options !== void 0 && "body" in options && options.body != null;
-			if (input[bodyConsumedDirectlyKey] && !hasReplacementBody) throw new TypeError("Cannot construct a Request with a Request object that has already been used.");
-			input = input[getRequestCache]();
-		}
-		if (typeof (options?.body)?.getReader !== "undefined") options.duplex ??= "half";
-		super(input, options);
-	}
-};
-const wrapBodyStream = Symbol("wrapBodyStream");
-const byteExactEncodings = new Set([
-	"latin1",
-	"binary",
-	"hex",
-	"base64",
-	"base64url"
-]);
-const isByteExactEncoding = (encoding) => encoding === null || byteExactEncodings.has(encoding);
-const bodyBufferedBeforeDisconnectKey = Symbol("bodyBufferedBeforeDisconnect");
-const bodyBufferedLengthBeforeDisconnectKey = Symbol("bodyBufferedLengthBeforeDisconnect");
-const toBufferChunk = (chunk, encoding) => Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk, encoding ?? "utf8");
-const isRecoverableDisconnectedIncoming = (incoming) => !(incoming instanceof external_node_http2_.Http2ServerRequest) && !!incoming.complete && !!incoming.readableAborted && typeof incoming.read === "function" && isByteExactEncoding(incoming.readableEncoding);
-const recordBodyBufferedBeforeDisconnect = (incoming) => {
-	if (incoming.readableDidRead || !isRecoverableDisconnectedIncoming(incoming)) return;
-	const incomingWithRecovery = incoming;
-	incomingWithRecovery[bodyBufferedLengthBeforeDisconnectKey] ??= incoming.readableLength;
-};
-const readBodyBufferedBeforeDisconnect = (incoming, chunks) => {
-	if (incoming.readableDidRead && !chunks || !isRecoverableDisconnectedIncoming(incoming)) return;
-	const incomingWithRecovery = incoming;
-	if (incomingWithRecovery[bodyBufferedBeforeDisconnectKey] !== void 0) return incomingWithRecovery[bodyBufferedBeforeDisconnectKey];
-	let result;
-	const errored = incoming.errored;
-	if (errored && errored.code !== "ECONNRESET") result = errored;
-	else if (incomingWithRecovery[bodyBufferedLengthBeforeDisconnectKey] !== void 0 && incoming.readableLength !== incomingWithRecovery[bodyBufferedLengthBeforeDisconnectKey]) result = newBodyUnusableError();
-	else {
-		const bodyChunks = chunks ?? [];
-		let chunk;
-		while ((chunk = incoming.read()) !== null) bodyChunks.push(toBufferChunk(chunk, incoming.readableEncoding));
-		const buffer = bodyChunks.length === 1 ? bodyChunks[0] : Buffer.concat(bodyChunks);
-		result = buffer;
-		const contentLength = incoming.headers["content-length"];
-		if (typeof contentLength === "string" && /^\d+$/.test(contentLength)) {
-			const expectedLength = Number(contentLength);
-			if (Number.isSafeInteger(expectedLength) && buffer.length !== expectedLength) result = newBodyUnusableError();
-		}
-	}
-	incomingWithRecovery[bodyBufferedBeforeDisconnectKey] = result;
-	return result;
-};
-const enqueueBufferedBody = (controller, buffered) => {
-	if (buffered instanceof Error) {
-		controller.error(buffered);
-		return;
-	}
-	if (buffered.length > 0) controller.enqueue(buffered);
-	controller.close();
-};
-const newRequestFromIncoming = (method, url, headers, incoming, abortController) => {
-	const init = {
-		method,
-		headers,
-		signal: abortController.signal
-	};
-	if (method === "TRACE") {
-		init.method = "GET";
-		const req = new Request$1(url, init);
-		Object.defineProperty(req, "method", { get() {
-			return "TRACE";
-		} });
-		return req;
-	}
-	if (!(method === "GET" || method === "HEAD")) if ("rawBody" in incoming && incoming.rawBody instanceof Buffer) init.body = new ReadableStream({ start(controller) {
-		controller.enqueue(incoming.rawBody);
-		controller.close();
-	} });
-	else if (incoming[wrapBodyStream]) {
-		let reader;
-		init.body = new ReadableStream({ async pull(controller) {
-			try {
-				if (!reader) {
-					const buffered = readBodyBufferedBeforeDisconnect(incoming);
-					if (buffered !== void 0) {
-						enqueueBufferedBody(controller, buffered);
-						return;
-					}
-				}
-				reader ||= external_node_stream_.Readable.toWeb(incoming).getReader();
-				const { done, value } = await reader.read();
-				if (done) controller.close();
-				else controller.enqueue(value);
-			} catch (error) {
-				controller.error(error);
-			}
-		} });
-	} else {
-		const buffered = readBodyBufferedBeforeDisconnect(incoming);
-		if (buffered !== void 0) init.body = new ReadableStream({ start(controller) {
-			enqueueBufferedBody(controller, buffered);
-		} });
-		else init.body = external_node_stream_.Readable.toWeb(incoming);
-	}
-	return new Request$1(url, init);
-};
-const getRequestCache = Symbol("getRequestCache");
-const requestCache = Symbol("requestCache");
-const incomingKey = Symbol("incomingKey");
-const urlKey = Symbol("urlKey");
-const methodKey = Symbol("methodKey");
-const headersKey = Symbol("headersKey");
-const abortControllerKey = Symbol("abortControllerKey");
-const getAbortController = Symbol("getAbortController");
-const abortRequest = Symbol("abortRequest");
-const bodyBufferKey = Symbol("bodyBuffer");
-const bodyReadPromiseKey = Symbol("bodyReadPromise");
-const bodyConsumedDirectlyKey = Symbol("bodyConsumedDirectly");
-const bodyLockReaderKey = Symbol("bodyLockReader");
-const abortReasonKey = Symbol("abortReason");
-const newBodyUnusableError = () => {
-	return /* @__PURE__ */ new TypeError("Body is unusable");
-};
-const rejectBodyUnusable = () => {
-	return Promise.reject(newBodyUnusableError());
-};
-const textDecoder = new TextDecoder();
-const consumeBodyDirectOnce = (request) => {
-	if (request[bodyConsumedDirectlyKey]) return rejectBodyUnusable();
-	request[bodyConsumedDirectlyKey] = true;
-};
-const toArrayBuffer = (buf) => {
-	return buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
-};
-const contentType = (request) => {
-	return (request[headersKey] ||= newHeadersFromIncoming(request[incomingKey])).get("content-type") || "";
-};
-const methodTokenRegExp = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const normalizeIncomingMethod = (method) => {
-	if (typeof method !== "string" || method.length === 0) return "GET";
-	switch (method) {
-		case "DELETE":
-		case "GET":
-		case "HEAD":
-		case "OPTIONS":
-		case "PATCH":
-		case "POST":
-		case "PUT":
-		case "QUERY": return method;
-	}
-	const upper = method.toUpperCase();
-	switch (upper) {
-		case "DELETE":
-		case "GET":
-		case "HEAD":
-		case "OPTIONS":
-		case "POST":
-		case "PUT": return upper;
-		default: return method;
-	}
-};
-const validateDirectReadMethod = (method) => {
-	if (!methodTokenRegExp.test(method)) return /* @__PURE__ */ new TypeError(`'${method}' is not a valid HTTP method.`);
-	const normalized = method.toUpperCase();
-	if (normalized === "CONNECT" || normalized === "TRACK" || normalized === "TRACE" && method !== "TRACE") return /* @__PURE__ */ new TypeError(`'${method}' HTTP method is unsupported.`);
-};
-const readBodyWithFastPath = (request, method, fromBuffer) => {
-	if (request[bodyConsumedDirectlyKey]) return rejectBodyUnusable();
-	const methodName = request.method;
-	if (methodName === "GET" || methodName === "HEAD") return request[getRequestCache]()[method]();
-	const methodValidationError = validateDirectReadMethod(methodName);
-	if (methodValidationError) return Promise.reject(methodValidationError);
-	if (request[requestCache]) {
-		if (methodName !== "TRACE") return request[requestCache][method]();
-	}
-	const alreadyUsedError = consumeBodyDirectOnce(request);
-	if (alreadyUsedError) return alreadyUsedError;
-	const raw = readRawBodyIfAvailable(request);
-	if (raw) {
-		const result = Promise.resolve(fromBuffer(raw, request));
-		request[bodyBufferKey] = void 0;
-		return result;
-	}
-	return readBodyDirect(request).then((buf) => {
-		const result = fromBuffer(buf, request);
-		request[bodyBufferKey] = void 0;
-		return result;
-	});
-};
-const readRawBodyIfAvailable = (request) => {
-	const incoming = request[incomingKey];
-	if ("rawBody" in incoming && incoming.rawBody instanceof Buffer) return incoming.rawBody;
-};
-const normalizeAbortError = (request, incoming) => {
-	if (incoming.errored) return incoming.errored;
-	const reason = request[abortReasonKey];
-	if (reason !== void 0) return reason instanceof Error ? reason : new Error(String(reason));
-	return /* @__PURE__ */ new Error("Client connection prematurely closed.");
-};
-const readBodyDirect = (request) => {
-	if (request[bodyBufferKey]) return Promise.resolve(request[bodyBufferKey]);
-	if (request[bodyReadPromiseKey]) return request[bodyReadPromiseKey];
-	const incoming = request[incomingKey];
-	if (incoming.readableDidRead) return rejectBodyUnusable();
-	const buffered = readBodyBufferedBeforeDisconnect(incoming);
-	if (buffered !== void 0) {
-		if (buffered instanceof Error) return Promise.reject(buffered);
-		request[bodyBufferKey] = buffered;
-		return Promise.resolve(buffered);
-	}
-	const promise = new Promise((resolve, reject) => {
-		const chunks = [];
-		let settled = false;
-		const finish = (callback) => {
-			if (settled) return;
-			settled = true;
-			cleanup();
-			callback();
-		};
-		const recoverCompleteBodyAfterDisconnect = (error) => {
-			const streamError = incoming.errored ?? error;
-			if (!isRecoverableDisconnectedIncoming(incoming) || streamError && streamError.code !== "ECONNRESET") return false;
-			finish(() => {
-				const recovered = readBodyBufferedBeforeDisconnect(incoming, chunks);
-				if (recovered instanceof Error) reject(recovered);
-				else if (recovered === void 0) reject(error ?? normalizeAbortError(request, incoming));
-				else {
-					request[bodyBufferKey] = recovered;
-					resolve(recovered);
-				}
-			});
-			return true;
-		};
-		const onData = (chunk) => {
-			chunks.push(toBufferChunk(chunk, incoming.readableEncoding));
-		};
-		const onEnd = () => {
-			finish(() => {
-				const buffer = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-				request[bodyBufferKey] = buffer;
-				resolve(buffer);
-			});
-		};
-		const onError = (error) => {
-			if (recoverCompleteBodyAfterDisconnect(error)) return;
-			finish(() => {
-				reject(error);
-			});
-		};
-		const onClose = () => {
-			if (incoming.readableEnded) {
-				onEnd();
-				return;
-			}
-			if (recoverCompleteBodyAfterDisconnect()) return;
-			finish(() => {
-				reject(normalizeAbortError(request, incoming));
-			});
-		};
-		const cleanup = () => {
-			incoming.off("data", onData);
-			incoming.off("end", onEnd);
-			incoming.off("error", onError);
-			incoming.off("close", onClose);
-			request[bodyReadPromiseKey] = void 0;
-		};
-		incoming.on("data", onData);
-		incoming.on("end", onEnd);
-		incoming.on("error", onError);
-		incoming.on("close", onClose);
-		queueMicrotask(() => {
-			if (settled) return;
-			if (incoming.readableEnded) onEnd();
-			else if (incoming.errored) onError(incoming.errored);
-			else if (incoming.destroyed) onClose();
-		});
-	});
-	request[bodyReadPromiseKey] = promise;
-	return promise;
-};
-const requestPrototype = {
-	get method() {
-		return this[methodKey];
-	},
-	get url() {
-		return this[urlKey];
-	},
-	get headers() {
-		return this[headersKey] ||= newHeadersFromIncoming(this[incomingKey]);
-	},
-	[abortRequest](reason) {
-		if (this[abortReasonKey] === void 0) this[abortReasonKey] = reason;
-		const abortController = this[abortControllerKey];
-		if (abortController && !abortController.signal.aborted) abortController.abort(reason);
-	},
-	[getAbortController]() {
-		this[abortControllerKey] ||= new AbortController();
-		if (this[abortReasonKey] !== void 0 && !this[abortControllerKey].signal.aborted) this[abortControllerKey].abort(this[abortReasonKey]);
-		return this[abortControllerKey];
-	},
-	[getRequestCache]() {
-		const abortController = this[getAbortController]();
-		if (this[requestCache]) return this[requestCache];
-		const method = this.method;
-		if (this[bodyConsumedDirectlyKey] && !(method === "GET" || method === "HEAD")) {
-			this[bodyBufferKey] = void 0;
-			const init = {
-				method: method === "TRACE" ? "GET" : method,
-				headers: this.headers,
-				signal: abortController.signal
-			};
-			if (method !== "TRACE") {
-				init.body = new ReadableStream({ start(c) {
-					c.close();
-				} });
-				init.duplex = "half";
-			}
-			const req = new Request$1(this[urlKey], init);
-			if (method === "TRACE") Object.defineProperty(req, "method", { get() {
-				return "TRACE";
-			} });
-			return this[requestCache] = req;
-		}
-		return this[requestCache] = newRequestFromIncoming(this.method, this[urlKey], this.headers, this[incomingKey], abortController);
-	},
-	get body() {
-		if (!this[bodyConsumedDirectlyKey]) return this[getRequestCache]().body;
-		const request = this[getRequestCache]();
-		if (!this[bodyLockReaderKey] && request.body) this[bodyLockReaderKey] = request.body.getReader();
-		return request.body;
-	},
-	get bodyUsed() {
-		if (this[bodyConsumedDirectlyKey]) return true;
-		if (this[requestCache]) return this[requestCache].bodyUsed;
-		return false;
-	}
-};
-Object.defineProperty(requestPrototype, "signal", { get() {
-	return this[getAbortController]().signal;
-} });
-[
-	"cache",
-	"credentials",
-	"destination",
-	"duplex",
-	"integrity",
-	"mode",
-	"redirect",
-	"referrer",
-	"referrerPolicy",
-	"keepalive"
-].forEach((k) => {
-	Object.defineProperty(requestPrototype, k, { get() {
-		return this[getRequestCache]()[k];
-	} });
-});
-["clone", "formData"].forEach((k) => {
-	Object.defineProperty(requestPrototype, k, { value: function() {
-		if (this[bodyConsumedDirectlyKey]) {
-			if (k === "clone") throw newBodyUnusableError();
-			return rejectBodyUnusable();
-		}
-		return this[getRequestCache]()[k]();
-	} });
-});
-Object.defineProperty(requestPrototype, "text", { value: function() {
-	return readBodyWithFastPath(this, "text", (buf) => textDecoder.decode(buf));
-} });
-Object.defineProperty(requestPrototype, "arrayBuffer", { value: function() {
-	return readBodyWithFastPath(this, "arrayBuffer", (buf) => toArrayBuffer(buf));
-} });
-Object.defineProperty(requestPrototype, "blob", { value: function() {
-	return readBodyWithFastPath(this, "blob", (buf, request) => {
-		const type = contentType(request);
-		const init = type ? { headers: { "content-type": type } } : void 0;
-		return new Response(buf, init).blob();
-	});
-} });
-Object.defineProperty(requestPrototype, "bytes", { value: function() {
-	return this.arrayBuffer().then((buf) => new Uint8Array(buf));
-} });
-Object.defineProperty(requestPrototype, "json", { value: function() {
-	if (this[bodyConsumedDirectlyKey]) return rejectBodyUnusable();
-	return this.text().then(JSON.parse);
-} });
-Object.defineProperty(requestPrototype, Symbol.for("nodejs.util.inspect.custom"), { value: function(depth, options, inspectFn) {
-	return `Request (lightweight) ${inspectFn({
-		method: this.method,
-		url: this.url,
-		headers: this.headers,
-		nativeRequest: this[requestCache]
-	}, {
-		...options,
-		depth: depth == null ? null : depth - 1
-	})}`;
-} });
-Object.setPrototypeOf(requestPrototype, Request$1.prototype);
-const newRequest = (incoming, defaultHostname) => {
-	const req = Object.create(requestPrototype);
-	req[incomingKey] = incoming;
-	req[methodKey] = normalizeIncomingMethod(incoming.method);
-	const incomingUrl = incoming.url || "";
-	if (incomingUrl[0] !== "/" && (incomingUrl.startsWith("http://") || incomingUrl.startsWith("https://"))) {
-		if (incoming instanceof external_node_http2_.Http2ServerRequest) throw new RequestError("Absolute URL for :path is not allowed in HTTP/2");
-		try {
-			validateRequestTarget(incomingUrl);
-			req[urlKey] = new URL(incomingUrl).href;
-		} catch (e) {
-			throw new RequestError("Invalid absolute URL", { cause: e });
-		}
-		return req;
-	}
-	const host = (incoming instanceof external_node_http2_.Http2ServerRequest ? incoming.authority : incoming.headers.host) || defaultHostname;
-	if (!host) throw new RequestError("Missing host header");
-	let scheme;
-	if (incoming instanceof external_node_http2_.Http2ServerRequest) {
-		scheme = incoming.scheme;
-		if (!(scheme === "http" || scheme === "https")) throw new RequestError("Unsupported scheme");
-	} else scheme = incoming.socket && incoming.socket.encrypted ? "https" : "http";
-	try {
-		req[urlKey] = buildUrl(scheme, host, incomingUrl);
-	} catch (e) {
-		if (e instanceof RequestError) throw e;
-		else throw new RequestError("Invalid URL", { cause: e });
-	}
-	return req;
-};
-
-//#endregion
-//#region src/response.ts
-const defaultContentType = "text/plain; charset=UTF-8";
-const responseCache = Symbol("responseCache");
-const getResponseCache = Symbol("getResponseCache");
-const cacheKey = Symbol("cache");
-const GlobalResponse = global.Response;
-var Response$1 = class Response$1 {
-	#body;
-	#init;
-	static [Symbol.hasInstance](instance) {
-		if (this === Response$1) return instance instanceof GlobalResponse || Function.prototype[Symbol.hasInstance].call(this, instance);
-		return Function.prototype[Symbol.hasInstance].call(this, instance);
-	}
-	[getResponseCache]() {
-		const cache = this[cacheKey];
-		const liveHeaders = cache && cache[2] instanceof Headers ? cache[2] : void 0;
-		delete this[cacheKey];
-		return this[responseCache] ||= new GlobalResponse(this.#body, liveHeaders ? {
-			status: this.#init?.status,
-			statusText: this.#init?.statusText,
-			headers: liveHeaders
-		} : this.#init);
-	}
-	constructor(body, init) {
-		let headers;
-		this.#body = body;
-		if (init instanceof GlobalResponse) {
-			const cachedGlobalResponse = init[responseCache];
-			if (cachedGlobalResponse) {
-				this.#init = cachedGlobalResponse;
-				this[getResponseCache]();
-				return;
-			}
-			this.#init = #init in init ? init.#init : init;
-			headers = new Headers(init.headers);
-		} else this.#init = init;
-		if (body == null || typeof body === "string" || typeof body?.getReader !== "undefined" || body instanceof Blob || body instanceof Uint8Array) this[cacheKey] = [
-			init?.status || 200,
-			body ?? null,
-			headers || init?.headers
-		];
-	}
-	get headers() {
-		const cache = this[cacheKey];
-		if (cache) {
-			if (!(cache[2] instanceof Headers)) cache[2] = new Headers(cache[2] || (cache[1] === null ? void 0 : { "content-type": defaultContentType }));
-			return cache[2];
-		}
-		return this[getResponseCache]().headers;
-	}
-	get status() {
-		return this[cacheKey]?.[0] ?? this[getResponseCache]().status;
-	}
-	get ok() {
-		const status = this.status;
-		return status >= 200 && status < 300;
-	}
-};
-[
-	"body",
-	"bodyUsed",
-	"redirected",
-	"statusText",
-	"trailers",
-	"type",
-	"url"
-].forEach((k) => {
-	Object.defineProperty(Response$1.prototype, k, { get() {
-		return this[getResponseCache]()[k];
-	} });
-});
-[
-	"arrayBuffer",
-	"blob",
-	"bytes",
-	"clone",
-	"formData",
-	"json",
-	"text"
-].forEach((k) => {
-	Object.defineProperty(Response$1.prototype, k, { value: function() {
-		return this[getResponseCache]()[k]();
-	} });
-});
-Object.defineProperty(Response$1.prototype, Symbol.for("nodejs.util.inspect.custom"), { value: function(depth, options, inspectFn) {
-	return `Response (lightweight) ${inspectFn({
-		status: this.status,
-		headers: this.headers,
-		ok: this.ok,
-		nativeResponse: this[responseCache]
-	}, {
-		...options,
-		depth: depth == null ? null : depth - 1
-	})}`;
-} });
-Object.setPrototypeOf(Response$1, GlobalResponse);
-Object.setPrototypeOf(Response$1.prototype, GlobalResponse.prototype);
-const validRedirectUrl = /^https?:\/\/[!#-;=?-[\]_a-z~A-Z]+$/;
-const parseRedirectUrl = (url) => {
-	if (url instanceof URL) return url.href;
-	if (validRedirectUrl.test(url)) return url;
-	return new URL(url).href;
-};
-const validRedirectStatuses = new Set([
-	301,
-	302,
-	303,
-	307,
-	308
-]);
-Object.defineProperty(Response$1, "redirect", {
-	value: function redirect(url, status = 302) {
-		if (!validRedirectStatuses.has(status)) throw new RangeError("Invalid status code");
-		return new Response$1(null, {
-			status,
-			headers: { location: parseRedirectUrl(url) }
-		});
-	},
-	writable: true,
-	configurable: true
-});
-Object.defineProperty(Response$1, "json", {
-	value: function json(data, init) {
-		const body = JSON.stringify(data);
-		if (body === void 0) throw new TypeError("The data is not JSON serializable");
-		const initHeaders = init?.headers;
-		let headers;
-		if (initHeaders) {
-			headers = new Headers(initHeaders);
-			if (!headers.has("content-type")) headers.set("content-type", "application/json");
-		} else headers = { "content-type": "application/json" };
-		return new Response$1(body, {
-			status: init?.status ?? 200,
-			statusText: init?.statusText,
-			headers
-		});
-	},
-	writable: true,
-	configurable: true
-});
-
-//#endregion
-//#region src/utils.ts
-async function readWithoutBlocking(readPromise) {
-	return Promise.race([readPromise, Promise.resolve().then(() => Promise.resolve(void 0))]);
-}
-function writeFromReadableStreamDefaultReader(reader, writable, currentReadPromise) {
-	const cancel = (error) => {
-		reader.cancel(error).catch(() => {});
-	};
-	const stream = writable.stream;
-	if (writable.destroyed || stream?.closed || stream?.destroyed) {
-		cancel();
-		return reader.closed;
-	}
-	writable.on("close", cancel);
-	writable.on("error", cancel);
-	(currentReadPromise ?? reader.read()).then(flow, handleStreamError);
-	return reader.closed.finally(() => {
-		writable.off("close", cancel);
-		writable.off("error", cancel);
-	});
-	function handleStreamError(error) {
-		if (error) writable.destroy(error);
-	}
-	function onDrain() {
-		reader.read().then(flow, handleStreamError);
-	}
-	function flow({ done, value }) {
-		try {
-			if (done) writable.end();
-			else if (!writable.write(value)) writable.once("drain", onDrain);
-			else reader.read().then(flow, handleStreamError);
-		} catch (e) {
-			handleStreamError(e);
-		}
-	}
-}
-function writeFromReadableStream(stream, writable) {
-	if (stream.locked) throw new TypeError("ReadableStream is locked.");
-	else if (writable.destroyed) {
-		stream.cancel().catch(() => {});
-		return;
-	}
-	return writeFromReadableStreamDefaultReader(stream.getReader(), writable);
-}
-const buildOutgoingHttpHeaders = (headers, defaultContentType) => {
-	const res = {};
-	if (!(headers instanceof Headers)) headers = new Headers(headers ?? void 0);
-	if (headers.has("set-cookie")) {
-		const cookies = [];
-		for (const [k, v] of headers) if (k === "set-cookie") cookies.push(v);
-		else res[k] = v;
-		if (cookies.length > 0) res["set-cookie"] = cookies;
-	} else for (const [k, v] of headers) res[k] = v;
-	if (defaultContentType) res["content-type"] ??= defaultContentType;
-	return res;
-};
-
-//#endregion
-//#region src/listener.ts
-const outgoingEnded = Symbol("outgoingEnded");
-const incomingDraining = Symbol("incomingDraining");
-const DRAIN_TIMEOUT_MS = 500;
-const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
-const drainIncoming = (incoming) => {
-	const incomingWithDrainState = incoming;
-	if (incoming.destroyed || incomingWithDrainState[incomingDraining]) return;
-	incomingWithDrainState[incomingDraining] = true;
-	if (incoming instanceof external_node_http2_.Http2ServerRequest) {
-		try {
-			incoming.stream?.close?.(external_node_http2_.constants.NGHTTP2_NO_ERROR);
-		} catch {}
-		return;
-	}
-	let bytesRead = 0;
-	const cleanup = () => {
-		clearTimeout(timer);
-		incoming.off("data", onData);
-		incoming.off("end", cleanup);
-		incoming.off("error", cleanup);
-	};
-	const forceClose = () => {
-		cleanup();
-		const socket = incoming.socket;
-		if (socket && !socket.destroyed) {
-			if (typeof socket.destroySoon === "function") socket.destroySoon();
-			else if (typeof socket.destroy === "function") socket.destroy();
-		}
-	};
-	const timer = setTimeout(forceClose, DRAIN_TIMEOUT_MS);
-	timer.unref?.();
-	const onData = (chunk) => {
-		bytesRead += chunk.length;
-		if (bytesRead > MAX_DRAIN_BYTES) forceClose();
-	};
-	incoming.on("data", onData);
-	incoming.on("end", cleanup);
-	incoming.on("error", cleanup);
-	incoming.resume();
-};
-const makeCloseHandler = (req, incoming, outgoing, needsBodyCleanup) => () => {
-	if (incoming.errored) {
-		recordBodyBufferedBeforeDisconnect(incoming);
-		req[abortRequest](incoming.errored.toString());
-	} else if (!outgoing.writableFinished || incoming instanceof external_node_http2_.Http2ServerRequest && incoming.aborted) {
-		recordBodyBufferedBeforeDisconnect(incoming);
-		req[abortRequest]("Client connection prematurely closed.");
-	}
-	if (needsBodyCleanup && !incoming.readableEnded) setTimeout(() => {
-		if (!incoming.readableEnded) setTimeout(() => {
-			drainIncoming(incoming);
-		});
-	});
-};
-const isImmediateCacheableResponse = (res) => {
-	if (!(cacheKey in res)) return false;
-	const body = res[cacheKey][1];
-	return body === null || typeof body === "string" || body instanceof Uint8Array;
-};
-const handleRequestError = () => new Response(null, { status: 400 });
-const handleFetchError = (e) => new Response(null, { status: e instanceof Error && (e.name === "TimeoutError" || e.constructor.name === "TimeoutError") ? 504 : 500 });
-const handleResponseError = (e, outgoing) => {
-	const err = e instanceof Error ? e : new Error("unknown error", { cause: e });
-	if (err.code === "ERR_STREAM_PREMATURE_CLOSE") console.info("The user aborted a request.");
-	else {
-		console.error(e);
-		if (!outgoing.headersSent) {
-			if (outgoing instanceof external_node_http_.ServerResponse) outgoing._contentLength = null;
-			outgoing.writeHead(500, { "Content-Type": "text/plain" });
-		}
-		outgoing.end(`Error: ${err.message}`);
-		outgoing.destroy(err);
-	}
-};
-const flushHeaders = (outgoing) => {
-	if ("flushHeaders" in outgoing && outgoing.writable) outgoing.flushHeaders();
-};
-const trySetContentLength = (outgoing, status, length) => {
-	const http1 = outgoing;
-	if (http1._contentLength === null && http1._hasBody && http1.useChunkedEncodingByDefault && !http1._removedContLen && status >= 200 && status !== 204 && status !== 304 && !outgoing.hasHeader("content-length") && !outgoing.hasHeader("transfer-encoding") && !outgoing.hasHeader("trailer")) {
-		http1._contentLength = length;
-		return true;
-	}
-	return false;
-};
-const writeDefaultHeaders = (outgoing, status, length) => {
-	if (trySetContentLength(outgoing, status, length)) outgoing.writeHead(status, { "Content-Type": defaultContentType });
-	else outgoing.writeHead(status, {
-		"Content-Type": defaultContentType,
-		"Content-Length": length
-	});
-};
-const responseViaCache = async (res, outgoing) => {
-	let [status, body, header] = res[cacheKey];
-	if (!header) {
-		if (body === null) {
-			outgoing.writeHead(status);
-			outgoing.end();
-		} else if (typeof body === "string") {
-			writeDefaultHeaders(outgoing, status, Buffer.byteLength(body));
-			outgoing.end(body);
-		} else if (body instanceof Uint8Array) {
-			writeDefaultHeaders(outgoing, status, body.byteLength);
-			outgoing.end(body);
-		} else if (body instanceof Blob) {
-			writeDefaultHeaders(outgoing, status, body.size);
-			outgoing.end(new Uint8Array(await body.arrayBuffer()));
-		} else {
-			outgoing.writeHead(status, { "Content-Type": defaultContentType });
-			flushHeaders(outgoing);
-			await writeFromReadableStream(body, outgoing)?.catch((e) => handleResponseError(e, outgoing));
-		}
-		outgoing[outgoingEnded]?.();
-		return;
-	}
-	let hasContentLength = false;
-	let plainHeaders = false;
-	let canAutoLength = true;
-	if (header instanceof Headers) {
-		hasContentLength = header.has("content-length");
-		header = buildOutgoingHttpHeaders(header, body === null ? void 0 : defaultContentType);
-	} else if (Array.isArray(header)) {
-		const headerObj = new Headers(header);
-		hasContentLength = headerObj.has("content-length");
-		header = buildOutgoingHttpHeaders(headerObj, body === null ? void 0 : defaultContentType);
-	} else {
-		plainHeaders = true;
-		for (const key in header) {
-			if (key.length === 14 && key.toLowerCase() === "content-length") {
-				hasContentLength = true;
-				break;
-			}
-			if (key.length === 17 && key.toLowerCase() === "transfer-encoding" || key.length === 7 && key.toLowerCase() === "trailer") canAutoLength = false;
-		}
-	}
-	if (!hasContentLength) {
-		let length;
-		if (typeof body === "string") length = Buffer.byteLength(body);
-		else if (body instanceof Uint8Array) length = body.byteLength;
-		else if (body instanceof Blob) length = body.size;
-		if (length !== void 0 && (!plainHeaders || !canAutoLength || !trySetContentLength(outgoing, status, length))) {
-			if (plainHeaders) header = { ...header };
-			header["Content-Length"] = length;
-		}
-	}
-	outgoing.writeHead(status, header);
-	if (body == null) outgoing.end();
-	else if (typeof body === "string" || body instanceof Uint8Array) outgoing.end(body);
-	else if (body instanceof Blob) outgoing.end(new Uint8Array(await body.arrayBuffer()));
-	else {
-		flushHeaders(outgoing);
-		await writeFromReadableStream(body, outgoing)?.catch((e) => handleResponseError(e, outgoing));
-	}
-	outgoing[outgoingEnded]?.();
-};
-const isPromise = (res) => typeof res.then === "function";
-const responseViaResponseObject = async (res, outgoing, options = {}) => {
-	if (isPromise(res)) if (options.errorHandler) try {
-		res = await res;
-	} catch (err) {
-		const errRes = await options.errorHandler(err);
-		if (!errRes) return;
-		res = errRes;
-	}
-	else res = await res.catch(handleFetchError);
-	if (cacheKey in res) return responseViaCache(res, outgoing);
-	const resHeaderRecord = buildOutgoingHttpHeaders(res.headers, res.body === null ? void 0 : defaultContentType);
-	if (res.body) {
-		const reader = res.body.getReader();
-		const values = [];
-		let done = false;
-		let currentReadPromise = void 0;
-		if (resHeaderRecord["transfer-encoding"] !== "chunked") {
-			let maxReadCount = 2;
-			for (let i = 0; i < maxReadCount; i++) {
-				currentReadPromise ||= reader.read();
-				const chunk = await readWithoutBlocking(currentReadPromise);
-				if (!chunk) {
-					if (i === 1) {
-						await new Promise((resolve) => setTimeout(resolve));
-						maxReadCount = 3;
-						continue;
-					}
-					break;
-				}
-				currentReadPromise = void 0;
-				if (chunk.value) values.push(chunk.value);
-				if (chunk.done) {
-					done = true;
-					break;
-				}
-			}
-			if (done && !("content-length" in resHeaderRecord)) resHeaderRecord["content-length"] = values.reduce((acc, value) => acc + value.length, 0);
-		}
-		outgoing.writeHead(res.status, resHeaderRecord);
-		values.forEach((value) => {
-			outgoing.write(value);
-		});
-		if (done) outgoing.end();
-		else {
-			if (values.length === 0) flushHeaders(outgoing);
-			await writeFromReadableStreamDefaultReader(reader, outgoing, currentReadPromise);
-		}
-	} else if (resHeaderRecord[X_ALREADY_SENT]) {} else {
-		outgoing.writeHead(res.status, resHeaderRecord);
-		outgoing.end();
-	}
-	outgoing[outgoingEnded]?.();
-};
-const getRequestListener = (fetchCallback, options = {}) => {
-	const autoCleanupIncoming = options.autoCleanupIncoming ?? true;
-	if (options.overrideGlobalObjects !== false && global.Request !== Request$1) {
-		Object.defineProperty(global, "Request", { value: Request$1 });
-		Object.defineProperty(global, "Response", { value: Response$1 });
-	}
-	return async (incoming, outgoing) => {
-		let res, req;
-		let needsBodyCleanup = false;
-		let closeHandlerAttached = false;
-		const ensureCloseHandler = () => {
-			if (!req || closeHandlerAttached) return;
-			closeHandlerAttached = true;
-			outgoing.on("close", makeCloseHandler(req, incoming, outgoing, needsBodyCleanup));
-		};
-		try {
-			req = newRequest(incoming, options.hostname);
-			needsBodyCleanup = autoCleanupIncoming && !(incoming.method === "GET" || incoming.method === "HEAD");
-			if (needsBodyCleanup) {
-				incoming[wrapBodyStream] = true;
-				if (incoming instanceof external_node_http2_.Http2ServerRequest) outgoing[outgoingEnded] = () => {
-					if (!incoming.readableEnded) setTimeout(() => {
-						if (!incoming.readableEnded) setTimeout(() => {
-							incoming.destroy();
-							outgoing.destroy();
-						});
-					});
-				};
-			}
-			res = fetchCallback(req, {
-				incoming,
-				outgoing
-			});
-			if (!isPromise(res) && isImmediateCacheableResponse(res)) {
-				if (needsBodyCleanup && !incoming.readableEnded) outgoing.once("finish", () => {
-					if (!incoming.readableEnded) drainIncoming(incoming);
-				});
-				return responseViaCache(res, outgoing);
-			}
-			ensureCloseHandler();
-		} catch (e) {
-			if (!res) if (options.errorHandler) {
-				ensureCloseHandler();
-				res = await options.errorHandler(req ? e : toRequestError(e));
-				if (!res) return;
-			} else if (!req) res = handleRequestError();
-			else res = handleFetchError(e);
-			else return handleResponseError(e, outgoing);
-		}
-		try {
-			return await responseViaResponseObject(res, outgoing, options);
-		} catch (e) {
-			return handleResponseError(e, outgoing);
-		}
-	};
-};
-
-//#endregion
-//#region src/websocket.ts
-/**
-* @link https://developer.mozilla.org/en-US/docs/Web/API/CloseEvent
-*/
-const CloseEvent = globalThis.CloseEvent ?? class extends Event {
-	#eventInitDict;
-	constructor(type, eventInitDict = {}) {
-		super(type, eventInitDict);
-		this.#eventInitDict = eventInitDict;
-	}
-	get wasClean() {
-		return this.#eventInitDict.wasClean ?? false;
-	}
-	get code() {
-		return this.#eventInitDict.code ?? 0;
-	}
-	get reason() {
-		return this.#eventInitDict.reason ?? "";
-	}
-};
-/**
-* Node.js has no global `ErrorEvent`, unlike `Event`/`MessageEvent`/`CloseEvent`.
-* @link https://developer.mozilla.org/en-US/docs/Web/API/ErrorEvent
-*/
-const ErrorEvent = globalThis.ErrorEvent ?? class extends Event {
-	#eventInitDict;
-	constructor(type, eventInitDict = {}) {
-		super(type, eventInitDict);
-		this.#eventInitDict = eventInitDict;
-	}
-	get message() {
-		return this.#eventInitDict.message ?? "";
-	}
-	get filename() {
-		return this.#eventInitDict.filename ?? "";
-	}
-	get lineno() {
-		return this.#eventInitDict.lineno ?? 0;
-	}
-	get colno() {
-		return this.#eventInitDict.colno ?? 0;
-	}
-	get error() {
-		return this.#eventInitDict.error ?? null;
-	}
-};
-const generateConnectionSymbol = () => Symbol("connection");
-const CONNECTION_SYMBOL_KEY = Symbol("CONNECTION_SYMBOL_KEY");
-const WAIT_FOR_WEBSOCKET_SYMBOL = Symbol("WAIT_FOR_WEBSOCKET_SYMBOL");
-const responseHeadersToSkip = new Set([
-	"connection",
-	"content-length",
-	"keep-alive",
-	"proxy-authenticate",
-	"proxy-authorization",
-	"te",
-	"trailer",
-	"transfer-encoding",
-	"upgrade",
-	"sec-websocket-accept",
-	"sec-websocket-extensions",
-	"sec-websocket-protocol"
-]);
-const appendResponseHeaders = (headers, responseHeaders) => {
-	if (!responseHeaders) return;
-	responseHeaders.forEach((value, key) => {
-		if (responseHeadersToSkip.has(key.toLowerCase())) return;
-		headers.push(`${key}: ${value}`);
-	});
-};
-const rejectUpgradeRequest = (socket, status, responseHeaders) => {
-	if (socket.destroyed) return;
-	const responseLines = ["Connection: close", "Content-Length: 0"];
-	appendResponseHeaders(responseLines, responseHeaders);
-	socket.end(`HTTP/1.1 ${status.toString()} ${STATUS_CODES[status] ?? ""}\r\n${responseLines.join("\r\n")}\r\n\r
-`);
-};
-const createUpgradeRequest = (request) => {
-	const protocol = request.socket.encrypted ? "https" : "http";
-	const incomingUrl = request.url ?? "/";
-	let url;
-	if (incomingUrl[0] !== "/" && (incomingUrl.startsWith("http://") || incomingUrl.startsWith("https://"))) {
-		validateRequestTarget(incomingUrl);
-		url = new URL(incomingUrl).href;
-	} else url = buildUrl(protocol, request.headers.host ?? "localhost", incomingUrl);
-	const headers = new Headers();
-	for (const key in request.headers) {
-		const value = request.headers[key];
-		if (!value) continue;
-		headers.append(key, Array.isArray(value) ? value[0] : value);
-	}
-	return new Request(url, { headers });
-};
-const setupWebSocket = (options) => {
-	const { server, fetchCallback, wss } = options;
-	const waiterMap = /* @__PURE__ */ new Map();
-	wss.on("connection", (ws, request) => {
-		const waiter = waiterMap.get(request);
-		if (waiter) {
-			waiter.resolve(ws);
-			waiterMap.delete(request);
-		}
-	});
-	const rejectWaiter = (request) => {
-		const waiter = waiterMap.get(request);
-		if (waiter) {
-			waiterMap.delete(request);
-			waiter.reject(/* @__PURE__ */ new Error("WebSocket handshake aborted"));
-		}
-	};
-	const waitForWebSocket = (request, connectionSymbol) => {
-		return new Promise((resolve, reject) => {
-			waiterMap.set(request, {
-				resolve,
-				reject,
-				connectionSymbol
-			});
-		});
-	};
-	server.on("upgrade", async (request, socket, head) => {
-		if (request.headers.upgrade?.toLowerCase() !== "websocket") return;
-		const ignoreSocketError = () => {};
-		const reclaimWaiterOnClose = () => rejectWaiter(request);
-		socket.on("error", ignoreSocketError);
-		socket.once("close", reclaimWaiterOnClose);
-		const env = {
-			incoming: request,
-			outgoing: void 0,
-			wss,
-			[WAIT_FOR_WEBSOCKET_SYMBOL]: waitForWebSocket
-		};
-		let status = 400;
-		let responseHeaders;
-		try {
-			const response = await fetchCallback(createUpgradeRequest(request), env);
-			if (response instanceof Response) {
-				status = response.status;
-				responseHeaders = response.headers;
-			}
-		} catch (error) {
-			if (server.listenerCount("upgrade") === 1) rejectUpgradeRequest(socket, error instanceof RequestError ? 400 : 500);
-			return;
-		}
-		if (socket.destroyed) {
-			rejectWaiter(request);
-			return;
-		}
-		const waiter = waiterMap.get(request);
-		if (!waiter || waiter.connectionSymbol !== env[CONNECTION_SYMBOL_KEY]) {
-			rejectWaiter(request);
-			if (server.listenerCount("upgrade") === 1) rejectUpgradeRequest(socket, status, responseHeaders);
-			return;
-		}
-		const addResponseHeaders = (headers) => {
-			appendResponseHeaders(headers, responseHeaders);
-		};
-		wss.on("headers", addResponseHeaders);
-		try {
-			wss.handleUpgrade(request, socket, head, (ws) => {
-				socket.off("close", reclaimWaiterOnClose);
-				socket.off("error", ignoreSocketError);
-				wss.emit("connection", ws, request);
-			});
-		} finally {
-			wss.off("headers", addResponseHeaders);
-		}
-	});
-	server.on("close", () => {
-		wss.close();
-	});
-};
-const upgradeWebSocket = defineWebSocketHelper(async (c, events, options) => {
-	if (c.req.header("upgrade")?.toLowerCase() !== "websocket") return;
-	const env = c.env;
-	const waitForWebSocket = env[WAIT_FOR_WEBSOCKET_SYMBOL];
-	if (!waitForWebSocket || !env.incoming) return new Response(null, { status: 500 });
-	const connectionSymbol = generateConnectionSymbol();
-	env[CONNECTION_SYMBOL_KEY] = connectionSymbol;
-	(async () => {
-		let ws;
-		try {
-			ws = await waitForWebSocket(env.incoming, connectionSymbol);
-		} catch {
-			return;
-		}
-		const messagesReceivedInStarting = [];
-		const bufferMessage = (data, isBinary) => {
-			messagesReceivedInStarting.push([data, isBinary]);
-		};
-		ws.on("message", bufferMessage);
-		const ctx = {
-			binaryType: "arraybuffer",
-			close(code, reason) {
-				ws.close(code, reason);
-			},
-			protocol: ws.protocol,
-			raw: ws,
-			get readyState() {
-				return ws.readyState;
-			},
-			send(source, opts) {
-				ws.send(source, { compress: opts?.compress });
-			},
-			url: new URL(c.req.url)
-		};
-		try {
-			events?.onOpen?.(new Event("open"), ctx);
-		} catch (e) {
-			(options?.onError ?? console.error)(e);
-		}
-		const handleMessage = (data, isBinary) => {
-			const datas = Array.isArray(data) ? data : [data];
-			for (const data of datas) try {
-				events?.onMessage?.(new MessageEvent("message", { data: isBinary ? data instanceof ArrayBuffer ? data : data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) : typeof data === "string" ? data : Buffer.from(data).toString("utf-8") }), ctx);
-			} catch (e) {
-				(options?.onError ?? console.error)(e);
-			}
-		};
-		ws.off("message", bufferMessage);
-		for (const message of messagesReceivedInStarting) handleMessage(...message);
-		ws.on("message", (data, isBinary) => {
-			handleMessage(data, isBinary);
-		});
-		ws.on("close", (code, reason) => {
-			try {
-				events?.onClose?.(new CloseEvent("close", {
-					code,
-					reason: reason.toString()
-				}), ctx);
-			} catch (e) {
-				(options?.onError ?? console.error)(e);
-			}
-		});
-		ws.on("error", (error) => {
-			try {
-				events?.onError?.(new ErrorEvent("error", { error }), ctx);
-			} catch (e) {
-				(options?.onError ?? console.error)(e);
-			}
-		});
-	})();
-	return new Response();
-});
-
-//#endregion
-//#region src/server.ts
-const createAdaptorServer = (options) => {
-	const fetchCallback = options.fetch;
-	const requestListener = getRequestListener(fetchCallback, {
-		hostname: options.hostname,
-		overrideGlobalObjects: options.overrideGlobalObjects,
-		autoCleanupIncoming: options.autoCleanupIncoming
-	});
-	const server = (options.createServer || createServer)(options.serverOptions || {}, requestListener);
-	if (options.websocket && options.websocket.server) {
-		if (options.websocket.server.options.noServer !== true) throw new Error("WebSocket server must be created with { noServer: true } option");
-		setupWebSocket({
-			server,
-			fetchCallback,
-			wss: options.websocket.server
-		});
-	}
-	return server;
-};
-const serve = (options, listeningListener) => {
-	const server = createAdaptorServer(options);
-	server.listen(options?.port ?? 3e3, options.hostname, () => {
-		const serverInfo = server.address();
-		listeningListener && listeningListener(serverInfo);
-	});
-	return server;
-};
-
-//#endregion
-
-// EXTERNAL MODULE: ./node_modules/content-type/index.js
-var content_type = __nccwpck_require__(756);
-;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/shared/mediaType.js
-
-/**
- * Extracts the media type (the lowercased `type/subtype` pair, without
- * parameters) from a raw `Content-Type` header value, or `undefined` when the
- * header is missing or empty.
- *
- * Content-Type comparisons must use the parsed media type, never a substring
- * search of the raw header: a value like `text/plain; a=application/json`
- * contains the substring `application/json` but its media type is
- * `text/plain`, and case variants or parameters make naive string comparison
- * wrong in both directions.
- *
- * "Essence" is the WHATWG MIME Sniffing standard's term for the bare
- * `type/subtype` pair (https://mimesniff.spec.whatwg.org/#mime-type-essence);
- * the Fetch standard's request classification is defined against it
- * (https://fetch.spec.whatwg.org/#cors-safelisted-request-header).
- *
- * Parsing is RFC 9110 (`content-type` package) first. When the parameter
- * section is malformed (`application/json;`, `application/json; charset=`),
- * browsers and most HTTP stacks still derive the media type from the segment
- * before the first `;` — the fallback matches that widely-implemented
- * behavior, so a header whose media type is unambiguous is not rejected for
- * a sloppy parameter section.
- */
-function mediaTypeEssence(header) {
-    if (!header) {
-        return undefined;
-    }
-    try {
-        return content_type.parse(header).type;
-    }
-    catch {
-        const essence = (header.split(';', 1)[0] ?? '').trim().toLowerCase();
-        // A comma in the parameter tail of an unparseable value indicates
-        // joined duplicate headers — ambiguous, so no essence at all (keeps
-        // duplicate-header handling uniform whether or not the first copy
-        // carries parameters).
-        if (essence === '' || header.slice(essence.length).includes(',')) {
-            return undefined;
-        }
-        return essence;
-    }
-}
-/**
- * Whether a raw `Content-Type` header value denotes `application/json`.
- * Parameters (for example `charset=utf-8`) are allowed and ignored; malformed
- * parameter sections do not reject a header whose media type is unambiguously
- * `application/json` (see `mediaTypeEssence` for the exact grammar).
- */
-function isJsonContentType(header) {
-    // Fast path: the exact literal is what SDK clients send on every POST.
-    if (header === 'application/json') {
-        return true;
-    }
-    return mediaTypeEssence(header) === 'application/json';
-}
-//# sourceMappingURL=mediaType.js.map
-;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/server/requestBody.js
-/** Default upper bound, in bytes, on a request body read by the HTTP entry points (4 MiB). */
-const DEFAULT_MAX_REQUEST_BODY_SIZE = 4 * 1024 * 1024;
-/** Upper bound on the number of messages accepted in one JSON-RPC batch array. */
-const MAX_BATCH_SIZE = 100;
-/** The message answered with 413 for a request body over `maxBytes`. */
-function requestBodyTooLargeMessage(maxBytes) {
-    return `Payload Too Large: Request body must not exceed ${maxBytes} bytes`;
-}
-/**
- * Resolves a `maxRequestBodySize` option to the bound to apply: the default when
- * omitted, otherwise the value itself, which must be a positive finite number of
- * bytes (a `RangeError` is thrown at configuration time for anything else).
- */
-function resolveMaxRequestBodySize(value) {
-    if (value === undefined) {
-        return DEFAULT_MAX_REQUEST_BODY_SIZE;
-    }
-    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-        throw new RangeError(`maxRequestBodySize must be a positive number of bytes, got ${String(value)}`);
-    }
-    return value;
-}
-/**
- * Reads a request body as text, up to `maxBytes` (default
- * {@linkcode DEFAULT_MAX_REQUEST_BODY_SIZE}). A declared `Content-Length` over the
- * limit is refused without reading anything; otherwise the read stops as soon as
- * more than the limit has arrived. Stream failures propagate.
- */
-async function readRequestBody(request, maxBytes = DEFAULT_MAX_REQUEST_BODY_SIZE) {
-    if (Number(request.headers.get('content-length')) > maxBytes) {
-        return { tooLarge: true };
-    }
-    if (request.body === null) {
-        return { tooLarge: false, text: '' };
-    }
-    const reader = request.body.getReader();
-    const decoder = new TextDecoder();
-    let received = 0;
-    let text = '';
-    try {
-        for (;;) {
-            const { done, value } = await reader.read();
-            if (done) {
-                break;
-            }
-            received += value.byteLength;
-            if (received > maxBytes) {
-                return { tooLarge: true };
-            }
-            text += decoder.decode(value, { stream: true });
-        }
-    }
-    finally {
-        reader.releaseLock();
-    }
-    return { tooLarge: false, text: text + decoder.decode() };
-}
-//# sourceMappingURL=requestBody.js.map
-;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/server/sseKeepAlive.js
-/** Default interval between SSE keep-alive comment frames. */
-const DEFAULT_SSE_KEEP_ALIVE_MS = 15000;
-const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
-/** Arms an unref'd timer, or disables keep-alive for invalid delays. */
-function armSseKeepAlive(intervalMs, onTick) {
-    if (!Number.isFinite(intervalMs) || intervalMs < 1) {
-        return undefined;
-    }
-    const timer = setInterval(onTick, Math.min(intervalMs, MAX_TIMER_DELAY_MS));
-    timer.unref?.();
-    return timer;
-}
-//# sourceMappingURL=sseKeepAlive.js.map
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
 
 // functions
@@ -73875,7 +72340,7 @@ function strictObject(shape, params) {
         type: "object",
         shape,
         catchall: never(),
-        ...util.normalizeParams(params),
+        ...normalizeParams(params),
     });
 }
 // looseObject
@@ -74498,6 +72963,9966 @@ function preprocess(fn, schema) {
     });
 }
 
+;// CONCATENATED MODULE: ./src/safety/finding.ts
+/** Ranks: provider formats name a span before generic rules do. */
+const RANK = { setting: 1, extraSecret: 2, urlPassword: 3, format: 4 };
+
+;// CONCATENATED MODULE: ./src/safety/secret-forms.ts
+
+/**
+ * The run's own secrets (the token, the endpoint secrets, the ledger key) in every form they can be written
+ * in, found in text and scrubbed from it. The one rule set for everything Perimeter says: the gateway's
+ * answers and ledger, its log, GitHub's error messages, main's and post's messages and the log tail post
+ * quotes in the job summary.
+ */
+/**
+ * Shorter values would hide ordinary words. Every secret of a run is longer: endpoint secrets have at least
+ * 32 characters, the ledger key 43, and the token input is refused below this length (src/action/inputs.ts).
+ */
+const MIN_SCRUBBED_LENGTH = 8;
+/**
+ * The part of base64(secret) that does not depend on the bytes around it, for each of the three
+ * alignments the secret can have inside a longer encoded text (`x-access-token:<token>` in a Basic
+ * header, say): characters fully made of the secret's own bits.
+ */
+function base64Cores(secret) {
+    const cores = [];
+    for (let offset = 0; offset < 3; offset++) {
+        const encoded = Buffer.concat([Buffer.alloc(offset), secret]).toString('base64');
+        const first = Math.ceil((offset * 8) / 6);
+        const last = Math.floor(((offset + secret.length) * 8) / 6);
+        cores.push(encoded.slice(first, last));
+    }
+    return cores;
+}
+/**
+ * Every written form of each secret, longest first: raw, URL-encoded (upper- and lower-case escapes), hex,
+ * base64 and base64url at any alignment.
+ */
+function secretForms(secrets) {
+    const forms = new Set();
+    for (const secret of secrets) {
+        if (secret.length < MIN_SCRUBBED_LENGTH)
+            continue;
+        forms.add(secret);
+        forms.add(encodeURIComponent(secret));
+        forms.add(encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
+        const bytes = Buffer.from(secret, 'utf8');
+        forms.add(bytes.toString('hex'));
+        forms.add(bytes.toString('base64'));
+        for (const core of base64Cores(bytes)) {
+            if (core.length < MIN_SCRUBBED_LENGTH)
+                continue;
+            forms.add(core);
+            forms.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
+        }
+    }
+    return [...forms].sort((a, b) => b.length - a.length);
+}
+function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+/** A matcher for the forms; null when there is nothing to look for. */
+function secretMatcher(secrets) {
+    const forms = secretForms(secrets);
+    return forms.length === 0 ? null : new RegExp(forms.map(escapeRegExp).join('|'), 'g');
+}
+const ENCODED_CHAR = /[A-Za-z0-9+/=_-]/;
+/**
+ * Each match widens to the whole run of base64 characters around it: the few characters where an
+ * encoded secret mixes with its neighbours' bits would otherwise show part of it.
+ */
+function secretFindings(text, matcher) {
+    if (matcher === null)
+        return [];
+    const found = [];
+    for (const m of text.matchAll(matcher)) {
+        let start = m.index ?? 0;
+        let end = start + m[0].length;
+        const floor = found.at(-1)?.end ?? 0;
+        if (start < floor)
+            continue;
+        while (start > floor && ENCODED_CHAR.test(text[start - 1] ?? ''))
+            start--;
+        while (end < text.length && ENCODED_CHAR.test(text[end] ?? ''))
+            end++;
+        found.push({ start, end, kind: 'secret', credential: true, rank: RANK.extraSecret });
+    }
+    return found;
+}
+/** Replaces every form of every secret (widened as secretFindings widens it) with `***`. */
+function makeScrubber(secrets) {
+    const matcher = secretMatcher(secrets);
+    return (text) => {
+        let out = '';
+        let at = 0;
+        for (const { start, end } of secretFindings(text, matcher)) {
+            out += `${text.slice(at, start)}***`;
+            at = end;
+        }
+        return out + text.slice(at);
+    };
+}
+
+;// CONCATENATED MODULE: ./src/github/upstream.ts
+/**
+ * The one interface between Perimeter and GitHub. The Octokit implementation lives in
+ * octokit-upstream.ts; tests may use a small fake of this interface or the GitHub stand-in.
+ *
+ * Repository coordinates are fixed when an Upstream is made: nothing here names another repository.
+ * Objects addressed by SHA (commits, trees, blobs) never change and are cached for the process lifetime.
+ */
+/** Errors from upstream, with messages already scrubbed of credentials. */
+class UpstreamError extends Error {
+    code;
+    status;
+    constructor(code, message, status) {
+        super(message);
+        this.code = code;
+        this.status = status;
+        this.name = 'UpstreamError';
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/errors.ts
+
+const MAX_UPSTREAM_MESSAGE = 200;
+/** GitHub's own short error message, vetted: one line, no control characters, bounded, scrubbed. */
+function upstreamMessage(error, scrub) {
+    const data = error.response?.data;
+    const raw = data && typeof data === 'object' && typeof data.message === 'string'
+        ? data.message
+        : '';
+    // eslint-disable-next-line no-control-regex
+    const clean = scrub(raw.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim());
+    return clean.length > MAX_UPSTREAM_MESSAGE ? `${clean.slice(0, MAX_UPSTREAM_MESSAGE)}…` : clean;
+}
+function isRateLimited(error) {
+    if (error.status === 429)
+        return true;
+    if (error.status !== 403)
+        return false;
+    const headers = error.response?.headers ?? {};
+    if (headers['x-ratelimit-remaining'] === '0' || headers['retry-after'] !== undefined)
+        return true;
+    return /rate limit/i.test(upstreamMessage(error, (text) => text));
+}
+function codeFor(status, error) {
+    if (status === undefined || status >= 500)
+        return 'unavailable';
+    if (isRateLimited(error))
+        return 'rate_limited';
+    if (status === 401 || status === 403)
+        return 'forbidden';
+    if (status === 404 || status === 410)
+        return 'not_found';
+    if (status === 409)
+        return 'conflict';
+    return 'invalid';
+}
+/** Turns anything thrown by Octokit into an UpstreamError whose message names the operation, never a secret. */
+function toUpstreamError(error, operation, scrub) {
+    if (error instanceof UpstreamError)
+        return error;
+    const e = (error && typeof error === 'object' ? error : {});
+    const status = typeof e.status === 'number' ? e.status : undefined;
+    const hasResponse = e.response !== undefined;
+    if (!hasResponse) {
+        const reason = scrub(String(e.message ?? error)).slice(0, MAX_UPSTREAM_MESSAGE);
+        return new UpstreamError('unavailable', `${operation}: GitHub could not be reached (${reason})`);
+    }
+    const code = codeFor(status, e);
+    const detail = upstreamMessage(e, scrub);
+    const text = `${operation}: GitHub answered ${status}${detail ? `: ${detail}` : ''}`;
+    return new UpstreamError(code, code === 'rate_limited' ? `${text} (rate limited)` : text, status);
+}
+
+;// CONCATENATED MODULE: external "fs"
+const external_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
+;// CONCATENATED MODULE: external "os"
+const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
+;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/context.js
+
+
+class Context {
+    /**
+     * Hydrate the context from the environment
+     */
+    constructor() {
+        var _a, _b, _c;
+        this.payload = {};
+        if (process.env.GITHUB_EVENT_PATH) {
+            if ((0,external_fs_namespaceObject.existsSync)(process.env.GITHUB_EVENT_PATH)) {
+                this.payload = JSON.parse((0,external_fs_namespaceObject.readFileSync)(process.env.GITHUB_EVENT_PATH, { encoding: 'utf8' }));
+            }
+            else {
+                const path = process.env.GITHUB_EVENT_PATH;
+                process.stdout.write(`GITHUB_EVENT_PATH ${path} does not exist${external_os_namespaceObject.EOL}`);
+            }
+        }
+        this.eventName = process.env.GITHUB_EVENT_NAME;
+        this.sha = process.env.GITHUB_SHA;
+        this.ref = process.env.GITHUB_REF;
+        this.workflow = process.env.GITHUB_WORKFLOW;
+        this.action = process.env.GITHUB_ACTION;
+        this.actor = process.env.GITHUB_ACTOR;
+        this.job = process.env.GITHUB_JOB;
+        this.runAttempt = parseInt(process.env.GITHUB_RUN_ATTEMPT, 10);
+        this.runNumber = parseInt(process.env.GITHUB_RUN_NUMBER, 10);
+        this.runId = parseInt(process.env.GITHUB_RUN_ID, 10);
+        this.apiUrl = (_a = process.env.GITHUB_API_URL) !== null && _a !== void 0 ? _a : `https://api.github.com`;
+        this.serverUrl = (_b = process.env.GITHUB_SERVER_URL) !== null && _b !== void 0 ? _b : `https://github.com`;
+        this.graphqlUrl =
+            (_c = process.env.GITHUB_GRAPHQL_URL) !== null && _c !== void 0 ? _c : `https://api.github.com/graphql`;
+    }
+    get issue() {
+        const payload = this.payload;
+        return Object.assign(Object.assign({}, this.repo), { number: (payload.issue || payload.pull_request || payload).number });
+    }
+    get repo() {
+        if (process.env.GITHUB_REPOSITORY) {
+            const [owner, repo] = process.env.GITHUB_REPOSITORY.split('/');
+            return { owner, repo };
+        }
+        if (this.payload.repository) {
+            return {
+                owner: this.payload.repository.owner.login,
+                repo: this.payload.repository.name
+            };
+        }
+        throw new Error("context.repo requires a GITHUB_REPOSITORY environment variable like 'owner/repo'");
+    }
+}
+//# sourceMappingURL=context.js.map
+// EXTERNAL MODULE: ./node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js
+var lib = __nccwpck_require__(9659);
+// EXTERNAL MODULE: ./node_modules/undici/index.js
+var undici = __nccwpck_require__(4371);
+;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/internal/utils.js
+var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+function getAuthString(token, options) {
+    if (!token && !options.auth) {
+        throw new Error('Parameter token or opts.auth is required');
+    }
+    else if (token && options.auth) {
+        throw new Error('Parameters token and opts.auth may not both be specified');
+    }
+    return typeof options.auth === 'string' ? options.auth : `token ${token}`;
+}
+function getProxyAgent(destinationUrl) {
+    const hc = new lib.HttpClient();
+    return hc.getAgent(destinationUrl);
+}
+function getProxyAgentDispatcher(destinationUrl) {
+    const hc = new lib.HttpClient();
+    return hc.getAgentDispatcher(destinationUrl);
+}
+function getProxyFetch(destinationUrl) {
+    const httpDispatcher = getProxyAgentDispatcher(destinationUrl);
+    const proxyFetch = (url, opts) => __awaiter(this, void 0, void 0, function* () {
+        return (0,undici.fetch)(url, Object.assign(Object.assign({}, opts), { dispatcher: httpDispatcher }));
+    });
+    return proxyFetch;
+}
+function getApiBaseUrl() {
+    return process.env['GITHUB_API_URL'] || 'https://api.github.com';
+}
+function getUserAgentWithOrchestrationId(baseUserAgent) {
+    var _a;
+    const orchId = (_a = process.env['ACTIONS_ORCHESTRATION_ID']) === null || _a === void 0 ? void 0 : _a.trim();
+    if (orchId) {
+        const sanitizedId = orchId.replace(/[^a-z0-9_.-]/gi, '_');
+        const tag = `actions_orchestration_id/${sanitizedId}`;
+        if (baseUserAgent === null || baseUserAgent === void 0 ? void 0 : baseUserAgent.includes(tag))
+            return baseUserAgent;
+        const ua = baseUserAgent ? `${baseUserAgent} ` : '';
+        return `${ua}${tag}`;
+    }
+    return baseUserAgent;
+}
+//# sourceMappingURL=utils.js.map
+;// CONCATENATED MODULE: ./node_modules/universal-user-agent/index.js
+function getUserAgent() {
+  if (typeof navigator === "object" && "userAgent" in navigator) {
+    return navigator.userAgent;
+  }
+
+  if (typeof process === "object" && process.version !== undefined) {
+    return `Node.js/${process.version.substr(1)} (${process.platform}; ${
+      process.arch
+    })`;
+  }
+
+  return "<environment undetectable>";
+}
+
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/register.js
+// @ts-check
+
+function register(state, name, method, options) {
+  if (typeof method !== "function") {
+    throw new Error("method for before hook must be a function");
+  }
+
+  if (!options) {
+    options = {};
+  }
+
+  if (Array.isArray(name)) {
+    return name.reverse().reduce((callback, name) => {
+      return register.bind(null, state, name, callback, options);
+    }, method)();
+  }
+
+  return Promise.resolve().then(() => {
+    if (!state.registry[name]) {
+      return method(options);
+    }
+
+    return state.registry[name].reduce((method, registered) => {
+      return registered.hook.bind(null, method, options);
+    }, method)();
+  });
+}
+
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/add.js
+// @ts-check
+
+function addHook(state, kind, name, hook) {
+  const orig = hook;
+  if (!state.registry[name]) {
+    state.registry[name] = [];
+  }
+
+  if (kind === "before") {
+    hook = (method, options) => {
+      return Promise.resolve()
+        .then(orig.bind(null, options))
+        .then(method.bind(null, options));
+    };
+  }
+
+  if (kind === "after") {
+    hook = (method, options) => {
+      let result;
+      return Promise.resolve()
+        .then(method.bind(null, options))
+        .then((result_) => {
+          result = result_;
+          return orig(result, options);
+        })
+        .then(() => {
+          return result;
+        });
+    };
+  }
+
+  if (kind === "error") {
+    hook = (method, options) => {
+      return Promise.resolve()
+        .then(method.bind(null, options))
+        .catch((error) => {
+          return orig(error, options);
+        });
+    };
+  }
+
+  state.registry[name].push({
+    hook: hook,
+    orig: orig,
+  });
+}
+
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/remove.js
+// @ts-check
+
+function removeHook(state, name, method) {
+  if (!state.registry[name]) {
+    return;
+  }
+
+  const index = state.registry[name]
+    .map((registered) => {
+      return registered.orig;
+    })
+    .indexOf(method);
+
+  if (index === -1) {
+    return;
+  }
+
+  state.registry[name].splice(index, 1);
+}
+
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/index.js
+// @ts-check
+
+
+
+
+
+// bind with array of arguments: https://stackoverflow.com/a/21792913
+const bind = Function.bind;
+const bindable = bind.bind(bind);
+
+function bindApi(hook, state, name) {
+  const removeHookRef = bindable(removeHook, null).apply(
+    null,
+    name ? [state, name] : [state]
+  );
+  hook.api = { remove: removeHookRef };
+  hook.remove = removeHookRef;
+  ["before", "error", "after", "wrap"].forEach((kind) => {
+    const args = name ? [state, kind, name] : [state, kind];
+    hook[kind] = hook.api[kind] = bindable(addHook, null).apply(null, args);
+  });
+}
+
+function Singular() {
+  const singularHookName = Symbol("Singular");
+  const singularHookState = {
+    registry: {},
+  };
+  const singularHook = register.bind(null, singularHookState, singularHookName);
+  bindApi(singularHook, singularHookState, singularHookName);
+  return singularHook;
+}
+
+function Collection() {
+  const state = {
+    registry: {},
+  };
+
+  const hook = register.bind(null, state);
+  bindApi(hook, state);
+
+  return hook;
+}
+
+/* harmony default export */ const before_after_hook = ({ Singular, Collection });
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/endpoint/dist-bundle/index.js
+// pkg/dist-src/defaults.js
+
+
+// pkg/dist-src/version.js
+var VERSION = "0.0.0-development";
+
+// pkg/dist-src/defaults.js
+var userAgent = `octokit-endpoint.js/${VERSION} ${getUserAgent()}`;
+var DEFAULTS = {
+  method: "GET",
+  baseUrl: "https://api.github.com",
+  headers: {
+    accept: "application/vnd.github.v3+json",
+    "user-agent": userAgent
+  },
+  mediaType: {
+    format: ""
+  }
+};
+
+// pkg/dist-src/util/lowercase-keys.js
+function lowercaseKeys(object) {
+  if (!object) {
+    return {};
+  }
+  return Object.keys(object).reduce((newObj, key) => {
+    newObj[key.toLowerCase()] = object[key];
+    return newObj;
+  }, {});
+}
+
+// pkg/dist-src/util/is-plain-object.js
+function dist_bundle_isPlainObject(value) {
+  if (typeof value !== "object" || value === null) return false;
+  if (Object.prototype.toString.call(value) !== "[object Object]") return false;
+  const proto = Object.getPrototypeOf(value);
+  if (proto === null) return true;
+  const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
+  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value);
+}
+
+// pkg/dist-src/util/merge-deep.js
+function mergeDeep(defaults, options) {
+  const result = Object.assign({}, defaults);
+  Object.keys(options).forEach((key) => {
+    if (dist_bundle_isPlainObject(options[key])) {
+      if (!(key in defaults)) Object.assign(result, { [key]: options[key] });
+      else result[key] = mergeDeep(defaults[key], options[key]);
+    } else {
+      Object.assign(result, { [key]: options[key] });
+    }
+  });
+  return result;
+}
+
+// pkg/dist-src/util/remove-undefined-properties.js
+function removeUndefinedProperties(obj) {
+  for (const key in obj) {
+    if (obj[key] === void 0) {
+      delete obj[key];
+    }
+  }
+  return obj;
+}
+
+// pkg/dist-src/merge.js
+function dist_bundle_merge(defaults, route, options) {
+  if (typeof route === "string") {
+    let [method, url] = route.split(" ");
+    options = Object.assign(url ? { method, url } : { url: method }, options);
+  } else {
+    options = Object.assign({}, route);
+  }
+  options.headers = lowercaseKeys(options.headers);
+  removeUndefinedProperties(options);
+  removeUndefinedProperties(options.headers);
+  const mergedOptions = mergeDeep(defaults || {}, options);
+  if (options.url === "/graphql") {
+    if (defaults && defaults.mediaType.previews?.length) {
+      mergedOptions.mediaType.previews = defaults.mediaType.previews.filter(
+        (preview) => !mergedOptions.mediaType.previews.includes(preview)
+      ).concat(mergedOptions.mediaType.previews);
+    }
+    mergedOptions.mediaType.previews = (mergedOptions.mediaType.previews || []).map((preview) => preview.replace(/-preview/, ""));
+  }
+  return mergedOptions;
+}
+
+// pkg/dist-src/util/add-query-parameters.js
+function addQueryParameters(url, parameters) {
+  const separator = /\?/.test(url) ? "&" : "?";
+  const names = Object.keys(parameters);
+  if (names.length === 0) {
+    return url;
+  }
+  return url + separator + names.map((name) => {
+    if (name === "q") {
+      return "q=" + parameters.q.split("+").map(encodeURIComponent).join("+");
+    }
+    return `${name}=${encodeURIComponent(parameters[name])}`;
+  }).join("&");
+}
+
+// pkg/dist-src/util/extract-url-variable-names.js
+var urlVariableRegex = /\{[^{}}]+\}/g;
+function removeNonChars(variableName) {
+  return variableName.replace(/(?:^\W+)|(?:(?<!\W)\W+$)/g, "").split(/,/);
+}
+function extractUrlVariableNames(url) {
+  const matches = url.match(urlVariableRegex);
+  if (!matches) {
+    return [];
+  }
+  return matches.map(removeNonChars).reduce((a, b) => a.concat(b), []);
+}
+
+// pkg/dist-src/util/omit.js
+function dist_bundle_omit(object, keysToOmit) {
+  const result = { __proto__: null };
+  for (const key of Object.keys(object)) {
+    if (keysToOmit.indexOf(key) === -1) {
+      result[key] = object[key];
+    }
+  }
+  return result;
+}
+
+// pkg/dist-src/util/url-template.js
+function encodeReserved(str) {
+  return str.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
+    if (!/%[0-9A-Fa-f]/.test(part)) {
+      part = encodeURI(part).replace(/%5B/g, "[").replace(/%5D/g, "]");
+    }
+    return part;
+  }).join("");
+}
+function encodeUnreserved(str) {
+  return encodeURIComponent(str).replace(/[!'()*]/g, function(c) {
+    return "%" + c.charCodeAt(0).toString(16).toUpperCase();
+  });
+}
+function encodeValue(operator, value, key) {
+  value = operator === "+" || operator === "#" ? encodeReserved(value) : encodeUnreserved(value);
+  if (key) {
+    return encodeUnreserved(key) + "=" + value;
+  } else {
+    return value;
+  }
+}
+function isDefined(value) {
+  return value !== void 0 && value !== null;
+}
+function isKeyOperator(operator) {
+  return operator === ";" || operator === "&" || operator === "?";
+}
+function getValues(context, operator, key, modifier) {
+  var value = context[key], result = [];
+  if (isDefined(value) && value !== "") {
+    if (typeof value === "string" || typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") {
+      value = value.toString();
+      if (modifier && modifier !== "*") {
+        value = value.substring(0, parseInt(modifier, 10));
+      }
+      result.push(
+        encodeValue(operator, value, isKeyOperator(operator) ? key : "")
+      );
+    } else {
+      if (modifier === "*") {
+        if (Array.isArray(value)) {
+          value.filter(isDefined).forEach(function(value2) {
+            result.push(
+              encodeValue(operator, value2, isKeyOperator(operator) ? key : "")
+            );
+          });
+        } else {
+          Object.keys(value).forEach(function(k) {
+            if (isDefined(value[k])) {
+              result.push(encodeValue(operator, value[k], k));
+            }
+          });
+        }
+      } else {
+        const tmp = [];
+        if (Array.isArray(value)) {
+          value.filter(isDefined).forEach(function(value2) {
+            tmp.push(encodeValue(operator, value2));
+          });
+        } else {
+          Object.keys(value).forEach(function(k) {
+            if (isDefined(value[k])) {
+              tmp.push(encodeUnreserved(k));
+              tmp.push(encodeValue(operator, value[k].toString()));
+            }
+          });
+        }
+        if (isKeyOperator(operator)) {
+          result.push(encodeUnreserved(key) + "=" + tmp.join(","));
+        } else if (tmp.length !== 0) {
+          result.push(tmp.join(","));
+        }
+      }
+    }
+  } else {
+    if (operator === ";") {
+      if (isDefined(value)) {
+        result.push(encodeUnreserved(key));
+      }
+    } else if (value === "" && (operator === "&" || operator === "?")) {
+      result.push(encodeUnreserved(key) + "=");
+    } else if (value === "") {
+      result.push("");
+    }
+  }
+  return result;
+}
+function parseUrl(template) {
+  return {
+    expand: expand.bind(null, template)
+  };
+}
+function expand(template, context) {
+  var operators = ["+", "#", ".", "/", ";", "?", "&"];
+  template = template.replace(
+    /\{([^\{\}]+)\}|([^\{\}]+)/g,
+    function(_, expression, literal) {
+      if (expression) {
+        let operator = "";
+        const values = [];
+        if (operators.indexOf(expression.charAt(0)) !== -1) {
+          operator = expression.charAt(0);
+          expression = expression.substr(1);
+        }
+        expression.split(/,/g).forEach(function(variable) {
+          var tmp = /([^:\*]*)(?::(\d+)|(\*))?/.exec(variable);
+          values.push(getValues(context, operator, tmp[1], tmp[2] || tmp[3]));
+        });
+        if (operator && operator !== "+") {
+          var separator = ",";
+          if (operator === "?") {
+            separator = "&";
+          } else if (operator !== "#") {
+            separator = operator;
+          }
+          return (values.length !== 0 ? operator : "") + values.join(separator);
+        } else {
+          return values.join(",");
+        }
+      } else {
+        return encodeReserved(literal);
+      }
+    }
+  );
+  if (template === "/") {
+    return template;
+  } else {
+    return template.replace(/\/$/, "");
+  }
+}
+
+// pkg/dist-src/parse.js
+function dist_bundle_parse(options) {
+  let method = options.method.toUpperCase();
+  let url = (options.url || "/").replace(/:([a-z]\w+)/g, "{$1}");
+  let headers = Object.assign({}, options.headers);
+  let body;
+  let parameters = dist_bundle_omit(options, [
+    "method",
+    "baseUrl",
+    "url",
+    "headers",
+    "request",
+    "mediaType"
+  ]);
+  const urlVariableNames = extractUrlVariableNames(url);
+  url = parseUrl(url).expand(parameters);
+  if (!/^http/.test(url)) {
+    url = options.baseUrl + url;
+  }
+  const omittedParameters = Object.keys(options).filter((option) => urlVariableNames.includes(option)).concat("baseUrl");
+  const remainingParameters = dist_bundle_omit(parameters, omittedParameters);
+  const isBinaryRequest = /application\/octet-stream/i.test(headers.accept);
+  if (!isBinaryRequest) {
+    if (options.mediaType.format) {
+      headers.accept = headers.accept.split(/,/).map(
+        (format) => format.replace(
+          /application\/vnd(\.\w+)(\.v3)?(\.\w+)?(\+json)?$/,
+          `application/vnd$1$2.${options.mediaType.format}`
+        )
+      ).join(",");
+    }
+    if (url.endsWith("/graphql")) {
+      if (options.mediaType.previews?.length) {
+        const previewsFromAcceptHeader = headers.accept.match(/(?<![\w-])[\w-]+(?=-preview)/g) || [];
+        headers.accept = previewsFromAcceptHeader.concat(options.mediaType.previews).map((preview) => {
+          const format = options.mediaType.format ? `.${options.mediaType.format}` : "+json";
+          return `application/vnd.github.${preview}-preview${format}`;
+        }).join(",");
+      }
+    }
+  }
+  if (["GET", "HEAD"].includes(method)) {
+    url = addQueryParameters(url, remainingParameters);
+  } else {
+    if ("data" in remainingParameters) {
+      body = remainingParameters.data;
+    } else {
+      if (Object.keys(remainingParameters).length) {
+        body = remainingParameters;
+      }
+    }
+  }
+  if (!headers["content-type"] && typeof body !== "undefined") {
+    headers["content-type"] = "application/json; charset=utf-8";
+  }
+  if (["PATCH", "PUT"].includes(method) && typeof body === "undefined") {
+    body = "";
+  }
+  return Object.assign(
+    { method, url, headers },
+    typeof body !== "undefined" ? { body } : null,
+    options.request ? { request: options.request } : null
+  );
+}
+
+// pkg/dist-src/endpoint-with-defaults.js
+function endpointWithDefaults(defaults, route, options) {
+  return dist_bundle_parse(dist_bundle_merge(defaults, route, options));
+}
+
+// pkg/dist-src/with-defaults.js
+function withDefaults(oldDefaults, newDefaults) {
+  const DEFAULTS2 = dist_bundle_merge(oldDefaults, newDefaults);
+  const endpoint2 = endpointWithDefaults.bind(null, DEFAULTS2);
+  return Object.assign(endpoint2, {
+    DEFAULTS: DEFAULTS2,
+    defaults: withDefaults.bind(null, DEFAULTS2),
+    merge: dist_bundle_merge.bind(null, DEFAULTS2),
+    parse: dist_bundle_parse
+  });
+}
+
+// pkg/dist-src/index.js
+var endpoint = withDefaults(null, DEFAULTS);
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/request/node_modules/content-type/dist/index.js
+/*!
+ * content-type
+ * Copyright(c) 2015 Douglas Christopher Wilson
+ * MIT Licensed
+ */
+const SP = 32; // " "
+const HTAB = 9; // "\t"
+const SEMI = 59; // ";"
+const EQ = 61; // "="
+const DQUOTE = 34; // '"'
+const BSLASH = 92; // "\\"
+const COMMA = 44; // ","
+const LOWER_CASE = 1;
+const OWS = 2;
+const SEMI_FLAG = 4;
+const COMMA_FLAG = 8;
+const TOKEN_FLAG = 16;
+const NON_ASCII = 0xff00;
+const CASE_FLAGS = LOWER_CASE | NON_ASCII;
+/**
+ * Character flags used to normalize HTTP field values while scanning.
+ * Out-of-range reads intentionally coerce to zero in bitwise expressions.
+ */
+const CHAR_MAP = new Uint8Array(0x100);
+CHAR_MAP[HTAB] |= OWS;
+CHAR_MAP[SP] |= OWS;
+CHAR_MAP[SEMI] |= SEMI_FLAG;
+CHAR_MAP[COMMA] |= COMMA_FLAG;
+for (let code = 0x80 /* non-ASCII */; code <= 0xff; code++) {
+    CHAR_MAP[code] |= LOWER_CASE;
+}
+for (const char of "!#$%&'*+-.^_`|~") {
+    CHAR_MAP[char.charCodeAt(0)] |= TOKEN_FLAG;
+}
+for (let code = 0x30 /* 0 */; code <= 0x39 /* 9 */; code++) {
+    CHAR_MAP[code] |= TOKEN_FLAG;
+}
+for (let code = 0x41 /* A */; code <= 0x5a /* Z */; code++) {
+    CHAR_MAP[code] |= LOWER_CASE | TOKEN_FLAG;
+}
+for (let code = 0x61 /* a */; code <= 0x7a /* z */; code++) {
+    CHAR_MAP[code] |= TOKEN_FLAG;
+}
+/**
+ * Null object perf optimization. Faster than `Object.create(null)` and `{ __proto__: null }`.
+ */
+const NullObject = /* @__PURE__ */ (() => {
+    const C = function () { };
+    C.prototype = Object.create(null);
+    return C;
+})();
+/**
+ * Validate a type string against RFC 9110.
+ */
+function isTypeValid(type, start = 0, end = type.length) {
+    let hasSlash = false;
+    for (let index = start; index < end; index++) {
+        const code = type.charCodeAt(index);
+        if (code === 47 /* / */) {
+            if (hasSlash || index === start || index >= end - 1)
+                return false;
+            hasSlash = true;
+        }
+        else if (!isTokenCode(code)) {
+            return false;
+        }
+    }
+    return hasSlash;
+}
+/**
+ * Validate a token against RFC 9110.
+ */
+function isTokenValid(token, start = 0, end = token.length) {
+    if (start >= end)
+        return false;
+    for (let index = start; index < end; index++) {
+        if (!isTokenCode(token.charCodeAt(index)))
+            return false;
+    }
+    return true;
+}
+/**
+ * Check whether a character code belongs to the token production in RFC 9110.
+ */
+function isTokenCode(code) {
+    return (CHAR_MAP[code] & TOKEN_FLAG) !== 0;
+}
+/**
+ * Serialize a parameter value.
+ */
+function parameterValue(str) {
+    const len = str.length;
+    if (len === 0)
+        return '""';
+    let index = 0;
+    while (index < len && isTokenCode(str.charCodeAt(index)))
+        index++;
+    if (index === len)
+        return str;
+    let result = '"';
+    let start = 0;
+    while (index < len) {
+        const code = str.charCodeAt(index);
+        if (code !== HTAB && (code < SP || code === 127 || code > 255)) {
+            throw new TypeError(`Invalid parameter value: ${str}`);
+        }
+        if (code === 34 /* " */ || code === 92 /* \\ */) {
+            result += `${str.slice(start, index)}\\`;
+            start = index;
+        }
+        index++;
+    }
+    return `${result}${str.slice(start)}"`;
+}
+/**
+ * Format an object into a `Content-Type` header.
+ */
+function format(obj) {
+    const { type, parameters } = obj;
+    if (!type || !isTypeValid(type)) {
+        throw new TypeError(`Invalid type: ${type}`);
+    }
+    let result = type;
+    if (parameters) {
+        for (const param of Object.keys(parameters)) {
+            if (!isTokenValid(param)) {
+                throw new TypeError(`Invalid parameter name: ${param}`);
+            }
+            result += `; ${param}=${parameterValue(parameters[param])}`;
+        }
+    }
+    return result;
+}
+/**
+ * Parse a `Content-Type` header.
+ */
+function dist_parse(header, options) {
+    const stopFlags = SEMI_FLAG | (options?.comma === true ? COMMA_FLAG : 0);
+    const len = header.length;
+    let valueStart = options?.start ?? 0;
+    while ((CHAR_MAP[header.charCodeAt(valueStart)] & OWS) !== 0) {
+        valueStart++;
+    }
+    let index = valueStart;
+    let typeFlags = 0;
+    let whitespace = -1;
+    let stop = options?.parameters === false ? COMMA_FLAG : 0;
+    while (index < len) {
+        const code = header.charCodeAt(index);
+        const flags = CHAR_MAP[code];
+        if ((flags & stopFlags) !== 0) {
+            stop |= flags & COMMA_FLAG;
+            break;
+        }
+        if ((flags & OWS) !== 0) {
+            if (whitespace === -1)
+                whitespace = index;
+        }
+        else {
+            whitespace = -1;
+        }
+        typeFlags |= (code & NON_ASCII) | flags;
+        index++;
+    }
+    const valueEnd = whitespace === -1 ? index : whitespace;
+    const value = header.slice(valueStart, valueEnd);
+    const type = (typeFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
+    if (index === len || stop !== 0) {
+        return { type, index, parameters: new NullObject() };
+    }
+    return parseParameters(header, type, index, len, stopFlags);
+}
+/**
+ * Parses the parameters of a `Content-Type` header starting at the given index.
+ */
+function parseParameters(header, type, index, len, stopFlags) {
+    const parameters = new NullObject();
+    parameter: while (index < len) {
+        index++; // Skip over ;
+        while ((CHAR_MAP[header.charCodeAt(index)] & OWS) !== 0) {
+            index++;
+        }
+        const keyStart = index;
+        let keyFlags = 0;
+        let keyWhitespace = -1;
+        while (index < len) {
+            const code = header.charCodeAt(index);
+            const flags = CHAR_MAP[code];
+            if ((flags & stopFlags) !== 0) {
+                if ((flags & COMMA_FLAG) !== 0)
+                    break parameter;
+                continue parameter;
+            }
+            if (code === EQ) {
+                const keyEnd = keyWhitespace === -1 ? index : keyWhitespace;
+                const value = header.slice(keyStart, keyEnd);
+                const key = (keyFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
+                index++;
+                while ((CHAR_MAP[header.charCodeAt(index)] & OWS) !== 0) {
+                    index++;
+                }
+                if (index < len && header.charCodeAt(index) === DQUOTE) {
+                    const quotedStart = ++index;
+                    let escaped = false;
+                    while (index < len) {
+                        const code = header.charCodeAt(index);
+                        if (code === DQUOTE) {
+                            if (parameters[key] === undefined) {
+                                parameters[key] = escaped
+                                    ? unescapeQuotedPairs(header, quotedStart, index)
+                                    : header.slice(quotedStart, index);
+                            }
+                            index++;
+                            let stop = 0;
+                            // Discard characters between quote and delimiter.
+                            while (index < len) {
+                                const code = header.charCodeAt(index);
+                                const flags = CHAR_MAP[code];
+                                if ((flags & stopFlags) !== 0) {
+                                    stop = flags & COMMA_FLAG;
+                                    break;
+                                }
+                                index++;
+                            }
+                            if (stop !== 0)
+                                break parameter;
+                            continue parameter;
+                        }
+                        if (code === BSLASH && index + 1 < len) {
+                            escaped = true;
+                            index += 2;
+                            continue;
+                        }
+                        index++;
+                    }
+                    continue parameter;
+                }
+                const valueStart = index;
+                let stop = 0;
+                let valueWhitespace = -1;
+                while (index < len) {
+                    const code = header.charCodeAt(index);
+                    const flags = CHAR_MAP[code];
+                    if ((flags & stopFlags) !== 0) {
+                        stop = flags & COMMA_FLAG;
+                        break;
+                    }
+                    if ((flags & OWS) !== 0) {
+                        if (valueWhitespace === -1)
+                            valueWhitespace = index;
+                    }
+                    else {
+                        valueWhitespace = -1;
+                    }
+                    index++;
+                }
+                if (parameters[key] === undefined) {
+                    const valueEnd = valueWhitespace === -1 ? index : valueWhitespace;
+                    parameters[key] = header.slice(valueStart, valueEnd);
+                }
+                if (stop !== 0)
+                    break parameter;
+                continue parameter;
+            }
+            if ((flags & OWS) !== 0) {
+                if (keyWhitespace === -1)
+                    keyWhitespace = index;
+            }
+            else {
+                keyWhitespace = -1;
+            }
+            keyFlags |= (code & NON_ASCII) | flags;
+            index++;
+        }
+    }
+    return { type, index, parameters };
+}
+/**
+ * Remove backslashes from quoted pairs in a known-terminated quoted string body.
+ */
+function unescapeQuotedPairs(str, start, end) {
+    let result = "";
+    for (let index = start; index < end; index++) {
+        if (str.charCodeAt(index) === BSLASH) {
+            result += str.slice(start, index);
+            start = ++index;
+        }
+    }
+    return result + str.slice(start, end);
+}
+//# sourceMappingURL=index.js.map
+;// CONCATENATED MODULE: ./node_modules/json-with-bigint/json-with-bigint.js
+const intRegex = /^-?\d+$/;
+const noiseValue = /^-?\d+n+$/; // Noise - strings that match the custom format before being converted to it
+const originalStringify = JSON.stringify;
+const originalParse = JSON.parse;
+const customFormat = /^-?\d+n$/;
+
+const bigIntsStringify = /([\[:])?"(-?\d+)n"($|\s*[,\}\]])/g;
+const noiseStringify = /([\[:])?("-?\d+n+)n("$|"\s*[,\}\]])/g;
+
+/**
+ * @typedef {(this: any, key: string | number | undefined, value: any) => any} Replacer
+ * @typedef {(key: string | number | undefined, value: any, context?: { source: string }) => any} Reviver
+ */
+
+/**
+ * Checks if a value is unstringifiable according to native JSON.stringify rules.
+ *
+ * @param {any} val The value to check.
+ * @returns {boolean} True if the value is undefined, a function, or a symbol.
+ */
+const isUnstringifiable = (val) =>
+  val === undefined || typeof val === "function" || typeof val === "symbol";
+
+/**
+ * Checks if a value is a native JSON.rawJSON object (Node.js 22+).
+ *
+ * @param {any} val The value to check.
+ * @returns {boolean} True if the value is a RawJSON instance.
+ */
+const isRawJSON = (val) =>
+  val !== null &&
+  typeof val === "object" &&
+  val.constructor &&
+  val.constructor.name === "RawJSON";
+
+/**
+ * Iteratively converts a JS value to a JSON string.
+ * Used as a fallback when the native JSON.stringify hits the Maximum Call Stack size.
+ * Fully compliant with JSON formatting (space), replacers, and toJSON behaviors.
+ *
+ * @param {any} rootValue The value to stringify.
+ * @param {Replacer | Array<string | number> | null} [replacer] User's custom replacer function.
+ * @param {string | number} [spaceParam] Indentation for pretty-printing.
+ * @returns {string | undefined} The generated JSON string.
+ */
+const stringifyIteratively = (rootValue, replacer, spaceParam) => {
+  let space = "";
+
+  if (typeof spaceParam === "number") {
+    space = " ".repeat(Math.min(10, Math.max(0, Math.floor(spaceParam))));
+  } else if (typeof spaceParam === "string") {
+    space = spaceParam.slice(0, 10);
+  }
+
+  const isFunctionReplacer = typeof replacer === "function";
+  const propertyList = Array.isArray(replacer)
+    ? new Set(replacer.map(String))
+    : null;
+
+  /**
+   * Prepares a value for stringification by resolving toJSON, handling BigInts,
+   * applying custom replacers, and unwrapping primitive objects.
+   *
+   * @param {object|Array} parent The parent object or array holding the value.
+   * @param {string} key The key associated with the value.
+   * @param {any} val The raw value to process.
+   * @returns {any} The processed value ready for stringification.
+   */
+  const prepareVal = (parent, key, val) => {
+    const isObject = val !== null && typeof val === "object";
+    const hasToJSON = isObject && typeof val.toJSON === "function";
+
+    if (hasToJSON) {
+      val = val.toJSON(key);
+    }
+
+    const isNoise = typeof val === "string" && noiseValue.test(val);
+
+    if (isNoise) return val + "n";
+
+    const isBigInt = typeof val === "bigint";
+
+    if (isBigInt) {
+      const supportsRawJSON = "rawJSON" in JSON;
+
+      if (supportsRawJSON) return JSON.rawJSON(val.toString());
+
+      return val.toString() + "n";
+    }
+
+    if (isFunctionReplacer) {
+      val = replacer.call(parent, key, val);
+    }
+
+    const isPostReplacerObject = val !== null && typeof val === "object";
+
+    if (isPostReplacerObject) {
+      const isPrimitiveWrapper =
+        val instanceof Number ||
+        val instanceof String ||
+        val instanceof Boolean;
+
+      if (isPrimitiveWrapper) {
+        val = val.valueOf();
+      }
+    }
+
+    return val;
+  };
+
+  const rootProcessed = prepareVal({ "": rootValue }, "", rootValue);
+
+  if (isUnstringifiable(rootProcessed)) {
+    return undefined;
+  }
+
+  const isRootPrimitive =
+    rootProcessed === null || typeof rootProcessed !== "object";
+  const isRootNativeRawJSON = isRawJSON(rootProcessed);
+
+  if (isRootPrimitive || isRootNativeRawJSON) {
+    return originalStringify(rootProcessed);
+  }
+
+  const chunks = [];
+  let level = 0;
+
+  const stack = [
+    {
+      parent: { "": rootProcessed },
+      key: "",
+      val: rootProcessed,
+      isArray: Array.isArray(rootProcessed),
+      keys: Array.isArray(rootProcessed) ? null : Object.keys(rootProcessed),
+      index: 0,
+      first: true,
+    },
+  ];
+
+  const visited = new WeakSet([rootProcessed]);
+
+  while (stack.length > 0) {
+    const node = stack[stack.length - 1];
+
+    if (node.index === 0) {
+      chunks.push(node.isArray ? "[" : "{");
+      level++;
+    }
+
+    let isDone = false;
+
+    if (node.isArray) {
+      if (node.index < node.val.length) {
+        if (!node.first) chunks.push(",");
+
+        if (space) chunks.push("\n" + space.repeat(level));
+
+        const childRaw = node.val[node.index];
+        const childVal = prepareVal(node.val, String(node.index), childRaw);
+
+        if (isUnstringifiable(childVal)) {
+          chunks.push("null");
+          node.first = false;
+          node.index++;
+        } else {
+          const isComplexObject =
+            childVal !== null && typeof childVal === "object";
+          const isNativeRaw = isRawJSON(childVal);
+
+          if (isComplexObject && !isNativeRaw) {
+            if (visited.has(childVal)) {
+              throw new TypeError("Converting circular structure to JSON");
+            }
+
+            visited.add(childVal);
+
+            stack.push({
+              parent: node.val,
+              key: String(node.index),
+              val: childVal,
+              isArray: Array.isArray(childVal),
+              keys: Array.isArray(childVal) ? null : Object.keys(childVal),
+              index: 0,
+              first: true,
+            });
+
+            node.first = false;
+            node.index++;
+          } else {
+            chunks.push(originalStringify(childVal));
+            node.first = false;
+            node.index++;
+          }
+        }
+      } else {
+        isDone = true;
+      }
+    } else {
+      while (node.index < node.keys.length) {
+        const k = node.keys[node.index++];
+
+        const isFilteredOutByArray = propertyList && !propertyList.has(k);
+
+        if (isFilteredOutByArray) continue;
+
+        const childRaw = node.val[k];
+        const childVal = prepareVal(node.val, k, childRaw);
+
+        if (isUnstringifiable(childVal)) continue;
+
+        if (!node.first) chunks.push(",");
+
+        if (space) {
+          chunks.push("\n" + space.repeat(level) + originalStringify(k) + ": ");
+        } else {
+          chunks.push(originalStringify(k) + ":");
+        }
+
+        const isComplexObject =
+          childVal !== null && typeof childVal === "object";
+        const isNativeRaw = isRawJSON(childVal);
+
+        if (isComplexObject && !isNativeRaw) {
+          if (visited.has(childVal)) {
+            throw new TypeError("Converting circular structure to JSON");
+          }
+
+          visited.add(childVal);
+
+          stack.push({
+            parent: node.val,
+            key: k,
+            val: childVal,
+            isArray: Array.isArray(childVal),
+            keys: Array.isArray(childVal) ? null : Object.keys(childVal),
+            index: 0,
+            first: true,
+          });
+
+          node.first = false;
+
+          break; // Stop current loop level to process the newly pushed stack node
+        } else {
+          chunks.push(originalStringify(childVal));
+          node.first = false;
+        }
+      }
+
+      const isNodeFullyProcessed =
+        node.index >= node.keys.length && stack[stack.length - 1] === node;
+
+      if (isNodeFullyProcessed) {
+        isDone = true;
+      }
+    }
+
+    if (isDone) {
+      level--;
+
+      if (!node.first && space) chunks.push("\n" + space.repeat(level));
+
+      chunks.push(node.isArray ? "]" : "}");
+      visited.delete(node.val);
+      stack.pop();
+    }
+  }
+
+  return chunks.join("");
+};
+
+/**
+ * Converts a JavaScript value to a JSON string.
+ *
+ * Supports serialization of BigInt values using two strategies:
+ * 1. Custom format "123n" → "123" (universal fallback)
+ * 2. Native JSON.rawJSON() (Node.js 22+, fastest) when available
+ *
+ * All other values are serialized exactly like native JSON.stringify().
+ *
+ * @param {*} value The value to convert to a JSON string.
+ * @param {Replacer | Array<string | number> | null} [replacer]
+ * A function that alters the behavior of the stringification process,
+ * or an array of strings/numbers to indicate properties to exclude.
+ * @param {string | number} [space]
+ * A string or number to specify indentation or pretty-printing.
+ * @returns {string} The JSON string representation.
+ */
+const JSONStringify = (value, replacer, space) => {
+  try {
+    const supportsRawJSON = "rawJSON" in JSON;
+
+    if (supportsRawJSON) {
+      return originalStringify(
+        value,
+        (key, val) => {
+          if (typeof val === "bigint") return JSON.rawJSON(val.toString());
+
+          const hasFunctionReplacer = typeof replacer === "function";
+
+          if (hasFunctionReplacer) return replacer(key, val);
+
+          const isKeyInArrayReplacer =
+            Array.isArray(replacer) && replacer.includes(key);
+
+          if (isKeyInArrayReplacer) return val;
+
+          return val;
+        },
+        space,
+      );
+    }
+
+    if (!value) return originalStringify(value, replacer, space);
+
+    const convertedToCustomJSON = originalStringify(
+      value,
+      (key, val) => {
+        const isNoise = typeof val === "string" && noiseValue.test(val);
+
+        if (isNoise) return val.toString() + "n"; // Mark noise values with additional "n" to offset the deletion of one "n" during the processing
+
+        if (typeof val === "bigint") return val.toString() + "n";
+
+        const hasFunctionReplacer = typeof replacer === "function";
+
+        if (hasFunctionReplacer) return replacer(key, val);
+
+        const isKeyInArrayReplacer =
+          Array.isArray(replacer) && replacer.includes(key);
+
+        if (isKeyInArrayReplacer) return val;
+
+        return val;
+      },
+      space,
+    );
+
+    const processedJSON = convertedToCustomJSON.replace(
+      bigIntsStringify,
+      "$1$2$3",
+    ); // Delete one "n" off the end of every BigInt value
+
+    const denoisedJSON = processedJSON.replace(noiseStringify, "$1$2$3"); // Remove one "n" off the end of every noisy string
+
+    return denoisedJSON;
+  } catch (error) {
+    if (error instanceof RangeError) {
+      const convertedJSON = stringifyIteratively(value, replacer, space);
+
+      if (convertedJSON === undefined) return undefined;
+
+      const supportsRawJSON = "rawJSON" in JSON;
+
+      if (supportsRawJSON) return convertedJSON;
+
+      const processedJSON = convertedJSON.replace(bigIntsStringify, "$1$2$3");
+
+      return processedJSON.replace(noiseStringify, "$1$2$3");
+    }
+
+    throw error;
+  }
+};
+
+const featureCache = new Map();
+
+/**
+ * Detects if the current JSON.parse implementation supports the context.source feature.
+ *
+ * Uses toString() fingerprinting to cache results and automatically detect runtime
+ * replacements of JSON.parse (polyfills, mocks, etc.).
+ *
+ * @returns {boolean} true if context.source is supported, false otherwise.
+ */
+const isContextSourceSupported = () => {
+  const parseFingerprint = JSON.parse.toString();
+
+  if (featureCache.has(parseFingerprint)) {
+    return featureCache.get(parseFingerprint);
+  }
+
+  try {
+    const result = JSON.parse(
+      "1",
+      (_, __, context) => !!context?.source && context.source === "1",
+    );
+    featureCache.set(parseFingerprint, result);
+
+    return result;
+  } catch {
+    featureCache.set(parseFingerprint, false);
+
+    return false;
+  }
+};
+
+/**
+ * Reviver function that converts custom-format BigInt strings back to BigInt values.
+ * Also handles "noise" strings that accidentally match the BigInt format.
+ *
+ * @param {string | number | undefined} key The object key.
+ * @param {*} value The value being parsed.
+ * @param {object} [context] Parse context (if supported by JSON.parse).
+ * @param {Reviver} [userReviver] User's custom reviver function.
+ * @returns {any} The transformed value.
+ */
+const convertMarkedBigIntsReviver = (key, value, context, userReviver) => {
+  const isCustomFormatBigInt =
+    typeof value === "string" && customFormat.test(value);
+
+  if (isCustomFormatBigInt) return BigInt(value.slice(0, -1));
+
+  const isNoiseValue = typeof value === "string" && noiseValue.test(value);
+  if (isNoiseValue) return value.slice(0, -1);
+
+  const hasUserReviver = typeof userReviver === "function";
+
+  if (!hasUserReviver) return value;
+
+  return userReviver(key, value, context);
+};
+
+/**
+ * Fast JSON.parse implementation (~2x faster than classic fallback).
+ * Uses JSON.parse's context.source feature to detect integers and convert
+ * large numbers directly to BigInt without string manipulation.
+ *
+ * Does not support legacy custom format from v1 of this library.
+ *
+ * @param {string} text JSON string to parse.
+ * @param {Reviver} [reviver] Transform function to apply to each value.
+ * @returns {any} Parsed JavaScript value.
+ */
+const JSONParseV2 = (text, reviver) => {
+  return JSON.parse(text, (key, value, context) => {
+    const isNumber = typeof value === "number";
+    const isOutOfBounds =
+      value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
+    const isBigNumber = isNumber && isOutOfBounds;
+    const isInt = context && intRegex.test(context.source);
+    const isBigInt = isBigNumber && isInt;
+
+    if (isBigInt) return BigInt(context.source);
+
+    const hasCustomReviver = typeof reviver === "function";
+
+    if (!hasCustomReviver) return value;
+
+    return reviver(key, value, context);
+  });
+};
+
+const MAX_INT = Number.MAX_SAFE_INTEGER.toString();
+const MAX_DIGITS = MAX_INT.length;
+const stringsOrLargeNumbers =
+  /"(?:[^"\\]|\\.)*"|-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/g;
+const noiseValueWithQuotes = /^"-?\d+n+"$/; // Noise - strings that match the custom format before being converted to it
+
+/**
+ * Iteratively traverses the parsed object bottom-up (post-order),
+ * emulating the native JSON.parse reviver behavior.
+ * This avoids Call Stack overflows (RangeError) on deeply nested structures.
+ *
+ * @param {any} parsed The natively parsed JSON object.
+ * @param {Reviver} [userReviver] User's custom reviver function.
+ * @returns {any} The fully processed object.
+ */
+const applyReviverIteratively = (parsed, userReviver) => {
+  const rootHolder = { "": parsed };
+  const stack = [{ parent: rootHolder, key: "", visited: false }];
+
+  while (stack.length > 0) {
+    const node = stack[stack.length - 1];
+
+    if (!node.visited) {
+      node.visited = true;
+
+      const value = node.parent[node.key];
+      const isComplexObject = value !== null && typeof value === "object";
+
+      if (isComplexObject) {
+        const keys = Object.keys(value);
+
+        for (let i = keys.length - 1; i >= 0; i--) {
+          stack.push({ parent: value, key: keys[i], visited: false });
+        }
+      }
+    } else {
+      const { parent, key } = node;
+      let value = parent[key];
+
+      if (typeof value === "string") {
+        const isCustomFormatBigInt = customFormat.test(value);
+
+        if (isCustomFormatBigInt) {
+          value = BigInt(value.slice(0, -1));
+        } else {
+          const isNoise = noiseValue.test(value);
+
+          if (isNoise) value = value.slice(0, -1);
+        }
+      }
+
+      const hasUserReviver = typeof userReviver === "function";
+
+      if (hasUserReviver) {
+        value = userReviver.call(parent, key, value);
+      }
+
+      const isDeleted = value === undefined;
+
+      if (isDeleted) {
+        delete parent[key];
+      } else {
+        parent[key] = value;
+      }
+
+      stack.pop();
+    }
+  }
+
+  return rootHolder[""];
+};
+
+/**
+ * Pre-processes the JSON string to mark large numbers with an 'n' suffix.
+ *
+ * @param {string} text The raw JSON string.
+ * @returns {string} The serialized string with marked BigInts.
+ */
+const serializeBigInts = (text) => {
+  return text.replace(
+    stringsOrLargeNumbers,
+    (match, digits, fractional, exponential) => {
+      const isString = match[0] === '"';
+      const isNoise = isString && noiseValueWithQuotes.test(match);
+
+      if (isNoise) return match.substring(0, match.length - 1) + 'n"'; // Mark noise values with additional "n" to offset the deletion of one "n" during the processing
+
+      const hasFractionalOrExponential = fractional || exponential;
+
+      // With a fixed number of digits, we can correctly use lexicographical comparison to do a numeric comparison
+      const isLessThanMaxSafeInt =
+        digits &&
+        (digits.length < MAX_DIGITS ||
+          (digits.length === MAX_DIGITS && digits <= MAX_INT));
+
+      const isStandardValue =
+        isString || hasFractionalOrExponential || isLessThanMaxSafeInt;
+
+      if (isStandardValue) return match;
+
+      return '"' + match + 'n"';
+    },
+  );
+};
+
+/**
+ * Converts a JSON string into a JavaScript value.
+ *
+ * Supports parsing of large integers using two strategies:
+ * 1. Classic fallback: Marks large numbers with "123n" format, then converts to BigInt
+ * 2. Fast path (JSONParseV2): Uses context.source feature (~2x faster) when available
+ *
+ * All other JSON values are parsed exactly like native JSON.parse().
+ *
+ * @param {string} text A valid JSON string.
+ * @param {Reviver} [reviver]
+ * A function that transforms the results. This function is called for each member
+ * of the object. If a member contains nested objects, the nested objects are
+ * transformed before the parent object is.
+ * @returns {any} The parsed JavaScript value.
+ * @throws {SyntaxError} If text is not valid JSON.
+ */
+const JSONParse = (text, reviver) => {
+  if (!text) return originalParse(text, reviver);
+
+  try {
+    if (isContextSourceSupported()) return JSONParseV2(text, reviver); // Shortcut to a faster (2x) and simpler version
+
+    // Find and mark big numbers with "n"
+    const serializedData = serializeBigInts(text);
+
+    return originalParse(serializedData, (key, value, context) =>
+      convertMarkedBigIntsReviver(key, value, context, reviver),
+    );
+  } catch (error) {
+    if (error instanceof RangeError) {
+      const serializedData = serializeBigInts(text);
+      const parsed = originalParse(serializedData);
+
+      return applyReviverIteratively(parsed, reviver);
+    }
+
+    throw error;
+  }
+};
+
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/request-error/dist-src/index.js
+class RequestError extends Error {
+  name;
+  /**
+   * http status code
+   */
+  status;
+  /**
+   * Request options that lead to the error.
+   */
+  request;
+  /**
+   * Response object if a response was received
+   */
+  response;
+  constructor(message, statusCode, options) {
+    super(message, { cause: options.cause });
+    this.name = "HttpError";
+    this.status = Number.parseInt(statusCode);
+    if (Number.isNaN(this.status)) {
+      this.status = 0;
+    }
+    /* v8 ignore else -- @preserve -- Bug with vitest coverage where it sees an else branch that doesn't exist */
+    if ("response" in options) {
+      this.response = options.response;
+    }
+    const requestCopy = Object.assign({}, options.request);
+    if (options.request.headers.authorization) {
+      requestCopy.headers = Object.assign({}, options.request.headers, {
+        authorization: options.request.headers.authorization.replace(
+          /(?<! ) .*$/,
+          " [REDACTED]"
+        )
+      });
+    }
+    requestCopy.url = requestCopy.url.replace(/\bclient_secret=\w+/g, "client_secret=[REDACTED]").replace(/\baccess_token=\w+/g, "access_token=[REDACTED]");
+    this.request = requestCopy;
+  }
+}
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/request/dist-bundle/index.js
+// pkg/dist-src/index.js
+
+
+// pkg/dist-src/defaults.js
+
+
+// pkg/dist-src/version.js
+var dist_bundle_VERSION = "10.0.16";
+
+// pkg/dist-src/defaults.js
+var defaults_default = {
+  headers: {
+    "user-agent": `octokit-request.js/${dist_bundle_VERSION} ${getUserAgent()}`
+  }
+};
+
+// pkg/dist-src/fetch-wrapper.js
+
+
+
+// pkg/dist-src/is-plain-object.js
+function request_dist_bundle_isPlainObject(value) {
+  if (typeof value !== "object" || value === null) return false;
+  if (Object.prototype.toString.call(value) !== "[object Object]") return false;
+  const proto = Object.getPrototypeOf(value);
+  if (proto === null) return true;
+  const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
+  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value);
+}
+
+// pkg/dist-src/fetch-wrapper.js
+
+var noop = () => "";
+async function fetchWrapper(requestOptions) {
+  const fetch = requestOptions.request?.fetch || globalThis.fetch;
+  if (!fetch) {
+    throw new Error(
+      "fetch is not set. Please pass a fetch implementation as new Octokit({ request: { fetch }}). Learn more at https://github.com/octokit/octokit.js/#fetch-missing"
+    );
+  }
+  const log = requestOptions.request?.log || console;
+  const parseSuccessResponseBody = requestOptions.request?.parseSuccessResponseBody !== false;
+  const body = request_dist_bundle_isPlainObject(requestOptions.body) || Array.isArray(requestOptions.body) ? JSONStringify(requestOptions.body) : requestOptions.body;
+  const requestHeaders = Object.fromEntries(
+    Object.entries(requestOptions.headers).map(([name, value]) => [
+      name,
+      String(value)
+    ])
+  );
+  let fetchResponse;
+  try {
+    fetchResponse = await fetch(requestOptions.url, {
+      method: requestOptions.method,
+      body,
+      redirect: requestOptions.request?.redirect,
+      headers: requestHeaders,
+      signal: requestOptions.request?.signal,
+      // duplex must be set if request.body is ReadableStream or Async Iterables.
+      // See https://fetch.spec.whatwg.org/#dom-requestinit-duplex.
+      ...requestOptions.body && { duplex: "half" }
+    });
+  } catch (error) {
+    let message = "Unknown Error";
+    if (error instanceof Error) {
+      if (error.name === "AbortError") {
+        error.status = 500;
+        throw error;
+      }
+      message = error.message;
+      if (error.name === "TypeError" && "cause" in error) {
+        if (error.cause instanceof Error) {
+          message = error.cause.message;
+        } else if (typeof error.cause === "string") {
+          message = error.cause;
+        }
+      }
+    }
+    const requestError = new RequestError(message, 500, {
+      request: requestOptions
+    });
+    requestError.cause = error;
+    throw requestError;
+  }
+  const status = fetchResponse.status;
+  const url = fetchResponse.url;
+  const responseHeaders = {};
+  for (const [key, value] of fetchResponse.headers) {
+    responseHeaders[key] = value;
+  }
+  const octokitResponse = {
+    url,
+    status,
+    headers: responseHeaders,
+    data: ""
+  };
+  if ("deprecation" in responseHeaders) {
+    const matches = responseHeaders.link && responseHeaders.link.match(/<([^<>]+)>; rel="deprecation"/);
+    const deprecationLink = matches && matches.pop();
+    log.warn(
+      `[@octokit/request] "${requestOptions.method} ${requestOptions.url}" is deprecated. It is scheduled to be removed on ${responseHeaders.sunset}${deprecationLink ? `. See ${deprecationLink}` : ""}`
+    );
+  }
+  if (status === 204 || status === 205) {
+    return octokitResponse;
+  }
+  if (requestOptions.method === "HEAD") {
+    if (status < 400) {
+      return octokitResponse;
+    }
+    throw new RequestError(fetchResponse.statusText, status, {
+      response: octokitResponse,
+      request: requestOptions
+    });
+  }
+  if (status === 304) {
+    octokitResponse.data = await getResponseData(fetchResponse);
+    throw new RequestError("Not modified", status, {
+      response: octokitResponse,
+      request: requestOptions
+    });
+  }
+  if (status >= 400) {
+    octokitResponse.data = await getResponseData(fetchResponse);
+    throw new RequestError(toErrorMessage(octokitResponse.data), status, {
+      response: octokitResponse,
+      request: requestOptions
+    });
+  }
+  octokitResponse.data = parseSuccessResponseBody ? await getResponseData(fetchResponse) : fetchResponse.body;
+  return octokitResponse;
+}
+async function getResponseData(response) {
+  const contentType = response.headers.get("content-type");
+  if (!contentType) {
+    return response.text().catch(noop);
+  }
+  const mimetype = dist_parse(contentType);
+  if (isJSONResponse(mimetype)) {
+    let text = "";
+    try {
+      text = await response.text();
+      return JSONParse(text);
+    } catch (err) {
+      return text;
+    }
+  } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
+  // (RFC 2046) and must never be decoded as text, even when the response
+  // carries a (misleading) `charset=utf-8` parameter — see #751.
+  mimetype.parameters.charset?.toLowerCase() === "utf-8" && mimetype.type !== "application/octet-stream") {
+    return response.text().catch(noop);
+  } else {
+    return response.arrayBuffer().catch(
+      /* v8 ignore next -- @preserve */
+      () => new ArrayBuffer(0)
+    );
+  }
+}
+function isJSONResponse(mimetype) {
+  return mimetype.type === "application/json" || mimetype.type === "application/scim+json";
+}
+function toErrorMessage(data) {
+  if (typeof data === "string") {
+    return data;
+  }
+  if (data instanceof ArrayBuffer) {
+    return "Unknown error";
+  }
+  if (typeof data === "object" && data !== null && "message" in data) {
+    const objectData = data;
+    const suffix = "documentation_url" in objectData ? ` - ${objectData.documentation_url}` : "";
+    return Array.isArray(objectData.errors) ? `${objectData.message}: ${objectData.errors.map((v) => JSON.stringify(v)).join(", ")}${suffix}` : `${objectData.message}${suffix}`;
+  }
+  return `Unknown error: ${JSON.stringify(data)}`;
+}
+
+// pkg/dist-src/with-defaults.js
+function dist_bundle_withDefaults(oldEndpoint, newDefaults) {
+  const endpoint2 = oldEndpoint.defaults(newDefaults);
+  const newApi = function(route, parameters) {
+    const endpointOptions = endpoint2.merge(route, parameters);
+    if (!endpointOptions.request || !endpointOptions.request.hook) {
+      return fetchWrapper(endpoint2.parse(endpointOptions));
+    }
+    const request2 = (route2, parameters2) => {
+      return fetchWrapper(
+        endpoint2.parse(endpoint2.merge(route2, parameters2))
+      );
+    };
+    Object.assign(request2, {
+      endpoint: endpoint2,
+      defaults: dist_bundle_withDefaults.bind(null, endpoint2)
+    });
+    return endpointOptions.request.hook(request2, endpointOptions);
+  };
+  return Object.assign(newApi, {
+    endpoint: endpoint2,
+    defaults: dist_bundle_withDefaults.bind(null, endpoint2)
+  });
+}
+
+// pkg/dist-src/index.js
+var request = dist_bundle_withDefaults(endpoint, defaults_default);
+
+/* v8 ignore next -- @preserve */
+/* v8 ignore else -- @preserve */
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/graphql/dist-bundle/index.js
+// pkg/dist-src/index.js
+
+
+
+// pkg/dist-src/version.js
+var graphql_dist_bundle_VERSION = "0.0.0-development";
+
+// pkg/dist-src/with-defaults.js
+
+
+// pkg/dist-src/graphql.js
+
+
+// pkg/dist-src/error.js
+function _buildMessageForResponseErrors(data) {
+  return `Request failed due to following response errors:
+` + data.errors.map((e) => ` - ${e.message}`).join("\n");
+}
+var GraphqlResponseError = class extends Error {
+  constructor(request2, headers, response) {
+    super(_buildMessageForResponseErrors(response));
+    this.request = request2;
+    this.headers = headers;
+    this.response = response;
+    this.errors = response.errors;
+    this.data = response.data;
+    if (Error.captureStackTrace) {
+      Error.captureStackTrace(this, this.constructor);
+    }
+  }
+  request;
+  headers;
+  response;
+  name = "GraphqlResponseError";
+  errors;
+  data;
+};
+
+// pkg/dist-src/graphql.js
+var NON_VARIABLE_OPTIONS = [
+  "method",
+  "baseUrl",
+  "url",
+  "headers",
+  "request",
+  "query",
+  "mediaType",
+  "operationName"
+];
+var FORBIDDEN_VARIABLE_OPTIONS = ["query", "method", "url"];
+var GHES_V3_SUFFIX_REGEX = /\/api\/v3\/?$/;
+function graphql(request2, query, options) {
+  if (options) {
+    if (typeof query === "string" && "query" in options) {
+      return Promise.reject(
+        new Error(`[@octokit/graphql] "query" cannot be used as variable name`)
+      );
+    }
+    for (const key in options) {
+      if (!FORBIDDEN_VARIABLE_OPTIONS.includes(key)) continue;
+      return Promise.reject(
+        new Error(
+          `[@octokit/graphql] "${key}" cannot be used as variable name`
+        )
+      );
+    }
+  }
+  const parsedOptions = typeof query === "string" ? Object.assign({ query }, options) : query;
+  const requestOptions = Object.keys(
+    parsedOptions
+  ).reduce((result, key) => {
+    if (NON_VARIABLE_OPTIONS.includes(key)) {
+      result[key] = parsedOptions[key];
+      return result;
+    }
+    if (!result.variables) {
+      result.variables = {};
+    }
+    result.variables[key] = parsedOptions[key];
+    return result;
+  }, {});
+  const baseUrl = parsedOptions.baseUrl || request2.endpoint.DEFAULTS.baseUrl;
+  if (GHES_V3_SUFFIX_REGEX.test(baseUrl)) {
+    requestOptions.url = baseUrl.replace(GHES_V3_SUFFIX_REGEX, "/api/graphql");
+  }
+  return request2(requestOptions).then((response) => {
+    if (response.data.errors) {
+      const headers = {};
+      for (const key of Object.keys(response.headers)) {
+        headers[key] = response.headers[key];
+      }
+      throw new GraphqlResponseError(
+        requestOptions,
+        headers,
+        response.data
+      );
+    }
+    return response.data.data;
+  });
+}
+
+// pkg/dist-src/with-defaults.js
+function graphql_dist_bundle_withDefaults(request2, newDefaults) {
+  const newRequest = request2.defaults(newDefaults);
+  const newApi = (query, options) => {
+    return graphql(newRequest, query, options);
+  };
+  return Object.assign(newApi, {
+    defaults: graphql_dist_bundle_withDefaults.bind(null, newRequest),
+    endpoint: newRequest.endpoint
+  });
+}
+
+// pkg/dist-src/index.js
+var graphql2 = graphql_dist_bundle_withDefaults(request, {
+  headers: {
+    "user-agent": `octokit-graphql.js/${graphql_dist_bundle_VERSION} ${getUserAgent()}`
+  },
+  method: "POST",
+  url: "/graphql"
+});
+function withCustomRequest(customRequest) {
+  return graphql_dist_bundle_withDefaults(customRequest, {
+    method: "POST",
+    url: "/graphql"
+  });
+}
+
+/* v8 ignore if -- @preserve */
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/auth-token/dist-bundle/index.js
+// pkg/dist-src/is-jwt.js
+var b64url = "(?:[a-zA-Z0-9_-]+)";
+var sep = "\\.";
+var jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
+var isJWT = jwtRE.test.bind(jwtRE);
+
+// pkg/dist-src/auth.js
+async function auth(token) {
+  const isApp = isJWT(token);
+  const isInstallation = token.startsWith("v1.") || token.startsWith("ghs_");
+  const isUserToServer = token.startsWith("ghu_");
+  const tokenType = isApp ? "app" : isInstallation ? "installation" : isUserToServer ? "user-to-server" : "oauth";
+  return {
+    type: "token",
+    token,
+    tokenType
+  };
+}
+
+// pkg/dist-src/with-authorization-prefix.js
+function withAuthorizationPrefix(token) {
+  if (token.split(/\./).length === 3) {
+    return `bearer ${token}`;
+  }
+  return `token ${token}`;
+}
+
+// pkg/dist-src/hook.js
+async function hook(token, request, route, parameters) {
+  const endpoint = request.endpoint.merge(
+    route,
+    parameters
+  );
+  endpoint.headers.authorization = withAuthorizationPrefix(token);
+  return request(endpoint);
+}
+
+// pkg/dist-src/index.js
+var createTokenAuth = function createTokenAuth2(token) {
+  if (!token) {
+    throw new Error("[@octokit/auth-token] No token passed to createTokenAuth");
+  }
+  if (typeof token !== "string") {
+    throw new Error(
+      "[@octokit/auth-token] Token passed to createTokenAuth is not a string"
+    );
+  }
+  token = token.replace(/^(token|bearer) +/i, "");
+  return Object.assign(auth.bind(null, token), {
+    hook: hook.bind(null, token)
+  });
+};
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/core/dist-src/version.js
+const version_VERSION = "7.0.8";
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/core/dist-src/index.js
+
+
+
+
+
+
+const dist_src_noop = () => {
+};
+const consoleWarn = console.warn.bind(console);
+const consoleError = console.error.bind(console);
+function createLogger(logger = {}) {
+  if (typeof logger.debug !== "function") {
+    logger.debug = dist_src_noop;
+  }
+  if (typeof logger.info !== "function") {
+    logger.info = dist_src_noop;
+  }
+  if (typeof logger.warn !== "function") {
+    logger.warn = consoleWarn;
+  }
+  if (typeof logger.error !== "function") {
+    logger.error = consoleError;
+  }
+  return logger;
+}
+const userAgentTrail = `octokit-core.js/${version_VERSION} ${getUserAgent()}`;
+class Octokit {
+  static VERSION = version_VERSION;
+  static defaults(defaults) {
+    const OctokitWithDefaults = class extends this {
+      constructor(...args) {
+        const options = args[0] || {};
+        if (typeof defaults === "function") {
+          super(defaults(options));
+          return;
+        }
+        super(
+          Object.assign(
+            {},
+            defaults,
+            options,
+            options.userAgent && defaults.userAgent ? {
+              userAgent: `${options.userAgent} ${defaults.userAgent}`
+            } : null
+          )
+        );
+      }
+    };
+    return OctokitWithDefaults;
+  }
+  static plugins = [];
+  /**
+   * Attach a plugin (or many) to your Octokit instance.
+   *
+   * @example
+   * const API = Octokit.plugin(plugin1, plugin2, plugin3, ...)
+   */
+  static plugin(...newPlugins) {
+    const currentPlugins = this.plugins;
+    const NewOctokit = class extends this {
+      static plugins = currentPlugins.concat(
+        newPlugins.filter((plugin) => !currentPlugins.includes(plugin))
+      );
+    };
+    return NewOctokit;
+  }
+  constructor(options = {}) {
+    const hook = new before_after_hook.Collection();
+    const requestDefaults = {
+      baseUrl: request.endpoint.DEFAULTS.baseUrl,
+      headers: {},
+      request: Object.assign({}, options.request, {
+        // @ts-ignore internal usage only, no need to type
+        hook: hook.bind(null, "request")
+      }),
+      mediaType: {
+        previews: [],
+        format: ""
+      }
+    };
+    requestDefaults.headers["user-agent"] = options.userAgent ? `${options.userAgent} ${userAgentTrail}` : userAgentTrail;
+    if (options.baseUrl) {
+      requestDefaults.baseUrl = options.baseUrl;
+    }
+    if (options.previews) {
+      requestDefaults.mediaType.previews = options.previews;
+    }
+    if (options.timeZone) {
+      requestDefaults.headers["time-zone"] = options.timeZone;
+    }
+    this.request = request.defaults(requestDefaults);
+    this.graphql = withCustomRequest(this.request).defaults(requestDefaults);
+    this.log = createLogger(options.log);
+    this.hook = hook;
+    if (!options.authStrategy) {
+      if (!options.auth) {
+        this.auth = async () => ({
+          type: "unauthenticated"
+        });
+      } else {
+        const auth = createTokenAuth(options.auth);
+        hook.wrap("request", auth.hook);
+        this.auth = auth;
+      }
+    } else {
+      const { authStrategy, ...otherOptions } = options;
+      const auth = authStrategy(
+        Object.assign(
+          {
+            request: this.request,
+            log: this.log,
+            // we pass the current octokit instance as well as its constructor options
+            // to allow for authentication strategies that return a new octokit instance
+            // that shares the same internal state as the current one. The original
+            // requirement for this was the "event-octokit" authentication strategy
+            // of https://github.com/probot/octokit-auth-probot.
+            octokit: this,
+            octokitOptions: otherOptions
+          },
+          options.auth
+        )
+      );
+      hook.wrap("request", auth.hook);
+      this.auth = auth;
+    }
+    const classConstructor = this.constructor;
+    for (let i = 0; i < classConstructor.plugins.length; ++i) {
+      Object.assign(this, classConstructor.plugins[i](this, options));
+    }
+  }
+  // assigned during constructor
+  request;
+  graphql;
+  log;
+  hook;
+  // TODO: type `octokit.auth` based on passed options.authStrategy
+  auth;
+}
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
+const dist_src_version_VERSION = "17.0.0";
+
+//# sourceMappingURL=version.js.map
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
+const Endpoints = {
+  actions: {
+    addCustomLabelsToSelfHostedRunnerForOrg: [
+      "POST /orgs/{org}/actions/runners/{runner_id}/labels"
+    ],
+    addCustomLabelsToSelfHostedRunnerForRepo: [
+      "POST /repos/{owner}/{repo}/actions/runners/{runner_id}/labels"
+    ],
+    addRepoAccessToSelfHostedRunnerGroupInOrg: [
+      "PUT /orgs/{org}/actions/runner-groups/{runner_group_id}/repositories/{repository_id}"
+    ],
+    addSelectedRepoToOrgSecret: [
+      "PUT /orgs/{org}/actions/secrets/{secret_name}/repositories/{repository_id}"
+    ],
+    addSelectedRepoToOrgVariable: [
+      "PUT /orgs/{org}/actions/variables/{name}/repositories/{repository_id}"
+    ],
+    approveWorkflowRun: [
+      "POST /repos/{owner}/{repo}/actions/runs/{run_id}/approve"
+    ],
+    cancelWorkflowRun: [
+      "POST /repos/{owner}/{repo}/actions/runs/{run_id}/cancel"
+    ],
+    createEnvironmentVariable: [
+      "POST /repos/{owner}/{repo}/environments/{environment_name}/variables"
+    ],
+    createHostedRunnerForOrg: ["POST /orgs/{org}/actions/hosted-runners"],
+    createOrUpdateEnvironmentSecret: [
+      "PUT /repos/{owner}/{repo}/environments/{environment_name}/secrets/{secret_name}"
+    ],
+    createOrUpdateOrgSecret: ["PUT /orgs/{org}/actions/secrets/{secret_name}"],
+    createOrUpdateRepoSecret: [
+      "PUT /repos/{owner}/{repo}/actions/secrets/{secret_name}"
+    ],
+    createOrgVariable: ["POST /orgs/{org}/actions/variables"],
+    createRegistrationTokenForOrg: [
+      "POST /orgs/{org}/actions/runners/registration-token"
+    ],
+    createRegistrationTokenForRepo: [
+      "POST /repos/{owner}/{repo}/actions/runners/registration-token"
+    ],
+    createRemoveTokenForOrg: ["POST /orgs/{org}/actions/runners/remove-token"],
+    createRemoveTokenForRepo: [
+      "POST /repos/{owner}/{repo}/actions/runners/remove-token"
+    ],
+    createRepoVariable: ["POST /repos/{owner}/{repo}/actions/variables"],
+    createWorkflowDispatch: [
+      "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches"
+    ],
+    deleteActionsCacheById: [
+      "DELETE /repos/{owner}/{repo}/actions/caches/{cache_id}"
+    ],
+    deleteActionsCacheByKey: [
+      "DELETE /repos/{owner}/{repo}/actions/caches{?key,ref}"
+    ],
+    deleteArtifact: [
+      "DELETE /repos/{owner}/{repo}/actions/artifacts/{artifact_id}"
+    ],
+    deleteCustomImageFromOrg: [
+      "DELETE /orgs/{org}/actions/hosted-runners/images/custom/{image_definition_id}"
+    ],
+    deleteCustomImageVersionFromOrg: [
+      "DELETE /orgs/{org}/actions/hosted-runners/images/custom/{image_definition_id}/versions/{version}"
+    ],
+    deleteEnvironmentSecret: [
+      "DELETE /repos/{owner}/{repo}/environments/{environment_name}/secrets/{secret_name}"
+    ],
+    deleteEnvironmentVariable: [
+      "DELETE /repos/{owner}/{repo}/environments/{environment_name}/variables/{name}"
+    ],
+    deleteHostedRunnerForOrg: [
+      "DELETE /orgs/{org}/actions/hosted-runners/{hosted_runner_id}"
+    ],
+    deleteOrgSecret: ["DELETE /orgs/{org}/actions/secrets/{secret_name}"],
+    deleteOrgVariable: ["DELETE /orgs/{org}/actions/variables/{name}"],
+    deleteRepoSecret: [
+      "DELETE /repos/{owner}/{repo}/actions/secrets/{secret_name}"
+    ],
+    deleteRepoVariable: [
+      "DELETE /repos/{owner}/{repo}/actions/variables/{name}"
+    ],
+    deleteSelfHostedRunnerFromOrg: [
+      "DELETE /orgs/{org}/actions/runners/{runner_id}"
+    ],
+    deleteSelfHostedRunnerFromRepo: [
+      "DELETE /repos/{owner}/{repo}/actions/runners/{runner_id}"
+    ],
+    deleteWorkflowRun: ["DELETE /repos/{owner}/{repo}/actions/runs/{run_id}"],
+    deleteWorkflowRunLogs: [
+      "DELETE /repos/{owner}/{repo}/actions/runs/{run_id}/logs"
+    ],
+    disableSelectedRepositoryGithubActionsOrganization: [
+      "DELETE /orgs/{org}/actions/permissions/repositories/{repository_id}"
+    ],
+    disableWorkflow: [
+      "PUT /repos/{owner}/{repo}/actions/workflows/{workflow_id}/disable"
+    ],
+    downloadArtifact: [
+      "GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}"
+    ],
+    downloadJobLogsForWorkflowRun: [
+      "GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs"
+    ],
+    downloadWorkflowRunAttemptLogs: [
+      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/logs"
+    ],
+    downloadWorkflowRunLogs: [
+      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/logs"
+    ],
+    enableSelectedRepositoryGithubActionsOrganization: [
+      "PUT /orgs/{org}/actions/permissions/repositories/{repository_id}"
+    ],
+    enableWorkflow: [
+      "PUT /repos/{owner}/{repo}/actions/workflows/{workflow_id}/enable"
+    ],
+    forceCancelWorkflowRun: [
+      "POST /repos/{owner}/{repo}/actions/runs/{run_id}/force-cancel"
+    ],
+    generateRunnerJitconfigForOrg: [
+      "POST /orgs/{org}/actions/runners/generate-jitconfig"
+    ],
+    generateRunnerJitconfigForRepo: [
+      "POST /repos/{owner}/{repo}/actions/runners/generate-jitconfig"
+    ],
+    getActionsCacheList: ["GET /repos/{owner}/{repo}/actions/caches"],
+    getActionsCacheUsage: ["GET /repos/{owner}/{repo}/actions/cache/usage"],
+    getActionsCacheUsageByRepoForOrg: [
+      "GET /orgs/{org}/actions/cache/usage-by-repository"
+    ],
+    getActionsCacheUsageForOrg: ["GET /orgs/{org}/actions/cache/usage"],
+    getAllowedActionsOrganization: [
+      "GET /orgs/{org}/actions/permissions/selected-actions"
+    ],
+    getAllowedActionsRepository: [
+      "GET /repos/{owner}/{repo}/actions/permissions/selected-actions"
+    ],
+    getArtifact: ["GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}"],
+    getCustomImageForOrg: [
+      "GET /orgs/{org}/actions/hosted-runners/images/custom/{image_definition_id}"
+    ],
+    getCustomImageVersionForOrg: [
+      "GET /orgs/{org}/actions/hosted-runners/images/custom/{image_definition_id}/versions/{version}"
+    ],
+    getCustomOidcSubClaimForRepo: [
+      "GET /repos/{owner}/{repo}/actions/oidc/customization/sub"
+    ],
+    getEnvironmentPublicKey: [
+      "GET /repos/{owner}/{repo}/environments/{environment_name}/secrets/public-key"
+    ],
+    getEnvironmentSecret: [
+      "GET /repos/{owner}/{repo}/environments/{environment_name}/secrets/{secret_name}"
+    ],
+    getEnvironmentVariable: [
+      "GET /repos/{owner}/{repo}/environments/{environment_name}/variables/{name}"
+    ],
+    getGithubActionsDefaultWorkflowPermissionsOrganization: [
+      "GET /orgs/{org}/actions/permissions/workflow"
+    ],
+    getGithubActionsDefaultWorkflowPermissionsRepository: [
+      "GET /repos/{owner}/{repo}/actions/permissions/workflow"
+    ],
+    getGithubActionsPermissionsOrganization: [
+      "GET /orgs/{org}/actions/permissions"
+    ],
+    getGithubActionsPermissionsRepository: [
+      "GET /repos/{owner}/{repo}/actions/permissions"
+    ],
+    getHostedRunnerForOrg: [
+      "GET /orgs/{org}/actions/hosted-runners/{hosted_runner_id}"
+    ],
+    getHostedRunnersGithubOwnedImagesForOrg: [
+      "GET /orgs/{org}/actions/hosted-runners/images/github-owned"
+    ],
+    getHostedRunnersLimitsForOrg: [
+      "GET /orgs/{org}/actions/hosted-runners/limits"
+    ],
+    getHostedRunnersMachineSpecsForOrg: [
+      "GET /orgs/{org}/actions/hosted-runners/machine-sizes"
+    ],
+    getHostedRunnersPartnerImagesForOrg: [
+      "GET /orgs/{org}/actions/hosted-runners/images/partner"
+    ],
+    getHostedRunnersPlatformsForOrg: [
+      "GET /orgs/{org}/actions/hosted-runners/platforms"
+    ],
+    getJobForWorkflowRun: ["GET /repos/{owner}/{repo}/actions/jobs/{job_id}"],
+    getOrgPublicKey: ["GET /orgs/{org}/actions/secrets/public-key"],
+    getOrgSecret: ["GET /orgs/{org}/actions/secrets/{secret_name}"],
+    getOrgVariable: ["GET /orgs/{org}/actions/variables/{name}"],
+    getPendingDeploymentsForRun: [
+      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/pending_deployments"
+    ],
+    getRepoPermissions: [
+      "GET /repos/{owner}/{repo}/actions/permissions",
+      {},
+      { renamed: ["actions", "getGithubActionsPermissionsRepository"] }
+    ],
+    getRepoPublicKey: ["GET /repos/{owner}/{repo}/actions/secrets/public-key"],
+    getRepoSecret: ["GET /repos/{owner}/{repo}/actions/secrets/{secret_name}"],
+    getRepoVariable: ["GET /repos/{owner}/{repo}/actions/variables/{name}"],
+    getReviewsForRun: [
+      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/approvals"
+    ],
+    getSelfHostedRunnerForOrg: ["GET /orgs/{org}/actions/runners/{runner_id}"],
+    getSelfHostedRunnerForRepo: [
+      "GET /repos/{owner}/{repo}/actions/runners/{runner_id}"
+    ],
+    getWorkflow: ["GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}"],
+    getWorkflowAccessToRepository: [
+      "GET /repos/{owner}/{repo}/actions/permissions/access"
+    ],
+    getWorkflowRun: ["GET /repos/{owner}/{repo}/actions/runs/{run_id}"],
+    getWorkflowRunAttempt: [
+      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}"
+    ],
+    getWorkflowRunUsage: [
+      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/timing"
+    ],
+    getWorkflowUsage: [
+      "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/timing"
+    ],
+    listArtifactsForRepo: ["GET /repos/{owner}/{repo}/actions/artifacts"],
+    listCustomImageVersionsForOrg: [
+      "GET /orgs/{org}/actions/hosted-runners/images/custom/{image_definition_id}/versions"
+    ],
+    listCustomImagesForOrg: [
+      "GET /orgs/{org}/actions/hosted-runners/images/custom"
+    ],
+    listEnvironmentSecrets: [
+      "GET /repos/{owner}/{repo}/environments/{environment_name}/secrets"
+    ],
+    listEnvironmentVariables: [
+      "GET /repos/{owner}/{repo}/environments/{environment_name}/variables"
+    ],
+    listGithubHostedRunnersInGroupForOrg: [
+      "GET /orgs/{org}/actions/runner-groups/{runner_group_id}/hosted-runners"
+    ],
+    listHostedRunnersForOrg: ["GET /orgs/{org}/actions/hosted-runners"],
+    listJobsForWorkflowRun: [
+      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs"
+    ],
+    listJobsForWorkflowRunAttempt: [
+      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs"
+    ],
+    listLabelsForSelfHostedRunnerForOrg: [
+      "GET /orgs/{org}/actions/runners/{runner_id}/labels"
+    ],
+    listLabelsForSelfHostedRunnerForRepo: [
+      "GET /repos/{owner}/{repo}/actions/runners/{runner_id}/labels"
+    ],
+    listOrgSecrets: ["GET /orgs/{org}/actions/secrets"],
+    listOrgVariables: ["GET /orgs/{org}/actions/variables"],
+    listRepoOrganizationSecrets: [
+      "GET /repos/{owner}/{repo}/actions/organization-secrets"
+    ],
+    listRepoOrganizationVariables: [
+      "GET /repos/{owner}/{repo}/actions/organization-variables"
+    ],
+    listRepoSecrets: ["GET /repos/{owner}/{repo}/actions/secrets"],
+    listRepoVariables: ["GET /repos/{owner}/{repo}/actions/variables"],
+    listRepoWorkflows: ["GET /repos/{owner}/{repo}/actions/workflows"],
+    listRunnerApplicationsForOrg: ["GET /orgs/{org}/actions/runners/downloads"],
+    listRunnerApplicationsForRepo: [
+      "GET /repos/{owner}/{repo}/actions/runners/downloads"
+    ],
+    listSelectedReposForOrgSecret: [
+      "GET /orgs/{org}/actions/secrets/{secret_name}/repositories"
+    ],
+    listSelectedReposForOrgVariable: [
+      "GET /orgs/{org}/actions/variables/{name}/repositories"
+    ],
+    listSelectedRepositoriesEnabledGithubActionsOrganization: [
+      "GET /orgs/{org}/actions/permissions/repositories"
+    ],
+    listSelfHostedRunnersForOrg: ["GET /orgs/{org}/actions/runners"],
+    listSelfHostedRunnersForRepo: ["GET /repos/{owner}/{repo}/actions/runners"],
+    listWorkflowRunArtifacts: [
+      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts"
+    ],
+    listWorkflowRuns: [
+      "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs"
+    ],
+    listWorkflowRunsForRepo: ["GET /repos/{owner}/{repo}/actions/runs"],
+    reRunJobForWorkflowRun: [
+      "POST /repos/{owner}/{repo}/actions/jobs/{job_id}/rerun"
+    ],
+    reRunWorkflow: ["POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun"],
+    reRunWorkflowFailedJobs: [
+      "POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs"
+    ],
+    removeAllCustomLabelsFromSelfHostedRunnerForOrg: [
+      "DELETE /orgs/{org}/actions/runners/{runner_id}/labels"
+    ],
+    removeAllCustomLabelsFromSelfHostedRunnerForRepo: [
+      "DELETE /repos/{owner}/{repo}/actions/runners/{runner_id}/labels"
+    ],
+    removeCustomLabelFromSelfHostedRunnerForOrg: [
+      "DELETE /orgs/{org}/actions/runners/{runner_id}/labels/{name}"
+    ],
+    removeCustomLabelFromSelfHostedRunnerForRepo: [
+      "DELETE /repos/{owner}/{repo}/actions/runners/{runner_id}/labels/{name}"
+    ],
+    removeSelectedRepoFromOrgSecret: [
+      "DELETE /orgs/{org}/actions/secrets/{secret_name}/repositories/{repository_id}"
+    ],
+    removeSelectedRepoFromOrgVariable: [
+      "DELETE /orgs/{org}/actions/variables/{name}/repositories/{repository_id}"
+    ],
+    reviewCustomGatesForRun: [
+      "POST /repos/{owner}/{repo}/actions/runs/{run_id}/deployment_protection_rule"
+    ],
+    reviewPendingDeploymentsForRun: [
+      "POST /repos/{owner}/{repo}/actions/runs/{run_id}/pending_deployments"
+    ],
+    setAllowedActionsOrganization: [
+      "PUT /orgs/{org}/actions/permissions/selected-actions"
+    ],
+    setAllowedActionsRepository: [
+      "PUT /repos/{owner}/{repo}/actions/permissions/selected-actions"
+    ],
+    setCustomLabelsForSelfHostedRunnerForOrg: [
+      "PUT /orgs/{org}/actions/runners/{runner_id}/labels"
+    ],
+    setCustomLabelsForSelfHostedRunnerForRepo: [
+      "PUT /repos/{owner}/{repo}/actions/runners/{runner_id}/labels"
+    ],
+    setCustomOidcSubClaimForRepo: [
+      "PUT /repos/{owner}/{repo}/actions/oidc/customization/sub"
+    ],
+    setGithubActionsDefaultWorkflowPermissionsOrganization: [
+      "PUT /orgs/{org}/actions/permissions/workflow"
+    ],
+    setGithubActionsDefaultWorkflowPermissionsRepository: [
+      "PUT /repos/{owner}/{repo}/actions/permissions/workflow"
+    ],
+    setGithubActionsPermissionsOrganization: [
+      "PUT /orgs/{org}/actions/permissions"
+    ],
+    setGithubActionsPermissionsRepository: [
+      "PUT /repos/{owner}/{repo}/actions/permissions"
+    ],
+    setSelectedReposForOrgSecret: [
+      "PUT /orgs/{org}/actions/secrets/{secret_name}/repositories"
+    ],
+    setSelectedReposForOrgVariable: [
+      "PUT /orgs/{org}/actions/variables/{name}/repositories"
+    ],
+    setSelectedRepositoriesEnabledGithubActionsOrganization: [
+      "PUT /orgs/{org}/actions/permissions/repositories"
+    ],
+    setWorkflowAccessToRepository: [
+      "PUT /repos/{owner}/{repo}/actions/permissions/access"
+    ],
+    updateEnvironmentVariable: [
+      "PATCH /repos/{owner}/{repo}/environments/{environment_name}/variables/{name}"
+    ],
+    updateHostedRunnerForOrg: [
+      "PATCH /orgs/{org}/actions/hosted-runners/{hosted_runner_id}"
+    ],
+    updateOrgVariable: ["PATCH /orgs/{org}/actions/variables/{name}"],
+    updateRepoVariable: [
+      "PATCH /repos/{owner}/{repo}/actions/variables/{name}"
+    ]
+  },
+  activity: {
+    checkRepoIsStarredByAuthenticatedUser: ["GET /user/starred/{owner}/{repo}"],
+    deleteRepoSubscription: ["DELETE /repos/{owner}/{repo}/subscription"],
+    deleteThreadSubscription: [
+      "DELETE /notifications/threads/{thread_id}/subscription"
+    ],
+    getFeeds: ["GET /feeds"],
+    getRepoSubscription: ["GET /repos/{owner}/{repo}/subscription"],
+    getThread: ["GET /notifications/threads/{thread_id}"],
+    getThreadSubscriptionForAuthenticatedUser: [
+      "GET /notifications/threads/{thread_id}/subscription"
+    ],
+    listEventsForAuthenticatedUser: ["GET /users/{username}/events"],
+    listNotificationsForAuthenticatedUser: ["GET /notifications"],
+    listOrgEventsForAuthenticatedUser: [
+      "GET /users/{username}/events/orgs/{org}"
+    ],
+    listPublicEvents: ["GET /events"],
+    listPublicEventsForRepoNetwork: ["GET /networks/{owner}/{repo}/events"],
+    listPublicEventsForUser: ["GET /users/{username}/events/public"],
+    listPublicOrgEvents: ["GET /orgs/{org}/events"],
+    listReceivedEventsForUser: ["GET /users/{username}/received_events"],
+    listReceivedPublicEventsForUser: [
+      "GET /users/{username}/received_events/public"
+    ],
+    listRepoEvents: ["GET /repos/{owner}/{repo}/events"],
+    listRepoNotificationsForAuthenticatedUser: [
+      "GET /repos/{owner}/{repo}/notifications"
+    ],
+    listReposStarredByAuthenticatedUser: ["GET /user/starred"],
+    listReposStarredByUser: ["GET /users/{username}/starred"],
+    listReposWatchedByUser: ["GET /users/{username}/subscriptions"],
+    listStargazersForRepo: ["GET /repos/{owner}/{repo}/stargazers"],
+    listWatchedReposForAuthenticatedUser: ["GET /user/subscriptions"],
+    listWatchersForRepo: ["GET /repos/{owner}/{repo}/subscribers"],
+    markNotificationsAsRead: ["PUT /notifications"],
+    markRepoNotificationsAsRead: ["PUT /repos/{owner}/{repo}/notifications"],
+    markThreadAsDone: ["DELETE /notifications/threads/{thread_id}"],
+    markThreadAsRead: ["PATCH /notifications/threads/{thread_id}"],
+    setRepoSubscription: ["PUT /repos/{owner}/{repo}/subscription"],
+    setThreadSubscription: [
+      "PUT /notifications/threads/{thread_id}/subscription"
+    ],
+    starRepoForAuthenticatedUser: ["PUT /user/starred/{owner}/{repo}"],
+    unstarRepoForAuthenticatedUser: ["DELETE /user/starred/{owner}/{repo}"]
+  },
+  apps: {
+    addRepoToInstallation: [
+      "PUT /user/installations/{installation_id}/repositories/{repository_id}",
+      {},
+      { renamed: ["apps", "addRepoToInstallationForAuthenticatedUser"] }
+    ],
+    addRepoToInstallationForAuthenticatedUser: [
+      "PUT /user/installations/{installation_id}/repositories/{repository_id}"
+    ],
+    checkToken: ["POST /applications/{client_id}/token"],
+    createFromManifest: ["POST /app-manifests/{code}/conversions"],
+    createInstallationAccessToken: [
+      "POST /app/installations/{installation_id}/access_tokens"
+    ],
+    deleteAuthorization: ["DELETE /applications/{client_id}/grant"],
+    deleteInstallation: ["DELETE /app/installations/{installation_id}"],
+    deleteToken: ["DELETE /applications/{client_id}/token"],
+    getAuthenticated: ["GET /app"],
+    getBySlug: ["GET /apps/{app_slug}"],
+    getInstallation: ["GET /app/installations/{installation_id}"],
+    getOrgInstallation: ["GET /orgs/{org}/installation"],
+    getRepoInstallation: ["GET /repos/{owner}/{repo}/installation"],
+    getSubscriptionPlanForAccount: [
+      "GET /marketplace_listing/accounts/{account_id}"
+    ],
+    getSubscriptionPlanForAccountStubbed: [
+      "GET /marketplace_listing/stubbed/accounts/{account_id}"
+    ],
+    getUserInstallation: ["GET /users/{username}/installation"],
+    getWebhookConfigForApp: ["GET /app/hook/config"],
+    getWebhookDelivery: ["GET /app/hook/deliveries/{delivery_id}"],
+    listAccountsForPlan: ["GET /marketplace_listing/plans/{plan_id}/accounts"],
+    listAccountsForPlanStubbed: [
+      "GET /marketplace_listing/stubbed/plans/{plan_id}/accounts"
+    ],
+    listInstallationReposForAuthenticatedUser: [
+      "GET /user/installations/{installation_id}/repositories"
+    ],
+    listInstallationRequestsForAuthenticatedApp: [
+      "GET /app/installation-requests"
+    ],
+    listInstallations: ["GET /app/installations"],
+    listInstallationsForAuthenticatedUser: ["GET /user/installations"],
+    listPlans: ["GET /marketplace_listing/plans"],
+    listPlansStubbed: ["GET /marketplace_listing/stubbed/plans"],
+    listReposAccessibleToInstallation: ["GET /installation/repositories"],
+    listSubscriptionsForAuthenticatedUser: ["GET /user/marketplace_purchases"],
+    listSubscriptionsForAuthenticatedUserStubbed: [
+      "GET /user/marketplace_purchases/stubbed"
+    ],
+    listWebhookDeliveries: ["GET /app/hook/deliveries"],
+    redeliverWebhookDelivery: [
+      "POST /app/hook/deliveries/{delivery_id}/attempts"
+    ],
+    removeRepoFromInstallation: [
+      "DELETE /user/installations/{installation_id}/repositories/{repository_id}",
+      {},
+      { renamed: ["apps", "removeRepoFromInstallationForAuthenticatedUser"] }
+    ],
+    removeRepoFromInstallationForAuthenticatedUser: [
+      "DELETE /user/installations/{installation_id}/repositories/{repository_id}"
+    ],
+    resetToken: ["PATCH /applications/{client_id}/token"],
+    revokeInstallationAccessToken: ["DELETE /installation/token"],
+    scopeToken: ["POST /applications/{client_id}/token/scoped"],
+    suspendInstallation: ["PUT /app/installations/{installation_id}/suspended"],
+    unsuspendInstallation: [
+      "DELETE /app/installations/{installation_id}/suspended"
+    ],
+    updateWebhookConfigForApp: ["PATCH /app/hook/config"]
+  },
+  billing: {
+    getGithubActionsBillingOrg: ["GET /orgs/{org}/settings/billing/actions"],
+    getGithubActionsBillingUser: [
+      "GET /users/{username}/settings/billing/actions"
+    ],
+    getGithubBillingPremiumRequestUsageReportOrg: [
+      "GET /organizations/{org}/settings/billing/premium_request/usage"
+    ],
+    getGithubBillingPremiumRequestUsageReportUser: [
+      "GET /users/{username}/settings/billing/premium_request/usage"
+    ],
+    getGithubBillingUsageReportOrg: [
+      "GET /organizations/{org}/settings/billing/usage"
+    ],
+    getGithubBillingUsageReportUser: [
+      "GET /users/{username}/settings/billing/usage"
+    ],
+    getGithubPackagesBillingOrg: ["GET /orgs/{org}/settings/billing/packages"],
+    getGithubPackagesBillingUser: [
+      "GET /users/{username}/settings/billing/packages"
+    ],
+    getSharedStorageBillingOrg: [
+      "GET /orgs/{org}/settings/billing/shared-storage"
+    ],
+    getSharedStorageBillingUser: [
+      "GET /users/{username}/settings/billing/shared-storage"
+    ]
+  },
+  campaigns: {
+    createCampaign: ["POST /orgs/{org}/campaigns"],
+    deleteCampaign: ["DELETE /orgs/{org}/campaigns/{campaign_number}"],
+    getCampaignSummary: ["GET /orgs/{org}/campaigns/{campaign_number}"],
+    listOrgCampaigns: ["GET /orgs/{org}/campaigns"],
+    updateCampaign: ["PATCH /orgs/{org}/campaigns/{campaign_number}"]
+  },
+  checks: {
+    create: ["POST /repos/{owner}/{repo}/check-runs"],
+    createSuite: ["POST /repos/{owner}/{repo}/check-suites"],
+    get: ["GET /repos/{owner}/{repo}/check-runs/{check_run_id}"],
+    getSuite: ["GET /repos/{owner}/{repo}/check-suites/{check_suite_id}"],
+    listAnnotations: [
+      "GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations"
+    ],
+    listForRef: ["GET /repos/{owner}/{repo}/commits/{ref}/check-runs"],
+    listForSuite: [
+      "GET /repos/{owner}/{repo}/check-suites/{check_suite_id}/check-runs"
+    ],
+    listSuitesForRef: ["GET /repos/{owner}/{repo}/commits/{ref}/check-suites"],
+    rerequestRun: [
+      "POST /repos/{owner}/{repo}/check-runs/{check_run_id}/rerequest"
+    ],
+    rerequestSuite: [
+      "POST /repos/{owner}/{repo}/check-suites/{check_suite_id}/rerequest"
+    ],
+    setSuitesPreferences: [
+      "PATCH /repos/{owner}/{repo}/check-suites/preferences"
+    ],
+    update: ["PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}"]
+  },
+  codeScanning: {
+    commitAutofix: [
+      "POST /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/autofix/commits"
+    ],
+    createAutofix: [
+      "POST /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/autofix"
+    ],
+    createVariantAnalysis: [
+      "POST /repos/{owner}/{repo}/code-scanning/codeql/variant-analyses"
+    ],
+    deleteAnalysis: [
+      "DELETE /repos/{owner}/{repo}/code-scanning/analyses/{analysis_id}{?confirm_delete}"
+    ],
+    deleteCodeqlDatabase: [
+      "DELETE /repos/{owner}/{repo}/code-scanning/codeql/databases/{language}"
+    ],
+    getAlert: [
+      "GET /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}",
+      {},
+      { renamedParameters: { alert_id: "alert_number" } }
+    ],
+    getAnalysis: [
+      "GET /repos/{owner}/{repo}/code-scanning/analyses/{analysis_id}"
+    ],
+    getAutofix: [
+      "GET /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/autofix"
+    ],
+    getCodeqlDatabase: [
+      "GET /repos/{owner}/{repo}/code-scanning/codeql/databases/{language}"
+    ],
+    getDefaultSetup: ["GET /repos/{owner}/{repo}/code-scanning/default-setup"],
+    getSarif: ["GET /repos/{owner}/{repo}/code-scanning/sarifs/{sarif_id}"],
+    getVariantAnalysis: [
+      "GET /repos/{owner}/{repo}/code-scanning/codeql/variant-analyses/{codeql_variant_analysis_id}"
+    ],
+    getVariantAnalysisRepoTask: [
+      "GET /repos/{owner}/{repo}/code-scanning/codeql/variant-analyses/{codeql_variant_analysis_id}/repos/{repo_owner}/{repo_name}"
+    ],
+    listAlertInstances: [
+      "GET /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/instances"
+    ],
+    listAlertsForOrg: ["GET /orgs/{org}/code-scanning/alerts"],
+    listAlertsForRepo: ["GET /repos/{owner}/{repo}/code-scanning/alerts"],
+    listAlertsInstances: [
+      "GET /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/instances",
+      {},
+      { renamed: ["codeScanning", "listAlertInstances"] }
+    ],
+    listCodeqlDatabases: [
+      "GET /repos/{owner}/{repo}/code-scanning/codeql/databases"
+    ],
+    listRecentAnalyses: ["GET /repos/{owner}/{repo}/code-scanning/analyses"],
+    updateAlert: [
+      "PATCH /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}"
+    ],
+    updateDefaultSetup: [
+      "PATCH /repos/{owner}/{repo}/code-scanning/default-setup"
+    ],
+    uploadSarif: ["POST /repos/{owner}/{repo}/code-scanning/sarifs"]
+  },
+  codeSecurity: {
+    attachConfiguration: [
+      "POST /orgs/{org}/code-security/configurations/{configuration_id}/attach"
+    ],
+    attachEnterpriseConfiguration: [
+      "POST /enterprises/{enterprise}/code-security/configurations/{configuration_id}/attach"
+    ],
+    createConfiguration: ["POST /orgs/{org}/code-security/configurations"],
+    createConfigurationForEnterprise: [
+      "POST /enterprises/{enterprise}/code-security/configurations"
+    ],
+    deleteConfiguration: [
+      "DELETE /orgs/{org}/code-security/configurations/{configuration_id}"
+    ],
+    deleteConfigurationForEnterprise: [
+      "DELETE /enterprises/{enterprise}/code-security/configurations/{configuration_id}"
+    ],
+    detachConfiguration: [
+      "DELETE /orgs/{org}/code-security/configurations/detach"
+    ],
+    getConfiguration: [
+      "GET /orgs/{org}/code-security/configurations/{configuration_id}"
+    ],
+    getConfigurationForRepository: [
+      "GET /repos/{owner}/{repo}/code-security-configuration"
+    ],
+    getConfigurationsForEnterprise: [
+      "GET /enterprises/{enterprise}/code-security/configurations"
+    ],
+    getConfigurationsForOrg: ["GET /orgs/{org}/code-security/configurations"],
+    getDefaultConfigurations: [
+      "GET /orgs/{org}/code-security/configurations/defaults"
+    ],
+    getDefaultConfigurationsForEnterprise: [
+      "GET /enterprises/{enterprise}/code-security/configurations/defaults"
+    ],
+    getRepositoriesForConfiguration: [
+      "GET /orgs/{org}/code-security/configurations/{configuration_id}/repositories"
+    ],
+    getRepositoriesForEnterpriseConfiguration: [
+      "GET /enterprises/{enterprise}/code-security/configurations/{configuration_id}/repositories"
+    ],
+    getSingleConfigurationForEnterprise: [
+      "GET /enterprises/{enterprise}/code-security/configurations/{configuration_id}"
+    ],
+    setConfigurationAsDefault: [
+      "PUT /orgs/{org}/code-security/configurations/{configuration_id}/defaults"
+    ],
+    setConfigurationAsDefaultForEnterprise: [
+      "PUT /enterprises/{enterprise}/code-security/configurations/{configuration_id}/defaults"
+    ],
+    updateConfiguration: [
+      "PATCH /orgs/{org}/code-security/configurations/{configuration_id}"
+    ],
+    updateEnterpriseConfiguration: [
+      "PATCH /enterprises/{enterprise}/code-security/configurations/{configuration_id}"
+    ]
+  },
+  codesOfConduct: {
+    getAllCodesOfConduct: ["GET /codes_of_conduct"],
+    getConductCode: ["GET /codes_of_conduct/{key}"]
+  },
+  codespaces: {
+    addRepositoryForSecretForAuthenticatedUser: [
+      "PUT /user/codespaces/secrets/{secret_name}/repositories/{repository_id}"
+    ],
+    addSelectedRepoToOrgSecret: [
+      "PUT /orgs/{org}/codespaces/secrets/{secret_name}/repositories/{repository_id}"
+    ],
+    checkPermissionsForDevcontainer: [
+      "GET /repos/{owner}/{repo}/codespaces/permissions_check"
+    ],
+    codespaceMachinesForAuthenticatedUser: [
+      "GET /user/codespaces/{codespace_name}/machines"
+    ],
+    createForAuthenticatedUser: ["POST /user/codespaces"],
+    createOrUpdateOrgSecret: [
+      "PUT /orgs/{org}/codespaces/secrets/{secret_name}"
+    ],
+    createOrUpdateRepoSecret: [
+      "PUT /repos/{owner}/{repo}/codespaces/secrets/{secret_name}"
+    ],
+    createOrUpdateSecretForAuthenticatedUser: [
+      "PUT /user/codespaces/secrets/{secret_name}"
+    ],
+    createWithPrForAuthenticatedUser: [
+      "POST /repos/{owner}/{repo}/pulls/{pull_number}/codespaces"
+    ],
+    createWithRepoForAuthenticatedUser: [
+      "POST /repos/{owner}/{repo}/codespaces"
+    ],
+    deleteForAuthenticatedUser: ["DELETE /user/codespaces/{codespace_name}"],
+    deleteFromOrganization: [
+      "DELETE /orgs/{org}/members/{username}/codespaces/{codespace_name}"
+    ],
+    deleteOrgSecret: ["DELETE /orgs/{org}/codespaces/secrets/{secret_name}"],
+    deleteRepoSecret: [
+      "DELETE /repos/{owner}/{repo}/codespaces/secrets/{secret_name}"
+    ],
+    deleteSecretForAuthenticatedUser: [
+      "DELETE /user/codespaces/secrets/{secret_name}"
+    ],
+    exportForAuthenticatedUser: [
+      "POST /user/codespaces/{codespace_name}/exports"
+    ],
+    getCodespacesForUserInOrg: [
+      "GET /orgs/{org}/members/{username}/codespaces"
+    ],
+    getExportDetailsForAuthenticatedUser: [
+      "GET /user/codespaces/{codespace_name}/exports/{export_id}"
+    ],
+    getForAuthenticatedUser: ["GET /user/codespaces/{codespace_name}"],
+    getOrgPublicKey: ["GET /orgs/{org}/codespaces/secrets/public-key"],
+    getOrgSecret: ["GET /orgs/{org}/codespaces/secrets/{secret_name}"],
+    getPublicKeyForAuthenticatedUser: [
+      "GET /user/codespaces/secrets/public-key"
+    ],
+    getRepoPublicKey: [
+      "GET /repos/{owner}/{repo}/codespaces/secrets/public-key"
+    ],
+    getRepoSecret: [
+      "GET /repos/{owner}/{repo}/codespaces/secrets/{secret_name}"
+    ],
+    getSecretForAuthenticatedUser: [
+      "GET /user/codespaces/secrets/{secret_name}"
+    ],
+    listDevcontainersInRepositoryForAuthenticatedUser: [
+      "GET /repos/{owner}/{repo}/codespaces/devcontainers"
+    ],
+    listForAuthenticatedUser: ["GET /user/codespaces"],
+    listInOrganization: [
+      "GET /orgs/{org}/codespaces",
+      {},
+      { renamedParameters: { org_id: "org" } }
+    ],
+    listInRepositoryForAuthenticatedUser: [
+      "GET /repos/{owner}/{repo}/codespaces"
+    ],
+    listOrgSecrets: ["GET /orgs/{org}/codespaces/secrets"],
+    listRepoSecrets: ["GET /repos/{owner}/{repo}/codespaces/secrets"],
+    listRepositoriesForSecretForAuthenticatedUser: [
+      "GET /user/codespaces/secrets/{secret_name}/repositories"
+    ],
+    listSecretsForAuthenticatedUser: ["GET /user/codespaces/secrets"],
+    listSelectedReposForOrgSecret: [
+      "GET /orgs/{org}/codespaces/secrets/{secret_name}/repositories"
+    ],
+    preFlightWithRepoForAuthenticatedUser: [
+      "GET /repos/{owner}/{repo}/codespaces/new"
+    ],
+    publishForAuthenticatedUser: [
+      "POST /user/codespaces/{codespace_name}/publish"
+    ],
+    removeRepositoryForSecretForAuthenticatedUser: [
+      "DELETE /user/codespaces/secrets/{secret_name}/repositories/{repository_id}"
+    ],
+    removeSelectedRepoFromOrgSecret: [
+      "DELETE /orgs/{org}/codespaces/secrets/{secret_name}/repositories/{repository_id}"
+    ],
+    repoMachinesForAuthenticatedUser: [
+      "GET /repos/{owner}/{repo}/codespaces/machines"
+    ],
+    setRepositoriesForSecretForAuthenticatedUser: [
+      "PUT /user/codespaces/secrets/{secret_name}/repositories"
+    ],
+    setSelectedReposForOrgSecret: [
+      "PUT /orgs/{org}/codespaces/secrets/{secret_name}/repositories"
+    ],
+    startForAuthenticatedUser: ["POST /user/codespaces/{codespace_name}/start"],
+    stopForAuthenticatedUser: ["POST /user/codespaces/{codespace_name}/stop"],
+    stopInOrganization: [
+      "POST /orgs/{org}/members/{username}/codespaces/{codespace_name}/stop"
+    ],
+    updateForAuthenticatedUser: ["PATCH /user/codespaces/{codespace_name}"]
+  },
+  copilot: {
+    addCopilotSeatsForTeams: [
+      "POST /orgs/{org}/copilot/billing/selected_teams"
+    ],
+    addCopilotSeatsForUsers: [
+      "POST /orgs/{org}/copilot/billing/selected_users"
+    ],
+    cancelCopilotSeatAssignmentForTeams: [
+      "DELETE /orgs/{org}/copilot/billing/selected_teams"
+    ],
+    cancelCopilotSeatAssignmentForUsers: [
+      "DELETE /orgs/{org}/copilot/billing/selected_users"
+    ],
+    copilotMetricsForOrganization: ["GET /orgs/{org}/copilot/metrics"],
+    copilotMetricsForTeam: ["GET /orgs/{org}/team/{team_slug}/copilot/metrics"],
+    getCopilotOrganizationDetails: ["GET /orgs/{org}/copilot/billing"],
+    getCopilotSeatDetailsForUser: [
+      "GET /orgs/{org}/members/{username}/copilot"
+    ],
+    listCopilotSeats: ["GET /orgs/{org}/copilot/billing/seats"]
+  },
+  credentials: { revoke: ["POST /credentials/revoke"] },
+  dependabot: {
+    addSelectedRepoToOrgSecret: [
+      "PUT /orgs/{org}/dependabot/secrets/{secret_name}/repositories/{repository_id}"
+    ],
+    createOrUpdateOrgSecret: [
+      "PUT /orgs/{org}/dependabot/secrets/{secret_name}"
+    ],
+    createOrUpdateRepoSecret: [
+      "PUT /repos/{owner}/{repo}/dependabot/secrets/{secret_name}"
+    ],
+    deleteOrgSecret: ["DELETE /orgs/{org}/dependabot/secrets/{secret_name}"],
+    deleteRepoSecret: [
+      "DELETE /repos/{owner}/{repo}/dependabot/secrets/{secret_name}"
+    ],
+    getAlert: ["GET /repos/{owner}/{repo}/dependabot/alerts/{alert_number}"],
+    getOrgPublicKey: ["GET /orgs/{org}/dependabot/secrets/public-key"],
+    getOrgSecret: ["GET /orgs/{org}/dependabot/secrets/{secret_name}"],
+    getRepoPublicKey: [
+      "GET /repos/{owner}/{repo}/dependabot/secrets/public-key"
+    ],
+    getRepoSecret: [
+      "GET /repos/{owner}/{repo}/dependabot/secrets/{secret_name}"
+    ],
+    listAlertsForEnterprise: [
+      "GET /enterprises/{enterprise}/dependabot/alerts"
+    ],
+    listAlertsForOrg: ["GET /orgs/{org}/dependabot/alerts"],
+    listAlertsForRepo: ["GET /repos/{owner}/{repo}/dependabot/alerts"],
+    listOrgSecrets: ["GET /orgs/{org}/dependabot/secrets"],
+    listRepoSecrets: ["GET /repos/{owner}/{repo}/dependabot/secrets"],
+    listSelectedReposForOrgSecret: [
+      "GET /orgs/{org}/dependabot/secrets/{secret_name}/repositories"
+    ],
+    removeSelectedRepoFromOrgSecret: [
+      "DELETE /orgs/{org}/dependabot/secrets/{secret_name}/repositories/{repository_id}"
+    ],
+    repositoryAccessForOrg: [
+      "GET /organizations/{org}/dependabot/repository-access"
+    ],
+    setRepositoryAccessDefaultLevel: [
+      "PUT /organizations/{org}/dependabot/repository-access/default-level"
+    ],
+    setSelectedReposForOrgSecret: [
+      "PUT /orgs/{org}/dependabot/secrets/{secret_name}/repositories"
+    ],
+    updateAlert: [
+      "PATCH /repos/{owner}/{repo}/dependabot/alerts/{alert_number}"
+    ],
+    updateRepositoryAccessForOrg: [
+      "PATCH /organizations/{org}/dependabot/repository-access"
+    ]
+  },
+  dependencyGraph: {
+    createRepositorySnapshot: [
+      "POST /repos/{owner}/{repo}/dependency-graph/snapshots"
+    ],
+    diffRange: [
+      "GET /repos/{owner}/{repo}/dependency-graph/compare/{basehead}"
+    ],
+    exportSbom: ["GET /repos/{owner}/{repo}/dependency-graph/sbom"]
+  },
+  emojis: { get: ["GET /emojis"] },
+  enterpriseTeamMemberships: {
+    add: [
+      "PUT /enterprises/{enterprise}/teams/{enterprise-team}/memberships/{username}"
+    ],
+    bulkAdd: [
+      "POST /enterprises/{enterprise}/teams/{enterprise-team}/memberships/add"
+    ],
+    bulkRemove: [
+      "POST /enterprises/{enterprise}/teams/{enterprise-team}/memberships/remove"
+    ],
+    get: [
+      "GET /enterprises/{enterprise}/teams/{enterprise-team}/memberships/{username}"
+    ],
+    list: ["GET /enterprises/{enterprise}/teams/{enterprise-team}/memberships"],
+    remove: [
+      "DELETE /enterprises/{enterprise}/teams/{enterprise-team}/memberships/{username}"
+    ]
+  },
+  enterpriseTeamOrganizations: {
+    add: [
+      "PUT /enterprises/{enterprise}/teams/{enterprise-team}/organizations/{org}"
+    ],
+    bulkAdd: [
+      "POST /enterprises/{enterprise}/teams/{enterprise-team}/organizations/add"
+    ],
+    bulkRemove: [
+      "POST /enterprises/{enterprise}/teams/{enterprise-team}/organizations/remove"
+    ],
+    delete: [
+      "DELETE /enterprises/{enterprise}/teams/{enterprise-team}/organizations/{org}"
+    ],
+    getAssignment: [
+      "GET /enterprises/{enterprise}/teams/{enterprise-team}/organizations/{org}"
+    ],
+    getAssignments: [
+      "GET /enterprises/{enterprise}/teams/{enterprise-team}/organizations"
+    ]
+  },
+  enterpriseTeams: {
+    create: ["POST /enterprises/{enterprise}/teams"],
+    delete: ["DELETE /enterprises/{enterprise}/teams/{team_slug}"],
+    get: ["GET /enterprises/{enterprise}/teams/{team_slug}"],
+    list: ["GET /enterprises/{enterprise}/teams"],
+    update: ["PATCH /enterprises/{enterprise}/teams/{team_slug}"]
+  },
+  gists: {
+    checkIsStarred: ["GET /gists/{gist_id}/star"],
+    create: ["POST /gists"],
+    createComment: ["POST /gists/{gist_id}/comments"],
+    delete: ["DELETE /gists/{gist_id}"],
+    deleteComment: ["DELETE /gists/{gist_id}/comments/{comment_id}"],
+    fork: ["POST /gists/{gist_id}/forks"],
+    get: ["GET /gists/{gist_id}"],
+    getComment: ["GET /gists/{gist_id}/comments/{comment_id}"],
+    getRevision: ["GET /gists/{gist_id}/{sha}"],
+    list: ["GET /gists"],
+    listComments: ["GET /gists/{gist_id}/comments"],
+    listCommits: ["GET /gists/{gist_id}/commits"],
+    listForUser: ["GET /users/{username}/gists"],
+    listForks: ["GET /gists/{gist_id}/forks"],
+    listPublic: ["GET /gists/public"],
+    listStarred: ["GET /gists/starred"],
+    star: ["PUT /gists/{gist_id}/star"],
+    unstar: ["DELETE /gists/{gist_id}/star"],
+    update: ["PATCH /gists/{gist_id}"],
+    updateComment: ["PATCH /gists/{gist_id}/comments/{comment_id}"]
+  },
+  git: {
+    createBlob: ["POST /repos/{owner}/{repo}/git/blobs"],
+    createCommit: ["POST /repos/{owner}/{repo}/git/commits"],
+    createRef: ["POST /repos/{owner}/{repo}/git/refs"],
+    createTag: ["POST /repos/{owner}/{repo}/git/tags"],
+    createTree: ["POST /repos/{owner}/{repo}/git/trees"],
+    deleteRef: ["DELETE /repos/{owner}/{repo}/git/refs/{ref}"],
+    getBlob: ["GET /repos/{owner}/{repo}/git/blobs/{file_sha}"],
+    getCommit: ["GET /repos/{owner}/{repo}/git/commits/{commit_sha}"],
+    getRef: ["GET /repos/{owner}/{repo}/git/ref/{ref}"],
+    getTag: ["GET /repos/{owner}/{repo}/git/tags/{tag_sha}"],
+    getTree: ["GET /repos/{owner}/{repo}/git/trees/{tree_sha}"],
+    listMatchingRefs: ["GET /repos/{owner}/{repo}/git/matching-refs/{ref}"],
+    updateRef: ["PATCH /repos/{owner}/{repo}/git/refs/{ref}"]
+  },
+  gitignore: {
+    getAllTemplates: ["GET /gitignore/templates"],
+    getTemplate: ["GET /gitignore/templates/{name}"]
+  },
+  hostedCompute: {
+    createNetworkConfigurationForOrg: [
+      "POST /orgs/{org}/settings/network-configurations"
+    ],
+    deleteNetworkConfigurationFromOrg: [
+      "DELETE /orgs/{org}/settings/network-configurations/{network_configuration_id}"
+    ],
+    getNetworkConfigurationForOrg: [
+      "GET /orgs/{org}/settings/network-configurations/{network_configuration_id}"
+    ],
+    getNetworkSettingsForOrg: [
+      "GET /orgs/{org}/settings/network-settings/{network_settings_id}"
+    ],
+    listNetworkConfigurationsForOrg: [
+      "GET /orgs/{org}/settings/network-configurations"
+    ],
+    updateNetworkConfigurationForOrg: [
+      "PATCH /orgs/{org}/settings/network-configurations/{network_configuration_id}"
+    ]
+  },
+  interactions: {
+    getRestrictionsForAuthenticatedUser: ["GET /user/interaction-limits"],
+    getRestrictionsForOrg: ["GET /orgs/{org}/interaction-limits"],
+    getRestrictionsForRepo: ["GET /repos/{owner}/{repo}/interaction-limits"],
+    getRestrictionsForYourPublicRepos: [
+      "GET /user/interaction-limits",
+      {},
+      { renamed: ["interactions", "getRestrictionsForAuthenticatedUser"] }
+    ],
+    removeRestrictionsForAuthenticatedUser: ["DELETE /user/interaction-limits"],
+    removeRestrictionsForOrg: ["DELETE /orgs/{org}/interaction-limits"],
+    removeRestrictionsForRepo: [
+      "DELETE /repos/{owner}/{repo}/interaction-limits"
+    ],
+    removeRestrictionsForYourPublicRepos: [
+      "DELETE /user/interaction-limits",
+      {},
+      { renamed: ["interactions", "removeRestrictionsForAuthenticatedUser"] }
+    ],
+    setRestrictionsForAuthenticatedUser: ["PUT /user/interaction-limits"],
+    setRestrictionsForOrg: ["PUT /orgs/{org}/interaction-limits"],
+    setRestrictionsForRepo: ["PUT /repos/{owner}/{repo}/interaction-limits"],
+    setRestrictionsForYourPublicRepos: [
+      "PUT /user/interaction-limits",
+      {},
+      { renamed: ["interactions", "setRestrictionsForAuthenticatedUser"] }
+    ]
+  },
+  issues: {
+    addAssignees: [
+      "POST /repos/{owner}/{repo}/issues/{issue_number}/assignees"
+    ],
+    addBlockedByDependency: [
+      "POST /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by"
+    ],
+    addLabels: ["POST /repos/{owner}/{repo}/issues/{issue_number}/labels"],
+    addSubIssue: [
+      "POST /repos/{owner}/{repo}/issues/{issue_number}/sub_issues"
+    ],
+    checkUserCanBeAssigned: ["GET /repos/{owner}/{repo}/assignees/{assignee}"],
+    checkUserCanBeAssignedToIssue: [
+      "GET /repos/{owner}/{repo}/issues/{issue_number}/assignees/{assignee}"
+    ],
+    create: ["POST /repos/{owner}/{repo}/issues"],
+    createComment: [
+      "POST /repos/{owner}/{repo}/issues/{issue_number}/comments"
+    ],
+    createLabel: ["POST /repos/{owner}/{repo}/labels"],
+    createMilestone: ["POST /repos/{owner}/{repo}/milestones"],
+    deleteComment: [
+      "DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}"
+    ],
+    deleteLabel: ["DELETE /repos/{owner}/{repo}/labels/{name}"],
+    deleteMilestone: [
+      "DELETE /repos/{owner}/{repo}/milestones/{milestone_number}"
+    ],
+    get: ["GET /repos/{owner}/{repo}/issues/{issue_number}"],
+    getComment: ["GET /repos/{owner}/{repo}/issues/comments/{comment_id}"],
+    getEvent: ["GET /repos/{owner}/{repo}/issues/events/{event_id}"],
+    getLabel: ["GET /repos/{owner}/{repo}/labels/{name}"],
+    getMilestone: ["GET /repos/{owner}/{repo}/milestones/{milestone_number}"],
+    getParent: ["GET /repos/{owner}/{repo}/issues/{issue_number}/parent"],
+    list: ["GET /issues"],
+    listAssignees: ["GET /repos/{owner}/{repo}/assignees"],
+    listComments: ["GET /repos/{owner}/{repo}/issues/{issue_number}/comments"],
+    listCommentsForRepo: ["GET /repos/{owner}/{repo}/issues/comments"],
+    listDependenciesBlockedBy: [
+      "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by"
+    ],
+    listDependenciesBlocking: [
+      "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocking"
+    ],
+    listEvents: ["GET /repos/{owner}/{repo}/issues/{issue_number}/events"],
+    listEventsForRepo: ["GET /repos/{owner}/{repo}/issues/events"],
+    listEventsForTimeline: [
+      "GET /repos/{owner}/{repo}/issues/{issue_number}/timeline"
+    ],
+    listForAuthenticatedUser: ["GET /user/issues"],
+    listForOrg: ["GET /orgs/{org}/issues"],
+    listForRepo: ["GET /repos/{owner}/{repo}/issues"],
+    listLabelsForMilestone: [
+      "GET /repos/{owner}/{repo}/milestones/{milestone_number}/labels"
+    ],
+    listLabelsForRepo: ["GET /repos/{owner}/{repo}/labels"],
+    listLabelsOnIssue: [
+      "GET /repos/{owner}/{repo}/issues/{issue_number}/labels"
+    ],
+    listMilestones: ["GET /repos/{owner}/{repo}/milestones"],
+    listSubIssues: [
+      "GET /repos/{owner}/{repo}/issues/{issue_number}/sub_issues"
+    ],
+    lock: ["PUT /repos/{owner}/{repo}/issues/{issue_number}/lock"],
+    removeAllLabels: [
+      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels"
+    ],
+    removeAssignees: [
+      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/assignees"
+    ],
+    removeDependencyBlockedBy: [
+      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by/{issue_id}"
+    ],
+    removeLabel: [
+      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}"
+    ],
+    removeSubIssue: [
+      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/sub_issue"
+    ],
+    reprioritizeSubIssue: [
+      "PATCH /repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority"
+    ],
+    setLabels: ["PUT /repos/{owner}/{repo}/issues/{issue_number}/labels"],
+    unlock: ["DELETE /repos/{owner}/{repo}/issues/{issue_number}/lock"],
+    update: ["PATCH /repos/{owner}/{repo}/issues/{issue_number}"],
+    updateComment: ["PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}"],
+    updateLabel: ["PATCH /repos/{owner}/{repo}/labels/{name}"],
+    updateMilestone: [
+      "PATCH /repos/{owner}/{repo}/milestones/{milestone_number}"
+    ]
+  },
+  licenses: {
+    get: ["GET /licenses/{license}"],
+    getAllCommonlyUsed: ["GET /licenses"],
+    getForRepo: ["GET /repos/{owner}/{repo}/license"]
+  },
+  markdown: {
+    render: ["POST /markdown"],
+    renderRaw: [
+      "POST /markdown/raw",
+      { headers: { "content-type": "text/plain; charset=utf-8" } }
+    ]
+  },
+  meta: {
+    get: ["GET /meta"],
+    getAllVersions: ["GET /versions"],
+    getOctocat: ["GET /octocat"],
+    getZen: ["GET /zen"],
+    root: ["GET /"]
+  },
+  migrations: {
+    deleteArchiveForAuthenticatedUser: [
+      "DELETE /user/migrations/{migration_id}/archive"
+    ],
+    deleteArchiveForOrg: [
+      "DELETE /orgs/{org}/migrations/{migration_id}/archive"
+    ],
+    downloadArchiveForOrg: [
+      "GET /orgs/{org}/migrations/{migration_id}/archive"
+    ],
+    getArchiveForAuthenticatedUser: [
+      "GET /user/migrations/{migration_id}/archive"
+    ],
+    getStatusForAuthenticatedUser: ["GET /user/migrations/{migration_id}"],
+    getStatusForOrg: ["GET /orgs/{org}/migrations/{migration_id}"],
+    listForAuthenticatedUser: ["GET /user/migrations"],
+    listForOrg: ["GET /orgs/{org}/migrations"],
+    listReposForAuthenticatedUser: [
+      "GET /user/migrations/{migration_id}/repositories"
+    ],
+    listReposForOrg: ["GET /orgs/{org}/migrations/{migration_id}/repositories"],
+    listReposForUser: [
+      "GET /user/migrations/{migration_id}/repositories",
+      {},
+      { renamed: ["migrations", "listReposForAuthenticatedUser"] }
+    ],
+    startForAuthenticatedUser: ["POST /user/migrations"],
+    startForOrg: ["POST /orgs/{org}/migrations"],
+    unlockRepoForAuthenticatedUser: [
+      "DELETE /user/migrations/{migration_id}/repos/{repo_name}/lock"
+    ],
+    unlockRepoForOrg: [
+      "DELETE /orgs/{org}/migrations/{migration_id}/repos/{repo_name}/lock"
+    ]
+  },
+  oidc: {
+    getOidcCustomSubTemplateForOrg: [
+      "GET /orgs/{org}/actions/oidc/customization/sub"
+    ],
+    updateOidcCustomSubTemplateForOrg: [
+      "PUT /orgs/{org}/actions/oidc/customization/sub"
+    ]
+  },
+  orgs: {
+    addSecurityManagerTeam: [
+      "PUT /orgs/{org}/security-managers/teams/{team_slug}",
+      {},
+      {
+        deprecated: "octokit.rest.orgs.addSecurityManagerTeam() is deprecated, see https://docs.github.com/rest/orgs/security-managers#add-a-security-manager-team"
+      }
+    ],
+    assignTeamToOrgRole: [
+      "PUT /orgs/{org}/organization-roles/teams/{team_slug}/{role_id}"
+    ],
+    assignUserToOrgRole: [
+      "PUT /orgs/{org}/organization-roles/users/{username}/{role_id}"
+    ],
+    blockUser: ["PUT /orgs/{org}/blocks/{username}"],
+    cancelInvitation: ["DELETE /orgs/{org}/invitations/{invitation_id}"],
+    checkBlockedUser: ["GET /orgs/{org}/blocks/{username}"],
+    checkMembershipForUser: ["GET /orgs/{org}/members/{username}"],
+    checkPublicMembershipForUser: ["GET /orgs/{org}/public_members/{username}"],
+    convertMemberToOutsideCollaborator: [
+      "PUT /orgs/{org}/outside_collaborators/{username}"
+    ],
+    createArtifactStorageRecord: [
+      "POST /orgs/{org}/artifacts/metadata/storage-record"
+    ],
+    createInvitation: ["POST /orgs/{org}/invitations"],
+    createIssueType: ["POST /orgs/{org}/issue-types"],
+    createWebhook: ["POST /orgs/{org}/hooks"],
+    customPropertiesForOrgsCreateOrUpdateOrganizationValues: [
+      "PATCH /organizations/{org}/org-properties/values"
+    ],
+    customPropertiesForOrgsGetOrganizationValues: [
+      "GET /organizations/{org}/org-properties/values"
+    ],
+    customPropertiesForReposCreateOrUpdateOrganizationDefinition: [
+      "PUT /orgs/{org}/properties/schema/{custom_property_name}"
+    ],
+    customPropertiesForReposCreateOrUpdateOrganizationDefinitions: [
+      "PATCH /orgs/{org}/properties/schema"
+    ],
+    customPropertiesForReposCreateOrUpdateOrganizationValues: [
+      "PATCH /orgs/{org}/properties/values"
+    ],
+    customPropertiesForReposDeleteOrganizationDefinition: [
+      "DELETE /orgs/{org}/properties/schema/{custom_property_name}"
+    ],
+    customPropertiesForReposGetOrganizationDefinition: [
+      "GET /orgs/{org}/properties/schema/{custom_property_name}"
+    ],
+    customPropertiesForReposGetOrganizationDefinitions: [
+      "GET /orgs/{org}/properties/schema"
+    ],
+    customPropertiesForReposGetOrganizationValues: [
+      "GET /orgs/{org}/properties/values"
+    ],
+    delete: ["DELETE /orgs/{org}"],
+    deleteAttestationsBulk: ["POST /orgs/{org}/attestations/delete-request"],
+    deleteAttestationsById: [
+      "DELETE /orgs/{org}/attestations/{attestation_id}"
+    ],
+    deleteAttestationsBySubjectDigest: [
+      "DELETE /orgs/{org}/attestations/digest/{subject_digest}"
+    ],
+    deleteIssueType: ["DELETE /orgs/{org}/issue-types/{issue_type_id}"],
+    deleteWebhook: ["DELETE /orgs/{org}/hooks/{hook_id}"],
+    disableSelectedRepositoryImmutableReleasesOrganization: [
+      "DELETE /orgs/{org}/settings/immutable-releases/repositories/{repository_id}"
+    ],
+    enableSelectedRepositoryImmutableReleasesOrganization: [
+      "PUT /orgs/{org}/settings/immutable-releases/repositories/{repository_id}"
+    ],
+    get: ["GET /orgs/{org}"],
+    getImmutableReleasesSettings: [
+      "GET /orgs/{org}/settings/immutable-releases"
+    ],
+    getImmutableReleasesSettingsRepositories: [
+      "GET /orgs/{org}/settings/immutable-releases/repositories"
+    ],
+    getMembershipForAuthenticatedUser: ["GET /user/memberships/orgs/{org}"],
+    getMembershipForUser: ["GET /orgs/{org}/memberships/{username}"],
+    getOrgRole: ["GET /orgs/{org}/organization-roles/{role_id}"],
+    getOrgRulesetHistory: ["GET /orgs/{org}/rulesets/{ruleset_id}/history"],
+    getOrgRulesetVersion: [
+      "GET /orgs/{org}/rulesets/{ruleset_id}/history/{version_id}"
+    ],
+    getWebhook: ["GET /orgs/{org}/hooks/{hook_id}"],
+    getWebhookConfigForOrg: ["GET /orgs/{org}/hooks/{hook_id}/config"],
+    getWebhookDelivery: [
+      "GET /orgs/{org}/hooks/{hook_id}/deliveries/{delivery_id}"
+    ],
+    list: ["GET /organizations"],
+    listAppInstallations: ["GET /orgs/{org}/installations"],
+    listArtifactStorageRecords: [
+      "GET /orgs/{org}/artifacts/{subject_digest}/metadata/storage-records"
+    ],
+    listAttestationRepositories: ["GET /orgs/{org}/attestations/repositories"],
+    listAttestations: ["GET /orgs/{org}/attestations/{subject_digest}"],
+    listAttestationsBulk: [
+      "POST /orgs/{org}/attestations/bulk-list{?per_page,before,after}"
+    ],
+    listBlockedUsers: ["GET /orgs/{org}/blocks"],
+    listFailedInvitations: ["GET /orgs/{org}/failed_invitations"],
+    listForAuthenticatedUser: ["GET /user/orgs"],
+    listForUser: ["GET /users/{username}/orgs"],
+    listInvitationTeams: ["GET /orgs/{org}/invitations/{invitation_id}/teams"],
+    listIssueTypes: ["GET /orgs/{org}/issue-types"],
+    listMembers: ["GET /orgs/{org}/members"],
+    listMembershipsForAuthenticatedUser: ["GET /user/memberships/orgs"],
+    listOrgRoleTeams: ["GET /orgs/{org}/organization-roles/{role_id}/teams"],
+    listOrgRoleUsers: ["GET /orgs/{org}/organization-roles/{role_id}/users"],
+    listOrgRoles: ["GET /orgs/{org}/organization-roles"],
+    listOrganizationFineGrainedPermissions: [
+      "GET /orgs/{org}/organization-fine-grained-permissions"
+    ],
+    listOutsideCollaborators: ["GET /orgs/{org}/outside_collaborators"],
+    listPatGrantRepositories: [
+      "GET /orgs/{org}/personal-access-tokens/{pat_id}/repositories"
+    ],
+    listPatGrantRequestRepositories: [
+      "GET /orgs/{org}/personal-access-token-requests/{pat_request_id}/repositories"
+    ],
+    listPatGrantRequests: ["GET /orgs/{org}/personal-access-token-requests"],
+    listPatGrants: ["GET /orgs/{org}/personal-access-tokens"],
+    listPendingInvitations: ["GET /orgs/{org}/invitations"],
+    listPublicMembers: ["GET /orgs/{org}/public_members"],
+    listSecurityManagerTeams: [
+      "GET /orgs/{org}/security-managers",
+      {},
+      {
+        deprecated: "octokit.rest.orgs.listSecurityManagerTeams() is deprecated, see https://docs.github.com/rest/orgs/security-managers#list-security-manager-teams"
+      }
+    ],
+    listWebhookDeliveries: ["GET /orgs/{org}/hooks/{hook_id}/deliveries"],
+    listWebhooks: ["GET /orgs/{org}/hooks"],
+    pingWebhook: ["POST /orgs/{org}/hooks/{hook_id}/pings"],
+    redeliverWebhookDelivery: [
+      "POST /orgs/{org}/hooks/{hook_id}/deliveries/{delivery_id}/attempts"
+    ],
+    removeMember: ["DELETE /orgs/{org}/members/{username}"],
+    removeMembershipForUser: ["DELETE /orgs/{org}/memberships/{username}"],
+    removeOutsideCollaborator: [
+      "DELETE /orgs/{org}/outside_collaborators/{username}"
+    ],
+    removePublicMembershipForAuthenticatedUser: [
+      "DELETE /orgs/{org}/public_members/{username}"
+    ],
+    removeSecurityManagerTeam: [
+      "DELETE /orgs/{org}/security-managers/teams/{team_slug}",
+      {},
+      {
+        deprecated: "octokit.rest.orgs.removeSecurityManagerTeam() is deprecated, see https://docs.github.com/rest/orgs/security-managers#remove-a-security-manager-team"
+      }
+    ],
+    reviewPatGrantRequest: [
+      "POST /orgs/{org}/personal-access-token-requests/{pat_request_id}"
+    ],
+    reviewPatGrantRequestsInBulk: [
+      "POST /orgs/{org}/personal-access-token-requests"
+    ],
+    revokeAllOrgRolesTeam: [
+      "DELETE /orgs/{org}/organization-roles/teams/{team_slug}"
+    ],
+    revokeAllOrgRolesUser: [
+      "DELETE /orgs/{org}/organization-roles/users/{username}"
+    ],
+    revokeOrgRoleTeam: [
+      "DELETE /orgs/{org}/organization-roles/teams/{team_slug}/{role_id}"
+    ],
+    revokeOrgRoleUser: [
+      "DELETE /orgs/{org}/organization-roles/users/{username}/{role_id}"
+    ],
+    setImmutableReleasesSettings: [
+      "PUT /orgs/{org}/settings/immutable-releases"
+    ],
+    setImmutableReleasesSettingsRepositories: [
+      "PUT /orgs/{org}/settings/immutable-releases/repositories"
+    ],
+    setMembershipForUser: ["PUT /orgs/{org}/memberships/{username}"],
+    setPublicMembershipForAuthenticatedUser: [
+      "PUT /orgs/{org}/public_members/{username}"
+    ],
+    unblockUser: ["DELETE /orgs/{org}/blocks/{username}"],
+    update: ["PATCH /orgs/{org}"],
+    updateIssueType: ["PUT /orgs/{org}/issue-types/{issue_type_id}"],
+    updateMembershipForAuthenticatedUser: [
+      "PATCH /user/memberships/orgs/{org}"
+    ],
+    updatePatAccess: ["POST /orgs/{org}/personal-access-tokens/{pat_id}"],
+    updatePatAccesses: ["POST /orgs/{org}/personal-access-tokens"],
+    updateWebhook: ["PATCH /orgs/{org}/hooks/{hook_id}"],
+    updateWebhookConfigForOrg: ["PATCH /orgs/{org}/hooks/{hook_id}/config"]
+  },
+  packages: {
+    deletePackageForAuthenticatedUser: [
+      "DELETE /user/packages/{package_type}/{package_name}"
+    ],
+    deletePackageForOrg: [
+      "DELETE /orgs/{org}/packages/{package_type}/{package_name}"
+    ],
+    deletePackageForUser: [
+      "DELETE /users/{username}/packages/{package_type}/{package_name}"
+    ],
+    deletePackageVersionForAuthenticatedUser: [
+      "DELETE /user/packages/{package_type}/{package_name}/versions/{package_version_id}"
+    ],
+    deletePackageVersionForOrg: [
+      "DELETE /orgs/{org}/packages/{package_type}/{package_name}/versions/{package_version_id}"
+    ],
+    deletePackageVersionForUser: [
+      "DELETE /users/{username}/packages/{package_type}/{package_name}/versions/{package_version_id}"
+    ],
+    getAllPackageVersionsForAPackageOwnedByAnOrg: [
+      "GET /orgs/{org}/packages/{package_type}/{package_name}/versions",
+      {},
+      { renamed: ["packages", "getAllPackageVersionsForPackageOwnedByOrg"] }
+    ],
+    getAllPackageVersionsForAPackageOwnedByTheAuthenticatedUser: [
+      "GET /user/packages/{package_type}/{package_name}/versions",
+      {},
+      {
+        renamed: [
+          "packages",
+          "getAllPackageVersionsForPackageOwnedByAuthenticatedUser"
+        ]
+      }
+    ],
+    getAllPackageVersionsForPackageOwnedByAuthenticatedUser: [
+      "GET /user/packages/{package_type}/{package_name}/versions"
+    ],
+    getAllPackageVersionsForPackageOwnedByOrg: [
+      "GET /orgs/{org}/packages/{package_type}/{package_name}/versions"
+    ],
+    getAllPackageVersionsForPackageOwnedByUser: [
+      "GET /users/{username}/packages/{package_type}/{package_name}/versions"
+    ],
+    getPackageForAuthenticatedUser: [
+      "GET /user/packages/{package_type}/{package_name}"
+    ],
+    getPackageForOrganization: [
+      "GET /orgs/{org}/packages/{package_type}/{package_name}"
+    ],
+    getPackageForUser: [
+      "GET /users/{username}/packages/{package_type}/{package_name}"
+    ],
+    getPackageVersionForAuthenticatedUser: [
+      "GET /user/packages/{package_type}/{package_name}/versions/{package_version_id}"
+    ],
+    getPackageVersionForOrganization: [
+      "GET /orgs/{org}/packages/{package_type}/{package_name}/versions/{package_version_id}"
+    ],
+    getPackageVersionForUser: [
+      "GET /users/{username}/packages/{package_type}/{package_name}/versions/{package_version_id}"
+    ],
+    listDockerMigrationConflictingPackagesForAuthenticatedUser: [
+      "GET /user/docker/conflicts"
+    ],
+    listDockerMigrationConflictingPackagesForOrganization: [
+      "GET /orgs/{org}/docker/conflicts"
+    ],
+    listDockerMigrationConflictingPackagesForUser: [
+      "GET /users/{username}/docker/conflicts"
+    ],
+    listPackagesForAuthenticatedUser: ["GET /user/packages"],
+    listPackagesForOrganization: ["GET /orgs/{org}/packages"],
+    listPackagesForUser: ["GET /users/{username}/packages"],
+    restorePackageForAuthenticatedUser: [
+      "POST /user/packages/{package_type}/{package_name}/restore{?token}"
+    ],
+    restorePackageForOrg: [
+      "POST /orgs/{org}/packages/{package_type}/{package_name}/restore{?token}"
+    ],
+    restorePackageForUser: [
+      "POST /users/{username}/packages/{package_type}/{package_name}/restore{?token}"
+    ],
+    restorePackageVersionForAuthenticatedUser: [
+      "POST /user/packages/{package_type}/{package_name}/versions/{package_version_id}/restore"
+    ],
+    restorePackageVersionForOrg: [
+      "POST /orgs/{org}/packages/{package_type}/{package_name}/versions/{package_version_id}/restore"
+    ],
+    restorePackageVersionForUser: [
+      "POST /users/{username}/packages/{package_type}/{package_name}/versions/{package_version_id}/restore"
+    ]
+  },
+  privateRegistries: {
+    createOrgPrivateRegistry: ["POST /orgs/{org}/private-registries"],
+    deleteOrgPrivateRegistry: [
+      "DELETE /orgs/{org}/private-registries/{secret_name}"
+    ],
+    getOrgPrivateRegistry: ["GET /orgs/{org}/private-registries/{secret_name}"],
+    getOrgPublicKey: ["GET /orgs/{org}/private-registries/public-key"],
+    listOrgPrivateRegistries: ["GET /orgs/{org}/private-registries"],
+    updateOrgPrivateRegistry: [
+      "PATCH /orgs/{org}/private-registries/{secret_name}"
+    ]
+  },
+  projects: {
+    addItemForOrg: ["POST /orgs/{org}/projectsV2/{project_number}/items"],
+    addItemForUser: [
+      "POST /users/{username}/projectsV2/{project_number}/items"
+    ],
+    deleteItemForOrg: [
+      "DELETE /orgs/{org}/projectsV2/{project_number}/items/{item_id}"
+    ],
+    deleteItemForUser: [
+      "DELETE /users/{username}/projectsV2/{project_number}/items/{item_id}"
+    ],
+    getFieldForOrg: [
+      "GET /orgs/{org}/projectsV2/{project_number}/fields/{field_id}"
+    ],
+    getFieldForUser: [
+      "GET /users/{username}/projectsV2/{project_number}/fields/{field_id}"
+    ],
+    getForOrg: ["GET /orgs/{org}/projectsV2/{project_number}"],
+    getForUser: ["GET /users/{username}/projectsV2/{project_number}"],
+    getOrgItem: ["GET /orgs/{org}/projectsV2/{project_number}/items/{item_id}"],
+    getUserItem: [
+      "GET /users/{username}/projectsV2/{project_number}/items/{item_id}"
+    ],
+    listFieldsForOrg: ["GET /orgs/{org}/projectsV2/{project_number}/fields"],
+    listFieldsForUser: [
+      "GET /users/{username}/projectsV2/{project_number}/fields"
+    ],
+    listForOrg: ["GET /orgs/{org}/projectsV2"],
+    listForUser: ["GET /users/{username}/projectsV2"],
+    listItemsForOrg: ["GET /orgs/{org}/projectsV2/{project_number}/items"],
+    listItemsForUser: [
+      "GET /users/{username}/projectsV2/{project_number}/items"
+    ],
+    updateItemForOrg: [
+      "PATCH /orgs/{org}/projectsV2/{project_number}/items/{item_id}"
+    ],
+    updateItemForUser: [
+      "PATCH /users/{username}/projectsV2/{project_number}/items/{item_id}"
+    ]
+  },
+  pulls: {
+    checkIfMerged: ["GET /repos/{owner}/{repo}/pulls/{pull_number}/merge"],
+    create: ["POST /repos/{owner}/{repo}/pulls"],
+    createReplyForReviewComment: [
+      "POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies"
+    ],
+    createReview: ["POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews"],
+    createReviewComment: [
+      "POST /repos/{owner}/{repo}/pulls/{pull_number}/comments"
+    ],
+    deletePendingReview: [
+      "DELETE /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}"
+    ],
+    deleteReviewComment: [
+      "DELETE /repos/{owner}/{repo}/pulls/comments/{comment_id}"
+    ],
+    dismissReview: [
+      "PUT /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/dismissals"
+    ],
+    get: ["GET /repos/{owner}/{repo}/pulls/{pull_number}"],
+    getReview: [
+      "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}"
+    ],
+    getReviewComment: ["GET /repos/{owner}/{repo}/pulls/comments/{comment_id}"],
+    list: ["GET /repos/{owner}/{repo}/pulls"],
+    listCommentsForReview: [
+      "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments"
+    ],
+    listCommits: ["GET /repos/{owner}/{repo}/pulls/{pull_number}/commits"],
+    listFiles: ["GET /repos/{owner}/{repo}/pulls/{pull_number}/files"],
+    listRequestedReviewers: [
+      "GET /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers"
+    ],
+    listReviewComments: [
+      "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments"
+    ],
+    listReviewCommentsForRepo: ["GET /repos/{owner}/{repo}/pulls/comments"],
+    listReviews: ["GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews"],
+    merge: ["PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge"],
+    removeRequestedReviewers: [
+      "DELETE /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers"
+    ],
+    requestReviewers: [
+      "POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers"
+    ],
+    submitReview: [
+      "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/events"
+    ],
+    update: ["PATCH /repos/{owner}/{repo}/pulls/{pull_number}"],
+    updateBranch: [
+      "PUT /repos/{owner}/{repo}/pulls/{pull_number}/update-branch"
+    ],
+    updateReview: [
+      "PUT /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}"
+    ],
+    updateReviewComment: [
+      "PATCH /repos/{owner}/{repo}/pulls/comments/{comment_id}"
+    ]
+  },
+  rateLimit: { get: ["GET /rate_limit"] },
+  reactions: {
+    createForCommitComment: [
+      "POST /repos/{owner}/{repo}/comments/{comment_id}/reactions"
+    ],
+    createForIssue: [
+      "POST /repos/{owner}/{repo}/issues/{issue_number}/reactions"
+    ],
+    createForIssueComment: [
+      "POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions"
+    ],
+    createForPullRequestReviewComment: [
+      "POST /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions"
+    ],
+    createForRelease: [
+      "POST /repos/{owner}/{repo}/releases/{release_id}/reactions"
+    ],
+    createForTeamDiscussionCommentInOrg: [
+      "POST /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}/reactions"
+    ],
+    createForTeamDiscussionInOrg: [
+      "POST /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/reactions"
+    ],
+    deleteForCommitComment: [
+      "DELETE /repos/{owner}/{repo}/comments/{comment_id}/reactions/{reaction_id}"
+    ],
+    deleteForIssue: [
+      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/reactions/{reaction_id}"
+    ],
+    deleteForIssueComment: [
+      "DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions/{reaction_id}"
+    ],
+    deleteForPullRequestComment: [
+      "DELETE /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions/{reaction_id}"
+    ],
+    deleteForRelease: [
+      "DELETE /repos/{owner}/{repo}/releases/{release_id}/reactions/{reaction_id}"
+    ],
+    deleteForTeamDiscussion: [
+      "DELETE /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/reactions/{reaction_id}"
+    ],
+    deleteForTeamDiscussionComment: [
+      "DELETE /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}/reactions/{reaction_id}"
+    ],
+    listForCommitComment: [
+      "GET /repos/{owner}/{repo}/comments/{comment_id}/reactions"
+    ],
+    listForIssue: ["GET /repos/{owner}/{repo}/issues/{issue_number}/reactions"],
+    listForIssueComment: [
+      "GET /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions"
+    ],
+    listForPullRequestReviewComment: [
+      "GET /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions"
+    ],
+    listForRelease: [
+      "GET /repos/{owner}/{repo}/releases/{release_id}/reactions"
+    ],
+    listForTeamDiscussionCommentInOrg: [
+      "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}/reactions"
+    ],
+    listForTeamDiscussionInOrg: [
+      "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/reactions"
+    ]
+  },
+  repos: {
+    acceptInvitation: [
+      "PATCH /user/repository_invitations/{invitation_id}",
+      {},
+      { renamed: ["repos", "acceptInvitationForAuthenticatedUser"] }
+    ],
+    acceptInvitationForAuthenticatedUser: [
+      "PATCH /user/repository_invitations/{invitation_id}"
+    ],
+    addAppAccessRestrictions: [
+      "POST /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/apps",
+      {},
+      { mapToData: "apps" }
+    ],
+    addCollaborator: ["PUT /repos/{owner}/{repo}/collaborators/{username}"],
+    addStatusCheckContexts: [
+      "POST /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks/contexts",
+      {},
+      { mapToData: "contexts" }
+    ],
+    addTeamAccessRestrictions: [
+      "POST /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/teams",
+      {},
+      { mapToData: "teams" }
+    ],
+    addUserAccessRestrictions: [
+      "POST /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/users",
+      {},
+      { mapToData: "users" }
+    ],
+    cancelPagesDeployment: [
+      "POST /repos/{owner}/{repo}/pages/deployments/{pages_deployment_id}/cancel"
+    ],
+    checkAutomatedSecurityFixes: [
+      "GET /repos/{owner}/{repo}/automated-security-fixes"
+    ],
+    checkCollaborator: ["GET /repos/{owner}/{repo}/collaborators/{username}"],
+    checkImmutableReleases: ["GET /repos/{owner}/{repo}/immutable-releases"],
+    checkPrivateVulnerabilityReporting: [
+      "GET /repos/{owner}/{repo}/private-vulnerability-reporting"
+    ],
+    checkVulnerabilityAlerts: [
+      "GET /repos/{owner}/{repo}/vulnerability-alerts"
+    ],
+    codeownersErrors: ["GET /repos/{owner}/{repo}/codeowners/errors"],
+    compareCommits: ["GET /repos/{owner}/{repo}/compare/{base}...{head}"],
+    compareCommitsWithBasehead: [
+      "GET /repos/{owner}/{repo}/compare/{basehead}"
+    ],
+    createAttestation: ["POST /repos/{owner}/{repo}/attestations"],
+    createAutolink: ["POST /repos/{owner}/{repo}/autolinks"],
+    createCommitComment: [
+      "POST /repos/{owner}/{repo}/commits/{commit_sha}/comments"
+    ],
+    createCommitSignatureProtection: [
+      "POST /repos/{owner}/{repo}/branches/{branch}/protection/required_signatures"
+    ],
+    createCommitStatus: ["POST /repos/{owner}/{repo}/statuses/{sha}"],
+    createDeployKey: ["POST /repos/{owner}/{repo}/keys"],
+    createDeployment: ["POST /repos/{owner}/{repo}/deployments"],
+    createDeploymentBranchPolicy: [
+      "POST /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies"
+    ],
+    createDeploymentProtectionRule: [
+      "POST /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules"
+    ],
+    createDeploymentStatus: [
+      "POST /repos/{owner}/{repo}/deployments/{deployment_id}/statuses"
+    ],
+    createDispatchEvent: ["POST /repos/{owner}/{repo}/dispatches"],
+    createForAuthenticatedUser: ["POST /user/repos"],
+    createFork: ["POST /repos/{owner}/{repo}/forks"],
+    createInOrg: ["POST /orgs/{org}/repos"],
+    createOrUpdateEnvironment: [
+      "PUT /repos/{owner}/{repo}/environments/{environment_name}"
+    ],
+    createOrUpdateFileContents: ["PUT /repos/{owner}/{repo}/contents/{path}"],
+    createOrgRuleset: ["POST /orgs/{org}/rulesets"],
+    createPagesDeployment: ["POST /repos/{owner}/{repo}/pages/deployments"],
+    createPagesSite: ["POST /repos/{owner}/{repo}/pages"],
+    createRelease: ["POST /repos/{owner}/{repo}/releases"],
+    createRepoRuleset: ["POST /repos/{owner}/{repo}/rulesets"],
+    createUsingTemplate: [
+      "POST /repos/{template_owner}/{template_repo}/generate"
+    ],
+    createWebhook: ["POST /repos/{owner}/{repo}/hooks"],
+    customPropertiesForReposCreateOrUpdateRepositoryValues: [
+      "PATCH /repos/{owner}/{repo}/properties/values"
+    ],
+    customPropertiesForReposGetRepositoryValues: [
+      "GET /repos/{owner}/{repo}/properties/values"
+    ],
+    declineInvitation: [
+      "DELETE /user/repository_invitations/{invitation_id}",
+      {},
+      { renamed: ["repos", "declineInvitationForAuthenticatedUser"] }
+    ],
+    declineInvitationForAuthenticatedUser: [
+      "DELETE /user/repository_invitations/{invitation_id}"
+    ],
+    delete: ["DELETE /repos/{owner}/{repo}"],
+    deleteAccessRestrictions: [
+      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/restrictions"
+    ],
+    deleteAdminBranchProtection: [
+      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/enforce_admins"
+    ],
+    deleteAnEnvironment: [
+      "DELETE /repos/{owner}/{repo}/environments/{environment_name}"
+    ],
+    deleteAutolink: ["DELETE /repos/{owner}/{repo}/autolinks/{autolink_id}"],
+    deleteBranchProtection: [
+      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection"
+    ],
+    deleteCommitComment: ["DELETE /repos/{owner}/{repo}/comments/{comment_id}"],
+    deleteCommitSignatureProtection: [
+      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/required_signatures"
+    ],
+    deleteDeployKey: ["DELETE /repos/{owner}/{repo}/keys/{key_id}"],
+    deleteDeployment: [
+      "DELETE /repos/{owner}/{repo}/deployments/{deployment_id}"
+    ],
+    deleteDeploymentBranchPolicy: [
+      "DELETE /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies/{branch_policy_id}"
+    ],
+    deleteFile: ["DELETE /repos/{owner}/{repo}/contents/{path}"],
+    deleteInvitation: [
+      "DELETE /repos/{owner}/{repo}/invitations/{invitation_id}"
+    ],
+    deleteOrgRuleset: ["DELETE /orgs/{org}/rulesets/{ruleset_id}"],
+    deletePagesSite: ["DELETE /repos/{owner}/{repo}/pages"],
+    deletePullRequestReviewProtection: [
+      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/required_pull_request_reviews"
+    ],
+    deleteRelease: ["DELETE /repos/{owner}/{repo}/releases/{release_id}"],
+    deleteReleaseAsset: [
+      "DELETE /repos/{owner}/{repo}/releases/assets/{asset_id}"
+    ],
+    deleteRepoRuleset: ["DELETE /repos/{owner}/{repo}/rulesets/{ruleset_id}"],
+    deleteWebhook: ["DELETE /repos/{owner}/{repo}/hooks/{hook_id}"],
+    disableAutomatedSecurityFixes: [
+      "DELETE /repos/{owner}/{repo}/automated-security-fixes"
+    ],
+    disableDeploymentProtectionRule: [
+      "DELETE /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules/{protection_rule_id}"
+    ],
+    disableImmutableReleases: [
+      "DELETE /repos/{owner}/{repo}/immutable-releases"
+    ],
+    disablePrivateVulnerabilityReporting: [
+      "DELETE /repos/{owner}/{repo}/private-vulnerability-reporting"
+    ],
+    disableVulnerabilityAlerts: [
+      "DELETE /repos/{owner}/{repo}/vulnerability-alerts"
+    ],
+    downloadArchive: [
+      "GET /repos/{owner}/{repo}/zipball/{ref}",
+      {},
+      { renamed: ["repos", "downloadZipballArchive"] }
+    ],
+    downloadTarballArchive: ["GET /repos/{owner}/{repo}/tarball/{ref}"],
+    downloadZipballArchive: ["GET /repos/{owner}/{repo}/zipball/{ref}"],
+    enableAutomatedSecurityFixes: [
+      "PUT /repos/{owner}/{repo}/automated-security-fixes"
+    ],
+    enableImmutableReleases: ["PUT /repos/{owner}/{repo}/immutable-releases"],
+    enablePrivateVulnerabilityReporting: [
+      "PUT /repos/{owner}/{repo}/private-vulnerability-reporting"
+    ],
+    enableVulnerabilityAlerts: [
+      "PUT /repos/{owner}/{repo}/vulnerability-alerts"
+    ],
+    generateReleaseNotes: [
+      "POST /repos/{owner}/{repo}/releases/generate-notes"
+    ],
+    get: ["GET /repos/{owner}/{repo}"],
+    getAccessRestrictions: [
+      "GET /repos/{owner}/{repo}/branches/{branch}/protection/restrictions"
+    ],
+    getAdminBranchProtection: [
+      "GET /repos/{owner}/{repo}/branches/{branch}/protection/enforce_admins"
+    ],
+    getAllDeploymentProtectionRules: [
+      "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules"
+    ],
+    getAllEnvironments: ["GET /repos/{owner}/{repo}/environments"],
+    getAllStatusCheckContexts: [
+      "GET /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks/contexts"
+    ],
+    getAllTopics: ["GET /repos/{owner}/{repo}/topics"],
+    getAppsWithAccessToProtectedBranch: [
+      "GET /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/apps"
+    ],
+    getAutolink: ["GET /repos/{owner}/{repo}/autolinks/{autolink_id}"],
+    getBranch: ["GET /repos/{owner}/{repo}/branches/{branch}"],
+    getBranchProtection: [
+      "GET /repos/{owner}/{repo}/branches/{branch}/protection"
+    ],
+    getBranchRules: ["GET /repos/{owner}/{repo}/rules/branches/{branch}"],
+    getClones: ["GET /repos/{owner}/{repo}/traffic/clones"],
+    getCodeFrequencyStats: ["GET /repos/{owner}/{repo}/stats/code_frequency"],
+    getCollaboratorPermissionLevel: [
+      "GET /repos/{owner}/{repo}/collaborators/{username}/permission"
+    ],
+    getCombinedStatusForRef: ["GET /repos/{owner}/{repo}/commits/{ref}/status"],
+    getCommit: ["GET /repos/{owner}/{repo}/commits/{ref}"],
+    getCommitActivityStats: ["GET /repos/{owner}/{repo}/stats/commit_activity"],
+    getCommitComment: ["GET /repos/{owner}/{repo}/comments/{comment_id}"],
+    getCommitSignatureProtection: [
+      "GET /repos/{owner}/{repo}/branches/{branch}/protection/required_signatures"
+    ],
+    getCommunityProfileMetrics: ["GET /repos/{owner}/{repo}/community/profile"],
+    getContent: ["GET /repos/{owner}/{repo}/contents/{path}"],
+    getContributorsStats: ["GET /repos/{owner}/{repo}/stats/contributors"],
+    getCustomDeploymentProtectionRule: [
+      "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules/{protection_rule_id}"
+    ],
+    getDeployKey: ["GET /repos/{owner}/{repo}/keys/{key_id}"],
+    getDeployment: ["GET /repos/{owner}/{repo}/deployments/{deployment_id}"],
+    getDeploymentBranchPolicy: [
+      "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies/{branch_policy_id}"
+    ],
+    getDeploymentStatus: [
+      "GET /repos/{owner}/{repo}/deployments/{deployment_id}/statuses/{status_id}"
+    ],
+    getEnvironment: [
+      "GET /repos/{owner}/{repo}/environments/{environment_name}"
+    ],
+    getLatestPagesBuild: ["GET /repos/{owner}/{repo}/pages/builds/latest"],
+    getLatestRelease: ["GET /repos/{owner}/{repo}/releases/latest"],
+    getOrgRuleSuite: ["GET /orgs/{org}/rulesets/rule-suites/{rule_suite_id}"],
+    getOrgRuleSuites: ["GET /orgs/{org}/rulesets/rule-suites"],
+    getOrgRuleset: ["GET /orgs/{org}/rulesets/{ruleset_id}"],
+    getOrgRulesets: ["GET /orgs/{org}/rulesets"],
+    getPages: ["GET /repos/{owner}/{repo}/pages"],
+    getPagesBuild: ["GET /repos/{owner}/{repo}/pages/builds/{build_id}"],
+    getPagesDeployment: [
+      "GET /repos/{owner}/{repo}/pages/deployments/{pages_deployment_id}"
+    ],
+    getPagesHealthCheck: ["GET /repos/{owner}/{repo}/pages/health"],
+    getParticipationStats: ["GET /repos/{owner}/{repo}/stats/participation"],
+    getPullRequestReviewProtection: [
+      "GET /repos/{owner}/{repo}/branches/{branch}/protection/required_pull_request_reviews"
+    ],
+    getPunchCardStats: ["GET /repos/{owner}/{repo}/stats/punch_card"],
+    getReadme: ["GET /repos/{owner}/{repo}/readme"],
+    getReadmeInDirectory: ["GET /repos/{owner}/{repo}/readme/{dir}"],
+    getRelease: ["GET /repos/{owner}/{repo}/releases/{release_id}"],
+    getReleaseAsset: ["GET /repos/{owner}/{repo}/releases/assets/{asset_id}"],
+    getReleaseByTag: ["GET /repos/{owner}/{repo}/releases/tags/{tag}"],
+    getRepoRuleSuite: [
+      "GET /repos/{owner}/{repo}/rulesets/rule-suites/{rule_suite_id}"
+    ],
+    getRepoRuleSuites: ["GET /repos/{owner}/{repo}/rulesets/rule-suites"],
+    getRepoRuleset: ["GET /repos/{owner}/{repo}/rulesets/{ruleset_id}"],
+    getRepoRulesetHistory: [
+      "GET /repos/{owner}/{repo}/rulesets/{ruleset_id}/history"
+    ],
+    getRepoRulesetVersion: [
+      "GET /repos/{owner}/{repo}/rulesets/{ruleset_id}/history/{version_id}"
+    ],
+    getRepoRulesets: ["GET /repos/{owner}/{repo}/rulesets"],
+    getStatusChecksProtection: [
+      "GET /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks"
+    ],
+    getTeamsWithAccessToProtectedBranch: [
+      "GET /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/teams"
+    ],
+    getTopPaths: ["GET /repos/{owner}/{repo}/traffic/popular/paths"],
+    getTopReferrers: ["GET /repos/{owner}/{repo}/traffic/popular/referrers"],
+    getUsersWithAccessToProtectedBranch: [
+      "GET /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/users"
+    ],
+    getViews: ["GET /repos/{owner}/{repo}/traffic/views"],
+    getWebhook: ["GET /repos/{owner}/{repo}/hooks/{hook_id}"],
+    getWebhookConfigForRepo: [
+      "GET /repos/{owner}/{repo}/hooks/{hook_id}/config"
+    ],
+    getWebhookDelivery: [
+      "GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries/{delivery_id}"
+    ],
+    listActivities: ["GET /repos/{owner}/{repo}/activity"],
+    listAttestations: [
+      "GET /repos/{owner}/{repo}/attestations/{subject_digest}"
+    ],
+    listAutolinks: ["GET /repos/{owner}/{repo}/autolinks"],
+    listBranches: ["GET /repos/{owner}/{repo}/branches"],
+    listBranchesForHeadCommit: [
+      "GET /repos/{owner}/{repo}/commits/{commit_sha}/branches-where-head"
+    ],
+    listCollaborators: ["GET /repos/{owner}/{repo}/collaborators"],
+    listCommentsForCommit: [
+      "GET /repos/{owner}/{repo}/commits/{commit_sha}/comments"
+    ],
+    listCommitCommentsForRepo: ["GET /repos/{owner}/{repo}/comments"],
+    listCommitStatusesForRef: [
+      "GET /repos/{owner}/{repo}/commits/{ref}/statuses"
+    ],
+    listCommits: ["GET /repos/{owner}/{repo}/commits"],
+    listContributors: ["GET /repos/{owner}/{repo}/contributors"],
+    listCustomDeploymentRuleIntegrations: [
+      "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules/apps"
+    ],
+    listDeployKeys: ["GET /repos/{owner}/{repo}/keys"],
+    listDeploymentBranchPolicies: [
+      "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies"
+    ],
+    listDeploymentStatuses: [
+      "GET /repos/{owner}/{repo}/deployments/{deployment_id}/statuses"
+    ],
+    listDeployments: ["GET /repos/{owner}/{repo}/deployments"],
+    listForAuthenticatedUser: ["GET /user/repos"],
+    listForOrg: ["GET /orgs/{org}/repos"],
+    listForUser: ["GET /users/{username}/repos"],
+    listForks: ["GET /repos/{owner}/{repo}/forks"],
+    listInvitations: ["GET /repos/{owner}/{repo}/invitations"],
+    listInvitationsForAuthenticatedUser: ["GET /user/repository_invitations"],
+    listLanguages: ["GET /repos/{owner}/{repo}/languages"],
+    listPagesBuilds: ["GET /repos/{owner}/{repo}/pages/builds"],
+    listPublic: ["GET /repositories"],
+    listPullRequestsAssociatedWithCommit: [
+      "GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls"
+    ],
+    listReleaseAssets: [
+      "GET /repos/{owner}/{repo}/releases/{release_id}/assets"
+    ],
+    listReleases: ["GET /repos/{owner}/{repo}/releases"],
+    listTags: ["GET /repos/{owner}/{repo}/tags"],
+    listTeams: ["GET /repos/{owner}/{repo}/teams"],
+    listWebhookDeliveries: [
+      "GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries"
+    ],
+    listWebhooks: ["GET /repos/{owner}/{repo}/hooks"],
+    merge: ["POST /repos/{owner}/{repo}/merges"],
+    mergeUpstream: ["POST /repos/{owner}/{repo}/merge-upstream"],
+    pingWebhook: ["POST /repos/{owner}/{repo}/hooks/{hook_id}/pings"],
+    redeliverWebhookDelivery: [
+      "POST /repos/{owner}/{repo}/hooks/{hook_id}/deliveries/{delivery_id}/attempts"
+    ],
+    removeAppAccessRestrictions: [
+      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/apps",
+      {},
+      { mapToData: "apps" }
+    ],
+    removeCollaborator: [
+      "DELETE /repos/{owner}/{repo}/collaborators/{username}"
+    ],
+    removeStatusCheckContexts: [
+      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks/contexts",
+      {},
+      { mapToData: "contexts" }
+    ],
+    removeStatusCheckProtection: [
+      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks"
+    ],
+    removeTeamAccessRestrictions: [
+      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/teams",
+      {},
+      { mapToData: "teams" }
+    ],
+    removeUserAccessRestrictions: [
+      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/users",
+      {},
+      { mapToData: "users" }
+    ],
+    renameBranch: ["POST /repos/{owner}/{repo}/branches/{branch}/rename"],
+    replaceAllTopics: ["PUT /repos/{owner}/{repo}/topics"],
+    requestPagesBuild: ["POST /repos/{owner}/{repo}/pages/builds"],
+    setAdminBranchProtection: [
+      "POST /repos/{owner}/{repo}/branches/{branch}/protection/enforce_admins"
+    ],
+    setAppAccessRestrictions: [
+      "PUT /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/apps",
+      {},
+      { mapToData: "apps" }
+    ],
+    setStatusCheckContexts: [
+      "PUT /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks/contexts",
+      {},
+      { mapToData: "contexts" }
+    ],
+    setTeamAccessRestrictions: [
+      "PUT /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/teams",
+      {},
+      { mapToData: "teams" }
+    ],
+    setUserAccessRestrictions: [
+      "PUT /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/users",
+      {},
+      { mapToData: "users" }
+    ],
+    testPushWebhook: ["POST /repos/{owner}/{repo}/hooks/{hook_id}/tests"],
+    transfer: ["POST /repos/{owner}/{repo}/transfer"],
+    update: ["PATCH /repos/{owner}/{repo}"],
+    updateBranchProtection: [
+      "PUT /repos/{owner}/{repo}/branches/{branch}/protection"
+    ],
+    updateCommitComment: ["PATCH /repos/{owner}/{repo}/comments/{comment_id}"],
+    updateDeploymentBranchPolicy: [
+      "PUT /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies/{branch_policy_id}"
+    ],
+    updateInformationAboutPagesSite: ["PUT /repos/{owner}/{repo}/pages"],
+    updateInvitation: [
+      "PATCH /repos/{owner}/{repo}/invitations/{invitation_id}"
+    ],
+    updateOrgRuleset: ["PUT /orgs/{org}/rulesets/{ruleset_id}"],
+    updatePullRequestReviewProtection: [
+      "PATCH /repos/{owner}/{repo}/branches/{branch}/protection/required_pull_request_reviews"
+    ],
+    updateRelease: ["PATCH /repos/{owner}/{repo}/releases/{release_id}"],
+    updateReleaseAsset: [
+      "PATCH /repos/{owner}/{repo}/releases/assets/{asset_id}"
+    ],
+    updateRepoRuleset: ["PUT /repos/{owner}/{repo}/rulesets/{ruleset_id}"],
+    updateStatusCheckPotection: [
+      "PATCH /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks",
+      {},
+      { renamed: ["repos", "updateStatusCheckProtection"] }
+    ],
+    updateStatusCheckProtection: [
+      "PATCH /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks"
+    ],
+    updateWebhook: ["PATCH /repos/{owner}/{repo}/hooks/{hook_id}"],
+    updateWebhookConfigForRepo: [
+      "PATCH /repos/{owner}/{repo}/hooks/{hook_id}/config"
+    ],
+    uploadReleaseAsset: [
+      "POST /repos/{owner}/{repo}/releases/{release_id}/assets{?name,label}",
+      { baseUrl: "https://uploads.github.com" }
+    ]
+  },
+  search: {
+    code: ["GET /search/code"],
+    commits: ["GET /search/commits"],
+    issuesAndPullRequests: ["GET /search/issues"],
+    labels: ["GET /search/labels"],
+    repos: ["GET /search/repositories"],
+    topics: ["GET /search/topics"],
+    users: ["GET /search/users"]
+  },
+  secretScanning: {
+    createPushProtectionBypass: [
+      "POST /repos/{owner}/{repo}/secret-scanning/push-protection-bypasses"
+    ],
+    getAlert: [
+      "GET /repos/{owner}/{repo}/secret-scanning/alerts/{alert_number}"
+    ],
+    getScanHistory: ["GET /repos/{owner}/{repo}/secret-scanning/scan-history"],
+    listAlertsForOrg: ["GET /orgs/{org}/secret-scanning/alerts"],
+    listAlertsForRepo: ["GET /repos/{owner}/{repo}/secret-scanning/alerts"],
+    listLocationsForAlert: [
+      "GET /repos/{owner}/{repo}/secret-scanning/alerts/{alert_number}/locations"
+    ],
+    listOrgPatternConfigs: [
+      "GET /orgs/{org}/secret-scanning/pattern-configurations"
+    ],
+    updateAlert: [
+      "PATCH /repos/{owner}/{repo}/secret-scanning/alerts/{alert_number}"
+    ],
+    updateOrgPatternConfigs: [
+      "PATCH /orgs/{org}/secret-scanning/pattern-configurations"
+    ]
+  },
+  securityAdvisories: {
+    createFork: [
+      "POST /repos/{owner}/{repo}/security-advisories/{ghsa_id}/forks"
+    ],
+    createPrivateVulnerabilityReport: [
+      "POST /repos/{owner}/{repo}/security-advisories/reports"
+    ],
+    createRepositoryAdvisory: [
+      "POST /repos/{owner}/{repo}/security-advisories"
+    ],
+    createRepositoryAdvisoryCveRequest: [
+      "POST /repos/{owner}/{repo}/security-advisories/{ghsa_id}/cve"
+    ],
+    getGlobalAdvisory: ["GET /advisories/{ghsa_id}"],
+    getRepositoryAdvisory: [
+      "GET /repos/{owner}/{repo}/security-advisories/{ghsa_id}"
+    ],
+    listGlobalAdvisories: ["GET /advisories"],
+    listOrgRepositoryAdvisories: ["GET /orgs/{org}/security-advisories"],
+    listRepositoryAdvisories: ["GET /repos/{owner}/{repo}/security-advisories"],
+    updateRepositoryAdvisory: [
+      "PATCH /repos/{owner}/{repo}/security-advisories/{ghsa_id}"
+    ]
+  },
+  teams: {
+    addOrUpdateMembershipForUserInOrg: [
+      "PUT /orgs/{org}/teams/{team_slug}/memberships/{username}"
+    ],
+    addOrUpdateRepoPermissionsInOrg: [
+      "PUT /orgs/{org}/teams/{team_slug}/repos/{owner}/{repo}"
+    ],
+    checkPermissionsForRepoInOrg: [
+      "GET /orgs/{org}/teams/{team_slug}/repos/{owner}/{repo}"
+    ],
+    create: ["POST /orgs/{org}/teams"],
+    createDiscussionCommentInOrg: [
+      "POST /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments"
+    ],
+    createDiscussionInOrg: ["POST /orgs/{org}/teams/{team_slug}/discussions"],
+    deleteDiscussionCommentInOrg: [
+      "DELETE /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}"
+    ],
+    deleteDiscussionInOrg: [
+      "DELETE /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}"
+    ],
+    deleteInOrg: ["DELETE /orgs/{org}/teams/{team_slug}"],
+    getByName: ["GET /orgs/{org}/teams/{team_slug}"],
+    getDiscussionCommentInOrg: [
+      "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}"
+    ],
+    getDiscussionInOrg: [
+      "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}"
+    ],
+    getMembershipForUserInOrg: [
+      "GET /orgs/{org}/teams/{team_slug}/memberships/{username}"
+    ],
+    list: ["GET /orgs/{org}/teams"],
+    listChildInOrg: ["GET /orgs/{org}/teams/{team_slug}/teams"],
+    listDiscussionCommentsInOrg: [
+      "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments"
+    ],
+    listDiscussionsInOrg: ["GET /orgs/{org}/teams/{team_slug}/discussions"],
+    listForAuthenticatedUser: ["GET /user/teams"],
+    listMembersInOrg: ["GET /orgs/{org}/teams/{team_slug}/members"],
+    listPendingInvitationsInOrg: [
+      "GET /orgs/{org}/teams/{team_slug}/invitations"
+    ],
+    listReposInOrg: ["GET /orgs/{org}/teams/{team_slug}/repos"],
+    removeMembershipForUserInOrg: [
+      "DELETE /orgs/{org}/teams/{team_slug}/memberships/{username}"
+    ],
+    removeRepoInOrg: [
+      "DELETE /orgs/{org}/teams/{team_slug}/repos/{owner}/{repo}"
+    ],
+    updateDiscussionCommentInOrg: [
+      "PATCH /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}"
+    ],
+    updateDiscussionInOrg: [
+      "PATCH /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}"
+    ],
+    updateInOrg: ["PATCH /orgs/{org}/teams/{team_slug}"]
+  },
+  users: {
+    addEmailForAuthenticated: [
+      "POST /user/emails",
+      {},
+      { renamed: ["users", "addEmailForAuthenticatedUser"] }
+    ],
+    addEmailForAuthenticatedUser: ["POST /user/emails"],
+    addSocialAccountForAuthenticatedUser: ["POST /user/social_accounts"],
+    block: ["PUT /user/blocks/{username}"],
+    checkBlocked: ["GET /user/blocks/{username}"],
+    checkFollowingForUser: ["GET /users/{username}/following/{target_user}"],
+    checkPersonIsFollowedByAuthenticated: ["GET /user/following/{username}"],
+    createGpgKeyForAuthenticated: [
+      "POST /user/gpg_keys",
+      {},
+      { renamed: ["users", "createGpgKeyForAuthenticatedUser"] }
+    ],
+    createGpgKeyForAuthenticatedUser: ["POST /user/gpg_keys"],
+    createPublicSshKeyForAuthenticated: [
+      "POST /user/keys",
+      {},
+      { renamed: ["users", "createPublicSshKeyForAuthenticatedUser"] }
+    ],
+    createPublicSshKeyForAuthenticatedUser: ["POST /user/keys"],
+    createSshSigningKeyForAuthenticatedUser: ["POST /user/ssh_signing_keys"],
+    deleteAttestationsBulk: [
+      "POST /users/{username}/attestations/delete-request"
+    ],
+    deleteAttestationsById: [
+      "DELETE /users/{username}/attestations/{attestation_id}"
+    ],
+    deleteAttestationsBySubjectDigest: [
+      "DELETE /users/{username}/attestations/digest/{subject_digest}"
+    ],
+    deleteEmailForAuthenticated: [
+      "DELETE /user/emails",
+      {},
+      { renamed: ["users", "deleteEmailForAuthenticatedUser"] }
+    ],
+    deleteEmailForAuthenticatedUser: ["DELETE /user/emails"],
+    deleteGpgKeyForAuthenticated: [
+      "DELETE /user/gpg_keys/{gpg_key_id}",
+      {},
+      { renamed: ["users", "deleteGpgKeyForAuthenticatedUser"] }
+    ],
+    deleteGpgKeyForAuthenticatedUser: ["DELETE /user/gpg_keys/{gpg_key_id}"],
+    deletePublicSshKeyForAuthenticated: [
+      "DELETE /user/keys/{key_id}",
+      {},
+      { renamed: ["users", "deletePublicSshKeyForAuthenticatedUser"] }
+    ],
+    deletePublicSshKeyForAuthenticatedUser: ["DELETE /user/keys/{key_id}"],
+    deleteSocialAccountForAuthenticatedUser: ["DELETE /user/social_accounts"],
+    deleteSshSigningKeyForAuthenticatedUser: [
+      "DELETE /user/ssh_signing_keys/{ssh_signing_key_id}"
+    ],
+    follow: ["PUT /user/following/{username}"],
+    getAuthenticated: ["GET /user"],
+    getById: ["GET /user/{account_id}"],
+    getByUsername: ["GET /users/{username}"],
+    getContextForUser: ["GET /users/{username}/hovercard"],
+    getGpgKeyForAuthenticated: [
+      "GET /user/gpg_keys/{gpg_key_id}",
+      {},
+      { renamed: ["users", "getGpgKeyForAuthenticatedUser"] }
+    ],
+    getGpgKeyForAuthenticatedUser: ["GET /user/gpg_keys/{gpg_key_id}"],
+    getPublicSshKeyForAuthenticated: [
+      "GET /user/keys/{key_id}",
+      {},
+      { renamed: ["users", "getPublicSshKeyForAuthenticatedUser"] }
+    ],
+    getPublicSshKeyForAuthenticatedUser: ["GET /user/keys/{key_id}"],
+    getSshSigningKeyForAuthenticatedUser: [
+      "GET /user/ssh_signing_keys/{ssh_signing_key_id}"
+    ],
+    list: ["GET /users"],
+    listAttestations: ["GET /users/{username}/attestations/{subject_digest}"],
+    listAttestationsBulk: [
+      "POST /users/{username}/attestations/bulk-list{?per_page,before,after}"
+    ],
+    listBlockedByAuthenticated: [
+      "GET /user/blocks",
+      {},
+      { renamed: ["users", "listBlockedByAuthenticatedUser"] }
+    ],
+    listBlockedByAuthenticatedUser: ["GET /user/blocks"],
+    listEmailsForAuthenticated: [
+      "GET /user/emails",
+      {},
+      { renamed: ["users", "listEmailsForAuthenticatedUser"] }
+    ],
+    listEmailsForAuthenticatedUser: ["GET /user/emails"],
+    listFollowedByAuthenticated: [
+      "GET /user/following",
+      {},
+      { renamed: ["users", "listFollowedByAuthenticatedUser"] }
+    ],
+    listFollowedByAuthenticatedUser: ["GET /user/following"],
+    listFollowersForAuthenticatedUser: ["GET /user/followers"],
+    listFollowersForUser: ["GET /users/{username}/followers"],
+    listFollowingForUser: ["GET /users/{username}/following"],
+    listGpgKeysForAuthenticated: [
+      "GET /user/gpg_keys",
+      {},
+      { renamed: ["users", "listGpgKeysForAuthenticatedUser"] }
+    ],
+    listGpgKeysForAuthenticatedUser: ["GET /user/gpg_keys"],
+    listGpgKeysForUser: ["GET /users/{username}/gpg_keys"],
+    listPublicEmailsForAuthenticated: [
+      "GET /user/public_emails",
+      {},
+      { renamed: ["users", "listPublicEmailsForAuthenticatedUser"] }
+    ],
+    listPublicEmailsForAuthenticatedUser: ["GET /user/public_emails"],
+    listPublicKeysForUser: ["GET /users/{username}/keys"],
+    listPublicSshKeysForAuthenticated: [
+      "GET /user/keys",
+      {},
+      { renamed: ["users", "listPublicSshKeysForAuthenticatedUser"] }
+    ],
+    listPublicSshKeysForAuthenticatedUser: ["GET /user/keys"],
+    listSocialAccountsForAuthenticatedUser: ["GET /user/social_accounts"],
+    listSocialAccountsForUser: ["GET /users/{username}/social_accounts"],
+    listSshSigningKeysForAuthenticatedUser: ["GET /user/ssh_signing_keys"],
+    listSshSigningKeysForUser: ["GET /users/{username}/ssh_signing_keys"],
+    setPrimaryEmailVisibilityForAuthenticated: [
+      "PATCH /user/email/visibility",
+      {},
+      { renamed: ["users", "setPrimaryEmailVisibilityForAuthenticatedUser"] }
+    ],
+    setPrimaryEmailVisibilityForAuthenticatedUser: [
+      "PATCH /user/email/visibility"
+    ],
+    unblock: ["DELETE /user/blocks/{username}"],
+    unfollow: ["DELETE /user/following/{username}"],
+    updateAuthenticated: ["PATCH /user"]
+  }
+};
+var endpoints_default = Endpoints;
+
+//# sourceMappingURL=endpoints.js.map
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
+
+const endpointMethodsMap = /* @__PURE__ */ new Map();
+for (const [scope, endpoints] of Object.entries(endpoints_default)) {
+  for (const [methodName, endpoint] of Object.entries(endpoints)) {
+    const [route, defaults, decorations] = endpoint;
+    const [method, url] = route.split(/ /);
+    const endpointDefaults = Object.assign(
+      {
+        method,
+        url
+      },
+      defaults
+    );
+    if (!endpointMethodsMap.has(scope)) {
+      endpointMethodsMap.set(scope, /* @__PURE__ */ new Map());
+    }
+    endpointMethodsMap.get(scope).set(methodName, {
+      scope,
+      methodName,
+      endpointDefaults,
+      decorations
+    });
+  }
+}
+const handler = {
+  has({ scope }, methodName) {
+    return endpointMethodsMap.get(scope).has(methodName);
+  },
+  getOwnPropertyDescriptor(target, methodName) {
+    return {
+      value: this.get(target, methodName),
+      // ensures method is in the cache
+      configurable: true,
+      writable: true,
+      enumerable: true
+    };
+  },
+  defineProperty(target, methodName, descriptor) {
+    Object.defineProperty(target.cache, methodName, descriptor);
+    return true;
+  },
+  deleteProperty(target, methodName) {
+    delete target.cache[methodName];
+    return true;
+  },
+  ownKeys({ scope }) {
+    return [...endpointMethodsMap.get(scope).keys()];
+  },
+  set(target, methodName, value) {
+    return target.cache[methodName] = value;
+  },
+  get({ octokit, scope, cache }, methodName) {
+    if (cache[methodName]) {
+      return cache[methodName];
+    }
+    const method = endpointMethodsMap.get(scope).get(methodName);
+    if (!method) {
+      return void 0;
+    }
+    const { endpointDefaults, decorations } = method;
+    if (decorations) {
+      cache[methodName] = decorate(
+        octokit,
+        scope,
+        methodName,
+        endpointDefaults,
+        decorations
+      );
+    } else {
+      cache[methodName] = octokit.request.defaults(endpointDefaults);
+    }
+    return cache[methodName];
+  }
+};
+function endpointsToMethods(octokit) {
+  const newMethods = {};
+  for (const scope of endpointMethodsMap.keys()) {
+    newMethods[scope] = new Proxy({ octokit, scope, cache: {} }, handler);
+  }
+  return newMethods;
+}
+function decorate(octokit, scope, methodName, defaults, decorations) {
+  const requestWithDefaults = octokit.request.defaults(defaults);
+  function withDecorations(...args) {
+    let options = requestWithDefaults.endpoint.merge(...args);
+    if (decorations.mapToData) {
+      options = Object.assign({}, options, {
+        data: options[decorations.mapToData],
+        [decorations.mapToData]: void 0
+      });
+      return requestWithDefaults(options);
+    }
+    if (decorations.renamed) {
+      const [newScope, newMethodName] = decorations.renamed;
+      octokit.log.warn(
+        `octokit.${scope}.${methodName}() has been renamed to octokit.${newScope}.${newMethodName}()`
+      );
+    }
+    if (decorations.deprecated) {
+      octokit.log.warn(decorations.deprecated);
+    }
+    if (decorations.renamedParameters) {
+      const options2 = requestWithDefaults.endpoint.merge(...args);
+      for (const [name, alias] of Object.entries(
+        decorations.renamedParameters
+      )) {
+        if (name in options2) {
+          octokit.log.warn(
+            `"${name}" parameter is deprecated for "octokit.${scope}.${methodName}()". Use "${alias}" instead`
+          );
+          if (!(alias in options2)) {
+            options2[alias] = options2[name];
+          }
+          delete options2[name];
+        }
+      }
+      return requestWithDefaults(options2);
+    }
+    return requestWithDefaults(...args);
+  }
+  return Object.assign(withDecorations, requestWithDefaults);
+}
+
+//# sourceMappingURL=endpoints-to-methods.js.map
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
+
+
+function restEndpointMethods(octokit) {
+  const api = endpointsToMethods(octokit);
+  return {
+    rest: api
+  };
+}
+restEndpointMethods.VERSION = dist_src_version_VERSION;
+function legacyRestEndpointMethods(octokit) {
+  const api = endpointsToMethods(octokit);
+  return {
+    ...api,
+    rest: api
+  };
+}
+legacyRestEndpointMethods.VERSION = dist_src_version_VERSION;
+
+//# sourceMappingURL=index.js.map
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+// pkg/dist-src/version.js
+var plugin_paginate_rest_dist_bundle_VERSION = "0.0.0-development";
+
+// pkg/dist-src/normalize-paginated-list-response.js
+function normalizePaginatedListResponse(response) {
+  if (!response.data) {
+    return {
+      ...response,
+      data: []
+    };
+  }
+  const responseNeedsNormalization = ("total_count" in response.data || "total_commits" in response.data) && !("url" in response.data);
+  if (!responseNeedsNormalization) return response;
+  const incompleteResults = response.data.incomplete_results;
+  const repositorySelection = response.data.repository_selection;
+  const totalCount = response.data.total_count;
+  const totalCommits = response.data.total_commits;
+  delete response.data.incomplete_results;
+  delete response.data.repository_selection;
+  delete response.data.total_count;
+  delete response.data.total_commits;
+  const namespaceKey = Object.keys(response.data)[0];
+  const data = response.data[namespaceKey];
+  response.data = data;
+  if (typeof incompleteResults !== "undefined") {
+    response.data.incomplete_results = incompleteResults;
+  }
+  if (typeof repositorySelection !== "undefined") {
+    response.data.repository_selection = repositorySelection;
+  }
+  response.data.total_count = totalCount;
+  response.data.total_commits = totalCommits;
+  return response;
+}
+
+// pkg/dist-src/iterator.js
+function iterator(octokit, route, parameters) {
+  const options = typeof route === "function" ? route.endpoint(parameters) : octokit.request.endpoint(route, parameters);
+  const requestMethod = typeof route === "function" ? route : octokit.request;
+  const method = options.method;
+  const headers = options.headers;
+  let url = options.url;
+  return {
+    [Symbol.asyncIterator]: () => ({
+      async next() {
+        if (!url) return { done: true };
+        try {
+          const response = await requestMethod({ method, url, headers });
+          const normalizedResponse = normalizePaginatedListResponse(response);
+          url = ((normalizedResponse.headers.link || "").match(
+            /<([^<>]+)>;\s*rel="next"/
+          ) || [])[1];
+          if (!url && "total_commits" in normalizedResponse.data) {
+            const parsedUrl = new URL(normalizedResponse.url);
+            const params = parsedUrl.searchParams;
+            const page = parseInt(params.get("page") || "1", 10);
+            const per_page = parseInt(params.get("per_page") || "250", 10);
+            if (page * per_page < normalizedResponse.data.total_commits) {
+              params.set("page", String(page + 1));
+              url = parsedUrl.toString();
+            }
+          }
+          return { value: normalizedResponse };
+        } catch (error) {
+          if (error.status !== 409) throw error;
+          url = "";
+          return {
+            value: {
+              status: 200,
+              headers: {},
+              data: []
+            }
+          };
+        }
+      }
+    })
+  };
+}
+
+// pkg/dist-src/paginate.js
+function paginate(octokit, route, parameters, mapFn) {
+  if (typeof parameters === "function") {
+    mapFn = parameters;
+    parameters = void 0;
+  }
+  return gather(
+    octokit,
+    [],
+    iterator(octokit, route, parameters)[Symbol.asyncIterator](),
+    mapFn
+  );
+}
+function gather(octokit, results, iterator2, mapFn) {
+  return iterator2.next().then((result) => {
+    if (result.done) {
+      return results;
+    }
+    let earlyExit = false;
+    function done() {
+      earlyExit = true;
+    }
+    results = results.concat(
+      mapFn ? mapFn(result.value, done) : result.value.data
+    );
+    if (earlyExit) {
+      return results;
+    }
+    return gather(octokit, results, iterator2, mapFn);
+  });
+}
+
+// pkg/dist-src/compose-paginate.js
+var composePaginateRest = Object.assign(paginate, {
+  iterator
+});
+
+// pkg/dist-src/generated/paginating-endpoints.js
+var paginatingEndpoints = (/* unused pure expression or super */ null && ([
+  "GET /advisories",
+  "GET /app/hook/deliveries",
+  "GET /app/installation-requests",
+  "GET /app/installations",
+  "GET /assignments/{assignment_id}/accepted_assignments",
+  "GET /classrooms",
+  "GET /classrooms/{classroom_id}/assignments",
+  "GET /enterprises/{enterprise}/code-security/configurations",
+  "GET /enterprises/{enterprise}/code-security/configurations/{configuration_id}/repositories",
+  "GET /enterprises/{enterprise}/dependabot/alerts",
+  "GET /enterprises/{enterprise}/teams",
+  "GET /enterprises/{enterprise}/teams/{enterprise-team}/memberships",
+  "GET /enterprises/{enterprise}/teams/{enterprise-team}/organizations",
+  "GET /events",
+  "GET /gists",
+  "GET /gists/public",
+  "GET /gists/starred",
+  "GET /gists/{gist_id}/comments",
+  "GET /gists/{gist_id}/commits",
+  "GET /gists/{gist_id}/forks",
+  "GET /installation/repositories",
+  "GET /issues",
+  "GET /licenses",
+  "GET /marketplace_listing/plans",
+  "GET /marketplace_listing/plans/{plan_id}/accounts",
+  "GET /marketplace_listing/stubbed/plans",
+  "GET /marketplace_listing/stubbed/plans/{plan_id}/accounts",
+  "GET /networks/{owner}/{repo}/events",
+  "GET /notifications",
+  "GET /organizations",
+  "GET /organizations/{org}/dependabot/repository-access",
+  "GET /orgs/{org}/actions/cache/usage-by-repository",
+  "GET /orgs/{org}/actions/hosted-runners",
+  "GET /orgs/{org}/actions/permissions/repositories",
+  "GET /orgs/{org}/actions/permissions/self-hosted-runners/repositories",
+  "GET /orgs/{org}/actions/runner-groups",
+  "GET /orgs/{org}/actions/runner-groups/{runner_group_id}/hosted-runners",
+  "GET /orgs/{org}/actions/runner-groups/{runner_group_id}/repositories",
+  "GET /orgs/{org}/actions/runner-groups/{runner_group_id}/runners",
+  "GET /orgs/{org}/actions/runners",
+  "GET /orgs/{org}/actions/secrets",
+  "GET /orgs/{org}/actions/secrets/{secret_name}/repositories",
+  "GET /orgs/{org}/actions/variables",
+  "GET /orgs/{org}/actions/variables/{name}/repositories",
+  "GET /orgs/{org}/attestations/repositories",
+  "GET /orgs/{org}/attestations/{subject_digest}",
+  "GET /orgs/{org}/blocks",
+  "GET /orgs/{org}/campaigns",
+  "GET /orgs/{org}/code-scanning/alerts",
+  "GET /orgs/{org}/code-security/configurations",
+  "GET /orgs/{org}/code-security/configurations/{configuration_id}/repositories",
+  "GET /orgs/{org}/codespaces",
+  "GET /orgs/{org}/codespaces/secrets",
+  "GET /orgs/{org}/codespaces/secrets/{secret_name}/repositories",
+  "GET /orgs/{org}/copilot/billing/seats",
+  "GET /orgs/{org}/copilot/metrics",
+  "GET /orgs/{org}/dependabot/alerts",
+  "GET /orgs/{org}/dependabot/secrets",
+  "GET /orgs/{org}/dependabot/secrets/{secret_name}/repositories",
+  "GET /orgs/{org}/events",
+  "GET /orgs/{org}/failed_invitations",
+  "GET /orgs/{org}/hooks",
+  "GET /orgs/{org}/hooks/{hook_id}/deliveries",
+  "GET /orgs/{org}/insights/api/route-stats/{actor_type}/{actor_id}",
+  "GET /orgs/{org}/insights/api/subject-stats",
+  "GET /orgs/{org}/insights/api/user-stats/{user_id}",
+  "GET /orgs/{org}/installations",
+  "GET /orgs/{org}/invitations",
+  "GET /orgs/{org}/invitations/{invitation_id}/teams",
+  "GET /orgs/{org}/issues",
+  "GET /orgs/{org}/members",
+  "GET /orgs/{org}/members/{username}/codespaces",
+  "GET /orgs/{org}/migrations",
+  "GET /orgs/{org}/migrations/{migration_id}/repositories",
+  "GET /orgs/{org}/organization-roles/{role_id}/teams",
+  "GET /orgs/{org}/organization-roles/{role_id}/users",
+  "GET /orgs/{org}/outside_collaborators",
+  "GET /orgs/{org}/packages",
+  "GET /orgs/{org}/packages/{package_type}/{package_name}/versions",
+  "GET /orgs/{org}/personal-access-token-requests",
+  "GET /orgs/{org}/personal-access-token-requests/{pat_request_id}/repositories",
+  "GET /orgs/{org}/personal-access-tokens",
+  "GET /orgs/{org}/personal-access-tokens/{pat_id}/repositories",
+  "GET /orgs/{org}/private-registries",
+  "GET /orgs/{org}/projects",
+  "GET /orgs/{org}/projectsV2",
+  "GET /orgs/{org}/projectsV2/{project_number}/fields",
+  "GET /orgs/{org}/projectsV2/{project_number}/items",
+  "GET /orgs/{org}/properties/values",
+  "GET /orgs/{org}/public_members",
+  "GET /orgs/{org}/repos",
+  "GET /orgs/{org}/rulesets",
+  "GET /orgs/{org}/rulesets/rule-suites",
+  "GET /orgs/{org}/rulesets/{ruleset_id}/history",
+  "GET /orgs/{org}/secret-scanning/alerts",
+  "GET /orgs/{org}/security-advisories",
+  "GET /orgs/{org}/settings/immutable-releases/repositories",
+  "GET /orgs/{org}/settings/network-configurations",
+  "GET /orgs/{org}/team/{team_slug}/copilot/metrics",
+  "GET /orgs/{org}/teams",
+  "GET /orgs/{org}/teams/{team_slug}/discussions",
+  "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
+  "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}/reactions",
+  "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/reactions",
+  "GET /orgs/{org}/teams/{team_slug}/invitations",
+  "GET /orgs/{org}/teams/{team_slug}/members",
+  "GET /orgs/{org}/teams/{team_slug}/projects",
+  "GET /orgs/{org}/teams/{team_slug}/repos",
+  "GET /orgs/{org}/teams/{team_slug}/teams",
+  "GET /projects/{project_id}/collaborators",
+  "GET /repos/{owner}/{repo}/actions/artifacts",
+  "GET /repos/{owner}/{repo}/actions/caches",
+  "GET /repos/{owner}/{repo}/actions/organization-secrets",
+  "GET /repos/{owner}/{repo}/actions/organization-variables",
+  "GET /repos/{owner}/{repo}/actions/runners",
+  "GET /repos/{owner}/{repo}/actions/runs",
+  "GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts",
+  "GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs",
+  "GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs",
+  "GET /repos/{owner}/{repo}/actions/secrets",
+  "GET /repos/{owner}/{repo}/actions/variables",
+  "GET /repos/{owner}/{repo}/actions/workflows",
+  "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs",
+  "GET /repos/{owner}/{repo}/activity",
+  "GET /repos/{owner}/{repo}/assignees",
+  "GET /repos/{owner}/{repo}/attestations/{subject_digest}",
+  "GET /repos/{owner}/{repo}/branches",
+  "GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations",
+  "GET /repos/{owner}/{repo}/check-suites/{check_suite_id}/check-runs",
+  "GET /repos/{owner}/{repo}/code-scanning/alerts",
+  "GET /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/instances",
+  "GET /repos/{owner}/{repo}/code-scanning/analyses",
+  "GET /repos/{owner}/{repo}/codespaces",
+  "GET /repos/{owner}/{repo}/codespaces/devcontainers",
+  "GET /repos/{owner}/{repo}/codespaces/secrets",
+  "GET /repos/{owner}/{repo}/collaborators",
+  "GET /repos/{owner}/{repo}/comments",
+  "GET /repos/{owner}/{repo}/comments/{comment_id}/reactions",
+  "GET /repos/{owner}/{repo}/commits",
+  "GET /repos/{owner}/{repo}/commits/{commit_sha}/comments",
+  "GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls",
+  "GET /repos/{owner}/{repo}/commits/{ref}/check-runs",
+  "GET /repos/{owner}/{repo}/commits/{ref}/check-suites",
+  "GET /repos/{owner}/{repo}/commits/{ref}/status",
+  "GET /repos/{owner}/{repo}/commits/{ref}/statuses",
+  "GET /repos/{owner}/{repo}/compare/{basehead}",
+  "GET /repos/{owner}/{repo}/compare/{base}...{head}",
+  "GET /repos/{owner}/{repo}/contributors",
+  "GET /repos/{owner}/{repo}/dependabot/alerts",
+  "GET /repos/{owner}/{repo}/dependabot/secrets",
+  "GET /repos/{owner}/{repo}/deployments",
+  "GET /repos/{owner}/{repo}/deployments/{deployment_id}/statuses",
+  "GET /repos/{owner}/{repo}/environments",
+  "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies",
+  "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules/apps",
+  "GET /repos/{owner}/{repo}/environments/{environment_name}/secrets",
+  "GET /repos/{owner}/{repo}/environments/{environment_name}/variables",
+  "GET /repos/{owner}/{repo}/events",
+  "GET /repos/{owner}/{repo}/forks",
+  "GET /repos/{owner}/{repo}/hooks",
+  "GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries",
+  "GET /repos/{owner}/{repo}/invitations",
+  "GET /repos/{owner}/{repo}/issues",
+  "GET /repos/{owner}/{repo}/issues/comments",
+  "GET /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions",
+  "GET /repos/{owner}/{repo}/issues/events",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocking",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/events",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/labels",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/reactions",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/sub_issues",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/timeline",
+  "GET /repos/{owner}/{repo}/keys",
+  "GET /repos/{owner}/{repo}/labels",
+  "GET /repos/{owner}/{repo}/milestones",
+  "GET /repos/{owner}/{repo}/milestones/{milestone_number}/labels",
+  "GET /repos/{owner}/{repo}/notifications",
+  "GET /repos/{owner}/{repo}/pages/builds",
+  "GET /repos/{owner}/{repo}/projects",
+  "GET /repos/{owner}/{repo}/pulls",
+  "GET /repos/{owner}/{repo}/pulls/comments",
+  "GET /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions",
+  "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments",
+  "GET /repos/{owner}/{repo}/pulls/{pull_number}/commits",
+  "GET /repos/{owner}/{repo}/pulls/{pull_number}/files",
+  "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+  "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments",
+  "GET /repos/{owner}/{repo}/releases",
+  "GET /repos/{owner}/{repo}/releases/{release_id}/assets",
+  "GET /repos/{owner}/{repo}/releases/{release_id}/reactions",
+  "GET /repos/{owner}/{repo}/rules/branches/{branch}",
+  "GET /repos/{owner}/{repo}/rulesets",
+  "GET /repos/{owner}/{repo}/rulesets/rule-suites",
+  "GET /repos/{owner}/{repo}/rulesets/{ruleset_id}/history",
+  "GET /repos/{owner}/{repo}/secret-scanning/alerts",
+  "GET /repos/{owner}/{repo}/secret-scanning/alerts/{alert_number}/locations",
+  "GET /repos/{owner}/{repo}/security-advisories",
+  "GET /repos/{owner}/{repo}/stargazers",
+  "GET /repos/{owner}/{repo}/subscribers",
+  "GET /repos/{owner}/{repo}/tags",
+  "GET /repos/{owner}/{repo}/teams",
+  "GET /repos/{owner}/{repo}/topics",
+  "GET /repositories",
+  "GET /search/code",
+  "GET /search/commits",
+  "GET /search/issues",
+  "GET /search/labels",
+  "GET /search/repositories",
+  "GET /search/topics",
+  "GET /search/users",
+  "GET /teams/{team_id}/discussions",
+  "GET /teams/{team_id}/discussions/{discussion_number}/comments",
+  "GET /teams/{team_id}/discussions/{discussion_number}/comments/{comment_number}/reactions",
+  "GET /teams/{team_id}/discussions/{discussion_number}/reactions",
+  "GET /teams/{team_id}/invitations",
+  "GET /teams/{team_id}/members",
+  "GET /teams/{team_id}/projects",
+  "GET /teams/{team_id}/repos",
+  "GET /teams/{team_id}/teams",
+  "GET /user/blocks",
+  "GET /user/codespaces",
+  "GET /user/codespaces/secrets",
+  "GET /user/emails",
+  "GET /user/followers",
+  "GET /user/following",
+  "GET /user/gpg_keys",
+  "GET /user/installations",
+  "GET /user/installations/{installation_id}/repositories",
+  "GET /user/issues",
+  "GET /user/keys",
+  "GET /user/marketplace_purchases",
+  "GET /user/marketplace_purchases/stubbed",
+  "GET /user/memberships/orgs",
+  "GET /user/migrations",
+  "GET /user/migrations/{migration_id}/repositories",
+  "GET /user/orgs",
+  "GET /user/packages",
+  "GET /user/packages/{package_type}/{package_name}/versions",
+  "GET /user/public_emails",
+  "GET /user/repos",
+  "GET /user/repository_invitations",
+  "GET /user/social_accounts",
+  "GET /user/ssh_signing_keys",
+  "GET /user/starred",
+  "GET /user/subscriptions",
+  "GET /user/teams",
+  "GET /users",
+  "GET /users/{username}/attestations/{subject_digest}",
+  "GET /users/{username}/events",
+  "GET /users/{username}/events/orgs/{org}",
+  "GET /users/{username}/events/public",
+  "GET /users/{username}/followers",
+  "GET /users/{username}/following",
+  "GET /users/{username}/gists",
+  "GET /users/{username}/gpg_keys",
+  "GET /users/{username}/keys",
+  "GET /users/{username}/orgs",
+  "GET /users/{username}/packages",
+  "GET /users/{username}/projects",
+  "GET /users/{username}/projectsV2",
+  "GET /users/{username}/projectsV2/{project_number}/fields",
+  "GET /users/{username}/projectsV2/{project_number}/items",
+  "GET /users/{username}/received_events",
+  "GET /users/{username}/received_events/public",
+  "GET /users/{username}/repos",
+  "GET /users/{username}/social_accounts",
+  "GET /users/{username}/ssh_signing_keys",
+  "GET /users/{username}/starred",
+  "GET /users/{username}/subscriptions"
+]));
+
+// pkg/dist-src/paginating-endpoints.js
+function isPaginatingEndpoint(arg) {
+  if (typeof arg === "string") {
+    return paginatingEndpoints.includes(arg);
+  } else {
+    return false;
+  }
+}
+
+// pkg/dist-src/index.js
+function paginateRest(octokit) {
+  return {
+    paginate: Object.assign(paginate.bind(null, octokit), {
+      iterator: iterator.bind(null, octokit)
+    })
+  };
+}
+paginateRest.VERSION = plugin_paginate_rest_dist_bundle_VERSION;
+
+
+;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/utils.js
+
+
+// octokit + plugins
+
+
+
+const context = new Context();
+const baseUrl = getApiBaseUrl();
+const defaults = {
+    baseUrl,
+    request: {
+        agent: getProxyAgent(baseUrl),
+        fetch: getProxyFetch(baseUrl)
+    }
+};
+const GitHub = Octokit.plugin(restEndpointMethods, paginateRest).defaults(defaults);
+
+/**
+ * Convience function to correctly format Octokit Options to pass into the constructor.
+ *
+ * @param     token    the repo PAT or GITHUB_TOKEN
+ * @param     options  other options to set
+ */
+function getOctokitOptions(token, options) {
+    const opts = Object.assign({}, options || {}); // Shallow clone - don't mutate the object provided by the caller
+    // Auth
+    const auth = getAuthString(token, opts);
+    if (auth) {
+        opts.auth = auth;
+    }
+    // Orchestration ID
+    const userAgent = getUserAgentWithOrchestrationId(opts.userAgent);
+    if (userAgent) {
+        opts.userAgent = userAgent;
+    }
+    return opts;
+}
+//# sourceMappingURL=utils.js.map
+;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/github.js
+
+
+const github_context = new Context();
+/**
+ * Returns a hydrated octokit ready to use for GitHub Actions
+ *
+ * @param     token    the repo PAT or GITHUB_TOKEN
+ * @param     options  other options to set
+ */
+function getOctokit(token, options, ...additionalPlugins) {
+    const GitHubWithPlugins = GitHub.plugin(...additionalPlugins);
+    return new GitHubWithPlugins(getOctokitOptions(token, options));
+}
+//# sourceMappingURL=github.js.map
+// EXTERNAL MODULE: ./node_modules/bottleneck/light.js
+var light = __nccwpck_require__(3251);
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// pkg/dist-src/version.js
+var plugin_retry_dist_bundle_VERSION = "0.0.0-development";
+
+// pkg/dist-src/error-request.js
+function isRequestError(error) {
+  return error.request !== void 0;
+}
+async function errorRequest(state, octokit, error, options) {
+  if (!isRequestError(error) || !error?.request.request) {
+    throw error;
+  }
+  if (error.status >= 400 && !state.doNotRetry.includes(error.status)) {
+    const retries = options.request.retries != null ? options.request.retries : state.retries;
+    const retryAfter = Math.pow((options.request.retryCount || 0) + 1, 2);
+    throw octokit.retry.retryRequest(error, retries, retryAfter);
+  }
+  throw error;
+}
+
+// pkg/dist-src/wrap-request.js
+
+
+async function wrapRequest(state, octokit, request, options) {
+  const limiter = new light();
+  limiter.on("failed", function(error, info) {
+    const maxRetries = ~~error.request.request?.retries;
+    const after = ~~error.request.request?.retryAfter;
+    options.request.retryCount = info.retryCount + 1;
+    if (maxRetries > info.retryCount) {
+      return after * state.retryAfterBaseValue;
+    }
+  });
+  return limiter.schedule(
+    requestWithGraphqlErrorHandling.bind(null, state, octokit, request),
+    options
+  );
+}
+async function requestWithGraphqlErrorHandling(state, octokit, request, options) {
+  const response = await request(options);
+  if (response.data && response.data.errors && response.data.errors.length > 0 && /Something went wrong while executing your query/.test(
+    response.data.errors[0].message
+  )) {
+    const error = new RequestError(response.data.errors[0].message, 500, {
+      request: options,
+      response
+    });
+    return errorRequest(state, octokit, error, options);
+  }
+  return response;
+}
+
+// pkg/dist-src/index.js
+function retry(octokit, octokitOptions) {
+  const state = Object.assign(
+    {
+      enabled: true,
+      retryAfterBaseValue: 1e3,
+      doNotRetry: [400, 401, 403, 404, 410, 422, 451],
+      retries: 3
+    },
+    octokitOptions.retry
+  );
+  const retryPlugin = {
+    retry: {
+      retryRequest: (error, retries, retryAfter) => {
+        error.request.request = Object.assign({}, error.request.request, {
+          retries,
+          retryAfter
+        });
+        return error;
+      }
+    }
+  };
+  if (state.enabled) {
+    octokit.hook.error("request", errorRequest.bind(null, state, retryPlugin));
+    octokit.hook.wrap("request", wrapRequest.bind(null, state, retryPlugin));
+  }
+  return retryPlugin;
+}
+retry.VERSION = plugin_retry_dist_bundle_VERSION;
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// pkg/dist-src/index.js
+
+
+// pkg/dist-src/version.js
+var plugin_throttling_dist_bundle_VERSION = "0.0.0-development";
+
+// pkg/dist-src/wrap-request.js
+var dist_bundle_noop = () => Promise.resolve();
+function dist_bundle_wrapRequest(state, request, options) {
+  return state.retryLimiter.schedule(doRequest, state, request, options);
+}
+async function doRequest(state, request, options) {
+  const { pathname } = new URL(options.url, "http://github.test");
+  const isAuth = isAuthRequest(options.method, pathname);
+  const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
+  const isSearch = options.method === "GET" && pathname.startsWith("/search/");
+  const isGraphQL = pathname.startsWith("/graphql");
+  const retryCount = ~~request.retryCount;
+  const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
+  if (state.clustering) {
+    jobOptions.expiration = 1e3 * 60;
+  }
+  if (isWrite || isGraphQL) {
+    await state.write.key(state.id).schedule(jobOptions, dist_bundle_noop);
+  }
+  if (isWrite && state.triggersNotification(pathname)) {
+    await state.notifications.key(state.id).schedule(jobOptions, dist_bundle_noop);
+  }
+  if (isSearch) {
+    await state.search.key(state.id).schedule(jobOptions, dist_bundle_noop);
+  }
+  const req = (isAuth ? state.auth : state.global).key(state.id).schedule(jobOptions, request, options);
+  if (isGraphQL) {
+    const res = await req;
+    if (res.data.errors != null && res.data.errors.some((error) => error.type === "RATE_LIMITED")) {
+      const error = Object.assign(new Error("GraphQL Rate Limit Exceeded"), {
+        response: res,
+        data: res.data
+      });
+      throw error;
+    }
+  }
+  return req;
+}
+function isAuthRequest(method, pathname) {
+  return method === "PATCH" && // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-a-scoped-access-token
+  /^\/applications\/[^/]+\/token\/scoped$/.test(pathname) || method === "POST" && // https://docs.github.com/en/rest/apps/oauth-applications?apiVersion=2022-11-28#reset-a-token
+  (/^\/applications\/[^/]+\/token$/.test(pathname) || // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-an-installation-access-token-for-an-app
+  /^\/app\/installations\/[^/]+\/access_tokens$/.test(pathname) || // https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
+  pathname === "/login/oauth/access_token");
+}
+
+// pkg/dist-src/generated/triggers-notification-paths.js
+var triggers_notification_paths_default = [
+  "/orgs/{org}/invitations",
+  "/orgs/{org}/invitations/{invitation_id}",
+  "/orgs/{org}/teams/{team_slug}/discussions",
+  "/orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
+  "/repos/{owner}/{repo}/collaborators/{username}",
+  "/repos/{owner}/{repo}/commits/{commit_sha}/comments",
+  "/repos/{owner}/{repo}/issues",
+  "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issue",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority",
+  "/repos/{owner}/{repo}/pulls",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/merge",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+  "/repos/{owner}/{repo}/releases",
+  "/teams/{team_id}/discussions",
+  "/teams/{team_id}/discussions/{discussion_number}/comments"
+];
+
+// pkg/dist-src/route-matcher.js
+function routeMatcher(paths) {
+  const regexes = paths.map(
+    (path) => path.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+  );
+  const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
+  return new RegExp(regex2, "i");
+}
+
+// pkg/dist-src/index.js
+var regex = routeMatcher(triggers_notification_paths_default);
+var triggersNotification = regex.test.bind(regex);
+var dist_bundle_groups = {};
+var createGroups = function(Bottleneck, common) {
+  dist_bundle_groups.global = new Bottleneck.Group({
+    id: "octokit-global",
+    maxConcurrent: 10,
+    ...common
+  });
+  dist_bundle_groups.auth = new Bottleneck.Group({
+    id: "octokit-auth",
+    maxConcurrent: 1,
+    ...common
+  });
+  dist_bundle_groups.search = new Bottleneck.Group({
+    id: "octokit-search",
+    maxConcurrent: 1,
+    minTime: 2e3,
+    ...common
+  });
+  dist_bundle_groups.write = new Bottleneck.Group({
+    id: "octokit-write",
+    maxConcurrent: 1,
+    minTime: 1e3,
+    ...common
+  });
+  dist_bundle_groups.notifications = new Bottleneck.Group({
+    id: "octokit-notifications",
+    maxConcurrent: 1,
+    minTime: 3e3,
+    ...common
+  });
+};
+function throttling(octokit, octokitOptions) {
+  const {
+    enabled = true,
+    Bottleneck = light,
+    id = "no-id",
+    timeout = 1e3 * 60 * 2,
+    // Redis TTL: 2 minutes
+    connection
+  } = octokitOptions.throttle || {};
+  if (!enabled) {
+    return {};
+  }
+  const common = { timeout };
+  if (typeof connection !== "undefined") {
+    common.connection = connection;
+  }
+  const state = Object.assign(
+    {
+      clustering: connection != null,
+      triggersNotification,
+      fallbackSecondaryRateRetryAfter: 60,
+      retryAfterBaseValue: 1e3,
+      id
+    },
+    octokitOptions.throttle
+  );
+  if (typeof state.onSecondaryRateLimit !== "function" || typeof state.onRateLimit !== "function") {
+    throw new Error(`octokit/plugin-throttling error:
+        You must pass the onSecondaryRateLimit and onRateLimit error handlers.
+        See https://octokit.github.io/rest.js/#throttling
+
+        const octokit = new Octokit({
+          throttle: {
+            onSecondaryRateLimit: (retryAfter, options) => {/* ... */},
+            onRateLimit: (retryAfter, options) => {/* ... */}
+          }
+        })
+    `);
+  }
+  let initialized = false;
+  const initializeBottleneck = () => {
+    if (initialized) {
+      return;
+    }
+    initialized = true;
+    if (dist_bundle_groups.global == null) {
+      createGroups(Bottleneck, common);
+    }
+    state.global = state.global ?? dist_bundle_groups.global;
+    state.auth = state.auth ?? dist_bundle_groups.auth;
+    state.search = state.search ?? dist_bundle_groups.search;
+    state.write = state.write ?? dist_bundle_groups.write;
+    state.notifications = state.notifications ?? dist_bundle_groups.notifications;
+    state.retryLimiter = state.retryLimiter ?? new Bottleneck();
+    const events = {};
+    const emitter = new Bottleneck.Events(events);
+    events.on("secondary-limit", state.onSecondaryRateLimit);
+    events.on("rate-limit", state.onRateLimit);
+    events.on(
+      "error",
+      (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
+    );
+    state.retryLimiter.on("failed", async function(error, info) {
+      const [state2, request, options] = info.args;
+      const { pathname } = new URL(options.url, "http://github.test");
+      const shouldRetryGraphQL = pathname.startsWith("/graphql") && error.status !== 401;
+      if (!(shouldRetryGraphQL || error.status === 403 || error.status === 429)) {
+        return;
+      }
+      const retryCount = ~~request.retryCount;
+      request.retryCount = retryCount;
+      options.request.retryCount = retryCount;
+      const { wantRetry, retryAfter = 0 } = await (async function() {
+        if (/\bsecondary rate\b/i.test(error.message)) {
+          const retryAfter2 = Number(error.response.headers["retry-after"]) || state2.fallbackSecondaryRateRetryAfter;
+          const wantRetry2 = await emitter.trigger(
+            "secondary-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        if (error.response.headers != null && error.response.headers["x-ratelimit-remaining"] === "0" || (error.response.data?.errors ?? []).some(
+          (error2) => error2.type === "RATE_LIMITED"
+        )) {
+          const rateLimitReset = new Date(
+            ~~error.response.headers["x-ratelimit-reset"] * 1e3
+          ).getTime();
+          const retryAfter2 = Math.max(
+            // Add one second so we retry _after_ the reset time
+            // https://docs.github.com/en/rest/overview/resources-in-the-rest-api?apiVersion=2022-11-28#exceeding-the-rate-limit
+            Math.ceil((rateLimitReset - Date.now()) / 1e3) + 1,
+            0
+          );
+          const wantRetry2 = await emitter.trigger(
+            "rate-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        return {};
+      })();
+      if (wantRetry) {
+        request.retryCount++;
+        return retryAfter * state2.retryAfterBaseValue;
+      }
+    });
+  };
+  octokit.hook.wrap("request", (request, options) => {
+    initializeBottleneck();
+    return dist_bundle_wrapRequest(state, request, options);
+  });
+  return {};
+}
+throttling.VERSION = plugin_throttling_dist_bundle_VERSION;
+throttling.triggersNotification = triggersNotification;
+
+
+// EXTERNAL MODULE: ./node_modules/bottleneck/lib/index.js
+var bottleneck_lib = __nccwpck_require__(2203);
+var bottleneck_lib_default = /*#__PURE__*/__nccwpck_require__.n(bottleneck_lib);
+;// CONCATENATED MODULE: ./src/github/octokit-client.ts
+
+
+
+
+
+/** Status codes the retry plugin must not repeat: client errors, and rate limits (throttling owns those). */
+const DO_NOT_RETRY = [304, 400, 401, 403, 404, 409, 410, 422, 429, 451];
+/**
+ * Counts every HTTP request actually sent. Registered before the throttling and retry plugins, so its
+ * wrap sits inside theirs and sees each retry; a 304 arrives here as a thrown RequestError.
+ */
+function countingPlugin(stats) {
+    return (octokit) => {
+        octokit.hook.wrap('request', async (request, options) => {
+            stats.requests += 1;
+            try {
+                return await request(options);
+            }
+            catch (error) {
+                if (error.status === 304)
+                    stats.notModified += 1;
+                throw error;
+            }
+        });
+        return {};
+    };
+}
+/**
+ * Gives each attempt its own timeout. Registered inside the throttling and retry plugins: a signal made
+ * once per call would already be spent when a retry or a rate-limit wait sends the request again.
+ */
+function attemptTimeoutPlugin() {
+    return (octokit) => {
+        octokit.hook.wrap('request', async (request, options) => {
+            // Every hook is bound to this one options object, so the signal is set on it, not on a copy.
+            const settings = options.request;
+            if (settings?.attemptTimeoutMs)
+                settings.signal = AbortSignal.timeout(settings.attemptTimeoutMs);
+            return request(options);
+        });
+        return {};
+    };
+}
+/**
+ * The same client without the throttling and retry plugins, for conditional reads that usually answer
+ * 304. Their Bottleneck queues wait on several timers per request (about 15 ms per warm read, measured),
+ * far more than the request itself costs.
+ */
+function createLightClient(options, stats) {
+    return getOctokit(options.token, {
+        baseUrl: options.baseUrl,
+        userAgent: options.userAgent ?? 'perimeter',
+        log: { debug: () => { }, info: () => { }, warn: () => { }, error: () => { } },
+    }, attemptTimeoutPlugin(), countingPlugin(stats));
+}
+function createClient(options, stats) {
+    // A rate-limited request was refused before GitHub acted on it, so repeating it is safe even for a write;
+    // but only once, and only when the wait is short.
+    const onLimit = (retryAfter, _options, _octokit, retryCount) => retryCount === 0 && retryAfter <= options.maxRateLimitWaitSeconds;
+    const writes = new (bottleneck_lib_default()).Group({
+        maxConcurrent: 1,
+        reservoir: options.writesPerMinute,
+        reservoirRefreshAmount: options.writesPerMinute,
+        reservoirRefreshInterval: 60_000,
+    });
+    return getOctokit(options.token, {
+        baseUrl: options.baseUrl,
+        userAgent: options.userAgent ?? 'perimeter',
+        log: { debug: () => { }, info: () => { }, warn: () => { }, error: () => { } },
+        throttle: { onRateLimit: onLimit, onSecondaryRateLimit: onLimit, write: writes },
+        retry: {
+            doNotRetry: DO_NOT_RETRY,
+            retries: options.readRetries,
+            retryAfterBaseValue: options.retryBaseMs,
+        },
+    }, attemptTimeoutPlugin(), countingPlugin(stats), throttling, retry);
+}
+/** After the light client meets a failure, how long every request takes the full path instead. */
+const LIGHT_PAUSE_MS = 60_000;
+/** Requests for one repository: each bounded in time, writes never retried, errors made UpstreamErrors. */
+class RestClient {
+    client;
+    owner;
+    repo;
+    scrub;
+    timeoutMs;
+    light;
+    constructor(client, owner, repo, scrub, timeoutMs, light) {
+        this.client = client;
+        this.owner = owner;
+        this.repo = repo;
+        this.scrub = scrub;
+        this.timeoutMs = timeoutMs;
+        this.light = light;
+    }
+    lightPausedUntil = 0;
+    /** A 304 is rethrown as it came (callers asked for it); anything else becomes an UpstreamError. */
+    async send(operation, route, params = {}, write = false, headers) {
+        try {
+            return await this.request(this.client, route, params, write, headers);
+        }
+        catch (error) {
+            if (error.status === 304)
+                throw error;
+            throw toUpstreamError(error, operation, this.scrub);
+        }
+    }
+    /**
+     * A read sent first through the light client; anything but 200, 304 or 404 (a 5xx, a rate limit, a
+     * timeout) is sent again through the full one, which retries and waits as usual, and the full path is
+     * then used for a while, so a struggling GitHub does not get every request twice.
+     */
+    async sendLight(operation, route, params = {}, headers) {
+        if (this.light && Date.now() >= this.lightPausedUntil) {
+            try {
+                return await this.request(this.light, route, params, false, headers);
+            }
+            catch (error) {
+                const status = error.status;
+                if (status === 304)
+                    throw error;
+                if (status === 404)
+                    throw toUpstreamError(error, operation, this.scrub);
+                this.lightPausedUntil = Date.now() + LIGHT_PAUSE_MS;
+            }
+        }
+        return this.send(operation, route, params, false, headers);
+    }
+    async request(client, route, params, write, headers) {
+        const response = await client.request(route, {
+            owner: this.owner,
+            repo: this.repo,
+            ...params,
+            ...(headers ? { headers } : {}),
+            request: { attemptTimeoutMs: this.timeoutMs, ...(write ? { retries: 0 } : {}) },
+        });
+        return { data: response.data, headers: response.headers };
+    }
+    /** One GraphQL call for this repository (`$owner` and `$name` are set); errors become UpstreamErrors. */
+    async graphql(operation, query, variables = {}) {
+        try {
+            return await this.client.graphql(query, {
+                owner: this.owner,
+                name: this.repo,
+                ...variables,
+                request: { attemptTimeoutMs: this.timeoutMs },
+            });
+        }
+        catch (error) {
+            throw toUpstreamError(error, operation, this.scrub);
+        }
+    }
+    async read(operation, route, params) {
+        return (await this.send(operation, route, params)).data;
+    }
+    async write(operation, route, params) {
+        return (await this.send(operation, route, params, true)).data;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/cache.ts
+/**
+ * Caches for objects addressed by SHA (they never change). Concurrent loads of one key share one
+ * promise (single flight); a failed load is forgotten so the next caller tries again.
+ */
+class ShaCache {
+    done = new Map();
+    pending = new Map();
+    get(key, load) {
+        const hit = this.done.get(key);
+        if (hit !== undefined)
+            return Promise.resolve(hit);
+        const inFlight = this.pending.get(key);
+        if (inFlight)
+            return inFlight;
+        const promise = load().then((value) => {
+            this.pending.delete(key);
+            this.set(key, value);
+            return value;
+        }, (error) => {
+            this.pending.delete(key);
+            throw error;
+        });
+        this.pending.set(key, promise);
+        return promise;
+    }
+    peek(key) {
+        return this.done.get(key);
+    }
+    set(key, value) {
+        this.done.set(key, value);
+    }
+}
+/** A ShaCache for byte arrays that evicts the least recently used entries beyond `maxBytes`. */
+class BlobCache extends ShaCache {
+    maxBytes;
+    lru = new Map();
+    bytes = 0;
+    constructor(maxBytes) {
+        super();
+        this.maxBytes = maxBytes;
+    }
+    peek(key) {
+        const value = this.lru.get(key);
+        if (value !== undefined) {
+            this.lru.delete(key);
+            this.lru.set(key, value);
+        }
+        return value;
+    }
+    get(key, load) {
+        const hit = this.peek(key);
+        return hit !== undefined ? Promise.resolve(hit) : super.get(key, load);
+    }
+    set(key, value) {
+        if (value.byteLength > this.maxBytes || this.lru.has(key))
+            return;
+        this.lru.set(key, value);
+        this.bytes += value.byteLength;
+        for (const [oldKey, oldValue] of this.lru) {
+            if (this.bytes <= this.maxBytes)
+                break;
+            this.lru.delete(oldKey);
+            this.bytes -= oldValue.byteLength;
+        }
+    }
+    get size() {
+        return { entries: this.lru.size, bytes: this.bytes };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/graphql-path-trees.ts
+/**
+ * The tree at one path in many commits and in each one's first parent, in one GraphQL call: each commit
+ * under an alias, `file(path:)` on it and on `parents(first: 1)`. Each `parents` is a connection, one
+ * request by GitHub's count: 50 commits make 50, which GitHub rounds to 1 point
+ * (https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api).
+ */
+const COMMITS_PER_CALL = 50;
+const side = 'file(path: $path) { type oid }';
+function pathTreesQuery(commits) {
+    const aliases = commits.map((sha, i) => `c${i}: object(oid: "${sha}") { ... on Commit { ${side} parents(first: 1) { nodes { ${side} } } } }`);
+    return `query($owner: String!, $name: String!, $path: String!) { repository(owner: $owner, name: $name) { ${aliases.join(' ')} } }`;
+}
+/** Per commit, the two trees at the path; a commit is left out when the path is a file or submodule on either side, or the answer is not as asked. */
+function pathTreesOf(commits, answer) {
+    const trees = new Map();
+    const sideTree = (s) => {
+        if (s === null || s === undefined)
+            return null;
+        return s.type === 'tree' && /^[0-9a-f]{40}$/.test(s.oid) ? s.oid : undefined;
+    };
+    commits.forEach((sha, i) => {
+        const node = answer.repository?.[`c${i}`];
+        if (!node || !node.parents || !Array.isArray(node.parents.nodes))
+            return;
+        const tree = sideTree(node.file);
+        const first = node.parents.nodes[0];
+        const parentTree = first === undefined ? null : first === null ? undefined : sideTree(first.file);
+        if (tree === undefined || parentTree === undefined)
+            return;
+        trees.set(sha, { tree, parentTree });
+    });
+    return trees;
+}
+
+;// CONCATENATED MODULE: ./src/github/tree-hash.ts
+
+/** git's object id of a tree with these entries by name (trees sort as if their name ended in "/"). */
+function treeSha(entries) {
+    const key = (name, entry) => Buffer.from(entry.type === 'tree' ? `${name}/` : name);
+    const sorted = [...entries].sort(([a, x], [b, y]) => Buffer.compare(key(a, x), key(b, y)));
+    const body = Buffer.concat(sorted.map(([name, entry]) => Buffer.concat([
+        Buffer.from(`${entry.type === 'tree' ? '40000' : entry.mode} ${name}\0`),
+        Buffer.from(entry.sha, 'hex'),
+    ])));
+    return (0,external_node_crypto_.createHash)('sha1').update(`tree ${body.length}\0`).update(body).digest('hex');
+}
+/** git's object id of a blob with these bytes. */
+function blobSha(bytes) {
+    return (0,external_node_crypto_.createHash)('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+}
+
+;// CONCATENATED MODULE: ./src/github/graphql-trees.ts
+
+/**
+ * Many trees in one GraphQL call: each asked by its SHA under an alias (`object(oid:)`), with the entries of
+ * the trees below it down to LEVELS levels. A tree's `entries` is a plain list, not a connection, so GitHub
+ * counts no nodes for it and the call costs 1 point of GraphQL's own budget (1,000 points an hour for
+ * GITHUB_TOKEN, apart from REST's 1,000 requests)
+ * (https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api).
+ * GitHub documents no cap on a tree's entries there; it ends calls that take over 10 seconds, so a call
+ * asks for at most TREES_PER_CALL trees (our choice), and whatever fails is listed by REST instead.
+ */
+const TREES_PER_CALL = 25;
+const LEVELS = 3;
+const FIELDS = 'name mode type oid size';
+/** A tree's `entries`, and those of the trees below it, `levels` levels in all. */
+function entriesSelection(levels = LEVELS) {
+    return levels <= 1
+        ? `entries { ${FIELDS} }`
+        : `entries { ${FIELDS} object { ... on Tree { ${entriesSelection(levels - 1)} } } }`;
+}
+/** The query for these trees (SHAs already checked as 40 hex digits). */
+function treesQuery(shas, levels = LEVELS) {
+    const aliases = shas.map((sha, i) => `t${i}: object(oid: "${sha}") { ... on Tree { ${entriesSelection(levels)} } }`);
+    return `query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { ${aliases.join(' ')} } }`;
+}
+const TYPES = new Set(['blob', 'tree', 'commit']);
+/** git's mode as REST writes it: six octal digits ("040000" for a tree). */
+const modeText = (mode) => mode.toString(8).padStart(6, '0');
+/**
+ * Every direct listing the answer holds, by tree SHA. A listing is kept only when its entries hash to the
+ * SHA it was asked or listed under: what is kept is exactly what a REST listing of that tree gives.
+ */
+function listingsOf(shas, answer) {
+    const out = new Map();
+    const take = (sha, list) => {
+        if (!Array.isArray(list) || out.has(sha))
+            return;
+        const listing = [];
+        const byName = new Map();
+        for (const e of list) {
+            if (typeof e?.name !== 'string' || !TYPES.has(e.type) || !Number.isInteger(e.mode))
+                return;
+            if (!/^[0-9a-f]{40}$/.test(e.oid))
+                return;
+            const entry = {
+                path: e.name,
+                mode: modeText(e.mode),
+                type: e.type,
+                sha: e.oid,
+            };
+            if (e.type === 'blob' && typeof e.size === 'number')
+                entry.size = e.size;
+            listing.push(entry);
+            byName.set(e.name, entry);
+        }
+        if (byName.size !== listing.length || treeSha(byName) !== sha)
+            return;
+        out.set(sha, listing);
+        for (const e of list)
+            if (e.type === 'tree')
+                take(e.oid, e.object?.entries);
+    };
+    shas.forEach((sha, i) => take(sha, answer.repository?.[`t${i}`]?.entries));
+    return out;
+}
+
+;// CONCATENATED MODULE: ./src/github/wire.ts
+/** The parts of GitHub's REST answers that Perimeter reads, and their mapping to the Upstream types. */
+
+const NO_SIGNATURE = { name: '', email: '', date: '' };
+const ENTRY_TYPES = new Set(['blob', 'tree', 'commit']);
+function gitCommit(data) {
+    return {
+        sha: data.sha,
+        tree: data.tree.sha,
+        parents: data.parents.map((parent) => parent.sha),
+        message: data.message,
+        author: data.author ?? NO_SIGNATURE,
+        committer: data.committer ?? NO_SIGNATURE,
+    };
+}
+function restCommit(data) {
+    return {
+        sha: data.sha,
+        tree: data.commit.tree.sha,
+        parents: data.parents.map((parent) => parent.sha),
+        message: data.commit.message,
+        author: data.commit.author ?? NO_SIGNATURE,
+        committer: data.commit.committer ?? NO_SIGNATURE,
+    };
+}
+function treeEntry(entry) {
+    if (!ENTRY_TYPES.has(entry.type))
+        throw new UpstreamError('invalid', `unexpected tree entry type "${entry.type}"`);
+    return {
+        path: entry.path,
+        mode: entry.mode,
+        type: entry.type,
+        sha: entry.sha,
+        ...(entry.size !== undefined ? { size: entry.size } : {}),
+    };
+}
+function blobBytes(data) {
+    if (data.encoding === 'base64')
+        return new Uint8Array(Buffer.from(data.content, 'base64'));
+    if (data.encoding === 'utf-8' || data.encoding === 'utf8')
+        return new Uint8Array(Buffer.from(data.content, 'utf8'));
+    throw new UpstreamError('invalid', `unexpected blob encoding "${data.encoding}"`);
+}
+function activity(data) {
+    return {
+        ref: data.ref,
+        before: data.before,
+        after: data.after,
+        actor: data.actor?.login ?? null,
+        activityType: data.activity_type,
+        timestamp: data.timestamp,
+    };
+}
+/** The `after` cursor of a Link header's rel="next" URL (the Activity API pages by cursor), if any. */
+function nextCursor(link) {
+    const next = link?.split(',').find((part) => /rel="next"/.test(part));
+    const url = next?.match(/<([^>]+)>/)?.[1];
+    return url === undefined ? undefined : (new URL(url).searchParams.get('after') ?? undefined);
+}
+const wire_CONTROL = /[\u0000-\u001f\u007f]/; // eslint-disable-line no-control-regex
+/**
+ * encodeURIComponent per path segment, keeping the slashes. Empty, `.` and `..` segments are refused: a URL
+ * parser would resolve them and the request would reach another endpoint.
+ */
+function wire_segments(path, what) {
+    const parts = path.split('/');
+    if (parts.some((part) => part === '' || part === '.' || part === '..') || wire_CONTROL.test(path)) {
+        throw new UpstreamError('invalid', `invalid ${what}: ${JSON.stringify(path)}`);
+    }
+    return parts.map(encodeURIComponent).join('/');
+}
+function checkSha(sha) {
+    if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(sha)) {
+        throw new UpstreamError('invalid', `invalid object id: ${JSON.stringify(sha)}`);
+    }
+    return sha;
+}
+/** A complete recursive listing holds the direct entries of every subtree: tree SHA to its entries. */
+function subtrees(root, entries) {
+    const children = new Map([['', []]]);
+    const shaOf = new Map([['', root]]);
+    for (const entry of entries) {
+        if (entry.type !== 'tree')
+            continue;
+        children.set(entry.path, []);
+        shaOf.set(entry.path, entry.sha);
+    }
+    for (const entry of entries) {
+        const slash = entry.path.lastIndexOf('/');
+        children
+            .get(slash < 0 ? '' : entry.path.slice(0, slash))
+            ?.push({ ...entry, path: entry.path.slice(slash + 1) });
+    }
+    const result = new Map();
+    for (const [dir, list] of children)
+        result.set(shaOf.get(dir), list);
+    return result;
+}
+
+;// CONCATENATED MODULE: ./src/github/octokit-objects.ts
+
+
+
+
+
+/** commits per compare page (GitHub's most) */
+const COMPARE_PAGE = 100;
+/** Files asked for per page of a commit's file list: a shorter list is the whole list, however GitHub pages. */
+const COMMIT_FILES_PAGE = 100;
+/**
+ * The reads of objects addressed by SHA (commits, trees, blobs, comparisons of two commits): they never
+ * change, so each is fetched once per process, and a listing that holds others fills their caches too.
+ */
+class GitObjectReads {
+    commits = new ShaCache();
+    trees = new ShaCache();
+    recursiveTrees = new ShaCache();
+    comparisons = new ShaCache();
+    commitFiles = new ShaCache();
+    blobs;
+    constructor(blobCacheBytes) {
+        this.blobs = new BlobCache(blobCacheBytes);
+    }
+    async getCommit(sha) {
+        checkSha(sha);
+        return this.commits.get(sha, async () => gitCommit(await this.rest.read(`get commit ${sha}`, 'GET /repos/{owner}/{repo}/git/commits/{sha}', { sha })));
+    }
+    async getTree(sha) {
+        checkSha(sha);
+        return this.trees.get(sha, async () => {
+            const data = await this.rest.read(`get tree ${sha}`, 'GET /repos/{owner}/{repo}/git/trees/{sha}', { sha });
+            return data.tree.map(treeEntry);
+        });
+    }
+    /** set when a GraphQL call failed: from then on trees are listed by REST only */
+    graphqlFailed = false;
+    async getTrees(shas, options = {}) {
+        const perCall = options.perCall ?? TREES_PER_CALL;
+        const out = new Map();
+        const wanted = [];
+        for (const sha of new Set(shas)) {
+            const known = this.trees.peek(checkSha(sha));
+            if (known)
+                out.set(sha, known);
+            else
+                wanted.push(sha);
+        }
+        const calls = [];
+        for (let i = 0; i < wanted.length; i += perCall)
+            calls.push(wanted.slice(i, i + perCall));
+        await Promise.all(calls.map(async (chunk) => {
+            if (this.graphqlFailed)
+                return;
+            try {
+                const answer = await this.rest.graphql(`get ${chunk.length} trees`, treesQuery(chunk, options.levels));
+                for (const [tree, list] of listingsOf(chunk, answer)) {
+                    if (!this.trees.peek(tree))
+                        this.trees.set(tree, list);
+                    out.set(tree, list);
+                }
+            }
+            catch {
+                // GraphQL refused or failed (its budget spent, say): the caller lists these by REST, as before.
+                this.graphqlFailed = true;
+            }
+        }));
+        return out;
+    }
+    async getPathTrees(commits, path) {
+        const out = new Map();
+        const wanted = [...new Set(commits)].map(checkSha);
+        const calls = [];
+        for (let i = 0; i < wanted.length; i += COMMITS_PER_CALL)
+            calls.push(wanted.slice(i, i + COMMITS_PER_CALL));
+        await Promise.all(calls.map(async (chunk) => {
+            if (this.graphqlFailed)
+                return;
+            try {
+                const answer = await this.rest.graphql(`get the trees at a path in ${chunk.length} commits`, pathTreesQuery(chunk), { path });
+                for (const [sha, pair] of pathTreesOf(chunk, answer))
+                    out.set(sha, pair);
+            }
+            catch {
+                this.graphqlFailed = true;
+            }
+        }));
+        return out;
+    }
+    async getTreeRecursive(sha) {
+        checkSha(sha);
+        return this.recursiveTrees.get(sha, async () => {
+            const data = await this.rest.read(`get tree ${sha}`, 'GET /repos/{owner}/{repo}/git/trees/{sha}', { sha, recursive: '1' });
+            const entries = data.tree.map(treeEntry);
+            if (!data.truncated) {
+                for (const [tree, list] of subtrees(sha, entries))
+                    if (!this.trees.peek(tree))
+                        this.trees.set(tree, list);
+            }
+            return { entries, truncated: Boolean(data.truncated) };
+        });
+    }
+    async getBlob(sha) {
+        checkSha(sha);
+        return this.blobs.get(sha, async () => {
+            const data = await this.rest.read(`get blob ${sha}`, 'GET /repos/{owner}/{repo}/git/blobs/{sha}', { sha });
+            return blobBytes(data);
+        });
+    }
+    async getCommitFiles(sha) {
+        checkSha(sha);
+        return this.commitFiles.get(sha, async () => {
+            const data = await this.rest.read(`get the files of commit ${sha}`, 'GET /repos/{owner}/{repo}/commits/{ref}', { ref: sha, per_page: COMMIT_FILES_PAGE });
+            this.commits.set(sha, restCommit(data));
+            const files = data.files ?? [];
+            return {
+                paths: files.flatMap((f) => f.previous_filename === undefined ? [f.filename] : [f.previous_filename, f.filename]),
+                complete: Array.isArray(data.files) && files.length < COMMIT_FILES_PAGE,
+                files: files.map(comparedFile),
+            };
+        });
+    }
+    async listCommits(options) {
+        const data = await this.rest.read(`list commits of ${options.sha}`, 'GET /repos/{owner}/{repo}/commits', {
+            sha: options.sha,
+            ...(options.path !== undefined ? { path: options.path } : {}),
+            per_page: options.perPage ?? 30,
+            page: options.page ?? 1,
+        });
+        return data.map((item) => {
+            const commit = restCommit(item);
+            this.commits.set(commit.sha, commit);
+            return commit;
+        });
+    }
+    async isAncestor(ancestor, descendant) {
+        if (checkSha(ancestor) === checkSha(descendant))
+            return true;
+        try {
+            const { status } = await this.compare(ancestor, descendant);
+            // base...head: "ahead" means head has commits base lacks and none the other way.
+            return status === 'identical' || status === 'ahead';
+        }
+        catch (error) {
+            // Unrelated histories: GitHub answers 404 "No common ancestor between …".
+            if (error instanceof UpstreamError &&
+                error.code === 'not_found' &&
+                /no common ancestor/i.test(error.message)) {
+                return false;
+            }
+            throw error;
+        }
+    }
+    compare(base, head, page = 1) {
+        checkSha(base);
+        checkSha(head);
+        return this.comparisons.get(`${base}...${head}@${page}`, async () => {
+            const data = await this.rest.read(`compare ${base}...${head}`, `GET /repos/{owner}/{repo}/compare/${base}...${head}`, { per_page: COMPARE_PAGE, page });
+            const commits = data.commits.map(restCommit);
+            for (const commit of [restCommit(data.base_commit), ...commits])
+                this.commits.set(commit.sha, commit);
+            const files = (data.files ?? []).map(comparedFile);
+            return { status: data.status, totalCommits: data.total_commits, commits, files };
+        });
+    }
+}
+function comparedFile(file) {
+    return {
+        path: file.filename,
+        status: file.status,
+        sha: file.sha,
+        ...(file.previous_filename !== undefined ? { previousPath: file.previous_filename } : {}),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/github/octokit-upstream.ts
+
+
+
+
+
+
+
+/** the activity list's largest page */
+const ACTIVITY_PAGE = 100;
+/** ref changes read back to a job's start before the window counts as not covered (30 pages) */
+const MAX_ACTIVITY_ITEMS = 3_000;
+class OctokitUpstream extends GitObjectReads {
+    owner;
+    repo;
+    rest;
+    scrub;
+    counters = { requests: 0, notModified: 0 };
+    heads = new Map();
+    repository;
+    constructor(options) {
+        super(options.blobCacheBytes ?? 64 * 1024 * 1024);
+        if (!options.token)
+            throw new UpstreamError('invalid', 'a GitHub token is required');
+        this.owner = options.owner;
+        this.repo = options.repo;
+        this.scrub = makeScrubber([options.token]);
+        const clientOptions = {
+            token: options.token,
+            baseUrl: (options.baseUrl ?? process.env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, ''),
+            userAgent: options.userAgent,
+            readRetries: options.readRetries ?? 2,
+            retryBaseMs: options.retryBaseMs ?? 1000,
+            maxRateLimitWaitSeconds: options.maxRateLimitWaitSeconds ?? 60,
+            writesPerMinute: options.writesPerMinute ?? 80,
+        };
+        this.rest = new RestClient(createClient(clientOptions, this.counters), this.owner, this.repo, this.scrub, options.requestTimeoutMs ?? 30_000, createLightClient(clientOptions, this.counters));
+    }
+    stats() {
+        return { ...this.counters };
+    }
+    getRepository() {
+        this.repository ??= this.rest.read('get repository', 'GET /repos/{owner}/{repo}').then((data) => ({ defaultBranch: data.default_branch, private: data.private }), (error) => {
+            this.repository = undefined;
+            throw error;
+        });
+        return this.repository;
+    }
+    async serverTime() {
+        // "Accessing this endpoint does not count against your REST API rate limit."
+        // https://docs.github.com/rest/rate-limit/rate-limit#get-rate-limit-status-for-the-authenticated-user
+        const { headers } = await this.rest.send('read the time', 'GET /rate_limit');
+        const time = Date.parse(String(headers.date ?? ''));
+        if (Number.isNaN(time))
+            throw new UpstreamError('invalid', 'GitHub sent no Date header');
+        return new Date(time).toISOString();
+    }
+    async getBranchHead(branch) {
+        const sha = await this.tryGetBranchHead(branch);
+        if (sha === null)
+            throw new UpstreamError('not_found', `branch "${branch}" does not exist`, 404);
+        return sha;
+    }
+    async tryGetBranchHead(branch) {
+        const known = this.heads.get(branch);
+        try {
+            const { data, headers } = await this.rest.sendLight(`get branch "${branch}"`, `GET /repos/{owner}/{repo}/git/ref/heads/${wire_segments(branch, 'branch name')}`, {}, known ? { 'if-none-match': known.etag } : undefined);
+            if (data.object.type !== 'commit')
+                throw new UpstreamError('invalid', `branch "${branch}" does not point at a commit`);
+            if (headers.etag)
+                this.heads.set(branch, { etag: headers.etag, sha: data.object.sha });
+            else
+                this.heads.delete(branch);
+            return data.object.sha;
+        }
+        catch (error) {
+            if (error.status === 304 && known)
+                return known.sha;
+            this.heads.delete(branch);
+            if (error instanceof UpstreamError && error.code === 'not_found')
+                return null;
+            throw error instanceof UpstreamError
+                ? error
+                : toUpstreamError(error, `get branch "${branch}"`, this.scrub);
+        }
+    }
+    async listRefs() {
+        // Without a ref, matching-refs lists every ref, notes and other namespaces included:
+        // https://docs.github.com/rest/git/refs#list-matching-references
+        let data;
+        try {
+            data = await this.rest.read('list refs', 'GET /repos/{owner}/{repo}/git/matching-refs');
+        }
+        catch (error) {
+            // An empty repository answers 409; it has no refs.
+            if (error instanceof UpstreamError && error.code === 'conflict')
+                return new Map();
+            throw error;
+        }
+        const refs = new Map();
+        for (const ref of data)
+            if (!ref.ref.startsWith('refs/pull/'))
+                refs.set(ref.ref, ref.object.sha);
+        return refs;
+    }
+    async listActivity(options) {
+        const since = Date.parse(options.since);
+        if (Number.isNaN(since))
+            throw new UpstreamError('invalid', `not a time: ${JSON.stringify(options.since)}`);
+        const maxItems = options.maxItems ?? MAX_ACTIVITY_ITEMS;
+        const items = [];
+        let after;
+        for (;;) {
+            const { data, headers } = await this.rest.send('list activity', 'GET /repos/{owner}/{repo}/activity', { direction: 'desc', per_page: ACTIVITY_PAGE, ...(after !== undefined ? { after } : {}) });
+            for (const item of data.map(activity)) {
+                if (Date.parse(item.timestamp) < since)
+                    return { items, complete: true };
+                if (items.length >= maxItems)
+                    return { items, complete: false };
+                items.push(item);
+            }
+            after = nextCursor(headers.link);
+            if (after === undefined)
+                return { items, complete: true };
+        }
+    }
+    async createBlob(content) {
+        const data = await this.rest.write('create blob', 'POST /repos/{owner}/{repo}/git/blobs', {
+            content: Buffer.from(content).toString('base64'),
+            encoding: 'base64',
+        });
+        this.blobs.set(data.sha, content);
+        return data.sha;
+    }
+    async createTree(baseTree, changes) {
+        const tree = changes.map((change) => 'content' in change
+            ? { path: change.path, mode: change.mode, type: 'blob', content: change.content }
+            : {
+                path: change.path,
+                mode: 'mode' in change ? change.mode : '100644',
+                type: 'blob',
+                sha: change.sha,
+            });
+        const data = await this.rest.write('create tree', 'POST /repos/{owner}/{repo}/git/trees', { base_tree: baseTree, tree });
+        for (const change of changes)
+            if ('content' in change)
+                this.cacheText(change.content);
+        return data.sha;
+    }
+    /**
+     * Text sent inline is stored as its UTF-8 bytes, so reading it back needs no request. A string with a
+     * lone surrogate has no exact UTF-8 form: it is left out.
+     */
+    cacheText(text) {
+        const bytes = Buffer.from(text, 'utf8');
+        if (bytes.toString('utf8') !== text)
+            return;
+        const header = Buffer.from(`blob ${bytes.byteLength}\0`);
+        const sha = (0,external_node_crypto_.createHash)('sha1').update(header).update(bytes).digest('hex');
+        this.blobs.set(sha, new Uint8Array(bytes));
+    }
+    async createCommit(message, tree, parents) {
+        const data = await this.rest.write('create commit', 'POST /repos/{owner}/{repo}/git/commits', { message, tree, parents });
+        if (data.tree?.sha && data.author)
+            this.commits.set(data.sha, gitCommit(data));
+        return data.sha;
+    }
+    async createBranch(branch, sha) {
+        checkSha(sha);
+        wire_segments(branch, 'branch name');
+        await this.rest.write(`create branch "${branch}"`, 'POST /repos/{owner}/{repo}/git/refs', {
+            ref: `refs/heads/${branch}`,
+            sha,
+        });
+    }
+    async deleteBranch(branch) {
+        await this.rest.write(`delete branch "${branch}"`, `DELETE /repos/{owner}/{repo}/git/refs/heads/${wire_segments(branch, 'branch name')}`, {});
+        this.heads.delete(branch);
+    }
+    async updateBranch(branch, sha) {
+        try {
+            await this.rest.write(`update branch "${branch}"`, `PATCH /repos/{owner}/{repo}/git/refs/heads/${wire_segments(branch, 'branch name')}`, { sha, force: false });
+        }
+        catch (error) {
+            this.heads.delete(branch);
+            if (error instanceof UpstreamError && error.status === 422 && /fast.?forward/i.test(error.message)) {
+                throw new UpstreamError('not_fast_forward', `update branch "${branch}": the branch moved (not a fast forward)`, 422);
+            }
+            throw error;
+        }
+        this.heads.delete(branch);
+    }
+    async createStatus(sha, status) {
+        checkSha(sha);
+        const description = status.description.length > 140 ? `${status.description.slice(0, 139)}…` : status.description;
+        await this.rest.write(`create status on ${sha}`, 'POST /repos/{owner}/{repo}/statuses/{sha}', {
+            sha,
+            state: status.state,
+            context: status.context,
+            description,
+            ...(status.targetUrl !== undefined ? { target_url: status.targetUrl } : {}),
+        });
+    }
+    async getFileAtRef(path, ref) {
+        const operation = `get ${path} at ${ref}`;
+        const data = await this.rest.read(operation, `GET /repos/{owner}/{repo}/contents/${wire_segments(path, 'path')}`, { ref });
+        if (Array.isArray(data) || data.type !== 'file')
+            throw new UpstreamError('invalid', `${operation}: not a file`);
+        // Over 1 MB the contents API leaves `content` empty (encoding "none"): fetch the blob instead.
+        const inline = data.size === 0 || (data.encoding === 'base64' && Boolean(data.content));
+        const bytes = inline ? Buffer.from(data.content ?? '', 'base64') : await this.getBlob(data.sha);
+        try {
+            return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), sha: data.sha };
+        }
+        catch {
+            throw new UpstreamError('invalid', `${operation}: not UTF-8 text`);
+        }
+    }
+}
+function createOctokitUpstream(options) {
+    return new OctokitUpstream(options);
+}
+
+;// CONCATENATED MODULE: ./src/safety/answer-filter.ts
+/** What the gateway knows of content safety: one filter every answer passes through, one check every write. */
+/** The identity filter: hides nothing, finds nothing. */
+const NO_FILTER = {
+    redact: (text) => Promise.resolve({ text, hidden: 0, kinds: {} }),
+    findCredentials: () => Promise.resolve([]),
+};
+
+;// CONCATENATED MODULE: ./src/safety/placeholders.ts
+/**
+ * Values that stand in for a secret rather than being one. Decided by the value's form alone, never
+ * by comparing it with a known secret, so the answer cannot confirm a guess.
+ */
+/** References to somewhere else: `${VAR}`, `${{ secrets.X }}`, `$VAR`, `{{ var }}`, `%VAR%`, `$(cmd)`, `<your token>`. */
+const REFERENCE = [
+    /\$\{[^}]{0,200}\}/,
+    /\{\{[^}]{0,200}\}\}/,
+    /^\{[A-Za-z0-9_.-]{1,64}\}$/,
+    /^\$[A-Za-z_][A-Za-z0-9_]{0,64}$/,
+    /^%[A-Za-z_][A-Za-z0-9_]{0,64}%$/,
+    /^\$\(.{0,200}\)$/,
+    /^<[^<>]{0,100}>$/,
+    /^\[hidden: [^\]]{1,64}\]$/,
+];
+/** Words that only ever mean "put a secret here" (whole value, case-insensitive, `-`/`_`/space alike). */
+const PLACEHOLDER_WORDS = new Set([
+    'changeme',
+    'changeit',
+    'change me',
+    'replaceme',
+    'replace me',
+    'placeholder',
+    'redacted',
+    'dummy',
+    'example',
+    'sample',
+    'todo',
+    'tbd',
+    'fixme',
+    'none',
+    'null',
+    'nil',
+    'undefined',
+    'true',
+    'false',
+    'yes',
+    'no',
+    'on',
+    'off',
+    'required',
+    'optional',
+    'secret',
+    'password',
+    'passwd',
+    'pass',
+    'token',
+    'your password',
+    'your token',
+    'your secret',
+    'your api key',
+    'my password',
+    'read',
+    'write',
+    'inherit',
+]);
+/** Type names: `token: string`, `password?: str`, `secret: Option<String>` declare, they don't assign. */
+const TYPE_WORDS = new Set([
+    'string',
+    'str',
+    'number',
+    'int',
+    'integer',
+    'bool',
+    'boolean',
+    'bytes',
+    'any',
+    'unknown',
+    'object',
+    'secretstr',
+    'secretstring',
+    'securestring',
+    'char',
+    'text',
+    'varchar',
+    'optional',
+    'option',
+    'maybe',
+    'null',
+    'none',
+    'undefined',
+    'void',
+]);
+function isPlaceholder(raw) {
+    const value = raw.trim();
+    if (value === '')
+        return true;
+    if (REFERENCE.some((pattern) => pattern.test(value)))
+        return true;
+    // one character repeated: xxx, ***, ..., 0000
+    if (/^(.)\1{2,}$/su.test(value))
+        return true;
+    const words = value.toLowerCase().replace(/[-_\s]+/g, ' ');
+    if (PLACEHOLDER_WORDS.has(words))
+        return true;
+    if (/^(?:x{3,}|your .{1,40}|.{1,40} here|example.{0,40}|.{0,40}example)$/.test(words))
+        return true;
+    return false;
+}
+/** A type annotation rather than a value: every word of it is a type name. */
+function isTypeAnnotation(value) {
+    const words = value
+        .toLowerCase()
+        .split(/[\s|&<>[\]()?,]+/)
+        .filter((word) => word !== '');
+    return words.length > 0 && words.every((word) => TYPE_WORDS.has(word));
+}
+
+;// CONCATENATED MODULE: ./src/safety/provider-formats.ts
+/** Word boundaries for tokens made of letters, digits, `_` and `-`. */
+const B = String.raw `(?<![A-Za-z0-9_-])`;
+const E = String.raw `(?![A-Za-z0-9_-])`;
+const f = (kind, body, flags = '') => ({
+    kind,
+    pattern: new RegExp(`${B}(?:${body})${E}`, `g${flags}`),
+});
+const PROVIDER_FORMATS = [
+    f('GitHub token', String.raw `gh[pousr]_[A-Za-z0-9_]{30,251}|github_pat_[A-Za-z0-9_]{22,244}`),
+    f('GitLab token', String.raw `gl(?:pat|dt|rt|ptt|cbt|soat|ft|imt|agent|oas|wt)-[A-Za-z0-9_-]{20,255}`),
+    f('OpenAI API key', String.raw `sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,255}`),
+    f('Anthropic API key', String.raw `sk-ant-[a-z]{2,8}\d{0,3}-[A-Za-z0-9_-]{20,255}`),
+    f('Groq API key', String.raw `gsk_[A-Za-z0-9]{48,56}`),
+    f('xAI API key', String.raw `xai-[A-Za-z0-9]{70,90}`),
+    f('Perplexity API key', String.raw `pplx-[A-Za-z0-9]{40,56}`),
+    f('Replicate token', String.raw `r8_[A-Za-z0-9]{37}`),
+    f('LangSmith API key', String.raw `lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}`),
+    f('Stripe key', String.raw `(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247}`),
+    f('Stripe webhook secret', String.raw `whsec_[A-Za-z0-9+/=]{24,128}`),
+    f('Google API key', String.raw `AIza[0-9A-Za-z_-]{35}`),
+    f('Google OAuth client secret', String.raw `GOCSPX-[A-Za-z0-9_-]{28}`),
+    f('Hugging Face token', String.raw `hf_[A-Za-z0-9]{30,64}`),
+    f('PyPI token', String.raw `pypi-AgE[A-Za-z0-9_-]{50,}`),
+    f('RubyGems API key', String.raw `rubygems_[a-f0-9]{48}`),
+    f('Clojars token', String.raw `CLOJARS_[A-Za-z0-9]{60}`),
+    f('Docker Hub token', String.raw `dckr_pat_[A-Za-z0-9_-]{20,64}`),
+    f('npm token', String.raw `npm_[A-Za-z0-9]{36,64}`),
+    f('Artifactory token', String.raw `AKCp[A-Za-z0-9]{69}|cmVmdGtu[A-Za-z0-9]{56}`),
+    f('Slack token', String.raw `xox[abeoprs]-[A-Za-z0-9-]{10,255}|xapp-\d-[A-Za-z0-9-]{10,255}`),
+    // often inside a URL path: `/bot123456789:AA.../sendMessage`
+    { kind: 'Telegram bot token', pattern: /(?<!\d)\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/g },
+    f('Discord bot token', String.raw `[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}`),
+    {
+        kind: 'Discord webhook URL',
+        pattern: /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d{5,30}\/[A-Za-z0-9_-]{50,80}/g,
+    },
+    f('Twilio API key', String.raw `SK[0-9a-fA-F]{32}`),
+    {
+        kind: 'Mailchimp API key',
+        pattern: /(?<![A-Za-z0-9_-])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9_-])/y,
+        anchor: { literal: '-us', lead: 32 },
+    },
+    f('Atlassian API token', String.raw `ATATT3[A-Za-z0-9_=-]{150,250}`),
+    f('Azure AD client secret', String.raw `[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}`),
+    { kind: 'Azure storage account key', pattern: /AccountKey=[A-Za-z0-9+/]{86}==/g, from: 11 },
+    f('AWS access key ID', String.raw `(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16}`),
+    f('Alibaba Cloud access key ID', String.raw `LTAI[A-Za-z0-9]{20}`),
+    f('DigitalOcean token', String.raw `do[opr]_v1_[a-f0-9]{64}`),
+    f('Cloudflare origin CA key', String.raw `v1\.0-[a-f0-9]{24}-[a-f0-9]{146}`),
+    f('Databricks token', String.raw `dapi[a-f0-9]{32}(?:-\d)?`),
+    f('Doppler token', String.raw `dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}`),
+    f('HashiCorp Vault token', String.raw `hv[sb]\.[A-Za-z0-9_-]{90,250}`),
+    {
+        kind: 'Terraform Cloud token',
+        pattern: /(?<![A-Za-z0-9_-])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}(?![A-Za-z0-9_-])/y,
+        anchor: { literal: '.atlasv1.', lead: 14 },
+    },
+    f('Pulumi token', String.raw `pul-[a-f0-9]{40}`),
+    f('Heroku API key', String.raw `HRKU-AA[A-Za-z0-9_-]{58}`),
+    f('Fly.io token', String.raw `fo1_[A-Za-z0-9_-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3}`),
+    f('Grafana token', String.raw `glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}`),
+    f('Sentry token', String.raw `sntrys_eyJ[A-Za-z0-9+/=_-]{50,}|sntryu_[a-f0-9]{64}`),
+    f('New Relic key', String.raw `NR(?:AK|II|JS)-[A-Za-z0-9]{19,32}`),
+    f('Dynatrace token', String.raw `dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}`),
+    f('Postman API key', String.raw `PMAK-[a-f0-9]{24}-[a-f0-9]{34}`),
+    f('Notion token', String.raw `ntn_[0-9]{11}[A-Za-z0-9]{35}`),
+    f('PlanetScale token', String.raw `pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_=.-]{32,64}`),
+    f('Supabase key', String.raw `sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_-]{31,}`),
+    f('Prefect API key', String.raw `pnu_[A-Za-z0-9]{36}`),
+    f('ReadMe API key', String.raw `rdme_[a-z0-9]{70}`),
+    f('Scalingo token', String.raw `tk-us-[A-Za-z0-9_-]{48}`),
+    f('Tailscale key', String.raw `tskey-[a-z]{3,8}-[A-Za-z0-9]{6,}-[A-Za-z0-9]{20,}`),
+    f('Typeform token', String.raw `tfp_[A-Za-z0-9_.=-]{59}`),
+    f('Shippo token', String.raw `shippo_(?:live|test)_[a-fA-F0-9]{40}`),
+    f('Square token', String.raw `sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}|EAAA[A-Za-z0-9_-]{60}`),
+    f('Flutterwave key', String.raw `FLW(?:SECK|PUBK)(?:_TEST)?-[a-h0-9]{32}-X`),
+    f('Duffel token', String.raw `duffel_(?:test|live)_[A-Za-z0-9_=-]{43}`),
+    f('EasyPost API key', String.raw `EZ[AT]K[A-Za-z0-9]{54}`),
+    f('Facebook access token', String.raw `EAA[CM][A-Za-z0-9]{100,}`),
+    f('Mapbox secret token', String.raw `sk\.eyJ[A-Za-z0-9_-]{50,}\.[A-Za-z0-9_-]{20,}`),
+    f('Age secret key', String.raw `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`),
+    f('JSON Web Token', String.raw `eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
+];
+
+;// CONCATENATED MODULE: ./src/safety/format-rules.ts
+
+
+
+/**
+ * A whole private-key block, whatever its content (placeholders too: a false positive costs a look).
+ * Without its END line (or with another BEGIN first), the block runs on over the lines of key material
+ * (base64, `Proc-Type:` headers). Also matches JSON-escaped text. Each block ends before the next BEGIN,
+ * which keeps the scan linear however many BEGIN lines a text holds.
+ */
+const KEY_LABEL = String.raw `[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?`;
+const KEY_BLOCKS = [
+    {
+        begin: new RegExp(String.raw `-----BEGIN ?${KEY_LABEL}-----`, 'g'),
+        end: new RegExp(String.raw `-----END ?${KEY_LABEL}-----`, 'g'),
+    },
+    { begin: /PuTTY-User-Key-File-\d+:[^\n]{0,200}/g, end: /Private-(?:MAC|Hash): *[0-9a-fA-F]+/g },
+];
+const KEY_MATERIAL = /(?:[ \t]*(?:\r?\n|\\n)[ \t]*(?:[A-Za-z0-9+/=]{8,}|[A-Za-z-]{3,30}: [^\n\\]{0,200}))*/y;
+const MAX_KEY_BLOCK = 20_000;
+function keyBlocks(text, begin, end) {
+    const begins = [...text.matchAll(begin)];
+    const ends = [...text.matchAll(end)];
+    const blocks = [];
+    let e = 0;
+    let covered = 0;
+    for (const [i, b] of begins.entries()) {
+        const start = b.index ?? 0;
+        if (start < covered)
+            continue;
+        const headerEnd = start + b[0].length;
+        const limit = Math.min(headerEnd + MAX_KEY_BLOCK, begins[i + 1]?.index ?? text.length);
+        while (e < ends.length && (ends[e]?.index ?? 0) < headerEnd)
+            e++;
+        const closing = ends[e];
+        let stop;
+        if (closing && (closing.index ?? 0) + closing[0].length <= limit) {
+            stop = (closing.index ?? 0) + closing[0].length;
+        }
+        else {
+            KEY_MATERIAL.lastIndex = headerEnd;
+            stop = headerEnd + (KEY_MATERIAL.exec(text)?.[0].trimEnd().length ?? 0);
+        }
+        blocks.push([start, stop]);
+        covered = stop;
+    }
+    return blocks;
+}
+/** `scheme://user:password@host`: the password; `scheme://long-credential@host`: the credential. */
+const URL_USERINFO = /:\/\/(?<user>[^\s:/@?#"'`<>\\]*)(?::(?<password>[^\s/@?#"'`<>\\]+))?@(?=[A-Za-z0-9[])/g;
+/** Checked only where `://` is, backwards: far faster than a pattern that opens with the scheme. */
+const URL_SCHEME = /(?:^|[^A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}$/;
+const CREDENTIAL_LIKE_USER = /^(?=[^]*[0-9])(?=[^]*[A-Za-z])[A-Za-z0-9_.~%+=-]{20,}$/;
+function* matches(pattern, text) {
+    pattern.lastIndex = 0;
+    for (const match of text.matchAll(pattern)) {
+        if (match[0].length > 0)
+            yield match;
+    }
+}
+function formatFindings(text) {
+    const found = [];
+    const add = (start, end, kind, rank) => {
+        found.push({ start, end, kind, credential: true, rank });
+    };
+    for (const { kind, pattern, from = 0, anchor } of PROVIDER_FORMATS) {
+        if (anchor) {
+            for (let i = text.indexOf(anchor.literal); i !== -1; i = text.indexOf(anchor.literal, i + 1)) {
+                pattern.lastIndex = i - anchor.lead;
+                const m = i >= anchor.lead ? pattern.exec(text) : null;
+                if (m)
+                    add(m.index, m.index + m[0].length, kind, RANK.format);
+            }
+            continue;
+        }
+        for (const m of matches(pattern, text))
+            add(m.index + from, m.index + m[0].length, kind, RANK.format);
+    }
+    for (const { begin, end } of KEY_BLOCKS) {
+        for (const [start, stop] of keyBlocks(text, begin, end))
+            add(start, stop, 'private key', RANK.format);
+    }
+    for (const m of matches(URL_USERINFO, text)) {
+        const { user = '', password } = m.groups ?? {};
+        if (!URL_SCHEME.test(text.slice(Math.max(0, m.index - 32), m.index)))
+            continue;
+        const userStart = m.index + 3;
+        if (password !== undefined) {
+            if (isPlaceholder(password))
+                continue;
+            const start = userStart + user.length + 1;
+            add(start, start + password.length, 'password', RANK.urlPassword);
+        }
+        else if (CREDENTIAL_LIKE_USER.test(user)) {
+            add(userStart, userStart + user.length, 'URL credential', RANK.urlPassword);
+        }
+    }
+    return found;
+}
+
+;// CONCATENATED MODULE: ./src/safety/key-material.ts
+
+/**
+ * Credentials that no single pattern names: a PEM private key written as one base64 line (kubeconfig's
+ * `client-key-data`, Kubernetes secrets), and an AWS secret access key beside its key ID (40 characters
+ * of base64 that only the ID nearby makes recognisable).
+ */
+/** base64 of `-----BEGI`: how a base64-encoded PEM block starts. */
+const ENCODED_PEM = /(?<![A-Za-z0-9+/])LS0tLS1CRUdJT[A-Za-z0-9+/]{16,}={0,2}/g;
+const HEADER_CHARS = 120;
+function encodedKeys(text) {
+    const found = [];
+    for (const m of text.matchAll(ENCODED_PEM)) {
+        const head = m[0].slice(0, HEADER_CHARS - (HEADER_CHARS % 4));
+        // only keys: an encoded certificate (client-certificate-data) is public
+        if (!/PRIVATE KEY/.test(Buffer.from(head, 'base64').toString('latin1')))
+            continue;
+        const start = m.index ?? 0;
+        found.push({ start, end: start + m[0].length, kind: 'private key', credential: true, rank: RANK.format });
+    }
+    return found;
+}
+const AWS_KEY_ID = /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])/g;
+const AWS_SECRET = /(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[0-9])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
+/** How far from its key ID a secret is looked for: a line or two of config, a CSV row. */
+const PAIR_WINDOW = 300;
+const BASE64_CHAR = /[A-Za-z0-9/+=]/;
+function awsSecrets(text) {
+    const found = [];
+    let searchedTo = 0;
+    for (const id of text.matchAll(AWS_KEY_ID)) {
+        const idStart = id.index ?? 0;
+        let from = Math.max(searchedTo, idStart - PAIR_WINDOW);
+        let to = Math.min(text.length, idStart + id[0].length + PAIR_WINDOW);
+        // widen to whole runs, so the lookarounds see a run's true ends (a run longer than 40 is no key)
+        for (let n = 0; n < 64 && from > searchedTo && BASE64_CHAR.test(text[from - 1] ?? ''); n++)
+            from--;
+        for (let n = 0; n < 64 && to < text.length && BASE64_CHAR.test(text[to] ?? ''); n++)
+            to++;
+        if (from >= to)
+            continue;
+        for (const s of text.slice(from, to).matchAll(AWS_SECRET)) {
+            const start = from + (s.index ?? 0);
+            found.push({
+                start,
+                end: start + 40,
+                kind: 'AWS secret access key',
+                credential: true,
+                rank: RANK.format,
+            });
+        }
+        searchedTo = to;
+    }
+    return found;
+}
+function keyMaterialFindings(text) {
+    return [...encodedKeys(text), ...awsSecrets(text)];
+}
+
+;// CONCATENATED MODULE: ./src/safety/invisible.ts
+/**
+ * Characters that render as nothing (or only steer how neighbours render) yet reach a model as text:
+ * zero-width spaces and joiners, bidirectional controls, invisible operators, soft hyphens, Hangul
+ * fillers, variation selectors and Unicode tag characters (which can spell a whole hidden ASCII text).
+ */
+const RANGES = [
+    [0x00ad, 0x00ad],
+    [0x034f, 0x034f],
+    [0x061c, 0x061c],
+    [0x115f, 0x1160],
+    [0x17b4, 0x17b5],
+    [0x180b, 0x180f],
+    [0x200b, 0x200f],
+    [0x202a, 0x202e],
+    [0x2060, 0x206f],
+    [0x3164, 0x3164],
+    [0xfe00, 0xfe0f],
+    [0xfeff, 0xfeff],
+    [0xffa0, 0xffa0],
+    [0xfff9, 0xfffb],
+    [0x1bca0, 0x1bca3],
+    [0xe0000, 0xe007f],
+    [0xe0100, 0xe01ef],
+];
+function isInvisible(codePoint) {
+    for (const [low, high] of RANGES)
+        if (codePoint >= low && codePoint <= high)
+            return true;
+    return false;
+}
+/** Matches one invisible character (a whole surrogate pair for the astral ones). */
+const invisible_INVISIBLE = new RegExp(`[${RANGES.map(([low, high]) => `\\u{${low.toString(16)}}-\\u{${high.toString(16)}}`).join('')}]`, 'gu');
+/** Bidirectional embeddings, overrides and isolates: they reorder what is displayed. */
+function isBidiControl(codePoint) {
+    return ((codePoint >= 0x202a && codePoint <= 0x202e) ||
+        (codePoint >= 0x2066 && codePoint <= 0x2069) ||
+        codePoint === 0x200e ||
+        codePoint === 0x200f ||
+        codePoint === 0x061c);
+}
+
+;// CONCATENATED MODULE: ./src/safety/normalize.ts
+
+/** Null when normalizing changes nothing (every ASCII text, most others): detect on the text itself. */
+function normalizeForDetection(text) {
+    // eslint-disable-next-line no-control-regex
+    if (!/[^\u0000-\u007f]/.test(text))
+        return null;
+    invisible_INVISIBLE.lastIndex = 0;
+    if (!invisible_INVISIBLE.test(text) && text.normalize('NFKC') === text)
+        return null;
+    const starts = [];
+    const ends = [];
+    let out = '';
+    for (let i = 0; i < text.length;) {
+        const codePoint = text.codePointAt(i);
+        const width = codePoint > 0xffff ? 2 : 1;
+        if (codePoint < 0x80) {
+            out += text[i];
+            starts.push(i);
+            ends.push(i + 1);
+        }
+        else if (!isInvisible(codePoint)) {
+            const folded = text.slice(i, i + width).normalize('NFKC');
+            out += folded;
+            for (let k = 0; k < folded.length; k++) {
+                starts.push(i);
+                ends.push(i + width);
+            }
+        }
+        i += width;
+    }
+    return { text: out, starts, ends };
+}
+/** A span of the normalized text as a span of the original. */
+function originalSpan(normalized, start, end) {
+    const from = normalized.starts[start] ?? normalized.ends.at(-1) ?? 0;
+    const to = normalized.ends[Math.max(start, end - 1)] ?? from;
+    return [from, to];
+}
+
+;// CONCATENATED MODULE: ./src/safety/redaction-cache.ts
+
+/** Characters of redacted text kept in all; the oldest entries go first. */
+const BUDGET_CHARS = 16 * 1_048_576;
+/**
+ * Redactions by the SHA-256 of the text they came from. A text's redaction never changes (the filter's
+ * rules and extra secrets are fixed when it is made), so a file read again costs a hash, not a scan.
+ */
+class RedactionCache {
+    budget;
+    entries = new Map();
+    size = 0;
+    constructor(budget = BUDGET_CHARS) {
+        this.budget = budget;
+    }
+    key(text) {
+        return (0,external_node_crypto_.createHash)('sha256').update(text, 'utf8').digest('base64');
+    }
+    get(key) {
+        const hit = this.entries.get(key);
+        if (hit === undefined)
+            return undefined;
+        this.entries.delete(key);
+        this.entries.set(key, hit);
+        return { ...hit, kinds: { ...hit.kinds } };
+    }
+    set(key, redaction) {
+        if (redaction.text.length > this.budget / 4 || this.entries.has(key))
+            return;
+        this.entries.set(key, { ...redaction, kinds: { ...redaction.kinds } });
+        this.size += redaction.text.length;
+        for (const [oldest, entry] of this.entries) {
+            if (this.size <= this.budget)
+                break;
+            this.entries.delete(oldest);
+            this.size -= entry.text.length;
+        }
+    }
+}
+
+// EXTERNAL MODULE: ./node_modules/structured-source/lib/structured-source.js
+var structured_source = __nccwpck_require__(2472);
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/helper/invariant.js
+/**
+ * Test if condition is truthy.
+ * @param {any} expression to be evaluated
+ * @param {string} error message to be shown
+ * @returns {void}
+ * @throws
+ */
+function invariant(condition, message) {
+    if (!condition)
+        throw new Error(message);
+}
+//# sourceMappingURL=invariant.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/SecretLintSourceCodeImpl.js
+
+
+/**
+ * This class represent of source code.
+ */
+class SecretLintSourceCodeImpl {
+    hasBOM;
+    content;
+    filePath;
+    physicalFilePath;
+    contentType;
+    ext;
+    structuredSource;
+    constructor({ content = "", ext, filePath, physicalFilePath, contentType, }) {
+        invariant(ext || filePath, "should be set either of fileExt or filePath.");
+        this.hasBOM = content.charCodeAt(0) === 0xfeff;
+        this.content = this.hasBOM ? content.slice(1) : content;
+        this.structuredSource = new structured_source/* StructuredSource */.z(this.content);
+        this.filePath = filePath;
+        this.physicalFilePath = physicalFilePath;
+        this.contentType = contentType;
+        this.ext = ext;
+    }
+    /**
+     * get file path
+     * This return `undefined` if the source code is created without file path.
+     * For example, use core API to create a source code directly.
+     *
+     * You can use this path to detect file type.
+     * However, if you want to read the file content, use `getPhysicalFilePath` instead.
+     * @returns {string|undefined}
+     */
+    getFilePath() {
+        return this.filePath;
+    }
+    /**
+     * get physical file path
+     * This return `undefined` if the source code is not related to file.
+     * For example, the source code is given from the stdin.
+     *
+     * You can use this path to read the file content.
+     */
+    getPhysicalFilePath() {
+        return this.physicalFilePath;
+    }
+    /**
+     * @param {SecretLintSourceNodeLocation} loc - location indicator.
+     * @return {[ number, number ]} range.
+     */
+    locationToRange(loc) {
+        return this.structuredSource.locationToRange(loc);
+    }
+    /**
+     * @param {[ number, number ]} range - pair of indice.
+     * @return {SecretLintSourceNodeLocation} location.
+     */
+    rangeToLocation(range) {
+        const location = this.structuredSource.rangeToLocation(range);
+        // Note: unwrap class instance to get plain object
+        return {
+            start: {
+                line: location.start.line,
+                column: location.start.column,
+            },
+            end: {
+                line: location.end.line,
+                column: location.end.column,
+            },
+        };
+    }
+    /**
+     * @param {Position} pos - position indicator.
+     * @return {number} index.
+     */
+    positionToIndex(pos) {
+        return this.structuredSource.positionToIndex(pos);
+    }
+    /**
+     * @param {number} index - index to the source code.
+     * @return {Position} position.
+     */
+    indexToPosition(index) {
+        const position = this.structuredSource.indexToPosition(index);
+        // Note: unwrap class instance to get plain object
+        return {
+            line: position.line,
+            column: position.column,
+        };
+    }
+}
+//# sourceMappingURL=SecretLintSourceCodeImpl.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/helper/promise-event-emitter.js
+// MIT © 2017 azu
+// MIT © 2017 59naga
+// https://github.com/59naga/carrack
+class EventEmitter {
+    #listeners = new Map();
+    on(type, listener) {
+        const prevSet = this.#listeners.get(type);
+        const listenerSet = prevSet ?? new Set();
+        listenerSet?.add(listener);
+        this.#listeners.set(type, listenerSet);
+    }
+    emit(type, ...args) {
+        const listenerSet = this.#listeners.get(type);
+        if (!listenerSet) {
+            return;
+        }
+        for (const listenerSetElement of listenerSet) {
+            listenerSetElement(...args);
+        }
+    }
+    off(type, listener) {
+        const listenerSet = this.#listeners.get(type);
+        if (!listenerSet) {
+            return;
+        }
+        for (const listenerSetElement of listenerSet) {
+            if (listenerSetElement === listener) {
+                listenerSet.delete(listener);
+            }
+        }
+    }
+    removeAllListeners() {
+        this.#listeners.clear();
+    }
+    listenerCount(type) {
+        return this.#listeners.get(type)?.size ?? 0;
+    }
+    listeners(type) {
+        return Array.from(this.#listeners.get(type) ?? []);
+    }
+}
+class PromiseEventEmitter {
+    events;
+    constructor() {
+        this.events = new EventEmitter();
+    }
+    listenerCount(type) {
+        return this.events.listenerCount(type);
+    }
+    on(event, listener) {
+        return this.events.on(event, listener);
+    }
+    emit(event, ...args) {
+        const promises = [];
+        this.events.listeners(event).forEach((listener) => {
+            promises.push(listener(...args));
+        });
+        return Promise.all(promises);
+    }
+}
+//# sourceMappingURL=promise-event-emitter.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/helper/SecretLintRuleMessageTranslator.js
+/**
+ * Default locale that is also fallback locale.
+ */
+const DEFAULT_LOCAL = "en";
+const formatMessage = (messageHandler, props) => {
+    if (typeof props !== "object" || props === null) {
+        return messageHandler();
+    }
+    return messageHandler(props);
+};
+const getMatchedLocaleMessage = (locale, locales) => {
+    const localKeys = Object.keys(locales);
+    const matchLocale = localKeys.find((key) => {
+        return key === locale;
+    });
+    if (matchLocale) {
+        return matchLocale;
+    }
+    const [lang] = locale.split("-");
+    if (!lang) {
+        return DEFAULT_LOCAL;
+    }
+    // en-US => en
+    const fallbackMatchLocal = localKeys.find((key) => {
+        return key === lang;
+    });
+    if (fallbackMatchLocal) {
+        return fallbackMatchLocal;
+    }
+    return DEFAULT_LOCAL;
+};
+const createTranslator = (messages, options) => {
+    return (messageId, props) => {
+        const messageHandler = messages[messageId];
+        if (!messageHandler) {
+            throw new Error(`messages:${String(messageId)} is missing in messages.`);
+        }
+        // if messages is string, use it.
+        if (typeof messageHandler === "function") {
+            if (typeof messageId !== "string") {
+                throw new Error(`message's key:${String(messageId)} should be string`);
+            }
+            return {
+                message: formatMessage(messageHandler, props),
+                messageId: messageId,
+                data: props,
+            };
+        }
+        // if messages is object, pick message that is matched locale from messages.
+        const defaultLocal = options && options.defaultLocale ? options.defaultLocale : DEFAULT_LOCAL;
+        const locale = getMatchedLocaleMessage(defaultLocal, messageHandler);
+        const localizedMessage = messageHandler[locale];
+        if (!localizedMessage) {
+            if (messageHandler[DEFAULT_LOCAL]) {
+                throw new Error(`messages${String(messageId)}.${locale} is missing in messages.`);
+            }
+            throw new Error(`message's key:${String(messageId)}.${DEFAULT_LOCAL} should be defined in messages.`);
+        }
+        if (typeof messageId !== "string") {
+            throw new Error(`message's key:${String(messageId)}.${DEFAULT_LOCAL} should be string`);
+        }
+        return {
+            message: formatMessage(localizedMessage, props),
+            messageId: messageId,
+            data: props,
+        };
+    };
+};
+//# sourceMappingURL=SecretLintRuleMessageTranslator.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/RuleContext.js
+
+
+const createContextEvents = () => {
+    const contextEvents = new EventEmitter();
+    const REPORT_SYMBOL = Symbol("report");
+    const IGNORE_SYMBOL = Symbol("ignore");
+    return {
+        report(descriptor) {
+            contextEvents.emit(REPORT_SYMBOL, descriptor);
+        },
+        onReport(handler) {
+            const listener = (descriptor) => {
+                handler(descriptor);
+            };
+            contextEvents.on(REPORT_SYMBOL, listener);
+            return () => {
+                contextEvents.off(REPORT_SYMBOL, listener);
+            };
+        },
+        ignore(descriptor) {
+            contextEvents.emit(IGNORE_SYMBOL, descriptor);
+        },
+        onIgnore(handler) {
+            const listener = (descriptor) => {
+                handler(descriptor);
+            };
+            contextEvents.on(IGNORE_SYMBOL, listener);
+            return () => {
+                contextEvents.off(IGNORE_SYMBOL, listener);
+            };
+        },
+    };
+};
+const createRuleContext = ({ ruleId, ruleParentId, meta, severity, sourceCode, contextEvents, sharedOptions, locale, }) => {
+    return {
+        sharedOptions: sharedOptions,
+        createTranslator: (messages) => {
+            return createTranslator(messages, {
+                defaultLocale: locale,
+            });
+        },
+        ignore(descriptor) {
+            const { message } = descriptor.message;
+            contextEvents.ignore({
+                type: "ignore",
+                ruleId: ruleId,
+                ruleParentId,
+                range: descriptor.range,
+                targetRuleId: descriptor.targetRuleId,
+                loc: sourceCode.rangeToLocation(descriptor.range),
+                message: message,
+            });
+        },
+        report(descriptor) {
+            const { message, messageId, data } = descriptor.message;
+            // Default severity level is "error"
+            const severityLevel = severity ?? "error";
+            if (ruleParentId) {
+                contextEvents.report({
+                    ...descriptor,
+                    type: "message",
+                    ruleId: ruleId,
+                    ruleParentId,
+                    loc: sourceCode.rangeToLocation(descriptor.range),
+                    severity: severityLevel,
+                    message,
+                    messageId,
+                    docsUrl: meta.docs?.url ? `${meta.docs.url}#${messageId}` : undefined,
+                    data,
+                });
+            }
+            else {
+                contextEvents.report({
+                    ...descriptor,
+                    type: "message",
+                    ruleId: ruleId,
+                    loc: sourceCode.rangeToLocation(descriptor.range),
+                    severity: severityLevel,
+                    message,
+                    messageId,
+                    docsUrl: meta.docs?.url ? `${meta.docs.url}#${messageId}` : undefined,
+                    data,
+                });
+            }
+        },
+    };
+};
+//# sourceMappingURL=RuleContext.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/SecretLintRuleImpl.js
+class SecretLintRule {
+    ruleReportHandle;
+    ruleCreator;
+    descriptorRule;
+    constructor({ descriptorRule, context }) {
+        this.descriptorRule = descriptorRule;
+        this.ruleCreator = descriptorRule.rule;
+        // normalize rule options
+        const ruleCreatorOptions = descriptorRule.options || {};
+        this.ruleReportHandle = this.ruleCreator.create(context, ruleCreatorOptions);
+    }
+    allowMessageIds() {
+        if (!this.descriptorRule.allowMessageIds) {
+            return [];
+        }
+        const ruleId = this.ruleCreator.meta.id;
+        return this.descriptorRule.allowMessageIds.map((allowMessageId) => {
+            return {
+                messageId: allowMessageId,
+                ruleId,
+            };
+        });
+    }
+    supportSourceCode(sourceCode) {
+        const contentType = sourceCode.contentType;
+        if (contentType === "unknown") {
+            return true;
+        }
+        if (this.ruleCreator.meta.supportedContentTypes.includes("all")) {
+            return true;
+        }
+        return this.ruleCreator.meta.supportedContentTypes.includes(contentType);
+    }
+    async file(source) {
+        const file = this.ruleReportHandle.file;
+        if (!file) {
+            return;
+        }
+        return file(source);
+    }
+}
+//# sourceMappingURL=SecretLintRuleImpl.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/profiler/module/index.js
+class SecretLintProfiler {
+    perf;
+    entries = [];
+    measures = [];
+    executionPromises = [];
+    constructor(options) {
+        this.perf = options.perf;
+        const pattern = /(.*?)::end(\|\|.*)?/;
+        const observer = new options.PerformanceObserver((items) => {
+            const entries = items.getEntries();
+            entries.forEach((entry) => {
+                if (entry.entryType === "mark") {
+                    const match = entry.name.match(pattern);
+                    const endIdentifier = match ? match[1] : undefined;
+                    const suffix = match && match[2] ? match[2] : "";
+                    // if mark already {mark}::start, measure start to end
+                    if (endIdentifier) {
+                        const startIdentifier = `${endIdentifier}::start`;
+                        this.entries.find((savedEntry) => {
+                            return savedEntry.name === startIdentifier;
+                        });
+                        // create measure
+                        if (startIdentifier) {
+                            // FIXME: avoid ERR_INVALID_PERFORMANCE_MARK error
+                            this.executionPromises.push(Promise.resolve().then(() => {
+                                this.perf.measure(endIdentifier + suffix, `${endIdentifier}::start${suffix}`, `${endIdentifier}::end${suffix}`);
+                            }));
+                        }
+                    }
+                    this.entries.push(entry);
+                }
+                else if (entry.entryType === "measure") {
+                    this.measures.push(entry);
+                }
+            });
+        });
+        observer.observe({ entryTypes: ["mark", "measure"] });
+    }
+    mark(marker) {
+        if ("id" in marker) {
+            this.perf.mark(`${marker.type}||${marker.id}`);
+        }
+        else {
+            this.perf.mark(marker.type);
+        }
+    }
+    waifForExecutionPromises = () => {
+        return Promise.all(this.executionPromises).finally(() => {
+            this.executionPromises.length = 0;
+        });
+    };
+    async getEntries() {
+        await this.waifForExecutionPromises();
+        return this.entries;
+    }
+    async getMeasures() {
+        await this.waifForExecutionPromises();
+        return this.measures;
+    }
+}
+//# sourceMappingURL=index.js.map
+// EXTERNAL MODULE: external "node:perf_hooks"
+var external_node_perf_hooks_ = __nccwpck_require__(643);
+;// CONCATENATED MODULE: ./node_modules/@secretlint/profiler/module/node.js
+
+
+
+class NullPerformanceObserver {
+    disconnect() { }
+    observe(_options) { }
+}
+const secretLintProfiler = new SecretLintProfiler({
+    perf: external_node_perf_hooks_.performance,
+    PerformanceObserver: external_node_perf_hooks_.PerformanceObserver ? external_node_perf_hooks_.PerformanceObserver : NullPerformanceObserver,
+});
+//# sourceMappingURL=node.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/RunningEvents.js
+
+
+
+const createRunningEvents = () => {
+    const contextEvents = new PromiseEventEmitter();
+    const registerSet = new Set();
+    const LINT_HANDLE = Symbol("lint:start");
+    const rules = [];
+    return {
+        collectAllowMessageIds() {
+            const allowMessageIds = [];
+            rules.forEach((rule) => {
+                allowMessageIds.push(...rule.allowMessageIds());
+            });
+            return allowMessageIds;
+        },
+        /**
+         * Start to run linting
+         * @param options
+         */
+        runLint(options) {
+            return contextEvents.emit(LINT_HANDLE, options);
+        },
+        registerRule({ descriptorRule, context, }) {
+            if (registerSet.has(descriptorRule.id)) {
+                // TODO: more trivial implementation
+                throw new Error(`rule.id:${descriptorRule.id} is already registered.
+                
+Duplicated rule.id is something wrong in .secretlintrc.                
+`);
+            }
+            registerSet.add(descriptorRule.id);
+            const rule = new SecretLintRule({
+                descriptorRule: descriptorRule,
+                context,
+            });
+            rules.push(rule);
+            contextEvents.on(LINT_HANDLE, async ({ sourceCode }) => {
+                // TODO: add more handler
+                // Call O￿￿rder?
+                // - file
+                secretLintProfiler.mark({
+                    type: "@core>rule-handler::start",
+                    id: descriptorRule.rule.meta.id,
+                });
+                // if this rule support the content type
+                if (rule.supportSourceCode(sourceCode)) {
+                    await rule.file(sourceCode);
+                }
+                secretLintProfiler.mark({
+                    type: "@core>rule-handler::end",
+                    id: descriptorRule.rule.meta.id,
+                });
+            });
+        },
+        registerRulePreset({ descriptorRulePreset, context, }) {
+            // Normalized Rule Preset Options
+            const rulePresetCreatorOptions = descriptorRulePreset.options || [];
+            // Internally, RulePreset#register call `registerRule`
+            descriptorRulePreset.rule.create(context, rulePresetCreatorOptions);
+        },
+        isRegistered(ruleId) {
+            return registerSet.has(ruleId);
+        },
+    };
+};
+//# sourceMappingURL=RunningEvents.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/RulePresetContext.js
+
+/**
+ * Create a context for Rule Preset
+ */
+const createRulePresetContext = ({ configRulePreset, sourceCode, runningEvents, contextEvents, sharedOptions, locale, }) => {
+    const presetRules = configRulePreset.rules || [];
+    if (!Array.isArray(presetRules)) {
+        console.error(`${configRulePreset.id}:PresetRules is invalid format`, presetRules);
+        throw new Error("preset's rules should be an array of rule definitions");
+    }
+    return {
+        sharedOptions,
+        registerRule(rule, defaultValue) {
+            const descriptorRule = presetRules.find((descriptorRule) => {
+                return descriptorRule.id === rule.meta.id;
+            });
+            // Use undefined instead of {}
+            // Default value will be handled by RunningEvents#registerRule
+            const descriptorRuleOptions = descriptorRule ? descriptorRule.options : undefined;
+            const descriptorRuleDisabled = descriptorRule ? descriptorRule.disabled : undefined;
+            const descriptorRuleSeverity = descriptorRule ? descriptorRule.severity : undefined;
+            const descriptorAllowMessageIds = descriptorRule ? descriptorRule.allowMessageIds : undefined;
+            const context = createRuleContext({
+                // rule id is a single rule in a preset
+                ruleId: rule.meta.id,
+                // parent rule id is rule preset id
+                ruleParentId: configRulePreset.id,
+                meta: rule.meta,
+                severity: descriptorRuleSeverity,
+                sourceCode,
+                contextEvents: contextEvents,
+                sharedOptions: sharedOptions,
+                locale,
+            });
+            const defaultValueOfPreset = defaultValue ? defaultValue : {};
+            runningEvents.registerRule({
+                descriptorRule: {
+                    // options and disabled ...
+                    ...defaultValueOfPreset,
+                    // Prefer to use user setting
+                    // User can override preset setting
+                    ...descriptorRule,
+                    id: rule.meta.id,
+                    options: descriptorRuleOptions,
+                    rule,
+                    disabled: descriptorRuleDisabled,
+                    allowMessageIds: descriptorAllowMessageIds,
+                    severity: descriptorRuleSeverity,
+                },
+                context,
+            });
+        },
+    };
+};
+//# sourceMappingURL=RulePresetContext.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/filter-ignored-process.js
+/**
+ * the `index` is in the `range` and return true.
+ * @param {Number} index
+ * @param {Number[]} range
+ * @returns {boolean}
+ */
+const isContainedRange = (index, range) => {
+    const [start, end] = range;
+    return start <= index && index <= end;
+};
+/**
+ * filter messages by ignore messages
+ */
+function filterIgnoredMessages(options) {
+    const reportedMessages = options.reportedMessages;
+    const ignoreMessages = options.ignoredMessages;
+    // if match, reject the message
+    return reportedMessages.filter((message) => {
+        return !ignoreMessages.some((ignoreMessage) => {
+            const isInIgnoringRange = isContainedRange(message.range[0], ignoreMessage.range) &&
+                isContainedRange(message.range[1], ignoreMessage.range);
+            if (isInIgnoringRange && ignoreMessage.targetRuleId) {
+                // "*" is wildcard that match any rule
+                if (ignoreMessage.targetRuleId === "*") {
+                    return true;
+                }
+                // compare normalized key path
+                return message.ruleId === ignoreMessage.targetRuleId;
+            }
+            return isInIgnoringRange;
+        });
+    });
+}
+//# sourceMappingURL=filter-ignored-process.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/MessageProcessManager.js
+const createMessageProcessor = (processors) => {
+    return {
+        /**
+         * process `messages` with registered processes
+         */
+        process(messages) {
+            const originalMessages = messages;
+            if (processors.length === 0) {
+                throw new Error("processors should be > 0");
+            }
+            return processors.reduce((messages, filter) => {
+                return filter(messages);
+            }, originalMessages);
+        },
+    };
+};
+//# sourceMappingURL=MessageProcessManager.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/filter-duplicated-process.js
+/**
+ * equal message
+ */
+const isEqualMessage = (aMessage, bMessage) => {
+    return (aMessage.range[0] === bMessage.range[0] &&
+        aMessage.range[1] === bMessage.range[1] &&
+        "severity" in aMessage &&
+        "severity" in bMessage &&
+        aMessage.severity === bMessage.severity &&
+        aMessage.message === bMessage.message);
+};
+/**
+ * filter duplicated messages
+ */
+function filterDuplicatedMessages(messages = []) {
+    return messages.filter((message, index) => {
+        const restMessages = messages.slice(index + 1);
+        return !restMessages.some((restMessage) => {
+            return isEqualMessage(message, restMessage);
+        });
+    });
+}
+//# sourceMappingURL=filter-duplicated-process.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/sort-messages-process.js
+/**
+ * sort messages by line and column
+ */
+function sortMessagesByLocation(messages) {
+    // sort by line and column
+    return messages.sort(function (a, b) {
+        const startIndexDiff = a.range[0] - b.range[0];
+        if (startIndexDiff === 0) {
+            return a.range[1] - b.range[1];
+        }
+        else {
+            return startIndexDiff;
+        }
+    });
+}
+//# sourceMappingURL=sort-messages-process.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/filter-message-id.js
+const filterByAllowMessageIds = (messages, allowMessageIds) => {
+    const disabledSet = new Set(allowMessageIds.map((allowMessage) => {
+        return `${allowMessage.ruleId}--${allowMessage.messageId}`;
+    }));
+    return messages.filter((message) => {
+        return !disabledSet.has(`${message.ruleId}--${message.messageId}`);
+    });
+};
+//# sourceMappingURL=filter-message-id.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/filter-mask-secrets.js
+// mask all properties with *** deeply
+// These properties are object, array, or others
+const deepMask = (object, handler) => {
+    for (const key of Object.keys(object)) {
+        if (typeof object[key] === "object") {
+            object[key] = deepMask(object[key], handler);
+        }
+        else if (Array.isArray(object[key])) {
+            object[key] = object[key].map((item) => deepMask(item, handler));
+        }
+        else if (typeof object[key] === "string") {
+            object[key] = handler(object[key]);
+        }
+    }
+    return object;
+};
+const createMaskValue = (value) => {
+    return "*".repeat(value.length);
+};
+/**
+ * = Masking logics
+ * secretlint mask simple string replacement.
+ * If a secretlint rule report `"TOKEN_STRING"` as message data, replace all `TOKEN_STRING` with `**********` in messages.
+ * ```
+ * context.report({
+ *   message: t("MESSAGE", {
+ *       TOKEN: "TOKEN_STRING", // => replace all "TOKEN_STRING" with  `**********`.
+ *   }),
+ *   range,
+ * });
+ * ```
+ * This logics may includes false-positve.
+ * This is similar to CI logs like Travis CI or GitHub Actions.
+ * @param str
+ * @param maskedValues
+ */
+const maskWithValues = (str, maskedValues) => {
+    let result = str;
+    for (const maskValue of maskedValues) {
+        result = result.replaceAll(maskValue, "*".repeat(maskValue.length));
+    }
+    return result;
+};
+// mask all data values for hide secret value
+// https://github.com/secretlint/secretlint/issues/176
+const filterMaskSecretsData = (messages = []) => {
+    return messages.map((message) => {
+        if (message.type !== "message") {
+            return message;
+        }
+        const maskedValues = [];
+        const maskedData = message.data
+            ? deepMask(message.data, (value) => {
+                maskedValues.push(value);
+                return createMaskValue(value);
+            })
+            : undefined;
+        // no mask data
+        if (!maskedData) {
+            return message;
+        }
+        const maskedMessage = maskWithValues(message.message, maskedValues);
+        return {
+            ...message,
+            message: maskedMessage,
+            data: maskedData,
+        };
+    });
+};
+//# sourceMappingURL=filter-mask-secrets.js.map
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/index.js
+
+
+
+
+
+
+/**
+ * Post cleanup messages
+ * - filter ignored range
+ * - filter disabled message
+ * - [masSecrets] mask secrets message
+ * - filter duplicated messages
+ * - sort messages by range
+ * @param options
+ */
+const cleanupMessages = (options) => {
+    const reportedMessages = filterIgnoredMessages(options);
+    const reportedMessagesWithoutAllowMessageIds = filterByAllowMessageIds(reportedMessages, options.allowMessageIds);
+    const filters = options.maskSecrets
+        ? [filterDuplicatedMessages, filterMaskSecretsData]
+        : [filterDuplicatedMessages];
+    const filterProcess = createMessageProcessor(filters);
+    return sortMessagesByLocation(filterProcess.process(reportedMessagesWithoutAllowMessageIds));
+};
+//# sourceMappingURL=index.js.map
+// EXTERNAL MODULE: ./node_modules/debug/src/index.js
+var src = __nccwpck_require__(2830);
+;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/index.js
+
+
+
+
+
+
+
+const debug = src("@secretlint/core");
+const lintSource = ({ source, options }) => {
+    secretLintProfiler.mark({
+        type: "@core>lint::start",
+        id: source.filePath,
+    });
+    debug(`source filePath: %O`, source.filePath);
+    debug(`options: %O`, options);
+    const rules = options.config.rules;
+    const locale = options.locale ?? "en";
+    const maskSecrets = options.maskSecrets ?? false;
+    const contextEvents = createContextEvents();
+    const runningEvents = createRunningEvents();
+    const reportedMessages = [];
+    const ignoredMessages = [];
+    // setup
+    contextEvents.onReport((message) => {
+        reportedMessages.push(message);
+    });
+    contextEvents.onIgnore((message) => {
+        ignoredMessages.push(message);
+    });
+    // Create a SourceCode for linting
+    const sourceCode = new SecretLintSourceCodeImpl({
+        content: source.content,
+        filePath: source.filePath,
+        physicalFilePath: options.noPhysicFilePath ? undefined : source.filePath,
+        ext: source.ext || "",
+        contentType: source.contentType,
+    });
+    secretLintProfiler.mark({
+        type: "@core>setup-rules::start",
+    });
+    rules.forEach((rule) => {
+        secretLintProfiler.mark({
+            type: "@core>setup-rule::start",
+            id: rule.rule.meta.id,
+        });
+        registerRule({
+            sourceCode,
+            config: options.config,
+            descriptorRule: rule,
+            contextEvents,
+            runningEvents,
+            locale,
+        });
+        secretLintProfiler.mark({
+            type: "@core>setup-rule::end",
+            id: rule.rule.meta.id,
+        });
+    });
+    secretLintProfiler.mark({
+        type: "@core>setup-rules::end",
+    });
+    // start to run
+    return runningEvents
+        .runLint({
+        sourceCode,
+    })
+        .then(() => {
+        return {
+            filePath: source.filePath,
+            // binary content should be skipped
+            sourceContent: source.contentType === "text" ? source.content : undefined,
+            sourceContentType: source.contentType,
+            messages: cleanupMessages({
+                reportedMessages,
+                ignoredMessages,
+                allowMessageIds: runningEvents.collectAllowMessageIds(),
+                maskSecrets,
+            }),
+        };
+    })
+        .finally(() => {
+        secretLintProfiler.mark({
+            type: "@core>lint::end",
+            id: source.filePath,
+        });
+    });
+};
+const isRulePreset = (ruleDescriptor) => {
+    return ruleDescriptor.rule.meta.type === "preset";
+};
+const isRule = (ruleDescriptor) => {
+    return ruleDescriptor.rule.meta.type === "scanner";
+};
+/**
+ * Rule Processing
+ */
+const registerRule = ({ sourceCode, config, descriptorRule, contextEvents, runningEvents, locale, }) => {
+    const ruleId = descriptorRule.id;
+    // Do not register disabled rule
+    if (descriptorRule.disabled) {
+        debug("Skip registerRule %s, because it is disabled", ruleId);
+        return;
+    }
+    debug("registerRule %s", ruleId);
+    // sharedOptions is {} by default
+    // sharedOptions is shared between presets and rules
+    const sharedOptionsWithDefault = config.sharedOptions ?? {};
+    // If option is not defined Options is {} by default
+    if (isRulePreset(descriptorRule)) {
+        const context = createRulePresetContext({
+            configRulePreset: descriptorRule,
+            sourceCode,
+            contextEvents: contextEvents,
+            runningEvents: runningEvents,
+            sharedOptions: sharedOptionsWithDefault,
+            locale: locale,
+        });
+        runningEvents.registerRulePreset({
+            descriptorRulePreset: descriptorRule,
+            context,
+        });
+        return;
+    }
+    else if (isRule(descriptorRule)) {
+        const context = createRuleContext({
+            ruleId: ruleId,
+            severity: descriptorRule.severity,
+            meta: descriptorRule.rule.meta,
+            sourceCode,
+            contextEvents: contextEvents,
+            sharedOptions: sharedOptionsWithDefault,
+            locale: locale,
+        });
+        runningEvents.registerRule({
+            descriptorRule: descriptorRule,
+            context,
+        });
+        return;
+    }
+    throw new Error(`Unknown descriptor type: ${descriptorRule}`);
+};
+//# sourceMappingURL=index.js.map
+// EXTERNAL MODULE: ./node_modules/@secretlint/secretlint-rule-preset-recommend/module/index-Cq-34xZU.js
+var index_Cq_34xZU = __nccwpck_require__(7639);
+;// CONCATENATED MODULE: ./node_modules/@secretlint/secretlint-rule-preset-recommend/module/index.js
+
+
+//# sourceMappingURL=index.js.map
+
+;// CONCATENATED MODULE: ./src/safety/secretlint-detector.ts
+
+
+
+
+const PREFIX = '@secretlint/secretlint-rule-';
+// secretlint 11.7 marks each rule's start and end in the process-wide performance timeline and its
+// observer keeps every mark forever, scanning them on each new one: scans get slower with every answer
+// (secretlint/secretlint#1633, fixed in 13.x, which needs Node 22). Perimeter never profiles.
+secretLintProfiler.mark = () => undefined;
+/**
+ * The kind shown for each secretlint rule (and message id where one rule finds several kinds).
+ * A message missing here is still hidden, as 'secret'.
+ */
+const KINDS = {
+    'aws/AWSSecretAccessKey': 'AWS secret access key',
+    'aws/AWSAccessKeyID': 'AWS access key ID',
+    'aws/AWSAccountID': 'AWS account ID',
+    gcp: 'GCP service account key',
+    privatekey: 'private key',
+    'npm/PackageJSON_xOauthToken': 'GitHub token',
+    npm: 'npm token',
+    basicauth: 'password',
+    'slack/IncomingWebhook': 'Slack webhook URL',
+    slack: 'Slack token',
+    sendgrid: 'SendGrid API key',
+    shopify: 'Shopify token',
+    github: 'GitHub token',
+    openai: 'OpenAI API key',
+    anthropic: 'Anthropic API key',
+    linear: 'Linear API key',
+    '1password': '1Password service account token',
+    'database-connection-string': 'password',
+};
+/** Not a credential on its own: hidden in answers, but no reason to refuse a write. */
+const NOT_CREDENTIALS = new Set(['AWS account ID']);
+/**
+ * The recommended preset's rules, minus `filter-comments`: that rule honours `secretlint-disable`
+ * comments, which would let repository content switch the filter off for itself.
+ * AWS key IDs are scanned too (off by default in secretlint).
+ */
+const CONFIG = {
+    rules: index_Cq_34xZU.r
+        .filter((rule) => rule.meta.id !== `${PREFIX}filter-comments`)
+        .map((rule) => ({
+        id: rule.meta.id,
+        rule,
+        options: rule.meta.id === `${PREFIX}aws` ? { enableIDScanRule: true } : {},
+    })),
+};
+const SECRETLINT_RULE_IDS = CONFIG.rules.map((rule) => rule.id);
+function kindOf(message) {
+    const rule = message.ruleId.startsWith(PREFIX) ? message.ruleId.slice(PREFIX.length) : message.ruleId;
+    return KINDS[`${rule}/${message.messageId}`] ?? KINDS[rule] ?? 'secret';
+}
+const VALUE_FIELDS = ['KEY', 'TOKEN', 'ID', 'URI', 'URL', 'CREDENTIAL'];
+const secretlint_detector_URL_USERINFO = /:\/\/([^:/\s@]*):([^@/\s]+)@/;
+/**
+ * Where the value is. Some rules report the start of a whole `NAME = value` match with the length
+ * of the value alone, so the value named in the message's data is looked up from the reported start.
+ * URLs with a password are narrowed to the password.
+ */
+function spanOf(text, message, kind) {
+    let [start, end] = message.range;
+    const data = (message.data ?? {});
+    const value = VALUE_FIELDS.map((field) => data[field]).find((v) => typeof v === 'string' && v !== '');
+    if (value !== undefined) {
+        const at = text.indexOf(value, start);
+        if (at !== -1 && at <= end) {
+            start = at;
+            end = at + value.length;
+        }
+    }
+    if (kind === 'password') {
+        const userinfo = secretlint_detector_URL_USERINFO.exec(text.slice(start, end));
+        if (userinfo) {
+            const passwordEnd = start + userinfo.index + userinfo[0].length - 1;
+            return [passwordEnd - (userinfo[2] ?? '').length, passwordEnd];
+        }
+    }
+    return [start, Math.max(end, start + 1)];
+}
+async function lintPart(text, offset) {
+    const result = await lintSource({
+        // named package.json so that the npm rule also looks for `TOKEN:x-oauth-basic@github.com` URLs
+        source: { content: text, filePath: 'package.json', ext: '', contentType: 'text' },
+        options: { config: CONFIG, noPhysicFilePath: true, locale: 'en' },
+    });
+    return result.messages.map((message) => {
+        const kind = kindOf(message);
+        const [start, end] = spanOf(text, message, kind);
+        return {
+            start: start + offset,
+            end: end + offset,
+            kind,
+            credential: !NOT_CREDENTIALS.has(kind),
+            rank: RANK.format,
+        };
+    });
+}
+/**
+ * secretlint's time grows with the square of the findings in one text (8,000 tokens in one text took
+ * 3.4 s, 16,000 about 14 s): longer texts go in overlapping parts, each found value whole in at least
+ * one part (values are far shorter than the overlap; whole private-key blocks are format-rules' job).
+ */
+const PART = 16_384;
+const OVERLAP = 4_096;
+/** Runs secretlint's recommended rules over `text`. Rejects when a rule fails. */
+async function secretlintFindings(text) {
+    if (text.length <= PART + OVERLAP)
+        return lintPart(text, 0);
+    const found = [];
+    for (let at = 0; at < text.length; at += PART)
+        found.push(...(await lintPart(text.slice(at, at + PART + OVERLAP), at)));
+    return found;
+}
+
+;// CONCATENATED MODULE: ./src/safety/secret-settings.ts
+
+
+/**
+ * Values assigned to settings named for secrets: `password: x`, `"api_key": "x"`, `DB_PASS=x`,
+ * `token := "x"`, `clientSecret => 'x'`, `<password>x</password>`, `--token x`.
+ * References and placeholders stay (`${VAR}`, `process.env.X`, `os.environ[...]`, `changeme`...).
+ */
+const KEY_QUALIFIERS = new Set([
+    'access',
+    'secret',
+    'signing',
+    'encryption',
+    'master',
+    'account',
+    'client',
+    'session',
+    'auth',
+    'app',
+    'shared',
+    'storage',
+    'license',
+    'service',
+    'consumer',
+    'webhook',
+    'hmac',
+    'jwt',
+]);
+/** Trailing words that say how a secret is stored, not what it is: `password_b64`, `secret_key_base`. */
+const ENCODING_WORDS = new Set([
+    'base',
+    'value',
+    'b64',
+    'base64',
+    'hex',
+    'raw',
+    'enc',
+    'encoded',
+    'plain',
+    'plaintext',
+]);
+/** Trailing words that say where or which, not what: `NAME_PASSWORD_PROD`, `db_token_2`. */
+const QUALIFIER_WORDS = new Set([
+    'prod',
+    'production',
+    'dev',
+    'development',
+    'stage',
+    'staging',
+    'test',
+    'testing',
+    'qa',
+    'uat',
+    'local',
+    'live',
+    'sandbox',
+    'preview',
+    'primary',
+    'secondary',
+    'backup',
+    'old',
+    'new',
+    'next',
+    'prev',
+    'previous',
+    'current',
+    'default',
+    'main',
+    'ro',
+    'rw',
+]);
+/** The kind of secret a setting's name announces, or null for any other name. */
+function secretKindOfName(name) {
+    const words = name
+        .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+        .toLowerCase()
+        .split(/[^a-z0-9]+/)
+        .filter((word) => word !== '');
+    for (let last = words.at(-1); words.length > 1 && last !== undefined; last = words.at(-1)) {
+        if (ENCODING_WORDS.has(last) || QUALIFIER_WORDS.has(last) || /^\d+$/.test(last))
+            words.pop();
+        else
+            break;
+    }
+    // `password2`, `token1`: a number glued to the name
+    if (words.length > 0)
+        words[words.length - 1] = words.at(-1).replace(/(?<=[a-z])\d{1,3}$/, '');
+    const last = words.at(-1);
+    const before = words.at(-2);
+    if (last === undefined)
+        return null;
+    if (/(?:password|passwd|passphrase|passcode)$/.test(last) || ['pwd', 'pass', 'pw'].includes(last))
+        return 'password';
+    if (last.endsWith('secret'))
+        return 'secret';
+    if (last.endsWith('token') || ['pat', 'auth', 'authorization', 'bearer'].includes(last))
+        return 'token';
+    if (['credential', 'credentials', 'creds'].includes(last))
+        return 'credential';
+    if (last.endsWith('apikey') || (last === 'key' && before === 'api'))
+        return 'API key';
+    if (last.endsWith('privatekey') || (last === 'key' && before === 'private'))
+        return 'private key';
+    if (last === 'key' && before !== undefined && KEY_QUALIFIERS.has(before))
+        return 'secret key';
+    if (/(?:access|secret|signing|encryption|master|account|client|session)key$/.test(last))
+        return 'secret key';
+    return null;
+}
+/** Every name secretKindOfName accepts holds one of these: only names around them are examined. */
+const NAME_STEM = /pass|pwd|pw|secret|token|auth|cred|key|bearer|pat/gi;
+const NAME_CHAR = /[A-Za-z0-9_.$@-]/;
+/** At a name's start (with its opening quote, JSON-escaped or not): the name, then an assignment. */
+const ASSIGNMENT_AT = /(\\?["'`]?)([A-Za-z_$@][A-Za-z0-9_.$@-]{0,100})\1\]?[ \t]*\??[ \t]*(?::=|===?|=>|=|:)(?![=:])[ \t]*/y;
+/**
+ * Assignments to names that may announce a secret, as `[start of the match, name, start of the value]`.
+ * Names are found around stems; a name is examined once, and nothing inside a value already hidden.
+ */
+function* assignments(text, coveredTo) {
+    let examinedTo = 0;
+    for (const stem of text.matchAll(NAME_STEM)) {
+        let start = stem.index ?? 0;
+        const floor = Math.max(examinedTo, coveredTo());
+        if (start < floor)
+            continue;
+        let end = start;
+        while (start > floor && NAME_CHAR.test(text[start - 1] ?? ''))
+            start--;
+        while (end < text.length && NAME_CHAR.test(text[end] ?? ''))
+            end++;
+        examinedTo = end;
+        // `--password=x`: a flag's dashes are no part of its name
+        while (text[start] === '-' && start < end)
+            start++;
+        let at = start;
+        if (`"'\``.includes(text[at - 1] ?? 'x'))
+            at -= text[at - 2] === '\\' ? 2 : 1;
+        ASSIGNMENT_AT.lastIndex = at;
+        const m = ASSIGNMENT_AT.exec(text);
+        if (m)
+            yield [at, m[2] ?? '', at + m[0].length];
+    }
+}
+const XML_ELEMENT = /<([A-Za-z_][A-Za-z0-9_.-]{0,100})>([^<\n]{1,4096})<\/\1>/g;
+const CLI_FLAG = /(?<![A-Za-z0-9_-])--([A-Za-z][A-Za-z0-9-]{0,60})[ \t]+(?=[^\s-])/g;
+/** A name/value pair on two lines, as in Kubernetes and Actions `env:` lists: `- name: API_TOKEN` / `value: x`. */
+const NAME_VALUE_PAIR = /\bname:[ \t]*["']?([A-Za-z_][A-Za-z0-9_.-]{0,100})["']?[ \t]*\r?\n[ \t]*(?:-[ \t]+)?value:[ \t]*/g;
+/** Dockerfile `ENV NAME value` (the `ENV NAME=value` form is an ordinary assignment). */
+const DOCKER_ENV = /^[ \t]*ENV[ \t]+([A-Za-z_][A-Za-z0-9_]{0,100})[ \t]+(?=[^\s=])/gm;
+/** A call whose first argument names a secret and whose second is a literal: `define('DB_PASSWORD', 'x')`, `setenv("TOKEN", "x")`. */
+const CALL_ARGUMENTS = /\([ \t]*(["'])([A-Za-z_][A-Za-z0-9_.-]{0,100})\1[ \t]*,[ \t]*(?=["'])/g;
+/** `curl -u user:password`, `--user user:password`: the password. */
+const USER_FLAG = /(?<![A-Za-z0-9_-])(?:-u|--user)[ \t]+["']?[^\s:"']{1,100}:(?=[^\s"'])/g;
+const MAX_VALUE = 4096;
+const FIRST_LOOK = 256;
+/** An expression that refers to the secret elsewhere: `config.password`, `os.environ["X"]`, `getToken()`. */
+const CODE_REFERENCE = /^(?:[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*|\[[^\]]{0,200}\])+;?|.*\(.*|\*[\w-]+|![A-Za-z]\w*(?:\s.*)?)$/s;
+const BLOCK_SCALAR = /^[|>][-+0-9]{0,3}$/;
+/** Unquoted values that start as a reference: `${VAR}`, `${{ secrets.X }}`, `{{ var }}`, `$VAR`, `%VAR%`, `a.b`, `a[`, `f(`. */
+const LEADING_REFERENCE = /^(?:\$\{|\{\{|\$[A-Za-z_(]|%[A-Za-z_]\w*%|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$]|\[|[ \t]*\())/;
+/** The end of the line at `from`, looking no further than MAX_VALUE characters. */
+function lineEnd(text, from) {
+    const newline = text.slice(from, from + MAX_VALUE).indexOf('\n');
+    return newline === -1 ? Math.min(text.length, from + MAX_VALUE) : from + newline;
+}
+function quotedValue(text, at) {
+    const escaped = text[at] === '\\';
+    const quote = text[escaped ? at + 1 : at];
+    if (quote === undefined || !`"'\``.includes(quote))
+        return null;
+    const triple = !escaped && text.startsWith(quote.repeat(3), at);
+    const start = at + (escaped ? 2 : triple ? 3 : 1);
+    const stop = lineEnd(text, start);
+    for (let i = start; i < stop; i++) {
+        if (escaped ? text[i] === '\\' && text[i + 1] === quote : text[i] === quote && text[i - 1] !== '\\') {
+            return { start, end: i };
+        }
+    }
+    return { start, end: stop };
+}
+/** Unquoted: the rest of the line, up to a comment, a separator, a closing bracket or a JSON escape. */
+function bareValue(text, at, max) {
+    const window = text.slice(at, at + max);
+    const cut = /[ \t]+(?:#|\/\/)|[,;)}\]\r\n]|\\[nrt"]/.exec(window);
+    const value = cut ? window.slice(0, cut.index) : window;
+    return { start: at, end: at + value.trimEnd().length, capped: !cut && window.length === max };
+}
+/** A YAML block scalar (`password: |`): the lines indented deeper than the key's line. */
+function blockValue(text, keyAt, after) {
+    const lineStart = text.lastIndexOf('\n', keyAt) + 1;
+    const indent = /^[ \t]*/.exec(text.slice(lineStart, keyAt))?.[0].length ?? 0;
+    let end = lineEnd(text, after);
+    const start = end + 1;
+    let last = -1;
+    while (end < text.length) {
+        const next = end + 1;
+        const nextEnd = lineEnd(text, next);
+        const line = text.slice(next, nextEnd);
+        if (line.trim() !== '' && (/^[ \t]*/.exec(line)?.[0].length ?? 0) <= indent)
+            break;
+        if (line.trim() !== '')
+            last = nextEnd;
+        end = nextEnd;
+    }
+    return last === -1 ? null : { start, end: last };
+}
+function assignedValue(text, keyAt, valueAt) {
+    const quoted = quotedValue(text, valueAt);
+    if (quoted) {
+        const value = text.slice(quoted.start, quoted.end);
+        return isPlaceholder(value) ? null : quoted;
+    }
+    if (LEADING_REFERENCE.test(text.slice(valueAt, valueAt + 70)))
+        return null;
+    // decide on a short look; read the whole value only when it is to be hidden (keeps the scan linear)
+    const bare = bareValue(text, valueAt, FIRST_LOOK);
+    const value = text.slice(bare.start, bare.end);
+    if (BLOCK_SCALAR.test(value))
+        return blockValue(text, keyAt, valueAt);
+    if (/^\d{1,3}$/.test(value) ||
+        /^[[{]/.test(value) ||
+        (value.startsWith('!') && !value.startsWith('!vault')))
+        return null;
+    if (isPlaceholder(value) || isTypeAnnotation(value) || CODE_REFERENCE.test(value))
+        return null;
+    return bare.capped ? bareValue(text, valueAt, MAX_VALUE) : bare;
+}
+function settingFindings(text) {
+    const found = [];
+    const add = (span, kind) => {
+        if (span && span.end > span.start)
+            found.push({ ...span, kind, credential: false, rank: RANK.setting });
+    };
+    let hiddenTo = 0;
+    for (const [at, name, valueAt] of assignments(text, () => hiddenTo)) {
+        const kind = secretKindOfName(name);
+        let span = kind ? assignedValue(text, at, valueAt) : null;
+        // `--password=x https://...`: a flag's value is one word
+        if (span && text[at - 1] === '-' && !`"'`.includes(text[span.start - 1] ?? '')) {
+            const space = text.slice(span.start, span.end).search(/\s/);
+            if (space !== -1)
+                span = { start: span.start, end: span.start + space };
+        }
+        if (kind && span) {
+            add(span, kind);
+            hiddenTo = span.end;
+        }
+    }
+    for (const pattern of [NAME_VALUE_PAIR, DOCKER_ENV]) {
+        for (const m of text.matchAll(pattern)) {
+            const kind = secretKindOfName(m[1] ?? '');
+            const at = (m.index ?? 0) + m[0].length;
+            if (kind && at >= hiddenTo)
+                add(assignedValue(text, m.index ?? 0, at), kind);
+        }
+    }
+    for (const m of text.matchAll(CALL_ARGUMENTS)) {
+        const kind = secretKindOfName(m[2] ?? '');
+        const span = kind ? quotedValue(text, (m.index ?? 0) + m[0].length) : null;
+        if (kind && span && !isPlaceholder(text.slice(span.start, span.end)))
+            add(span, kind);
+    }
+    for (const m of text.matchAll(USER_FLAG)) {
+        const at = (m.index ?? 0) + m[0].length;
+        const value = /^[^\s"']{1,256}/.exec(text.slice(at, at + 256))?.[0] ?? '';
+        if (!isPlaceholder(value) && !LEADING_REFERENCE.test(value))
+            add({ start: at, end: at + value.length }, 'password');
+    }
+    for (const m of text.matchAll(XML_ELEMENT)) {
+        const kind = secretKindOfName(m[1] ?? '');
+        const value = m[2] ?? '';
+        if (kind && !isPlaceholder(value)) {
+            const start = (m.index ?? 0) + (m[1] ?? '').length + 2;
+            add({ start, end: start + value.length }, kind);
+        }
+    }
+    for (const m of text.matchAll(CLI_FLAG)) {
+        const kind = secretKindOfName(m[1] ?? '');
+        if (!kind)
+            continue;
+        const at = (m.index ?? 0) + m[0].length;
+        const quoted = quotedValue(text, at);
+        const span = quoted ?? {
+            start: at,
+            end: at + (/^[^\s]+/.exec(text.slice(at, at + MAX_VALUE))?.[0].length ?? 0),
+        };
+        if (!isPlaceholder(text.slice(span.start, span.end)))
+            add(span, kind);
+    }
+    return found;
+}
+
+;// CONCATENATED MODULE: ./src/safety/spoken-secrets.ts
+
+
+/**
+ * Secrets that no setting's syntax announces: said in prose ("The password is hunter2hunter2") or
+ * given on a command line (`mysql -uroot -pS3cret`, `sshpass -p S3cret ssh host`). Hidden when read,
+ * like settings' values, not refused in writes: their form alone is no proof of a credential.
+ */
+const PROSE = /\b(passwords?|passphrases?|passcodes?|passwd|pins?|api keys?|access keys?|secret keys?|tokens?|secrets?)(?:[ \t]+(?:for|of|to|on)(?:[ \t]+[^\s,;:.]{1,40}){1,4})?[ \t]+(?:is|was|are|were|will be|would be|remains)[ \t]*:?[ \t]+/gi;
+const QUOTED = /^(["'`\u201c\u2018])([^"'`\u201d\u2019\n]{4,200})(?:["'`\u201d\u2019])/;
+const BARE = /^[^\s"'`]{6,200}/;
+const TRAILING_PUNCTUATION = /[.,;:!?)\]]+$/;
+/** A word of prose is all lowercase letters (or capitalized); a secret has digits, symbols or mixed case. */
+const PROSE_WORD = /^[A-Z]?[a-z]+$|^[A-Z]+$/;
+function kindOfWord(word) {
+    const w = word.toLowerCase();
+    if (/^pass|^pin/.test(w))
+        return 'password';
+    if (w.startsWith('token'))
+        return 'token';
+    if (w.includes('key'))
+        return 'API key';
+    return 'secret';
+}
+function proseFindings(text) {
+    const found = [];
+    for (const m of text.matchAll(PROSE)) {
+        const at = (m.index ?? 0) + m[0].length;
+        const rest = text.slice(at, at + 210);
+        const quoted = QUOTED.exec(rest);
+        let start;
+        let value;
+        if (quoted) {
+            start = at + (quoted[1] ?? '').length;
+            value = quoted[2] ?? '';
+        }
+        else {
+            start = at;
+            value = (BARE.exec(rest)?.[0] ?? '').replace(TRAILING_PUNCTUATION, '');
+            if (value.length < 6 || PROSE_WORD.test(value))
+                continue;
+        }
+        if (isPlaceholder(value))
+            continue;
+        found.push({
+            start,
+            end: start + value.length,
+            kind: kindOfWord(m[1] ?? ''),
+            credential: false,
+            rank: RANK.setting,
+        });
+    }
+    return found;
+}
+/** Tools that take a password as an argument, and how: `-pVALUE` attached, or `-p VALUE`. */
+const COMMAND_LINES = [
+    {
+        tools: 'mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump|mariadb-admin',
+        flag: '-p',
+        attached: true,
+    },
+    { tools: '7z|7za|7zr', flag: '-p', attached: true },
+    { tools: 'sshpass', flag: '-p', attached: false },
+    { tools: 'docker|podman|nerdctl|buildah|skopeo|helm|oras|crane', flag: '-p', attached: false },
+    { tools: 'mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport', flag: '-p', attached: false },
+    { tools: 'redis-cli', flag: '-a', attached: false },
+    { tools: 'sqlcmd|bcp', flag: '-P', attached: false },
+    { tools: 'zip|unzip', flag: '-P', attached: false },
+    { tools: 'openssl', flag: '-pass(?:in|out)?[ \\t]+pass:', attached: true },
+];
+const COMMAND_PATTERNS = COMMAND_LINES.map(({ tools, flag, attached }) => new RegExp(`(?<![\\w.-])(?:${tools})(?![\\w.-])[^\\n]{0,300}?[ \\t]${flag}${attached ? '(?=[^\\s-])' : '[ \\t]+(?=[^\\s-])'}`, 'g'));
+function commandLineFindings(text) {
+    const found = [];
+    for (const pattern of COMMAND_PATTERNS) {
+        for (const m of text.matchAll(pattern)) {
+            const at = (m.index ?? 0) + m[0].length;
+            const rest = text.slice(at, at + 256);
+            const quoted = /^(["'])([^"'\n]{1,250})\1/.exec(rest);
+            const start = quoted ? at + 1 : at;
+            const value = quoted ? (quoted[2] ?? '') : (/^[^\s"'`;|&)]+/.exec(rest)?.[0] ?? '');
+            if (value === '' || isPlaceholder(value) || /^\$/.test(value))
+                continue;
+            found.push({
+                start,
+                end: start + value.length,
+                kind: 'password',
+                credential: false,
+                rank: RANK.setting,
+            });
+        }
+    }
+    return found;
+}
+function spokenFindings(text) {
+    return [...proseFindings(text), ...commandLineFindings(text)];
+}
+
+;// CONCATENATED MODULE: ./src/safety/secret-filter.ts
+
+
+
+
+
+
+
+
+/** Thrown (as a rejection) when detection fails: the caller answers with an error, never the text. */
+class ContentSafetyError extends Error {
+    code = 'detector-failed';
+    constructor(cause) {
+        super(`content safety: the secret detector failed (${cause instanceof Error ? cause.name : typeof cause}); the answer is withheld`);
+        this.name = 'ContentSafetyError';
+    }
+}
+/** Overlapping findings become one span, named by the most specific detector among them. */
+function mergeFindings(findings) {
+    const sorted = [...findings].sort((a, b) => a.start - b.start || b.end - a.end);
+    const merged = [];
+    for (const finding of sorted) {
+        const previous = merged.at(-1);
+        if (previous && finding.start < previous.end) {
+            previous.end = Math.max(previous.end, finding.end);
+            previous.credential ||= finding.credential;
+            if (finding.rank > previous.rank) {
+                previous.kind = finding.kind;
+                previous.rank = finding.rank;
+            }
+        }
+        else {
+            merged.push({ ...finding });
+        }
+    }
+    return merged;
+}
+function applyRedaction(text, spans) {
+    const kinds = {};
+    let out = '';
+    let at = 0;
+    for (const span of spans) {
+        out += `${text.slice(at, span.start)}[hidden: ${span.kind}]`;
+        at = span.end;
+        kinds[span.kind] = (kinds[span.kind] ?? 0) + 1;
+    }
+    return { text: out + text.slice(at), hidden: spans.length, kinds };
+}
+/**
+ * The content-safety filter: secretlint's recommended rules (minus comment-based opt-outs), the
+ * provider formats they lack, whole private-key blocks (also base64-encoded), AWS secrets beside their
+ * key ID, URL passwords, values of settings named for secrets, passwords in prose and on command lines,
+ * and the given extra secrets, all on the text with invisible characters dropped and NFKC applied. Decisions rest on the text's form, never on known secret values
+ * (except the extra secrets), so hiding does not confirm a guess.
+ * Pass only text: deciding what is binary (and not scanning it) is the caller's job.
+ */
+function createSecretFilter(options = {}) {
+    const extra = secretMatcher(options.extraSecrets ?? []);
+    const cache = new RedactionCache();
+    let scans = 0;
+    let cached = 0;
+    async function detectIn(text) {
+        return (await secretlintFindings(text)).concat(formatFindings(text), keyMaterialFindings(text), settingFindings(text), spokenFindings(text), secretFindings(text, extra));
+    }
+    /** Detection runs on the text as a model reads it (see normalizeForDetection); spans map back. */
+    async function detect(text) {
+        if (typeof text !== 'string')
+            throw new TypeError(`expected text, got ${typeof text}`);
+        scans++;
+        const normalized = normalizeForDetection(text);
+        if (normalized === null)
+            return mergeFindings(await detectIn(text));
+        const found = (await detectIn(normalized.text)).map((finding) => {
+            const [start, end] = originalSpan(normalized, finding.start, finding.end);
+            return { ...finding, start, end };
+        });
+        return mergeFindings(found);
+    }
+    async function safely(work) {
+        try {
+            return await work();
+        }
+        catch (error) {
+            throw new ContentSafetyError(error);
+        }
+    }
+    return {
+        redact: (text) => safely(async () => {
+            const key = cache.key(text);
+            const known = cache.get(key);
+            if (known) {
+                cached++;
+                return known;
+            }
+            const redaction = applyRedaction(text, await detect(text));
+            cache.set(key, redaction);
+            return redaction;
+        }),
+        findCredentials: (text) => safely(async () => {
+            const kinds = (await detect(text)).filter((f) => f.credential).map((f) => f.kind);
+            return [...new Set(kinds)].sort();
+        }),
+        stats: () => ({ scans, cached }),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/safety/index.ts
+
+
+
+;// CONCATENATED MODULE: external "node:timers/promises"
+const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+;// CONCATENATED MODULE: ./node_modules/@hono/node-server/dist/constants-BLSFu_RU.mjs
+//#region src/utils/response/constants.ts
+const X_ALREADY_SENT = "x-hono-already-sent";
+
+//#endregion
+
+// EXTERNAL MODULE: external "node:http"
+var external_node_http_ = __nccwpck_require__(7067);
+// EXTERNAL MODULE: external "node:http2"
+var external_node_http2_ = __nccwpck_require__(2467);
+// EXTERNAL MODULE: external "node:stream"
+var external_node_stream_ = __nccwpck_require__(7075);
+;// CONCATENATED MODULE: ./node_modules/hono/dist/helper/websocket/index.js
+//#region src/helper/websocket/index.ts
+/**
+* A context for controlling WebSockets
+*/
+var WSContext = class {
+	#init;
+	constructor(init) {
+		this.#init = init;
+		this.raw = init.raw;
+		this.url = init.url ? new URL(init.url) : null;
+		this.protocol = init.protocol ?? null;
+	}
+	send(source, options) {
+		this.#init.send(source, options ?? {});
+	}
+	raw;
+	binaryType = "arraybuffer";
+	get readyState() {
+		return this.#init.readyState;
+	}
+	url;
+	protocol;
+	close(code, reason) {
+		this.#init.close(code, reason);
+	}
+};
+const createWSMessageEvent = (source) => {
+	return new MessageEvent("message", { data: source });
+};
+/**
+* Create a WebSocket adapter/helper
+*/
+const defineWebSocketHelper = (handler) => {
+	return ((...args) => {
+		if (typeof args[0] === "function") {
+			const [createEvents, options] = args;
+			return async function upgradeWebSocket(c, next) {
+				const result = await handler(c, await createEvents(c), options);
+				if (result) return result;
+				await next();
+			};
+		} else {
+			const [c, events, options] = args;
+			return (async () => {
+				const upgraded = await handler(c, events, options);
+				if (!upgraded) throw new Error("Failed to upgrade WebSocket");
+				return upgraded;
+			})();
+		}
+	});
+};
+//#endregion
+
+
+;// CONCATENATED MODULE: ./node_modules/@hono/node-server/dist/index.mjs
+
+
+
+
+
+
+//#region src/error.ts
+var dist_RequestError = class extends Error {
+	constructor(message, options) {
+		super(message, options);
+		this.name = "RequestError";
+	}
+};
+
+//#endregion
+//#region src/headers.ts
+const nonJoinedHeaders = new Set([
+	"age",
+	"authorization",
+	"content-length",
+	"content-type",
+	"etag",
+	"expires",
+	"from",
+	"host",
+	"if-modified-since",
+	"if-unmodified-since",
+	"last-modified",
+	"location",
+	"max-forwards",
+	"proxy-authorization",
+	"referer",
+	"retry-after",
+	"server",
+	"user-agent"
+]);
+const validHeaderName = /^[!#$%&'*+\-.^_`|~\dA-Za-z]+$/;
+const isHttpWhitespace = (code) => code === 9 || code === 10 || code === 13 || code === 32;
+const normalizeHeaderValue = (value) => {
+	if (!isHttpWhitespace(value.charCodeAt(0)) && !isHttpWhitespace(value.charCodeAt(value.length - 1))) return value;
+	let start = 0;
+	let end = value.length;
+	while (start < end && isHttpWhitespace(value.charCodeAt(start))) start++;
+	while (end > start && isHttpWhitespace(value.charCodeAt(end - 1))) end--;
+	return value.slice(start, end);
+};
+const forbiddenHeaderValue = /[\0\r\n]/;
+const GlobalHeaders = globalThis.Headers;
+const materializeHeaders = (rawHeaders, HeadersCtor = GlobalHeaders) => {
+	const headers = new HeadersCtor();
+	for (let i = 0; i < rawHeaders.length; i += 2) {
+		const name = rawHeaders[i];
+		if (!name.startsWith(":")) headers.append(name, rawHeaders[i + 1]);
+	}
+	return headers;
+};
+var RequestHeaders = class {
+	#incoming;
+	#rawHeaders;
+	#headers;
+	#invalidValue;
+	constructor(incoming) {
+		this.#incoming = incoming;
+		if (incoming instanceof external_node_http2_.Http2ServerRequest) this.#rawHeaders = incoming.rawHeaders.slice();
+	}
+	get #lazyRawHeaders() {
+		return this.#rawHeaders ??= this.#incoming.rawHeaders.slice();
+	}
+	get #native() {
+		if (!this.#headers) {
+			this.#headers = materializeHeaders(this.#lazyRawHeaders);
+			this.#rawHeaders = void 0;
+		}
+		return this.#headers;
+	}
+	#normalizedName(name) {
+		if (typeof name !== "string") return;
+		if (!validHeaderName.test(name)) throw new TypeError(`Invalid header name: ${name}`);
+		return name.toLowerCase();
+	}
+	#lookupHttp1(lowerName) {
+		const headers = this.#incoming instanceof external_node_http2_.Http2ServerRequest ? void 0 : this.#incoming.headers;
+		if (!headers || nonJoinedHeaders.has(lowerName) || lowerName === "set-cookie" || lowerName === "__proto__") return;
+		if (!Object.hasOwn(headers, lowerName)) return null;
+		const rawValue = headers[lowerName];
+		if (typeof rawValue === "string") {
+			const value = normalizeHeaderValue(rawValue);
+			return forbiddenHeaderValue.test(value) ? void 0 : value;
+		}
+	}
+	#lookup(rawHeaders, lowerName) {
+		const separator = lowerName === "cookie" ? "; " : ", ";
+		let value = null;
+		for (let i = 0; i < rawHeaders.length; i += 2) {
+			const rawName = rawHeaders[i];
+			if (rawName.length === lowerName.length && rawName.toLowerCase() === lowerName) {
+				const rawValue = normalizeHeaderValue(rawHeaders[i + 1]);
+				if (forbiddenHeaderValue.test(rawValue)) {
+					this.#invalidValue = true;
+					return;
+				}
+				value = value === null ? rawValue : value + separator + rawValue;
+			}
+		}
+		return value;
+	}
+	append(name, value) {
+		this.#native.append(name, value);
+	}
+	delete(name) {
+		this.#native.delete(name);
+	}
+	get(name) {
+		const lowerName = this.#normalizedName(name);
+		if (lowerName && !this.#headers && !this.#invalidValue) {
+			const http1Value = this.#lookupHttp1(lowerName);
+			if (http1Value !== void 0) return http1Value;
+			const value = this.#lookup(this.#lazyRawHeaders, lowerName);
+			if (value !== void 0) return value;
+		}
+		return this.#native.get(name);
+	}
+	has(name) {
+		const lowerName = this.#normalizedName(name);
+		if (lowerName && !this.#headers && !this.#invalidValue) {
+			const http1Value = this.#lookupHttp1(lowerName);
+			if (http1Value !== void 0) return http1Value !== null;
+			const value = this.#lookup(this.#lazyRawHeaders, lowerName);
+			if (value !== void 0) return value !== null;
+		}
+		return this.#native.has(name);
+	}
+	set(name, value) {
+		this.#native.set(name, value);
+	}
+	getSetCookie() {
+		return this.#native.getSetCookie();
+	}
+	keys() {
+		return this.#native.keys();
+	}
+	values() {
+		return this.#native.values();
+	}
+	entries() {
+		return this.#native.entries();
+	}
+	forEach(callback, thisArg) {
+		this.#native.forEach((value, key) => {
+			callback.call(thisArg, value, key, this);
+		});
+	}
+	[Symbol.iterator]() {
+		return this.entries();
+	}
+};
+Object.defineProperty(RequestHeaders.prototype, Symbol.for("nodejs.util.inspect.custom"), { value: function(depth, options, inspectFn) {
+	return `Headers (lightweight) ${inspectFn(Object.fromEntries(this), {
+		...options,
+		depth: depth == null ? null : depth - 1
+	})}`;
+} });
+Object.setPrototypeOf(RequestHeaders.prototype, GlobalHeaders.prototype);
+const newHeadersFromIncoming = (incoming) => globalThis.Headers === GlobalHeaders ? new RequestHeaders(incoming) : materializeHeaders(incoming.rawHeaders, globalThis.Headers);
+
+//#endregion
+//#region src/url.ts
+const reValidRequestUrl = /^\/[!#$&-;=?-\[\]_a-z~]*$/;
+const reDotSegment = /\/\.\.?(?:[/?#]|$)/;
+const reValidHost = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/;
+const validateRequestTarget = (target) => {
+	const backslash = target.indexOf("\\");
+	if (backslash !== -1) {
+		const query = target.indexOf("?");
+		if (query === -1 || backslash < query) throw new dist_RequestError("Backslash in request path");
+	}
+};
+const buildUrl = (scheme, host, incomingUrl) => {
+	const url = `${scheme}://${host}${incomingUrl}`;
+	if (!reValidHost.test(host)) {
+		validateRequestTarget(incomingUrl);
+		const urlObj = new URL(url);
+		if (urlObj.hostname.length !== host.length && urlObj.hostname !== (host.includes(":") ? host.replace(/:\d+$/, "") : host).toLowerCase()) throw new dist_RequestError("Invalid host header");
+		return urlObj.href;
+	} else if (incomingUrl.length === 0) return url + "/";
+	else {
+		if (incomingUrl.charCodeAt(0) !== 47) throw new dist_RequestError("Invalid URL");
+		if (!reValidRequestUrl.test(incomingUrl) || reDotSegment.test(incomingUrl)) {
+			validateRequestTarget(incomingUrl);
+			return new URL(url).href;
+		}
+		return url;
+	}
+};
+
+//#endregion
+//#region src/request.ts
+const toRequestError = (e) => {
+	if (e instanceof dist_RequestError) return e;
+	return new dist_RequestError(e.message, { cause: e });
+};
+const GlobalRequest = global.Request;
+var Request$1 = class Request$1 extends GlobalRequest {
+	static [Symbol.hasInstance](instance) {
+		if (this === Request$1) return instance instanceof GlobalRequest || Function.prototype[Symbol.hasInstance].call(this, instance);
+		return Function.prototype[Symbol.hasInstance].call(this, instance);
+	}
+	constructor(input, options) {
+		if (typeof input === "object" && getRequestCache in input) {
+			const hasReplacementBody = options !== void 0 && "body" in options && options.body != null;
+			if (input[bodyConsumedDirectlyKey] && !hasReplacementBody) throw new TypeError("Cannot construct a Request with a Request object that has already been used.");
+			input = input[getRequestCache]();
+		}
+		if (typeof (options?.body)?.getReader !== "undefined") options.duplex ??= "half";
+		super(input, options);
+	}
+};
+const wrapBodyStream = Symbol("wrapBodyStream");
+const byteExactEncodings = new Set([
+	"latin1",
+	"binary",
+	"hex",
+	"base64",
+	"base64url"
+]);
+const isByteExactEncoding = (encoding) => encoding === null || byteExactEncodings.has(encoding);
+const bodyBufferedBeforeDisconnectKey = Symbol("bodyBufferedBeforeDisconnect");
+const bodyBufferedLengthBeforeDisconnectKey = Symbol("bodyBufferedLengthBeforeDisconnect");
+const toBufferChunk = (chunk, encoding) => Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk, encoding ?? "utf8");
+const isRecoverableDisconnectedIncoming = (incoming) => !(incoming instanceof external_node_http2_.Http2ServerRequest) && !!incoming.complete && !!incoming.readableAborted && typeof incoming.read === "function" && isByteExactEncoding(incoming.readableEncoding);
+const recordBodyBufferedBeforeDisconnect = (incoming) => {
+	if (incoming.readableDidRead || !isRecoverableDisconnectedIncoming(incoming)) return;
+	const incomingWithRecovery = incoming;
+	incomingWithRecovery[bodyBufferedLengthBeforeDisconnectKey] ??= incoming.readableLength;
+};
+const readBodyBufferedBeforeDisconnect = (incoming, chunks) => {
+	if (incoming.readableDidRead && !chunks || !isRecoverableDisconnectedIncoming(incoming)) return;
+	const incomingWithRecovery = incoming;
+	if (incomingWithRecovery[bodyBufferedBeforeDisconnectKey] !== void 0) return incomingWithRecovery[bodyBufferedBeforeDisconnectKey];
+	let result;
+	const errored = incoming.errored;
+	if (errored && errored.code !== "ECONNRESET") result = errored;
+	else if (incomingWithRecovery[bodyBufferedLengthBeforeDisconnectKey] !== void 0 && incoming.readableLength !== incomingWithRecovery[bodyBufferedLengthBeforeDisconnectKey]) result = newBodyUnusableError();
+	else {
+		const bodyChunks = chunks ?? [];
+		let chunk;
+		while ((chunk = incoming.read()) !== null) bodyChunks.push(toBufferChunk(chunk, incoming.readableEncoding));
+		const buffer = bodyChunks.length === 1 ? bodyChunks[0] : Buffer.concat(bodyChunks);
+		result = buffer;
+		const contentLength = incoming.headers["content-length"];
+		if (typeof contentLength === "string" && /^\d+$/.test(contentLength)) {
+			const expectedLength = Number(contentLength);
+			if (Number.isSafeInteger(expectedLength) && buffer.length !== expectedLength) result = newBodyUnusableError();
+		}
+	}
+	incomingWithRecovery[bodyBufferedBeforeDisconnectKey] = result;
+	return result;
+};
+const enqueueBufferedBody = (controller, buffered) => {
+	if (buffered instanceof Error) {
+		controller.error(buffered);
+		return;
+	}
+	if (buffered.length > 0) controller.enqueue(buffered);
+	controller.close();
+};
+const newRequestFromIncoming = (method, url, headers, incoming, abortController) => {
+	const init = {
+		method,
+		headers,
+		signal: abortController.signal
+	};
+	if (method === "TRACE") {
+		init.method = "GET";
+		const req = new Request$1(url, init);
+		Object.defineProperty(req, "method", { get() {
+			return "TRACE";
+		} });
+		return req;
+	}
+	if (!(method === "GET" || method === "HEAD")) if ("rawBody" in incoming && incoming.rawBody instanceof Buffer) init.body = new ReadableStream({ start(controller) {
+		controller.enqueue(incoming.rawBody);
+		controller.close();
+	} });
+	else if (incoming[wrapBodyStream]) {
+		let reader;
+		init.body = new ReadableStream({ async pull(controller) {
+			try {
+				if (!reader) {
+					const buffered = readBodyBufferedBeforeDisconnect(incoming);
+					if (buffered !== void 0) {
+						enqueueBufferedBody(controller, buffered);
+						return;
+					}
+				}
+				reader ||= external_node_stream_.Readable.toWeb(incoming).getReader();
+				const { done, value } = await reader.read();
+				if (done) controller.close();
+				else controller.enqueue(value);
+			} catch (error) {
+				controller.error(error);
+			}
+		} });
+	} else {
+		const buffered = readBodyBufferedBeforeDisconnect(incoming);
+		if (buffered !== void 0) init.body = new ReadableStream({ start(controller) {
+			enqueueBufferedBody(controller, buffered);
+		} });
+		else init.body = external_node_stream_.Readable.toWeb(incoming);
+	}
+	return new Request$1(url, init);
+};
+const getRequestCache = Symbol("getRequestCache");
+const requestCache = Symbol("requestCache");
+const incomingKey = Symbol("incomingKey");
+const urlKey = Symbol("urlKey");
+const methodKey = Symbol("methodKey");
+const headersKey = Symbol("headersKey");
+const abortControllerKey = Symbol("abortControllerKey");
+const getAbortController = Symbol("getAbortController");
+const abortRequest = Symbol("abortRequest");
+const bodyBufferKey = Symbol("bodyBuffer");
+const bodyReadPromiseKey = Symbol("bodyReadPromise");
+const bodyConsumedDirectlyKey = Symbol("bodyConsumedDirectly");
+const bodyLockReaderKey = Symbol("bodyLockReader");
+const abortReasonKey = Symbol("abortReason");
+const newBodyUnusableError = () => {
+	return /* @__PURE__ */ new TypeError("Body is unusable");
+};
+const rejectBodyUnusable = () => {
+	return Promise.reject(newBodyUnusableError());
+};
+const textDecoder = new TextDecoder();
+const consumeBodyDirectOnce = (request) => {
+	if (request[bodyConsumedDirectlyKey]) return rejectBodyUnusable();
+	request[bodyConsumedDirectlyKey] = true;
+};
+const toArrayBuffer = (buf) => {
+	return buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
+};
+const contentType = (request) => {
+	return (request[headersKey] ||= newHeadersFromIncoming(request[incomingKey])).get("content-type") || "";
+};
+const methodTokenRegExp = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const normalizeIncomingMethod = (method) => {
+	if (typeof method !== "string" || method.length === 0) return "GET";
+	switch (method) {
+		case "DELETE":
+		case "GET":
+		case "HEAD":
+		case "OPTIONS":
+		case "PATCH":
+		case "POST":
+		case "PUT":
+		case "QUERY": return method;
+	}
+	const upper = method.toUpperCase();
+	switch (upper) {
+		case "DELETE":
+		case "GET":
+		case "HEAD":
+		case "OPTIONS":
+		case "POST":
+		case "PUT": return upper;
+		default: return method;
+	}
+};
+const validateDirectReadMethod = (method) => {
+	if (!methodTokenRegExp.test(method)) return /* @__PURE__ */ new TypeError(`'${method}' is not a valid HTTP method.`);
+	const normalized = method.toUpperCase();
+	if (normalized === "CONNECT" || normalized === "TRACK" || normalized === "TRACE" && method !== "TRACE") return /* @__PURE__ */ new TypeError(`'${method}' HTTP method is unsupported.`);
+};
+const readBodyWithFastPath = (request, method, fromBuffer) => {
+	if (request[bodyConsumedDirectlyKey]) return rejectBodyUnusable();
+	const methodName = request.method;
+	if (methodName === "GET" || methodName === "HEAD") return request[getRequestCache]()[method]();
+	const methodValidationError = validateDirectReadMethod(methodName);
+	if (methodValidationError) return Promise.reject(methodValidationError);
+	if (request[requestCache]) {
+		if (methodName !== "TRACE") return request[requestCache][method]();
+	}
+	const alreadyUsedError = consumeBodyDirectOnce(request);
+	if (alreadyUsedError) return alreadyUsedError;
+	const raw = readRawBodyIfAvailable(request);
+	if (raw) {
+		const result = Promise.resolve(fromBuffer(raw, request));
+		request[bodyBufferKey] = void 0;
+		return result;
+	}
+	return readBodyDirect(request).then((buf) => {
+		const result = fromBuffer(buf, request);
+		request[bodyBufferKey] = void 0;
+		return result;
+	});
+};
+const readRawBodyIfAvailable = (request) => {
+	const incoming = request[incomingKey];
+	if ("rawBody" in incoming && incoming.rawBody instanceof Buffer) return incoming.rawBody;
+};
+const normalizeAbortError = (request, incoming) => {
+	if (incoming.errored) return incoming.errored;
+	const reason = request[abortReasonKey];
+	if (reason !== void 0) return reason instanceof Error ? reason : new Error(String(reason));
+	return /* @__PURE__ */ new Error("Client connection prematurely closed.");
+};
+const readBodyDirect = (request) => {
+	if (request[bodyBufferKey]) return Promise.resolve(request[bodyBufferKey]);
+	if (request[bodyReadPromiseKey]) return request[bodyReadPromiseKey];
+	const incoming = request[incomingKey];
+	if (incoming.readableDidRead) return rejectBodyUnusable();
+	const buffered = readBodyBufferedBeforeDisconnect(incoming);
+	if (buffered !== void 0) {
+		if (buffered instanceof Error) return Promise.reject(buffered);
+		request[bodyBufferKey] = buffered;
+		return Promise.resolve(buffered);
+	}
+	const promise = new Promise((resolve, reject) => {
+		const chunks = [];
+		let settled = false;
+		const finish = (callback) => {
+			if (settled) return;
+			settled = true;
+			cleanup();
+			callback();
+		};
+		const recoverCompleteBodyAfterDisconnect = (error) => {
+			const streamError = incoming.errored ?? error;
+			if (!isRecoverableDisconnectedIncoming(incoming) || streamError && streamError.code !== "ECONNRESET") return false;
+			finish(() => {
+				const recovered = readBodyBufferedBeforeDisconnect(incoming, chunks);
+				if (recovered instanceof Error) reject(recovered);
+				else if (recovered === void 0) reject(error ?? normalizeAbortError(request, incoming));
+				else {
+					request[bodyBufferKey] = recovered;
+					resolve(recovered);
+				}
+			});
+			return true;
+		};
+		const onData = (chunk) => {
+			chunks.push(toBufferChunk(chunk, incoming.readableEncoding));
+		};
+		const onEnd = () => {
+			finish(() => {
+				const buffer = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+				request[bodyBufferKey] = buffer;
+				resolve(buffer);
+			});
+		};
+		const onError = (error) => {
+			if (recoverCompleteBodyAfterDisconnect(error)) return;
+			finish(() => {
+				reject(error);
+			});
+		};
+		const onClose = () => {
+			if (incoming.readableEnded) {
+				onEnd();
+				return;
+			}
+			if (recoverCompleteBodyAfterDisconnect()) return;
+			finish(() => {
+				reject(normalizeAbortError(request, incoming));
+			});
+		};
+		const cleanup = () => {
+			incoming.off("data", onData);
+			incoming.off("end", onEnd);
+			incoming.off("error", onError);
+			incoming.off("close", onClose);
+			request[bodyReadPromiseKey] = void 0;
+		};
+		incoming.on("data", onData);
+		incoming.on("end", onEnd);
+		incoming.on("error", onError);
+		incoming.on("close", onClose);
+		queueMicrotask(() => {
+			if (settled) return;
+			if (incoming.readableEnded) onEnd();
+			else if (incoming.errored) onError(incoming.errored);
+			else if (incoming.destroyed) onClose();
+		});
+	});
+	request[bodyReadPromiseKey] = promise;
+	return promise;
+};
+const requestPrototype = {
+	get method() {
+		return this[methodKey];
+	},
+	get url() {
+		return this[urlKey];
+	},
+	get headers() {
+		return this[headersKey] ||= newHeadersFromIncoming(this[incomingKey]);
+	},
+	[abortRequest](reason) {
+		if (this[abortReasonKey] === void 0) this[abortReasonKey] = reason;
+		const abortController = this[abortControllerKey];
+		if (abortController && !abortController.signal.aborted) abortController.abort(reason);
+	},
+	[getAbortController]() {
+		this[abortControllerKey] ||= new AbortController();
+		if (this[abortReasonKey] !== void 0 && !this[abortControllerKey].signal.aborted) this[abortControllerKey].abort(this[abortReasonKey]);
+		return this[abortControllerKey];
+	},
+	[getRequestCache]() {
+		const abortController = this[getAbortController]();
+		if (this[requestCache]) return this[requestCache];
+		const method = this.method;
+		if (this[bodyConsumedDirectlyKey] && !(method === "GET" || method === "HEAD")) {
+			this[bodyBufferKey] = void 0;
+			const init = {
+				method: method === "TRACE" ? "GET" : method,
+				headers: this.headers,
+				signal: abortController.signal
+			};
+			if (method !== "TRACE") {
+				init.body = new ReadableStream({ start(c) {
+					c.close();
+				} });
+				init.duplex = "half";
+			}
+			const req = new Request$1(this[urlKey], init);
+			if (method === "TRACE") Object.defineProperty(req, "method", { get() {
+				return "TRACE";
+			} });
+			return this[requestCache] = req;
+		}
+		return this[requestCache] = newRequestFromIncoming(this.method, this[urlKey], this.headers, this[incomingKey], abortController);
+	},
+	get body() {
+		if (!this[bodyConsumedDirectlyKey]) return this[getRequestCache]().body;
+		const request = this[getRequestCache]();
+		if (!this[bodyLockReaderKey] && request.body) this[bodyLockReaderKey] = request.body.getReader();
+		return request.body;
+	},
+	get bodyUsed() {
+		if (this[bodyConsumedDirectlyKey]) return true;
+		if (this[requestCache]) return this[requestCache].bodyUsed;
+		return false;
+	}
+};
+Object.defineProperty(requestPrototype, "signal", { get() {
+	return this[getAbortController]().signal;
+} });
+[
+	"cache",
+	"credentials",
+	"destination",
+	"duplex",
+	"integrity",
+	"mode",
+	"redirect",
+	"referrer",
+	"referrerPolicy",
+	"keepalive"
+].forEach((k) => {
+	Object.defineProperty(requestPrototype, k, { get() {
+		return this[getRequestCache]()[k];
+	} });
+});
+["clone", "formData"].forEach((k) => {
+	Object.defineProperty(requestPrototype, k, { value: function() {
+		if (this[bodyConsumedDirectlyKey]) {
+			if (k === "clone") throw newBodyUnusableError();
+			return rejectBodyUnusable();
+		}
+		return this[getRequestCache]()[k]();
+	} });
+});
+Object.defineProperty(requestPrototype, "text", { value: function() {
+	return readBodyWithFastPath(this, "text", (buf) => textDecoder.decode(buf));
+} });
+Object.defineProperty(requestPrototype, "arrayBuffer", { value: function() {
+	return readBodyWithFastPath(this, "arrayBuffer", (buf) => toArrayBuffer(buf));
+} });
+Object.defineProperty(requestPrototype, "blob", { value: function() {
+	return readBodyWithFastPath(this, "blob", (buf, request) => {
+		const type = contentType(request);
+		const init = type ? { headers: { "content-type": type } } : void 0;
+		return new Response(buf, init).blob();
+	});
+} });
+Object.defineProperty(requestPrototype, "bytes", { value: function() {
+	return this.arrayBuffer().then((buf) => new Uint8Array(buf));
+} });
+Object.defineProperty(requestPrototype, "json", { value: function() {
+	if (this[bodyConsumedDirectlyKey]) return rejectBodyUnusable();
+	return this.text().then(JSON.parse);
+} });
+Object.defineProperty(requestPrototype, Symbol.for("nodejs.util.inspect.custom"), { value: function(depth, options, inspectFn) {
+	return `Request (lightweight) ${inspectFn({
+		method: this.method,
+		url: this.url,
+		headers: this.headers,
+		nativeRequest: this[requestCache]
+	}, {
+		...options,
+		depth: depth == null ? null : depth - 1
+	})}`;
+} });
+Object.setPrototypeOf(requestPrototype, Request$1.prototype);
+const newRequest = (incoming, defaultHostname) => {
+	const req = Object.create(requestPrototype);
+	req[incomingKey] = incoming;
+	req[methodKey] = normalizeIncomingMethod(incoming.method);
+	const incomingUrl = incoming.url || "";
+	if (incomingUrl[0] !== "/" && (incomingUrl.startsWith("http://") || incomingUrl.startsWith("https://"))) {
+		if (incoming instanceof external_node_http2_.Http2ServerRequest) throw new dist_RequestError("Absolute URL for :path is not allowed in HTTP/2");
+		try {
+			validateRequestTarget(incomingUrl);
+			req[urlKey] = new URL(incomingUrl).href;
+		} catch (e) {
+			throw new dist_RequestError("Invalid absolute URL", { cause: e });
+		}
+		return req;
+	}
+	const host = (incoming instanceof external_node_http2_.Http2ServerRequest ? incoming.authority : incoming.headers.host) || defaultHostname;
+	if (!host) throw new dist_RequestError("Missing host header");
+	let scheme;
+	if (incoming instanceof external_node_http2_.Http2ServerRequest) {
+		scheme = incoming.scheme;
+		if (!(scheme === "http" || scheme === "https")) throw new dist_RequestError("Unsupported scheme");
+	} else scheme = incoming.socket && incoming.socket.encrypted ? "https" : "http";
+	try {
+		req[urlKey] = buildUrl(scheme, host, incomingUrl);
+	} catch (e) {
+		if (e instanceof dist_RequestError) throw e;
+		else throw new dist_RequestError("Invalid URL", { cause: e });
+	}
+	return req;
+};
+
+//#endregion
+//#region src/response.ts
+const defaultContentType = "text/plain; charset=UTF-8";
+const responseCache = Symbol("responseCache");
+const getResponseCache = Symbol("getResponseCache");
+const cacheKey = Symbol("cache");
+const GlobalResponse = global.Response;
+var Response$1 = class Response$1 {
+	#body;
+	#init;
+	static [Symbol.hasInstance](instance) {
+		if (this === Response$1) return instance instanceof GlobalResponse || Function.prototype[Symbol.hasInstance].call(this, instance);
+		return Function.prototype[Symbol.hasInstance].call(this, instance);
+	}
+	[getResponseCache]() {
+		const cache = this[cacheKey];
+		const liveHeaders = cache && cache[2] instanceof Headers ? cache[2] : void 0;
+		delete this[cacheKey];
+		return this[responseCache] ||= new GlobalResponse(this.#body, liveHeaders ? {
+			status: this.#init?.status,
+			statusText: this.#init?.statusText,
+			headers: liveHeaders
+		} : this.#init);
+	}
+	constructor(body, init) {
+		let headers;
+		this.#body = body;
+		if (init instanceof GlobalResponse) {
+			const cachedGlobalResponse = init[responseCache];
+			if (cachedGlobalResponse) {
+				this.#init = cachedGlobalResponse;
+				this[getResponseCache]();
+				return;
+			}
+			this.#init = #init in init ? init.#init : init;
+			headers = new Headers(init.headers);
+		} else this.#init = init;
+		if (body == null || typeof body === "string" || typeof body?.getReader !== "undefined" || body instanceof Blob || body instanceof Uint8Array) this[cacheKey] = [
+			init?.status || 200,
+			body ?? null,
+			headers || init?.headers
+		];
+	}
+	get headers() {
+		const cache = this[cacheKey];
+		if (cache) {
+			if (!(cache[2] instanceof Headers)) cache[2] = new Headers(cache[2] || (cache[1] === null ? void 0 : { "content-type": defaultContentType }));
+			return cache[2];
+		}
+		return this[getResponseCache]().headers;
+	}
+	get status() {
+		return this[cacheKey]?.[0] ?? this[getResponseCache]().status;
+	}
+	get ok() {
+		const status = this.status;
+		return status >= 200 && status < 300;
+	}
+};
+[
+	"body",
+	"bodyUsed",
+	"redirected",
+	"statusText",
+	"trailers",
+	"type",
+	"url"
+].forEach((k) => {
+	Object.defineProperty(Response$1.prototype, k, { get() {
+		return this[getResponseCache]()[k];
+	} });
+});
+[
+	"arrayBuffer",
+	"blob",
+	"bytes",
+	"clone",
+	"formData",
+	"json",
+	"text"
+].forEach((k) => {
+	Object.defineProperty(Response$1.prototype, k, { value: function() {
+		return this[getResponseCache]()[k]();
+	} });
+});
+Object.defineProperty(Response$1.prototype, Symbol.for("nodejs.util.inspect.custom"), { value: function(depth, options, inspectFn) {
+	return `Response (lightweight) ${inspectFn({
+		status: this.status,
+		headers: this.headers,
+		ok: this.ok,
+		nativeResponse: this[responseCache]
+	}, {
+		...options,
+		depth: depth == null ? null : depth - 1
+	})}`;
+} });
+Object.setPrototypeOf(Response$1, GlobalResponse);
+Object.setPrototypeOf(Response$1.prototype, GlobalResponse.prototype);
+const validRedirectUrl = /^https?:\/\/[!#-;=?-[\]_a-z~A-Z]+$/;
+const parseRedirectUrl = (url) => {
+	if (url instanceof URL) return url.href;
+	if (validRedirectUrl.test(url)) return url;
+	return new URL(url).href;
+};
+const validRedirectStatuses = new Set([
+	301,
+	302,
+	303,
+	307,
+	308
+]);
+Object.defineProperty(Response$1, "redirect", {
+	value: function redirect(url, status = 302) {
+		if (!validRedirectStatuses.has(status)) throw new RangeError("Invalid status code");
+		return new Response$1(null, {
+			status,
+			headers: { location: parseRedirectUrl(url) }
+		});
+	},
+	writable: true,
+	configurable: true
+});
+Object.defineProperty(Response$1, "json", {
+	value: function json(data, init) {
+		const body = JSON.stringify(data);
+		if (body === void 0) throw new TypeError("The data is not JSON serializable");
+		const initHeaders = init?.headers;
+		let headers;
+		if (initHeaders) {
+			headers = new Headers(initHeaders);
+			if (!headers.has("content-type")) headers.set("content-type", "application/json");
+		} else headers = { "content-type": "application/json" };
+		return new Response$1(body, {
+			status: init?.status ?? 200,
+			statusText: init?.statusText,
+			headers
+		});
+	},
+	writable: true,
+	configurable: true
+});
+
+//#endregion
+//#region src/utils.ts
+async function readWithoutBlocking(readPromise) {
+	return Promise.race([readPromise, Promise.resolve().then(() => Promise.resolve(void 0))]);
+}
+function writeFromReadableStreamDefaultReader(reader, writable, currentReadPromise) {
+	const cancel = (error) => {
+		reader.cancel(error).catch(() => {});
+	};
+	const stream = writable.stream;
+	if (writable.destroyed || stream?.closed || stream?.destroyed) {
+		cancel();
+		return reader.closed;
+	}
+	writable.on("close", cancel);
+	writable.on("error", cancel);
+	(currentReadPromise ?? reader.read()).then(flow, handleStreamError);
+	return reader.closed.finally(() => {
+		writable.off("close", cancel);
+		writable.off("error", cancel);
+	});
+	function handleStreamError(error) {
+		if (error) writable.destroy(error);
+	}
+	function onDrain() {
+		reader.read().then(flow, handleStreamError);
+	}
+	function flow({ done, value }) {
+		try {
+			if (done) writable.end();
+			else if (!writable.write(value)) writable.once("drain", onDrain);
+			else reader.read().then(flow, handleStreamError);
+		} catch (e) {
+			handleStreamError(e);
+		}
+	}
+}
+function writeFromReadableStream(stream, writable) {
+	if (stream.locked) throw new TypeError("ReadableStream is locked.");
+	else if (writable.destroyed) {
+		stream.cancel().catch(() => {});
+		return;
+	}
+	return writeFromReadableStreamDefaultReader(stream.getReader(), writable);
+}
+const buildOutgoingHttpHeaders = (headers, defaultContentType) => {
+	const res = {};
+	if (!(headers instanceof Headers)) headers = new Headers(headers ?? void 0);
+	if (headers.has("set-cookie")) {
+		const cookies = [];
+		for (const [k, v] of headers) if (k === "set-cookie") cookies.push(v);
+		else res[k] = v;
+		if (cookies.length > 0) res["set-cookie"] = cookies;
+	} else for (const [k, v] of headers) res[k] = v;
+	if (defaultContentType) res["content-type"] ??= defaultContentType;
+	return res;
+};
+
+//#endregion
+//#region src/listener.ts
+const outgoingEnded = Symbol("outgoingEnded");
+const incomingDraining = Symbol("incomingDraining");
+const DRAIN_TIMEOUT_MS = 500;
+const MAX_DRAIN_BYTES = 64 * 1024 * 1024;
+const drainIncoming = (incoming) => {
+	const incomingWithDrainState = incoming;
+	if (incoming.destroyed || incomingWithDrainState[incomingDraining]) return;
+	incomingWithDrainState[incomingDraining] = true;
+	if (incoming instanceof external_node_http2_.Http2ServerRequest) {
+		try {
+			incoming.stream?.close?.(external_node_http2_.constants.NGHTTP2_NO_ERROR);
+		} catch {}
+		return;
+	}
+	let bytesRead = 0;
+	const cleanup = () => {
+		clearTimeout(timer);
+		incoming.off("data", onData);
+		incoming.off("end", cleanup);
+		incoming.off("error", cleanup);
+	};
+	const forceClose = () => {
+		cleanup();
+		const socket = incoming.socket;
+		if (socket && !socket.destroyed) {
+			if (typeof socket.destroySoon === "function") socket.destroySoon();
+			else if (typeof socket.destroy === "function") socket.destroy();
+		}
+	};
+	const timer = setTimeout(forceClose, DRAIN_TIMEOUT_MS);
+	timer.unref?.();
+	const onData = (chunk) => {
+		bytesRead += chunk.length;
+		if (bytesRead > MAX_DRAIN_BYTES) forceClose();
+	};
+	incoming.on("data", onData);
+	incoming.on("end", cleanup);
+	incoming.on("error", cleanup);
+	incoming.resume();
+};
+const makeCloseHandler = (req, incoming, outgoing, needsBodyCleanup) => () => {
+	if (incoming.errored) {
+		recordBodyBufferedBeforeDisconnect(incoming);
+		req[abortRequest](incoming.errored.toString());
+	} else if (!outgoing.writableFinished || incoming instanceof external_node_http2_.Http2ServerRequest && incoming.aborted) {
+		recordBodyBufferedBeforeDisconnect(incoming);
+		req[abortRequest]("Client connection prematurely closed.");
+	}
+	if (needsBodyCleanup && !incoming.readableEnded) setTimeout(() => {
+		if (!incoming.readableEnded) setTimeout(() => {
+			drainIncoming(incoming);
+		});
+	});
+};
+const isImmediateCacheableResponse = (res) => {
+	if (!(cacheKey in res)) return false;
+	const body = res[cacheKey][1];
+	return body === null || typeof body === "string" || body instanceof Uint8Array;
+};
+const handleRequestError = () => new Response(null, { status: 400 });
+const handleFetchError = (e) => new Response(null, { status: e instanceof Error && (e.name === "TimeoutError" || e.constructor.name === "TimeoutError") ? 504 : 500 });
+const handleResponseError = (e, outgoing) => {
+	const err = e instanceof Error ? e : new Error("unknown error", { cause: e });
+	if (err.code === "ERR_STREAM_PREMATURE_CLOSE") console.info("The user aborted a request.");
+	else {
+		console.error(e);
+		if (!outgoing.headersSent) {
+			if (outgoing instanceof external_node_http_.ServerResponse) outgoing._contentLength = null;
+			outgoing.writeHead(500, { "Content-Type": "text/plain" });
+		}
+		outgoing.end(`Error: ${err.message}`);
+		outgoing.destroy(err);
+	}
+};
+const flushHeaders = (outgoing) => {
+	if ("flushHeaders" in outgoing && outgoing.writable) outgoing.flushHeaders();
+};
+const trySetContentLength = (outgoing, status, length) => {
+	const http1 = outgoing;
+	if (http1._contentLength === null && http1._hasBody && http1.useChunkedEncodingByDefault && !http1._removedContLen && status >= 200 && status !== 204 && status !== 304 && !outgoing.hasHeader("content-length") && !outgoing.hasHeader("transfer-encoding") && !outgoing.hasHeader("trailer")) {
+		http1._contentLength = length;
+		return true;
+	}
+	return false;
+};
+const writeDefaultHeaders = (outgoing, status, length) => {
+	if (trySetContentLength(outgoing, status, length)) outgoing.writeHead(status, { "Content-Type": defaultContentType });
+	else outgoing.writeHead(status, {
+		"Content-Type": defaultContentType,
+		"Content-Length": length
+	});
+};
+const responseViaCache = async (res, outgoing) => {
+	let [status, body, header] = res[cacheKey];
+	if (!header) {
+		if (body === null) {
+			outgoing.writeHead(status);
+			outgoing.end();
+		} else if (typeof body === "string") {
+			writeDefaultHeaders(outgoing, status, Buffer.byteLength(body));
+			outgoing.end(body);
+		} else if (body instanceof Uint8Array) {
+			writeDefaultHeaders(outgoing, status, body.byteLength);
+			outgoing.end(body);
+		} else if (body instanceof Blob) {
+			writeDefaultHeaders(outgoing, status, body.size);
+			outgoing.end(new Uint8Array(await body.arrayBuffer()));
+		} else {
+			outgoing.writeHead(status, { "Content-Type": defaultContentType });
+			flushHeaders(outgoing);
+			await writeFromReadableStream(body, outgoing)?.catch((e) => handleResponseError(e, outgoing));
+		}
+		outgoing[outgoingEnded]?.();
+		return;
+	}
+	let hasContentLength = false;
+	let plainHeaders = false;
+	let canAutoLength = true;
+	if (header instanceof Headers) {
+		hasContentLength = header.has("content-length");
+		header = buildOutgoingHttpHeaders(header, body === null ? void 0 : defaultContentType);
+	} else if (Array.isArray(header)) {
+		const headerObj = new Headers(header);
+		hasContentLength = headerObj.has("content-length");
+		header = buildOutgoingHttpHeaders(headerObj, body === null ? void 0 : defaultContentType);
+	} else {
+		plainHeaders = true;
+		for (const key in header) {
+			if (key.length === 14 && key.toLowerCase() === "content-length") {
+				hasContentLength = true;
+				break;
+			}
+			if (key.length === 17 && key.toLowerCase() === "transfer-encoding" || key.length === 7 && key.toLowerCase() === "trailer") canAutoLength = false;
+		}
+	}
+	if (!hasContentLength) {
+		let length;
+		if (typeof body === "string") length = Buffer.byteLength(body);
+		else if (body instanceof Uint8Array) length = body.byteLength;
+		else if (body instanceof Blob) length = body.size;
+		if (length !== void 0 && (!plainHeaders || !canAutoLength || !trySetContentLength(outgoing, status, length))) {
+			if (plainHeaders) header = { ...header };
+			header["Content-Length"] = length;
+		}
+	}
+	outgoing.writeHead(status, header);
+	if (body == null) outgoing.end();
+	else if (typeof body === "string" || body instanceof Uint8Array) outgoing.end(body);
+	else if (body instanceof Blob) outgoing.end(new Uint8Array(await body.arrayBuffer()));
+	else {
+		flushHeaders(outgoing);
+		await writeFromReadableStream(body, outgoing)?.catch((e) => handleResponseError(e, outgoing));
+	}
+	outgoing[outgoingEnded]?.();
+};
+const isPromise = (res) => typeof res.then === "function";
+const responseViaResponseObject = async (res, outgoing, options = {}) => {
+	if (isPromise(res)) if (options.errorHandler) try {
+		res = await res;
+	} catch (err) {
+		const errRes = await options.errorHandler(err);
+		if (!errRes) return;
+		res = errRes;
+	}
+	else res = await res.catch(handleFetchError);
+	if (cacheKey in res) return responseViaCache(res, outgoing);
+	const resHeaderRecord = buildOutgoingHttpHeaders(res.headers, res.body === null ? void 0 : defaultContentType);
+	if (res.body) {
+		const reader = res.body.getReader();
+		const values = [];
+		let done = false;
+		let currentReadPromise = void 0;
+		if (resHeaderRecord["transfer-encoding"] !== "chunked") {
+			let maxReadCount = 2;
+			for (let i = 0; i < maxReadCount; i++) {
+				currentReadPromise ||= reader.read();
+				const chunk = await readWithoutBlocking(currentReadPromise);
+				if (!chunk) {
+					if (i === 1) {
+						await new Promise((resolve) => setTimeout(resolve));
+						maxReadCount = 3;
+						continue;
+					}
+					break;
+				}
+				currentReadPromise = void 0;
+				if (chunk.value) values.push(chunk.value);
+				if (chunk.done) {
+					done = true;
+					break;
+				}
+			}
+			if (done && !("content-length" in resHeaderRecord)) resHeaderRecord["content-length"] = values.reduce((acc, value) => acc + value.length, 0);
+		}
+		outgoing.writeHead(res.status, resHeaderRecord);
+		values.forEach((value) => {
+			outgoing.write(value);
+		});
+		if (done) outgoing.end();
+		else {
+			if (values.length === 0) flushHeaders(outgoing);
+			await writeFromReadableStreamDefaultReader(reader, outgoing, currentReadPromise);
+		}
+	} else if (resHeaderRecord[X_ALREADY_SENT]) {} else {
+		outgoing.writeHead(res.status, resHeaderRecord);
+		outgoing.end();
+	}
+	outgoing[outgoingEnded]?.();
+};
+const getRequestListener = (fetchCallback, options = {}) => {
+	const autoCleanupIncoming = options.autoCleanupIncoming ?? true;
+	if (options.overrideGlobalObjects !== false && global.Request !== Request$1) {
+		Object.defineProperty(global, "Request", { value: Request$1 });
+		Object.defineProperty(global, "Response", { value: Response$1 });
+	}
+	return async (incoming, outgoing) => {
+		let res, req;
+		let needsBodyCleanup = false;
+		let closeHandlerAttached = false;
+		const ensureCloseHandler = () => {
+			if (!req || closeHandlerAttached) return;
+			closeHandlerAttached = true;
+			outgoing.on("close", makeCloseHandler(req, incoming, outgoing, needsBodyCleanup));
+		};
+		try {
+			req = newRequest(incoming, options.hostname);
+			needsBodyCleanup = autoCleanupIncoming && !(incoming.method === "GET" || incoming.method === "HEAD");
+			if (needsBodyCleanup) {
+				incoming[wrapBodyStream] = true;
+				if (incoming instanceof external_node_http2_.Http2ServerRequest) outgoing[outgoingEnded] = () => {
+					if (!incoming.readableEnded) setTimeout(() => {
+						if (!incoming.readableEnded) setTimeout(() => {
+							incoming.destroy();
+							outgoing.destroy();
+						});
+					});
+				};
+			}
+			res = fetchCallback(req, {
+				incoming,
+				outgoing
+			});
+			if (!isPromise(res) && isImmediateCacheableResponse(res)) {
+				if (needsBodyCleanup && !incoming.readableEnded) outgoing.once("finish", () => {
+					if (!incoming.readableEnded) drainIncoming(incoming);
+				});
+				return responseViaCache(res, outgoing);
+			}
+			ensureCloseHandler();
+		} catch (e) {
+			if (!res) if (options.errorHandler) {
+				ensureCloseHandler();
+				res = await options.errorHandler(req ? e : toRequestError(e));
+				if (!res) return;
+			} else if (!req) res = handleRequestError();
+			else res = handleFetchError(e);
+			else return handleResponseError(e, outgoing);
+		}
+		try {
+			return await responseViaResponseObject(res, outgoing, options);
+		} catch (e) {
+			return handleResponseError(e, outgoing);
+		}
+	};
+};
+
+//#endregion
+//#region src/websocket.ts
+/**
+* @link https://developer.mozilla.org/en-US/docs/Web/API/CloseEvent
+*/
+const CloseEvent = globalThis.CloseEvent ?? class extends Event {
+	#eventInitDict;
+	constructor(type, eventInitDict = {}) {
+		super(type, eventInitDict);
+		this.#eventInitDict = eventInitDict;
+	}
+	get wasClean() {
+		return this.#eventInitDict.wasClean ?? false;
+	}
+	get code() {
+		return this.#eventInitDict.code ?? 0;
+	}
+	get reason() {
+		return this.#eventInitDict.reason ?? "";
+	}
+};
+/**
+* Node.js has no global `ErrorEvent`, unlike `Event`/`MessageEvent`/`CloseEvent`.
+* @link https://developer.mozilla.org/en-US/docs/Web/API/ErrorEvent
+*/
+const ErrorEvent = globalThis.ErrorEvent ?? class extends Event {
+	#eventInitDict;
+	constructor(type, eventInitDict = {}) {
+		super(type, eventInitDict);
+		this.#eventInitDict = eventInitDict;
+	}
+	get message() {
+		return this.#eventInitDict.message ?? "";
+	}
+	get filename() {
+		return this.#eventInitDict.filename ?? "";
+	}
+	get lineno() {
+		return this.#eventInitDict.lineno ?? 0;
+	}
+	get colno() {
+		return this.#eventInitDict.colno ?? 0;
+	}
+	get error() {
+		return this.#eventInitDict.error ?? null;
+	}
+};
+const generateConnectionSymbol = () => Symbol("connection");
+const CONNECTION_SYMBOL_KEY = Symbol("CONNECTION_SYMBOL_KEY");
+const WAIT_FOR_WEBSOCKET_SYMBOL = Symbol("WAIT_FOR_WEBSOCKET_SYMBOL");
+const responseHeadersToSkip = new Set([
+	"connection",
+	"content-length",
+	"keep-alive",
+	"proxy-authenticate",
+	"proxy-authorization",
+	"te",
+	"trailer",
+	"transfer-encoding",
+	"upgrade",
+	"sec-websocket-accept",
+	"sec-websocket-extensions",
+	"sec-websocket-protocol"
+]);
+const appendResponseHeaders = (headers, responseHeaders) => {
+	if (!responseHeaders) return;
+	responseHeaders.forEach((value, key) => {
+		if (responseHeadersToSkip.has(key.toLowerCase())) return;
+		headers.push(`${key}: ${value}`);
+	});
+};
+const rejectUpgradeRequest = (socket, status, responseHeaders) => {
+	if (socket.destroyed) return;
+	const responseLines = ["Connection: close", "Content-Length: 0"];
+	appendResponseHeaders(responseLines, responseHeaders);
+	socket.end(`HTTP/1.1 ${status.toString()} ${STATUS_CODES[status] ?? ""}\r\n${responseLines.join("\r\n")}\r\n\r
+`);
+};
+const createUpgradeRequest = (request) => {
+	const protocol = request.socket.encrypted ? "https" : "http";
+	const incomingUrl = request.url ?? "/";
+	let url;
+	if (incomingUrl[0] !== "/" && (incomingUrl.startsWith("http://") || incomingUrl.startsWith("https://"))) {
+		validateRequestTarget(incomingUrl);
+		url = new URL(incomingUrl).href;
+	} else url = buildUrl(protocol, request.headers.host ?? "localhost", incomingUrl);
+	const headers = new Headers();
+	for (const key in request.headers) {
+		const value = request.headers[key];
+		if (!value) continue;
+		headers.append(key, Array.isArray(value) ? value[0] : value);
+	}
+	return new Request(url, { headers });
+};
+const setupWebSocket = (options) => {
+	const { server, fetchCallback, wss } = options;
+	const waiterMap = /* @__PURE__ */ new Map();
+	wss.on("connection", (ws, request) => {
+		const waiter = waiterMap.get(request);
+		if (waiter) {
+			waiter.resolve(ws);
+			waiterMap.delete(request);
+		}
+	});
+	const rejectWaiter = (request) => {
+		const waiter = waiterMap.get(request);
+		if (waiter) {
+			waiterMap.delete(request);
+			waiter.reject(/* @__PURE__ */ new Error("WebSocket handshake aborted"));
+		}
+	};
+	const waitForWebSocket = (request, connectionSymbol) => {
+		return new Promise((resolve, reject) => {
+			waiterMap.set(request, {
+				resolve,
+				reject,
+				connectionSymbol
+			});
+		});
+	};
+	server.on("upgrade", async (request, socket, head) => {
+		if (request.headers.upgrade?.toLowerCase() !== "websocket") return;
+		const ignoreSocketError = () => {};
+		const reclaimWaiterOnClose = () => rejectWaiter(request);
+		socket.on("error", ignoreSocketError);
+		socket.once("close", reclaimWaiterOnClose);
+		const env = {
+			incoming: request,
+			outgoing: void 0,
+			wss,
+			[WAIT_FOR_WEBSOCKET_SYMBOL]: waitForWebSocket
+		};
+		let status = 400;
+		let responseHeaders;
+		try {
+			const response = await fetchCallback(createUpgradeRequest(request), env);
+			if (response instanceof Response) {
+				status = response.status;
+				responseHeaders = response.headers;
+			}
+		} catch (error) {
+			if (server.listenerCount("upgrade") === 1) rejectUpgradeRequest(socket, error instanceof dist_RequestError ? 400 : 500);
+			return;
+		}
+		if (socket.destroyed) {
+			rejectWaiter(request);
+			return;
+		}
+		const waiter = waiterMap.get(request);
+		if (!waiter || waiter.connectionSymbol !== env[CONNECTION_SYMBOL_KEY]) {
+			rejectWaiter(request);
+			if (server.listenerCount("upgrade") === 1) rejectUpgradeRequest(socket, status, responseHeaders);
+			return;
+		}
+		const addResponseHeaders = (headers) => {
+			appendResponseHeaders(headers, responseHeaders);
+		};
+		wss.on("headers", addResponseHeaders);
+		try {
+			wss.handleUpgrade(request, socket, head, (ws) => {
+				socket.off("close", reclaimWaiterOnClose);
+				socket.off("error", ignoreSocketError);
+				wss.emit("connection", ws, request);
+			});
+		} finally {
+			wss.off("headers", addResponseHeaders);
+		}
+	});
+	server.on("close", () => {
+		wss.close();
+	});
+};
+const upgradeWebSocket = defineWebSocketHelper(async (c, events, options) => {
+	if (c.req.header("upgrade")?.toLowerCase() !== "websocket") return;
+	const env = c.env;
+	const waitForWebSocket = env[WAIT_FOR_WEBSOCKET_SYMBOL];
+	if (!waitForWebSocket || !env.incoming) return new Response(null, { status: 500 });
+	const connectionSymbol = generateConnectionSymbol();
+	env[CONNECTION_SYMBOL_KEY] = connectionSymbol;
+	(async () => {
+		let ws;
+		try {
+			ws = await waitForWebSocket(env.incoming, connectionSymbol);
+		} catch {
+			return;
+		}
+		const messagesReceivedInStarting = [];
+		const bufferMessage = (data, isBinary) => {
+			messagesReceivedInStarting.push([data, isBinary]);
+		};
+		ws.on("message", bufferMessage);
+		const ctx = {
+			binaryType: "arraybuffer",
+			close(code, reason) {
+				ws.close(code, reason);
+			},
+			protocol: ws.protocol,
+			raw: ws,
+			get readyState() {
+				return ws.readyState;
+			},
+			send(source, opts) {
+				ws.send(source, { compress: opts?.compress });
+			},
+			url: new URL(c.req.url)
+		};
+		try {
+			events?.onOpen?.(new Event("open"), ctx);
+		} catch (e) {
+			(options?.onError ?? console.error)(e);
+		}
+		const handleMessage = (data, isBinary) => {
+			const datas = Array.isArray(data) ? data : [data];
+			for (const data of datas) try {
+				events?.onMessage?.(new MessageEvent("message", { data: isBinary ? data instanceof ArrayBuffer ? data : data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) : typeof data === "string" ? data : Buffer.from(data).toString("utf-8") }), ctx);
+			} catch (e) {
+				(options?.onError ?? console.error)(e);
+			}
+		};
+		ws.off("message", bufferMessage);
+		for (const message of messagesReceivedInStarting) handleMessage(...message);
+		ws.on("message", (data, isBinary) => {
+			handleMessage(data, isBinary);
+		});
+		ws.on("close", (code, reason) => {
+			try {
+				events?.onClose?.(new CloseEvent("close", {
+					code,
+					reason: reason.toString()
+				}), ctx);
+			} catch (e) {
+				(options?.onError ?? console.error)(e);
+			}
+		});
+		ws.on("error", (error) => {
+			try {
+				events?.onError?.(new ErrorEvent("error", { error }), ctx);
+			} catch (e) {
+				(options?.onError ?? console.error)(e);
+			}
+		});
+	})();
+	return new Response();
+});
+
+//#endregion
+//#region src/server.ts
+const createAdaptorServer = (options) => {
+	const fetchCallback = options.fetch;
+	const requestListener = getRequestListener(fetchCallback, {
+		hostname: options.hostname,
+		overrideGlobalObjects: options.overrideGlobalObjects,
+		autoCleanupIncoming: options.autoCleanupIncoming
+	});
+	const server = (options.createServer || createServer)(options.serverOptions || {}, requestListener);
+	if (options.websocket && options.websocket.server) {
+		if (options.websocket.server.options.noServer !== true) throw new Error("WebSocket server must be created with { noServer: true } option");
+		setupWebSocket({
+			server,
+			fetchCallback,
+			wss: options.websocket.server
+		});
+	}
+	return server;
+};
+const serve = (options, listeningListener) => {
+	const server = createAdaptorServer(options);
+	server.listen(options?.port ?? 3e3, options.hostname, () => {
+		const serverInfo = server.address();
+		listeningListener && listeningListener(serverInfo);
+	});
+	return server;
+};
+
+//#endregion
+
+// EXTERNAL MODULE: ./node_modules/content-type/index.js
+var content_type = __nccwpck_require__(756);
+;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/shared/mediaType.js
+
+/**
+ * Extracts the media type (the lowercased `type/subtype` pair, without
+ * parameters) from a raw `Content-Type` header value, or `undefined` when the
+ * header is missing or empty.
+ *
+ * Content-Type comparisons must use the parsed media type, never a substring
+ * search of the raw header: a value like `text/plain; a=application/json`
+ * contains the substring `application/json` but its media type is
+ * `text/plain`, and case variants or parameters make naive string comparison
+ * wrong in both directions.
+ *
+ * "Essence" is the WHATWG MIME Sniffing standard's term for the bare
+ * `type/subtype` pair (https://mimesniff.spec.whatwg.org/#mime-type-essence);
+ * the Fetch standard's request classification is defined against it
+ * (https://fetch.spec.whatwg.org/#cors-safelisted-request-header).
+ *
+ * Parsing is RFC 9110 (`content-type` package) first. When the parameter
+ * section is malformed (`application/json;`, `application/json; charset=`),
+ * browsers and most HTTP stacks still derive the media type from the segment
+ * before the first `;` — the fallback matches that widely-implemented
+ * behavior, so a header whose media type is unambiguous is not rejected for
+ * a sloppy parameter section.
+ */
+function mediaTypeEssence(header) {
+    if (!header) {
+        return undefined;
+    }
+    try {
+        return content_type.parse(header).type;
+    }
+    catch {
+        const essence = (header.split(';', 1)[0] ?? '').trim().toLowerCase();
+        // A comma in the parameter tail of an unparseable value indicates
+        // joined duplicate headers — ambiguous, so no essence at all (keeps
+        // duplicate-header handling uniform whether or not the first copy
+        // carries parameters).
+        if (essence === '' || header.slice(essence.length).includes(',')) {
+            return undefined;
+        }
+        return essence;
+    }
+}
+/**
+ * Whether a raw `Content-Type` header value denotes `application/json`.
+ * Parameters (for example `charset=utf-8`) are allowed and ignored; malformed
+ * parameter sections do not reject a header whose media type is unambiguously
+ * `application/json` (see `mediaTypeEssence` for the exact grammar).
+ */
+function isJsonContentType(header) {
+    // Fast path: the exact literal is what SDK clients send on every POST.
+    if (header === 'application/json') {
+        return true;
+    }
+    return mediaTypeEssence(header) === 'application/json';
+}
+//# sourceMappingURL=mediaType.js.map
+;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/server/requestBody.js
+/** Default upper bound, in bytes, on a request body read by the HTTP entry points (4 MiB). */
+const DEFAULT_MAX_REQUEST_BODY_SIZE = 4 * 1024 * 1024;
+/** Upper bound on the number of messages accepted in one JSON-RPC batch array. */
+const MAX_BATCH_SIZE = 100;
+/** The message answered with 413 for a request body over `maxBytes`. */
+function requestBodyTooLargeMessage(maxBytes) {
+    return `Payload Too Large: Request body must not exceed ${maxBytes} bytes`;
+}
+/**
+ * Resolves a `maxRequestBodySize` option to the bound to apply: the default when
+ * omitted, otherwise the value itself, which must be a positive finite number of
+ * bytes (a `RangeError` is thrown at configuration time for anything else).
+ */
+function resolveMaxRequestBodySize(value) {
+    if (value === undefined) {
+        return DEFAULT_MAX_REQUEST_BODY_SIZE;
+    }
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+        throw new RangeError(`maxRequestBodySize must be a positive number of bytes, got ${String(value)}`);
+    }
+    return value;
+}
+/**
+ * Reads a request body as text, up to `maxBytes` (default
+ * {@linkcode DEFAULT_MAX_REQUEST_BODY_SIZE}). A declared `Content-Length` over the
+ * limit is refused without reading anything; otherwise the read stops as soon as
+ * more than the limit has arrived. Stream failures propagate.
+ */
+async function readRequestBody(request, maxBytes = DEFAULT_MAX_REQUEST_BODY_SIZE) {
+    if (Number(request.headers.get('content-length')) > maxBytes) {
+        return { tooLarge: true };
+    }
+    if (request.body === null) {
+        return { tooLarge: false, text: '' };
+    }
+    const reader = request.body.getReader();
+    const decoder = new TextDecoder();
+    let received = 0;
+    let text = '';
+    try {
+        for (;;) {
+            const { done, value } = await reader.read();
+            if (done) {
+                break;
+            }
+            received += value.byteLength;
+            if (received > maxBytes) {
+                return { tooLarge: true };
+            }
+            text += decoder.decode(value, { stream: true });
+        }
+    }
+    finally {
+        reader.releaseLock();
+    }
+    return { tooLarge: false, text: text + decoder.decode() };
+}
+//# sourceMappingURL=requestBody.js.map
+;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/server/sseKeepAlive.js
+/** Default interval between SSE keep-alive comment frames. */
+const DEFAULT_SSE_KEEP_ALIVE_MS = 15000;
+const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+/** Arms an unref'd timer, or disables keep-alive for invalid delays. */
+function armSseKeepAlive(intervalMs, onTick) {
+    if (!Number.isFinite(intervalMs) || intervalMs < 1) {
+        return undefined;
+    }
+    const timer = setInterval(onTick, Math.min(intervalMs, MAX_TIMER_DELAY_MS));
+    timer.unref?.();
+    return timer;
+}
+//# sourceMappingURL=sseKeepAlive.js.map
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/iso.js
 
 
@@ -77688,76 +86113,6 @@ class StreamableHTTPServerTransport {
     }
 }
 //# sourceMappingURL=streamableHttp.js.map
-;// CONCATENATED MODULE: ./src/safety/answer-filter.ts
-/** What the gateway knows of content safety: one filter every answer passes through, one check every write. */
-/** The identity filter: hides nothing, finds nothing. */
-const NO_FILTER = {
-    redact: (text) => Promise.resolve({ text, hidden: 0, kinds: {} }),
-    findCredentials: () => Promise.resolve([]),
-};
-
-;// CONCATENATED MODULE: ./src/github/upstream.ts
-/**
- * The one interface between Perimeter and GitHub. The Octokit implementation lives in
- * octokit-upstream.ts; tests may use a small fake of this interface or the GitHub stand-in.
- *
- * Repository coordinates are fixed when an Upstream is made: nothing here names another repository.
- * Objects addressed by SHA (commits, trees, blobs) never change and are cached for the process lifetime.
- */
-/** Errors from upstream, with messages already scrubbed of credentials. */
-class UpstreamError extends Error {
-    code;
-    status;
-    constructor(code, message, status) {
-        super(message);
-        this.code = code;
-        this.status = status;
-        this.name = 'UpstreamError';
-    }
-}
-
-;// CONCATENATED MODULE: ./src/safety/invisible.ts
-/**
- * Characters that render as nothing (or only steer how neighbours render) yet reach a model as text:
- * zero-width spaces and joiners, bidirectional controls, invisible operators, soft hyphens, Hangul
- * fillers, variation selectors and Unicode tag characters (which can spell a whole hidden ASCII text).
- */
-const RANGES = [
-    [0x00ad, 0x00ad],
-    [0x034f, 0x034f],
-    [0x061c, 0x061c],
-    [0x115f, 0x1160],
-    [0x17b4, 0x17b5],
-    [0x180b, 0x180f],
-    [0x200b, 0x200f],
-    [0x202a, 0x202e],
-    [0x2060, 0x206f],
-    [0x3164, 0x3164],
-    [0xfe00, 0xfe0f],
-    [0xfeff, 0xfeff],
-    [0xffa0, 0xffa0],
-    [0xfff9, 0xfffb],
-    [0x1bca0, 0x1bca3],
-    [0xe0000, 0xe007f],
-    [0xe0100, 0xe01ef],
-];
-function isInvisible(codePoint) {
-    for (const [low, high] of RANGES)
-        if (codePoint >= low && codePoint <= high)
-            return true;
-    return false;
-}
-/** Matches one invisible character (a whole surrogate pair for the astral ones). */
-const invisible_INVISIBLE = new RegExp(`[${RANGES.map(([low, high]) => `\\u{${low.toString(16)}}-\\u{${high.toString(16)}}`).join('')}]`, 'gu');
-/** Bidirectional embeddings, overrides and isolates: they reorder what is displayed. */
-function isBidiControl(codePoint) {
-    return ((codePoint >= 0x202a && codePoint <= 0x202e) ||
-        (codePoint >= 0x2066 && codePoint <= 0x2069) ||
-        codePoint === 0x200e ||
-        codePoint === 0x200f ||
-        codePoint === 0x061c);
-}
-
 ;// CONCATENATED MODULE: ./src/safety/neutralize.ts
 
 const OPEN = '\u27ea';
@@ -77821,11 +86176,7 @@ function neutralize(text) {
     return { text: out, kinds, count };
 }
 
-;// CONCATENATED MODULE: ./src/gateway/tools/definition.ts
-/** Keeps each tool's handler typed by its own input schema while the table holds them all. */
-function defineTool(tool) {
-    return tool;
-}
+;// CONCATENATED MODULE: ./src/gateway/tool-answer.ts
 /** An answer the agent should see as an error. `refused` marks policy refusals (as opposed to failures). */
 class ToolError extends Error {
     kind;
@@ -78006,250 +86357,378 @@ async function renderError(filter, text) {
     return { result: { content: [{ type: 'text', text: shown }], isError: true }, hidden, kinds };
 }
 
-;// CONCATENATED MODULE: ./src/gateway/calls.ts
+;// CONCATENATED MODULE: ./src/gateway/tools/commit-schema.ts
 
-/**
- * Follows the tools/call requests of one HTTP request from arrival to answer, so that every call gets a
- * ledger record, including the ones the SDK answers itself (unknown tool, invalid arguments).
- */
-class CallTracker {
-    services;
-    calls = new Map();
-    idleWaiters = [];
-    constructor(services) {
-        this.services = services;
-    }
-    begin(message) {
-        if (!('method' in message) || message.method !== 'tools/call' || !('id' in message))
-            return;
-        const params = (message.params ?? {});
-        this.calls.set(message.id, {
-            tool: typeof params.name === 'string' ? params.name : String(params.name),
-            started: Date.now(),
-            meter: this.services.meter.start(),
-            notes: { paths: [] },
-            requested: pathsIn(params.arguments),
-        });
-    }
-    /** Resolves once every call seen so far has its answer (and its ledger record). */
-    idle() {
-        if (this.calls.size === 0)
-            return Promise.resolve();
-        return new Promise((resolve) => this.idleWaiters.push(resolve));
-    }
-    get(id) {
-        return this.calls.get(id);
-    }
-    /**
-     * Answers on their way out. A call no handler saw (unknown tool, invalid arguments: the SDK answered
-     * itself) is recorded here, its answer filtered like any other.
-     */
-    async finish(message) {
-        if ('method' in message || !('id' in message) || message.id === undefined)
-            return message;
-        const call = this.calls.get(message.id);
-        if (!call || call.outcome)
-            return message;
-        const scrubbed = await this.scrubUnhandled(message);
-        call.notes.paths = call.requested;
-        await this.complete(message.id, { decision: 'refused', reason: scrubbed.text });
-        return scrubbed.message;
-    }
-    /** Writes the call's ledger record. Handlers call this before answering, so a hang-up loses nothing. */
-    async complete(id, outcome) {
-        const call = this.calls.get(id);
-        if (!call || call.outcome)
-            return;
-        call.outcome = outcome;
-        const { notes } = call;
-        const record = {
-            event: 'call',
-            perimeter: this.services.perimeter,
-            tool: call.tool,
-            paths: notes.paths,
-            decision: outcome.decision,
-            upstream: call.meter.stop(),
-            duration_ms: Date.now() - call.started,
-            ...(notes.sha !== undefined ? { sha: notes.sha } : {}),
-            ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
-            ...(notes.refusedFor !== undefined ? { refused_for: notes.refusedFor } : {}),
-            ...(notes.commit !== undefined ? { commit: notes.commit } : {}),
-            ...(notes.message !== undefined ? { message: notes.message } : {}),
-            ...(notes.content !== undefined ? { content: notes.content } : {}),
-            ...(outcome.hidden ? { hidden_values: outcome.hidden, hidden_kinds: outcome.kinds ?? {} } : {}),
-        };
-        try {
-            await this.services.ledger.append(await this.scrubRecord(record));
-        }
-        catch (error) {
-            this.services.log(`ledger append failed: ${error.code ?? 'error'}`);
-        }
-        this.calls.delete(id);
-        if (this.calls.size === 0)
-            for (const resolve of this.idleWaiters.splice(0))
-                resolve();
-    }
-    /** Tool names, paths and reasons can carry what an agent typed, secrets included: they pass the filter too. */
-    async scrubRecord(record) {
-        const { tool, paths, reason, sha, content } = record;
-        try {
-            return {
-                ...record,
-                ...(await new Redactor(this.services.filter).walk({ tool, paths, reason, sha, content })),
-            };
-        }
-        catch {
-            return {
-                ...record,
-                tool: '[withheld]',
-                paths: paths.map(() => '[withheld]'),
-                content: content?.map((c) => ({ ...c, path: '[withheld]' })),
-                reason: 'withheld: the filter failed',
-                sha: undefined,
-            };
-        }
-    }
-    /** Answers the SDK produced without a handler echo the agent's own arguments; they pass the filter too. */
-    async scrubUnhandled(message) {
-        const redact = async (text) => {
-            try {
-                return (await this.services.filter.redact(text)).text;
-            }
-            catch {
-                return 'the answer could not be checked for secrets, so it is withheld';
-            }
-        };
-        if ('error' in message) {
-            const text = await redact(message.error.message);
-            return { message: { ...message, error: { code: message.error.code, message: text } }, text };
-        }
-        if ('result' in message) {
-            const content = Array.isArray(message.result.content)
-                ? message.result.content
-                : [];
-            const texts = await Promise.all(content.map((c) => c.type === 'text' && typeof c.text === 'string' ? redact(c.text) : Promise.resolve('')));
-            const text = texts.join('\n');
-            return { message: { ...message, result: { content: [{ type: 'text', text }], isError: true } }, text };
-        }
-        return { message, text: '' };
-    }
+const signature = schemas_object({ name: schemas_string(), email: schemas_string(), date: schemas_string() });
+/** A commit as agents see it. Parents are left out: a parent may be a commit this endpoint hides. */
+const commitSummarySchema = schemas_object({
+    sha: schemas_string(),
+    message: schemas_string(),
+    author: signature,
+    committer: signature,
+});
+function summarize(commit) {
+    return { sha: commit.sha, message: commit.message, author: commit.author, committer: commit.committer };
 }
-function pathsIn(args) {
-    if (args === null || typeof args !== 'object')
+
+;// CONCATENATED MODULE: ./src/gateway/tools/definition.ts
+/** Keeps each tool's handler typed by its own input schema while the table holds them all. */
+function defineTool(tool) {
+    return tool;
+}
+/** The paths a call's arguments name, as the tool declares them; at most 1,000, whatever the arguments hold. */
+function requestedPaths(tool, args) {
+    if (tool === undefined || args === null || typeof args !== 'object')
         return [];
-    const { path, paths, files, deletions } = args;
     const out = [];
     const add = (value) => void (typeof value === 'string' && out.push(value));
-    add(path);
-    for (const list of [paths, deletions])
-        if (Array.isArray(list))
-            list.forEach(add);
-    if (Array.isArray(files))
-        for (const file of files)
-            add(file?.path);
+    for (const [name, kind] of Object.entries(tool.pathArguments)) {
+        const value = args[name];
+        if (kind === 'one')
+            add(value);
+        else if (Array.isArray(value))
+            for (const item of value)
+                add(kind === 'list' ? item : item?.path);
+    }
     return out.slice(0, 1000);
 }
-/** A transport that shows every incoming message to the tracker first and every answer on its way out. */
-class TrackingTransport {
-    inner;
-    tracker;
-    onclose;
-    onerror;
-    onmessage;
-    constructor(inner, tracker) {
-        this.inner = inner;
-        this.tracker = tracker;
-        inner.onclose = () => this.onclose?.();
-        inner.onerror = (error) => this.onerror?.(error);
-        inner.onmessage = (message, extra) => {
-            tracker.begin(message);
-            this.onmessage?.(message, extra);
+
+;// CONCATENATED MODULE: ./src/gateway/tools/get-commit.ts
+
+
+
+
+const get_commit_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+const getCommit = defineTool({
+    name: 'get_commit',
+    description: 'One commit of the bound branch: message, author, and the files it changed that this endpoint may read. omitted_count tells how many other changed files are not shown.',
+    readOnly: true,
+    destructive: false,
+    inputSchema: { sha: schemas_string().describe('full commit SHA (40 hex characters)') },
+    outputSchema: {
+        ...commitSummarySchema.shape,
+        files: array(schemas_object({
+            path: schemas_string(),
+            status: schemas_enum(['added', 'modified', 'deleted']),
+            sha: schemas_string().optional(),
+            previous_sha: schemas_string().optional(),
+        })),
+        omitted_count: schemas_number(),
+    },
+    pathArguments: {},
+    async handler({ sha: raw }, { perimeter, view, history, notes }) {
+        notes.sha = raw;
+        const sha = raw.toLowerCase();
+        if (!get_commit_SHA.test(sha))
+            throw new ToolError(`invalid commit SHA ${JSON.stringify(raw)}: expected 40 hexadecimal characters`, 'refused');
+        const absent = new ToolError(`commit ${sha} not found`, 'absent');
+        const head = await view.upstream.getBranchHead(view.branch);
+        if (!(await history.reachable(sha, head))) {
+            notes.refused = true;
+            notes.reason = 'not reachable from the bound branch';
+            throw absent;
+        }
+        const commit = await view.commit(sha);
+        const changes = await history.commitChanges(commit);
+        const files = changes.filter((c) => perimeter.canRead(c.path).allowed);
+        if (files.length === 0) {
+            notes.refused = true;
+            notes.reason = 'changes no readable path';
+            throw absent;
+        }
+        notes.paths.push(...files.map((f) => f.path));
+        return {
+            structured: {
+                ...summarize(commit),
+                files: files.map((f) => ({
+                    path: f.path,
+                    status: f.status,
+                    ...(f.sha ? { sha: f.sha } : {}),
+                    ...(f.previousSha ? { previous_sha: f.previousSha } : {}),
+                })),
+                omitted_count: changes.length - files.length,
+            },
         };
-    }
-    get sessionId() {
-        return this.inner.sessionId;
-    }
-    setProtocolVersion = (version) => this.inner.setProtocolVersion?.(version);
-    start() {
-        return this.inner.start();
-    }
-    async send(message, options) {
-        return this.inner.send(await this.tracker.finish(message), options);
-    }
-    close() {
-        return this.inner.close();
-    }
-}
+    },
+});
 
-;// CONCATENATED MODULE: ./src/gateway/guard.ts
+;// CONCATENATED MODULE: ./src/gateway/file-answer.ts
 
-/** SHA-256 of a secret: compared digest to digest, so neither content nor length leaks through timing. */
-function secretDigest(secret) {
-    return (0,external_node_crypto_.createHash)('sha256').update(secret, 'utf8').digest();
-}
-/** Whether an Authorization header carries the bearer secret with this digest. */
-function bearerMatches(header, expected) {
-    const match = /^Bearer +(\S+) *$/i.exec(header ?? '');
-    const given = secretDigest(match?.[1] ?? '');
-    return (0,external_node_crypto_.timingSafeEqual)(given, expected) && match !== null;
-}
-const LOOPBACK_HOST = /^(?:127\.0\.0\.1|localhost|\[::1\])(?::(\d{1,5}))?$/i;
-/**
- * DNS rebinding protection: a browser page on another name resolving to 127.0.0.1 still sends its own
- * name in Host, and its own origin in Origin.
- */
-function loopbackRequest(host, origin) {
-    if (host === undefined || !LOOPBACK_HOST.test(host))
-        return false;
-    if (origin === undefined)
-        return true;
+/** Files larger than this are described, not sent: an agent's context is no place for them. */
+const MAX_READ_BYTES = 1_048_576;
+const fileAnswerSchema = schemas_object({
+    path: schemas_string(),
+    type: schemas_enum(['file', 'symlink', 'submodule']),
+    sha: schemas_string(),
+    size: schemas_number().optional(),
+    executable: schemas_boolean().optional(),
+    encoding: literal('utf-8').optional(),
+    content: schemas_string().optional().describe('present for text files up to the size limit'),
+    target: schemas_string().optional().describe('a symlink target, never followed'),
+    note: schemas_string().optional().describe('why content is absent: binary or too large'),
+});
+/** Decodes strict UTF-8 without NUL bytes; null means binary. */
+function decodeText(data) {
+    if (data.includes(0))
+        return null;
     try {
-        const url = new URL(origin);
-        return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOST.test(url.host);
+        return new TextDecoder('utf-8', { fatal: true }).decode(data);
     }
     catch {
-        return false;
+        return null;
     }
+}
+async function answerFile(view, entry) {
+    const base = { path: entry.path, sha: entry.sha };
+    if (entry.type === 'commit')
+        return { ...base, type: 'submodule', note: `submodule at commit ${entry.sha}` };
+    if (entry.size !== undefined && entry.size > MAX_READ_BYTES)
+        return tooLarge(entry, entry.size);
+    const data = await view.blob(entry.sha);
+    if (data.length > MAX_READ_BYTES)
+        return tooLarge(entry, data.length);
+    const text = decodeText(data);
+    if (entry.mode === '120000') {
+        return {
+            ...base,
+            type: 'symlink',
+            size: data.length,
+            ...(text === null ? { note: 'symlink with a binary target' } : { target: text }),
+        };
+    }
+    const file = { ...base, type: 'file', size: data.length, executable: entry.mode === '100755' };
+    if (text === null)
+        return { ...file, note: `binary file, ${data.length} bytes; content not shown` };
+    return { ...file, encoding: 'utf-8', content: text };
+}
+function tooLarge(entry, size) {
+    return {
+        path: entry.path,
+        sha: entry.sha,
+        type: 'file',
+        size,
+        executable: entry.mode === '100755',
+        note: `file too large to show: ${size} bytes, the limit is ${MAX_READ_BYTES}`,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/gateway/tools/paths.ts
+
+
+/** A valid repository path, or a refusal quoting what was wrong with it. */
+function requirePath(input, hint = '') {
+    const check = validatePath(input);
+    if (!check.ok)
+        throw new ToolError(`invalid path ${JSON.stringify(input)}: ${check.reason}${hint}`, 'refused');
+    return check.path;
+}
+/**
+ * The one answer for a path that is hidden or missing: the same text in both cases, so the gateway is no
+ * oracle for what it hides.
+ */
+function absent(path) {
+    return new ToolError(`${JSON.stringify(path)} not found`, 'absent');
+}
+
+;// CONCATENATED MODULE: ./src/gateway/tools/get-file.ts
+
+
+
+
+
+const getFile = defineTool({
+    name: 'get_file',
+    description: 'Read one file at the head of the bound branch. Text files come back as UTF-8 content; binary and very large files are described (size, note) instead.',
+    readOnly: true,
+    destructive: false,
+    inputSchema: { path: schemas_string().describe('repository-relative path, e.g. "src/index.ts"') },
+    outputSchema: fileAnswerSchema.shape,
+    pathArguments: { path: 'one' },
+    async handler({ path: raw }, { perimeter, view, instructions, notes }) {
+        notes.paths.push(raw);
+        const path = requirePath(raw);
+        if (instructions?.applies(perimeter, path)) {
+            const trusted = perimeter.canRead(path).allowed ? await instructions.read(path) : null;
+            if (trusted === null) {
+                notes.reason = `agent instruction file, not at the trusted ref ${instructions.ref} or not readable`;
+                throw absent(path);
+            }
+            return { structured: trusted, text: trusted.content };
+        }
+        const { index } = await view.snapshot();
+        const entry = index.get(path);
+        const readable = index.readable(perimeter);
+        if (entry?.type === 'tree' && readable.dirs.has(path)) {
+            throw new ToolError(`${JSON.stringify(path)} is a directory; use get_tree`, 'refused');
+        }
+        if (!entry || entry.type === 'tree' || !readable.files.has(path)) {
+            notes.refused = entry !== undefined;
+            notes.reason =
+                entry && entry.type !== 'tree'
+                    ? `hidden: ${perimeter.canRead(path).rule}`
+                    : entry
+                        ? 'hidden directory'
+                        : 'no such file';
+            throw absent(path);
+        }
+        const file = await answerFile(view, entry);
+        return { structured: file, ...(file.content !== undefined ? { text: file.content } : {}) };
+    },
+});
+
+;// CONCATENATED MODULE: ./src/gateway/tools/get-files.ts
+
+
+
+
+const MAX_PATHS = 100;
+/** Total content one answer carries; files past it are described, to be read one by one. */
+const MAX_ANSWER_BYTES = 4 * 1_048_576;
+const getFiles = defineTool({
+    name: 'get_files',
+    description: `Read up to ${MAX_PATHS} files at the head of the bound branch in one call. Each path answers with its content or with an error ("not found", "invalid path").`,
+    readOnly: true,
+    destructive: false,
+    inputSchema: {
+        paths: array(schemas_string()).min(1).max(MAX_PATHS).describe('repository-relative paths'),
+    },
+    outputSchema: {
+        files: array(union([fileAnswerSchema, schemas_object({ path: schemas_string(), error: schemas_string() })])),
+    },
+    pathArguments: { paths: 'list' },
+    async handler({ paths }, { perimeter, view, instructions, notes }) {
+        notes.paths.push(...paths);
+        const { index } = await view.snapshot();
+        const readable = index.readable(perimeter);
+        const hidden = [];
+        let budget = MAX_ANSWER_BYTES;
+        const files = [];
+        for (const path of paths) {
+            const check = validatePath(path);
+            const entry = check.ok ? index.get(path) : undefined;
+            if (!check.ok) {
+                files.push({ path, error: `invalid path: ${check.reason}` });
+                continue;
+            }
+            let file;
+            if (instructions?.applies(perimeter, path)) {
+                const trusted = perimeter.canRead(path).allowed ? await instructions.read(path) : null;
+                if (trusted === null) {
+                    files.push({ path, error: 'not found' });
+                    continue;
+                }
+                file = trusted;
+            }
+            else {
+                if (entry?.type === 'tree' && readable.dirs.has(path)) {
+                    files.push({ path, error: 'is a directory; use get_tree' });
+                    continue;
+                }
+                if (!entry || entry.type === 'tree' || !readable.files.has(path)) {
+                    if (entry && entry.type !== 'tree')
+                        hidden.push(path);
+                    files.push({ path, error: 'not found' });
+                    continue;
+                }
+                file = await answerFile(view, entry);
+            }
+            if (file.content !== undefined && file.content.length > budget) {
+                const { content: _omitted, encoding: _none, ...rest } = file;
+                files.push({
+                    ...rest,
+                    note: 'not shown: this answer reached its size limit; read this file on its own',
+                });
+                continue;
+            }
+            budget -= file.content?.length ?? 0;
+            files.push(file);
+        }
+        if (hidden.length > 0)
+            notes.reason = `hidden: ${hidden.join(', ')}`;
+        return { structured: { files } };
+    },
+});
+
+;// CONCATENATED MODULE: ./src/gateway/tools/get-tree.ts
+
+
+
+
+const MAX_ENTRIES = 10_000;
+const ROOT_HINT = ' (leave path out to list the repository root)';
+const entrySchema = schemas_object({
+    path: schemas_string(),
+    type: schemas_enum(['file', 'dir', 'symlink', 'submodule']),
+    size: schemas_number().optional(),
+    sha: schemas_string().optional(),
+});
+const getTree = defineTool({
+    name: 'get_tree',
+    description: 'List files and directories at the head of the bound branch, under an optional directory. Only what this endpoint may read is listed; a directory appears only if it holds something readable.',
+    readOnly: true,
+    destructive: false,
+    inputSchema: {
+        path: schemas_string().optional().describe('directory to list; the repository root when omitted'),
+        recursive: schemas_boolean().optional().describe('list everything below, not only direct entries'),
+    },
+    outputSchema: {
+        path: schemas_string(),
+        entries: array(entrySchema),
+        truncated: schemas_boolean().describe(`true when more than ${MAX_ENTRIES} entries were found`),
+    },
+    pathArguments: { path: 'one' },
+    async handler({ path: raw, recursive }, { perimeter, view, notes }) {
+        if (raw !== undefined)
+            notes.paths.push(raw);
+        const dir = raw === undefined || raw === '' ? '' : requirePath(raw, ROOT_HINT);
+        const { index } = await view.snapshot();
+        const readable = index.readable(perimeter);
+        if (dir !== '' && !readable.dirs.has(dir)) {
+            if (readable.files.has(dir))
+                throw new ToolError(`${JSON.stringify(dir)} is a file; use get_file`, 'refused');
+            notes.refused = index.get(dir) !== undefined;
+            notes.reason = notes.refused ? 'hidden: nothing readable there' : 'no such directory';
+            throw absent(dir);
+        }
+        const entries = [];
+        const truncated = get_tree_list(index, readable, dir, recursive === true, entries);
+        return { structured: { path: dir, entries, truncated } };
+    },
+});
+/** Fills `out` in tree order; true when it stopped at the limit. */
+function get_tree_list(index, readable, dir, recursive, out) {
+    for (const entry of [...index.children(dir)].sort(byPath)) {
+        if (out.length >= MAX_ENTRIES)
+            return true;
+        if (entry.type === 'tree') {
+            if (!readable.dirs.has(entry.path))
+                continue;
+            out.push({ path: entry.path, type: 'dir' });
+            if (recursive && get_tree_list(index, readable, entry.path, true, out))
+                return true;
+        }
+        else if (readable.files.has(entry.path)) {
+            out.push(get_tree_describe(entry));
+        }
+    }
+    return false;
+}
+function get_tree_describe(entry) {
+    const type = entry.type === 'commit' ? 'submodule' : entry.mode === '120000' ? 'symlink' : 'file';
+    return {
+        path: entry.path,
+        type,
+        sha: entry.sha,
+        ...(entry.size !== undefined ? { size: entry.size } : {}),
+    };
+}
+function byPath(a, b) {
+    return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 }
 
 // EXTERNAL MODULE: ./node_modules/picomatch/index.js
 var picomatch = __nccwpck_require__(4006);
 var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
-;// CONCATENATED MODULE: ./src/github/graphql-path-trees.ts
-/**
- * The tree at one path in many commits and in each one's first parent, in one GraphQL call: each commit
- * under an alias, `file(path:)` on it and on `parents(first: 1)`. Each `parents` is a connection, one
- * request by GitHub's count: 50 commits make 50, which GitHub rounds to 1 point
- * (https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api).
- */
-const COMMITS_PER_CALL = 50;
-const side = 'file(path: $path) { type oid }';
-function pathTreesQuery(commits) {
-    const aliases = commits.map((sha, i) => `c${i}: object(oid: "${sha}") { ... on Commit { ${side} parents(first: 1) { nodes { ${side} } } } }`);
-    return `query($owner: String!, $name: String!, $path: String!) { repository(owner: $owner, name: $name) { ${aliases.join(' ')} } }`;
-}
-/** Per commit, the two trees at the path; a commit is left out when the path is a file or submodule on either side, or the answer is not as asked. */
-function pathTreesOf(commits, answer) {
-    const trees = new Map();
-    const sideTree = (s) => {
-        if (s === null || s === undefined)
-            return null;
-        return s.type === 'tree' && /^[0-9a-f]{40}$/.test(s.oid) ? s.oid : undefined;
-    };
-    commits.forEach((sha, i) => {
-        const node = answer.repository?.[`c${i}`];
-        if (!node || !node.parents || !Array.isArray(node.parents.nodes))
-            return;
-        const tree = sideTree(node.file);
-        const first = node.parents.nodes[0];
-        const parentTree = first === undefined ? null : first === null ? undefined : sideTree(first.file);
-        if (tree === undefined || parentTree === undefined)
-            return;
-        trees.set(sha, { tree, parentTree });
-    });
-    return trees;
-}
-
 ;// CONCATENATED MODULE: ./src/gateway/batched-diff.ts
 /** rounds of batched reads before giving up on a pair */
 const MAX_ROUNDS = 16;
@@ -78258,7 +86737,7 @@ const MAX_ROUNDS = 16;
  * levels, not one, halve the rounds for a change deep in the tree at the cost of the unchanged siblings'
  * listings one level down.
  */
-const LEVELS = 2;
+const batched_diff_LEVELS = 2;
 const PER_CALL = 100;
 /**
  * Whether each pair's trees differ in a path `wanted` accepts: Merkle-style, level by level over every pair
@@ -78280,7 +86759,7 @@ async function differsWhere(upstream, pairs, wanted) {
                     missing.add(sha);
         if (missing.size > 0) {
             const got = round < MAX_ROUNDS && upstream.getTrees
-                ? await upstream.getTrees([...missing], { levels: LEVELS, perCall: PER_CALL })
+                ? await upstream.getTrees([...missing], { levels: batched_diff_LEVELS, perCall: PER_CALL })
                 : new Map();
             for (const [sha, list] of got)
                 listings.set(sha, list);
@@ -78607,6 +87086,319 @@ function pathChanges(file) {
             return [];
         default:
             return [{ path: file.path, status: 'modified', sha: file.sha }];
+    }
+}
+
+;// CONCATENATED MODULE: ./src/gateway/tools/list-commits.ts
+
+
+
+
+
+const listCommits = defineTool({
+    name: 'list_commits',
+    description: 'Commits on the bound branch that change files this endpoint may read, newest first, optionally only those changing a file or directory.',
+    readOnly: true,
+    destructive: false,
+    inputSchema: {
+        path: schemas_string().optional().describe('only commits changing this file or something below this directory'),
+        per_page: schemas_number().int().min(1).max(100).optional().describe('commits per page, default 30'),
+        page: schemas_number().int().min(1).max(100).optional().describe('page number, default 1'),
+    },
+    outputSchema: {
+        commits: array(commitSummarySchema),
+        page: schemas_number(),
+        per_page: schemas_number(),
+        has_more: schemas_boolean(),
+        incomplete: schemas_boolean().describe(`true when the search stopped after examining ${MAX_SCAN} commits`),
+    },
+    pathArguments: { path: 'one' },
+    async handler({ path: raw, per_page: perPage = 30, page = 1 }, { perimeter, view, history, notes }) {
+        if (raw !== undefined)
+            notes.paths.push(raw);
+        const within = raw === undefined || raw === ''
+            ? undefined
+            : requirePath(raw, ' (leave path out for the whole branch)');
+        const head = await view.upstream.getBranchHead(view.branch);
+        const found = within !== undefined && (await hiddenAtHead(view, perimeter, head, within))
+            ? await history.asIfNoHistory(head, within)
+            : await history.list(perimeter, head, within, perPage, page);
+        return {
+            structured: {
+                commits: found.commits.map(summarize),
+                page,
+                per_page: perPage,
+                has_more: found.hasMore,
+                incomplete: found.incomplete,
+            },
+        };
+    },
+});
+/**
+ * A path that exists at the head with nothing readable at or below it. Its history is not looked into:
+ * examining it costs a request per commit where a missing path costs none, and that difference alone
+ * would tell a hidden directory from a missing one. (Readable files that were there once and are gone
+ * are then not listed for it; list_commits without a path still lists their commits.)
+ */
+async function hiddenAtHead(view, perimeter, head, path) {
+    const { index } = await view.snapshotAt(head);
+    if (index.get(path) === undefined)
+        return false;
+    const readable = index.readable(perimeter);
+    return !readable.files.has(path) && !readable.dirs.has(path);
+}
+
+;// CONCATENATED MODULE: ./src/gateway/tools/push-files.ts
+
+
+const pushFiles = defineTool({
+    name: 'push_files',
+    description: 'Write and delete files on the bound branch in one commit. Every path must be writable by this endpoint and within its limits; if anything is wrong the whole call is refused and nothing is written. If the branch moved and the same files changed meanwhile, the call fails with a conflict and the new head. Content carrying credentials is refused, binary content too (its readable text is scanned). Deleting needs read access to the path.',
+    readOnly: false,
+    destructive: true,
+    inputSchema: {
+        message: schemas_string().min(1).max(65_536).describe('commit message'),
+        files: array(schemas_object({
+            path: schemas_string().describe('repository-relative path'),
+            content: schemas_string().describe('the whole new content of the file'),
+            encoding: schemas_enum(['utf-8', 'base64']).optional().describe('how content is encoded; default utf-8'),
+        }))
+            .describe('files to create or replace'),
+        deletions: array(schemas_string()).optional().describe('paths of files to delete'),
+    },
+    outputSchema: {
+        commit: schemas_string()
+            .nullable()
+            .describe('the new commit, or null when nothing changed (a write to a file this endpoint cannot read always commits)'),
+        head: schemas_string().describe('the branch head after this call'),
+        files: array(schemas_string()),
+        deletions: array(schemas_string()),
+        unscanned: array(schemas_string())
+            .optional()
+            .describe('binary files whose compressed or encrypted content could not be scanned for credentials'),
+    },
+    pathArguments: { files: 'items', deletions: 'list' },
+    async handler(args, { perimeter, pusher, notes }) {
+        const result = await pusher.push(perimeter, args, notes);
+        return { structured: { ...result } };
+    },
+});
+
+;// CONCATENATED MODULE: ./src/gateway/tools/all-tools.ts
+
+
+
+
+
+
+/**
+ * Every tool the gateway knows, keyed by its name, in the order tools/list shows them. The type makes the
+ * table complete: a name in the policy's catalogue without a definition here does not compile.
+ */
+const TOOLS = {
+    get_tree: getTree,
+    get_file: getFile,
+    get_files: getFiles,
+    list_commits: listCommits,
+    get_commit: getCommit,
+    push_files: pushFiles,
+};
+const ALL_TOOLS = Object.values(TOOLS);
+/** The definition of a tool by name, or undefined for a name no tool has. */
+function toolNamed(name) {
+    return Object.hasOwn(TOOLS, name) ? TOOLS[name] : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/gateway/calls.ts
+
+
+
+/**
+ * Follows the tools/call requests of one HTTP request from arrival to answer, so that every call gets a
+ * ledger record, including the ones the SDK answers itself (unknown tool, invalid arguments).
+ */
+class CallTracker {
+    services;
+    calls = new Map();
+    idleWaiters = [];
+    constructor(services) {
+        this.services = services;
+    }
+    begin(message) {
+        if (!('method' in message) || message.method !== 'tools/call' || !('id' in message))
+            return;
+        const params = (message.params ?? {});
+        this.calls.set(message.id, {
+            tool: typeof params.name === 'string' ? params.name : String(params.name),
+            started: Date.now(),
+            meter: this.services.meter.start(),
+            notes: { paths: [] },
+            requested: requestedPaths(toolNamed(String(params.name)), params.arguments),
+        });
+    }
+    /** Resolves once every call seen so far has its answer (and its ledger record). */
+    idle() {
+        if (this.calls.size === 0)
+            return Promise.resolve();
+        return new Promise((resolve) => this.idleWaiters.push(resolve));
+    }
+    get(id) {
+        return this.calls.get(id);
+    }
+    /**
+     * Answers on their way out. A call no handler saw (unknown tool, invalid arguments: the SDK answered
+     * itself) is recorded here, its answer filtered like any other.
+     */
+    async finish(message) {
+        if ('method' in message || !('id' in message) || message.id === undefined)
+            return message;
+        const call = this.calls.get(message.id);
+        if (!call || call.outcome)
+            return message;
+        const scrubbed = await this.scrubUnhandled(message);
+        call.notes.paths = call.requested;
+        await this.complete(message.id, { decision: 'refused', reason: scrubbed.text });
+        return scrubbed.message;
+    }
+    /** Writes the call's ledger record. Handlers call this before answering, so a hang-up loses nothing. */
+    async complete(id, outcome) {
+        const call = this.calls.get(id);
+        if (!call || call.outcome)
+            return;
+        call.outcome = outcome;
+        const { notes } = call;
+        const record = {
+            event: 'call',
+            perimeter: this.services.perimeter,
+            tool: call.tool,
+            paths: notes.paths,
+            decision: outcome.decision,
+            upstream: call.meter.stop(),
+            duration_ms: Date.now() - call.started,
+            ...(notes.sha !== undefined ? { sha: notes.sha } : {}),
+            ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
+            ...(notes.refusedFor !== undefined ? { refused_for: notes.refusedFor } : {}),
+            ...(notes.commit !== undefined ? { commit: notes.commit } : {}),
+            ...(notes.message !== undefined ? { message: notes.message } : {}),
+            ...(notes.content !== undefined ? { content: notes.content } : {}),
+            ...(outcome.hidden ? { hidden_values: outcome.hidden, hidden_kinds: outcome.kinds ?? {} } : {}),
+        };
+        try {
+            await this.services.ledger.append(await this.scrubRecord(record));
+        }
+        catch (error) {
+            this.services.log(`ledger append failed: ${error.code ?? 'error'}`);
+        }
+        this.calls.delete(id);
+        if (this.calls.size === 0)
+            for (const resolve of this.idleWaiters.splice(0))
+                resolve();
+    }
+    /** Tool names, paths and reasons can carry what an agent typed, secrets included: they pass the filter too. */
+    async scrubRecord(record) {
+        const { tool, paths, reason, sha, content } = record;
+        try {
+            return {
+                ...record,
+                ...(await new Redactor(this.services.filter).walk({ tool, paths, reason, sha, content })),
+            };
+        }
+        catch {
+            return {
+                ...record,
+                tool: '[withheld]',
+                paths: paths.map(() => '[withheld]'),
+                content: content?.map((c) => ({ ...c, path: '[withheld]' })),
+                reason: 'withheld: the filter failed',
+                sha: undefined,
+            };
+        }
+    }
+    /** Answers the SDK produced without a handler echo the agent's own arguments; they pass the filter too. */
+    async scrubUnhandled(message) {
+        const redact = async (text) => {
+            try {
+                return (await this.services.filter.redact(text)).text;
+            }
+            catch {
+                return 'the answer could not be checked for secrets, so it is withheld';
+            }
+        };
+        if ('error' in message) {
+            const text = await redact(message.error.message);
+            return { message: { ...message, error: { code: message.error.code, message: text } }, text };
+        }
+        if ('result' in message) {
+            const content = Array.isArray(message.result.content)
+                ? message.result.content
+                : [];
+            const texts = await Promise.all(content.map((c) => c.type === 'text' && typeof c.text === 'string' ? redact(c.text) : Promise.resolve('')));
+            const text = texts.join('\n');
+            return { message: { ...message, result: { content: [{ type: 'text', text }], isError: true } }, text };
+        }
+        return { message, text: '' };
+    }
+}
+/** A transport that shows every incoming message to the tracker first and every answer on its way out. */
+class TrackingTransport {
+    inner;
+    tracker;
+    onclose;
+    onerror;
+    onmessage;
+    constructor(inner, tracker) {
+        this.inner = inner;
+        this.tracker = tracker;
+        inner.onclose = () => this.onclose?.();
+        inner.onerror = (error) => this.onerror?.(error);
+        inner.onmessage = (message, extra) => {
+            tracker.begin(message);
+            this.onmessage?.(message, extra);
+        };
+    }
+    get sessionId() {
+        return this.inner.sessionId;
+    }
+    setProtocolVersion = (version) => this.inner.setProtocolVersion?.(version);
+    start() {
+        return this.inner.start();
+    }
+    async send(message, options) {
+        return this.inner.send(await this.tracker.finish(message), options);
+    }
+    close() {
+        return this.inner.close();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/gateway/guard.ts
+
+/** SHA-256 of a secret: compared digest to digest, so neither content nor length leaks through timing. */
+function secretDigest(secret) {
+    return (0,external_node_crypto_.createHash)('sha256').update(secret, 'utf8').digest();
+}
+/** Whether an Authorization header carries the bearer secret with this digest. */
+function bearerMatches(header, expected) {
+    const match = /^Bearer +(\S+) *$/i.exec(header ?? '');
+    const given = secretDigest(match?.[1] ?? '');
+    return (0,external_node_crypto_.timingSafeEqual)(given, expected) && match !== null;
+}
+const LOOPBACK_HOST = /^(?:127\.0\.0\.1|localhost|\[::1\])(?::(\d{1,5}))?$/i;
+/**
+ * DNS rebinding protection: a browser page on another name resolving to 127.0.0.1 still sends its own
+ * name in Host, and its own origin in Origin.
+ */
+function loopbackRequest(host, origin) {
+    if (host === undefined || !LOOPBACK_HOST.test(host))
+        return false;
+    if (origin === undefined)
+        return true;
+    try {
+        const url = new URL(origin);
+        return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOST.test(url.host);
+    }
+    catch {
+        return false;
     }
 }
 
@@ -89131,13 +97923,21 @@ const EMPTY_COMPLETION_RESULT = {
     }
 };
 //# sourceMappingURL=mcp.js.map
+;// CONCATENATED MODULE: ./package.json
+const package_namespaceObject = {"rE":"0.1.0"};
+;// CONCATENATED MODULE: ./src/version.ts
+
+/** The package version, from package.json (the bundles carry it inline). */
+const src_version_VERSION = package_namespaceObject.rE;
+
 ;// CONCATENATED MODULE: ./src/gateway/mcp-server.ts
 
 
 
 
+
 const SERVER_NAME = 'perimeter';
-const SERVER_VERSION = '0.1.0';
+const SERVER_VERSION = src_version_VERSION;
 const redactedSchema = schemas_object({ count: schemas_number(), kinds: record(schemas_string(), schemas_number()) })
     .optional()
     .describe('secret-looking values the gateway hid from this answer');
@@ -89314,83 +98114,6 @@ function readableRuns(bytes) {
     return { text: runs.join('\n'), packed: format?.name ?? null };
 }
 
-;// CONCATENATED MODULE: ./src/gateway/file-answer.ts
-
-/** Files larger than this are described, not sent: an agent's context is no place for them. */
-const MAX_READ_BYTES = 1_048_576;
-const fileAnswerSchema = schemas_object({
-    path: schemas_string(),
-    type: schemas_enum(['file', 'symlink', 'submodule']),
-    sha: schemas_string(),
-    size: schemas_number().optional(),
-    executable: schemas_boolean().optional(),
-    encoding: literal('utf-8').optional(),
-    content: schemas_string().optional().describe('present for text files up to the size limit'),
-    target: schemas_string().optional().describe('a symlink target, never followed'),
-    note: schemas_string().optional().describe('why content is absent: binary or too large'),
-});
-/** Decodes strict UTF-8 without NUL bytes; null means binary. */
-function decodeText(data) {
-    if (data.includes(0))
-        return null;
-    try {
-        return new TextDecoder('utf-8', { fatal: true }).decode(data);
-    }
-    catch {
-        return null;
-    }
-}
-async function answerFile(view, entry) {
-    const base = { path: entry.path, sha: entry.sha };
-    if (entry.type === 'commit')
-        return { ...base, type: 'submodule', note: `submodule at commit ${entry.sha}` };
-    if (entry.size !== undefined && entry.size > MAX_READ_BYTES)
-        return tooLarge(entry, entry.size);
-    const data = await view.blob(entry.sha);
-    if (data.length > MAX_READ_BYTES)
-        return tooLarge(entry, data.length);
-    const text = decodeText(data);
-    if (entry.mode === '120000') {
-        return {
-            ...base,
-            type: 'symlink',
-            size: data.length,
-            ...(text === null ? { note: 'symlink with a binary target' } : { target: text }),
-        };
-    }
-    const file = { ...base, type: 'file', size: data.length, executable: entry.mode === '100755' };
-    if (text === null)
-        return { ...file, note: `binary file, ${data.length} bytes; content not shown` };
-    return { ...file, encoding: 'utf-8', content: text };
-}
-function tooLarge(entry, size) {
-    return {
-        path: entry.path,
-        sha: entry.sha,
-        type: 'file',
-        size,
-        executable: entry.mode === '100755',
-        note: `file too large to show: ${size} bytes, the limit is ${MAX_READ_BYTES}`,
-    };
-}
-
-;// CONCATENATED MODULE: ./src/github/tree-hash.ts
-
-/** git's object id of a tree with these entries by name (trees sort as if their name ended in "/"). */
-function treeSha(entries) {
-    const key = (name, entry) => Buffer.from(entry.type === 'tree' ? `${name}/` : name);
-    const sorted = [...entries].sort(([a, x], [b, y]) => Buffer.compare(key(a, x), key(b, y)));
-    const body = Buffer.concat(sorted.map(([name, entry]) => Buffer.concat([
-        Buffer.from(`${entry.type === 'tree' ? '40000' : entry.mode} ${name}\0`),
-        Buffer.from(entry.sha, 'hex'),
-    ])));
-    return (0,external_node_crypto_.createHash)('sha1').update(`tree ${body.length}\0`).update(body).digest('hex');
-}
-/** git's object id of a blob with these bytes. */
-function blobSha(bytes) {
-    return (0,external_node_crypto_.createHash)('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
-}
-
 ;// CONCATENATED MODULE: ./src/gateway/tree-index.ts
 
 /** A whole tree, every entry by its full path, and what one perimeter may see of it. */
@@ -89488,219 +98211,112 @@ function indexAfterPush(base, written, deletions, expected) {
     return new TreeIndex(expected, [...entries.values()]);
 }
 
-;// CONCATENATED MODULE: ./src/gateway/push.ts
-
-
-
-
-
-
-
-
-
-/** Attempts to land one push while the branch moves under unrelated commits. */
-const MAX_ATTEMPTS = 3;
+;// CONCATENATED MODULE: ./src/gateway/push-plan.ts
 /**
- * push_files: everything is checked before anything is written, one commit lands fast-forward only, and
- * a branch that moved meanwhile never loses a write silently. Pushes from this process run one at a time.
+ * push_files decided without I/O: which paths may be pushed and why not, what the commit's tree changes
+ * are, and what a moved branch means for the push. The landing (push-landing.ts) does the writes and the
+ * retries by these decisions; the pusher (push.ts) runs the two in order.
  */
-class Pusher {
-    view;
-    filter;
-    queue = Promise.resolve();
-    constructor(view, filter) {
-        this.view = view;
-        this.filter = filter;
-    }
-    push(perimeter, request, notes) {
-        const run = this.queue.then(() => this.pushNow(perimeter, request, notes));
-        this.queue = run.catch(() => undefined);
-        return run;
-    }
-    async pushNow(perimeter, request, notes) {
-        const deletions = request.deletions ?? [];
-        notes.paths.push(...request.files.map((f) => f.path), ...deletions);
-        notes.message = digest(new TextEncoder().encode(request.message));
-        const problems = [];
-        const files = this.prepare(perimeter, request, deletions, problems);
-        notes.content = files.map((f) => ({ path: f.path, ...digest(f.bytes) }));
-        const unscanned = [];
-        if (problems.length === 0) {
-            const credentials = await this.credentialProblems(perimeter, request.message, files, unscanned);
-            if (credentials.length > 0)
-                notes.refusedFor = ['credential'];
-            problems.push(...credentials);
+
+
+
+
+
+
+
+/** The files decoded and every path, permission and limit checked; each problem is one line. */
+function checkRequest(perimeter, request) {
+    const { limits } = perimeter.spec;
+    const deletions = request.deletions ?? [];
+    const problems = [];
+    const count = request.files.length + deletions.length;
+    if (count === 0)
+        problems.push('nothing to push: no files and no deletions');
+    if (count > limits.filesPerPush)
+        problems.push(`${count} paths, the limit is ${limits.filesPerPush} per push`);
+    const seen = new Set();
+    const checkPath = (path) => {
+        const valid = validatePath(path);
+        if (!valid.ok)
+            return void problems.push(`${JSON.stringify(path)}: invalid path: ${valid.reason}`);
+        if (seen.has(path))
+            problems.push(`${path}: named more than once`);
+        seen.add(path);
+        const decision = perimeter.canWrite(path);
+        if (!decision.allowed)
+            problems.push(`${path}: not writable (${decision.rule})`);
+    };
+    const files = [];
+    let total = 0;
+    for (const file of request.files) {
+        checkPath(file.path);
+        const bytes = file.encoding === 'base64' ? decodeBase64(file.content) : new TextEncoder().encode(file.content);
+        if (bytes === null) {
+            problems.push(`${file.path}: content is not valid base64`);
+            continue;
         }
-        if (problems.length > 0)
-            throw refusal(problems, notes);
-        let base = await this.view.snapshot();
-        problems.push(...shapeProblems(base, files, deletions));
-        if (problems.length > 0)
-            throw refusal(problems, notes);
-        const blobs = new Map();
-        for (const file of files)
-            if (file.text === null)
-                blobs.set(file.path, await this.view.upstream.createBlob(file.bytes));
-        const touched = [...files.map((f) => f.path), ...deletions];
-        for (let attempt = 1;; attempt++) {
-            const changes = files.map((f) => {
-                const mode = base.index.get(f.path)?.mode === '100755' ? '100755' : '100644';
-                return f.text === null
-                    ? { path: f.path, mode, sha: blobs.get(f.path) }
-                    : { path: f.path, mode, content: f.text };
-            });
-            for (const path of deletions)
-                changes.push({ path, sha: null });
-            const tree = await this.view.upstream.createTree(base.commit.tree, changes);
-            const result = {
-                head: base.head,
-                files: files.map((f) => f.path),
-                deletions,
-                ...(unscanned.length > 0 ? { unscanned } : {}),
-            };
-            // A write-only file answers alike whatever it held: an unchanged tree still makes a commit when
-            // a written file is unreadable, or `commit: null` would confirm a guess of its content.
-            if (tree === base.commit.tree && files.every((f) => perimeter.canRead(f.path).allowed)) {
-                notes.reason = 'no change: the files already have this content';
-                return { ...result, commit: null };
-            }
-            const commit = await this.view.upstream.createCommit(request.message, tree, [base.head]);
-            if (await this.land(commit)) {
-                notes.commit = commit;
-                this.rememberTree(base, files, blobs, changes, deletions, tree);
-                return { ...result, commit, head: commit };
-            }
-            const next = await this.view.snapshot();
-            const conflicts = touched.filter((p) => changedBetween(base, next, p));
-            conflicts.push(...shapeProblems(next, files, deletions));
-            if (conflicts.length > 0) {
-                notes.reason = `conflict with ${next.head}: ${conflicts.join(', ')}`;
-                throw new ToolError(`push conflict, nothing was written: the branch moved to ${next.head} and that change also touched: ${conflicts.join(', ')}. Read those files again and push again.`, 'failed');
-            }
-            if (attempt >= MAX_ATTEMPTS) {
-                throw new ToolError(`push failed, nothing was written: the branch kept moving (now at ${next.head}); try again`, 'failed');
-            }
-            base = next;
-        }
-    }
-    /** The pushed tree's index, built from the base's: the next read lists nothing again. */
-    rememberTree(base, files, blobs, changes, deletions, tree) {
-        const written = files.map((file, i) => ({
+        if (bytes.length > limits.bytesPerFile)
+            problems.push(`${file.path}: ${bytes.length} bytes, the limit is ${limits.bytesPerFile} per file`);
+        total += bytes.length;
+        files.push({
             path: file.path,
-            mode: changes[i].mode,
-            sha: blobs.get(file.path) ?? blobSha(file.bytes),
-            size: file.bytes.length,
-        }));
-        const index = indexAfterPush(base.index, written, deletions, tree);
-        if (index)
-            this.view.remember(index);
+            bytes,
+            text: file.encoding === 'base64' ? decodeText(bytes) : file.content,
+        });
     }
-    /** Moves the branch to `commit`: true when it landed, false when the branch had moved; throws otherwise. */
-    async land(commit) {
-        try {
-            await this.view.upstream.updateBranch(this.view.branch, commit);
-            return true;
-        }
-        catch (error) {
-            if (error instanceof UpstreamError && error.code === 'not_fast_forward')
-                return false;
-            // the update may have landed with its answer lost on the way back
-            if ((await this.view.upstream.tryGetBranchHead(this.view.branch).catch(() => null)) === commit)
-                return true;
-            throw error;
-        }
-    }
-    /** Decodes and checks every path and size; problems go to `problems`, one line each. */
-    prepare(perimeter, request, deletions, problems) {
-        const { limits } = perimeter.spec;
-        const count = request.files.length + deletions.length;
-        if (count === 0)
-            problems.push('nothing to push: no files and no deletions');
-        if (count > limits.filesPerPush)
-            problems.push(`${count} paths, the limit is ${limits.filesPerPush} per push`);
-        const seen = new Set();
-        const checkPath = (path) => {
-            const valid = validatePath(path);
-            if (!valid.ok)
-                return void problems.push(`${JSON.stringify(path)}: invalid path: ${valid.reason}`);
-            if (seen.has(path))
-                problems.push(`${path}: named more than once`);
-            seen.add(path);
-            const decision = perimeter.canWrite(path);
-            if (!decision.allowed)
-                problems.push(`${path}: not writable (${decision.rule})`);
-        };
+    if (total > limits.bytesPerPush)
+        problems.push(`${total} bytes in all, the limit is ${limits.bytesPerPush} per push`);
+    for (const path of deletions) {
+        checkPath(path);
         // Deleting answers by whether the file exists, so it needs read access: a write-only path must
         // answer alike whether or not something is there.
-        const checkDeletion = (path) => {
-            checkPath(path);
-            if (validatePath(path).ok && perimeter.canWrite(path).allowed && !perimeter.canRead(path).allowed)
-                problems.push(`${path}: cannot delete a path this endpoint cannot read`);
-        };
-        const prepared = [];
-        let total = 0;
-        for (const file of request.files) {
-            checkPath(file.path);
-            const bytes = file.encoding === 'base64' ? decodeBase64(file.content) : new TextEncoder().encode(file.content);
-            if (bytes === null) {
-                problems.push(`${file.path}: content is not valid base64`);
-                continue;
-            }
-            if (bytes.length > limits.bytesPerFile)
-                problems.push(`${file.path}: ${bytes.length} bytes, the limit is ${limits.bytesPerFile} per file`);
-            total += bytes.length;
-            prepared.push({
-                path: file.path,
-                bytes,
-                text: file.encoding === 'base64' ? decodeText(bytes) : file.content,
-            });
-        }
-        if (total > limits.bytesPerPush)
-            problems.push(`${total} bytes in all, the limit is ${limits.bytesPerPush} per push`);
-        for (const path of deletions)
-            checkDeletion(path);
-        return prepared;
+        if (validatePath(path).ok && perimeter.canWrite(path).allowed && !perimeter.canRead(path).allowed)
+            problems.push(`${path}: cannot delete a path this endpoint cannot read`);
     }
-    async credentialProblems(perimeter, message, files, unscanned) {
-        const allowed = perimeter.spec.allowSecretsIn.length > 0
-            ? picomatch_default()(perimeter.spec.allowSecretsIn, GLOB_OPTIONS)
-            : () => false;
-        const problems = [];
-        const inMessage = await this.filter.findCredentials(message);
-        if (inMessage.length > 0)
-            problems.push(`the commit message looks like it contains a credential (${[...new Set(inMessage)].join(', ')})`);
-        const inPaths = await this.filter.findCredentials(files.map((file) => file.path).join('\n'));
-        if (inPaths.length > 0)
-            problems.push(`a file path looks like it contains a credential (${[...new Set(inPaths)].join(', ')})`);
-        for (const file of files) {
-            if (allowed(file.path))
-                continue;
-            let text = file.text ?? decodeText(file.bytes);
-            if (text === null) {
-                // binary: its readable runs are scanned; what is compressed or encrypted cannot be
-                const runs = readableRuns(file.bytes);
-                text = runs.text;
-                if (runs.packed !== null)
-                    unscanned.push(`${file.path}: ${runs.packed}; only its uncompressed parts were scanned`);
-            }
-            const kinds = await this.filter.findCredentials(text);
-            if (kinds.length > 0)
-                problems.push(`${file.path}: looks like it contains a credential (${[...new Set(kinds)].join(', ')})`);
+    return { files, deletions, problems };
+}
+/**
+ * Credentials in the message, the paths and every file's content (binary: its readable runs), except files
+ * the perimeter's `allow-secrets-in` names. The filter only computes; it does no I/O.
+ */
+async function credentialProblems(perimeter, message, files, filter) {
+    const problems = [];
+    const unscanned = [];
+    const kindsOf = (kinds) => [...new Set(kinds)].join(', ');
+    const inMessage = await filter.findCredentials(message);
+    if (inMessage.length > 0)
+        problems.push(`the commit message looks like it contains a credential (${kindsOf(inMessage)})`);
+    const inPaths = await filter.findCredentials(files.map((file) => file.path).join('\n'));
+    if (inPaths.length > 0)
+        problems.push(`a file path looks like it contains a credential (${kindsOf(inPaths)})`);
+    for (const file of files) {
+        if (perimeter.allowsSecretsIn(file.path) !== null)
+            continue;
+        let text = file.text ?? decodeText(file.bytes);
+        if (text === null) {
+            // binary: its readable runs are scanned; what is compressed or encrypted cannot be
+            const runs = readableRuns(file.bytes);
+            text = runs.text;
+            if (runs.packed !== null)
+                unscanned.push(`${file.path}: ${runs.packed}; only its uncompressed parts were scanned`);
         }
-        return problems;
+        const kinds = await filter.findCredentials(text);
+        if (kinds.length > 0)
+            problems.push(`${file.path}: looks like it contains a credential (${kindsOf(kinds)})`);
     }
+    return { problems, unscanned };
 }
 /** Paths whose shape at `snapshot` makes the push impossible: missing deletions, directories, files as parents. */
-function shapeProblems(snapshot, files, deletions) {
+function shapeProblems(snapshot, plan) {
     const problems = [];
-    for (const path of deletions) {
+    for (const path of plan.deletions) {
         const entry = snapshot.index.get(path);
         if (!entry)
             problems.push(`${path}: cannot delete, no such file`);
         else if (entry.type === 'tree')
             problems.push(`${path}: cannot delete a directory; name its files`);
     }
-    for (const { path } of files) {
+    for (const { path } of plan.files) {
         if (snapshot.index.get(path)?.type === 'tree')
             problems.push(`${path}: is a directory`);
         for (let dir = parentOf(path); dir !== ''; dir = parentOf(dir)) {
@@ -89713,14 +98329,55 @@ function shapeProblems(snapshot, files, deletions) {
     }
     return problems;
 }
-function changedBetween(a, b, path) {
-    const x = a.index.get(path);
-    const y = b.index.get(path);
-    return x?.sha !== y?.sha || x?.mode !== y?.mode;
+/**
+ * The commit's tree changes on top of `base`: an executable file stays executable, text goes inline,
+ * binary content by the blob already written for it, deletions as `sha: null`.
+ */
+function treeChanges(base, plan, blobs) {
+    const changes = plan.files.map((f) => {
+        const mode = base.index.get(f.path)?.mode === '100755' ? '100755' : '100644';
+        return f.text === null
+            ? { path: f.path, mode, sha: blobs.get(f.path) }
+            : { path: f.path, mode, content: f.text };
+    });
+    for (const path of plan.deletions)
+        changes.push({ path, sha: null });
+    return changes;
 }
+/**
+ * Whether an unchanged tree answers "no change" without a commit. A write-only file answers alike whatever
+ * it held: when a written file is unreadable the commit is made anyway, or `commit: null` would confirm a
+ * guess of its content.
+ */
+function isNoChange(perimeter, base, tree, plan) {
+    return tree === base.commit.tree && plan.files.every((f) => perimeter.canRead(f.path).allowed);
+}
+/** Why a push cannot be retried on `next` after the branch moved from `base`: the paths both changed. */
+function conflicts(base, next, plan) {
+    const touched = [...plan.files.map((f) => f.path), ...plan.deletions];
+    const changed = touched.filter((path) => {
+        const x = base.index.get(path);
+        const y = next.index.get(path);
+        return x?.sha !== y?.sha || x?.mode !== y?.mode;
+    });
+    return [...changed, ...shapeProblems(next, plan)];
+}
+/** The written files as the new tree holds them, for the index after the push. */
+function writtenFiles(plan, changes, blobs) {
+    return plan.files.map((file, i) => ({
+        path: file.path,
+        mode: changes[i].mode,
+        sha: blobs.get(file.path) ?? blobSha(file.bytes),
+        size: file.bytes.length,
+    }));
+}
+/** The answer to a refused push; the ledger gets every problem as its reason. */
 function refusal(problems, notes) {
     notes.reason = problems.join('; ');
     return new ToolError(`push refused, nothing was written:\n${problems.map((p) => `- ${p}`).join('\n')}`, 'refused');
+}
+function digest(data) {
+    return { length: data.length, sha256: (0,external_node_crypto_.createHash)('sha256').update(data).digest('hex') };
 }
 function decodeBase64(text) {
     const compact = text.replace(/\s+/g, '');
@@ -89728,8 +98385,118 @@ function decodeBase64(text) {
         return null;
     return Buffer.from(compact, 'base64');
 }
-function digest(data) {
-    return { length: data.length, sha256: (0,external_node_crypto_.createHash)('sha256').update(data).digest('hex') };
+
+;// CONCATENATED MODULE: ./src/gateway/push-landing.ts
+
+
+
+
+/** Attempts to land one push while the branch moves under unrelated commits. */
+const MAX_ATTEMPTS = 3;
+/**
+ * The Git Data API landing: blobs for binary files, one tree with inline text, one commit, then a
+ * fast-forward-only ref update; a branch that moved meanwhile never loses a write silently.
+ */
+class GitDataLanding {
+    view;
+    constructor(view) {
+        this.view = view;
+    }
+    async land(perimeter, plan, notes) {
+        const { upstream } = this.view;
+        let base = await this.view.snapshot();
+        const shape = shapeProblems(base, plan);
+        if (shape.length > 0)
+            throw refusal(shape, notes);
+        const blobs = new Map();
+        for (const file of plan.files)
+            if (file.text === null)
+                blobs.set(file.path, await upstream.createBlob(file.bytes));
+        for (let attempt = 1;; attempt++) {
+            const changes = treeChanges(base, plan, blobs);
+            const tree = await upstream.createTree(base.commit.tree, changes);
+            const result = {
+                head: base.head,
+                files: plan.files.map((f) => f.path),
+                deletions: plan.deletions,
+                ...(plan.unscanned.length > 0 ? { unscanned: plan.unscanned } : {}),
+            };
+            if (isNoChange(perimeter, base, tree, plan)) {
+                notes.reason = 'no change: the files already have this content';
+                return { ...result, commit: null };
+            }
+            const commit = await upstream.createCommit(plan.message, tree, [base.head]);
+            if (await this.moveBranch(commit)) {
+                notes.commit = commit;
+                const index = indexAfterPush(base.index, writtenFiles(plan, changes, blobs), plan.deletions, tree);
+                if (index)
+                    this.view.remember(index);
+                return { ...result, commit, head: commit };
+            }
+            const next = await this.view.snapshot();
+            const blocking = conflicts(base, next, plan);
+            if (blocking.length > 0) {
+                notes.reason = `conflict with ${next.head}: ${blocking.join(', ')}`;
+                throw new ToolError(`push conflict, nothing was written: the branch moved to ${next.head} and that change also touched: ${blocking.join(', ')}. Read those files again and push again.`, 'failed');
+            }
+            if (attempt >= MAX_ATTEMPTS) {
+                throw new ToolError(`push failed, nothing was written: the branch kept moving (now at ${next.head}); try again`, 'failed');
+            }
+            base = next;
+        }
+    }
+    /** Moves the branch to `commit`: true when it landed, false when the branch had moved; throws otherwise. */
+    async moveBranch(commit) {
+        const { upstream, branch } = this.view;
+        try {
+            await upstream.updateBranch(branch, commit);
+            return true;
+        }
+        catch (error) {
+            if (error instanceof UpstreamError && error.code === 'not_fast_forward')
+                return false;
+            // the update may have landed with its answer lost on the way back
+            if ((await upstream.tryGetBranchHead(branch).catch(() => null)) === commit)
+                return true;
+            throw error;
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/gateway/push.ts
+
+
+/**
+ * push_files: everything is checked (push-plan.ts) before anything is written, then the landing makes one
+ * commit on the bound branch. Pushes from this process run one at a time.
+ */
+class Pusher {
+    filter;
+    queue = Promise.resolve();
+    landing;
+    constructor(view, filter, landing) {
+        this.filter = filter;
+        this.landing = landing ?? new GitDataLanding(view);
+    }
+    push(perimeter, request, notes) {
+        const run = this.queue.then(() => this.pushNow(perimeter, request, notes));
+        this.queue = run.catch(() => undefined);
+        return run;
+    }
+    async pushNow(perimeter, request, notes) {
+        const { files, deletions, problems } = checkRequest(perimeter, request);
+        notes.paths.push(...request.files.map((f) => f.path), ...deletions);
+        notes.message = digest(new TextEncoder().encode(request.message));
+        notes.content = files.map((f) => ({ path: f.path, ...digest(f.bytes) }));
+        if (problems.length > 0)
+            throw refusal(problems, notes);
+        const scan = await credentialProblems(perimeter, request.message, files, this.filter);
+        if (scan.problems.length > 0) {
+            notes.refusedFor = ['credential'];
+            throw refusal(scan.problems, notes);
+        }
+        return this.landing.land(perimeter, { message: request.message, files, deletions, unscanned: scan.unscanned }, notes);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/github/whole-tree.ts
@@ -90103,396 +98870,6 @@ class TrustedInstructions {
     }
 }
 
-;// CONCATENATED MODULE: ./src/gateway/tools/commit-schema.ts
-
-const signature = schemas_object({ name: schemas_string(), email: schemas_string(), date: schemas_string() });
-/** A commit as agents see it. Parents are left out: a parent may be a commit this endpoint hides. */
-const commitSummarySchema = schemas_object({
-    sha: schemas_string(),
-    message: schemas_string(),
-    author: signature,
-    committer: signature,
-});
-function summarize(commit) {
-    return { sha: commit.sha, message: commit.message, author: commit.author, committer: commit.committer };
-}
-
-;// CONCATENATED MODULE: ./src/gateway/tools/get-commit.ts
-
-
-
-const get_commit_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-const getCommit = defineTool({
-    name: 'get_commit',
-    description: 'One commit of the bound branch: message, author, and the files it changed that this endpoint may read. omitted_count tells how many other changed files are not shown.',
-    readOnly: true,
-    destructive: false,
-    inputSchema: { sha: schemas_string().describe('full commit SHA (40 hex characters)') },
-    outputSchema: {
-        ...commitSummarySchema.shape,
-        files: array(schemas_object({
-            path: schemas_string(),
-            status: schemas_enum(['added', 'modified', 'deleted']),
-            sha: schemas_string().optional(),
-            previous_sha: schemas_string().optional(),
-        })),
-        omitted_count: schemas_number(),
-    },
-    async handler({ sha: raw }, { perimeter, view, history, notes }) {
-        notes.sha = raw;
-        const sha = raw.toLowerCase();
-        if (!get_commit_SHA.test(sha))
-            throw new ToolError(`invalid commit SHA ${JSON.stringify(raw)}: expected 40 hexadecimal characters`, 'refused');
-        const absent = new ToolError(`commit ${sha} not found`, 'absent');
-        const head = await view.upstream.getBranchHead(view.branch);
-        if (!(await history.reachable(sha, head))) {
-            notes.refused = true;
-            notes.reason = 'not reachable from the bound branch';
-            throw absent;
-        }
-        const commit = await view.commit(sha);
-        const changes = await history.commitChanges(commit);
-        const files = changes.filter((c) => perimeter.canRead(c.path).allowed);
-        if (files.length === 0) {
-            notes.refused = true;
-            notes.reason = 'changes no readable path';
-            throw absent;
-        }
-        notes.paths.push(...files.map((f) => f.path));
-        return {
-            structured: {
-                ...summarize(commit),
-                files: files.map((f) => ({
-                    path: f.path,
-                    status: f.status,
-                    ...(f.sha ? { sha: f.sha } : {}),
-                    ...(f.previousSha ? { previous_sha: f.previousSha } : {}),
-                })),
-                omitted_count: changes.length - files.length,
-            },
-        };
-    },
-});
-
-;// CONCATENATED MODULE: ./src/gateway/tools/paths.ts
-
-
-/** A valid repository path, or a refusal quoting what was wrong with it. */
-function requirePath(input, hint = '') {
-    const check = validatePath(input);
-    if (!check.ok)
-        throw new ToolError(`invalid path ${JSON.stringify(input)}: ${check.reason}${hint}`, 'refused');
-    return check.path;
-}
-/**
- * The one answer for a path that is hidden or missing: the same text in both cases, so the gateway is no
- * oracle for what it hides.
- */
-function absent(path) {
-    return new ToolError(`${JSON.stringify(path)} not found`, 'absent');
-}
-
-;// CONCATENATED MODULE: ./src/gateway/tools/get-file.ts
-
-
-
-
-const getFile = defineTool({
-    name: 'get_file',
-    description: 'Read one file at the head of the bound branch. Text files come back as UTF-8 content; binary and very large files are described (size, note) instead.',
-    readOnly: true,
-    destructive: false,
-    inputSchema: { path: schemas_string().describe('repository-relative path, e.g. "src/index.ts"') },
-    outputSchema: fileAnswerSchema.shape,
-    async handler({ path: raw }, { perimeter, view, instructions, notes }) {
-        notes.paths.push(raw);
-        const path = requirePath(raw);
-        if (instructions?.applies(perimeter, path)) {
-            const trusted = perimeter.canRead(path).allowed ? await instructions.read(path) : null;
-            if (trusted === null) {
-                notes.reason = `agent instruction file, not at the trusted ref ${instructions.ref} or not readable`;
-                throw absent(path);
-            }
-            return { structured: trusted, text: trusted.content };
-        }
-        const { index } = await view.snapshot();
-        const entry = index.get(path);
-        const readable = index.readable(perimeter);
-        if (entry?.type === 'tree' && readable.dirs.has(path)) {
-            throw new ToolError(`${JSON.stringify(path)} is a directory; use get_tree`, 'refused');
-        }
-        if (!entry || entry.type === 'tree' || !readable.files.has(path)) {
-            notes.refused = entry !== undefined;
-            notes.reason =
-                entry && entry.type !== 'tree'
-                    ? `hidden: ${perimeter.canRead(path).rule}`
-                    : entry
-                        ? 'hidden directory'
-                        : 'no such file';
-            throw absent(path);
-        }
-        const file = await answerFile(view, entry);
-        return { structured: file, ...(file.content !== undefined ? { text: file.content } : {}) };
-    },
-});
-
-;// CONCATENATED MODULE: ./src/gateway/tools/get-files.ts
-
-
-
-
-const MAX_PATHS = 100;
-/** Total content one answer carries; files past it are described, to be read one by one. */
-const MAX_ANSWER_BYTES = 4 * 1_048_576;
-const getFiles = defineTool({
-    name: 'get_files',
-    description: `Read up to ${MAX_PATHS} files at the head of the bound branch in one call. Each path answers with its content or with an error ("not found", "invalid path").`,
-    readOnly: true,
-    destructive: false,
-    inputSchema: {
-        paths: array(schemas_string()).min(1).max(MAX_PATHS).describe('repository-relative paths'),
-    },
-    outputSchema: {
-        files: array(union([fileAnswerSchema, schemas_object({ path: schemas_string(), error: schemas_string() })])),
-    },
-    async handler({ paths }, { perimeter, view, instructions, notes }) {
-        notes.paths.push(...paths);
-        const { index } = await view.snapshot();
-        const readable = index.readable(perimeter);
-        const hidden = [];
-        let budget = MAX_ANSWER_BYTES;
-        const files = [];
-        for (const path of paths) {
-            const check = validatePath(path);
-            const entry = check.ok ? index.get(path) : undefined;
-            if (!check.ok) {
-                files.push({ path, error: `invalid path: ${check.reason}` });
-                continue;
-            }
-            let file;
-            if (instructions?.applies(perimeter, path)) {
-                const trusted = perimeter.canRead(path).allowed ? await instructions.read(path) : null;
-                if (trusted === null) {
-                    files.push({ path, error: 'not found' });
-                    continue;
-                }
-                file = trusted;
-            }
-            else {
-                if (entry?.type === 'tree' && readable.dirs.has(path)) {
-                    files.push({ path, error: 'is a directory; use get_tree' });
-                    continue;
-                }
-                if (!entry || entry.type === 'tree' || !readable.files.has(path)) {
-                    if (entry && entry.type !== 'tree')
-                        hidden.push(path);
-                    files.push({ path, error: 'not found' });
-                    continue;
-                }
-                file = await answerFile(view, entry);
-            }
-            if (file.content !== undefined && file.content.length > budget) {
-                const { content: _omitted, encoding: _none, ...rest } = file;
-                files.push({
-                    ...rest,
-                    note: 'not shown: this answer reached its size limit; read this file on its own',
-                });
-                continue;
-            }
-            budget -= file.content?.length ?? 0;
-            files.push(file);
-        }
-        if (hidden.length > 0)
-            notes.reason = `hidden: ${hidden.join(', ')}`;
-        return { structured: { files } };
-    },
-});
-
-;// CONCATENATED MODULE: ./src/gateway/tools/get-tree.ts
-
-
-
-const MAX_ENTRIES = 10_000;
-const ROOT_HINT = ' (leave path out to list the repository root)';
-const entrySchema = schemas_object({
-    path: schemas_string(),
-    type: schemas_enum(['file', 'dir', 'symlink', 'submodule']),
-    size: schemas_number().optional(),
-    sha: schemas_string().optional(),
-});
-const getTree = defineTool({
-    name: 'get_tree',
-    description: 'List files and directories at the head of the bound branch, under an optional directory. Only what this endpoint may read is listed; a directory appears only if it holds something readable.',
-    readOnly: true,
-    destructive: false,
-    inputSchema: {
-        path: schemas_string().optional().describe('directory to list; the repository root when omitted'),
-        recursive: schemas_boolean().optional().describe('list everything below, not only direct entries'),
-    },
-    outputSchema: {
-        path: schemas_string(),
-        entries: array(entrySchema),
-        truncated: schemas_boolean().describe(`true when more than ${MAX_ENTRIES} entries were found`),
-    },
-    async handler({ path: raw, recursive }, { perimeter, view, notes }) {
-        if (raw !== undefined)
-            notes.paths.push(raw);
-        const dir = raw === undefined || raw === '' ? '' : requirePath(raw, ROOT_HINT);
-        const { index } = await view.snapshot();
-        const readable = index.readable(perimeter);
-        if (dir !== '' && !readable.dirs.has(dir)) {
-            if (readable.files.has(dir))
-                throw new ToolError(`${JSON.stringify(dir)} is a file; use get_file`, 'refused');
-            notes.refused = index.get(dir) !== undefined;
-            notes.reason = notes.refused ? 'hidden: nothing readable there' : 'no such directory';
-            throw absent(dir);
-        }
-        const entries = [];
-        const truncated = get_tree_list(index, readable, dir, recursive === true, entries);
-        return { structured: { path: dir, entries, truncated } };
-    },
-});
-/** Fills `out` in tree order; true when it stopped at the limit. */
-function get_tree_list(index, readable, dir, recursive, out) {
-    for (const entry of [...index.children(dir)].sort(byPath)) {
-        if (out.length >= MAX_ENTRIES)
-            return true;
-        if (entry.type === 'tree') {
-            if (!readable.dirs.has(entry.path))
-                continue;
-            out.push({ path: entry.path, type: 'dir' });
-            if (recursive && get_tree_list(index, readable, entry.path, true, out))
-                return true;
-        }
-        else if (readable.files.has(entry.path)) {
-            out.push(get_tree_describe(entry));
-        }
-    }
-    return false;
-}
-function get_tree_describe(entry) {
-    const type = entry.type === 'commit' ? 'submodule' : entry.mode === '120000' ? 'symlink' : 'file';
-    return {
-        path: entry.path,
-        type,
-        sha: entry.sha,
-        ...(entry.size !== undefined ? { size: entry.size } : {}),
-    };
-}
-function byPath(a, b) {
-    return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
-}
-
-;// CONCATENATED MODULE: ./src/gateway/tools/list-commits.ts
-
-
-
-
-
-const listCommits = defineTool({
-    name: 'list_commits',
-    description: 'Commits on the bound branch that change files this endpoint may read, newest first, optionally only those changing a file or directory.',
-    readOnly: true,
-    destructive: false,
-    inputSchema: {
-        path: schemas_string().optional().describe('only commits changing this file or something below this directory'),
-        per_page: schemas_number().int().min(1).max(100).optional().describe('commits per page, default 30'),
-        page: schemas_number().int().min(1).max(100).optional().describe('page number, default 1'),
-    },
-    outputSchema: {
-        commits: array(commitSummarySchema),
-        page: schemas_number(),
-        per_page: schemas_number(),
-        has_more: schemas_boolean(),
-        incomplete: schemas_boolean().describe(`true when the search stopped after examining ${MAX_SCAN} commits`),
-    },
-    async handler({ path: raw, per_page: perPage = 30, page = 1 }, { perimeter, view, history, notes }) {
-        if (raw !== undefined)
-            notes.paths.push(raw);
-        const within = raw === undefined || raw === ''
-            ? undefined
-            : requirePath(raw, ' (leave path out for the whole branch)');
-        const head = await view.upstream.getBranchHead(view.branch);
-        const found = within !== undefined && (await hiddenAtHead(view, perimeter, head, within))
-            ? await history.asIfNoHistory(head, within)
-            : await history.list(perimeter, head, within, perPage, page);
-        return {
-            structured: {
-                commits: found.commits.map(summarize),
-                page,
-                per_page: perPage,
-                has_more: found.hasMore,
-                incomplete: found.incomplete,
-            },
-        };
-    },
-});
-/**
- * A path that exists at the head with nothing readable at or below it. Its history is not looked into:
- * examining it costs a request per commit where a missing path costs none, and that difference alone
- * would tell a hidden directory from a missing one. (Readable files that were there once and are gone
- * are then not listed for it; list_commits without a path still lists their commits.)
- */
-async function hiddenAtHead(view, perimeter, head, path) {
-    const { index } = await view.snapshotAt(head);
-    if (index.get(path) === undefined)
-        return false;
-    const readable = index.readable(perimeter);
-    return !readable.files.has(path) && !readable.dirs.has(path);
-}
-
-;// CONCATENATED MODULE: ./src/gateway/tools/push-files.ts
-
-
-const pushFiles = defineTool({
-    name: 'push_files',
-    description: 'Write and delete files on the bound branch in one commit. Every path must be writable by this endpoint and within its limits; if anything is wrong the whole call is refused and nothing is written. If the branch moved and the same files changed meanwhile, the call fails with a conflict and the new head. Content carrying credentials is refused, binary content too (its readable text is scanned). Deleting needs read access to the path.',
-    readOnly: false,
-    destructive: true,
-    inputSchema: {
-        message: schemas_string().min(1).max(65_536).describe('commit message'),
-        files: array(schemas_object({
-            path: schemas_string().describe('repository-relative path'),
-            content: schemas_string().describe('the whole new content of the file'),
-            encoding: schemas_enum(['utf-8', 'base64']).optional().describe('how content is encoded; default utf-8'),
-        }))
-            .describe('files to create or replace'),
-        deletions: array(schemas_string()).optional().describe('paths of files to delete'),
-    },
-    outputSchema: {
-        commit: schemas_string()
-            .nullable()
-            .describe('the new commit, or null when nothing changed (a write to a file this endpoint cannot read always commits)'),
-        head: schemas_string().describe('the branch head after this call'),
-        files: array(schemas_string()),
-        deletions: array(schemas_string()),
-        unscanned: array(schemas_string())
-            .optional()
-            .describe('binary files whose compressed or encrypted content could not be scanned for credentials'),
-    },
-    async handler(args, { perimeter, pusher, notes }) {
-        const result = await pusher.push(perimeter, args, notes);
-        return { structured: { ...result } };
-    },
-});
-
-;// CONCATENATED MODULE: ./src/gateway/tools/all-tools.ts
-
-
-
-
-
-
-/** Every tool the gateway knows, in the order tools/list shows them. */
-const ALL_TOOLS = [
-    getTree,
-    getFile,
-    getFiles,
-    listCommits,
-    getCommit,
-    pushFiles,
-];
-
 ;// CONCATENATED MODULE: ./src/gateway/tools/select.ts
 
 /**
@@ -90509,6 +98886,7 @@ function selectTools(perimeter, table = ALL_TOOLS) {
 }
 
 ;// CONCATENATED MODULE: ./src/gateway/gateway.ts
+
 
 
 
@@ -90622,8282 +99000,157 @@ function checkOptions(options) {
         if (secret === undefined || secret.length < MIN_SECRET_LENGTH) {
             throw new Error(`perimeter "${perimeter.name}" needs a bearer secret of at least ${MIN_SECRET_LENGTH} characters`);
         }
-        if (!perimeter.allowsBranch(options.branch)) {
-            throw new Error(`perimeter "${perimeter.name}" may not be bound to branch "${options.branch}" (its branches: ${perimeter.spec.branches?.join(', ')})`);
-        }
     }
+    checkBranch(options.perimeters, options.branch);
+}
+
+;// CONCATENATED MODULE: ./src/gateway/assemble.ts
+
+
+
+
+
+
+/**
+ * Everything a gateway is built from, the one shape for the action's gateway process (which reads it on
+ * stdin), `perimeter serve`, the benchmarks and the load suite.
+ */
+const gatewayConfigSchema = strictObject({
+    token: schemas_string().min(1),
+    apiUrl: schemas_string().url(),
+    owner: schemas_string().min(1),
+    repo: schemas_string().min(1),
+    branch: schemas_string().min(1),
+    configText: schemas_string(),
+    /** the config's path in the repository: the protected set protects it */
+    configFile: schemas_string().min(1),
+    /** the trusted ref configText was read from: agent instruction files are served from it */
+    configRef: schemas_string().min(1).optional(),
+    /** the perimeters to expose, by the rule of src/policy/exposure.ts; absent: every one the config defines */
+    perimeters: array(schemas_string()).min(1).optional(),
+    /** perimeter name -> bearer secret; a perimeter without one gets a random secret */
+    secrets: record(schemas_string(), schemas_string()).default({}),
+    port: schemas_number().int().min(0).max(65_535).default(0),
+    writesPerMinute: schemas_number().int().min(1).optional(),
+    ledgerPath: schemas_string().min(1),
+    ledgerKey: schemas_string().min(1),
+});
+/** Thrown for a configuration that does not fit the schema; says which fields and why. */
+class GatewayConfigError extends Error {
+    name = 'GatewayConfigError';
+}
+/** The one way to build a gateway: validate the configuration, choose the perimeters, connect, serve. */
+async function assembleGateway(input, hooks = {}) {
+    const config = checkConfig(gatewayConfigSchema, input, 'invalid gateway configuration');
+    const perimeters = selectPerimeters(parseConfig(config.configText, config.configFile), config.perimeters ?? null, config.branch);
+    const upstream = hooks.upstream ??
+        createOctokitUpstream({
+            token: config.token,
+            owner: config.owner,
+            repo: config.repo,
+            baseUrl: config.apiUrl,
+            writesPerMinute: config.writesPerMinute,
+        });
+    if (upstream.owner !== config.owner || upstream.repo !== config.repo)
+        throw new GatewayConfigError(`the upstream is for ${upstream.owner}/${upstream.repo}, the configuration for ${config.owner}/${config.repo}`);
+    const secrets = Object.fromEntries(perimeters.map((p) => [p.name, config.secrets[p.name] ?? (0,external_node_crypto_.randomBytes)(32).toString('base64url')]));
+    const gateway = await startGateway({
+        upstream,
+        branch: config.branch,
+        perimeters,
+        secrets,
+        port: config.port,
+        ledger: { path: config.ledgerPath, key: config.ledgerKey },
+        filter: hooks.filter ??
+            createSecretFilter({ extraSecrets: [config.token, config.ledgerKey, ...Object.values(secrets)] }),
+        ...(hooks.log ? { log: hooks.log } : {}),
+        ...(config.configRef !== undefined ? { instructionsRef: config.configRef } : {}),
+    });
+    return { gateway, upstream, perimeters, secrets };
+}
+/** `value` as `schema` says, or a GatewayConfigError naming every field at fault. */
+function checkConfig(schema, value, what) {
+    const checked = schema.safeParse(value);
+    if (checked.success)
+        return checked.data;
+    const fields = checked.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new GatewayConfigError(`${what}: ${fields.join('; ')}`);
 }
 
 ;// CONCATENATED MODULE: ./src/gateway/client-config.ts
-/** Claude Code's `--mcp-config` JSON (Copilot's agent reads the same shape): one HTTP server per endpoint. */
-function claudeMcpConfig(endpoints) {
-    const mcpServers = Object.fromEntries(Object.entries(endpoints).map(([name, { url, secret }]) => [
+
+
+/**
+ * Every MCP client configuration the gateway's endpoints are handed out in, for the action and for
+ * `perimeter serve` alike: Claude Code's JSON (which the Copilot CLI reads too) and Codex's TOML.
+ */
+/** Prefix of the variables carrying endpoint secrets and URLs: `PERIMETER_TOKEN_IMPLEMENTER`. */
+const ENV_PREFIX = 'PERIMETER';
+/** `PERIMETER_TOKEN_TEST_AUTHOR` for `test-author`. */
+function variableName(kind, perimeter) {
+    return `${ENV_PREFIX}_${kind}_${perimeter.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+}
+/** Throws when two perimeter names map to the same variable (`a-b` and `a_b`). */
+function tokenVariables(names) {
+    const byVariable = new Map();
+    const out = {};
+    for (const name of names) {
+        const variable = variableName('TOKEN', name);
+        const other = byVariable.get(variable);
+        if (other !== undefined) {
+            throw new Error(`perimeters ${JSON.stringify(other)} and ${JSON.stringify(name)} both map to ${variable}; rename one`);
+        }
+        byVariable.set(variable, name);
+        out[name] = variable;
+    }
+    return out;
+}
+/** Claude Code's `--mcp-config` JSON (the Copilot CLI reads the same shape): one HTTP server per endpoint. */
+function mcpConfigJson(endpoints) {
+    const mcpServers = Object.fromEntries(endpoints.map(({ name, url, secret }) => [
         name,
         { type: 'http', url, headers: { Authorization: `Bearer ${secret}` } },
     ]));
     return `${JSON.stringify({ mcpServers }, null, 2)}\n`;
 }
-
-;// CONCATENATED MODULE: ./src/gateway/index.ts
-
-
-
-;// CONCATENATED MODULE: ./src/safety/finding.ts
-/** Ranks: provider formats name a span before generic rules do. */
-const RANK = { setting: 1, extraSecret: 2, urlPassword: 3, format: 4 };
-
-;// CONCATENATED MODULE: ./src/safety/secret-forms.ts
-
 /**
- * The run's own secrets (the token, the endpoint secrets, the ledger key) in every form they can be written
- * in, found in text and scrubbed from it. The one rule set for everything Perimeter says: the gateway's
- * answers and ledger, its log, GitHub's error messages, main's and post's messages and the log tail post
- * quotes in the job summary.
+ * Codex config.toml tables; the secret stays in the environment variable it names.
+ * `default_tools_approval_mode = "approve"`: `codex exec` never grants an approval, and Codex asks one for
+ * tools it takes as destructive (push_files), so without it every push is refused before it reaches the
+ * gateway. The gateway enforces the perimeter itself. `required = true`: a server that cannot start (its
+ * variable missing from Codex's environment, say) stops Codex with an error instead of hiding the tools.
  */
-/**
- * Shorter values would hide ordinary words. Every secret of a run is longer: endpoint secrets have at least
- * 32 characters, the ledger key 43, and the token input is refused below this length (src/action/inputs.ts).
- */
-const MIN_SCRUBBED_LENGTH = 8;
-/**
- * The part of base64(secret) that does not depend on the bytes around it, for each of the three
- * alignments the secret can have inside a longer encoded text (`x-access-token:<token>` in a Basic
- * header, say): characters fully made of the secret's own bits.
- */
-function base64Cores(secret) {
-    const cores = [];
-    for (let offset = 0; offset < 3; offset++) {
-        const encoded = Buffer.concat([Buffer.alloc(offset), secret]).toString('base64');
-        const first = Math.ceil((offset * 8) / 6);
-        const last = Math.floor(((offset + secret.length) * 8) / 6);
-        cores.push(encoded.slice(first, last));
-    }
-    return cores;
-}
-/**
- * Every written form of each secret, longest first: raw, URL-encoded (upper- and lower-case escapes), hex,
- * base64 and base64url at any alignment.
- */
-function secretForms(secrets) {
-    const forms = new Set();
-    for (const secret of secrets) {
-        if (secret.length < MIN_SCRUBBED_LENGTH)
-            continue;
-        forms.add(secret);
-        forms.add(encodeURIComponent(secret));
-        forms.add(encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
-        const bytes = Buffer.from(secret, 'utf8');
-        forms.add(bytes.toString('hex'));
-        forms.add(bytes.toString('base64'));
-        for (const core of base64Cores(bytes)) {
-            if (core.length < MIN_SCRUBBED_LENGTH)
-                continue;
-            forms.add(core);
-            forms.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
-        }
-    }
-    return [...forms].sort((a, b) => b.length - a.length);
-}
-function escapeRegExp(text) {
-    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-/** A matcher for the forms; null when there is nothing to look for. */
-function secretMatcher(secrets) {
-    const forms = secretForms(secrets);
-    return forms.length === 0 ? null : new RegExp(forms.map(escapeRegExp).join('|'), 'g');
-}
-const ENCODED_CHAR = /[A-Za-z0-9+/=_-]/;
-/**
- * Each match widens to the whole run of base64 characters around it: the few characters where an
- * encoded secret mixes with its neighbours' bits would otherwise show part of it.
- */
-function secretFindings(text, matcher) {
-    if (matcher === null)
-        return [];
-    const found = [];
-    for (const m of text.matchAll(matcher)) {
-        let start = m.index ?? 0;
-        let end = start + m[0].length;
-        const floor = found.at(-1)?.end ?? 0;
-        if (start < floor)
-            continue;
-        while (start > floor && ENCODED_CHAR.test(text[start - 1] ?? ''))
-            start--;
-        while (end < text.length && ENCODED_CHAR.test(text[end] ?? ''))
-            end++;
-        found.push({ start, end, kind: 'secret', credential: true, rank: RANK.extraSecret });
-    }
-    return found;
-}
-/** Replaces every form of every secret (widened as secretFindings widens it) with `***`. */
-function makeScrubber(secrets) {
-    const matcher = secretMatcher(secrets);
-    return (text) => {
-        let out = '';
-        let at = 0;
-        for (const { start, end } of secretFindings(text, matcher)) {
-            out += `${text.slice(at, start)}***`;
-            at = end;
-        }
-        return out + text.slice(at);
-    };
-}
-
-;// CONCATENATED MODULE: ./src/github/errors.ts
-
-const MAX_UPSTREAM_MESSAGE = 200;
-/** GitHub's own short error message, vetted: one line, no control characters, bounded, scrubbed. */
-function upstreamMessage(error, scrub) {
-    const data = error.response?.data;
-    const raw = data && typeof data === 'object' && typeof data.message === 'string'
-        ? data.message
-        : '';
-    // eslint-disable-next-line no-control-regex
-    const clean = scrub(raw.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim());
-    return clean.length > MAX_UPSTREAM_MESSAGE ? `${clean.slice(0, MAX_UPSTREAM_MESSAGE)}…` : clean;
-}
-function isRateLimited(error) {
-    if (error.status === 429)
-        return true;
-    if (error.status !== 403)
-        return false;
-    const headers = error.response?.headers ?? {};
-    if (headers['x-ratelimit-remaining'] === '0' || headers['retry-after'] !== undefined)
-        return true;
-    return /rate limit/i.test(upstreamMessage(error, (text) => text));
-}
-function codeFor(status, error) {
-    if (status === undefined || status >= 500)
-        return 'unavailable';
-    if (isRateLimited(error))
-        return 'rate_limited';
-    if (status === 401 || status === 403)
-        return 'forbidden';
-    if (status === 404 || status === 410)
-        return 'not_found';
-    if (status === 409)
-        return 'conflict';
-    return 'invalid';
-}
-/** Turns anything thrown by Octokit into an UpstreamError whose message names the operation, never a secret. */
-function toUpstreamError(error, operation, scrub) {
-    if (error instanceof UpstreamError)
-        return error;
-    const e = (error && typeof error === 'object' ? error : {});
-    const status = typeof e.status === 'number' ? e.status : undefined;
-    const hasResponse = e.response !== undefined;
-    if (!hasResponse) {
-        const reason = scrub(String(e.message ?? error)).slice(0, MAX_UPSTREAM_MESSAGE);
-        return new UpstreamError('unavailable', `${operation}: GitHub could not be reached (${reason})`);
-    }
-    const code = codeFor(status, e);
-    const detail = upstreamMessage(e, scrub);
-    const text = `${operation}: GitHub answered ${status}${detail ? `: ${detail}` : ''}`;
-    return new UpstreamError(code, code === 'rate_limited' ? `${text} (rate limited)` : text, status);
-}
-
-;// CONCATENATED MODULE: external "fs"
-const external_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
-;// CONCATENATED MODULE: external "os"
-const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
-;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/context.js
-
-
-class Context {
-    /**
-     * Hydrate the context from the environment
-     */
-    constructor() {
-        var _a, _b, _c;
-        this.payload = {};
-        if (process.env.GITHUB_EVENT_PATH) {
-            if ((0,external_fs_namespaceObject.existsSync)(process.env.GITHUB_EVENT_PATH)) {
-                this.payload = JSON.parse((0,external_fs_namespaceObject.readFileSync)(process.env.GITHUB_EVENT_PATH, { encoding: 'utf8' }));
-            }
-            else {
-                const path = process.env.GITHUB_EVENT_PATH;
-                process.stdout.write(`GITHUB_EVENT_PATH ${path} does not exist${external_os_namespaceObject.EOL}`);
-            }
-        }
-        this.eventName = process.env.GITHUB_EVENT_NAME;
-        this.sha = process.env.GITHUB_SHA;
-        this.ref = process.env.GITHUB_REF;
-        this.workflow = process.env.GITHUB_WORKFLOW;
-        this.action = process.env.GITHUB_ACTION;
-        this.actor = process.env.GITHUB_ACTOR;
-        this.job = process.env.GITHUB_JOB;
-        this.runAttempt = parseInt(process.env.GITHUB_RUN_ATTEMPT, 10);
-        this.runNumber = parseInt(process.env.GITHUB_RUN_NUMBER, 10);
-        this.runId = parseInt(process.env.GITHUB_RUN_ID, 10);
-        this.apiUrl = (_a = process.env.GITHUB_API_URL) !== null && _a !== void 0 ? _a : `https://api.github.com`;
-        this.serverUrl = (_b = process.env.GITHUB_SERVER_URL) !== null && _b !== void 0 ? _b : `https://github.com`;
-        this.graphqlUrl =
-            (_c = process.env.GITHUB_GRAPHQL_URL) !== null && _c !== void 0 ? _c : `https://api.github.com/graphql`;
-    }
-    get issue() {
-        const payload = this.payload;
-        return Object.assign(Object.assign({}, this.repo), { number: (payload.issue || payload.pull_request || payload).number });
-    }
-    get repo() {
-        if (process.env.GITHUB_REPOSITORY) {
-            const [owner, repo] = process.env.GITHUB_REPOSITORY.split('/');
-            return { owner, repo };
-        }
-        if (this.payload.repository) {
-            return {
-                owner: this.payload.repository.owner.login,
-                repo: this.payload.repository.name
-            };
-        }
-        throw new Error("context.repo requires a GITHUB_REPOSITORY environment variable like 'owner/repo'");
-    }
-}
-//# sourceMappingURL=context.js.map
-// EXTERNAL MODULE: ./node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js
-var lib = __nccwpck_require__(9659);
-// EXTERNAL MODULE: ./node_modules/undici/index.js
-var undici = __nccwpck_require__(4371);
-;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/internal/utils.js
-var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
-    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
-    return new (P || (P = Promise))(function (resolve, reject) {
-        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
-        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
-        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
-        step((generator = generator.apply(thisArg, _arguments || [])).next());
-    });
-};
-
-
-function getAuthString(token, options) {
-    if (!token && !options.auth) {
-        throw new Error('Parameter token or opts.auth is required');
-    }
-    else if (token && options.auth) {
-        throw new Error('Parameters token and opts.auth may not both be specified');
-    }
-    return typeof options.auth === 'string' ? options.auth : `token ${token}`;
-}
-function getProxyAgent(destinationUrl) {
-    const hc = new lib.HttpClient();
-    return hc.getAgent(destinationUrl);
-}
-function getProxyAgentDispatcher(destinationUrl) {
-    const hc = new lib.HttpClient();
-    return hc.getAgentDispatcher(destinationUrl);
-}
-function getProxyFetch(destinationUrl) {
-    const httpDispatcher = getProxyAgentDispatcher(destinationUrl);
-    const proxyFetch = (url, opts) => __awaiter(this, void 0, void 0, function* () {
-        return (0,undici.fetch)(url, Object.assign(Object.assign({}, opts), { dispatcher: httpDispatcher }));
-    });
-    return proxyFetch;
-}
-function getApiBaseUrl() {
-    return process.env['GITHUB_API_URL'] || 'https://api.github.com';
-}
-function getUserAgentWithOrchestrationId(baseUserAgent) {
-    var _a;
-    const orchId = (_a = process.env['ACTIONS_ORCHESTRATION_ID']) === null || _a === void 0 ? void 0 : _a.trim();
-    if (orchId) {
-        const sanitizedId = orchId.replace(/[^a-z0-9_.-]/gi, '_');
-        const tag = `actions_orchestration_id/${sanitizedId}`;
-        if (baseUserAgent === null || baseUserAgent === void 0 ? void 0 : baseUserAgent.includes(tag))
-            return baseUserAgent;
-        const ua = baseUserAgent ? `${baseUserAgent} ` : '';
-        return `${ua}${tag}`;
-    }
-    return baseUserAgent;
-}
-//# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ./node_modules/universal-user-agent/index.js
-function getUserAgent() {
-  if (typeof navigator === "object" && "userAgent" in navigator) {
-    return navigator.userAgent;
-  }
-
-  if (typeof process === "object" && process.version !== undefined) {
-    return `Node.js/${process.version.substr(1)} (${process.platform}; ${
-      process.arch
-    })`;
-  }
-
-  return "<environment undetectable>";
-}
-
-;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/register.js
-// @ts-check
-
-function register(state, name, method, options) {
-  if (typeof method !== "function") {
-    throw new Error("method for before hook must be a function");
-  }
-
-  if (!options) {
-    options = {};
-  }
-
-  if (Array.isArray(name)) {
-    return name.reverse().reduce((callback, name) => {
-      return register.bind(null, state, name, callback, options);
-    }, method)();
-  }
-
-  return Promise.resolve().then(() => {
-    if (!state.registry[name]) {
-      return method(options);
-    }
-
-    return state.registry[name].reduce((method, registered) => {
-      return registered.hook.bind(null, method, options);
-    }, method)();
-  });
-}
-
-;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/add.js
-// @ts-check
-
-function addHook(state, kind, name, hook) {
-  const orig = hook;
-  if (!state.registry[name]) {
-    state.registry[name] = [];
-  }
-
-  if (kind === "before") {
-    hook = (method, options) => {
-      return Promise.resolve()
-        .then(orig.bind(null, options))
-        .then(method.bind(null, options));
-    };
-  }
-
-  if (kind === "after") {
-    hook = (method, options) => {
-      let result;
-      return Promise.resolve()
-        .then(method.bind(null, options))
-        .then((result_) => {
-          result = result_;
-          return orig(result, options);
-        })
-        .then(() => {
-          return result;
-        });
-    };
-  }
-
-  if (kind === "error") {
-    hook = (method, options) => {
-      return Promise.resolve()
-        .then(method.bind(null, options))
-        .catch((error) => {
-          return orig(error, options);
-        });
-    };
-  }
-
-  state.registry[name].push({
-    hook: hook,
-    orig: orig,
-  });
-}
-
-;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/remove.js
-// @ts-check
-
-function removeHook(state, name, method) {
-  if (!state.registry[name]) {
-    return;
-  }
-
-  const index = state.registry[name]
-    .map((registered) => {
-      return registered.orig;
+function codexConfigToml(endpoints, variables) {
+    return endpoints
+        .map((e) => {
+        const key = /^[A-Za-z0-9_-]+$/.test(e.name) ? e.name : JSON.stringify(e.name);
+        const variable = variables[e.name];
+        return [
+            `# ${variable} must be in Codex's environment (the action exports it to later steps of the job).`,
+            `[mcp_servers.${key}]`,
+            `url = ${JSON.stringify(e.url)}`,
+            `bearer_token_env_var = ${JSON.stringify(variable)}`,
+            'default_tools_approval_mode = "approve"',
+            'required = true',
+            '',
+        ].join('\n');
     })
-    .indexOf(method);
-
-  if (index === -1) {
-    return;
-  }
-
-  state.registry[name].splice(index, 1);
+        .join('\n');
 }
-
-;// CONCATENATED MODULE: ./node_modules/before-after-hook/index.js
-// @ts-check
-
-
-
-
-
-// bind with array of arguments: https://stackoverflow.com/a/21792913
-const bind = Function.bind;
-const bindable = bind.bind(bind);
-
-function bindApi(hook, state, name) {
-  const removeHookRef = bindable(removeHook, null).apply(
-    null,
-    name ? [state, name] : [state]
-  );
-  hook.api = { remove: removeHookRef };
-  hook.remove = removeHookRef;
-  ["before", "error", "after", "wrap"].forEach((kind) => {
-    const args = name ? [state, kind, name] : [state, kind];
-    hook[kind] = hook.api[kind] = bindable(addHook, null).apply(null, args);
-  });
+/** The variables Codex reads the secrets from, as shell assignments (`set -a; . FILE; set +a`). */
+function tokenEnvFile(endpoints, variables) {
+    return endpoints.map((e) => `${variables[e.name]}=${shellQuote(e.secret)}\n`).join('');
 }
-
-function Singular() {
-  const singularHookName = Symbol("Singular");
-  const singularHookState = {
-    registry: {},
-  };
-  const singularHook = register.bind(null, singularHookState, singularHookName);
-  bindApi(singularHook, singularHookState, singularHookName);
-  return singularHook;
+/** Writes every client form (owner-only: the MCP config holds the secrets) and returns their paths. */
+function writeClientConfigs(dir, endpoints, variables) {
+    const files = { mcpConfig: (0,external_node_path_.join)(dir, 'mcp-config.json'), codexConfig: (0,external_node_path_.join)(dir, 'codex-config.toml') };
+    (0,external_node_fs_.writeFileSync)(files.mcpConfig, mcpConfigJson(endpoints), { mode: 0o600 });
+    (0,external_node_fs_.writeFileSync)(files.codexConfig, codexConfigToml(endpoints, variables), { mode: 0o600 });
+    return files;
 }
-
-function Collection() {
-  const state = {
-    registry: {},
-  };
-
-  const hook = register.bind(null, state);
-  bindApi(hook, state);
-
-  return hook;
+function shellQuote(value) {
+    return `'${value.replace(/'/g, `'\\''`)}'`;
 }
-
-/* harmony default export */ const before_after_hook = ({ Singular, Collection });
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/endpoint/dist-bundle/index.js
-// pkg/dist-src/defaults.js
-
-
-// pkg/dist-src/version.js
-var VERSION = "0.0.0-development";
-
-// pkg/dist-src/defaults.js
-var userAgent = `octokit-endpoint.js/${VERSION} ${getUserAgent()}`;
-var DEFAULTS = {
-  method: "GET",
-  baseUrl: "https://api.github.com",
-  headers: {
-    accept: "application/vnd.github.v3+json",
-    "user-agent": userAgent
-  },
-  mediaType: {
-    format: ""
-  }
-};
-
-// pkg/dist-src/util/lowercase-keys.js
-function lowercaseKeys(object) {
-  if (!object) {
-    return {};
-  }
-  return Object.keys(object).reduce((newObj, key) => {
-    newObj[key.toLowerCase()] = object[key];
-    return newObj;
-  }, {});
-}
-
-// pkg/dist-src/util/is-plain-object.js
-function dist_bundle_isPlainObject(value) {
-  if (typeof value !== "object" || value === null) return false;
-  if (Object.prototype.toString.call(value) !== "[object Object]") return false;
-  const proto = Object.getPrototypeOf(value);
-  if (proto === null) return true;
-  const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
-  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value);
-}
-
-// pkg/dist-src/util/merge-deep.js
-function mergeDeep(defaults, options) {
-  const result = Object.assign({}, defaults);
-  Object.keys(options).forEach((key) => {
-    if (dist_bundle_isPlainObject(options[key])) {
-      if (!(key in defaults)) Object.assign(result, { [key]: options[key] });
-      else result[key] = mergeDeep(defaults[key], options[key]);
-    } else {
-      Object.assign(result, { [key]: options[key] });
-    }
-  });
-  return result;
-}
-
-// pkg/dist-src/util/remove-undefined-properties.js
-function removeUndefinedProperties(obj) {
-  for (const key in obj) {
-    if (obj[key] === void 0) {
-      delete obj[key];
-    }
-  }
-  return obj;
-}
-
-// pkg/dist-src/merge.js
-function dist_bundle_merge(defaults, route, options) {
-  if (typeof route === "string") {
-    let [method, url] = route.split(" ");
-    options = Object.assign(url ? { method, url } : { url: method }, options);
-  } else {
-    options = Object.assign({}, route);
-  }
-  options.headers = lowercaseKeys(options.headers);
-  removeUndefinedProperties(options);
-  removeUndefinedProperties(options.headers);
-  const mergedOptions = mergeDeep(defaults || {}, options);
-  if (options.url === "/graphql") {
-    if (defaults && defaults.mediaType.previews?.length) {
-      mergedOptions.mediaType.previews = defaults.mediaType.previews.filter(
-        (preview) => !mergedOptions.mediaType.previews.includes(preview)
-      ).concat(mergedOptions.mediaType.previews);
-    }
-    mergedOptions.mediaType.previews = (mergedOptions.mediaType.previews || []).map((preview) => preview.replace(/-preview/, ""));
-  }
-  return mergedOptions;
-}
-
-// pkg/dist-src/util/add-query-parameters.js
-function addQueryParameters(url, parameters) {
-  const separator = /\?/.test(url) ? "&" : "?";
-  const names = Object.keys(parameters);
-  if (names.length === 0) {
-    return url;
-  }
-  return url + separator + names.map((name) => {
-    if (name === "q") {
-      return "q=" + parameters.q.split("+").map(encodeURIComponent).join("+");
-    }
-    return `${name}=${encodeURIComponent(parameters[name])}`;
-  }).join("&");
-}
-
-// pkg/dist-src/util/extract-url-variable-names.js
-var urlVariableRegex = /\{[^{}}]+\}/g;
-function removeNonChars(variableName) {
-  return variableName.replace(/(?:^\W+)|(?:(?<!\W)\W+$)/g, "").split(/,/);
-}
-function extractUrlVariableNames(url) {
-  const matches = url.match(urlVariableRegex);
-  if (!matches) {
-    return [];
-  }
-  return matches.map(removeNonChars).reduce((a, b) => a.concat(b), []);
-}
-
-// pkg/dist-src/util/omit.js
-function dist_bundle_omit(object, keysToOmit) {
-  const result = { __proto__: null };
-  for (const key of Object.keys(object)) {
-    if (keysToOmit.indexOf(key) === -1) {
-      result[key] = object[key];
-    }
-  }
-  return result;
-}
-
-// pkg/dist-src/util/url-template.js
-function encodeReserved(str) {
-  return str.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
-    if (!/%[0-9A-Fa-f]/.test(part)) {
-      part = encodeURI(part).replace(/%5B/g, "[").replace(/%5D/g, "]");
-    }
-    return part;
-  }).join("");
-}
-function encodeUnreserved(str) {
-  return encodeURIComponent(str).replace(/[!'()*]/g, function(c) {
-    return "%" + c.charCodeAt(0).toString(16).toUpperCase();
-  });
-}
-function encodeValue(operator, value, key) {
-  value = operator === "+" || operator === "#" ? encodeReserved(value) : encodeUnreserved(value);
-  if (key) {
-    return encodeUnreserved(key) + "=" + value;
-  } else {
-    return value;
-  }
-}
-function isDefined(value) {
-  return value !== void 0 && value !== null;
-}
-function isKeyOperator(operator) {
-  return operator === ";" || operator === "&" || operator === "?";
-}
-function getValues(context, operator, key, modifier) {
-  var value = context[key], result = [];
-  if (isDefined(value) && value !== "") {
-    if (typeof value === "string" || typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") {
-      value = value.toString();
-      if (modifier && modifier !== "*") {
-        value = value.substring(0, parseInt(modifier, 10));
-      }
-      result.push(
-        encodeValue(operator, value, isKeyOperator(operator) ? key : "")
-      );
-    } else {
-      if (modifier === "*") {
-        if (Array.isArray(value)) {
-          value.filter(isDefined).forEach(function(value2) {
-            result.push(
-              encodeValue(operator, value2, isKeyOperator(operator) ? key : "")
-            );
-          });
-        } else {
-          Object.keys(value).forEach(function(k) {
-            if (isDefined(value[k])) {
-              result.push(encodeValue(operator, value[k], k));
-            }
-          });
-        }
-      } else {
-        const tmp = [];
-        if (Array.isArray(value)) {
-          value.filter(isDefined).forEach(function(value2) {
-            tmp.push(encodeValue(operator, value2));
-          });
-        } else {
-          Object.keys(value).forEach(function(k) {
-            if (isDefined(value[k])) {
-              tmp.push(encodeUnreserved(k));
-              tmp.push(encodeValue(operator, value[k].toString()));
-            }
-          });
-        }
-        if (isKeyOperator(operator)) {
-          result.push(encodeUnreserved(key) + "=" + tmp.join(","));
-        } else if (tmp.length !== 0) {
-          result.push(tmp.join(","));
-        }
-      }
-    }
-  } else {
-    if (operator === ";") {
-      if (isDefined(value)) {
-        result.push(encodeUnreserved(key));
-      }
-    } else if (value === "" && (operator === "&" || operator === "?")) {
-      result.push(encodeUnreserved(key) + "=");
-    } else if (value === "") {
-      result.push("");
-    }
-  }
-  return result;
-}
-function parseUrl(template) {
-  return {
-    expand: expand.bind(null, template)
-  };
-}
-function expand(template, context) {
-  var operators = ["+", "#", ".", "/", ";", "?", "&"];
-  template = template.replace(
-    /\{([^\{\}]+)\}|([^\{\}]+)/g,
-    function(_, expression, literal) {
-      if (expression) {
-        let operator = "";
-        const values = [];
-        if (operators.indexOf(expression.charAt(0)) !== -1) {
-          operator = expression.charAt(0);
-          expression = expression.substr(1);
-        }
-        expression.split(/,/g).forEach(function(variable) {
-          var tmp = /([^:\*]*)(?::(\d+)|(\*))?/.exec(variable);
-          values.push(getValues(context, operator, tmp[1], tmp[2] || tmp[3]));
-        });
-        if (operator && operator !== "+") {
-          var separator = ",";
-          if (operator === "?") {
-            separator = "&";
-          } else if (operator !== "#") {
-            separator = operator;
-          }
-          return (values.length !== 0 ? operator : "") + values.join(separator);
-        } else {
-          return values.join(",");
-        }
-      } else {
-        return encodeReserved(literal);
-      }
-    }
-  );
-  if (template === "/") {
-    return template;
-  } else {
-    return template.replace(/\/$/, "");
-  }
-}
-
-// pkg/dist-src/parse.js
-function dist_bundle_parse(options) {
-  let method = options.method.toUpperCase();
-  let url = (options.url || "/").replace(/:([a-z]\w+)/g, "{$1}");
-  let headers = Object.assign({}, options.headers);
-  let body;
-  let parameters = dist_bundle_omit(options, [
-    "method",
-    "baseUrl",
-    "url",
-    "headers",
-    "request",
-    "mediaType"
-  ]);
-  const urlVariableNames = extractUrlVariableNames(url);
-  url = parseUrl(url).expand(parameters);
-  if (!/^http/.test(url)) {
-    url = options.baseUrl + url;
-  }
-  const omittedParameters = Object.keys(options).filter((option) => urlVariableNames.includes(option)).concat("baseUrl");
-  const remainingParameters = dist_bundle_omit(parameters, omittedParameters);
-  const isBinaryRequest = /application\/octet-stream/i.test(headers.accept);
-  if (!isBinaryRequest) {
-    if (options.mediaType.format) {
-      headers.accept = headers.accept.split(/,/).map(
-        (format) => format.replace(
-          /application\/vnd(\.\w+)(\.v3)?(\.\w+)?(\+json)?$/,
-          `application/vnd$1$2.${options.mediaType.format}`
-        )
-      ).join(",");
-    }
-    if (url.endsWith("/graphql")) {
-      if (options.mediaType.previews?.length) {
-        const previewsFromAcceptHeader = headers.accept.match(/(?<![\w-])[\w-]+(?=-preview)/g) || [];
-        headers.accept = previewsFromAcceptHeader.concat(options.mediaType.previews).map((preview) => {
-          const format = options.mediaType.format ? `.${options.mediaType.format}` : "+json";
-          return `application/vnd.github.${preview}-preview${format}`;
-        }).join(",");
-      }
-    }
-  }
-  if (["GET", "HEAD"].includes(method)) {
-    url = addQueryParameters(url, remainingParameters);
-  } else {
-    if ("data" in remainingParameters) {
-      body = remainingParameters.data;
-    } else {
-      if (Object.keys(remainingParameters).length) {
-        body = remainingParameters;
-      }
-    }
-  }
-  if (!headers["content-type"] && typeof body !== "undefined") {
-    headers["content-type"] = "application/json; charset=utf-8";
-  }
-  if (["PATCH", "PUT"].includes(method) && typeof body === "undefined") {
-    body = "";
-  }
-  return Object.assign(
-    { method, url, headers },
-    typeof body !== "undefined" ? { body } : null,
-    options.request ? { request: options.request } : null
-  );
-}
-
-// pkg/dist-src/endpoint-with-defaults.js
-function endpointWithDefaults(defaults, route, options) {
-  return dist_bundle_parse(dist_bundle_merge(defaults, route, options));
-}
-
-// pkg/dist-src/with-defaults.js
-function withDefaults(oldDefaults, newDefaults) {
-  const DEFAULTS2 = dist_bundle_merge(oldDefaults, newDefaults);
-  const endpoint2 = endpointWithDefaults.bind(null, DEFAULTS2);
-  return Object.assign(endpoint2, {
-    DEFAULTS: DEFAULTS2,
-    defaults: withDefaults.bind(null, DEFAULTS2),
-    merge: dist_bundle_merge.bind(null, DEFAULTS2),
-    parse: dist_bundle_parse
-  });
-}
-
-// pkg/dist-src/index.js
-var endpoint = withDefaults(null, DEFAULTS);
-
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/request/node_modules/content-type/dist/index.js
-/*!
- * content-type
- * Copyright(c) 2015 Douglas Christopher Wilson
- * MIT Licensed
- */
-const SP = 32; // " "
-const HTAB = 9; // "\t"
-const SEMI = 59; // ";"
-const EQ = 61; // "="
-const DQUOTE = 34; // '"'
-const BSLASH = 92; // "\\"
-const COMMA = 44; // ","
-const LOWER_CASE = 1;
-const OWS = 2;
-const SEMI_FLAG = 4;
-const COMMA_FLAG = 8;
-const TOKEN_FLAG = 16;
-const NON_ASCII = 0xff00;
-const CASE_FLAGS = LOWER_CASE | NON_ASCII;
-/**
- * Character flags used to normalize HTTP field values while scanning.
- * Out-of-range reads intentionally coerce to zero in bitwise expressions.
- */
-const CHAR_MAP = new Uint8Array(0x100);
-CHAR_MAP[HTAB] |= OWS;
-CHAR_MAP[SP] |= OWS;
-CHAR_MAP[SEMI] |= SEMI_FLAG;
-CHAR_MAP[COMMA] |= COMMA_FLAG;
-for (let code = 0x80 /* non-ASCII */; code <= 0xff; code++) {
-    CHAR_MAP[code] |= LOWER_CASE;
-}
-for (const char of "!#$%&'*+-.^_`|~") {
-    CHAR_MAP[char.charCodeAt(0)] |= TOKEN_FLAG;
-}
-for (let code = 0x30 /* 0 */; code <= 0x39 /* 9 */; code++) {
-    CHAR_MAP[code] |= TOKEN_FLAG;
-}
-for (let code = 0x41 /* A */; code <= 0x5a /* Z */; code++) {
-    CHAR_MAP[code] |= LOWER_CASE | TOKEN_FLAG;
-}
-for (let code = 0x61 /* a */; code <= 0x7a /* z */; code++) {
-    CHAR_MAP[code] |= TOKEN_FLAG;
-}
-/**
- * Null object perf optimization. Faster than `Object.create(null)` and `{ __proto__: null }`.
- */
-const NullObject = /* @__PURE__ */ (() => {
-    const C = function () { };
-    C.prototype = Object.create(null);
-    return C;
-})();
-/**
- * Validate a type string against RFC 9110.
- */
-function isTypeValid(type, start = 0, end = type.length) {
-    let hasSlash = false;
-    for (let index = start; index < end; index++) {
-        const code = type.charCodeAt(index);
-        if (code === 47 /* / */) {
-            if (hasSlash || index === start || index >= end - 1)
-                return false;
-            hasSlash = true;
-        }
-        else if (!isTokenCode(code)) {
-            return false;
-        }
-    }
-    return hasSlash;
-}
-/**
- * Validate a token against RFC 9110.
- */
-function isTokenValid(token, start = 0, end = token.length) {
-    if (start >= end)
-        return false;
-    for (let index = start; index < end; index++) {
-        if (!isTokenCode(token.charCodeAt(index)))
-            return false;
-    }
-    return true;
-}
-/**
- * Check whether a character code belongs to the token production in RFC 9110.
- */
-function isTokenCode(code) {
-    return (CHAR_MAP[code] & TOKEN_FLAG) !== 0;
-}
-/**
- * Serialize a parameter value.
- */
-function parameterValue(str) {
-    const len = str.length;
-    if (len === 0)
-        return '""';
-    let index = 0;
-    while (index < len && isTokenCode(str.charCodeAt(index)))
-        index++;
-    if (index === len)
-        return str;
-    let result = '"';
-    let start = 0;
-    while (index < len) {
-        const code = str.charCodeAt(index);
-        if (code !== HTAB && (code < SP || code === 127 || code > 255)) {
-            throw new TypeError(`Invalid parameter value: ${str}`);
-        }
-        if (code === 34 /* " */ || code === 92 /* \\ */) {
-            result += `${str.slice(start, index)}\\`;
-            start = index;
-        }
-        index++;
-    }
-    return `${result}${str.slice(start)}"`;
-}
-/**
- * Format an object into a `Content-Type` header.
- */
-function format(obj) {
-    const { type, parameters } = obj;
-    if (!type || !isTypeValid(type)) {
-        throw new TypeError(`Invalid type: ${type}`);
-    }
-    let result = type;
-    if (parameters) {
-        for (const param of Object.keys(parameters)) {
-            if (!isTokenValid(param)) {
-                throw new TypeError(`Invalid parameter name: ${param}`);
-            }
-            result += `; ${param}=${parameterValue(parameters[param])}`;
-        }
-    }
-    return result;
-}
-/**
- * Parse a `Content-Type` header.
- */
-function dist_parse(header, options) {
-    const stopFlags = SEMI_FLAG | (options?.comma === true ? COMMA_FLAG : 0);
-    const len = header.length;
-    let valueStart = options?.start ?? 0;
-    while ((CHAR_MAP[header.charCodeAt(valueStart)] & OWS) !== 0) {
-        valueStart++;
-    }
-    let index = valueStart;
-    let typeFlags = 0;
-    let whitespace = -1;
-    let stop = options?.parameters === false ? COMMA_FLAG : 0;
-    while (index < len) {
-        const code = header.charCodeAt(index);
-        const flags = CHAR_MAP[code];
-        if ((flags & stopFlags) !== 0) {
-            stop |= flags & COMMA_FLAG;
-            break;
-        }
-        if ((flags & OWS) !== 0) {
-            if (whitespace === -1)
-                whitespace = index;
-        }
-        else {
-            whitespace = -1;
-        }
-        typeFlags |= (code & NON_ASCII) | flags;
-        index++;
-    }
-    const valueEnd = whitespace === -1 ? index : whitespace;
-    const value = header.slice(valueStart, valueEnd);
-    const type = (typeFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
-    if (index === len || stop !== 0) {
-        return { type, index, parameters: new NullObject() };
-    }
-    return parseParameters(header, type, index, len, stopFlags);
-}
-/**
- * Parses the parameters of a `Content-Type` header starting at the given index.
- */
-function parseParameters(header, type, index, len, stopFlags) {
-    const parameters = new NullObject();
-    parameter: while (index < len) {
-        index++; // Skip over ;
-        while ((CHAR_MAP[header.charCodeAt(index)] & OWS) !== 0) {
-            index++;
-        }
-        const keyStart = index;
-        let keyFlags = 0;
-        let keyWhitespace = -1;
-        while (index < len) {
-            const code = header.charCodeAt(index);
-            const flags = CHAR_MAP[code];
-            if ((flags & stopFlags) !== 0) {
-                if ((flags & COMMA_FLAG) !== 0)
-                    break parameter;
-                continue parameter;
-            }
-            if (code === EQ) {
-                const keyEnd = keyWhitespace === -1 ? index : keyWhitespace;
-                const value = header.slice(keyStart, keyEnd);
-                const key = (keyFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
-                index++;
-                while ((CHAR_MAP[header.charCodeAt(index)] & OWS) !== 0) {
-                    index++;
-                }
-                if (index < len && header.charCodeAt(index) === DQUOTE) {
-                    const quotedStart = ++index;
-                    let escaped = false;
-                    while (index < len) {
-                        const code = header.charCodeAt(index);
-                        if (code === DQUOTE) {
-                            if (parameters[key] === undefined) {
-                                parameters[key] = escaped
-                                    ? unescapeQuotedPairs(header, quotedStart, index)
-                                    : header.slice(quotedStart, index);
-                            }
-                            index++;
-                            let stop = 0;
-                            // Discard characters between quote and delimiter.
-                            while (index < len) {
-                                const code = header.charCodeAt(index);
-                                const flags = CHAR_MAP[code];
-                                if ((flags & stopFlags) !== 0) {
-                                    stop = flags & COMMA_FLAG;
-                                    break;
-                                }
-                                index++;
-                            }
-                            if (stop !== 0)
-                                break parameter;
-                            continue parameter;
-                        }
-                        if (code === BSLASH && index + 1 < len) {
-                            escaped = true;
-                            index += 2;
-                            continue;
-                        }
-                        index++;
-                    }
-                    continue parameter;
-                }
-                const valueStart = index;
-                let stop = 0;
-                let valueWhitespace = -1;
-                while (index < len) {
-                    const code = header.charCodeAt(index);
-                    const flags = CHAR_MAP[code];
-                    if ((flags & stopFlags) !== 0) {
-                        stop = flags & COMMA_FLAG;
-                        break;
-                    }
-                    if ((flags & OWS) !== 0) {
-                        if (valueWhitespace === -1)
-                            valueWhitespace = index;
-                    }
-                    else {
-                        valueWhitespace = -1;
-                    }
-                    index++;
-                }
-                if (parameters[key] === undefined) {
-                    const valueEnd = valueWhitespace === -1 ? index : valueWhitespace;
-                    parameters[key] = header.slice(valueStart, valueEnd);
-                }
-                if (stop !== 0)
-                    break parameter;
-                continue parameter;
-            }
-            if ((flags & OWS) !== 0) {
-                if (keyWhitespace === -1)
-                    keyWhitespace = index;
-            }
-            else {
-                keyWhitespace = -1;
-            }
-            keyFlags |= (code & NON_ASCII) | flags;
-            index++;
-        }
-    }
-    return { type, index, parameters };
-}
-/**
- * Remove backslashes from quoted pairs in a known-terminated quoted string body.
- */
-function unescapeQuotedPairs(str, start, end) {
-    let result = "";
-    for (let index = start; index < end; index++) {
-        if (str.charCodeAt(index) === BSLASH) {
-            result += str.slice(start, index);
-            start = ++index;
-        }
-    }
-    return result + str.slice(start, end);
-}
-//# sourceMappingURL=index.js.map
-;// CONCATENATED MODULE: ./node_modules/json-with-bigint/json-with-bigint.js
-const intRegex = /^-?\d+$/;
-const noiseValue = /^-?\d+n+$/; // Noise - strings that match the custom format before being converted to it
-const originalStringify = JSON.stringify;
-const originalParse = JSON.parse;
-const customFormat = /^-?\d+n$/;
-
-const bigIntsStringify = /([\[:])?"(-?\d+)n"($|\s*[,\}\]])/g;
-const noiseStringify = /([\[:])?("-?\d+n+)n("$|"\s*[,\}\]])/g;
-
-/**
- * @typedef {(this: any, key: string | number | undefined, value: any) => any} Replacer
- * @typedef {(key: string | number | undefined, value: any, context?: { source: string }) => any} Reviver
- */
-
-/**
- * Checks if a value is unstringifiable according to native JSON.stringify rules.
- *
- * @param {any} val The value to check.
- * @returns {boolean} True if the value is undefined, a function, or a symbol.
- */
-const isUnstringifiable = (val) =>
-  val === undefined || typeof val === "function" || typeof val === "symbol";
-
-/**
- * Checks if a value is a native JSON.rawJSON object (Node.js 22+).
- *
- * @param {any} val The value to check.
- * @returns {boolean} True if the value is a RawJSON instance.
- */
-const isRawJSON = (val) =>
-  val !== null &&
-  typeof val === "object" &&
-  val.constructor &&
-  val.constructor.name === "RawJSON";
-
-/**
- * Iteratively converts a JS value to a JSON string.
- * Used as a fallback when the native JSON.stringify hits the Maximum Call Stack size.
- * Fully compliant with JSON formatting (space), replacers, and toJSON behaviors.
- *
- * @param {any} rootValue The value to stringify.
- * @param {Replacer | Array<string | number> | null} [replacer] User's custom replacer function.
- * @param {string | number} [spaceParam] Indentation for pretty-printing.
- * @returns {string | undefined} The generated JSON string.
- */
-const stringifyIteratively = (rootValue, replacer, spaceParam) => {
-  let space = "";
-
-  if (typeof spaceParam === "number") {
-    space = " ".repeat(Math.min(10, Math.max(0, Math.floor(spaceParam))));
-  } else if (typeof spaceParam === "string") {
-    space = spaceParam.slice(0, 10);
-  }
-
-  const isFunctionReplacer = typeof replacer === "function";
-  const propertyList = Array.isArray(replacer)
-    ? new Set(replacer.map(String))
-    : null;
-
-  /**
-   * Prepares a value for stringification by resolving toJSON, handling BigInts,
-   * applying custom replacers, and unwrapping primitive objects.
-   *
-   * @param {object|Array} parent The parent object or array holding the value.
-   * @param {string} key The key associated with the value.
-   * @param {any} val The raw value to process.
-   * @returns {any} The processed value ready for stringification.
-   */
-  const prepareVal = (parent, key, val) => {
-    const isObject = val !== null && typeof val === "object";
-    const hasToJSON = isObject && typeof val.toJSON === "function";
-
-    if (hasToJSON) {
-      val = val.toJSON(key);
-    }
-
-    const isNoise = typeof val === "string" && noiseValue.test(val);
-
-    if (isNoise) return val + "n";
-
-    const isBigInt = typeof val === "bigint";
-
-    if (isBigInt) {
-      const supportsRawJSON = "rawJSON" in JSON;
-
-      if (supportsRawJSON) return JSON.rawJSON(val.toString());
-
-      return val.toString() + "n";
-    }
-
-    if (isFunctionReplacer) {
-      val = replacer.call(parent, key, val);
-    }
-
-    const isPostReplacerObject = val !== null && typeof val === "object";
-
-    if (isPostReplacerObject) {
-      const isPrimitiveWrapper =
-        val instanceof Number ||
-        val instanceof String ||
-        val instanceof Boolean;
-
-      if (isPrimitiveWrapper) {
-        val = val.valueOf();
-      }
-    }
-
-    return val;
-  };
-
-  const rootProcessed = prepareVal({ "": rootValue }, "", rootValue);
-
-  if (isUnstringifiable(rootProcessed)) {
-    return undefined;
-  }
-
-  const isRootPrimitive =
-    rootProcessed === null || typeof rootProcessed !== "object";
-  const isRootNativeRawJSON = isRawJSON(rootProcessed);
-
-  if (isRootPrimitive || isRootNativeRawJSON) {
-    return originalStringify(rootProcessed);
-  }
-
-  const chunks = [];
-  let level = 0;
-
-  const stack = [
-    {
-      parent: { "": rootProcessed },
-      key: "",
-      val: rootProcessed,
-      isArray: Array.isArray(rootProcessed),
-      keys: Array.isArray(rootProcessed) ? null : Object.keys(rootProcessed),
-      index: 0,
-      first: true,
-    },
-  ];
-
-  const visited = new WeakSet([rootProcessed]);
-
-  while (stack.length > 0) {
-    const node = stack[stack.length - 1];
-
-    if (node.index === 0) {
-      chunks.push(node.isArray ? "[" : "{");
-      level++;
-    }
-
-    let isDone = false;
-
-    if (node.isArray) {
-      if (node.index < node.val.length) {
-        if (!node.first) chunks.push(",");
-
-        if (space) chunks.push("\n" + space.repeat(level));
-
-        const childRaw = node.val[node.index];
-        const childVal = prepareVal(node.val, String(node.index), childRaw);
-
-        if (isUnstringifiable(childVal)) {
-          chunks.push("null");
-          node.first = false;
-          node.index++;
-        } else {
-          const isComplexObject =
-            childVal !== null && typeof childVal === "object";
-          const isNativeRaw = isRawJSON(childVal);
-
-          if (isComplexObject && !isNativeRaw) {
-            if (visited.has(childVal)) {
-              throw new TypeError("Converting circular structure to JSON");
-            }
-
-            visited.add(childVal);
-
-            stack.push({
-              parent: node.val,
-              key: String(node.index),
-              val: childVal,
-              isArray: Array.isArray(childVal),
-              keys: Array.isArray(childVal) ? null : Object.keys(childVal),
-              index: 0,
-              first: true,
-            });
-
-            node.first = false;
-            node.index++;
-          } else {
-            chunks.push(originalStringify(childVal));
-            node.first = false;
-            node.index++;
-          }
-        }
-      } else {
-        isDone = true;
-      }
-    } else {
-      while (node.index < node.keys.length) {
-        const k = node.keys[node.index++];
-
-        const isFilteredOutByArray = propertyList && !propertyList.has(k);
-
-        if (isFilteredOutByArray) continue;
-
-        const childRaw = node.val[k];
-        const childVal = prepareVal(node.val, k, childRaw);
-
-        if (isUnstringifiable(childVal)) continue;
-
-        if (!node.first) chunks.push(",");
-
-        if (space) {
-          chunks.push("\n" + space.repeat(level) + originalStringify(k) + ": ");
-        } else {
-          chunks.push(originalStringify(k) + ":");
-        }
-
-        const isComplexObject =
-          childVal !== null && typeof childVal === "object";
-        const isNativeRaw = isRawJSON(childVal);
-
-        if (isComplexObject && !isNativeRaw) {
-          if (visited.has(childVal)) {
-            throw new TypeError("Converting circular structure to JSON");
-          }
-
-          visited.add(childVal);
-
-          stack.push({
-            parent: node.val,
-            key: k,
-            val: childVal,
-            isArray: Array.isArray(childVal),
-            keys: Array.isArray(childVal) ? null : Object.keys(childVal),
-            index: 0,
-            first: true,
-          });
-
-          node.first = false;
-
-          break; // Stop current loop level to process the newly pushed stack node
-        } else {
-          chunks.push(originalStringify(childVal));
-          node.first = false;
-        }
-      }
-
-      const isNodeFullyProcessed =
-        node.index >= node.keys.length && stack[stack.length - 1] === node;
-
-      if (isNodeFullyProcessed) {
-        isDone = true;
-      }
-    }
-
-    if (isDone) {
-      level--;
-
-      if (!node.first && space) chunks.push("\n" + space.repeat(level));
-
-      chunks.push(node.isArray ? "]" : "}");
-      visited.delete(node.val);
-      stack.pop();
-    }
-  }
-
-  return chunks.join("");
-};
-
-/**
- * Converts a JavaScript value to a JSON string.
- *
- * Supports serialization of BigInt values using two strategies:
- * 1. Custom format "123n" → "123" (universal fallback)
- * 2. Native JSON.rawJSON() (Node.js 22+, fastest) when available
- *
- * All other values are serialized exactly like native JSON.stringify().
- *
- * @param {*} value The value to convert to a JSON string.
- * @param {Replacer | Array<string | number> | null} [replacer]
- * A function that alters the behavior of the stringification process,
- * or an array of strings/numbers to indicate properties to exclude.
- * @param {string | number} [space]
- * A string or number to specify indentation or pretty-printing.
- * @returns {string} The JSON string representation.
- */
-const JSONStringify = (value, replacer, space) => {
-  try {
-    const supportsRawJSON = "rawJSON" in JSON;
-
-    if (supportsRawJSON) {
-      return originalStringify(
-        value,
-        (key, val) => {
-          if (typeof val === "bigint") return JSON.rawJSON(val.toString());
-
-          const hasFunctionReplacer = typeof replacer === "function";
-
-          if (hasFunctionReplacer) return replacer(key, val);
-
-          const isKeyInArrayReplacer =
-            Array.isArray(replacer) && replacer.includes(key);
-
-          if (isKeyInArrayReplacer) return val;
-
-          return val;
-        },
-        space,
-      );
-    }
-
-    if (!value) return originalStringify(value, replacer, space);
-
-    const convertedToCustomJSON = originalStringify(
-      value,
-      (key, val) => {
-        const isNoise = typeof val === "string" && noiseValue.test(val);
-
-        if (isNoise) return val.toString() + "n"; // Mark noise values with additional "n" to offset the deletion of one "n" during the processing
-
-        if (typeof val === "bigint") return val.toString() + "n";
-
-        const hasFunctionReplacer = typeof replacer === "function";
-
-        if (hasFunctionReplacer) return replacer(key, val);
-
-        const isKeyInArrayReplacer =
-          Array.isArray(replacer) && replacer.includes(key);
-
-        if (isKeyInArrayReplacer) return val;
-
-        return val;
-      },
-      space,
-    );
-
-    const processedJSON = convertedToCustomJSON.replace(
-      bigIntsStringify,
-      "$1$2$3",
-    ); // Delete one "n" off the end of every BigInt value
-
-    const denoisedJSON = processedJSON.replace(noiseStringify, "$1$2$3"); // Remove one "n" off the end of every noisy string
-
-    return denoisedJSON;
-  } catch (error) {
-    if (error instanceof RangeError) {
-      const convertedJSON = stringifyIteratively(value, replacer, space);
-
-      if (convertedJSON === undefined) return undefined;
-
-      const supportsRawJSON = "rawJSON" in JSON;
-
-      if (supportsRawJSON) return convertedJSON;
-
-      const processedJSON = convertedJSON.replace(bigIntsStringify, "$1$2$3");
-
-      return processedJSON.replace(noiseStringify, "$1$2$3");
-    }
-
-    throw error;
-  }
-};
-
-const featureCache = new Map();
-
-/**
- * Detects if the current JSON.parse implementation supports the context.source feature.
- *
- * Uses toString() fingerprinting to cache results and automatically detect runtime
- * replacements of JSON.parse (polyfills, mocks, etc.).
- *
- * @returns {boolean} true if context.source is supported, false otherwise.
- */
-const isContextSourceSupported = () => {
-  const parseFingerprint = JSON.parse.toString();
-
-  if (featureCache.has(parseFingerprint)) {
-    return featureCache.get(parseFingerprint);
-  }
-
-  try {
-    const result = JSON.parse(
-      "1",
-      (_, __, context) => !!context?.source && context.source === "1",
-    );
-    featureCache.set(parseFingerprint, result);
-
-    return result;
-  } catch {
-    featureCache.set(parseFingerprint, false);
-
-    return false;
-  }
-};
-
-/**
- * Reviver function that converts custom-format BigInt strings back to BigInt values.
- * Also handles "noise" strings that accidentally match the BigInt format.
- *
- * @param {string | number | undefined} key The object key.
- * @param {*} value The value being parsed.
- * @param {object} [context] Parse context (if supported by JSON.parse).
- * @param {Reviver} [userReviver] User's custom reviver function.
- * @returns {any} The transformed value.
- */
-const convertMarkedBigIntsReviver = (key, value, context, userReviver) => {
-  const isCustomFormatBigInt =
-    typeof value === "string" && customFormat.test(value);
-
-  if (isCustomFormatBigInt) return BigInt(value.slice(0, -1));
-
-  const isNoiseValue = typeof value === "string" && noiseValue.test(value);
-  if (isNoiseValue) return value.slice(0, -1);
-
-  const hasUserReviver = typeof userReviver === "function";
-
-  if (!hasUserReviver) return value;
-
-  return userReviver(key, value, context);
-};
-
-/**
- * Fast JSON.parse implementation (~2x faster than classic fallback).
- * Uses JSON.parse's context.source feature to detect integers and convert
- * large numbers directly to BigInt without string manipulation.
- *
- * Does not support legacy custom format from v1 of this library.
- *
- * @param {string} text JSON string to parse.
- * @param {Reviver} [reviver] Transform function to apply to each value.
- * @returns {any} Parsed JavaScript value.
- */
-const JSONParseV2 = (text, reviver) => {
-  return JSON.parse(text, (key, value, context) => {
-    const isNumber = typeof value === "number";
-    const isOutOfBounds =
-      value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
-    const isBigNumber = isNumber && isOutOfBounds;
-    const isInt = context && intRegex.test(context.source);
-    const isBigInt = isBigNumber && isInt;
-
-    if (isBigInt) return BigInt(context.source);
-
-    const hasCustomReviver = typeof reviver === "function";
-
-    if (!hasCustomReviver) return value;
-
-    return reviver(key, value, context);
-  });
-};
-
-const MAX_INT = Number.MAX_SAFE_INTEGER.toString();
-const MAX_DIGITS = MAX_INT.length;
-const stringsOrLargeNumbers =
-  /"(?:[^"\\]|\\.)*"|-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/g;
-const noiseValueWithQuotes = /^"-?\d+n+"$/; // Noise - strings that match the custom format before being converted to it
-
-/**
- * Iteratively traverses the parsed object bottom-up (post-order),
- * emulating the native JSON.parse reviver behavior.
- * This avoids Call Stack overflows (RangeError) on deeply nested structures.
- *
- * @param {any} parsed The natively parsed JSON object.
- * @param {Reviver} [userReviver] User's custom reviver function.
- * @returns {any} The fully processed object.
- */
-const applyReviverIteratively = (parsed, userReviver) => {
-  const rootHolder = { "": parsed };
-  const stack = [{ parent: rootHolder, key: "", visited: false }];
-
-  while (stack.length > 0) {
-    const node = stack[stack.length - 1];
-
-    if (!node.visited) {
-      node.visited = true;
-
-      const value = node.parent[node.key];
-      const isComplexObject = value !== null && typeof value === "object";
-
-      if (isComplexObject) {
-        const keys = Object.keys(value);
-
-        for (let i = keys.length - 1; i >= 0; i--) {
-          stack.push({ parent: value, key: keys[i], visited: false });
-        }
-      }
-    } else {
-      const { parent, key } = node;
-      let value = parent[key];
-
-      if (typeof value === "string") {
-        const isCustomFormatBigInt = customFormat.test(value);
-
-        if (isCustomFormatBigInt) {
-          value = BigInt(value.slice(0, -1));
-        } else {
-          const isNoise = noiseValue.test(value);
-
-          if (isNoise) value = value.slice(0, -1);
-        }
-      }
-
-      const hasUserReviver = typeof userReviver === "function";
-
-      if (hasUserReviver) {
-        value = userReviver.call(parent, key, value);
-      }
-
-      const isDeleted = value === undefined;
-
-      if (isDeleted) {
-        delete parent[key];
-      } else {
-        parent[key] = value;
-      }
-
-      stack.pop();
-    }
-  }
-
-  return rootHolder[""];
-};
-
-/**
- * Pre-processes the JSON string to mark large numbers with an 'n' suffix.
- *
- * @param {string} text The raw JSON string.
- * @returns {string} The serialized string with marked BigInts.
- */
-const serializeBigInts = (text) => {
-  return text.replace(
-    stringsOrLargeNumbers,
-    (match, digits, fractional, exponential) => {
-      const isString = match[0] === '"';
-      const isNoise = isString && noiseValueWithQuotes.test(match);
-
-      if (isNoise) return match.substring(0, match.length - 1) + 'n"'; // Mark noise values with additional "n" to offset the deletion of one "n" during the processing
-
-      const hasFractionalOrExponential = fractional || exponential;
-
-      // With a fixed number of digits, we can correctly use lexicographical comparison to do a numeric comparison
-      const isLessThanMaxSafeInt =
-        digits &&
-        (digits.length < MAX_DIGITS ||
-          (digits.length === MAX_DIGITS && digits <= MAX_INT));
-
-      const isStandardValue =
-        isString || hasFractionalOrExponential || isLessThanMaxSafeInt;
-
-      if (isStandardValue) return match;
-
-      return '"' + match + 'n"';
-    },
-  );
-};
-
-/**
- * Converts a JSON string into a JavaScript value.
- *
- * Supports parsing of large integers using two strategies:
- * 1. Classic fallback: Marks large numbers with "123n" format, then converts to BigInt
- * 2. Fast path (JSONParseV2): Uses context.source feature (~2x faster) when available
- *
- * All other JSON values are parsed exactly like native JSON.parse().
- *
- * @param {string} text A valid JSON string.
- * @param {Reviver} [reviver]
- * A function that transforms the results. This function is called for each member
- * of the object. If a member contains nested objects, the nested objects are
- * transformed before the parent object is.
- * @returns {any} The parsed JavaScript value.
- * @throws {SyntaxError} If text is not valid JSON.
- */
-const JSONParse = (text, reviver) => {
-  if (!text) return originalParse(text, reviver);
-
-  try {
-    if (isContextSourceSupported()) return JSONParseV2(text, reviver); // Shortcut to a faster (2x) and simpler version
-
-    // Find and mark big numbers with "n"
-    const serializedData = serializeBigInts(text);
-
-    return originalParse(serializedData, (key, value, context) =>
-      convertMarkedBigIntsReviver(key, value, context, reviver),
-    );
-  } catch (error) {
-    if (error instanceof RangeError) {
-      const serializedData = serializeBigInts(text);
-      const parsed = originalParse(serializedData);
-
-      return applyReviverIteratively(parsed, reviver);
-    }
-
-    throw error;
-  }
-};
-
-
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/request-error/dist-src/index.js
-class dist_src_RequestError extends Error {
-  name;
-  /**
-   * http status code
-   */
-  status;
-  /**
-   * Request options that lead to the error.
-   */
-  request;
-  /**
-   * Response object if a response was received
-   */
-  response;
-  constructor(message, statusCode, options) {
-    super(message, { cause: options.cause });
-    this.name = "HttpError";
-    this.status = Number.parseInt(statusCode);
-    if (Number.isNaN(this.status)) {
-      this.status = 0;
-    }
-    /* v8 ignore else -- @preserve -- Bug with vitest coverage where it sees an else branch that doesn't exist */
-    if ("response" in options) {
-      this.response = options.response;
-    }
-    const requestCopy = Object.assign({}, options.request);
-    if (options.request.headers.authorization) {
-      requestCopy.headers = Object.assign({}, options.request.headers, {
-        authorization: options.request.headers.authorization.replace(
-          /(?<! ) .*$/,
-          " [REDACTED]"
-        )
-      });
-    }
-    requestCopy.url = requestCopy.url.replace(/\bclient_secret=\w+/g, "client_secret=[REDACTED]").replace(/\baccess_token=\w+/g, "access_token=[REDACTED]");
-    this.request = requestCopy;
-  }
-}
-
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/request/dist-bundle/index.js
-// pkg/dist-src/index.js
-
-
-// pkg/dist-src/defaults.js
-
-
-// pkg/dist-src/version.js
-var dist_bundle_VERSION = "10.0.16";
-
-// pkg/dist-src/defaults.js
-var defaults_default = {
-  headers: {
-    "user-agent": `octokit-request.js/${dist_bundle_VERSION} ${getUserAgent()}`
-  }
-};
-
-// pkg/dist-src/fetch-wrapper.js
-
-
-
-// pkg/dist-src/is-plain-object.js
-function request_dist_bundle_isPlainObject(value) {
-  if (typeof value !== "object" || value === null) return false;
-  if (Object.prototype.toString.call(value) !== "[object Object]") return false;
-  const proto = Object.getPrototypeOf(value);
-  if (proto === null) return true;
-  const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
-  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value);
-}
-
-// pkg/dist-src/fetch-wrapper.js
-
-var noop = () => "";
-async function fetchWrapper(requestOptions) {
-  const fetch = requestOptions.request?.fetch || globalThis.fetch;
-  if (!fetch) {
-    throw new Error(
-      "fetch is not set. Please pass a fetch implementation as new Octokit({ request: { fetch }}). Learn more at https://github.com/octokit/octokit.js/#fetch-missing"
-    );
-  }
-  const log = requestOptions.request?.log || console;
-  const parseSuccessResponseBody = requestOptions.request?.parseSuccessResponseBody !== false;
-  const body = request_dist_bundle_isPlainObject(requestOptions.body) || Array.isArray(requestOptions.body) ? JSONStringify(requestOptions.body) : requestOptions.body;
-  const requestHeaders = Object.fromEntries(
-    Object.entries(requestOptions.headers).map(([name, value]) => [
-      name,
-      String(value)
-    ])
-  );
-  let fetchResponse;
-  try {
-    fetchResponse = await fetch(requestOptions.url, {
-      method: requestOptions.method,
-      body,
-      redirect: requestOptions.request?.redirect,
-      headers: requestHeaders,
-      signal: requestOptions.request?.signal,
-      // duplex must be set if request.body is ReadableStream or Async Iterables.
-      // See https://fetch.spec.whatwg.org/#dom-requestinit-duplex.
-      ...requestOptions.body && { duplex: "half" }
-    });
-  } catch (error) {
-    let message = "Unknown Error";
-    if (error instanceof Error) {
-      if (error.name === "AbortError") {
-        error.status = 500;
-        throw error;
-      }
-      message = error.message;
-      if (error.name === "TypeError" && "cause" in error) {
-        if (error.cause instanceof Error) {
-          message = error.cause.message;
-        } else if (typeof error.cause === "string") {
-          message = error.cause;
-        }
-      }
-    }
-    const requestError = new dist_src_RequestError(message, 500, {
-      request: requestOptions
-    });
-    requestError.cause = error;
-    throw requestError;
-  }
-  const status = fetchResponse.status;
-  const url = fetchResponse.url;
-  const responseHeaders = {};
-  for (const [key, value] of fetchResponse.headers) {
-    responseHeaders[key] = value;
-  }
-  const octokitResponse = {
-    url,
-    status,
-    headers: responseHeaders,
-    data: ""
-  };
-  if ("deprecation" in responseHeaders) {
-    const matches = responseHeaders.link && responseHeaders.link.match(/<([^<>]+)>; rel="deprecation"/);
-    const deprecationLink = matches && matches.pop();
-    log.warn(
-      `[@octokit/request] "${requestOptions.method} ${requestOptions.url}" is deprecated. It is scheduled to be removed on ${responseHeaders.sunset}${deprecationLink ? `. See ${deprecationLink}` : ""}`
-    );
-  }
-  if (status === 204 || status === 205) {
-    return octokitResponse;
-  }
-  if (requestOptions.method === "HEAD") {
-    if (status < 400) {
-      return octokitResponse;
-    }
-    throw new dist_src_RequestError(fetchResponse.statusText, status, {
-      response: octokitResponse,
-      request: requestOptions
-    });
-  }
-  if (status === 304) {
-    octokitResponse.data = await getResponseData(fetchResponse);
-    throw new dist_src_RequestError("Not modified", status, {
-      response: octokitResponse,
-      request: requestOptions
-    });
-  }
-  if (status >= 400) {
-    octokitResponse.data = await getResponseData(fetchResponse);
-    throw new dist_src_RequestError(toErrorMessage(octokitResponse.data), status, {
-      response: octokitResponse,
-      request: requestOptions
-    });
-  }
-  octokitResponse.data = parseSuccessResponseBody ? await getResponseData(fetchResponse) : fetchResponse.body;
-  return octokitResponse;
-}
-async function getResponseData(response) {
-  const contentType = response.headers.get("content-type");
-  if (!contentType) {
-    return response.text().catch(noop);
-  }
-  const mimetype = dist_parse(contentType);
-  if (isJSONResponse(mimetype)) {
-    let text = "";
-    try {
-      text = await response.text();
-      return JSONParse(text);
-    } catch (err) {
-      return text;
-    }
-  } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
-  // (RFC 2046) and must never be decoded as text, even when the response
-  // carries a (misleading) `charset=utf-8` parameter — see #751.
-  mimetype.parameters.charset?.toLowerCase() === "utf-8" && mimetype.type !== "application/octet-stream") {
-    return response.text().catch(noop);
-  } else {
-    return response.arrayBuffer().catch(
-      /* v8 ignore next -- @preserve */
-      () => new ArrayBuffer(0)
-    );
-  }
-}
-function isJSONResponse(mimetype) {
-  return mimetype.type === "application/json" || mimetype.type === "application/scim+json";
-}
-function toErrorMessage(data) {
-  if (typeof data === "string") {
-    return data;
-  }
-  if (data instanceof ArrayBuffer) {
-    return "Unknown error";
-  }
-  if (typeof data === "object" && data !== null && "message" in data) {
-    const objectData = data;
-    const suffix = "documentation_url" in objectData ? ` - ${objectData.documentation_url}` : "";
-    return Array.isArray(objectData.errors) ? `${objectData.message}: ${objectData.errors.map((v) => JSON.stringify(v)).join(", ")}${suffix}` : `${objectData.message}${suffix}`;
-  }
-  return `Unknown error: ${JSON.stringify(data)}`;
-}
-
-// pkg/dist-src/with-defaults.js
-function dist_bundle_withDefaults(oldEndpoint, newDefaults) {
-  const endpoint2 = oldEndpoint.defaults(newDefaults);
-  const newApi = function(route, parameters) {
-    const endpointOptions = endpoint2.merge(route, parameters);
-    if (!endpointOptions.request || !endpointOptions.request.hook) {
-      return fetchWrapper(endpoint2.parse(endpointOptions));
-    }
-    const request2 = (route2, parameters2) => {
-      return fetchWrapper(
-        endpoint2.parse(endpoint2.merge(route2, parameters2))
-      );
-    };
-    Object.assign(request2, {
-      endpoint: endpoint2,
-      defaults: dist_bundle_withDefaults.bind(null, endpoint2)
-    });
-    return endpointOptions.request.hook(request2, endpointOptions);
-  };
-  return Object.assign(newApi, {
-    endpoint: endpoint2,
-    defaults: dist_bundle_withDefaults.bind(null, endpoint2)
-  });
-}
-
-// pkg/dist-src/index.js
-var request = dist_bundle_withDefaults(endpoint, defaults_default);
-
-/* v8 ignore next -- @preserve */
-/* v8 ignore else -- @preserve */
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/graphql/dist-bundle/index.js
-// pkg/dist-src/index.js
-
-
-
-// pkg/dist-src/version.js
-var graphql_dist_bundle_VERSION = "0.0.0-development";
-
-// pkg/dist-src/with-defaults.js
-
-
-// pkg/dist-src/graphql.js
-
-
-// pkg/dist-src/error.js
-function _buildMessageForResponseErrors(data) {
-  return `Request failed due to following response errors:
-` + data.errors.map((e) => ` - ${e.message}`).join("\n");
-}
-var GraphqlResponseError = class extends Error {
-  constructor(request2, headers, response) {
-    super(_buildMessageForResponseErrors(response));
-    this.request = request2;
-    this.headers = headers;
-    this.response = response;
-    this.errors = response.errors;
-    this.data = response.data;
-    if (Error.captureStackTrace) {
-      Error.captureStackTrace(this, this.constructor);
-    }
-  }
-  request;
-  headers;
-  response;
-  name = "GraphqlResponseError";
-  errors;
-  data;
-};
-
-// pkg/dist-src/graphql.js
-var NON_VARIABLE_OPTIONS = [
-  "method",
-  "baseUrl",
-  "url",
-  "headers",
-  "request",
-  "query",
-  "mediaType",
-  "operationName"
-];
-var FORBIDDEN_VARIABLE_OPTIONS = ["query", "method", "url"];
-var GHES_V3_SUFFIX_REGEX = /\/api\/v3\/?$/;
-function graphql(request2, query, options) {
-  if (options) {
-    if (typeof query === "string" && "query" in options) {
-      return Promise.reject(
-        new Error(`[@octokit/graphql] "query" cannot be used as variable name`)
-      );
-    }
-    for (const key in options) {
-      if (!FORBIDDEN_VARIABLE_OPTIONS.includes(key)) continue;
-      return Promise.reject(
-        new Error(
-          `[@octokit/graphql] "${key}" cannot be used as variable name`
-        )
-      );
-    }
-  }
-  const parsedOptions = typeof query === "string" ? Object.assign({ query }, options) : query;
-  const requestOptions = Object.keys(
-    parsedOptions
-  ).reduce((result, key) => {
-    if (NON_VARIABLE_OPTIONS.includes(key)) {
-      result[key] = parsedOptions[key];
-      return result;
-    }
-    if (!result.variables) {
-      result.variables = {};
-    }
-    result.variables[key] = parsedOptions[key];
-    return result;
-  }, {});
-  const baseUrl = parsedOptions.baseUrl || request2.endpoint.DEFAULTS.baseUrl;
-  if (GHES_V3_SUFFIX_REGEX.test(baseUrl)) {
-    requestOptions.url = baseUrl.replace(GHES_V3_SUFFIX_REGEX, "/api/graphql");
-  }
-  return request2(requestOptions).then((response) => {
-    if (response.data.errors) {
-      const headers = {};
-      for (const key of Object.keys(response.headers)) {
-        headers[key] = response.headers[key];
-      }
-      throw new GraphqlResponseError(
-        requestOptions,
-        headers,
-        response.data
-      );
-    }
-    return response.data.data;
-  });
-}
-
-// pkg/dist-src/with-defaults.js
-function graphql_dist_bundle_withDefaults(request2, newDefaults) {
-  const newRequest = request2.defaults(newDefaults);
-  const newApi = (query, options) => {
-    return graphql(newRequest, query, options);
-  };
-  return Object.assign(newApi, {
-    defaults: graphql_dist_bundle_withDefaults.bind(null, newRequest),
-    endpoint: newRequest.endpoint
-  });
-}
-
-// pkg/dist-src/index.js
-var graphql2 = graphql_dist_bundle_withDefaults(request, {
-  headers: {
-    "user-agent": `octokit-graphql.js/${graphql_dist_bundle_VERSION} ${getUserAgent()}`
-  },
-  method: "POST",
-  url: "/graphql"
-});
-function withCustomRequest(customRequest) {
-  return graphql_dist_bundle_withDefaults(customRequest, {
-    method: "POST",
-    url: "/graphql"
-  });
-}
-
-/* v8 ignore if -- @preserve */
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/auth-token/dist-bundle/index.js
-// pkg/dist-src/is-jwt.js
-var b64url = "(?:[a-zA-Z0-9_-]+)";
-var sep = "\\.";
-var jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
-var isJWT = jwtRE.test.bind(jwtRE);
-
-// pkg/dist-src/auth.js
-async function auth(token) {
-  const isApp = isJWT(token);
-  const isInstallation = token.startsWith("v1.") || token.startsWith("ghs_");
-  const isUserToServer = token.startsWith("ghu_");
-  const tokenType = isApp ? "app" : isInstallation ? "installation" : isUserToServer ? "user-to-server" : "oauth";
-  return {
-    type: "token",
-    token,
-    tokenType
-  };
-}
-
-// pkg/dist-src/with-authorization-prefix.js
-function withAuthorizationPrefix(token) {
-  if (token.split(/\./).length === 3) {
-    return `bearer ${token}`;
-  }
-  return `token ${token}`;
-}
-
-// pkg/dist-src/hook.js
-async function hook(token, request, route, parameters) {
-  const endpoint = request.endpoint.merge(
-    route,
-    parameters
-  );
-  endpoint.headers.authorization = withAuthorizationPrefix(token);
-  return request(endpoint);
-}
-
-// pkg/dist-src/index.js
-var createTokenAuth = function createTokenAuth2(token) {
-  if (!token) {
-    throw new Error("[@octokit/auth-token] No token passed to createTokenAuth");
-  }
-  if (typeof token !== "string") {
-    throw new Error(
-      "[@octokit/auth-token] Token passed to createTokenAuth is not a string"
-    );
-  }
-  token = token.replace(/^(token|bearer) +/i, "");
-  return Object.assign(auth.bind(null, token), {
-    hook: hook.bind(null, token)
-  });
-};
-
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/core/dist-src/version.js
-const version_VERSION = "7.0.8";
-
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/core/dist-src/index.js
-
-
-
-
-
-
-const dist_src_noop = () => {
-};
-const consoleWarn = console.warn.bind(console);
-const consoleError = console.error.bind(console);
-function createLogger(logger = {}) {
-  if (typeof logger.debug !== "function") {
-    logger.debug = dist_src_noop;
-  }
-  if (typeof logger.info !== "function") {
-    logger.info = dist_src_noop;
-  }
-  if (typeof logger.warn !== "function") {
-    logger.warn = consoleWarn;
-  }
-  if (typeof logger.error !== "function") {
-    logger.error = consoleError;
-  }
-  return logger;
-}
-const userAgentTrail = `octokit-core.js/${version_VERSION} ${getUserAgent()}`;
-class Octokit {
-  static VERSION = version_VERSION;
-  static defaults(defaults) {
-    const OctokitWithDefaults = class extends this {
-      constructor(...args) {
-        const options = args[0] || {};
-        if (typeof defaults === "function") {
-          super(defaults(options));
-          return;
-        }
-        super(
-          Object.assign(
-            {},
-            defaults,
-            options,
-            options.userAgent && defaults.userAgent ? {
-              userAgent: `${options.userAgent} ${defaults.userAgent}`
-            } : null
-          )
-        );
-      }
-    };
-    return OctokitWithDefaults;
-  }
-  static plugins = [];
-  /**
-   * Attach a plugin (or many) to your Octokit instance.
-   *
-   * @example
-   * const API = Octokit.plugin(plugin1, plugin2, plugin3, ...)
-   */
-  static plugin(...newPlugins) {
-    const currentPlugins = this.plugins;
-    const NewOctokit = class extends this {
-      static plugins = currentPlugins.concat(
-        newPlugins.filter((plugin) => !currentPlugins.includes(plugin))
-      );
-    };
-    return NewOctokit;
-  }
-  constructor(options = {}) {
-    const hook = new before_after_hook.Collection();
-    const requestDefaults = {
-      baseUrl: request.endpoint.DEFAULTS.baseUrl,
-      headers: {},
-      request: Object.assign({}, options.request, {
-        // @ts-ignore internal usage only, no need to type
-        hook: hook.bind(null, "request")
-      }),
-      mediaType: {
-        previews: [],
-        format: ""
-      }
-    };
-    requestDefaults.headers["user-agent"] = options.userAgent ? `${options.userAgent} ${userAgentTrail}` : userAgentTrail;
-    if (options.baseUrl) {
-      requestDefaults.baseUrl = options.baseUrl;
-    }
-    if (options.previews) {
-      requestDefaults.mediaType.previews = options.previews;
-    }
-    if (options.timeZone) {
-      requestDefaults.headers["time-zone"] = options.timeZone;
-    }
-    this.request = request.defaults(requestDefaults);
-    this.graphql = withCustomRequest(this.request).defaults(requestDefaults);
-    this.log = createLogger(options.log);
-    this.hook = hook;
-    if (!options.authStrategy) {
-      if (!options.auth) {
-        this.auth = async () => ({
-          type: "unauthenticated"
-        });
-      } else {
-        const auth = createTokenAuth(options.auth);
-        hook.wrap("request", auth.hook);
-        this.auth = auth;
-      }
-    } else {
-      const { authStrategy, ...otherOptions } = options;
-      const auth = authStrategy(
-        Object.assign(
-          {
-            request: this.request,
-            log: this.log,
-            // we pass the current octokit instance as well as its constructor options
-            // to allow for authentication strategies that return a new octokit instance
-            // that shares the same internal state as the current one. The original
-            // requirement for this was the "event-octokit" authentication strategy
-            // of https://github.com/probot/octokit-auth-probot.
-            octokit: this,
-            octokitOptions: otherOptions
-          },
-          options.auth
-        )
-      );
-      hook.wrap("request", auth.hook);
-      this.auth = auth;
-    }
-    const classConstructor = this.constructor;
-    for (let i = 0; i < classConstructor.plugins.length; ++i) {
-      Object.assign(this, classConstructor.plugins[i](this, options));
-    }
-  }
-  // assigned during constructor
-  request;
-  graphql;
-  log;
-  hook;
-  // TODO: type `octokit.auth` based on passed options.authStrategy
-  auth;
-}
-
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
-const dist_src_version_VERSION = "17.0.0";
-
-//# sourceMappingURL=version.js.map
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
-const Endpoints = {
-  actions: {
-    addCustomLabelsToSelfHostedRunnerForOrg: [
-      "POST /orgs/{org}/actions/runners/{runner_id}/labels"
-    ],
-    addCustomLabelsToSelfHostedRunnerForRepo: [
-      "POST /repos/{owner}/{repo}/actions/runners/{runner_id}/labels"
-    ],
-    addRepoAccessToSelfHostedRunnerGroupInOrg: [
-      "PUT /orgs/{org}/actions/runner-groups/{runner_group_id}/repositories/{repository_id}"
-    ],
-    addSelectedRepoToOrgSecret: [
-      "PUT /orgs/{org}/actions/secrets/{secret_name}/repositories/{repository_id}"
-    ],
-    addSelectedRepoToOrgVariable: [
-      "PUT /orgs/{org}/actions/variables/{name}/repositories/{repository_id}"
-    ],
-    approveWorkflowRun: [
-      "POST /repos/{owner}/{repo}/actions/runs/{run_id}/approve"
-    ],
-    cancelWorkflowRun: [
-      "POST /repos/{owner}/{repo}/actions/runs/{run_id}/cancel"
-    ],
-    createEnvironmentVariable: [
-      "POST /repos/{owner}/{repo}/environments/{environment_name}/variables"
-    ],
-    createHostedRunnerForOrg: ["POST /orgs/{org}/actions/hosted-runners"],
-    createOrUpdateEnvironmentSecret: [
-      "PUT /repos/{owner}/{repo}/environments/{environment_name}/secrets/{secret_name}"
-    ],
-    createOrUpdateOrgSecret: ["PUT /orgs/{org}/actions/secrets/{secret_name}"],
-    createOrUpdateRepoSecret: [
-      "PUT /repos/{owner}/{repo}/actions/secrets/{secret_name}"
-    ],
-    createOrgVariable: ["POST /orgs/{org}/actions/variables"],
-    createRegistrationTokenForOrg: [
-      "POST /orgs/{org}/actions/runners/registration-token"
-    ],
-    createRegistrationTokenForRepo: [
-      "POST /repos/{owner}/{repo}/actions/runners/registration-token"
-    ],
-    createRemoveTokenForOrg: ["POST /orgs/{org}/actions/runners/remove-token"],
-    createRemoveTokenForRepo: [
-      "POST /repos/{owner}/{repo}/actions/runners/remove-token"
-    ],
-    createRepoVariable: ["POST /repos/{owner}/{repo}/actions/variables"],
-    createWorkflowDispatch: [
-      "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches"
-    ],
-    deleteActionsCacheById: [
-      "DELETE /repos/{owner}/{repo}/actions/caches/{cache_id}"
-    ],
-    deleteActionsCacheByKey: [
-      "DELETE /repos/{owner}/{repo}/actions/caches{?key,ref}"
-    ],
-    deleteArtifact: [
-      "DELETE /repos/{owner}/{repo}/actions/artifacts/{artifact_id}"
-    ],
-    deleteCustomImageFromOrg: [
-      "DELETE /orgs/{org}/actions/hosted-runners/images/custom/{image_definition_id}"
-    ],
-    deleteCustomImageVersionFromOrg: [
-      "DELETE /orgs/{org}/actions/hosted-runners/images/custom/{image_definition_id}/versions/{version}"
-    ],
-    deleteEnvironmentSecret: [
-      "DELETE /repos/{owner}/{repo}/environments/{environment_name}/secrets/{secret_name}"
-    ],
-    deleteEnvironmentVariable: [
-      "DELETE /repos/{owner}/{repo}/environments/{environment_name}/variables/{name}"
-    ],
-    deleteHostedRunnerForOrg: [
-      "DELETE /orgs/{org}/actions/hosted-runners/{hosted_runner_id}"
-    ],
-    deleteOrgSecret: ["DELETE /orgs/{org}/actions/secrets/{secret_name}"],
-    deleteOrgVariable: ["DELETE /orgs/{org}/actions/variables/{name}"],
-    deleteRepoSecret: [
-      "DELETE /repos/{owner}/{repo}/actions/secrets/{secret_name}"
-    ],
-    deleteRepoVariable: [
-      "DELETE /repos/{owner}/{repo}/actions/variables/{name}"
-    ],
-    deleteSelfHostedRunnerFromOrg: [
-      "DELETE /orgs/{org}/actions/runners/{runner_id}"
-    ],
-    deleteSelfHostedRunnerFromRepo: [
-      "DELETE /repos/{owner}/{repo}/actions/runners/{runner_id}"
-    ],
-    deleteWorkflowRun: ["DELETE /repos/{owner}/{repo}/actions/runs/{run_id}"],
-    deleteWorkflowRunLogs: [
-      "DELETE /repos/{owner}/{repo}/actions/runs/{run_id}/logs"
-    ],
-    disableSelectedRepositoryGithubActionsOrganization: [
-      "DELETE /orgs/{org}/actions/permissions/repositories/{repository_id}"
-    ],
-    disableWorkflow: [
-      "PUT /repos/{owner}/{repo}/actions/workflows/{workflow_id}/disable"
-    ],
-    downloadArtifact: [
-      "GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}"
-    ],
-    downloadJobLogsForWorkflowRun: [
-      "GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs"
-    ],
-    downloadWorkflowRunAttemptLogs: [
-      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/logs"
-    ],
-    downloadWorkflowRunLogs: [
-      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/logs"
-    ],
-    enableSelectedRepositoryGithubActionsOrganization: [
-      "PUT /orgs/{org}/actions/permissions/repositories/{repository_id}"
-    ],
-    enableWorkflow: [
-      "PUT /repos/{owner}/{repo}/actions/workflows/{workflow_id}/enable"
-    ],
-    forceCancelWorkflowRun: [
-      "POST /repos/{owner}/{repo}/actions/runs/{run_id}/force-cancel"
-    ],
-    generateRunnerJitconfigForOrg: [
-      "POST /orgs/{org}/actions/runners/generate-jitconfig"
-    ],
-    generateRunnerJitconfigForRepo: [
-      "POST /repos/{owner}/{repo}/actions/runners/generate-jitconfig"
-    ],
-    getActionsCacheList: ["GET /repos/{owner}/{repo}/actions/caches"],
-    getActionsCacheUsage: ["GET /repos/{owner}/{repo}/actions/cache/usage"],
-    getActionsCacheUsageByRepoForOrg: [
-      "GET /orgs/{org}/actions/cache/usage-by-repository"
-    ],
-    getActionsCacheUsageForOrg: ["GET /orgs/{org}/actions/cache/usage"],
-    getAllowedActionsOrganization: [
-      "GET /orgs/{org}/actions/permissions/selected-actions"
-    ],
-    getAllowedActionsRepository: [
-      "GET /repos/{owner}/{repo}/actions/permissions/selected-actions"
-    ],
-    getArtifact: ["GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}"],
-    getCustomImageForOrg: [
-      "GET /orgs/{org}/actions/hosted-runners/images/custom/{image_definition_id}"
-    ],
-    getCustomImageVersionForOrg: [
-      "GET /orgs/{org}/actions/hosted-runners/images/custom/{image_definition_id}/versions/{version}"
-    ],
-    getCustomOidcSubClaimForRepo: [
-      "GET /repos/{owner}/{repo}/actions/oidc/customization/sub"
-    ],
-    getEnvironmentPublicKey: [
-      "GET /repos/{owner}/{repo}/environments/{environment_name}/secrets/public-key"
-    ],
-    getEnvironmentSecret: [
-      "GET /repos/{owner}/{repo}/environments/{environment_name}/secrets/{secret_name}"
-    ],
-    getEnvironmentVariable: [
-      "GET /repos/{owner}/{repo}/environments/{environment_name}/variables/{name}"
-    ],
-    getGithubActionsDefaultWorkflowPermissionsOrganization: [
-      "GET /orgs/{org}/actions/permissions/workflow"
-    ],
-    getGithubActionsDefaultWorkflowPermissionsRepository: [
-      "GET /repos/{owner}/{repo}/actions/permissions/workflow"
-    ],
-    getGithubActionsPermissionsOrganization: [
-      "GET /orgs/{org}/actions/permissions"
-    ],
-    getGithubActionsPermissionsRepository: [
-      "GET /repos/{owner}/{repo}/actions/permissions"
-    ],
-    getHostedRunnerForOrg: [
-      "GET /orgs/{org}/actions/hosted-runners/{hosted_runner_id}"
-    ],
-    getHostedRunnersGithubOwnedImagesForOrg: [
-      "GET /orgs/{org}/actions/hosted-runners/images/github-owned"
-    ],
-    getHostedRunnersLimitsForOrg: [
-      "GET /orgs/{org}/actions/hosted-runners/limits"
-    ],
-    getHostedRunnersMachineSpecsForOrg: [
-      "GET /orgs/{org}/actions/hosted-runners/machine-sizes"
-    ],
-    getHostedRunnersPartnerImagesForOrg: [
-      "GET /orgs/{org}/actions/hosted-runners/images/partner"
-    ],
-    getHostedRunnersPlatformsForOrg: [
-      "GET /orgs/{org}/actions/hosted-runners/platforms"
-    ],
-    getJobForWorkflowRun: ["GET /repos/{owner}/{repo}/actions/jobs/{job_id}"],
-    getOrgPublicKey: ["GET /orgs/{org}/actions/secrets/public-key"],
-    getOrgSecret: ["GET /orgs/{org}/actions/secrets/{secret_name}"],
-    getOrgVariable: ["GET /orgs/{org}/actions/variables/{name}"],
-    getPendingDeploymentsForRun: [
-      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/pending_deployments"
-    ],
-    getRepoPermissions: [
-      "GET /repos/{owner}/{repo}/actions/permissions",
-      {},
-      { renamed: ["actions", "getGithubActionsPermissionsRepository"] }
-    ],
-    getRepoPublicKey: ["GET /repos/{owner}/{repo}/actions/secrets/public-key"],
-    getRepoSecret: ["GET /repos/{owner}/{repo}/actions/secrets/{secret_name}"],
-    getRepoVariable: ["GET /repos/{owner}/{repo}/actions/variables/{name}"],
-    getReviewsForRun: [
-      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/approvals"
-    ],
-    getSelfHostedRunnerForOrg: ["GET /orgs/{org}/actions/runners/{runner_id}"],
-    getSelfHostedRunnerForRepo: [
-      "GET /repos/{owner}/{repo}/actions/runners/{runner_id}"
-    ],
-    getWorkflow: ["GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}"],
-    getWorkflowAccessToRepository: [
-      "GET /repos/{owner}/{repo}/actions/permissions/access"
-    ],
-    getWorkflowRun: ["GET /repos/{owner}/{repo}/actions/runs/{run_id}"],
-    getWorkflowRunAttempt: [
-      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}"
-    ],
-    getWorkflowRunUsage: [
-      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/timing"
-    ],
-    getWorkflowUsage: [
-      "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/timing"
-    ],
-    listArtifactsForRepo: ["GET /repos/{owner}/{repo}/actions/artifacts"],
-    listCustomImageVersionsForOrg: [
-      "GET /orgs/{org}/actions/hosted-runners/images/custom/{image_definition_id}/versions"
-    ],
-    listCustomImagesForOrg: [
-      "GET /orgs/{org}/actions/hosted-runners/images/custom"
-    ],
-    listEnvironmentSecrets: [
-      "GET /repos/{owner}/{repo}/environments/{environment_name}/secrets"
-    ],
-    listEnvironmentVariables: [
-      "GET /repos/{owner}/{repo}/environments/{environment_name}/variables"
-    ],
-    listGithubHostedRunnersInGroupForOrg: [
-      "GET /orgs/{org}/actions/runner-groups/{runner_group_id}/hosted-runners"
-    ],
-    listHostedRunnersForOrg: ["GET /orgs/{org}/actions/hosted-runners"],
-    listJobsForWorkflowRun: [
-      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs"
-    ],
-    listJobsForWorkflowRunAttempt: [
-      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs"
-    ],
-    listLabelsForSelfHostedRunnerForOrg: [
-      "GET /orgs/{org}/actions/runners/{runner_id}/labels"
-    ],
-    listLabelsForSelfHostedRunnerForRepo: [
-      "GET /repos/{owner}/{repo}/actions/runners/{runner_id}/labels"
-    ],
-    listOrgSecrets: ["GET /orgs/{org}/actions/secrets"],
-    listOrgVariables: ["GET /orgs/{org}/actions/variables"],
-    listRepoOrganizationSecrets: [
-      "GET /repos/{owner}/{repo}/actions/organization-secrets"
-    ],
-    listRepoOrganizationVariables: [
-      "GET /repos/{owner}/{repo}/actions/organization-variables"
-    ],
-    listRepoSecrets: ["GET /repos/{owner}/{repo}/actions/secrets"],
-    listRepoVariables: ["GET /repos/{owner}/{repo}/actions/variables"],
-    listRepoWorkflows: ["GET /repos/{owner}/{repo}/actions/workflows"],
-    listRunnerApplicationsForOrg: ["GET /orgs/{org}/actions/runners/downloads"],
-    listRunnerApplicationsForRepo: [
-      "GET /repos/{owner}/{repo}/actions/runners/downloads"
-    ],
-    listSelectedReposForOrgSecret: [
-      "GET /orgs/{org}/actions/secrets/{secret_name}/repositories"
-    ],
-    listSelectedReposForOrgVariable: [
-      "GET /orgs/{org}/actions/variables/{name}/repositories"
-    ],
-    listSelectedRepositoriesEnabledGithubActionsOrganization: [
-      "GET /orgs/{org}/actions/permissions/repositories"
-    ],
-    listSelfHostedRunnersForOrg: ["GET /orgs/{org}/actions/runners"],
-    listSelfHostedRunnersForRepo: ["GET /repos/{owner}/{repo}/actions/runners"],
-    listWorkflowRunArtifacts: [
-      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts"
-    ],
-    listWorkflowRuns: [
-      "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs"
-    ],
-    listWorkflowRunsForRepo: ["GET /repos/{owner}/{repo}/actions/runs"],
-    reRunJobForWorkflowRun: [
-      "POST /repos/{owner}/{repo}/actions/jobs/{job_id}/rerun"
-    ],
-    reRunWorkflow: ["POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun"],
-    reRunWorkflowFailedJobs: [
-      "POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs"
-    ],
-    removeAllCustomLabelsFromSelfHostedRunnerForOrg: [
-      "DELETE /orgs/{org}/actions/runners/{runner_id}/labels"
-    ],
-    removeAllCustomLabelsFromSelfHostedRunnerForRepo: [
-      "DELETE /repos/{owner}/{repo}/actions/runners/{runner_id}/labels"
-    ],
-    removeCustomLabelFromSelfHostedRunnerForOrg: [
-      "DELETE /orgs/{org}/actions/runners/{runner_id}/labels/{name}"
-    ],
-    removeCustomLabelFromSelfHostedRunnerForRepo: [
-      "DELETE /repos/{owner}/{repo}/actions/runners/{runner_id}/labels/{name}"
-    ],
-    removeSelectedRepoFromOrgSecret: [
-      "DELETE /orgs/{org}/actions/secrets/{secret_name}/repositories/{repository_id}"
-    ],
-    removeSelectedRepoFromOrgVariable: [
-      "DELETE /orgs/{org}/actions/variables/{name}/repositories/{repository_id}"
-    ],
-    reviewCustomGatesForRun: [
-      "POST /repos/{owner}/{repo}/actions/runs/{run_id}/deployment_protection_rule"
-    ],
-    reviewPendingDeploymentsForRun: [
-      "POST /repos/{owner}/{repo}/actions/runs/{run_id}/pending_deployments"
-    ],
-    setAllowedActionsOrganization: [
-      "PUT /orgs/{org}/actions/permissions/selected-actions"
-    ],
-    setAllowedActionsRepository: [
-      "PUT /repos/{owner}/{repo}/actions/permissions/selected-actions"
-    ],
-    setCustomLabelsForSelfHostedRunnerForOrg: [
-      "PUT /orgs/{org}/actions/runners/{runner_id}/labels"
-    ],
-    setCustomLabelsForSelfHostedRunnerForRepo: [
-      "PUT /repos/{owner}/{repo}/actions/runners/{runner_id}/labels"
-    ],
-    setCustomOidcSubClaimForRepo: [
-      "PUT /repos/{owner}/{repo}/actions/oidc/customization/sub"
-    ],
-    setGithubActionsDefaultWorkflowPermissionsOrganization: [
-      "PUT /orgs/{org}/actions/permissions/workflow"
-    ],
-    setGithubActionsDefaultWorkflowPermissionsRepository: [
-      "PUT /repos/{owner}/{repo}/actions/permissions/workflow"
-    ],
-    setGithubActionsPermissionsOrganization: [
-      "PUT /orgs/{org}/actions/permissions"
-    ],
-    setGithubActionsPermissionsRepository: [
-      "PUT /repos/{owner}/{repo}/actions/permissions"
-    ],
-    setSelectedReposForOrgSecret: [
-      "PUT /orgs/{org}/actions/secrets/{secret_name}/repositories"
-    ],
-    setSelectedReposForOrgVariable: [
-      "PUT /orgs/{org}/actions/variables/{name}/repositories"
-    ],
-    setSelectedRepositoriesEnabledGithubActionsOrganization: [
-      "PUT /orgs/{org}/actions/permissions/repositories"
-    ],
-    setWorkflowAccessToRepository: [
-      "PUT /repos/{owner}/{repo}/actions/permissions/access"
-    ],
-    updateEnvironmentVariable: [
-      "PATCH /repos/{owner}/{repo}/environments/{environment_name}/variables/{name}"
-    ],
-    updateHostedRunnerForOrg: [
-      "PATCH /orgs/{org}/actions/hosted-runners/{hosted_runner_id}"
-    ],
-    updateOrgVariable: ["PATCH /orgs/{org}/actions/variables/{name}"],
-    updateRepoVariable: [
-      "PATCH /repos/{owner}/{repo}/actions/variables/{name}"
-    ]
-  },
-  activity: {
-    checkRepoIsStarredByAuthenticatedUser: ["GET /user/starred/{owner}/{repo}"],
-    deleteRepoSubscription: ["DELETE /repos/{owner}/{repo}/subscription"],
-    deleteThreadSubscription: [
-      "DELETE /notifications/threads/{thread_id}/subscription"
-    ],
-    getFeeds: ["GET /feeds"],
-    getRepoSubscription: ["GET /repos/{owner}/{repo}/subscription"],
-    getThread: ["GET /notifications/threads/{thread_id}"],
-    getThreadSubscriptionForAuthenticatedUser: [
-      "GET /notifications/threads/{thread_id}/subscription"
-    ],
-    listEventsForAuthenticatedUser: ["GET /users/{username}/events"],
-    listNotificationsForAuthenticatedUser: ["GET /notifications"],
-    listOrgEventsForAuthenticatedUser: [
-      "GET /users/{username}/events/orgs/{org}"
-    ],
-    listPublicEvents: ["GET /events"],
-    listPublicEventsForRepoNetwork: ["GET /networks/{owner}/{repo}/events"],
-    listPublicEventsForUser: ["GET /users/{username}/events/public"],
-    listPublicOrgEvents: ["GET /orgs/{org}/events"],
-    listReceivedEventsForUser: ["GET /users/{username}/received_events"],
-    listReceivedPublicEventsForUser: [
-      "GET /users/{username}/received_events/public"
-    ],
-    listRepoEvents: ["GET /repos/{owner}/{repo}/events"],
-    listRepoNotificationsForAuthenticatedUser: [
-      "GET /repos/{owner}/{repo}/notifications"
-    ],
-    listReposStarredByAuthenticatedUser: ["GET /user/starred"],
-    listReposStarredByUser: ["GET /users/{username}/starred"],
-    listReposWatchedByUser: ["GET /users/{username}/subscriptions"],
-    listStargazersForRepo: ["GET /repos/{owner}/{repo}/stargazers"],
-    listWatchedReposForAuthenticatedUser: ["GET /user/subscriptions"],
-    listWatchersForRepo: ["GET /repos/{owner}/{repo}/subscribers"],
-    markNotificationsAsRead: ["PUT /notifications"],
-    markRepoNotificationsAsRead: ["PUT /repos/{owner}/{repo}/notifications"],
-    markThreadAsDone: ["DELETE /notifications/threads/{thread_id}"],
-    markThreadAsRead: ["PATCH /notifications/threads/{thread_id}"],
-    setRepoSubscription: ["PUT /repos/{owner}/{repo}/subscription"],
-    setThreadSubscription: [
-      "PUT /notifications/threads/{thread_id}/subscription"
-    ],
-    starRepoForAuthenticatedUser: ["PUT /user/starred/{owner}/{repo}"],
-    unstarRepoForAuthenticatedUser: ["DELETE /user/starred/{owner}/{repo}"]
-  },
-  apps: {
-    addRepoToInstallation: [
-      "PUT /user/installations/{installation_id}/repositories/{repository_id}",
-      {},
-      { renamed: ["apps", "addRepoToInstallationForAuthenticatedUser"] }
-    ],
-    addRepoToInstallationForAuthenticatedUser: [
-      "PUT /user/installations/{installation_id}/repositories/{repository_id}"
-    ],
-    checkToken: ["POST /applications/{client_id}/token"],
-    createFromManifest: ["POST /app-manifests/{code}/conversions"],
-    createInstallationAccessToken: [
-      "POST /app/installations/{installation_id}/access_tokens"
-    ],
-    deleteAuthorization: ["DELETE /applications/{client_id}/grant"],
-    deleteInstallation: ["DELETE /app/installations/{installation_id}"],
-    deleteToken: ["DELETE /applications/{client_id}/token"],
-    getAuthenticated: ["GET /app"],
-    getBySlug: ["GET /apps/{app_slug}"],
-    getInstallation: ["GET /app/installations/{installation_id}"],
-    getOrgInstallation: ["GET /orgs/{org}/installation"],
-    getRepoInstallation: ["GET /repos/{owner}/{repo}/installation"],
-    getSubscriptionPlanForAccount: [
-      "GET /marketplace_listing/accounts/{account_id}"
-    ],
-    getSubscriptionPlanForAccountStubbed: [
-      "GET /marketplace_listing/stubbed/accounts/{account_id}"
-    ],
-    getUserInstallation: ["GET /users/{username}/installation"],
-    getWebhookConfigForApp: ["GET /app/hook/config"],
-    getWebhookDelivery: ["GET /app/hook/deliveries/{delivery_id}"],
-    listAccountsForPlan: ["GET /marketplace_listing/plans/{plan_id}/accounts"],
-    listAccountsForPlanStubbed: [
-      "GET /marketplace_listing/stubbed/plans/{plan_id}/accounts"
-    ],
-    listInstallationReposForAuthenticatedUser: [
-      "GET /user/installations/{installation_id}/repositories"
-    ],
-    listInstallationRequestsForAuthenticatedApp: [
-      "GET /app/installation-requests"
-    ],
-    listInstallations: ["GET /app/installations"],
-    listInstallationsForAuthenticatedUser: ["GET /user/installations"],
-    listPlans: ["GET /marketplace_listing/plans"],
-    listPlansStubbed: ["GET /marketplace_listing/stubbed/plans"],
-    listReposAccessibleToInstallation: ["GET /installation/repositories"],
-    listSubscriptionsForAuthenticatedUser: ["GET /user/marketplace_purchases"],
-    listSubscriptionsForAuthenticatedUserStubbed: [
-      "GET /user/marketplace_purchases/stubbed"
-    ],
-    listWebhookDeliveries: ["GET /app/hook/deliveries"],
-    redeliverWebhookDelivery: [
-      "POST /app/hook/deliveries/{delivery_id}/attempts"
-    ],
-    removeRepoFromInstallation: [
-      "DELETE /user/installations/{installation_id}/repositories/{repository_id}",
-      {},
-      { renamed: ["apps", "removeRepoFromInstallationForAuthenticatedUser"] }
-    ],
-    removeRepoFromInstallationForAuthenticatedUser: [
-      "DELETE /user/installations/{installation_id}/repositories/{repository_id}"
-    ],
-    resetToken: ["PATCH /applications/{client_id}/token"],
-    revokeInstallationAccessToken: ["DELETE /installation/token"],
-    scopeToken: ["POST /applications/{client_id}/token/scoped"],
-    suspendInstallation: ["PUT /app/installations/{installation_id}/suspended"],
-    unsuspendInstallation: [
-      "DELETE /app/installations/{installation_id}/suspended"
-    ],
-    updateWebhookConfigForApp: ["PATCH /app/hook/config"]
-  },
-  billing: {
-    getGithubActionsBillingOrg: ["GET /orgs/{org}/settings/billing/actions"],
-    getGithubActionsBillingUser: [
-      "GET /users/{username}/settings/billing/actions"
-    ],
-    getGithubBillingPremiumRequestUsageReportOrg: [
-      "GET /organizations/{org}/settings/billing/premium_request/usage"
-    ],
-    getGithubBillingPremiumRequestUsageReportUser: [
-      "GET /users/{username}/settings/billing/premium_request/usage"
-    ],
-    getGithubBillingUsageReportOrg: [
-      "GET /organizations/{org}/settings/billing/usage"
-    ],
-    getGithubBillingUsageReportUser: [
-      "GET /users/{username}/settings/billing/usage"
-    ],
-    getGithubPackagesBillingOrg: ["GET /orgs/{org}/settings/billing/packages"],
-    getGithubPackagesBillingUser: [
-      "GET /users/{username}/settings/billing/packages"
-    ],
-    getSharedStorageBillingOrg: [
-      "GET /orgs/{org}/settings/billing/shared-storage"
-    ],
-    getSharedStorageBillingUser: [
-      "GET /users/{username}/settings/billing/shared-storage"
-    ]
-  },
-  campaigns: {
-    createCampaign: ["POST /orgs/{org}/campaigns"],
-    deleteCampaign: ["DELETE /orgs/{org}/campaigns/{campaign_number}"],
-    getCampaignSummary: ["GET /orgs/{org}/campaigns/{campaign_number}"],
-    listOrgCampaigns: ["GET /orgs/{org}/campaigns"],
-    updateCampaign: ["PATCH /orgs/{org}/campaigns/{campaign_number}"]
-  },
-  checks: {
-    create: ["POST /repos/{owner}/{repo}/check-runs"],
-    createSuite: ["POST /repos/{owner}/{repo}/check-suites"],
-    get: ["GET /repos/{owner}/{repo}/check-runs/{check_run_id}"],
-    getSuite: ["GET /repos/{owner}/{repo}/check-suites/{check_suite_id}"],
-    listAnnotations: [
-      "GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations"
-    ],
-    listForRef: ["GET /repos/{owner}/{repo}/commits/{ref}/check-runs"],
-    listForSuite: [
-      "GET /repos/{owner}/{repo}/check-suites/{check_suite_id}/check-runs"
-    ],
-    listSuitesForRef: ["GET /repos/{owner}/{repo}/commits/{ref}/check-suites"],
-    rerequestRun: [
-      "POST /repos/{owner}/{repo}/check-runs/{check_run_id}/rerequest"
-    ],
-    rerequestSuite: [
-      "POST /repos/{owner}/{repo}/check-suites/{check_suite_id}/rerequest"
-    ],
-    setSuitesPreferences: [
-      "PATCH /repos/{owner}/{repo}/check-suites/preferences"
-    ],
-    update: ["PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}"]
-  },
-  codeScanning: {
-    commitAutofix: [
-      "POST /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/autofix/commits"
-    ],
-    createAutofix: [
-      "POST /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/autofix"
-    ],
-    createVariantAnalysis: [
-      "POST /repos/{owner}/{repo}/code-scanning/codeql/variant-analyses"
-    ],
-    deleteAnalysis: [
-      "DELETE /repos/{owner}/{repo}/code-scanning/analyses/{analysis_id}{?confirm_delete}"
-    ],
-    deleteCodeqlDatabase: [
-      "DELETE /repos/{owner}/{repo}/code-scanning/codeql/databases/{language}"
-    ],
-    getAlert: [
-      "GET /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}",
-      {},
-      { renamedParameters: { alert_id: "alert_number" } }
-    ],
-    getAnalysis: [
-      "GET /repos/{owner}/{repo}/code-scanning/analyses/{analysis_id}"
-    ],
-    getAutofix: [
-      "GET /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/autofix"
-    ],
-    getCodeqlDatabase: [
-      "GET /repos/{owner}/{repo}/code-scanning/codeql/databases/{language}"
-    ],
-    getDefaultSetup: ["GET /repos/{owner}/{repo}/code-scanning/default-setup"],
-    getSarif: ["GET /repos/{owner}/{repo}/code-scanning/sarifs/{sarif_id}"],
-    getVariantAnalysis: [
-      "GET /repos/{owner}/{repo}/code-scanning/codeql/variant-analyses/{codeql_variant_analysis_id}"
-    ],
-    getVariantAnalysisRepoTask: [
-      "GET /repos/{owner}/{repo}/code-scanning/codeql/variant-analyses/{codeql_variant_analysis_id}/repos/{repo_owner}/{repo_name}"
-    ],
-    listAlertInstances: [
-      "GET /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/instances"
-    ],
-    listAlertsForOrg: ["GET /orgs/{org}/code-scanning/alerts"],
-    listAlertsForRepo: ["GET /repos/{owner}/{repo}/code-scanning/alerts"],
-    listAlertsInstances: [
-      "GET /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/instances",
-      {},
-      { renamed: ["codeScanning", "listAlertInstances"] }
-    ],
-    listCodeqlDatabases: [
-      "GET /repos/{owner}/{repo}/code-scanning/codeql/databases"
-    ],
-    listRecentAnalyses: ["GET /repos/{owner}/{repo}/code-scanning/analyses"],
-    updateAlert: [
-      "PATCH /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}"
-    ],
-    updateDefaultSetup: [
-      "PATCH /repos/{owner}/{repo}/code-scanning/default-setup"
-    ],
-    uploadSarif: ["POST /repos/{owner}/{repo}/code-scanning/sarifs"]
-  },
-  codeSecurity: {
-    attachConfiguration: [
-      "POST /orgs/{org}/code-security/configurations/{configuration_id}/attach"
-    ],
-    attachEnterpriseConfiguration: [
-      "POST /enterprises/{enterprise}/code-security/configurations/{configuration_id}/attach"
-    ],
-    createConfiguration: ["POST /orgs/{org}/code-security/configurations"],
-    createConfigurationForEnterprise: [
-      "POST /enterprises/{enterprise}/code-security/configurations"
-    ],
-    deleteConfiguration: [
-      "DELETE /orgs/{org}/code-security/configurations/{configuration_id}"
-    ],
-    deleteConfigurationForEnterprise: [
-      "DELETE /enterprises/{enterprise}/code-security/configurations/{configuration_id}"
-    ],
-    detachConfiguration: [
-      "DELETE /orgs/{org}/code-security/configurations/detach"
-    ],
-    getConfiguration: [
-      "GET /orgs/{org}/code-security/configurations/{configuration_id}"
-    ],
-    getConfigurationForRepository: [
-      "GET /repos/{owner}/{repo}/code-security-configuration"
-    ],
-    getConfigurationsForEnterprise: [
-      "GET /enterprises/{enterprise}/code-security/configurations"
-    ],
-    getConfigurationsForOrg: ["GET /orgs/{org}/code-security/configurations"],
-    getDefaultConfigurations: [
-      "GET /orgs/{org}/code-security/configurations/defaults"
-    ],
-    getDefaultConfigurationsForEnterprise: [
-      "GET /enterprises/{enterprise}/code-security/configurations/defaults"
-    ],
-    getRepositoriesForConfiguration: [
-      "GET /orgs/{org}/code-security/configurations/{configuration_id}/repositories"
-    ],
-    getRepositoriesForEnterpriseConfiguration: [
-      "GET /enterprises/{enterprise}/code-security/configurations/{configuration_id}/repositories"
-    ],
-    getSingleConfigurationForEnterprise: [
-      "GET /enterprises/{enterprise}/code-security/configurations/{configuration_id}"
-    ],
-    setConfigurationAsDefault: [
-      "PUT /orgs/{org}/code-security/configurations/{configuration_id}/defaults"
-    ],
-    setConfigurationAsDefaultForEnterprise: [
-      "PUT /enterprises/{enterprise}/code-security/configurations/{configuration_id}/defaults"
-    ],
-    updateConfiguration: [
-      "PATCH /orgs/{org}/code-security/configurations/{configuration_id}"
-    ],
-    updateEnterpriseConfiguration: [
-      "PATCH /enterprises/{enterprise}/code-security/configurations/{configuration_id}"
-    ]
-  },
-  codesOfConduct: {
-    getAllCodesOfConduct: ["GET /codes_of_conduct"],
-    getConductCode: ["GET /codes_of_conduct/{key}"]
-  },
-  codespaces: {
-    addRepositoryForSecretForAuthenticatedUser: [
-      "PUT /user/codespaces/secrets/{secret_name}/repositories/{repository_id}"
-    ],
-    addSelectedRepoToOrgSecret: [
-      "PUT /orgs/{org}/codespaces/secrets/{secret_name}/repositories/{repository_id}"
-    ],
-    checkPermissionsForDevcontainer: [
-      "GET /repos/{owner}/{repo}/codespaces/permissions_check"
-    ],
-    codespaceMachinesForAuthenticatedUser: [
-      "GET /user/codespaces/{codespace_name}/machines"
-    ],
-    createForAuthenticatedUser: ["POST /user/codespaces"],
-    createOrUpdateOrgSecret: [
-      "PUT /orgs/{org}/codespaces/secrets/{secret_name}"
-    ],
-    createOrUpdateRepoSecret: [
-      "PUT /repos/{owner}/{repo}/codespaces/secrets/{secret_name}"
-    ],
-    createOrUpdateSecretForAuthenticatedUser: [
-      "PUT /user/codespaces/secrets/{secret_name}"
-    ],
-    createWithPrForAuthenticatedUser: [
-      "POST /repos/{owner}/{repo}/pulls/{pull_number}/codespaces"
-    ],
-    createWithRepoForAuthenticatedUser: [
-      "POST /repos/{owner}/{repo}/codespaces"
-    ],
-    deleteForAuthenticatedUser: ["DELETE /user/codespaces/{codespace_name}"],
-    deleteFromOrganization: [
-      "DELETE /orgs/{org}/members/{username}/codespaces/{codespace_name}"
-    ],
-    deleteOrgSecret: ["DELETE /orgs/{org}/codespaces/secrets/{secret_name}"],
-    deleteRepoSecret: [
-      "DELETE /repos/{owner}/{repo}/codespaces/secrets/{secret_name}"
-    ],
-    deleteSecretForAuthenticatedUser: [
-      "DELETE /user/codespaces/secrets/{secret_name}"
-    ],
-    exportForAuthenticatedUser: [
-      "POST /user/codespaces/{codespace_name}/exports"
-    ],
-    getCodespacesForUserInOrg: [
-      "GET /orgs/{org}/members/{username}/codespaces"
-    ],
-    getExportDetailsForAuthenticatedUser: [
-      "GET /user/codespaces/{codespace_name}/exports/{export_id}"
-    ],
-    getForAuthenticatedUser: ["GET /user/codespaces/{codespace_name}"],
-    getOrgPublicKey: ["GET /orgs/{org}/codespaces/secrets/public-key"],
-    getOrgSecret: ["GET /orgs/{org}/codespaces/secrets/{secret_name}"],
-    getPublicKeyForAuthenticatedUser: [
-      "GET /user/codespaces/secrets/public-key"
-    ],
-    getRepoPublicKey: [
-      "GET /repos/{owner}/{repo}/codespaces/secrets/public-key"
-    ],
-    getRepoSecret: [
-      "GET /repos/{owner}/{repo}/codespaces/secrets/{secret_name}"
-    ],
-    getSecretForAuthenticatedUser: [
-      "GET /user/codespaces/secrets/{secret_name}"
-    ],
-    listDevcontainersInRepositoryForAuthenticatedUser: [
-      "GET /repos/{owner}/{repo}/codespaces/devcontainers"
-    ],
-    listForAuthenticatedUser: ["GET /user/codespaces"],
-    listInOrganization: [
-      "GET /orgs/{org}/codespaces",
-      {},
-      { renamedParameters: { org_id: "org" } }
-    ],
-    listInRepositoryForAuthenticatedUser: [
-      "GET /repos/{owner}/{repo}/codespaces"
-    ],
-    listOrgSecrets: ["GET /orgs/{org}/codespaces/secrets"],
-    listRepoSecrets: ["GET /repos/{owner}/{repo}/codespaces/secrets"],
-    listRepositoriesForSecretForAuthenticatedUser: [
-      "GET /user/codespaces/secrets/{secret_name}/repositories"
-    ],
-    listSecretsForAuthenticatedUser: ["GET /user/codespaces/secrets"],
-    listSelectedReposForOrgSecret: [
-      "GET /orgs/{org}/codespaces/secrets/{secret_name}/repositories"
-    ],
-    preFlightWithRepoForAuthenticatedUser: [
-      "GET /repos/{owner}/{repo}/codespaces/new"
-    ],
-    publishForAuthenticatedUser: [
-      "POST /user/codespaces/{codespace_name}/publish"
-    ],
-    removeRepositoryForSecretForAuthenticatedUser: [
-      "DELETE /user/codespaces/secrets/{secret_name}/repositories/{repository_id}"
-    ],
-    removeSelectedRepoFromOrgSecret: [
-      "DELETE /orgs/{org}/codespaces/secrets/{secret_name}/repositories/{repository_id}"
-    ],
-    repoMachinesForAuthenticatedUser: [
-      "GET /repos/{owner}/{repo}/codespaces/machines"
-    ],
-    setRepositoriesForSecretForAuthenticatedUser: [
-      "PUT /user/codespaces/secrets/{secret_name}/repositories"
-    ],
-    setSelectedReposForOrgSecret: [
-      "PUT /orgs/{org}/codespaces/secrets/{secret_name}/repositories"
-    ],
-    startForAuthenticatedUser: ["POST /user/codespaces/{codespace_name}/start"],
-    stopForAuthenticatedUser: ["POST /user/codespaces/{codespace_name}/stop"],
-    stopInOrganization: [
-      "POST /orgs/{org}/members/{username}/codespaces/{codespace_name}/stop"
-    ],
-    updateForAuthenticatedUser: ["PATCH /user/codespaces/{codespace_name}"]
-  },
-  copilot: {
-    addCopilotSeatsForTeams: [
-      "POST /orgs/{org}/copilot/billing/selected_teams"
-    ],
-    addCopilotSeatsForUsers: [
-      "POST /orgs/{org}/copilot/billing/selected_users"
-    ],
-    cancelCopilotSeatAssignmentForTeams: [
-      "DELETE /orgs/{org}/copilot/billing/selected_teams"
-    ],
-    cancelCopilotSeatAssignmentForUsers: [
-      "DELETE /orgs/{org}/copilot/billing/selected_users"
-    ],
-    copilotMetricsForOrganization: ["GET /orgs/{org}/copilot/metrics"],
-    copilotMetricsForTeam: ["GET /orgs/{org}/team/{team_slug}/copilot/metrics"],
-    getCopilotOrganizationDetails: ["GET /orgs/{org}/copilot/billing"],
-    getCopilotSeatDetailsForUser: [
-      "GET /orgs/{org}/members/{username}/copilot"
-    ],
-    listCopilotSeats: ["GET /orgs/{org}/copilot/billing/seats"]
-  },
-  credentials: { revoke: ["POST /credentials/revoke"] },
-  dependabot: {
-    addSelectedRepoToOrgSecret: [
-      "PUT /orgs/{org}/dependabot/secrets/{secret_name}/repositories/{repository_id}"
-    ],
-    createOrUpdateOrgSecret: [
-      "PUT /orgs/{org}/dependabot/secrets/{secret_name}"
-    ],
-    createOrUpdateRepoSecret: [
-      "PUT /repos/{owner}/{repo}/dependabot/secrets/{secret_name}"
-    ],
-    deleteOrgSecret: ["DELETE /orgs/{org}/dependabot/secrets/{secret_name}"],
-    deleteRepoSecret: [
-      "DELETE /repos/{owner}/{repo}/dependabot/secrets/{secret_name}"
-    ],
-    getAlert: ["GET /repos/{owner}/{repo}/dependabot/alerts/{alert_number}"],
-    getOrgPublicKey: ["GET /orgs/{org}/dependabot/secrets/public-key"],
-    getOrgSecret: ["GET /orgs/{org}/dependabot/secrets/{secret_name}"],
-    getRepoPublicKey: [
-      "GET /repos/{owner}/{repo}/dependabot/secrets/public-key"
-    ],
-    getRepoSecret: [
-      "GET /repos/{owner}/{repo}/dependabot/secrets/{secret_name}"
-    ],
-    listAlertsForEnterprise: [
-      "GET /enterprises/{enterprise}/dependabot/alerts"
-    ],
-    listAlertsForOrg: ["GET /orgs/{org}/dependabot/alerts"],
-    listAlertsForRepo: ["GET /repos/{owner}/{repo}/dependabot/alerts"],
-    listOrgSecrets: ["GET /orgs/{org}/dependabot/secrets"],
-    listRepoSecrets: ["GET /repos/{owner}/{repo}/dependabot/secrets"],
-    listSelectedReposForOrgSecret: [
-      "GET /orgs/{org}/dependabot/secrets/{secret_name}/repositories"
-    ],
-    removeSelectedRepoFromOrgSecret: [
-      "DELETE /orgs/{org}/dependabot/secrets/{secret_name}/repositories/{repository_id}"
-    ],
-    repositoryAccessForOrg: [
-      "GET /organizations/{org}/dependabot/repository-access"
-    ],
-    setRepositoryAccessDefaultLevel: [
-      "PUT /organizations/{org}/dependabot/repository-access/default-level"
-    ],
-    setSelectedReposForOrgSecret: [
-      "PUT /orgs/{org}/dependabot/secrets/{secret_name}/repositories"
-    ],
-    updateAlert: [
-      "PATCH /repos/{owner}/{repo}/dependabot/alerts/{alert_number}"
-    ],
-    updateRepositoryAccessForOrg: [
-      "PATCH /organizations/{org}/dependabot/repository-access"
-    ]
-  },
-  dependencyGraph: {
-    createRepositorySnapshot: [
-      "POST /repos/{owner}/{repo}/dependency-graph/snapshots"
-    ],
-    diffRange: [
-      "GET /repos/{owner}/{repo}/dependency-graph/compare/{basehead}"
-    ],
-    exportSbom: ["GET /repos/{owner}/{repo}/dependency-graph/sbom"]
-  },
-  emojis: { get: ["GET /emojis"] },
-  enterpriseTeamMemberships: {
-    add: [
-      "PUT /enterprises/{enterprise}/teams/{enterprise-team}/memberships/{username}"
-    ],
-    bulkAdd: [
-      "POST /enterprises/{enterprise}/teams/{enterprise-team}/memberships/add"
-    ],
-    bulkRemove: [
-      "POST /enterprises/{enterprise}/teams/{enterprise-team}/memberships/remove"
-    ],
-    get: [
-      "GET /enterprises/{enterprise}/teams/{enterprise-team}/memberships/{username}"
-    ],
-    list: ["GET /enterprises/{enterprise}/teams/{enterprise-team}/memberships"],
-    remove: [
-      "DELETE /enterprises/{enterprise}/teams/{enterprise-team}/memberships/{username}"
-    ]
-  },
-  enterpriseTeamOrganizations: {
-    add: [
-      "PUT /enterprises/{enterprise}/teams/{enterprise-team}/organizations/{org}"
-    ],
-    bulkAdd: [
-      "POST /enterprises/{enterprise}/teams/{enterprise-team}/organizations/add"
-    ],
-    bulkRemove: [
-      "POST /enterprises/{enterprise}/teams/{enterprise-team}/organizations/remove"
-    ],
-    delete: [
-      "DELETE /enterprises/{enterprise}/teams/{enterprise-team}/organizations/{org}"
-    ],
-    getAssignment: [
-      "GET /enterprises/{enterprise}/teams/{enterprise-team}/organizations/{org}"
-    ],
-    getAssignments: [
-      "GET /enterprises/{enterprise}/teams/{enterprise-team}/organizations"
-    ]
-  },
-  enterpriseTeams: {
-    create: ["POST /enterprises/{enterprise}/teams"],
-    delete: ["DELETE /enterprises/{enterprise}/teams/{team_slug}"],
-    get: ["GET /enterprises/{enterprise}/teams/{team_slug}"],
-    list: ["GET /enterprises/{enterprise}/teams"],
-    update: ["PATCH /enterprises/{enterprise}/teams/{team_slug}"]
-  },
-  gists: {
-    checkIsStarred: ["GET /gists/{gist_id}/star"],
-    create: ["POST /gists"],
-    createComment: ["POST /gists/{gist_id}/comments"],
-    delete: ["DELETE /gists/{gist_id}"],
-    deleteComment: ["DELETE /gists/{gist_id}/comments/{comment_id}"],
-    fork: ["POST /gists/{gist_id}/forks"],
-    get: ["GET /gists/{gist_id}"],
-    getComment: ["GET /gists/{gist_id}/comments/{comment_id}"],
-    getRevision: ["GET /gists/{gist_id}/{sha}"],
-    list: ["GET /gists"],
-    listComments: ["GET /gists/{gist_id}/comments"],
-    listCommits: ["GET /gists/{gist_id}/commits"],
-    listForUser: ["GET /users/{username}/gists"],
-    listForks: ["GET /gists/{gist_id}/forks"],
-    listPublic: ["GET /gists/public"],
-    listStarred: ["GET /gists/starred"],
-    star: ["PUT /gists/{gist_id}/star"],
-    unstar: ["DELETE /gists/{gist_id}/star"],
-    update: ["PATCH /gists/{gist_id}"],
-    updateComment: ["PATCH /gists/{gist_id}/comments/{comment_id}"]
-  },
-  git: {
-    createBlob: ["POST /repos/{owner}/{repo}/git/blobs"],
-    createCommit: ["POST /repos/{owner}/{repo}/git/commits"],
-    createRef: ["POST /repos/{owner}/{repo}/git/refs"],
-    createTag: ["POST /repos/{owner}/{repo}/git/tags"],
-    createTree: ["POST /repos/{owner}/{repo}/git/trees"],
-    deleteRef: ["DELETE /repos/{owner}/{repo}/git/refs/{ref}"],
-    getBlob: ["GET /repos/{owner}/{repo}/git/blobs/{file_sha}"],
-    getCommit: ["GET /repos/{owner}/{repo}/git/commits/{commit_sha}"],
-    getRef: ["GET /repos/{owner}/{repo}/git/ref/{ref}"],
-    getTag: ["GET /repos/{owner}/{repo}/git/tags/{tag_sha}"],
-    getTree: ["GET /repos/{owner}/{repo}/git/trees/{tree_sha}"],
-    listMatchingRefs: ["GET /repos/{owner}/{repo}/git/matching-refs/{ref}"],
-    updateRef: ["PATCH /repos/{owner}/{repo}/git/refs/{ref}"]
-  },
-  gitignore: {
-    getAllTemplates: ["GET /gitignore/templates"],
-    getTemplate: ["GET /gitignore/templates/{name}"]
-  },
-  hostedCompute: {
-    createNetworkConfigurationForOrg: [
-      "POST /orgs/{org}/settings/network-configurations"
-    ],
-    deleteNetworkConfigurationFromOrg: [
-      "DELETE /orgs/{org}/settings/network-configurations/{network_configuration_id}"
-    ],
-    getNetworkConfigurationForOrg: [
-      "GET /orgs/{org}/settings/network-configurations/{network_configuration_id}"
-    ],
-    getNetworkSettingsForOrg: [
-      "GET /orgs/{org}/settings/network-settings/{network_settings_id}"
-    ],
-    listNetworkConfigurationsForOrg: [
-      "GET /orgs/{org}/settings/network-configurations"
-    ],
-    updateNetworkConfigurationForOrg: [
-      "PATCH /orgs/{org}/settings/network-configurations/{network_configuration_id}"
-    ]
-  },
-  interactions: {
-    getRestrictionsForAuthenticatedUser: ["GET /user/interaction-limits"],
-    getRestrictionsForOrg: ["GET /orgs/{org}/interaction-limits"],
-    getRestrictionsForRepo: ["GET /repos/{owner}/{repo}/interaction-limits"],
-    getRestrictionsForYourPublicRepos: [
-      "GET /user/interaction-limits",
-      {},
-      { renamed: ["interactions", "getRestrictionsForAuthenticatedUser"] }
-    ],
-    removeRestrictionsForAuthenticatedUser: ["DELETE /user/interaction-limits"],
-    removeRestrictionsForOrg: ["DELETE /orgs/{org}/interaction-limits"],
-    removeRestrictionsForRepo: [
-      "DELETE /repos/{owner}/{repo}/interaction-limits"
-    ],
-    removeRestrictionsForYourPublicRepos: [
-      "DELETE /user/interaction-limits",
-      {},
-      { renamed: ["interactions", "removeRestrictionsForAuthenticatedUser"] }
-    ],
-    setRestrictionsForAuthenticatedUser: ["PUT /user/interaction-limits"],
-    setRestrictionsForOrg: ["PUT /orgs/{org}/interaction-limits"],
-    setRestrictionsForRepo: ["PUT /repos/{owner}/{repo}/interaction-limits"],
-    setRestrictionsForYourPublicRepos: [
-      "PUT /user/interaction-limits",
-      {},
-      { renamed: ["interactions", "setRestrictionsForAuthenticatedUser"] }
-    ]
-  },
-  issues: {
-    addAssignees: [
-      "POST /repos/{owner}/{repo}/issues/{issue_number}/assignees"
-    ],
-    addBlockedByDependency: [
-      "POST /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by"
-    ],
-    addLabels: ["POST /repos/{owner}/{repo}/issues/{issue_number}/labels"],
-    addSubIssue: [
-      "POST /repos/{owner}/{repo}/issues/{issue_number}/sub_issues"
-    ],
-    checkUserCanBeAssigned: ["GET /repos/{owner}/{repo}/assignees/{assignee}"],
-    checkUserCanBeAssignedToIssue: [
-      "GET /repos/{owner}/{repo}/issues/{issue_number}/assignees/{assignee}"
-    ],
-    create: ["POST /repos/{owner}/{repo}/issues"],
-    createComment: [
-      "POST /repos/{owner}/{repo}/issues/{issue_number}/comments"
-    ],
-    createLabel: ["POST /repos/{owner}/{repo}/labels"],
-    createMilestone: ["POST /repos/{owner}/{repo}/milestones"],
-    deleteComment: [
-      "DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}"
-    ],
-    deleteLabel: ["DELETE /repos/{owner}/{repo}/labels/{name}"],
-    deleteMilestone: [
-      "DELETE /repos/{owner}/{repo}/milestones/{milestone_number}"
-    ],
-    get: ["GET /repos/{owner}/{repo}/issues/{issue_number}"],
-    getComment: ["GET /repos/{owner}/{repo}/issues/comments/{comment_id}"],
-    getEvent: ["GET /repos/{owner}/{repo}/issues/events/{event_id}"],
-    getLabel: ["GET /repos/{owner}/{repo}/labels/{name}"],
-    getMilestone: ["GET /repos/{owner}/{repo}/milestones/{milestone_number}"],
-    getParent: ["GET /repos/{owner}/{repo}/issues/{issue_number}/parent"],
-    list: ["GET /issues"],
-    listAssignees: ["GET /repos/{owner}/{repo}/assignees"],
-    listComments: ["GET /repos/{owner}/{repo}/issues/{issue_number}/comments"],
-    listCommentsForRepo: ["GET /repos/{owner}/{repo}/issues/comments"],
-    listDependenciesBlockedBy: [
-      "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by"
-    ],
-    listDependenciesBlocking: [
-      "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocking"
-    ],
-    listEvents: ["GET /repos/{owner}/{repo}/issues/{issue_number}/events"],
-    listEventsForRepo: ["GET /repos/{owner}/{repo}/issues/events"],
-    listEventsForTimeline: [
-      "GET /repos/{owner}/{repo}/issues/{issue_number}/timeline"
-    ],
-    listForAuthenticatedUser: ["GET /user/issues"],
-    listForOrg: ["GET /orgs/{org}/issues"],
-    listForRepo: ["GET /repos/{owner}/{repo}/issues"],
-    listLabelsForMilestone: [
-      "GET /repos/{owner}/{repo}/milestones/{milestone_number}/labels"
-    ],
-    listLabelsForRepo: ["GET /repos/{owner}/{repo}/labels"],
-    listLabelsOnIssue: [
-      "GET /repos/{owner}/{repo}/issues/{issue_number}/labels"
-    ],
-    listMilestones: ["GET /repos/{owner}/{repo}/milestones"],
-    listSubIssues: [
-      "GET /repos/{owner}/{repo}/issues/{issue_number}/sub_issues"
-    ],
-    lock: ["PUT /repos/{owner}/{repo}/issues/{issue_number}/lock"],
-    removeAllLabels: [
-      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels"
-    ],
-    removeAssignees: [
-      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/assignees"
-    ],
-    removeDependencyBlockedBy: [
-      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by/{issue_id}"
-    ],
-    removeLabel: [
-      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}"
-    ],
-    removeSubIssue: [
-      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/sub_issue"
-    ],
-    reprioritizeSubIssue: [
-      "PATCH /repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority"
-    ],
-    setLabels: ["PUT /repos/{owner}/{repo}/issues/{issue_number}/labels"],
-    unlock: ["DELETE /repos/{owner}/{repo}/issues/{issue_number}/lock"],
-    update: ["PATCH /repos/{owner}/{repo}/issues/{issue_number}"],
-    updateComment: ["PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}"],
-    updateLabel: ["PATCH /repos/{owner}/{repo}/labels/{name}"],
-    updateMilestone: [
-      "PATCH /repos/{owner}/{repo}/milestones/{milestone_number}"
-    ]
-  },
-  licenses: {
-    get: ["GET /licenses/{license}"],
-    getAllCommonlyUsed: ["GET /licenses"],
-    getForRepo: ["GET /repos/{owner}/{repo}/license"]
-  },
-  markdown: {
-    render: ["POST /markdown"],
-    renderRaw: [
-      "POST /markdown/raw",
-      { headers: { "content-type": "text/plain; charset=utf-8" } }
-    ]
-  },
-  meta: {
-    get: ["GET /meta"],
-    getAllVersions: ["GET /versions"],
-    getOctocat: ["GET /octocat"],
-    getZen: ["GET /zen"],
-    root: ["GET /"]
-  },
-  migrations: {
-    deleteArchiveForAuthenticatedUser: [
-      "DELETE /user/migrations/{migration_id}/archive"
-    ],
-    deleteArchiveForOrg: [
-      "DELETE /orgs/{org}/migrations/{migration_id}/archive"
-    ],
-    downloadArchiveForOrg: [
-      "GET /orgs/{org}/migrations/{migration_id}/archive"
-    ],
-    getArchiveForAuthenticatedUser: [
-      "GET /user/migrations/{migration_id}/archive"
-    ],
-    getStatusForAuthenticatedUser: ["GET /user/migrations/{migration_id}"],
-    getStatusForOrg: ["GET /orgs/{org}/migrations/{migration_id}"],
-    listForAuthenticatedUser: ["GET /user/migrations"],
-    listForOrg: ["GET /orgs/{org}/migrations"],
-    listReposForAuthenticatedUser: [
-      "GET /user/migrations/{migration_id}/repositories"
-    ],
-    listReposForOrg: ["GET /orgs/{org}/migrations/{migration_id}/repositories"],
-    listReposForUser: [
-      "GET /user/migrations/{migration_id}/repositories",
-      {},
-      { renamed: ["migrations", "listReposForAuthenticatedUser"] }
-    ],
-    startForAuthenticatedUser: ["POST /user/migrations"],
-    startForOrg: ["POST /orgs/{org}/migrations"],
-    unlockRepoForAuthenticatedUser: [
-      "DELETE /user/migrations/{migration_id}/repos/{repo_name}/lock"
-    ],
-    unlockRepoForOrg: [
-      "DELETE /orgs/{org}/migrations/{migration_id}/repos/{repo_name}/lock"
-    ]
-  },
-  oidc: {
-    getOidcCustomSubTemplateForOrg: [
-      "GET /orgs/{org}/actions/oidc/customization/sub"
-    ],
-    updateOidcCustomSubTemplateForOrg: [
-      "PUT /orgs/{org}/actions/oidc/customization/sub"
-    ]
-  },
-  orgs: {
-    addSecurityManagerTeam: [
-      "PUT /orgs/{org}/security-managers/teams/{team_slug}",
-      {},
-      {
-        deprecated: "octokit.rest.orgs.addSecurityManagerTeam() is deprecated, see https://docs.github.com/rest/orgs/security-managers#add-a-security-manager-team"
-      }
-    ],
-    assignTeamToOrgRole: [
-      "PUT /orgs/{org}/organization-roles/teams/{team_slug}/{role_id}"
-    ],
-    assignUserToOrgRole: [
-      "PUT /orgs/{org}/organization-roles/users/{username}/{role_id}"
-    ],
-    blockUser: ["PUT /orgs/{org}/blocks/{username}"],
-    cancelInvitation: ["DELETE /orgs/{org}/invitations/{invitation_id}"],
-    checkBlockedUser: ["GET /orgs/{org}/blocks/{username}"],
-    checkMembershipForUser: ["GET /orgs/{org}/members/{username}"],
-    checkPublicMembershipForUser: ["GET /orgs/{org}/public_members/{username}"],
-    convertMemberToOutsideCollaborator: [
-      "PUT /orgs/{org}/outside_collaborators/{username}"
-    ],
-    createArtifactStorageRecord: [
-      "POST /orgs/{org}/artifacts/metadata/storage-record"
-    ],
-    createInvitation: ["POST /orgs/{org}/invitations"],
-    createIssueType: ["POST /orgs/{org}/issue-types"],
-    createWebhook: ["POST /orgs/{org}/hooks"],
-    customPropertiesForOrgsCreateOrUpdateOrganizationValues: [
-      "PATCH /organizations/{org}/org-properties/values"
-    ],
-    customPropertiesForOrgsGetOrganizationValues: [
-      "GET /organizations/{org}/org-properties/values"
-    ],
-    customPropertiesForReposCreateOrUpdateOrganizationDefinition: [
-      "PUT /orgs/{org}/properties/schema/{custom_property_name}"
-    ],
-    customPropertiesForReposCreateOrUpdateOrganizationDefinitions: [
-      "PATCH /orgs/{org}/properties/schema"
-    ],
-    customPropertiesForReposCreateOrUpdateOrganizationValues: [
-      "PATCH /orgs/{org}/properties/values"
-    ],
-    customPropertiesForReposDeleteOrganizationDefinition: [
-      "DELETE /orgs/{org}/properties/schema/{custom_property_name}"
-    ],
-    customPropertiesForReposGetOrganizationDefinition: [
-      "GET /orgs/{org}/properties/schema/{custom_property_name}"
-    ],
-    customPropertiesForReposGetOrganizationDefinitions: [
-      "GET /orgs/{org}/properties/schema"
-    ],
-    customPropertiesForReposGetOrganizationValues: [
-      "GET /orgs/{org}/properties/values"
-    ],
-    delete: ["DELETE /orgs/{org}"],
-    deleteAttestationsBulk: ["POST /orgs/{org}/attestations/delete-request"],
-    deleteAttestationsById: [
-      "DELETE /orgs/{org}/attestations/{attestation_id}"
-    ],
-    deleteAttestationsBySubjectDigest: [
-      "DELETE /orgs/{org}/attestations/digest/{subject_digest}"
-    ],
-    deleteIssueType: ["DELETE /orgs/{org}/issue-types/{issue_type_id}"],
-    deleteWebhook: ["DELETE /orgs/{org}/hooks/{hook_id}"],
-    disableSelectedRepositoryImmutableReleasesOrganization: [
-      "DELETE /orgs/{org}/settings/immutable-releases/repositories/{repository_id}"
-    ],
-    enableSelectedRepositoryImmutableReleasesOrganization: [
-      "PUT /orgs/{org}/settings/immutable-releases/repositories/{repository_id}"
-    ],
-    get: ["GET /orgs/{org}"],
-    getImmutableReleasesSettings: [
-      "GET /orgs/{org}/settings/immutable-releases"
-    ],
-    getImmutableReleasesSettingsRepositories: [
-      "GET /orgs/{org}/settings/immutable-releases/repositories"
-    ],
-    getMembershipForAuthenticatedUser: ["GET /user/memberships/orgs/{org}"],
-    getMembershipForUser: ["GET /orgs/{org}/memberships/{username}"],
-    getOrgRole: ["GET /orgs/{org}/organization-roles/{role_id}"],
-    getOrgRulesetHistory: ["GET /orgs/{org}/rulesets/{ruleset_id}/history"],
-    getOrgRulesetVersion: [
-      "GET /orgs/{org}/rulesets/{ruleset_id}/history/{version_id}"
-    ],
-    getWebhook: ["GET /orgs/{org}/hooks/{hook_id}"],
-    getWebhookConfigForOrg: ["GET /orgs/{org}/hooks/{hook_id}/config"],
-    getWebhookDelivery: [
-      "GET /orgs/{org}/hooks/{hook_id}/deliveries/{delivery_id}"
-    ],
-    list: ["GET /organizations"],
-    listAppInstallations: ["GET /orgs/{org}/installations"],
-    listArtifactStorageRecords: [
-      "GET /orgs/{org}/artifacts/{subject_digest}/metadata/storage-records"
-    ],
-    listAttestationRepositories: ["GET /orgs/{org}/attestations/repositories"],
-    listAttestations: ["GET /orgs/{org}/attestations/{subject_digest}"],
-    listAttestationsBulk: [
-      "POST /orgs/{org}/attestations/bulk-list{?per_page,before,after}"
-    ],
-    listBlockedUsers: ["GET /orgs/{org}/blocks"],
-    listFailedInvitations: ["GET /orgs/{org}/failed_invitations"],
-    listForAuthenticatedUser: ["GET /user/orgs"],
-    listForUser: ["GET /users/{username}/orgs"],
-    listInvitationTeams: ["GET /orgs/{org}/invitations/{invitation_id}/teams"],
-    listIssueTypes: ["GET /orgs/{org}/issue-types"],
-    listMembers: ["GET /orgs/{org}/members"],
-    listMembershipsForAuthenticatedUser: ["GET /user/memberships/orgs"],
-    listOrgRoleTeams: ["GET /orgs/{org}/organization-roles/{role_id}/teams"],
-    listOrgRoleUsers: ["GET /orgs/{org}/organization-roles/{role_id}/users"],
-    listOrgRoles: ["GET /orgs/{org}/organization-roles"],
-    listOrganizationFineGrainedPermissions: [
-      "GET /orgs/{org}/organization-fine-grained-permissions"
-    ],
-    listOutsideCollaborators: ["GET /orgs/{org}/outside_collaborators"],
-    listPatGrantRepositories: [
-      "GET /orgs/{org}/personal-access-tokens/{pat_id}/repositories"
-    ],
-    listPatGrantRequestRepositories: [
-      "GET /orgs/{org}/personal-access-token-requests/{pat_request_id}/repositories"
-    ],
-    listPatGrantRequests: ["GET /orgs/{org}/personal-access-token-requests"],
-    listPatGrants: ["GET /orgs/{org}/personal-access-tokens"],
-    listPendingInvitations: ["GET /orgs/{org}/invitations"],
-    listPublicMembers: ["GET /orgs/{org}/public_members"],
-    listSecurityManagerTeams: [
-      "GET /orgs/{org}/security-managers",
-      {},
-      {
-        deprecated: "octokit.rest.orgs.listSecurityManagerTeams() is deprecated, see https://docs.github.com/rest/orgs/security-managers#list-security-manager-teams"
-      }
-    ],
-    listWebhookDeliveries: ["GET /orgs/{org}/hooks/{hook_id}/deliveries"],
-    listWebhooks: ["GET /orgs/{org}/hooks"],
-    pingWebhook: ["POST /orgs/{org}/hooks/{hook_id}/pings"],
-    redeliverWebhookDelivery: [
-      "POST /orgs/{org}/hooks/{hook_id}/deliveries/{delivery_id}/attempts"
-    ],
-    removeMember: ["DELETE /orgs/{org}/members/{username}"],
-    removeMembershipForUser: ["DELETE /orgs/{org}/memberships/{username}"],
-    removeOutsideCollaborator: [
-      "DELETE /orgs/{org}/outside_collaborators/{username}"
-    ],
-    removePublicMembershipForAuthenticatedUser: [
-      "DELETE /orgs/{org}/public_members/{username}"
-    ],
-    removeSecurityManagerTeam: [
-      "DELETE /orgs/{org}/security-managers/teams/{team_slug}",
-      {},
-      {
-        deprecated: "octokit.rest.orgs.removeSecurityManagerTeam() is deprecated, see https://docs.github.com/rest/orgs/security-managers#remove-a-security-manager-team"
-      }
-    ],
-    reviewPatGrantRequest: [
-      "POST /orgs/{org}/personal-access-token-requests/{pat_request_id}"
-    ],
-    reviewPatGrantRequestsInBulk: [
-      "POST /orgs/{org}/personal-access-token-requests"
-    ],
-    revokeAllOrgRolesTeam: [
-      "DELETE /orgs/{org}/organization-roles/teams/{team_slug}"
-    ],
-    revokeAllOrgRolesUser: [
-      "DELETE /orgs/{org}/organization-roles/users/{username}"
-    ],
-    revokeOrgRoleTeam: [
-      "DELETE /orgs/{org}/organization-roles/teams/{team_slug}/{role_id}"
-    ],
-    revokeOrgRoleUser: [
-      "DELETE /orgs/{org}/organization-roles/users/{username}/{role_id}"
-    ],
-    setImmutableReleasesSettings: [
-      "PUT /orgs/{org}/settings/immutable-releases"
-    ],
-    setImmutableReleasesSettingsRepositories: [
-      "PUT /orgs/{org}/settings/immutable-releases/repositories"
-    ],
-    setMembershipForUser: ["PUT /orgs/{org}/memberships/{username}"],
-    setPublicMembershipForAuthenticatedUser: [
-      "PUT /orgs/{org}/public_members/{username}"
-    ],
-    unblockUser: ["DELETE /orgs/{org}/blocks/{username}"],
-    update: ["PATCH /orgs/{org}"],
-    updateIssueType: ["PUT /orgs/{org}/issue-types/{issue_type_id}"],
-    updateMembershipForAuthenticatedUser: [
-      "PATCH /user/memberships/orgs/{org}"
-    ],
-    updatePatAccess: ["POST /orgs/{org}/personal-access-tokens/{pat_id}"],
-    updatePatAccesses: ["POST /orgs/{org}/personal-access-tokens"],
-    updateWebhook: ["PATCH /orgs/{org}/hooks/{hook_id}"],
-    updateWebhookConfigForOrg: ["PATCH /orgs/{org}/hooks/{hook_id}/config"]
-  },
-  packages: {
-    deletePackageForAuthenticatedUser: [
-      "DELETE /user/packages/{package_type}/{package_name}"
-    ],
-    deletePackageForOrg: [
-      "DELETE /orgs/{org}/packages/{package_type}/{package_name}"
-    ],
-    deletePackageForUser: [
-      "DELETE /users/{username}/packages/{package_type}/{package_name}"
-    ],
-    deletePackageVersionForAuthenticatedUser: [
-      "DELETE /user/packages/{package_type}/{package_name}/versions/{package_version_id}"
-    ],
-    deletePackageVersionForOrg: [
-      "DELETE /orgs/{org}/packages/{package_type}/{package_name}/versions/{package_version_id}"
-    ],
-    deletePackageVersionForUser: [
-      "DELETE /users/{username}/packages/{package_type}/{package_name}/versions/{package_version_id}"
-    ],
-    getAllPackageVersionsForAPackageOwnedByAnOrg: [
-      "GET /orgs/{org}/packages/{package_type}/{package_name}/versions",
-      {},
-      { renamed: ["packages", "getAllPackageVersionsForPackageOwnedByOrg"] }
-    ],
-    getAllPackageVersionsForAPackageOwnedByTheAuthenticatedUser: [
-      "GET /user/packages/{package_type}/{package_name}/versions",
-      {},
-      {
-        renamed: [
-          "packages",
-          "getAllPackageVersionsForPackageOwnedByAuthenticatedUser"
-        ]
-      }
-    ],
-    getAllPackageVersionsForPackageOwnedByAuthenticatedUser: [
-      "GET /user/packages/{package_type}/{package_name}/versions"
-    ],
-    getAllPackageVersionsForPackageOwnedByOrg: [
-      "GET /orgs/{org}/packages/{package_type}/{package_name}/versions"
-    ],
-    getAllPackageVersionsForPackageOwnedByUser: [
-      "GET /users/{username}/packages/{package_type}/{package_name}/versions"
-    ],
-    getPackageForAuthenticatedUser: [
-      "GET /user/packages/{package_type}/{package_name}"
-    ],
-    getPackageForOrganization: [
-      "GET /orgs/{org}/packages/{package_type}/{package_name}"
-    ],
-    getPackageForUser: [
-      "GET /users/{username}/packages/{package_type}/{package_name}"
-    ],
-    getPackageVersionForAuthenticatedUser: [
-      "GET /user/packages/{package_type}/{package_name}/versions/{package_version_id}"
-    ],
-    getPackageVersionForOrganization: [
-      "GET /orgs/{org}/packages/{package_type}/{package_name}/versions/{package_version_id}"
-    ],
-    getPackageVersionForUser: [
-      "GET /users/{username}/packages/{package_type}/{package_name}/versions/{package_version_id}"
-    ],
-    listDockerMigrationConflictingPackagesForAuthenticatedUser: [
-      "GET /user/docker/conflicts"
-    ],
-    listDockerMigrationConflictingPackagesForOrganization: [
-      "GET /orgs/{org}/docker/conflicts"
-    ],
-    listDockerMigrationConflictingPackagesForUser: [
-      "GET /users/{username}/docker/conflicts"
-    ],
-    listPackagesForAuthenticatedUser: ["GET /user/packages"],
-    listPackagesForOrganization: ["GET /orgs/{org}/packages"],
-    listPackagesForUser: ["GET /users/{username}/packages"],
-    restorePackageForAuthenticatedUser: [
-      "POST /user/packages/{package_type}/{package_name}/restore{?token}"
-    ],
-    restorePackageForOrg: [
-      "POST /orgs/{org}/packages/{package_type}/{package_name}/restore{?token}"
-    ],
-    restorePackageForUser: [
-      "POST /users/{username}/packages/{package_type}/{package_name}/restore{?token}"
-    ],
-    restorePackageVersionForAuthenticatedUser: [
-      "POST /user/packages/{package_type}/{package_name}/versions/{package_version_id}/restore"
-    ],
-    restorePackageVersionForOrg: [
-      "POST /orgs/{org}/packages/{package_type}/{package_name}/versions/{package_version_id}/restore"
-    ],
-    restorePackageVersionForUser: [
-      "POST /users/{username}/packages/{package_type}/{package_name}/versions/{package_version_id}/restore"
-    ]
-  },
-  privateRegistries: {
-    createOrgPrivateRegistry: ["POST /orgs/{org}/private-registries"],
-    deleteOrgPrivateRegistry: [
-      "DELETE /orgs/{org}/private-registries/{secret_name}"
-    ],
-    getOrgPrivateRegistry: ["GET /orgs/{org}/private-registries/{secret_name}"],
-    getOrgPublicKey: ["GET /orgs/{org}/private-registries/public-key"],
-    listOrgPrivateRegistries: ["GET /orgs/{org}/private-registries"],
-    updateOrgPrivateRegistry: [
-      "PATCH /orgs/{org}/private-registries/{secret_name}"
-    ]
-  },
-  projects: {
-    addItemForOrg: ["POST /orgs/{org}/projectsV2/{project_number}/items"],
-    addItemForUser: [
-      "POST /users/{username}/projectsV2/{project_number}/items"
-    ],
-    deleteItemForOrg: [
-      "DELETE /orgs/{org}/projectsV2/{project_number}/items/{item_id}"
-    ],
-    deleteItemForUser: [
-      "DELETE /users/{username}/projectsV2/{project_number}/items/{item_id}"
-    ],
-    getFieldForOrg: [
-      "GET /orgs/{org}/projectsV2/{project_number}/fields/{field_id}"
-    ],
-    getFieldForUser: [
-      "GET /users/{username}/projectsV2/{project_number}/fields/{field_id}"
-    ],
-    getForOrg: ["GET /orgs/{org}/projectsV2/{project_number}"],
-    getForUser: ["GET /users/{username}/projectsV2/{project_number}"],
-    getOrgItem: ["GET /orgs/{org}/projectsV2/{project_number}/items/{item_id}"],
-    getUserItem: [
-      "GET /users/{username}/projectsV2/{project_number}/items/{item_id}"
-    ],
-    listFieldsForOrg: ["GET /orgs/{org}/projectsV2/{project_number}/fields"],
-    listFieldsForUser: [
-      "GET /users/{username}/projectsV2/{project_number}/fields"
-    ],
-    listForOrg: ["GET /orgs/{org}/projectsV2"],
-    listForUser: ["GET /users/{username}/projectsV2"],
-    listItemsForOrg: ["GET /orgs/{org}/projectsV2/{project_number}/items"],
-    listItemsForUser: [
-      "GET /users/{username}/projectsV2/{project_number}/items"
-    ],
-    updateItemForOrg: [
-      "PATCH /orgs/{org}/projectsV2/{project_number}/items/{item_id}"
-    ],
-    updateItemForUser: [
-      "PATCH /users/{username}/projectsV2/{project_number}/items/{item_id}"
-    ]
-  },
-  pulls: {
-    checkIfMerged: ["GET /repos/{owner}/{repo}/pulls/{pull_number}/merge"],
-    create: ["POST /repos/{owner}/{repo}/pulls"],
-    createReplyForReviewComment: [
-      "POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies"
-    ],
-    createReview: ["POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews"],
-    createReviewComment: [
-      "POST /repos/{owner}/{repo}/pulls/{pull_number}/comments"
-    ],
-    deletePendingReview: [
-      "DELETE /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}"
-    ],
-    deleteReviewComment: [
-      "DELETE /repos/{owner}/{repo}/pulls/comments/{comment_id}"
-    ],
-    dismissReview: [
-      "PUT /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/dismissals"
-    ],
-    get: ["GET /repos/{owner}/{repo}/pulls/{pull_number}"],
-    getReview: [
-      "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}"
-    ],
-    getReviewComment: ["GET /repos/{owner}/{repo}/pulls/comments/{comment_id}"],
-    list: ["GET /repos/{owner}/{repo}/pulls"],
-    listCommentsForReview: [
-      "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments"
-    ],
-    listCommits: ["GET /repos/{owner}/{repo}/pulls/{pull_number}/commits"],
-    listFiles: ["GET /repos/{owner}/{repo}/pulls/{pull_number}/files"],
-    listRequestedReviewers: [
-      "GET /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers"
-    ],
-    listReviewComments: [
-      "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments"
-    ],
-    listReviewCommentsForRepo: ["GET /repos/{owner}/{repo}/pulls/comments"],
-    listReviews: ["GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews"],
-    merge: ["PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge"],
-    removeRequestedReviewers: [
-      "DELETE /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers"
-    ],
-    requestReviewers: [
-      "POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers"
-    ],
-    submitReview: [
-      "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/events"
-    ],
-    update: ["PATCH /repos/{owner}/{repo}/pulls/{pull_number}"],
-    updateBranch: [
-      "PUT /repos/{owner}/{repo}/pulls/{pull_number}/update-branch"
-    ],
-    updateReview: [
-      "PUT /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}"
-    ],
-    updateReviewComment: [
-      "PATCH /repos/{owner}/{repo}/pulls/comments/{comment_id}"
-    ]
-  },
-  rateLimit: { get: ["GET /rate_limit"] },
-  reactions: {
-    createForCommitComment: [
-      "POST /repos/{owner}/{repo}/comments/{comment_id}/reactions"
-    ],
-    createForIssue: [
-      "POST /repos/{owner}/{repo}/issues/{issue_number}/reactions"
-    ],
-    createForIssueComment: [
-      "POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions"
-    ],
-    createForPullRequestReviewComment: [
-      "POST /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions"
-    ],
-    createForRelease: [
-      "POST /repos/{owner}/{repo}/releases/{release_id}/reactions"
-    ],
-    createForTeamDiscussionCommentInOrg: [
-      "POST /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}/reactions"
-    ],
-    createForTeamDiscussionInOrg: [
-      "POST /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/reactions"
-    ],
-    deleteForCommitComment: [
-      "DELETE /repos/{owner}/{repo}/comments/{comment_id}/reactions/{reaction_id}"
-    ],
-    deleteForIssue: [
-      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/reactions/{reaction_id}"
-    ],
-    deleteForIssueComment: [
-      "DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions/{reaction_id}"
-    ],
-    deleteForPullRequestComment: [
-      "DELETE /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions/{reaction_id}"
-    ],
-    deleteForRelease: [
-      "DELETE /repos/{owner}/{repo}/releases/{release_id}/reactions/{reaction_id}"
-    ],
-    deleteForTeamDiscussion: [
-      "DELETE /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/reactions/{reaction_id}"
-    ],
-    deleteForTeamDiscussionComment: [
-      "DELETE /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}/reactions/{reaction_id}"
-    ],
-    listForCommitComment: [
-      "GET /repos/{owner}/{repo}/comments/{comment_id}/reactions"
-    ],
-    listForIssue: ["GET /repos/{owner}/{repo}/issues/{issue_number}/reactions"],
-    listForIssueComment: [
-      "GET /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions"
-    ],
-    listForPullRequestReviewComment: [
-      "GET /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions"
-    ],
-    listForRelease: [
-      "GET /repos/{owner}/{repo}/releases/{release_id}/reactions"
-    ],
-    listForTeamDiscussionCommentInOrg: [
-      "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}/reactions"
-    ],
-    listForTeamDiscussionInOrg: [
-      "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/reactions"
-    ]
-  },
-  repos: {
-    acceptInvitation: [
-      "PATCH /user/repository_invitations/{invitation_id}",
-      {},
-      { renamed: ["repos", "acceptInvitationForAuthenticatedUser"] }
-    ],
-    acceptInvitationForAuthenticatedUser: [
-      "PATCH /user/repository_invitations/{invitation_id}"
-    ],
-    addAppAccessRestrictions: [
-      "POST /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/apps",
-      {},
-      { mapToData: "apps" }
-    ],
-    addCollaborator: ["PUT /repos/{owner}/{repo}/collaborators/{username}"],
-    addStatusCheckContexts: [
-      "POST /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks/contexts",
-      {},
-      { mapToData: "contexts" }
-    ],
-    addTeamAccessRestrictions: [
-      "POST /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/teams",
-      {},
-      { mapToData: "teams" }
-    ],
-    addUserAccessRestrictions: [
-      "POST /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/users",
-      {},
-      { mapToData: "users" }
-    ],
-    cancelPagesDeployment: [
-      "POST /repos/{owner}/{repo}/pages/deployments/{pages_deployment_id}/cancel"
-    ],
-    checkAutomatedSecurityFixes: [
-      "GET /repos/{owner}/{repo}/automated-security-fixes"
-    ],
-    checkCollaborator: ["GET /repos/{owner}/{repo}/collaborators/{username}"],
-    checkImmutableReleases: ["GET /repos/{owner}/{repo}/immutable-releases"],
-    checkPrivateVulnerabilityReporting: [
-      "GET /repos/{owner}/{repo}/private-vulnerability-reporting"
-    ],
-    checkVulnerabilityAlerts: [
-      "GET /repos/{owner}/{repo}/vulnerability-alerts"
-    ],
-    codeownersErrors: ["GET /repos/{owner}/{repo}/codeowners/errors"],
-    compareCommits: ["GET /repos/{owner}/{repo}/compare/{base}...{head}"],
-    compareCommitsWithBasehead: [
-      "GET /repos/{owner}/{repo}/compare/{basehead}"
-    ],
-    createAttestation: ["POST /repos/{owner}/{repo}/attestations"],
-    createAutolink: ["POST /repos/{owner}/{repo}/autolinks"],
-    createCommitComment: [
-      "POST /repos/{owner}/{repo}/commits/{commit_sha}/comments"
-    ],
-    createCommitSignatureProtection: [
-      "POST /repos/{owner}/{repo}/branches/{branch}/protection/required_signatures"
-    ],
-    createCommitStatus: ["POST /repos/{owner}/{repo}/statuses/{sha}"],
-    createDeployKey: ["POST /repos/{owner}/{repo}/keys"],
-    createDeployment: ["POST /repos/{owner}/{repo}/deployments"],
-    createDeploymentBranchPolicy: [
-      "POST /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies"
-    ],
-    createDeploymentProtectionRule: [
-      "POST /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules"
-    ],
-    createDeploymentStatus: [
-      "POST /repos/{owner}/{repo}/deployments/{deployment_id}/statuses"
-    ],
-    createDispatchEvent: ["POST /repos/{owner}/{repo}/dispatches"],
-    createForAuthenticatedUser: ["POST /user/repos"],
-    createFork: ["POST /repos/{owner}/{repo}/forks"],
-    createInOrg: ["POST /orgs/{org}/repos"],
-    createOrUpdateEnvironment: [
-      "PUT /repos/{owner}/{repo}/environments/{environment_name}"
-    ],
-    createOrUpdateFileContents: ["PUT /repos/{owner}/{repo}/contents/{path}"],
-    createOrgRuleset: ["POST /orgs/{org}/rulesets"],
-    createPagesDeployment: ["POST /repos/{owner}/{repo}/pages/deployments"],
-    createPagesSite: ["POST /repos/{owner}/{repo}/pages"],
-    createRelease: ["POST /repos/{owner}/{repo}/releases"],
-    createRepoRuleset: ["POST /repos/{owner}/{repo}/rulesets"],
-    createUsingTemplate: [
-      "POST /repos/{template_owner}/{template_repo}/generate"
-    ],
-    createWebhook: ["POST /repos/{owner}/{repo}/hooks"],
-    customPropertiesForReposCreateOrUpdateRepositoryValues: [
-      "PATCH /repos/{owner}/{repo}/properties/values"
-    ],
-    customPropertiesForReposGetRepositoryValues: [
-      "GET /repos/{owner}/{repo}/properties/values"
-    ],
-    declineInvitation: [
-      "DELETE /user/repository_invitations/{invitation_id}",
-      {},
-      { renamed: ["repos", "declineInvitationForAuthenticatedUser"] }
-    ],
-    declineInvitationForAuthenticatedUser: [
-      "DELETE /user/repository_invitations/{invitation_id}"
-    ],
-    delete: ["DELETE /repos/{owner}/{repo}"],
-    deleteAccessRestrictions: [
-      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/restrictions"
-    ],
-    deleteAdminBranchProtection: [
-      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/enforce_admins"
-    ],
-    deleteAnEnvironment: [
-      "DELETE /repos/{owner}/{repo}/environments/{environment_name}"
-    ],
-    deleteAutolink: ["DELETE /repos/{owner}/{repo}/autolinks/{autolink_id}"],
-    deleteBranchProtection: [
-      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection"
-    ],
-    deleteCommitComment: ["DELETE /repos/{owner}/{repo}/comments/{comment_id}"],
-    deleteCommitSignatureProtection: [
-      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/required_signatures"
-    ],
-    deleteDeployKey: ["DELETE /repos/{owner}/{repo}/keys/{key_id}"],
-    deleteDeployment: [
-      "DELETE /repos/{owner}/{repo}/deployments/{deployment_id}"
-    ],
-    deleteDeploymentBranchPolicy: [
-      "DELETE /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies/{branch_policy_id}"
-    ],
-    deleteFile: ["DELETE /repos/{owner}/{repo}/contents/{path}"],
-    deleteInvitation: [
-      "DELETE /repos/{owner}/{repo}/invitations/{invitation_id}"
-    ],
-    deleteOrgRuleset: ["DELETE /orgs/{org}/rulesets/{ruleset_id}"],
-    deletePagesSite: ["DELETE /repos/{owner}/{repo}/pages"],
-    deletePullRequestReviewProtection: [
-      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/required_pull_request_reviews"
-    ],
-    deleteRelease: ["DELETE /repos/{owner}/{repo}/releases/{release_id}"],
-    deleteReleaseAsset: [
-      "DELETE /repos/{owner}/{repo}/releases/assets/{asset_id}"
-    ],
-    deleteRepoRuleset: ["DELETE /repos/{owner}/{repo}/rulesets/{ruleset_id}"],
-    deleteWebhook: ["DELETE /repos/{owner}/{repo}/hooks/{hook_id}"],
-    disableAutomatedSecurityFixes: [
-      "DELETE /repos/{owner}/{repo}/automated-security-fixes"
-    ],
-    disableDeploymentProtectionRule: [
-      "DELETE /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules/{protection_rule_id}"
-    ],
-    disableImmutableReleases: [
-      "DELETE /repos/{owner}/{repo}/immutable-releases"
-    ],
-    disablePrivateVulnerabilityReporting: [
-      "DELETE /repos/{owner}/{repo}/private-vulnerability-reporting"
-    ],
-    disableVulnerabilityAlerts: [
-      "DELETE /repos/{owner}/{repo}/vulnerability-alerts"
-    ],
-    downloadArchive: [
-      "GET /repos/{owner}/{repo}/zipball/{ref}",
-      {},
-      { renamed: ["repos", "downloadZipballArchive"] }
-    ],
-    downloadTarballArchive: ["GET /repos/{owner}/{repo}/tarball/{ref}"],
-    downloadZipballArchive: ["GET /repos/{owner}/{repo}/zipball/{ref}"],
-    enableAutomatedSecurityFixes: [
-      "PUT /repos/{owner}/{repo}/automated-security-fixes"
-    ],
-    enableImmutableReleases: ["PUT /repos/{owner}/{repo}/immutable-releases"],
-    enablePrivateVulnerabilityReporting: [
-      "PUT /repos/{owner}/{repo}/private-vulnerability-reporting"
-    ],
-    enableVulnerabilityAlerts: [
-      "PUT /repos/{owner}/{repo}/vulnerability-alerts"
-    ],
-    generateReleaseNotes: [
-      "POST /repos/{owner}/{repo}/releases/generate-notes"
-    ],
-    get: ["GET /repos/{owner}/{repo}"],
-    getAccessRestrictions: [
-      "GET /repos/{owner}/{repo}/branches/{branch}/protection/restrictions"
-    ],
-    getAdminBranchProtection: [
-      "GET /repos/{owner}/{repo}/branches/{branch}/protection/enforce_admins"
-    ],
-    getAllDeploymentProtectionRules: [
-      "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules"
-    ],
-    getAllEnvironments: ["GET /repos/{owner}/{repo}/environments"],
-    getAllStatusCheckContexts: [
-      "GET /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks/contexts"
-    ],
-    getAllTopics: ["GET /repos/{owner}/{repo}/topics"],
-    getAppsWithAccessToProtectedBranch: [
-      "GET /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/apps"
-    ],
-    getAutolink: ["GET /repos/{owner}/{repo}/autolinks/{autolink_id}"],
-    getBranch: ["GET /repos/{owner}/{repo}/branches/{branch}"],
-    getBranchProtection: [
-      "GET /repos/{owner}/{repo}/branches/{branch}/protection"
-    ],
-    getBranchRules: ["GET /repos/{owner}/{repo}/rules/branches/{branch}"],
-    getClones: ["GET /repos/{owner}/{repo}/traffic/clones"],
-    getCodeFrequencyStats: ["GET /repos/{owner}/{repo}/stats/code_frequency"],
-    getCollaboratorPermissionLevel: [
-      "GET /repos/{owner}/{repo}/collaborators/{username}/permission"
-    ],
-    getCombinedStatusForRef: ["GET /repos/{owner}/{repo}/commits/{ref}/status"],
-    getCommit: ["GET /repos/{owner}/{repo}/commits/{ref}"],
-    getCommitActivityStats: ["GET /repos/{owner}/{repo}/stats/commit_activity"],
-    getCommitComment: ["GET /repos/{owner}/{repo}/comments/{comment_id}"],
-    getCommitSignatureProtection: [
-      "GET /repos/{owner}/{repo}/branches/{branch}/protection/required_signatures"
-    ],
-    getCommunityProfileMetrics: ["GET /repos/{owner}/{repo}/community/profile"],
-    getContent: ["GET /repos/{owner}/{repo}/contents/{path}"],
-    getContributorsStats: ["GET /repos/{owner}/{repo}/stats/contributors"],
-    getCustomDeploymentProtectionRule: [
-      "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules/{protection_rule_id}"
-    ],
-    getDeployKey: ["GET /repos/{owner}/{repo}/keys/{key_id}"],
-    getDeployment: ["GET /repos/{owner}/{repo}/deployments/{deployment_id}"],
-    getDeploymentBranchPolicy: [
-      "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies/{branch_policy_id}"
-    ],
-    getDeploymentStatus: [
-      "GET /repos/{owner}/{repo}/deployments/{deployment_id}/statuses/{status_id}"
-    ],
-    getEnvironment: [
-      "GET /repos/{owner}/{repo}/environments/{environment_name}"
-    ],
-    getLatestPagesBuild: ["GET /repos/{owner}/{repo}/pages/builds/latest"],
-    getLatestRelease: ["GET /repos/{owner}/{repo}/releases/latest"],
-    getOrgRuleSuite: ["GET /orgs/{org}/rulesets/rule-suites/{rule_suite_id}"],
-    getOrgRuleSuites: ["GET /orgs/{org}/rulesets/rule-suites"],
-    getOrgRuleset: ["GET /orgs/{org}/rulesets/{ruleset_id}"],
-    getOrgRulesets: ["GET /orgs/{org}/rulesets"],
-    getPages: ["GET /repos/{owner}/{repo}/pages"],
-    getPagesBuild: ["GET /repos/{owner}/{repo}/pages/builds/{build_id}"],
-    getPagesDeployment: [
-      "GET /repos/{owner}/{repo}/pages/deployments/{pages_deployment_id}"
-    ],
-    getPagesHealthCheck: ["GET /repos/{owner}/{repo}/pages/health"],
-    getParticipationStats: ["GET /repos/{owner}/{repo}/stats/participation"],
-    getPullRequestReviewProtection: [
-      "GET /repos/{owner}/{repo}/branches/{branch}/protection/required_pull_request_reviews"
-    ],
-    getPunchCardStats: ["GET /repos/{owner}/{repo}/stats/punch_card"],
-    getReadme: ["GET /repos/{owner}/{repo}/readme"],
-    getReadmeInDirectory: ["GET /repos/{owner}/{repo}/readme/{dir}"],
-    getRelease: ["GET /repos/{owner}/{repo}/releases/{release_id}"],
-    getReleaseAsset: ["GET /repos/{owner}/{repo}/releases/assets/{asset_id}"],
-    getReleaseByTag: ["GET /repos/{owner}/{repo}/releases/tags/{tag}"],
-    getRepoRuleSuite: [
-      "GET /repos/{owner}/{repo}/rulesets/rule-suites/{rule_suite_id}"
-    ],
-    getRepoRuleSuites: ["GET /repos/{owner}/{repo}/rulesets/rule-suites"],
-    getRepoRuleset: ["GET /repos/{owner}/{repo}/rulesets/{ruleset_id}"],
-    getRepoRulesetHistory: [
-      "GET /repos/{owner}/{repo}/rulesets/{ruleset_id}/history"
-    ],
-    getRepoRulesetVersion: [
-      "GET /repos/{owner}/{repo}/rulesets/{ruleset_id}/history/{version_id}"
-    ],
-    getRepoRulesets: ["GET /repos/{owner}/{repo}/rulesets"],
-    getStatusChecksProtection: [
-      "GET /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks"
-    ],
-    getTeamsWithAccessToProtectedBranch: [
-      "GET /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/teams"
-    ],
-    getTopPaths: ["GET /repos/{owner}/{repo}/traffic/popular/paths"],
-    getTopReferrers: ["GET /repos/{owner}/{repo}/traffic/popular/referrers"],
-    getUsersWithAccessToProtectedBranch: [
-      "GET /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/users"
-    ],
-    getViews: ["GET /repos/{owner}/{repo}/traffic/views"],
-    getWebhook: ["GET /repos/{owner}/{repo}/hooks/{hook_id}"],
-    getWebhookConfigForRepo: [
-      "GET /repos/{owner}/{repo}/hooks/{hook_id}/config"
-    ],
-    getWebhookDelivery: [
-      "GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries/{delivery_id}"
-    ],
-    listActivities: ["GET /repos/{owner}/{repo}/activity"],
-    listAttestations: [
-      "GET /repos/{owner}/{repo}/attestations/{subject_digest}"
-    ],
-    listAutolinks: ["GET /repos/{owner}/{repo}/autolinks"],
-    listBranches: ["GET /repos/{owner}/{repo}/branches"],
-    listBranchesForHeadCommit: [
-      "GET /repos/{owner}/{repo}/commits/{commit_sha}/branches-where-head"
-    ],
-    listCollaborators: ["GET /repos/{owner}/{repo}/collaborators"],
-    listCommentsForCommit: [
-      "GET /repos/{owner}/{repo}/commits/{commit_sha}/comments"
-    ],
-    listCommitCommentsForRepo: ["GET /repos/{owner}/{repo}/comments"],
-    listCommitStatusesForRef: [
-      "GET /repos/{owner}/{repo}/commits/{ref}/statuses"
-    ],
-    listCommits: ["GET /repos/{owner}/{repo}/commits"],
-    listContributors: ["GET /repos/{owner}/{repo}/contributors"],
-    listCustomDeploymentRuleIntegrations: [
-      "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules/apps"
-    ],
-    listDeployKeys: ["GET /repos/{owner}/{repo}/keys"],
-    listDeploymentBranchPolicies: [
-      "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies"
-    ],
-    listDeploymentStatuses: [
-      "GET /repos/{owner}/{repo}/deployments/{deployment_id}/statuses"
-    ],
-    listDeployments: ["GET /repos/{owner}/{repo}/deployments"],
-    listForAuthenticatedUser: ["GET /user/repos"],
-    listForOrg: ["GET /orgs/{org}/repos"],
-    listForUser: ["GET /users/{username}/repos"],
-    listForks: ["GET /repos/{owner}/{repo}/forks"],
-    listInvitations: ["GET /repos/{owner}/{repo}/invitations"],
-    listInvitationsForAuthenticatedUser: ["GET /user/repository_invitations"],
-    listLanguages: ["GET /repos/{owner}/{repo}/languages"],
-    listPagesBuilds: ["GET /repos/{owner}/{repo}/pages/builds"],
-    listPublic: ["GET /repositories"],
-    listPullRequestsAssociatedWithCommit: [
-      "GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls"
-    ],
-    listReleaseAssets: [
-      "GET /repos/{owner}/{repo}/releases/{release_id}/assets"
-    ],
-    listReleases: ["GET /repos/{owner}/{repo}/releases"],
-    listTags: ["GET /repos/{owner}/{repo}/tags"],
-    listTeams: ["GET /repos/{owner}/{repo}/teams"],
-    listWebhookDeliveries: [
-      "GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries"
-    ],
-    listWebhooks: ["GET /repos/{owner}/{repo}/hooks"],
-    merge: ["POST /repos/{owner}/{repo}/merges"],
-    mergeUpstream: ["POST /repos/{owner}/{repo}/merge-upstream"],
-    pingWebhook: ["POST /repos/{owner}/{repo}/hooks/{hook_id}/pings"],
-    redeliverWebhookDelivery: [
-      "POST /repos/{owner}/{repo}/hooks/{hook_id}/deliveries/{delivery_id}/attempts"
-    ],
-    removeAppAccessRestrictions: [
-      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/apps",
-      {},
-      { mapToData: "apps" }
-    ],
-    removeCollaborator: [
-      "DELETE /repos/{owner}/{repo}/collaborators/{username}"
-    ],
-    removeStatusCheckContexts: [
-      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks/contexts",
-      {},
-      { mapToData: "contexts" }
-    ],
-    removeStatusCheckProtection: [
-      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks"
-    ],
-    removeTeamAccessRestrictions: [
-      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/teams",
-      {},
-      { mapToData: "teams" }
-    ],
-    removeUserAccessRestrictions: [
-      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/users",
-      {},
-      { mapToData: "users" }
-    ],
-    renameBranch: ["POST /repos/{owner}/{repo}/branches/{branch}/rename"],
-    replaceAllTopics: ["PUT /repos/{owner}/{repo}/topics"],
-    requestPagesBuild: ["POST /repos/{owner}/{repo}/pages/builds"],
-    setAdminBranchProtection: [
-      "POST /repos/{owner}/{repo}/branches/{branch}/protection/enforce_admins"
-    ],
-    setAppAccessRestrictions: [
-      "PUT /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/apps",
-      {},
-      { mapToData: "apps" }
-    ],
-    setStatusCheckContexts: [
-      "PUT /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks/contexts",
-      {},
-      { mapToData: "contexts" }
-    ],
-    setTeamAccessRestrictions: [
-      "PUT /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/teams",
-      {},
-      { mapToData: "teams" }
-    ],
-    setUserAccessRestrictions: [
-      "PUT /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/users",
-      {},
-      { mapToData: "users" }
-    ],
-    testPushWebhook: ["POST /repos/{owner}/{repo}/hooks/{hook_id}/tests"],
-    transfer: ["POST /repos/{owner}/{repo}/transfer"],
-    update: ["PATCH /repos/{owner}/{repo}"],
-    updateBranchProtection: [
-      "PUT /repos/{owner}/{repo}/branches/{branch}/protection"
-    ],
-    updateCommitComment: ["PATCH /repos/{owner}/{repo}/comments/{comment_id}"],
-    updateDeploymentBranchPolicy: [
-      "PUT /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies/{branch_policy_id}"
-    ],
-    updateInformationAboutPagesSite: ["PUT /repos/{owner}/{repo}/pages"],
-    updateInvitation: [
-      "PATCH /repos/{owner}/{repo}/invitations/{invitation_id}"
-    ],
-    updateOrgRuleset: ["PUT /orgs/{org}/rulesets/{ruleset_id}"],
-    updatePullRequestReviewProtection: [
-      "PATCH /repos/{owner}/{repo}/branches/{branch}/protection/required_pull_request_reviews"
-    ],
-    updateRelease: ["PATCH /repos/{owner}/{repo}/releases/{release_id}"],
-    updateReleaseAsset: [
-      "PATCH /repos/{owner}/{repo}/releases/assets/{asset_id}"
-    ],
-    updateRepoRuleset: ["PUT /repos/{owner}/{repo}/rulesets/{ruleset_id}"],
-    updateStatusCheckPotection: [
-      "PATCH /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks",
-      {},
-      { renamed: ["repos", "updateStatusCheckProtection"] }
-    ],
-    updateStatusCheckProtection: [
-      "PATCH /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks"
-    ],
-    updateWebhook: ["PATCH /repos/{owner}/{repo}/hooks/{hook_id}"],
-    updateWebhookConfigForRepo: [
-      "PATCH /repos/{owner}/{repo}/hooks/{hook_id}/config"
-    ],
-    uploadReleaseAsset: [
-      "POST /repos/{owner}/{repo}/releases/{release_id}/assets{?name,label}",
-      { baseUrl: "https://uploads.github.com" }
-    ]
-  },
-  search: {
-    code: ["GET /search/code"],
-    commits: ["GET /search/commits"],
-    issuesAndPullRequests: ["GET /search/issues"],
-    labels: ["GET /search/labels"],
-    repos: ["GET /search/repositories"],
-    topics: ["GET /search/topics"],
-    users: ["GET /search/users"]
-  },
-  secretScanning: {
-    createPushProtectionBypass: [
-      "POST /repos/{owner}/{repo}/secret-scanning/push-protection-bypasses"
-    ],
-    getAlert: [
-      "GET /repos/{owner}/{repo}/secret-scanning/alerts/{alert_number}"
-    ],
-    getScanHistory: ["GET /repos/{owner}/{repo}/secret-scanning/scan-history"],
-    listAlertsForOrg: ["GET /orgs/{org}/secret-scanning/alerts"],
-    listAlertsForRepo: ["GET /repos/{owner}/{repo}/secret-scanning/alerts"],
-    listLocationsForAlert: [
-      "GET /repos/{owner}/{repo}/secret-scanning/alerts/{alert_number}/locations"
-    ],
-    listOrgPatternConfigs: [
-      "GET /orgs/{org}/secret-scanning/pattern-configurations"
-    ],
-    updateAlert: [
-      "PATCH /repos/{owner}/{repo}/secret-scanning/alerts/{alert_number}"
-    ],
-    updateOrgPatternConfigs: [
-      "PATCH /orgs/{org}/secret-scanning/pattern-configurations"
-    ]
-  },
-  securityAdvisories: {
-    createFork: [
-      "POST /repos/{owner}/{repo}/security-advisories/{ghsa_id}/forks"
-    ],
-    createPrivateVulnerabilityReport: [
-      "POST /repos/{owner}/{repo}/security-advisories/reports"
-    ],
-    createRepositoryAdvisory: [
-      "POST /repos/{owner}/{repo}/security-advisories"
-    ],
-    createRepositoryAdvisoryCveRequest: [
-      "POST /repos/{owner}/{repo}/security-advisories/{ghsa_id}/cve"
-    ],
-    getGlobalAdvisory: ["GET /advisories/{ghsa_id}"],
-    getRepositoryAdvisory: [
-      "GET /repos/{owner}/{repo}/security-advisories/{ghsa_id}"
-    ],
-    listGlobalAdvisories: ["GET /advisories"],
-    listOrgRepositoryAdvisories: ["GET /orgs/{org}/security-advisories"],
-    listRepositoryAdvisories: ["GET /repos/{owner}/{repo}/security-advisories"],
-    updateRepositoryAdvisory: [
-      "PATCH /repos/{owner}/{repo}/security-advisories/{ghsa_id}"
-    ]
-  },
-  teams: {
-    addOrUpdateMembershipForUserInOrg: [
-      "PUT /orgs/{org}/teams/{team_slug}/memberships/{username}"
-    ],
-    addOrUpdateRepoPermissionsInOrg: [
-      "PUT /orgs/{org}/teams/{team_slug}/repos/{owner}/{repo}"
-    ],
-    checkPermissionsForRepoInOrg: [
-      "GET /orgs/{org}/teams/{team_slug}/repos/{owner}/{repo}"
-    ],
-    create: ["POST /orgs/{org}/teams"],
-    createDiscussionCommentInOrg: [
-      "POST /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments"
-    ],
-    createDiscussionInOrg: ["POST /orgs/{org}/teams/{team_slug}/discussions"],
-    deleteDiscussionCommentInOrg: [
-      "DELETE /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}"
-    ],
-    deleteDiscussionInOrg: [
-      "DELETE /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}"
-    ],
-    deleteInOrg: ["DELETE /orgs/{org}/teams/{team_slug}"],
-    getByName: ["GET /orgs/{org}/teams/{team_slug}"],
-    getDiscussionCommentInOrg: [
-      "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}"
-    ],
-    getDiscussionInOrg: [
-      "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}"
-    ],
-    getMembershipForUserInOrg: [
-      "GET /orgs/{org}/teams/{team_slug}/memberships/{username}"
-    ],
-    list: ["GET /orgs/{org}/teams"],
-    listChildInOrg: ["GET /orgs/{org}/teams/{team_slug}/teams"],
-    listDiscussionCommentsInOrg: [
-      "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments"
-    ],
-    listDiscussionsInOrg: ["GET /orgs/{org}/teams/{team_slug}/discussions"],
-    listForAuthenticatedUser: ["GET /user/teams"],
-    listMembersInOrg: ["GET /orgs/{org}/teams/{team_slug}/members"],
-    listPendingInvitationsInOrg: [
-      "GET /orgs/{org}/teams/{team_slug}/invitations"
-    ],
-    listReposInOrg: ["GET /orgs/{org}/teams/{team_slug}/repos"],
-    removeMembershipForUserInOrg: [
-      "DELETE /orgs/{org}/teams/{team_slug}/memberships/{username}"
-    ],
-    removeRepoInOrg: [
-      "DELETE /orgs/{org}/teams/{team_slug}/repos/{owner}/{repo}"
-    ],
-    updateDiscussionCommentInOrg: [
-      "PATCH /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}"
-    ],
-    updateDiscussionInOrg: [
-      "PATCH /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}"
-    ],
-    updateInOrg: ["PATCH /orgs/{org}/teams/{team_slug}"]
-  },
-  users: {
-    addEmailForAuthenticated: [
-      "POST /user/emails",
-      {},
-      { renamed: ["users", "addEmailForAuthenticatedUser"] }
-    ],
-    addEmailForAuthenticatedUser: ["POST /user/emails"],
-    addSocialAccountForAuthenticatedUser: ["POST /user/social_accounts"],
-    block: ["PUT /user/blocks/{username}"],
-    checkBlocked: ["GET /user/blocks/{username}"],
-    checkFollowingForUser: ["GET /users/{username}/following/{target_user}"],
-    checkPersonIsFollowedByAuthenticated: ["GET /user/following/{username}"],
-    createGpgKeyForAuthenticated: [
-      "POST /user/gpg_keys",
-      {},
-      { renamed: ["users", "createGpgKeyForAuthenticatedUser"] }
-    ],
-    createGpgKeyForAuthenticatedUser: ["POST /user/gpg_keys"],
-    createPublicSshKeyForAuthenticated: [
-      "POST /user/keys",
-      {},
-      { renamed: ["users", "createPublicSshKeyForAuthenticatedUser"] }
-    ],
-    createPublicSshKeyForAuthenticatedUser: ["POST /user/keys"],
-    createSshSigningKeyForAuthenticatedUser: ["POST /user/ssh_signing_keys"],
-    deleteAttestationsBulk: [
-      "POST /users/{username}/attestations/delete-request"
-    ],
-    deleteAttestationsById: [
-      "DELETE /users/{username}/attestations/{attestation_id}"
-    ],
-    deleteAttestationsBySubjectDigest: [
-      "DELETE /users/{username}/attestations/digest/{subject_digest}"
-    ],
-    deleteEmailForAuthenticated: [
-      "DELETE /user/emails",
-      {},
-      { renamed: ["users", "deleteEmailForAuthenticatedUser"] }
-    ],
-    deleteEmailForAuthenticatedUser: ["DELETE /user/emails"],
-    deleteGpgKeyForAuthenticated: [
-      "DELETE /user/gpg_keys/{gpg_key_id}",
-      {},
-      { renamed: ["users", "deleteGpgKeyForAuthenticatedUser"] }
-    ],
-    deleteGpgKeyForAuthenticatedUser: ["DELETE /user/gpg_keys/{gpg_key_id}"],
-    deletePublicSshKeyForAuthenticated: [
-      "DELETE /user/keys/{key_id}",
-      {},
-      { renamed: ["users", "deletePublicSshKeyForAuthenticatedUser"] }
-    ],
-    deletePublicSshKeyForAuthenticatedUser: ["DELETE /user/keys/{key_id}"],
-    deleteSocialAccountForAuthenticatedUser: ["DELETE /user/social_accounts"],
-    deleteSshSigningKeyForAuthenticatedUser: [
-      "DELETE /user/ssh_signing_keys/{ssh_signing_key_id}"
-    ],
-    follow: ["PUT /user/following/{username}"],
-    getAuthenticated: ["GET /user"],
-    getById: ["GET /user/{account_id}"],
-    getByUsername: ["GET /users/{username}"],
-    getContextForUser: ["GET /users/{username}/hovercard"],
-    getGpgKeyForAuthenticated: [
-      "GET /user/gpg_keys/{gpg_key_id}",
-      {},
-      { renamed: ["users", "getGpgKeyForAuthenticatedUser"] }
-    ],
-    getGpgKeyForAuthenticatedUser: ["GET /user/gpg_keys/{gpg_key_id}"],
-    getPublicSshKeyForAuthenticated: [
-      "GET /user/keys/{key_id}",
-      {},
-      { renamed: ["users", "getPublicSshKeyForAuthenticatedUser"] }
-    ],
-    getPublicSshKeyForAuthenticatedUser: ["GET /user/keys/{key_id}"],
-    getSshSigningKeyForAuthenticatedUser: [
-      "GET /user/ssh_signing_keys/{ssh_signing_key_id}"
-    ],
-    list: ["GET /users"],
-    listAttestations: ["GET /users/{username}/attestations/{subject_digest}"],
-    listAttestationsBulk: [
-      "POST /users/{username}/attestations/bulk-list{?per_page,before,after}"
-    ],
-    listBlockedByAuthenticated: [
-      "GET /user/blocks",
-      {},
-      { renamed: ["users", "listBlockedByAuthenticatedUser"] }
-    ],
-    listBlockedByAuthenticatedUser: ["GET /user/blocks"],
-    listEmailsForAuthenticated: [
-      "GET /user/emails",
-      {},
-      { renamed: ["users", "listEmailsForAuthenticatedUser"] }
-    ],
-    listEmailsForAuthenticatedUser: ["GET /user/emails"],
-    listFollowedByAuthenticated: [
-      "GET /user/following",
-      {},
-      { renamed: ["users", "listFollowedByAuthenticatedUser"] }
-    ],
-    listFollowedByAuthenticatedUser: ["GET /user/following"],
-    listFollowersForAuthenticatedUser: ["GET /user/followers"],
-    listFollowersForUser: ["GET /users/{username}/followers"],
-    listFollowingForUser: ["GET /users/{username}/following"],
-    listGpgKeysForAuthenticated: [
-      "GET /user/gpg_keys",
-      {},
-      { renamed: ["users", "listGpgKeysForAuthenticatedUser"] }
-    ],
-    listGpgKeysForAuthenticatedUser: ["GET /user/gpg_keys"],
-    listGpgKeysForUser: ["GET /users/{username}/gpg_keys"],
-    listPublicEmailsForAuthenticated: [
-      "GET /user/public_emails",
-      {},
-      { renamed: ["users", "listPublicEmailsForAuthenticatedUser"] }
-    ],
-    listPublicEmailsForAuthenticatedUser: ["GET /user/public_emails"],
-    listPublicKeysForUser: ["GET /users/{username}/keys"],
-    listPublicSshKeysForAuthenticated: [
-      "GET /user/keys",
-      {},
-      { renamed: ["users", "listPublicSshKeysForAuthenticatedUser"] }
-    ],
-    listPublicSshKeysForAuthenticatedUser: ["GET /user/keys"],
-    listSocialAccountsForAuthenticatedUser: ["GET /user/social_accounts"],
-    listSocialAccountsForUser: ["GET /users/{username}/social_accounts"],
-    listSshSigningKeysForAuthenticatedUser: ["GET /user/ssh_signing_keys"],
-    listSshSigningKeysForUser: ["GET /users/{username}/ssh_signing_keys"],
-    setPrimaryEmailVisibilityForAuthenticated: [
-      "PATCH /user/email/visibility",
-      {},
-      { renamed: ["users", "setPrimaryEmailVisibilityForAuthenticatedUser"] }
-    ],
-    setPrimaryEmailVisibilityForAuthenticatedUser: [
-      "PATCH /user/email/visibility"
-    ],
-    unblock: ["DELETE /user/blocks/{username}"],
-    unfollow: ["DELETE /user/following/{username}"],
-    updateAuthenticated: ["PATCH /user"]
-  }
-};
-var endpoints_default = Endpoints;
-
-//# sourceMappingURL=endpoints.js.map
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
-
-const endpointMethodsMap = /* @__PURE__ */ new Map();
-for (const [scope, endpoints] of Object.entries(endpoints_default)) {
-  for (const [methodName, endpoint] of Object.entries(endpoints)) {
-    const [route, defaults, decorations] = endpoint;
-    const [method, url] = route.split(/ /);
-    const endpointDefaults = Object.assign(
-      {
-        method,
-        url
-      },
-      defaults
-    );
-    if (!endpointMethodsMap.has(scope)) {
-      endpointMethodsMap.set(scope, /* @__PURE__ */ new Map());
-    }
-    endpointMethodsMap.get(scope).set(methodName, {
-      scope,
-      methodName,
-      endpointDefaults,
-      decorations
-    });
-  }
-}
-const handler = {
-  has({ scope }, methodName) {
-    return endpointMethodsMap.get(scope).has(methodName);
-  },
-  getOwnPropertyDescriptor(target, methodName) {
-    return {
-      value: this.get(target, methodName),
-      // ensures method is in the cache
-      configurable: true,
-      writable: true,
-      enumerable: true
-    };
-  },
-  defineProperty(target, methodName, descriptor) {
-    Object.defineProperty(target.cache, methodName, descriptor);
-    return true;
-  },
-  deleteProperty(target, methodName) {
-    delete target.cache[methodName];
-    return true;
-  },
-  ownKeys({ scope }) {
-    return [...endpointMethodsMap.get(scope).keys()];
-  },
-  set(target, methodName, value) {
-    return target.cache[methodName] = value;
-  },
-  get({ octokit, scope, cache }, methodName) {
-    if (cache[methodName]) {
-      return cache[methodName];
-    }
-    const method = endpointMethodsMap.get(scope).get(methodName);
-    if (!method) {
-      return void 0;
-    }
-    const { endpointDefaults, decorations } = method;
-    if (decorations) {
-      cache[methodName] = decorate(
-        octokit,
-        scope,
-        methodName,
-        endpointDefaults,
-        decorations
-      );
-    } else {
-      cache[methodName] = octokit.request.defaults(endpointDefaults);
-    }
-    return cache[methodName];
-  }
-};
-function endpointsToMethods(octokit) {
-  const newMethods = {};
-  for (const scope of endpointMethodsMap.keys()) {
-    newMethods[scope] = new Proxy({ octokit, scope, cache: {} }, handler);
-  }
-  return newMethods;
-}
-function decorate(octokit, scope, methodName, defaults, decorations) {
-  const requestWithDefaults = octokit.request.defaults(defaults);
-  function withDecorations(...args) {
-    let options = requestWithDefaults.endpoint.merge(...args);
-    if (decorations.mapToData) {
-      options = Object.assign({}, options, {
-        data: options[decorations.mapToData],
-        [decorations.mapToData]: void 0
-      });
-      return requestWithDefaults(options);
-    }
-    if (decorations.renamed) {
-      const [newScope, newMethodName] = decorations.renamed;
-      octokit.log.warn(
-        `octokit.${scope}.${methodName}() has been renamed to octokit.${newScope}.${newMethodName}()`
-      );
-    }
-    if (decorations.deprecated) {
-      octokit.log.warn(decorations.deprecated);
-    }
-    if (decorations.renamedParameters) {
-      const options2 = requestWithDefaults.endpoint.merge(...args);
-      for (const [name, alias] of Object.entries(
-        decorations.renamedParameters
-      )) {
-        if (name in options2) {
-          octokit.log.warn(
-            `"${name}" parameter is deprecated for "octokit.${scope}.${methodName}()". Use "${alias}" instead`
-          );
-          if (!(alias in options2)) {
-            options2[alias] = options2[name];
-          }
-          delete options2[name];
-        }
-      }
-      return requestWithDefaults(options2);
-    }
-    return requestWithDefaults(...args);
-  }
-  return Object.assign(withDecorations, requestWithDefaults);
-}
-
-//# sourceMappingURL=endpoints-to-methods.js.map
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
-
-
-function restEndpointMethods(octokit) {
-  const api = endpointsToMethods(octokit);
-  return {
-    rest: api
-  };
-}
-restEndpointMethods.VERSION = dist_src_version_VERSION;
-function legacyRestEndpointMethods(octokit) {
-  const api = endpointsToMethods(octokit);
-  return {
-    ...api,
-    rest: api
-  };
-}
-legacyRestEndpointMethods.VERSION = dist_src_version_VERSION;
-
-//# sourceMappingURL=index.js.map
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
-// pkg/dist-src/version.js
-var plugin_paginate_rest_dist_bundle_VERSION = "0.0.0-development";
-
-// pkg/dist-src/normalize-paginated-list-response.js
-function normalizePaginatedListResponse(response) {
-  if (!response.data) {
-    return {
-      ...response,
-      data: []
-    };
-  }
-  const responseNeedsNormalization = ("total_count" in response.data || "total_commits" in response.data) && !("url" in response.data);
-  if (!responseNeedsNormalization) return response;
-  const incompleteResults = response.data.incomplete_results;
-  const repositorySelection = response.data.repository_selection;
-  const totalCount = response.data.total_count;
-  const totalCommits = response.data.total_commits;
-  delete response.data.incomplete_results;
-  delete response.data.repository_selection;
-  delete response.data.total_count;
-  delete response.data.total_commits;
-  const namespaceKey = Object.keys(response.data)[0];
-  const data = response.data[namespaceKey];
-  response.data = data;
-  if (typeof incompleteResults !== "undefined") {
-    response.data.incomplete_results = incompleteResults;
-  }
-  if (typeof repositorySelection !== "undefined") {
-    response.data.repository_selection = repositorySelection;
-  }
-  response.data.total_count = totalCount;
-  response.data.total_commits = totalCommits;
-  return response;
-}
-
-// pkg/dist-src/iterator.js
-function iterator(octokit, route, parameters) {
-  const options = typeof route === "function" ? route.endpoint(parameters) : octokit.request.endpoint(route, parameters);
-  const requestMethod = typeof route === "function" ? route : octokit.request;
-  const method = options.method;
-  const headers = options.headers;
-  let url = options.url;
-  return {
-    [Symbol.asyncIterator]: () => ({
-      async next() {
-        if (!url) return { done: true };
-        try {
-          const response = await requestMethod({ method, url, headers });
-          const normalizedResponse = normalizePaginatedListResponse(response);
-          url = ((normalizedResponse.headers.link || "").match(
-            /<([^<>]+)>;\s*rel="next"/
-          ) || [])[1];
-          if (!url && "total_commits" in normalizedResponse.data) {
-            const parsedUrl = new URL(normalizedResponse.url);
-            const params = parsedUrl.searchParams;
-            const page = parseInt(params.get("page") || "1", 10);
-            const per_page = parseInt(params.get("per_page") || "250", 10);
-            if (page * per_page < normalizedResponse.data.total_commits) {
-              params.set("page", String(page + 1));
-              url = parsedUrl.toString();
-            }
-          }
-          return { value: normalizedResponse };
-        } catch (error) {
-          if (error.status !== 409) throw error;
-          url = "";
-          return {
-            value: {
-              status: 200,
-              headers: {},
-              data: []
-            }
-          };
-        }
-      }
-    })
-  };
-}
-
-// pkg/dist-src/paginate.js
-function paginate(octokit, route, parameters, mapFn) {
-  if (typeof parameters === "function") {
-    mapFn = parameters;
-    parameters = void 0;
-  }
-  return gather(
-    octokit,
-    [],
-    iterator(octokit, route, parameters)[Symbol.asyncIterator](),
-    mapFn
-  );
-}
-function gather(octokit, results, iterator2, mapFn) {
-  return iterator2.next().then((result) => {
-    if (result.done) {
-      return results;
-    }
-    let earlyExit = false;
-    function done() {
-      earlyExit = true;
-    }
-    results = results.concat(
-      mapFn ? mapFn(result.value, done) : result.value.data
-    );
-    if (earlyExit) {
-      return results;
-    }
-    return gather(octokit, results, iterator2, mapFn);
-  });
-}
-
-// pkg/dist-src/compose-paginate.js
-var composePaginateRest = Object.assign(paginate, {
-  iterator
-});
-
-// pkg/dist-src/generated/paginating-endpoints.js
-var paginatingEndpoints = (/* unused pure expression or super */ null && ([
-  "GET /advisories",
-  "GET /app/hook/deliveries",
-  "GET /app/installation-requests",
-  "GET /app/installations",
-  "GET /assignments/{assignment_id}/accepted_assignments",
-  "GET /classrooms",
-  "GET /classrooms/{classroom_id}/assignments",
-  "GET /enterprises/{enterprise}/code-security/configurations",
-  "GET /enterprises/{enterprise}/code-security/configurations/{configuration_id}/repositories",
-  "GET /enterprises/{enterprise}/dependabot/alerts",
-  "GET /enterprises/{enterprise}/teams",
-  "GET /enterprises/{enterprise}/teams/{enterprise-team}/memberships",
-  "GET /enterprises/{enterprise}/teams/{enterprise-team}/organizations",
-  "GET /events",
-  "GET /gists",
-  "GET /gists/public",
-  "GET /gists/starred",
-  "GET /gists/{gist_id}/comments",
-  "GET /gists/{gist_id}/commits",
-  "GET /gists/{gist_id}/forks",
-  "GET /installation/repositories",
-  "GET /issues",
-  "GET /licenses",
-  "GET /marketplace_listing/plans",
-  "GET /marketplace_listing/plans/{plan_id}/accounts",
-  "GET /marketplace_listing/stubbed/plans",
-  "GET /marketplace_listing/stubbed/plans/{plan_id}/accounts",
-  "GET /networks/{owner}/{repo}/events",
-  "GET /notifications",
-  "GET /organizations",
-  "GET /organizations/{org}/dependabot/repository-access",
-  "GET /orgs/{org}/actions/cache/usage-by-repository",
-  "GET /orgs/{org}/actions/hosted-runners",
-  "GET /orgs/{org}/actions/permissions/repositories",
-  "GET /orgs/{org}/actions/permissions/self-hosted-runners/repositories",
-  "GET /orgs/{org}/actions/runner-groups",
-  "GET /orgs/{org}/actions/runner-groups/{runner_group_id}/hosted-runners",
-  "GET /orgs/{org}/actions/runner-groups/{runner_group_id}/repositories",
-  "GET /orgs/{org}/actions/runner-groups/{runner_group_id}/runners",
-  "GET /orgs/{org}/actions/runners",
-  "GET /orgs/{org}/actions/secrets",
-  "GET /orgs/{org}/actions/secrets/{secret_name}/repositories",
-  "GET /orgs/{org}/actions/variables",
-  "GET /orgs/{org}/actions/variables/{name}/repositories",
-  "GET /orgs/{org}/attestations/repositories",
-  "GET /orgs/{org}/attestations/{subject_digest}",
-  "GET /orgs/{org}/blocks",
-  "GET /orgs/{org}/campaigns",
-  "GET /orgs/{org}/code-scanning/alerts",
-  "GET /orgs/{org}/code-security/configurations",
-  "GET /orgs/{org}/code-security/configurations/{configuration_id}/repositories",
-  "GET /orgs/{org}/codespaces",
-  "GET /orgs/{org}/codespaces/secrets",
-  "GET /orgs/{org}/codespaces/secrets/{secret_name}/repositories",
-  "GET /orgs/{org}/copilot/billing/seats",
-  "GET /orgs/{org}/copilot/metrics",
-  "GET /orgs/{org}/dependabot/alerts",
-  "GET /orgs/{org}/dependabot/secrets",
-  "GET /orgs/{org}/dependabot/secrets/{secret_name}/repositories",
-  "GET /orgs/{org}/events",
-  "GET /orgs/{org}/failed_invitations",
-  "GET /orgs/{org}/hooks",
-  "GET /orgs/{org}/hooks/{hook_id}/deliveries",
-  "GET /orgs/{org}/insights/api/route-stats/{actor_type}/{actor_id}",
-  "GET /orgs/{org}/insights/api/subject-stats",
-  "GET /orgs/{org}/insights/api/user-stats/{user_id}",
-  "GET /orgs/{org}/installations",
-  "GET /orgs/{org}/invitations",
-  "GET /orgs/{org}/invitations/{invitation_id}/teams",
-  "GET /orgs/{org}/issues",
-  "GET /orgs/{org}/members",
-  "GET /orgs/{org}/members/{username}/codespaces",
-  "GET /orgs/{org}/migrations",
-  "GET /orgs/{org}/migrations/{migration_id}/repositories",
-  "GET /orgs/{org}/organization-roles/{role_id}/teams",
-  "GET /orgs/{org}/organization-roles/{role_id}/users",
-  "GET /orgs/{org}/outside_collaborators",
-  "GET /orgs/{org}/packages",
-  "GET /orgs/{org}/packages/{package_type}/{package_name}/versions",
-  "GET /orgs/{org}/personal-access-token-requests",
-  "GET /orgs/{org}/personal-access-token-requests/{pat_request_id}/repositories",
-  "GET /orgs/{org}/personal-access-tokens",
-  "GET /orgs/{org}/personal-access-tokens/{pat_id}/repositories",
-  "GET /orgs/{org}/private-registries",
-  "GET /orgs/{org}/projects",
-  "GET /orgs/{org}/projectsV2",
-  "GET /orgs/{org}/projectsV2/{project_number}/fields",
-  "GET /orgs/{org}/projectsV2/{project_number}/items",
-  "GET /orgs/{org}/properties/values",
-  "GET /orgs/{org}/public_members",
-  "GET /orgs/{org}/repos",
-  "GET /orgs/{org}/rulesets",
-  "GET /orgs/{org}/rulesets/rule-suites",
-  "GET /orgs/{org}/rulesets/{ruleset_id}/history",
-  "GET /orgs/{org}/secret-scanning/alerts",
-  "GET /orgs/{org}/security-advisories",
-  "GET /orgs/{org}/settings/immutable-releases/repositories",
-  "GET /orgs/{org}/settings/network-configurations",
-  "GET /orgs/{org}/team/{team_slug}/copilot/metrics",
-  "GET /orgs/{org}/teams",
-  "GET /orgs/{org}/teams/{team_slug}/discussions",
-  "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
-  "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}/reactions",
-  "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/reactions",
-  "GET /orgs/{org}/teams/{team_slug}/invitations",
-  "GET /orgs/{org}/teams/{team_slug}/members",
-  "GET /orgs/{org}/teams/{team_slug}/projects",
-  "GET /orgs/{org}/teams/{team_slug}/repos",
-  "GET /orgs/{org}/teams/{team_slug}/teams",
-  "GET /projects/{project_id}/collaborators",
-  "GET /repos/{owner}/{repo}/actions/artifacts",
-  "GET /repos/{owner}/{repo}/actions/caches",
-  "GET /repos/{owner}/{repo}/actions/organization-secrets",
-  "GET /repos/{owner}/{repo}/actions/organization-variables",
-  "GET /repos/{owner}/{repo}/actions/runners",
-  "GET /repos/{owner}/{repo}/actions/runs",
-  "GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts",
-  "GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs",
-  "GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs",
-  "GET /repos/{owner}/{repo}/actions/secrets",
-  "GET /repos/{owner}/{repo}/actions/variables",
-  "GET /repos/{owner}/{repo}/actions/workflows",
-  "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs",
-  "GET /repos/{owner}/{repo}/activity",
-  "GET /repos/{owner}/{repo}/assignees",
-  "GET /repos/{owner}/{repo}/attestations/{subject_digest}",
-  "GET /repos/{owner}/{repo}/branches",
-  "GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations",
-  "GET /repos/{owner}/{repo}/check-suites/{check_suite_id}/check-runs",
-  "GET /repos/{owner}/{repo}/code-scanning/alerts",
-  "GET /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/instances",
-  "GET /repos/{owner}/{repo}/code-scanning/analyses",
-  "GET /repos/{owner}/{repo}/codespaces",
-  "GET /repos/{owner}/{repo}/codespaces/devcontainers",
-  "GET /repos/{owner}/{repo}/codespaces/secrets",
-  "GET /repos/{owner}/{repo}/collaborators",
-  "GET /repos/{owner}/{repo}/comments",
-  "GET /repos/{owner}/{repo}/comments/{comment_id}/reactions",
-  "GET /repos/{owner}/{repo}/commits",
-  "GET /repos/{owner}/{repo}/commits/{commit_sha}/comments",
-  "GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls",
-  "GET /repos/{owner}/{repo}/commits/{ref}/check-runs",
-  "GET /repos/{owner}/{repo}/commits/{ref}/check-suites",
-  "GET /repos/{owner}/{repo}/commits/{ref}/status",
-  "GET /repos/{owner}/{repo}/commits/{ref}/statuses",
-  "GET /repos/{owner}/{repo}/compare/{basehead}",
-  "GET /repos/{owner}/{repo}/compare/{base}...{head}",
-  "GET /repos/{owner}/{repo}/contributors",
-  "GET /repos/{owner}/{repo}/dependabot/alerts",
-  "GET /repos/{owner}/{repo}/dependabot/secrets",
-  "GET /repos/{owner}/{repo}/deployments",
-  "GET /repos/{owner}/{repo}/deployments/{deployment_id}/statuses",
-  "GET /repos/{owner}/{repo}/environments",
-  "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies",
-  "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules/apps",
-  "GET /repos/{owner}/{repo}/environments/{environment_name}/secrets",
-  "GET /repos/{owner}/{repo}/environments/{environment_name}/variables",
-  "GET /repos/{owner}/{repo}/events",
-  "GET /repos/{owner}/{repo}/forks",
-  "GET /repos/{owner}/{repo}/hooks",
-  "GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries",
-  "GET /repos/{owner}/{repo}/invitations",
-  "GET /repos/{owner}/{repo}/issues",
-  "GET /repos/{owner}/{repo}/issues/comments",
-  "GET /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions",
-  "GET /repos/{owner}/{repo}/issues/events",
-  "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
-  "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by",
-  "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocking",
-  "GET /repos/{owner}/{repo}/issues/{issue_number}/events",
-  "GET /repos/{owner}/{repo}/issues/{issue_number}/labels",
-  "GET /repos/{owner}/{repo}/issues/{issue_number}/reactions",
-  "GET /repos/{owner}/{repo}/issues/{issue_number}/sub_issues",
-  "GET /repos/{owner}/{repo}/issues/{issue_number}/timeline",
-  "GET /repos/{owner}/{repo}/keys",
-  "GET /repos/{owner}/{repo}/labels",
-  "GET /repos/{owner}/{repo}/milestones",
-  "GET /repos/{owner}/{repo}/milestones/{milestone_number}/labels",
-  "GET /repos/{owner}/{repo}/notifications",
-  "GET /repos/{owner}/{repo}/pages/builds",
-  "GET /repos/{owner}/{repo}/projects",
-  "GET /repos/{owner}/{repo}/pulls",
-  "GET /repos/{owner}/{repo}/pulls/comments",
-  "GET /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions",
-  "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments",
-  "GET /repos/{owner}/{repo}/pulls/{pull_number}/commits",
-  "GET /repos/{owner}/{repo}/pulls/{pull_number}/files",
-  "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
-  "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments",
-  "GET /repos/{owner}/{repo}/releases",
-  "GET /repos/{owner}/{repo}/releases/{release_id}/assets",
-  "GET /repos/{owner}/{repo}/releases/{release_id}/reactions",
-  "GET /repos/{owner}/{repo}/rules/branches/{branch}",
-  "GET /repos/{owner}/{repo}/rulesets",
-  "GET /repos/{owner}/{repo}/rulesets/rule-suites",
-  "GET /repos/{owner}/{repo}/rulesets/{ruleset_id}/history",
-  "GET /repos/{owner}/{repo}/secret-scanning/alerts",
-  "GET /repos/{owner}/{repo}/secret-scanning/alerts/{alert_number}/locations",
-  "GET /repos/{owner}/{repo}/security-advisories",
-  "GET /repos/{owner}/{repo}/stargazers",
-  "GET /repos/{owner}/{repo}/subscribers",
-  "GET /repos/{owner}/{repo}/tags",
-  "GET /repos/{owner}/{repo}/teams",
-  "GET /repos/{owner}/{repo}/topics",
-  "GET /repositories",
-  "GET /search/code",
-  "GET /search/commits",
-  "GET /search/issues",
-  "GET /search/labels",
-  "GET /search/repositories",
-  "GET /search/topics",
-  "GET /search/users",
-  "GET /teams/{team_id}/discussions",
-  "GET /teams/{team_id}/discussions/{discussion_number}/comments",
-  "GET /teams/{team_id}/discussions/{discussion_number}/comments/{comment_number}/reactions",
-  "GET /teams/{team_id}/discussions/{discussion_number}/reactions",
-  "GET /teams/{team_id}/invitations",
-  "GET /teams/{team_id}/members",
-  "GET /teams/{team_id}/projects",
-  "GET /teams/{team_id}/repos",
-  "GET /teams/{team_id}/teams",
-  "GET /user/blocks",
-  "GET /user/codespaces",
-  "GET /user/codespaces/secrets",
-  "GET /user/emails",
-  "GET /user/followers",
-  "GET /user/following",
-  "GET /user/gpg_keys",
-  "GET /user/installations",
-  "GET /user/installations/{installation_id}/repositories",
-  "GET /user/issues",
-  "GET /user/keys",
-  "GET /user/marketplace_purchases",
-  "GET /user/marketplace_purchases/stubbed",
-  "GET /user/memberships/orgs",
-  "GET /user/migrations",
-  "GET /user/migrations/{migration_id}/repositories",
-  "GET /user/orgs",
-  "GET /user/packages",
-  "GET /user/packages/{package_type}/{package_name}/versions",
-  "GET /user/public_emails",
-  "GET /user/repos",
-  "GET /user/repository_invitations",
-  "GET /user/social_accounts",
-  "GET /user/ssh_signing_keys",
-  "GET /user/starred",
-  "GET /user/subscriptions",
-  "GET /user/teams",
-  "GET /users",
-  "GET /users/{username}/attestations/{subject_digest}",
-  "GET /users/{username}/events",
-  "GET /users/{username}/events/orgs/{org}",
-  "GET /users/{username}/events/public",
-  "GET /users/{username}/followers",
-  "GET /users/{username}/following",
-  "GET /users/{username}/gists",
-  "GET /users/{username}/gpg_keys",
-  "GET /users/{username}/keys",
-  "GET /users/{username}/orgs",
-  "GET /users/{username}/packages",
-  "GET /users/{username}/projects",
-  "GET /users/{username}/projectsV2",
-  "GET /users/{username}/projectsV2/{project_number}/fields",
-  "GET /users/{username}/projectsV2/{project_number}/items",
-  "GET /users/{username}/received_events",
-  "GET /users/{username}/received_events/public",
-  "GET /users/{username}/repos",
-  "GET /users/{username}/social_accounts",
-  "GET /users/{username}/ssh_signing_keys",
-  "GET /users/{username}/starred",
-  "GET /users/{username}/subscriptions"
-]));
-
-// pkg/dist-src/paginating-endpoints.js
-function isPaginatingEndpoint(arg) {
-  if (typeof arg === "string") {
-    return paginatingEndpoints.includes(arg);
-  } else {
-    return false;
-  }
-}
-
-// pkg/dist-src/index.js
-function paginateRest(octokit) {
-  return {
-    paginate: Object.assign(paginate.bind(null, octokit), {
-      iterator: iterator.bind(null, octokit)
-    })
-  };
-}
-paginateRest.VERSION = plugin_paginate_rest_dist_bundle_VERSION;
-
-
-;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/utils.js
-
-
-// octokit + plugins
-
-
-
-const context = new Context();
-const baseUrl = getApiBaseUrl();
-const defaults = {
-    baseUrl,
-    request: {
-        agent: getProxyAgent(baseUrl),
-        fetch: getProxyFetch(baseUrl)
-    }
-};
-const GitHub = Octokit.plugin(restEndpointMethods, paginateRest).defaults(defaults);
-
-/**
- * Convience function to correctly format Octokit Options to pass into the constructor.
- *
- * @param     token    the repo PAT or GITHUB_TOKEN
- * @param     options  other options to set
- */
-function getOctokitOptions(token, options) {
-    const opts = Object.assign({}, options || {}); // Shallow clone - don't mutate the object provided by the caller
-    // Auth
-    const auth = getAuthString(token, opts);
-    if (auth) {
-        opts.auth = auth;
-    }
-    // Orchestration ID
-    const userAgent = getUserAgentWithOrchestrationId(opts.userAgent);
-    if (userAgent) {
-        opts.userAgent = userAgent;
-    }
-    return opts;
-}
-//# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/github.js
-
-
-const github_context = new Context();
-/**
- * Returns a hydrated octokit ready to use for GitHub Actions
- *
- * @param     token    the repo PAT or GITHUB_TOKEN
- * @param     options  other options to set
- */
-function getOctokit(token, options, ...additionalPlugins) {
-    const GitHubWithPlugins = GitHub.plugin(...additionalPlugins);
-    return new GitHubWithPlugins(getOctokitOptions(token, options));
-}
-//# sourceMappingURL=github.js.map
-// EXTERNAL MODULE: ./node_modules/bottleneck/light.js
-var light = __nccwpck_require__(3251);
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-retry/dist-bundle/index.js
-// pkg/dist-src/version.js
-var plugin_retry_dist_bundle_VERSION = "0.0.0-development";
-
-// pkg/dist-src/error-request.js
-function isRequestError(error) {
-  return error.request !== void 0;
-}
-async function errorRequest(state, octokit, error, options) {
-  if (!isRequestError(error) || !error?.request.request) {
-    throw error;
-  }
-  if (error.status >= 400 && !state.doNotRetry.includes(error.status)) {
-    const retries = options.request.retries != null ? options.request.retries : state.retries;
-    const retryAfter = Math.pow((options.request.retryCount || 0) + 1, 2);
-    throw octokit.retry.retryRequest(error, retries, retryAfter);
-  }
-  throw error;
-}
-
-// pkg/dist-src/wrap-request.js
-
-
-async function wrapRequest(state, octokit, request, options) {
-  const limiter = new light();
-  limiter.on("failed", function(error, info) {
-    const maxRetries = ~~error.request.request?.retries;
-    const after = ~~error.request.request?.retryAfter;
-    options.request.retryCount = info.retryCount + 1;
-    if (maxRetries > info.retryCount) {
-      return after * state.retryAfterBaseValue;
-    }
-  });
-  return limiter.schedule(
-    requestWithGraphqlErrorHandling.bind(null, state, octokit, request),
-    options
-  );
-}
-async function requestWithGraphqlErrorHandling(state, octokit, request, options) {
-  const response = await request(options);
-  if (response.data && response.data.errors && response.data.errors.length > 0 && /Something went wrong while executing your query/.test(
-    response.data.errors[0].message
-  )) {
-    const error = new dist_src_RequestError(response.data.errors[0].message, 500, {
-      request: options,
-      response
-    });
-    return errorRequest(state, octokit, error, options);
-  }
-  return response;
-}
-
-// pkg/dist-src/index.js
-function retry(octokit, octokitOptions) {
-  const state = Object.assign(
-    {
-      enabled: true,
-      retryAfterBaseValue: 1e3,
-      doNotRetry: [400, 401, 403, 404, 410, 422, 451],
-      retries: 3
-    },
-    octokitOptions.retry
-  );
-  const retryPlugin = {
-    retry: {
-      retryRequest: (error, retries, retryAfter) => {
-        error.request.request = Object.assign({}, error.request.request, {
-          retries,
-          retryAfter
-        });
-        return error;
-      }
-    }
-  };
-  if (state.enabled) {
-    octokit.hook.error("request", errorRequest.bind(null, state, retryPlugin));
-    octokit.hook.wrap("request", wrapRequest.bind(null, state, retryPlugin));
-  }
-  return retryPlugin;
-}
-retry.VERSION = plugin_retry_dist_bundle_VERSION;
-
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-throttling/dist-bundle/index.js
-// pkg/dist-src/index.js
-
-
-// pkg/dist-src/version.js
-var plugin_throttling_dist_bundle_VERSION = "0.0.0-development";
-
-// pkg/dist-src/wrap-request.js
-var dist_bundle_noop = () => Promise.resolve();
-function dist_bundle_wrapRequest(state, request, options) {
-  return state.retryLimiter.schedule(doRequest, state, request, options);
-}
-async function doRequest(state, request, options) {
-  const { pathname } = new URL(options.url, "http://github.test");
-  const isAuth = isAuthRequest(options.method, pathname);
-  const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
-  const isSearch = options.method === "GET" && pathname.startsWith("/search/");
-  const isGraphQL = pathname.startsWith("/graphql");
-  const retryCount = ~~request.retryCount;
-  const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
-  if (state.clustering) {
-    jobOptions.expiration = 1e3 * 60;
-  }
-  if (isWrite || isGraphQL) {
-    await state.write.key(state.id).schedule(jobOptions, dist_bundle_noop);
-  }
-  if (isWrite && state.triggersNotification(pathname)) {
-    await state.notifications.key(state.id).schedule(jobOptions, dist_bundle_noop);
-  }
-  if (isSearch) {
-    await state.search.key(state.id).schedule(jobOptions, dist_bundle_noop);
-  }
-  const req = (isAuth ? state.auth : state.global).key(state.id).schedule(jobOptions, request, options);
-  if (isGraphQL) {
-    const res = await req;
-    if (res.data.errors != null && res.data.errors.some((error) => error.type === "RATE_LIMITED")) {
-      const error = Object.assign(new Error("GraphQL Rate Limit Exceeded"), {
-        response: res,
-        data: res.data
-      });
-      throw error;
-    }
-  }
-  return req;
-}
-function isAuthRequest(method, pathname) {
-  return method === "PATCH" && // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-a-scoped-access-token
-  /^\/applications\/[^/]+\/token\/scoped$/.test(pathname) || method === "POST" && // https://docs.github.com/en/rest/apps/oauth-applications?apiVersion=2022-11-28#reset-a-token
-  (/^\/applications\/[^/]+\/token$/.test(pathname) || // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-an-installation-access-token-for-an-app
-  /^\/app\/installations\/[^/]+\/access_tokens$/.test(pathname) || // https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
-  pathname === "/login/oauth/access_token");
-}
-
-// pkg/dist-src/generated/triggers-notification-paths.js
-var triggers_notification_paths_default = [
-  "/orgs/{org}/invitations",
-  "/orgs/{org}/invitations/{invitation_id}",
-  "/orgs/{org}/teams/{team_slug}/discussions",
-  "/orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
-  "/repos/{owner}/{repo}/collaborators/{username}",
-  "/repos/{owner}/{repo}/commits/{commit_sha}/comments",
-  "/repos/{owner}/{repo}/issues",
-  "/repos/{owner}/{repo}/issues/{issue_number}/comments",
-  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issue",
-  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority",
-  "/repos/{owner}/{repo}/pulls",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/merge",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
-  "/repos/{owner}/{repo}/releases",
-  "/teams/{team_id}/discussions",
-  "/teams/{team_id}/discussions/{discussion_number}/comments"
-];
-
-// pkg/dist-src/route-matcher.js
-function routeMatcher(paths) {
-  const regexes = paths.map(
-    (path) => path.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
-  );
-  const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
-  return new RegExp(regex2, "i");
-}
-
-// pkg/dist-src/index.js
-var regex = routeMatcher(triggers_notification_paths_default);
-var triggersNotification = regex.test.bind(regex);
-var dist_bundle_groups = {};
-var createGroups = function(Bottleneck, common) {
-  dist_bundle_groups.global = new Bottleneck.Group({
-    id: "octokit-global",
-    maxConcurrent: 10,
-    ...common
-  });
-  dist_bundle_groups.auth = new Bottleneck.Group({
-    id: "octokit-auth",
-    maxConcurrent: 1,
-    ...common
-  });
-  dist_bundle_groups.search = new Bottleneck.Group({
-    id: "octokit-search",
-    maxConcurrent: 1,
-    minTime: 2e3,
-    ...common
-  });
-  dist_bundle_groups.write = new Bottleneck.Group({
-    id: "octokit-write",
-    maxConcurrent: 1,
-    minTime: 1e3,
-    ...common
-  });
-  dist_bundle_groups.notifications = new Bottleneck.Group({
-    id: "octokit-notifications",
-    maxConcurrent: 1,
-    minTime: 3e3,
-    ...common
-  });
-};
-function throttling(octokit, octokitOptions) {
-  const {
-    enabled = true,
-    Bottleneck = light,
-    id = "no-id",
-    timeout = 1e3 * 60 * 2,
-    // Redis TTL: 2 minutes
-    connection
-  } = octokitOptions.throttle || {};
-  if (!enabled) {
-    return {};
-  }
-  const common = { timeout };
-  if (typeof connection !== "undefined") {
-    common.connection = connection;
-  }
-  const state = Object.assign(
-    {
-      clustering: connection != null,
-      triggersNotification,
-      fallbackSecondaryRateRetryAfter: 60,
-      retryAfterBaseValue: 1e3,
-      id
-    },
-    octokitOptions.throttle
-  );
-  if (typeof state.onSecondaryRateLimit !== "function" || typeof state.onRateLimit !== "function") {
-    throw new Error(`octokit/plugin-throttling error:
-        You must pass the onSecondaryRateLimit and onRateLimit error handlers.
-        See https://octokit.github.io/rest.js/#throttling
-
-        const octokit = new Octokit({
-          throttle: {
-            onSecondaryRateLimit: (retryAfter, options) => {/* ... */},
-            onRateLimit: (retryAfter, options) => {/* ... */}
-          }
-        })
-    `);
-  }
-  let initialized = false;
-  const initializeBottleneck = () => {
-    if (initialized) {
-      return;
-    }
-    initialized = true;
-    if (dist_bundle_groups.global == null) {
-      createGroups(Bottleneck, common);
-    }
-    state.global = state.global ?? dist_bundle_groups.global;
-    state.auth = state.auth ?? dist_bundle_groups.auth;
-    state.search = state.search ?? dist_bundle_groups.search;
-    state.write = state.write ?? dist_bundle_groups.write;
-    state.notifications = state.notifications ?? dist_bundle_groups.notifications;
-    state.retryLimiter = state.retryLimiter ?? new Bottleneck();
-    const events = {};
-    const emitter = new Bottleneck.Events(events);
-    events.on("secondary-limit", state.onSecondaryRateLimit);
-    events.on("rate-limit", state.onRateLimit);
-    events.on(
-      "error",
-      (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
-    );
-    state.retryLimiter.on("failed", async function(error, info) {
-      const [state2, request, options] = info.args;
-      const { pathname } = new URL(options.url, "http://github.test");
-      const shouldRetryGraphQL = pathname.startsWith("/graphql") && error.status !== 401;
-      if (!(shouldRetryGraphQL || error.status === 403 || error.status === 429)) {
-        return;
-      }
-      const retryCount = ~~request.retryCount;
-      request.retryCount = retryCount;
-      options.request.retryCount = retryCount;
-      const { wantRetry, retryAfter = 0 } = await (async function() {
-        if (/\bsecondary rate\b/i.test(error.message)) {
-          const retryAfter2 = Number(error.response.headers["retry-after"]) || state2.fallbackSecondaryRateRetryAfter;
-          const wantRetry2 = await emitter.trigger(
-            "secondary-limit",
-            retryAfter2,
-            options,
-            octokit,
-            retryCount
-          );
-          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
-        }
-        if (error.response.headers != null && error.response.headers["x-ratelimit-remaining"] === "0" || (error.response.data?.errors ?? []).some(
-          (error2) => error2.type === "RATE_LIMITED"
-        )) {
-          const rateLimitReset = new Date(
-            ~~error.response.headers["x-ratelimit-reset"] * 1e3
-          ).getTime();
-          const retryAfter2 = Math.max(
-            // Add one second so we retry _after_ the reset time
-            // https://docs.github.com/en/rest/overview/resources-in-the-rest-api?apiVersion=2022-11-28#exceeding-the-rate-limit
-            Math.ceil((rateLimitReset - Date.now()) / 1e3) + 1,
-            0
-          );
-          const wantRetry2 = await emitter.trigger(
-            "rate-limit",
-            retryAfter2,
-            options,
-            octokit,
-            retryCount
-          );
-          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
-        }
-        return {};
-      })();
-      if (wantRetry) {
-        request.retryCount++;
-        return retryAfter * state2.retryAfterBaseValue;
-      }
-    });
-  };
-  octokit.hook.wrap("request", (request, options) => {
-    initializeBottleneck();
-    return dist_bundle_wrapRequest(state, request, options);
-  });
-  return {};
-}
-throttling.VERSION = plugin_throttling_dist_bundle_VERSION;
-throttling.triggersNotification = triggersNotification;
-
-
-// EXTERNAL MODULE: ./node_modules/bottleneck/lib/index.js
-var bottleneck_lib = __nccwpck_require__(2203);
-var bottleneck_lib_default = /*#__PURE__*/__nccwpck_require__.n(bottleneck_lib);
-;// CONCATENATED MODULE: ./src/github/octokit-client.ts
-
-
-
-
-
-/** Status codes the retry plugin must not repeat: client errors, and rate limits (throttling owns those). */
-const DO_NOT_RETRY = [304, 400, 401, 403, 404, 409, 410, 422, 429, 451];
-/**
- * Counts every HTTP request actually sent. Registered before the throttling and retry plugins, so its
- * wrap sits inside theirs and sees each retry; a 304 arrives here as a thrown RequestError.
- */
-function countingPlugin(stats) {
-    return (octokit) => {
-        octokit.hook.wrap('request', async (request, options) => {
-            stats.requests += 1;
-            try {
-                return await request(options);
-            }
-            catch (error) {
-                if (error.status === 304)
-                    stats.notModified += 1;
-                throw error;
-            }
-        });
-        return {};
-    };
-}
-/**
- * Gives each attempt its own timeout. Registered inside the throttling and retry plugins: a signal made
- * once per call would already be spent when a retry or a rate-limit wait sends the request again.
- */
-function attemptTimeoutPlugin() {
-    return (octokit) => {
-        octokit.hook.wrap('request', async (request, options) => {
-            // Every hook is bound to this one options object, so the signal is set on it, not on a copy.
-            const settings = options.request;
-            if (settings?.attemptTimeoutMs)
-                settings.signal = AbortSignal.timeout(settings.attemptTimeoutMs);
-            return request(options);
-        });
-        return {};
-    };
-}
-/**
- * The same client without the throttling and retry plugins, for conditional reads that usually answer
- * 304. Their Bottleneck queues wait on several timers per request (about 15 ms per warm read, measured),
- * far more than the request itself costs.
- */
-function createLightClient(options, stats) {
-    return getOctokit(options.token, {
-        baseUrl: options.baseUrl,
-        userAgent: options.userAgent ?? 'perimeter',
-        log: { debug: () => { }, info: () => { }, warn: () => { }, error: () => { } },
-    }, attemptTimeoutPlugin(), countingPlugin(stats));
-}
-function createClient(options, stats) {
-    // A rate-limited request was refused before GitHub acted on it, so repeating it is safe even for a write;
-    // but only once, and only when the wait is short.
-    const onLimit = (retryAfter, _options, _octokit, retryCount) => retryCount === 0 && retryAfter <= options.maxRateLimitWaitSeconds;
-    const writes = new (bottleneck_lib_default()).Group({
-        maxConcurrent: 1,
-        reservoir: options.writesPerMinute,
-        reservoirRefreshAmount: options.writesPerMinute,
-        reservoirRefreshInterval: 60_000,
-    });
-    return getOctokit(options.token, {
-        baseUrl: options.baseUrl,
-        userAgent: options.userAgent ?? 'perimeter',
-        log: { debug: () => { }, info: () => { }, warn: () => { }, error: () => { } },
-        throttle: { onRateLimit: onLimit, onSecondaryRateLimit: onLimit, write: writes },
-        retry: {
-            doNotRetry: DO_NOT_RETRY,
-            retries: options.readRetries,
-            retryAfterBaseValue: options.retryBaseMs,
-        },
-    }, attemptTimeoutPlugin(), countingPlugin(stats), throttling, retry);
-}
-/** After the light client meets a failure, how long every request takes the full path instead. */
-const LIGHT_PAUSE_MS = 60_000;
-/** Requests for one repository: each bounded in time, writes never retried, errors made UpstreamErrors. */
-class RestClient {
-    client;
-    owner;
-    repo;
-    scrub;
-    timeoutMs;
-    light;
-    constructor(client, owner, repo, scrub, timeoutMs, light) {
-        this.client = client;
-        this.owner = owner;
-        this.repo = repo;
-        this.scrub = scrub;
-        this.timeoutMs = timeoutMs;
-        this.light = light;
-    }
-    lightPausedUntil = 0;
-    /** A 304 is rethrown as it came (callers asked for it); anything else becomes an UpstreamError. */
-    async send(operation, route, params = {}, write = false, headers) {
-        try {
-            return await this.request(this.client, route, params, write, headers);
-        }
-        catch (error) {
-            if (error.status === 304)
-                throw error;
-            throw toUpstreamError(error, operation, this.scrub);
-        }
-    }
-    /**
-     * A read sent first through the light client; anything but 200, 304 or 404 (a 5xx, a rate limit, a
-     * timeout) is sent again through the full one, which retries and waits as usual, and the full path is
-     * then used for a while, so a struggling GitHub does not get every request twice.
-     */
-    async sendLight(operation, route, params = {}, headers) {
-        if (this.light && Date.now() >= this.lightPausedUntil) {
-            try {
-                return await this.request(this.light, route, params, false, headers);
-            }
-            catch (error) {
-                const status = error.status;
-                if (status === 304)
-                    throw error;
-                if (status === 404)
-                    throw toUpstreamError(error, operation, this.scrub);
-                this.lightPausedUntil = Date.now() + LIGHT_PAUSE_MS;
-            }
-        }
-        return this.send(operation, route, params, false, headers);
-    }
-    async request(client, route, params, write, headers) {
-        const response = await client.request(route, {
-            owner: this.owner,
-            repo: this.repo,
-            ...params,
-            ...(headers ? { headers } : {}),
-            request: { attemptTimeoutMs: this.timeoutMs, ...(write ? { retries: 0 } : {}) },
-        });
-        return { data: response.data, headers: response.headers };
-    }
-    /** One GraphQL call for this repository (`$owner` and `$name` are set); errors become UpstreamErrors. */
-    async graphql(operation, query, variables = {}) {
-        try {
-            return await this.client.graphql(query, {
-                owner: this.owner,
-                name: this.repo,
-                ...variables,
-                request: { attemptTimeoutMs: this.timeoutMs },
-            });
-        }
-        catch (error) {
-            throw toUpstreamError(error, operation, this.scrub);
-        }
-    }
-    async read(operation, route, params) {
-        return (await this.send(operation, route, params)).data;
-    }
-    async write(operation, route, params) {
-        return (await this.send(operation, route, params, true)).data;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/github/cache.ts
-/**
- * Caches for objects addressed by SHA (they never change). Concurrent loads of one key share one
- * promise (single flight); a failed load is forgotten so the next caller tries again.
- */
-class ShaCache {
-    done = new Map();
-    pending = new Map();
-    get(key, load) {
-        const hit = this.done.get(key);
-        if (hit !== undefined)
-            return Promise.resolve(hit);
-        const inFlight = this.pending.get(key);
-        if (inFlight)
-            return inFlight;
-        const promise = load().then((value) => {
-            this.pending.delete(key);
-            this.set(key, value);
-            return value;
-        }, (error) => {
-            this.pending.delete(key);
-            throw error;
-        });
-        this.pending.set(key, promise);
-        return promise;
-    }
-    peek(key) {
-        return this.done.get(key);
-    }
-    set(key, value) {
-        this.done.set(key, value);
-    }
-}
-/** A ShaCache for byte arrays that evicts the least recently used entries beyond `maxBytes`. */
-class BlobCache extends ShaCache {
-    maxBytes;
-    lru = new Map();
-    bytes = 0;
-    constructor(maxBytes) {
-        super();
-        this.maxBytes = maxBytes;
-    }
-    peek(key) {
-        const value = this.lru.get(key);
-        if (value !== undefined) {
-            this.lru.delete(key);
-            this.lru.set(key, value);
-        }
-        return value;
-    }
-    get(key, load) {
-        const hit = this.peek(key);
-        return hit !== undefined ? Promise.resolve(hit) : super.get(key, load);
-    }
-    set(key, value) {
-        if (value.byteLength > this.maxBytes || this.lru.has(key))
-            return;
-        this.lru.set(key, value);
-        this.bytes += value.byteLength;
-        for (const [oldKey, oldValue] of this.lru) {
-            if (this.bytes <= this.maxBytes)
-                break;
-            this.lru.delete(oldKey);
-            this.bytes -= oldValue.byteLength;
-        }
-    }
-    get size() {
-        return { entries: this.lru.size, bytes: this.bytes };
-    }
-}
-
-;// CONCATENATED MODULE: ./src/github/graphql-trees.ts
-
-/**
- * Many trees in one GraphQL call: each asked by its SHA under an alias (`object(oid:)`), with the entries of
- * the trees below it down to LEVELS levels. A tree's `entries` is a plain list, not a connection, so GitHub
- * counts no nodes for it and the call costs 1 point of GraphQL's own budget (1,000 points an hour for
- * GITHUB_TOKEN, apart from REST's 1,000 requests)
- * (https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api).
- * GitHub documents no cap on a tree's entries there; it ends calls that take over 10 seconds, so a call
- * asks for at most TREES_PER_CALL trees (our choice), and whatever fails is listed by REST instead.
- */
-const TREES_PER_CALL = 25;
-const graphql_trees_LEVELS = 3;
-const FIELDS = 'name mode type oid size';
-/** A tree's `entries`, and those of the trees below it, `levels` levels in all. */
-function entriesSelection(levels = graphql_trees_LEVELS) {
-    return levels <= 1
-        ? `entries { ${FIELDS} }`
-        : `entries { ${FIELDS} object { ... on Tree { ${entriesSelection(levels - 1)} } } }`;
-}
-/** The query for these trees (SHAs already checked as 40 hex digits). */
-function treesQuery(shas, levels = graphql_trees_LEVELS) {
-    const aliases = shas.map((sha, i) => `t${i}: object(oid: "${sha}") { ... on Tree { ${entriesSelection(levels)} } }`);
-    return `query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { ${aliases.join(' ')} } }`;
-}
-const TYPES = new Set(['blob', 'tree', 'commit']);
-/** git's mode as REST writes it: six octal digits ("040000" for a tree). */
-const modeText = (mode) => mode.toString(8).padStart(6, '0');
-/**
- * Every direct listing the answer holds, by tree SHA. A listing is kept only when its entries hash to the
- * SHA it was asked or listed under: what is kept is exactly what a REST listing of that tree gives.
- */
-function listingsOf(shas, answer) {
-    const out = new Map();
-    const take = (sha, list) => {
-        if (!Array.isArray(list) || out.has(sha))
-            return;
-        const listing = [];
-        const byName = new Map();
-        for (const e of list) {
-            if (typeof e?.name !== 'string' || !TYPES.has(e.type) || !Number.isInteger(e.mode))
-                return;
-            if (!/^[0-9a-f]{40}$/.test(e.oid))
-                return;
-            const entry = {
-                path: e.name,
-                mode: modeText(e.mode),
-                type: e.type,
-                sha: e.oid,
-            };
-            if (e.type === 'blob' && typeof e.size === 'number')
-                entry.size = e.size;
-            listing.push(entry);
-            byName.set(e.name, entry);
-        }
-        if (byName.size !== listing.length || treeSha(byName) !== sha)
-            return;
-        out.set(sha, listing);
-        for (const e of list)
-            if (e.type === 'tree')
-                take(e.oid, e.object?.entries);
-    };
-    shas.forEach((sha, i) => take(sha, answer.repository?.[`t${i}`]?.entries));
-    return out;
-}
-
-;// CONCATENATED MODULE: ./src/github/wire.ts
-/** The parts of GitHub's REST answers that Perimeter reads, and their mapping to the Upstream types. */
-
-const NO_SIGNATURE = { name: '', email: '', date: '' };
-const ENTRY_TYPES = new Set(['blob', 'tree', 'commit']);
-function gitCommit(data) {
-    return {
-        sha: data.sha,
-        tree: data.tree.sha,
-        parents: data.parents.map((parent) => parent.sha),
-        message: data.message,
-        author: data.author ?? NO_SIGNATURE,
-        committer: data.committer ?? NO_SIGNATURE,
-    };
-}
-function restCommit(data) {
-    return {
-        sha: data.sha,
-        tree: data.commit.tree.sha,
-        parents: data.parents.map((parent) => parent.sha),
-        message: data.commit.message,
-        author: data.commit.author ?? NO_SIGNATURE,
-        committer: data.commit.committer ?? NO_SIGNATURE,
-    };
-}
-function treeEntry(entry) {
-    if (!ENTRY_TYPES.has(entry.type))
-        throw new UpstreamError('invalid', `unexpected tree entry type "${entry.type}"`);
-    return {
-        path: entry.path,
-        mode: entry.mode,
-        type: entry.type,
-        sha: entry.sha,
-        ...(entry.size !== undefined ? { size: entry.size } : {}),
-    };
-}
-function blobBytes(data) {
-    if (data.encoding === 'base64')
-        return new Uint8Array(Buffer.from(data.content, 'base64'));
-    if (data.encoding === 'utf-8' || data.encoding === 'utf8')
-        return new Uint8Array(Buffer.from(data.content, 'utf8'));
-    throw new UpstreamError('invalid', `unexpected blob encoding "${data.encoding}"`);
-}
-function activity(data) {
-    return {
-        ref: data.ref,
-        before: data.before,
-        after: data.after,
-        actor: data.actor?.login ?? null,
-        activityType: data.activity_type,
-        timestamp: data.timestamp,
-    };
-}
-/** The `after` cursor of a Link header's rel="next" URL (the Activity API pages by cursor), if any. */
-function nextCursor(link) {
-    const next = link?.split(',').find((part) => /rel="next"/.test(part));
-    const url = next?.match(/<([^>]+)>/)?.[1];
-    return url === undefined ? undefined : (new URL(url).searchParams.get('after') ?? undefined);
-}
-const wire_CONTROL = /[\u0000-\u001f\u007f]/; // eslint-disable-line no-control-regex
-/**
- * encodeURIComponent per path segment, keeping the slashes. Empty, `.` and `..` segments are refused: a URL
- * parser would resolve them and the request would reach another endpoint.
- */
-function wire_segments(path, what) {
-    const parts = path.split('/');
-    if (parts.some((part) => part === '' || part === '.' || part === '..') || wire_CONTROL.test(path)) {
-        throw new UpstreamError('invalid', `invalid ${what}: ${JSON.stringify(path)}`);
-    }
-    return parts.map(encodeURIComponent).join('/');
-}
-function checkSha(sha) {
-    if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(sha)) {
-        throw new UpstreamError('invalid', `invalid object id: ${JSON.stringify(sha)}`);
-    }
-    return sha;
-}
-/** A complete recursive listing holds the direct entries of every subtree: tree SHA to its entries. */
-function subtrees(root, entries) {
-    const children = new Map([['', []]]);
-    const shaOf = new Map([['', root]]);
-    for (const entry of entries) {
-        if (entry.type !== 'tree')
-            continue;
-        children.set(entry.path, []);
-        shaOf.set(entry.path, entry.sha);
-    }
-    for (const entry of entries) {
-        const slash = entry.path.lastIndexOf('/');
-        children
-            .get(slash < 0 ? '' : entry.path.slice(0, slash))
-            ?.push({ ...entry, path: entry.path.slice(slash + 1) });
-    }
-    const result = new Map();
-    for (const [dir, list] of children)
-        result.set(shaOf.get(dir), list);
-    return result;
-}
-
-;// CONCATENATED MODULE: ./src/github/octokit-objects.ts
-
-
-
-
-
-/** commits per compare page (GitHub's most) */
-const COMPARE_PAGE = 100;
-/** Files asked for per page of a commit's file list: a shorter list is the whole list, however GitHub pages. */
-const COMMIT_FILES_PAGE = 100;
-/**
- * The reads of objects addressed by SHA (commits, trees, blobs, comparisons of two commits): they never
- * change, so each is fetched once per process, and a listing that holds others fills their caches too.
- */
-class GitObjectReads {
-    commits = new ShaCache();
-    trees = new ShaCache();
-    recursiveTrees = new ShaCache();
-    comparisons = new ShaCache();
-    commitFiles = new ShaCache();
-    blobs;
-    constructor(blobCacheBytes) {
-        this.blobs = new BlobCache(blobCacheBytes);
-    }
-    async getCommit(sha) {
-        checkSha(sha);
-        return this.commits.get(sha, async () => gitCommit(await this.rest.read(`get commit ${sha}`, 'GET /repos/{owner}/{repo}/git/commits/{sha}', { sha })));
-    }
-    async getTree(sha) {
-        checkSha(sha);
-        return this.trees.get(sha, async () => {
-            const data = await this.rest.read(`get tree ${sha}`, 'GET /repos/{owner}/{repo}/git/trees/{sha}', { sha });
-            return data.tree.map(treeEntry);
-        });
-    }
-    /** set when a GraphQL call failed: from then on trees are listed by REST only */
-    graphqlFailed = false;
-    async getTrees(shas, options = {}) {
-        const perCall = options.perCall ?? TREES_PER_CALL;
-        const out = new Map();
-        const wanted = [];
-        for (const sha of new Set(shas)) {
-            const known = this.trees.peek(checkSha(sha));
-            if (known)
-                out.set(sha, known);
-            else
-                wanted.push(sha);
-        }
-        const calls = [];
-        for (let i = 0; i < wanted.length; i += perCall)
-            calls.push(wanted.slice(i, i + perCall));
-        await Promise.all(calls.map(async (chunk) => {
-            if (this.graphqlFailed)
-                return;
-            try {
-                const answer = await this.rest.graphql(`get ${chunk.length} trees`, treesQuery(chunk, options.levels));
-                for (const [tree, list] of listingsOf(chunk, answer)) {
-                    if (!this.trees.peek(tree))
-                        this.trees.set(tree, list);
-                    out.set(tree, list);
-                }
-            }
-            catch {
-                // GraphQL refused or failed (its budget spent, say): the caller lists these by REST, as before.
-                this.graphqlFailed = true;
-            }
-        }));
-        return out;
-    }
-    async getPathTrees(commits, path) {
-        const out = new Map();
-        const wanted = [...new Set(commits)].map(checkSha);
-        const calls = [];
-        for (let i = 0; i < wanted.length; i += COMMITS_PER_CALL)
-            calls.push(wanted.slice(i, i + COMMITS_PER_CALL));
-        await Promise.all(calls.map(async (chunk) => {
-            if (this.graphqlFailed)
-                return;
-            try {
-                const answer = await this.rest.graphql(`get the trees at a path in ${chunk.length} commits`, pathTreesQuery(chunk), { path });
-                for (const [sha, pair] of pathTreesOf(chunk, answer))
-                    out.set(sha, pair);
-            }
-            catch {
-                this.graphqlFailed = true;
-            }
-        }));
-        return out;
-    }
-    async getTreeRecursive(sha) {
-        checkSha(sha);
-        return this.recursiveTrees.get(sha, async () => {
-            const data = await this.rest.read(`get tree ${sha}`, 'GET /repos/{owner}/{repo}/git/trees/{sha}', { sha, recursive: '1' });
-            const entries = data.tree.map(treeEntry);
-            if (!data.truncated) {
-                for (const [tree, list] of subtrees(sha, entries))
-                    if (!this.trees.peek(tree))
-                        this.trees.set(tree, list);
-            }
-            return { entries, truncated: Boolean(data.truncated) };
-        });
-    }
-    async getBlob(sha) {
-        checkSha(sha);
-        return this.blobs.get(sha, async () => {
-            const data = await this.rest.read(`get blob ${sha}`, 'GET /repos/{owner}/{repo}/git/blobs/{sha}', { sha });
-            return blobBytes(data);
-        });
-    }
-    async getCommitFiles(sha) {
-        checkSha(sha);
-        return this.commitFiles.get(sha, async () => {
-            const data = await this.rest.read(`get the files of commit ${sha}`, 'GET /repos/{owner}/{repo}/commits/{ref}', { ref: sha, per_page: COMMIT_FILES_PAGE });
-            this.commits.set(sha, restCommit(data));
-            const files = data.files ?? [];
-            return {
-                paths: files.flatMap((f) => f.previous_filename === undefined ? [f.filename] : [f.previous_filename, f.filename]),
-                complete: Array.isArray(data.files) && files.length < COMMIT_FILES_PAGE,
-                files: files.map(comparedFile),
-            };
-        });
-    }
-    async listCommits(options) {
-        const data = await this.rest.read(`list commits of ${options.sha}`, 'GET /repos/{owner}/{repo}/commits', {
-            sha: options.sha,
-            ...(options.path !== undefined ? { path: options.path } : {}),
-            per_page: options.perPage ?? 30,
-            page: options.page ?? 1,
-        });
-        return data.map((item) => {
-            const commit = restCommit(item);
-            this.commits.set(commit.sha, commit);
-            return commit;
-        });
-    }
-    async isAncestor(ancestor, descendant) {
-        if (checkSha(ancestor) === checkSha(descendant))
-            return true;
-        try {
-            const { status } = await this.compare(ancestor, descendant);
-            // base...head: "ahead" means head has commits base lacks and none the other way.
-            return status === 'identical' || status === 'ahead';
-        }
-        catch (error) {
-            // Unrelated histories: GitHub answers 404 "No common ancestor between …".
-            if (error instanceof UpstreamError &&
-                error.code === 'not_found' &&
-                /no common ancestor/i.test(error.message)) {
-                return false;
-            }
-            throw error;
-        }
-    }
-    compare(base, head, page = 1) {
-        checkSha(base);
-        checkSha(head);
-        return this.comparisons.get(`${base}...${head}@${page}`, async () => {
-            const data = await this.rest.read(`compare ${base}...${head}`, `GET /repos/{owner}/{repo}/compare/${base}...${head}`, { per_page: COMPARE_PAGE, page });
-            const commits = data.commits.map(restCommit);
-            for (const commit of [restCommit(data.base_commit), ...commits])
-                this.commits.set(commit.sha, commit);
-            const files = (data.files ?? []).map(comparedFile);
-            return { status: data.status, totalCommits: data.total_commits, commits, files };
-        });
-    }
-}
-function comparedFile(file) {
-    return {
-        path: file.filename,
-        status: file.status,
-        sha: file.sha,
-        ...(file.previous_filename !== undefined ? { previousPath: file.previous_filename } : {}),
-    };
-}
-
-;// CONCATENATED MODULE: ./src/github/octokit-upstream.ts
-
-
-
-
-
-
-
-/** the activity list's largest page */
-const ACTIVITY_PAGE = 100;
-/** ref changes read back to a job's start before the window counts as not covered (30 pages) */
-const MAX_ACTIVITY_ITEMS = 3_000;
-class OctokitUpstream extends GitObjectReads {
-    owner;
-    repo;
-    rest;
-    scrub;
-    counters = { requests: 0, notModified: 0 };
-    heads = new Map();
-    repository;
-    constructor(options) {
-        super(options.blobCacheBytes ?? 64 * 1024 * 1024);
-        if (!options.token)
-            throw new UpstreamError('invalid', 'a GitHub token is required');
-        this.owner = options.owner;
-        this.repo = options.repo;
-        this.scrub = makeScrubber([options.token]);
-        const clientOptions = {
-            token: options.token,
-            baseUrl: (options.baseUrl ?? process.env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, ''),
-            userAgent: options.userAgent,
-            readRetries: options.readRetries ?? 2,
-            retryBaseMs: options.retryBaseMs ?? 1000,
-            maxRateLimitWaitSeconds: options.maxRateLimitWaitSeconds ?? 60,
-            writesPerMinute: options.writesPerMinute ?? 80,
-        };
-        this.rest = new RestClient(createClient(clientOptions, this.counters), this.owner, this.repo, this.scrub, options.requestTimeoutMs ?? 30_000, createLightClient(clientOptions, this.counters));
-    }
-    stats() {
-        return { ...this.counters };
-    }
-    getRepository() {
-        this.repository ??= this.rest.read('get repository', 'GET /repos/{owner}/{repo}').then((data) => ({ defaultBranch: data.default_branch, private: data.private }), (error) => {
-            this.repository = undefined;
-            throw error;
-        });
-        return this.repository;
-    }
-    async serverTime() {
-        // "Accessing this endpoint does not count against your REST API rate limit."
-        // https://docs.github.com/rest/rate-limit/rate-limit#get-rate-limit-status-for-the-authenticated-user
-        const { headers } = await this.rest.send('read the time', 'GET /rate_limit');
-        const time = Date.parse(String(headers.date ?? ''));
-        if (Number.isNaN(time))
-            throw new UpstreamError('invalid', 'GitHub sent no Date header');
-        return new Date(time).toISOString();
-    }
-    async getBranchHead(branch) {
-        const sha = await this.tryGetBranchHead(branch);
-        if (sha === null)
-            throw new UpstreamError('not_found', `branch "${branch}" does not exist`, 404);
-        return sha;
-    }
-    async tryGetBranchHead(branch) {
-        const known = this.heads.get(branch);
-        try {
-            const { data, headers } = await this.rest.sendLight(`get branch "${branch}"`, `GET /repos/{owner}/{repo}/git/ref/heads/${wire_segments(branch, 'branch name')}`, {}, known ? { 'if-none-match': known.etag } : undefined);
-            if (data.object.type !== 'commit')
-                throw new UpstreamError('invalid', `branch "${branch}" does not point at a commit`);
-            if (headers.etag)
-                this.heads.set(branch, { etag: headers.etag, sha: data.object.sha });
-            else
-                this.heads.delete(branch);
-            return data.object.sha;
-        }
-        catch (error) {
-            if (error.status === 304 && known)
-                return known.sha;
-            this.heads.delete(branch);
-            if (error instanceof UpstreamError && error.code === 'not_found')
-                return null;
-            throw error instanceof UpstreamError
-                ? error
-                : toUpstreamError(error, `get branch "${branch}"`, this.scrub);
-        }
-    }
-    async listRefs() {
-        // Without a ref, matching-refs lists every ref, notes and other namespaces included:
-        // https://docs.github.com/rest/git/refs#list-matching-references
-        let data;
-        try {
-            data = await this.rest.read('list refs', 'GET /repos/{owner}/{repo}/git/matching-refs');
-        }
-        catch (error) {
-            // An empty repository answers 409; it has no refs.
-            if (error instanceof UpstreamError && error.code === 'conflict')
-                return new Map();
-            throw error;
-        }
-        const refs = new Map();
-        for (const ref of data)
-            if (!ref.ref.startsWith('refs/pull/'))
-                refs.set(ref.ref, ref.object.sha);
-        return refs;
-    }
-    async listActivity(options) {
-        const since = Date.parse(options.since);
-        if (Number.isNaN(since))
-            throw new UpstreamError('invalid', `not a time: ${JSON.stringify(options.since)}`);
-        const maxItems = options.maxItems ?? MAX_ACTIVITY_ITEMS;
-        const items = [];
-        let after;
-        for (;;) {
-            const { data, headers } = await this.rest.send('list activity', 'GET /repos/{owner}/{repo}/activity', { direction: 'desc', per_page: ACTIVITY_PAGE, ...(after !== undefined ? { after } : {}) });
-            for (const item of data.map(activity)) {
-                if (Date.parse(item.timestamp) < since)
-                    return { items, complete: true };
-                if (items.length >= maxItems)
-                    return { items, complete: false };
-                items.push(item);
-            }
-            after = nextCursor(headers.link);
-            if (after === undefined)
-                return { items, complete: true };
-        }
-    }
-    async createBlob(content) {
-        const data = await this.rest.write('create blob', 'POST /repos/{owner}/{repo}/git/blobs', {
-            content: Buffer.from(content).toString('base64'),
-            encoding: 'base64',
-        });
-        this.blobs.set(data.sha, content);
-        return data.sha;
-    }
-    async createTree(baseTree, changes) {
-        const tree = changes.map((change) => 'content' in change
-            ? { path: change.path, mode: change.mode, type: 'blob', content: change.content }
-            : {
-                path: change.path,
-                mode: 'mode' in change ? change.mode : '100644',
-                type: 'blob',
-                sha: change.sha,
-            });
-        const data = await this.rest.write('create tree', 'POST /repos/{owner}/{repo}/git/trees', { base_tree: baseTree, tree });
-        for (const change of changes)
-            if ('content' in change)
-                this.cacheText(change.content);
-        return data.sha;
-    }
-    /**
-     * Text sent inline is stored as its UTF-8 bytes, so reading it back needs no request. A string with a
-     * lone surrogate has no exact UTF-8 form: it is left out.
-     */
-    cacheText(text) {
-        const bytes = Buffer.from(text, 'utf8');
-        if (bytes.toString('utf8') !== text)
-            return;
-        const header = Buffer.from(`blob ${bytes.byteLength}\0`);
-        const sha = (0,external_node_crypto_.createHash)('sha1').update(header).update(bytes).digest('hex');
-        this.blobs.set(sha, new Uint8Array(bytes));
-    }
-    async createCommit(message, tree, parents) {
-        const data = await this.rest.write('create commit', 'POST /repos/{owner}/{repo}/git/commits', { message, tree, parents });
-        if (data.tree?.sha && data.author)
-            this.commits.set(data.sha, gitCommit(data));
-        return data.sha;
-    }
-    async createBranch(branch, sha) {
-        checkSha(sha);
-        wire_segments(branch, 'branch name');
-        await this.rest.write(`create branch "${branch}"`, 'POST /repos/{owner}/{repo}/git/refs', {
-            ref: `refs/heads/${branch}`,
-            sha,
-        });
-    }
-    async deleteBranch(branch) {
-        await this.rest.write(`delete branch "${branch}"`, `DELETE /repos/{owner}/{repo}/git/refs/heads/${wire_segments(branch, 'branch name')}`, {});
-        this.heads.delete(branch);
-    }
-    async updateBranch(branch, sha) {
-        try {
-            await this.rest.write(`update branch "${branch}"`, `PATCH /repos/{owner}/{repo}/git/refs/heads/${wire_segments(branch, 'branch name')}`, { sha, force: false });
-        }
-        catch (error) {
-            this.heads.delete(branch);
-            if (error instanceof UpstreamError && error.status === 422 && /fast.?forward/i.test(error.message)) {
-                throw new UpstreamError('not_fast_forward', `update branch "${branch}": the branch moved (not a fast forward)`, 422);
-            }
-            throw error;
-        }
-        this.heads.delete(branch);
-    }
-    async createStatus(sha, status) {
-        checkSha(sha);
-        const description = status.description.length > 140 ? `${status.description.slice(0, 139)}…` : status.description;
-        await this.rest.write(`create status on ${sha}`, 'POST /repos/{owner}/{repo}/statuses/{sha}', {
-            sha,
-            state: status.state,
-            context: status.context,
-            description,
-            ...(status.targetUrl !== undefined ? { target_url: status.targetUrl } : {}),
-        });
-    }
-    async getFileAtRef(path, ref) {
-        const operation = `get ${path} at ${ref}`;
-        const data = await this.rest.read(operation, `GET /repos/{owner}/{repo}/contents/${wire_segments(path, 'path')}`, { ref });
-        if (Array.isArray(data) || data.type !== 'file')
-            throw new UpstreamError('invalid', `${operation}: not a file`);
-        // Over 1 MB the contents API leaves `content` empty (encoding "none"): fetch the blob instead.
-        const inline = data.size === 0 || (data.encoding === 'base64' && Boolean(data.content));
-        const bytes = inline ? Buffer.from(data.content ?? '', 'base64') : await this.getBlob(data.sha);
-        try {
-            return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), sha: data.sha };
-        }
-        catch {
-            throw new UpstreamError('invalid', `${operation}: not UTF-8 text`);
-        }
-    }
-}
-function createOctokitUpstream(options) {
-    return new OctokitUpstream(options);
-}
-
-;// CONCATENATED MODULE: ./src/safety/placeholders.ts
-/**
- * Values that stand in for a secret rather than being one. Decided by the value's form alone, never
- * by comparing it with a known secret, so the answer cannot confirm a guess.
- */
-/** References to somewhere else: `${VAR}`, `${{ secrets.X }}`, `$VAR`, `{{ var }}`, `%VAR%`, `$(cmd)`, `<your token>`. */
-const REFERENCE = [
-    /\$\{[^}]{0,200}\}/,
-    /\{\{[^}]{0,200}\}\}/,
-    /^\{[A-Za-z0-9_.-]{1,64}\}$/,
-    /^\$[A-Za-z_][A-Za-z0-9_]{0,64}$/,
-    /^%[A-Za-z_][A-Za-z0-9_]{0,64}%$/,
-    /^\$\(.{0,200}\)$/,
-    /^<[^<>]{0,100}>$/,
-    /^\[hidden: [^\]]{1,64}\]$/,
-];
-/** Words that only ever mean "put a secret here" (whole value, case-insensitive, `-`/`_`/space alike). */
-const PLACEHOLDER_WORDS = new Set([
-    'changeme',
-    'changeit',
-    'change me',
-    'replaceme',
-    'replace me',
-    'placeholder',
-    'redacted',
-    'dummy',
-    'example',
-    'sample',
-    'todo',
-    'tbd',
-    'fixme',
-    'none',
-    'null',
-    'nil',
-    'undefined',
-    'true',
-    'false',
-    'yes',
-    'no',
-    'on',
-    'off',
-    'required',
-    'optional',
-    'secret',
-    'password',
-    'passwd',
-    'pass',
-    'token',
-    'your password',
-    'your token',
-    'your secret',
-    'your api key',
-    'my password',
-    'read',
-    'write',
-    'inherit',
-]);
-/** Type names: `token: string`, `password?: str`, `secret: Option<String>` declare, they don't assign. */
-const TYPE_WORDS = new Set([
-    'string',
-    'str',
-    'number',
-    'int',
-    'integer',
-    'bool',
-    'boolean',
-    'bytes',
-    'any',
-    'unknown',
-    'object',
-    'secretstr',
-    'secretstring',
-    'securestring',
-    'char',
-    'text',
-    'varchar',
-    'optional',
-    'option',
-    'maybe',
-    'null',
-    'none',
-    'undefined',
-    'void',
-]);
-function isPlaceholder(raw) {
-    const value = raw.trim();
-    if (value === '')
-        return true;
-    if (REFERENCE.some((pattern) => pattern.test(value)))
-        return true;
-    // one character repeated: xxx, ***, ..., 0000
-    if (/^(.)\1{2,}$/su.test(value))
-        return true;
-    const words = value.toLowerCase().replace(/[-_\s]+/g, ' ');
-    if (PLACEHOLDER_WORDS.has(words))
-        return true;
-    if (/^(?:x{3,}|your .{1,40}|.{1,40} here|example.{0,40}|.{0,40}example)$/.test(words))
-        return true;
-    return false;
-}
-/** A type annotation rather than a value: every word of it is a type name. */
-function isTypeAnnotation(value) {
-    const words = value
-        .toLowerCase()
-        .split(/[\s|&<>[\]()?,]+/)
-        .filter((word) => word !== '');
-    return words.length > 0 && words.every((word) => TYPE_WORDS.has(word));
-}
-
-;// CONCATENATED MODULE: ./src/safety/provider-formats.ts
-/** Word boundaries for tokens made of letters, digits, `_` and `-`. */
-const B = String.raw `(?<![A-Za-z0-9_-])`;
-const E = String.raw `(?![A-Za-z0-9_-])`;
-const f = (kind, body, flags = '') => ({
-    kind,
-    pattern: new RegExp(`${B}(?:${body})${E}`, `g${flags}`),
-});
-const PROVIDER_FORMATS = [
-    f('GitHub token', String.raw `gh[pousr]_[A-Za-z0-9_]{30,251}|github_pat_[A-Za-z0-9_]{22,244}`),
-    f('GitLab token', String.raw `gl(?:pat|dt|rt|ptt|cbt|soat|ft|imt|agent|oas|wt)-[A-Za-z0-9_-]{20,255}`),
-    f('OpenAI API key', String.raw `sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,255}`),
-    f('Anthropic API key', String.raw `sk-ant-[a-z]{2,8}\d{0,3}-[A-Za-z0-9_-]{20,255}`),
-    f('Groq API key', String.raw `gsk_[A-Za-z0-9]{48,56}`),
-    f('xAI API key', String.raw `xai-[A-Za-z0-9]{70,90}`),
-    f('Perplexity API key', String.raw `pplx-[A-Za-z0-9]{40,56}`),
-    f('Replicate token', String.raw `r8_[A-Za-z0-9]{37}`),
-    f('LangSmith API key', String.raw `lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}`),
-    f('Stripe key', String.raw `(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,247}`),
-    f('Stripe webhook secret', String.raw `whsec_[A-Za-z0-9+/=]{24,128}`),
-    f('Google API key', String.raw `AIza[0-9A-Za-z_-]{35}`),
-    f('Google OAuth client secret', String.raw `GOCSPX-[A-Za-z0-9_-]{28}`),
-    f('Hugging Face token', String.raw `hf_[A-Za-z0-9]{30,64}`),
-    f('PyPI token', String.raw `pypi-AgE[A-Za-z0-9_-]{50,}`),
-    f('RubyGems API key', String.raw `rubygems_[a-f0-9]{48}`),
-    f('Clojars token', String.raw `CLOJARS_[A-Za-z0-9]{60}`),
-    f('Docker Hub token', String.raw `dckr_pat_[A-Za-z0-9_-]{20,64}`),
-    f('npm token', String.raw `npm_[A-Za-z0-9]{36,64}`),
-    f('Artifactory token', String.raw `AKCp[A-Za-z0-9]{69}|cmVmdGtu[A-Za-z0-9]{56}`),
-    f('Slack token', String.raw `xox[abeoprs]-[A-Za-z0-9-]{10,255}|xapp-\d-[A-Za-z0-9-]{10,255}`),
-    // often inside a URL path: `/bot123456789:AA.../sendMessage`
-    { kind: 'Telegram bot token', pattern: /(?<!\d)\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/g },
-    f('Discord bot token', String.raw `[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}`),
-    {
-        kind: 'Discord webhook URL',
-        pattern: /https:\/\/(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/\d{5,30}\/[A-Za-z0-9_-]{50,80}/g,
-    },
-    f('Twilio API key', String.raw `SK[0-9a-fA-F]{32}`),
-    {
-        kind: 'Mailchimp API key',
-        pattern: /(?<![A-Za-z0-9_-])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9_-])/y,
-        anchor: { literal: '-us', lead: 32 },
-    },
-    f('Atlassian API token', String.raw `ATATT3[A-Za-z0-9_=-]{150,250}`),
-    f('Azure AD client secret', String.raw `[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}`),
-    { kind: 'Azure storage account key', pattern: /AccountKey=[A-Za-z0-9+/]{86}==/g, from: 11 },
-    f('AWS access key ID', String.raw `(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z2-7]{16}`),
-    f('Alibaba Cloud access key ID', String.raw `LTAI[A-Za-z0-9]{20}`),
-    f('DigitalOcean token', String.raw `do[opr]_v1_[a-f0-9]{64}`),
-    f('Cloudflare origin CA key', String.raw `v1\.0-[a-f0-9]{24}-[a-f0-9]{146}`),
-    f('Databricks token', String.raw `dapi[a-f0-9]{32}(?:-\d)?`),
-    f('Doppler token', String.raw `dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}`),
-    f('HashiCorp Vault token', String.raw `hv[sb]\.[A-Za-z0-9_-]{90,250}`),
-    {
-        kind: 'Terraform Cloud token',
-        pattern: /(?<![A-Za-z0-9_-])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}(?![A-Za-z0-9_-])/y,
-        anchor: { literal: '.atlasv1.', lead: 14 },
-    },
-    f('Pulumi token', String.raw `pul-[a-f0-9]{40}`),
-    f('Heroku API key', String.raw `HRKU-AA[A-Za-z0-9_-]{58}`),
-    f('Fly.io token', String.raw `fo1_[A-Za-z0-9_-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3}`),
-    f('Grafana token', String.raw `glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}`),
-    f('Sentry token', String.raw `sntrys_eyJ[A-Za-z0-9+/=_-]{50,}|sntryu_[a-f0-9]{64}`),
-    f('New Relic key', String.raw `NR(?:AK|II|JS)-[A-Za-z0-9]{19,32}`),
-    f('Dynatrace token', String.raw `dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}`),
-    f('Postman API key', String.raw `PMAK-[a-f0-9]{24}-[a-f0-9]{34}`),
-    f('Notion token', String.raw `ntn_[0-9]{11}[A-Za-z0-9]{35}`),
-    f('PlanetScale token', String.raw `pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_=.-]{32,64}`),
-    f('Supabase key', String.raw `sbp_[a-f0-9]{40}|sb_secret_[A-Za-z0-9_-]{31,}`),
-    f('Prefect API key', String.raw `pnu_[A-Za-z0-9]{36}`),
-    f('ReadMe API key', String.raw `rdme_[a-z0-9]{70}`),
-    f('Scalingo token', String.raw `tk-us-[A-Za-z0-9_-]{48}`),
-    f('Tailscale key', String.raw `tskey-[a-z]{3,8}-[A-Za-z0-9]{6,}-[A-Za-z0-9]{20,}`),
-    f('Typeform token', String.raw `tfp_[A-Za-z0-9_.=-]{59}`),
-    f('Shippo token', String.raw `shippo_(?:live|test)_[a-fA-F0-9]{40}`),
-    f('Square token', String.raw `sq0(?:atp|csp)-[A-Za-z0-9_-]{22,60}|EAAA[A-Za-z0-9_-]{60}`),
-    f('Flutterwave key', String.raw `FLW(?:SECK|PUBK)(?:_TEST)?-[a-h0-9]{32}-X`),
-    f('Duffel token', String.raw `duffel_(?:test|live)_[A-Za-z0-9_=-]{43}`),
-    f('EasyPost API key', String.raw `EZ[AT]K[A-Za-z0-9]{54}`),
-    f('Facebook access token', String.raw `EAA[CM][A-Za-z0-9]{100,}`),
-    f('Mapbox secret token', String.raw `sk\.eyJ[A-Za-z0-9_-]{50,}\.[A-Za-z0-9_-]{20,}`),
-    f('Age secret key', String.raw `AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}`),
-    f('JSON Web Token', String.raw `eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
-];
-
-;// CONCATENATED MODULE: ./src/safety/format-rules.ts
-
-
-
-/**
- * A whole private-key block, whatever its content (placeholders too: a false positive costs a look).
- * Without its END line (or with another BEGIN first), the block runs on over the lines of key material
- * (base64, `Proc-Type:` headers). Also matches JSON-escaped text. Each block ends before the next BEGIN,
- * which keeps the scan linear however many BEGIN lines a text holds.
- */
-const KEY_LABEL = String.raw `[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?`;
-const KEY_BLOCKS = [
-    {
-        begin: new RegExp(String.raw `-----BEGIN ?${KEY_LABEL}-----`, 'g'),
-        end: new RegExp(String.raw `-----END ?${KEY_LABEL}-----`, 'g'),
-    },
-    { begin: /PuTTY-User-Key-File-\d+:[^\n]{0,200}/g, end: /Private-(?:MAC|Hash): *[0-9a-fA-F]+/g },
-];
-const KEY_MATERIAL = /(?:[ \t]*(?:\r?\n|\\n)[ \t]*(?:[A-Za-z0-9+/=]{8,}|[A-Za-z-]{3,30}: [^\n\\]{0,200}))*/y;
-const MAX_KEY_BLOCK = 20_000;
-function keyBlocks(text, begin, end) {
-    const begins = [...text.matchAll(begin)];
-    const ends = [...text.matchAll(end)];
-    const blocks = [];
-    let e = 0;
-    let covered = 0;
-    for (const [i, b] of begins.entries()) {
-        const start = b.index ?? 0;
-        if (start < covered)
-            continue;
-        const headerEnd = start + b[0].length;
-        const limit = Math.min(headerEnd + MAX_KEY_BLOCK, begins[i + 1]?.index ?? text.length);
-        while (e < ends.length && (ends[e]?.index ?? 0) < headerEnd)
-            e++;
-        const closing = ends[e];
-        let stop;
-        if (closing && (closing.index ?? 0) + closing[0].length <= limit) {
-            stop = (closing.index ?? 0) + closing[0].length;
-        }
-        else {
-            KEY_MATERIAL.lastIndex = headerEnd;
-            stop = headerEnd + (KEY_MATERIAL.exec(text)?.[0].trimEnd().length ?? 0);
-        }
-        blocks.push([start, stop]);
-        covered = stop;
-    }
-    return blocks;
-}
-/** `scheme://user:password@host`: the password; `scheme://long-credential@host`: the credential. */
-const URL_USERINFO = /:\/\/(?<user>[^\s:/@?#"'`<>\\]*)(?::(?<password>[^\s/@?#"'`<>\\]+))?@(?=[A-Za-z0-9[])/g;
-/** Checked only where `://` is, backwards: far faster than a pattern that opens with the scheme. */
-const URL_SCHEME = /(?:^|[^A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}$/;
-const CREDENTIAL_LIKE_USER = /^(?=[^]*[0-9])(?=[^]*[A-Za-z])[A-Za-z0-9_.~%+=-]{20,}$/;
-function* matches(pattern, text) {
-    pattern.lastIndex = 0;
-    for (const match of text.matchAll(pattern)) {
-        if (match[0].length > 0)
-            yield match;
-    }
-}
-function formatFindings(text) {
-    const found = [];
-    const add = (start, end, kind, rank) => {
-        found.push({ start, end, kind, credential: true, rank });
-    };
-    for (const { kind, pattern, from = 0, anchor } of PROVIDER_FORMATS) {
-        if (anchor) {
-            for (let i = text.indexOf(anchor.literal); i !== -1; i = text.indexOf(anchor.literal, i + 1)) {
-                pattern.lastIndex = i - anchor.lead;
-                const m = i >= anchor.lead ? pattern.exec(text) : null;
-                if (m)
-                    add(m.index, m.index + m[0].length, kind, RANK.format);
-            }
-            continue;
-        }
-        for (const m of matches(pattern, text))
-            add(m.index + from, m.index + m[0].length, kind, RANK.format);
-    }
-    for (const { begin, end } of KEY_BLOCKS) {
-        for (const [start, stop] of keyBlocks(text, begin, end))
-            add(start, stop, 'private key', RANK.format);
-    }
-    for (const m of matches(URL_USERINFO, text)) {
-        const { user = '', password } = m.groups ?? {};
-        if (!URL_SCHEME.test(text.slice(Math.max(0, m.index - 32), m.index)))
-            continue;
-        const userStart = m.index + 3;
-        if (password !== undefined) {
-            if (isPlaceholder(password))
-                continue;
-            const start = userStart + user.length + 1;
-            add(start, start + password.length, 'password', RANK.urlPassword);
-        }
-        else if (CREDENTIAL_LIKE_USER.test(user)) {
-            add(userStart, userStart + user.length, 'URL credential', RANK.urlPassword);
-        }
-    }
-    return found;
-}
-
-;// CONCATENATED MODULE: ./src/safety/key-material.ts
-
-/**
- * Credentials that no single pattern names: a PEM private key written as one base64 line (kubeconfig's
- * `client-key-data`, Kubernetes secrets), and an AWS secret access key beside its key ID (40 characters
- * of base64 that only the ID nearby makes recognisable).
- */
-/** base64 of `-----BEGI`: how a base64-encoded PEM block starts. */
-const ENCODED_PEM = /(?<![A-Za-z0-9+/])LS0tLS1CRUdJT[A-Za-z0-9+/]{16,}={0,2}/g;
-const HEADER_CHARS = 120;
-function encodedKeys(text) {
-    const found = [];
-    for (const m of text.matchAll(ENCODED_PEM)) {
-        const head = m[0].slice(0, HEADER_CHARS - (HEADER_CHARS % 4));
-        // only keys: an encoded certificate (client-certificate-data) is public
-        if (!/PRIVATE KEY/.test(Buffer.from(head, 'base64').toString('latin1')))
-            continue;
-        const start = m.index ?? 0;
-        found.push({ start, end: start + m[0].length, kind: 'private key', credential: true, rank: RANK.format });
-    }
-    return found;
-}
-const AWS_KEY_ID = /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])/g;
-const AWS_SECRET = /(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[0-9])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
-/** How far from its key ID a secret is looked for: a line or two of config, a CSV row. */
-const PAIR_WINDOW = 300;
-const BASE64_CHAR = /[A-Za-z0-9/+=]/;
-function awsSecrets(text) {
-    const found = [];
-    let searchedTo = 0;
-    for (const id of text.matchAll(AWS_KEY_ID)) {
-        const idStart = id.index ?? 0;
-        let from = Math.max(searchedTo, idStart - PAIR_WINDOW);
-        let to = Math.min(text.length, idStart + id[0].length + PAIR_WINDOW);
-        // widen to whole runs, so the lookarounds see a run's true ends (a run longer than 40 is no key)
-        for (let n = 0; n < 64 && from > searchedTo && BASE64_CHAR.test(text[from - 1] ?? ''); n++)
-            from--;
-        for (let n = 0; n < 64 && to < text.length && BASE64_CHAR.test(text[to] ?? ''); n++)
-            to++;
-        if (from >= to)
-            continue;
-        for (const s of text.slice(from, to).matchAll(AWS_SECRET)) {
-            const start = from + (s.index ?? 0);
-            found.push({
-                start,
-                end: start + 40,
-                kind: 'AWS secret access key',
-                credential: true,
-                rank: RANK.format,
-            });
-        }
-        searchedTo = to;
-    }
-    return found;
-}
-function keyMaterialFindings(text) {
-    return [...encodedKeys(text), ...awsSecrets(text)];
-}
-
-;// CONCATENATED MODULE: ./src/safety/normalize.ts
-
-/** Null when normalizing changes nothing (every ASCII text, most others): detect on the text itself. */
-function normalizeForDetection(text) {
-    // eslint-disable-next-line no-control-regex
-    if (!/[^\u0000-\u007f]/.test(text))
-        return null;
-    invisible_INVISIBLE.lastIndex = 0;
-    if (!invisible_INVISIBLE.test(text) && text.normalize('NFKC') === text)
-        return null;
-    const starts = [];
-    const ends = [];
-    let out = '';
-    for (let i = 0; i < text.length;) {
-        const codePoint = text.codePointAt(i);
-        const width = codePoint > 0xffff ? 2 : 1;
-        if (codePoint < 0x80) {
-            out += text[i];
-            starts.push(i);
-            ends.push(i + 1);
-        }
-        else if (!isInvisible(codePoint)) {
-            const folded = text.slice(i, i + width).normalize('NFKC');
-            out += folded;
-            for (let k = 0; k < folded.length; k++) {
-                starts.push(i);
-                ends.push(i + width);
-            }
-        }
-        i += width;
-    }
-    return { text: out, starts, ends };
-}
-/** A span of the normalized text as a span of the original. */
-function originalSpan(normalized, start, end) {
-    const from = normalized.starts[start] ?? normalized.ends.at(-1) ?? 0;
-    const to = normalized.ends[Math.max(start, end - 1)] ?? from;
-    return [from, to];
-}
-
-;// CONCATENATED MODULE: ./src/safety/redaction-cache.ts
-
-/** Characters of redacted text kept in all; the oldest entries go first. */
-const BUDGET_CHARS = 16 * 1_048_576;
-/**
- * Redactions by the SHA-256 of the text they came from. A text's redaction never changes (the filter's
- * rules and extra secrets are fixed when it is made), so a file read again costs a hash, not a scan.
- */
-class RedactionCache {
-    budget;
-    entries = new Map();
-    size = 0;
-    constructor(budget = BUDGET_CHARS) {
-        this.budget = budget;
-    }
-    key(text) {
-        return (0,external_node_crypto_.createHash)('sha256').update(text, 'utf8').digest('base64');
-    }
-    get(key) {
-        const hit = this.entries.get(key);
-        if (hit === undefined)
-            return undefined;
-        this.entries.delete(key);
-        this.entries.set(key, hit);
-        return { ...hit, kinds: { ...hit.kinds } };
-    }
-    set(key, redaction) {
-        if (redaction.text.length > this.budget / 4 || this.entries.has(key))
-            return;
-        this.entries.set(key, { ...redaction, kinds: { ...redaction.kinds } });
-        this.size += redaction.text.length;
-        for (const [oldest, entry] of this.entries) {
-            if (this.size <= this.budget)
-                break;
-            this.entries.delete(oldest);
-            this.size -= entry.text.length;
-        }
-    }
-}
-
-// EXTERNAL MODULE: ./node_modules/structured-source/lib/structured-source.js
-var structured_source = __nccwpck_require__(2472);
-;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/helper/invariant.js
-/**
- * Test if condition is truthy.
- * @param {any} expression to be evaluated
- * @param {string} error message to be shown
- * @returns {void}
- * @throws
- */
-function invariant(condition, message) {
-    if (!condition)
-        throw new Error(message);
-}
-//# sourceMappingURL=invariant.js.map
-;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/SecretLintSourceCodeImpl.js
-
-
-/**
- * This class represent of source code.
- */
-class SecretLintSourceCodeImpl {
-    hasBOM;
-    content;
-    filePath;
-    physicalFilePath;
-    contentType;
-    ext;
-    structuredSource;
-    constructor({ content = "", ext, filePath, physicalFilePath, contentType, }) {
-        invariant(ext || filePath, "should be set either of fileExt or filePath.");
-        this.hasBOM = content.charCodeAt(0) === 0xfeff;
-        this.content = this.hasBOM ? content.slice(1) : content;
-        this.structuredSource = new structured_source/* StructuredSource */.z(this.content);
-        this.filePath = filePath;
-        this.physicalFilePath = physicalFilePath;
-        this.contentType = contentType;
-        this.ext = ext;
-    }
-    /**
-     * get file path
-     * This return `undefined` if the source code is created without file path.
-     * For example, use core API to create a source code directly.
-     *
-     * You can use this path to detect file type.
-     * However, if you want to read the file content, use `getPhysicalFilePath` instead.
-     * @returns {string|undefined}
-     */
-    getFilePath() {
-        return this.filePath;
-    }
-    /**
-     * get physical file path
-     * This return `undefined` if the source code is not related to file.
-     * For example, the source code is given from the stdin.
-     *
-     * You can use this path to read the file content.
-     */
-    getPhysicalFilePath() {
-        return this.physicalFilePath;
-    }
-    /**
-     * @param {SecretLintSourceNodeLocation} loc - location indicator.
-     * @return {[ number, number ]} range.
-     */
-    locationToRange(loc) {
-        return this.structuredSource.locationToRange(loc);
-    }
-    /**
-     * @param {[ number, number ]} range - pair of indice.
-     * @return {SecretLintSourceNodeLocation} location.
-     */
-    rangeToLocation(range) {
-        const location = this.structuredSource.rangeToLocation(range);
-        // Note: unwrap class instance to get plain object
-        return {
-            start: {
-                line: location.start.line,
-                column: location.start.column,
-            },
-            end: {
-                line: location.end.line,
-                column: location.end.column,
-            },
-        };
-    }
-    /**
-     * @param {Position} pos - position indicator.
-     * @return {number} index.
-     */
-    positionToIndex(pos) {
-        return this.structuredSource.positionToIndex(pos);
-    }
-    /**
-     * @param {number} index - index to the source code.
-     * @return {Position} position.
-     */
-    indexToPosition(index) {
-        const position = this.structuredSource.indexToPosition(index);
-        // Note: unwrap class instance to get plain object
-        return {
-            line: position.line,
-            column: position.column,
-        };
-    }
-}
-//# sourceMappingURL=SecretLintSourceCodeImpl.js.map
-;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/helper/promise-event-emitter.js
-// MIT © 2017 azu
-// MIT © 2017 59naga
-// https://github.com/59naga/carrack
-class EventEmitter {
-    #listeners = new Map();
-    on(type, listener) {
-        const prevSet = this.#listeners.get(type);
-        const listenerSet = prevSet ?? new Set();
-        listenerSet?.add(listener);
-        this.#listeners.set(type, listenerSet);
-    }
-    emit(type, ...args) {
-        const listenerSet = this.#listeners.get(type);
-        if (!listenerSet) {
-            return;
-        }
-        for (const listenerSetElement of listenerSet) {
-            listenerSetElement(...args);
-        }
-    }
-    off(type, listener) {
-        const listenerSet = this.#listeners.get(type);
-        if (!listenerSet) {
-            return;
-        }
-        for (const listenerSetElement of listenerSet) {
-            if (listenerSetElement === listener) {
-                listenerSet.delete(listener);
-            }
-        }
-    }
-    removeAllListeners() {
-        this.#listeners.clear();
-    }
-    listenerCount(type) {
-        return this.#listeners.get(type)?.size ?? 0;
-    }
-    listeners(type) {
-        return Array.from(this.#listeners.get(type) ?? []);
-    }
-}
-class PromiseEventEmitter {
-    events;
-    constructor() {
-        this.events = new EventEmitter();
-    }
-    listenerCount(type) {
-        return this.events.listenerCount(type);
-    }
-    on(event, listener) {
-        return this.events.on(event, listener);
-    }
-    emit(event, ...args) {
-        const promises = [];
-        this.events.listeners(event).forEach((listener) => {
-            promises.push(listener(...args));
-        });
-        return Promise.all(promises);
-    }
-}
-//# sourceMappingURL=promise-event-emitter.js.map
-;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/helper/SecretLintRuleMessageTranslator.js
-/**
- * Default locale that is also fallback locale.
- */
-const DEFAULT_LOCAL = "en";
-const formatMessage = (messageHandler, props) => {
-    if (typeof props !== "object" || props === null) {
-        return messageHandler();
-    }
-    return messageHandler(props);
-};
-const getMatchedLocaleMessage = (locale, locales) => {
-    const localKeys = Object.keys(locales);
-    const matchLocale = localKeys.find((key) => {
-        return key === locale;
-    });
-    if (matchLocale) {
-        return matchLocale;
-    }
-    const [lang] = locale.split("-");
-    if (!lang) {
-        return DEFAULT_LOCAL;
-    }
-    // en-US => en
-    const fallbackMatchLocal = localKeys.find((key) => {
-        return key === lang;
-    });
-    if (fallbackMatchLocal) {
-        return fallbackMatchLocal;
-    }
-    return DEFAULT_LOCAL;
-};
-const createTranslator = (messages, options) => {
-    return (messageId, props) => {
-        const messageHandler = messages[messageId];
-        if (!messageHandler) {
-            throw new Error(`messages:${String(messageId)} is missing in messages.`);
-        }
-        // if messages is string, use it.
-        if (typeof messageHandler === "function") {
-            if (typeof messageId !== "string") {
-                throw new Error(`message's key:${String(messageId)} should be string`);
-            }
-            return {
-                message: formatMessage(messageHandler, props),
-                messageId: messageId,
-                data: props,
-            };
-        }
-        // if messages is object, pick message that is matched locale from messages.
-        const defaultLocal = options && options.defaultLocale ? options.defaultLocale : DEFAULT_LOCAL;
-        const locale = getMatchedLocaleMessage(defaultLocal, messageHandler);
-        const localizedMessage = messageHandler[locale];
-        if (!localizedMessage) {
-            if (messageHandler[DEFAULT_LOCAL]) {
-                throw new Error(`messages${String(messageId)}.${locale} is missing in messages.`);
-            }
-            throw new Error(`message's key:${String(messageId)}.${DEFAULT_LOCAL} should be defined in messages.`);
-        }
-        if (typeof messageId !== "string") {
-            throw new Error(`message's key:${String(messageId)}.${DEFAULT_LOCAL} should be string`);
-        }
-        return {
-            message: formatMessage(localizedMessage, props),
-            messageId: messageId,
-            data: props,
-        };
-    };
-};
-//# sourceMappingURL=SecretLintRuleMessageTranslator.js.map
-;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/RuleContext.js
-
-
-const createContextEvents = () => {
-    const contextEvents = new EventEmitter();
-    const REPORT_SYMBOL = Symbol("report");
-    const IGNORE_SYMBOL = Symbol("ignore");
-    return {
-        report(descriptor) {
-            contextEvents.emit(REPORT_SYMBOL, descriptor);
-        },
-        onReport(handler) {
-            const listener = (descriptor) => {
-                handler(descriptor);
-            };
-            contextEvents.on(REPORT_SYMBOL, listener);
-            return () => {
-                contextEvents.off(REPORT_SYMBOL, listener);
-            };
-        },
-        ignore(descriptor) {
-            contextEvents.emit(IGNORE_SYMBOL, descriptor);
-        },
-        onIgnore(handler) {
-            const listener = (descriptor) => {
-                handler(descriptor);
-            };
-            contextEvents.on(IGNORE_SYMBOL, listener);
-            return () => {
-                contextEvents.off(IGNORE_SYMBOL, listener);
-            };
-        },
-    };
-};
-const createRuleContext = ({ ruleId, ruleParentId, meta, severity, sourceCode, contextEvents, sharedOptions, locale, }) => {
-    return {
-        sharedOptions: sharedOptions,
-        createTranslator: (messages) => {
-            return createTranslator(messages, {
-                defaultLocale: locale,
-            });
-        },
-        ignore(descriptor) {
-            const { message } = descriptor.message;
-            contextEvents.ignore({
-                type: "ignore",
-                ruleId: ruleId,
-                ruleParentId,
-                range: descriptor.range,
-                targetRuleId: descriptor.targetRuleId,
-                loc: sourceCode.rangeToLocation(descriptor.range),
-                message: message,
-            });
-        },
-        report(descriptor) {
-            const { message, messageId, data } = descriptor.message;
-            // Default severity level is "error"
-            const severityLevel = severity ?? "error";
-            if (ruleParentId) {
-                contextEvents.report({
-                    ...descriptor,
-                    type: "message",
-                    ruleId: ruleId,
-                    ruleParentId,
-                    loc: sourceCode.rangeToLocation(descriptor.range),
-                    severity: severityLevel,
-                    message,
-                    messageId,
-                    docsUrl: meta.docs?.url ? `${meta.docs.url}#${messageId}` : undefined,
-                    data,
-                });
-            }
-            else {
-                contextEvents.report({
-                    ...descriptor,
-                    type: "message",
-                    ruleId: ruleId,
-                    loc: sourceCode.rangeToLocation(descriptor.range),
-                    severity: severityLevel,
-                    message,
-                    messageId,
-                    docsUrl: meta.docs?.url ? `${meta.docs.url}#${messageId}` : undefined,
-                    data,
-                });
-            }
-        },
-    };
-};
-//# sourceMappingURL=RuleContext.js.map
-;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/SecretLintRuleImpl.js
-class SecretLintRule {
-    ruleReportHandle;
-    ruleCreator;
-    descriptorRule;
-    constructor({ descriptorRule, context }) {
-        this.descriptorRule = descriptorRule;
-        this.ruleCreator = descriptorRule.rule;
-        // normalize rule options
-        const ruleCreatorOptions = descriptorRule.options || {};
-        this.ruleReportHandle = this.ruleCreator.create(context, ruleCreatorOptions);
-    }
-    allowMessageIds() {
-        if (!this.descriptorRule.allowMessageIds) {
-            return [];
-        }
-        const ruleId = this.ruleCreator.meta.id;
-        return this.descriptorRule.allowMessageIds.map((allowMessageId) => {
-            return {
-                messageId: allowMessageId,
-                ruleId,
-            };
-        });
-    }
-    supportSourceCode(sourceCode) {
-        const contentType = sourceCode.contentType;
-        if (contentType === "unknown") {
-            return true;
-        }
-        if (this.ruleCreator.meta.supportedContentTypes.includes("all")) {
-            return true;
-        }
-        return this.ruleCreator.meta.supportedContentTypes.includes(contentType);
-    }
-    async file(source) {
-        const file = this.ruleReportHandle.file;
-        if (!file) {
-            return;
-        }
-        return file(source);
-    }
-}
-//# sourceMappingURL=SecretLintRuleImpl.js.map
-;// CONCATENATED MODULE: ./node_modules/@secretlint/profiler/module/index.js
-class SecretLintProfiler {
-    perf;
-    entries = [];
-    measures = [];
-    executionPromises = [];
-    constructor(options) {
-        this.perf = options.perf;
-        const pattern = /(.*?)::end(\|\|.*)?/;
-        const observer = new options.PerformanceObserver((items) => {
-            const entries = items.getEntries();
-            entries.forEach((entry) => {
-                if (entry.entryType === "mark") {
-                    const match = entry.name.match(pattern);
-                    const endIdentifier = match ? match[1] : undefined;
-                    const suffix = match && match[2] ? match[2] : "";
-                    // if mark already {mark}::start, measure start to end
-                    if (endIdentifier) {
-                        const startIdentifier = `${endIdentifier}::start`;
-                        this.entries.find((savedEntry) => {
-                            return savedEntry.name === startIdentifier;
-                        });
-                        // create measure
-                        if (startIdentifier) {
-                            // FIXME: avoid ERR_INVALID_PERFORMANCE_MARK error
-                            this.executionPromises.push(Promise.resolve().then(() => {
-                                this.perf.measure(endIdentifier + suffix, `${endIdentifier}::start${suffix}`, `${endIdentifier}::end${suffix}`);
-                            }));
-                        }
-                    }
-                    this.entries.push(entry);
-                }
-                else if (entry.entryType === "measure") {
-                    this.measures.push(entry);
-                }
-            });
-        });
-        observer.observe({ entryTypes: ["mark", "measure"] });
-    }
-    mark(marker) {
-        if ("id" in marker) {
-            this.perf.mark(`${marker.type}||${marker.id}`);
-        }
-        else {
-            this.perf.mark(marker.type);
-        }
-    }
-    waifForExecutionPromises = () => {
-        return Promise.all(this.executionPromises).finally(() => {
-            this.executionPromises.length = 0;
-        });
-    };
-    async getEntries() {
-        await this.waifForExecutionPromises();
-        return this.entries;
-    }
-    async getMeasures() {
-        await this.waifForExecutionPromises();
-        return this.measures;
-    }
-}
-//# sourceMappingURL=index.js.map
-// EXTERNAL MODULE: external "node:perf_hooks"
-var external_node_perf_hooks_ = __nccwpck_require__(643);
-;// CONCATENATED MODULE: ./node_modules/@secretlint/profiler/module/node.js
-
-
-
-class NullPerformanceObserver {
-    disconnect() { }
-    observe(_options) { }
-}
-const secretLintProfiler = new SecretLintProfiler({
-    perf: external_node_perf_hooks_.performance,
-    PerformanceObserver: external_node_perf_hooks_.PerformanceObserver ? external_node_perf_hooks_.PerformanceObserver : NullPerformanceObserver,
-});
-//# sourceMappingURL=node.js.map
-;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/RunningEvents.js
-
-
-
-const createRunningEvents = () => {
-    const contextEvents = new PromiseEventEmitter();
-    const registerSet = new Set();
-    const LINT_HANDLE = Symbol("lint:start");
-    const rules = [];
-    return {
-        collectAllowMessageIds() {
-            const allowMessageIds = [];
-            rules.forEach((rule) => {
-                allowMessageIds.push(...rule.allowMessageIds());
-            });
-            return allowMessageIds;
-        },
-        /**
-         * Start to run linting
-         * @param options
-         */
-        runLint(options) {
-            return contextEvents.emit(LINT_HANDLE, options);
-        },
-        registerRule({ descriptorRule, context, }) {
-            if (registerSet.has(descriptorRule.id)) {
-                // TODO: more trivial implementation
-                throw new Error(`rule.id:${descriptorRule.id} is already registered.
-                
-Duplicated rule.id is something wrong in .secretlintrc.                
-`);
-            }
-            registerSet.add(descriptorRule.id);
-            const rule = new SecretLintRule({
-                descriptorRule: descriptorRule,
-                context,
-            });
-            rules.push(rule);
-            contextEvents.on(LINT_HANDLE, async ({ sourceCode }) => {
-                // TODO: add more handler
-                // Call O￿￿rder?
-                // - file
-                secretLintProfiler.mark({
-                    type: "@core>rule-handler::start",
-                    id: descriptorRule.rule.meta.id,
-                });
-                // if this rule support the content type
-                if (rule.supportSourceCode(sourceCode)) {
-                    await rule.file(sourceCode);
-                }
-                secretLintProfiler.mark({
-                    type: "@core>rule-handler::end",
-                    id: descriptorRule.rule.meta.id,
-                });
-            });
-        },
-        registerRulePreset({ descriptorRulePreset, context, }) {
-            // Normalized Rule Preset Options
-            const rulePresetCreatorOptions = descriptorRulePreset.options || [];
-            // Internally, RulePreset#register call `registerRule`
-            descriptorRulePreset.rule.create(context, rulePresetCreatorOptions);
-        },
-        isRegistered(ruleId) {
-            return registerSet.has(ruleId);
-        },
-    };
-};
-//# sourceMappingURL=RunningEvents.js.map
-;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/RulePresetContext.js
-
-/**
- * Create a context for Rule Preset
- */
-const createRulePresetContext = ({ configRulePreset, sourceCode, runningEvents, contextEvents, sharedOptions, locale, }) => {
-    const presetRules = configRulePreset.rules || [];
-    if (!Array.isArray(presetRules)) {
-        console.error(`${configRulePreset.id}:PresetRules is invalid format`, presetRules);
-        throw new Error("preset's rules should be an array of rule definitions");
-    }
-    return {
-        sharedOptions,
-        registerRule(rule, defaultValue) {
-            const descriptorRule = presetRules.find((descriptorRule) => {
-                return descriptorRule.id === rule.meta.id;
-            });
-            // Use undefined instead of {}
-            // Default value will be handled by RunningEvents#registerRule
-            const descriptorRuleOptions = descriptorRule ? descriptorRule.options : undefined;
-            const descriptorRuleDisabled = descriptorRule ? descriptorRule.disabled : undefined;
-            const descriptorRuleSeverity = descriptorRule ? descriptorRule.severity : undefined;
-            const descriptorAllowMessageIds = descriptorRule ? descriptorRule.allowMessageIds : undefined;
-            const context = createRuleContext({
-                // rule id is a single rule in a preset
-                ruleId: rule.meta.id,
-                // parent rule id is rule preset id
-                ruleParentId: configRulePreset.id,
-                meta: rule.meta,
-                severity: descriptorRuleSeverity,
-                sourceCode,
-                contextEvents: contextEvents,
-                sharedOptions: sharedOptions,
-                locale,
-            });
-            const defaultValueOfPreset = defaultValue ? defaultValue : {};
-            runningEvents.registerRule({
-                descriptorRule: {
-                    // options and disabled ...
-                    ...defaultValueOfPreset,
-                    // Prefer to use user setting
-                    // User can override preset setting
-                    ...descriptorRule,
-                    id: rule.meta.id,
-                    options: descriptorRuleOptions,
-                    rule,
-                    disabled: descriptorRuleDisabled,
-                    allowMessageIds: descriptorAllowMessageIds,
-                    severity: descriptorRuleSeverity,
-                },
-                context,
-            });
-        },
-    };
-};
-//# sourceMappingURL=RulePresetContext.js.map
-;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/filter-ignored-process.js
-/**
- * the `index` is in the `range` and return true.
- * @param {Number} index
- * @param {Number[]} range
- * @returns {boolean}
- */
-const isContainedRange = (index, range) => {
-    const [start, end] = range;
-    return start <= index && index <= end;
-};
-/**
- * filter messages by ignore messages
- */
-function filterIgnoredMessages(options) {
-    const reportedMessages = options.reportedMessages;
-    const ignoreMessages = options.ignoredMessages;
-    // if match, reject the message
-    return reportedMessages.filter((message) => {
-        return !ignoreMessages.some((ignoreMessage) => {
-            const isInIgnoringRange = isContainedRange(message.range[0], ignoreMessage.range) &&
-                isContainedRange(message.range[1], ignoreMessage.range);
-            if (isInIgnoringRange && ignoreMessage.targetRuleId) {
-                // "*" is wildcard that match any rule
-                if (ignoreMessage.targetRuleId === "*") {
-                    return true;
-                }
-                // compare normalized key path
-                return message.ruleId === ignoreMessage.targetRuleId;
-            }
-            return isInIgnoringRange;
-        });
-    });
-}
-//# sourceMappingURL=filter-ignored-process.js.map
-;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/MessageProcessManager.js
-const createMessageProcessor = (processors) => {
-    return {
-        /**
-         * process `messages` with registered processes
-         */
-        process(messages) {
-            const originalMessages = messages;
-            if (processors.length === 0) {
-                throw new Error("processors should be > 0");
-            }
-            return processors.reduce((messages, filter) => {
-                return filter(messages);
-            }, originalMessages);
-        },
-    };
-};
-//# sourceMappingURL=MessageProcessManager.js.map
-;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/filter-duplicated-process.js
-/**
- * equal message
- */
-const isEqualMessage = (aMessage, bMessage) => {
-    return (aMessage.range[0] === bMessage.range[0] &&
-        aMessage.range[1] === bMessage.range[1] &&
-        "severity" in aMessage &&
-        "severity" in bMessage &&
-        aMessage.severity === bMessage.severity &&
-        aMessage.message === bMessage.message);
-};
-/**
- * filter duplicated messages
- */
-function filterDuplicatedMessages(messages = []) {
-    return messages.filter((message, index) => {
-        const restMessages = messages.slice(index + 1);
-        return !restMessages.some((restMessage) => {
-            return isEqualMessage(message, restMessage);
-        });
-    });
-}
-//# sourceMappingURL=filter-duplicated-process.js.map
-;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/sort-messages-process.js
-/**
- * sort messages by line and column
- */
-function sortMessagesByLocation(messages) {
-    // sort by line and column
-    return messages.sort(function (a, b) {
-        const startIndexDiff = a.range[0] - b.range[0];
-        if (startIndexDiff === 0) {
-            return a.range[1] - b.range[1];
-        }
-        else {
-            return startIndexDiff;
-        }
-    });
-}
-//# sourceMappingURL=sort-messages-process.js.map
-;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/filter-message-id.js
-const filterByAllowMessageIds = (messages, allowMessageIds) => {
-    const disabledSet = new Set(allowMessageIds.map((allowMessage) => {
-        return `${allowMessage.ruleId}--${allowMessage.messageId}`;
-    }));
-    return messages.filter((message) => {
-        return !disabledSet.has(`${message.ruleId}--${message.messageId}`);
-    });
-};
-//# sourceMappingURL=filter-message-id.js.map
-;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/filter-mask-secrets.js
-// mask all properties with *** deeply
-// These properties are object, array, or others
-const deepMask = (object, handler) => {
-    for (const key of Object.keys(object)) {
-        if (typeof object[key] === "object") {
-            object[key] = deepMask(object[key], handler);
-        }
-        else if (Array.isArray(object[key])) {
-            object[key] = object[key].map((item) => deepMask(item, handler));
-        }
-        else if (typeof object[key] === "string") {
-            object[key] = handler(object[key]);
-        }
-    }
-    return object;
-};
-const createMaskValue = (value) => {
-    return "*".repeat(value.length);
-};
-/**
- * = Masking logics
- * secretlint mask simple string replacement.
- * If a secretlint rule report `"TOKEN_STRING"` as message data, replace all `TOKEN_STRING` with `**********` in messages.
- * ```
- * context.report({
- *   message: t("MESSAGE", {
- *       TOKEN: "TOKEN_STRING", // => replace all "TOKEN_STRING" with  `**********`.
- *   }),
- *   range,
- * });
- * ```
- * This logics may includes false-positve.
- * This is similar to CI logs like Travis CI or GitHub Actions.
- * @param str
- * @param maskedValues
- */
-const maskWithValues = (str, maskedValues) => {
-    let result = str;
-    for (const maskValue of maskedValues) {
-        result = result.replaceAll(maskValue, "*".repeat(maskValue.length));
-    }
-    return result;
-};
-// mask all data values for hide secret value
-// https://github.com/secretlint/secretlint/issues/176
-const filterMaskSecretsData = (messages = []) => {
-    return messages.map((message) => {
-        if (message.type !== "message") {
-            return message;
-        }
-        const maskedValues = [];
-        const maskedData = message.data
-            ? deepMask(message.data, (value) => {
-                maskedValues.push(value);
-                return createMaskValue(value);
-            })
-            : undefined;
-        // no mask data
-        if (!maskedData) {
-            return message;
-        }
-        const maskedMessage = maskWithValues(message.message, maskedValues);
-        return {
-            ...message,
-            message: maskedMessage,
-            data: maskedData,
-        };
-    });
-};
-//# sourceMappingURL=filter-mask-secrets.js.map
-;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/messages/index.js
-
-
-
-
-
-
-/**
- * Post cleanup messages
- * - filter ignored range
- * - filter disabled message
- * - [masSecrets] mask secrets message
- * - filter duplicated messages
- * - sort messages by range
- * @param options
- */
-const cleanupMessages = (options) => {
-    const reportedMessages = filterIgnoredMessages(options);
-    const reportedMessagesWithoutAllowMessageIds = filterByAllowMessageIds(reportedMessages, options.allowMessageIds);
-    const filters = options.maskSecrets
-        ? [filterDuplicatedMessages, filterMaskSecretsData]
-        : [filterDuplicatedMessages];
-    const filterProcess = createMessageProcessor(filters);
-    return sortMessagesByLocation(filterProcess.process(reportedMessagesWithoutAllowMessageIds));
-};
-//# sourceMappingURL=index.js.map
-// EXTERNAL MODULE: ./node_modules/debug/src/index.js
-var src = __nccwpck_require__(2830);
-;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/index.js
-
-
-
-
-
-
-
-const debug = src("@secretlint/core");
-const lintSource = ({ source, options }) => {
-    secretLintProfiler.mark({
-        type: "@core>lint::start",
-        id: source.filePath,
-    });
-    debug(`source filePath: %O`, source.filePath);
-    debug(`options: %O`, options);
-    const rules = options.config.rules;
-    const locale = options.locale ?? "en";
-    const maskSecrets = options.maskSecrets ?? false;
-    const contextEvents = createContextEvents();
-    const runningEvents = createRunningEvents();
-    const reportedMessages = [];
-    const ignoredMessages = [];
-    // setup
-    contextEvents.onReport((message) => {
-        reportedMessages.push(message);
-    });
-    contextEvents.onIgnore((message) => {
-        ignoredMessages.push(message);
-    });
-    // Create a SourceCode for linting
-    const sourceCode = new SecretLintSourceCodeImpl({
-        content: source.content,
-        filePath: source.filePath,
-        physicalFilePath: options.noPhysicFilePath ? undefined : source.filePath,
-        ext: source.ext || "",
-        contentType: source.contentType,
-    });
-    secretLintProfiler.mark({
-        type: "@core>setup-rules::start",
-    });
-    rules.forEach((rule) => {
-        secretLintProfiler.mark({
-            type: "@core>setup-rule::start",
-            id: rule.rule.meta.id,
-        });
-        registerRule({
-            sourceCode,
-            config: options.config,
-            descriptorRule: rule,
-            contextEvents,
-            runningEvents,
-            locale,
-        });
-        secretLintProfiler.mark({
-            type: "@core>setup-rule::end",
-            id: rule.rule.meta.id,
-        });
-    });
-    secretLintProfiler.mark({
-        type: "@core>setup-rules::end",
-    });
-    // start to run
-    return runningEvents
-        .runLint({
-        sourceCode,
-    })
-        .then(() => {
-        return {
-            filePath: source.filePath,
-            // binary content should be skipped
-            sourceContent: source.contentType === "text" ? source.content : undefined,
-            sourceContentType: source.contentType,
-            messages: cleanupMessages({
-                reportedMessages,
-                ignoredMessages,
-                allowMessageIds: runningEvents.collectAllowMessageIds(),
-                maskSecrets,
-            }),
-        };
-    })
-        .finally(() => {
-        secretLintProfiler.mark({
-            type: "@core>lint::end",
-            id: source.filePath,
-        });
-    });
-};
-const isRulePreset = (ruleDescriptor) => {
-    return ruleDescriptor.rule.meta.type === "preset";
-};
-const isRule = (ruleDescriptor) => {
-    return ruleDescriptor.rule.meta.type === "scanner";
-};
-/**
- * Rule Processing
- */
-const registerRule = ({ sourceCode, config, descriptorRule, contextEvents, runningEvents, locale, }) => {
-    const ruleId = descriptorRule.id;
-    // Do not register disabled rule
-    if (descriptorRule.disabled) {
-        debug("Skip registerRule %s, because it is disabled", ruleId);
-        return;
-    }
-    debug("registerRule %s", ruleId);
-    // sharedOptions is {} by default
-    // sharedOptions is shared between presets and rules
-    const sharedOptionsWithDefault = config.sharedOptions ?? {};
-    // If option is not defined Options is {} by default
-    if (isRulePreset(descriptorRule)) {
-        const context = createRulePresetContext({
-            configRulePreset: descriptorRule,
-            sourceCode,
-            contextEvents: contextEvents,
-            runningEvents: runningEvents,
-            sharedOptions: sharedOptionsWithDefault,
-            locale: locale,
-        });
-        runningEvents.registerRulePreset({
-            descriptorRulePreset: descriptorRule,
-            context,
-        });
-        return;
-    }
-    else if (isRule(descriptorRule)) {
-        const context = createRuleContext({
-            ruleId: ruleId,
-            severity: descriptorRule.severity,
-            meta: descriptorRule.rule.meta,
-            sourceCode,
-            contextEvents: contextEvents,
-            sharedOptions: sharedOptionsWithDefault,
-            locale: locale,
-        });
-        runningEvents.registerRule({
-            descriptorRule: descriptorRule,
-            context,
-        });
-        return;
-    }
-    throw new Error(`Unknown descriptor type: ${descriptorRule}`);
-};
-//# sourceMappingURL=index.js.map
-// EXTERNAL MODULE: ./node_modules/@secretlint/secretlint-rule-preset-recommend/module/index-Cq-34xZU.js
-var index_Cq_34xZU = __nccwpck_require__(7639);
-;// CONCATENATED MODULE: ./node_modules/@secretlint/secretlint-rule-preset-recommend/module/index.js
-
-
-//# sourceMappingURL=index.js.map
-
-;// CONCATENATED MODULE: ./src/safety/secretlint-detector.ts
-
-
-
-
-const PREFIX = '@secretlint/secretlint-rule-';
-// secretlint 11.7 marks each rule's start and end in the process-wide performance timeline and its
-// observer keeps every mark forever, scanning them on each new one: scans get slower with every answer
-// (secretlint/secretlint#1633, fixed in 13.x, which needs Node 22). Perimeter never profiles.
-secretLintProfiler.mark = () => undefined;
-/**
- * The kind shown for each secretlint rule (and message id where one rule finds several kinds).
- * A message missing here is still hidden, as 'secret'.
- */
-const KINDS = {
-    'aws/AWSSecretAccessKey': 'AWS secret access key',
-    'aws/AWSAccessKeyID': 'AWS access key ID',
-    'aws/AWSAccountID': 'AWS account ID',
-    gcp: 'GCP service account key',
-    privatekey: 'private key',
-    'npm/PackageJSON_xOauthToken': 'GitHub token',
-    npm: 'npm token',
-    basicauth: 'password',
-    'slack/IncomingWebhook': 'Slack webhook URL',
-    slack: 'Slack token',
-    sendgrid: 'SendGrid API key',
-    shopify: 'Shopify token',
-    github: 'GitHub token',
-    openai: 'OpenAI API key',
-    anthropic: 'Anthropic API key',
-    linear: 'Linear API key',
-    '1password': '1Password service account token',
-    'database-connection-string': 'password',
-};
-/** Not a credential on its own: hidden in answers, but no reason to refuse a write. */
-const NOT_CREDENTIALS = new Set(['AWS account ID']);
-/**
- * The recommended preset's rules, minus `filter-comments`: that rule honours `secretlint-disable`
- * comments, which would let repository content switch the filter off for itself.
- * AWS key IDs are scanned too (off by default in secretlint).
- */
-const CONFIG = {
-    rules: index_Cq_34xZU.r
-        .filter((rule) => rule.meta.id !== `${PREFIX}filter-comments`)
-        .map((rule) => ({
-        id: rule.meta.id,
-        rule,
-        options: rule.meta.id === `${PREFIX}aws` ? { enableIDScanRule: true } : {},
-    })),
-};
-const SECRETLINT_RULE_IDS = CONFIG.rules.map((rule) => rule.id);
-function kindOf(message) {
-    const rule = message.ruleId.startsWith(PREFIX) ? message.ruleId.slice(PREFIX.length) : message.ruleId;
-    return KINDS[`${rule}/${message.messageId}`] ?? KINDS[rule] ?? 'secret';
-}
-const VALUE_FIELDS = ['KEY', 'TOKEN', 'ID', 'URI', 'URL', 'CREDENTIAL'];
-const secretlint_detector_URL_USERINFO = /:\/\/([^:/\s@]*):([^@/\s]+)@/;
-/**
- * Where the value is. Some rules report the start of a whole `NAME = value` match with the length
- * of the value alone, so the value named in the message's data is looked up from the reported start.
- * URLs with a password are narrowed to the password.
- */
-function spanOf(text, message, kind) {
-    let [start, end] = message.range;
-    const data = (message.data ?? {});
-    const value = VALUE_FIELDS.map((field) => data[field]).find((v) => typeof v === 'string' && v !== '');
-    if (value !== undefined) {
-        const at = text.indexOf(value, start);
-        if (at !== -1 && at <= end) {
-            start = at;
-            end = at + value.length;
-        }
-    }
-    if (kind === 'password') {
-        const userinfo = secretlint_detector_URL_USERINFO.exec(text.slice(start, end));
-        if (userinfo) {
-            const passwordEnd = start + userinfo.index + userinfo[0].length - 1;
-            return [passwordEnd - (userinfo[2] ?? '').length, passwordEnd];
-        }
-    }
-    return [start, Math.max(end, start + 1)];
-}
-async function lintPart(text, offset) {
-    const result = await lintSource({
-        // named package.json so that the npm rule also looks for `TOKEN:x-oauth-basic@github.com` URLs
-        source: { content: text, filePath: 'package.json', ext: '', contentType: 'text' },
-        options: { config: CONFIG, noPhysicFilePath: true, locale: 'en' },
-    });
-    return result.messages.map((message) => {
-        const kind = kindOf(message);
-        const [start, end] = spanOf(text, message, kind);
-        return {
-            start: start + offset,
-            end: end + offset,
-            kind,
-            credential: !NOT_CREDENTIALS.has(kind),
-            rank: RANK.format,
-        };
-    });
-}
-/**
- * secretlint's time grows with the square of the findings in one text (8,000 tokens in one text took
- * 3.4 s, 16,000 about 14 s): longer texts go in overlapping parts, each found value whole in at least
- * one part (values are far shorter than the overlap; whole private-key blocks are format-rules' job).
- */
-const PART = 16_384;
-const OVERLAP = 4_096;
-/** Runs secretlint's recommended rules over `text`. Rejects when a rule fails. */
-async function secretlintFindings(text) {
-    if (text.length <= PART + OVERLAP)
-        return lintPart(text, 0);
-    const found = [];
-    for (let at = 0; at < text.length; at += PART)
-        found.push(...(await lintPart(text.slice(at, at + PART + OVERLAP), at)));
-    return found;
-}
-
-;// CONCATENATED MODULE: ./src/safety/secret-settings.ts
-
-
-/**
- * Values assigned to settings named for secrets: `password: x`, `"api_key": "x"`, `DB_PASS=x`,
- * `token := "x"`, `clientSecret => 'x'`, `<password>x</password>`, `--token x`.
- * References and placeholders stay (`${VAR}`, `process.env.X`, `os.environ[...]`, `changeme`...).
- */
-const KEY_QUALIFIERS = new Set([
-    'access',
-    'secret',
-    'signing',
-    'encryption',
-    'master',
-    'account',
-    'client',
-    'session',
-    'auth',
-    'app',
-    'shared',
-    'storage',
-    'license',
-    'service',
-    'consumer',
-    'webhook',
-    'hmac',
-    'jwt',
-]);
-/** Trailing words that say how a secret is stored, not what it is: `password_b64`, `secret_key_base`. */
-const ENCODING_WORDS = new Set([
-    'base',
-    'value',
-    'b64',
-    'base64',
-    'hex',
-    'raw',
-    'enc',
-    'encoded',
-    'plain',
-    'plaintext',
-]);
-/** Trailing words that say where or which, not what: `NAME_PASSWORD_PROD`, `db_token_2`. */
-const QUALIFIER_WORDS = new Set([
-    'prod',
-    'production',
-    'dev',
-    'development',
-    'stage',
-    'staging',
-    'test',
-    'testing',
-    'qa',
-    'uat',
-    'local',
-    'live',
-    'sandbox',
-    'preview',
-    'primary',
-    'secondary',
-    'backup',
-    'old',
-    'new',
-    'next',
-    'prev',
-    'previous',
-    'current',
-    'default',
-    'main',
-    'ro',
-    'rw',
-]);
-/** The kind of secret a setting's name announces, or null for any other name. */
-function secretKindOfName(name) {
-    const words = name
-        .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-        .toLowerCase()
-        .split(/[^a-z0-9]+/)
-        .filter((word) => word !== '');
-    for (let last = words.at(-1); words.length > 1 && last !== undefined; last = words.at(-1)) {
-        if (ENCODING_WORDS.has(last) || QUALIFIER_WORDS.has(last) || /^\d+$/.test(last))
-            words.pop();
-        else
-            break;
-    }
-    // `password2`, `token1`: a number glued to the name
-    if (words.length > 0)
-        words[words.length - 1] = words.at(-1).replace(/(?<=[a-z])\d{1,3}$/, '');
-    const last = words.at(-1);
-    const before = words.at(-2);
-    if (last === undefined)
-        return null;
-    if (/(?:password|passwd|passphrase|passcode)$/.test(last) || ['pwd', 'pass', 'pw'].includes(last))
-        return 'password';
-    if (last.endsWith('secret'))
-        return 'secret';
-    if (last.endsWith('token') || ['pat', 'auth', 'authorization', 'bearer'].includes(last))
-        return 'token';
-    if (['credential', 'credentials', 'creds'].includes(last))
-        return 'credential';
-    if (last.endsWith('apikey') || (last === 'key' && before === 'api'))
-        return 'API key';
-    if (last.endsWith('privatekey') || (last === 'key' && before === 'private'))
-        return 'private key';
-    if (last === 'key' && before !== undefined && KEY_QUALIFIERS.has(before))
-        return 'secret key';
-    if (/(?:access|secret|signing|encryption|master|account|client|session)key$/.test(last))
-        return 'secret key';
-    return null;
-}
-/** Every name secretKindOfName accepts holds one of these: only names around them are examined. */
-const NAME_STEM = /pass|pwd|pw|secret|token|auth|cred|key|bearer|pat/gi;
-const NAME_CHAR = /[A-Za-z0-9_.$@-]/;
-/** At a name's start (with its opening quote, JSON-escaped or not): the name, then an assignment. */
-const ASSIGNMENT_AT = /(\\?["'`]?)([A-Za-z_$@][A-Za-z0-9_.$@-]{0,100})\1\]?[ \t]*\??[ \t]*(?::=|===?|=>|=|:)(?![=:])[ \t]*/y;
-/**
- * Assignments to names that may announce a secret, as `[start of the match, name, start of the value]`.
- * Names are found around stems; a name is examined once, and nothing inside a value already hidden.
- */
-function* assignments(text, coveredTo) {
-    let examinedTo = 0;
-    for (const stem of text.matchAll(NAME_STEM)) {
-        let start = stem.index ?? 0;
-        const floor = Math.max(examinedTo, coveredTo());
-        if (start < floor)
-            continue;
-        let end = start;
-        while (start > floor && NAME_CHAR.test(text[start - 1] ?? ''))
-            start--;
-        while (end < text.length && NAME_CHAR.test(text[end] ?? ''))
-            end++;
-        examinedTo = end;
-        // `--password=x`: a flag's dashes are no part of its name
-        while (text[start] === '-' && start < end)
-            start++;
-        let at = start;
-        if (`"'\``.includes(text[at - 1] ?? 'x'))
-            at -= text[at - 2] === '\\' ? 2 : 1;
-        ASSIGNMENT_AT.lastIndex = at;
-        const m = ASSIGNMENT_AT.exec(text);
-        if (m)
-            yield [at, m[2] ?? '', at + m[0].length];
-    }
-}
-const XML_ELEMENT = /<([A-Za-z_][A-Za-z0-9_.-]{0,100})>([^<\n]{1,4096})<\/\1>/g;
-const CLI_FLAG = /(?<![A-Za-z0-9_-])--([A-Za-z][A-Za-z0-9-]{0,60})[ \t]+(?=[^\s-])/g;
-/** A name/value pair on two lines, as in Kubernetes and Actions `env:` lists: `- name: API_TOKEN` / `value: x`. */
-const NAME_VALUE_PAIR = /\bname:[ \t]*["']?([A-Za-z_][A-Za-z0-9_.-]{0,100})["']?[ \t]*\r?\n[ \t]*(?:-[ \t]+)?value:[ \t]*/g;
-/** Dockerfile `ENV NAME value` (the `ENV NAME=value` form is an ordinary assignment). */
-const DOCKER_ENV = /^[ \t]*ENV[ \t]+([A-Za-z_][A-Za-z0-9_]{0,100})[ \t]+(?=[^\s=])/gm;
-/** A call whose first argument names a secret and whose second is a literal: `define('DB_PASSWORD', 'x')`, `setenv("TOKEN", "x")`. */
-const CALL_ARGUMENTS = /\([ \t]*(["'])([A-Za-z_][A-Za-z0-9_.-]{0,100})\1[ \t]*,[ \t]*(?=["'])/g;
-/** `curl -u user:password`, `--user user:password`: the password. */
-const USER_FLAG = /(?<![A-Za-z0-9_-])(?:-u|--user)[ \t]+["']?[^\s:"']{1,100}:(?=[^\s"'])/g;
-const MAX_VALUE = 4096;
-const FIRST_LOOK = 256;
-/** An expression that refers to the secret elsewhere: `config.password`, `os.environ["X"]`, `getToken()`. */
-const CODE_REFERENCE = /^(?:[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$][\w$]*|\[[^\]]{0,200}\])+;?|.*\(.*|\*[\w-]+|![A-Za-z]\w*(?:\s.*)?)$/s;
-const BLOCK_SCALAR = /^[|>][-+0-9]{0,3}$/;
-/** Unquoted values that start as a reference: `${VAR}`, `${{ secrets.X }}`, `{{ var }}`, `$VAR`, `%VAR%`, `a.b`, `a[`, `f(`. */
-const LEADING_REFERENCE = /^(?:\$\{|\{\{|\$[A-Za-z_(]|%[A-Za-z_]\w*%|[A-Za-z_$][\w$]*(?:\??\.[A-Za-z_$]|\[|[ \t]*\())/;
-/** The end of the line at `from`, looking no further than MAX_VALUE characters. */
-function lineEnd(text, from) {
-    const newline = text.slice(from, from + MAX_VALUE).indexOf('\n');
-    return newline === -1 ? Math.min(text.length, from + MAX_VALUE) : from + newline;
-}
-function quotedValue(text, at) {
-    const escaped = text[at] === '\\';
-    const quote = text[escaped ? at + 1 : at];
-    if (quote === undefined || !`"'\``.includes(quote))
-        return null;
-    const triple = !escaped && text.startsWith(quote.repeat(3), at);
-    const start = at + (escaped ? 2 : triple ? 3 : 1);
-    const stop = lineEnd(text, start);
-    for (let i = start; i < stop; i++) {
-        if (escaped ? text[i] === '\\' && text[i + 1] === quote : text[i] === quote && text[i - 1] !== '\\') {
-            return { start, end: i };
-        }
-    }
-    return { start, end: stop };
-}
-/** Unquoted: the rest of the line, up to a comment, a separator, a closing bracket or a JSON escape. */
-function bareValue(text, at, max) {
-    const window = text.slice(at, at + max);
-    const cut = /[ \t]+(?:#|\/\/)|[,;)}\]\r\n]|\\[nrt"]/.exec(window);
-    const value = cut ? window.slice(0, cut.index) : window;
-    return { start: at, end: at + value.trimEnd().length, capped: !cut && window.length === max };
-}
-/** A YAML block scalar (`password: |`): the lines indented deeper than the key's line. */
-function blockValue(text, keyAt, after) {
-    const lineStart = text.lastIndexOf('\n', keyAt) + 1;
-    const indent = /^[ \t]*/.exec(text.slice(lineStart, keyAt))?.[0].length ?? 0;
-    let end = lineEnd(text, after);
-    const start = end + 1;
-    let last = -1;
-    while (end < text.length) {
-        const next = end + 1;
-        const nextEnd = lineEnd(text, next);
-        const line = text.slice(next, nextEnd);
-        if (line.trim() !== '' && (/^[ \t]*/.exec(line)?.[0].length ?? 0) <= indent)
-            break;
-        if (line.trim() !== '')
-            last = nextEnd;
-        end = nextEnd;
-    }
-    return last === -1 ? null : { start, end: last };
-}
-function assignedValue(text, keyAt, valueAt) {
-    const quoted = quotedValue(text, valueAt);
-    if (quoted) {
-        const value = text.slice(quoted.start, quoted.end);
-        return isPlaceholder(value) ? null : quoted;
-    }
-    if (LEADING_REFERENCE.test(text.slice(valueAt, valueAt + 70)))
-        return null;
-    // decide on a short look; read the whole value only when it is to be hidden (keeps the scan linear)
-    const bare = bareValue(text, valueAt, FIRST_LOOK);
-    const value = text.slice(bare.start, bare.end);
-    if (BLOCK_SCALAR.test(value))
-        return blockValue(text, keyAt, valueAt);
-    if (/^\d{1,3}$/.test(value) ||
-        /^[[{]/.test(value) ||
-        (value.startsWith('!') && !value.startsWith('!vault')))
-        return null;
-    if (isPlaceholder(value) || isTypeAnnotation(value) || CODE_REFERENCE.test(value))
-        return null;
-    return bare.capped ? bareValue(text, valueAt, MAX_VALUE) : bare;
-}
-function settingFindings(text) {
-    const found = [];
-    const add = (span, kind) => {
-        if (span && span.end > span.start)
-            found.push({ ...span, kind, credential: false, rank: RANK.setting });
-    };
-    let hiddenTo = 0;
-    for (const [at, name, valueAt] of assignments(text, () => hiddenTo)) {
-        const kind = secretKindOfName(name);
-        let span = kind ? assignedValue(text, at, valueAt) : null;
-        // `--password=x https://...`: a flag's value is one word
-        if (span && text[at - 1] === '-' && !`"'`.includes(text[span.start - 1] ?? '')) {
-            const space = text.slice(span.start, span.end).search(/\s/);
-            if (space !== -1)
-                span = { start: span.start, end: span.start + space };
-        }
-        if (kind && span) {
-            add(span, kind);
-            hiddenTo = span.end;
-        }
-    }
-    for (const pattern of [NAME_VALUE_PAIR, DOCKER_ENV]) {
-        for (const m of text.matchAll(pattern)) {
-            const kind = secretKindOfName(m[1] ?? '');
-            const at = (m.index ?? 0) + m[0].length;
-            if (kind && at >= hiddenTo)
-                add(assignedValue(text, m.index ?? 0, at), kind);
-        }
-    }
-    for (const m of text.matchAll(CALL_ARGUMENTS)) {
-        const kind = secretKindOfName(m[2] ?? '');
-        const span = kind ? quotedValue(text, (m.index ?? 0) + m[0].length) : null;
-        if (kind && span && !isPlaceholder(text.slice(span.start, span.end)))
-            add(span, kind);
-    }
-    for (const m of text.matchAll(USER_FLAG)) {
-        const at = (m.index ?? 0) + m[0].length;
-        const value = /^[^\s"']{1,256}/.exec(text.slice(at, at + 256))?.[0] ?? '';
-        if (!isPlaceholder(value) && !LEADING_REFERENCE.test(value))
-            add({ start: at, end: at + value.length }, 'password');
-    }
-    for (const m of text.matchAll(XML_ELEMENT)) {
-        const kind = secretKindOfName(m[1] ?? '');
-        const value = m[2] ?? '';
-        if (kind && !isPlaceholder(value)) {
-            const start = (m.index ?? 0) + (m[1] ?? '').length + 2;
-            add({ start, end: start + value.length }, kind);
-        }
-    }
-    for (const m of text.matchAll(CLI_FLAG)) {
-        const kind = secretKindOfName(m[1] ?? '');
-        if (!kind)
-            continue;
-        const at = (m.index ?? 0) + m[0].length;
-        const quoted = quotedValue(text, at);
-        const span = quoted ?? {
-            start: at,
-            end: at + (/^[^\s]+/.exec(text.slice(at, at + MAX_VALUE))?.[0].length ?? 0),
-        };
-        if (!isPlaceholder(text.slice(span.start, span.end)))
-            add(span, kind);
-    }
-    return found;
-}
-
-;// CONCATENATED MODULE: ./src/safety/spoken-secrets.ts
-
-
-/**
- * Secrets that no setting's syntax announces: said in prose ("The password is hunter2hunter2") or
- * given on a command line (`mysql -uroot -pS3cret`, `sshpass -p S3cret ssh host`). Hidden when read,
- * like settings' values, not refused in writes: their form alone is no proof of a credential.
- */
-const PROSE = /\b(passwords?|passphrases?|passcodes?|passwd|pins?|api keys?|access keys?|secret keys?|tokens?|secrets?)(?:[ \t]+(?:for|of|to|on)(?:[ \t]+[^\s,;:.]{1,40}){1,4})?[ \t]+(?:is|was|are|were|will be|would be|remains)[ \t]*:?[ \t]+/gi;
-const QUOTED = /^(["'`\u201c\u2018])([^"'`\u201d\u2019\n]{4,200})(?:["'`\u201d\u2019])/;
-const BARE = /^[^\s"'`]{6,200}/;
-const TRAILING_PUNCTUATION = /[.,;:!?)\]]+$/;
-/** A word of prose is all lowercase letters (or capitalized); a secret has digits, symbols or mixed case. */
-const PROSE_WORD = /^[A-Z]?[a-z]+$|^[A-Z]+$/;
-function kindOfWord(word) {
-    const w = word.toLowerCase();
-    if (/^pass|^pin/.test(w))
-        return 'password';
-    if (w.startsWith('token'))
-        return 'token';
-    if (w.includes('key'))
-        return 'API key';
-    return 'secret';
-}
-function proseFindings(text) {
-    const found = [];
-    for (const m of text.matchAll(PROSE)) {
-        const at = (m.index ?? 0) + m[0].length;
-        const rest = text.slice(at, at + 210);
-        const quoted = QUOTED.exec(rest);
-        let start;
-        let value;
-        if (quoted) {
-            start = at + (quoted[1] ?? '').length;
-            value = quoted[2] ?? '';
-        }
-        else {
-            start = at;
-            value = (BARE.exec(rest)?.[0] ?? '').replace(TRAILING_PUNCTUATION, '');
-            if (value.length < 6 || PROSE_WORD.test(value))
-                continue;
-        }
-        if (isPlaceholder(value))
-            continue;
-        found.push({
-            start,
-            end: start + value.length,
-            kind: kindOfWord(m[1] ?? ''),
-            credential: false,
-            rank: RANK.setting,
-        });
-    }
-    return found;
-}
-/** Tools that take a password as an argument, and how: `-pVALUE` attached, or `-p VALUE`. */
-const COMMAND_LINES = [
-    {
-        tools: 'mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump|mariadb-admin',
-        flag: '-p',
-        attached: true,
-    },
-    { tools: '7z|7za|7zr', flag: '-p', attached: true },
-    { tools: 'sshpass', flag: '-p', attached: false },
-    { tools: 'docker|podman|nerdctl|buildah|skopeo|helm|oras|crane', flag: '-p', attached: false },
-    { tools: 'mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport', flag: '-p', attached: false },
-    { tools: 'redis-cli', flag: '-a', attached: false },
-    { tools: 'sqlcmd|bcp', flag: '-P', attached: false },
-    { tools: 'zip|unzip', flag: '-P', attached: false },
-    { tools: 'openssl', flag: '-pass(?:in|out)?[ \\t]+pass:', attached: true },
-];
-const COMMAND_PATTERNS = COMMAND_LINES.map(({ tools, flag, attached }) => new RegExp(`(?<![\\w.-])(?:${tools})(?![\\w.-])[^\\n]{0,300}?[ \\t]${flag}${attached ? '(?=[^\\s-])' : '[ \\t]+(?=[^\\s-])'}`, 'g'));
-function commandLineFindings(text) {
-    const found = [];
-    for (const pattern of COMMAND_PATTERNS) {
-        for (const m of text.matchAll(pattern)) {
-            const at = (m.index ?? 0) + m[0].length;
-            const rest = text.slice(at, at + 256);
-            const quoted = /^(["'])([^"'\n]{1,250})\1/.exec(rest);
-            const start = quoted ? at + 1 : at;
-            const value = quoted ? (quoted[2] ?? '') : (/^[^\s"'`;|&)]+/.exec(rest)?.[0] ?? '');
-            if (value === '' || isPlaceholder(value) || /^\$/.test(value))
-                continue;
-            found.push({
-                start,
-                end: start + value.length,
-                kind: 'password',
-                credential: false,
-                rank: RANK.setting,
-            });
-        }
-    }
-    return found;
-}
-function spokenFindings(text) {
-    return [...proseFindings(text), ...commandLineFindings(text)];
-}
-
-;// CONCATENATED MODULE: ./src/safety/secret-filter.ts
-
-
-
-
-
-
-
-
-/** Thrown (as a rejection) when detection fails: the caller answers with an error, never the text. */
-class ContentSafetyError extends Error {
-    code = 'detector-failed';
-    constructor(cause) {
-        super(`content safety: the secret detector failed (${cause instanceof Error ? cause.name : typeof cause}); the answer is withheld`);
-        this.name = 'ContentSafetyError';
-    }
-}
-/** Overlapping findings become one span, named by the most specific detector among them. */
-function mergeFindings(findings) {
-    const sorted = [...findings].sort((a, b) => a.start - b.start || b.end - a.end);
-    const merged = [];
-    for (const finding of sorted) {
-        const previous = merged.at(-1);
-        if (previous && finding.start < previous.end) {
-            previous.end = Math.max(previous.end, finding.end);
-            previous.credential ||= finding.credential;
-            if (finding.rank > previous.rank) {
-                previous.kind = finding.kind;
-                previous.rank = finding.rank;
-            }
-        }
-        else {
-            merged.push({ ...finding });
-        }
-    }
-    return merged;
-}
-function applyRedaction(text, spans) {
-    const kinds = {};
-    let out = '';
-    let at = 0;
-    for (const span of spans) {
-        out += `${text.slice(at, span.start)}[hidden: ${span.kind}]`;
-        at = span.end;
-        kinds[span.kind] = (kinds[span.kind] ?? 0) + 1;
-    }
-    return { text: out + text.slice(at), hidden: spans.length, kinds };
-}
-/**
- * The content-safety filter: secretlint's recommended rules (minus comment-based opt-outs), the
- * provider formats they lack, whole private-key blocks (also base64-encoded), AWS secrets beside their
- * key ID, URL passwords, values of settings named for secrets, passwords in prose and on command lines,
- * and the given extra secrets, all on the text with invisible characters dropped and NFKC applied. Decisions rest on the text's form, never on known secret values
- * (except the extra secrets), so hiding does not confirm a guess.
- * Pass only text: deciding what is binary (and not scanning it) is the caller's job.
- */
-function createSecretFilter(options = {}) {
-    const extra = secretMatcher(options.extraSecrets ?? []);
-    const cache = new RedactionCache();
-    let scans = 0;
-    let cached = 0;
-    async function detectIn(text) {
-        return (await secretlintFindings(text)).concat(formatFindings(text), keyMaterialFindings(text), settingFindings(text), spokenFindings(text), secretFindings(text, extra));
-    }
-    /** Detection runs on the text as a model reads it (see normalizeForDetection); spans map back. */
-    async function detect(text) {
-        if (typeof text !== 'string')
-            throw new TypeError(`expected text, got ${typeof text}`);
-        scans++;
-        const normalized = normalizeForDetection(text);
-        if (normalized === null)
-            return mergeFindings(await detectIn(text));
-        const found = (await detectIn(normalized.text)).map((finding) => {
-            const [start, end] = originalSpan(normalized, finding.start, finding.end);
-            return { ...finding, start, end };
-        });
-        return mergeFindings(found);
-    }
-    async function safely(work) {
-        try {
-            return await work();
-        }
-        catch (error) {
-            throw new ContentSafetyError(error);
-        }
-    }
-    return {
-        redact: (text) => safely(async () => {
-            const key = cache.key(text);
-            const known = cache.get(key);
-            if (known) {
-                cached++;
-                return known;
-            }
-            const redaction = applyRedaction(text, await detect(text));
-            cache.set(key, redaction);
-            return redaction;
-        }),
-        findCredentials: (text) => safely(async () => {
-            const kinds = (await detect(text)).filter((f) => f.credential).map((f) => f.kind);
-            return [...new Set(kinds)].sort();
-        }),
-        stats: () => ({ scans, cached }),
-    };
-}
-
-;// CONCATENATED MODULE: ./src/safety/index.ts
-
-
 
 ;// CONCATENATED MODULE: ./src/cli/serve.ts
 
@@ -98911,8 +99164,12 @@ function createSecretFilter(options = {}) {
 
 
 
+
 const SERVE_USAGE = 'perimeter serve --repo OWNER/NAME [--config perimeters.yml] [--branch B] [--port P] [--perimeters a,b] [--token-stdin] [--api-url URL] [--out DIR]';
-/** `perimeter serve`: the gateway on this machine until SIGINT or SIGTERM. Token from GITHUB_TOKEN or stdin. */
+/**
+ * `perimeter serve`: the gateway on this machine until SIGINT or SIGTERM. Token from GITHUB_TOKEN or stdin.
+ * The perimeters exposed follow the action's rule (src/policy/exposure.ts).
+ */
 async function serve_run(args, io) {
     const { values } = parseCommandArgs(args, {
         repo: { type: 'string' },
@@ -98926,6 +99183,9 @@ async function serve_run(args, io) {
     }, false);
     if (!values.repo)
         throw new UsageError('--repo OWNER/NAME is required');
+    const [owner, repo, ...rest] = values.repo.split('/');
+    if (!owner || !repo || rest.length > 0)
+        throw new UsageError(`--repo expects OWNER/NAME, got ${JSON.stringify(values.repo)}`);
     const port = values.port === undefined ? 0 : Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65_535)
         throw new UsageError(`--port expects 0-65535, got ${JSON.stringify(values.port)}`);
@@ -98940,81 +99200,62 @@ async function serve_run(args, io) {
         process.once('SIGINT', done);
         process.once('SIGTERM', done);
     });
-    const served = await serve_serve({
-        repo: values.repo,
-        config: values.config,
-        branch: values.branch,
-        port,
+    const { text, configInRepo } = loadConfig(values.config, io.cwd);
+    const apiUrl = values['api-url'] ?? process.env.GITHUB_API_URL ?? 'https://api.github.com';
+    const upstream = createOctokitUpstream({ token, owner, repo, baseUrl: apiUrl });
+    const branch = values.branch ?? (await upstream.getRepository()).defaultBranch;
+    const out = values.out ? (0,external_node_path_.resolve)(io.cwd, values.out) : await (0,promises_namespaceObject.mkdtemp)((0,external_node_path_.join)((0,external_node_os_namespaceObject.tmpdir)(), 'perimeter-serve-'));
+    await (0,promises_namespaceObject.mkdir)(out, { recursive: true, mode: 0o700 });
+    const ledgerKey = (0,external_node_crypto_.randomBytes)(32).toString('hex');
+    const files = { ledger: (0,external_node_path_.join)(out, 'ledger.jsonl'), keyFile: (0,external_node_path_.join)(out, 'ledger.key') };
+    await (0,promises_namespaceObject.writeFile)(files.keyFile, `${ledgerKey}\n`, { mode: 0o600 });
+    let scrub = makeScrubber([token, ledgerKey]);
+    const assembled = await assembleGateway({
+        token,
+        apiUrl,
+        owner,
+        repo,
+        branch,
+        configText: text,
+        configFile: configInRepo,
         perimeters: values.perimeters
             ?.split(',')
             .map((p) => p.trim())
             .filter((p) => p !== ''),
-        token,
-        apiUrl: values['api-url'],
-        out: values.out,
-    }, io);
-    await stopped;
-    io.stderr('stopping the gateway\n');
-    await served.gateway.close();
-    return EXIT_OK;
-}
-async function serve_serve(settings, io) {
-    const [owner, repo, ...rest] = settings.repo.split('/');
-    if (!owner || !repo || rest.length > 0)
-        throw new UsageError(`--repo expects OWNER/NAME, got ${JSON.stringify(settings.repo)}`);
-    const { perimeters: all, configInRepo } = loadConfig(settings.config, io.cwd);
-    const upstream = createOctokitUpstream({
-        token: settings.token,
-        owner,
-        repo,
-        ...(settings.apiUrl ? { baseUrl: settings.apiUrl } : {}),
+        port,
+        ledgerPath: files.ledger,
+        ledgerKey,
+    }, { upstream, log: (line) => io.stderr(`${scrub(line)}\n`) }).catch((error) => {
+        if (!(error instanceof ExposureError))
+            throw error;
+        throw new UsageError(`${error.code === 'branch-not-allowed' ? '--branch' : '--perimeters'}: ${error.message}`);
     });
-    const branch = settings.branch ?? (await upstream.getRepository()).defaultBranch;
-    let perimeters = all.filter((p) => p.allowsBranch(branch));
-    if (settings.perimeters) {
-        const unknown = settings.perimeters.filter((name) => !all.some((p) => p.name === name));
-        if (unknown.length > 0)
-            throw new UsageError(`no perimeter named ${unknown.join(', ')} in ${configInRepo} (it has ${all.map((p) => p.name).join(', ')})`);
-        perimeters = all.filter((p) => settings.perimeters.includes(p.name));
-    }
-    if (perimeters.length === 0)
-        throw new UsageError(`no perimeter of ${configInRepo} may be bound to branch ${branch}`);
-    const out = settings.out
-        ? (0,external_node_path_.resolve)(io.cwd, settings.out)
-        : await (0,promises_namespaceObject.mkdtemp)((0,external_node_path_.join)((0,external_node_os_namespaceObject.tmpdir)(), 'perimeter-serve-'));
-    await (0,promises_namespaceObject.mkdir)(out, { recursive: true, mode: 0o700 });
-    const secrets = Object.fromEntries(perimeters.map((p) => [p.name, (0,external_node_crypto_.randomBytes)(32).toString('base64url')]));
-    const key = (0,external_node_crypto_.randomBytes)(32).toString('hex');
-    const files = {
-        mcpConfig: (0,external_node_path_.join)(out, 'mcp-config.json'),
-        ledger: (0,external_node_path_.join)(out, 'ledger.jsonl'),
-        keyFile: (0,external_node_path_.join)(out, 'ledger.key'),
-    };
-    await (0,promises_namespaceObject.writeFile)(files.keyFile, `${key}\n`, { mode: 0o600 });
-    const scrub = makeScrubber([settings.token, key, ...Object.values(secrets)]);
-    const gateway = await startGateway({
-        upstream,
-        branch,
-        perimeters,
-        secrets,
-        port: settings.port,
-        ledger: { path: files.ledger, key },
-        filter: createSecretFilter({ extraSecrets: [settings.token, key, ...Object.values(secrets)] }),
-        log: (line) => io.stderr(`${scrub(line)}\n`),
-    });
-    const endpoints = Object.fromEntries(perimeters.map((p) => [p.name, { url: gateway.endpoints[p.name], secret: secrets[p.name] }]));
-    await (0,promises_namespaceObject.writeFile)(files.mcpConfig, claudeMcpConfig(endpoints), { mode: 0o600 });
-    const width = Math.max(...perimeters.map((p) => p.name.length));
+    const { gateway, perimeters, secrets } = assembled;
+    scrub = makeScrubber([token, ledgerKey, ...Object.values(secrets)]);
+    const endpoints = perimeters.map((p) => ({
+        name: p.name,
+        url: gateway.endpoints[p.name],
+        secret: secrets[p.name],
+    }));
+    const variables = tokenVariables(endpoints.map((e) => e.name));
+    const configs = writeClientConfigs(out, endpoints, variables);
+    const tokensEnv = (0,external_node_path_.join)(out, 'tokens.env');
+    await (0,promises_namespaceObject.writeFile)(tokensEnv, tokenEnvFile(endpoints, variables), { mode: 0o600 });
+    const width = Math.max(...endpoints.map((e) => e.name.length));
     io.stdout([
         `Serving ${owner}/${repo} at branch ${branch}:`,
-        ...perimeters.map((p) => `  ${p.name.padEnd(width)}  ${gateway.endpoints[p.name]}`),
-        `MCP client config (claude --mcp-config): ${files.mcpConfig}`,
+        ...endpoints.map((e) => `  ${e.name.padEnd(width)}  ${e.url}`),
+        `MCP client config (claude --mcp-config, copilot --additional-mcp-config @FILE): ${configs.mcpConfig}`,
+        `Codex config.toml tables: ${configs.codexConfig} (its variables: set -a; . ${tokensEnv}; set +a)`,
         `Ledger: ${files.ledger}`,
         `Verify it after stopping: perimeter verify-ledger --key-file ${files.keyFile} ${files.ledger}`,
         'Stop with Ctrl-C.',
         '',
     ].join('\n'));
-    return { gateway, ...files };
+    await stopped;
+    io.stderr('stopping the gateway\n');
+    await gateway.close();
+    return EXIT_OK;
 }
 async function readAll(stream) {
     const chunks = [];
@@ -99075,6 +99316,7 @@ async function verify_ledger_run(args, io) {
 
 
 
+
 /** `perimeter <command>`: every command is a module exporting `run(args, io)`. */
 const COMMANDS = {
     init: {
@@ -99102,10 +99344,14 @@ const COMMANDS = {
 };
 function usage() {
     const lines = Object.values(COMMANDS).map((c) => `  ${c.usage}\n      ${c.summary}`);
-    return `Usage:\n${lines.join('\n')}\n`;
+    return `Usage:\n${lines.join('\n')}\n  perimeter --version\n      print the version\n`;
 }
 async function runCli(argv, io) {
     const [name, ...args] = argv;
+    if (name === '--version' || name === '-V') {
+        io.stdout(`${src_version_VERSION}\n`);
+        return EXIT_OK;
+    }
     if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
         (name === undefined ? io.stderr : io.stdout)(usage());
         return name === undefined ? EXIT_USAGE : EXIT_OK;
@@ -99148,5 +99394,3 @@ void runCli(process.argv.slice(2), processIo()).then((code) => {
     process.exitCode = code;
 });
 
-var __webpack_exports__runCli = __webpack_exports__.a;
-export { __webpack_exports__runCli as runCli };

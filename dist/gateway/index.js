@@ -78223,7 +78223,58 @@ function instructionFileRule(path) {
     return null;
 }
 
+;// CONCATENATED MODULE: ./src/policy/exposure.ts
+
+/**
+ * Which perimeters a gateway exposes, the one rule for the action, its gateway process, `perimeter serve`
+ * and every other way of starting a gateway. It fails closed:
+ * 1. the perimeters named (all of perimeters.yml's when none are named, in file order);
+ * 2. a name the file does not define is an error, and so is an empty selection;
+ * 3. a selected perimeter that may not be bound to the branch (its `branches`) is an error, never skipped.
+ * The action then applies the `trust` rule to the trigger (src/action/trust-gate.ts).
+ */
+function selectPerimeters(config, names, branch) {
+    const defined = config.perimeters.map((p) => p.name);
+    const chosen = names ?? defined;
+    const unknown = chosen.filter((n) => !defined.includes(n));
+    if (unknown.length > 0) {
+        throw new ExposureError('unknown-perimeter', `no perimeter named ${quoted(unknown)} in ${config.file}; it defines ${quoted(defined) || 'none'}`, unknown);
+    }
+    if (chosen.length === 0)
+        throw new ExposureError('no-perimeter', `${config.file} defines no perimeters`, []);
+    const perimeters = config.perimeters
+        .filter((spec) => chosen.includes(spec.name))
+        .map((spec) => compilePerimeter(spec, config.file));
+    checkBranch(perimeters, branch);
+    return perimeters;
+}
+/** Throws unless every perimeter may be bound to `branch`. */
+function checkBranch(perimeters, branch) {
+    const refused = perimeters.filter((p) => !p.allowsBranch(branch));
+    if (refused.length === 0)
+        return;
+    const lines = refused.map((p) => `perimeter "${p.name}" allows branches ${JSON.stringify(p.spec.branches)}`);
+    throw new ExposureError('branch-not-allowed', `branch ${JSON.stringify(branch)} is not allowed for ${refused.length === 1 ? 'this perimeter' : 'these perimeters'}: ` +
+        lines.join('; '), refused.map((p) => p.name));
+}
+class ExposureError extends Error {
+    code;
+    perimeters;
+    name = 'ExposureError';
+    constructor(code, message, 
+    /** the perimeters the problem is about: the unknown names, or the ones refusing the branch */
+    perimeters) {
+        super(message);
+        this.code = code;
+        this.perimeters = perimeters;
+    }
+}
+function quoted(names) {
+    return names.map((n) => JSON.stringify(n)).join(', ');
+}
+
 ;// CONCATENATED MODULE: ./src/policy/index.ts
+
 
 
 
@@ -85097,11 +85148,7 @@ function neutralize(text) {
     return { text: out, kinds, count };
 }
 
-;// CONCATENATED MODULE: ./src/gateway/tools/definition.ts
-/** Keeps each tool's handler typed by its own input schema while the table holds them all. */
-function defineTool(tool) {
-    return tool;
-}
+;// CONCATENATED MODULE: ./src/gateway/tool-answer.ts
 /** An answer the agent should see as an error. `refused` marks policy refusals (as opposed to failures). */
 class ToolError extends Error {
     kind;
@@ -85282,210 +85329,373 @@ async function renderError(filter, text) {
     return { result: { content: [{ type: 'text', text: shown }], isError: true }, hidden, kinds };
 }
 
-;// CONCATENATED MODULE: ./src/gateway/calls.ts
+;// CONCATENATED MODULE: ./src/gateway/tools/commit-schema.ts
 
-/**
- * Follows the tools/call requests of one HTTP request from arrival to answer, so that every call gets a
- * ledger record, including the ones the SDK answers itself (unknown tool, invalid arguments).
- */
-class CallTracker {
-    services;
-    calls = new Map();
-    idleWaiters = [];
-    constructor(services) {
-        this.services = services;
-    }
-    begin(message) {
-        if (!('method' in message) || message.method !== 'tools/call' || !('id' in message))
-            return;
-        const params = (message.params ?? {});
-        this.calls.set(message.id, {
-            tool: typeof params.name === 'string' ? params.name : String(params.name),
-            started: Date.now(),
-            meter: this.services.meter.start(),
-            notes: { paths: [] },
-            requested: pathsIn(params.arguments),
-        });
-    }
-    /** Resolves once every call seen so far has its answer (and its ledger record). */
-    idle() {
-        if (this.calls.size === 0)
-            return Promise.resolve();
-        return new Promise((resolve) => this.idleWaiters.push(resolve));
-    }
-    get(id) {
-        return this.calls.get(id);
-    }
-    /**
-     * Answers on their way out. A call no handler saw (unknown tool, invalid arguments: the SDK answered
-     * itself) is recorded here, its answer filtered like any other.
-     */
-    async finish(message) {
-        if ('method' in message || !('id' in message) || message.id === undefined)
-            return message;
-        const call = this.calls.get(message.id);
-        if (!call || call.outcome)
-            return message;
-        const scrubbed = await this.scrubUnhandled(message);
-        call.notes.paths = call.requested;
-        await this.complete(message.id, { decision: 'refused', reason: scrubbed.text });
-        return scrubbed.message;
-    }
-    /** Writes the call's ledger record. Handlers call this before answering, so a hang-up loses nothing. */
-    async complete(id, outcome) {
-        const call = this.calls.get(id);
-        if (!call || call.outcome)
-            return;
-        call.outcome = outcome;
-        const { notes } = call;
-        const record = {
-            event: 'call',
-            perimeter: this.services.perimeter,
-            tool: call.tool,
-            paths: notes.paths,
-            decision: outcome.decision,
-            upstream: call.meter.stop(),
-            duration_ms: Date.now() - call.started,
-            ...(notes.sha !== undefined ? { sha: notes.sha } : {}),
-            ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
-            ...(notes.refusedFor !== undefined ? { refused_for: notes.refusedFor } : {}),
-            ...(notes.commit !== undefined ? { commit: notes.commit } : {}),
-            ...(notes.message !== undefined ? { message: notes.message } : {}),
-            ...(notes.content !== undefined ? { content: notes.content } : {}),
-            ...(outcome.hidden ? { hidden_values: outcome.hidden, hidden_kinds: outcome.kinds ?? {} } : {}),
-        };
-        try {
-            await this.services.ledger.append(await this.scrubRecord(record));
-        }
-        catch (error) {
-            this.services.log(`ledger append failed: ${error.code ?? 'error'}`);
-        }
-        this.calls.delete(id);
-        if (this.calls.size === 0)
-            for (const resolve of this.idleWaiters.splice(0))
-                resolve();
-    }
-    /** Tool names, paths and reasons can carry what an agent typed, secrets included: they pass the filter too. */
-    async scrubRecord(record) {
-        const { tool, paths, reason, sha, content } = record;
-        try {
-            return {
-                ...record,
-                ...(await new Redactor(this.services.filter).walk({ tool, paths, reason, sha, content })),
-            };
-        }
-        catch {
-            return {
-                ...record,
-                tool: '[withheld]',
-                paths: paths.map(() => '[withheld]'),
-                content: content?.map((c) => ({ ...c, path: '[withheld]' })),
-                reason: 'withheld: the filter failed',
-                sha: undefined,
-            };
-        }
-    }
-    /** Answers the SDK produced without a handler echo the agent's own arguments; they pass the filter too. */
-    async scrubUnhandled(message) {
-        const redact = async (text) => {
-            try {
-                return (await this.services.filter.redact(text)).text;
-            }
-            catch {
-                return 'the answer could not be checked for secrets, so it is withheld';
-            }
-        };
-        if ('error' in message) {
-            const text = await redact(message.error.message);
-            return { message: { ...message, error: { code: message.error.code, message: text } }, text };
-        }
-        if ('result' in message) {
-            const content = Array.isArray(message.result.content)
-                ? message.result.content
-                : [];
-            const texts = await Promise.all(content.map((c) => c.type === 'text' && typeof c.text === 'string' ? redact(c.text) : Promise.resolve('')));
-            const text = texts.join('\n');
-            return { message: { ...message, result: { content: [{ type: 'text', text }], isError: true } }, text };
-        }
-        return { message, text: '' };
-    }
+const signature = object({ name: schemas_string(), email: schemas_string(), date: schemas_string() });
+/** A commit as agents see it. Parents are left out: a parent may be a commit this endpoint hides. */
+const commitSummarySchema = object({
+    sha: schemas_string(),
+    message: schemas_string(),
+    author: signature,
+    committer: signature,
+});
+function summarize(commit) {
+    return { sha: commit.sha, message: commit.message, author: commit.author, committer: commit.committer };
 }
-function pathsIn(args) {
-    if (args === null || typeof args !== 'object')
+
+;// CONCATENATED MODULE: ./src/gateway/tools/definition.ts
+/** Keeps each tool's handler typed by its own input schema while the table holds them all. */
+function defineTool(tool) {
+    return tool;
+}
+/** The paths a call's arguments name, as the tool declares them; at most 1,000, whatever the arguments hold. */
+function requestedPaths(tool, args) {
+    if (tool === undefined || args === null || typeof args !== 'object')
         return [];
-    const { path, paths, files, deletions } = args;
     const out = [];
     const add = (value) => void (typeof value === 'string' && out.push(value));
-    add(path);
-    for (const list of [paths, deletions])
-        if (Array.isArray(list))
-            list.forEach(add);
-    if (Array.isArray(files))
-        for (const file of files)
-            add(file?.path);
+    for (const [name, kind] of Object.entries(tool.pathArguments)) {
+        const value = args[name];
+        if (kind === 'one')
+            add(value);
+        else if (Array.isArray(value))
+            for (const item of value)
+                add(kind === 'list' ? item : item?.path);
+    }
     return out.slice(0, 1000);
 }
-/** A transport that shows every incoming message to the tracker first and every answer on its way out. */
-class TrackingTransport {
-    inner;
-    tracker;
-    onclose;
-    onerror;
-    onmessage;
-    constructor(inner, tracker) {
-        this.inner = inner;
-        this.tracker = tracker;
-        inner.onclose = () => this.onclose?.();
-        inner.onerror = (error) => this.onerror?.(error);
-        inner.onmessage = (message, extra) => {
-            tracker.begin(message);
-            this.onmessage?.(message, extra);
+
+;// CONCATENATED MODULE: ./src/gateway/tools/get-commit.ts
+
+
+
+
+const SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+const getCommit = defineTool({
+    name: 'get_commit',
+    description: 'One commit of the bound branch: message, author, and the files it changed that this endpoint may read. omitted_count tells how many other changed files are not shown.',
+    readOnly: true,
+    destructive: false,
+    inputSchema: { sha: schemas_string().describe('full commit SHA (40 hex characters)') },
+    outputSchema: {
+        ...commitSummarySchema.shape,
+        files: array(object({
+            path: schemas_string(),
+            status: schemas_enum(['added', 'modified', 'deleted']),
+            sha: schemas_string().optional(),
+            previous_sha: schemas_string().optional(),
+        })),
+        omitted_count: schemas_number(),
+    },
+    pathArguments: {},
+    async handler({ sha: raw }, { perimeter, view, history, notes }) {
+        notes.sha = raw;
+        const sha = raw.toLowerCase();
+        if (!SHA.test(sha))
+            throw new ToolError(`invalid commit SHA ${JSON.stringify(raw)}: expected 40 hexadecimal characters`, 'refused');
+        const absent = new ToolError(`commit ${sha} not found`, 'absent');
+        const head = await view.upstream.getBranchHead(view.branch);
+        if (!(await history.reachable(sha, head))) {
+            notes.refused = true;
+            notes.reason = 'not reachable from the bound branch';
+            throw absent;
+        }
+        const commit = await view.commit(sha);
+        const changes = await history.commitChanges(commit);
+        const files = changes.filter((c) => perimeter.canRead(c.path).allowed);
+        if (files.length === 0) {
+            notes.refused = true;
+            notes.reason = 'changes no readable path';
+            throw absent;
+        }
+        notes.paths.push(...files.map((f) => f.path));
+        return {
+            structured: {
+                ...summarize(commit),
+                files: files.map((f) => ({
+                    path: f.path,
+                    status: f.status,
+                    ...(f.sha ? { sha: f.sha } : {}),
+                    ...(f.previousSha ? { previous_sha: f.previousSha } : {}),
+                })),
+                omitted_count: changes.length - files.length,
+            },
         };
-    }
-    get sessionId() {
-        return this.inner.sessionId;
-    }
-    setProtocolVersion = (version) => this.inner.setProtocolVersion?.(version);
-    start() {
-        return this.inner.start();
-    }
-    async send(message, options) {
-        return this.inner.send(await this.tracker.finish(message), options);
-    }
-    close() {
-        return this.inner.close();
-    }
-}
+    },
+});
 
-;// CONCATENATED MODULE: ./src/gateway/guard.ts
+;// CONCATENATED MODULE: ./src/gateway/file-answer.ts
 
-/** SHA-256 of a secret: compared digest to digest, so neither content nor length leaks through timing. */
-function secretDigest(secret) {
-    return (0,external_node_crypto_.createHash)('sha256').update(secret, 'utf8').digest();
-}
-/** Whether an Authorization header carries the bearer secret with this digest. */
-function bearerMatches(header, expected) {
-    const match = /^Bearer +(\S+) *$/i.exec(header ?? '');
-    const given = secretDigest(match?.[1] ?? '');
-    return (0,external_node_crypto_.timingSafeEqual)(given, expected) && match !== null;
-}
-const LOOPBACK_HOST = /^(?:127\.0\.0\.1|localhost|\[::1\])(?::(\d{1,5}))?$/i;
-/**
- * DNS rebinding protection: a browser page on another name resolving to 127.0.0.1 still sends its own
- * name in Host, and its own origin in Origin.
- */
-function loopbackRequest(host, origin) {
-    if (host === undefined || !LOOPBACK_HOST.test(host))
-        return false;
-    if (origin === undefined)
-        return true;
+/** Files larger than this are described, not sent: an agent's context is no place for them. */
+const MAX_READ_BYTES = 1_048_576;
+const fileAnswerSchema = object({
+    path: schemas_string(),
+    type: schemas_enum(['file', 'symlink', 'submodule']),
+    sha: schemas_string(),
+    size: schemas_number().optional(),
+    executable: schemas_boolean().optional(),
+    encoding: literal('utf-8').optional(),
+    content: schemas_string().optional().describe('present for text files up to the size limit'),
+    target: schemas_string().optional().describe('a symlink target, never followed'),
+    note: schemas_string().optional().describe('why content is absent: binary or too large'),
+});
+/** Decodes strict UTF-8 without NUL bytes; null means binary. */
+function decodeText(data) {
+    if (data.includes(0))
+        return null;
     try {
-        const url = new URL(origin);
-        return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOST.test(url.host);
+        return new TextDecoder('utf-8', { fatal: true }).decode(data);
     }
     catch {
-        return false;
+        return null;
     }
+}
+async function answerFile(view, entry) {
+    const base = { path: entry.path, sha: entry.sha };
+    if (entry.type === 'commit')
+        return { ...base, type: 'submodule', note: `submodule at commit ${entry.sha}` };
+    if (entry.size !== undefined && entry.size > MAX_READ_BYTES)
+        return tooLarge(entry, entry.size);
+    const data = await view.blob(entry.sha);
+    if (data.length > MAX_READ_BYTES)
+        return tooLarge(entry, data.length);
+    const text = decodeText(data);
+    if (entry.mode === '120000') {
+        return {
+            ...base,
+            type: 'symlink',
+            size: data.length,
+            ...(text === null ? { note: 'symlink with a binary target' } : { target: text }),
+        };
+    }
+    const file = { ...base, type: 'file', size: data.length, executable: entry.mode === '100755' };
+    if (text === null)
+        return { ...file, note: `binary file, ${data.length} bytes; content not shown` };
+    return { ...file, encoding: 'utf-8', content: text };
+}
+function tooLarge(entry, size) {
+    return {
+        path: entry.path,
+        sha: entry.sha,
+        type: 'file',
+        size,
+        executable: entry.mode === '100755',
+        note: `file too large to show: ${size} bytes, the limit is ${MAX_READ_BYTES}`,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/gateway/tools/paths.ts
+
+
+/** A valid repository path, or a refusal quoting what was wrong with it. */
+function requirePath(input, hint = '') {
+    const check = validatePath(input);
+    if (!check.ok)
+        throw new ToolError(`invalid path ${JSON.stringify(input)}: ${check.reason}${hint}`, 'refused');
+    return check.path;
+}
+/**
+ * The one answer for a path that is hidden or missing: the same text in both cases, so the gateway is no
+ * oracle for what it hides.
+ */
+function absent(path) {
+    return new ToolError(`${JSON.stringify(path)} not found`, 'absent');
+}
+
+;// CONCATENATED MODULE: ./src/gateway/tools/get-file.ts
+
+
+
+
+
+const getFile = defineTool({
+    name: 'get_file',
+    description: 'Read one file at the head of the bound branch. Text files come back as UTF-8 content; binary and very large files are described (size, note) instead.',
+    readOnly: true,
+    destructive: false,
+    inputSchema: { path: schemas_string().describe('repository-relative path, e.g. "src/index.ts"') },
+    outputSchema: fileAnswerSchema.shape,
+    pathArguments: { path: 'one' },
+    async handler({ path: raw }, { perimeter, view, instructions, notes }) {
+        notes.paths.push(raw);
+        const path = requirePath(raw);
+        if (instructions?.applies(perimeter, path)) {
+            const trusted = perimeter.canRead(path).allowed ? await instructions.read(path) : null;
+            if (trusted === null) {
+                notes.reason = `agent instruction file, not at the trusted ref ${instructions.ref} or not readable`;
+                throw absent(path);
+            }
+            return { structured: trusted, text: trusted.content };
+        }
+        const { index } = await view.snapshot();
+        const entry = index.get(path);
+        const readable = index.readable(perimeter);
+        if (entry?.type === 'tree' && readable.dirs.has(path)) {
+            throw new ToolError(`${JSON.stringify(path)} is a directory; use get_tree`, 'refused');
+        }
+        if (!entry || entry.type === 'tree' || !readable.files.has(path)) {
+            notes.refused = entry !== undefined;
+            notes.reason =
+                entry && entry.type !== 'tree'
+                    ? `hidden: ${perimeter.canRead(path).rule}`
+                    : entry
+                        ? 'hidden directory'
+                        : 'no such file';
+            throw absent(path);
+        }
+        const file = await answerFile(view, entry);
+        return { structured: file, ...(file.content !== undefined ? { text: file.content } : {}) };
+    },
+});
+
+;// CONCATENATED MODULE: ./src/gateway/tools/get-files.ts
+
+
+
+
+const MAX_PATHS = 100;
+/** Total content one answer carries; files past it are described, to be read one by one. */
+const MAX_ANSWER_BYTES = 4 * 1_048_576;
+const getFiles = defineTool({
+    name: 'get_files',
+    description: `Read up to ${MAX_PATHS} files at the head of the bound branch in one call. Each path answers with its content or with an error ("not found", "invalid path").`,
+    readOnly: true,
+    destructive: false,
+    inputSchema: {
+        paths: array(schemas_string()).min(1).max(MAX_PATHS).describe('repository-relative paths'),
+    },
+    outputSchema: {
+        files: array(union([fileAnswerSchema, object({ path: schemas_string(), error: schemas_string() })])),
+    },
+    pathArguments: { paths: 'list' },
+    async handler({ paths }, { perimeter, view, instructions, notes }) {
+        notes.paths.push(...paths);
+        const { index } = await view.snapshot();
+        const readable = index.readable(perimeter);
+        const hidden = [];
+        let budget = MAX_ANSWER_BYTES;
+        const files = [];
+        for (const path of paths) {
+            const check = validatePath(path);
+            const entry = check.ok ? index.get(path) : undefined;
+            if (!check.ok) {
+                files.push({ path, error: `invalid path: ${check.reason}` });
+                continue;
+            }
+            let file;
+            if (instructions?.applies(perimeter, path)) {
+                const trusted = perimeter.canRead(path).allowed ? await instructions.read(path) : null;
+                if (trusted === null) {
+                    files.push({ path, error: 'not found' });
+                    continue;
+                }
+                file = trusted;
+            }
+            else {
+                if (entry?.type === 'tree' && readable.dirs.has(path)) {
+                    files.push({ path, error: 'is a directory; use get_tree' });
+                    continue;
+                }
+                if (!entry || entry.type === 'tree' || !readable.files.has(path)) {
+                    if (entry && entry.type !== 'tree')
+                        hidden.push(path);
+                    files.push({ path, error: 'not found' });
+                    continue;
+                }
+                file = await answerFile(view, entry);
+            }
+            if (file.content !== undefined && file.content.length > budget) {
+                const { content: _omitted, encoding: _none, ...rest } = file;
+                files.push({
+                    ...rest,
+                    note: 'not shown: this answer reached its size limit; read this file on its own',
+                });
+                continue;
+            }
+            budget -= file.content?.length ?? 0;
+            files.push(file);
+        }
+        if (hidden.length > 0)
+            notes.reason = `hidden: ${hidden.join(', ')}`;
+        return { structured: { files } };
+    },
+});
+
+;// CONCATENATED MODULE: ./src/gateway/tools/get-tree.ts
+
+
+
+
+const MAX_ENTRIES = 10_000;
+const ROOT_HINT = ' (leave path out to list the repository root)';
+const entrySchema = object({
+    path: schemas_string(),
+    type: schemas_enum(['file', 'dir', 'symlink', 'submodule']),
+    size: schemas_number().optional(),
+    sha: schemas_string().optional(),
+});
+const getTree = defineTool({
+    name: 'get_tree',
+    description: 'List files and directories at the head of the bound branch, under an optional directory. Only what this endpoint may read is listed; a directory appears only if it holds something readable.',
+    readOnly: true,
+    destructive: false,
+    inputSchema: {
+        path: schemas_string().optional().describe('directory to list; the repository root when omitted'),
+        recursive: schemas_boolean().optional().describe('list everything below, not only direct entries'),
+    },
+    outputSchema: {
+        path: schemas_string(),
+        entries: array(entrySchema),
+        truncated: schemas_boolean().describe(`true when more than ${MAX_ENTRIES} entries were found`),
+    },
+    pathArguments: { path: 'one' },
+    async handler({ path: raw, recursive }, { perimeter, view, notes }) {
+        if (raw !== undefined)
+            notes.paths.push(raw);
+        const dir = raw === undefined || raw === '' ? '' : requirePath(raw, ROOT_HINT);
+        const { index } = await view.snapshot();
+        const readable = index.readable(perimeter);
+        if (dir !== '' && !readable.dirs.has(dir)) {
+            if (readable.files.has(dir))
+                throw new ToolError(`${JSON.stringify(dir)} is a file; use get_file`, 'refused');
+            notes.refused = index.get(dir) !== undefined;
+            notes.reason = notes.refused ? 'hidden: nothing readable there' : 'no such directory';
+            throw absent(dir);
+        }
+        const entries = [];
+        const truncated = list(index, readable, dir, recursive === true, entries);
+        return { structured: { path: dir, entries, truncated } };
+    },
+});
+/** Fills `out` in tree order; true when it stopped at the limit. */
+function list(index, readable, dir, recursive, out) {
+    for (const entry of [...index.children(dir)].sort(byPath)) {
+        if (out.length >= MAX_ENTRIES)
+            return true;
+        if (entry.type === 'tree') {
+            if (!readable.dirs.has(entry.path))
+                continue;
+            out.push({ path: entry.path, type: 'dir' });
+            if (recursive && list(index, readable, entry.path, true, out))
+                return true;
+        }
+        else if (readable.files.has(entry.path)) {
+            out.push(get_tree_describe(entry));
+        }
+    }
+    return false;
+}
+function get_tree_describe(entry) {
+    const type = entry.type === 'commit' ? 'submodule' : entry.mode === '120000' ? 'symlink' : 'file';
+    return {
+        path: entry.path,
+        type,
+        sha: entry.sha,
+        ...(entry.size !== undefined ? { size: entry.size } : {}),
+    };
+}
+function byPath(a, b) {
+    return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 }
 
 // EXTERNAL MODULE: ./node_modules/picomatch/index.js
@@ -85848,6 +86058,319 @@ function pathChanges(file) {
             return [];
         default:
             return [{ path: file.path, status: 'modified', sha: file.sha }];
+    }
+}
+
+;// CONCATENATED MODULE: ./src/gateway/tools/list-commits.ts
+
+
+
+
+
+const listCommits = defineTool({
+    name: 'list_commits',
+    description: 'Commits on the bound branch that change files this endpoint may read, newest first, optionally only those changing a file or directory.',
+    readOnly: true,
+    destructive: false,
+    inputSchema: {
+        path: schemas_string().optional().describe('only commits changing this file or something below this directory'),
+        per_page: schemas_number().int().min(1).max(100).optional().describe('commits per page, default 30'),
+        page: schemas_number().int().min(1).max(100).optional().describe('page number, default 1'),
+    },
+    outputSchema: {
+        commits: array(commitSummarySchema),
+        page: schemas_number(),
+        per_page: schemas_number(),
+        has_more: schemas_boolean(),
+        incomplete: schemas_boolean().describe(`true when the search stopped after examining ${MAX_SCAN} commits`),
+    },
+    pathArguments: { path: 'one' },
+    async handler({ path: raw, per_page: perPage = 30, page = 1 }, { perimeter, view, history, notes }) {
+        if (raw !== undefined)
+            notes.paths.push(raw);
+        const within = raw === undefined || raw === ''
+            ? undefined
+            : requirePath(raw, ' (leave path out for the whole branch)');
+        const head = await view.upstream.getBranchHead(view.branch);
+        const found = within !== undefined && (await hiddenAtHead(view, perimeter, head, within))
+            ? await history.asIfNoHistory(head, within)
+            : await history.list(perimeter, head, within, perPage, page);
+        return {
+            structured: {
+                commits: found.commits.map(summarize),
+                page,
+                per_page: perPage,
+                has_more: found.hasMore,
+                incomplete: found.incomplete,
+            },
+        };
+    },
+});
+/**
+ * A path that exists at the head with nothing readable at or below it. Its history is not looked into:
+ * examining it costs a request per commit where a missing path costs none, and that difference alone
+ * would tell a hidden directory from a missing one. (Readable files that were there once and are gone
+ * are then not listed for it; list_commits without a path still lists their commits.)
+ */
+async function hiddenAtHead(view, perimeter, head, path) {
+    const { index } = await view.snapshotAt(head);
+    if (index.get(path) === undefined)
+        return false;
+    const readable = index.readable(perimeter);
+    return !readable.files.has(path) && !readable.dirs.has(path);
+}
+
+;// CONCATENATED MODULE: ./src/gateway/tools/push-files.ts
+
+
+const pushFiles = defineTool({
+    name: 'push_files',
+    description: 'Write and delete files on the bound branch in one commit. Every path must be writable by this endpoint and within its limits; if anything is wrong the whole call is refused and nothing is written. If the branch moved and the same files changed meanwhile, the call fails with a conflict and the new head. Content carrying credentials is refused, binary content too (its readable text is scanned). Deleting needs read access to the path.',
+    readOnly: false,
+    destructive: true,
+    inputSchema: {
+        message: schemas_string().min(1).max(65_536).describe('commit message'),
+        files: array(object({
+            path: schemas_string().describe('repository-relative path'),
+            content: schemas_string().describe('the whole new content of the file'),
+            encoding: schemas_enum(['utf-8', 'base64']).optional().describe('how content is encoded; default utf-8'),
+        }))
+            .describe('files to create or replace'),
+        deletions: array(schemas_string()).optional().describe('paths of files to delete'),
+    },
+    outputSchema: {
+        commit: schemas_string()
+            .nullable()
+            .describe('the new commit, or null when nothing changed (a write to a file this endpoint cannot read always commits)'),
+        head: schemas_string().describe('the branch head after this call'),
+        files: array(schemas_string()),
+        deletions: array(schemas_string()),
+        unscanned: array(schemas_string())
+            .optional()
+            .describe('binary files whose compressed or encrypted content could not be scanned for credentials'),
+    },
+    pathArguments: { files: 'items', deletions: 'list' },
+    async handler(args, { perimeter, pusher, notes }) {
+        const result = await pusher.push(perimeter, args, notes);
+        return { structured: { ...result } };
+    },
+});
+
+;// CONCATENATED MODULE: ./src/gateway/tools/all-tools.ts
+
+
+
+
+
+
+/**
+ * Every tool the gateway knows, keyed by its name, in the order tools/list shows them. The type makes the
+ * table complete: a name in the policy's catalogue without a definition here does not compile.
+ */
+const TOOLS = {
+    get_tree: getTree,
+    get_file: getFile,
+    get_files: getFiles,
+    list_commits: listCommits,
+    get_commit: getCommit,
+    push_files: pushFiles,
+};
+const ALL_TOOLS = Object.values(TOOLS);
+/** The definition of a tool by name, or undefined for a name no tool has. */
+function toolNamed(name) {
+    return Object.hasOwn(TOOLS, name) ? TOOLS[name] : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/gateway/calls.ts
+
+
+
+/**
+ * Follows the tools/call requests of one HTTP request from arrival to answer, so that every call gets a
+ * ledger record, including the ones the SDK answers itself (unknown tool, invalid arguments).
+ */
+class CallTracker {
+    services;
+    calls = new Map();
+    idleWaiters = [];
+    constructor(services) {
+        this.services = services;
+    }
+    begin(message) {
+        if (!('method' in message) || message.method !== 'tools/call' || !('id' in message))
+            return;
+        const params = (message.params ?? {});
+        this.calls.set(message.id, {
+            tool: typeof params.name === 'string' ? params.name : String(params.name),
+            started: Date.now(),
+            meter: this.services.meter.start(),
+            notes: { paths: [] },
+            requested: requestedPaths(toolNamed(String(params.name)), params.arguments),
+        });
+    }
+    /** Resolves once every call seen so far has its answer (and its ledger record). */
+    idle() {
+        if (this.calls.size === 0)
+            return Promise.resolve();
+        return new Promise((resolve) => this.idleWaiters.push(resolve));
+    }
+    get(id) {
+        return this.calls.get(id);
+    }
+    /**
+     * Answers on their way out. A call no handler saw (unknown tool, invalid arguments: the SDK answered
+     * itself) is recorded here, its answer filtered like any other.
+     */
+    async finish(message) {
+        if ('method' in message || !('id' in message) || message.id === undefined)
+            return message;
+        const call = this.calls.get(message.id);
+        if (!call || call.outcome)
+            return message;
+        const scrubbed = await this.scrubUnhandled(message);
+        call.notes.paths = call.requested;
+        await this.complete(message.id, { decision: 'refused', reason: scrubbed.text });
+        return scrubbed.message;
+    }
+    /** Writes the call's ledger record. Handlers call this before answering, so a hang-up loses nothing. */
+    async complete(id, outcome) {
+        const call = this.calls.get(id);
+        if (!call || call.outcome)
+            return;
+        call.outcome = outcome;
+        const { notes } = call;
+        const record = {
+            event: 'call',
+            perimeter: this.services.perimeter,
+            tool: call.tool,
+            paths: notes.paths,
+            decision: outcome.decision,
+            upstream: call.meter.stop(),
+            duration_ms: Date.now() - call.started,
+            ...(notes.sha !== undefined ? { sha: notes.sha } : {}),
+            ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}),
+            ...(notes.refusedFor !== undefined ? { refused_for: notes.refusedFor } : {}),
+            ...(notes.commit !== undefined ? { commit: notes.commit } : {}),
+            ...(notes.message !== undefined ? { message: notes.message } : {}),
+            ...(notes.content !== undefined ? { content: notes.content } : {}),
+            ...(outcome.hidden ? { hidden_values: outcome.hidden, hidden_kinds: outcome.kinds ?? {} } : {}),
+        };
+        try {
+            await this.services.ledger.append(await this.scrubRecord(record));
+        }
+        catch (error) {
+            this.services.log(`ledger append failed: ${error.code ?? 'error'}`);
+        }
+        this.calls.delete(id);
+        if (this.calls.size === 0)
+            for (const resolve of this.idleWaiters.splice(0))
+                resolve();
+    }
+    /** Tool names, paths and reasons can carry what an agent typed, secrets included: they pass the filter too. */
+    async scrubRecord(record) {
+        const { tool, paths, reason, sha, content } = record;
+        try {
+            return {
+                ...record,
+                ...(await new Redactor(this.services.filter).walk({ tool, paths, reason, sha, content })),
+            };
+        }
+        catch {
+            return {
+                ...record,
+                tool: '[withheld]',
+                paths: paths.map(() => '[withheld]'),
+                content: content?.map((c) => ({ ...c, path: '[withheld]' })),
+                reason: 'withheld: the filter failed',
+                sha: undefined,
+            };
+        }
+    }
+    /** Answers the SDK produced without a handler echo the agent's own arguments; they pass the filter too. */
+    async scrubUnhandled(message) {
+        const redact = async (text) => {
+            try {
+                return (await this.services.filter.redact(text)).text;
+            }
+            catch {
+                return 'the answer could not be checked for secrets, so it is withheld';
+            }
+        };
+        if ('error' in message) {
+            const text = await redact(message.error.message);
+            return { message: { ...message, error: { code: message.error.code, message: text } }, text };
+        }
+        if ('result' in message) {
+            const content = Array.isArray(message.result.content)
+                ? message.result.content
+                : [];
+            const texts = await Promise.all(content.map((c) => c.type === 'text' && typeof c.text === 'string' ? redact(c.text) : Promise.resolve('')));
+            const text = texts.join('\n');
+            return { message: { ...message, result: { content: [{ type: 'text', text }], isError: true } }, text };
+        }
+        return { message, text: '' };
+    }
+}
+/** A transport that shows every incoming message to the tracker first and every answer on its way out. */
+class TrackingTransport {
+    inner;
+    tracker;
+    onclose;
+    onerror;
+    onmessage;
+    constructor(inner, tracker) {
+        this.inner = inner;
+        this.tracker = tracker;
+        inner.onclose = () => this.onclose?.();
+        inner.onerror = (error) => this.onerror?.(error);
+        inner.onmessage = (message, extra) => {
+            tracker.begin(message);
+            this.onmessage?.(message, extra);
+        };
+    }
+    get sessionId() {
+        return this.inner.sessionId;
+    }
+    setProtocolVersion = (version) => this.inner.setProtocolVersion?.(version);
+    start() {
+        return this.inner.start();
+    }
+    async send(message, options) {
+        return this.inner.send(await this.tracker.finish(message), options);
+    }
+    close() {
+        return this.inner.close();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/gateway/guard.ts
+
+/** SHA-256 of a secret: compared digest to digest, so neither content nor length leaks through timing. */
+function secretDigest(secret) {
+    return (0,external_node_crypto_.createHash)('sha256').update(secret, 'utf8').digest();
+}
+/** Whether an Authorization header carries the bearer secret with this digest. */
+function bearerMatches(header, expected) {
+    const match = /^Bearer +(\S+) *$/i.exec(header ?? '');
+    const given = secretDigest(match?.[1] ?? '');
+    return (0,external_node_crypto_.timingSafeEqual)(given, expected) && match !== null;
+}
+const LOOPBACK_HOST = /^(?:127\.0\.0\.1|localhost|\[::1\])(?::(\d{1,5}))?$/i;
+/**
+ * DNS rebinding protection: a browser page on another name resolving to 127.0.0.1 still sends its own
+ * name in Host, and its own origin in Origin.
+ */
+function loopbackRequest(host, origin) {
+    if (host === undefined || !LOOPBACK_HOST.test(host))
+        return false;
+    if (origin === undefined)
+        return true;
+    try {
+        const url = new URL(origin);
+        return (url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK_HOST.test(url.host);
+    }
+    catch {
+        return false;
     }
 }
 
@@ -96372,13 +96895,21 @@ const EMPTY_COMPLETION_RESULT = {
     }
 };
 //# sourceMappingURL=mcp.js.map
+;// CONCATENATED MODULE: ./package.json
+const package_namespaceObject = {"rE":"0.1.0"};
+;// CONCATENATED MODULE: ./src/version.ts
+
+/** The package version, from package.json (the bundles carry it inline). */
+const src_version_VERSION = package_namespaceObject.rE;
+
 ;// CONCATENATED MODULE: ./src/gateway/mcp-server.ts
 
 
 
 
+
 const SERVER_NAME = 'perimeter';
-const SERVER_VERSION = '0.1.0';
+const SERVER_VERSION = src_version_VERSION;
 const redactedSchema = object({ count: schemas_number(), kinds: record(schemas_string(), schemas_number()) })
     .optional()
     .describe('secret-looking values the gateway hid from this answer');
@@ -96555,66 +97086,6 @@ function readableRuns(bytes) {
     return { text: runs.join('\n'), packed: format?.name ?? null };
 }
 
-;// CONCATENATED MODULE: ./src/gateway/file-answer.ts
-
-/** Files larger than this are described, not sent: an agent's context is no place for them. */
-const MAX_READ_BYTES = 1_048_576;
-const fileAnswerSchema = object({
-    path: schemas_string(),
-    type: schemas_enum(['file', 'symlink', 'submodule']),
-    sha: schemas_string(),
-    size: schemas_number().optional(),
-    executable: schemas_boolean().optional(),
-    encoding: literal('utf-8').optional(),
-    content: schemas_string().optional().describe('present for text files up to the size limit'),
-    target: schemas_string().optional().describe('a symlink target, never followed'),
-    note: schemas_string().optional().describe('why content is absent: binary or too large'),
-});
-/** Decodes strict UTF-8 without NUL bytes; null means binary. */
-function decodeText(data) {
-    if (data.includes(0))
-        return null;
-    try {
-        return new TextDecoder('utf-8', { fatal: true }).decode(data);
-    }
-    catch {
-        return null;
-    }
-}
-async function answerFile(view, entry) {
-    const base = { path: entry.path, sha: entry.sha };
-    if (entry.type === 'commit')
-        return { ...base, type: 'submodule', note: `submodule at commit ${entry.sha}` };
-    if (entry.size !== undefined && entry.size > MAX_READ_BYTES)
-        return tooLarge(entry, entry.size);
-    const data = await view.blob(entry.sha);
-    if (data.length > MAX_READ_BYTES)
-        return tooLarge(entry, data.length);
-    const text = decodeText(data);
-    if (entry.mode === '120000') {
-        return {
-            ...base,
-            type: 'symlink',
-            size: data.length,
-            ...(text === null ? { note: 'symlink with a binary target' } : { target: text }),
-        };
-    }
-    const file = { ...base, type: 'file', size: data.length, executable: entry.mode === '100755' };
-    if (text === null)
-        return { ...file, note: `binary file, ${data.length} bytes; content not shown` };
-    return { ...file, encoding: 'utf-8', content: text };
-}
-function tooLarge(entry, size) {
-    return {
-        path: entry.path,
-        sha: entry.sha,
-        type: 'file',
-        size,
-        executable: entry.mode === '100755',
-        note: `file too large to show: ${size} bytes, the limit is ${MAX_READ_BYTES}`,
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/gateway/tree-index.ts
 
 /** A whole tree, every entry by its full path, and what one perimeter may see of it. */
@@ -96712,219 +97183,112 @@ function indexAfterPush(base, written, deletions, expected) {
     return new TreeIndex(expected, [...entries.values()]);
 }
 
-;// CONCATENATED MODULE: ./src/gateway/push.ts
-
-
-
-
-
-
-
-
-
-/** Attempts to land one push while the branch moves under unrelated commits. */
-const MAX_ATTEMPTS = 3;
+;// CONCATENATED MODULE: ./src/gateway/push-plan.ts
 /**
- * push_files: everything is checked before anything is written, one commit lands fast-forward only, and
- * a branch that moved meanwhile never loses a write silently. Pushes from this process run one at a time.
+ * push_files decided without I/O: which paths may be pushed and why not, what the commit's tree changes
+ * are, and what a moved branch means for the push. The landing (push-landing.ts) does the writes and the
+ * retries by these decisions; the pusher (push.ts) runs the two in order.
  */
-class Pusher {
-    view;
-    filter;
-    queue = Promise.resolve();
-    constructor(view, filter) {
-        this.view = view;
-        this.filter = filter;
-    }
-    push(perimeter, request, notes) {
-        const run = this.queue.then(() => this.pushNow(perimeter, request, notes));
-        this.queue = run.catch(() => undefined);
-        return run;
-    }
-    async pushNow(perimeter, request, notes) {
-        const deletions = request.deletions ?? [];
-        notes.paths.push(...request.files.map((f) => f.path), ...deletions);
-        notes.message = digest(new TextEncoder().encode(request.message));
-        const problems = [];
-        const files = this.prepare(perimeter, request, deletions, problems);
-        notes.content = files.map((f) => ({ path: f.path, ...digest(f.bytes) }));
-        const unscanned = [];
-        if (problems.length === 0) {
-            const credentials = await this.credentialProblems(perimeter, request.message, files, unscanned);
-            if (credentials.length > 0)
-                notes.refusedFor = ['credential'];
-            problems.push(...credentials);
+
+
+
+
+
+
+
+/** The files decoded and every path, permission and limit checked; each problem is one line. */
+function checkRequest(perimeter, request) {
+    const { limits } = perimeter.spec;
+    const deletions = request.deletions ?? [];
+    const problems = [];
+    const count = request.files.length + deletions.length;
+    if (count === 0)
+        problems.push('nothing to push: no files and no deletions');
+    if (count > limits.filesPerPush)
+        problems.push(`${count} paths, the limit is ${limits.filesPerPush} per push`);
+    const seen = new Set();
+    const checkPath = (path) => {
+        const valid = validatePath(path);
+        if (!valid.ok)
+            return void problems.push(`${JSON.stringify(path)}: invalid path: ${valid.reason}`);
+        if (seen.has(path))
+            problems.push(`${path}: named more than once`);
+        seen.add(path);
+        const decision = perimeter.canWrite(path);
+        if (!decision.allowed)
+            problems.push(`${path}: not writable (${decision.rule})`);
+    };
+    const files = [];
+    let total = 0;
+    for (const file of request.files) {
+        checkPath(file.path);
+        const bytes = file.encoding === 'base64' ? decodeBase64(file.content) : new TextEncoder().encode(file.content);
+        if (bytes === null) {
+            problems.push(`${file.path}: content is not valid base64`);
+            continue;
         }
-        if (problems.length > 0)
-            throw refusal(problems, notes);
-        let base = await this.view.snapshot();
-        problems.push(...shapeProblems(base, files, deletions));
-        if (problems.length > 0)
-            throw refusal(problems, notes);
-        const blobs = new Map();
-        for (const file of files)
-            if (file.text === null)
-                blobs.set(file.path, await this.view.upstream.createBlob(file.bytes));
-        const touched = [...files.map((f) => f.path), ...deletions];
-        for (let attempt = 1;; attempt++) {
-            const changes = files.map((f) => {
-                const mode = base.index.get(f.path)?.mode === '100755' ? '100755' : '100644';
-                return f.text === null
-                    ? { path: f.path, mode, sha: blobs.get(f.path) }
-                    : { path: f.path, mode, content: f.text };
-            });
-            for (const path of deletions)
-                changes.push({ path, sha: null });
-            const tree = await this.view.upstream.createTree(base.commit.tree, changes);
-            const result = {
-                head: base.head,
-                files: files.map((f) => f.path),
-                deletions,
-                ...(unscanned.length > 0 ? { unscanned } : {}),
-            };
-            // A write-only file answers alike whatever it held: an unchanged tree still makes a commit when
-            // a written file is unreadable, or `commit: null` would confirm a guess of its content.
-            if (tree === base.commit.tree && files.every((f) => perimeter.canRead(f.path).allowed)) {
-                notes.reason = 'no change: the files already have this content';
-                return { ...result, commit: null };
-            }
-            const commit = await this.view.upstream.createCommit(request.message, tree, [base.head]);
-            if (await this.land(commit)) {
-                notes.commit = commit;
-                this.rememberTree(base, files, blobs, changes, deletions, tree);
-                return { ...result, commit, head: commit };
-            }
-            const next = await this.view.snapshot();
-            const conflicts = touched.filter((p) => changedBetween(base, next, p));
-            conflicts.push(...shapeProblems(next, files, deletions));
-            if (conflicts.length > 0) {
-                notes.reason = `conflict with ${next.head}: ${conflicts.join(', ')}`;
-                throw new ToolError(`push conflict, nothing was written: the branch moved to ${next.head} and that change also touched: ${conflicts.join(', ')}. Read those files again and push again.`, 'failed');
-            }
-            if (attempt >= MAX_ATTEMPTS) {
-                throw new ToolError(`push failed, nothing was written: the branch kept moving (now at ${next.head}); try again`, 'failed');
-            }
-            base = next;
-        }
-    }
-    /** The pushed tree's index, built from the base's: the next read lists nothing again. */
-    rememberTree(base, files, blobs, changes, deletions, tree) {
-        const written = files.map((file, i) => ({
+        if (bytes.length > limits.bytesPerFile)
+            problems.push(`${file.path}: ${bytes.length} bytes, the limit is ${limits.bytesPerFile} per file`);
+        total += bytes.length;
+        files.push({
             path: file.path,
-            mode: changes[i].mode,
-            sha: blobs.get(file.path) ?? blobSha(file.bytes),
-            size: file.bytes.length,
-        }));
-        const index = indexAfterPush(base.index, written, deletions, tree);
-        if (index)
-            this.view.remember(index);
+            bytes,
+            text: file.encoding === 'base64' ? decodeText(bytes) : file.content,
+        });
     }
-    /** Moves the branch to `commit`: true when it landed, false when the branch had moved; throws otherwise. */
-    async land(commit) {
-        try {
-            await this.view.upstream.updateBranch(this.view.branch, commit);
-            return true;
-        }
-        catch (error) {
-            if (error instanceof UpstreamError && error.code === 'not_fast_forward')
-                return false;
-            // the update may have landed with its answer lost on the way back
-            if ((await this.view.upstream.tryGetBranchHead(this.view.branch).catch(() => null)) === commit)
-                return true;
-            throw error;
-        }
-    }
-    /** Decodes and checks every path and size; problems go to `problems`, one line each. */
-    prepare(perimeter, request, deletions, problems) {
-        const { limits } = perimeter.spec;
-        const count = request.files.length + deletions.length;
-        if (count === 0)
-            problems.push('nothing to push: no files and no deletions');
-        if (count > limits.filesPerPush)
-            problems.push(`${count} paths, the limit is ${limits.filesPerPush} per push`);
-        const seen = new Set();
-        const checkPath = (path) => {
-            const valid = validatePath(path);
-            if (!valid.ok)
-                return void problems.push(`${JSON.stringify(path)}: invalid path: ${valid.reason}`);
-            if (seen.has(path))
-                problems.push(`${path}: named more than once`);
-            seen.add(path);
-            const decision = perimeter.canWrite(path);
-            if (!decision.allowed)
-                problems.push(`${path}: not writable (${decision.rule})`);
-        };
+    if (total > limits.bytesPerPush)
+        problems.push(`${total} bytes in all, the limit is ${limits.bytesPerPush} per push`);
+    for (const path of deletions) {
+        checkPath(path);
         // Deleting answers by whether the file exists, so it needs read access: a write-only path must
         // answer alike whether or not something is there.
-        const checkDeletion = (path) => {
-            checkPath(path);
-            if (validatePath(path).ok && perimeter.canWrite(path).allowed && !perimeter.canRead(path).allowed)
-                problems.push(`${path}: cannot delete a path this endpoint cannot read`);
-        };
-        const prepared = [];
-        let total = 0;
-        for (const file of request.files) {
-            checkPath(file.path);
-            const bytes = file.encoding === 'base64' ? decodeBase64(file.content) : new TextEncoder().encode(file.content);
-            if (bytes === null) {
-                problems.push(`${file.path}: content is not valid base64`);
-                continue;
-            }
-            if (bytes.length > limits.bytesPerFile)
-                problems.push(`${file.path}: ${bytes.length} bytes, the limit is ${limits.bytesPerFile} per file`);
-            total += bytes.length;
-            prepared.push({
-                path: file.path,
-                bytes,
-                text: file.encoding === 'base64' ? decodeText(bytes) : file.content,
-            });
-        }
-        if (total > limits.bytesPerPush)
-            problems.push(`${total} bytes in all, the limit is ${limits.bytesPerPush} per push`);
-        for (const path of deletions)
-            checkDeletion(path);
-        return prepared;
+        if (validatePath(path).ok && perimeter.canWrite(path).allowed && !perimeter.canRead(path).allowed)
+            problems.push(`${path}: cannot delete a path this endpoint cannot read`);
     }
-    async credentialProblems(perimeter, message, files, unscanned) {
-        const allowed = perimeter.spec.allowSecretsIn.length > 0
-            ? picomatch_default()(perimeter.spec.allowSecretsIn, GLOB_OPTIONS)
-            : () => false;
-        const problems = [];
-        const inMessage = await this.filter.findCredentials(message);
-        if (inMessage.length > 0)
-            problems.push(`the commit message looks like it contains a credential (${[...new Set(inMessage)].join(', ')})`);
-        const inPaths = await this.filter.findCredentials(files.map((file) => file.path).join('\n'));
-        if (inPaths.length > 0)
-            problems.push(`a file path looks like it contains a credential (${[...new Set(inPaths)].join(', ')})`);
-        for (const file of files) {
-            if (allowed(file.path))
-                continue;
-            let text = file.text ?? decodeText(file.bytes);
-            if (text === null) {
-                // binary: its readable runs are scanned; what is compressed or encrypted cannot be
-                const runs = readableRuns(file.bytes);
-                text = runs.text;
-                if (runs.packed !== null)
-                    unscanned.push(`${file.path}: ${runs.packed}; only its uncompressed parts were scanned`);
-            }
-            const kinds = await this.filter.findCredentials(text);
-            if (kinds.length > 0)
-                problems.push(`${file.path}: looks like it contains a credential (${[...new Set(kinds)].join(', ')})`);
+    return { files, deletions, problems };
+}
+/**
+ * Credentials in the message, the paths and every file's content (binary: its readable runs), except files
+ * the perimeter's `allow-secrets-in` names. The filter only computes; it does no I/O.
+ */
+async function credentialProblems(perimeter, message, files, filter) {
+    const problems = [];
+    const unscanned = [];
+    const kindsOf = (kinds) => [...new Set(kinds)].join(', ');
+    const inMessage = await filter.findCredentials(message);
+    if (inMessage.length > 0)
+        problems.push(`the commit message looks like it contains a credential (${kindsOf(inMessage)})`);
+    const inPaths = await filter.findCredentials(files.map((file) => file.path).join('\n'));
+    if (inPaths.length > 0)
+        problems.push(`a file path looks like it contains a credential (${kindsOf(inPaths)})`);
+    for (const file of files) {
+        if (perimeter.allowsSecretsIn(file.path) !== null)
+            continue;
+        let text = file.text ?? decodeText(file.bytes);
+        if (text === null) {
+            // binary: its readable runs are scanned; what is compressed or encrypted cannot be
+            const runs = readableRuns(file.bytes);
+            text = runs.text;
+            if (runs.packed !== null)
+                unscanned.push(`${file.path}: ${runs.packed}; only its uncompressed parts were scanned`);
         }
-        return problems;
+        const kinds = await filter.findCredentials(text);
+        if (kinds.length > 0)
+            problems.push(`${file.path}: looks like it contains a credential (${kindsOf(kinds)})`);
     }
+    return { problems, unscanned };
 }
 /** Paths whose shape at `snapshot` makes the push impossible: missing deletions, directories, files as parents. */
-function shapeProblems(snapshot, files, deletions) {
+function shapeProblems(snapshot, plan) {
     const problems = [];
-    for (const path of deletions) {
+    for (const path of plan.deletions) {
         const entry = snapshot.index.get(path);
         if (!entry)
             problems.push(`${path}: cannot delete, no such file`);
         else if (entry.type === 'tree')
             problems.push(`${path}: cannot delete a directory; name its files`);
     }
-    for (const { path } of files) {
+    for (const { path } of plan.files) {
         if (snapshot.index.get(path)?.type === 'tree')
             problems.push(`${path}: is a directory`);
         for (let dir = parentOf(path); dir !== ''; dir = parentOf(dir)) {
@@ -96937,14 +97301,55 @@ function shapeProblems(snapshot, files, deletions) {
     }
     return problems;
 }
-function changedBetween(a, b, path) {
-    const x = a.index.get(path);
-    const y = b.index.get(path);
-    return x?.sha !== y?.sha || x?.mode !== y?.mode;
+/**
+ * The commit's tree changes on top of `base`: an executable file stays executable, text goes inline,
+ * binary content by the blob already written for it, deletions as `sha: null`.
+ */
+function treeChanges(base, plan, blobs) {
+    const changes = plan.files.map((f) => {
+        const mode = base.index.get(f.path)?.mode === '100755' ? '100755' : '100644';
+        return f.text === null
+            ? { path: f.path, mode, sha: blobs.get(f.path) }
+            : { path: f.path, mode, content: f.text };
+    });
+    for (const path of plan.deletions)
+        changes.push({ path, sha: null });
+    return changes;
 }
+/**
+ * Whether an unchanged tree answers "no change" without a commit. A write-only file answers alike whatever
+ * it held: when a written file is unreadable the commit is made anyway, or `commit: null` would confirm a
+ * guess of its content.
+ */
+function isNoChange(perimeter, base, tree, plan) {
+    return tree === base.commit.tree && plan.files.every((f) => perimeter.canRead(f.path).allowed);
+}
+/** Why a push cannot be retried on `next` after the branch moved from `base`: the paths both changed. */
+function conflicts(base, next, plan) {
+    const touched = [...plan.files.map((f) => f.path), ...plan.deletions];
+    const changed = touched.filter((path) => {
+        const x = base.index.get(path);
+        const y = next.index.get(path);
+        return x?.sha !== y?.sha || x?.mode !== y?.mode;
+    });
+    return [...changed, ...shapeProblems(next, plan)];
+}
+/** The written files as the new tree holds them, for the index after the push. */
+function writtenFiles(plan, changes, blobs) {
+    return plan.files.map((file, i) => ({
+        path: file.path,
+        mode: changes[i].mode,
+        sha: blobs.get(file.path) ?? blobSha(file.bytes),
+        size: file.bytes.length,
+    }));
+}
+/** The answer to a refused push; the ledger gets every problem as its reason. */
 function refusal(problems, notes) {
     notes.reason = problems.join('; ');
     return new ToolError(`push refused, nothing was written:\n${problems.map((p) => `- ${p}`).join('\n')}`, 'refused');
+}
+function digest(data) {
+    return { length: data.length, sha256: (0,external_node_crypto_.createHash)('sha256').update(data).digest('hex') };
 }
 function decodeBase64(text) {
     const compact = text.replace(/\s+/g, '');
@@ -96952,8 +97357,118 @@ function decodeBase64(text) {
         return null;
     return Buffer.from(compact, 'base64');
 }
-function digest(data) {
-    return { length: data.length, sha256: (0,external_node_crypto_.createHash)('sha256').update(data).digest('hex') };
+
+;// CONCATENATED MODULE: ./src/gateway/push-landing.ts
+
+
+
+
+/** Attempts to land one push while the branch moves under unrelated commits. */
+const MAX_ATTEMPTS = 3;
+/**
+ * The Git Data API landing: blobs for binary files, one tree with inline text, one commit, then a
+ * fast-forward-only ref update; a branch that moved meanwhile never loses a write silently.
+ */
+class GitDataLanding {
+    view;
+    constructor(view) {
+        this.view = view;
+    }
+    async land(perimeter, plan, notes) {
+        const { upstream } = this.view;
+        let base = await this.view.snapshot();
+        const shape = shapeProblems(base, plan);
+        if (shape.length > 0)
+            throw refusal(shape, notes);
+        const blobs = new Map();
+        for (const file of plan.files)
+            if (file.text === null)
+                blobs.set(file.path, await upstream.createBlob(file.bytes));
+        for (let attempt = 1;; attempt++) {
+            const changes = treeChanges(base, plan, blobs);
+            const tree = await upstream.createTree(base.commit.tree, changes);
+            const result = {
+                head: base.head,
+                files: plan.files.map((f) => f.path),
+                deletions: plan.deletions,
+                ...(plan.unscanned.length > 0 ? { unscanned: plan.unscanned } : {}),
+            };
+            if (isNoChange(perimeter, base, tree, plan)) {
+                notes.reason = 'no change: the files already have this content';
+                return { ...result, commit: null };
+            }
+            const commit = await upstream.createCommit(plan.message, tree, [base.head]);
+            if (await this.moveBranch(commit)) {
+                notes.commit = commit;
+                const index = indexAfterPush(base.index, writtenFiles(plan, changes, blobs), plan.deletions, tree);
+                if (index)
+                    this.view.remember(index);
+                return { ...result, commit, head: commit };
+            }
+            const next = await this.view.snapshot();
+            const blocking = conflicts(base, next, plan);
+            if (blocking.length > 0) {
+                notes.reason = `conflict with ${next.head}: ${blocking.join(', ')}`;
+                throw new ToolError(`push conflict, nothing was written: the branch moved to ${next.head} and that change also touched: ${blocking.join(', ')}. Read those files again and push again.`, 'failed');
+            }
+            if (attempt >= MAX_ATTEMPTS) {
+                throw new ToolError(`push failed, nothing was written: the branch kept moving (now at ${next.head}); try again`, 'failed');
+            }
+            base = next;
+        }
+    }
+    /** Moves the branch to `commit`: true when it landed, false when the branch had moved; throws otherwise. */
+    async moveBranch(commit) {
+        const { upstream, branch } = this.view;
+        try {
+            await upstream.updateBranch(branch, commit);
+            return true;
+        }
+        catch (error) {
+            if (error instanceof UpstreamError && error.code === 'not_fast_forward')
+                return false;
+            // the update may have landed with its answer lost on the way back
+            if ((await upstream.tryGetBranchHead(branch).catch(() => null)) === commit)
+                return true;
+            throw error;
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/gateway/push.ts
+
+
+/**
+ * push_files: everything is checked (push-plan.ts) before anything is written, then the landing makes one
+ * commit on the bound branch. Pushes from this process run one at a time.
+ */
+class Pusher {
+    filter;
+    queue = Promise.resolve();
+    landing;
+    constructor(view, filter, landing) {
+        this.filter = filter;
+        this.landing = landing ?? new GitDataLanding(view);
+    }
+    push(perimeter, request, notes) {
+        const run = this.queue.then(() => this.pushNow(perimeter, request, notes));
+        this.queue = run.catch(() => undefined);
+        return run;
+    }
+    async pushNow(perimeter, request, notes) {
+        const { files, deletions, problems } = checkRequest(perimeter, request);
+        notes.paths.push(...request.files.map((f) => f.path), ...deletions);
+        notes.message = digest(new TextEncoder().encode(request.message));
+        notes.content = files.map((f) => ({ path: f.path, ...digest(f.bytes) }));
+        if (problems.length > 0)
+            throw refusal(problems, notes);
+        const scan = await credentialProblems(perimeter, request.message, files, this.filter);
+        if (scan.problems.length > 0) {
+            notes.refusedFor = ['credential'];
+            throw refusal(scan.problems, notes);
+        }
+        return this.landing.land(perimeter, { message: request.message, files, deletions, unscanned: scan.unscanned }, notes);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/github/whole-tree.ts
@@ -97327,396 +97842,6 @@ class TrustedInstructions {
     }
 }
 
-;// CONCATENATED MODULE: ./src/gateway/tools/commit-schema.ts
-
-const signature = object({ name: schemas_string(), email: schemas_string(), date: schemas_string() });
-/** A commit as agents see it. Parents are left out: a parent may be a commit this endpoint hides. */
-const commitSummarySchema = object({
-    sha: schemas_string(),
-    message: schemas_string(),
-    author: signature,
-    committer: signature,
-});
-function summarize(commit) {
-    return { sha: commit.sha, message: commit.message, author: commit.author, committer: commit.committer };
-}
-
-;// CONCATENATED MODULE: ./src/gateway/tools/get-commit.ts
-
-
-
-const SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-const getCommit = defineTool({
-    name: 'get_commit',
-    description: 'One commit of the bound branch: message, author, and the files it changed that this endpoint may read. omitted_count tells how many other changed files are not shown.',
-    readOnly: true,
-    destructive: false,
-    inputSchema: { sha: schemas_string().describe('full commit SHA (40 hex characters)') },
-    outputSchema: {
-        ...commitSummarySchema.shape,
-        files: array(object({
-            path: schemas_string(),
-            status: schemas_enum(['added', 'modified', 'deleted']),
-            sha: schemas_string().optional(),
-            previous_sha: schemas_string().optional(),
-        })),
-        omitted_count: schemas_number(),
-    },
-    async handler({ sha: raw }, { perimeter, view, history, notes }) {
-        notes.sha = raw;
-        const sha = raw.toLowerCase();
-        if (!SHA.test(sha))
-            throw new ToolError(`invalid commit SHA ${JSON.stringify(raw)}: expected 40 hexadecimal characters`, 'refused');
-        const absent = new ToolError(`commit ${sha} not found`, 'absent');
-        const head = await view.upstream.getBranchHead(view.branch);
-        if (!(await history.reachable(sha, head))) {
-            notes.refused = true;
-            notes.reason = 'not reachable from the bound branch';
-            throw absent;
-        }
-        const commit = await view.commit(sha);
-        const changes = await history.commitChanges(commit);
-        const files = changes.filter((c) => perimeter.canRead(c.path).allowed);
-        if (files.length === 0) {
-            notes.refused = true;
-            notes.reason = 'changes no readable path';
-            throw absent;
-        }
-        notes.paths.push(...files.map((f) => f.path));
-        return {
-            structured: {
-                ...summarize(commit),
-                files: files.map((f) => ({
-                    path: f.path,
-                    status: f.status,
-                    ...(f.sha ? { sha: f.sha } : {}),
-                    ...(f.previousSha ? { previous_sha: f.previousSha } : {}),
-                })),
-                omitted_count: changes.length - files.length,
-            },
-        };
-    },
-});
-
-;// CONCATENATED MODULE: ./src/gateway/tools/paths.ts
-
-
-/** A valid repository path, or a refusal quoting what was wrong with it. */
-function requirePath(input, hint = '') {
-    const check = validatePath(input);
-    if (!check.ok)
-        throw new ToolError(`invalid path ${JSON.stringify(input)}: ${check.reason}${hint}`, 'refused');
-    return check.path;
-}
-/**
- * The one answer for a path that is hidden or missing: the same text in both cases, so the gateway is no
- * oracle for what it hides.
- */
-function absent(path) {
-    return new ToolError(`${JSON.stringify(path)} not found`, 'absent');
-}
-
-;// CONCATENATED MODULE: ./src/gateway/tools/get-file.ts
-
-
-
-
-const getFile = defineTool({
-    name: 'get_file',
-    description: 'Read one file at the head of the bound branch. Text files come back as UTF-8 content; binary and very large files are described (size, note) instead.',
-    readOnly: true,
-    destructive: false,
-    inputSchema: { path: schemas_string().describe('repository-relative path, e.g. "src/index.ts"') },
-    outputSchema: fileAnswerSchema.shape,
-    async handler({ path: raw }, { perimeter, view, instructions, notes }) {
-        notes.paths.push(raw);
-        const path = requirePath(raw);
-        if (instructions?.applies(perimeter, path)) {
-            const trusted = perimeter.canRead(path).allowed ? await instructions.read(path) : null;
-            if (trusted === null) {
-                notes.reason = `agent instruction file, not at the trusted ref ${instructions.ref} or not readable`;
-                throw absent(path);
-            }
-            return { structured: trusted, text: trusted.content };
-        }
-        const { index } = await view.snapshot();
-        const entry = index.get(path);
-        const readable = index.readable(perimeter);
-        if (entry?.type === 'tree' && readable.dirs.has(path)) {
-            throw new ToolError(`${JSON.stringify(path)} is a directory; use get_tree`, 'refused');
-        }
-        if (!entry || entry.type === 'tree' || !readable.files.has(path)) {
-            notes.refused = entry !== undefined;
-            notes.reason =
-                entry && entry.type !== 'tree'
-                    ? `hidden: ${perimeter.canRead(path).rule}`
-                    : entry
-                        ? 'hidden directory'
-                        : 'no such file';
-            throw absent(path);
-        }
-        const file = await answerFile(view, entry);
-        return { structured: file, ...(file.content !== undefined ? { text: file.content } : {}) };
-    },
-});
-
-;// CONCATENATED MODULE: ./src/gateway/tools/get-files.ts
-
-
-
-
-const MAX_PATHS = 100;
-/** Total content one answer carries; files past it are described, to be read one by one. */
-const MAX_ANSWER_BYTES = 4 * 1_048_576;
-const getFiles = defineTool({
-    name: 'get_files',
-    description: `Read up to ${MAX_PATHS} files at the head of the bound branch in one call. Each path answers with its content or with an error ("not found", "invalid path").`,
-    readOnly: true,
-    destructive: false,
-    inputSchema: {
-        paths: array(schemas_string()).min(1).max(MAX_PATHS).describe('repository-relative paths'),
-    },
-    outputSchema: {
-        files: array(union([fileAnswerSchema, object({ path: schemas_string(), error: schemas_string() })])),
-    },
-    async handler({ paths }, { perimeter, view, instructions, notes }) {
-        notes.paths.push(...paths);
-        const { index } = await view.snapshot();
-        const readable = index.readable(perimeter);
-        const hidden = [];
-        let budget = MAX_ANSWER_BYTES;
-        const files = [];
-        for (const path of paths) {
-            const check = validatePath(path);
-            const entry = check.ok ? index.get(path) : undefined;
-            if (!check.ok) {
-                files.push({ path, error: `invalid path: ${check.reason}` });
-                continue;
-            }
-            let file;
-            if (instructions?.applies(perimeter, path)) {
-                const trusted = perimeter.canRead(path).allowed ? await instructions.read(path) : null;
-                if (trusted === null) {
-                    files.push({ path, error: 'not found' });
-                    continue;
-                }
-                file = trusted;
-            }
-            else {
-                if (entry?.type === 'tree' && readable.dirs.has(path)) {
-                    files.push({ path, error: 'is a directory; use get_tree' });
-                    continue;
-                }
-                if (!entry || entry.type === 'tree' || !readable.files.has(path)) {
-                    if (entry && entry.type !== 'tree')
-                        hidden.push(path);
-                    files.push({ path, error: 'not found' });
-                    continue;
-                }
-                file = await answerFile(view, entry);
-            }
-            if (file.content !== undefined && file.content.length > budget) {
-                const { content: _omitted, encoding: _none, ...rest } = file;
-                files.push({
-                    ...rest,
-                    note: 'not shown: this answer reached its size limit; read this file on its own',
-                });
-                continue;
-            }
-            budget -= file.content?.length ?? 0;
-            files.push(file);
-        }
-        if (hidden.length > 0)
-            notes.reason = `hidden: ${hidden.join(', ')}`;
-        return { structured: { files } };
-    },
-});
-
-;// CONCATENATED MODULE: ./src/gateway/tools/get-tree.ts
-
-
-
-const MAX_ENTRIES = 10_000;
-const ROOT_HINT = ' (leave path out to list the repository root)';
-const entrySchema = object({
-    path: schemas_string(),
-    type: schemas_enum(['file', 'dir', 'symlink', 'submodule']),
-    size: schemas_number().optional(),
-    sha: schemas_string().optional(),
-});
-const getTree = defineTool({
-    name: 'get_tree',
-    description: 'List files and directories at the head of the bound branch, under an optional directory. Only what this endpoint may read is listed; a directory appears only if it holds something readable.',
-    readOnly: true,
-    destructive: false,
-    inputSchema: {
-        path: schemas_string().optional().describe('directory to list; the repository root when omitted'),
-        recursive: schemas_boolean().optional().describe('list everything below, not only direct entries'),
-    },
-    outputSchema: {
-        path: schemas_string(),
-        entries: array(entrySchema),
-        truncated: schemas_boolean().describe(`true when more than ${MAX_ENTRIES} entries were found`),
-    },
-    async handler({ path: raw, recursive }, { perimeter, view, notes }) {
-        if (raw !== undefined)
-            notes.paths.push(raw);
-        const dir = raw === undefined || raw === '' ? '' : requirePath(raw, ROOT_HINT);
-        const { index } = await view.snapshot();
-        const readable = index.readable(perimeter);
-        if (dir !== '' && !readable.dirs.has(dir)) {
-            if (readable.files.has(dir))
-                throw new ToolError(`${JSON.stringify(dir)} is a file; use get_file`, 'refused');
-            notes.refused = index.get(dir) !== undefined;
-            notes.reason = notes.refused ? 'hidden: nothing readable there' : 'no such directory';
-            throw absent(dir);
-        }
-        const entries = [];
-        const truncated = list(index, readable, dir, recursive === true, entries);
-        return { structured: { path: dir, entries, truncated } };
-    },
-});
-/** Fills `out` in tree order; true when it stopped at the limit. */
-function list(index, readable, dir, recursive, out) {
-    for (const entry of [...index.children(dir)].sort(byPath)) {
-        if (out.length >= MAX_ENTRIES)
-            return true;
-        if (entry.type === 'tree') {
-            if (!readable.dirs.has(entry.path))
-                continue;
-            out.push({ path: entry.path, type: 'dir' });
-            if (recursive && list(index, readable, entry.path, true, out))
-                return true;
-        }
-        else if (readable.files.has(entry.path)) {
-            out.push(get_tree_describe(entry));
-        }
-    }
-    return false;
-}
-function get_tree_describe(entry) {
-    const type = entry.type === 'commit' ? 'submodule' : entry.mode === '120000' ? 'symlink' : 'file';
-    return {
-        path: entry.path,
-        type,
-        sha: entry.sha,
-        ...(entry.size !== undefined ? { size: entry.size } : {}),
-    };
-}
-function byPath(a, b) {
-    return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
-}
-
-;// CONCATENATED MODULE: ./src/gateway/tools/list-commits.ts
-
-
-
-
-
-const listCommits = defineTool({
-    name: 'list_commits',
-    description: 'Commits on the bound branch that change files this endpoint may read, newest first, optionally only those changing a file or directory.',
-    readOnly: true,
-    destructive: false,
-    inputSchema: {
-        path: schemas_string().optional().describe('only commits changing this file or something below this directory'),
-        per_page: schemas_number().int().min(1).max(100).optional().describe('commits per page, default 30'),
-        page: schemas_number().int().min(1).max(100).optional().describe('page number, default 1'),
-    },
-    outputSchema: {
-        commits: array(commitSummarySchema),
-        page: schemas_number(),
-        per_page: schemas_number(),
-        has_more: schemas_boolean(),
-        incomplete: schemas_boolean().describe(`true when the search stopped after examining ${MAX_SCAN} commits`),
-    },
-    async handler({ path: raw, per_page: perPage = 30, page = 1 }, { perimeter, view, history, notes }) {
-        if (raw !== undefined)
-            notes.paths.push(raw);
-        const within = raw === undefined || raw === ''
-            ? undefined
-            : requirePath(raw, ' (leave path out for the whole branch)');
-        const head = await view.upstream.getBranchHead(view.branch);
-        const found = within !== undefined && (await hiddenAtHead(view, perimeter, head, within))
-            ? await history.asIfNoHistory(head, within)
-            : await history.list(perimeter, head, within, perPage, page);
-        return {
-            structured: {
-                commits: found.commits.map(summarize),
-                page,
-                per_page: perPage,
-                has_more: found.hasMore,
-                incomplete: found.incomplete,
-            },
-        };
-    },
-});
-/**
- * A path that exists at the head with nothing readable at or below it. Its history is not looked into:
- * examining it costs a request per commit where a missing path costs none, and that difference alone
- * would tell a hidden directory from a missing one. (Readable files that were there once and are gone
- * are then not listed for it; list_commits without a path still lists their commits.)
- */
-async function hiddenAtHead(view, perimeter, head, path) {
-    const { index } = await view.snapshotAt(head);
-    if (index.get(path) === undefined)
-        return false;
-    const readable = index.readable(perimeter);
-    return !readable.files.has(path) && !readable.dirs.has(path);
-}
-
-;// CONCATENATED MODULE: ./src/gateway/tools/push-files.ts
-
-
-const pushFiles = defineTool({
-    name: 'push_files',
-    description: 'Write and delete files on the bound branch in one commit. Every path must be writable by this endpoint and within its limits; if anything is wrong the whole call is refused and nothing is written. If the branch moved and the same files changed meanwhile, the call fails with a conflict and the new head. Content carrying credentials is refused, binary content too (its readable text is scanned). Deleting needs read access to the path.',
-    readOnly: false,
-    destructive: true,
-    inputSchema: {
-        message: schemas_string().min(1).max(65_536).describe('commit message'),
-        files: array(object({
-            path: schemas_string().describe('repository-relative path'),
-            content: schemas_string().describe('the whole new content of the file'),
-            encoding: schemas_enum(['utf-8', 'base64']).optional().describe('how content is encoded; default utf-8'),
-        }))
-            .describe('files to create or replace'),
-        deletions: array(schemas_string()).optional().describe('paths of files to delete'),
-    },
-    outputSchema: {
-        commit: schemas_string()
-            .nullable()
-            .describe('the new commit, or null when nothing changed (a write to a file this endpoint cannot read always commits)'),
-        head: schemas_string().describe('the branch head after this call'),
-        files: array(schemas_string()),
-        deletions: array(schemas_string()),
-        unscanned: array(schemas_string())
-            .optional()
-            .describe('binary files whose compressed or encrypted content could not be scanned for credentials'),
-    },
-    async handler(args, { perimeter, pusher, notes }) {
-        const result = await pusher.push(perimeter, args, notes);
-        return { structured: { ...result } };
-    },
-});
-
-;// CONCATENATED MODULE: ./src/gateway/tools/all-tools.ts
-
-
-
-
-
-
-/** Every tool the gateway knows, in the order tools/list shows them. */
-const ALL_TOOLS = [
-    getTree,
-    getFile,
-    getFiles,
-    listCommits,
-    getCommit,
-    pushFiles,
-];
-
 ;// CONCATENATED MODULE: ./src/gateway/tools/select.ts
 
 /**
@@ -97733,6 +97858,7 @@ function selectTools(perimeter, table = ALL_TOOLS) {
 }
 
 ;// CONCATENATED MODULE: ./src/gateway/gateway.ts
+
 
 
 
@@ -97846,10 +97972,81 @@ function checkOptions(options) {
         if (secret === undefined || secret.length < MIN_SECRET_LENGTH) {
             throw new Error(`perimeter "${perimeter.name}" needs a bearer secret of at least ${MIN_SECRET_LENGTH} characters`);
         }
-        if (!perimeter.allowsBranch(options.branch)) {
-            throw new Error(`perimeter "${perimeter.name}" may not be bound to branch "${options.branch}" (its branches: ${perimeter.spec.branches?.join(', ')})`);
-        }
     }
+    checkBranch(options.perimeters, options.branch);
+}
+
+;// CONCATENATED MODULE: ./src/gateway/assemble.ts
+
+
+
+
+
+
+/**
+ * Everything a gateway is built from, the one shape for the action's gateway process (which reads it on
+ * stdin), `perimeter serve`, the benchmarks and the load suite.
+ */
+const gatewayConfigSchema = strictObject({
+    token: schemas_string().min(1),
+    apiUrl: schemas_string().url(),
+    owner: schemas_string().min(1),
+    repo: schemas_string().min(1),
+    branch: schemas_string().min(1),
+    configText: schemas_string(),
+    /** the config's path in the repository: the protected set protects it */
+    configFile: schemas_string().min(1),
+    /** the trusted ref configText was read from: agent instruction files are served from it */
+    configRef: schemas_string().min(1).optional(),
+    /** the perimeters to expose, by the rule of src/policy/exposure.ts; absent: every one the config defines */
+    perimeters: array(schemas_string()).min(1).optional(),
+    /** perimeter name -> bearer secret; a perimeter without one gets a random secret */
+    secrets: record(schemas_string(), schemas_string()).default({}),
+    port: schemas_number().int().min(0).max(65_535).default(0),
+    writesPerMinute: schemas_number().int().min(1).optional(),
+    ledgerPath: schemas_string().min(1),
+    ledgerKey: schemas_string().min(1),
+});
+/** Thrown for a configuration that does not fit the schema; says which fields and why. */
+class GatewayConfigError extends Error {
+    name = 'GatewayConfigError';
+}
+/** The one way to build a gateway: validate the configuration, choose the perimeters, connect, serve. */
+async function assembleGateway(input, hooks = {}) {
+    const config = checkConfig(gatewayConfigSchema, input, 'invalid gateway configuration');
+    const perimeters = selectPerimeters(parseConfig(config.configText, config.configFile), config.perimeters ?? null, config.branch);
+    const upstream = hooks.upstream ??
+        createOctokitUpstream({
+            token: config.token,
+            owner: config.owner,
+            repo: config.repo,
+            baseUrl: config.apiUrl,
+            writesPerMinute: config.writesPerMinute,
+        });
+    if (upstream.owner !== config.owner || upstream.repo !== config.repo)
+        throw new GatewayConfigError(`the upstream is for ${upstream.owner}/${upstream.repo}, the configuration for ${config.owner}/${config.repo}`);
+    const secrets = Object.fromEntries(perimeters.map((p) => [p.name, config.secrets[p.name] ?? (0,external_node_crypto_.randomBytes)(32).toString('base64url')]));
+    const gateway = await startGateway({
+        upstream,
+        branch: config.branch,
+        perimeters,
+        secrets,
+        port: config.port,
+        ledger: { path: config.ledgerPath, key: config.ledgerKey },
+        filter: hooks.filter ??
+            createSecretFilter({ extraSecrets: [config.token, config.ledgerKey, ...Object.values(secrets)] }),
+        ...(hooks.log ? { log: hooks.log } : {}),
+        ...(config.configRef !== undefined ? { instructionsRef: config.configRef } : {}),
+    });
+    return { gateway, upstream, perimeters, secrets };
+}
+/** `value` as `schema` says, or a GatewayConfigError naming every field at fault. */
+function checkConfig(schema, value, what) {
+    const checked = schema.safeParse(value);
+    if (checked.success)
+        return checked.data;
+    const fields = checked.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    throw new GatewayConfigError(`${what}: ${fields.join('; ')}`);
 }
 
 ;// CONCATENATED MODULE: ./src/gateway/child.ts
@@ -97857,27 +98054,14 @@ function checkOptions(options) {
 
 
 
-
-
-
-/** The one JSON document the gateway process reads from stdin. */
-const childConfigSchema = strictObject({
-    token: schemas_string().min(1),
-    apiUrl: schemas_string().url(),
-    owner: schemas_string().min(1),
-    repo: schemas_string().min(1),
-    branch: schemas_string().min(1),
-    configText: schemas_string(),
-    configFile: schemas_string().min(1),
-    /** the trusted ref configText was read from: agent instruction files are served from it */
-    configRef: schemas_string().min(1).optional(),
+/** The one JSON document the gateway process reads from stdin: a gateway configuration and its ready file. */
+const childConfigSchema = gatewayConfigSchema.extend({
+    /** where `{ port, pid }` is written once the gateway serves */
+    readyFile: schemas_string().min(1),
+    // the action always names the perimeters and their secrets: nothing is chosen or made up in the child
     perimeters: array(schemas_string()).min(1),
     secrets: record(schemas_string(), schemas_string()),
     port: schemas_number().int().min(0).max(65_535),
-    writesPerMinute: schemas_number().int().min(1).optional(),
-    ledgerPath: schemas_string().min(1),
-    ledgerKey: schemas_string().min(1),
-    readyFile: schemas_string().min(1),
 });
 const MAX_STDIN_BYTES = 4 * 1_048_576;
 const CLOSE_TIMEOUT_MS = 10_000;
@@ -97905,47 +98089,18 @@ async function runGatewayProcess() {
     process.on('uncaughtException', (error) => void stop(`uncaught ${error.name}: ${error.message}`, 1));
     process.on('unhandledRejection', (error) => void stop(`unhandled rejection: ${error instanceof Error ? error.message : 'non-error'}`, 1));
     try {
-        const config = parseInput(await readStdin());
+        const { readyFile, ...config } = parseInput(await readStdin());
         scrub = makeScrubber([config.token, config.ledgerKey, ...Object.values(config.secrets)]);
-        gateway = await start(config, log);
-        const ready = `${config.readyFile}.${process.pid}.tmp`;
+        gateway = (await assembleGateway(config, { log })).gateway;
+        const ready = `${readyFile}.${process.pid}.tmp`;
         await (0,promises_namespaceObject.writeFile)(ready, JSON.stringify({ port: gateway.port, pid: process.pid }), { mode: 0o600 });
-        await (0,promises_namespaceObject.rename)(ready, config.readyFile);
+        await (0,promises_namespaceObject.rename)(ready, readyFile);
         log(`serving ${config.owner}/${config.repo}@${config.branch} on ${gateway.url}: ${config.perimeters.join(', ')}`);
     }
     catch (error) {
         log(`could not start: ${error instanceof Error ? error.message : String(error)}`);
         await stop('start failed', 1);
     }
-}
-async function start(config, log) {
-    const parsed = parseConfig(config.configText, config.configFile);
-    const perimeters = config.perimeters.map((name) => {
-        const spec = parsed.perimeters.find((p) => p.name === name);
-        if (!spec)
-            throw new Error(`perimeter "${name}" is not in ${config.configFile}`);
-        return compilePerimeter(spec, config.configFile);
-    });
-    const upstream = createOctokitUpstream({
-        token: config.token,
-        owner: config.owner,
-        repo: config.repo,
-        baseUrl: config.apiUrl,
-        writesPerMinute: config.writesPerMinute,
-    });
-    return startGateway({
-        upstream,
-        branch: config.branch,
-        perimeters,
-        secrets: config.secrets,
-        port: config.port,
-        ledger: { path: config.ledgerPath, key: config.ledgerKey },
-        filter: createSecretFilter({
-            extraSecrets: [config.token, config.ledgerKey, ...Object.values(config.secrets)],
-        }),
-        log,
-        ...(config.configRef !== undefined ? { instructionsRef: config.configRef } : {}),
-    });
 }
 function parseInput(text) {
     let value;
@@ -97955,12 +98110,7 @@ function parseInput(text) {
     catch {
         throw new Error('standard input is not one JSON document');
     }
-    const result = childConfigSchema.safeParse(value);
-    if (!result.success) {
-        const fields = result.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
-        throw new Error(`invalid configuration on standard input: ${fields.join('; ')}`);
-    }
-    return result.data;
+    return checkConfig(childConfigSchema, value, 'invalid configuration on standard input');
 }
 async function readStdin() {
     const chunks = [];

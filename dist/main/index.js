@@ -33614,7 +33614,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2851);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9429);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runMain */ .V)();
 process.exit();
@@ -33624,7 +33624,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2851:
+/***/ 9429:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -36444,7 +36444,7 @@ function setCommandEcho(enabled) {
  */
 function setFailed(message) {
     process.exitCode = ExitCode.Failure;
-    core_error(message);
+    error(message);
 }
 //-----------------------------------------------------------------------
 // Logging Commands
@@ -36467,7 +36467,7 @@ function core_debug(message) {
  * @param message error issue message. Errors will be converted to string via toString()
  * @param properties optional properties to add to the annotation.
  */
-function core_error(message, properties = {}) {
+function error(message, properties = {}) {
     command_issueCommand('error', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
 }
 /**
@@ -44646,7 +44646,58 @@ function instructionFileRule(path) {
     return null;
 }
 
+;// CONCATENATED MODULE: ./src/policy/exposure.ts
+
+/**
+ * Which perimeters a gateway exposes, the one rule for the action, its gateway process, `perimeter serve`
+ * and every other way of starting a gateway. It fails closed:
+ * 1. the perimeters named (all of perimeters.yml's when none are named, in file order);
+ * 2. a name the file does not define is an error, and so is an empty selection;
+ * 3. a selected perimeter that may not be bound to the branch (its `branches`) is an error, never skipped.
+ * The action then applies the `trust` rule to the trigger (src/action/trust-gate.ts).
+ */
+function selectPerimeters(config, names, branch) {
+    const defined = config.perimeters.map((p) => p.name);
+    const chosen = names ?? defined;
+    const unknown = chosen.filter((n) => !defined.includes(n));
+    if (unknown.length > 0) {
+        throw new ExposureError('unknown-perimeter', `no perimeter named ${quoted(unknown)} in ${config.file}; it defines ${quoted(defined) || 'none'}`, unknown);
+    }
+    if (chosen.length === 0)
+        throw new ExposureError('no-perimeter', `${config.file} defines no perimeters`, []);
+    const perimeters = config.perimeters
+        .filter((spec) => chosen.includes(spec.name))
+        .map((spec) => compilePerimeter(spec, config.file));
+    checkBranch(perimeters, branch);
+    return perimeters;
+}
+/** Throws unless every perimeter may be bound to `branch`. */
+function checkBranch(perimeters, branch) {
+    const refused = perimeters.filter((p) => !p.allowsBranch(branch));
+    if (refused.length === 0)
+        return;
+    const lines = refused.map((p) => `perimeter "${p.name}" allows branches ${JSON.stringify(p.spec.branches)}`);
+    throw new ExposureError('branch-not-allowed', `branch ${JSON.stringify(branch)} is not allowed for ${refused.length === 1 ? 'this perimeter' : 'these perimeters'}: ` +
+        lines.join('; '), refused.map((p) => p.name));
+}
+class ExposureError extends Error {
+    code;
+    perimeters;
+    name = 'ExposureError';
+    constructor(code, message, 
+    /** the perimeters the problem is about: the unknown names, or the ones refusing the branch */
+    perimeters) {
+        super(message);
+        this.code = code;
+        this.perimeters = perimeters;
+    }
+}
+function quoted(names) {
+    return names.map((n) => JSON.stringify(n)).join(', ');
+}
+
 ;// CONCATENATED MODULE: ./src/policy/index.ts
+
 
 
 
@@ -46363,13 +46414,78 @@ async function examineOurCommits(input, facts, listed, theirs) {
 
 
 ;// CONCATENATED MODULE: ./src/gateway/client-config.ts
-/** Claude Code's `--mcp-config` JSON (Copilot's agent reads the same shape): one HTTP server per endpoint. */
-function claudeMcpConfig(endpoints) {
-    const mcpServers = Object.fromEntries(Object.entries(endpoints).map(([name, { url, secret }]) => [
+
+
+/**
+ * Every MCP client configuration the gateway's endpoints are handed out in, for the action and for
+ * `perimeter serve` alike: Claude Code's JSON (which the Copilot CLI reads too) and Codex's TOML.
+ */
+/** Prefix of the variables carrying endpoint secrets and URLs: `PERIMETER_TOKEN_IMPLEMENTER`. */
+const ENV_PREFIX = 'PERIMETER';
+/** `PERIMETER_TOKEN_TEST_AUTHOR` for `test-author`. */
+function variableName(kind, perimeter) {
+    return `${ENV_PREFIX}_${kind}_${perimeter.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+}
+/** Throws when two perimeter names map to the same variable (`a-b` and `a_b`). */
+function tokenVariables(names) {
+    const byVariable = new Map();
+    const out = {};
+    for (const name of names) {
+        const variable = variableName('TOKEN', name);
+        const other = byVariable.get(variable);
+        if (other !== undefined) {
+            throw new Error(`perimeters ${JSON.stringify(other)} and ${JSON.stringify(name)} both map to ${variable}; rename one`);
+        }
+        byVariable.set(variable, name);
+        out[name] = variable;
+    }
+    return out;
+}
+/** Claude Code's `--mcp-config` JSON (the Copilot CLI reads the same shape): one HTTP server per endpoint. */
+function mcpConfigJson(endpoints) {
+    const mcpServers = Object.fromEntries(endpoints.map(({ name, url, secret }) => [
         name,
         { type: 'http', url, headers: { Authorization: `Bearer ${secret}` } },
     ]));
     return `${JSON.stringify({ mcpServers }, null, 2)}\n`;
+}
+/**
+ * Codex config.toml tables; the secret stays in the environment variable it names.
+ * `default_tools_approval_mode = "approve"`: `codex exec` never grants an approval, and Codex asks one for
+ * tools it takes as destructive (push_files), so without it every push is refused before it reaches the
+ * gateway. The gateway enforces the perimeter itself. `required = true`: a server that cannot start (its
+ * variable missing from Codex's environment, say) stops Codex with an error instead of hiding the tools.
+ */
+function codexConfigToml(endpoints, variables) {
+    return endpoints
+        .map((e) => {
+        const key = /^[A-Za-z0-9_-]+$/.test(e.name) ? e.name : JSON.stringify(e.name);
+        const variable = variables[e.name];
+        return [
+            `# ${variable} must be in Codex's environment (the action exports it to later steps of the job).`,
+            `[mcp_servers.${key}]`,
+            `url = ${JSON.stringify(e.url)}`,
+            `bearer_token_env_var = ${JSON.stringify(variable)}`,
+            'default_tools_approval_mode = "approve"',
+            'required = true',
+            '',
+        ].join('\n');
+    })
+        .join('\n');
+}
+/** The variables Codex reads the secrets from, as shell assignments (`set -a; . FILE; set +a`). */
+function tokenEnvFile(endpoints, variables) {
+    return endpoints.map((e) => `${variables[e.name]}=${shellQuote(e.secret)}\n`).join('');
+}
+/** Writes every client form (owner-only: the MCP config holds the secrets) and returns their paths. */
+function writeClientConfigs(dir, endpoints, variables) {
+    const files = { mcpConfig: (0,external_node_path_namespaceObject.join)(dir, 'mcp-config.json'), codexConfig: (0,external_node_path_namespaceObject.join)(dir, 'codex-config.toml') };
+    (0,external_node_fs_namespaceObject.writeFileSync)(files.mcpConfig, mcpConfigJson(endpoints), { mode: 0o600 });
+    (0,external_node_fs_namespaceObject.writeFileSync)(files.codexConfig, codexConfigToml(endpoints, variables), { mode: 0o600 });
+    return files;
+}
+function shellQuote(value) {
+    return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
 ;// CONCATENATED MODULE: ./src/action/constants.ts
@@ -46431,73 +46547,10 @@ var State;
 })(State || (State = {}));
 /** The default commit status context lives with the receipt (src/verify/receipt.ts). */
 
-/** Prefix of the environment variables exported for each perimeter (…_TOKEN_<NAME>, …_URL_<NAME>). */
-const ENV_PREFIX = 'PERIMETER';
 const READY_TIMEOUT_MS = 10_000;
 /** How long before the start snapshot (on GitHub's clock) the job's window opens. */
 const START_MARGIN_MS = 5_000;
 const STOP_GRACE_MS = 5_000;
-
-;// CONCATENATED MODULE: ./src/action/client-config.ts
-
-
-
-
-/** `PERIMETER_TOKEN_TEST_AUTHOR` for `test-author`. */
-function variableName(kind, perimeter) {
-    return `${ENV_PREFIX}_${kind}_${perimeter.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
-}
-/** Throws when two perimeter names map to the same variable (`a-b` and `a_b`). */
-function tokenVariables(names) {
-    const byVariable = new Map();
-    const out = {};
-    for (const name of names) {
-        const variable = variableName('TOKEN', name);
-        const other = byVariable.get(variable);
-        if (other !== undefined) {
-            throw new Error(`perimeters ${JSON.stringify(other)} and ${JSON.stringify(name)} both map to ${variable}; rename one`);
-        }
-        byVariable.set(variable, name);
-        out[name] = variable;
-    }
-    return out;
-}
-/** Claude Code `--mcp-config` (and most MCP clients): the same file `perimeter serve` writes. */
-function mcpConfigJson(endpoints) {
-    return claudeMcpConfig(Object.fromEntries(endpoints.map((e) => [e.name, { url: e.url, secret: e.secret }])));
-}
-/**
- * Codex config.toml tables; the secret stays in the environment variable it names.
- * `default_tools_approval_mode = "approve"`: `codex exec` never grants an approval, and Codex asks one for
- * tools it takes as destructive (push_files), so without it every push is refused before it reaches the
- * gateway. The gateway enforces the perimeter itself. `required = true`: a server that cannot start (its
- * variable missing from Codex's environment, say) stops Codex with an error instead of hiding the tools.
- */
-function codexConfigToml(endpoints, variables) {
-    return endpoints
-        .map((e) => {
-        const key = /^[A-Za-z0-9_-]+$/.test(e.name) ? e.name : JSON.stringify(e.name);
-        const variable = variables[e.name];
-        return [
-            `# ${variable} must be in Codex's environment (the action exports it to later steps of the job).`,
-            `[mcp_servers.${key}]`,
-            `url = ${JSON.stringify(e.url)}`,
-            `bearer_token_env_var = ${JSON.stringify(variable)}`,
-            'default_tools_approval_mode = "approve"',
-            'required = true',
-            '',
-        ].join('\n');
-    })
-        .join('\n');
-}
-/** Writes both files (owner-only: the MCP config holds the secrets) and returns their paths. */
-function writeClientConfigs(dir, endpoints, variables) {
-    const mcpConfig = (0,external_node_path_namespaceObject.join)(dir, 'mcp-config.json');
-    const codexConfig = (0,external_node_path_namespaceObject.join)(dir, 'codex-config.toml');
-    (0,external_node_fs_namespaceObject.writeFileSync)(mcpConfig, mcpConfigJson(endpoints), { mode: 0o600 });
-    (0,external_node_fs_namespaceObject.writeFileSync)(codexConfig, codexConfigToml(endpoints, variables), { mode: 0o600 });
-    return { mcpConfig, codexConfig };
-}
 
 ;// CONCATENATED MODULE: ./src/action/config-loader.ts
 
@@ -46522,61 +46575,68 @@ async function readConfigText(upstream, file, ref) {
         throw error;
     }
 }
-/** Parses the config; each problem becomes an error annotation on its line. */
-function parseConfigAnnotated(text, file) {
+/**
+ * The config parsed and the perimeters to expose, decided by the policy's one rule (src/policy/exposure.ts).
+ * A refusal becomes error annotations on the lines at fault and an ActionError naming the inputs.
+ */
+function loadPerimeters(text, file, names, branch) {
+    let config;
     try {
-        return parseConfig(text, file);
+        config = parseConfig(text, file);
     }
     catch (error) {
-        if (!(error instanceof ConfigError))
-            throw error;
-        for (const p of error.problems) {
-            core_error(`${p.key}: ${p.message}`, {
-                title: `invalid ${p.file}`,
-                file: p.file,
-                startLine: p.line,
-                startColumn: p.column,
-            });
-        }
-        const count = error.problems.length;
-        throw new ActionError(`${file} is invalid (${count} problem${count === 1 ? '' : 's'}):\n${error.message}`);
+        if (error instanceof ConfigError)
+            throw annotated(explainConfigError(error, file));
+        throw error;
+    }
+    try {
+        return { config, perimeters: selectPerimeters(config, names, branch) };
+    }
+    catch (error) {
+        if (error instanceof ExposureError)
+            throw annotated(explainExposureError(error, config, text, branch));
+        throw error;
     }
 }
-/**
- * The perimeters to expose, compiled; refuses unknown names and perimeters that may not use `branch`.
- * With the config text, each refusal is also an annotation on the perimeter's `branches` line.
- */
-function selectPerimeters(config, names, branch, text) {
-    const defined = config.perimeters.map((p) => p.name);
-    const chosen = names ?? defined;
-    const unknown = chosen.filter((n) => !defined.includes(n));
-    if (unknown.length > 0) {
-        throw new ActionError(`${Inputs.Perimeters}: no perimeter named ${unknown.map((n) => JSON.stringify(n)).join(', ')} in ` +
-            `${config.file}; it defines ${defined.map((n) => JSON.stringify(n)).join(', ') || 'none'}`);
+/** Writes the refusal's annotations; returns the error that fails the step. */
+function annotated(refusal) {
+    for (const { message, ...properties } of refusal.annotations)
+        error(message, properties);
+    return new ActionError(refusal.message);
+}
+/** An invalid perimeters.yml: one annotation per problem, on its line. */
+function explainConfigError(error, file) {
+    const count = error.problems.length;
+    return {
+        message: `${file} is invalid (${count} problem${count === 1 ? '' : 's'}):\n${error.message}`,
+        annotations: error.problems.map((p) => ({
+            message: `${p.key}: ${p.message}`,
+            title: `invalid ${p.file}`,
+            file: p.file,
+            startLine: p.line,
+            startColumn: p.column,
+        })),
+    };
+}
+/** A refused selection, naming the input at fault; a refused branch is annotated on each `branches` line. */
+function explainExposureError(error, config, text, branch) {
+    if (error.code !== 'branch-not-allowed')
+        return { message: `${Inputs.Perimeters}: ${error.message}`, annotations: [] };
+    const annotations = [];
+    for (const name of error.perimeters) {
+        const at = keyPosition(text, ['perimeters', name, 'branches']);
+        if (at === null)
+            continue;
+        const branches = config.perimeters.find((p) => p.name === name)?.branches;
+        annotations.push({
+            message: `branch ${JSON.stringify(branch)} is not in ${JSON.stringify(branches)}`,
+            title: `perimeter "${name}" may not be bound to this branch`,
+            file: config.file,
+            startLine: at.line,
+            startColumn: at.col,
+        });
     }
-    if (chosen.length === 0)
-        throw new ActionError(`${config.file} defines no perimeters`);
-    const perimeters = config.perimeters
-        .filter((spec) => chosen.includes(spec.name))
-        .map((spec) => compilePerimeter(spec, config.file));
-    const refused = perimeters.filter((p) => !p.allowsBranch(branch));
-    if (refused.length > 0) {
-        for (const p of refused) {
-            const at = text === undefined ? null : keyPosition(text, ['perimeters', p.name, 'branches']);
-            if (at) {
-                core_error(`branch "${branch}" is not in ${JSON.stringify(p.spec.branches)}`, {
-                    title: `perimeter "${p.name}" may not be bound to this branch`,
-                    file: config.file,
-                    startLine: at.line,
-                    startColumn: at.col,
-                });
-            }
-        }
-        const lines = refused.map((p) => `perimeter "${p.name}" allows branches ${JSON.stringify(p.spec.branches)}`);
-        throw new ActionError(`branch "${branch}" is not allowed for ${refused.length === 1 ? 'this perimeter' : 'these perimeters'}: ` +
-            `${lines.join('; ')} (input ${Inputs.Branch})`);
-    }
-    return perimeters;
+    return { message: `${error.message} (input ${Inputs.Branch})`, annotations };
 }
 /** Line and column of the key at `path` in a YAML mapping, or null. */
 function keyPosition(text, path) {
@@ -47164,8 +47224,7 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
     const defaultBranch = settings.configRef === null ? (await upstream.getRepository()).defaultBranch : '';
     const configRef = settings.configRef ?? defaultBranch;
     const configText = await readConfigText(upstream, settings.configFile, configRef);
-    const config = parseConfigAnnotated(configText, settings.configFile);
-    const selected = selectPerimeters(config, settings.perimeters, settings.branch, configText);
+    const { config, perimeters: selected } = loadPerimeters(configText, settings.configFile, settings.perimeters, settings.branch);
     const { exposed: perimeters, note } = applyTrust(config, selected, settings.eventName, settings.event);
     if (note !== null)
         notice(note, { title: 'Perimeter: who triggered this run' });

@@ -33614,7 +33614,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _post_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7249);
+/* harmony import */ var _post_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5291);
 
 await (0,_post_js__WEBPACK_IMPORTED_MODULE_0__/* .runPost */ .a)();
 process.exit();
@@ -33624,7 +33624,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 7249:
+/***/ 5291:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -44508,7 +44508,7 @@ function specProblems(spec) {
  * Compiles a perimeter's globs once. Throws when the spec is invalid (a spec from parseConfig never is):
  * a perimeter that cannot be compiled exactly is not served at all.
  */
-function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
+function perimeter_compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
     const problems = specProblems(spec);
     if (problems.length > 0) {
         throw new PerimeterSpecError(spec.name, problems);
@@ -44638,7 +44638,58 @@ function instructionFileRule(path) {
     return null;
 }
 
+;// CONCATENATED MODULE: ./src/policy/exposure.ts
+
+/**
+ * Which perimeters a gateway exposes, the one rule for the action, its gateway process, `perimeter serve`
+ * and every other way of starting a gateway. It fails closed:
+ * 1. the perimeters named (all of perimeters.yml's when none are named, in file order);
+ * 2. a name the file does not define is an error, and so is an empty selection;
+ * 3. a selected perimeter that may not be bound to the branch (its `branches`) is an error, never skipped.
+ * The action then applies the `trust` rule to the trigger (src/action/trust-gate.ts).
+ */
+function selectPerimeters(config, names, branch) {
+    const defined = config.perimeters.map((p) => p.name);
+    const chosen = names ?? defined;
+    const unknown = chosen.filter((n) => !defined.includes(n));
+    if (unknown.length > 0) {
+        throw new ExposureError('unknown-perimeter', `no perimeter named ${quoted(unknown)} in ${config.file}; it defines ${quoted(defined) || 'none'}`, unknown);
+    }
+    if (chosen.length === 0)
+        throw new ExposureError('no-perimeter', `${config.file} defines no perimeters`, []);
+    const perimeters = config.perimeters
+        .filter((spec) => chosen.includes(spec.name))
+        .map((spec) => compilePerimeter(spec, config.file));
+    checkBranch(perimeters, branch);
+    return perimeters;
+}
+/** Throws unless every perimeter may be bound to `branch`. */
+function checkBranch(perimeters, branch) {
+    const refused = perimeters.filter((p) => !p.allowsBranch(branch));
+    if (refused.length === 0)
+        return;
+    const lines = refused.map((p) => `perimeter "${p.name}" allows branches ${JSON.stringify(p.spec.branches)}`);
+    throw new ExposureError('branch-not-allowed', `branch ${JSON.stringify(branch)} is not allowed for ${refused.length === 1 ? 'this perimeter' : 'these perimeters'}: ` +
+        lines.join('; '), refused.map((p) => p.name));
+}
+class ExposureError extends Error {
+    code;
+    perimeters;
+    name = 'ExposureError';
+    constructor(code, message, 
+    /** the perimeters the problem is about: the unknown names, or the ones refusing the branch */
+    perimeters) {
+        super(message);
+        this.code = code;
+        this.perimeters = perimeters;
+    }
+}
+function quoted(names) {
+    return names.map((n) => JSON.stringify(n)).join(', ');
+}
+
 ;// CONCATENATED MODULE: ./src/policy/index.ts
+
 
 
 
@@ -46494,8 +46545,6 @@ var State;
 })(State || (State = {}));
 /** The default commit status context lives with the receipt (src/verify/receipt.ts). */
 
-/** Prefix of the environment variables exported for each perimeter (…_TOKEN_<NAME>, …_URL_<NAME>). */
-const ENV_PREFIX = 'PERIMETER';
 const READY_TIMEOUT_MS = 10_000;
 /** How long before the start snapshot (on GitHub's clock) the job's window opens. */
 const START_MARGIN_MS = 5_000;
@@ -47077,7 +47126,7 @@ async function verify(settings, upstream, store, branch, problems, secrets, dead
     const names = JSON.parse(store.get(State.Perimeters) || '[]');
     const perimeters = parseConfig(configText, configFile)
         .perimeters.filter((spec) => names.includes(spec.name))
-        .map((spec) => compilePerimeter(spec, configFile));
+        .map((spec) => perimeter_compilePerimeter(spec, configFile));
     const end = await snapshotRefs(upstream);
     const start = readStartSnapshot(store, branch, startHead, end, problems);
     const ledger = await readLedger(store);
@@ -50003,7 +50052,7 @@ __webpack_unused_export__ = visit.visitAsync;
 
 /***/ }),
 
-/***/ 9630:
+/***/ 7249:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -50722,7 +50771,7 @@ exports.YAMLSeq = YAMLSeq;
 
 
 
-var log = __nccwpck_require__(9630);
+var log = __nccwpck_require__(7249);
 var merge = __nccwpck_require__(452);
 var stringify = __nccwpck_require__(2148);
 var identity = __nccwpck_require__(1127);
@@ -53188,7 +53237,7 @@ exports.Parser = Parser;
 var composer = __nccwpck_require__(9984);
 var Document = __nccwpck_require__(3021);
 var errors = __nccwpck_require__(1464);
-var log = __nccwpck_require__(9630);
+var log = __nccwpck_require__(7249);
 var identity = __nccwpck_require__(1127);
 var lineCounter = __nccwpck_require__(6628);
 var parser = __nccwpck_require__(3456);
