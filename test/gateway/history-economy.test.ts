@@ -49,7 +49,6 @@ describe('list_commits on a cold gateway', () => {
     const { commits } = await ok<Listing>(client, 'list_commits', { per_page: 100 });
     const stats = h.fake.stats();
     expect(commits.map((c) => c.sha)).toEqual([...visible].reverse());
-    console.log('BEFORE', stats.total, JSON.stringify(stats.byRoute));
     expect(stats.byRoute[TREES] ?? 0).toBe(0);
     // the ref check, one listing page, one file list per commit examined
     expect(stats.total).toBeLessThanOrEqual(2 + visible.length + hidden.length);
