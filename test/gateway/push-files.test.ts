@@ -9,7 +9,7 @@ import { startGateway } from '../../src/gateway/index.js';
 import { createOctokitUpstream } from '../../src/github/octokit-upstream.js';
 import { compilePerimeter, parseConfig } from '../../src/policy/index.js';
 import { createSecretFilter } from '../../src/safety/index.js';
-import { git, gitText } from '@perimeter/fake-github';
+import { git, gitText, writeRequests } from '@perimeter/fake-github';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { call, ok, OWNER, REPO, startHarness, textOf, type Harness } from '@perimeter/test-rigs';
@@ -47,8 +47,7 @@ describe('push_files', () => {
   let small: Client;
 
   const show = (path: string): Promise<string> => gitText(h.repoDir, ['show', `main:${path}`]);
-  const writes = (): string[] =>
-    Object.keys(h.fake.stats().byRoute).filter((route) => !route.startsWith('GET'));
+  const writes = (): string[] => Object.keys(writeRequests(h.fake.stats()));
 
   beforeAll(async () => {
     h = await startHarness({ files: FILES, config: CONFIG, filter: createSecretFilter() });

@@ -7,16 +7,8 @@
 import fc from 'fast-check';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { commitToBare, gitText } from '@perimeter/fake-github';
-import {
-  callTool,
-  startStand,
-  textOf,
-  toolCall,
-  writeRequests,
-  type RawAnswer,
-  type Stand,
-} from './support/stand.js';
+import { commitToBare, gitText, writeRequests } from '@perimeter/fake-github';
+import { callTool, startStand, textOf, toolCall, type RawAnswer, type Stand } from './support/stand.js';
 
 const CONFIG = `
 version: 1

@@ -89,6 +89,9 @@ export async function handleGraphql(
   if (invalid.length > 0) return send(res, 200, { errors: invalid.map((e) => e.toJSON()) });
   const operation = pickOperation(document, body.operationName);
   if (typeof operation === 'string') return send(res, 200, errors({ message: operation }));
+  if (operation.operation === 'mutation')
+    for (const selection of operation.selectionSet.selections)
+      if (selection.kind === Kind.FIELD) state.stats.mutation(selection.name.value);
 
   const cost = callCost(s, document, operation, variables);
   if (cost.problem) return send(res, 200, errors(cost.problem), budget.headers());

@@ -1,6 +1,7 @@
 // The stand-in's public entry: everything bench/, scripts/ and the project's tests may use. The rest of src/
 // is its own.
 export { startFakeGithub } from './server.js';
+export { writeRequests } from './stats.js';
 export type { FakeGithub, FakeGithubOptions, FakeStats } from './server.js';
 export type { Fault, FaultRoute } from './faults.js';
 export { commitToBare, seedRepo, SEED_ACTOR } from './seed.js';

@@ -14,8 +14,22 @@ export interface FakeStats {
   graphqlPoints: number;
   /** git smart HTTP requests */
   git: number;
-  /** per route: 'GET /repos/{owner}/{repo}/git/trees/{sha}', 'GIT POST /{owner}/{repo}.git/git-receive-pack', ... */
+  /**
+   * per route: 'GET /repos/{owner}/{repo}/git/trees/{sha}', 'GIT POST /{owner}/{repo}.git/git-receive-pack', ...;
+   * every GraphQL call is a 'POST /graphql', and a mutation is also counted as 'GRAPHQL mutation {field}' (not
+   * in `total`), since a POST there may only read.
+   */
   byRoute: Record<string, number>;
+}
+
+/**
+ * The routes in `stats.byRoute` that could change something upstream, with their counts: REST and git
+ * anything but GET and HEAD, and GraphQL mutations (a GraphQL query is a POST too, but only reads).
+ */
+export function writeRequests(stats: FakeStats): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(stats.byRoute).filter(([route]) => !/^((GIT )?(GET|HEAD) |POST \/graphql$)/.test(route)),
+  );
 }
 
 export class StatsCounter {
@@ -28,6 +42,12 @@ export class StatsCounter {
   request(key: string, git: boolean): void {
     if (git) this.stats.git += 1;
     else this.stats.total += 1;
+    this.stats.byRoute[key] = (this.stats.byRoute[key] ?? 0) + 1;
+  }
+
+  /** Counts a GraphQL mutation's top-level field in `byRoute` only (its request is already counted). */
+  mutation(field: string): void {
+    const key = `GRAPHQL mutation ${field}`;
     this.stats.byRoute[key] = (this.stats.byRoute[key] ?? 0) + 1;
   }
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { seedRepo, startFakeGithub } from '../src/index.js';
+import { seedRepo, startFakeGithub, writeRequests } from '../src/index.js';
 import type { FakeGithub } from '../src/index.js';
 import { restClient, scratchDir } from './test-support.js';
 import type { Api, Json } from './test-support.js';
@@ -68,6 +68,20 @@ describe('POST /graphql', () => {
       ]);
       expect(repo.t1.entries[1].object.entries.map((e: Json) => e.name)).toEqual(['g']);
       expect(gh.stats()).toMatchObject({ graphqlPoints: 1, spent: 3, byRoute: { 'POST /graphql': 1 } });
+    });
+  });
+
+  describe('when a call is a mutation', () => {
+    it('counts it as a write by its field, apart from the POST that carried it', async () => {
+      await gql('mutation($id: ID!) { addStar(input: { starrableId: $id }) { clientMutationId } }', {
+        id: 'R_1',
+      });
+      await gql('{ viewer { login } }');
+      expect(gh.stats().byRoute).toMatchObject({
+        'POST /graphql': 2,
+        'GRAPHQL mutation addStar': 1,
+      });
+      expect(writeRequests(gh.stats())).toEqual({ 'GRAPHQL mutation addStar': 1 });
     });
   });
 

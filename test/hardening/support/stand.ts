@@ -3,7 +3,6 @@
  * waits) open to the test, plus the raw HTTP door a hostile client would use.
  */
 import { randomBytes } from 'node:crypto';
-import type { FakeStats } from '@perimeter/fake-github';
 import { startHarness, type Harness, type HarnessOptions } from '@perimeter/test-rigs';
 
 export { answerOf, call as callTool, OWNER, REPO, textOf } from '@perimeter/test-rigs';
@@ -50,13 +49,6 @@ export async function startStand(options: StandOptions): Promise<Stand> {
       };
     },
   };
-}
-
-/** REST requests that could change something upstream (anything but GET and HEAD). */
-export function writeRequests(stats: FakeStats): Record<string, number> {
-  return Object.fromEntries(
-    Object.entries(stats.byRoute).filter(([route]) => !/^(GIT )?(GET|HEAD) /.test(route)),
-  );
 }
 
 /** A JSON-RPC tools/call body. */
