@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { compileGlobList, globProblem } from '../policy/glob.js';
 import { DEFAULT_CONFIG_FILE } from '../policy/index.js';
 import { MIN_SCRUBBED_LENGTH } from '../safety/secret-forms.js';
+import { MIN_SECRET_LENGTH } from '../gateway/bearer-secret.js';
 import { Inputs, STATUS_CONTEXT } from './constants.js';
 
 export type DirectPushes = 'check' | 'deny';
@@ -263,8 +264,6 @@ function statusContext(value: string): string {
   return value;
 }
 
-/** A secret shorter than this is refused: a fixed secret must be as hard to guess as a random one. */
-export const MIN_SECRET_LENGTH = 32;
 
 /**
  * Parses the `endpoint-secrets` input: one `perimeter=secret` per line (a secret may hold any visible

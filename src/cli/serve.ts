@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { assembleGateway } from '../gateway/assemble.js';
 import { tokenEnvFile, tokenVariables, writeClientConfigs, type Endpoint } from '../gateway/client-config.js';
-import { makeScrubber } from '../safety/secret-forms.js';
+import { makeScrubber, MIN_SCRUBBED_LENGTH } from '../safety/secret-forms.js';
 import { createOctokitUpstream } from '../github/octokit-upstream.js';
 import { ExposureError } from '../policy/index.js';
 import { parseCommandArgs } from './args.js';
@@ -48,6 +48,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       values['token-stdin']
         ? 'standard input held no token'
         : 'no token: set GITHUB_TOKEN or pass --token-stdin',
+    );
+  // as the action's github-token input: a shorter value could not be scrubbed from what serve prints
+  if (token.length < MIN_SCRUBBED_LENGTH)
+    throw new UsageError(
+      `the token has ${token.length} characters, shorter than any GitHub token (at least ${MIN_SCRUBBED_LENGTH} are required)`,
     );
   const stopped = new Promise<void>((done) => {
     process.once('SIGINT', done);

@@ -3,6 +3,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { checkBranch, type Perimeter } from '../policy/index.js';
 import type { Upstream } from '../github/upstream.js';
 import { NO_FILTER, type AnswerFilter } from '../safety/answer-filter.js';
+import { MIN_SECRET_LENGTH } from './bearer-secret.js';
 import { CallTracker, TrackingTransport } from './calls.js';
 import { secretDigest } from './guard.js';
 import { History } from './history.js';
@@ -49,7 +50,6 @@ export interface RunningGateway {
 
 /** Beyond the largest push a perimeter allows (base64 grows it by a third): room for JSON and message. */
 const BODY_SLACK_BYTES = 4 * 1_048_576;
-const MIN_SECRET_LENGTH = 16;
 /** How long close waits for calls whose clients hung up before their answer. */
 const CLOSE_GRACE_MS = 15_000;
 

@@ -91,6 +91,22 @@ describe('perimeter serve', () => {
     expect(stderr).not.toContain('    at ');
   });
 
+  it('refuses a token too short to be scrubbed from what it prints', async () => {
+    const child = spawn(process.execPath, ['--import', TSX, MAIN, 'serve', '--repo', 'octo/cli'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', GITHUB_TOKEN: 'abc1234' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const code = await new Promise<number | null>((done) => child.on('close', done));
+    expect(code).toBe(2);
+    expect(stderr).toContain(
+      'the token has 7 characters, shorter than any GitHub token (at least 8 are required)',
+    );
+    expect(stderr).not.toContain('abc1234');
+  });
+
   it('prints the endpoints, writes client configs that work, and leaves a verifiable ledger', async () => {
     const out = join(dir, 'session');
     let config: McpConfig | undefined;

@@ -7,37 +7,18 @@ import { compareSnapshots, judge, type JobFacts } from '../../src/verify/index.j
 import type { Change } from '../../src/verify/change.js';
 import type { BranchHistory } from '../../src/verify/ref-accounting.js';
 import { compiledPerimeter } from '@perimeter/test-rigs';
-
-const A = 'a'.repeat(40);
-const B = 'b'.repeat(40);
-const C = 'c'.repeat(40);
+import { A, B, C, jobFacts } from '../verify/support/job-facts.js';
 
 const impl = compiledPerimeter({ name: 'impl', read: ['**'], write: ['src/**'], branches: ['agent/**'] });
 
 function facts(overrides: Partial<JobFacts> = {}): JobFacts {
-  return {
-    branch: 'agent/x',
-    startHead: A,
-    endHead: B,
-    baseline: { sha: A, label: 'the start of the job' },
-    historyRewritten: false,
-    changes: [],
-    intermediate: [],
-    refChanges: [{ ref: 'refs/heads/agent/x', kind: 'moved', before: A, after: B }],
-    start: { 'refs/heads/agent/x': A, 'refs/heads/main': A },
-    newCommits: { shas: [B], complete: true },
+  return jobFacts({
     ledger: { ok: true, commits: [B], perPerimeter: { impl: { calls: 2, refusals: 0 } } },
-    directPushes: 'check',
     perimeters: [impl],
-    gatewayCommits: [B],
-    otherCommits: [],
     identity: 'mallory',
-    ignoreRefs: [],
     branchMoves: new Map(),
-    unchecked: [],
-    notes: [],
     ...overrides,
-  };
+  });
 }
 
 /** The activity list's account of `ref` moving through `heads` by force pushes. */

@@ -1,54 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { compareSnapshots, judge, type JobFacts } from '../../src/verify/index.js';
-import { ZERO_SHA, type BranchHistory } from '../../src/verify/ref-accounting.js';
 import { compiledPerimeter } from '@perimeter/test-rigs';
+import { A, B, C, jobFacts, moved } from './support/job-facts.js';
 
-const A = 'a'.repeat(40);
-const B = 'b'.repeat(40);
-const C = 'c'.repeat(40);
-
-function facts(overrides: Partial<JobFacts> = {}): JobFacts {
-  return {
-    branch: 'agent/x',
-    startHead: A,
-    endHead: B,
-    baseline: { sha: A, label: 'the start of the job' },
-    historyRewritten: false,
-    changes: [],
-    intermediate: [],
-    refChanges: [{ ref: 'refs/heads/agent/x', kind: 'moved', before: A, after: B }],
-    start: { 'refs/heads/agent/x': A, 'refs/heads/main': A },
-    newCommits: { shas: [B], complete: true },
-    ledger: { ok: true, commits: [B], perPerimeter: { impl: { calls: 3, refusals: 1 } } },
-    directPushes: 'check',
-    perimeters: [
-      compiledPerimeter({ name: 'impl', read: ['**'], write: ['src/**'] }),
-      compiledPerimeter({ name: 'tests', read: ['**'], write: ['test/**'] }),
-    ],
-    gatewayCommits: [B],
-    otherCommits: [],
-    identity: 'github-actions[bot]',
-    ignoreRefs: [],
-    branchMoves: moved('refs/heads/agent/x', [A, B]),
-    unchecked: [],
-    notes: [],
-    ...overrides,
-  };
-}
-
-/** The activity list's account of one ref going through `heads` in order (null: absent). */
-function moved(ref: string, heads: Array<string | null>, type = 'push'): Map<string, BranchHistory> {
-  const value = (sha: string | null) => sha ?? ZERO_SHA;
-  const moves = heads.slice(1).map((after, i) => ({
-    ref,
-    before: value(heads[i] ?? null),
-    after: value(after),
-    actor: 'mallory',
-    activityType: type,
-    timestamp: '2026-01-01T00:00:00Z',
-  }));
-  return new Map([[ref, { ref, moves }]]);
-}
+const facts = jobFacts;
 
 describe('judge', () => {
   describe('when every change is inside some perimeter', () => {
