@@ -86113,6 +86113,14 @@ class StreamableHTTPServerTransport {
     }
 }
 //# sourceMappingURL=streamableHttp.js.map
+;// CONCATENATED MODULE: ./src/gateway/bearer-secret.ts
+/**
+ * The shortest bearer secret an endpoint accepts: a fixed secret must be as hard to guess as the random ones
+ * the gateway makes (32 random bytes). Both the action's `endpoint-secrets` input and the gateway itself hold
+ * to it.
+ */
+const MIN_SECRET_LENGTH = 32;
+
 ;// CONCATENATED MODULE: ./src/safety/neutralize.ts
 
 const OPEN = '\u27ea';
@@ -98901,9 +98909,9 @@ function selectTools(perimeter, table = ALL_TOOLS) {
 
 
 
+
 /** Beyond the largest push a perimeter allows (base64 grows it by a third): room for JSON and message. */
 const BODY_SLACK_BYTES = 4 * 1_048_576;
-const MIN_SECRET_LENGTH = 16;
 /** How long close waits for calls whose clients hung up before their answer. */
 const CLOSE_GRACE_MS = 15_000;
 async function startGateway(options) {
@@ -99196,6 +99204,9 @@ async function serve_run(args, io) {
         throw new UsageError(values['token-stdin']
             ? 'standard input held no token'
             : 'no token: set GITHUB_TOKEN or pass --token-stdin');
+    // as the action's github-token input: a shorter value could not be scrubbed from what serve prints
+    if (token.length < MIN_SCRUBBED_LENGTH)
+        throw new UsageError(`the token has ${token.length} characters, shorter than any GitHub token (at least ${MIN_SCRUBBED_LENGTH} are required)`);
     const stopped = new Promise((done) => {
         process.once('SIGINT', done);
         process.once('SIGTERM', done);

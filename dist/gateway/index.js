@@ -85085,6 +85085,14 @@ class StreamableHTTPServerTransport {
     }
 }
 //# sourceMappingURL=streamableHttp.js.map
+;// CONCATENATED MODULE: ./src/gateway/bearer-secret.ts
+/**
+ * The shortest bearer secret an endpoint accepts: a fixed secret must be as hard to guess as the random ones
+ * the gateway makes (32 random bytes). Both the action's `endpoint-secrets` input and the gateway itself hold
+ * to it.
+ */
+const MIN_SECRET_LENGTH = 32;
+
 ;// CONCATENATED MODULE: ./src/safety/neutralize.ts
 
 const OPEN = '\u27ea';
@@ -97873,9 +97881,9 @@ function selectTools(perimeter, table = ALL_TOOLS) {
 
 
 
+
 /** Beyond the largest push a perimeter allows (base64 grows it by a third): room for JSON and message. */
 const BODY_SLACK_BYTES = 4 * 1_048_576;
-const MIN_SECRET_LENGTH = 16;
 /** How long close waits for calls whose clients hung up before their answer. */
 const CLOSE_GRACE_MS = 15_000;
 async function startGateway(options) {

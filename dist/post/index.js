@@ -33614,7 +33614,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _post_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5291);
+/* harmony import */ var _post_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4739);
 
 await (0,_post_js__WEBPACK_IMPORTED_MODULE_0__/* .runPost */ .a)();
 process.exit();
@@ -33624,7 +33624,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 5291:
+/***/ 4739:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -46708,7 +46708,16 @@ function signal(pid, name) {
 
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+;// CONCATENATED MODULE: ./src/gateway/bearer-secret.ts
+/**
+ * The shortest bearer secret an endpoint accepts: a fixed secret must be as hard to guess as the random ones
+ * the gateway makes (32 random bytes). Both the action's `endpoint-secrets` input and the gateway itself hold
+ * to it.
+ */
+const MIN_SECRET_LENGTH = 32;
+
 ;// CONCATENATED MODULE: ./src/action/inputs.ts
+
 
 
 
@@ -46896,8 +46905,6 @@ function statusContext(value) {
     }
     return value;
 }
-/** A secret shorter than this is refused: a fixed secret must be as hard to guess as a random one. */
-const MIN_SECRET_LENGTH = 32;
 /**
  * Parses the `endpoint-secrets` input: one `perimeter=secret` per line (a secret may hold any visible
  * character, commas included).
