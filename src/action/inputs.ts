@@ -264,7 +264,6 @@ function statusContext(value: string): string {
   return value;
 }
 
-
 /**
  * Parses the `endpoint-secrets` input: one `perimeter=secret` per line (a secret may hold any visible
  * character, commas included).
