@@ -86,7 +86,7 @@ describe('the action', { timeout: 120_000 }, () => {
       expect(status).toMatchObject({
         state: 'success',
         context: 'perimeter',
-        target_url: 'https://github.example/octo/widgets/actions/runs/4242',
+        target_url: 'https://github.com/octo/widgets/actions/runs/4242',
       });
       expect(status!.description.length).toBeLessThanOrEqual(140);
       expect(isGatewayRunning(j.gatewayPid())).toBe(false);

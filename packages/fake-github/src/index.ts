@@ -2,7 +2,7 @@
 // is its own.
 export { startFakeGithub } from './server.js';
 export { writeRequests } from './stats.js';
-export type { FakeGithub, FakeGithubOptions, FakeStats } from './server.js';
+export type { ActionsJob, FakeGithub, FakeGithubOptions, FakeStats } from './server.js';
 export type { Fault, FaultRoute } from './faults.js';
 export { commitToBare, seedRepo, SEED_ACTOR } from './seed.js';
 export { git, gitText, GitError, ZERO_SHA, type GitRunOptions } from './git.js';

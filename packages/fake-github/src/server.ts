@@ -1,6 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { ActionsRuntime } from './actions-runtime.js';
 import { handleApi } from './api-handler.js';
+import { ArtifactStore, BLOB_ACCOUNT } from './artifact-store.js';
+import { handleBlob } from './blob-service.js';
 import { RateBudget, WriteWindow } from './budget.js';
 import { handleControl } from './control.js';
 import { FaultBox } from './fault-box.js';
@@ -13,7 +16,9 @@ import { commitRouteLast, commitRoutes } from './routes-commits.js';
 import { TREE_BYTE_LIMIT, TREE_ENTRY_LIMIT, treeRoutes } from './routes-git-data.js';
 import { activityRoutes } from './routes-activity.js';
 import { contentRoutes } from './routes-contents.js';
+import { artifactRoutes } from './routes-artifacts.js';
 import { refRoutes } from './routes-refs.js';
+import { handleResults, TWIRP_PREFIX } from './results-service.js';
 import { statusRoutes } from './routes-statuses.js';
 import { StatsCounter } from './stats.js';
 import type { FakeStats, ServerState } from './stats.js';
@@ -55,7 +60,30 @@ export interface FakeGithub {
   resetStats(): void;
   injectFault(fault: Fault): void;
   clearFaults(): void;
+  /**
+   * A job starts on a runner: the runtime token (ACTIONS_RUNTIME_TOKEN) and results URL (ACTIONS_RESULTS_URL)
+   * its action steps get, for the artifact service. Also at POST /_fake/actions/jobs.
+   */
+  startJob(job: { repository: string; runId: number; runAttempt?: number; job: string }): ActionsJob;
+  /** The job ends: its runtime token stops working. Also at DELETE /_fake/actions/jobs/{jobBackendId}. */
+  endJob(jobBackendId: string): void;
+  /** The finalized artifacts, with their content, for tests to look at. */
+  artifacts(): Array<{
+    id: number;
+    name: string;
+    runId: number;
+    size: number;
+    digest: string;
+    content: Buffer;
+  }>;
   stop(): Promise<void>;
+}
+
+export interface ActionsJob {
+  token: string;
+  resultsUrl: string;
+  runBackendId: string;
+  jobBackendId: string;
 }
 
 export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeGithub> {
@@ -64,8 +92,11 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
     [token, options.actor ?? 'github-actions[bot]'],
     ...Object.entries(options.extraTokens ?? {}),
   ]);
+  const runtime = new ActionsRuntime();
+  const store = new ArtifactStore(runtime, () => state.baseUrl);
   const routes: Route[] = [
     ...refRoutes,
+    ...artifactRoutes(store),
     ...treeRoutes({
       entries: options.treeEntryLimit ?? TREE_ENTRY_LIMIT,
       bytes: options.treeByteLimit ?? TREE_BYTE_LIMIT,
@@ -95,17 +126,32 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
     stats: new StatsCounter(),
     baseUrl: '',
     canWriteWorkflows: options.workflowsPermission ?? false,
+    artifacts: store,
+  };
+  const startJob: FakeGithub['startJob'] = (job) => {
+    if (!repos.has(job.repository.toLowerCase())) throw new Error(`no repository ${job.repository}`);
+    const started = runtime.startJob(job.repository, job.runId, job.runAttempt ?? 1, job.job);
+    return {
+      token: started.token,
+      resultsUrl: `${state.baseUrl}/`,
+      runBackendId: started.jobRun.runBackendId,
+      jobBackendId: started.jobRun.jobBackendId,
+    };
   };
 
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', state.baseUrl);
     const work = url.pathname.startsWith('/_fake/')
-      ? handleControl(state, req, res, url.pathname)
-      : GIT_PATH.test(url.pathname)
-        ? handleGit(state, req, res, url.pathname)
-        : req.method === 'POST' && url.pathname === '/graphql'
-          ? handleGraphql(state, req, res)
-          : handleApi(state, req, res, url);
+      ? handleControl(state, req, res, url.pathname, startJob)
+      : url.pathname.startsWith(TWIRP_PREFIX)
+        ? handleResults(store, req, res, url.pathname)
+        : url.pathname.startsWith(`/${BLOB_ACCOUNT}/`)
+          ? handleBlob(store, req, res, url)
+          : GIT_PATH.test(url.pathname)
+            ? handleGit(state, req, res, url.pathname)
+            : req.method === 'POST' && url.pathname === '/graphql'
+              ? handleGraphql(state, req, res)
+              : handleApi(state, req, res, url);
     work.catch((error: unknown) => {
       process.stderr.write(`fake-github: ${error instanceof Error ? error.stack : String(error)}\n`);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
@@ -127,6 +173,21 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
     resetStats: () => state.stats.reset(),
     injectFault: (fault) => state.faults.add(fault),
     clearFaults: () => state.faults.clear(),
+    startJob,
+    endJob: (jobBackendId) => {
+      if (!runtime.endJob(jobBackendId)) throw new Error(`no job ${jobBackendId}`);
+    },
+    artifacts: () =>
+      store
+        .finalized(() => true)
+        .map((a) => ({
+          id: a.id,
+          name: a.name,
+          runId: a.runId,
+          size: a.size,
+          digest: a.digest!,
+          content: store.blobs.get(a.blobPath)!.committed!,
+        })),
     stop: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

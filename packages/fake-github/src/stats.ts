@@ -1,3 +1,4 @@
+import type { ArtifactStore } from './artifact-store.js';
 import type { RateBudget, WriteWindow } from './budget.js';
 import type { FaultBox } from './fault-box.js';
 import type { FakeRepo } from './repo.js';
@@ -88,4 +89,6 @@ export interface ServerState {
   stats: StatsCounter;
   baseUrl: string;
   canWriteWorkflows: boolean;
+  /** workflow artifacts and the runtime tokens of the jobs that upload them */
+  artifacts: ArtifactStore;
 }

@@ -30,6 +30,7 @@ describe('answers match GitHub OpenAPI schemas', () => {
   let first = '';
   let tree = '';
   let blob = '';
+  let artifactId = '';
 
   beforeAll(async () => {
     const scratch = await scratchDir();
@@ -50,6 +51,26 @@ describe('answers match GitHub OpenAPI schemas', () => {
       description: 'ok',
       target_url: 'https://example.com/run',
     });
+    // one finalized artifact in run 77, uploaded the way @actions/artifact does it
+    const job = gh.startJob({ repository: 'acme/app', runId: 77, job: 'build' });
+    const twirp = async (method: string, body: Record<string, unknown>) =>
+      (await fetch(`${gh.url}/twirp/github.actions.results.api.v1.ArtifactService/${method}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${job.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          workflow_run_backend_id: job.runBackendId,
+          workflow_job_run_backend_id: job.jobBackendId,
+          name: 'record',
+          ...body,
+        }),
+      }).then((r) => r.json())) as Record<string, string>;
+    const created = await twirp('CreateArtifact', { version: 7 });
+    await fetch(created.signed_upload_url!, {
+      method: 'PUT',
+      headers: { 'x-ms-blob-type': 'BlockBlob' },
+      body: 'zip',
+    });
+    artifactId = (await twirp('FinalizeArtifact', { size: '3' })).artifact_id!;
   }, 60_000);
   afterAll(async () => {
     await gh.stop();
@@ -58,6 +79,41 @@ describe('answers match GitHub OpenAPI schemas', () => {
 
   const cases: Case[] = [
     { name: 'repository', method: 'GET', template: R, path: () => '/repos/acme/app', status: 200 },
+    {
+      name: "a run's artifacts",
+      method: 'GET',
+      template: `${R}/actions/runs/{run_id}/artifacts`,
+      path: () => '/repos/acme/app/actions/runs/77/artifacts?name=record',
+      status: 200,
+    },
+    {
+      name: 'unknown run',
+      method: 'GET',
+      template: `${R}/actions/runs/{run_id}/artifacts`,
+      path: () => '/repos/acme/app/actions/runs/78/artifacts',
+      status: 404,
+    },
+    {
+      name: "the repository's artifacts",
+      method: 'GET',
+      template: `${R}/actions/artifacts`,
+      path: () => '/repos/acme/app/actions/artifacts',
+      status: 200,
+    },
+    {
+      name: 'artifact',
+      method: 'GET',
+      template: `${R}/actions/artifacts/{artifact_id}`,
+      path: () => `/repos/acme/app/actions/artifacts/${artifactId}`,
+      status: 200,
+    },
+    {
+      name: 'unknown artifact',
+      method: 'GET',
+      template: `${R}/actions/artifacts/{artifact_id}`,
+      path: () => '/repos/acme/app/actions/artifacts/1',
+      status: 404,
+    },
     { name: 'unknown repository', method: 'GET', template: R, path: () => '/repos/acme/nope', status: 404 },
     {
       name: 'ref',

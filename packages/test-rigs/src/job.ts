@@ -32,7 +32,7 @@ export interface JobOptions {
   workspaceFiles?: Record<string, string>;
   actionDir: string;
   /** more runner settings: the event name and payload, GITHUB_REF, GITHUB_HEAD_REF */
-  runner?: Partial<Pick<RunnerOptions, 'eventName' | 'event' | 'headRef' | 'ref' | 'env'>>;
+  runner?: Partial<Pick<RunnerOptions, 'eventName' | 'event' | 'headRef' | 'ref' | 'env' | 'actionsRuntime'>>;
 }
 
 export interface StatusRecord {
@@ -75,7 +75,7 @@ export class Job {
     }
     const runnerOptions: RunnerOptions = {
       apiUrl: job.gh.url,
-      serverUrl: 'https://github.example',
+      serverUrl: 'https://github.com',
       repository: REPOSITORY,
       token: job.token,
       ref: `refs/heads/${job.branch}`,

@@ -55,6 +55,17 @@ export interface RunnerOptions {
   stepTimeoutMs?: number;
   /** the node binary that runs main and post; default runnerNode() */
   node?: string;
+  /**
+   * Whether the job gets a runtime token for the artifact service from the stand-in at apiUrl (as a runner
+   * gets one for each job); default true. false: the action steps run without ACTIONS_RUNTIME_TOKEN.
+   */
+  actionsRuntime?: boolean;
+}
+
+/** What a runner gives each action step (not `run:` steps) to reach the results service. */
+interface RuntimeAccess {
+  ACTIONS_RUNTIME_TOKEN: string;
+  ACTIONS_RESULTS_URL: string;
 }
 
 export interface Annotation {
@@ -99,6 +110,7 @@ export class ActionRunner {
   private readonly action: { main: string; post: string; inputs: Record<string, { default?: unknown }> };
   private state: Record<string, string> = {};
   private steps = 0;
+  private runtime: { access: RuntimeAccess; jobBackendId: string } | null = null;
   main: StepResult | null = null;
   post: StepResult | null = null;
 
@@ -148,6 +160,7 @@ export class ActionRunner {
       GITHUB_RUN_ATTEMPT: '1',
       GITHUB_JOB: 'implement',
       GITHUB_ACTOR: 'octocat',
+      GITHUB_RETENTION_DAYS: '90',
       ...o.env,
       ...this.jobEnv,
     };
@@ -193,6 +206,44 @@ export class ActionRunner {
     }
   }
 
+  /**
+   * The job's runtime token, asked of the stand-in once per job (POST /_fake/actions/jobs): the run is
+   * GITHUB_RUN_ID, the job GITHUB_JOB, as the steps see them.
+   */
+  private async runtimeAccess(): Promise<Partial<RuntimeAccess>> {
+    if (this.options.actionsRuntime === false) return {};
+    if (this.runtime) return this.runtime.access;
+    const env = this.baseEnv();
+    // no stand-in there (a test of an unreachable API): no artifact service either
+    const response = await fetch(`${this.options.apiUrl}/_fake/actions/jobs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        repository: this.options.repository,
+        run_id: Number(env.GITHUB_RUN_ID),
+        run_attempt: Number(env.GITHUB_RUN_ATTEMPT),
+        job: env.GITHUB_JOB,
+      }),
+    }).catch(() => null);
+    if (response === null) return {};
+    if (!response.ok)
+      throw new Error(`the stand-in gave no runtime token: ${response.status} ${await response.text()}`);
+    const job = (await response.json()) as { token: string; resultsUrl: string; jobBackendId: string };
+    this.runtime = {
+      access: { ACTIONS_RUNTIME_TOKEN: job.token, ACTIONS_RESULTS_URL: job.resultsUrl },
+      jobBackendId: job.jobBackendId,
+    };
+    return this.runtime.access;
+  }
+
+  /** The job is over: its runtime token stops working, as on GitHub. */
+  async endJob(): Promise<void> {
+    if (!this.runtime) return;
+    await fetch(`${this.options.apiUrl}/_fake/actions/jobs/${this.runtime.jobBackendId}`, {
+      method: 'DELETE',
+    });
+  }
+
   /** Removes the runner's directories (workspace included when the runner made it). */
   dispose(): void {
     rmSync(this.root, { recursive: true, force: true });
@@ -233,8 +284,9 @@ export class ActionRunner {
       GITHUB_STEP_SUMMARY: join(dir, 'summary'),
     };
     for (const file of Object.values(files)) writeFileSync(file, '');
-    // a run: step gets no INPUT_* (those belong to the action's own steps)
-    const env = { ...this.baseEnv(), ...(shell ? {} : this.inputEnv()), ...files, ...extra };
+    // a run: step gets no INPUT_* and no runtime token (those belong to the action's own steps)
+    const action = shell ? {} : { ...this.inputEnv(), ...(await this.runtimeAccess()) };
+    const env = { ...this.baseEnv(), ...action, ...files, ...extra };
     const result = await runProcess(
       shell?.command ?? this.options.node ?? runnerNode(),
       shell?.args ?? [script],
