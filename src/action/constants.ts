@@ -14,6 +14,8 @@ export enum Inputs {
   WritesPerMinute = 'writes-per-minute',
   VerifyTimeout = 'verify-timeout',
   IgnoreRefs = 'ignore-refs',
+  RecordName = 'record-name',
+  RecordRetentionDays = 'record-retention-days',
 }
 
 export enum Outputs {
@@ -53,6 +55,8 @@ export enum State {
   Ready = 'ready',
   /** why main failed, when it did */
   MainError = 'mainError',
+  /** the ref main read perimeters.yml from (the default branch's name when config-ref was not given) */
+  ConfigRef = 'configRef',
 }
 
 /** The default commit status context lives with the receipt (src/verify/receipt.ts). */

@@ -50,6 +50,10 @@ export interface Settings {
   eventName: string;
   /** the event payload (GITHUB_EVENT_PATH), null when absent or unreadable */
   event: unknown;
+  /** this run and job, as the runner names them ('' outside a runner) */
+  run: { id: string; attempt: string; job: string };
+  /** the workflow artifact post uploads: its name, and its retention in days (undefined: the repository's) */
+  record: { name: string; retentionDays: number | undefined };
 }
 
 export class InputError extends Error {
@@ -105,7 +109,28 @@ export function readSettings(env: Env = process.env, read: ReadInput = defaultRe
     tempDir: env.RUNNER_TEMP || tmpdir(),
     eventName: env.GITHUB_EVENT_NAME ?? '',
     event,
+    run: { id: env.GITHUB_RUN_ID ?? '', attempt: env.GITHUB_RUN_ATTEMPT ?? '', job: env.GITHUB_JOB ?? '' },
+    record: {
+      name: recordName(read(Inputs.RecordName), env),
+      retentionDays:
+        read(Inputs.RecordRetentionDays) === ''
+          ? undefined
+          : positiveInteger(Inputs.RecordRetentionDays, read(Inputs.RecordRetentionDays), 0),
+    },
   };
+}
+
+/**
+ * The artifact's name: unique in a run (GitHub refuses a second one of a name), so by job and attempt;
+ * matrix legs share a job id and need their own. The characters GitHub's artifact client refuses are refused here.
+ */
+function recordName(value: string, env: Env): string {
+  const name = value || `perimeter-${env.GITHUB_JOB || 'job'}-${env.GITHUB_RUN_ATTEMPT || '1'}`;
+  if (/["\\:<>|*?\r\n/]/.test(name))
+    throw new InputError(
+      `${Inputs.RecordName}: ${JSON.stringify(name)} holds a character artifact names may not have (" : < > | * ? \\ / CR LF)`,
+    );
+  return name;
 }
 
 function readEvent(env: Env): unknown {

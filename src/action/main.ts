@@ -112,6 +112,7 @@ async function start(
   store.save(State.Branch, settings.branch);
   store.save(State.Perimeters, JSON.stringify(names));
   store.save(State.ConfigFile, settings.configFile);
+  store.save(State.ConfigRef, configRef);
   saveStateFile(store, CONFIG_FILE_KEYS, join(workDir, DEFAULT_CONFIG_FILE), configText);
   store.save(State.JobSettings, JSON.stringify(jobSettingsOf(settings)));
   store.save(State.StartedAt, startedAt);

@@ -1,10 +1,12 @@
 import * as core from '@actions/core';
+import { existsSync } from 'node:fs';
 import { createOctokitUpstream } from '../github/octokit-upstream.js';
 import type { Upstream } from '../github/upstream.js';
 import { parseConfig, compilePerimeter } from '../policy/index.js';
 import { makeScrubber } from '../safety/secret-forms.js';
 import {
   readLedgerFacts,
+  receiptJson,
   renderReceipt,
   snapshotRefs,
   verifyJob,
@@ -15,6 +17,7 @@ import { Inputs, State, STOP_GRACE_MS } from './constants.js';
 import { logTail, stopGateway } from './gateway-process.js';
 import { readSettings, type Settings } from './inputs.js';
 import { publishError, publishReceipt } from './publish.js';
+import { recordLine, uploadRecord } from './record.js';
 import {
   actionsState,
   CONFIG_FILE_KEYS,
@@ -115,6 +118,7 @@ async function verify(
     .map((spec) => compilePerimeter(spec, configFile));
 
   const end = await snapshotRefs(upstream);
+  const endedAt = new Date().toISOString();
   const start = readStartSnapshot(store, branch, startHead, end, problems);
   const ledger = await readLedger(store);
 
@@ -134,7 +138,34 @@ async function verify(
   const gatewayLog = ledger?.ok === false || problems.length > 0 ? logTail(logPath, secrets) : '';
   const receipt = renderReceipt(verdict, { runUrl: settings.runUrl, context: settings.statusContext });
   if (deadline.passed) return;
-  await publishReceipt(upstream, settings, receipt, end[`refs/heads/${branch}`] ?? startHead, gatewayLog);
+  const ledgerPath = store.get(State.LedgerPath);
+  const included = ledgerPath !== '' && existsSync(ledgerPath);
+  const record = await uploadRecord(
+    settings,
+    receiptJson(verdict, {
+      repository: `${settings.owner}/${settings.repo}`,
+      context: settings.statusContext,
+      run: { ...settings.run, url: settings.runUrl ?? null },
+      config: { file: configFile, ref: store.get(State.ConfigRef) || settings.configRef, text: configText },
+      perimeters: names,
+      directPushes: settings.directPushes,
+      ignoreRefs: settings.ignoreRefs,
+      window: { startedAt, endedAt },
+      refs: { start, end },
+      ledger,
+      ledgerIncluded: included,
+    }),
+    included ? { path: ledgerPath, key: store.get(State.LedgerKey) } : null,
+  );
+  if (deadline.passed) return;
+  await publishReceipt(
+    upstream,
+    settings,
+    receipt,
+    end[`refs/heads/${branch}`] ?? startHead,
+    gatewayLog,
+    recordLine(record),
+  );
 
   if (verdict.state === 'success') {
     core.info(`Perimeter: ${receipt.status.description}`);

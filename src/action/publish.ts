@@ -13,8 +13,10 @@ export async function publishReceipt(
   receipt: Receipt,
   sha: string,
   gatewayLog: string,
+  recordNote = '',
 ): Promise<void> {
   core.summary.addRaw(receipt.summary, true);
+  if (recordNote) core.summary.addRaw(`\n${recordNote}`, true);
   if (gatewayLog) {
     // the agent can write to this log: a fence it cannot close, every hidden character shown
     core.summary.addDetails('Gateway log (last lines)', `\n\n${codeBlock(gatewayLog)}\n`);

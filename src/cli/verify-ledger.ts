@@ -1,10 +1,39 @@
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { verifyLedger } from '../ledger/index.js';
+import { checkChain, type LedgerVerdict } from '../ledger/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT_ERRORS, EXIT_OK, UsageError, type CliIo } from './io.js';
+import { isRecord, readRecord } from './record-files.js';
 
-export const VERIFY_LEDGER_USAGE = 'perimeter verify-ledger --key-file FILE [--json] LEDGER';
+export const VERIFY_LEDGER_USAGE = 'perimeter verify-ledger [--key-file FILE] [--json] LEDGER|RECORD';
+
+const why = (error: unknown) =>
+  (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
+
+/**
+ * The ledger text and its key: a bare ledger file needs --key-file; a record (the run's workflow artifact,
+ * as a zip or unpacked into a directory) carries its key, which --key-file overrides.
+ */
+async function ledgerAndKey(target: string, keyFile: string | undefined, io: CliIo) {
+  const key = keyFile
+    ? await readFile(resolve(io.cwd, keyFile), 'utf8').catch((error: unknown) => {
+        throw new Error(`cannot read the key file ${keyFile}: ${why(error)}`, { cause: error });
+      })
+    : null;
+  if (await isRecord(target, io.cwd)) {
+    const record = await readRecord(target, io.cwd);
+    if (record.ledger === null) throw new Error(`${record.source} holds no ledger`);
+    const given = key ?? record.key;
+    if (given === null) throw new Error(`${record.source} holds no ledger key; give --key-file FILE`);
+    return { text: record.ledger, key: given.trim() };
+  }
+  if (key === null) throw new UsageError('--key-file FILE is required for a ledger file outside a record');
+  const info = await stat(resolve(io.cwd, target)).catch((error: unknown) => {
+    throw new Error(`cannot read the ledger ${target}: ${why(error)}`, { cause: error });
+  });
+  if (!info.isFile()) throw new Error(`cannot read the ledger ${target}: not a regular file`);
+  return { text: await readFile(resolve(io.cwd, target), 'utf8'), key: key.trim() };
+}
 
 /** `perimeter verify-ledger`: checks the HMAC chain; exit 1 and the first broken record when it fails. */
 export async function run(args: string[], io: CliIo): Promise<number> {
@@ -13,23 +42,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     { 'key-file': { type: 'string' }, json: { type: 'boolean', default: false } },
     true,
   );
-  if (!values['key-file']) throw new UsageError('--key-file FILE is required');
-  if (positionals.length !== 1) throw new UsageError(`expected one ledger file, got ${positionals.length}`);
-  const why = (error: unknown) =>
-    (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
+  if (positionals.length !== 1)
+    throw new UsageError(`expected one ledger file or record, got ${positionals.length}`);
   const ledger = positionals[0]!;
-  let key: string;
-  try {
-    key = (await readFile(resolve(io.cwd, values['key-file']), 'utf8')).trim();
-  } catch (error) {
-    throw new Error(`cannot read the key file ${values['key-file']}: ${why(error)}`, { cause: error });
-  }
-  // Probed only: verifyLedger reads it (once).
-  const info = await stat(resolve(io.cwd, ledger)).catch((error: unknown) => {
-    throw new Error(`cannot read the ledger ${ledger}: ${why(error)}`, { cause: error });
-  });
-  if (!info.isFile()) throw new Error(`cannot read the ledger ${ledger}: not a regular file`);
-  const verdict = await verifyLedger(resolve(io.cwd, ledger), key);
+  const { text, key } = await ledgerAndKey(ledger, values['key-file'], io);
+  const { verified: _verified, ...verdict }: LedgerVerdict & { verified: unknown } = checkChain(text, key);
   if (values.json) {
     io.stdout(`${JSON.stringify({ ledger, ...verdict })}\n`);
     return verdict.ok ? EXIT_OK : EXIT_ERRORS;

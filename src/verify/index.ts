@@ -12,6 +12,18 @@ export {
   type Annotation,
   type Receipt,
 } from './receipt.js';
+export {
+  gitBlobSha,
+  parseReceiptJson,
+  receiptJson,
+  receiptSchema,
+  ReceiptFormatError,
+  RECEIPT_SCHEMA,
+  RECEIPT_VERSION,
+  RECORD_FILES,
+  type ReceiptContext,
+  type ReceiptJson,
+} from './receipt-json.js';
 export { renderSummary, SUMMARY_BUDGET } from './summary.js';
 export type {
   Baseline,

@@ -16,7 +16,13 @@ export async function readLedgerFacts(path: string, key: string): Promise<Ledger
     };
   }
   const verdict = checkChain(text, key);
-  const facts: LedgerFacts = { ok: verdict.ok, commits: [], perPerimeter: {} };
+  const facts: LedgerFacts = {
+    ok: verdict.ok,
+    commits: [],
+    records: verdict.verified.length,
+    ...(verdict.verified.length > 0 && { head: verdict.verified.at(-1)!.mac }),
+    perPerimeter: {},
+  };
   for (const record of verdict.verified) {
     if (record.event === 'start')
       for (const name of record.perimeters ?? []) facts.perPerimeter[name] ??= { calls: 0, refusals: 0 };

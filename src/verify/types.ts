@@ -11,6 +11,9 @@ export interface LedgerFacts {
   problem?: string;
   /** SHAs of the commits the gateway made */
   commits: string[];
+  /** records that verified (all of them when ok), and the MAC of the last of them: the chain head */
+  records?: number;
+  head?: string;
   perPerimeter: Record<string, PerimeterCounts>;
 }
 

@@ -1,4 +1,4 @@
-import { writeFileSync, rmSync } from 'node:fs';
+import { mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Ledger } from '../../src/ledger/index.js';
@@ -87,5 +87,43 @@ describe('perimeter verify-ledger --json', () => {
       brokenAt: 1,
       problem: 'record 1: MAC does not match',
     });
+  });
+});
+
+describe('perimeter verify-ledger on a downloaded record', () => {
+  const write = async (dir: string, key: string) => {
+    const ledger = await Ledger.open(join(dir, 'ledger.jsonl'), key);
+    await ledger.append({ event: 'start', perimeters: ['docs'] });
+    await ledger.append({ event: 'stop' });
+    await ledger.close();
+    writeFileSync(join(dir, 'ledger.key'), `${key}\n`);
+  };
+
+  it('takes the key from the record, in the directory gh run download makes', async () => {
+    const dir = checkout({ 'perimeters.yml': CONFIG });
+    mkdirSync(join(dir, 'download', 'perimeter-implement-1'), { recursive: true });
+    await write(join(dir, 'download', 'perimeter-implement-1'), 'k'.repeat(32));
+    const result = await runCli(['verify-ledger', 'download'], dir);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('download: ok, 2 records, chain intact\n');
+    // a key given on the command line wins over the record's
+    writeFileSync(join(dir, 'other-key'), 'x'.repeat(32));
+    const wrong = await runCli(['verify-ledger', '--key-file', 'other-key', 'download'], dir);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stdout).toContain('BROKEN at record 1 of 2: record 1: MAC does not match');
+  });
+
+  it('asks for the key of a bare ledger, and names a directory without a record', async () => {
+    const dir = checkout({ 'perimeters.yml': CONFIG });
+    await write(dir, 'k'.repeat(32));
+    mkdirSync(join(dir, 'empty'));
+    const bare = await runCli(['verify-ledger', join(dir, 'ledger.jsonl')], '/');
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('--key-file FILE is required for a ledger file outside a record');
+    const none = await runCli(['verify-ledger', 'empty'], dir);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toBe(
+      'perimeter verify-ledger: empty holds no Perimeter record (no receipt.json or ledger.jsonl)\n',
+    );
   });
 });

@@ -109,6 +109,8 @@ describe('a gateway session', () => {
     expect(facts).toEqual({
       ok: true,
       commits: [commit],
+      records: 13,
+      head: expect.stringMatching(/^[0-9a-f]{64}$/),
       perPerimeter: {
         implementer: { calls: 10, refusals: 4, hidden: 6, credentialRefusals: 1 },
         tester: { calls: 1, refusals: 1 },

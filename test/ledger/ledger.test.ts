@@ -51,9 +51,12 @@ describe('the ledger', () => {
     it('verifies, and its facts count calls, refusals and commits per perimeter', async () => {
       await writeSession();
       expect(await verifyLedger(path, KEY)).toEqual({ ok: true, records: 6 });
+      const last = JSON.parse((await readFile(path, 'utf8')).trimEnd().split('\n').at(-1)!) as { mac: string };
       expect(await readLedgerFacts(path, KEY)).toEqual({
         ok: true,
         commits: ['c'.repeat(40)],
+        records: 6,
+        head: last.mac,
         perPerimeter: {
           a: { calls: 2, refusals: 1 },
           b: { calls: 2, refusals: 0 },

@@ -1,0 +1,59 @@
+import { DefaultArtifactClient } from '@actions/artifact';
+import * as core from '@actions/core';
+import { copyFile, mkdtemp, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { inlineText, RECORD_FILES, type ReceiptJson } from '../verify/index.js';
+import type { Settings } from './inputs.js';
+
+/** What goes into the record besides the receipt: the ledger as the gateway wrote it, and its key. */
+export interface LedgerFiles {
+  path: string;
+  key: string;
+}
+
+export type RecordOutcome =
+  | { uploaded: true; name: string; id: number | undefined; digest: string | undefined }
+  | { uploaded: false; name: string; reason: string };
+
+/**
+ * Uploads the durable record of the job as one workflow artifact: the JSON receipt, the ledger and the
+ * ledger's key (the key opens the chain for an audit; after the job the gateway is gone, so it signs
+ * nothing more). A failed upload never changes the verdict, which stands on what was read from GitHub:
+ * it is a warning and a line in the summary, and the commit status is posted as it would have been.
+ * https://github.com/actions/toolkit/tree/main/packages/artifact
+ */
+export async function uploadRecord(
+  settings: Settings,
+  receipt: ReceiptJson,
+  ledger: LedgerFiles | null,
+): Promise<RecordOutcome> {
+  const name = settings.record.name;
+  try {
+    const dir = await mkdtemp(join(settings.tempDir, 'perimeter-record-'));
+    const files = [join(dir, RECORD_FILES.receipt)];
+    await writeFile(files[0]!, `${JSON.stringify(receipt, null, 2)}\n`, { mode: 0o600 });
+    if (ledger && receipt.ledger.included) {
+      await copyFile(ledger.path, join(dir, RECORD_FILES.ledger));
+      await writeFile(join(dir, RECORD_FILES.key), `${ledger.key}\n`, { mode: 0o600 });
+      files.push(join(dir, RECORD_FILES.ledger), join(dir, RECORD_FILES.key));
+    }
+    const client = new DefaultArtifactClient();
+    const { id, digest } = await client.uploadArtifact(name, files, dir, {
+      ...(settings.record.retentionDays !== undefined && { retentionDays: settings.record.retentionDays }),
+    });
+    return { uploaded: true, name, id, digest };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    core.warning(`the record of this job (artifact ${name}) was not uploaded: ${reason}`, {
+      title: 'Perimeter: record not uploaded',
+    });
+    return { uploaded: false, name, reason };
+  }
+}
+
+/** One line for the job summary: where the record is, or why there is none. */
+export function recordLine(outcome: RecordOutcome): string {
+  if (outcome.uploaded)
+    return `Record: workflow artifact ${inlineText(outcome.name)}${outcome.id === undefined ? '' : ` (id ${outcome.id})`}: the JSON receipt, the ledger and its key; check it with perimeter audit.`;
+  return `Record: not uploaded (${inlineText(outcome.reason)}). The verdict above stands on what was read from GitHub.`;
+}

@@ -1,0 +1,140 @@
+/**
+ * The record of a run, as a runner runs the built bundles: post uploads the JSON receipt, the ledger and its
+ * key as one workflow artifact through the stand-in's artifact service (the runtime token the runner hands
+ * the action), and another job or an owner downloads it through the REST API.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkChain } from '../../src/ledger/index.js';
+import { readZip } from '../../src/cli/zip-reader.js';
+import { parseReceiptJson, RECORD_FILES } from '../../src/verify/index.js';
+import { REPOSITORY, text, type Job } from '@perimeter/test-rigs';
+import { runCli } from '../cli/run-cli.js';
+import { jobSuite } from './support/suite.js';
+
+const { started } = jobSuite();
+const scratch = mkdtempSync(join(tmpdir(), 'perimeter-record-test-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** What an owner does: list the run's artifacts, follow the zip redirect to the signed URL. */
+async function download(j: Job, name: string): Promise<Buffer> {
+  const headers = { authorization: `Bearer ${j.token}` };
+  const list = (await (
+    await fetch(`${j.gh.url}/repos/${REPOSITORY}/actions/runs/4242/artifacts?name=${name}`, { headers })
+  ).json()) as { artifacts: Array<{ id: number; archive_download_url: string }> };
+  expect(list.artifacts).toHaveLength(1);
+  const redirect = await fetch(list.artifacts[0]!.archive_download_url, { headers, redirect: 'manual' });
+  expect(redirect.status).toBe(302);
+  return Buffer.from(await (await fetch(redirect.headers.get('location')!)).arrayBuffer());
+}
+
+/** An artifact uploaded by someone else in the same run (the agent, with a runtime token it took). */
+async function uploadFirst(j: Job, name: string): Promise<void> {
+  const other = j.gh.startJob({ repository: REPOSITORY, runId: 4242, job: 'rogue' });
+  const call = async (method: string, body: Record<string, unknown>) => {
+    const response = await fetch(
+      `${j.gh.url}/twirp/github.actions.results.api.v1.ArtifactService/${method}`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${other.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          workflow_run_backend_id: other.runBackendId,
+          workflow_job_run_backend_id: other.jobBackendId,
+          name,
+          ...body,
+        }),
+      },
+    );
+    return (await response.json()) as Record<string, string>;
+  };
+  const { signed_upload_url: url } = await call('CreateArtifact', { version: 7 });
+  await fetch(url!, { method: 'PUT', headers: { 'x-ms-blob-type': 'BlockBlob' }, body: 'forged' });
+  expect((await call('FinalizeArtifact', { size: '6' })).ok).toBe(true);
+}
+
+describe('the record of a run', { timeout: 180_000 }, () => {
+  describe('when the agent works through the gateway', () => {
+    it('is uploaded as one artifact: receipt, ledger and key, which verify and agree', async () => {
+      const j = await started();
+      const agent = await j.agent('implementer');
+      const pushed = await agent.callTool({
+        name: 'push_files',
+        arguments: { message: 'Count', files: [{ path: 'src/count.ts', content: 'export const n = 1;\n' }] },
+      });
+      expect(pushed.isError, text(pushed)).toBeFalsy();
+      const post = await j.post();
+      expect(post.exitCode, post.log + post.stderr).toBe(0);
+      expect(post.summary).toMatch(/Record: workflow artifact perimeter-implement-1 \(id \d+\)/);
+
+      const zip = await download(j, 'perimeter-implement-1');
+      const files = readZip(zip);
+      expect([...files.keys()].sort()).toEqual(Object.values(RECORD_FILES).sort());
+      const receipt = parseReceiptJson(files.get(RECORD_FILES.receipt)!.toString('utf8'));
+      const end = await j.head();
+      expect(receipt).toMatchObject({
+        state: 'success',
+        repository: REPOSITORY,
+        branch: j.branch,
+        run: { id: '4242', attempt: '1', job: 'implement' },
+        config: { file: 'perimeters.yml', ref: 'main' },
+        heads: { end },
+        violations: [],
+        unchecked: [],
+        files: [{ path: 'src/count.ts', kind: 'modified', allowed: true, perimeter: 'implementer' }],
+        commits: { gateway: [end], direct: [] },
+        ledger: { included: true, ok: true, problem: null },
+      });
+      const chain = checkChain(
+        files.get(RECORD_FILES.ledger)!.toString('utf8'),
+        files.get(RECORD_FILES.key)!.toString('utf8').trim(),
+      );
+      expect(chain.ok).toBe(true);
+      expect(receipt.ledger.records).toBe(chain.records);
+      expect(receipt.ledger.head).toBe(chain.verified.at(-1)!.mac);
+
+      // verify-ledger reads the download as it comes: the zip, and the directory it unpacks to
+      writeFileSync(join(scratch, 'record.zip'), zip);
+      const checked = await runCli(['verify-ledger', '--json', 'record.zip'], scratch);
+      expect(checked.code, checked.stderr).toBe(0);
+      expect(JSON.parse(checked.stdout)).toEqual({ ledger: 'record.zip', ok: true, records: chain.records });
+    });
+  });
+
+  describe('when the upload fails', () => {
+    it('says so and leaves a failure a failure', async () => {
+      const j = await started();
+      // the name is taken in the run before post comes to it
+      await uploadFirst(j, 'perimeter-implement-1');
+      await j.push({ 'docs/roadmap.md': '# changed\n' });
+      const post = await j.post();
+      expect(post.exitCode).toBe(1);
+      const [status] = await j.statuses(await j.head());
+      expect(status).toMatchObject({
+        state: 'failure',
+        description: expect.stringContaining('docs/roadmap.md'),
+      });
+      expect(post.annotations).toContainEqual(
+        expect.objectContaining({
+          level: 'warning',
+          title: 'Perimeter: record not uploaded',
+          message: expect.stringContaining('an artifact with this name already exists on the workflow run'),
+        }),
+      );
+      expect(post.summary).toContain('Record: not uploaded');
+    });
+
+    it('leaves a success a success, with the reason in the summary', async () => {
+      // a runner that gives the action no runtime token
+      const j = await started({ runner: { actionsRuntime: false } });
+      const post = await j.post();
+      expect(post.exitCode, post.log).toBe(0);
+      const [status] = await j.statuses(await j.head());
+      expect(status?.state).toBe('success');
+      expect(post.summary).toContain(
+        'Record: not uploaded (Unable to get the ACTIONS&#95;RUNTIME&#95;TOKEN env variable)',
+      );
+    });
+  });
+});
