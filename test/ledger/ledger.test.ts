@@ -51,7 +51,9 @@ describe('the ledger', () => {
     it('verifies, and its facts count calls, refusals and commits per perimeter', async () => {
       await writeSession();
       expect(await verifyLedger(path, KEY)).toEqual({ ok: true, records: 6 });
-      const last = JSON.parse((await readFile(path, 'utf8')).trimEnd().split('\n').at(-1)!) as { mac: string };
+      const last = JSON.parse((await readFile(path, 'utf8')).trimEnd().split('\n').at(-1)!) as {
+        mac: string;
+      };
       expect(await readLedgerFacts(path, KEY)).toEqual({
         ok: true,
         commits: ['c'.repeat(40)],
