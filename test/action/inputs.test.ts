@@ -53,6 +53,8 @@ describe('readSettings', () => {
         tempDir: '/tmp/runner',
         eventName: '',
         event: null,
+        run: { id: '42', attempt: '', job: '' },
+        record: { name: 'perimeter-job-1', retentionDays: undefined },
       });
     });
   });
@@ -176,6 +178,11 @@ describe('readSettings', () => {
       [
         { [Inputs.VerifyTimeout]: '1.5' },
         'verify-timeout: expected a whole number from 1 to 1000000, got "1.5"',
+      ],
+      [{ [Inputs.RecordName]: 'a/b' }, 'record-name: "a/b" holds a character artifact names may not have'],
+      [
+        { [Inputs.RecordRetentionDays]: '0' },
+        'record-retention-days: expected a whole number from 1 to 1000000, got "0"',
       ],
     ])('rejects %o', (inputs, message) => {
       expect(failure(inputs)).toContain(message);
