@@ -61213,7 +61213,7 @@ function branchGlobProblem(glob) {
     return translation.ok ? null : translation.problem;
 }
 /** Compiles validated globs once; `find` reports which one matched. */
-function compileGlobList(globs) {
+function glob_compileGlobList(globs) {
     const compiled = globs.map((glob) => ({ glob, re: compileGlob(glob) }));
     // Matching is on UTF-8 bytes, as in git: `?` and brackets match one byte.
     const union = compiled.length > 0 ? new RegExp(compiled.map((c) => `(?:${c.re.source})`).join('|')) : null;
@@ -61488,7 +61488,7 @@ function containsRun(haystack, needle) {
  * The protected-set entry matching this (validated) path, or null: the built-in set, the config file, and
  * the optional `families` switched on. Case/Unicode-NF insensitive, any depth.
  */
-function protectedRule(path, configFile = DEFAULT_CONFIG_FILE, families = []) {
+function protected_protectedRule(path, configFile = DEFAULT_CONFIG_FILE, families = []) {
     const entries = entriesFor(configFile, families);
     if (protected_ASCII.test(path) && !entries.prefilter.test(path))
         return null;
@@ -62204,13 +62204,13 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
     if (problems.length > 0) {
         throw new PerimeterSpecError(spec.name, problems);
     }
-    const read = compileGlobList(spec.read);
-    const write = compileGlobList(spec.write);
-    const allowProtected = compileGlobList(spec.allowProtected);
-    const allowCredentialFiles = compileGlobList(spec.allowCredentialFiles);
-    const allowSecretsIn = compileGlobList(spec.allowSecretsIn);
-    const deny = compileGlobList(spec.deny ?? []);
-    const ownerDeny = compileGlobList(spec.ownerDeny ?? []);
+    const read = glob_compileGlobList(spec.read);
+    const write = glob_compileGlobList(spec.write);
+    const allowProtected = glob_compileGlobList(spec.allowProtected);
+    const allowCredentialFiles = glob_compileGlobList(spec.allowCredentialFiles);
+    const allowSecretsIn = glob_compileGlobList(spec.allowSecretsIn);
+    const deny = glob_compileGlobList(spec.deny ?? []);
+    const ownerDeny = glob_compileGlobList(spec.ownerDeny ?? []);
     const families = spec.protect ?? [];
     /** Denials win over every grant, for reads and writes alike. */
     const denied = (path) => {
@@ -62220,7 +62220,7 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
         const owner = ownerDeny.find(path);
         return owner === null ? null : `top-level deny glob ${JSON.stringify(owner)}`;
     };
-    const branches = spec.branches === null ? null : compileGlobList(spec.branches);
+    const branches = spec.branches === null ? null : glob_compileGlobList(spec.branches);
     const tools = new Set(spec.tools);
     // canRead and canWrite usually see the same path back to back: remember the last valid one.
     let lastValid = null;
@@ -62272,7 +62272,7 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
             const glob = write.find(path);
             if (glob === null)
                 return { allowed: false, rule: 'no write glob matches' };
-            const protectedBy = protectedRule(path, configFile, families);
+            const protectedBy = protected_protectedRule(path, configFile, families);
             if (protectedBy !== null) {
                 const allowedBy = allowProtected.find(path);
                 if (allowedBy === null)
@@ -62949,12 +62949,12 @@ function inDirs(path, dirs) {
 }
 function proposePerimeters(trackedFiles, configFile = DEFAULT_CONFIG_FILE) {
     const files = trackedFiles.filter((path) => validatePath(path).ok);
-    const builtIn = (path) => protectedRule(path, configFile, []) !== null;
-    const protect = OPTIONAL_FAMILY_NAMES.filter((family) => files.some((path) => !builtIn(path) && protectedRule(path, configFile, [family]) !== null));
+    const builtIn = (path) => protected_protectedRule(path, configFile, []) !== null;
+    const protect = OPTIONAL_FAMILY_NAMES.filter((family) => files.some((path) => !builtIn(path) && protected_protectedRule(path, configFile, [family]) !== null));
     const protectedFiles = [];
     const writable = [];
     for (const path of files) {
-        const rule = protectedRule(path, configFile, protect);
+        const rule = protected_protectedRule(path, configFile, protect);
         if (rule === null)
             writable.push(path);
         else
@@ -78741,7 +78741,7 @@ function pathTreesOf(commits, answer) {
 ;// CONCATENATED MODULE: ./src/github/tree-hash.ts
 
 /** git's object id of a tree with these entries by name (trees sort as if their name ended in "/"). */
-function treeSha(entries) {
+function tree_hash_treeSha(entries) {
     const key = (name, entry) => Buffer.from(entry.type === 'tree' ? `${name}/` : name);
     const sorted = [...entries].sort(([a, x], [b, y]) => Buffer.compare(key(a, x), key(b, y)));
     const body = Buffer.concat(sorted.map(([name, entry]) => Buffer.concat([
@@ -78810,7 +78810,7 @@ function listingsOf(shas, answer) {
             listing.push(entry);
             byName.set(e.name, entry);
         }
-        if (byName.size !== listing.length || treeSha(byName) !== sha)
+        if (byName.size !== listing.length || tree_hash_treeSha(byName) !== sha)
             return;
         out.set(sha, listing);
         for (const e of list)
@@ -79704,7 +79704,7 @@ const RANGES = [
     [0xe0000, 0xe007f],
     [0xe0100, 0xe01ef],
 ];
-function isInvisible(codePoint) {
+function invisible_isInvisible(codePoint) {
     for (const [low, high] of RANGES)
         if (codePoint >= low && codePoint <= high)
             return true;
@@ -79742,7 +79742,7 @@ function normalizeForDetection(text) {
             starts.push(i);
             ends.push(i + 1);
         }
-        else if (!isInvisible(codePoint)) {
+        else if (!invisible_isInvisible(codePoint)) {
             const folded = text.slice(i, i + width).normalize('NFKC');
             out += folded;
             for (let k = 0; k < folded.length; k++) {
@@ -86140,7 +86140,7 @@ function benign(chars, i) {
     if (codePoint === 0x200d)
         return PICTOGRAPH.test(before) && PICTOGRAPH.test(after);
     if (codePoint === 0xfe0e || codePoint === 0xfe0f)
-        return before !== '' && !isInvisible(before.codePointAt(0));
+        return before !== '' && !invisible_isInvisible(before.codePointAt(0));
     return false;
 }
 function markInvisible(text, kinds) {
@@ -86148,13 +86148,13 @@ function markInvisible(text, kinds) {
     let out = '';
     for (let i = 0; i < chars.length;) {
         const codePoint = chars[i].codePointAt(0);
-        if (!isInvisible(codePoint) || benign(chars, i)) {
+        if (!invisible_isInvisible(codePoint) || benign(chars, i)) {
             out += chars[i];
             i++;
             continue;
         }
         const run = [];
-        while (i < chars.length && isInvisible(chars[i].codePointAt(0)) && !benign(chars, i)) {
+        while (i < chars.length && invisible_isInvisible(chars[i].codePointAt(0)) && !benign(chars, i)) {
             run.push(chars[i].codePointAt(0));
             i++;
         }
@@ -87656,7 +87656,7 @@ function macOf(key, record) {
 
 
 /** The chain check, with the records that verified (all of them when ok, those before the break if not). */
-function checkChain(text, key) {
+function chain_checkChain(text, key) {
     const lines = text.split('\n');
     if (lines[lines.length - 1] === '')
         lines.pop();
@@ -87695,7 +87695,7 @@ function checkChain(text, key) {
 }
 /** Checks a ledger file's chain. */
 async function verifyLedger(path, key) {
-    const { verified: _verified, ...verdict } = checkChain(await (0,promises_namespaceObject.readFile)(path, 'utf8'), key);
+    const { verified: _verified, ...verdict } = chain_checkChain(await readFile(path, 'utf8'), key);
     return verdict;
 }
 
@@ -87729,7 +87729,7 @@ class Ledger {
             throw error;
         });
         if (existing !== null && existing.length > 0) {
-            const verdict = checkChain(existing, key);
+            const verdict = chain_checkChain(existing, key);
             if (!verdict.ok)
                 throw new Error(`the existing ledger ${path} does not verify: ${verdict.problem}`);
             const last = verdict.verified.at(-1);
@@ -98210,11 +98210,11 @@ function indexAfterPush(base, written, deletions, expected) {
             parent.delete(name);
             continue;
         }
-        const entry = { path: dir, mode: '040000', type: 'tree', sha: treeSha(names) };
+        const entry = { path: dir, mode: '040000', type: 'tree', sha: tree_hash_treeSha(names) };
         entries.set(dir, entry);
         parent.set(name, entry);
     }
-    if (treeSha(kids.get('') ?? new Map()) !== expected)
+    if (tree_hash_treeSha(kids.get('') ?? new Map()) !== expected)
         return null;
     return new TreeIndex(expected, [...entries.values()]);
 }
@@ -98525,7 +98525,7 @@ const nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
  * where a child's own recursive listing is truncated too. Trees are addressed by SHA: what was listed whole
  * once is never listed again.
  */
-class WholeTrees {
+class whole_tree_WholeTrees {
     upstream;
     whole = new Map();
     /** the same lists once they have arrived, for building larger trees from them without waiting */
@@ -98711,7 +98711,7 @@ class WholeTrees {
         const isWhole = new Set();
         for (const dir of deepestFirst) {
             const listed = children.get(dir);
-            if (unprovable.has(dir) || treeSha(listed) !== shaOf.get(dir))
+            if (unprovable.has(dir) || tree_hash_treeSha(listed) !== shaOf.get(dir))
                 continue;
             if ([...listed.values()].every((e) => e.type !== 'tree' || isWhole.has(e.path)))
                 isWhole.add(dir);
@@ -98787,7 +98787,7 @@ class RepoView {
     constructor(upstream, branch) {
         this.upstream = upstream;
         this.branch = branch;
-        this.trees = new WholeTrees(upstream);
+        this.trees = new whole_tree_WholeTrees(upstream);
     }
     async snapshot() {
         const head = await this.upstream.getBranchHead(this.branch);
@@ -99275,36 +99275,1627 @@ async function readAll(stream) {
     return Buffer.concat(chunks).toString('utf8');
 }
 
+;// CONCATENATED MODULE: ./src/verify/diff-hint.ts
+
+/** GitHub lists at most 300 files in a compare: a list that long may be cut short. */
+const COMPARE_FILE_CAP = 300;
+const FILE_MODES = new Set(['100644', '100755', '120000', '160000']);
+const diff_hint_parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+const diff_hint_nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
+/** The base side: the root listing, and every top-level directory the hint touches, listed recursively. */
+async function baseDirs(upstream, baseTree, paths) {
+    const dirs = new Map([['', new Map((await upstream.getTree(baseTree)).map((e) => [e.path, e]))]]);
+    const tops = new Set(paths.filter((path) => path.includes('/')).map((path) => path.split('/')[0]));
+    const listings = await Promise.all([...tops].map(async (top) => {
+        const entry = dirs.get('').get(top);
+        if (entry?.type !== 'tree')
+            return { top, entries: [], sha: null };
+        const { entries, truncated } = await upstream.getTreeRecursive(entry.sha);
+        return truncated ? null : { top, entries, sha: entry.sha };
+    }));
+    for (const listing of listings) {
+        if (listing === null)
+            return null;
+        if (listing.sha === null)
+            continue;
+        dirs.set(listing.top, new Map());
+        for (const entry of listing.entries) {
+            const path = `${listing.top}/${entry.path}`;
+            if (entry.type === 'tree')
+                dirs.set(path, dirs.get(path) ?? new Map());
+            const parent = diff_hint_parentOf(path);
+            if (!dirs.has(parent))
+                dirs.set(parent, new Map());
+            dirs.get(parent).set(diff_hint_nameOf(path), entry);
+        }
+    }
+    return dirs;
+}
+function copyDirs(dirs) {
+    return new Map([...dirs].map(([path, entries]) => [path, new Map(entries)]));
+}
+/** Applies one file of the hint; false when it does not fit the base (then the hint is not used). */
+function apply(dirs, path, entry) {
+    const segments = path.split('/');
+    for (let i = 1; i < segments.length; i++) {
+        const dir = segments.slice(0, i).join('/');
+        const existing = dirs.get(diff_hint_parentOf(dir))?.get(diff_hint_nameOf(dir));
+        if (existing !== undefined && existing.type !== 'tree')
+            return false;
+        if (!dirs.has(dir)) {
+            if (existing !== undefined)
+                return false; // a tree the base listing should have held
+            dirs.set(dir, new Map());
+        }
+    }
+    const parent = dirs.get(diff_hint_parentOf(path));
+    const old = parent.get(diff_hint_nameOf(path));
+    if (old?.type === 'tree')
+        return false;
+    if (entry === null)
+        return old !== undefined && parent.delete(diff_hint_nameOf(path));
+    parent.set(diff_hint_nameOf(path), { ...entry, mode: old?.mode ?? entry.mode });
+    return true;
+}
+/** Tree SHAs bottom-up for every directory on a changed path; returns the root's. */
+function rootSha(dirs, changed) {
+    const touched = new Set(['']);
+    for (const path of changed)
+        for (let dir = diff_hint_parentOf(path); dir !== ''; dir = diff_hint_parentOf(dir))
+            touched.add(dir);
+    const deepestFirst = [...touched].sort((a, b) => b.split('/').length - a.split('/').length);
+    for (const dir of deepestFirst) {
+        if (dir === '')
+            continue;
+        const entries = dirs.get(dir);
+        const parent = dirs.get(diff_hint_parentOf(dir));
+        if (entries.size === 0)
+            parent.delete(diff_hint_nameOf(dir));
+        else
+            parent.set(diff_hint_nameOf(dir), { mode: '040000', type: 'tree', sha: treeSha(entries) });
+    }
+    return treeSha(dirs.get(''));
+}
+/**
+ * The exact diff from a compare's file list, when that list rebuilds the head tree: the base side of the
+ * touched directories is listed (recursively, one request per top-level directory), the listed changes are
+ * applied (a new file taken as 100644, a modified one keeping its mode), and the root's tree SHA recomputed.
+ * Only when it equals `headTree` is the result used: then every path, mode, symlink and submodule in it is
+ * the head's own. Otherwise (a mode change, a list cut at 300, anything unexpected) null: walk the trees.
+ */
+async function diff_hint_diffFromHint(upstream, baseTree, headTree, files) {
+    if (files.length === 0 || files.length >= COMPARE_FILE_CAP || !/^[0-9a-f]{40}$/.test(headTree))
+        return null;
+    const edits = new Map();
+    for (const file of files) {
+        if (file.previousPath !== undefined && file.status === 'renamed')
+            edits.set(file.previousPath, null);
+        if (file.status === 'removed')
+            edits.set(file.path, null);
+        else if (file.status !== 'unchanged')
+            edits.set(file.path, { mode: '100644', type: 'blob', sha: file.sha });
+    }
+    const base = await baseDirs(upstream, baseTree, [...edits.keys()]);
+    if (base === null)
+        return null;
+    const head = copyDirs(base);
+    for (const [path, entry] of edits)
+        if (!apply(head, path, entry))
+            return null;
+    if (rootSha(head, new Set(edits.keys())) !== headTree)
+        return null;
+    const changes = [];
+    for (const path of edits.keys()) {
+        const o = base.get(diff_hint_parentOf(path))?.get(diff_hint_nameOf(path));
+        const n = head.get(diff_hint_parentOf(path))?.get(diff_hint_nameOf(path));
+        if (n !== undefined && !FILE_MODES.has(n.mode))
+            return null;
+        if (o && n) {
+            if (o.sha !== n.sha || o.mode !== n.mode)
+                changes.push({
+                    path,
+                    kind: 'modified',
+                    oldMode: o.mode,
+                    newMode: n.mode,
+                    oldSha: o.sha,
+                    newSha: n.sha,
+                });
+        }
+        else if (n)
+            changes.push({ path, kind: 'added', newMode: n.mode, newSha: n.sha });
+        else if (o)
+            changes.push({ path, kind: 'deleted', oldMode: o.mode, oldSha: o.sha });
+    }
+    return changes;
+}
+
+;// CONCATENATED MODULE: ./src/verify/diff-trees.ts
+
+
+const isTree = (entry) => entry?.type === 'tree';
+function leaf(path, kind, entry) {
+    return kind === 'added'
+        ? { path, kind, newMode: entry.mode, newSha: entry.sha }
+        : { path, kind, oldMode: entry.mode, oldSha: entry.sha };
+}
+/** Every entry of a complete recursive listing by path; a path listed twice is a malformed change. */
+function byPathOf(entries, prefix, kind, out) {
+    const map = new Map();
+    for (const entry of entries) {
+        if (map.has(entry.path))
+            out.push({
+                path: prefix + entry.path,
+                kind,
+                problem: `the tree lists ${JSON.stringify(entry.path)} twice`,
+            });
+        else
+            map.set(entry.path, entry);
+    }
+    return map;
+}
+/**
+ * Every non-tree entry below a tree that appeared or disappeared as a whole: one recursive listing, or,
+ * when GitHub truncates it, as WholeTrees completes it.
+ */
+async function diff_trees_expand(trees, prefix, tree, kind, out) {
+    const whole = (await trees.once(tree)) ?? (await expandByDir(trees, prefix, tree, kind, out));
+    if (whole === null)
+        return;
+    for (const entry of byPathOf(whole, prefix, kind, out).values())
+        if (entry.type !== 'tree')
+            out.push(leaf(prefix + entry.path, kind, entry));
+}
+/** A truncated tree: its own listing, and each subdirectory expanded (proven ones cost nothing). */
+async function expandByDir(trees, prefix, tree, kind, out) {
+    const subtrees = [];
+    for (const entry of byName(await trees.plain(tree), prefix, kind, out).values()) {
+        if (isTree(entry))
+            subtrees.push(diff_trees_expand(trees, `${prefix}${entry.path}/`, entry.sha, kind, out));
+        else
+            out.push(leaf(prefix + entry.path, kind, entry));
+    }
+    await Promise.all(subtrees);
+    return null;
+}
+/**
+ * A tree's entries by name. Names git forbids (empty, holding a "/") or listed twice can't come from git's
+ * own tools and GitHub's checks refuse them; should one get through, it is a change that is never allowed
+ * (a name with "/" would otherwise join into an innocent-looking path, a duplicate would hide its twin).
+ */
+function byName(entries, prefix, kind, out) {
+    const map = new Map();
+    for (const entry of entries) {
+        const problem = entry.path === '' || entry.path.includes('/')
+            ? `tree entry name ${JSON.stringify(entry.path)} is not a single path segment`
+            : map.has(entry.path)
+                ? `the tree lists ${JSON.stringify(entry.path)} twice`
+                : null;
+        if (problem === null)
+            map.set(entry.path, entry);
+        else
+            out.push({ path: prefix + entry.path, kind, problem });
+    }
+    return map;
+}
+/** From this many differing subtrees on, listing a directory whole (both sides, recursively) beats walking it. */
+const MANY_SUBTREES = 4;
+/**
+ * Both sides of a directory listed recursively and compared path by path; false when GitHub truncates
+ * either (what the truncated listings prove of subdirectories is kept for the walk).
+ */
+async function diffWhole(trees, prefix, base, head, out) {
+    const [before, after] = await Promise.all([trees.once(base), trees.once(head)]);
+    if (before === null || after === null)
+        return false;
+    compareWhole(prefix, before, after, out);
+    return true;
+}
+function compareWhole(prefix, before, after, out) {
+    const old = byPathOf(before, prefix, 'deleted', out);
+    const now = byPathOf(after, prefix, 'added', out);
+    for (const name of new Set([...old.keys(), ...now.keys()])) {
+        const o = old.get(name);
+        const n = now.get(name);
+        if (o && n && o.sha === n.sha && o.mode === n.mode)
+            continue;
+        const path = prefix + name;
+        // A tree's own entry says nothing its files don't: they are listed too.
+        if (o && n && !isTree(o) && !isTree(n)) {
+            out.push({ path, kind: 'modified', oldMode: o.mode, newMode: n.mode, oldSha: o.sha, newSha: n.sha });
+            continue;
+        }
+        if (o && !isTree(o))
+            out.push(leaf(path, 'deleted', o));
+        if (n && !isTree(n))
+            out.push(leaf(path, 'added', n));
+    }
+}
+/**
+ * One directory on both sides. Both known whole (a truncated listing above proved them): compared with no
+ * request. Else listed plainly; when many subdirectories differ, both sides are listed recursively, and
+ * when that is truncated too, each differing subdirectory is (the walk goes deeper only where needed).
+ */
+async function diffDir(trees, prefix, base, head, out, wholeFirst = false) {
+    if (base === head)
+        return;
+    const [knownBase, knownHead] = [trees.known(base), trees.known(head)];
+    if (knownBase && knownHead)
+        return compareWhole(prefix, await knownBase, await knownHead, out);
+    if (wholeFirst && (await diffWhole(trees, prefix, base, head, out)))
+        return;
+    const [before, after] = await Promise.all([trees.plain(base), trees.plain(head)]);
+    const here = [];
+    const old = byName(before, prefix, 'deleted', here);
+    const now = byName(after, prefix, 'added', here);
+    const differing = [...now].filter(([name, n]) => {
+        const o = old.get(name);
+        return o !== undefined && isTree(o) && isTree(n) && o.sha !== n.sha;
+    });
+    const many = differing.length >= MANY_SUBTREES;
+    if (many && !wholeFirst && (await diffWhole(trees, prefix, base, head, out)))
+        return;
+    // Both sides of every differing subdirectory in batched reads (a few calls for many trees), so each is
+    // compared whole without a listing of its own; what they cannot bring is listed below as before.
+    if (many)
+        await trees.prefetch(differing.flatMap(([name, n]) => [old.get(name).sha, n.sha]).filter((sha) => !trees.known(sha)));
+    out.push(...here);
+    const work = [];
+    for (const name of new Set([...old.keys(), ...now.keys()])) {
+        const o = old.get(name);
+        const n = now.get(name);
+        if (o && n && o.sha === n.sha && o.mode === n.mode)
+            continue;
+        const path = prefix + name;
+        if (o && n && isTree(o) && isTree(n)) {
+            work.push(diffDir(trees, `${path}/`, o.sha, n.sha, out, many));
+        }
+        else if (o && n && !isTree(o) && !isTree(n)) {
+            out.push({ path, kind: 'modified', oldMode: o.mode, newMode: n.mode, oldSha: o.sha, newSha: n.sha });
+        }
+        else {
+            // Present on one side only, or a file became a directory (or the reverse).
+            const sides = [
+                [o, 'deleted'],
+                [n, 'added'],
+            ];
+            for (const [entry, kind] of sides) {
+                if (!entry)
+                    continue;
+                if (isTree(entry))
+                    work.push(diff_trees_expand(trees, `${path}/`, entry.sha, kind, out));
+                else
+                    out.push(leaf(path, kind, entry));
+            }
+        }
+    }
+    await Promise.all(work);
+}
+const diff_trees_byPath = (a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : a.kind === 'deleted' ? -1 : b.kind === 'deleted' ? 1 : 0;
+/**
+ * The changed paths between two trees, Merkle-style: only subtrees whose SHA differs are listed, so the
+ * requests grow with the changed directories, not with the repository. `baseTree` null: all added.
+ * `hint`, a compare's file list from base to head, may make it cheaper (diffFromHint), never different.
+ */
+async function diff_trees_diffTrees(upstream, baseTree, headTree, hint) {
+    const out = [];
+    const trees = new WholeTrees(upstream);
+    const hinted = baseTree !== null && hint !== undefined ? await diffFromHint(upstream, baseTree, headTree, hint) : null;
+    if (hinted !== null)
+        out.push(...hinted);
+    else if (baseTree === null)
+        await diff_trees_expand(trees, '', headTree, 'added', out);
+    else
+        await diffDir(trees, '', baseTree, headTree, out);
+    return out.sort(diff_trees_byPath);
+}
+
+;// CONCATENATED MODULE: ./src/verify/escape.ts
+
+/**
+ * Agent-writable text (paths, commit messages, the gateway log) escaped for where the receipt puts it.
+ * An agent chooses file names and can write to the gateway's log, so nothing it controls may render as
+ * Perimeter's own words: no markup, no reordered display, no extra lines.
+ */
+function escapeChar(codePoint) {
+    return codePoint > 0xffff
+        ? `\\u{${codePoint.toString(16)}}`
+        : `\\u${codePoint.toString(16).padStart(4, '0')}`;
+}
+/** Characters a reader would not see as themselves: controls, line and paragraph separators, invisible and bidi ones. */
+function escape_hidden(codePoint) {
+    return (codePoint < 0x20 ||
+        (codePoint >= 0x7f && codePoint < 0xa0) ||
+        codePoint === 0x2028 ||
+        codePoint === 0x2029 ||
+        isInvisible(codePoint));
+}
+/** Fast path: text made only of these never needs escaping. */
+const escape_PLAIN = /^[\u0020-\u007e\u00a0-\u00ac\u00ae-\u02ff]*$/;
+/** One line where every character shows as itself: the others become `\uXXXX` (a status description, a title). */
+function escape_visible(value, keep = () => false) {
+    if (escape_PLAIN.test(value))
+        return value;
+    let out = '';
+    for (const char of value) {
+        const codePoint = char.codePointAt(0);
+        out += escape_hidden(codePoint) && !keep(codePoint) ? escapeChar(codePoint) : char;
+    }
+    return out;
+}
+/** Text shown literally in markdown: visible, and markdown and HTML punctuation as entities. */
+function escape_markdownText(value) {
+    return escape_visible(value).replace(/[&<>"'|*_`[\]\\~#!():]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+/**
+ * One line of prose in markdown: visible, and only the characters that start markup as entities (HTML,
+ * links, emphasis, code, headings, tables), so quotes, parentheses and colons read as written.
+ */
+function inlineText(value) {
+    return escape_visible(value).replace(/[&<>|*_`[\]\\~#!]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+/**
+ * A fenced code block that the content cannot close: the fence is longer than any run of backticks
+ * inside (CommonMark closes a fence only with at least as many). Lines and tabs stay; every other
+ * hidden character shows as an escape.
+ */
+function codeBlock(content, info = 'text') {
+    const longest = Math.max(0, ...[...content.matchAll(/`+/g)].map((m) => m[0].length));
+    const fence = '`'.repeat(Math.max(3, longest + 1));
+    const shown = escape_visible(content, (c) => c === 0x0a || c === 0x09);
+    return `${fence}${info}\n${shown}\n${fence}`;
+}
+/** At most `max` characters (code points), the last one an ellipsis when anything was cut. */
+function escape_clip(text, max) {
+    const chars = [...text];
+    return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+;// CONCATENATED MODULE: ./src/verify/new-commits.ts
+
+const PAGE = 100;
+const SYMLINK = '120000';
+const SUBMODULE = '160000';
+/**
+ * The commits reachable from `endHead` and not from `base` (an ancestor of it), newest first: exactly
+ * git's base..end, merges' side branches included, whatever their dates. Bounded by `max`.
+ */
+async function new_commits_listNewCommits(upstream, base, endHead, max) {
+    const first = await upstream.compare(base, endHead);
+    const commits = [...first.commits];
+    // More than the bound: listing the rest would not make the job checked, so spare the requests.
+    if (first.totalCommits > max)
+        return { commits: commits.reverse(), complete: false };
+    for (let page = 2; commits.length < Math.min(first.totalCommits, max); page++) {
+        const next = await upstream.compare(base, endHead, page);
+        if (next.commits.length === 0)
+            break;
+        commits.push(...next.commits);
+    }
+    return {
+        commits: commits.slice(0, max).reverse(),
+        complete: commits.length === first.totalCommits && first.totalCommits <= max,
+    };
+}
+/**
+ * Commits listed back from the end head, newest first, until one of `stops`: after a history rewrite,
+ * where there is no single base (the order is by date, so this serves attribution, not the verdict).
+ * Without stops (a new branch with no base) the whole history is new. Bounded by `max`.
+ */
+async function new_commits_listCommitsAbove(upstream, endHead, stops, max) {
+    const commits = [];
+    for (let page = 1;; page++) {
+        const listed = await upstream.listCommits({ sha: endHead, perPage: PAGE, page });
+        for (const commit of listed) {
+            if (stops.has(commit.sha))
+                return { commits, complete: true };
+            if (commits.length >= max)
+                return { commits, complete: false };
+            commits.push(commit);
+        }
+        if (listed.length < PAGE)
+            return { commits, complete: stops.size === 0 };
+    }
+}
+const arrivesAsLink = (change) => change.kind !== 'deleted' && (change.newMode === SYMLINK || change.newMode === SUBMODULE);
+/**
+ * Changes made by single commits that the net diff does not show: a file added and removed again, or a
+ * symlink later replaced by a file. They stay in the branch's history, so they are judged too. Each
+ * commit is diffed against its first parent; the trees are mostly cached by then, so the cost is the
+ * directories each commit changed.
+ */
+async function new_commits_intermediateChanges(upstream, commits, net) {
+    const netByPath = new Map(net.map((change) => [change.path, change]));
+    const perCommit = await Promise.all(commits.map(async (commit) => {
+        const parent = commit.parents[0];
+        const parentTree = parent === undefined ? null : (await upstream.getCommit(parent)).tree;
+        return diffTrees(upstream, parentTree, commit.tree);
+    }));
+    const found = new Map();
+    for (const change of perCommit.flat()) {
+        const inNet = netByPath.get(change.path);
+        const hidden = inNet === undefined || change.problem !== undefined || (arrivesAsLink(change) && !arrivesAsLink(inNet));
+        if (!hidden)
+            continue;
+        const seen = found.get(change.path);
+        if (seen === undefined || (arrivesAsLink(change) && !arrivesAsLink(seen)))
+            found.set(change.path, change);
+    }
+    return [...found.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+/**
+ * Paths each commit changed that the net change does not show, from each commit's list of changed paths
+ * (one request a commit). Commits whose list GitHub may have cut come back in `unlisted`, for a tree diff.
+ */
+async function new_commits_pathsOfCommits(upstream, commits, net) {
+    const inNet = new Set(net.map((change) => change.path));
+    const listed = await Promise.all(commits.map((commit) => upstream.getCommitFiles(commit.sha)));
+    const paths = new Map();
+    const unlisted = [];
+    listed.forEach((files, index) => {
+        if (!files.complete)
+            unlisted.push(commits[index]);
+        else
+            for (const path of files.paths)
+                if (!inNet.has(path))
+                    paths.set(path, { path, kind: 'modified' });
+    });
+    return { paths: [...paths.values()], unlisted };
+}
+/** Changes by path, sorted; where both know a path, the one from a tree diff (it has the modes) wins. */
+function new_commits_mergeChanges(fromTrees, fromPaths) {
+    const merged = new Map(fromPaths.map((change) => [change.path, change]));
+    for (const change of fromTrees)
+        merged.set(change.path, change);
+    return [...merged.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+;// CONCATENATED MODULE: ./src/verify/others.ts
+
+
+/**
+ * Whether every move of a ref was made by someone other than `identity` (the actor GitHub records for this
+ * job's token). A move with no recorded actor, or no known identity, counts as this job's: strict.
+ */
+function others_movedByOthersOnly(moves, identity) {
+    return (identity !== null &&
+        moves.length > 0 &&
+        moves.every((move) => move.actor !== null && move.actor !== identity));
+}
+/**
+ * The commits other actors brought onto the bound branch during the job: for each of their moves, the
+ * commits its new head has that its old head had not. Throws when a move's commits cannot all be listed.
+ */
+async function others_commitsOfOthers(upstream, history, identity, max) {
+    const theirs = new Set();
+    if (identity === null)
+        return theirs;
+    for (const move of history?.moves ?? []) {
+        if (move.actor === null || move.actor === identity)
+            continue;
+        if (move.before === ZERO_SHA || move.after === ZERO_SHA)
+            continue;
+        const listed = await listNewCommits(upstream, move.before, move.after, max);
+        if (!listed.complete)
+            throw new Error(`the commits ${move.actor} pushed (${move.before.slice(0, 7)} → ${move.after.slice(0, 7)}) are too many to list`);
+        for (const commit of listed.commits)
+            theirs.add(commit.sha);
+    }
+    return theirs;
+}
+
+;// CONCATENATED MODULE: ./src/verify/judge.ts
+
+
+
+
+const judge_SYMLINK = '120000';
+const judge_SUBMODULE = '160000';
+/** Refs created, moved or deleted between two snapshots, sorted by name. */
+function judge_compareSnapshots(start, end) {
+    const changes = [];
+    for (const ref of [...new Set([...Object.keys(start), ...Object.keys(end)])].sort()) {
+        const before = start[ref] ?? null;
+        const after = end[ref] ?? null;
+        if (before === after)
+            continue;
+        const kind = before === null ? 'created' : after === null ? 'deleted' : 'moved';
+        changes.push({ ref, kind, before, after });
+    }
+    return changes;
+}
+/** Whether some exposed perimeter bound to `branch` may write `path`, and the rule that decided. */
+function decideWrite(path, branch, perimeters) {
+    const bound = perimeters.filter((perimeter) => perimeter.allowsBranch(branch));
+    if (bound.length === 0) {
+        return { allowed: false, rule: `no exposed perimeter may work on branch "${branch}"` };
+    }
+    const refusals = [];
+    for (const perimeter of bound) {
+        const decision = perimeter.canWrite(path);
+        if (decision.allowed)
+            return { allowed: true, rule: `${perimeter.name}: ${decision.rule}`, perimeter: perimeter.name };
+        refusals.push(`${perimeter.name}: ${decision.rule}`);
+    }
+    const guarded = protectedRule(path);
+    if (guarded !== null && !refusals.some((refusal) => refusal.includes('protected'))) {
+        refusals.push(`protected: ${guarded}`);
+    }
+    return { allowed: false, rule: refusals.join('; ') };
+}
+function decideFile(change, branch, perimeters) {
+    if (change.problem !== undefined)
+        return { ...change, allowed: false, rule: `invalid path: ${change.problem}` };
+    const write = decideWrite(change.path, branch, perimeters);
+    const arrives = change.kind !== 'deleted';
+    // A retargeted symlink or submodule is as new as a fresh one: its target was not checked either.
+    if (arrives && change.newMode === judge_SYMLINK)
+        return { ...change, allowed: false, rule: 'symlinks are never allowed' };
+    if (arrives && change.newMode === judge_SUBMODULE)
+        return { ...change, allowed: false, rule: 'submodules are never allowed' };
+    return { ...change, ...write };
+}
+function fileViolation(file) {
+    const kind = file.newMode === judge_SYMLINK && file.kind !== 'deleted'
+        ? 'symlink'
+        : file.newMode === judge_SUBMODULE && file.kind !== 'deleted'
+            ? 'submodule'
+            : 'path';
+    const what = kind === 'path' ? `${file.kind} outside every perimeter` : `${kind} ${file.kind}`;
+    const when = file.transient ? ' by an intermediate commit' : '';
+    return { kind, path: file.path, message: `${file.path}: ${what}${when} (${file.rule})` };
+}
+function attribute(facts) {
+    const shas = facts.newCommits?.shas ?? [];
+    const complete = facts.newCommits?.complete ?? false;
+    const theirs = new Set(facts.otherCommits);
+    const ours = shas.filter((sha) => !theirs.has(sha));
+    const others = shas.filter((sha) => theirs.has(sha));
+    if (!facts.ledger?.ok)
+        return { gateway: [], direct: [], others, unattributed: ours, complete };
+    const made = new Set(facts.gatewayCommits);
+    return {
+        gateway: ours.filter((sha) => made.has(sha)),
+        direct: ours.filter((sha) => !made.has(sha)),
+        others,
+        unattributed: [],
+        complete,
+    };
+}
+const judge_short = (sha) => sha === null || sha === ZERO_SHA ? 'nothing' : sha.slice(0, 7);
+function describeMoves(moves) {
+    const shown = moves
+        .slice(0, 5)
+        .map((move) => `${move.activityType} by ${move.actor ?? 'unknown'}, ${judge_short(move.before)} → ${judge_short(move.after)}`);
+    return moves.length > shown.length
+        ? `${shown.join('; ')}; ${moves.length - shown.length} more`
+        : shown.join('; ');
+}
+/**
+ * Every head the bound branch held during the job must be its start head (or, for a branch created during
+ * the job, the commit it was compared with) or a new commit of its end head:
+ * then every commit it ever pointed at is in the history that was examined. A deletion in between, or a head
+ * the end does not contain (a force push away and back), breaks that, and is a violation of its own.
+ */
+function boundBranchMoves(facts) {
+    const ref = `refs/heads/${facts.branch}`;
+    const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+    const violations = [];
+    const deletion = facts.endHead !== null ? moves.find((move) => move.after === ZERO_SHA) : undefined;
+    if (deletion) {
+        violations.push({
+            kind: 'branch-deleted',
+            ref,
+            message: `branch "${facts.branch}" was deleted during the job (by ${deletion.actor ?? 'unknown'}) and created again; what it held in between was not checked`,
+        });
+    }
+    if (facts.historyRewritten === true || facts.endHead === null || facts.newCommits?.complete !== true)
+        return violations;
+    const known = new Set([facts.startHead, facts.baseline?.sha, ...facts.newCommits.shas]);
+    const lost = moves.find((move) => move.after !== ZERO_SHA && !known.has(move.after));
+    if (lost) {
+        violations.push({
+            kind: 'history',
+            ref,
+            message: `"${facts.branch}" held ${judge_short(lost.after)} during the job (${lost.activityType} by ${lost.actor ?? 'unknown'}), which its end head does not contain: history was rewritten and the commits in between were not checked`,
+        });
+    }
+    return violations;
+}
+function judge_judge(facts) {
+    const branchRef = `refs/heads/${facts.branch}`;
+    const violations = [];
+    const unchecked = [...facts.unchecked];
+    const notes = [...facts.notes];
+    if (facts.startHead !== null && facts.endHead === null) {
+        violations.push({
+            kind: 'branch-deleted',
+            ref: branchRef,
+            message: `branch "${facts.branch}" was deleted during the job`,
+        });
+    }
+    if (facts.historyRewritten === true) {
+        violations.push({
+            kind: 'history',
+            ref: branchRef,
+            message: `history of "${facts.branch}" was rewritten: ${judge_short(facts.startHead)} is not an ancestor of ${judge_short(facts.endHead)}`,
+        });
+    }
+    violations.push(...boundBranchMoves(facts));
+    const files = [
+        ...facts.changes.map((change) => decideFile(change, facts.branch, facts.perimeters)),
+        ...facts.intermediate.map((change) => ({
+            ...decideFile(change, facts.branch, facts.perimeters),
+            transient: true,
+        })),
+    ];
+    for (const file of files)
+        if (!file.allowed)
+            violations.push(fileViolation(file));
+    const inert = (ref) => {
+        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+        const change = facts.refChanges.find((c) => c.ref === ref);
+        const held = [...moves.flatMap((m) => [m.before, m.after]), change?.before, change?.after];
+        return isInertMarker(ref, held.filter((sha) => typeof sha === 'string'), facts.start);
+    };
+    const ignored = compileGlobList(facts.ignoreRefs);
+    const others = [];
+    /** Someone else's change (listed), or null: this job's, to be judged. */
+    const otherChange = (ref) => {
+        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+        const actors = [...new Set(moves.map((move) => move.actor ?? 'unknown'))];
+        if (ref.startsWith('refs/heads/') && movedByOthersOnly(moves, facts.identity))
+            return { ref, actors, why: 'moved by others only' };
+        const glob = ignored.find(ref);
+        return glob === null ? null : { ref, actors, why: `ignore-refs: ${glob}` };
+    };
+    /** Why a change by this job's identity is judged though another workflow may have made it. */
+    const sameIdentity = (ref) => {
+        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+        if (!ref.startsWith('refs/heads/'))
+            return ` (GitHub records no actor for refs outside refs/heads; name it in ignore-refs if another workflow changes it)`;
+        if (facts.identity !== null && moves.some((move) => move.actor === facts.identity))
+            return ` (by ${facts.identity}, the identity of this job's token: another workflow with the same token cannot be told apart; name it in ignore-refs if one changes it)`;
+        return '';
+    };
+    const refChanges = facts.refChanges.filter((change) => change.ref !== branchRef && !inert(change.ref));
+    for (const change of refChanges) {
+        const other = otherChange(change.ref);
+        if (other) {
+            others.push(other);
+            continue;
+        }
+        violations.push({
+            kind: 'ref',
+            ref: change.ref,
+            message: `${change.ref} was ${change.kind} during the job (${judge_short(change.before)} → ${judge_short(change.after)}); only "${facts.branch}" may change${sameIdentity(change.ref)}`,
+        });
+    }
+    for (const [ref, history] of facts.branchMoves ?? []) {
+        if (ref === branchRef || inert(ref) || facts.refChanges.some((change) => change.ref === ref))
+            continue;
+        const other = otherChange(ref);
+        if (other) {
+            others.push(other);
+            continue;
+        }
+        violations.push({
+            kind: 'ref',
+            ref,
+            message: `${ref} was changed during the job and changed back (${describeMoves(history.moves)}); only "${facts.branch}" may change${sameIdentity(ref)}`,
+        });
+    }
+    if (facts.ledger === null)
+        unchecked.push('there is no gateway ledger, so commits could not be attributed');
+    else if (!facts.ledger.ok)
+        unchecked.push(`the gateway ledger is broken: ${facts.ledger.problem ?? 'unknown problem'}`);
+    const commits = attribute(facts);
+    if (facts.directPushes === 'deny' && commits.direct.length > 0) {
+        violations.push({
+            kind: 'direct-push',
+            ref: branchRef,
+            message: `${commits.direct.length} commit(s) reached "${facts.branch}" without the gateway (direct-pushes: deny): ${commits.direct.map(judge_short).join(', ')}`,
+        });
+    }
+    if (facts.newCommits === null && facts.endHead !== facts.startHead)
+        unchecked.push('the new commits could not be listed');
+    else if (facts.newCommits !== null && !facts.newCommits.complete)
+        unchecked.push('not every new commit could be listed, so not each one was examined');
+    if (facts.branchMoves === null && !unchecked.some((item) => item.includes('activity list')))
+        unchecked.push("the branch moves during the job: GitHub's activity list was not read");
+    if (commits.direct.length > 0 && facts.directPushes === 'check') {
+        notes.push(`${commits.direct.length} commit(s) were pushed without the gateway (allowed by direct-pushes: check)`);
+    }
+    const state = violations.length > 0 ? 'failure' : unchecked.length > 0 ? 'error' : 'success';
+    return {
+        state,
+        branch: facts.branch,
+        startHead: facts.startHead,
+        endHead: facts.endHead,
+        baseline: facts.baseline,
+        files,
+        violations,
+        refChanges,
+        commits,
+        pushes: [...(facts.branchMoves?.values() ?? [])].flatMap((history) => history.moves),
+        others,
+        identity: facts.identity,
+        perPerimeter: facts.ledger?.perPerimeter ?? {},
+        unchecked,
+        notes,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/verify/ledger-facts.ts
+
+
+/** What the post step needs from a ledger; never throws, a missing or broken ledger is a problem. */
+async function readLedgerFacts(path, key) {
+    let text;
+    try {
+        text = await readFile(path, 'utf8');
+    }
+    catch (error) {
+        return {
+            ok: false,
+            problem: `cannot read the ledger: ${error.code ?? 'error'}`,
+            commits: [],
+            perPerimeter: {},
+        };
+    }
+    const verdict = checkChain(text, key);
+    const facts = {
+        ok: verdict.ok,
+        commits: [],
+        records: verdict.verified.length,
+        ...(verdict.verified.length > 0 && { head: verdict.verified.at(-1).mac }),
+        perPerimeter: {},
+    };
+    for (const record of verdict.verified) {
+        if (record.event === 'start')
+            for (const name of record.perimeters ?? [])
+                facts.perPerimeter[name] ??= { calls: 0, refusals: 0 };
+        if (record.event !== 'call')
+            continue;
+        const counts = (facts.perPerimeter[record.perimeter] ??= { calls: 0, refusals: 0 });
+        counts.calls++;
+        if (record.decision === 'refused')
+            counts.refusals++;
+        if (record.hidden_values)
+            counts.hidden = (counts.hidden ?? 0) + record.hidden_values;
+        if (record.decision === 'refused' && record.refused_for?.includes('credential'))
+            counts.credentialRefusals = (counts.credentialRefusals ?? 0) + 1;
+        if (record.commit)
+            facts.commits.push(record.commit);
+    }
+    if (!verdict.ok)
+        facts.problem = `the ledger is broken at ${verdict.problem}`;
+    else if (verdict.verified.length === 0) {
+        facts.ok = false;
+        facts.problem = 'the ledger is empty';
+    }
+    else if (verdict.verified.at(-1).event !== 'stop') {
+        facts.ok = false;
+        facts.problem = 'the ledger has no closing record: the gateway did not stop cleanly';
+    }
+    return facts;
+}
+
+;// CONCATENATED MODULE: ./src/verify/summary.ts
+
+/** GitHub accepts 1 MiB of job summary per step; stay clear of it. */
+const SUMMARY_BUDGET = (/* unused pure expression or super */ null && (900 * 1024));
+const MAX_FILE_ROWS = 1000;
+const MAX_LIST_ITEMS = 100;
+const MAX_CELL = 300;
+const ICON = { success: '✅', failure: '❌', error: '⚠️' };
+/**
+ * Text from the repository (paths, messages) shown literally: control, invisible and bidi characters become
+ * visible escapes, and HTML and Markdown punctuation become entities, so a file name can neither inject
+ * markup, break a table, nor display reversed.
+ */
+function summary_text(value, max = MAX_CELL) {
+    return markdownText(clip(value, max));
+}
+const code = (value) => `<code>${summary_text(value)}</code>`;
+const summary_short = (sha) => (sha === null ? '—' : `<code>${sha.slice(0, 7)}</code>`);
+function summary_list(items) {
+    const shown = items.slice(0, MAX_LIST_ITEMS).map((item) => `- ${summary_text(item)}`);
+    if (items.length > shown.length)
+        shown.push(`- … and ${items.length - shown.length} more`);
+    return shown;
+}
+function change(file) {
+    if (file.kind === 'modified' && file.oldMode !== file.newMode)
+        return `mode ${file.oldMode} → ${file.newMode}`;
+    return file.kind;
+}
+function fileRows(files, budget) {
+    const rows = ['| File | Change | Decision | Rule |', '|---|---|---|---|'];
+    let used = 0;
+    let shown = 0;
+    // Refused files first: they are what a reader needs when the table is cut.
+    const ordered = [...files.filter((file) => !file.allowed), ...files.filter((file) => file.allowed)];
+    for (const file of ordered) {
+        const row = `| ${code(file.path)} | ${change(file)} | ${file.allowed ? 'allowed' : '**refused**'} | ${summary_text(file.rule)} |`;
+        const bytes = Buffer.byteLength(row) + 1;
+        if (shown >= MAX_FILE_ROWS || used + bytes > budget)
+            break;
+        rows.push(row);
+        used += bytes;
+        shown += 1;
+    }
+    if (shown < files.length)
+        rows.push('', `… and ${files.length - shown} more files (not shown).`);
+    return rows;
+}
+function summary_renderSummary(verdict, headline) {
+    const { commits } = verdict;
+    const head = [
+        `## ${ICON[verdict.state]} Perimeter: ${verdict.state}`,
+        '',
+        summary_text(headline, 1000),
+        '',
+        `Branch ${code(verdict.branch)}: ${summary_short(verdict.startHead)} → ${summary_short(verdict.endHead)}` +
+            (verdict.baseline ? `, compared with ${summary_text(verdict.baseline.label, 500)}` : ''),
+    ];
+    if (verdict.violations.length > 0)
+        head.push('', '### Violations', '', ...summary_list(verdict.violations.map((v) => v.message)));
+    if (verdict.unchecked.length > 0)
+        head.push('', '### Not checked', '', ...summary_list(verdict.unchecked));
+    const tail = ['', '### Commits', ''];
+    tail.push(`${commits.gateway.length} via the gateway, ${commits.direct.length} pushed directly` +
+        (commits.others.length > 0 ? `, ${commits.others.length} pushed by others (not judged)` : '') +
+        (commits.unattributed.length > 0 ? `, ${commits.unattributed.length} not attributed` : '') +
+        (commits.complete ? '.' : ' (the list of new commits is incomplete).'));
+    if (commits.direct.length > 0)
+        tail.push('', ...summary_list(commits.direct.map((sha) => `direct: ${sha}`)));
+    if (commits.others.length > 0)
+        tail.push('', ...summary_list(commits.others.map((sha) => `by others: ${sha}`)));
+    if (verdict.others.length > 0) {
+        tail.push('', '### Changed by others (not judged)', '');
+        tail.push(...summary_list(verdict.others.map((o) => `${o.ref}: ${o.actors.join(', ') || 'no recorded actor'} (${o.why})`)));
+    }
+    if (verdict.pushes.length > 0) {
+        tail.push('', `Branch moves during the job (this job acts as ${summary_text(verdict.identity ?? 'an unknown identity')}):`, '', '| Pushed by | Ref | Type | From → To |', '|---|---|---|---|');
+        for (const push of verdict.pushes.slice(0, MAX_LIST_ITEMS)) {
+            tail.push(`| ${summary_text(push.actor ?? 'unknown')} | ${code(push.ref)} | ${summary_text(push.activityType)} | ${summary_short(push.before)} → ${summary_short(push.after)} |`);
+        }
+    }
+    const perimeters = Object.entries(verdict.perPerimeter);
+    if (perimeters.length > 0) {
+        tail.push('', '### Perimeters', '', '| Perimeter | Calls | Refusals | Secrets hidden | Credential writes refused |', '|---|---:|---:|---:|---:|');
+        for (const [name, counts] of perimeters)
+            tail.push(`| ${code(name)} | ${counts.calls} | ${counts.refusals} | ${counts.hidden ?? 0} | ${counts.credentialRefusals ?? 0} |`);
+    }
+    if (verdict.notes.length > 0)
+        tail.push('', '### Notes', '', ...summary_list(verdict.notes));
+    const fixed = Buffer.byteLength(head.join('\n')) + Buffer.byteLength(tail.join('\n'));
+    const files = verdict.files.length === 0
+        ? ['', '### Changed files', '', 'None.']
+        : [
+            '',
+            `### Changed files (${verdict.files.length})`,
+            '',
+            ...fileRows(verdict.files, SUMMARY_BUDGET - fixed),
+        ];
+    return [...head, ...files, ...tail, ''].join('\n');
+}
+
+;// CONCATENATED MODULE: ./src/verify/receipt.ts
+
+
+/** GitHub rejects a commit status description longer than this. */
+const MAX_DESCRIPTION = 140;
+/** GitHub shows at most 10 error annotations per step. */
+const MAX_ANNOTATIONS = 10;
+/** The default commit status context (input status-context). */
+const STATUS_CONTEXT = 'perimeter';
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+/** The one-line verdict: the commit status description and the summary's first line. */
+function receipt_headline(verdict) {
+    if (verdict.state === 'failure') {
+        const first = verdict.violations[0]?.message ?? '';
+        return `${plural(verdict.violations.length, 'violation')}: ${first}`;
+    }
+    if (verdict.state === 'error')
+        return `Not fully checked: ${verdict.unchecked[0] ?? 'unknown reason'}`;
+    const files = verdict.files.length;
+    const { gateway, direct } = verdict.commits;
+    if (files === 0 && gateway.length + direct.length === 0)
+        return 'No changes during the job';
+    return `${plural(files, 'changed file')}, all inside the perimeters; ${plural(gateway.length, 'commit')} via the gateway, ${direct.length} direct`;
+}
+function annotations(verdict) {
+    const all = verdict.violations.map((violation) => ({
+        path: violation.path ?? '',
+        title: violation.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${violation.kind}`,
+        message: visible(violation.message),
+    }));
+    if (all.length <= MAX_ANNOTATIONS)
+        return all;
+    const shown = all.slice(0, MAX_ANNOTATIONS - 1);
+    shown.push({
+        path: '',
+        title: 'More perimeter violations',
+        message: `${all.length - shown.length} more violations; the job summary lists them all`,
+    });
+    return shown;
+}
+function renderReceipt(verdict, options = {}) {
+    const status = {
+        state: verdict.state,
+        context: options.context ?? STATUS_CONTEXT,
+        // one line, shown as it is: a path with CR/LF or bidi controls cannot shape the status
+        description: clip(visible(receipt_headline(verdict)), MAX_DESCRIPTION),
+        ...(options.runUrl !== undefined ? { targetUrl: options.runUrl } : {}),
+    };
+    return { status, summary: renderSummary(verdict, receipt_headline(verdict)), annotations: annotations(verdict) };
+}
+
+;// CONCATENATED MODULE: ./src/verify/receipt-json.ts
+
+
+
+/**
+ * The machine-readable receipt: the verdict and everything an audit needs to recompute it later (the
+ * window, the refs at both ends, the config's blob). One schema, versioned, for whoever writes one (the
+ * post step, the verify job) and whoever reads one (`perimeter audit`). A reader refuses a version it does
+ * not know rather than guess.
+ */
+const RECEIPT_SCHEMA = 'perimeter-receipt';
+const RECEIPT_VERSION = 1;
+/** The files of the record (the workflow artifact), by these names at its root. */
+const RECORD_FILES = { receipt: 'receipt.json', ledger: 'ledger.jsonl', key: 'ledger.key' };
+const sha = schemas_string().regex(/^[0-9a-f]{40}$/, 'a 40-character commit SHA');
+const snapshot = record(schemas_string(), sha);
+const receiptSchema = strictObject({
+    schema: literal(RECEIPT_SCHEMA),
+    version: literal(RECEIPT_VERSION),
+    state: schemas_enum(['success', 'failure', 'error']),
+    description: schemas_string(),
+    /** 'owner/name' */
+    repository: schemas_string().regex(/^[^/\s]+\/[^/\s]+$/, 'owner/name'),
+    branch: schemas_string().min(1),
+    context: schemas_string().min(1),
+    run: strictObject({
+        id: schemas_string(),
+        attempt: schemas_string(),
+        job: schemas_string(),
+        url: schemas_string().nullable(),
+    }),
+    config: strictObject({
+        file: schemas_string().min(1),
+        /** the ref it was read from; null: the default branch */
+        ref: schemas_string().nullable(),
+        /** git's blob SHA of the text judged with */
+        blobSha: sha,
+    }),
+    perimeters: array(schemas_string()),
+    directPushes: schemas_enum(['check', 'deny']),
+    ignoreRefs: array(schemas_string()),
+    /** on GitHub's clock: the activity list is read from startedAt; endedAt when post took the end snapshot */
+    window: strictObject({ startedAt: iso_datetime(), endedAt: iso_datetime() }),
+    heads: strictObject({ start: sha.nullable(), end: sha.nullable() }),
+    refs: strictObject({ start: snapshot, end: snapshot }),
+    violations: array(strictObject({
+        kind: schemas_enum(['path', 'symlink', 'submodule', 'history', 'branch-deleted', 'ref', 'direct-push']),
+        message: schemas_string(),
+        path: schemas_string().optional(),
+        ref: schemas_string().optional(),
+    })),
+    unchecked: array(schemas_string()),
+    notes: array(schemas_string()),
+    files: array(strictObject({
+        path: schemas_string(),
+        kind: schemas_enum(['added', 'modified', 'deleted']),
+        allowed: schemas_boolean(),
+        rule: schemas_string(),
+        perimeter: schemas_string().optional(),
+        transient: schemas_boolean().optional(),
+    })),
+    commits: strictObject({
+        gateway: array(sha),
+        others: array(sha),
+        direct: array(sha),
+        unattributed: array(sha),
+        complete: schemas_boolean(),
+    }),
+    ledger: strictObject({
+        /** whether a ledger is in the record (RECORD_FILES.ledger) */
+        included: schemas_boolean(),
+        ok: schemas_boolean(),
+        problem: schemas_string().nullable(),
+        /** records that verified, and the MAC of the last of them (the chain head) */
+        records: schemas_number().int().nonnegative(),
+        head: schemas_string().nullable(),
+    }),
+});
+/** git's blob SHA of a text (what `git hash-object` prints), so an audit can fetch exactly that blob. */
+function gitBlobSha(text) {
+    const bytes = Buffer.from(text, 'utf8');
+    return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+}
+function receiptJson(verdict, context) {
+    const { ledger } = context;
+    return {
+        schema: RECEIPT_SCHEMA,
+        version: RECEIPT_VERSION,
+        state: verdict.state,
+        description: headline(verdict),
+        repository: context.repository,
+        branch: verdict.branch,
+        context: context.context,
+        run: context.run,
+        config: { file: context.config.file, ref: context.config.ref, blobSha: gitBlobSha(context.config.text) },
+        perimeters: context.perimeters,
+        directPushes: context.directPushes,
+        ignoreRefs: context.ignoreRefs,
+        window: context.window,
+        heads: { start: verdict.startHead, end: verdict.endHead },
+        refs: context.refs,
+        violations: verdict.violations.map(({ kind, message, path, ref }) => ({
+            kind,
+            message,
+            ...(path !== undefined && { path }),
+            ...(ref !== undefined && { ref }),
+        })),
+        unchecked: verdict.unchecked,
+        notes: verdict.notes,
+        files: verdict.files.map(({ path, kind, allowed, rule, perimeter, transient }) => ({
+            path,
+            kind,
+            allowed,
+            rule,
+            ...(perimeter !== undefined && { perimeter }),
+            ...(transient !== undefined && { transient }),
+        })),
+        commits: verdict.commits,
+        ledger: {
+            included: context.ledgerIncluded,
+            ok: ledger?.ok ?? false,
+            problem: ledger === null ? 'no ledger: main never started a gateway' : (ledger.problem ?? null),
+            records: ledger?.records ?? 0,
+            head: ledger?.head ?? null,
+        },
+    };
+}
+class ReceiptFormatError extends (/* unused pure expression or super */ null && (Error)) {
+    name = 'ReceiptFormatError';
+}
+/** Parses and checks a receipt; the message names every field at fault, never a stack. */
+function parseReceiptJson(text, source = RECORD_FILES.receipt) {
+    let value;
+    try {
+        value = JSON.parse(text);
+    }
+    catch (error) {
+        throw new ReceiptFormatError(`${source}: not JSON (${error.message})`);
+    }
+    const { schema, version } = (value ?? {});
+    if (schema === RECEIPT_SCHEMA && typeof version === 'number' && version !== RECEIPT_VERSION)
+        throw new ReceiptFormatError(`${source}: receipt version ${version}, this perimeter reads version ${RECEIPT_VERSION}`);
+    const parsed = receiptSchema.safeParse(value);
+    if (!parsed.success) {
+        const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+        throw new ReceiptFormatError(`${source}: not a Perimeter receipt: ${problems.slice(0, 5).join('; ')}`);
+    }
+    return parsed.data;
+}
+
+;// CONCATENATED MODULE: ./src/verify/activity.ts
+
+
+
+const reason = (error) => (error instanceof Error ? error.message : String(error));
+/**
+ * The moves of every branch during the job, from GitHub's activity list read back to before the job. When
+ * every ref ends where it started the list is the only evidence of what happened in between, so not reading
+ * it, not reading back far enough, or finding it behind the refs is unchecked, never success.
+ *
+ * That the list has caught up is shown, not assumed: after the end snapshot the verification creates a
+ * branch of its own (the end marker) and reads the list until the marker's creation is in it. GitHub records
+ * ref updates in the order they land, so every move before the end snapshot is in the list by then; moves
+ * after the marker are later than the job and left out. A list that is behind is read again a few times.
+ */
+async function activity_accountForMoves(input, facts) {
+    const marker = await placeMarker(input, facts);
+    if (marker === null)
+        return;
+    try {
+        const attempts = input.activityAttempts ?? ACTIVITY_ATTEMPTS;
+        for (let attempt = 1;; attempt++) {
+            let window;
+            try {
+                window = await input.upstream.listActivity({ since: input.startedAt });
+            }
+            catch (error) {
+                facts.unchecked.push(`GitHub's activity list, the record of every branch move: ${reason(error)}`);
+                return;
+            }
+            if (!window.complete) {
+                facts.unchecked.push(`GitHub's activity list: more than ${window.items.length} branch moves since the job started, so the window was not read to its start`);
+                return;
+            }
+            const at = window.items.findIndex((item) => item.ref === marker.ref && item.before === ZERO_SHA);
+            const account = at < 0 ? null : accountForBranches(window.items.slice(at + 1), input.start, input.end);
+            if ((account !== null && account.unaccounted.length === 0) || attempt >= attempts) {
+                if (account === null) {
+                    facts.unchecked.push("GitHub's activity list has not caught up with the end of the job (the end marker is not in it yet), so moves in between may be missing");
+                    return;
+                }
+                facts.branchMoves = account.branches;
+                // GitHub records this job's token as the marker's creator: that is who "this job" is.
+                facts.identity = window.items[at]?.actor ?? null;
+                for (const problem of account.unaccounted)
+                    facts.unchecked.push(`what happened to ${problem}`);
+                return;
+            }
+            await sleep((input.activityRetryMs ?? ACTIVITY_RETRY_MS) * attempt);
+        }
+    }
+    finally {
+        await input.upstream.deleteBranch(marker.branch).catch((error) => {
+            facts.notes.push(`the end marker ${marker.branch} could not be deleted: ${reason(error)}`);
+        });
+    }
+}
+/** The verification's own branch, created after the end snapshot; null (and unchecked) when GitHub refuses it. */
+async function placeMarker(input, facts) {
+    // A commit some ref held at the start: a marker carries nothing new, so other jobs may ignore it (judge.ts).
+    const sha = facts.startHead ?? Object.values(input.start)[0];
+    const branch = `${MARKER_PREFIX}${randomUUID()}`;
+    try {
+        if (sha === undefined)
+            throw new Error('the repository has no ref to place it on');
+        await input.upstream.createBranch(branch, sha);
+        return { branch, ref: `refs/heads/${branch}` };
+    }
+    catch (error) {
+        facts.unchecked.push(`whether GitHub's activity list has caught up with the end of the job: the end marker could not be created (${reason(error)})`);
+        return null;
+    }
+}
+const ACTIVITY_ATTEMPTS = 4;
+const ACTIVITY_RETRY_MS = 1_500;
+
+;// CONCATENATED MODULE: ./src/verify/verify-job.ts
+
+
+
+
+
+/** new commits listed (10 compare pages); a longer job is unchecked, never success */
+const MAX_COMMITS = 1_000;
+const MAX_COMMIT_DIFFS = 50;
+/** All branch and tag heads, as a plain object (it travels from main to post as JSON). */
+async function snapshotRefs(upstream) {
+    return Object.fromEntries([...(await upstream.listRefs())].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+const verify_job_reason = (error) => (error instanceof Error ? error.message : String(error));
+/**
+ * What the end head is compared with. A branch that existed at the start: its start head. A branch created
+ * during the job: the default branch's start head when the new branch grew from it; otherwise nothing,
+ * and every file on the branch counts as added (strict: nothing unchecked slips through).
+ */
+async function findBaseline(input, startHead, endHead) {
+    if (startHead !== null)
+        return { sha: startHead, label: 'the start of the job' };
+    const { defaultBranch } = await input.upstream.getRepository();
+    const defaultStart = input.start[`refs/heads/${defaultBranch}`];
+    if (defaultBranch !== input.branch &&
+        defaultStart &&
+        (await input.upstream.isAncestor(defaultStart, endHead))) {
+        return {
+            sha: defaultStart,
+            label: `"${defaultBranch}" at the start of the job (the branch was created during the job)`,
+        };
+    }
+    return {
+        sha: null,
+        label: `nothing: the branch was created during the job and does not grow from "${defaultBranch}", so every file counts as added`,
+    };
+}
+/** The compare's file list from an ancestor to the end head (the request is shared with the ancestry check). */
+async function changedFiles(upstream, base, endHead) {
+    const comparison = await upstream.compare(base, endHead).catch(() => null);
+    return comparison?.status === 'ahead' ? comparison.files : undefined;
+}
+/**
+ * Recomputes from GitHub what changed during the job and judges it. Never throws for a failed look-up:
+ * whatever could not be checked is named in `unchecked` and keeps the verdict from success.
+ */
+async function verifyJob(input) {
+    const { branch } = input;
+    const ref = `refs/heads/${branch}`;
+    const startHead = input.start[ref] ?? null;
+    const endHead = input.end[ref] ?? null;
+    const facts = {
+        branch,
+        startHead,
+        endHead,
+        baseline: null,
+        historyRewritten: null,
+        changes: [],
+        intermediate: [],
+        refChanges: compareSnapshots(input.start, input.end),
+        start: input.start,
+        newCommits: startHead === endHead || endHead === null ? { shas: [], complete: true } : null,
+        gatewayCommits: [],
+        otherCommits: [],
+        identity: null,
+        ignoreRefs: input.ignoreRefs ?? [],
+        ledger: input.ledger,
+        directPushes: input.directPushes,
+        perimeters: input.perimeters,
+        branchMoves: null,
+        unchecked: [...(input.problems ?? [])],
+        notes: [UNRECORDED_REFS],
+    };
+    // Who moved what comes first: it decides which of the bound branch's new commits are this job's.
+    await accountForMoves(input, facts);
+    if (endHead === null) {
+        if (startHead === null)
+            facts.notes.push(`branch "${branch}" does not exist; nothing was pushed to it`);
+    }
+    else if (endHead !== startHead) {
+        await examineBranch(input, facts, endHead);
+    }
+    return judge(facts);
+}
+/** Said in every receipt: what GitHub keeps no record of, so no verifier can see it (SECURITY.md). */
+const UNRECORDED_REFS = 'GitHub records moves of branches only: a tag or other non-branch ref created and deleted within the job leaves no trace, so refs outside refs/heads are checked by their start and end alone';
+async function examineBranch(input, facts, endHead) {
+    const { upstream } = input;
+    try {
+        if (facts.startHead !== null)
+            facts.historyRewritten = !(await upstream.isAncestor(facts.startHead, endHead));
+    }
+    catch (error) {
+        facts.unchecked.push(`whether the history of "${input.branch}" was rewritten: ${verify_job_reason(error)}`);
+    }
+    try {
+        facts.baseline = await findBaseline(input, facts.startHead, endHead);
+        if (facts.startHead === null)
+            facts.notes.push(`"${input.branch}" was compared with ${facts.baseline.label}`);
+    }
+    catch (error) {
+        facts.unchecked.push(`the base of the new branch "${input.branch}": ${verify_job_reason(error)}`);
+        return;
+    }
+    const baseSha = facts.baseline.sha;
+    try {
+        const [baseTree, endTree, hint] = await Promise.all([
+            baseSha === null ? null : upstream.getCommit(baseSha).then((commit) => commit.tree),
+            upstream.getCommit(endHead).then((commit) => commit.tree),
+            baseSha === null || facts.historyRewritten ? undefined : changedFiles(upstream, baseSha, endHead),
+        ]);
+        facts.changes = await diffTrees(upstream, baseTree, endTree, hint);
+    }
+    catch (error) {
+        facts.unchecked.push(`the changed files of "${input.branch}": ${verify_job_reason(error)}`);
+    }
+    let listed;
+    try {
+        const max = input.maxCommits ?? MAX_COMMITS;
+        // After a force push there is no single base: new is whatever lies above every head the job started with.
+        listed =
+            baseSha !== null && !facts.historyRewritten
+                ? await listNewCommits(upstream, baseSha, endHead, max)
+                : await listCommitsAbove(upstream, endHead, new Set(facts.historyRewritten ? Object.values(input.start) : []), max);
+        facts.newCommits = { shas: listed.commits.map((commit) => commit.sha), complete: listed.complete };
+    }
+    catch (error) {
+        facts.unchecked.push(`the new commits of "${input.branch}": ${verify_job_reason(error)}`);
+        return;
+    }
+    // A commit not listed is a commit not examined: judge() makes an incomplete list unchecked.
+    if (!listed.complete)
+        return;
+    facts.gatewayCommits = listed.commits.filter((commit) => madeByGateway(commit, input)).map((c) => c.sha);
+    let theirs;
+    try {
+        theirs = await commitsOfOthers(upstream, facts.branchMoves?.get(`refs/heads/${input.branch}`), facts.identity, input.maxCommits ?? MAX_COMMITS);
+    }
+    catch (error) {
+        facts.unchecked.push(`which commits of "${input.branch}" others pushed: ${verify_job_reason(error)}`);
+        return;
+    }
+    if (theirs.size === 0)
+        return examineCommits(input, facts, listed);
+    facts.otherCommits = listed.commits.filter((commit) => theirs.has(commit.sha)).map((c) => c.sha);
+    await examineOurCommits(input, facts, listed, theirs);
+}
+/**
+ * A commit the ledger claims counts as the gateway's only if GitHub made it: the gateway commits through the
+ * API with no author or committer, so GitHub is the committer (and signs it). A commit made anywhere else
+ * and pushed with git cannot pass as the gateway's, even under a forged ledger.
+ */
+function madeByGateway(commit, input) {
+    return (input.ledger?.ok === true &&
+        input.ledger.commits.includes(commit.sha) &&
+        commit.parents.length === 1 &&
+        commit.committer.email === GITHUB_COMMITTER.email &&
+        commit.committer.name === GITHUB_COMMITTER.name);
+}
+/** The committer of commits made through GitHub's API without one given. */
+const GITHUB_COMMITTER = { name: 'GitHub', email: 'noreply@github.com' };
+/**
+ * Each new commit on its own, for what the net change hides (a file added and removed again). Every commit
+ * is looked at, whatever the ledger says: the gateway's own by its list of changed paths (one request each;
+ * the gateway writes only regular files, checked path by path before it wrote them), the others by their
+ * trees, modes included. A commit left unexamined could hide a change a later one undid: unchecked, never success.
+ */
+async function examineCommits(input, facts, listed) {
+    if (listed.commits.length <= 1)
+        return;
+    if (facts.historyRewritten) {
+        facts.notes.push('after the history rewrite only the net change was checked, not each commit');
+        return;
+    }
+    const gateway = new Set(facts.gatewayCommits);
+    const others = listed.commits.filter((commit) => !gateway.has(commit.sha));
+    const max = input.maxCommitDiffs ?? MAX_COMMIT_DIFFS;
+    if (others.length > max) {
+        facts.unchecked.push(`each of the ${others.length} commits pushed around the gateway (only the net change was checked; at most ${max} are diffed one by one)`);
+        return;
+    }
+    try {
+        const byPaths = await pathsOfCommits(input.upstream, listed.commits.filter((commit) => gateway.has(commit.sha)), facts.changes);
+        const byTrees = await intermediateChanges(input.upstream, [...others, ...byPaths.unlisted], facts.changes);
+        facts.intermediate = mergeChanges(byTrees, byPaths.paths);
+    }
+    catch (error) {
+        facts.unchecked.push(`the changes of each new commit: ${verify_job_reason(error)}`);
+    }
+}
+/**
+ * When others pushed to the bound branch too, the net change mixes their work with this job's, so it is not
+ * judged: each of this job's commits is, on its own against its first parent (the gateway's by their changed
+ * paths, the others by their trees), and the changes of the commits others brought are listed, not judged.
+ */
+async function examineOurCommits(input, facts, listed, theirs) {
+    const gateway = new Set(facts.gatewayCommits);
+    const ours = listed.commits.filter((commit) => !theirs.has(commit.sha));
+    const direct = ours.filter((commit) => !gateway.has(commit.sha));
+    const max = input.maxCommitDiffs ?? MAX_COMMIT_DIFFS;
+    if (direct.length > max) {
+        facts.unchecked.push(`each of the ${direct.length} commits pushed around the gateway (at most ${max} are diffed one by one)`);
+        return;
+    }
+    try {
+        const byPaths = await pathsOfCommits(input.upstream, ours.filter((commit) => gateway.has(commit.sha)), []);
+        const byTrees = await intermediateChanges(input.upstream, [...direct, ...byPaths.unlisted], []);
+        facts.changes = mergeChanges(byTrees, byPaths.paths);
+        facts.intermediate = [];
+        facts.notes.push(`others pushed ${theirs.size} commit(s) to "${input.branch}" during the job: those were not judged; each of this job's commits was judged on its own`);
+    }
+    catch (error) {
+        facts.unchecked.push(`the changes of this job's commits: ${verify_job_reason(error)}`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/verify/index.ts
+
+
+
+
+
+
+
+
+
+// EXTERNAL MODULE: external "node:zlib"
+var external_node_zlib_ = __nccwpck_require__(8522);
+;// CONCATENATED MODULE: ./src/cli/zip-reader.ts
+
+/**
+ * Reads the files of a zip archive in memory, as GitHub serves a workflow artifact (the Actions UI's download,
+ * the REST `.../artifacts/{id}/zip`): stored or deflated entries, found through the central directory,
+ * each checked against its CRC-32. Nothing is written to disk, so entry names cannot escape anywhere.
+ * Zip64, encryption and other methods are refused with a message, never half read.
+ * https://pkware.cachefly.net/webdocs/casestudies/APPNOTE.TXT
+ */
+class ZipError extends Error {
+    name = 'ZipError';
+}
+/** No file of a Perimeter record comes near this; a bigger entry is refused before it is inflated. */
+const MAX_ENTRY_BYTES = 512 * 1024 * 1024;
+const EOCD = 0x06054b50;
+const CENTRAL = 0x02014b50;
+const LOCAL = 0x04034b50;
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++)
+        c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+});
+function crc32(data) {
+    let c = 0xffffffff;
+    for (const byte of data)
+        c = CRC_TABLE[(c ^ byte) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+}
+function endOfCentralDirectory(zip) {
+    for (let at = zip.length - 22; at >= Math.max(0, zip.length - 22 - 0xffff); at--) {
+        if (zip.readUInt32LE(at) === EOCD)
+            return at;
+    }
+    throw new ZipError('not a zip archive (no end of central directory)');
+}
+/** The archive's files by name (directories left out). */
+function readZip(zip) {
+    if (zip.length < 22)
+        throw new ZipError('not a zip archive (too short)');
+    const end = endOfCentralDirectory(zip);
+    const count = zip.readUInt16LE(end + 10);
+    let at = zip.readUInt32LE(end + 16);
+    if (count === 0xffff || at === 0xffffffff)
+        throw new ZipError('zip64 archives are not read');
+    const files = new Map();
+    for (let i = 0; i < count; i++) {
+        if (at + 46 > zip.length || zip.readUInt32LE(at) !== CENTRAL)
+            throw new ZipError(`entry ${i + 1}: the central directory is damaged`);
+        const flags = zip.readUInt16LE(at + 8);
+        const method = zip.readUInt16LE(at + 10);
+        const crc = zip.readUInt32LE(at + 16);
+        const packed = zip.readUInt32LE(at + 20);
+        const size = zip.readUInt32LE(at + 24);
+        const nameLength = zip.readUInt16LE(at + 28);
+        const skip = nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+        const local = zip.readUInt32LE(at + 42);
+        const name = zip.toString('utf8', at + 46, at + 46 + nameLength);
+        at += 46 + skip;
+        if (name.endsWith('/'))
+            continue;
+        if (flags & 0x1)
+            throw new ZipError(`${name}: encrypted entries are not read`);
+        if (size > MAX_ENTRY_BYTES || packed === 0xffffffff)
+            throw new ZipError(`${name}: larger than ${MAX_ENTRY_BYTES} bytes`);
+        if (local + 30 > zip.length || zip.readUInt32LE(local) !== LOCAL)
+            throw new ZipError(`${name}: the local header is damaged`);
+        const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+        const raw = zip.subarray(start, start + packed);
+        if (raw.length !== packed)
+            throw new ZipError(`${name}: truncated`);
+        let data;
+        if (method === 0)
+            data = Buffer.from(raw);
+        else if (method === 8) {
+            try {
+                data = (0,external_node_zlib_.inflateRawSync)(raw, { maxOutputLength: MAX_ENTRY_BYTES });
+            }
+            catch (error) {
+                throw new ZipError(`${name}: cannot inflate (${error.message})`);
+            }
+        }
+        else
+            throw new ZipError(`${name}: compression method ${method} is not read`);
+        if (data.length !== size || crc32(data) !== crc)
+            throw new ZipError(`${name}: the content does not match its size and CRC-32`);
+        if (files.has(name))
+            throw new ZipError(`${name}: listed twice`);
+        files.set(name, data);
+    }
+    return files;
+}
+
+;// CONCATENATED MODULE: ./src/cli/record-files.ts
+
+
+
+
+const why = (error) => error.code ?? (error instanceof Error ? error.message : String(error));
+const record_files_text = (buffer) => buffer === undefined ? null : buffer.toString('utf8');
+async function fromDirectory(dir, shown) {
+    const names = new Set(await (0,promises_namespaceObject.readdir)(dir));
+    if (!names.has(RECORD_FILES.receipt) && !names.has(RECORD_FILES.ledger))
+        return null;
+    const read = async (name) => names.has(name)
+        ? (0,promises_namespaceObject.readFile)((0,external_node_path_.join)(dir, name), 'utf8').catch((error) => {
+            throw new Error(`cannot read ${(0,external_node_path_.join)(shown, name)}: ${why(error)}`, { cause: error });
+        })
+        : null;
+    return {
+        source: shown,
+        receipt: await read(RECORD_FILES.receipt),
+        ledger: await read(RECORD_FILES.ledger),
+        key: await read(RECORD_FILES.key),
+    };
+}
+/** Whether a path is a record (a zip or a directory) rather than a bare ledger file. */
+async function isRecord(path, cwd) {
+    const full = (0,external_node_path_.resolve)(cwd, path);
+    const info = await (0,promises_namespaceObject.stat)(full).catch(() => null);
+    if (info === null)
+        return false;
+    if (info.isDirectory())
+        return true;
+    const head = await (0,promises_namespaceObject.readFile)(full)
+        .then((b) => b.subarray(0, 4))
+        .catch(() => Buffer.alloc(0));
+    return head.toString('latin1') === 'PK\x03\x04';
+}
+/** The record at `path`; an error naming what is missing or unreadable, never a partial answer. */
+async function readRecord(path, cwd) {
+    const full = (0,external_node_path_.resolve)(cwd, path);
+    const info = await (0,promises_namespaceObject.stat)(full).catch((error) => {
+        throw new Error(`cannot read the record ${path}: ${why(error)}`, { cause: error });
+    });
+    if (info.isFile()) {
+        const files = readZip(await (0,promises_namespaceObject.readFile)(full));
+        return {
+            source: path,
+            receipt: record_files_text(files.get(RECORD_FILES.receipt)),
+            ledger: record_files_text(files.get(RECORD_FILES.ledger)),
+            key: record_files_text(files.get(RECORD_FILES.key)),
+        };
+    }
+    if (!info.isDirectory())
+        throw new Error(`cannot read the record ${path}: not a file or directory`);
+    const here = await fromDirectory(full, path);
+    if (here)
+        return here;
+    // `gh run download` with several artifacts: one directory per artifact
+    const found = [];
+    for (const entry of await (0,promises_namespaceObject.readdir)(full, { withFileTypes: true })) {
+        if (!entry.isDirectory())
+            continue;
+        const inner = await fromDirectory((0,external_node_path_.join)(full, entry.name), (0,external_node_path_.join)(path, entry.name));
+        if (inner)
+            found.push(inner);
+    }
+    if (found.length === 1)
+        return found[0];
+    if (found.length === 0)
+        throw new Error(`${path} holds no Perimeter record (no ${RECORD_FILES.receipt} or ${RECORD_FILES.ledger})`);
+    throw new Error(`${path} holds ${found.length} records (${found.map((f) => f.source).join(', ')}): name one`);
+}
+
 ;// CONCATENATED MODULE: ./src/cli/verify-ledger.ts
 
 
 
 
 
-const VERIFY_LEDGER_USAGE = 'perimeter verify-ledger --key-file FILE [--json] LEDGER';
+
+const VERIFY_LEDGER_USAGE = 'perimeter verify-ledger [--key-file FILE] [--json] LEDGER|RECORD';
+const verify_ledger_why = (error) => error.code ?? (error instanceof Error ? error.message : String(error));
+/**
+ * The ledger text and its key: a bare ledger file needs --key-file; a record (the run's workflow artifact,
+ * as a zip or unpacked into a directory) carries its key, which --key-file overrides.
+ */
+async function ledgerAndKey(target, keyFile, io) {
+    const key = keyFile
+        ? await (0,promises_namespaceObject.readFile)((0,external_node_path_.resolve)(io.cwd, keyFile), 'utf8').catch((error) => {
+            throw new Error(`cannot read the key file ${keyFile}: ${verify_ledger_why(error)}`, { cause: error });
+        })
+        : null;
+    if (await isRecord(target, io.cwd)) {
+        const record = await readRecord(target, io.cwd);
+        if (record.ledger === null)
+            throw new Error(`${record.source} holds no ledger`);
+        const given = key ?? record.key;
+        if (given === null)
+            throw new Error(`${record.source} holds no ledger key; give --key-file FILE`);
+        return { text: record.ledger, key: given.trim() };
+    }
+    if (key === null)
+        throw new UsageError('--key-file FILE is required for a ledger file outside a record');
+    const info = await (0,promises_namespaceObject.stat)((0,external_node_path_.resolve)(io.cwd, target)).catch((error) => {
+        throw new Error(`cannot read the ledger ${target}: ${verify_ledger_why(error)}`, { cause: error });
+    });
+    if (!info.isFile())
+        throw new Error(`cannot read the ledger ${target}: not a regular file`);
+    return { text: await (0,promises_namespaceObject.readFile)((0,external_node_path_.resolve)(io.cwd, target), 'utf8'), key: key.trim() };
+}
 /** `perimeter verify-ledger`: checks the HMAC chain; exit 1 and the first broken record when it fails. */
 async function verify_ledger_run(args, io) {
     const { values, positionals } = parseCommandArgs(args, { 'key-file': { type: 'string' }, json: { type: 'boolean', default: false } }, true);
-    if (!values['key-file'])
-        throw new UsageError('--key-file FILE is required');
     if (positionals.length !== 1)
-        throw new UsageError(`expected one ledger file, got ${positionals.length}`);
-    const why = (error) => error.code ?? (error instanceof Error ? error.message : String(error));
+        throw new UsageError(`expected one ledger file or record, got ${positionals.length}`);
     const ledger = positionals[0];
-    let key;
-    try {
-        key = (await (0,promises_namespaceObject.readFile)((0,external_node_path_.resolve)(io.cwd, values['key-file']), 'utf8')).trim();
-    }
-    catch (error) {
-        throw new Error(`cannot read the key file ${values['key-file']}: ${why(error)}`, { cause: error });
-    }
-    // Probed only: verifyLedger reads it (once).
-    const info = await (0,promises_namespaceObject.stat)((0,external_node_path_.resolve)(io.cwd, ledger)).catch((error) => {
-        throw new Error(`cannot read the ledger ${ledger}: ${why(error)}`, { cause: error });
-    });
-    if (!info.isFile())
-        throw new Error(`cannot read the ledger ${ledger}: not a regular file`);
-    const verdict = await verifyLedger((0,external_node_path_.resolve)(io.cwd, ledger), key);
+    const { text, key } = await ledgerAndKey(ledger, values['key-file'], io);
+    const { verified: _verified, ...verdict } = chain_checkChain(text, key);
     if (values.json) {
         io.stdout(`${JSON.stringify({ ledger, ...verdict })}\n`);
         return verdict.ok ? EXIT_OK : EXIT_ERRORS;
