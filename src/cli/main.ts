@@ -1,4 +1,5 @@
 import { ConfigError } from '../policy/index.js';
+import { AUDIT_USAGE, run as audit } from './audit.js';
 import { CHECK_USAGE, run as check } from './check.js';
 import { EXPLAIN_USAGE, run as explain } from './explain.js';
 import { INIT_USAGE, run as init } from './init.js';
@@ -34,6 +35,11 @@ const COMMANDS: Record<string, { run: CommandRun; usage: string; summary: string
     run: replay,
     usage: REPLAY_USAGE,
     summary: 'judge a proposed perimeters.yml against real commits; exit 3 when verdicts change',
+  },
+  audit: {
+    run: audit,
+    usage: AUDIT_USAGE,
+    summary: "re-check a run's record (ledger chain, receipt) against GitHub; exit 3 when they disagree",
   },
   serve: { run: serve, usage: SERVE_USAGE, summary: 'run the MCP gateway locally' },
   'verify-ledger': {

@@ -4,6 +4,7 @@ import type { ActivityWindow } from '../github/upstream.js';
 import type { JobFacts } from './judge.js';
 import { accountForBranches, MARKER_PREFIX, ZERO_SHA } from './ref-accounting.js';
 import type { VerifyInput } from './types.js';
+import { accountForWindow } from './window.js';
 
 const reason = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
@@ -18,6 +19,7 @@ const reason = (error: unknown): string => (error instanceof Error ? error.messa
  * after the marker are later than the job and left out. A list that is behind is read again a few times.
  */
 export async function accountForMoves(input: VerifyInput, facts: JobFacts): Promise<void> {
+  if (input.endedAt !== undefined) return accountForWindow(input, facts, input.endedAt);
   const marker = await placeMarker(input, facts);
   if (marker === null) return;
   try {

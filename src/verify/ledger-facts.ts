@@ -15,6 +15,11 @@ export async function readLedgerFacts(path: string, key: string): Promise<Ledger
       perPerimeter: {},
     };
   }
+  return ledgerFactsOf(text, key);
+}
+
+/** The same facts from a ledger's text (a downloaded record, say). */
+export function ledgerFactsOf(text: string, key: string): LedgerFacts {
   const verdict = checkChain(text, key);
   const facts: LedgerFacts = {
     ok: verdict.ok,

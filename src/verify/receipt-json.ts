@@ -159,7 +159,7 @@ export class ReceiptFormatError extends Error {
 }
 
 /** Parses and checks a receipt; the message names every field at fault, never a stack. */
-export function parseReceiptJson(text: string, source = RECORD_FILES.receipt): ReceiptJson {
+export function parseReceiptJson(text: string, source: string = RECORD_FILES.receipt): ReceiptJson {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -43,6 +43,11 @@ export interface VerifyInput {
    * back to it. The closer to the snapshot, the fewer earlier moves are taken for the job's.
    */
   startedAt: string;
+  /**
+   * For an audit after the job: the time the job's end snapshot was taken. The activity list is then read
+   * for the window from startedAt to endedAt, with no end marker of its own (src/verify/window.ts).
+   */
+  endedAt?: string;
   /** most new commits listed; more is unchecked (default 1,000) */
   maxCommits?: number;
   /**

@@ -13,7 +13,7 @@ const checkout = (files: Record<string, string>) => {
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 describe('the owner commands', () => {
-  it.each(['init', 'check', 'explain', 'replay', 'verify-ledger'])(
+  it.each(['init', 'check', 'explain', 'replay', 'verify-ledger', 'audit'])(
     '%s has --help and --json',
     async (command) => {
       const result = await runCli([command, '--help'], checkout({ 'perimeters.yml': CONFIG }));
@@ -26,6 +26,7 @@ describe('the owner commands', () => {
     const result = await runCli(['--help'], checkout({ 'perimeters.yml': CONFIG }));
     expect(result.stdout).toContain('perimeter init');
     expect(result.stdout).toContain('perimeter replay');
+    expect(result.stdout).toContain('perimeter audit');
   });
 });
 

@@ -16,10 +16,11 @@ export interface CliResult {
 }
 
 /** Runs the CLI as its own process, the way a user does (TypeScript source through tsx). */
-export function runCli(args: string[], cwd: string): Promise<CliResult> {
+export function runCli(args: string[], cwd: string, env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
       cwd,
+      env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -1,0 +1,172 @@
+import { createOctokitUpstream } from '../github/octokit-upstream.js';
+import type { Upstream } from '../github/upstream.js';
+import { compilePerimeter, parseConfig, type Perimeter } from '../policy/index.js';
+import { MIN_SCRUBBED_LENGTH, makeScrubber } from '../safety/secret-forms.js';
+import {
+  compareReceipts,
+  ledgerFactsOf,
+  parseReceiptJson,
+  receiptJson,
+  verifyJob,
+  type Disagreement,
+  type LedgerFacts,
+  type ReceiptJson,
+} from '../verify/index.js';
+import { parseCommandArgs } from './args.js';
+import { EXIT_CHANGES, EXIT_OK, UsageError, type CliIo } from './io.js';
+import { readRecord, type RecordFiles } from './record-files.js';
+
+export const AUDIT_USAGE = 'perimeter audit [--repo OWNER/NAME] [--api-url URL] [--json] RECORD';
+
+/**
+ * `perimeter audit RECORD`: re-checks a run's record after the run. The ledger's chain against its key, then
+ * the verdict recomputed from GitHub for the window the receipt gives (its refs at both ends checked against
+ * GitHub's activity list, the perimeters from the config blob it names), then every place where the receipt
+ * and GitHub disagree. Token from GITHUB_TOKEN (read access to contents and actions). Exit 0 when they agree,
+ * 3 when they disagree, 1 when the audit could not be done.
+ */
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    args,
+    {
+      repo: { type: 'string' },
+      'api-url': { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+    true,
+  );
+  if (positionals.length !== 1) throw new UsageError(`expected one record, got ${positionals.length}`);
+  const target = positionals[0]!;
+  const token = process.env.GITHUB_TOKEN ?? process.env.GH_TOKEN ?? '';
+  if (!token) throw new UsageError('no token: set GITHUB_TOKEN (read access to the repository is enough)');
+  if (token.length < MIN_SCRUBBED_LENGTH)
+    throw new UsageError(`the token has ${token.length} characters, shorter than any GitHub token`);
+
+  const record = await readRecord(target, io.cwd);
+  if (record.receipt === null) throw new Error(`${record.source} holds no receipt.json`);
+  const receipt = parseReceiptJson(record.receipt, `${record.source}: receipt.json`);
+  const repository = values.repo ?? receipt.repository;
+  const [owner, repo] = repository.split('/');
+  if (!owner || !repo) throw new UsageError(`--repo: expected OWNER/NAME, got ${JSON.stringify(repository)}`);
+  const upstream = createOctokitUpstream({
+    token,
+    owner,
+    repo,
+    baseUrl: values['api-url'] ?? process.env.GITHUB_API_URL ?? 'https://api.github.com',
+  });
+  const scrub = makeScrubber([token]);
+  let audit: Audit;
+  try {
+    audit = await auditRecord(upstream, record, receipt);
+  } catch (error) {
+    throw new Error(scrub(error instanceof Error ? error.message : String(error)), { cause: error });
+  }
+  io.stdout(values.json ? `${JSON.stringify(audit)}\n` : render(target, audit));
+  return audit.agree ? EXIT_OK : EXIT_CHANGES;
+}
+
+interface Audit {
+  record: string;
+  repository: string;
+  run: ReceiptJson['run'];
+  ledger: ReceiptJson['ledger'];
+  recorded: { state: string; description: string };
+  recomputed: Pick<ReceiptJson, 'state' | 'description' | 'violations' | 'unchecked'>;
+  agree: boolean;
+  disagreements: Disagreement[];
+}
+
+/** The ledger as the record has it; what the receipt says about it is checked, never taken. */
+function ledgerOf(record: RecordFiles, receipt: ReceiptJson): LedgerFacts | null {
+  if (!receipt.ledger.included && record.ledger === null) return null;
+  if (record.ledger === null)
+    return { ok: false, problem: 'the record holds no ledger', commits: [], records: 0, perPerimeter: {} };
+  if (record.key === null)
+    return {
+      ok: false,
+      problem: 'the record holds no ledger key',
+      commits: [],
+      records: 0,
+      perPerimeter: {},
+    };
+  return ledgerFactsOf(record.ledger, record.key.trim());
+}
+
+async function perimetersOf(upstream: Upstream, receipt: ReceiptJson): Promise<Perimeter[]> {
+  const { file, blobSha } = receipt.config;
+  const text = Buffer.from(await upstream.getBlob(blobSha)).toString('utf8');
+  const config = parseConfig(text, `${file}@${blobSha.slice(0, 12)}`);
+  return receipt.perimeters.map((name) => {
+    const spec = config.perimeters.find((p) => p.name === name);
+    if (!spec)
+      throw new Error(
+        `the receipt names perimeter "${name}", which ${file} at blob ${blobSha} does not define`,
+      );
+    return compilePerimeter(spec, file);
+  });
+}
+
+async function auditRecord(upstream: Upstream, record: RecordFiles, receipt: ReceiptJson): Promise<Audit> {
+  const ledger = ledgerOf(record, receipt);
+  const perimeters = await perimetersOf(upstream, receipt);
+  const configText = Buffer.from(await upstream.getBlob(receipt.config.blobSha)).toString('utf8');
+  const verdict = await verifyJob({
+    upstream,
+    branch: receipt.branch,
+    start: receipt.refs.start,
+    end: receipt.refs.end,
+    perimeters,
+    ledger,
+    directPushes: receipt.directPushes,
+    ignoreRefs: receipt.ignoreRefs,
+    // what the job's post step could not check (the gateway died, say) stays unchecked: only ever stricter
+    problems: receipt.unchecked,
+    startedAt: receipt.window.startedAt,
+    endedAt: receipt.window.endedAt,
+  });
+  const recomputed = receiptJson(verdict, {
+    repository: receipt.repository,
+    context: receipt.context,
+    run: receipt.run,
+    config: { file: receipt.config.file, ref: receipt.config.ref, text: configText },
+    perimeters: receipt.perimeters,
+    directPushes: receipt.directPushes,
+    ignoreRefs: receipt.ignoreRefs,
+    window: receipt.window,
+    refs: receipt.refs,
+    ledger,
+    ledgerIncluded: record.ledger !== null,
+  });
+  const disagreements = compareReceipts(receipt, recomputed);
+  return {
+    record: record.source,
+    repository: receipt.repository,
+    run: receipt.run,
+    ledger: recomputed.ledger,
+    recorded: { state: receipt.state, description: receipt.description },
+    recomputed: {
+      state: recomputed.state,
+      description: recomputed.description,
+      violations: recomputed.violations,
+      unchecked: recomputed.unchecked,
+    },
+    agree: disagreements.length === 0,
+    disagreements,
+  };
+}
+
+function render(target: string, audit: Audit): string {
+  const { ledger } = audit;
+  const lines = [
+    `Audit of ${target}: ${audit.repository}, run ${audit.run.id} attempt ${audit.run.attempt}, job ${audit.run.job}`,
+    `  ledger:     ${ledger.ok ? `chain intact, ${ledger.records} records` : `BROKEN: ${ledger.problem ?? 'unknown'}`}`,
+    `  receipt:    ${audit.recorded.state}: ${audit.recorded.description}`,
+    `  GitHub:     ${audit.recomputed.state}: ${audit.recomputed.description}`,
+  ];
+  if (audit.agree) lines.push('The receipt agrees with GitHub.');
+  else {
+    lines.push(`The receipt disagrees with GitHub (${audit.disagreements.length}):`);
+    for (const d of audit.disagreements) lines.push(`  - ${d.field}: ${d.message}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
