@@ -61213,7 +61213,7 @@ function branchGlobProblem(glob) {
     return translation.ok ? null : translation.problem;
 }
 /** Compiles validated globs once; `find` reports which one matched. */
-function glob_compileGlobList(globs) {
+function compileGlobList(globs) {
     const compiled = globs.map((glob) => ({ glob, re: compileGlob(glob) }));
     // Matching is on UTF-8 bytes, as in git: `?` and brackets match one byte.
     const union = compiled.length > 0 ? new RegExp(compiled.map((c) => `(?:${c.re.source})`).join('|')) : null;
@@ -61488,7 +61488,7 @@ function containsRun(haystack, needle) {
  * The protected-set entry matching this (validated) path, or null: the built-in set, the config file, and
  * the optional `families` switched on. Case/Unicode-NF insensitive, any depth.
  */
-function protected_protectedRule(path, configFile = DEFAULT_CONFIG_FILE, families = []) {
+function protectedRule(path, configFile = DEFAULT_CONFIG_FILE, families = []) {
     const entries = entriesFor(configFile, families);
     if (protected_ASCII.test(path) && !entries.prefilter.test(path))
         return null;
@@ -62204,13 +62204,13 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
     if (problems.length > 0) {
         throw new PerimeterSpecError(spec.name, problems);
     }
-    const read = glob_compileGlobList(spec.read);
-    const write = glob_compileGlobList(spec.write);
-    const allowProtected = glob_compileGlobList(spec.allowProtected);
-    const allowCredentialFiles = glob_compileGlobList(spec.allowCredentialFiles);
-    const allowSecretsIn = glob_compileGlobList(spec.allowSecretsIn);
-    const deny = glob_compileGlobList(spec.deny ?? []);
-    const ownerDeny = glob_compileGlobList(spec.ownerDeny ?? []);
+    const read = compileGlobList(spec.read);
+    const write = compileGlobList(spec.write);
+    const allowProtected = compileGlobList(spec.allowProtected);
+    const allowCredentialFiles = compileGlobList(spec.allowCredentialFiles);
+    const allowSecretsIn = compileGlobList(spec.allowSecretsIn);
+    const deny = compileGlobList(spec.deny ?? []);
+    const ownerDeny = compileGlobList(spec.ownerDeny ?? []);
     const families = spec.protect ?? [];
     /** Denials win over every grant, for reads and writes alike. */
     const denied = (path) => {
@@ -62220,7 +62220,7 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
         const owner = ownerDeny.find(path);
         return owner === null ? null : `top-level deny glob ${JSON.stringify(owner)}`;
     };
-    const branches = spec.branches === null ? null : glob_compileGlobList(spec.branches);
+    const branches = spec.branches === null ? null : compileGlobList(spec.branches);
     const tools = new Set(spec.tools);
     // canRead and canWrite usually see the same path back to back: remember the last valid one.
     let lastValid = null;
@@ -62272,7 +62272,7 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
             const glob = write.find(path);
             if (glob === null)
                 return { allowed: false, rule: 'no write glob matches' };
-            const protectedBy = protected_protectedRule(path, configFile, families);
+            const protectedBy = protectedRule(path, configFile, families);
             if (protectedBy !== null) {
                 const allowedBy = allowProtected.find(path);
                 if (allowedBy === null)
@@ -62394,1040 +62394,7901 @@ function quoted(names) {
 
 
 
-// EXTERNAL MODULE: external "node:util"
-var external_node_util_ = __nccwpck_require__(7975);
-;// CONCATENATED MODULE: ./src/cli/io.ts
-const EXIT_OK = 0;
-const EXIT_ERRORS = 1;
-const EXIT_USAGE = 2;
-/** `replay` and `audit`: the run worked and found differences (a changed verdict, a disagreement). */
-const EXIT_CHANGES = 3;
-/** Bad command-line usage: the dispatcher prints the message and the usage, exit 2. */
-class UsageError extends Error {
-    code = 'usage';
-    constructor(message) {
-        super(message);
-        this.name = 'UsageError';
-    }
-}
-function processIo() {
-    return {
-        stdout: (text) => process.stdout.write(text),
-        stderr: (text) => process.stderr.write(text),
-        cwd: process.cwd(),
-    };
-}
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: ./src/safety/finding.ts
+/** Ranks: provider formats name a span before generic rules do. */
+const RANK = { setting: 1, extraSecret: 2, urlPassword: 3, format: 4 };
 
-;// CONCATENATED MODULE: ./src/cli/args.ts
+;// CONCATENATED MODULE: ./src/safety/secret-forms.ts
 
-
-/** node:util parseArgs, with its errors turned into a UsageError. */
-function parseCommandArgs(args, options, positionals) {
-    try {
-        return (0,external_node_util_.parseArgs)({ args, options, allowPositionals: positionals, strict: true });
-    }
-    catch (error) {
-        throw new UsageError(error.message);
-    }
-}
-
-;// CONCATENATED MODULE: external "node:child_process"
-const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
-;// CONCATENATED MODULE: ./src/cli/git.ts
-
-/** The top-level directory of the git checkout containing `cwd`, or null outside one (or without git). */
-function tryGitToplevel(cwd) {
-    try {
-        const out = (0,external_node_child_process_namespaceObject.execFileSync)('git', ['rev-parse', '--show-toplevel'], {
-            cwd,
-            stdio: ['ignore', 'pipe', 'ignore'],
-            encoding: 'utf8',
-        });
-        return out.trim() || null;
-    }
-    catch {
-        return null;
-    }
-}
-/** Tracked files of the checkout at `root`, exactly as git stores their names. */
-function listTrackedFiles(root) {
-    const out = (0,external_node_child_process_namespaceObject.execFileSync)('git', ['ls-files', '-z'], {
-        cwd: root,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        encoding: 'utf8',
-        maxBuffer: 1024 * 1024 * 1024,
-    });
-    return out.split('\0').filter((name) => name !== '');
-}
-/** Thrown when git refuses a range or a ref; the message is git's own first line. */
-class GitError extends Error {
-    code = 'git';
-}
-function git(root, args, input) {
-    try {
-        return (0,external_node_child_process_namespaceObject.execFileSync)('git', args, {
-            cwd: root,
-            input,
-            stdio: ['pipe', 'pipe', 'pipe'],
-            encoding: 'utf8',
-            maxBuffer: 1024 * 1024 * 1024,
-        });
-    }
-    catch (error) {
-        const stderr = String(error.stderr ?? '').trim();
-        throw new GitError(stderr.split('\n')[0] || error.message);
-    }
-}
-const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
-const STATUS = /^[ACDMRTUX][0-9]*$/;
 /**
- * The non-merge commits of `range` (anything `git rev-list` takes: `main~50..main`, or `main` with
- * `maxCount`: its newest commits), newest first, with the paths each changed, and how many merges the same
- * commits also hold. Read with `-z --name-status`, so each path
- * follows a status token and no file name, however crafted, can pass for a commit boundary.
+ * The run's own secrets (the token, the endpoint secrets, the ledger key) in every form they can be written
+ * in, found in text and scrubbed from it. The one rule set for everything Perimeter says: the gateway's
+ * answers and ledger, its log, GitHub's error messages, main's and post's messages and the log tail post
+ * quotes in the job summary.
  */
-function listCommitChanges(root, range, maxCount) {
-    if (range.startsWith('-'))
-        throw new GitError(`not a range: ${JSON.stringify(range)}`);
-    const limit = maxCount === undefined ? [] : [`--max-count=${maxCount}`];
-    // One listing with parents: a line of three or more ids is a merge, left out and counted.
-    const lines = git(root, ['rev-list', '--parents', ...limit, range, '--'])
-        .split('\n')
-        .filter(Boolean);
-    const shas = lines
-        .map((line) => line.split(' '))
-        .filter((ids) => ids.length <= 2)
-        .map((ids) => ids[0]);
-    const merges = lines.length - shas.length;
-    const subjects = new Map();
-    for (const line of git(root, ['log', '--no-merges', ...limit, '--format=%H %s', range, '--']).split('\n')) {
-        if (line.length > 40)
-            subjects.set(line.slice(0, 40), line.slice(41));
+/**
+ * Shorter values would hide ordinary words. Every secret of a run is longer: endpoint secrets have at least
+ * 32 characters, the ledger key 43, and the token input is refused below this length (src/action/inputs.ts).
+ */
+const MIN_SCRUBBED_LENGTH = 8;
+/**
+ * The part of base64(secret) that does not depend on the bytes around it, for each of the three
+ * alignments the secret can have inside a longer encoded text (`x-access-token:<token>` in a Basic
+ * header, say): characters fully made of the secret's own bits.
+ */
+function base64Cores(secret) {
+    const cores = [];
+    for (let offset = 0; offset < 3; offset++) {
+        const encoded = Buffer.concat([Buffer.alloc(offset), secret]).toString('base64');
+        const first = Math.ceil((offset * 8) / 6);
+        const last = Math.floor(((offset + secret.length) * 8) / 6);
+        cores.push(encoded.slice(first, last));
     }
-    if (shas.length === 0)
-        return { commits: [], merges };
-    const tokens = git(root, ['diff-tree', '--stdin', '--always', '--root', '-r', '-z', '--name-status', '--no-renames'], `${shas.join('\n')}\n`).split('\0');
-    const commits = [];
-    let i = 0;
-    for (const sha of shas) {
-        // diff-tree prints each commit's id, then status/path pairs (a root commit too: --always, -r).
-        while (i < tokens.length && tokens[i] === '')
-            i++;
-        if (!SHA.test(sha) || tokens[i] !== sha)
-            throw new GitError(`unexpected git diff-tree output at ${sha}`);
-        i++;
-        const paths = [];
-        while (i + 1 < tokens.length && STATUS.test(tokens[i])) {
-            paths.push(tokens[i + 1]);
-            i += 2;
+    return cores;
+}
+/**
+ * Every written form of each secret, longest first: raw, URL-encoded (upper- and lower-case escapes), hex,
+ * base64 and base64url at any alignment.
+ */
+function secretForms(secrets) {
+    const forms = new Set();
+    for (const secret of secrets) {
+        if (secret.length < MIN_SCRUBBED_LENGTH)
+            continue;
+        forms.add(secret);
+        forms.add(encodeURIComponent(secret));
+        forms.add(encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
+        const bytes = Buffer.from(secret, 'utf8');
+        forms.add(bytes.toString('hex'));
+        forms.add(bytes.toString('base64'));
+        for (const core of base64Cores(bytes)) {
+            if (core.length < MIN_SCRUBBED_LENGTH)
+                continue;
+            forms.add(core);
+            forms.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
         }
-        commits.push({ sha, subject: subjects.get(sha) ?? '', paths });
     }
-    return { commits, merges };
+    return [...forms].sort((a, b) => b.length - a.length);
 }
-/** The content of `path` at `ref`, or null when the ref has no such file. */
-function tryShowFile(root, ref, path) {
-    if (ref.startsWith('-'))
-        throw new GitError(`not a ref: ${JSON.stringify(ref)}`);
-    try {
-        git(root, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
-    }
-    catch {
-        throw new GitError(`no such commit: ${JSON.stringify(ref)}`);
-    }
-    try {
-        return git(root, ['show', `${ref}:${path}`]);
-    }
-    catch {
-        return null;
-    }
+function escapeRegExp(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
-
-// EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(3024);
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __nccwpck_require__(6760);
-;// CONCATENATED MODULE: ./src/cli/load-config.ts
-
-
-
-
-/** Thrown when the config file cannot be read at all; parse problems throw ConfigError instead. */
-class ConfigFileError extends Error {
-    code = 'config-unreadable';
+/** A matcher for the forms; null when there is nothing to look for. */
+function secretMatcher(secrets) {
+    const forms = secretForms(secrets);
+    return forms.length === 0 ? null : new RegExp(forms.map(escapeRegExp).join('|'), 'g');
 }
-function loadConfig(configArg, cwd) {
-    const display = configArg ?? DEFAULT_CONFIG_FILE;
-    const absolute = (0,external_node_path_.resolve)(cwd, display);
-    let text;
-    try {
-        text = (0,external_node_fs_.readFileSync)(absolute, 'utf8');
-    }
-    catch (error) {
-        const code = error.code;
-        const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? String(error));
-        const hint = configArg === undefined ? ' (run from the repository root or pass --config FILE)' : '';
-        throw new ConfigFileError(`cannot read ${display}: ${why}${hint}`);
-    }
-    const config = parseConfig(text, display);
-    const root = tryGitToplevel((0,external_node_path_.dirname)(absolute));
-    let configInRepo = (0,external_node_path_.basename)(absolute);
-    if (root !== null) {
-        const inside = (0,external_node_path_.relative)((0,external_node_fs_.realpathSync)(root), (0,external_node_fs_.realpathSync)(absolute));
-        if (inside !== '' && !inside.startsWith('..') && !(0,external_node_path_.isAbsolute)(inside))
-            configInRepo = inside.split(external_node_path_.sep).join('/');
-    }
-    const perimeters = config.perimeters.map((spec) => compilePerimeter(spec, configInRepo));
-    return { text, config, perimeters, root, configInRepo };
-}
-
-;// CONCATENATED MODULE: ./src/cli/workflows.ts
-
-
-
+const ENCODED_CHAR = /[A-Za-z0-9+/=_-]/;
 /**
- * Events people without write access can start: a comment, an issue, a pull request from a fork (which runs
- * with this repository's token and secrets under pull_request_target).
- * https://docs.github.com/en/actions/security-for-github-actions/security-guides/security-hardening-for-github-actions
+ * Each match widens to the whole run of base64 characters around it: the few characters where an
+ * encoded secret mixes with its neighbours' bits would otherwise show part of it.
  */
-const OUTSIDER_EVENTS = ['issue_comment', 'issues', 'pull_request_target'];
-function events(on) {
-    if (typeof on === 'string')
-        return [on];
-    if (Array.isArray(on))
-        return on.filter((e) => typeof e === 'string');
-    if (typeof on === 'object' && on !== null)
-        return Object.keys(on);
-    return [];
-}
-/** Whether a step of the workflow uses Perimeter (an action whose name is `perimeter`, or this checkout's own). */
-function usesPerimeter(doc) {
-    const jobs = typeof doc.jobs === 'object' && doc.jobs !== null ? Object.values(doc.jobs) : [];
-    return jobs.some((job) => {
-        const steps = job?.steps;
-        return (Array.isArray(steps) &&
-            steps.some((step) => {
-                const uses = step?.uses;
-                return typeof uses === 'string' && /(?:^|\/)perimeter(?:@|\/|$)/i.test(uses.trim());
-            }));
-    });
-}
-/**
- * Workflows in `root/.github/workflows` that run Perimeter on an event outsiders can start. Unreadable or
- * unparsable files are skipped: `check` reports on perimeters.yml, GitHub reports broken workflows.
- */
-function outsiderWorkflows(root) {
-    const dir = (0,external_node_path_.join)(root, '.github', 'workflows');
-    let names;
-    try {
-        names = (0,external_node_fs_.readdirSync)(dir).filter((name) => /\.ya?ml$/.test(name));
-    }
-    catch {
+function secretFindings(text, matcher) {
+    if (matcher === null)
         return [];
-    }
     const found = [];
-    for (const name of names.sort()) {
-        let doc;
-        try {
-            doc = (0,dist/* parse */.qg)((0,external_node_fs_.readFileSync)((0,external_node_path_.join)(dir, name), 'utf8'));
-        }
-        catch {
+    for (const m of text.matchAll(matcher)) {
+        let start = m.index ?? 0;
+        let end = start + m[0].length;
+        const floor = found.at(-1)?.end ?? 0;
+        if (start < floor)
             continue;
-        }
-        if (typeof doc !== 'object' || doc === null)
-            continue;
-        const on = doc.on ?? doc.true;
-        const risky = events(on).filter((e) => OUTSIDER_EVENTS.includes(e));
-        if (risky.length > 0 && usesPerimeter(doc))
-            found.push({ file: `.github/workflows/${name}`, events: risky });
+        while (start > floor && ENCODED_CHAR.test(text[start - 1] ?? ''))
+            start--;
+        while (end < text.length && ENCODED_CHAR.test(text[end] ?? ''))
+            end++;
+        found.push({ start, end, kind: 'secret', credential: true, rank: RANK.extraSecret });
     }
     return found;
 }
-
-;// CONCATENATED MODULE: ./src/cli/check.ts
-
-
-
-
-
-
-const CHECK_USAGE = 'perimeter check [--config perimeters.yml] [--json]';
-function coverage(perimeters, files) {
-    const counts = new Map(perimeters.map((p) => [p.name, { read: 0, write: 0 }]));
-    const result = { total: files.length, counts, overlapping: [], unreadable: [], invalid: [] };
-    for (const path of files) {
-        const check = validatePath(path);
-        if (!check.ok) {
-            result.invalid.push({ path, reason: check.reason });
-            continue;
+/** Replaces every form of every secret (widened as secretFindings widens it) with `***`. */
+function makeScrubber(secrets) {
+    const matcher = secretMatcher(secrets);
+    return (text) => {
+        let out = '';
+        let at = 0;
+        for (const { start, end } of secretFindings(text, matcher)) {
+            out += `${text.slice(at, start)}***`;
+            at = end;
         }
-        const writers = [];
-        let readable = false;
-        for (const perimeter of perimeters) {
-            const count = counts.get(perimeter.name);
-            if (perimeter.canRead(path).allowed) {
-                count.read++;
-                readable = true;
+        return out + text.slice(at);
+    };
+}
+
+;// CONCATENATED MODULE: ./src/github/upstream.ts
+/**
+ * The one interface between Perimeter and GitHub. The Octokit implementation lives in
+ * octokit-upstream.ts; tests may use a small fake of this interface or the GitHub stand-in.
+ *
+ * Repository coordinates are fixed when an Upstream is made: nothing here names another repository.
+ * Objects addressed by SHA (commits, trees, blobs) never change and are cached for the process lifetime.
+ */
+/** Errors from upstream, with messages already scrubbed of credentials. */
+class UpstreamError extends Error {
+    code;
+    status;
+    constructor(code, message, status) {
+        super(message);
+        this.code = code;
+        this.status = status;
+        this.name = 'UpstreamError';
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/errors.ts
+
+const MAX_UPSTREAM_MESSAGE = 200;
+/** GitHub's own short error message, vetted: one line, no control characters, bounded, scrubbed. */
+function upstreamMessage(error, scrub) {
+    const data = error.response?.data;
+    const raw = data && typeof data === 'object' && typeof data.message === 'string'
+        ? data.message
+        : '';
+    // eslint-disable-next-line no-control-regex
+    const clean = scrub(raw.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim());
+    return clean.length > MAX_UPSTREAM_MESSAGE ? `${clean.slice(0, MAX_UPSTREAM_MESSAGE)}…` : clean;
+}
+function isRateLimited(error) {
+    if (error.status === 429)
+        return true;
+    if (error.status !== 403)
+        return false;
+    const headers = error.response?.headers ?? {};
+    if (headers['x-ratelimit-remaining'] === '0' || headers['retry-after'] !== undefined)
+        return true;
+    return /rate limit/i.test(upstreamMessage(error, (text) => text));
+}
+function codeFor(status, error) {
+    if (status === undefined || status >= 500)
+        return 'unavailable';
+    if (isRateLimited(error))
+        return 'rate_limited';
+    if (status === 401 || status === 403)
+        return 'forbidden';
+    if (status === 404 || status === 410)
+        return 'not_found';
+    if (status === 409)
+        return 'conflict';
+    return 'invalid';
+}
+/** Turns anything thrown by Octokit into an UpstreamError whose message names the operation, never a secret. */
+function toUpstreamError(error, operation, scrub) {
+    if (error instanceof UpstreamError)
+        return error;
+    const e = (error && typeof error === 'object' ? error : {});
+    const status = typeof e.status === 'number' ? e.status : undefined;
+    const hasResponse = e.response !== undefined;
+    if (!hasResponse) {
+        const reason = scrub(String(e.message ?? error)).slice(0, MAX_UPSTREAM_MESSAGE);
+        return new UpstreamError('unavailable', `${operation}: GitHub could not be reached (${reason})`);
+    }
+    const code = codeFor(status, e);
+    const detail = upstreamMessage(e, scrub);
+    const text = `${operation}: GitHub answered ${status}${detail ? `: ${detail}` : ''}`;
+    return new UpstreamError(code, code === 'rate_limited' ? `${text} (rate limited)` : text, status);
+}
+
+;// CONCATENATED MODULE: external "fs"
+const external_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
+;// CONCATENATED MODULE: external "os"
+const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
+;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/context.js
+
+
+class Context {
+    /**
+     * Hydrate the context from the environment
+     */
+    constructor() {
+        var _a, _b, _c;
+        this.payload = {};
+        if (process.env.GITHUB_EVENT_PATH) {
+            if ((0,external_fs_namespaceObject.existsSync)(process.env.GITHUB_EVENT_PATH)) {
+                this.payload = JSON.parse((0,external_fs_namespaceObject.readFileSync)(process.env.GITHUB_EVENT_PATH, { encoding: 'utf8' }));
             }
-            if (perimeter.canWrite(path).allowed) {
-                count.write++;
-                writers.push(perimeter.name);
+            else {
+                const path = process.env.GITHUB_EVENT_PATH;
+                process.stdout.write(`GITHUB_EVENT_PATH ${path} does not exist${external_os_namespaceObject.EOL}`);
             }
         }
-        if (writers.length > 1)
-            result.overlapping.push({ path, writers });
-        if (!readable)
-            result.unreadable.push(path);
+        this.eventName = process.env.GITHUB_EVENT_NAME;
+        this.sha = process.env.GITHUB_SHA;
+        this.ref = process.env.GITHUB_REF;
+        this.workflow = process.env.GITHUB_WORKFLOW;
+        this.action = process.env.GITHUB_ACTION;
+        this.actor = process.env.GITHUB_ACTOR;
+        this.job = process.env.GITHUB_JOB;
+        this.runAttempt = parseInt(process.env.GITHUB_RUN_ATTEMPT, 10);
+        this.runNumber = parseInt(process.env.GITHUB_RUN_NUMBER, 10);
+        this.runId = parseInt(process.env.GITHUB_RUN_ID, 10);
+        this.apiUrl = (_a = process.env.GITHUB_API_URL) !== null && _a !== void 0 ? _a : `https://api.github.com`;
+        this.serverUrl = (_b = process.env.GITHUB_SERVER_URL) !== null && _b !== void 0 ? _b : `https://github.com`;
+        this.graphqlUrl =
+            (_c = process.env.GITHUB_GRAPHQL_URL) !== null && _c !== void 0 ? _c : `https://api.github.com/graphql`;
+    }
+    get issue() {
+        const payload = this.payload;
+        return Object.assign(Object.assign({}, this.repo), { number: (payload.issue || payload.pull_request || payload).number });
+    }
+    get repo() {
+        if (process.env.GITHUB_REPOSITORY) {
+            const [owner, repo] = process.env.GITHUB_REPOSITORY.split('/');
+            return { owner, repo };
+        }
+        if (this.payload.repository) {
+            return {
+                owner: this.payload.repository.owner.login,
+                repo: this.payload.repository.name
+            };
+        }
+        throw new Error("context.repo requires a GITHUB_REPOSITORY environment variable like 'owner/repo'");
+    }
+}
+//# sourceMappingURL=context.js.map
+// EXTERNAL MODULE: ./node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js
+var lib = __nccwpck_require__(9659);
+// EXTERNAL MODULE: ./node_modules/undici/index.js
+var undici = __nccwpck_require__(4371);
+;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/internal/utils.js
+var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+function getAuthString(token, options) {
+    if (!token && !options.auth) {
+        throw new Error('Parameter token or opts.auth is required');
+    }
+    else if (token && options.auth) {
+        throw new Error('Parameters token and opts.auth may not both be specified');
+    }
+    return typeof options.auth === 'string' ? options.auth : `token ${token}`;
+}
+function getProxyAgent(destinationUrl) {
+    const hc = new lib.HttpClient();
+    return hc.getAgent(destinationUrl);
+}
+function getProxyAgentDispatcher(destinationUrl) {
+    const hc = new lib.HttpClient();
+    return hc.getAgentDispatcher(destinationUrl);
+}
+function getProxyFetch(destinationUrl) {
+    const httpDispatcher = getProxyAgentDispatcher(destinationUrl);
+    const proxyFetch = (url, opts) => __awaiter(this, void 0, void 0, function* () {
+        return (0,undici.fetch)(url, Object.assign(Object.assign({}, opts), { dispatcher: httpDispatcher }));
+    });
+    return proxyFetch;
+}
+function getApiBaseUrl() {
+    return process.env['GITHUB_API_URL'] || 'https://api.github.com';
+}
+function getUserAgentWithOrchestrationId(baseUserAgent) {
+    var _a;
+    const orchId = (_a = process.env['ACTIONS_ORCHESTRATION_ID']) === null || _a === void 0 ? void 0 : _a.trim();
+    if (orchId) {
+        const sanitizedId = orchId.replace(/[^a-z0-9_.-]/gi, '_');
+        const tag = `actions_orchestration_id/${sanitizedId}`;
+        if (baseUserAgent === null || baseUserAgent === void 0 ? void 0 : baseUserAgent.includes(tag))
+            return baseUserAgent;
+        const ua = baseUserAgent ? `${baseUserAgent} ` : '';
+        return `${ua}${tag}`;
+    }
+    return baseUserAgent;
+}
+//# sourceMappingURL=utils.js.map
+;// CONCATENATED MODULE: ./node_modules/universal-user-agent/index.js
+function getUserAgent() {
+  if (typeof navigator === "object" && "userAgent" in navigator) {
+    return navigator.userAgent;
+  }
+
+  if (typeof process === "object" && process.version !== undefined) {
+    return `Node.js/${process.version.substr(1)} (${process.platform}; ${
+      process.arch
+    })`;
+  }
+
+  return "<environment undetectable>";
+}
+
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/register.js
+// @ts-check
+
+function register(state, name, method, options) {
+  if (typeof method !== "function") {
+    throw new Error("method for before hook must be a function");
+  }
+
+  if (!options) {
+    options = {};
+  }
+
+  if (Array.isArray(name)) {
+    return name.reverse().reduce((callback, name) => {
+      return register.bind(null, state, name, callback, options);
+    }, method)();
+  }
+
+  return Promise.resolve().then(() => {
+    if (!state.registry[name]) {
+      return method(options);
+    }
+
+    return state.registry[name].reduce((method, registered) => {
+      return registered.hook.bind(null, method, options);
+    }, method)();
+  });
+}
+
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/add.js
+// @ts-check
+
+function addHook(state, kind, name, hook) {
+  const orig = hook;
+  if (!state.registry[name]) {
+    state.registry[name] = [];
+  }
+
+  if (kind === "before") {
+    hook = (method, options) => {
+      return Promise.resolve()
+        .then(orig.bind(null, options))
+        .then(method.bind(null, options));
+    };
+  }
+
+  if (kind === "after") {
+    hook = (method, options) => {
+      let result;
+      return Promise.resolve()
+        .then(method.bind(null, options))
+        .then((result_) => {
+          result = result_;
+          return orig(result, options);
+        })
+        .then(() => {
+          return result;
+        });
+    };
+  }
+
+  if (kind === "error") {
+    hook = (method, options) => {
+      return Promise.resolve()
+        .then(method.bind(null, options))
+        .catch((error) => {
+          return orig(error, options);
+        });
+    };
+  }
+
+  state.registry[name].push({
+    hook: hook,
+    orig: orig,
+  });
+}
+
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/remove.js
+// @ts-check
+
+function removeHook(state, name, method) {
+  if (!state.registry[name]) {
+    return;
+  }
+
+  const index = state.registry[name]
+    .map((registered) => {
+      return registered.orig;
+    })
+    .indexOf(method);
+
+  if (index === -1) {
+    return;
+  }
+
+  state.registry[name].splice(index, 1);
+}
+
+;// CONCATENATED MODULE: ./node_modules/before-after-hook/index.js
+// @ts-check
+
+
+
+
+
+// bind with array of arguments: https://stackoverflow.com/a/21792913
+const bind = Function.bind;
+const bindable = bind.bind(bind);
+
+function bindApi(hook, state, name) {
+  const removeHookRef = bindable(removeHook, null).apply(
+    null,
+    name ? [state, name] : [state]
+  );
+  hook.api = { remove: removeHookRef };
+  hook.remove = removeHookRef;
+  ["before", "error", "after", "wrap"].forEach((kind) => {
+    const args = name ? [state, kind, name] : [state, kind];
+    hook[kind] = hook.api[kind] = bindable(addHook, null).apply(null, args);
+  });
+}
+
+function Singular() {
+  const singularHookName = Symbol("Singular");
+  const singularHookState = {
+    registry: {},
+  };
+  const singularHook = register.bind(null, singularHookState, singularHookName);
+  bindApi(singularHook, singularHookState, singularHookName);
+  return singularHook;
+}
+
+function Collection() {
+  const state = {
+    registry: {},
+  };
+
+  const hook = register.bind(null, state);
+  bindApi(hook, state);
+
+  return hook;
+}
+
+/* harmony default export */ const before_after_hook = ({ Singular, Collection });
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/endpoint/dist-bundle/index.js
+// pkg/dist-src/defaults.js
+
+
+// pkg/dist-src/version.js
+var VERSION = "0.0.0-development";
+
+// pkg/dist-src/defaults.js
+var userAgent = `octokit-endpoint.js/${VERSION} ${getUserAgent()}`;
+var DEFAULTS = {
+  method: "GET",
+  baseUrl: "https://api.github.com",
+  headers: {
+    accept: "application/vnd.github.v3+json",
+    "user-agent": userAgent
+  },
+  mediaType: {
+    format: ""
+  }
+};
+
+// pkg/dist-src/util/lowercase-keys.js
+function lowercaseKeys(object) {
+  if (!object) {
+    return {};
+  }
+  return Object.keys(object).reduce((newObj, key) => {
+    newObj[key.toLowerCase()] = object[key];
+    return newObj;
+  }, {});
+}
+
+// pkg/dist-src/util/is-plain-object.js
+function isPlainObject(value) {
+  if (typeof value !== "object" || value === null) return false;
+  if (Object.prototype.toString.call(value) !== "[object Object]") return false;
+  const proto = Object.getPrototypeOf(value);
+  if (proto === null) return true;
+  const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
+  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value);
+}
+
+// pkg/dist-src/util/merge-deep.js
+function mergeDeep(defaults, options) {
+  const result = Object.assign({}, defaults);
+  Object.keys(options).forEach((key) => {
+    if (isPlainObject(options[key])) {
+      if (!(key in defaults)) Object.assign(result, { [key]: options[key] });
+      else result[key] = mergeDeep(defaults[key], options[key]);
+    } else {
+      Object.assign(result, { [key]: options[key] });
+    }
+  });
+  return result;
+}
+
+// pkg/dist-src/util/remove-undefined-properties.js
+function removeUndefinedProperties(obj) {
+  for (const key in obj) {
+    if (obj[key] === void 0) {
+      delete obj[key];
+    }
+  }
+  return obj;
+}
+
+// pkg/dist-src/merge.js
+function merge(defaults, route, options) {
+  if (typeof route === "string") {
+    let [method, url] = route.split(" ");
+    options = Object.assign(url ? { method, url } : { url: method }, options);
+  } else {
+    options = Object.assign({}, route);
+  }
+  options.headers = lowercaseKeys(options.headers);
+  removeUndefinedProperties(options);
+  removeUndefinedProperties(options.headers);
+  const mergedOptions = mergeDeep(defaults || {}, options);
+  if (options.url === "/graphql") {
+    if (defaults && defaults.mediaType.previews?.length) {
+      mergedOptions.mediaType.previews = defaults.mediaType.previews.filter(
+        (preview) => !mergedOptions.mediaType.previews.includes(preview)
+      ).concat(mergedOptions.mediaType.previews);
+    }
+    mergedOptions.mediaType.previews = (mergedOptions.mediaType.previews || []).map((preview) => preview.replace(/-preview/, ""));
+  }
+  return mergedOptions;
+}
+
+// pkg/dist-src/util/add-query-parameters.js
+function addQueryParameters(url, parameters) {
+  const separator = /\?/.test(url) ? "&" : "?";
+  const names = Object.keys(parameters);
+  if (names.length === 0) {
+    return url;
+  }
+  return url + separator + names.map((name) => {
+    if (name === "q") {
+      return "q=" + parameters.q.split("+").map(encodeURIComponent).join("+");
+    }
+    return `${name}=${encodeURIComponent(parameters[name])}`;
+  }).join("&");
+}
+
+// pkg/dist-src/util/extract-url-variable-names.js
+var urlVariableRegex = /\{[^{}}]+\}/g;
+function removeNonChars(variableName) {
+  return variableName.replace(/(?:^\W+)|(?:(?<!\W)\W+$)/g, "").split(/,/);
+}
+function extractUrlVariableNames(url) {
+  const matches = url.match(urlVariableRegex);
+  if (!matches) {
+    return [];
+  }
+  return matches.map(removeNonChars).reduce((a, b) => a.concat(b), []);
+}
+
+// pkg/dist-src/util/omit.js
+function omit(object, keysToOmit) {
+  const result = { __proto__: null };
+  for (const key of Object.keys(object)) {
+    if (keysToOmit.indexOf(key) === -1) {
+      result[key] = object[key];
+    }
+  }
+  return result;
+}
+
+// pkg/dist-src/util/url-template.js
+function encodeReserved(str) {
+  return str.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
+    if (!/%[0-9A-Fa-f]/.test(part)) {
+      part = encodeURI(part).replace(/%5B/g, "[").replace(/%5D/g, "]");
+    }
+    return part;
+  }).join("");
+}
+function encodeUnreserved(str) {
+  return encodeURIComponent(str).replace(/[!'()*]/g, function(c) {
+    return "%" + c.charCodeAt(0).toString(16).toUpperCase();
+  });
+}
+function encodeValue(operator, value, key) {
+  value = operator === "+" || operator === "#" ? encodeReserved(value) : encodeUnreserved(value);
+  if (key) {
+    return encodeUnreserved(key) + "=" + value;
+  } else {
+    return value;
+  }
+}
+function isDefined(value) {
+  return value !== void 0 && value !== null;
+}
+function isKeyOperator(operator) {
+  return operator === ";" || operator === "&" || operator === "?";
+}
+function getValues(context, operator, key, modifier) {
+  var value = context[key], result = [];
+  if (isDefined(value) && value !== "") {
+    if (typeof value === "string" || typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") {
+      value = value.toString();
+      if (modifier && modifier !== "*") {
+        value = value.substring(0, parseInt(modifier, 10));
+      }
+      result.push(
+        encodeValue(operator, value, isKeyOperator(operator) ? key : "")
+      );
+    } else {
+      if (modifier === "*") {
+        if (Array.isArray(value)) {
+          value.filter(isDefined).forEach(function(value2) {
+            result.push(
+              encodeValue(operator, value2, isKeyOperator(operator) ? key : "")
+            );
+          });
+        } else {
+          Object.keys(value).forEach(function(k) {
+            if (isDefined(value[k])) {
+              result.push(encodeValue(operator, value[k], k));
+            }
+          });
+        }
+      } else {
+        const tmp = [];
+        if (Array.isArray(value)) {
+          value.filter(isDefined).forEach(function(value2) {
+            tmp.push(encodeValue(operator, value2));
+          });
+        } else {
+          Object.keys(value).forEach(function(k) {
+            if (isDefined(value[k])) {
+              tmp.push(encodeUnreserved(k));
+              tmp.push(encodeValue(operator, value[k].toString()));
+            }
+          });
+        }
+        if (isKeyOperator(operator)) {
+          result.push(encodeUnreserved(key) + "=" + tmp.join(","));
+        } else if (tmp.length !== 0) {
+          result.push(tmp.join(","));
+        }
+      }
+    }
+  } else {
+    if (operator === ";") {
+      if (isDefined(value)) {
+        result.push(encodeUnreserved(key));
+      }
+    } else if (value === "" && (operator === "&" || operator === "?")) {
+      result.push(encodeUnreserved(key) + "=");
+    } else if (value === "") {
+      result.push("");
+    }
+  }
+  return result;
+}
+function parseUrl(template) {
+  return {
+    expand: expand.bind(null, template)
+  };
+}
+function expand(template, context) {
+  var operators = ["+", "#", ".", "/", ";", "?", "&"];
+  template = template.replace(
+    /\{([^\{\}]+)\}|([^\{\}]+)/g,
+    function(_, expression, literal) {
+      if (expression) {
+        let operator = "";
+        const values = [];
+        if (operators.indexOf(expression.charAt(0)) !== -1) {
+          operator = expression.charAt(0);
+          expression = expression.substr(1);
+        }
+        expression.split(/,/g).forEach(function(variable) {
+          var tmp = /([^:\*]*)(?::(\d+)|(\*))?/.exec(variable);
+          values.push(getValues(context, operator, tmp[1], tmp[2] || tmp[3]));
+        });
+        if (operator && operator !== "+") {
+          var separator = ",";
+          if (operator === "?") {
+            separator = "&";
+          } else if (operator !== "#") {
+            separator = operator;
+          }
+          return (values.length !== 0 ? operator : "") + values.join(separator);
+        } else {
+          return values.join(",");
+        }
+      } else {
+        return encodeReserved(literal);
+      }
+    }
+  );
+  if (template === "/") {
+    return template;
+  } else {
+    return template.replace(/\/$/, "");
+  }
+}
+
+// pkg/dist-src/parse.js
+function dist_bundle_parse(options) {
+  let method = options.method.toUpperCase();
+  let url = (options.url || "/").replace(/:([a-z]\w+)/g, "{$1}");
+  let headers = Object.assign({}, options.headers);
+  let body;
+  let parameters = omit(options, [
+    "method",
+    "baseUrl",
+    "url",
+    "headers",
+    "request",
+    "mediaType"
+  ]);
+  const urlVariableNames = extractUrlVariableNames(url);
+  url = parseUrl(url).expand(parameters);
+  if (!/^http/.test(url)) {
+    url = options.baseUrl + url;
+  }
+  const omittedParameters = Object.keys(options).filter((option) => urlVariableNames.includes(option)).concat("baseUrl");
+  const remainingParameters = omit(parameters, omittedParameters);
+  const isBinaryRequest = /application\/octet-stream/i.test(headers.accept);
+  if (!isBinaryRequest) {
+    if (options.mediaType.format) {
+      headers.accept = headers.accept.split(/,/).map(
+        (format) => format.replace(
+          /application\/vnd(\.\w+)(\.v3)?(\.\w+)?(\+json)?$/,
+          `application/vnd$1$2.${options.mediaType.format}`
+        )
+      ).join(",");
+    }
+    if (url.endsWith("/graphql")) {
+      if (options.mediaType.previews?.length) {
+        const previewsFromAcceptHeader = headers.accept.match(/(?<![\w-])[\w-]+(?=-preview)/g) || [];
+        headers.accept = previewsFromAcceptHeader.concat(options.mediaType.previews).map((preview) => {
+          const format = options.mediaType.format ? `.${options.mediaType.format}` : "+json";
+          return `application/vnd.github.${preview}-preview${format}`;
+        }).join(",");
+      }
+    }
+  }
+  if (["GET", "HEAD"].includes(method)) {
+    url = addQueryParameters(url, remainingParameters);
+  } else {
+    if ("data" in remainingParameters) {
+      body = remainingParameters.data;
+    } else {
+      if (Object.keys(remainingParameters).length) {
+        body = remainingParameters;
+      }
+    }
+  }
+  if (!headers["content-type"] && typeof body !== "undefined") {
+    headers["content-type"] = "application/json; charset=utf-8";
+  }
+  if (["PATCH", "PUT"].includes(method) && typeof body === "undefined") {
+    body = "";
+  }
+  return Object.assign(
+    { method, url, headers },
+    typeof body !== "undefined" ? { body } : null,
+    options.request ? { request: options.request } : null
+  );
+}
+
+// pkg/dist-src/endpoint-with-defaults.js
+function endpointWithDefaults(defaults, route, options) {
+  return dist_bundle_parse(merge(defaults, route, options));
+}
+
+// pkg/dist-src/with-defaults.js
+function withDefaults(oldDefaults, newDefaults) {
+  const DEFAULTS2 = merge(oldDefaults, newDefaults);
+  const endpoint2 = endpointWithDefaults.bind(null, DEFAULTS2);
+  return Object.assign(endpoint2, {
+    DEFAULTS: DEFAULTS2,
+    defaults: withDefaults.bind(null, DEFAULTS2),
+    merge: merge.bind(null, DEFAULTS2),
+    parse: dist_bundle_parse
+  });
+}
+
+// pkg/dist-src/index.js
+var endpoint = withDefaults(null, DEFAULTS);
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/request/node_modules/content-type/dist/index.js
+/*!
+ * content-type
+ * Copyright(c) 2015 Douglas Christopher Wilson
+ * MIT Licensed
+ */
+const SP = 32; // " "
+const HTAB = 9; // "\t"
+const SEMI = 59; // ";"
+const EQ = 61; // "="
+const DQUOTE = 34; // '"'
+const BSLASH = 92; // "\\"
+const COMMA = 44; // ","
+const LOWER_CASE = 1;
+const OWS = 2;
+const SEMI_FLAG = 4;
+const COMMA_FLAG = 8;
+const TOKEN_FLAG = 16;
+const NON_ASCII = 0xff00;
+const CASE_FLAGS = LOWER_CASE | NON_ASCII;
+/**
+ * Character flags used to normalize HTTP field values while scanning.
+ * Out-of-range reads intentionally coerce to zero in bitwise expressions.
+ */
+const CHAR_MAP = new Uint8Array(0x100);
+CHAR_MAP[HTAB] |= OWS;
+CHAR_MAP[SP] |= OWS;
+CHAR_MAP[SEMI] |= SEMI_FLAG;
+CHAR_MAP[COMMA] |= COMMA_FLAG;
+for (let code = 0x80 /* non-ASCII */; code <= 0xff; code++) {
+    CHAR_MAP[code] |= LOWER_CASE;
+}
+for (const char of "!#$%&'*+-.^_`|~") {
+    CHAR_MAP[char.charCodeAt(0)] |= TOKEN_FLAG;
+}
+for (let code = 0x30 /* 0 */; code <= 0x39 /* 9 */; code++) {
+    CHAR_MAP[code] |= TOKEN_FLAG;
+}
+for (let code = 0x41 /* A */; code <= 0x5a /* Z */; code++) {
+    CHAR_MAP[code] |= LOWER_CASE | TOKEN_FLAG;
+}
+for (let code = 0x61 /* a */; code <= 0x7a /* z */; code++) {
+    CHAR_MAP[code] |= TOKEN_FLAG;
+}
+/**
+ * Null object perf optimization. Faster than `Object.create(null)` and `{ __proto__: null }`.
+ */
+const NullObject = /* @__PURE__ */ (() => {
+    const C = function () { };
+    C.prototype = Object.create(null);
+    return C;
+})();
+/**
+ * Validate a type string against RFC 9110.
+ */
+function isTypeValid(type, start = 0, end = type.length) {
+    let hasSlash = false;
+    for (let index = start; index < end; index++) {
+        const code = type.charCodeAt(index);
+        if (code === 47 /* / */) {
+            if (hasSlash || index === start || index >= end - 1)
+                return false;
+            hasSlash = true;
+        }
+        else if (!isTokenCode(code)) {
+            return false;
+        }
+    }
+    return hasSlash;
+}
+/**
+ * Validate a token against RFC 9110.
+ */
+function isTokenValid(token, start = 0, end = token.length) {
+    if (start >= end)
+        return false;
+    for (let index = start; index < end; index++) {
+        if (!isTokenCode(token.charCodeAt(index)))
+            return false;
+    }
+    return true;
+}
+/**
+ * Check whether a character code belongs to the token production in RFC 9110.
+ */
+function isTokenCode(code) {
+    return (CHAR_MAP[code] & TOKEN_FLAG) !== 0;
+}
+/**
+ * Serialize a parameter value.
+ */
+function parameterValue(str) {
+    const len = str.length;
+    if (len === 0)
+        return '""';
+    let index = 0;
+    while (index < len && isTokenCode(str.charCodeAt(index)))
+        index++;
+    if (index === len)
+        return str;
+    let result = '"';
+    let start = 0;
+    while (index < len) {
+        const code = str.charCodeAt(index);
+        if (code !== HTAB && (code < SP || code === 127 || code > 255)) {
+            throw new TypeError(`Invalid parameter value: ${str}`);
+        }
+        if (code === 34 /* " */ || code === 92 /* \\ */) {
+            result += `${str.slice(start, index)}\\`;
+            start = index;
+        }
+        index++;
+    }
+    return `${result}${str.slice(start)}"`;
+}
+/**
+ * Format an object into a `Content-Type` header.
+ */
+function format(obj) {
+    const { type, parameters } = obj;
+    if (!type || !isTypeValid(type)) {
+        throw new TypeError(`Invalid type: ${type}`);
+    }
+    let result = type;
+    if (parameters) {
+        for (const param of Object.keys(parameters)) {
+            if (!isTokenValid(param)) {
+                throw new TypeError(`Invalid parameter name: ${param}`);
+            }
+            result += `; ${param}=${parameterValue(parameters[param])}`;
+        }
     }
     return result;
 }
-function describePerimeter(p) {
-    const tools = p.tools.size === TOOL_NAMES.length ? 'all tools' : `tools: ${[...p.tools].join(', ')}`;
-    const branches = p.spec.branches === null ? 'any branch' : `branches: ${p.spec.branches.join(', ')}`;
-    const unused = p.spec.write.length > 0 && !p.tools.has('push_files')
-        ? ' (no push_files: its gateway endpoint cannot write)'
-        : '';
-    const extras = [
-        ...(p.spec.deny?.length ? [`deny: ${p.spec.deny.join(', ')}`] : []),
-        ...(p.spec.ownerDeny?.length ? [`top-level deny: ${p.spec.ownerDeny.join(', ')}`] : []),
-        ...(p.spec.protect?.length ? [`protects: ${p.spec.protect.join(', ')}`] : []),
-        ...(p.spec.untrustedTriggers ? ['exposed to untrusted triggers'] : []),
-    ];
-    return [`${tools}${unused}`, branches, ...extras].join('; ');
+/**
+ * Parse a `Content-Type` header.
+ */
+function dist_parse(header, options) {
+    const stopFlags = SEMI_FLAG | (options?.comma === true ? COMMA_FLAG : 0);
+    const len = header.length;
+    let valueStart = options?.start ?? 0;
+    while ((CHAR_MAP[header.charCodeAt(valueStart)] & OWS) !== 0) {
+        valueStart++;
+    }
+    let index = valueStart;
+    let typeFlags = 0;
+    let whitespace = -1;
+    let stop = options?.parameters === false ? COMMA_FLAG : 0;
+    while (index < len) {
+        const code = header.charCodeAt(index);
+        const flags = CHAR_MAP[code];
+        if ((flags & stopFlags) !== 0) {
+            stop |= flags & COMMA_FLAG;
+            break;
+        }
+        if ((flags & OWS) !== 0) {
+            if (whitespace === -1)
+                whitespace = index;
+        }
+        else {
+            whitespace = -1;
+        }
+        typeFlags |= (code & NON_ASCII) | flags;
+        index++;
+    }
+    const valueEnd = whitespace === -1 ? index : whitespace;
+    const value = header.slice(valueStart, valueEnd);
+    const type = (typeFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
+    if (index === len || stop !== 0) {
+        return { type, index, parameters: new NullObject() };
+    }
+    return parseParameters(header, type, index, len, stopFlags);
 }
-function section(title, lines) {
-    if (lines.length === 0)
-        return `${title}: none\n`;
-    return `${title} (${lines.length}):\n${lines.map((line) => `  ${line}\n`).join('')}`;
+/**
+ * Parses the parameters of a `Content-Type` header starting at the given index.
+ */
+function parseParameters(header, type, index, len, stopFlags) {
+    const parameters = new NullObject();
+    parameter: while (index < len) {
+        index++; // Skip over ;
+        while ((CHAR_MAP[header.charCodeAt(index)] & OWS) !== 0) {
+            index++;
+        }
+        const keyStart = index;
+        let keyFlags = 0;
+        let keyWhitespace = -1;
+        while (index < len) {
+            const code = header.charCodeAt(index);
+            const flags = CHAR_MAP[code];
+            if ((flags & stopFlags) !== 0) {
+                if ((flags & COMMA_FLAG) !== 0)
+                    break parameter;
+                continue parameter;
+            }
+            if (code === EQ) {
+                const keyEnd = keyWhitespace === -1 ? index : keyWhitespace;
+                const value = header.slice(keyStart, keyEnd);
+                const key = (keyFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
+                index++;
+                while ((CHAR_MAP[header.charCodeAt(index)] & OWS) !== 0) {
+                    index++;
+                }
+                if (index < len && header.charCodeAt(index) === DQUOTE) {
+                    const quotedStart = ++index;
+                    let escaped = false;
+                    while (index < len) {
+                        const code = header.charCodeAt(index);
+                        if (code === DQUOTE) {
+                            if (parameters[key] === undefined) {
+                                parameters[key] = escaped
+                                    ? unescapeQuotedPairs(header, quotedStart, index)
+                                    : header.slice(quotedStart, index);
+                            }
+                            index++;
+                            let stop = 0;
+                            // Discard characters between quote and delimiter.
+                            while (index < len) {
+                                const code = header.charCodeAt(index);
+                                const flags = CHAR_MAP[code];
+                                if ((flags & stopFlags) !== 0) {
+                                    stop = flags & COMMA_FLAG;
+                                    break;
+                                }
+                                index++;
+                            }
+                            if (stop !== 0)
+                                break parameter;
+                            continue parameter;
+                        }
+                        if (code === BSLASH && index + 1 < len) {
+                            escaped = true;
+                            index += 2;
+                            continue;
+                        }
+                        index++;
+                    }
+                    continue parameter;
+                }
+                const valueStart = index;
+                let stop = 0;
+                let valueWhitespace = -1;
+                while (index < len) {
+                    const code = header.charCodeAt(index);
+                    const flags = CHAR_MAP[code];
+                    if ((flags & stopFlags) !== 0) {
+                        stop = flags & COMMA_FLAG;
+                        break;
+                    }
+                    if ((flags & OWS) !== 0) {
+                        if (valueWhitespace === -1)
+                            valueWhitespace = index;
+                    }
+                    else {
+                        valueWhitespace = -1;
+                    }
+                    index++;
+                }
+                if (parameters[key] === undefined) {
+                    const valueEnd = valueWhitespace === -1 ? index : valueWhitespace;
+                    parameters[key] = header.slice(valueStart, valueEnd);
+                }
+                if (stop !== 0)
+                    break parameter;
+                continue parameter;
+            }
+            if ((flags & OWS) !== 0) {
+                if (keyWhitespace === -1)
+                    keyWhitespace = index;
+            }
+            else {
+                keyWhitespace = -1;
+            }
+            keyFlags |= (code & NON_ASCII) | flags;
+            index++;
+        }
+    }
+    return { type, index, parameters };
 }
-/** `check --json`: the same facts as the text, as data. */
-function checkJson({ config, perimeters, root }) {
-    const warnings = root === null || config.trust
-        ? []
-        : outsiderWorkflows(root).map((w) => ({
-            workflow: w.file,
-            events: w.events,
-            problem: 'no trust rule',
-        }));
-    const result = root === null ? null : coverage(perimeters, listTrackedFiles(root));
+/**
+ * Remove backslashes from quoted pairs in a known-terminated quoted string body.
+ */
+function unescapeQuotedPairs(str, start, end) {
+    let result = "";
+    for (let index = start; index < end; index++) {
+        if (str.charCodeAt(index) === BSLASH) {
+            result += str.slice(start, index);
+            start = ++index;
+        }
+    }
+    return result + str.slice(start, end);
+}
+//# sourceMappingURL=index.js.map
+;// CONCATENATED MODULE: ./node_modules/json-with-bigint/json-with-bigint.js
+const intRegex = /^-?\d+$/;
+const noiseValue = /^-?\d+n+$/; // Noise - strings that match the custom format before being converted to it
+const originalStringify = JSON.stringify;
+const originalParse = JSON.parse;
+const customFormat = /^-?\d+n$/;
+
+const bigIntsStringify = /([\[:])?"(-?\d+)n"($|\s*[,\}\]])/g;
+const noiseStringify = /([\[:])?("-?\d+n+)n("$|"\s*[,\}\]])/g;
+
+/**
+ * @typedef {(this: any, key: string | number | undefined, value: any) => any} Replacer
+ * @typedef {(key: string | number | undefined, value: any, context?: { source: string }) => any} Reviver
+ */
+
+/**
+ * Checks if a value is unstringifiable according to native JSON.stringify rules.
+ *
+ * @param {any} val The value to check.
+ * @returns {boolean} True if the value is undefined, a function, or a symbol.
+ */
+const isUnstringifiable = (val) =>
+  val === undefined || typeof val === "function" || typeof val === "symbol";
+
+/**
+ * Checks if a value is a native JSON.rawJSON object (Node.js 22+).
+ *
+ * @param {any} val The value to check.
+ * @returns {boolean} True if the value is a RawJSON instance.
+ */
+const isRawJSON = (val) =>
+  val !== null &&
+  typeof val === "object" &&
+  val.constructor &&
+  val.constructor.name === "RawJSON";
+
+/**
+ * Iteratively converts a JS value to a JSON string.
+ * Used as a fallback when the native JSON.stringify hits the Maximum Call Stack size.
+ * Fully compliant with JSON formatting (space), replacers, and toJSON behaviors.
+ *
+ * @param {any} rootValue The value to stringify.
+ * @param {Replacer | Array<string | number> | null} [replacer] User's custom replacer function.
+ * @param {string | number} [spaceParam] Indentation for pretty-printing.
+ * @returns {string | undefined} The generated JSON string.
+ */
+const stringifyIteratively = (rootValue, replacer, spaceParam) => {
+  let space = "";
+
+  if (typeof spaceParam === "number") {
+    space = " ".repeat(Math.min(10, Math.max(0, Math.floor(spaceParam))));
+  } else if (typeof spaceParam === "string") {
+    space = spaceParam.slice(0, 10);
+  }
+
+  const isFunctionReplacer = typeof replacer === "function";
+  const propertyList = Array.isArray(replacer)
+    ? new Set(replacer.map(String))
+    : null;
+
+  /**
+   * Prepares a value for stringification by resolving toJSON, handling BigInts,
+   * applying custom replacers, and unwrapping primitive objects.
+   *
+   * @param {object|Array} parent The parent object or array holding the value.
+   * @param {string} key The key associated with the value.
+   * @param {any} val The raw value to process.
+   * @returns {any} The processed value ready for stringification.
+   */
+  const prepareVal = (parent, key, val) => {
+    const isObject = val !== null && typeof val === "object";
+    const hasToJSON = isObject && typeof val.toJSON === "function";
+
+    if (hasToJSON) {
+      val = val.toJSON(key);
+    }
+
+    const isNoise = typeof val === "string" && noiseValue.test(val);
+
+    if (isNoise) return val + "n";
+
+    const isBigInt = typeof val === "bigint";
+
+    if (isBigInt) {
+      const supportsRawJSON = "rawJSON" in JSON;
+
+      if (supportsRawJSON) return JSON.rawJSON(val.toString());
+
+      return val.toString() + "n";
+    }
+
+    if (isFunctionReplacer) {
+      val = replacer.call(parent, key, val);
+    }
+
+    const isPostReplacerObject = val !== null && typeof val === "object";
+
+    if (isPostReplacerObject) {
+      const isPrimitiveWrapper =
+        val instanceof Number ||
+        val instanceof String ||
+        val instanceof Boolean;
+
+      if (isPrimitiveWrapper) {
+        val = val.valueOf();
+      }
+    }
+
+    return val;
+  };
+
+  const rootProcessed = prepareVal({ "": rootValue }, "", rootValue);
+
+  if (isUnstringifiable(rootProcessed)) {
+    return undefined;
+  }
+
+  const isRootPrimitive =
+    rootProcessed === null || typeof rootProcessed !== "object";
+  const isRootNativeRawJSON = isRawJSON(rootProcessed);
+
+  if (isRootPrimitive || isRootNativeRawJSON) {
+    return originalStringify(rootProcessed);
+  }
+
+  const chunks = [];
+  let level = 0;
+
+  const stack = [
+    {
+      parent: { "": rootProcessed },
+      key: "",
+      val: rootProcessed,
+      isArray: Array.isArray(rootProcessed),
+      keys: Array.isArray(rootProcessed) ? null : Object.keys(rootProcessed),
+      index: 0,
+      first: true,
+    },
+  ];
+
+  const visited = new WeakSet([rootProcessed]);
+
+  while (stack.length > 0) {
+    const node = stack[stack.length - 1];
+
+    if (node.index === 0) {
+      chunks.push(node.isArray ? "[" : "{");
+      level++;
+    }
+
+    let isDone = false;
+
+    if (node.isArray) {
+      if (node.index < node.val.length) {
+        if (!node.first) chunks.push(",");
+
+        if (space) chunks.push("\n" + space.repeat(level));
+
+        const childRaw = node.val[node.index];
+        const childVal = prepareVal(node.val, String(node.index), childRaw);
+
+        if (isUnstringifiable(childVal)) {
+          chunks.push("null");
+          node.first = false;
+          node.index++;
+        } else {
+          const isComplexObject =
+            childVal !== null && typeof childVal === "object";
+          const isNativeRaw = isRawJSON(childVal);
+
+          if (isComplexObject && !isNativeRaw) {
+            if (visited.has(childVal)) {
+              throw new TypeError("Converting circular structure to JSON");
+            }
+
+            visited.add(childVal);
+
+            stack.push({
+              parent: node.val,
+              key: String(node.index),
+              val: childVal,
+              isArray: Array.isArray(childVal),
+              keys: Array.isArray(childVal) ? null : Object.keys(childVal),
+              index: 0,
+              first: true,
+            });
+
+            node.first = false;
+            node.index++;
+          } else {
+            chunks.push(originalStringify(childVal));
+            node.first = false;
+            node.index++;
+          }
+        }
+      } else {
+        isDone = true;
+      }
+    } else {
+      while (node.index < node.keys.length) {
+        const k = node.keys[node.index++];
+
+        const isFilteredOutByArray = propertyList && !propertyList.has(k);
+
+        if (isFilteredOutByArray) continue;
+
+        const childRaw = node.val[k];
+        const childVal = prepareVal(node.val, k, childRaw);
+
+        if (isUnstringifiable(childVal)) continue;
+
+        if (!node.first) chunks.push(",");
+
+        if (space) {
+          chunks.push("\n" + space.repeat(level) + originalStringify(k) + ": ");
+        } else {
+          chunks.push(originalStringify(k) + ":");
+        }
+
+        const isComplexObject =
+          childVal !== null && typeof childVal === "object";
+        const isNativeRaw = isRawJSON(childVal);
+
+        if (isComplexObject && !isNativeRaw) {
+          if (visited.has(childVal)) {
+            throw new TypeError("Converting circular structure to JSON");
+          }
+
+          visited.add(childVal);
+
+          stack.push({
+            parent: node.val,
+            key: k,
+            val: childVal,
+            isArray: Array.isArray(childVal),
+            keys: Array.isArray(childVal) ? null : Object.keys(childVal),
+            index: 0,
+            first: true,
+          });
+
+          node.first = false;
+
+          break; // Stop current loop level to process the newly pushed stack node
+        } else {
+          chunks.push(originalStringify(childVal));
+          node.first = false;
+        }
+      }
+
+      const isNodeFullyProcessed =
+        node.index >= node.keys.length && stack[stack.length - 1] === node;
+
+      if (isNodeFullyProcessed) {
+        isDone = true;
+      }
+    }
+
+    if (isDone) {
+      level--;
+
+      if (!node.first && space) chunks.push("\n" + space.repeat(level));
+
+      chunks.push(node.isArray ? "]" : "}");
+      visited.delete(node.val);
+      stack.pop();
+    }
+  }
+
+  return chunks.join("");
+};
+
+/**
+ * Converts a JavaScript value to a JSON string.
+ *
+ * Supports serialization of BigInt values using two strategies:
+ * 1. Custom format "123n" → "123" (universal fallback)
+ * 2. Native JSON.rawJSON() (Node.js 22+, fastest) when available
+ *
+ * All other values are serialized exactly like native JSON.stringify().
+ *
+ * @param {*} value The value to convert to a JSON string.
+ * @param {Replacer | Array<string | number> | null} [replacer]
+ * A function that alters the behavior of the stringification process,
+ * or an array of strings/numbers to indicate properties to exclude.
+ * @param {string | number} [space]
+ * A string or number to specify indentation or pretty-printing.
+ * @returns {string} The JSON string representation.
+ */
+const JSONStringify = (value, replacer, space) => {
+  try {
+    const supportsRawJSON = "rawJSON" in JSON;
+
+    if (supportsRawJSON) {
+      return originalStringify(
+        value,
+        (key, val) => {
+          if (typeof val === "bigint") return JSON.rawJSON(val.toString());
+
+          const hasFunctionReplacer = typeof replacer === "function";
+
+          if (hasFunctionReplacer) return replacer(key, val);
+
+          const isKeyInArrayReplacer =
+            Array.isArray(replacer) && replacer.includes(key);
+
+          if (isKeyInArrayReplacer) return val;
+
+          return val;
+        },
+        space,
+      );
+    }
+
+    if (!value) return originalStringify(value, replacer, space);
+
+    const convertedToCustomJSON = originalStringify(
+      value,
+      (key, val) => {
+        const isNoise = typeof val === "string" && noiseValue.test(val);
+
+        if (isNoise) return val.toString() + "n"; // Mark noise values with additional "n" to offset the deletion of one "n" during the processing
+
+        if (typeof val === "bigint") return val.toString() + "n";
+
+        const hasFunctionReplacer = typeof replacer === "function";
+
+        if (hasFunctionReplacer) return replacer(key, val);
+
+        const isKeyInArrayReplacer =
+          Array.isArray(replacer) && replacer.includes(key);
+
+        if (isKeyInArrayReplacer) return val;
+
+        return val;
+      },
+      space,
+    );
+
+    const processedJSON = convertedToCustomJSON.replace(
+      bigIntsStringify,
+      "$1$2$3",
+    ); // Delete one "n" off the end of every BigInt value
+
+    const denoisedJSON = processedJSON.replace(noiseStringify, "$1$2$3"); // Remove one "n" off the end of every noisy string
+
+    return denoisedJSON;
+  } catch (error) {
+    if (error instanceof RangeError) {
+      const convertedJSON = stringifyIteratively(value, replacer, space);
+
+      if (convertedJSON === undefined) return undefined;
+
+      const supportsRawJSON = "rawJSON" in JSON;
+
+      if (supportsRawJSON) return convertedJSON;
+
+      const processedJSON = convertedJSON.replace(bigIntsStringify, "$1$2$3");
+
+      return processedJSON.replace(noiseStringify, "$1$2$3");
+    }
+
+    throw error;
+  }
+};
+
+const featureCache = new Map();
+
+/**
+ * Detects if the current JSON.parse implementation supports the context.source feature.
+ *
+ * Uses toString() fingerprinting to cache results and automatically detect runtime
+ * replacements of JSON.parse (polyfills, mocks, etc.).
+ *
+ * @returns {boolean} true if context.source is supported, false otherwise.
+ */
+const isContextSourceSupported = () => {
+  const parseFingerprint = JSON.parse.toString();
+
+  if (featureCache.has(parseFingerprint)) {
+    return featureCache.get(parseFingerprint);
+  }
+
+  try {
+    const result = JSON.parse(
+      "1",
+      (_, __, context) => !!context?.source && context.source === "1",
+    );
+    featureCache.set(parseFingerprint, result);
+
+    return result;
+  } catch {
+    featureCache.set(parseFingerprint, false);
+
+    return false;
+  }
+};
+
+/**
+ * Reviver function that converts custom-format BigInt strings back to BigInt values.
+ * Also handles "noise" strings that accidentally match the BigInt format.
+ *
+ * @param {string | number | undefined} key The object key.
+ * @param {*} value The value being parsed.
+ * @param {object} [context] Parse context (if supported by JSON.parse).
+ * @param {Reviver} [userReviver] User's custom reviver function.
+ * @returns {any} The transformed value.
+ */
+const convertMarkedBigIntsReviver = (key, value, context, userReviver) => {
+  const isCustomFormatBigInt =
+    typeof value === "string" && customFormat.test(value);
+
+  if (isCustomFormatBigInt) return BigInt(value.slice(0, -1));
+
+  const isNoiseValue = typeof value === "string" && noiseValue.test(value);
+  if (isNoiseValue) return value.slice(0, -1);
+
+  const hasUserReviver = typeof userReviver === "function";
+
+  if (!hasUserReviver) return value;
+
+  return userReviver(key, value, context);
+};
+
+/**
+ * Fast JSON.parse implementation (~2x faster than classic fallback).
+ * Uses JSON.parse's context.source feature to detect integers and convert
+ * large numbers directly to BigInt without string manipulation.
+ *
+ * Does not support legacy custom format from v1 of this library.
+ *
+ * @param {string} text JSON string to parse.
+ * @param {Reviver} [reviver] Transform function to apply to each value.
+ * @returns {any} Parsed JavaScript value.
+ */
+const JSONParseV2 = (text, reviver) => {
+  return JSON.parse(text, (key, value, context) => {
+    const isNumber = typeof value === "number";
+    const isOutOfBounds =
+      value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
+    const isBigNumber = isNumber && isOutOfBounds;
+    const isInt = context && intRegex.test(context.source);
+    const isBigInt = isBigNumber && isInt;
+
+    if (isBigInt) return BigInt(context.source);
+
+    const hasCustomReviver = typeof reviver === "function";
+
+    if (!hasCustomReviver) return value;
+
+    return reviver(key, value, context);
+  });
+};
+
+const MAX_INT = Number.MAX_SAFE_INTEGER.toString();
+const MAX_DIGITS = MAX_INT.length;
+const stringsOrLargeNumbers =
+  /"(?:[^"\\]|\\.)*"|-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/g;
+const noiseValueWithQuotes = /^"-?\d+n+"$/; // Noise - strings that match the custom format before being converted to it
+
+/**
+ * Iteratively traverses the parsed object bottom-up (post-order),
+ * emulating the native JSON.parse reviver behavior.
+ * This avoids Call Stack overflows (RangeError) on deeply nested structures.
+ *
+ * @param {any} parsed The natively parsed JSON object.
+ * @param {Reviver} [userReviver] User's custom reviver function.
+ * @returns {any} The fully processed object.
+ */
+const applyReviverIteratively = (parsed, userReviver) => {
+  const rootHolder = { "": parsed };
+  const stack = [{ parent: rootHolder, key: "", visited: false }];
+
+  while (stack.length > 0) {
+    const node = stack[stack.length - 1];
+
+    if (!node.visited) {
+      node.visited = true;
+
+      const value = node.parent[node.key];
+      const isComplexObject = value !== null && typeof value === "object";
+
+      if (isComplexObject) {
+        const keys = Object.keys(value);
+
+        for (let i = keys.length - 1; i >= 0; i--) {
+          stack.push({ parent: value, key: keys[i], visited: false });
+        }
+      }
+    } else {
+      const { parent, key } = node;
+      let value = parent[key];
+
+      if (typeof value === "string") {
+        const isCustomFormatBigInt = customFormat.test(value);
+
+        if (isCustomFormatBigInt) {
+          value = BigInt(value.slice(0, -1));
+        } else {
+          const isNoise = noiseValue.test(value);
+
+          if (isNoise) value = value.slice(0, -1);
+        }
+      }
+
+      const hasUserReviver = typeof userReviver === "function";
+
+      if (hasUserReviver) {
+        value = userReviver.call(parent, key, value);
+      }
+
+      const isDeleted = value === undefined;
+
+      if (isDeleted) {
+        delete parent[key];
+      } else {
+        parent[key] = value;
+      }
+
+      stack.pop();
+    }
+  }
+
+  return rootHolder[""];
+};
+
+/**
+ * Pre-processes the JSON string to mark large numbers with an 'n' suffix.
+ *
+ * @param {string} text The raw JSON string.
+ * @returns {string} The serialized string with marked BigInts.
+ */
+const serializeBigInts = (text) => {
+  return text.replace(
+    stringsOrLargeNumbers,
+    (match, digits, fractional, exponential) => {
+      const isString = match[0] === '"';
+      const isNoise = isString && noiseValueWithQuotes.test(match);
+
+      if (isNoise) return match.substring(0, match.length - 1) + 'n"'; // Mark noise values with additional "n" to offset the deletion of one "n" during the processing
+
+      const hasFractionalOrExponential = fractional || exponential;
+
+      // With a fixed number of digits, we can correctly use lexicographical comparison to do a numeric comparison
+      const isLessThanMaxSafeInt =
+        digits &&
+        (digits.length < MAX_DIGITS ||
+          (digits.length === MAX_DIGITS && digits <= MAX_INT));
+
+      const isStandardValue =
+        isString || hasFractionalOrExponential || isLessThanMaxSafeInt;
+
+      if (isStandardValue) return match;
+
+      return '"' + match + 'n"';
+    },
+  );
+};
+
+/**
+ * Converts a JSON string into a JavaScript value.
+ *
+ * Supports parsing of large integers using two strategies:
+ * 1. Classic fallback: Marks large numbers with "123n" format, then converts to BigInt
+ * 2. Fast path (JSONParseV2): Uses context.source feature (~2x faster) when available
+ *
+ * All other JSON values are parsed exactly like native JSON.parse().
+ *
+ * @param {string} text A valid JSON string.
+ * @param {Reviver} [reviver]
+ * A function that transforms the results. This function is called for each member
+ * of the object. If a member contains nested objects, the nested objects are
+ * transformed before the parent object is.
+ * @returns {any} The parsed JavaScript value.
+ * @throws {SyntaxError} If text is not valid JSON.
+ */
+const JSONParse = (text, reviver) => {
+  if (!text) return originalParse(text, reviver);
+
+  try {
+    if (isContextSourceSupported()) return JSONParseV2(text, reviver); // Shortcut to a faster (2x) and simpler version
+
+    // Find and mark big numbers with "n"
+    const serializedData = serializeBigInts(text);
+
+    return originalParse(serializedData, (key, value, context) =>
+      convertMarkedBigIntsReviver(key, value, context, reviver),
+    );
+  } catch (error) {
+    if (error instanceof RangeError) {
+      const serializedData = serializeBigInts(text);
+      const parsed = originalParse(serializedData);
+
+      return applyReviverIteratively(parsed, reviver);
+    }
+
+    throw error;
+  }
+};
+
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/request-error/dist-src/index.js
+class RequestError extends Error {
+  name;
+  /**
+   * http status code
+   */
+  status;
+  /**
+   * Request options that lead to the error.
+   */
+  request;
+  /**
+   * Response object if a response was received
+   */
+  response;
+  constructor(message, statusCode, options) {
+    super(message, { cause: options.cause });
+    this.name = "HttpError";
+    this.status = Number.parseInt(statusCode);
+    if (Number.isNaN(this.status)) {
+      this.status = 0;
+    }
+    /* v8 ignore else -- @preserve -- Bug with vitest coverage where it sees an else branch that doesn't exist */
+    if ("response" in options) {
+      this.response = options.response;
+    }
+    const requestCopy = Object.assign({}, options.request);
+    if (options.request.headers.authorization) {
+      requestCopy.headers = Object.assign({}, options.request.headers, {
+        authorization: options.request.headers.authorization.replace(
+          /(?<! ) .*$/,
+          " [REDACTED]"
+        )
+      });
+    }
+    requestCopy.url = requestCopy.url.replace(/\bclient_secret=\w+/g, "client_secret=[REDACTED]").replace(/\baccess_token=\w+/g, "access_token=[REDACTED]");
+    this.request = requestCopy;
+  }
+}
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/request/dist-bundle/index.js
+// pkg/dist-src/index.js
+
+
+// pkg/dist-src/defaults.js
+
+
+// pkg/dist-src/version.js
+var dist_bundle_VERSION = "10.0.16";
+
+// pkg/dist-src/defaults.js
+var defaults_default = {
+  headers: {
+    "user-agent": `octokit-request.js/${dist_bundle_VERSION} ${getUserAgent()}`
+  }
+};
+
+// pkg/dist-src/fetch-wrapper.js
+
+
+
+// pkg/dist-src/is-plain-object.js
+function dist_bundle_isPlainObject(value) {
+  if (typeof value !== "object" || value === null) return false;
+  if (Object.prototype.toString.call(value) !== "[object Object]") return false;
+  const proto = Object.getPrototypeOf(value);
+  if (proto === null) return true;
+  const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
+  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value);
+}
+
+// pkg/dist-src/fetch-wrapper.js
+
+var noop = () => "";
+async function fetchWrapper(requestOptions) {
+  const fetch = requestOptions.request?.fetch || globalThis.fetch;
+  if (!fetch) {
+    throw new Error(
+      "fetch is not set. Please pass a fetch implementation as new Octokit({ request: { fetch }}). Learn more at https://github.com/octokit/octokit.js/#fetch-missing"
+    );
+  }
+  const log = requestOptions.request?.log || console;
+  const parseSuccessResponseBody = requestOptions.request?.parseSuccessResponseBody !== false;
+  const body = dist_bundle_isPlainObject(requestOptions.body) || Array.isArray(requestOptions.body) ? JSONStringify(requestOptions.body) : requestOptions.body;
+  const requestHeaders = Object.fromEntries(
+    Object.entries(requestOptions.headers).map(([name, value]) => [
+      name,
+      String(value)
+    ])
+  );
+  let fetchResponse;
+  try {
+    fetchResponse = await fetch(requestOptions.url, {
+      method: requestOptions.method,
+      body,
+      redirect: requestOptions.request?.redirect,
+      headers: requestHeaders,
+      signal: requestOptions.request?.signal,
+      // duplex must be set if request.body is ReadableStream or Async Iterables.
+      // See https://fetch.spec.whatwg.org/#dom-requestinit-duplex.
+      ...requestOptions.body && { duplex: "half" }
+    });
+  } catch (error) {
+    let message = "Unknown Error";
+    if (error instanceof Error) {
+      if (error.name === "AbortError") {
+        error.status = 500;
+        throw error;
+      }
+      message = error.message;
+      if (error.name === "TypeError" && "cause" in error) {
+        if (error.cause instanceof Error) {
+          message = error.cause.message;
+        } else if (typeof error.cause === "string") {
+          message = error.cause;
+        }
+      }
+    }
+    const requestError = new RequestError(message, 500, {
+      request: requestOptions
+    });
+    requestError.cause = error;
+    throw requestError;
+  }
+  const status = fetchResponse.status;
+  const url = fetchResponse.url;
+  const responseHeaders = {};
+  for (const [key, value] of fetchResponse.headers) {
+    responseHeaders[key] = value;
+  }
+  const octokitResponse = {
+    url,
+    status,
+    headers: responseHeaders,
+    data: ""
+  };
+  if ("deprecation" in responseHeaders) {
+    const matches = responseHeaders.link && responseHeaders.link.match(/<([^<>]+)>; rel="deprecation"/);
+    const deprecationLink = matches && matches.pop();
+    log.warn(
+      `[@octokit/request] "${requestOptions.method} ${requestOptions.url}" is deprecated. It is scheduled to be removed on ${responseHeaders.sunset}${deprecationLink ? `. See ${deprecationLink}` : ""}`
+    );
+  }
+  if (status === 204 || status === 205) {
+    return octokitResponse;
+  }
+  if (requestOptions.method === "HEAD") {
+    if (status < 400) {
+      return octokitResponse;
+    }
+    throw new RequestError(fetchResponse.statusText, status, {
+      response: octokitResponse,
+      request: requestOptions
+    });
+  }
+  if (status === 304) {
+    octokitResponse.data = await getResponseData(fetchResponse);
+    throw new RequestError("Not modified", status, {
+      response: octokitResponse,
+      request: requestOptions
+    });
+  }
+  if (status >= 400) {
+    octokitResponse.data = await getResponseData(fetchResponse);
+    throw new RequestError(toErrorMessage(octokitResponse.data), status, {
+      response: octokitResponse,
+      request: requestOptions
+    });
+  }
+  octokitResponse.data = parseSuccessResponseBody ? await getResponseData(fetchResponse) : fetchResponse.body;
+  return octokitResponse;
+}
+async function getResponseData(response) {
+  const contentType = response.headers.get("content-type");
+  if (!contentType) {
+    return response.text().catch(noop);
+  }
+  const mimetype = dist_parse(contentType);
+  if (isJSONResponse(mimetype)) {
+    let text = "";
+    try {
+      text = await response.text();
+      return JSONParse(text);
+    } catch (err) {
+      return text;
+    }
+  } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
+  // (RFC 2046) and must never be decoded as text, even when the response
+  // carries a (misleading) `charset=utf-8` parameter — see #751.
+  mimetype.parameters.charset?.toLowerCase() === "utf-8" && mimetype.type !== "application/octet-stream") {
+    return response.text().catch(noop);
+  } else {
+    return response.arrayBuffer().catch(
+      /* v8 ignore next -- @preserve */
+      () => new ArrayBuffer(0)
+    );
+  }
+}
+function isJSONResponse(mimetype) {
+  return mimetype.type === "application/json" || mimetype.type === "application/scim+json";
+}
+function toErrorMessage(data) {
+  if (typeof data === "string") {
+    return data;
+  }
+  if (data instanceof ArrayBuffer) {
+    return "Unknown error";
+  }
+  if (typeof data === "object" && data !== null && "message" in data) {
+    const objectData = data;
+    const suffix = "documentation_url" in objectData ? ` - ${objectData.documentation_url}` : "";
+    return Array.isArray(objectData.errors) ? `${objectData.message}: ${objectData.errors.map((v) => JSON.stringify(v)).join(", ")}${suffix}` : `${objectData.message}${suffix}`;
+  }
+  return `Unknown error: ${JSON.stringify(data)}`;
+}
+
+// pkg/dist-src/with-defaults.js
+function dist_bundle_withDefaults(oldEndpoint, newDefaults) {
+  const endpoint2 = oldEndpoint.defaults(newDefaults);
+  const newApi = function(route, parameters) {
+    const endpointOptions = endpoint2.merge(route, parameters);
+    if (!endpointOptions.request || !endpointOptions.request.hook) {
+      return fetchWrapper(endpoint2.parse(endpointOptions));
+    }
+    const request2 = (route2, parameters2) => {
+      return fetchWrapper(
+        endpoint2.parse(endpoint2.merge(route2, parameters2))
+      );
+    };
+    Object.assign(request2, {
+      endpoint: endpoint2,
+      defaults: dist_bundle_withDefaults.bind(null, endpoint2)
+    });
+    return endpointOptions.request.hook(request2, endpointOptions);
+  };
+  return Object.assign(newApi, {
+    endpoint: endpoint2,
+    defaults: dist_bundle_withDefaults.bind(null, endpoint2)
+  });
+}
+
+// pkg/dist-src/index.js
+var request = dist_bundle_withDefaults(endpoint, defaults_default);
+
+/* v8 ignore next -- @preserve */
+/* v8 ignore else -- @preserve */
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/graphql/dist-bundle/index.js
+// pkg/dist-src/index.js
+
+
+
+// pkg/dist-src/version.js
+var graphql_dist_bundle_VERSION = "0.0.0-development";
+
+// pkg/dist-src/with-defaults.js
+
+
+// pkg/dist-src/graphql.js
+
+
+// pkg/dist-src/error.js
+function _buildMessageForResponseErrors(data) {
+  return `Request failed due to following response errors:
+` + data.errors.map((e) => ` - ${e.message}`).join("\n");
+}
+var GraphqlResponseError = class extends Error {
+  constructor(request2, headers, response) {
+    super(_buildMessageForResponseErrors(response));
+    this.request = request2;
+    this.headers = headers;
+    this.response = response;
+    this.errors = response.errors;
+    this.data = response.data;
+    if (Error.captureStackTrace) {
+      Error.captureStackTrace(this, this.constructor);
+    }
+  }
+  request;
+  headers;
+  response;
+  name = "GraphqlResponseError";
+  errors;
+  data;
+};
+
+// pkg/dist-src/graphql.js
+var NON_VARIABLE_OPTIONS = [
+  "method",
+  "baseUrl",
+  "url",
+  "headers",
+  "request",
+  "query",
+  "mediaType",
+  "operationName"
+];
+var FORBIDDEN_VARIABLE_OPTIONS = ["query", "method", "url"];
+var GHES_V3_SUFFIX_REGEX = /\/api\/v3\/?$/;
+function graphql(request2, query, options) {
+  if (options) {
+    if (typeof query === "string" && "query" in options) {
+      return Promise.reject(
+        new Error(`[@octokit/graphql] "query" cannot be used as variable name`)
+      );
+    }
+    for (const key in options) {
+      if (!FORBIDDEN_VARIABLE_OPTIONS.includes(key)) continue;
+      return Promise.reject(
+        new Error(
+          `[@octokit/graphql] "${key}" cannot be used as variable name`
+        )
+      );
+    }
+  }
+  const parsedOptions = typeof query === "string" ? Object.assign({ query }, options) : query;
+  const requestOptions = Object.keys(
+    parsedOptions
+  ).reduce((result, key) => {
+    if (NON_VARIABLE_OPTIONS.includes(key)) {
+      result[key] = parsedOptions[key];
+      return result;
+    }
+    if (!result.variables) {
+      result.variables = {};
+    }
+    result.variables[key] = parsedOptions[key];
+    return result;
+  }, {});
+  const baseUrl = parsedOptions.baseUrl || request2.endpoint.DEFAULTS.baseUrl;
+  if (GHES_V3_SUFFIX_REGEX.test(baseUrl)) {
+    requestOptions.url = baseUrl.replace(GHES_V3_SUFFIX_REGEX, "/api/graphql");
+  }
+  return request2(requestOptions).then((response) => {
+    if (response.data.errors) {
+      const headers = {};
+      for (const key of Object.keys(response.headers)) {
+        headers[key] = response.headers[key];
+      }
+      throw new GraphqlResponseError(
+        requestOptions,
+        headers,
+        response.data
+      );
+    }
+    return response.data.data;
+  });
+}
+
+// pkg/dist-src/with-defaults.js
+function graphql_dist_bundle_withDefaults(request2, newDefaults) {
+  const newRequest = request2.defaults(newDefaults);
+  const newApi = (query, options) => {
+    return graphql(newRequest, query, options);
+  };
+  return Object.assign(newApi, {
+    defaults: graphql_dist_bundle_withDefaults.bind(null, newRequest),
+    endpoint: newRequest.endpoint
+  });
+}
+
+// pkg/dist-src/index.js
+var graphql2 = graphql_dist_bundle_withDefaults(request, {
+  headers: {
+    "user-agent": `octokit-graphql.js/${graphql_dist_bundle_VERSION} ${getUserAgent()}`
+  },
+  method: "POST",
+  url: "/graphql"
+});
+function withCustomRequest(customRequest) {
+  return graphql_dist_bundle_withDefaults(customRequest, {
+    method: "POST",
+    url: "/graphql"
+  });
+}
+
+/* v8 ignore if -- @preserve */
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/auth-token/dist-bundle/index.js
+// pkg/dist-src/is-jwt.js
+var b64url = "(?:[a-zA-Z0-9_-]+)";
+var sep = "\\.";
+var jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
+var isJWT = jwtRE.test.bind(jwtRE);
+
+// pkg/dist-src/auth.js
+async function auth(token) {
+  const isApp = isJWT(token);
+  const isInstallation = token.startsWith("v1.") || token.startsWith("ghs_");
+  const isUserToServer = token.startsWith("ghu_");
+  const tokenType = isApp ? "app" : isInstallation ? "installation" : isUserToServer ? "user-to-server" : "oauth";
+  return {
+    type: "token",
+    token,
+    tokenType
+  };
+}
+
+// pkg/dist-src/with-authorization-prefix.js
+function withAuthorizationPrefix(token) {
+  if (token.split(/\./).length === 3) {
+    return `bearer ${token}`;
+  }
+  return `token ${token}`;
+}
+
+// pkg/dist-src/hook.js
+async function hook(token, request, route, parameters) {
+  const endpoint = request.endpoint.merge(
+    route,
+    parameters
+  );
+  endpoint.headers.authorization = withAuthorizationPrefix(token);
+  return request(endpoint);
+}
+
+// pkg/dist-src/index.js
+var createTokenAuth = function createTokenAuth2(token) {
+  if (!token) {
+    throw new Error("[@octokit/auth-token] No token passed to createTokenAuth");
+  }
+  if (typeof token !== "string") {
+    throw new Error(
+      "[@octokit/auth-token] Token passed to createTokenAuth is not a string"
+    );
+  }
+  token = token.replace(/^(token|bearer) +/i, "");
+  return Object.assign(auth.bind(null, token), {
+    hook: hook.bind(null, token)
+  });
+};
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/core/dist-src/version.js
+const version_VERSION = "7.0.8";
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/core/dist-src/index.js
+
+
+
+
+
+
+const dist_src_noop = () => {
+};
+const consoleWarn = console.warn.bind(console);
+const consoleError = console.error.bind(console);
+function createLogger(logger = {}) {
+  if (typeof logger.debug !== "function") {
+    logger.debug = dist_src_noop;
+  }
+  if (typeof logger.info !== "function") {
+    logger.info = dist_src_noop;
+  }
+  if (typeof logger.warn !== "function") {
+    logger.warn = consoleWarn;
+  }
+  if (typeof logger.error !== "function") {
+    logger.error = consoleError;
+  }
+  return logger;
+}
+const userAgentTrail = `octokit-core.js/${version_VERSION} ${getUserAgent()}`;
+class Octokit {
+  static VERSION = version_VERSION;
+  static defaults(defaults) {
+    const OctokitWithDefaults = class extends this {
+      constructor(...args) {
+        const options = args[0] || {};
+        if (typeof defaults === "function") {
+          super(defaults(options));
+          return;
+        }
+        super(
+          Object.assign(
+            {},
+            defaults,
+            options,
+            options.userAgent && defaults.userAgent ? {
+              userAgent: `${options.userAgent} ${defaults.userAgent}`
+            } : null
+          )
+        );
+      }
+    };
+    return OctokitWithDefaults;
+  }
+  static plugins = [];
+  /**
+   * Attach a plugin (or many) to your Octokit instance.
+   *
+   * @example
+   * const API = Octokit.plugin(plugin1, plugin2, plugin3, ...)
+   */
+  static plugin(...newPlugins) {
+    const currentPlugins = this.plugins;
+    const NewOctokit = class extends this {
+      static plugins = currentPlugins.concat(
+        newPlugins.filter((plugin) => !currentPlugins.includes(plugin))
+      );
+    };
+    return NewOctokit;
+  }
+  constructor(options = {}) {
+    const hook = new before_after_hook.Collection();
+    const requestDefaults = {
+      baseUrl: request.endpoint.DEFAULTS.baseUrl,
+      headers: {},
+      request: Object.assign({}, options.request, {
+        // @ts-ignore internal usage only, no need to type
+        hook: hook.bind(null, "request")
+      }),
+      mediaType: {
+        previews: [],
+        format: ""
+      }
+    };
+    requestDefaults.headers["user-agent"] = options.userAgent ? `${options.userAgent} ${userAgentTrail}` : userAgentTrail;
+    if (options.baseUrl) {
+      requestDefaults.baseUrl = options.baseUrl;
+    }
+    if (options.previews) {
+      requestDefaults.mediaType.previews = options.previews;
+    }
+    if (options.timeZone) {
+      requestDefaults.headers["time-zone"] = options.timeZone;
+    }
+    this.request = request.defaults(requestDefaults);
+    this.graphql = withCustomRequest(this.request).defaults(requestDefaults);
+    this.log = createLogger(options.log);
+    this.hook = hook;
+    if (!options.authStrategy) {
+      if (!options.auth) {
+        this.auth = async () => ({
+          type: "unauthenticated"
+        });
+      } else {
+        const auth = createTokenAuth(options.auth);
+        hook.wrap("request", auth.hook);
+        this.auth = auth;
+      }
+    } else {
+      const { authStrategy, ...otherOptions } = options;
+      const auth = authStrategy(
+        Object.assign(
+          {
+            request: this.request,
+            log: this.log,
+            // we pass the current octokit instance as well as its constructor options
+            // to allow for authentication strategies that return a new octokit instance
+            // that shares the same internal state as the current one. The original
+            // requirement for this was the "event-octokit" authentication strategy
+            // of https://github.com/probot/octokit-auth-probot.
+            octokit: this,
+            octokitOptions: otherOptions
+          },
+          options.auth
+        )
+      );
+      hook.wrap("request", auth.hook);
+      this.auth = auth;
+    }
+    const classConstructor = this.constructor;
+    for (let i = 0; i < classConstructor.plugins.length; ++i) {
+      Object.assign(this, classConstructor.plugins[i](this, options));
+    }
+  }
+  // assigned during constructor
+  request;
+  graphql;
+  log;
+  hook;
+  // TODO: type `octokit.auth` based on passed options.authStrategy
+  auth;
+}
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
+const dist_src_version_VERSION = "17.0.0";
+
+//# sourceMappingURL=version.js.map
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
+const Endpoints = {
+  actions: {
+    addCustomLabelsToSelfHostedRunnerForOrg: [
+      "POST /orgs/{org}/actions/runners/{runner_id}/labels"
+    ],
+    addCustomLabelsToSelfHostedRunnerForRepo: [
+      "POST /repos/{owner}/{repo}/actions/runners/{runner_id}/labels"
+    ],
+    addRepoAccessToSelfHostedRunnerGroupInOrg: [
+      "PUT /orgs/{org}/actions/runner-groups/{runner_group_id}/repositories/{repository_id}"
+    ],
+    addSelectedRepoToOrgSecret: [
+      "PUT /orgs/{org}/actions/secrets/{secret_name}/repositories/{repository_id}"
+    ],
+    addSelectedRepoToOrgVariable: [
+      "PUT /orgs/{org}/actions/variables/{name}/repositories/{repository_id}"
+    ],
+    approveWorkflowRun: [
+      "POST /repos/{owner}/{repo}/actions/runs/{run_id}/approve"
+    ],
+    cancelWorkflowRun: [
+      "POST /repos/{owner}/{repo}/actions/runs/{run_id}/cancel"
+    ],
+    createEnvironmentVariable: [
+      "POST /repos/{owner}/{repo}/environments/{environment_name}/variables"
+    ],
+    createHostedRunnerForOrg: ["POST /orgs/{org}/actions/hosted-runners"],
+    createOrUpdateEnvironmentSecret: [
+      "PUT /repos/{owner}/{repo}/environments/{environment_name}/secrets/{secret_name}"
+    ],
+    createOrUpdateOrgSecret: ["PUT /orgs/{org}/actions/secrets/{secret_name}"],
+    createOrUpdateRepoSecret: [
+      "PUT /repos/{owner}/{repo}/actions/secrets/{secret_name}"
+    ],
+    createOrgVariable: ["POST /orgs/{org}/actions/variables"],
+    createRegistrationTokenForOrg: [
+      "POST /orgs/{org}/actions/runners/registration-token"
+    ],
+    createRegistrationTokenForRepo: [
+      "POST /repos/{owner}/{repo}/actions/runners/registration-token"
+    ],
+    createRemoveTokenForOrg: ["POST /orgs/{org}/actions/runners/remove-token"],
+    createRemoveTokenForRepo: [
+      "POST /repos/{owner}/{repo}/actions/runners/remove-token"
+    ],
+    createRepoVariable: ["POST /repos/{owner}/{repo}/actions/variables"],
+    createWorkflowDispatch: [
+      "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches"
+    ],
+    deleteActionsCacheById: [
+      "DELETE /repos/{owner}/{repo}/actions/caches/{cache_id}"
+    ],
+    deleteActionsCacheByKey: [
+      "DELETE /repos/{owner}/{repo}/actions/caches{?key,ref}"
+    ],
+    deleteArtifact: [
+      "DELETE /repos/{owner}/{repo}/actions/artifacts/{artifact_id}"
+    ],
+    deleteCustomImageFromOrg: [
+      "DELETE /orgs/{org}/actions/hosted-runners/images/custom/{image_definition_id}"
+    ],
+    deleteCustomImageVersionFromOrg: [
+      "DELETE /orgs/{org}/actions/hosted-runners/images/custom/{image_definition_id}/versions/{version}"
+    ],
+    deleteEnvironmentSecret: [
+      "DELETE /repos/{owner}/{repo}/environments/{environment_name}/secrets/{secret_name}"
+    ],
+    deleteEnvironmentVariable: [
+      "DELETE /repos/{owner}/{repo}/environments/{environment_name}/variables/{name}"
+    ],
+    deleteHostedRunnerForOrg: [
+      "DELETE /orgs/{org}/actions/hosted-runners/{hosted_runner_id}"
+    ],
+    deleteOrgSecret: ["DELETE /orgs/{org}/actions/secrets/{secret_name}"],
+    deleteOrgVariable: ["DELETE /orgs/{org}/actions/variables/{name}"],
+    deleteRepoSecret: [
+      "DELETE /repos/{owner}/{repo}/actions/secrets/{secret_name}"
+    ],
+    deleteRepoVariable: [
+      "DELETE /repos/{owner}/{repo}/actions/variables/{name}"
+    ],
+    deleteSelfHostedRunnerFromOrg: [
+      "DELETE /orgs/{org}/actions/runners/{runner_id}"
+    ],
+    deleteSelfHostedRunnerFromRepo: [
+      "DELETE /repos/{owner}/{repo}/actions/runners/{runner_id}"
+    ],
+    deleteWorkflowRun: ["DELETE /repos/{owner}/{repo}/actions/runs/{run_id}"],
+    deleteWorkflowRunLogs: [
+      "DELETE /repos/{owner}/{repo}/actions/runs/{run_id}/logs"
+    ],
+    disableSelectedRepositoryGithubActionsOrganization: [
+      "DELETE /orgs/{org}/actions/permissions/repositories/{repository_id}"
+    ],
+    disableWorkflow: [
+      "PUT /repos/{owner}/{repo}/actions/workflows/{workflow_id}/disable"
+    ],
+    downloadArtifact: [
+      "GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}"
+    ],
+    downloadJobLogsForWorkflowRun: [
+      "GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs"
+    ],
+    downloadWorkflowRunAttemptLogs: [
+      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/logs"
+    ],
+    downloadWorkflowRunLogs: [
+      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/logs"
+    ],
+    enableSelectedRepositoryGithubActionsOrganization: [
+      "PUT /orgs/{org}/actions/permissions/repositories/{repository_id}"
+    ],
+    enableWorkflow: [
+      "PUT /repos/{owner}/{repo}/actions/workflows/{workflow_id}/enable"
+    ],
+    forceCancelWorkflowRun: [
+      "POST /repos/{owner}/{repo}/actions/runs/{run_id}/force-cancel"
+    ],
+    generateRunnerJitconfigForOrg: [
+      "POST /orgs/{org}/actions/runners/generate-jitconfig"
+    ],
+    generateRunnerJitconfigForRepo: [
+      "POST /repos/{owner}/{repo}/actions/runners/generate-jitconfig"
+    ],
+    getActionsCacheList: ["GET /repos/{owner}/{repo}/actions/caches"],
+    getActionsCacheUsage: ["GET /repos/{owner}/{repo}/actions/cache/usage"],
+    getActionsCacheUsageByRepoForOrg: [
+      "GET /orgs/{org}/actions/cache/usage-by-repository"
+    ],
+    getActionsCacheUsageForOrg: ["GET /orgs/{org}/actions/cache/usage"],
+    getAllowedActionsOrganization: [
+      "GET /orgs/{org}/actions/permissions/selected-actions"
+    ],
+    getAllowedActionsRepository: [
+      "GET /repos/{owner}/{repo}/actions/permissions/selected-actions"
+    ],
+    getArtifact: ["GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}"],
+    getCustomImageForOrg: [
+      "GET /orgs/{org}/actions/hosted-runners/images/custom/{image_definition_id}"
+    ],
+    getCustomImageVersionForOrg: [
+      "GET /orgs/{org}/actions/hosted-runners/images/custom/{image_definition_id}/versions/{version}"
+    ],
+    getCustomOidcSubClaimForRepo: [
+      "GET /repos/{owner}/{repo}/actions/oidc/customization/sub"
+    ],
+    getEnvironmentPublicKey: [
+      "GET /repos/{owner}/{repo}/environments/{environment_name}/secrets/public-key"
+    ],
+    getEnvironmentSecret: [
+      "GET /repos/{owner}/{repo}/environments/{environment_name}/secrets/{secret_name}"
+    ],
+    getEnvironmentVariable: [
+      "GET /repos/{owner}/{repo}/environments/{environment_name}/variables/{name}"
+    ],
+    getGithubActionsDefaultWorkflowPermissionsOrganization: [
+      "GET /orgs/{org}/actions/permissions/workflow"
+    ],
+    getGithubActionsDefaultWorkflowPermissionsRepository: [
+      "GET /repos/{owner}/{repo}/actions/permissions/workflow"
+    ],
+    getGithubActionsPermissionsOrganization: [
+      "GET /orgs/{org}/actions/permissions"
+    ],
+    getGithubActionsPermissionsRepository: [
+      "GET /repos/{owner}/{repo}/actions/permissions"
+    ],
+    getHostedRunnerForOrg: [
+      "GET /orgs/{org}/actions/hosted-runners/{hosted_runner_id}"
+    ],
+    getHostedRunnersGithubOwnedImagesForOrg: [
+      "GET /orgs/{org}/actions/hosted-runners/images/github-owned"
+    ],
+    getHostedRunnersLimitsForOrg: [
+      "GET /orgs/{org}/actions/hosted-runners/limits"
+    ],
+    getHostedRunnersMachineSpecsForOrg: [
+      "GET /orgs/{org}/actions/hosted-runners/machine-sizes"
+    ],
+    getHostedRunnersPartnerImagesForOrg: [
+      "GET /orgs/{org}/actions/hosted-runners/images/partner"
+    ],
+    getHostedRunnersPlatformsForOrg: [
+      "GET /orgs/{org}/actions/hosted-runners/platforms"
+    ],
+    getJobForWorkflowRun: ["GET /repos/{owner}/{repo}/actions/jobs/{job_id}"],
+    getOrgPublicKey: ["GET /orgs/{org}/actions/secrets/public-key"],
+    getOrgSecret: ["GET /orgs/{org}/actions/secrets/{secret_name}"],
+    getOrgVariable: ["GET /orgs/{org}/actions/variables/{name}"],
+    getPendingDeploymentsForRun: [
+      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/pending_deployments"
+    ],
+    getRepoPermissions: [
+      "GET /repos/{owner}/{repo}/actions/permissions",
+      {},
+      { renamed: ["actions", "getGithubActionsPermissionsRepository"] }
+    ],
+    getRepoPublicKey: ["GET /repos/{owner}/{repo}/actions/secrets/public-key"],
+    getRepoSecret: ["GET /repos/{owner}/{repo}/actions/secrets/{secret_name}"],
+    getRepoVariable: ["GET /repos/{owner}/{repo}/actions/variables/{name}"],
+    getReviewsForRun: [
+      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/approvals"
+    ],
+    getSelfHostedRunnerForOrg: ["GET /orgs/{org}/actions/runners/{runner_id}"],
+    getSelfHostedRunnerForRepo: [
+      "GET /repos/{owner}/{repo}/actions/runners/{runner_id}"
+    ],
+    getWorkflow: ["GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}"],
+    getWorkflowAccessToRepository: [
+      "GET /repos/{owner}/{repo}/actions/permissions/access"
+    ],
+    getWorkflowRun: ["GET /repos/{owner}/{repo}/actions/runs/{run_id}"],
+    getWorkflowRunAttempt: [
+      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}"
+    ],
+    getWorkflowRunUsage: [
+      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/timing"
+    ],
+    getWorkflowUsage: [
+      "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/timing"
+    ],
+    listArtifactsForRepo: ["GET /repos/{owner}/{repo}/actions/artifacts"],
+    listCustomImageVersionsForOrg: [
+      "GET /orgs/{org}/actions/hosted-runners/images/custom/{image_definition_id}/versions"
+    ],
+    listCustomImagesForOrg: [
+      "GET /orgs/{org}/actions/hosted-runners/images/custom"
+    ],
+    listEnvironmentSecrets: [
+      "GET /repos/{owner}/{repo}/environments/{environment_name}/secrets"
+    ],
+    listEnvironmentVariables: [
+      "GET /repos/{owner}/{repo}/environments/{environment_name}/variables"
+    ],
+    listGithubHostedRunnersInGroupForOrg: [
+      "GET /orgs/{org}/actions/runner-groups/{runner_group_id}/hosted-runners"
+    ],
+    listHostedRunnersForOrg: ["GET /orgs/{org}/actions/hosted-runners"],
+    listJobsForWorkflowRun: [
+      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs"
+    ],
+    listJobsForWorkflowRunAttempt: [
+      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs"
+    ],
+    listLabelsForSelfHostedRunnerForOrg: [
+      "GET /orgs/{org}/actions/runners/{runner_id}/labels"
+    ],
+    listLabelsForSelfHostedRunnerForRepo: [
+      "GET /repos/{owner}/{repo}/actions/runners/{runner_id}/labels"
+    ],
+    listOrgSecrets: ["GET /orgs/{org}/actions/secrets"],
+    listOrgVariables: ["GET /orgs/{org}/actions/variables"],
+    listRepoOrganizationSecrets: [
+      "GET /repos/{owner}/{repo}/actions/organization-secrets"
+    ],
+    listRepoOrganizationVariables: [
+      "GET /repos/{owner}/{repo}/actions/organization-variables"
+    ],
+    listRepoSecrets: ["GET /repos/{owner}/{repo}/actions/secrets"],
+    listRepoVariables: ["GET /repos/{owner}/{repo}/actions/variables"],
+    listRepoWorkflows: ["GET /repos/{owner}/{repo}/actions/workflows"],
+    listRunnerApplicationsForOrg: ["GET /orgs/{org}/actions/runners/downloads"],
+    listRunnerApplicationsForRepo: [
+      "GET /repos/{owner}/{repo}/actions/runners/downloads"
+    ],
+    listSelectedReposForOrgSecret: [
+      "GET /orgs/{org}/actions/secrets/{secret_name}/repositories"
+    ],
+    listSelectedReposForOrgVariable: [
+      "GET /orgs/{org}/actions/variables/{name}/repositories"
+    ],
+    listSelectedRepositoriesEnabledGithubActionsOrganization: [
+      "GET /orgs/{org}/actions/permissions/repositories"
+    ],
+    listSelfHostedRunnersForOrg: ["GET /orgs/{org}/actions/runners"],
+    listSelfHostedRunnersForRepo: ["GET /repos/{owner}/{repo}/actions/runners"],
+    listWorkflowRunArtifacts: [
+      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts"
+    ],
+    listWorkflowRuns: [
+      "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs"
+    ],
+    listWorkflowRunsForRepo: ["GET /repos/{owner}/{repo}/actions/runs"],
+    reRunJobForWorkflowRun: [
+      "POST /repos/{owner}/{repo}/actions/jobs/{job_id}/rerun"
+    ],
+    reRunWorkflow: ["POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun"],
+    reRunWorkflowFailedJobs: [
+      "POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs"
+    ],
+    removeAllCustomLabelsFromSelfHostedRunnerForOrg: [
+      "DELETE /orgs/{org}/actions/runners/{runner_id}/labels"
+    ],
+    removeAllCustomLabelsFromSelfHostedRunnerForRepo: [
+      "DELETE /repos/{owner}/{repo}/actions/runners/{runner_id}/labels"
+    ],
+    removeCustomLabelFromSelfHostedRunnerForOrg: [
+      "DELETE /orgs/{org}/actions/runners/{runner_id}/labels/{name}"
+    ],
+    removeCustomLabelFromSelfHostedRunnerForRepo: [
+      "DELETE /repos/{owner}/{repo}/actions/runners/{runner_id}/labels/{name}"
+    ],
+    removeSelectedRepoFromOrgSecret: [
+      "DELETE /orgs/{org}/actions/secrets/{secret_name}/repositories/{repository_id}"
+    ],
+    removeSelectedRepoFromOrgVariable: [
+      "DELETE /orgs/{org}/actions/variables/{name}/repositories/{repository_id}"
+    ],
+    reviewCustomGatesForRun: [
+      "POST /repos/{owner}/{repo}/actions/runs/{run_id}/deployment_protection_rule"
+    ],
+    reviewPendingDeploymentsForRun: [
+      "POST /repos/{owner}/{repo}/actions/runs/{run_id}/pending_deployments"
+    ],
+    setAllowedActionsOrganization: [
+      "PUT /orgs/{org}/actions/permissions/selected-actions"
+    ],
+    setAllowedActionsRepository: [
+      "PUT /repos/{owner}/{repo}/actions/permissions/selected-actions"
+    ],
+    setCustomLabelsForSelfHostedRunnerForOrg: [
+      "PUT /orgs/{org}/actions/runners/{runner_id}/labels"
+    ],
+    setCustomLabelsForSelfHostedRunnerForRepo: [
+      "PUT /repos/{owner}/{repo}/actions/runners/{runner_id}/labels"
+    ],
+    setCustomOidcSubClaimForRepo: [
+      "PUT /repos/{owner}/{repo}/actions/oidc/customization/sub"
+    ],
+    setGithubActionsDefaultWorkflowPermissionsOrganization: [
+      "PUT /orgs/{org}/actions/permissions/workflow"
+    ],
+    setGithubActionsDefaultWorkflowPermissionsRepository: [
+      "PUT /repos/{owner}/{repo}/actions/permissions/workflow"
+    ],
+    setGithubActionsPermissionsOrganization: [
+      "PUT /orgs/{org}/actions/permissions"
+    ],
+    setGithubActionsPermissionsRepository: [
+      "PUT /repos/{owner}/{repo}/actions/permissions"
+    ],
+    setSelectedReposForOrgSecret: [
+      "PUT /orgs/{org}/actions/secrets/{secret_name}/repositories"
+    ],
+    setSelectedReposForOrgVariable: [
+      "PUT /orgs/{org}/actions/variables/{name}/repositories"
+    ],
+    setSelectedRepositoriesEnabledGithubActionsOrganization: [
+      "PUT /orgs/{org}/actions/permissions/repositories"
+    ],
+    setWorkflowAccessToRepository: [
+      "PUT /repos/{owner}/{repo}/actions/permissions/access"
+    ],
+    updateEnvironmentVariable: [
+      "PATCH /repos/{owner}/{repo}/environments/{environment_name}/variables/{name}"
+    ],
+    updateHostedRunnerForOrg: [
+      "PATCH /orgs/{org}/actions/hosted-runners/{hosted_runner_id}"
+    ],
+    updateOrgVariable: ["PATCH /orgs/{org}/actions/variables/{name}"],
+    updateRepoVariable: [
+      "PATCH /repos/{owner}/{repo}/actions/variables/{name}"
+    ]
+  },
+  activity: {
+    checkRepoIsStarredByAuthenticatedUser: ["GET /user/starred/{owner}/{repo}"],
+    deleteRepoSubscription: ["DELETE /repos/{owner}/{repo}/subscription"],
+    deleteThreadSubscription: [
+      "DELETE /notifications/threads/{thread_id}/subscription"
+    ],
+    getFeeds: ["GET /feeds"],
+    getRepoSubscription: ["GET /repos/{owner}/{repo}/subscription"],
+    getThread: ["GET /notifications/threads/{thread_id}"],
+    getThreadSubscriptionForAuthenticatedUser: [
+      "GET /notifications/threads/{thread_id}/subscription"
+    ],
+    listEventsForAuthenticatedUser: ["GET /users/{username}/events"],
+    listNotificationsForAuthenticatedUser: ["GET /notifications"],
+    listOrgEventsForAuthenticatedUser: [
+      "GET /users/{username}/events/orgs/{org}"
+    ],
+    listPublicEvents: ["GET /events"],
+    listPublicEventsForRepoNetwork: ["GET /networks/{owner}/{repo}/events"],
+    listPublicEventsForUser: ["GET /users/{username}/events/public"],
+    listPublicOrgEvents: ["GET /orgs/{org}/events"],
+    listReceivedEventsForUser: ["GET /users/{username}/received_events"],
+    listReceivedPublicEventsForUser: [
+      "GET /users/{username}/received_events/public"
+    ],
+    listRepoEvents: ["GET /repos/{owner}/{repo}/events"],
+    listRepoNotificationsForAuthenticatedUser: [
+      "GET /repos/{owner}/{repo}/notifications"
+    ],
+    listReposStarredByAuthenticatedUser: ["GET /user/starred"],
+    listReposStarredByUser: ["GET /users/{username}/starred"],
+    listReposWatchedByUser: ["GET /users/{username}/subscriptions"],
+    listStargazersForRepo: ["GET /repos/{owner}/{repo}/stargazers"],
+    listWatchedReposForAuthenticatedUser: ["GET /user/subscriptions"],
+    listWatchersForRepo: ["GET /repos/{owner}/{repo}/subscribers"],
+    markNotificationsAsRead: ["PUT /notifications"],
+    markRepoNotificationsAsRead: ["PUT /repos/{owner}/{repo}/notifications"],
+    markThreadAsDone: ["DELETE /notifications/threads/{thread_id}"],
+    markThreadAsRead: ["PATCH /notifications/threads/{thread_id}"],
+    setRepoSubscription: ["PUT /repos/{owner}/{repo}/subscription"],
+    setThreadSubscription: [
+      "PUT /notifications/threads/{thread_id}/subscription"
+    ],
+    starRepoForAuthenticatedUser: ["PUT /user/starred/{owner}/{repo}"],
+    unstarRepoForAuthenticatedUser: ["DELETE /user/starred/{owner}/{repo}"]
+  },
+  apps: {
+    addRepoToInstallation: [
+      "PUT /user/installations/{installation_id}/repositories/{repository_id}",
+      {},
+      { renamed: ["apps", "addRepoToInstallationForAuthenticatedUser"] }
+    ],
+    addRepoToInstallationForAuthenticatedUser: [
+      "PUT /user/installations/{installation_id}/repositories/{repository_id}"
+    ],
+    checkToken: ["POST /applications/{client_id}/token"],
+    createFromManifest: ["POST /app-manifests/{code}/conversions"],
+    createInstallationAccessToken: [
+      "POST /app/installations/{installation_id}/access_tokens"
+    ],
+    deleteAuthorization: ["DELETE /applications/{client_id}/grant"],
+    deleteInstallation: ["DELETE /app/installations/{installation_id}"],
+    deleteToken: ["DELETE /applications/{client_id}/token"],
+    getAuthenticated: ["GET /app"],
+    getBySlug: ["GET /apps/{app_slug}"],
+    getInstallation: ["GET /app/installations/{installation_id}"],
+    getOrgInstallation: ["GET /orgs/{org}/installation"],
+    getRepoInstallation: ["GET /repos/{owner}/{repo}/installation"],
+    getSubscriptionPlanForAccount: [
+      "GET /marketplace_listing/accounts/{account_id}"
+    ],
+    getSubscriptionPlanForAccountStubbed: [
+      "GET /marketplace_listing/stubbed/accounts/{account_id}"
+    ],
+    getUserInstallation: ["GET /users/{username}/installation"],
+    getWebhookConfigForApp: ["GET /app/hook/config"],
+    getWebhookDelivery: ["GET /app/hook/deliveries/{delivery_id}"],
+    listAccountsForPlan: ["GET /marketplace_listing/plans/{plan_id}/accounts"],
+    listAccountsForPlanStubbed: [
+      "GET /marketplace_listing/stubbed/plans/{plan_id}/accounts"
+    ],
+    listInstallationReposForAuthenticatedUser: [
+      "GET /user/installations/{installation_id}/repositories"
+    ],
+    listInstallationRequestsForAuthenticatedApp: [
+      "GET /app/installation-requests"
+    ],
+    listInstallations: ["GET /app/installations"],
+    listInstallationsForAuthenticatedUser: ["GET /user/installations"],
+    listPlans: ["GET /marketplace_listing/plans"],
+    listPlansStubbed: ["GET /marketplace_listing/stubbed/plans"],
+    listReposAccessibleToInstallation: ["GET /installation/repositories"],
+    listSubscriptionsForAuthenticatedUser: ["GET /user/marketplace_purchases"],
+    listSubscriptionsForAuthenticatedUserStubbed: [
+      "GET /user/marketplace_purchases/stubbed"
+    ],
+    listWebhookDeliveries: ["GET /app/hook/deliveries"],
+    redeliverWebhookDelivery: [
+      "POST /app/hook/deliveries/{delivery_id}/attempts"
+    ],
+    removeRepoFromInstallation: [
+      "DELETE /user/installations/{installation_id}/repositories/{repository_id}",
+      {},
+      { renamed: ["apps", "removeRepoFromInstallationForAuthenticatedUser"] }
+    ],
+    removeRepoFromInstallationForAuthenticatedUser: [
+      "DELETE /user/installations/{installation_id}/repositories/{repository_id}"
+    ],
+    resetToken: ["PATCH /applications/{client_id}/token"],
+    revokeInstallationAccessToken: ["DELETE /installation/token"],
+    scopeToken: ["POST /applications/{client_id}/token/scoped"],
+    suspendInstallation: ["PUT /app/installations/{installation_id}/suspended"],
+    unsuspendInstallation: [
+      "DELETE /app/installations/{installation_id}/suspended"
+    ],
+    updateWebhookConfigForApp: ["PATCH /app/hook/config"]
+  },
+  billing: {
+    getGithubActionsBillingOrg: ["GET /orgs/{org}/settings/billing/actions"],
+    getGithubActionsBillingUser: [
+      "GET /users/{username}/settings/billing/actions"
+    ],
+    getGithubBillingPremiumRequestUsageReportOrg: [
+      "GET /organizations/{org}/settings/billing/premium_request/usage"
+    ],
+    getGithubBillingPremiumRequestUsageReportUser: [
+      "GET /users/{username}/settings/billing/premium_request/usage"
+    ],
+    getGithubBillingUsageReportOrg: [
+      "GET /organizations/{org}/settings/billing/usage"
+    ],
+    getGithubBillingUsageReportUser: [
+      "GET /users/{username}/settings/billing/usage"
+    ],
+    getGithubPackagesBillingOrg: ["GET /orgs/{org}/settings/billing/packages"],
+    getGithubPackagesBillingUser: [
+      "GET /users/{username}/settings/billing/packages"
+    ],
+    getSharedStorageBillingOrg: [
+      "GET /orgs/{org}/settings/billing/shared-storage"
+    ],
+    getSharedStorageBillingUser: [
+      "GET /users/{username}/settings/billing/shared-storage"
+    ]
+  },
+  campaigns: {
+    createCampaign: ["POST /orgs/{org}/campaigns"],
+    deleteCampaign: ["DELETE /orgs/{org}/campaigns/{campaign_number}"],
+    getCampaignSummary: ["GET /orgs/{org}/campaigns/{campaign_number}"],
+    listOrgCampaigns: ["GET /orgs/{org}/campaigns"],
+    updateCampaign: ["PATCH /orgs/{org}/campaigns/{campaign_number}"]
+  },
+  checks: {
+    create: ["POST /repos/{owner}/{repo}/check-runs"],
+    createSuite: ["POST /repos/{owner}/{repo}/check-suites"],
+    get: ["GET /repos/{owner}/{repo}/check-runs/{check_run_id}"],
+    getSuite: ["GET /repos/{owner}/{repo}/check-suites/{check_suite_id}"],
+    listAnnotations: [
+      "GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations"
+    ],
+    listForRef: ["GET /repos/{owner}/{repo}/commits/{ref}/check-runs"],
+    listForSuite: [
+      "GET /repos/{owner}/{repo}/check-suites/{check_suite_id}/check-runs"
+    ],
+    listSuitesForRef: ["GET /repos/{owner}/{repo}/commits/{ref}/check-suites"],
+    rerequestRun: [
+      "POST /repos/{owner}/{repo}/check-runs/{check_run_id}/rerequest"
+    ],
+    rerequestSuite: [
+      "POST /repos/{owner}/{repo}/check-suites/{check_suite_id}/rerequest"
+    ],
+    setSuitesPreferences: [
+      "PATCH /repos/{owner}/{repo}/check-suites/preferences"
+    ],
+    update: ["PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}"]
+  },
+  codeScanning: {
+    commitAutofix: [
+      "POST /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/autofix/commits"
+    ],
+    createAutofix: [
+      "POST /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/autofix"
+    ],
+    createVariantAnalysis: [
+      "POST /repos/{owner}/{repo}/code-scanning/codeql/variant-analyses"
+    ],
+    deleteAnalysis: [
+      "DELETE /repos/{owner}/{repo}/code-scanning/analyses/{analysis_id}{?confirm_delete}"
+    ],
+    deleteCodeqlDatabase: [
+      "DELETE /repos/{owner}/{repo}/code-scanning/codeql/databases/{language}"
+    ],
+    getAlert: [
+      "GET /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}",
+      {},
+      { renamedParameters: { alert_id: "alert_number" } }
+    ],
+    getAnalysis: [
+      "GET /repos/{owner}/{repo}/code-scanning/analyses/{analysis_id}"
+    ],
+    getAutofix: [
+      "GET /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/autofix"
+    ],
+    getCodeqlDatabase: [
+      "GET /repos/{owner}/{repo}/code-scanning/codeql/databases/{language}"
+    ],
+    getDefaultSetup: ["GET /repos/{owner}/{repo}/code-scanning/default-setup"],
+    getSarif: ["GET /repos/{owner}/{repo}/code-scanning/sarifs/{sarif_id}"],
+    getVariantAnalysis: [
+      "GET /repos/{owner}/{repo}/code-scanning/codeql/variant-analyses/{codeql_variant_analysis_id}"
+    ],
+    getVariantAnalysisRepoTask: [
+      "GET /repos/{owner}/{repo}/code-scanning/codeql/variant-analyses/{codeql_variant_analysis_id}/repos/{repo_owner}/{repo_name}"
+    ],
+    listAlertInstances: [
+      "GET /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/instances"
+    ],
+    listAlertsForOrg: ["GET /orgs/{org}/code-scanning/alerts"],
+    listAlertsForRepo: ["GET /repos/{owner}/{repo}/code-scanning/alerts"],
+    listAlertsInstances: [
+      "GET /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/instances",
+      {},
+      { renamed: ["codeScanning", "listAlertInstances"] }
+    ],
+    listCodeqlDatabases: [
+      "GET /repos/{owner}/{repo}/code-scanning/codeql/databases"
+    ],
+    listRecentAnalyses: ["GET /repos/{owner}/{repo}/code-scanning/analyses"],
+    updateAlert: [
+      "PATCH /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}"
+    ],
+    updateDefaultSetup: [
+      "PATCH /repos/{owner}/{repo}/code-scanning/default-setup"
+    ],
+    uploadSarif: ["POST /repos/{owner}/{repo}/code-scanning/sarifs"]
+  },
+  codeSecurity: {
+    attachConfiguration: [
+      "POST /orgs/{org}/code-security/configurations/{configuration_id}/attach"
+    ],
+    attachEnterpriseConfiguration: [
+      "POST /enterprises/{enterprise}/code-security/configurations/{configuration_id}/attach"
+    ],
+    createConfiguration: ["POST /orgs/{org}/code-security/configurations"],
+    createConfigurationForEnterprise: [
+      "POST /enterprises/{enterprise}/code-security/configurations"
+    ],
+    deleteConfiguration: [
+      "DELETE /orgs/{org}/code-security/configurations/{configuration_id}"
+    ],
+    deleteConfigurationForEnterprise: [
+      "DELETE /enterprises/{enterprise}/code-security/configurations/{configuration_id}"
+    ],
+    detachConfiguration: [
+      "DELETE /orgs/{org}/code-security/configurations/detach"
+    ],
+    getConfiguration: [
+      "GET /orgs/{org}/code-security/configurations/{configuration_id}"
+    ],
+    getConfigurationForRepository: [
+      "GET /repos/{owner}/{repo}/code-security-configuration"
+    ],
+    getConfigurationsForEnterprise: [
+      "GET /enterprises/{enterprise}/code-security/configurations"
+    ],
+    getConfigurationsForOrg: ["GET /orgs/{org}/code-security/configurations"],
+    getDefaultConfigurations: [
+      "GET /orgs/{org}/code-security/configurations/defaults"
+    ],
+    getDefaultConfigurationsForEnterprise: [
+      "GET /enterprises/{enterprise}/code-security/configurations/defaults"
+    ],
+    getRepositoriesForConfiguration: [
+      "GET /orgs/{org}/code-security/configurations/{configuration_id}/repositories"
+    ],
+    getRepositoriesForEnterpriseConfiguration: [
+      "GET /enterprises/{enterprise}/code-security/configurations/{configuration_id}/repositories"
+    ],
+    getSingleConfigurationForEnterprise: [
+      "GET /enterprises/{enterprise}/code-security/configurations/{configuration_id}"
+    ],
+    setConfigurationAsDefault: [
+      "PUT /orgs/{org}/code-security/configurations/{configuration_id}/defaults"
+    ],
+    setConfigurationAsDefaultForEnterprise: [
+      "PUT /enterprises/{enterprise}/code-security/configurations/{configuration_id}/defaults"
+    ],
+    updateConfiguration: [
+      "PATCH /orgs/{org}/code-security/configurations/{configuration_id}"
+    ],
+    updateEnterpriseConfiguration: [
+      "PATCH /enterprises/{enterprise}/code-security/configurations/{configuration_id}"
+    ]
+  },
+  codesOfConduct: {
+    getAllCodesOfConduct: ["GET /codes_of_conduct"],
+    getConductCode: ["GET /codes_of_conduct/{key}"]
+  },
+  codespaces: {
+    addRepositoryForSecretForAuthenticatedUser: [
+      "PUT /user/codespaces/secrets/{secret_name}/repositories/{repository_id}"
+    ],
+    addSelectedRepoToOrgSecret: [
+      "PUT /orgs/{org}/codespaces/secrets/{secret_name}/repositories/{repository_id}"
+    ],
+    checkPermissionsForDevcontainer: [
+      "GET /repos/{owner}/{repo}/codespaces/permissions_check"
+    ],
+    codespaceMachinesForAuthenticatedUser: [
+      "GET /user/codespaces/{codespace_name}/machines"
+    ],
+    createForAuthenticatedUser: ["POST /user/codespaces"],
+    createOrUpdateOrgSecret: [
+      "PUT /orgs/{org}/codespaces/secrets/{secret_name}"
+    ],
+    createOrUpdateRepoSecret: [
+      "PUT /repos/{owner}/{repo}/codespaces/secrets/{secret_name}"
+    ],
+    createOrUpdateSecretForAuthenticatedUser: [
+      "PUT /user/codespaces/secrets/{secret_name}"
+    ],
+    createWithPrForAuthenticatedUser: [
+      "POST /repos/{owner}/{repo}/pulls/{pull_number}/codespaces"
+    ],
+    createWithRepoForAuthenticatedUser: [
+      "POST /repos/{owner}/{repo}/codespaces"
+    ],
+    deleteForAuthenticatedUser: ["DELETE /user/codespaces/{codespace_name}"],
+    deleteFromOrganization: [
+      "DELETE /orgs/{org}/members/{username}/codespaces/{codespace_name}"
+    ],
+    deleteOrgSecret: ["DELETE /orgs/{org}/codespaces/secrets/{secret_name}"],
+    deleteRepoSecret: [
+      "DELETE /repos/{owner}/{repo}/codespaces/secrets/{secret_name}"
+    ],
+    deleteSecretForAuthenticatedUser: [
+      "DELETE /user/codespaces/secrets/{secret_name}"
+    ],
+    exportForAuthenticatedUser: [
+      "POST /user/codespaces/{codespace_name}/exports"
+    ],
+    getCodespacesForUserInOrg: [
+      "GET /orgs/{org}/members/{username}/codespaces"
+    ],
+    getExportDetailsForAuthenticatedUser: [
+      "GET /user/codespaces/{codespace_name}/exports/{export_id}"
+    ],
+    getForAuthenticatedUser: ["GET /user/codespaces/{codespace_name}"],
+    getOrgPublicKey: ["GET /orgs/{org}/codespaces/secrets/public-key"],
+    getOrgSecret: ["GET /orgs/{org}/codespaces/secrets/{secret_name}"],
+    getPublicKeyForAuthenticatedUser: [
+      "GET /user/codespaces/secrets/public-key"
+    ],
+    getRepoPublicKey: [
+      "GET /repos/{owner}/{repo}/codespaces/secrets/public-key"
+    ],
+    getRepoSecret: [
+      "GET /repos/{owner}/{repo}/codespaces/secrets/{secret_name}"
+    ],
+    getSecretForAuthenticatedUser: [
+      "GET /user/codespaces/secrets/{secret_name}"
+    ],
+    listDevcontainersInRepositoryForAuthenticatedUser: [
+      "GET /repos/{owner}/{repo}/codespaces/devcontainers"
+    ],
+    listForAuthenticatedUser: ["GET /user/codespaces"],
+    listInOrganization: [
+      "GET /orgs/{org}/codespaces",
+      {},
+      { renamedParameters: { org_id: "org" } }
+    ],
+    listInRepositoryForAuthenticatedUser: [
+      "GET /repos/{owner}/{repo}/codespaces"
+    ],
+    listOrgSecrets: ["GET /orgs/{org}/codespaces/secrets"],
+    listRepoSecrets: ["GET /repos/{owner}/{repo}/codespaces/secrets"],
+    listRepositoriesForSecretForAuthenticatedUser: [
+      "GET /user/codespaces/secrets/{secret_name}/repositories"
+    ],
+    listSecretsForAuthenticatedUser: ["GET /user/codespaces/secrets"],
+    listSelectedReposForOrgSecret: [
+      "GET /orgs/{org}/codespaces/secrets/{secret_name}/repositories"
+    ],
+    preFlightWithRepoForAuthenticatedUser: [
+      "GET /repos/{owner}/{repo}/codespaces/new"
+    ],
+    publishForAuthenticatedUser: [
+      "POST /user/codespaces/{codespace_name}/publish"
+    ],
+    removeRepositoryForSecretForAuthenticatedUser: [
+      "DELETE /user/codespaces/secrets/{secret_name}/repositories/{repository_id}"
+    ],
+    removeSelectedRepoFromOrgSecret: [
+      "DELETE /orgs/{org}/codespaces/secrets/{secret_name}/repositories/{repository_id}"
+    ],
+    repoMachinesForAuthenticatedUser: [
+      "GET /repos/{owner}/{repo}/codespaces/machines"
+    ],
+    setRepositoriesForSecretForAuthenticatedUser: [
+      "PUT /user/codespaces/secrets/{secret_name}/repositories"
+    ],
+    setSelectedReposForOrgSecret: [
+      "PUT /orgs/{org}/codespaces/secrets/{secret_name}/repositories"
+    ],
+    startForAuthenticatedUser: ["POST /user/codespaces/{codespace_name}/start"],
+    stopForAuthenticatedUser: ["POST /user/codespaces/{codespace_name}/stop"],
+    stopInOrganization: [
+      "POST /orgs/{org}/members/{username}/codespaces/{codespace_name}/stop"
+    ],
+    updateForAuthenticatedUser: ["PATCH /user/codespaces/{codespace_name}"]
+  },
+  copilot: {
+    addCopilotSeatsForTeams: [
+      "POST /orgs/{org}/copilot/billing/selected_teams"
+    ],
+    addCopilotSeatsForUsers: [
+      "POST /orgs/{org}/copilot/billing/selected_users"
+    ],
+    cancelCopilotSeatAssignmentForTeams: [
+      "DELETE /orgs/{org}/copilot/billing/selected_teams"
+    ],
+    cancelCopilotSeatAssignmentForUsers: [
+      "DELETE /orgs/{org}/copilot/billing/selected_users"
+    ],
+    copilotMetricsForOrganization: ["GET /orgs/{org}/copilot/metrics"],
+    copilotMetricsForTeam: ["GET /orgs/{org}/team/{team_slug}/copilot/metrics"],
+    getCopilotOrganizationDetails: ["GET /orgs/{org}/copilot/billing"],
+    getCopilotSeatDetailsForUser: [
+      "GET /orgs/{org}/members/{username}/copilot"
+    ],
+    listCopilotSeats: ["GET /orgs/{org}/copilot/billing/seats"]
+  },
+  credentials: { revoke: ["POST /credentials/revoke"] },
+  dependabot: {
+    addSelectedRepoToOrgSecret: [
+      "PUT /orgs/{org}/dependabot/secrets/{secret_name}/repositories/{repository_id}"
+    ],
+    createOrUpdateOrgSecret: [
+      "PUT /orgs/{org}/dependabot/secrets/{secret_name}"
+    ],
+    createOrUpdateRepoSecret: [
+      "PUT /repos/{owner}/{repo}/dependabot/secrets/{secret_name}"
+    ],
+    deleteOrgSecret: ["DELETE /orgs/{org}/dependabot/secrets/{secret_name}"],
+    deleteRepoSecret: [
+      "DELETE /repos/{owner}/{repo}/dependabot/secrets/{secret_name}"
+    ],
+    getAlert: ["GET /repos/{owner}/{repo}/dependabot/alerts/{alert_number}"],
+    getOrgPublicKey: ["GET /orgs/{org}/dependabot/secrets/public-key"],
+    getOrgSecret: ["GET /orgs/{org}/dependabot/secrets/{secret_name}"],
+    getRepoPublicKey: [
+      "GET /repos/{owner}/{repo}/dependabot/secrets/public-key"
+    ],
+    getRepoSecret: [
+      "GET /repos/{owner}/{repo}/dependabot/secrets/{secret_name}"
+    ],
+    listAlertsForEnterprise: [
+      "GET /enterprises/{enterprise}/dependabot/alerts"
+    ],
+    listAlertsForOrg: ["GET /orgs/{org}/dependabot/alerts"],
+    listAlertsForRepo: ["GET /repos/{owner}/{repo}/dependabot/alerts"],
+    listOrgSecrets: ["GET /orgs/{org}/dependabot/secrets"],
+    listRepoSecrets: ["GET /repos/{owner}/{repo}/dependabot/secrets"],
+    listSelectedReposForOrgSecret: [
+      "GET /orgs/{org}/dependabot/secrets/{secret_name}/repositories"
+    ],
+    removeSelectedRepoFromOrgSecret: [
+      "DELETE /orgs/{org}/dependabot/secrets/{secret_name}/repositories/{repository_id}"
+    ],
+    repositoryAccessForOrg: [
+      "GET /organizations/{org}/dependabot/repository-access"
+    ],
+    setRepositoryAccessDefaultLevel: [
+      "PUT /organizations/{org}/dependabot/repository-access/default-level"
+    ],
+    setSelectedReposForOrgSecret: [
+      "PUT /orgs/{org}/dependabot/secrets/{secret_name}/repositories"
+    ],
+    updateAlert: [
+      "PATCH /repos/{owner}/{repo}/dependabot/alerts/{alert_number}"
+    ],
+    updateRepositoryAccessForOrg: [
+      "PATCH /organizations/{org}/dependabot/repository-access"
+    ]
+  },
+  dependencyGraph: {
+    createRepositorySnapshot: [
+      "POST /repos/{owner}/{repo}/dependency-graph/snapshots"
+    ],
+    diffRange: [
+      "GET /repos/{owner}/{repo}/dependency-graph/compare/{basehead}"
+    ],
+    exportSbom: ["GET /repos/{owner}/{repo}/dependency-graph/sbom"]
+  },
+  emojis: { get: ["GET /emojis"] },
+  enterpriseTeamMemberships: {
+    add: [
+      "PUT /enterprises/{enterprise}/teams/{enterprise-team}/memberships/{username}"
+    ],
+    bulkAdd: [
+      "POST /enterprises/{enterprise}/teams/{enterprise-team}/memberships/add"
+    ],
+    bulkRemove: [
+      "POST /enterprises/{enterprise}/teams/{enterprise-team}/memberships/remove"
+    ],
+    get: [
+      "GET /enterprises/{enterprise}/teams/{enterprise-team}/memberships/{username}"
+    ],
+    list: ["GET /enterprises/{enterprise}/teams/{enterprise-team}/memberships"],
+    remove: [
+      "DELETE /enterprises/{enterprise}/teams/{enterprise-team}/memberships/{username}"
+    ]
+  },
+  enterpriseTeamOrganizations: {
+    add: [
+      "PUT /enterprises/{enterprise}/teams/{enterprise-team}/organizations/{org}"
+    ],
+    bulkAdd: [
+      "POST /enterprises/{enterprise}/teams/{enterprise-team}/organizations/add"
+    ],
+    bulkRemove: [
+      "POST /enterprises/{enterprise}/teams/{enterprise-team}/organizations/remove"
+    ],
+    delete: [
+      "DELETE /enterprises/{enterprise}/teams/{enterprise-team}/organizations/{org}"
+    ],
+    getAssignment: [
+      "GET /enterprises/{enterprise}/teams/{enterprise-team}/organizations/{org}"
+    ],
+    getAssignments: [
+      "GET /enterprises/{enterprise}/teams/{enterprise-team}/organizations"
+    ]
+  },
+  enterpriseTeams: {
+    create: ["POST /enterprises/{enterprise}/teams"],
+    delete: ["DELETE /enterprises/{enterprise}/teams/{team_slug}"],
+    get: ["GET /enterprises/{enterprise}/teams/{team_slug}"],
+    list: ["GET /enterprises/{enterprise}/teams"],
+    update: ["PATCH /enterprises/{enterprise}/teams/{team_slug}"]
+  },
+  gists: {
+    checkIsStarred: ["GET /gists/{gist_id}/star"],
+    create: ["POST /gists"],
+    createComment: ["POST /gists/{gist_id}/comments"],
+    delete: ["DELETE /gists/{gist_id}"],
+    deleteComment: ["DELETE /gists/{gist_id}/comments/{comment_id}"],
+    fork: ["POST /gists/{gist_id}/forks"],
+    get: ["GET /gists/{gist_id}"],
+    getComment: ["GET /gists/{gist_id}/comments/{comment_id}"],
+    getRevision: ["GET /gists/{gist_id}/{sha}"],
+    list: ["GET /gists"],
+    listComments: ["GET /gists/{gist_id}/comments"],
+    listCommits: ["GET /gists/{gist_id}/commits"],
+    listForUser: ["GET /users/{username}/gists"],
+    listForks: ["GET /gists/{gist_id}/forks"],
+    listPublic: ["GET /gists/public"],
+    listStarred: ["GET /gists/starred"],
+    star: ["PUT /gists/{gist_id}/star"],
+    unstar: ["DELETE /gists/{gist_id}/star"],
+    update: ["PATCH /gists/{gist_id}"],
+    updateComment: ["PATCH /gists/{gist_id}/comments/{comment_id}"]
+  },
+  git: {
+    createBlob: ["POST /repos/{owner}/{repo}/git/blobs"],
+    createCommit: ["POST /repos/{owner}/{repo}/git/commits"],
+    createRef: ["POST /repos/{owner}/{repo}/git/refs"],
+    createTag: ["POST /repos/{owner}/{repo}/git/tags"],
+    createTree: ["POST /repos/{owner}/{repo}/git/trees"],
+    deleteRef: ["DELETE /repos/{owner}/{repo}/git/refs/{ref}"],
+    getBlob: ["GET /repos/{owner}/{repo}/git/blobs/{file_sha}"],
+    getCommit: ["GET /repos/{owner}/{repo}/git/commits/{commit_sha}"],
+    getRef: ["GET /repos/{owner}/{repo}/git/ref/{ref}"],
+    getTag: ["GET /repos/{owner}/{repo}/git/tags/{tag_sha}"],
+    getTree: ["GET /repos/{owner}/{repo}/git/trees/{tree_sha}"],
+    listMatchingRefs: ["GET /repos/{owner}/{repo}/git/matching-refs/{ref}"],
+    updateRef: ["PATCH /repos/{owner}/{repo}/git/refs/{ref}"]
+  },
+  gitignore: {
+    getAllTemplates: ["GET /gitignore/templates"],
+    getTemplate: ["GET /gitignore/templates/{name}"]
+  },
+  hostedCompute: {
+    createNetworkConfigurationForOrg: [
+      "POST /orgs/{org}/settings/network-configurations"
+    ],
+    deleteNetworkConfigurationFromOrg: [
+      "DELETE /orgs/{org}/settings/network-configurations/{network_configuration_id}"
+    ],
+    getNetworkConfigurationForOrg: [
+      "GET /orgs/{org}/settings/network-configurations/{network_configuration_id}"
+    ],
+    getNetworkSettingsForOrg: [
+      "GET /orgs/{org}/settings/network-settings/{network_settings_id}"
+    ],
+    listNetworkConfigurationsForOrg: [
+      "GET /orgs/{org}/settings/network-configurations"
+    ],
+    updateNetworkConfigurationForOrg: [
+      "PATCH /orgs/{org}/settings/network-configurations/{network_configuration_id}"
+    ]
+  },
+  interactions: {
+    getRestrictionsForAuthenticatedUser: ["GET /user/interaction-limits"],
+    getRestrictionsForOrg: ["GET /orgs/{org}/interaction-limits"],
+    getRestrictionsForRepo: ["GET /repos/{owner}/{repo}/interaction-limits"],
+    getRestrictionsForYourPublicRepos: [
+      "GET /user/interaction-limits",
+      {},
+      { renamed: ["interactions", "getRestrictionsForAuthenticatedUser"] }
+    ],
+    removeRestrictionsForAuthenticatedUser: ["DELETE /user/interaction-limits"],
+    removeRestrictionsForOrg: ["DELETE /orgs/{org}/interaction-limits"],
+    removeRestrictionsForRepo: [
+      "DELETE /repos/{owner}/{repo}/interaction-limits"
+    ],
+    removeRestrictionsForYourPublicRepos: [
+      "DELETE /user/interaction-limits",
+      {},
+      { renamed: ["interactions", "removeRestrictionsForAuthenticatedUser"] }
+    ],
+    setRestrictionsForAuthenticatedUser: ["PUT /user/interaction-limits"],
+    setRestrictionsForOrg: ["PUT /orgs/{org}/interaction-limits"],
+    setRestrictionsForRepo: ["PUT /repos/{owner}/{repo}/interaction-limits"],
+    setRestrictionsForYourPublicRepos: [
+      "PUT /user/interaction-limits",
+      {},
+      { renamed: ["interactions", "setRestrictionsForAuthenticatedUser"] }
+    ]
+  },
+  issues: {
+    addAssignees: [
+      "POST /repos/{owner}/{repo}/issues/{issue_number}/assignees"
+    ],
+    addBlockedByDependency: [
+      "POST /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by"
+    ],
+    addLabels: ["POST /repos/{owner}/{repo}/issues/{issue_number}/labels"],
+    addSubIssue: [
+      "POST /repos/{owner}/{repo}/issues/{issue_number}/sub_issues"
+    ],
+    checkUserCanBeAssigned: ["GET /repos/{owner}/{repo}/assignees/{assignee}"],
+    checkUserCanBeAssignedToIssue: [
+      "GET /repos/{owner}/{repo}/issues/{issue_number}/assignees/{assignee}"
+    ],
+    create: ["POST /repos/{owner}/{repo}/issues"],
+    createComment: [
+      "POST /repos/{owner}/{repo}/issues/{issue_number}/comments"
+    ],
+    createLabel: ["POST /repos/{owner}/{repo}/labels"],
+    createMilestone: ["POST /repos/{owner}/{repo}/milestones"],
+    deleteComment: [
+      "DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}"
+    ],
+    deleteLabel: ["DELETE /repos/{owner}/{repo}/labels/{name}"],
+    deleteMilestone: [
+      "DELETE /repos/{owner}/{repo}/milestones/{milestone_number}"
+    ],
+    get: ["GET /repos/{owner}/{repo}/issues/{issue_number}"],
+    getComment: ["GET /repos/{owner}/{repo}/issues/comments/{comment_id}"],
+    getEvent: ["GET /repos/{owner}/{repo}/issues/events/{event_id}"],
+    getLabel: ["GET /repos/{owner}/{repo}/labels/{name}"],
+    getMilestone: ["GET /repos/{owner}/{repo}/milestones/{milestone_number}"],
+    getParent: ["GET /repos/{owner}/{repo}/issues/{issue_number}/parent"],
+    list: ["GET /issues"],
+    listAssignees: ["GET /repos/{owner}/{repo}/assignees"],
+    listComments: ["GET /repos/{owner}/{repo}/issues/{issue_number}/comments"],
+    listCommentsForRepo: ["GET /repos/{owner}/{repo}/issues/comments"],
+    listDependenciesBlockedBy: [
+      "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by"
+    ],
+    listDependenciesBlocking: [
+      "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocking"
+    ],
+    listEvents: ["GET /repos/{owner}/{repo}/issues/{issue_number}/events"],
+    listEventsForRepo: ["GET /repos/{owner}/{repo}/issues/events"],
+    listEventsForTimeline: [
+      "GET /repos/{owner}/{repo}/issues/{issue_number}/timeline"
+    ],
+    listForAuthenticatedUser: ["GET /user/issues"],
+    listForOrg: ["GET /orgs/{org}/issues"],
+    listForRepo: ["GET /repos/{owner}/{repo}/issues"],
+    listLabelsForMilestone: [
+      "GET /repos/{owner}/{repo}/milestones/{milestone_number}/labels"
+    ],
+    listLabelsForRepo: ["GET /repos/{owner}/{repo}/labels"],
+    listLabelsOnIssue: [
+      "GET /repos/{owner}/{repo}/issues/{issue_number}/labels"
+    ],
+    listMilestones: ["GET /repos/{owner}/{repo}/milestones"],
+    listSubIssues: [
+      "GET /repos/{owner}/{repo}/issues/{issue_number}/sub_issues"
+    ],
+    lock: ["PUT /repos/{owner}/{repo}/issues/{issue_number}/lock"],
+    removeAllLabels: [
+      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels"
+    ],
+    removeAssignees: [
+      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/assignees"
+    ],
+    removeDependencyBlockedBy: [
+      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by/{issue_id}"
+    ],
+    removeLabel: [
+      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}"
+    ],
+    removeSubIssue: [
+      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/sub_issue"
+    ],
+    reprioritizeSubIssue: [
+      "PATCH /repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority"
+    ],
+    setLabels: ["PUT /repos/{owner}/{repo}/issues/{issue_number}/labels"],
+    unlock: ["DELETE /repos/{owner}/{repo}/issues/{issue_number}/lock"],
+    update: ["PATCH /repos/{owner}/{repo}/issues/{issue_number}"],
+    updateComment: ["PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}"],
+    updateLabel: ["PATCH /repos/{owner}/{repo}/labels/{name}"],
+    updateMilestone: [
+      "PATCH /repos/{owner}/{repo}/milestones/{milestone_number}"
+    ]
+  },
+  licenses: {
+    get: ["GET /licenses/{license}"],
+    getAllCommonlyUsed: ["GET /licenses"],
+    getForRepo: ["GET /repos/{owner}/{repo}/license"]
+  },
+  markdown: {
+    render: ["POST /markdown"],
+    renderRaw: [
+      "POST /markdown/raw",
+      { headers: { "content-type": "text/plain; charset=utf-8" } }
+    ]
+  },
+  meta: {
+    get: ["GET /meta"],
+    getAllVersions: ["GET /versions"],
+    getOctocat: ["GET /octocat"],
+    getZen: ["GET /zen"],
+    root: ["GET /"]
+  },
+  migrations: {
+    deleteArchiveForAuthenticatedUser: [
+      "DELETE /user/migrations/{migration_id}/archive"
+    ],
+    deleteArchiveForOrg: [
+      "DELETE /orgs/{org}/migrations/{migration_id}/archive"
+    ],
+    downloadArchiveForOrg: [
+      "GET /orgs/{org}/migrations/{migration_id}/archive"
+    ],
+    getArchiveForAuthenticatedUser: [
+      "GET /user/migrations/{migration_id}/archive"
+    ],
+    getStatusForAuthenticatedUser: ["GET /user/migrations/{migration_id}"],
+    getStatusForOrg: ["GET /orgs/{org}/migrations/{migration_id}"],
+    listForAuthenticatedUser: ["GET /user/migrations"],
+    listForOrg: ["GET /orgs/{org}/migrations"],
+    listReposForAuthenticatedUser: [
+      "GET /user/migrations/{migration_id}/repositories"
+    ],
+    listReposForOrg: ["GET /orgs/{org}/migrations/{migration_id}/repositories"],
+    listReposForUser: [
+      "GET /user/migrations/{migration_id}/repositories",
+      {},
+      { renamed: ["migrations", "listReposForAuthenticatedUser"] }
+    ],
+    startForAuthenticatedUser: ["POST /user/migrations"],
+    startForOrg: ["POST /orgs/{org}/migrations"],
+    unlockRepoForAuthenticatedUser: [
+      "DELETE /user/migrations/{migration_id}/repos/{repo_name}/lock"
+    ],
+    unlockRepoForOrg: [
+      "DELETE /orgs/{org}/migrations/{migration_id}/repos/{repo_name}/lock"
+    ]
+  },
+  oidc: {
+    getOidcCustomSubTemplateForOrg: [
+      "GET /orgs/{org}/actions/oidc/customization/sub"
+    ],
+    updateOidcCustomSubTemplateForOrg: [
+      "PUT /orgs/{org}/actions/oidc/customization/sub"
+    ]
+  },
+  orgs: {
+    addSecurityManagerTeam: [
+      "PUT /orgs/{org}/security-managers/teams/{team_slug}",
+      {},
+      {
+        deprecated: "octokit.rest.orgs.addSecurityManagerTeam() is deprecated, see https://docs.github.com/rest/orgs/security-managers#add-a-security-manager-team"
+      }
+    ],
+    assignTeamToOrgRole: [
+      "PUT /orgs/{org}/organization-roles/teams/{team_slug}/{role_id}"
+    ],
+    assignUserToOrgRole: [
+      "PUT /orgs/{org}/organization-roles/users/{username}/{role_id}"
+    ],
+    blockUser: ["PUT /orgs/{org}/blocks/{username}"],
+    cancelInvitation: ["DELETE /orgs/{org}/invitations/{invitation_id}"],
+    checkBlockedUser: ["GET /orgs/{org}/blocks/{username}"],
+    checkMembershipForUser: ["GET /orgs/{org}/members/{username}"],
+    checkPublicMembershipForUser: ["GET /orgs/{org}/public_members/{username}"],
+    convertMemberToOutsideCollaborator: [
+      "PUT /orgs/{org}/outside_collaborators/{username}"
+    ],
+    createArtifactStorageRecord: [
+      "POST /orgs/{org}/artifacts/metadata/storage-record"
+    ],
+    createInvitation: ["POST /orgs/{org}/invitations"],
+    createIssueType: ["POST /orgs/{org}/issue-types"],
+    createWebhook: ["POST /orgs/{org}/hooks"],
+    customPropertiesForOrgsCreateOrUpdateOrganizationValues: [
+      "PATCH /organizations/{org}/org-properties/values"
+    ],
+    customPropertiesForOrgsGetOrganizationValues: [
+      "GET /organizations/{org}/org-properties/values"
+    ],
+    customPropertiesForReposCreateOrUpdateOrganizationDefinition: [
+      "PUT /orgs/{org}/properties/schema/{custom_property_name}"
+    ],
+    customPropertiesForReposCreateOrUpdateOrganizationDefinitions: [
+      "PATCH /orgs/{org}/properties/schema"
+    ],
+    customPropertiesForReposCreateOrUpdateOrganizationValues: [
+      "PATCH /orgs/{org}/properties/values"
+    ],
+    customPropertiesForReposDeleteOrganizationDefinition: [
+      "DELETE /orgs/{org}/properties/schema/{custom_property_name}"
+    ],
+    customPropertiesForReposGetOrganizationDefinition: [
+      "GET /orgs/{org}/properties/schema/{custom_property_name}"
+    ],
+    customPropertiesForReposGetOrganizationDefinitions: [
+      "GET /orgs/{org}/properties/schema"
+    ],
+    customPropertiesForReposGetOrganizationValues: [
+      "GET /orgs/{org}/properties/values"
+    ],
+    delete: ["DELETE /orgs/{org}"],
+    deleteAttestationsBulk: ["POST /orgs/{org}/attestations/delete-request"],
+    deleteAttestationsById: [
+      "DELETE /orgs/{org}/attestations/{attestation_id}"
+    ],
+    deleteAttestationsBySubjectDigest: [
+      "DELETE /orgs/{org}/attestations/digest/{subject_digest}"
+    ],
+    deleteIssueType: ["DELETE /orgs/{org}/issue-types/{issue_type_id}"],
+    deleteWebhook: ["DELETE /orgs/{org}/hooks/{hook_id}"],
+    disableSelectedRepositoryImmutableReleasesOrganization: [
+      "DELETE /orgs/{org}/settings/immutable-releases/repositories/{repository_id}"
+    ],
+    enableSelectedRepositoryImmutableReleasesOrganization: [
+      "PUT /orgs/{org}/settings/immutable-releases/repositories/{repository_id}"
+    ],
+    get: ["GET /orgs/{org}"],
+    getImmutableReleasesSettings: [
+      "GET /orgs/{org}/settings/immutable-releases"
+    ],
+    getImmutableReleasesSettingsRepositories: [
+      "GET /orgs/{org}/settings/immutable-releases/repositories"
+    ],
+    getMembershipForAuthenticatedUser: ["GET /user/memberships/orgs/{org}"],
+    getMembershipForUser: ["GET /orgs/{org}/memberships/{username}"],
+    getOrgRole: ["GET /orgs/{org}/organization-roles/{role_id}"],
+    getOrgRulesetHistory: ["GET /orgs/{org}/rulesets/{ruleset_id}/history"],
+    getOrgRulesetVersion: [
+      "GET /orgs/{org}/rulesets/{ruleset_id}/history/{version_id}"
+    ],
+    getWebhook: ["GET /orgs/{org}/hooks/{hook_id}"],
+    getWebhookConfigForOrg: ["GET /orgs/{org}/hooks/{hook_id}/config"],
+    getWebhookDelivery: [
+      "GET /orgs/{org}/hooks/{hook_id}/deliveries/{delivery_id}"
+    ],
+    list: ["GET /organizations"],
+    listAppInstallations: ["GET /orgs/{org}/installations"],
+    listArtifactStorageRecords: [
+      "GET /orgs/{org}/artifacts/{subject_digest}/metadata/storage-records"
+    ],
+    listAttestationRepositories: ["GET /orgs/{org}/attestations/repositories"],
+    listAttestations: ["GET /orgs/{org}/attestations/{subject_digest}"],
+    listAttestationsBulk: [
+      "POST /orgs/{org}/attestations/bulk-list{?per_page,before,after}"
+    ],
+    listBlockedUsers: ["GET /orgs/{org}/blocks"],
+    listFailedInvitations: ["GET /orgs/{org}/failed_invitations"],
+    listForAuthenticatedUser: ["GET /user/orgs"],
+    listForUser: ["GET /users/{username}/orgs"],
+    listInvitationTeams: ["GET /orgs/{org}/invitations/{invitation_id}/teams"],
+    listIssueTypes: ["GET /orgs/{org}/issue-types"],
+    listMembers: ["GET /orgs/{org}/members"],
+    listMembershipsForAuthenticatedUser: ["GET /user/memberships/orgs"],
+    listOrgRoleTeams: ["GET /orgs/{org}/organization-roles/{role_id}/teams"],
+    listOrgRoleUsers: ["GET /orgs/{org}/organization-roles/{role_id}/users"],
+    listOrgRoles: ["GET /orgs/{org}/organization-roles"],
+    listOrganizationFineGrainedPermissions: [
+      "GET /orgs/{org}/organization-fine-grained-permissions"
+    ],
+    listOutsideCollaborators: ["GET /orgs/{org}/outside_collaborators"],
+    listPatGrantRepositories: [
+      "GET /orgs/{org}/personal-access-tokens/{pat_id}/repositories"
+    ],
+    listPatGrantRequestRepositories: [
+      "GET /orgs/{org}/personal-access-token-requests/{pat_request_id}/repositories"
+    ],
+    listPatGrantRequests: ["GET /orgs/{org}/personal-access-token-requests"],
+    listPatGrants: ["GET /orgs/{org}/personal-access-tokens"],
+    listPendingInvitations: ["GET /orgs/{org}/invitations"],
+    listPublicMembers: ["GET /orgs/{org}/public_members"],
+    listSecurityManagerTeams: [
+      "GET /orgs/{org}/security-managers",
+      {},
+      {
+        deprecated: "octokit.rest.orgs.listSecurityManagerTeams() is deprecated, see https://docs.github.com/rest/orgs/security-managers#list-security-manager-teams"
+      }
+    ],
+    listWebhookDeliveries: ["GET /orgs/{org}/hooks/{hook_id}/deliveries"],
+    listWebhooks: ["GET /orgs/{org}/hooks"],
+    pingWebhook: ["POST /orgs/{org}/hooks/{hook_id}/pings"],
+    redeliverWebhookDelivery: [
+      "POST /orgs/{org}/hooks/{hook_id}/deliveries/{delivery_id}/attempts"
+    ],
+    removeMember: ["DELETE /orgs/{org}/members/{username}"],
+    removeMembershipForUser: ["DELETE /orgs/{org}/memberships/{username}"],
+    removeOutsideCollaborator: [
+      "DELETE /orgs/{org}/outside_collaborators/{username}"
+    ],
+    removePublicMembershipForAuthenticatedUser: [
+      "DELETE /orgs/{org}/public_members/{username}"
+    ],
+    removeSecurityManagerTeam: [
+      "DELETE /orgs/{org}/security-managers/teams/{team_slug}",
+      {},
+      {
+        deprecated: "octokit.rest.orgs.removeSecurityManagerTeam() is deprecated, see https://docs.github.com/rest/orgs/security-managers#remove-a-security-manager-team"
+      }
+    ],
+    reviewPatGrantRequest: [
+      "POST /orgs/{org}/personal-access-token-requests/{pat_request_id}"
+    ],
+    reviewPatGrantRequestsInBulk: [
+      "POST /orgs/{org}/personal-access-token-requests"
+    ],
+    revokeAllOrgRolesTeam: [
+      "DELETE /orgs/{org}/organization-roles/teams/{team_slug}"
+    ],
+    revokeAllOrgRolesUser: [
+      "DELETE /orgs/{org}/organization-roles/users/{username}"
+    ],
+    revokeOrgRoleTeam: [
+      "DELETE /orgs/{org}/organization-roles/teams/{team_slug}/{role_id}"
+    ],
+    revokeOrgRoleUser: [
+      "DELETE /orgs/{org}/organization-roles/users/{username}/{role_id}"
+    ],
+    setImmutableReleasesSettings: [
+      "PUT /orgs/{org}/settings/immutable-releases"
+    ],
+    setImmutableReleasesSettingsRepositories: [
+      "PUT /orgs/{org}/settings/immutable-releases/repositories"
+    ],
+    setMembershipForUser: ["PUT /orgs/{org}/memberships/{username}"],
+    setPublicMembershipForAuthenticatedUser: [
+      "PUT /orgs/{org}/public_members/{username}"
+    ],
+    unblockUser: ["DELETE /orgs/{org}/blocks/{username}"],
+    update: ["PATCH /orgs/{org}"],
+    updateIssueType: ["PUT /orgs/{org}/issue-types/{issue_type_id}"],
+    updateMembershipForAuthenticatedUser: [
+      "PATCH /user/memberships/orgs/{org}"
+    ],
+    updatePatAccess: ["POST /orgs/{org}/personal-access-tokens/{pat_id}"],
+    updatePatAccesses: ["POST /orgs/{org}/personal-access-tokens"],
+    updateWebhook: ["PATCH /orgs/{org}/hooks/{hook_id}"],
+    updateWebhookConfigForOrg: ["PATCH /orgs/{org}/hooks/{hook_id}/config"]
+  },
+  packages: {
+    deletePackageForAuthenticatedUser: [
+      "DELETE /user/packages/{package_type}/{package_name}"
+    ],
+    deletePackageForOrg: [
+      "DELETE /orgs/{org}/packages/{package_type}/{package_name}"
+    ],
+    deletePackageForUser: [
+      "DELETE /users/{username}/packages/{package_type}/{package_name}"
+    ],
+    deletePackageVersionForAuthenticatedUser: [
+      "DELETE /user/packages/{package_type}/{package_name}/versions/{package_version_id}"
+    ],
+    deletePackageVersionForOrg: [
+      "DELETE /orgs/{org}/packages/{package_type}/{package_name}/versions/{package_version_id}"
+    ],
+    deletePackageVersionForUser: [
+      "DELETE /users/{username}/packages/{package_type}/{package_name}/versions/{package_version_id}"
+    ],
+    getAllPackageVersionsForAPackageOwnedByAnOrg: [
+      "GET /orgs/{org}/packages/{package_type}/{package_name}/versions",
+      {},
+      { renamed: ["packages", "getAllPackageVersionsForPackageOwnedByOrg"] }
+    ],
+    getAllPackageVersionsForAPackageOwnedByTheAuthenticatedUser: [
+      "GET /user/packages/{package_type}/{package_name}/versions",
+      {},
+      {
+        renamed: [
+          "packages",
+          "getAllPackageVersionsForPackageOwnedByAuthenticatedUser"
+        ]
+      }
+    ],
+    getAllPackageVersionsForPackageOwnedByAuthenticatedUser: [
+      "GET /user/packages/{package_type}/{package_name}/versions"
+    ],
+    getAllPackageVersionsForPackageOwnedByOrg: [
+      "GET /orgs/{org}/packages/{package_type}/{package_name}/versions"
+    ],
+    getAllPackageVersionsForPackageOwnedByUser: [
+      "GET /users/{username}/packages/{package_type}/{package_name}/versions"
+    ],
+    getPackageForAuthenticatedUser: [
+      "GET /user/packages/{package_type}/{package_name}"
+    ],
+    getPackageForOrganization: [
+      "GET /orgs/{org}/packages/{package_type}/{package_name}"
+    ],
+    getPackageForUser: [
+      "GET /users/{username}/packages/{package_type}/{package_name}"
+    ],
+    getPackageVersionForAuthenticatedUser: [
+      "GET /user/packages/{package_type}/{package_name}/versions/{package_version_id}"
+    ],
+    getPackageVersionForOrganization: [
+      "GET /orgs/{org}/packages/{package_type}/{package_name}/versions/{package_version_id}"
+    ],
+    getPackageVersionForUser: [
+      "GET /users/{username}/packages/{package_type}/{package_name}/versions/{package_version_id}"
+    ],
+    listDockerMigrationConflictingPackagesForAuthenticatedUser: [
+      "GET /user/docker/conflicts"
+    ],
+    listDockerMigrationConflictingPackagesForOrganization: [
+      "GET /orgs/{org}/docker/conflicts"
+    ],
+    listDockerMigrationConflictingPackagesForUser: [
+      "GET /users/{username}/docker/conflicts"
+    ],
+    listPackagesForAuthenticatedUser: ["GET /user/packages"],
+    listPackagesForOrganization: ["GET /orgs/{org}/packages"],
+    listPackagesForUser: ["GET /users/{username}/packages"],
+    restorePackageForAuthenticatedUser: [
+      "POST /user/packages/{package_type}/{package_name}/restore{?token}"
+    ],
+    restorePackageForOrg: [
+      "POST /orgs/{org}/packages/{package_type}/{package_name}/restore{?token}"
+    ],
+    restorePackageForUser: [
+      "POST /users/{username}/packages/{package_type}/{package_name}/restore{?token}"
+    ],
+    restorePackageVersionForAuthenticatedUser: [
+      "POST /user/packages/{package_type}/{package_name}/versions/{package_version_id}/restore"
+    ],
+    restorePackageVersionForOrg: [
+      "POST /orgs/{org}/packages/{package_type}/{package_name}/versions/{package_version_id}/restore"
+    ],
+    restorePackageVersionForUser: [
+      "POST /users/{username}/packages/{package_type}/{package_name}/versions/{package_version_id}/restore"
+    ]
+  },
+  privateRegistries: {
+    createOrgPrivateRegistry: ["POST /orgs/{org}/private-registries"],
+    deleteOrgPrivateRegistry: [
+      "DELETE /orgs/{org}/private-registries/{secret_name}"
+    ],
+    getOrgPrivateRegistry: ["GET /orgs/{org}/private-registries/{secret_name}"],
+    getOrgPublicKey: ["GET /orgs/{org}/private-registries/public-key"],
+    listOrgPrivateRegistries: ["GET /orgs/{org}/private-registries"],
+    updateOrgPrivateRegistry: [
+      "PATCH /orgs/{org}/private-registries/{secret_name}"
+    ]
+  },
+  projects: {
+    addItemForOrg: ["POST /orgs/{org}/projectsV2/{project_number}/items"],
+    addItemForUser: [
+      "POST /users/{username}/projectsV2/{project_number}/items"
+    ],
+    deleteItemForOrg: [
+      "DELETE /orgs/{org}/projectsV2/{project_number}/items/{item_id}"
+    ],
+    deleteItemForUser: [
+      "DELETE /users/{username}/projectsV2/{project_number}/items/{item_id}"
+    ],
+    getFieldForOrg: [
+      "GET /orgs/{org}/projectsV2/{project_number}/fields/{field_id}"
+    ],
+    getFieldForUser: [
+      "GET /users/{username}/projectsV2/{project_number}/fields/{field_id}"
+    ],
+    getForOrg: ["GET /orgs/{org}/projectsV2/{project_number}"],
+    getForUser: ["GET /users/{username}/projectsV2/{project_number}"],
+    getOrgItem: ["GET /orgs/{org}/projectsV2/{project_number}/items/{item_id}"],
+    getUserItem: [
+      "GET /users/{username}/projectsV2/{project_number}/items/{item_id}"
+    ],
+    listFieldsForOrg: ["GET /orgs/{org}/projectsV2/{project_number}/fields"],
+    listFieldsForUser: [
+      "GET /users/{username}/projectsV2/{project_number}/fields"
+    ],
+    listForOrg: ["GET /orgs/{org}/projectsV2"],
+    listForUser: ["GET /users/{username}/projectsV2"],
+    listItemsForOrg: ["GET /orgs/{org}/projectsV2/{project_number}/items"],
+    listItemsForUser: [
+      "GET /users/{username}/projectsV2/{project_number}/items"
+    ],
+    updateItemForOrg: [
+      "PATCH /orgs/{org}/projectsV2/{project_number}/items/{item_id}"
+    ],
+    updateItemForUser: [
+      "PATCH /users/{username}/projectsV2/{project_number}/items/{item_id}"
+    ]
+  },
+  pulls: {
+    checkIfMerged: ["GET /repos/{owner}/{repo}/pulls/{pull_number}/merge"],
+    create: ["POST /repos/{owner}/{repo}/pulls"],
+    createReplyForReviewComment: [
+      "POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies"
+    ],
+    createReview: ["POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews"],
+    createReviewComment: [
+      "POST /repos/{owner}/{repo}/pulls/{pull_number}/comments"
+    ],
+    deletePendingReview: [
+      "DELETE /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}"
+    ],
+    deleteReviewComment: [
+      "DELETE /repos/{owner}/{repo}/pulls/comments/{comment_id}"
+    ],
+    dismissReview: [
+      "PUT /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/dismissals"
+    ],
+    get: ["GET /repos/{owner}/{repo}/pulls/{pull_number}"],
+    getReview: [
+      "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}"
+    ],
+    getReviewComment: ["GET /repos/{owner}/{repo}/pulls/comments/{comment_id}"],
+    list: ["GET /repos/{owner}/{repo}/pulls"],
+    listCommentsForReview: [
+      "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments"
+    ],
+    listCommits: ["GET /repos/{owner}/{repo}/pulls/{pull_number}/commits"],
+    listFiles: ["GET /repos/{owner}/{repo}/pulls/{pull_number}/files"],
+    listRequestedReviewers: [
+      "GET /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers"
+    ],
+    listReviewComments: [
+      "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments"
+    ],
+    listReviewCommentsForRepo: ["GET /repos/{owner}/{repo}/pulls/comments"],
+    listReviews: ["GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews"],
+    merge: ["PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge"],
+    removeRequestedReviewers: [
+      "DELETE /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers"
+    ],
+    requestReviewers: [
+      "POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers"
+    ],
+    submitReview: [
+      "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/events"
+    ],
+    update: ["PATCH /repos/{owner}/{repo}/pulls/{pull_number}"],
+    updateBranch: [
+      "PUT /repos/{owner}/{repo}/pulls/{pull_number}/update-branch"
+    ],
+    updateReview: [
+      "PUT /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}"
+    ],
+    updateReviewComment: [
+      "PATCH /repos/{owner}/{repo}/pulls/comments/{comment_id}"
+    ]
+  },
+  rateLimit: { get: ["GET /rate_limit"] },
+  reactions: {
+    createForCommitComment: [
+      "POST /repos/{owner}/{repo}/comments/{comment_id}/reactions"
+    ],
+    createForIssue: [
+      "POST /repos/{owner}/{repo}/issues/{issue_number}/reactions"
+    ],
+    createForIssueComment: [
+      "POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions"
+    ],
+    createForPullRequestReviewComment: [
+      "POST /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions"
+    ],
+    createForRelease: [
+      "POST /repos/{owner}/{repo}/releases/{release_id}/reactions"
+    ],
+    createForTeamDiscussionCommentInOrg: [
+      "POST /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}/reactions"
+    ],
+    createForTeamDiscussionInOrg: [
+      "POST /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/reactions"
+    ],
+    deleteForCommitComment: [
+      "DELETE /repos/{owner}/{repo}/comments/{comment_id}/reactions/{reaction_id}"
+    ],
+    deleteForIssue: [
+      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/reactions/{reaction_id}"
+    ],
+    deleteForIssueComment: [
+      "DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions/{reaction_id}"
+    ],
+    deleteForPullRequestComment: [
+      "DELETE /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions/{reaction_id}"
+    ],
+    deleteForRelease: [
+      "DELETE /repos/{owner}/{repo}/releases/{release_id}/reactions/{reaction_id}"
+    ],
+    deleteForTeamDiscussion: [
+      "DELETE /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/reactions/{reaction_id}"
+    ],
+    deleteForTeamDiscussionComment: [
+      "DELETE /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}/reactions/{reaction_id}"
+    ],
+    listForCommitComment: [
+      "GET /repos/{owner}/{repo}/comments/{comment_id}/reactions"
+    ],
+    listForIssue: ["GET /repos/{owner}/{repo}/issues/{issue_number}/reactions"],
+    listForIssueComment: [
+      "GET /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions"
+    ],
+    listForPullRequestReviewComment: [
+      "GET /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions"
+    ],
+    listForRelease: [
+      "GET /repos/{owner}/{repo}/releases/{release_id}/reactions"
+    ],
+    listForTeamDiscussionCommentInOrg: [
+      "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}/reactions"
+    ],
+    listForTeamDiscussionInOrg: [
+      "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/reactions"
+    ]
+  },
+  repos: {
+    acceptInvitation: [
+      "PATCH /user/repository_invitations/{invitation_id}",
+      {},
+      { renamed: ["repos", "acceptInvitationForAuthenticatedUser"] }
+    ],
+    acceptInvitationForAuthenticatedUser: [
+      "PATCH /user/repository_invitations/{invitation_id}"
+    ],
+    addAppAccessRestrictions: [
+      "POST /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/apps",
+      {},
+      { mapToData: "apps" }
+    ],
+    addCollaborator: ["PUT /repos/{owner}/{repo}/collaborators/{username}"],
+    addStatusCheckContexts: [
+      "POST /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks/contexts",
+      {},
+      { mapToData: "contexts" }
+    ],
+    addTeamAccessRestrictions: [
+      "POST /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/teams",
+      {},
+      { mapToData: "teams" }
+    ],
+    addUserAccessRestrictions: [
+      "POST /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/users",
+      {},
+      { mapToData: "users" }
+    ],
+    cancelPagesDeployment: [
+      "POST /repos/{owner}/{repo}/pages/deployments/{pages_deployment_id}/cancel"
+    ],
+    checkAutomatedSecurityFixes: [
+      "GET /repos/{owner}/{repo}/automated-security-fixes"
+    ],
+    checkCollaborator: ["GET /repos/{owner}/{repo}/collaborators/{username}"],
+    checkImmutableReleases: ["GET /repos/{owner}/{repo}/immutable-releases"],
+    checkPrivateVulnerabilityReporting: [
+      "GET /repos/{owner}/{repo}/private-vulnerability-reporting"
+    ],
+    checkVulnerabilityAlerts: [
+      "GET /repos/{owner}/{repo}/vulnerability-alerts"
+    ],
+    codeownersErrors: ["GET /repos/{owner}/{repo}/codeowners/errors"],
+    compareCommits: ["GET /repos/{owner}/{repo}/compare/{base}...{head}"],
+    compareCommitsWithBasehead: [
+      "GET /repos/{owner}/{repo}/compare/{basehead}"
+    ],
+    createAttestation: ["POST /repos/{owner}/{repo}/attestations"],
+    createAutolink: ["POST /repos/{owner}/{repo}/autolinks"],
+    createCommitComment: [
+      "POST /repos/{owner}/{repo}/commits/{commit_sha}/comments"
+    ],
+    createCommitSignatureProtection: [
+      "POST /repos/{owner}/{repo}/branches/{branch}/protection/required_signatures"
+    ],
+    createCommitStatus: ["POST /repos/{owner}/{repo}/statuses/{sha}"],
+    createDeployKey: ["POST /repos/{owner}/{repo}/keys"],
+    createDeployment: ["POST /repos/{owner}/{repo}/deployments"],
+    createDeploymentBranchPolicy: [
+      "POST /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies"
+    ],
+    createDeploymentProtectionRule: [
+      "POST /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules"
+    ],
+    createDeploymentStatus: [
+      "POST /repos/{owner}/{repo}/deployments/{deployment_id}/statuses"
+    ],
+    createDispatchEvent: ["POST /repos/{owner}/{repo}/dispatches"],
+    createForAuthenticatedUser: ["POST /user/repos"],
+    createFork: ["POST /repos/{owner}/{repo}/forks"],
+    createInOrg: ["POST /orgs/{org}/repos"],
+    createOrUpdateEnvironment: [
+      "PUT /repos/{owner}/{repo}/environments/{environment_name}"
+    ],
+    createOrUpdateFileContents: ["PUT /repos/{owner}/{repo}/contents/{path}"],
+    createOrgRuleset: ["POST /orgs/{org}/rulesets"],
+    createPagesDeployment: ["POST /repos/{owner}/{repo}/pages/deployments"],
+    createPagesSite: ["POST /repos/{owner}/{repo}/pages"],
+    createRelease: ["POST /repos/{owner}/{repo}/releases"],
+    createRepoRuleset: ["POST /repos/{owner}/{repo}/rulesets"],
+    createUsingTemplate: [
+      "POST /repos/{template_owner}/{template_repo}/generate"
+    ],
+    createWebhook: ["POST /repos/{owner}/{repo}/hooks"],
+    customPropertiesForReposCreateOrUpdateRepositoryValues: [
+      "PATCH /repos/{owner}/{repo}/properties/values"
+    ],
+    customPropertiesForReposGetRepositoryValues: [
+      "GET /repos/{owner}/{repo}/properties/values"
+    ],
+    declineInvitation: [
+      "DELETE /user/repository_invitations/{invitation_id}",
+      {},
+      { renamed: ["repos", "declineInvitationForAuthenticatedUser"] }
+    ],
+    declineInvitationForAuthenticatedUser: [
+      "DELETE /user/repository_invitations/{invitation_id}"
+    ],
+    delete: ["DELETE /repos/{owner}/{repo}"],
+    deleteAccessRestrictions: [
+      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/restrictions"
+    ],
+    deleteAdminBranchProtection: [
+      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/enforce_admins"
+    ],
+    deleteAnEnvironment: [
+      "DELETE /repos/{owner}/{repo}/environments/{environment_name}"
+    ],
+    deleteAutolink: ["DELETE /repos/{owner}/{repo}/autolinks/{autolink_id}"],
+    deleteBranchProtection: [
+      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection"
+    ],
+    deleteCommitComment: ["DELETE /repos/{owner}/{repo}/comments/{comment_id}"],
+    deleteCommitSignatureProtection: [
+      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/required_signatures"
+    ],
+    deleteDeployKey: ["DELETE /repos/{owner}/{repo}/keys/{key_id}"],
+    deleteDeployment: [
+      "DELETE /repos/{owner}/{repo}/deployments/{deployment_id}"
+    ],
+    deleteDeploymentBranchPolicy: [
+      "DELETE /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies/{branch_policy_id}"
+    ],
+    deleteFile: ["DELETE /repos/{owner}/{repo}/contents/{path}"],
+    deleteInvitation: [
+      "DELETE /repos/{owner}/{repo}/invitations/{invitation_id}"
+    ],
+    deleteOrgRuleset: ["DELETE /orgs/{org}/rulesets/{ruleset_id}"],
+    deletePagesSite: ["DELETE /repos/{owner}/{repo}/pages"],
+    deletePullRequestReviewProtection: [
+      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/required_pull_request_reviews"
+    ],
+    deleteRelease: ["DELETE /repos/{owner}/{repo}/releases/{release_id}"],
+    deleteReleaseAsset: [
+      "DELETE /repos/{owner}/{repo}/releases/assets/{asset_id}"
+    ],
+    deleteRepoRuleset: ["DELETE /repos/{owner}/{repo}/rulesets/{ruleset_id}"],
+    deleteWebhook: ["DELETE /repos/{owner}/{repo}/hooks/{hook_id}"],
+    disableAutomatedSecurityFixes: [
+      "DELETE /repos/{owner}/{repo}/automated-security-fixes"
+    ],
+    disableDeploymentProtectionRule: [
+      "DELETE /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules/{protection_rule_id}"
+    ],
+    disableImmutableReleases: [
+      "DELETE /repos/{owner}/{repo}/immutable-releases"
+    ],
+    disablePrivateVulnerabilityReporting: [
+      "DELETE /repos/{owner}/{repo}/private-vulnerability-reporting"
+    ],
+    disableVulnerabilityAlerts: [
+      "DELETE /repos/{owner}/{repo}/vulnerability-alerts"
+    ],
+    downloadArchive: [
+      "GET /repos/{owner}/{repo}/zipball/{ref}",
+      {},
+      { renamed: ["repos", "downloadZipballArchive"] }
+    ],
+    downloadTarballArchive: ["GET /repos/{owner}/{repo}/tarball/{ref}"],
+    downloadZipballArchive: ["GET /repos/{owner}/{repo}/zipball/{ref}"],
+    enableAutomatedSecurityFixes: [
+      "PUT /repos/{owner}/{repo}/automated-security-fixes"
+    ],
+    enableImmutableReleases: ["PUT /repos/{owner}/{repo}/immutable-releases"],
+    enablePrivateVulnerabilityReporting: [
+      "PUT /repos/{owner}/{repo}/private-vulnerability-reporting"
+    ],
+    enableVulnerabilityAlerts: [
+      "PUT /repos/{owner}/{repo}/vulnerability-alerts"
+    ],
+    generateReleaseNotes: [
+      "POST /repos/{owner}/{repo}/releases/generate-notes"
+    ],
+    get: ["GET /repos/{owner}/{repo}"],
+    getAccessRestrictions: [
+      "GET /repos/{owner}/{repo}/branches/{branch}/protection/restrictions"
+    ],
+    getAdminBranchProtection: [
+      "GET /repos/{owner}/{repo}/branches/{branch}/protection/enforce_admins"
+    ],
+    getAllDeploymentProtectionRules: [
+      "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules"
+    ],
+    getAllEnvironments: ["GET /repos/{owner}/{repo}/environments"],
+    getAllStatusCheckContexts: [
+      "GET /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks/contexts"
+    ],
+    getAllTopics: ["GET /repos/{owner}/{repo}/topics"],
+    getAppsWithAccessToProtectedBranch: [
+      "GET /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/apps"
+    ],
+    getAutolink: ["GET /repos/{owner}/{repo}/autolinks/{autolink_id}"],
+    getBranch: ["GET /repos/{owner}/{repo}/branches/{branch}"],
+    getBranchProtection: [
+      "GET /repos/{owner}/{repo}/branches/{branch}/protection"
+    ],
+    getBranchRules: ["GET /repos/{owner}/{repo}/rules/branches/{branch}"],
+    getClones: ["GET /repos/{owner}/{repo}/traffic/clones"],
+    getCodeFrequencyStats: ["GET /repos/{owner}/{repo}/stats/code_frequency"],
+    getCollaboratorPermissionLevel: [
+      "GET /repos/{owner}/{repo}/collaborators/{username}/permission"
+    ],
+    getCombinedStatusForRef: ["GET /repos/{owner}/{repo}/commits/{ref}/status"],
+    getCommit: ["GET /repos/{owner}/{repo}/commits/{ref}"],
+    getCommitActivityStats: ["GET /repos/{owner}/{repo}/stats/commit_activity"],
+    getCommitComment: ["GET /repos/{owner}/{repo}/comments/{comment_id}"],
+    getCommitSignatureProtection: [
+      "GET /repos/{owner}/{repo}/branches/{branch}/protection/required_signatures"
+    ],
+    getCommunityProfileMetrics: ["GET /repos/{owner}/{repo}/community/profile"],
+    getContent: ["GET /repos/{owner}/{repo}/contents/{path}"],
+    getContributorsStats: ["GET /repos/{owner}/{repo}/stats/contributors"],
+    getCustomDeploymentProtectionRule: [
+      "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules/{protection_rule_id}"
+    ],
+    getDeployKey: ["GET /repos/{owner}/{repo}/keys/{key_id}"],
+    getDeployment: ["GET /repos/{owner}/{repo}/deployments/{deployment_id}"],
+    getDeploymentBranchPolicy: [
+      "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies/{branch_policy_id}"
+    ],
+    getDeploymentStatus: [
+      "GET /repos/{owner}/{repo}/deployments/{deployment_id}/statuses/{status_id}"
+    ],
+    getEnvironment: [
+      "GET /repos/{owner}/{repo}/environments/{environment_name}"
+    ],
+    getLatestPagesBuild: ["GET /repos/{owner}/{repo}/pages/builds/latest"],
+    getLatestRelease: ["GET /repos/{owner}/{repo}/releases/latest"],
+    getOrgRuleSuite: ["GET /orgs/{org}/rulesets/rule-suites/{rule_suite_id}"],
+    getOrgRuleSuites: ["GET /orgs/{org}/rulesets/rule-suites"],
+    getOrgRuleset: ["GET /orgs/{org}/rulesets/{ruleset_id}"],
+    getOrgRulesets: ["GET /orgs/{org}/rulesets"],
+    getPages: ["GET /repos/{owner}/{repo}/pages"],
+    getPagesBuild: ["GET /repos/{owner}/{repo}/pages/builds/{build_id}"],
+    getPagesDeployment: [
+      "GET /repos/{owner}/{repo}/pages/deployments/{pages_deployment_id}"
+    ],
+    getPagesHealthCheck: ["GET /repos/{owner}/{repo}/pages/health"],
+    getParticipationStats: ["GET /repos/{owner}/{repo}/stats/participation"],
+    getPullRequestReviewProtection: [
+      "GET /repos/{owner}/{repo}/branches/{branch}/protection/required_pull_request_reviews"
+    ],
+    getPunchCardStats: ["GET /repos/{owner}/{repo}/stats/punch_card"],
+    getReadme: ["GET /repos/{owner}/{repo}/readme"],
+    getReadmeInDirectory: ["GET /repos/{owner}/{repo}/readme/{dir}"],
+    getRelease: ["GET /repos/{owner}/{repo}/releases/{release_id}"],
+    getReleaseAsset: ["GET /repos/{owner}/{repo}/releases/assets/{asset_id}"],
+    getReleaseByTag: ["GET /repos/{owner}/{repo}/releases/tags/{tag}"],
+    getRepoRuleSuite: [
+      "GET /repos/{owner}/{repo}/rulesets/rule-suites/{rule_suite_id}"
+    ],
+    getRepoRuleSuites: ["GET /repos/{owner}/{repo}/rulesets/rule-suites"],
+    getRepoRuleset: ["GET /repos/{owner}/{repo}/rulesets/{ruleset_id}"],
+    getRepoRulesetHistory: [
+      "GET /repos/{owner}/{repo}/rulesets/{ruleset_id}/history"
+    ],
+    getRepoRulesetVersion: [
+      "GET /repos/{owner}/{repo}/rulesets/{ruleset_id}/history/{version_id}"
+    ],
+    getRepoRulesets: ["GET /repos/{owner}/{repo}/rulesets"],
+    getStatusChecksProtection: [
+      "GET /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks"
+    ],
+    getTeamsWithAccessToProtectedBranch: [
+      "GET /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/teams"
+    ],
+    getTopPaths: ["GET /repos/{owner}/{repo}/traffic/popular/paths"],
+    getTopReferrers: ["GET /repos/{owner}/{repo}/traffic/popular/referrers"],
+    getUsersWithAccessToProtectedBranch: [
+      "GET /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/users"
+    ],
+    getViews: ["GET /repos/{owner}/{repo}/traffic/views"],
+    getWebhook: ["GET /repos/{owner}/{repo}/hooks/{hook_id}"],
+    getWebhookConfigForRepo: [
+      "GET /repos/{owner}/{repo}/hooks/{hook_id}/config"
+    ],
+    getWebhookDelivery: [
+      "GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries/{delivery_id}"
+    ],
+    listActivities: ["GET /repos/{owner}/{repo}/activity"],
+    listAttestations: [
+      "GET /repos/{owner}/{repo}/attestations/{subject_digest}"
+    ],
+    listAutolinks: ["GET /repos/{owner}/{repo}/autolinks"],
+    listBranches: ["GET /repos/{owner}/{repo}/branches"],
+    listBranchesForHeadCommit: [
+      "GET /repos/{owner}/{repo}/commits/{commit_sha}/branches-where-head"
+    ],
+    listCollaborators: ["GET /repos/{owner}/{repo}/collaborators"],
+    listCommentsForCommit: [
+      "GET /repos/{owner}/{repo}/commits/{commit_sha}/comments"
+    ],
+    listCommitCommentsForRepo: ["GET /repos/{owner}/{repo}/comments"],
+    listCommitStatusesForRef: [
+      "GET /repos/{owner}/{repo}/commits/{ref}/statuses"
+    ],
+    listCommits: ["GET /repos/{owner}/{repo}/commits"],
+    listContributors: ["GET /repos/{owner}/{repo}/contributors"],
+    listCustomDeploymentRuleIntegrations: [
+      "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules/apps"
+    ],
+    listDeployKeys: ["GET /repos/{owner}/{repo}/keys"],
+    listDeploymentBranchPolicies: [
+      "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies"
+    ],
+    listDeploymentStatuses: [
+      "GET /repos/{owner}/{repo}/deployments/{deployment_id}/statuses"
+    ],
+    listDeployments: ["GET /repos/{owner}/{repo}/deployments"],
+    listForAuthenticatedUser: ["GET /user/repos"],
+    listForOrg: ["GET /orgs/{org}/repos"],
+    listForUser: ["GET /users/{username}/repos"],
+    listForks: ["GET /repos/{owner}/{repo}/forks"],
+    listInvitations: ["GET /repos/{owner}/{repo}/invitations"],
+    listInvitationsForAuthenticatedUser: ["GET /user/repository_invitations"],
+    listLanguages: ["GET /repos/{owner}/{repo}/languages"],
+    listPagesBuilds: ["GET /repos/{owner}/{repo}/pages/builds"],
+    listPublic: ["GET /repositories"],
+    listPullRequestsAssociatedWithCommit: [
+      "GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls"
+    ],
+    listReleaseAssets: [
+      "GET /repos/{owner}/{repo}/releases/{release_id}/assets"
+    ],
+    listReleases: ["GET /repos/{owner}/{repo}/releases"],
+    listTags: ["GET /repos/{owner}/{repo}/tags"],
+    listTeams: ["GET /repos/{owner}/{repo}/teams"],
+    listWebhookDeliveries: [
+      "GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries"
+    ],
+    listWebhooks: ["GET /repos/{owner}/{repo}/hooks"],
+    merge: ["POST /repos/{owner}/{repo}/merges"],
+    mergeUpstream: ["POST /repos/{owner}/{repo}/merge-upstream"],
+    pingWebhook: ["POST /repos/{owner}/{repo}/hooks/{hook_id}/pings"],
+    redeliverWebhookDelivery: [
+      "POST /repos/{owner}/{repo}/hooks/{hook_id}/deliveries/{delivery_id}/attempts"
+    ],
+    removeAppAccessRestrictions: [
+      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/apps",
+      {},
+      { mapToData: "apps" }
+    ],
+    removeCollaborator: [
+      "DELETE /repos/{owner}/{repo}/collaborators/{username}"
+    ],
+    removeStatusCheckContexts: [
+      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks/contexts",
+      {},
+      { mapToData: "contexts" }
+    ],
+    removeStatusCheckProtection: [
+      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks"
+    ],
+    removeTeamAccessRestrictions: [
+      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/teams",
+      {},
+      { mapToData: "teams" }
+    ],
+    removeUserAccessRestrictions: [
+      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/users",
+      {},
+      { mapToData: "users" }
+    ],
+    renameBranch: ["POST /repos/{owner}/{repo}/branches/{branch}/rename"],
+    replaceAllTopics: ["PUT /repos/{owner}/{repo}/topics"],
+    requestPagesBuild: ["POST /repos/{owner}/{repo}/pages/builds"],
+    setAdminBranchProtection: [
+      "POST /repos/{owner}/{repo}/branches/{branch}/protection/enforce_admins"
+    ],
+    setAppAccessRestrictions: [
+      "PUT /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/apps",
+      {},
+      { mapToData: "apps" }
+    ],
+    setStatusCheckContexts: [
+      "PUT /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks/contexts",
+      {},
+      { mapToData: "contexts" }
+    ],
+    setTeamAccessRestrictions: [
+      "PUT /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/teams",
+      {},
+      { mapToData: "teams" }
+    ],
+    setUserAccessRestrictions: [
+      "PUT /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/users",
+      {},
+      { mapToData: "users" }
+    ],
+    testPushWebhook: ["POST /repos/{owner}/{repo}/hooks/{hook_id}/tests"],
+    transfer: ["POST /repos/{owner}/{repo}/transfer"],
+    update: ["PATCH /repos/{owner}/{repo}"],
+    updateBranchProtection: [
+      "PUT /repos/{owner}/{repo}/branches/{branch}/protection"
+    ],
+    updateCommitComment: ["PATCH /repos/{owner}/{repo}/comments/{comment_id}"],
+    updateDeploymentBranchPolicy: [
+      "PUT /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies/{branch_policy_id}"
+    ],
+    updateInformationAboutPagesSite: ["PUT /repos/{owner}/{repo}/pages"],
+    updateInvitation: [
+      "PATCH /repos/{owner}/{repo}/invitations/{invitation_id}"
+    ],
+    updateOrgRuleset: ["PUT /orgs/{org}/rulesets/{ruleset_id}"],
+    updatePullRequestReviewProtection: [
+      "PATCH /repos/{owner}/{repo}/branches/{branch}/protection/required_pull_request_reviews"
+    ],
+    updateRelease: ["PATCH /repos/{owner}/{repo}/releases/{release_id}"],
+    updateReleaseAsset: [
+      "PATCH /repos/{owner}/{repo}/releases/assets/{asset_id}"
+    ],
+    updateRepoRuleset: ["PUT /repos/{owner}/{repo}/rulesets/{ruleset_id}"],
+    updateStatusCheckPotection: [
+      "PATCH /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks",
+      {},
+      { renamed: ["repos", "updateStatusCheckProtection"] }
+    ],
+    updateStatusCheckProtection: [
+      "PATCH /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks"
+    ],
+    updateWebhook: ["PATCH /repos/{owner}/{repo}/hooks/{hook_id}"],
+    updateWebhookConfigForRepo: [
+      "PATCH /repos/{owner}/{repo}/hooks/{hook_id}/config"
+    ],
+    uploadReleaseAsset: [
+      "POST /repos/{owner}/{repo}/releases/{release_id}/assets{?name,label}",
+      { baseUrl: "https://uploads.github.com" }
+    ]
+  },
+  search: {
+    code: ["GET /search/code"],
+    commits: ["GET /search/commits"],
+    issuesAndPullRequests: ["GET /search/issues"],
+    labels: ["GET /search/labels"],
+    repos: ["GET /search/repositories"],
+    topics: ["GET /search/topics"],
+    users: ["GET /search/users"]
+  },
+  secretScanning: {
+    createPushProtectionBypass: [
+      "POST /repos/{owner}/{repo}/secret-scanning/push-protection-bypasses"
+    ],
+    getAlert: [
+      "GET /repos/{owner}/{repo}/secret-scanning/alerts/{alert_number}"
+    ],
+    getScanHistory: ["GET /repos/{owner}/{repo}/secret-scanning/scan-history"],
+    listAlertsForOrg: ["GET /orgs/{org}/secret-scanning/alerts"],
+    listAlertsForRepo: ["GET /repos/{owner}/{repo}/secret-scanning/alerts"],
+    listLocationsForAlert: [
+      "GET /repos/{owner}/{repo}/secret-scanning/alerts/{alert_number}/locations"
+    ],
+    listOrgPatternConfigs: [
+      "GET /orgs/{org}/secret-scanning/pattern-configurations"
+    ],
+    updateAlert: [
+      "PATCH /repos/{owner}/{repo}/secret-scanning/alerts/{alert_number}"
+    ],
+    updateOrgPatternConfigs: [
+      "PATCH /orgs/{org}/secret-scanning/pattern-configurations"
+    ]
+  },
+  securityAdvisories: {
+    createFork: [
+      "POST /repos/{owner}/{repo}/security-advisories/{ghsa_id}/forks"
+    ],
+    createPrivateVulnerabilityReport: [
+      "POST /repos/{owner}/{repo}/security-advisories/reports"
+    ],
+    createRepositoryAdvisory: [
+      "POST /repos/{owner}/{repo}/security-advisories"
+    ],
+    createRepositoryAdvisoryCveRequest: [
+      "POST /repos/{owner}/{repo}/security-advisories/{ghsa_id}/cve"
+    ],
+    getGlobalAdvisory: ["GET /advisories/{ghsa_id}"],
+    getRepositoryAdvisory: [
+      "GET /repos/{owner}/{repo}/security-advisories/{ghsa_id}"
+    ],
+    listGlobalAdvisories: ["GET /advisories"],
+    listOrgRepositoryAdvisories: ["GET /orgs/{org}/security-advisories"],
+    listRepositoryAdvisories: ["GET /repos/{owner}/{repo}/security-advisories"],
+    updateRepositoryAdvisory: [
+      "PATCH /repos/{owner}/{repo}/security-advisories/{ghsa_id}"
+    ]
+  },
+  teams: {
+    addOrUpdateMembershipForUserInOrg: [
+      "PUT /orgs/{org}/teams/{team_slug}/memberships/{username}"
+    ],
+    addOrUpdateRepoPermissionsInOrg: [
+      "PUT /orgs/{org}/teams/{team_slug}/repos/{owner}/{repo}"
+    ],
+    checkPermissionsForRepoInOrg: [
+      "GET /orgs/{org}/teams/{team_slug}/repos/{owner}/{repo}"
+    ],
+    create: ["POST /orgs/{org}/teams"],
+    createDiscussionCommentInOrg: [
+      "POST /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments"
+    ],
+    createDiscussionInOrg: ["POST /orgs/{org}/teams/{team_slug}/discussions"],
+    deleteDiscussionCommentInOrg: [
+      "DELETE /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}"
+    ],
+    deleteDiscussionInOrg: [
+      "DELETE /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}"
+    ],
+    deleteInOrg: ["DELETE /orgs/{org}/teams/{team_slug}"],
+    getByName: ["GET /orgs/{org}/teams/{team_slug}"],
+    getDiscussionCommentInOrg: [
+      "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}"
+    ],
+    getDiscussionInOrg: [
+      "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}"
+    ],
+    getMembershipForUserInOrg: [
+      "GET /orgs/{org}/teams/{team_slug}/memberships/{username}"
+    ],
+    list: ["GET /orgs/{org}/teams"],
+    listChildInOrg: ["GET /orgs/{org}/teams/{team_slug}/teams"],
+    listDiscussionCommentsInOrg: [
+      "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments"
+    ],
+    listDiscussionsInOrg: ["GET /orgs/{org}/teams/{team_slug}/discussions"],
+    listForAuthenticatedUser: ["GET /user/teams"],
+    listMembersInOrg: ["GET /orgs/{org}/teams/{team_slug}/members"],
+    listPendingInvitationsInOrg: [
+      "GET /orgs/{org}/teams/{team_slug}/invitations"
+    ],
+    listReposInOrg: ["GET /orgs/{org}/teams/{team_slug}/repos"],
+    removeMembershipForUserInOrg: [
+      "DELETE /orgs/{org}/teams/{team_slug}/memberships/{username}"
+    ],
+    removeRepoInOrg: [
+      "DELETE /orgs/{org}/teams/{team_slug}/repos/{owner}/{repo}"
+    ],
+    updateDiscussionCommentInOrg: [
+      "PATCH /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}"
+    ],
+    updateDiscussionInOrg: [
+      "PATCH /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}"
+    ],
+    updateInOrg: ["PATCH /orgs/{org}/teams/{team_slug}"]
+  },
+  users: {
+    addEmailForAuthenticated: [
+      "POST /user/emails",
+      {},
+      { renamed: ["users", "addEmailForAuthenticatedUser"] }
+    ],
+    addEmailForAuthenticatedUser: ["POST /user/emails"],
+    addSocialAccountForAuthenticatedUser: ["POST /user/social_accounts"],
+    block: ["PUT /user/blocks/{username}"],
+    checkBlocked: ["GET /user/blocks/{username}"],
+    checkFollowingForUser: ["GET /users/{username}/following/{target_user}"],
+    checkPersonIsFollowedByAuthenticated: ["GET /user/following/{username}"],
+    createGpgKeyForAuthenticated: [
+      "POST /user/gpg_keys",
+      {},
+      { renamed: ["users", "createGpgKeyForAuthenticatedUser"] }
+    ],
+    createGpgKeyForAuthenticatedUser: ["POST /user/gpg_keys"],
+    createPublicSshKeyForAuthenticated: [
+      "POST /user/keys",
+      {},
+      { renamed: ["users", "createPublicSshKeyForAuthenticatedUser"] }
+    ],
+    createPublicSshKeyForAuthenticatedUser: ["POST /user/keys"],
+    createSshSigningKeyForAuthenticatedUser: ["POST /user/ssh_signing_keys"],
+    deleteAttestationsBulk: [
+      "POST /users/{username}/attestations/delete-request"
+    ],
+    deleteAttestationsById: [
+      "DELETE /users/{username}/attestations/{attestation_id}"
+    ],
+    deleteAttestationsBySubjectDigest: [
+      "DELETE /users/{username}/attestations/digest/{subject_digest}"
+    ],
+    deleteEmailForAuthenticated: [
+      "DELETE /user/emails",
+      {},
+      { renamed: ["users", "deleteEmailForAuthenticatedUser"] }
+    ],
+    deleteEmailForAuthenticatedUser: ["DELETE /user/emails"],
+    deleteGpgKeyForAuthenticated: [
+      "DELETE /user/gpg_keys/{gpg_key_id}",
+      {},
+      { renamed: ["users", "deleteGpgKeyForAuthenticatedUser"] }
+    ],
+    deleteGpgKeyForAuthenticatedUser: ["DELETE /user/gpg_keys/{gpg_key_id}"],
+    deletePublicSshKeyForAuthenticated: [
+      "DELETE /user/keys/{key_id}",
+      {},
+      { renamed: ["users", "deletePublicSshKeyForAuthenticatedUser"] }
+    ],
+    deletePublicSshKeyForAuthenticatedUser: ["DELETE /user/keys/{key_id}"],
+    deleteSocialAccountForAuthenticatedUser: ["DELETE /user/social_accounts"],
+    deleteSshSigningKeyForAuthenticatedUser: [
+      "DELETE /user/ssh_signing_keys/{ssh_signing_key_id}"
+    ],
+    follow: ["PUT /user/following/{username}"],
+    getAuthenticated: ["GET /user"],
+    getById: ["GET /user/{account_id}"],
+    getByUsername: ["GET /users/{username}"],
+    getContextForUser: ["GET /users/{username}/hovercard"],
+    getGpgKeyForAuthenticated: [
+      "GET /user/gpg_keys/{gpg_key_id}",
+      {},
+      { renamed: ["users", "getGpgKeyForAuthenticatedUser"] }
+    ],
+    getGpgKeyForAuthenticatedUser: ["GET /user/gpg_keys/{gpg_key_id}"],
+    getPublicSshKeyForAuthenticated: [
+      "GET /user/keys/{key_id}",
+      {},
+      { renamed: ["users", "getPublicSshKeyForAuthenticatedUser"] }
+    ],
+    getPublicSshKeyForAuthenticatedUser: ["GET /user/keys/{key_id}"],
+    getSshSigningKeyForAuthenticatedUser: [
+      "GET /user/ssh_signing_keys/{ssh_signing_key_id}"
+    ],
+    list: ["GET /users"],
+    listAttestations: ["GET /users/{username}/attestations/{subject_digest}"],
+    listAttestationsBulk: [
+      "POST /users/{username}/attestations/bulk-list{?per_page,before,after}"
+    ],
+    listBlockedByAuthenticated: [
+      "GET /user/blocks",
+      {},
+      { renamed: ["users", "listBlockedByAuthenticatedUser"] }
+    ],
+    listBlockedByAuthenticatedUser: ["GET /user/blocks"],
+    listEmailsForAuthenticated: [
+      "GET /user/emails",
+      {},
+      { renamed: ["users", "listEmailsForAuthenticatedUser"] }
+    ],
+    listEmailsForAuthenticatedUser: ["GET /user/emails"],
+    listFollowedByAuthenticated: [
+      "GET /user/following",
+      {},
+      { renamed: ["users", "listFollowedByAuthenticatedUser"] }
+    ],
+    listFollowedByAuthenticatedUser: ["GET /user/following"],
+    listFollowersForAuthenticatedUser: ["GET /user/followers"],
+    listFollowersForUser: ["GET /users/{username}/followers"],
+    listFollowingForUser: ["GET /users/{username}/following"],
+    listGpgKeysForAuthenticated: [
+      "GET /user/gpg_keys",
+      {},
+      { renamed: ["users", "listGpgKeysForAuthenticatedUser"] }
+    ],
+    listGpgKeysForAuthenticatedUser: ["GET /user/gpg_keys"],
+    listGpgKeysForUser: ["GET /users/{username}/gpg_keys"],
+    listPublicEmailsForAuthenticated: [
+      "GET /user/public_emails",
+      {},
+      { renamed: ["users", "listPublicEmailsForAuthenticatedUser"] }
+    ],
+    listPublicEmailsForAuthenticatedUser: ["GET /user/public_emails"],
+    listPublicKeysForUser: ["GET /users/{username}/keys"],
+    listPublicSshKeysForAuthenticated: [
+      "GET /user/keys",
+      {},
+      { renamed: ["users", "listPublicSshKeysForAuthenticatedUser"] }
+    ],
+    listPublicSshKeysForAuthenticatedUser: ["GET /user/keys"],
+    listSocialAccountsForAuthenticatedUser: ["GET /user/social_accounts"],
+    listSocialAccountsForUser: ["GET /users/{username}/social_accounts"],
+    listSshSigningKeysForAuthenticatedUser: ["GET /user/ssh_signing_keys"],
+    listSshSigningKeysForUser: ["GET /users/{username}/ssh_signing_keys"],
+    setPrimaryEmailVisibilityForAuthenticated: [
+      "PATCH /user/email/visibility",
+      {},
+      { renamed: ["users", "setPrimaryEmailVisibilityForAuthenticatedUser"] }
+    ],
+    setPrimaryEmailVisibilityForAuthenticatedUser: [
+      "PATCH /user/email/visibility"
+    ],
+    unblock: ["DELETE /user/blocks/{username}"],
+    unfollow: ["DELETE /user/following/{username}"],
+    updateAuthenticated: ["PATCH /user"]
+  }
+};
+var endpoints_default = Endpoints;
+
+//# sourceMappingURL=endpoints.js.map
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
+
+const endpointMethodsMap = /* @__PURE__ */ new Map();
+for (const [scope, endpoints] of Object.entries(endpoints_default)) {
+  for (const [methodName, endpoint] of Object.entries(endpoints)) {
+    const [route, defaults, decorations] = endpoint;
+    const [method, url] = route.split(/ /);
+    const endpointDefaults = Object.assign(
+      {
+        method,
+        url
+      },
+      defaults
+    );
+    if (!endpointMethodsMap.has(scope)) {
+      endpointMethodsMap.set(scope, /* @__PURE__ */ new Map());
+    }
+    endpointMethodsMap.get(scope).set(methodName, {
+      scope,
+      methodName,
+      endpointDefaults,
+      decorations
+    });
+  }
+}
+const handler = {
+  has({ scope }, methodName) {
+    return endpointMethodsMap.get(scope).has(methodName);
+  },
+  getOwnPropertyDescriptor(target, methodName) {
     return {
-        file: config.file,
-        valid: true,
-        version: config.version,
-        perimeters: perimeters.map((p) => ({
-            name: p.name,
-            tools: [...p.tools],
-            branches: p.spec.branches,
-            ...(result === null ? {} : result.counts.get(p.name)),
-        })),
-        tracked: result?.total ?? null,
-        overlapping: result?.overlapping ?? [],
-        unreadable: result?.unreadable ?? [],
-        invalid: result?.invalid ?? [],
-        warnings,
+      value: this.get(target, methodName),
+      // ensures method is in the cache
+      configurable: true,
+      writable: true,
+      enumerable: true
+    };
+  },
+  defineProperty(target, methodName, descriptor) {
+    Object.defineProperty(target.cache, methodName, descriptor);
+    return true;
+  },
+  deleteProperty(target, methodName) {
+    delete target.cache[methodName];
+    return true;
+  },
+  ownKeys({ scope }) {
+    return [...endpointMethodsMap.get(scope).keys()];
+  },
+  set(target, methodName, value) {
+    return target.cache[methodName] = value;
+  },
+  get({ octokit, scope, cache }, methodName) {
+    if (cache[methodName]) {
+      return cache[methodName];
+    }
+    const method = endpointMethodsMap.get(scope).get(methodName);
+    if (!method) {
+      return void 0;
+    }
+    const { endpointDefaults, decorations } = method;
+    if (decorations) {
+      cache[methodName] = decorate(
+        octokit,
+        scope,
+        methodName,
+        endpointDefaults,
+        decorations
+      );
+    } else {
+      cache[methodName] = octokit.request.defaults(endpointDefaults);
+    }
+    return cache[methodName];
+  }
+};
+function endpointsToMethods(octokit) {
+  const newMethods = {};
+  for (const scope of endpointMethodsMap.keys()) {
+    newMethods[scope] = new Proxy({ octokit, scope, cache: {} }, handler);
+  }
+  return newMethods;
+}
+function decorate(octokit, scope, methodName, defaults, decorations) {
+  const requestWithDefaults = octokit.request.defaults(defaults);
+  function withDecorations(...args) {
+    let options = requestWithDefaults.endpoint.merge(...args);
+    if (decorations.mapToData) {
+      options = Object.assign({}, options, {
+        data: options[decorations.mapToData],
+        [decorations.mapToData]: void 0
+      });
+      return requestWithDefaults(options);
+    }
+    if (decorations.renamed) {
+      const [newScope, newMethodName] = decorations.renamed;
+      octokit.log.warn(
+        `octokit.${scope}.${methodName}() has been renamed to octokit.${newScope}.${newMethodName}()`
+      );
+    }
+    if (decorations.deprecated) {
+      octokit.log.warn(decorations.deprecated);
+    }
+    if (decorations.renamedParameters) {
+      const options2 = requestWithDefaults.endpoint.merge(...args);
+      for (const [name, alias] of Object.entries(
+        decorations.renamedParameters
+      )) {
+        if (name in options2) {
+          octokit.log.warn(
+            `"${name}" parameter is deprecated for "octokit.${scope}.${methodName}()". Use "${alias}" instead`
+          );
+          if (!(alias in options2)) {
+            options2[alias] = options2[name];
+          }
+          delete options2[name];
+        }
+      }
+      return requestWithDefaults(options2);
+    }
+    return requestWithDefaults(...args);
+  }
+  return Object.assign(withDecorations, requestWithDefaults);
+}
+
+//# sourceMappingURL=endpoints-to-methods.js.map
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
+
+
+function restEndpointMethods(octokit) {
+  const api = endpointsToMethods(octokit);
+  return {
+    rest: api
+  };
+}
+restEndpointMethods.VERSION = dist_src_version_VERSION;
+function legacyRestEndpointMethods(octokit) {
+  const api = endpointsToMethods(octokit);
+  return {
+    ...api,
+    rest: api
+  };
+}
+legacyRestEndpointMethods.VERSION = dist_src_version_VERSION;
+
+//# sourceMappingURL=index.js.map
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+// pkg/dist-src/version.js
+var plugin_paginate_rest_dist_bundle_VERSION = "0.0.0-development";
+
+// pkg/dist-src/normalize-paginated-list-response.js
+function normalizePaginatedListResponse(response) {
+  if (!response.data) {
+    return {
+      ...response,
+      data: []
+    };
+  }
+  const responseNeedsNormalization = ("total_count" in response.data || "total_commits" in response.data) && !("url" in response.data);
+  if (!responseNeedsNormalization) return response;
+  const incompleteResults = response.data.incomplete_results;
+  const repositorySelection = response.data.repository_selection;
+  const totalCount = response.data.total_count;
+  const totalCommits = response.data.total_commits;
+  delete response.data.incomplete_results;
+  delete response.data.repository_selection;
+  delete response.data.total_count;
+  delete response.data.total_commits;
+  const namespaceKey = Object.keys(response.data)[0];
+  const data = response.data[namespaceKey];
+  response.data = data;
+  if (typeof incompleteResults !== "undefined") {
+    response.data.incomplete_results = incompleteResults;
+  }
+  if (typeof repositorySelection !== "undefined") {
+    response.data.repository_selection = repositorySelection;
+  }
+  response.data.total_count = totalCount;
+  response.data.total_commits = totalCommits;
+  return response;
+}
+
+// pkg/dist-src/iterator.js
+function iterator(octokit, route, parameters) {
+  const options = typeof route === "function" ? route.endpoint(parameters) : octokit.request.endpoint(route, parameters);
+  const requestMethod = typeof route === "function" ? route : octokit.request;
+  const method = options.method;
+  const headers = options.headers;
+  let url = options.url;
+  return {
+    [Symbol.asyncIterator]: () => ({
+      async next() {
+        if (!url) return { done: true };
+        try {
+          const response = await requestMethod({ method, url, headers });
+          const normalizedResponse = normalizePaginatedListResponse(response);
+          url = ((normalizedResponse.headers.link || "").match(
+            /<([^<>]+)>;\s*rel="next"/
+          ) || [])[1];
+          if (!url && "total_commits" in normalizedResponse.data) {
+            const parsedUrl = new URL(normalizedResponse.url);
+            const params = parsedUrl.searchParams;
+            const page = parseInt(params.get("page") || "1", 10);
+            const per_page = parseInt(params.get("per_page") || "250", 10);
+            if (page * per_page < normalizedResponse.data.total_commits) {
+              params.set("page", String(page + 1));
+              url = parsedUrl.toString();
+            }
+          }
+          return { value: normalizedResponse };
+        } catch (error) {
+          if (error.status !== 409) throw error;
+          url = "";
+          return {
+            value: {
+              status: 200,
+              headers: {},
+              data: []
+            }
+          };
+        }
+      }
+    })
+  };
+}
+
+// pkg/dist-src/paginate.js
+function paginate(octokit, route, parameters, mapFn) {
+  if (typeof parameters === "function") {
+    mapFn = parameters;
+    parameters = void 0;
+  }
+  return gather(
+    octokit,
+    [],
+    iterator(octokit, route, parameters)[Symbol.asyncIterator](),
+    mapFn
+  );
+}
+function gather(octokit, results, iterator2, mapFn) {
+  return iterator2.next().then((result) => {
+    if (result.done) {
+      return results;
+    }
+    let earlyExit = false;
+    function done() {
+      earlyExit = true;
+    }
+    results = results.concat(
+      mapFn ? mapFn(result.value, done) : result.value.data
+    );
+    if (earlyExit) {
+      return results;
+    }
+    return gather(octokit, results, iterator2, mapFn);
+  });
+}
+
+// pkg/dist-src/compose-paginate.js
+var composePaginateRest = Object.assign(paginate, {
+  iterator
+});
+
+// pkg/dist-src/generated/paginating-endpoints.js
+var paginatingEndpoints = (/* unused pure expression or super */ null && ([
+  "GET /advisories",
+  "GET /app/hook/deliveries",
+  "GET /app/installation-requests",
+  "GET /app/installations",
+  "GET /assignments/{assignment_id}/accepted_assignments",
+  "GET /classrooms",
+  "GET /classrooms/{classroom_id}/assignments",
+  "GET /enterprises/{enterprise}/code-security/configurations",
+  "GET /enterprises/{enterprise}/code-security/configurations/{configuration_id}/repositories",
+  "GET /enterprises/{enterprise}/dependabot/alerts",
+  "GET /enterprises/{enterprise}/teams",
+  "GET /enterprises/{enterprise}/teams/{enterprise-team}/memberships",
+  "GET /enterprises/{enterprise}/teams/{enterprise-team}/organizations",
+  "GET /events",
+  "GET /gists",
+  "GET /gists/public",
+  "GET /gists/starred",
+  "GET /gists/{gist_id}/comments",
+  "GET /gists/{gist_id}/commits",
+  "GET /gists/{gist_id}/forks",
+  "GET /installation/repositories",
+  "GET /issues",
+  "GET /licenses",
+  "GET /marketplace_listing/plans",
+  "GET /marketplace_listing/plans/{plan_id}/accounts",
+  "GET /marketplace_listing/stubbed/plans",
+  "GET /marketplace_listing/stubbed/plans/{plan_id}/accounts",
+  "GET /networks/{owner}/{repo}/events",
+  "GET /notifications",
+  "GET /organizations",
+  "GET /organizations/{org}/dependabot/repository-access",
+  "GET /orgs/{org}/actions/cache/usage-by-repository",
+  "GET /orgs/{org}/actions/hosted-runners",
+  "GET /orgs/{org}/actions/permissions/repositories",
+  "GET /orgs/{org}/actions/permissions/self-hosted-runners/repositories",
+  "GET /orgs/{org}/actions/runner-groups",
+  "GET /orgs/{org}/actions/runner-groups/{runner_group_id}/hosted-runners",
+  "GET /orgs/{org}/actions/runner-groups/{runner_group_id}/repositories",
+  "GET /orgs/{org}/actions/runner-groups/{runner_group_id}/runners",
+  "GET /orgs/{org}/actions/runners",
+  "GET /orgs/{org}/actions/secrets",
+  "GET /orgs/{org}/actions/secrets/{secret_name}/repositories",
+  "GET /orgs/{org}/actions/variables",
+  "GET /orgs/{org}/actions/variables/{name}/repositories",
+  "GET /orgs/{org}/attestations/repositories",
+  "GET /orgs/{org}/attestations/{subject_digest}",
+  "GET /orgs/{org}/blocks",
+  "GET /orgs/{org}/campaigns",
+  "GET /orgs/{org}/code-scanning/alerts",
+  "GET /orgs/{org}/code-security/configurations",
+  "GET /orgs/{org}/code-security/configurations/{configuration_id}/repositories",
+  "GET /orgs/{org}/codespaces",
+  "GET /orgs/{org}/codespaces/secrets",
+  "GET /orgs/{org}/codespaces/secrets/{secret_name}/repositories",
+  "GET /orgs/{org}/copilot/billing/seats",
+  "GET /orgs/{org}/copilot/metrics",
+  "GET /orgs/{org}/dependabot/alerts",
+  "GET /orgs/{org}/dependabot/secrets",
+  "GET /orgs/{org}/dependabot/secrets/{secret_name}/repositories",
+  "GET /orgs/{org}/events",
+  "GET /orgs/{org}/failed_invitations",
+  "GET /orgs/{org}/hooks",
+  "GET /orgs/{org}/hooks/{hook_id}/deliveries",
+  "GET /orgs/{org}/insights/api/route-stats/{actor_type}/{actor_id}",
+  "GET /orgs/{org}/insights/api/subject-stats",
+  "GET /orgs/{org}/insights/api/user-stats/{user_id}",
+  "GET /orgs/{org}/installations",
+  "GET /orgs/{org}/invitations",
+  "GET /orgs/{org}/invitations/{invitation_id}/teams",
+  "GET /orgs/{org}/issues",
+  "GET /orgs/{org}/members",
+  "GET /orgs/{org}/members/{username}/codespaces",
+  "GET /orgs/{org}/migrations",
+  "GET /orgs/{org}/migrations/{migration_id}/repositories",
+  "GET /orgs/{org}/organization-roles/{role_id}/teams",
+  "GET /orgs/{org}/organization-roles/{role_id}/users",
+  "GET /orgs/{org}/outside_collaborators",
+  "GET /orgs/{org}/packages",
+  "GET /orgs/{org}/packages/{package_type}/{package_name}/versions",
+  "GET /orgs/{org}/personal-access-token-requests",
+  "GET /orgs/{org}/personal-access-token-requests/{pat_request_id}/repositories",
+  "GET /orgs/{org}/personal-access-tokens",
+  "GET /orgs/{org}/personal-access-tokens/{pat_id}/repositories",
+  "GET /orgs/{org}/private-registries",
+  "GET /orgs/{org}/projects",
+  "GET /orgs/{org}/projectsV2",
+  "GET /orgs/{org}/projectsV2/{project_number}/fields",
+  "GET /orgs/{org}/projectsV2/{project_number}/items",
+  "GET /orgs/{org}/properties/values",
+  "GET /orgs/{org}/public_members",
+  "GET /orgs/{org}/repos",
+  "GET /orgs/{org}/rulesets",
+  "GET /orgs/{org}/rulesets/rule-suites",
+  "GET /orgs/{org}/rulesets/{ruleset_id}/history",
+  "GET /orgs/{org}/secret-scanning/alerts",
+  "GET /orgs/{org}/security-advisories",
+  "GET /orgs/{org}/settings/immutable-releases/repositories",
+  "GET /orgs/{org}/settings/network-configurations",
+  "GET /orgs/{org}/team/{team_slug}/copilot/metrics",
+  "GET /orgs/{org}/teams",
+  "GET /orgs/{org}/teams/{team_slug}/discussions",
+  "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
+  "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}/reactions",
+  "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/reactions",
+  "GET /orgs/{org}/teams/{team_slug}/invitations",
+  "GET /orgs/{org}/teams/{team_slug}/members",
+  "GET /orgs/{org}/teams/{team_slug}/projects",
+  "GET /orgs/{org}/teams/{team_slug}/repos",
+  "GET /orgs/{org}/teams/{team_slug}/teams",
+  "GET /projects/{project_id}/collaborators",
+  "GET /repos/{owner}/{repo}/actions/artifacts",
+  "GET /repos/{owner}/{repo}/actions/caches",
+  "GET /repos/{owner}/{repo}/actions/organization-secrets",
+  "GET /repos/{owner}/{repo}/actions/organization-variables",
+  "GET /repos/{owner}/{repo}/actions/runners",
+  "GET /repos/{owner}/{repo}/actions/runs",
+  "GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts",
+  "GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs",
+  "GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs",
+  "GET /repos/{owner}/{repo}/actions/secrets",
+  "GET /repos/{owner}/{repo}/actions/variables",
+  "GET /repos/{owner}/{repo}/actions/workflows",
+  "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs",
+  "GET /repos/{owner}/{repo}/activity",
+  "GET /repos/{owner}/{repo}/assignees",
+  "GET /repos/{owner}/{repo}/attestations/{subject_digest}",
+  "GET /repos/{owner}/{repo}/branches",
+  "GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations",
+  "GET /repos/{owner}/{repo}/check-suites/{check_suite_id}/check-runs",
+  "GET /repos/{owner}/{repo}/code-scanning/alerts",
+  "GET /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/instances",
+  "GET /repos/{owner}/{repo}/code-scanning/analyses",
+  "GET /repos/{owner}/{repo}/codespaces",
+  "GET /repos/{owner}/{repo}/codespaces/devcontainers",
+  "GET /repos/{owner}/{repo}/codespaces/secrets",
+  "GET /repos/{owner}/{repo}/collaborators",
+  "GET /repos/{owner}/{repo}/comments",
+  "GET /repos/{owner}/{repo}/comments/{comment_id}/reactions",
+  "GET /repos/{owner}/{repo}/commits",
+  "GET /repos/{owner}/{repo}/commits/{commit_sha}/comments",
+  "GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls",
+  "GET /repos/{owner}/{repo}/commits/{ref}/check-runs",
+  "GET /repos/{owner}/{repo}/commits/{ref}/check-suites",
+  "GET /repos/{owner}/{repo}/commits/{ref}/status",
+  "GET /repos/{owner}/{repo}/commits/{ref}/statuses",
+  "GET /repos/{owner}/{repo}/compare/{basehead}",
+  "GET /repos/{owner}/{repo}/compare/{base}...{head}",
+  "GET /repos/{owner}/{repo}/contributors",
+  "GET /repos/{owner}/{repo}/dependabot/alerts",
+  "GET /repos/{owner}/{repo}/dependabot/secrets",
+  "GET /repos/{owner}/{repo}/deployments",
+  "GET /repos/{owner}/{repo}/deployments/{deployment_id}/statuses",
+  "GET /repos/{owner}/{repo}/environments",
+  "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies",
+  "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules/apps",
+  "GET /repos/{owner}/{repo}/environments/{environment_name}/secrets",
+  "GET /repos/{owner}/{repo}/environments/{environment_name}/variables",
+  "GET /repos/{owner}/{repo}/events",
+  "GET /repos/{owner}/{repo}/forks",
+  "GET /repos/{owner}/{repo}/hooks",
+  "GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries",
+  "GET /repos/{owner}/{repo}/invitations",
+  "GET /repos/{owner}/{repo}/issues",
+  "GET /repos/{owner}/{repo}/issues/comments",
+  "GET /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions",
+  "GET /repos/{owner}/{repo}/issues/events",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocking",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/events",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/labels",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/reactions",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/sub_issues",
+  "GET /repos/{owner}/{repo}/issues/{issue_number}/timeline",
+  "GET /repos/{owner}/{repo}/keys",
+  "GET /repos/{owner}/{repo}/labels",
+  "GET /repos/{owner}/{repo}/milestones",
+  "GET /repos/{owner}/{repo}/milestones/{milestone_number}/labels",
+  "GET /repos/{owner}/{repo}/notifications",
+  "GET /repos/{owner}/{repo}/pages/builds",
+  "GET /repos/{owner}/{repo}/projects",
+  "GET /repos/{owner}/{repo}/pulls",
+  "GET /repos/{owner}/{repo}/pulls/comments",
+  "GET /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions",
+  "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments",
+  "GET /repos/{owner}/{repo}/pulls/{pull_number}/commits",
+  "GET /repos/{owner}/{repo}/pulls/{pull_number}/files",
+  "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+  "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments",
+  "GET /repos/{owner}/{repo}/releases",
+  "GET /repos/{owner}/{repo}/releases/{release_id}/assets",
+  "GET /repos/{owner}/{repo}/releases/{release_id}/reactions",
+  "GET /repos/{owner}/{repo}/rules/branches/{branch}",
+  "GET /repos/{owner}/{repo}/rulesets",
+  "GET /repos/{owner}/{repo}/rulesets/rule-suites",
+  "GET /repos/{owner}/{repo}/rulesets/{ruleset_id}/history",
+  "GET /repos/{owner}/{repo}/secret-scanning/alerts",
+  "GET /repos/{owner}/{repo}/secret-scanning/alerts/{alert_number}/locations",
+  "GET /repos/{owner}/{repo}/security-advisories",
+  "GET /repos/{owner}/{repo}/stargazers",
+  "GET /repos/{owner}/{repo}/subscribers",
+  "GET /repos/{owner}/{repo}/tags",
+  "GET /repos/{owner}/{repo}/teams",
+  "GET /repos/{owner}/{repo}/topics",
+  "GET /repositories",
+  "GET /search/code",
+  "GET /search/commits",
+  "GET /search/issues",
+  "GET /search/labels",
+  "GET /search/repositories",
+  "GET /search/topics",
+  "GET /search/users",
+  "GET /teams/{team_id}/discussions",
+  "GET /teams/{team_id}/discussions/{discussion_number}/comments",
+  "GET /teams/{team_id}/discussions/{discussion_number}/comments/{comment_number}/reactions",
+  "GET /teams/{team_id}/discussions/{discussion_number}/reactions",
+  "GET /teams/{team_id}/invitations",
+  "GET /teams/{team_id}/members",
+  "GET /teams/{team_id}/projects",
+  "GET /teams/{team_id}/repos",
+  "GET /teams/{team_id}/teams",
+  "GET /user/blocks",
+  "GET /user/codespaces",
+  "GET /user/codespaces/secrets",
+  "GET /user/emails",
+  "GET /user/followers",
+  "GET /user/following",
+  "GET /user/gpg_keys",
+  "GET /user/installations",
+  "GET /user/installations/{installation_id}/repositories",
+  "GET /user/issues",
+  "GET /user/keys",
+  "GET /user/marketplace_purchases",
+  "GET /user/marketplace_purchases/stubbed",
+  "GET /user/memberships/orgs",
+  "GET /user/migrations",
+  "GET /user/migrations/{migration_id}/repositories",
+  "GET /user/orgs",
+  "GET /user/packages",
+  "GET /user/packages/{package_type}/{package_name}/versions",
+  "GET /user/public_emails",
+  "GET /user/repos",
+  "GET /user/repository_invitations",
+  "GET /user/social_accounts",
+  "GET /user/ssh_signing_keys",
+  "GET /user/starred",
+  "GET /user/subscriptions",
+  "GET /user/teams",
+  "GET /users",
+  "GET /users/{username}/attestations/{subject_digest}",
+  "GET /users/{username}/events",
+  "GET /users/{username}/events/orgs/{org}",
+  "GET /users/{username}/events/public",
+  "GET /users/{username}/followers",
+  "GET /users/{username}/following",
+  "GET /users/{username}/gists",
+  "GET /users/{username}/gpg_keys",
+  "GET /users/{username}/keys",
+  "GET /users/{username}/orgs",
+  "GET /users/{username}/packages",
+  "GET /users/{username}/projects",
+  "GET /users/{username}/projectsV2",
+  "GET /users/{username}/projectsV2/{project_number}/fields",
+  "GET /users/{username}/projectsV2/{project_number}/items",
+  "GET /users/{username}/received_events",
+  "GET /users/{username}/received_events/public",
+  "GET /users/{username}/repos",
+  "GET /users/{username}/social_accounts",
+  "GET /users/{username}/ssh_signing_keys",
+  "GET /users/{username}/starred",
+  "GET /users/{username}/subscriptions"
+]));
+
+// pkg/dist-src/paginating-endpoints.js
+function isPaginatingEndpoint(arg) {
+  if (typeof arg === "string") {
+    return paginatingEndpoints.includes(arg);
+  } else {
+    return false;
+  }
+}
+
+// pkg/dist-src/index.js
+function paginateRest(octokit) {
+  return {
+    paginate: Object.assign(paginate.bind(null, octokit), {
+      iterator: iterator.bind(null, octokit)
+    })
+  };
+}
+paginateRest.VERSION = plugin_paginate_rest_dist_bundle_VERSION;
+
+
+;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/utils.js
+
+
+// octokit + plugins
+
+
+
+const context = new Context();
+const baseUrl = getApiBaseUrl();
+const defaults = {
+    baseUrl,
+    request: {
+        agent: getProxyAgent(baseUrl),
+        fetch: getProxyFetch(baseUrl)
+    }
+};
+const GitHub = Octokit.plugin(restEndpointMethods, paginateRest).defaults(defaults);
+
+/**
+ * Convience function to correctly format Octokit Options to pass into the constructor.
+ *
+ * @param     token    the repo PAT or GITHUB_TOKEN
+ * @param     options  other options to set
+ */
+function getOctokitOptions(token, options) {
+    const opts = Object.assign({}, options || {}); // Shallow clone - don't mutate the object provided by the caller
+    // Auth
+    const auth = getAuthString(token, opts);
+    if (auth) {
+        opts.auth = auth;
+    }
+    // Orchestration ID
+    const userAgent = getUserAgentWithOrchestrationId(opts.userAgent);
+    if (userAgent) {
+        opts.userAgent = userAgent;
+    }
+    return opts;
+}
+//# sourceMappingURL=utils.js.map
+;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/github.js
+
+
+const github_context = new Context();
+/**
+ * Returns a hydrated octokit ready to use for GitHub Actions
+ *
+ * @param     token    the repo PAT or GITHUB_TOKEN
+ * @param     options  other options to set
+ */
+function getOctokit(token, options, ...additionalPlugins) {
+    const GitHubWithPlugins = GitHub.plugin(...additionalPlugins);
+    return new GitHubWithPlugins(getOctokitOptions(token, options));
+}
+//# sourceMappingURL=github.js.map
+// EXTERNAL MODULE: ./node_modules/bottleneck/light.js
+var light = __nccwpck_require__(3251);
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-retry/dist-bundle/index.js
+// pkg/dist-src/version.js
+var plugin_retry_dist_bundle_VERSION = "0.0.0-development";
+
+// pkg/dist-src/error-request.js
+function isRequestError(error) {
+  return error.request !== void 0;
+}
+async function errorRequest(state, octokit, error, options) {
+  if (!isRequestError(error) || !error?.request.request) {
+    throw error;
+  }
+  if (error.status >= 400 && !state.doNotRetry.includes(error.status)) {
+    const retries = options.request.retries != null ? options.request.retries : state.retries;
+    const retryAfter = Math.pow((options.request.retryCount || 0) + 1, 2);
+    throw octokit.retry.retryRequest(error, retries, retryAfter);
+  }
+  throw error;
+}
+
+// pkg/dist-src/wrap-request.js
+
+
+async function wrapRequest(state, octokit, request, options) {
+  const limiter = new light();
+  limiter.on("failed", function(error, info) {
+    const maxRetries = ~~error.request.request?.retries;
+    const after = ~~error.request.request?.retryAfter;
+    options.request.retryCount = info.retryCount + 1;
+    if (maxRetries > info.retryCount) {
+      return after * state.retryAfterBaseValue;
+    }
+  });
+  return limiter.schedule(
+    requestWithGraphqlErrorHandling.bind(null, state, octokit, request),
+    options
+  );
+}
+async function requestWithGraphqlErrorHandling(state, octokit, request, options) {
+  const response = await request(options);
+  if (response.data && response.data.errors && response.data.errors.length > 0 && /Something went wrong while executing your query/.test(
+    response.data.errors[0].message
+  )) {
+    const error = new RequestError(response.data.errors[0].message, 500, {
+      request: options,
+      response
+    });
+    return errorRequest(state, octokit, error, options);
+  }
+  return response;
+}
+
+// pkg/dist-src/index.js
+function retry(octokit, octokitOptions) {
+  const state = Object.assign(
+    {
+      enabled: true,
+      retryAfterBaseValue: 1e3,
+      doNotRetry: [400, 401, 403, 404, 410, 422, 451],
+      retries: 3
+    },
+    octokitOptions.retry
+  );
+  const retryPlugin = {
+    retry: {
+      retryRequest: (error, retries, retryAfter) => {
+        error.request.request = Object.assign({}, error.request.request, {
+          retries,
+          retryAfter
+        });
+        return error;
+      }
+    }
+  };
+  if (state.enabled) {
+    octokit.hook.error("request", errorRequest.bind(null, state, retryPlugin));
+    octokit.hook.wrap("request", wrapRequest.bind(null, state, retryPlugin));
+  }
+  return retryPlugin;
+}
+retry.VERSION = plugin_retry_dist_bundle_VERSION;
+
+
+;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-throttling/dist-bundle/index.js
+// pkg/dist-src/index.js
+
+
+// pkg/dist-src/version.js
+var plugin_throttling_dist_bundle_VERSION = "0.0.0-development";
+
+// pkg/dist-src/wrap-request.js
+var dist_bundle_noop = () => Promise.resolve();
+function dist_bundle_wrapRequest(state, request, options) {
+  return state.retryLimiter.schedule(doRequest, state, request, options);
+}
+async function doRequest(state, request, options) {
+  const { pathname } = new URL(options.url, "http://github.test");
+  const isAuth = isAuthRequest(options.method, pathname);
+  const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
+  const isSearch = options.method === "GET" && pathname.startsWith("/search/");
+  const isGraphQL = pathname.startsWith("/graphql");
+  const retryCount = ~~request.retryCount;
+  const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
+  if (state.clustering) {
+    jobOptions.expiration = 1e3 * 60;
+  }
+  if (isWrite || isGraphQL) {
+    await state.write.key(state.id).schedule(jobOptions, dist_bundle_noop);
+  }
+  if (isWrite && state.triggersNotification(pathname)) {
+    await state.notifications.key(state.id).schedule(jobOptions, dist_bundle_noop);
+  }
+  if (isSearch) {
+    await state.search.key(state.id).schedule(jobOptions, dist_bundle_noop);
+  }
+  const req = (isAuth ? state.auth : state.global).key(state.id).schedule(jobOptions, request, options);
+  if (isGraphQL) {
+    const res = await req;
+    if (res.data.errors != null && res.data.errors.some((error) => error.type === "RATE_LIMITED")) {
+      const error = Object.assign(new Error("GraphQL Rate Limit Exceeded"), {
+        response: res,
+        data: res.data
+      });
+      throw error;
+    }
+  }
+  return req;
+}
+function isAuthRequest(method, pathname) {
+  return method === "PATCH" && // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-a-scoped-access-token
+  /^\/applications\/[^/]+\/token\/scoped$/.test(pathname) || method === "POST" && // https://docs.github.com/en/rest/apps/oauth-applications?apiVersion=2022-11-28#reset-a-token
+  (/^\/applications\/[^/]+\/token$/.test(pathname) || // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-an-installation-access-token-for-an-app
+  /^\/app\/installations\/[^/]+\/access_tokens$/.test(pathname) || // https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
+  pathname === "/login/oauth/access_token");
+}
+
+// pkg/dist-src/generated/triggers-notification-paths.js
+var triggers_notification_paths_default = [
+  "/orgs/{org}/invitations",
+  "/orgs/{org}/invitations/{invitation_id}",
+  "/orgs/{org}/teams/{team_slug}/discussions",
+  "/orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
+  "/repos/{owner}/{repo}/collaborators/{username}",
+  "/repos/{owner}/{repo}/commits/{commit_sha}/comments",
+  "/repos/{owner}/{repo}/issues",
+  "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issue",
+  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority",
+  "/repos/{owner}/{repo}/pulls",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/merge",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
+  "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
+  "/repos/{owner}/{repo}/releases",
+  "/teams/{team_id}/discussions",
+  "/teams/{team_id}/discussions/{discussion_number}/comments"
+];
+
+// pkg/dist-src/route-matcher.js
+function routeMatcher(paths) {
+  const regexes = paths.map(
+    (path) => path.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
+  );
+  const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
+  return new RegExp(regex2, "i");
+}
+
+// pkg/dist-src/index.js
+var regex = routeMatcher(triggers_notification_paths_default);
+var triggersNotification = regex.test.bind(regex);
+var dist_bundle_groups = {};
+var createGroups = function(Bottleneck, common) {
+  dist_bundle_groups.global = new Bottleneck.Group({
+    id: "octokit-global",
+    maxConcurrent: 10,
+    ...common
+  });
+  dist_bundle_groups.auth = new Bottleneck.Group({
+    id: "octokit-auth",
+    maxConcurrent: 1,
+    ...common
+  });
+  dist_bundle_groups.search = new Bottleneck.Group({
+    id: "octokit-search",
+    maxConcurrent: 1,
+    minTime: 2e3,
+    ...common
+  });
+  dist_bundle_groups.write = new Bottleneck.Group({
+    id: "octokit-write",
+    maxConcurrent: 1,
+    minTime: 1e3,
+    ...common
+  });
+  dist_bundle_groups.notifications = new Bottleneck.Group({
+    id: "octokit-notifications",
+    maxConcurrent: 1,
+    minTime: 3e3,
+    ...common
+  });
+};
+function throttling(octokit, octokitOptions) {
+  const {
+    enabled = true,
+    Bottleneck = light,
+    id = "no-id",
+    timeout = 1e3 * 60 * 2,
+    // Redis TTL: 2 minutes
+    connection
+  } = octokitOptions.throttle || {};
+  if (!enabled) {
+    return {};
+  }
+  const common = { timeout };
+  if (typeof connection !== "undefined") {
+    common.connection = connection;
+  }
+  const state = Object.assign(
+    {
+      clustering: connection != null,
+      triggersNotification,
+      fallbackSecondaryRateRetryAfter: 60,
+      retryAfterBaseValue: 1e3,
+      id
+    },
+    octokitOptions.throttle
+  );
+  if (typeof state.onSecondaryRateLimit !== "function" || typeof state.onRateLimit !== "function") {
+    throw new Error(`octokit/plugin-throttling error:
+        You must pass the onSecondaryRateLimit and onRateLimit error handlers.
+        See https://octokit.github.io/rest.js/#throttling
+
+        const octokit = new Octokit({
+          throttle: {
+            onSecondaryRateLimit: (retryAfter, options) => {/* ... */},
+            onRateLimit: (retryAfter, options) => {/* ... */}
+          }
+        })
+    `);
+  }
+  let initialized = false;
+  const initializeBottleneck = () => {
+    if (initialized) {
+      return;
+    }
+    initialized = true;
+    if (dist_bundle_groups.global == null) {
+      createGroups(Bottleneck, common);
+    }
+    state.global = state.global ?? dist_bundle_groups.global;
+    state.auth = state.auth ?? dist_bundle_groups.auth;
+    state.search = state.search ?? dist_bundle_groups.search;
+    state.write = state.write ?? dist_bundle_groups.write;
+    state.notifications = state.notifications ?? dist_bundle_groups.notifications;
+    state.retryLimiter = state.retryLimiter ?? new Bottleneck();
+    const events = {};
+    const emitter = new Bottleneck.Events(events);
+    events.on("secondary-limit", state.onSecondaryRateLimit);
+    events.on("rate-limit", state.onRateLimit);
+    events.on(
+      "error",
+      (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
+    );
+    state.retryLimiter.on("failed", async function(error, info) {
+      const [state2, request, options] = info.args;
+      const { pathname } = new URL(options.url, "http://github.test");
+      const shouldRetryGraphQL = pathname.startsWith("/graphql") && error.status !== 401;
+      if (!(shouldRetryGraphQL || error.status === 403 || error.status === 429)) {
+        return;
+      }
+      const retryCount = ~~request.retryCount;
+      request.retryCount = retryCount;
+      options.request.retryCount = retryCount;
+      const { wantRetry, retryAfter = 0 } = await (async function() {
+        if (/\bsecondary rate\b/i.test(error.message)) {
+          const retryAfter2 = Number(error.response.headers["retry-after"]) || state2.fallbackSecondaryRateRetryAfter;
+          const wantRetry2 = await emitter.trigger(
+            "secondary-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        if (error.response.headers != null && error.response.headers["x-ratelimit-remaining"] === "0" || (error.response.data?.errors ?? []).some(
+          (error2) => error2.type === "RATE_LIMITED"
+        )) {
+          const rateLimitReset = new Date(
+            ~~error.response.headers["x-ratelimit-reset"] * 1e3
+          ).getTime();
+          const retryAfter2 = Math.max(
+            // Add one second so we retry _after_ the reset time
+            // https://docs.github.com/en/rest/overview/resources-in-the-rest-api?apiVersion=2022-11-28#exceeding-the-rate-limit
+            Math.ceil((rateLimitReset - Date.now()) / 1e3) + 1,
+            0
+          );
+          const wantRetry2 = await emitter.trigger(
+            "rate-limit",
+            retryAfter2,
+            options,
+            octokit,
+            retryCount
+          );
+          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
+        }
+        return {};
+      })();
+      if (wantRetry) {
+        request.retryCount++;
+        return retryAfter * state2.retryAfterBaseValue;
+      }
+    });
+  };
+  octokit.hook.wrap("request", (request, options) => {
+    initializeBottleneck();
+    return dist_bundle_wrapRequest(state, request, options);
+  });
+  return {};
+}
+throttling.VERSION = plugin_throttling_dist_bundle_VERSION;
+throttling.triggersNotification = triggersNotification;
+
+
+// EXTERNAL MODULE: ./node_modules/bottleneck/lib/index.js
+var bottleneck_lib = __nccwpck_require__(2203);
+var bottleneck_lib_default = /*#__PURE__*/__nccwpck_require__.n(bottleneck_lib);
+;// CONCATENATED MODULE: ./src/github/octokit-client.ts
+
+
+
+
+
+/** Status codes the retry plugin must not repeat: client errors, and rate limits (throttling owns those). */
+const DO_NOT_RETRY = [304, 400, 401, 403, 404, 409, 410, 422, 429, 451];
+/**
+ * Counts every HTTP request actually sent. Registered before the throttling and retry plugins, so its
+ * wrap sits inside theirs and sees each retry; a 304 arrives here as a thrown RequestError.
+ */
+function countingPlugin(stats) {
+    return (octokit) => {
+        octokit.hook.wrap('request', async (request, options) => {
+            stats.requests += 1;
+            try {
+                return await request(options);
+            }
+            catch (error) {
+                if (error.status === 304)
+                    stats.notModified += 1;
+                throw error;
+            }
+        });
+        return {};
     };
 }
-async function run(args, io) {
-    const { values } = parseCommandArgs(args, { config: { type: 'string' }, json: { type: 'boolean', default: false } }, false);
-    const loaded = loadConfig(values.config, io.cwd);
-    const { config, perimeters } = loaded;
-    if (values.json) {
-        io.stdout(`${JSON.stringify(checkJson(loaded))}\n`);
-        return EXIT_OK;
+/**
+ * Gives each attempt its own timeout. Registered inside the throttling and retry plugins: a signal made
+ * once per call would already be spent when a retry or a rate-limit wait sends the request again.
+ */
+function attemptTimeoutPlugin() {
+    return (octokit) => {
+        octokit.hook.wrap('request', async (request, options) => {
+            // Every hook is bound to this one options object, so the signal is set on it, not on a copy.
+            const settings = options.request;
+            if (settings?.attemptTimeoutMs)
+                settings.signal = AbortSignal.timeout(settings.attemptTimeoutMs);
+            return request(options);
+        });
+        return {};
+    };
+}
+/**
+ * The same client without the throttling and retry plugins, for conditional reads that usually answer
+ * 304. Their Bottleneck queues wait on several timers per request (about 15 ms per warm read, measured),
+ * far more than the request itself costs.
+ */
+function createLightClient(options, stats) {
+    return getOctokit(options.token, {
+        baseUrl: options.baseUrl,
+        userAgent: options.userAgent ?? 'perimeter',
+        log: { debug: () => { }, info: () => { }, warn: () => { }, error: () => { } },
+    }, attemptTimeoutPlugin(), countingPlugin(stats));
+}
+function createClient(options, stats) {
+    // A rate-limited request was refused before GitHub acted on it, so repeating it is safe even for a write;
+    // but only once, and only when the wait is short.
+    const onLimit = (retryAfter, _options, _octokit, retryCount) => retryCount === 0 && retryAfter <= options.maxRateLimitWaitSeconds;
+    const writes = new (bottleneck_lib_default()).Group({
+        maxConcurrent: 1,
+        reservoir: options.writesPerMinute,
+        reservoirRefreshAmount: options.writesPerMinute,
+        reservoirRefreshInterval: 60_000,
+    });
+    return getOctokit(options.token, {
+        baseUrl: options.baseUrl,
+        userAgent: options.userAgent ?? 'perimeter',
+        log: { debug: () => { }, info: () => { }, warn: () => { }, error: () => { } },
+        throttle: { onRateLimit: onLimit, onSecondaryRateLimit: onLimit, write: writes },
+        retry: {
+            doNotRetry: DO_NOT_RETRY,
+            retries: options.readRetries,
+            retryAfterBaseValue: options.retryBaseMs,
+        },
+    }, attemptTimeoutPlugin(), countingPlugin(stats), throttling, retry);
+}
+/** After the light client meets a failure, how long every request takes the full path instead. */
+const LIGHT_PAUSE_MS = 60_000;
+/** Requests for one repository: each bounded in time, writes never retried, errors made UpstreamErrors. */
+class RestClient {
+    client;
+    owner;
+    repo;
+    scrub;
+    timeoutMs;
+    light;
+    constructor(client, owner, repo, scrub, timeoutMs, light) {
+        this.client = client;
+        this.owner = owner;
+        this.repo = repo;
+        this.scrub = scrub;
+        this.timeoutMs = timeoutMs;
+        this.light = light;
     }
-    const plural = perimeters.length === 1 ? 'perimeter' : 'perimeters';
-    let out = `${config.file}: valid (version ${config.version}, ${perimeters.length} ${plural})\n`;
-    if (loaded.root === null) {
-        for (const p of perimeters)
-            out += `  ${p.name}: ${describePerimeter(p)}\n`;
-        io.stdout(`${out}Not in a git checkout: tracked-file counts skipped.\n`);
-        return EXIT_OK;
-    }
-    if (!config.trust) {
-        for (const w of outsiderWorkflows(loaded.root)) {
-            out +=
-                `warning: ${w.file} runs Perimeter on ${w.events.join(', ')}, which people without write access can ` +
-                    `trigger, and ${config.file} has no trust rule: add "trust:" so untrusted triggers get only the ` +
-                    'perimeters marked "untrusted-triggers: true"\n';
+    lightPausedUntil = 0;
+    /** A 304 is rethrown as it came (callers asked for it); anything else becomes an UpstreamError. */
+    async send(operation, route, params = {}, write = false, headers) {
+        try {
+            return await this.request(this.client, route, params, write, headers);
+        }
+        catch (error) {
+            if (error.status === 304)
+                throw error;
+            throw toUpstreamError(error, operation, this.scrub);
         }
     }
-    const files = listTrackedFiles(loaded.root);
-    const result = coverage(perimeters, files);
-    out += `\nTracked files: ${result.total}\n`;
-    const width = Math.max(...perimeters.map((p) => p.name.length));
-    for (const p of perimeters) {
-        const { read, write } = result.counts.get(p.name);
-        out += `  ${p.name.padEnd(width)}  reads ${read}, writes ${write}; ${describePerimeter(p)}\n`;
+    /**
+     * A read sent first through the light client; anything but 200, 304 or 404 (a 5xx, a rate limit, a
+     * timeout) is sent again through the full one, which retries and waits as usual, and the full path is
+     * then used for a while, so a struggling GitHub does not get every request twice.
+     */
+    async sendLight(operation, route, params = {}, headers) {
+        if (this.light && Date.now() >= this.lightPausedUntil) {
+            try {
+                return await this.request(this.light, route, params, false, headers);
+            }
+            catch (error) {
+                const status = error.status;
+                if (status === 304)
+                    throw error;
+                if (status === 404)
+                    throw toUpstreamError(error, operation, this.scrub);
+                this.lightPausedUntil = Date.now() + LIGHT_PAUSE_MS;
+            }
+        }
+        return this.send(operation, route, params, false, headers);
     }
-    out += '\n';
-    out += section('Writable by more than one perimeter', result.overlapping.map((o) => `${o.path}: ${o.writers.join(', ')}`));
-    out += section('Readable by no perimeter', result.unreadable);
-    if (result.invalid.length > 0) {
-        out += section('Not valid paths, never readable or writable', result.invalid.map((i) => `${JSON.stringify(i.path)}: ${i.reason}`));
+    async request(client, route, params, write, headers) {
+        const response = await client.request(route, {
+            owner: this.owner,
+            repo: this.repo,
+            ...params,
+            ...(headers ? { headers } : {}),
+            request: { attemptTimeoutMs: this.timeoutMs, ...(write ? { retries: 0 } : {}) },
+        });
+        return { data: response.data, headers: response.headers };
     }
-    io.stdout(out);
-    return EXIT_OK;
+    /** One GraphQL call for this repository (`$owner` and `$name` are set); errors become UpstreamErrors. */
+    async graphql(operation, query, variables = {}) {
+        try {
+            return await this.client.graphql(query, {
+                owner: this.owner,
+                name: this.repo,
+                ...variables,
+                request: { attemptTimeoutMs: this.timeoutMs },
+            });
+        }
+        catch (error) {
+            throw toUpstreamError(error, operation, this.scrub);
+        }
+    }
+    async read(operation, route, params) {
+        return (await this.send(operation, route, params)).data;
+    }
+    async write(operation, route, params) {
+        return (await this.send(operation, route, params, true)).data;
+    }
 }
 
-;// CONCATENATED MODULE: ./src/cli/explain.ts
-
-
-
-
-const EXPLAIN_USAGE = 'perimeter explain [--config FILE] [--json] [--association NAME | --user LOGIN] PATH...';
-function explainPath(input, perimeters) {
-    const check = validatePath(input);
-    const verdicts = {};
-    for (const perimeter of perimeters) {
-        const read = perimeter.canRead(input);
-        const write = perimeter.canWrite(input);
-        const reason = check.ok ? `read: ${read.rule}; write: ${write.rule}` : read.rule;
-        verdicts[perimeter.name] = { read: read.allowed, write: write.allowed, reason };
+;// CONCATENATED MODULE: ./src/github/cache.ts
+/**
+ * Caches for objects addressed by SHA (they never change). Concurrent loads of one key share one
+ * promise (single flight); a failed load is forgotten so the next caller tries again.
+ */
+class ShaCache {
+    done = new Map();
+    pending = new Map();
+    get(key, load) {
+        const hit = this.done.get(key);
+        if (hit !== undefined)
+            return Promise.resolve(hit);
+        const inFlight = this.pending.get(key);
+        if (inFlight)
+            return inFlight;
+        const promise = load().then((value) => {
+            this.pending.delete(key);
+            this.set(key, value);
+            return value;
+        }, (error) => {
+            this.pending.delete(key);
+            throw error;
+        });
+        this.pending.set(key, promise);
+        return promise;
     }
-    return check.ok
-        ? { input, path: check.path, error: null, perimeters: verdicts }
-        : { input, path: null, error: check.reason, perimeters: verdicts };
+    peek(key) {
+        return this.done.get(key);
+    }
+    set(key, value) {
+        this.done.set(key, value);
+    }
 }
-function renderText(explanations, perimeters) {
-    const width = Math.max(...perimeters.map((p) => p.name.length));
-    const yesNo = (allowed) => (allowed ? 'yes' : 'no');
-    let out = '';
-    for (const e of explanations) {
-        if (e.path === null) {
-            out += `${JSON.stringify(e.input)}: rejected: ${e.error}\n`;
+/** A ShaCache for byte arrays that evicts the least recently used entries beyond `maxBytes`. */
+class BlobCache extends ShaCache {
+    maxBytes;
+    lru = new Map();
+    bytes = 0;
+    constructor(maxBytes) {
+        super();
+        this.maxBytes = maxBytes;
+    }
+    peek(key) {
+        const value = this.lru.get(key);
+        if (value !== undefined) {
+            this.lru.delete(key);
+            this.lru.set(key, value);
+        }
+        return value;
+    }
+    get(key, load) {
+        const hit = this.peek(key);
+        return hit !== undefined ? Promise.resolve(hit) : super.get(key, load);
+    }
+    set(key, value) {
+        if (value.byteLength > this.maxBytes || this.lru.has(key))
+            return;
+        this.lru.set(key, value);
+        this.bytes += value.byteLength;
+        for (const [oldKey, oldValue] of this.lru) {
+            if (this.bytes <= this.maxBytes)
+                break;
+            this.lru.delete(oldKey);
+            this.bytes -= oldValue.byteLength;
+        }
+    }
+    get size() {
+        return { entries: this.lru.size, bytes: this.bytes };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/graphql-path-trees.ts
+/**
+ * The tree at one path in many commits and in each one's first parent, in one GraphQL call: each commit
+ * under an alias, `file(path:)` on it and on `parents(first: 1)`. Each `parents` is a connection, one
+ * request by GitHub's count: 50 commits make 50, which GitHub rounds to 1 point
+ * (https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api).
+ */
+const COMMITS_PER_CALL = 50;
+const side = 'file(path: $path) { type oid }';
+function pathTreesQuery(commits) {
+    const aliases = commits.map((sha, i) => `c${i}: object(oid: "${sha}") { ... on Commit { ${side} parents(first: 1) { nodes { ${side} } } } }`);
+    return `query($owner: String!, $name: String!, $path: String!) { repository(owner: $owner, name: $name) { ${aliases.join(' ')} } }`;
+}
+/** Per commit, the two trees at the path; a commit is left out when the path is a file or submodule on either side, or the answer is not as asked. */
+function pathTreesOf(commits, answer) {
+    const trees = new Map();
+    const sideTree = (s) => {
+        if (s === null || s === undefined)
+            return null;
+        return s.type === 'tree' && /^[0-9a-f]{40}$/.test(s.oid) ? s.oid : undefined;
+    };
+    commits.forEach((sha, i) => {
+        const node = answer.repository?.[`c${i}`];
+        if (!node || !node.parents || !Array.isArray(node.parents.nodes))
+            return;
+        const tree = sideTree(node.file);
+        const first = node.parents.nodes[0];
+        const parentTree = first === undefined ? null : first === null ? undefined : sideTree(first.file);
+        if (tree === undefined || parentTree === undefined)
+            return;
+        trees.set(sha, { tree, parentTree });
+    });
+    return trees;
+}
+
+;// CONCATENATED MODULE: ./src/github/tree-hash.ts
+
+/** git's object id of a tree with these entries by name (trees sort as if their name ended in "/"). */
+function treeSha(entries) {
+    const key = (name, entry) => Buffer.from(entry.type === 'tree' ? `${name}/` : name);
+    const sorted = [...entries].sort(([a, x], [b, y]) => Buffer.compare(key(a, x), key(b, y)));
+    const body = Buffer.concat(sorted.map(([name, entry]) => Buffer.concat([
+        Buffer.from(`${entry.type === 'tree' ? '40000' : entry.mode} ${name}\0`),
+        Buffer.from(entry.sha, 'hex'),
+    ])));
+    return (0,external_node_crypto_.createHash)('sha1').update(`tree ${body.length}\0`).update(body).digest('hex');
+}
+/** git's object id of a blob with these bytes. */
+function blobSha(bytes) {
+    return (0,external_node_crypto_.createHash)('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+}
+
+;// CONCATENATED MODULE: ./src/github/graphql-trees.ts
+
+/**
+ * Many trees in one GraphQL call: each asked by its SHA under an alias (`object(oid:)`), with the entries of
+ * the trees below it down to LEVELS levels. A tree's `entries` is a plain list, not a connection, so GitHub
+ * counts no nodes for it and the call costs 1 point of GraphQL's own budget (1,000 points an hour for
+ * GITHUB_TOKEN, apart from REST's 1,000 requests)
+ * (https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api).
+ * GitHub documents no cap on a tree's entries there; it ends calls that take over 10 seconds, so a call
+ * asks for at most TREES_PER_CALL trees (our choice), and whatever fails is listed by REST instead.
+ */
+const TREES_PER_CALL = 25;
+const LEVELS = 3;
+const FIELDS = 'name mode type oid size';
+/** A tree's `entries`, and those of the trees below it, `levels` levels in all. */
+function entriesSelection(levels = LEVELS) {
+    return levels <= 1
+        ? `entries { ${FIELDS} }`
+        : `entries { ${FIELDS} object { ... on Tree { ${entriesSelection(levels - 1)} } } }`;
+}
+/** The query for these trees (SHAs already checked as 40 hex digits). */
+function treesQuery(shas, levels = LEVELS) {
+    const aliases = shas.map((sha, i) => `t${i}: object(oid: "${sha}") { ... on Tree { ${entriesSelection(levels)} } }`);
+    return `query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { ${aliases.join(' ')} } }`;
+}
+const TYPES = new Set(['blob', 'tree', 'commit']);
+/** git's mode as REST writes it: six octal digits ("040000" for a tree). */
+const modeText = (mode) => mode.toString(8).padStart(6, '0');
+/**
+ * Every direct listing the answer holds, by tree SHA. A listing is kept only when its entries hash to the
+ * SHA it was asked or listed under: what is kept is exactly what a REST listing of that tree gives.
+ */
+function listingsOf(shas, answer) {
+    const out = new Map();
+    const take = (sha, list) => {
+        if (!Array.isArray(list) || out.has(sha))
+            return;
+        const listing = [];
+        const byName = new Map();
+        for (const e of list) {
+            if (typeof e?.name !== 'string' || !TYPES.has(e.type) || !Number.isInteger(e.mode))
+                return;
+            if (!/^[0-9a-f]{40}$/.test(e.oid))
+                return;
+            const entry = {
+                path: e.name,
+                mode: modeText(e.mode),
+                type: e.type,
+                sha: e.oid,
+            };
+            if (e.type === 'blob' && typeof e.size === 'number')
+                entry.size = e.size;
+            listing.push(entry);
+            byName.set(e.name, entry);
+        }
+        if (byName.size !== listing.length || treeSha(byName) !== sha)
+            return;
+        out.set(sha, listing);
+        for (const e of list)
+            if (e.type === 'tree')
+                take(e.oid, e.object?.entries);
+    };
+    shas.forEach((sha, i) => take(sha, answer.repository?.[`t${i}`]?.entries));
+    return out;
+}
+
+;// CONCATENATED MODULE: ./src/github/wire.ts
+/** The parts of GitHub's REST answers that Perimeter reads, and their mapping to the Upstream types. */
+
+const NO_SIGNATURE = { name: '', email: '', date: '' };
+const ENTRY_TYPES = new Set(['blob', 'tree', 'commit']);
+function gitCommit(data) {
+    return {
+        sha: data.sha,
+        tree: data.tree.sha,
+        parents: data.parents.map((parent) => parent.sha),
+        message: data.message,
+        author: data.author ?? NO_SIGNATURE,
+        committer: data.committer ?? NO_SIGNATURE,
+    };
+}
+function restCommit(data) {
+    return {
+        sha: data.sha,
+        tree: data.commit.tree.sha,
+        parents: data.parents.map((parent) => parent.sha),
+        message: data.commit.message,
+        author: data.commit.author ?? NO_SIGNATURE,
+        committer: data.commit.committer ?? NO_SIGNATURE,
+    };
+}
+function treeEntry(entry) {
+    if (!ENTRY_TYPES.has(entry.type))
+        throw new UpstreamError('invalid', `unexpected tree entry type "${entry.type}"`);
+    return {
+        path: entry.path,
+        mode: entry.mode,
+        type: entry.type,
+        sha: entry.sha,
+        ...(entry.size !== undefined ? { size: entry.size } : {}),
+    };
+}
+function blobBytes(data) {
+    if (data.encoding === 'base64')
+        return new Uint8Array(Buffer.from(data.content, 'base64'));
+    if (data.encoding === 'utf-8' || data.encoding === 'utf8')
+        return new Uint8Array(Buffer.from(data.content, 'utf8'));
+    throw new UpstreamError('invalid', `unexpected blob encoding "${data.encoding}"`);
+}
+function activity(data) {
+    return {
+        ref: data.ref,
+        before: data.before,
+        after: data.after,
+        actor: data.actor?.login ?? null,
+        activityType: data.activity_type,
+        timestamp: data.timestamp,
+    };
+}
+/** The `after` cursor of a Link header's rel="next" URL (the Activity API pages by cursor), if any. */
+function nextCursor(link) {
+    const next = link?.split(',').find((part) => /rel="next"/.test(part));
+    const url = next?.match(/<([^>]+)>/)?.[1];
+    return url === undefined ? undefined : (new URL(url).searchParams.get('after') ?? undefined);
+}
+const wire_CONTROL = /[\u0000-\u001f\u007f]/; // eslint-disable-line no-control-regex
+/**
+ * encodeURIComponent per path segment, keeping the slashes. Empty, `.` and `..` segments are refused: a URL
+ * parser would resolve them and the request would reach another endpoint.
+ */
+function wire_segments(path, what) {
+    const parts = path.split('/');
+    if (parts.some((part) => part === '' || part === '.' || part === '..') || wire_CONTROL.test(path)) {
+        throw new UpstreamError('invalid', `invalid ${what}: ${JSON.stringify(path)}`);
+    }
+    return parts.map(encodeURIComponent).join('/');
+}
+function checkSha(sha) {
+    if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(sha)) {
+        throw new UpstreamError('invalid', `invalid object id: ${JSON.stringify(sha)}`);
+    }
+    return sha;
+}
+/** A complete recursive listing holds the direct entries of every subtree: tree SHA to its entries. */
+function subtrees(root, entries) {
+    const children = new Map([['', []]]);
+    const shaOf = new Map([['', root]]);
+    for (const entry of entries) {
+        if (entry.type !== 'tree')
+            continue;
+        children.set(entry.path, []);
+        shaOf.set(entry.path, entry.sha);
+    }
+    for (const entry of entries) {
+        const slash = entry.path.lastIndexOf('/');
+        children
+            .get(slash < 0 ? '' : entry.path.slice(0, slash))
+            ?.push({ ...entry, path: entry.path.slice(slash + 1) });
+    }
+    const result = new Map();
+    for (const [dir, list] of children)
+        result.set(shaOf.get(dir), list);
+    return result;
+}
+
+;// CONCATENATED MODULE: ./src/github/octokit-objects.ts
+
+
+
+
+
+/** commits per compare page (GitHub's most) */
+const COMPARE_PAGE = 100;
+/** Files asked for per page of a commit's file list: a shorter list is the whole list, however GitHub pages. */
+const COMMIT_FILES_PAGE = 100;
+/**
+ * The reads of objects addressed by SHA (commits, trees, blobs, comparisons of two commits): they never
+ * change, so each is fetched once per process, and a listing that holds others fills their caches too.
+ */
+class GitObjectReads {
+    commits = new ShaCache();
+    trees = new ShaCache();
+    recursiveTrees = new ShaCache();
+    comparisons = new ShaCache();
+    commitFiles = new ShaCache();
+    blobs;
+    constructor(blobCacheBytes) {
+        this.blobs = new BlobCache(blobCacheBytes);
+    }
+    async getCommit(sha) {
+        checkSha(sha);
+        return this.commits.get(sha, async () => gitCommit(await this.rest.read(`get commit ${sha}`, 'GET /repos/{owner}/{repo}/git/commits/{sha}', { sha })));
+    }
+    async getTree(sha) {
+        checkSha(sha);
+        return this.trees.get(sha, async () => {
+            const data = await this.rest.read(`get tree ${sha}`, 'GET /repos/{owner}/{repo}/git/trees/{sha}', { sha });
+            return data.tree.map(treeEntry);
+        });
+    }
+    /** set when a GraphQL call failed: from then on trees are listed by REST only */
+    graphqlFailed = false;
+    async getTrees(shas, options = {}) {
+        const perCall = options.perCall ?? TREES_PER_CALL;
+        const out = new Map();
+        const wanted = [];
+        for (const sha of new Set(shas)) {
+            const known = this.trees.peek(checkSha(sha));
+            if (known)
+                out.set(sha, known);
+            else
+                wanted.push(sha);
+        }
+        const calls = [];
+        for (let i = 0; i < wanted.length; i += perCall)
+            calls.push(wanted.slice(i, i + perCall));
+        await Promise.all(calls.map(async (chunk) => {
+            if (this.graphqlFailed)
+                return;
+            try {
+                const answer = await this.rest.graphql(`get ${chunk.length} trees`, treesQuery(chunk, options.levels));
+                for (const [tree, list] of listingsOf(chunk, answer)) {
+                    if (!this.trees.peek(tree))
+                        this.trees.set(tree, list);
+                    out.set(tree, list);
+                }
+            }
+            catch {
+                // GraphQL refused or failed (its budget spent, say): the caller lists these by REST, as before.
+                this.graphqlFailed = true;
+            }
+        }));
+        return out;
+    }
+    async getPathTrees(commits, path) {
+        const out = new Map();
+        const wanted = [...new Set(commits)].map(checkSha);
+        const calls = [];
+        for (let i = 0; i < wanted.length; i += COMMITS_PER_CALL)
+            calls.push(wanted.slice(i, i + COMMITS_PER_CALL));
+        await Promise.all(calls.map(async (chunk) => {
+            if (this.graphqlFailed)
+                return;
+            try {
+                const answer = await this.rest.graphql(`get the trees at a path in ${chunk.length} commits`, pathTreesQuery(chunk), { path });
+                for (const [sha, pair] of pathTreesOf(chunk, answer))
+                    out.set(sha, pair);
+            }
+            catch {
+                this.graphqlFailed = true;
+            }
+        }));
+        return out;
+    }
+    async getTreeRecursive(sha) {
+        checkSha(sha);
+        return this.recursiveTrees.get(sha, async () => {
+            const data = await this.rest.read(`get tree ${sha}`, 'GET /repos/{owner}/{repo}/git/trees/{sha}', { sha, recursive: '1' });
+            const entries = data.tree.map(treeEntry);
+            if (!data.truncated) {
+                for (const [tree, list] of subtrees(sha, entries))
+                    if (!this.trees.peek(tree))
+                        this.trees.set(tree, list);
+            }
+            return { entries, truncated: Boolean(data.truncated) };
+        });
+    }
+    async getBlob(sha) {
+        checkSha(sha);
+        return this.blobs.get(sha, async () => {
+            const data = await this.rest.read(`get blob ${sha}`, 'GET /repos/{owner}/{repo}/git/blobs/{sha}', { sha });
+            return blobBytes(data);
+        });
+    }
+    async getCommitFiles(sha) {
+        checkSha(sha);
+        return this.commitFiles.get(sha, async () => {
+            const data = await this.rest.read(`get the files of commit ${sha}`, 'GET /repos/{owner}/{repo}/commits/{ref}', { ref: sha, per_page: COMMIT_FILES_PAGE });
+            this.commits.set(sha, restCommit(data));
+            const files = data.files ?? [];
+            return {
+                paths: files.flatMap((f) => f.previous_filename === undefined ? [f.filename] : [f.previous_filename, f.filename]),
+                complete: Array.isArray(data.files) && files.length < COMMIT_FILES_PAGE,
+                files: files.map(comparedFile),
+            };
+        });
+    }
+    async listCommits(options) {
+        const data = await this.rest.read(`list commits of ${options.sha}`, 'GET /repos/{owner}/{repo}/commits', {
+            sha: options.sha,
+            ...(options.path !== undefined ? { path: options.path } : {}),
+            per_page: options.perPage ?? 30,
+            page: options.page ?? 1,
+        });
+        return data.map((item) => {
+            const commit = restCommit(item);
+            this.commits.set(commit.sha, commit);
+            return commit;
+        });
+    }
+    async isAncestor(ancestor, descendant) {
+        if (checkSha(ancestor) === checkSha(descendant))
+            return true;
+        try {
+            const { status } = await this.compare(ancestor, descendant);
+            // base...head: "ahead" means head has commits base lacks and none the other way.
+            return status === 'identical' || status === 'ahead';
+        }
+        catch (error) {
+            // Unrelated histories: GitHub answers 404 "No common ancestor between …".
+            if (error instanceof UpstreamError &&
+                error.code === 'not_found' &&
+                /no common ancestor/i.test(error.message)) {
+                return false;
+            }
+            throw error;
+        }
+    }
+    compare(base, head, page = 1) {
+        checkSha(base);
+        checkSha(head);
+        return this.comparisons.get(`${base}...${head}@${page}`, async () => {
+            const data = await this.rest.read(`compare ${base}...${head}`, `GET /repos/{owner}/{repo}/compare/${base}...${head}`, { per_page: COMPARE_PAGE, page });
+            const commits = data.commits.map(restCommit);
+            for (const commit of [restCommit(data.base_commit), ...commits])
+                this.commits.set(commit.sha, commit);
+            const files = (data.files ?? []).map(comparedFile);
+            return { status: data.status, totalCommits: data.total_commits, commits, files };
+        });
+    }
+}
+function comparedFile(file) {
+    return {
+        path: file.filename,
+        status: file.status,
+        sha: file.sha,
+        ...(file.previous_filename !== undefined ? { previousPath: file.previous_filename } : {}),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/github/octokit-upstream.ts
+
+
+
+
+
+
+
+/** the activity list's largest page */
+const ACTIVITY_PAGE = 100;
+/** ref changes read back to a job's start before the window counts as not covered (30 pages) */
+const MAX_ACTIVITY_ITEMS = 3_000;
+class OctokitUpstream extends GitObjectReads {
+    owner;
+    repo;
+    rest;
+    scrub;
+    counters = { requests: 0, notModified: 0 };
+    heads = new Map();
+    repository;
+    constructor(options) {
+        super(options.blobCacheBytes ?? 64 * 1024 * 1024);
+        if (!options.token)
+            throw new UpstreamError('invalid', 'a GitHub token is required');
+        this.owner = options.owner;
+        this.repo = options.repo;
+        this.scrub = makeScrubber([options.token]);
+        const clientOptions = {
+            token: options.token,
+            baseUrl: (options.baseUrl ?? process.env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, ''),
+            userAgent: options.userAgent,
+            readRetries: options.readRetries ?? 2,
+            retryBaseMs: options.retryBaseMs ?? 1000,
+            maxRateLimitWaitSeconds: options.maxRateLimitWaitSeconds ?? 60,
+            writesPerMinute: options.writesPerMinute ?? 80,
+        };
+        this.rest = new RestClient(createClient(clientOptions, this.counters), this.owner, this.repo, this.scrub, options.requestTimeoutMs ?? 30_000, createLightClient(clientOptions, this.counters));
+    }
+    stats() {
+        return { ...this.counters };
+    }
+    getRepository() {
+        this.repository ??= this.rest.read('get repository', 'GET /repos/{owner}/{repo}').then((data) => ({ defaultBranch: data.default_branch, private: data.private }), (error) => {
+            this.repository = undefined;
+            throw error;
+        });
+        return this.repository;
+    }
+    async serverTime() {
+        // "Accessing this endpoint does not count against your REST API rate limit."
+        // https://docs.github.com/rest/rate-limit/rate-limit#get-rate-limit-status-for-the-authenticated-user
+        const { headers } = await this.rest.send('read the time', 'GET /rate_limit');
+        const time = Date.parse(String(headers.date ?? ''));
+        if (Number.isNaN(time))
+            throw new UpstreamError('invalid', 'GitHub sent no Date header');
+        return new Date(time).toISOString();
+    }
+    async getBranchHead(branch) {
+        const sha = await this.tryGetBranchHead(branch);
+        if (sha === null)
+            throw new UpstreamError('not_found', `branch "${branch}" does not exist`, 404);
+        return sha;
+    }
+    async tryGetBranchHead(branch) {
+        const known = this.heads.get(branch);
+        try {
+            const { data, headers } = await this.rest.sendLight(`get branch "${branch}"`, `GET /repos/{owner}/{repo}/git/ref/heads/${wire_segments(branch, 'branch name')}`, {}, known ? { 'if-none-match': known.etag } : undefined);
+            if (data.object.type !== 'commit')
+                throw new UpstreamError('invalid', `branch "${branch}" does not point at a commit`);
+            if (headers.etag)
+                this.heads.set(branch, { etag: headers.etag, sha: data.object.sha });
+            else
+                this.heads.delete(branch);
+            return data.object.sha;
+        }
+        catch (error) {
+            if (error.status === 304 && known)
+                return known.sha;
+            this.heads.delete(branch);
+            if (error instanceof UpstreamError && error.code === 'not_found')
+                return null;
+            throw error instanceof UpstreamError
+                ? error
+                : toUpstreamError(error, `get branch "${branch}"`, this.scrub);
+        }
+    }
+    async listRefs() {
+        // Without a ref, matching-refs lists every ref, notes and other namespaces included:
+        // https://docs.github.com/rest/git/refs#list-matching-references
+        let data;
+        try {
+            data = await this.rest.read('list refs', 'GET /repos/{owner}/{repo}/git/matching-refs');
+        }
+        catch (error) {
+            // An empty repository answers 409; it has no refs.
+            if (error instanceof UpstreamError && error.code === 'conflict')
+                return new Map();
+            throw error;
+        }
+        const refs = new Map();
+        for (const ref of data)
+            if (!ref.ref.startsWith('refs/pull/'))
+                refs.set(ref.ref, ref.object.sha);
+        return refs;
+    }
+    async listActivity(options) {
+        const since = Date.parse(options.since);
+        if (Number.isNaN(since))
+            throw new UpstreamError('invalid', `not a time: ${JSON.stringify(options.since)}`);
+        const maxItems = options.maxItems ?? MAX_ACTIVITY_ITEMS;
+        const items = [];
+        let after;
+        for (;;) {
+            const { data, headers } = await this.rest.send('list activity', 'GET /repos/{owner}/{repo}/activity', { direction: 'desc', per_page: ACTIVITY_PAGE, ...(after !== undefined ? { after } : {}) });
+            for (const item of data.map(activity)) {
+                if (Date.parse(item.timestamp) < since)
+                    return { items, complete: true };
+                if (items.length >= maxItems)
+                    return { items, complete: false };
+                items.push(item);
+            }
+            after = nextCursor(headers.link);
+            if (after === undefined)
+                return { items, complete: true };
+        }
+    }
+    async createBlob(content) {
+        const data = await this.rest.write('create blob', 'POST /repos/{owner}/{repo}/git/blobs', {
+            content: Buffer.from(content).toString('base64'),
+            encoding: 'base64',
+        });
+        this.blobs.set(data.sha, content);
+        return data.sha;
+    }
+    async createTree(baseTree, changes) {
+        const tree = changes.map((change) => 'content' in change
+            ? { path: change.path, mode: change.mode, type: 'blob', content: change.content }
+            : {
+                path: change.path,
+                mode: 'mode' in change ? change.mode : '100644',
+                type: 'blob',
+                sha: change.sha,
+            });
+        const data = await this.rest.write('create tree', 'POST /repos/{owner}/{repo}/git/trees', { base_tree: baseTree, tree });
+        for (const change of changes)
+            if ('content' in change)
+                this.cacheText(change.content);
+        return data.sha;
+    }
+    /**
+     * Text sent inline is stored as its UTF-8 bytes, so reading it back needs no request. A string with a
+     * lone surrogate has no exact UTF-8 form: it is left out.
+     */
+    cacheText(text) {
+        const bytes = Buffer.from(text, 'utf8');
+        if (bytes.toString('utf8') !== text)
+            return;
+        const header = Buffer.from(`blob ${bytes.byteLength}\0`);
+        const sha = (0,external_node_crypto_.createHash)('sha1').update(header).update(bytes).digest('hex');
+        this.blobs.set(sha, new Uint8Array(bytes));
+    }
+    async createCommit(message, tree, parents) {
+        const data = await this.rest.write('create commit', 'POST /repos/{owner}/{repo}/git/commits', { message, tree, parents });
+        if (data.tree?.sha && data.author)
+            this.commits.set(data.sha, gitCommit(data));
+        return data.sha;
+    }
+    async createBranch(branch, sha) {
+        checkSha(sha);
+        wire_segments(branch, 'branch name');
+        await this.rest.write(`create branch "${branch}"`, 'POST /repos/{owner}/{repo}/git/refs', {
+            ref: `refs/heads/${branch}`,
+            sha,
+        });
+    }
+    async deleteBranch(branch) {
+        await this.rest.write(`delete branch "${branch}"`, `DELETE /repos/{owner}/{repo}/git/refs/heads/${wire_segments(branch, 'branch name')}`, {});
+        this.heads.delete(branch);
+    }
+    async updateBranch(branch, sha) {
+        try {
+            await this.rest.write(`update branch "${branch}"`, `PATCH /repos/{owner}/{repo}/git/refs/heads/${wire_segments(branch, 'branch name')}`, { sha, force: false });
+        }
+        catch (error) {
+            this.heads.delete(branch);
+            if (error instanceof UpstreamError && error.status === 422 && /fast.?forward/i.test(error.message)) {
+                throw new UpstreamError('not_fast_forward', `update branch "${branch}": the branch moved (not a fast forward)`, 422);
+            }
+            throw error;
+        }
+        this.heads.delete(branch);
+    }
+    async createStatus(sha, status) {
+        checkSha(sha);
+        const description = status.description.length > 140 ? `${status.description.slice(0, 139)}…` : status.description;
+        await this.rest.write(`create status on ${sha}`, 'POST /repos/{owner}/{repo}/statuses/{sha}', {
+            sha,
+            state: status.state,
+            context: status.context,
+            description,
+            ...(status.targetUrl !== undefined ? { target_url: status.targetUrl } : {}),
+        });
+    }
+    async getFileAtRef(path, ref) {
+        const operation = `get ${path} at ${ref}`;
+        const data = await this.rest.read(operation, `GET /repos/{owner}/{repo}/contents/${wire_segments(path, 'path')}`, { ref });
+        if (Array.isArray(data) || data.type !== 'file')
+            throw new UpstreamError('invalid', `${operation}: not a file`);
+        // Over 1 MB the contents API leaves `content` empty (encoding "none"): fetch the blob instead.
+        const inline = data.size === 0 || (data.encoding === 'base64' && Boolean(data.content));
+        const bytes = inline ? Buffer.from(data.content ?? '', 'base64') : await this.getBlob(data.sha);
+        try {
+            return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), sha: data.sha };
+        }
+        catch {
+            throw new UpstreamError('invalid', `${operation}: not UTF-8 text`);
+        }
+    }
+}
+function createOctokitUpstream(options) {
+    return new OctokitUpstream(options);
+}
+
+;// CONCATENATED MODULE: ./src/github/whole-tree.ts
+
+
+/** Entries kept across the trees remembered whole (100,000 took 23 MB of heap); the oldest are forgotten beyond it. */
+const KEEP_ENTRIES = 500_000;
+/** rounds of batched reads for one prefetch (each goes GraphQL's LEVELS deeper) */
+const MAX_ROUNDS = 8;
+const parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+const nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
+/**
+ * Every entry below a tree (paths relative to it), in as few requests as GitHub allows. One recursive
+ * listing when GitHub gives it whole. GitHub truncates a recursive listing at 100,000 entries or 7 MB
+ * (https://docs.github.com/en/rest/git/trees#get-a-tree); then every directory the truncated listing did
+ * hold whole is kept, each proven by recomputing its tree SHA from the entries listed for it, the tree
+ * itself is listed plainly, and only its other children are listed again, recursively, going deeper only
+ * where a child's own recursive listing is truncated too. Trees are addressed by SHA: what was listed whole
+ * once is never listed again.
+ */
+class WholeTrees {
+    upstream;
+    whole = new Map();
+    /** the same lists once they have arrived, for building larger trees from them without waiting */
+    settled = new Map();
+    sizes = new Map();
+    /** direct listings proven from a truncated recursive listing, by tree SHA */
+    direct = new Map();
+    truncatedTrees = new Set();
+    kept = 0;
+    constructor(upstream) {
+        this.upstream = upstream;
+    }
+    /** Whether GitHub truncated the recursive listing of this tree (as far as this object has asked). */
+    wasTruncated(sha) {
+        return this.truncatedTrees.has(sha);
+    }
+    /**
+     * The whole tree. `plainFirst` skips the recursive listing of `sha` itself (not of its children): for a
+     * tree expected to be truncated, such as the next root of a repository whose last root was.
+     */
+    list(sha, options = {}) {
+        const known = this.whole.get(sha);
+        if (known)
+            return known;
+        const pending = this.load(sha, options.plainFirst ?? false);
+        this.whole.set(sha, pending);
+        pending.then((entries) => this.keep(sha, entries), () => this.whole.delete(sha));
+        return pending;
+    }
+    /** The tree when it is already known whole (listed, proven or built), without asking. */
+    known(sha) {
+        return this.whole.get(sha);
+    }
+    /**
+     * The tree from its one recursive listing when that is whole, or proves it whole; otherwise null (what
+     * the listing proves of the tree's subdirectories is kept).
+     */
+    async once(sha) {
+        const known = this.whole.get(sha);
+        if (known)
+            return known;
+        const listing = await this.upstream.getTreeRecursive(sha);
+        if (!listing.truncated) {
+            this.remember(sha, listing.entries);
+            return listing.entries;
+        }
+        this.truncatedTrees.add(sha);
+        const proven = this.learn(sha, listing.entries);
+        if (proven)
+            this.remember(sha, proven);
+        return proven;
+    }
+    /** A tree's direct entries: proven from a truncated listing, or one plain listing. */
+    async plain(sha) {
+        return this.direct.get(sha) ?? (await this.upstream.getTree(sha));
+    }
+    /** Remembers a tree known whole by other means (a tree built locally and checked against its SHA). */
+    remember(sha, entries) {
+        if (this.whole.has(sha))
+            return;
+        this.whole.set(sha, Promise.resolve(entries));
+        this.keep(sha, entries);
+    }
+    /**
+     * Makes the trees known whole that batched reads can bring (Upstream.getTrees): the direct listings of
+     * everything below them, a few levels per call, round after round. What they cannot bring stays for REST.
+     */
+    async prefetch(shas) {
+        if (!this.upstream.getTrees)
+            return;
+        for (let round = 0; round < MAX_ROUNDS; round++) {
+            const missing = this.unlisted(shas);
+            if (missing.length === 0)
+                break;
+            const got = await this.upstream.getTrees(missing);
+            if (got.size === 0)
+                return;
+            for (const [sha, list] of got)
+                this.direct.set(sha, list);
+        }
+        for (const sha of shas) {
+            const built = this.assemble(sha);
+            if (built)
+                this.remember(sha, built);
+        }
+    }
+    /** Trees at or below `roots` that are neither known whole nor listed directly, the highest first. */
+    unlisted(roots) {
+        const out = [];
+        const seen = new Set();
+        let level = roots;
+        while (level.length > 0) {
+            const next = [];
+            for (const sha of level) {
+                if (seen.has(sha) || this.whole.has(sha))
+                    continue;
+                seen.add(sha);
+                const list = this.direct.get(sha);
+                if (!list)
+                    out.push(sha);
+                else
+                    for (const entry of list)
+                        if (entry.type === 'tree')
+                            next.push(entry.sha);
+            }
+            level = next;
+        }
+        return out;
+    }
+    /** The whole tree from what is known without asking (direct listings, trees known whole); else null. */
+    assemble(sha) {
+        const settled = this.settled.get(sha);
+        if (settled)
+            return settled;
+        const top = this.direct.get(sha);
+        if (!top)
+            return null;
+        const out = [];
+        for (const entry of top) {
+            out.push(entry);
+            if (entry.type !== 'tree')
+                continue;
+            const below = this.assemble(entry.sha);
+            if (!below)
+                return null;
+            for (const inner of below)
+                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
+        }
+        return out;
+    }
+    async load(sha, plainFirst) {
+        const built = this.assemble(sha);
+        if (built)
+            return built;
+        if (!plainFirst && !this.truncatedTrees.has(sha)) {
+            const listing = await this.upstream.getTreeRecursive(sha);
+            if (!listing.truncated)
+                return listing.entries;
+            this.truncatedTrees.add(sha);
+            const proven = this.learn(sha, listing.entries);
+            if (proven)
+                return proven;
+        }
+        const top = await this.plain(sha);
+        checkNames(sha, top);
+        this.direct.set(sha, top);
+        // Every child not yet known whole, in batched reads first; each then is built or listed as before.
+        await this.prefetch(top.filter((e) => e.type === 'tree' && !this.whole.has(e.sha)).map((e) => e.sha));
+        checkNames(sha, top);
+        const below = await Promise.all(top.map((entry) => (entry.type === 'tree' ? this.list(entry.sha) : Promise.resolve([]))));
+        const out = [];
+        top.forEach((entry, i) => {
+            out.push(entry);
+            for (const inner of below[i])
+                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
+        });
+        return out;
+    }
+    /**
+     * Keeps what a truncated recursive listing of `rootSha` proves: every directory whose listed entries
+     * hash to its SHA has its direct listing; every such directory whose subdirectories are all whole is
+     * whole. Returns the root's entries when the root itself is whole.
+     */
+    learn(rootSha, entries) {
+        const shaOf = new Map([['', rootSha]]);
+        const children = new Map([['', new Map()]]);
+        const unprovable = new Set();
+        for (const entry of entries) {
+            if (entry.type !== 'tree')
+                continue;
+            shaOf.set(entry.path, entry.sha);
+            children.set(entry.path, new Map());
+        }
+        for (const entry of entries) {
+            const parent = parentOf(entry.path);
+            const siblings = children.get(parent);
+            if (!siblings || siblings.has(nameOf(entry.path)))
+                unprovable.add(parent);
+            else
+                siblings.set(nameOf(entry.path), entry);
+        }
+        const deepestFirst = [...children.keys()].sort((a, b) => depth(b) - depth(a));
+        const isWhole = new Set();
+        for (const dir of deepestFirst) {
+            const listed = children.get(dir);
+            if (unprovable.has(dir) || treeSha(listed) !== shaOf.get(dir))
+                continue;
+            if ([...listed.values()].every((e) => e.type !== 'tree' || isWhole.has(e.path)))
+                isWhole.add(dir);
+            else
+                this.direct.set(shaOf.get(dir), [...listed].map(([name, entry]) => ({ ...entry, path: name })));
+        }
+        // every entry joins the largest whole directory above it
+        const outermost = (path) => {
+            let found = null;
+            for (let dir = parentOf(path);; dir = parentOf(dir)) {
+                if (isWhole.has(dir))
+                    found = dir;
+                if (dir === '')
+                    return found;
+            }
+        };
+        const lists = new Map();
+        for (const entry of entries) {
+            const dir = outermost(entry.path);
+            if (dir === null)
+                continue;
+            const list = lists.get(dir) ?? [];
+            lists.set(dir, list);
+            list.push(dir === '' ? entry : { ...entry, path: entry.path.slice(dir.length + 1) });
+        }
+        for (const [dir, list] of lists)
+            if (dir !== '')
+                this.remember(shaOf.get(dir), list);
+        return lists.get('') ?? null;
+    }
+    keep(sha, entries) {
+        if (this.sizes.has(sha))
+            return;
+        this.sizes.set(sha, entries.length);
+        this.settled.set(sha, entries);
+        this.kept += entries.length;
+        for (const [old, n] of this.sizes) {
+            if (this.kept <= KEEP_ENTRIES || old === sha)
+                break;
+            this.sizes.delete(old);
+            this.whole.delete(old);
+            this.settled.delete(old);
+            this.kept -= n;
+        }
+    }
+}
+const depth = (path) => (path === '' ? 0 : path.split('/').length);
+/** A name git forbids (empty, holding "/") or listed twice could join into a path that is not there. */
+function checkNames(sha, entries) {
+    const seen = new Set();
+    for (const { path } of entries) {
+        if (path === '' || path.includes('/') || seen.has(path))
+            throw new UpstreamError('invalid', `tree ${sha} lists an entry named ${JSON.stringify(path)}: expected unique single path segments`);
+        seen.add(path);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/verify/diff-hint.ts
+
+/** GitHub lists at most 300 files in a compare: a list that long may be cut short. */
+const COMPARE_FILE_CAP = 300;
+const FILE_MODES = new Set(['100644', '100755', '120000', '160000']);
+const diff_hint_parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+const diff_hint_nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
+/** The base side: the root listing, and every top-level directory the hint touches, listed recursively. */
+async function baseDirs(upstream, baseTree, paths) {
+    const dirs = new Map([['', new Map((await upstream.getTree(baseTree)).map((e) => [e.path, e]))]]);
+    const tops = new Set(paths.filter((path) => path.includes('/')).map((path) => path.split('/')[0]));
+    const listings = await Promise.all([...tops].map(async (top) => {
+        const entry = dirs.get('').get(top);
+        if (entry?.type !== 'tree')
+            return { top, entries: [], sha: null };
+        const { entries, truncated } = await upstream.getTreeRecursive(entry.sha);
+        return truncated ? null : { top, entries, sha: entry.sha };
+    }));
+    for (const listing of listings) {
+        if (listing === null)
+            return null;
+        if (listing.sha === null)
+            continue;
+        dirs.set(listing.top, new Map());
+        for (const entry of listing.entries) {
+            const path = `${listing.top}/${entry.path}`;
+            if (entry.type === 'tree')
+                dirs.set(path, dirs.get(path) ?? new Map());
+            const parent = diff_hint_parentOf(path);
+            if (!dirs.has(parent))
+                dirs.set(parent, new Map());
+            dirs.get(parent).set(diff_hint_nameOf(path), entry);
+        }
+    }
+    return dirs;
+}
+function copyDirs(dirs) {
+    return new Map([...dirs].map(([path, entries]) => [path, new Map(entries)]));
+}
+/** Applies one file of the hint; false when it does not fit the base (then the hint is not used). */
+function apply(dirs, path, entry) {
+    const segments = path.split('/');
+    for (let i = 1; i < segments.length; i++) {
+        const dir = segments.slice(0, i).join('/');
+        const existing = dirs.get(diff_hint_parentOf(dir))?.get(diff_hint_nameOf(dir));
+        if (existing !== undefined && existing.type !== 'tree')
+            return false;
+        if (!dirs.has(dir)) {
+            if (existing !== undefined)
+                return false; // a tree the base listing should have held
+            dirs.set(dir, new Map());
+        }
+    }
+    const parent = dirs.get(diff_hint_parentOf(path));
+    const old = parent.get(diff_hint_nameOf(path));
+    if (old?.type === 'tree')
+        return false;
+    if (entry === null)
+        return old !== undefined && parent.delete(diff_hint_nameOf(path));
+    parent.set(diff_hint_nameOf(path), { ...entry, mode: old?.mode ?? entry.mode });
+    return true;
+}
+/** Tree SHAs bottom-up for every directory on a changed path; returns the root's. */
+function rootSha(dirs, changed) {
+    const touched = new Set(['']);
+    for (const path of changed)
+        for (let dir = diff_hint_parentOf(path); dir !== ''; dir = diff_hint_parentOf(dir))
+            touched.add(dir);
+    const deepestFirst = [...touched].sort((a, b) => b.split('/').length - a.split('/').length);
+    for (const dir of deepestFirst) {
+        if (dir === '')
+            continue;
+        const entries = dirs.get(dir);
+        const parent = dirs.get(diff_hint_parentOf(dir));
+        if (entries.size === 0)
+            parent.delete(diff_hint_nameOf(dir));
+        else
+            parent.set(diff_hint_nameOf(dir), { mode: '040000', type: 'tree', sha: treeSha(entries) });
+    }
+    return treeSha(dirs.get(''));
+}
+/**
+ * The exact diff from a compare's file list, when that list rebuilds the head tree: the base side of the
+ * touched directories is listed (recursively, one request per top-level directory), the listed changes are
+ * applied (a new file taken as 100644, a modified one keeping its mode), and the root's tree SHA recomputed.
+ * Only when it equals `headTree` is the result used: then every path, mode, symlink and submodule in it is
+ * the head's own. Otherwise (a mode change, a list cut at 300, anything unexpected) null: walk the trees.
+ */
+async function diffFromHint(upstream, baseTree, headTree, files) {
+    if (files.length === 0 || files.length >= COMPARE_FILE_CAP || !/^[0-9a-f]{40}$/.test(headTree))
+        return null;
+    const edits = new Map();
+    for (const file of files) {
+        if (file.previousPath !== undefined && file.status === 'renamed')
+            edits.set(file.previousPath, null);
+        if (file.status === 'removed')
+            edits.set(file.path, null);
+        else if (file.status !== 'unchanged')
+            edits.set(file.path, { mode: '100644', type: 'blob', sha: file.sha });
+    }
+    const base = await baseDirs(upstream, baseTree, [...edits.keys()]);
+    if (base === null)
+        return null;
+    const head = copyDirs(base);
+    for (const [path, entry] of edits)
+        if (!apply(head, path, entry))
+            return null;
+    if (rootSha(head, new Set(edits.keys())) !== headTree)
+        return null;
+    const changes = [];
+    for (const path of edits.keys()) {
+        const o = base.get(diff_hint_parentOf(path))?.get(diff_hint_nameOf(path));
+        const n = head.get(diff_hint_parentOf(path))?.get(diff_hint_nameOf(path));
+        if (n !== undefined && !FILE_MODES.has(n.mode))
+            return null;
+        if (o && n) {
+            if (o.sha !== n.sha || o.mode !== n.mode)
+                changes.push({
+                    path,
+                    kind: 'modified',
+                    oldMode: o.mode,
+                    newMode: n.mode,
+                    oldSha: o.sha,
+                    newSha: n.sha,
+                });
+        }
+        else if (n)
+            changes.push({ path, kind: 'added', newMode: n.mode, newSha: n.sha });
+        else if (o)
+            changes.push({ path, kind: 'deleted', oldMode: o.mode, oldSha: o.sha });
+    }
+    return changes;
+}
+
+;// CONCATENATED MODULE: ./src/verify/diff-trees.ts
+
+
+const isTree = (entry) => entry?.type === 'tree';
+function leaf(path, kind, entry) {
+    return kind === 'added'
+        ? { path, kind, newMode: entry.mode, newSha: entry.sha }
+        : { path, kind, oldMode: entry.mode, oldSha: entry.sha };
+}
+/** Every entry of a complete recursive listing by path; a path listed twice is a malformed change. */
+function byPathOf(entries, prefix, kind, out) {
+    const map = new Map();
+    for (const entry of entries) {
+        if (map.has(entry.path))
+            out.push({
+                path: prefix + entry.path,
+                kind,
+                problem: `the tree lists ${JSON.stringify(entry.path)} twice`,
+            });
+        else
+            map.set(entry.path, entry);
+    }
+    return map;
+}
+/**
+ * Every non-tree entry below a tree that appeared or disappeared as a whole: one recursive listing, or,
+ * when GitHub truncates it, as WholeTrees completes it.
+ */
+async function diff_trees_expand(trees, prefix, tree, kind, out) {
+    const whole = (await trees.once(tree)) ?? (await expandByDir(trees, prefix, tree, kind, out));
+    if (whole === null)
+        return;
+    for (const entry of byPathOf(whole, prefix, kind, out).values())
+        if (entry.type !== 'tree')
+            out.push(leaf(prefix + entry.path, kind, entry));
+}
+/** A truncated tree: its own listing, and each subdirectory expanded (proven ones cost nothing). */
+async function expandByDir(trees, prefix, tree, kind, out) {
+    const subtrees = [];
+    for (const entry of byName(await trees.plain(tree), prefix, kind, out).values()) {
+        if (isTree(entry))
+            subtrees.push(diff_trees_expand(trees, `${prefix}${entry.path}/`, entry.sha, kind, out));
+        else
+            out.push(leaf(prefix + entry.path, kind, entry));
+    }
+    await Promise.all(subtrees);
+    return null;
+}
+/**
+ * A tree's entries by name. Names git forbids (empty, holding a "/") or listed twice can't come from git's
+ * own tools and GitHub's checks refuse them; should one get through, it is a change that is never allowed
+ * (a name with "/" would otherwise join into an innocent-looking path, a duplicate would hide its twin).
+ */
+function byName(entries, prefix, kind, out) {
+    const map = new Map();
+    for (const entry of entries) {
+        const problem = entry.path === '' || entry.path.includes('/')
+            ? `tree entry name ${JSON.stringify(entry.path)} is not a single path segment`
+            : map.has(entry.path)
+                ? `the tree lists ${JSON.stringify(entry.path)} twice`
+                : null;
+        if (problem === null)
+            map.set(entry.path, entry);
+        else
+            out.push({ path: prefix + entry.path, kind, problem });
+    }
+    return map;
+}
+/** From this many differing subtrees on, listing a directory whole (both sides, recursively) beats walking it. */
+const MANY_SUBTREES = 4;
+/**
+ * Both sides of a directory listed recursively and compared path by path; false when GitHub truncates
+ * either (what the truncated listings prove of subdirectories is kept for the walk).
+ */
+async function diffWhole(trees, prefix, base, head, out) {
+    const [before, after] = await Promise.all([trees.once(base), trees.once(head)]);
+    if (before === null || after === null)
+        return false;
+    compareWhole(prefix, before, after, out);
+    return true;
+}
+function compareWhole(prefix, before, after, out) {
+    const old = byPathOf(before, prefix, 'deleted', out);
+    const now = byPathOf(after, prefix, 'added', out);
+    for (const name of new Set([...old.keys(), ...now.keys()])) {
+        const o = old.get(name);
+        const n = now.get(name);
+        if (o && n && o.sha === n.sha && o.mode === n.mode)
+            continue;
+        const path = prefix + name;
+        // A tree's own entry says nothing its files don't: they are listed too.
+        if (o && n && !isTree(o) && !isTree(n)) {
+            out.push({ path, kind: 'modified', oldMode: o.mode, newMode: n.mode, oldSha: o.sha, newSha: n.sha });
             continue;
         }
-        out += `${e.path}\n`;
-        for (const p of perimeters) {
-            const name = p.name;
-            const read = p.canRead(e.path);
-            const write = p.canWrite(e.path);
-            out += `  ${name.padEnd(width)}  read ${yesNo(read.allowed)} (${read.rule}); write ${yesNo(write.allowed)} (${write.rule})\n`;
+        if (o && !isTree(o))
+            out.push(leaf(path, 'deleted', o));
+        if (n && !isTree(n))
+            out.push(leaf(path, 'added', n));
+    }
+}
+/**
+ * One directory on both sides. Both known whole (a truncated listing above proved them): compared with no
+ * request. Else listed plainly; when many subdirectories differ, both sides are listed recursively, and
+ * when that is truncated too, each differing subdirectory is (the walk goes deeper only where needed).
+ */
+async function diffDir(trees, prefix, base, head, out, wholeFirst = false) {
+    if (base === head)
+        return;
+    const [knownBase, knownHead] = [trees.known(base), trees.known(head)];
+    if (knownBase && knownHead)
+        return compareWhole(prefix, await knownBase, await knownHead, out);
+    if (wholeFirst && (await diffWhole(trees, prefix, base, head, out)))
+        return;
+    const [before, after] = await Promise.all([trees.plain(base), trees.plain(head)]);
+    const here = [];
+    const old = byName(before, prefix, 'deleted', here);
+    const now = byName(after, prefix, 'added', here);
+    const differing = [...now].filter(([name, n]) => {
+        const o = old.get(name);
+        return o !== undefined && isTree(o) && isTree(n) && o.sha !== n.sha;
+    });
+    const many = differing.length >= MANY_SUBTREES;
+    if (many && !wholeFirst && (await diffWhole(trees, prefix, base, head, out)))
+        return;
+    // Both sides of every differing subdirectory in batched reads (a few calls for many trees), so each is
+    // compared whole without a listing of its own; what they cannot bring is listed below as before.
+    if (many)
+        await trees.prefetch(differing.flatMap(([name, n]) => [old.get(name).sha, n.sha]).filter((sha) => !trees.known(sha)));
+    out.push(...here);
+    const work = [];
+    for (const name of new Set([...old.keys(), ...now.keys()])) {
+        const o = old.get(name);
+        const n = now.get(name);
+        if (o && n && o.sha === n.sha && o.mode === n.mode)
+            continue;
+        const path = prefix + name;
+        if (o && n && isTree(o) && isTree(n)) {
+            work.push(diffDir(trees, `${path}/`, o.sha, n.sha, out, many));
         }
+        else if (o && n && !isTree(o) && !isTree(n)) {
+            out.push({ path, kind: 'modified', oldMode: o.mode, newMode: n.mode, oldSha: o.sha, newSha: n.sha });
+        }
+        else {
+            // Present on one side only, or a file became a directory (or the reverse).
+            const sides = [
+                [o, 'deleted'],
+                [n, 'added'],
+            ];
+            for (const [entry, kind] of sides) {
+                if (!entry)
+                    continue;
+                if (isTree(entry))
+                    work.push(diff_trees_expand(trees, `${path}/`, entry.sha, kind, out));
+                else
+                    out.push(leaf(path, kind, entry));
+            }
+        }
+    }
+    await Promise.all(work);
+}
+const byPath = (a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : a.kind === 'deleted' ? -1 : b.kind === 'deleted' ? 1 : 0;
+/**
+ * The changed paths between two trees, Merkle-style: only subtrees whose SHA differs are listed, so the
+ * requests grow with the changed directories, not with the repository. `baseTree` null: all added.
+ * `hint`, a compare's file list from base to head, may make it cheaper (diffFromHint), never different.
+ */
+async function diffTrees(upstream, baseTree, headTree, hint) {
+    const out = [];
+    const trees = new WholeTrees(upstream);
+    const hinted = baseTree !== null && hint !== undefined ? await diffFromHint(upstream, baseTree, headTree, hint) : null;
+    if (hinted !== null)
+        out.push(...hinted);
+    else if (baseTree === null)
+        await diff_trees_expand(trees, '', headTree, 'added', out);
+    else
+        await diffDir(trees, '', baseTree, headTree, out);
+    return out.sort(byPath);
+}
+
+;// CONCATENATED MODULE: ./src/safety/invisible.ts
+/**
+ * Characters that render as nothing (or only steer how neighbours render) yet reach a model as text:
+ * zero-width spaces and joiners, bidirectional controls, invisible operators, soft hyphens, Hangul
+ * fillers, variation selectors and Unicode tag characters (which can spell a whole hidden ASCII text).
+ */
+const RANGES = [
+    [0x00ad, 0x00ad],
+    [0x034f, 0x034f],
+    [0x061c, 0x061c],
+    [0x115f, 0x1160],
+    [0x17b4, 0x17b5],
+    [0x180b, 0x180f],
+    [0x200b, 0x200f],
+    [0x202a, 0x202e],
+    [0x2060, 0x206f],
+    [0x3164, 0x3164],
+    [0xfe00, 0xfe0f],
+    [0xfeff, 0xfeff],
+    [0xffa0, 0xffa0],
+    [0xfff9, 0xfffb],
+    [0x1bca0, 0x1bca3],
+    [0xe0000, 0xe007f],
+    [0xe0100, 0xe01ef],
+];
+function invisible_isInvisible(codePoint) {
+    for (const [low, high] of RANGES)
+        if (codePoint >= low && codePoint <= high)
+            return true;
+    return false;
+}
+/** Matches one invisible character (a whole surrogate pair for the astral ones). */
+const invisible_INVISIBLE = new RegExp(`[${RANGES.map(([low, high]) => `\\u{${low.toString(16)}}-\\u{${high.toString(16)}}`).join('')}]`, 'gu');
+/** Bidirectional embeddings, overrides and isolates: they reorder what is displayed. */
+function isBidiControl(codePoint) {
+    return ((codePoint >= 0x202a && codePoint <= 0x202e) ||
+        (codePoint >= 0x2066 && codePoint <= 0x2069) ||
+        codePoint === 0x200e ||
+        codePoint === 0x200f ||
+        codePoint === 0x061c);
+}
+
+;// CONCATENATED MODULE: ./src/verify/escape.ts
+
+/**
+ * Agent-writable text (paths, commit messages, the gateway log) escaped for where the receipt puts it.
+ * An agent chooses file names and can write to the gateway's log, so nothing it controls may render as
+ * Perimeter's own words: no markup, no reordered display, no extra lines.
+ */
+function escapeChar(codePoint) {
+    return codePoint > 0xffff
+        ? `\\u{${codePoint.toString(16)}}`
+        : `\\u${codePoint.toString(16).padStart(4, '0')}`;
+}
+/** Characters a reader would not see as themselves: controls, line and paragraph separators, invisible and bidi ones. */
+function escape_hidden(codePoint) {
+    return (codePoint < 0x20 ||
+        (codePoint >= 0x7f && codePoint < 0xa0) ||
+        codePoint === 0x2028 ||
+        codePoint === 0x2029 ||
+        isInvisible(codePoint));
+}
+/** Fast path: text made only of these never needs escaping. */
+const PLAIN = /^[\u0020-\u007e\u00a0-\u00ac\u00ae-\u02ff]*$/;
+/** One line where every character shows as itself: the others become `\uXXXX` (a status description, a title). */
+function escape_visible(value, keep = () => false) {
+    if (PLAIN.test(value))
+        return value;
+    let out = '';
+    for (const char of value) {
+        const codePoint = char.codePointAt(0);
+        out += escape_hidden(codePoint) && !keep(codePoint) ? escapeChar(codePoint) : char;
     }
     return out;
 }
+/** Text shown literally in markdown: visible, and markdown and HTML punctuation as entities. */
+function escape_markdownText(value) {
+    return escape_visible(value).replace(/[&<>"'|*_`[\]\\~#!():]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
 /**
- * With --association or --user: the perimeters a run triggered by a comment from that person would expose
- * under the file's trust rule, and a line saying why.
+ * One line of prose in markdown: visible, and only the characters that start markup as entities (HTML,
+ * links, emphasis, code, headings, tables), so quotes, parentheses and colons read as written.
  */
-function exposedTo(config, perimeters, association, user) {
-    if (association === undefined && user === undefined)
-        return { perimeters, trigger: null };
-    if (association !== undefined && !ASSOCIATIONS.includes(association))
-        throw new UsageError(`--association: expected one of ${ASSOCIATIONS.join(', ')}, got ${JSON.stringify(association)}`);
-    const who = user ?? 'someone';
-    if (!config.trust)
-        return { perimeters, trigger: `trigger: a comment by ${who}: no trust rule, every perimeter is exposed` };
-    const payload = {
-        comment: { user: { login: who }, author_association: association ?? 'NONE' },
-        sender: { login: who },
-    };
-    const verdict = judgeTrigger(config.trust, 'issue_comment', payload);
-    const exposed = verdict.trusted ? perimeters : perimeters.filter((p) => p.spec.untrustedTriggers === true);
-    const names = exposed.map((p) => p.name).join(', ') || 'none (main refuses to start)';
+function inlineText(value) {
+    return escape_visible(value).replace(/[&<>|*_`[\]\\~#!]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+/**
+ * A fenced code block that the content cannot close: the fence is longer than any run of backticks
+ * inside (CommonMark closes a fence only with at least as many). Lines and tabs stay; every other
+ * hidden character shows as an escape.
+ */
+function codeBlock(content, info = 'text') {
+    const longest = Math.max(0, ...[...content.matchAll(/`+/g)].map((m) => m[0].length));
+    const fence = '`'.repeat(Math.max(3, longest + 1));
+    const shown = escape_visible(content, (c) => c === 0x0a || c === 0x09);
+    return `${fence}${info}\n${shown}\n${fence}`;
+}
+/** At most `max` characters (code points), the last one an ellipsis when anything was cut. */
+function escape_clip(text, max) {
+    const chars = [...text];
+    return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+;// CONCATENATED MODULE: ./src/verify/new-commits.ts
+
+const PAGE = 100;
+const SYMLINK = '120000';
+const SUBMODULE = '160000';
+/**
+ * The commits reachable from `endHead` and not from `base` (an ancestor of it), newest first: exactly
+ * git's base..end, merges' side branches included, whatever their dates. Bounded by `max`.
+ */
+async function listNewCommits(upstream, base, endHead, max) {
+    const first = await upstream.compare(base, endHead);
+    const commits = [...first.commits];
+    // More than the bound: listing the rest would not make the job checked, so spare the requests.
+    if (first.totalCommits > max)
+        return { commits: commits.reverse(), complete: false };
+    for (let page = 2; commits.length < Math.min(first.totalCommits, max); page++) {
+        const next = await upstream.compare(base, endHead, page);
+        if (next.commits.length === 0)
+            break;
+        commits.push(...next.commits);
+    }
     return {
-        perimeters: exposed,
-        trigger: `trigger: ${verdict.trusted ? 'trusted' : 'untrusted'} (${verdict.reason}); exposed: ${names}`,
+        commits: commits.slice(0, max).reverse(),
+        complete: commits.length === first.totalCommits && first.totalCommits <= max,
     };
 }
-async function explain_run(args, io) {
-    const { values, positionals } = parseCommandArgs(args, {
-        config: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        association: { type: 'string' },
-        user: { type: 'string' },
-    }, true);
-    if (positionals.length === 0)
-        throw new UsageError('explain needs at least one PATH');
-    const loaded = loadConfig(values.config, io.cwd);
-    const { perimeters, trigger } = exposedTo(loaded.config, loaded.perimeters, values.association, values.user);
-    const explanations = positionals.map((input) => explainPath(input, perimeters));
-    if (values.json) {
-        io.stdout(`${JSON.stringify(trigger === null ? { paths: explanations } : { trigger, paths: explanations })}\n`);
-    }
-    else {
-        const header = trigger === null ? '' : `${trigger}\n`;
-        io.stdout(header + (perimeters.length > 0 ? renderText(explanations, perimeters) : ''));
-    }
-    return EXIT_OK;
-}
-
-;// CONCATENATED MODULE: ./src/cli/init-yaml.ts
-
-/** How many example paths a comment lists before it says "and N more". */
-const SHOWN = 8;
-const quote = (glob) => JSON.stringify(glob);
-const list = (globs) => `[${globs.map(quote).join(', ')}]`;
-function listed(paths) {
-    const shown = paths.slice(0, SHOWN).join(', ');
-    return paths.length > SHOWN ? `${shown} and ${paths.length - SHOWN} more` : shown;
-}
-const WIDTH = 110;
-/** `text` as comment lines of at most WIDTH characters (a longer single word stays whole). */
-function comment(text, indent = '') {
-    const lines = [];
-    let line = `${indent}#`;
-    for (const word of text.split(' ')) {
-        if (line.length + 1 + word.length > WIDTH && line !== `${indent}#`) {
-            lines.push(line);
-            line = `${indent}#  `;
-        }
-        line += ` ${word}`;
-    }
-    lines.push(line);
-    return lines;
-}
-/** The commented perimeters.yml `perimeter init` writes for a proposal. */
-function renderProposal(proposal) {
-    const lines = [
-        `# Proposed by \`perimeter init\` from this repository's tracked files. Read it, tighten it, then run`,
-        '# `perimeter check` (coverage) and `perimeter replay <range>` (what recent commits each perimeter could',
-        '# have made) before merging.',
-        '#',
-        '# Protected set: whatever the globs below say, no perimeter writes the config file itself, .github/**,',
-        '# CODEOWNERS, agent instruction files (AGENTS.md, CLAUDE.md, .claude/**, ...) or git hooks; add',
-        '# `allow-protected` to a perimeter only for a file an agent must really change.',
-    ];
-    if (proposal.protectedFiles.length > 0) {
-        lines.push(...comment(`Protected files tracked here (${proposal.protectedFiles.length}): ${listed(proposal.protectedFiles.map((f) => f.path))}.`));
-    }
-    lines.push('version: 1');
-    if (proposal.protect.length > 0) {
-        lines.push('# Optional families with tracked files, protected for every perimeter:');
-        for (const family of proposal.protect)
-            lines.push(...comment(`  ${family}: ${OPTIONAL_FAMILIES[family].why}`));
-        lines.push(`protect: ${list(proposal.protect)}`);
-    }
-    if (proposal.unassigned.length > 0) {
-        lines.push(...comment(`Tracked files no perimeter writes (${proposal.unassigned.length}): ${listed(proposal.unassigned)}. ` +
-            'Add them to a write list if an agent should change them.'));
-    }
-    lines.push('perimeters:');
-    for (const role of proposal.roles) {
-        lines.push(`  ${role.name}:`);
-        lines.push(`    description: ${role.description}`);
-        for (const why of role.evidence)
-            lines.push(...comment(why, '    '));
-        lines.push(`    read: ${list(role.read)}`);
-        lines.push(`    write: ${list(role.write)}  # ${role.files} tracked file${role.files === 1 ? '' : 's'}`);
-        if (role.deny.length > 0) {
-            lines.push('    # Tests live beside the source: the implementer can neither read nor rewrite them (perimeters only', "    # grant, so a deny is how tests are carved out of the source's write globs).", `    deny: ${list(role.deny)}`);
-        }
-    }
-    return `${lines.join('\n')}\n`;
-}
-
-;// CONCATENATED MODULE: ./src/cli/layout.ts
-
-const DOC_DIRS = ['docs', 'doc', 'documentation', 'site', 'website'];
-const TEST_DIRS = ['test', 'tests', 'spec', 'specs', '__tests__', 'e2e', 'testdata', 'integration-tests'];
-const SOURCE_DIRS = ['src', 'lib', 'app', 'apps', 'pkg', 'cmd', 'internal', 'packages', 'crates', 'source'];
-const DOC_FILE = /\.(md|mdx|rst|adoc|txt)$/i;
-const CODE_FILE = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs|py|go|rs|java|kt|kts|scala|rb|php|cs|fs|c|h|cc|cpp|hpp|m|mm|swift|ex|exs|erl|hs|ml|clj|lua|dart|vue|svelte|sh|sql|zig|nim|r|jl)$/i;
-/** Test files by name, wherever they live, and the glob that covers each kind (from the name's own parts). */
-const TEST_FILE_KINDS = [
-    { pattern: /\.(test|spec)\.([a-z0-9]+)$/i, glob: (m) => `**/*.${m[1]}.${m[2]}` },
-    { pattern: /_test\.(go|py|exs|rb)$/i, glob: (m) => `**/*_test.${m[1]}` },
-    { pattern: /(?:^|\/)test_[^/]*\.py$/, glob: () => '**/test_*.py' },
-    { pattern: /(Test|Tests|Spec)\.(java|kt|scala|cs|swift)$/, glob: (m) => `**/*${m[1]}.${m[2]}` },
-];
-function testGlobFor(path) {
-    for (const kind of TEST_FILE_KINDS) {
-        const match = kind.pattern.exec(path);
-        if (match !== null)
-            return kind.glob(match);
-    }
-    return null;
-}
-const topDir = (path) => path.includes('/') ? path.slice(0, path.indexOf('/')) : null;
-function inDirs(path, dirs) {
-    return path
-        .split('/')
-        .slice(0, -1)
-        .some((segment) => dirs.includes(segment.toLowerCase()));
-}
-function proposePerimeters(trackedFiles, configFile = DEFAULT_CONFIG_FILE) {
-    const files = trackedFiles.filter((path) => validatePath(path).ok);
-    const builtIn = (path) => protected_protectedRule(path, configFile, []) !== null;
-    const protect = OPTIONAL_FAMILY_NAMES.filter((family) => files.some((path) => !builtIn(path) && protected_protectedRule(path, configFile, [family]) !== null));
-    const protectedFiles = [];
-    const writable = [];
-    for (const path of files) {
-        const rule = protected_protectedRule(path, configFile, protect);
-        if (rule === null)
-            writable.push(path);
-        else
-            protectedFiles.push({ path, rule });
-    }
-    const docDirs = new Set();
-    const docFiles = new Set();
-    const testDirs = new Set();
-    const nestedTestDirs = new Set();
-    const testGlobs = new Set();
-    const sourceDirs = new Set();
-    const counts = { docs: 0, tests: 0, source: 0 };
-    const unassigned = [];
-    for (const path of writable) {
-        const top = topDir(path);
-        const testGlob = testGlobFor(path);
-        if (top !== null && TEST_DIRS.includes(top.toLowerCase())) {
-            testDirs.add(top);
-            counts.tests++;
-        }
-        else if (testGlob !== null) {
-            testGlobs.add(testGlob);
-            counts.tests++;
-        }
-        else if (top !== null && inDirs(path, TEST_DIRS)) {
-            const segments = path.split('/');
-            const at = segments.findIndex((s, i) => i < segments.length - 1 && TEST_DIRS.includes(s.toLowerCase()));
-            nestedTestDirs.add(segments[at]);
-            counts.tests++;
-        }
-        else if (top !== null && DOC_DIRS.includes(top.toLowerCase())) {
-            docDirs.add(top);
-            counts.docs++;
-        }
-        else if (top === null && DOC_FILE.test(path)) {
-            docFiles.add(path);
-            counts.docs++;
-        }
-        else if (top !== null && (SOURCE_DIRS.includes(top.toLowerCase()) || CODE_FILE.test(path))) {
-            sourceDirs.add(top);
-            counts.source++;
-        }
-        else {
-            unassigned.push(path);
-        }
-    }
-    // A top-level folder holding code but also picked as docs or tests stays with that role.
-    for (const dir of [...docDirs, ...testDirs])
-        sourceDirs.delete(dir);
-    // Source folders take every file under them that no other role claimed.
-    for (const path of unassigned.splice(0)) {
-        const top = topDir(path);
-        if (top !== null && sourceDirs.has(top))
-            counts.source++;
-        else
-            unassigned.push(path);
-    }
-    const sorted = (set) => [...set].sort();
-    const dirGlobs = (set) => sorted(set).map((dir) => `${dir}/**`);
-    const docsWrite = [...dirGlobs(docDirs), ...sorted(docFiles)];
-    const testsWrite = [
-        ...dirGlobs(testDirs),
-        ...sorted(nestedTestDirs).map((dir) => `**/${dir}/**`),
-        ...sorted(testGlobs),
-    ];
-    const sourceWrite = dirGlobs(sourceDirs);
-    // Tests beside the source: the source perimeter must not be able to rewrite them.
-    const colocated = [...sorted(nestedTestDirs).map((dir) => `**/${dir}/**`), ...sorted(testGlobs)];
-    const roles = [];
-    if (docsWrite.length > 0) {
-        roles.push({
-            name: 'docs',
-            description: 'Writes the documentation; reads it and nothing else.',
-            read: docsWrite,
-            write: docsWrite,
-            deny: [],
-            files: counts.docs,
-            evidence: [
-                ...sorted(docDirs).map((dir) => `${dir}/: documentation folder`),
-                ...(docFiles.size > 0
-                    ? [`${docFiles.size} top-level text file(s): ${sorted(docFiles).join(', ')}`]
-                    : []),
-            ],
-        });
-    }
-    if (testsWrite.length > 0) {
-        roles.push({
-            name: 'tests',
-            description: 'Writes the tests from the docs and the source; cannot change the source it tests.',
-            read: [...docsWrite, ...sourceWrite, ...testsWrite],
-            write: testsWrite,
-            deny: [],
-            files: counts.tests,
-            evidence: [
-                ...sorted(testDirs).map((dir) => `${dir}/: test folder`),
-                ...sorted(nestedTestDirs).map((dir) => `${dir}/ folders inside other folders`),
-                ...sorted(testGlobs).map((glob) => `test files by name: ${glob}`),
-            ],
-        });
-    }
-    if (sourceWrite.length > 0) {
-        roles.push({
-            name: 'source',
-            description: 'Implements; cannot change the tests it has to pass.',
-            read: ['**'],
-            write: sourceWrite,
-            deny: colocated,
-            files: counts.source,
-            evidence: sorted(sourceDirs).map((dir) => `${dir}/: ${SOURCE_DIRS.includes(dir.toLowerCase()) ? 'source folder' : 'holds code'}`),
-        });
-    }
-    return { roles, protect, protectedFiles, unassigned: unassigned.sort() };
-}
-
-;// CONCATENATED MODULE: ./src/cli/init.ts
-
-
-
-
-
-
-
-
-
-const INIT_USAGE = 'perimeter init [--config FILE] [--stdout] [--json]';
 /**
- * `perimeter init`: proposes a commented perimeters.yml from the checkout's tracked files and writes it,
- * never over an existing file. The proposal is parsed and compiled before it is written, so what lands
- * always passes `perimeter check`.
+ * Commits listed back from the end head, newest first, until one of `stops`: after a history rewrite,
+ * where there is no single base (the order is by date, so this serves attribution, not the verdict).
+ * Without stops (a new branch with no base) the whole history is new. Bounded by `max`.
  */
-async function init_run(args, io) {
-    const { values } = parseCommandArgs(args, {
-        config: { type: 'string' },
-        stdout: { type: 'boolean', default: false },
-        json: { type: 'boolean', default: false },
-    }, false);
-    const root = tryGitToplevel(io.cwd);
-    if (root === null) {
-        io.stderr('perimeter init: not in a git checkout: init proposes perimeters from the tracked files\n');
-        return EXIT_ERRORS;
-    }
-    const target = (0,external_node_path_.resolve)(io.cwd, values.config ?? DEFAULT_CONFIG_FILE);
-    const configInRepo = (0,external_node_path_.relative)(root, target).split(external_node_path_.sep).join('/');
-    if (configInRepo === '' || configInRepo.startsWith('../'))
-        throw new UsageError(`--config: expected a file inside the checkout ${root}, got ${values.config}`);
-    const files = listTrackedFiles(root);
-    if (files.length === 0) {
-        io.stderr('perimeter init: the checkout tracks no files yet: commit some, then run init\n');
-        return EXIT_ERRORS;
-    }
-    const proposal = proposePerimeters(files, configInRepo);
-    if (proposal.roles.length === 0) {
-        io.stderr('perimeter init: found no docs, tests or source folders to propose perimeters for; ' +
-            'write perimeters.yml by hand (README: perimeters.yml reference)\n');
-        return EXIT_ERRORS;
-    }
-    const text = renderProposal(proposal);
-    // The proposal must be a valid config: a failure here is a bug in init, reported as one.
-    const config = parseConfig(text, configInRepo);
-    const perimeters = config.perimeters.map((spec) => compilePerimeter(spec, configInRepo));
-    const covered = coverage(perimeters, files);
-    const written = !values.stdout;
-    if (written) {
-        try {
-            (0,external_node_fs_.mkdirSync)((0,external_node_path_.dirname)(target), { recursive: true });
-            (0,external_node_fs_.writeFileSync)(target, text, { flag: 'wx' });
+async function listCommitsAbove(upstream, endHead, stops, max) {
+    const commits = [];
+    for (let page = 1;; page++) {
+        const listed = await upstream.listCommits({ sha: endHead, perPage: PAGE, page });
+        for (const commit of listed) {
+            if (stops.has(commit.sha))
+                return { commits, complete: true };
+            if (commits.length >= max)
+                return { commits, complete: false };
+            commits.push(commit);
         }
-        catch (error) {
-            const code = error.code;
-            io.stderr(code === 'EEXIST'
-                ? `perimeter init: ${configInRepo} already exists; init never overwrites it (--stdout prints the proposal)\n`
-                : `perimeter init: cannot write ${configInRepo}: ${code ?? String(error)}\n`);
-            return EXIT_ERRORS;
+        if (listed.length < PAGE)
+            return { commits, complete: stops.size === 0 };
+    }
+}
+const arrivesAsLink = (change) => change.kind !== 'deleted' && (change.newMode === SYMLINK || change.newMode === SUBMODULE);
+/**
+ * Changes made by single commits that the net diff does not show: a file added and removed again, or a
+ * symlink later replaced by a file. They stay in the branch's history, so they are judged too. Each
+ * commit is diffed against its first parent; the trees are mostly cached by then, so the cost is the
+ * directories each commit changed.
+ */
+async function intermediateChanges(upstream, commits, net) {
+    const netByPath = new Map(net.map((change) => [change.path, change]));
+    const perCommit = await Promise.all(commits.map(async (commit) => {
+        const parent = commit.parents[0];
+        const parentTree = parent === undefined ? null : (await upstream.getCommit(parent)).tree;
+        return diffTrees(upstream, parentTree, commit.tree);
+    }));
+    const found = new Map();
+    for (const change of perCommit.flat()) {
+        const inNet = netByPath.get(change.path);
+        const hidden = inNet === undefined || change.problem !== undefined || (arrivesAsLink(change) && !arrivesAsLink(inNet));
+        if (!hidden)
+            continue;
+        const seen = found.get(change.path);
+        if (seen === undefined || (arrivesAsLink(change) && !arrivesAsLink(seen)))
+            found.set(change.path, change);
+    }
+    return [...found.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+/**
+ * Paths each commit changed that the net change does not show, from each commit's list of changed paths
+ * (one request a commit). Commits whose list GitHub may have cut come back in `unlisted`, for a tree diff.
+ */
+async function pathsOfCommits(upstream, commits, net) {
+    const inNet = new Set(net.map((change) => change.path));
+    const listed = await Promise.all(commits.map((commit) => upstream.getCommitFiles(commit.sha)));
+    const paths = new Map();
+    const unlisted = [];
+    listed.forEach((files, index) => {
+        if (!files.complete)
+            unlisted.push(commits[index]);
+        else
+            for (const path of files.paths)
+                if (!inNet.has(path))
+                    paths.set(path, { path, kind: 'modified' });
+    });
+    return { paths: [...paths.values()], unlisted };
+}
+/** Changes by path, sorted; where both know a path, the one from a tree diff (it has the modes) wins. */
+function mergeChanges(fromTrees, fromPaths) {
+    const merged = new Map(fromPaths.map((change) => [change.path, change]));
+    for (const change of fromTrees)
+        merged.set(change.path, change);
+    return [...merged.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+;// CONCATENATED MODULE: ./src/verify/ref-accounting.ts
+/** How the activity list shows a ref that is absent (before a creation, after a deletion). */
+const ZERO_SHA = '0000000000000000000000000000000000000000';
+/**
+ * Branches the verification creates and deletes to mark the end of a job in the activity list, always at a
+ * commit some ref held at the start. Pushes made with GITHUB_TOKEN start no workflow runs:
+ * https://docs.github.com/actions/security-for-github-actions/security-guides/automatic-token-authentication#using-the-github_token-in-a-workflow
+ */
+const MARKER_PREFIX = 'perimeter-marker/';
+/**
+ * Whether a ref is an end marker (this job's or a concurrent one's) that carried nothing new: under the
+ * marker prefix, and every commit it held is one some ref held at the start. Anything else under that name
+ * is judged like any other branch.
+ */
+function isInertMarker(ref, held, start) {
+    if (!ref.startsWith(`refs/heads/${MARKER_PREFIX}`))
+        return false;
+    const known = new Set([ZERO_SHA, ...Object.values(start)]);
+    for (const sha of held)
+        if (!known.has(sha))
+            return false;
+    return true;
+}
+const value = (sha) => sha ?? ZERO_SHA;
+const ref_accounting_short = (sha) => (sha === ZERO_SHA ? 'nothing' : sha.slice(0, 7));
+/**
+ * Accounts for every branch from the start snapshot to the end snapshot with the activity list read back to
+ * before the job (newest first, as GitHub lists it). A branch is accounted for when its moves form one
+ * unbroken chain that leaves its start value and arrives at its end value; its moves during the job are
+ * that chain, from the first move away from the start value to the last arrival at the end value (moves
+ * before are earlier than the job, moves after are later than the end snapshot). A branch that changed
+ * between the snapshots without such a chain, or whose chain breaks, is unaccounted: the list is behind or
+ * incomplete, and nothing proves what happened to it. Only `refs/heads/*`: GitHub records nothing else.
+ */
+function accountForBranches(activity, start, end) {
+    const byRef = new Map();
+    for (const item of [...activity].reverse()) {
+        const list = byRef.get(item.ref) ?? [];
+        list.push(item);
+        byRef.set(item.ref, list);
+    }
+    const names = new Set([...Object.keys(start), ...Object.keys(end), ...byRef.keys()]);
+    const branches = new Map();
+    const unaccounted = [];
+    for (const ref of [...names].filter((name) => name.startsWith('refs/heads/')).sort()) {
+        const from = value(start[ref]);
+        const to = value(end[ref]);
+        const result = chainOf(byRef.get(ref) ?? [], from, to);
+        if (typeof result === 'string')
+            unaccounted.push(`${ref}: ${result}`);
+        else if (result.length > 0)
+            branches.set(ref, { ref, moves: result });
+    }
+    return { branches, unaccounted };
+}
+/** The moves from `from` to `to` (oldest first), or why the list does not account for them. */
+function chainOf(items, from, to) {
+    const first = items.findIndex((item) => item.before === from);
+    if (first < 0) {
+        return from === to
+            ? []
+            : `the activity list shows no move away from ${ref_accounting_short(from)}, yet it is at ${ref_accounting_short(to)}`;
+    }
+    let at = from;
+    // index of the last move that arrives at `to`; with from === to, staying put counts as arriving
+    let lastArrival = from === to ? first - 1 : -1;
+    for (let i = first; i < items.length; i++) {
+        const item = items[i];
+        if (item.before !== at) {
+            return `the activity list is not continuous: a move from ${ref_accounting_short(item.before)} follows one to ${ref_accounting_short(at)}`;
         }
+        at = item.after;
+        if (at === to)
+            lastArrival = i;
     }
-    if (values.json) {
-        io.stdout(`${JSON.stringify({
-            file: configInRepo,
-            written,
-            perimeters: proposal.roles,
-            protect: proposal.protect,
-            protectedFiles: proposal.protectedFiles,
-            unassigned: proposal.unassigned,
-            unreadable: covered.unreadable.length,
-        })}\n`);
-        return EXIT_OK;
+    if (from !== to && lastArrival === -1) {
+        return `the activity list does not show it arriving at ${ref_accounting_short(to)} (it may not have caught up yet)`;
     }
-    if (values.stdout) {
-        io.stdout(text);
-        return EXIT_OK;
+    return items.slice(first, lastArrival + 1);
+}
+
+;// CONCATENATED MODULE: ./src/verify/others.ts
+
+
+/**
+ * Whether every move of a ref was made by someone other than `identity` (the actor GitHub records for this
+ * job's token). A move with no recorded actor, or no known identity, counts as this job's: strict.
+ */
+function movedByOthersOnly(moves, identity) {
+    return (identity !== null &&
+        moves.length > 0 &&
+        moves.every((move) => move.actor !== null && move.actor !== identity));
+}
+/**
+ * The commits other actors brought onto the bound branch during the job: for each of their moves, the
+ * commits its new head has that its old head had not. Throws when a move's commits cannot all be listed.
+ */
+async function commitsOfOthers(upstream, history, identity, max) {
+    const theirs = new Set();
+    if (identity === null)
+        return theirs;
+    for (const move of history?.moves ?? []) {
+        if (move.actor === null || move.actor === identity)
+            continue;
+        if (move.before === ZERO_SHA || move.after === ZERO_SHA)
+            continue;
+        const listed = await listNewCommits(upstream, move.before, move.after, max);
+        if (!listed.complete)
+            throw new Error(`the commits ${move.actor} pushed (${move.before.slice(0, 7)} → ${move.after.slice(0, 7)}) are too many to list`);
+        for (const commit of listed.commits)
+            theirs.add(commit.sha);
     }
-    const summary = proposal.roles.map((role) => `${role.name} (writes ${role.files})`).join(', ');
-    io.stdout(`Wrote ${configInRepo}: ${proposal.roles.length} perimeter${proposal.roles.length === 1 ? '' : 's'}: ${summary}.\n` +
-        `${proposal.protectedFiles.length} protected file(s) stay with humans; ` +
-        `${proposal.unassigned.length} tracked file(s) no perimeter writes.\n` +
-        `Next: read it, then \`perimeter check\` and \`perimeter replay HEAD~50..HEAD\`.\n`);
-    return EXIT_OK;
+    return theirs;
+}
+
+;// CONCATENATED MODULE: ./src/verify/judge.ts
+
+
+
+
+const judge_SYMLINK = '120000';
+const judge_SUBMODULE = '160000';
+/** Refs created, moved or deleted between two snapshots, sorted by name. */
+function compareSnapshots(start, end) {
+    const changes = [];
+    for (const ref of [...new Set([...Object.keys(start), ...Object.keys(end)])].sort()) {
+        const before = start[ref] ?? null;
+        const after = end[ref] ?? null;
+        if (before === after)
+            continue;
+        const kind = before === null ? 'created' : after === null ? 'deleted' : 'moved';
+        changes.push({ ref, kind, before, after });
+    }
+    return changes;
+}
+/** Whether some exposed perimeter bound to `branch` may write `path`, and the rule that decided. */
+function decideWrite(path, branch, perimeters) {
+    const bound = perimeters.filter((perimeter) => perimeter.allowsBranch(branch));
+    if (bound.length === 0) {
+        return { allowed: false, rule: `no exposed perimeter may work on branch "${branch}"` };
+    }
+    const refusals = [];
+    for (const perimeter of bound) {
+        const decision = perimeter.canWrite(path);
+        if (decision.allowed)
+            return { allowed: true, rule: `${perimeter.name}: ${decision.rule}`, perimeter: perimeter.name };
+        refusals.push(`${perimeter.name}: ${decision.rule}`);
+    }
+    const guarded = protectedRule(path);
+    if (guarded !== null && !refusals.some((refusal) => refusal.includes('protected'))) {
+        refusals.push(`protected: ${guarded}`);
+    }
+    return { allowed: false, rule: refusals.join('; ') };
+}
+function decideFile(change, branch, perimeters) {
+    if (change.problem !== undefined)
+        return { ...change, allowed: false, rule: `invalid path: ${change.problem}` };
+    const write = decideWrite(change.path, branch, perimeters);
+    const arrives = change.kind !== 'deleted';
+    // A retargeted symlink or submodule is as new as a fresh one: its target was not checked either.
+    if (arrives && change.newMode === judge_SYMLINK)
+        return { ...change, allowed: false, rule: 'symlinks are never allowed' };
+    if (arrives && change.newMode === judge_SUBMODULE)
+        return { ...change, allowed: false, rule: 'submodules are never allowed' };
+    return { ...change, ...write };
+}
+function fileViolation(file) {
+    const kind = file.newMode === judge_SYMLINK && file.kind !== 'deleted'
+        ? 'symlink'
+        : file.newMode === judge_SUBMODULE && file.kind !== 'deleted'
+            ? 'submodule'
+            : 'path';
+    const what = kind === 'path' ? `${file.kind} outside every perimeter` : `${kind} ${file.kind}`;
+    const when = file.transient ? ' by an intermediate commit' : '';
+    return { kind, path: file.path, message: `${file.path}: ${what}${when} (${file.rule})` };
+}
+function attribute(facts) {
+    const shas = facts.newCommits?.shas ?? [];
+    const complete = facts.newCommits?.complete ?? false;
+    const theirs = new Set(facts.otherCommits);
+    const ours = shas.filter((sha) => !theirs.has(sha));
+    const others = shas.filter((sha) => theirs.has(sha));
+    if (!facts.ledger?.ok)
+        return { gateway: [], direct: [], others, unattributed: ours, complete };
+    const made = new Set(facts.gatewayCommits);
+    return {
+        gateway: ours.filter((sha) => made.has(sha)),
+        direct: ours.filter((sha) => !made.has(sha)),
+        others,
+        unattributed: [],
+        complete,
+    };
+}
+const judge_short = (sha) => sha === null || sha === ZERO_SHA ? 'nothing' : sha.slice(0, 7);
+function describeMoves(moves) {
+    const shown = moves
+        .slice(0, 5)
+        .map((move) => `${move.activityType} by ${move.actor ?? 'unknown'}, ${judge_short(move.before)} → ${judge_short(move.after)}`);
+    return moves.length > shown.length
+        ? `${shown.join('; ')}; ${moves.length - shown.length} more`
+        : shown.join('; ');
+}
+/**
+ * Every head the bound branch held during the job must be its start head (or, for a branch created during
+ * the job, the commit it was compared with) or a new commit of its end head:
+ * then every commit it ever pointed at is in the history that was examined. A deletion in between, or a head
+ * the end does not contain (a force push away and back), breaks that, and is a violation of its own.
+ */
+function boundBranchMoves(facts) {
+    const ref = `refs/heads/${facts.branch}`;
+    const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+    const violations = [];
+    const deletion = facts.endHead !== null ? moves.find((move) => move.after === ZERO_SHA) : undefined;
+    if (deletion) {
+        violations.push({
+            kind: 'branch-deleted',
+            ref,
+            message: `branch "${facts.branch}" was deleted during the job (by ${deletion.actor ?? 'unknown'}) and created again; what it held in between was not checked`,
+        });
+    }
+    if (facts.historyRewritten === true || facts.endHead === null || facts.newCommits?.complete !== true)
+        return violations;
+    const known = new Set([facts.startHead, facts.baseline?.sha, ...facts.newCommits.shas]);
+    const lost = moves.find((move) => move.after !== ZERO_SHA && !known.has(move.after));
+    if (lost) {
+        violations.push({
+            kind: 'history',
+            ref,
+            message: `"${facts.branch}" held ${judge_short(lost.after)} during the job (${lost.activityType} by ${lost.actor ?? 'unknown'}), which its end head does not contain: history was rewritten and the commits in between were not checked`,
+        });
+    }
+    return violations;
+}
+function judge(facts) {
+    const branchRef = `refs/heads/${facts.branch}`;
+    const violations = [];
+    const unchecked = [...facts.unchecked];
+    const notes = [...facts.notes];
+    if (facts.startHead !== null && facts.endHead === null) {
+        violations.push({
+            kind: 'branch-deleted',
+            ref: branchRef,
+            message: `branch "${facts.branch}" was deleted during the job`,
+        });
+    }
+    if (facts.historyRewritten === true) {
+        violations.push({
+            kind: 'history',
+            ref: branchRef,
+            message: `history of "${facts.branch}" was rewritten: ${judge_short(facts.startHead)} is not an ancestor of ${judge_short(facts.endHead)}`,
+        });
+    }
+    violations.push(...boundBranchMoves(facts));
+    const files = [
+        ...facts.changes.map((change) => decideFile(change, facts.branch, facts.perimeters)),
+        ...facts.intermediate.map((change) => ({
+            ...decideFile(change, facts.branch, facts.perimeters),
+            transient: true,
+        })),
+    ];
+    for (const file of files)
+        if (!file.allowed)
+            violations.push(fileViolation(file));
+    const inert = (ref) => {
+        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+        const change = facts.refChanges.find((c) => c.ref === ref);
+        const held = [...moves.flatMap((m) => [m.before, m.after]), change?.before, change?.after];
+        return isInertMarker(ref, held.filter((sha) => typeof sha === 'string'), facts.start);
+    };
+    const ignored = compileGlobList(facts.ignoreRefs);
+    const others = [];
+    /** Someone else's change (listed), or null: this job's, to be judged. */
+    const otherChange = (ref) => {
+        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+        const actors = [...new Set(moves.map((move) => move.actor ?? 'unknown'))];
+        if (ref.startsWith('refs/heads/') && movedByOthersOnly(moves, facts.identity))
+            return { ref, actors, why: 'moved by others only' };
+        const glob = ignored.find(ref);
+        return glob === null ? null : { ref, actors, why: `ignore-refs: ${glob}` };
+    };
+    /** Why a change by this job's identity is judged though another workflow may have made it. */
+    const sameIdentity = (ref) => {
+        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+        if (!ref.startsWith('refs/heads/'))
+            return ` (GitHub records no actor for refs outside refs/heads; name it in ignore-refs if another workflow changes it)`;
+        if (facts.identity !== null && moves.some((move) => move.actor === facts.identity))
+            return ` (by ${facts.identity}, the identity of this job's token: another workflow with the same token cannot be told apart; name it in ignore-refs if one changes it)`;
+        return '';
+    };
+    const refChanges = facts.refChanges.filter((change) => change.ref !== branchRef && !inert(change.ref));
+    for (const change of refChanges) {
+        const other = otherChange(change.ref);
+        if (other) {
+            others.push(other);
+            continue;
+        }
+        violations.push({
+            kind: 'ref',
+            ref: change.ref,
+            message: `${change.ref} was ${change.kind} during the job (${judge_short(change.before)} → ${judge_short(change.after)}); only "${facts.branch}" may change${sameIdentity(change.ref)}`,
+        });
+    }
+    for (const [ref, history] of facts.branchMoves ?? []) {
+        if (ref === branchRef || inert(ref) || facts.refChanges.some((change) => change.ref === ref))
+            continue;
+        const other = otherChange(ref);
+        if (other) {
+            others.push(other);
+            continue;
+        }
+        violations.push({
+            kind: 'ref',
+            ref,
+            message: `${ref} was changed during the job and changed back (${describeMoves(history.moves)}); only "${facts.branch}" may change${sameIdentity(ref)}`,
+        });
+    }
+    if (facts.ledger === null)
+        unchecked.push('there is no gateway ledger, so commits could not be attributed');
+    else if (!facts.ledger.ok)
+        unchecked.push(`the gateway ledger is broken: ${facts.ledger.problem ?? 'unknown problem'}`);
+    const commits = attribute(facts);
+    if (facts.directPushes === 'deny' && commits.direct.length > 0) {
+        violations.push({
+            kind: 'direct-push',
+            ref: branchRef,
+            message: `${commits.direct.length} commit(s) reached "${facts.branch}" without the gateway (direct-pushes: deny): ${commits.direct.map(judge_short).join(', ')}`,
+        });
+    }
+    if (facts.newCommits === null && facts.endHead !== facts.startHead)
+        unchecked.push('the new commits could not be listed');
+    else if (facts.newCommits !== null && !facts.newCommits.complete)
+        unchecked.push('not every new commit could be listed, so not each one was examined');
+    if (facts.branchMoves === null && !unchecked.some((item) => item.includes('activity list')))
+        unchecked.push("the branch moves during the job: GitHub's activity list was not read");
+    if (commits.direct.length > 0 && facts.directPushes === 'check') {
+        notes.push(`${commits.direct.length} commit(s) were pushed without the gateway (allowed by direct-pushes: check)`);
+    }
+    const state = violations.length > 0 ? 'failure' : unchecked.length > 0 ? 'error' : 'success';
+    return {
+        state,
+        branch: facts.branch,
+        startHead: facts.startHead,
+        endHead: facts.endHead,
+        baseline: facts.baseline,
+        files,
+        violations,
+        refChanges,
+        commits,
+        pushes: [...(facts.branchMoves?.values() ?? [])].flatMap((history) => history.moves),
+        others,
+        identity: facts.identity,
+        perPerimeter: facts.ledger?.perPerimeter ?? {},
+        unchecked,
+        notes,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/verify/audit-compare.ts
+const violationKey = (v) => `${v.kind} ${v.path ?? v.ref ?? v.message}`;
+const fileKey = (f) => `${f.path} ${f.kind} ${f.allowed ? 'allowed' : 'refused'}`;
+function missing(from, inside, key) {
+    const keys = new Set(inside.map(key));
+    return from.filter((item) => !keys.has(key(item)));
+}
+function compareReceipts(recorded, recomputed) {
+    const out = [];
+    if (recorded.state !== recomputed.state)
+        out.push({
+            field: 'state',
+            message: `the receipt says ${recorded.state}, GitHub shows ${recomputed.state}: ${recomputed.description}`,
+        });
+    for (const v of missing(recomputed.violations, recorded.violations, violationKey))
+        out.push({ field: 'violations', message: `not in the receipt: ${v.message}` });
+    for (const v of missing(recorded.violations, recomputed.violations, violationKey))
+        out.push({ field: 'violations', message: `in the receipt, not shown by GitHub: ${v.message}` });
+    for (const u of missing(recomputed.unchecked, recorded.unchecked, (s) => s))
+        out.push({ field: 'unchecked', message: `not checked now: ${u}` });
+    for (const f of missing(recomputed.files, recorded.files, fileKey))
+        out.push({
+            field: 'files',
+            message: `${f.path}: ${f.kind}, ${f.allowed ? 'allowed' : 'refused'} (${f.rule}), which the receipt does not say`,
+        });
+    for (const f of missing(recorded.files, recomputed.files, fileKey))
+        out.push({
+            field: 'files',
+            message: `${f.path}: the receipt says ${f.kind}, ${f.allowed ? 'allowed' : 'refused'}; GitHub does not show that`,
+        });
+    for (const kind of ['gateway', 'direct', 'others', 'unattributed']) {
+        const a = [...recorded.commits[kind]].sort().join(',');
+        const b = [...recomputed.commits[kind]].sort().join(',');
+        if (a !== b)
+            out.push({
+                field: 'commits',
+                message: `${kind} commits: the receipt lists ${recorded.commits[kind].length}, GitHub shows ${recomputed.commits[kind].length}`,
+            });
+    }
+    const [l, r] = [recorded.ledger, recomputed.ledger];
+    if (l.ok !== r.ok || l.records !== r.records || l.head !== r.head)
+        out.push({
+            field: 'ledger',
+            message: `the receipt says the ledger ${l.ok ? 'verified' : 'did not verify'} with ${l.records} records ending at ${l.head?.slice(0, 12) ?? 'none'}; the record's ledger ${r.ok ? 'verifies' : `does not (${r.problem ?? 'unknown'})`} with ${r.records} ending at ${r.head?.slice(0, 12) ?? 'none'}`,
+        });
+    return out;
 }
 
 ;// CONCATENATED MODULE: external "node:fs/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
-;// CONCATENATED MODULE: ./src/cli/ledger-replay.ts
-const READS = new Set(['get_file', 'get_files']);
-const WITHHELD = '[withheld]';
+;// CONCATENATED MODULE: ./src/ledger/record.ts
+
 /**
- * Calls from a ledger's JSONL text (the chain is `perimeter verify-ledger`'s to check: replay asks what a
- * proposal would change, not whether the record is genuine); lifecycle records are skipped.
+ * The ledger's record format: JSONL, one record per line, each carrying the previous record's MAC (`prev`)
+ * and its own (`mac`), an HMAC-SHA256 with the ledger key over the canonical JSON of the record without
+ * `mac`. Removing, reordering or editing any record breaks the chain from there on.
  */
-function parseLedgerCalls(text) {
-    const calls = [];
-    for (const [i, line] of text.split('\n').entries()) {
-        if (line.trim() === '')
-            continue;
+const GENESIS = '0'.repeat(64);
+/** JSON with object keys sorted at every depth: the bytes the MAC covers. */
+function canonicalJson(value) {
+    if (Array.isArray(value))
+        return `[${value.map(canonicalJson).join(',')}]`;
+    if (value !== null && typeof value === 'object') {
+        const entries = Object.entries(value)
+            .filter(([, v]) => v !== undefined)
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+        return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    }
+    return JSON.stringify(value);
+}
+function macOf(key, record) {
+    return (0,external_node_crypto_.createHmac)('sha256', key).update(canonicalJson(record)).digest('hex');
+}
+
+;// CONCATENATED MODULE: ./src/ledger/chain.ts
+
+
+
+/** The chain check, with the records that verified (all of them when ok, those before the break if not). */
+function checkChain(text, key) {
+    const lines = text.split('\n');
+    if (lines[lines.length - 1] === '')
+        lines.pop();
+    const verified = [];
+    let prev = GENESIS;
+    for (const [i, line] of lines.entries()) {
+        const broken = (problem) => ({
+            ok: false,
+            records: lines.length,
+            brokenAt: i + 1,
+            problem: `record ${i + 1}: ${problem}`,
+            verified,
+        });
         let record;
         try {
             record = JSON.parse(line);
         }
         catch {
-            throw new Error(`ledger line ${i + 1} is not JSON`);
+            return broken('not valid JSON');
         }
-        if (record.event !== 'call')
-            continue;
-        const { perimeter, tool, paths, decision, seq } = record;
-        if (typeof perimeter !== 'string' || typeof tool !== 'string' || !Array.isArray(paths))
-            throw new Error(`ledger line ${i + 1}: a call record needs perimeter, tool and paths`);
-        calls.push({
-            seq: typeof seq === 'number' ? seq : i + 1,
-            perimeter,
-            tool,
-            paths: paths.filter((p) => typeof p === 'string'),
-            decision: decision === 'allowed' || decision === 'refused' ? decision : 'failed',
-        });
+        if (typeof record !== 'object' || record === null || typeof record.mac !== 'string')
+            return broken('no MAC');
+        if (record.prev !== prev)
+            return broken('does not follow the previous record');
+        if (record.seq !== i + 1)
+            return broken(`sequence number ${String(record.seq)}, expected ${i + 1}`);
+        const { mac, ...unsealed } = record;
+        const expected = Buffer.from(macOf(key, unsealed), 'hex');
+        const given = Buffer.from(mac, 'hex');
+        if (given.length !== expected.length || !(0,external_node_crypto_.timingSafeEqual)(given, expected))
+            return broken('MAC does not match');
+        verified.push(record);
+        prev = mac;
     }
-    return calls;
+    return { ok: true, records: lines.length, verified };
 }
-function judgeCall(call, perimeters) {
-    const perimeter = perimeters.get(call.perimeter);
-    const all = (rule) => ({ state: 'refused', refused: [{ path: call.tool, rule }] });
-    if (perimeter === undefined)
-        return all(`no perimeter ${JSON.stringify(call.perimeter)}`);
-    if (!perimeter.tools.has(call.tool))
-        return all(`no ${call.tool} tool in ${perimeter.name}`);
-    const judged = call.tool === 'push_files' || READS.has(call.tool);
-    // Paths that carried a secret were withheld from the ledger: nothing to judge them by.
-    if (!judged || call.paths.includes(WITHHELD))
-        return { state: 'not judged', refused: [] };
-    const refused = [];
-    for (const path of call.paths) {
-        const decision = call.tool === 'push_files' ? perimeter.canWrite(path) : perimeter.canRead(path);
-        if (!decision.allowed)
-            refused.push({ path, rule: decision.rule });
-    }
-    return { state: refused.length === 0 ? 'allowed' : 'refused', refused };
-}
-const key = (verdict) => `${verdict.state}:${verdict.refused.map((r) => `${r.path}\n${r.rule}`).join('\n')}`;
-/** Every call the two configs judge differently. */
-function compareCalls(calls, base, proposed) {
-    const changes = [];
-    for (const call of calls) {
-        const before = judgeCall(call, base);
-        const after = judgeCall(call, proposed);
-        if (key(before) === key(after))
-            continue;
-        changes.push({
-            seq: call.seq,
-            perimeter: call.perimeter,
-            tool: call.tool,
-            recorded: call.decision,
-            before,
-            after,
-        });
-    }
-    return changes;
+/** Checks a ledger file's chain. */
+async function verifyLedger(path, key) {
+    const { verified: _verified, ...verdict } = checkChain(await readFile(path, 'utf8'), key);
+    return verdict;
 }
 
-;// CONCATENATED MODULE: ./src/cli/replay-judge.ts
-function judgeCommit(paths, perimeter) {
-    if (!perimeter.tools.has('push_files')) {
-        const refused = paths.map((path) => ({ path, rule: 'no push_files tool: it cannot write at all' }));
-        return { allowed: false, refused };
+;// CONCATENATED MODULE: ./src/ledger/writer.ts
+
+
+
+/** The gateway's writer: appends sealed records, strictly one after another. */
+class Ledger {
+    handle;
+    key;
+    prev;
+    seq;
+    chain = Promise.resolve();
+    failure = null;
+    constructor(handle, key, prev, seq) {
+        this.handle = handle;
+        this.key = key;
+        this.prev = prev;
+        this.seq = seq;
     }
-    const refused = [];
-    for (const path of paths) {
-        const decision = perimeter.canWrite(path);
-        if (!decision.allowed)
-            refused.push({ path, rule: decision.rule });
-    }
-    return { allowed: refused.length === 0, refused };
-}
-function replayCommits(commits, perimeters) {
-    return commits.map((commit) => ({
-        sha: commit.sha,
-        subject: commit.subject,
-        paths: commit.paths.length,
-        verdicts: Object.fromEntries(perimeters.map((p) => [p.name, judgeCommit(commit.paths, p)])),
-    }));
-}
-const state = (verdict) => verdict === undefined ? 'absent' : verdict.allowed ? 'allowed' : 'refused';
-/** Every (commit, perimeter) whose verdict or refused paths differ between the two replays of one range. */
-function compareReplays(base, proposed) {
-    const changes = [];
-    const baseBySha = new Map(base.map((row) => [row.sha, row]));
-    for (const row of proposed) {
-        const before = baseBySha.get(row.sha)?.verdicts ?? {};
-        const names = [...new Set([...Object.keys(before), ...Object.keys(row.verdicts)])];
-        for (const name of names) {
-            const was = before[name];
-            const now = row.verdicts[name];
-            const wasRefused = new Set(was?.refused.map((r) => r.path));
-            const nowRefused = new Set(now?.refused.map((r) => r.path));
-            const newlyRefused = (now?.refused ?? []).filter((r) => was !== undefined && !wasRefused.has(r.path));
-            const newlyAllowed = [...wasRefused].filter((path) => now !== undefined && !nowRefused.has(path));
-            if (state(was) === state(now) && newlyRefused.length === 0 && newlyAllowed.length === 0)
-                continue;
-            changes.push({
-                sha: row.sha,
-                subject: row.subject,
-                perimeter: name,
-                before: state(was),
-                after: state(now),
-                newlyRefused,
-                newlyAllowed,
-            });
+    /** Opens a ledger for appending; an existing file must verify, and its chain is continued. */
+    static async open(path, key) {
+        if (key.length === 0)
+            throw new Error('the ledger key is empty');
+        let prev = GENESIS;
+        let seq = 0;
+        const existing = await (0,promises_namespaceObject.readFile)(path, 'utf8').catch((error) => {
+            if (error.code === 'ENOENT')
+                return null;
+            throw error;
+        });
+        if (existing !== null && existing.length > 0) {
+            const verdict = checkChain(existing, key);
+            if (!verdict.ok)
+                throw new Error(`the existing ledger ${path} does not verify: ${verdict.problem}`);
+            const last = verdict.verified.at(-1);
+            prev = last.mac;
+            seq = last.seq;
         }
+        return new Ledger(await (0,promises_namespaceObject.open)(path, 'a', 0o600), key, prev, seq);
     }
-    return changes;
-}
-
-;// CONCATENATED MODULE: ./src/cli/replay.ts
-
-
-
-
-
-
-
-
-
-const REPLAY_USAGE = 'perimeter replay [--config FILE] [--base REF | --no-base] [--json] (RANGE [--max-count N] | --ledger FILE)';
-const SUBJECT = 60;
-function shorten(text, max) {
-    return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
-function renderTable(rows, perimeters) {
-    const names = perimeters.map((p) => p.name);
-    const widths = names.map((name) => Math.max(name.length, 2));
-    const cells = (values) => values.map((value, i) => value.padEnd(widths[i])).join('  ');
-    let out = `commit   ${cells(names)}  subject\n`;
-    for (const row of rows) {
-        const marks = names.map((name) => {
-            const verdict = row.verdicts[name];
-            return verdict.allowed ? 'ok' : `-${verdict.refused.length}`;
+    /** Appends one record; appends run strictly one after another. */
+    append(entry) {
+        const next = this.chain.then(async () => {
+            if (this.failure)
+                throw this.failure;
+            const unsealed = { ...entry, seq: this.seq + 1, time: new Date().toISOString(), prev: this.prev };
+            const sealed = { ...unsealed, mac: macOf(this.key, unsealed) };
+            try {
+                await this.handle.appendFile(`${JSON.stringify(sealed)}\n`);
+            }
+            catch (error) {
+                this.failure = error;
+                throw error;
+            }
+            this.seq = sealed.seq;
+            this.prev = sealed.mac;
         });
-        out += `${row.sha.slice(0, 7)}  ${cells(marks)}  ${shorten(row.subject, SUBJECT)}\n`;
+        this.chain = next.catch(() => undefined);
+        return next;
     }
-    const totals = names.map((name) => `${name} ${rows.filter((r) => r.verdicts[name].allowed).length}`);
-    return `${out}\nCommits each perimeter could have made (of ${rows.length}): ${totals.join(', ')}\n`;
-}
-function renderChange(change) {
-    const head = `  ${change.sha.slice(0, 7)} ${change.perimeter}: ${change.before} -> ${change.after}`;
-    const refused = change.newlyRefused.map((r) => `${r.path} (${r.rule})`);
-    const parts = [
-        ...(refused.length > 0 ? [`now refused: ${refused.join(', ')}`] : []),
-        ...(change.newlyAllowed.length > 0 ? [`now allowed: ${change.newlyAllowed.join(', ')}`] : []),
-    ];
-    return `${head}${parts.length > 0 ? `; ${parts.join('; ')}` : ''}\n`;
-}
-/** The config as committed at `ref` (HEAD unless --base), or null when that commit has no such file. */
-function loadBase(root, configInRepo, ref, io, explicit) {
-    const text = tryShowFile(root, ref, configInRepo);
-    if (text === null) {
-        if (explicit)
-            io.stderr(`perimeter replay: ${ref} has no ${configInRepo}; nothing to compare with\n`);
-        return null;
+    async close() {
+        await this.chain;
+        await this.handle.close();
     }
-    const label = `${ref}:${configInRepo}`;
-    const config = parseConfig(text, label);
-    return { label, perimeters: config.perimeters.map((spec) => compilePerimeter(spec, configInRepo)) };
 }
-function renderCallChange(change) {
-    const verdict = (v) => v.state === 'refused' ? `refused (${v.refused.map((r) => `${r.path}: ${r.rule}`).join(', ')})` : v.state;
-    return `  #${change.seq} ${change.perimeter} ${change.tool} (recorded: ${change.recorded}): ${verdict(change.before)} -> ${verdict(change.after)}\n`;
-}
-async function replayLedger(file, loaded, base, json, io) {
+
+;// CONCATENATED MODULE: ./src/ledger/index.ts
+
+
+
+
+;// CONCATENATED MODULE: ./src/verify/ledger-facts.ts
+
+
+/** What the post step needs from a ledger; never throws, a missing or broken ledger is a problem. */
+async function readLedgerFacts(path, key) {
     let text;
     try {
-        text = await (0,promises_namespaceObject.readFile)((0,external_node_path_.resolve)(io.cwd, file), 'utf8');
+        text = await readFile(path, 'utf8');
     }
     catch (error) {
-        throw new Error(`cannot read the ledger ${file}: ${error.code ?? String(error)}`, {
-            cause: error,
-        });
+        return {
+            ok: false,
+            problem: `cannot read the ledger: ${error.code ?? 'error'}`,
+            commits: [],
+            perPerimeter: {},
+        };
     }
-    const calls = parseLedgerCalls(text);
-    const byName = (perimeters) => new Map(perimeters.map((p) => [p.name, p]));
-    const changes = base === null ? [] : compareCalls(calls, byName(base.perimeters), byName(loaded.perimeters));
-    if (json) {
-        io.stdout(`${JSON.stringify({ config: loaded.config.file, ledger: file, base: base?.label ?? null, calls: calls.length, changes })}\n`);
-    }
-    else {
-        let out = `Replaying ${loaded.config.file} against the ledger ${file}: ${calls.length} call${calls.length === 1 ? '' : 's'}; ${base === null ? 'no base to compare with' : `base ${base.label}`}\n`;
-        if (base !== null)
-            out +=
-                changes.length === 0
-                    ? `No call would be judged differently than under ${base.label}.\n`
-                    : `Calls judged differently than under ${base.label} (${changes.length}):\n${changes.map(renderCallChange).join('')}`;
-        io.stdout(out);
-    }
-    return changes.length > 0 ? EXIT_CHANGES : EXIT_OK;
+    return ledgerFactsOf(text, key);
 }
-/**
- * `perimeter replay RANGE`: judges each non-merge commit of RANGE against the proposed perimeters.yml
- * (which perimeter could have made it), and against the base version of the same file (by default the one
- * committed at HEAD) to list what the proposal changes. `--ledger FILE` does the same for the calls a run
- * recorded. Exit 3 when anything changes, so a workflow can gate pull requests that touch perimeters.yml.
- */
-async function replay_run(args, io) {
-    const { values, positionals } = parseCommandArgs(args, {
-        config: { type: 'string' },
-        base: { type: 'string' },
-        'no-base': { type: 'boolean', default: false },
-        ledger: { type: 'string' },
-        'max-count': { type: 'string' },
-        json: { type: 'boolean', default: false },
-    }, true);
-    if (values.base !== undefined && values['no-base'])
-        throw new UsageError('--base and --no-base exclude each other');
-    if (values.ledger !== undefined ? positionals.length !== 0 : positionals.length !== 1)
-        throw new UsageError(values.ledger !== undefined
-            ? 'with --ledger, no RANGE'
-            : `expected one RANGE (such as main~50..main) or --ledger FILE, got ${positionals.length} arguments`);
-    const loaded = loadConfig(values.config, io.cwd);
-    if (loaded.root === null) {
-        io.stderr('perimeter replay: the config is not in a git checkout: replay reads its history\n');
-        return EXIT_ERRORS;
+/** The same facts from a ledger's text (a downloaded record, say). */
+function ledgerFactsOf(text, key) {
+    const verdict = checkChain(text, key);
+    const facts = {
+        ok: verdict.ok,
+        commits: [],
+        records: verdict.verified.length,
+        ...(verdict.verified.length > 0 && { head: verdict.verified.at(-1).mac }),
+        perPerimeter: {},
+    };
+    for (const record of verdict.verified) {
+        if (record.event === 'start')
+            for (const name of record.perimeters ?? [])
+                facts.perPerimeter[name] ??= { calls: 0, refusals: 0 };
+        if (record.event !== 'call')
+            continue;
+        const counts = (facts.perPerimeter[record.perimeter] ??= { calls: 0, refusals: 0 });
+        counts.calls++;
+        if (record.decision === 'refused')
+            counts.refusals++;
+        if (record.hidden_values)
+            counts.hidden = (counts.hidden ?? 0) + record.hidden_values;
+        if (record.decision === 'refused' && record.refused_for?.includes('credential'))
+            counts.credentialRefusals = (counts.credentialRefusals ?? 0) + 1;
+        if (record.commit)
+            facts.commits.push(record.commit);
     }
-    const base = values['no-base']
-        ? null
-        : loadBase(loaded.root, loaded.configInRepo, values.base ?? 'HEAD', io, values.base !== undefined);
-    if (values.ledger !== undefined)
-        return replayLedger(values.ledger, loaded, base, values.json, io);
-    const range = positionals[0];
-    const maxCount = values['max-count'] === undefined ? undefined : Number(values['max-count']);
-    if (maxCount !== undefined && (!Number.isSafeInteger(maxCount) || maxCount < 1))
-        throw new UsageError(`--max-count: expected a whole number above 0, got ${JSON.stringify(values['max-count'])}`);
-    const { commits, merges } = listCommitChanges(loaded.root, range, maxCount);
-    const rows = replayCommits(commits, loaded.perimeters);
-    const baseRows = base === null ? null : replayCommits(commits, base.perimeters);
-    const changes = baseRows === null ? [] : compareReplays(baseRows, rows);
-    if (values.json) {
-        io.stdout(`${JSON.stringify({ config: loaded.config.file, range, merges, base: base?.label ?? null, commits: rows, changes })}\n`);
+    if (!verdict.ok)
+        facts.problem = `the ledger is broken at ${verdict.problem}`;
+    else if (verdict.verified.length === 0) {
+        facts.ok = false;
+        facts.problem = 'the ledger is empty';
     }
-    else {
-        const against = base === null ? 'no base to compare with' : `base ${base.label}`;
-        let out = `Replaying ${loaded.config.file} against ${range}${maxCount === undefined ? '' : ` (newest ${maxCount})`}: ${rows.length} commit${rows.length === 1 ? '' : 's'}` +
-            `${merges > 0 ? ` (and ${merges} merge${merges === 1 ? '' : 's'}, not judged)` : ''}; ${against}\n\n`;
-        out += rows.length > 0 ? renderTable(rows, loaded.perimeters) : 'No commits in the range.\n';
-        out += '("ok": every path writable by that perimeter; "-N": N paths it could not have written)\n';
-        if (base !== null) {
-            out +=
-                changes.length === 0
-                    ? `\nNo changes from ${base.label}.\n`
-                    : `\nChanges from ${base.label} (${changes.length}):\n${changes.map(renderChange).join('')}`;
-        }
-        io.stdout(out);
+    else if (verdict.verified.at(-1).event !== 'stop') {
+        facts.ok = false;
+        facts.problem = 'the ledger has no closing record: the gateway did not stop cleanly';
     }
-    return changes.length > 0 ? EXIT_CHANGES : EXIT_OK;
+    return facts;
 }
 
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+;// CONCATENATED MODULE: ./src/verify/summary.ts
+
+/** GitHub accepts 1 MiB of job summary per step; stay clear of it. */
+const SUMMARY_BUDGET = (/* unused pure expression or super */ null && (900 * 1024));
+const MAX_FILE_ROWS = 1000;
+const MAX_LIST_ITEMS = 100;
+const MAX_CELL = 300;
+const ICON = { success: '✅', failure: '❌', error: '⚠️' };
+/**
+ * Text from the repository (paths, messages) shown literally: control, invisible and bidi characters become
+ * visible escapes, and HTML and Markdown punctuation become entities, so a file name can neither inject
+ * markup, break a table, nor display reversed.
+ */
+function summary_text(value, max = MAX_CELL) {
+    return markdownText(clip(value, max));
+}
+const code = (value) => `<code>${summary_text(value)}</code>`;
+const summary_short = (sha) => (sha === null ? '—' : `<code>${sha.slice(0, 7)}</code>`);
+function list(items) {
+    const shown = items.slice(0, MAX_LIST_ITEMS).map((item) => `- ${summary_text(item)}`);
+    if (items.length > shown.length)
+        shown.push(`- … and ${items.length - shown.length} more`);
+    return shown;
+}
+function change(file) {
+    if (file.kind === 'modified' && file.oldMode !== file.newMode)
+        return `mode ${file.oldMode} → ${file.newMode}`;
+    return file.kind;
+}
+function fileRows(files, budget) {
+    const rows = ['| File | Change | Decision | Rule |', '|---|---|---|---|'];
+    let used = 0;
+    let shown = 0;
+    // Refused files first: they are what a reader needs when the table is cut.
+    const ordered = [...files.filter((file) => !file.allowed), ...files.filter((file) => file.allowed)];
+    for (const file of ordered) {
+        const row = `| ${code(file.path)} | ${change(file)} | ${file.allowed ? 'allowed' : '**refused**'} | ${summary_text(file.rule)} |`;
+        const bytes = Buffer.byteLength(row) + 1;
+        if (shown >= MAX_FILE_ROWS || used + bytes > budget)
+            break;
+        rows.push(row);
+        used += bytes;
+        shown += 1;
+    }
+    if (shown < files.length)
+        rows.push('', `… and ${files.length - shown} more files (not shown).`);
+    return rows;
+}
+function summary_renderSummary(verdict, headline) {
+    const { commits } = verdict;
+    const head = [
+        `## ${ICON[verdict.state]} Perimeter: ${verdict.state}`,
+        '',
+        summary_text(headline, 1000),
+        '',
+        `Branch ${code(verdict.branch)}: ${summary_short(verdict.startHead)} → ${summary_short(verdict.endHead)}` +
+            (verdict.baseline ? `, compared with ${summary_text(verdict.baseline.label, 500)}` : ''),
+    ];
+    if (verdict.violations.length > 0)
+        head.push('', '### Violations', '', ...list(verdict.violations.map((v) => v.message)));
+    if (verdict.unchecked.length > 0)
+        head.push('', '### Not checked', '', ...list(verdict.unchecked));
+    const tail = ['', '### Commits', ''];
+    tail.push(`${commits.gateway.length} via the gateway, ${commits.direct.length} pushed directly` +
+        (commits.others.length > 0 ? `, ${commits.others.length} pushed by others (not judged)` : '') +
+        (commits.unattributed.length > 0 ? `, ${commits.unattributed.length} not attributed` : '') +
+        (commits.complete ? '.' : ' (the list of new commits is incomplete).'));
+    if (commits.direct.length > 0)
+        tail.push('', ...list(commits.direct.map((sha) => `direct: ${sha}`)));
+    if (commits.others.length > 0)
+        tail.push('', ...list(commits.others.map((sha) => `by others: ${sha}`)));
+    if (verdict.others.length > 0) {
+        tail.push('', '### Changed by others (not judged)', '');
+        tail.push(...list(verdict.others.map((o) => `${o.ref}: ${o.actors.join(', ') || 'no recorded actor'} (${o.why})`)));
+    }
+    if (verdict.pushes.length > 0) {
+        tail.push('', `Branch moves during the job (this job acts as ${summary_text(verdict.identity ?? 'an unknown identity')}):`, '', '| Pushed by | Ref | Type | From → To |', '|---|---|---|---|');
+        for (const push of verdict.pushes.slice(0, MAX_LIST_ITEMS)) {
+            tail.push(`| ${summary_text(push.actor ?? 'unknown')} | ${code(push.ref)} | ${summary_text(push.activityType)} | ${summary_short(push.before)} → ${summary_short(push.after)} |`);
+        }
+    }
+    const perimeters = Object.entries(verdict.perPerimeter);
+    if (perimeters.length > 0) {
+        tail.push('', '### Perimeters', '', '| Perimeter | Calls | Refusals | Secrets hidden | Credential writes refused |', '|---|---:|---:|---:|---:|');
+        for (const [name, counts] of perimeters)
+            tail.push(`| ${code(name)} | ${counts.calls} | ${counts.refusals} | ${counts.hidden ?? 0} | ${counts.credentialRefusals ?? 0} |`);
+    }
+    if (verdict.notes.length > 0)
+        tail.push('', '### Notes', '', ...list(verdict.notes));
+    const fixed = Buffer.byteLength(head.join('\n')) + Buffer.byteLength(tail.join('\n'));
+    const files = verdict.files.length === 0
+        ? ['', '### Changed files', '', 'None.']
+        : [
+            '',
+            `### Changed files (${verdict.files.length})`,
+            '',
+            ...fileRows(verdict.files, SUMMARY_BUDGET - fixed),
+        ];
+    return [...head, ...files, ...tail, ''].join('\n');
+}
+
+;// CONCATENATED MODULE: ./src/verify/receipt.ts
+
+
+/** GitHub rejects a commit status description longer than this. */
+const MAX_DESCRIPTION = 140;
+/** GitHub shows at most 10 error annotations per step. */
+const MAX_ANNOTATIONS = 10;
+/** The default commit status context (input status-context). */
+const STATUS_CONTEXT = 'perimeter';
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+/** The one-line verdict: the commit status description and the summary's first line. */
+function headline(verdict) {
+    if (verdict.state === 'failure') {
+        const first = verdict.violations[0]?.message ?? '';
+        return `${plural(verdict.violations.length, 'violation')}: ${first}`;
+    }
+    if (verdict.state === 'error')
+        return `Not fully checked: ${verdict.unchecked[0] ?? 'unknown reason'}`;
+    const files = verdict.files.length;
+    const { gateway, direct } = verdict.commits;
+    if (files === 0 && gateway.length + direct.length === 0)
+        return 'No changes during the job';
+    return `${plural(files, 'changed file')}, all inside the perimeters; ${plural(gateway.length, 'commit')} via the gateway, ${direct.length} direct`;
+}
+function annotations(verdict) {
+    const all = verdict.violations.map((violation) => ({
+        path: violation.path ?? '',
+        title: violation.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${violation.kind}`,
+        message: visible(violation.message),
+    }));
+    if (all.length <= MAX_ANNOTATIONS)
+        return all;
+    const shown = all.slice(0, MAX_ANNOTATIONS - 1);
+    shown.push({
+        path: '',
+        title: 'More perimeter violations',
+        message: `${all.length - shown.length} more violations; the job summary lists them all`,
+    });
+    return shown;
+}
+function renderReceipt(verdict, options = {}) {
+    const status = {
+        state: verdict.state,
+        context: options.context ?? STATUS_CONTEXT,
+        // one line, shown as it is: a path with CR/LF or bidi controls cannot shape the status
+        description: clip(visible(headline(verdict)), MAX_DESCRIPTION),
+        ...(options.runUrl !== undefined ? { targetUrl: options.runUrl } : {}),
+    };
+    return { status, summary: renderSummary(verdict, headline(verdict)), annotations: annotations(verdict) };
+}
+
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
 
 // functions
@@ -63664,7 +70525,7 @@ const util_allowsEval = /* @__PURE__*/ cached(() => {
         return false;
     }
 });
-function isPlainObject(o) {
+function util_isPlainObject(o) {
     if (util_isObject(o) === false)
         return false;
     // modified constructor
@@ -63684,7 +70545,7 @@ function isPlainObject(o) {
     return true;
 }
 function shallowClone(o) {
-    if (isPlainObject(o))
+    if (util_isPlainObject(o))
         return { ...o };
     if (Array.isArray(o))
         return [...o];
@@ -63865,7 +70726,7 @@ function maskedKeys(schema, mask) {
     }
     return keys;
 }
-function omit(schema, mask) {
+function util_omit(schema, mask) {
     const currDef = schema._zod.def;
     const checks = currDef.checks;
     const hasChecks = checks && checks.length > 0;
@@ -63878,7 +70739,7 @@ function omit(schema, mask) {
     return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
 }
 function extend(schema, shape) {
-    if (!isPlainObject(shape)) {
+    if (!util_isPlainObject(shape)) {
         throw new Error("Invalid input to extend: expected a plain object");
     }
     const checks = schema._zod.def.checks;
@@ -63902,12 +70763,12 @@ function extended(schema, shape) {
     return newShape;
 }
 function safeExtend(schema, shape) {
-    if (!isPlainObject(shape)) {
+    if (!util_isPlainObject(shape)) {
         throw new Error("Invalid input to safeExtend: expected a plain object");
     }
     return clone(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
 }
-function merge(a, b) {
+function util_merge(a, b) {
     if (!b?._zod?.def) {
         throw new Error("Invalid input to merge: expected an object schema. To merge a plain shape, use `.extend()`.");
     }
@@ -66967,7 +73828,7 @@ function mergeValues(a, b) {
     if (a instanceof Date && b instanceof Date && +a === +b) {
         return { valid: true, data: a };
     }
-    if (isPlainObject(a) && isPlainObject(b)) {
+    if (util_isPlainObject(a) && util_isPlainObject(b)) {
         const bKeys = Object.keys(b);
         const sharedKeys = Object.keys(a).filter((key) => bKeys.indexOf(key) !== -1);
         const newObj = { ...a, ...b };
@@ -67207,7 +74068,7 @@ const $ZodRecord = /*@__PURE__*/ $constructor("$ZodRecord", (inst, def) => {
     memo?.attach(inst);
     inst._zod.parse = (payload, ctx) => {
         const input = payload.value;
-        if (!isPlainObject(input)) {
+        if (!util_isPlainObject(input)) {
             payload.issues.push({
                 expected: "record",
                 code: "invalid_type",
@@ -72308,13 +79169,13 @@ const ZodObject = /*@__PURE__*/ $constructor("ZodObject", (inst, def) => {
         return safeExtend(this, incoming);
     },
     merge(other) {
-        return merge(this, other);
+        return util_merge(this, other);
     },
     pick(mask) {
         return pick(this, mask);
     },
     omit(mask) {
-        return omit(this, mask);
+        return util_omit(this, mask);
     },
     partial(...args) {
         return partial(ZodOptional, this, args[0]);
@@ -72963,6361 +79824,1891 @@ function preprocess(fn, schema) {
     });
 }
 
-;// CONCATENATED MODULE: ./src/safety/finding.ts
-/** Ranks: provider formats name a span before generic rules do. */
-const RANK = { setting: 1, extraSecret: 2, urlPassword: 3, format: 4 };
+;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/iso.js
 
-;// CONCATENATED MODULE: ./src/safety/secret-forms.ts
 
-/**
- * The run's own secrets (the token, the endpoint secrets, the ledger key) in every form they can be written
- * in, found in text and scrubbed from it. The one rule set for everything Perimeter says: the gateway's
- * answers and ledger, its log, GitHub's error messages, main's and post's messages and the log tail post
- * quotes in the job summary.
- */
-/**
- * Shorter values would hide ordinary words. Every secret of a run is longer: endpoint secrets have at least
- * 32 characters, the ledger key 43, and the token input is refused below this length (src/action/inputs.ts).
- */
-const MIN_SCRUBBED_LENGTH = 8;
-/**
- * The part of base64(secret) that does not depend on the bytes around it, for each of the three
- * alignments the secret can have inside a longer encoded text (`x-access-token:<token>` in a Basic
- * header, say): characters fully made of the secret's own bits.
- */
-function base64Cores(secret) {
-    const cores = [];
-    for (let offset = 0; offset < 3; offset++) {
-        const encoded = Buffer.concat([Buffer.alloc(offset), secret]).toString('base64');
-        const first = Math.ceil((offset * 8) / 6);
-        const last = Math.floor(((offset + secret.length) * 8) / 6);
-        cores.push(encoded.slice(first, last));
-    }
-    return cores;
+
+function iso_datetime(params) {
+    return _isoDateTime(ZodISODateTime, params);
 }
+function iso_date(params) {
+    return core._isoDate(ZodISODate, params);
+}
+function iso_time(params) {
+    return core._isoTime(ZodISOTime, params);
+}
+function iso_duration(params) {
+    return core._isoDuration(ZodISODuration, params);
+}
+
+;// CONCATENATED MODULE: ./src/verify/receipt-json.ts
+
+
+
 /**
- * Every written form of each secret, longest first: raw, URL-encoded (upper- and lower-case escapes), hex,
- * base64 and base64url at any alignment.
+ * The machine-readable receipt: the verdict and everything an audit needs to recompute it later (the
+ * window, the refs at both ends, the config's blob). One schema, versioned, for whoever writes one (the
+ * post step, the verify job) and whoever reads one (`perimeter audit`). A reader refuses a version it does
+ * not know rather than guess.
  */
-function secretForms(secrets) {
-    const forms = new Set();
-    for (const secret of secrets) {
-        if (secret.length < MIN_SCRUBBED_LENGTH)
+const RECEIPT_SCHEMA = 'perimeter-receipt';
+const RECEIPT_VERSION = 1;
+/** The files of the record (the workflow artifact), by these names at its root. */
+const RECORD_FILES = { receipt: 'receipt.json', ledger: 'ledger.jsonl', key: 'ledger.key' };
+const sha = schemas_string().regex(/^[0-9a-f]{40}$/, 'a 40-character commit SHA');
+const snapshot = record(schemas_string(), sha);
+const receiptSchema = strictObject({
+    schema: literal(RECEIPT_SCHEMA),
+    version: literal(RECEIPT_VERSION),
+    state: schemas_enum(['success', 'failure', 'error']),
+    description: schemas_string(),
+    /** 'owner/name' */
+    repository: schemas_string().regex(/^[^/\s]+\/[^/\s]+$/, 'owner/name'),
+    branch: schemas_string().min(1),
+    context: schemas_string().min(1),
+    run: strictObject({
+        id: schemas_string(),
+        attempt: schemas_string(),
+        job: schemas_string(),
+        url: schemas_string().nullable(),
+    }),
+    config: strictObject({
+        file: schemas_string().min(1),
+        /** the ref it was read from; null: the default branch */
+        ref: schemas_string().nullable(),
+        /** git's blob SHA of the text judged with */
+        blobSha: sha,
+    }),
+    perimeters: array(schemas_string()),
+    directPushes: schemas_enum(['check', 'deny']),
+    ignoreRefs: array(schemas_string()),
+    /** on GitHub's clock: the activity list is read from startedAt; endedAt when post took the end snapshot */
+    window: strictObject({ startedAt: iso_datetime(), endedAt: iso_datetime() }),
+    heads: strictObject({ start: sha.nullable(), end: sha.nullable() }),
+    refs: strictObject({ start: snapshot, end: snapshot }),
+    violations: array(strictObject({
+        kind: schemas_enum(['path', 'symlink', 'submodule', 'history', 'branch-deleted', 'ref', 'direct-push']),
+        message: schemas_string(),
+        path: schemas_string().optional(),
+        ref: schemas_string().optional(),
+    })),
+    unchecked: array(schemas_string()),
+    notes: array(schemas_string()),
+    files: array(strictObject({
+        path: schemas_string(),
+        kind: schemas_enum(['added', 'modified', 'deleted']),
+        allowed: schemas_boolean(),
+        rule: schemas_string(),
+        perimeter: schemas_string().optional(),
+        transient: schemas_boolean().optional(),
+    })),
+    commits: strictObject({
+        gateway: array(sha),
+        others: array(sha),
+        direct: array(sha),
+        unattributed: array(sha),
+        complete: schemas_boolean(),
+    }),
+    ledger: strictObject({
+        /** whether a ledger is in the record (RECORD_FILES.ledger) */
+        included: schemas_boolean(),
+        ok: schemas_boolean(),
+        problem: schemas_string().nullable(),
+        /** records that verified, and the MAC of the last of them (the chain head) */
+        records: schemas_number().int().nonnegative(),
+        head: schemas_string().nullable(),
+    }),
+});
+/** git's blob SHA of a text (what `git hash-object` prints), so an audit can fetch exactly that blob. */
+function gitBlobSha(text) {
+    const bytes = Buffer.from(text, 'utf8');
+    return (0,external_node_crypto_.createHash)('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+}
+function receiptJson(verdict, context) {
+    const { ledger } = context;
+    return {
+        schema: RECEIPT_SCHEMA,
+        version: RECEIPT_VERSION,
+        state: verdict.state,
+        description: headline(verdict),
+        repository: context.repository,
+        branch: verdict.branch,
+        context: context.context,
+        run: context.run,
+        config: { file: context.config.file, ref: context.config.ref, blobSha: gitBlobSha(context.config.text) },
+        perimeters: context.perimeters,
+        directPushes: context.directPushes,
+        ignoreRefs: context.ignoreRefs,
+        window: context.window,
+        heads: { start: verdict.startHead, end: verdict.endHead },
+        refs: context.refs,
+        violations: verdict.violations.map(({ kind, message, path, ref }) => ({
+            kind,
+            message,
+            ...(path !== undefined && { path }),
+            ...(ref !== undefined && { ref }),
+        })),
+        unchecked: verdict.unchecked,
+        notes: verdict.notes,
+        files: verdict.files.map(({ path, kind, allowed, rule, perimeter, transient }) => ({
+            path,
+            kind,
+            allowed,
+            rule,
+            ...(perimeter !== undefined && { perimeter }),
+            ...(transient !== undefined && { transient }),
+        })),
+        commits: verdict.commits,
+        ledger: {
+            included: context.ledgerIncluded,
+            ok: ledger?.ok ?? false,
+            problem: ledger === null ? 'no ledger: main never started a gateway' : (ledger.problem ?? null),
+            records: ledger?.records ?? 0,
+            head: ledger?.head ?? null,
+        },
+    };
+}
+class ReceiptFormatError extends Error {
+    name = 'ReceiptFormatError';
+}
+/** Parses and checks a receipt; the message names every field at fault, never a stack. */
+function parseReceiptJson(text, source = RECORD_FILES.receipt) {
+    let value;
+    try {
+        value = JSON.parse(text);
+    }
+    catch (error) {
+        throw new ReceiptFormatError(`${source}: not JSON (${error.message})`);
+    }
+    const { schema, version } = (value ?? {});
+    if (schema === RECEIPT_SCHEMA && typeof version === 'number' && version !== RECEIPT_VERSION)
+        throw new ReceiptFormatError(`${source}: receipt version ${version}, this perimeter reads version ${RECEIPT_VERSION}`);
+    const parsed = receiptSchema.safeParse(value);
+    if (!parsed.success) {
+        const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+        throw new ReceiptFormatError(`${source}: not a Perimeter receipt: ${problems.slice(0, 5).join('; ')}`);
+    }
+    return parsed.data;
+}
+
+;// CONCATENATED MODULE: external "node:timers/promises"
+const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+;// CONCATENATED MODULE: ./src/verify/window.ts
+
+/** Clocks: the window's ends were taken on GitHub's clock (start) and the runner's (end). */
+const WINDOW_MARGIN_MS = 5_000;
+const reason = (error) => (error instanceof Error ? error.message : String(error));
+const at = (time) => Date.parse(time);
+/**
+ * The moves of every branch during a job that ended long ago (an audit): GitHub's activity list read back
+ * to the window's start and cut at its end, with no end marker of its own (the job's marker, placed by its
+ * post step, is in the list). The refs the record gives for the end must be where the list leaves each
+ * branch at the end of the window, and those for the start where it finds them after the window opened:
+ * refs that do not fit are unchecked, so a record cannot hide a move by claiming the branch never left.
+ */
+async function accountForWindow(input, facts, endedAt) {
+    let items;
+    try {
+        const window = await input.upstream.listActivity({ since: input.startedAt });
+        if (!window.complete) {
+            facts.unchecked.push(`GitHub's activity list: more than ${window.items.length} branch moves since the job started, so the window was not read to its start`);
+            return;
+        }
+        items = window.items;
+    }
+    catch (error) {
+        facts.unchecked.push(`GitHub's activity list, the record of every branch move: ${reason(error)}`);
+        return;
+    }
+    const until = at(endedAt) + WINDOW_MARGIN_MS;
+    const opened = at(input.startedAt) + WINDOW_MARGIN_MS;
+    const inWindow = items.filter((item) => at(item.timestamp) <= until);
+    // GitHub records the token of the job's own end marker, created right after its end snapshot.
+    const marker = [...items]
+        .reverse()
+        .find((item) => item.ref.startsWith(`refs/heads/${MARKER_PREFIX}`) &&
+        item.before === ZERO_SHA &&
+        at(item.timestamp) >= at(endedAt) - WINDOW_MARGIN_MS);
+    facts.identity = marker?.actor ?? null;
+    if (!marker)
+        facts.notes.push("the job's end marker is not in GitHub's activity list: every move in the window counts as the job's");
+    for (const [ref, moves] of byRef(inWindow)) {
+        if (ref.startsWith(`refs/heads/${MARKER_PREFIX}`))
             continue;
-        forms.add(secret);
-        forms.add(encodeURIComponent(secret));
-        forms.add(encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
-        const bytes = Buffer.from(secret, 'utf8');
-        forms.add(bytes.toString('hex'));
-        forms.add(bytes.toString('base64'));
-        for (const core of base64Cores(bytes)) {
-            if (core.length < MIN_SCRUBBED_LENGTH)
-                continue;
-            forms.add(core);
-            forms.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
+        const last = moves.at(-1);
+        const end = input.end[ref] ?? ZERO_SHA;
+        if (last.after !== end)
+            facts.unchecked.push(`${ref}: the record says it ended at ${window_short(end)}, GitHub's activity list shows it at ${window_short(last.after)} at the end of the window`);
+        const first = moves[0];
+        const start = input.start[ref] ?? ZERO_SHA;
+        if (at(first.timestamp) > opened && first.before !== start)
+            facts.unchecked.push(`${ref}: the record says it started at ${window_short(start)}, GitHub's activity list shows it moving from ${window_short(first.before)} in the window`);
+    }
+    const account = accountForBranches(inWindow, input.start, input.end);
+    facts.branchMoves = account.branches;
+    for (const problem of account.unaccounted)
+        facts.unchecked.push(`what happened to ${problem}`);
+}
+const window_short = (sha) => (sha === ZERO_SHA ? 'nothing' : sha.slice(0, 7));
+/** Moves by ref, oldest first. */
+function byRef(items) {
+    const refs = new Map();
+    for (const item of [...items].reverse())
+        refs.set(item.ref, [...(refs.get(item.ref) ?? []), item]);
+    return refs;
+}
+
+;// CONCATENATED MODULE: ./src/verify/activity.ts
+
+
+
+
+const activity_reason = (error) => (error instanceof Error ? error.message : String(error));
+/**
+ * The moves of every branch during the job, from GitHub's activity list read back to before the job. When
+ * every ref ends where it started the list is the only evidence of what happened in between, so not reading
+ * it, not reading back far enough, or finding it behind the refs is unchecked, never success.
+ *
+ * That the list has caught up is shown, not assumed: after the end snapshot the verification creates a
+ * branch of its own (the end marker) and reads the list until the marker's creation is in it. GitHub records
+ * ref updates in the order they land, so every move before the end snapshot is in the list by then; moves
+ * after the marker are later than the job and left out. A list that is behind is read again a few times.
+ */
+async function accountForMoves(input, facts) {
+    if (input.endedAt !== undefined)
+        return accountForWindow(input, facts, input.endedAt);
+    const marker = await placeMarker(input, facts);
+    if (marker === null)
+        return;
+    try {
+        const attempts = input.activityAttempts ?? ACTIVITY_ATTEMPTS;
+        for (let attempt = 1;; attempt++) {
+            let window;
+            try {
+                window = await input.upstream.listActivity({ since: input.startedAt });
+            }
+            catch (error) {
+                facts.unchecked.push(`GitHub's activity list, the record of every branch move: ${activity_reason(error)}`);
+                return;
+            }
+            if (!window.complete) {
+                facts.unchecked.push(`GitHub's activity list: more than ${window.items.length} branch moves since the job started, so the window was not read to its start`);
+                return;
+            }
+            const at = window.items.findIndex((item) => item.ref === marker.ref && item.before === ZERO_SHA);
+            const account = at < 0 ? null : accountForBranches(window.items.slice(at + 1), input.start, input.end);
+            if ((account !== null && account.unaccounted.length === 0) || attempt >= attempts) {
+                if (account === null) {
+                    facts.unchecked.push("GitHub's activity list has not caught up with the end of the job (the end marker is not in it yet), so moves in between may be missing");
+                    return;
+                }
+                facts.branchMoves = account.branches;
+                // GitHub records this job's token as the marker's creator: that is who "this job" is.
+                facts.identity = window.items[at]?.actor ?? null;
+                for (const problem of account.unaccounted)
+                    facts.unchecked.push(`what happened to ${problem}`);
+                return;
+            }
+            await (0,external_node_timers_promises_namespaceObject.setTimeout)((input.activityRetryMs ?? ACTIVITY_RETRY_MS) * attempt);
         }
     }
-    return [...forms].sort((a, b) => b.length - a.length);
+    finally {
+        await input.upstream.deleteBranch(marker.branch).catch((error) => {
+            facts.notes.push(`the end marker ${marker.branch} could not be deleted: ${activity_reason(error)}`);
+        });
+    }
 }
-function escapeRegExp(text) {
-    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The verification's own branch, created after the end snapshot; null (and unchecked) when GitHub refuses it. */
+async function placeMarker(input, facts) {
+    // A commit some ref held at the start: a marker carries nothing new, so other jobs may ignore it (judge.ts).
+    const sha = facts.startHead ?? Object.values(input.start)[0];
+    const branch = `${MARKER_PREFIX}${(0,external_node_crypto_.randomUUID)()}`;
+    try {
+        if (sha === undefined)
+            throw new Error('the repository has no ref to place it on');
+        await input.upstream.createBranch(branch, sha);
+        return { branch, ref: `refs/heads/${branch}` };
+    }
+    catch (error) {
+        facts.unchecked.push(`whether GitHub's activity list has caught up with the end of the job: the end marker could not be created (${activity_reason(error)})`);
+        return null;
+    }
 }
-/** A matcher for the forms; null when there is nothing to look for. */
-function secretMatcher(secrets) {
-    const forms = secretForms(secrets);
-    return forms.length === 0 ? null : new RegExp(forms.map(escapeRegExp).join('|'), 'g');
+const ACTIVITY_ATTEMPTS = 4;
+const ACTIVITY_RETRY_MS = 1_500;
+
+;// CONCATENATED MODULE: ./src/verify/verify-job.ts
+
+
+
+
+
+/** new commits listed (10 compare pages); a longer job is unchecked, never success */
+const MAX_COMMITS = 1_000;
+const MAX_COMMIT_DIFFS = 50;
+/** All branch and tag heads, as a plain object (it travels from main to post as JSON). */
+async function snapshotRefs(upstream) {
+    return Object.fromEntries([...(await upstream.listRefs())].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
-const ENCODED_CHAR = /[A-Za-z0-9+/=_-]/;
+const verify_job_reason = (error) => (error instanceof Error ? error.message : String(error));
 /**
- * Each match widens to the whole run of base64 characters around it: the few characters where an
- * encoded secret mixes with its neighbours' bits would otherwise show part of it.
+ * What the end head is compared with. A branch that existed at the start: its start head. A branch created
+ * during the job: the default branch's start head when the new branch grew from it; otherwise nothing,
+ * and every file on the branch counts as added (strict: nothing unchecked slips through).
  */
-function secretFindings(text, matcher) {
-    if (matcher === null)
-        return [];
-    const found = [];
-    for (const m of text.matchAll(matcher)) {
-        let start = m.index ?? 0;
-        let end = start + m[0].length;
-        const floor = found.at(-1)?.end ?? 0;
-        if (start < floor)
+async function findBaseline(input, startHead, endHead) {
+    if (startHead !== null)
+        return { sha: startHead, label: 'the start of the job' };
+    const { defaultBranch } = await input.upstream.getRepository();
+    const defaultStart = input.start[`refs/heads/${defaultBranch}`];
+    if (defaultBranch !== input.branch &&
+        defaultStart &&
+        (await input.upstream.isAncestor(defaultStart, endHead))) {
+        return {
+            sha: defaultStart,
+            label: `"${defaultBranch}" at the start of the job (the branch was created during the job)`,
+        };
+    }
+    return {
+        sha: null,
+        label: `nothing: the branch was created during the job and does not grow from "${defaultBranch}", so every file counts as added`,
+    };
+}
+/** The compare's file list from an ancestor to the end head (the request is shared with the ancestry check). */
+async function changedFiles(upstream, base, endHead) {
+    const comparison = await upstream.compare(base, endHead).catch(() => null);
+    return comparison?.status === 'ahead' ? comparison.files : undefined;
+}
+/**
+ * Recomputes from GitHub what changed during the job and judges it. Never throws for a failed look-up:
+ * whatever could not be checked is named in `unchecked` and keeps the verdict from success.
+ */
+async function verifyJob(input) {
+    const { branch } = input;
+    const ref = `refs/heads/${branch}`;
+    const startHead = input.start[ref] ?? null;
+    const endHead = input.end[ref] ?? null;
+    const facts = {
+        branch,
+        startHead,
+        endHead,
+        baseline: null,
+        historyRewritten: null,
+        changes: [],
+        intermediate: [],
+        refChanges: compareSnapshots(input.start, input.end),
+        start: input.start,
+        newCommits: startHead === endHead || endHead === null ? { shas: [], complete: true } : null,
+        gatewayCommits: [],
+        otherCommits: [],
+        identity: null,
+        ignoreRefs: input.ignoreRefs ?? [],
+        ledger: input.ledger,
+        directPushes: input.directPushes,
+        perimeters: input.perimeters,
+        branchMoves: null,
+        unchecked: [...(input.problems ?? [])],
+        notes: [UNRECORDED_REFS],
+    };
+    // Who moved what comes first: it decides which of the bound branch's new commits are this job's.
+    await accountForMoves(input, facts);
+    if (endHead === null) {
+        if (startHead === null)
+            facts.notes.push(`branch "${branch}" does not exist; nothing was pushed to it`);
+    }
+    else if (endHead !== startHead) {
+        await examineBranch(input, facts, endHead);
+    }
+    return judge(facts);
+}
+/** Said in every receipt: what GitHub keeps no record of, so no verifier can see it (SECURITY.md). */
+const UNRECORDED_REFS = 'GitHub records moves of branches only: a tag or other non-branch ref created and deleted within the job leaves no trace, so refs outside refs/heads are checked by their start and end alone';
+async function examineBranch(input, facts, endHead) {
+    const { upstream } = input;
+    try {
+        if (facts.startHead !== null)
+            facts.historyRewritten = !(await upstream.isAncestor(facts.startHead, endHead));
+    }
+    catch (error) {
+        facts.unchecked.push(`whether the history of "${input.branch}" was rewritten: ${verify_job_reason(error)}`);
+    }
+    try {
+        facts.baseline = await findBaseline(input, facts.startHead, endHead);
+        if (facts.startHead === null)
+            facts.notes.push(`"${input.branch}" was compared with ${facts.baseline.label}`);
+    }
+    catch (error) {
+        facts.unchecked.push(`the base of the new branch "${input.branch}": ${verify_job_reason(error)}`);
+        return;
+    }
+    const baseSha = facts.baseline.sha;
+    try {
+        const [baseTree, endTree, hint] = await Promise.all([
+            baseSha === null ? null : upstream.getCommit(baseSha).then((commit) => commit.tree),
+            upstream.getCommit(endHead).then((commit) => commit.tree),
+            baseSha === null || facts.historyRewritten ? undefined : changedFiles(upstream, baseSha, endHead),
+        ]);
+        facts.changes = await diffTrees(upstream, baseTree, endTree, hint);
+    }
+    catch (error) {
+        facts.unchecked.push(`the changed files of "${input.branch}": ${verify_job_reason(error)}`);
+    }
+    let listed;
+    try {
+        const max = input.maxCommits ?? MAX_COMMITS;
+        // After a force push there is no single base: new is whatever lies above every head the job started with.
+        listed =
+            baseSha !== null && !facts.historyRewritten
+                ? await listNewCommits(upstream, baseSha, endHead, max)
+                : await listCommitsAbove(upstream, endHead, new Set(facts.historyRewritten ? Object.values(input.start) : []), max);
+        facts.newCommits = { shas: listed.commits.map((commit) => commit.sha), complete: listed.complete };
+    }
+    catch (error) {
+        facts.unchecked.push(`the new commits of "${input.branch}": ${verify_job_reason(error)}`);
+        return;
+    }
+    // A commit not listed is a commit not examined: judge() makes an incomplete list unchecked.
+    if (!listed.complete)
+        return;
+    facts.gatewayCommits = listed.commits.filter((commit) => madeByGateway(commit, input)).map((c) => c.sha);
+    let theirs;
+    try {
+        theirs = await commitsOfOthers(upstream, facts.branchMoves?.get(`refs/heads/${input.branch}`), facts.identity, input.maxCommits ?? MAX_COMMITS);
+    }
+    catch (error) {
+        facts.unchecked.push(`which commits of "${input.branch}" others pushed: ${verify_job_reason(error)}`);
+        return;
+    }
+    if (theirs.size === 0)
+        return examineCommits(input, facts, listed);
+    facts.otherCommits = listed.commits.filter((commit) => theirs.has(commit.sha)).map((c) => c.sha);
+    await examineOurCommits(input, facts, listed, theirs);
+}
+/**
+ * A commit the ledger claims counts as the gateway's only if GitHub made it: the gateway commits through the
+ * API with no author or committer, so GitHub is the committer (and signs it). A commit made anywhere else
+ * and pushed with git cannot pass as the gateway's, even under a forged ledger.
+ */
+function madeByGateway(commit, input) {
+    return (input.ledger?.ok === true &&
+        input.ledger.commits.includes(commit.sha) &&
+        commit.parents.length === 1 &&
+        commit.committer.email === GITHUB_COMMITTER.email &&
+        commit.committer.name === GITHUB_COMMITTER.name);
+}
+/** The committer of commits made through GitHub's API without one given. */
+const GITHUB_COMMITTER = { name: 'GitHub', email: 'noreply@github.com' };
+/**
+ * Each new commit on its own, for what the net change hides (a file added and removed again). Every commit
+ * is looked at, whatever the ledger says: the gateway's own by its list of changed paths (one request each;
+ * the gateway writes only regular files, checked path by path before it wrote them), the others by their
+ * trees, modes included. A commit left unexamined could hide a change a later one undid: unchecked, never success.
+ */
+async function examineCommits(input, facts, listed) {
+    if (listed.commits.length <= 1)
+        return;
+    if (facts.historyRewritten) {
+        facts.notes.push('after the history rewrite only the net change was checked, not each commit');
+        return;
+    }
+    const gateway = new Set(facts.gatewayCommits);
+    const others = listed.commits.filter((commit) => !gateway.has(commit.sha));
+    const max = input.maxCommitDiffs ?? MAX_COMMIT_DIFFS;
+    if (others.length > max) {
+        facts.unchecked.push(`each of the ${others.length} commits pushed around the gateway (only the net change was checked; at most ${max} are diffed one by one)`);
+        return;
+    }
+    try {
+        const byPaths = await pathsOfCommits(input.upstream, listed.commits.filter((commit) => gateway.has(commit.sha)), facts.changes);
+        const byTrees = await intermediateChanges(input.upstream, [...others, ...byPaths.unlisted], facts.changes);
+        facts.intermediate = mergeChanges(byTrees, byPaths.paths);
+    }
+    catch (error) {
+        facts.unchecked.push(`the changes of each new commit: ${verify_job_reason(error)}`);
+    }
+}
+/**
+ * When others pushed to the bound branch too, the net change mixes their work with this job's, so it is not
+ * judged: each of this job's commits is, on its own against its first parent (the gateway's by their changed
+ * paths, the others by their trees), and the changes of the commits others brought are listed, not judged.
+ */
+async function examineOurCommits(input, facts, listed, theirs) {
+    const gateway = new Set(facts.gatewayCommits);
+    const ours = listed.commits.filter((commit) => !theirs.has(commit.sha));
+    const direct = ours.filter((commit) => !gateway.has(commit.sha));
+    const max = input.maxCommitDiffs ?? MAX_COMMIT_DIFFS;
+    if (direct.length > max) {
+        facts.unchecked.push(`each of the ${direct.length} commits pushed around the gateway (at most ${max} are diffed one by one)`);
+        return;
+    }
+    try {
+        const byPaths = await pathsOfCommits(input.upstream, ours.filter((commit) => gateway.has(commit.sha)), []);
+        const byTrees = await intermediateChanges(input.upstream, [...direct, ...byPaths.unlisted], []);
+        facts.changes = mergeChanges(byTrees, byPaths.paths);
+        facts.intermediate = [];
+        facts.notes.push(`others pushed ${theirs.size} commit(s) to "${input.branch}" during the job: those were not judged; each of this job's commits was judged on its own`);
+    }
+    catch (error) {
+        facts.unchecked.push(`the changes of this job's commits: ${verify_job_reason(error)}`);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/verify/index.ts
+
+
+
+
+
+
+
+
+
+
+// EXTERNAL MODULE: external "node:util"
+var external_node_util_ = __nccwpck_require__(7975);
+;// CONCATENATED MODULE: ./src/cli/io.ts
+const EXIT_OK = 0;
+const EXIT_ERRORS = 1;
+const EXIT_USAGE = 2;
+/** `replay` and `audit`: the run worked and found differences (a changed verdict, a disagreement). */
+const EXIT_CHANGES = 3;
+/** Bad command-line usage: the dispatcher prints the message and the usage, exit 2. */
+class UsageError extends Error {
+    code = 'usage';
+    constructor(message) {
+        super(message);
+        this.name = 'UsageError';
+    }
+}
+function processIo() {
+    return {
+        stdout: (text) => process.stdout.write(text),
+        stderr: (text) => process.stderr.write(text),
+        cwd: process.cwd(),
+    };
+}
+
+;// CONCATENATED MODULE: ./src/cli/args.ts
+
+
+/** node:util parseArgs, with its errors turned into a UsageError. */
+function parseCommandArgs(args, options, positionals) {
+    try {
+        return (0,external_node_util_.parseArgs)({ args, options, allowPositionals: positionals, strict: true });
+    }
+    catch (error) {
+        throw new UsageError(error.message);
+    }
+}
+
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(6760);
+// EXTERNAL MODULE: external "node:zlib"
+var external_node_zlib_ = __nccwpck_require__(8522);
+;// CONCATENATED MODULE: ./src/cli/zip-reader.ts
+
+/**
+ * Reads the files of a zip archive in memory, as GitHub serves a workflow artifact (the Actions UI's download,
+ * the REST `.../artifacts/{id}/zip`): stored or deflated entries, found through the central directory,
+ * each checked against its CRC-32. Nothing is written to disk, so entry names cannot escape anywhere.
+ * Zip64, encryption and other methods are refused with a message, never half read.
+ * https://pkware.cachefly.net/webdocs/casestudies/APPNOTE.TXT
+ */
+class ZipError extends Error {
+    name = 'ZipError';
+}
+/** No file of a Perimeter record comes near this; a bigger entry is refused before it is inflated. */
+const MAX_ENTRY_BYTES = 512 * 1024 * 1024;
+const EOCD = 0x06054b50;
+const CENTRAL = 0x02014b50;
+const LOCAL = 0x04034b50;
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++)
+        c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+});
+function crc32(data) {
+    let c = 0xffffffff;
+    for (const byte of data)
+        c = CRC_TABLE[(c ^ byte) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+}
+function endOfCentralDirectory(zip) {
+    for (let at = zip.length - 22; at >= Math.max(0, zip.length - 22 - 0xffff); at--) {
+        if (zip.readUInt32LE(at) === EOCD)
+            return at;
+    }
+    throw new ZipError('not a zip archive (no end of central directory)');
+}
+/** The archive's files by name (directories left out). */
+function readZip(zip) {
+    if (zip.length < 22)
+        throw new ZipError('not a zip archive (too short)');
+    const end = endOfCentralDirectory(zip);
+    const count = zip.readUInt16LE(end + 10);
+    let at = zip.readUInt32LE(end + 16);
+    if (count === 0xffff || at === 0xffffffff)
+        throw new ZipError('zip64 archives are not read');
+    const files = new Map();
+    for (let i = 0; i < count; i++) {
+        if (at + 46 > zip.length || zip.readUInt32LE(at) !== CENTRAL)
+            throw new ZipError(`entry ${i + 1}: the central directory is damaged`);
+        const flags = zip.readUInt16LE(at + 8);
+        const method = zip.readUInt16LE(at + 10);
+        const crc = zip.readUInt32LE(at + 16);
+        const packed = zip.readUInt32LE(at + 20);
+        const size = zip.readUInt32LE(at + 24);
+        const nameLength = zip.readUInt16LE(at + 28);
+        const skip = nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+        const local = zip.readUInt32LE(at + 42);
+        const name = zip.toString('utf8', at + 46, at + 46 + nameLength);
+        at += 46 + skip;
+        if (name.endsWith('/'))
             continue;
-        while (start > floor && ENCODED_CHAR.test(text[start - 1] ?? ''))
-            start--;
-        while (end < text.length && ENCODED_CHAR.test(text[end] ?? ''))
-            end++;
-        found.push({ start, end, kind: 'secret', credential: true, rank: RANK.extraSecret });
+        if (flags & 0x1)
+            throw new ZipError(`${name}: encrypted entries are not read`);
+        if (size > MAX_ENTRY_BYTES || packed === 0xffffffff)
+            throw new ZipError(`${name}: larger than ${MAX_ENTRY_BYTES} bytes`);
+        if (local + 30 > zip.length || zip.readUInt32LE(local) !== LOCAL)
+            throw new ZipError(`${name}: the local header is damaged`);
+        const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+        const raw = zip.subarray(start, start + packed);
+        if (raw.length !== packed)
+            throw new ZipError(`${name}: truncated`);
+        let data;
+        if (method === 0)
+            data = Buffer.from(raw);
+        else if (method === 8) {
+            try {
+                data = (0,external_node_zlib_.inflateRawSync)(raw, { maxOutputLength: MAX_ENTRY_BYTES });
+            }
+            catch (error) {
+                throw new ZipError(`${name}: cannot inflate (${error.message})`);
+            }
+        }
+        else
+            throw new ZipError(`${name}: compression method ${method} is not read`);
+        if (data.length !== size || crc32(data) !== crc)
+            throw new ZipError(`${name}: the content does not match its size and CRC-32`);
+        if (files.has(name))
+            throw new ZipError(`${name}: listed twice`);
+        files.set(name, data);
+    }
+    return files;
+}
+
+;// CONCATENATED MODULE: ./src/cli/record-files.ts
+
+
+
+
+const why = (error) => error.code ?? (error instanceof Error ? error.message : String(error));
+const record_files_text = (buffer) => buffer === undefined ? null : buffer.toString('utf8');
+async function fromDirectory(dir, shown) {
+    const names = new Set(await (0,promises_namespaceObject.readdir)(dir));
+    if (!names.has(RECORD_FILES.receipt) && !names.has(RECORD_FILES.ledger))
+        return null;
+    const read = async (name) => names.has(name)
+        ? (0,promises_namespaceObject.readFile)((0,external_node_path_.join)(dir, name), 'utf8').catch((error) => {
+            throw new Error(`cannot read ${(0,external_node_path_.join)(shown, name)}: ${why(error)}`, { cause: error });
+        })
+        : null;
+    return {
+        source: shown,
+        receipt: await read(RECORD_FILES.receipt),
+        ledger: await read(RECORD_FILES.ledger),
+        key: await read(RECORD_FILES.key),
+    };
+}
+/** Whether a path is a record (a zip or a directory) rather than a bare ledger file. */
+async function isRecord(path, cwd) {
+    const full = (0,external_node_path_.resolve)(cwd, path);
+    const info = await (0,promises_namespaceObject.stat)(full).catch(() => null);
+    if (info === null)
+        return false;
+    if (info.isDirectory())
+        return true;
+    const head = await (0,promises_namespaceObject.readFile)(full)
+        .then((b) => b.subarray(0, 4))
+        .catch(() => Buffer.alloc(0));
+    return head.toString('latin1') === 'PK\x03\x04';
+}
+/** The record at `path`; an error naming what is missing or unreadable, never a partial answer. */
+async function readRecord(path, cwd) {
+    const full = (0,external_node_path_.resolve)(cwd, path);
+    const info = await (0,promises_namespaceObject.stat)(full).catch((error) => {
+        throw new Error(`cannot read the record ${path}: ${why(error)}`, { cause: error });
+    });
+    if (info.isFile()) {
+        const files = readZip(await (0,promises_namespaceObject.readFile)(full));
+        return {
+            source: path,
+            receipt: record_files_text(files.get(RECORD_FILES.receipt)),
+            ledger: record_files_text(files.get(RECORD_FILES.ledger)),
+            key: record_files_text(files.get(RECORD_FILES.key)),
+        };
+    }
+    if (!info.isDirectory())
+        throw new Error(`cannot read the record ${path}: not a file or directory`);
+    const here = await fromDirectory(full, path);
+    if (here)
+        return here;
+    // `gh run download` with several artifacts: one directory per artifact
+    const found = [];
+    for (const entry of await (0,promises_namespaceObject.readdir)(full, { withFileTypes: true })) {
+        if (!entry.isDirectory())
+            continue;
+        const inner = await fromDirectory((0,external_node_path_.join)(full, entry.name), (0,external_node_path_.join)(path, entry.name));
+        if (inner)
+            found.push(inner);
+    }
+    if (found.length === 1)
+        return found[0];
+    if (found.length === 0)
+        throw new Error(`${path} holds no Perimeter record (no ${RECORD_FILES.receipt} or ${RECORD_FILES.ledger})`);
+    throw new Error(`${path} holds ${found.length} records (${found.map((f) => f.source).join(', ')}): name one`);
+}
+
+;// CONCATENATED MODULE: ./src/cli/audit.ts
+
+
+
+
+
+
+
+const AUDIT_USAGE = 'perimeter audit [--repo OWNER/NAME] [--api-url URL] [--json] RECORD';
+/**
+ * `perimeter audit RECORD`: re-checks a run's record after the run. The ledger's chain against its key, then
+ * the verdict recomputed from GitHub for the window the receipt gives (its refs at both ends checked against
+ * GitHub's activity list, the perimeters from the config blob it names), then every place where the receipt
+ * and GitHub disagree. Token from GITHUB_TOKEN (read access to contents and actions). Exit 0 when they agree,
+ * 3 when they disagree, 1 when the audit could not be done.
+ */
+async function run(args, io) {
+    const { values, positionals } = parseCommandArgs(args, {
+        repo: { type: 'string' },
+        'api-url': { type: 'string' },
+        json: { type: 'boolean', default: false },
+    }, true);
+    if (positionals.length !== 1)
+        throw new UsageError(`expected one record, got ${positionals.length}`);
+    const target = positionals[0];
+    const token = process.env.GITHUB_TOKEN ?? process.env.GH_TOKEN ?? '';
+    if (!token)
+        throw new UsageError('no token: set GITHUB_TOKEN (read access to the repository is enough)');
+    if (token.length < MIN_SCRUBBED_LENGTH)
+        throw new UsageError(`the token has ${token.length} characters, shorter than any GitHub token`);
+    const record = await readRecord(target, io.cwd);
+    if (record.receipt === null)
+        throw new Error(`${record.source} holds no receipt.json`);
+    const receipt = parseReceiptJson(record.receipt, `${record.source}: receipt.json`);
+    const repository = values.repo ?? receipt.repository;
+    const [owner, repo] = repository.split('/');
+    if (!owner || !repo)
+        throw new UsageError(`--repo: expected OWNER/NAME, got ${JSON.stringify(repository)}`);
+    const upstream = createOctokitUpstream({
+        token,
+        owner,
+        repo,
+        baseUrl: values['api-url'] ?? process.env.GITHUB_API_URL ?? 'https://api.github.com',
+    });
+    const scrub = makeScrubber([token]);
+    let audit;
+    try {
+        audit = await auditRecord(upstream, record, receipt);
+    }
+    catch (error) {
+        throw new Error(scrub(error instanceof Error ? error.message : String(error)), { cause: error });
+    }
+    io.stdout(values.json ? `${JSON.stringify(audit)}\n` : render(target, audit));
+    return audit.agree ? EXIT_OK : EXIT_CHANGES;
+}
+/** The ledger as the record has it; what the receipt says about it is checked, never taken. */
+function ledgerOf(record, receipt) {
+    if (!receipt.ledger.included && record.ledger === null)
+        return null;
+    if (record.ledger === null)
+        return { ok: false, problem: 'the record holds no ledger', commits: [], records: 0, perPerimeter: {} };
+    if (record.key === null)
+        return {
+            ok: false,
+            problem: 'the record holds no ledger key',
+            commits: [],
+            records: 0,
+            perPerimeter: {},
+        };
+    return ledgerFactsOf(record.ledger, record.key.trim());
+}
+async function perimetersOf(upstream, receipt) {
+    const { file, blobSha } = receipt.config;
+    const text = Buffer.from(await upstream.getBlob(blobSha)).toString('utf8');
+    const config = parseConfig(text, `${file}@${blobSha.slice(0, 12)}`);
+    return receipt.perimeters.map((name) => {
+        const spec = config.perimeters.find((p) => p.name === name);
+        if (!spec)
+            throw new Error(`the receipt names perimeter "${name}", which ${file} at blob ${blobSha} does not define`);
+        return compilePerimeter(spec, file);
+    });
+}
+async function auditRecord(upstream, record, receipt) {
+    const ledger = ledgerOf(record, receipt);
+    const perimeters = await perimetersOf(upstream, receipt);
+    const configText = Buffer.from(await upstream.getBlob(receipt.config.blobSha)).toString('utf8');
+    const verdict = await verifyJob({
+        upstream,
+        branch: receipt.branch,
+        start: receipt.refs.start,
+        end: receipt.refs.end,
+        perimeters,
+        ledger,
+        directPushes: receipt.directPushes,
+        ignoreRefs: receipt.ignoreRefs,
+        // what the job's post step could not check (the gateway died, say) stays unchecked: only ever stricter
+        problems: receipt.unchecked,
+        startedAt: receipt.window.startedAt,
+        endedAt: receipt.window.endedAt,
+    });
+    const recomputed = receiptJson(verdict, {
+        repository: receipt.repository,
+        context: receipt.context,
+        run: receipt.run,
+        config: { file: receipt.config.file, ref: receipt.config.ref, text: configText },
+        perimeters: receipt.perimeters,
+        directPushes: receipt.directPushes,
+        ignoreRefs: receipt.ignoreRefs,
+        window: receipt.window,
+        refs: receipt.refs,
+        ledger,
+        ledgerIncluded: record.ledger !== null,
+    });
+    const disagreements = compareReceipts(receipt, recomputed);
+    return {
+        record: record.source,
+        repository: receipt.repository,
+        run: receipt.run,
+        ledger: recomputed.ledger,
+        recorded: { state: receipt.state, description: receipt.description },
+        recomputed: {
+            state: recomputed.state,
+            description: recomputed.description,
+            violations: recomputed.violations,
+            unchecked: recomputed.unchecked,
+        },
+        agree: disagreements.length === 0,
+        disagreements,
+    };
+}
+function render(target, audit) {
+    const { ledger } = audit;
+    const lines = [
+        `Audit of ${target}: ${audit.repository}, run ${audit.run.id} attempt ${audit.run.attempt}, job ${audit.run.job}`,
+        `  ledger:     ${ledger.ok ? `chain intact, ${ledger.records} records` : `BROKEN: ${ledger.problem ?? 'unknown'}`}`,
+        `  receipt:    ${audit.recorded.state}: ${audit.recorded.description}`,
+        `  GitHub:     ${audit.recomputed.state}: ${audit.recomputed.description}`,
+    ];
+    if (audit.agree)
+        lines.push('The receipt agrees with GitHub.');
+    else {
+        lines.push(`The receipt disagrees with GitHub (${audit.disagreements.length}):`);
+        for (const d of audit.disagreements)
+            lines.push(`  - ${d.field}: ${d.message}`);
+    }
+    return `${lines.join('\n')}\n`;
+}
+
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+;// CONCATENATED MODULE: ./src/cli/git.ts
+
+/** The top-level directory of the git checkout containing `cwd`, or null outside one (or without git). */
+function tryGitToplevel(cwd) {
+    try {
+        const out = (0,external_node_child_process_namespaceObject.execFileSync)('git', ['rev-parse', '--show-toplevel'], {
+            cwd,
+            stdio: ['ignore', 'pipe', 'ignore'],
+            encoding: 'utf8',
+        });
+        return out.trim() || null;
+    }
+    catch {
+        return null;
+    }
+}
+/** Tracked files of the checkout at `root`, exactly as git stores their names. */
+function listTrackedFiles(root) {
+    const out = (0,external_node_child_process_namespaceObject.execFileSync)('git', ['ls-files', '-z'], {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        encoding: 'utf8',
+        maxBuffer: 1024 * 1024 * 1024,
+    });
+    return out.split('\0').filter((name) => name !== '');
+}
+/** Thrown when git refuses a range or a ref; the message is git's own first line. */
+class GitError extends Error {
+    code = 'git';
+}
+function git(root, args, input) {
+    try {
+        return (0,external_node_child_process_namespaceObject.execFileSync)('git', args, {
+            cwd: root,
+            input,
+            stdio: ['pipe', 'pipe', 'pipe'],
+            encoding: 'utf8',
+            maxBuffer: 1024 * 1024 * 1024,
+        });
+    }
+    catch (error) {
+        const stderr = String(error.stderr ?? '').trim();
+        throw new GitError(stderr.split('\n')[0] || error.message);
+    }
+}
+const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+const STATUS = /^[ACDMRTUX][0-9]*$/;
+/**
+ * The non-merge commits of `range` (anything `git rev-list` takes: `main~50..main`, or `main` with
+ * `maxCount`: its newest commits), newest first, with the paths each changed, and how many merges the same
+ * commits also hold. Read with `-z --name-status`, so each path
+ * follows a status token and no file name, however crafted, can pass for a commit boundary.
+ */
+function listCommitChanges(root, range, maxCount) {
+    if (range.startsWith('-'))
+        throw new GitError(`not a range: ${JSON.stringify(range)}`);
+    const limit = maxCount === undefined ? [] : [`--max-count=${maxCount}`];
+    // One listing with parents: a line of three or more ids is a merge, left out and counted.
+    const lines = git(root, ['rev-list', '--parents', ...limit, range, '--'])
+        .split('\n')
+        .filter(Boolean);
+    const shas = lines
+        .map((line) => line.split(' '))
+        .filter((ids) => ids.length <= 2)
+        .map((ids) => ids[0]);
+    const merges = lines.length - shas.length;
+    const subjects = new Map();
+    for (const line of git(root, ['log', '--no-merges', ...limit, '--format=%H %s', range, '--']).split('\n')) {
+        if (line.length > 40)
+            subjects.set(line.slice(0, 40), line.slice(41));
+    }
+    if (shas.length === 0)
+        return { commits: [], merges };
+    const tokens = git(root, ['diff-tree', '--stdin', '--always', '--root', '-r', '-z', '--name-status', '--no-renames'], `${shas.join('\n')}\n`).split('\0');
+    const commits = [];
+    let i = 0;
+    for (const sha of shas) {
+        // diff-tree prints each commit's id, then status/path pairs (a root commit too: --always, -r).
+        while (i < tokens.length && tokens[i] === '')
+            i++;
+        if (!SHA.test(sha) || tokens[i] !== sha)
+            throw new GitError(`unexpected git diff-tree output at ${sha}`);
+        i++;
+        const paths = [];
+        while (i + 1 < tokens.length && STATUS.test(tokens[i])) {
+            paths.push(tokens[i + 1]);
+            i += 2;
+        }
+        commits.push({ sha, subject: subjects.get(sha) ?? '', paths });
+    }
+    return { commits, merges };
+}
+/** The content of `path` at `ref`, or null when the ref has no such file. */
+function tryShowFile(root, ref, path) {
+    if (ref.startsWith('-'))
+        throw new GitError(`not a ref: ${JSON.stringify(ref)}`);
+    try {
+        git(root, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
+    }
+    catch {
+        throw new GitError(`no such commit: ${JSON.stringify(ref)}`);
+    }
+    try {
+        return git(root, ['show', `${ref}:${path}`]);
+    }
+    catch {
+        return null;
+    }
+}
+
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(3024);
+;// CONCATENATED MODULE: ./src/cli/load-config.ts
+
+
+
+
+/** Thrown when the config file cannot be read at all; parse problems throw ConfigError instead. */
+class ConfigFileError extends Error {
+    code = 'config-unreadable';
+}
+function loadConfig(configArg, cwd) {
+    const display = configArg ?? DEFAULT_CONFIG_FILE;
+    const absolute = (0,external_node_path_.resolve)(cwd, display);
+    let text;
+    try {
+        text = (0,external_node_fs_.readFileSync)(absolute, 'utf8');
+    }
+    catch (error) {
+        const code = error.code;
+        const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? String(error));
+        const hint = configArg === undefined ? ' (run from the repository root or pass --config FILE)' : '';
+        throw new ConfigFileError(`cannot read ${display}: ${why}${hint}`);
+    }
+    const config = parseConfig(text, display);
+    const root = tryGitToplevel((0,external_node_path_.dirname)(absolute));
+    let configInRepo = (0,external_node_path_.basename)(absolute);
+    if (root !== null) {
+        const inside = (0,external_node_path_.relative)((0,external_node_fs_.realpathSync)(root), (0,external_node_fs_.realpathSync)(absolute));
+        if (inside !== '' && !inside.startsWith('..') && !(0,external_node_path_.isAbsolute)(inside))
+            configInRepo = inside.split(external_node_path_.sep).join('/');
+    }
+    const perimeters = config.perimeters.map((spec) => compilePerimeter(spec, configInRepo));
+    return { text, config, perimeters, root, configInRepo };
+}
+
+;// CONCATENATED MODULE: ./src/cli/workflows.ts
+
+
+
+/**
+ * Events people without write access can start: a comment, an issue, a pull request from a fork (which runs
+ * with this repository's token and secrets under pull_request_target).
+ * https://docs.github.com/en/actions/security-for-github-actions/security-guides/security-hardening-for-github-actions
+ */
+const OUTSIDER_EVENTS = ['issue_comment', 'issues', 'pull_request_target'];
+function events(on) {
+    if (typeof on === 'string')
+        return [on];
+    if (Array.isArray(on))
+        return on.filter((e) => typeof e === 'string');
+    if (typeof on === 'object' && on !== null)
+        return Object.keys(on);
+    return [];
+}
+/** Whether a step of the workflow uses Perimeter (an action whose name is `perimeter`, or this checkout's own). */
+function usesPerimeter(doc) {
+    const jobs = typeof doc.jobs === 'object' && doc.jobs !== null ? Object.values(doc.jobs) : [];
+    return jobs.some((job) => {
+        const steps = job?.steps;
+        return (Array.isArray(steps) &&
+            steps.some((step) => {
+                const uses = step?.uses;
+                return typeof uses === 'string' && /(?:^|\/)perimeter(?:@|\/|$)/i.test(uses.trim());
+            }));
+    });
+}
+/**
+ * Workflows in `root/.github/workflows` that run Perimeter on an event outsiders can start. Unreadable or
+ * unparsable files are skipped: `check` reports on perimeters.yml, GitHub reports broken workflows.
+ */
+function outsiderWorkflows(root) {
+    const dir = (0,external_node_path_.join)(root, '.github', 'workflows');
+    let names;
+    try {
+        names = (0,external_node_fs_.readdirSync)(dir).filter((name) => /\.ya?ml$/.test(name));
+    }
+    catch {
+        return [];
+    }
+    const found = [];
+    for (const name of names.sort()) {
+        let doc;
+        try {
+            doc = (0,dist/* parse */.qg)((0,external_node_fs_.readFileSync)((0,external_node_path_.join)(dir, name), 'utf8'));
+        }
+        catch {
+            continue;
+        }
+        if (typeof doc !== 'object' || doc === null)
+            continue;
+        const on = doc.on ?? doc.true;
+        const risky = events(on).filter((e) => OUTSIDER_EVENTS.includes(e));
+        if (risky.length > 0 && usesPerimeter(doc))
+            found.push({ file: `.github/workflows/${name}`, events: risky });
     }
     return found;
 }
-/** Replaces every form of every secret (widened as secretFindings widens it) with `***`. */
-function makeScrubber(secrets) {
-    const matcher = secretMatcher(secrets);
-    return (text) => {
-        let out = '';
-        let at = 0;
-        for (const { start, end } of secretFindings(text, matcher)) {
-            out += `${text.slice(at, start)}***`;
-            at = end;
+
+;// CONCATENATED MODULE: ./src/cli/check.ts
+
+
+
+
+
+
+const CHECK_USAGE = 'perimeter check [--config perimeters.yml] [--json]';
+function coverage(perimeters, files) {
+    const counts = new Map(perimeters.map((p) => [p.name, { read: 0, write: 0 }]));
+    const result = { total: files.length, counts, overlapping: [], unreadable: [], invalid: [] };
+    for (const path of files) {
+        const check = validatePath(path);
+        if (!check.ok) {
+            result.invalid.push({ path, reason: check.reason });
+            continue;
         }
-        return out + text.slice(at);
-    };
-}
-
-;// CONCATENATED MODULE: ./src/github/upstream.ts
-/**
- * The one interface between Perimeter and GitHub. The Octokit implementation lives in
- * octokit-upstream.ts; tests may use a small fake of this interface or the GitHub stand-in.
- *
- * Repository coordinates are fixed when an Upstream is made: nothing here names another repository.
- * Objects addressed by SHA (commits, trees, blobs) never change and are cached for the process lifetime.
- */
-/** Errors from upstream, with messages already scrubbed of credentials. */
-class UpstreamError extends Error {
-    code;
-    status;
-    constructor(code, message, status) {
-        super(message);
-        this.code = code;
-        this.status = status;
-        this.name = 'UpstreamError';
+        const writers = [];
+        let readable = false;
+        for (const perimeter of perimeters) {
+            const count = counts.get(perimeter.name);
+            if (perimeter.canRead(path).allowed) {
+                count.read++;
+                readable = true;
+            }
+            if (perimeter.canWrite(path).allowed) {
+                count.write++;
+                writers.push(perimeter.name);
+            }
+        }
+        if (writers.length > 1)
+            result.overlapping.push({ path, writers });
+        if (!readable)
+            result.unreadable.push(path);
     }
+    return result;
 }
-
-;// CONCATENATED MODULE: ./src/github/errors.ts
-
-const MAX_UPSTREAM_MESSAGE = 200;
-/** GitHub's own short error message, vetted: one line, no control characters, bounded, scrubbed. */
-function upstreamMessage(error, scrub) {
-    const data = error.response?.data;
-    const raw = data && typeof data === 'object' && typeof data.message === 'string'
-        ? data.message
+function describePerimeter(p) {
+    const tools = p.tools.size === TOOL_NAMES.length ? 'all tools' : `tools: ${[...p.tools].join(', ')}`;
+    const branches = p.spec.branches === null ? 'any branch' : `branches: ${p.spec.branches.join(', ')}`;
+    const unused = p.spec.write.length > 0 && !p.tools.has('push_files')
+        ? ' (no push_files: its gateway endpoint cannot write)'
         : '';
-    // eslint-disable-next-line no-control-regex
-    const clean = scrub(raw.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim());
-    return clean.length > MAX_UPSTREAM_MESSAGE ? `${clean.slice(0, MAX_UPSTREAM_MESSAGE)}…` : clean;
-}
-function isRateLimited(error) {
-    if (error.status === 429)
-        return true;
-    if (error.status !== 403)
-        return false;
-    const headers = error.response?.headers ?? {};
-    if (headers['x-ratelimit-remaining'] === '0' || headers['retry-after'] !== undefined)
-        return true;
-    return /rate limit/i.test(upstreamMessage(error, (text) => text));
-}
-function codeFor(status, error) {
-    if (status === undefined || status >= 500)
-        return 'unavailable';
-    if (isRateLimited(error))
-        return 'rate_limited';
-    if (status === 401 || status === 403)
-        return 'forbidden';
-    if (status === 404 || status === 410)
-        return 'not_found';
-    if (status === 409)
-        return 'conflict';
-    return 'invalid';
-}
-/** Turns anything thrown by Octokit into an UpstreamError whose message names the operation, never a secret. */
-function toUpstreamError(error, operation, scrub) {
-    if (error instanceof UpstreamError)
-        return error;
-    const e = (error && typeof error === 'object' ? error : {});
-    const status = typeof e.status === 'number' ? e.status : undefined;
-    const hasResponse = e.response !== undefined;
-    if (!hasResponse) {
-        const reason = scrub(String(e.message ?? error)).slice(0, MAX_UPSTREAM_MESSAGE);
-        return new UpstreamError('unavailable', `${operation}: GitHub could not be reached (${reason})`);
-    }
-    const code = codeFor(status, e);
-    const detail = upstreamMessage(e, scrub);
-    const text = `${operation}: GitHub answered ${status}${detail ? `: ${detail}` : ''}`;
-    return new UpstreamError(code, code === 'rate_limited' ? `${text} (rate limited)` : text, status);
-}
-
-;// CONCATENATED MODULE: external "fs"
-const external_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
-;// CONCATENATED MODULE: external "os"
-const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
-;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/context.js
-
-
-class Context {
-    /**
-     * Hydrate the context from the environment
-     */
-    constructor() {
-        var _a, _b, _c;
-        this.payload = {};
-        if (process.env.GITHUB_EVENT_PATH) {
-            if ((0,external_fs_namespaceObject.existsSync)(process.env.GITHUB_EVENT_PATH)) {
-                this.payload = JSON.parse((0,external_fs_namespaceObject.readFileSync)(process.env.GITHUB_EVENT_PATH, { encoding: 'utf8' }));
-            }
-            else {
-                const path = process.env.GITHUB_EVENT_PATH;
-                process.stdout.write(`GITHUB_EVENT_PATH ${path} does not exist${external_os_namespaceObject.EOL}`);
-            }
-        }
-        this.eventName = process.env.GITHUB_EVENT_NAME;
-        this.sha = process.env.GITHUB_SHA;
-        this.ref = process.env.GITHUB_REF;
-        this.workflow = process.env.GITHUB_WORKFLOW;
-        this.action = process.env.GITHUB_ACTION;
-        this.actor = process.env.GITHUB_ACTOR;
-        this.job = process.env.GITHUB_JOB;
-        this.runAttempt = parseInt(process.env.GITHUB_RUN_ATTEMPT, 10);
-        this.runNumber = parseInt(process.env.GITHUB_RUN_NUMBER, 10);
-        this.runId = parseInt(process.env.GITHUB_RUN_ID, 10);
-        this.apiUrl = (_a = process.env.GITHUB_API_URL) !== null && _a !== void 0 ? _a : `https://api.github.com`;
-        this.serverUrl = (_b = process.env.GITHUB_SERVER_URL) !== null && _b !== void 0 ? _b : `https://github.com`;
-        this.graphqlUrl =
-            (_c = process.env.GITHUB_GRAPHQL_URL) !== null && _c !== void 0 ? _c : `https://api.github.com/graphql`;
-    }
-    get issue() {
-        const payload = this.payload;
-        return Object.assign(Object.assign({}, this.repo), { number: (payload.issue || payload.pull_request || payload).number });
-    }
-    get repo() {
-        if (process.env.GITHUB_REPOSITORY) {
-            const [owner, repo] = process.env.GITHUB_REPOSITORY.split('/');
-            return { owner, repo };
-        }
-        if (this.payload.repository) {
-            return {
-                owner: this.payload.repository.owner.login,
-                repo: this.payload.repository.name
-            };
-        }
-        throw new Error("context.repo requires a GITHUB_REPOSITORY environment variable like 'owner/repo'");
-    }
-}
-//# sourceMappingURL=context.js.map
-// EXTERNAL MODULE: ./node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js
-var lib = __nccwpck_require__(9659);
-// EXTERNAL MODULE: ./node_modules/undici/index.js
-var undici = __nccwpck_require__(4371);
-;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/internal/utils.js
-var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
-    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
-    return new (P || (P = Promise))(function (resolve, reject) {
-        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
-        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
-        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
-        step((generator = generator.apply(thisArg, _arguments || [])).next());
-    });
-};
-
-
-function getAuthString(token, options) {
-    if (!token && !options.auth) {
-        throw new Error('Parameter token or opts.auth is required');
-    }
-    else if (token && options.auth) {
-        throw new Error('Parameters token and opts.auth may not both be specified');
-    }
-    return typeof options.auth === 'string' ? options.auth : `token ${token}`;
-}
-function getProxyAgent(destinationUrl) {
-    const hc = new lib.HttpClient();
-    return hc.getAgent(destinationUrl);
-}
-function getProxyAgentDispatcher(destinationUrl) {
-    const hc = new lib.HttpClient();
-    return hc.getAgentDispatcher(destinationUrl);
-}
-function getProxyFetch(destinationUrl) {
-    const httpDispatcher = getProxyAgentDispatcher(destinationUrl);
-    const proxyFetch = (url, opts) => __awaiter(this, void 0, void 0, function* () {
-        return (0,undici.fetch)(url, Object.assign(Object.assign({}, opts), { dispatcher: httpDispatcher }));
-    });
-    return proxyFetch;
-}
-function getApiBaseUrl() {
-    return process.env['GITHUB_API_URL'] || 'https://api.github.com';
-}
-function getUserAgentWithOrchestrationId(baseUserAgent) {
-    var _a;
-    const orchId = (_a = process.env['ACTIONS_ORCHESTRATION_ID']) === null || _a === void 0 ? void 0 : _a.trim();
-    if (orchId) {
-        const sanitizedId = orchId.replace(/[^a-z0-9_.-]/gi, '_');
-        const tag = `actions_orchestration_id/${sanitizedId}`;
-        if (baseUserAgent === null || baseUserAgent === void 0 ? void 0 : baseUserAgent.includes(tag))
-            return baseUserAgent;
-        const ua = baseUserAgent ? `${baseUserAgent} ` : '';
-        return `${ua}${tag}`;
-    }
-    return baseUserAgent;
-}
-//# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ./node_modules/universal-user-agent/index.js
-function getUserAgent() {
-  if (typeof navigator === "object" && "userAgent" in navigator) {
-    return navigator.userAgent;
-  }
-
-  if (typeof process === "object" && process.version !== undefined) {
-    return `Node.js/${process.version.substr(1)} (${process.platform}; ${
-      process.arch
-    })`;
-  }
-
-  return "<environment undetectable>";
-}
-
-;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/register.js
-// @ts-check
-
-function register(state, name, method, options) {
-  if (typeof method !== "function") {
-    throw new Error("method for before hook must be a function");
-  }
-
-  if (!options) {
-    options = {};
-  }
-
-  if (Array.isArray(name)) {
-    return name.reverse().reduce((callback, name) => {
-      return register.bind(null, state, name, callback, options);
-    }, method)();
-  }
-
-  return Promise.resolve().then(() => {
-    if (!state.registry[name]) {
-      return method(options);
-    }
-
-    return state.registry[name].reduce((method, registered) => {
-      return registered.hook.bind(null, method, options);
-    }, method)();
-  });
-}
-
-;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/add.js
-// @ts-check
-
-function addHook(state, kind, name, hook) {
-  const orig = hook;
-  if (!state.registry[name]) {
-    state.registry[name] = [];
-  }
-
-  if (kind === "before") {
-    hook = (method, options) => {
-      return Promise.resolve()
-        .then(orig.bind(null, options))
-        .then(method.bind(null, options));
-    };
-  }
-
-  if (kind === "after") {
-    hook = (method, options) => {
-      let result;
-      return Promise.resolve()
-        .then(method.bind(null, options))
-        .then((result_) => {
-          result = result_;
-          return orig(result, options);
-        })
-        .then(() => {
-          return result;
-        });
-    };
-  }
-
-  if (kind === "error") {
-    hook = (method, options) => {
-      return Promise.resolve()
-        .then(method.bind(null, options))
-        .catch((error) => {
-          return orig(error, options);
-        });
-    };
-  }
-
-  state.registry[name].push({
-    hook: hook,
-    orig: orig,
-  });
-}
-
-;// CONCATENATED MODULE: ./node_modules/before-after-hook/lib/remove.js
-// @ts-check
-
-function removeHook(state, name, method) {
-  if (!state.registry[name]) {
-    return;
-  }
-
-  const index = state.registry[name]
-    .map((registered) => {
-      return registered.orig;
-    })
-    .indexOf(method);
-
-  if (index === -1) {
-    return;
-  }
-
-  state.registry[name].splice(index, 1);
-}
-
-;// CONCATENATED MODULE: ./node_modules/before-after-hook/index.js
-// @ts-check
-
-
-
-
-
-// bind with array of arguments: https://stackoverflow.com/a/21792913
-const bind = Function.bind;
-const bindable = bind.bind(bind);
-
-function bindApi(hook, state, name) {
-  const removeHookRef = bindable(removeHook, null).apply(
-    null,
-    name ? [state, name] : [state]
-  );
-  hook.api = { remove: removeHookRef };
-  hook.remove = removeHookRef;
-  ["before", "error", "after", "wrap"].forEach((kind) => {
-    const args = name ? [state, kind, name] : [state, kind];
-    hook[kind] = hook.api[kind] = bindable(addHook, null).apply(null, args);
-  });
-}
-
-function Singular() {
-  const singularHookName = Symbol("Singular");
-  const singularHookState = {
-    registry: {},
-  };
-  const singularHook = register.bind(null, singularHookState, singularHookName);
-  bindApi(singularHook, singularHookState, singularHookName);
-  return singularHook;
-}
-
-function Collection() {
-  const state = {
-    registry: {},
-  };
-
-  const hook = register.bind(null, state);
-  bindApi(hook, state);
-
-  return hook;
-}
-
-/* harmony default export */ const before_after_hook = ({ Singular, Collection });
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/endpoint/dist-bundle/index.js
-// pkg/dist-src/defaults.js
-
-
-// pkg/dist-src/version.js
-var VERSION = "0.0.0-development";
-
-// pkg/dist-src/defaults.js
-var userAgent = `octokit-endpoint.js/${VERSION} ${getUserAgent()}`;
-var DEFAULTS = {
-  method: "GET",
-  baseUrl: "https://api.github.com",
-  headers: {
-    accept: "application/vnd.github.v3+json",
-    "user-agent": userAgent
-  },
-  mediaType: {
-    format: ""
-  }
-};
-
-// pkg/dist-src/util/lowercase-keys.js
-function lowercaseKeys(object) {
-  if (!object) {
-    return {};
-  }
-  return Object.keys(object).reduce((newObj, key) => {
-    newObj[key.toLowerCase()] = object[key];
-    return newObj;
-  }, {});
-}
-
-// pkg/dist-src/util/is-plain-object.js
-function dist_bundle_isPlainObject(value) {
-  if (typeof value !== "object" || value === null) return false;
-  if (Object.prototype.toString.call(value) !== "[object Object]") return false;
-  const proto = Object.getPrototypeOf(value);
-  if (proto === null) return true;
-  const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
-  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value);
-}
-
-// pkg/dist-src/util/merge-deep.js
-function mergeDeep(defaults, options) {
-  const result = Object.assign({}, defaults);
-  Object.keys(options).forEach((key) => {
-    if (dist_bundle_isPlainObject(options[key])) {
-      if (!(key in defaults)) Object.assign(result, { [key]: options[key] });
-      else result[key] = mergeDeep(defaults[key], options[key]);
-    } else {
-      Object.assign(result, { [key]: options[key] });
-    }
-  });
-  return result;
-}
-
-// pkg/dist-src/util/remove-undefined-properties.js
-function removeUndefinedProperties(obj) {
-  for (const key in obj) {
-    if (obj[key] === void 0) {
-      delete obj[key];
-    }
-  }
-  return obj;
-}
-
-// pkg/dist-src/merge.js
-function dist_bundle_merge(defaults, route, options) {
-  if (typeof route === "string") {
-    let [method, url] = route.split(" ");
-    options = Object.assign(url ? { method, url } : { url: method }, options);
-  } else {
-    options = Object.assign({}, route);
-  }
-  options.headers = lowercaseKeys(options.headers);
-  removeUndefinedProperties(options);
-  removeUndefinedProperties(options.headers);
-  const mergedOptions = mergeDeep(defaults || {}, options);
-  if (options.url === "/graphql") {
-    if (defaults && defaults.mediaType.previews?.length) {
-      mergedOptions.mediaType.previews = defaults.mediaType.previews.filter(
-        (preview) => !mergedOptions.mediaType.previews.includes(preview)
-      ).concat(mergedOptions.mediaType.previews);
-    }
-    mergedOptions.mediaType.previews = (mergedOptions.mediaType.previews || []).map((preview) => preview.replace(/-preview/, ""));
-  }
-  return mergedOptions;
-}
-
-// pkg/dist-src/util/add-query-parameters.js
-function addQueryParameters(url, parameters) {
-  const separator = /\?/.test(url) ? "&" : "?";
-  const names = Object.keys(parameters);
-  if (names.length === 0) {
-    return url;
-  }
-  return url + separator + names.map((name) => {
-    if (name === "q") {
-      return "q=" + parameters.q.split("+").map(encodeURIComponent).join("+");
-    }
-    return `${name}=${encodeURIComponent(parameters[name])}`;
-  }).join("&");
-}
-
-// pkg/dist-src/util/extract-url-variable-names.js
-var urlVariableRegex = /\{[^{}}]+\}/g;
-function removeNonChars(variableName) {
-  return variableName.replace(/(?:^\W+)|(?:(?<!\W)\W+$)/g, "").split(/,/);
-}
-function extractUrlVariableNames(url) {
-  const matches = url.match(urlVariableRegex);
-  if (!matches) {
-    return [];
-  }
-  return matches.map(removeNonChars).reduce((a, b) => a.concat(b), []);
-}
-
-// pkg/dist-src/util/omit.js
-function dist_bundle_omit(object, keysToOmit) {
-  const result = { __proto__: null };
-  for (const key of Object.keys(object)) {
-    if (keysToOmit.indexOf(key) === -1) {
-      result[key] = object[key];
-    }
-  }
-  return result;
-}
-
-// pkg/dist-src/util/url-template.js
-function encodeReserved(str) {
-  return str.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
-    if (!/%[0-9A-Fa-f]/.test(part)) {
-      part = encodeURI(part).replace(/%5B/g, "[").replace(/%5D/g, "]");
-    }
-    return part;
-  }).join("");
-}
-function encodeUnreserved(str) {
-  return encodeURIComponent(str).replace(/[!'()*]/g, function(c) {
-    return "%" + c.charCodeAt(0).toString(16).toUpperCase();
-  });
-}
-function encodeValue(operator, value, key) {
-  value = operator === "+" || operator === "#" ? encodeReserved(value) : encodeUnreserved(value);
-  if (key) {
-    return encodeUnreserved(key) + "=" + value;
-  } else {
-    return value;
-  }
-}
-function isDefined(value) {
-  return value !== void 0 && value !== null;
-}
-function isKeyOperator(operator) {
-  return operator === ";" || operator === "&" || operator === "?";
-}
-function getValues(context, operator, key, modifier) {
-  var value = context[key], result = [];
-  if (isDefined(value) && value !== "") {
-    if (typeof value === "string" || typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") {
-      value = value.toString();
-      if (modifier && modifier !== "*") {
-        value = value.substring(0, parseInt(modifier, 10));
-      }
-      result.push(
-        encodeValue(operator, value, isKeyOperator(operator) ? key : "")
-      );
-    } else {
-      if (modifier === "*") {
-        if (Array.isArray(value)) {
-          value.filter(isDefined).forEach(function(value2) {
-            result.push(
-              encodeValue(operator, value2, isKeyOperator(operator) ? key : "")
-            );
-          });
-        } else {
-          Object.keys(value).forEach(function(k) {
-            if (isDefined(value[k])) {
-              result.push(encodeValue(operator, value[k], k));
-            }
-          });
-        }
-      } else {
-        const tmp = [];
-        if (Array.isArray(value)) {
-          value.filter(isDefined).forEach(function(value2) {
-            tmp.push(encodeValue(operator, value2));
-          });
-        } else {
-          Object.keys(value).forEach(function(k) {
-            if (isDefined(value[k])) {
-              tmp.push(encodeUnreserved(k));
-              tmp.push(encodeValue(operator, value[k].toString()));
-            }
-          });
-        }
-        if (isKeyOperator(operator)) {
-          result.push(encodeUnreserved(key) + "=" + tmp.join(","));
-        } else if (tmp.length !== 0) {
-          result.push(tmp.join(","));
-        }
-      }
-    }
-  } else {
-    if (operator === ";") {
-      if (isDefined(value)) {
-        result.push(encodeUnreserved(key));
-      }
-    } else if (value === "" && (operator === "&" || operator === "?")) {
-      result.push(encodeUnreserved(key) + "=");
-    } else if (value === "") {
-      result.push("");
-    }
-  }
-  return result;
-}
-function parseUrl(template) {
-  return {
-    expand: expand.bind(null, template)
-  };
-}
-function expand(template, context) {
-  var operators = ["+", "#", ".", "/", ";", "?", "&"];
-  template = template.replace(
-    /\{([^\{\}]+)\}|([^\{\}]+)/g,
-    function(_, expression, literal) {
-      if (expression) {
-        let operator = "";
-        const values = [];
-        if (operators.indexOf(expression.charAt(0)) !== -1) {
-          operator = expression.charAt(0);
-          expression = expression.substr(1);
-        }
-        expression.split(/,/g).forEach(function(variable) {
-          var tmp = /([^:\*]*)(?::(\d+)|(\*))?/.exec(variable);
-          values.push(getValues(context, operator, tmp[1], tmp[2] || tmp[3]));
-        });
-        if (operator && operator !== "+") {
-          var separator = ",";
-          if (operator === "?") {
-            separator = "&";
-          } else if (operator !== "#") {
-            separator = operator;
-          }
-          return (values.length !== 0 ? operator : "") + values.join(separator);
-        } else {
-          return values.join(",");
-        }
-      } else {
-        return encodeReserved(literal);
-      }
-    }
-  );
-  if (template === "/") {
-    return template;
-  } else {
-    return template.replace(/\/$/, "");
-  }
-}
-
-// pkg/dist-src/parse.js
-function dist_bundle_parse(options) {
-  let method = options.method.toUpperCase();
-  let url = (options.url || "/").replace(/:([a-z]\w+)/g, "{$1}");
-  let headers = Object.assign({}, options.headers);
-  let body;
-  let parameters = dist_bundle_omit(options, [
-    "method",
-    "baseUrl",
-    "url",
-    "headers",
-    "request",
-    "mediaType"
-  ]);
-  const urlVariableNames = extractUrlVariableNames(url);
-  url = parseUrl(url).expand(parameters);
-  if (!/^http/.test(url)) {
-    url = options.baseUrl + url;
-  }
-  const omittedParameters = Object.keys(options).filter((option) => urlVariableNames.includes(option)).concat("baseUrl");
-  const remainingParameters = dist_bundle_omit(parameters, omittedParameters);
-  const isBinaryRequest = /application\/octet-stream/i.test(headers.accept);
-  if (!isBinaryRequest) {
-    if (options.mediaType.format) {
-      headers.accept = headers.accept.split(/,/).map(
-        (format) => format.replace(
-          /application\/vnd(\.\w+)(\.v3)?(\.\w+)?(\+json)?$/,
-          `application/vnd$1$2.${options.mediaType.format}`
-        )
-      ).join(",");
-    }
-    if (url.endsWith("/graphql")) {
-      if (options.mediaType.previews?.length) {
-        const previewsFromAcceptHeader = headers.accept.match(/(?<![\w-])[\w-]+(?=-preview)/g) || [];
-        headers.accept = previewsFromAcceptHeader.concat(options.mediaType.previews).map((preview) => {
-          const format = options.mediaType.format ? `.${options.mediaType.format}` : "+json";
-          return `application/vnd.github.${preview}-preview${format}`;
-        }).join(",");
-      }
-    }
-  }
-  if (["GET", "HEAD"].includes(method)) {
-    url = addQueryParameters(url, remainingParameters);
-  } else {
-    if ("data" in remainingParameters) {
-      body = remainingParameters.data;
-    } else {
-      if (Object.keys(remainingParameters).length) {
-        body = remainingParameters;
-      }
-    }
-  }
-  if (!headers["content-type"] && typeof body !== "undefined") {
-    headers["content-type"] = "application/json; charset=utf-8";
-  }
-  if (["PATCH", "PUT"].includes(method) && typeof body === "undefined") {
-    body = "";
-  }
-  return Object.assign(
-    { method, url, headers },
-    typeof body !== "undefined" ? { body } : null,
-    options.request ? { request: options.request } : null
-  );
-}
-
-// pkg/dist-src/endpoint-with-defaults.js
-function endpointWithDefaults(defaults, route, options) {
-  return dist_bundle_parse(dist_bundle_merge(defaults, route, options));
-}
-
-// pkg/dist-src/with-defaults.js
-function withDefaults(oldDefaults, newDefaults) {
-  const DEFAULTS2 = dist_bundle_merge(oldDefaults, newDefaults);
-  const endpoint2 = endpointWithDefaults.bind(null, DEFAULTS2);
-  return Object.assign(endpoint2, {
-    DEFAULTS: DEFAULTS2,
-    defaults: withDefaults.bind(null, DEFAULTS2),
-    merge: dist_bundle_merge.bind(null, DEFAULTS2),
-    parse: dist_bundle_parse
-  });
-}
-
-// pkg/dist-src/index.js
-var endpoint = withDefaults(null, DEFAULTS);
-
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/request/node_modules/content-type/dist/index.js
-/*!
- * content-type
- * Copyright(c) 2015 Douglas Christopher Wilson
- * MIT Licensed
- */
-const SP = 32; // " "
-const HTAB = 9; // "\t"
-const SEMI = 59; // ";"
-const EQ = 61; // "="
-const DQUOTE = 34; // '"'
-const BSLASH = 92; // "\\"
-const COMMA = 44; // ","
-const LOWER_CASE = 1;
-const OWS = 2;
-const SEMI_FLAG = 4;
-const COMMA_FLAG = 8;
-const TOKEN_FLAG = 16;
-const NON_ASCII = 0xff00;
-const CASE_FLAGS = LOWER_CASE | NON_ASCII;
-/**
- * Character flags used to normalize HTTP field values while scanning.
- * Out-of-range reads intentionally coerce to zero in bitwise expressions.
- */
-const CHAR_MAP = new Uint8Array(0x100);
-CHAR_MAP[HTAB] |= OWS;
-CHAR_MAP[SP] |= OWS;
-CHAR_MAP[SEMI] |= SEMI_FLAG;
-CHAR_MAP[COMMA] |= COMMA_FLAG;
-for (let code = 0x80 /* non-ASCII */; code <= 0xff; code++) {
-    CHAR_MAP[code] |= LOWER_CASE;
-}
-for (const char of "!#$%&'*+-.^_`|~") {
-    CHAR_MAP[char.charCodeAt(0)] |= TOKEN_FLAG;
-}
-for (let code = 0x30 /* 0 */; code <= 0x39 /* 9 */; code++) {
-    CHAR_MAP[code] |= TOKEN_FLAG;
-}
-for (let code = 0x41 /* A */; code <= 0x5a /* Z */; code++) {
-    CHAR_MAP[code] |= LOWER_CASE | TOKEN_FLAG;
-}
-for (let code = 0x61 /* a */; code <= 0x7a /* z */; code++) {
-    CHAR_MAP[code] |= TOKEN_FLAG;
-}
-/**
- * Null object perf optimization. Faster than `Object.create(null)` and `{ __proto__: null }`.
- */
-const NullObject = /* @__PURE__ */ (() => {
-    const C = function () { };
-    C.prototype = Object.create(null);
-    return C;
-})();
-/**
- * Validate a type string against RFC 9110.
- */
-function isTypeValid(type, start = 0, end = type.length) {
-    let hasSlash = false;
-    for (let index = start; index < end; index++) {
-        const code = type.charCodeAt(index);
-        if (code === 47 /* / */) {
-            if (hasSlash || index === start || index >= end - 1)
-                return false;
-            hasSlash = true;
-        }
-        else if (!isTokenCode(code)) {
-            return false;
-        }
-    }
-    return hasSlash;
-}
-/**
- * Validate a token against RFC 9110.
- */
-function isTokenValid(token, start = 0, end = token.length) {
-    if (start >= end)
-        return false;
-    for (let index = start; index < end; index++) {
-        if (!isTokenCode(token.charCodeAt(index)))
-            return false;
-    }
-    return true;
-}
-/**
- * Check whether a character code belongs to the token production in RFC 9110.
- */
-function isTokenCode(code) {
-    return (CHAR_MAP[code] & TOKEN_FLAG) !== 0;
-}
-/**
- * Serialize a parameter value.
- */
-function parameterValue(str) {
-    const len = str.length;
-    if (len === 0)
-        return '""';
-    let index = 0;
-    while (index < len && isTokenCode(str.charCodeAt(index)))
-        index++;
-    if (index === len)
-        return str;
-    let result = '"';
-    let start = 0;
-    while (index < len) {
-        const code = str.charCodeAt(index);
-        if (code !== HTAB && (code < SP || code === 127 || code > 255)) {
-            throw new TypeError(`Invalid parameter value: ${str}`);
-        }
-        if (code === 34 /* " */ || code === 92 /* \\ */) {
-            result += `${str.slice(start, index)}\\`;
-            start = index;
-        }
-        index++;
-    }
-    return `${result}${str.slice(start)}"`;
-}
-/**
- * Format an object into a `Content-Type` header.
- */
-function format(obj) {
-    const { type, parameters } = obj;
-    if (!type || !isTypeValid(type)) {
-        throw new TypeError(`Invalid type: ${type}`);
-    }
-    let result = type;
-    if (parameters) {
-        for (const param of Object.keys(parameters)) {
-            if (!isTokenValid(param)) {
-                throw new TypeError(`Invalid parameter name: ${param}`);
-            }
-            result += `; ${param}=${parameterValue(parameters[param])}`;
-        }
-    }
-    return result;
-}
-/**
- * Parse a `Content-Type` header.
- */
-function dist_parse(header, options) {
-    const stopFlags = SEMI_FLAG | (options?.comma === true ? COMMA_FLAG : 0);
-    const len = header.length;
-    let valueStart = options?.start ?? 0;
-    while ((CHAR_MAP[header.charCodeAt(valueStart)] & OWS) !== 0) {
-        valueStart++;
-    }
-    let index = valueStart;
-    let typeFlags = 0;
-    let whitespace = -1;
-    let stop = options?.parameters === false ? COMMA_FLAG : 0;
-    while (index < len) {
-        const code = header.charCodeAt(index);
-        const flags = CHAR_MAP[code];
-        if ((flags & stopFlags) !== 0) {
-            stop |= flags & COMMA_FLAG;
-            break;
-        }
-        if ((flags & OWS) !== 0) {
-            if (whitespace === -1)
-                whitespace = index;
-        }
-        else {
-            whitespace = -1;
-        }
-        typeFlags |= (code & NON_ASCII) | flags;
-        index++;
-    }
-    const valueEnd = whitespace === -1 ? index : whitespace;
-    const value = header.slice(valueStart, valueEnd);
-    const type = (typeFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
-    if (index === len || stop !== 0) {
-        return { type, index, parameters: new NullObject() };
-    }
-    return parseParameters(header, type, index, len, stopFlags);
-}
-/**
- * Parses the parameters of a `Content-Type` header starting at the given index.
- */
-function parseParameters(header, type, index, len, stopFlags) {
-    const parameters = new NullObject();
-    parameter: while (index < len) {
-        index++; // Skip over ;
-        while ((CHAR_MAP[header.charCodeAt(index)] & OWS) !== 0) {
-            index++;
-        }
-        const keyStart = index;
-        let keyFlags = 0;
-        let keyWhitespace = -1;
-        while (index < len) {
-            const code = header.charCodeAt(index);
-            const flags = CHAR_MAP[code];
-            if ((flags & stopFlags) !== 0) {
-                if ((flags & COMMA_FLAG) !== 0)
-                    break parameter;
-                continue parameter;
-            }
-            if (code === EQ) {
-                const keyEnd = keyWhitespace === -1 ? index : keyWhitespace;
-                const value = header.slice(keyStart, keyEnd);
-                const key = (keyFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
-                index++;
-                while ((CHAR_MAP[header.charCodeAt(index)] & OWS) !== 0) {
-                    index++;
-                }
-                if (index < len && header.charCodeAt(index) === DQUOTE) {
-                    const quotedStart = ++index;
-                    let escaped = false;
-                    while (index < len) {
-                        const code = header.charCodeAt(index);
-                        if (code === DQUOTE) {
-                            if (parameters[key] === undefined) {
-                                parameters[key] = escaped
-                                    ? unescapeQuotedPairs(header, quotedStart, index)
-                                    : header.slice(quotedStart, index);
-                            }
-                            index++;
-                            let stop = 0;
-                            // Discard characters between quote and delimiter.
-                            while (index < len) {
-                                const code = header.charCodeAt(index);
-                                const flags = CHAR_MAP[code];
-                                if ((flags & stopFlags) !== 0) {
-                                    stop = flags & COMMA_FLAG;
-                                    break;
-                                }
-                                index++;
-                            }
-                            if (stop !== 0)
-                                break parameter;
-                            continue parameter;
-                        }
-                        if (code === BSLASH && index + 1 < len) {
-                            escaped = true;
-                            index += 2;
-                            continue;
-                        }
-                        index++;
-                    }
-                    continue parameter;
-                }
-                const valueStart = index;
-                let stop = 0;
-                let valueWhitespace = -1;
-                while (index < len) {
-                    const code = header.charCodeAt(index);
-                    const flags = CHAR_MAP[code];
-                    if ((flags & stopFlags) !== 0) {
-                        stop = flags & COMMA_FLAG;
-                        break;
-                    }
-                    if ((flags & OWS) !== 0) {
-                        if (valueWhitespace === -1)
-                            valueWhitespace = index;
-                    }
-                    else {
-                        valueWhitespace = -1;
-                    }
-                    index++;
-                }
-                if (parameters[key] === undefined) {
-                    const valueEnd = valueWhitespace === -1 ? index : valueWhitespace;
-                    parameters[key] = header.slice(valueStart, valueEnd);
-                }
-                if (stop !== 0)
-                    break parameter;
-                continue parameter;
-            }
-            if ((flags & OWS) !== 0) {
-                if (keyWhitespace === -1)
-                    keyWhitespace = index;
-            }
-            else {
-                keyWhitespace = -1;
-            }
-            keyFlags |= (code & NON_ASCII) | flags;
-            index++;
-        }
-    }
-    return { type, index, parameters };
-}
-/**
- * Remove backslashes from quoted pairs in a known-terminated quoted string body.
- */
-function unescapeQuotedPairs(str, start, end) {
-    let result = "";
-    for (let index = start; index < end; index++) {
-        if (str.charCodeAt(index) === BSLASH) {
-            result += str.slice(start, index);
-            start = ++index;
-        }
-    }
-    return result + str.slice(start, end);
-}
-//# sourceMappingURL=index.js.map
-;// CONCATENATED MODULE: ./node_modules/json-with-bigint/json-with-bigint.js
-const intRegex = /^-?\d+$/;
-const noiseValue = /^-?\d+n+$/; // Noise - strings that match the custom format before being converted to it
-const originalStringify = JSON.stringify;
-const originalParse = JSON.parse;
-const customFormat = /^-?\d+n$/;
-
-const bigIntsStringify = /([\[:])?"(-?\d+)n"($|\s*[,\}\]])/g;
-const noiseStringify = /([\[:])?("-?\d+n+)n("$|"\s*[,\}\]])/g;
-
-/**
- * @typedef {(this: any, key: string | number | undefined, value: any) => any} Replacer
- * @typedef {(key: string | number | undefined, value: any, context?: { source: string }) => any} Reviver
- */
-
-/**
- * Checks if a value is unstringifiable according to native JSON.stringify rules.
- *
- * @param {any} val The value to check.
- * @returns {boolean} True if the value is undefined, a function, or a symbol.
- */
-const isUnstringifiable = (val) =>
-  val === undefined || typeof val === "function" || typeof val === "symbol";
-
-/**
- * Checks if a value is a native JSON.rawJSON object (Node.js 22+).
- *
- * @param {any} val The value to check.
- * @returns {boolean} True if the value is a RawJSON instance.
- */
-const isRawJSON = (val) =>
-  val !== null &&
-  typeof val === "object" &&
-  val.constructor &&
-  val.constructor.name === "RawJSON";
-
-/**
- * Iteratively converts a JS value to a JSON string.
- * Used as a fallback when the native JSON.stringify hits the Maximum Call Stack size.
- * Fully compliant with JSON formatting (space), replacers, and toJSON behaviors.
- *
- * @param {any} rootValue The value to stringify.
- * @param {Replacer | Array<string | number> | null} [replacer] User's custom replacer function.
- * @param {string | number} [spaceParam] Indentation for pretty-printing.
- * @returns {string | undefined} The generated JSON string.
- */
-const stringifyIteratively = (rootValue, replacer, spaceParam) => {
-  let space = "";
-
-  if (typeof spaceParam === "number") {
-    space = " ".repeat(Math.min(10, Math.max(0, Math.floor(spaceParam))));
-  } else if (typeof spaceParam === "string") {
-    space = spaceParam.slice(0, 10);
-  }
-
-  const isFunctionReplacer = typeof replacer === "function";
-  const propertyList = Array.isArray(replacer)
-    ? new Set(replacer.map(String))
-    : null;
-
-  /**
-   * Prepares a value for stringification by resolving toJSON, handling BigInts,
-   * applying custom replacers, and unwrapping primitive objects.
-   *
-   * @param {object|Array} parent The parent object or array holding the value.
-   * @param {string} key The key associated with the value.
-   * @param {any} val The raw value to process.
-   * @returns {any} The processed value ready for stringification.
-   */
-  const prepareVal = (parent, key, val) => {
-    const isObject = val !== null && typeof val === "object";
-    const hasToJSON = isObject && typeof val.toJSON === "function";
-
-    if (hasToJSON) {
-      val = val.toJSON(key);
-    }
-
-    const isNoise = typeof val === "string" && noiseValue.test(val);
-
-    if (isNoise) return val + "n";
-
-    const isBigInt = typeof val === "bigint";
-
-    if (isBigInt) {
-      const supportsRawJSON = "rawJSON" in JSON;
-
-      if (supportsRawJSON) return JSON.rawJSON(val.toString());
-
-      return val.toString() + "n";
-    }
-
-    if (isFunctionReplacer) {
-      val = replacer.call(parent, key, val);
-    }
-
-    const isPostReplacerObject = val !== null && typeof val === "object";
-
-    if (isPostReplacerObject) {
-      const isPrimitiveWrapper =
-        val instanceof Number ||
-        val instanceof String ||
-        val instanceof Boolean;
-
-      if (isPrimitiveWrapper) {
-        val = val.valueOf();
-      }
-    }
-
-    return val;
-  };
-
-  const rootProcessed = prepareVal({ "": rootValue }, "", rootValue);
-
-  if (isUnstringifiable(rootProcessed)) {
-    return undefined;
-  }
-
-  const isRootPrimitive =
-    rootProcessed === null || typeof rootProcessed !== "object";
-  const isRootNativeRawJSON = isRawJSON(rootProcessed);
-
-  if (isRootPrimitive || isRootNativeRawJSON) {
-    return originalStringify(rootProcessed);
-  }
-
-  const chunks = [];
-  let level = 0;
-
-  const stack = [
-    {
-      parent: { "": rootProcessed },
-      key: "",
-      val: rootProcessed,
-      isArray: Array.isArray(rootProcessed),
-      keys: Array.isArray(rootProcessed) ? null : Object.keys(rootProcessed),
-      index: 0,
-      first: true,
-    },
-  ];
-
-  const visited = new WeakSet([rootProcessed]);
-
-  while (stack.length > 0) {
-    const node = stack[stack.length - 1];
-
-    if (node.index === 0) {
-      chunks.push(node.isArray ? "[" : "{");
-      level++;
-    }
-
-    let isDone = false;
-
-    if (node.isArray) {
-      if (node.index < node.val.length) {
-        if (!node.first) chunks.push(",");
-
-        if (space) chunks.push("\n" + space.repeat(level));
-
-        const childRaw = node.val[node.index];
-        const childVal = prepareVal(node.val, String(node.index), childRaw);
-
-        if (isUnstringifiable(childVal)) {
-          chunks.push("null");
-          node.first = false;
-          node.index++;
-        } else {
-          const isComplexObject =
-            childVal !== null && typeof childVal === "object";
-          const isNativeRaw = isRawJSON(childVal);
-
-          if (isComplexObject && !isNativeRaw) {
-            if (visited.has(childVal)) {
-              throw new TypeError("Converting circular structure to JSON");
-            }
-
-            visited.add(childVal);
-
-            stack.push({
-              parent: node.val,
-              key: String(node.index),
-              val: childVal,
-              isArray: Array.isArray(childVal),
-              keys: Array.isArray(childVal) ? null : Object.keys(childVal),
-              index: 0,
-              first: true,
-            });
-
-            node.first = false;
-            node.index++;
-          } else {
-            chunks.push(originalStringify(childVal));
-            node.first = false;
-            node.index++;
-          }
-        }
-      } else {
-        isDone = true;
-      }
-    } else {
-      while (node.index < node.keys.length) {
-        const k = node.keys[node.index++];
-
-        const isFilteredOutByArray = propertyList && !propertyList.has(k);
-
-        if (isFilteredOutByArray) continue;
-
-        const childRaw = node.val[k];
-        const childVal = prepareVal(node.val, k, childRaw);
-
-        if (isUnstringifiable(childVal)) continue;
-
-        if (!node.first) chunks.push(",");
-
-        if (space) {
-          chunks.push("\n" + space.repeat(level) + originalStringify(k) + ": ");
-        } else {
-          chunks.push(originalStringify(k) + ":");
-        }
-
-        const isComplexObject =
-          childVal !== null && typeof childVal === "object";
-        const isNativeRaw = isRawJSON(childVal);
-
-        if (isComplexObject && !isNativeRaw) {
-          if (visited.has(childVal)) {
-            throw new TypeError("Converting circular structure to JSON");
-          }
-
-          visited.add(childVal);
-
-          stack.push({
-            parent: node.val,
-            key: k,
-            val: childVal,
-            isArray: Array.isArray(childVal),
-            keys: Array.isArray(childVal) ? null : Object.keys(childVal),
-            index: 0,
-            first: true,
-          });
-
-          node.first = false;
-
-          break; // Stop current loop level to process the newly pushed stack node
-        } else {
-          chunks.push(originalStringify(childVal));
-          node.first = false;
-        }
-      }
-
-      const isNodeFullyProcessed =
-        node.index >= node.keys.length && stack[stack.length - 1] === node;
-
-      if (isNodeFullyProcessed) {
-        isDone = true;
-      }
-    }
-
-    if (isDone) {
-      level--;
-
-      if (!node.first && space) chunks.push("\n" + space.repeat(level));
-
-      chunks.push(node.isArray ? "]" : "}");
-      visited.delete(node.val);
-      stack.pop();
-    }
-  }
-
-  return chunks.join("");
-};
-
-/**
- * Converts a JavaScript value to a JSON string.
- *
- * Supports serialization of BigInt values using two strategies:
- * 1. Custom format "123n" → "123" (universal fallback)
- * 2. Native JSON.rawJSON() (Node.js 22+, fastest) when available
- *
- * All other values are serialized exactly like native JSON.stringify().
- *
- * @param {*} value The value to convert to a JSON string.
- * @param {Replacer | Array<string | number> | null} [replacer]
- * A function that alters the behavior of the stringification process,
- * or an array of strings/numbers to indicate properties to exclude.
- * @param {string | number} [space]
- * A string or number to specify indentation or pretty-printing.
- * @returns {string} The JSON string representation.
- */
-const JSONStringify = (value, replacer, space) => {
-  try {
-    const supportsRawJSON = "rawJSON" in JSON;
-
-    if (supportsRawJSON) {
-      return originalStringify(
-        value,
-        (key, val) => {
-          if (typeof val === "bigint") return JSON.rawJSON(val.toString());
-
-          const hasFunctionReplacer = typeof replacer === "function";
-
-          if (hasFunctionReplacer) return replacer(key, val);
-
-          const isKeyInArrayReplacer =
-            Array.isArray(replacer) && replacer.includes(key);
-
-          if (isKeyInArrayReplacer) return val;
-
-          return val;
-        },
-        space,
-      );
-    }
-
-    if (!value) return originalStringify(value, replacer, space);
-
-    const convertedToCustomJSON = originalStringify(
-      value,
-      (key, val) => {
-        const isNoise = typeof val === "string" && noiseValue.test(val);
-
-        if (isNoise) return val.toString() + "n"; // Mark noise values with additional "n" to offset the deletion of one "n" during the processing
-
-        if (typeof val === "bigint") return val.toString() + "n";
-
-        const hasFunctionReplacer = typeof replacer === "function";
-
-        if (hasFunctionReplacer) return replacer(key, val);
-
-        const isKeyInArrayReplacer =
-          Array.isArray(replacer) && replacer.includes(key);
-
-        if (isKeyInArrayReplacer) return val;
-
-        return val;
-      },
-      space,
-    );
-
-    const processedJSON = convertedToCustomJSON.replace(
-      bigIntsStringify,
-      "$1$2$3",
-    ); // Delete one "n" off the end of every BigInt value
-
-    const denoisedJSON = processedJSON.replace(noiseStringify, "$1$2$3"); // Remove one "n" off the end of every noisy string
-
-    return denoisedJSON;
-  } catch (error) {
-    if (error instanceof RangeError) {
-      const convertedJSON = stringifyIteratively(value, replacer, space);
-
-      if (convertedJSON === undefined) return undefined;
-
-      const supportsRawJSON = "rawJSON" in JSON;
-
-      if (supportsRawJSON) return convertedJSON;
-
-      const processedJSON = convertedJSON.replace(bigIntsStringify, "$1$2$3");
-
-      return processedJSON.replace(noiseStringify, "$1$2$3");
-    }
-
-    throw error;
-  }
-};
-
-const featureCache = new Map();
-
-/**
- * Detects if the current JSON.parse implementation supports the context.source feature.
- *
- * Uses toString() fingerprinting to cache results and automatically detect runtime
- * replacements of JSON.parse (polyfills, mocks, etc.).
- *
- * @returns {boolean} true if context.source is supported, false otherwise.
- */
-const isContextSourceSupported = () => {
-  const parseFingerprint = JSON.parse.toString();
-
-  if (featureCache.has(parseFingerprint)) {
-    return featureCache.get(parseFingerprint);
-  }
-
-  try {
-    const result = JSON.parse(
-      "1",
-      (_, __, context) => !!context?.source && context.source === "1",
-    );
-    featureCache.set(parseFingerprint, result);
-
-    return result;
-  } catch {
-    featureCache.set(parseFingerprint, false);
-
-    return false;
-  }
-};
-
-/**
- * Reviver function that converts custom-format BigInt strings back to BigInt values.
- * Also handles "noise" strings that accidentally match the BigInt format.
- *
- * @param {string | number | undefined} key The object key.
- * @param {*} value The value being parsed.
- * @param {object} [context] Parse context (if supported by JSON.parse).
- * @param {Reviver} [userReviver] User's custom reviver function.
- * @returns {any} The transformed value.
- */
-const convertMarkedBigIntsReviver = (key, value, context, userReviver) => {
-  const isCustomFormatBigInt =
-    typeof value === "string" && customFormat.test(value);
-
-  if (isCustomFormatBigInt) return BigInt(value.slice(0, -1));
-
-  const isNoiseValue = typeof value === "string" && noiseValue.test(value);
-  if (isNoiseValue) return value.slice(0, -1);
-
-  const hasUserReviver = typeof userReviver === "function";
-
-  if (!hasUserReviver) return value;
-
-  return userReviver(key, value, context);
-};
-
-/**
- * Fast JSON.parse implementation (~2x faster than classic fallback).
- * Uses JSON.parse's context.source feature to detect integers and convert
- * large numbers directly to BigInt without string manipulation.
- *
- * Does not support legacy custom format from v1 of this library.
- *
- * @param {string} text JSON string to parse.
- * @param {Reviver} [reviver] Transform function to apply to each value.
- * @returns {any} Parsed JavaScript value.
- */
-const JSONParseV2 = (text, reviver) => {
-  return JSON.parse(text, (key, value, context) => {
-    const isNumber = typeof value === "number";
-    const isOutOfBounds =
-      value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
-    const isBigNumber = isNumber && isOutOfBounds;
-    const isInt = context && intRegex.test(context.source);
-    const isBigInt = isBigNumber && isInt;
-
-    if (isBigInt) return BigInt(context.source);
-
-    const hasCustomReviver = typeof reviver === "function";
-
-    if (!hasCustomReviver) return value;
-
-    return reviver(key, value, context);
-  });
-};
-
-const MAX_INT = Number.MAX_SAFE_INTEGER.toString();
-const MAX_DIGITS = MAX_INT.length;
-const stringsOrLargeNumbers =
-  /"(?:[^"\\]|\\.)*"|-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/g;
-const noiseValueWithQuotes = /^"-?\d+n+"$/; // Noise - strings that match the custom format before being converted to it
-
-/**
- * Iteratively traverses the parsed object bottom-up (post-order),
- * emulating the native JSON.parse reviver behavior.
- * This avoids Call Stack overflows (RangeError) on deeply nested structures.
- *
- * @param {any} parsed The natively parsed JSON object.
- * @param {Reviver} [userReviver] User's custom reviver function.
- * @returns {any} The fully processed object.
- */
-const applyReviverIteratively = (parsed, userReviver) => {
-  const rootHolder = { "": parsed };
-  const stack = [{ parent: rootHolder, key: "", visited: false }];
-
-  while (stack.length > 0) {
-    const node = stack[stack.length - 1];
-
-    if (!node.visited) {
-      node.visited = true;
-
-      const value = node.parent[node.key];
-      const isComplexObject = value !== null && typeof value === "object";
-
-      if (isComplexObject) {
-        const keys = Object.keys(value);
-
-        for (let i = keys.length - 1; i >= 0; i--) {
-          stack.push({ parent: value, key: keys[i], visited: false });
-        }
-      }
-    } else {
-      const { parent, key } = node;
-      let value = parent[key];
-
-      if (typeof value === "string") {
-        const isCustomFormatBigInt = customFormat.test(value);
-
-        if (isCustomFormatBigInt) {
-          value = BigInt(value.slice(0, -1));
-        } else {
-          const isNoise = noiseValue.test(value);
-
-          if (isNoise) value = value.slice(0, -1);
-        }
-      }
-
-      const hasUserReviver = typeof userReviver === "function";
-
-      if (hasUserReviver) {
-        value = userReviver.call(parent, key, value);
-      }
-
-      const isDeleted = value === undefined;
-
-      if (isDeleted) {
-        delete parent[key];
-      } else {
-        parent[key] = value;
-      }
-
-      stack.pop();
-    }
-  }
-
-  return rootHolder[""];
-};
-
-/**
- * Pre-processes the JSON string to mark large numbers with an 'n' suffix.
- *
- * @param {string} text The raw JSON string.
- * @returns {string} The serialized string with marked BigInts.
- */
-const serializeBigInts = (text) => {
-  return text.replace(
-    stringsOrLargeNumbers,
-    (match, digits, fractional, exponential) => {
-      const isString = match[0] === '"';
-      const isNoise = isString && noiseValueWithQuotes.test(match);
-
-      if (isNoise) return match.substring(0, match.length - 1) + 'n"'; // Mark noise values with additional "n" to offset the deletion of one "n" during the processing
-
-      const hasFractionalOrExponential = fractional || exponential;
-
-      // With a fixed number of digits, we can correctly use lexicographical comparison to do a numeric comparison
-      const isLessThanMaxSafeInt =
-        digits &&
-        (digits.length < MAX_DIGITS ||
-          (digits.length === MAX_DIGITS && digits <= MAX_INT));
-
-      const isStandardValue =
-        isString || hasFractionalOrExponential || isLessThanMaxSafeInt;
-
-      if (isStandardValue) return match;
-
-      return '"' + match + 'n"';
-    },
-  );
-};
-
-/**
- * Converts a JSON string into a JavaScript value.
- *
- * Supports parsing of large integers using two strategies:
- * 1. Classic fallback: Marks large numbers with "123n" format, then converts to BigInt
- * 2. Fast path (JSONParseV2): Uses context.source feature (~2x faster) when available
- *
- * All other JSON values are parsed exactly like native JSON.parse().
- *
- * @param {string} text A valid JSON string.
- * @param {Reviver} [reviver]
- * A function that transforms the results. This function is called for each member
- * of the object. If a member contains nested objects, the nested objects are
- * transformed before the parent object is.
- * @returns {any} The parsed JavaScript value.
- * @throws {SyntaxError} If text is not valid JSON.
- */
-const JSONParse = (text, reviver) => {
-  if (!text) return originalParse(text, reviver);
-
-  try {
-    if (isContextSourceSupported()) return JSONParseV2(text, reviver); // Shortcut to a faster (2x) and simpler version
-
-    // Find and mark big numbers with "n"
-    const serializedData = serializeBigInts(text);
-
-    return originalParse(serializedData, (key, value, context) =>
-      convertMarkedBigIntsReviver(key, value, context, reviver),
-    );
-  } catch (error) {
-    if (error instanceof RangeError) {
-      const serializedData = serializeBigInts(text);
-      const parsed = originalParse(serializedData);
-
-      return applyReviverIteratively(parsed, reviver);
-    }
-
-    throw error;
-  }
-};
-
-
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/request-error/dist-src/index.js
-class RequestError extends Error {
-  name;
-  /**
-   * http status code
-   */
-  status;
-  /**
-   * Request options that lead to the error.
-   */
-  request;
-  /**
-   * Response object if a response was received
-   */
-  response;
-  constructor(message, statusCode, options) {
-    super(message, { cause: options.cause });
-    this.name = "HttpError";
-    this.status = Number.parseInt(statusCode);
-    if (Number.isNaN(this.status)) {
-      this.status = 0;
-    }
-    /* v8 ignore else -- @preserve -- Bug with vitest coverage where it sees an else branch that doesn't exist */
-    if ("response" in options) {
-      this.response = options.response;
-    }
-    const requestCopy = Object.assign({}, options.request);
-    if (options.request.headers.authorization) {
-      requestCopy.headers = Object.assign({}, options.request.headers, {
-        authorization: options.request.headers.authorization.replace(
-          /(?<! ) .*$/,
-          " [REDACTED]"
-        )
-      });
-    }
-    requestCopy.url = requestCopy.url.replace(/\bclient_secret=\w+/g, "client_secret=[REDACTED]").replace(/\baccess_token=\w+/g, "access_token=[REDACTED]");
-    this.request = requestCopy;
-  }
-}
-
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/request/dist-bundle/index.js
-// pkg/dist-src/index.js
-
-
-// pkg/dist-src/defaults.js
-
-
-// pkg/dist-src/version.js
-var dist_bundle_VERSION = "10.0.16";
-
-// pkg/dist-src/defaults.js
-var defaults_default = {
-  headers: {
-    "user-agent": `octokit-request.js/${dist_bundle_VERSION} ${getUserAgent()}`
-  }
-};
-
-// pkg/dist-src/fetch-wrapper.js
-
-
-
-// pkg/dist-src/is-plain-object.js
-function request_dist_bundle_isPlainObject(value) {
-  if (typeof value !== "object" || value === null) return false;
-  if (Object.prototype.toString.call(value) !== "[object Object]") return false;
-  const proto = Object.getPrototypeOf(value);
-  if (proto === null) return true;
-  const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
-  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value);
-}
-
-// pkg/dist-src/fetch-wrapper.js
-
-var noop = () => "";
-async function fetchWrapper(requestOptions) {
-  const fetch = requestOptions.request?.fetch || globalThis.fetch;
-  if (!fetch) {
-    throw new Error(
-      "fetch is not set. Please pass a fetch implementation as new Octokit({ request: { fetch }}). Learn more at https://github.com/octokit/octokit.js/#fetch-missing"
-    );
-  }
-  const log = requestOptions.request?.log || console;
-  const parseSuccessResponseBody = requestOptions.request?.parseSuccessResponseBody !== false;
-  const body = request_dist_bundle_isPlainObject(requestOptions.body) || Array.isArray(requestOptions.body) ? JSONStringify(requestOptions.body) : requestOptions.body;
-  const requestHeaders = Object.fromEntries(
-    Object.entries(requestOptions.headers).map(([name, value]) => [
-      name,
-      String(value)
-    ])
-  );
-  let fetchResponse;
-  try {
-    fetchResponse = await fetch(requestOptions.url, {
-      method: requestOptions.method,
-      body,
-      redirect: requestOptions.request?.redirect,
-      headers: requestHeaders,
-      signal: requestOptions.request?.signal,
-      // duplex must be set if request.body is ReadableStream or Async Iterables.
-      // See https://fetch.spec.whatwg.org/#dom-requestinit-duplex.
-      ...requestOptions.body && { duplex: "half" }
-    });
-  } catch (error) {
-    let message = "Unknown Error";
-    if (error instanceof Error) {
-      if (error.name === "AbortError") {
-        error.status = 500;
-        throw error;
-      }
-      message = error.message;
-      if (error.name === "TypeError" && "cause" in error) {
-        if (error.cause instanceof Error) {
-          message = error.cause.message;
-        } else if (typeof error.cause === "string") {
-          message = error.cause;
-        }
-      }
-    }
-    const requestError = new RequestError(message, 500, {
-      request: requestOptions
-    });
-    requestError.cause = error;
-    throw requestError;
-  }
-  const status = fetchResponse.status;
-  const url = fetchResponse.url;
-  const responseHeaders = {};
-  for (const [key, value] of fetchResponse.headers) {
-    responseHeaders[key] = value;
-  }
-  const octokitResponse = {
-    url,
-    status,
-    headers: responseHeaders,
-    data: ""
-  };
-  if ("deprecation" in responseHeaders) {
-    const matches = responseHeaders.link && responseHeaders.link.match(/<([^<>]+)>; rel="deprecation"/);
-    const deprecationLink = matches && matches.pop();
-    log.warn(
-      `[@octokit/request] "${requestOptions.method} ${requestOptions.url}" is deprecated. It is scheduled to be removed on ${responseHeaders.sunset}${deprecationLink ? `. See ${deprecationLink}` : ""}`
-    );
-  }
-  if (status === 204 || status === 205) {
-    return octokitResponse;
-  }
-  if (requestOptions.method === "HEAD") {
-    if (status < 400) {
-      return octokitResponse;
-    }
-    throw new RequestError(fetchResponse.statusText, status, {
-      response: octokitResponse,
-      request: requestOptions
-    });
-  }
-  if (status === 304) {
-    octokitResponse.data = await getResponseData(fetchResponse);
-    throw new RequestError("Not modified", status, {
-      response: octokitResponse,
-      request: requestOptions
-    });
-  }
-  if (status >= 400) {
-    octokitResponse.data = await getResponseData(fetchResponse);
-    throw new RequestError(toErrorMessage(octokitResponse.data), status, {
-      response: octokitResponse,
-      request: requestOptions
-    });
-  }
-  octokitResponse.data = parseSuccessResponseBody ? await getResponseData(fetchResponse) : fetchResponse.body;
-  return octokitResponse;
-}
-async function getResponseData(response) {
-  const contentType = response.headers.get("content-type");
-  if (!contentType) {
-    return response.text().catch(noop);
-  }
-  const mimetype = dist_parse(contentType);
-  if (isJSONResponse(mimetype)) {
-    let text = "";
-    try {
-      text = await response.text();
-      return JSONParse(text);
-    } catch (err) {
-      return text;
-    }
-  } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
-  // (RFC 2046) and must never be decoded as text, even when the response
-  // carries a (misleading) `charset=utf-8` parameter — see #751.
-  mimetype.parameters.charset?.toLowerCase() === "utf-8" && mimetype.type !== "application/octet-stream") {
-    return response.text().catch(noop);
-  } else {
-    return response.arrayBuffer().catch(
-      /* v8 ignore next -- @preserve */
-      () => new ArrayBuffer(0)
-    );
-  }
-}
-function isJSONResponse(mimetype) {
-  return mimetype.type === "application/json" || mimetype.type === "application/scim+json";
-}
-function toErrorMessage(data) {
-  if (typeof data === "string") {
-    return data;
-  }
-  if (data instanceof ArrayBuffer) {
-    return "Unknown error";
-  }
-  if (typeof data === "object" && data !== null && "message" in data) {
-    const objectData = data;
-    const suffix = "documentation_url" in objectData ? ` - ${objectData.documentation_url}` : "";
-    return Array.isArray(objectData.errors) ? `${objectData.message}: ${objectData.errors.map((v) => JSON.stringify(v)).join(", ")}${suffix}` : `${objectData.message}${suffix}`;
-  }
-  return `Unknown error: ${JSON.stringify(data)}`;
-}
-
-// pkg/dist-src/with-defaults.js
-function dist_bundle_withDefaults(oldEndpoint, newDefaults) {
-  const endpoint2 = oldEndpoint.defaults(newDefaults);
-  const newApi = function(route, parameters) {
-    const endpointOptions = endpoint2.merge(route, parameters);
-    if (!endpointOptions.request || !endpointOptions.request.hook) {
-      return fetchWrapper(endpoint2.parse(endpointOptions));
-    }
-    const request2 = (route2, parameters2) => {
-      return fetchWrapper(
-        endpoint2.parse(endpoint2.merge(route2, parameters2))
-      );
-    };
-    Object.assign(request2, {
-      endpoint: endpoint2,
-      defaults: dist_bundle_withDefaults.bind(null, endpoint2)
-    });
-    return endpointOptions.request.hook(request2, endpointOptions);
-  };
-  return Object.assign(newApi, {
-    endpoint: endpoint2,
-    defaults: dist_bundle_withDefaults.bind(null, endpoint2)
-  });
-}
-
-// pkg/dist-src/index.js
-var request = dist_bundle_withDefaults(endpoint, defaults_default);
-
-/* v8 ignore next -- @preserve */
-/* v8 ignore else -- @preserve */
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/graphql/dist-bundle/index.js
-// pkg/dist-src/index.js
-
-
-
-// pkg/dist-src/version.js
-var graphql_dist_bundle_VERSION = "0.0.0-development";
-
-// pkg/dist-src/with-defaults.js
-
-
-// pkg/dist-src/graphql.js
-
-
-// pkg/dist-src/error.js
-function _buildMessageForResponseErrors(data) {
-  return `Request failed due to following response errors:
-` + data.errors.map((e) => ` - ${e.message}`).join("\n");
-}
-var GraphqlResponseError = class extends Error {
-  constructor(request2, headers, response) {
-    super(_buildMessageForResponseErrors(response));
-    this.request = request2;
-    this.headers = headers;
-    this.response = response;
-    this.errors = response.errors;
-    this.data = response.data;
-    if (Error.captureStackTrace) {
-      Error.captureStackTrace(this, this.constructor);
-    }
-  }
-  request;
-  headers;
-  response;
-  name = "GraphqlResponseError";
-  errors;
-  data;
-};
-
-// pkg/dist-src/graphql.js
-var NON_VARIABLE_OPTIONS = [
-  "method",
-  "baseUrl",
-  "url",
-  "headers",
-  "request",
-  "query",
-  "mediaType",
-  "operationName"
-];
-var FORBIDDEN_VARIABLE_OPTIONS = ["query", "method", "url"];
-var GHES_V3_SUFFIX_REGEX = /\/api\/v3\/?$/;
-function graphql(request2, query, options) {
-  if (options) {
-    if (typeof query === "string" && "query" in options) {
-      return Promise.reject(
-        new Error(`[@octokit/graphql] "query" cannot be used as variable name`)
-      );
-    }
-    for (const key in options) {
-      if (!FORBIDDEN_VARIABLE_OPTIONS.includes(key)) continue;
-      return Promise.reject(
-        new Error(
-          `[@octokit/graphql] "${key}" cannot be used as variable name`
-        )
-      );
-    }
-  }
-  const parsedOptions = typeof query === "string" ? Object.assign({ query }, options) : query;
-  const requestOptions = Object.keys(
-    parsedOptions
-  ).reduce((result, key) => {
-    if (NON_VARIABLE_OPTIONS.includes(key)) {
-      result[key] = parsedOptions[key];
-      return result;
-    }
-    if (!result.variables) {
-      result.variables = {};
-    }
-    result.variables[key] = parsedOptions[key];
-    return result;
-  }, {});
-  const baseUrl = parsedOptions.baseUrl || request2.endpoint.DEFAULTS.baseUrl;
-  if (GHES_V3_SUFFIX_REGEX.test(baseUrl)) {
-    requestOptions.url = baseUrl.replace(GHES_V3_SUFFIX_REGEX, "/api/graphql");
-  }
-  return request2(requestOptions).then((response) => {
-    if (response.data.errors) {
-      const headers = {};
-      for (const key of Object.keys(response.headers)) {
-        headers[key] = response.headers[key];
-      }
-      throw new GraphqlResponseError(
-        requestOptions,
-        headers,
-        response.data
-      );
-    }
-    return response.data.data;
-  });
-}
-
-// pkg/dist-src/with-defaults.js
-function graphql_dist_bundle_withDefaults(request2, newDefaults) {
-  const newRequest = request2.defaults(newDefaults);
-  const newApi = (query, options) => {
-    return graphql(newRequest, query, options);
-  };
-  return Object.assign(newApi, {
-    defaults: graphql_dist_bundle_withDefaults.bind(null, newRequest),
-    endpoint: newRequest.endpoint
-  });
-}
-
-// pkg/dist-src/index.js
-var graphql2 = graphql_dist_bundle_withDefaults(request, {
-  headers: {
-    "user-agent": `octokit-graphql.js/${graphql_dist_bundle_VERSION} ${getUserAgent()}`
-  },
-  method: "POST",
-  url: "/graphql"
-});
-function withCustomRequest(customRequest) {
-  return graphql_dist_bundle_withDefaults(customRequest, {
-    method: "POST",
-    url: "/graphql"
-  });
-}
-
-/* v8 ignore if -- @preserve */
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/auth-token/dist-bundle/index.js
-// pkg/dist-src/is-jwt.js
-var b64url = "(?:[a-zA-Z0-9_-]+)";
-var sep = "\\.";
-var jwtRE = new RegExp(`^${b64url}${sep}${b64url}${sep}${b64url}$`);
-var isJWT = jwtRE.test.bind(jwtRE);
-
-// pkg/dist-src/auth.js
-async function auth(token) {
-  const isApp = isJWT(token);
-  const isInstallation = token.startsWith("v1.") || token.startsWith("ghs_");
-  const isUserToServer = token.startsWith("ghu_");
-  const tokenType = isApp ? "app" : isInstallation ? "installation" : isUserToServer ? "user-to-server" : "oauth";
-  return {
-    type: "token",
-    token,
-    tokenType
-  };
-}
-
-// pkg/dist-src/with-authorization-prefix.js
-function withAuthorizationPrefix(token) {
-  if (token.split(/\./).length === 3) {
-    return `bearer ${token}`;
-  }
-  return `token ${token}`;
-}
-
-// pkg/dist-src/hook.js
-async function hook(token, request, route, parameters) {
-  const endpoint = request.endpoint.merge(
-    route,
-    parameters
-  );
-  endpoint.headers.authorization = withAuthorizationPrefix(token);
-  return request(endpoint);
-}
-
-// pkg/dist-src/index.js
-var createTokenAuth = function createTokenAuth2(token) {
-  if (!token) {
-    throw new Error("[@octokit/auth-token] No token passed to createTokenAuth");
-  }
-  if (typeof token !== "string") {
-    throw new Error(
-      "[@octokit/auth-token] Token passed to createTokenAuth is not a string"
-    );
-  }
-  token = token.replace(/^(token|bearer) +/i, "");
-  return Object.assign(auth.bind(null, token), {
-    hook: hook.bind(null, token)
-  });
-};
-
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/core/dist-src/version.js
-const version_VERSION = "7.0.8";
-
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/core/dist-src/index.js
-
-
-
-
-
-
-const dist_src_noop = () => {
-};
-const consoleWarn = console.warn.bind(console);
-const consoleError = console.error.bind(console);
-function createLogger(logger = {}) {
-  if (typeof logger.debug !== "function") {
-    logger.debug = dist_src_noop;
-  }
-  if (typeof logger.info !== "function") {
-    logger.info = dist_src_noop;
-  }
-  if (typeof logger.warn !== "function") {
-    logger.warn = consoleWarn;
-  }
-  if (typeof logger.error !== "function") {
-    logger.error = consoleError;
-  }
-  return logger;
-}
-const userAgentTrail = `octokit-core.js/${version_VERSION} ${getUserAgent()}`;
-class Octokit {
-  static VERSION = version_VERSION;
-  static defaults(defaults) {
-    const OctokitWithDefaults = class extends this {
-      constructor(...args) {
-        const options = args[0] || {};
-        if (typeof defaults === "function") {
-          super(defaults(options));
-          return;
-        }
-        super(
-          Object.assign(
-            {},
-            defaults,
-            options,
-            options.userAgent && defaults.userAgent ? {
-              userAgent: `${options.userAgent} ${defaults.userAgent}`
-            } : null
-          )
-        );
-      }
-    };
-    return OctokitWithDefaults;
-  }
-  static plugins = [];
-  /**
-   * Attach a plugin (or many) to your Octokit instance.
-   *
-   * @example
-   * const API = Octokit.plugin(plugin1, plugin2, plugin3, ...)
-   */
-  static plugin(...newPlugins) {
-    const currentPlugins = this.plugins;
-    const NewOctokit = class extends this {
-      static plugins = currentPlugins.concat(
-        newPlugins.filter((plugin) => !currentPlugins.includes(plugin))
-      );
-    };
-    return NewOctokit;
-  }
-  constructor(options = {}) {
-    const hook = new before_after_hook.Collection();
-    const requestDefaults = {
-      baseUrl: request.endpoint.DEFAULTS.baseUrl,
-      headers: {},
-      request: Object.assign({}, options.request, {
-        // @ts-ignore internal usage only, no need to type
-        hook: hook.bind(null, "request")
-      }),
-      mediaType: {
-        previews: [],
-        format: ""
-      }
-    };
-    requestDefaults.headers["user-agent"] = options.userAgent ? `${options.userAgent} ${userAgentTrail}` : userAgentTrail;
-    if (options.baseUrl) {
-      requestDefaults.baseUrl = options.baseUrl;
-    }
-    if (options.previews) {
-      requestDefaults.mediaType.previews = options.previews;
-    }
-    if (options.timeZone) {
-      requestDefaults.headers["time-zone"] = options.timeZone;
-    }
-    this.request = request.defaults(requestDefaults);
-    this.graphql = withCustomRequest(this.request).defaults(requestDefaults);
-    this.log = createLogger(options.log);
-    this.hook = hook;
-    if (!options.authStrategy) {
-      if (!options.auth) {
-        this.auth = async () => ({
-          type: "unauthenticated"
-        });
-      } else {
-        const auth = createTokenAuth(options.auth);
-        hook.wrap("request", auth.hook);
-        this.auth = auth;
-      }
-    } else {
-      const { authStrategy, ...otherOptions } = options;
-      const auth = authStrategy(
-        Object.assign(
-          {
-            request: this.request,
-            log: this.log,
-            // we pass the current octokit instance as well as its constructor options
-            // to allow for authentication strategies that return a new octokit instance
-            // that shares the same internal state as the current one. The original
-            // requirement for this was the "event-octokit" authentication strategy
-            // of https://github.com/probot/octokit-auth-probot.
-            octokit: this,
-            octokitOptions: otherOptions
-          },
-          options.auth
-        )
-      );
-      hook.wrap("request", auth.hook);
-      this.auth = auth;
-    }
-    const classConstructor = this.constructor;
-    for (let i = 0; i < classConstructor.plugins.length; ++i) {
-      Object.assign(this, classConstructor.plugins[i](this, options));
-    }
-  }
-  // assigned during constructor
-  request;
-  graphql;
-  log;
-  hook;
-  // TODO: type `octokit.auth` based on passed options.authStrategy
-  auth;
-}
-
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/version.js
-const dist_src_version_VERSION = "17.0.0";
-
-//# sourceMappingURL=version.js.map
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js
-const Endpoints = {
-  actions: {
-    addCustomLabelsToSelfHostedRunnerForOrg: [
-      "POST /orgs/{org}/actions/runners/{runner_id}/labels"
-    ],
-    addCustomLabelsToSelfHostedRunnerForRepo: [
-      "POST /repos/{owner}/{repo}/actions/runners/{runner_id}/labels"
-    ],
-    addRepoAccessToSelfHostedRunnerGroupInOrg: [
-      "PUT /orgs/{org}/actions/runner-groups/{runner_group_id}/repositories/{repository_id}"
-    ],
-    addSelectedRepoToOrgSecret: [
-      "PUT /orgs/{org}/actions/secrets/{secret_name}/repositories/{repository_id}"
-    ],
-    addSelectedRepoToOrgVariable: [
-      "PUT /orgs/{org}/actions/variables/{name}/repositories/{repository_id}"
-    ],
-    approveWorkflowRun: [
-      "POST /repos/{owner}/{repo}/actions/runs/{run_id}/approve"
-    ],
-    cancelWorkflowRun: [
-      "POST /repos/{owner}/{repo}/actions/runs/{run_id}/cancel"
-    ],
-    createEnvironmentVariable: [
-      "POST /repos/{owner}/{repo}/environments/{environment_name}/variables"
-    ],
-    createHostedRunnerForOrg: ["POST /orgs/{org}/actions/hosted-runners"],
-    createOrUpdateEnvironmentSecret: [
-      "PUT /repos/{owner}/{repo}/environments/{environment_name}/secrets/{secret_name}"
-    ],
-    createOrUpdateOrgSecret: ["PUT /orgs/{org}/actions/secrets/{secret_name}"],
-    createOrUpdateRepoSecret: [
-      "PUT /repos/{owner}/{repo}/actions/secrets/{secret_name}"
-    ],
-    createOrgVariable: ["POST /orgs/{org}/actions/variables"],
-    createRegistrationTokenForOrg: [
-      "POST /orgs/{org}/actions/runners/registration-token"
-    ],
-    createRegistrationTokenForRepo: [
-      "POST /repos/{owner}/{repo}/actions/runners/registration-token"
-    ],
-    createRemoveTokenForOrg: ["POST /orgs/{org}/actions/runners/remove-token"],
-    createRemoveTokenForRepo: [
-      "POST /repos/{owner}/{repo}/actions/runners/remove-token"
-    ],
-    createRepoVariable: ["POST /repos/{owner}/{repo}/actions/variables"],
-    createWorkflowDispatch: [
-      "POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches"
-    ],
-    deleteActionsCacheById: [
-      "DELETE /repos/{owner}/{repo}/actions/caches/{cache_id}"
-    ],
-    deleteActionsCacheByKey: [
-      "DELETE /repos/{owner}/{repo}/actions/caches{?key,ref}"
-    ],
-    deleteArtifact: [
-      "DELETE /repos/{owner}/{repo}/actions/artifacts/{artifact_id}"
-    ],
-    deleteCustomImageFromOrg: [
-      "DELETE /orgs/{org}/actions/hosted-runners/images/custom/{image_definition_id}"
-    ],
-    deleteCustomImageVersionFromOrg: [
-      "DELETE /orgs/{org}/actions/hosted-runners/images/custom/{image_definition_id}/versions/{version}"
-    ],
-    deleteEnvironmentSecret: [
-      "DELETE /repos/{owner}/{repo}/environments/{environment_name}/secrets/{secret_name}"
-    ],
-    deleteEnvironmentVariable: [
-      "DELETE /repos/{owner}/{repo}/environments/{environment_name}/variables/{name}"
-    ],
-    deleteHostedRunnerForOrg: [
-      "DELETE /orgs/{org}/actions/hosted-runners/{hosted_runner_id}"
-    ],
-    deleteOrgSecret: ["DELETE /orgs/{org}/actions/secrets/{secret_name}"],
-    deleteOrgVariable: ["DELETE /orgs/{org}/actions/variables/{name}"],
-    deleteRepoSecret: [
-      "DELETE /repos/{owner}/{repo}/actions/secrets/{secret_name}"
-    ],
-    deleteRepoVariable: [
-      "DELETE /repos/{owner}/{repo}/actions/variables/{name}"
-    ],
-    deleteSelfHostedRunnerFromOrg: [
-      "DELETE /orgs/{org}/actions/runners/{runner_id}"
-    ],
-    deleteSelfHostedRunnerFromRepo: [
-      "DELETE /repos/{owner}/{repo}/actions/runners/{runner_id}"
-    ],
-    deleteWorkflowRun: ["DELETE /repos/{owner}/{repo}/actions/runs/{run_id}"],
-    deleteWorkflowRunLogs: [
-      "DELETE /repos/{owner}/{repo}/actions/runs/{run_id}/logs"
-    ],
-    disableSelectedRepositoryGithubActionsOrganization: [
-      "DELETE /orgs/{org}/actions/permissions/repositories/{repository_id}"
-    ],
-    disableWorkflow: [
-      "PUT /repos/{owner}/{repo}/actions/workflows/{workflow_id}/disable"
-    ],
-    downloadArtifact: [
-      "GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}"
-    ],
-    downloadJobLogsForWorkflowRun: [
-      "GET /repos/{owner}/{repo}/actions/jobs/{job_id}/logs"
-    ],
-    downloadWorkflowRunAttemptLogs: [
-      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/logs"
-    ],
-    downloadWorkflowRunLogs: [
-      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/logs"
-    ],
-    enableSelectedRepositoryGithubActionsOrganization: [
-      "PUT /orgs/{org}/actions/permissions/repositories/{repository_id}"
-    ],
-    enableWorkflow: [
-      "PUT /repos/{owner}/{repo}/actions/workflows/{workflow_id}/enable"
-    ],
-    forceCancelWorkflowRun: [
-      "POST /repos/{owner}/{repo}/actions/runs/{run_id}/force-cancel"
-    ],
-    generateRunnerJitconfigForOrg: [
-      "POST /orgs/{org}/actions/runners/generate-jitconfig"
-    ],
-    generateRunnerJitconfigForRepo: [
-      "POST /repos/{owner}/{repo}/actions/runners/generate-jitconfig"
-    ],
-    getActionsCacheList: ["GET /repos/{owner}/{repo}/actions/caches"],
-    getActionsCacheUsage: ["GET /repos/{owner}/{repo}/actions/cache/usage"],
-    getActionsCacheUsageByRepoForOrg: [
-      "GET /orgs/{org}/actions/cache/usage-by-repository"
-    ],
-    getActionsCacheUsageForOrg: ["GET /orgs/{org}/actions/cache/usage"],
-    getAllowedActionsOrganization: [
-      "GET /orgs/{org}/actions/permissions/selected-actions"
-    ],
-    getAllowedActionsRepository: [
-      "GET /repos/{owner}/{repo}/actions/permissions/selected-actions"
-    ],
-    getArtifact: ["GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}"],
-    getCustomImageForOrg: [
-      "GET /orgs/{org}/actions/hosted-runners/images/custom/{image_definition_id}"
-    ],
-    getCustomImageVersionForOrg: [
-      "GET /orgs/{org}/actions/hosted-runners/images/custom/{image_definition_id}/versions/{version}"
-    ],
-    getCustomOidcSubClaimForRepo: [
-      "GET /repos/{owner}/{repo}/actions/oidc/customization/sub"
-    ],
-    getEnvironmentPublicKey: [
-      "GET /repos/{owner}/{repo}/environments/{environment_name}/secrets/public-key"
-    ],
-    getEnvironmentSecret: [
-      "GET /repos/{owner}/{repo}/environments/{environment_name}/secrets/{secret_name}"
-    ],
-    getEnvironmentVariable: [
-      "GET /repos/{owner}/{repo}/environments/{environment_name}/variables/{name}"
-    ],
-    getGithubActionsDefaultWorkflowPermissionsOrganization: [
-      "GET /orgs/{org}/actions/permissions/workflow"
-    ],
-    getGithubActionsDefaultWorkflowPermissionsRepository: [
-      "GET /repos/{owner}/{repo}/actions/permissions/workflow"
-    ],
-    getGithubActionsPermissionsOrganization: [
-      "GET /orgs/{org}/actions/permissions"
-    ],
-    getGithubActionsPermissionsRepository: [
-      "GET /repos/{owner}/{repo}/actions/permissions"
-    ],
-    getHostedRunnerForOrg: [
-      "GET /orgs/{org}/actions/hosted-runners/{hosted_runner_id}"
-    ],
-    getHostedRunnersGithubOwnedImagesForOrg: [
-      "GET /orgs/{org}/actions/hosted-runners/images/github-owned"
-    ],
-    getHostedRunnersLimitsForOrg: [
-      "GET /orgs/{org}/actions/hosted-runners/limits"
-    ],
-    getHostedRunnersMachineSpecsForOrg: [
-      "GET /orgs/{org}/actions/hosted-runners/machine-sizes"
-    ],
-    getHostedRunnersPartnerImagesForOrg: [
-      "GET /orgs/{org}/actions/hosted-runners/images/partner"
-    ],
-    getHostedRunnersPlatformsForOrg: [
-      "GET /orgs/{org}/actions/hosted-runners/platforms"
-    ],
-    getJobForWorkflowRun: ["GET /repos/{owner}/{repo}/actions/jobs/{job_id}"],
-    getOrgPublicKey: ["GET /orgs/{org}/actions/secrets/public-key"],
-    getOrgSecret: ["GET /orgs/{org}/actions/secrets/{secret_name}"],
-    getOrgVariable: ["GET /orgs/{org}/actions/variables/{name}"],
-    getPendingDeploymentsForRun: [
-      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/pending_deployments"
-    ],
-    getRepoPermissions: [
-      "GET /repos/{owner}/{repo}/actions/permissions",
-      {},
-      { renamed: ["actions", "getGithubActionsPermissionsRepository"] }
-    ],
-    getRepoPublicKey: ["GET /repos/{owner}/{repo}/actions/secrets/public-key"],
-    getRepoSecret: ["GET /repos/{owner}/{repo}/actions/secrets/{secret_name}"],
-    getRepoVariable: ["GET /repos/{owner}/{repo}/actions/variables/{name}"],
-    getReviewsForRun: [
-      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/approvals"
-    ],
-    getSelfHostedRunnerForOrg: ["GET /orgs/{org}/actions/runners/{runner_id}"],
-    getSelfHostedRunnerForRepo: [
-      "GET /repos/{owner}/{repo}/actions/runners/{runner_id}"
-    ],
-    getWorkflow: ["GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}"],
-    getWorkflowAccessToRepository: [
-      "GET /repos/{owner}/{repo}/actions/permissions/access"
-    ],
-    getWorkflowRun: ["GET /repos/{owner}/{repo}/actions/runs/{run_id}"],
-    getWorkflowRunAttempt: [
-      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}"
-    ],
-    getWorkflowRunUsage: [
-      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/timing"
-    ],
-    getWorkflowUsage: [
-      "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/timing"
-    ],
-    listArtifactsForRepo: ["GET /repos/{owner}/{repo}/actions/artifacts"],
-    listCustomImageVersionsForOrg: [
-      "GET /orgs/{org}/actions/hosted-runners/images/custom/{image_definition_id}/versions"
-    ],
-    listCustomImagesForOrg: [
-      "GET /orgs/{org}/actions/hosted-runners/images/custom"
-    ],
-    listEnvironmentSecrets: [
-      "GET /repos/{owner}/{repo}/environments/{environment_name}/secrets"
-    ],
-    listEnvironmentVariables: [
-      "GET /repos/{owner}/{repo}/environments/{environment_name}/variables"
-    ],
-    listGithubHostedRunnersInGroupForOrg: [
-      "GET /orgs/{org}/actions/runner-groups/{runner_group_id}/hosted-runners"
-    ],
-    listHostedRunnersForOrg: ["GET /orgs/{org}/actions/hosted-runners"],
-    listJobsForWorkflowRun: [
-      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs"
-    ],
-    listJobsForWorkflowRunAttempt: [
-      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs"
-    ],
-    listLabelsForSelfHostedRunnerForOrg: [
-      "GET /orgs/{org}/actions/runners/{runner_id}/labels"
-    ],
-    listLabelsForSelfHostedRunnerForRepo: [
-      "GET /repos/{owner}/{repo}/actions/runners/{runner_id}/labels"
-    ],
-    listOrgSecrets: ["GET /orgs/{org}/actions/secrets"],
-    listOrgVariables: ["GET /orgs/{org}/actions/variables"],
-    listRepoOrganizationSecrets: [
-      "GET /repos/{owner}/{repo}/actions/organization-secrets"
-    ],
-    listRepoOrganizationVariables: [
-      "GET /repos/{owner}/{repo}/actions/organization-variables"
-    ],
-    listRepoSecrets: ["GET /repos/{owner}/{repo}/actions/secrets"],
-    listRepoVariables: ["GET /repos/{owner}/{repo}/actions/variables"],
-    listRepoWorkflows: ["GET /repos/{owner}/{repo}/actions/workflows"],
-    listRunnerApplicationsForOrg: ["GET /orgs/{org}/actions/runners/downloads"],
-    listRunnerApplicationsForRepo: [
-      "GET /repos/{owner}/{repo}/actions/runners/downloads"
-    ],
-    listSelectedReposForOrgSecret: [
-      "GET /orgs/{org}/actions/secrets/{secret_name}/repositories"
-    ],
-    listSelectedReposForOrgVariable: [
-      "GET /orgs/{org}/actions/variables/{name}/repositories"
-    ],
-    listSelectedRepositoriesEnabledGithubActionsOrganization: [
-      "GET /orgs/{org}/actions/permissions/repositories"
-    ],
-    listSelfHostedRunnersForOrg: ["GET /orgs/{org}/actions/runners"],
-    listSelfHostedRunnersForRepo: ["GET /repos/{owner}/{repo}/actions/runners"],
-    listWorkflowRunArtifacts: [
-      "GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts"
-    ],
-    listWorkflowRuns: [
-      "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs"
-    ],
-    listWorkflowRunsForRepo: ["GET /repos/{owner}/{repo}/actions/runs"],
-    reRunJobForWorkflowRun: [
-      "POST /repos/{owner}/{repo}/actions/jobs/{job_id}/rerun"
-    ],
-    reRunWorkflow: ["POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun"],
-    reRunWorkflowFailedJobs: [
-      "POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs"
-    ],
-    removeAllCustomLabelsFromSelfHostedRunnerForOrg: [
-      "DELETE /orgs/{org}/actions/runners/{runner_id}/labels"
-    ],
-    removeAllCustomLabelsFromSelfHostedRunnerForRepo: [
-      "DELETE /repos/{owner}/{repo}/actions/runners/{runner_id}/labels"
-    ],
-    removeCustomLabelFromSelfHostedRunnerForOrg: [
-      "DELETE /orgs/{org}/actions/runners/{runner_id}/labels/{name}"
-    ],
-    removeCustomLabelFromSelfHostedRunnerForRepo: [
-      "DELETE /repos/{owner}/{repo}/actions/runners/{runner_id}/labels/{name}"
-    ],
-    removeSelectedRepoFromOrgSecret: [
-      "DELETE /orgs/{org}/actions/secrets/{secret_name}/repositories/{repository_id}"
-    ],
-    removeSelectedRepoFromOrgVariable: [
-      "DELETE /orgs/{org}/actions/variables/{name}/repositories/{repository_id}"
-    ],
-    reviewCustomGatesForRun: [
-      "POST /repos/{owner}/{repo}/actions/runs/{run_id}/deployment_protection_rule"
-    ],
-    reviewPendingDeploymentsForRun: [
-      "POST /repos/{owner}/{repo}/actions/runs/{run_id}/pending_deployments"
-    ],
-    setAllowedActionsOrganization: [
-      "PUT /orgs/{org}/actions/permissions/selected-actions"
-    ],
-    setAllowedActionsRepository: [
-      "PUT /repos/{owner}/{repo}/actions/permissions/selected-actions"
-    ],
-    setCustomLabelsForSelfHostedRunnerForOrg: [
-      "PUT /orgs/{org}/actions/runners/{runner_id}/labels"
-    ],
-    setCustomLabelsForSelfHostedRunnerForRepo: [
-      "PUT /repos/{owner}/{repo}/actions/runners/{runner_id}/labels"
-    ],
-    setCustomOidcSubClaimForRepo: [
-      "PUT /repos/{owner}/{repo}/actions/oidc/customization/sub"
-    ],
-    setGithubActionsDefaultWorkflowPermissionsOrganization: [
-      "PUT /orgs/{org}/actions/permissions/workflow"
-    ],
-    setGithubActionsDefaultWorkflowPermissionsRepository: [
-      "PUT /repos/{owner}/{repo}/actions/permissions/workflow"
-    ],
-    setGithubActionsPermissionsOrganization: [
-      "PUT /orgs/{org}/actions/permissions"
-    ],
-    setGithubActionsPermissionsRepository: [
-      "PUT /repos/{owner}/{repo}/actions/permissions"
-    ],
-    setSelectedReposForOrgSecret: [
-      "PUT /orgs/{org}/actions/secrets/{secret_name}/repositories"
-    ],
-    setSelectedReposForOrgVariable: [
-      "PUT /orgs/{org}/actions/variables/{name}/repositories"
-    ],
-    setSelectedRepositoriesEnabledGithubActionsOrganization: [
-      "PUT /orgs/{org}/actions/permissions/repositories"
-    ],
-    setWorkflowAccessToRepository: [
-      "PUT /repos/{owner}/{repo}/actions/permissions/access"
-    ],
-    updateEnvironmentVariable: [
-      "PATCH /repos/{owner}/{repo}/environments/{environment_name}/variables/{name}"
-    ],
-    updateHostedRunnerForOrg: [
-      "PATCH /orgs/{org}/actions/hosted-runners/{hosted_runner_id}"
-    ],
-    updateOrgVariable: ["PATCH /orgs/{org}/actions/variables/{name}"],
-    updateRepoVariable: [
-      "PATCH /repos/{owner}/{repo}/actions/variables/{name}"
-    ]
-  },
-  activity: {
-    checkRepoIsStarredByAuthenticatedUser: ["GET /user/starred/{owner}/{repo}"],
-    deleteRepoSubscription: ["DELETE /repos/{owner}/{repo}/subscription"],
-    deleteThreadSubscription: [
-      "DELETE /notifications/threads/{thread_id}/subscription"
-    ],
-    getFeeds: ["GET /feeds"],
-    getRepoSubscription: ["GET /repos/{owner}/{repo}/subscription"],
-    getThread: ["GET /notifications/threads/{thread_id}"],
-    getThreadSubscriptionForAuthenticatedUser: [
-      "GET /notifications/threads/{thread_id}/subscription"
-    ],
-    listEventsForAuthenticatedUser: ["GET /users/{username}/events"],
-    listNotificationsForAuthenticatedUser: ["GET /notifications"],
-    listOrgEventsForAuthenticatedUser: [
-      "GET /users/{username}/events/orgs/{org}"
-    ],
-    listPublicEvents: ["GET /events"],
-    listPublicEventsForRepoNetwork: ["GET /networks/{owner}/{repo}/events"],
-    listPublicEventsForUser: ["GET /users/{username}/events/public"],
-    listPublicOrgEvents: ["GET /orgs/{org}/events"],
-    listReceivedEventsForUser: ["GET /users/{username}/received_events"],
-    listReceivedPublicEventsForUser: [
-      "GET /users/{username}/received_events/public"
-    ],
-    listRepoEvents: ["GET /repos/{owner}/{repo}/events"],
-    listRepoNotificationsForAuthenticatedUser: [
-      "GET /repos/{owner}/{repo}/notifications"
-    ],
-    listReposStarredByAuthenticatedUser: ["GET /user/starred"],
-    listReposStarredByUser: ["GET /users/{username}/starred"],
-    listReposWatchedByUser: ["GET /users/{username}/subscriptions"],
-    listStargazersForRepo: ["GET /repos/{owner}/{repo}/stargazers"],
-    listWatchedReposForAuthenticatedUser: ["GET /user/subscriptions"],
-    listWatchersForRepo: ["GET /repos/{owner}/{repo}/subscribers"],
-    markNotificationsAsRead: ["PUT /notifications"],
-    markRepoNotificationsAsRead: ["PUT /repos/{owner}/{repo}/notifications"],
-    markThreadAsDone: ["DELETE /notifications/threads/{thread_id}"],
-    markThreadAsRead: ["PATCH /notifications/threads/{thread_id}"],
-    setRepoSubscription: ["PUT /repos/{owner}/{repo}/subscription"],
-    setThreadSubscription: [
-      "PUT /notifications/threads/{thread_id}/subscription"
-    ],
-    starRepoForAuthenticatedUser: ["PUT /user/starred/{owner}/{repo}"],
-    unstarRepoForAuthenticatedUser: ["DELETE /user/starred/{owner}/{repo}"]
-  },
-  apps: {
-    addRepoToInstallation: [
-      "PUT /user/installations/{installation_id}/repositories/{repository_id}",
-      {},
-      { renamed: ["apps", "addRepoToInstallationForAuthenticatedUser"] }
-    ],
-    addRepoToInstallationForAuthenticatedUser: [
-      "PUT /user/installations/{installation_id}/repositories/{repository_id}"
-    ],
-    checkToken: ["POST /applications/{client_id}/token"],
-    createFromManifest: ["POST /app-manifests/{code}/conversions"],
-    createInstallationAccessToken: [
-      "POST /app/installations/{installation_id}/access_tokens"
-    ],
-    deleteAuthorization: ["DELETE /applications/{client_id}/grant"],
-    deleteInstallation: ["DELETE /app/installations/{installation_id}"],
-    deleteToken: ["DELETE /applications/{client_id}/token"],
-    getAuthenticated: ["GET /app"],
-    getBySlug: ["GET /apps/{app_slug}"],
-    getInstallation: ["GET /app/installations/{installation_id}"],
-    getOrgInstallation: ["GET /orgs/{org}/installation"],
-    getRepoInstallation: ["GET /repos/{owner}/{repo}/installation"],
-    getSubscriptionPlanForAccount: [
-      "GET /marketplace_listing/accounts/{account_id}"
-    ],
-    getSubscriptionPlanForAccountStubbed: [
-      "GET /marketplace_listing/stubbed/accounts/{account_id}"
-    ],
-    getUserInstallation: ["GET /users/{username}/installation"],
-    getWebhookConfigForApp: ["GET /app/hook/config"],
-    getWebhookDelivery: ["GET /app/hook/deliveries/{delivery_id}"],
-    listAccountsForPlan: ["GET /marketplace_listing/plans/{plan_id}/accounts"],
-    listAccountsForPlanStubbed: [
-      "GET /marketplace_listing/stubbed/plans/{plan_id}/accounts"
-    ],
-    listInstallationReposForAuthenticatedUser: [
-      "GET /user/installations/{installation_id}/repositories"
-    ],
-    listInstallationRequestsForAuthenticatedApp: [
-      "GET /app/installation-requests"
-    ],
-    listInstallations: ["GET /app/installations"],
-    listInstallationsForAuthenticatedUser: ["GET /user/installations"],
-    listPlans: ["GET /marketplace_listing/plans"],
-    listPlansStubbed: ["GET /marketplace_listing/stubbed/plans"],
-    listReposAccessibleToInstallation: ["GET /installation/repositories"],
-    listSubscriptionsForAuthenticatedUser: ["GET /user/marketplace_purchases"],
-    listSubscriptionsForAuthenticatedUserStubbed: [
-      "GET /user/marketplace_purchases/stubbed"
-    ],
-    listWebhookDeliveries: ["GET /app/hook/deliveries"],
-    redeliverWebhookDelivery: [
-      "POST /app/hook/deliveries/{delivery_id}/attempts"
-    ],
-    removeRepoFromInstallation: [
-      "DELETE /user/installations/{installation_id}/repositories/{repository_id}",
-      {},
-      { renamed: ["apps", "removeRepoFromInstallationForAuthenticatedUser"] }
-    ],
-    removeRepoFromInstallationForAuthenticatedUser: [
-      "DELETE /user/installations/{installation_id}/repositories/{repository_id}"
-    ],
-    resetToken: ["PATCH /applications/{client_id}/token"],
-    revokeInstallationAccessToken: ["DELETE /installation/token"],
-    scopeToken: ["POST /applications/{client_id}/token/scoped"],
-    suspendInstallation: ["PUT /app/installations/{installation_id}/suspended"],
-    unsuspendInstallation: [
-      "DELETE /app/installations/{installation_id}/suspended"
-    ],
-    updateWebhookConfigForApp: ["PATCH /app/hook/config"]
-  },
-  billing: {
-    getGithubActionsBillingOrg: ["GET /orgs/{org}/settings/billing/actions"],
-    getGithubActionsBillingUser: [
-      "GET /users/{username}/settings/billing/actions"
-    ],
-    getGithubBillingPremiumRequestUsageReportOrg: [
-      "GET /organizations/{org}/settings/billing/premium_request/usage"
-    ],
-    getGithubBillingPremiumRequestUsageReportUser: [
-      "GET /users/{username}/settings/billing/premium_request/usage"
-    ],
-    getGithubBillingUsageReportOrg: [
-      "GET /organizations/{org}/settings/billing/usage"
-    ],
-    getGithubBillingUsageReportUser: [
-      "GET /users/{username}/settings/billing/usage"
-    ],
-    getGithubPackagesBillingOrg: ["GET /orgs/{org}/settings/billing/packages"],
-    getGithubPackagesBillingUser: [
-      "GET /users/{username}/settings/billing/packages"
-    ],
-    getSharedStorageBillingOrg: [
-      "GET /orgs/{org}/settings/billing/shared-storage"
-    ],
-    getSharedStorageBillingUser: [
-      "GET /users/{username}/settings/billing/shared-storage"
-    ]
-  },
-  campaigns: {
-    createCampaign: ["POST /orgs/{org}/campaigns"],
-    deleteCampaign: ["DELETE /orgs/{org}/campaigns/{campaign_number}"],
-    getCampaignSummary: ["GET /orgs/{org}/campaigns/{campaign_number}"],
-    listOrgCampaigns: ["GET /orgs/{org}/campaigns"],
-    updateCampaign: ["PATCH /orgs/{org}/campaigns/{campaign_number}"]
-  },
-  checks: {
-    create: ["POST /repos/{owner}/{repo}/check-runs"],
-    createSuite: ["POST /repos/{owner}/{repo}/check-suites"],
-    get: ["GET /repos/{owner}/{repo}/check-runs/{check_run_id}"],
-    getSuite: ["GET /repos/{owner}/{repo}/check-suites/{check_suite_id}"],
-    listAnnotations: [
-      "GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations"
-    ],
-    listForRef: ["GET /repos/{owner}/{repo}/commits/{ref}/check-runs"],
-    listForSuite: [
-      "GET /repos/{owner}/{repo}/check-suites/{check_suite_id}/check-runs"
-    ],
-    listSuitesForRef: ["GET /repos/{owner}/{repo}/commits/{ref}/check-suites"],
-    rerequestRun: [
-      "POST /repos/{owner}/{repo}/check-runs/{check_run_id}/rerequest"
-    ],
-    rerequestSuite: [
-      "POST /repos/{owner}/{repo}/check-suites/{check_suite_id}/rerequest"
-    ],
-    setSuitesPreferences: [
-      "PATCH /repos/{owner}/{repo}/check-suites/preferences"
-    ],
-    update: ["PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}"]
-  },
-  codeScanning: {
-    commitAutofix: [
-      "POST /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/autofix/commits"
-    ],
-    createAutofix: [
-      "POST /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/autofix"
-    ],
-    createVariantAnalysis: [
-      "POST /repos/{owner}/{repo}/code-scanning/codeql/variant-analyses"
-    ],
-    deleteAnalysis: [
-      "DELETE /repos/{owner}/{repo}/code-scanning/analyses/{analysis_id}{?confirm_delete}"
-    ],
-    deleteCodeqlDatabase: [
-      "DELETE /repos/{owner}/{repo}/code-scanning/codeql/databases/{language}"
-    ],
-    getAlert: [
-      "GET /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}",
-      {},
-      { renamedParameters: { alert_id: "alert_number" } }
-    ],
-    getAnalysis: [
-      "GET /repos/{owner}/{repo}/code-scanning/analyses/{analysis_id}"
-    ],
-    getAutofix: [
-      "GET /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/autofix"
-    ],
-    getCodeqlDatabase: [
-      "GET /repos/{owner}/{repo}/code-scanning/codeql/databases/{language}"
-    ],
-    getDefaultSetup: ["GET /repos/{owner}/{repo}/code-scanning/default-setup"],
-    getSarif: ["GET /repos/{owner}/{repo}/code-scanning/sarifs/{sarif_id}"],
-    getVariantAnalysis: [
-      "GET /repos/{owner}/{repo}/code-scanning/codeql/variant-analyses/{codeql_variant_analysis_id}"
-    ],
-    getVariantAnalysisRepoTask: [
-      "GET /repos/{owner}/{repo}/code-scanning/codeql/variant-analyses/{codeql_variant_analysis_id}/repos/{repo_owner}/{repo_name}"
-    ],
-    listAlertInstances: [
-      "GET /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/instances"
-    ],
-    listAlertsForOrg: ["GET /orgs/{org}/code-scanning/alerts"],
-    listAlertsForRepo: ["GET /repos/{owner}/{repo}/code-scanning/alerts"],
-    listAlertsInstances: [
-      "GET /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/instances",
-      {},
-      { renamed: ["codeScanning", "listAlertInstances"] }
-    ],
-    listCodeqlDatabases: [
-      "GET /repos/{owner}/{repo}/code-scanning/codeql/databases"
-    ],
-    listRecentAnalyses: ["GET /repos/{owner}/{repo}/code-scanning/analyses"],
-    updateAlert: [
-      "PATCH /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}"
-    ],
-    updateDefaultSetup: [
-      "PATCH /repos/{owner}/{repo}/code-scanning/default-setup"
-    ],
-    uploadSarif: ["POST /repos/{owner}/{repo}/code-scanning/sarifs"]
-  },
-  codeSecurity: {
-    attachConfiguration: [
-      "POST /orgs/{org}/code-security/configurations/{configuration_id}/attach"
-    ],
-    attachEnterpriseConfiguration: [
-      "POST /enterprises/{enterprise}/code-security/configurations/{configuration_id}/attach"
-    ],
-    createConfiguration: ["POST /orgs/{org}/code-security/configurations"],
-    createConfigurationForEnterprise: [
-      "POST /enterprises/{enterprise}/code-security/configurations"
-    ],
-    deleteConfiguration: [
-      "DELETE /orgs/{org}/code-security/configurations/{configuration_id}"
-    ],
-    deleteConfigurationForEnterprise: [
-      "DELETE /enterprises/{enterprise}/code-security/configurations/{configuration_id}"
-    ],
-    detachConfiguration: [
-      "DELETE /orgs/{org}/code-security/configurations/detach"
-    ],
-    getConfiguration: [
-      "GET /orgs/{org}/code-security/configurations/{configuration_id}"
-    ],
-    getConfigurationForRepository: [
-      "GET /repos/{owner}/{repo}/code-security-configuration"
-    ],
-    getConfigurationsForEnterprise: [
-      "GET /enterprises/{enterprise}/code-security/configurations"
-    ],
-    getConfigurationsForOrg: ["GET /orgs/{org}/code-security/configurations"],
-    getDefaultConfigurations: [
-      "GET /orgs/{org}/code-security/configurations/defaults"
-    ],
-    getDefaultConfigurationsForEnterprise: [
-      "GET /enterprises/{enterprise}/code-security/configurations/defaults"
-    ],
-    getRepositoriesForConfiguration: [
-      "GET /orgs/{org}/code-security/configurations/{configuration_id}/repositories"
-    ],
-    getRepositoriesForEnterpriseConfiguration: [
-      "GET /enterprises/{enterprise}/code-security/configurations/{configuration_id}/repositories"
-    ],
-    getSingleConfigurationForEnterprise: [
-      "GET /enterprises/{enterprise}/code-security/configurations/{configuration_id}"
-    ],
-    setConfigurationAsDefault: [
-      "PUT /orgs/{org}/code-security/configurations/{configuration_id}/defaults"
-    ],
-    setConfigurationAsDefaultForEnterprise: [
-      "PUT /enterprises/{enterprise}/code-security/configurations/{configuration_id}/defaults"
-    ],
-    updateConfiguration: [
-      "PATCH /orgs/{org}/code-security/configurations/{configuration_id}"
-    ],
-    updateEnterpriseConfiguration: [
-      "PATCH /enterprises/{enterprise}/code-security/configurations/{configuration_id}"
-    ]
-  },
-  codesOfConduct: {
-    getAllCodesOfConduct: ["GET /codes_of_conduct"],
-    getConductCode: ["GET /codes_of_conduct/{key}"]
-  },
-  codespaces: {
-    addRepositoryForSecretForAuthenticatedUser: [
-      "PUT /user/codespaces/secrets/{secret_name}/repositories/{repository_id}"
-    ],
-    addSelectedRepoToOrgSecret: [
-      "PUT /orgs/{org}/codespaces/secrets/{secret_name}/repositories/{repository_id}"
-    ],
-    checkPermissionsForDevcontainer: [
-      "GET /repos/{owner}/{repo}/codespaces/permissions_check"
-    ],
-    codespaceMachinesForAuthenticatedUser: [
-      "GET /user/codespaces/{codespace_name}/machines"
-    ],
-    createForAuthenticatedUser: ["POST /user/codespaces"],
-    createOrUpdateOrgSecret: [
-      "PUT /orgs/{org}/codespaces/secrets/{secret_name}"
-    ],
-    createOrUpdateRepoSecret: [
-      "PUT /repos/{owner}/{repo}/codespaces/secrets/{secret_name}"
-    ],
-    createOrUpdateSecretForAuthenticatedUser: [
-      "PUT /user/codespaces/secrets/{secret_name}"
-    ],
-    createWithPrForAuthenticatedUser: [
-      "POST /repos/{owner}/{repo}/pulls/{pull_number}/codespaces"
-    ],
-    createWithRepoForAuthenticatedUser: [
-      "POST /repos/{owner}/{repo}/codespaces"
-    ],
-    deleteForAuthenticatedUser: ["DELETE /user/codespaces/{codespace_name}"],
-    deleteFromOrganization: [
-      "DELETE /orgs/{org}/members/{username}/codespaces/{codespace_name}"
-    ],
-    deleteOrgSecret: ["DELETE /orgs/{org}/codespaces/secrets/{secret_name}"],
-    deleteRepoSecret: [
-      "DELETE /repos/{owner}/{repo}/codespaces/secrets/{secret_name}"
-    ],
-    deleteSecretForAuthenticatedUser: [
-      "DELETE /user/codespaces/secrets/{secret_name}"
-    ],
-    exportForAuthenticatedUser: [
-      "POST /user/codespaces/{codespace_name}/exports"
-    ],
-    getCodespacesForUserInOrg: [
-      "GET /orgs/{org}/members/{username}/codespaces"
-    ],
-    getExportDetailsForAuthenticatedUser: [
-      "GET /user/codespaces/{codespace_name}/exports/{export_id}"
-    ],
-    getForAuthenticatedUser: ["GET /user/codespaces/{codespace_name}"],
-    getOrgPublicKey: ["GET /orgs/{org}/codespaces/secrets/public-key"],
-    getOrgSecret: ["GET /orgs/{org}/codespaces/secrets/{secret_name}"],
-    getPublicKeyForAuthenticatedUser: [
-      "GET /user/codespaces/secrets/public-key"
-    ],
-    getRepoPublicKey: [
-      "GET /repos/{owner}/{repo}/codespaces/secrets/public-key"
-    ],
-    getRepoSecret: [
-      "GET /repos/{owner}/{repo}/codespaces/secrets/{secret_name}"
-    ],
-    getSecretForAuthenticatedUser: [
-      "GET /user/codespaces/secrets/{secret_name}"
-    ],
-    listDevcontainersInRepositoryForAuthenticatedUser: [
-      "GET /repos/{owner}/{repo}/codespaces/devcontainers"
-    ],
-    listForAuthenticatedUser: ["GET /user/codespaces"],
-    listInOrganization: [
-      "GET /orgs/{org}/codespaces",
-      {},
-      { renamedParameters: { org_id: "org" } }
-    ],
-    listInRepositoryForAuthenticatedUser: [
-      "GET /repos/{owner}/{repo}/codespaces"
-    ],
-    listOrgSecrets: ["GET /orgs/{org}/codespaces/secrets"],
-    listRepoSecrets: ["GET /repos/{owner}/{repo}/codespaces/secrets"],
-    listRepositoriesForSecretForAuthenticatedUser: [
-      "GET /user/codespaces/secrets/{secret_name}/repositories"
-    ],
-    listSecretsForAuthenticatedUser: ["GET /user/codespaces/secrets"],
-    listSelectedReposForOrgSecret: [
-      "GET /orgs/{org}/codespaces/secrets/{secret_name}/repositories"
-    ],
-    preFlightWithRepoForAuthenticatedUser: [
-      "GET /repos/{owner}/{repo}/codespaces/new"
-    ],
-    publishForAuthenticatedUser: [
-      "POST /user/codespaces/{codespace_name}/publish"
-    ],
-    removeRepositoryForSecretForAuthenticatedUser: [
-      "DELETE /user/codespaces/secrets/{secret_name}/repositories/{repository_id}"
-    ],
-    removeSelectedRepoFromOrgSecret: [
-      "DELETE /orgs/{org}/codespaces/secrets/{secret_name}/repositories/{repository_id}"
-    ],
-    repoMachinesForAuthenticatedUser: [
-      "GET /repos/{owner}/{repo}/codespaces/machines"
-    ],
-    setRepositoriesForSecretForAuthenticatedUser: [
-      "PUT /user/codespaces/secrets/{secret_name}/repositories"
-    ],
-    setSelectedReposForOrgSecret: [
-      "PUT /orgs/{org}/codespaces/secrets/{secret_name}/repositories"
-    ],
-    startForAuthenticatedUser: ["POST /user/codespaces/{codespace_name}/start"],
-    stopForAuthenticatedUser: ["POST /user/codespaces/{codespace_name}/stop"],
-    stopInOrganization: [
-      "POST /orgs/{org}/members/{username}/codespaces/{codespace_name}/stop"
-    ],
-    updateForAuthenticatedUser: ["PATCH /user/codespaces/{codespace_name}"]
-  },
-  copilot: {
-    addCopilotSeatsForTeams: [
-      "POST /orgs/{org}/copilot/billing/selected_teams"
-    ],
-    addCopilotSeatsForUsers: [
-      "POST /orgs/{org}/copilot/billing/selected_users"
-    ],
-    cancelCopilotSeatAssignmentForTeams: [
-      "DELETE /orgs/{org}/copilot/billing/selected_teams"
-    ],
-    cancelCopilotSeatAssignmentForUsers: [
-      "DELETE /orgs/{org}/copilot/billing/selected_users"
-    ],
-    copilotMetricsForOrganization: ["GET /orgs/{org}/copilot/metrics"],
-    copilotMetricsForTeam: ["GET /orgs/{org}/team/{team_slug}/copilot/metrics"],
-    getCopilotOrganizationDetails: ["GET /orgs/{org}/copilot/billing"],
-    getCopilotSeatDetailsForUser: [
-      "GET /orgs/{org}/members/{username}/copilot"
-    ],
-    listCopilotSeats: ["GET /orgs/{org}/copilot/billing/seats"]
-  },
-  credentials: { revoke: ["POST /credentials/revoke"] },
-  dependabot: {
-    addSelectedRepoToOrgSecret: [
-      "PUT /orgs/{org}/dependabot/secrets/{secret_name}/repositories/{repository_id}"
-    ],
-    createOrUpdateOrgSecret: [
-      "PUT /orgs/{org}/dependabot/secrets/{secret_name}"
-    ],
-    createOrUpdateRepoSecret: [
-      "PUT /repos/{owner}/{repo}/dependabot/secrets/{secret_name}"
-    ],
-    deleteOrgSecret: ["DELETE /orgs/{org}/dependabot/secrets/{secret_name}"],
-    deleteRepoSecret: [
-      "DELETE /repos/{owner}/{repo}/dependabot/secrets/{secret_name}"
-    ],
-    getAlert: ["GET /repos/{owner}/{repo}/dependabot/alerts/{alert_number}"],
-    getOrgPublicKey: ["GET /orgs/{org}/dependabot/secrets/public-key"],
-    getOrgSecret: ["GET /orgs/{org}/dependabot/secrets/{secret_name}"],
-    getRepoPublicKey: [
-      "GET /repos/{owner}/{repo}/dependabot/secrets/public-key"
-    ],
-    getRepoSecret: [
-      "GET /repos/{owner}/{repo}/dependabot/secrets/{secret_name}"
-    ],
-    listAlertsForEnterprise: [
-      "GET /enterprises/{enterprise}/dependabot/alerts"
-    ],
-    listAlertsForOrg: ["GET /orgs/{org}/dependabot/alerts"],
-    listAlertsForRepo: ["GET /repos/{owner}/{repo}/dependabot/alerts"],
-    listOrgSecrets: ["GET /orgs/{org}/dependabot/secrets"],
-    listRepoSecrets: ["GET /repos/{owner}/{repo}/dependabot/secrets"],
-    listSelectedReposForOrgSecret: [
-      "GET /orgs/{org}/dependabot/secrets/{secret_name}/repositories"
-    ],
-    removeSelectedRepoFromOrgSecret: [
-      "DELETE /orgs/{org}/dependabot/secrets/{secret_name}/repositories/{repository_id}"
-    ],
-    repositoryAccessForOrg: [
-      "GET /organizations/{org}/dependabot/repository-access"
-    ],
-    setRepositoryAccessDefaultLevel: [
-      "PUT /organizations/{org}/dependabot/repository-access/default-level"
-    ],
-    setSelectedReposForOrgSecret: [
-      "PUT /orgs/{org}/dependabot/secrets/{secret_name}/repositories"
-    ],
-    updateAlert: [
-      "PATCH /repos/{owner}/{repo}/dependabot/alerts/{alert_number}"
-    ],
-    updateRepositoryAccessForOrg: [
-      "PATCH /organizations/{org}/dependabot/repository-access"
-    ]
-  },
-  dependencyGraph: {
-    createRepositorySnapshot: [
-      "POST /repos/{owner}/{repo}/dependency-graph/snapshots"
-    ],
-    diffRange: [
-      "GET /repos/{owner}/{repo}/dependency-graph/compare/{basehead}"
-    ],
-    exportSbom: ["GET /repos/{owner}/{repo}/dependency-graph/sbom"]
-  },
-  emojis: { get: ["GET /emojis"] },
-  enterpriseTeamMemberships: {
-    add: [
-      "PUT /enterprises/{enterprise}/teams/{enterprise-team}/memberships/{username}"
-    ],
-    bulkAdd: [
-      "POST /enterprises/{enterprise}/teams/{enterprise-team}/memberships/add"
-    ],
-    bulkRemove: [
-      "POST /enterprises/{enterprise}/teams/{enterprise-team}/memberships/remove"
-    ],
-    get: [
-      "GET /enterprises/{enterprise}/teams/{enterprise-team}/memberships/{username}"
-    ],
-    list: ["GET /enterprises/{enterprise}/teams/{enterprise-team}/memberships"],
-    remove: [
-      "DELETE /enterprises/{enterprise}/teams/{enterprise-team}/memberships/{username}"
-    ]
-  },
-  enterpriseTeamOrganizations: {
-    add: [
-      "PUT /enterprises/{enterprise}/teams/{enterprise-team}/organizations/{org}"
-    ],
-    bulkAdd: [
-      "POST /enterprises/{enterprise}/teams/{enterprise-team}/organizations/add"
-    ],
-    bulkRemove: [
-      "POST /enterprises/{enterprise}/teams/{enterprise-team}/organizations/remove"
-    ],
-    delete: [
-      "DELETE /enterprises/{enterprise}/teams/{enterprise-team}/organizations/{org}"
-    ],
-    getAssignment: [
-      "GET /enterprises/{enterprise}/teams/{enterprise-team}/organizations/{org}"
-    ],
-    getAssignments: [
-      "GET /enterprises/{enterprise}/teams/{enterprise-team}/organizations"
-    ]
-  },
-  enterpriseTeams: {
-    create: ["POST /enterprises/{enterprise}/teams"],
-    delete: ["DELETE /enterprises/{enterprise}/teams/{team_slug}"],
-    get: ["GET /enterprises/{enterprise}/teams/{team_slug}"],
-    list: ["GET /enterprises/{enterprise}/teams"],
-    update: ["PATCH /enterprises/{enterprise}/teams/{team_slug}"]
-  },
-  gists: {
-    checkIsStarred: ["GET /gists/{gist_id}/star"],
-    create: ["POST /gists"],
-    createComment: ["POST /gists/{gist_id}/comments"],
-    delete: ["DELETE /gists/{gist_id}"],
-    deleteComment: ["DELETE /gists/{gist_id}/comments/{comment_id}"],
-    fork: ["POST /gists/{gist_id}/forks"],
-    get: ["GET /gists/{gist_id}"],
-    getComment: ["GET /gists/{gist_id}/comments/{comment_id}"],
-    getRevision: ["GET /gists/{gist_id}/{sha}"],
-    list: ["GET /gists"],
-    listComments: ["GET /gists/{gist_id}/comments"],
-    listCommits: ["GET /gists/{gist_id}/commits"],
-    listForUser: ["GET /users/{username}/gists"],
-    listForks: ["GET /gists/{gist_id}/forks"],
-    listPublic: ["GET /gists/public"],
-    listStarred: ["GET /gists/starred"],
-    star: ["PUT /gists/{gist_id}/star"],
-    unstar: ["DELETE /gists/{gist_id}/star"],
-    update: ["PATCH /gists/{gist_id}"],
-    updateComment: ["PATCH /gists/{gist_id}/comments/{comment_id}"]
-  },
-  git: {
-    createBlob: ["POST /repos/{owner}/{repo}/git/blobs"],
-    createCommit: ["POST /repos/{owner}/{repo}/git/commits"],
-    createRef: ["POST /repos/{owner}/{repo}/git/refs"],
-    createTag: ["POST /repos/{owner}/{repo}/git/tags"],
-    createTree: ["POST /repos/{owner}/{repo}/git/trees"],
-    deleteRef: ["DELETE /repos/{owner}/{repo}/git/refs/{ref}"],
-    getBlob: ["GET /repos/{owner}/{repo}/git/blobs/{file_sha}"],
-    getCommit: ["GET /repos/{owner}/{repo}/git/commits/{commit_sha}"],
-    getRef: ["GET /repos/{owner}/{repo}/git/ref/{ref}"],
-    getTag: ["GET /repos/{owner}/{repo}/git/tags/{tag_sha}"],
-    getTree: ["GET /repos/{owner}/{repo}/git/trees/{tree_sha}"],
-    listMatchingRefs: ["GET /repos/{owner}/{repo}/git/matching-refs/{ref}"],
-    updateRef: ["PATCH /repos/{owner}/{repo}/git/refs/{ref}"]
-  },
-  gitignore: {
-    getAllTemplates: ["GET /gitignore/templates"],
-    getTemplate: ["GET /gitignore/templates/{name}"]
-  },
-  hostedCompute: {
-    createNetworkConfigurationForOrg: [
-      "POST /orgs/{org}/settings/network-configurations"
-    ],
-    deleteNetworkConfigurationFromOrg: [
-      "DELETE /orgs/{org}/settings/network-configurations/{network_configuration_id}"
-    ],
-    getNetworkConfigurationForOrg: [
-      "GET /orgs/{org}/settings/network-configurations/{network_configuration_id}"
-    ],
-    getNetworkSettingsForOrg: [
-      "GET /orgs/{org}/settings/network-settings/{network_settings_id}"
-    ],
-    listNetworkConfigurationsForOrg: [
-      "GET /orgs/{org}/settings/network-configurations"
-    ],
-    updateNetworkConfigurationForOrg: [
-      "PATCH /orgs/{org}/settings/network-configurations/{network_configuration_id}"
-    ]
-  },
-  interactions: {
-    getRestrictionsForAuthenticatedUser: ["GET /user/interaction-limits"],
-    getRestrictionsForOrg: ["GET /orgs/{org}/interaction-limits"],
-    getRestrictionsForRepo: ["GET /repos/{owner}/{repo}/interaction-limits"],
-    getRestrictionsForYourPublicRepos: [
-      "GET /user/interaction-limits",
-      {},
-      { renamed: ["interactions", "getRestrictionsForAuthenticatedUser"] }
-    ],
-    removeRestrictionsForAuthenticatedUser: ["DELETE /user/interaction-limits"],
-    removeRestrictionsForOrg: ["DELETE /orgs/{org}/interaction-limits"],
-    removeRestrictionsForRepo: [
-      "DELETE /repos/{owner}/{repo}/interaction-limits"
-    ],
-    removeRestrictionsForYourPublicRepos: [
-      "DELETE /user/interaction-limits",
-      {},
-      { renamed: ["interactions", "removeRestrictionsForAuthenticatedUser"] }
-    ],
-    setRestrictionsForAuthenticatedUser: ["PUT /user/interaction-limits"],
-    setRestrictionsForOrg: ["PUT /orgs/{org}/interaction-limits"],
-    setRestrictionsForRepo: ["PUT /repos/{owner}/{repo}/interaction-limits"],
-    setRestrictionsForYourPublicRepos: [
-      "PUT /user/interaction-limits",
-      {},
-      { renamed: ["interactions", "setRestrictionsForAuthenticatedUser"] }
-    ]
-  },
-  issues: {
-    addAssignees: [
-      "POST /repos/{owner}/{repo}/issues/{issue_number}/assignees"
-    ],
-    addBlockedByDependency: [
-      "POST /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by"
-    ],
-    addLabels: ["POST /repos/{owner}/{repo}/issues/{issue_number}/labels"],
-    addSubIssue: [
-      "POST /repos/{owner}/{repo}/issues/{issue_number}/sub_issues"
-    ],
-    checkUserCanBeAssigned: ["GET /repos/{owner}/{repo}/assignees/{assignee}"],
-    checkUserCanBeAssignedToIssue: [
-      "GET /repos/{owner}/{repo}/issues/{issue_number}/assignees/{assignee}"
-    ],
-    create: ["POST /repos/{owner}/{repo}/issues"],
-    createComment: [
-      "POST /repos/{owner}/{repo}/issues/{issue_number}/comments"
-    ],
-    createLabel: ["POST /repos/{owner}/{repo}/labels"],
-    createMilestone: ["POST /repos/{owner}/{repo}/milestones"],
-    deleteComment: [
-      "DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}"
-    ],
-    deleteLabel: ["DELETE /repos/{owner}/{repo}/labels/{name}"],
-    deleteMilestone: [
-      "DELETE /repos/{owner}/{repo}/milestones/{milestone_number}"
-    ],
-    get: ["GET /repos/{owner}/{repo}/issues/{issue_number}"],
-    getComment: ["GET /repos/{owner}/{repo}/issues/comments/{comment_id}"],
-    getEvent: ["GET /repos/{owner}/{repo}/issues/events/{event_id}"],
-    getLabel: ["GET /repos/{owner}/{repo}/labels/{name}"],
-    getMilestone: ["GET /repos/{owner}/{repo}/milestones/{milestone_number}"],
-    getParent: ["GET /repos/{owner}/{repo}/issues/{issue_number}/parent"],
-    list: ["GET /issues"],
-    listAssignees: ["GET /repos/{owner}/{repo}/assignees"],
-    listComments: ["GET /repos/{owner}/{repo}/issues/{issue_number}/comments"],
-    listCommentsForRepo: ["GET /repos/{owner}/{repo}/issues/comments"],
-    listDependenciesBlockedBy: [
-      "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by"
-    ],
-    listDependenciesBlocking: [
-      "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocking"
-    ],
-    listEvents: ["GET /repos/{owner}/{repo}/issues/{issue_number}/events"],
-    listEventsForRepo: ["GET /repos/{owner}/{repo}/issues/events"],
-    listEventsForTimeline: [
-      "GET /repos/{owner}/{repo}/issues/{issue_number}/timeline"
-    ],
-    listForAuthenticatedUser: ["GET /user/issues"],
-    listForOrg: ["GET /orgs/{org}/issues"],
-    listForRepo: ["GET /repos/{owner}/{repo}/issues"],
-    listLabelsForMilestone: [
-      "GET /repos/{owner}/{repo}/milestones/{milestone_number}/labels"
-    ],
-    listLabelsForRepo: ["GET /repos/{owner}/{repo}/labels"],
-    listLabelsOnIssue: [
-      "GET /repos/{owner}/{repo}/issues/{issue_number}/labels"
-    ],
-    listMilestones: ["GET /repos/{owner}/{repo}/milestones"],
-    listSubIssues: [
-      "GET /repos/{owner}/{repo}/issues/{issue_number}/sub_issues"
-    ],
-    lock: ["PUT /repos/{owner}/{repo}/issues/{issue_number}/lock"],
-    removeAllLabels: [
-      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels"
-    ],
-    removeAssignees: [
-      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/assignees"
-    ],
-    removeDependencyBlockedBy: [
-      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by/{issue_id}"
-    ],
-    removeLabel: [
-      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}"
-    ],
-    removeSubIssue: [
-      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/sub_issue"
-    ],
-    reprioritizeSubIssue: [
-      "PATCH /repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority"
-    ],
-    setLabels: ["PUT /repos/{owner}/{repo}/issues/{issue_number}/labels"],
-    unlock: ["DELETE /repos/{owner}/{repo}/issues/{issue_number}/lock"],
-    update: ["PATCH /repos/{owner}/{repo}/issues/{issue_number}"],
-    updateComment: ["PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}"],
-    updateLabel: ["PATCH /repos/{owner}/{repo}/labels/{name}"],
-    updateMilestone: [
-      "PATCH /repos/{owner}/{repo}/milestones/{milestone_number}"
-    ]
-  },
-  licenses: {
-    get: ["GET /licenses/{license}"],
-    getAllCommonlyUsed: ["GET /licenses"],
-    getForRepo: ["GET /repos/{owner}/{repo}/license"]
-  },
-  markdown: {
-    render: ["POST /markdown"],
-    renderRaw: [
-      "POST /markdown/raw",
-      { headers: { "content-type": "text/plain; charset=utf-8" } }
-    ]
-  },
-  meta: {
-    get: ["GET /meta"],
-    getAllVersions: ["GET /versions"],
-    getOctocat: ["GET /octocat"],
-    getZen: ["GET /zen"],
-    root: ["GET /"]
-  },
-  migrations: {
-    deleteArchiveForAuthenticatedUser: [
-      "DELETE /user/migrations/{migration_id}/archive"
-    ],
-    deleteArchiveForOrg: [
-      "DELETE /orgs/{org}/migrations/{migration_id}/archive"
-    ],
-    downloadArchiveForOrg: [
-      "GET /orgs/{org}/migrations/{migration_id}/archive"
-    ],
-    getArchiveForAuthenticatedUser: [
-      "GET /user/migrations/{migration_id}/archive"
-    ],
-    getStatusForAuthenticatedUser: ["GET /user/migrations/{migration_id}"],
-    getStatusForOrg: ["GET /orgs/{org}/migrations/{migration_id}"],
-    listForAuthenticatedUser: ["GET /user/migrations"],
-    listForOrg: ["GET /orgs/{org}/migrations"],
-    listReposForAuthenticatedUser: [
-      "GET /user/migrations/{migration_id}/repositories"
-    ],
-    listReposForOrg: ["GET /orgs/{org}/migrations/{migration_id}/repositories"],
-    listReposForUser: [
-      "GET /user/migrations/{migration_id}/repositories",
-      {},
-      { renamed: ["migrations", "listReposForAuthenticatedUser"] }
-    ],
-    startForAuthenticatedUser: ["POST /user/migrations"],
-    startForOrg: ["POST /orgs/{org}/migrations"],
-    unlockRepoForAuthenticatedUser: [
-      "DELETE /user/migrations/{migration_id}/repos/{repo_name}/lock"
-    ],
-    unlockRepoForOrg: [
-      "DELETE /orgs/{org}/migrations/{migration_id}/repos/{repo_name}/lock"
-    ]
-  },
-  oidc: {
-    getOidcCustomSubTemplateForOrg: [
-      "GET /orgs/{org}/actions/oidc/customization/sub"
-    ],
-    updateOidcCustomSubTemplateForOrg: [
-      "PUT /orgs/{org}/actions/oidc/customization/sub"
-    ]
-  },
-  orgs: {
-    addSecurityManagerTeam: [
-      "PUT /orgs/{org}/security-managers/teams/{team_slug}",
-      {},
-      {
-        deprecated: "octokit.rest.orgs.addSecurityManagerTeam() is deprecated, see https://docs.github.com/rest/orgs/security-managers#add-a-security-manager-team"
-      }
-    ],
-    assignTeamToOrgRole: [
-      "PUT /orgs/{org}/organization-roles/teams/{team_slug}/{role_id}"
-    ],
-    assignUserToOrgRole: [
-      "PUT /orgs/{org}/organization-roles/users/{username}/{role_id}"
-    ],
-    blockUser: ["PUT /orgs/{org}/blocks/{username}"],
-    cancelInvitation: ["DELETE /orgs/{org}/invitations/{invitation_id}"],
-    checkBlockedUser: ["GET /orgs/{org}/blocks/{username}"],
-    checkMembershipForUser: ["GET /orgs/{org}/members/{username}"],
-    checkPublicMembershipForUser: ["GET /orgs/{org}/public_members/{username}"],
-    convertMemberToOutsideCollaborator: [
-      "PUT /orgs/{org}/outside_collaborators/{username}"
-    ],
-    createArtifactStorageRecord: [
-      "POST /orgs/{org}/artifacts/metadata/storage-record"
-    ],
-    createInvitation: ["POST /orgs/{org}/invitations"],
-    createIssueType: ["POST /orgs/{org}/issue-types"],
-    createWebhook: ["POST /orgs/{org}/hooks"],
-    customPropertiesForOrgsCreateOrUpdateOrganizationValues: [
-      "PATCH /organizations/{org}/org-properties/values"
-    ],
-    customPropertiesForOrgsGetOrganizationValues: [
-      "GET /organizations/{org}/org-properties/values"
-    ],
-    customPropertiesForReposCreateOrUpdateOrganizationDefinition: [
-      "PUT /orgs/{org}/properties/schema/{custom_property_name}"
-    ],
-    customPropertiesForReposCreateOrUpdateOrganizationDefinitions: [
-      "PATCH /orgs/{org}/properties/schema"
-    ],
-    customPropertiesForReposCreateOrUpdateOrganizationValues: [
-      "PATCH /orgs/{org}/properties/values"
-    ],
-    customPropertiesForReposDeleteOrganizationDefinition: [
-      "DELETE /orgs/{org}/properties/schema/{custom_property_name}"
-    ],
-    customPropertiesForReposGetOrganizationDefinition: [
-      "GET /orgs/{org}/properties/schema/{custom_property_name}"
-    ],
-    customPropertiesForReposGetOrganizationDefinitions: [
-      "GET /orgs/{org}/properties/schema"
-    ],
-    customPropertiesForReposGetOrganizationValues: [
-      "GET /orgs/{org}/properties/values"
-    ],
-    delete: ["DELETE /orgs/{org}"],
-    deleteAttestationsBulk: ["POST /orgs/{org}/attestations/delete-request"],
-    deleteAttestationsById: [
-      "DELETE /orgs/{org}/attestations/{attestation_id}"
-    ],
-    deleteAttestationsBySubjectDigest: [
-      "DELETE /orgs/{org}/attestations/digest/{subject_digest}"
-    ],
-    deleteIssueType: ["DELETE /orgs/{org}/issue-types/{issue_type_id}"],
-    deleteWebhook: ["DELETE /orgs/{org}/hooks/{hook_id}"],
-    disableSelectedRepositoryImmutableReleasesOrganization: [
-      "DELETE /orgs/{org}/settings/immutable-releases/repositories/{repository_id}"
-    ],
-    enableSelectedRepositoryImmutableReleasesOrganization: [
-      "PUT /orgs/{org}/settings/immutable-releases/repositories/{repository_id}"
-    ],
-    get: ["GET /orgs/{org}"],
-    getImmutableReleasesSettings: [
-      "GET /orgs/{org}/settings/immutable-releases"
-    ],
-    getImmutableReleasesSettingsRepositories: [
-      "GET /orgs/{org}/settings/immutable-releases/repositories"
-    ],
-    getMembershipForAuthenticatedUser: ["GET /user/memberships/orgs/{org}"],
-    getMembershipForUser: ["GET /orgs/{org}/memberships/{username}"],
-    getOrgRole: ["GET /orgs/{org}/organization-roles/{role_id}"],
-    getOrgRulesetHistory: ["GET /orgs/{org}/rulesets/{ruleset_id}/history"],
-    getOrgRulesetVersion: [
-      "GET /orgs/{org}/rulesets/{ruleset_id}/history/{version_id}"
-    ],
-    getWebhook: ["GET /orgs/{org}/hooks/{hook_id}"],
-    getWebhookConfigForOrg: ["GET /orgs/{org}/hooks/{hook_id}/config"],
-    getWebhookDelivery: [
-      "GET /orgs/{org}/hooks/{hook_id}/deliveries/{delivery_id}"
-    ],
-    list: ["GET /organizations"],
-    listAppInstallations: ["GET /orgs/{org}/installations"],
-    listArtifactStorageRecords: [
-      "GET /orgs/{org}/artifacts/{subject_digest}/metadata/storage-records"
-    ],
-    listAttestationRepositories: ["GET /orgs/{org}/attestations/repositories"],
-    listAttestations: ["GET /orgs/{org}/attestations/{subject_digest}"],
-    listAttestationsBulk: [
-      "POST /orgs/{org}/attestations/bulk-list{?per_page,before,after}"
-    ],
-    listBlockedUsers: ["GET /orgs/{org}/blocks"],
-    listFailedInvitations: ["GET /orgs/{org}/failed_invitations"],
-    listForAuthenticatedUser: ["GET /user/orgs"],
-    listForUser: ["GET /users/{username}/orgs"],
-    listInvitationTeams: ["GET /orgs/{org}/invitations/{invitation_id}/teams"],
-    listIssueTypes: ["GET /orgs/{org}/issue-types"],
-    listMembers: ["GET /orgs/{org}/members"],
-    listMembershipsForAuthenticatedUser: ["GET /user/memberships/orgs"],
-    listOrgRoleTeams: ["GET /orgs/{org}/organization-roles/{role_id}/teams"],
-    listOrgRoleUsers: ["GET /orgs/{org}/organization-roles/{role_id}/users"],
-    listOrgRoles: ["GET /orgs/{org}/organization-roles"],
-    listOrganizationFineGrainedPermissions: [
-      "GET /orgs/{org}/organization-fine-grained-permissions"
-    ],
-    listOutsideCollaborators: ["GET /orgs/{org}/outside_collaborators"],
-    listPatGrantRepositories: [
-      "GET /orgs/{org}/personal-access-tokens/{pat_id}/repositories"
-    ],
-    listPatGrantRequestRepositories: [
-      "GET /orgs/{org}/personal-access-token-requests/{pat_request_id}/repositories"
-    ],
-    listPatGrantRequests: ["GET /orgs/{org}/personal-access-token-requests"],
-    listPatGrants: ["GET /orgs/{org}/personal-access-tokens"],
-    listPendingInvitations: ["GET /orgs/{org}/invitations"],
-    listPublicMembers: ["GET /orgs/{org}/public_members"],
-    listSecurityManagerTeams: [
-      "GET /orgs/{org}/security-managers",
-      {},
-      {
-        deprecated: "octokit.rest.orgs.listSecurityManagerTeams() is deprecated, see https://docs.github.com/rest/orgs/security-managers#list-security-manager-teams"
-      }
-    ],
-    listWebhookDeliveries: ["GET /orgs/{org}/hooks/{hook_id}/deliveries"],
-    listWebhooks: ["GET /orgs/{org}/hooks"],
-    pingWebhook: ["POST /orgs/{org}/hooks/{hook_id}/pings"],
-    redeliverWebhookDelivery: [
-      "POST /orgs/{org}/hooks/{hook_id}/deliveries/{delivery_id}/attempts"
-    ],
-    removeMember: ["DELETE /orgs/{org}/members/{username}"],
-    removeMembershipForUser: ["DELETE /orgs/{org}/memberships/{username}"],
-    removeOutsideCollaborator: [
-      "DELETE /orgs/{org}/outside_collaborators/{username}"
-    ],
-    removePublicMembershipForAuthenticatedUser: [
-      "DELETE /orgs/{org}/public_members/{username}"
-    ],
-    removeSecurityManagerTeam: [
-      "DELETE /orgs/{org}/security-managers/teams/{team_slug}",
-      {},
-      {
-        deprecated: "octokit.rest.orgs.removeSecurityManagerTeam() is deprecated, see https://docs.github.com/rest/orgs/security-managers#remove-a-security-manager-team"
-      }
-    ],
-    reviewPatGrantRequest: [
-      "POST /orgs/{org}/personal-access-token-requests/{pat_request_id}"
-    ],
-    reviewPatGrantRequestsInBulk: [
-      "POST /orgs/{org}/personal-access-token-requests"
-    ],
-    revokeAllOrgRolesTeam: [
-      "DELETE /orgs/{org}/organization-roles/teams/{team_slug}"
-    ],
-    revokeAllOrgRolesUser: [
-      "DELETE /orgs/{org}/organization-roles/users/{username}"
-    ],
-    revokeOrgRoleTeam: [
-      "DELETE /orgs/{org}/organization-roles/teams/{team_slug}/{role_id}"
-    ],
-    revokeOrgRoleUser: [
-      "DELETE /orgs/{org}/organization-roles/users/{username}/{role_id}"
-    ],
-    setImmutableReleasesSettings: [
-      "PUT /orgs/{org}/settings/immutable-releases"
-    ],
-    setImmutableReleasesSettingsRepositories: [
-      "PUT /orgs/{org}/settings/immutable-releases/repositories"
-    ],
-    setMembershipForUser: ["PUT /orgs/{org}/memberships/{username}"],
-    setPublicMembershipForAuthenticatedUser: [
-      "PUT /orgs/{org}/public_members/{username}"
-    ],
-    unblockUser: ["DELETE /orgs/{org}/blocks/{username}"],
-    update: ["PATCH /orgs/{org}"],
-    updateIssueType: ["PUT /orgs/{org}/issue-types/{issue_type_id}"],
-    updateMembershipForAuthenticatedUser: [
-      "PATCH /user/memberships/orgs/{org}"
-    ],
-    updatePatAccess: ["POST /orgs/{org}/personal-access-tokens/{pat_id}"],
-    updatePatAccesses: ["POST /orgs/{org}/personal-access-tokens"],
-    updateWebhook: ["PATCH /orgs/{org}/hooks/{hook_id}"],
-    updateWebhookConfigForOrg: ["PATCH /orgs/{org}/hooks/{hook_id}/config"]
-  },
-  packages: {
-    deletePackageForAuthenticatedUser: [
-      "DELETE /user/packages/{package_type}/{package_name}"
-    ],
-    deletePackageForOrg: [
-      "DELETE /orgs/{org}/packages/{package_type}/{package_name}"
-    ],
-    deletePackageForUser: [
-      "DELETE /users/{username}/packages/{package_type}/{package_name}"
-    ],
-    deletePackageVersionForAuthenticatedUser: [
-      "DELETE /user/packages/{package_type}/{package_name}/versions/{package_version_id}"
-    ],
-    deletePackageVersionForOrg: [
-      "DELETE /orgs/{org}/packages/{package_type}/{package_name}/versions/{package_version_id}"
-    ],
-    deletePackageVersionForUser: [
-      "DELETE /users/{username}/packages/{package_type}/{package_name}/versions/{package_version_id}"
-    ],
-    getAllPackageVersionsForAPackageOwnedByAnOrg: [
-      "GET /orgs/{org}/packages/{package_type}/{package_name}/versions",
-      {},
-      { renamed: ["packages", "getAllPackageVersionsForPackageOwnedByOrg"] }
-    ],
-    getAllPackageVersionsForAPackageOwnedByTheAuthenticatedUser: [
-      "GET /user/packages/{package_type}/{package_name}/versions",
-      {},
-      {
-        renamed: [
-          "packages",
-          "getAllPackageVersionsForPackageOwnedByAuthenticatedUser"
-        ]
-      }
-    ],
-    getAllPackageVersionsForPackageOwnedByAuthenticatedUser: [
-      "GET /user/packages/{package_type}/{package_name}/versions"
-    ],
-    getAllPackageVersionsForPackageOwnedByOrg: [
-      "GET /orgs/{org}/packages/{package_type}/{package_name}/versions"
-    ],
-    getAllPackageVersionsForPackageOwnedByUser: [
-      "GET /users/{username}/packages/{package_type}/{package_name}/versions"
-    ],
-    getPackageForAuthenticatedUser: [
-      "GET /user/packages/{package_type}/{package_name}"
-    ],
-    getPackageForOrganization: [
-      "GET /orgs/{org}/packages/{package_type}/{package_name}"
-    ],
-    getPackageForUser: [
-      "GET /users/{username}/packages/{package_type}/{package_name}"
-    ],
-    getPackageVersionForAuthenticatedUser: [
-      "GET /user/packages/{package_type}/{package_name}/versions/{package_version_id}"
-    ],
-    getPackageVersionForOrganization: [
-      "GET /orgs/{org}/packages/{package_type}/{package_name}/versions/{package_version_id}"
-    ],
-    getPackageVersionForUser: [
-      "GET /users/{username}/packages/{package_type}/{package_name}/versions/{package_version_id}"
-    ],
-    listDockerMigrationConflictingPackagesForAuthenticatedUser: [
-      "GET /user/docker/conflicts"
-    ],
-    listDockerMigrationConflictingPackagesForOrganization: [
-      "GET /orgs/{org}/docker/conflicts"
-    ],
-    listDockerMigrationConflictingPackagesForUser: [
-      "GET /users/{username}/docker/conflicts"
-    ],
-    listPackagesForAuthenticatedUser: ["GET /user/packages"],
-    listPackagesForOrganization: ["GET /orgs/{org}/packages"],
-    listPackagesForUser: ["GET /users/{username}/packages"],
-    restorePackageForAuthenticatedUser: [
-      "POST /user/packages/{package_type}/{package_name}/restore{?token}"
-    ],
-    restorePackageForOrg: [
-      "POST /orgs/{org}/packages/{package_type}/{package_name}/restore{?token}"
-    ],
-    restorePackageForUser: [
-      "POST /users/{username}/packages/{package_type}/{package_name}/restore{?token}"
-    ],
-    restorePackageVersionForAuthenticatedUser: [
-      "POST /user/packages/{package_type}/{package_name}/versions/{package_version_id}/restore"
-    ],
-    restorePackageVersionForOrg: [
-      "POST /orgs/{org}/packages/{package_type}/{package_name}/versions/{package_version_id}/restore"
-    ],
-    restorePackageVersionForUser: [
-      "POST /users/{username}/packages/{package_type}/{package_name}/versions/{package_version_id}/restore"
-    ]
-  },
-  privateRegistries: {
-    createOrgPrivateRegistry: ["POST /orgs/{org}/private-registries"],
-    deleteOrgPrivateRegistry: [
-      "DELETE /orgs/{org}/private-registries/{secret_name}"
-    ],
-    getOrgPrivateRegistry: ["GET /orgs/{org}/private-registries/{secret_name}"],
-    getOrgPublicKey: ["GET /orgs/{org}/private-registries/public-key"],
-    listOrgPrivateRegistries: ["GET /orgs/{org}/private-registries"],
-    updateOrgPrivateRegistry: [
-      "PATCH /orgs/{org}/private-registries/{secret_name}"
-    ]
-  },
-  projects: {
-    addItemForOrg: ["POST /orgs/{org}/projectsV2/{project_number}/items"],
-    addItemForUser: [
-      "POST /users/{username}/projectsV2/{project_number}/items"
-    ],
-    deleteItemForOrg: [
-      "DELETE /orgs/{org}/projectsV2/{project_number}/items/{item_id}"
-    ],
-    deleteItemForUser: [
-      "DELETE /users/{username}/projectsV2/{project_number}/items/{item_id}"
-    ],
-    getFieldForOrg: [
-      "GET /orgs/{org}/projectsV2/{project_number}/fields/{field_id}"
-    ],
-    getFieldForUser: [
-      "GET /users/{username}/projectsV2/{project_number}/fields/{field_id}"
-    ],
-    getForOrg: ["GET /orgs/{org}/projectsV2/{project_number}"],
-    getForUser: ["GET /users/{username}/projectsV2/{project_number}"],
-    getOrgItem: ["GET /orgs/{org}/projectsV2/{project_number}/items/{item_id}"],
-    getUserItem: [
-      "GET /users/{username}/projectsV2/{project_number}/items/{item_id}"
-    ],
-    listFieldsForOrg: ["GET /orgs/{org}/projectsV2/{project_number}/fields"],
-    listFieldsForUser: [
-      "GET /users/{username}/projectsV2/{project_number}/fields"
-    ],
-    listForOrg: ["GET /orgs/{org}/projectsV2"],
-    listForUser: ["GET /users/{username}/projectsV2"],
-    listItemsForOrg: ["GET /orgs/{org}/projectsV2/{project_number}/items"],
-    listItemsForUser: [
-      "GET /users/{username}/projectsV2/{project_number}/items"
-    ],
-    updateItemForOrg: [
-      "PATCH /orgs/{org}/projectsV2/{project_number}/items/{item_id}"
-    ],
-    updateItemForUser: [
-      "PATCH /users/{username}/projectsV2/{project_number}/items/{item_id}"
-    ]
-  },
-  pulls: {
-    checkIfMerged: ["GET /repos/{owner}/{repo}/pulls/{pull_number}/merge"],
-    create: ["POST /repos/{owner}/{repo}/pulls"],
-    createReplyForReviewComment: [
-      "POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies"
-    ],
-    createReview: ["POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews"],
-    createReviewComment: [
-      "POST /repos/{owner}/{repo}/pulls/{pull_number}/comments"
-    ],
-    deletePendingReview: [
-      "DELETE /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}"
-    ],
-    deleteReviewComment: [
-      "DELETE /repos/{owner}/{repo}/pulls/comments/{comment_id}"
-    ],
-    dismissReview: [
-      "PUT /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/dismissals"
-    ],
-    get: ["GET /repos/{owner}/{repo}/pulls/{pull_number}"],
-    getReview: [
-      "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}"
-    ],
-    getReviewComment: ["GET /repos/{owner}/{repo}/pulls/comments/{comment_id}"],
-    list: ["GET /repos/{owner}/{repo}/pulls"],
-    listCommentsForReview: [
-      "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments"
-    ],
-    listCommits: ["GET /repos/{owner}/{repo}/pulls/{pull_number}/commits"],
-    listFiles: ["GET /repos/{owner}/{repo}/pulls/{pull_number}/files"],
-    listRequestedReviewers: [
-      "GET /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers"
-    ],
-    listReviewComments: [
-      "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments"
-    ],
-    listReviewCommentsForRepo: ["GET /repos/{owner}/{repo}/pulls/comments"],
-    listReviews: ["GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews"],
-    merge: ["PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge"],
-    removeRequestedReviewers: [
-      "DELETE /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers"
-    ],
-    requestReviewers: [
-      "POST /repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers"
-    ],
-    submitReview: [
-      "POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/events"
-    ],
-    update: ["PATCH /repos/{owner}/{repo}/pulls/{pull_number}"],
-    updateBranch: [
-      "PUT /repos/{owner}/{repo}/pulls/{pull_number}/update-branch"
-    ],
-    updateReview: [
-      "PUT /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}"
-    ],
-    updateReviewComment: [
-      "PATCH /repos/{owner}/{repo}/pulls/comments/{comment_id}"
-    ]
-  },
-  rateLimit: { get: ["GET /rate_limit"] },
-  reactions: {
-    createForCommitComment: [
-      "POST /repos/{owner}/{repo}/comments/{comment_id}/reactions"
-    ],
-    createForIssue: [
-      "POST /repos/{owner}/{repo}/issues/{issue_number}/reactions"
-    ],
-    createForIssueComment: [
-      "POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions"
-    ],
-    createForPullRequestReviewComment: [
-      "POST /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions"
-    ],
-    createForRelease: [
-      "POST /repos/{owner}/{repo}/releases/{release_id}/reactions"
-    ],
-    createForTeamDiscussionCommentInOrg: [
-      "POST /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}/reactions"
-    ],
-    createForTeamDiscussionInOrg: [
-      "POST /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/reactions"
-    ],
-    deleteForCommitComment: [
-      "DELETE /repos/{owner}/{repo}/comments/{comment_id}/reactions/{reaction_id}"
-    ],
-    deleteForIssue: [
-      "DELETE /repos/{owner}/{repo}/issues/{issue_number}/reactions/{reaction_id}"
-    ],
-    deleteForIssueComment: [
-      "DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions/{reaction_id}"
-    ],
-    deleteForPullRequestComment: [
-      "DELETE /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions/{reaction_id}"
-    ],
-    deleteForRelease: [
-      "DELETE /repos/{owner}/{repo}/releases/{release_id}/reactions/{reaction_id}"
-    ],
-    deleteForTeamDiscussion: [
-      "DELETE /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/reactions/{reaction_id}"
-    ],
-    deleteForTeamDiscussionComment: [
-      "DELETE /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}/reactions/{reaction_id}"
-    ],
-    listForCommitComment: [
-      "GET /repos/{owner}/{repo}/comments/{comment_id}/reactions"
-    ],
-    listForIssue: ["GET /repos/{owner}/{repo}/issues/{issue_number}/reactions"],
-    listForIssueComment: [
-      "GET /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions"
-    ],
-    listForPullRequestReviewComment: [
-      "GET /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions"
-    ],
-    listForRelease: [
-      "GET /repos/{owner}/{repo}/releases/{release_id}/reactions"
-    ],
-    listForTeamDiscussionCommentInOrg: [
-      "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}/reactions"
-    ],
-    listForTeamDiscussionInOrg: [
-      "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/reactions"
-    ]
-  },
-  repos: {
-    acceptInvitation: [
-      "PATCH /user/repository_invitations/{invitation_id}",
-      {},
-      { renamed: ["repos", "acceptInvitationForAuthenticatedUser"] }
-    ],
-    acceptInvitationForAuthenticatedUser: [
-      "PATCH /user/repository_invitations/{invitation_id}"
-    ],
-    addAppAccessRestrictions: [
-      "POST /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/apps",
-      {},
-      { mapToData: "apps" }
-    ],
-    addCollaborator: ["PUT /repos/{owner}/{repo}/collaborators/{username}"],
-    addStatusCheckContexts: [
-      "POST /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks/contexts",
-      {},
-      { mapToData: "contexts" }
-    ],
-    addTeamAccessRestrictions: [
-      "POST /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/teams",
-      {},
-      { mapToData: "teams" }
-    ],
-    addUserAccessRestrictions: [
-      "POST /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/users",
-      {},
-      { mapToData: "users" }
-    ],
-    cancelPagesDeployment: [
-      "POST /repos/{owner}/{repo}/pages/deployments/{pages_deployment_id}/cancel"
-    ],
-    checkAutomatedSecurityFixes: [
-      "GET /repos/{owner}/{repo}/automated-security-fixes"
-    ],
-    checkCollaborator: ["GET /repos/{owner}/{repo}/collaborators/{username}"],
-    checkImmutableReleases: ["GET /repos/{owner}/{repo}/immutable-releases"],
-    checkPrivateVulnerabilityReporting: [
-      "GET /repos/{owner}/{repo}/private-vulnerability-reporting"
-    ],
-    checkVulnerabilityAlerts: [
-      "GET /repos/{owner}/{repo}/vulnerability-alerts"
-    ],
-    codeownersErrors: ["GET /repos/{owner}/{repo}/codeowners/errors"],
-    compareCommits: ["GET /repos/{owner}/{repo}/compare/{base}...{head}"],
-    compareCommitsWithBasehead: [
-      "GET /repos/{owner}/{repo}/compare/{basehead}"
-    ],
-    createAttestation: ["POST /repos/{owner}/{repo}/attestations"],
-    createAutolink: ["POST /repos/{owner}/{repo}/autolinks"],
-    createCommitComment: [
-      "POST /repos/{owner}/{repo}/commits/{commit_sha}/comments"
-    ],
-    createCommitSignatureProtection: [
-      "POST /repos/{owner}/{repo}/branches/{branch}/protection/required_signatures"
-    ],
-    createCommitStatus: ["POST /repos/{owner}/{repo}/statuses/{sha}"],
-    createDeployKey: ["POST /repos/{owner}/{repo}/keys"],
-    createDeployment: ["POST /repos/{owner}/{repo}/deployments"],
-    createDeploymentBranchPolicy: [
-      "POST /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies"
-    ],
-    createDeploymentProtectionRule: [
-      "POST /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules"
-    ],
-    createDeploymentStatus: [
-      "POST /repos/{owner}/{repo}/deployments/{deployment_id}/statuses"
-    ],
-    createDispatchEvent: ["POST /repos/{owner}/{repo}/dispatches"],
-    createForAuthenticatedUser: ["POST /user/repos"],
-    createFork: ["POST /repos/{owner}/{repo}/forks"],
-    createInOrg: ["POST /orgs/{org}/repos"],
-    createOrUpdateEnvironment: [
-      "PUT /repos/{owner}/{repo}/environments/{environment_name}"
-    ],
-    createOrUpdateFileContents: ["PUT /repos/{owner}/{repo}/contents/{path}"],
-    createOrgRuleset: ["POST /orgs/{org}/rulesets"],
-    createPagesDeployment: ["POST /repos/{owner}/{repo}/pages/deployments"],
-    createPagesSite: ["POST /repos/{owner}/{repo}/pages"],
-    createRelease: ["POST /repos/{owner}/{repo}/releases"],
-    createRepoRuleset: ["POST /repos/{owner}/{repo}/rulesets"],
-    createUsingTemplate: [
-      "POST /repos/{template_owner}/{template_repo}/generate"
-    ],
-    createWebhook: ["POST /repos/{owner}/{repo}/hooks"],
-    customPropertiesForReposCreateOrUpdateRepositoryValues: [
-      "PATCH /repos/{owner}/{repo}/properties/values"
-    ],
-    customPropertiesForReposGetRepositoryValues: [
-      "GET /repos/{owner}/{repo}/properties/values"
-    ],
-    declineInvitation: [
-      "DELETE /user/repository_invitations/{invitation_id}",
-      {},
-      { renamed: ["repos", "declineInvitationForAuthenticatedUser"] }
-    ],
-    declineInvitationForAuthenticatedUser: [
-      "DELETE /user/repository_invitations/{invitation_id}"
-    ],
-    delete: ["DELETE /repos/{owner}/{repo}"],
-    deleteAccessRestrictions: [
-      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/restrictions"
-    ],
-    deleteAdminBranchProtection: [
-      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/enforce_admins"
-    ],
-    deleteAnEnvironment: [
-      "DELETE /repos/{owner}/{repo}/environments/{environment_name}"
-    ],
-    deleteAutolink: ["DELETE /repos/{owner}/{repo}/autolinks/{autolink_id}"],
-    deleteBranchProtection: [
-      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection"
-    ],
-    deleteCommitComment: ["DELETE /repos/{owner}/{repo}/comments/{comment_id}"],
-    deleteCommitSignatureProtection: [
-      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/required_signatures"
-    ],
-    deleteDeployKey: ["DELETE /repos/{owner}/{repo}/keys/{key_id}"],
-    deleteDeployment: [
-      "DELETE /repos/{owner}/{repo}/deployments/{deployment_id}"
-    ],
-    deleteDeploymentBranchPolicy: [
-      "DELETE /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies/{branch_policy_id}"
-    ],
-    deleteFile: ["DELETE /repos/{owner}/{repo}/contents/{path}"],
-    deleteInvitation: [
-      "DELETE /repos/{owner}/{repo}/invitations/{invitation_id}"
-    ],
-    deleteOrgRuleset: ["DELETE /orgs/{org}/rulesets/{ruleset_id}"],
-    deletePagesSite: ["DELETE /repos/{owner}/{repo}/pages"],
-    deletePullRequestReviewProtection: [
-      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/required_pull_request_reviews"
-    ],
-    deleteRelease: ["DELETE /repos/{owner}/{repo}/releases/{release_id}"],
-    deleteReleaseAsset: [
-      "DELETE /repos/{owner}/{repo}/releases/assets/{asset_id}"
-    ],
-    deleteRepoRuleset: ["DELETE /repos/{owner}/{repo}/rulesets/{ruleset_id}"],
-    deleteWebhook: ["DELETE /repos/{owner}/{repo}/hooks/{hook_id}"],
-    disableAutomatedSecurityFixes: [
-      "DELETE /repos/{owner}/{repo}/automated-security-fixes"
-    ],
-    disableDeploymentProtectionRule: [
-      "DELETE /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules/{protection_rule_id}"
-    ],
-    disableImmutableReleases: [
-      "DELETE /repos/{owner}/{repo}/immutable-releases"
-    ],
-    disablePrivateVulnerabilityReporting: [
-      "DELETE /repos/{owner}/{repo}/private-vulnerability-reporting"
-    ],
-    disableVulnerabilityAlerts: [
-      "DELETE /repos/{owner}/{repo}/vulnerability-alerts"
-    ],
-    downloadArchive: [
-      "GET /repos/{owner}/{repo}/zipball/{ref}",
-      {},
-      { renamed: ["repos", "downloadZipballArchive"] }
-    ],
-    downloadTarballArchive: ["GET /repos/{owner}/{repo}/tarball/{ref}"],
-    downloadZipballArchive: ["GET /repos/{owner}/{repo}/zipball/{ref}"],
-    enableAutomatedSecurityFixes: [
-      "PUT /repos/{owner}/{repo}/automated-security-fixes"
-    ],
-    enableImmutableReleases: ["PUT /repos/{owner}/{repo}/immutable-releases"],
-    enablePrivateVulnerabilityReporting: [
-      "PUT /repos/{owner}/{repo}/private-vulnerability-reporting"
-    ],
-    enableVulnerabilityAlerts: [
-      "PUT /repos/{owner}/{repo}/vulnerability-alerts"
-    ],
-    generateReleaseNotes: [
-      "POST /repos/{owner}/{repo}/releases/generate-notes"
-    ],
-    get: ["GET /repos/{owner}/{repo}"],
-    getAccessRestrictions: [
-      "GET /repos/{owner}/{repo}/branches/{branch}/protection/restrictions"
-    ],
-    getAdminBranchProtection: [
-      "GET /repos/{owner}/{repo}/branches/{branch}/protection/enforce_admins"
-    ],
-    getAllDeploymentProtectionRules: [
-      "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules"
-    ],
-    getAllEnvironments: ["GET /repos/{owner}/{repo}/environments"],
-    getAllStatusCheckContexts: [
-      "GET /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks/contexts"
-    ],
-    getAllTopics: ["GET /repos/{owner}/{repo}/topics"],
-    getAppsWithAccessToProtectedBranch: [
-      "GET /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/apps"
-    ],
-    getAutolink: ["GET /repos/{owner}/{repo}/autolinks/{autolink_id}"],
-    getBranch: ["GET /repos/{owner}/{repo}/branches/{branch}"],
-    getBranchProtection: [
-      "GET /repos/{owner}/{repo}/branches/{branch}/protection"
-    ],
-    getBranchRules: ["GET /repos/{owner}/{repo}/rules/branches/{branch}"],
-    getClones: ["GET /repos/{owner}/{repo}/traffic/clones"],
-    getCodeFrequencyStats: ["GET /repos/{owner}/{repo}/stats/code_frequency"],
-    getCollaboratorPermissionLevel: [
-      "GET /repos/{owner}/{repo}/collaborators/{username}/permission"
-    ],
-    getCombinedStatusForRef: ["GET /repos/{owner}/{repo}/commits/{ref}/status"],
-    getCommit: ["GET /repos/{owner}/{repo}/commits/{ref}"],
-    getCommitActivityStats: ["GET /repos/{owner}/{repo}/stats/commit_activity"],
-    getCommitComment: ["GET /repos/{owner}/{repo}/comments/{comment_id}"],
-    getCommitSignatureProtection: [
-      "GET /repos/{owner}/{repo}/branches/{branch}/protection/required_signatures"
-    ],
-    getCommunityProfileMetrics: ["GET /repos/{owner}/{repo}/community/profile"],
-    getContent: ["GET /repos/{owner}/{repo}/contents/{path}"],
-    getContributorsStats: ["GET /repos/{owner}/{repo}/stats/contributors"],
-    getCustomDeploymentProtectionRule: [
-      "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules/{protection_rule_id}"
-    ],
-    getDeployKey: ["GET /repos/{owner}/{repo}/keys/{key_id}"],
-    getDeployment: ["GET /repos/{owner}/{repo}/deployments/{deployment_id}"],
-    getDeploymentBranchPolicy: [
-      "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies/{branch_policy_id}"
-    ],
-    getDeploymentStatus: [
-      "GET /repos/{owner}/{repo}/deployments/{deployment_id}/statuses/{status_id}"
-    ],
-    getEnvironment: [
-      "GET /repos/{owner}/{repo}/environments/{environment_name}"
-    ],
-    getLatestPagesBuild: ["GET /repos/{owner}/{repo}/pages/builds/latest"],
-    getLatestRelease: ["GET /repos/{owner}/{repo}/releases/latest"],
-    getOrgRuleSuite: ["GET /orgs/{org}/rulesets/rule-suites/{rule_suite_id}"],
-    getOrgRuleSuites: ["GET /orgs/{org}/rulesets/rule-suites"],
-    getOrgRuleset: ["GET /orgs/{org}/rulesets/{ruleset_id}"],
-    getOrgRulesets: ["GET /orgs/{org}/rulesets"],
-    getPages: ["GET /repos/{owner}/{repo}/pages"],
-    getPagesBuild: ["GET /repos/{owner}/{repo}/pages/builds/{build_id}"],
-    getPagesDeployment: [
-      "GET /repos/{owner}/{repo}/pages/deployments/{pages_deployment_id}"
-    ],
-    getPagesHealthCheck: ["GET /repos/{owner}/{repo}/pages/health"],
-    getParticipationStats: ["GET /repos/{owner}/{repo}/stats/participation"],
-    getPullRequestReviewProtection: [
-      "GET /repos/{owner}/{repo}/branches/{branch}/protection/required_pull_request_reviews"
-    ],
-    getPunchCardStats: ["GET /repos/{owner}/{repo}/stats/punch_card"],
-    getReadme: ["GET /repos/{owner}/{repo}/readme"],
-    getReadmeInDirectory: ["GET /repos/{owner}/{repo}/readme/{dir}"],
-    getRelease: ["GET /repos/{owner}/{repo}/releases/{release_id}"],
-    getReleaseAsset: ["GET /repos/{owner}/{repo}/releases/assets/{asset_id}"],
-    getReleaseByTag: ["GET /repos/{owner}/{repo}/releases/tags/{tag}"],
-    getRepoRuleSuite: [
-      "GET /repos/{owner}/{repo}/rulesets/rule-suites/{rule_suite_id}"
-    ],
-    getRepoRuleSuites: ["GET /repos/{owner}/{repo}/rulesets/rule-suites"],
-    getRepoRuleset: ["GET /repos/{owner}/{repo}/rulesets/{ruleset_id}"],
-    getRepoRulesetHistory: [
-      "GET /repos/{owner}/{repo}/rulesets/{ruleset_id}/history"
-    ],
-    getRepoRulesetVersion: [
-      "GET /repos/{owner}/{repo}/rulesets/{ruleset_id}/history/{version_id}"
-    ],
-    getRepoRulesets: ["GET /repos/{owner}/{repo}/rulesets"],
-    getStatusChecksProtection: [
-      "GET /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks"
-    ],
-    getTeamsWithAccessToProtectedBranch: [
-      "GET /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/teams"
-    ],
-    getTopPaths: ["GET /repos/{owner}/{repo}/traffic/popular/paths"],
-    getTopReferrers: ["GET /repos/{owner}/{repo}/traffic/popular/referrers"],
-    getUsersWithAccessToProtectedBranch: [
-      "GET /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/users"
-    ],
-    getViews: ["GET /repos/{owner}/{repo}/traffic/views"],
-    getWebhook: ["GET /repos/{owner}/{repo}/hooks/{hook_id}"],
-    getWebhookConfigForRepo: [
-      "GET /repos/{owner}/{repo}/hooks/{hook_id}/config"
-    ],
-    getWebhookDelivery: [
-      "GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries/{delivery_id}"
-    ],
-    listActivities: ["GET /repos/{owner}/{repo}/activity"],
-    listAttestations: [
-      "GET /repos/{owner}/{repo}/attestations/{subject_digest}"
-    ],
-    listAutolinks: ["GET /repos/{owner}/{repo}/autolinks"],
-    listBranches: ["GET /repos/{owner}/{repo}/branches"],
-    listBranchesForHeadCommit: [
-      "GET /repos/{owner}/{repo}/commits/{commit_sha}/branches-where-head"
-    ],
-    listCollaborators: ["GET /repos/{owner}/{repo}/collaborators"],
-    listCommentsForCommit: [
-      "GET /repos/{owner}/{repo}/commits/{commit_sha}/comments"
-    ],
-    listCommitCommentsForRepo: ["GET /repos/{owner}/{repo}/comments"],
-    listCommitStatusesForRef: [
-      "GET /repos/{owner}/{repo}/commits/{ref}/statuses"
-    ],
-    listCommits: ["GET /repos/{owner}/{repo}/commits"],
-    listContributors: ["GET /repos/{owner}/{repo}/contributors"],
-    listCustomDeploymentRuleIntegrations: [
-      "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules/apps"
-    ],
-    listDeployKeys: ["GET /repos/{owner}/{repo}/keys"],
-    listDeploymentBranchPolicies: [
-      "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies"
-    ],
-    listDeploymentStatuses: [
-      "GET /repos/{owner}/{repo}/deployments/{deployment_id}/statuses"
-    ],
-    listDeployments: ["GET /repos/{owner}/{repo}/deployments"],
-    listForAuthenticatedUser: ["GET /user/repos"],
-    listForOrg: ["GET /orgs/{org}/repos"],
-    listForUser: ["GET /users/{username}/repos"],
-    listForks: ["GET /repos/{owner}/{repo}/forks"],
-    listInvitations: ["GET /repos/{owner}/{repo}/invitations"],
-    listInvitationsForAuthenticatedUser: ["GET /user/repository_invitations"],
-    listLanguages: ["GET /repos/{owner}/{repo}/languages"],
-    listPagesBuilds: ["GET /repos/{owner}/{repo}/pages/builds"],
-    listPublic: ["GET /repositories"],
-    listPullRequestsAssociatedWithCommit: [
-      "GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls"
-    ],
-    listReleaseAssets: [
-      "GET /repos/{owner}/{repo}/releases/{release_id}/assets"
-    ],
-    listReleases: ["GET /repos/{owner}/{repo}/releases"],
-    listTags: ["GET /repos/{owner}/{repo}/tags"],
-    listTeams: ["GET /repos/{owner}/{repo}/teams"],
-    listWebhookDeliveries: [
-      "GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries"
-    ],
-    listWebhooks: ["GET /repos/{owner}/{repo}/hooks"],
-    merge: ["POST /repos/{owner}/{repo}/merges"],
-    mergeUpstream: ["POST /repos/{owner}/{repo}/merge-upstream"],
-    pingWebhook: ["POST /repos/{owner}/{repo}/hooks/{hook_id}/pings"],
-    redeliverWebhookDelivery: [
-      "POST /repos/{owner}/{repo}/hooks/{hook_id}/deliveries/{delivery_id}/attempts"
-    ],
-    removeAppAccessRestrictions: [
-      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/apps",
-      {},
-      { mapToData: "apps" }
-    ],
-    removeCollaborator: [
-      "DELETE /repos/{owner}/{repo}/collaborators/{username}"
-    ],
-    removeStatusCheckContexts: [
-      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks/contexts",
-      {},
-      { mapToData: "contexts" }
-    ],
-    removeStatusCheckProtection: [
-      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks"
-    ],
-    removeTeamAccessRestrictions: [
-      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/teams",
-      {},
-      { mapToData: "teams" }
-    ],
-    removeUserAccessRestrictions: [
-      "DELETE /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/users",
-      {},
-      { mapToData: "users" }
-    ],
-    renameBranch: ["POST /repos/{owner}/{repo}/branches/{branch}/rename"],
-    replaceAllTopics: ["PUT /repos/{owner}/{repo}/topics"],
-    requestPagesBuild: ["POST /repos/{owner}/{repo}/pages/builds"],
-    setAdminBranchProtection: [
-      "POST /repos/{owner}/{repo}/branches/{branch}/protection/enforce_admins"
-    ],
-    setAppAccessRestrictions: [
-      "PUT /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/apps",
-      {},
-      { mapToData: "apps" }
-    ],
-    setStatusCheckContexts: [
-      "PUT /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks/contexts",
-      {},
-      { mapToData: "contexts" }
-    ],
-    setTeamAccessRestrictions: [
-      "PUT /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/teams",
-      {},
-      { mapToData: "teams" }
-    ],
-    setUserAccessRestrictions: [
-      "PUT /repos/{owner}/{repo}/branches/{branch}/protection/restrictions/users",
-      {},
-      { mapToData: "users" }
-    ],
-    testPushWebhook: ["POST /repos/{owner}/{repo}/hooks/{hook_id}/tests"],
-    transfer: ["POST /repos/{owner}/{repo}/transfer"],
-    update: ["PATCH /repos/{owner}/{repo}"],
-    updateBranchProtection: [
-      "PUT /repos/{owner}/{repo}/branches/{branch}/protection"
-    ],
-    updateCommitComment: ["PATCH /repos/{owner}/{repo}/comments/{comment_id}"],
-    updateDeploymentBranchPolicy: [
-      "PUT /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies/{branch_policy_id}"
-    ],
-    updateInformationAboutPagesSite: ["PUT /repos/{owner}/{repo}/pages"],
-    updateInvitation: [
-      "PATCH /repos/{owner}/{repo}/invitations/{invitation_id}"
-    ],
-    updateOrgRuleset: ["PUT /orgs/{org}/rulesets/{ruleset_id}"],
-    updatePullRequestReviewProtection: [
-      "PATCH /repos/{owner}/{repo}/branches/{branch}/protection/required_pull_request_reviews"
-    ],
-    updateRelease: ["PATCH /repos/{owner}/{repo}/releases/{release_id}"],
-    updateReleaseAsset: [
-      "PATCH /repos/{owner}/{repo}/releases/assets/{asset_id}"
-    ],
-    updateRepoRuleset: ["PUT /repos/{owner}/{repo}/rulesets/{ruleset_id}"],
-    updateStatusCheckPotection: [
-      "PATCH /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks",
-      {},
-      { renamed: ["repos", "updateStatusCheckProtection"] }
-    ],
-    updateStatusCheckProtection: [
-      "PATCH /repos/{owner}/{repo}/branches/{branch}/protection/required_status_checks"
-    ],
-    updateWebhook: ["PATCH /repos/{owner}/{repo}/hooks/{hook_id}"],
-    updateWebhookConfigForRepo: [
-      "PATCH /repos/{owner}/{repo}/hooks/{hook_id}/config"
-    ],
-    uploadReleaseAsset: [
-      "POST /repos/{owner}/{repo}/releases/{release_id}/assets{?name,label}",
-      { baseUrl: "https://uploads.github.com" }
-    ]
-  },
-  search: {
-    code: ["GET /search/code"],
-    commits: ["GET /search/commits"],
-    issuesAndPullRequests: ["GET /search/issues"],
-    labels: ["GET /search/labels"],
-    repos: ["GET /search/repositories"],
-    topics: ["GET /search/topics"],
-    users: ["GET /search/users"]
-  },
-  secretScanning: {
-    createPushProtectionBypass: [
-      "POST /repos/{owner}/{repo}/secret-scanning/push-protection-bypasses"
-    ],
-    getAlert: [
-      "GET /repos/{owner}/{repo}/secret-scanning/alerts/{alert_number}"
-    ],
-    getScanHistory: ["GET /repos/{owner}/{repo}/secret-scanning/scan-history"],
-    listAlertsForOrg: ["GET /orgs/{org}/secret-scanning/alerts"],
-    listAlertsForRepo: ["GET /repos/{owner}/{repo}/secret-scanning/alerts"],
-    listLocationsForAlert: [
-      "GET /repos/{owner}/{repo}/secret-scanning/alerts/{alert_number}/locations"
-    ],
-    listOrgPatternConfigs: [
-      "GET /orgs/{org}/secret-scanning/pattern-configurations"
-    ],
-    updateAlert: [
-      "PATCH /repos/{owner}/{repo}/secret-scanning/alerts/{alert_number}"
-    ],
-    updateOrgPatternConfigs: [
-      "PATCH /orgs/{org}/secret-scanning/pattern-configurations"
-    ]
-  },
-  securityAdvisories: {
-    createFork: [
-      "POST /repos/{owner}/{repo}/security-advisories/{ghsa_id}/forks"
-    ],
-    createPrivateVulnerabilityReport: [
-      "POST /repos/{owner}/{repo}/security-advisories/reports"
-    ],
-    createRepositoryAdvisory: [
-      "POST /repos/{owner}/{repo}/security-advisories"
-    ],
-    createRepositoryAdvisoryCveRequest: [
-      "POST /repos/{owner}/{repo}/security-advisories/{ghsa_id}/cve"
-    ],
-    getGlobalAdvisory: ["GET /advisories/{ghsa_id}"],
-    getRepositoryAdvisory: [
-      "GET /repos/{owner}/{repo}/security-advisories/{ghsa_id}"
-    ],
-    listGlobalAdvisories: ["GET /advisories"],
-    listOrgRepositoryAdvisories: ["GET /orgs/{org}/security-advisories"],
-    listRepositoryAdvisories: ["GET /repos/{owner}/{repo}/security-advisories"],
-    updateRepositoryAdvisory: [
-      "PATCH /repos/{owner}/{repo}/security-advisories/{ghsa_id}"
-    ]
-  },
-  teams: {
-    addOrUpdateMembershipForUserInOrg: [
-      "PUT /orgs/{org}/teams/{team_slug}/memberships/{username}"
-    ],
-    addOrUpdateRepoPermissionsInOrg: [
-      "PUT /orgs/{org}/teams/{team_slug}/repos/{owner}/{repo}"
-    ],
-    checkPermissionsForRepoInOrg: [
-      "GET /orgs/{org}/teams/{team_slug}/repos/{owner}/{repo}"
-    ],
-    create: ["POST /orgs/{org}/teams"],
-    createDiscussionCommentInOrg: [
-      "POST /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments"
-    ],
-    createDiscussionInOrg: ["POST /orgs/{org}/teams/{team_slug}/discussions"],
-    deleteDiscussionCommentInOrg: [
-      "DELETE /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}"
-    ],
-    deleteDiscussionInOrg: [
-      "DELETE /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}"
-    ],
-    deleteInOrg: ["DELETE /orgs/{org}/teams/{team_slug}"],
-    getByName: ["GET /orgs/{org}/teams/{team_slug}"],
-    getDiscussionCommentInOrg: [
-      "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}"
-    ],
-    getDiscussionInOrg: [
-      "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}"
-    ],
-    getMembershipForUserInOrg: [
-      "GET /orgs/{org}/teams/{team_slug}/memberships/{username}"
-    ],
-    list: ["GET /orgs/{org}/teams"],
-    listChildInOrg: ["GET /orgs/{org}/teams/{team_slug}/teams"],
-    listDiscussionCommentsInOrg: [
-      "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments"
-    ],
-    listDiscussionsInOrg: ["GET /orgs/{org}/teams/{team_slug}/discussions"],
-    listForAuthenticatedUser: ["GET /user/teams"],
-    listMembersInOrg: ["GET /orgs/{org}/teams/{team_slug}/members"],
-    listPendingInvitationsInOrg: [
-      "GET /orgs/{org}/teams/{team_slug}/invitations"
-    ],
-    listReposInOrg: ["GET /orgs/{org}/teams/{team_slug}/repos"],
-    removeMembershipForUserInOrg: [
-      "DELETE /orgs/{org}/teams/{team_slug}/memberships/{username}"
-    ],
-    removeRepoInOrg: [
-      "DELETE /orgs/{org}/teams/{team_slug}/repos/{owner}/{repo}"
-    ],
-    updateDiscussionCommentInOrg: [
-      "PATCH /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}"
-    ],
-    updateDiscussionInOrg: [
-      "PATCH /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}"
-    ],
-    updateInOrg: ["PATCH /orgs/{org}/teams/{team_slug}"]
-  },
-  users: {
-    addEmailForAuthenticated: [
-      "POST /user/emails",
-      {},
-      { renamed: ["users", "addEmailForAuthenticatedUser"] }
-    ],
-    addEmailForAuthenticatedUser: ["POST /user/emails"],
-    addSocialAccountForAuthenticatedUser: ["POST /user/social_accounts"],
-    block: ["PUT /user/blocks/{username}"],
-    checkBlocked: ["GET /user/blocks/{username}"],
-    checkFollowingForUser: ["GET /users/{username}/following/{target_user}"],
-    checkPersonIsFollowedByAuthenticated: ["GET /user/following/{username}"],
-    createGpgKeyForAuthenticated: [
-      "POST /user/gpg_keys",
-      {},
-      { renamed: ["users", "createGpgKeyForAuthenticatedUser"] }
-    ],
-    createGpgKeyForAuthenticatedUser: ["POST /user/gpg_keys"],
-    createPublicSshKeyForAuthenticated: [
-      "POST /user/keys",
-      {},
-      { renamed: ["users", "createPublicSshKeyForAuthenticatedUser"] }
-    ],
-    createPublicSshKeyForAuthenticatedUser: ["POST /user/keys"],
-    createSshSigningKeyForAuthenticatedUser: ["POST /user/ssh_signing_keys"],
-    deleteAttestationsBulk: [
-      "POST /users/{username}/attestations/delete-request"
-    ],
-    deleteAttestationsById: [
-      "DELETE /users/{username}/attestations/{attestation_id}"
-    ],
-    deleteAttestationsBySubjectDigest: [
-      "DELETE /users/{username}/attestations/digest/{subject_digest}"
-    ],
-    deleteEmailForAuthenticated: [
-      "DELETE /user/emails",
-      {},
-      { renamed: ["users", "deleteEmailForAuthenticatedUser"] }
-    ],
-    deleteEmailForAuthenticatedUser: ["DELETE /user/emails"],
-    deleteGpgKeyForAuthenticated: [
-      "DELETE /user/gpg_keys/{gpg_key_id}",
-      {},
-      { renamed: ["users", "deleteGpgKeyForAuthenticatedUser"] }
-    ],
-    deleteGpgKeyForAuthenticatedUser: ["DELETE /user/gpg_keys/{gpg_key_id}"],
-    deletePublicSshKeyForAuthenticated: [
-      "DELETE /user/keys/{key_id}",
-      {},
-      { renamed: ["users", "deletePublicSshKeyForAuthenticatedUser"] }
-    ],
-    deletePublicSshKeyForAuthenticatedUser: ["DELETE /user/keys/{key_id}"],
-    deleteSocialAccountForAuthenticatedUser: ["DELETE /user/social_accounts"],
-    deleteSshSigningKeyForAuthenticatedUser: [
-      "DELETE /user/ssh_signing_keys/{ssh_signing_key_id}"
-    ],
-    follow: ["PUT /user/following/{username}"],
-    getAuthenticated: ["GET /user"],
-    getById: ["GET /user/{account_id}"],
-    getByUsername: ["GET /users/{username}"],
-    getContextForUser: ["GET /users/{username}/hovercard"],
-    getGpgKeyForAuthenticated: [
-      "GET /user/gpg_keys/{gpg_key_id}",
-      {},
-      { renamed: ["users", "getGpgKeyForAuthenticatedUser"] }
-    ],
-    getGpgKeyForAuthenticatedUser: ["GET /user/gpg_keys/{gpg_key_id}"],
-    getPublicSshKeyForAuthenticated: [
-      "GET /user/keys/{key_id}",
-      {},
-      { renamed: ["users", "getPublicSshKeyForAuthenticatedUser"] }
-    ],
-    getPublicSshKeyForAuthenticatedUser: ["GET /user/keys/{key_id}"],
-    getSshSigningKeyForAuthenticatedUser: [
-      "GET /user/ssh_signing_keys/{ssh_signing_key_id}"
-    ],
-    list: ["GET /users"],
-    listAttestations: ["GET /users/{username}/attestations/{subject_digest}"],
-    listAttestationsBulk: [
-      "POST /users/{username}/attestations/bulk-list{?per_page,before,after}"
-    ],
-    listBlockedByAuthenticated: [
-      "GET /user/blocks",
-      {},
-      { renamed: ["users", "listBlockedByAuthenticatedUser"] }
-    ],
-    listBlockedByAuthenticatedUser: ["GET /user/blocks"],
-    listEmailsForAuthenticated: [
-      "GET /user/emails",
-      {},
-      { renamed: ["users", "listEmailsForAuthenticatedUser"] }
-    ],
-    listEmailsForAuthenticatedUser: ["GET /user/emails"],
-    listFollowedByAuthenticated: [
-      "GET /user/following",
-      {},
-      { renamed: ["users", "listFollowedByAuthenticatedUser"] }
-    ],
-    listFollowedByAuthenticatedUser: ["GET /user/following"],
-    listFollowersForAuthenticatedUser: ["GET /user/followers"],
-    listFollowersForUser: ["GET /users/{username}/followers"],
-    listFollowingForUser: ["GET /users/{username}/following"],
-    listGpgKeysForAuthenticated: [
-      "GET /user/gpg_keys",
-      {},
-      { renamed: ["users", "listGpgKeysForAuthenticatedUser"] }
-    ],
-    listGpgKeysForAuthenticatedUser: ["GET /user/gpg_keys"],
-    listGpgKeysForUser: ["GET /users/{username}/gpg_keys"],
-    listPublicEmailsForAuthenticated: [
-      "GET /user/public_emails",
-      {},
-      { renamed: ["users", "listPublicEmailsForAuthenticatedUser"] }
-    ],
-    listPublicEmailsForAuthenticatedUser: ["GET /user/public_emails"],
-    listPublicKeysForUser: ["GET /users/{username}/keys"],
-    listPublicSshKeysForAuthenticated: [
-      "GET /user/keys",
-      {},
-      { renamed: ["users", "listPublicSshKeysForAuthenticatedUser"] }
-    ],
-    listPublicSshKeysForAuthenticatedUser: ["GET /user/keys"],
-    listSocialAccountsForAuthenticatedUser: ["GET /user/social_accounts"],
-    listSocialAccountsForUser: ["GET /users/{username}/social_accounts"],
-    listSshSigningKeysForAuthenticatedUser: ["GET /user/ssh_signing_keys"],
-    listSshSigningKeysForUser: ["GET /users/{username}/ssh_signing_keys"],
-    setPrimaryEmailVisibilityForAuthenticated: [
-      "PATCH /user/email/visibility",
-      {},
-      { renamed: ["users", "setPrimaryEmailVisibilityForAuthenticatedUser"] }
-    ],
-    setPrimaryEmailVisibilityForAuthenticatedUser: [
-      "PATCH /user/email/visibility"
-    ],
-    unblock: ["DELETE /user/blocks/{username}"],
-    unfollow: ["DELETE /user/following/{username}"],
-    updateAuthenticated: ["PATCH /user"]
-  }
-};
-var endpoints_default = Endpoints;
-
-//# sourceMappingURL=endpoints.js.map
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/endpoints-to-methods.js
-
-const endpointMethodsMap = /* @__PURE__ */ new Map();
-for (const [scope, endpoints] of Object.entries(endpoints_default)) {
-  for (const [methodName, endpoint] of Object.entries(endpoints)) {
-    const [route, defaults, decorations] = endpoint;
-    const [method, url] = route.split(/ /);
-    const endpointDefaults = Object.assign(
-      {
-        method,
-        url
-      },
-      defaults
-    );
-    if (!endpointMethodsMap.has(scope)) {
-      endpointMethodsMap.set(scope, /* @__PURE__ */ new Map());
-    }
-    endpointMethodsMap.get(scope).set(methodName, {
-      scope,
-      methodName,
-      endpointDefaults,
-      decorations
-    });
-  }
-}
-const handler = {
-  has({ scope }, methodName) {
-    return endpointMethodsMap.get(scope).has(methodName);
-  },
-  getOwnPropertyDescriptor(target, methodName) {
+    const extras = [
+        ...(p.spec.deny?.length ? [`deny: ${p.spec.deny.join(', ')}`] : []),
+        ...(p.spec.ownerDeny?.length ? [`top-level deny: ${p.spec.ownerDeny.join(', ')}`] : []),
+        ...(p.spec.protect?.length ? [`protects: ${p.spec.protect.join(', ')}`] : []),
+        ...(p.spec.untrustedTriggers ? ['exposed to untrusted triggers'] : []),
+    ];
+    return [`${tools}${unused}`, branches, ...extras].join('; ');
+}
+function section(title, lines) {
+    if (lines.length === 0)
+        return `${title}: none\n`;
+    return `${title} (${lines.length}):\n${lines.map((line) => `  ${line}\n`).join('')}`;
+}
+/** `check --json`: the same facts as the text, as data. */
+function checkJson({ config, perimeters, root }) {
+    const warnings = root === null || config.trust
+        ? []
+        : outsiderWorkflows(root).map((w) => ({
+            workflow: w.file,
+            events: w.events,
+            problem: 'no trust rule',
+        }));
+    const result = root === null ? null : coverage(perimeters, listTrackedFiles(root));
     return {
-      value: this.get(target, methodName),
-      // ensures method is in the cache
-      configurable: true,
-      writable: true,
-      enumerable: true
-    };
-  },
-  defineProperty(target, methodName, descriptor) {
-    Object.defineProperty(target.cache, methodName, descriptor);
-    return true;
-  },
-  deleteProperty(target, methodName) {
-    delete target.cache[methodName];
-    return true;
-  },
-  ownKeys({ scope }) {
-    return [...endpointMethodsMap.get(scope).keys()];
-  },
-  set(target, methodName, value) {
-    return target.cache[methodName] = value;
-  },
-  get({ octokit, scope, cache }, methodName) {
-    if (cache[methodName]) {
-      return cache[methodName];
-    }
-    const method = endpointMethodsMap.get(scope).get(methodName);
-    if (!method) {
-      return void 0;
-    }
-    const { endpointDefaults, decorations } = method;
-    if (decorations) {
-      cache[methodName] = decorate(
-        octokit,
-        scope,
-        methodName,
-        endpointDefaults,
-        decorations
-      );
-    } else {
-      cache[methodName] = octokit.request.defaults(endpointDefaults);
-    }
-    return cache[methodName];
-  }
-};
-function endpointsToMethods(octokit) {
-  const newMethods = {};
-  for (const scope of endpointMethodsMap.keys()) {
-    newMethods[scope] = new Proxy({ octokit, scope, cache: {} }, handler);
-  }
-  return newMethods;
-}
-function decorate(octokit, scope, methodName, defaults, decorations) {
-  const requestWithDefaults = octokit.request.defaults(defaults);
-  function withDecorations(...args) {
-    let options = requestWithDefaults.endpoint.merge(...args);
-    if (decorations.mapToData) {
-      options = Object.assign({}, options, {
-        data: options[decorations.mapToData],
-        [decorations.mapToData]: void 0
-      });
-      return requestWithDefaults(options);
-    }
-    if (decorations.renamed) {
-      const [newScope, newMethodName] = decorations.renamed;
-      octokit.log.warn(
-        `octokit.${scope}.${methodName}() has been renamed to octokit.${newScope}.${newMethodName}()`
-      );
-    }
-    if (decorations.deprecated) {
-      octokit.log.warn(decorations.deprecated);
-    }
-    if (decorations.renamedParameters) {
-      const options2 = requestWithDefaults.endpoint.merge(...args);
-      for (const [name, alias] of Object.entries(
-        decorations.renamedParameters
-      )) {
-        if (name in options2) {
-          octokit.log.warn(
-            `"${name}" parameter is deprecated for "octokit.${scope}.${methodName}()". Use "${alias}" instead`
-          );
-          if (!(alias in options2)) {
-            options2[alias] = options2[name];
-          }
-          delete options2[name];
-        }
-      }
-      return requestWithDefaults(options2);
-    }
-    return requestWithDefaults(...args);
-  }
-  return Object.assign(withDecorations, requestWithDefaults);
-}
-
-//# sourceMappingURL=endpoints-to-methods.js.map
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/index.js
-
-
-function restEndpointMethods(octokit) {
-  const api = endpointsToMethods(octokit);
-  return {
-    rest: api
-  };
-}
-restEndpointMethods.VERSION = dist_src_version_VERSION;
-function legacyRestEndpointMethods(octokit) {
-  const api = endpointsToMethods(octokit);
-  return {
-    ...api,
-    rest: api
-  };
-}
-legacyRestEndpointMethods.VERSION = dist_src_version_VERSION;
-
-//# sourceMappingURL=index.js.map
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
-// pkg/dist-src/version.js
-var plugin_paginate_rest_dist_bundle_VERSION = "0.0.0-development";
-
-// pkg/dist-src/normalize-paginated-list-response.js
-function normalizePaginatedListResponse(response) {
-  if (!response.data) {
-    return {
-      ...response,
-      data: []
-    };
-  }
-  const responseNeedsNormalization = ("total_count" in response.data || "total_commits" in response.data) && !("url" in response.data);
-  if (!responseNeedsNormalization) return response;
-  const incompleteResults = response.data.incomplete_results;
-  const repositorySelection = response.data.repository_selection;
-  const totalCount = response.data.total_count;
-  const totalCommits = response.data.total_commits;
-  delete response.data.incomplete_results;
-  delete response.data.repository_selection;
-  delete response.data.total_count;
-  delete response.data.total_commits;
-  const namespaceKey = Object.keys(response.data)[0];
-  const data = response.data[namespaceKey];
-  response.data = data;
-  if (typeof incompleteResults !== "undefined") {
-    response.data.incomplete_results = incompleteResults;
-  }
-  if (typeof repositorySelection !== "undefined") {
-    response.data.repository_selection = repositorySelection;
-  }
-  response.data.total_count = totalCount;
-  response.data.total_commits = totalCommits;
-  return response;
-}
-
-// pkg/dist-src/iterator.js
-function iterator(octokit, route, parameters) {
-  const options = typeof route === "function" ? route.endpoint(parameters) : octokit.request.endpoint(route, parameters);
-  const requestMethod = typeof route === "function" ? route : octokit.request;
-  const method = options.method;
-  const headers = options.headers;
-  let url = options.url;
-  return {
-    [Symbol.asyncIterator]: () => ({
-      async next() {
-        if (!url) return { done: true };
-        try {
-          const response = await requestMethod({ method, url, headers });
-          const normalizedResponse = normalizePaginatedListResponse(response);
-          url = ((normalizedResponse.headers.link || "").match(
-            /<([^<>]+)>;\s*rel="next"/
-          ) || [])[1];
-          if (!url && "total_commits" in normalizedResponse.data) {
-            const parsedUrl = new URL(normalizedResponse.url);
-            const params = parsedUrl.searchParams;
-            const page = parseInt(params.get("page") || "1", 10);
-            const per_page = parseInt(params.get("per_page") || "250", 10);
-            if (page * per_page < normalizedResponse.data.total_commits) {
-              params.set("page", String(page + 1));
-              url = parsedUrl.toString();
-            }
-          }
-          return { value: normalizedResponse };
-        } catch (error) {
-          if (error.status !== 409) throw error;
-          url = "";
-          return {
-            value: {
-              status: 200,
-              headers: {},
-              data: []
-            }
-          };
-        }
-      }
-    })
-  };
-}
-
-// pkg/dist-src/paginate.js
-function paginate(octokit, route, parameters, mapFn) {
-  if (typeof parameters === "function") {
-    mapFn = parameters;
-    parameters = void 0;
-  }
-  return gather(
-    octokit,
-    [],
-    iterator(octokit, route, parameters)[Symbol.asyncIterator](),
-    mapFn
-  );
-}
-function gather(octokit, results, iterator2, mapFn) {
-  return iterator2.next().then((result) => {
-    if (result.done) {
-      return results;
-    }
-    let earlyExit = false;
-    function done() {
-      earlyExit = true;
-    }
-    results = results.concat(
-      mapFn ? mapFn(result.value, done) : result.value.data
-    );
-    if (earlyExit) {
-      return results;
-    }
-    return gather(octokit, results, iterator2, mapFn);
-  });
-}
-
-// pkg/dist-src/compose-paginate.js
-var composePaginateRest = Object.assign(paginate, {
-  iterator
-});
-
-// pkg/dist-src/generated/paginating-endpoints.js
-var paginatingEndpoints = (/* unused pure expression or super */ null && ([
-  "GET /advisories",
-  "GET /app/hook/deliveries",
-  "GET /app/installation-requests",
-  "GET /app/installations",
-  "GET /assignments/{assignment_id}/accepted_assignments",
-  "GET /classrooms",
-  "GET /classrooms/{classroom_id}/assignments",
-  "GET /enterprises/{enterprise}/code-security/configurations",
-  "GET /enterprises/{enterprise}/code-security/configurations/{configuration_id}/repositories",
-  "GET /enterprises/{enterprise}/dependabot/alerts",
-  "GET /enterprises/{enterprise}/teams",
-  "GET /enterprises/{enterprise}/teams/{enterprise-team}/memberships",
-  "GET /enterprises/{enterprise}/teams/{enterprise-team}/organizations",
-  "GET /events",
-  "GET /gists",
-  "GET /gists/public",
-  "GET /gists/starred",
-  "GET /gists/{gist_id}/comments",
-  "GET /gists/{gist_id}/commits",
-  "GET /gists/{gist_id}/forks",
-  "GET /installation/repositories",
-  "GET /issues",
-  "GET /licenses",
-  "GET /marketplace_listing/plans",
-  "GET /marketplace_listing/plans/{plan_id}/accounts",
-  "GET /marketplace_listing/stubbed/plans",
-  "GET /marketplace_listing/stubbed/plans/{plan_id}/accounts",
-  "GET /networks/{owner}/{repo}/events",
-  "GET /notifications",
-  "GET /organizations",
-  "GET /organizations/{org}/dependabot/repository-access",
-  "GET /orgs/{org}/actions/cache/usage-by-repository",
-  "GET /orgs/{org}/actions/hosted-runners",
-  "GET /orgs/{org}/actions/permissions/repositories",
-  "GET /orgs/{org}/actions/permissions/self-hosted-runners/repositories",
-  "GET /orgs/{org}/actions/runner-groups",
-  "GET /orgs/{org}/actions/runner-groups/{runner_group_id}/hosted-runners",
-  "GET /orgs/{org}/actions/runner-groups/{runner_group_id}/repositories",
-  "GET /orgs/{org}/actions/runner-groups/{runner_group_id}/runners",
-  "GET /orgs/{org}/actions/runners",
-  "GET /orgs/{org}/actions/secrets",
-  "GET /orgs/{org}/actions/secrets/{secret_name}/repositories",
-  "GET /orgs/{org}/actions/variables",
-  "GET /orgs/{org}/actions/variables/{name}/repositories",
-  "GET /orgs/{org}/attestations/repositories",
-  "GET /orgs/{org}/attestations/{subject_digest}",
-  "GET /orgs/{org}/blocks",
-  "GET /orgs/{org}/campaigns",
-  "GET /orgs/{org}/code-scanning/alerts",
-  "GET /orgs/{org}/code-security/configurations",
-  "GET /orgs/{org}/code-security/configurations/{configuration_id}/repositories",
-  "GET /orgs/{org}/codespaces",
-  "GET /orgs/{org}/codespaces/secrets",
-  "GET /orgs/{org}/codespaces/secrets/{secret_name}/repositories",
-  "GET /orgs/{org}/copilot/billing/seats",
-  "GET /orgs/{org}/copilot/metrics",
-  "GET /orgs/{org}/dependabot/alerts",
-  "GET /orgs/{org}/dependabot/secrets",
-  "GET /orgs/{org}/dependabot/secrets/{secret_name}/repositories",
-  "GET /orgs/{org}/events",
-  "GET /orgs/{org}/failed_invitations",
-  "GET /orgs/{org}/hooks",
-  "GET /orgs/{org}/hooks/{hook_id}/deliveries",
-  "GET /orgs/{org}/insights/api/route-stats/{actor_type}/{actor_id}",
-  "GET /orgs/{org}/insights/api/subject-stats",
-  "GET /orgs/{org}/insights/api/user-stats/{user_id}",
-  "GET /orgs/{org}/installations",
-  "GET /orgs/{org}/invitations",
-  "GET /orgs/{org}/invitations/{invitation_id}/teams",
-  "GET /orgs/{org}/issues",
-  "GET /orgs/{org}/members",
-  "GET /orgs/{org}/members/{username}/codespaces",
-  "GET /orgs/{org}/migrations",
-  "GET /orgs/{org}/migrations/{migration_id}/repositories",
-  "GET /orgs/{org}/organization-roles/{role_id}/teams",
-  "GET /orgs/{org}/organization-roles/{role_id}/users",
-  "GET /orgs/{org}/outside_collaborators",
-  "GET /orgs/{org}/packages",
-  "GET /orgs/{org}/packages/{package_type}/{package_name}/versions",
-  "GET /orgs/{org}/personal-access-token-requests",
-  "GET /orgs/{org}/personal-access-token-requests/{pat_request_id}/repositories",
-  "GET /orgs/{org}/personal-access-tokens",
-  "GET /orgs/{org}/personal-access-tokens/{pat_id}/repositories",
-  "GET /orgs/{org}/private-registries",
-  "GET /orgs/{org}/projects",
-  "GET /orgs/{org}/projectsV2",
-  "GET /orgs/{org}/projectsV2/{project_number}/fields",
-  "GET /orgs/{org}/projectsV2/{project_number}/items",
-  "GET /orgs/{org}/properties/values",
-  "GET /orgs/{org}/public_members",
-  "GET /orgs/{org}/repos",
-  "GET /orgs/{org}/rulesets",
-  "GET /orgs/{org}/rulesets/rule-suites",
-  "GET /orgs/{org}/rulesets/{ruleset_id}/history",
-  "GET /orgs/{org}/secret-scanning/alerts",
-  "GET /orgs/{org}/security-advisories",
-  "GET /orgs/{org}/settings/immutable-releases/repositories",
-  "GET /orgs/{org}/settings/network-configurations",
-  "GET /orgs/{org}/team/{team_slug}/copilot/metrics",
-  "GET /orgs/{org}/teams",
-  "GET /orgs/{org}/teams/{team_slug}/discussions",
-  "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
-  "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments/{comment_number}/reactions",
-  "GET /orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/reactions",
-  "GET /orgs/{org}/teams/{team_slug}/invitations",
-  "GET /orgs/{org}/teams/{team_slug}/members",
-  "GET /orgs/{org}/teams/{team_slug}/projects",
-  "GET /orgs/{org}/teams/{team_slug}/repos",
-  "GET /orgs/{org}/teams/{team_slug}/teams",
-  "GET /projects/{project_id}/collaborators",
-  "GET /repos/{owner}/{repo}/actions/artifacts",
-  "GET /repos/{owner}/{repo}/actions/caches",
-  "GET /repos/{owner}/{repo}/actions/organization-secrets",
-  "GET /repos/{owner}/{repo}/actions/organization-variables",
-  "GET /repos/{owner}/{repo}/actions/runners",
-  "GET /repos/{owner}/{repo}/actions/runs",
-  "GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts",
-  "GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs",
-  "GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs",
-  "GET /repos/{owner}/{repo}/actions/secrets",
-  "GET /repos/{owner}/{repo}/actions/variables",
-  "GET /repos/{owner}/{repo}/actions/workflows",
-  "GET /repos/{owner}/{repo}/actions/workflows/{workflow_id}/runs",
-  "GET /repos/{owner}/{repo}/activity",
-  "GET /repos/{owner}/{repo}/assignees",
-  "GET /repos/{owner}/{repo}/attestations/{subject_digest}",
-  "GET /repos/{owner}/{repo}/branches",
-  "GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations",
-  "GET /repos/{owner}/{repo}/check-suites/{check_suite_id}/check-runs",
-  "GET /repos/{owner}/{repo}/code-scanning/alerts",
-  "GET /repos/{owner}/{repo}/code-scanning/alerts/{alert_number}/instances",
-  "GET /repos/{owner}/{repo}/code-scanning/analyses",
-  "GET /repos/{owner}/{repo}/codespaces",
-  "GET /repos/{owner}/{repo}/codespaces/devcontainers",
-  "GET /repos/{owner}/{repo}/codespaces/secrets",
-  "GET /repos/{owner}/{repo}/collaborators",
-  "GET /repos/{owner}/{repo}/comments",
-  "GET /repos/{owner}/{repo}/comments/{comment_id}/reactions",
-  "GET /repos/{owner}/{repo}/commits",
-  "GET /repos/{owner}/{repo}/commits/{commit_sha}/comments",
-  "GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls",
-  "GET /repos/{owner}/{repo}/commits/{ref}/check-runs",
-  "GET /repos/{owner}/{repo}/commits/{ref}/check-suites",
-  "GET /repos/{owner}/{repo}/commits/{ref}/status",
-  "GET /repos/{owner}/{repo}/commits/{ref}/statuses",
-  "GET /repos/{owner}/{repo}/compare/{basehead}",
-  "GET /repos/{owner}/{repo}/compare/{base}...{head}",
-  "GET /repos/{owner}/{repo}/contributors",
-  "GET /repos/{owner}/{repo}/dependabot/alerts",
-  "GET /repos/{owner}/{repo}/dependabot/secrets",
-  "GET /repos/{owner}/{repo}/deployments",
-  "GET /repos/{owner}/{repo}/deployments/{deployment_id}/statuses",
-  "GET /repos/{owner}/{repo}/environments",
-  "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment-branch-policies",
-  "GET /repos/{owner}/{repo}/environments/{environment_name}/deployment_protection_rules/apps",
-  "GET /repos/{owner}/{repo}/environments/{environment_name}/secrets",
-  "GET /repos/{owner}/{repo}/environments/{environment_name}/variables",
-  "GET /repos/{owner}/{repo}/events",
-  "GET /repos/{owner}/{repo}/forks",
-  "GET /repos/{owner}/{repo}/hooks",
-  "GET /repos/{owner}/{repo}/hooks/{hook_id}/deliveries",
-  "GET /repos/{owner}/{repo}/invitations",
-  "GET /repos/{owner}/{repo}/issues",
-  "GET /repos/{owner}/{repo}/issues/comments",
-  "GET /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions",
-  "GET /repos/{owner}/{repo}/issues/events",
-  "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
-  "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by",
-  "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocking",
-  "GET /repos/{owner}/{repo}/issues/{issue_number}/events",
-  "GET /repos/{owner}/{repo}/issues/{issue_number}/labels",
-  "GET /repos/{owner}/{repo}/issues/{issue_number}/reactions",
-  "GET /repos/{owner}/{repo}/issues/{issue_number}/sub_issues",
-  "GET /repos/{owner}/{repo}/issues/{issue_number}/timeline",
-  "GET /repos/{owner}/{repo}/keys",
-  "GET /repos/{owner}/{repo}/labels",
-  "GET /repos/{owner}/{repo}/milestones",
-  "GET /repos/{owner}/{repo}/milestones/{milestone_number}/labels",
-  "GET /repos/{owner}/{repo}/notifications",
-  "GET /repos/{owner}/{repo}/pages/builds",
-  "GET /repos/{owner}/{repo}/projects",
-  "GET /repos/{owner}/{repo}/pulls",
-  "GET /repos/{owner}/{repo}/pulls/comments",
-  "GET /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions",
-  "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments",
-  "GET /repos/{owner}/{repo}/pulls/{pull_number}/commits",
-  "GET /repos/{owner}/{repo}/pulls/{pull_number}/files",
-  "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews",
-  "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments",
-  "GET /repos/{owner}/{repo}/releases",
-  "GET /repos/{owner}/{repo}/releases/{release_id}/assets",
-  "GET /repos/{owner}/{repo}/releases/{release_id}/reactions",
-  "GET /repos/{owner}/{repo}/rules/branches/{branch}",
-  "GET /repos/{owner}/{repo}/rulesets",
-  "GET /repos/{owner}/{repo}/rulesets/rule-suites",
-  "GET /repos/{owner}/{repo}/rulesets/{ruleset_id}/history",
-  "GET /repos/{owner}/{repo}/secret-scanning/alerts",
-  "GET /repos/{owner}/{repo}/secret-scanning/alerts/{alert_number}/locations",
-  "GET /repos/{owner}/{repo}/security-advisories",
-  "GET /repos/{owner}/{repo}/stargazers",
-  "GET /repos/{owner}/{repo}/subscribers",
-  "GET /repos/{owner}/{repo}/tags",
-  "GET /repos/{owner}/{repo}/teams",
-  "GET /repos/{owner}/{repo}/topics",
-  "GET /repositories",
-  "GET /search/code",
-  "GET /search/commits",
-  "GET /search/issues",
-  "GET /search/labels",
-  "GET /search/repositories",
-  "GET /search/topics",
-  "GET /search/users",
-  "GET /teams/{team_id}/discussions",
-  "GET /teams/{team_id}/discussions/{discussion_number}/comments",
-  "GET /teams/{team_id}/discussions/{discussion_number}/comments/{comment_number}/reactions",
-  "GET /teams/{team_id}/discussions/{discussion_number}/reactions",
-  "GET /teams/{team_id}/invitations",
-  "GET /teams/{team_id}/members",
-  "GET /teams/{team_id}/projects",
-  "GET /teams/{team_id}/repos",
-  "GET /teams/{team_id}/teams",
-  "GET /user/blocks",
-  "GET /user/codespaces",
-  "GET /user/codespaces/secrets",
-  "GET /user/emails",
-  "GET /user/followers",
-  "GET /user/following",
-  "GET /user/gpg_keys",
-  "GET /user/installations",
-  "GET /user/installations/{installation_id}/repositories",
-  "GET /user/issues",
-  "GET /user/keys",
-  "GET /user/marketplace_purchases",
-  "GET /user/marketplace_purchases/stubbed",
-  "GET /user/memberships/orgs",
-  "GET /user/migrations",
-  "GET /user/migrations/{migration_id}/repositories",
-  "GET /user/orgs",
-  "GET /user/packages",
-  "GET /user/packages/{package_type}/{package_name}/versions",
-  "GET /user/public_emails",
-  "GET /user/repos",
-  "GET /user/repository_invitations",
-  "GET /user/social_accounts",
-  "GET /user/ssh_signing_keys",
-  "GET /user/starred",
-  "GET /user/subscriptions",
-  "GET /user/teams",
-  "GET /users",
-  "GET /users/{username}/attestations/{subject_digest}",
-  "GET /users/{username}/events",
-  "GET /users/{username}/events/orgs/{org}",
-  "GET /users/{username}/events/public",
-  "GET /users/{username}/followers",
-  "GET /users/{username}/following",
-  "GET /users/{username}/gists",
-  "GET /users/{username}/gpg_keys",
-  "GET /users/{username}/keys",
-  "GET /users/{username}/orgs",
-  "GET /users/{username}/packages",
-  "GET /users/{username}/projects",
-  "GET /users/{username}/projectsV2",
-  "GET /users/{username}/projectsV2/{project_number}/fields",
-  "GET /users/{username}/projectsV2/{project_number}/items",
-  "GET /users/{username}/received_events",
-  "GET /users/{username}/received_events/public",
-  "GET /users/{username}/repos",
-  "GET /users/{username}/social_accounts",
-  "GET /users/{username}/ssh_signing_keys",
-  "GET /users/{username}/starred",
-  "GET /users/{username}/subscriptions"
-]));
-
-// pkg/dist-src/paginating-endpoints.js
-function isPaginatingEndpoint(arg) {
-  if (typeof arg === "string") {
-    return paginatingEndpoints.includes(arg);
-  } else {
-    return false;
-  }
-}
-
-// pkg/dist-src/index.js
-function paginateRest(octokit) {
-  return {
-    paginate: Object.assign(paginate.bind(null, octokit), {
-      iterator: iterator.bind(null, octokit)
-    })
-  };
-}
-paginateRest.VERSION = plugin_paginate_rest_dist_bundle_VERSION;
-
-
-;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/utils.js
-
-
-// octokit + plugins
-
-
-
-const context = new Context();
-const baseUrl = getApiBaseUrl();
-const defaults = {
-    baseUrl,
-    request: {
-        agent: getProxyAgent(baseUrl),
-        fetch: getProxyFetch(baseUrl)
-    }
-};
-const GitHub = Octokit.plugin(restEndpointMethods, paginateRest).defaults(defaults);
-
-/**
- * Convience function to correctly format Octokit Options to pass into the constructor.
- *
- * @param     token    the repo PAT or GITHUB_TOKEN
- * @param     options  other options to set
- */
-function getOctokitOptions(token, options) {
-    const opts = Object.assign({}, options || {}); // Shallow clone - don't mutate the object provided by the caller
-    // Auth
-    const auth = getAuthString(token, opts);
-    if (auth) {
-        opts.auth = auth;
-    }
-    // Orchestration ID
-    const userAgent = getUserAgentWithOrchestrationId(opts.userAgent);
-    if (userAgent) {
-        opts.userAgent = userAgent;
-    }
-    return opts;
-}
-//# sourceMappingURL=utils.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/github.js
-
-
-const github_context = new Context();
-/**
- * Returns a hydrated octokit ready to use for GitHub Actions
- *
- * @param     token    the repo PAT or GITHUB_TOKEN
- * @param     options  other options to set
- */
-function getOctokit(token, options, ...additionalPlugins) {
-    const GitHubWithPlugins = GitHub.plugin(...additionalPlugins);
-    return new GitHubWithPlugins(getOctokitOptions(token, options));
-}
-//# sourceMappingURL=github.js.map
-// EXTERNAL MODULE: ./node_modules/bottleneck/light.js
-var light = __nccwpck_require__(3251);
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-retry/dist-bundle/index.js
-// pkg/dist-src/version.js
-var plugin_retry_dist_bundle_VERSION = "0.0.0-development";
-
-// pkg/dist-src/error-request.js
-function isRequestError(error) {
-  return error.request !== void 0;
-}
-async function errorRequest(state, octokit, error, options) {
-  if (!isRequestError(error) || !error?.request.request) {
-    throw error;
-  }
-  if (error.status >= 400 && !state.doNotRetry.includes(error.status)) {
-    const retries = options.request.retries != null ? options.request.retries : state.retries;
-    const retryAfter = Math.pow((options.request.retryCount || 0) + 1, 2);
-    throw octokit.retry.retryRequest(error, retries, retryAfter);
-  }
-  throw error;
-}
-
-// pkg/dist-src/wrap-request.js
-
-
-async function wrapRequest(state, octokit, request, options) {
-  const limiter = new light();
-  limiter.on("failed", function(error, info) {
-    const maxRetries = ~~error.request.request?.retries;
-    const after = ~~error.request.request?.retryAfter;
-    options.request.retryCount = info.retryCount + 1;
-    if (maxRetries > info.retryCount) {
-      return after * state.retryAfterBaseValue;
-    }
-  });
-  return limiter.schedule(
-    requestWithGraphqlErrorHandling.bind(null, state, octokit, request),
-    options
-  );
-}
-async function requestWithGraphqlErrorHandling(state, octokit, request, options) {
-  const response = await request(options);
-  if (response.data && response.data.errors && response.data.errors.length > 0 && /Something went wrong while executing your query/.test(
-    response.data.errors[0].message
-  )) {
-    const error = new RequestError(response.data.errors[0].message, 500, {
-      request: options,
-      response
-    });
-    return errorRequest(state, octokit, error, options);
-  }
-  return response;
-}
-
-// pkg/dist-src/index.js
-function retry(octokit, octokitOptions) {
-  const state = Object.assign(
-    {
-      enabled: true,
-      retryAfterBaseValue: 1e3,
-      doNotRetry: [400, 401, 403, 404, 410, 422, 451],
-      retries: 3
-    },
-    octokitOptions.retry
-  );
-  const retryPlugin = {
-    retry: {
-      retryRequest: (error, retries, retryAfter) => {
-        error.request.request = Object.assign({}, error.request.request, {
-          retries,
-          retryAfter
-        });
-        return error;
-      }
-    }
-  };
-  if (state.enabled) {
-    octokit.hook.error("request", errorRequest.bind(null, state, retryPlugin));
-    octokit.hook.wrap("request", wrapRequest.bind(null, state, retryPlugin));
-  }
-  return retryPlugin;
-}
-retry.VERSION = plugin_retry_dist_bundle_VERSION;
-
-
-;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-throttling/dist-bundle/index.js
-// pkg/dist-src/index.js
-
-
-// pkg/dist-src/version.js
-var plugin_throttling_dist_bundle_VERSION = "0.0.0-development";
-
-// pkg/dist-src/wrap-request.js
-var dist_bundle_noop = () => Promise.resolve();
-function dist_bundle_wrapRequest(state, request, options) {
-  return state.retryLimiter.schedule(doRequest, state, request, options);
-}
-async function doRequest(state, request, options) {
-  const { pathname } = new URL(options.url, "http://github.test");
-  const isAuth = isAuthRequest(options.method, pathname);
-  const isWrite = !isAuth && options.method !== "GET" && options.method !== "HEAD";
-  const isSearch = options.method === "GET" && pathname.startsWith("/search/");
-  const isGraphQL = pathname.startsWith("/graphql");
-  const retryCount = ~~request.retryCount;
-  const jobOptions = retryCount > 0 ? { priority: 0, weight: 0 } : {};
-  if (state.clustering) {
-    jobOptions.expiration = 1e3 * 60;
-  }
-  if (isWrite || isGraphQL) {
-    await state.write.key(state.id).schedule(jobOptions, dist_bundle_noop);
-  }
-  if (isWrite && state.triggersNotification(pathname)) {
-    await state.notifications.key(state.id).schedule(jobOptions, dist_bundle_noop);
-  }
-  if (isSearch) {
-    await state.search.key(state.id).schedule(jobOptions, dist_bundle_noop);
-  }
-  const req = (isAuth ? state.auth : state.global).key(state.id).schedule(jobOptions, request, options);
-  if (isGraphQL) {
-    const res = await req;
-    if (res.data.errors != null && res.data.errors.some((error) => error.type === "RATE_LIMITED")) {
-      const error = Object.assign(new Error("GraphQL Rate Limit Exceeded"), {
-        response: res,
-        data: res.data
-      });
-      throw error;
-    }
-  }
-  return req;
-}
-function isAuthRequest(method, pathname) {
-  return method === "PATCH" && // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-a-scoped-access-token
-  /^\/applications\/[^/]+\/token\/scoped$/.test(pathname) || method === "POST" && // https://docs.github.com/en/rest/apps/oauth-applications?apiVersion=2022-11-28#reset-a-token
-  (/^\/applications\/[^/]+\/token$/.test(pathname) || // https://docs.github.com/en/rest/apps/apps?apiVersion=2022-11-28#create-an-installation-access-token-for-an-app
-  /^\/app\/installations\/[^/]+\/access_tokens$/.test(pathname) || // https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
-  pathname === "/login/oauth/access_token");
-}
-
-// pkg/dist-src/generated/triggers-notification-paths.js
-var triggers_notification_paths_default = [
-  "/orgs/{org}/invitations",
-  "/orgs/{org}/invitations/{invitation_id}",
-  "/orgs/{org}/teams/{team_slug}/discussions",
-  "/orgs/{org}/teams/{team_slug}/discussions/{discussion_number}/comments",
-  "/repos/{owner}/{repo}/collaborators/{username}",
-  "/repos/{owner}/{repo}/commits/{commit_sha}/comments",
-  "/repos/{owner}/{repo}/issues",
-  "/repos/{owner}/{repo}/issues/{issue_number}/comments",
-  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issue",
-  "/repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority",
-  "/repos/{owner}/{repo}/pulls",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/comments",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/merge",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers",
-  "/repos/{owner}/{repo}/pulls/{pull_number}/reviews",
-  "/repos/{owner}/{repo}/releases",
-  "/teams/{team_id}/discussions",
-  "/teams/{team_id}/discussions/{discussion_number}/comments"
-];
-
-// pkg/dist-src/route-matcher.js
-function routeMatcher(paths) {
-  const regexes = paths.map(
-    (path) => path.split("/").map((c) => c.startsWith("{") ? "(?:.+?)" : c).join("/")
-  );
-  const regex2 = `^(?:${regexes.map((r) => `(?:${r})`).join("|")})[^/]*$`;
-  return new RegExp(regex2, "i");
-}
-
-// pkg/dist-src/index.js
-var regex = routeMatcher(triggers_notification_paths_default);
-var triggersNotification = regex.test.bind(regex);
-var dist_bundle_groups = {};
-var createGroups = function(Bottleneck, common) {
-  dist_bundle_groups.global = new Bottleneck.Group({
-    id: "octokit-global",
-    maxConcurrent: 10,
-    ...common
-  });
-  dist_bundle_groups.auth = new Bottleneck.Group({
-    id: "octokit-auth",
-    maxConcurrent: 1,
-    ...common
-  });
-  dist_bundle_groups.search = new Bottleneck.Group({
-    id: "octokit-search",
-    maxConcurrent: 1,
-    minTime: 2e3,
-    ...common
-  });
-  dist_bundle_groups.write = new Bottleneck.Group({
-    id: "octokit-write",
-    maxConcurrent: 1,
-    minTime: 1e3,
-    ...common
-  });
-  dist_bundle_groups.notifications = new Bottleneck.Group({
-    id: "octokit-notifications",
-    maxConcurrent: 1,
-    minTime: 3e3,
-    ...common
-  });
-};
-function throttling(octokit, octokitOptions) {
-  const {
-    enabled = true,
-    Bottleneck = light,
-    id = "no-id",
-    timeout = 1e3 * 60 * 2,
-    // Redis TTL: 2 minutes
-    connection
-  } = octokitOptions.throttle || {};
-  if (!enabled) {
-    return {};
-  }
-  const common = { timeout };
-  if (typeof connection !== "undefined") {
-    common.connection = connection;
-  }
-  const state = Object.assign(
-    {
-      clustering: connection != null,
-      triggersNotification,
-      fallbackSecondaryRateRetryAfter: 60,
-      retryAfterBaseValue: 1e3,
-      id
-    },
-    octokitOptions.throttle
-  );
-  if (typeof state.onSecondaryRateLimit !== "function" || typeof state.onRateLimit !== "function") {
-    throw new Error(`octokit/plugin-throttling error:
-        You must pass the onSecondaryRateLimit and onRateLimit error handlers.
-        See https://octokit.github.io/rest.js/#throttling
-
-        const octokit = new Octokit({
-          throttle: {
-            onSecondaryRateLimit: (retryAfter, options) => {/* ... */},
-            onRateLimit: (retryAfter, options) => {/* ... */}
-          }
-        })
-    `);
-  }
-  let initialized = false;
-  const initializeBottleneck = () => {
-    if (initialized) {
-      return;
-    }
-    initialized = true;
-    if (dist_bundle_groups.global == null) {
-      createGroups(Bottleneck, common);
-    }
-    state.global = state.global ?? dist_bundle_groups.global;
-    state.auth = state.auth ?? dist_bundle_groups.auth;
-    state.search = state.search ?? dist_bundle_groups.search;
-    state.write = state.write ?? dist_bundle_groups.write;
-    state.notifications = state.notifications ?? dist_bundle_groups.notifications;
-    state.retryLimiter = state.retryLimiter ?? new Bottleneck();
-    const events = {};
-    const emitter = new Bottleneck.Events(events);
-    events.on("secondary-limit", state.onSecondaryRateLimit);
-    events.on("rate-limit", state.onRateLimit);
-    events.on(
-      "error",
-      (e) => octokit.log.warn("Error in throttling-plugin limit handler", e)
-    );
-    state.retryLimiter.on("failed", async function(error, info) {
-      const [state2, request, options] = info.args;
-      const { pathname } = new URL(options.url, "http://github.test");
-      const shouldRetryGraphQL = pathname.startsWith("/graphql") && error.status !== 401;
-      if (!(shouldRetryGraphQL || error.status === 403 || error.status === 429)) {
-        return;
-      }
-      const retryCount = ~~request.retryCount;
-      request.retryCount = retryCount;
-      options.request.retryCount = retryCount;
-      const { wantRetry, retryAfter = 0 } = await (async function() {
-        if (/\bsecondary rate\b/i.test(error.message)) {
-          const retryAfter2 = Number(error.response.headers["retry-after"]) || state2.fallbackSecondaryRateRetryAfter;
-          const wantRetry2 = await emitter.trigger(
-            "secondary-limit",
-            retryAfter2,
-            options,
-            octokit,
-            retryCount
-          );
-          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
-        }
-        if (error.response.headers != null && error.response.headers["x-ratelimit-remaining"] === "0" || (error.response.data?.errors ?? []).some(
-          (error2) => error2.type === "RATE_LIMITED"
-        )) {
-          const rateLimitReset = new Date(
-            ~~error.response.headers["x-ratelimit-reset"] * 1e3
-          ).getTime();
-          const retryAfter2 = Math.max(
-            // Add one second so we retry _after_ the reset time
-            // https://docs.github.com/en/rest/overview/resources-in-the-rest-api?apiVersion=2022-11-28#exceeding-the-rate-limit
-            Math.ceil((rateLimitReset - Date.now()) / 1e3) + 1,
-            0
-          );
-          const wantRetry2 = await emitter.trigger(
-            "rate-limit",
-            retryAfter2,
-            options,
-            octokit,
-            retryCount
-          );
-          return { wantRetry: wantRetry2, retryAfter: retryAfter2 };
-        }
-        return {};
-      })();
-      if (wantRetry) {
-        request.retryCount++;
-        return retryAfter * state2.retryAfterBaseValue;
-      }
-    });
-  };
-  octokit.hook.wrap("request", (request, options) => {
-    initializeBottleneck();
-    return dist_bundle_wrapRequest(state, request, options);
-  });
-  return {};
-}
-throttling.VERSION = plugin_throttling_dist_bundle_VERSION;
-throttling.triggersNotification = triggersNotification;
-
-
-// EXTERNAL MODULE: ./node_modules/bottleneck/lib/index.js
-var bottleneck_lib = __nccwpck_require__(2203);
-var bottleneck_lib_default = /*#__PURE__*/__nccwpck_require__.n(bottleneck_lib);
-;// CONCATENATED MODULE: ./src/github/octokit-client.ts
-
-
-
-
-
-/** Status codes the retry plugin must not repeat: client errors, and rate limits (throttling owns those). */
-const DO_NOT_RETRY = [304, 400, 401, 403, 404, 409, 410, 422, 429, 451];
-/**
- * Counts every HTTP request actually sent. Registered before the throttling and retry plugins, so its
- * wrap sits inside theirs and sees each retry; a 304 arrives here as a thrown RequestError.
- */
-function countingPlugin(stats) {
-    return (octokit) => {
-        octokit.hook.wrap('request', async (request, options) => {
-            stats.requests += 1;
-            try {
-                return await request(options);
-            }
-            catch (error) {
-                if (error.status === 304)
-                    stats.notModified += 1;
-                throw error;
-            }
-        });
-        return {};
+        file: config.file,
+        valid: true,
+        version: config.version,
+        perimeters: perimeters.map((p) => ({
+            name: p.name,
+            tools: [...p.tools],
+            branches: p.spec.branches,
+            ...(result === null ? {} : result.counts.get(p.name)),
+        })),
+        tracked: result?.total ?? null,
+        overlapping: result?.overlapping ?? [],
+        unreadable: result?.unreadable ?? [],
+        invalid: result?.invalid ?? [],
+        warnings,
     };
 }
-/**
- * Gives each attempt its own timeout. Registered inside the throttling and retry plugins: a signal made
- * once per call would already be spent when a retry or a rate-limit wait sends the request again.
- */
-function attemptTimeoutPlugin() {
-    return (octokit) => {
-        octokit.hook.wrap('request', async (request, options) => {
-            // Every hook is bound to this one options object, so the signal is set on it, not on a copy.
-            const settings = options.request;
-            if (settings?.attemptTimeoutMs)
-                settings.signal = AbortSignal.timeout(settings.attemptTimeoutMs);
-            return request(options);
-        });
-        return {};
-    };
-}
-/**
- * The same client without the throttling and retry plugins, for conditional reads that usually answer
- * 304. Their Bottleneck queues wait on several timers per request (about 15 ms per warm read, measured),
- * far more than the request itself costs.
- */
-function createLightClient(options, stats) {
-    return getOctokit(options.token, {
-        baseUrl: options.baseUrl,
-        userAgent: options.userAgent ?? 'perimeter',
-        log: { debug: () => { }, info: () => { }, warn: () => { }, error: () => { } },
-    }, attemptTimeoutPlugin(), countingPlugin(stats));
-}
-function createClient(options, stats) {
-    // A rate-limited request was refused before GitHub acted on it, so repeating it is safe even for a write;
-    // but only once, and only when the wait is short.
-    const onLimit = (retryAfter, _options, _octokit, retryCount) => retryCount === 0 && retryAfter <= options.maxRateLimitWaitSeconds;
-    const writes = new (bottleneck_lib_default()).Group({
-        maxConcurrent: 1,
-        reservoir: options.writesPerMinute,
-        reservoirRefreshAmount: options.writesPerMinute,
-        reservoirRefreshInterval: 60_000,
-    });
-    return getOctokit(options.token, {
-        baseUrl: options.baseUrl,
-        userAgent: options.userAgent ?? 'perimeter',
-        log: { debug: () => { }, info: () => { }, warn: () => { }, error: () => { } },
-        throttle: { onRateLimit: onLimit, onSecondaryRateLimit: onLimit, write: writes },
-        retry: {
-            doNotRetry: DO_NOT_RETRY,
-            retries: options.readRetries,
-            retryAfterBaseValue: options.retryBaseMs,
-        },
-    }, attemptTimeoutPlugin(), countingPlugin(stats), throttling, retry);
-}
-/** After the light client meets a failure, how long every request takes the full path instead. */
-const LIGHT_PAUSE_MS = 60_000;
-/** Requests for one repository: each bounded in time, writes never retried, errors made UpstreamErrors. */
-class RestClient {
-    client;
-    owner;
-    repo;
-    scrub;
-    timeoutMs;
-    light;
-    constructor(client, owner, repo, scrub, timeoutMs, light) {
-        this.client = client;
-        this.owner = owner;
-        this.repo = repo;
-        this.scrub = scrub;
-        this.timeoutMs = timeoutMs;
-        this.light = light;
+async function check_run(args, io) {
+    const { values } = parseCommandArgs(args, { config: { type: 'string' }, json: { type: 'boolean', default: false } }, false);
+    const loaded = loadConfig(values.config, io.cwd);
+    const { config, perimeters } = loaded;
+    if (values.json) {
+        io.stdout(`${JSON.stringify(checkJson(loaded))}\n`);
+        return EXIT_OK;
     }
-    lightPausedUntil = 0;
-    /** A 304 is rethrown as it came (callers asked for it); anything else becomes an UpstreamError. */
-    async send(operation, route, params = {}, write = false, headers) {
-        try {
-            return await this.request(this.client, route, params, write, headers);
-        }
-        catch (error) {
-            if (error.status === 304)
-                throw error;
-            throw toUpstreamError(error, operation, this.scrub);
+    const plural = perimeters.length === 1 ? 'perimeter' : 'perimeters';
+    let out = `${config.file}: valid (version ${config.version}, ${perimeters.length} ${plural})\n`;
+    if (loaded.root === null) {
+        for (const p of perimeters)
+            out += `  ${p.name}: ${describePerimeter(p)}\n`;
+        io.stdout(`${out}Not in a git checkout: tracked-file counts skipped.\n`);
+        return EXIT_OK;
+    }
+    if (!config.trust) {
+        for (const w of outsiderWorkflows(loaded.root)) {
+            out +=
+                `warning: ${w.file} runs Perimeter on ${w.events.join(', ')}, which people without write access can ` +
+                    `trigger, and ${config.file} has no trust rule: add "trust:" so untrusted triggers get only the ` +
+                    'perimeters marked "untrusted-triggers: true"\n';
         }
     }
-    /**
-     * A read sent first through the light client; anything but 200, 304 or 404 (a 5xx, a rate limit, a
-     * timeout) is sent again through the full one, which retries and waits as usual, and the full path is
-     * then used for a while, so a struggling GitHub does not get every request twice.
-     */
-    async sendLight(operation, route, params = {}, headers) {
-        if (this.light && Date.now() >= this.lightPausedUntil) {
-            try {
-                return await this.request(this.light, route, params, false, headers);
-            }
-            catch (error) {
-                const status = error.status;
-                if (status === 304)
-                    throw error;
-                if (status === 404)
-                    throw toUpstreamError(error, operation, this.scrub);
-                this.lightPausedUntil = Date.now() + LIGHT_PAUSE_MS;
-            }
-        }
-        return this.send(operation, route, params, false, headers);
+    const files = listTrackedFiles(loaded.root);
+    const result = coverage(perimeters, files);
+    out += `\nTracked files: ${result.total}\n`;
+    const width = Math.max(...perimeters.map((p) => p.name.length));
+    for (const p of perimeters) {
+        const { read, write } = result.counts.get(p.name);
+        out += `  ${p.name.padEnd(width)}  reads ${read}, writes ${write}; ${describePerimeter(p)}\n`;
     }
-    async request(client, route, params, write, headers) {
-        const response = await client.request(route, {
-            owner: this.owner,
-            repo: this.repo,
-            ...params,
-            ...(headers ? { headers } : {}),
-            request: { attemptTimeoutMs: this.timeoutMs, ...(write ? { retries: 0 } : {}) },
-        });
-        return { data: response.data, headers: response.headers };
+    out += '\n';
+    out += section('Writable by more than one perimeter', result.overlapping.map((o) => `${o.path}: ${o.writers.join(', ')}`));
+    out += section('Readable by no perimeter', result.unreadable);
+    if (result.invalid.length > 0) {
+        out += section('Not valid paths, never readable or writable', result.invalid.map((i) => `${JSON.stringify(i.path)}: ${i.reason}`));
     }
-    /** One GraphQL call for this repository (`$owner` and `$name` are set); errors become UpstreamErrors. */
-    async graphql(operation, query, variables = {}) {
-        try {
-            return await this.client.graphql(query, {
-                owner: this.owner,
-                name: this.repo,
-                ...variables,
-                request: { attemptTimeoutMs: this.timeoutMs },
-            });
-        }
-        catch (error) {
-            throw toUpstreamError(error, operation, this.scrub);
-        }
-    }
-    async read(operation, route, params) {
-        return (await this.send(operation, route, params)).data;
-    }
-    async write(operation, route, params) {
-        return (await this.send(operation, route, params, true)).data;
-    }
+    io.stdout(out);
+    return EXIT_OK;
 }
 
-;// CONCATENATED MODULE: ./src/github/cache.ts
-/**
- * Caches for objects addressed by SHA (they never change). Concurrent loads of one key share one
- * promise (single flight); a failed load is forgotten so the next caller tries again.
- */
-class ShaCache {
-    done = new Map();
-    pending = new Map();
-    get(key, load) {
-        const hit = this.done.get(key);
-        if (hit !== undefined)
-            return Promise.resolve(hit);
-        const inFlight = this.pending.get(key);
-        if (inFlight)
-            return inFlight;
-        const promise = load().then((value) => {
-            this.pending.delete(key);
-            this.set(key, value);
-            return value;
-        }, (error) => {
-            this.pending.delete(key);
-            throw error;
-        });
-        this.pending.set(key, promise);
-        return promise;
+;// CONCATENATED MODULE: ./src/cli/explain.ts
+
+
+
+
+const EXPLAIN_USAGE = 'perimeter explain [--config FILE] [--json] [--association NAME | --user LOGIN] PATH...';
+function explainPath(input, perimeters) {
+    const check = validatePath(input);
+    const verdicts = {};
+    for (const perimeter of perimeters) {
+        const read = perimeter.canRead(input);
+        const write = perimeter.canWrite(input);
+        const reason = check.ok ? `read: ${read.rule}; write: ${write.rule}` : read.rule;
+        verdicts[perimeter.name] = { read: read.allowed, write: write.allowed, reason };
     }
-    peek(key) {
-        return this.done.get(key);
-    }
-    set(key, value) {
-        this.done.set(key, value);
-    }
+    return check.ok
+        ? { input, path: check.path, error: null, perimeters: verdicts }
+        : { input, path: null, error: check.reason, perimeters: verdicts };
 }
-/** A ShaCache for byte arrays that evicts the least recently used entries beyond `maxBytes`. */
-class BlobCache extends ShaCache {
-    maxBytes;
-    lru = new Map();
-    bytes = 0;
-    constructor(maxBytes) {
-        super();
-        this.maxBytes = maxBytes;
-    }
-    peek(key) {
-        const value = this.lru.get(key);
-        if (value !== undefined) {
-            this.lru.delete(key);
-            this.lru.set(key, value);
+function renderText(explanations, perimeters) {
+    const width = Math.max(...perimeters.map((p) => p.name.length));
+    const yesNo = (allowed) => (allowed ? 'yes' : 'no');
+    let out = '';
+    for (const e of explanations) {
+        if (e.path === null) {
+            out += `${JSON.stringify(e.input)}: rejected: ${e.error}\n`;
+            continue;
         }
-        return value;
-    }
-    get(key, load) {
-        const hit = this.peek(key);
-        return hit !== undefined ? Promise.resolve(hit) : super.get(key, load);
-    }
-    set(key, value) {
-        if (value.byteLength > this.maxBytes || this.lru.has(key))
-            return;
-        this.lru.set(key, value);
-        this.bytes += value.byteLength;
-        for (const [oldKey, oldValue] of this.lru) {
-            if (this.bytes <= this.maxBytes)
-                break;
-            this.lru.delete(oldKey);
-            this.bytes -= oldValue.byteLength;
+        out += `${e.path}\n`;
+        for (const p of perimeters) {
+            const name = p.name;
+            const read = p.canRead(e.path);
+            const write = p.canWrite(e.path);
+            out += `  ${name.padEnd(width)}  read ${yesNo(read.allowed)} (${read.rule}); write ${yesNo(write.allowed)} (${write.rule})\n`;
         }
     }
-    get size() {
-        return { entries: this.lru.size, bytes: this.bytes };
-    }
-}
-
-;// CONCATENATED MODULE: ./src/github/graphql-path-trees.ts
-/**
- * The tree at one path in many commits and in each one's first parent, in one GraphQL call: each commit
- * under an alias, `file(path:)` on it and on `parents(first: 1)`. Each `parents` is a connection, one
- * request by GitHub's count: 50 commits make 50, which GitHub rounds to 1 point
- * (https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api).
- */
-const COMMITS_PER_CALL = 50;
-const side = 'file(path: $path) { type oid }';
-function pathTreesQuery(commits) {
-    const aliases = commits.map((sha, i) => `c${i}: object(oid: "${sha}") { ... on Commit { ${side} parents(first: 1) { nodes { ${side} } } } }`);
-    return `query($owner: String!, $name: String!, $path: String!) { repository(owner: $owner, name: $name) { ${aliases.join(' ')} } }`;
-}
-/** Per commit, the two trees at the path; a commit is left out when the path is a file or submodule on either side, or the answer is not as asked. */
-function pathTreesOf(commits, answer) {
-    const trees = new Map();
-    const sideTree = (s) => {
-        if (s === null || s === undefined)
-            return null;
-        return s.type === 'tree' && /^[0-9a-f]{40}$/.test(s.oid) ? s.oid : undefined;
-    };
-    commits.forEach((sha, i) => {
-        const node = answer.repository?.[`c${i}`];
-        if (!node || !node.parents || !Array.isArray(node.parents.nodes))
-            return;
-        const tree = sideTree(node.file);
-        const first = node.parents.nodes[0];
-        const parentTree = first === undefined ? null : first === null ? undefined : sideTree(first.file);
-        if (tree === undefined || parentTree === undefined)
-            return;
-        trees.set(sha, { tree, parentTree });
-    });
-    return trees;
-}
-
-;// CONCATENATED MODULE: ./src/github/tree-hash.ts
-
-/** git's object id of a tree with these entries by name (trees sort as if their name ended in "/"). */
-function tree_hash_treeSha(entries) {
-    const key = (name, entry) => Buffer.from(entry.type === 'tree' ? `${name}/` : name);
-    const sorted = [...entries].sort(([a, x], [b, y]) => Buffer.compare(key(a, x), key(b, y)));
-    const body = Buffer.concat(sorted.map(([name, entry]) => Buffer.concat([
-        Buffer.from(`${entry.type === 'tree' ? '40000' : entry.mode} ${name}\0`),
-        Buffer.from(entry.sha, 'hex'),
-    ])));
-    return (0,external_node_crypto_.createHash)('sha1').update(`tree ${body.length}\0`).update(body).digest('hex');
-}
-/** git's object id of a blob with these bytes. */
-function blobSha(bytes) {
-    return (0,external_node_crypto_.createHash)('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
-}
-
-;// CONCATENATED MODULE: ./src/github/graphql-trees.ts
-
-/**
- * Many trees in one GraphQL call: each asked by its SHA under an alias (`object(oid:)`), with the entries of
- * the trees below it down to LEVELS levels. A tree's `entries` is a plain list, not a connection, so GitHub
- * counts no nodes for it and the call costs 1 point of GraphQL's own budget (1,000 points an hour for
- * GITHUB_TOKEN, apart from REST's 1,000 requests)
- * (https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api).
- * GitHub documents no cap on a tree's entries there; it ends calls that take over 10 seconds, so a call
- * asks for at most TREES_PER_CALL trees (our choice), and whatever fails is listed by REST instead.
- */
-const TREES_PER_CALL = 25;
-const LEVELS = 3;
-const FIELDS = 'name mode type oid size';
-/** A tree's `entries`, and those of the trees below it, `levels` levels in all. */
-function entriesSelection(levels = LEVELS) {
-    return levels <= 1
-        ? `entries { ${FIELDS} }`
-        : `entries { ${FIELDS} object { ... on Tree { ${entriesSelection(levels - 1)} } } }`;
-}
-/** The query for these trees (SHAs already checked as 40 hex digits). */
-function treesQuery(shas, levels = LEVELS) {
-    const aliases = shas.map((sha, i) => `t${i}: object(oid: "${sha}") { ... on Tree { ${entriesSelection(levels)} } }`);
-    return `query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { ${aliases.join(' ')} } }`;
-}
-const TYPES = new Set(['blob', 'tree', 'commit']);
-/** git's mode as REST writes it: six octal digits ("040000" for a tree). */
-const modeText = (mode) => mode.toString(8).padStart(6, '0');
-/**
- * Every direct listing the answer holds, by tree SHA. A listing is kept only when its entries hash to the
- * SHA it was asked or listed under: what is kept is exactly what a REST listing of that tree gives.
- */
-function listingsOf(shas, answer) {
-    const out = new Map();
-    const take = (sha, list) => {
-        if (!Array.isArray(list) || out.has(sha))
-            return;
-        const listing = [];
-        const byName = new Map();
-        for (const e of list) {
-            if (typeof e?.name !== 'string' || !TYPES.has(e.type) || !Number.isInteger(e.mode))
-                return;
-            if (!/^[0-9a-f]{40}$/.test(e.oid))
-                return;
-            const entry = {
-                path: e.name,
-                mode: modeText(e.mode),
-                type: e.type,
-                sha: e.oid,
-            };
-            if (e.type === 'blob' && typeof e.size === 'number')
-                entry.size = e.size;
-            listing.push(entry);
-            byName.set(e.name, entry);
-        }
-        if (byName.size !== listing.length || tree_hash_treeSha(byName) !== sha)
-            return;
-        out.set(sha, listing);
-        for (const e of list)
-            if (e.type === 'tree')
-                take(e.oid, e.object?.entries);
-    };
-    shas.forEach((sha, i) => take(sha, answer.repository?.[`t${i}`]?.entries));
     return out;
 }
-
-;// CONCATENATED MODULE: ./src/github/wire.ts
-/** The parts of GitHub's REST answers that Perimeter reads, and their mapping to the Upstream types. */
-
-const NO_SIGNATURE = { name: '', email: '', date: '' };
-const ENTRY_TYPES = new Set(['blob', 'tree', 'commit']);
-function gitCommit(data) {
-    return {
-        sha: data.sha,
-        tree: data.tree.sha,
-        parents: data.parents.map((parent) => parent.sha),
-        message: data.message,
-        author: data.author ?? NO_SIGNATURE,
-        committer: data.committer ?? NO_SIGNATURE,
-    };
-}
-function restCommit(data) {
-    return {
-        sha: data.sha,
-        tree: data.commit.tree.sha,
-        parents: data.parents.map((parent) => parent.sha),
-        message: data.commit.message,
-        author: data.commit.author ?? NO_SIGNATURE,
-        committer: data.commit.committer ?? NO_SIGNATURE,
-    };
-}
-function treeEntry(entry) {
-    if (!ENTRY_TYPES.has(entry.type))
-        throw new UpstreamError('invalid', `unexpected tree entry type "${entry.type}"`);
-    return {
-        path: entry.path,
-        mode: entry.mode,
-        type: entry.type,
-        sha: entry.sha,
-        ...(entry.size !== undefined ? { size: entry.size } : {}),
-    };
-}
-function blobBytes(data) {
-    if (data.encoding === 'base64')
-        return new Uint8Array(Buffer.from(data.content, 'base64'));
-    if (data.encoding === 'utf-8' || data.encoding === 'utf8')
-        return new Uint8Array(Buffer.from(data.content, 'utf8'));
-    throw new UpstreamError('invalid', `unexpected blob encoding "${data.encoding}"`);
-}
-function activity(data) {
-    return {
-        ref: data.ref,
-        before: data.before,
-        after: data.after,
-        actor: data.actor?.login ?? null,
-        activityType: data.activity_type,
-        timestamp: data.timestamp,
-    };
-}
-/** The `after` cursor of a Link header's rel="next" URL (the Activity API pages by cursor), if any. */
-function nextCursor(link) {
-    const next = link?.split(',').find((part) => /rel="next"/.test(part));
-    const url = next?.match(/<([^>]+)>/)?.[1];
-    return url === undefined ? undefined : (new URL(url).searchParams.get('after') ?? undefined);
-}
-const wire_CONTROL = /[\u0000-\u001f\u007f]/; // eslint-disable-line no-control-regex
 /**
- * encodeURIComponent per path segment, keeping the slashes. Empty, `.` and `..` segments are refused: a URL
- * parser would resolve them and the request would reach another endpoint.
+ * With --association or --user: the perimeters a run triggered by a comment from that person would expose
+ * under the file's trust rule, and a line saying why.
  */
-function wire_segments(path, what) {
-    const parts = path.split('/');
-    if (parts.some((part) => part === '' || part === '.' || part === '..') || wire_CONTROL.test(path)) {
-        throw new UpstreamError('invalid', `invalid ${what}: ${JSON.stringify(path)}`);
-    }
-    return parts.map(encodeURIComponent).join('/');
+function exposedTo(config, perimeters, association, user) {
+    if (association === undefined && user === undefined)
+        return { perimeters, trigger: null };
+    if (association !== undefined && !ASSOCIATIONS.includes(association))
+        throw new UsageError(`--association: expected one of ${ASSOCIATIONS.join(', ')}, got ${JSON.stringify(association)}`);
+    const who = user ?? 'someone';
+    if (!config.trust)
+        return { perimeters, trigger: `trigger: a comment by ${who}: no trust rule, every perimeter is exposed` };
+    const payload = {
+        comment: { user: { login: who }, author_association: association ?? 'NONE' },
+        sender: { login: who },
+    };
+    const verdict = judgeTrigger(config.trust, 'issue_comment', payload);
+    const exposed = verdict.trusted ? perimeters : perimeters.filter((p) => p.spec.untrustedTriggers === true);
+    const names = exposed.map((p) => p.name).join(', ') || 'none (main refuses to start)';
+    return {
+        perimeters: exposed,
+        trigger: `trigger: ${verdict.trusted ? 'trusted' : 'untrusted'} (${verdict.reason}); exposed: ${names}`,
+    };
 }
-function checkSha(sha) {
-    if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(sha)) {
-        throw new UpstreamError('invalid', `invalid object id: ${JSON.stringify(sha)}`);
+async function explain_run(args, io) {
+    const { values, positionals } = parseCommandArgs(args, {
+        config: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        association: { type: 'string' },
+        user: { type: 'string' },
+    }, true);
+    if (positionals.length === 0)
+        throw new UsageError('explain needs at least one PATH');
+    const loaded = loadConfig(values.config, io.cwd);
+    const { perimeters, trigger } = exposedTo(loaded.config, loaded.perimeters, values.association, values.user);
+    const explanations = positionals.map((input) => explainPath(input, perimeters));
+    if (values.json) {
+        io.stdout(`${JSON.stringify(trigger === null ? { paths: explanations } : { trigger, paths: explanations })}\n`);
     }
-    return sha;
+    else {
+        const header = trigger === null ? '' : `${trigger}\n`;
+        io.stdout(header + (perimeters.length > 0 ? renderText(explanations, perimeters) : ''));
+    }
+    return EXIT_OK;
 }
-/** A complete recursive listing holds the direct entries of every subtree: tree SHA to its entries. */
-function subtrees(root, entries) {
-    const children = new Map([['', []]]);
-    const shaOf = new Map([['', root]]);
-    for (const entry of entries) {
-        if (entry.type !== 'tree')
+
+;// CONCATENATED MODULE: ./src/cli/init-yaml.ts
+
+/** How many example paths a comment lists before it says "and N more". */
+const SHOWN = 8;
+const quote = (glob) => JSON.stringify(glob);
+const init_yaml_list = (globs) => `[${globs.map(quote).join(', ')}]`;
+function listed(paths) {
+    const shown = paths.slice(0, SHOWN).join(', ');
+    return paths.length > SHOWN ? `${shown} and ${paths.length - SHOWN} more` : shown;
+}
+const WIDTH = 110;
+/** `text` as comment lines of at most WIDTH characters (a longer single word stays whole). */
+function comment(text, indent = '') {
+    const lines = [];
+    let line = `${indent}#`;
+    for (const word of text.split(' ')) {
+        if (line.length + 1 + word.length > WIDTH && line !== `${indent}#`) {
+            lines.push(line);
+            line = `${indent}#  `;
+        }
+        line += ` ${word}`;
+    }
+    lines.push(line);
+    return lines;
+}
+/** The commented perimeters.yml `perimeter init` writes for a proposal. */
+function renderProposal(proposal) {
+    const lines = [
+        `# Proposed by \`perimeter init\` from this repository's tracked files. Read it, tighten it, then run`,
+        '# `perimeter check` (coverage) and `perimeter replay <range>` (what recent commits each perimeter could',
+        '# have made) before merging.',
+        '#',
+        '# Protected set: whatever the globs below say, no perimeter writes the config file itself, .github/**,',
+        '# CODEOWNERS, agent instruction files (AGENTS.md, CLAUDE.md, .claude/**, ...) or git hooks; add',
+        '# `allow-protected` to a perimeter only for a file an agent must really change.',
+    ];
+    if (proposal.protectedFiles.length > 0) {
+        lines.push(...comment(`Protected files tracked here (${proposal.protectedFiles.length}): ${listed(proposal.protectedFiles.map((f) => f.path))}.`));
+    }
+    lines.push('version: 1');
+    if (proposal.protect.length > 0) {
+        lines.push('# Optional families with tracked files, protected for every perimeter:');
+        for (const family of proposal.protect)
+            lines.push(...comment(`  ${family}: ${OPTIONAL_FAMILIES[family].why}`));
+        lines.push(`protect: ${init_yaml_list(proposal.protect)}`);
+    }
+    if (proposal.unassigned.length > 0) {
+        lines.push(...comment(`Tracked files no perimeter writes (${proposal.unassigned.length}): ${listed(proposal.unassigned)}. ` +
+            'Add them to a write list if an agent should change them.'));
+    }
+    lines.push('perimeters:');
+    for (const role of proposal.roles) {
+        lines.push(`  ${role.name}:`);
+        lines.push(`    description: ${role.description}`);
+        for (const why of role.evidence)
+            lines.push(...comment(why, '    '));
+        lines.push(`    read: ${init_yaml_list(role.read)}`);
+        lines.push(`    write: ${init_yaml_list(role.write)}  # ${role.files} tracked file${role.files === 1 ? '' : 's'}`);
+        if (role.deny.length > 0) {
+            lines.push('    # Tests live beside the source: the implementer can neither read nor rewrite them (perimeters only', "    # grant, so a deny is how tests are carved out of the source's write globs).", `    deny: ${init_yaml_list(role.deny)}`);
+        }
+    }
+    return `${lines.join('\n')}\n`;
+}
+
+;// CONCATENATED MODULE: ./src/cli/layout.ts
+
+const DOC_DIRS = ['docs', 'doc', 'documentation', 'site', 'website'];
+const TEST_DIRS = ['test', 'tests', 'spec', 'specs', '__tests__', 'e2e', 'testdata', 'integration-tests'];
+const SOURCE_DIRS = ['src', 'lib', 'app', 'apps', 'pkg', 'cmd', 'internal', 'packages', 'crates', 'source'];
+const DOC_FILE = /\.(md|mdx|rst|adoc|txt)$/i;
+const CODE_FILE = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs|py|go|rs|java|kt|kts|scala|rb|php|cs|fs|c|h|cc|cpp|hpp|m|mm|swift|ex|exs|erl|hs|ml|clj|lua|dart|vue|svelte|sh|sql|zig|nim|r|jl)$/i;
+/** Test files by name, wherever they live, and the glob that covers each kind (from the name's own parts). */
+const TEST_FILE_KINDS = [
+    { pattern: /\.(test|spec)\.([a-z0-9]+)$/i, glob: (m) => `**/*.${m[1]}.${m[2]}` },
+    { pattern: /_test\.(go|py|exs|rb)$/i, glob: (m) => `**/*_test.${m[1]}` },
+    { pattern: /(?:^|\/)test_[^/]*\.py$/, glob: () => '**/test_*.py' },
+    { pattern: /(Test|Tests|Spec)\.(java|kt|scala|cs|swift)$/, glob: (m) => `**/*${m[1]}.${m[2]}` },
+];
+function testGlobFor(path) {
+    for (const kind of TEST_FILE_KINDS) {
+        const match = kind.pattern.exec(path);
+        if (match !== null)
+            return kind.glob(match);
+    }
+    return null;
+}
+const topDir = (path) => path.includes('/') ? path.slice(0, path.indexOf('/')) : null;
+function inDirs(path, dirs) {
+    return path
+        .split('/')
+        .slice(0, -1)
+        .some((segment) => dirs.includes(segment.toLowerCase()));
+}
+function proposePerimeters(trackedFiles, configFile = DEFAULT_CONFIG_FILE) {
+    const files = trackedFiles.filter((path) => validatePath(path).ok);
+    const builtIn = (path) => protectedRule(path, configFile, []) !== null;
+    const protect = OPTIONAL_FAMILY_NAMES.filter((family) => files.some((path) => !builtIn(path) && protectedRule(path, configFile, [family]) !== null));
+    const protectedFiles = [];
+    const writable = [];
+    for (const path of files) {
+        const rule = protectedRule(path, configFile, protect);
+        if (rule === null)
+            writable.push(path);
+        else
+            protectedFiles.push({ path, rule });
+    }
+    const docDirs = new Set();
+    const docFiles = new Set();
+    const testDirs = new Set();
+    const nestedTestDirs = new Set();
+    const testGlobs = new Set();
+    const sourceDirs = new Set();
+    const counts = { docs: 0, tests: 0, source: 0 };
+    const unassigned = [];
+    for (const path of writable) {
+        const top = topDir(path);
+        const testGlob = testGlobFor(path);
+        if (top !== null && TEST_DIRS.includes(top.toLowerCase())) {
+            testDirs.add(top);
+            counts.tests++;
+        }
+        else if (testGlob !== null) {
+            testGlobs.add(testGlob);
+            counts.tests++;
+        }
+        else if (top !== null && inDirs(path, TEST_DIRS)) {
+            const segments = path.split('/');
+            const at = segments.findIndex((s, i) => i < segments.length - 1 && TEST_DIRS.includes(s.toLowerCase()));
+            nestedTestDirs.add(segments[at]);
+            counts.tests++;
+        }
+        else if (top !== null && DOC_DIRS.includes(top.toLowerCase())) {
+            docDirs.add(top);
+            counts.docs++;
+        }
+        else if (top === null && DOC_FILE.test(path)) {
+            docFiles.add(path);
+            counts.docs++;
+        }
+        else if (top !== null && (SOURCE_DIRS.includes(top.toLowerCase()) || CODE_FILE.test(path))) {
+            sourceDirs.add(top);
+            counts.source++;
+        }
+        else {
+            unassigned.push(path);
+        }
+    }
+    // A top-level folder holding code but also picked as docs or tests stays with that role.
+    for (const dir of [...docDirs, ...testDirs])
+        sourceDirs.delete(dir);
+    // Source folders take every file under them that no other role claimed.
+    for (const path of unassigned.splice(0)) {
+        const top = topDir(path);
+        if (top !== null && sourceDirs.has(top))
+            counts.source++;
+        else
+            unassigned.push(path);
+    }
+    const sorted = (set) => [...set].sort();
+    const dirGlobs = (set) => sorted(set).map((dir) => `${dir}/**`);
+    const docsWrite = [...dirGlobs(docDirs), ...sorted(docFiles)];
+    const testsWrite = [
+        ...dirGlobs(testDirs),
+        ...sorted(nestedTestDirs).map((dir) => `**/${dir}/**`),
+        ...sorted(testGlobs),
+    ];
+    const sourceWrite = dirGlobs(sourceDirs);
+    // Tests beside the source: the source perimeter must not be able to rewrite them.
+    const colocated = [...sorted(nestedTestDirs).map((dir) => `**/${dir}/**`), ...sorted(testGlobs)];
+    const roles = [];
+    if (docsWrite.length > 0) {
+        roles.push({
+            name: 'docs',
+            description: 'Writes the documentation; reads it and nothing else.',
+            read: docsWrite,
+            write: docsWrite,
+            deny: [],
+            files: counts.docs,
+            evidence: [
+                ...sorted(docDirs).map((dir) => `${dir}/: documentation folder`),
+                ...(docFiles.size > 0
+                    ? [`${docFiles.size} top-level text file(s): ${sorted(docFiles).join(', ')}`]
+                    : []),
+            ],
+        });
+    }
+    if (testsWrite.length > 0) {
+        roles.push({
+            name: 'tests',
+            description: 'Writes the tests from the docs and the source; cannot change the source it tests.',
+            read: [...docsWrite, ...sourceWrite, ...testsWrite],
+            write: testsWrite,
+            deny: [],
+            files: counts.tests,
+            evidence: [
+                ...sorted(testDirs).map((dir) => `${dir}/: test folder`),
+                ...sorted(nestedTestDirs).map((dir) => `${dir}/ folders inside other folders`),
+                ...sorted(testGlobs).map((glob) => `test files by name: ${glob}`),
+            ],
+        });
+    }
+    if (sourceWrite.length > 0) {
+        roles.push({
+            name: 'source',
+            description: 'Implements; cannot change the tests it has to pass.',
+            read: ['**'],
+            write: sourceWrite,
+            deny: colocated,
+            files: counts.source,
+            evidence: sorted(sourceDirs).map((dir) => `${dir}/: ${SOURCE_DIRS.includes(dir.toLowerCase()) ? 'source folder' : 'holds code'}`),
+        });
+    }
+    return { roles, protect, protectedFiles, unassigned: unassigned.sort() };
+}
+
+;// CONCATENATED MODULE: ./src/cli/init.ts
+
+
+
+
+
+
+
+
+
+const INIT_USAGE = 'perimeter init [--config FILE] [--stdout] [--json]';
+/**
+ * `perimeter init`: proposes a commented perimeters.yml from the checkout's tracked files and writes it,
+ * never over an existing file. The proposal is parsed and compiled before it is written, so what lands
+ * always passes `perimeter check`.
+ */
+async function init_run(args, io) {
+    const { values } = parseCommandArgs(args, {
+        config: { type: 'string' },
+        stdout: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+    }, false);
+    const root = tryGitToplevel(io.cwd);
+    if (root === null) {
+        io.stderr('perimeter init: not in a git checkout: init proposes perimeters from the tracked files\n');
+        return EXIT_ERRORS;
+    }
+    const target = (0,external_node_path_.resolve)(io.cwd, values.config ?? DEFAULT_CONFIG_FILE);
+    const configInRepo = (0,external_node_path_.relative)(root, target).split(external_node_path_.sep).join('/');
+    if (configInRepo === '' || configInRepo.startsWith('../'))
+        throw new UsageError(`--config: expected a file inside the checkout ${root}, got ${values.config}`);
+    const files = listTrackedFiles(root);
+    if (files.length === 0) {
+        io.stderr('perimeter init: the checkout tracks no files yet: commit some, then run init\n');
+        return EXIT_ERRORS;
+    }
+    const proposal = proposePerimeters(files, configInRepo);
+    if (proposal.roles.length === 0) {
+        io.stderr('perimeter init: found no docs, tests or source folders to propose perimeters for; ' +
+            'write perimeters.yml by hand (README: perimeters.yml reference)\n');
+        return EXIT_ERRORS;
+    }
+    const text = renderProposal(proposal);
+    // The proposal must be a valid config: a failure here is a bug in init, reported as one.
+    const config = parseConfig(text, configInRepo);
+    const perimeters = config.perimeters.map((spec) => compilePerimeter(spec, configInRepo));
+    const covered = coverage(perimeters, files);
+    const written = !values.stdout;
+    if (written) {
+        try {
+            (0,external_node_fs_.mkdirSync)((0,external_node_path_.dirname)(target), { recursive: true });
+            (0,external_node_fs_.writeFileSync)(target, text, { flag: 'wx' });
+        }
+        catch (error) {
+            const code = error.code;
+            io.stderr(code === 'EEXIST'
+                ? `perimeter init: ${configInRepo} already exists; init never overwrites it (--stdout prints the proposal)\n`
+                : `perimeter init: cannot write ${configInRepo}: ${code ?? String(error)}\n`);
+            return EXIT_ERRORS;
+        }
+    }
+    if (values.json) {
+        io.stdout(`${JSON.stringify({
+            file: configInRepo,
+            written,
+            perimeters: proposal.roles,
+            protect: proposal.protect,
+            protectedFiles: proposal.protectedFiles,
+            unassigned: proposal.unassigned,
+            unreadable: covered.unreadable.length,
+        })}\n`);
+        return EXIT_OK;
+    }
+    if (values.stdout) {
+        io.stdout(text);
+        return EXIT_OK;
+    }
+    const summary = proposal.roles.map((role) => `${role.name} (writes ${role.files})`).join(', ');
+    io.stdout(`Wrote ${configInRepo}: ${proposal.roles.length} perimeter${proposal.roles.length === 1 ? '' : 's'}: ${summary}.\n` +
+        `${proposal.protectedFiles.length} protected file(s) stay with humans; ` +
+        `${proposal.unassigned.length} tracked file(s) no perimeter writes.\n` +
+        `Next: read it, then \`perimeter check\` and \`perimeter replay HEAD~50..HEAD\`.\n`);
+    return EXIT_OK;
+}
+
+;// CONCATENATED MODULE: ./src/cli/ledger-replay.ts
+const READS = new Set(['get_file', 'get_files']);
+const WITHHELD = '[withheld]';
+/**
+ * Calls from a ledger's JSONL text (the chain is `perimeter verify-ledger`'s to check: replay asks what a
+ * proposal would change, not whether the record is genuine); lifecycle records are skipped.
+ */
+function parseLedgerCalls(text) {
+    const calls = [];
+    for (const [i, line] of text.split('\n').entries()) {
+        if (line.trim() === '')
             continue;
-        children.set(entry.path, []);
-        shaOf.set(entry.path, entry.sha);
-    }
-    for (const entry of entries) {
-        const slash = entry.path.lastIndexOf('/');
-        children
-            .get(slash < 0 ? '' : entry.path.slice(0, slash))
-            ?.push({ ...entry, path: entry.path.slice(slash + 1) });
-    }
-    const result = new Map();
-    for (const [dir, list] of children)
-        result.set(shaOf.get(dir), list);
-    return result;
-}
-
-;// CONCATENATED MODULE: ./src/github/octokit-objects.ts
-
-
-
-
-
-/** commits per compare page (GitHub's most) */
-const COMPARE_PAGE = 100;
-/** Files asked for per page of a commit's file list: a shorter list is the whole list, however GitHub pages. */
-const COMMIT_FILES_PAGE = 100;
-/**
- * The reads of objects addressed by SHA (commits, trees, blobs, comparisons of two commits): they never
- * change, so each is fetched once per process, and a listing that holds others fills their caches too.
- */
-class GitObjectReads {
-    commits = new ShaCache();
-    trees = new ShaCache();
-    recursiveTrees = new ShaCache();
-    comparisons = new ShaCache();
-    commitFiles = new ShaCache();
-    blobs;
-    constructor(blobCacheBytes) {
-        this.blobs = new BlobCache(blobCacheBytes);
-    }
-    async getCommit(sha) {
-        checkSha(sha);
-        return this.commits.get(sha, async () => gitCommit(await this.rest.read(`get commit ${sha}`, 'GET /repos/{owner}/{repo}/git/commits/{sha}', { sha })));
-    }
-    async getTree(sha) {
-        checkSha(sha);
-        return this.trees.get(sha, async () => {
-            const data = await this.rest.read(`get tree ${sha}`, 'GET /repos/{owner}/{repo}/git/trees/{sha}', { sha });
-            return data.tree.map(treeEntry);
-        });
-    }
-    /** set when a GraphQL call failed: from then on trees are listed by REST only */
-    graphqlFailed = false;
-    async getTrees(shas, options = {}) {
-        const perCall = options.perCall ?? TREES_PER_CALL;
-        const out = new Map();
-        const wanted = [];
-        for (const sha of new Set(shas)) {
-            const known = this.trees.peek(checkSha(sha));
-            if (known)
-                out.set(sha, known);
-            else
-                wanted.push(sha);
-        }
-        const calls = [];
-        for (let i = 0; i < wanted.length; i += perCall)
-            calls.push(wanted.slice(i, i + perCall));
-        await Promise.all(calls.map(async (chunk) => {
-            if (this.graphqlFailed)
-                return;
-            try {
-                const answer = await this.rest.graphql(`get ${chunk.length} trees`, treesQuery(chunk, options.levels));
-                for (const [tree, list] of listingsOf(chunk, answer)) {
-                    if (!this.trees.peek(tree))
-                        this.trees.set(tree, list);
-                    out.set(tree, list);
-                }
-            }
-            catch {
-                // GraphQL refused or failed (its budget spent, say): the caller lists these by REST, as before.
-                this.graphqlFailed = true;
-            }
-        }));
-        return out;
-    }
-    async getPathTrees(commits, path) {
-        const out = new Map();
-        const wanted = [...new Set(commits)].map(checkSha);
-        const calls = [];
-        for (let i = 0; i < wanted.length; i += COMMITS_PER_CALL)
-            calls.push(wanted.slice(i, i + COMMITS_PER_CALL));
-        await Promise.all(calls.map(async (chunk) => {
-            if (this.graphqlFailed)
-                return;
-            try {
-                const answer = await this.rest.graphql(`get the trees at a path in ${chunk.length} commits`, pathTreesQuery(chunk), { path });
-                for (const [sha, pair] of pathTreesOf(chunk, answer))
-                    out.set(sha, pair);
-            }
-            catch {
-                this.graphqlFailed = true;
-            }
-        }));
-        return out;
-    }
-    async getTreeRecursive(sha) {
-        checkSha(sha);
-        return this.recursiveTrees.get(sha, async () => {
-            const data = await this.rest.read(`get tree ${sha}`, 'GET /repos/{owner}/{repo}/git/trees/{sha}', { sha, recursive: '1' });
-            const entries = data.tree.map(treeEntry);
-            if (!data.truncated) {
-                for (const [tree, list] of subtrees(sha, entries))
-                    if (!this.trees.peek(tree))
-                        this.trees.set(tree, list);
-            }
-            return { entries, truncated: Boolean(data.truncated) };
-        });
-    }
-    async getBlob(sha) {
-        checkSha(sha);
-        return this.blobs.get(sha, async () => {
-            const data = await this.rest.read(`get blob ${sha}`, 'GET /repos/{owner}/{repo}/git/blobs/{sha}', { sha });
-            return blobBytes(data);
-        });
-    }
-    async getCommitFiles(sha) {
-        checkSha(sha);
-        return this.commitFiles.get(sha, async () => {
-            const data = await this.rest.read(`get the files of commit ${sha}`, 'GET /repos/{owner}/{repo}/commits/{ref}', { ref: sha, per_page: COMMIT_FILES_PAGE });
-            this.commits.set(sha, restCommit(data));
-            const files = data.files ?? [];
-            return {
-                paths: files.flatMap((f) => f.previous_filename === undefined ? [f.filename] : [f.previous_filename, f.filename]),
-                complete: Array.isArray(data.files) && files.length < COMMIT_FILES_PAGE,
-                files: files.map(comparedFile),
-            };
-        });
-    }
-    async listCommits(options) {
-        const data = await this.rest.read(`list commits of ${options.sha}`, 'GET /repos/{owner}/{repo}/commits', {
-            sha: options.sha,
-            ...(options.path !== undefined ? { path: options.path } : {}),
-            per_page: options.perPage ?? 30,
-            page: options.page ?? 1,
-        });
-        return data.map((item) => {
-            const commit = restCommit(item);
-            this.commits.set(commit.sha, commit);
-            return commit;
-        });
-    }
-    async isAncestor(ancestor, descendant) {
-        if (checkSha(ancestor) === checkSha(descendant))
-            return true;
+        let record;
         try {
-            const { status } = await this.compare(ancestor, descendant);
-            // base...head: "ahead" means head has commits base lacks and none the other way.
-            return status === 'identical' || status === 'ahead';
-        }
-        catch (error) {
-            // Unrelated histories: GitHub answers 404 "No common ancestor between …".
-            if (error instanceof UpstreamError &&
-                error.code === 'not_found' &&
-                /no common ancestor/i.test(error.message)) {
-                return false;
-            }
-            throw error;
-        }
-    }
-    compare(base, head, page = 1) {
-        checkSha(base);
-        checkSha(head);
-        return this.comparisons.get(`${base}...${head}@${page}`, async () => {
-            const data = await this.rest.read(`compare ${base}...${head}`, `GET /repos/{owner}/{repo}/compare/${base}...${head}`, { per_page: COMPARE_PAGE, page });
-            const commits = data.commits.map(restCommit);
-            for (const commit of [restCommit(data.base_commit), ...commits])
-                this.commits.set(commit.sha, commit);
-            const files = (data.files ?? []).map(comparedFile);
-            return { status: data.status, totalCommits: data.total_commits, commits, files };
-        });
-    }
-}
-function comparedFile(file) {
-    return {
-        path: file.filename,
-        status: file.status,
-        sha: file.sha,
-        ...(file.previous_filename !== undefined ? { previousPath: file.previous_filename } : {}),
-    };
-}
-
-;// CONCATENATED MODULE: ./src/github/octokit-upstream.ts
-
-
-
-
-
-
-
-/** the activity list's largest page */
-const ACTIVITY_PAGE = 100;
-/** ref changes read back to a job's start before the window counts as not covered (30 pages) */
-const MAX_ACTIVITY_ITEMS = 3_000;
-class OctokitUpstream extends GitObjectReads {
-    owner;
-    repo;
-    rest;
-    scrub;
-    counters = { requests: 0, notModified: 0 };
-    heads = new Map();
-    repository;
-    constructor(options) {
-        super(options.blobCacheBytes ?? 64 * 1024 * 1024);
-        if (!options.token)
-            throw new UpstreamError('invalid', 'a GitHub token is required');
-        this.owner = options.owner;
-        this.repo = options.repo;
-        this.scrub = makeScrubber([options.token]);
-        const clientOptions = {
-            token: options.token,
-            baseUrl: (options.baseUrl ?? process.env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/+$/, ''),
-            userAgent: options.userAgent,
-            readRetries: options.readRetries ?? 2,
-            retryBaseMs: options.retryBaseMs ?? 1000,
-            maxRateLimitWaitSeconds: options.maxRateLimitWaitSeconds ?? 60,
-            writesPerMinute: options.writesPerMinute ?? 80,
-        };
-        this.rest = new RestClient(createClient(clientOptions, this.counters), this.owner, this.repo, this.scrub, options.requestTimeoutMs ?? 30_000, createLightClient(clientOptions, this.counters));
-    }
-    stats() {
-        return { ...this.counters };
-    }
-    getRepository() {
-        this.repository ??= this.rest.read('get repository', 'GET /repos/{owner}/{repo}').then((data) => ({ defaultBranch: data.default_branch, private: data.private }), (error) => {
-            this.repository = undefined;
-            throw error;
-        });
-        return this.repository;
-    }
-    async serverTime() {
-        // "Accessing this endpoint does not count against your REST API rate limit."
-        // https://docs.github.com/rest/rate-limit/rate-limit#get-rate-limit-status-for-the-authenticated-user
-        const { headers } = await this.rest.send('read the time', 'GET /rate_limit');
-        const time = Date.parse(String(headers.date ?? ''));
-        if (Number.isNaN(time))
-            throw new UpstreamError('invalid', 'GitHub sent no Date header');
-        return new Date(time).toISOString();
-    }
-    async getBranchHead(branch) {
-        const sha = await this.tryGetBranchHead(branch);
-        if (sha === null)
-            throw new UpstreamError('not_found', `branch "${branch}" does not exist`, 404);
-        return sha;
-    }
-    async tryGetBranchHead(branch) {
-        const known = this.heads.get(branch);
-        try {
-            const { data, headers } = await this.rest.sendLight(`get branch "${branch}"`, `GET /repos/{owner}/{repo}/git/ref/heads/${wire_segments(branch, 'branch name')}`, {}, known ? { 'if-none-match': known.etag } : undefined);
-            if (data.object.type !== 'commit')
-                throw new UpstreamError('invalid', `branch "${branch}" does not point at a commit`);
-            if (headers.etag)
-                this.heads.set(branch, { etag: headers.etag, sha: data.object.sha });
-            else
-                this.heads.delete(branch);
-            return data.object.sha;
-        }
-        catch (error) {
-            if (error.status === 304 && known)
-                return known.sha;
-            this.heads.delete(branch);
-            if (error instanceof UpstreamError && error.code === 'not_found')
-                return null;
-            throw error instanceof UpstreamError
-                ? error
-                : toUpstreamError(error, `get branch "${branch}"`, this.scrub);
-        }
-    }
-    async listRefs() {
-        // Without a ref, matching-refs lists every ref, notes and other namespaces included:
-        // https://docs.github.com/rest/git/refs#list-matching-references
-        let data;
-        try {
-            data = await this.rest.read('list refs', 'GET /repos/{owner}/{repo}/git/matching-refs');
-        }
-        catch (error) {
-            // An empty repository answers 409; it has no refs.
-            if (error instanceof UpstreamError && error.code === 'conflict')
-                return new Map();
-            throw error;
-        }
-        const refs = new Map();
-        for (const ref of data)
-            if (!ref.ref.startsWith('refs/pull/'))
-                refs.set(ref.ref, ref.object.sha);
-        return refs;
-    }
-    async listActivity(options) {
-        const since = Date.parse(options.since);
-        if (Number.isNaN(since))
-            throw new UpstreamError('invalid', `not a time: ${JSON.stringify(options.since)}`);
-        const maxItems = options.maxItems ?? MAX_ACTIVITY_ITEMS;
-        const items = [];
-        let after;
-        for (;;) {
-            const { data, headers } = await this.rest.send('list activity', 'GET /repos/{owner}/{repo}/activity', { direction: 'desc', per_page: ACTIVITY_PAGE, ...(after !== undefined ? { after } : {}) });
-            for (const item of data.map(activity)) {
-                if (Date.parse(item.timestamp) < since)
-                    return { items, complete: true };
-                if (items.length >= maxItems)
-                    return { items, complete: false };
-                items.push(item);
-            }
-            after = nextCursor(headers.link);
-            if (after === undefined)
-                return { items, complete: true };
-        }
-    }
-    async createBlob(content) {
-        const data = await this.rest.write('create blob', 'POST /repos/{owner}/{repo}/git/blobs', {
-            content: Buffer.from(content).toString('base64'),
-            encoding: 'base64',
-        });
-        this.blobs.set(data.sha, content);
-        return data.sha;
-    }
-    async createTree(baseTree, changes) {
-        const tree = changes.map((change) => 'content' in change
-            ? { path: change.path, mode: change.mode, type: 'blob', content: change.content }
-            : {
-                path: change.path,
-                mode: 'mode' in change ? change.mode : '100644',
-                type: 'blob',
-                sha: change.sha,
-            });
-        const data = await this.rest.write('create tree', 'POST /repos/{owner}/{repo}/git/trees', { base_tree: baseTree, tree });
-        for (const change of changes)
-            if ('content' in change)
-                this.cacheText(change.content);
-        return data.sha;
-    }
-    /**
-     * Text sent inline is stored as its UTF-8 bytes, so reading it back needs no request. A string with a
-     * lone surrogate has no exact UTF-8 form: it is left out.
-     */
-    cacheText(text) {
-        const bytes = Buffer.from(text, 'utf8');
-        if (bytes.toString('utf8') !== text)
-            return;
-        const header = Buffer.from(`blob ${bytes.byteLength}\0`);
-        const sha = (0,external_node_crypto_.createHash)('sha1').update(header).update(bytes).digest('hex');
-        this.blobs.set(sha, new Uint8Array(bytes));
-    }
-    async createCommit(message, tree, parents) {
-        const data = await this.rest.write('create commit', 'POST /repos/{owner}/{repo}/git/commits', { message, tree, parents });
-        if (data.tree?.sha && data.author)
-            this.commits.set(data.sha, gitCommit(data));
-        return data.sha;
-    }
-    async createBranch(branch, sha) {
-        checkSha(sha);
-        wire_segments(branch, 'branch name');
-        await this.rest.write(`create branch "${branch}"`, 'POST /repos/{owner}/{repo}/git/refs', {
-            ref: `refs/heads/${branch}`,
-            sha,
-        });
-    }
-    async deleteBranch(branch) {
-        await this.rest.write(`delete branch "${branch}"`, `DELETE /repos/{owner}/{repo}/git/refs/heads/${wire_segments(branch, 'branch name')}`, {});
-        this.heads.delete(branch);
-    }
-    async updateBranch(branch, sha) {
-        try {
-            await this.rest.write(`update branch "${branch}"`, `PATCH /repos/{owner}/{repo}/git/refs/heads/${wire_segments(branch, 'branch name')}`, { sha, force: false });
-        }
-        catch (error) {
-            this.heads.delete(branch);
-            if (error instanceof UpstreamError && error.status === 422 && /fast.?forward/i.test(error.message)) {
-                throw new UpstreamError('not_fast_forward', `update branch "${branch}": the branch moved (not a fast forward)`, 422);
-            }
-            throw error;
-        }
-        this.heads.delete(branch);
-    }
-    async createStatus(sha, status) {
-        checkSha(sha);
-        const description = status.description.length > 140 ? `${status.description.slice(0, 139)}…` : status.description;
-        await this.rest.write(`create status on ${sha}`, 'POST /repos/{owner}/{repo}/statuses/{sha}', {
-            sha,
-            state: status.state,
-            context: status.context,
-            description,
-            ...(status.targetUrl !== undefined ? { target_url: status.targetUrl } : {}),
-        });
-    }
-    async getFileAtRef(path, ref) {
-        const operation = `get ${path} at ${ref}`;
-        const data = await this.rest.read(operation, `GET /repos/{owner}/{repo}/contents/${wire_segments(path, 'path')}`, { ref });
-        if (Array.isArray(data) || data.type !== 'file')
-            throw new UpstreamError('invalid', `${operation}: not a file`);
-        // Over 1 MB the contents API leaves `content` empty (encoding "none"): fetch the blob instead.
-        const inline = data.size === 0 || (data.encoding === 'base64' && Boolean(data.content));
-        const bytes = inline ? Buffer.from(data.content ?? '', 'base64') : await this.getBlob(data.sha);
-        try {
-            return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), sha: data.sha };
+            record = JSON.parse(line);
         }
         catch {
-            throw new UpstreamError('invalid', `${operation}: not UTF-8 text`);
+            throw new Error(`ledger line ${i + 1} is not JSON`);
         }
+        if (record.event !== 'call')
+            continue;
+        const { perimeter, tool, paths, decision, seq } = record;
+        if (typeof perimeter !== 'string' || typeof tool !== 'string' || !Array.isArray(paths))
+            throw new Error(`ledger line ${i + 1}: a call record needs perimeter, tool and paths`);
+        calls.push({
+            seq: typeof seq === 'number' ? seq : i + 1,
+            perimeter,
+            tool,
+            paths: paths.filter((p) => typeof p === 'string'),
+            decision: decision === 'allowed' || decision === 'refused' ? decision : 'failed',
+        });
     }
+    return calls;
 }
-function createOctokitUpstream(options) {
-    return new OctokitUpstream(options);
+function judgeCall(call, perimeters) {
+    const perimeter = perimeters.get(call.perimeter);
+    const all = (rule) => ({ state: 'refused', refused: [{ path: call.tool, rule }] });
+    if (perimeter === undefined)
+        return all(`no perimeter ${JSON.stringify(call.perimeter)}`);
+    if (!perimeter.tools.has(call.tool))
+        return all(`no ${call.tool} tool in ${perimeter.name}`);
+    const judged = call.tool === 'push_files' || READS.has(call.tool);
+    // Paths that carried a secret were withheld from the ledger: nothing to judge them by.
+    if (!judged || call.paths.includes(WITHHELD))
+        return { state: 'not judged', refused: [] };
+    const refused = [];
+    for (const path of call.paths) {
+        const decision = call.tool === 'push_files' ? perimeter.canWrite(path) : perimeter.canRead(path);
+        if (!decision.allowed)
+            refused.push({ path, rule: decision.rule });
+    }
+    return { state: refused.length === 0 ? 'allowed' : 'refused', refused };
+}
+const key = (verdict) => `${verdict.state}:${verdict.refused.map((r) => `${r.path}\n${r.rule}`).join('\n')}`;
+/** Every call the two configs judge differently. */
+function compareCalls(calls, base, proposed) {
+    const changes = [];
+    for (const call of calls) {
+        const before = judgeCall(call, base);
+        const after = judgeCall(call, proposed);
+        if (key(before) === key(after))
+            continue;
+        changes.push({
+            seq: call.seq,
+            perimeter: call.perimeter,
+            tool: call.tool,
+            recorded: call.decision,
+            before,
+            after,
+        });
+    }
+    return changes;
 }
 
+;// CONCATENATED MODULE: ./src/cli/replay-judge.ts
+function judgeCommit(paths, perimeter) {
+    if (!perimeter.tools.has('push_files')) {
+        const refused = paths.map((path) => ({ path, rule: 'no push_files tool: it cannot write at all' }));
+        return { allowed: false, refused };
+    }
+    const refused = [];
+    for (const path of paths) {
+        const decision = perimeter.canWrite(path);
+        if (!decision.allowed)
+            refused.push({ path, rule: decision.rule });
+    }
+    return { allowed: refused.length === 0, refused };
+}
+function replayCommits(commits, perimeters) {
+    return commits.map((commit) => ({
+        sha: commit.sha,
+        subject: commit.subject,
+        paths: commit.paths.length,
+        verdicts: Object.fromEntries(perimeters.map((p) => [p.name, judgeCommit(commit.paths, p)])),
+    }));
+}
+const state = (verdict) => verdict === undefined ? 'absent' : verdict.allowed ? 'allowed' : 'refused';
+/** Every (commit, perimeter) whose verdict or refused paths differ between the two replays of one range. */
+function compareReplays(base, proposed) {
+    const changes = [];
+    const baseBySha = new Map(base.map((row) => [row.sha, row]));
+    for (const row of proposed) {
+        const before = baseBySha.get(row.sha)?.verdicts ?? {};
+        const names = [...new Set([...Object.keys(before), ...Object.keys(row.verdicts)])];
+        for (const name of names) {
+            const was = before[name];
+            const now = row.verdicts[name];
+            const wasRefused = new Set(was?.refused.map((r) => r.path));
+            const nowRefused = new Set(now?.refused.map((r) => r.path));
+            const newlyRefused = (now?.refused ?? []).filter((r) => was !== undefined && !wasRefused.has(r.path));
+            const newlyAllowed = [...wasRefused].filter((path) => now !== undefined && !nowRefused.has(path));
+            if (state(was) === state(now) && newlyRefused.length === 0 && newlyAllowed.length === 0)
+                continue;
+            changes.push({
+                sha: row.sha,
+                subject: row.subject,
+                perimeter: name,
+                before: state(was),
+                after: state(now),
+                newlyRefused,
+                newlyAllowed,
+            });
+        }
+    }
+    return changes;
+}
+
+;// CONCATENATED MODULE: ./src/cli/replay.ts
+
+
+
+
+
+
+
+
+
+const REPLAY_USAGE = 'perimeter replay [--config FILE] [--base REF | --no-base] [--json] (RANGE [--max-count N] | --ledger FILE)';
+const SUBJECT = 60;
+function shorten(text, max) {
+    return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+function renderTable(rows, perimeters) {
+    const names = perimeters.map((p) => p.name);
+    const widths = names.map((name) => Math.max(name.length, 2));
+    const cells = (values) => values.map((value, i) => value.padEnd(widths[i])).join('  ');
+    let out = `commit   ${cells(names)}  subject\n`;
+    for (const row of rows) {
+        const marks = names.map((name) => {
+            const verdict = row.verdicts[name];
+            return verdict.allowed ? 'ok' : `-${verdict.refused.length}`;
+        });
+        out += `${row.sha.slice(0, 7)}  ${cells(marks)}  ${shorten(row.subject, SUBJECT)}\n`;
+    }
+    const totals = names.map((name) => `${name} ${rows.filter((r) => r.verdicts[name].allowed).length}`);
+    return `${out}\nCommits each perimeter could have made (of ${rows.length}): ${totals.join(', ')}\n`;
+}
+function renderChange(change) {
+    const head = `  ${change.sha.slice(0, 7)} ${change.perimeter}: ${change.before} -> ${change.after}`;
+    const refused = change.newlyRefused.map((r) => `${r.path} (${r.rule})`);
+    const parts = [
+        ...(refused.length > 0 ? [`now refused: ${refused.join(', ')}`] : []),
+        ...(change.newlyAllowed.length > 0 ? [`now allowed: ${change.newlyAllowed.join(', ')}`] : []),
+    ];
+    return `${head}${parts.length > 0 ? `; ${parts.join('; ')}` : ''}\n`;
+}
+/** The config as committed at `ref` (HEAD unless --base), or null when that commit has no such file. */
+function loadBase(root, configInRepo, ref, io, explicit) {
+    const text = tryShowFile(root, ref, configInRepo);
+    if (text === null) {
+        if (explicit)
+            io.stderr(`perimeter replay: ${ref} has no ${configInRepo}; nothing to compare with\n`);
+        return null;
+    }
+    const label = `${ref}:${configInRepo}`;
+    const config = parseConfig(text, label);
+    return { label, perimeters: config.perimeters.map((spec) => compilePerimeter(spec, configInRepo)) };
+}
+function renderCallChange(change) {
+    const verdict = (v) => v.state === 'refused' ? `refused (${v.refused.map((r) => `${r.path}: ${r.rule}`).join(', ')})` : v.state;
+    return `  #${change.seq} ${change.perimeter} ${change.tool} (recorded: ${change.recorded}): ${verdict(change.before)} -> ${verdict(change.after)}\n`;
+}
+async function replayLedger(file, loaded, base, json, io) {
+    let text;
+    try {
+        text = await (0,promises_namespaceObject.readFile)((0,external_node_path_.resolve)(io.cwd, file), 'utf8');
+    }
+    catch (error) {
+        throw new Error(`cannot read the ledger ${file}: ${error.code ?? String(error)}`, {
+            cause: error,
+        });
+    }
+    const calls = parseLedgerCalls(text);
+    const byName = (perimeters) => new Map(perimeters.map((p) => [p.name, p]));
+    const changes = base === null ? [] : compareCalls(calls, byName(base.perimeters), byName(loaded.perimeters));
+    if (json) {
+        io.stdout(`${JSON.stringify({ config: loaded.config.file, ledger: file, base: base?.label ?? null, calls: calls.length, changes })}\n`);
+    }
+    else {
+        let out = `Replaying ${loaded.config.file} against the ledger ${file}: ${calls.length} call${calls.length === 1 ? '' : 's'}; ${base === null ? 'no base to compare with' : `base ${base.label}`}\n`;
+        if (base !== null)
+            out +=
+                changes.length === 0
+                    ? `No call would be judged differently than under ${base.label}.\n`
+                    : `Calls judged differently than under ${base.label} (${changes.length}):\n${changes.map(renderCallChange).join('')}`;
+        io.stdout(out);
+    }
+    return changes.length > 0 ? EXIT_CHANGES : EXIT_OK;
+}
+/**
+ * `perimeter replay RANGE`: judges each non-merge commit of RANGE against the proposed perimeters.yml
+ * (which perimeter could have made it), and against the base version of the same file (by default the one
+ * committed at HEAD) to list what the proposal changes. `--ledger FILE` does the same for the calls a run
+ * recorded. Exit 3 when anything changes, so a workflow can gate pull requests that touch perimeters.yml.
+ */
+async function replay_run(args, io) {
+    const { values, positionals } = parseCommandArgs(args, {
+        config: { type: 'string' },
+        base: { type: 'string' },
+        'no-base': { type: 'boolean', default: false },
+        ledger: { type: 'string' },
+        'max-count': { type: 'string' },
+        json: { type: 'boolean', default: false },
+    }, true);
+    if (values.base !== undefined && values['no-base'])
+        throw new UsageError('--base and --no-base exclude each other');
+    if (values.ledger !== undefined ? positionals.length !== 0 : positionals.length !== 1)
+        throw new UsageError(values.ledger !== undefined
+            ? 'with --ledger, no RANGE'
+            : `expected one RANGE (such as main~50..main) or --ledger FILE, got ${positionals.length} arguments`);
+    const loaded = loadConfig(values.config, io.cwd);
+    if (loaded.root === null) {
+        io.stderr('perimeter replay: the config is not in a git checkout: replay reads its history\n');
+        return EXIT_ERRORS;
+    }
+    const base = values['no-base']
+        ? null
+        : loadBase(loaded.root, loaded.configInRepo, values.base ?? 'HEAD', io, values.base !== undefined);
+    if (values.ledger !== undefined)
+        return replayLedger(values.ledger, loaded, base, values.json, io);
+    const range = positionals[0];
+    const maxCount = values['max-count'] === undefined ? undefined : Number(values['max-count']);
+    if (maxCount !== undefined && (!Number.isSafeInteger(maxCount) || maxCount < 1))
+        throw new UsageError(`--max-count: expected a whole number above 0, got ${JSON.stringify(values['max-count'])}`);
+    const { commits, merges } = listCommitChanges(loaded.root, range, maxCount);
+    const rows = replayCommits(commits, loaded.perimeters);
+    const baseRows = base === null ? null : replayCommits(commits, base.perimeters);
+    const changes = baseRows === null ? [] : compareReplays(baseRows, rows);
+    if (values.json) {
+        io.stdout(`${JSON.stringify({ config: loaded.config.file, range, merges, base: base?.label ?? null, commits: rows, changes })}\n`);
+    }
+    else {
+        const against = base === null ? 'no base to compare with' : `base ${base.label}`;
+        let out = `Replaying ${loaded.config.file} against ${range}${maxCount === undefined ? '' : ` (newest ${maxCount})`}: ${rows.length} commit${rows.length === 1 ? '' : 's'}` +
+            `${merges > 0 ? ` (and ${merges} merge${merges === 1 ? '' : 's'}, not judged)` : ''}; ${against}\n\n`;
+        out += rows.length > 0 ? renderTable(rows, loaded.perimeters) : 'No commits in the range.\n';
+        out += '("ok": every path writable by that perimeter; "-N": N paths it could not have written)\n';
+        if (base !== null) {
+            out +=
+                changes.length === 0
+                    ? `\nNo changes from ${base.label}.\n`
+                    : `\nChanges from ${base.label} (${changes.length}):\n${changes.map(renderChange).join('')}`;
+        }
+        io.stdout(out);
+    }
+    return changes.length > 0 ? EXIT_CHANGES : EXIT_OK;
+}
+
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 ;// CONCATENATED MODULE: ./src/safety/answer-filter.ts
 /** What the gateway knows of content safety: one filter every answer passes through, one check every write. */
 /** The identity filter: hides nothing, finds nothing. */
@@ -79677,48 +82068,6 @@ function awsSecrets(text) {
 }
 function keyMaterialFindings(text) {
     return [...encodedKeys(text), ...awsSecrets(text)];
-}
-
-;// CONCATENATED MODULE: ./src/safety/invisible.ts
-/**
- * Characters that render as nothing (or only steer how neighbours render) yet reach a model as text:
- * zero-width spaces and joiners, bidirectional controls, invisible operators, soft hyphens, Hangul
- * fillers, variation selectors and Unicode tag characters (which can spell a whole hidden ASCII text).
- */
-const RANGES = [
-    [0x00ad, 0x00ad],
-    [0x034f, 0x034f],
-    [0x061c, 0x061c],
-    [0x115f, 0x1160],
-    [0x17b4, 0x17b5],
-    [0x180b, 0x180f],
-    [0x200b, 0x200f],
-    [0x202a, 0x202e],
-    [0x2060, 0x206f],
-    [0x3164, 0x3164],
-    [0xfe00, 0xfe0f],
-    [0xfeff, 0xfeff],
-    [0xffa0, 0xffa0],
-    [0xfff9, 0xfffb],
-    [0x1bca0, 0x1bca3],
-    [0xe0000, 0xe007f],
-    [0xe0100, 0xe01ef],
-];
-function invisible_isInvisible(codePoint) {
-    for (const [low, high] of RANGES)
-        if (codePoint >= low && codePoint <= high)
-            return true;
-    return false;
-}
-/** Matches one invisible character (a whole surrogate pair for the astral ones). */
-const invisible_INVISIBLE = new RegExp(`[${RANGES.map(([low, high]) => `\\u{${low.toString(16)}}-\\u{${high.toString(16)}}`).join('')}]`, 'gu');
-/** Bidirectional embeddings, overrides and isolates: they reorder what is displayed. */
-function isBidiControl(codePoint) {
-    return ((codePoint >= 0x202a && codePoint <= 0x202e) ||
-        (codePoint >= 0x2066 && codePoint <= 0x2069) ||
-        codePoint === 0x200e ||
-        codePoint === 0x200f ||
-        codePoint === 0x061c);
 }
 
 ;// CONCATENATED MODULE: ./src/safety/normalize.ts
@@ -81342,8 +83691,6 @@ function createSecretFilter(options = {}) {
 
 
 
-;// CONCATENATED MODULE: external "node:timers/promises"
-const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./node_modules/@hono/node-server/dist/constants-BLSFu_RU.mjs
 //#region src/utils/response/constants.ts
 const X_ALREADY_SENT = "x-hono-already-sent";
@@ -82923,23 +85270,6 @@ function armSseKeepAlive(intervalMs, onTick) {
     return timer;
 }
 //# sourceMappingURL=sseKeepAlive.js.map
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/iso.js
-
-
-
-function iso_datetime(params) {
-    return _isoDateTime(ZodISODateTime, params);
-}
-function iso_date(params) {
-    return core._isoDate(ZodISODate, params);
-}
-function iso_time(params) {
-    return core._isoTime(ZodISOTime, params);
-}
-function iso_duration(params) {
-    return core._isoDuration(ZodISODuration, params);
-}
-
 ;// CONCATENATED MODULE: ./node_modules/@modelcontextprotocol/sdk/dist/esm/types.js
 
 const LATEST_PROTOCOL_VERSION = '2025-11-25';
@@ -86127,7 +88457,7 @@ const OPEN = '\u27ea';
 const CLOSE = '\u27eb';
 const COMMENT = /<!--[^]*?(?:-->|$)/g;
 // eslint-disable-next-line no-control-regex
-const PLAIN = /^[\u0000-\u007e\u00a0-\u00ac\u00ae-\u02ff]*$/;
+const neutralize_PLAIN = /^[\u0000-\u007e\u00a0-\u00ac\u00ae-\u02ff]*$/;
 const PICTOGRAPH = /\p{Extended_Pictographic}/u;
 const neutralize_hex = (codePoint) => `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
 /** Invisible characters that are part of ordinary text: emoji joiners and presentation selectors, a leading BOM. */
@@ -86173,7 +88503,7 @@ function markInvisible(text, kinds) {
 }
 function neutralize(text) {
     const kinds = {};
-    let out = PLAIN.test(text) ? text : markInvisible(text, kinds);
+    let out = neutralize_PLAIN.test(text) ? text : markInvisible(text, kinds);
     if (out.includes('<!--')) {
         out = out.replace(COMMENT, (comment) => {
             kinds['HTML comment'] = (kinds['HTML comment'] ?? 0) + 1;
@@ -86705,7 +89035,7 @@ const getTree = defineTool({
 });
 /** Fills `out` in tree order; true when it stopped at the limit. */
 function get_tree_list(index, readable, dir, recursive, out) {
-    for (const entry of [...index.children(dir)].sort(byPath)) {
+    for (const entry of [...index.children(dir)].sort(get_tree_byPath)) {
         if (out.length >= MAX_ENTRIES)
             return true;
         if (entry.type === 'tree') {
@@ -86730,7 +89060,7 @@ function get_tree_describe(entry) {
         ...(entry.size !== undefined ? { size: entry.size } : {}),
     };
 }
-function byPath(a, b) {
+function get_tree_byPath(a, b) {
     return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 }
 
@@ -86739,7 +89069,7 @@ var picomatch = __nccwpck_require__(4006);
 var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
 ;// CONCATENATED MODULE: ./src/gateway/batched-diff.ts
 /** rounds of batched reads before giving up on a pair */
-const MAX_ROUNDS = 16;
+const batched_diff_MAX_ROUNDS = 16;
 /**
  * Each round reads only trees that differ, two levels of each: small answers, so many trees a call. Two
  * levels, not one, halve the rounds for a change deep in the tree at the cost of the unchanged siblings'
@@ -86766,7 +89096,7 @@ async function differsWhere(upstream, pairs, wanted) {
                 if (sha !== null && !listings.has(sha))
                     missing.add(sha);
         if (missing.size > 0) {
-            const got = round < MAX_ROUNDS && upstream.getTrees
+            const got = round < batched_diff_MAX_ROUNDS && upstream.getTrees
                 ? await upstream.getTrees([...missing], { levels: batched_diff_LEVELS, perCall: PER_CALL })
                 : new Map();
             for (const [sha, list] of got)
@@ -87626,148 +89956,6 @@ function send(res, status, body, headers = {}) {
     })
         .end(text);
 }
-
-;// CONCATENATED MODULE: ./src/ledger/record.ts
-
-/**
- * The ledger's record format: JSONL, one record per line, each carrying the previous record's MAC (`prev`)
- * and its own (`mac`), an HMAC-SHA256 with the ledger key over the canonical JSON of the record without
- * `mac`. Removing, reordering or editing any record breaks the chain from there on.
- */
-const GENESIS = '0'.repeat(64);
-/** JSON with object keys sorted at every depth: the bytes the MAC covers. */
-function canonicalJson(value) {
-    if (Array.isArray(value))
-        return `[${value.map(canonicalJson).join(',')}]`;
-    if (value !== null && typeof value === 'object') {
-        const entries = Object.entries(value)
-            .filter(([, v]) => v !== undefined)
-            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-        return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-    }
-    return JSON.stringify(value);
-}
-function macOf(key, record) {
-    return (0,external_node_crypto_.createHmac)('sha256', key).update(canonicalJson(record)).digest('hex');
-}
-
-;// CONCATENATED MODULE: ./src/ledger/chain.ts
-
-
-
-/** The chain check, with the records that verified (all of them when ok, those before the break if not). */
-function chain_checkChain(text, key) {
-    const lines = text.split('\n');
-    if (lines[lines.length - 1] === '')
-        lines.pop();
-    const verified = [];
-    let prev = GENESIS;
-    for (const [i, line] of lines.entries()) {
-        const broken = (problem) => ({
-            ok: false,
-            records: lines.length,
-            brokenAt: i + 1,
-            problem: `record ${i + 1}: ${problem}`,
-            verified,
-        });
-        let record;
-        try {
-            record = JSON.parse(line);
-        }
-        catch {
-            return broken('not valid JSON');
-        }
-        if (typeof record !== 'object' || record === null || typeof record.mac !== 'string')
-            return broken('no MAC');
-        if (record.prev !== prev)
-            return broken('does not follow the previous record');
-        if (record.seq !== i + 1)
-            return broken(`sequence number ${String(record.seq)}, expected ${i + 1}`);
-        const { mac, ...unsealed } = record;
-        const expected = Buffer.from(macOf(key, unsealed), 'hex');
-        const given = Buffer.from(mac, 'hex');
-        if (given.length !== expected.length || !(0,external_node_crypto_.timingSafeEqual)(given, expected))
-            return broken('MAC does not match');
-        verified.push(record);
-        prev = mac;
-    }
-    return { ok: true, records: lines.length, verified };
-}
-/** Checks a ledger file's chain. */
-async function verifyLedger(path, key) {
-    const { verified: _verified, ...verdict } = chain_checkChain(await readFile(path, 'utf8'), key);
-    return verdict;
-}
-
-;// CONCATENATED MODULE: ./src/ledger/writer.ts
-
-
-
-/** The gateway's writer: appends sealed records, strictly one after another. */
-class Ledger {
-    handle;
-    key;
-    prev;
-    seq;
-    chain = Promise.resolve();
-    failure = null;
-    constructor(handle, key, prev, seq) {
-        this.handle = handle;
-        this.key = key;
-        this.prev = prev;
-        this.seq = seq;
-    }
-    /** Opens a ledger for appending; an existing file must verify, and its chain is continued. */
-    static async open(path, key) {
-        if (key.length === 0)
-            throw new Error('the ledger key is empty');
-        let prev = GENESIS;
-        let seq = 0;
-        const existing = await (0,promises_namespaceObject.readFile)(path, 'utf8').catch((error) => {
-            if (error.code === 'ENOENT')
-                return null;
-            throw error;
-        });
-        if (existing !== null && existing.length > 0) {
-            const verdict = chain_checkChain(existing, key);
-            if (!verdict.ok)
-                throw new Error(`the existing ledger ${path} does not verify: ${verdict.problem}`);
-            const last = verdict.verified.at(-1);
-            prev = last.mac;
-            seq = last.seq;
-        }
-        return new Ledger(await (0,promises_namespaceObject.open)(path, 'a', 0o600), key, prev, seq);
-    }
-    /** Appends one record; appends run strictly one after another. */
-    append(entry) {
-        const next = this.chain.then(async () => {
-            if (this.failure)
-                throw this.failure;
-            const unsealed = { ...entry, seq: this.seq + 1, time: new Date().toISOString(), prev: this.prev };
-            const sealed = { ...unsealed, mac: macOf(this.key, unsealed) };
-            try {
-                await this.handle.appendFile(`${JSON.stringify(sealed)}\n`);
-            }
-            catch (error) {
-                this.failure = error;
-                throw error;
-            }
-            this.seq = sealed.seq;
-            this.prev = sealed.mac;
-        });
-        this.chain = next.catch(() => undefined);
-        return next;
-    }
-    async close() {
-        await this.chain;
-        await this.handle.close();
-    }
-}
-
-;// CONCATENATED MODULE: ./src/ledger/index.ts
-
-
-
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v3/helpers/util.js
 var util_util;
@@ -98134,7 +100322,7 @@ class TreeIndex {
         this.sha = sha;
         for (const entry of entries) {
             this.byPath.set(entry.path, entry);
-            const dir = parentOf(entry.path);
+            const dir = tree_index_parentOf(entry.path);
             const list = this.byDir.get(dir);
             if (list)
                 list.push(entry);
@@ -98161,7 +100349,7 @@ class TreeIndex {
                 if (entry.type === 'tree' || !perimeter.canRead(entry.path).allowed)
                     continue;
                 view.files.add(entry.path);
-                for (let dir = parentOf(entry.path); !view.dirs.has(dir); dir = parentOf(dir))
+                for (let dir = tree_index_parentOf(entry.path); !view.dirs.has(dir); dir = tree_index_parentOf(dir))
                     view.dirs.add(dir);
             }
             this.visible.set(perimeter.name, view);
@@ -98169,7 +100357,7 @@ class TreeIndex {
         return view;
     }
 }
-function parentOf(path) {
+function tree_index_parentOf(path) {
     const slash = path.lastIndexOf('/');
     return slash < 0 ? '' : path.slice(0, slash);
 }
@@ -98188,14 +100376,14 @@ function indexAfterPush(base, written, deletions, expected) {
     for (const file of written)
         entries.set(file.path, { ...file, type: 'blob' });
     for (const path of [...deletions, ...written.map((f) => f.path)])
-        for (let dir = parentOf(path); dir !== ''; dir = parentOf(dir))
+        for (let dir = tree_index_parentOf(path); dir !== ''; dir = tree_index_parentOf(dir))
             touched.add(dir);
     for (const dir of touched)
         if (dir !== '' && !entries.has(dir))
             entries.set(dir, { path: dir, mode: '040000', type: 'tree', sha: '' });
     const kids = new Map();
     for (const entry of entries.values()) {
-        const dir = parentOf(entry.path);
+        const dir = tree_index_parentOf(entry.path);
         const names = kids.get(dir) ?? new Map();
         kids.set(dir, names);
         names.set(entry.path.slice(dir === '' ? 0 : dir.length + 1), entry);
@@ -98203,18 +100391,18 @@ function indexAfterPush(base, written, deletions, expected) {
     const depth = (path) => path.split('/').length;
     for (const dir of [...touched].filter((d) => d !== '').sort((a, b) => depth(b) - depth(a))) {
         const names = kids.get(dir);
-        const parent = kids.get(parentOf(dir));
+        const parent = kids.get(tree_index_parentOf(dir));
         const name = dir.slice(dir.lastIndexOf('/') + 1);
         if (!names || names.size === 0) {
             entries.delete(dir);
             parent.delete(name);
             continue;
         }
-        const entry = { path: dir, mode: '040000', type: 'tree', sha: tree_hash_treeSha(names) };
+        const entry = { path: dir, mode: '040000', type: 'tree', sha: treeSha(names) };
         entries.set(dir, entry);
         parent.set(name, entry);
     }
-    if (tree_hash_treeSha(kids.get('') ?? new Map()) !== expected)
+    if (treeSha(kids.get('') ?? new Map()) !== expected)
         return null;
     return new TreeIndex(expected, [...entries.values()]);
 }
@@ -98327,7 +100515,7 @@ function shapeProblems(snapshot, plan) {
     for (const { path } of plan.files) {
         if (snapshot.index.get(path)?.type === 'tree')
             problems.push(`${path}: is a directory`);
-        for (let dir = parentOf(path); dir !== ''; dir = parentOf(dir)) {
+        for (let dir = tree_index_parentOf(path); dir !== ''; dir = tree_index_parentOf(dir)) {
             const entry = snapshot.index.get(dir);
             if (entry && entry.type !== 'tree') {
                 problems.push(`${path}: ${dir} is a file, not a directory`);
@@ -98507,268 +100695,6 @@ class Pusher {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/whole-tree.ts
-
-
-/** Entries kept across the trees remembered whole (100,000 took 23 MB of heap); the oldest are forgotten beyond it. */
-const KEEP_ENTRIES = 500_000;
-/** rounds of batched reads for one prefetch (each goes GraphQL's LEVELS deeper) */
-const whole_tree_MAX_ROUNDS = 8;
-const whole_tree_parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
-const nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
-/**
- * Every entry below a tree (paths relative to it), in as few requests as GitHub allows. One recursive
- * listing when GitHub gives it whole. GitHub truncates a recursive listing at 100,000 entries or 7 MB
- * (https://docs.github.com/en/rest/git/trees#get-a-tree); then every directory the truncated listing did
- * hold whole is kept, each proven by recomputing its tree SHA from the entries listed for it, the tree
- * itself is listed plainly, and only its other children are listed again, recursively, going deeper only
- * where a child's own recursive listing is truncated too. Trees are addressed by SHA: what was listed whole
- * once is never listed again.
- */
-class whole_tree_WholeTrees {
-    upstream;
-    whole = new Map();
-    /** the same lists once they have arrived, for building larger trees from them without waiting */
-    settled = new Map();
-    sizes = new Map();
-    /** direct listings proven from a truncated recursive listing, by tree SHA */
-    direct = new Map();
-    truncatedTrees = new Set();
-    kept = 0;
-    constructor(upstream) {
-        this.upstream = upstream;
-    }
-    /** Whether GitHub truncated the recursive listing of this tree (as far as this object has asked). */
-    wasTruncated(sha) {
-        return this.truncatedTrees.has(sha);
-    }
-    /**
-     * The whole tree. `plainFirst` skips the recursive listing of `sha` itself (not of its children): for a
-     * tree expected to be truncated, such as the next root of a repository whose last root was.
-     */
-    list(sha, options = {}) {
-        const known = this.whole.get(sha);
-        if (known)
-            return known;
-        const pending = this.load(sha, options.plainFirst ?? false);
-        this.whole.set(sha, pending);
-        pending.then((entries) => this.keep(sha, entries), () => this.whole.delete(sha));
-        return pending;
-    }
-    /** The tree when it is already known whole (listed, proven or built), without asking. */
-    known(sha) {
-        return this.whole.get(sha);
-    }
-    /**
-     * The tree from its one recursive listing when that is whole, or proves it whole; otherwise null (what
-     * the listing proves of the tree's subdirectories is kept).
-     */
-    async once(sha) {
-        const known = this.whole.get(sha);
-        if (known)
-            return known;
-        const listing = await this.upstream.getTreeRecursive(sha);
-        if (!listing.truncated) {
-            this.remember(sha, listing.entries);
-            return listing.entries;
-        }
-        this.truncatedTrees.add(sha);
-        const proven = this.learn(sha, listing.entries);
-        if (proven)
-            this.remember(sha, proven);
-        return proven;
-    }
-    /** A tree's direct entries: proven from a truncated listing, or one plain listing. */
-    async plain(sha) {
-        return this.direct.get(sha) ?? (await this.upstream.getTree(sha));
-    }
-    /** Remembers a tree known whole by other means (a tree built locally and checked against its SHA). */
-    remember(sha, entries) {
-        if (this.whole.has(sha))
-            return;
-        this.whole.set(sha, Promise.resolve(entries));
-        this.keep(sha, entries);
-    }
-    /**
-     * Makes the trees known whole that batched reads can bring (Upstream.getTrees): the direct listings of
-     * everything below them, a few levels per call, round after round. What they cannot bring stays for REST.
-     */
-    async prefetch(shas) {
-        if (!this.upstream.getTrees)
-            return;
-        for (let round = 0; round < whole_tree_MAX_ROUNDS; round++) {
-            const missing = this.unlisted(shas);
-            if (missing.length === 0)
-                break;
-            const got = await this.upstream.getTrees(missing);
-            if (got.size === 0)
-                return;
-            for (const [sha, list] of got)
-                this.direct.set(sha, list);
-        }
-        for (const sha of shas) {
-            const built = this.assemble(sha);
-            if (built)
-                this.remember(sha, built);
-        }
-    }
-    /** Trees at or below `roots` that are neither known whole nor listed directly, the highest first. */
-    unlisted(roots) {
-        const out = [];
-        const seen = new Set();
-        let level = roots;
-        while (level.length > 0) {
-            const next = [];
-            for (const sha of level) {
-                if (seen.has(sha) || this.whole.has(sha))
-                    continue;
-                seen.add(sha);
-                const list = this.direct.get(sha);
-                if (!list)
-                    out.push(sha);
-                else
-                    for (const entry of list)
-                        if (entry.type === 'tree')
-                            next.push(entry.sha);
-            }
-            level = next;
-        }
-        return out;
-    }
-    /** The whole tree from what is known without asking (direct listings, trees known whole); else null. */
-    assemble(sha) {
-        const settled = this.settled.get(sha);
-        if (settled)
-            return settled;
-        const top = this.direct.get(sha);
-        if (!top)
-            return null;
-        const out = [];
-        for (const entry of top) {
-            out.push(entry);
-            if (entry.type !== 'tree')
-                continue;
-            const below = this.assemble(entry.sha);
-            if (!below)
-                return null;
-            for (const inner of below)
-                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
-        }
-        return out;
-    }
-    async load(sha, plainFirst) {
-        const built = this.assemble(sha);
-        if (built)
-            return built;
-        if (!plainFirst && !this.truncatedTrees.has(sha)) {
-            const listing = await this.upstream.getTreeRecursive(sha);
-            if (!listing.truncated)
-                return listing.entries;
-            this.truncatedTrees.add(sha);
-            const proven = this.learn(sha, listing.entries);
-            if (proven)
-                return proven;
-        }
-        const top = await this.plain(sha);
-        checkNames(sha, top);
-        this.direct.set(sha, top);
-        // Every child not yet known whole, in batched reads first; each then is built or listed as before.
-        await this.prefetch(top.filter((e) => e.type === 'tree' && !this.whole.has(e.sha)).map((e) => e.sha));
-        checkNames(sha, top);
-        const below = await Promise.all(top.map((entry) => (entry.type === 'tree' ? this.list(entry.sha) : Promise.resolve([]))));
-        const out = [];
-        top.forEach((entry, i) => {
-            out.push(entry);
-            for (const inner of below[i])
-                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
-        });
-        return out;
-    }
-    /**
-     * Keeps what a truncated recursive listing of `rootSha` proves: every directory whose listed entries
-     * hash to its SHA has its direct listing; every such directory whose subdirectories are all whole is
-     * whole. Returns the root's entries when the root itself is whole.
-     */
-    learn(rootSha, entries) {
-        const shaOf = new Map([['', rootSha]]);
-        const children = new Map([['', new Map()]]);
-        const unprovable = new Set();
-        for (const entry of entries) {
-            if (entry.type !== 'tree')
-                continue;
-            shaOf.set(entry.path, entry.sha);
-            children.set(entry.path, new Map());
-        }
-        for (const entry of entries) {
-            const parent = whole_tree_parentOf(entry.path);
-            const siblings = children.get(parent);
-            if (!siblings || siblings.has(nameOf(entry.path)))
-                unprovable.add(parent);
-            else
-                siblings.set(nameOf(entry.path), entry);
-        }
-        const deepestFirst = [...children.keys()].sort((a, b) => depth(b) - depth(a));
-        const isWhole = new Set();
-        for (const dir of deepestFirst) {
-            const listed = children.get(dir);
-            if (unprovable.has(dir) || tree_hash_treeSha(listed) !== shaOf.get(dir))
-                continue;
-            if ([...listed.values()].every((e) => e.type !== 'tree' || isWhole.has(e.path)))
-                isWhole.add(dir);
-            else
-                this.direct.set(shaOf.get(dir), [...listed].map(([name, entry]) => ({ ...entry, path: name })));
-        }
-        // every entry joins the largest whole directory above it
-        const outermost = (path) => {
-            let found = null;
-            for (let dir = whole_tree_parentOf(path);; dir = whole_tree_parentOf(dir)) {
-                if (isWhole.has(dir))
-                    found = dir;
-                if (dir === '')
-                    return found;
-            }
-        };
-        const lists = new Map();
-        for (const entry of entries) {
-            const dir = outermost(entry.path);
-            if (dir === null)
-                continue;
-            const list = lists.get(dir) ?? [];
-            lists.set(dir, list);
-            list.push(dir === '' ? entry : { ...entry, path: entry.path.slice(dir.length + 1) });
-        }
-        for (const [dir, list] of lists)
-            if (dir !== '')
-                this.remember(shaOf.get(dir), list);
-        return lists.get('') ?? null;
-    }
-    keep(sha, entries) {
-        if (this.sizes.has(sha))
-            return;
-        this.sizes.set(sha, entries.length);
-        this.settled.set(sha, entries);
-        this.kept += entries.length;
-        for (const [old, n] of this.sizes) {
-            if (this.kept <= KEEP_ENTRIES || old === sha)
-                break;
-            this.sizes.delete(old);
-            this.whole.delete(old);
-            this.settled.delete(old);
-            this.kept -= n;
-        }
-    }
-}
-const depth = (path) => (path === '' ? 0 : path.split('/').length);
-/** A name git forbids (empty, holding "/") or listed twice could join into a path that is not there. */
-function checkNames(sha, entries) {
-    const seen = new Set();
-    for (const { path } of entries) {
-        if (path === '' || path.includes('/') || seen.has(path))
-            throw new UpstreamError('invalid', `tree ${sha} lists an entry named ${JSON.stringify(path)}: expected unique single path segments`);
-        seen.add(path);
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/gateway/repo-view.ts
 
 
@@ -98787,7 +100713,7 @@ class RepoView {
     constructor(upstream, branch) {
         this.upstream = upstream;
         this.branch = branch;
-        this.trees = new whole_tree_WholeTrees(upstream);
+        this.trees = new WholeTrees(upstream);
     }
     async snapshot() {
         const head = await this.upstream.getBranchHead(this.branch);
@@ -99275,1582 +101201,6 @@ async function readAll(stream) {
     return Buffer.concat(chunks).toString('utf8');
 }
 
-;// CONCATENATED MODULE: ./src/verify/diff-hint.ts
-
-/** GitHub lists at most 300 files in a compare: a list that long may be cut short. */
-const COMPARE_FILE_CAP = 300;
-const FILE_MODES = new Set(['100644', '100755', '120000', '160000']);
-const diff_hint_parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
-const diff_hint_nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
-/** The base side: the root listing, and every top-level directory the hint touches, listed recursively. */
-async function baseDirs(upstream, baseTree, paths) {
-    const dirs = new Map([['', new Map((await upstream.getTree(baseTree)).map((e) => [e.path, e]))]]);
-    const tops = new Set(paths.filter((path) => path.includes('/')).map((path) => path.split('/')[0]));
-    const listings = await Promise.all([...tops].map(async (top) => {
-        const entry = dirs.get('').get(top);
-        if (entry?.type !== 'tree')
-            return { top, entries: [], sha: null };
-        const { entries, truncated } = await upstream.getTreeRecursive(entry.sha);
-        return truncated ? null : { top, entries, sha: entry.sha };
-    }));
-    for (const listing of listings) {
-        if (listing === null)
-            return null;
-        if (listing.sha === null)
-            continue;
-        dirs.set(listing.top, new Map());
-        for (const entry of listing.entries) {
-            const path = `${listing.top}/${entry.path}`;
-            if (entry.type === 'tree')
-                dirs.set(path, dirs.get(path) ?? new Map());
-            const parent = diff_hint_parentOf(path);
-            if (!dirs.has(parent))
-                dirs.set(parent, new Map());
-            dirs.get(parent).set(diff_hint_nameOf(path), entry);
-        }
-    }
-    return dirs;
-}
-function copyDirs(dirs) {
-    return new Map([...dirs].map(([path, entries]) => [path, new Map(entries)]));
-}
-/** Applies one file of the hint; false when it does not fit the base (then the hint is not used). */
-function apply(dirs, path, entry) {
-    const segments = path.split('/');
-    for (let i = 1; i < segments.length; i++) {
-        const dir = segments.slice(0, i).join('/');
-        const existing = dirs.get(diff_hint_parentOf(dir))?.get(diff_hint_nameOf(dir));
-        if (existing !== undefined && existing.type !== 'tree')
-            return false;
-        if (!dirs.has(dir)) {
-            if (existing !== undefined)
-                return false; // a tree the base listing should have held
-            dirs.set(dir, new Map());
-        }
-    }
-    const parent = dirs.get(diff_hint_parentOf(path));
-    const old = parent.get(diff_hint_nameOf(path));
-    if (old?.type === 'tree')
-        return false;
-    if (entry === null)
-        return old !== undefined && parent.delete(diff_hint_nameOf(path));
-    parent.set(diff_hint_nameOf(path), { ...entry, mode: old?.mode ?? entry.mode });
-    return true;
-}
-/** Tree SHAs bottom-up for every directory on a changed path; returns the root's. */
-function rootSha(dirs, changed) {
-    const touched = new Set(['']);
-    for (const path of changed)
-        for (let dir = diff_hint_parentOf(path); dir !== ''; dir = diff_hint_parentOf(dir))
-            touched.add(dir);
-    const deepestFirst = [...touched].sort((a, b) => b.split('/').length - a.split('/').length);
-    for (const dir of deepestFirst) {
-        if (dir === '')
-            continue;
-        const entries = dirs.get(dir);
-        const parent = dirs.get(diff_hint_parentOf(dir));
-        if (entries.size === 0)
-            parent.delete(diff_hint_nameOf(dir));
-        else
-            parent.set(diff_hint_nameOf(dir), { mode: '040000', type: 'tree', sha: treeSha(entries) });
-    }
-    return treeSha(dirs.get(''));
-}
-/**
- * The exact diff from a compare's file list, when that list rebuilds the head tree: the base side of the
- * touched directories is listed (recursively, one request per top-level directory), the listed changes are
- * applied (a new file taken as 100644, a modified one keeping its mode), and the root's tree SHA recomputed.
- * Only when it equals `headTree` is the result used: then every path, mode, symlink and submodule in it is
- * the head's own. Otherwise (a mode change, a list cut at 300, anything unexpected) null: walk the trees.
- */
-async function diff_hint_diffFromHint(upstream, baseTree, headTree, files) {
-    if (files.length === 0 || files.length >= COMPARE_FILE_CAP || !/^[0-9a-f]{40}$/.test(headTree))
-        return null;
-    const edits = new Map();
-    for (const file of files) {
-        if (file.previousPath !== undefined && file.status === 'renamed')
-            edits.set(file.previousPath, null);
-        if (file.status === 'removed')
-            edits.set(file.path, null);
-        else if (file.status !== 'unchanged')
-            edits.set(file.path, { mode: '100644', type: 'blob', sha: file.sha });
-    }
-    const base = await baseDirs(upstream, baseTree, [...edits.keys()]);
-    if (base === null)
-        return null;
-    const head = copyDirs(base);
-    for (const [path, entry] of edits)
-        if (!apply(head, path, entry))
-            return null;
-    if (rootSha(head, new Set(edits.keys())) !== headTree)
-        return null;
-    const changes = [];
-    for (const path of edits.keys()) {
-        const o = base.get(diff_hint_parentOf(path))?.get(diff_hint_nameOf(path));
-        const n = head.get(diff_hint_parentOf(path))?.get(diff_hint_nameOf(path));
-        if (n !== undefined && !FILE_MODES.has(n.mode))
-            return null;
-        if (o && n) {
-            if (o.sha !== n.sha || o.mode !== n.mode)
-                changes.push({
-                    path,
-                    kind: 'modified',
-                    oldMode: o.mode,
-                    newMode: n.mode,
-                    oldSha: o.sha,
-                    newSha: n.sha,
-                });
-        }
-        else if (n)
-            changes.push({ path, kind: 'added', newMode: n.mode, newSha: n.sha });
-        else if (o)
-            changes.push({ path, kind: 'deleted', oldMode: o.mode, oldSha: o.sha });
-    }
-    return changes;
-}
-
-;// CONCATENATED MODULE: ./src/verify/diff-trees.ts
-
-
-const isTree = (entry) => entry?.type === 'tree';
-function leaf(path, kind, entry) {
-    return kind === 'added'
-        ? { path, kind, newMode: entry.mode, newSha: entry.sha }
-        : { path, kind, oldMode: entry.mode, oldSha: entry.sha };
-}
-/** Every entry of a complete recursive listing by path; a path listed twice is a malformed change. */
-function byPathOf(entries, prefix, kind, out) {
-    const map = new Map();
-    for (const entry of entries) {
-        if (map.has(entry.path))
-            out.push({
-                path: prefix + entry.path,
-                kind,
-                problem: `the tree lists ${JSON.stringify(entry.path)} twice`,
-            });
-        else
-            map.set(entry.path, entry);
-    }
-    return map;
-}
-/**
- * Every non-tree entry below a tree that appeared or disappeared as a whole: one recursive listing, or,
- * when GitHub truncates it, as WholeTrees completes it.
- */
-async function diff_trees_expand(trees, prefix, tree, kind, out) {
-    const whole = (await trees.once(tree)) ?? (await expandByDir(trees, prefix, tree, kind, out));
-    if (whole === null)
-        return;
-    for (const entry of byPathOf(whole, prefix, kind, out).values())
-        if (entry.type !== 'tree')
-            out.push(leaf(prefix + entry.path, kind, entry));
-}
-/** A truncated tree: its own listing, and each subdirectory expanded (proven ones cost nothing). */
-async function expandByDir(trees, prefix, tree, kind, out) {
-    const subtrees = [];
-    for (const entry of byName(await trees.plain(tree), prefix, kind, out).values()) {
-        if (isTree(entry))
-            subtrees.push(diff_trees_expand(trees, `${prefix}${entry.path}/`, entry.sha, kind, out));
-        else
-            out.push(leaf(prefix + entry.path, kind, entry));
-    }
-    await Promise.all(subtrees);
-    return null;
-}
-/**
- * A tree's entries by name. Names git forbids (empty, holding a "/") or listed twice can't come from git's
- * own tools and GitHub's checks refuse them; should one get through, it is a change that is never allowed
- * (a name with "/" would otherwise join into an innocent-looking path, a duplicate would hide its twin).
- */
-function byName(entries, prefix, kind, out) {
-    const map = new Map();
-    for (const entry of entries) {
-        const problem = entry.path === '' || entry.path.includes('/')
-            ? `tree entry name ${JSON.stringify(entry.path)} is not a single path segment`
-            : map.has(entry.path)
-                ? `the tree lists ${JSON.stringify(entry.path)} twice`
-                : null;
-        if (problem === null)
-            map.set(entry.path, entry);
-        else
-            out.push({ path: prefix + entry.path, kind, problem });
-    }
-    return map;
-}
-/** From this many differing subtrees on, listing a directory whole (both sides, recursively) beats walking it. */
-const MANY_SUBTREES = 4;
-/**
- * Both sides of a directory listed recursively and compared path by path; false when GitHub truncates
- * either (what the truncated listings prove of subdirectories is kept for the walk).
- */
-async function diffWhole(trees, prefix, base, head, out) {
-    const [before, after] = await Promise.all([trees.once(base), trees.once(head)]);
-    if (before === null || after === null)
-        return false;
-    compareWhole(prefix, before, after, out);
-    return true;
-}
-function compareWhole(prefix, before, after, out) {
-    const old = byPathOf(before, prefix, 'deleted', out);
-    const now = byPathOf(after, prefix, 'added', out);
-    for (const name of new Set([...old.keys(), ...now.keys()])) {
-        const o = old.get(name);
-        const n = now.get(name);
-        if (o && n && o.sha === n.sha && o.mode === n.mode)
-            continue;
-        const path = prefix + name;
-        // A tree's own entry says nothing its files don't: they are listed too.
-        if (o && n && !isTree(o) && !isTree(n)) {
-            out.push({ path, kind: 'modified', oldMode: o.mode, newMode: n.mode, oldSha: o.sha, newSha: n.sha });
-            continue;
-        }
-        if (o && !isTree(o))
-            out.push(leaf(path, 'deleted', o));
-        if (n && !isTree(n))
-            out.push(leaf(path, 'added', n));
-    }
-}
-/**
- * One directory on both sides. Both known whole (a truncated listing above proved them): compared with no
- * request. Else listed plainly; when many subdirectories differ, both sides are listed recursively, and
- * when that is truncated too, each differing subdirectory is (the walk goes deeper only where needed).
- */
-async function diffDir(trees, prefix, base, head, out, wholeFirst = false) {
-    if (base === head)
-        return;
-    const [knownBase, knownHead] = [trees.known(base), trees.known(head)];
-    if (knownBase && knownHead)
-        return compareWhole(prefix, await knownBase, await knownHead, out);
-    if (wholeFirst && (await diffWhole(trees, prefix, base, head, out)))
-        return;
-    const [before, after] = await Promise.all([trees.plain(base), trees.plain(head)]);
-    const here = [];
-    const old = byName(before, prefix, 'deleted', here);
-    const now = byName(after, prefix, 'added', here);
-    const differing = [...now].filter(([name, n]) => {
-        const o = old.get(name);
-        return o !== undefined && isTree(o) && isTree(n) && o.sha !== n.sha;
-    });
-    const many = differing.length >= MANY_SUBTREES;
-    if (many && !wholeFirst && (await diffWhole(trees, prefix, base, head, out)))
-        return;
-    // Both sides of every differing subdirectory in batched reads (a few calls for many trees), so each is
-    // compared whole without a listing of its own; what they cannot bring is listed below as before.
-    if (many)
-        await trees.prefetch(differing.flatMap(([name, n]) => [old.get(name).sha, n.sha]).filter((sha) => !trees.known(sha)));
-    out.push(...here);
-    const work = [];
-    for (const name of new Set([...old.keys(), ...now.keys()])) {
-        const o = old.get(name);
-        const n = now.get(name);
-        if (o && n && o.sha === n.sha && o.mode === n.mode)
-            continue;
-        const path = prefix + name;
-        if (o && n && isTree(o) && isTree(n)) {
-            work.push(diffDir(trees, `${path}/`, o.sha, n.sha, out, many));
-        }
-        else if (o && n && !isTree(o) && !isTree(n)) {
-            out.push({ path, kind: 'modified', oldMode: o.mode, newMode: n.mode, oldSha: o.sha, newSha: n.sha });
-        }
-        else {
-            // Present on one side only, or a file became a directory (or the reverse).
-            const sides = [
-                [o, 'deleted'],
-                [n, 'added'],
-            ];
-            for (const [entry, kind] of sides) {
-                if (!entry)
-                    continue;
-                if (isTree(entry))
-                    work.push(diff_trees_expand(trees, `${path}/`, entry.sha, kind, out));
-                else
-                    out.push(leaf(path, kind, entry));
-            }
-        }
-    }
-    await Promise.all(work);
-}
-const diff_trees_byPath = (a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : a.kind === 'deleted' ? -1 : b.kind === 'deleted' ? 1 : 0;
-/**
- * The changed paths between two trees, Merkle-style: only subtrees whose SHA differs are listed, so the
- * requests grow with the changed directories, not with the repository. `baseTree` null: all added.
- * `hint`, a compare's file list from base to head, may make it cheaper (diffFromHint), never different.
- */
-async function diff_trees_diffTrees(upstream, baseTree, headTree, hint) {
-    const out = [];
-    const trees = new WholeTrees(upstream);
-    const hinted = baseTree !== null && hint !== undefined ? await diffFromHint(upstream, baseTree, headTree, hint) : null;
-    if (hinted !== null)
-        out.push(...hinted);
-    else if (baseTree === null)
-        await diff_trees_expand(trees, '', headTree, 'added', out);
-    else
-        await diffDir(trees, '', baseTree, headTree, out);
-    return out.sort(diff_trees_byPath);
-}
-
-;// CONCATENATED MODULE: ./src/verify/escape.ts
-
-/**
- * Agent-writable text (paths, commit messages, the gateway log) escaped for where the receipt puts it.
- * An agent chooses file names and can write to the gateway's log, so nothing it controls may render as
- * Perimeter's own words: no markup, no reordered display, no extra lines.
- */
-function escapeChar(codePoint) {
-    return codePoint > 0xffff
-        ? `\\u{${codePoint.toString(16)}}`
-        : `\\u${codePoint.toString(16).padStart(4, '0')}`;
-}
-/** Characters a reader would not see as themselves: controls, line and paragraph separators, invisible and bidi ones. */
-function escape_hidden(codePoint) {
-    return (codePoint < 0x20 ||
-        (codePoint >= 0x7f && codePoint < 0xa0) ||
-        codePoint === 0x2028 ||
-        codePoint === 0x2029 ||
-        isInvisible(codePoint));
-}
-/** Fast path: text made only of these never needs escaping. */
-const escape_PLAIN = /^[\u0020-\u007e\u00a0-\u00ac\u00ae-\u02ff]*$/;
-/** One line where every character shows as itself: the others become `\uXXXX` (a status description, a title). */
-function escape_visible(value, keep = () => false) {
-    if (escape_PLAIN.test(value))
-        return value;
-    let out = '';
-    for (const char of value) {
-        const codePoint = char.codePointAt(0);
-        out += escape_hidden(codePoint) && !keep(codePoint) ? escapeChar(codePoint) : char;
-    }
-    return out;
-}
-/** Text shown literally in markdown: visible, and markdown and HTML punctuation as entities. */
-function escape_markdownText(value) {
-    return escape_visible(value).replace(/[&<>"'|*_`[\]\\~#!():]/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-/**
- * One line of prose in markdown: visible, and only the characters that start markup as entities (HTML,
- * links, emphasis, code, headings, tables), so quotes, parentheses and colons read as written.
- */
-function inlineText(value) {
-    return escape_visible(value).replace(/[&<>|*_`[\]\\~#!]/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-/**
- * A fenced code block that the content cannot close: the fence is longer than any run of backticks
- * inside (CommonMark closes a fence only with at least as many). Lines and tabs stay; every other
- * hidden character shows as an escape.
- */
-function codeBlock(content, info = 'text') {
-    const longest = Math.max(0, ...[...content.matchAll(/`+/g)].map((m) => m[0].length));
-    const fence = '`'.repeat(Math.max(3, longest + 1));
-    const shown = escape_visible(content, (c) => c === 0x0a || c === 0x09);
-    return `${fence}${info}\n${shown}\n${fence}`;
-}
-/** At most `max` characters (code points), the last one an ellipsis when anything was cut. */
-function escape_clip(text, max) {
-    const chars = [...text];
-    return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
-}
-
-;// CONCATENATED MODULE: ./src/verify/new-commits.ts
-
-const PAGE = 100;
-const SYMLINK = '120000';
-const SUBMODULE = '160000';
-/**
- * The commits reachable from `endHead` and not from `base` (an ancestor of it), newest first: exactly
- * git's base..end, merges' side branches included, whatever their dates. Bounded by `max`.
- */
-async function new_commits_listNewCommits(upstream, base, endHead, max) {
-    const first = await upstream.compare(base, endHead);
-    const commits = [...first.commits];
-    // More than the bound: listing the rest would not make the job checked, so spare the requests.
-    if (first.totalCommits > max)
-        return { commits: commits.reverse(), complete: false };
-    for (let page = 2; commits.length < Math.min(first.totalCommits, max); page++) {
-        const next = await upstream.compare(base, endHead, page);
-        if (next.commits.length === 0)
-            break;
-        commits.push(...next.commits);
-    }
-    return {
-        commits: commits.slice(0, max).reverse(),
-        complete: commits.length === first.totalCommits && first.totalCommits <= max,
-    };
-}
-/**
- * Commits listed back from the end head, newest first, until one of `stops`: after a history rewrite,
- * where there is no single base (the order is by date, so this serves attribution, not the verdict).
- * Without stops (a new branch with no base) the whole history is new. Bounded by `max`.
- */
-async function new_commits_listCommitsAbove(upstream, endHead, stops, max) {
-    const commits = [];
-    for (let page = 1;; page++) {
-        const listed = await upstream.listCommits({ sha: endHead, perPage: PAGE, page });
-        for (const commit of listed) {
-            if (stops.has(commit.sha))
-                return { commits, complete: true };
-            if (commits.length >= max)
-                return { commits, complete: false };
-            commits.push(commit);
-        }
-        if (listed.length < PAGE)
-            return { commits, complete: stops.size === 0 };
-    }
-}
-const arrivesAsLink = (change) => change.kind !== 'deleted' && (change.newMode === SYMLINK || change.newMode === SUBMODULE);
-/**
- * Changes made by single commits that the net diff does not show: a file added and removed again, or a
- * symlink later replaced by a file. They stay in the branch's history, so they are judged too. Each
- * commit is diffed against its first parent; the trees are mostly cached by then, so the cost is the
- * directories each commit changed.
- */
-async function new_commits_intermediateChanges(upstream, commits, net) {
-    const netByPath = new Map(net.map((change) => [change.path, change]));
-    const perCommit = await Promise.all(commits.map(async (commit) => {
-        const parent = commit.parents[0];
-        const parentTree = parent === undefined ? null : (await upstream.getCommit(parent)).tree;
-        return diffTrees(upstream, parentTree, commit.tree);
-    }));
-    const found = new Map();
-    for (const change of perCommit.flat()) {
-        const inNet = netByPath.get(change.path);
-        const hidden = inNet === undefined || change.problem !== undefined || (arrivesAsLink(change) && !arrivesAsLink(inNet));
-        if (!hidden)
-            continue;
-        const seen = found.get(change.path);
-        if (seen === undefined || (arrivesAsLink(change) && !arrivesAsLink(seen)))
-            found.set(change.path, change);
-    }
-    return [...found.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-/**
- * Paths each commit changed that the net change does not show, from each commit's list of changed paths
- * (one request a commit). Commits whose list GitHub may have cut come back in `unlisted`, for a tree diff.
- */
-async function new_commits_pathsOfCommits(upstream, commits, net) {
-    const inNet = new Set(net.map((change) => change.path));
-    const listed = await Promise.all(commits.map((commit) => upstream.getCommitFiles(commit.sha)));
-    const paths = new Map();
-    const unlisted = [];
-    listed.forEach((files, index) => {
-        if (!files.complete)
-            unlisted.push(commits[index]);
-        else
-            for (const path of files.paths)
-                if (!inNet.has(path))
-                    paths.set(path, { path, kind: 'modified' });
-    });
-    return { paths: [...paths.values()], unlisted };
-}
-/** Changes by path, sorted; where both know a path, the one from a tree diff (it has the modes) wins. */
-function new_commits_mergeChanges(fromTrees, fromPaths) {
-    const merged = new Map(fromPaths.map((change) => [change.path, change]));
-    for (const change of fromTrees)
-        merged.set(change.path, change);
-    return [...merged.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-
-;// CONCATENATED MODULE: ./src/verify/others.ts
-
-
-/**
- * Whether every move of a ref was made by someone other than `identity` (the actor GitHub records for this
- * job's token). A move with no recorded actor, or no known identity, counts as this job's: strict.
- */
-function others_movedByOthersOnly(moves, identity) {
-    return (identity !== null &&
-        moves.length > 0 &&
-        moves.every((move) => move.actor !== null && move.actor !== identity));
-}
-/**
- * The commits other actors brought onto the bound branch during the job: for each of their moves, the
- * commits its new head has that its old head had not. Throws when a move's commits cannot all be listed.
- */
-async function others_commitsOfOthers(upstream, history, identity, max) {
-    const theirs = new Set();
-    if (identity === null)
-        return theirs;
-    for (const move of history?.moves ?? []) {
-        if (move.actor === null || move.actor === identity)
-            continue;
-        if (move.before === ZERO_SHA || move.after === ZERO_SHA)
-            continue;
-        const listed = await listNewCommits(upstream, move.before, move.after, max);
-        if (!listed.complete)
-            throw new Error(`the commits ${move.actor} pushed (${move.before.slice(0, 7)} → ${move.after.slice(0, 7)}) are too many to list`);
-        for (const commit of listed.commits)
-            theirs.add(commit.sha);
-    }
-    return theirs;
-}
-
-;// CONCATENATED MODULE: ./src/verify/judge.ts
-
-
-
-
-const judge_SYMLINK = '120000';
-const judge_SUBMODULE = '160000';
-/** Refs created, moved or deleted between two snapshots, sorted by name. */
-function judge_compareSnapshots(start, end) {
-    const changes = [];
-    for (const ref of [...new Set([...Object.keys(start), ...Object.keys(end)])].sort()) {
-        const before = start[ref] ?? null;
-        const after = end[ref] ?? null;
-        if (before === after)
-            continue;
-        const kind = before === null ? 'created' : after === null ? 'deleted' : 'moved';
-        changes.push({ ref, kind, before, after });
-    }
-    return changes;
-}
-/** Whether some exposed perimeter bound to `branch` may write `path`, and the rule that decided. */
-function decideWrite(path, branch, perimeters) {
-    const bound = perimeters.filter((perimeter) => perimeter.allowsBranch(branch));
-    if (bound.length === 0) {
-        return { allowed: false, rule: `no exposed perimeter may work on branch "${branch}"` };
-    }
-    const refusals = [];
-    for (const perimeter of bound) {
-        const decision = perimeter.canWrite(path);
-        if (decision.allowed)
-            return { allowed: true, rule: `${perimeter.name}: ${decision.rule}`, perimeter: perimeter.name };
-        refusals.push(`${perimeter.name}: ${decision.rule}`);
-    }
-    const guarded = protectedRule(path);
-    if (guarded !== null && !refusals.some((refusal) => refusal.includes('protected'))) {
-        refusals.push(`protected: ${guarded}`);
-    }
-    return { allowed: false, rule: refusals.join('; ') };
-}
-function decideFile(change, branch, perimeters) {
-    if (change.problem !== undefined)
-        return { ...change, allowed: false, rule: `invalid path: ${change.problem}` };
-    const write = decideWrite(change.path, branch, perimeters);
-    const arrives = change.kind !== 'deleted';
-    // A retargeted symlink or submodule is as new as a fresh one: its target was not checked either.
-    if (arrives && change.newMode === judge_SYMLINK)
-        return { ...change, allowed: false, rule: 'symlinks are never allowed' };
-    if (arrives && change.newMode === judge_SUBMODULE)
-        return { ...change, allowed: false, rule: 'submodules are never allowed' };
-    return { ...change, ...write };
-}
-function fileViolation(file) {
-    const kind = file.newMode === judge_SYMLINK && file.kind !== 'deleted'
-        ? 'symlink'
-        : file.newMode === judge_SUBMODULE && file.kind !== 'deleted'
-            ? 'submodule'
-            : 'path';
-    const what = kind === 'path' ? `${file.kind} outside every perimeter` : `${kind} ${file.kind}`;
-    const when = file.transient ? ' by an intermediate commit' : '';
-    return { kind, path: file.path, message: `${file.path}: ${what}${when} (${file.rule})` };
-}
-function attribute(facts) {
-    const shas = facts.newCommits?.shas ?? [];
-    const complete = facts.newCommits?.complete ?? false;
-    const theirs = new Set(facts.otherCommits);
-    const ours = shas.filter((sha) => !theirs.has(sha));
-    const others = shas.filter((sha) => theirs.has(sha));
-    if (!facts.ledger?.ok)
-        return { gateway: [], direct: [], others, unattributed: ours, complete };
-    const made = new Set(facts.gatewayCommits);
-    return {
-        gateway: ours.filter((sha) => made.has(sha)),
-        direct: ours.filter((sha) => !made.has(sha)),
-        others,
-        unattributed: [],
-        complete,
-    };
-}
-const judge_short = (sha) => sha === null || sha === ZERO_SHA ? 'nothing' : sha.slice(0, 7);
-function describeMoves(moves) {
-    const shown = moves
-        .slice(0, 5)
-        .map((move) => `${move.activityType} by ${move.actor ?? 'unknown'}, ${judge_short(move.before)} → ${judge_short(move.after)}`);
-    return moves.length > shown.length
-        ? `${shown.join('; ')}; ${moves.length - shown.length} more`
-        : shown.join('; ');
-}
-/**
- * Every head the bound branch held during the job must be its start head (or, for a branch created during
- * the job, the commit it was compared with) or a new commit of its end head:
- * then every commit it ever pointed at is in the history that was examined. A deletion in between, or a head
- * the end does not contain (a force push away and back), breaks that, and is a violation of its own.
- */
-function boundBranchMoves(facts) {
-    const ref = `refs/heads/${facts.branch}`;
-    const moves = facts.branchMoves?.get(ref)?.moves ?? [];
-    const violations = [];
-    const deletion = facts.endHead !== null ? moves.find((move) => move.after === ZERO_SHA) : undefined;
-    if (deletion) {
-        violations.push({
-            kind: 'branch-deleted',
-            ref,
-            message: `branch "${facts.branch}" was deleted during the job (by ${deletion.actor ?? 'unknown'}) and created again; what it held in between was not checked`,
-        });
-    }
-    if (facts.historyRewritten === true || facts.endHead === null || facts.newCommits?.complete !== true)
-        return violations;
-    const known = new Set([facts.startHead, facts.baseline?.sha, ...facts.newCommits.shas]);
-    const lost = moves.find((move) => move.after !== ZERO_SHA && !known.has(move.after));
-    if (lost) {
-        violations.push({
-            kind: 'history',
-            ref,
-            message: `"${facts.branch}" held ${judge_short(lost.after)} during the job (${lost.activityType} by ${lost.actor ?? 'unknown'}), which its end head does not contain: history was rewritten and the commits in between were not checked`,
-        });
-    }
-    return violations;
-}
-function judge_judge(facts) {
-    const branchRef = `refs/heads/${facts.branch}`;
-    const violations = [];
-    const unchecked = [...facts.unchecked];
-    const notes = [...facts.notes];
-    if (facts.startHead !== null && facts.endHead === null) {
-        violations.push({
-            kind: 'branch-deleted',
-            ref: branchRef,
-            message: `branch "${facts.branch}" was deleted during the job`,
-        });
-    }
-    if (facts.historyRewritten === true) {
-        violations.push({
-            kind: 'history',
-            ref: branchRef,
-            message: `history of "${facts.branch}" was rewritten: ${judge_short(facts.startHead)} is not an ancestor of ${judge_short(facts.endHead)}`,
-        });
-    }
-    violations.push(...boundBranchMoves(facts));
-    const files = [
-        ...facts.changes.map((change) => decideFile(change, facts.branch, facts.perimeters)),
-        ...facts.intermediate.map((change) => ({
-            ...decideFile(change, facts.branch, facts.perimeters),
-            transient: true,
-        })),
-    ];
-    for (const file of files)
-        if (!file.allowed)
-            violations.push(fileViolation(file));
-    const inert = (ref) => {
-        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
-        const change = facts.refChanges.find((c) => c.ref === ref);
-        const held = [...moves.flatMap((m) => [m.before, m.after]), change?.before, change?.after];
-        return isInertMarker(ref, held.filter((sha) => typeof sha === 'string'), facts.start);
-    };
-    const ignored = compileGlobList(facts.ignoreRefs);
-    const others = [];
-    /** Someone else's change (listed), or null: this job's, to be judged. */
-    const otherChange = (ref) => {
-        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
-        const actors = [...new Set(moves.map((move) => move.actor ?? 'unknown'))];
-        if (ref.startsWith('refs/heads/') && movedByOthersOnly(moves, facts.identity))
-            return { ref, actors, why: 'moved by others only' };
-        const glob = ignored.find(ref);
-        return glob === null ? null : { ref, actors, why: `ignore-refs: ${glob}` };
-    };
-    /** Why a change by this job's identity is judged though another workflow may have made it. */
-    const sameIdentity = (ref) => {
-        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
-        if (!ref.startsWith('refs/heads/'))
-            return ` (GitHub records no actor for refs outside refs/heads; name it in ignore-refs if another workflow changes it)`;
-        if (facts.identity !== null && moves.some((move) => move.actor === facts.identity))
-            return ` (by ${facts.identity}, the identity of this job's token: another workflow with the same token cannot be told apart; name it in ignore-refs if one changes it)`;
-        return '';
-    };
-    const refChanges = facts.refChanges.filter((change) => change.ref !== branchRef && !inert(change.ref));
-    for (const change of refChanges) {
-        const other = otherChange(change.ref);
-        if (other) {
-            others.push(other);
-            continue;
-        }
-        violations.push({
-            kind: 'ref',
-            ref: change.ref,
-            message: `${change.ref} was ${change.kind} during the job (${judge_short(change.before)} → ${judge_short(change.after)}); only "${facts.branch}" may change${sameIdentity(change.ref)}`,
-        });
-    }
-    for (const [ref, history] of facts.branchMoves ?? []) {
-        if (ref === branchRef || inert(ref) || facts.refChanges.some((change) => change.ref === ref))
-            continue;
-        const other = otherChange(ref);
-        if (other) {
-            others.push(other);
-            continue;
-        }
-        violations.push({
-            kind: 'ref',
-            ref,
-            message: `${ref} was changed during the job and changed back (${describeMoves(history.moves)}); only "${facts.branch}" may change${sameIdentity(ref)}`,
-        });
-    }
-    if (facts.ledger === null)
-        unchecked.push('there is no gateway ledger, so commits could not be attributed');
-    else if (!facts.ledger.ok)
-        unchecked.push(`the gateway ledger is broken: ${facts.ledger.problem ?? 'unknown problem'}`);
-    const commits = attribute(facts);
-    if (facts.directPushes === 'deny' && commits.direct.length > 0) {
-        violations.push({
-            kind: 'direct-push',
-            ref: branchRef,
-            message: `${commits.direct.length} commit(s) reached "${facts.branch}" without the gateway (direct-pushes: deny): ${commits.direct.map(judge_short).join(', ')}`,
-        });
-    }
-    if (facts.newCommits === null && facts.endHead !== facts.startHead)
-        unchecked.push('the new commits could not be listed');
-    else if (facts.newCommits !== null && !facts.newCommits.complete)
-        unchecked.push('not every new commit could be listed, so not each one was examined');
-    if (facts.branchMoves === null && !unchecked.some((item) => item.includes('activity list')))
-        unchecked.push("the branch moves during the job: GitHub's activity list was not read");
-    if (commits.direct.length > 0 && facts.directPushes === 'check') {
-        notes.push(`${commits.direct.length} commit(s) were pushed without the gateway (allowed by direct-pushes: check)`);
-    }
-    const state = violations.length > 0 ? 'failure' : unchecked.length > 0 ? 'error' : 'success';
-    return {
-        state,
-        branch: facts.branch,
-        startHead: facts.startHead,
-        endHead: facts.endHead,
-        baseline: facts.baseline,
-        files,
-        violations,
-        refChanges,
-        commits,
-        pushes: [...(facts.branchMoves?.values() ?? [])].flatMap((history) => history.moves),
-        others,
-        identity: facts.identity,
-        perPerimeter: facts.ledger?.perPerimeter ?? {},
-        unchecked,
-        notes,
-    };
-}
-
-;// CONCATENATED MODULE: ./src/verify/ledger-facts.ts
-
-
-/** What the post step needs from a ledger; never throws, a missing or broken ledger is a problem. */
-async function readLedgerFacts(path, key) {
-    let text;
-    try {
-        text = await readFile(path, 'utf8');
-    }
-    catch (error) {
-        return {
-            ok: false,
-            problem: `cannot read the ledger: ${error.code ?? 'error'}`,
-            commits: [],
-            perPerimeter: {},
-        };
-    }
-    const verdict = checkChain(text, key);
-    const facts = {
-        ok: verdict.ok,
-        commits: [],
-        records: verdict.verified.length,
-        ...(verdict.verified.length > 0 && { head: verdict.verified.at(-1).mac }),
-        perPerimeter: {},
-    };
-    for (const record of verdict.verified) {
-        if (record.event === 'start')
-            for (const name of record.perimeters ?? [])
-                facts.perPerimeter[name] ??= { calls: 0, refusals: 0 };
-        if (record.event !== 'call')
-            continue;
-        const counts = (facts.perPerimeter[record.perimeter] ??= { calls: 0, refusals: 0 });
-        counts.calls++;
-        if (record.decision === 'refused')
-            counts.refusals++;
-        if (record.hidden_values)
-            counts.hidden = (counts.hidden ?? 0) + record.hidden_values;
-        if (record.decision === 'refused' && record.refused_for?.includes('credential'))
-            counts.credentialRefusals = (counts.credentialRefusals ?? 0) + 1;
-        if (record.commit)
-            facts.commits.push(record.commit);
-    }
-    if (!verdict.ok)
-        facts.problem = `the ledger is broken at ${verdict.problem}`;
-    else if (verdict.verified.length === 0) {
-        facts.ok = false;
-        facts.problem = 'the ledger is empty';
-    }
-    else if (verdict.verified.at(-1).event !== 'stop') {
-        facts.ok = false;
-        facts.problem = 'the ledger has no closing record: the gateway did not stop cleanly';
-    }
-    return facts;
-}
-
-;// CONCATENATED MODULE: ./src/verify/summary.ts
-
-/** GitHub accepts 1 MiB of job summary per step; stay clear of it. */
-const SUMMARY_BUDGET = (/* unused pure expression or super */ null && (900 * 1024));
-const MAX_FILE_ROWS = 1000;
-const MAX_LIST_ITEMS = 100;
-const MAX_CELL = 300;
-const ICON = { success: '✅', failure: '❌', error: '⚠️' };
-/**
- * Text from the repository (paths, messages) shown literally: control, invisible and bidi characters become
- * visible escapes, and HTML and Markdown punctuation become entities, so a file name can neither inject
- * markup, break a table, nor display reversed.
- */
-function summary_text(value, max = MAX_CELL) {
-    return markdownText(clip(value, max));
-}
-const code = (value) => `<code>${summary_text(value)}</code>`;
-const summary_short = (sha) => (sha === null ? '—' : `<code>${sha.slice(0, 7)}</code>`);
-function summary_list(items) {
-    const shown = items.slice(0, MAX_LIST_ITEMS).map((item) => `- ${summary_text(item)}`);
-    if (items.length > shown.length)
-        shown.push(`- … and ${items.length - shown.length} more`);
-    return shown;
-}
-function change(file) {
-    if (file.kind === 'modified' && file.oldMode !== file.newMode)
-        return `mode ${file.oldMode} → ${file.newMode}`;
-    return file.kind;
-}
-function fileRows(files, budget) {
-    const rows = ['| File | Change | Decision | Rule |', '|---|---|---|---|'];
-    let used = 0;
-    let shown = 0;
-    // Refused files first: they are what a reader needs when the table is cut.
-    const ordered = [...files.filter((file) => !file.allowed), ...files.filter((file) => file.allowed)];
-    for (const file of ordered) {
-        const row = `| ${code(file.path)} | ${change(file)} | ${file.allowed ? 'allowed' : '**refused**'} | ${summary_text(file.rule)} |`;
-        const bytes = Buffer.byteLength(row) + 1;
-        if (shown >= MAX_FILE_ROWS || used + bytes > budget)
-            break;
-        rows.push(row);
-        used += bytes;
-        shown += 1;
-    }
-    if (shown < files.length)
-        rows.push('', `… and ${files.length - shown} more files (not shown).`);
-    return rows;
-}
-function summary_renderSummary(verdict, headline) {
-    const { commits } = verdict;
-    const head = [
-        `## ${ICON[verdict.state]} Perimeter: ${verdict.state}`,
-        '',
-        summary_text(headline, 1000),
-        '',
-        `Branch ${code(verdict.branch)}: ${summary_short(verdict.startHead)} → ${summary_short(verdict.endHead)}` +
-            (verdict.baseline ? `, compared with ${summary_text(verdict.baseline.label, 500)}` : ''),
-    ];
-    if (verdict.violations.length > 0)
-        head.push('', '### Violations', '', ...summary_list(verdict.violations.map((v) => v.message)));
-    if (verdict.unchecked.length > 0)
-        head.push('', '### Not checked', '', ...summary_list(verdict.unchecked));
-    const tail = ['', '### Commits', ''];
-    tail.push(`${commits.gateway.length} via the gateway, ${commits.direct.length} pushed directly` +
-        (commits.others.length > 0 ? `, ${commits.others.length} pushed by others (not judged)` : '') +
-        (commits.unattributed.length > 0 ? `, ${commits.unattributed.length} not attributed` : '') +
-        (commits.complete ? '.' : ' (the list of new commits is incomplete).'));
-    if (commits.direct.length > 0)
-        tail.push('', ...summary_list(commits.direct.map((sha) => `direct: ${sha}`)));
-    if (commits.others.length > 0)
-        tail.push('', ...summary_list(commits.others.map((sha) => `by others: ${sha}`)));
-    if (verdict.others.length > 0) {
-        tail.push('', '### Changed by others (not judged)', '');
-        tail.push(...summary_list(verdict.others.map((o) => `${o.ref}: ${o.actors.join(', ') || 'no recorded actor'} (${o.why})`)));
-    }
-    if (verdict.pushes.length > 0) {
-        tail.push('', `Branch moves during the job (this job acts as ${summary_text(verdict.identity ?? 'an unknown identity')}):`, '', '| Pushed by | Ref | Type | From → To |', '|---|---|---|---|');
-        for (const push of verdict.pushes.slice(0, MAX_LIST_ITEMS)) {
-            tail.push(`| ${summary_text(push.actor ?? 'unknown')} | ${code(push.ref)} | ${summary_text(push.activityType)} | ${summary_short(push.before)} → ${summary_short(push.after)} |`);
-        }
-    }
-    const perimeters = Object.entries(verdict.perPerimeter);
-    if (perimeters.length > 0) {
-        tail.push('', '### Perimeters', '', '| Perimeter | Calls | Refusals | Secrets hidden | Credential writes refused |', '|---|---:|---:|---:|---:|');
-        for (const [name, counts] of perimeters)
-            tail.push(`| ${code(name)} | ${counts.calls} | ${counts.refusals} | ${counts.hidden ?? 0} | ${counts.credentialRefusals ?? 0} |`);
-    }
-    if (verdict.notes.length > 0)
-        tail.push('', '### Notes', '', ...summary_list(verdict.notes));
-    const fixed = Buffer.byteLength(head.join('\n')) + Buffer.byteLength(tail.join('\n'));
-    const files = verdict.files.length === 0
-        ? ['', '### Changed files', '', 'None.']
-        : [
-            '',
-            `### Changed files (${verdict.files.length})`,
-            '',
-            ...fileRows(verdict.files, SUMMARY_BUDGET - fixed),
-        ];
-    return [...head, ...files, ...tail, ''].join('\n');
-}
-
-;// CONCATENATED MODULE: ./src/verify/receipt.ts
-
-
-/** GitHub rejects a commit status description longer than this. */
-const MAX_DESCRIPTION = 140;
-/** GitHub shows at most 10 error annotations per step. */
-const MAX_ANNOTATIONS = 10;
-/** The default commit status context (input status-context). */
-const STATUS_CONTEXT = 'perimeter';
-const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
-/** The one-line verdict: the commit status description and the summary's first line. */
-function receipt_headline(verdict) {
-    if (verdict.state === 'failure') {
-        const first = verdict.violations[0]?.message ?? '';
-        return `${plural(verdict.violations.length, 'violation')}: ${first}`;
-    }
-    if (verdict.state === 'error')
-        return `Not fully checked: ${verdict.unchecked[0] ?? 'unknown reason'}`;
-    const files = verdict.files.length;
-    const { gateway, direct } = verdict.commits;
-    if (files === 0 && gateway.length + direct.length === 0)
-        return 'No changes during the job';
-    return `${plural(files, 'changed file')}, all inside the perimeters; ${plural(gateway.length, 'commit')} via the gateway, ${direct.length} direct`;
-}
-function annotations(verdict) {
-    const all = verdict.violations.map((violation) => ({
-        path: violation.path ?? '',
-        title: violation.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${violation.kind}`,
-        message: visible(violation.message),
-    }));
-    if (all.length <= MAX_ANNOTATIONS)
-        return all;
-    const shown = all.slice(0, MAX_ANNOTATIONS - 1);
-    shown.push({
-        path: '',
-        title: 'More perimeter violations',
-        message: `${all.length - shown.length} more violations; the job summary lists them all`,
-    });
-    return shown;
-}
-function renderReceipt(verdict, options = {}) {
-    const status = {
-        state: verdict.state,
-        context: options.context ?? STATUS_CONTEXT,
-        // one line, shown as it is: a path with CR/LF or bidi controls cannot shape the status
-        description: clip(visible(receipt_headline(verdict)), MAX_DESCRIPTION),
-        ...(options.runUrl !== undefined ? { targetUrl: options.runUrl } : {}),
-    };
-    return { status, summary: renderSummary(verdict, receipt_headline(verdict)), annotations: annotations(verdict) };
-}
-
-;// CONCATENATED MODULE: ./src/verify/receipt-json.ts
-
-
-
-/**
- * The machine-readable receipt: the verdict and everything an audit needs to recompute it later (the
- * window, the refs at both ends, the config's blob). One schema, versioned, for whoever writes one (the
- * post step, the verify job) and whoever reads one (`perimeter audit`). A reader refuses a version it does
- * not know rather than guess.
- */
-const RECEIPT_SCHEMA = 'perimeter-receipt';
-const RECEIPT_VERSION = 1;
-/** The files of the record (the workflow artifact), by these names at its root. */
-const RECORD_FILES = { receipt: 'receipt.json', ledger: 'ledger.jsonl', key: 'ledger.key' };
-const sha = schemas_string().regex(/^[0-9a-f]{40}$/, 'a 40-character commit SHA');
-const snapshot = record(schemas_string(), sha);
-const receiptSchema = strictObject({
-    schema: literal(RECEIPT_SCHEMA),
-    version: literal(RECEIPT_VERSION),
-    state: schemas_enum(['success', 'failure', 'error']),
-    description: schemas_string(),
-    /** 'owner/name' */
-    repository: schemas_string().regex(/^[^/\s]+\/[^/\s]+$/, 'owner/name'),
-    branch: schemas_string().min(1),
-    context: schemas_string().min(1),
-    run: strictObject({
-        id: schemas_string(),
-        attempt: schemas_string(),
-        job: schemas_string(),
-        url: schemas_string().nullable(),
-    }),
-    config: strictObject({
-        file: schemas_string().min(1),
-        /** the ref it was read from; null: the default branch */
-        ref: schemas_string().nullable(),
-        /** git's blob SHA of the text judged with */
-        blobSha: sha,
-    }),
-    perimeters: array(schemas_string()),
-    directPushes: schemas_enum(['check', 'deny']),
-    ignoreRefs: array(schemas_string()),
-    /** on GitHub's clock: the activity list is read from startedAt; endedAt when post took the end snapshot */
-    window: strictObject({ startedAt: iso_datetime(), endedAt: iso_datetime() }),
-    heads: strictObject({ start: sha.nullable(), end: sha.nullable() }),
-    refs: strictObject({ start: snapshot, end: snapshot }),
-    violations: array(strictObject({
-        kind: schemas_enum(['path', 'symlink', 'submodule', 'history', 'branch-deleted', 'ref', 'direct-push']),
-        message: schemas_string(),
-        path: schemas_string().optional(),
-        ref: schemas_string().optional(),
-    })),
-    unchecked: array(schemas_string()),
-    notes: array(schemas_string()),
-    files: array(strictObject({
-        path: schemas_string(),
-        kind: schemas_enum(['added', 'modified', 'deleted']),
-        allowed: schemas_boolean(),
-        rule: schemas_string(),
-        perimeter: schemas_string().optional(),
-        transient: schemas_boolean().optional(),
-    })),
-    commits: strictObject({
-        gateway: array(sha),
-        others: array(sha),
-        direct: array(sha),
-        unattributed: array(sha),
-        complete: schemas_boolean(),
-    }),
-    ledger: strictObject({
-        /** whether a ledger is in the record (RECORD_FILES.ledger) */
-        included: schemas_boolean(),
-        ok: schemas_boolean(),
-        problem: schemas_string().nullable(),
-        /** records that verified, and the MAC of the last of them (the chain head) */
-        records: schemas_number().int().nonnegative(),
-        head: schemas_string().nullable(),
-    }),
-});
-/** git's blob SHA of a text (what `git hash-object` prints), so an audit can fetch exactly that blob. */
-function gitBlobSha(text) {
-    const bytes = Buffer.from(text, 'utf8');
-    return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
-}
-function receiptJson(verdict, context) {
-    const { ledger } = context;
-    return {
-        schema: RECEIPT_SCHEMA,
-        version: RECEIPT_VERSION,
-        state: verdict.state,
-        description: headline(verdict),
-        repository: context.repository,
-        branch: verdict.branch,
-        context: context.context,
-        run: context.run,
-        config: { file: context.config.file, ref: context.config.ref, blobSha: gitBlobSha(context.config.text) },
-        perimeters: context.perimeters,
-        directPushes: context.directPushes,
-        ignoreRefs: context.ignoreRefs,
-        window: context.window,
-        heads: { start: verdict.startHead, end: verdict.endHead },
-        refs: context.refs,
-        violations: verdict.violations.map(({ kind, message, path, ref }) => ({
-            kind,
-            message,
-            ...(path !== undefined && { path }),
-            ...(ref !== undefined && { ref }),
-        })),
-        unchecked: verdict.unchecked,
-        notes: verdict.notes,
-        files: verdict.files.map(({ path, kind, allowed, rule, perimeter, transient }) => ({
-            path,
-            kind,
-            allowed,
-            rule,
-            ...(perimeter !== undefined && { perimeter }),
-            ...(transient !== undefined && { transient }),
-        })),
-        commits: verdict.commits,
-        ledger: {
-            included: context.ledgerIncluded,
-            ok: ledger?.ok ?? false,
-            problem: ledger === null ? 'no ledger: main never started a gateway' : (ledger.problem ?? null),
-            records: ledger?.records ?? 0,
-            head: ledger?.head ?? null,
-        },
-    };
-}
-class ReceiptFormatError extends (/* unused pure expression or super */ null && (Error)) {
-    name = 'ReceiptFormatError';
-}
-/** Parses and checks a receipt; the message names every field at fault, never a stack. */
-function parseReceiptJson(text, source = RECORD_FILES.receipt) {
-    let value;
-    try {
-        value = JSON.parse(text);
-    }
-    catch (error) {
-        throw new ReceiptFormatError(`${source}: not JSON (${error.message})`);
-    }
-    const { schema, version } = (value ?? {});
-    if (schema === RECEIPT_SCHEMA && typeof version === 'number' && version !== RECEIPT_VERSION)
-        throw new ReceiptFormatError(`${source}: receipt version ${version}, this perimeter reads version ${RECEIPT_VERSION}`);
-    const parsed = receiptSchema.safeParse(value);
-    if (!parsed.success) {
-        const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-        throw new ReceiptFormatError(`${source}: not a Perimeter receipt: ${problems.slice(0, 5).join('; ')}`);
-    }
-    return parsed.data;
-}
-
-;// CONCATENATED MODULE: ./src/verify/activity.ts
-
-
-
-const reason = (error) => (error instanceof Error ? error.message : String(error));
-/**
- * The moves of every branch during the job, from GitHub's activity list read back to before the job. When
- * every ref ends where it started the list is the only evidence of what happened in between, so not reading
- * it, not reading back far enough, or finding it behind the refs is unchecked, never success.
- *
- * That the list has caught up is shown, not assumed: after the end snapshot the verification creates a
- * branch of its own (the end marker) and reads the list until the marker's creation is in it. GitHub records
- * ref updates in the order they land, so every move before the end snapshot is in the list by then; moves
- * after the marker are later than the job and left out. A list that is behind is read again a few times.
- */
-async function activity_accountForMoves(input, facts) {
-    const marker = await placeMarker(input, facts);
-    if (marker === null)
-        return;
-    try {
-        const attempts = input.activityAttempts ?? ACTIVITY_ATTEMPTS;
-        for (let attempt = 1;; attempt++) {
-            let window;
-            try {
-                window = await input.upstream.listActivity({ since: input.startedAt });
-            }
-            catch (error) {
-                facts.unchecked.push(`GitHub's activity list, the record of every branch move: ${reason(error)}`);
-                return;
-            }
-            if (!window.complete) {
-                facts.unchecked.push(`GitHub's activity list: more than ${window.items.length} branch moves since the job started, so the window was not read to its start`);
-                return;
-            }
-            const at = window.items.findIndex((item) => item.ref === marker.ref && item.before === ZERO_SHA);
-            const account = at < 0 ? null : accountForBranches(window.items.slice(at + 1), input.start, input.end);
-            if ((account !== null && account.unaccounted.length === 0) || attempt >= attempts) {
-                if (account === null) {
-                    facts.unchecked.push("GitHub's activity list has not caught up with the end of the job (the end marker is not in it yet), so moves in between may be missing");
-                    return;
-                }
-                facts.branchMoves = account.branches;
-                // GitHub records this job's token as the marker's creator: that is who "this job" is.
-                facts.identity = window.items[at]?.actor ?? null;
-                for (const problem of account.unaccounted)
-                    facts.unchecked.push(`what happened to ${problem}`);
-                return;
-            }
-            await sleep((input.activityRetryMs ?? ACTIVITY_RETRY_MS) * attempt);
-        }
-    }
-    finally {
-        await input.upstream.deleteBranch(marker.branch).catch((error) => {
-            facts.notes.push(`the end marker ${marker.branch} could not be deleted: ${reason(error)}`);
-        });
-    }
-}
-/** The verification's own branch, created after the end snapshot; null (and unchecked) when GitHub refuses it. */
-async function placeMarker(input, facts) {
-    // A commit some ref held at the start: a marker carries nothing new, so other jobs may ignore it (judge.ts).
-    const sha = facts.startHead ?? Object.values(input.start)[0];
-    const branch = `${MARKER_PREFIX}${randomUUID()}`;
-    try {
-        if (sha === undefined)
-            throw new Error('the repository has no ref to place it on');
-        await input.upstream.createBranch(branch, sha);
-        return { branch, ref: `refs/heads/${branch}` };
-    }
-    catch (error) {
-        facts.unchecked.push(`whether GitHub's activity list has caught up with the end of the job: the end marker could not be created (${reason(error)})`);
-        return null;
-    }
-}
-const ACTIVITY_ATTEMPTS = 4;
-const ACTIVITY_RETRY_MS = 1_500;
-
-;// CONCATENATED MODULE: ./src/verify/verify-job.ts
-
-
-
-
-
-/** new commits listed (10 compare pages); a longer job is unchecked, never success */
-const MAX_COMMITS = 1_000;
-const MAX_COMMIT_DIFFS = 50;
-/** All branch and tag heads, as a plain object (it travels from main to post as JSON). */
-async function snapshotRefs(upstream) {
-    return Object.fromEntries([...(await upstream.listRefs())].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-}
-const verify_job_reason = (error) => (error instanceof Error ? error.message : String(error));
-/**
- * What the end head is compared with. A branch that existed at the start: its start head. A branch created
- * during the job: the default branch's start head when the new branch grew from it; otherwise nothing,
- * and every file on the branch counts as added (strict: nothing unchecked slips through).
- */
-async function findBaseline(input, startHead, endHead) {
-    if (startHead !== null)
-        return { sha: startHead, label: 'the start of the job' };
-    const { defaultBranch } = await input.upstream.getRepository();
-    const defaultStart = input.start[`refs/heads/${defaultBranch}`];
-    if (defaultBranch !== input.branch &&
-        defaultStart &&
-        (await input.upstream.isAncestor(defaultStart, endHead))) {
-        return {
-            sha: defaultStart,
-            label: `"${defaultBranch}" at the start of the job (the branch was created during the job)`,
-        };
-    }
-    return {
-        sha: null,
-        label: `nothing: the branch was created during the job and does not grow from "${defaultBranch}", so every file counts as added`,
-    };
-}
-/** The compare's file list from an ancestor to the end head (the request is shared with the ancestry check). */
-async function changedFiles(upstream, base, endHead) {
-    const comparison = await upstream.compare(base, endHead).catch(() => null);
-    return comparison?.status === 'ahead' ? comparison.files : undefined;
-}
-/**
- * Recomputes from GitHub what changed during the job and judges it. Never throws for a failed look-up:
- * whatever could not be checked is named in `unchecked` and keeps the verdict from success.
- */
-async function verifyJob(input) {
-    const { branch } = input;
-    const ref = `refs/heads/${branch}`;
-    const startHead = input.start[ref] ?? null;
-    const endHead = input.end[ref] ?? null;
-    const facts = {
-        branch,
-        startHead,
-        endHead,
-        baseline: null,
-        historyRewritten: null,
-        changes: [],
-        intermediate: [],
-        refChanges: compareSnapshots(input.start, input.end),
-        start: input.start,
-        newCommits: startHead === endHead || endHead === null ? { shas: [], complete: true } : null,
-        gatewayCommits: [],
-        otherCommits: [],
-        identity: null,
-        ignoreRefs: input.ignoreRefs ?? [],
-        ledger: input.ledger,
-        directPushes: input.directPushes,
-        perimeters: input.perimeters,
-        branchMoves: null,
-        unchecked: [...(input.problems ?? [])],
-        notes: [UNRECORDED_REFS],
-    };
-    // Who moved what comes first: it decides which of the bound branch's new commits are this job's.
-    await accountForMoves(input, facts);
-    if (endHead === null) {
-        if (startHead === null)
-            facts.notes.push(`branch "${branch}" does not exist; nothing was pushed to it`);
-    }
-    else if (endHead !== startHead) {
-        await examineBranch(input, facts, endHead);
-    }
-    return judge(facts);
-}
-/** Said in every receipt: what GitHub keeps no record of, so no verifier can see it (SECURITY.md). */
-const UNRECORDED_REFS = 'GitHub records moves of branches only: a tag or other non-branch ref created and deleted within the job leaves no trace, so refs outside refs/heads are checked by their start and end alone';
-async function examineBranch(input, facts, endHead) {
-    const { upstream } = input;
-    try {
-        if (facts.startHead !== null)
-            facts.historyRewritten = !(await upstream.isAncestor(facts.startHead, endHead));
-    }
-    catch (error) {
-        facts.unchecked.push(`whether the history of "${input.branch}" was rewritten: ${verify_job_reason(error)}`);
-    }
-    try {
-        facts.baseline = await findBaseline(input, facts.startHead, endHead);
-        if (facts.startHead === null)
-            facts.notes.push(`"${input.branch}" was compared with ${facts.baseline.label}`);
-    }
-    catch (error) {
-        facts.unchecked.push(`the base of the new branch "${input.branch}": ${verify_job_reason(error)}`);
-        return;
-    }
-    const baseSha = facts.baseline.sha;
-    try {
-        const [baseTree, endTree, hint] = await Promise.all([
-            baseSha === null ? null : upstream.getCommit(baseSha).then((commit) => commit.tree),
-            upstream.getCommit(endHead).then((commit) => commit.tree),
-            baseSha === null || facts.historyRewritten ? undefined : changedFiles(upstream, baseSha, endHead),
-        ]);
-        facts.changes = await diffTrees(upstream, baseTree, endTree, hint);
-    }
-    catch (error) {
-        facts.unchecked.push(`the changed files of "${input.branch}": ${verify_job_reason(error)}`);
-    }
-    let listed;
-    try {
-        const max = input.maxCommits ?? MAX_COMMITS;
-        // After a force push there is no single base: new is whatever lies above every head the job started with.
-        listed =
-            baseSha !== null && !facts.historyRewritten
-                ? await listNewCommits(upstream, baseSha, endHead, max)
-                : await listCommitsAbove(upstream, endHead, new Set(facts.historyRewritten ? Object.values(input.start) : []), max);
-        facts.newCommits = { shas: listed.commits.map((commit) => commit.sha), complete: listed.complete };
-    }
-    catch (error) {
-        facts.unchecked.push(`the new commits of "${input.branch}": ${verify_job_reason(error)}`);
-        return;
-    }
-    // A commit not listed is a commit not examined: judge() makes an incomplete list unchecked.
-    if (!listed.complete)
-        return;
-    facts.gatewayCommits = listed.commits.filter((commit) => madeByGateway(commit, input)).map((c) => c.sha);
-    let theirs;
-    try {
-        theirs = await commitsOfOthers(upstream, facts.branchMoves?.get(`refs/heads/${input.branch}`), facts.identity, input.maxCommits ?? MAX_COMMITS);
-    }
-    catch (error) {
-        facts.unchecked.push(`which commits of "${input.branch}" others pushed: ${verify_job_reason(error)}`);
-        return;
-    }
-    if (theirs.size === 0)
-        return examineCommits(input, facts, listed);
-    facts.otherCommits = listed.commits.filter((commit) => theirs.has(commit.sha)).map((c) => c.sha);
-    await examineOurCommits(input, facts, listed, theirs);
-}
-/**
- * A commit the ledger claims counts as the gateway's only if GitHub made it: the gateway commits through the
- * API with no author or committer, so GitHub is the committer (and signs it). A commit made anywhere else
- * and pushed with git cannot pass as the gateway's, even under a forged ledger.
- */
-function madeByGateway(commit, input) {
-    return (input.ledger?.ok === true &&
-        input.ledger.commits.includes(commit.sha) &&
-        commit.parents.length === 1 &&
-        commit.committer.email === GITHUB_COMMITTER.email &&
-        commit.committer.name === GITHUB_COMMITTER.name);
-}
-/** The committer of commits made through GitHub's API without one given. */
-const GITHUB_COMMITTER = { name: 'GitHub', email: 'noreply@github.com' };
-/**
- * Each new commit on its own, for what the net change hides (a file added and removed again). Every commit
- * is looked at, whatever the ledger says: the gateway's own by its list of changed paths (one request each;
- * the gateway writes only regular files, checked path by path before it wrote them), the others by their
- * trees, modes included. A commit left unexamined could hide a change a later one undid: unchecked, never success.
- */
-async function examineCommits(input, facts, listed) {
-    if (listed.commits.length <= 1)
-        return;
-    if (facts.historyRewritten) {
-        facts.notes.push('after the history rewrite only the net change was checked, not each commit');
-        return;
-    }
-    const gateway = new Set(facts.gatewayCommits);
-    const others = listed.commits.filter((commit) => !gateway.has(commit.sha));
-    const max = input.maxCommitDiffs ?? MAX_COMMIT_DIFFS;
-    if (others.length > max) {
-        facts.unchecked.push(`each of the ${others.length} commits pushed around the gateway (only the net change was checked; at most ${max} are diffed one by one)`);
-        return;
-    }
-    try {
-        const byPaths = await pathsOfCommits(input.upstream, listed.commits.filter((commit) => gateway.has(commit.sha)), facts.changes);
-        const byTrees = await intermediateChanges(input.upstream, [...others, ...byPaths.unlisted], facts.changes);
-        facts.intermediate = mergeChanges(byTrees, byPaths.paths);
-    }
-    catch (error) {
-        facts.unchecked.push(`the changes of each new commit: ${verify_job_reason(error)}`);
-    }
-}
-/**
- * When others pushed to the bound branch too, the net change mixes their work with this job's, so it is not
- * judged: each of this job's commits is, on its own against its first parent (the gateway's by their changed
- * paths, the others by their trees), and the changes of the commits others brought are listed, not judged.
- */
-async function examineOurCommits(input, facts, listed, theirs) {
-    const gateway = new Set(facts.gatewayCommits);
-    const ours = listed.commits.filter((commit) => !theirs.has(commit.sha));
-    const direct = ours.filter((commit) => !gateway.has(commit.sha));
-    const max = input.maxCommitDiffs ?? MAX_COMMIT_DIFFS;
-    if (direct.length > max) {
-        facts.unchecked.push(`each of the ${direct.length} commits pushed around the gateway (at most ${max} are diffed one by one)`);
-        return;
-    }
-    try {
-        const byPaths = await pathsOfCommits(input.upstream, ours.filter((commit) => gateway.has(commit.sha)), []);
-        const byTrees = await intermediateChanges(input.upstream, [...direct, ...byPaths.unlisted], []);
-        facts.changes = mergeChanges(byTrees, byPaths.paths);
-        facts.intermediate = [];
-        facts.notes.push(`others pushed ${theirs.size} commit(s) to "${input.branch}" during the job: those were not judged; each of this job's commits was judged on its own`);
-    }
-    catch (error) {
-        facts.unchecked.push(`the changes of this job's commits: ${verify_job_reason(error)}`);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/verify/index.ts
-
-
-
-
-
-
-
-
-
-// EXTERNAL MODULE: external "node:zlib"
-var external_node_zlib_ = __nccwpck_require__(8522);
-;// CONCATENATED MODULE: ./src/cli/zip-reader.ts
-
-/**
- * Reads the files of a zip archive in memory, as GitHub serves a workflow artifact (the Actions UI's download,
- * the REST `.../artifacts/{id}/zip`): stored or deflated entries, found through the central directory,
- * each checked against its CRC-32. Nothing is written to disk, so entry names cannot escape anywhere.
- * Zip64, encryption and other methods are refused with a message, never half read.
- * https://pkware.cachefly.net/webdocs/casestudies/APPNOTE.TXT
- */
-class ZipError extends Error {
-    name = 'ZipError';
-}
-/** No file of a Perimeter record comes near this; a bigger entry is refused before it is inflated. */
-const MAX_ENTRY_BYTES = 512 * 1024 * 1024;
-const EOCD = 0x06054b50;
-const CENTRAL = 0x02014b50;
-const LOCAL = 0x04034b50;
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++)
-        c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-});
-function crc32(data) {
-    let c = 0xffffffff;
-    for (const byte of data)
-        c = CRC_TABLE[(c ^ byte) & 0xff] ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-}
-function endOfCentralDirectory(zip) {
-    for (let at = zip.length - 22; at >= Math.max(0, zip.length - 22 - 0xffff); at--) {
-        if (zip.readUInt32LE(at) === EOCD)
-            return at;
-    }
-    throw new ZipError('not a zip archive (no end of central directory)');
-}
-/** The archive's files by name (directories left out). */
-function readZip(zip) {
-    if (zip.length < 22)
-        throw new ZipError('not a zip archive (too short)');
-    const end = endOfCentralDirectory(zip);
-    const count = zip.readUInt16LE(end + 10);
-    let at = zip.readUInt32LE(end + 16);
-    if (count === 0xffff || at === 0xffffffff)
-        throw new ZipError('zip64 archives are not read');
-    const files = new Map();
-    for (let i = 0; i < count; i++) {
-        if (at + 46 > zip.length || zip.readUInt32LE(at) !== CENTRAL)
-            throw new ZipError(`entry ${i + 1}: the central directory is damaged`);
-        const flags = zip.readUInt16LE(at + 8);
-        const method = zip.readUInt16LE(at + 10);
-        const crc = zip.readUInt32LE(at + 16);
-        const packed = zip.readUInt32LE(at + 20);
-        const size = zip.readUInt32LE(at + 24);
-        const nameLength = zip.readUInt16LE(at + 28);
-        const skip = nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
-        const local = zip.readUInt32LE(at + 42);
-        const name = zip.toString('utf8', at + 46, at + 46 + nameLength);
-        at += 46 + skip;
-        if (name.endsWith('/'))
-            continue;
-        if (flags & 0x1)
-            throw new ZipError(`${name}: encrypted entries are not read`);
-        if (size > MAX_ENTRY_BYTES || packed === 0xffffffff)
-            throw new ZipError(`${name}: larger than ${MAX_ENTRY_BYTES} bytes`);
-        if (local + 30 > zip.length || zip.readUInt32LE(local) !== LOCAL)
-            throw new ZipError(`${name}: the local header is damaged`);
-        const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
-        const raw = zip.subarray(start, start + packed);
-        if (raw.length !== packed)
-            throw new ZipError(`${name}: truncated`);
-        let data;
-        if (method === 0)
-            data = Buffer.from(raw);
-        else if (method === 8) {
-            try {
-                data = (0,external_node_zlib_.inflateRawSync)(raw, { maxOutputLength: MAX_ENTRY_BYTES });
-            }
-            catch (error) {
-                throw new ZipError(`${name}: cannot inflate (${error.message})`);
-            }
-        }
-        else
-            throw new ZipError(`${name}: compression method ${method} is not read`);
-        if (data.length !== size || crc32(data) !== crc)
-            throw new ZipError(`${name}: the content does not match its size and CRC-32`);
-        if (files.has(name))
-            throw new ZipError(`${name}: listed twice`);
-        files.set(name, data);
-    }
-    return files;
-}
-
-;// CONCATENATED MODULE: ./src/cli/record-files.ts
-
-
-
-
-const why = (error) => error.code ?? (error instanceof Error ? error.message : String(error));
-const record_files_text = (buffer) => buffer === undefined ? null : buffer.toString('utf8');
-async function fromDirectory(dir, shown) {
-    const names = new Set(await (0,promises_namespaceObject.readdir)(dir));
-    if (!names.has(RECORD_FILES.receipt) && !names.has(RECORD_FILES.ledger))
-        return null;
-    const read = async (name) => names.has(name)
-        ? (0,promises_namespaceObject.readFile)((0,external_node_path_.join)(dir, name), 'utf8').catch((error) => {
-            throw new Error(`cannot read ${(0,external_node_path_.join)(shown, name)}: ${why(error)}`, { cause: error });
-        })
-        : null;
-    return {
-        source: shown,
-        receipt: await read(RECORD_FILES.receipt),
-        ledger: await read(RECORD_FILES.ledger),
-        key: await read(RECORD_FILES.key),
-    };
-}
-/** Whether a path is a record (a zip or a directory) rather than a bare ledger file. */
-async function isRecord(path, cwd) {
-    const full = (0,external_node_path_.resolve)(cwd, path);
-    const info = await (0,promises_namespaceObject.stat)(full).catch(() => null);
-    if (info === null)
-        return false;
-    if (info.isDirectory())
-        return true;
-    const head = await (0,promises_namespaceObject.readFile)(full)
-        .then((b) => b.subarray(0, 4))
-        .catch(() => Buffer.alloc(0));
-    return head.toString('latin1') === 'PK\x03\x04';
-}
-/** The record at `path`; an error naming what is missing or unreadable, never a partial answer. */
-async function readRecord(path, cwd) {
-    const full = (0,external_node_path_.resolve)(cwd, path);
-    const info = await (0,promises_namespaceObject.stat)(full).catch((error) => {
-        throw new Error(`cannot read the record ${path}: ${why(error)}`, { cause: error });
-    });
-    if (info.isFile()) {
-        const files = readZip(await (0,promises_namespaceObject.readFile)(full));
-        return {
-            source: path,
-            receipt: record_files_text(files.get(RECORD_FILES.receipt)),
-            ledger: record_files_text(files.get(RECORD_FILES.ledger)),
-            key: record_files_text(files.get(RECORD_FILES.key)),
-        };
-    }
-    if (!info.isDirectory())
-        throw new Error(`cannot read the record ${path}: not a file or directory`);
-    const here = await fromDirectory(full, path);
-    if (here)
-        return here;
-    // `gh run download` with several artifacts: one directory per artifact
-    const found = [];
-    for (const entry of await (0,promises_namespaceObject.readdir)(full, { withFileTypes: true })) {
-        if (!entry.isDirectory())
-            continue;
-        const inner = await fromDirectory((0,external_node_path_.join)(full, entry.name), (0,external_node_path_.join)(path, entry.name));
-        if (inner)
-            found.push(inner);
-    }
-    if (found.length === 1)
-        return found[0];
-    if (found.length === 0)
-        throw new Error(`${path} holds no Perimeter record (no ${RECORD_FILES.receipt} or ${RECORD_FILES.ledger})`);
-    throw new Error(`${path} holds ${found.length} records (${found.map((f) => f.source).join(', ')}): name one`);
-}
-
 ;// CONCATENATED MODULE: ./src/cli/verify-ledger.ts
 
 
@@ -100895,7 +101245,7 @@ async function verify_ledger_run(args, io) {
         throw new UsageError(`expected one ledger file or record, got ${positionals.length}`);
     const ledger = positionals[0];
     const { text, key } = await ledgerAndKey(ledger, values['key-file'], io);
-    const { verified: _verified, ...verdict } = chain_checkChain(text, key);
+    const { verified: _verified, ...verdict } = checkChain(text, key);
     if (values.json) {
         io.stdout(`${JSON.stringify({ ledger, ...verdict })}\n`);
         return verdict.ok ? EXIT_OK : EXIT_ERRORS;
@@ -100919,6 +101269,7 @@ async function verify_ledger_run(args, io) {
 
 
 
+
 /** `perimeter <command>`: every command is a module exporting `run(args, io)`. */
 const COMMANDS = {
     init: {
@@ -100927,7 +101278,7 @@ const COMMANDS = {
         summary: "propose a commented perimeters.yml from the checkout's layout (never overwrites)",
     },
     check: {
-        run: run,
+        run: check_run,
         usage: CHECK_USAGE,
         summary: 'validate perimeters.yml and show what each perimeter covers',
     },
@@ -100936,6 +101287,11 @@ const COMMANDS = {
         run: replay_run,
         usage: REPLAY_USAGE,
         summary: 'judge a proposed perimeters.yml against real commits; exit 3 when verdicts change',
+    },
+    audit: {
+        run: run,
+        usage: AUDIT_USAGE,
+        summary: "re-check a run's record (ledger chain, receipt) against GitHub; exit 3 when they disagree",
     },
     serve: { run: serve_run, usage: SERVE_USAGE, summary: 'run the MCP gateway locally' },
     'verify-ledger': {

@@ -45926,6 +45926,10 @@ async function readLedgerFacts(path, key) {
             perPerimeter: {},
         };
     }
+    return ledgerFactsOf(text, key);
+}
+/** The same facts from a ledger's text (a downloaded record, say). */
+function ledgerFactsOf(text, key) {
     const verdict = checkChain(text, key);
     const facts = {
         ok: verdict.ok,
@@ -55824,6 +55828,7 @@ const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createR
 
 
 
+
 const reason = (error) => (error instanceof Error ? error.message : String(error));
 /**
  * The moves of every branch during the job, from GitHub's activity list read back to before the job. When
@@ -55836,6 +55841,8 @@ const reason = (error) => (error instanceof Error ? error.message : String(error
  * after the marker are later than the job and left out. A list that is behind is read again a few times.
  */
 async function activity_accountForMoves(input, facts) {
+    if (input.endedAt !== undefined)
+        return accountForWindow(input, facts, input.endedAt);
     const marker = await placeMarker(input, facts);
     if (marker === null)
         return;
@@ -56113,6 +56120,7 @@ async function examineOurCommits(input, facts, listed, theirs) {
 }
 
 ;// CONCATENATED MODULE: ./src/verify/index.ts
+
 
 
 
