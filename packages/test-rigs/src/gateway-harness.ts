@@ -35,6 +35,8 @@ export interface HarnessOptions {
   proxy?: boolean;
   /** the trusted ref agent instruction files are served from (the gateway's instructionsRef) */
   instructionsRef?: string;
+  /** what the gateway talks to instead of the harness's upstream (e.g. the upstream wrapped for staged writes) */
+  wrapUpstream?: (upstream: Upstream) => Upstream;
 }
 
 export interface Harness {
@@ -79,7 +81,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     ...(options.graphqlRateLimit !== undefined ? { graphqlRateLimit: options.graphqlRateLimit } : {}),
   });
   const proxy = options.proxy ? await startSlowProxy(fake.url) : null;
-  const upstream = createOctokitUpstream({
+  const direct = createOctokitUpstream({
     retryBaseMs: 10,
     ...options.upstream,
     token,
@@ -87,6 +89,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     repo: REPO,
     baseUrl: proxy?.url ?? fake.url,
   });
+  const upstream = options.wrapUpstream?.(direct) ?? direct;
   const config = parseConfig(options.config);
   const perimeters = config.perimeters.map((spec) => compilePerimeter(spec));
   const secrets = Object.fromEntries(perimeters.map((p) => [p.name, randomBytes(24).toString('base64url')]));
