@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { rename, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { createOctokitUpstream } from '../github/octokit-upstream.js';
+import { StagedUpstream } from '../github/staged-upstream.js';
 import type { Upstream } from '../github/upstream.js';
 import { parseConfig, selectPerimeters, type Perimeter } from '../policy/index.js';
 import type { AnswerFilter } from '../safety/answer-filter.js';
@@ -30,6 +32,11 @@ export const gatewayConfigSchema = z.strictObject({
   writesPerMinute: z.number().int().min(1).optional(),
   ledgerPath: z.string().min(1),
   ledgerKey: z.string().min(1),
+  /**
+   * Present: writes are staged (`writes: stage`): pushes to the bound branch stay in the runner, reads see
+   * them, and the change set is kept at this path (rewritten whole after each push) for the post step.
+   */
+  stagePath: z.string().min(1).optional(),
 });
 export type GatewayConfig = z.input<typeof gatewayConfigSchema>;
 
@@ -67,7 +74,7 @@ export async function assembleGateway(
     config.perimeters ?? null,
     config.branch,
   );
-  const upstream =
+  const direct =
     hooks.upstream ??
     createOctokitUpstream({
       token: config.token,
@@ -76,6 +83,7 @@ export async function assembleGateway(
       baseUrl: config.apiUrl,
       writesPerMinute: config.writesPerMinute,
     });
+  const upstream = config.stagePath === undefined ? direct : staging(direct, config.branch, config.stagePath);
   if (upstream.owner !== config.owner || upstream.repo !== config.repo)
     throw new GatewayConfigError(
       `the upstream is for ${upstream.owner}/${upstream.repo}, the configuration for ${config.owner}/${config.repo}`,
@@ -97,6 +105,17 @@ export async function assembleGateway(
     ...(config.configRef !== undefined ? { instructionsRef: config.configRef } : {}),
   });
   return { gateway, upstream, perimeters, secrets };
+}
+
+/** The upstream for `writes: stage`, keeping each change set whole at `path` (written aside, then renamed). */
+function staging(upstream: Upstream, branch: string, path: string): StagedUpstream {
+  return new StagedUpstream(upstream, branch, {
+    save: async (set) => {
+      const aside = `${path}.${process.pid}.tmp`;
+      await writeFile(aside, JSON.stringify(set), { mode: 0o600 });
+      await rename(aside, path);
+    },
+  });
 }
 
 /** `value` as `schema` says, or a GatewayConfigError naming every field at fault. */

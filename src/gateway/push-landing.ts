@@ -21,6 +21,8 @@ export interface PushResult {
   deletions: string[];
   /** binary files whose content could only partly be scanned for credentials, and why */
   unscanned?: string[];
+  /** the commit is kept in the runner for a later apply job (`writes: stage`), not on GitHub yet */
+  staged?: true;
 }
 
 /**

@@ -39,16 +39,26 @@ const staged = (what: string) =>
  * commits are made here with git's SHAs, the bound branch's head moves here only, and every read answers
  * from GitHub plus what was staged, so an agent reads its own writes back. Everything else reads GitHub.
  */
+export interface StagingOptions {
+  /**
+   * Keeps the change set (e.g. in a file for the post step) before the branch moves: when it throws, the
+   * commit is not staged and the push fails.
+   */
+  save?: (set: StagedChangeSet) => Promise<void>;
+  clock?: () => Date;
+}
+
 export class StagedUpstream implements Upstream {
+  readonly writesStaged = true;
   private readonly objects: StagedObjects;
   /** staged commits, oldest first */
-  private readonly order: string[] = [];
+  private order: string[] = [];
   private base: string | null = null;
 
   constructor(
     private readonly inner: Upstream,
     readonly branch: string,
-    private readonly clock: () => Date = () => new Date(),
+    private readonly options: StagingOptions = {},
   ) {
     this.objects = new StagedObjects((sha) => inner.getTree(sha));
   }
@@ -62,14 +72,17 @@ export class StagedUpstream implements Upstream {
 
   /** The change set so far; null before the first staged commit. */
   changeSet(): StagedChangeSet | null {
-    if (this.base === null) return null;
+    return this.base === null ? null : this.setOf(this.base, this.order);
+  }
+
+  private setOf(base: string, order: string[]): StagedChangeSet {
     const blobs: Record<string, string> = {};
     for (const [sha, bytes] of this.objects.blobs) blobs[sha] = Buffer.from(bytes).toString('base64');
     return {
       version: 1,
       branch: this.branch,
-      base: this.base,
-      commits: this.order.map((sha) => this.objects.commits.get(sha)!),
+      base,
+      commits: order.map((sha) => this.objects.commits.get(sha)!),
       trees: Object.fromEntries(this.objects.trees),
       blobs,
     };
@@ -200,12 +213,8 @@ export class StagedUpstream implements Upstream {
     return this.objects.editTree(baseTree, changes);
   }
   async createCommit(message: string, tree: string, parents: string[]): Promise<string> {
-    const signature: Signature = {
-      ...STAGED_SIGNATURE,
-      date: this.clock()
-        .toISOString()
-        .replace(/\.\d+Z$/, 'Z'),
-    };
+    const now = (this.options.clock?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z');
+    const signature: Signature = { ...STAGED_SIGNATURE, date: now };
     return this.objects.addCommit(message, tree, parents, signature).sha;
   }
 
@@ -217,8 +226,16 @@ export class StagedUpstream implements Upstream {
     const head = this.head() ?? (await this.inner.getBranchHead(branch));
     if (commit.parents[0] !== head)
       throw new UpstreamError('not_fast_forward', 'Update is not a fast forward', 422);
-    this.base ??= head;
-    this.order.push(sha);
+    const base = this.base ?? head;
+    const order = [...this.order, sha];
+    try {
+      await this.options.save?.(this.setOf(base, order));
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      throw new UpstreamError('unavailable', `the staged commit could not be saved: ${why}`);
+    }
+    this.base = base;
+    this.order = order;
   }
 
   createBranch: Upstream['createBranch'] = (branch) => Promise.reject(staged(`creating ${branch}`));

@@ -117,6 +117,8 @@ export class UpstreamError extends Error {
 export interface Upstream {
   readonly owner: string;
   readonly repo: string;
+  /** true when writes to the bound branch are kept in the runner for a later apply job (`writes: stage`) */
+  readonly writesStaged?: boolean;
   stats(): UpstreamStats;
 
   getRepository(): Promise<{ defaultBranch: string; private: boolean }>;

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { commitToBare, gitText, writeRequests } from '@perimeter/fake-github';
-import { ok, startHarness, type Harness } from '@perimeter/test-rigs';
+import { call, ok, startHarness, textOf, type Harness } from '@perimeter/test-rigs';
 import { StagedUpstream } from '../../src/github/staged-upstream.js';
 
 const CONFIG = `
@@ -89,7 +89,7 @@ describe('staged writes (writes: stage): pushes stay in the runner and reads see
   it('stages a push of text, binary and a deletion, writes nothing to GitHub, and reads it back', async () => {
     const bytes = randomBytes(48);
     bytes[0] = 0;
-    const pushed = await ok<{ commit: string; head: string }>(dev, 'push_files', {
+    const pushed = await ok<{ commit: string; head: string; staged?: boolean }>(dev, 'push_files', {
       message: 'stage one',
       files: [
         { path: 'src/lib/new.ts', content: 'export const n = 1;\n' },
@@ -97,6 +97,7 @@ describe('staged writes (writes: stage): pushes stay in the runner and reads see
       ],
       deletions: ['src/lib/deep/c.ts'],
     });
+    expect(pushed.staged).toBe(true);
     expect(writeRequests(h.fake.stats())).toEqual({});
     expect(await h.head()).toBe(start);
 
@@ -123,6 +124,34 @@ describe('staged writes (writes: stage): pushes stay in the runner and reads see
       },
     ]);
     expect(set.commits[0]!.tree).toBe(truth);
+  });
+});
+
+describe('a staged commit that cannot be kept', () => {
+  it('fails the push whole and stages nothing', async () => {
+    let staged: StagedUpstream | undefined;
+    const h = await startHarness({
+      files: FILES,
+      config: CONFIG,
+      wrapUpstream: (upstream) =>
+        (staged = new StagedUpstream(upstream, 'main', {
+          save: () => Promise.reject(new Error('no space left on device')),
+        })),
+    });
+    try {
+      const dev = await h.connect('dev');
+      const result = await call(dev, 'push_files', {
+        message: 'lost?',
+        files: [{ path: 'src/kept.ts', content: 'kept\n' }],
+      });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain('no space left on device');
+      expect(staged!.changeSet()).toBeNull();
+      expect((await call(dev, 'get_file', { path: 'src/kept.ts' })).isError).toBe(true);
+      expect(writeRequests(h.fake.stats())).toEqual({});
+    } finally {
+      await h.close();
+    }
   });
 });
 

@@ -34,6 +34,12 @@ export const pushFiles = defineTool({
       .array(z.string())
       .optional()
       .describe('binary files whose compressed or encrypted content could not be scanned for credentials'),
+    staged: z
+      .literal(true)
+      .optional()
+      .describe(
+        'the commit is staged: reads see it, and a later job writes it to GitHub after checking it again',
+      ),
   },
   pathArguments: { files: 'items', deletions: 'list' },
   async handler(args, { perimeter, pusher, notes }) {
