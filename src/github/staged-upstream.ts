@@ -63,6 +63,18 @@ export class StagedUpstream implements Upstream {
     this.objects = new StagedObjects((sha) => inner.getTree(sha));
   }
 
+  /** The upstream as it was when `set` was staged on it (read it first with readChangeSet). */
+  static fromChangeSet(inner: Upstream, set: StagedChangeSet): StagedUpstream {
+    const staged = new StagedUpstream(inner, set.branch);
+    for (const [sha, base64] of Object.entries(set.blobs))
+      staged.objects.blobs.set(sha, new Uint8Array(Buffer.from(base64, 'base64')));
+    for (const [sha, entries] of Object.entries(set.trees)) staged.objects.trees.set(sha, entries);
+    for (const commit of set.commits) staged.objects.commits.set(commit.sha, commit);
+    staged.base = set.base;
+    staged.order = set.commits.map((c) => c.sha);
+    return staged;
+  }
+
   get owner(): string {
     return this.inner.owner;
   }

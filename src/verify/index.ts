@@ -1,7 +1,7 @@
 export type { Change } from './change.js';
 export { diffTrees } from './diff-trees.js';
 export { clip, codeBlock, inlineText, markdownText, visible } from './escape.js';
-export { compareSnapshots, decideWrite, judge, type JobFacts } from './judge.js';
+export { compareSnapshots, decideWrite, fileViolations, judge, type JobFacts } from './judge.js';
 export { compareReceipts, type Disagreement } from './audit-compare.js';
 export { ledgerFactsOf, readLedgerFacts } from './ledger-facts.js';
 export {

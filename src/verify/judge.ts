@@ -103,6 +103,14 @@ function decideFile(change: Change, branch: string, perimeters: Perimeter[]): Fi
   return { ...change, ...write };
 }
 
+/** The violations among changed files, by the rules of the verdict (the apply job re-judges staged commits so). */
+export function fileViolations(changes: Change[], branch: string, perimeters: Perimeter[]): Violation[] {
+  return changes
+    .map((change) => decideFile(change, branch, perimeters))
+    .filter((file) => !file.allowed)
+    .map(fileViolation);
+}
+
 function fileViolation(file: FileDecision): Violation {
   const kind =
     file.newMode === SYMLINK && file.kind !== 'deleted'

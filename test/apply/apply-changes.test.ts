@@ -1,0 +1,118 @@
+import { randomBytes } from 'node:crypto';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { commitToBare, git, gitText } from '@perimeter/fake-github';
+import { ok, OWNER, REPO, startHarness, type Harness } from '@perimeter/test-rigs';
+import { applyChangeSet, judgeChangeSet } from '../../src/apply/apply-changes.js';
+import { ChangeSetError, readChangeSet } from '../../src/github/change-set.js';
+import { createOctokitUpstream } from '../../src/github/octokit-upstream.js';
+import { StagedUpstream, type StagedChangeSet } from '../../src/github/staged-upstream.js';
+import type { Upstream } from '../../src/github/upstream.js';
+import { compilePerimeter, parseConfig } from '../../src/policy/index.js';
+
+const CONFIG = `
+version: 1
+perimeters:
+  dev:
+    read: ["**"]
+    write: ["src/**"]
+`;
+const FILES = { 'src/a.ts': 'a\n', 'docs/x.md': '# x\n', 'README.md': 'readme\n' };
+const perimeters = parseConfig(CONFIG).perimeters.map((spec) => compilePerimeter(spec));
+
+describe('applying a staged change set', () => {
+  let h: Harness;
+  let staging: StagedUpstream;
+  let dev: Client;
+  let github: Upstream;
+  let start: string;
+  const binary = randomBytes(40);
+  binary[0] = 0;
+
+  beforeEach(async () => {
+    h = await startHarness({
+      files: FILES,
+      config: CONFIG,
+      wrapUpstream: (upstream) => (staging = new StagedUpstream(upstream, 'main')),
+    });
+    github = createOctokitUpstream({
+      token: h.token,
+      owner: OWNER,
+      repo: REPO,
+      baseUrl: h.fake.url,
+      retryBaseMs: 10,
+    });
+    dev = await h.connect('dev');
+    start = await h.head();
+    await ok(dev, 'push_files', {
+      message: 'first',
+      files: [
+        { path: 'src/b.ts', content: 'export const b = 2;\n' },
+        { path: 'src/img/logo.bin', content: binary.toString('base64'), encoding: 'base64' },
+      ],
+    });
+    await ok(dev, 'push_files', { message: 'second', files: [], deletions: ['src/a.ts'] });
+  });
+  afterEach(async () => h.close());
+
+  /** The set as the apply job reads it: JSON from an artifact, checked whole. */
+  const received = (set: StagedChangeSet = staging.changeSet()!) =>
+    readChangeSet(JSON.parse(JSON.stringify(set)));
+
+  it('lands exactly the staged commits: same trees, messages and order, in one move of the branch', async () => {
+    const set = received();
+    const judged = await judgeChangeSet(github, set, perimeters);
+    expect(judged.violations).toEqual([]);
+    expect(judged.paths).toEqual(['src/a.ts', 'src/b.ts', 'src/img/logo.bin']);
+    h.fake.resetStats();
+    const result = await applyChangeSet(github, set, judged);
+    expect(result.state).toBe('applied');
+    expect(h.fake.stats().byRoute['PATCH /repos/{owner}/{repo}/git/refs/{ref}']).toBe(1);
+    const log = (await gitText(h.repoDir, ['log', '--format=%T %s', `${start}..main`])).trim().split('\n');
+    expect(log).toEqual(set.commits.map((c) => `${c.tree} ${c.message}`).reverse());
+    expect(await git(h.repoDir, ['show', 'main:src/img/logo.bin'])).toEqual(binary);
+  });
+
+  it('refuses a tampered set that adds a workflow, naming it, and writes nothing', async () => {
+    const tamper = StagedUpstream.fromChangeSet(github, received());
+    const head = await tamper.getBranchHead('main');
+    const tree = await tamper.createTree((await tamper.getCommit(head)).tree, [
+      { path: '.github/workflows/x.yml', mode: '100644', content: 'on: push\n' },
+      { path: 'docs/x.md', mode: '100644', content: 'rewritten\n' },
+    ]);
+    await tamper.updateBranch('main', await tamper.createCommit('innocent', tree, [head]));
+    const judged = await judgeChangeSet(github, received(tamper.changeSet()!), perimeters);
+    expect(judged.violations.map((v) => v.path)).toEqual(['.github/workflows/x.yml', 'docs/x.md']);
+    expect(judged.violations[0]!.message).toContain('protected');
+    expect(await h.head()).toBe(start);
+  });
+
+  it('refuses a set whose objects do not hash to their SHAs, naming them', () => {
+    const set = staging.changeSet()!;
+    const [sha, base64] = Object.entries(set.blobs)[0]!;
+    const bytes = Buffer.from(base64, 'base64');
+    bytes[bytes.length - 1] ^= 1;
+    expect(() => received({ ...set, blobs: { ...set.blobs, [sha]: bytes.toString('base64') } })).toThrow(
+      new RegExp(`blob ${sha}: its content hashes to`),
+    );
+    const reordered = { ...set, commits: [...set.commits].reverse() };
+    expect(() => received(reordered)).toThrow(ChangeSetError);
+    expect(() => received({ ...set, version: 2 } as unknown as StagedChangeSet)).toThrow(/version/);
+  });
+
+  it('goes on top of commits that touched other paths, and stops on ones that touched the same', async () => {
+    await commitToBare(h.repoDir, 'main', { 'docs/x.md': 'a teammate\n' }, 'teammate');
+    const moved = await h.head();
+    const set = received();
+    const judged = await judgeChangeSet(github, set, perimeters);
+    const result = await applyChangeSet(github, set, judged);
+    expect(result).toMatchObject({ state: 'applied', onTopOf: moved });
+    expect(await gitText(h.repoDir, ['show', 'main:src/b.ts'])).toBe('export const b = 2;\n');
+    expect(await gitText(h.repoDir, ['show', 'main:docs/x.md'])).toBe('a teammate\n');
+
+    await commitToBare(h.repoDir, 'main', { 'src/b.ts': 'theirs\n' }, 'same path');
+    const blocked = await applyChangeSet(github, set, judged);
+    expect(blocked).toMatchObject({ state: 'blocked' });
+    expect(blocked.state === 'blocked' && blocked.reason).toContain('src/b.ts');
+  });
+});
