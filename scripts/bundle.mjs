@@ -15,6 +15,7 @@ const entries = {
   post: 'src/action/post-entry.ts',
   gateway: 'src/gateway/entry.ts',
   cli: 'src/cli/main.ts',
+  apply: 'src/action/apply-entry.ts',
 };
 
 const args = process.argv.slice(2);

@@ -16,6 +16,7 @@ export enum Inputs {
   IgnoreRefs = 'ignore-refs',
   RecordName = 'record-name',
   RecordRetentionDays = 'record-retention-days',
+  Writes = 'writes',
 }
 
 export enum Outputs {
@@ -51,6 +52,8 @@ export enum State {
   LedgerPath = 'ledgerPath',
   LedgerKey = 'ledgerKey',
   LogPath = 'logPath',
+  /** where the gateway keeps the staged change set (writes: stage) */
+  StagePath = 'stagePath',
   /** 'true' once main finished: endpoints were handed out */
   Ready = 'ready',
   /** why main failed, when it did */

@@ -40,6 +40,8 @@ export interface Settings {
   endpointSecrets: Record<string, string>;
   /** content-creating requests per minute the gateway allows itself (GitHub's secondary limit: 80) */
   writesPerMinute: number;
+  /** push: the gateway writes to GitHub; stage: it keeps the commits for an apply job (writes: stage) */
+  writes: 'push' | 'stage';
   /** full ref names (globs) whose changes are listed, not judged; never covering the bound branch */
   ignoreRefs: string[];
   /** milliseconds post may spend verifying before it posts an error receipt */
@@ -60,12 +62,22 @@ export class InputError extends Error {
   override name = 'InputError';
 }
 
-type Env = Record<string, string | undefined>;
-type ReadInput = (name: string) => string;
+export type Env = Record<string, string | undefined>;
+export type ReadInput = (name: string) => string;
 
-const defaultRead: ReadInput = (name) => core.getInput(name);
+export const defaultRead: ReadInput = (name) => core.getInput(name);
 
-export function readSettings(env: Env = process.env, read: ReadInput = defaultRead): Settings {
+/** What every Perimeter step reads the same way: the token, the repository and where the run is. */
+export interface StepBasics {
+  token: string;
+  owner: string;
+  repo: string;
+  apiUrl: string;
+  runUrl: string | undefined;
+  tempDir: string;
+}
+
+export function readStepBasics(env: Env = process.env, read: ReadInput = defaultRead): StepBasics {
   const token = read(Inputs.GithubToken);
   if (!token) throw new InputError(`${Inputs.GithubToken}: required; the default is \${{ github.token }}`);
   // GitHub's tokens have 40 characters or more; a shorter value could not be scrubbed from messages
@@ -85,15 +97,22 @@ export function readSettings(env: Env = process.env, read: ReadInput = defaultRe
     serverUrl && env.GITHUB_RUN_ID
       ? `${serverUrl}/${repository}/actions/runs/${env.GITHUB_RUN_ID}`
       : undefined;
-
-  const event = readEvent(env);
-  const branch = boundBranch(read(Inputs.Branch), env, event);
   return {
     token,
     owner,
     repo,
     apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
     runUrl,
+    tempDir: env.RUNNER_TEMP || tmpdir(),
+  };
+}
+
+export function readSettings(env: Env = process.env, read: ReadInput = defaultRead): Settings {
+  const basics = readStepBasics(env, read);
+  const event = readEvent(env);
+  const branch = boundBranch(read(Inputs.Branch), env, event);
+  return {
+    ...basics,
     configFile: configFile(read(Inputs.Config) || DEFAULT_CONFIG_FILE),
     configRef: read(Inputs.ConfigRef) || null,
     perimeters: perimeterList(read(Inputs.Perimeters)),
@@ -104,9 +123,9 @@ export function readSettings(env: Env = process.env, read: ReadInput = defaultRe
     statusContext: statusContext(read(Inputs.StatusContext)),
     endpointSecrets: endpointSecrets(read(Inputs.EndpointSecrets)),
     writesPerMinute: positiveInteger(Inputs.WritesPerMinute, read(Inputs.WritesPerMinute), 80),
+    writes: writesMode(read(Inputs.Writes)),
     ignoreRefs: ignoreRefs(read(Inputs.IgnoreRefs), branch),
     verifyTimeoutMs: positiveInteger(Inputs.VerifyTimeout, read(Inputs.VerifyTimeout), 600) * 1000,
-    tempDir: env.RUNNER_TEMP || tmpdir(),
     eventName: env.GITHUB_EVENT_NAME ?? '',
     event,
     run: { id: env.GITHUB_RUN_ID ?? '', attempt: env.GITHUB_RUN_ATTEMPT ?? '', job: env.GITHUB_JOB ?? '' },
@@ -142,7 +161,7 @@ function readEvent(env: Env): unknown {
   }
 }
 
-function configFile(value: string): string {
+export function configFile(value: string): string {
   const segments = value.split('/');
   const bad =
     value.startsWith('/') ||
@@ -158,7 +177,7 @@ function configFile(value: string): string {
   return value;
 }
 
-function perimeterList(value: string): string[] | null {
+export function perimeterList(value: string): string[] | null {
   const names = value.split(/[\s,]+/).filter(Boolean);
   if (names.length === 0 || (names.length === 1 && names[0] === 'all')) return null;
   if (names.includes('all')) {
@@ -278,7 +297,14 @@ function directPushes(value: string): DirectPushes {
   throw new InputError(`${Inputs.DirectPushes}: expected "check" or "deny", got ${JSON.stringify(value)}`);
 }
 
-function statusContext(value: string): string {
+function writesMode(value: string): 'push' | 'stage' {
+  const mode = value.trim() || 'push';
+  if (mode !== 'push' && mode !== 'stage')
+    throw new InputError(`${Inputs.Writes}: expected "push" or "stage", got ${JSON.stringify(value)}`);
+  return mode;
+}
+
+export function statusContext(value: string): string {
   if (value === '') return STATUS_CONTEXT;
   // eslint-disable-next-line no-control-regex
   if (value.length > 100 || /[\u0000-\u001f\u007f]/.test(value)) {

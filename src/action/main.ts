@@ -133,6 +133,8 @@ async function start(
   store.save(State.LedgerPath, ledgerPath);
   store.save(State.LedgerKey, ledgerKey);
   store.save(State.LogPath, logPath);
+  const stagePath = settings.writes === 'stage' ? join(workDir, 'staged.json') : undefined;
+  if (stagePath) store.save(State.StagePath, stagePath);
 
   const { pid, port } = await launchGateway({
     script: gatewayScript,
@@ -155,6 +157,7 @@ async function start(
       ledgerPath,
       ledgerKey,
       readyFile: join(workDir, 'ready.json'),
+      ...(stagePath ? { stagePath } : {}),
     },
   });
   store.save(State.GatewayPid, String(pid));

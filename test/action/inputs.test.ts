@@ -48,6 +48,7 @@ describe('readSettings', () => {
         statusContext: 'perimeter',
         endpointSecrets: {},
         writesPerMinute: 80,
+        writes: 'push',
         ignoreRefs: [],
         verifyTimeoutMs: 600_000,
         tempDir: '/tmp/runner',

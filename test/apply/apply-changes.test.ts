@@ -91,7 +91,7 @@ describe('applying a staged change set', () => {
     const set = staging.changeSet()!;
     const [sha, base64] = Object.entries(set.blobs)[0]!;
     const bytes = Buffer.from(base64, 'base64');
-    bytes[bytes.length - 1] ^= 1;
+    bytes.writeUInt8(bytes.readUInt8(0) ^ 1, 0);
     expect(() => received({ ...set, blobs: { ...set.blobs, [sha]: bytes.toString('base64') } })).toThrow(
       new RegExp(`blob ${sha}: its content hashes to`),
     );

@@ -1,0 +1,4 @@
+import { runApply } from './apply-step.js';
+
+await runApply();
+process.exit();

@@ -1,0 +1,47 @@
+import { DEFAULT_CONFIG_FILE } from '../policy/index.js';
+import {
+  configFile,
+  defaultRead,
+  InputError,
+  perimeterList,
+  readStepBasics,
+  statusContext,
+  type Env,
+  type ReadInput,
+  type StepBasics,
+} from './inputs.js';
+
+/** The change set's file name inside the job's record artifact and in a `change-set` directory. */
+export const STAGED_FILE = 'staged.json';
+
+export interface ApplySettings extends StepBasics {
+  config: string;
+  /** null: the repository's default branch */
+  configRef: string | null;
+  /** null: every perimeter the exposure rule allows on the branch */
+  perimeters: string[] | null;
+  /** the workflow artifact holding the change set (the agent job's record) */
+  record: string;
+  /** a file or directory holding the change set instead of the artifact; null when not given */
+  changeSet: string | null;
+  statusContext: string;
+}
+
+/** The inputs of apply/action.yml. */
+export function readApplySettings(env: Env = process.env, read: ReadInput = defaultRead): ApplySettings {
+  const record = read('record').trim();
+  const changeSet = read('change-set').trim() || null;
+  if (!record && changeSet === null)
+    throw new InputError(
+      "record: required (the agent job's record artifact), unless change-set names a file",
+    );
+  return {
+    ...readStepBasics(env, read),
+    config: configFile(read('config') || DEFAULT_CONFIG_FILE),
+    configRef: read('config-ref').trim() || null,
+    perimeters: perimeterList(read('perimeters')),
+    record,
+    changeSet,
+    statusContext: statusContext(read('status-context')),
+  };
+}
