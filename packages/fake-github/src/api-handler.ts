@@ -8,6 +8,8 @@ import {
   encodeBody,
   errorBody,
   identify,
+  NOT_ACCESSIBLE,
+  presentedToken,
   RATE_LIMITED,
   SECONDARY_LIMITED,
   send,
@@ -82,6 +84,12 @@ export async function handleApi(
     return send(res, 200, { resources: { core, search, graphql }, rate: core }, state.budget.headers());
   }
   if (!found) return send(res, 404, errorBody(404, 'Not Found'), state.budget.headers());
+  if (
+    method !== 'GET' &&
+    /^\w+ \/repos\/\{owner\}\/\{repo\}\/(git|contents)\//.test(found.route.key) &&
+    state.contentsReadOnly.has(presentedToken(req, false) ?? '')
+  )
+    return send(res, 403, errorBody(403, NOT_ACCESSIBLE), state.budget.headers());
 
   if (state.writes && method !== 'GET') {
     const admitted = state.writes.admit();

@@ -4,7 +4,7 @@ import { basename, dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ACTIVITY_ENV, activityPath, ACTOR_ENV, NO_WORKFLOWS_ENV } from './activity-log.js';
 import type { FakeRepo } from './repo.js';
-import { identify } from './respond.js';
+import { identify, presentedToken } from './respond.js';
 import type { ServerState } from './stats.js';
 
 export const HTTP_BACKEND = '/usr/lib/git-core/git-http-backend';
@@ -44,6 +44,10 @@ export async function handleGit(
   if (failure?.kind === 'status') return plain(res, failure.status, failure.message ?? 'Injected failure');
   const repo = state.repos.get(`${owner}/${name}`.toLowerCase());
   if (!repo) return plain(res, 404, 'Repository not found.');
+  const pushing =
+    rest === '/git-receive-pack' || (rest === '/info/refs' && /service=git-receive-pack/.test(req.url ?? ''));
+  if (pushing && state.contentsReadOnly.has(presentedToken(req, true) ?? ''))
+    return plain(res, 403, `Permission to ${owner}/${name}.git denied to ${login}.`);
   if (req.method === 'POST' && rest === '/git-receive-pack') await state.faults.moveRefsBefore(repo, null);
   await serveGit(req, res, repo, rest, login, state.canWriteWorkflows);
 }

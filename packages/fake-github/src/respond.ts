@@ -53,15 +53,25 @@ export function identify(
   tokens: Map<string, string>,
   gitOnly: boolean,
 ): string | null | undefined {
+  const presented = presentedToken(req, gitOnly);
+  return presented === undefined ? undefined : (tokens.get(presented) ?? null);
+}
+
+/** The token a request presents ('' for a scheme that does not count), undefined when there is none. */
+export function presentedToken(req: IncomingMessage, gitOnly: boolean): string | undefined {
   const header = String(req.headers.authorization ?? '');
   if (header === '') return undefined;
   const [scheme = '', value = ''] = header.split(/\s+/, 2);
-  let presented = '';
   if (/^basic$/i.test(scheme)) {
     const decoded = Buffer.from(value, 'base64').toString('utf8');
-    presented = decoded.slice(decoded.indexOf(':') + 1);
-  } else if (!gitOnly && /^(token|bearer)$/i.test(scheme)) {
-    presented = value;
+    return decoded.slice(decoded.indexOf(':') + 1);
   }
-  return tokens.get(presented) ?? null;
+  return !gitOnly && /^(token|bearer)$/i.test(scheme) ? value : '';
 }
+
+/**
+ * GitHub's answer to a GITHUB_TOKEN without the permission a request needs (e.g. `contents: read` and a
+ * write): 403 "Resource not accessible by integration".
+ * https://docs.github.com/actions/security-for-github-actions/security-guides/automatic-token-authentication#modifying-the-permissions-for-the-github_token
+ */
+export const NOT_ACCESSIBLE = 'Resource not accessible by integration';

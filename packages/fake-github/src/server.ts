@@ -44,6 +44,12 @@ export interface FakeGithubOptions {
   extraTokens?: Record<string, string>;
   /** content-creating requests (POST, PATCH, DELETE) allowed per minute before GitHub's secondary limit answers 403 with Retry-After; unlimited by default (GITHUB_TOKEN: 80) */
   writesPerMinute?: number;
+  /**
+   * The main token's `contents` permission: with 'read' (a job with `permissions: contents: read`) every
+   * write to git data, refs and contents, and every git push, is answered 403 as GitHub does; statuses
+   * stay writable. Default 'write'.
+   */
+  contents?: 'read' | 'write';
   /** whether the token may change .github/workflows (GITHUB_TOKEN may not: pushes refused, API 404); default false */
   workflowsPermission?: boolean;
   /** entries of a recursive tree answer before `truncated: true`; GitHub's 100,000 by default */
@@ -127,6 +133,7 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
     baseUrl: '',
     canWriteWorkflows: options.workflowsPermission ?? false,
     artifacts: store,
+    contentsReadOnly: new Set(options.contents === 'read' ? [token] : []),
   };
   const startJob: FakeGithub['startJob'] = (job) => {
     if (!repos.has(job.repository.toLowerCase())) throw new Error(`no repository ${job.repository}`);

@@ -91,4 +91,6 @@ export interface ServerState {
   canWriteWorkflows: boolean;
   /** workflow artifacts and the runtime tokens of the jobs that upload them */
   artifacts: ArtifactStore;
+  /** tokens with `contents: read` only: no write to git data, refs or contents, no git push */
+  contentsReadOnly: Set<string>;
 }

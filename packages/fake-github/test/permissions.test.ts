@@ -1,0 +1,58 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { seedRepo, startFakeGithub, gitText } from '../src/index.js';
+import type { FakeGithub } from '../src/index.js';
+import { cloneUrl, gitClient, restClient, scratchDir } from './test-support.js';
+
+describe('a token with contents: read', () => {
+  let gh: FakeGithub;
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let seeded: string;
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = await scratchDir());
+    seeded = await seedRepo(join(dir, 'repo.git'), { 'src/app.ts': 'export const a = 1;\n' });
+    gh = await startFakeGithub({ repos: { 'acme/app': join(dir, 'repo.git') }, contents: 'read' });
+  });
+  afterEach(async () => {
+    await gh.stop();
+    await cleanup();
+  });
+
+  it('reads and posts statuses, and every contents write is answered 403 as GitHub answers it', async () => {
+    const api = restClient(gh.url);
+    expect((await api('GET', '/repos/acme/app/git/ref/heads/main')).body.object.sha).toBe(seeded);
+    const writes: Array<[string, string, unknown]> = [
+      ['POST', '/repos/acme/app/git/blobs', { content: 'x', encoding: 'utf-8' }],
+      ['POST', '/repos/acme/app/git/trees', { tree: [] }],
+      ['POST', '/repos/acme/app/git/refs', { ref: 'refs/heads/x', sha: seeded }],
+      ['PATCH', '/repos/acme/app/git/refs/heads/main', { sha: seeded, force: true }],
+      ['DELETE', '/repos/acme/app/git/refs/heads/main', undefined],
+    ];
+    for (const [method, path, body] of writes) {
+      const answer = await api(method, path, body);
+      expect(answer.status, `${method} ${path}`).toBe(403);
+      expect(answer.body.message).toBe('Resource not accessible by integration');
+    }
+    const status = await api('POST', `/repos/acme/app/statuses/${seeded}`, {
+      state: 'pending',
+      context: 'c',
+    });
+    expect(status.status).toBe(201);
+    expect((await gitText(join(dir, 'repo.git'), ['rev-parse', 'refs/heads/main'])).trim()).toBe(seeded);
+  });
+
+  it('clones, and refuses a git push before it starts', async () => {
+    const work = join(dir, 'work');
+    await gitClient(dir, ['clone', '--quiet', cloneUrl(gh.url, 'acme/app', 'test-token'), work], dir);
+    await writeFile(join(work, 'src/app.ts'), 'changed\n');
+    await gitClient(work, ['commit', '--quiet', '-am', 'change'], dir);
+    await expect(gitClient(work, ['push', '--quiet', 'origin', 'HEAD:main'], dir)).rejects.toThrow(
+      /denied to github-actions\[bot\]|403/,
+    );
+    expect((await gitText(join(dir, 'repo.git'), ['rev-parse', 'refs/heads/main'])).trim()).toBe(seeded);
+    expect(gh.stats().byRoute['GIT POST /{owner}/{repo}.git/git-receive-pack']).toBeUndefined();
+  });
+});
