@@ -1,3 +1,4 @@
+import type { ApplyMode } from '../apply/apply-changes.js';
 import { DEFAULT_CONFIG_FILE } from '../policy/index.js';
 import {
   configFile,
@@ -25,6 +26,7 @@ export interface ApplySettings extends StepBasics {
   /** a file or directory holding the change set instead of the artifact; null when not given */
   changeSet: string | null;
   statusContext: string;
+  mode: ApplyMode;
 }
 
 /** The inputs of apply/action.yml. */
@@ -43,5 +45,29 @@ export function readApplySettings(env: Env = process.env, read: ReadInput = defa
     record,
     changeSet,
     statusContext: statusContext(read('status-context')),
+    mode: applyMode(env, read),
+  };
+}
+
+/** `mode`: push to the bound branch, or a draft pull request from a new branch (`pull-request-*` inputs). */
+function applyMode(env: Env, read: ReadInput): ApplyMode {
+  const mode = read('mode').trim() || 'push';
+  if (mode === 'push') return { kind: 'push' };
+  if (mode !== 'pull-request')
+    throw new InputError(`mode: expected "push" or "pull-request", got ${JSON.stringify(mode)}`);
+  const run = `${env.GITHUB_RUN_ID ?? 'local'}-${env.GITHUB_RUN_ATTEMPT ?? '1'}`;
+  const branch = read('pull-request-branch').trim() || `perimeter/staged/${run}`;
+  if (!/^[A-Za-z0-9._/-]+$/.test(branch) || branch.includes('..') || branch.endsWith('/'))
+    throw new InputError(
+      `pull-request-branch: ${JSON.stringify(branch)} is not a branch name this action creates`,
+    );
+  return {
+    kind: 'pull-request',
+    branch,
+    title: read('pull-request-title').trim() || `Staged changes from run ${run}`,
+    body: read('pull-request-body'),
+    labels: read('pull-request-labels')
+      .split(/[\s,]+/)
+      .filter(Boolean),
   };
 }

@@ -60,7 +60,7 @@ export async function runApply(): Promise<void> {
       core.setFailed(`nothing was applied: ${judged.violations.map((v) => v.message).join('; ')}`);
       return;
     }
-    const result = await applyChangeSet(upstream, set, judged);
+    const result = await applyChangeSet(upstream, set, judged, settings.mode);
     if (result.state === 'blocked') {
       await finish(upstream, settings, set.branch, null, 'error', `Not applied: ${result.reason}`);
       core.setFailed(`nothing was applied: ${result.reason}`);
@@ -68,6 +68,20 @@ export async function runApply(): Promise<void> {
     }
     core.setOutput('head', result.head);
     core.setOutput('commits', result.commits.join(' '));
+    const count = `${result.commits.length} staged commit(s)`;
+    const scope = `${judged.paths.length} path(s), all in scope`;
+    if (result.state === 'opened') {
+      core.setOutput('pull-request', result.pull.url);
+      await finish(
+        upstream,
+        settings,
+        null,
+        result.head,
+        'success',
+        `${count} in draft PR #${result.pull.number}: ${scope}`,
+      );
+      return;
+    }
     const where = result.onTopOf === set.base ? '' : ` on top of ${result.onTopOf.slice(0, 7)}`;
     await finish(
       upstream,
@@ -75,7 +89,7 @@ export async function runApply(): Promise<void> {
       set.branch,
       result.head,
       'success',
-      `${result.commits.length} staged commit(s) applied${where}: ${judged.paths.length} path(s), all in scope`,
+      `${count} applied${where}: ${scope}`,
     );
   } catch (error) {
     const reason =

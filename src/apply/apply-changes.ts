@@ -52,35 +52,95 @@ export async function judgeChangeSet(
 
 export type ApplyResult =
   | { state: 'applied'; head: string; commits: string[]; onTopOf: string }
+  | {
+      state: 'opened';
+      head: string;
+      commits: string[];
+      branch: string;
+      pull: { number: number; url: string };
+    }
   | { state: 'blocked'; reason: string };
 
+/** How the commits reach the repository: pushed to the bound branch, or a draft pull request into it. */
+export type ApplyMode =
+  { kind: 'push' } | { kind: 'pull-request'; branch: string; title: string; body: string; labels: string[] };
+
 /**
- * Writes judged staged commits to GitHub on the bound branch, then moves the branch once (fast-forward
- * only), so either every commit lands or none does. On the base the set was staged on, each tree GitHub
- * makes must be the staged tree itself; on a branch that moved since, the commits go on top only when the
- * commits in between touched none of the same paths.
+ * Writes judged staged commits to GitHub and then moves one ref, so either every commit lands or none does.
+ * `push`: onto the bound branch, fast-forward only; on the base the set was staged on, each tree GitHub
+ * makes must be the staged tree itself, and on a branch that moved since, the commits go on top only when
+ * the commits in between touched none of the same paths. `pull-request`: on the base they were staged on,
+ * in a new branch, with a draft pull request into the bound branch.
  */
 export async function applyChangeSet(
   upstream: Upstream,
   set: StagedChangeSet,
   judged: JudgedChangeSet,
+  mode: ApplyMode = { kind: 'push' },
 ): Promise<ApplyResult> {
-  const head = await upstream.getBranchHead(set.branch);
+  const head = mode.kind === 'push' ? await upstream.getBranchHead(set.branch) : set.base;
   if (head !== set.base) {
-    if (!(await upstream.isAncestor(set.base, head)))
-      return {
-        state: 'blocked',
-        reason: `"${set.branch}" no longer contains ${set.base}, the head the changes were staged on`,
-      };
-    const [base, now] = await Promise.all([upstream.getCommit(set.base), upstream.getCommit(head)]);
-    const theirs = new Set((await diffTrees(upstream, base.tree, now.tree)).map((c) => c.path));
-    const overlap = judged.paths.filter((p) => theirs.has(p));
-    if (overlap.length > 0)
-      return {
-        state: 'blocked',
-        reason: `"${set.branch}" moved to ${head} since staging and those commits also changed: ${overlap.slice(0, 20).join(', ')}`,
-      };
+    const blocked = await movedSince(upstream, set, judged, head);
+    if (blocked) return { state: 'blocked', reason: blocked };
   }
+  const written = await writeCommits(upstream, set, judged, head);
+  const last = written.at(-1)!;
+  if (mode.kind === 'pull-request') {
+    try {
+      await upstream.createBranch(mode.branch, last);
+    } catch (error) {
+      return {
+        state: 'blocked',
+        reason: `branch "${mode.branch}" could not be created: ${(error as Error).message}`,
+      };
+    }
+    const pull = await upstream.createPullRequest({
+      title: mode.title,
+      body: mode.body,
+      head: mode.branch,
+      base: set.branch,
+      draft: true,
+      labels: mode.labels,
+    });
+    return { state: 'opened', head: last, commits: written, branch: mode.branch, pull };
+  }
+  try {
+    await upstream.updateBranch(set.branch, last);
+  } catch (error) {
+    if (error instanceof UpstreamError && error.code === 'not_fast_forward')
+      return {
+        state: 'blocked',
+        reason: `"${set.branch}" moved while the changes were being written; nothing was moved`,
+      };
+    throw error;
+  }
+  return { state: 'applied', head: last, commits: written, onTopOf: head };
+}
+
+/** Why the staged commits cannot go on top of `head`, or null when they can. */
+async function movedSince(
+  upstream: Upstream,
+  set: StagedChangeSet,
+  judged: JudgedChangeSet,
+  head: string,
+): Promise<string | null> {
+  if (!(await upstream.isAncestor(set.base, head)))
+    return `"${set.branch}" no longer contains ${set.base}, the head the changes were staged on`;
+  const [base, now] = await Promise.all([upstream.getCommit(set.base), upstream.getCommit(head)]);
+  const theirs = new Set((await diffTrees(upstream, base.tree, now.tree)).map((c) => c.path));
+  const overlap = judged.paths.filter((p) => theirs.has(p));
+  return overlap.length > 0
+    ? `"${set.branch}" moved to ${head} since staging and those commits also changed: ${overlap.slice(0, 20).join(', ')}`
+    : null;
+}
+
+/** Creates the commits (no ref moves) on `head`; on the staged base every tree must be the staged one. */
+async function writeCommits(
+  upstream: Upstream,
+  set: StagedChangeSet,
+  judged: JudgedChangeSet,
+  head: string,
+): Promise<string[]> {
   let parent = head;
   let parentTree = (await upstream.getCommit(head)).tree;
   const written: string[] = [];
@@ -95,17 +155,7 @@ export async function applyChangeSet(
     parentTree = tree;
     written.push(parent);
   }
-  try {
-    await upstream.updateBranch(set.branch, parent);
-  } catch (error) {
-    if (error instanceof UpstreamError && error.code === 'not_fast_forward')
-      return {
-        state: 'blocked',
-        reason: `"${set.branch}" moved while the changes were being written; nothing was moved`,
-      };
-    throw error;
-  }
-  return { state: 'applied', head: parent, commits: written, onTopOf: head };
+  return written;
 }
 
 /** Text that survives UTF-8 unchanged goes inline; anything else is a blob of its own. */

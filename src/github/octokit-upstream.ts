@@ -6,6 +6,7 @@ import { GitObjectReads } from './octokit-objects.js';
 import {
   UpstreamError,
   type CommitStatus,
+  type PullRequestRequest,
   type ActivityWindow,
   type PushActivity,
   type TreeChange,
@@ -275,6 +276,30 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
       description,
       ...(status.targetUrl !== undefined ? { target_url: status.targetUrl } : {}),
     });
+  }
+
+  /**
+   * POST /pulls, then the labels through the issues API (a pull request is an issue there).
+   * https://docs.github.com/rest/pulls/pulls#create-a-pull-request
+   * https://docs.github.com/rest/issues/labels#add-labels-to-an-issue
+   */
+  async createPullRequest(request: PullRequestRequest): Promise<{ number: number; url: string }> {
+    const { labels, ...pull } = request;
+    const data = await this.rest.write<{ number: number; html_url: string }>(
+      `open a pull request from ${request.head}`,
+      'POST /repos/{owner}/{repo}/pulls',
+      pull,
+    );
+    if (labels.length > 0)
+      await this.rest.write(
+        `label pull request #${data.number}`,
+        'POST /repos/{owner}/{repo}/issues/{issue_number}/labels',
+        {
+          issue_number: data.number,
+          labels,
+        },
+      );
+    return { number: data.number, url: data.html_url };
   }
 
   async getFileAtRef(path: string, ref: string): Promise<{ text: string; sha: string }> {

@@ -253,6 +253,7 @@ export class StagedUpstream implements Upstream {
   createBranch: Upstream['createBranch'] = (branch) => Promise.reject(staged(`creating ${branch}`));
   deleteBranch: Upstream['deleteBranch'] = (branch) => Promise.reject(staged(`deleting ${branch}`));
   createStatus: Upstream['createStatus'] = () => Promise.reject(staged('posting a status'));
+  createPullRequest: Upstream['createPullRequest'] = () => Promise.reject(staged('opening a pull request'));
 
   /** Staged commits reachable from `sha`, newest first (empty when `sha` is not staged). */
   private chainFrom(sha: string): string[] {

@@ -200,4 +200,15 @@ export interface Upstream {
   createStatus(sha: string, status: CommitStatus): Promise<void>;
   /** File text at a ref via the contents API (used to read perimeters.yml from a trusted ref). */
   getFileAtRef(path: string, ref: string): Promise<{ text: string; sha: string }>;
+  /** Opens a pull request from `head` (a branch of this repository) into `base`, with labels if any. */
+  createPullRequest(request: PullRequestRequest): Promise<{ number: number; url: string }>;
+}
+
+export interface PullRequestRequest {
+  title: string;
+  body: string;
+  head: string;
+  base: string;
+  draft: boolean;
+  labels: string[];
 }

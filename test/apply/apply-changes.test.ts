@@ -115,4 +115,35 @@ describe('applying a staged change set', () => {
     expect(blocked).toMatchObject({ state: 'blocked' });
     expect(blocked.state === 'blocked' && blocked.reason).toContain('src/b.ts');
   });
+
+  it('opens a draft pull request from a new branch holding exactly the staged commits', async () => {
+    await commitToBare(h.repoDir, 'main', { 'src/b.ts': 'a teammate, same path\n' }, 'teammate');
+    const set = received();
+    const judged = await judgeChangeSet(github, set, perimeters);
+    const mode = {
+      kind: 'pull-request' as const,
+      branch: 'perimeter/staged/7-1',
+      title: 'Staged',
+      body: 'b',
+      labels: ['agent'],
+    };
+    const result = await applyChangeSet(github, set, judged, mode);
+    expect(result).toMatchObject({ state: 'opened', branch: 'perimeter/staged/7-1', pull: { number: 1 } });
+    const trees = (await gitText(h.repoDir, ['log', '--format=%T', `${start}..perimeter/staged/7-1`])).trim();
+    expect(trees.split('\n')).toEqual(set.commits.map((c) => c.tree).reverse());
+    const pull = await (
+      await fetch(`${h.fake.url}/repos/${OWNER}/${REPO}/pulls/1`, {
+        headers: { authorization: `token ${h.token}` },
+      })
+    ).json();
+    expect(pull).toMatchObject({
+      draft: true,
+      title: 'Staged',
+      base: { ref: 'main' },
+      head: { ref: 'perimeter/staged/7-1' },
+    });
+    expect(pull.labels.map((l: { name: string }) => l.name)).toEqual(['agent']);
+    const again = await applyChangeSet(github, set, judged, mode);
+    expect(again).toMatchObject({ state: 'blocked' });
+  });
 });

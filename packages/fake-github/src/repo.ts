@@ -42,10 +42,24 @@ export interface StoredStatus {
   updated_at: string;
 }
 
+/** A pull request as the stand-in keeps it; head and base are branch names of the same repository. */
+export interface StoredPull {
+  number: number;
+  title: string;
+  body: string | null;
+  head: string;
+  base: string;
+  draft: boolean;
+  user: string;
+  labels: string[];
+  created_at: string;
+}
+
 /** One repository the stand-in serves: a bare git repository and the few facts git does not hold. */
 export class FakeRepo {
   readonly catFile: CatFile;
   readonly statuses: StoredStatus[] = [];
+  readonly pulls: StoredPull[] = [];
   private readonly ancestry = new Map<string, boolean>();
   readonly id: number;
 

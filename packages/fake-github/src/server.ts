@@ -19,6 +19,7 @@ import { contentRoutes } from './routes-contents.js';
 import { artifactRoutes } from './routes-artifacts.js';
 import { refRoutes } from './routes-refs.js';
 import { handleResults, TWIRP_PREFIX } from './results-service.js';
+import { pullRoutes } from './routes-pulls.js';
 import { statusRoutes } from './routes-statuses.js';
 import { StatsCounter } from './stats.js';
 import type { FakeStats, ServerState } from './stats.js';
@@ -109,6 +110,7 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
     }),
     ...commitRoutes,
     ...statusRoutes,
+    ...pullRoutes,
     ...contentRoutes,
     ...activityRoutes,
     commitRouteLast,

@@ -500,6 +500,58 @@ describe('answers match GitHub OpenAPI schemas', () => {
       status: 429,
       faults: [{ kind: 'secondary-limit', status: 429 }],
     },
+    {
+      name: 'create a draft pull request',
+      method: 'POST',
+      template: `${R}/pulls`,
+      path: () => '/repos/acme/app/pulls',
+      body: () => ({
+        title: 'Staged changes',
+        head: 'side',
+        base: 'main',
+        body: 'from the apply job',
+        draft: true,
+      }),
+      status: 201,
+    },
+    {
+      name: 'a second pull request for the same head',
+      method: 'POST',
+      template: `${R}/pulls`,
+      path: () => '/repos/acme/app/pulls',
+      body: () => ({ title: 'again', head: 'side', base: 'main' }),
+      status: 422,
+    },
+    {
+      name: 'a pull request from a branch that does not exist',
+      method: 'POST',
+      template: `${R}/pulls`,
+      path: () => '/repos/acme/app/pulls',
+      body: () => ({ title: 'nothing', head: 'nope', base: 'main' }),
+      status: 422,
+    },
+    {
+      name: 'one pull request',
+      method: 'GET',
+      template: `${R}/pulls/{pull_number}`,
+      path: () => '/repos/acme/app/pulls/1',
+      status: 200,
+    },
+    {
+      name: 'a pull request that does not exist',
+      method: 'GET',
+      template: `${R}/pulls/{pull_number}`,
+      path: () => '/repos/acme/app/pulls/99',
+      status: 404,
+    },
+    {
+      name: 'labels on a pull request',
+      method: 'POST',
+      template: `${R}/issues/{issue_number}/labels`,
+      path: () => '/repos/acme/app/issues/1/labels',
+      body: () => ({ labels: ['agent', 'staged'] }),
+      status: 200,
+    },
   ];
 
   it.each(cases)('$method $template: $name ($status)', async (c) => {

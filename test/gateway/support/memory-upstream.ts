@@ -317,6 +317,10 @@ export async function createMemoryUpstream(
     async createStatus() {
       count('createStatus');
     },
+    async createPullRequest() {
+      count('createPullRequest');
+      throw new UpstreamError('forbidden', 'pull requests are not modelled here');
+    },
     async getFileAtRef() {
       throw new UpstreamError('not_found', 'not supported here', 404);
     },

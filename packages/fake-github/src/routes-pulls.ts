@@ -1,0 +1,171 @@
+import { notFound, readJson, unprocessable, validationFailed } from './http-util.js';
+import type { ApiResponse } from './http-util.js';
+import type { FakeRepo, StoredPull } from './repo.js';
+import { route } from './router.js';
+import type { Route, RouteContext } from './router.js';
+import { fullRepository, nodeId, repoApi, htmlUrl, simpleUser } from './shapes.js';
+
+const pullsOf = (repo: FakeRepo): StoredPull[] => repo.pulls;
+
+/**
+ * POST /repos/{owner}/{repo}/pulls, same-repository heads only, refused as GitHub refuses: a missing title,
+ * a head or base that is no branch, no commits between them, an open pull request for the same head.
+ * https://docs.github.com/rest/pulls/pulls#create-a-pull-request
+ */
+async function createPull(ctx: RouteContext): Promise<ApiResponse> {
+  const body = await readJson(ctx.req);
+  if (typeof body.title !== 'string' || body.title === '')
+    throw validationFailed('PullRequest', 'title', 'missing_field');
+  if (typeof body.head !== 'string') throw validationFailed('PullRequest', 'head', 'missing_field');
+  if (typeof body.base !== 'string') throw validationFailed('PullRequest', 'base', 'missing_field');
+  const head = body.head.replace(new RegExp(`^${ctx.repo.owner}:`), '');
+  const headSha = await ctx.repo.refValue(`refs/heads/${head}`);
+  if (!headSha) throw validationFailed('PullRequest', 'head', 'invalid');
+  const baseSha = await ctx.repo.refValue(`refs/heads/${body.base}`);
+  if (!baseSha) throw validationFailed('PullRequest', 'base', 'invalid');
+  if (headSha === baseSha || (await ctx.repo.isAncestor(headSha, baseSha)))
+    throw unprocessable('Validation Failed', {
+      errors: [
+        { resource: 'PullRequest', code: 'custom', message: `No commits between ${body.base} and ${head}` },
+      ],
+    });
+  const list = pullsOf(ctx.repo);
+  if (list.some((p) => p.head === head && p.base === body.base))
+    throw unprocessable('Validation Failed', {
+      errors: [
+        {
+          resource: 'PullRequest',
+          code: 'custom',
+          message: `A pull request already exists for ${ctx.repo.owner}:${head}.`,
+        },
+      ],
+    });
+  const pull: StoredPull = {
+    number: list.length + 1,
+    title: body.title,
+    body: typeof body.body === 'string' ? body.body : null,
+    head,
+    base: body.base,
+    draft: body.draft === true,
+    user: ctx.actor,
+    labels: [],
+    created_at: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+  };
+  list.push(pull);
+  return { status: 201, body: await pullJson(ctx, pull) };
+}
+
+async function getPull(ctx: RouteContext): Promise<ApiResponse> {
+  const pull = pullsOf(ctx.repo).find((p) => String(p.number) === ctx.params.pull_number);
+  if (!pull) throw notFound();
+  return { status: 200, body: await pullJson(ctx, pull) };
+}
+
+/** POST /repos/{owner}/{repo}/issues/{issue_number}/labels on a pull request: adds labels, answers them all. */
+async function addLabels(ctx: RouteContext): Promise<ApiResponse> {
+  const pull = pullsOf(ctx.repo).find((p) => String(p.number) === ctx.params.issue_number);
+  if (!pull) throw notFound();
+  const body = await readJson(ctx.req);
+  const names = Array.isArray(body.labels) ? body.labels : [];
+  if (names.length === 0 || names.some((n) => typeof n !== 'string' || n === ''))
+    throw validationFailed('Label', 'name', 'invalid');
+  for (const name of names as string[]) if (!pull.labels.includes(name)) pull.labels.push(name);
+  return { status: 200, body: pull.labels.map((name) => labelJson(ctx, name)) };
+}
+
+function labelJson(ctx: RouteContext, name: string): Record<string, unknown> {
+  return {
+    id: [...name].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % 1_000_000, 7),
+    node_id: nodeId('Label', name),
+    url: `${repoApi(ctx.base, ctx.repo)}/labels/${encodeURIComponent(name)}`,
+    name,
+    description: null,
+    color: 'ededed',
+    default: false,
+  };
+}
+
+async function pullJson(ctx: RouteContext, pull: StoredPull): Promise<Record<string, unknown>> {
+  const api = repoApi(ctx.base, ctx.repo);
+  const html = `${htmlUrl(ctx.base, ctx.repo)}/pull/${pull.number}`;
+  const defaultBranch = await ctx.repo.defaultBranch();
+  // the pull request's `repository` schema (not full-repository): it asks has_downloads and a string token
+  const repository = {
+    ...fullRepository(ctx.base, ctx.repo, defaultBranch),
+    has_downloads: true,
+    temp_clone_token: '',
+  };
+  const side = async (branch: string) => ({
+    label: `${ctx.repo.owner}:${branch}`,
+    ref: branch,
+    sha: (await ctx.repo.refValue(`refs/heads/${branch}`)) ?? '0'.repeat(40),
+    user: simpleUser(ctx.base, ctx.repo.owner),
+    repo: repository,
+  });
+  const link = (href: string) => ({ href });
+  return {
+    url: `${api}/pulls/${pull.number}`,
+    id: ctx.repo.id * 1000 + pull.number,
+    node_id: nodeId('PullRequest', `${ctx.repo.id}/${pull.number}`),
+    html_url: html,
+    diff_url: `${html}.diff`,
+    patch_url: `${html}.patch`,
+    issue_url: `${api}/issues/${pull.number}`,
+    commits_url: `${api}/pulls/${pull.number}/commits`,
+    review_comments_url: `${api}/pulls/${pull.number}/comments`,
+    review_comment_url: `${api}/pulls/comments{/number}`,
+    comments_url: `${api}/issues/${pull.number}/comments`,
+    statuses_url: `${api}/statuses/${(await side(pull.head)).sha}`,
+    number: pull.number,
+    state: 'open',
+    locked: false,
+    title: pull.title,
+    user: simpleUser(ctx.base, pull.user),
+    body: pull.body,
+    labels: pull.labels.map((name) => labelJson(ctx, name)),
+    milestone: null,
+    active_lock_reason: null,
+    created_at: pull.created_at,
+    updated_at: pull.created_at,
+    closed_at: null,
+    merged_at: null,
+    merge_commit_sha: null,
+    assignee: null,
+    assignees: [],
+    requested_reviewers: [],
+    requested_teams: [],
+    head: await side(pull.head),
+    base: await side(pull.base),
+    _links: {
+      self: link(`${api}/pulls/${pull.number}`),
+      html: link(html),
+      issue: link(`${api}/issues/${pull.number}`),
+      comments: link(`${api}/issues/${pull.number}/comments`),
+      review_comments: link(`${api}/pulls/${pull.number}/comments`),
+      review_comment: link(`${api}/pulls/comments{/number}`),
+      commits: link(`${api}/pulls/${pull.number}/commits`),
+      statuses: link(`${api}/statuses/${(await side(pull.head)).sha}`),
+    },
+    author_association: 'CONTRIBUTOR',
+    auto_merge: null,
+    draft: pull.draft,
+    merged: false,
+    mergeable: null,
+    rebaseable: null,
+    mergeable_state: 'unknown',
+    merged_by: null,
+    comments: 0,
+    review_comments: 0,
+    maintainer_can_modify: false,
+    commits: 0,
+    additions: 0,
+    deletions: 0,
+    changed_files: 0,
+  };
+}
+
+export const pullRoutes: Route[] = [
+  route('POST', '/repos/{owner}/{repo}/pulls', createPull),
+  route('GET', '/repos/{owner}/{repo}/pulls/{pull_number}', getPull),
+  route('POST', '/repos/{owner}/{repo}/issues/{issue_number}/labels', addLabels),
+];
