@@ -131,18 +131,18 @@ describe('applying a staged change set', () => {
     expect(result).toMatchObject({ state: 'opened', branch: 'perimeter/staged/7-1', pull: { number: 1 } });
     const trees = (await gitText(h.repoDir, ['log', '--format=%T', `${start}..perimeter/staged/7-1`])).trim();
     expect(trees.split('\n')).toEqual(set.commits.map((c) => c.tree).reverse());
-    const pull = await (
+    const pull = (await (
       await fetch(`${h.fake.url}/repos/${OWNER}/${REPO}/pulls/1`, {
         headers: { authorization: `token ${h.token}` },
       })
-    ).json();
+    ).json()) as { labels: Array<{ name: string }> };
     expect(pull).toMatchObject({
       draft: true,
       title: 'Staged',
       base: { ref: 'main' },
       head: { ref: 'perimeter/staged/7-1' },
     });
-    expect(pull.labels.map((l: { name: string }) => l.name)).toEqual(['agent']);
+    expect(pull.labels.map((l) => l.name)).toEqual(['agent']);
     const again = await applyChangeSet(github, set, judged, mode);
     expect(again).toMatchObject({ state: 'blocked' });
   });
