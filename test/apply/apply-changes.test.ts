@@ -146,4 +146,29 @@ describe('applying a staged change set', () => {
     const again = await applyChangeSet(github, set, judged, mode);
     expect(again).toMatchObject({ state: 'blocked' });
   });
+
+  it('refuses a commit no one perimeter could have pushed: more files than its limit', async () => {
+    const tamper = StagedUpstream.fromChangeSet(github, received());
+    const head = await tamper.getBranchHead('main');
+    const many = Array.from({ length: 4 }, (_, i) => ({
+      path: `src/many/${i}.ts`,
+      mode: '100644' as const,
+      content: `${i}\n`,
+    }));
+    const tree = await tamper.createTree((await tamper.getCommit(head)).tree, many);
+    await tamper.updateBranch('main', await tamper.createCommit('four files', tree, [head]));
+    const strict = parseConfig(
+      CONFIG.replace('write: ["src/**"]', 'write: ["src/**"]\n    limits: { files-per-push: 3 }'),
+    );
+    const judged = await judgeChangeSet(
+      github,
+      received(tamper.changeSet()!),
+      strict.perimeters.map((p) => compilePerimeter(p)),
+    );
+    expect(judged.violations.map((v) => v.message)).toEqual([
+      expect.stringMatching(
+        /staged commit 3 .*no one perimeter may write all of its 4 path\(s\) within its limits/,
+      ),
+    ]);
+  });
 });
