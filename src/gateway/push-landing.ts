@@ -71,7 +71,12 @@ export class GitDataLanding implements Landing {
         notes.commit = commit;
         const index = indexAfterPush(base.index, writtenFiles(plan, changes, blobs), plan.deletions, tree);
         if (index) this.view.remember(index);
-        return { ...result, commit, head: commit };
+        return {
+          ...result,
+          commit,
+          head: commit,
+          ...(upstream.writesStaged ? { staged: true as const } : {}),
+        };
       }
       const next = await this.view.snapshot();
       const blocking = conflicts(base, next, plan);

@@ -17,7 +17,7 @@ export class Pusher {
   private readonly landing: Landing;
 
   constructor(
-    private readonly view: RepoView,
+    view: RepoView,
     private readonly filter: AnswerFilter,
     landing?: Landing,
   ) {
@@ -41,11 +41,10 @@ export class Pusher {
       notes.refusedFor = ['credential'];
       throw refusal(scan.problems, notes);
     }
-    const result = await this.landing.land(
+    return this.landing.land(
       perimeter,
       { message: request.message, files, deletions, unscanned: scan.unscanned },
       notes,
     );
-    return this.view.upstream.writesStaged && result.commit !== null ? { ...result, staged: true } : result;
   }
 }
