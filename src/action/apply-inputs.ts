@@ -1,5 +1,6 @@
 import type { ApplyMode } from '../apply/apply-changes.js';
 import { DEFAULT_CONFIG_FILE } from '../policy/index.js';
+import { RECORD_FILES } from '../verify/index.js';
 import {
   configFile,
   defaultRead,
@@ -13,7 +14,7 @@ import {
 } from './inputs.js';
 
 /** The change set's file name inside the job's record artifact and in a `change-set` directory. */
-export const STAGED_FILE = 'staged.json';
+export const STAGED_FILE = RECORD_FILES.staged;
 
 export interface ApplySettings extends StepBasics {
   config: string;

@@ -32,6 +32,8 @@ export enum Outputs {
   Url = 'url',
   /** the bearer environment variable name when exactly one perimeter is exposed, else empty */
   TokenVariable = 'token-variable',
+  /** the name of the record artifact post uploads (perimeter/apply and audits read it) */
+  Record = 'record',
 }
 
 /** Keys passed from main to post (the runner hands them to post as STATE_<key>). */

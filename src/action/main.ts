@@ -183,6 +183,7 @@ async function start(
     core.setOutput(Outputs.TokenVariables, JSON.stringify(variables));
     core.setOutput(Outputs.Url, only?.url ?? '');
     core.setOutput(Outputs.TokenVariable, only ? variables[only.name] : '');
+    core.setOutput(Outputs.Record, settings.record.name);
     store.save(State.Ready, 'true');
     for (const e of endpoints) core.info(`${e.name}: ${e.url}`);
     core.info(

@@ -6,6 +6,7 @@ import { parseConfig, compilePerimeter } from '../policy/index.js';
 import { makeScrubber } from '../safety/secret-forms.js';
 import {
   readLedgerFacts,
+  RECORD_FILES,
   receiptJson,
   renderReceipt,
   snapshotRefs,
@@ -133,6 +134,7 @@ async function verify(
     ignoreRefs: settings.ignoreRefs,
     problems,
     startedAt,
+    writesStaged: store.get(State.StagePath) !== '',
   });
   const logPath = store.get(State.LogPath);
   const gatewayLog = ledger?.ok === false || problems.length > 0 ? logTail(logPath, secrets) : '';
@@ -156,6 +158,7 @@ async function verify(
       ledgerIncluded: included,
     }),
     included ? { path: ledgerPath, key: store.get(State.LedgerKey) } : null,
+    stagedChangeSet(store),
   );
   if (deadline.passed) return;
   await publishReceipt(
@@ -205,4 +208,18 @@ async function readLedger(store: StateStore): Promise<LedgerFacts | null> {
   const path = store.get(State.LedgerPath);
   const key = store.get(State.LedgerKey);
   return path && key ? readLedgerFacts(path, key) : null;
+}
+
+/** The change set the gateway kept (writes: stage), or null when nothing was staged. */
+function stagedChangeSet(store: StateStore): string | null {
+  const path = store.get(State.StagePath);
+  if (!path) return null;
+  if (!existsSync(path)) {
+    core.info('Perimeter: writes were staged, and no commit was: there is nothing for perimeter/apply');
+    return null;
+  }
+  core.info(
+    `Perimeter: the staged commits go into the record as ${RECORD_FILES.staged}, for perimeter/apply`,
+  );
+  return path;
 }

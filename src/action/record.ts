@@ -26,6 +26,8 @@ export async function uploadRecord(
   settings: Settings,
   receipt: ReceiptJson,
   ledger: LedgerFiles | null,
+  /** the staged change set (writes: stage), when there is one */
+  staged: string | null = null,
 ): Promise<RecordOutcome> {
   const name = settings.record.name;
   try {
@@ -36,6 +38,10 @@ export async function uploadRecord(
       await copyFile(ledger.path, join(dir, RECORD_FILES.ledger));
       await writeFile(join(dir, RECORD_FILES.key), `${ledger.key}\n`, { mode: 0o600 });
       files.push(join(dir, RECORD_FILES.ledger), join(dir, RECORD_FILES.key));
+    }
+    if (staged) {
+      await copyFile(staged, join(dir, RECORD_FILES.staged));
+      files.push(join(dir, RECORD_FILES.staged));
     }
     const client = new DefaultArtifactClient();
     const { id, digest } = await client.uploadArtifact(name, files, dir, {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ActivityWindow } from '../github/upstream.js';
+import { UpstreamError, type ActivityWindow } from '../github/upstream.js';
 import type { JobFacts } from './judge.js';
 import { accountForBranches, MARKER_PREFIX, ZERO_SHA } from './ref-accounting.js';
 import type { VerifyInput } from './types.js';
@@ -75,11 +75,31 @@ async function placeMarker(
     await input.upstream.createBranch(branch, sha);
     return { branch, ref: `refs/heads/${branch}` };
   } catch (error) {
+    if (input.writesStaged && cannotWrite(error) && facts.refChanges.length === 0) {
+      facts.notes.push(
+        `this job's token may not write the repository (GitHub refused the end marker: ${reason(error)}) and every ref ends where it started: nothing reached the repository from this job`,
+      );
+      // no move can be this job's; others' moves that ended where they began are not read
+      facts.branchMoves = new Map();
+      return null;
+    }
     facts.unchecked.push(
       `whether GitHub's activity list has caught up with the end of the job: the end marker could not be created (${reason(error)})`,
     );
     return null;
   }
+}
+
+/**
+ * GitHub's answer to a token without `contents: write`: 403 "Resource not accessible by integration".
+ * https://docs.github.com/rest/overview/permissions-required-for-github-apps
+ */
+function cannotWrite(error: unknown): boolean {
+  return (
+    error instanceof UpstreamError &&
+    error.code === 'forbidden' &&
+    /not accessible by integration/i.test(error.message)
+  );
 }
 
 const ACTIVITY_ATTEMPTS = 4;

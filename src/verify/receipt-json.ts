@@ -13,7 +13,13 @@ export const RECEIPT_SCHEMA = 'perimeter-receipt';
 export const RECEIPT_VERSION = 1;
 
 /** The files of the record (the workflow artifact), by these names at its root. */
-export const RECORD_FILES = { receipt: 'receipt.json', ledger: 'ledger.jsonl', key: 'ledger.key' } as const;
+export const RECORD_FILES = {
+  receipt: 'receipt.json',
+  ledger: 'ledger.jsonl',
+  key: 'ledger.key',
+  /** the staged change set (writes: stage), for perimeter/apply */
+  staged: 'staged.json',
+} as const;
 
 const sha = z.string().regex(/^[0-9a-f]{40}$/, 'a 40-character commit SHA');
 const snapshot = z.record(z.string(), sha);

@@ -56,6 +56,12 @@ export interface VerifyInput {
    * Never the bound branch.
    */
   ignoreRefs?: string[];
+  /**
+   * The job ran with `writes: stage`, its token meant to hold `contents: read`. When GitHub then refuses the
+   * end marker as not accessible and every ref ends where it started, that refusal is the proof: nothing
+   * could reach the repository from this job, so there is nothing for the activity list to account for.
+   */
+  writesStaged?: boolean;
   /** readings of the activity list while it does not account for every branch yet (default 4) */
   activityAttempts?: number;
   /** wait before the second reading, growing linearly (default 1,500 ms) */

@@ -20,7 +20,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sourceDigest } from '../../../scripts/source-digest.mjs';
 import { REPO_ROOT } from './runner.js';
 
-const ENTRIES = ['main', 'post', 'gateway'];
+const ENTRIES = ['main', 'post', 'gateway', 'apply'];
+/** the sub-actions, each an action.yml in its own folder whose `main` is ../dist/<name>/index.js */
+const SUB_ACTIONS = ['apply'];
 
 function committedDigest(): string | null {
   try {
@@ -67,6 +69,10 @@ export async function actionDir(): Promise<string> {
         },
       );
       copyFileSync(join(REPO_ROOT, 'action.yml'), join(dir, 'action.yml'));
+      for (const sub of SUB_ACTIONS) {
+        mkdirSync(join(dir, sub), { recursive: true });
+        copyFileSync(join(REPO_ROOT, sub, 'action.yml'), join(dir, sub, 'action.yml'));
+      }
       writeFileSync(done, digest);
       return dir;
     } finally {

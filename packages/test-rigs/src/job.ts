@@ -31,6 +31,8 @@ export interface JobOptions {
   /** files in the runner's workspace (a checkout an agent can edit) */
   workspaceFiles?: Record<string, string>;
   actionDir: string;
+  /** the job token's contents permission (`read`: the job may not write the repository); default write */
+  contents?: 'read' | 'write';
   /** more runner settings: the event name and payload, GITHUB_REF, GITHUB_HEAD_REF */
   runner?: Partial<Pick<RunnerOptions, 'eventName' | 'event' | 'headRef' | 'ref' | 'env' | 'actionsRuntime'>>;
 }
@@ -66,6 +68,7 @@ export class Job {
       token: job.token,
       repos: { [REPOSITORY]: job.bare },
       extraTokens: Object.fromEntries(Object.entries(job.tokens).map(([login, token]) => [token, login])),
+      ...(options.contents ? { contents: options.contents } : {}),
     });
     if (options.branchFiles) await job.push(options.branchFiles, { message: 'Before the job' });
     const workspace = join(job.dir, 'workspace');
@@ -90,6 +93,28 @@ export class Job {
 
   main(): Promise<StepResult> {
     return this.runner.runMain();
+  }
+
+  /**
+   * A later job of the same run on a fresh runner (its own directories and workspace, nothing carried over
+   * from this job but what is passed in `inputs`), running the action in `subAction` (e.g. 'apply') with
+   * `token` (default: the job's token).
+   */
+  laterJob(
+    name: string,
+    subAction: string,
+    options: { token?: string; inputs?: Record<string, string> },
+  ): ActionRunner {
+    return new ActionRunner({
+      apiUrl: this.gh.url,
+      serverUrl: 'https://github.com',
+      repository: REPOSITORY,
+      token: options.token ?? this.token,
+      ref: `refs/heads/${this.branch}`,
+      actionDir: join(this.options.actionDir, subAction),
+      ...(options.inputs && { inputs: options.inputs }),
+      env: { GITHUB_JOB: name },
+    });
   }
 
   async post(): Promise<StepResult> {

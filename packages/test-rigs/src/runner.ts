@@ -107,7 +107,12 @@ export class ActionRunner {
   /** values masked so far; the runner keeps masking them in every later step's log */
   readonly jobMasks: string[] = [];
   private readonly eventPath: string;
-  private readonly action: { main: string; post: string; inputs: Record<string, { default?: unknown }> };
+  private readonly action: {
+    main: string;
+    /** null: the action has no post step (perimeter/verify) */
+    post: string | null;
+    inputs: Record<string, { default?: unknown }>;
+  };
   private state: Record<string, string> = {};
   private steps = 0;
   private runtime: { access: RuntimeAccess; jobBackendId: string } | null = null;
@@ -124,12 +129,12 @@ export class ActionRunner {
     writeFileSync(this.eventPath, JSON.stringify(options.event ?? {}));
     const actionDir = options.actionDir ?? REPO_ROOT;
     const doc = parseYaml(readFileSync(join(actionDir, 'action.yml'), 'utf8')) as {
-      runs: { main: string; post: string };
+      runs: { main: string; post?: string };
       inputs?: Record<string, { default?: unknown }>;
     };
     this.action = {
       main: join(actionDir, doc.runs.main),
-      post: join(actionDir, doc.runs.post),
+      post: doc.runs.post === undefined ? null : join(actionDir, doc.runs.post),
       inputs: doc.inputs ?? {},
     };
   }
@@ -190,6 +195,7 @@ export class ActionRunner {
   async runPost(): Promise<StepResult> {
     const stateEnv: Record<string, string> = {};
     for (const [key, value] of Object.entries(this.state)) stateEnv[`STATE_${key}`] = value;
+    if (this.action.post === null) throw new Error('this action has no post step');
     this.post = await this.step(this.action.post, stateEnv);
     return this.post;
   }
