@@ -71,7 +71,9 @@ describe('the record of a run', { timeout: 180_000 }, () => {
       const zip = await download(j, 'perimeter-implement-1');
       const files = readZip(zip);
       // push mode: no change set (writes: stage adds staged.json, test/action/staged-writes.test.ts)
-      expect([...files.keys()].sort()).toEqual([RECORD_FILES.ledger, RECORD_FILES.key, RECORD_FILES.receipt].sort());
+      expect([...files.keys()].sort()).toEqual(
+        [RECORD_FILES.ledger, RECORD_FILES.key, RECORD_FILES.receipt].sort(),
+      );
       const receipt = parseReceiptJson(files.get(RECORD_FILES.receipt)!.toString('utf8'));
       const end = await j.head();
       expect(receipt).toMatchObject({
