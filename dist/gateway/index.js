@@ -76494,6 +76494,21 @@ class OctokitUpstream extends GitObjectReads {
             ...(status.targetUrl !== undefined ? { target_url: status.targetUrl } : {}),
         });
     }
+    /**
+     * POST /pulls, then the labels through the issues API (a pull request is an issue there).
+     * https://docs.github.com/rest/pulls/pulls#create-a-pull-request
+     * https://docs.github.com/rest/issues/labels#add-labels-to-an-issue
+     */
+    async createPullRequest(request) {
+        const { labels, ...pull } = request;
+        const data = await this.rest.write(`open a pull request from ${request.head}`, 'POST /repos/{owner}/{repo}/pulls', pull);
+        if (labels.length > 0)
+            await this.rest.write(`label pull request #${data.number}`, 'POST /repos/{owner}/{repo}/issues/{issue_number}/labels', {
+                issue_number: data.number,
+                labels,
+            });
+        return { number: data.number, url: data.html_url };
+    }
     async getFileAtRef(path, ref) {
         const operation = `get ${path} at ${ref}`;
         const data = await this.rest.read(operation, `GET /repos/{owner}/{repo}/contents/${segments(path, 'path')}`, { ref });
@@ -76512,6 +76527,405 @@ class OctokitUpstream extends GitObjectReads {
 }
 function createOctokitUpstream(options) {
     return new OctokitUpstream(options);
+}
+
+;// CONCATENATED MODULE: ./src/github/git-objects.ts
+
+/**
+ * Git's object encoding, so objects made outside GitHub get the SHAs git (and GitHub) gives them:
+ * `<type> <size>\0<body>` hashed with SHA-1. https://git-scm.com/book/en/v2/Git-Internals-Git-Objects
+ */
+function objectSha(type, body) {
+    return (0,external_node_crypto_.createHash)('sha1').update(`${type} ${body.byteLength}\0`).update(body).digest('hex');
+}
+function git_objects_blobSha(content) {
+    return objectSha('blob', content);
+}
+/** Git orders tree entries by name, a tree's name compared as if it ended in "/". */
+function sortKey(entry) {
+    return Buffer.from(entry.type === 'tree' ? `${entry.path}/` : entry.path, 'utf8');
+}
+/** Entries in the order git writes them. */
+function sortTreeEntries(entries) {
+    return [...entries].sort((a, b) => Buffer.compare(sortKey(a), sortKey(b)));
+}
+/** The body of a tree object: per entry `<mode> <name>\0<20-byte sha>`, trees' mode written "40000". */
+function encodeTree(entries) {
+    const parts = [];
+    for (const entry of sortTreeEntries(entries)) {
+        const mode = entry.mode.replace(/^0+/, '');
+        parts.push(Buffer.from(`${mode} ${entry.path}\0`, 'utf8'), Buffer.from(entry.sha, 'hex'));
+    }
+    return Buffer.concat(parts);
+}
+function git_objects_treeSha(entries) {
+    return objectSha('tree', encodeTree(entries));
+}
+/** `Name <email> <unix seconds> <+hhmm>` from an ISO date (written in UTC). */
+function signatureLine(signature) {
+    const seconds = Math.floor(Date.parse(signature.date) / 1000);
+    return `${signature.name} <${signature.email}> ${seconds} +0000`;
+}
+/** The body of an unsigned commit object. */
+function encodeCommit(commit) {
+    const lines = [
+        `tree ${commit.tree}`,
+        ...commit.parents.map((p) => `parent ${p}`),
+        `author ${signatureLine(commit.author)}`,
+        `committer ${signatureLine(commit.committer)}`,
+    ];
+    return Buffer.from(`${lines.join('\n')}\n\n${commit.message}`, 'utf8');
+}
+function commitSha(commit) {
+    return objectSha('commit', encodeCommit(commit));
+}
+
+;// CONCATENATED MODULE: ./src/github/staged-objects.ts
+
+
+/**
+ * Git objects made in the runner instead of on GitHub: blobs, trees and commits with the SHAs git gives
+ * them, built over trees read from GitHub. Nothing here talks to GitHub except through `readTree`.
+ */
+class StagedObjects {
+    readTree;
+    blobs = new Map();
+    trees = new Map();
+    commits = new Map();
+    constructor(readTree) {
+        this.readTree = readTree;
+    }
+    async tree(sha) {
+        return this.trees.get(sha) ?? this.readTree(sha);
+    }
+    addBlob(content) {
+        const sha = git_objects_blobSha(content);
+        this.blobs.set(sha, content);
+        return sha;
+    }
+    /**
+     * The tree `changes` make of `base`, as GitHub's create-tree with `base_tree` makes it: nested paths make
+     * trees as needed, a null SHA deletes (and a tree left empty disappears), inline content becomes a blob.
+     * https://docs.github.com/rest/git/trees#create-a-tree
+     */
+    async editTree(base, changes) {
+        const root = new Map();
+        for (const change of changes) {
+            const parts = change.path.split('/');
+            if (parts.some((p) => p === '' || p === '.' || p === '..'))
+                throw new UpstreamError('invalid', `tree path is not valid: ${JSON.stringify(change.path)}`, 422);
+            let level = root;
+            for (const dir of parts.slice(0, -1)) {
+                let next = level.get(dir);
+                if (!next || next.kind !== 'dir')
+                    level.set(dir, (next = { kind: 'dir', edits: new Map() }));
+                level = next.edits;
+            }
+            const name = parts[parts.length - 1];
+            if ('content' in change)
+                level.set(name, {
+                    kind: 'blob',
+                    mode: change.mode,
+                    sha: this.addBlob(Buffer.from(change.content, 'utf8')),
+                });
+            else if (change.sha === null)
+                level.set(name, { kind: 'delete' });
+            else
+                level.set(name, { kind: 'blob', mode: change.mode, sha: change.sha });
+        }
+        return (await this.applyEdits(base, root, '')) ?? this.storeTree([]);
+    }
+    async applyEdits(base, edits, at) {
+        const entries = new Map((base ? await this.tree(base) : []).map((e) => [e.path, e]));
+        for (const [name, edit] of edits) {
+            const current = entries.get(name);
+            if (edit.kind === 'delete') {
+                if (!current)
+                    throw new UpstreamError('invalid', `cannot delete ${at}${name}: it does not exist`, 422);
+                entries.delete(name);
+            }
+            else if (edit.kind === 'blob') {
+                entries.set(name, { path: name, mode: edit.mode, type: 'blob', sha: edit.sha });
+            }
+            else {
+                const below = current?.type === 'tree' ? current.sha : null;
+                const sha = await this.applyEdits(below, edit.edits, `${at}${name}/`);
+                if (sha === null)
+                    entries.delete(name);
+                else
+                    entries.set(name, { path: name, mode: '040000', type: 'tree', sha });
+            }
+        }
+        return entries.size === 0 ? null : this.storeTree([...entries.values()]);
+    }
+    storeTree(entries) {
+        const sorted = sortTreeEntries(entries);
+        const sha = git_objects_treeSha(sorted);
+        this.trees.set(sha, sorted);
+        return sha;
+    }
+    addCommit(message, tree, parents, signature) {
+        const body = { tree, parents, message, author: signature, committer: signature };
+        const commit = { sha: commitSha(body), ...body };
+        this.commits.set(commit.sha, commit);
+        return commit;
+    }
+    /** Paths whose blobs differ between two trees (either may be null: empty), read as far as they differ. */
+    async changedPaths(before, after, at = '') {
+        if (before === after)
+            return [];
+        const a = new Map((before ? await this.tree(before) : []).map((e) => [e.path, e]));
+        const b = new Map((after ? await this.tree(after) : []).map((e) => [e.path, e]));
+        const out = [];
+        for (const name of new Set([...a.keys(), ...b.keys()])) {
+            const x = a.get(name);
+            const y = b.get(name);
+            if (x?.sha === y?.sha && x?.mode === y?.mode)
+                continue;
+            const xTree = x?.type === 'tree' ? x.sha : null;
+            const yTree = y?.type === 'tree' ? y.sha : null;
+            if (xTree || yTree)
+                out.push(...(await this.changedPaths(xTree, yTree, `${at}${name}/`)));
+            if ((x && x.type !== 'tree') || (y && y.type !== 'tree'))
+                out.push(`${at}${name}`);
+        }
+        return out.sort();
+    }
+    /** The SHA of the tree or blob at `path` below `tree`, or null where there is nothing. */
+    async entryAt(tree, path) {
+        let entry = { path: '', mode: '040000', type: 'tree', sha: tree };
+        for (const part of path.split('/').filter(Boolean)) {
+            if (entry?.type !== 'tree')
+                return null;
+            entry = (await this.tree(entry.sha)).find((e) => e.path === part) ?? null;
+        }
+        return entry;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/staged-upstream.ts
+
+
+/** Who staged commits are by until the apply job writes them (then GitHub sets the token's identity). */
+const STAGED_SIGNATURE = {
+    name: 'github-actions[bot]',
+    email: '41898282+github-actions[bot]@users.noreply.github.com',
+};
+const staged = (what) => new UpstreamError('forbidden', `${what}: writes are staged in this job, only the bound branch takes them`, 403);
+class StagedUpstream {
+    inner;
+    branch;
+    options;
+    writesStaged = true;
+    objects;
+    /** staged commits, oldest first */
+    order = [];
+    base = null;
+    constructor(inner, branch, options = {}) {
+        this.inner = inner;
+        this.branch = branch;
+        this.options = options;
+        this.objects = new StagedObjects((sha) => inner.getTree(sha));
+    }
+    /** The upstream as it was when `set` was staged on it (read it first with readChangeSet). */
+    static fromChangeSet(inner, set) {
+        const staged = new StagedUpstream(inner, set.branch);
+        for (const [sha, base64] of Object.entries(set.blobs))
+            staged.objects.blobs.set(sha, new Uint8Array(Buffer.from(base64, 'base64')));
+        for (const [sha, entries] of Object.entries(set.trees))
+            staged.objects.trees.set(sha, entries);
+        for (const commit of set.commits)
+            staged.objects.commits.set(commit.sha, commit);
+        staged.base = set.base;
+        staged.order = set.commits.map((c) => c.sha);
+        return staged;
+    }
+    get owner() {
+        return this.inner.owner;
+    }
+    get repo() {
+        return this.inner.repo;
+    }
+    /** The change set so far; null before the first staged commit. */
+    changeSet() {
+        return this.base === null ? null : this.setOf(this.base, this.order);
+    }
+    setOf(base, order) {
+        const blobs = {};
+        for (const [sha, bytes] of this.objects.blobs)
+            blobs[sha] = Buffer.from(bytes).toString('base64');
+        return {
+            version: 1,
+            branch: this.branch,
+            base,
+            commits: order.map((sha) => this.objects.commits.get(sha)),
+            trees: Object.fromEntries(this.objects.trees),
+            blobs,
+        };
+    }
+    head() {
+        return this.order.at(-1) ?? null;
+    }
+    stats = () => this.inner.stats();
+    getRepository = () => this.inner.getRepository();
+    serverTime = () => this.inner.serverTime();
+    listActivity = (o) => this.inner.listActivity(o);
+    getFileAtRef = (p, r) => this.inner.getFileAtRef(p, r);
+    async getBranchHead(branch) {
+        return (branch === this.branch && this.head()) || this.inner.getBranchHead(branch);
+    }
+    async tryGetBranchHead(branch) {
+        return (branch === this.branch && this.head()) || this.inner.tryGetBranchHead(branch);
+    }
+    async listRefs() {
+        const refs = await this.inner.listRefs();
+        const head = this.head();
+        if (head)
+            refs.set(`refs/heads/${this.branch}`, head);
+        return refs;
+    }
+    async getCommit(sha) {
+        return this.objects.commits.get(sha) ?? this.inner.getCommit(sha);
+    }
+    async getTree(sha) {
+        return this.objects.tree(sha);
+    }
+    async getTrees(shas, options) {
+        const local = shas.filter((s) => this.objects.trees.has(s));
+        const remote = shas.filter((s) => !this.objects.trees.has(s));
+        const found = remote.length > 0 && this.inner.getTrees ? await this.inner.getTrees(remote, options) : new Map();
+        for (const sha of local)
+            found.set(sha, this.objects.trees.get(sha));
+        return found;
+    }
+    async getPathTrees(commits, path) {
+        const remote = commits.filter((c) => !this.objects.commits.has(c));
+        const found = remote.length > 0 && this.inner.getPathTrees ? await this.inner.getPathTrees(remote, path) : new Map();
+        for (const sha of commits.filter((c) => this.objects.commits.has(c))) {
+            const commit = this.objects.commits.get(sha);
+            const parent = await this.getCommit(commit.parents[0]);
+            const at = async (tree) => {
+                const entry = await this.objects.entryAt(tree, path);
+                return entry?.type === 'tree' ? entry.sha : null;
+            };
+            found.set(sha, { tree: await at(commit.tree), parentTree: await at(parent.tree) });
+        }
+        return found;
+    }
+    async getTreeRecursive(sha) {
+        if (!this.objects.trees.has(sha))
+            return this.inner.getTreeRecursive(sha);
+        const entries = [];
+        let truncated = false;
+        for (const entry of this.objects.trees.get(sha)) {
+            entries.push(entry);
+            if (entry.type !== 'tree')
+                continue;
+            const below = await this.getTreeRecursive(entry.sha);
+            truncated ||= below.truncated;
+            for (const e of below.entries)
+                entries.push({ ...e, path: `${entry.path}/${e.path}` });
+        }
+        return { entries, truncated };
+    }
+    async getBlob(sha) {
+        return this.objects.blobs.get(sha) ?? this.inner.getBlob(sha);
+    }
+    async getCommitFiles(sha) {
+        const commit = this.objects.commits.get(sha);
+        if (!commit)
+            return this.inner.getCommitFiles(sha);
+        const parent = await this.getCommit(commit.parents[0]);
+        return { paths: await this.objects.changedPaths(parent.tree, commit.tree), complete: true };
+    }
+    async listCommits(options) {
+        const chain = this.chainFrom(options.sha);
+        if (chain.length === 0)
+            return this.inner.listCommits(options);
+        const mine = [];
+        for (const sha of chain) {
+            const commit = this.objects.commits.get(sha);
+            if (options.path === undefined || (await this.touches(commit, options.path)))
+                mine.push(commit);
+        }
+        const perPage = options.perPage ?? 30;
+        const from = ((options.page ?? 1) - 1) * perPage;
+        const out = mine.slice(from, from + perPage);
+        if (out.length === perPage)
+            return out;
+        // GitHub's pages below the staged commits, re-cut at this page's offset
+        const skip = Math.max(0, from - mine.length);
+        const first = Math.floor(skip / perPage) + 1;
+        const base = { sha: this.base, ...(options.path === undefined ? {} : { path: options.path }), perPage };
+        const below = [
+            ...(await this.inner.listCommits({ ...base, page: first })),
+            ...(skip % perPage > 0 ? await this.inner.listCommits({ ...base, page: first + 1 }) : []),
+        ];
+        return [...out, ...below.slice(skip % perPage)].slice(0, perPage);
+    }
+    async isAncestor(ancestor, descendant) {
+        const chain = this.chainFrom(descendant);
+        if (chain.includes(ancestor))
+            return true;
+        if (this.objects.commits.has(ancestor))
+            return false;
+        return this.inner.isAncestor(ancestor, chain.length > 0 ? this.base : descendant);
+    }
+    compare = (base, head) => {
+        if (this.objects.commits.has(base) || this.objects.commits.has(head))
+            return Promise.reject(staged('comparing staged commits'));
+        return this.inner.compare(base, head);
+    };
+    async createBlob(content) {
+        return this.objects.addBlob(content);
+    }
+    async createTree(baseTree, changes) {
+        return this.objects.editTree(baseTree, changes);
+    }
+    async createCommit(message, tree, parents) {
+        const now = (this.options.clock?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z');
+        const signature = { ...STAGED_SIGNATURE, date: now };
+        return this.objects.addCommit(message, tree, parents, signature).sha;
+    }
+    /** Fast-forward only, as GitHub's: the commit's first parent must be the staged head (or GitHub's). */
+    async updateBranch(branch, sha) {
+        if (branch !== this.branch)
+            throw staged(`moving ${branch}`);
+        const commit = this.objects.commits.get(sha);
+        if (!commit)
+            throw staged(`moving ${branch} to a commit that was not staged`);
+        const head = this.head() ?? (await this.inner.getBranchHead(branch));
+        if (commit.parents[0] !== head)
+            throw new UpstreamError('not_fast_forward', 'Update is not a fast forward', 422);
+        const base = this.base ?? head;
+        const order = [...this.order, sha];
+        try {
+            await this.options.save?.(this.setOf(base, order));
+        }
+        catch (error) {
+            const why = error instanceof Error ? error.message : String(error);
+            throw new UpstreamError('unavailable', `the staged commit could not be saved: ${why}`);
+        }
+        this.base = base;
+        this.order = order;
+    }
+    createBranch = (branch) => Promise.reject(staged(`creating ${branch}`));
+    deleteBranch = (branch) => Promise.reject(staged(`deleting ${branch}`));
+    createStatus = () => Promise.reject(staged('posting a status'));
+    createPullRequest = () => Promise.reject(staged('opening a pull request'));
+    /** Staged commits reachable from `sha`, newest first (empty when `sha` is not staged). */
+    chainFrom(sha) {
+        const at = this.order.indexOf(sha);
+        return at < 0 ? [] : this.order.slice(0, at + 1).reverse();
+    }
+    async touches(commit, path) {
+        const parent = await this.getCommit(commit.parents[0]);
+        const [now, before] = await Promise.all([
+            this.objects.entryAt(commit.tree, path),
+            this.objects.entryAt(parent.tree, path),
+        ]);
+        return now?.sha !== before?.sha || now?.mode !== before?.mode;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/policy/path.ts
@@ -86156,6 +86570,9 @@ const pushFiles = defineTool({
         unscanned: array(schemas_string())
             .optional()
             .describe('binary files whose compressed or encrypted content could not be scanned for credentials'),
+        staged: literal(true)
+            .optional()
+            .describe('the commit is staged: reads see it, and a later job writes it to GitHub after checking it again'),
     },
     pathArguments: { files: 'items', deletions: 'list' },
     async handler(args, { perimeter, pusher, notes }) {
@@ -97411,7 +97828,12 @@ class GitDataLanding {
                 const index = indexAfterPush(base.index, writtenFiles(plan, changes, blobs), plan.deletions, tree);
                 if (index)
                     this.view.remember(index);
-                return { ...result, commit, head: commit };
+                return {
+                    ...result,
+                    commit,
+                    head: commit,
+                    ...(upstream.writesStaged ? { staged: true } : {}),
+                };
             }
             const next = await this.view.snapshot();
             const blocking = conflicts(base, next, plan);
@@ -97991,6 +98413,8 @@ function checkOptions(options) {
 
 
 
+
+
 /**
  * Everything a gateway is built from, the one shape for the action's gateway process (which reads it on
  * stdin), `perimeter serve`, the benchmarks and the load suite.
@@ -98014,6 +98438,11 @@ const gatewayConfigSchema = strictObject({
     writesPerMinute: schemas_number().int().min(1).optional(),
     ledgerPath: schemas_string().min(1),
     ledgerKey: schemas_string().min(1),
+    /**
+     * Present: writes are staged (`writes: stage`): pushes to the bound branch stay in the runner, reads see
+     * them, and the change set is kept at this path (rewritten whole after each push) for the post step.
+     */
+    stagePath: schemas_string().min(1).optional(),
 });
 /** Thrown for a configuration that does not fit the schema; says which fields and why. */
 class GatewayConfigError extends Error {
@@ -98023,7 +98452,7 @@ class GatewayConfigError extends Error {
 async function assembleGateway(input, hooks = {}) {
     const config = checkConfig(gatewayConfigSchema, input, 'invalid gateway configuration');
     const perimeters = selectPerimeters(parseConfig(config.configText, config.configFile), config.perimeters ?? null, config.branch);
-    const upstream = hooks.upstream ??
+    const direct = hooks.upstream ??
         createOctokitUpstream({
             token: config.token,
             owner: config.owner,
@@ -98031,6 +98460,7 @@ async function assembleGateway(input, hooks = {}) {
             baseUrl: config.apiUrl,
             writesPerMinute: config.writesPerMinute,
         });
+    const upstream = config.stagePath === undefined ? direct : staging(direct, config.branch, config.stagePath);
     if (upstream.owner !== config.owner || upstream.repo !== config.repo)
         throw new GatewayConfigError(`the upstream is for ${upstream.owner}/${upstream.repo}, the configuration for ${config.owner}/${config.repo}`);
     const secrets = Object.fromEntries(perimeters.map((p) => [p.name, config.secrets[p.name] ?? (0,external_node_crypto_.randomBytes)(32).toString('base64url')]));
@@ -98047,6 +98477,16 @@ async function assembleGateway(input, hooks = {}) {
         ...(config.configRef !== undefined ? { instructionsRef: config.configRef } : {}),
     });
     return { gateway, upstream, perimeters, secrets };
+}
+/** The upstream for `writes: stage`, keeping each change set whole at `path` (written aside, then renamed). */
+function staging(upstream, branch, path) {
+    return new StagedUpstream(upstream, branch, {
+        save: async (set) => {
+            const aside = `${path}.${process.pid}.tmp`;
+            await (0,promises_namespaceObject.writeFile)(aside, JSON.stringify(set), { mode: 0o600 });
+            await (0,promises_namespaceObject.rename)(aside, path);
+        },
+    });
 }
 /** `value` as `schema` says, or a GatewayConfigError naming every field at fault. */
 function checkConfig(schema, value, what) {

@@ -42917,6 +42917,21 @@ class OctokitUpstream extends GitObjectReads {
             ...(status.targetUrl !== undefined ? { target_url: status.targetUrl } : {}),
         });
     }
+    /**
+     * POST /pulls, then the labels through the issues API (a pull request is an issue there).
+     * https://docs.github.com/rest/pulls/pulls#create-a-pull-request
+     * https://docs.github.com/rest/issues/labels#add-labels-to-an-issue
+     */
+    async createPullRequest(request) {
+        const { labels, ...pull } = request;
+        const data = await this.rest.write(`open a pull request from ${request.head}`, 'POST /repos/{owner}/{repo}/pulls', pull);
+        if (labels.length > 0)
+            await this.rest.write(`label pull request #${data.number}`, 'POST /repos/{owner}/{repo}/issues/{issue_number}/labels', {
+                issue_number: data.number,
+                labels,
+            });
+        return { number: data.number, url: data.html_url };
+    }
     async getFileAtRef(path, ref) {
         const operation = `get ${path} at ${ref}`;
         const data = await this.rest.read(operation, `GET /repos/{owner}/{repo}/contents/${segments(path, 'path')}`, { ref });
@@ -45573,6 +45588,13 @@ function decideFile(change, branch, perimeters) {
     if (arrives && change.newMode === judge_SUBMODULE)
         return { ...change, allowed: false, rule: 'submodules are never allowed' };
     return { ...change, ...write };
+}
+/** The violations among changed files, by the rules of the verdict (the apply job re-judges staged commits so). */
+function fileViolations(changes, branch, perimeters) {
+    return changes
+        .map((change) => decideFile(change, branch, perimeters))
+        .filter((file) => !file.allowed)
+        .map(fileViolation);
 }
 function fileViolation(file) {
     const kind = file.newMode === judge_SYMLINK && file.kind !== 'deleted'
@@ -55685,7 +55707,13 @@ function iso_duration(params) {
 const RECEIPT_SCHEMA = 'perimeter-receipt';
 const RECEIPT_VERSION = 1;
 /** The files of the record (the workflow artifact), by these names at its root. */
-const RECORD_FILES = { receipt: 'receipt.json', ledger: 'ledger.jsonl', key: 'ledger.key' };
+const RECORD_FILES = {
+    receipt: 'receipt.json',
+    ledger: 'ledger.jsonl',
+    key: 'ledger.key',
+    /** the staged change set (writes: stage), for perimeter/apply */
+    staged: 'staged.json',
+};
 const sha = schemas_string().regex(/^[0-9a-f]{40}$/, 'a 40-character commit SHA');
 const snapshot = record(schemas_string(), sha);
 const receiptSchema = strictObject({
@@ -55829,6 +55857,7 @@ const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createR
 
 
 
+
 const reason = (error) => (error instanceof Error ? error.message : String(error));
 /**
  * The moves of every branch during the job, from GitHub's activity list read back to before the job. When
@@ -55896,9 +55925,24 @@ async function placeMarker(input, facts) {
         return { branch, ref: `refs/heads/${branch}` };
     }
     catch (error) {
+        if (input.writesStaged && cannotWrite(error) && facts.refChanges.length === 0) {
+            facts.notes.push(`this job's token may not write the repository (GitHub refused the end marker: ${reason(error)}) and every ref ends where it started: nothing reached the repository from this job`);
+            // no move can be this job's; others' moves that ended where they began are not read
+            facts.branchMoves = new Map();
+            return null;
+        }
         facts.unchecked.push(`whether GitHub's activity list has caught up with the end of the job: the end marker could not be created (${reason(error)})`);
         return null;
     }
+}
+/**
+ * GitHub's answer to a token without `contents: write`: 403 "Resource not accessible by integration".
+ * https://docs.github.com/rest/overview/permissions-required-for-github-apps
+ */
+function cannotWrite(error) {
+    return (error instanceof UpstreamError &&
+        error.code === 'forbidden' &&
+        /not accessible by integration/i.test(error.message));
 }
 const ACTIVITY_ATTEMPTS = 4;
 const ACTIVITY_RETRY_MS = 1_500;
@@ -56224,6 +56268,7 @@ var Inputs;
     Inputs["IgnoreRefs"] = "ignore-refs";
     Inputs["RecordName"] = "record-name";
     Inputs["RecordRetentionDays"] = "record-retention-days";
+    Inputs["Writes"] = "writes";
 })(Inputs || (Inputs = {}));
 var Outputs;
 (function (Outputs) {
@@ -56239,6 +56284,8 @@ var Outputs;
     Outputs["Url"] = "url";
     /** the bearer environment variable name when exactly one perimeter is exposed, else empty */
     Outputs["TokenVariable"] = "token-variable";
+    /** the name of the record artifact post uploads (perimeter/apply and audits read it) */
+    Outputs["Record"] = "record";
 })(Outputs || (Outputs = {}));
 /** Keys passed from main to post (the runner hands them to post as STATE_<key>). */
 var State;
@@ -56259,6 +56306,8 @@ var State;
     State["LedgerPath"] = "ledgerPath";
     State["LedgerKey"] = "ledgerKey";
     State["LogPath"] = "logPath";
+    /** where the gateway keeps the staged change set (writes: stage) */
+    State["StagePath"] = "stagePath";
     /** 'true' once main finished: endpoints were handed out */
     State["Ready"] = "ready";
     /** why main failed, when it did */
@@ -56639,7 +56688,7 @@ class InputError extends Error {
     name = 'InputError';
 }
 const defaultRead = (name) => getInput(name);
-function readSettings(env = process.env, read = defaultRead) {
+function readStepBasics(env = process.env, read = defaultRead) {
     const token = read(Inputs.GithubToken);
     if (!token)
         throw new InputError(`${Inputs.GithubToken}: required; the default is \${{ github.token }}`);
@@ -56655,14 +56704,21 @@ function readSettings(env = process.env, read = defaultRead) {
     const runUrl = serverUrl && env.GITHUB_RUN_ID
         ? `${serverUrl}/${repository}/actions/runs/${env.GITHUB_RUN_ID}`
         : undefined;
-    const event = readEvent(env);
-    const branch = boundBranch(read(Inputs.Branch), env, event);
     return {
         token,
         owner,
         repo,
         apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
         runUrl,
+        tempDir: env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
+    };
+}
+function readSettings(env = process.env, read = defaultRead) {
+    const basics = readStepBasics(env, read);
+    const event = readEvent(env);
+    const branch = boundBranch(read(Inputs.Branch), env, event);
+    return {
+        ...basics,
         configFile: configFile(read(Inputs.Config) || DEFAULT_CONFIG_FILE),
         configRef: read(Inputs.ConfigRef) || null,
         perimeters: perimeterList(read(Inputs.Perimeters)),
@@ -56673,9 +56729,9 @@ function readSettings(env = process.env, read = defaultRead) {
         statusContext: statusContext(read(Inputs.StatusContext)),
         endpointSecrets: endpointSecrets(read(Inputs.EndpointSecrets)),
         writesPerMinute: inputs_positiveInteger(Inputs.WritesPerMinute, read(Inputs.WritesPerMinute), 80),
+        writes: writesMode(read(Inputs.Writes)),
         ignoreRefs: ignoreRefs(read(Inputs.IgnoreRefs), branch),
         verifyTimeoutMs: inputs_positiveInteger(Inputs.VerifyTimeout, read(Inputs.VerifyTimeout), 600) * 1000,
-        tempDir: env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
         eventName: env.GITHUB_EVENT_NAME ?? '',
         event,
         run: { id: env.GITHUB_RUN_ID ?? '', attempt: env.GITHUB_RUN_ATTEMPT ?? '', job: env.GITHUB_JOB ?? '' },
@@ -56822,6 +56878,12 @@ function directPushes(value) {
     if (value === 'deny')
         return 'deny';
     throw new InputError(`${Inputs.DirectPushes}: expected "check" or "deny", got ${JSON.stringify(value)}`);
+}
+function writesMode(value) {
+    const mode = value.trim() || 'push';
+    if (mode !== 'push' && mode !== 'stage')
+        throw new InputError(`${Inputs.Writes}: expected "push" or "stage", got ${JSON.stringify(value)}`);
+    return mode;
 }
 function statusContext(value) {
     if (value === '')
@@ -57024,6 +57086,9 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
     store.save(State.LedgerPath, ledgerPath);
     store.save(State.LedgerKey, ledgerKey);
     store.save(State.LogPath, logPath);
+    const stagePath = settings.writes === 'stage' ? (0,external_node_path_namespaceObject.join)(workDir, 'staged.json') : undefined;
+    if (stagePath)
+        store.save(State.StagePath, stagePath);
     const { pid, port } = await launchGateway({
         script: gatewayScript,
         logPath,
@@ -57045,6 +57110,7 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
             ledgerPath,
             ledgerKey,
             readyFile: (0,external_node_path_namespaceObject.join)(workDir, 'ready.json'),
+            ...(stagePath ? { stagePath } : {}),
         },
     });
     store.save(State.GatewayPid, String(pid));
@@ -57066,6 +57132,7 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
         setOutput(Outputs.TokenVariables, JSON.stringify(variables));
         setOutput(Outputs.Url, only?.url ?? '');
         setOutput(Outputs.TokenVariable, only ? variables[only.name] : '');
+        setOutput(Outputs.Record, settings.record.name);
         store.save(State.Ready, 'true');
         for (const e of endpoints)
             info(`${e.name}: ${e.url}`);
