@@ -80025,6 +80025,11 @@ const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createR
 
 /** Clocks: the window's ends were taken on GitHub's clock (start) and the runner's (end). */
 const WINDOW_MARGIN_MS = 5_000;
+/**
+ * GitHub's clock is read from a Date header and the activity list's timestamps, both whole seconds: a move
+ * up to a second after the window's opening may still be older than the start snapshot.
+ */
+const CLOCK_RESOLUTION_MS = 1_000;
 const reason = (error) => (error instanceof Error ? error.message : String(error));
 const at = (time) => Date.parse(time);
 /**
@@ -80049,7 +80054,7 @@ async function accountForWindow(input, facts, endedAt) {
         return;
     }
     const until = at(endedAt) + WINDOW_MARGIN_MS;
-    const opened = at(input.startedAt) + WINDOW_MARGIN_MS;
+    const opened = at(input.startedAt) + WINDOW_MARGIN_MS + CLOCK_RESOLUTION_MS;
     const inWindow = items.filter((item) => at(item.timestamp) <= until);
     // GitHub records the token of the job's own end marker, created right after its end snapshot.
     const marker = [...items]

@@ -5,6 +5,11 @@ import type { VerifyInput } from './types.js';
 
 /** Clocks: the window's ends were taken on GitHub's clock (start) and the runner's (end). */
 export const WINDOW_MARGIN_MS = 5_000;
+/**
+ * GitHub's clock is read from a Date header and the activity list's timestamps, both whole seconds: a move
+ * up to a second after the window's opening may still be older than the start snapshot.
+ */
+const CLOCK_RESOLUTION_MS = 1_000;
 
 const reason = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 const at = (time: string): number => Date.parse(time);
@@ -32,7 +37,7 @@ export async function accountForWindow(input: VerifyInput, facts: JobFacts, ende
     return;
   }
   const until = at(endedAt) + WINDOW_MARGIN_MS;
-  const opened = at(input.startedAt) + WINDOW_MARGIN_MS;
+  const opened = at(input.startedAt) + WINDOW_MARGIN_MS + CLOCK_RESOLUTION_MS;
   const inWindow = items.filter((item) => at(item.timestamp) <= until);
   // GitHub records the token of the job's own end marker, created right after its end snapshot.
   const marker = [...items]
