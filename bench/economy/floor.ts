@@ -8,7 +8,8 @@
  *   changed paths are not known yet, one commit-with-files lookup (none when the read globs cover the
  *   listed path entirely); for get_commit, its changed files unless known, and a reachability check unless
  *   the commit was listed or made by the client;
- * - writes: 3 per push (a tree with inline content, a commit, the ref update); no blob requests for text.
+ * - writes: 1 per push (GraphQL createCommitOnBranch: every file inline, text or binary, and the ref moved in
+ *   the same request); no blob requests.
  * Charged: a ref check made conditional on the ETag of the previous one is answered 304, which GitHub does not
  * charge to the rate limit, unless the head moved since: the first call and the first call after each push
  * (the ref update's answer carries no ETag for the next GET) are charged, every other ref check is free.
@@ -92,7 +93,7 @@ export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimet
         break;
       case 'push_files': {
         index();
-        cost.writes += 3;
+        cost.writes += 1;
         for (const f of step.args.files) {
           files.set(f.path, f.content);
           blobs.add(blobSha(f.content));

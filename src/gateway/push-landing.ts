@@ -9,7 +9,7 @@ import {
   writtenFiles,
   type PushPlan,
 } from './push-plan.js';
-import type { RepoView } from './repo-view.js';
+import type { RepoView, Snapshot } from './repo-view.js';
 import { ToolError, type CallNotes } from './tool-answer.js';
 import { indexAfterPush } from './tree-index.js';
 
@@ -30,11 +30,12 @@ export interface PushResult {
  * (a shape problem refuses, a conflict fails) having written no ref; it records the commit in `notes`.
  */
 export interface Landing {
-  land(perimeter: Perimeter, plan: PushPlan, notes: CallNotes): Promise<PushResult>;
+  /** `base`: the branch as the caller just read it, when it did */
+  land(perimeter: Perimeter, plan: PushPlan, notes: CallNotes, base?: Snapshot): Promise<PushResult>;
 }
 
 /** Attempts to land one push while the branch moves under unrelated commits. */
-const MAX_ATTEMPTS = 3;
+export const MAX_ATTEMPTS = 3;
 
 /**
  * The Git Data API landing: blobs for binary files, one tree with inline text, one commit, then a
@@ -43,9 +44,9 @@ const MAX_ATTEMPTS = 3;
 export class GitDataLanding implements Landing {
   constructor(private readonly view: RepoView) {}
 
-  async land(perimeter: Perimeter, plan: PushPlan, notes: CallNotes): Promise<PushResult> {
+  async land(perimeter: Perimeter, plan: PushPlan, notes: CallNotes, given?: Snapshot): Promise<PushResult> {
     const { upstream } = this.view;
-    let base = await this.view.snapshot();
+    let base = given ?? (await this.view.snapshot());
     const shape = shapeProblems(base, plan);
     if (shape.length > 0) throw refusal(shape, notes);
 
@@ -56,15 +57,10 @@ export class GitDataLanding implements Landing {
     for (let attempt = 1; ; attempt++) {
       const changes = treeChanges(base, plan, blobs);
       const tree = await upstream.createTree(base.commit.tree, changes);
-      const result = {
-        head: base.head,
-        files: plan.files.map((f) => f.path),
-        deletions: plan.deletions,
-        ...(plan.unscanned.length > 0 ? { unscanned: plan.unscanned } : {}),
-      };
+      const result = unlanded(base, plan);
       if (isNoChange(perimeter, base, tree, plan)) {
         notes.reason = 'no change: the files already have this content';
-        return { ...result, commit: null };
+        return result;
       }
       const commit = await upstream.createCommit(plan.message, tree, [base.head]);
       if (await this.moveBranch(commit)) {
@@ -78,22 +74,7 @@ export class GitDataLanding implements Landing {
           ...(upstream.writesStaged ? { staged: true as const } : {}),
         };
       }
-      const next = await this.view.snapshot();
-      const blocking = conflicts(base, next, plan);
-      if (blocking.length > 0) {
-        notes.reason = `conflict with ${next.head}: ${blocking.join(', ')}`;
-        throw new ToolError(
-          `push conflict, nothing was written: the branch moved to ${next.head} and that change also touched: ${blocking.join(', ')}. Read those files again and push again.`,
-          'failed',
-        );
-      }
-      if (attempt >= MAX_ATTEMPTS) {
-        throw new ToolError(
-          `push failed, nothing was written: the branch kept moving (now at ${next.head}); try again`,
-          'failed',
-        );
-      }
-      base = next;
+      base = await nextBase(this.view, base, plan, notes, attempt);
     }
   }
 
@@ -110,4 +91,44 @@ export class GitDataLanding implements Landing {
       throw error;
     }
   }
+}
+
+/** The answer before anything landed: the branch at `base`, the plan's paths. */
+export function unlanded(base: Snapshot, plan: PushPlan): PushResult {
+  return {
+    head: base.head,
+    commit: null,
+    files: plan.files.map((f) => f.path),
+    deletions: plan.deletions,
+    ...(plan.unscanned.length > 0 ? { unscanned: plan.unscanned } : {}),
+  };
+}
+
+/**
+ * After the branch moved from `base` under attempt `attempt`: the branch as it is now, to build on, or a
+ * ToolError when the other change touched this push's paths or the branch keeps moving.
+ */
+export async function nextBase(
+  view: RepoView,
+  base: Snapshot,
+  plan: PushPlan,
+  notes: CallNotes,
+  attempt: number,
+): Promise<Snapshot> {
+  const next = await view.snapshot();
+  const blocking = conflicts(base, next, plan);
+  if (blocking.length > 0) {
+    notes.reason = `conflict with ${next.head}: ${blocking.join(', ')}`;
+    throw new ToolError(
+      `push conflict, nothing was written: the branch moved to ${next.head} and that change also touched: ${blocking.join(', ')}. Read those files again and push again.`,
+      'failed',
+    );
+  }
+  if (attempt >= MAX_ATTEMPTS) {
+    throw new ToolError(
+      `push failed, nothing was written: the branch kept moving (now at ${next.head}); try again`,
+      'failed',
+    );
+  }
+  return next;
 }

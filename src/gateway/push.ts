@@ -1,5 +1,6 @@
 import type { Perimeter } from '../policy/index.js';
 import type { AnswerFilter } from '../safety/answer-filter.js';
+import { GraphqlLanding } from './graphql-landing.js';
 import { GitDataLanding, type Landing, type PushResult } from './push-landing.js';
 import { checkRequest, credentialProblems, digest, refusal, type PushRequest } from './push-plan.js';
 import type { RepoView } from './repo-view.js';
@@ -10,7 +11,7 @@ export type { PushResult } from './push-landing.js';
 
 /**
  * push_files: everything is checked (push-plan.ts) before anything is written, then the landing makes one
- * commit on the bound branch. Pushes from this process run one at a time.
+ * commit on the bound branch: by GraphQL where it can express the push, else by the Git Data API. Pushes from this process run one at a time.
  */
 export class Pusher {
   private queue: Promise<unknown> = Promise.resolve();
@@ -21,7 +22,7 @@ export class Pusher {
     private readonly filter: AnswerFilter,
     landing?: Landing,
   ) {
-    this.landing = landing ?? new GitDataLanding(view);
+    this.landing = landing ?? new GraphqlLanding(view, new GitDataLanding(view));
   }
 
   push(perimeter: Perimeter, request: PushRequest, notes: CallNotes): Promise<PushResult> {

@@ -5,6 +5,7 @@ import Bottleneck from 'bottleneck';
 import type { Octokit } from '@octokit/core';
 import type { Scrubber } from '../safety/secret-forms.js';
 import { toUpstreamError } from './errors.js';
+import { graphqlFailure } from './graphql-commit.js';
 import type { UpstreamStats } from './upstream.js';
 
 export interface ClientOptions {
@@ -179,6 +180,21 @@ export class RestClient {
       });
     } catch (error) {
       throw toUpstreamError(error, operation, this.scrub);
+    }
+  }
+
+  /**
+   * One GraphQL mutation, sent once (it may have written when its answer is lost). GraphQL errors in the
+   * answer become UpstreamErrors by graphqlFailure; other failures as for REST (a 5xx is `unavailable`).
+   */
+  async mutate<T>(operation: string, query: string, variables: Params): Promise<T> {
+    try {
+      return await this.client.graphql<T>(query, {
+        ...variables,
+        request: { attemptTimeoutMs: this.timeoutMs, retries: 0 },
+      });
+    } catch (error) {
+      throw graphqlFailure(error, operation, this.scrub) ?? toUpstreamError(error, operation, this.scrub);
     }
   }
 

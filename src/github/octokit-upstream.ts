@@ -1,14 +1,23 @@
 import { createHash } from 'node:crypto';
 import { makeScrubber, type Scrubber } from '../safety/secret-forms.js';
 import { toUpstreamError } from './errors.js';
+import {
+  COMMIT_ON_BRANCH,
+  commitInput,
+  committed,
+  type CommitAnswer,
+  type FileChanges,
+} from './graphql-commit.js';
+import { blobSha } from './tree-hash.js';
 import { createClient, createLightClient, RestClient } from './octokit-client.js';
+import { listActivity } from './octokit-activity.js';
 import { GitObjectReads } from './octokit-objects.js';
 import {
   UpstreamError,
+  type CommitInfo,
   type CommitStatus,
   type PullRequestRequest,
   type ActivityWindow,
-  type PushActivity,
   type TreeChange,
   type Upstream,
   type UpstreamStats,
@@ -35,11 +44,6 @@ export interface OctokitUpstreamOptions {
   /** abort a request that takes longer. Default 30 s. */
   requestTimeoutMs?: number;
 }
-
-/** the activity list's largest page */
-const ACTIVITY_PAGE = 100;
-/** ref changes read back to a job's start before the window counts as not covered (30 pages) */
-const MAX_ACTIVITY_ITEMS = 3_000;
 
 class OctokitUpstream extends GitObjectReads implements Upstream {
   readonly owner: string;
@@ -148,27 +152,8 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
     return refs;
   }
 
-  async listActivity(options: { since: string; maxItems?: number }): Promise<ActivityWindow> {
-    const since = Date.parse(options.since);
-    if (Number.isNaN(since))
-      throw new UpstreamError('invalid', `not a time: ${JSON.stringify(options.since)}`);
-    const maxItems = options.maxItems ?? MAX_ACTIVITY_ITEMS;
-    const items: PushActivity[] = [];
-    let after: string | undefined;
-    for (;;) {
-      const { data, headers } = await this.rest.send<wire.Activity[]>(
-        'list activity',
-        'GET /repos/{owner}/{repo}/activity',
-        { direction: 'desc', per_page: ACTIVITY_PAGE, ...(after !== undefined ? { after } : {}) },
-      );
-      for (const item of data.map(wire.activity)) {
-        if (Date.parse(item.timestamp) < since) return { items, complete: true };
-        if (items.length >= maxItems) return { items, complete: false };
-        items.push(item);
-      }
-      after = wire.nextCursor(headers.link);
-      if (after === undefined) return { items, complete: true };
-    }
+  listActivity(options: { since: string; maxItems?: number }): Promise<ActivityWindow> {
+    return listActivity(this.rest, options);
   }
 
   async createBlob(content: Uint8Array): Promise<string> {
@@ -263,6 +248,31 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
       throw error;
     }
     this.heads.delete(branch);
+  }
+
+  async commitOnBranch(
+    branch: string,
+    expectedHead: string,
+    message: string,
+    changes: FileChanges,
+  ): Promise<CommitInfo> {
+    const input = commitInput(
+      `${this.owner}/${this.repo}`,
+      branch,
+      wire.checkSha(expectedHead),
+      message,
+      changes,
+    );
+    let answer: CommitAnswer;
+    try {
+      answer = await this.rest.mutate(`commit on branch "${branch}"`, COMMIT_ON_BRANCH, { input });
+    } finally {
+      this.heads.delete(branch);
+    }
+    const commit = committed(answer, expectedHead);
+    this.commits.set(commit.sha, commit);
+    for (const { bytes } of changes.additions) this.blobs.set(blobSha(bytes), bytes);
+    return commit;
   }
 
   async createStatus(sha: string, status: CommitStatus): Promise<void> {

@@ -192,6 +192,20 @@ export interface Upstream {
   createTree(baseTree: string, changes: TreeChange[]): Promise<string>;
   /** A commit with no custom author or committer, so GitHub signs it. */
   createCommit(message: string, tree: string, parents: string[]): Promise<string>;
+  /**
+   * One commit of these changes on `branch`, landing only while the branch is at `expectedHead` (GraphQL
+   * createCommitOnBranch, one request on GraphQL's budget; every file written with mode 100644; signed by
+   * GitHub). Throws not_fast_forward when the branch moved, rate_limited, not_found, forbidden or invalid when
+   * GitHub refused it (nothing written; rate_limited with status 200 when GraphQL's own budget is spent, any
+   * other status for a secondary limit, which REST shares), unavailable when the outcome is not known.
+   * Absent: REST only.
+   */
+  commitOnBranch?(
+    branch: string,
+    expectedHead: string,
+    message: string,
+    changes: { additions: Array<{ path: string; bytes: Uint8Array }>; deletions: string[] },
+  ): Promise<CommitInfo>;
   /** Creates a branch at `sha`; throws when it exists or GitHub refuses it (a ruleset, say). */
   createBranch(branch: string, sha: string): Promise<void>;
   deleteBranch(branch: string): Promise<void>;

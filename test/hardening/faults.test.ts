@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { gitText } from '@perimeter/fake-github';
+import { git, gitText } from '@perimeter/fake-github';
 import { answerOf, callTool, OWNER, REPO, startStand, textOf, type Stand } from './support/stand.js';
 
 const CONFIG = `
@@ -25,6 +25,9 @@ const FILES: Record<string, string> = Object.fromEntries(
 const BLOBS = /git\/blobs\/\{sha\}$/;
 const REF_UPDATE = /^PATCH .*git\/refs/;
 const PATCH_REF = 'PATCH /repos/{owner}/{repo}/git/refs/{ref}';
+const MUTATION = 'GRAPHQL mutation createCommitOnBranch';
+/** Files the Git Data API tests push to: executable, so GraphQL cannot land them. */
+const SCRIPTS = ['late', 'dropped', 'limited', 'long-limited'].map((name) => `src/${name}.sh`);
 
 /** No stack frames, no internal error: something an agent can act on. */
 function expectClearError(text: string): void {
@@ -36,6 +39,18 @@ function expectClearError(text: string): void {
 async function commitsWithMessage(stand: Stand, message: string): Promise<number> {
   const log = await gitText(stand.repoDir, ['log', '--format=%s', 'main']);
   return log.split('\n').filter((line) => line === message).length;
+}
+
+/** Adds executable files on main, as a push from a checkout would. */
+async function makeExecutable(repoDir: string, paths: string[]): Promise<void> {
+  const head = (await gitText(repoDir, ['rev-parse', 'main'])).trim();
+  const lines = [
+    `commit refs/heads/main`,
+    `committer T <t@example.com> ${Math.floor(Date.now() / 1000)} +0000`,
+  ];
+  lines.push('data 7', 'scripts', `from ${head}`);
+  for (const path of paths) lines.push(`M 100755 inline ${path}`, 'data 10', '#!/bin/sh\n');
+  await git(repoDir, ['fast-import', '--quiet', '--force'], { input: Buffer.from(lines.join('\n') + '\n') });
 }
 
 describe('the gateway when GitHub misbehaves', () => {
@@ -53,6 +68,7 @@ describe('the gateway when GitHub misbehaves', () => {
       upstream: { retryBaseMs: 10, readRetries: 2, requestTimeoutMs: 1_000, maxRateLimitWaitSeconds: 5 },
     });
     dev = await stand.connect('dev');
+    await makeExecutable(stand.repoDir, SCRIPTS);
   });
   afterAll(async () => stand.close());
   beforeEach(() => {
@@ -91,42 +107,6 @@ describe('the gateway when GitHub misbehaves', () => {
       expect(textOf(result)).toBe(FILES[path]);
       expect(stand.fake.stats().byRoute['GET /repos/{owner}/{repo}/git/blobs/{sha}']).toBe(2);
     });
-
-    it('never repeats a write that took effect but answered late, reports it landed, and makes no second commit', async () => {
-      const before = await stand.head();
-      stand.proxy!.holdAnswers(/^PATCH .*\/git\/refs\//, 3_000);
-      const args = { message: 'late answer', files: [{ path: 'src/late.ts', content: 'late\n' }] };
-      const first = await callTool(dev, 'push_files', args);
-      // the update landed although its answer never came in time: the gateway re-reads the branch and says so
-      expect(stand.proxy!.held).toHaveLength(1);
-      const head = await stand.head();
-      expect(head).not.toBe(before);
-      expect(first.isError, textOf(first)).toBeFalsy();
-      expect(answerOf(first)).toMatchObject({ commit: head });
-      expect(stand.fake.stats().byRoute[PATCH_REF]).toBe(1);
-
-      const second = await callTool(dev, 'push_files', args);
-      expect(second.isError, textOf(second)).toBeFalsy();
-      expect(answerOf(second)).toMatchObject({ commit: null });
-      expect(await commitsWithMessage(stand, 'late answer')).toBe(1);
-      expect(stand.fake.stats().byRoute[PATCH_REF]).toBe(1);
-    });
-
-    it('never repeats a write abandoned before it took effect; a second push lands once', async () => {
-      const before = await stand.head();
-      stand.fake.injectFault({ kind: 'latency', ms: 3_000, count: 1, route: REF_UPDATE });
-      const args = { message: 'dropped write', files: [{ path: 'src/dropped.ts', content: 'dropped\n' }] };
-      const first = await callTool(dev, 'push_files', args);
-      expect(first.isError).toBe(true);
-      expectClearError(textOf(first));
-      expect(stand.fake.stats().byRoute[PATCH_REF]).toBe(1);
-      expect(await stand.head()).toBe(before);
-
-      const second = await callTool(dev, 'push_files', args);
-      expect(second.isError, textOf(second)).toBeFalsy();
-      expect(await commitsWithMessage(stand, 'dropped write')).toBe(1);
-      expect(stand.fake.stats().byRoute[PATCH_REF]).toBe(2);
-    });
   });
 
   describe('when the rate limit is spent', () => {
@@ -146,31 +126,84 @@ describe('the gateway when GitHub misbehaves', () => {
       expect(textOf(failed)).toMatch(/rate.?limit/i);
       expect(textOf(await callTool(dev, 'get_file', { path }))).toBe(FILES[path]);
     });
+  });
 
-    it('repeats a ref update refused by a secondary limit once, after Retry-After: one commit', async () => {
-      stand.fake.injectFault({
-        kind: 'secondary-limit',
-        status: 429,
-        count: 1,
-        retryAfter: 1,
-        route: REF_UPDATE,
-      });
-      const result = await callTool(dev, 'push_files', {
-        message: 'limited write',
-        files: [{ path: 'src/limited.ts', content: 'limited\n' }],
-      });
+  /**
+   * Both landings: GraphQL's createCommitOnBranch for a plain file, the Git Data API for a file that must stay
+   * executable (GraphQL cannot keep the bit).
+   */
+  describe.each([
+    {
+      landing: 'GraphQL',
+      file: (name: string) => `src/${name}.ts`,
+      hold: /^POST \/graphql/,
+      route: MUTATION as string | RegExp,
+      write: MUTATION,
+    },
+    {
+      landing: 'the Git Data API',
+      file: (name: string) => `src/${name}.sh`,
+      hold: /^PATCH .*\/git\/refs\//,
+      route: REF_UPDATE as string | RegExp,
+      write: PATCH_REF,
+    },
+  ])('when a push lands by $landing', ({ landing, file, hold, route, write }) => {
+    const push = (message: string, name: string) => ({
+      message: `${message} (${landing})`,
+      files: [{ path: file(name), content: `${name}\n` }],
+    });
+    const writes = (): number => stand.fake.stats().byRoute[write] ?? 0;
+
+    it('never repeats a write that took effect but answered late, reports it landed, and makes no second commit', async () => {
+      const before = await stand.head();
+      stand.proxy!.holdAnswers(hold, 3_000);
+      const args = push('late answer', 'late');
+      const first = await callTool(dev, 'push_files', args);
+      // the update landed although its answer never came in time: the gateway re-reads the branch and says so
+      expect(stand.proxy!.held).toHaveLength(1);
+      stand.proxy!.held.splice(0);
+      const head = await stand.head();
+      expect(head).not.toBe(before);
+      expect(first.isError, textOf(first)).toBeFalsy();
+      expect(answerOf(first)).toMatchObject({ commit: head });
+      expect(writes()).toBe(1);
+
+      const second = await callTool(dev, 'push_files', args);
+      expect(second.isError, textOf(second)).toBeFalsy();
+      expect(answerOf(second)).toMatchObject({ commit: null });
+      expect(await commitsWithMessage(stand, args.message)).toBe(1);
+      expect(writes()).toBe(1);
+    });
+
+    it('never repeats a write abandoned before it took effect; a second push lands once', async () => {
+      const before = await stand.head();
+      stand.fake.injectFault({ kind: 'latency', ms: 3_000, count: 1, route });
+      const args = push('dropped write', 'dropped');
+      const first = await callTool(dev, 'push_files', args);
+      expect(first.isError).toBe(true);
+      expectClearError(textOf(first));
+      expect(writes()).toBe(1);
+      expect(await stand.head()).toBe(before);
+
+      const second = await callTool(dev, 'push_files', args);
+      expect(second.isError, textOf(second)).toBeFalsy();
+      expect(await commitsWithMessage(stand, args.message)).toBe(1);
+      expect(writes()).toBe(2);
+    });
+
+    it('repeats a write refused by a secondary limit once, after Retry-After: one commit', async () => {
+      stand.fake.injectFault({ kind: 'secondary-limit', status: 429, count: 1, retryAfter: 1, route });
+      const args = push('limited write', 'limited');
+      const result = await callTool(dev, 'push_files', args);
       expect(result.isError, textOf(result)).toBeFalsy();
-      expect(await commitsWithMessage(stand, 'limited write')).toBe(1);
-      expect(stand.fake.stats().byRoute[PATCH_REF]).toBe(2);
+      expect(await commitsWithMessage(stand, args.message)).toBe(1);
+      expect(writes()).toBe(2);
     });
 
     it('refuses to wait out a secondary limit longer than allowed, and says so', async () => {
       const before = await stand.head();
-      stand.fake.injectFault({ kind: 'secondary-limit', count: 1, retryAfter: 600, route: REF_UPDATE });
-      const result = await callTool(dev, 'push_files', {
-        message: 'long limited write',
-        files: [{ path: 'src/long-limited.ts', content: 'x\n' }],
-      });
+      stand.fake.injectFault({ kind: 'secondary-limit', count: 1, retryAfter: 600, route });
+      const result = await callTool(dev, 'push_files', push('long limited write', 'long-limited'));
       expect(result.isError).toBe(true);
       expect(textOf(result)).toMatch(/rate.?limit/i);
       expect(await stand.head()).toBe(before);

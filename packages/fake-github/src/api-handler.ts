@@ -141,6 +141,8 @@ export async function handleApi(
     }
   }
 
+  if (state.faults.take(['lose-answer'], key, concrete))
+    return send(res, 502, errorBody(502, 'Server Error'), state.budget.headers());
   const data = encodeBody(answer.body);
   const headers: Record<string, string> = { ...answer.headers };
   if (method === 'GET' && answer.status === 200) {

@@ -12,6 +12,8 @@ export type Fault =
   | { kind: 'rate-limit'; count?: number; route?: FaultRoute; retryAfter?: number }
   /** Secondary rate limit: 403 (or 429) with Retry-After `retryAfter` seconds (default 1). */
   | { kind: 'secondary-limit'; count?: number; route?: FaultRoute; status?: 403 | 429; retryAfter?: number }
+  /** Carry out the next `count` (default 1) matching requests, then answer 502 as if the answer was lost. */
+  | { kind: 'lose-answer'; count?: number; route?: FaultRoute }
   /**
    * GitHub records a push a moment after it lands: the next `count` (default: until cleared) activity
    * lists leave out the ref changes of the last `ms` milliseconds.
@@ -33,7 +35,15 @@ export type Fault =
 
 export type ActiveFault = Fault & { remaining: number };
 
-const KINDS = ['latency', 'status', 'rate-limit', 'secondary-limit', 'activity-lag', 'move-ref'];
+const KINDS = [
+  'latency',
+  'status',
+  'lose-answer',
+  'rate-limit',
+  'secondary-limit',
+  'activity-lag',
+  'move-ref',
+];
 
 /** Turns JSON from the control surface into a Fault; `routePattern` becomes a RegExp. Throws a plain message. */
 export function parseFault(value: unknown): Fault {

@@ -1,4 +1,4 @@
-import type { RawTreeEntry, FakeRepo } from './repo.js';
+import type { RawTreeEntry, FakeRepo, Person } from './repo.js';
 
 /**
  * The part of GitHub's GraphQL object graph the stand-in serves, as plain values for graphql-js's default
@@ -93,6 +93,10 @@ async function fileAt(repo: FakeRepo, commit: string, path: string): Promise<Val
   return raw ? entryValue(repo, undefined, dir, raw) : null;
 }
 
+function actorValue(person: Person): Value {
+  return { __typename: 'GitActor', name: person.name, email: person.email, date: person.date, user: null };
+}
+
 async function commitValue(repo: FakeRepo, oid: string): Promise<Value | null> {
   const commit = await repo.readCommit(oid);
   if (!commit) return null;
@@ -101,6 +105,26 @@ async function commitValue(repo: FakeRepo, oid: string): Promise<Value | null> {
     oid,
     abbreviatedOid: oid.slice(0, 7),
     message: commit.message,
+    messageHeadline: commit.message.split('\n')[0],
+    messageBody: commit.message.split('\n').slice(1).join('\n').replace(/^\n/, ''),
+    author: actorValue(commit.author),
+    committer: actorValue(commit.committer),
+    authoredDate: commit.author.date,
+    committedDate: commit.committer.date,
+    // GitHub signs what it commits for the API; the stand-in's signature is a stand-in too
+    signature: commit.signature
+      ? {
+          __typename: 'GpgSignature',
+          isValid: true,
+          state: 'VALID',
+          wasSignedByGitHub: true,
+          email: commit.committer.email,
+          payload: commit.payload,
+          signature: commit.signature,
+          signer: null,
+          keyId: null,
+        }
+      : null,
     tree: treeValue(repo, commit.tree),
     file: ({ path }: { path: string }) => fileAt(repo, oid, path),
     parents: ({ first, last }: { first?: number; last?: number }) => {

@@ -13,10 +13,11 @@ import {
   type IntrospectionQuery,
   type OperationDefinitionNode,
 } from 'graphql';
+import { createCommitOnBranch } from './graphql-commit.js';
 import { callCost } from './graphql-cost.js';
 import { repositoryValue } from './graphql-values.js';
 import { HttpError, readJson } from './http-util.js';
-import { errorBody, identify, send } from './respond.js';
+import { errorBody, identify, SECONDARY_LIMITED, send } from './respond.js';
 import type { ServerState } from './stats.js';
 
 export const GRAPHQL_KEY = 'POST /graphql';
@@ -62,12 +63,6 @@ export async function handleGraphql(
       401,
       errorBody(401, login === undefined ? 'Requires authentication' : 'Bad credentials'),
     );
-  const delay = state.faults.take(['latency'], GRAPHQL_KEY, GRAPHQL_KEY);
-  if (delay?.kind === 'latency') await sleep(delay.ms);
-  const injected = state.faults.take(['status'], GRAPHQL_KEY, GRAPHQL_KEY);
-  if (injected?.kind === 'status')
-    return send(res, injected.status, errorBody(injected.status, injected.message ?? 'Server Error'));
-
   let body: Record<string, unknown>;
   try {
     body = await readJson(req);
@@ -89,9 +84,35 @@ export async function handleGraphql(
   if (invalid.length > 0) return send(res, 200, { errors: invalid.map((e) => e.toJSON()) });
   const operation = pickOperation(document, body.operationName);
   if (typeof operation === 'string') return send(res, 200, errors({ message: operation }));
-  if (operation.operation === 'mutation')
-    for (const selection of operation.selectionSet.selections)
-      if (selection.kind === Kind.FIELD) state.stats.mutation(selection.name.value);
+  const mutations =
+    operation.operation === 'mutation'
+      ? operation.selectionSet.selections.flatMap((s) => (s.kind === Kind.FIELD ? [s.name.value] : []))
+      : [];
+  for (const field of mutations) state.stats.mutation(field);
+  // faults may name the call by its mutation ('GRAPHQL mutation createCommitOnBranch') or as 'POST /graphql'
+  const key = mutations.length > 0 ? `GRAPHQL mutation ${mutations[0]}` : GRAPHQL_KEY;
+  const delay = state.faults.take(['latency'], key, GRAPHQL_KEY);
+  if (delay?.kind === 'latency') await sleep(delay.ms);
+  const injected = state.faults.take(['status', 'secondary-limit'], key, GRAPHQL_KEY);
+  if (injected?.kind === 'status')
+    return send(res, injected.status, errorBody(injected.status, injected.message ?? 'Server Error'));
+  if (injected?.kind === 'secondary-limit') {
+    const status = injected.status ?? 403;
+    return send(res, status, errorBody(status, SECONDARY_LIMITED), {
+      ...budget.headers(),
+      'retry-after': String(injected.retryAfter ?? 1),
+    });
+  }
+  // "Content creation limits include actions taken ... via the REST API and GraphQL API"
+  // (https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits)
+  if (mutations.length > 0 && state.writes) {
+    const admitted = state.writes.admit();
+    if (!admitted.ok)
+      return send(res, 403, errorBody(403, SECONDARY_LIMITED), {
+        ...budget.headers(),
+        'retry-after': String(admitted.retryAfter),
+      });
+  }
 
   const cost = callCost(s, document, operation, variables);
   if (cost.problem) return send(res, 200, errors(cost.problem), budget.headers());
@@ -106,6 +127,8 @@ export async function handleGraphql(
   state.stats.graphqlPoints(cost.points);
 
   const rootValue = {
+    createCommitOnBranch: ({ input }: { input: Record<string, unknown> }) =>
+      createCommitOnBranch(state, login, input),
     repository: ({ owner, name }: { owner: string; name: string }) => {
       const repo = state.repos.get(`${owner}/${name}`.toLowerCase());
       if (!repo)
@@ -128,5 +151,8 @@ export async function handleGraphql(
       ...e.toJSON(),
       ...(e.extensions?.type ? { type: e.extensions.type } : {}),
     }));
+  // the call was carried out; a test may have its answer lost on the way back
+  if (state.faults.take(['lose-answer'], key, GRAPHQL_KEY))
+    return send(res, 502, errorBody(502, 'Server Error'));
   send(res, 200, out, budget.headers());
 }

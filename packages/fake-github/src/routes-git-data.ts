@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   EncodedJson,
   missing,
@@ -14,7 +13,8 @@ import { buildTree } from './tree-builder.js';
 import type { TreeWrite } from './tree-builder.js';
 import { route } from './router.js';
 import type { Route, RouteContext } from './router.js';
-import { gitCommitJson, noreplyEmail, repoApi, WEB_FLOW } from './shapes.js';
+import { writeCommit, type Identity } from './commit-writer.js';
+import { gitCommitJson, repoApi } from './shapes.js';
 
 /**
  * GitHub's caps on a recursive tree answer: "The limit for the tree array is 100,000 entries with a maximum
@@ -178,12 +178,6 @@ function parseTreeWrite(item: unknown): TreeWrite {
   return { path, mode, type: kind, sha };
 }
 
-interface Identity {
-  name: string;
-  email: string;
-  date: string;
-}
-
 function identity(value: unknown, field: string): Identity | null {
   if (value === undefined || value === null) return null;
   const v = value as Record<string, unknown>;
@@ -193,11 +187,6 @@ function identity(value: unknown, field: string): Identity | null {
   const date = typeof v.date === 'string' ? v.date : new Date().toISOString();
   if (Number.isNaN(Date.parse(date))) throw validationFailed('Commit', `${field}.date`, 'invalid');
   return { name: v.name, email: v.email, date };
-}
-
-function gitPerson(person: Identity): string {
-  const clean = (s: string): string => s.replace(/[<>\n]/g, '');
-  return `${clean(person.name)} <${clean(person.email)}> ${Math.floor(Date.parse(person.date) / 1000)} +0000`;
 }
 
 async function createCommit(ctx: RouteContext): Promise<ApiResponse> {
@@ -217,24 +206,15 @@ async function createCommit(ctx: RouteContext): Promise<ApiResponse> {
   const now = new Date().toISOString();
   const author = identity(body.author, 'author');
   const committer = identity(body.committer, 'committer');
-  const signed = !author && !committer;
-  const botAuthor = { name: ctx.actor, email: noreplyEmail(ctx.actor), date: now };
-  const lines = [`tree ${tree.sha}`, ...(parents as string[]).map((p) => `parent ${p}`)];
-  lines.push(`author ${gitPerson(author ?? botAuthor)}`);
-  lines.push(`committer ${gitPerson(committer ?? author ?? { ...WEB_FLOW, date: now })}`);
-  let text = `${lines.join('\n')}\n\n${body.message}`;
-  if (signed) {
-    const digest = createHash('sha256').update(text).digest('base64');
-    const signature = [
-      '-----BEGIN PGP SIGNATURE-----',
-      '',
-      `wsBcBAABCAAQBQJ${digest}`,
-      '=fake',
-      '-----END PGP SIGNATURE-----',
-    ];
-    text = `${lines.join('\n')}\ngpgsig ${signature.join('\n ')}\n\n${body.message}`;
-  }
-  const sha = await ctx.repo.hashObject('commit', Buffer.from(text, 'utf8'));
+  const sha = await writeCommit(ctx.repo, {
+    tree: tree.sha,
+    parents: parents as string[],
+    message: body.message,
+    actor: ctx.actor,
+    ...(author ? { author } : {}),
+    ...(committer ? { committer } : {}),
+    now,
+  });
   const commit = await ctx.repo.readCommit(sha);
   return { status: 201, body: gitCommitJson(ctx.base, ctx.repo, commit!) };
 }

@@ -11,7 +11,7 @@ export type TreeWrite =
   | { path: string; mode: string; type: 'blob'; content: string }
   | { path: string; mode: string; type: 'blob' | 'tree' | 'commit'; sha: string | null };
 
-function validPath(path: string): boolean {
+export function validPath(path: string): boolean {
   if (path.startsWith('/') || path.endsWith('/') || path.includes('\0') || path.includes('\n')) return false;
   return path
     .split('/')
