@@ -1,12 +1,13 @@
 /**
  * The floor: the fewest upstream requests that can give the session's answers, computed from the script and
  * the repository model (nothing measured). floor = ref checks + distinct objects fetched + writes, where
- * - ref checks: one per tool call; every answer is about the branch head as it is now;
+ * - ref checks: one per tool call; every answer is about the branch head as it is now (list_commits below a
+ *   path: none apart, the GraphQL call that lists the commits brings the head);
  * - objects: the head's tree, one recursive listing, once per head the client did not make itself (the
  *   writer knows the tree it created); each distinct blob read that the client neither read nor wrote
- *   before; for list_commits, one listing page per 100 commits examined plus, per examined commit whose
- *   changed paths are not known yet, one commit-with-files lookup (none when the read globs cover the
- *   listed path entirely); for get_commit, its changed files unless known, and a reachability check unless
+ *   before; for list_commits, one listing page per 100 commits examined plus, for the whole branch, per
+ *   examined commit whose changed paths are not known yet, one commit-with-files lookup (below a path none:
+ *   the trees at the path come with the listing); for get_commit, its changed files unless known, and a reachability check unless
  *   the commit was listed or made by the client;
  * - writes: 1 per push (GraphQL createCommitOnBranch: every file inline, text or binary, and the ref moved in
  *   the same request); no blob requests.
@@ -110,6 +111,11 @@ export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimet
         const inScope = (p: string): boolean =>
           scope === undefined || p === scope || p.startsWith(`${scope}/`);
         const listed = history.filter((c) => c.paths.some(inScope));
+        if (scope !== undefined) {
+          // one GraphQL call brings the head with the page and each commit's tree at the path: no ref check
+          cost.refChecks = 0;
+          cost.freeRefChecks = 0;
+        }
         let matched = 0;
         let examined = 0;
         for (const commit of listed) {
@@ -117,7 +123,7 @@ export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimet
           examined++;
           reachable.add(commit.id);
           if (commit.paths.some((p) => inScope(p) && canRead(p))) matched++;
-          if (withFiles.has(commit.id) || covers(scope)) continue;
+          if (scope !== undefined || withFiles.has(commit.id) || covers(scope)) continue;
           cost.objects += 1;
           withFiles.add(commit.id);
         }

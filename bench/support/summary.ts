@@ -31,15 +31,36 @@ export function evaluateTargets(raw: Record<string, unknown>): Target[] {
   const e = r.economy;
   const pushMax = e ? Math.max(...Object.values(e.push_files_requests)) : NaN;
   targets.push({
-    name: 'push_files requests, any file count',
-    target: '≤ 5',
+    name: 'push_files requests, any file count, text or binary (issue 13)',
+    target: '≤ 3',
     value: e
       ? Object.entries(e.push_files_requests)
           .map(([n, v]) => `${n} files: ${v}`)
           .join(', ')
       : '',
-    met: e ? pushMax <= 5 : null,
+    met: e ? pushMax <= 3 : null,
   });
+  // list_commits below a readable folder and get_commit, in the generated session and on a real history
+  const calls = [
+    ...(e?.steps ?? []).map((step) => ({ call: step.step, requests: step.perimeter, where: 'generated' })),
+    ...(r.history?.rows ?? []).map((row) => ({ call: row.call, requests: row.requests, where: 'real history' })),
+  ];
+  for (const [name, limit, pick] of [
+    [
+      'list_commits on a folder inside the read globs, requests a page (issue 13)',
+      2,
+      (c: string) => c === 'list_commits src/core' || /^list_commits packages\/(,| \(readable\))/.test(c),
+    ],
+    ['get_commit requests (issue 13)', 3, (c: string) => c.startsWith('get_commit')],
+  ] as const) {
+    const rows = calls.filter((c) => pick(c.call));
+    targets.push({
+      name,
+      target: `≤ ${limit}`,
+      value: rows.map((c) => `${c.requests} (${c.where}: ${c.call})`).join(', '),
+      met: rows.length > 0 ? rows.every((c) => c.requests <= limit) : null,
+    });
+  }
   targets.push({
     name: 'warm repeated read',
     target: '0 or 1',

@@ -69,7 +69,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     repository,
     branch,
     view,
-    history: new History(upstream),
+    history: new History(upstream, branch),
     pusher: new Pusher(view, filter),
     instructions:
       options.instructionsRef === undefined

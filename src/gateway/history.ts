@@ -4,6 +4,7 @@ import { UpstreamError, type CommitInfo, type ComparedFile, type Upstream } from
 import { COMMITS_PER_CALL } from '../github/graphql-path-trees.js';
 import { differsWhere } from './batched-diff.js';
 import { changedPaths, type PathChange } from './changed-paths.js';
+import { PathLister, type CommitPage } from './path-history.js';
 
 /** commits judged together: as many as one batched call holds */
 const JUDGED_TOGETHER = COMMITS_PER_CALL;
@@ -14,12 +15,7 @@ export const MAX_SCAN = 1_000;
 const PARALLEL_DIFFS = 8;
 const PAGE_CACHE = 64;
 
-export interface CommitPage {
-  commits: CommitInfo[];
-  hasMore: boolean;
-  /** the scan stopped at MAX_SCAN before finding enough commits */
-  incomplete: boolean;
-}
+export type { CommitPage } from './path-history.js';
 
 /**
  * History as one perimeter may see it. Everything here is keyed by immutable SHAs (commits reachable
@@ -32,7 +28,20 @@ export class History {
   private readonly pages = new Map<string, Promise<CommitInfo[]>>();
   private readonly dirTests = new Map<string, (dir: string) => boolean>();
 
-  constructor(private readonly upstream: Upstream) {}
+  /** list_commits below a path by batched GraphQL reads, when the Upstream has them and the branch is known */
+  readonly paths: PathLister | null;
+
+  constructor(
+    private readonly upstream: Upstream,
+    branch?: string,
+  ) {
+    this.paths =
+      branch !== undefined && upstream.getPathHistory
+        ? new PathLister(upstream, branch, (perimeter, commit, within) =>
+            this.touchesReadable(perimeter, commit, within),
+          )
+        : null;
+  }
 
   /** Commits reachable from `head` that change a readable path (below `within` when given), newest first. */
   async list(

@@ -30,7 +30,7 @@ export function treesQuery(shas: string[], levels = LEVELS): string {
   return `query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { ${aliases.join(' ')} } }`;
 }
 
-interface GqlEntry {
+export interface GqlEntry {
   name: string;
   mode: number;
   type: string;
@@ -54,27 +54,33 @@ const modeText = (mode: number): string => mode.toString(8).padStart(6, '0');
  */
 export function listingsOf(shas: string[], answer: TreesAnswer): Map<string, TreeEntry[]> {
   const out = new Map<string, TreeEntry[]>();
-  const take = (sha: string, list: GqlEntry[] | null | undefined): void => {
-    if (!Array.isArray(list) || out.has(sha)) return;
-    const listing: TreeEntry[] = [];
-    const byName = new Map<string, HashedEntry>();
-    for (const e of list) {
-      if (typeof e?.name !== 'string' || !TYPES.has(e.type as EntryType) || !Number.isInteger(e.mode)) return;
-      if (!/^[0-9a-f]{40}$/.test(e.oid)) return;
-      const entry: TreeEntry = {
-        path: e.name,
-        mode: modeText(e.mode),
-        type: e.type as EntryType,
-        sha: e.oid,
-      };
-      if (e.type === 'blob' && typeof e.size === 'number') entry.size = e.size;
-      listing.push(entry);
-      byName.set(e.name, entry);
-    }
-    if (byName.size !== listing.length || treeSha(byName) !== sha) return;
-    out.set(sha, listing);
-    for (const e of list) if (e.type === 'tree') take(e.oid, e.object?.entries);
-  };
-  shas.forEach((sha, i) => take(sha, answer.repository?.[`t${i}`]?.entries));
+  shas.forEach((sha, i) => addListings(out, sha, answer.repository?.[`t${i}`]?.entries));
   return out;
+}
+
+/** Adds the listing of tree `sha` (`list`, its entries) and those nested in it, each only if it hashes right. */
+export function addListings(
+  out: Map<string, TreeEntry[]>,
+  sha: string,
+  list: GqlEntry[] | null | undefined,
+): void {
+  if (!Array.isArray(list) || out.has(sha)) return;
+  const listing: TreeEntry[] = [];
+  const byName = new Map<string, HashedEntry>();
+  for (const e of list) {
+    if (typeof e?.name !== 'string' || !TYPES.has(e.type as EntryType) || !Number.isInteger(e.mode)) return;
+    if (!/^[0-9a-f]{40}$/.test(e.oid)) return;
+    const entry: TreeEntry = {
+      path: e.name,
+      mode: modeText(e.mode),
+      type: e.type as EntryType,
+      sha: e.oid,
+    };
+    if (e.type === 'blob' && typeof e.size === 'number') entry.size = e.size;
+    listing.push(entry);
+    byName.set(e.name, entry);
+  }
+  if (byName.size !== listing.length || treeSha(byName) !== sha) return;
+  out.set(sha, listing);
+  for (const e of list) if (e.type === 'tree') addListings(out, e.oid, e.object?.entries);
 }

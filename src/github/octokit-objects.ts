@@ -6,6 +6,7 @@ import {
   type PathTrees,
   type PathTreesAnswer,
 } from './graphql-path-trees.js';
+import { pathHistoryOf, pathHistoryQuery, type PathHistoryAnswer } from './graphql-history.js';
 import { listingsOf, treesQuery, TREES_PER_CALL, type TreesAnswer } from './graphql-trees.js';
 import type { RestClient } from './octokit-client.js';
 import {
@@ -13,6 +14,7 @@ import {
   type CommitInfo,
   type ComparedFile,
   type Comparison,
+  type PathHistoryPage,
   type TreeEntry,
 } from './upstream.js';
 import * as wire from './wire.js';
@@ -128,6 +130,31 @@ export abstract class GitObjectReads {
       }),
     );
     return out;
+  }
+
+  async getPathHistory(
+    branch: string,
+    path: string,
+    options: { first: number; after?: string | null; levels: number },
+  ): Promise<PathHistoryPage | null> {
+    if (this.graphqlFailed) return null;
+    try {
+      const answer = await this.rest.graphql<PathHistoryAnswer>(
+        `list the commits changing ${path}`,
+        pathHistoryQuery(options.levels),
+        { ref: `refs/heads/${branch}`, path, first: options.first, after: options.after ?? null },
+      );
+      const listings = new Map<string, TreeEntry[]>();
+      const page = pathHistoryOf(answer, listings);
+      if (!page) return null;
+      for (const [tree, list] of listings) if (!this.trees.peek(tree)) this.trees.set(tree, list);
+      for (const { sha, ...rest } of [page.head, ...page.commits.map((c) => c.commit)])
+        if (!this.commits.peek(sha)) this.commits.set(sha, { sha, ...rest });
+      return page;
+    } catch {
+      this.graphqlFailed = true;
+      return null;
+    }
   }
 
   async getTreeRecursive(sha: string): Promise<{ entries: TreeEntry[]; truncated: boolean }> {

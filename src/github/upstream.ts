@@ -92,6 +92,24 @@ export interface ComparedFile {
   sha: string;
 }
 
+/** One commit of a path's history, with the tree at the path in it and in its first parent. */
+export interface PathCommit {
+  commit: CommitInfo;
+  /** null where the path is absent; undefined where it is not a tree (a file, a submodule) */
+  tree: string | null | undefined;
+  /** as `tree`, in the first parent (null for a root commit) */
+  parentTree: string | null | undefined;
+}
+
+/** A branch's head and one page of the commits changing a path, newest first. */
+export interface PathHistoryPage {
+  head: CommitInfo;
+  commits: PathCommit[];
+  hasNextPage: boolean;
+  /** where the next page starts (opaque) */
+  endCursor: string | null;
+}
+
 export interface UpstreamStats {
   /** requests sent, including those answered 304 */
   requests: number;
@@ -160,6 +178,17 @@ export interface Upstream {
     commits: string[],
     path: string,
   ): Promise<Map<string, { tree: string | null; parentTree: string | null }>>;
+  /**
+   * The branch head and one page of the commits reachable from it that change `path` (newest first, as
+   * listCommits with `path` lists them), each with the tree at `path` in it and in its first parent; the
+   * listings of those trees `levels` levels down come along (getTree then has them). One GraphQL call. Null
+   * when GraphQL failed or the answer could not be used (then ask REST). Absent: REST only.
+   */
+  getPathHistory?(
+    branch: string,
+    path: string,
+    options: { first: number; after?: string | null; levels: number },
+  ): Promise<PathHistoryPage | null>;
   /** Every entry below a tree; `truncated` as GitHub reports it. */
   getTreeRecursive(sha: string): Promise<{ entries: TreeEntry[]; truncated: boolean }>;
   getBlob(sha: string): Promise<Uint8Array>;

@@ -1,3 +1,4 @@
+import { historyValue, refValue } from './graphql-history.js';
 import type { RawTreeEntry, FakeRepo, Person } from './repo.js';
 
 /**
@@ -127,6 +128,8 @@ async function commitValue(repo: FakeRepo, oid: string): Promise<Value | null> {
       : null,
     tree: treeValue(repo, commit.tree),
     file: ({ path }: { path: string }) => fileAt(repo, oid, path),
+    history: (args: { path?: string; first?: number; after?: string }) =>
+      historyValue(repo, oid, args, commitValue),
     parents: ({ first, last }: { first?: number; last?: number }) => {
       const all = commit.parents;
       const nodes = first !== undefined ? all.slice(0, first) : last !== undefined ? all.slice(-last) : all;
@@ -153,5 +156,6 @@ export function repositoryValue(repo: FakeRepo): Value {
     nameWithOwner: repo.fullName,
     object: ({ oid, expression }: { oid?: string; expression?: string }) =>
       objectValue(repo, oid ?? expression ?? ''),
+    ref: ({ qualifiedName }: { qualifiedName: string }) => refValue(repo, qualifiedName, objectValue),
   };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_SCAN } from '../history.js';
+import { MAX_SCAN, type CommitPage, type History } from '../history.js';
 import type { Perimeter } from '../../policy/index.js';
 import type { RepoView } from '../repo-view.js';
 import { commitSummarySchema, summarize } from './commit-schema.js';
@@ -31,11 +31,14 @@ export const listCommits = defineTool({
       raw === undefined || raw === ''
         ? undefined
         : requirePath(raw, ' (leave path out for the whole branch)');
-    const head = await view.upstream.getBranchHead(view.branch);
     const found =
-      within !== undefined && (await hiddenAtHead(view, perimeter, head, within))
-        ? await history.asIfNoHistory(head, within)
-        : await history.list(perimeter, head, within, perPage, page);
+      (await listBelow(within, perPage, page, { perimeter, view, history })) ?? (await listByRest());
+    async function listByRest(): Promise<CommitPage> {
+      const head = await view.upstream.getBranchHead(view.branch);
+      return within !== undefined && (await hiddenAtHead(view, perimeter, head, within))
+        ? history.asIfNoHistory(head, within)
+        : history.list(perimeter, head, within, perPage, page);
+    }
     return {
       structured: {
         commits: found.commits.map(summarize),
@@ -47,6 +50,25 @@ export const listCommits = defineTool({
     };
   },
 });
+
+/**
+ * Below a path, by batched GraphQL reads (History.paths): the head and the path's commits come in one call,
+ * and a hidden path is answered "no commits" right after it, as a missing one is (the same call, nothing
+ * examined). Null when GraphQL cannot serve it.
+ */
+async function listBelow(
+  within: string | undefined,
+  perPage: number,
+  page: number,
+  { perimeter, view, history }: { perimeter: Perimeter; view: RepoView; history: History },
+): Promise<CommitPage | null> {
+  if (within === undefined || !history.paths) return null;
+  const scan = await history.paths.start(within, page * perPage + 1);
+  if (!scan) return null;
+  if (await hiddenAtHead(view, perimeter, scan.head, within))
+    return { commits: [], hasMore: false, incomplete: false };
+  return history.paths.list(perimeter, scan, within, perPage, page, MAX_SCAN);
+}
 
 /**
  * A path that exists at the head with nothing readable at or below it. Its history is not looked into:
