@@ -85,6 +85,36 @@ describe('POST /graphql', () => {
     });
   });
 
+  describe('when a branch history is read by path', () => {
+    it('pages the commits changing the path as REST lists them, by "<oid> <offset>" cursors', async () => {
+      const { commitToBare } = await import('../src/index.js');
+      for (let i = 0; i < 5; i++)
+        await commitToBare(join(dir, 'repo.git'), 'main', { [i % 2 ? 'd/x' : 'a']: `${i}` }, `c${i}`);
+      const rest = (await api('GET', '/repos/acme/app/commits?sha=main&path=d&per_page=100')).body.map(
+        (c: Json) => c.sha,
+      );
+      const page = async (after: string | null) =>
+        (
+          await gql(
+            `query($after: String) { repository(owner: "acme", name: "app") { ref(qualifiedName: "refs/heads/main") {
+              name target { ... on Commit { history(path: "d", first: 2, after: $after) {
+                pageInfo { hasNextPage endCursor } nodes { oid file(path: "d") { type } } } } } } } }`,
+            { after },
+          )
+        ).body;
+      const one = await page(null);
+      expect(one.data.repository.ref.name).toBe('main');
+      const first = one.data.repository.ref.target.history;
+      expect(first.pageInfo.hasNextPage).toBe(true);
+      const second = (await page(first.pageInfo.endCursor)).data.repository.ref.target.history;
+      const listed = [...first.nodes, ...second.nodes].map((n: Json) => n.oid);
+      expect(listed).toEqual(rest.slice(0, listed.length));
+      expect(second.nodes[0].file).toEqual({ type: 'tree' });
+      const bad = await page('not-a-cursor');
+      expect(bad.errors[0].message).toMatch(/not appear to be a valid cursor/);
+    });
+  });
+
   describe('when a call does not fit GitHub schema or limits', () => {
     it('answers errors for a field the schema lacks, a connection without first, and too many nodes', async () => {
       const unknown = await gql('{ repository(owner: "acme", name: "app") { treeOf(oid: "x") } }');
