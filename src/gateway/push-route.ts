@@ -18,8 +18,13 @@ import type { Snapshot } from './repo-view.js';
 export const GRAPHQL_PUSH_BYTES = 4 * 1024 * 1024;
 
 /** Why this push cannot land by createCommitOnBranch on `base` (empty: it can), one reason a line. */
-export function graphqlCannot(base: Snapshot, plan: Pick<PushPlan, 'files' | 'deletions'>): string[] {
+export function graphqlCannot(
+  base: Snapshot,
+  plan: Pick<PushPlan, 'message' | 'files' | 'deletions'>,
+): string[] {
   const reasons: string[] = [];
+  // GitHub takes a headline and a body: a message without a first line has no headline to give
+  if (plan.message.split('\n', 1)[0]!.trim() === '') reasons.push('the message has no headline line');
   for (const { path } of plan.files) {
     const mode = base.index.get(path)?.mode;
     // an executable file would lose its bit, a symlink or submodule would become a file without saying so

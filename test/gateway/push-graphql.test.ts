@@ -108,6 +108,18 @@ describe('push_files by GraphQL createCommitOnBranch', () => {
     });
   });
 
+  describe('when the message has no headline', () => {
+    it('lands by the Git Data API and keeps the message as given', async () => {
+      const result = await ok<{ commit: string }>(agent, 'push_files', {
+        message: '\nno headline, a body only',
+        files: [{ path: 'src/headless.ts', content: 'h\n' }],
+      });
+      expect(writes()[MUTATION]).toBeUndefined();
+      expect(writes()['PATCH /repos/{owner}/{repo}/git/refs/{ref}']).toBe(1);
+      expect(await gitText(h.repoDir, ['log', '-1', '--format=%B', result.commit])).toContain('a body only');
+    });
+  });
+
   describe('when the branch moves meanwhile', () => {
     it('lands on top of a teammate commit that touched other paths', async () => {
       h.fake.injectFault({

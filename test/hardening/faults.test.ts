@@ -4,6 +4,7 @@
  * the read and the write of a push. Reads are retried, writes never repeated blindly, no commit is made
  * twice, no write is lost, and the agent always gets a clear answer.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -178,6 +179,7 @@ describe('the gateway when GitHub misbehaves', () => {
     it('never repeats a write abandoned before it took effect; a second push lands once', async () => {
       const before = await stand.head();
       stand.fake.injectFault({ kind: 'latency', ms: 3_000, count: 1, route });
+      const injected = Date.now();
       const args = push('dropped write', 'dropped');
       const first = await callTool(dev, 'push_files', args);
       expect(first.isError).toBe(true);
@@ -189,6 +191,10 @@ describe('the gateway when GitHub misbehaves', () => {
       expect(second.isError, textOf(second)).toBeFalsy();
       expect(await commitsWithMessage(stand, args.message)).toBe(1);
       expect(writes()).toBe(2);
+      // the abandoned request is still asleep at the stand-in: let it wake and fail (the branch moved)
+      // before the next test injects a fault it could take
+      await sleep(Math.max(0, injected + 3_500 - Date.now()));
+      expect(await commitsWithMessage(stand, args.message)).toBe(1);
     });
 
     it('repeats a write refused by a secondary limit once, after Retry-After: one commit', async () => {
