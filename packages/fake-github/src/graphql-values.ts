@@ -57,12 +57,14 @@ function entryValue(repo: FakeRepo, tree: Below | undefined, dir: string, raw: R
 }
 
 function treeValue(repo: FakeRepo, oid: string, tree?: Below, dir = ''): Value {
-  const listing = tree ?? below(repo, oid);
+  // listed only when its entries are asked for: a commit's tree is often only named
+  let listing = tree;
+  const listed = (): Below => (listing ??= below(repo, oid));
   return {
     __typename: 'Tree',
     oid,
     abbreviatedOid: oid.slice(0, 7),
-    entries: async () => ((await listing).get(dir) ?? []).map((raw) => entryValue(repo, listing, dir, raw)),
+    entries: async () => ((await listed()).get(dir) ?? []).map((raw) => entryValue(repo, listed(), dir, raw)),
   };
 }
 
