@@ -43,7 +43,11 @@ export function evaluateTargets(raw: Record<string, unknown>): Target[] {
   // list_commits below a readable folder and get_commit, in the generated session and on a real history
   const calls = [
     ...(e?.steps ?? []).map((step) => ({ call: step.step, requests: step.perimeter, where: 'generated' })),
-    ...(r.history?.rows ?? []).map((row) => ({ call: row.call, requests: row.requests, where: 'real history' })),
+    ...(r.history?.rows ?? []).map((row) => ({
+      call: row.call,
+      requests: row.requests,
+      where: 'real history',
+    })),
   ];
   for (const [name, limit, pick] of [
     [
