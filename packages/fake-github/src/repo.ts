@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { JobBook } from './actions-jobs.js';
 import { join } from 'node:path';
 import { installHooks, recordRefChange, WORKFLOWS_DIR } from './activity-log.js';
 import { CatFile, git, GitError, gitText, tryGit, ZERO_SHA } from './git.js';
@@ -60,6 +61,8 @@ export class FakeRepo {
   readonly catFile: CatFile;
   readonly statuses: StoredStatus[] = [];
   readonly pulls: StoredPull[] = [];
+  /** workflow jobs the tests recorded (the Actions jobs API answers from them) */
+  readonly jobs = new JobBook();
   private readonly ancestry = new Map<string, boolean>();
   readonly id: number;
 

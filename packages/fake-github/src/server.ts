@@ -15,6 +15,8 @@ import type { Route } from './router.js';
 import { commitRouteLast, commitRoutes } from './routes-commits.js';
 import { TREE_BYTE_LIMIT, TREE_ENTRY_LIMIT, treeRoutes } from './routes-git-data.js';
 import { activityRoutes } from './routes-activity.js';
+import { actionsRoutes } from './routes-actions.js';
+import type { JobConclusion, JobRecord, JobStart } from './actions-jobs.js';
 import { contentRoutes } from './routes-contents.js';
 import { artifactRoutes } from './routes-artifacts.js';
 import { refRoutes } from './routes-refs.js';
@@ -83,6 +85,20 @@ export interface FakeGithub {
     digest: string;
     content: Buffer;
   }>;
+  /**
+   * Records a workflow job as started now (in_progress), for the Actions jobs API of `repo` ('owner/name').
+   * Also at POST /_fake/workflow-jobs.
+   */
+  recordJob(repo: string, job: JobStart): JobRecord;
+  /** Completes a recorded job now with a conclusion. */
+  completeJob(repo: string, id: number, conclusion: JobConclusion): JobRecord;
+  /**
+   * Revokes a token: every later request with it answers 401 Bad credentials, as GITHUB_TOKEN does once its
+   * job has finished (https://docs.github.com/actions/concepts/security/github_token).
+   */
+  revokeToken(token: string): void;
+  /** Accepts one more token, as the login it belongs to (a later job's GITHUB_TOKEN, say). */
+  addToken(token: string, login: string): void;
   stop(): Promise<void>;
 }
 
@@ -113,6 +129,7 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
     ...pullRoutes,
     ...contentRoutes,
     ...activityRoutes,
+    ...actionsRoutes,
     commitRouteLast,
   ];
   const repos = new Map<string, FakeRepo>();
@@ -197,10 +214,20 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
           digest: a.digest!,
           content: store.blobs.get(a.blobPath)!.committed!,
         })),
+    recordJob: (repo, job) => repoNamed(repos, repo).jobs.start(job),
+    completeJob: (repo, id, conclusion) => repoNamed(repos, repo).jobs.complete(id, conclusion),
+    revokeToken: (token) => void tokens.delete(token),
+    addToken: (token, login) => void tokens.set(token, login),
     stop: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       for (const repo of repos.values()) repo.close();
     },
   };
+}
+
+function repoNamed(repos: Map<string, FakeRepo>, name: string): FakeRepo {
+  const repo = repos.get(name.toLowerCase());
+  if (!repo) throw new Error(`the stand-in serves no repository ${name}`);
+  return repo;
 }

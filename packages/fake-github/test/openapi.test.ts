@@ -31,6 +31,7 @@ describe('answers match GitHub OpenAPI schemas', () => {
   let tree = '';
   let blob = '';
   let artifactId = '';
+  let jobId = 0;
 
   beforeAll(async () => {
     const scratch = await scratchDir();
@@ -71,6 +72,9 @@ describe('answers match GitHub OpenAPI schemas', () => {
       body: 'zip',
     });
     artifactId = (await twirp('FinalizeArtifact', { size: '3' })).artifact_id!;
+    jobId = gh.recordJob('acme/app', { runId: 4242, name: 'implement', runnerName: 'GitHub Actions 3' }).id;
+    gh.completeJob('acme/app', jobId, 'cancelled');
+    gh.recordJob('acme/app', { runId: 4242, name: 'verify', runnerName: 'GitHub Actions 4' });
   }, 60_000);
   afterAll(async () => {
     await gh.stop();
@@ -463,6 +467,27 @@ describe('answers match GitHub OpenAPI schemas', () => {
       template: `${R}/activity`,
       path: () => '/repos/acme/app/activity?time_period=decade',
       status: 422,
+    },
+    {
+      name: 'jobs of a run',
+      method: 'GET',
+      template: `${R}/actions/runs/{run_id}/jobs`,
+      path: () => '/repos/acme/app/actions/runs/4242/jobs?filter=all',
+      status: 200,
+    },
+    {
+      name: 'a completed job',
+      method: 'GET',
+      template: `${R}/actions/jobs/{job_id}`,
+      path: () => `/repos/acme/app/actions/jobs/${jobId}`,
+      status: 200,
+    },
+    {
+      name: 'a job in progress',
+      method: 'GET',
+      template: `${R}/actions/jobs/{job_id}`,
+      path: () => `/repos/acme/app/actions/jobs/${jobId + 1}`,
+      status: 200,
     },
     { name: 'rate limit', method: 'GET', template: '/rate_limit', path: () => '/rate_limit', status: 200 },
     { name: 'no token', method: 'GET', template: R, path: () => '/repos/acme/app', status: 401, token: null },
