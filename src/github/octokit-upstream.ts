@@ -18,6 +18,9 @@ import {
   type CommitStatus,
   type PullRequestRequest,
   type ActivityWindow,
+  type StatusRecord,
+  type WorkflowJob,
+  type PushActivity,
   type TreeChange,
   type Upstream,
   type UpstreamStats,
@@ -275,17 +278,49 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
     return commit;
   }
 
-  async createStatus(sha: string, status: CommitStatus): Promise<void> {
+  async createStatus(sha: string, status: CommitStatus): Promise<StatusRecord> {
     wire.checkSha(sha);
     const description =
       status.description.length > 140 ? `${status.description.slice(0, 139)}…` : status.description;
-    await this.rest.write(`create status on ${sha}`, 'POST /repos/{owner}/{repo}/statuses/{sha}', {
-      sha,
-      state: status.state,
-      context: status.context,
-      description,
-      ...(status.targetUrl !== undefined ? { target_url: status.targetUrl } : {}),
-    });
+    const data = await this.rest.write<wire.Status>(
+      `create status on ${sha}`,
+      'POST /repos/{owner}/{repo}/statuses/{sha}',
+      {
+        sha,
+        state: status.state,
+        context: status.context,
+        description,
+        ...(status.targetUrl !== undefined ? { target_url: status.targetUrl } : {}),
+      },
+    );
+    return wire.status(data);
+  }
+
+  async listStatuses(sha: string): Promise<StatusRecord[]> {
+    wire.checkSha(sha);
+    const statuses: StatusRecord[] = [];
+    for (let page = 1; ; page++) {
+      const data = await this.rest.read<wire.Status[]>(
+        `list statuses of ${sha}`,
+        'GET /repos/{owner}/{repo}/commits/{ref}/statuses',
+        { ref: sha, per_page: 100, page },
+      );
+      statuses.push(...data.map(wire.status));
+      if (data.length < 100) return statuses;
+    }
+  }
+
+  async listRunJobs(runId: number): Promise<WorkflowJob[]> {
+    const jobs: WorkflowJob[] = [];
+    for (let page = 1; ; page++) {
+      const data = await this.rest.read<{ total_count: number; jobs: wire.Job[] }>(
+        `list the jobs of run ${runId}`,
+        'GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs',
+        { run_id: runId, filter: 'all', per_page: 100, page },
+      );
+      jobs.push(...data.jobs.map(wire.job));
+      if (data.jobs.length < 100 || jobs.length >= data.total_count) return jobs;
+    }
   }
 
   /**

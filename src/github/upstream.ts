@@ -47,6 +47,35 @@ export interface CommitStatus {
   targetUrl?: string;
 }
 
+/** A commit status as GitHub lists it: its id, who posted it and when, on GitHub's clock. */
+export interface StatusRecord {
+  id: number;
+  state: CommitStatus['state'];
+  context: string;
+  description: string | null;
+  targetUrl: string | null;
+  /** the login of the token that posted it; null when GitHub names none */
+  creator: string | null;
+  createdAt: string;
+}
+
+/**
+ * A workflow job as the Actions jobs API shows it (status queued, in_progress, completed, waiting, ...;
+ * conclusion success, failure, cancelled, skipped, timed_out, ... once completed).
+ * https://docs.github.com/rest/actions/workflow-jobs#list-jobs-for-a-workflow-run
+ */
+export interface WorkflowJob {
+  id: number;
+  runId: number;
+  runAttempt: number;
+  name: string;
+  status: string;
+  conclusion: string | null;
+  startedAt: string;
+  completedAt: string | null;
+  runnerName: string | null;
+}
+
 /**
  * One ref change in the repository's activity list (GET /repos/{o}/{r}/activity). GitHub records branches
  * only (`ref` is documented as `refs/heads/<branch>`), with activity_type push, force_push, branch_creation,
@@ -240,7 +269,15 @@ export interface Upstream {
   deleteBranch(branch: string): Promise<void>;
   /** Fast-forward only. Throws not_fast_forward when the branch moved. */
   updateBranch(branch: string, sha: string): Promise<void>;
-  createStatus(sha: string, status: CommitStatus): Promise<void>;
+  /** Posts a commit status; GitHub's record of it (id, creator, time) comes back. */
+  createStatus(sha: string, status: CommitStatus): Promise<StatusRecord>;
+  /**
+   * Every status on a commit, newest first (GitHub keeps at most 1,000 per context and commit).
+   * https://docs.github.com/rest/commits/statuses#list-commit-statuses-for-a-reference
+   */
+  listStatuses(sha: string): Promise<StatusRecord[]>;
+  /** The jobs of every attempt of a workflow run (needs `actions: read`). */
+  listRunJobs(runId: number): Promise<WorkflowJob[]>;
   /** File text at a ref via the contents API (used to read perimeters.yml from a trusted ref). */
   getFileAtRef(path: string, ref: string): Promise<{ text: string; sha: string }>;
   /** Opens a pull request from `head` (a branch of this repository) into `base`, with labels if any. */

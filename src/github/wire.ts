@@ -5,7 +5,9 @@ import {
   type EntryType,
   type PushActivity,
   type Signature,
+  type StatusRecord,
   type TreeEntry,
+  type WorkflowJob,
 } from './upstream.js';
 
 export interface Repository {
@@ -55,6 +57,50 @@ export interface Activity {
   activity_type: string;
   timestamp: string;
   actor: { login: string } | null;
+}
+export interface Status {
+  id: number;
+  state: 'success' | 'failure' | 'error' | 'pending';
+  context: string;
+  description: string | null;
+  target_url: string | null;
+  creator?: { login: string } | null;
+  created_at: string;
+}
+export interface Job {
+  id: number;
+  run_id: number;
+  run_attempt?: number;
+  name: string;
+  status: string;
+  conclusion: string | null;
+  started_at: string;
+  completed_at: string | null;
+  runner_name: string | null;
+}
+export function status(data: Status): StatusRecord {
+  return {
+    id: data.id,
+    state: data.state,
+    context: data.context,
+    description: data.description,
+    targetUrl: data.target_url,
+    creator: data.creator?.login ?? null,
+    createdAt: data.created_at,
+  };
+}
+export function job(data: Job): WorkflowJob {
+  return {
+    id: data.id,
+    runId: data.run_id,
+    runAttempt: data.run_attempt ?? 1,
+    name: data.name,
+    status: data.status,
+    conclusion: data.conclusion,
+    startedAt: data.started_at,
+    completedAt: data.completed_at,
+    runnerName: data.runner_name,
+  };
 }
 export interface Contents {
   type: string;

@@ -49,6 +49,11 @@ async function createStatus(ctx: RouteContext): Promise<ApiResponse> {
   return { status: 201, body: statusJson(ctx.base, ctx.repo, status, true) };
 }
 
+/**
+ * Statuses of a commit, newest first, each with its `id`, `creator` and `created_at` as GitHub lists them
+ * (https://docs.github.com/rest/commits/statuses#list-commit-statuses-for-a-reference); the verify job tells
+ * its own from forged ones by id and time.
+ */
 async function statusesFor(ctx: RouteContext): Promise<{ sha: string; list: typeof ctx.repo.statuses }> {
   const sha = await ctx.repo.resolveCommit(ctx.params.ref!);
   if (!sha) throw await missing(ctx.repo);

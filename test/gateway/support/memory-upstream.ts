@@ -314,8 +314,22 @@ export async function createMemoryUpstream(
       if (!reachable) throw new UpstreamError('not_fast_forward', 'Update is not a fast forward', 422);
       refs.set(`refs/heads/${name}`, sha);
     },
-    async createStatus() {
+    async createStatus(_sha, status) {
       count('createStatus');
+      return {
+        id: 1,
+        ...status,
+        description: status.description,
+        targetUrl: null,
+        creator: null,
+        createdAt: new Date().toISOString(),
+      };
+    },
+    async listStatuses() {
+      throw new UpstreamError('unavailable', 'statuses are not kept here');
+    },
+    async listRunJobs() {
+      throw new UpstreamError('unavailable', 'there are no workflow runs here');
     },
     async createPullRequest() {
       count('createPullRequest');
