@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { UpstreamError, type ActivityWindow } from '../github/upstream.js';
+import { UpstreamError, type ActivityWindow, type PushActivity } from '../github/upstream.js';
 import type { JobFacts } from './judge.js';
-import { accountForBranches, MARKER_PREFIX, ZERO_SHA } from './ref-accounting.js';
+import { accountForBranches, MARKER_PREFIX, ZERO_SHA, type BranchHistory } from './ref-accounting.js';
 import type { VerifyInput } from './types.js';
 import { accountForWindow } from './window.js';
 
@@ -48,9 +48,12 @@ export async function accountForMoves(input: VerifyInput, facts: JobFacts): Prom
           return;
         }
         facts.branchMoves = account.branches;
-        // GitHub records this job's token as the marker's creator: that is who "this job" is.
-        facts.identity = window.items[at]?.actor ?? null;
+        // GitHub records this job's token as the marker's creator: that is who "this job" is, unless the
+        // verification runs elsewhere and knows the job's identity from GitHub's record of its pending status.
+        facts.identity = input.identity !== undefined ? input.identity : (window.items[at]?.actor ?? null);
         for (const problem of account.unaccounted) facts.unchecked.push(`what happened to ${problem}`);
+        if (input.startTaken)
+          checkStart(window.items.slice(at + 1), account.branches, input.startTaken, facts);
         return;
       }
       await sleep((input.activityRetryMs ?? ACTIVITY_RETRY_MS) * attempt);
@@ -59,6 +62,30 @@ export async function accountForMoves(input: VerifyInput, facts: JobFacts): Prom
     await input.upstream.deleteBranch(marker.branch).catch((error: unknown) => {
       facts.notes.push(`the end marker ${marker.branch} could not be deleted: ${reason(error)}`);
     });
+  }
+}
+
+/**
+ * A start snapshot that came from elsewhere (a verify job's handoff) must agree with GitHub: every branch move
+ * recorded after the snapshot was surely taken, and while the job ran, is one the account holds. A snapshot
+ * that already shows a later move (a branch the job created, claimed as there from the start) hides it.
+ */
+function checkStart(
+  items: readonly PushActivity[],
+  branches: Map<string, BranchHistory>,
+  taken: { before: string; jobEnded: string },
+  facts: JobFacts,
+): void {
+  const after = Date.parse(taken.before);
+  const until = Date.parse(taken.jobEnded);
+  for (const item of items) {
+    const at = Date.parse(item.timestamp);
+    if (!item.ref.startsWith('refs/heads/') || item.ref.startsWith(`refs/heads/${MARKER_PREFIX}`)) continue;
+    if (!(at > after && at <= until)) continue;
+    if (branches.get(item.ref)?.moves.includes(item)) continue;
+    facts.unchecked.push(
+      `what happened to ${item.ref}: GitHub records a move at ${item.timestamp} (${item.before.slice(0, 7)} → ${item.after.slice(0, 7)}, by ${item.actor ?? 'unknown'}), after the start snapshot was taken, that the start snapshot already shows: the handed-over start does not agree with GitHub`,
+    );
   }
 }
 

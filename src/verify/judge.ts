@@ -3,6 +3,7 @@ import { protectedRule, type Perimeter } from '../policy/index.js';
 import type { Change } from './change.js';
 import { compileGlobList } from '../policy/glob.js';
 import { movedByOthersOnly } from './others.js';
+import type { ForeignStatus } from './receipt-statuses.js';
 import { isInertMarker, ZERO_SHA, type BranchHistory } from './ref-accounting.js';
 import type {
   Baseline,
@@ -48,6 +49,10 @@ export interface JobFacts {
   branchMoves: Map<string, BranchHistory> | null;
   unchecked: string[];
   notes: string[];
+  /** whether a missing ledger keeps the verdict from success (default true; a verify job reads none) */
+  ledgerExpected?: boolean;
+  /** statuses on the receipt's context that Perimeter did not post (only looked for by a verify job) */
+  foreignStatuses?: ForeignStatus[];
 }
 
 const SYMLINK = '120000';
@@ -187,6 +192,19 @@ function boundBranchMoves(facts: JobFacts): Violation[] {
   return violations;
 }
 
+/**
+ * A status on the receipt's context posted during the job that Perimeter did not post: someone with the job's
+ * access (the agent, with the token it read from the gateway) posted a receipt of its own.
+ */
+function forgedReceipts(foreign: ForeignStatus[]): Violation[] {
+  return foreign
+    .filter((f) => f.inWindow)
+    .map(({ sha, status }) => ({
+      kind: 'forged-receipt' as const,
+      message: `forged receipt: a "${status.state}" status on "${status.context}" of ${short(sha)} (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}) was posted during the job, not by Perimeter`,
+    }));
+}
+
 export function judge(facts: JobFacts): Verdict {
   const branchRef = `refs/heads/${facts.branch}`;
   const violations: Violation[] = [];
@@ -277,8 +295,14 @@ export function judge(facts: JobFacts): Verdict {
     });
   }
 
-  if (facts.ledger === null) unchecked.push('there is no gateway ledger, so commits could not be attributed');
-  else if (!facts.ledger.ok)
+  if (facts.ledger === null) {
+    if (facts.ledgerExpected !== false)
+      unchecked.push('there is no gateway ledger, so commits could not be attributed');
+    else if (facts.directPushes === 'deny')
+      unchecked.push(
+        'direct-pushes: deny needs the gateway ledger to tell its commits from direct pushes, and a verify job trusts none',
+      );
+  } else if (!facts.ledger.ok)
     unchecked.push(`the gateway ledger is broken: ${facts.ledger.problem ?? 'unknown problem'}`);
 
   const commits = attribute(facts);
@@ -300,6 +324,12 @@ export function judge(facts: JobFacts): Verdict {
       `${commits.direct.length} commit(s) were pushed without the gateway (allowed by direct-pushes: check)`,
     );
   }
+
+  violations.push(...forgedReceipts(facts.foreignStatuses ?? []));
+  for (const { sha, status } of (facts.foreignStatuses ?? []).filter((f) => !f.inWindow))
+    notes.push(
+      `a "${status.state}" status on "${status.context}" of ${short(sha)} was posted after the job ended (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}): not the job's, and not this receipt`,
+    );
 
   const state = violations.length > 0 ? 'failure' : unchecked.length > 0 ? 'error' : 'success';
   return {

@@ -1,6 +1,7 @@
 import type { PushActivity, Upstream } from '../github/upstream.js';
 import type { Perimeter } from '../policy/index.js';
 import type { Change } from './change.js';
+import type { ReceiptWindow } from './receipt-statuses.js';
 
 /** Full ref name ('refs/heads/main', 'refs/tags/v1') to the SHA it points at. */
 export type RefSnapshot = Record<string, string>;
@@ -68,6 +69,24 @@ export interface VerifyInput {
   activityRetryMs?: number;
   /** most new commits diffed one by one for changes the net diff hides (default 50) */
   maxCommitDiffs?: number;
+  /**
+   * The identity of the job's token, when the verification knows it from elsewhere (a verify job, whose own
+   * token may be another identity); otherwise the end marker's creator is taken.
+   */
+  identity?: string | null;
+  /**
+   * Whether a missing ledger keeps the verdict from success (default true). A verify job reads no ledger: it
+   * examines every new commit by its tree, so the ledger would only attribute them (direct-pushes: deny still
+   * needs it).
+   */
+  ledgerExpected?: boolean;
+  /**
+   * When the start snapshot was surely taken (`before`, GitHub's clock) and when the job ended: for a start
+   * snapshot handed over from elsewhere, which the activity list must then agree with.
+   */
+  startTaken?: { before: string; jobEnded: string };
+  /** Statuses on the receipt's context to look for during the job: any Perimeter did not post is forged. */
+  receiptWindow?: ReceiptWindow;
 }
 
 /**
@@ -99,7 +118,7 @@ export interface FileDecision extends Change {
 }
 
 export type ViolationKind =
-  'path' | 'symlink' | 'submodule' | 'history' | 'branch-deleted' | 'ref' | 'direct-push';
+  'path' | 'symlink' | 'submodule' | 'history' | 'branch-deleted' | 'ref' | 'direct-push' | 'forged-receipt';
 
 export interface Violation {
   kind: ViolationKind;

@@ -11,6 +11,8 @@ import {
 import { accountForMoves } from './activity.js';
 import { commitsOfOthers } from './others.js';
 import { compareSnapshots, judge, type JobFacts } from './judge.js';
+import { findForeignStatuses, MAX_STATUS_COMMITS, type ReceiptWindow } from './receipt-statuses.js';
+import { ZERO_SHA } from './ref-accounting.js';
 import type { Baseline, RefSnapshot, Verdict, VerifyInput } from './types.js';
 
 /** new commits listed (10 compare pages); a longer job is unchecked, never success */
@@ -91,6 +93,8 @@ export async function verifyJob(input: VerifyInput): Promise<Verdict> {
     branchMoves: null,
     unchecked: [...(input.problems ?? [])],
     notes: [UNRECORDED_REFS],
+    ledgerExpected: input.ledgerExpected ?? true,
+    foreignStatuses: [],
   };
 
   // Who moved what comes first: it decides which of the bound branch's new commits are this job's.
@@ -100,7 +104,41 @@ export async function verifyJob(input: VerifyInput): Promise<Verdict> {
   } else if (endHead !== startHead) {
     await examineBranch(input, facts, endHead);
   }
+  if (input.receiptWindow) await lookForForgedReceipts(input, input.receiptWindow, facts);
   return judge(facts);
+}
+
+/**
+ * The statuses on the receipt's context on every commit the bound branch showed during the job: its heads
+ * (start, end, each one it held) and its new commits. One the verification did not expect is forged.
+ */
+async function lookForForgedReceipts(input: VerifyInput, window: ReceiptWindow, facts: JobFacts) {
+  const moves = facts.branchMoves?.get(`refs/heads/${input.branch}`)?.moves ?? [];
+  const shas = [
+    ...new Set(
+      [
+        facts.startHead,
+        facts.endHead,
+        ...moves.map((m) => m.after),
+        ...(facts.newCommits?.shas ?? []),
+      ].filter((sha): sha is string => sha !== null && sha !== ZERO_SHA),
+    ),
+  ];
+  if (facts.newCommits === null || !facts.newCommits.complete)
+    facts.unchecked.push(
+      `the statuses on "${window.context}" of every new commit (the new commits could not all be listed)`,
+    );
+  if (shas.length > MAX_STATUS_COMMITS) {
+    facts.unchecked.push(
+      `the statuses on "${window.context}" of ${shas.length} commits (at most ${MAX_STATUS_COMMITS} are read)`,
+    );
+    return;
+  }
+  try {
+    facts.foreignStatuses = await findForeignStatuses(input.upstream, shas, window);
+  } catch (error) {
+    facts.unchecked.push(`the statuses on "${window.context}" during the job: ${reason(error)}`);
+  }
 }
 
 /** Said in every receipt: what GitHub keeps no record of, so no verifier can see it (SECURITY.md). */
