@@ -13,6 +13,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const entries = {
   main: 'src/action/main-entry.ts',
   post: 'src/action/post-entry.ts',
+  verify: 'src/action/verify-entry.ts',
   gateway: 'src/gateway/entry.ts',
   cli: 'src/cli/main.ts',
   apply: 'src/action/apply-entry.ts',

@@ -17,9 +17,13 @@ export class ActionError extends Error {
 }
 
 /** perimeters.yml as committed at `ref`, read through the API: the workspace is the agent's to change. */
-export async function readConfigText(upstream: Upstream, file: string, ref: string): Promise<string> {
+export async function readConfigFile(
+  upstream: Upstream,
+  file: string,
+  ref: string,
+): Promise<{ text: string; sha: string }> {
   try {
-    return (await upstream.getFileAtRef(file, ref)).text;
+    return await upstream.getFileAtRef(file, ref);
   } catch (error) {
     if (error instanceof UpstreamError && error.code === 'not_found') {
       throw new ActionError(

@@ -17,6 +17,14 @@ export enum Inputs {
   RecordName = 'record-name',
   RecordRetentionDays = 'record-retention-days',
   Writes = 'writes',
+  ReceiptBy = 'receipt-by',
+}
+
+/** The inputs of the verify sub-action (verify/action.yml). */
+export enum VerifyInputs {
+  GithubToken = 'github-token',
+  Handoff = 'handoff',
+  FailOnViolation = 'fail-on-violation',
 }
 
 export enum Outputs {
@@ -34,6 +42,8 @@ export enum Outputs {
   TokenVariable = 'token-variable',
   /** the name of the record artifact post uploads (perimeter/apply and audits read it) */
   Record = 'record',
+  /** what a later verify job needs from before the agents ran (JSON, src/action/handoff.ts) */
+  Handoff = 'handoff',
 }
 
 /** Keys passed from main to post (the runner hands them to post as STATE_<key>). */

@@ -8,6 +8,18 @@ import { MIN_SECRET_LENGTH } from '../gateway/bearer-secret.js';
 import { Inputs, STATUS_CONTEXT } from './constants.js';
 
 export type DirectPushes = 'check' | 'deny';
+export type ReceiptBy = 'post' | 'verify-job';
+
+export interface RunFacts {
+  /** GITHUB_RUN_ID, '' outside a runner */
+  id: string;
+  /** GITHUB_RUN_ATTEMPT */
+  attempt: string;
+  /** GITHUB_JOB: the job's key in the workflow */
+  job: string;
+  /** RUNNER_NAME: the Actions jobs API shows it for the job the runner ran */
+  runner: string;
+}
 
 /** What main and post run with. This module is the only place that reads inputs and runner variables. */
 export interface Settings {
@@ -44,6 +56,11 @@ export interface Settings {
   writes: 'push' | 'stage';
   /** full ref names (globs) whose changes are listed, not judged; never covering the bound branch */
   ignoreRefs: string[];
+  /**
+   * `post`: the post step posts the receipt; `verify-job`: a later job (perimeter/verify) does, from main's
+   * handoff output, and the post step posts no commit status of its own (its verdict stays in the log)
+   */
+  receiptBy: ReceiptBy;
   /** milliseconds post may spend verifying before it posts an error receipt */
   verifyTimeoutMs: number;
   /** where main writes the ledger, log, snapshot and client configs (RUNNER_TEMP) */
@@ -52,8 +69,8 @@ export interface Settings {
   eventName: string;
   /** the event payload (GITHUB_EVENT_PATH), null when absent or unreadable */
   event: unknown;
-  /** this run and job, as the runner names them ('' outside a runner) */
-  run: { id: string; attempt: string; job: string };
+  /** this run, job and runner, as the runner names them ('' outside a runner) */
+  run: RunFacts;
   /** the workflow artifact post uploads: its name, and its retention in days (undefined: the repository's) */
   record: { name: string; retentionDays: number | undefined };
 }
@@ -78,31 +95,9 @@ export interface StepBasics {
 }
 
 export function readStepBasics(env: Env = process.env, read: ReadInput = defaultRead): StepBasics {
-  const token = read(Inputs.GithubToken);
-  if (!token) throw new InputError(`${Inputs.GithubToken}: required; the default is \${{ github.token }}`);
-  // GitHub's tokens have 40 characters or more; a shorter value could not be scrubbed from messages
-  if (token.length < MIN_SCRUBBED_LENGTH)
-    throw new InputError(
-      `${Inputs.GithubToken}: ${token.length} characters, shorter than any GitHub token (at least ${MIN_SCRUBBED_LENGTH} are required)`,
-    );
-
-  const repository = env.GITHUB_REPOSITORY ?? '';
-  const match = /^([A-Za-z0-9-_.]+)\/([A-Za-z0-9-_.]+)$/.exec(repository);
-  if (!match)
-    throw new InputError(`GITHUB_REPOSITORY: expected "owner/name", got ${JSON.stringify(repository)}`);
-  const [, owner, repo] = match as unknown as [string, string, string];
-
-  const serverUrl = env.GITHUB_SERVER_URL?.replace(/\/+$/, '');
-  const runUrl =
-    serverUrl && env.GITHUB_RUN_ID
-      ? `${serverUrl}/${repository}/actions/runs/${env.GITHUB_RUN_ID}`
-      : undefined;
   return {
-    token,
-    owner,
-    repo,
-    apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
-    runUrl,
+    token: tokenInput(read(Inputs.GithubToken)),
+    ...readRunner(env),
     tempDir: env.RUNNER_TEMP || tmpdir(),
   };
 }
@@ -125,10 +120,11 @@ export function readSettings(env: Env = process.env, read: ReadInput = defaultRe
     writesPerMinute: positiveInteger(Inputs.WritesPerMinute, read(Inputs.WritesPerMinute), 80),
     writes: writesMode(read(Inputs.Writes)),
     ignoreRefs: ignoreRefs(read(Inputs.IgnoreRefs), branch),
+    receiptBy: receiptBy(read(Inputs.ReceiptBy)),
     verifyTimeoutMs: positiveInteger(Inputs.VerifyTimeout, read(Inputs.VerifyTimeout), 600) * 1000,
     eventName: env.GITHUB_EVENT_NAME ?? '',
     event,
-    run: { id: env.GITHUB_RUN_ID ?? '', attempt: env.GITHUB_RUN_ATTEMPT ?? '', job: env.GITHUB_JOB ?? '' },
+    run: runFacts(env),
     record: {
       name: recordName(read(Inputs.RecordName), env),
       retentionDays:
@@ -150,6 +146,56 @@ function recordName(value: string, env: Env): string {
       `${Inputs.RecordName}: ${JSON.stringify(name)} holds a character artifact names may not have (" : < > | * ? \\ / CR LF)`,
     );
   return name;
+}
+
+/** The repository, API and run link every step of Perimeter takes from the runner. */
+export function readRunner(env: Env): Pick<Settings, 'owner' | 'repo' | 'apiUrl' | 'runUrl'> {
+  const repository = env.GITHUB_REPOSITORY ?? '';
+  const match = /^([A-Za-z0-9-_.]+)\/([A-Za-z0-9-_.]+)$/.exec(repository);
+  if (!match)
+    throw new InputError(`GITHUB_REPOSITORY: expected "owner/name", got ${JSON.stringify(repository)}`);
+  const [, owner, repo] = match as unknown as [string, string, string];
+  const serverUrl = env.GITHUB_SERVER_URL?.replace(/\/+$/, '');
+  const runUrl =
+    serverUrl && env.GITHUB_RUN_ID
+      ? `${serverUrl}/${repository}/actions/runs/${env.GITHUB_RUN_ID}`
+      : undefined;
+  return {
+    owner,
+    repo,
+    apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
+    runUrl,
+  };
+}
+
+export function runFacts(env: Env): RunFacts {
+  return {
+    id: env.GITHUB_RUN_ID ?? '',
+    attempt: env.GITHUB_RUN_ATTEMPT ?? '',
+    job: env.GITHUB_JOB ?? '',
+    runner: env.RUNNER_NAME ?? '',
+  };
+}
+
+function receiptBy(value: string): ReceiptBy {
+  if (value === '' || value === 'post') return 'post';
+  if (value === 'verify-job') return 'verify-job';
+  throw new InputError(`${Inputs.ReceiptBy}: expected "post" or "verify-job", got ${JSON.stringify(value)}`);
+}
+
+/** A token given as an input: required, and long enough to be scrubbed from every message. */
+export function tokenInput(token: string): string {
+  if (!token) throw new InputError(`${Inputs.GithubToken}: required; the default is \${{ github.token }}`);
+  // GitHub's tokens have 40 characters or more; a shorter value could not be scrubbed from messages
+  if (token.length < MIN_SCRUBBED_LENGTH)
+    throw new InputError(
+      `${Inputs.GithubToken}: ${token.length} characters, shorter than any GitHub token (at least ${MIN_SCRUBBED_LENGTH} are required)`,
+    );
+  return token;
+}
+
+export function booleanInput(name: string, value: string, fallback: boolean): boolean {
+  return boolean(name, value, fallback);
 }
 
 function readEvent(env: Env): unknown {

@@ -5,12 +5,13 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { createOctokitUpstream } from '../github/octokit-upstream.js';
-import { UpstreamError, type Upstream } from '../github/upstream.js';
+import { UpstreamError, type StatusRecord, type Upstream } from '../github/upstream.js';
 import { DEFAULT_CONFIG_FILE } from '../policy/index.js';
 import { makeScrubber } from '../safety/secret-forms.js';
 import { snapshotRefs } from '../verify/index.js';
 import { tokenVariables, variableName, writeClientConfigs, type Endpoint } from '../gateway/client-config.js';
-import { ActionError, loadPerimeters, readConfigText } from './config-loader.js';
+import { ActionError, loadPerimeters, readConfigFile } from './config-loader.js';
+import { renderHandoff, type HandoffFacts } from './handoff.js';
 import { checkConfigRef } from './config-ref.js';
 import { applyTrust } from './trust-gate.js';
 import { Inputs, Outputs, READY_TIMEOUT_MS, START_MARGIN_MS, State } from './constants.js';
@@ -67,7 +68,7 @@ async function start(
 ): Promise<void> {
   const defaultBranch = settings.configRef === null ? (await upstream.getRepository()).defaultBranch : '';
   const configRef = settings.configRef ?? defaultBranch;
-  const configText = await readConfigText(upstream, settings.configFile, configRef);
+  const { text: configText, sha: configSha } = await readConfigFile(upstream, settings.configFile, configRef);
   const { config, perimeters: selected } = loadPerimeters(
     configText,
     settings.configFile,
@@ -106,7 +107,32 @@ async function start(
     heads: snapshot,
   });
   if (warning !== null) core.warning(warning);
-  await markPending(upstream, startHead, settings.statusContext);
+  const pending = await markPending(upstream, startHead, settings);
+  // Set now, so a verify job can judge the job even when the rest of main fails.
+  setHandoff({
+    repository: `${settings.owner}/${settings.repo}`,
+    run: {
+      id: Number(settings.run.id),
+      attempt: Number(settings.run.attempt || '1'),
+      job: settings.run.job,
+      runner: settings.run.runner,
+    },
+    branch: settings.branch,
+    config: { file: settings.configFile, ref: configRef, sha: configSha },
+    perimeters: names,
+    directPushes: settings.directPushes,
+    ignoreRefs: settings.ignoreRefs,
+    identity: pending.creator,
+    startedAt,
+    startRefs: snapshot,
+    pending: {
+      id: pending.id,
+      sha: startHead,
+      context: pending.context,
+      description: pending.description ?? '',
+      createdAt: pending.createdAt,
+    },
+  });
 
   const workDir = realpathSync(mkdtempSync(join(settings.tempDir, 'perimeter-')));
   store.save(State.Branch, settings.branch);
@@ -200,13 +226,28 @@ async function start(
   }
 }
 
-/** A pending status until post replaces it; also proves early that the token may post statuses. */
-async function markPending(upstream: Upstream, sha: string, context: string): Promise<void> {
+/** The handoff output; without one (outside a runner, too many refs) a verify job says so and fails. */
+function setHandoff(facts: HandoffFacts): void {
   try {
-    await upstream.createStatus(sha, {
+    core.setOutput(Outputs.Handoff, renderHandoff(facts));
+  } catch (error) {
+    core.warning(`no ${Outputs.Handoff} output for a verify job: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * A pending status until the receipt replaces it; also proves early that the token may post statuses, and
+ * GitHub's answer names the token's identity.
+ */
+async function markPending(upstream: Upstream, sha: string, settings: Settings): Promise<StatusRecord> {
+  try {
+    return await upstream.createStatus(sha, {
       state: 'pending',
-      context,
-      description: 'Agents at work; the post step verifies what was pushed.',
+      context: settings.statusContext,
+      description:
+        settings.receiptBy === 'verify-job'
+          ? 'Agents at work; a later job verifies what was pushed.'
+          : 'Agents at work; the post step verifies what was pushed.',
     });
   } catch (error) {
     if (error instanceof UpstreamError && (error.code === 'forbidden' || error.code === 'not_found')) {

@@ -9,7 +9,7 @@ import type { Settings } from './inputs.js';
  */
 export async function publishReceipt(
   upstream: Upstream,
-  settings: Settings,
+  settings: Pick<Settings, 'runUrl' | 'receiptBy'>,
   receipt: Receipt,
   sha: string,
   gatewayLog: string,
@@ -27,6 +27,10 @@ export async function publishReceipt(
   for (const a of receipt.annotations)
     core.error(a.message, a.path ? { title: a.title, file: a.path } : { title: a.title });
 
+  if (settings.receiptBy === 'verify-job') {
+    core.info('receipt-by: verify-job, so the commit status comes from the verify job, not from this step');
+    return;
+  }
   await upstream.createStatus(sha, {
     ...receipt.status,
     description: clip(visible(receipt.status.description), MAX_DESCRIPTION),
@@ -37,7 +41,7 @@ export async function publishReceipt(
 /** The receipt when nothing could be verified: an `error` status (best effort) and a summary saying why. */
 export async function publishError(
   upstream: Upstream,
-  settings: Settings,
+  settings: Pick<Settings, 'runUrl' | 'receiptBy' | 'statusContext'>,
   branch: string,
   sha: string | null,
   reason: string,
@@ -46,6 +50,7 @@ export async function publishError(
     .addHeading('Perimeter: not verified', 2)
     .addRaw(`${inlineText(reason)}\n\nThe receipt is an error, never a success.`, true);
   await writeSummary();
+  if (settings.receiptBy === 'verify-job') return;
   try {
     const target = sha || (await upstream.tryGetBranchHead(branch));
     if (!target) return;

@@ -26,12 +26,21 @@ export const START_REFS_KEYS = { path: State.StartRefsPath, digest: State.StartR
  */
 export type JobSettings = Pick<
   Settings,
-  'owner' | 'repo' | 'apiUrl' | 'runUrl' | 'directPushes' | 'statusContext' | 'failOnViolation' | 'ignoreRefs'
+  | 'owner'
+  | 'repo'
+  | 'apiUrl'
+  | 'runUrl'
+  | 'directPushes'
+  | 'statusContext'
+  | 'failOnViolation'
+  | 'ignoreRefs'
+  | 'receiptBy'
 >;
 
 export function jobSettingsOf(settings: Settings): JobSettings {
-  const { owner, repo, apiUrl, runUrl, directPushes, statusContext, failOnViolation, ignoreRefs } = settings;
-  return { owner, repo, apiUrl, runUrl, directPushes, statusContext, failOnViolation, ignoreRefs };
+  const { owner, repo, apiUrl, runUrl, directPushes, statusContext, failOnViolation, ignoreRefs, receiptBy } =
+    settings;
+  return { owner, repo, apiUrl, runUrl, directPushes, statusContext, failOnViolation, ignoreRefs, receiptBy };
 }
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');

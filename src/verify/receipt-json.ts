@@ -55,7 +55,16 @@ export const receiptSchema = z.strictObject({
   refs: z.strictObject({ start: snapshot, end: snapshot }),
   violations: z.array(
     z.strictObject({
-      kind: z.enum(['path', 'symlink', 'submodule', 'history', 'branch-deleted', 'ref', 'direct-push']),
+      kind: z.enum([
+        'path',
+        'symlink',
+        'submodule',
+        'history',
+        'branch-deleted',
+        'ref',
+        'direct-push',
+        'forged-receipt',
+      ]),
       message: z.string(),
       path: z.string().optional(),
       ref: z.string().optional(),

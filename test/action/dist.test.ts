@@ -20,7 +20,7 @@ describe('action.yml', () => {
       post: 'dist/post/index.js',
       'post-if': 'always()',
     });
-    for (const entry of ['main', 'post', 'gateway']) {
+    for (const entry of ['main', 'post', 'gateway', 'verify']) {
       expect(existsSync(join(REPO_ROOT, 'dist', entry, 'index.js')), entry).toBe(true);
       expect(JSON.parse(readFileSync(join(REPO_ROOT, 'dist', entry, 'package.json'), 'utf8'))).toEqual({
         type: 'module',
@@ -29,7 +29,7 @@ describe('action.yml', () => {
   });
 });
 
-describe.each(['main', 'post'])('dist/%s/index.js', (entry) => {
+describe.each(['main', 'post', 'verify'])('dist/%s/index.js', (entry) => {
   describe('when run without a runner environment', () => {
     it('fails with one clear error, no stack trace', async () => {
       const error = (await run(runnerNode(), [join(REPO_ROOT, 'dist', entry, 'index.js')], {

@@ -50,13 +50,23 @@ describe('readSettings', () => {
         writesPerMinute: 80,
         writes: 'push',
         ignoreRefs: [],
+        receiptBy: 'post',
         verifyTimeoutMs: 600_000,
         tempDir: '/tmp/runner',
         eventName: '',
         event: null,
-        run: { id: '42', attempt: '', job: '' },
+        run: { id: '42', attempt: '', job: '', runner: '' },
         record: { name: 'perimeter-job-1', retentionDays: undefined },
       });
+    });
+  });
+
+  describe('when receipt-by is given', () => {
+    it('takes post or verify-job, and refuses anything else', () => {
+      expect(settings({ [Inputs.ReceiptBy]: 'verify-job' }).receiptBy).toBe('verify-job');
+      expect(failure({ [Inputs.ReceiptBy]: 'later' })).toBe(
+        'receipt-by: expected "post" or "verify-job", got "later"',
+      );
     });
   });
 

@@ -166,6 +166,7 @@ export class ActionRunner {
       GITHUB_JOB: 'implement',
       GITHUB_ACTOR: 'octocat',
       GITHUB_RETENTION_DAYS: '90',
+      RUNNER_NAME: 'GitHub Actions 1',
       ...o.env,
       ...this.jobEnv,
     };

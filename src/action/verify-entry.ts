@@ -1,0 +1,4 @@
+import { runVerify } from './verify-step.js';
+
+await runVerify();
+process.exit();

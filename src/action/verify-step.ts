@@ -1,0 +1,148 @@
+import * as core from '@actions/core';
+import { createOctokitUpstream } from '../github/octokit-upstream.js';
+import type { Upstream } from '../github/upstream.js';
+import { compilePerimeter, parseConfig } from '../policy/index.js';
+import { makeScrubber } from '../safety/secret-forms.js';
+import { renderReceipt, snapshotRefs, STATUS_CONTEXT, verifyJob, type Verdict } from '../verify/index.js';
+import { readConfigFile } from './config-loader.js';
+import { VerifyInputs } from './constants.js';
+import { HandoffError, parseHandoff, type Handoff } from './handoff.js';
+import { checkPending, findAgentJob, receiptWindowOf } from './handoff-check.js';
+import { booleanInput, readRunner, runFacts, tokenInput, type Settings } from './inputs.js';
+import { publishError, publishReceipt } from './publish.js';
+
+type Env = Record<string, string | undefined>;
+
+interface VerifySettings extends Pick<Settings, 'token' | 'owner' | 'repo' | 'apiUrl' | 'runUrl'> {
+  handoff: string;
+  failOnViolation: boolean;
+  runId: number;
+  /** GITHUB_SHA, where a receipt goes when the handoff names no branch */
+  sha: string;
+}
+
+function readVerifySettings(env: Env = process.env): VerifySettings {
+  return {
+    token: tokenInput(core.getInput(VerifyInputs.GithubToken)),
+    ...readRunner(env),
+    handoff: core.getInput(VerifyInputs.Handoff),
+    failOnViolation: booleanInput(
+      VerifyInputs.FailOnViolation,
+      core.getInput(VerifyInputs.FailOnViolation),
+      true,
+    ),
+    runId: Number(runFacts(env).id) || 0,
+    sha: env.GITHUB_SHA ?? '',
+  };
+}
+
+/**
+ * The verify job (perimeter/verify): on a runner the agent never touched, with a token of its own, it judges
+ * the agent job from GitHub's records and main's handoff, which it checks against GitHub first. Nothing the
+ * agent job left behind is trusted; the receipt is posted last.
+ */
+export async function runVerify(): Promise<void> {
+  let settings: VerifySettings;
+  try {
+    settings = readVerifySettings();
+  } catch (error) {
+    core.setFailed(`nothing was verified: ${(error as Error).message}`);
+    return;
+  }
+  core.setSecret(settings.token);
+  const scrub = makeScrubber([settings.token]);
+  const upstream = createOctokitUpstream({
+    token: settings.token,
+    owner: settings.owner,
+    repo: settings.repo,
+    baseUrl: settings.apiUrl,
+  });
+  let handoff: Handoff | null = null;
+  try {
+    handoff = parseHandoff(settings.handoff);
+    const { verdict, headline } = await verify(upstream, settings, handoff);
+    if (verdict.state === 'success') return;
+    const message = `Perimeter: ${headline}`;
+    if (settings.failOnViolation) core.setFailed(message);
+    else core.warning(message);
+  } catch (error) {
+    const message = scrub(error instanceof Error ? error.message : String(error));
+    const reason = error instanceof HandoffError ? message : `the verify job could not verify: ${message}`;
+    await publishError(
+      upstream,
+      {
+        runUrl: settings.runUrl,
+        receiptBy: 'post',
+        statusContext: handoff?.pending.context ?? STATUS_CONTEXT,
+      },
+      handoff?.branch ?? '',
+      handoff === null ? settings.sha || null : null,
+      reason,
+    );
+    core.setFailed(`Perimeter: ${reason}`);
+  }
+}
+
+async function verify(
+  upstream: Upstream,
+  settings: VerifySettings,
+  handoff: Handoff,
+): Promise<{ verdict: Verdict; headline: string }> {
+  const repository = `${settings.owner}/${settings.repo}`;
+  if (handoff.repository !== repository || handoff.run.id !== settings.runId)
+    throw new HandoffError(
+      `the handoff is from ${handoff.repository} run ${handoff.run.id}, not from this run (${repository} run ${settings.runId})`,
+    );
+  const job = findAgentJob(await upstream.listRunJobs(handoff.run.id), handoff);
+  checkPending(await upstream.listStatuses(handoff.pending.sha), handoff);
+  core.info(
+    `agent job "${job.name}" (${job.id}): ${job.startedAt} to ${job.completedAt}, ${job.conclusion ?? 'no conclusion'}`,
+  );
+
+  // The perimeters from the trusted ref, read here: they must be the ones main read.
+  const { file, ref, sha } = handoff.config;
+  const config = await readConfigFile(upstream, file, ref);
+  if (config.sha !== sha)
+    throw new HandoffError(
+      `${file} at ${ref} is blob ${config.sha.slice(0, 7)} now, not ${sha.slice(0, 7)} as main read it: the perimeters changed since the agent job started, so it was not verified`,
+    );
+  const specs = parseConfig(config.text, file).perimeters;
+  const missing = handoff.perimeters.filter((name) => !specs.some((spec) => spec.name === name));
+  if (missing.length > 0)
+    throw new HandoffError(`the handoff exposes perimeters ${file} does not define: ${missing.join(', ')}`);
+  const perimeters = specs
+    .filter((spec) => handoff.perimeters.includes(spec.name))
+    .map((spec) => compilePerimeter(spec, file));
+
+  const end = await snapshotRefs(upstream);
+  const window = receiptWindowOf(handoff, job);
+  const verdict = await verifyJob({
+    upstream,
+    branch: handoff.branch,
+    start: handoff.startRefs,
+    end,
+    perimeters,
+    ledger: null,
+    ledgerExpected: false,
+    directPushes: handoff.directPushes,
+    ignoreRefs: handoff.ignoreRefs,
+    startedAt: handoff.startedAt,
+    identity: handoff.identity,
+    // main took the snapshot before it posted the pending status
+    startTaken: { before: handoff.pending.createdAt, jobEnded: window.until },
+    receiptWindow: window,
+  });
+  if (job.conclusion !== 'success')
+    verdict.notes.push(`the agent job ended ${job.conclusion ?? 'without a conclusion'}`);
+  const receipt = renderReceipt(verdict, { runUrl: settings.runUrl, context: handoff.pending.context });
+  // Last: nothing after this can change what the receipt says.
+  await publishReceipt(
+    upstream,
+    { runUrl: settings.runUrl, receiptBy: 'post' },
+    receipt,
+    end[`refs/heads/${handoff.branch}`] ?? handoff.pending.sha,
+    '',
+  );
+  if (verdict.state === 'success') core.info(`Perimeter: ${receipt.status.description}`);
+  return { verdict, headline: receipt.status.description };
+}

@@ -1,0 +1,62 @@
+/**
+ * verify/action.yml and the README's two-job workflow: the sub-action declares what the code reads and runs
+ * the committed verify bundle, and the README wires the handoff and the permissions the verify job needs.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { VerifyInputs } from '../../src/action/constants.js';
+import { REPO_ROOT } from '@perimeter/test-rigs';
+
+const file = join(REPO_ROOT, 'verify', 'action.yml');
+const action = parseYaml(readFileSync(file, 'utf8')) as {
+  inputs: Record<string, { required?: boolean }>;
+  runs: Record<string, string>;
+};
+const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+
+interface WorkflowJob {
+  needs?: string;
+  if?: string;
+  permissions?: Record<string, string>;
+  outputs?: Record<string, string>;
+  steps: Array<{ id?: string; uses?: string; with?: Record<string, string> }>;
+}
+
+describe('verify/action.yml', () => {
+  it('declares exactly the inputs the verify step reads, the handoff required', () => {
+    expect(Object.keys(action.inputs).sort()).toEqual(Object.values(VerifyInputs).sort());
+    expect(action.inputs[VerifyInputs.Handoff]?.required).toBe(true);
+  });
+
+  it('runs the verify bundle on node24, with no post step', () => {
+    expect(action.runs).toEqual({ using: 'node24', main: '../dist/verify/index.js' });
+    expect(existsSync(join(dirname(file), action.runs.main as string))).toBe(true);
+  });
+});
+
+describe("README's two-job workflow", () => {
+  const section = readme.split('## The two-job setup: a receipt the agent cannot forge')[1] ?? '';
+  const block = /```yaml\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+  const { jobs } = parseYaml(block) as { jobs: Record<string, WorkflowJob> };
+
+  it("passes main's handoff to a verify job that always runs after the agent job", () => {
+    const [agentName, agent] = Object.entries(jobs).find(([, job]) => job.outputs?.handoff)!;
+    const id = agent.steps.find((step) => step.uses?.startsWith('OWNER/perimeter@'))?.id;
+    expect(agent.outputs?.handoff).toBe(`\${{ steps.${id}.outputs.handoff }}`);
+    expect(agent.steps.find((step) => step.id === id)?.with?.['receipt-by']).toBe('verify-job');
+    const verify = Object.values(jobs).find((job) => job.needs === agentName)!;
+    expect(verify.if).toBe('always()');
+    expect(verify.steps).toEqual([
+      { uses: 'OWNER/perimeter/verify@v1', with: { handoff: `\${{ needs.${agentName}.outputs.handoff }}` } },
+    ]);
+  });
+
+  it('gives each job exactly the permissions the README lists', () => {
+    const verify = Object.values(jobs).find((job) => job.needs !== undefined)!;
+    const agent = Object.values(jobs).find((job) => job.needs === undefined)!;
+    expect(agent.permissions).toEqual({ contents: 'write', statuses: 'write' });
+    expect(verify.permissions).toEqual({ contents: 'write', statuses: 'write', actions: 'read' });
+  });
+});

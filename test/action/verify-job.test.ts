@@ -1,0 +1,270 @@
+/**
+ * The two-job setup end to end, as runners run it: the agent job (main, the agent, post) on one runner, then
+ * dist/verify/index.js from verify/action.yml on a fresh runner with its own token and only the handoff.
+ * The agent is root on its runner: it may rewrite the action's files there and post statuses with the token.
+ */
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { actionDir, FILES, REPOSITORY, TwoJobs, type JobOptions } from '@perimeter/test-rigs';
+
+let dir = '';
+const open: TwoJobs[] = [];
+beforeAll(async () => {
+  dir = await actionDir();
+}, 600_000);
+afterEach(async () => {
+  for (const jobs of open.splice(0)) await jobs.close();
+});
+
+async function twoJobs(options: Partial<JobOptions> = {}): Promise<TwoJobs> {
+  const jobs = await TwoJobs.create({ files: FILES, actionDir: dir, ...options });
+  open.push(jobs);
+  const main = await jobs.startAgentJob();
+  expect(main.exitCode, main.log + main.stderr).toBe(0);
+  return jobs;
+}
+
+/** A post step rewritten by the agent: it posts `success` on the receipt's context with the job's token. */
+const FORGING_POST = `
+const api = process.env.GITHUB_API_URL, repo = process.env.GITHUB_REPOSITORY;
+const token = process.env['INPUT_GITHUB-TOKEN'];
+const headers = { authorization: 'Bearer ' + token, 'content-type': 'application/json' };
+const ref = await (await fetch(api + '/repos/' + repo + '/git/ref/heads/agent/work', { headers })).json();
+const posted = await fetch(api + '/repos/' + repo + '/statuses/' + ref.object.sha, {
+  method: 'POST', headers,
+  body: JSON.stringify({ state: 'success', context: 'perimeter', description: 'All changes inside the perimeters' }),
+});
+console.log('forged: ' + posted.status);
+`;
+
+/** The summary's text with its character references read back (it escapes what a path could inject). */
+const plain = (markdown: string): string =>
+  markdown.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+
+/** The newest status on the receipt's context, as a reviewer sees it on the pull request. */
+async function receipt(jobs: TwoJobs) {
+  const head = await jobs.agent.head();
+  const response = await fetch(`${jobs.agent.gh.url}/repos/${REPOSITORY}/commits/${head}/statuses`, {
+    headers: { authorization: `Bearer ${jobs.verifyToken}` },
+  });
+  const statuses = (await response.json()) as Array<{ state: string; context: string; description: string }>;
+  return statuses.find((s) => s.context === 'perimeter');
+}
+
+describe('the verify job', { timeout: 180_000 }, () => {
+  describe('when the agent rewrites dist/post to post success and pushes out of scope', () => {
+    it('posts failure last, naming the file and the forged success', async () => {
+      const jobs = await twoJobs();
+      jobs.tamper('dist/post/index.js', FORGING_POST);
+      await jobs.agent.push({ 'docs/roadmap.md': '# Roadmap\n\nRewritten by an agent.\n' });
+      const post = await jobs.endAgentJob();
+      expect(post?.log).toContain('forged: 201');
+      expect((await receipt(jobs))?.state).toBe('success');
+
+      const verify = await jobs.verify();
+      expect(verify.exitCode, verify.log + verify.stderr).toBe(1);
+      const final = await receipt(jobs);
+      expect(final?.state).toBe('failure');
+      expect(final?.description).toContain('2 violations');
+      expect(verify.summary).toContain('docs/roadmap.md');
+      expect(plain(verify.summary)).toMatch(
+        /forged receipt: a "success" status on "perimeter" of [0-9a-f]{7} \(id \d+, by github-actions\[bot\]/,
+      );
+      expect(verify.annotations).toContainEqual(
+        expect.objectContaining({ level: 'error', file: 'docs/roadmap.md' }),
+      );
+      expect(verify.annotations.map((a) => a.message).join('\n')).toContain('forged receipt');
+      expect(verify.masks).toContain(jobs.verifyToken);
+      expect(verify.log + verify.stderr).not.toContain(jobs.verifyToken);
+    });
+  });
+
+  describe('when the agent job works inside its perimeter', () => {
+    it('posts success, and the agent job posted no status of its own', async () => {
+      const jobs = await twoJobs();
+      const agent = await jobs.agent.agent('implementer');
+      const pushed = await agent.callTool({
+        name: 'push_files',
+        arguments: {
+          message: 'Count widgets',
+          files: [{ path: 'src/count.ts', content: 'export const count = (xs: string[]) => xs.length;\n' }],
+        },
+      });
+      expect(pushed.isError).toBeFalsy();
+      const post = await jobs.endAgentJob();
+      expect(post?.exitCode, post?.log).toBe(0);
+      expect(await receipt(jobs)).toBeUndefined();
+
+      const verify = await jobs.verify();
+      expect(verify.exitCode, verify.log + verify.summary).toBe(0);
+      expect(await receipt(jobs)).toMatchObject({ state: 'success' });
+      expect(verify.summary).toContain('src/count.ts');
+    });
+  });
+
+  describe('when the agent posts its own receipt during the job', () => {
+    it('names the forged success even when every file is inside the perimeters', async () => {
+      const jobs = await twoJobs();
+      jobs.tamper('dist/post/index.js', FORGING_POST);
+      await jobs.agent.push({ 'src/count.ts': 'export const count = () => 1;\n' });
+      await jobs.endAgentJob();
+      const verify = await jobs.verify();
+      expect(verify.exitCode).toBe(1);
+      const final = await receipt(jobs);
+      expect(final?.state).toBe('failure');
+      expect(final?.description).toMatch(/^1 violation: forged receipt: a "success" status on "perimeter"/);
+    });
+
+    it('names a forged success on a commit that is no longer the head', async () => {
+      const jobs = await twoJobs();
+      const first = await jobs.agent.push({ 'src/count.ts': 'export const count = () => 1;\n' });
+      await postStatus(jobs, first, 'success', jobs.agent.token);
+      await jobs.agent.push({ 'src/count.ts': 'export const count = () => 2;\n' });
+      await jobs.endAgentJob();
+      const verify = await jobs.verify();
+      expect(verify.exitCode).toBe(1);
+      expect(plain(verify.summary)).toContain(`status on "perimeter" of ${first.slice(0, 7)}`);
+      expect((await receipt(jobs))?.state).toBe('failure');
+    });
+
+    it('cannot post once its job has ended: the token expired with it', async () => {
+      const jobs = await twoJobs();
+      await jobs.endAgentJob();
+      const head = await jobs.agent.head();
+      expect(await postStatus(jobs, head, 'success', jobs.agent.token)).toBe(401);
+      const verify = await jobs.verify();
+      expect(verify.exitCode, verify.log).toBe(0);
+      expect(await receipt(jobs)).toMatchObject({
+        state: 'success',
+        description: 'No changes during the job',
+      });
+    });
+  });
+
+  describe('when the agent job is cancelled or fails', () => {
+    it('still judges what was pushed, and says how the job ended', async () => {
+      const jobs = await twoJobs();
+      await jobs.agent.push({ 'src/count.ts': 'export const count = () => 3;\n' });
+      await jobs.endAgentJob({ post: false, conclusion: 'cancelled' });
+      const verify = await jobs.verify();
+      expect(verify.exitCode, verify.log).toBe(0);
+      expect((await receipt(jobs))?.state).toBe('success');
+      expect(verify.summary).toContain('the agent job ended cancelled');
+    });
+
+    it('fails a failed job that pushed out of scope', async () => {
+      const jobs = await twoJobs();
+      await jobs.agent.push({ 'docs/roadmap.md': 'agent was here\n' });
+      await jobs.endAgentJob({ conclusion: 'failure' });
+      const verify = await jobs.verify();
+      expect(verify.exitCode).toBe(1);
+      expect(await receipt(jobs)).toMatchObject({ state: 'failure' });
+      expect(verify.annotations).toContainEqual(expect.objectContaining({ file: 'docs/roadmap.md' }));
+    });
+
+    it('reports an error when main never handed anything over', async () => {
+      const jobs = await twoJobs();
+      await jobs.agent.push({ 'docs/roadmap.md': 'agent was here\n' });
+      await jobs.endAgentJob({ post: false, conclusion: 'cancelled' });
+      const verify = await jobs.verify('');
+      expect(verify.exitCode).toBe(1);
+      expect(verify.annotations.map((a) => a.message)).toContainEqual(
+        expect.stringContaining('the handoff is empty'),
+      );
+      expect(verify.stdout + verify.stderr).not.toMatch(/\n\s+at /);
+    });
+  });
+
+  describe('when the handoff is malformed or does not match GitHub', () => {
+    it.each([
+      ['not JSON', '{nope', 'the handoff is not JSON'],
+      ['another format version', '{"format":"perimeter-handoff","version":2}', 'format version 2'],
+      [
+        'missing fields',
+        '{"format":"perimeter-handoff","version":1}',
+        'the handoff is malformed: repository',
+      ],
+    ])('ends in error on %s', async (_, handoff, message) => {
+      const jobs = await twoJobs();
+      await jobs.endAgentJob();
+      const verify = await jobs.verify(handoff);
+      expect(verify.exitCode).toBe(1);
+      expect(verify.annotations.map((a) => a.message).join('\n')).toContain(message);
+      expect(verify.stdout + verify.stderr).not.toMatch(/\n\s+at /);
+    });
+
+    it("ends in error when the pending status it names is not GitHub's", async () => {
+      const jobs = await twoJobs();
+      await jobs.endAgentJob();
+      const handoff = JSON.parse(jobs.handoff()) as { pending: { description: string } };
+      handoff.pending.description = 'something else';
+      const verify = await jobs.verify(JSON.stringify(handoff));
+      expect(verify.exitCode).toBe(1);
+      const final = await receipt(jobs);
+      expect(final?.state).toBe('error');
+      expect(final?.description).toContain("the handoff's pending status does not match GitHub's record");
+    });
+
+    it('does not pass a branch the agent created by claiming it existed at the start', async () => {
+      const jobs = await twoJobs();
+      const rogue = await jobs.agent.push({ 'src/count.ts': 'x\n' }, { branch: 'rogue' });
+      await jobs.endAgentJob();
+      const handoff = JSON.parse(jobs.handoff()) as { startRefs: Record<string, string> };
+      handoff.startRefs['refs/heads/rogue'] = rogue;
+      const verify = await jobs.verify(JSON.stringify(handoff));
+      expect(verify.exitCode).toBe(1);
+      const final = await receipt(jobs);
+      expect(final?.state).toBe('error');
+      expect(final?.description).toContain('what happened to refs/heads/rogue');
+    });
+
+    it('ends in error when the perimeters changed on the trusted ref since main read them', async () => {
+      const jobs = await twoJobs({ actors: ['maintainer'] });
+      await jobs.endAgentJob();
+      await jobs.agent.push(
+        { 'perimeters.yml': 'version: 1\nperimeters:\n  implementer:\n    write: ["**"]\n' },
+        { as: 'maintainer', from: 'main' },
+      );
+      const verify = await jobs.verify();
+      expect(verify.exitCode).toBe(1);
+      const final = await receipt(jobs);
+      expect(final?.state).toBe('error');
+      expect(final?.description).toContain('the perimeters changed since the agent job started');
+    });
+  });
+
+  describe("when GitHub fails the verify job's own requests", () => {
+    it.each([
+      ['the statuses cannot be listed', /\/commits\/[0-9a-f]{40}\/statuses$/, 502],
+      ['the jobs API is refused (no actions: read)', /\/actions\/runs\//, 403],
+      ['the activity list cannot be read', /\/activity$/, 502],
+    ])('posts error, never success, when %s', async (_, route, status) => {
+      const jobs = await twoJobs();
+      await jobs.endAgentJob();
+      jobs.agent.gh.injectFault({ kind: 'status', status, count: 1000, route });
+      const verify = await jobs.verify();
+      expect(verify.exitCode).toBe(1);
+      jobs.agent.gh.clearFaults();
+      expect((await receipt(jobs))?.state).toBe('error');
+    });
+
+    it('fails the step and posts nothing when GitHub is down', async () => {
+      const jobs = await twoJobs();
+      await jobs.endAgentJob();
+      jobs.agent.gh.injectFault({ kind: 'status', status: 502, count: 100_000 });
+      const verify = await jobs.verify();
+      expect(verify.exitCode).toBe(1);
+      expect(verify.annotations.map((a) => a.message).join('\n')).toContain('could not verify');
+      jobs.agent.gh.clearFaults();
+      expect((await receipt(jobs))?.state).toBe('pending');
+    });
+  });
+});
+
+async function postStatus(jobs: TwoJobs, sha: string, state: string, token: string): Promise<number> {
+  const response = await fetch(`${jobs.agent.gh.url}/repos/${REPOSITORY}/statuses/${sha}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ state, context: 'perimeter', description: 'All good' }),
+  });
+  return response.status;
+}
