@@ -17,8 +17,6 @@ export interface RunFacts {
   attempt: string;
   /** GITHUB_JOB: the job's key in the workflow */
   job: string;
-  /** RUNNER_NAME: the Actions jobs API shows it for the job the runner ran */
-  runner: string;
 }
 
 /** What main and post run with. This module is the only place that reads inputs and runner variables. */
@@ -69,8 +67,10 @@ export interface Settings {
   eventName: string;
   /** the event payload (GITHUB_EVENT_PATH), null when absent or unreadable */
   event: unknown;
-  /** this run, job and runner, as the runner names them ('' outside a runner) */
+  /** this run and job, as the runner names them ('' outside a runner) */
   run: RunFacts;
+  /** RUNNER_NAME: the Actions jobs API shows it for the job the runner ran ('' outside a runner) */
+  runnerName: string;
   /** the workflow artifact post uploads: its name, and its retention in days (undefined: the repository's) */
   record: { name: string; retentionDays: number | undefined };
 }
@@ -125,6 +125,7 @@ export function readSettings(env: Env = process.env, read: ReadInput = defaultRe
     eventName: env.GITHUB_EVENT_NAME ?? '',
     event,
     run: runFacts(env),
+    runnerName: env.RUNNER_NAME ?? '',
     record: {
       name: recordName(read(Inputs.RecordName), env),
       retentionDays:
@@ -173,7 +174,6 @@ export function runFacts(env: Env): RunFacts {
     id: env.GITHUB_RUN_ID ?? '',
     attempt: env.GITHUB_RUN_ATTEMPT ?? '',
     job: env.GITHUB_JOB ?? '',
-    runner: env.RUNNER_NAME ?? '',
   };
 }
 

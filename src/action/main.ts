@@ -115,7 +115,7 @@ async function start(
       id: Number(settings.run.id),
       attempt: Number(settings.run.attempt || '1'),
       job: settings.run.job,
-      runner: settings.run.runner,
+      runner: settings.runnerName,
     },
     branch: settings.branch,
     config: { file: settings.configFile, ref: configRef, sha: configSha },

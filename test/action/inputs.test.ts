@@ -55,7 +55,8 @@ describe('readSettings', () => {
         tempDir: '/tmp/runner',
         eventName: '',
         event: null,
-        run: { id: '42', attempt: '', job: '', runner: '' },
+        run: { id: '42', attempt: '', job: '' },
+        runnerName: '',
         record: { name: 'perimeter-job-1', retentionDays: undefined },
       });
     });
