@@ -8,7 +8,7 @@ import { createOctokitUpstream } from '../github/octokit-upstream.js';
 import type { StagedChangeSet } from '../github/staged-upstream.js';
 import type { Upstream } from '../github/upstream.js';
 import { clip, inlineText, MAX_DESCRIPTION, visible } from '../verify/index.js';
-import { ActionError, loadPerimeters, readConfigText } from './config-loader.js';
+import { ActionError, loadPerimeters, readConfigFile } from './config-loader.js';
 import { readApplySettings, STAGED_FILE, type ApplySettings } from './apply-inputs.js';
 
 /**
@@ -39,7 +39,7 @@ export async function runApply(): Promise<void> {
       throw new ActionError(
         `config-ref ${JSON.stringify(configRef)} is the branch the staged changes go to: it cannot judge them`,
       );
-    const text = await readConfigText(upstream, settings.config, configRef);
+    const { text } = await readConfigFile(upstream, settings.config, configRef);
     const { perimeters } = loadPerimeters(text, settings.config, settings.perimeters, set.branch);
     const judged = await judgeChangeSet(upstream, set, perimeters);
     if (judged.violations.length > 0) {

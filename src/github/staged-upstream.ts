@@ -109,6 +109,8 @@ export class StagedUpstream implements Upstream {
   serverTime: Upstream['serverTime'] = () => this.inner.serverTime();
   listActivity: Upstream['listActivity'] = (o) => this.inner.listActivity(o);
   getFileAtRef: Upstream['getFileAtRef'] = (p, r) => this.inner.getFileAtRef(p, r);
+  listStatuses: Upstream['listStatuses'] = (sha) => this.inner.listStatuses(sha);
+  listRunJobs: Upstream['listRunJobs'] = (runId) => this.inner.listRunJobs(runId);
 
   async getBranchHead(branch: string): Promise<string> {
     return (branch === this.branch && this.head()) || this.inner.getBranchHead(branch);
