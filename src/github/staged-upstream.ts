@@ -126,7 +126,8 @@ export class StagedUpstream implements Upstream {
   }
 
   async getCommit(sha: string): Promise<CommitInfo> {
-    return this.objects.commits.get(sha) ?? this.inner.getCommit(sha);
+    const commit = this.objects.commits.get(sha);
+    return commit ? { ...commit, staged: true } : this.inner.getCommit(sha);
   }
   async getTree(sha: string): Promise<TreeEntry[]> {
     return this.objects.tree(sha);
@@ -190,7 +191,8 @@ export class StagedUpstream implements Upstream {
     const mine: CommitInfo[] = [];
     for (const sha of chain) {
       const commit = this.objects.commits.get(sha)!;
-      if (options.path === undefined || (await this.touches(commit, options.path))) mine.push(commit);
+      if (options.path === undefined || (await this.touches(commit, options.path)))
+        mine.push({ ...commit, staged: true });
     }
     const perPage = options.perPage ?? 30;
     const from = ((options.page ?? 1) - 1) * perPage;

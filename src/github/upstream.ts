@@ -32,6 +32,8 @@ export interface CommitInfo {
   message: string;
   author: Signature;
   committer: Signature;
+  /** kept in the runner for a later apply job (`writes: stage`), not on GitHub yet */
+  staged?: true;
 }
 
 /** A change for createTree: inline text content, an existing blob SHA, or null SHA to delete. */

@@ -103,9 +103,15 @@ describe('staged writes (writes: stage): pushes stay in the runner and reads see
 
     const file = await ok<{ content: string }>(dev, 'get_file', { path: 'src/lib/new.ts' });
     expect(file.content).toBe('export const n = 1;\n');
-    const commits = await ok<{ commits: Array<{ sha: string }> }>(dev, 'list_commits', { path: 'src/lib' });
-    expect(commits.commits[0]!.sha).toBe(pushed.commit);
-    const commit = await ok<{ files: Array<{ path: string }> }>(dev, 'get_commit', { sha: pushed.commit });
+    const commits = await ok<{ commits: Array<{ sha: string; staged?: true }> }>(dev, 'list_commits', {
+      path: 'src/lib',
+    });
+    expect(commits.commits[0]).toMatchObject({ sha: pushed.commit, staged: true });
+    expect(commits.commits.slice(1).every((c) => c.staged === undefined)).toBe(true);
+    const commit = await ok<{ files: Array<{ path: string }>; staged?: true }>(dev, 'get_commit', {
+      sha: pushed.commit,
+    });
+    expect(commit.staged).toBe(true);
     expect(commit.files.map((f) => f.path).sort()).toEqual([
       'docs/blob.bin',
       'src/lib/deep/c.ts',

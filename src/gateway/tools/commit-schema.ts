@@ -9,8 +9,20 @@ export const commitSummarySchema = z.object({
   message: z.string(),
   author: signature,
   committer: signature,
+  staged: z
+    .literal(true)
+    .optional()
+    .describe(
+      'the commit is staged: reads see it, and a later job writes it to GitHub after checking it again',
+    ),
 });
 
 export function summarize(commit: CommitInfo): z.infer<typeof commitSummarySchema> {
-  return { sha: commit.sha, message: commit.message, author: commit.author, committer: commit.committer };
+  return {
+    sha: commit.sha,
+    message: commit.message,
+    author: commit.author,
+    committer: commit.committer,
+    ...(commit.staged ? { staged: true as const } : {}),
+  };
 }
