@@ -20,7 +20,6 @@ import {
   type ActivityWindow,
   type StatusRecord,
   type WorkflowJob,
-  type PushActivity,
   type TreeChange,
   type Upstream,
   type UpstreamStats,
