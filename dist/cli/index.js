@@ -62570,6 +62570,115 @@ function toUpstreamError(error, operation, scrub) {
     return new UpstreamError(code, code === 'rate_limited' ? `${text} (rate limited)` : text, status);
 }
 
+;// CONCATENATED MODULE: ./src/github/graphql-commit.ts
+
+/**
+ * One commit on a branch by GitHub's GraphQL `createCommitOnBranch`
+ * (https://docs.github.com/en/graphql/reference/mutations#createcommitonbranch): any number of files, text or
+ * binary (base64 `contents`), and deletions, in one request; it lands only while the branch is at
+ * `expectedHeadOid`, and GitHub signs the commit (Verified) with the token's identity as author. What it
+ * cannot do (https://docs.github.com/en/graphql/reference/input-objects#filechanges): set a file mode (every
+ * file is written 100644, so an executable file would lose its bit), write a symlink or a submodule.
+ * GitHub documents no size limit for it; the landing sends larger pushes through the Git Data API.
+ */
+const COMMIT_ON_BRANCH = `mutation($input: CreateCommitOnBranchInput!) {
+  createCommitOnBranch(input: $input) {
+    commit {
+      oid message tree { oid }
+      parents(first: 2) { totalCount nodes { oid } }
+      author { name email date }
+      committer { name email date }
+    }
+  }
+}`;
+/**
+ * The mutation's input. GitHub takes the message as a headline and a body and joins them with a blank
+ * line; a message whose second line is not blank gains one.
+ */
+function commitInput(nameWithOwner, branch, expectedHead, message, changes) {
+    const newline = message.indexOf('\n');
+    const headline = newline < 0 ? message : message.slice(0, newline);
+    const body = newline < 0 ? '' : message.slice(newline + 1).replace(/^\n/, '');
+    return {
+        branch: { repositoryNameWithOwner: nameWithOwner, branchName: branch },
+        expectedHeadOid: expectedHead,
+        message: body === '' ? { headline } : { headline, body },
+        fileChanges: {
+            additions: changes.additions.map((a) => ({
+                path: a.path,
+                contents: Buffer.from(a.bytes).toString('base64'),
+            })),
+            deletions: changes.deletions.map((path) => ({ path })),
+        },
+    };
+}
+const signature = (actor) => ({
+    name: actor?.name ?? '',
+    email: actor?.email ?? '',
+    date: actor?.date ?? new Date(0).toISOString(),
+});
+/** The new commit as Perimeter keeps commits; throws when the answer is not the commit asked for. */
+function committed(answer, expectedHead) {
+    const commit = answer.createCommitOnBranch?.commit;
+    const sha = /^[0-9a-f]{40}$/;
+    if (!commit ||
+        !sha.test(commit.oid) ||
+        !sha.test(commit.tree?.oid ?? '') ||
+        commit.parents?.totalCount !== 1 ||
+        commit.parents.nodes[0]?.oid !== expectedHead)
+        throw new UpstreamError('invalid', 'create commit on branch: GitHub answered without the new commit');
+    return {
+        sha: commit.oid,
+        tree: commit.tree.oid,
+        parents: [expectedHead],
+        message: commit.message,
+        author: signature(commit.author),
+        committer: signature(commit.committer),
+    };
+}
+/** GraphQL's error `type`s that mean the call was refused before it changed anything, and their codes. */
+const REFUSALS = {
+    STALE_DATA: 'not_fast_forward',
+    RATE_LIMITED: 'rate_limited',
+    NOT_FOUND: 'not_found',
+    FORBIDDEN: 'forbidden',
+    UNPROCESSABLE: 'invalid',
+};
+/**
+ * The UpstreamError for an answer with GraphQL `errors` (HTTP 200; Octokit throws it, the throttling plugin as
+ * "GraphQL Rate Limit Exceeded" for RATE_LIMITED), or null when the error carries none. Only the error types
+ * that mean the call changed nothing get their own code; anything else (an untyped error such as GitHub's
+ * "Something went wrong while executing your query") is `unavailable`: whether the commit landed is not known.
+ */
+function graphqlFailure(error, operation, scrub) {
+    const e = (error && typeof error === 'object' ? error : {});
+    const list = e.errors ?? e.data?.errors ?? e.response?.data?.errors;
+    if (!Array.isArray(list) || list.length === 0)
+        return null;
+    const first = list[0];
+    // eslint-disable-next-line no-control-regex
+    const text = scrub(String(first.message ?? '').replace(/[\u0000-\u001f\u007f]+/g, ' ')).slice(0, 200);
+    // status 200: GitHub answered, so `rate_limited` here is GraphQL's own budget, not a secondary limit
+    return new UpstreamError(REFUSALS[first.type ?? ''] ?? 'unavailable', `${operation}: GitHub answered: ${text}`, 200);
+}
+
+;// CONCATENATED MODULE: ./src/github/tree-hash.ts
+
+/** git's object id of a tree with these entries by name (trees sort as if their name ended in "/"). */
+function treeSha(entries) {
+    const key = (name, entry) => Buffer.from(entry.type === 'tree' ? `${name}/` : name);
+    const sorted = [...entries].sort(([a, x], [b, y]) => Buffer.compare(key(a, x), key(b, y)));
+    const body = Buffer.concat(sorted.map(([name, entry]) => Buffer.concat([
+        Buffer.from(`${entry.type === 'tree' ? '40000' : entry.mode} ${name}\0`),
+        Buffer.from(entry.sha, 'hex'),
+    ])));
+    return (0,external_node_crypto_.createHash)('sha1').update(`tree ${body.length}\0`).update(body).digest('hex');
+}
+/** git's object id of a blob with these bytes. */
+function blobSha(bytes) {
+    return (0,external_node_crypto_.createHash)('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+}
+
 ;// CONCATENATED MODULE: external "fs"
 const external_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
 ;// CONCATENATED MODULE: external "os"
@@ -67910,6 +68019,7 @@ var bottleneck_lib_default = /*#__PURE__*/__nccwpck_require__.n(bottleneck_lib);
 
 
 
+
 /** Status codes the retry plugin must not repeat: client errors, and rate limits (throttling owns those). */
 const DO_NOT_RETRY = [304, 400, 401, 403, 404, 409, 410, 422, 429, 451];
 /**
@@ -68057,11 +68167,179 @@ class RestClient {
             throw toUpstreamError(error, operation, this.scrub);
         }
     }
+    /**
+     * One GraphQL mutation, sent once (it may have written when its answer is lost). GraphQL errors in the
+     * answer become UpstreamErrors by graphqlFailure; other failures as for REST (a 5xx is `unavailable`).
+     */
+    async mutate(operation, query, variables) {
+        try {
+            return await this.client.graphql(query, {
+                ...variables,
+                request: { attemptTimeoutMs: this.timeoutMs, retries: 0 },
+            });
+        }
+        catch (error) {
+            throw graphqlFailure(error, operation, this.scrub) ?? toUpstreamError(error, operation, this.scrub);
+        }
+    }
     async read(operation, route, params) {
         return (await this.send(operation, route, params)).data;
     }
     async write(operation, route, params) {
         return (await this.send(operation, route, params, true)).data;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/wire.ts
+/** The parts of GitHub's REST answers that Perimeter reads, and their mapping to the Upstream types. */
+
+function wire_status(data) {
+    return {
+        id: data.id,
+        state: data.state,
+        context: data.context,
+        description: data.description,
+        targetUrl: data.target_url,
+        creator: data.creator?.login ?? null,
+        createdAt: data.created_at,
+    };
+}
+function job(data) {
+    return {
+        id: data.id,
+        runId: data.run_id,
+        runAttempt: data.run_attempt ?? 1,
+        name: data.name,
+        status: data.status,
+        conclusion: data.conclusion,
+        startedAt: data.started_at,
+        completedAt: data.completed_at,
+        runnerName: data.runner_name,
+    };
+}
+const NO_SIGNATURE = { name: '', email: '', date: '' };
+const ENTRY_TYPES = new Set(['blob', 'tree', 'commit']);
+function gitCommit(data) {
+    return {
+        sha: data.sha,
+        tree: data.tree.sha,
+        parents: data.parents.map((parent) => parent.sha),
+        message: data.message,
+        author: data.author ?? NO_SIGNATURE,
+        committer: data.committer ?? NO_SIGNATURE,
+    };
+}
+function restCommit(data) {
+    return {
+        sha: data.sha,
+        tree: data.commit.tree.sha,
+        parents: data.parents.map((parent) => parent.sha),
+        message: data.commit.message,
+        author: data.commit.author ?? NO_SIGNATURE,
+        committer: data.commit.committer ?? NO_SIGNATURE,
+    };
+}
+function treeEntry(entry) {
+    if (!ENTRY_TYPES.has(entry.type))
+        throw new UpstreamError('invalid', `unexpected tree entry type "${entry.type}"`);
+    return {
+        path: entry.path,
+        mode: entry.mode,
+        type: entry.type,
+        sha: entry.sha,
+        ...(entry.size !== undefined ? { size: entry.size } : {}),
+    };
+}
+function blobBytes(data) {
+    if (data.encoding === 'base64')
+        return new Uint8Array(Buffer.from(data.content, 'base64'));
+    if (data.encoding === 'utf-8' || data.encoding === 'utf8')
+        return new Uint8Array(Buffer.from(data.content, 'utf8'));
+    throw new UpstreamError('invalid', `unexpected blob encoding "${data.encoding}"`);
+}
+function activity(data) {
+    return {
+        ref: data.ref,
+        before: data.before,
+        after: data.after,
+        actor: data.actor?.login ?? null,
+        activityType: data.activity_type,
+        timestamp: data.timestamp,
+    };
+}
+/** The `after` cursor of a Link header's rel="next" URL (the Activity API pages by cursor), if any. */
+function nextCursor(link) {
+    const next = link?.split(',').find((part) => /rel="next"/.test(part));
+    const url = next?.match(/<([^>]+)>/)?.[1];
+    return url === undefined ? undefined : (new URL(url).searchParams.get('after') ?? undefined);
+}
+const wire_CONTROL = /[\u0000-\u001f\u007f]/; // eslint-disable-line no-control-regex
+/**
+ * encodeURIComponent per path segment, keeping the slashes. Empty, `.` and `..` segments are refused: a URL
+ * parser would resolve them and the request would reach another endpoint.
+ */
+function wire_segments(path, what) {
+    const parts = path.split('/');
+    if (parts.some((part) => part === '' || part === '.' || part === '..') || wire_CONTROL.test(path)) {
+        throw new UpstreamError('invalid', `invalid ${what}: ${JSON.stringify(path)}`);
+    }
+    return parts.map(encodeURIComponent).join('/');
+}
+function checkSha(sha) {
+    if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(sha)) {
+        throw new UpstreamError('invalid', `invalid object id: ${JSON.stringify(sha)}`);
+    }
+    return sha;
+}
+/** A complete recursive listing holds the direct entries of every subtree: tree SHA to its entries. */
+function subtrees(root, entries) {
+    const children = new Map([['', []]]);
+    const shaOf = new Map([['', root]]);
+    for (const entry of entries) {
+        if (entry.type !== 'tree')
+            continue;
+        children.set(entry.path, []);
+        shaOf.set(entry.path, entry.sha);
+    }
+    for (const entry of entries) {
+        const slash = entry.path.lastIndexOf('/');
+        children
+            .get(slash < 0 ? '' : entry.path.slice(0, slash))
+            ?.push({ ...entry, path: entry.path.slice(slash + 1) });
+    }
+    const result = new Map();
+    for (const [dir, list] of children)
+        result.set(shaOf.get(dir), list);
+    return result;
+}
+
+;// CONCATENATED MODULE: ./src/github/octokit-activity.ts
+
+
+/** the activity list's largest page */
+const ACTIVITY_PAGE = 100;
+/** ref changes read back to a job's start before the window counts as not covered (30 pages) */
+const MAX_ACTIVITY_ITEMS = 3_000;
+/** The activity list back to `since`, newest first, paged by GitHub's cursors (Upstream.listActivity). */
+async function listActivity(rest, options) {
+    const since = Date.parse(options.since);
+    if (Number.isNaN(since))
+        throw new UpstreamError('invalid', `not a time: ${JSON.stringify(options.since)}`);
+    const maxItems = options.maxItems ?? MAX_ACTIVITY_ITEMS;
+    const items = [];
+    let after;
+    for (;;) {
+        const { data, headers } = await rest.send('list activity', 'GET /repos/{owner}/{repo}/activity', { direction: 'desc', per_page: ACTIVITY_PAGE, ...(after !== undefined ? { after } : {}) });
+        for (const item of data.map(activity)) {
+            if (Date.parse(item.timestamp) < since)
+                return { items, complete: true };
+            if (items.length >= maxItems)
+                return { items, complete: false };
+            items.push(item);
+        }
+        after = nextCursor(headers.link);
+        if (after === undefined)
+            return { items, complete: true };
     }
 }
 
@@ -68171,23 +68449,6 @@ function pathTreesOf(commits, answer) {
     return trees;
 }
 
-;// CONCATENATED MODULE: ./src/github/tree-hash.ts
-
-/** git's object id of a tree with these entries by name (trees sort as if their name ended in "/"). */
-function treeSha(entries) {
-    const key = (name, entry) => Buffer.from(entry.type === 'tree' ? `${name}/` : name);
-    const sorted = [...entries].sort(([a, x], [b, y]) => Buffer.compare(key(a, x), key(b, y)));
-    const body = Buffer.concat(sorted.map(([name, entry]) => Buffer.concat([
-        Buffer.from(`${entry.type === 'tree' ? '40000' : entry.mode} ${name}\0`),
-        Buffer.from(entry.sha, 'hex'),
-    ])));
-    return (0,external_node_crypto_.createHash)('sha1').update(`tree ${body.length}\0`).update(body).digest('hex');
-}
-/** git's object id of a blob with these bytes. */
-function blobSha(bytes) {
-    return (0,external_node_crypto_.createHash)('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
-}
-
 ;// CONCATENATED MODULE: ./src/github/graphql-trees.ts
 
 /**
@@ -68222,138 +68483,125 @@ const modeText = (mode) => mode.toString(8).padStart(6, '0');
  */
 function listingsOf(shas, answer) {
     const out = new Map();
-    const take = (sha, list) => {
-        if (!Array.isArray(list) || out.has(sha))
-            return;
-        const listing = [];
-        const byName = new Map();
-        for (const e of list) {
-            if (typeof e?.name !== 'string' || !TYPES.has(e.type) || !Number.isInteger(e.mode))
-                return;
-            if (!/^[0-9a-f]{40}$/.test(e.oid))
-                return;
-            const entry = {
-                path: e.name,
-                mode: modeText(e.mode),
-                type: e.type,
-                sha: e.oid,
-            };
-            if (e.type === 'blob' && typeof e.size === 'number')
-                entry.size = e.size;
-            listing.push(entry);
-            byName.set(e.name, entry);
-        }
-        if (byName.size !== listing.length || treeSha(byName) !== sha)
-            return;
-        out.set(sha, listing);
-        for (const e of list)
-            if (e.type === 'tree')
-                take(e.oid, e.object?.entries);
-    };
-    shas.forEach((sha, i) => take(sha, answer.repository?.[`t${i}`]?.entries));
+    shas.forEach((sha, i) => addListings(out, sha, answer.repository?.[`t${i}`]?.entries));
     return out;
 }
+/** Adds the listing of tree `sha` (`list`, its entries) and those nested in it, each only if it hashes right. */
+function addListings(out, sha, list) {
+    if (!Array.isArray(list) || out.has(sha))
+        return;
+    const listing = [];
+    const byName = new Map();
+    for (const e of list) {
+        if (typeof e?.name !== 'string' || !TYPES.has(e.type) || !Number.isInteger(e.mode))
+            return;
+        if (!/^[0-9a-f]{40}$/.test(e.oid))
+            return;
+        const entry = {
+            path: e.name,
+            mode: modeText(e.mode),
+            type: e.type,
+            sha: e.oid,
+        };
+        if (e.type === 'blob' && typeof e.size === 'number')
+            entry.size = e.size;
+        listing.push(entry);
+        byName.set(e.name, entry);
+    }
+    if (byName.size !== listing.length || treeSha(byName) !== sha)
+        return;
+    out.set(sha, listing);
+    for (const e of list)
+        if (e.type === 'tree')
+            addListings(out, e.oid, e.object?.entries);
+}
 
-;// CONCATENATED MODULE: ./src/github/wire.ts
-/** The parts of GitHub's REST answers that Perimeter reads, and their mapping to the Upstream types. */
+;// CONCATENATED MODULE: ./src/github/graphql-history.ts
 
-const NO_SIGNATURE = { name: '', email: '', date: '' };
-const ENTRY_TYPES = new Set(['blob', 'tree', 'commit']);
-function gitCommit(data) {
-    return {
-        sha: data.sha,
-        tree: data.tree.sha,
-        parents: data.parents.map((parent) => parent.sha),
-        message: data.message,
-        author: data.author ?? NO_SIGNATURE,
-        committer: data.committer ?? NO_SIGNATURE,
-    };
-}
-function restCommit(data) {
-    return {
-        sha: data.sha,
-        tree: data.commit.tree.sha,
-        parents: data.parents.map((parent) => parent.sha),
-        message: data.commit.message,
-        author: data.commit.author ?? NO_SIGNATURE,
-        committer: data.commit.committer ?? NO_SIGNATURE,
-    };
-}
-function treeEntry(entry) {
-    if (!ENTRY_TYPES.has(entry.type))
-        throw new UpstreamError('invalid', `unexpected tree entry type "${entry.type}"`);
-    return {
-        path: entry.path,
-        mode: entry.mode,
-        type: entry.type,
-        sha: entry.sha,
-        ...(entry.size !== undefined ? { size: entry.size } : {}),
-    };
-}
-function blobBytes(data) {
-    if (data.encoding === 'base64')
-        return new Uint8Array(Buffer.from(data.content, 'base64'));
-    if (data.encoding === 'utf-8' || data.encoding === 'utf8')
-        return new Uint8Array(Buffer.from(data.content, 'utf8'));
-    throw new UpstreamError('invalid', `unexpected blob encoding "${data.encoding}"`);
-}
-function activity(data) {
-    return {
-        ref: data.ref,
-        before: data.before,
-        after: data.after,
-        actor: data.actor?.login ?? null,
-        activityType: data.activity_type,
-        timestamp: data.timestamp,
-    };
-}
-/** The `after` cursor of a Link header's rel="next" URL (the Activity API pages by cursor), if any. */
-function nextCursor(link) {
-    const next = link?.split(',').find((part) => /rel="next"/.test(part));
-    const url = next?.match(/<([^>]+)>/)?.[1];
-    return url === undefined ? undefined : (new URL(url).searchParams.get('after') ?? undefined);
-}
-const wire_CONTROL = /[\u0000-\u001f\u007f]/; // eslint-disable-line no-control-regex
 /**
- * encodeURIComponent per path segment, keeping the slashes. Empty, `.` and `..` segments are refused: a URL
- * parser would resolve them and the request would reach another endpoint.
+ * A branch's head and one page of the commits changing a path, in one GraphQL call: `ref(qualifiedName:)` for
+ * the head (as fresh as REST's ref read), `history(path:, first:, after:)` on it
+ * (https://docs.github.com/en/graphql/reference/objects#commit), and for each commit the tree at the path with
+ * its entries `levels` levels down (`file(path:)`, a plain list: no nodes, no points) and its parents with the
+ * tree at the path in each. Points: the history connection is 1 request and `parents` one per commit, so up to
+ * 100 commits cost 1 point
+ * (https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api).
  */
-function wire_segments(path, what) {
-    const parts = path.split('/');
-    if (parts.some((part) => part === '' || part === '.' || part === '..') || wire_CONTROL.test(path)) {
-        throw new UpstreamError('invalid', `invalid ${what}: ${JSON.stringify(path)}`);
-    }
-    return parts.map(encodeURIComponent).join('/');
+const MAX_PARENTS = 8;
+const actor = 'name email date';
+function pathHistoryQuery(levels) {
+    const commit = `oid message tree { oid } author { ${actor} } committer { ${actor} }`;
+    return `query($owner: String!, $name: String!, $ref: String!, $path: String!, $first: Int!, $after: String) {
+  repository(owner: $owner, name: $name) {
+    ref(qualifiedName: $ref) { target { ... on Commit { ${commit} parents(first: ${MAX_PARENTS}) { totalCount nodes { oid } }
+      history(path: $path, first: $first, after: $after) {
+        pageInfo { hasNextPage endCursor }
+        nodes { ${commit}
+          file(path: $path) { type oid object { ... on Tree { ${entriesSelection(levels)} } } }
+          parents(first: ${MAX_PARENTS}) { totalCount nodes { oid file(path: $path) { type oid } } }
+        }
+      }
+    } } }
+  }
+}`;
 }
-function checkSha(sha) {
-    if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(sha)) {
-        throw new UpstreamError('invalid', `invalid object id: ${JSON.stringify(sha)}`);
-    }
-    return sha;
+const SHA = /^[0-9a-f]{40}$/;
+const graphql_history_signature = (a) => ({
+    name: a?.name ?? '',
+    email: a?.email ?? '',
+    date: a?.date ?? new Date(0).toISOString(),
+});
+function commitInfo(c) {
+    if (!c || !SHA.test(c.oid) || !SHA.test(c.tree?.oid ?? '') || !c.parents)
+        return null;
+    const parents = c.parents.nodes.map((p) => p?.oid ?? '');
+    if (c.parents.totalCount !== parents.length || !parents.every((p) => SHA.test(p)))
+        return null;
+    return {
+        sha: c.oid,
+        tree: c.tree.oid,
+        parents,
+        message: c.message,
+        author: graphql_history_signature(c.author),
+        committer: graphql_history_signature(c.committer),
+    };
 }
-/** A complete recursive listing holds the direct entries of every subtree: tree SHA to its entries. */
-function subtrees(root, entries) {
-    const children = new Map([['', []]]);
-    const shaOf = new Map([['', root]]);
-    for (const entry of entries) {
-        if (entry.type !== 'tree')
-            continue;
-        children.set(entry.path, []);
-        shaOf.set(entry.path, entry.sha);
+const treeOf = (side) => side === null || side === undefined
+    ? null
+    : side.type === 'tree' && SHA.test(side.oid)
+        ? side.oid
+        : undefined;
+/**
+ * The page as Perimeter keeps it, and every tree listing it holds (`listings`, checked against the tree's
+ * SHA). Null when the branch is missing or the answer is not as asked (the caller reads REST instead).
+ */
+function pathHistoryOf(answer, listings) {
+    const target = answer.repository?.ref?.target;
+    const head = commitInfo(target);
+    const history = target?.history;
+    if (!head || !history || !Array.isArray(history.nodes))
+        return null;
+    const commits = [];
+    for (const node of history.nodes) {
+        const commit = commitInfo(node);
+        if (!commit || !node)
+            return null;
+        const tree = treeOf(node.file);
+        if (tree)
+            addListings(listings, tree, node.file?.object?.entries);
+        const first = node.parents.nodes[0];
+        commits.push({ commit, tree, parentTree: first ? treeOf(first.file) : null });
     }
-    for (const entry of entries) {
-        const slash = entry.path.lastIndexOf('/');
-        children
-            .get(slash < 0 ? '' : entry.path.slice(0, slash))
-            ?.push({ ...entry, path: entry.path.slice(slash + 1) });
-    }
-    const result = new Map();
-    for (const [dir, list] of children)
-        result.set(shaOf.get(dir), list);
-    return result;
+    return {
+        head,
+        commits,
+        hasNextPage: Boolean(history.pageInfo?.hasNextPage),
+        endCursor: history.pageInfo?.endCursor ?? null,
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/github/octokit-objects.ts
+
 
 
 
@@ -68441,6 +68689,28 @@ class GitObjectReads {
             }
         }));
         return out;
+    }
+    async getPathHistory(branch, path, options) {
+        if (this.graphqlFailed)
+            return null;
+        try {
+            const answer = await this.rest.graphql(`list the commits changing ${path}`, pathHistoryQuery(options.levels), { ref: `refs/heads/${branch}`, path, first: options.first, after: options.after ?? null });
+            const listings = new Map();
+            const page = pathHistoryOf(answer, listings);
+            if (!page)
+                return null;
+            for (const [tree, list] of listings)
+                if (!this.trees.peek(tree))
+                    this.trees.set(tree, list);
+            for (const { sha, ...rest } of [page.head, ...page.commits.map((c) => c.commit)])
+                if (!this.commits.peek(sha))
+                    this.commits.set(sha, { sha, ...rest });
+            return page;
+        }
+        catch {
+            this.graphqlFailed = true;
+            return null;
+        }
     }
     async getTreeRecursive(sha) {
         checkSha(sha);
@@ -68536,10 +68806,9 @@ function comparedFile(file) {
 
 
 
-/** the activity list's largest page */
-const ACTIVITY_PAGE = 100;
-/** ref changes read back to a job's start before the window counts as not covered (30 pages) */
-const MAX_ACTIVITY_ITEMS = 3_000;
+
+
+
 class OctokitUpstream extends GitObjectReads {
     owner;
     repo;
@@ -68633,26 +68902,8 @@ class OctokitUpstream extends GitObjectReads {
                 refs.set(ref.ref, ref.object.sha);
         return refs;
     }
-    async listActivity(options) {
-        const since = Date.parse(options.since);
-        if (Number.isNaN(since))
-            throw new UpstreamError('invalid', `not a time: ${JSON.stringify(options.since)}`);
-        const maxItems = options.maxItems ?? MAX_ACTIVITY_ITEMS;
-        const items = [];
-        let after;
-        for (;;) {
-            const { data, headers } = await this.rest.send('list activity', 'GET /repos/{owner}/{repo}/activity', { direction: 'desc', per_page: ACTIVITY_PAGE, ...(after !== undefined ? { after } : {}) });
-            for (const item of data.map(activity)) {
-                if (Date.parse(item.timestamp) < since)
-                    return { items, complete: true };
-                if (items.length >= maxItems)
-                    return { items, complete: false };
-                items.push(item);
-            }
-            after = nextCursor(headers.link);
-            if (after === undefined)
-                return { items, complete: true };
-        }
+    listActivity(options) {
+        return listActivity(this.rest, options);
     }
     async createBlob(content) {
         const data = await this.rest.write('create blob', 'POST /repos/{owner}/{repo}/git/blobs', {
@@ -68720,16 +68971,51 @@ class OctokitUpstream extends GitObjectReads {
         }
         this.heads.delete(branch);
     }
+    async commitOnBranch(branch, expectedHead, message, changes) {
+        const input = commitInput(`${this.owner}/${this.repo}`, branch, checkSha(expectedHead), message, changes);
+        let answer;
+        try {
+            answer = await this.rest.mutate(`commit on branch "${branch}"`, COMMIT_ON_BRANCH, { input });
+        }
+        finally {
+            this.heads.delete(branch);
+        }
+        const commit = committed(answer, expectedHead);
+        this.commits.set(commit.sha, commit);
+        for (const { bytes } of changes.additions)
+            this.blobs.set(blobSha(bytes), bytes);
+        return commit;
+    }
     async createStatus(sha, status) {
         checkSha(sha);
         const description = status.description.length > 140 ? `${status.description.slice(0, 139)}…` : status.description;
-        await this.rest.write(`create status on ${sha}`, 'POST /repos/{owner}/{repo}/statuses/{sha}', {
+        const data = await this.rest.write(`create status on ${sha}`, 'POST /repos/{owner}/{repo}/statuses/{sha}', {
             sha,
             state: status.state,
             context: status.context,
             description,
             ...(status.targetUrl !== undefined ? { target_url: status.targetUrl } : {}),
         });
+        return wire_status(data);
+    }
+    async listStatuses(sha) {
+        checkSha(sha);
+        const statuses = [];
+        for (let page = 1;; page++) {
+            const data = await this.rest.read(`list statuses of ${sha}`, 'GET /repos/{owner}/{repo}/commits/{ref}/statuses', { ref: sha, per_page: 100, page });
+            statuses.push(...data.map(wire_status));
+            if (data.length < 100)
+                return statuses;
+        }
+    }
+    async listRunJobs(runId) {
+        const jobs = [];
+        for (let page = 1;; page++) {
+            const data = await this.rest.read(`list the jobs of run ${runId}`, 'GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs', { run_id: runId, filter: 'all', per_page: 100, page });
+            jobs.push(...data.jobs.map(job));
+            if (data.jobs.length < 100 || jobs.length >= data.total_count)
+                return jobs;
+        }
     }
     /**
      * POST /pulls, then the labels through the issues API (a pull request is an issue there).
@@ -69784,6 +70070,18 @@ function boundBranchMoves(facts) {
     }
     return violations;
 }
+/**
+ * A status on the receipt's context posted during the job that Perimeter did not post: someone with the job's
+ * access (the agent, with the token it read from the gateway) posted a receipt of its own.
+ */
+function forgedReceipts(foreign) {
+    return foreign
+        .filter((f) => f.inWindow)
+        .map(({ sha, status }) => ({
+        kind: 'forged-receipt',
+        message: `forged receipt: a "${status.state}" status on "${status.context}" of ${judge_short(sha)} (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}) was posted during the job, not by Perimeter`,
+    }));
+}
 function judge(facts) {
     const branchRef = `refs/heads/${facts.branch}`;
     const violations = [];
@@ -69867,8 +70165,12 @@ function judge(facts) {
             message: `${ref} was changed during the job and changed back (${describeMoves(history.moves)}); only "${facts.branch}" may change${sameIdentity(ref)}`,
         });
     }
-    if (facts.ledger === null)
-        unchecked.push('there is no gateway ledger, so commits could not be attributed');
+    if (facts.ledger === null) {
+        if (facts.ledgerExpected !== false)
+            unchecked.push('there is no gateway ledger, so commits could not be attributed');
+        else if (facts.directPushes === 'deny')
+            unchecked.push('direct-pushes: deny needs the gateway ledger to tell its commits from direct pushes, and a verify job trusts none');
+    }
     else if (!facts.ledger.ok)
         unchecked.push(`the gateway ledger is broken: ${facts.ledger.problem ?? 'unknown problem'}`);
     const commits = attribute(facts);
@@ -69888,6 +70190,9 @@ function judge(facts) {
     if (commits.direct.length > 0 && facts.directPushes === 'check') {
         notes.push(`${commits.direct.length} commit(s) were pushed without the gateway (allowed by direct-pushes: check)`);
     }
+    violations.push(...forgedReceipts(facts.foreignStatuses ?? []));
+    for (const { sha, status } of (facts.foreignStatuses ?? []).filter((f) => !f.inWindow))
+        notes.push(`a "${status.state}" status on "${status.context}" of ${judge_short(sha)} was posted after the job ended (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}): not the job's, and not this receipt`);
     const state = violations.length > 0 ? 'failure' : unchecked.length > 0 ? 'error' : 'success';
     return {
         state,
@@ -79915,7 +80220,16 @@ const receiptSchema = strictObject({
     heads: strictObject({ start: sha.nullable(), end: sha.nullable() }),
     refs: strictObject({ start: snapshot, end: snapshot }),
     violations: array(strictObject({
-        kind: schemas_enum(['path', 'symlink', 'submodule', 'history', 'branch-deleted', 'ref', 'direct-push']),
+        kind: schemas_enum([
+            'path',
+            'symlink',
+            'submodule',
+            'history',
+            'branch-deleted',
+            'ref',
+            'direct-push',
+            'forged-receipt',
+        ]),
         message: schemas_string(),
         path: schemas_string().optional(),
         ref: schemas_string().optional(),
@@ -80137,10 +80451,13 @@ async function accountForMoves(input, facts) {
                     return;
                 }
                 facts.branchMoves = account.branches;
-                // GitHub records this job's token as the marker's creator: that is who "this job" is.
-                facts.identity = window.items[at]?.actor ?? null;
+                // GitHub records this job's token as the marker's creator: that is who "this job" is, unless the
+                // verification runs elsewhere and knows the job's identity from GitHub's record of its pending status.
+                facts.identity = input.identity !== undefined ? input.identity : (window.items[at]?.actor ?? null);
                 for (const problem of account.unaccounted)
                     facts.unchecked.push(`what happened to ${problem}`);
+                if (input.startTaken)
+                    checkStart(window.items.slice(at + 1), account.branches, input.startTaken, facts);
                 return;
             }
             await (0,external_node_timers_promises_namespaceObject.setTimeout)((input.activityRetryMs ?? ACTIVITY_RETRY_MS) * attempt);
@@ -80150,6 +80467,25 @@ async function accountForMoves(input, facts) {
         await input.upstream.deleteBranch(marker.branch).catch((error) => {
             facts.notes.push(`the end marker ${marker.branch} could not be deleted: ${activity_reason(error)}`);
         });
+    }
+}
+/**
+ * A start snapshot that came from elsewhere (a verify job's handoff) must agree with GitHub: every branch move
+ * recorded after the snapshot was surely taken, and while the job ran, is one the account holds. A snapshot
+ * that already shows a later move (a branch the job created, claimed as there from the start) hides it.
+ */
+function checkStart(items, branches, taken, facts) {
+    const after = Date.parse(taken.before);
+    const until = Date.parse(taken.jobEnded);
+    for (const item of items) {
+        const at = Date.parse(item.timestamp);
+        if (!item.ref.startsWith('refs/heads/') || item.ref.startsWith(`refs/heads/${MARKER_PREFIX}`))
+            continue;
+        if (!(at > after && at <= until))
+            continue;
+        if (branches.get(item.ref)?.moves.includes(item))
+            continue;
+        facts.unchecked.push(`what happened to ${item.ref}: GitHub records a move at ${item.timestamp} (${item.before.slice(0, 7)} → ${item.after.slice(0, 7)}, by ${item.actor ?? 'unknown'}), after the start snapshot was taken, that the start snapshot already shows: the handed-over start does not agree with GitHub`);
     }
 }
 /** The verification's own branch, created after the end snapshot; null (and unchecked) when GitHub refuses it. */
@@ -80186,7 +80522,36 @@ function cannotWrite(error) {
 const ACTIVITY_ATTEMPTS = 4;
 const ACTIVITY_RETRY_MS = 1_500;
 
+;// CONCATENATED MODULE: ./src/verify/receipt-statuses.ts
+/** commits whose statuses are read, one request each; more is unchecked */
+const MAX_STATUS_COMMITS = 100;
+/**
+ * Every status on the receipt's context, on the given commits, posted since the window opened and not by
+ * Perimeter. GitHub lists statuses per commit only, so the commits are the ones a reviewer sees: the bound
+ * branch's heads during the job and its new commits. Throws when a list cannot be read.
+ */
+async function findForeignStatuses(upstream, shas, window) {
+    const since = Date.parse(window.since);
+    const until = Date.parse(window.until);
+    const known = new Set(window.known);
+    const found = [];
+    for (const sha of [...new Set(shas)]) {
+        for (const status of await upstream.listStatuses(sha)) {
+            if (status.context !== window.context || known.has(status.id))
+                continue;
+            const at = Date.parse(status.createdAt);
+            // A time that does not parse is inside the window: strict.
+            if (at < since)
+                continue;
+            found.push({ sha, status, inWindow: !(at > until) });
+        }
+    }
+    return found;
+}
+
 ;// CONCATENATED MODULE: ./src/verify/verify-job.ts
+
+
 
 
 
@@ -80258,6 +80623,8 @@ async function verifyJob(input) {
         branchMoves: null,
         unchecked: [...(input.problems ?? [])],
         notes: [UNRECORDED_REFS],
+        ledgerExpected: input.ledgerExpected ?? true,
+        foreignStatuses: [],
     };
     // Who moved what comes first: it decides which of the bound branch's new commits are this job's.
     await accountForMoves(input, facts);
@@ -80268,7 +80635,36 @@ async function verifyJob(input) {
     else if (endHead !== startHead) {
         await examineBranch(input, facts, endHead);
     }
+    if (input.receiptWindow)
+        await lookForForgedReceipts(input, input.receiptWindow, facts);
     return judge(facts);
+}
+/**
+ * The statuses on the receipt's context on every commit the bound branch showed during the job: its heads
+ * (start, end, each one it held) and its new commits. One the verification did not expect is forged.
+ */
+async function lookForForgedReceipts(input, window, facts) {
+    const moves = facts.branchMoves?.get(`refs/heads/${input.branch}`)?.moves ?? [];
+    const shas = [
+        ...new Set([
+            facts.startHead,
+            facts.endHead,
+            ...moves.map((m) => m.after),
+            ...(facts.newCommits?.shas ?? []),
+        ].filter((sha) => sha !== null && sha !== ZERO_SHA)),
+    ];
+    if (facts.newCommits === null || !facts.newCommits.complete)
+        facts.unchecked.push(`the statuses on "${window.context}" of every new commit (the new commits could not all be listed)`);
+    if (shas.length > MAX_STATUS_COMMITS) {
+        facts.unchecked.push(`the statuses on "${window.context}" of ${shas.length} commits (at most ${MAX_STATUS_COMMITS} are read)`);
+        return;
+    }
+    try {
+        facts.foreignStatuses = await findForeignStatuses(input.upstream, shas, window);
+    }
+    catch (error) {
+        facts.unchecked.push(`the statuses on "${window.context}" during the job: ${verify_job_reason(error)}`);
+    }
 }
 /** Said in every receipt: what GitHub keeps no record of, so no verifier can see it (SECURITY.md). */
 const UNRECORDED_REFS = 'GitHub records moves of branches only: a tag or other non-branch ref created and deleted within the job leaves no trace, so refs outside refs/heads are checked by their start and end alone';
@@ -80814,7 +81210,7 @@ function git(root, args, input) {
         throw new GitError(stderr.split('\n')[0] || error.message);
     }
 }
-const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+const git_SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 const STATUS = /^[ACDMRTUX][0-9]*$/;
 /**
  * The non-merge commits of `range` (anything `git rev-list` takes: `main~50..main`, or `main` with
@@ -80849,7 +81245,7 @@ function listCommitChanges(root, range, maxCount) {
         // diff-tree prints each commit's id, then status/path pairs (a root commit too: --always, -r).
         while (i < tokens.length && tokens[i] === '')
             i++;
-        if (!SHA.test(sha) || tokens[i] !== sha)
+        if (!git_SHA.test(sha) || tokens[i] !== sha)
             throw new GitError(`unexpected git diff-tree output at ${sha}`);
         i++;
         const paths = [];
@@ -82000,6 +82396,8 @@ class StagedUpstream {
     serverTime = () => this.inner.serverTime();
     listActivity = (o) => this.inner.listActivity(o);
     getFileAtRef = (p, r) => this.inner.getFileAtRef(p, r);
+    listStatuses = (sha) => this.inner.listStatuses(sha);
+    listRunJobs = (runId) => this.inner.listRunJobs(runId);
     async getBranchHead(branch) {
         return (branch === this.branch && this.head()) || this.inner.getBranchHead(branch);
     }
@@ -82014,7 +82412,8 @@ class StagedUpstream {
         return refs;
     }
     async getCommit(sha) {
-        return this.objects.commits.get(sha) ?? this.inner.getCommit(sha);
+        const commit = this.objects.commits.get(sha);
+        return commit ? { ...commit, staged: true } : this.inner.getCommit(sha);
     }
     async getTree(sha) {
         return this.objects.tree(sha);
@@ -82075,7 +82474,7 @@ class StagedUpstream {
         for (const sha of chain) {
             const commit = this.objects.commits.get(sha);
             if (options.path === undefined || (await this.touches(commit, options.path)))
-                mine.push(commit);
+                mine.push({ ...commit, staged: true });
         }
         const perPage = options.perPage ?? 30;
         const from = ((options.page ?? 1) - 1) * perPage;
@@ -89145,16 +89544,25 @@ async function renderError(filter, text) {
 
 ;// CONCATENATED MODULE: ./src/gateway/tools/commit-schema.ts
 
-const signature = schemas_object({ name: schemas_string(), email: schemas_string(), date: schemas_string() });
+const commit_schema_signature = schemas_object({ name: schemas_string(), email: schemas_string(), date: schemas_string() });
 /** A commit as agents see it. Parents are left out: a parent may be a commit this endpoint hides. */
 const commitSummarySchema = schemas_object({
     sha: schemas_string(),
     message: schemas_string(),
-    author: signature,
-    committer: signature,
+    author: commit_schema_signature,
+    committer: commit_schema_signature,
+    staged: literal(true)
+        .optional()
+        .describe('the commit is staged: reads see it, and a later job writes it to GitHub after checking it again'),
 });
 function summarize(commit) {
-    return { sha: commit.sha, message: commit.message, author: commit.author, committer: commit.committer };
+    return {
+        sha: commit.sha,
+        message: commit.message,
+        author: commit.author,
+        committer: commit.committer,
+        ...(commit.staged ? { staged: true } : {}),
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/gateway/tools/definition.ts
@@ -89645,7 +90053,134 @@ async function changedPaths(upstream, before, after, options = {}) {
     return changes;
 }
 
+;// CONCATENATED MODULE: ./src/gateway/path-history.ts
+
+/** Levels of the tree at the path that come with each commit: enough for most folders' whole depth. */
+const path_history_LEVELS = 10;
+/** Commits asked for per call at most (GraphQL's `first` limit). */
+const MAX_FIRST = 100;
+/**
+ * list_commits below a path by GraphQL (Upstream.getPathHistory): one call brings the branch head, a page of
+ * the commits changing the path and, for each, its tree at the path several levels deep, so which commits
+ * change a readable file is decided from trees already at hand. The scan of one path from one head is kept,
+ * so the next page continues where this one stopped.
+ */
+class PathLister {
+    upstream;
+    branch;
+    touchesReadable;
+    scans = new Map();
+    verdicts = new Map();
+    constructor(upstream, branch, 
+    /** the fallback for a commit the trees cannot decide (a merge's tree missing, say) */
+    touchesReadable) {
+        this.upstream = upstream;
+        this.branch = branch;
+        this.touchesReadable = touchesReadable;
+    }
+    /**
+     * The branch head now and the scan from it, grown towards `wanted` commits: one GraphQL call, or a ref read
+     * to confirm the head when the scan has reached the path's first commit. Null when GraphQL could not serve it.
+     */
+    async start(within, wanted) {
+        const known = this.scans.get(within);
+        // a scan that can go on is continued (the call confirms the head); a finished one needs the head only
+        if (known?.done) {
+            const head = await this.upstream.getBranchHead(this.branch);
+            if (head === known.head)
+                return known;
+        }
+        // continuing: as many again as one answer may need, so one call usually does
+        return this.grow(within, known ?? null, (known?.commits.length ?? 0) + wanted);
+    }
+    /** Commits of the scan that change a readable path, until `wanted` are found or the scan ends. */
+    async list(perimeter, given, within, perPage, page, maxScan) {
+        let scan = given;
+        const wanted = page * perPage + 1;
+        const matched = [];
+        let at = 0;
+        while (matched.length < wanted && at < maxScan) {
+            // the last commit fetched is judged after the next call: that call brings its parent's tree
+            const ready = scan.done ? scan.commits.length : scan.commits.length - 1;
+            if (at >= ready) {
+                if (scan.done)
+                    break;
+                // as many more as the share of readable commits so far suggests, in one call
+                const share = Math.max(matched.length / Math.max(at, 1), 0.25);
+                const grown = await this.grow(within, scan, at + Math.ceil((wanted - matched.length) / share));
+                if (!grown)
+                    break;
+                if (grown !== scan) {
+                    // the branch moved meanwhile: the answer is about the new head, from its start
+                    scan = grown;
+                    matched.length = 0;
+                    at = 0;
+                }
+                continue;
+            }
+            // only as many as this answer may need: judging costs nothing more when all of them are readable
+            const batch = scan.commits.slice(at, Math.min(at + wanted - matched.length, ready, maxScan));
+            await this.judge(perimeter, batch, within);
+            for (const { commit } of batch) {
+                at++;
+                if (this.verdicts.get(this.key(perimeter, within, commit.sha)))
+                    matched.push(commit);
+            }
+        }
+        const start = (page - 1) * perPage;
+        // as History.list: below a path with nothing readable found, a cut-off scan answers "nothing, complete"
+        const cut = matched.length < wanted && at >= maxScan && matched.length > 0;
+        return {
+            commits: matched.slice(start, start + perPage),
+            hasMore: matched.length > start + perPage,
+            incomplete: cut,
+        };
+    }
+    key(perimeter, within, sha) {
+        return `${perimeter.name}\0${within}\0${sha}`;
+    }
+    /** One more call: the scan continued (or begun afresh when the head moved), or null when GraphQL failed. */
+    async grow(within, scan, wanted) {
+        const have = scan?.commits.length ?? 0;
+        // one more than needed: its tree is usually the parent side of the last one needed
+        const first = Math.min(MAX_FIRST, Math.max(1, wanted - have + (have === 0 ? 1 : 0)));
+        const page = await this.upstream.getPathHistory(this.branch, within, {
+            first,
+            after: scan?.cursor ?? null,
+            levels: path_history_LEVELS,
+        });
+        if (!page)
+            return null;
+        if (scan && page.head.sha !== scan.head) {
+            // the branch moved: the cursor belonged to the old head's history
+            this.scans.delete(within);
+            return this.grow(within, null, wanted);
+        }
+        const next = scan ?? { head: page.head.sha, commits: [], cursor: null, done: false };
+        next.commits.push(...page.commits);
+        next.cursor = page.endCursor;
+        next.done = !page.hasNextPage;
+        this.scans.set(within, next);
+        return next;
+    }
+    /** Decides every commit not decided yet: together from the trees at the path, else one by one. */
+    async judge(perimeter, commits, within) {
+        const open = commits.filter((c) => !this.verdicts.has(this.key(perimeter, within, c.commit.sha)));
+        if (open.length === 0)
+            return;
+        const pairs = open.flatMap((c) => c.tree === undefined || c.parentTree === undefined
+            ? []
+            : [{ key: c.commit.sha, prefix: within, base: c.parentTree, head: c.tree }]);
+        const decided = await differsWhere(this.upstream, pairs, (path) => perimeter.canRead(path).allowed);
+        for (const { commit } of open) {
+            const verdict = decided.get(commit.sha) ?? (await this.touchesReadable(perimeter, commit, within));
+            this.verdicts.set(this.key(perimeter, within, commit.sha), verdict);
+        }
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/gateway/history.ts
+
 
 
 
@@ -89669,8 +90204,14 @@ class History {
     ancestry = new Map();
     pages = new Map();
     dirTests = new Map();
-    constructor(upstream) {
+    /** list_commits below a path by batched GraphQL reads, when the Upstream has them and the branch is known */
+    paths;
+    constructor(upstream, branch) {
         this.upstream = upstream;
+        this.paths =
+            branch !== undefined && upstream.getPathHistory
+                ? new PathLister(upstream, branch, (perimeter, commit, within) => this.touchesReadable(perimeter, commit, within))
+                : null;
     }
     /** Commits reachable from `head` that change a readable path (below `within` when given), newest first. */
     async list(perimeter, head, within, perPage, page) {
@@ -89905,10 +90446,13 @@ const listCommits = defineTool({
         const within = raw === undefined || raw === ''
             ? undefined
             : requirePath(raw, ' (leave path out for the whole branch)');
-        const head = await view.upstream.getBranchHead(view.branch);
-        const found = within !== undefined && (await hiddenAtHead(view, perimeter, head, within))
-            ? await history.asIfNoHistory(head, within)
-            : await history.list(perimeter, head, within, perPage, page);
+        const found = (await listBelow(within, perPage, page, { perimeter, view, history })) ?? (await listByRest());
+        async function listByRest() {
+            const head = await view.upstream.getBranchHead(view.branch);
+            return within !== undefined && (await hiddenAtHead(view, perimeter, head, within))
+                ? history.asIfNoHistory(head, within)
+                : history.list(perimeter, head, within, perPage, page);
+        }
         return {
             structured: {
                 commits: found.commits.map(summarize),
@@ -89920,6 +90464,21 @@ const listCommits = defineTool({
         };
     },
 });
+/**
+ * Below a path, by batched GraphQL reads (History.paths): the head and the path's commits come in one call,
+ * and a hidden path is answered "no commits" right after it, as a missing one is (the same call, nothing
+ * examined). Null when GraphQL cannot serve it.
+ */
+async function listBelow(within, perPage, page, { perimeter, view, history }) {
+    if (within === undefined || !history.paths)
+        return null;
+    const scan = await history.paths.start(within, page * perPage + 1);
+    if (!scan)
+        return null;
+    if (await hiddenAtHead(view, perimeter, scan.head, within))
+        return { commits: [], hasMore: false, incomplete: false };
+    return history.paths.list(perimeter, scan, within, perPage, page, MAX_SCAN);
+}
 /**
  * A path that exists at the head with nothing readable at or below it. Its history is not looked into:
  * examining it costs a request per commit where a missing path costs none, and that difference alone
@@ -101049,9 +101608,9 @@ class GitDataLanding {
     constructor(view) {
         this.view = view;
     }
-    async land(perimeter, plan, notes) {
+    async land(perimeter, plan, notes, given) {
         const { upstream } = this.view;
-        let base = await this.view.snapshot();
+        let base = given ?? (await this.view.snapshot());
         const shape = shapeProblems(base, plan);
         if (shape.length > 0)
             throw refusal(shape, notes);
@@ -101062,15 +101621,10 @@ class GitDataLanding {
         for (let attempt = 1;; attempt++) {
             const changes = treeChanges(base, plan, blobs);
             const tree = await upstream.createTree(base.commit.tree, changes);
-            const result = {
-                head: base.head,
-                files: plan.files.map((f) => f.path),
-                deletions: plan.deletions,
-                ...(plan.unscanned.length > 0 ? { unscanned: plan.unscanned } : {}),
-            };
+            const result = unlanded(base, plan);
             if (isNoChange(perimeter, base, tree, plan)) {
                 notes.reason = 'no change: the files already have this content';
-                return { ...result, commit: null };
+                return result;
             }
             const commit = await upstream.createCommit(plan.message, tree, [base.head]);
             if (await this.moveBranch(commit)) {
@@ -101085,16 +101639,7 @@ class GitDataLanding {
                     ...(upstream.writesStaged ? { staged: true } : {}),
                 };
             }
-            const next = await this.view.snapshot();
-            const blocking = conflicts(base, next, plan);
-            if (blocking.length > 0) {
-                notes.reason = `conflict with ${next.head}: ${blocking.join(', ')}`;
-                throw new ToolError(`push conflict, nothing was written: the branch moved to ${next.head} and that change also touched: ${blocking.join(', ')}. Read those files again and push again.`, 'failed');
-            }
-            if (attempt >= MAX_ATTEMPTS) {
-                throw new ToolError(`push failed, nothing was written: the branch kept moving (now at ${next.head}); try again`, 'failed');
-            }
-            base = next;
+            base = await nextBase(this.view, base, plan, notes, attempt);
         }
     }
     /** Moves the branch to `commit`: true when it landed, false when the branch had moved; throws otherwise. */
@@ -101114,13 +101659,187 @@ class GitDataLanding {
         }
     }
 }
+/** The answer before anything landed: the branch at `base`, the plan's paths. */
+function unlanded(base, plan) {
+    return {
+        head: base.head,
+        commit: null,
+        files: plan.files.map((f) => f.path),
+        deletions: plan.deletions,
+        ...(plan.unscanned.length > 0 ? { unscanned: plan.unscanned } : {}),
+    };
+}
+/**
+ * After the branch moved from `base` under attempt `attempt`: the branch as it is now, to build on, or a
+ * ToolError when the other change touched this push's paths or the branch keeps moving.
+ */
+async function nextBase(view, base, plan, notes, attempt) {
+    const next = await view.snapshot();
+    const blocking = conflicts(base, next, plan);
+    if (blocking.length > 0) {
+        notes.reason = `conflict with ${next.head}: ${blocking.join(', ')}`;
+        throw new ToolError(`push conflict, nothing was written: the branch moved to ${next.head} and that change also touched: ${blocking.join(', ')}. Read those files again and push again.`, 'failed');
+    }
+    if (attempt >= MAX_ATTEMPTS) {
+        throw new ToolError(`push failed, nothing was written: the branch kept moving (now at ${next.head}); try again`, 'failed');
+    }
+    return next;
+}
+
+;// CONCATENATED MODULE: ./src/gateway/push-route.ts
+
+/**
+ * Content per GraphQL push (decoded). GitHub documents no size limit for createCommitOnBranch, but a GraphQL
+ * call that runs over 10 seconds is ended
+ * (https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api#timeouts);
+ * larger pushes go by the Git Data API, whose blobs take up to 100 MB each.
+ */
+const GRAPHQL_PUSH_BYTES = 4 * 1024 * 1024;
+/** Why this push cannot land by createCommitOnBranch on `base` (empty: it can), one reason a line. */
+function graphqlCannot(base, plan) {
+    const reasons = [];
+    // GitHub takes a headline and a body: a message without a first line has no headline to give
+    if (plan.message.split('\n', 1)[0].trim() === '')
+        reasons.push('the message has no headline line');
+    for (const { path } of plan.files) {
+        const mode = base.index.get(path)?.mode;
+        // an executable file would lose its bit, a symlink or submodule would become a file without saying so
+        if (mode !== undefined && mode !== '100644')
+            reasons.push(`${path}: mode ${mode} is kept by REST only`);
+    }
+    for (const path of plan.deletions) {
+        const mode = base.index.get(path)?.mode;
+        if (mode !== '100644' && mode !== '100755')
+            reasons.push(`${path}: deleting mode ${mode} by REST only`);
+    }
+    const bytes = plan.files.reduce((sum, f) => sum + f.bytes.length, 0);
+    if (bytes > GRAPHQL_PUSH_BYTES)
+        reasons.push(`${bytes} bytes, over ${GRAPHQL_PUSH_BYTES} for GraphQL`);
+    return reasons;
+}
+/**
+ * Whether the push would leave the tree as it is, told from the index alone: no deletions, and every file
+ * already a regular file with these bytes. As for the Git Data landing, a write to a file this perimeter
+ * cannot read always commits, or "no change" would confirm a guess of its content.
+ */
+function unchangedAt(perimeter, base, plan) {
+    return (plan.deletions.length === 0 &&
+        plan.files.every((f) => {
+            const entry = base.index.get(f.path);
+            return (entry?.type === 'blob' &&
+                entry.mode === '100644' &&
+                entry.sha === blobSha(f.bytes) &&
+                perimeter.canRead(f.path).allowed);
+        }));
+}
+
+;// CONCATENATED MODULE: ./src/gateway/graphql-landing.ts
+
+
+
+
+
+
+
+/** After GraphQL's budget ran out, how long pushes go by REST before GraphQL is tried again. */
+const GRAPHQL_PAUSE_MS = 10 * 60_000;
+/**
+ * The GraphQL landing: the whole push in one createCommitOnBranch on top of the head it was judged on
+ * (`expectedHeadOid`), so a branch that moved meanwhile refuses it and nothing is written. A moved branch is
+ * read again and the push retried on top of the other commits, as the Git Data landing does. What GraphQL
+ * cannot express (push-route.ts), and every push while GraphQL's budget is spent, goes to `fallback`.
+ */
+class GraphqlLanding {
+    view;
+    fallback;
+    pausedUntil = 0;
+    constructor(view, fallback) {
+        this.view = view;
+        this.fallback = fallback;
+    }
+    async land(perimeter, plan, notes, given) {
+        const { upstream, branch } = this.view;
+        let base = given ?? (await this.view.snapshot());
+        const shape = shapeProblems(base, plan);
+        if (shape.length > 0)
+            throw refusal(shape, notes);
+        for (let attempt = 1;; attempt++) {
+            if (!upstream.commitOnBranch || Date.now() < this.pausedUntil || graphqlCannot(base, plan).length > 0)
+                return this.fallback.land(perimeter, plan, notes, base);
+            if (unchangedAt(perimeter, base, plan)) {
+                notes.reason = 'no change: the files already have this content';
+                return unlanded(base, plan);
+            }
+            let commit;
+            try {
+                commit = await upstream.commitOnBranch(branch, base.head, plan.message, {
+                    additions: plan.files.map((f) => ({ path: f.path, bytes: f.bytes })),
+                    deletions: plan.deletions,
+                });
+            }
+            catch (error) {
+                if (!(error instanceof UpstreamError))
+                    throw error;
+                if (error.code === 'rate_limited' && error.status === 200) {
+                    // GraphQL's own budget is spent (refused before it ran): the Git Data API, on REST's, lands it
+                    this.pausedUntil = Date.now() + GRAPHQL_PAUSE_MS;
+                    return this.fallback.land(perimeter, plan, notes, base);
+                }
+                if (error.code === 'unavailable')
+                    commit = await this.landedAnyway(base, plan, error);
+                else if (error.code === 'not_fast_forward')
+                    commit = null;
+                else
+                    throw error;
+            }
+            if (commit) {
+                notes.commit = commit.sha;
+                const index = indexAfterPush(base.index, written(plan), plan.deletions, commit.tree);
+                if (index)
+                    this.view.remember(index);
+                return { ...unlanded(base, plan), commit: commit.sha, head: commit.sha };
+            }
+            base = await nextBase(this.view, base, plan, notes, attempt);
+        }
+    }
+    /**
+     * After a failure that leaves open whether the commit landed (its answer lost): the branch head when it is
+     * this push (one commit on `base` with exactly this tree), else a ToolError saying what is known.
+     */
+    async landedAnyway(base, plan, error) {
+        const { upstream, branch } = this.view;
+        const head = await upstream.tryGetBranchHead(branch).catch(() => undefined);
+        if (head === base.head)
+            throw new ToolError(`push failed, nothing was written: ${error.message}`, 'failed');
+        if (head) {
+            const commit = await upstream.getCommit(head).catch(() => null);
+            const ours = commit !== null &&
+                commit.parents.length === 1 &&
+                commit.parents[0] === base.head &&
+                indexAfterPush(base.index, written(plan), plan.deletions, commit.tree) !== null;
+            if (ours)
+                return commit;
+        }
+        throw new ToolError(`push failed: ${error.message}; whether it landed is not known (the branch is at ${head ?? 'an unknown head'}). Read the files before pushing again.`, 'failed');
+    }
+}
+/** The files as createCommitOnBranch writes them: regular files, mode 100644. */
+function written(plan) {
+    return plan.files.map((f) => ({
+        path: f.path,
+        mode: '100644',
+        sha: blobSha(f.bytes),
+        size: f.bytes.length,
+    }));
+}
 
 ;// CONCATENATED MODULE: ./src/gateway/push.ts
 
 
+
 /**
  * push_files: everything is checked (push-plan.ts) before anything is written, then the landing makes one
- * commit on the bound branch. Pushes from this process run one at a time.
+ * commit on the bound branch: by GraphQL where it can express the push, else by the Git Data API. Pushes from this process run one at a time.
  */
 class Pusher {
     filter;
@@ -101128,7 +101847,7 @@ class Pusher {
     landing;
     constructor(view, filter, landing) {
         this.filter = filter;
-        this.landing = landing ?? new GitDataLanding(view);
+        this.landing = landing ?? new GraphqlLanding(view, new GitDataLanding(view));
     }
     push(perimeter, request, notes) {
         const run = this.queue.then(() => this.pushNow(perimeter, request, notes));
@@ -101308,7 +102027,7 @@ async function startGateway(options) {
         repository,
         branch,
         view,
-        history: new History(upstream),
+        history: new History(upstream, branch),
         pusher: new Pusher(view, filter),
         instructions: options.instructionsRef === undefined
             ? null

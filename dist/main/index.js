@@ -33614,7 +33614,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(483);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4805);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runMain */ .V)();
 process.exit();
@@ -33624,7 +33624,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 483:
+/***/ 4805:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -36760,6 +36760,115 @@ function toUpstreamError(error, operation, scrub) {
     const detail = upstreamMessage(e, scrub);
     const text = `${operation}: GitHub answered ${status}${detail ? `: ${detail}` : ''}`;
     return new upstream_UpstreamError(code, code === 'rate_limited' ? `${text} (rate limited)` : text, status);
+}
+
+;// CONCATENATED MODULE: ./src/github/graphql-commit.ts
+
+/**
+ * One commit on a branch by GitHub's GraphQL `createCommitOnBranch`
+ * (https://docs.github.com/en/graphql/reference/mutations#createcommitonbranch): any number of files, text or
+ * binary (base64 `contents`), and deletions, in one request; it lands only while the branch is at
+ * `expectedHeadOid`, and GitHub signs the commit (Verified) with the token's identity as author. What it
+ * cannot do (https://docs.github.com/en/graphql/reference/input-objects#filechanges): set a file mode (every
+ * file is written 100644, so an executable file would lose its bit), write a symlink or a submodule.
+ * GitHub documents no size limit for it; the landing sends larger pushes through the Git Data API.
+ */
+const COMMIT_ON_BRANCH = `mutation($input: CreateCommitOnBranchInput!) {
+  createCommitOnBranch(input: $input) {
+    commit {
+      oid message tree { oid }
+      parents(first: 2) { totalCount nodes { oid } }
+      author { name email date }
+      committer { name email date }
+    }
+  }
+}`;
+/**
+ * The mutation's input. GitHub takes the message as a headline and a body and joins them with a blank
+ * line; a message whose second line is not blank gains one.
+ */
+function commitInput(nameWithOwner, branch, expectedHead, message, changes) {
+    const newline = message.indexOf('\n');
+    const headline = newline < 0 ? message : message.slice(0, newline);
+    const body = newline < 0 ? '' : message.slice(newline + 1).replace(/^\n/, '');
+    return {
+        branch: { repositoryNameWithOwner: nameWithOwner, branchName: branch },
+        expectedHeadOid: expectedHead,
+        message: body === '' ? { headline } : { headline, body },
+        fileChanges: {
+            additions: changes.additions.map((a) => ({
+                path: a.path,
+                contents: Buffer.from(a.bytes).toString('base64'),
+            })),
+            deletions: changes.deletions.map((path) => ({ path })),
+        },
+    };
+}
+const signature = (actor) => ({
+    name: actor?.name ?? '',
+    email: actor?.email ?? '',
+    date: actor?.date ?? new Date(0).toISOString(),
+});
+/** The new commit as Perimeter keeps commits; throws when the answer is not the commit asked for. */
+function committed(answer, expectedHead) {
+    const commit = answer.createCommitOnBranch?.commit;
+    const sha = /^[0-9a-f]{40}$/;
+    if (!commit ||
+        !sha.test(commit.oid) ||
+        !sha.test(commit.tree?.oid ?? '') ||
+        commit.parents?.totalCount !== 1 ||
+        commit.parents.nodes[0]?.oid !== expectedHead)
+        throw new upstream_UpstreamError('invalid', 'create commit on branch: GitHub answered without the new commit');
+    return {
+        sha: commit.oid,
+        tree: commit.tree.oid,
+        parents: [expectedHead],
+        message: commit.message,
+        author: signature(commit.author),
+        committer: signature(commit.committer),
+    };
+}
+/** GraphQL's error `type`s that mean the call was refused before it changed anything, and their codes. */
+const REFUSALS = {
+    STALE_DATA: 'not_fast_forward',
+    RATE_LIMITED: 'rate_limited',
+    NOT_FOUND: 'not_found',
+    FORBIDDEN: 'forbidden',
+    UNPROCESSABLE: 'invalid',
+};
+/**
+ * The UpstreamError for an answer with GraphQL `errors` (HTTP 200; Octokit throws it, the throttling plugin as
+ * "GraphQL Rate Limit Exceeded" for RATE_LIMITED), or null when the error carries none. Only the error types
+ * that mean the call changed nothing get their own code; anything else (an untyped error such as GitHub's
+ * "Something went wrong while executing your query") is `unavailable`: whether the commit landed is not known.
+ */
+function graphqlFailure(error, operation, scrub) {
+    const e = (error && typeof error === 'object' ? error : {});
+    const list = e.errors ?? e.data?.errors ?? e.response?.data?.errors;
+    if (!Array.isArray(list) || list.length === 0)
+        return null;
+    const first = list[0];
+    // eslint-disable-next-line no-control-regex
+    const text = scrub(String(first.message ?? '').replace(/[\u0000-\u001f\u007f]+/g, ' ')).slice(0, 200);
+    // status 200: GitHub answered, so `rate_limited` here is GraphQL's own budget, not a secondary limit
+    return new upstream_UpstreamError(REFUSALS[first.type ?? ''] ?? 'unavailable', `${operation}: GitHub answered: ${text}`, 200);
+}
+
+;// CONCATENATED MODULE: ./src/github/tree-hash.ts
+
+/** git's object id of a tree with these entries by name (trees sort as if their name ended in "/"). */
+function tree_hash_treeSha(entries) {
+    const key = (name, entry) => Buffer.from(entry.type === 'tree' ? `${name}/` : name);
+    const sorted = [...entries].sort(([a, x], [b, y]) => Buffer.compare(key(a, x), key(b, y)));
+    const body = Buffer.concat(sorted.map(([name, entry]) => Buffer.concat([
+        Buffer.from(`${entry.type === 'tree' ? '40000' : entry.mode} ${name}\0`),
+        Buffer.from(entry.sha, 'hex'),
+    ])));
+    return (0,external_node_crypto_.createHash)('sha1').update(`tree ${body.length}\0`).update(body).digest('hex');
+}
+/** git's object id of a blob with these bytes. */
+function blobSha(bytes) {
+    return (0,external_node_crypto_.createHash)('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
 }
 
 ;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/context.js
@@ -42096,6 +42205,7 @@ var bottleneck_lib_default = /*#__PURE__*/__nccwpck_require__.n(bottleneck_lib);
 
 
 
+
 /** Status codes the retry plugin must not repeat: client errors, and rate limits (throttling owns those). */
 const DO_NOT_RETRY = [304, 400, 401, 403, 404, 409, 410, 422, 429, 451];
 /**
@@ -42243,11 +42353,179 @@ class RestClient {
             throw toUpstreamError(error, operation, this.scrub);
         }
     }
+    /**
+     * One GraphQL mutation, sent once (it may have written when its answer is lost). GraphQL errors in the
+     * answer become UpstreamErrors by graphqlFailure; other failures as for REST (a 5xx is `unavailable`).
+     */
+    async mutate(operation, query, variables) {
+        try {
+            return await this.client.graphql(query, {
+                ...variables,
+                request: { attemptTimeoutMs: this.timeoutMs, retries: 0 },
+            });
+        }
+        catch (error) {
+            throw graphqlFailure(error, operation, this.scrub) ?? toUpstreamError(error, operation, this.scrub);
+        }
+    }
     async read(operation, route, params) {
         return (await this.send(operation, route, params)).data;
     }
     async write(operation, route, params) {
         return (await this.send(operation, route, params, true)).data;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/wire.ts
+/** The parts of GitHub's REST answers that Perimeter reads, and their mapping to the Upstream types. */
+
+function wire_status(data) {
+    return {
+        id: data.id,
+        state: data.state,
+        context: data.context,
+        description: data.description,
+        targetUrl: data.target_url,
+        creator: data.creator?.login ?? null,
+        createdAt: data.created_at,
+    };
+}
+function job(data) {
+    return {
+        id: data.id,
+        runId: data.run_id,
+        runAttempt: data.run_attempt ?? 1,
+        name: data.name,
+        status: data.status,
+        conclusion: data.conclusion,
+        startedAt: data.started_at,
+        completedAt: data.completed_at,
+        runnerName: data.runner_name,
+    };
+}
+const NO_SIGNATURE = { name: '', email: '', date: '' };
+const ENTRY_TYPES = new Set(['blob', 'tree', 'commit']);
+function gitCommit(data) {
+    return {
+        sha: data.sha,
+        tree: data.tree.sha,
+        parents: data.parents.map((parent) => parent.sha),
+        message: data.message,
+        author: data.author ?? NO_SIGNATURE,
+        committer: data.committer ?? NO_SIGNATURE,
+    };
+}
+function restCommit(data) {
+    return {
+        sha: data.sha,
+        tree: data.commit.tree.sha,
+        parents: data.parents.map((parent) => parent.sha),
+        message: data.commit.message,
+        author: data.commit.author ?? NO_SIGNATURE,
+        committer: data.commit.committer ?? NO_SIGNATURE,
+    };
+}
+function treeEntry(entry) {
+    if (!ENTRY_TYPES.has(entry.type))
+        throw new upstream_UpstreamError('invalid', `unexpected tree entry type "${entry.type}"`);
+    return {
+        path: entry.path,
+        mode: entry.mode,
+        type: entry.type,
+        sha: entry.sha,
+        ...(entry.size !== undefined ? { size: entry.size } : {}),
+    };
+}
+function blobBytes(data) {
+    if (data.encoding === 'base64')
+        return new Uint8Array(Buffer.from(data.content, 'base64'));
+    if (data.encoding === 'utf-8' || data.encoding === 'utf8')
+        return new Uint8Array(Buffer.from(data.content, 'utf8'));
+    throw new upstream_UpstreamError('invalid', `unexpected blob encoding "${data.encoding}"`);
+}
+function activity(data) {
+    return {
+        ref: data.ref,
+        before: data.before,
+        after: data.after,
+        actor: data.actor?.login ?? null,
+        activityType: data.activity_type,
+        timestamp: data.timestamp,
+    };
+}
+/** The `after` cursor of a Link header's rel="next" URL (the Activity API pages by cursor), if any. */
+function nextCursor(link) {
+    const next = link?.split(',').find((part) => /rel="next"/.test(part));
+    const url = next?.match(/<([^>]+)>/)?.[1];
+    return url === undefined ? undefined : (new URL(url).searchParams.get('after') ?? undefined);
+}
+const CONTROL = /[\u0000-\u001f\u007f]/; // eslint-disable-line no-control-regex
+/**
+ * encodeURIComponent per path segment, keeping the slashes. Empty, `.` and `..` segments are refused: a URL
+ * parser would resolve them and the request would reach another endpoint.
+ */
+function segments(path, what) {
+    const parts = path.split('/');
+    if (parts.some((part) => part === '' || part === '.' || part === '..') || CONTROL.test(path)) {
+        throw new upstream_UpstreamError('invalid', `invalid ${what}: ${JSON.stringify(path)}`);
+    }
+    return parts.map(encodeURIComponent).join('/');
+}
+function checkSha(sha) {
+    if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(sha)) {
+        throw new upstream_UpstreamError('invalid', `invalid object id: ${JSON.stringify(sha)}`);
+    }
+    return sha;
+}
+/** A complete recursive listing holds the direct entries of every subtree: tree SHA to its entries. */
+function subtrees(root, entries) {
+    const children = new Map([['', []]]);
+    const shaOf = new Map([['', root]]);
+    for (const entry of entries) {
+        if (entry.type !== 'tree')
+            continue;
+        children.set(entry.path, []);
+        shaOf.set(entry.path, entry.sha);
+    }
+    for (const entry of entries) {
+        const slash = entry.path.lastIndexOf('/');
+        children
+            .get(slash < 0 ? '' : entry.path.slice(0, slash))
+            ?.push({ ...entry, path: entry.path.slice(slash + 1) });
+    }
+    const result = new Map();
+    for (const [dir, list] of children)
+        result.set(shaOf.get(dir), list);
+    return result;
+}
+
+;// CONCATENATED MODULE: ./src/github/octokit-activity.ts
+
+
+/** the activity list's largest page */
+const ACTIVITY_PAGE = 100;
+/** ref changes read back to a job's start before the window counts as not covered (30 pages) */
+const MAX_ACTIVITY_ITEMS = 3_000;
+/** The activity list back to `since`, newest first, paged by GitHub's cursors (Upstream.listActivity). */
+async function listActivity(rest, options) {
+    const since = Date.parse(options.since);
+    if (Number.isNaN(since))
+        throw new upstream_UpstreamError('invalid', `not a time: ${JSON.stringify(options.since)}`);
+    const maxItems = options.maxItems ?? MAX_ACTIVITY_ITEMS;
+    const items = [];
+    let after;
+    for (;;) {
+        const { data, headers } = await rest.send('list activity', 'GET /repos/{owner}/{repo}/activity', { direction: 'desc', per_page: ACTIVITY_PAGE, ...(after !== undefined ? { after } : {}) });
+        for (const item of data.map(activity)) {
+            if (Date.parse(item.timestamp) < since)
+                return { items, complete: true };
+            if (items.length >= maxItems)
+                return { items, complete: false };
+            items.push(item);
+        }
+        after = nextCursor(headers.link);
+        if (after === undefined)
+            return { items, complete: true };
     }
 }
 
@@ -42357,23 +42635,6 @@ function pathTreesOf(commits, answer) {
     return trees;
 }
 
-;// CONCATENATED MODULE: ./src/github/tree-hash.ts
-
-/** git's object id of a tree with these entries by name (trees sort as if their name ended in "/"). */
-function tree_hash_treeSha(entries) {
-    const key = (name, entry) => Buffer.from(entry.type === 'tree' ? `${name}/` : name);
-    const sorted = [...entries].sort(([a, x], [b, y]) => Buffer.compare(key(a, x), key(b, y)));
-    const body = Buffer.concat(sorted.map(([name, entry]) => Buffer.concat([
-        Buffer.from(`${entry.type === 'tree' ? '40000' : entry.mode} ${name}\0`),
-        Buffer.from(entry.sha, 'hex'),
-    ])));
-    return (0,external_node_crypto_.createHash)('sha1').update(`tree ${body.length}\0`).update(body).digest('hex');
-}
-/** git's object id of a blob with these bytes. */
-function blobSha(bytes) {
-    return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
-}
-
 ;// CONCATENATED MODULE: ./src/github/graphql-trees.ts
 
 /**
@@ -42408,138 +42669,125 @@ const modeText = (mode) => mode.toString(8).padStart(6, '0');
  */
 function listingsOf(shas, answer) {
     const out = new Map();
-    const take = (sha, list) => {
-        if (!Array.isArray(list) || out.has(sha))
-            return;
-        const listing = [];
-        const byName = new Map();
-        for (const e of list) {
-            if (typeof e?.name !== 'string' || !TYPES.has(e.type) || !Number.isInteger(e.mode))
-                return;
-            if (!/^[0-9a-f]{40}$/.test(e.oid))
-                return;
-            const entry = {
-                path: e.name,
-                mode: modeText(e.mode),
-                type: e.type,
-                sha: e.oid,
-            };
-            if (e.type === 'blob' && typeof e.size === 'number')
-                entry.size = e.size;
-            listing.push(entry);
-            byName.set(e.name, entry);
-        }
-        if (byName.size !== listing.length || tree_hash_treeSha(byName) !== sha)
-            return;
-        out.set(sha, listing);
-        for (const e of list)
-            if (e.type === 'tree')
-                take(e.oid, e.object?.entries);
-    };
-    shas.forEach((sha, i) => take(sha, answer.repository?.[`t${i}`]?.entries));
+    shas.forEach((sha, i) => addListings(out, sha, answer.repository?.[`t${i}`]?.entries));
     return out;
 }
+/** Adds the listing of tree `sha` (`list`, its entries) and those nested in it, each only if it hashes right. */
+function addListings(out, sha, list) {
+    if (!Array.isArray(list) || out.has(sha))
+        return;
+    const listing = [];
+    const byName = new Map();
+    for (const e of list) {
+        if (typeof e?.name !== 'string' || !TYPES.has(e.type) || !Number.isInteger(e.mode))
+            return;
+        if (!/^[0-9a-f]{40}$/.test(e.oid))
+            return;
+        const entry = {
+            path: e.name,
+            mode: modeText(e.mode),
+            type: e.type,
+            sha: e.oid,
+        };
+        if (e.type === 'blob' && typeof e.size === 'number')
+            entry.size = e.size;
+        listing.push(entry);
+        byName.set(e.name, entry);
+    }
+    if (byName.size !== listing.length || tree_hash_treeSha(byName) !== sha)
+        return;
+    out.set(sha, listing);
+    for (const e of list)
+        if (e.type === 'tree')
+            addListings(out, e.oid, e.object?.entries);
+}
 
-;// CONCATENATED MODULE: ./src/github/wire.ts
-/** The parts of GitHub's REST answers that Perimeter reads, and their mapping to the Upstream types. */
+;// CONCATENATED MODULE: ./src/github/graphql-history.ts
 
-const NO_SIGNATURE = { name: '', email: '', date: '' };
-const ENTRY_TYPES = new Set(['blob', 'tree', 'commit']);
-function gitCommit(data) {
-    return {
-        sha: data.sha,
-        tree: data.tree.sha,
-        parents: data.parents.map((parent) => parent.sha),
-        message: data.message,
-        author: data.author ?? NO_SIGNATURE,
-        committer: data.committer ?? NO_SIGNATURE,
-    };
-}
-function restCommit(data) {
-    return {
-        sha: data.sha,
-        tree: data.commit.tree.sha,
-        parents: data.parents.map((parent) => parent.sha),
-        message: data.commit.message,
-        author: data.commit.author ?? NO_SIGNATURE,
-        committer: data.commit.committer ?? NO_SIGNATURE,
-    };
-}
-function treeEntry(entry) {
-    if (!ENTRY_TYPES.has(entry.type))
-        throw new upstream_UpstreamError('invalid', `unexpected tree entry type "${entry.type}"`);
-    return {
-        path: entry.path,
-        mode: entry.mode,
-        type: entry.type,
-        sha: entry.sha,
-        ...(entry.size !== undefined ? { size: entry.size } : {}),
-    };
-}
-function blobBytes(data) {
-    if (data.encoding === 'base64')
-        return new Uint8Array(Buffer.from(data.content, 'base64'));
-    if (data.encoding === 'utf-8' || data.encoding === 'utf8')
-        return new Uint8Array(Buffer.from(data.content, 'utf8'));
-    throw new upstream_UpstreamError('invalid', `unexpected blob encoding "${data.encoding}"`);
-}
-function activity(data) {
-    return {
-        ref: data.ref,
-        before: data.before,
-        after: data.after,
-        actor: data.actor?.login ?? null,
-        activityType: data.activity_type,
-        timestamp: data.timestamp,
-    };
-}
-/** The `after` cursor of a Link header's rel="next" URL (the Activity API pages by cursor), if any. */
-function nextCursor(link) {
-    const next = link?.split(',').find((part) => /rel="next"/.test(part));
-    const url = next?.match(/<([^>]+)>/)?.[1];
-    return url === undefined ? undefined : (new URL(url).searchParams.get('after') ?? undefined);
-}
-const CONTROL = /[\u0000-\u001f\u007f]/; // eslint-disable-line no-control-regex
 /**
- * encodeURIComponent per path segment, keeping the slashes. Empty, `.` and `..` segments are refused: a URL
- * parser would resolve them and the request would reach another endpoint.
+ * A branch's head and one page of the commits changing a path, in one GraphQL call: `ref(qualifiedName:)` for
+ * the head (as fresh as REST's ref read), `history(path:, first:, after:)` on it
+ * (https://docs.github.com/en/graphql/reference/objects#commit), and for each commit the tree at the path with
+ * its entries `levels` levels down (`file(path:)`, a plain list: no nodes, no points) and its parents with the
+ * tree at the path in each. Points: the history connection is 1 request and `parents` one per commit, so up to
+ * 100 commits cost 1 point
+ * (https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api).
  */
-function segments(path, what) {
-    const parts = path.split('/');
-    if (parts.some((part) => part === '' || part === '.' || part === '..') || CONTROL.test(path)) {
-        throw new upstream_UpstreamError('invalid', `invalid ${what}: ${JSON.stringify(path)}`);
-    }
-    return parts.map(encodeURIComponent).join('/');
+const MAX_PARENTS = 8;
+const actor = 'name email date';
+function pathHistoryQuery(levels) {
+    const commit = `oid message tree { oid } author { ${actor} } committer { ${actor} }`;
+    return `query($owner: String!, $name: String!, $ref: String!, $path: String!, $first: Int!, $after: String) {
+  repository(owner: $owner, name: $name) {
+    ref(qualifiedName: $ref) { target { ... on Commit { ${commit} parents(first: ${MAX_PARENTS}) { totalCount nodes { oid } }
+      history(path: $path, first: $first, after: $after) {
+        pageInfo { hasNextPage endCursor }
+        nodes { ${commit}
+          file(path: $path) { type oid object { ... on Tree { ${entriesSelection(levels)} } } }
+          parents(first: ${MAX_PARENTS}) { totalCount nodes { oid file(path: $path) { type oid } } }
+        }
+      }
+    } } }
+  }
+}`;
 }
-function checkSha(sha) {
-    if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(sha)) {
-        throw new upstream_UpstreamError('invalid', `invalid object id: ${JSON.stringify(sha)}`);
-    }
-    return sha;
+const SHA = /^[0-9a-f]{40}$/;
+const graphql_history_signature = (a) => ({
+    name: a?.name ?? '',
+    email: a?.email ?? '',
+    date: a?.date ?? new Date(0).toISOString(),
+});
+function commitInfo(c) {
+    if (!c || !SHA.test(c.oid) || !SHA.test(c.tree?.oid ?? '') || !c.parents)
+        return null;
+    const parents = c.parents.nodes.map((p) => p?.oid ?? '');
+    if (c.parents.totalCount !== parents.length || !parents.every((p) => SHA.test(p)))
+        return null;
+    return {
+        sha: c.oid,
+        tree: c.tree.oid,
+        parents,
+        message: c.message,
+        author: graphql_history_signature(c.author),
+        committer: graphql_history_signature(c.committer),
+    };
 }
-/** A complete recursive listing holds the direct entries of every subtree: tree SHA to its entries. */
-function subtrees(root, entries) {
-    const children = new Map([['', []]]);
-    const shaOf = new Map([['', root]]);
-    for (const entry of entries) {
-        if (entry.type !== 'tree')
-            continue;
-        children.set(entry.path, []);
-        shaOf.set(entry.path, entry.sha);
+const treeOf = (side) => side === null || side === undefined
+    ? null
+    : side.type === 'tree' && SHA.test(side.oid)
+        ? side.oid
+        : undefined;
+/**
+ * The page as Perimeter keeps it, and every tree listing it holds (`listings`, checked against the tree's
+ * SHA). Null when the branch is missing or the answer is not as asked (the caller reads REST instead).
+ */
+function pathHistoryOf(answer, listings) {
+    const target = answer.repository?.ref?.target;
+    const head = commitInfo(target);
+    const history = target?.history;
+    if (!head || !history || !Array.isArray(history.nodes))
+        return null;
+    const commits = [];
+    for (const node of history.nodes) {
+        const commit = commitInfo(node);
+        if (!commit || !node)
+            return null;
+        const tree = treeOf(node.file);
+        if (tree)
+            addListings(listings, tree, node.file?.object?.entries);
+        const first = node.parents.nodes[0];
+        commits.push({ commit, tree, parentTree: first ? treeOf(first.file) : null });
     }
-    for (const entry of entries) {
-        const slash = entry.path.lastIndexOf('/');
-        children
-            .get(slash < 0 ? '' : entry.path.slice(0, slash))
-            ?.push({ ...entry, path: entry.path.slice(slash + 1) });
-    }
-    const result = new Map();
-    for (const [dir, list] of children)
-        result.set(shaOf.get(dir), list);
-    return result;
+    return {
+        head,
+        commits,
+        hasNextPage: Boolean(history.pageInfo?.hasNextPage),
+        endCursor: history.pageInfo?.endCursor ?? null,
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/github/octokit-objects.ts
+
 
 
 
@@ -42627,6 +42875,28 @@ class GitObjectReads {
             }
         }));
         return out;
+    }
+    async getPathHistory(branch, path, options) {
+        if (this.graphqlFailed)
+            return null;
+        try {
+            const answer = await this.rest.graphql(`list the commits changing ${path}`, pathHistoryQuery(options.levels), { ref: `refs/heads/${branch}`, path, first: options.first, after: options.after ?? null });
+            const listings = new Map();
+            const page = pathHistoryOf(answer, listings);
+            if (!page)
+                return null;
+            for (const [tree, list] of listings)
+                if (!this.trees.peek(tree))
+                    this.trees.set(tree, list);
+            for (const { sha, ...rest } of [page.head, ...page.commits.map((c) => c.commit)])
+                if (!this.commits.peek(sha))
+                    this.commits.set(sha, { sha, ...rest });
+            return page;
+        }
+        catch {
+            this.graphqlFailed = true;
+            return null;
+        }
     }
     async getTreeRecursive(sha) {
         checkSha(sha);
@@ -42722,10 +42992,9 @@ function comparedFile(file) {
 
 
 
-/** the activity list's largest page */
-const ACTIVITY_PAGE = 100;
-/** ref changes read back to a job's start before the window counts as not covered (30 pages) */
-const MAX_ACTIVITY_ITEMS = 3_000;
+
+
+
 class OctokitUpstream extends GitObjectReads {
     owner;
     repo;
@@ -42819,26 +43088,8 @@ class OctokitUpstream extends GitObjectReads {
                 refs.set(ref.ref, ref.object.sha);
         return refs;
     }
-    async listActivity(options) {
-        const since = Date.parse(options.since);
-        if (Number.isNaN(since))
-            throw new upstream_UpstreamError('invalid', `not a time: ${JSON.stringify(options.since)}`);
-        const maxItems = options.maxItems ?? MAX_ACTIVITY_ITEMS;
-        const items = [];
-        let after;
-        for (;;) {
-            const { data, headers } = await this.rest.send('list activity', 'GET /repos/{owner}/{repo}/activity', { direction: 'desc', per_page: ACTIVITY_PAGE, ...(after !== undefined ? { after } : {}) });
-            for (const item of data.map(activity)) {
-                if (Date.parse(item.timestamp) < since)
-                    return { items, complete: true };
-                if (items.length >= maxItems)
-                    return { items, complete: false };
-                items.push(item);
-            }
-            after = nextCursor(headers.link);
-            if (after === undefined)
-                return { items, complete: true };
-        }
+    listActivity(options) {
+        return listActivity(this.rest, options);
     }
     async createBlob(content) {
         const data = await this.rest.write('create blob', 'POST /repos/{owner}/{repo}/git/blobs', {
@@ -42906,16 +43157,51 @@ class OctokitUpstream extends GitObjectReads {
         }
         this.heads.delete(branch);
     }
+    async commitOnBranch(branch, expectedHead, message, changes) {
+        const input = commitInput(`${this.owner}/${this.repo}`, branch, checkSha(expectedHead), message, changes);
+        let answer;
+        try {
+            answer = await this.rest.mutate(`commit on branch "${branch}"`, COMMIT_ON_BRANCH, { input });
+        }
+        finally {
+            this.heads.delete(branch);
+        }
+        const commit = committed(answer, expectedHead);
+        this.commits.set(commit.sha, commit);
+        for (const { bytes } of changes.additions)
+            this.blobs.set(blobSha(bytes), bytes);
+        return commit;
+    }
     async createStatus(sha, status) {
         checkSha(sha);
         const description = status.description.length > 140 ? `${status.description.slice(0, 139)}…` : status.description;
-        await this.rest.write(`create status on ${sha}`, 'POST /repos/{owner}/{repo}/statuses/{sha}', {
+        const data = await this.rest.write(`create status on ${sha}`, 'POST /repos/{owner}/{repo}/statuses/{sha}', {
             sha,
             state: status.state,
             context: status.context,
             description,
             ...(status.targetUrl !== undefined ? { target_url: status.targetUrl } : {}),
         });
+        return wire_status(data);
+    }
+    async listStatuses(sha) {
+        checkSha(sha);
+        const statuses = [];
+        for (let page = 1;; page++) {
+            const data = await this.rest.read(`list statuses of ${sha}`, 'GET /repos/{owner}/{repo}/commits/{ref}/statuses', { ref: sha, per_page: 100, page });
+            statuses.push(...data.map(wire_status));
+            if (data.length < 100)
+                return statuses;
+        }
+    }
+    async listRunJobs(runId) {
+        const jobs = [];
+        for (let page = 1;; page++) {
+            const data = await this.rest.read(`list the jobs of run ${runId}`, 'GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs', { run_id: runId, filter: 'all', per_page: 100, page });
+            jobs.push(...data.jobs.map(job));
+            if (data.jobs.length < 100 || jobs.length >= data.total_count)
+                return jobs;
+        }
     }
     /**
      * POST /pulls, then the labels through the issues API (a pull request is an issue there).
@@ -45663,6 +45949,18 @@ function boundBranchMoves(facts) {
     }
     return violations;
 }
+/**
+ * A status on the receipt's context posted during the job that Perimeter did not post: someone with the job's
+ * access (the agent, with the token it read from the gateway) posted a receipt of its own.
+ */
+function forgedReceipts(foreign) {
+    return foreign
+        .filter((f) => f.inWindow)
+        .map(({ sha, status }) => ({
+        kind: 'forged-receipt',
+        message: `forged receipt: a "${status.state}" status on "${status.context}" of ${judge_short(sha)} (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}) was posted during the job, not by Perimeter`,
+    }));
+}
 function judge_judge(facts) {
     const branchRef = `refs/heads/${facts.branch}`;
     const violations = [];
@@ -45746,8 +46044,12 @@ function judge_judge(facts) {
             message: `${ref} was changed during the job and changed back (${describeMoves(history.moves)}); only "${facts.branch}" may change${sameIdentity(ref)}`,
         });
     }
-    if (facts.ledger === null)
-        unchecked.push('there is no gateway ledger, so commits could not be attributed');
+    if (facts.ledger === null) {
+        if (facts.ledgerExpected !== false)
+            unchecked.push('there is no gateway ledger, so commits could not be attributed');
+        else if (facts.directPushes === 'deny')
+            unchecked.push('direct-pushes: deny needs the gateway ledger to tell its commits from direct pushes, and a verify job trusts none');
+    }
     else if (!facts.ledger.ok)
         unchecked.push(`the gateway ledger is broken: ${facts.ledger.problem ?? 'unknown problem'}`);
     const commits = attribute(facts);
@@ -45767,6 +46069,9 @@ function judge_judge(facts) {
     if (commits.direct.length > 0 && facts.directPushes === 'check') {
         notes.push(`${commits.direct.length} commit(s) were pushed without the gateway (allowed by direct-pushes: check)`);
     }
+    violations.push(...forgedReceipts(facts.foreignStatuses ?? []));
+    for (const { sha, status } of (facts.foreignStatuses ?? []).filter((f) => !f.inWindow))
+        notes.push(`a "${status.state}" status on "${status.context}" of ${judge_short(sha)} was posted after the job ended (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}): not the job's, and not this receipt`);
     const state = violations.length > 0 ? 'failure' : unchecked.length > 0 ? 'error' : 'success';
     return {
         state,
@@ -55746,7 +56051,16 @@ const receiptSchema = strictObject({
     heads: strictObject({ start: sha.nullable(), end: sha.nullable() }),
     refs: strictObject({ start: snapshot, end: snapshot }),
     violations: array(strictObject({
-        kind: schemas_enum(['path', 'symlink', 'submodule', 'history', 'branch-deleted', 'ref', 'direct-push']),
+        kind: schemas_enum([
+            'path',
+            'symlink',
+            'submodule',
+            'history',
+            'branch-deleted',
+            'ref',
+            'direct-push',
+            'forged-receipt',
+        ]),
         message: schemas_string(),
         path: schemas_string().optional(),
         ref: schemas_string().optional(),
@@ -55898,10 +56212,13 @@ async function activity_accountForMoves(input, facts) {
                     return;
                 }
                 facts.branchMoves = account.branches;
-                // GitHub records this job's token as the marker's creator: that is who "this job" is.
-                facts.identity = window.items[at]?.actor ?? null;
+                // GitHub records this job's token as the marker's creator: that is who "this job" is, unless the
+                // verification runs elsewhere and knows the job's identity from GitHub's record of its pending status.
+                facts.identity = input.identity !== undefined ? input.identity : (window.items[at]?.actor ?? null);
                 for (const problem of account.unaccounted)
                     facts.unchecked.push(`what happened to ${problem}`);
+                if (input.startTaken)
+                    checkStart(window.items.slice(at + 1), account.branches, input.startTaken, facts);
                 return;
             }
             await sleep((input.activityRetryMs ?? ACTIVITY_RETRY_MS) * attempt);
@@ -55911,6 +56228,25 @@ async function activity_accountForMoves(input, facts) {
         await input.upstream.deleteBranch(marker.branch).catch((error) => {
             facts.notes.push(`the end marker ${marker.branch} could not be deleted: ${reason(error)}`);
         });
+    }
+}
+/**
+ * A start snapshot that came from elsewhere (a verify job's handoff) must agree with GitHub: every branch move
+ * recorded after the snapshot was surely taken, and while the job ran, is one the account holds. A snapshot
+ * that already shows a later move (a branch the job created, claimed as there from the start) hides it.
+ */
+function checkStart(items, branches, taken, facts) {
+    const after = Date.parse(taken.before);
+    const until = Date.parse(taken.jobEnded);
+    for (const item of items) {
+        const at = Date.parse(item.timestamp);
+        if (!item.ref.startsWith('refs/heads/') || item.ref.startsWith(`refs/heads/${MARKER_PREFIX}`))
+            continue;
+        if (!(at > after && at <= until))
+            continue;
+        if (branches.get(item.ref)?.moves.includes(item))
+            continue;
+        facts.unchecked.push(`what happened to ${item.ref}: GitHub records a move at ${item.timestamp} (${item.before.slice(0, 7)} → ${item.after.slice(0, 7)}, by ${item.actor ?? 'unknown'}), after the start snapshot was taken, that the start snapshot already shows: the handed-over start does not agree with GitHub`);
     }
 }
 /** The verification's own branch, created after the end snapshot; null (and unchecked) when GitHub refuses it. */
@@ -55948,6 +56284,8 @@ const ACTIVITY_ATTEMPTS = 4;
 const ACTIVITY_RETRY_MS = 1_500;
 
 ;// CONCATENATED MODULE: ./src/verify/verify-job.ts
+
+
 
 
 
@@ -56019,6 +56357,8 @@ async function verifyJob(input) {
         branchMoves: null,
         unchecked: [...(input.problems ?? [])],
         notes: [UNRECORDED_REFS],
+        ledgerExpected: input.ledgerExpected ?? true,
+        foreignStatuses: [],
     };
     // Who moved what comes first: it decides which of the bound branch's new commits are this job's.
     await accountForMoves(input, facts);
@@ -56029,7 +56369,36 @@ async function verifyJob(input) {
     else if (endHead !== startHead) {
         await examineBranch(input, facts, endHead);
     }
+    if (input.receiptWindow)
+        await lookForForgedReceipts(input, input.receiptWindow, facts);
     return judge(facts);
+}
+/**
+ * The statuses on the receipt's context on every commit the bound branch showed during the job: its heads
+ * (start, end, each one it held) and its new commits. One the verification did not expect is forged.
+ */
+async function lookForForgedReceipts(input, window, facts) {
+    const moves = facts.branchMoves?.get(`refs/heads/${input.branch}`)?.moves ?? [];
+    const shas = [
+        ...new Set([
+            facts.startHead,
+            facts.endHead,
+            ...moves.map((m) => m.after),
+            ...(facts.newCommits?.shas ?? []),
+        ].filter((sha) => sha !== null && sha !== ZERO_SHA)),
+    ];
+    if (facts.newCommits === null || !facts.newCommits.complete)
+        facts.unchecked.push(`the statuses on "${window.context}" of every new commit (the new commits could not all be listed)`);
+    if (shas.length > MAX_STATUS_COMMITS) {
+        facts.unchecked.push(`the statuses on "${window.context}" of ${shas.length} commits (at most ${MAX_STATUS_COMMITS} are read)`);
+        return;
+    }
+    try {
+        facts.foreignStatuses = await findForeignStatuses(input.upstream, shas, window);
+    }
+    catch (error) {
+        facts.unchecked.push(`the statuses on "${window.context}" during the job: ${verify_job_reason(error)}`);
+    }
 }
 /** Said in every receipt: what GitHub keeps no record of, so no verifier can see it (SECURITY.md). */
 const UNRECORDED_REFS = 'GitHub records moves of branches only: a tag or other non-branch ref created and deleted within the job leaves no trace, so refs outside refs/heads are checked by their start and end alone';
@@ -56269,7 +56638,15 @@ var Inputs;
     Inputs["RecordName"] = "record-name";
     Inputs["RecordRetentionDays"] = "record-retention-days";
     Inputs["Writes"] = "writes";
+    Inputs["ReceiptBy"] = "receipt-by";
 })(Inputs || (Inputs = {}));
+/** The inputs of the verify sub-action (verify/action.yml). */
+var VerifyInputs;
+(function (VerifyInputs) {
+    VerifyInputs["GithubToken"] = "github-token";
+    VerifyInputs["Handoff"] = "handoff";
+    VerifyInputs["FailOnViolation"] = "fail-on-violation";
+})(VerifyInputs || (VerifyInputs = {}));
 var Outputs;
 (function (Outputs) {
     /** JSON object: perimeter name -> endpoint URL */
@@ -56286,6 +56663,8 @@ var Outputs;
     Outputs["TokenVariable"] = "token-variable";
     /** the name of the record artifact post uploads (perimeter/apply and audits read it) */
     Outputs["Record"] = "record";
+    /** what a later verify job needs from before the agents ran (JSON, src/action/handoff.ts) */
+    Outputs["Handoff"] = "handoff";
 })(Outputs || (Outputs = {}));
 /** Keys passed from main to post (the runner hands them to post as STATE_<key>). */
 var State;
@@ -56333,9 +56712,9 @@ class ActionError extends Error {
     name = 'ActionError';
 }
 /** perimeters.yml as committed at `ref`, read through the API: the workspace is the agent's to change. */
-async function readConfigText(upstream, file, ref) {
+async function readConfigFile(upstream, file, ref) {
     try {
-        return (await upstream.getFileAtRef(file, ref)).text;
+        return await upstream.getFileAtRef(file, ref);
     }
     catch (error) {
         if (error instanceof upstream_UpstreamError && error.code === 'not_found') {
@@ -56425,17 +56804,93 @@ function keyPosition(text, path) {
     return key?.range ? lineCounter.linePos(key.range[0]) : null;
 }
 
+;// CONCATENATED MODULE: ./src/action/handoff.ts
+
+/**
+ * What a later verify job needs from before the agents ran: main's `handoff` output, fixed when main ends
+ * (later steps cannot change a step's outputs). It travels as the agent job's output, through the runner, so
+ * the verify job checks it against GitHub before it relies on it (verify-step.ts).
+ */
+const HANDOFF_FORMAT = 'perimeter-handoff';
+const HANDOFF_VERSION = 1;
+/** GitHub caps a job's outputs at 1 MB together. */
+const MAX_HANDOFF_CHARS = 1_000_000;
+const handoff_sha = schemas_string().regex(/^[0-9a-f]{40}$/, 'expected a 40-character hex SHA');
+const handoff_time = iso_datetime({ offset: true });
+const handoffSchema = strictObject({
+    format: literal(HANDOFF_FORMAT),
+    version: literal(HANDOFF_VERSION),
+    repository: schemas_string().regex(/^[A-Za-z0-9-_.]+\/[A-Za-z0-9-_.]+$/, 'expected "owner/name"'),
+    run: strictObject({
+        id: schemas_number().int().positive(),
+        attempt: schemas_number().int().positive(),
+        job: schemas_string(),
+        runner: schemas_string(),
+    }),
+    branch: schemas_string().min(1),
+    config: strictObject({ file: schemas_string().min(1), ref: schemas_string().min(1), sha: handoff_sha }),
+    perimeters: array(schemas_string().min(1)).min(1),
+    directPushes: schemas_enum(['check', 'deny']),
+    ignoreRefs: array(schemas_string()),
+    /** the login GitHub records for the agent job's token (the pending status's creator) */
+    identity: schemas_string().min(1).nullable(),
+    /** on GitHub's clock, a margin before the start snapshot */
+    startedAt: handoff_time,
+    startRefs: record(schemas_string().startsWith('refs/'), handoff_sha),
+    pending: strictObject({
+        id: schemas_number().int().positive(),
+        sha: handoff_sha,
+        context: schemas_string().min(1),
+        description: schemas_string(),
+        createdAt: handoff_time,
+    }),
+});
+class HandoffError extends Error {
+    name = 'HandoffError';
+}
+function renderHandoff(facts) {
+    const text = JSON.stringify({ format: HANDOFF_FORMAT, version: HANDOFF_VERSION, ...facts });
+    if (text.length > MAX_HANDOFF_CHARS)
+        throw new HandoffError(`the handoff is ${text.length} characters, over GitHub's 1 MB for a job's outputs (the repository has ${Object.keys(facts.startRefs).length} refs)`);
+    // the schema is the contract: main never hands over what the verify job would refuse
+    return JSON.stringify(parseHandoff(text));
+}
+/** The handoff as the verify job got it; throws HandoffError saying what is wrong, never a stack trace. */
+function parseHandoff(text) {
+    if (text.trim() === '')
+        throw new HandoffError('the handoff is empty: the agent job did not pass on the main step\'s "handoff" output (its main step failed or never ran, or the job\'s outputs do not name it)');
+    let data;
+    try {
+        data = JSON.parse(text);
+    }
+    catch (error) {
+        throw new HandoffError(`the handoff is not JSON (${error.message})`);
+    }
+    const format = data?.format;
+    const version = data?.version;
+    if (format === HANDOFF_FORMAT && version !== HANDOFF_VERSION)
+        throw new HandoffError(`the handoff has format version ${JSON.stringify(version)}; this verify action reads version ${HANDOFF_VERSION}: use the same release of perimeter and perimeter/verify`);
+    const parsed = handoffSchema.safeParse(data);
+    if (parsed.success)
+        return parsed.data;
+    const problems = parsed.error.issues
+        .slice(0, 5)
+        .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(top)'}: ${issue.message}`);
+    const more = parsed.error.issues.length - problems.length;
+    throw new HandoffError(`the handoff is malformed: ${problems.join('; ')}${more > 0 ? `; ${more} more` : ''}`);
+}
+
 ;// CONCATENATED MODULE: ./src/action/config-ref.ts
 
 
-const SHA = /^[0-9a-f]{7,40}$/i;
+const config_ref_SHA = /^[0-9a-f]{7,40}$/i;
 /** The branch a ref names, or null for tags and commit SHAs. Git reads `x`, `heads/x` and `refs/heads/x` alike. */
 function branchOf(ref) {
     if (ref.startsWith('refs/heads/'))
         return ref.slice('refs/heads/'.length);
     if (ref.startsWith('heads/'))
         return ref.slice('heads/'.length);
-    if (ref.startsWith('refs/') || ref.startsWith('tags/') || SHA.test(ref))
+    if (ref.startsWith('refs/') || ref.startsWith('tags/') || config_ref_SHA.test(ref))
         return null;
     return ref;
 }
@@ -56468,7 +56923,7 @@ function checkConfigRef(facts) {
     let branch = named;
     if (named !== null)
         because = writableBecause(named, facts);
-    else if (SHA.test(ref)) {
+    else if (config_ref_SHA.test(ref)) {
         for (const [name, sha] of Object.entries(facts.heads)) {
             if (!name.startsWith('refs/heads/') || !sha.toLowerCase().startsWith(ref.toLowerCase()))
                 continue;
@@ -56689,27 +57144,9 @@ class InputError extends Error {
 }
 const defaultRead = (name) => getInput(name);
 function readStepBasics(env = process.env, read = defaultRead) {
-    const token = read(Inputs.GithubToken);
-    if (!token)
-        throw new InputError(`${Inputs.GithubToken}: required; the default is \${{ github.token }}`);
-    // GitHub's tokens have 40 characters or more; a shorter value could not be scrubbed from messages
-    if (token.length < MIN_SCRUBBED_LENGTH)
-        throw new InputError(`${Inputs.GithubToken}: ${token.length} characters, shorter than any GitHub token (at least ${MIN_SCRUBBED_LENGTH} are required)`);
-    const repository = env.GITHUB_REPOSITORY ?? '';
-    const match = /^([A-Za-z0-9-_.]+)\/([A-Za-z0-9-_.]+)$/.exec(repository);
-    if (!match)
-        throw new InputError(`GITHUB_REPOSITORY: expected "owner/name", got ${JSON.stringify(repository)}`);
-    const [, owner, repo] = match;
-    const serverUrl = env.GITHUB_SERVER_URL?.replace(/\/+$/, '');
-    const runUrl = serverUrl && env.GITHUB_RUN_ID
-        ? `${serverUrl}/${repository}/actions/runs/${env.GITHUB_RUN_ID}`
-        : undefined;
     return {
-        token,
-        owner,
-        repo,
-        apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
-        runUrl,
+        token: tokenInput(read(Inputs.GithubToken)),
+        ...readRunner(env),
         tempDir: env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
     };
 }
@@ -56731,10 +57168,12 @@ function readSettings(env = process.env, read = defaultRead) {
         writesPerMinute: inputs_positiveInteger(Inputs.WritesPerMinute, read(Inputs.WritesPerMinute), 80),
         writes: writesMode(read(Inputs.Writes)),
         ignoreRefs: ignoreRefs(read(Inputs.IgnoreRefs), branch),
+        receiptBy: receiptBy(read(Inputs.ReceiptBy)),
         verifyTimeoutMs: inputs_positiveInteger(Inputs.VerifyTimeout, read(Inputs.VerifyTimeout), 600) * 1000,
         eventName: env.GITHUB_EVENT_NAME ?? '',
         event,
-        run: { id: env.GITHUB_RUN_ID ?? '', attempt: env.GITHUB_RUN_ATTEMPT ?? '', job: env.GITHUB_JOB ?? '' },
+        run: runFacts(env),
+        runnerName: env.RUNNER_NAME ?? '',
         record: {
             name: recordName(read(Inputs.RecordName), env),
             retentionDays: read(Inputs.RecordRetentionDays) === ''
@@ -56752,6 +57191,50 @@ function recordName(value, env) {
     if (/["\\:<>|*?\r\n/]/.test(name))
         throw new InputError(`${Inputs.RecordName}: ${JSON.stringify(name)} holds a character artifact names may not have (" : < > | * ? \\ / CR LF)`);
     return name;
+}
+/** The repository, API and run link every step of Perimeter takes from the runner. */
+function readRunner(env) {
+    const repository = env.GITHUB_REPOSITORY ?? '';
+    const match = /^([A-Za-z0-9-_.]+)\/([A-Za-z0-9-_.]+)$/.exec(repository);
+    if (!match)
+        throw new InputError(`GITHUB_REPOSITORY: expected "owner/name", got ${JSON.stringify(repository)}`);
+    const [, owner, repo] = match;
+    const serverUrl = env.GITHUB_SERVER_URL?.replace(/\/+$/, '');
+    const runUrl = serverUrl && env.GITHUB_RUN_ID
+        ? `${serverUrl}/${repository}/actions/runs/${env.GITHUB_RUN_ID}`
+        : undefined;
+    return {
+        owner,
+        repo,
+        apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
+        runUrl,
+    };
+}
+function runFacts(env) {
+    return {
+        id: env.GITHUB_RUN_ID ?? '',
+        attempt: env.GITHUB_RUN_ATTEMPT ?? '',
+        job: env.GITHUB_JOB ?? '',
+    };
+}
+function receiptBy(value) {
+    if (value === '' || value === 'post')
+        return 'post';
+    if (value === 'verify-job')
+        return 'verify-job';
+    throw new InputError(`${Inputs.ReceiptBy}: expected "post" or "verify-job", got ${JSON.stringify(value)}`);
+}
+/** A token given as an input: required, and long enough to be scrubbed from every message. */
+function tokenInput(token) {
+    if (!token)
+        throw new InputError(`${Inputs.GithubToken}: required; the default is \${{ github.token }}`);
+    // GitHub's tokens have 40 characters or more; a shorter value could not be scrubbed from messages
+    if (token.length < MIN_SCRUBBED_LENGTH)
+        throw new InputError(`${Inputs.GithubToken}: ${token.length} characters, shorter than any GitHub token (at least ${MIN_SCRUBBED_LENGTH} are required)`);
+    return token;
+}
+function booleanInput(name, value, fallback) {
+    return inputs_boolean(name, value, fallback);
 }
 function readEvent(env) {
     if (!env.GITHUB_EVENT_PATH)
@@ -56947,8 +57430,8 @@ const actionsState = {
 const CONFIG_FILE_KEYS = { path: State.ConfigPath, digest: State.ConfigDigest };
 const START_REFS_KEYS = { path: State.StartRefsPath, digest: State.StartRefsDigest };
 function jobSettingsOf(settings) {
-    const { owner, repo, apiUrl, runUrl, directPushes, statusContext, failOnViolation, ignoreRefs } = settings;
-    return { owner, repo, apiUrl, runUrl, directPushes, statusContext, failOnViolation, ignoreRefs };
+    const { owner, repo, apiUrl, runUrl, directPushes, statusContext, failOnViolation, ignoreRefs, receiptBy } = settings;
+    return { owner, repo, apiUrl, runUrl, directPushes, statusContext, failOnViolation, ignoreRefs, receiptBy };
 }
 const sha256 = (text) => (0,external_node_crypto_.createHash)('sha256').update(text).digest('hex');
 /**
@@ -56976,6 +57459,7 @@ function readStateFile(store, keys) {
 }
 
 ;// CONCATENATED MODULE: ./src/action/main.ts
+
 
 
 
@@ -57030,7 +57514,7 @@ async function runMain() {
 async function start(settings, upstream, store, gatewayScript, secrets) {
     const defaultBranch = settings.configRef === null ? (await upstream.getRepository()).defaultBranch : '';
     const configRef = settings.configRef ?? defaultBranch;
-    const configText = await readConfigText(upstream, settings.configFile, configRef);
+    const { text: configText, sha: configSha } = await readConfigFile(upstream, settings.configFile, configRef);
     const { config, perimeters: selected } = loadPerimeters(configText, settings.configFile, settings.perimeters, settings.branch);
     const { exposed: perimeters, note } = applyTrust(config, selected, settings.eventName, settings.event);
     if (note !== null)
@@ -57061,7 +57545,32 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
     });
     if (warning !== null)
         core_warning(warning);
-    await markPending(upstream, startHead, settings.statusContext);
+    const pending = await markPending(upstream, startHead, settings);
+    // Set now, so a verify job can judge the job even when the rest of main fails.
+    setHandoff({
+        repository: `${settings.owner}/${settings.repo}`,
+        run: {
+            id: Number(settings.run.id),
+            attempt: Number(settings.run.attempt || '1'),
+            job: settings.run.job,
+            runner: settings.runnerName,
+        },
+        branch: settings.branch,
+        config: { file: settings.configFile, ref: configRef, sha: configSha },
+        perimeters: names,
+        directPushes: settings.directPushes,
+        ignoreRefs: settings.ignoreRefs,
+        identity: pending.creator,
+        startedAt,
+        startRefs: snapshot,
+        pending: {
+            id: pending.id,
+            sha: startHead,
+            context: pending.context,
+            description: pending.description ?? '',
+            createdAt: pending.createdAt,
+        },
+    });
     const workDir = (0,external_node_fs_namespaceObject.realpathSync)((0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)(settings.tempDir, 'perimeter-')));
     store.save(State.Branch, settings.branch);
     store.save(State.Perimeters, JSON.stringify(names));
@@ -57149,13 +57658,27 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
         throw error;
     }
 }
-/** A pending status until post replaces it; also proves early that the token may post statuses. */
-async function markPending(upstream, sha, context) {
+/** The handoff output; without one (outside a runner, too many refs) a verify job says so and fails. */
+function setHandoff(facts) {
     try {
-        await upstream.createStatus(sha, {
+        setOutput(Outputs.Handoff, renderHandoff(facts));
+    }
+    catch (error) {
+        core_warning(`no ${Outputs.Handoff} output for a verify job: ${error.message}`);
+    }
+}
+/**
+ * A pending status until the receipt replaces it; also proves early that the token may post statuses, and
+ * GitHub's answer names the token's identity.
+ */
+async function markPending(upstream, sha, settings) {
+    try {
+        return await upstream.createStatus(sha, {
             state: 'pending',
-            context,
-            description: 'Agents at work; the post step verifies what was pushed.',
+            context: settings.statusContext,
+            description: settings.receiptBy === 'verify-job'
+                ? 'Agents at work; a later job verifies what was pushed.'
+                : 'Agents at work; the post step verifies what was pushed.',
         });
     }
     catch (error) {
