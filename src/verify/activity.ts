@@ -76,12 +76,14 @@ function checkStart(
   taken: { before: string; jobEnded: string },
   facts: JobFacts,
 ): void {
-  const after = Date.parse(taken.before);
+  // `before` is a time GitHub gives in whole seconds: the snapshot may be up to a second later than it says,
+  // so only a move a whole second after it is surely after the snapshot
+  const after = Date.parse(taken.before) + 1_000;
   const until = Date.parse(taken.jobEnded);
   for (const item of items) {
     const at = Date.parse(item.timestamp);
     if (!item.ref.startsWith('refs/heads/') || item.ref.startsWith(`refs/heads/${MARKER_PREFIX}`)) continue;
-    if (!(at > after && at <= until)) continue;
+    if (!(at >= after && at <= until)) continue;
     if (branches.get(item.ref)?.moves.includes(item)) continue;
     facts.unchecked.push(
       `what happened to ${item.ref}: GitHub records a move at ${item.timestamp} (${item.before.slice(0, 7)} → ${item.after.slice(0, 7)}, by ${item.actor ?? 'unknown'}), after the start snapshot was taken, that the start snapshot already shows: the handed-over start does not agree with GitHub`,

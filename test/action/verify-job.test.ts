@@ -206,6 +206,10 @@ describe('the verify job', { timeout: 180_000 }, () => {
 
     it('does not pass a branch the agent created by claiming it existed at the start', async () => {
       const jobs = await twoJobs();
+      // GitHub's clocks read in whole seconds: a move within the second of main's pending status cannot be
+      // ordered against the start snapshot (SECURITY.md). An agent step starts after main has also started
+      // the gateway; here it acts a second later.
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
       const rogue = await jobs.agent.push({ 'src/count.ts': 'x\n' }, { branch: 'rogue' });
       await jobs.endAgentJob();
       const handoff = JSON.parse(jobs.handoff()) as { startRefs: Record<string, string> };
