@@ -80475,13 +80475,15 @@ async function accountForMoves(input, facts) {
  * that already shows a later move (a branch the job created, claimed as there from the start) hides it.
  */
 function checkStart(items, branches, taken, facts) {
-    const after = Date.parse(taken.before);
+    // `before` is a time GitHub gives in whole seconds: the snapshot may be up to a second later than it says,
+    // so only a move a whole second after it is surely after the snapshot
+    const after = Date.parse(taken.before) + 1_000;
     const until = Date.parse(taken.jobEnded);
     for (const item of items) {
         const at = Date.parse(item.timestamp);
         if (!item.ref.startsWith('refs/heads/') || item.ref.startsWith(`refs/heads/${MARKER_PREFIX}`))
             continue;
-        if (!(at > after && at <= until))
+        if (!(at >= after && at <= until))
             continue;
         if (branches.get(item.ref)?.moves.includes(item))
             continue;
