@@ -71,19 +71,23 @@ describe('perimeter serve', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('refuses, by the action rule, to start when a perimeter of the file may not use the branch', async () => {
-    const child = spawn(
-      process.execPath,
-      ['--import', TSX, MAIN, 'serve', '--repo', 'octo/cli', '--api-url', fake.url],
-      {
-        cwd: dir,
-        env: { PATH: process.env.PATH ?? '', GITHUB_TOKEN: token },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+  /** serve run to its end (it is refused before it serves): its exit code and what it printed on stderr. */
+  const refused = async (
+    args: string[],
+    githubToken: string,
+  ): Promise<{ code: number | null; stderr: string }> => {
+    const child = spawn(process.execPath, ['--import', TSX, MAIN, 'serve', '--repo', 'octo/cli', ...args], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', GITHUB_TOKEN: githubToken },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const code = await new Promise<number | null>((done) => child.on('close', done));
+    return { code: await new Promise<number | null>((done) => child.on('close', done)), stderr };
+  };
+
+  it('refuses, by the action rule, to start when a perimeter of the file may not use the branch', async () => {
+    const { code, stderr } = await refused(['--api-url', fake.url], token);
     expect(code).toBe(2);
     expect(stderr).toContain(
       'perimeter serve: --branch: branch "main" is not allowed for this perimeter: perimeter "docs" allows branches ["docs/**"]',
@@ -92,14 +96,7 @@ describe('perimeter serve', () => {
   });
 
   it('refuses a token too short to be scrubbed from what it prints', async () => {
-    const child = spawn(process.execPath, ['--import', TSX, MAIN, 'serve', '--repo', 'octo/cli'], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '', GITHUB_TOKEN: 'abc1234' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const code = await new Promise<number | null>((done) => child.on('close', done));
+    const { code, stderr } = await refused([], 'abc1234');
     expect(code).toBe(2);
     expect(stderr).toContain(
       'the token has 7 characters, shorter than any GitHub token (at least 8 are required)',
