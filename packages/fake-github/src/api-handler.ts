@@ -7,7 +7,7 @@ import type { ApiResponse } from './http-util.js';
 import {
   encodeBody,
   errorBody,
-  identify,
+  authenticated,
   NOT_ACCESSIBLE,
   presentedToken,
   RATE_LIMITED,
@@ -37,13 +37,8 @@ export async function handleApi(
   const key = found?.route.key ?? (isRateLimit ? 'GET /rate_limit' : `${method} (unknown route)`);
   const concrete = `${method} ${url.pathname}`;
   state.stats.request(key, false);
-  const login = identify(req, state.tokens, false);
-  if (!login)
-    return send(
-      res,
-      401,
-      errorBody(401, login === undefined ? 'Requires authentication' : 'Bad credentials'),
-    );
+  const login = authenticated(req, res, state.tokens);
+  if (login === null) return;
 
   const delay = state.faults.take(['latency'], key, concrete);
   if (delay?.kind === 'latency') await sleep(delay.ms);

@@ -17,7 +17,7 @@ import { createCommitOnBranch } from './graphql-commit.js';
 import { callCost } from './graphql-cost.js';
 import { repositoryValue } from './graphql-values.js';
 import { HttpError, readJson } from './http-util.js';
-import { errorBody, identify, SECONDARY_LIMITED, send } from './respond.js';
+import { authenticated, errorBody, SECONDARY_LIMITED, send } from './respond.js';
 import type { ServerState } from './stats.js';
 
 export const GRAPHQL_KEY = 'POST /graphql';
@@ -56,13 +56,8 @@ export async function handleGraphql(
 ): Promise<void> {
   state.stats.request(GRAPHQL_KEY, false);
   const budget = state.graphqlBudget;
-  const login = identify(req, state.tokens, false);
-  if (!login)
-    return send(
-      res,
-      401,
-      errorBody(401, login === undefined ? 'Requires authentication' : 'Bad credentials'),
-    );
+  const login = authenticated(req, res, state.tokens);
+  if (login === null) return;
   let body: Record<string, unknown>;
   try {
     body = await readJson(req);

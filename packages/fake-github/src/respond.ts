@@ -57,6 +57,18 @@ export function identify(
   return presented === undefined ? undefined : (tokens.get(presented) ?? null);
 }
 
+/** The login of a REST or GraphQL request's token; null after answering 401 as GitHub does when there is none. */
+export function authenticated(
+  req: IncomingMessage,
+  res: ServerResponse,
+  tokens: Map<string, string>,
+): string | null {
+  const login = identify(req, tokens, false);
+  if (login) return login;
+  send(res, 401, errorBody(401, login === undefined ? 'Requires authentication' : 'Bad credentials'));
+  return null;
+}
+
 /** The token a request presents ('' for a scheme that does not count), undefined when there is none. */
 export function presentedToken(req: IncomingMessage, gitOnly: boolean): string | undefined {
   const header = String(req.headers.authorization ?? '');
