@@ -86,6 +86,12 @@ export async function handleApi(
   )
     return send(res, 403, errorBody(403, NOT_ACCESSIBLE), state.budget.headers());
 
+  const checks = /\/check-(runs|suites)(\/|$)/.test(found.route.key)
+    ? state.checks.get(presentedToken(req, false) ?? '')
+    : undefined;
+  if (checks === 'none' || (checks === 'read' && method !== 'GET'))
+    return send(res, 403, errorBody(403, NOT_ACCESSIBLE), state.budget.headers());
+
   if (state.writes && method !== 'GET') {
     const admitted = state.writes.admit();
     if (!admitted.ok) {

@@ -31,6 +31,28 @@ export interface RawTreeEntry {
   path: string;
 }
 
+/**
+ * Check runs as GitHub's Checks API keeps them: created by an app (a GITHUB_TOKEN's is github-actions), with an
+ * output of a title, a summary, a text and annotations (at most 50 a request; an update appends more), listed
+ * per commit. https://docs.github.com/rest/checks/runs
+ */
+export interface StoredCheckRun {
+  id: number;
+  headSha: string;
+  name: string;
+  status: string;
+  conclusion: string | null;
+  detailsUrl: string | null;
+  externalId: string | null;
+  /** set by the creator (started_at), else the time of creation */
+  startedAt: string;
+  completedAt: string | null;
+  output: { title: string | null; summary: string | null; text: string | null };
+  annotations: Array<Record<string, unknown>>;
+  /** the slug of the app whose token created it */
+  app: string;
+}
+
 export interface StoredStatus {
   id: number;
   sha: string;
@@ -60,6 +82,8 @@ export interface StoredPull {
 export class FakeRepo {
   readonly catFile: CatFile;
   readonly statuses: StoredStatus[] = [];
+  /** check runs (the Checks API), oldest first */
+  readonly checkRuns: StoredCheckRun[] = [];
   readonly pulls: StoredPull[] = [];
   /** workflow jobs the tests recorded (the Actions jobs API answers from them) */
   readonly jobs = new JobBook();

@@ -16,6 +16,7 @@ import { commitRouteLast, commitRoutes } from './routes-commits.js';
 import { TREE_BYTE_LIMIT, TREE_ENTRY_LIMIT, treeRoutes } from './routes-git-data.js';
 import { activityRoutes } from './routes-activity.js';
 import { actionsRoutes } from './routes-actions.js';
+import { checkRoutes } from './routes-checks.js';
 import type { JobConclusion, JobRecord, JobStart } from './actions-jobs.js';
 import { contentRoutes } from './routes-contents.js';
 import { artifactRoutes } from './routes-artifacts.js';
@@ -53,6 +54,11 @@ export interface FakeGithubOptions {
    * stay writable. Default 'write'.
    */
   contents?: 'read' | 'write';
+  /**
+   * The main token's `checks` permission: 'read' may list check runs but not create or update one, 'none' may
+   * do neither; both answer 403 as GitHub does. Default 'write' (a workflow's default GITHUB_TOKEN).
+   */
+  checks?: 'none' | 'read' | 'write';
   /** whether the token may change .github/workflows (GITHUB_TOKEN may not: pushes refused, API 404); default false */
   workflowsPermission?: boolean;
   /** entries of a recursive tree answer before `truncated: true`; GitHub's 100,000 by default */
@@ -97,8 +103,11 @@ export interface FakeGithub {
    * job has finished (https://docs.github.com/actions/concepts/security/github_token).
    */
   revokeToken(token: string): void;
-  /** Accepts one more token, as the login it belongs to (a later job's GITHUB_TOKEN, say). */
-  addToken(token: string, login: string): void;
+  /**
+   * Accepts one more token, as the login it belongs to (a later job's GITHUB_TOKEN, say), with its `checks`
+   * permission (default write).
+   */
+  addToken(token: string, login: string, permissions?: { checks?: 'none' | 'read' | 'write' }): void;
   stop(): Promise<void>;
 }
 
@@ -130,6 +139,7 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
     ...contentRoutes,
     ...activityRoutes,
     ...actionsRoutes,
+    ...checkRoutes,
     commitRouteLast,
   ];
   const repos = new Map<string, FakeRepo>();
@@ -153,6 +163,7 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
     canWriteWorkflows: options.workflowsPermission ?? false,
     artifacts: store,
     contentsReadOnly: new Set(options.contents === 'read' ? [token] : []),
+    checks: new Map(options.checks && options.checks !== 'write' ? [[token, options.checks]] : []),
   };
   const startJob: FakeGithub['startJob'] = (job) => {
     if (!repos.has(job.repository.toLowerCase())) throw new Error(`no repository ${job.repository}`);
@@ -217,7 +228,11 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
     recordJob: (repo, job) => repoNamed(repos, repo).jobs.start(job),
     completeJob: (repo, id, conclusion) => repoNamed(repos, repo).jobs.complete(id, conclusion),
     revokeToken: (token) => void tokens.delete(token),
-    addToken: (token, login) => void tokens.set(token, login),
+    addToken: (token, login, permissions = {}) => {
+      tokens.set(token, login);
+      if (permissions.checks && permissions.checks !== 'write') state.checks.set(token, permissions.checks);
+      else state.checks.delete(token);
+    },
     stop: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -93,4 +93,6 @@ export interface ServerState {
   artifacts: ArtifactStore;
   /** tokens with `contents: read` only: no write to git data, refs or contents, no git push */
   contentsReadOnly: Set<string>;
+  /** tokens with less than `checks: write`: 'read' may list check runs, 'none' may not even read them */
+  checks: Map<string, 'none' | 'read'>;
 }

@@ -577,6 +577,87 @@ describe('answers match GitHub OpenAPI schemas', () => {
       body: () => ({ labels: ['agent', 'staged'] }),
       status: 200,
     },
+    {
+      name: 'a completed check run with an annotation',
+      method: 'POST',
+      template: `${R}/check-runs`,
+      path: () => '/repos/acme/app/check-runs',
+      body: () => ({
+        name: 'perimeter',
+        head_sha: head,
+        status: 'completed',
+        conclusion: 'failure',
+        details_url: 'https://example.com/run',
+        output: {
+          title: '1 violation',
+          summary: 'docs/x.md outside every perimeter',
+          annotations: [
+            {
+              path: 'docs/x.md',
+              start_line: 1,
+              end_line: 1,
+              annotation_level: 'failure',
+              message: 'outside',
+            },
+          ],
+        },
+      }),
+      status: 201,
+    },
+    {
+      name: 'a check run completed without a conclusion',
+      method: 'POST',
+      template: `${R}/check-runs`,
+      path: () => '/repos/acme/app/check-runs',
+      body: () => ({ name: 'perimeter', head_sha: head, status: 'completed' }),
+      status: 422,
+    },
+    {
+      name: 'a check run on a commit that does not exist',
+      method: 'POST',
+      template: `${R}/check-runs`,
+      path: () => '/repos/acme/app/check-runs',
+      body: () => ({ name: 'perimeter', head_sha: MISSING, conclusion: 'success' }),
+      status: 422,
+    },
+    {
+      name: 'more annotations to a check run',
+      method: 'PATCH',
+      template: `${R}/check-runs/{check_run_id}`,
+      path: () => '/repos/acme/app/check-runs/9000001',
+      body: () => ({
+        output: {
+          title: '2 violations',
+          summary: 'two files',
+          annotations: [
+            { path: 'src/b.ts', start_line: 1, end_line: 1, annotation_level: 'failure', message: 'outside' },
+          ],
+        },
+      }),
+      status: 200,
+    },
+    {
+      name: 'a check run that does not exist',
+      method: 'PATCH',
+      template: `${R}/check-runs/{check_run_id}`,
+      path: () => '/repos/acme/app/check-runs/1',
+      body: () => ({ conclusion: 'success' }),
+      status: 404,
+    },
+    {
+      name: 'check runs of a commit by name',
+      method: 'GET',
+      template: `${R}/commits/{ref}/check-runs`,
+      path: () => '/repos/acme/app/commits/main/check-runs?check_name=perimeter&filter=all',
+      status: 200,
+    },
+    {
+      name: 'annotations of a check run',
+      method: 'GET',
+      template: `${R}/check-runs/{check_run_id}/annotations`,
+      path: () => '/repos/acme/app/check-runs/9000001/annotations',
+      status: 200,
+    },
   ];
 
   it.each(cases)('$method $template: $name ($status)', async (c) => {
