@@ -15,6 +15,9 @@ import { GitObjectReads } from './octokit-objects.js';
 import {
   UpstreamError,
   type CommitInfo,
+  type CheckAnnotation,
+  type CheckRun,
+  type CheckRunRecord,
   type CommitStatus,
   type PullRequestRequest,
   type ActivityWindow,
@@ -309,6 +312,62 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
     }
   }
 
+  /** https://docs.github.com/rest/checks/runs#create-a-check-run */
+  async createCheckRun(sha: string, run: CheckRun): Promise<number> {
+    wire.checkSha(sha);
+    const data = await this.rest.write<{ id: number }>(
+      `create check run ${run.name} on ${sha}`,
+      'POST /repos/{owner}/{repo}/check-runs',
+      {
+        name: run.name,
+        head_sha: sha,
+        status: 'completed',
+        conclusion: run.conclusion,
+        ...(run.detailsUrl !== undefined ? { details_url: run.detailsUrl } : {}),
+        output: {
+          title: run.title,
+          summary: run.summary,
+          ...(run.text !== undefined ? { text: run.text } : {}),
+          annotations: run.annotations.map(annotation),
+        },
+      },
+    );
+    return data.id;
+  }
+
+  /** Annotations sent in an update are appended to the run's. https://docs.github.com/rest/checks/runs#update-a-check-run */
+  async addCheckRunAnnotations(
+    id: number,
+    run: Pick<CheckRun, 'title' | 'summary' | 'annotations'>,
+  ): Promise<void> {
+    await this.rest.write(
+      `add annotations to check run ${id}`,
+      'PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}',
+      {
+        check_run_id: id,
+        output: { title: run.title, summary: run.summary, annotations: run.annotations.map(annotation) },
+      },
+    );
+  }
+
+  /**
+   * filter=all: the default (latest) hides an earlier run of the same name, and a forged one must not hide.
+   * https://docs.github.com/rest/checks/runs#list-check-runs-for-a-git-reference
+   */
+  async listCheckRuns(sha: string, name: string): Promise<CheckRunRecord[]> {
+    wire.checkSha(sha);
+    const runs: CheckRunRecord[] = [];
+    for (let page = 1; ; page++) {
+      const data = await this.rest.read<{ total_count: number; check_runs: wire.CheckRun[] }>(
+        `list check runs "${name}" of ${sha}`,
+        'GET /repos/{owner}/{repo}/commits/{ref}/check-runs',
+        { ref: sha, check_name: name, filter: 'all', per_page: 100, page },
+      );
+      runs.push(...data.check_runs.map(wire.checkRun));
+      if (data.check_runs.length < 100 || runs.length >= data.total_count) return runs;
+    }
+  }
+
   async listRunJobs(runId: number): Promise<WorkflowJob[]> {
     const jobs: WorkflowJob[] = [];
     for (let page = 1; ; page++) {
@@ -368,4 +427,16 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
 
 export function createOctokitUpstream(options: OctokitUpstreamOptions): Upstream {
   return new OctokitUpstream(options);
+}
+
+/** A whole-file annotation: GitHub needs a line range, so line 1. */
+function annotation(a: CheckAnnotation): Record<string, unknown> {
+  return {
+    path: a.path,
+    start_line: 1,
+    end_line: 1,
+    annotation_level: a.level,
+    title: a.title,
+    message: a.message,
+  };
 }

@@ -111,6 +111,7 @@ export class StagedUpstream implements Upstream {
   getFileAtRef: Upstream['getFileAtRef'] = (p, r) => this.inner.getFileAtRef(p, r);
   listStatuses: Upstream['listStatuses'] = (sha) => this.inner.listStatuses(sha);
   listRunJobs: Upstream['listRunJobs'] = (runId) => this.inner.listRunJobs(runId);
+  listCheckRuns: Upstream['listCheckRuns'] = (sha, name) => this.inner.listCheckRuns(sha, name);
 
   async getBranchHead(branch: string): Promise<string> {
     return (branch === this.branch && this.head()) || this.inner.getBranchHead(branch);
@@ -257,6 +258,9 @@ export class StagedUpstream implements Upstream {
   createBranch: Upstream['createBranch'] = (branch) => Promise.reject(staged(`creating ${branch}`));
   deleteBranch: Upstream['deleteBranch'] = (branch) => Promise.reject(staged(`deleting ${branch}`));
   createStatus: Upstream['createStatus'] = () => Promise.reject(staged('posting a status'));
+  createCheckRun: Upstream['createCheckRun'] = () => Promise.reject(staged('creating a check run'));
+  addCheckRunAnnotations: Upstream['addCheckRunAnnotations'] = () =>
+    Promise.reject(staged('updating a check run'));
   createPullRequest: Upstream['createPullRequest'] = () => Promise.reject(staged('opening a pull request'));
 
   /** Staged commits reachable from `sha`, newest first (empty when `sha` is not staged). */

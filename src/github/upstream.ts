@@ -49,6 +49,49 @@ export interface CommitStatus {
   targetUrl?: string;
 }
 
+/**
+ * An annotation on a file of a check run: `level` failure for a file outside the perimeters. GitHub needs a line
+ * range; a whole-file finding is put on line 1.
+ * https://docs.github.com/rest/checks/runs#create-a-check-run (the annotations object)
+ */
+export interface CheckAnnotation {
+  path: string;
+  level: 'notice' | 'warning' | 'failure';
+  title: string;
+  message: string;
+}
+
+/**
+ * A completed check run: the receipt in the pull request's Checks tab. `annotations` at most 50 (GitHub's limit
+ * for one request; more go through updateCheckRun). `summary` and `text` at most 65,535 characters.
+ * https://docs.github.com/rest/checks/runs#create-a-check-run
+ */
+export interface CheckRun {
+  name: string;
+  conclusion: 'success' | 'failure';
+  detailsUrl?: string;
+  title: string;
+  summary: string;
+  text?: string;
+  annotations: CheckAnnotation[];
+}
+
+/**
+ * A check run as GitHub lists it. Its times are the creator's to set (started_at and completed_at are request
+ * fields), unlike a status's created_at; the id and the app are GitHub's.
+ */
+export interface CheckRunRecord {
+  id: number;
+  name: string;
+  status: string;
+  conclusion: string | null;
+  title: string | null;
+  startedAt: string | null;
+  completedAt: string | null;
+  /** the app that created it (a GITHUB_TOKEN's is github-actions); null when GitHub names none */
+  app: string | null;
+}
+
 /** A commit status as GitHub lists it: its id, who posted it and when, on GitHub's clock. */
 export interface StatusRecord {
   id: number;
@@ -278,6 +321,15 @@ export interface Upstream {
    * https://docs.github.com/rest/commits/statuses#list-commit-statuses-for-a-reference
    */
   listStatuses(sha: string): Promise<StatusRecord[]>;
+  /** Creates a completed check run on a commit (needs `checks: write`); GitHub's id for it comes back. */
+  createCheckRun(sha: string, run: CheckRun): Promise<number>;
+  /**
+   * Appends annotations (at most 50) to a check run, as GitHub asks for more than 50.
+   * https://docs.github.com/rest/checks/runs#update-a-check-run
+   */
+  addCheckRunAnnotations(id: number, run: Pick<CheckRun, 'title' | 'summary' | 'annotations'>): Promise<void>;
+  /** Every check run of that name on a commit, from every app, newest first (needs `checks: read`). */
+  listCheckRuns(sha: string, name: string): Promise<CheckRunRecord[]>;
   /** The jobs of every attempt of a workflow run (needs `actions: read`). */
   listRunJobs(runId: number): Promise<WorkflowJob[]>;
   /** File text at a ref via the contents API (used to read perimeters.yml from a trusted ref). */

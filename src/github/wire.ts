@@ -1,6 +1,7 @@
 /** The parts of GitHub's REST answers that Perimeter reads, and their mapping to the Upstream types. */
 import {
   UpstreamError,
+  type CheckRunRecord,
   type CommitInfo,
   type EntryType,
   type PushActivity,
@@ -77,6 +78,28 @@ export interface Job {
   started_at: string;
   completed_at: string | null;
   runner_name: string | null;
+}
+export interface CheckRun {
+  id: number;
+  name: string;
+  status: string;
+  conclusion: string | null;
+  started_at: string | null;
+  completed_at: string | null;
+  output: { title: string | null };
+  app: { slug?: string } | null;
+}
+export function checkRun(data: CheckRun): CheckRunRecord {
+  return {
+    id: data.id,
+    name: data.name,
+    status: data.status,
+    conclusion: data.conclusion,
+    title: data.output.title,
+    startedAt: data.started_at,
+    completedAt: data.completed_at,
+    app: data.app?.slug ?? null,
+  };
 }
 export function status(data: Status): StatusRecord {
   return {

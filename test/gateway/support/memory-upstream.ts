@@ -328,6 +328,15 @@ export async function createMemoryUpstream(
     async listStatuses() {
       throw new UpstreamError('unavailable', 'statuses are not kept here');
     },
+    async createCheckRun() {
+      throw new UpstreamError('unavailable', 'check runs are not kept here');
+    },
+    async addCheckRunAnnotations() {
+      throw new UpstreamError('unavailable', 'check runs are not kept here');
+    },
+    async listCheckRuns() {
+      throw new UpstreamError('unavailable', 'check runs are not kept here');
+    },
     async listRunJobs() {
       throw new UpstreamError('unavailable', 'there are no workflow runs here');
     },
