@@ -1,4 +1,5 @@
 export type { Change } from './change.js';
+export { renderCheckRun, type CheckRunFacts, type CheckRunReceipt } from './check-run.js';
 export { diffTrees } from './diff-trees.js';
 export { clip, codeBlock, inlineText, markdownText, visible } from './escape.js';
 export { compareSnapshots, decideWrite, fileViolations, judge, type JobFacts } from './judge.js';
@@ -7,6 +8,9 @@ export { ledgerFactsOf, readLedgerFacts } from './ledger-facts.js';
 export {
   headline,
   renderReceipt,
+  CHECK_RUN_ANNOTATIONS_PER_REQUEST,
+  MAX_CHECK_RUN_ANNOTATIONS,
+  MAX_CHECK_RUN_TEXT,
   MAX_ANNOTATIONS,
   MAX_DESCRIPTION,
   STATUS_CONTEXT,

@@ -3,7 +3,7 @@ import { protectedRule, type Perimeter } from '../policy/index.js';
 import type { Change } from './change.js';
 import { compileGlobList } from '../policy/glob.js';
 import { movedByOthersOnly } from './others.js';
-import type { ForeignStatus } from './receipt-statuses.js';
+import type { ForeignCheckRun, ForeignStatus } from './receipt-statuses.js';
 import { isInertMarker, ZERO_SHA, type BranchHistory } from './ref-accounting.js';
 import type {
   Baseline,
@@ -53,6 +53,8 @@ export interface JobFacts {
   ledgerExpected?: boolean;
   /** statuses on the receipt's context that Perimeter did not post (only looked for by a verify job) */
   foreignStatuses?: ForeignStatus[];
+  /** check runs named like the receipt that Perimeter did not create (only when the receipt is a check run) */
+  foreignCheckRuns?: ForeignCheckRun[];
 }
 
 const SYMLINK = '120000';
@@ -205,6 +207,14 @@ function forgedReceipts(foreign: ForeignStatus[]): Violation[] {
     }));
 }
 
+/** A check run named like the receipt, not Perimeter's: the agent's token can create one as github-actions. */
+function forgedCheckRuns(foreign: ForeignCheckRun[]): Violation[] {
+  return foreign.map(({ sha, run }) => ({
+    kind: 'forged-receipt' as const,
+    message: `forged receipt: a check run "${run.name}" (${run.conclusion ?? run.status}) on ${short(sha)} (id ${run.id}, app ${run.app ?? 'unknown'}, started ${run.startedAt ?? 'at no stated time'}) was created during the job or claims a later time, not by Perimeter`,
+  }));
+}
+
 export function judge(facts: JobFacts): Verdict {
   const branchRef = `refs/heads/${facts.branch}`;
   const violations: Violation[] = [];
@@ -326,6 +336,7 @@ export function judge(facts: JobFacts): Verdict {
   }
 
   violations.push(...forgedReceipts(facts.foreignStatuses ?? []));
+  violations.push(...forgedCheckRuns(facts.foreignCheckRuns ?? []));
   for (const { sha, status } of (facts.foreignStatuses ?? []).filter((f) => !f.inWindow))
     notes.push(
       `a "${status.state}" status on "${status.context}" of ${short(sha)} was posted after the job ended (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}): not the job's, and not this receipt`,

@@ -1,4 +1,4 @@
-import type { StatusRecord, Upstream } from '../github/upstream.js';
+import type { CheckRunRecord, StatusRecord, Upstream } from '../github/upstream.js';
 
 /**
  * The receipt's context during the job: which statuses on it the verification may expect (main's pending
@@ -12,6 +12,8 @@ export interface ReceiptWindow {
   since: string;
   /** GitHub's clock: the window closes (the job's token had expired by then) */
   until: string;
+  /** whether the receipt is also a check run of the context's name, so check runs are looked at too */
+  checkRuns?: boolean;
 }
 
 /** A status on the receipt's context that Perimeter did not post: a forged receipt, or one posted later. */
@@ -46,6 +48,36 @@ export async function findForeignStatuses(
       // A time that does not parse is inside the window: strict.
       if (at < since) continue;
       found.push({ sha, status, inWindow: !(at > until) });
+    }
+  }
+  return found;
+}
+
+/** A check run named like the receipt that Perimeter did not create: a forged receipt. */
+export interface ForeignCheckRun {
+  sha: string;
+  run: CheckRunRecord;
+}
+
+/**
+ * Every check run named like the receipt on the given commits that claims to have started since the window
+ * opened (Perimeter creates its own after this look). Its creator sets started_at, so a claim of a later time
+ * proves nothing and is forged too; one without a time that parses is forged (strict). A run that claims an
+ * earlier time is taken as an earlier job's receipt: SECURITY.md says what that leaves. Throws when a list
+ * cannot be read.
+ */
+export async function findForeignCheckRuns(
+  upstream: Upstream,
+  shas: readonly string[],
+  window: ReceiptWindow,
+): Promise<ForeignCheckRun[]> {
+  const since = Date.parse(window.since);
+  const found: ForeignCheckRun[] = [];
+  for (const sha of [...new Set(shas)]) {
+    for (const run of await upstream.listCheckRuns(sha, window.context)) {
+      if (run.name !== window.context) continue;
+      if (Date.parse(run.startedAt ?? '') < since) continue;
+      found.push({ sha, run });
     }
   }
   return found;

@@ -22,7 +22,16 @@ export interface Receipt {
 export const MAX_DESCRIPTION = 140;
 /** GitHub shows at most 10 error annotations per step. */
 export const MAX_ANNOTATIONS = 10;
-/** The default commit status context (input status-context). */
+/**
+ * A check run's output.summary and output.text each hold at most this many characters.
+ * https://docs.github.com/rest/checks/runs#create-a-check-run
+ */
+export const MAX_CHECK_RUN_TEXT = 65_535;
+/** Annotations GitHub takes in one check run request; more go in updates, which append them. */
+export const CHECK_RUN_ANNOTATIONS_PER_REQUEST = 50;
+/** Annotations Perimeter puts on a check run in all (ten requests); the summary lists every violation. */
+export const MAX_CHECK_RUN_ANNOTATIONS = 500;
+/** The default commit status context (input status-context), also the check run's name. */
 export const STATUS_CONTEXT = 'perimeter';
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;

@@ -18,7 +18,8 @@ export function text(value: string, max = MAX_CELL): string {
   return markdownText(clip(value, max));
 }
 
-const code = (value: string): string => `<code>${text(value)}</code>`;
+/** A name or SHA as inline code: HTML code, since CommonMark reads no entity inside backticks. */
+export const code = (value: string): string => `<code>${text(value)}</code>`;
 const short = (sha: string | null): string => (sha === null ? '—' : `<code>${sha.slice(0, 7)}</code>`);
 
 function list(items: string[]): string[] {
@@ -51,7 +52,8 @@ function fileRows(files: FileDecision[], budget: number): string[] {
   return rows;
 }
 
-export function renderSummary(verdict: Verdict, headline: string): string {
+/** The job summary; `budget` bounds the changed-files table in bytes (the rest has lists of at most 100). */
+export function renderSummary(verdict: Verdict, headline: string, budget = SUMMARY_BUDGET): string {
   const { commits } = verdict;
   const head: string[] = [
     `## ${ICON[verdict.state]} Perimeter: ${verdict.state}`,
@@ -116,11 +118,6 @@ export function renderSummary(verdict: Verdict, headline: string): string {
   const files =
     verdict.files.length === 0
       ? ['', '### Changed files', '', 'None.']
-      : [
-          '',
-          `### Changed files (${verdict.files.length})`,
-          '',
-          ...fileRows(verdict.files, SUMMARY_BUDGET - fixed),
-        ];
+      : ['', `### Changed files (${verdict.files.length})`, '', ...fileRows(verdict.files, budget - fixed)];
   return [...head, ...files, ...tail, ''].join('\n');
 }

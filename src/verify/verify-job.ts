@@ -11,7 +11,12 @@ import {
 import { accountForMoves } from './activity.js';
 import { commitsOfOthers } from './others.js';
 import { compareSnapshots, judge, type JobFacts } from './judge.js';
-import { findForeignStatuses, MAX_STATUS_COMMITS, type ReceiptWindow } from './receipt-statuses.js';
+import {
+  findForeignCheckRuns,
+  findForeignStatuses,
+  MAX_STATUS_COMMITS,
+  type ReceiptWindow,
+} from './receipt-statuses.js';
 import { ZERO_SHA } from './ref-accounting.js';
 import type { Baseline, RefSnapshot, Verdict, VerifyInput } from './types.js';
 
@@ -95,6 +100,7 @@ export async function verifyJob(input: VerifyInput): Promise<Verdict> {
     notes: [UNRECORDED_REFS],
     ledgerExpected: input.ledgerExpected ?? true,
     foreignStatuses: [],
+    foreignCheckRuns: [],
   };
 
   // Who moved what comes first: it decides which of the bound branch's new commits are this job's.
@@ -138,6 +144,12 @@ async function lookForForgedReceipts(input: VerifyInput, window: ReceiptWindow, 
     facts.foreignStatuses = await findForeignStatuses(input.upstream, shas, window);
   } catch (error) {
     facts.unchecked.push(`the statuses on "${window.context}" during the job: ${reason(error)}`);
+  }
+  if (!window.checkRuns) return;
+  try {
+    facts.foreignCheckRuns = await findForeignCheckRuns(input.upstream, shas, window);
+  } catch (error) {
+    facts.unchecked.push(`the check runs named "${window.context}" during the job: ${reason(error)}`);
   }
 }
 
