@@ -18,6 +18,7 @@ export enum Inputs {
   RecordRetentionDays = 'record-retention-days',
   Writes = 'writes',
   ReceiptBy = 'receipt-by',
+  ReceiptAs = 'receipt-as',
 }
 
 /** The inputs of the verify sub-action (verify/action.yml). */
@@ -25,6 +26,7 @@ export enum VerifyInputs {
   GithubToken = 'github-token',
   Handoff = 'handoff',
   FailOnViolation = 'fail-on-violation',
+  ReceiptAs = 'receipt-as',
 }
 
 export enum Outputs {

@@ -9,6 +9,8 @@ import { Inputs, STATUS_CONTEXT } from './constants.js';
 
 export type DirectPushes = 'check' | 'deny';
 export type ReceiptBy = 'post' | 'verify-job';
+/** What the receipt is on GitHub: a commit status, a check run of the same name, or both. */
+export type ReceiptAs = 'status' | 'check-run' | 'both';
 
 export interface RunFacts {
   /** GITHUB_RUN_ID, '' outside a runner */
@@ -59,6 +61,8 @@ export interface Settings {
    * handoff output, and the post step posts no commit status of its own (its verdict stays in the log)
    */
   receiptBy: ReceiptBy;
+  /** a commit status, a check run (needs checks: write) or both, posted by whoever posts the receipt */
+  receiptAs: ReceiptAs;
   /** milliseconds post may spend verifying before it posts an error receipt */
   verifyTimeoutMs: number;
   /** where main writes the ledger, log, snapshot and client configs (RUNNER_TEMP) */
@@ -121,6 +125,7 @@ export function readSettings(env: Env = process.env, read: ReadInput = defaultRe
     writes: writesMode(read(Inputs.Writes)),
     ignoreRefs: ignoreRefs(read(Inputs.IgnoreRefs), branch),
     receiptBy: receiptBy(read(Inputs.ReceiptBy)),
+    receiptAs: receiptAs(Inputs.ReceiptAs, read(Inputs.ReceiptAs)),
     verifyTimeoutMs: positiveInteger(Inputs.VerifyTimeout, read(Inputs.VerifyTimeout), 600) * 1000,
     eventName: env.GITHUB_EVENT_NAME ?? '',
     event,
@@ -181,6 +186,12 @@ function receiptBy(value: string): ReceiptBy {
   if (value === '' || value === 'post') return 'post';
   if (value === 'verify-job') return 'verify-job';
   throw new InputError(`${Inputs.ReceiptBy}: expected "post" or "verify-job", got ${JSON.stringify(value)}`);
+}
+
+export function receiptAs(name: string, value: string): ReceiptAs {
+  if (value === '') return 'status';
+  if (value === 'status' || value === 'check-run' || value === 'both') return value;
+  throw new InputError(`${name}: expected "status", "check-run" or "both", got ${JSON.stringify(value)}`);
 }
 
 /** A token given as an input: required, and long enough to be scrubbed from every message. */

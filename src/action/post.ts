@@ -8,6 +8,7 @@ import {
   readLedgerFacts,
   RECORD_FILES,
   receiptJson,
+  renderCheckRun,
   renderReceipt,
   snapshotRefs,
   verifyJob,
@@ -142,33 +143,39 @@ async function verify(
   if (deadline.passed) return;
   const ledgerPath = store.get(State.LedgerPath);
   const included = ledgerPath !== '' && existsSync(ledgerPath);
+  const json = receiptJson(verdict, {
+    repository: `${settings.owner}/${settings.repo}`,
+    context: settings.statusContext,
+    run: { ...settings.run, url: settings.runUrl ?? null },
+    config: { file: configFile, ref: store.get(State.ConfigRef) || settings.configRef, text: configText },
+    perimeters: names,
+    directPushes: settings.directPushes,
+    ignoreRefs: settings.ignoreRefs,
+    window: { startedAt, endedAt },
+    refs: { start, end },
+    ledger,
+    ledgerIncluded: included,
+  });
   const record = await uploadRecord(
     settings,
-    receiptJson(verdict, {
-      repository: `${settings.owner}/${settings.repo}`,
-      context: settings.statusContext,
-      run: { ...settings.run, url: settings.runUrl ?? null },
-      config: { file: configFile, ref: store.get(State.ConfigRef) || settings.configRef, text: configText },
-      perimeters: names,
-      directPushes: settings.directPushes,
-      ignoreRefs: settings.ignoreRefs,
-      window: { startedAt, endedAt },
-      refs: { start, end },
-      ledger,
-      ledgerIncluded: included,
-    }),
+    json,
     included ? { path: ledgerPath, key: store.get(State.LedgerKey) } : null,
     stagedChangeSet(store),
   );
   if (deadline.passed) return;
-  await publishReceipt(
+  const unpublished = await publishReceipt(
     upstream,
     settings,
     receipt,
+    renderCheckRun(verdict, receipt, json),
     end[`refs/heads/${branch}`] ?? startHead,
     gatewayLog,
     recordLine(record),
   );
+  if (unpublished !== null) {
+    core.setFailed(`Perimeter: ${unpublished}`);
+    return;
+  }
 
   if (verdict.state === 'success') {
     core.info(`Perimeter: ${receipt.status.description}`);

@@ -35,12 +35,34 @@ export type JobSettings = Pick<
   | 'failOnViolation'
   | 'ignoreRefs'
   | 'receiptBy'
+  | 'receiptAs'
 >;
 
 export function jobSettingsOf(settings: Settings): JobSettings {
-  const { owner, repo, apiUrl, runUrl, directPushes, statusContext, failOnViolation, ignoreRefs, receiptBy } =
-    settings;
-  return { owner, repo, apiUrl, runUrl, directPushes, statusContext, failOnViolation, ignoreRefs, receiptBy };
+  const {
+    owner,
+    repo,
+    apiUrl,
+    runUrl,
+    directPushes,
+    statusContext,
+    failOnViolation,
+    ignoreRefs,
+    receiptBy,
+    receiptAs,
+  } = settings;
+  return {
+    owner,
+    repo,
+    apiUrl,
+    runUrl,
+    directPushes,
+    statusContext,
+    failOnViolation,
+    ignoreRefs,
+    receiptBy,
+    receiptAs,
+  };
 }
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');

@@ -3,12 +3,27 @@ import { createOctokitUpstream } from '../github/octokit-upstream.js';
 import type { Upstream } from '../github/upstream.js';
 import { compilePerimeter, parseConfig } from '../policy/index.js';
 import { makeScrubber } from '../safety/secret-forms.js';
-import { renderReceipt, snapshotRefs, STATUS_CONTEXT, verifyJob, type Verdict } from '../verify/index.js';
+import {
+  renderCheckRun,
+  renderReceipt,
+  snapshotRefs,
+  STATUS_CONTEXT,
+  verifyJob,
+  type Verdict,
+} from '../verify/index.js';
 import { readConfigFile } from './config-loader.js';
 import { VerifyInputs } from './constants.js';
 import { HandoffError, parseHandoff, type Handoff } from './handoff.js';
 import { checkPending, findAgentJob, receiptWindowOf } from './handoff-check.js';
-import { booleanInput, readRunner, runFacts, tokenInput, type Settings } from './inputs.js';
+import {
+  booleanInput,
+  readRunner,
+  receiptAs,
+  runFacts,
+  tokenInput,
+  type ReceiptAs,
+  type Settings,
+} from './inputs.js';
 import { publishError, publishReceipt } from './publish.js';
 
 type Env = Record<string, string | undefined>;
@@ -19,6 +34,7 @@ interface VerifySettings extends Pick<Settings, 'token' | 'owner' | 'repo' | 'ap
   runId: number;
   /** GITHUB_SHA, where a receipt goes when the handoff names no branch */
   sha: string;
+  receiptAs: ReceiptAs;
 }
 
 function readVerifySettings(env: Env = process.env): VerifySettings {
@@ -33,6 +49,7 @@ function readVerifySettings(env: Env = process.env): VerifySettings {
     ),
     runId: Number(runFacts(env).id) || 0,
     sha: env.GITHUB_SHA ?? '',
+    receiptAs: receiptAs(VerifyInputs.ReceiptAs, core.getInput(VerifyInputs.ReceiptAs)),
   };
 }
 
@@ -60,7 +77,11 @@ export async function runVerify(): Promise<void> {
   let handoff: Handoff | null = null;
   try {
     handoff = parseHandoff(settings.handoff);
-    const { verdict, headline } = await verify(upstream, settings, handoff);
+    const { verdict, headline, unpublished } = await verify(upstream, settings, handoff);
+    if (unpublished !== null) {
+      core.setFailed(`Perimeter: ${unpublished}`);
+      return;
+    }
     if (verdict.state === 'success') return;
     const message = `Perimeter: ${headline}`;
     if (settings.failOnViolation) core.setFailed(message);
@@ -73,6 +94,7 @@ export async function runVerify(): Promise<void> {
       {
         runUrl: settings.runUrl,
         receiptBy: 'post',
+        receiptAs: settings.receiptAs,
         statusContext: handoff?.pending.context ?? STATUS_CONTEXT,
       },
       handoff?.branch ?? '',
@@ -87,7 +109,7 @@ async function verify(
   upstream: Upstream,
   settings: VerifySettings,
   handoff: Handoff,
-): Promise<{ verdict: Verdict; headline: string }> {
+): Promise<{ verdict: Verdict; headline: string; unpublished: string | null }> {
   const repository = `${settings.owner}/${settings.repo}`;
   if (handoff.repository !== repository || handoff.run.id !== settings.runId)
     throw new HandoffError(
@@ -115,7 +137,8 @@ async function verify(
     .map((spec) => compilePerimeter(spec, file));
 
   const end = await snapshotRefs(upstream);
-  const window = receiptWindowOf(handoff, job);
+  // with a check run for a receipt, a check run of its name that the verify job did not create is forged too
+  const window = { ...receiptWindowOf(handoff, job), checkRuns: settings.receiptAs !== 'status' };
   const verdict = await verifyJob({
     upstream,
     branch: handoff.branch,
@@ -136,13 +159,20 @@ async function verify(
     verdict.notes.push(`the agent job ended ${job.conclusion ?? 'without a conclusion'}`);
   const receipt = renderReceipt(verdict, { runUrl: settings.runUrl, context: handoff.pending.context });
   // Last: nothing after this can change what the receipt says.
-  await publishReceipt(
+  const checkRun = renderCheckRun(verdict, receipt, {
+    config: { file, ref, blobSha: sha },
+    // the agent job's ledger is not read here: nothing it left is trusted
+    ledger: null,
+  });
+  const unpublished = await publishReceipt(
     upstream,
-    { runUrl: settings.runUrl, receiptBy: 'post' },
+    { runUrl: settings.runUrl, receiptBy: 'post', receiptAs: settings.receiptAs },
     receipt,
+    checkRun,
     end[`refs/heads/${handoff.branch}`] ?? handoff.pending.sha,
     '',
   );
-  if (verdict.state === 'success') core.info(`Perimeter: ${receipt.status.description}`);
-  return { verdict, headline: receipt.status.description };
+  if (verdict.state === 'success' && unpublished === null)
+    core.info(`Perimeter: ${receipt.status.description}`);
+  return { verdict, headline: receipt.status.description, unpublished };
 }

@@ -51,6 +51,7 @@ describe('readSettings', () => {
         writes: 'push',
         ignoreRefs: [],
         receiptBy: 'post',
+        receiptAs: 'status',
         verifyTimeoutMs: 600_000,
         tempDir: '/tmp/runner',
         eventName: '',
@@ -67,6 +68,16 @@ describe('readSettings', () => {
       expect(settings({ [Inputs.ReceiptBy]: 'verify-job' }).receiptBy).toBe('verify-job');
       expect(failure({ [Inputs.ReceiptBy]: 'later' })).toBe(
         'receipt-by: expected "post" or "verify-job", got "later"',
+      );
+    });
+  });
+
+  describe('when receipt-as is given', () => {
+    it('takes status, check-run or both, and refuses anything else', () => {
+      expect(settings({ [Inputs.ReceiptAs]: 'check-run' }).receiptAs).toBe('check-run');
+      expect(settings({ [Inputs.ReceiptAs]: 'both' }).receiptAs).toBe('both');
+      expect(failure({ [Inputs.ReceiptAs]: 'Check-Run' })).toBe(
+        'receipt-as: expected "status", "check-run" or "both", got "Check-Run"',
       );
     });
   });

@@ -12,7 +12,15 @@ export {
   type StepResult,
 } from './runner.js';
 export { RUN_ID, TwoJobs } from './two-jobs.js';
-export { git, Job, REPOSITORY, text, type JobOptions, type StatusRecord } from './job.js';
+export {
+  git,
+  Job,
+  REPOSITORY,
+  text,
+  type CheckRunRecord,
+  type JobOptions,
+  type StatusRecord,
+} from './job.js';
 export { FILES, PERIMETERS_YML } from './sample-repo.js';
 export { compiledPerimeter, perimeterSpec } from './perimeter-spec.js';
 export {

@@ -33,8 +33,22 @@ export interface JobOptions {
   actionDir: string;
   /** the job token's contents permission (`read`: the job may not write the repository); default write */
   contents?: 'read' | 'write';
+  /** the job token's checks permission (`read` or `none`: it may not create check runs); default write */
+  checks?: 'none' | 'read' | 'write';
   /** more runner settings: the event name and payload, GITHUB_REF, GITHUB_HEAD_REF */
   runner?: Partial<Pick<RunnerOptions, 'eventName' | 'event' | 'headRef' | 'ref' | 'env' | 'actionsRuntime'>>;
+}
+
+export interface CheckRunRecord {
+  id: number;
+  name: string;
+  status: string;
+  conclusion: string | null;
+  started_at: string;
+  details_url: string | null;
+  output: { title: string | null; summary: string | null; text: string | null; annotations_count: number };
+  app: { slug: string };
+  annotations: Array<{ path: string; annotation_level: string; title: string | null; message: string }>;
 }
 
 export interface StatusRecord {
@@ -69,6 +83,7 @@ export class Job {
       repos: { [REPOSITORY]: job.bare },
       extraTokens: Object.fromEntries(Object.entries(job.tokens).map(([login, token]) => [token, login])),
       ...(options.contents ? { contents: options.contents } : {}),
+      ...(options.checks ? { checks: options.checks } : {}),
     });
     if (options.branchFiles) await job.push(options.branchFiles, { message: 'Before the job' });
     const workspace = join(job.dir, 'workspace');
@@ -200,13 +215,38 @@ export class Job {
     return (await git(this.bare, ['rev-parse', `refs/heads/${branch}`])).trim();
   }
 
-  /** Commit statuses on `sha`, newest first, as the REST API lists them. */
-  async statuses(sha: string): Promise<StatusRecord[]> {
+  /** Commit statuses on `sha`, newest first, as the REST API lists them (read with `token`). */
+  async statuses(sha: string, token = this.token): Promise<StatusRecord[]> {
     const response = await fetch(`${this.gh.url}/repos/${REPOSITORY}/commits/${sha}/statuses`, {
-      headers: { authorization: `Bearer ${this.token}` },
+      headers: { authorization: `Bearer ${token}` },
     });
     if (!response.ok) throw new Error(`statuses: ${response.status}`);
     return (await response.json()) as StatusRecord[];
+  }
+
+  /**
+   * Every check run named `name` on `sha`, newest first (filter=all), with its annotations; read with `token`
+   * (the job's own by default: another once the job ended and its token expired).
+   */
+  async checkRuns(sha: string, name = 'perimeter', token = this.token): Promise<CheckRunRecord[]> {
+    const get = async (path: string): Promise<unknown> => {
+      const response = await fetch(`${this.gh.url}/repos/${REPOSITORY}${path}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      if (!response.ok) throw new Error(`${path}: ${response.status}`);
+      return response.json();
+    };
+    const list = (await get(
+      `/commits/${sha}/check-runs?check_name=${encodeURIComponent(name)}&filter=all&per_page=100`,
+    )) as { check_runs: Array<Omit<CheckRunRecord, 'annotations'> & { id: number }> };
+    return Promise.all(
+      list.check_runs.map(async (run) => ({
+        ...run,
+        annotations: (await get(
+          `/check-runs/${run.id}/annotations?per_page=100`,
+        )) as CheckRunRecord['annotations'],
+      })),
+    );
   }
 
   /** The gateway's pid, from the state main saved. */

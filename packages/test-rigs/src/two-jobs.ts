@@ -32,7 +32,8 @@ export class TwoJobs {
   ) {}
 
   /** `options.actionDir` is the pristine action; the agent job runs a copy of it. */
-  static async create(options: JobOptions): Promise<TwoJobs> {
+  /** `verifyChecks`: the verify job token's checks permission (default write) */
+  static async create(options: JobOptions & { verifyChecks?: 'none' | 'read' | 'write' }): Promise<TwoJobs> {
     const copy = join(
       mkdtempSync(join(tmpdir(), 'perimeter-agent-runner-')),
       '_actions',
@@ -47,7 +48,7 @@ export class TwoJobs {
       inputs: { 'receipt-by': 'verify-job', ...options.inputs },
     });
     const jobs = new TwoJobs(agent, copy, options.actionDir);
-    agent.gh.addToken(jobs.verifyToken, 'github-actions[bot]');
+    agent.gh.addToken(jobs.verifyToken, 'github-actions[bot]', { checks: options.verifyChecks ?? 'write' });
     return jobs;
   }
 
