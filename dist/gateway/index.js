@@ -75956,6 +75956,18 @@ class RestClient {
 ;// CONCATENATED MODULE: ./src/github/wire.ts
 /** The parts of GitHub's REST answers that Perimeter reads, and their mapping to the Upstream types. */
 
+function checkRun(data) {
+    return {
+        id: data.id,
+        name: data.name,
+        status: data.status,
+        conclusion: data.conclusion,
+        title: data.output.title,
+        startedAt: data.started_at,
+        completedAt: data.completed_at,
+        app: data.app?.slug ?? null,
+    };
+}
 function wire_status(data) {
     return {
         id: data.id,
@@ -76771,6 +76783,45 @@ class OctokitUpstream extends GitObjectReads {
                 return statuses;
         }
     }
+    /** https://docs.github.com/rest/checks/runs#create-a-check-run */
+    async createCheckRun(sha, run) {
+        checkSha(sha);
+        const data = await this.rest.write(`create check run ${run.name} on ${sha}`, 'POST /repos/{owner}/{repo}/check-runs', {
+            name: run.name,
+            head_sha: sha,
+            status: 'completed',
+            conclusion: run.conclusion,
+            ...(run.detailsUrl !== undefined ? { details_url: run.detailsUrl } : {}),
+            output: {
+                title: run.title,
+                summary: run.summary,
+                ...(run.text !== undefined ? { text: run.text } : {}),
+                annotations: run.annotations.map(annotation),
+            },
+        });
+        return data.id;
+    }
+    /** Annotations sent in an update are appended to the run's. https://docs.github.com/rest/checks/runs#update-a-check-run */
+    async addCheckRunAnnotations(id, run) {
+        await this.rest.write(`add annotations to check run ${id}`, 'PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}', {
+            check_run_id: id,
+            output: { title: run.title, summary: run.summary, annotations: run.annotations.map(annotation) },
+        });
+    }
+    /**
+     * filter=all: the default (latest) hides an earlier run of the same name, and a forged one must not hide.
+     * https://docs.github.com/rest/checks/runs#list-check-runs-for-a-git-reference
+     */
+    async listCheckRuns(sha, name) {
+        checkSha(sha);
+        const runs = [];
+        for (let page = 1;; page++) {
+            const data = await this.rest.read(`list check runs "${name}" of ${sha}`, 'GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { ref: sha, check_name: name, filter: 'all', per_page: 100, page });
+            runs.push(...data.check_runs.map(checkRun));
+            if (data.check_runs.length < 100 || runs.length >= data.total_count)
+                return runs;
+        }
+    }
     async listRunJobs(runId) {
         const jobs = [];
         for (let page = 1;; page++) {
@@ -76813,6 +76864,17 @@ class OctokitUpstream extends GitObjectReads {
 }
 function createOctokitUpstream(options) {
     return new OctokitUpstream(options);
+}
+/** A whole-file annotation: GitHub needs a line range, so line 1. */
+function annotation(a) {
+    return {
+        path: a.path,
+        start_line: 1,
+        end_line: 1,
+        annotation_level: a.level,
+        title: a.title,
+        message: a.message,
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/github/git-objects.ts
@@ -77059,6 +77121,7 @@ class StagedUpstream {
     getFileAtRef = (p, r) => this.inner.getFileAtRef(p, r);
     listStatuses = (sha) => this.inner.listStatuses(sha);
     listRunJobs = (runId) => this.inner.listRunJobs(runId);
+    listCheckRuns = (sha, name) => this.inner.listCheckRuns(sha, name);
     async getBranchHead(branch) {
         return (branch === this.branch && this.head()) || this.inner.getBranchHead(branch);
     }
@@ -77201,6 +77264,8 @@ class StagedUpstream {
     createBranch = (branch) => Promise.reject(staged(`creating ${branch}`));
     deleteBranch = (branch) => Promise.reject(staged(`deleting ${branch}`));
     createStatus = () => Promise.reject(staged('posting a status'));
+    createCheckRun = () => Promise.reject(staged('creating a check run'));
+    addCheckRunAnnotations = () => Promise.reject(staged('updating a check run'));
     createPullRequest = () => Promise.reject(staged('opening a pull request'));
     /** Staged commits reachable from `sha`, newest first (empty when `sha` is not staged). */
     chainFrom(sha) {

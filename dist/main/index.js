@@ -33614,7 +33614,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(4805);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2638);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runMain */ .V)();
 process.exit();
@@ -33624,7 +33624,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 4805:
+/***/ 2638:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -42379,6 +42379,18 @@ class RestClient {
 ;// CONCATENATED MODULE: ./src/github/wire.ts
 /** The parts of GitHub's REST answers that Perimeter reads, and their mapping to the Upstream types. */
 
+function checkRun(data) {
+    return {
+        id: data.id,
+        name: data.name,
+        status: data.status,
+        conclusion: data.conclusion,
+        title: data.output.title,
+        startedAt: data.started_at,
+        completedAt: data.completed_at,
+        app: data.app?.slug ?? null,
+    };
+}
 function wire_status(data) {
     return {
         id: data.id,
@@ -43194,6 +43206,45 @@ class OctokitUpstream extends GitObjectReads {
                 return statuses;
         }
     }
+    /** https://docs.github.com/rest/checks/runs#create-a-check-run */
+    async createCheckRun(sha, run) {
+        checkSha(sha);
+        const data = await this.rest.write(`create check run ${run.name} on ${sha}`, 'POST /repos/{owner}/{repo}/check-runs', {
+            name: run.name,
+            head_sha: sha,
+            status: 'completed',
+            conclusion: run.conclusion,
+            ...(run.detailsUrl !== undefined ? { details_url: run.detailsUrl } : {}),
+            output: {
+                title: run.title,
+                summary: run.summary,
+                ...(run.text !== undefined ? { text: run.text } : {}),
+                annotations: run.annotations.map(annotation),
+            },
+        });
+        return data.id;
+    }
+    /** Annotations sent in an update are appended to the run's. https://docs.github.com/rest/checks/runs#update-a-check-run */
+    async addCheckRunAnnotations(id, run) {
+        await this.rest.write(`add annotations to check run ${id}`, 'PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}', {
+            check_run_id: id,
+            output: { title: run.title, summary: run.summary, annotations: run.annotations.map(annotation) },
+        });
+    }
+    /**
+     * filter=all: the default (latest) hides an earlier run of the same name, and a forged one must not hide.
+     * https://docs.github.com/rest/checks/runs#list-check-runs-for-a-git-reference
+     */
+    async listCheckRuns(sha, name) {
+        checkSha(sha);
+        const runs = [];
+        for (let page = 1;; page++) {
+            const data = await this.rest.read(`list check runs "${name}" of ${sha}`, 'GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { ref: sha, check_name: name, filter: 'all', per_page: 100, page });
+            runs.push(...data.check_runs.map(checkRun));
+            if (data.check_runs.length < 100 || runs.length >= data.total_count)
+                return runs;
+        }
+    }
     async listRunJobs(runId) {
         const jobs = [];
         for (let page = 1;; page++) {
@@ -43236,6 +43287,17 @@ class OctokitUpstream extends GitObjectReads {
 }
 function createOctokitUpstream(options) {
     return new OctokitUpstream(options);
+}
+/** A whole-file annotation: GitHub needs a line range, so line 1. */
+function annotation(a) {
+    return {
+        path: a.path,
+        start_line: 1,
+        end_line: 1,
+        annotation_level: a.level,
+        title: a.title,
+        message: a.message,
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/policy/spec.ts
@@ -45012,6 +45074,331 @@ function quoted(names) {
 
 
 
+;// CONCATENATED MODULE: ./src/safety/invisible.ts
+/**
+ * Characters that render as nothing (or only steer how neighbours render) yet reach a model as text:
+ * zero-width spaces and joiners, bidirectional controls, invisible operators, soft hyphens, Hangul
+ * fillers, variation selectors and Unicode tag characters (which can spell a whole hidden ASCII text).
+ */
+const RANGES = [
+    [0x00ad, 0x00ad],
+    [0x034f, 0x034f],
+    [0x061c, 0x061c],
+    [0x115f, 0x1160],
+    [0x17b4, 0x17b5],
+    [0x180b, 0x180f],
+    [0x200b, 0x200f],
+    [0x202a, 0x202e],
+    [0x2060, 0x206f],
+    [0x3164, 0x3164],
+    [0xfe00, 0xfe0f],
+    [0xfeff, 0xfeff],
+    [0xffa0, 0xffa0],
+    [0xfff9, 0xfffb],
+    [0x1bca0, 0x1bca3],
+    [0xe0000, 0xe007f],
+    [0xe0100, 0xe01ef],
+];
+function invisible_isInvisible(codePoint) {
+    for (const [low, high] of RANGES)
+        if (codePoint >= low && codePoint <= high)
+            return true;
+    return false;
+}
+/** Matches one invisible character (a whole surrogate pair for the astral ones). */
+const invisible_INVISIBLE = new RegExp(`[${RANGES.map(([low, high]) => `\\u{${low.toString(16)}}-\\u{${high.toString(16)}}`).join('')}]`, 'gu');
+/** Bidirectional embeddings, overrides and isolates: they reorder what is displayed. */
+function isBidiControl(codePoint) {
+    return ((codePoint >= 0x202a && codePoint <= 0x202e) ||
+        (codePoint >= 0x2066 && codePoint <= 0x2069) ||
+        codePoint === 0x200e ||
+        codePoint === 0x200f ||
+        codePoint === 0x061c);
+}
+
+;// CONCATENATED MODULE: ./src/verify/escape.ts
+
+/**
+ * Agent-writable text (paths, commit messages, the gateway log) escaped for where the receipt puts it.
+ * An agent chooses file names and can write to the gateway's log, so nothing it controls may render as
+ * Perimeter's own words: no markup, no reordered display, no extra lines.
+ */
+function escapeChar(codePoint) {
+    return codePoint > 0xffff
+        ? `\\u{${codePoint.toString(16)}}`
+        : `\\u${codePoint.toString(16).padStart(4, '0')}`;
+}
+/** Characters a reader would not see as themselves: controls, line and paragraph separators, invisible and bidi ones. */
+function escape_hidden(codePoint) {
+    return (codePoint < 0x20 ||
+        (codePoint >= 0x7f && codePoint < 0xa0) ||
+        codePoint === 0x2028 ||
+        codePoint === 0x2029 ||
+        isInvisible(codePoint));
+}
+/** Fast path: text made only of these never needs escaping. */
+const PLAIN = /^[\u0020-\u007e\u00a0-\u00ac\u00ae-\u02ff]*$/;
+/** One line where every character shows as itself: the others become `\uXXXX` (a status description, a title). */
+function escape_visible(value, keep = () => false) {
+    if (PLAIN.test(value))
+        return value;
+    let out = '';
+    for (const char of value) {
+        const codePoint = char.codePointAt(0);
+        out += escape_hidden(codePoint) && !keep(codePoint) ? escapeChar(codePoint) : char;
+    }
+    return out;
+}
+/** Text shown literally in markdown: visible, and markdown and HTML punctuation as entities. */
+function escape_markdownText(value) {
+    return escape_visible(value).replace(/[&<>"'|*_`[\]\\~#!():]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+/**
+ * One line of prose in markdown: visible, and only the characters that start markup as entities (HTML,
+ * links, emphasis, code, headings, tables), so quotes, parentheses and colons read as written.
+ */
+function inlineText(value) {
+    return escape_visible(value).replace(/[&<>|*_`[\]\\~#!]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+/**
+ * A fenced code block that the content cannot close: the fence is longer than any run of backticks
+ * inside (CommonMark closes a fence only with at least as many). Lines and tabs stay; every other
+ * hidden character shows as an escape.
+ */
+function codeBlock(content, info = 'text') {
+    const longest = Math.max(0, ...[...content.matchAll(/`+/g)].map((m) => m[0].length));
+    const fence = '`'.repeat(Math.max(3, longest + 1));
+    const shown = escape_visible(content, (c) => c === 0x0a || c === 0x09);
+    return `${fence}${info}\n${shown}\n${fence}`;
+}
+/** At most `max` characters (code points), the last one an ellipsis when anything was cut. */
+function escape_clip(text, max) {
+    const chars = [...text];
+    return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+;// CONCATENATED MODULE: ./src/verify/summary.ts
+
+/** GitHub accepts 1 MiB of job summary per step; stay clear of it. */
+const SUMMARY_BUDGET = (/* unused pure expression or super */ null && (900 * 1024));
+const MAX_FILE_ROWS = 1000;
+const MAX_LIST_ITEMS = 100;
+const MAX_CELL = 300;
+const ICON = { success: '✅', failure: '❌', error: '⚠️' };
+/**
+ * Text from the repository (paths, messages) shown literally: control, invisible and bidi characters become
+ * visible escapes, and HTML and Markdown punctuation become entities, so a file name can neither inject
+ * markup, break a table, nor display reversed.
+ */
+function summary_text(value, max = MAX_CELL) {
+    return markdownText(clip(value, max));
+}
+/** A name or SHA as inline code: HTML code, since CommonMark reads no entity inside backticks. */
+const summary_code = (value) => `<code>${summary_text(value)}</code>`;
+const summary_short = (sha) => (sha === null ? '—' : `<code>${sha.slice(0, 7)}</code>`);
+function list(items) {
+    const shown = items.slice(0, MAX_LIST_ITEMS).map((item) => `- ${summary_text(item)}`);
+    if (items.length > shown.length)
+        shown.push(`- … and ${items.length - shown.length} more`);
+    return shown;
+}
+function change(file) {
+    if (file.kind === 'modified' && file.oldMode !== file.newMode)
+        return `mode ${file.oldMode} → ${file.newMode}`;
+    return file.kind;
+}
+function fileRows(files, budget) {
+    const rows = ['| File | Change | Decision | Rule |', '|---|---|---|---|'];
+    let used = 0;
+    let shown = 0;
+    // Refused files first: they are what a reader needs when the table is cut.
+    const ordered = [...files.filter((file) => !file.allowed), ...files.filter((file) => file.allowed)];
+    for (const file of ordered) {
+        const row = `| ${summary_code(file.path)} | ${change(file)} | ${file.allowed ? 'allowed' : '**refused**'} | ${summary_text(file.rule)} |`;
+        const bytes = Buffer.byteLength(row) + 1;
+        if (shown >= MAX_FILE_ROWS || used + bytes > budget)
+            break;
+        rows.push(row);
+        used += bytes;
+        shown += 1;
+    }
+    if (shown < files.length)
+        rows.push('', `… and ${files.length - shown} more files (not shown).`);
+    return rows;
+}
+/** The job summary; `budget` bounds the changed-files table in bytes (the rest has lists of at most 100). */
+function summary_renderSummary(verdict, headline, budget = SUMMARY_BUDGET) {
+    const { commits } = verdict;
+    const head = [
+        `## ${ICON[verdict.state]} Perimeter: ${verdict.state}`,
+        '',
+        summary_text(headline, 1000),
+        '',
+        `Branch ${summary_code(verdict.branch)}: ${summary_short(verdict.startHead)} → ${summary_short(verdict.endHead)}` +
+            (verdict.baseline ? `, compared with ${summary_text(verdict.baseline.label, 500)}` : ''),
+    ];
+    if (verdict.violations.length > 0)
+        head.push('', '### Violations', '', ...list(verdict.violations.map((v) => v.message)));
+    if (verdict.unchecked.length > 0)
+        head.push('', '### Not checked', '', ...list(verdict.unchecked));
+    const tail = ['', '### Commits', ''];
+    tail.push(`${commits.gateway.length} via the gateway, ${commits.direct.length} pushed directly` +
+        (commits.others.length > 0 ? `, ${commits.others.length} pushed by others (not judged)` : '') +
+        (commits.unattributed.length > 0 ? `, ${commits.unattributed.length} not attributed` : '') +
+        (commits.complete ? '.' : ' (the list of new commits is incomplete).'));
+    if (commits.direct.length > 0)
+        tail.push('', ...list(commits.direct.map((sha) => `direct: ${sha}`)));
+    if (commits.others.length > 0)
+        tail.push('', ...list(commits.others.map((sha) => `by others: ${sha}`)));
+    if (verdict.others.length > 0) {
+        tail.push('', '### Changed by others (not judged)', '');
+        tail.push(...list(verdict.others.map((o) => `${o.ref}: ${o.actors.join(', ') || 'no recorded actor'} (${o.why})`)));
+    }
+    if (verdict.pushes.length > 0) {
+        tail.push('', `Branch moves during the job (this job acts as ${summary_text(verdict.identity ?? 'an unknown identity')}):`, '', '| Pushed by | Ref | Type | From → To |', '|---|---|---|---|');
+        for (const push of verdict.pushes.slice(0, MAX_LIST_ITEMS)) {
+            tail.push(`| ${summary_text(push.actor ?? 'unknown')} | ${summary_code(push.ref)} | ${summary_text(push.activityType)} | ${summary_short(push.before)} → ${summary_short(push.after)} |`);
+        }
+    }
+    const perimeters = Object.entries(verdict.perPerimeter);
+    if (perimeters.length > 0) {
+        tail.push('', '### Perimeters', '', '| Perimeter | Calls | Refusals | Secrets hidden | Credential writes refused |', '|---|---:|---:|---:|---:|');
+        for (const [name, counts] of perimeters)
+            tail.push(`| ${summary_code(name)} | ${counts.calls} | ${counts.refusals} | ${counts.hidden ?? 0} | ${counts.credentialRefusals ?? 0} |`);
+    }
+    if (verdict.notes.length > 0)
+        tail.push('', '### Notes', '', ...list(verdict.notes));
+    const fixed = Buffer.byteLength(head.join('\n')) + Buffer.byteLength(tail.join('\n'));
+    const files = verdict.files.length === 0
+        ? ['', '### Changed files', '', 'None.']
+        : ['', `### Changed files (${verdict.files.length})`, '', ...fileRows(verdict.files, budget - fixed)];
+    return [...head, ...files, ...tail, ''].join('\n');
+}
+
+;// CONCATENATED MODULE: ./src/verify/receipt.ts
+
+
+/** GitHub rejects a commit status description longer than this. */
+const MAX_DESCRIPTION = 140;
+/** GitHub shows at most 10 error annotations per step. */
+const MAX_ANNOTATIONS = 10;
+/**
+ * A check run's output.summary and output.text each hold at most this many characters.
+ * https://docs.github.com/rest/checks/runs#create-a-check-run
+ */
+const receipt_MAX_CHECK_RUN_TEXT = 65_535;
+/** Annotations GitHub takes in one check run request; more go in updates, which append them. */
+const receipt_CHECK_RUN_ANNOTATIONS_PER_REQUEST = 50;
+/** Annotations Perimeter puts on a check run in all (ten requests); the summary lists every violation. */
+const receipt_MAX_CHECK_RUN_ANNOTATIONS = 500;
+/** The default commit status context (input status-context), also the check run's name. */
+const STATUS_CONTEXT = 'perimeter';
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+/** The one-line verdict: the commit status description and the summary's first line. */
+function receipt_headline(verdict) {
+    if (verdict.state === 'failure') {
+        const first = verdict.violations[0]?.message ?? '';
+        return `${plural(verdict.violations.length, 'violation')}: ${first}`;
+    }
+    if (verdict.state === 'error')
+        return `Not fully checked: ${verdict.unchecked[0] ?? 'unknown reason'}`;
+    const files = verdict.files.length;
+    const { gateway, direct } = verdict.commits;
+    if (files === 0 && gateway.length + direct.length === 0)
+        return 'No changes during the job';
+    return `${plural(files, 'changed file')}, all inside the perimeters; ${plural(gateway.length, 'commit')} via the gateway, ${direct.length} direct`;
+}
+function annotations(verdict) {
+    const all = verdict.violations.map((violation) => ({
+        path: violation.path ?? '',
+        title: violation.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${violation.kind}`,
+        message: visible(violation.message),
+    }));
+    if (all.length <= MAX_ANNOTATIONS)
+        return all;
+    const shown = all.slice(0, MAX_ANNOTATIONS - 1);
+    shown.push({
+        path: '',
+        title: 'More perimeter violations',
+        message: `${all.length - shown.length} more violations; the job summary lists them all`,
+    });
+    return shown;
+}
+function renderReceipt(verdict, options = {}) {
+    const status = {
+        state: verdict.state,
+        context: options.context ?? STATUS_CONTEXT,
+        // one line, shown as it is: a path with CR/LF or bidi controls cannot shape the status
+        description: clip(visible(receipt_headline(verdict)), MAX_DESCRIPTION),
+        ...(options.runUrl !== undefined ? { targetUrl: options.runUrl } : {}),
+    };
+    return { status, summary: renderSummary(verdict, receipt_headline(verdict)), annotations: annotations(verdict) };
+}
+
+;// CONCATENATED MODULE: ./src/verify/check-run.ts
+
+
+
+const CUT_NOTE = "\n… cut at 65,535 characters, GitHub's limit for a check run; the job summary has it all.\n";
+/** At most MAX_CHECK_RUN_TEXT characters, cut at a line end: every line of the receipt is whole markdown. */
+function fit(markdown) {
+    if (markdown.length <= MAX_CHECK_RUN_TEXT)
+        return markdown;
+    const end = markdown.lastIndexOf('\n', MAX_CHECK_RUN_TEXT - CUT_NOTE.length);
+    return markdown.slice(0, Math.max(0, end)) + '\n' + CUT_NOTE;
+}
+function evidence(facts, unannotated) {
+    const { file, ref, blobSha } = facts.config;
+    const lines = [
+        '### Evidence',
+        '',
+        `- Perimeters: ${code(file)} at ${ref === null ? 'the default branch' : code(ref)}, blob ${code(blobSha)}`,
+    ];
+    const { ledger } = facts;
+    if (ledger === null)
+        lines.push('- Gateway ledger: not read (nothing the agent job left is trusted here)');
+    else if (ledger.ok && ledger.head !== null)
+        lines.push(`- Gateway ledger: chain head ${code(ledger.head)}, ${ledger.records} records`);
+    else
+        lines.push(`- Gateway ledger: not verified (${text(ledger.problem ?? 'unknown problem')})`);
+    if (unannotated > 0)
+        lines.push(`- ${unannotated} more violations on files are not annotated; the summary lists them`);
+    return lines.join('\n') + '\n';
+}
+/**
+ * The receipt as a check run, from the verdict the commit status shows. Only `success` passes: an `error`
+ * (not everything could be checked) is a `failure` too, never `neutral` or `skipped`, which branch protection
+ * counts as passing, nor `action_required`, which asks for a details page and reads as a request rather than a
+ * verdict. https://docs.github.com/pull-requests/collaborating-with-pull-requests/collaborating-on-repositories-with-code-quality-features/about-status-checks#check-statuses-and-conclusions
+ */
+function renderCheckRun(verdict, receipt, facts) {
+    const onFiles = verdict.violations
+        .filter((v) => v.path !== undefined && v.path !== '')
+        .map((v) => ({
+        path: v.path,
+        level: 'failure',
+        title: v.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${v.kind}`,
+        message: visible(v.message),
+    }));
+    const annotated = onFiles.slice(0, MAX_CHECK_RUN_ANNOTATIONS);
+    const batches = [];
+    for (let i = 0; i < annotated.length; i += CHECK_RUN_ANNOTATIONS_PER_REQUEST)
+        batches.push(annotated.slice(i, i + CHECK_RUN_ANNOTATIONS_PER_REQUEST));
+    const summary = fit(renderSummary(verdict, headline(verdict), MAX_CHECK_RUN_TEXT - 8 * 1024));
+    return {
+        run: {
+            name: receipt.status.context,
+            conclusion: verdict.state === 'success' ? 'success' : 'failure',
+            ...(receipt.status.targetUrl !== undefined ? { detailsUrl: receipt.status.targetUrl } : {}),
+            title: receipt.status.description,
+            summary,
+            text: evidence(facts, onFiles.length - annotated.length),
+            annotations: batches[0] ?? [],
+        },
+        more: batches.slice(1),
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/github/whole-tree.ts
 
 
@@ -45588,109 +45975,6 @@ async function diff_trees_diffTrees(upstream, baseTree, headTree, hint) {
     return out.sort(byPath);
 }
 
-;// CONCATENATED MODULE: ./src/safety/invisible.ts
-/**
- * Characters that render as nothing (or only steer how neighbours render) yet reach a model as text:
- * zero-width spaces and joiners, bidirectional controls, invisible operators, soft hyphens, Hangul
- * fillers, variation selectors and Unicode tag characters (which can spell a whole hidden ASCII text).
- */
-const RANGES = [
-    [0x00ad, 0x00ad],
-    [0x034f, 0x034f],
-    [0x061c, 0x061c],
-    [0x115f, 0x1160],
-    [0x17b4, 0x17b5],
-    [0x180b, 0x180f],
-    [0x200b, 0x200f],
-    [0x202a, 0x202e],
-    [0x2060, 0x206f],
-    [0x3164, 0x3164],
-    [0xfe00, 0xfe0f],
-    [0xfeff, 0xfeff],
-    [0xffa0, 0xffa0],
-    [0xfff9, 0xfffb],
-    [0x1bca0, 0x1bca3],
-    [0xe0000, 0xe007f],
-    [0xe0100, 0xe01ef],
-];
-function invisible_isInvisible(codePoint) {
-    for (const [low, high] of RANGES)
-        if (codePoint >= low && codePoint <= high)
-            return true;
-    return false;
-}
-/** Matches one invisible character (a whole surrogate pair for the astral ones). */
-const invisible_INVISIBLE = new RegExp(`[${RANGES.map(([low, high]) => `\\u{${low.toString(16)}}-\\u{${high.toString(16)}}`).join('')}]`, 'gu');
-/** Bidirectional embeddings, overrides and isolates: they reorder what is displayed. */
-function isBidiControl(codePoint) {
-    return ((codePoint >= 0x202a && codePoint <= 0x202e) ||
-        (codePoint >= 0x2066 && codePoint <= 0x2069) ||
-        codePoint === 0x200e ||
-        codePoint === 0x200f ||
-        codePoint === 0x061c);
-}
-
-;// CONCATENATED MODULE: ./src/verify/escape.ts
-
-/**
- * Agent-writable text (paths, commit messages, the gateway log) escaped for where the receipt puts it.
- * An agent chooses file names and can write to the gateway's log, so nothing it controls may render as
- * Perimeter's own words: no markup, no reordered display, no extra lines.
- */
-function escapeChar(codePoint) {
-    return codePoint > 0xffff
-        ? `\\u{${codePoint.toString(16)}}`
-        : `\\u${codePoint.toString(16).padStart(4, '0')}`;
-}
-/** Characters a reader would not see as themselves: controls, line and paragraph separators, invisible and bidi ones. */
-function escape_hidden(codePoint) {
-    return (codePoint < 0x20 ||
-        (codePoint >= 0x7f && codePoint < 0xa0) ||
-        codePoint === 0x2028 ||
-        codePoint === 0x2029 ||
-        isInvisible(codePoint));
-}
-/** Fast path: text made only of these never needs escaping. */
-const PLAIN = /^[\u0020-\u007e\u00a0-\u00ac\u00ae-\u02ff]*$/;
-/** One line where every character shows as itself: the others become `\uXXXX` (a status description, a title). */
-function escape_visible(value, keep = () => false) {
-    if (PLAIN.test(value))
-        return value;
-    let out = '';
-    for (const char of value) {
-        const codePoint = char.codePointAt(0);
-        out += escape_hidden(codePoint) && !keep(codePoint) ? escapeChar(codePoint) : char;
-    }
-    return out;
-}
-/** Text shown literally in markdown: visible, and markdown and HTML punctuation as entities. */
-function escape_markdownText(value) {
-    return escape_visible(value).replace(/[&<>"'|*_`[\]\\~#!():]/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-/**
- * One line of prose in markdown: visible, and only the characters that start markup as entities (HTML,
- * links, emphasis, code, headings, tables), so quotes, parentheses and colons read as written.
- */
-function inlineText(value) {
-    return escape_visible(value).replace(/[&<>|*_`[\]\\~#!]/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-/**
- * A fenced code block that the content cannot close: the fence is longer than any run of backticks
- * inside (CommonMark closes a fence only with at least as many). Lines and tabs stay; every other
- * hidden character shows as an escape.
- */
-function codeBlock(content, info = 'text') {
-    const longest = Math.max(0, ...[...content.matchAll(/`+/g)].map((m) => m[0].length));
-    const fence = '`'.repeat(Math.max(3, longest + 1));
-    const shown = escape_visible(content, (c) => c === 0x0a || c === 0x09);
-    return `${fence}${info}\n${shown}\n${fence}`;
-}
-/** At most `max` characters (code points), the last one an ellipsis when anything was cut. */
-function escape_clip(text, max) {
-    const chars = [...text];
-    return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
-}
-
 ;// CONCATENATED MODULE: ./src/verify/new-commits.ts
 
 const PAGE = 100;
@@ -45961,6 +46245,13 @@ function forgedReceipts(foreign) {
         message: `forged receipt: a "${status.state}" status on "${status.context}" of ${judge_short(sha)} (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}) was posted during the job, not by Perimeter`,
     }));
 }
+/** A check run named like the receipt, not Perimeter's: the agent's token can create one as github-actions. */
+function forgedCheckRuns(foreign) {
+    return foreign.map(({ sha, run }) => ({
+        kind: 'forged-receipt',
+        message: `forged receipt: a check run "${run.name}" (${run.conclusion ?? run.status}) on ${judge_short(sha)} (id ${run.id}, app ${run.app ?? 'unknown'}, started ${run.startedAt ?? 'at no stated time'}) was created during the job or claims a later time, not by Perimeter`,
+    }));
+}
 function judge_judge(facts) {
     const branchRef = `refs/heads/${facts.branch}`;
     const violations = [];
@@ -46070,6 +46361,7 @@ function judge_judge(facts) {
         notes.push(`${commits.direct.length} commit(s) were pushed without the gateway (allowed by direct-pushes: check)`);
     }
     violations.push(...forgedReceipts(facts.foreignStatuses ?? []));
+    violations.push(...forgedCheckRuns(facts.foreignCheckRuns ?? []));
     for (const { sha, status } of (facts.foreignStatuses ?? []).filter((f) => !f.inWindow))
         notes.push(`a "${status.state}" status on "${status.context}" of ${judge_short(sha)} was posted after the job ended (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}): not the job's, and not this receipt`);
     const state = violations.length > 0 ? 'failure' : unchecked.length > 0 ? 'error' : 'success';
@@ -46293,158 +46585,6 @@ function ledgerFactsOf(text, key) {
         facts.problem = 'the ledger has no closing record: the gateway did not stop cleanly';
     }
     return facts;
-}
-
-;// CONCATENATED MODULE: ./src/verify/summary.ts
-
-/** GitHub accepts 1 MiB of job summary per step; stay clear of it. */
-const SUMMARY_BUDGET = (/* unused pure expression or super */ null && (900 * 1024));
-const MAX_FILE_ROWS = 1000;
-const MAX_LIST_ITEMS = 100;
-const MAX_CELL = 300;
-const ICON = { success: '✅', failure: '❌', error: '⚠️' };
-/**
- * Text from the repository (paths, messages) shown literally: control, invisible and bidi characters become
- * visible escapes, and HTML and Markdown punctuation become entities, so a file name can neither inject
- * markup, break a table, nor display reversed.
- */
-function summary_text(value, max = MAX_CELL) {
-    return markdownText(clip(value, max));
-}
-const code = (value) => `<code>${summary_text(value)}</code>`;
-const summary_short = (sha) => (sha === null ? '—' : `<code>${sha.slice(0, 7)}</code>`);
-function list(items) {
-    const shown = items.slice(0, MAX_LIST_ITEMS).map((item) => `- ${summary_text(item)}`);
-    if (items.length > shown.length)
-        shown.push(`- … and ${items.length - shown.length} more`);
-    return shown;
-}
-function change(file) {
-    if (file.kind === 'modified' && file.oldMode !== file.newMode)
-        return `mode ${file.oldMode} → ${file.newMode}`;
-    return file.kind;
-}
-function fileRows(files, budget) {
-    const rows = ['| File | Change | Decision | Rule |', '|---|---|---|---|'];
-    let used = 0;
-    let shown = 0;
-    // Refused files first: they are what a reader needs when the table is cut.
-    const ordered = [...files.filter((file) => !file.allowed), ...files.filter((file) => file.allowed)];
-    for (const file of ordered) {
-        const row = `| ${code(file.path)} | ${change(file)} | ${file.allowed ? 'allowed' : '**refused**'} | ${summary_text(file.rule)} |`;
-        const bytes = Buffer.byteLength(row) + 1;
-        if (shown >= MAX_FILE_ROWS || used + bytes > budget)
-            break;
-        rows.push(row);
-        used += bytes;
-        shown += 1;
-    }
-    if (shown < files.length)
-        rows.push('', `… and ${files.length - shown} more files (not shown).`);
-    return rows;
-}
-function summary_renderSummary(verdict, headline) {
-    const { commits } = verdict;
-    const head = [
-        `## ${ICON[verdict.state]} Perimeter: ${verdict.state}`,
-        '',
-        summary_text(headline, 1000),
-        '',
-        `Branch ${code(verdict.branch)}: ${summary_short(verdict.startHead)} → ${summary_short(verdict.endHead)}` +
-            (verdict.baseline ? `, compared with ${summary_text(verdict.baseline.label, 500)}` : ''),
-    ];
-    if (verdict.violations.length > 0)
-        head.push('', '### Violations', '', ...list(verdict.violations.map((v) => v.message)));
-    if (verdict.unchecked.length > 0)
-        head.push('', '### Not checked', '', ...list(verdict.unchecked));
-    const tail = ['', '### Commits', ''];
-    tail.push(`${commits.gateway.length} via the gateway, ${commits.direct.length} pushed directly` +
-        (commits.others.length > 0 ? `, ${commits.others.length} pushed by others (not judged)` : '') +
-        (commits.unattributed.length > 0 ? `, ${commits.unattributed.length} not attributed` : '') +
-        (commits.complete ? '.' : ' (the list of new commits is incomplete).'));
-    if (commits.direct.length > 0)
-        tail.push('', ...list(commits.direct.map((sha) => `direct: ${sha}`)));
-    if (commits.others.length > 0)
-        tail.push('', ...list(commits.others.map((sha) => `by others: ${sha}`)));
-    if (verdict.others.length > 0) {
-        tail.push('', '### Changed by others (not judged)', '');
-        tail.push(...list(verdict.others.map((o) => `${o.ref}: ${o.actors.join(', ') || 'no recorded actor'} (${o.why})`)));
-    }
-    if (verdict.pushes.length > 0) {
-        tail.push('', `Branch moves during the job (this job acts as ${summary_text(verdict.identity ?? 'an unknown identity')}):`, '', '| Pushed by | Ref | Type | From → To |', '|---|---|---|---|');
-        for (const push of verdict.pushes.slice(0, MAX_LIST_ITEMS)) {
-            tail.push(`| ${summary_text(push.actor ?? 'unknown')} | ${code(push.ref)} | ${summary_text(push.activityType)} | ${summary_short(push.before)} → ${summary_short(push.after)} |`);
-        }
-    }
-    const perimeters = Object.entries(verdict.perPerimeter);
-    if (perimeters.length > 0) {
-        tail.push('', '### Perimeters', '', '| Perimeter | Calls | Refusals | Secrets hidden | Credential writes refused |', '|---|---:|---:|---:|---:|');
-        for (const [name, counts] of perimeters)
-            tail.push(`| ${code(name)} | ${counts.calls} | ${counts.refusals} | ${counts.hidden ?? 0} | ${counts.credentialRefusals ?? 0} |`);
-    }
-    if (verdict.notes.length > 0)
-        tail.push('', '### Notes', '', ...list(verdict.notes));
-    const fixed = Buffer.byteLength(head.join('\n')) + Buffer.byteLength(tail.join('\n'));
-    const files = verdict.files.length === 0
-        ? ['', '### Changed files', '', 'None.']
-        : [
-            '',
-            `### Changed files (${verdict.files.length})`,
-            '',
-            ...fileRows(verdict.files, SUMMARY_BUDGET - fixed),
-        ];
-    return [...head, ...files, ...tail, ''].join('\n');
-}
-
-;// CONCATENATED MODULE: ./src/verify/receipt.ts
-
-
-/** GitHub rejects a commit status description longer than this. */
-const MAX_DESCRIPTION = 140;
-/** GitHub shows at most 10 error annotations per step. */
-const MAX_ANNOTATIONS = 10;
-/** The default commit status context (input status-context). */
-const STATUS_CONTEXT = 'perimeter';
-const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
-/** The one-line verdict: the commit status description and the summary's first line. */
-function receipt_headline(verdict) {
-    if (verdict.state === 'failure') {
-        const first = verdict.violations[0]?.message ?? '';
-        return `${plural(verdict.violations.length, 'violation')}: ${first}`;
-    }
-    if (verdict.state === 'error')
-        return `Not fully checked: ${verdict.unchecked[0] ?? 'unknown reason'}`;
-    const files = verdict.files.length;
-    const { gateway, direct } = verdict.commits;
-    if (files === 0 && gateway.length + direct.length === 0)
-        return 'No changes during the job';
-    return `${plural(files, 'changed file')}, all inside the perimeters; ${plural(gateway.length, 'commit')} via the gateway, ${direct.length} direct`;
-}
-function annotations(verdict) {
-    const all = verdict.violations.map((violation) => ({
-        path: violation.path ?? '',
-        title: violation.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${violation.kind}`,
-        message: visible(violation.message),
-    }));
-    if (all.length <= MAX_ANNOTATIONS)
-        return all;
-    const shown = all.slice(0, MAX_ANNOTATIONS - 1);
-    shown.push({
-        path: '',
-        title: 'More perimeter violations',
-        message: `${all.length - shown.length} more violations; the job summary lists them all`,
-    });
-    return shown;
-}
-function renderReceipt(verdict, options = {}) {
-    const status = {
-        state: verdict.state,
-        context: options.context ?? STATUS_CONTEXT,
-        // one line, shown as it is: a path with CR/LF or bidi controls cannot shape the status
-        description: clip(visible(receipt_headline(verdict)), MAX_DESCRIPTION),
-        ...(options.runUrl !== undefined ? { targetUrl: options.runUrl } : {}),
-    };
-    return { status, summary: renderSummary(verdict, receipt_headline(verdict)), annotations: annotations(verdict) };
 }
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
@@ -56361,6 +56501,7 @@ async function verifyJob(input) {
         notes: [UNRECORDED_REFS],
         ledgerExpected: input.ledgerExpected ?? true,
         foreignStatuses: [],
+        foreignCheckRuns: [],
     };
     // Who moved what comes first: it decides which of the bound branch's new commits are this job's.
     await accountForMoves(input, facts);
@@ -56400,6 +56541,14 @@ async function lookForForgedReceipts(input, window, facts) {
     }
     catch (error) {
         facts.unchecked.push(`the statuses on "${window.context}" during the job: ${verify_job_reason(error)}`);
+    }
+    if (!window.checkRuns)
+        return;
+    try {
+        facts.foreignCheckRuns = await findForeignCheckRuns(input.upstream, shas, window);
+    }
+    catch (error) {
+        facts.unchecked.push(`the check runs named "${window.context}" during the job: ${verify_job_reason(error)}`);
     }
 }
 /** Said in every receipt: what GitHub keeps no record of, so no verifier can see it (SECURITY.md). */
@@ -56545,6 +56694,7 @@ async function examineOurCommits(input, facts, listed, theirs) {
 
 
 
+
 ;// CONCATENATED MODULE: ./src/gateway/client-config.ts
 
 
@@ -56641,6 +56791,7 @@ var Inputs;
     Inputs["RecordRetentionDays"] = "record-retention-days";
     Inputs["Writes"] = "writes";
     Inputs["ReceiptBy"] = "receipt-by";
+    Inputs["ReceiptAs"] = "receipt-as";
 })(Inputs || (Inputs = {}));
 /** The inputs of the verify sub-action (verify/action.yml). */
 var VerifyInputs;
@@ -56648,6 +56799,7 @@ var VerifyInputs;
     VerifyInputs["GithubToken"] = "github-token";
     VerifyInputs["Handoff"] = "handoff";
     VerifyInputs["FailOnViolation"] = "fail-on-violation";
+    VerifyInputs["ReceiptAs"] = "receipt-as";
 })(VerifyInputs || (VerifyInputs = {}));
 var Outputs;
 (function (Outputs) {
@@ -57171,6 +57323,7 @@ function readSettings(env = process.env, read = defaultRead) {
         writes: writesMode(read(Inputs.Writes)),
         ignoreRefs: ignoreRefs(read(Inputs.IgnoreRefs), branch),
         receiptBy: receiptBy(read(Inputs.ReceiptBy)),
+        receiptAs: receiptAs(Inputs.ReceiptAs, read(Inputs.ReceiptAs)),
         verifyTimeoutMs: inputs_positiveInteger(Inputs.VerifyTimeout, read(Inputs.VerifyTimeout), 600) * 1000,
         eventName: env.GITHUB_EVENT_NAME ?? '',
         event,
@@ -57225,6 +57378,13 @@ function receiptBy(value) {
     if (value === 'verify-job')
         return 'verify-job';
     throw new InputError(`${Inputs.ReceiptBy}: expected "post" or "verify-job", got ${JSON.stringify(value)}`);
+}
+function receiptAs(name, value) {
+    if (value === '')
+        return 'status';
+    if (value === 'status' || value === 'check-run' || value === 'both')
+        return value;
+    throw new InputError(`${name}: expected "status", "check-run" or "both", got ${JSON.stringify(value)}`);
 }
 /** A token given as an input: required, and long enough to be scrubbed from every message. */
 function tokenInput(token) {
@@ -57432,8 +57592,19 @@ const actionsState = {
 const CONFIG_FILE_KEYS = { path: State.ConfigPath, digest: State.ConfigDigest };
 const START_REFS_KEYS = { path: State.StartRefsPath, digest: State.StartRefsDigest };
 function jobSettingsOf(settings) {
-    const { owner, repo, apiUrl, runUrl, directPushes, statusContext, failOnViolation, ignoreRefs, receiptBy } = settings;
-    return { owner, repo, apiUrl, runUrl, directPushes, statusContext, failOnViolation, ignoreRefs, receiptBy };
+    const { owner, repo, apiUrl, runUrl, directPushes, statusContext, failOnViolation, ignoreRefs, receiptBy, receiptAs, } = settings;
+    return {
+        owner,
+        repo,
+        apiUrl,
+        runUrl,
+        directPushes,
+        statusContext,
+        failOnViolation,
+        ignoreRefs,
+        receiptBy,
+        receiptAs,
+    };
 }
 const sha256 = (text) => (0,external_node_crypto_.createHash)('sha256').update(text).digest('hex');
 /**
