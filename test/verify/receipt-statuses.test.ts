@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import type { CheckRunRecord, Upstream } from '../../src/github/upstream.js';
+import { findForeignCheckRuns, type ReceiptWindow } from '../../src/verify/receipt-statuses.js';
+
+const A = 'a'.repeat(40);
+const B = 'b'.repeat(40);
+const window: ReceiptWindow = {
+  context: 'perimeter',
+  known: [],
+  since: '2026-12-01T10:00:00Z',
+  until: '2026-12-01T10:30:00Z',
+  checkRuns: true,
+};
+
+const run = (id: number, startedAt: string | null, name = 'perimeter'): CheckRunRecord => ({
+  id,
+  name,
+  status: 'completed',
+  conclusion: 'success',
+  title: 'ok',
+  startedAt,
+  completedAt: startedAt,
+  app: 'github-actions',
+});
+
+/** A small fake of the one Upstream call the search makes: check runs by commit. */
+function upstream(runs: Record<string, CheckRunRecord[]>): Upstream & { asked: string[] } {
+  const asked: string[] = [];
+  return {
+    asked,
+    listCheckRuns: async (sha: string, name: string) => {
+      asked.push(`${sha.slice(0, 1)} ${name}`);
+      return runs[sha] ?? [];
+    },
+  } as unknown as Upstream & { asked: string[] };
+}
+
+describe('findForeignCheckRuns', () => {
+  describe('when check runs of the receipt name are on the commits', () => {
+    it('names every one claiming a start since the window opened, later ones and undated ones included', async () => {
+      const fake = upstream({
+        [A]: [run(1, '2026-12-01T09:59:59Z'), run(2, '2026-12-01T10:00:00Z'), run(3, '2099-01-01T00:00:00Z')],
+        [B]: [run(4, null), run(5, 'not a time'), run(6, '2026-12-01T10:10:00Z', 'build')],
+      });
+      const found = await findForeignCheckRuns(fake, [A, B, A], window);
+      expect(found.map((f) => [f.sha.slice(0, 1), f.run.id])).toEqual([
+        ['a', 2],
+        ['a', 3],
+        ['b', 4],
+        ['b', 5],
+      ]);
+      expect(fake.asked).toEqual(['a perimeter', 'b perimeter']);
+    });
+  });
+
+  describe('when a list cannot be read', () => {
+    it('throws, so the caller marks it unchecked', async () => {
+      const failing = {
+        listCheckRuns: () => Promise.reject(new Error('403 Resource not accessible by integration')),
+      } as unknown as Upstream;
+      await expect(findForeignCheckRuns(failing, [A], window)).rejects.toThrow('Resource not accessible');
+    });
+  });
+});
