@@ -81,6 +81,44 @@ describe('the post step with receipt-as', { timeout: 120_000 }, () => {
     });
   });
 
+  describe('check-run, when GitHub keeps the verification from being complete', () => {
+    it('concludes failure for the error verdict, never a passing conclusion', async () => {
+      const job = await started({ inputs: { 'receipt-as': 'check-run' } });
+      await job.push(IN_SCOPE);
+      job.gh.injectFault({
+        kind: 'status',
+        status: 502,
+        count: 10_000,
+        route: 'GET /repos/{owner}/{repo}/activity',
+      });
+      expect((await job.post()).exitCode).toBe(1);
+      const [run] = await job.checkRuns(await job.head());
+      expect(run!.conclusion).toBe('failure');
+      expect(run!.output.title).toMatch(/^Not fully checked: /);
+      expect(run!.output.summary).toContain('Perimeter: error');
+    });
+  });
+
+  describe('check-run, when nothing could be verified', () => {
+    it('creates a failing check run saying why, on the commit the job started from', async () => {
+      const job = await started({ inputs: { 'receipt-as': 'check-run' } });
+      const start = await job.head();
+      job.gh.injectFault({
+        kind: 'status',
+        status: 502,
+        count: 10_000,
+        route: 'GET /repos/{owner}/{repo}/git/matching-refs',
+      });
+      const post = await job.post();
+      expect(post.exitCode).toBe(1);
+      expect(post.summary).toContain('Perimeter: not verified');
+      const [run] = await job.checkRuns(start);
+      expect(run!.conclusion).toBe('failure');
+      expect(run!.output.title).toMatch(/^Not verified: /);
+      expect(await receiptStatuses(job, start)).toEqual([]);
+    });
+  });
+
   describe('both', () => {
     it('posts the check run and the status, with the same verdict', async () => {
       const job = await started({ inputs: { 'receipt-as': 'both' } });
