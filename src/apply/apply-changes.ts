@@ -1,7 +1,7 @@
 import { StagedUpstream, type StagedChangeSet } from '../github/staged-upstream.js';
 import { UpstreamError, type TreeChange, type Upstream } from '../github/upstream.js';
 import type { Perimeter } from '../policy/index.js';
-import { diffTrees, fileViolations, type Change } from '../verify/index.js';
+import { diffTrees, judgeCommit, type Change } from '../verify/index.js';
 import type { Violation } from '../verify/types.js';
 
 /** One staged commit and what it changes against the commit before it. */
@@ -42,33 +42,22 @@ export async function judgeChangeSet(
           path: change.path,
           message: `${change.path}: its content is not in the staged change set`,
         });
-    const files = fileViolations(changes, set.branch, perimeters);
-    violations.push(...files);
-    if (files.length === 0 && !perimeters.some((p) => madeBy(p, set, changes)))
-      violations.push({
-        kind: 'path',
-        message: `staged commit ${commits.length} (${commit.sha.slice(0, 7)}): no one perimeter may write all of its ${changes.length} path(s) within its limits (files-per-push, bytes-per-file, bytes-per-push)`,
-      });
+    violations.push(
+      ...judgeCommit(
+        {
+          label: `staged commit ${commits.length} (${commit.sha.slice(0, 7)})`,
+          changes,
+          sizeOf: (sha) => Buffer.byteLength(set.blobs[sha] ?? '', 'base64'),
+        },
+        set.branch,
+        perimeters,
+      ),
+    );
     parentTree = commit.tree;
   }
   const paths = [...new Set(commits.flatMap((c) => c.changes.map((x) => x.path)))].sort();
   const unique = new Map(violations.map((v) => [v.message, v]));
   return { commits, paths, violations: [...unique.values()] };
-}
-
-/** Whether `perimeter` could have made this commit in one push: every path writable, within its limits. */
-function madeBy(perimeter: Perimeter, set: StagedChangeSet, changes: Change[]): boolean {
-  const { limits } = perimeter.spec;
-  if (!perimeter.allowsBranch(set.branch) || changes.length > limits.filesPerPush) return false;
-  let bytes = 0;
-  for (const change of changes) {
-    if (!perimeter.canWrite(change.path).allowed) return false;
-    if (change.kind === 'deleted') continue;
-    const size = Buffer.byteLength(set.blobs[change.newSha!] ?? '', 'base64');
-    if (size > limits.bytesPerFile) return false;
-    bytes += size;
-  }
-  return bytes <= limits.bytesPerPush;
 }
 
 export type ApplyResult =

@@ -1,4 +1,4 @@
-import { TOOL_NAMES, validatePath, type Perimeter } from '../policy/index.js';
+import { TOOL_NAMES, validatePath, type Perimeter, type PullRequestRule } from '../policy/index.js';
 import { parseCommandArgs } from './args.js';
 import { listTrackedFiles } from './git.js';
 import { EXIT_OK, type CliIo } from './io.js';
@@ -57,8 +57,15 @@ function describePerimeter(p: Perimeter): string {
     ...(p.spec.ownerDeny?.length ? [`top-level deny: ${p.spec.ownerDeny.join(', ')}`] : []),
     ...(p.spec.protect?.length ? [`protects: ${p.spec.protect.join(', ')}`] : []),
     ...(p.spec.untrustedTriggers ? ['exposed to untrusted triggers'] : []),
+    ...(p.spec.pullRequests ? [`judges pull requests ${pullRequestRule(p.spec.pullRequests)}`] : []),
   ];
   return [`${tools}${unused}`, branches, ...extras].join('; ');
+}
+
+function pullRequestRule({ authors, branches }: PullRequestRule): string {
+  const by = authors.length > 0 ? [`by ${authors.join(', ')}`] : [];
+  const from = branches.length > 0 ? [`from ${branches.join(', ')}`] : [];
+  return [...by, ...from].join(' ');
 }
 
 function section(title: string, lines: string[]): string {
@@ -85,6 +92,7 @@ function checkJson({ config, perimeters, root }: LoadedConfig) {
       name: p.name,
       tools: [...p.tools],
       branches: p.spec.branches,
+      pullRequests: p.spec.pullRequests ?? null,
       ...(result === null ? {} : result.counts.get(p.name)),
     })),
     tracked: result?.total ?? null,

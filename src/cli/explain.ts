@@ -1,10 +1,17 @@
-import { ASSOCIATIONS, judgeTrigger, validatePath, type Config, type Perimeter } from '../policy/index.js';
+import {
+  ASSOCIATIONS,
+  assignPullRequest,
+  judgeTrigger,
+  validatePath,
+  type Config,
+  type Perimeter,
+} from '../policy/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT_OK, UsageError, type CliIo } from './io.js';
 import { loadConfig } from './load-config.js';
 
 export const EXPLAIN_USAGE =
-  'perimeter explain [--config FILE] [--json] [--association NAME | --user LOGIN] PATH...';
+  'perimeter explain [--config FILE] [--json] [--association NAME | --user LOGIN | --pr-author LOGIN --pr-branch BRANCH] PATH...';
 
 export interface PerimeterVerdict {
   read: boolean;
@@ -84,6 +91,30 @@ function exposedTo(
   };
 }
 
+/**
+ * With --pr-author and --pr-branch: the one perimeter the verify sub-action would judge such a pull request
+ * by (perimeters.yml `pull-requests`), or none, and why.
+ */
+function assignedTo(
+  perimeters: Perimeter[],
+  author: string | undefined,
+  branch: string | undefined,
+): { perimeters: Perimeter[]; trigger: string } | null {
+  if (author === undefined && branch === undefined) return null;
+  if (author === undefined || branch === undefined)
+    throw new UsageError('--pr-author and --pr-branch go together: a pull request has both');
+  const assignment = assignPullRequest(
+    perimeters.map((p) => p.spec),
+    { author, headBranch: branch },
+  );
+  if (assignment.kind !== 'assigned')
+    return { perimeters: [], trigger: `pull request: ${assignment.reason}` };
+  return {
+    perimeters: perimeters.filter((p) => p.name === assignment.spec.name),
+    trigger: `pull request: judged by perimeter "${assignment.spec.name}" (${assignment.rule})`,
+  };
+}
+
 export async function run(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(
     args,
@@ -92,17 +123,20 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       json: { type: 'boolean', default: false },
       association: { type: 'string' },
       user: { type: 'string' },
+      'pr-author': { type: 'string' },
+      'pr-branch': { type: 'string' },
     },
     true,
   );
   if (positionals.length === 0) throw new UsageError('explain needs at least one PATH');
   const loaded = loadConfig(values.config, io.cwd);
-  const { perimeters, trigger } = exposedTo(
-    loaded.config,
-    loaded.perimeters,
-    values.association,
-    values.user,
-  );
+  const pull = assignedTo(loaded.perimeters, values['pr-author'], values['pr-branch']);
+  if (pull !== null && (values.association !== undefined || values.user !== undefined))
+    throw new UsageError(
+      '--pr-author/--pr-branch and --association/--user ask about different runs: give one',
+    );
+  const { perimeters, trigger } =
+    pull ?? exposedTo(loaded.config, loaded.perimeters, values.association, values.user);
   const explanations = positionals.map((input) => explainPath(input, perimeters));
   if (values.json) {
     io.stdout(

@@ -19,6 +19,7 @@ import {
   type CheckRun,
   type CheckRunRecord,
   type CommitStatus,
+  type PullRequestInfo,
   type PullRequestRequest,
   type ActivityWindow,
   type StatusRecord,
@@ -403,6 +404,32 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
         },
       );
     return { number: data.number, url: data.html_url };
+  }
+
+  async getPullRequest(number: number): Promise<PullRequestInfo> {
+    const data = await this.rest.read<wire.Pull>(
+      `get pull request #${number}`,
+      'GET /repos/{owner}/{repo}/pulls/{pull_number}',
+      { pull_number: number },
+    );
+    return wire.pull(data);
+  }
+
+  async listPullRequestCommits(number: number): Promise<CommitInfo[]> {
+    const commits: CommitInfo[] = [];
+    for (let page = 1; ; page++) {
+      const data = await this.rest.read<wire.RestCommit[]>(
+        `list the commits of pull request #${number}`,
+        'GET /repos/{owner}/{repo}/pulls/{pull_number}/commits',
+        { pull_number: number, per_page: 100, page },
+      );
+      for (const item of data) {
+        const commit = wire.restCommit(item);
+        this.commits.set(commit.sha, commit);
+        commits.push(commit);
+      }
+      if (data.length < 100) return commits;
+    }
   }
 
   async getFileAtRef(path: string, ref: string): Promise<{ text: string; sha: string }> {

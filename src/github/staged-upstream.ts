@@ -112,6 +112,8 @@ export class StagedUpstream implements Upstream {
   listStatuses: Upstream['listStatuses'] = (sha) => this.inner.listStatuses(sha);
   listRunJobs: Upstream['listRunJobs'] = (runId) => this.inner.listRunJobs(runId);
   listCheckRuns: Upstream['listCheckRuns'] = (sha, name) => this.inner.listCheckRuns(sha, name);
+  getPullRequest: Upstream['getPullRequest'] = (n) => this.inner.getPullRequest(n);
+  listPullRequestCommits: Upstream['listPullRequestCommits'] = (n) => this.inner.listPullRequestCommits(n);
 
   async getBranchHead(branch: string): Promise<string> {
     return (branch === this.branch && this.head()) || this.inner.getBranchHead(branch);

@@ -184,6 +184,25 @@ export interface PathHistoryPage {
   endCursor: string | null;
 }
 
+/**
+ * A pull request as GitHub shows it now. `baseSha` is the base branch head GitHub compared with when the pull
+ * request last changed; `commits` is how many commits GitHub counts in it.
+ * https://docs.github.com/rest/pulls/pulls#get-a-pull-request
+ */
+export interface PullRequestInfo {
+  number: number;
+  state: string;
+  /** `user.login`: who opened it (Copilot coding agent's pull requests say "Copilot") */
+  author: string;
+  baseRef: string;
+  baseSha: string;
+  headRef: string;
+  headSha: string;
+  /** owner/name of the repository the head branch is in; null when that repository was deleted */
+  headRepository: string | null;
+  commits: number;
+}
+
 export interface UpstreamStats {
   /** requests sent, including those answered 304 */
   requests: number;
@@ -332,6 +351,14 @@ export interface Upstream {
   listCheckRuns(sha: string, name: string): Promise<CheckRunRecord[]>;
   /** The jobs of every attempt of a workflow run (needs `actions: read`). */
   listRunJobs(runId: number): Promise<WorkflowJob[]>;
+  /** A pull request of this repository, read now. Throws not_found. */
+  getPullRequest(number: number): Promise<PullRequestInfo>;
+  /**
+   * The commits of a pull request as GitHub lists them, oldest first, every page: at most 250, whatever the
+   * pull request holds (compare the count with PullRequestInfo.commits).
+   * https://docs.github.com/rest/pulls/pulls#list-commits-on-a-pull-request
+   */
+  listPullRequestCommits(number: number): Promise<CommitInfo[]>;
   /** File text at a ref via the contents API (used to read perimeters.yml from a trusted ref). */
   getFileAtRef(path: string, ref: string): Promise<{ text: string; sha: string }>;
   /** Opens a pull request from `head` (a branch of this repository) into `base`, with labels if any. */

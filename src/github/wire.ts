@@ -4,6 +4,7 @@ import {
   type CheckRunRecord,
   type CommitInfo,
   type EntryType,
+  type PullRequestInfo,
   type PushActivity,
   type Signature,
   type StatusRecord,
@@ -123,6 +124,28 @@ export function job(data: Job): WorkflowJob {
     startedAt: data.started_at,
     completedAt: data.completed_at,
     runnerName: data.runner_name,
+  };
+}
+export interface Pull {
+  number: number;
+  state: string;
+  user: { login: string } | null;
+  base: { ref: string; sha: string };
+  head: { ref: string; sha: string; repo: { full_name: string } | null };
+  commits: number;
+}
+export function pull(data: Pull): PullRequestInfo {
+  if (!data.user?.login) throw new UpstreamError('invalid', `pull request #${data.number} names no author`);
+  return {
+    number: data.number,
+    state: data.state,
+    author: data.user.login,
+    baseRef: data.base.ref,
+    baseSha: checkSha(data.base.sha),
+    headRef: data.head.ref,
+    headSha: checkSha(data.head.sha),
+    headRepository: data.head.repo?.full_name ?? null,
+    commits: data.commits,
   };
 }
 export interface Contents {

@@ -2,6 +2,7 @@ import { isScalar, LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from './config-error.js';
 import { branchGlobProblem, globProblem } from './glob.js';
 import { DEFAULT_CONFIG_FILE, isOptionalFamily, OPTIONAL_FAMILY_NAMES } from './protected.js';
+import { loginProblem } from './pull-requests.js';
 import { ASSOCIATIONS, type Association, type TrustRule } from './trust.js';
 import {
   DEFAULT_LIMITS,
@@ -10,6 +11,7 @@ import {
   type Config,
   type Limits,
   type PerimeterSpec,
+  type PullRequestRule,
 } from './spec.js';
 import { isToolName, TOOL_NAMES, type ToolName } from './tools.js';
 import { Checker, describe, join, valueAt, type Entry } from './yaml-checker.js';
@@ -29,6 +31,7 @@ const PERIMETER_KEYS = [
   'untrusted-triggers',
   'instructions',
   'limits',
+  'pull-requests',
 ] as const;
 const GLOB_FIELDS = {
   read: 'read',
@@ -44,13 +47,6 @@ function familyProblem(name: string): string | null {
   return isOptionalFamily(name)
     ? null
     : `unknown family; expected one of ${OPTIONAL_FAMILY_NAMES.join(', ')}`;
-}
-
-/** GitHub logins: letters, digits and single hyphens; apps end in "[bot]". */
-function loginProblem(login: string): string | null {
-  return /^[A-Za-z0-9](?:-?[A-Za-z0-9])*(?:\[bot\])?$/.test(login) && login.length <= 50
-    ? null
-    : 'not a GitHub login (letters, digits and single hyphens; apps end in "[bot]")';
 }
 
 function parseTrust(c: Checker, entry: Entry): TrustRule | null {
@@ -85,6 +81,40 @@ function parseTrust(c: Checker, entry: Entry): TrustRule | null {
   }
   return ok ? rule : null;
 }
+const PULL_REQUEST_KEYS = ['authors', 'branches'] as const;
+
+function parsePullRequests(c: Checker, entry: Entry, where: string): PullRequestRule | null {
+  const key = join(where, 'pull-requests');
+  if (!c.expectMap(entry.value, entry.keyNode, key)) return null;
+  const rule: PullRequestRule = { authors: [], branches: [] };
+  let ok = true;
+  for (const item of c.entries(entry.value, key)) {
+    const list =
+      item.key === 'authors'
+        ? c.stringList(item, key, loginProblem)
+        : item.key === 'branches'
+          ? c.stringList(item, key, branchGlobProblem)
+          : undefined;
+    if (list === undefined)
+      c.report(
+        item.keyNode,
+        join(key, item.key),
+        `unknown key; expected one of ${PULL_REQUEST_KEYS.join(', ')}`,
+      );
+    if (list === null || list === undefined) ok = false;
+    else rule[item.key as (typeof PULL_REQUEST_KEYS)[number]] = list;
+  }
+  if (ok && rule.authors.length === 0 && rule.branches.length === 0) {
+    c.report(
+      entry.value,
+      key,
+      'matches no pull request; list authors (e.g. [Copilot]) or head branches (e.g. ["copilot/**"])',
+    );
+    ok = false;
+  }
+  return ok ? rule : null;
+}
+
 const LIMIT_KEYS = {
   'files-per-push': 'filesPerPush',
   'bytes-per-file': 'bytesPerFile',
@@ -202,6 +232,10 @@ function parsePerimeter(c: Checker, entry: Entry): PerimeterSpec | null {
         );
         ok = false;
       }
+    } else if (item.key === 'pull-requests') {
+      const rule = parsePullRequests(c, item, where);
+      if (rule === null) ok = false;
+      else spec.pullRequests = rule;
     } else if (item.key === 'limits') {
       const limits = parseLimits(c, item, where);
       if (limits === null) ok = false;

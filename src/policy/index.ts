@@ -1,6 +1,18 @@
 export { validatePath, type PathCheck } from './path.js';
 export { TOOL_NAMES, type ToolName } from './tools.js';
-export { DEFAULT_LIMITS, type Config, type Limits, type PerimeterSpec } from './spec.js';
+export {
+  DEFAULT_LIMITS,
+  type Config,
+  type Limits,
+  type PerimeterSpec,
+  type PullRequestRule,
+} from './spec.js';
+export {
+  assignPullRequest,
+  pullRequestMatch,
+  type Assignment,
+  type PullRequestFacts,
+} from './pull-requests.js';
 export { ConfigError, type ConfigProblem } from './config-error.js';
 export { parseConfig } from './config.js';
 export { compilePerimeter, PerimeterSpecError, type Decision, type Perimeter } from './perimeter.js';

@@ -1,6 +1,7 @@
 import { credentialFileRule } from './credentials.js';
 import { branchGlobProblem, compileGlobList, globProblem } from './glob.js';
 import { pathProblem } from './path.js';
+import { loginProblem } from './pull-requests.js';
 import { DEFAULT_CONFIG_FILE, isOptionalFamily, protectedRule } from './protected.js';
 import { perimeterNameProblem, type PerimeterSpec } from './spec.js';
 import type { ToolName } from './tools.js';
@@ -71,6 +72,14 @@ function specProblems(spec: PerimeterSpec): string[] {
   for (const glob of spec.branches ?? []) {
     const problem = branchGlobProblem(glob);
     if (problem) problems.push(`branches: ${JSON.stringify(glob)}: ${problem}`);
+  }
+  for (const glob of spec.pullRequests?.branches ?? []) {
+    const problem = branchGlobProblem(glob);
+    if (problem) problems.push(`pull-requests.branches: ${JSON.stringify(glob)}: ${problem}`);
+  }
+  for (const login of spec.pullRequests?.authors ?? []) {
+    const problem = loginProblem(login);
+    if (problem) problems.push(`pull-requests.authors: ${JSON.stringify(login)}: ${problem}`);
   }
   for (const tool of spec.tools)
     if (!isToolName(tool)) problems.push(`tools: unknown tool ${JSON.stringify(tool)}`);

@@ -16,6 +16,14 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
 /** GitHub refuses blobs over 100 MB; a larger per-file limit could never be honoured. */
 export const MAX_BYTES_PER_FILE = 100 * 1024 * 1024;
 
+/** yaml `pull-requests`: the pull requests a perimeter judges; at least one list is non-empty. */
+export interface PullRequestRule {
+  /** logins of pull request authors, as GitHub reports `user.login` (e.g. "Copilot"); compared without case */
+  authors: string[];
+  /** globs over head branch names (e.g. "copilot/**"), read as `branches` globs are */
+  branches: string[];
+}
+
 export interface PerimeterSpec {
   name: string;
   description?: string;
@@ -46,6 +54,8 @@ export interface PerimeterSpec {
    * trusted config ref (default) or the bound branch.
    */
   instructions?: 'config-ref' | 'branch';
+  /** yaml `pull-requests`: the pull requests (by author and/or head branch) the verify job judges by this perimeter */
+  pullRequests?: PullRequestRule;
 }
 
 export interface Config {

@@ -1,6 +1,7 @@
 export type { Change } from './change.js';
 export { renderCheckRun, type CheckRunFacts, type CheckRunReceipt } from './check-run.js';
 export { diffTrees } from './diff-trees.js';
+export { judgeCommit, type CommitToJudge } from './commit-judge.js';
 export { clip, codeBlock, inlineText, markdownText, visible } from './escape.js';
 export { compareSnapshots, decideWrite, fileViolations, judge, type JobFacts } from './judge.js';
 export { compareReceipts, type Disagreement } from './audit-compare.js';
@@ -44,3 +45,4 @@ export type {
   ViolationKind,
 } from './types.js';
 export { snapshotRefs, verifyJob } from './verify-job.js';
+export { PULL_REQUEST_COMMIT_LIMIT, verifyPullRequest, type PullRequestInput } from './pull-request.js';

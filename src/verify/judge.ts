@@ -97,7 +97,7 @@ export function decideWrite(
   return { allowed: false, rule: refusals.join('; ') };
 }
 
-function decideFile(change: Change, branch: string, perimeters: Perimeter[]): FileDecision {
+export function decideFile(change: Change, branch: string, perimeters: Perimeter[]): FileDecision {
   if (change.problem !== undefined)
     return { ...change, allowed: false, rule: `invalid path: ${change.problem}` };
   const write = decideWrite(change.path, branch, perimeters);

@@ -169,4 +169,6 @@ export interface Verdict {
   /** what could not be checked (each one alone makes the state at least error) */
   unchecked: string[];
   notes: string[];
+  /** set when the verdict is on a pull request's commits (the pull-request gate), not on a job */
+  pullRequest?: { number: number; author: string; perimeter: string; commits: number };
 }

@@ -22,7 +22,7 @@ describe('perimeter', () => {
       expect(result).toEqual({
         code: 0,
         stdout:
-          'Usage: perimeter explain [--config FILE] [--json] [--association NAME | --user LOGIN] PATH...\n',
+          'Usage: perimeter explain [--config FILE] [--json] [--association NAME | --user LOGIN | --pr-author LOGIN --pr-branch BRANCH] PATH...\n',
         stderr: '',
       });
     });

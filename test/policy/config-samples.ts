@@ -178,6 +178,55 @@ perimeters:
     valid: false,
   },
   { name: 'unknown limit', yaml: one('    limits: { pushes: 1 }\n'), valid: false },
+  {
+    name: 'pull requests by author and head branch',
+    yaml: one(
+      '    write: ["src/**"]\n    pull-requests: { authors: [Copilot, "copilot-swe-agent[bot]"], branches: ["copilot/**"] }\n',
+    ),
+    valid: true,
+  },
+  {
+    name: 'pull requests by author only',
+    yaml: one('    pull-requests: { authors: [Copilot] }\n'),
+    valid: true,
+  },
+  {
+    name: 'pull requests by head branch only',
+    yaml: one('    pull-requests: { branches: ["agents/*"] }\n'),
+    valid: true,
+  },
+  { name: 'pull requests matching nothing', yaml: one('    pull-requests: {}\n'), valid: false },
+  {
+    name: 'pull requests with empty lists',
+    yaml: one('    pull-requests: { authors: [], branches: [] }\n'),
+    valid: false,
+  },
+  { name: 'pull requests as a list', yaml: one('    pull-requests: [Copilot]\n'), valid: false },
+  {
+    name: 'pull requests with an unknown key',
+    yaml: one('    pull-requests: { labels: [agent] }\n'),
+    valid: false,
+  },
+  {
+    name: 'pull request author that is no login',
+    yaml: one('    pull-requests: { authors: ["copilot agent"] }\n'),
+    valid: false,
+  },
+  {
+    name: 'pull request author listed twice',
+    yaml: one('    pull-requests: { authors: [Copilot, Copilot] }\n'),
+    valid: false,
+  },
+  {
+    name: 'pull request head branch with a ref prefix',
+    yaml: one('    pull-requests: { branches: ["refs/heads/copilot/*"] }\n'),
+    valid: false,
+  },
+  {
+    name: 'pull request authors as a string',
+    yaml: one('    pull-requests: { authors: Copilot }\n'),
+    valid: false,
+  },
 
   {
     name: 'duplicate perimeter',

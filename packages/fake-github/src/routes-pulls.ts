@@ -1,9 +1,16 @@
-import { notFound, readJson, unprocessable, validationFailed } from './http-util.js';
+import { notFound, pageParams, readJson, unprocessable, validationFailed } from './http-util.js';
 import type { ApiResponse } from './http-util.js';
 import type { FakeRepo, StoredPull } from './repo.js';
 import { route } from './router.js';
 import type { Route, RouteContext } from './router.js';
-import { fullRepository, nodeId, repoApi, htmlUrl, simpleUser } from './shapes.js';
+import { gitText } from './git.js';
+import { commitJson, fullRepository, nodeId, repoApi, htmlUrl, simpleUser } from './shapes.js';
+
+/**
+ * GitHub lists at most 250 commits of a pull request, however many it holds.
+ * https://docs.github.com/rest/pulls/pulls#list-commits-on-a-pull-request
+ */
+export const PULL_COMMIT_LIMIT = 250;
 
 const pullsOf = (repo: FakeRepo): StoredPull[] => repo.pulls;
 
@@ -59,6 +66,29 @@ async function getPull(ctx: RouteContext): Promise<ApiResponse> {
   const pull = pullsOf(ctx.repo).find((p) => String(p.number) === ctx.params.pull_number);
   if (!pull) throw notFound();
   return { status: 200, body: await pullJson(ctx, pull) };
+}
+
+/** The commits of a pull request: head's, not base's, oldest first (the base and head branches as they are now). */
+async function pullCommitShas(ctx: RouteContext, pull: StoredPull): Promise<string[]> {
+  const [base, head] = await Promise.all([
+    ctx.repo.refValue(`refs/heads/${pull.base}`),
+    ctx.repo.refValue(`refs/heads/${pull.head}`),
+  ]);
+  if (!base || !head) return [];
+  const listed = await gitText(ctx.repo.dir, ['rev-list', '--reverse', '--topo-order', `${base}..${head}`]);
+  return listed.split('\n').filter(Boolean);
+}
+
+/** GET /repos/{owner}/{repo}/pulls/{pull_number}/commits: pages of the first 250 commits, never more. */
+async function listPullCommits(ctx: RouteContext): Promise<ApiResponse> {
+  const pull = pullsOf(ctx.repo).find((p) => String(p.number) === ctx.params.pull_number);
+  if (!pull) throw notFound();
+  const { perPage, page } = pageParams(ctx.url);
+  const shas = (await pullCommitShas(ctx, pull)).slice(0, PULL_COMMIT_LIMIT);
+  const commits = await Promise.all(
+    shas.slice((page - 1) * perPage, page * perPage).map((sha) => ctx.repo.readCommit(sha)),
+  );
+  return { status: 200, body: commits.map((c) => commitJson(ctx.base, ctx.repo, c!)) };
 }
 
 /** POST /repos/{owner}/{repo}/issues/{issue_number}/labels on a pull request: adds labels, answers them all. */
@@ -157,7 +187,7 @@ async function pullJson(ctx: RouteContext, pull: StoredPull): Promise<Record<str
     comments: 0,
     review_comments: 0,
     maintainer_can_modify: false,
-    commits: 0,
+    commits: (await pullCommitShas(ctx, pull)).length,
     additions: 0,
     deletions: 0,
     changed_files: 0,
@@ -167,5 +197,6 @@ async function pullJson(ctx: RouteContext, pull: StoredPull): Promise<Record<str
 export const pullRoutes: Route[] = [
   route('POST', '/repos/{owner}/{repo}/pulls', createPull),
   route('GET', '/repos/{owner}/{repo}/pulls/{pull_number}', getPull),
+  route('GET', '/repos/{owner}/{repo}/pulls/{pull_number}/commits', listPullCommits),
   route('POST', '/repos/{owner}/{repo}/issues/{issue_number}/labels', addLabels),
 ];

@@ -563,6 +563,13 @@ describe('answers match GitHub OpenAPI schemas', () => {
       status: 200,
     },
     {
+      name: 'the commits of a pull request',
+      method: 'GET',
+      template: `${R}/pulls/{pull_number}/commits`,
+      path: () => '/repos/acme/app/pulls/1/commits?per_page=100',
+      status: 200,
+    },
+    {
       name: 'a pull request that does not exist',
       method: 'GET',
       template: `${R}/pulls/{pull_number}`,

@@ -68,7 +68,13 @@ export async function plumbCommit(
   dir: string,
   branch: string,
   entries: Record<string, Entry>,
-  options: { parent?: string | null; actor?: string; message?: string } = {},
+  options: {
+    parent?: string | null;
+    actor?: string;
+    message?: string;
+    /** more parents after the first: a merge commit (its tree is the first parent's with `entries` applied) */
+    mergeWith?: string[];
+  } = {},
 ): Promise<string> {
   const ref = `refs/heads/${branch}`;
   const before =
@@ -104,6 +110,7 @@ export async function plumbCommit(
     '-m',
     options.message ?? 'plumbing commit',
     ...(parent ? ['-p', parent] : []),
+    ...(options.mergeWith ?? []).flatMap((sha) => ['-p', sha]),
   ];
   const sha = (await gitText(dir, args, { env: commitEnv })).trim();
   await setRef(dir, ref, sha, options.actor);

