@@ -25,6 +25,8 @@ export enum Inputs {
 export enum VerifyInputs {
   GithubToken = 'github-token',
   Handoff = 'handoff',
+  /** the perimeters file the pull-request gate reads from the default branch */
+  Config = 'config',
   FailOnViolation = 'fail-on-violation',
   ReceiptAs = 'receipt-as',
 }

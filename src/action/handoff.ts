@@ -78,7 +78,7 @@ export function renderHandoff(facts: HandoffFacts): string {
 export function parseHandoff(text: string): Handoff {
   if (text.trim() === '')
     throw new HandoffError(
-      'the handoff is empty: the agent job did not pass on the main step\'s "handoff" output (its main step failed or never ran, or the job\'s outputs do not name it)',
+      'the handoff is empty: the agent job did not pass on the main step\'s "handoff" output (its main step failed or never ran, or the job\'s outputs do not name it); without a handoff, perimeter/verify judges pull requests only (on pull_request_target or pull_request)',
     );
   let data: unknown;
   try {

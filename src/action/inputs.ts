@@ -209,7 +209,7 @@ export function booleanInput(name: string, value: string, fallback: boolean): bo
   return boolean(name, value, fallback);
 }
 
-function readEvent(env: Env): unknown {
+export function readEvent(env: Env): unknown {
   if (!env.GITHUB_EVENT_PATH) return null;
   try {
     return JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, 'utf8')) as unknown;

@@ -1,4 +1,4 @@
-import { runVerify } from './verify-step.js';
+import { runVerifyAction } from './verify-mode.js';
 
-await runVerify();
+await runVerifyAction();
 process.exit();

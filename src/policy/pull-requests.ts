@@ -50,17 +50,17 @@ export function assignPullRequest(specs: PerimeterSpec[], facts: PullRequestFact
     const rule = spec.pullRequests === undefined ? null : pullRequestMatch(spec.pullRequests, facts);
     return rule === null ? [] : [{ spec, rule }];
   });
-  const who = `author "${facts.author}", head branch "${facts.headBranch}"`;
+  const who = `by "${facts.author}" from "${facts.headBranch}"`;
   if (matches.length === 1) return { kind: 'assigned', ...matches[0]! };
   if (matches.length === 0)
     return {
       kind: 'none',
-      reason: `no perimeter is assigned to this pull request (${who}): no "pull-requests" rule matches it`,
+      reason: `no perimeter is assigned to pull requests ${who} (no "pull-requests" rule matches)`,
     };
   const names = matches.map((m) => m.spec.name);
   return {
     kind: 'ambiguous',
     names,
-    reason: `more than one perimeter is assigned to this pull request (${who}): ${names.join(', ')}; make their "pull-requests" rules exclusive`,
+    reason: `more than one perimeter is assigned to pull requests ${who}: ${names.join(', ')} (make their "pull-requests" rules exclusive)`,
   };
 }

@@ -45,7 +45,7 @@ describe('perimeter explain --pr-author --pr-branch', () => {
       );
       expect(result.code).toBe(0);
       expect(result.stdout).toBe(
-        'pull request: no perimeter is assigned to this pull request (author "alice", head branch "feature"): no "pull-requests" rule matches it\n',
+        'pull request: no perimeter is assigned to pull requests by "alice" from "feature" (no "pull-requests" rule matches)\n',
       );
     });
   });

@@ -55,7 +55,7 @@ describe('assignPullRequest', () => {
       expect(assign('alice', 'main')).toEqual({
         kind: 'none',
         reason:
-          'no perimeter is assigned to this pull request (author "alice", head branch "main"): no "pull-requests" rule matches it',
+          'no perimeter is assigned to pull requests by "alice" from "main" (no "pull-requests" rule matches)',
       });
     });
   });
@@ -65,7 +65,7 @@ describe('assignPullRequest', () => {
       expect(assign('docs-writer[bot]', 'agents/x')).toEqual({
         kind: 'ambiguous',
         names: ['docs-bot', 'agents'],
-        reason: expect.stringContaining('more than one perimeter is assigned to this pull request'),
+        reason: expect.stringContaining('more than one perimeter is assigned to pull requests'),
       });
     });
   });

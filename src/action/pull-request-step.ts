@@ -1,0 +1,141 @@
+import * as core from '@actions/core';
+import { createOctokitUpstream } from '../github/octokit-upstream.js';
+import type { PullRequestInfo, Upstream } from '../github/upstream.js';
+import { assignPullRequest, compilePerimeter, DEFAULT_CONFIG_FILE, parseConfig } from '../policy/index.js';
+import { makeScrubber } from '../safety/secret-forms.js';
+import {
+  PULL_REQUEST_COMMIT_LIMIT,
+  renderReceipt,
+  STATUS_CONTEXT,
+  verifyPullRequest,
+  type Verdict,
+} from '../verify/index.js';
+import { readConfigFile } from './config-loader.js';
+import { VerifyInputs } from './constants.js';
+import { booleanInput, configFile, readRunner, tokenInput, type Settings } from './inputs.js';
+import { pullRequestNumber } from './pull-request-event.js';
+import { publishError, publishReceipt } from './publish.js';
+
+type Env = Record<string, string | undefined>;
+
+interface GateSettings extends Pick<Settings, 'token' | 'owner' | 'repo' | 'apiUrl' | 'runUrl'> {
+  config: string;
+  failOnViolation: boolean;
+  /** the pull request the event names */
+  number: number;
+}
+
+/** Why the gate judged nothing: said in the receipt as it is, and never a success. */
+class GateRefusal extends Error {
+  override name = 'GateRefusal';
+}
+
+function readGateSettings(env: Env = process.env): GateSettings {
+  return {
+    token: tokenInput(core.getInput(VerifyInputs.GithubToken)),
+    ...readRunner(env),
+    config: configFile(core.getInput(VerifyInputs.Config) || DEFAULT_CONFIG_FILE),
+    failOnViolation: booleanInput(
+      VerifyInputs.FailOnViolation,
+      core.getInput(VerifyInputs.FailOnViolation),
+      true,
+    ),
+    number: pullRequestNumber(env),
+  };
+}
+
+/**
+ * The pull-request gate (perimeter/verify on pull_request_target): for agents that push from elsewhere
+ * (Copilot coding agent), it judges every commit of the pull request against the perimeter perimeters.yml on
+ * the default branch assigns to its author and head branch, and posts the receipt on the head commit. It
+ * never checks out or runs the pull request's code: it reads everything through the API.
+ */
+export async function runPullRequestGate(): Promise<void> {
+  let settings: GateSettings;
+  try {
+    settings = readGateSettings();
+  } catch (error) {
+    core.setFailed(`nothing was verified: ${(error as Error).message}`);
+    return;
+  }
+  core.setSecret(settings.token);
+  const scrub = makeScrubber([settings.token]);
+  const upstream = createOctokitUpstream({
+    token: settings.token,
+    owner: settings.owner,
+    repo: settings.repo,
+    baseUrl: settings.apiUrl,
+  });
+  let head: string | null = null;
+  try {
+    const pull = await upstream.getPullRequest(settings.number);
+    head = pull.headSha;
+    const { verdict, headline } = await gate(upstream, settings, pull);
+    if (verdict.state === 'success') return;
+    const message = `Perimeter: ${headline}`;
+    if (settings.failOnViolation) core.setFailed(message);
+    else core.warning(message);
+  } catch (error) {
+    const message = scrub(error instanceof Error ? error.message : String(error));
+    const reason =
+      error instanceof GateRefusal ? message : `the pull-request gate could not verify: ${message}`;
+    const context = { runUrl: settings.runUrl, receiptBy: 'post' as const, statusContext: STATUS_CONTEXT };
+    if (head !== null) await publishError(upstream, context, '', head, reason);
+    core.setFailed(`Perimeter: ${reason}`);
+  }
+}
+
+async function gate(
+  upstream: Upstream,
+  settings: GateSettings,
+  pull: PullRequestInfo,
+): Promise<{ verdict: Verdict; headline: string }> {
+  const repository = `${settings.owner}/${settings.repo}`;
+  if (pull.state !== 'open')
+    throw new GateRefusal(
+      `pull request #${pull.number} is ${pull.state}: only open pull requests are judged`,
+    );
+  if (pull.headRepository?.toLowerCase() !== repository.toLowerCase())
+    throw new GateRefusal(
+      `pull request #${pull.number} comes from ${pull.headRepository ?? 'a deleted repository'}, not from a branch of ${repository}: the gate judges pull requests from this repository's branches only`,
+    );
+  // First, so a receipt an earlier run left on this commit does not stand while this one judges.
+  await upstream.createStatus(pull.headSha, {
+    state: 'pending',
+    context: STATUS_CONTEXT,
+    description: `Judging each commit of pull request #${pull.number}`,
+    ...(settings.runUrl !== undefined ? { targetUrl: settings.runUrl } : {}),
+  });
+  const { defaultBranch } = await upstream.getRepository();
+  // A receipt is on a commit, not on a pull request: judged against any other base, a success on this head
+  // would stand for a later pull request into the default branch too.
+  if (pull.baseRef !== defaultBranch)
+    throw new GateRefusal(
+      `pull request #${pull.number} is into "${pull.baseRef}", not the default branch "${defaultBranch}": the gate judges pull requests into the default branch only`,
+    );
+  // perimeters.yml from the default branch (where pull_request_target's workflow comes from), never the head
+  const config = await readConfigFile(upstream, settings.config, defaultBranch);
+  const specs = parseConfig(config.text, settings.config).perimeters;
+  const assignment = assignPullRequest(specs, { author: pull.author, headBranch: pull.headRef });
+  if (assignment.kind !== 'assigned') throw new GateRefusal(assignment.reason);
+  const perimeter = compilePerimeter(assignment.spec, settings.config);
+  core.info(
+    `pull request #${pull.number} by ${pull.author} from "${pull.headRef}": perimeter "${perimeter.name}" (${assignment.rule})`,
+  );
+
+  const commits =
+    pull.commits > PULL_REQUEST_COMMIT_LIMIT ? [] : await upstream.listPullRequestCommits(pull.number);
+  const verdict = await verifyPullRequest({
+    upstream,
+    pull,
+    commits,
+    baseHead: await upstream.getBranchHead(pull.baseRef),
+    perimeter,
+    assignedBy: assignment.rule,
+  });
+  const receipt = renderReceipt(verdict, { runUrl: settings.runUrl, context: STATUS_CONTEXT });
+  // Last: nothing after this can change what the receipt says.
+  await publishReceipt(upstream, { runUrl: settings.runUrl, receiptBy: 'post' }, receipt, pull.headSha, '');
+  if (verdict.state === 'success') core.info(`Perimeter: ${receipt.status.description}`);
+  return { verdict, headline: receipt.status.description };
+}

@@ -1,0 +1,282 @@
+/**
+ * The pull-request gate as a runner runs it: dist/verify/index.js from verify/action.yml, on a
+ * pull_request_target event (payload at GITHUB_EVENT_PATH), with no handoff, against the stand-in holding a
+ * real git repository where Copilot coding agent pushed commits to a copilot/ branch and opened a pull request.
+ */
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { git, gitText } from '@perimeter/fake-github';
+import {
+  actionDir,
+  ActionRunner,
+  plumbCommit,
+  REPO_ROOT,
+  setRef,
+  startStandIn,
+  TOKEN,
+  type StandIn,
+  type StepResult,
+} from '@perimeter/test-rigs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { Upstream } from '../../src/github/upstream.js';
+import { assignPullRequest, parseConfig } from '../../src/policy/index.js';
+
+/** A fenced block of README.md, found by the marker comment just above it. */
+function readmeBlock(marker: string): string {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const after = readme.split(`<!-- ${marker} -->\n`)[1] ?? '';
+  return /^```yaml\n([\s\S]*?)```/.exec(after)?.[1] ?? '';
+}
+/** README's perimeters.yml for Copilot coding agent: the tests run the gate against it. */
+const CONFIG = readmeBlock('pull-request-gate-perimeters');
+const FILES = {
+  'perimeters.yml': CONFIG,
+  'src/a.ts': 'export const a = 1;\n',
+  'docs/guide.md': '# Guide\n',
+  '.github/workflows/ci.yml': 'on: push\n',
+};
+const COPILOT = 'ghu_CopilotCodingAgent0123456789abcdefghij';
+const BRANCH = 'copilot/fix-issue-12';
+const file = (content: string) => ({ mode: '100644' as const, content });
+
+let dir = '';
+beforeAll(async () => {
+  dir = await actionDir();
+}, 600_000);
+
+describe('the pull-request gate (perimeter/verify on pull_request_target)', { timeout: 180_000 }, () => {
+  let s: StandIn;
+  let github: Upstream;
+  let runner: ActionRunner | undefined;
+
+  beforeEach(async () => {
+    s = await startStandIn(FILES);
+    s.fake.addToken(COPILOT, 'Copilot');
+    github = s.upstream();
+  });
+  afterEach(async () => {
+    runner?.dispose();
+    runner = undefined;
+    await s.stop();
+  });
+
+  /** Copilot opens the pull request with its own token, as its cloud agent does. */
+  async function open(head = BRANCH, base = 'main'): Promise<number> {
+    const agent = s.upstream({ token: COPILOT });
+    return (
+      await agent.createPullRequest({ title: 'Fix #12', body: '', head, base, draft: true, labels: [] })
+    ).number;
+  }
+
+  /** The gate's job: a fresh runner, the workflow's own token, the event payload and nothing else. */
+  async function gate(number: number, eventName = 'pull_request_target'): Promise<StepResult> {
+    runner = new ActionRunner({
+      apiUrl: s.fake.url,
+      serverUrl: 'https://github.example',
+      repository: 'octo/demo',
+      token: TOKEN,
+      ref: 'refs/heads/main',
+      eventName,
+      event: { action: 'synchronize', number, pull_request: { number } },
+      actionDir: `${dir}/verify`,
+      env: { GITHUB_RUN_ID: '4242', GITHUB_JOB: 'perimeter' },
+    });
+    return runner.runMain();
+  }
+
+  /** The statuses on `perimeter` of a commit, oldest first. */
+  async function statuses(sha: string) {
+    return (await github.listStatuses(sha)).filter((st) => st.context === 'perimeter').reverse();
+  }
+
+  describe('when every commit of a copilot/ pull request stays in scope', () => {
+    it('posts success on the head commit, after a pending status', async () => {
+      await plumbCommit(s.dir, BRANCH, { 'src/b.ts': file('export const b = 2;\n') }, { parent: s.seed });
+      const head = await plumbCommit(s.dir, BRANCH, { 'test/b.test.ts': file('// b\n') });
+      const step = await gate(await open());
+      expect(step.exitCode, step.log + step.stderr).toBe(0);
+      const posted = await statuses(head);
+      expect(posted.map((st) => st.state)).toEqual(['pending', 'success']);
+      expect(posted[1]!.description).toBe(
+        'Pull request #1: 2 commits, each inside perimeter "copilot"; 2 changed files',
+      );
+      expect(posted[1]!.targetUrl).toBe('https://github.example/octo/demo/actions/runs/4242');
+      expect(step.log).toContain('perimeter "copilot" (author "Copilot", head branch glob "copilot/**")');
+      expect(step.masks).toContain(TOKEN);
+      expect(step.log + step.stderr).not.toContain(TOKEN);
+    });
+
+    it('does the same on a pull_request event', async () => {
+      const head = await plumbCommit(s.dir, BRANCH, { 'src/b.ts': file('b\n') }, { parent: s.seed });
+      const step = await gate(await open(), 'pull_request');
+      expect(step.exitCode, step.log + step.stderr).toBe(0);
+      expect((await statuses(head)).at(-1)?.state).toBe('success');
+    });
+  });
+
+  describe('when a middle commit touches an out-of-scope file and a later one reverts it', () => {
+    it('fails naming the file and the commit, though the net change is clean', async () => {
+      await plumbCommit(s.dir, BRANCH, { 'src/b.ts': file('b\n') }, { parent: s.seed });
+      const evil = await plumbCommit(s.dir, BRANCH, {
+        '.github/workflows/ci.yml': file('on: push\njobs: { x: { runs-on: x, steps: [run: curl evil] } }\n'),
+      });
+      const head = await plumbCommit(s.dir, BRANCH, { '.github/workflows/ci.yml': file('on: push\n') });
+      const step = await gate(await open());
+      expect(step.exitCode).toBe(1);
+      const final = (await statuses(head)).at(-1)!;
+      expect(final.state).toBe('failure');
+      expect(final.description).toContain(
+        `commit ${evil.slice(0, 7)}: .github/workflows/ci.yml: modified outside`,
+      );
+      expect(step.annotations).toContainEqual(
+        expect.objectContaining({ level: 'error', file: '.github/workflows/ci.yml' }),
+      );
+    });
+  });
+
+  describe('when the pull request rewrites perimeters.yml to widen its own perimeter', () => {
+    it("judges by the default branch's file, never the head's", async () => {
+      const wide = CONFIG.replace(
+        'write: ["src/**", "test/**"]',
+        'write: ["**"]\n    allow-protected: ["**"]',
+      );
+      await plumbCommit(s.dir, BRANCH, { 'perimeters.yml': file(wide) }, { parent: s.seed });
+      const head = await plumbCommit(s.dir, BRANCH, { 'docs/guide.md': file('# Guide, by the agent\n') });
+      const step = await gate(await open());
+      expect(step.exitCode).toBe(1);
+      expect((await statuses(head)).at(-1)?.state).toBe('failure');
+      expect(step.summary).toContain('docs/guide.md');
+      expect(step.summary).toContain('perimeters.yml');
+    });
+  });
+
+  describe('when Copilot merges main into its branch ("Update branch")', () => {
+    it("does not blame the agent for main's changes", async () => {
+      const first = await plumbCommit(s.dir, BRANCH, { 'src/b.ts': file('b\n') }, { parent: s.seed });
+      const docs = { 'docs/guide.md': file('# Guide, edited on main\n') };
+      const onMain = await plumbCommit(s.dir, 'main', docs);
+      const head = await plumbCommit(s.dir, BRANCH, docs, { parent: first, mergeWith: [onMain] });
+      const step = await gate(await open());
+      expect(step.exitCode, step.log + step.stderr).toBe(0);
+      expect((await statuses(head)).at(-1)?.state).toBe('success');
+    });
+  });
+
+  describe('when no perimeter is assigned to the author and head branch', () => {
+    it('says so on the head commit, and does not pass', async () => {
+      const head = await plumbCommit(s.dir, 'feature/x', { 'src/b.ts': file('b\n') }, { parent: s.seed });
+      const human = s.upstream();
+      const { number } = await human.createPullRequest({
+        title: 'x',
+        body: '',
+        head: 'feature/x',
+        base: 'main',
+        draft: false,
+        labels: [],
+      });
+      const step = await gate(number);
+      expect(step.exitCode).toBe(1);
+      const final = (await statuses(head)).at(-1)!;
+      expect(final.state).toBe('error');
+      expect(final.description).toBe(
+        'Not verified: no perimeter is assigned to pull requests by "github-actions[bot]" from "feature/x" (no "pull-requests" rule matches)',
+      );
+      expect(step.summary).toContain('The receipt is an error, never a success.');
+      expect(step.stdout + step.stderr).not.toMatch(/\n\s+at /);
+    });
+  });
+
+  describe('when the pull request has more than 250 commits', () => {
+    it('is an error, never a success: GitHub lists only 250 of them', async () => {
+      // 251 in-scope commits, made with plumbing in one go
+      const tree = (await gitText(s.dir, ['rev-parse', `${s.seed}^{tree}`])).trim();
+      const blob = (await gitText(s.dir, ['hash-object', '-w', '--stdin'], { input: 'b\n' })).trim();
+      let parent = s.seed;
+      const env = {
+        GIT_INDEX_FILE: `${s.dir}/index-many`,
+        GIT_AUTHOR_NAME: 'Copilot',
+        GIT_AUTHOR_EMAIL: 'c@x',
+        GIT_COMMITTER_NAME: 'Copilot',
+        GIT_COMMITTER_EMAIL: 'c@x',
+      };
+      await git(s.dir, ['read-tree', tree], { env });
+      for (let i = 0; i < 251; i++) {
+        await git(s.dir, ['update-index', '--add', '--cacheinfo', `100644,${blob},src/n${i}.ts`], { env });
+        const next = (await gitText(s.dir, ['write-tree'], { env })).trim();
+        parent = (
+          await gitText(s.dir, ['commit-tree', next, '-p', parent, '-m', `step ${i}`], { env })
+        ).trim();
+      }
+      await setRef(s.dir, `refs/heads/${BRANCH}`, parent, 'Copilot');
+      const number = await open();
+      expect((await github.getPullRequest(number)).commits).toBe(251);
+      expect(await github.listPullRequestCommits(number)).toHaveLength(250);
+
+      const step = await gate(number);
+      expect(step.exitCode).toBe(1);
+      const final = (await statuses(parent)).at(-1)!;
+      expect(final.state).toBe('error');
+      expect(final.description).toContain('the pull request has 251 commits, and GitHub lists at most 250');
+    });
+  });
+
+  describe('when the pull request is into another branch than the default one', () => {
+    it('is an error: a success on its head would stand for a pull request into main too', async () => {
+      const base = await plumbCommit(
+        s.dir,
+        'copilot/base',
+        { 'docs/guide.md': file('# out of scope\n') },
+        { parent: s.seed },
+      );
+      const head = await plumbCommit(s.dir, BRANCH, { 'src/b.ts': file('b\n') }, { parent: base });
+      const step = await gate(await open(BRANCH, 'copilot/base'));
+      expect(step.exitCode).toBe(1);
+      const final = (await statuses(head)).at(-1)!;
+      expect(final.state).toBe('error');
+      expect(final.description).toContain('not the default branch "main"');
+    });
+  });
+
+  describe('when neither a handoff nor a pull request event is given', () => {
+    it('says what perimeter/verify needs, without a stack trace', async () => {
+      runner = new ActionRunner({
+        apiUrl: s.fake.url,
+        repository: 'octo/demo',
+        token: TOKEN,
+        eventName: 'push',
+        actionDir: `${dir}/verify`,
+      });
+      const step = await runner.runMain();
+      expect(step.exitCode).toBe(1);
+      expect(step.annotations.map((a) => a.message)).toContainEqual(
+        expect.stringContaining('without a handoff, perimeter/verify judges pull requests only'),
+      );
+      expect(step.stdout + step.stderr).not.toMatch(/\n\s+at /);
+    });
+  });
+});
+
+describe("README's pull-request gate for Copilot coding agent", () => {
+  it('runs the verify sub-action on pull_request_target, without a handoff, with exactly the permissions it needs', () => {
+    const workflow = parseYaml(readmeBlock('pull-request-gate')) as {
+      on: Record<string, unknown>;
+      permissions: Record<string, string>;
+      jobs: Record<string, { permissions: Record<string, string>; steps: unknown[] }>;
+    };
+    expect(Object.keys(workflow.on)).toEqual(['pull_request_target']);
+    expect(workflow.permissions).toEqual({});
+    const [job] = Object.values(workflow.jobs);
+    expect(job!.permissions).toEqual({ contents: 'read', statuses: 'write', 'pull-requests': 'read' });
+    expect(job!.steps).toEqual([{ uses: 'OWNER/perimeter/verify@v1' }]);
+  });
+
+  it("assigns Copilot's copilot/ pull requests to its perimeter, and nobody else's", () => {
+    const specs = parseConfig(CONFIG).perimeters;
+    expect(assignPullRequest(specs, { author: 'Copilot', headBranch: 'copilot/fix-12' })).toMatchObject({
+      kind: 'assigned',
+      spec: { name: 'copilot' },
+    });
+    expect(assignPullRequest(specs, { author: 'mallory', headBranch: 'copilot/fix-12' }).kind).toBe('none');
+  });
+});
