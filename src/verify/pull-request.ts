@@ -17,7 +17,7 @@ export interface PullRequestInput {
   upstream: Upstream;
   /** the pull request as read now */
   pull: PullRequestInfo;
-  /** its commits as GitHub listed them after `pull` was read, oldest first */
+  /** its commits as GitHub listed them after `pull` was read (in any order) */
   commits: CommitInfo[];
   /** the base branch's head, read after the commits */
   baseHead: string;
@@ -44,9 +44,9 @@ export async function verifyPullRequest(input: PullRequestInput): Promise<Verdic
     );
   else if (commits.length !== pull.commits)
     unchecked.push(`GitHub counts ${pull.commits} commits in the pull request but listed ${commits.length}`);
-  else if (commits.at(-1)?.sha !== pull.headSha)
+  else if (!commits.some((c) => c.sha === pull.headSha))
     unchecked.push(
-      `the pull request's head moved to ${short(commits.at(-1)?.sha ?? 'nothing')} while it was read (it was ${short(pull.headSha)}); the next run judges the new head`,
+      `the pull request's head ${short(pull.headSha)} is not among the commits GitHub listed: it moved while it was read; the next run judges the new head`,
     );
   if (unchecked.length > 0)
     return verdictOf(input, { unchecked, files: [], violations: [], mergeBase: null });

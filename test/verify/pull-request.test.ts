@@ -209,5 +209,41 @@ describe('verifyPullRequest', () => {
         expect.stringMatching(/^GitHub counts 1 commits in the pull request but listed 2/),
       ]);
     });
+
+    it('is an error when it was force-pushed to as many commits', async () => {
+      await plumbCommit(
+        s.dir,
+        BRANCH,
+        { 'src/b.ts': { mode: '100644', content: 'b\n' } },
+        { parent: s.seed },
+      );
+      const { number } = await agent.createPullRequest({
+        title: 'Fix',
+        body: '',
+        head: BRANCH,
+        base: 'main',
+        draft: false,
+        labels: [],
+      });
+      const pull = await github.getPullRequest(number);
+      await plumbCommit(
+        s.dir,
+        BRANCH,
+        { 'docs/guide.md': { mode: '100644', content: 'x\n' } },
+        { parent: s.seed },
+      );
+      const verdict = await verifyPullRequest({
+        upstream: github,
+        pull,
+        commits: await github.listPullRequestCommits(number),
+        baseHead: await github.getBranchHead('main'),
+        perimeter: compilePerimeter(parseConfig(CONFIG).perimeters[0]!),
+        assignedBy: 'test',
+      });
+      expect(verdict.state).toBe('error');
+      expect(verdict.unchecked).toEqual([
+        expect.stringMatching(/is not among the commits GitHub listed: it moved while it was read/),
+      ]);
+    });
   });
 });
