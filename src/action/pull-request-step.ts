@@ -5,6 +5,7 @@ import { assignPullRequest, compilePerimeter, DEFAULT_CONFIG_FILE, parseConfig }
 import { makeScrubber } from '../safety/secret-forms.js';
 import {
   PULL_REQUEST_COMMIT_LIMIT,
+  renderCheckRun,
   renderReceipt,
   STATUS_CONTEXT,
   verifyPullRequest,
@@ -12,7 +13,15 @@ import {
 } from '../verify/index.js';
 import { readConfigFile } from './config-loader.js';
 import { VerifyInputs } from './constants.js';
-import { booleanInput, configFile, readRunner, tokenInput, type Settings } from './inputs.js';
+import {
+  booleanInput,
+  configFile,
+  readRunner,
+  receiptAs,
+  tokenInput,
+  type ReceiptAs,
+  type Settings,
+} from './inputs.js';
 import { pullRequestNumber } from './pull-request-event.js';
 import { publishError, publishReceipt } from './publish.js';
 
@@ -21,6 +30,7 @@ type Env = Record<string, string | undefined>;
 interface GateSettings extends Pick<Settings, 'token' | 'owner' | 'repo' | 'apiUrl' | 'runUrl'> {
   config: string;
   failOnViolation: boolean;
+  receiptAs: ReceiptAs;
   /** the pull request the event names */
   number: number;
 }
@@ -40,6 +50,7 @@ function readGateSettings(env: Env = process.env): GateSettings {
       core.getInput(VerifyInputs.FailOnViolation),
       true,
     ),
+    receiptAs: receiptAs(VerifyInputs.ReceiptAs, core.getInput(VerifyInputs.ReceiptAs)),
     number: pullRequestNumber(env),
   };
 }
@@ -70,7 +81,11 @@ export async function runPullRequestGate(): Promise<void> {
   try {
     const pull = await upstream.getPullRequest(settings.number);
     head = pull.headSha;
-    const { verdict, headline } = await gate(upstream, settings, pull);
+    const { verdict, headline, unpublished } = await gate(upstream, settings, pull);
+    if (unpublished !== null) {
+      core.setFailed(`Perimeter: ${unpublished}`);
+      return;
+    }
     if (verdict.state === 'success') return;
     const message = `Perimeter: ${headline}`;
     if (settings.failOnViolation) core.setFailed(message);
@@ -79,7 +94,12 @@ export async function runPullRequestGate(): Promise<void> {
     const message = scrub(error instanceof Error ? error.message : String(error));
     const reason =
       error instanceof GateRefusal ? message : `the pull-request gate could not verify: ${message}`;
-    const context = { runUrl: settings.runUrl, receiptBy: 'post' as const, statusContext: STATUS_CONTEXT };
+    const context = {
+      runUrl: settings.runUrl,
+      receiptBy: 'post' as const,
+      receiptAs: settings.receiptAs,
+      statusContext: STATUS_CONTEXT,
+    };
     if (head !== null) await publishError(upstream, context, '', head, reason);
     core.setFailed(`Perimeter: ${reason}`);
   }
@@ -89,7 +109,7 @@ async function gate(
   upstream: Upstream,
   settings: GateSettings,
   pull: PullRequestInfo,
-): Promise<{ verdict: Verdict; headline: string }> {
+): Promise<{ verdict: Verdict; headline: string; unpublished: string | null }> {
   const repository = `${settings.owner}/${settings.repo}`;
   if (pull.state !== 'open')
     throw new GateRefusal(
@@ -100,12 +120,13 @@ async function gate(
       `pull request #${pull.number} comes from ${pull.headRepository ?? 'a deleted repository'}, not from a branch of ${repository}: the gate judges pull requests from this repository's branches only`,
     );
   // First, so a receipt an earlier run left on this commit does not stand while this one judges.
-  await upstream.createStatus(pull.headSha, {
-    state: 'pending',
-    context: STATUS_CONTEXT,
-    description: `Judging each commit of pull request #${pull.number}`,
-    ...(settings.runUrl !== undefined ? { targetUrl: settings.runUrl } : {}),
-  });
+  if (settings.receiptAs !== 'check-run')
+    await upstream.createStatus(pull.headSha, {
+      state: 'pending',
+      context: STATUS_CONTEXT,
+      description: `Judging each commit of pull request #${pull.number}`,
+      ...(settings.runUrl !== undefined ? { targetUrl: settings.runUrl } : {}),
+    });
   const { defaultBranch } = await upstream.getRepository();
   // A receipt is on a commit, not on a pull request: judged against any other base, a success on this head
   // would stand for a later pull request into the default branch too.
@@ -134,8 +155,20 @@ async function gate(
     assignedBy: assignment.rule,
   });
   const receipt = renderReceipt(verdict, { runUrl: settings.runUrl, context: STATUS_CONTEXT });
+  const checkRun = renderCheckRun(verdict, receipt, {
+    config: { file: settings.config, ref: defaultBranch, blobSha: config.sha },
+    ledger: null,
+  });
   // Last: nothing after this can change what the receipt says.
-  await publishReceipt(upstream, { runUrl: settings.runUrl, receiptBy: 'post' }, receipt, pull.headSha, '');
-  if (verdict.state === 'success') core.info(`Perimeter: ${receipt.status.description}`);
-  return { verdict, headline: receipt.status.description };
+  const unpublished = await publishReceipt(
+    upstream,
+    { runUrl: settings.runUrl, receiptBy: 'post', receiptAs: settings.receiptAs },
+    receipt,
+    checkRun,
+    pull.headSha,
+    '',
+  );
+  if (verdict.state === 'success' && unpublished === null)
+    core.info(`Perimeter: ${receipt.status.description}`);
+  return { verdict, headline: receipt.status.description, unpublished };
 }

@@ -70,7 +70,11 @@ describe('the pull-request gate (perimeter/verify on pull_request_target)', { ti
   }
 
   /** The gate's job: a fresh runner, the workflow's own token, the event payload and nothing else. */
-  async function gate(number: number, eventName = 'pull_request_target'): Promise<StepResult> {
+  async function gate(
+    number: number,
+    eventName = 'pull_request_target',
+    inputs: Record<string, string> = {},
+  ): Promise<StepResult> {
     runner = new ActionRunner({
       apiUrl: s.fake.url,
       serverUrl: 'https://github.example',
@@ -80,6 +84,7 @@ describe('the pull-request gate (perimeter/verify on pull_request_target)', { ti
       eventName,
       event: { action: 'synchronize', number, pull_request: { number } },
       actionDir: `${dir}/verify`,
+      inputs,
       env: { GITHUB_RUN_ID: '4242', GITHUB_JOB: 'perimeter' },
     });
     return runner.runMain();
@@ -132,6 +137,24 @@ describe('the pull-request gate (perimeter/verify on pull_request_target)', { ti
       expect(step.annotations).toContainEqual(
         expect.objectContaining({ level: 'error', file: '.github/workflows/ci.yml' }),
       );
+    });
+  });
+
+  describe('with receipt-as: both', () => {
+    it('posts a failing check run, annotated on the file, and the status', async () => {
+      await plumbCommit(
+        s.dir,
+        BRANCH,
+        { 'docs/guide.md': file('# Guide, by the agent\n') },
+        { parent: s.seed },
+      );
+      const head = await plumbCommit(s.dir, BRANCH, { 'src/b.ts': file('b\n') });
+      const step = await gate(await open(), 'pull_request_target', { 'receipt-as': 'both' });
+      expect(step.exitCode).toBe(1);
+      const [run] = await github.listCheckRuns(head, 'perimeter');
+      expect(run).toMatchObject({ status: 'completed', conclusion: 'failure', app: 'github-actions' });
+      expect(run!.title).toContain('docs/guide.md');
+      expect((await statuses(head)).at(-1)?.state).toBe('failure');
     });
   });
 
