@@ -60753,23 +60753,6 @@ function perimeterNameProblem(name) {
     return null;
 }
 
-;// CONCATENATED MODULE: ./src/policy/config-error.ts
-function formatProblem(problem) {
-    return `${problem.file}:${problem.line}:${problem.column}: ${problem.key}: ${problem.message}`;
-}
-/** message = one line per problem: `file:line:column: key: message` */
-class ConfigError extends Error {
-    code = 'invalid-config';
-    problems;
-    constructor(problems) {
-        super(problems.map(formatProblem).join('\n'));
-        this.name = 'ConfigError';
-        this.problems = problems;
-    }
-}
-
-// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
-var dist = __nccwpck_require__(8815);
 ;// CONCATENATED MODULE: ./src/policy/git-glob.ts
 /**
  * Globs read the way git reads them: wildmatch with WM_PATHNAME, the matcher behind `:(glob)` pathspecs
@@ -61233,6 +61216,80 @@ function compileGlobList(globs) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/policy/pull-requests.ts
+/**
+ * Which perimeter judges a pull request that an agent running elsewhere (Copilot coding agent, say) opened:
+ * perimeters.yml `pull-requests: { authors, branches }`. Pure: the verify job reads the pull request from
+ * GitHub and hands in its author and head branch.
+ */
+
+/** GitHub logins: letters, digits and single hyphens; apps end in "[bot]". */
+function loginProblem(login) {
+    return /^[A-Za-z0-9](?:-?[A-Za-z0-9])*(?:\[bot\])?$/.test(login) && login.length <= 50
+        ? null
+        : 'not a GitHub login (letters, digits and single hyphens; apps end in "[bot]")';
+}
+/** Why `rule` matches the pull request (e.g. 'author "Copilot", head branch glob "copilot/**"'), or null. */
+function pullRequestMatch(rule, facts) {
+    const why = [];
+    if (rule.authors.length > 0) {
+        // GitHub logins are unique without regard to case
+        const author = facts.author.toLowerCase();
+        const login = rule.authors.find((a) => a.toLowerCase() === author);
+        if (login === undefined)
+            return null;
+        why.push(`author ${JSON.stringify(login)}`);
+    }
+    if (rule.branches.length > 0) {
+        const glob = facts.headBranch === '' ? null : compileGlobList(rule.branches).find(facts.headBranch);
+        if (glob === null)
+            return null;
+        why.push(`head branch glob ${JSON.stringify(glob)}`);
+    }
+    return why.length === 0 ? null : why.join(', ');
+}
+/**
+ * The one perimeter whose `pull-requests` rule matches (authors and branches both, where both are given).
+ * None, or more than one, is no assignment: the pull request is not judged against a guess.
+ */
+function assignPullRequest(specs, facts) {
+    const matches = specs.flatMap((spec) => {
+        const rule = spec.pullRequests === undefined ? null : pullRequestMatch(spec.pullRequests, facts);
+        return rule === null ? [] : [{ spec, rule }];
+    });
+    const who = `by "${facts.author}" from "${facts.headBranch}"`;
+    if (matches.length === 1)
+        return { kind: 'assigned', ...matches[0] };
+    if (matches.length === 0)
+        return {
+            kind: 'none',
+            reason: `no perimeter is assigned to pull requests ${who} (no "pull-requests" rule matches)`,
+        };
+    const names = matches.map((m) => m.spec.name);
+    return {
+        kind: 'ambiguous',
+        names,
+        reason: `more than one perimeter is assigned to pull requests ${who}: ${names.join(', ')} (make their "pull-requests" rules exclusive)`,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/policy/config-error.ts
+function formatProblem(problem) {
+    return `${problem.file}:${problem.line}:${problem.column}: ${problem.key}: ${problem.message}`;
+}
+/** message = one line per problem: `file:line:column: key: message` */
+class ConfigError extends Error {
+    code = 'invalid-config';
+    problems;
+    constructor(problems) {
+        super(problems.map(formatProblem).join('\n'));
+        this.name = 'ConfigError';
+        this.problems = problems;
+    }
+}
+
+// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
+var dist = __nccwpck_require__(8815);
 ;// CONCATENATED MODULE: ./src/policy/agent-files.ts
 /**
  * Every file and directory (`name/**`) coding agents read, in one table: `instructions` are read as
@@ -61731,6 +61788,7 @@ function describe(node) {
 
 
 
+
 const TOP_KEYS = ['version', 'protect', 'deny', 'trust', 'perimeters'];
 const PERIMETER_KEYS = [
     'description',
@@ -61746,6 +61804,7 @@ const PERIMETER_KEYS = [
     'untrusted-triggers',
     'instructions',
     'limits',
+    'pull-requests',
 ];
 const GLOB_FIELDS = {
     read: 'read',
@@ -61759,12 +61818,6 @@ function familyProblem(name) {
     return isOptionalFamily(name)
         ? null
         : `unknown family; expected one of ${OPTIONAL_FAMILY_NAMES.join(', ')}`;
-}
-/** GitHub logins: letters, digits and single hyphens; apps end in "[bot]". */
-function loginProblem(login) {
-    return /^[A-Za-z0-9](?:-?[A-Za-z0-9])*(?:\[bot\])?$/.test(login) && login.length <= 50
-        ? null
-        : 'not a GitHub login (letters, digits and single hyphens; apps end in "[bot]")';
 }
 function parseTrust(c, entry) {
     if (!c.expectMap(entry.value, entry.keyNode, 'trust'))
@@ -61795,6 +61848,32 @@ function parseTrust(c, entry) {
     }
     if (ok && rule.associations.length === 0 && rule.users.length === 0) {
         c.report(entry.value, 'trust', 'trusts nobody; list associations (e.g. [OWNER, MEMBER, COLLABORATOR]) or users');
+        ok = false;
+    }
+    return ok ? rule : null;
+}
+const PULL_REQUEST_KEYS = ['authors', 'branches'];
+function parsePullRequests(c, entry, where) {
+    const key = join(where, 'pull-requests');
+    if (!c.expectMap(entry.value, entry.keyNode, key))
+        return null;
+    const rule = { authors: [], branches: [] };
+    let ok = true;
+    for (const item of c.entries(entry.value, key)) {
+        const list = item.key === 'authors'
+            ? c.stringList(item, key, loginProblem)
+            : item.key === 'branches'
+                ? c.stringList(item, key, branchGlobProblem)
+                : undefined;
+        if (list === undefined)
+            c.report(item.keyNode, join(key, item.key), `unknown key; expected one of ${PULL_REQUEST_KEYS.join(', ')}`);
+        if (list === null || list === undefined)
+            ok = false;
+        else
+            rule[item.key] = list;
+    }
+    if (ok && rule.authors.length === 0 && rule.branches.length === 0) {
+        c.report(entry.value, key, 'matches no pull request; list authors (e.g. [Copilot]) or head branches (e.g. ["copilot/**"])');
         ok = false;
     }
     return ok ? rule : null;
@@ -61919,6 +61998,13 @@ function parsePerimeter(c, entry) {
                 c.report(valueAt(item.value, item.keyNode), key, `expected config-ref or branch, got ${describe(item.value)}`);
                 ok = false;
             }
+        }
+        else if (item.key === 'pull-requests') {
+            const rule = parsePullRequests(c, item, where);
+            if (rule === null)
+                ok = false;
+            else
+                spec.pullRequests = rule;
         }
         else if (item.key === 'limits') {
             const limits = parseLimits(c, item, where);
@@ -62140,6 +62226,7 @@ function credentialFileRule(path) {
 
 
 
+
 /** A PerimeterSpec that cannot be compiled exactly (parseConfig never produces one). */
 class PerimeterSpecError extends Error {
     perimeter;
@@ -62189,6 +62276,16 @@ function specProblems(spec) {
         const problem = branchGlobProblem(glob);
         if (problem)
             problems.push(`branches: ${JSON.stringify(glob)}: ${problem}`);
+    }
+    for (const glob of spec.pullRequests?.branches ?? []) {
+        const problem = branchGlobProblem(glob);
+        if (problem)
+            problems.push(`pull-requests.branches: ${JSON.stringify(glob)}: ${problem}`);
+    }
+    for (const login of spec.pullRequests?.authors ?? []) {
+        const problem = loginProblem(login);
+        if (problem)
+            problems.push(`pull-requests.authors: ${JSON.stringify(login)}: ${problem}`);
     }
     for (const tool of spec.tools)
         if (!isToolName(tool))
@@ -62380,6 +62477,7 @@ function quoted(names) {
 }
 
 ;// CONCATENATED MODULE: ./src/policy/index.ts
+
 
 
 
@@ -68229,6 +68327,21 @@ function job(data) {
         runnerName: data.runner_name,
     };
 }
+function pull(data) {
+    if (!data.user?.login)
+        throw new UpstreamError('invalid', `pull request #${data.number} names no author`);
+    return {
+        number: data.number,
+        state: data.state,
+        author: data.user.login,
+        baseRef: data.base.ref,
+        baseSha: checkSha(data.base.sha),
+        headRef: data.head.ref,
+        headSha: checkSha(data.head.sha),
+        headRepository: data.head.repo?.full_name ?? null,
+        commits: data.commits,
+    };
+}
 const NO_SIGNATURE = { name: '', email: '', date: '' };
 const ENTRY_TYPES = new Set(['blob', 'tree', 'commit']);
 function gitCommit(data) {
@@ -69083,6 +69196,23 @@ class OctokitUpstream extends GitObjectReads {
             });
         return { number: data.number, url: data.html_url };
     }
+    async getPullRequest(number) {
+        const data = await this.rest.read(`get pull request #${number}`, 'GET /repos/{owner}/{repo}/pulls/{pull_number}', { pull_number: number });
+        return pull(data);
+    }
+    async listPullRequestCommits(number) {
+        const commits = [];
+        for (let page = 1;; page++) {
+            const data = await this.rest.read(`list the commits of pull request #${number}`, 'GET /repos/{owner}/{repo}/pulls/{pull_number}/commits', { pull_number: number, per_page: 100, page });
+            for (const item of data) {
+                const commit = restCommit(item);
+                this.commits.set(commit.sha, commit);
+                commits.push(commit);
+            }
+            if (data.length < 100)
+                return commits;
+        }
+    }
     async getFileAtRef(path, ref) {
         const operation = `get ${path} at ${ref}`;
         const data = await this.rest.read(operation, `GET /repos/{owner}/{repo}/contents/${wire_segments(path, 'path')}`, { ref });
@@ -69343,6 +69473,10 @@ function receipt_headline(verdict) {
     if (verdict.state === 'error')
         return `Not fully checked: ${verdict.unchecked[0] ?? 'unknown reason'}`;
     const files = verdict.files.length;
+    if (verdict.pullRequest !== undefined) {
+        const { number, commits, perimeter } = verdict.pullRequest;
+        return `Pull request #${number}: ${plural(commits, 'commit')}, each inside perimeter "${perimeter}"; ${plural(files, 'changed file')}`;
+    }
     const { gateway, direct } = verdict.commits;
     if (files === 0 && gateway.length + direct.length === 0)
         return 'No changes during the job';
@@ -70002,7 +70136,7 @@ const byPath = (a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : a.kind ===
  * requests grow with the changed directories, not with the repository. `baseTree` null: all added.
  * `hint`, a compare's file list from base to head, may make it cheaper (diffFromHint), never different.
  */
-async function diffTrees(upstream, baseTree, headTree, hint) {
+async function diff_trees_diffTrees(upstream, baseTree, headTree, hint) {
     const out = [];
     const trees = new WholeTrees(upstream);
     const hinted = baseTree !== null && hint !== undefined ? await diffFromHint(upstream, baseTree, headTree, hint) : null;
@@ -70073,7 +70207,7 @@ async function intermediateChanges(upstream, commits, net) {
     const perCommit = await Promise.all(commits.map(async (commit) => {
         const parent = commit.parents[0];
         const parentTree = parent === undefined ? null : (await upstream.getCommit(parent)).tree;
-        return diffTrees(upstream, parentTree, commit.tree);
+        return diff_trees_diffTrees(upstream, parentTree, commit.tree);
     }));
     const found = new Map();
     for (const change of perCommit.flat()) {
@@ -70268,7 +70402,7 @@ function decideWrite(path, branch, perimeters) {
     }
     return { allowed: false, rule: refusals.join('; ') };
 }
-function decideFile(change, branch, perimeters) {
+function judge_decideFile(change, branch, perimeters) {
     if (change.problem !== undefined)
         return { ...change, allowed: false, rule: `invalid path: ${change.problem}` };
     const write = decideWrite(change.path, branch, perimeters);
@@ -70281,9 +70415,9 @@ function decideFile(change, branch, perimeters) {
     return { ...change, ...write };
 }
 /** The violations among changed files, by the rules of the verdict (the apply job re-judges staged commits so). */
-function fileViolations(changes, branch, perimeters) {
+function judge_fileViolations(changes, branch, perimeters) {
     return changes
-        .map((change) => decideFile(change, branch, perimeters))
+        .map((change) => judge_decideFile(change, branch, perimeters))
         .filter((file) => !file.allowed)
         .map(fileViolation);
 }
@@ -70394,9 +70528,9 @@ function judge(facts) {
     }
     violations.push(...boundBranchMoves(facts));
     const files = [
-        ...facts.changes.map((change) => decideFile(change, facts.branch, facts.perimeters)),
+        ...facts.changes.map((change) => judge_decideFile(change, facts.branch, facts.perimeters)),
         ...facts.intermediate.map((change) => ({
-            ...decideFile(change, facts.branch, facts.perimeters),
+            ...judge_decideFile(change, facts.branch, facts.perimeters),
             transient: true,
         })),
     ];
@@ -70503,6 +70637,43 @@ function judge(facts) {
         unchecked,
         notes,
     };
+}
+
+;// CONCATENATED MODULE: ./src/verify/commit-judge.ts
+
+/**
+ * One commit judged by the verdict's rules: every changed path (fileViolations), and the commit as a whole:
+ * some one perimeter bound to `branch` could have made it in one push, every path writable, within its
+ * limits. The apply job judges staged commits so; the pull-request gate judges each commit of a pull request so.
+ */
+function commit_judge_judgeCommit(commit, branch, perimeters) {
+    const files = fileViolations(commit.changes, branch, perimeters);
+    if (files.length > 0 || perimeters.some((p) => madeBy(p, commit, branch)))
+        return files;
+    return [
+        {
+            kind: 'path',
+            message: `${commit.label}: no one perimeter may write all of its ${commit.changes.length} path(s) within its limits (files-per-push, bytes-per-file, bytes-per-push)`,
+        },
+    ];
+}
+/** Whether `perimeter` could have made this commit in one push: every path writable, within its limits. */
+function madeBy(perimeter, commit, branch) {
+    const { limits } = perimeter.spec;
+    if (!perimeter.allowsBranch(branch) || commit.changes.length > limits.filesPerPush)
+        return false;
+    let bytes = 0;
+    for (const change of commit.changes) {
+        if (!perimeter.canWrite(change.path).allowed)
+            return false;
+        if (change.kind === 'deleted')
+            continue;
+        const size = commit.sizeOf(change.newSha);
+        if (size > limits.bytesPerFile)
+            return false;
+        bytes += size;
+    }
+    return bytes <= limits.bytesPerPush;
 }
 
 ;// CONCATENATED MODULE: ./src/verify/audit-compare.ts
@@ -80865,7 +81036,7 @@ async function examineBranch(input, facts, endHead) {
             upstream.getCommit(endHead).then((commit) => commit.tree),
             baseSha === null || facts.historyRewritten ? undefined : changedFiles(upstream, baseSha, endHead),
         ]);
-        facts.changes = await diffTrees(upstream, baseTree, endTree, hint);
+        facts.changes = await diff_trees_diffTrees(upstream, baseTree, endTree, hint);
     }
     catch (error) {
         facts.unchecked.push(`the changed files of "${input.branch}": ${verify_job_reason(error)}`);
@@ -80970,7 +81141,187 @@ async function examineOurCommits(input, facts, listed, theirs) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/verify/pull-commits.ts
+
+const pull_commits_short = (sha) => sha.slice(0, 7);
+/**
+ * The commit's own change: against its parent; for a merge, only the paths where it differs from every
+ * parent. A path a merge takes from one side unchanged is that side's (a merge of the base branch into the
+ * pull request, GitHub's "Update branch", brings in the base's files: not the agent's doing, and already
+ * judged or trusted); a path that matches no parent is the merge's own content (a conflict resolution or an
+ * evil merge) and is judged like any commit's. A commit without a parent is not judged: unusual, so unchecked.
+ */
+async function pull_commits_ownChanges(upstream, commit) {
+    if (commit.parents.length === 0)
+        return {
+            ok: false,
+            problem: `commit ${pull_commits_short(commit.sha)} has no parent (a second root in the pull request)`,
+        };
+    const parents = await Promise.all(commit.parents.map((sha) => upstream.getCommit(sha)));
+    const diffs = await Promise.all(parents.map((parent) => diffTrees(upstream, parent.tree, commit.tree)));
+    const [first, ...others] = diffs;
+    if (others.length === 0)
+        return { ok: true, changes: first };
+    const changedAgainst = others.map((diff) => new Set(diff.map((change) => change.path)));
+    return {
+        ok: true,
+        changes: first.filter((change) => changedAgainst.every((set) => set.has(change.path))),
+    };
+}
+/**
+ * Checks that `commits` are every commit of the pull request: each parent is listed too, or is in the base
+ * branch (so the listing is closed under parents down to the base). Returns the boundary: the base commits
+ * the pull request's commits grow from. Throws nothing; problems come back as text.
+ */
+async function pull_commits_boundaryOf(upstream, commits, baseHead) {
+    const listed = new Set(commits.map((c) => c.sha));
+    const outside = [...new Set(commits.flatMap((c) => c.parents).filter((sha) => !listed.has(sha)))];
+    const inBase = await Promise.all(outside.map((sha) => upstream.isAncestor(sha, baseHead)));
+    const problems = outside
+        .filter((_, i) => !inBase[i])
+        .map((sha) => `${pull_commits_short(sha)} is a parent of a commit of the pull request, but neither listed among its commits nor in the base branch`);
+    return { boundary: outside.filter((_, i) => inBase[i]), problems };
+}
+/**
+ * The merge base of the pull request's head and the base branch: the boundary commit every other boundary
+ * commit is an ancestor of (each path from the head into the base leaves the pull request at a boundary
+ * commit). Null when there is none (criss-cross histories): then the net change is not known.
+ */
+async function pull_commits_mergeBaseOf(upstream, boundary) {
+    for (const candidate of boundary) {
+        const others = boundary.filter((sha) => sha !== candidate);
+        const below = await Promise.all(others.map((sha) => upstream.isAncestor(sha, candidate)));
+        if (below.every(Boolean))
+            return candidate;
+    }
+    return null;
+}
+
+;// CONCATENATED MODULE: ./src/verify/pull-request.ts
+
+
+
+
+/**
+ * GitHub lists at most 250 commits of a pull request; with more, not each one can be examined.
+ * https://docs.github.com/rest/pulls/pulls#list-commits-on-a-pull-request
+ */
+const PULL_REQUEST_COMMIT_LIMIT = 250;
+const pull_request_short = (sha) => sha.slice(0, 7);
+/**
+ * Judges every commit of a pull request by itself against its assigned perimeter (so a change made and undone
+ * later still counts), and the pull request's net change from its merge base (so a merge cannot quietly
+ * undo a base change outside the perimeter). Whatever could not be examined makes the verdict `error`.
+ */
+async function verifyPullRequest(input) {
+    const { upstream, pull, commits, perimeter } = input;
+    const branch = pull.headRef;
+    const unchecked = [];
+    if (pull.commits > PULL_REQUEST_COMMIT_LIMIT)
+        unchecked.push(`the pull request has ${pull.commits} commits, and GitHub lists at most ${PULL_REQUEST_COMMIT_LIMIT} of them, so not each one could be examined`);
+    else if (commits.length !== pull.commits)
+        unchecked.push(`GitHub counts ${pull.commits} commits in the pull request but listed ${commits.length}`);
+    else if (!commits.some((c) => c.sha === pull.headSha))
+        unchecked.push(`the pull request's head ${pull_request_short(pull.headSha)} is not among the commits GitHub listed: it moved while it was read; the next run judges the new head`);
+    if (unchecked.length > 0)
+        return verdictOf(input, { unchecked, files: [], violations: [], mergeBase: null });
+    const { boundary, problems } = await boundaryOf(upstream, commits, input.baseHead);
+    unchecked.push(...problems);
+    const violations = [];
+    const seen = new Map();
+    const transient = [];
+    for (const commit of commits) {
+        const own = await ownChanges(upstream, commit);
+        if (!own.ok) {
+            unchecked.push(own.problem);
+            continue;
+        }
+        const sizes = await sizesOf(upstream, own.changes, branch, perimeter);
+        const label = `commit ${pull_request_short(commit.sha)}`;
+        violations.push(...judgeCommit({ label, changes: own.changes, sizeOf: (sha) => sizes.get(sha) ?? 0 }, branch, [
+            perimeter,
+        ]).map((v) => ({ ...v, message: v.message.startsWith(label) ? v.message : `${label}: ${v.message}` })));
+        for (const change of own.changes)
+            if (!seen.has(change.path))
+                seen.set(change.path, change);
+    }
+    const mergeBase = await mergeBaseOf(upstream, boundary);
+    let files = [];
+    if (mergeBase === null)
+        unchecked.push('the merge base of the pull request and its base branch is not one commit');
+    else {
+        const [base, head] = await Promise.all([upstream.getCommit(mergeBase), upstream.getCommit(pull.headSha)]);
+        const net = await diffTrees(upstream, base.tree, head.tree);
+        const named = new Set(violations.flatMap((v) => (v.path === undefined ? [] : [v.path])));
+        violations.push(...fileViolations(net, branch, [perimeter])
+            .filter((v) => v.path === undefined || !named.has(v.path))
+            .map((v) => ({ ...v, message: `the net change from the merge base: ${v.message}` })));
+        const netPaths = new Set(net.map((c) => c.path));
+        for (const [path, change] of seen)
+            if (!netPaths.has(path))
+                transient.push(change);
+        files = [
+            ...net.map((c) => decideFile(c, branch, [perimeter])),
+            ...transient.map((c) => ({ ...decideFile(c, branch, [perimeter]), transient: true })),
+        ];
+    }
+    return verdictOf(input, { unchecked, files, violations: dedupe(violations), mergeBase });
+}
+/** Blob sizes for the limits, read only when every path is writable (else the commit fails anyway). */
+async function sizesOf(upstream, changes, branch, perimeter) {
+    const arriving = changes.filter((c) => c.kind !== 'deleted' && c.newSha !== undefined);
+    if (fileViolations(changes, branch, [perimeter]).length > 0 ||
+        changes.length > perimeter.spec.limits.filesPerPush)
+        return new Map();
+    const shas = [...new Set(arriving.map((c) => c.newSha))];
+    const sizes = await Promise.all(shas.map(async (sha) => (await upstream.getBlob(sha)).byteLength));
+    return new Map(shas.map((sha, i) => [sha, sizes[i]]));
+}
+function dedupe(violations) {
+    return [...new Map(violations.map((v) => [v.message, v])).values()];
+}
+function verdictOf(input, found) {
+    const { pull, commits, perimeter } = input;
+    const state = found.violations.length > 0 ? 'failure' : found.unchecked.length > 0 ? 'error' : 'success';
+    return {
+        state,
+        branch: pull.headRef,
+        startHead: found.mergeBase,
+        endHead: pull.headSha,
+        baseline: {
+            sha: found.mergeBase,
+            label: `the merge base with "${pull.baseRef}" (pull request #${pull.number})`,
+        },
+        files: found.files,
+        violations: found.violations,
+        refChanges: [],
+        commits: {
+            gateway: [],
+            direct: commits.map((c) => c.sha),
+            others: [],
+            unattributed: [],
+            complete: found.unchecked.length === 0,
+        },
+        pushes: [],
+        others: [],
+        identity: null,
+        perPerimeter: {},
+        unchecked: found.unchecked,
+        notes: [
+            `pull request #${pull.number} by ${pull.author} from "${pull.headRef}" into "${pull.baseRef}", judged by perimeter "${perimeter.name}" (${input.assignedBy}), each of its ${commits.length} commit(s) by itself`,
+        ],
+        pullRequest: {
+            number: pull.number,
+            author: pull.author,
+            perimeter: perimeter.name,
+            commits: commits.length,
+        },
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/verify/index.ts
+
+
 
 
 
@@ -81595,8 +81946,14 @@ function describePerimeter(p) {
         ...(p.spec.ownerDeny?.length ? [`top-level deny: ${p.spec.ownerDeny.join(', ')}`] : []),
         ...(p.spec.protect?.length ? [`protects: ${p.spec.protect.join(', ')}`] : []),
         ...(p.spec.untrustedTriggers ? ['exposed to untrusted triggers'] : []),
+        ...(p.spec.pullRequests ? [`judges pull requests ${pullRequestRule(p.spec.pullRequests)}`] : []),
     ];
     return [`${tools}${unused}`, branches, ...extras].join('; ');
+}
+function pullRequestRule({ authors, branches }) {
+    const by = authors.length > 0 ? [`by ${authors.join(', ')}`] : [];
+    const from = branches.length > 0 ? [`from ${branches.join(', ')}`] : [];
+    return [...by, ...from].join(' ');
 }
 function section(title, lines) {
     if (lines.length === 0)
@@ -81621,6 +81978,7 @@ function checkJson({ config, perimeters, root }) {
             name: p.name,
             tools: [...p.tools],
             branches: p.spec.branches,
+            pullRequests: p.spec.pullRequests ?? null,
             ...(result === null ? {} : result.counts.get(p.name)),
         })),
         tracked: result?.total ?? null,
@@ -81677,7 +82035,7 @@ async function check_run(args, io) {
 
 
 
-const EXPLAIN_USAGE = 'perimeter explain [--config FILE] [--json] [--association NAME | --user LOGIN] PATH...';
+const EXPLAIN_USAGE = 'perimeter explain [--config FILE] [--json] [--association NAME | --user LOGIN | --pr-author LOGIN --pr-branch BRANCH] PATH...';
 function explainPath(input, perimeters) {
     const check = validatePath(input);
     const verdicts = {};
@@ -81734,17 +82092,39 @@ function exposedTo(config, perimeters, association, user) {
         trigger: `trigger: ${verdict.trusted ? 'trusted' : 'untrusted'} (${verdict.reason}); exposed: ${names}`,
     };
 }
+/**
+ * With --pr-author and --pr-branch: the one perimeter the verify sub-action would judge such a pull request
+ * by (perimeters.yml `pull-requests`), or none, and why.
+ */
+function assignedTo(perimeters, author, branch) {
+    if (author === undefined && branch === undefined)
+        return null;
+    if (author === undefined || branch === undefined)
+        throw new UsageError('--pr-author and --pr-branch go together: a pull request has both');
+    const assignment = assignPullRequest(perimeters.map((p) => p.spec), { author, headBranch: branch });
+    if (assignment.kind !== 'assigned')
+        return { perimeters: [], trigger: `pull request: ${assignment.reason}` };
+    return {
+        perimeters: perimeters.filter((p) => p.name === assignment.spec.name),
+        trigger: `pull request: judged by perimeter "${assignment.spec.name}" (${assignment.rule})`,
+    };
+}
 async function explain_run(args, io) {
     const { values, positionals } = parseCommandArgs(args, {
         config: { type: 'string' },
         json: { type: 'boolean', default: false },
         association: { type: 'string' },
         user: { type: 'string' },
+        'pr-author': { type: 'string' },
+        'pr-branch': { type: 'string' },
     }, true);
     if (positionals.length === 0)
         throw new UsageError('explain needs at least one PATH');
     const loaded = loadConfig(values.config, io.cwd);
-    const { perimeters, trigger } = exposedTo(loaded.config, loaded.perimeters, values.association, values.user);
+    const pull = assignedTo(loaded.perimeters, values['pr-author'], values['pr-branch']);
+    if (pull !== null && (values.association !== undefined || values.user !== undefined))
+        throw new UsageError('--pr-author/--pr-branch and --association/--user ask about different runs: give one');
+    const { perimeters, trigger } = pull ?? exposedTo(loaded.config, loaded.perimeters, values.association, values.user);
     const explanations = positionals.map((input) => explainPath(input, perimeters));
     if (values.json) {
         io.stdout(`${JSON.stringify(trigger === null ? { paths: explanations } : { trigger, paths: explanations })}\n`);
@@ -82132,7 +82512,7 @@ function compareCalls(calls, base, proposed) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/replay-judge.ts
-function judgeCommit(paths, perimeter) {
+function replay_judge_judgeCommit(paths, perimeter) {
     if (!perimeter.tools.has('push_files')) {
         const refused = paths.map((path) => ({ path, rule: 'no push_files tool: it cannot write at all' }));
         return { allowed: false, refused };
@@ -82150,7 +82530,7 @@ function replayCommits(commits, perimeters) {
         sha: commit.sha,
         subject: commit.subject,
         paths: commit.paths.length,
-        verdicts: Object.fromEntries(perimeters.map((p) => [p.name, judgeCommit(commit.paths, p)])),
+        verdicts: Object.fromEntries(perimeters.map((p) => [p.name, replay_judge_judgeCommit(commit.paths, p)])),
     }));
 }
 const state = (verdict) => verdict === undefined ? 'absent' : verdict.allowed ? 'allowed' : 'refused';
@@ -82572,6 +82952,8 @@ class StagedUpstream {
     listStatuses = (sha) => this.inner.listStatuses(sha);
     listRunJobs = (runId) => this.inner.listRunJobs(runId);
     listCheckRuns = (sha, name) => this.inner.listCheckRuns(sha, name);
+    getPullRequest = (n) => this.inner.getPullRequest(n);
+    listPullRequestCommits = (n) => this.inner.listPullRequestCommits(n);
     async getBranchHead(branch) {
         return (branch === this.branch && this.head()) || this.inner.getBranchHead(branch);
     }

@@ -75992,6 +75992,21 @@ function job(data) {
         runnerName: data.runner_name,
     };
 }
+function pull(data) {
+    if (!data.user?.login)
+        throw new UpstreamError('invalid', `pull request #${data.number} names no author`);
+    return {
+        number: data.number,
+        state: data.state,
+        author: data.user.login,
+        baseRef: data.base.ref,
+        baseSha: checkSha(data.base.sha),
+        headRef: data.head.ref,
+        headSha: checkSha(data.head.sha),
+        headRepository: data.head.repo?.full_name ?? null,
+        commits: data.commits,
+    };
+}
 const NO_SIGNATURE = { name: '', email: '', date: '' };
 const ENTRY_TYPES = new Set(['blob', 'tree', 'commit']);
 function gitCommit(data) {
@@ -76846,6 +76861,23 @@ class OctokitUpstream extends GitObjectReads {
             });
         return { number: data.number, url: data.html_url };
     }
+    async getPullRequest(number) {
+        const data = await this.rest.read(`get pull request #${number}`, 'GET /repos/{owner}/{repo}/pulls/{pull_number}', { pull_number: number });
+        return pull(data);
+    }
+    async listPullRequestCommits(number) {
+        const commits = [];
+        for (let page = 1;; page++) {
+            const data = await this.rest.read(`list the commits of pull request #${number}`, 'GET /repos/{owner}/{repo}/pulls/{pull_number}/commits', { pull_number: number, per_page: 100, page });
+            for (const item of data) {
+                const commit = restCommit(item);
+                this.commits.set(commit.sha, commit);
+                commits.push(commit);
+            }
+            if (data.length < 100)
+                return commits;
+        }
+    }
     async getFileAtRef(path, ref) {
         const operation = `get ${path} at ${ref}`;
         const data = await this.rest.read(operation, `GET /repos/{owner}/{repo}/contents/${segments(path, 'path')}`, { ref });
@@ -77122,6 +77154,8 @@ class StagedUpstream {
     listStatuses = (sha) => this.inner.listStatuses(sha);
     listRunJobs = (runId) => this.inner.listRunJobs(runId);
     listCheckRuns = (sha, name) => this.inner.listCheckRuns(sha, name);
+    getPullRequest = (n) => this.inner.getPullRequest(n);
+    listPullRequestCommits = (n) => this.inner.listPullRequestCommits(n);
     async getBranchHead(branch) {
         return (branch === this.branch && this.head()) || this.inner.getBranchHead(branch);
     }
@@ -77398,23 +77432,6 @@ function perimeterNameProblem(name) {
     return null;
 }
 
-;// CONCATENATED MODULE: ./src/policy/config-error.ts
-function formatProblem(problem) {
-    return `${problem.file}:${problem.line}:${problem.column}: ${problem.key}: ${problem.message}`;
-}
-/** message = one line per problem: `file:line:column: key: message` */
-class ConfigError extends Error {
-    code = 'invalid-config';
-    problems;
-    constructor(problems) {
-        super(problems.map(formatProblem).join('\n'));
-        this.name = 'ConfigError';
-        this.problems = problems;
-    }
-}
-
-// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
-var dist = __nccwpck_require__(8815);
 ;// CONCATENATED MODULE: ./src/policy/git-glob.ts
 /**
  * Globs read the way git reads them: wildmatch with WM_PATHNAME, the matcher behind `:(glob)` pathspecs
@@ -77858,7 +77875,7 @@ function branchGlobProblem(glob) {
     return translation.ok ? null : translation.problem;
 }
 /** Compiles validated globs once; `find` reports which one matched. */
-function compileGlobList(globs) {
+function glob_compileGlobList(globs) {
     const compiled = globs.map((glob) => ({ glob, re: compileGlob(glob) }));
     // Matching is on UTF-8 bytes, as in git: `?` and brackets match one byte.
     const union = compiled.length > 0 ? new RegExp(compiled.map((c) => `(?:${c.re.source})`).join('|')) : null;
@@ -77878,6 +77895,80 @@ function compileGlobList(globs) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/policy/pull-requests.ts
+/**
+ * Which perimeter judges a pull request that an agent running elsewhere (Copilot coding agent, say) opened:
+ * perimeters.yml `pull-requests: { authors, branches }`. Pure: the verify job reads the pull request from
+ * GitHub and hands in its author and head branch.
+ */
+
+/** GitHub logins: letters, digits and single hyphens; apps end in "[bot]". */
+function loginProblem(login) {
+    return /^[A-Za-z0-9](?:-?[A-Za-z0-9])*(?:\[bot\])?$/.test(login) && login.length <= 50
+        ? null
+        : 'not a GitHub login (letters, digits and single hyphens; apps end in "[bot]")';
+}
+/** Why `rule` matches the pull request (e.g. 'author "Copilot", head branch glob "copilot/**"'), or null. */
+function pullRequestMatch(rule, facts) {
+    const why = [];
+    if (rule.authors.length > 0) {
+        // GitHub logins are unique without regard to case
+        const author = facts.author.toLowerCase();
+        const login = rule.authors.find((a) => a.toLowerCase() === author);
+        if (login === undefined)
+            return null;
+        why.push(`author ${JSON.stringify(login)}`);
+    }
+    if (rule.branches.length > 0) {
+        const glob = facts.headBranch === '' ? null : compileGlobList(rule.branches).find(facts.headBranch);
+        if (glob === null)
+            return null;
+        why.push(`head branch glob ${JSON.stringify(glob)}`);
+    }
+    return why.length === 0 ? null : why.join(', ');
+}
+/**
+ * The one perimeter whose `pull-requests` rule matches (authors and branches both, where both are given).
+ * None, or more than one, is no assignment: the pull request is not judged against a guess.
+ */
+function assignPullRequest(specs, facts) {
+    const matches = specs.flatMap((spec) => {
+        const rule = spec.pullRequests === undefined ? null : pullRequestMatch(spec.pullRequests, facts);
+        return rule === null ? [] : [{ spec, rule }];
+    });
+    const who = `by "${facts.author}" from "${facts.headBranch}"`;
+    if (matches.length === 1)
+        return { kind: 'assigned', ...matches[0] };
+    if (matches.length === 0)
+        return {
+            kind: 'none',
+            reason: `no perimeter is assigned to pull requests ${who} (no "pull-requests" rule matches)`,
+        };
+    const names = matches.map((m) => m.spec.name);
+    return {
+        kind: 'ambiguous',
+        names,
+        reason: `more than one perimeter is assigned to pull requests ${who}: ${names.join(', ')} (make their "pull-requests" rules exclusive)`,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/policy/config-error.ts
+function formatProblem(problem) {
+    return `${problem.file}:${problem.line}:${problem.column}: ${problem.key}: ${problem.message}`;
+}
+/** message = one line per problem: `file:line:column: key: message` */
+class ConfigError extends Error {
+    code = 'invalid-config';
+    problems;
+    constructor(problems) {
+        super(problems.map(formatProblem).join('\n'));
+        this.name = 'ConfigError';
+        this.problems = problems;
+    }
+}
+
+// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
+var dist = __nccwpck_require__(8815);
 ;// CONCATENATED MODULE: ./src/policy/agent-files.ts
 /**
  * Every file and directory (`name/**`) coding agents read, in one table: `instructions` are read as
@@ -78393,6 +78484,7 @@ function yaml_checker_describe(node) {
 
 
 
+
 const TOP_KEYS = ['version', 'protect', 'deny', 'trust', 'perimeters'];
 const PERIMETER_KEYS = [
     'description',
@@ -78408,6 +78500,7 @@ const PERIMETER_KEYS = [
     'untrusted-triggers',
     'instructions',
     'limits',
+    'pull-requests',
 ];
 const GLOB_FIELDS = {
     read: 'read',
@@ -78421,12 +78514,6 @@ function familyProblem(name) {
     return isOptionalFamily(name)
         ? null
         : `unknown family; expected one of ${OPTIONAL_FAMILY_NAMES.join(', ')}`;
-}
-/** GitHub logins: letters, digits and single hyphens; apps end in "[bot]". */
-function loginProblem(login) {
-    return /^[A-Za-z0-9](?:-?[A-Za-z0-9])*(?:\[bot\])?$/.test(login) && login.length <= 50
-        ? null
-        : 'not a GitHub login (letters, digits and single hyphens; apps end in "[bot]")';
 }
 function parseTrust(c, entry) {
     if (!c.expectMap(entry.value, entry.keyNode, 'trust'))
@@ -78457,6 +78544,32 @@ function parseTrust(c, entry) {
     }
     if (ok && rule.associations.length === 0 && rule.users.length === 0) {
         c.report(entry.value, 'trust', 'trusts nobody; list associations (e.g. [OWNER, MEMBER, COLLABORATOR]) or users');
+        ok = false;
+    }
+    return ok ? rule : null;
+}
+const PULL_REQUEST_KEYS = ['authors', 'branches'];
+function parsePullRequests(c, entry, where) {
+    const key = join(where, 'pull-requests');
+    if (!c.expectMap(entry.value, entry.keyNode, key))
+        return null;
+    const rule = { authors: [], branches: [] };
+    let ok = true;
+    for (const item of c.entries(entry.value, key)) {
+        const list = item.key === 'authors'
+            ? c.stringList(item, key, loginProblem)
+            : item.key === 'branches'
+                ? c.stringList(item, key, branchGlobProblem)
+                : undefined;
+        if (list === undefined)
+            c.report(item.keyNode, join(key, item.key), `unknown key; expected one of ${PULL_REQUEST_KEYS.join(', ')}`);
+        if (list === null || list === undefined)
+            ok = false;
+        else
+            rule[item.key] = list;
+    }
+    if (ok && rule.authors.length === 0 && rule.branches.length === 0) {
+        c.report(entry.value, key, 'matches no pull request; list authors (e.g. [Copilot]) or head branches (e.g. ["copilot/**"])');
         ok = false;
     }
     return ok ? rule : null;
@@ -78581,6 +78694,13 @@ function parsePerimeter(c, entry) {
                 c.report(valueAt(item.value, item.keyNode), key, `expected config-ref or branch, got ${yaml_checker_describe(item.value)}`);
                 ok = false;
             }
+        }
+        else if (item.key === 'pull-requests') {
+            const rule = parsePullRequests(c, item, where);
+            if (rule === null)
+                ok = false;
+            else
+                spec.pullRequests = rule;
         }
         else if (item.key === 'limits') {
             const limits = parseLimits(c, item, where);
@@ -78802,6 +78922,7 @@ function credentialFileRule(path) {
 
 
 
+
 /** A PerimeterSpec that cannot be compiled exactly (parseConfig never produces one). */
 class PerimeterSpecError extends Error {
     perimeter;
@@ -78852,6 +78973,16 @@ function specProblems(spec) {
         if (problem)
             problems.push(`branches: ${JSON.stringify(glob)}: ${problem}`);
     }
+    for (const glob of spec.pullRequests?.branches ?? []) {
+        const problem = branchGlobProblem(glob);
+        if (problem)
+            problems.push(`pull-requests.branches: ${JSON.stringify(glob)}: ${problem}`);
+    }
+    for (const login of spec.pullRequests?.authors ?? []) {
+        const problem = loginProblem(login);
+        if (problem)
+            problems.push(`pull-requests.authors: ${JSON.stringify(login)}: ${problem}`);
+    }
     for (const tool of spec.tools)
         if (!isToolName(tool))
             problems.push(`tools: unknown tool ${JSON.stringify(tool)}`);
@@ -78866,13 +78997,13 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
     if (problems.length > 0) {
         throw new PerimeterSpecError(spec.name, problems);
     }
-    const read = compileGlobList(spec.read);
-    const write = compileGlobList(spec.write);
-    const allowProtected = compileGlobList(spec.allowProtected);
-    const allowCredentialFiles = compileGlobList(spec.allowCredentialFiles);
-    const allowSecretsIn = compileGlobList(spec.allowSecretsIn);
-    const deny = compileGlobList(spec.deny ?? []);
-    const ownerDeny = compileGlobList(spec.ownerDeny ?? []);
+    const read = glob_compileGlobList(spec.read);
+    const write = glob_compileGlobList(spec.write);
+    const allowProtected = glob_compileGlobList(spec.allowProtected);
+    const allowCredentialFiles = glob_compileGlobList(spec.allowCredentialFiles);
+    const allowSecretsIn = glob_compileGlobList(spec.allowSecretsIn);
+    const deny = glob_compileGlobList(spec.deny ?? []);
+    const ownerDeny = glob_compileGlobList(spec.ownerDeny ?? []);
     const families = spec.protect ?? [];
     /** Denials win over every grant, for reads and writes alike. */
     const denied = (path) => {
@@ -78882,7 +79013,7 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
         const owner = ownerDeny.find(path);
         return owner === null ? null : `top-level deny glob ${JSON.stringify(owner)}`;
     };
-    const branches = spec.branches === null ? null : compileGlobList(spec.branches);
+    const branches = spec.branches === null ? null : glob_compileGlobList(spec.branches);
     const tools = new Set(spec.tools);
     // canRead and canWrite usually see the same path back to back: remember the last valid one.
     let lastValid = null;
@@ -79042,6 +79173,7 @@ function quoted(names) {
 }
 
 ;// CONCATENATED MODULE: ./src/policy/index.ts
+
 
 
 
