@@ -75,8 +75,13 @@ export interface Settings {
   run: RunFacts;
   /** RUNNER_NAME: the Actions jobs API shows it for the job the runner ran ('' outside a runner) */
   runnerName: string;
-  /** the workflow artifact post uploads: its name, and its retention in days (undefined: the repository's) */
-  record: { name: string; retentionDays: number | undefined };
+  record: RecordSettings;
+}
+
+/** The workflow artifact a step uploads (post, the verify job): its name, and its retention in days (undefined: the repository's). */
+export interface RecordSettings {
+  name: string;
+  retentionDays: number | undefined;
 }
 
 export class InputError extends Error {
@@ -131,13 +136,16 @@ export function readSettings(env: Env = process.env, read: ReadInput = defaultRe
     event,
     run: runFacts(env),
     runnerName: env.RUNNER_NAME ?? '',
-    record: {
-      name: recordName(read(Inputs.RecordName), env),
-      retentionDays:
-        read(Inputs.RecordRetentionDays) === ''
-          ? undefined
-          : positiveInteger(Inputs.RecordRetentionDays, read(Inputs.RecordRetentionDays), 0),
-    },
+    record: readRecordSettings(env, read),
+  };
+}
+
+/** The record inputs (record-name, record-retention-days), which post and the verify job share. */
+export function readRecordSettings(env: Env = process.env, read: ReadInput = defaultRead): RecordSettings {
+  const days = read(Inputs.RecordRetentionDays);
+  return {
+    name: recordName(read(Inputs.RecordName), env),
+    retentionDays: days === '' ? undefined : positiveInteger(Inputs.RecordRetentionDays, days, 0),
   };
 }
 

@@ -1,9 +1,9 @@
 import { DefaultArtifactClient } from '@actions/artifact';
 import * as core from '@actions/core';
 import { copyFile, mkdtemp, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { inlineText, RECORD_FILES, type ReceiptJson } from '../verify/index.js';
-import type { Settings } from './inputs.js';
+import type { RecordSettings } from './inputs.js';
 
 /** What goes into the record besides the receipt: the ledger as the gateway wrote it, and its key. */
 export interface LedgerFiles {
@@ -12,7 +12,7 @@ export interface LedgerFiles {
 }
 
 export type RecordOutcome =
-  | { uploaded: true; name: string; id: number | undefined; digest: string | undefined }
+  | { uploaded: true; name: string; id: number | undefined; digest: string | undefined; files: string[] }
   | { uploaded: false; name: string; reason: string };
 
 /**
@@ -23,7 +23,7 @@ export type RecordOutcome =
  * https://github.com/actions/toolkit/tree/main/packages/artifact
  */
 export async function uploadRecord(
-  settings: Settings,
+  settings: { record: RecordSettings; tempDir: string },
   receipt: ReceiptJson,
   ledger: LedgerFiles | null,
   /** the staged change set (writes: stage), when there is one */
@@ -47,7 +47,7 @@ export async function uploadRecord(
     const { id, digest } = await client.uploadArtifact(name, files, dir, {
       ...(settings.record.retentionDays !== undefined && { retentionDays: settings.record.retentionDays }),
     });
-    return { uploaded: true, name, id, digest };
+    return { uploaded: true, name, id, digest, files: files.map((file) => basename(file)) };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     core.warning(`the record of this job (artifact ${name}) was not uploaded: ${reason}`, {
@@ -60,6 +60,6 @@ export async function uploadRecord(
 /** One line for the job summary: where the record is, or why there is none. */
 export function recordLine(outcome: RecordOutcome): string {
   if (outcome.uploaded)
-    return `Record: workflow artifact ${inlineText(outcome.name)}${outcome.id === undefined ? '' : ` (id ${outcome.id})`}: the JSON receipt, the ledger and its key; check it with perimeter audit.`;
+    return `Record: workflow artifact ${inlineText(outcome.name)}${outcome.id === undefined ? '' : ` (id ${outcome.id})`} with ${outcome.files.join(', ')}; check it with perimeter audit.`;
   return `Record: not uploaded (${inlineText(outcome.reason)}). The verdict above stands on what was read from GitHub.`;
 }

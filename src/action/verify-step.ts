@@ -1,9 +1,11 @@
 import * as core from '@actions/core';
+import { tmpdir } from 'node:os';
 import { createOctokitUpstream } from '../github/octokit-upstream.js';
 import type { Upstream } from '../github/upstream.js';
 import { compilePerimeter, parseConfig } from '../policy/index.js';
 import { makeScrubber } from '../safety/secret-forms.js';
 import {
+  receiptJson,
   renderCheckRun,
   renderReceipt,
   snapshotRefs,
@@ -17,14 +19,18 @@ import { HandoffError, parseHandoff, type Handoff } from './handoff.js';
 import { checkPending, findAgentJob, receiptWindowOf } from './handoff-check.js';
 import {
   booleanInput,
+  readRecordSettings,
   readRunner,
   receiptAs,
   runFacts,
   tokenInput,
   type ReceiptAs,
+  type RecordSettings,
+  type RunFacts,
   type Settings,
 } from './inputs.js';
 import { publishError, publishReceipt } from './publish.js';
+import { recordLine, uploadRecord } from './record.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -32,9 +38,13 @@ interface VerifySettings extends Pick<Settings, 'token' | 'owner' | 'repo' | 'ap
   handoff: string;
   failOnViolation: boolean;
   runId: number;
+  /** this job, as the runner names it: its record is this job's */
+  run: RunFacts;
   /** GITHUB_SHA, where a receipt goes when the handoff names no branch */
   sha: string;
   receiptAs: ReceiptAs;
+  record: RecordSettings;
+  tempDir: string;
 }
 
 function readVerifySettings(env: Env = process.env): VerifySettings {
@@ -48,8 +58,11 @@ function readVerifySettings(env: Env = process.env): VerifySettings {
       true,
     ),
     runId: Number(runFacts(env).id) || 0,
+    run: runFacts(env),
     sha: env.GITHUB_SHA ?? '',
     receiptAs: receiptAs(VerifyInputs.ReceiptAs, core.getInput(VerifyInputs.ReceiptAs)),
+    record: readRecordSettings(env),
+    tempDir: env.RUNNER_TEMP || tmpdir(),
   };
 }
 
@@ -137,6 +150,7 @@ async function verify(
     .map((spec) => compilePerimeter(spec, file));
 
   const end = await snapshotRefs(upstream);
+  const endedAt = new Date().toISOString();
   // with a check run for a receipt, a check run of its name that the verify job did not create is forged too
   const window = { ...receiptWindowOf(handoff, job), checkRuns: settings.receiptAs !== 'status' };
   const verdict = await verifyJob({
@@ -158,6 +172,25 @@ async function verify(
   if (job.conclusion !== 'success')
     verdict.notes.push(`the agent job ended ${job.conclusion ?? 'without a conclusion'}`);
   const receipt = renderReceipt(verdict, { runUrl: settings.runUrl, context: handoff.pending.context });
+  // The verify job's record holds its own receipt only: the agent job's ledger is not evidence here.
+  const record = await uploadRecord(
+    settings,
+    receiptJson(verdict, {
+      repository,
+      context: handoff.pending.context,
+      run: { ...settings.run, url: settings.runUrl ?? null },
+      config: { file, ref, text: config.text },
+      perimeters: handoff.perimeters,
+      directPushes: handoff.directPushes,
+      ignoreRefs: handoff.ignoreRefs,
+      window: { startedAt: handoff.startedAt, endedAt },
+      refs: { start: handoff.startRefs, end },
+      ledger: null,
+      ledgerIncluded: false,
+      receiptWindow: window,
+    }),
+    null,
+  );
   // Last: nothing after this can change what the receipt says.
   const checkRun = renderCheckRun(verdict, receipt, {
     config: { file, ref, blobSha: sha },
@@ -171,6 +204,7 @@ async function verify(
     checkRun,
     end[`refs/heads/${handoff.branch}`] ?? handoff.pending.sha,
     '',
+    recordLine(record),
   );
   if (verdict.state === 'success' && unpublished === null)
     core.info(`Perimeter: ${receipt.status.description}`);

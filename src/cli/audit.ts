@@ -5,12 +5,14 @@ import { MIN_SCRUBBED_LENGTH, makeScrubber } from '../safety/secret-forms.js';
 import {
   compareReceipts,
   ledgerFactsOf,
+  ownReceiptIds,
   parseReceiptJson,
   receiptJson,
   verifyJob,
   type Disagreement,
   type LedgerFacts,
   type ReceiptJson,
+  type ReceiptWindow,
 } from '../verify/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT_CHANGES, EXIT_OK, UsageError, type CliIo } from './io.js';
@@ -106,10 +108,28 @@ async function perimetersOf(upstream: Upstream, receipt: ReceiptJson): Promise<P
   });
 }
 
+/** The verify job's window, with the receipt it posted after uploading this record known as its own. */
+async function withOwnReceipt(
+  upstream: Upstream,
+  receipt: ReceiptJson,
+  { receiptWindow }: NonNullable<ReceiptJson['verifyJob']>,
+): Promise<ReceiptWindow> {
+  const head = receipt.refs.end[`refs/heads/${receipt.branch}`] ?? receipt.heads.start;
+  if (head === null) return receiptWindow;
+  const own = ownReceiptIds(await upstream.listStatuses(head), {
+    context: receiptWindow.context,
+    state: receipt.state,
+    description: receipt.description,
+    endedAt: receipt.window.endedAt,
+  });
+  return { ...receiptWindow, known: [...receiptWindow.known, ...own] };
+}
+
 async function auditRecord(upstream: Upstream, record: RecordFiles, receipt: ReceiptJson): Promise<Audit> {
   const ledger = ledgerOf(record, receipt);
   const perimeters = await perimetersOf(upstream, receipt);
   const configText = Buffer.from(await upstream.getBlob(receipt.config.blobSha)).toString('utf8');
+  const receiptWindow = receipt.verifyJob && (await withOwnReceipt(upstream, receipt, receipt.verifyJob));
   const verdict = await verifyJob({
     upstream,
     branch: receipt.branch,
@@ -123,6 +143,8 @@ async function auditRecord(upstream: Upstream, record: RecordFiles, receipt: Rec
     problems: receipt.unchecked,
     startedAt: receipt.window.startedAt,
     endedAt: receipt.window.endedAt,
+    // a verify job's record: judged without a ledger, statuses on the receipt's context looked at
+    ...(receiptWindow && { ledgerExpected: false, receiptWindow }),
   });
   const recomputed = receiptJson(verdict, {
     repository: receipt.repository,
@@ -136,6 +158,7 @@ async function auditRecord(upstream: Upstream, record: RecordFiles, receipt: Rec
     refs: receipt.refs,
     ledger,
     ledgerIncluded: record.ledger !== null,
+    ...(receipt.verifyJob && { receiptWindow: receipt.verifyJob.receiptWindow }),
   });
   const disagreements = compareReceipts(receipt, recomputed);
   return {

@@ -30,6 +30,8 @@ export {
   type ReceiptContext,
   type ReceiptJson,
 } from './receipt-json.js';
+export { ownReceiptIds } from './own-receipt.js';
+export type { ReceiptWindow } from './receipt-statuses.js';
 export { renderSummary, SUMMARY_BUDGET } from './summary.js';
 export type {
   Baseline,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { headline } from './receipt.js';
+import type { ReceiptWindow } from './receipt-statuses.js';
 import type { LedgerFacts, RefSnapshot, Verdict } from './types.js';
 
 /**
@@ -89,6 +90,20 @@ export const receiptSchema = z.strictObject({
     unattributed: z.array(sha),
     complete: z.boolean(),
   }),
+  /**
+   * Present when the verify job judged (perimeter/verify): no ledger was expected, and any status on the
+   * receipt's context in this window that Perimeter did not post (ids in `known`) is a forged receipt.
+   */
+  verifyJob: z
+    .strictObject({
+      receiptWindow: z.strictObject({
+        context: z.string().min(1),
+        known: z.array(z.number().int()),
+        since: z.iso.datetime(),
+        until: z.iso.datetime(),
+      }),
+    })
+    .optional(),
   ledger: z.strictObject({
     /** whether a ledger is in the record (RECORD_FILES.ledger) */
     included: z.boolean(),
@@ -116,6 +131,8 @@ export interface ReceiptContext {
   ledger: LedgerFacts | null;
   /** whether the ledger file goes into the record with the receipt */
   ledgerIncluded: boolean;
+  /** the verify job's: the window in which a status on the receipt's context it did not expect is forged */
+  receiptWindow?: ReceiptWindow;
 }
 
 /** git's blob SHA of a text (what `git hash-object` prints), so an audit can fetch exactly that blob. */
@@ -159,15 +176,21 @@ export function receiptJson(verdict: Verdict, context: ReceiptContext): ReceiptJ
       ...(transient !== undefined && { transient }),
     })),
     commits: verdict.commits,
+    ...(context.receiptWindow && { verifyJob: { receiptWindow: context.receiptWindow } }),
     ledger: {
       included: context.ledgerIncluded,
       ok: ledger?.ok ?? false,
-      problem: ledger === null ? 'no ledger: main never started a gateway' : (ledger.problem ?? null),
+      problem: ledger === null ? noLedger(context) : (ledger.problem ?? null),
       records: ledger?.records ?? 0,
       head: ledger?.head ?? null,
     },
   };
 }
+
+const noLedger = (context: ReceiptContext): string =>
+  context.receiptWindow
+    ? "none used: the verify job judges from GitHub's records alone"
+    : 'no ledger: main never started a gateway';
 
 export class ReceiptFormatError extends Error {
   override name = 'ReceiptFormatError';

@@ -8,27 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkChain } from '../../src/ledger/index.js';
-import { readZip } from '../../src/cli/zip-reader.js';
 import { parseReceiptJson, RECORD_FILES } from '../../src/verify/index.js';
 import { REPOSITORY, text, type Job } from '@perimeter/test-rigs';
 import { runCli } from '../cli/run-cli.js';
+import { downloadRecord } from './support/record-download.js';
 import { jobSuite } from './support/suite.js';
 
 const { started } = jobSuite();
 const scratch = mkdtempSync(join(tmpdir(), 'perimeter-record-test-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-/** What an owner does: list the run's artifacts, follow the zip redirect to the signed URL. */
-async function download(j: Job, name: string): Promise<Buffer> {
-  const headers = { authorization: `Bearer ${j.token}` };
-  const list = (await (
-    await fetch(`${j.gh.url}/repos/${REPOSITORY}/actions/runs/4242/artifacts?name=${name}`, { headers })
-  ).json()) as { artifacts: Array<{ id: number; archive_download_url: string }> };
-  expect(list.artifacts).toHaveLength(1);
-  const redirect = await fetch(list.artifacts[0]!.archive_download_url, { headers, redirect: 'manual' });
-  expect(redirect.status).toBe(302);
-  return Buffer.from(await (await fetch(redirect.headers.get('location')!)).arrayBuffer());
-}
 
 /** An artifact uploaded by someone else in the same run (the agent, with a runtime token it took). */
 async function uploadFirst(j: Job, name: string): Promise<void> {
@@ -68,8 +56,7 @@ describe('the record of a run', { timeout: 180_000 }, () => {
       expect(post.exitCode, post.log + post.stderr).toBe(0);
       expect(post.summary).toMatch(/Record: workflow artifact perimeter-implement-1 \(id \d+\)/);
 
-      const zip = await download(j, 'perimeter-implement-1');
-      const files = readZip(zip);
+      const { zip, files } = await downloadRecord(j.gh, j.token, 'perimeter-implement-1');
       // push mode: no change set (writes: stage adds staged.json, test/action/staged-writes.test.ts)
       expect([...files.keys()].sort()).toEqual(
         [RECORD_FILES.ledger, RECORD_FILES.key, RECORD_FILES.receipt].sort(),

@@ -3,8 +3,14 @@
  * dist/verify/index.js from verify/action.yml on a fresh runner with its own token and only the handoff.
  * The agent is root on its runner: it may rewrite the action's files there and post statuses with the token.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { actionDir, FILES, REPOSITORY, TwoJobs, type JobOptions } from '@perimeter/test-rigs';
+import { parseReceiptJson, RECORD_FILES } from '../../src/verify/index.js';
+import { runCli } from '../cli/run-cli.js';
+import { downloadRecord } from './support/record-download.js';
 
 let dir = '';
 const open: TwoJobs[] = [];
@@ -35,6 +41,19 @@ const posted = await fetch(api + '/repos/' + repo + '/statuses/' + ref.object.sh
 });
 console.log('forged: ' + posted.status);
 `;
+
+/** `perimeter audit` of the verify job's record, as an owner runs it after the run. */
+async function audit(jobs: TwoJobs, files: Map<string, Buffer>) {
+  const dir = mkdtempSync(join(tmpdir(), 'perimeter-verify-record-'));
+  try {
+    for (const [name, bytes] of files) writeFileSync(join(dir, name), bytes);
+    return await runCli(['audit', '--api-url', jobs.agent.gh.url, dir], dir, {
+      GITHUB_TOKEN: jobs.verifyToken,
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 /** The summary's text with its character references read back (it escapes what a path could inject). */
 const plain = (markdown: string): string =>
@@ -75,6 +94,21 @@ describe('the verify job', { timeout: 180_000 }, () => {
       expect(verify.annotations.map((a) => a.message).join('\n')).toContain('forged receipt');
       expect(verify.masks).toContain(jobs.verifyToken);
       expect(verify.log + verify.stderr).not.toContain(jobs.verifyToken);
+
+      // its own record: the JSON receipt, with the forged status among the violations
+      const { files } = await downloadRecord(jobs.agent.gh, jobs.verifyToken, 'perimeter-verify-1');
+      const record = parseReceiptJson(files.get(RECORD_FILES.receipt)!.toString('utf8'));
+      expect(record.state).toBe('failure');
+      expect(record.violations.map((v) => v.kind).sort()).toEqual(['forged-receipt', 'path']);
+      expect(record.violations.find((v) => v.kind === 'path')?.path).toBe('docs/roadmap.md');
+      expect((await audit(jobs, files)).code).toBe(0);
+
+      // a record rewritten to hide the forged status: the audit looks at the statuses itself
+      const hidden = { ...record, violations: record.violations.filter((v) => v.kind !== 'forged-receipt') };
+      files.set(RECORD_FILES.receipt, Buffer.from(JSON.stringify(hidden)));
+      const audited = await audit(jobs, files);
+      expect(audited.code).toBe(3);
+      expect(audited.stdout).toMatch(/not in the receipt: forged receipt: a "success" status on "perimeter"/);
     });
   });
 
@@ -98,6 +132,26 @@ describe('the verify job', { timeout: 180_000 }, () => {
       expect(verify.exitCode, verify.log + verify.summary).toBe(0);
       expect(await receipt(jobs)).toMatchObject({ state: 'success' });
       expect(verify.summary).toContain('src/count.ts');
+
+      // the verify job uploads a record of its own: its receipt only, for no ledger is evidence there
+      expect(verify.summary).toMatch(
+        /Record: workflow artifact perimeter-verify-1 \(id \d+\) with receipt\.json;/,
+      );
+      const { files } = await downloadRecord(jobs.agent.gh, jobs.verifyToken, 'perimeter-verify-1');
+      expect([...files.keys()]).toEqual([RECORD_FILES.receipt]);
+      const record = parseReceiptJson(files.get(RECORD_FILES.receipt)!.toString('utf8'));
+      expect(record).toMatchObject({
+        state: 'success',
+        repository: REPOSITORY,
+        branch: 'agent/work',
+        run: { id: '4242', job: 'verify' },
+        config: { file: 'perimeters.yml', ref: 'main' },
+        heads: { end: await jobs.agent.head() },
+        files: [{ path: 'src/count.ts', allowed: true, perimeter: 'implementer' }],
+        ledger: { included: false, records: 0, head: null },
+      });
+      const audited = await audit(jobs, files);
+      expect(audited.code, audited.stdout + audited.stderr).toBe(0);
     });
   });
 

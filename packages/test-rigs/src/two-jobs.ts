@@ -95,7 +95,7 @@ export class TwoJobs {
     });
     this.verifyRunner = new ActionRunner({
       apiUrl: this.agent.gh.url,
-      serverUrl: 'https://github.example',
+      serverUrl: 'https://github.com',
       repository: REPOSITORY,
       token: this.verifyToken,
       ref: 'refs/heads/main',
