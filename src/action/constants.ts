@@ -29,6 +29,9 @@ export enum VerifyInputs {
   Config = 'config',
   FailOnViolation = 'fail-on-violation',
   ReceiptAs = 'receipt-as',
+  /** the same inputs as the main action's, read by readRecordSettings */
+  RecordName = 'record-name',
+  RecordRetentionDays = 'record-retention-days',
 }
 
 export enum Outputs {
