@@ -5,6 +5,7 @@ import { MIN_SCRUBBED_LENGTH, makeScrubber } from '../safety/secret-forms.js';
 import {
   compareReceipts,
   ledgerFactsOf,
+  ownCheckRunIds,
   ownReceiptIds,
   parseReceiptJson,
   receiptJson,
@@ -108,7 +109,10 @@ async function perimetersOf(upstream: Upstream, receipt: ReceiptJson): Promise<P
   });
 }
 
-/** The verify job's window, with the receipt it posted after uploading this record known as its own. */
+/**
+ * The verify job's window, with the receipt it posted after uploading this record (the status, and with
+ * receipt-as check-run or both the check run) known as its own.
+ */
 async function withOwnReceipt(
   upstream: Upstream,
   receipt: ReceiptJson,
@@ -116,13 +120,16 @@ async function withOwnReceipt(
 ): Promise<ReceiptWindow> {
   const head = receipt.refs.end[`refs/heads/${receipt.branch}`] ?? receipt.heads.start;
   if (head === null) return receiptWindow;
-  const own = ownReceiptIds(await upstream.listStatuses(head), {
+  const verdict = {
     context: receiptWindow.context,
     state: receipt.state,
     description: receipt.description,
     endedAt: receipt.window.endedAt,
-  });
-  return { ...receiptWindow, known: [...receiptWindow.known, ...own] };
+  };
+  const known = [...receiptWindow.known, ...ownReceiptIds(await upstream.listStatuses(head), verdict)];
+  if (!receiptWindow.checkRuns) return { ...receiptWindow, known };
+  const runs = await upstream.listCheckRuns(head, receiptWindow.context);
+  return { ...receiptWindow, known, knownCheckRuns: ownCheckRunIds(runs, verdict) };
 }
 
 async function auditRecord(upstream: Upstream, record: RecordFiles, receipt: ReceiptJson): Promise<Audit> {

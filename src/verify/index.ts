@@ -30,7 +30,7 @@ export {
   type ReceiptContext,
   type ReceiptJson,
 } from './receipt-json.js';
-export { ownReceiptIds } from './own-receipt.js';
+export { ownCheckRunIds, ownReceiptIds } from './own-receipt.js';
 export type { ReceiptWindow } from './receipt-statuses.js';
 export { renderSummary, SUMMARY_BUDGET } from './summary.js';
 export type {

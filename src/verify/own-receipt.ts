@@ -1,4 +1,4 @@
-import type { StatusRecord } from '../github/upstream.js';
+import type { CheckRunRecord, StatusRecord } from '../github/upstream.js';
 import { clip, visible } from './escape.js';
 import { MAX_DESCRIPTION } from './receipt.js';
 
@@ -9,12 +9,9 @@ import { MAX_DESCRIPTION } from './receipt.js';
  * (GitHub's times are whole seconds). The agent job had ended before the verify job began, so a status of
  * the agent's can only match by being posted within that second with exactly the verdict's words.
  */
-export function ownReceiptIds(
-  statuses: readonly StatusRecord[],
-  receipt: { context: string; state: string; description: string; endedAt: string },
-): number[] {
-  const from = Math.floor(Date.parse(receipt.endedAt) / 1000) * 1000;
-  const description = clip(visible(receipt.description), MAX_DESCRIPTION);
+export function ownReceiptIds(statuses: readonly StatusRecord[], receipt: RecordedVerdict): number[] {
+  const from = endSecond(receipt);
+  const description = posted(receipt);
   return statuses
     .filter(
       (status) =>
@@ -25,3 +22,34 @@ export function ownReceiptIds(
     )
     .map((status) => status.id);
 }
+
+/**
+ * The same for the verify job's own check run (receipt-as: check-run or both), created after its record too:
+ * the run of the receipt's name whose title is the verdict's words and whose conclusion is the verdict's,
+ * started no earlier than the second of the end snapshot.
+ */
+export function ownCheckRunIds(runs: readonly CheckRunRecord[], receipt: RecordedVerdict): number[] {
+  const from = endSecond(receipt);
+  const title = posted(receipt);
+  const conclusion = receipt.state === 'success' ? 'success' : 'failure';
+  return runs
+    .filter(
+      (run) =>
+        run.name === receipt.context &&
+        run.title === title &&
+        run.conclusion === conclusion &&
+        Date.parse(run.startedAt ?? '') >= from,
+    )
+    .map((run) => run.id);
+}
+
+/** What a record says of the verdict it holds, and when its verify job took the end snapshot. */
+interface RecordedVerdict {
+  context: string;
+  state: string;
+  description: string;
+  endedAt: string;
+}
+
+const endSecond = (receipt: RecordedVerdict): number => Math.floor(Date.parse(receipt.endedAt) / 1000) * 1000;
+const posted = (receipt: RecordedVerdict): string => clip(visible(receipt.description), MAX_DESCRIPTION);

@@ -101,6 +101,8 @@ export const receiptSchema = z.strictObject({
         known: z.array(z.number().int()),
         since: z.iso.datetime(),
         until: z.iso.datetime(),
+        checkRuns: z.boolean().optional(),
+        knownCheckRuns: z.array(z.number().int()).optional(),
       }),
     })
     .optional(),

@@ -14,6 +14,8 @@ export interface ReceiptWindow {
   until: string;
   /** whether the receipt is also a check run of the context's name, so check runs are looked at too */
   checkRuns?: boolean;
+  /** ids of check runs Perimeter itself created (an audit knows the verify job's own) */
+  knownCheckRuns?: number[];
 }
 
 /** A status on the receipt's context that Perimeter did not post: a forged receipt, or one posted later. */
@@ -75,7 +77,7 @@ export async function findForeignCheckRuns(
   const found: ForeignCheckRun[] = [];
   for (const sha of [...new Set(shas)]) {
     for (const run of await upstream.listCheckRuns(sha, window.context)) {
-      if (run.name !== window.context) continue;
+      if (run.name !== window.context || window.knownCheckRuns?.includes(run.id)) continue;
       if (Date.parse(run.startedAt ?? '') < since) continue;
       found.push({ sha, run });
     }

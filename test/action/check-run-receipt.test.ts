@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { actionDir, FILES, TwoJobs, type Job } from '@perimeter/test-rigs';
+import { auditRecord, downloadRecord } from './support/record-download.js';
 import { jobSuite } from './support/suite.js';
 
 const { started, create } = jobSuite();
@@ -226,6 +227,11 @@ describe('the verify job with receipt-as', { timeout: 180_000 }, () => {
       );
       expect(latest!.output.text).toContain('Gateway ledger: not read');
       expect(latest!.output.text).toMatch(/blob <code>[0-9a-f]{40}<\/code>/);
+
+      // the audit of the verify job's record finds the forged check run again, and knows the verify job's own
+      const { files } = await downloadRecord(jobs.agent.gh, jobs.verifyToken, 'perimeter-verify-1');
+      const audited = await auditRecord(jobs.agent.gh, jobs.verifyToken, files);
+      expect(audited.code, audited.stdout + audited.stderr).toBe(0);
     });
 
     it('names a forged check run that claims a time after the job, too', async () => {
@@ -255,6 +261,9 @@ describe('the verify job with receipt-as', { timeout: 180_000 }, () => {
         (await jobs.agent.checkRuns(head, 'perimeter', jobs.verifyToken)).map((r) => r.conclusion),
       ).toEqual(['success']);
       expect(await receiptStatuses(jobs.agent, head, jobs.verifyToken)).toEqual([]);
+      const { files } = await downloadRecord(jobs.agent.gh, jobs.verifyToken, 'perimeter-verify-1');
+      const audited = await auditRecord(jobs.agent.gh, jobs.verifyToken, files);
+      expect(audited.code, audited.stdout + audited.stderr).toBe(0);
     });
   });
 

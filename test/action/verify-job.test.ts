@@ -3,14 +3,10 @@
  * dist/verify/index.js from verify/action.yml on a fresh runner with its own token and only the handoff.
  * The agent is root on its runner: it may rewrite the action's files there and post statuses with the token.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { actionDir, FILES, REPOSITORY, TwoJobs, type JobOptions } from '@perimeter/test-rigs';
 import { parseReceiptJson, RECORD_FILES } from '../../src/verify/index.js';
-import { runCli } from '../cli/run-cli.js';
-import { downloadRecord } from './support/record-download.js';
+import { auditRecord, downloadRecord } from './support/record-download.js';
 
 let dir = '';
 const open: TwoJobs[] = [];
@@ -41,19 +37,6 @@ const posted = await fetch(api + '/repos/' + repo + '/statuses/' + ref.object.sh
 });
 console.log('forged: ' + posted.status);
 `;
-
-/** `perimeter audit` of the verify job's record, as an owner runs it after the run. */
-async function audit(jobs: TwoJobs, files: Map<string, Buffer>) {
-  const dir = mkdtempSync(join(tmpdir(), 'perimeter-verify-record-'));
-  try {
-    for (const [name, bytes] of files) writeFileSync(join(dir, name), bytes);
-    return await runCli(['audit', '--api-url', jobs.agent.gh.url, dir], dir, {
-      GITHUB_TOKEN: jobs.verifyToken,
-    });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 /** The summary's text with its character references read back (it escapes what a path could inject). */
 const plain = (markdown: string): string =>
@@ -101,12 +84,12 @@ describe('the verify job', { timeout: 180_000 }, () => {
       expect(record.state).toBe('failure');
       expect(record.violations.map((v) => v.kind).sort()).toEqual(['forged-receipt', 'path']);
       expect(record.violations.find((v) => v.kind === 'path')?.path).toBe('docs/roadmap.md');
-      expect((await audit(jobs, files)).code).toBe(0);
+      expect((await auditRecord(jobs.agent.gh, jobs.verifyToken, files)).code).toBe(0);
 
       // a record rewritten to hide the forged status: the audit looks at the statuses itself
       const hidden = { ...record, violations: record.violations.filter((v) => v.kind !== 'forged-receipt') };
       files.set(RECORD_FILES.receipt, Buffer.from(JSON.stringify(hidden)));
-      const audited = await audit(jobs, files);
+      const audited = await auditRecord(jobs.agent.gh, jobs.verifyToken, files);
       expect(audited.code).toBe(3);
       expect(audited.stdout).toMatch(/not in the receipt: forged receipt: a "success" status on "perimeter"/);
     });
@@ -150,7 +133,7 @@ describe('the verify job', { timeout: 180_000 }, () => {
         files: [{ path: 'src/count.ts', allowed: true, perimeter: 'implementer' }],
         ledger: { included: false, records: 0, head: null },
       });
-      const audited = await audit(jobs, files);
+      const audited = await auditRecord(jobs.agent.gh, jobs.verifyToken, files);
       expect(audited.code, audited.stdout + audited.stderr).toBe(0);
     });
   });

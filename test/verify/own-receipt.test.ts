@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { StatusRecord } from '../../src/github/upstream.js';
-import { MAX_DESCRIPTION, ownReceiptIds } from '../../src/verify/index.js';
+import type { CheckRunRecord, StatusRecord } from '../../src/github/upstream.js';
+import { MAX_DESCRIPTION, ownCheckRunIds, ownReceiptIds } from '../../src/verify/index.js';
 
 const status = (over: Partial<StatusRecord>): StatusRecord => ({
   id: 1,
@@ -40,5 +40,35 @@ describe("the verify job's own receipt, found for an audit", () => {
     const posted = status({ description: `${long.slice(0, MAX_DESCRIPTION - 1)}…` });
     expect(posted.description!.length).toBe(MAX_DESCRIPTION);
     expect(ownReceiptIds([posted], { ...record, description: long })).toEqual([1]);
+  });
+});
+
+describe("the verify job's own check run, found for an audit", () => {
+  const run = (over: Partial<CheckRunRecord>): CheckRunRecord => ({
+    id: 9,
+    name: 'perimeter',
+    status: 'completed',
+    conclusion: 'failure',
+    title: '1 violation: docs/roadmap.md',
+    startedAt: '2026-12-01T10:00:08Z',
+    completedAt: '2026-12-01T10:00:08Z',
+    app: 'github-actions',
+    ...over,
+  });
+
+  it('is the run with the verdict as its title and conclusion, started from the end snapshot on', () => {
+    const runs = [
+      run({ id: 1 }),
+      run({ id: 2, startedAt: '2026-12-01T10:00:06Z' }),
+      run({ id: 3, conclusion: 'success' }),
+      run({ id: 4, title: 'All changes inside the perimeters' }),
+      run({ id: 5, name: 'perimeter/other' }),
+      run({ id: 6, startedAt: null }),
+    ];
+    expect(ownCheckRunIds(runs, record)).toEqual([1]);
+  });
+
+  it('takes an error verdict as the failure it is posted as', () => {
+    expect(ownCheckRunIds([run({ id: 7 })], { ...record, state: 'error' })).toEqual([7]);
   });
 });

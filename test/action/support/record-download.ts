@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'vitest';
 import { REPOSITORY } from '@perimeter/test-rigs';
 import { readZip } from '../../../src/cli/zip-reader.js';
+import { runCli, type CliResult } from '../../cli/run-cli.js';
 
 /**
  * What an owner does with a run's record: list the run's artifacts by name through the REST API, follow the
@@ -21,4 +25,19 @@ export async function downloadRecord(
   expect(redirect.status).toBe(302);
   const zip = Buffer.from(await (await fetch(redirect.headers.get('location')!)).arrayBuffer());
   return { zip, files: readZip(zip) };
+}
+
+/** `perimeter audit` of a record's files, as an owner runs it after the run. */
+export async function auditRecord(
+  gh: { url: string },
+  token: string,
+  files: Map<string, Buffer>,
+): Promise<CliResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'perimeter-record-'));
+  try {
+    for (const [name, bytes] of files) writeFileSync(join(dir, name), bytes);
+    return await runCli(['audit', '--api-url', gh.url, dir], dir, { GITHUB_TOKEN: token });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
