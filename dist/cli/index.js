@@ -69269,7 +69269,7 @@ const RANGES = [
     [0xe0000, 0xe007f],
     [0xe0100, 0xe01ef],
 ];
-function invisible_isInvisible(codePoint) {
+function isInvisible(codePoint) {
     for (const [low, high] of RANGES)
         if (codePoint >= low && codePoint <= high)
             return true;
@@ -80562,6 +80562,21 @@ const receiptSchema = strictObject({
         unattributed: array(sha),
         complete: schemas_boolean(),
     }),
+    /**
+     * Present when the verify job judged (perimeter/verify): no ledger was expected, and any status on the
+     * receipt's context in this window that Perimeter did not post (ids in `known`) is a forged receipt.
+     */
+    verifyJob: strictObject({
+        receiptWindow: strictObject({
+            context: schemas_string().min(1),
+            known: array(schemas_number().int()),
+            since: iso_datetime(),
+            until: iso_datetime(),
+            checkRuns: schemas_boolean().optional(),
+            knownCheckRuns: array(schemas_number().int()).optional(),
+        }),
+    })
+        .optional(),
     ledger: strictObject({
         /** whether a ledger is in the record (RECORD_FILES.ledger) */
         included: schemas_boolean(),
@@ -80612,15 +80627,19 @@ function receiptJson(verdict, context) {
             ...(transient !== undefined && { transient }),
         })),
         commits: verdict.commits,
+        ...(context.receiptWindow && { verifyJob: { receiptWindow: context.receiptWindow } }),
         ledger: {
             included: context.ledgerIncluded,
             ok: ledger?.ok ?? false,
-            problem: ledger === null ? 'no ledger: main never started a gateway' : (ledger.problem ?? null),
+            problem: ledger === null ? noLedger(context) : (ledger.problem ?? null),
             records: ledger?.records ?? 0,
             head: ledger?.head ?? null,
         },
     };
 }
+const noLedger = (context) => context.receiptWindow
+    ? "none used: the verify job judges from GitHub's records alone"
+    : 'no ledger: main never started a gateway';
 class ReceiptFormatError extends Error {
     name = 'ReceiptFormatError';
 }
@@ -80643,6 +80662,45 @@ function parseReceiptJson(text, source = RECORD_FILES.receipt) {
     }
     return parsed.data;
 }
+
+;// CONCATENATED MODULE: ./src/verify/own-receipt.ts
+
+
+/**
+ * The verify job's own receipt among a commit's statuses, for an audit of its record. The record is uploaded
+ * before the receipt is posted, so it cannot hold the receipt's id: the receipt is the status carrying the
+ * record's verdict word for word, posted no earlier than the second of the verify job's end snapshot
+ * (GitHub's times are whole seconds). The agent job had ended before the verify job began, so a status of
+ * the agent's can only match by being posted within that second with exactly the verdict's words.
+ */
+function ownReceiptIds(statuses, receipt) {
+    const from = endSecond(receipt);
+    const description = posted(receipt);
+    return statuses
+        .filter((status) => status.context === receipt.context &&
+        status.state === receipt.state &&
+        status.description === description &&
+        Date.parse(status.createdAt) >= from)
+        .map((status) => status.id);
+}
+/**
+ * The same for the verify job's own check run (receipt-as: check-run or both), created after its record too:
+ * the run of the receipt's name whose title is the verdict's words and whose conclusion is the verdict's,
+ * started no earlier than the second of the end snapshot.
+ */
+function ownCheckRunIds(runs, receipt) {
+    const from = endSecond(receipt);
+    const title = posted(receipt);
+    const conclusion = receipt.state === 'success' ? 'success' : 'failure';
+    return runs
+        .filter((run) => run.name === receipt.context &&
+        run.title === title &&
+        run.conclusion === conclusion &&
+        Date.parse(run.startedAt ?? '') >= from)
+        .map((run) => run.id);
+}
+const endSecond = (receipt) => Math.floor(Date.parse(receipt.endedAt) / 1000) * 1000;
+const posted = (receipt) => escape_clip(escape_visible(receipt.description), MAX_DESCRIPTION);
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
@@ -80873,7 +80931,7 @@ async function findForeignCheckRuns(upstream, shas, window) {
     const found = [];
     for (const sha of [...new Set(shas)]) {
         for (const run of await upstream.listCheckRuns(sha, window.context)) {
-            if (run.name !== window.context)
+            if (run.name !== window.context || window.knownCheckRuns?.includes(run.id))
                 continue;
             if (Date.parse(run.startedAt ?? '') < since)
                 continue;
@@ -81333,6 +81391,7 @@ function verdictOf(input, found) {
 
 
 
+
 // EXTERNAL MODULE: external "node:util"
 var external_node_util_ = __nccwpck_require__(7975);
 ;// CONCATENATED MODULE: ./src/cli/io.ts
@@ -81621,10 +81680,31 @@ async function perimetersOf(upstream, receipt) {
         return compilePerimeter(spec, file);
     });
 }
+/**
+ * The verify job's window, with the receipt it posted after uploading this record (the status, and with
+ * receipt-as check-run or both the check run) known as its own.
+ */
+async function withOwnReceipt(upstream, receipt, { receiptWindow }) {
+    const head = receipt.refs.end[`refs/heads/${receipt.branch}`] ?? receipt.heads.start;
+    if (head === null)
+        return receiptWindow;
+    const verdict = {
+        context: receiptWindow.context,
+        state: receipt.state,
+        description: receipt.description,
+        endedAt: receipt.window.endedAt,
+    };
+    const known = [...receiptWindow.known, ...ownReceiptIds(await upstream.listStatuses(head), verdict)];
+    if (!receiptWindow.checkRuns)
+        return { ...receiptWindow, known };
+    const runs = await upstream.listCheckRuns(head, receiptWindow.context);
+    return { ...receiptWindow, known, knownCheckRuns: ownCheckRunIds(runs, verdict) };
+}
 async function auditRecord(upstream, record, receipt) {
     const ledger = ledgerOf(record, receipt);
     const perimeters = await perimetersOf(upstream, receipt);
     const configText = Buffer.from(await upstream.getBlob(receipt.config.blobSha)).toString('utf8');
+    const receiptWindow = receipt.verifyJob && (await withOwnReceipt(upstream, receipt, receipt.verifyJob));
     const verdict = await verifyJob({
         upstream,
         branch: receipt.branch,
@@ -81638,6 +81718,8 @@ async function auditRecord(upstream, record, receipt) {
         problems: receipt.unchecked,
         startedAt: receipt.window.startedAt,
         endedAt: receipt.window.endedAt,
+        // a verify job's record: judged without a ledger, statuses on the receipt's context looked at
+        ...(receiptWindow && { ledgerExpected: false, receiptWindow }),
     });
     const recomputed = receiptJson(verdict, {
         repository: receipt.repository,
@@ -81651,6 +81733,7 @@ async function auditRecord(upstream, record, receipt) {
         refs: receipt.refs,
         ledger,
         ledgerIncluded: record.ledger !== null,
+        ...(receipt.verifyJob && { receiptWindow: receipt.verifyJob.receiptWindow }),
     });
     const disagreements = compareReceipts(receipt, recomputed);
     return {
@@ -83496,7 +83579,7 @@ function normalizeForDetection(text) {
             starts.push(i);
             ends.push(i + 1);
         }
-        else if (!invisible_isInvisible(codePoint)) {
+        else if (!isInvisible(codePoint)) {
             const folded = text.slice(i, i + width).normalize('NFKC');
             out += folded;
             for (let k = 0; k < folded.length; k++) {
@@ -89875,7 +89958,7 @@ function benign(chars, i) {
     if (codePoint === 0x200d)
         return PICTOGRAPH.test(before) && PICTOGRAPH.test(after);
     if (codePoint === 0xfe0e || codePoint === 0xfe0f)
-        return before !== '' && !invisible_isInvisible(before.codePointAt(0));
+        return before !== '' && !isInvisible(before.codePointAt(0));
     return false;
 }
 function markInvisible(text, kinds) {
@@ -89883,13 +89966,13 @@ function markInvisible(text, kinds) {
     let out = '';
     for (let i = 0; i < chars.length;) {
         const codePoint = chars[i].codePointAt(0);
-        if (!invisible_isInvisible(codePoint) || benign(chars, i)) {
+        if (!isInvisible(codePoint) || benign(chars, i)) {
             out += chars[i];
             i++;
             continue;
         }
         const run = [];
-        while (i < chars.length && invisible_isInvisible(chars[i].codePointAt(0)) && !benign(chars, i)) {
+        while (i < chars.length && isInvisible(chars[i].codePointAt(0)) && !benign(chars, i)) {
             run.push(chars[i].codePointAt(0));
             i++;
         }

@@ -33614,7 +33614,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2611);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8301);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runMain */ .V)();
 process.exit();
@@ -33624,7 +33624,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 2611:
+/***/ 8301:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -45409,7 +45409,7 @@ function summary_renderSummary(verdict, headline, budget = SUMMARY_BUDGET) {
 
 
 /** GitHub rejects a commit status description longer than this. */
-const MAX_DESCRIPTION = 140;
+const receipt_MAX_DESCRIPTION = 140;
 /** GitHub shows at most 10 error annotations per step. */
 const MAX_ANNOTATIONS = 10;
 /**
@@ -45463,7 +45463,7 @@ function renderReceipt(verdict, options = {}) {
         state: verdict.state,
         context: options.context ?? STATUS_CONTEXT,
         // one line, shown as it is: a path with CR/LF or bidi controls cannot shape the status
-        description: clip(visible(receipt_headline(verdict)), MAX_DESCRIPTION),
+        description: clip(visible(receipt_headline(verdict)), receipt_MAX_DESCRIPTION),
         ...(options.runUrl !== undefined ? { targetUrl: options.runUrl } : {}),
     };
     return { status, summary: renderSummary(verdict, receipt_headline(verdict)), annotations: annotations(verdict) };
@@ -56393,6 +56393,21 @@ const receiptSchema = strictObject({
         unattributed: array(sha),
         complete: schemas_boolean(),
     }),
+    /**
+     * Present when the verify job judged (perimeter/verify): no ledger was expected, and any status on the
+     * receipt's context in this window that Perimeter did not post (ids in `known`) is a forged receipt.
+     */
+    verifyJob: strictObject({
+        receiptWindow: strictObject({
+            context: schemas_string().min(1),
+            known: array(schemas_number().int()),
+            since: iso_datetime(),
+            until: iso_datetime(),
+            checkRuns: schemas_boolean().optional(),
+            knownCheckRuns: array(schemas_number().int()).optional(),
+        }),
+    })
+        .optional(),
     ledger: strictObject({
         /** whether a ledger is in the record (RECORD_FILES.ledger) */
         included: schemas_boolean(),
@@ -56443,15 +56458,19 @@ function receiptJson(verdict, context) {
             ...(transient !== undefined && { transient }),
         })),
         commits: verdict.commits,
+        ...(context.receiptWindow && { verifyJob: { receiptWindow: context.receiptWindow } }),
         ledger: {
             included: context.ledgerIncluded,
             ok: ledger?.ok ?? false,
-            problem: ledger === null ? 'no ledger: main never started a gateway' : (ledger.problem ?? null),
+            problem: ledger === null ? noLedger(context) : (ledger.problem ?? null),
             records: ledger?.records ?? 0,
             head: ledger?.head ?? null,
         },
     };
 }
+const noLedger = (context) => context.receiptWindow
+    ? "none used: the verify job judges from GitHub's records alone"
+    : 'no ledger: main never started a gateway';
 class ReceiptFormatError extends (/* unused pure expression or super */ null && (Error)) {
     name = 'ReceiptFormatError';
 }
@@ -56474,6 +56493,45 @@ function parseReceiptJson(text, source = RECORD_FILES.receipt) {
     }
     return parsed.data;
 }
+
+;// CONCATENATED MODULE: ./src/verify/own-receipt.ts
+
+
+/**
+ * The verify job's own receipt among a commit's statuses, for an audit of its record. The record is uploaded
+ * before the receipt is posted, so it cannot hold the receipt's id: the receipt is the status carrying the
+ * record's verdict word for word, posted no earlier than the second of the verify job's end snapshot
+ * (GitHub's times are whole seconds). The agent job had ended before the verify job began, so a status of
+ * the agent's can only match by being posted within that second with exactly the verdict's words.
+ */
+function ownReceiptIds(statuses, receipt) {
+    const from = endSecond(receipt);
+    const description = posted(receipt);
+    return statuses
+        .filter((status) => status.context === receipt.context &&
+        status.state === receipt.state &&
+        status.description === description &&
+        Date.parse(status.createdAt) >= from)
+        .map((status) => status.id);
+}
+/**
+ * The same for the verify job's own check run (receipt-as: check-run or both), created after its record too:
+ * the run of the receipt's name whose title is the verdict's words and whose conclusion is the verdict's,
+ * started no earlier than the second of the end snapshot.
+ */
+function ownCheckRunIds(runs, receipt) {
+    const from = endSecond(receipt);
+    const title = posted(receipt);
+    const conclusion = receipt.state === 'success' ? 'success' : 'failure';
+    return runs
+        .filter((run) => run.name === receipt.context &&
+        run.title === title &&
+        run.conclusion === conclusion &&
+        Date.parse(run.startedAt ?? '') >= from)
+        .map((run) => run.id);
+}
+const endSecond = (receipt) => Math.floor(Date.parse(receipt.endedAt) / 1000) * 1000;
+const posted = (receipt) => clip(visible(receipt.description), MAX_DESCRIPTION);
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
@@ -57046,6 +57104,7 @@ function verdictOf(input, found) {
 
 
 
+
 ;// CONCATENATED MODULE: ./src/gateway/client-config.ts
 
 
@@ -57153,6 +57212,9 @@ var VerifyInputs;
     VerifyInputs["Config"] = "config";
     VerifyInputs["FailOnViolation"] = "fail-on-violation";
     VerifyInputs["ReceiptAs"] = "receipt-as";
+    /** the same inputs as the main action's, read by readRecordSettings */
+    VerifyInputs["RecordName"] = "record-name";
+    VerifyInputs["RecordRetentionDays"] = "record-retention-days";
 })(VerifyInputs || (VerifyInputs = {}));
 var Outputs;
 (function (Outputs) {
@@ -57682,12 +57744,15 @@ function readSettings(env = process.env, read = defaultRead) {
         event,
         run: runFacts(env),
         runnerName: env.RUNNER_NAME ?? '',
-        record: {
-            name: recordName(read(Inputs.RecordName), env),
-            retentionDays: read(Inputs.RecordRetentionDays) === ''
-                ? undefined
-                : inputs_positiveInteger(Inputs.RecordRetentionDays, read(Inputs.RecordRetentionDays), 0),
-        },
+        record: readRecordSettings(env, read),
+    };
+}
+/** The record inputs (record-name, record-retention-days), which post and the verify job share. */
+function readRecordSettings(env = process.env, read = defaultRead) {
+    const days = read(Inputs.RecordRetentionDays);
+    return {
+        name: recordName(read(Inputs.RecordName), env),
+        retentionDays: days === '' ? undefined : inputs_positiveInteger(Inputs.RecordRetentionDays, days, 0),
     };
 }
 /**
