@@ -1,36 +1,24 @@
 import * as core from '@actions/core';
-import { createOctokitUpstream } from '../github/octokit-upstream.js';
 import type { PullRequestInfo, Upstream } from '../github/upstream.js';
 import { assignPullRequest, compilePerimeter, DEFAULT_CONFIG_FILE, parseConfig } from '../policy/index.js';
-import { makeScrubber } from '../safety/secret-forms.js';
 import {
   PULL_REQUEST_COMMIT_LIMIT,
   renderCheckRun,
   renderReceipt,
   STATUS_CONTEXT,
   verifyPullRequest,
-  type Verdict,
 } from '../verify/index.js';
 import { readConfigFile } from './config-loader.js';
 import { VerifyInputs } from './constants.js';
-import {
-  booleanInput,
-  configFile,
-  readRunner,
-  receiptAs,
-  tokenInput,
-  type ReceiptAs,
-  type Settings,
-} from './inputs.js';
+import { configFile } from './inputs.js';
 import { pullRequestNumber } from './pull-request-event.js';
+import { readVerifyBasics, runJudgingStep, type Judged, type VerifyBasics } from './judging-step.js';
 import { publishError, publishReceipt } from './publish.js';
 
 type Env = Record<string, string | undefined>;
 
-interface GateSettings extends Pick<Settings, 'token' | 'owner' | 'repo' | 'apiUrl' | 'runUrl'> {
+interface GateSettings extends VerifyBasics {
   config: string;
-  failOnViolation: boolean;
-  receiptAs: ReceiptAs;
   /** the pull request the event names */
   number: number;
 }
@@ -42,15 +30,8 @@ class GateRefusal extends Error {
 
 function readGateSettings(env: Env = process.env): GateSettings {
   return {
-    token: tokenInput(core.getInput(VerifyInputs.GithubToken)),
-    ...readRunner(env),
+    ...readVerifyBasics(env),
     config: configFile(core.getInput(VerifyInputs.Config) || DEFAULT_CONFIG_FILE),
-    failOnViolation: booleanInput(
-      VerifyInputs.FailOnViolation,
-      core.getInput(VerifyInputs.FailOnViolation),
-      true,
-    ),
-    receiptAs: receiptAs(VerifyInputs.ReceiptAs, core.getInput(VerifyInputs.ReceiptAs)),
     number: pullRequestNumber(env),
   };
 }
@@ -62,54 +43,30 @@ function readGateSettings(env: Env = process.env): GateSettings {
  * never checks out or runs the pull request's code: it reads everything through the API.
  */
 export async function runPullRequestGate(): Promise<void> {
-  let settings: GateSettings;
-  try {
-    settings = readGateSettings();
-  } catch (error) {
-    core.setFailed(`nothing was verified: ${(error as Error).message}`);
-    return;
-  }
-  core.setSecret(settings.token);
-  const scrub = makeScrubber([settings.token]);
-  const upstream = createOctokitUpstream({
-    token: settings.token,
-    owner: settings.owner,
-    repo: settings.repo,
-    baseUrl: settings.apiUrl,
-  });
   let head: string | null = null;
-  try {
-    const pull = await upstream.getPullRequest(settings.number);
-    head = pull.headSha;
-    const { verdict, headline, unpublished } = await gate(upstream, settings, pull);
-    if (unpublished !== null) {
-      core.setFailed(`Perimeter: ${unpublished}`);
-      return;
-    }
-    if (verdict.state === 'success') return;
-    const message = `Perimeter: ${headline}`;
-    if (settings.failOnViolation) core.setFailed(message);
-    else core.warning(message);
-  } catch (error) {
-    const message = scrub(error instanceof Error ? error.message : String(error));
-    const reason =
-      error instanceof GateRefusal ? message : `the pull-request gate could not verify: ${message}`;
-    const context = {
-      runUrl: settings.runUrl,
-      receiptBy: 'post' as const,
-      receiptAs: settings.receiptAs,
-      statusContext: STATUS_CONTEXT,
-    };
-    if (head !== null) await publishError(upstream, context, '', head, reason);
-    core.setFailed(`Perimeter: ${reason}`);
-  }
+  await runJudgingStep(
+    readGateSettings,
+    async (upstream, settings) => {
+      const pull = await upstream.getPullRequest(settings.number);
+      head = pull.headSha;
+      return gate(upstream, settings, pull);
+    },
+    async (upstream, settings, error, message) => {
+      const reason =
+        error instanceof GateRefusal ? message : `the pull-request gate could not verify: ${message}`;
+      const context = {
+        runUrl: settings.runUrl,
+        receiptBy: 'post' as const,
+        receiptAs: settings.receiptAs,
+        statusContext: STATUS_CONTEXT,
+      };
+      if (head !== null) await publishError(upstream, context, '', head, reason);
+      core.setFailed(`Perimeter: ${reason}`);
+    },
+  );
 }
 
-async function gate(
-  upstream: Upstream,
-  settings: GateSettings,
-  pull: PullRequestInfo,
-): Promise<{ verdict: Verdict; headline: string; unpublished: string | null }> {
+async function gate(upstream: Upstream, settings: GateSettings, pull: PullRequestInfo): Promise<Judged> {
   const repository = `${settings.owner}/${settings.repo}`;
   if (pull.state !== 'open')
     throw new GateRefusal(

@@ -1,9 +1,7 @@
 import * as core from '@actions/core';
 import { tmpdir } from 'node:os';
-import { createOctokitUpstream } from '../github/octokit-upstream.js';
 import type { Upstream } from '../github/upstream.js';
 import { compilePerimeter, parseConfig } from '../policy/index.js';
-import { makeScrubber } from '../safety/secret-forms.js';
 import {
   receiptJson,
   renderCheckRun,
@@ -11,56 +9,36 @@ import {
   snapshotRefs,
   STATUS_CONTEXT,
   verifyJob,
-  type Verdict,
 } from '../verify/index.js';
 import { readConfigFile } from './config-loader.js';
 import { VerifyInputs } from './constants.js';
 import { HandoffError, parseHandoff, type Handoff } from './handoff.js';
 import { checkPending, findAgentJob, receiptWindowOf } from './handoff-check.js';
-import {
-  booleanInput,
-  readRecordSettings,
-  readRunner,
-  receiptAs,
-  runFacts,
-  tokenInput,
-  type ReceiptAs,
-  type RecordSettings,
-  type RunFacts,
-  type Settings,
-} from './inputs.js';
+import { readRecordSettings, runFacts, type RecordSettings, type RunFacts } from './inputs.js';
+import { readVerifyBasics, runJudgingStep, type Judged, type VerifyBasics } from './judging-step.js';
 import { publishError, publishReceipt } from './publish.js';
 import { recordLine, uploadRecord } from './record.js';
 
 type Env = Record<string, string | undefined>;
 
-interface VerifySettings extends Pick<Settings, 'token' | 'owner' | 'repo' | 'apiUrl' | 'runUrl'> {
+interface VerifySettings extends VerifyBasics {
   handoff: string;
-  failOnViolation: boolean;
   runId: number;
   /** this job, as the runner names it: its record is this job's */
   run: RunFacts;
   /** GITHUB_SHA, where a receipt goes when the handoff names no branch */
   sha: string;
-  receiptAs: ReceiptAs;
   record: RecordSettings;
   tempDir: string;
 }
 
 function readVerifySettings(env: Env = process.env): VerifySettings {
   return {
-    token: tokenInput(core.getInput(VerifyInputs.GithubToken)),
-    ...readRunner(env),
+    ...readVerifyBasics(env),
     handoff: core.getInput(VerifyInputs.Handoff),
-    failOnViolation: booleanInput(
-      VerifyInputs.FailOnViolation,
-      core.getInput(VerifyInputs.FailOnViolation),
-      true,
-    ),
     runId: Number(runFacts(env).id) || 0,
     run: runFacts(env),
     sha: env.GITHUB_SHA ?? '',
-    receiptAs: receiptAs(VerifyInputs.ReceiptAs, core.getInput(VerifyInputs.ReceiptAs)),
     record: readRecordSettings(env),
     tempDir: env.RUNNER_TEMP || tmpdir(),
   };
@@ -72,57 +50,33 @@ function readVerifySettings(env: Env = process.env): VerifySettings {
  * agent job left behind is trusted; the receipt is posted last.
  */
 export async function runVerify(): Promise<void> {
-  let settings: VerifySettings;
-  try {
-    settings = readVerifySettings();
-  } catch (error) {
-    core.setFailed(`nothing was verified: ${(error as Error).message}`);
-    return;
-  }
-  core.setSecret(settings.token);
-  const scrub = makeScrubber([settings.token]);
-  const upstream = createOctokitUpstream({
-    token: settings.token,
-    owner: settings.owner,
-    repo: settings.repo,
-    baseUrl: settings.apiUrl,
-  });
   let handoff: Handoff | null = null;
-  try {
-    handoff = parseHandoff(settings.handoff);
-    const { verdict, headline, unpublished } = await verify(upstream, settings, handoff);
-    if (unpublished !== null) {
-      core.setFailed(`Perimeter: ${unpublished}`);
-      return;
-    }
-    if (verdict.state === 'success') return;
-    const message = `Perimeter: ${headline}`;
-    if (settings.failOnViolation) core.setFailed(message);
-    else core.warning(message);
-  } catch (error) {
-    const message = scrub(error instanceof Error ? error.message : String(error));
-    const reason = error instanceof HandoffError ? message : `the verify job could not verify: ${message}`;
-    await publishError(
-      upstream,
-      {
-        runUrl: settings.runUrl,
-        receiptBy: 'post',
-        receiptAs: settings.receiptAs,
-        statusContext: handoff?.pending.context ?? STATUS_CONTEXT,
-      },
-      handoff?.branch ?? '',
-      handoff === null ? settings.sha || null : null,
-      reason,
-    );
-    core.setFailed(`Perimeter: ${reason}`);
-  }
+  await runJudgingStep(
+    readVerifySettings,
+    (upstream, settings) => {
+      handoff = parseHandoff(settings.handoff);
+      return verify(upstream, settings, handoff);
+    },
+    async (upstream, settings, error, message) => {
+      const reason = error instanceof HandoffError ? message : `the verify job could not verify: ${message}`;
+      await publishError(
+        upstream,
+        {
+          runUrl: settings.runUrl,
+          receiptBy: 'post',
+          receiptAs: settings.receiptAs,
+          statusContext: handoff?.pending.context ?? STATUS_CONTEXT,
+        },
+        handoff?.branch ?? '',
+        handoff === null ? settings.sha || null : null,
+        reason,
+      );
+      core.setFailed(`Perimeter: ${reason}`);
+    },
+  );
 }
 
-async function verify(
-  upstream: Upstream,
-  settings: VerifySettings,
-  handoff: Handoff,
-): Promise<{ verdict: Verdict; headline: string; unpublished: string | null }> {
+async function verify(upstream: Upstream, settings: VerifySettings, handoff: Handoff): Promise<Judged> {
   const repository = `${settings.owner}/${settings.repo}`;
   if (handoff.repository !== repository || handoff.run.id !== settings.runId)
     throw new HandoffError(
