@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { plumbCommit, startStandIn, type StandIn } from '@perimeter/test-rigs';
-import type { Upstream } from '../../src/github/upstream.js';
+import type { PullRequestInfo, Upstream } from '../../src/github/upstream.js';
 import { assignPullRequest, compilePerimeter, parseConfig } from '../../src/policy/index.js';
 import { verifyPullRequest } from '../../src/verify/index.js';
 
@@ -28,8 +28,8 @@ describe('verifyPullRequest', () => {
   });
   afterEach(async () => s.stop());
 
-  /** Opens the pull request as Copilot, then judges it as the verify sub-action does. */
-  async function judged() {
+  /** Opens the pull request as Copilot and reads it back as GitHub shows it. */
+  async function opened() {
     const { number } = await agent.createPullRequest({
       title: 'Fix',
       body: '',
@@ -38,19 +38,25 @@ describe('verifyPullRequest', () => {
       draft: false,
       labels: [],
     });
-    const pull = await github.getPullRequest(number);
+    return github.getPullRequest(number);
+  }
+
+  /** Judges a pull request as read, with its commits as GitHub lists them now, as the verify sub-action does. */
+  async function judge(pull: PullRequestInfo) {
     const specs = parseConfig(CONFIG).perimeters;
     const assignment = assignPullRequest(specs, { author: pull.author, headBranch: pull.headRef });
     if (assignment.kind !== 'assigned') throw new Error(assignment.reason);
     return verifyPullRequest({
       upstream: github,
       pull,
-      commits: await github.listPullRequestCommits(number),
+      commits: await github.listPullRequestCommits(pull.number),
       baseHead: await github.getBranchHead(pull.baseRef),
       perimeter: compilePerimeter(assignment.spec),
       assignedBy: assignment.rule,
     });
   }
+
+  const judged = async () => judge(await opened());
 
   describe('when every commit stays inside the perimeter', () => {
     it('is a success naming the pull request and its commits', async () => {
@@ -186,24 +192,9 @@ describe('verifyPullRequest', () => {
         { 'src/b.ts': { mode: '100644', content: 'b\n' } },
         { parent: s.seed },
       );
-      const { number } = await agent.createPullRequest({
-        title: 'Fix',
-        body: '',
-        head: BRANCH,
-        base: 'main',
-        draft: false,
-        labels: [],
-      });
-      const pull = await github.getPullRequest(number);
+      const pull = await opened();
       await plumbCommit(s.dir, BRANCH, { 'src/c.ts': { mode: '100644', content: 'c\n' } });
-      const verdict = await verifyPullRequest({
-        upstream: github,
-        pull,
-        commits: await github.listPullRequestCommits(number),
-        baseHead: await github.getBranchHead('main'),
-        perimeter: compilePerimeter(parseConfig(CONFIG).perimeters[0]!),
-        assignedBy: 'test',
-      });
+      const verdict = await judge(pull);
       expect(verdict.state).toBe('error');
       expect(verdict.unchecked).toEqual([
         expect.stringMatching(/^GitHub counts 1 commits in the pull request but listed 2/),
@@ -217,29 +208,14 @@ describe('verifyPullRequest', () => {
         { 'src/b.ts': { mode: '100644', content: 'b\n' } },
         { parent: s.seed },
       );
-      const { number } = await agent.createPullRequest({
-        title: 'Fix',
-        body: '',
-        head: BRANCH,
-        base: 'main',
-        draft: false,
-        labels: [],
-      });
-      const pull = await github.getPullRequest(number);
+      const pull = await opened();
       await plumbCommit(
         s.dir,
         BRANCH,
         { 'docs/guide.md': { mode: '100644', content: 'x\n' } },
         { parent: s.seed },
       );
-      const verdict = await verifyPullRequest({
-        upstream: github,
-        pull,
-        commits: await github.listPullRequestCommits(number),
-        baseHead: await github.getBranchHead('main'),
-        perimeter: compilePerimeter(parseConfig(CONFIG).perimeters[0]!),
-        assignedBy: 'test',
-      });
+      const verdict = await judge(pull);
       expect(verdict.state).toBe('error');
       expect(verdict.unchecked).toEqual([
         expect.stringMatching(/is not among the commits GitHub listed: it moved while it was read/),
