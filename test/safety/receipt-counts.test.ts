@@ -1,28 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { renderReceipt, type Verdict } from '../../src/verify/index.js';
 
-const A = 'a'.repeat(40);
-const B = 'b'.repeat(40);
+import { verdict as aVerdict } from '../verify/support/verdict.js';
 
-function verdict(perPerimeter: Verdict['perPerimeter']): Verdict {
-  return {
-    state: 'success',
-    branch: 'main',
-    startHead: A,
-    endHead: B,
-    baseline: { sha: A, label: 'the start of the job' },
-    files: [],
-    violations: [],
-    refChanges: [],
-    commits: { gateway: [B], direct: [], others: [], unattributed: [], complete: true },
-    pushes: [],
-    others: [],
-    identity: 'github-actions[bot]',
-    perPerimeter,
-    unchecked: [],
-    notes: [],
-  };
-}
+const verdict = (perPerimeter: Verdict['perPerimeter']): Verdict =>
+  aVerdict({ branch: 'main', perPerimeter });
 
 describe('the receipt summary', () => {
   it('counts secrets hidden and credential writes refused per perimeter', () => {

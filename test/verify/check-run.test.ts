@@ -11,32 +11,10 @@ import {
   type Verdict,
   type Violation,
 } from '../../src/verify/index.js';
+import { verdict } from './support/verdict.js';
 
-const A = 'a'.repeat(40);
-const B = 'b'.repeat(40);
 const BLOB = 'c'.repeat(40);
 const HEAD = 'f'.repeat(64);
-
-function verdict(overrides: Partial<Verdict> = {}): Verdict {
-  return {
-    state: 'success',
-    branch: 'agent/x',
-    startHead: A,
-    endHead: B,
-    baseline: { sha: A, label: 'the start of the job' },
-    files: [],
-    violations: [],
-    refChanges: [],
-    commits: { gateway: [B], direct: [], others: [], unattributed: [], complete: true },
-    pushes: [],
-    others: [],
-    identity: 'github-actions[bot]',
-    perPerimeter: {},
-    unchecked: [],
-    notes: [],
-    ...overrides,
-  };
-}
 
 const facts = (overrides: Partial<CheckRunFacts> = {}): CheckRunFacts => ({
   config: { file: 'perimeters.yml', ref: 'main', blobSha: BLOB },

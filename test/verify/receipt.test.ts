@@ -9,29 +9,11 @@ import {
   type Violation,
 } from '../../src/verify/index.js';
 
-const A = 'a'.repeat(40);
-const B = 'b'.repeat(40);
+import { verdict as aVerdict } from './support/verdict.js';
 
-function verdict(overrides: Partial<Verdict> = {}): Verdict {
-  return {
-    state: 'success',
-    branch: 'agent/x',
-    startHead: A,
-    endHead: B,
-    baseline: { sha: A, label: 'the start of the job' },
-    files: [],
-    violations: [],
-    refChanges: [],
-    commits: { gateway: [B], direct: [], others: [], unattributed: [], complete: true },
-    pushes: [],
-    others: [],
-    identity: 'github-actions[bot]',
-    perPerimeter: { impl: { calls: 7, refusals: 2 } },
-    unchecked: [],
-    notes: [],
-    ...overrides,
-  };
-}
+/** The receipt tests' verdict: one perimeter with calls and refusals counted. */
+const verdict = (overrides: Partial<Verdict> = {}): Verdict =>
+  aVerdict({ perPerimeter: { impl: { calls: 7, refusals: 2 } }, ...overrides });
 
 const file = (path: string, allowed: boolean): FileDecision => ({
   path,
