@@ -2,7 +2,7 @@ import * as core from '@actions/core';
 import { createOctokitUpstream } from '../github/octokit-upstream.js';
 import type { Upstream } from '../github/upstream.js';
 import { makeScrubber } from '../safety/secret-forms.js';
-import type { Verdict } from '../verify/index.js';
+import { renderCheckRun, renderReceipt, type CheckRunFacts, type Verdict } from '../verify/index.js';
 import { VerifyInputs } from './constants.js';
 import {
   booleanInput,
@@ -13,6 +13,7 @@ import {
   type ReceiptAs,
   type Settings,
 } from './inputs.js';
+import { publishReceipt } from './publish.js';
 
 /** What perimeter/verify reads in both of its modes: the verify job and the pull-request gate. */
 export interface VerifyBasics extends Pick<Settings, 'token' | 'owner' | 'repo' | 'apiUrl' | 'runUrl'> {
@@ -78,4 +79,30 @@ export async function runJudgingStep<S extends VerifyBasics>(
   } catch (error) {
     await failed(upstream, settings, error, scrub(error instanceof Error ? error.message : String(error)));
   }
+}
+
+/**
+ * The verdict as the receipt (the status, the check run or both, as `receipt-as` says), published on `sha`
+ * last: nothing after this can change what it says. Neither mode reads a ledger.
+ */
+export async function publishJudged(
+  upstream: Upstream,
+  settings: VerifyBasics,
+  verdict: Verdict,
+  where: { context: string; config: CheckRunFacts['config']; sha: string; recordNote?: string },
+): Promise<Judged> {
+  const receipt = renderReceipt(verdict, { runUrl: settings.runUrl, context: where.context });
+  const checkRun = renderCheckRun(verdict, receipt, { config: where.config, ledger: null });
+  const unpublished = await publishReceipt(
+    upstream,
+    { runUrl: settings.runUrl, receiptBy: 'post', receiptAs: settings.receiptAs },
+    receipt,
+    checkRun,
+    where.sha,
+    '',
+    where.recordNote,
+  );
+  if (verdict.state === 'success' && unpublished === null)
+    core.info(`Perimeter: ${receipt.status.description}`);
+  return { verdict, headline: receipt.status.description, unpublished };
 }

@@ -1,19 +1,19 @@
 import * as core from '@actions/core';
 import type { PullRequestInfo, Upstream } from '../github/upstream.js';
 import { assignPullRequest, compilePerimeter, DEFAULT_CONFIG_FILE, parseConfig } from '../policy/index.js';
-import {
-  PULL_REQUEST_COMMIT_LIMIT,
-  renderCheckRun,
-  renderReceipt,
-  STATUS_CONTEXT,
-  verifyPullRequest,
-} from '../verify/index.js';
+import { PULL_REQUEST_COMMIT_LIMIT, STATUS_CONTEXT, verifyPullRequest } from '../verify/index.js';
 import { readConfigFile } from './config-loader.js';
 import { VerifyInputs } from './constants.js';
 import { configFile } from './inputs.js';
 import { pullRequestNumber } from './pull-request-event.js';
-import { readVerifyBasics, runJudgingStep, type Judged, type VerifyBasics } from './judging-step.js';
-import { publishError, publishReceipt } from './publish.js';
+import {
+  publishJudged,
+  readVerifyBasics,
+  runJudgingStep,
+  type Judged,
+  type VerifyBasics,
+} from './judging-step.js';
+import { publishError } from './publish.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -111,21 +111,9 @@ async function gate(upstream: Upstream, settings: GateSettings, pull: PullReques
     perimeter,
     assignedBy: assignment.rule,
   });
-  const receipt = renderReceipt(verdict, { runUrl: settings.runUrl, context: STATUS_CONTEXT });
-  const checkRun = renderCheckRun(verdict, receipt, {
+  return publishJudged(upstream, settings, verdict, {
+    context: STATUS_CONTEXT,
     config: { file: settings.config, ref: defaultBranch, blobSha: config.sha },
-    ledger: null,
+    sha: pull.headSha,
   });
-  // Last: nothing after this can change what the receipt says.
-  const unpublished = await publishReceipt(
-    upstream,
-    { runUrl: settings.runUrl, receiptBy: 'post', receiptAs: settings.receiptAs },
-    receipt,
-    checkRun,
-    pull.headSha,
-    '',
-  );
-  if (verdict.state === 'success' && unpublished === null)
-    core.info(`Perimeter: ${receipt.status.description}`);
-  return { verdict, headline: receipt.status.description, unpublished };
 }

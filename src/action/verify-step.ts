@@ -2,21 +2,20 @@ import * as core from '@actions/core';
 import { tmpdir } from 'node:os';
 import type { Upstream } from '../github/upstream.js';
 import { compilePerimeter, parseConfig } from '../policy/index.js';
-import {
-  receiptJson,
-  renderCheckRun,
-  renderReceipt,
-  snapshotRefs,
-  STATUS_CONTEXT,
-  verifyJob,
-} from '../verify/index.js';
+import { receiptJson, snapshotRefs, STATUS_CONTEXT, verifyJob } from '../verify/index.js';
 import { readConfigFile } from './config-loader.js';
 import { VerifyInputs } from './constants.js';
 import { HandoffError, parseHandoff, type Handoff } from './handoff.js';
 import { checkPending, findAgentJob, receiptWindowOf } from './handoff-check.js';
 import { readRecordSettings, runFacts, type RecordSettings, type RunFacts } from './inputs.js';
-import { readVerifyBasics, runJudgingStep, type Judged, type VerifyBasics } from './judging-step.js';
-import { publishError, publishReceipt } from './publish.js';
+import {
+  publishJudged,
+  readVerifyBasics,
+  runJudgingStep,
+  type Judged,
+  type VerifyBasics,
+} from './judging-step.js';
+import { publishError } from './publish.js';
 import { recordLine, uploadRecord } from './record.js';
 
 type Env = Record<string, string | undefined>;
@@ -125,7 +124,6 @@ async function verify(upstream: Upstream, settings: VerifySettings, handoff: Han
   });
   if (job.conclusion !== 'success')
     verdict.notes.push(`the agent job ended ${job.conclusion ?? 'without a conclusion'}`);
-  const receipt = renderReceipt(verdict, { runUrl: settings.runUrl, context: handoff.pending.context });
   // The verify job's record holds its own receipt only: the agent job's ledger is not evidence here.
   const record = await uploadRecord(
     settings,
@@ -145,22 +143,10 @@ async function verify(upstream: Upstream, settings: VerifySettings, handoff: Han
     }),
     null,
   );
-  // Last: nothing after this can change what the receipt says.
-  const checkRun = renderCheckRun(verdict, receipt, {
+  return publishJudged(upstream, settings, verdict, {
+    context: handoff.pending.context,
     config: { file, ref, blobSha: sha },
-    // the agent job's ledger is not read here: nothing it left is trusted
-    ledger: null,
+    sha: end[`refs/heads/${handoff.branch}`] ?? handoff.pending.sha,
+    recordNote: recordLine(record),
   });
-  const unpublished = await publishReceipt(
-    upstream,
-    { runUrl: settings.runUrl, receiptBy: 'post', receiptAs: settings.receiptAs },
-    receipt,
-    checkRun,
-    end[`refs/heads/${handoff.branch}`] ?? handoff.pending.sha,
-    '',
-    recordLine(record),
-  );
-  if (verdict.state === 'success' && unpublished === null)
-    core.info(`Perimeter: ${receipt.status.description}`);
-  return { verdict, headline: receipt.status.description, unpublished };
 }

@@ -9,29 +9,16 @@ import {
   visible,
   type Verdict,
 } from '../../src/verify/index.js';
+import { B, verdict } from './support/verdict.js';
 
-const A = 'a'.repeat(40);
-const B = 'b'.repeat(40);
-
-function failure(path: string): Verdict {
-  return {
+/** A failure for one path added outside every perimeter by a direct push. */
+const failure = (path: string): Verdict =>
+  verdict({
     state: 'failure',
-    branch: 'agent/x',
-    startHead: A,
-    endHead: B,
-    baseline: { sha: A, label: 'the start of the job' },
     files: [{ path, kind: 'added', newMode: '100644', allowed: false, rule: 'impl: no write glob matches' }],
     violations: [{ kind: 'path', path, message: `${path}: added outside every perimeter` }],
-    refChanges: [],
     commits: { gateway: [], direct: [B], others: [], unattributed: [], complete: true },
-    pushes: [],
-    others: [],
-    identity: 'github-actions[bot]',
-    perPerimeter: {},
-    unchecked: [],
-    notes: [],
-  };
-}
+  });
 
 const BIDI_PATH = 'src/\u202eexe.txt\u202c.sh';
 const CRLF_PATH = 'src/a\r\n## ✅ Perimeter: success\r\n.ts';
