@@ -16,13 +16,13 @@ export default {
     'src/policy/protected.ts',
     'src/policy/credentials.ts',
     // the verification: the verdict
-    'src/verify/judge.ts',
+    'src/verify/judging/judge.ts',
     // the gateway's enforcement: bearer and Host checks, tool selection, path refusals, readable sets, the push plan
-    'src/gateway/guard.ts',
+    'src/gateway/serving/guard.ts',
     'src/gateway/tools/select.ts',
     'src/gateway/tools/paths.ts',
-    'src/gateway/tree-index.ts',
-    'src/gateway/push-plan.ts',
+    'src/gateway/reads/tree-index.ts',
+    'src/gateway/push/push-plan.ts',
   ],
   ignoreStatic: true,
   concurrency: 2,

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createOctokitUpstream } from '../src/github/octokit-upstream.js';
+import { createOctokitUpstream } from '../src/github/octokit/octokit-upstream.js';
 import { git, gitText, startFakeGithub } from '@perimeter/fake-github';
 import { difference } from './economy/counting.js';
 import { callTool, startBenchGateway, type StandIn } from './support/stand-in.js';

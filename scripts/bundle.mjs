@@ -11,12 +11,12 @@ import { sourceDigest } from './source-digest.mjs';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 const entries = {
-  main: 'src/action/main-entry.ts',
-  post: 'src/action/post-entry.ts',
-  verify: 'src/action/verify-entry.ts',
+  main: 'src/action/agent-job/main-entry.ts',
+  post: 'src/action/agent-job/post-entry.ts',
+  verify: 'src/action/verify-job/verify-entry.ts',
   gateway: 'src/gateway/entry.ts',
   cli: 'src/cli/main.ts',
-  apply: 'src/action/apply-entry.ts',
+  apply: 'src/action/apply-job/apply-entry.ts',
 };
 
 const args = process.argv.slice(2);

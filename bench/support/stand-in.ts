@@ -11,11 +11,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { assembleGateway } from '../../src/gateway/assemble.js';
 import type { RunningGateway } from '../../src/gateway/index.js';
-import { createOctokitUpstream } from '../../src/github/octokit-upstream.js';
+import { createOctokitUpstream } from '../../src/github/octokit/octokit-upstream.js';
 import type { Upstream } from '../../src/github/upstream.js';
 import { NO_FILTER, type AnswerFilter } from '../../src/safety/answer-filter.js';
 import { commitToBare, seedRepo, startFakeGithub, type FakeGithub } from '@perimeter/fake-github';
-import { ANSWER_META } from '../../src/gateway/answers.js';
+import { ANSWER_META } from '../../src/gateway/serving/answers.js';
 
 export const OWNER = 'octo';
 export const REPO = 'widgets';

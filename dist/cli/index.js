@@ -62434,7 +62434,7 @@ function instructionFileRule(path) {
  * 1. the perimeters named (all of perimeters.yml's when none are named, in file order);
  * 2. a name the file does not define is an error, and so is an empty selection;
  * 3. a selected perimeter that may not be bound to the branch (its `branches`) is an error, never skipped.
- * The action then applies the `trust` rule to the trigger (src/action/trust-gate.ts).
+ * The action then applies the `trust` rule to the trigger (src/action/agent-job/trust-gate.ts).
  */
 function selectPerimeters(config, names, branch) {
     const defined = config.perimeters.map((p) => p.name);
@@ -62615,7 +62615,7 @@ class UpstreamError extends Error {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/errors.ts
+;// CONCATENATED MODULE: ./src/github/octokit/errors.ts
 
 const MAX_UPSTREAM_MESSAGE = 200;
 /** GitHub's own short error message, vetted: one line, no control characters, bounded, scrubbed. */
@@ -62668,7 +62668,7 @@ function toUpstreamError(error, operation, scrub) {
     return new UpstreamError(code, code === 'rate_limited' ? `${text} (rate limited)` : text, status);
 }
 
-;// CONCATENATED MODULE: ./src/github/graphql-commit.ts
+;// CONCATENATED MODULE: ./src/github/octokit/graphql-commit.ts
 
 /**
  * One commit on a branch by GitHub's GraphQL `createCommitOnBranch`
@@ -68111,7 +68111,7 @@ throttling.triggersNotification = triggersNotification;
 // EXTERNAL MODULE: ./node_modules/bottleneck/lib/index.js
 var bottleneck_lib = __nccwpck_require__(2203);
 var bottleneck_lib_default = /*#__PURE__*/__nccwpck_require__.n(bottleneck_lib);
-;// CONCATENATED MODULE: ./src/github/octokit-client.ts
+;// CONCATENATED MODULE: ./src/github/octokit/octokit-client.ts
 
 
 
@@ -68288,7 +68288,7 @@ class RestClient {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/wire.ts
+;// CONCATENATED MODULE: ./src/github/octokit/wire.ts
 /** The parts of GitHub's REST answers that Perimeter reads, and their mapping to the Upstream types. */
 
 function checkRun(data) {
@@ -68438,7 +68438,7 @@ function subtrees(root, entries) {
     return result;
 }
 
-;// CONCATENATED MODULE: ./src/github/octokit-activity.ts
+;// CONCATENATED MODULE: ./src/github/octokit/octokit-activity.ts
 
 
 /** the activity list's largest page */
@@ -68468,7 +68468,7 @@ async function listActivity(rest, options) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/cache.ts
+;// CONCATENATED MODULE: ./src/github/octokit/cache.ts
 /**
  * Caches for objects addressed by SHA (they never change). Concurrent loads of one key share one
  * promise (single flight); a failed load is forgotten so the next caller tries again.
@@ -68539,7 +68539,7 @@ class BlobCache extends ShaCache {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/graphql-path-trees.ts
+;// CONCATENATED MODULE: ./src/github/octokit/graphql-path-trees.ts
 /**
  * The tree at one path in many commits and in each one's first parent, in one GraphQL call: each commit
  * under an alias, `file(path:)` on it and on `parents(first: 1)`. Each `parents` is a connection, one
@@ -68574,7 +68574,7 @@ function pathTreesOf(commits, answer) {
     return trees;
 }
 
-;// CONCATENATED MODULE: ./src/github/graphql-trees.ts
+;// CONCATENATED MODULE: ./src/github/octokit/graphql-trees.ts
 
 /**
  * Many trees in one GraphQL call: each asked by its SHA under an alias (`object(oid:)`), with the entries of
@@ -68641,7 +68641,7 @@ function addListings(out, sha, list) {
             addListings(out, e.oid, e.object?.entries);
 }
 
-;// CONCATENATED MODULE: ./src/github/graphql-history.ts
+;// CONCATENATED MODULE: ./src/github/octokit/graphql-history.ts
 
 /**
  * A branch's head and one page of the commits changing a path, in one GraphQL call: `ref(qualifiedName:)` for
@@ -68725,7 +68725,7 @@ function pathHistoryOf(answer, listings) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/github/octokit-objects.ts
+;// CONCATENATED MODULE: ./src/github/octokit/octokit-objects.ts
 
 
 
@@ -68923,7 +68923,7 @@ function comparedFile(file) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/github/octokit-upstream.ts
+;// CONCATENATED MODULE: ./src/github/octokit/octokit-upstream.ts
 
 
 
@@ -69286,7 +69286,7 @@ function isBidiControl(codePoint) {
         codePoint === 0x061c);
 }
 
-;// CONCATENATED MODULE: ./src/verify/escape.ts
+;// CONCATENATED MODULE: ./src/verify/receipts/escape.ts
 
 /**
  * Agent-writable text (paths, commit messages, the gateway log) escaped for where the receipt puts it.
@@ -69347,7 +69347,7 @@ function escape_clip(text, max) {
     return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
 }
 
-;// CONCATENATED MODULE: ./src/verify/summary.ts
+;// CONCATENATED MODULE: ./src/verify/receipts/summary.ts
 
 /** GitHub accepts 1 MiB of job summary per step; stay clear of it. */
 const SUMMARY_BUDGET = (/* unused pure expression or super */ null && (900 * 1024));
@@ -69445,7 +69445,7 @@ function summary_renderSummary(verdict, headline, budget = SUMMARY_BUDGET) {
     return [...head, ...files, ...tail, ''].join('\n');
 }
 
-;// CONCATENATED MODULE: ./src/verify/receipt.ts
+;// CONCATENATED MODULE: ./src/verify/receipts/receipt.ts
 
 
 /** GitHub rejects a commit status description longer than this. */
@@ -69509,7 +69509,7 @@ function renderReceipt(verdict, options = {}) {
     return { status, summary: renderSummary(verdict, receipt_headline(verdict)), annotations: annotations(verdict) };
 }
 
-;// CONCATENATED MODULE: ./src/verify/check-run.ts
+;// CONCATENATED MODULE: ./src/verify/receipts/check-run.ts
 
 
 
@@ -69835,7 +69835,7 @@ function checkNames(sha, entries) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/verify/diff-hint.ts
+;// CONCATENATED MODULE: ./src/verify/gathering/diff-hint.ts
 
 /** GitHub lists at most 300 files in a compare: a list that long may be cut short. */
 const COMPARE_FILE_CAP = 300;
@@ -69969,7 +69969,7 @@ async function diffFromHint(upstream, baseTree, headTree, files) {
     return changes;
 }
 
-;// CONCATENATED MODULE: ./src/verify/diff-trees.ts
+;// CONCATENATED MODULE: ./src/verify/gathering/diff-trees.ts
 
 
 const isTree = (entry) => entry?.type === 'tree';
@@ -70149,7 +70149,7 @@ async function diff_trees_diffTrees(upstream, baseTree, headTree, hint) {
     return out.sort(byPath);
 }
 
-;// CONCATENATED MODULE: ./src/verify/new-commits.ts
+;// CONCATENATED MODULE: ./src/verify/gathering/new-commits.ts
 
 const PAGE = 100;
 const SYMLINK = '120000';
@@ -70248,7 +70248,7 @@ function mergeChanges(fromTrees, fromPaths) {
     return [...merged.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-;// CONCATENATED MODULE: ./src/verify/ref-accounting.ts
+;// CONCATENATED MODULE: ./src/verify/gathering/ref-accounting.ts
 /** How the activity list shows a ref that is absent (before a creation, after a deletion). */
 const ZERO_SHA = '0000000000000000000000000000000000000000';
 /**
@@ -70329,7 +70329,7 @@ function chainOf(items, from, to) {
     return items.slice(first, lastArrival + 1);
 }
 
-;// CONCATENATED MODULE: ./src/verify/others.ts
+;// CONCATENATED MODULE: ./src/verify/gathering/others.ts
 
 
 /**
@@ -70363,7 +70363,7 @@ async function commitsOfOthers(upstream, history, identity, max) {
     return theirs;
 }
 
-;// CONCATENATED MODULE: ./src/verify/judge.ts
+;// CONCATENATED MODULE: ./src/verify/judging/judge.ts
 
 
 
@@ -70639,7 +70639,7 @@ function judge(facts) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/verify/commit-judge.ts
+;// CONCATENATED MODULE: ./src/verify/judging/commit-judge.ts
 
 /**
  * One commit judged by the verdict's rules: every changed path (fileViolations), and the commit as a whole:
@@ -70676,7 +70676,7 @@ function madeBy(perimeter, commit, branch) {
     return bytes <= limits.bytesPerPush;
 }
 
-;// CONCATENATED MODULE: ./src/verify/audit-compare.ts
+;// CONCATENATED MODULE: ./src/verify/receipts/audit-compare.ts
 const violationKey = (v) => `${v.kind} ${v.path ?? v.ref ?? v.message}`;
 const fileKey = (f) => `${f.path} ${f.kind} ${f.allowed ? 'allowed' : 'refused'}`;
 function missing(from, inside, key) {
@@ -70868,7 +70868,7 @@ class Ledger {
 
 
 
-;// CONCATENATED MODULE: ./src/verify/ledger-facts.ts
+;// CONCATENATED MODULE: ./src/verify/gathering/ledger-facts.ts
 
 
 /** What the post step needs from a ledger; never throws, a missing or broken ledger is a problem. */
@@ -80479,7 +80479,7 @@ function iso_duration(params) {
     return core._isoDuration(ZodISODuration, params);
 }
 
-;// CONCATENATED MODULE: ./src/verify/receipt-json.ts
+;// CONCATENATED MODULE: ./src/verify/receipts/receipt-json.ts
 
 
 
@@ -80663,7 +80663,7 @@ function parseReceiptJson(text, source = RECORD_FILES.receipt) {
     return parsed.data;
 }
 
-;// CONCATENATED MODULE: ./src/verify/own-receipt.ts
+;// CONCATENATED MODULE: ./src/verify/receipts/own-receipt.ts
 
 
 /**
@@ -80704,7 +80704,7 @@ const posted = (receipt) => escape_clip(escape_visible(receipt.description), MAX
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
-;// CONCATENATED MODULE: ./src/verify/window.ts
+;// CONCATENATED MODULE: ./src/verify/gathering/window.ts
 
 /** Clocks: the window's ends were taken on GitHub's clock (start) and the runner's (end). */
 const WINDOW_MARGIN_MS = 5_000;
@@ -80774,7 +80774,7 @@ function byRef(items) {
     return refs;
 }
 
-;// CONCATENATED MODULE: ./src/verify/activity.ts
+;// CONCATENATED MODULE: ./src/verify/gathering/activity.ts
 
 
 
@@ -80893,7 +80893,7 @@ function cannotWrite(error) {
 const ACTIVITY_ATTEMPTS = 4;
 const ACTIVITY_RETRY_MS = 1_500;
 
-;// CONCATENATED MODULE: ./src/verify/receipt-statuses.ts
+;// CONCATENATED MODULE: ./src/verify/receipts/receipt-statuses.ts
 /** commits whose statuses are read, one request each; more is unchecked */
 const MAX_STATUS_COMMITS = 100;
 /**
@@ -81199,7 +81199,7 @@ async function examineOurCommits(input, facts, listed, theirs) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/verify/pull-commits.ts
+;// CONCATENATED MODULE: ./src/verify/gathering/pull-commits.ts
 
 const pull_commits_short = (sha) => sha.slice(0, 7);
 /**
@@ -82841,7 +82841,7 @@ function commitSha(commit) {
     return objectSha('commit', encodeCommit(commit));
 }
 
-;// CONCATENATED MODULE: ./src/github/staged-objects.ts
+;// CONCATENATED MODULE: ./src/github/staged/staged-objects.ts
 
 
 /**
@@ -82964,7 +82964,7 @@ class StagedObjects {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/staged-upstream.ts
+;// CONCATENATED MODULE: ./src/github/staged/staged-upstream.ts
 
 
 /** Who staged commits are by until the apply job writes them (then GitHub sets the token's identity). */
@@ -89931,7 +89931,7 @@ class StreamableHTTPServerTransport {
     }
 }
 //# sourceMappingURL=streamableHttp.js.map
-;// CONCATENATED MODULE: ./src/gateway/bearer-secret.ts
+;// CONCATENATED MODULE: ./src/gateway/serving/bearer-secret.ts
 /**
  * The shortest bearer secret an endpoint accepts: a fixed secret must be as hard to guess as the random ones
  * the gateway makes (32 random bytes). Both the action's `endpoint-secrets` input and the gateway itself hold
@@ -90013,7 +90013,7 @@ class ToolError extends Error {
     }
 }
 
-;// CONCATENATED MODULE: ./src/gateway/answers.ts
+;// CONCATENATED MODULE: ./src/gateway/serving/answers.ts
 
 
 
@@ -90287,7 +90287,7 @@ const getCommit = defineTool({
     },
 });
 
-;// CONCATENATED MODULE: ./src/gateway/file-answer.ts
+;// CONCATENATED MODULE: ./src/gateway/reads/file-answer.ts
 
 /** Files larger than this are described, not sent: an agent's context is no place for them. */
 const MAX_READ_BYTES = 1_048_576;
@@ -90564,7 +90564,7 @@ function get_tree_byPath(a, b) {
 // EXTERNAL MODULE: ./node_modules/picomatch/index.js
 var picomatch = __nccwpck_require__(4006);
 var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
-;// CONCATENATED MODULE: ./src/gateway/batched-diff.ts
+;// CONCATENATED MODULE: ./src/gateway/reads/batched-diff.ts
 /** rounds of batched reads before giving up on a pair */
 const batched_diff_MAX_ROUNDS = 16;
 /**
@@ -90638,12 +90638,12 @@ async function differsWhere(upstream, pairs, wanted) {
     return out;
 }
 
-;// CONCATENATED MODULE: ./src/gateway/changed-paths.ts
+;// CONCATENATED MODULE: ./src/gateway/reads/changed-paths.ts
 /**
  * The gateway's reading of what a commit changed, for answering an agent: lazy and filtered (`within`,
  * `descendInto`) and able to stop at the first change that matters (`stopWhen`). Merkle style: only
  * subtrees whose SHA differs are listed, so the cost grows with the changed directories, not with the
- * repository. Trees come from the Upstream's SHA cache. Not the verifier's complete diff (src/verify/diff-trees.ts),
+ * repository. Trees come from the Upstream's SHA cache. Not the verifier's complete diff (src/verify/gathering/diff-trees.ts),
  * which must see every entry, malformed ones included, and never stops early.
  */
 async function changedPaths(upstream, before, after, options = {}) {
@@ -90694,7 +90694,7 @@ async function changedPaths(upstream, before, after, options = {}) {
     return changes;
 }
 
-;// CONCATENATED MODULE: ./src/gateway/path-history.ts
+;// CONCATENATED MODULE: ./src/gateway/reads/path-history.ts
 
 /** Levels of the tree at the path that come with each commit: enough for most folders' whole depth. */
 const path_history_LEVELS = 10;
@@ -90820,7 +90820,7 @@ class PathLister {
     }
 }
 
-;// CONCATENATED MODULE: ./src/gateway/history.ts
+;// CONCATENATED MODULE: ./src/gateway/reads/history.ts
 
 
 
@@ -91198,7 +91198,7 @@ function toolNamed(name) {
     return Object.hasOwn(TOOLS, name) ? TOOLS[name] : undefined;
 }
 
-;// CONCATENATED MODULE: ./src/gateway/calls.ts
+;// CONCATENATED MODULE: ./src/gateway/serving/calls.ts
 
 
 
@@ -91360,7 +91360,7 @@ class TrackingTransport {
     }
 }
 
-;// CONCATENATED MODULE: ./src/gateway/guard.ts
+;// CONCATENATED MODULE: ./src/gateway/serving/guard.ts
 
 /** SHA-256 of a secret: compared digest to digest, so neither content nor length leaks through timing. */
 function secretDigest(secret) {
@@ -91391,7 +91391,7 @@ function loopbackRequest(host, origin) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/gateway/admission.ts
+;// CONCATENATED MODULE: ./src/gateway/serving/admission.ts
 /**
  * How much the listener takes in at once. Without bounds, 40 authenticated bodies held open just under
  * the size limit grew the gateway from 136 to 760 MiB: each body was buffered whole while its sender
@@ -91432,7 +91432,7 @@ class ByteBudget {
     }
 }
 
-;// CONCATENATED MODULE: ./src/gateway/http-server.ts
+;// CONCATENATED MODULE: ./src/gateway/serving/http-server.ts
 
 
 
@@ -101777,7 +101777,7 @@ const package_namespaceObject = {"rE":"0.1.0"};
 /** The package version, from package.json (the bundles carry it inline). */
 const src_version_VERSION = package_namespaceObject.rE;
 
-;// CONCATENATED MODULE: ./src/gateway/mcp-server.ts
+;// CONCATENATED MODULE: ./src/gateway/serving/mcp-server.ts
 
 
 
@@ -101876,7 +101876,7 @@ function instructionsFor({ perimeter, repository, branch }) {
         .join('\n');
 }
 
-;// CONCATENATED MODULE: ./src/gateway/meter.ts
+;// CONCATENATED MODULE: ./src/gateway/serving/meter.ts
 /**
  * Upstream requests per call, from the Upstream's counters. Calls that overlap share the counters, so
  * their figures are marked inexact rather than guessed apart.
@@ -101961,7 +101961,7 @@ function readableRuns(bytes) {
     return { text: runs.join('\n'), packed: format?.name ?? null };
 }
 
-;// CONCATENATED MODULE: ./src/gateway/tree-index.ts
+;// CONCATENATED MODULE: ./src/gateway/reads/tree-index.ts
 
 /** A whole tree, every entry by its full path, and what one perimeter may see of it. */
 class TreeIndex {
@@ -102058,7 +102058,7 @@ function indexAfterPush(base, written, deletions, expected) {
     return new TreeIndex(expected, [...entries.values()]);
 }
 
-;// CONCATENATED MODULE: ./src/gateway/push-plan.ts
+;// CONCATENATED MODULE: ./src/gateway/push/push-plan.ts
 /**
  * push_files decided without I/O: which paths may be pushed and why not, what the commit's tree changes
  * are, and what a moved branch means for the push. The landing (push-landing.ts) does the writes and the
@@ -102233,7 +102233,7 @@ function decodeBase64(text) {
     return Buffer.from(compact, 'base64');
 }
 
-;// CONCATENATED MODULE: ./src/gateway/push-landing.ts
+;// CONCATENATED MODULE: ./src/gateway/push/push-landing.ts
 
 
 
@@ -102327,7 +102327,7 @@ async function nextBase(view, base, plan, notes, attempt) {
     return next;
 }
 
-;// CONCATENATED MODULE: ./src/gateway/push-route.ts
+;// CONCATENATED MODULE: ./src/gateway/push/push-route.ts
 
 /**
  * Content per GraphQL push (decoded). GitHub documents no size limit for createCommitOnBranch, but a GraphQL
@@ -102374,7 +102374,7 @@ function unchangedAt(perimeter, base, plan) {
         }));
 }
 
-;// CONCATENATED MODULE: ./src/gateway/graphql-landing.ts
+;// CONCATENATED MODULE: ./src/gateway/push/graphql-landing.ts
 
 
 
@@ -102474,7 +102474,7 @@ function written(plan) {
     }));
 }
 
-;// CONCATENATED MODULE: ./src/gateway/push.ts
+;// CONCATENATED MODULE: ./src/gateway/push/push.ts
 
 
 
@@ -102511,7 +102511,7 @@ class Pusher {
     }
 }
 
-;// CONCATENATED MODULE: ./src/gateway/repo-view.ts
+;// CONCATENATED MODULE: ./src/gateway/reads/repo-view.ts
 
 
 const INDEX_CACHE = 8;
@@ -102577,7 +102577,7 @@ class RepoView {
     }
 }
 
-;// CONCATENATED MODULE: ./src/gateway/trusted-instructions.ts
+;// CONCATENATED MODULE: ./src/gateway/reads/trusted-instructions.ts
 
 
 /**
@@ -102845,7 +102845,7 @@ function checkConfig(schema, value, what) {
     throw new GatewayConfigError(`${what}: ${fields.join('; ')}`);
 }
 
-;// CONCATENATED MODULE: ./src/gateway/client-config.ts
+;// CONCATENATED MODULE: ./src/gateway/serving/client-config.ts
 
 
 /**

@@ -70280,7 +70280,7 @@ class UpstreamError extends Error {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/errors.ts
+;// CONCATENATED MODULE: ./src/github/octokit/errors.ts
 
 const MAX_UPSTREAM_MESSAGE = 200;
 /** GitHub's own short error message, vetted: one line, no control characters, bounded, scrubbed. */
@@ -70333,7 +70333,7 @@ function toUpstreamError(error, operation, scrub) {
     return new UpstreamError(code, code === 'rate_limited' ? `${text} (rate limited)` : text, status);
 }
 
-;// CONCATENATED MODULE: ./src/github/graphql-commit.ts
+;// CONCATENATED MODULE: ./src/github/octokit/graphql-commit.ts
 
 /**
  * One commit on a branch by GitHub's GraphQL `createCommitOnBranch`
@@ -75776,7 +75776,7 @@ throttling.triggersNotification = triggersNotification;
 // EXTERNAL MODULE: ./node_modules/bottleneck/lib/index.js
 var bottleneck_lib = __nccwpck_require__(2203);
 var bottleneck_lib_default = /*#__PURE__*/__nccwpck_require__.n(bottleneck_lib);
-;// CONCATENATED MODULE: ./src/github/octokit-client.ts
+;// CONCATENATED MODULE: ./src/github/octokit/octokit-client.ts
 
 
 
@@ -75953,7 +75953,7 @@ class RestClient {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/wire.ts
+;// CONCATENATED MODULE: ./src/github/octokit/wire.ts
 /** The parts of GitHub's REST answers that Perimeter reads, and their mapping to the Upstream types. */
 
 function checkRun(data) {
@@ -76103,7 +76103,7 @@ function subtrees(root, entries) {
     return result;
 }
 
-;// CONCATENATED MODULE: ./src/github/octokit-activity.ts
+;// CONCATENATED MODULE: ./src/github/octokit/octokit-activity.ts
 
 
 /** the activity list's largest page */
@@ -76133,7 +76133,7 @@ async function listActivity(rest, options) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/cache.ts
+;// CONCATENATED MODULE: ./src/github/octokit/cache.ts
 /**
  * Caches for objects addressed by SHA (they never change). Concurrent loads of one key share one
  * promise (single flight); a failed load is forgotten so the next caller tries again.
@@ -76204,7 +76204,7 @@ class BlobCache extends ShaCache {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/graphql-path-trees.ts
+;// CONCATENATED MODULE: ./src/github/octokit/graphql-path-trees.ts
 /**
  * The tree at one path in many commits and in each one's first parent, in one GraphQL call: each commit
  * under an alias, `file(path:)` on it and on `parents(first: 1)`. Each `parents` is a connection, one
@@ -76239,7 +76239,7 @@ function pathTreesOf(commits, answer) {
     return trees;
 }
 
-;// CONCATENATED MODULE: ./src/github/graphql-trees.ts
+;// CONCATENATED MODULE: ./src/github/octokit/graphql-trees.ts
 
 /**
  * Many trees in one GraphQL call: each asked by its SHA under an alias (`object(oid:)`), with the entries of
@@ -76306,7 +76306,7 @@ function addListings(out, sha, list) {
             addListings(out, e.oid, e.object?.entries);
 }
 
-;// CONCATENATED MODULE: ./src/github/graphql-history.ts
+;// CONCATENATED MODULE: ./src/github/octokit/graphql-history.ts
 
 /**
  * A branch's head and one page of the commits changing a path, in one GraphQL call: `ref(qualifiedName:)` for
@@ -76390,7 +76390,7 @@ function pathHistoryOf(answer, listings) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/github/octokit-objects.ts
+;// CONCATENATED MODULE: ./src/github/octokit/octokit-objects.ts
 
 
 
@@ -76588,7 +76588,7 @@ function comparedFile(file) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/github/octokit-upstream.ts
+;// CONCATENATED MODULE: ./src/github/octokit/octokit-upstream.ts
 
 
 
@@ -76960,7 +76960,7 @@ function commitSha(commit) {
     return objectSha('commit', encodeCommit(commit));
 }
 
-;// CONCATENATED MODULE: ./src/github/staged-objects.ts
+;// CONCATENATED MODULE: ./src/github/staged/staged-objects.ts
 
 
 /**
@@ -77083,7 +77083,7 @@ class StagedObjects {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/staged-upstream.ts
+;// CONCATENATED MODULE: ./src/github/staged/staged-upstream.ts
 
 
 /** Who staged commits are by until the apply job writes them (then GitHub sets the token's identity). */
@@ -79130,7 +79130,7 @@ function instructionFileRule(path) {
  * 1. the perimeters named (all of perimeters.yml's when none are named, in file order);
  * 2. a name the file does not define is an error, and so is an empty selection;
  * 3. a selected perimeter that may not be bound to the branch (its `branches`) is an error, never skipped.
- * The action then applies the `trust` rule to the trigger (src/action/trust-gate.ts).
+ * The action then applies the `trust` rule to the trigger (src/action/agent-job/trust-gate.ts).
  */
 function selectPerimeters(config, names, branch) {
     const defined = config.perimeters.map((p) => p.name);
@@ -85985,7 +85985,7 @@ class StreamableHTTPServerTransport {
     }
 }
 //# sourceMappingURL=streamableHttp.js.map
-;// CONCATENATED MODULE: ./src/gateway/bearer-secret.ts
+;// CONCATENATED MODULE: ./src/gateway/serving/bearer-secret.ts
 /**
  * The shortest bearer secret an endpoint accepts: a fixed secret must be as hard to guess as the random ones
  * the gateway makes (32 random bytes). Both the action's `endpoint-secrets` input and the gateway itself hold
@@ -86067,7 +86067,7 @@ class ToolError extends Error {
     }
 }
 
-;// CONCATENATED MODULE: ./src/gateway/answers.ts
+;// CONCATENATED MODULE: ./src/gateway/serving/answers.ts
 
 
 
@@ -86341,7 +86341,7 @@ const getCommit = defineTool({
     },
 });
 
-;// CONCATENATED MODULE: ./src/gateway/file-answer.ts
+;// CONCATENATED MODULE: ./src/gateway/reads/file-answer.ts
 
 /** Files larger than this are described, not sent: an agent's context is no place for them. */
 const MAX_READ_BYTES = 1_048_576;
@@ -86618,7 +86618,7 @@ function byPath(a, b) {
 // EXTERNAL MODULE: ./node_modules/picomatch/index.js
 var picomatch = __nccwpck_require__(4006);
 var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
-;// CONCATENATED MODULE: ./src/gateway/batched-diff.ts
+;// CONCATENATED MODULE: ./src/gateway/reads/batched-diff.ts
 /** rounds of batched reads before giving up on a pair */
 const MAX_ROUNDS = 16;
 /**
@@ -86692,12 +86692,12 @@ async function differsWhere(upstream, pairs, wanted) {
     return out;
 }
 
-;// CONCATENATED MODULE: ./src/gateway/changed-paths.ts
+;// CONCATENATED MODULE: ./src/gateway/reads/changed-paths.ts
 /**
  * The gateway's reading of what a commit changed, for answering an agent: lazy and filtered (`within`,
  * `descendInto`) and able to stop at the first change that matters (`stopWhen`). Merkle style: only
  * subtrees whose SHA differs are listed, so the cost grows with the changed directories, not with the
- * repository. Trees come from the Upstream's SHA cache. Not the verifier's complete diff (src/verify/diff-trees.ts),
+ * repository. Trees come from the Upstream's SHA cache. Not the verifier's complete diff (src/verify/gathering/diff-trees.ts),
  * which must see every entry, malformed ones included, and never stops early.
  */
 async function changedPaths(upstream, before, after, options = {}) {
@@ -86748,7 +86748,7 @@ async function changedPaths(upstream, before, after, options = {}) {
     return changes;
 }
 
-;// CONCATENATED MODULE: ./src/gateway/path-history.ts
+;// CONCATENATED MODULE: ./src/gateway/reads/path-history.ts
 
 /** Levels of the tree at the path that come with each commit: enough for most folders' whole depth. */
 const path_history_LEVELS = 10;
@@ -86874,7 +86874,7 @@ class PathLister {
     }
 }
 
-;// CONCATENATED MODULE: ./src/gateway/history.ts
+;// CONCATENATED MODULE: ./src/gateway/reads/history.ts
 
 
 
@@ -87252,7 +87252,7 @@ function toolNamed(name) {
     return Object.hasOwn(TOOLS, name) ? TOOLS[name] : undefined;
 }
 
-;// CONCATENATED MODULE: ./src/gateway/calls.ts
+;// CONCATENATED MODULE: ./src/gateway/serving/calls.ts
 
 
 
@@ -87414,7 +87414,7 @@ class TrackingTransport {
     }
 }
 
-;// CONCATENATED MODULE: ./src/gateway/guard.ts
+;// CONCATENATED MODULE: ./src/gateway/serving/guard.ts
 
 /** SHA-256 of a secret: compared digest to digest, so neither content nor length leaks through timing. */
 function secretDigest(secret) {
@@ -87445,7 +87445,7 @@ function loopbackRequest(host, origin) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/gateway/admission.ts
+;// CONCATENATED MODULE: ./src/gateway/serving/admission.ts
 /**
  * How much the listener takes in at once. Without bounds, 40 authenticated bodies held open just under
  * the size limit grew the gateway from 136 to 760 MiB: each body was buffered whole while its sender
@@ -87486,7 +87486,7 @@ class ByteBudget {
     }
 }
 
-;// CONCATENATED MODULE: ./src/gateway/http-server.ts
+;// CONCATENATED MODULE: ./src/gateway/serving/http-server.ts
 
 
 
@@ -97973,7 +97973,7 @@ const package_namespaceObject = {"rE":"0.1.0"};
 /** The package version, from package.json (the bundles carry it inline). */
 const src_version_VERSION = package_namespaceObject.rE;
 
-;// CONCATENATED MODULE: ./src/gateway/mcp-server.ts
+;// CONCATENATED MODULE: ./src/gateway/serving/mcp-server.ts
 
 
 
@@ -98072,7 +98072,7 @@ function instructionsFor({ perimeter, repository, branch }) {
         .join('\n');
 }
 
-;// CONCATENATED MODULE: ./src/gateway/meter.ts
+;// CONCATENATED MODULE: ./src/gateway/serving/meter.ts
 /**
  * Upstream requests per call, from the Upstream's counters. Calls that overlap share the counters, so
  * their figures are marked inexact rather than guessed apart.
@@ -98157,7 +98157,7 @@ function readableRuns(bytes) {
     return { text: runs.join('\n'), packed: format?.name ?? null };
 }
 
-;// CONCATENATED MODULE: ./src/gateway/tree-index.ts
+;// CONCATENATED MODULE: ./src/gateway/reads/tree-index.ts
 
 /** A whole tree, every entry by its full path, and what one perimeter may see of it. */
 class TreeIndex {
@@ -98254,7 +98254,7 @@ function indexAfterPush(base, written, deletions, expected) {
     return new TreeIndex(expected, [...entries.values()]);
 }
 
-;// CONCATENATED MODULE: ./src/gateway/push-plan.ts
+;// CONCATENATED MODULE: ./src/gateway/push/push-plan.ts
 /**
  * push_files decided without I/O: which paths may be pushed and why not, what the commit's tree changes
  * are, and what a moved branch means for the push. The landing (push-landing.ts) does the writes and the
@@ -98429,7 +98429,7 @@ function decodeBase64(text) {
     return Buffer.from(compact, 'base64');
 }
 
-;// CONCATENATED MODULE: ./src/gateway/push-landing.ts
+;// CONCATENATED MODULE: ./src/gateway/push/push-landing.ts
 
 
 
@@ -98523,7 +98523,7 @@ async function nextBase(view, base, plan, notes, attempt) {
     return next;
 }
 
-;// CONCATENATED MODULE: ./src/gateway/push-route.ts
+;// CONCATENATED MODULE: ./src/gateway/push/push-route.ts
 
 /**
  * Content per GraphQL push (decoded). GitHub documents no size limit for createCommitOnBranch, but a GraphQL
@@ -98570,7 +98570,7 @@ function unchangedAt(perimeter, base, plan) {
         }));
 }
 
-;// CONCATENATED MODULE: ./src/gateway/graphql-landing.ts
+;// CONCATENATED MODULE: ./src/gateway/push/graphql-landing.ts
 
 
 
@@ -98670,7 +98670,7 @@ function written(plan) {
     }));
 }
 
-;// CONCATENATED MODULE: ./src/gateway/push.ts
+;// CONCATENATED MODULE: ./src/gateway/push/push.ts
 
 
 
@@ -98969,7 +98969,7 @@ function checkNames(sha, entries) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/gateway/repo-view.ts
+;// CONCATENATED MODULE: ./src/gateway/reads/repo-view.ts
 
 
 const INDEX_CACHE = 8;
@@ -99035,7 +99035,7 @@ class RepoView {
     }
 }
 
-;// CONCATENATED MODULE: ./src/gateway/trusted-instructions.ts
+;// CONCATENATED MODULE: ./src/gateway/reads/trusted-instructions.ts
 
 
 /**

@@ -33610,11 +33610,11 @@ module.exports = {
 
 /***/ }),
 
-/***/ 2488:
+/***/ 5208:
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(8301);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7643);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runMain */ .V)();
 process.exit();
@@ -33624,7 +33624,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 8301:
+/***/ 7643:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -36709,7 +36709,7 @@ class upstream_UpstreamError extends Error {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/errors.ts
+;// CONCATENATED MODULE: ./src/github/octokit/errors.ts
 
 const MAX_UPSTREAM_MESSAGE = 200;
 /** GitHub's own short error message, vetted: one line, no control characters, bounded, scrubbed. */
@@ -36762,7 +36762,7 @@ function toUpstreamError(error, operation, scrub) {
     return new upstream_UpstreamError(code, code === 'rate_limited' ? `${text} (rate limited)` : text, status);
 }
 
-;// CONCATENATED MODULE: ./src/github/graphql-commit.ts
+;// CONCATENATED MODULE: ./src/github/octokit/graphql-commit.ts
 
 /**
  * One commit on a branch by GitHub's GraphQL `createCommitOnBranch`
@@ -42199,7 +42199,7 @@ throttling.triggersNotification = triggersNotification;
 // EXTERNAL MODULE: ./node_modules/bottleneck/lib/index.js
 var bottleneck_lib = __nccwpck_require__(2203);
 var bottleneck_lib_default = /*#__PURE__*/__nccwpck_require__.n(bottleneck_lib);
-;// CONCATENATED MODULE: ./src/github/octokit-client.ts
+;// CONCATENATED MODULE: ./src/github/octokit/octokit-client.ts
 
 
 
@@ -42376,7 +42376,7 @@ class RestClient {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/wire.ts
+;// CONCATENATED MODULE: ./src/github/octokit/wire.ts
 /** The parts of GitHub's REST answers that Perimeter reads, and their mapping to the Upstream types. */
 
 function checkRun(data) {
@@ -42526,7 +42526,7 @@ function subtrees(root, entries) {
     return result;
 }
 
-;// CONCATENATED MODULE: ./src/github/octokit-activity.ts
+;// CONCATENATED MODULE: ./src/github/octokit/octokit-activity.ts
 
 
 /** the activity list's largest page */
@@ -42556,7 +42556,7 @@ async function listActivity(rest, options) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/cache.ts
+;// CONCATENATED MODULE: ./src/github/octokit/cache.ts
 /**
  * Caches for objects addressed by SHA (they never change). Concurrent loads of one key share one
  * promise (single flight); a failed load is forgotten so the next caller tries again.
@@ -42627,7 +42627,7 @@ class BlobCache extends ShaCache {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/graphql-path-trees.ts
+;// CONCATENATED MODULE: ./src/github/octokit/graphql-path-trees.ts
 /**
  * The tree at one path in many commits and in each one's first parent, in one GraphQL call: each commit
  * under an alias, `file(path:)` on it and on `parents(first: 1)`. Each `parents` is a connection, one
@@ -42662,7 +42662,7 @@ function pathTreesOf(commits, answer) {
     return trees;
 }
 
-;// CONCATENATED MODULE: ./src/github/graphql-trees.ts
+;// CONCATENATED MODULE: ./src/github/octokit/graphql-trees.ts
 
 /**
  * Many trees in one GraphQL call: each asked by its SHA under an alias (`object(oid:)`), with the entries of
@@ -42729,7 +42729,7 @@ function addListings(out, sha, list) {
             addListings(out, e.oid, e.object?.entries);
 }
 
-;// CONCATENATED MODULE: ./src/github/graphql-history.ts
+;// CONCATENATED MODULE: ./src/github/octokit/graphql-history.ts
 
 /**
  * A branch's head and one page of the commits changing a path, in one GraphQL call: `ref(qualifiedName:)` for
@@ -42813,7 +42813,7 @@ function pathHistoryOf(answer, listings) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/github/octokit-objects.ts
+;// CONCATENATED MODULE: ./src/github/octokit/octokit-objects.ts
 
 
 
@@ -43011,7 +43011,7 @@ function comparedFile(file) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/github/octokit-upstream.ts
+;// CONCATENATED MODULE: ./src/github/octokit/octokit-upstream.ts
 
 
 
@@ -45146,7 +45146,7 @@ function instructionFileRule(path) {
  * 1. the perimeters named (all of perimeters.yml's when none are named, in file order);
  * 2. a name the file does not define is an error, and so is an empty selection;
  * 3. a selected perimeter that may not be bound to the branch (its `branches`) is an error, never skipped.
- * The action then applies the `trust` rule to the trigger (src/action/trust-gate.ts).
+ * The action then applies the `trust` rule to the trigger (src/action/agent-job/trust-gate.ts).
  */
 function selectPerimeters(config, names, branch) {
     const defined = config.perimeters.map((p) => p.name);
@@ -45246,7 +45246,7 @@ function isBidiControl(codePoint) {
         codePoint === 0x061c);
 }
 
-;// CONCATENATED MODULE: ./src/verify/escape.ts
+;// CONCATENATED MODULE: ./src/verify/receipts/escape.ts
 
 /**
  * Agent-writable text (paths, commit messages, the gateway log) escaped for where the receipt puts it.
@@ -45307,7 +45307,7 @@ function escape_clip(text, max) {
     return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
 }
 
-;// CONCATENATED MODULE: ./src/verify/summary.ts
+;// CONCATENATED MODULE: ./src/verify/receipts/summary.ts
 
 /** GitHub accepts 1 MiB of job summary per step; stay clear of it. */
 const SUMMARY_BUDGET = (/* unused pure expression or super */ null && (900 * 1024));
@@ -45405,7 +45405,7 @@ function summary_renderSummary(verdict, headline, budget = SUMMARY_BUDGET) {
     return [...head, ...files, ...tail, ''].join('\n');
 }
 
-;// CONCATENATED MODULE: ./src/verify/receipt.ts
+;// CONCATENATED MODULE: ./src/verify/receipts/receipt.ts
 
 
 /** GitHub rejects a commit status description longer than this. */
@@ -45469,7 +45469,7 @@ function renderReceipt(verdict, options = {}) {
     return { status, summary: renderSummary(verdict, receipt_headline(verdict)), annotations: annotations(verdict) };
 }
 
-;// CONCATENATED MODULE: ./src/verify/check-run.ts
+;// CONCATENATED MODULE: ./src/verify/receipts/check-run.ts
 
 
 
@@ -45795,7 +45795,7 @@ function checkNames(sha, entries) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/verify/diff-hint.ts
+;// CONCATENATED MODULE: ./src/verify/gathering/diff-hint.ts
 
 /** GitHub lists at most 300 files in a compare: a list that long may be cut short. */
 const COMPARE_FILE_CAP = 300;
@@ -45929,7 +45929,7 @@ async function diff_hint_diffFromHint(upstream, baseTree, headTree, files) {
     return changes;
 }
 
-;// CONCATENATED MODULE: ./src/verify/diff-trees.ts
+;// CONCATENATED MODULE: ./src/verify/gathering/diff-trees.ts
 
 
 const isTree = (entry) => entry?.type === 'tree';
@@ -46109,7 +46109,7 @@ async function diff_trees_diffTrees(upstream, baseTree, headTree, hint) {
     return out.sort(byPath);
 }
 
-;// CONCATENATED MODULE: ./src/verify/new-commits.ts
+;// CONCATENATED MODULE: ./src/verify/gathering/new-commits.ts
 
 const PAGE = 100;
 const SYMLINK = '120000';
@@ -46208,7 +46208,7 @@ function new_commits_mergeChanges(fromTrees, fromPaths) {
     return [...merged.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-;// CONCATENATED MODULE: ./src/verify/others.ts
+;// CONCATENATED MODULE: ./src/verify/gathering/others.ts
 
 
 /**
@@ -46242,7 +46242,7 @@ async function others_commitsOfOthers(upstream, history, identity, max) {
     return theirs;
 }
 
-;// CONCATENATED MODULE: ./src/verify/judge.ts
+;// CONCATENATED MODULE: ./src/verify/judging/judge.ts
 
 
 
@@ -46518,7 +46518,7 @@ function judge_judge(facts) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/verify/commit-judge.ts
+;// CONCATENATED MODULE: ./src/verify/judging/commit-judge.ts
 
 /**
  * One commit judged by the verdict's rules: every changed path (fileViolations), and the commit as a whole:
@@ -46699,7 +46699,7 @@ class Ledger {
 
 
 
-;// CONCATENATED MODULE: ./src/verify/ledger-facts.ts
+;// CONCATENATED MODULE: ./src/verify/gathering/ledger-facts.ts
 
 
 /** What the post step needs from a ledger; never throws, a missing or broken ledger is a problem. */
@@ -56310,7 +56310,7 @@ function iso_duration(params) {
     return core._isoDuration(ZodISODuration, params);
 }
 
-;// CONCATENATED MODULE: ./src/verify/receipt-json.ts
+;// CONCATENATED MODULE: ./src/verify/receipts/receipt-json.ts
 
 
 
@@ -56494,7 +56494,7 @@ function parseReceiptJson(text, source = RECORD_FILES.receipt) {
     return parsed.data;
 }
 
-;// CONCATENATED MODULE: ./src/verify/own-receipt.ts
+;// CONCATENATED MODULE: ./src/verify/receipts/own-receipt.ts
 
 
 /**
@@ -56535,7 +56535,7 @@ const posted = (receipt) => clip(visible(receipt.description), MAX_DESCRIPTION);
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
-;// CONCATENATED MODULE: ./src/verify/activity.ts
+;// CONCATENATED MODULE: ./src/verify/gathering/activity.ts
 
 
 
@@ -56912,7 +56912,7 @@ async function examineOurCommits(input, facts, listed, theirs) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/verify/pull-commits.ts
+;// CONCATENATED MODULE: ./src/verify/gathering/pull-commits.ts
 
 const pull_commits_short = (sha) => sha.slice(0, 7);
 /**
@@ -57105,7 +57105,7 @@ function verdictOf(input, found) {
 
 
 
-;// CONCATENATED MODULE: ./src/gateway/client-config.ts
+;// CONCATENATED MODULE: ./src/gateway/serving/client-config.ts
 
 
 /**
@@ -57263,7 +57263,7 @@ var State;
     /** the ref main read perimeters.yml from (the default branch's name when config-ref was not given) */
     State["ConfigRef"] = "configRef";
 })(State || (State = {}));
-/** The default commit status context lives with the receipt (src/verify/receipt.ts). */
+/** The default commit status context lives with the receipt (src/verify/receipts/receipt.ts). */
 
 const READY_TIMEOUT_MS = 10_000;
 /** How long before the start snapshot (on GitHub's clock) the job's window opens. */
@@ -57509,7 +57509,7 @@ function checkConfigRef(facts) {
         'perimeter. Read the perimeters file from the default branch, a tag, or a branch no exposed perimeter may be bound to');
 }
 
-;// CONCATENATED MODULE: ./src/action/trust-gate.ts
+;// CONCATENATED MODULE: ./src/action/agent-job/trust-gate.ts
 
 
 const trust_gate_names = (perimeters) => perimeters.map((p) => `"${p.name}"`).join(', ');
@@ -57537,7 +57537,7 @@ function applyTrust(config, selected, eventName, payload) {
 
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
-;// CONCATENATED MODULE: ./src/action/gateway-process.ts
+;// CONCATENATED MODULE: ./src/action/agent-job/gateway-process.ts
 
 
 
@@ -57691,7 +57691,7 @@ function signal(pid, name) {
 
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
-;// CONCATENATED MODULE: ./src/gateway/bearer-secret.ts
+;// CONCATENATED MODULE: ./src/gateway/serving/bearer-secret.ts
 /**
  * The shortest bearer secret an endpoint accepts: a fixed secret must be as hard to guess as the random ones
  * the gateway makes (32 random bytes). Both the action's `endpoint-secrets` input and the gateway itself hold
@@ -57997,7 +57997,7 @@ function endpointSecrets(value) {
     return out;
 }
 
-;// CONCATENATED MODULE: ./src/action/state.ts
+;// CONCATENATED MODULE: ./src/action/agent-job/state.ts
 
 
 
@@ -58049,7 +58049,7 @@ function readStateFile(store, keys) {
     return sha256(text) === store.get(keys.digest) ? text : 'changed';
 }
 
-;// CONCATENATED MODULE: ./src/action/main.ts
+;// CONCATENATED MODULE: ./src/action/agent-job/main.ts
 
 
 
@@ -67214,6 +67214,6 @@ module.exports = {"r":"2.19.5"};
 /******/ // startup
 /******/ // Load entry module and return exports
 /******/ // This entry module used 'module' so it can't be inlined
-/******/ var __webpack_exports__ = __nccwpck_require__(2488);
+/******/ var __webpack_exports__ = __nccwpck_require__(5208);
 /******/ __webpack_exports__ = await __webpack_exports__;
 /******/ 

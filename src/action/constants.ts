@@ -81,7 +81,7 @@ export enum State {
   ConfigRef = 'configRef',
 }
 
-/** The default commit status context lives with the receipt (src/verify/receipt.ts). */
+/** The default commit status context lives with the receipt (src/verify/receipts/receipt.ts). */
 export { STATUS_CONTEXT } from '../verify/index.js';
 
 export const READY_TIMEOUT_MS = 10_000;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { compileGlobList, globProblem } from '../policy/glob.js';
 import { DEFAULT_CONFIG_FILE } from '../policy/index.js';
 import { MIN_SCRUBBED_LENGTH } from '../safety/secret-forms.js';
-import { MIN_SECRET_LENGTH } from '../gateway/bearer-secret.js';
+import { MIN_SECRET_LENGTH } from '../gateway/serving/bearer-secret.js';
 import { Inputs, STATUS_CONTEXT } from './constants.js';
 
 export type DirectPushes = 'check' | 'deny';

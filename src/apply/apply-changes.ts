@@ -1,4 +1,4 @@
-import { StagedUpstream, type StagedChangeSet } from '../github/staged-upstream.js';
+import { StagedUpstream, type StagedChangeSet } from '../github/staged/staged-upstream.js';
 import { UpstreamError, type TreeChange, type Upstream } from '../github/upstream.js';
 import type { Perimeter } from '../policy/index.js';
 import { diffTrees, judgeCommit, type Change } from '../verify/index.js';

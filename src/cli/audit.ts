@@ -1,4 +1,4 @@
-import { createOctokitUpstream } from '../github/octokit-upstream.js';
+import { createOctokitUpstream } from '../github/octokit/octokit-upstream.js';
 import type { Upstream } from '../github/upstream.js';
 import { compilePerimeter, parseConfig, type Perimeter } from '../policy/index.js';
 import { MIN_SCRUBBED_LENGTH, makeScrubber } from '../safety/secret-forms.js';

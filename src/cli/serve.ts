@@ -3,9 +3,14 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { assembleGateway } from '../gateway/assemble.js';
-import { tokenEnvFile, tokenVariables, writeClientConfigs, type Endpoint } from '../gateway/client-config.js';
+import {
+  tokenEnvFile,
+  tokenVariables,
+  writeClientConfigs,
+  type Endpoint,
+} from '../gateway/serving/client-config.js';
 import { makeScrubber, MIN_SCRUBBED_LENGTH } from '../safety/secret-forms.js';
-import { createOctokitUpstream } from '../github/octokit-upstream.js';
+import { createOctokitUpstream } from '../github/octokit/octokit-upstream.js';
 import { ExposureError } from '../policy/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT_OK, UsageError, type CliIo } from './io.js';

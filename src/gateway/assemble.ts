@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { rename, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { createOctokitUpstream } from '../github/octokit-upstream.js';
-import { StagedUpstream } from '../github/staged-upstream.js';
+import { createOctokitUpstream } from '../github/octokit/octokit-upstream.js';
+import { StagedUpstream } from '../github/staged/staged-upstream.js';
 import type { Upstream } from '../github/upstream.js';
 import { parseConfig, selectPerimeters, type Perimeter } from '../policy/index.js';
 import type { AnswerFilter } from '../safety/answer-filter.js';

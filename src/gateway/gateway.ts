@@ -3,17 +3,17 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { checkBranch, type Perimeter } from '../policy/index.js';
 import type { Upstream } from '../github/upstream.js';
 import { NO_FILTER, type AnswerFilter } from '../safety/answer-filter.js';
-import { MIN_SECRET_LENGTH } from './bearer-secret.js';
-import { CallTracker, TrackingTransport } from './calls.js';
-import { secretDigest } from './guard.js';
-import { History } from './history.js';
-import { listen, type Endpoint } from './http-server.js';
+import { MIN_SECRET_LENGTH } from './serving/bearer-secret.js';
+import { CallTracker, TrackingTransport } from './serving/calls.js';
+import { secretDigest } from './serving/guard.js';
+import { History } from './reads/history.js';
+import { listen, type Endpoint } from './serving/http-server.js';
 import { Ledger } from '../ledger/index.js';
-import { createMcpServer, type PerimeterRuntime } from './mcp-server.js';
-import { UpstreamMeter } from './meter.js';
-import { Pusher } from './push.js';
-import { RepoView } from './repo-view.js';
-import { TrustedInstructions } from './trusted-instructions.js';
+import { createMcpServer, type PerimeterRuntime } from './serving/mcp-server.js';
+import { UpstreamMeter } from './serving/meter.js';
+import { Pusher } from './push/push.js';
+import { RepoView } from './reads/repo-view.js';
+import { TrustedInstructions } from './reads/trusted-instructions.js';
 import { selectTools } from './tools/select.js';
 
 export interface GatewayOptions {

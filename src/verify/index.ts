@@ -1,11 +1,11 @@
 export type { Change } from './change.js';
-export { renderCheckRun, type CheckRunFacts, type CheckRunReceipt } from './check-run.js';
-export { diffTrees } from './diff-trees.js';
-export { judgeCommit, type CommitToJudge } from './commit-judge.js';
-export { clip, codeBlock, inlineText, markdownText, visible } from './escape.js';
-export { compareSnapshots, decideWrite, fileViolations, judge, type JobFacts } from './judge.js';
-export { compareReceipts, type Disagreement } from './audit-compare.js';
-export { ledgerFactsOf, readLedgerFacts } from './ledger-facts.js';
+export { renderCheckRun, type CheckRunFacts, type CheckRunReceipt } from './receipts/check-run.js';
+export { diffTrees } from './gathering/diff-trees.js';
+export { judgeCommit, type CommitToJudge } from './judging/commit-judge.js';
+export { clip, codeBlock, inlineText, markdownText, visible } from './receipts/escape.js';
+export { compareSnapshots, decideWrite, fileViolations, judge, type JobFacts } from './judging/judge.js';
+export { compareReceipts, type Disagreement } from './receipts/audit-compare.js';
+export { ledgerFactsOf, readLedgerFacts } from './gathering/ledger-facts.js';
 export {
   headline,
   renderReceipt,
@@ -17,7 +17,7 @@ export {
   STATUS_CONTEXT,
   type Annotation,
   type Receipt,
-} from './receipt.js';
+} from './receipts/receipt.js';
 export {
   gitBlobSha,
   parseReceiptJson,
@@ -29,10 +29,10 @@ export {
   RECORD_FILES,
   type ReceiptContext,
   type ReceiptJson,
-} from './receipt-json.js';
-export { ownCheckRunIds, ownReceiptIds } from './own-receipt.js';
-export type { ReceiptWindow } from './receipt-statuses.js';
-export { renderSummary, SUMMARY_BUDGET } from './summary.js';
+} from './receipts/receipt-json.js';
+export { ownCheckRunIds, ownReceiptIds } from './receipts/own-receipt.js';
+export type { ReceiptWindow } from './receipts/receipt-statuses.js';
+export { renderSummary, SUMMARY_BUDGET } from './receipts/summary.js';
 export type {
   Baseline,
   CommitAttribution,

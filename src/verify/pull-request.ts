@@ -1,10 +1,10 @@
 import type { CommitInfo, PullRequestInfo, Upstream } from '../github/upstream.js';
 import type { Perimeter } from '../policy/index.js';
 import type { Change } from './change.js';
-import { judgeCommit } from './commit-judge.js';
-import { diffTrees } from './diff-trees.js';
-import { decideFile, fileViolations } from './judge.js';
-import { boundaryOf, mergeBaseOf, ownChanges } from './pull-commits.js';
+import { judgeCommit } from './judging/commit-judge.js';
+import { diffTrees } from './gathering/diff-trees.js';
+import { decideFile, fileViolations } from './judging/judge.js';
+import { boundaryOf, mergeBaseOf, ownChanges } from './gathering/pull-commits.js';
 import type { FileDecision, Verdict, Violation } from './types.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { PushActivity, Upstream } from '../github/upstream.js';
 import type { Perimeter } from '../policy/index.js';
 import type { Change } from './change.js';
-import type { ReceiptWindow } from './receipt-statuses.js';
+import type { ReceiptWindow } from './receipts/receipt-statuses.js';
 
 /** Full ref name ('refs/heads/main', 'refs/tags/v1') to the SHA it points at. */
 export type RefSnapshot = Record<string, string>;
@@ -46,7 +46,7 @@ export interface VerifyInput {
   startedAt: string;
   /**
    * For an audit after the job: the time the job's end snapshot was taken. The activity list is then read
-   * for the window from startedAt to endedAt, with no end marker of its own (src/verify/window.ts).
+   * for the window from startedAt to endedAt, with no end marker of its own (src/verify/gathering/window.ts).
    */
   endedAt?: string;
   /** most new commits listed; more is unchecked (default 1,000) */

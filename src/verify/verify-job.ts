@@ -1,5 +1,5 @@
 import type { CommitInfo, Upstream } from '../github/upstream.js';
-import { diffTrees } from './diff-trees.js';
+import { diffTrees } from './gathering/diff-trees.js';
 import {
   intermediateChanges,
   listCommitsAbove,
@@ -7,17 +7,17 @@ import {
   mergeChanges,
   pathsOfCommits,
   type NewCommits,
-} from './new-commits.js';
-import { accountForMoves } from './activity.js';
-import { commitsOfOthers } from './others.js';
-import { compareSnapshots, judge, type JobFacts } from './judge.js';
+} from './gathering/new-commits.js';
+import { accountForMoves } from './gathering/activity.js';
+import { commitsOfOthers } from './gathering/others.js';
+import { compareSnapshots, judge, type JobFacts } from './judging/judge.js';
 import {
   findForeignCheckRuns,
   findForeignStatuses,
   MAX_STATUS_COMMITS,
   type ReceiptWindow,
-} from './receipt-statuses.js';
-import { ZERO_SHA } from './ref-accounting.js';
+} from './receipts/receipt-statuses.js';
+import { ZERO_SHA } from './gathering/ref-accounting.js';
 import type { Baseline, RefSnapshot, Verdict, VerifyInput } from './types.js';
 
 /** new commits listed (10 compare pages); a longer job is unchecked, never success */

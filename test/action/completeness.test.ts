@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { appendFile } from 'node:fs/promises';
 import { activityPath } from '@perimeter/fake-github';
 import { Ledger } from '../../src/ledger/index.js';
-import { createOctokitUpstream } from '../../src/github/octokit-upstream.js';
+import { createOctokitUpstream } from '../../src/github/octokit/octokit-upstream.js';
 import { FILES, type Job, PERIMETERS_YML, type StatusRecord } from '@perimeter/test-rigs';
 import { jobSuite } from './support/suite.js';
 

@@ -8,7 +8,7 @@ import {
   launchGateway,
   logTail,
   stopGateway,
-} from '../../src/action/gateway-process.js';
+} from '../../src/action/agent-job/gateway-process.js';
 import type { ChildConfig } from '../../src/gateway/child.js';
 
 // Stand-ins for dist/gateway/index.js: real child processes with the launch protocol's observable behaviour.

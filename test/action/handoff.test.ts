@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StatusRecord, WorkflowJob } from '../../src/github/upstream.js';
 import { HandoffError, parseHandoff, renderHandoff, type HandoffFacts } from '../../src/action/handoff.js';
-import { checkPending, findAgentJob, receiptWindowOf } from '../../src/action/handoff-check.js';
+import { checkPending, findAgentJob, receiptWindowOf } from '../../src/action/verify-job/handoff-check.js';
 
 const A = 'a'.repeat(40);
 const facts: HandoffFacts = {

@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isGatewayRunning } from '../../src/action/gateway-process.js';
+import { isGatewayRunning } from '../../src/action/agent-job/gateway-process.js';
 import { FILES, Job, type StepResult, text } from '@perimeter/test-rigs';
 import { jobSuite } from './support/suite.js';
 

@@ -8,9 +8,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { gitText } from '@perimeter/fake-github';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { answerOf, text, type ActionRunner, type Job } from '@perimeter/test-rigs';
-import { readChangeSet } from '../../src/github/change-set.js';
-import { createOctokitUpstream } from '../../src/github/octokit-upstream.js';
-import { StagedUpstream } from '../../src/github/staged-upstream.js';
+import { readChangeSet } from '../../src/github/staged/change-set.js';
+import { createOctokitUpstream } from '../../src/github/octokit/octokit-upstream.js';
+import { StagedUpstream } from '../../src/github/staged/staged-upstream.js';
 import { jobSuite } from './support/suite.js';
 
 const BOT = 'github-actions[bot]';

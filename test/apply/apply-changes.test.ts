@@ -4,9 +4,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commitToBare, git, gitText } from '@perimeter/fake-github';
 import { ok, OWNER, REPO, startHarness, type Harness } from '@perimeter/test-rigs';
 import { applyChangeSet, judgeChangeSet } from '../../src/apply/apply-changes.js';
-import { ChangeSetError, readChangeSet } from '../../src/github/change-set.js';
-import { createOctokitUpstream } from '../../src/github/octokit-upstream.js';
-import { StagedUpstream, type StagedChangeSet } from '../../src/github/staged-upstream.js';
+import { ChangeSetError, readChangeSet } from '../../src/github/staged/change-set.js';
+import { createOctokitUpstream } from '../../src/github/octokit/octokit-upstream.js';
+import { StagedUpstream, type StagedChangeSet } from '../../src/github/staged/staged-upstream.js';
 import type { Upstream } from '../../src/github/upstream.js';
 import { compilePerimeter, parseConfig } from '../../src/policy/index.js';
 

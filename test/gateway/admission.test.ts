@@ -4,7 +4,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_CONNECTIONS } from '../../src/gateway/admission.js';
+import { MAX_CONNECTIONS } from '../../src/gateway/serving/admission.js';
 import { ok, startHarness, type Harness } from '@perimeter/test-rigs';
 
 const CONFIG = 'version: 1\nperimeters:\n  impl:\n    read: ["**"]\n    write: ["src/**"]\n';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changedPaths } from '../../src/gateway/changed-paths.js';
+import { changedPaths } from '../../src/gateway/reads/changed-paths.js';
 import { createMemoryUpstream } from './support/memory-upstream.js';
 
 async function twoTrees(before: Record<string, string>, changes: Record<string, string | null>) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { History, MAX_SCAN } from '../../src/gateway/history.js';
+import { History, MAX_SCAN } from '../../src/gateway/reads/history.js';
 import { compilePerimeter, parseConfig } from '../../src/policy/index.js';
 import { createMemoryUpstream } from './support/memory-upstream.js';
 

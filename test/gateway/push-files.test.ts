@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGateway } from '../../src/gateway/index.js';
-import { createOctokitUpstream } from '../../src/github/octokit-upstream.js';
+import { createOctokitUpstream } from '../../src/github/octokit/octokit-upstream.js';
 import { compilePerimeter, parseConfig } from '../../src/policy/index.js';
 import { createSecretFilter } from '../../src/safety/index.js';
 import { git, gitText, writeRequests } from '@perimeter/fake-github';

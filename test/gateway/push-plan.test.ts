@@ -1,10 +1,10 @@
 /**
- * push_files' decisions without I/O (src/gateway/push-plan.ts), and the pusher's order: nothing reaches
+ * push_files' decisions without I/O (src/gateway/push/push-plan.ts), and the pusher's order: nothing reaches
  * the landing unless every check passed. The same decisions against a repository are in
  * test/hardening/mutation-push.test.ts (memory upstream) and test/gateway/push-files.test.ts (stand-in).
  */
 import { describe, expect, it } from 'vitest';
-import type { PushResult, Landing } from '../../src/gateway/push-landing.js';
+import type { PushResult, Landing } from '../../src/gateway/push/push-landing.js';
 import {
   checkRequest,
   conflicts,
@@ -14,11 +14,11 @@ import {
   treeChanges,
   writtenFiles,
   type PushPlan,
-} from '../../src/gateway/push-plan.js';
-import { Pusher } from '../../src/gateway/push.js';
-import type { Snapshot } from '../../src/gateway/repo-view.js';
+} from '../../src/gateway/push/push-plan.js';
+import { Pusher } from '../../src/gateway/push/push.js';
+import type { Snapshot } from '../../src/gateway/reads/repo-view.js';
 import type { CallNotes } from '../../src/gateway/tool-answer.js';
-import { TreeIndex } from '../../src/gateway/tree-index.js';
+import { TreeIndex } from '../../src/gateway/reads/tree-index.js';
 import type { TreeEntry } from '../../src/github/upstream.js';
 import { compilePerimeter, parseConfig } from '../../src/policy/index.js';
 import { NO_FILTER, type AnswerFilter } from '../../src/safety/answer-filter.js';

@@ -7,7 +7,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { commitToBare, gitText, writeRequests } from '@perimeter/fake-github';
 import { call, ok, startHarness, textOf, type Harness } from '@perimeter/test-rigs';
-import { StagedUpstream } from '../../src/github/staged-upstream.js';
+import { StagedUpstream } from '../../src/github/staged/staged-upstream.js';
 
 const CONFIG = `
 version: 1

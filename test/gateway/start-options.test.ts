@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startGateway, type GatewayOptions } from '../../src/gateway/index.js';
-import { MIN_SECRET_LENGTH } from '../../src/gateway/bearer-secret.js';
+import { MIN_SECRET_LENGTH } from '../../src/gateway/serving/bearer-secret.js';
 import { compilePerimeter, parseConfig, type Perimeter } from '../../src/policy/index.js';
 import { createMemoryUpstream } from './support/memory-upstream.js';
 

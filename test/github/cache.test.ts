@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BlobCache, ShaCache } from '../../src/github/cache.js';
+import { BlobCache, ShaCache } from '../../src/github/octokit/cache.js';
 
 describe('ShaCache', () => {
   it('loads a key once for concurrent callers and forgets failures', async () => {

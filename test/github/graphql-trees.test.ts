@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listingsOf, treesQuery, type TreesAnswer } from '../../src/github/graphql-trees.js';
-import { createOctokitUpstream } from '../../src/github/octokit-upstream.js';
+import { listingsOf, treesQuery, type TreesAnswer } from '../../src/github/octokit/graphql-trees.js';
+import { createOctokitUpstream } from '../../src/github/octokit/octokit-upstream.js';
 import { gitText, seedRepo, startFakeGithub, type FakeGithub } from '@perimeter/fake-github';
 
 const TOKEN = 'ghs_GraphqlTreesToken0123456789abcdefghij';

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOctokitUpstream } from '../../src/github/octokit-upstream.js';
+import { createOctokitUpstream } from '../../src/github/octokit/octokit-upstream.js';
 import { blobSha, treeSha } from '../../src/github/tree-hash.js';
 import type { TreeEntry, Upstream } from '../../src/github/upstream.js';
 import { WholeTrees } from '../../src/github/whole-tree.js';

@@ -3,9 +3,9 @@
  * readable view of a tree), for the mutation run; their HTTP behaviour is in test/gateway/server.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { bearerMatches, loopbackRequest, secretDigest } from '../../src/gateway/guard.js';
+import { bearerMatches, loopbackRequest, secretDigest } from '../../src/gateway/serving/guard.js';
 import { absent, requirePath } from '../../src/gateway/tools/paths.js';
-import { parentOf, TreeIndex } from '../../src/gateway/tree-index.js';
+import { parentOf, TreeIndex } from '../../src/gateway/reads/tree-index.js';
 import type { TreeEntry } from '../../src/github/upstream.js';
 import { compilePerimeter, parseConfig } from '../../src/policy/index.js';
 

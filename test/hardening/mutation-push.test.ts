@@ -4,8 +4,8 @@
  * of them is gone. The same behaviour end to end is in test/gateway/push-files.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { Pusher, type PushRequest } from '../../src/gateway/push.js';
-import { RepoView } from '../../src/gateway/repo-view.js';
+import { Pusher, type PushRequest } from '../../src/gateway/push/push.js';
+import { RepoView } from '../../src/gateway/reads/repo-view.js';
 import type { CallNotes } from '../../src/gateway/tool-answer.js';
 import { compilePerimeter, parseConfig, type Perimeter } from '../../src/policy/index.js';
 import { NO_FILTER, type AnswerFilter } from '../../src/safety/answer-filter.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { diffFromHint } from '../../src/verify/diff-hint.js';
+import { diffFromHint } from '../../src/verify/gathering/diff-hint.js';
 import { treeSha } from '../../src/github/tree-hash.js';
 import { diffTrees } from '../../src/verify/index.js';
 import { gitText } from '@perimeter/fake-github';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diffTrees } from '../../src/verify/index.js';
 import { commitToBare, seedRepo, startFakeGithub } from '@perimeter/fake-github';
-import { createOctokitUpstream } from '../../src/github/octokit-upstream.js';
+import { createOctokitUpstream } from '../../src/github/octokit/octokit-upstream.js';
 import { plumbCommit, startStandIn, TOKEN, type StandIn } from '@perimeter/test-rigs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

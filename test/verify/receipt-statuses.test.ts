@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckRunRecord, Upstream } from '../../src/github/upstream.js';
-import { findForeignCheckRuns, type ReceiptWindow } from '../../src/verify/receipt-statuses.js';
+import { findForeignCheckRuns, type ReceiptWindow } from '../../src/verify/receipts/receipt-statuses.js';
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);

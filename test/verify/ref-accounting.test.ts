@@ -6,7 +6,7 @@ import {
   isInertMarker,
   MARKER_PREFIX,
   ZERO_SHA,
-} from '../../src/verify/ref-accounting.js';
+} from '../../src/verify/gathering/ref-accounting.js';
 
 const sha = (n: number): string => n.toString(16).padStart(40, '0');
 const R = 'refs/heads/r';

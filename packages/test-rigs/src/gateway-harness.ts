@@ -5,9 +5,12 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ANSWER_META } from '../../../src/gateway/answers.js';
+import { ANSWER_META } from '../../../src/gateway/serving/answers.js';
 import { startGateway, type RunningGateway } from '../../../src/gateway/index.js';
-import { createOctokitUpstream, type OctokitUpstreamOptions } from '../../../src/github/octokit-upstream.js';
+import {
+  createOctokitUpstream,
+  type OctokitUpstreamOptions,
+} from '../../../src/github/octokit/octokit-upstream.js';
 import type { Upstream } from '../../../src/github/upstream.js';
 import { compilePerimeter, parseConfig } from '../../../src/policy/index.js';
 import type { AnswerFilter } from '../../../src/safety/answer-filter.js';

@@ -10,7 +10,10 @@ import {
   startFakeGithub,
   ZERO_SHA,
 } from '@perimeter/fake-github';
-import { createOctokitUpstream, type OctokitUpstreamOptions } from '../../../src/github/octokit-upstream.js';
+import {
+  createOctokitUpstream,
+  type OctokitUpstreamOptions,
+} from '../../../src/github/octokit/octokit-upstream.js';
 import type { Upstream } from '../../../src/github/upstream.js';
 
 export const TOKEN = 'ghs_StandInToken0123456789abcdefghijklmn';

@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import type { Perimeter, ToolName } from '../../policy/index.js';
-import type { History } from '../history.js';
-import type { Pusher } from '../push.js';
-import type { RepoView } from '../repo-view.js';
+import type { History } from '../reads/history.js';
+import type { Pusher } from '../push/push.js';
+import type { RepoView } from '../reads/repo-view.js';
 import type { CallNotes, ToolAnswer } from '../tool-answer.js';
-import type { TrustedInstructions } from '../trusted-instructions.js';
+import type { TrustedInstructions } from '../reads/trusted-instructions.js';
 
 /** What a tool handler may use: everything is bound to one perimeter, one repository, one branch. */
 export interface ToolContext {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { answerFile, fileAnswerSchema } from '../file-answer.js';
+import { answerFile, fileAnswerSchema } from '../reads/file-answer.js';
 import { ToolError } from '../tool-answer.js';
 import { defineTool } from './definition.js';
 import { absent, requirePath } from './paths.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { answerFile, fileAnswerSchema, type FileAnswer } from '../file-answer.js';
+import { answerFile, fileAnswerSchema, type FileAnswer } from '../reads/file-answer.js';
 import { validatePath } from '../../policy/index.js';
 import { defineTool } from './definition.js';
 

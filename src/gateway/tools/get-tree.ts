@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { TreeEntry } from '../../github/upstream.js';
-import type { ReadableView, TreeIndex } from '../tree-index.js';
+import type { ReadableView, TreeIndex } from '../reads/tree-index.js';
 import { ToolError } from '../tool-answer.js';
 import { defineTool } from './definition.js';
 import { absent, requirePath } from './paths.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { MAX_SCAN, type CommitPage, type History } from '../history.js';
+import { MAX_SCAN, type CommitPage, type History } from '../reads/history.js';
 import type { Perimeter } from '../../policy/index.js';
-import type { RepoView } from '../repo-view.js';
+import type { RepoView } from '../reads/repo-view.js';
 import { commitSummarySchema, summarize } from './commit-schema.js';
 import { defineTool } from './definition.js';
 import { requirePath } from './paths.js';

@@ -1,0 +1,266 @@
+import * as core from '@actions/core';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { createOctokitUpstream } from '../../github/octokit/octokit-upstream.js';
+import { UpstreamError, type StatusRecord, type Upstream } from '../../github/upstream.js';
+import { DEFAULT_CONFIG_FILE } from '../../policy/index.js';
+import { makeScrubber } from '../../safety/secret-forms.js';
+import { snapshotRefs } from '../../verify/index.js';
+import {
+  tokenVariables,
+  variableName,
+  writeClientConfigs,
+  type Endpoint,
+} from '../../gateway/serving/client-config.js';
+import { ActionError, loadPerimeters, readConfigFile } from '../config-loader.js';
+import { renderHandoff, type HandoffFacts } from '../handoff.js';
+import { checkConfigRef } from '../config-ref.js';
+import { applyTrust } from './trust-gate.js';
+import { Inputs, Outputs, READY_TIMEOUT_MS, START_MARGIN_MS, State } from '../constants.js';
+import { launchGateway } from './gateway-process.js';
+import { readSettings, type Settings } from '../inputs.js';
+import {
+  actionsState,
+  CONFIG_FILE_KEYS,
+  jobSettingsOf,
+  saveStateFile,
+  START_REFS_KEYS,
+  type StateStore,
+} from './state.js';
+
+/** dist/main/index.js -> dist/gateway/index.js */
+function defaultGatewayScript(): string {
+  return join(dirname(fileURLToPath(import.meta.url)), '..', 'gateway', 'index.js');
+}
+
+/**
+ * The main step: read the trusted config, snapshot the refs, start the gateway, hand out endpoints.
+ * Everything post needs is saved as it becomes true, so post can verify whatever main got to.
+ */
+export async function runMain(): Promise<void> {
+  const store = actionsState;
+  const secrets: string[] = [];
+  try {
+    const settings = readSettings();
+    for (const value of [settings.token, ...Object.values(settings.endpointSecrets)]) {
+      core.setSecret(value);
+      secrets.push(value);
+    }
+    const upstream = createOctokitUpstream({
+      token: settings.token,
+      owner: settings.owner,
+      repo: settings.repo,
+      baseUrl: settings.apiUrl,
+    });
+    await start(settings, upstream, store, defaultGatewayScript(), secrets);
+  } catch (error) {
+    const message = makeScrubber(secrets)(error instanceof Error ? error.message : String(error));
+    // post puts the reason in the error receipt (a refusal such as an untrusted trigger says why there)
+    store.save(State.MainError, message);
+    core.setFailed(message);
+  }
+}
+
+async function start(
+  settings: Settings,
+  upstream: Upstream,
+  store: StateStore,
+  gatewayScript: string,
+  secrets: string[],
+): Promise<void> {
+  const defaultBranch = settings.configRef === null ? (await upstream.getRepository()).defaultBranch : '';
+  const configRef = settings.configRef ?? defaultBranch;
+  const { text: configText, sha: configSha } = await readConfigFile(upstream, settings.configFile, configRef);
+  const { config, perimeters: selected } = loadPerimeters(
+    configText,
+    settings.configFile,
+    settings.perimeters,
+    settings.branch,
+  );
+  const { exposed: perimeters, note } = applyTrust(config, selected, settings.eventName, settings.event);
+  if (note !== null) core.notice(note, { title: 'Perimeter: who triggered this run' });
+  const names = perimeters.map((p) => p.name);
+  const variables = tokenVariables(names);
+  const unexposed = Object.keys(settings.endpointSecrets).filter((name) => !names.includes(name));
+  if (unexposed.length > 0) {
+    throw new ActionError(
+      `${Inputs.EndpointSecrets}: ${unexposed.map((n) => JSON.stringify(n)).join(', ')} not exposed by this ` +
+        `step (exposed: ${names.join(', ')})`,
+    );
+  }
+  core.info(`perimeters.yml from ${configRef}: exposing ${names.join(', ')} on branch ${settings.branch}`);
+
+  // On GitHub's clock, like the activity list the verification reads back to it; the Date header counts
+  // whole seconds, and the margin keeps a push in the same second inside the window.
+  const startedAt = new Date(Date.parse(await upstream.serverTime()) - START_MARGIN_MS).toISOString();
+  const snapshot = await snapshotRefs(upstream);
+  const startHead = snapshot[`refs/heads/${settings.branch}`];
+  if (startHead === undefined) {
+    throw new ActionError(
+      `branch "${settings.branch}" does not exist in ${settings.owner}/${settings.repo}; ` +
+        `create it before this step or set the ${Inputs.Branch} input`,
+    );
+  }
+  const warning = checkConfigRef({
+    configRef: settings.configRef,
+    defaultBranch,
+    branch: settings.branch,
+    perimeters,
+    heads: snapshot,
+  });
+  if (warning !== null) core.warning(warning);
+  const pending = await markPending(upstream, startHead, settings);
+  // Set now, so a verify job can judge the job even when the rest of main fails.
+  setHandoff({
+    repository: `${settings.owner}/${settings.repo}`,
+    run: {
+      id: Number(settings.run.id),
+      attempt: Number(settings.run.attempt || '1'),
+      job: settings.run.job,
+      runner: settings.runnerName,
+    },
+    branch: settings.branch,
+    config: { file: settings.configFile, ref: configRef, sha: configSha },
+    perimeters: names,
+    directPushes: settings.directPushes,
+    ignoreRefs: settings.ignoreRefs,
+    identity: pending.creator,
+    startedAt,
+    startRefs: snapshot,
+    pending: {
+      id: pending.id,
+      sha: startHead,
+      context: pending.context,
+      description: pending.description ?? '',
+      createdAt: pending.createdAt,
+    },
+  });
+
+  const workDir = realpathSync(mkdtempSync(join(settings.tempDir, 'perimeter-')));
+  store.save(State.Branch, settings.branch);
+  store.save(State.Perimeters, JSON.stringify(names));
+  store.save(State.ConfigFile, settings.configFile);
+  store.save(State.ConfigRef, configRef);
+  saveStateFile(store, CONFIG_FILE_KEYS, join(workDir, DEFAULT_CONFIG_FILE), configText);
+  store.save(State.JobSettings, JSON.stringify(jobSettingsOf(settings)));
+  store.save(State.StartedAt, startedAt);
+  store.save(State.StartHead, startHead);
+  saveStateFile(store, START_REFS_KEYS, join(workDir, 'start-refs.json'), JSON.stringify(snapshot));
+
+  const endpointSecrets: Record<string, string> = {};
+  for (const name of names) {
+    endpointSecrets[name] = settings.endpointSecrets[name] ?? randomBytes(32).toString('base64url');
+  }
+  const ledgerKey = randomBytes(32).toString('base64url');
+  for (const value of [...Object.values(endpointSecrets), ledgerKey]) {
+    core.setSecret(value);
+    secrets.push(value);
+  }
+  const ledgerPath = join(workDir, 'ledger.jsonl');
+  const logPath = join(workDir, 'gateway.log');
+  store.save(State.LedgerPath, ledgerPath);
+  store.save(State.LedgerKey, ledgerKey);
+  store.save(State.LogPath, logPath);
+  const stagePath = settings.writes === 'stage' ? join(workDir, 'staged.json') : undefined;
+  if (stagePath) store.save(State.StagePath, stagePath);
+
+  const { pid, port } = await launchGateway({
+    script: gatewayScript,
+    logPath,
+    timeoutMs: READY_TIMEOUT_MS,
+    secrets,
+    config: {
+      token: settings.token,
+      apiUrl: settings.apiUrl,
+      owner: settings.owner,
+      repo: settings.repo,
+      branch: settings.branch,
+      configText,
+      configFile: settings.configFile,
+      configRef,
+      perimeters: names,
+      secrets: endpointSecrets,
+      port: settings.port,
+      writesPerMinute: settings.writesPerMinute,
+      ledgerPath,
+      ledgerKey,
+      readyFile: join(workDir, 'ready.json'),
+      ...(stagePath ? { stagePath } : {}),
+    },
+  });
+  store.save(State.GatewayPid, String(pid));
+
+  try {
+    const endpoints: Endpoint[] = names.map((name) => ({
+      name,
+      url: `http://127.0.0.1:${port}/mcp/${encodeURIComponent(name)}`,
+      secret: endpointSecrets[name] as string,
+    }));
+    const files = writeClientConfigs(workDir, endpoints, variables);
+    for (const e of endpoints) {
+      core.exportVariable(variables[e.name] as string, e.secret);
+      core.exportVariable(variableName('URL', e.name), e.url);
+    }
+    const only = endpoints.length === 1 ? endpoints[0] : undefined;
+    core.setOutput(
+      Outputs.Endpoints,
+      JSON.stringify(Object.fromEntries(endpoints.map((e) => [e.name, e.url]))),
+    );
+    core.setOutput(Outputs.McpConfig, files.mcpConfig);
+    core.setOutput(Outputs.CodexConfig, files.codexConfig);
+    core.setOutput(Outputs.TokenVariables, JSON.stringify(variables));
+    core.setOutput(Outputs.Url, only?.url ?? '');
+    core.setOutput(Outputs.TokenVariable, only ? variables[only.name] : '');
+    core.setOutput(Outputs.Record, settings.record.name);
+    store.save(State.Ready, 'true');
+    for (const e of endpoints) core.info(`${e.name}: ${e.url}`);
+    core.info(
+      `gateway ready (pid ${pid}) ${Math.round(performance.now())} ms after the step started; ` +
+        `MCP client config: ${files.mcpConfig}`,
+    );
+  } catch (error) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    throw error;
+  }
+}
+
+/** The handoff output; without one (outside a runner, too many refs) a verify job says so and fails. */
+function setHandoff(facts: HandoffFacts): void {
+  try {
+    core.setOutput(Outputs.Handoff, renderHandoff(facts));
+  } catch (error) {
+    core.warning(`no ${Outputs.Handoff} output for a verify job: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * A pending status until the receipt replaces it; also proves early that the token may post statuses, and
+ * GitHub's answer names the token's identity.
+ */
+async function markPending(upstream: Upstream, sha: string, settings: Settings): Promise<StatusRecord> {
+  try {
+    return await upstream.createStatus(sha, {
+      state: 'pending',
+      context: settings.statusContext,
+      description:
+        settings.receiptBy === 'verify-job'
+          ? 'Agents at work; a later job verifies what was pushed.'
+          : 'Agents at work; the post step verifies what was pushed.',
+    });
+  } catch (error) {
+    if (error instanceof UpstreamError && (error.code === 'forbidden' || error.code === 'not_found')) {
+      throw new ActionError(
+        `${Inputs.GithubToken} cannot post commit statuses (${error.message}); ` +
+          'give the job `permissions: { contents: write, statuses: write }`',
+      );
+    }
+    throw error;
+  }
+}

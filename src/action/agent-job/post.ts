@@ -1,0 +1,232 @@
+import * as core from '@actions/core';
+import { existsSync } from 'node:fs';
+import { createOctokitUpstream } from '../../github/octokit/octokit-upstream.js';
+import type { Upstream } from '../../github/upstream.js';
+import { parseConfig, compilePerimeter } from '../../policy/index.js';
+import { makeScrubber } from '../../safety/secret-forms.js';
+import {
+  readLedgerFacts,
+  RECORD_FILES,
+  receiptJson,
+  renderCheckRun,
+  renderReceipt,
+  snapshotRefs,
+  verifyJob,
+  type LedgerFacts,
+  type RefSnapshot,
+} from '../../verify/index.js';
+import { Inputs, State, STOP_GRACE_MS } from '../constants.js';
+import { logTail, stopGateway } from './gateway-process.js';
+import { readSettings, type Settings } from '../inputs.js';
+import { publishError, publishReceipt } from '../publish.js';
+import { recordLine, uploadRecord } from '../record.js';
+import {
+  actionsState,
+  CONFIG_FILE_KEYS,
+  readStateFile,
+  START_REFS_KEYS,
+  type JobSettings,
+  type StateStore,
+} from './state.js';
+
+/**
+ * The post step: stop the gateway, recompute what changed from GitHub, post the receipt.
+ * Whatever main did not get to, or whatever broke since, becomes a problem that keeps the verdict from success.
+ */
+export async function runPost(): Promise<void> {
+  const store = actionsState;
+  const secrets = [store.get(State.LedgerKey)];
+  const problems: string[] = [];
+  const pid = Number(store.get(State.GatewayPid));
+  if (pid > 0) {
+    const stopped = await stopGateway(pid, STOP_GRACE_MS);
+    if (stopped === 'not-running')
+      problems.push('the gateway was not running when the job ended (it died or was stopped)');
+    if (stopped === 'killed') problems.push('the gateway did not stop on SIGTERM and was killed');
+  }
+
+  let settings: Settings;
+  try {
+    settings = { ...readSettings(), ...savedJobSettings(store) };
+  } catch (error) {
+    core.setFailed(`nothing was verified: ${(error as Error).message}`);
+    return;
+  }
+  core.setSecret(settings.token);
+  secrets.push(settings.token);
+  const upstream = createOctokitUpstream({
+    token: settings.token,
+    owner: settings.owner,
+    repo: settings.repo,
+    baseUrl: settings.apiUrl,
+  });
+  const branch = store.get(State.Branch) || settings.branch;
+  const deadline = { passed: false };
+  let timer: NodeJS.Timeout | undefined;
+  const timeUp = new Promise<'time up'>((resolve) => {
+    timer = setTimeout(() => resolve('time up'), settings.verifyTimeoutMs);
+  });
+  try {
+    const finished = await Promise.race([
+      verify(settings, upstream, store, branch, problems, secrets, deadline),
+      timeUp,
+    ]);
+    if (finished === 'time up') {
+      // A receipt always comes: a verification still running now is abandoned (the step then exits).
+      deadline.passed = true;
+      const reason = `the verification did not finish within ${settings.verifyTimeoutMs / 1000} s (input ${Inputs.VerifyTimeout})`;
+      await publishError(upstream, settings, branch, store.get(State.StartHead) || null, reason);
+      core.setFailed(`Perimeter: ${reason}`);
+    }
+  } catch (error) {
+    const message = makeScrubber(secrets)(error instanceof Error ? error.message : String(error));
+    await publishError(upstream, settings, branch, store.get(State.StartHead), message);
+    core.setFailed(`Perimeter could not verify this job: ${message}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function verify(
+  settings: Settings,
+  upstream: Upstream,
+  store: StateStore,
+  branch: string,
+  problems: string[],
+  secrets: string[],
+  deadline: { passed: boolean },
+): Promise<void> {
+  const startHead = store.get(State.StartHead);
+  const startedAt = store.get(State.StartedAt);
+  const configText = readStateFile(store, CONFIG_FILE_KEYS);
+  if (!startHead || !startedAt || configText === 'missing' || configText === 'changed') {
+    const mainError = store.get(State.MainError);
+    const reason =
+      configText === 'changed' && startHead
+        ? 'the perimeters main read were changed on the runner during the job, so nothing done during this job was verified'
+        : mainError
+          ? `the main step failed (${mainError.split('\n')[0]}), so nothing done during this job was verified`
+          : 'the main step failed before it recorded the starting state of the repository, so nothing done during this job was verified';
+    await publishError(upstream, settings, branch, startHead || null, reason);
+    core.setFailed(`Perimeter: ${reason}`);
+    return;
+  }
+
+  if (store.get(State.Ready) !== 'true') problems.push('the main step failed before the gateway was ready');
+  const configFile = store.get(State.ConfigFile) || settings.configFile;
+  const names = JSON.parse(store.get(State.Perimeters) || '[]') as string[];
+  const perimeters = parseConfig(configText, configFile)
+    .perimeters.filter((spec) => names.includes(spec.name))
+    .map((spec) => compilePerimeter(spec, configFile));
+
+  const end = await snapshotRefs(upstream);
+  const endedAt = new Date().toISOString();
+  const start = readStartSnapshot(store, branch, startHead, end, problems);
+  const ledger = await readLedger(store);
+
+  const verdict = await verifyJob({
+    upstream,
+    branch,
+    start,
+    end,
+    perimeters,
+    ledger,
+    directPushes: settings.directPushes,
+    ignoreRefs: settings.ignoreRefs,
+    problems,
+    startedAt,
+    writesStaged: store.get(State.StagePath) !== '',
+  });
+  const logPath = store.get(State.LogPath);
+  const gatewayLog = ledger?.ok === false || problems.length > 0 ? logTail(logPath, secrets) : '';
+  const receipt = renderReceipt(verdict, { runUrl: settings.runUrl, context: settings.statusContext });
+  if (deadline.passed) return;
+  const ledgerPath = store.get(State.LedgerPath);
+  const included = ledgerPath !== '' && existsSync(ledgerPath);
+  const json = receiptJson(verdict, {
+    repository: `${settings.owner}/${settings.repo}`,
+    context: settings.statusContext,
+    run: { ...settings.run, url: settings.runUrl ?? null },
+    config: { file: configFile, ref: store.get(State.ConfigRef) || settings.configRef, text: configText },
+    perimeters: names,
+    directPushes: settings.directPushes,
+    ignoreRefs: settings.ignoreRefs,
+    window: { startedAt, endedAt },
+    refs: { start, end },
+    ledger,
+    ledgerIncluded: included,
+  });
+  const record = await uploadRecord(
+    settings,
+    json,
+    included ? { path: ledgerPath, key: store.get(State.LedgerKey) } : null,
+    stagedChangeSet(store),
+  );
+  if (deadline.passed) return;
+  const unpublished = await publishReceipt(
+    upstream,
+    settings,
+    receipt,
+    renderCheckRun(verdict, receipt, json),
+    end[`refs/heads/${branch}`] ?? startHead,
+    gatewayLog,
+    recordLine(record),
+  );
+  if (unpublished !== null) {
+    core.setFailed(`Perimeter: ${unpublished}`);
+    return;
+  }
+
+  if (verdict.state === 'success') {
+    core.info(`Perimeter: ${receipt.status.description}`);
+  } else if (settings.failOnViolation) {
+    core.setFailed(`Perimeter: ${receipt.status.description}`);
+  } else {
+    core.warning(`Perimeter: ${receipt.status.description}`);
+  }
+}
+
+/** The start snapshot main wrote; its digest travelled in the runner's state, out of the job's reach. */
+function readStartSnapshot(
+  store: StateStore,
+  branch: string,
+  startHead: string,
+  end: RefSnapshot,
+  problems: string[],
+): RefSnapshot {
+  const text = readStateFile(store, START_REFS_KEYS);
+  if (text !== 'missing' && text !== 'changed') return JSON.parse(text) as RefSnapshot;
+  problems.push(
+    text === 'missing'
+      ? 'the start snapshot of the refs is missing, so refs other than the bound branch were not checked'
+      : 'the start snapshot of the refs was changed during the job, so refs other than the bound branch were not checked',
+  );
+  return { ...end, [`refs/heads/${branch}`]: startHead };
+}
+
+/** What main fixed for the verdict; {} when main did not get that far (then the inputs stand). */
+function savedJobSettings(store: StateStore): Partial<JobSettings> {
+  const saved = store.get(State.JobSettings);
+  return saved ? (JSON.parse(saved) as JobSettings) : {};
+}
+
+/** null when main never started a gateway; a missing or broken ledger comes back with ok: false. */
+async function readLedger(store: StateStore): Promise<LedgerFacts | null> {
+  const path = store.get(State.LedgerPath);
+  const key = store.get(State.LedgerKey);
+  return path && key ? readLedgerFacts(path, key) : null;
+}
+
+/** The change set the gateway kept (writes: stage), or null when nothing was staged. */
+function stagedChangeSet(store: StateStore): string | null {
+  const path = store.get(State.StagePath);
+  if (!path) return null;
+  if (!existsSync(path)) {
+    core.info('Perimeter: writes were staged, and no commit was: there is nothing for perimeter/apply');
+    return null;
+  }
+  core.info(
+    `Perimeter: the staged commits go into the record as ${RECORD_FILES.staged}, for perimeter/apply`,
+  );
+  return path;
+}

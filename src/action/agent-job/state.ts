@@ -1,0 +1,99 @@
+import * as core from '@actions/core';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { State } from '../constants.js';
+import type { Settings } from '../inputs.js';
+
+/** Values main hands to post. The runner keeps them outside the job's reach until post starts. */
+export interface StateStore {
+  save(key: State, value: string): void;
+  /** '' when main never saved the key */
+  get(key: State): string;
+}
+
+/** The runner's store: core.saveState in main, STATE_<key> in post. */
+export const actionsState: StateStore = {
+  save: (key, value) => core.saveState(key, value),
+  get: (key) => core.getState(key),
+};
+
+export const CONFIG_FILE_KEYS = { path: State.ConfigPath, digest: State.ConfigDigest };
+export const START_REFS_KEYS = { path: State.StartRefsPath, digest: State.StartRefsDigest };
+
+/**
+ * The settings that decide the verdict, fixed by main: post takes them from the state rather than from its
+ * environment, whatever later steps export.
+ */
+export type JobSettings = Pick<
+  Settings,
+  | 'owner'
+  | 'repo'
+  | 'apiUrl'
+  | 'runUrl'
+  | 'directPushes'
+  | 'statusContext'
+  | 'failOnViolation'
+  | 'ignoreRefs'
+  | 'receiptBy'
+  | 'receiptAs'
+>;
+
+export function jobSettingsOf(settings: Settings): JobSettings {
+  const {
+    owner,
+    repo,
+    apiUrl,
+    runUrl,
+    directPushes,
+    statusContext,
+    failOnViolation,
+    ignoreRefs,
+    receiptBy,
+    receiptAs,
+  } = settings;
+  return {
+    owner,
+    repo,
+    apiUrl,
+    runUrl,
+    directPushes,
+    statusContext,
+    failOnViolation,
+    ignoreRefs,
+    receiptBy,
+    receiptAs,
+  };
+}
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/**
+ * Hands text too large for a state variable (Linux caps one at 128 KiB) to post through a file: the file in
+ * main's directory, its path and SHA-256 in the state, which the job's steps cannot change.
+ */
+export function saveStateFile(
+  store: StateStore,
+  keys: { path: State; digest: State },
+  path: string,
+  text: string,
+): void {
+  writeFileSync(path, text, { mode: 0o600 });
+  store.save(keys.path, path);
+  store.save(keys.digest, sha256(text));
+}
+
+/** The text main saved with saveStateFile; 'missing' or 'changed' when it cannot be trusted. */
+export function readStateFile(
+  store: StateStore,
+  keys: { path: State; digest: State },
+): string | 'missing' | 'changed' {
+  const path = store.get(keys.path);
+  let text: string;
+  try {
+    if (!path) return 'missing';
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return 'missing';
+  }
+  return sha256(text) === store.get(keys.digest) ? text : 'changed';
+}

@@ -1,0 +1,258 @@
+import picomatch from 'picomatch';
+import type { Perimeter } from '../../policy/index.js';
+import { UpstreamError, type CommitInfo, type ComparedFile, type Upstream } from '../../github/upstream.js';
+import { COMMITS_PER_CALL } from '../../github/octokit/graphql-path-trees.js';
+import { differsWhere } from './batched-diff.js';
+import { changedPaths, type PathChange } from './changed-paths.js';
+import { PathLister, type CommitPage } from './path-history.js';
+
+/** commits judged together: as many as one batched call holds */
+const JUDGED_TOGETHER = COMMITS_PER_CALL;
+
+const UPSTREAM_PAGE = 100;
+/** At most this many commits are examined for one list_commits answer. */
+export const MAX_SCAN = 1_000;
+const PARALLEL_DIFFS = 8;
+const PAGE_CACHE = 64;
+
+export type { CommitPage } from './path-history.js';
+
+/**
+ * History as one perimeter may see it. Everything here is keyed by immutable SHAs (commits reachable
+ * from a given head never change), so answers are memoized without any freshness question.
+ */
+export class History {
+  private readonly trees = new Map<string, string>();
+  private readonly touchMemo = new Map<string, boolean>();
+  private readonly ancestry = new Map<string, boolean>();
+  private readonly pages = new Map<string, Promise<CommitInfo[]>>();
+  private readonly dirTests = new Map<string, (dir: string) => boolean>();
+
+  /** list_commits below a path by batched GraphQL reads, when the Upstream has them and the branch is known */
+  readonly paths: PathLister | null;
+
+  constructor(
+    private readonly upstream: Upstream,
+    branch?: string,
+  ) {
+    this.paths =
+      branch !== undefined && upstream.getPathHistory
+        ? new PathLister(upstream, branch, (perimeter, commit, within) =>
+            this.touchesReadable(perimeter, commit, within),
+          )
+        : null;
+  }
+
+  /** Commits reachable from `head` that change a readable path (below `within` when given), newest first. */
+  async list(
+    perimeter: Perimeter,
+    head: string,
+    within: string | undefined,
+    perPage: number,
+    page: number,
+  ): Promise<CommitPage> {
+    const wanted = page * perPage + 1;
+    const matched: CommitInfo[] = [];
+    let scanned = 0;
+    let exhausted = false;
+    for (let upstreamPage = 1; matched.length < wanted && scanned < MAX_SCAN; upstreamPage++) {
+      const batch = await this.listPage(head, within, upstreamPage);
+      for (const commit of batch) {
+        this.trees.set(commit.sha, commit.tree);
+        this.ancestry.set(`${commit.sha}\0${head}`, true);
+      }
+      let judged = 0;
+      for (let i = 0; i < batch.length && matched.length < wanted; i += PARALLEL_DIFFS) {
+        if (within !== undefined && i >= judged) {
+          // the commits this answer will likely examine, judged together in batched reads (whole calls)
+          const need = Math.max(wanted - matched.length, 1);
+          judged = i + Math.ceil(need / JUDGED_TOGETHER) * JUDGED_TOGETHER;
+          await this.judgeTogether(perimeter, batch.slice(i, judged), within);
+        }
+        const chunk = batch.slice(i, i + PARALLEL_DIFFS);
+        const touched = await Promise.all(chunk.map((c) => this.touchesReadable(perimeter, c, within)));
+        chunk.forEach((c, j) => touched[j] && matched.push(c));
+      }
+      scanned += batch.length;
+      if (batch.length < UPSTREAM_PAGE) {
+        exhausted = true;
+        break;
+      }
+    }
+    const start = (page - 1) * perPage;
+    // Below a path with nothing readable found, a cut-off scan would say a hidden directory has long
+    // history where a missing one has none: both answer "nothing, complete".
+    const cut = !exhausted && matched.length < wanted && (within === undefined || matched.length > 0);
+    return {
+      commits: matched.slice(start, start + perPage),
+      hasMore: matched.length > start + perPage,
+      incomplete: cut,
+    };
+  }
+
+  /**
+   * The answer for a path with no readable history, at the cost of one: the listing's first page is
+   * asked for (as for a path that never existed) and nothing in it examined.
+   */
+  async asIfNoHistory(head: string, within: string): Promise<CommitPage> {
+    await this.listPage(head, within, 1);
+    return { commits: [], hasMore: false, incomplete: false };
+  }
+
+  /** Every file the commit changed against its first parent (the root commit: against nothing). */
+  async changes(
+    commit: CommitInfo,
+    options: { within?: string; stopWhen?: (c: PathChange) => boolean } = {},
+  ): Promise<PathChange[]> {
+    const parent = commit.parents[0];
+    const parentTree = parent === undefined ? null : await this.treeOf(parent);
+    return changedPaths(this.upstream, parentTree, commit.tree, options);
+  }
+
+  /**
+   * What get_commit shows: from the commit's file list (one request, which also brings the commit) when
+   * GitHub gives it whole and the commit has at most one parent; else from a tree diff. The list has no
+   * blob SHA for the old side of a change (previousSha) except for a removed file.
+   */
+  async commitChanges(commit: CommitInfo): Promise<PathChange[]> {
+    if (commit.parents.length <= 1) {
+      const listed = await this.upstream.getCommitFiles(commit.sha);
+      if (listed.complete && listed.files !== undefined) return listed.files.flatMap(pathChanges);
+    }
+    return this.changes(commit);
+  }
+
+  /**
+   * Decides touchesReadable for many commits at once where batched reads allow (Upstream.getPathTrees): the
+   * tree at `within` in each commit and in its first parent, compared level by level for every commit
+   * together, stopping at the first readable path that differs. Commits it cannot decide are left to
+   * touchesReadable's own ways. The same question, the same answer: the paths below `within` that differ
+   * from the first parent are the ones the commit changed there.
+   */
+  private async judgeTogether(perimeter: Perimeter, commits: CommitInfo[], within: string): Promise<void> {
+    if (!this.upstream.getPathTrees) return;
+    const key = (sha: string) => `${perimeter.name}\0${within}\0${sha}`;
+    const open = commits.filter((c) => !this.touchMemo.has(key(c.sha)));
+    if (open.length === 0) return;
+    const trees = await this.upstream.getPathTrees(
+      open.map((c) => c.sha),
+      within,
+    );
+    const pairs = [...trees].map(([sha, t]) => ({
+      key: sha,
+      prefix: within,
+      base: t.parentTree,
+      head: t.tree,
+    }));
+    const verdicts = await differsWhere(this.upstream, pairs, (path) => perimeter.canRead(path).allowed);
+    for (const [sha, touched] of verdicts) if (touched !== null) this.touchMemo.set(key(sha), touched);
+  }
+
+  /**
+   * From the commit's file list (one request) when GitHub gives it whole; else, and for merges (whose
+   * list GitHub may not diff against the first parent), from a tree diff.
+   */
+  async touchesReadable(perimeter: Perimeter, commit: CommitInfo, within?: string): Promise<boolean> {
+    const key = `${perimeter.name}\0${within ?? ''}\0${commit.sha}`;
+    const known = this.touchMemo.get(key);
+    if (known !== undefined) return known;
+    const readable = (path: string): boolean =>
+      (within === undefined || path === within || path.startsWith(`${within}/`)) &&
+      perimeter.canRead(path).allowed;
+    let result: boolean | undefined;
+    if (commit.parents.length <= 1) {
+      const listed = await this.upstream.getCommitFiles(commit.sha);
+      if (listed.complete) result = listed.paths.some(readable);
+    }
+    if (result === undefined) {
+      const options = {
+        stopWhen: (c: PathChange) => readable(c.path),
+        descendInto: this.readableDirs(perimeter),
+        ...(within !== undefined ? { within } : {}),
+      };
+      result = (await this.changes(commit, options)).some((c) => readable(c.path));
+    }
+    this.touchMemo.set(key, result);
+    return result;
+  }
+
+  /**
+   * Directories that may hold a readable file: those on the way to or below the static base of a read
+   * glob (`src` for `src/**`; a glob starting with a wildcard has none, so every directory qualifies).
+   */
+  private readableDirs(perimeter: Perimeter): (dir: string) => boolean {
+    let test = this.dirTests.get(perimeter.name);
+    if (!test) {
+      const bases = perimeter.spec.read.map((glob) => picomatch.scan(glob).base);
+      test = bases.includes('')
+        ? () => true
+        : (dir) =>
+            bases.some((base) => dir === base || dir.startsWith(`${base}/`) || base.startsWith(`${dir}/`));
+      this.dirTests.set(perimeter.name, test);
+    }
+    return test;
+  }
+
+  /** Whether `sha` is reachable from `head`; unknown SHAs are simply not reachable. */
+  async reachable(sha: string, head: string): Promise<boolean> {
+    if (sha === head) return true;
+    const key = `${sha}\0${head}`;
+    const known = this.ancestry.get(key);
+    if (known !== undefined) return known;
+    let result: boolean;
+    try {
+      result = await this.upstream.isAncestor(sha, head);
+    } catch (error) {
+      if (error instanceof UpstreamError && (error.code === 'not_found' || error.code === 'invalid'))
+        result = false;
+      else throw error;
+    }
+    this.ancestry.set(key, result);
+    return result;
+  }
+
+  private async treeOf(sha: string): Promise<string> {
+    const known = this.trees.get(sha);
+    if (known) return known;
+    const tree = (await this.upstream.getCommit(sha)).tree;
+    this.trees.set(sha, tree);
+    return tree;
+  }
+
+  private listPage(head: string, within: string | undefined, page: number): Promise<CommitInfo[]> {
+    const key = `${head}\0${within ?? ''}\0${page}`;
+    let pending = this.pages.get(key);
+    if (!pending) {
+      pending = this.upstream.listCommits({
+        sha: head,
+        perPage: UPSTREAM_PAGE,
+        page,
+        ...(within !== undefined ? { path: within } : {}),
+      });
+      pending.catch(() => this.pages.delete(key));
+      this.pages.set(key, pending);
+      while (this.pages.size > PAGE_CACHE) this.pages.delete(this.pages.keys().next().value!);
+    }
+    return pending;
+  }
+}
+
+/** One entry of GitHub's file list of a commit as the changes a tree diff would find. */
+function pathChanges(file: ComparedFile): PathChange[] {
+  switch (file.status) {
+    case 'added':
+    case 'copied':
+      return [{ path: file.path, status: 'added', sha: file.sha }];
+    case 'removed':
+      return [{ path: file.path, status: 'deleted', previousSha: file.sha }];
+    case 'renamed':
+      return [
+        ...(file.previousPath !== undefined ? [{ path: file.previousPath, status: 'deleted' as const }] : []),
+        { path: file.path, status: 'added', sha: file.sha },
+      ];
+    case 'unchanged':
+      return [];
+    default:
+      return [{ path: file.path, status: 'modified', sha: file.sha }];
+  }
+}

@@ -1,0 +1,43 @@
+import type { Upstream } from '../../github/upstream.js';
+
+export interface Metered {
+  requests: number;
+  not_modified: number;
+  /** false when another call ran at the same time: its requests may be counted here too */
+  exact: boolean;
+}
+
+export interface MeterReading {
+  stop(): Metered;
+}
+
+/**
+ * Upstream requests per call, from the Upstream's counters. Calls that overlap share the counters, so
+ * their figures are marked inexact rather than guessed apart.
+ */
+export class UpstreamMeter {
+  private readonly running = new Set<{ overlapped: boolean }>();
+
+  constructor(private readonly upstream: Upstream) {}
+
+  start(): MeterReading {
+    const before = this.upstream.stats();
+    const me = { overlapped: this.running.size > 0 };
+    for (const other of this.running) other.overlapped = true;
+    this.running.add(me);
+    let result: Metered | null = null;
+    return {
+      stop: () => {
+        if (result) return result;
+        this.running.delete(me);
+        const after = this.upstream.stats();
+        result = {
+          requests: after.requests - before.requests,
+          not_modified: after.notModified - before.notModified,
+          exact: !me.overlapped,
+        };
+        return result;
+      },
+    };
+  }
+}

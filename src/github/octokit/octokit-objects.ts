@@ -1,0 +1,276 @@
+import { BlobCache, ShaCache } from './cache.js';
+import {
+  COMMITS_PER_CALL,
+  pathTreesOf,
+  pathTreesQuery,
+  type PathTrees,
+  type PathTreesAnswer,
+} from './graphql-path-trees.js';
+import { pathHistoryOf, pathHistoryQuery, type PathHistoryAnswer } from './graphql-history.js';
+import { listingsOf, treesQuery, TREES_PER_CALL, type TreesAnswer } from './graphql-trees.js';
+import type { RestClient } from './octokit-client.js';
+import {
+  UpstreamError,
+  type CommitInfo,
+  type ComparedFile,
+  type Comparison,
+  type PathHistoryPage,
+  type TreeEntry,
+} from '../upstream.js';
+import * as wire from './wire.js';
+
+/** commits per compare page (GitHub's most) */
+const COMPARE_PAGE = 100;
+/** Files asked for per page of a commit's file list: a shorter list is the whole list, however GitHub pages. */
+const COMMIT_FILES_PAGE = 100;
+
+/**
+ * The reads of objects addressed by SHA (commits, trees, blobs, comparisons of two commits): they never
+ * change, so each is fetched once per process, and a listing that holds others fills their caches too.
+ */
+export abstract class GitObjectReads {
+  protected abstract readonly rest: RestClient;
+  protected readonly commits = new ShaCache<CommitInfo>();
+  protected readonly trees = new ShaCache<TreeEntry[]>();
+  protected readonly recursiveTrees = new ShaCache<{ entries: TreeEntry[]; truncated: boolean }>();
+  protected readonly comparisons = new ShaCache<Comparison>();
+  protected readonly commitFiles = new ShaCache<{
+    paths: string[];
+    complete: boolean;
+    files: ComparedFile[];
+  }>();
+  protected readonly blobs: BlobCache;
+
+  constructor(blobCacheBytes: number) {
+    this.blobs = new BlobCache(blobCacheBytes);
+  }
+
+  async getCommit(sha: string): Promise<CommitInfo> {
+    wire.checkSha(sha);
+    return this.commits.get(sha, async () =>
+      wire.gitCommit(
+        await this.rest.read<wire.GitCommit>(
+          `get commit ${sha}`,
+          'GET /repos/{owner}/{repo}/git/commits/{sha}',
+          { sha },
+        ),
+      ),
+    );
+  }
+
+  async getTree(sha: string): Promise<TreeEntry[]> {
+    wire.checkSha(sha);
+    return this.trees.get(sha, async () => {
+      const data = await this.rest.read<wire.Tree>(
+        `get tree ${sha}`,
+        'GET /repos/{owner}/{repo}/git/trees/{sha}',
+        { sha },
+      );
+      return data.tree.map(wire.treeEntry);
+    });
+  }
+
+  /** set when a GraphQL call failed: from then on trees are listed by REST only */
+  private graphqlFailed = false;
+
+  async getTrees(
+    shas: string[],
+    options: { levels?: number; perCall?: number } = {},
+  ): Promise<Map<string, TreeEntry[]>> {
+    const perCall = options.perCall ?? TREES_PER_CALL;
+    const out = new Map<string, TreeEntry[]>();
+    const wanted: string[] = [];
+    for (const sha of new Set(shas)) {
+      const known = this.trees.peek(wire.checkSha(sha));
+      if (known) out.set(sha, known);
+      else wanted.push(sha);
+    }
+    const calls: string[][] = [];
+    for (let i = 0; i < wanted.length; i += perCall) calls.push(wanted.slice(i, i + perCall));
+    await Promise.all(
+      calls.map(async (chunk) => {
+        if (this.graphqlFailed) return;
+        try {
+          const answer = await this.rest.graphql<TreesAnswer>(
+            `get ${chunk.length} trees`,
+            treesQuery(chunk, options.levels),
+          );
+          for (const [tree, list] of listingsOf(chunk, answer)) {
+            if (!this.trees.peek(tree)) this.trees.set(tree, list);
+            out.set(tree, list);
+          }
+        } catch {
+          // GraphQL refused or failed (its budget spent, say): the caller lists these by REST, as before.
+          this.graphqlFailed = true;
+        }
+      }),
+    );
+    return out;
+  }
+
+  async getPathTrees(commits: string[], path: string): Promise<Map<string, PathTrees>> {
+    const out = new Map<string, PathTrees>();
+    const wanted = [...new Set(commits)].map(wire.checkSha);
+    const calls: string[][] = [];
+    for (let i = 0; i < wanted.length; i += COMMITS_PER_CALL)
+      calls.push(wanted.slice(i, i + COMMITS_PER_CALL));
+    await Promise.all(
+      calls.map(async (chunk) => {
+        if (this.graphqlFailed) return;
+        try {
+          const answer = await this.rest.graphql<PathTreesAnswer>(
+            `get the trees at a path in ${chunk.length} commits`,
+            pathTreesQuery(chunk),
+            { path },
+          );
+          for (const [sha, pair] of pathTreesOf(chunk, answer)) out.set(sha, pair);
+        } catch {
+          this.graphqlFailed = true;
+        }
+      }),
+    );
+    return out;
+  }
+
+  async getPathHistory(
+    branch: string,
+    path: string,
+    options: { first: number; after?: string | null; levels: number },
+  ): Promise<PathHistoryPage | null> {
+    if (this.graphqlFailed) return null;
+    try {
+      const answer = await this.rest.graphql<PathHistoryAnswer>(
+        `list the commits changing ${path}`,
+        pathHistoryQuery(options.levels),
+        { ref: `refs/heads/${branch}`, path, first: options.first, after: options.after ?? null },
+      );
+      const listings = new Map<string, TreeEntry[]>();
+      const page = pathHistoryOf(answer, listings);
+      if (!page) return null;
+      for (const [tree, list] of listings) if (!this.trees.peek(tree)) this.trees.set(tree, list);
+      for (const { sha, ...rest } of [page.head, ...page.commits.map((c) => c.commit)])
+        if (!this.commits.peek(sha)) this.commits.set(sha, { sha, ...rest });
+      return page;
+    } catch {
+      this.graphqlFailed = true;
+      return null;
+    }
+  }
+
+  async getTreeRecursive(sha: string): Promise<{ entries: TreeEntry[]; truncated: boolean }> {
+    wire.checkSha(sha);
+    return this.recursiveTrees.get(sha, async () => {
+      const data = await this.rest.read<wire.Tree>(
+        `get tree ${sha}`,
+        'GET /repos/{owner}/{repo}/git/trees/{sha}',
+        { sha, recursive: '1' },
+      );
+      const entries = data.tree.map(wire.treeEntry);
+      if (!data.truncated) {
+        for (const [tree, list] of wire.subtrees(sha, entries))
+          if (!this.trees.peek(tree)) this.trees.set(tree, list);
+      }
+      return { entries, truncated: Boolean(data.truncated) };
+    });
+  }
+
+  async getBlob(sha: string): Promise<Uint8Array> {
+    wire.checkSha(sha);
+    return this.blobs.get(sha, async () => {
+      const data = await this.rest.read<wire.Blob>(
+        `get blob ${sha}`,
+        'GET /repos/{owner}/{repo}/git/blobs/{sha}',
+        { sha },
+      );
+      return wire.blobBytes(data);
+    });
+  }
+
+  async getCommitFiles(sha: string): Promise<{ paths: string[]; complete: boolean; files: ComparedFile[] }> {
+    wire.checkSha(sha);
+    return this.commitFiles.get(sha, async () => {
+      const data = await this.rest.read<wire.RestCommitWithFiles>(
+        `get the files of commit ${sha}`,
+        'GET /repos/{owner}/{repo}/commits/{ref}',
+        { ref: sha, per_page: COMMIT_FILES_PAGE },
+      );
+      this.commits.set(sha, wire.restCommit(data));
+      const files = data.files ?? [];
+      return {
+        paths: files.flatMap((f) =>
+          f.previous_filename === undefined ? [f.filename] : [f.previous_filename, f.filename],
+        ),
+        complete: Array.isArray(data.files) && files.length < COMMIT_FILES_PAGE,
+        files: files.map(comparedFile),
+      };
+    });
+  }
+
+  async listCommits(options: {
+    sha: string;
+    path?: string;
+    perPage?: number;
+    page?: number;
+  }): Promise<CommitInfo[]> {
+    const data = await this.rest.read<wire.RestCommit[]>(
+      `list commits of ${options.sha}`,
+      'GET /repos/{owner}/{repo}/commits',
+      {
+        sha: options.sha,
+        ...(options.path !== undefined ? { path: options.path } : {}),
+        per_page: options.perPage ?? 30,
+        page: options.page ?? 1,
+      },
+    );
+    return data.map((item) => {
+      const commit = wire.restCommit(item);
+      this.commits.set(commit.sha, commit);
+      return commit;
+    });
+  }
+
+  async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
+    if (wire.checkSha(ancestor) === wire.checkSha(descendant)) return true;
+    try {
+      const { status } = await this.compare(ancestor, descendant);
+      // base...head: "ahead" means head has commits base lacks and none the other way.
+      return status === 'identical' || status === 'ahead';
+    } catch (error) {
+      // Unrelated histories: GitHub answers 404 "No common ancestor between …".
+      if (
+        error instanceof UpstreamError &&
+        error.code === 'not_found' &&
+        /no common ancestor/i.test(error.message)
+      ) {
+        return false;
+      }
+      throw error;
+    }
+  }
+
+  compare(base: string, head: string, page = 1): Promise<Comparison> {
+    wire.checkSha(base);
+    wire.checkSha(head);
+    return this.comparisons.get(`${base}...${head}@${page}`, async () => {
+      const data = await this.rest.read<wire.Compare>(
+        `compare ${base}...${head}`,
+        `GET /repos/{owner}/{repo}/compare/${base}...${head}`,
+        { per_page: COMPARE_PAGE, page },
+      );
+      const commits = data.commits.map(wire.restCommit);
+      for (const commit of [wire.restCommit(data.base_commit), ...commits])
+        this.commits.set(commit.sha, commit);
+      const files = (data.files ?? []).map(comparedFile);
+      return { status: data.status, totalCommits: data.total_commits, commits, files };
+    });
+  }
+}
+
+function comparedFile(file: { filename: string; previous_filename?: string; status: string; sha: string }) {
+  return {
+    path: file.filename,
+    status: file.status,
+    sha: file.sha,
+    ...(file.previous_filename !== undefined ? { previousPath: file.previous_filename } : {}),
+  };
+}

@@ -1,0 +1,469 @@
+import { createHash } from 'node:crypto';
+import { makeScrubber, type Scrubber } from '../../safety/secret-forms.js';
+import { toUpstreamError } from './errors.js';
+import {
+  COMMIT_ON_BRANCH,
+  commitInput,
+  committed,
+  type CommitAnswer,
+  type FileChanges,
+} from './graphql-commit.js';
+import { blobSha } from '../tree-hash.js';
+import { createClient, createLightClient, RestClient } from './octokit-client.js';
+import { listActivity } from './octokit-activity.js';
+import { GitObjectReads } from './octokit-objects.js';
+import {
+  UpstreamError,
+  type CommitInfo,
+  type CheckAnnotation,
+  type CheckRun,
+  type CheckRunRecord,
+  type CommitStatus,
+  type PullRequestInfo,
+  type PullRequestRequest,
+  type ActivityWindow,
+  type StatusRecord,
+  type WorkflowJob,
+  type TreeChange,
+  type Upstream,
+  type UpstreamStats,
+} from '../upstream.js';
+import * as wire from './wire.js';
+
+export interface OctokitUpstreamOptions {
+  token: string;
+  owner: string;
+  repo: string;
+  /** default process.env.GITHUB_API_URL ?? 'https://api.github.com' */
+  baseUrl?: string;
+  userAgent?: string;
+  /** retries of failed reads (5xx, network errors). Writes are never retried blindly. Default 2. */
+  readRetries?: number;
+  /** base of the read retry back-off in ms (waits 1x, 4x, 9x). Default 1000. */
+  retryBaseMs?: number;
+  /** longest wait for a rate-limit reset before failing with rate_limited. Default 60 s. */
+  maxRateLimitWaitSeconds?: number;
+  /** content-creating requests per minute before writes queue. Default 80 (GitHub's secondary limit). */
+  writesPerMinute?: number;
+  /** bytes of blob content kept in memory. Default 64 MiB. */
+  blobCacheBytes?: number;
+  /** abort a request that takes longer. Default 30 s. */
+  requestTimeoutMs?: number;
+}
+
+class OctokitUpstream extends GitObjectReads implements Upstream {
+  readonly owner: string;
+  readonly repo: string;
+  protected readonly rest: RestClient;
+  private readonly scrub: Scrubber;
+  private readonly counters: UpstreamStats = { requests: 0, notModified: 0 };
+  private readonly heads = new Map<string, { etag: string; sha: string }>();
+  private repository: Promise<{ defaultBranch: string; private: boolean }> | undefined;
+
+  constructor(options: OctokitUpstreamOptions) {
+    super(options.blobCacheBytes ?? 64 * 1024 * 1024);
+    if (!options.token) throw new UpstreamError('invalid', 'a GitHub token is required');
+    this.owner = options.owner;
+    this.repo = options.repo;
+    this.scrub = makeScrubber([options.token]);
+    const clientOptions = {
+      token: options.token,
+      baseUrl: (options.baseUrl ?? process.env.GITHUB_API_URL ?? 'https://api.github.com').replace(
+        /\/+$/,
+        '',
+      ),
+      userAgent: options.userAgent,
+      readRetries: options.readRetries ?? 2,
+      retryBaseMs: options.retryBaseMs ?? 1000,
+      maxRateLimitWaitSeconds: options.maxRateLimitWaitSeconds ?? 60,
+      writesPerMinute: options.writesPerMinute ?? 80,
+    };
+    this.rest = new RestClient(
+      createClient(clientOptions, this.counters),
+      this.owner,
+      this.repo,
+      this.scrub,
+      options.requestTimeoutMs ?? 30_000,
+      createLightClient(clientOptions, this.counters),
+    );
+  }
+
+  stats(): UpstreamStats {
+    return { ...this.counters };
+  }
+
+  getRepository(): Promise<{ defaultBranch: string; private: boolean }> {
+    this.repository ??= this.rest.read<wire.Repository>('get repository', 'GET /repos/{owner}/{repo}').then(
+      (data) => ({ defaultBranch: data.default_branch, private: data.private }),
+      (error: unknown) => {
+        this.repository = undefined;
+        throw error;
+      },
+    );
+    return this.repository;
+  }
+
+  async serverTime(): Promise<string> {
+    // "Accessing this endpoint does not count against your REST API rate limit."
+    // https://docs.github.com/rest/rate-limit/rate-limit#get-rate-limit-status-for-the-authenticated-user
+    const { headers } = await this.rest.send('read the time', 'GET /rate_limit');
+    const time = Date.parse(String(headers.date ?? ''));
+    if (Number.isNaN(time)) throw new UpstreamError('invalid', 'GitHub sent no Date header');
+    return new Date(time).toISOString();
+  }
+
+  async getBranchHead(branch: string): Promise<string> {
+    const sha = await this.tryGetBranchHead(branch);
+    if (sha === null) throw new UpstreamError('not_found', `branch "${branch}" does not exist`, 404);
+    return sha;
+  }
+
+  async tryGetBranchHead(branch: string): Promise<string | null> {
+    const known = this.heads.get(branch);
+    try {
+      const { data, headers } = await this.rest.sendLight<wire.Ref>(
+        `get branch "${branch}"`,
+        `GET /repos/{owner}/{repo}/git/ref/heads/${wire.segments(branch, 'branch name')}`,
+        {},
+        known ? { 'if-none-match': known.etag } : undefined,
+      );
+      if (data.object.type !== 'commit')
+        throw new UpstreamError('invalid', `branch "${branch}" does not point at a commit`);
+      if (headers.etag) this.heads.set(branch, { etag: headers.etag, sha: data.object.sha });
+      else this.heads.delete(branch);
+      return data.object.sha;
+    } catch (error) {
+      if ((error as { status?: number }).status === 304 && known) return known.sha;
+      this.heads.delete(branch);
+      if (error instanceof UpstreamError && error.code === 'not_found') return null;
+      throw error instanceof UpstreamError
+        ? error
+        : toUpstreamError(error, `get branch "${branch}"`, this.scrub);
+    }
+  }
+
+  async listRefs(): Promise<Map<string, string>> {
+    // Without a ref, matching-refs lists every ref, notes and other namespaces included:
+    // https://docs.github.com/rest/git/refs#list-matching-references
+    let data: wire.Ref[];
+    try {
+      data = await this.rest.read<wire.Ref[]>('list refs', 'GET /repos/{owner}/{repo}/git/matching-refs');
+    } catch (error) {
+      // An empty repository answers 409; it has no refs.
+      if (error instanceof UpstreamError && error.code === 'conflict') return new Map();
+      throw error;
+    }
+    const refs = new Map<string, string>();
+    for (const ref of data) if (!ref.ref.startsWith('refs/pull/')) refs.set(ref.ref, ref.object.sha);
+    return refs;
+  }
+
+  listActivity(options: { since: string; maxItems?: number }): Promise<ActivityWindow> {
+    return listActivity(this.rest, options);
+  }
+
+  async createBlob(content: Uint8Array): Promise<string> {
+    const data = await this.rest.write<{ sha: string }>(
+      'create blob',
+      'POST /repos/{owner}/{repo}/git/blobs',
+      {
+        content: Buffer.from(content).toString('base64'),
+        encoding: 'base64',
+      },
+    );
+    this.blobs.set(data.sha, content);
+    return data.sha;
+  }
+
+  async createTree(baseTree: string, changes: TreeChange[]): Promise<string> {
+    const tree = changes.map((change) =>
+      'content' in change
+        ? { path: change.path, mode: change.mode, type: 'blob', content: change.content }
+        : {
+            path: change.path,
+            mode: 'mode' in change ? change.mode : '100644',
+            type: 'blob',
+            sha: change.sha,
+          },
+    );
+    const data = await this.rest.write<{ sha: string }>(
+      'create tree',
+      'POST /repos/{owner}/{repo}/git/trees',
+      { base_tree: baseTree, tree },
+    );
+    for (const change of changes) if ('content' in change) this.cacheText(change.content);
+    return data.sha;
+  }
+
+  /**
+   * Text sent inline is stored as its UTF-8 bytes, so reading it back needs no request. A string with a
+   * lone surrogate has no exact UTF-8 form: it is left out.
+   */
+  private cacheText(text: string): void {
+    const bytes = Buffer.from(text, 'utf8');
+    if (bytes.toString('utf8') !== text) return;
+    const header = Buffer.from(`blob ${bytes.byteLength}\0`);
+    const sha = createHash('sha1').update(header).update(bytes).digest('hex');
+    this.blobs.set(sha, new Uint8Array(bytes));
+  }
+
+  async createCommit(message: string, tree: string, parents: string[]): Promise<string> {
+    const data = await this.rest.write<wire.GitCommit>(
+      'create commit',
+      'POST /repos/{owner}/{repo}/git/commits',
+      { message, tree, parents },
+    );
+    if (data.tree?.sha && data.author) this.commits.set(data.sha, wire.gitCommit(data));
+    return data.sha;
+  }
+
+  async createBranch(branch: string, sha: string): Promise<void> {
+    wire.checkSha(sha);
+    wire.segments(branch, 'branch name');
+    await this.rest.write(`create branch "${branch}"`, 'POST /repos/{owner}/{repo}/git/refs', {
+      ref: `refs/heads/${branch}`,
+      sha,
+    });
+  }
+
+  async deleteBranch(branch: string): Promise<void> {
+    await this.rest.write(
+      `delete branch "${branch}"`,
+      `DELETE /repos/{owner}/{repo}/git/refs/heads/${wire.segments(branch, 'branch name')}`,
+      {},
+    );
+    this.heads.delete(branch);
+  }
+
+  async updateBranch(branch: string, sha: string): Promise<void> {
+    try {
+      await this.rest.write(
+        `update branch "${branch}"`,
+        `PATCH /repos/{owner}/{repo}/git/refs/heads/${wire.segments(branch, 'branch name')}`,
+        { sha, force: false },
+      );
+    } catch (error) {
+      this.heads.delete(branch);
+      if (error instanceof UpstreamError && error.status === 422 && /fast.?forward/i.test(error.message)) {
+        throw new UpstreamError(
+          'not_fast_forward',
+          `update branch "${branch}": the branch moved (not a fast forward)`,
+          422,
+        );
+      }
+      throw error;
+    }
+    this.heads.delete(branch);
+  }
+
+  async commitOnBranch(
+    branch: string,
+    expectedHead: string,
+    message: string,
+    changes: FileChanges,
+  ): Promise<CommitInfo> {
+    const input = commitInput(
+      `${this.owner}/${this.repo}`,
+      branch,
+      wire.checkSha(expectedHead),
+      message,
+      changes,
+    );
+    let answer: CommitAnswer;
+    try {
+      answer = await this.rest.mutate(`commit on branch "${branch}"`, COMMIT_ON_BRANCH, { input });
+    } finally {
+      this.heads.delete(branch);
+    }
+    const commit = committed(answer, expectedHead);
+    this.commits.set(commit.sha, commit);
+    for (const { bytes } of changes.additions) this.blobs.set(blobSha(bytes), bytes);
+    return commit;
+  }
+
+  async createStatus(sha: string, status: CommitStatus): Promise<StatusRecord> {
+    wire.checkSha(sha);
+    const description =
+      status.description.length > 140 ? `${status.description.slice(0, 139)}…` : status.description;
+    const data = await this.rest.write<wire.Status>(
+      `create status on ${sha}`,
+      'POST /repos/{owner}/{repo}/statuses/{sha}',
+      {
+        sha,
+        state: status.state,
+        context: status.context,
+        description,
+        ...(status.targetUrl !== undefined ? { target_url: status.targetUrl } : {}),
+      },
+    );
+    return wire.status(data);
+  }
+
+  async listStatuses(sha: string): Promise<StatusRecord[]> {
+    wire.checkSha(sha);
+    const statuses: StatusRecord[] = [];
+    for (let page = 1; ; page++) {
+      const data = await this.rest.read<wire.Status[]>(
+        `list statuses of ${sha}`,
+        'GET /repos/{owner}/{repo}/commits/{ref}/statuses',
+        { ref: sha, per_page: 100, page },
+      );
+      statuses.push(...data.map(wire.status));
+      if (data.length < 100) return statuses;
+    }
+  }
+
+  /** https://docs.github.com/rest/checks/runs#create-a-check-run */
+  async createCheckRun(sha: string, run: CheckRun): Promise<number> {
+    wire.checkSha(sha);
+    const data = await this.rest.write<{ id: number }>(
+      `create check run ${run.name} on ${sha}`,
+      'POST /repos/{owner}/{repo}/check-runs',
+      {
+        name: run.name,
+        head_sha: sha,
+        status: 'completed',
+        conclusion: run.conclusion,
+        ...(run.detailsUrl !== undefined ? { details_url: run.detailsUrl } : {}),
+        output: {
+          title: run.title,
+          summary: run.summary,
+          ...(run.text !== undefined ? { text: run.text } : {}),
+          annotations: run.annotations.map(annotation),
+        },
+      },
+    );
+    return data.id;
+  }
+
+  /** Annotations sent in an update are appended to the run's. https://docs.github.com/rest/checks/runs#update-a-check-run */
+  async addCheckRunAnnotations(
+    id: number,
+    run: Pick<CheckRun, 'title' | 'summary' | 'annotations'>,
+  ): Promise<void> {
+    await this.rest.write(
+      `add annotations to check run ${id}`,
+      'PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}',
+      {
+        check_run_id: id,
+        output: { title: run.title, summary: run.summary, annotations: run.annotations.map(annotation) },
+      },
+    );
+  }
+
+  /**
+   * filter=all: the default (latest) hides an earlier run of the same name, and a forged one must not hide.
+   * https://docs.github.com/rest/checks/runs#list-check-runs-for-a-git-reference
+   */
+  async listCheckRuns(sha: string, name: string): Promise<CheckRunRecord[]> {
+    wire.checkSha(sha);
+    const runs: CheckRunRecord[] = [];
+    for (let page = 1; ; page++) {
+      const data = await this.rest.read<{ total_count: number; check_runs: wire.CheckRun[] }>(
+        `list check runs "${name}" of ${sha}`,
+        'GET /repos/{owner}/{repo}/commits/{ref}/check-runs',
+        { ref: sha, check_name: name, filter: 'all', per_page: 100, page },
+      );
+      runs.push(...data.check_runs.map(wire.checkRun));
+      if (data.check_runs.length < 100 || runs.length >= data.total_count) return runs;
+    }
+  }
+
+  async listRunJobs(runId: number): Promise<WorkflowJob[]> {
+    const jobs: WorkflowJob[] = [];
+    for (let page = 1; ; page++) {
+      const data = await this.rest.read<{ total_count: number; jobs: wire.Job[] }>(
+        `list the jobs of run ${runId}`,
+        'GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs',
+        { run_id: runId, filter: 'all', per_page: 100, page },
+      );
+      jobs.push(...data.jobs.map(wire.job));
+      if (data.jobs.length < 100 || jobs.length >= data.total_count) return jobs;
+    }
+  }
+
+  /**
+   * POST /pulls, then the labels through the issues API (a pull request is an issue there).
+   * https://docs.github.com/rest/pulls/pulls#create-a-pull-request
+   * https://docs.github.com/rest/issues/labels#add-labels-to-an-issue
+   */
+  async createPullRequest(request: PullRequestRequest): Promise<{ number: number; url: string }> {
+    const { labels, ...pull } = request;
+    const data = await this.rest.write<{ number: number; html_url: string }>(
+      `open a pull request from ${request.head}`,
+      'POST /repos/{owner}/{repo}/pulls',
+      pull,
+    );
+    if (labels.length > 0)
+      await this.rest.write(
+        `label pull request #${data.number}`,
+        'POST /repos/{owner}/{repo}/issues/{issue_number}/labels',
+        {
+          issue_number: data.number,
+          labels,
+        },
+      );
+    return { number: data.number, url: data.html_url };
+  }
+
+  async getPullRequest(number: number): Promise<PullRequestInfo> {
+    const data = await this.rest.read<wire.Pull>(
+      `get pull request #${number}`,
+      'GET /repos/{owner}/{repo}/pulls/{pull_number}',
+      { pull_number: number },
+    );
+    return wire.pull(data);
+  }
+
+  async listPullRequestCommits(number: number): Promise<CommitInfo[]> {
+    const commits: CommitInfo[] = [];
+    for (let page = 1; ; page++) {
+      const data = await this.rest.read<wire.RestCommit[]>(
+        `list the commits of pull request #${number}`,
+        'GET /repos/{owner}/{repo}/pulls/{pull_number}/commits',
+        { pull_number: number, per_page: 100, page },
+      );
+      for (const item of data) {
+        const commit = wire.restCommit(item);
+        this.commits.set(commit.sha, commit);
+        commits.push(commit);
+      }
+      if (data.length < 100) return commits;
+    }
+  }
+
+  async getFileAtRef(path: string, ref: string): Promise<{ text: string; sha: string }> {
+    const operation = `get ${path} at ${ref}`;
+    const data = await this.rest.read<wire.Contents | wire.Contents[]>(
+      operation,
+      `GET /repos/{owner}/{repo}/contents/${wire.segments(path, 'path')}`,
+      { ref },
+    );
+    if (Array.isArray(data) || data.type !== 'file')
+      throw new UpstreamError('invalid', `${operation}: not a file`);
+    // Over 1 MB the contents API leaves `content` empty (encoding "none"): fetch the blob instead.
+    const inline = data.size === 0 || (data.encoding === 'base64' && Boolean(data.content));
+    const bytes = inline ? Buffer.from(data.content ?? '', 'base64') : await this.getBlob(data.sha);
+    try {
+      return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), sha: data.sha };
+    } catch {
+      throw new UpstreamError('invalid', `${operation}: not UTF-8 text`);
+    }
+  }
+}
+
+export function createOctokitUpstream(options: OctokitUpstreamOptions): Upstream {
+  return new OctokitUpstream(options);
+}
+
+/** A whole-file annotation: GitHub needs a line range, so line 1. */
+function annotation(a: CheckAnnotation): Record<string, unknown> {
+  return {
+    path: a.path,
+    start_line: 1,
+    end_line: 1,
+    annotation_level: a.level,
+    title: a.title,
+    message: a.message,
+  };
+}

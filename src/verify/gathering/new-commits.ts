@@ -1,0 +1,123 @@
+import type { CommitInfo, Upstream } from '../../github/upstream.js';
+import type { Change } from '../change.js';
+import { diffTrees } from './diff-trees.js';
+
+const PAGE = 100;
+const SYMLINK = '120000';
+const SUBMODULE = '160000';
+
+export interface NewCommits {
+  /** newest first */
+  commits: CommitInfo[];
+  /** false when the walk stopped before it reached where the job started */
+  complete: boolean;
+}
+
+/**
+ * The commits reachable from `endHead` and not from `base` (an ancestor of it), newest first: exactly
+ * git's base..end, merges' side branches included, whatever their dates. Bounded by `max`.
+ */
+export async function listNewCommits(
+  upstream: Upstream,
+  base: string,
+  endHead: string,
+  max: number,
+): Promise<NewCommits> {
+  const first = await upstream.compare(base, endHead);
+  const commits = [...first.commits];
+  // More than the bound: listing the rest would not make the job checked, so spare the requests.
+  if (first.totalCommits > max) return { commits: commits.reverse(), complete: false };
+  for (let page = 2; commits.length < Math.min(first.totalCommits, max); page++) {
+    const next = await upstream.compare(base, endHead, page);
+    if (next.commits.length === 0) break;
+    commits.push(...next.commits);
+  }
+  return {
+    commits: commits.slice(0, max).reverse(),
+    complete: commits.length === first.totalCommits && first.totalCommits <= max,
+  };
+}
+
+/**
+ * Commits listed back from the end head, newest first, until one of `stops`: after a history rewrite,
+ * where there is no single base (the order is by date, so this serves attribution, not the verdict).
+ * Without stops (a new branch with no base) the whole history is new. Bounded by `max`.
+ */
+export async function listCommitsAbove(
+  upstream: Upstream,
+  endHead: string,
+  stops: ReadonlySet<string>,
+  max: number,
+): Promise<NewCommits> {
+  const commits: CommitInfo[] = [];
+  for (let page = 1; ; page++) {
+    const listed = await upstream.listCommits({ sha: endHead, perPage: PAGE, page });
+    for (const commit of listed) {
+      if (stops.has(commit.sha)) return { commits, complete: true };
+      if (commits.length >= max) return { commits, complete: false };
+      commits.push(commit);
+    }
+    if (listed.length < PAGE) return { commits, complete: stops.size === 0 };
+  }
+}
+
+const arrivesAsLink = (change: Change): boolean =>
+  change.kind !== 'deleted' && (change.newMode === SYMLINK || change.newMode === SUBMODULE);
+
+/**
+ * Changes made by single commits that the net diff does not show: a file added and removed again, or a
+ * symlink later replaced by a file. They stay in the branch's history, so they are judged too. Each
+ * commit is diffed against its first parent; the trees are mostly cached by then, so the cost is the
+ * directories each commit changed.
+ */
+export async function intermediateChanges(
+  upstream: Upstream,
+  commits: CommitInfo[],
+  net: Change[],
+): Promise<Change[]> {
+  const netByPath = new Map(net.map((change) => [change.path, change]));
+  const perCommit = await Promise.all(
+    commits.map(async (commit) => {
+      const parent = commit.parents[0];
+      const parentTree = parent === undefined ? null : (await upstream.getCommit(parent)).tree;
+      return diffTrees(upstream, parentTree, commit.tree);
+    }),
+  );
+  const found = new Map<string, Change>();
+  for (const change of perCommit.flat()) {
+    const inNet = netByPath.get(change.path);
+    const hidden =
+      inNet === undefined || change.problem !== undefined || (arrivesAsLink(change) && !arrivesAsLink(inNet));
+    if (!hidden) continue;
+    const seen = found.get(change.path);
+    if (seen === undefined || (arrivesAsLink(change) && !arrivesAsLink(seen))) found.set(change.path, change);
+  }
+  return [...found.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/**
+ * Paths each commit changed that the net change does not show, from each commit's list of changed paths
+ * (one request a commit). Commits whose list GitHub may have cut come back in `unlisted`, for a tree diff.
+ */
+export async function pathsOfCommits(
+  upstream: Upstream,
+  commits: CommitInfo[],
+  net: Change[],
+): Promise<{ paths: Change[]; unlisted: CommitInfo[] }> {
+  const inNet = new Set(net.map((change) => change.path));
+  const listed = await Promise.all(commits.map((commit) => upstream.getCommitFiles(commit.sha)));
+  const paths = new Map<string, Change>();
+  const unlisted: CommitInfo[] = [];
+  listed.forEach((files, index) => {
+    if (!files.complete) unlisted.push(commits[index] as CommitInfo);
+    else for (const path of files.paths) if (!inNet.has(path)) paths.set(path, { path, kind: 'modified' });
+  });
+  return { paths: [...paths.values()], unlisted };
+}
+
+/** Changes by path, sorted; where both know a path, the one from a tree diff (it has the modes) wins. */
+export function mergeChanges(fromTrees: Change[], fromPaths: Change[]): Change[] {
+  const merged = new Map(fromPaths.map((change) => [change.path, change]));
+  for (const change of fromTrees) merged.set(change.path, change);
+  return [...merged.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}

@@ -1,0 +1,363 @@
+import type { PushActivity } from '../../github/upstream.js';
+import { protectedRule, type Perimeter } from '../../policy/index.js';
+import type { Change } from '../change.js';
+import { compileGlobList } from '../../policy/glob.js';
+import { movedByOthersOnly } from '../gathering/others.js';
+import type { ForeignCheckRun, ForeignStatus } from '../receipts/receipt-statuses.js';
+import { isInertMarker, ZERO_SHA, type BranchHistory } from '../gathering/ref-accounting.js';
+import type {
+  Baseline,
+  CommitAttribution,
+  FileDecision,
+  LedgerFacts,
+  OtherChange,
+  RefChange,
+  RefSnapshot,
+  Verdict,
+  Violation,
+} from '../types.js';
+
+/** Everything verifyJob gathered from GitHub; judge() turns it into a verdict without any I/O. */
+export interface JobFacts {
+  branch: string;
+  startHead: string | null;
+  endHead: string | null;
+  baseline: Baseline | null;
+  /** true: the start head is not an ancestor of the end head; null: not known */
+  historyRewritten: boolean | null;
+  changes: Change[];
+  /** changes made by single new commits that the net change does not show (undone later) */
+  intermediate: Change[];
+  /** every ref that changed during the job, the bound branch included */
+  refChanges: RefChange[];
+  /** every ref at the start of the job */
+  start: RefSnapshot;
+  /** commits reachable from the end head and not from the baseline, newest first; null: not known */
+  newCommits: { shas: string[]; complete: boolean } | null;
+  /** new commits the ledger claims that GitHub made (the gateway's, unless the ledger is forged) */
+  gatewayCommits: string[];
+  /** new commits other actors pushed to the bound branch (listed, not judged) */
+  otherCommits: string[];
+  /** the actor GitHub records for this job's token (from the end marker); null: not known */
+  identity: string | null;
+  /** full ref names (globs) the owner named in ignore-refs */
+  ignoreRefs: string[];
+  ledger: LedgerFacts | null;
+  directPushes: 'check' | 'deny';
+  perimeters: Perimeter[];
+  /** every branch that moved during the job, by full ref name, as the activity list accounts for it; null: not known */
+  branchMoves: Map<string, BranchHistory> | null;
+  unchecked: string[];
+  notes: string[];
+  /** whether a missing ledger keeps the verdict from success (default true; a verify job reads none) */
+  ledgerExpected?: boolean;
+  /** statuses on the receipt's context that Perimeter did not post (only looked for by a verify job) */
+  foreignStatuses?: ForeignStatus[];
+  /** check runs named like the receipt that Perimeter did not create (only when the receipt is a check run) */
+  foreignCheckRuns?: ForeignCheckRun[];
+}
+
+const SYMLINK = '120000';
+const SUBMODULE = '160000';
+
+/** Refs created, moved or deleted between two snapshots, sorted by name. */
+export function compareSnapshots(start: RefSnapshot, end: RefSnapshot): RefChange[] {
+  const changes: RefChange[] = [];
+  for (const ref of [...new Set([...Object.keys(start), ...Object.keys(end)])].sort()) {
+    const before = start[ref] ?? null;
+    const after = end[ref] ?? null;
+    if (before === after) continue;
+    const kind = before === null ? 'created' : after === null ? 'deleted' : 'moved';
+    changes.push({ ref, kind, before, after });
+  }
+  return changes;
+}
+
+/** Whether some exposed perimeter bound to `branch` may write `path`, and the rule that decided. */
+export function decideWrite(
+  path: string,
+  branch: string,
+  perimeters: Perimeter[],
+): { allowed: boolean; rule: string; perimeter?: string } {
+  const bound = perimeters.filter((perimeter) => perimeter.allowsBranch(branch));
+  if (bound.length === 0) {
+    return { allowed: false, rule: `no exposed perimeter may work on branch "${branch}"` };
+  }
+  const refusals: string[] = [];
+  for (const perimeter of bound) {
+    const decision = perimeter.canWrite(path);
+    if (decision.allowed)
+      return { allowed: true, rule: `${perimeter.name}: ${decision.rule}`, perimeter: perimeter.name };
+    refusals.push(`${perimeter.name}: ${decision.rule}`);
+  }
+  const guarded = protectedRule(path);
+  if (guarded !== null && !refusals.some((refusal) => refusal.includes('protected'))) {
+    refusals.push(`protected: ${guarded}`);
+  }
+  return { allowed: false, rule: refusals.join('; ') };
+}
+
+export function decideFile(change: Change, branch: string, perimeters: Perimeter[]): FileDecision {
+  if (change.problem !== undefined)
+    return { ...change, allowed: false, rule: `invalid path: ${change.problem}` };
+  const write = decideWrite(change.path, branch, perimeters);
+  const arrives = change.kind !== 'deleted';
+  // A retargeted symlink or submodule is as new as a fresh one: its target was not checked either.
+  if (arrives && change.newMode === SYMLINK)
+    return { ...change, allowed: false, rule: 'symlinks are never allowed' };
+  if (arrives && change.newMode === SUBMODULE)
+    return { ...change, allowed: false, rule: 'submodules are never allowed' };
+  return { ...change, ...write };
+}
+
+/** The violations among changed files, by the rules of the verdict (the apply job re-judges staged commits so). */
+export function fileViolations(changes: Change[], branch: string, perimeters: Perimeter[]): Violation[] {
+  return changes
+    .map((change) => decideFile(change, branch, perimeters))
+    .filter((file) => !file.allowed)
+    .map(fileViolation);
+}
+
+function fileViolation(file: FileDecision): Violation {
+  const kind =
+    file.newMode === SYMLINK && file.kind !== 'deleted'
+      ? 'symlink'
+      : file.newMode === SUBMODULE && file.kind !== 'deleted'
+        ? 'submodule'
+        : 'path';
+  const what = kind === 'path' ? `${file.kind} outside every perimeter` : `${kind} ${file.kind}`;
+  const when = file.transient ? ' by an intermediate commit' : '';
+  return { kind, path: file.path, message: `${file.path}: ${what}${when} (${file.rule})` };
+}
+
+function attribute(facts: JobFacts): CommitAttribution {
+  const shas = facts.newCommits?.shas ?? [];
+  const complete = facts.newCommits?.complete ?? false;
+  const theirs = new Set(facts.otherCommits);
+  const ours = shas.filter((sha) => !theirs.has(sha));
+  const others = shas.filter((sha) => theirs.has(sha));
+  if (!facts.ledger?.ok) return { gateway: [], direct: [], others, unattributed: ours, complete };
+  const made = new Set(facts.gatewayCommits);
+  return {
+    gateway: ours.filter((sha) => made.has(sha)),
+    direct: ours.filter((sha) => !made.has(sha)),
+    others,
+    unattributed: [],
+    complete,
+  };
+}
+
+const short = (sha: string | null): string =>
+  sha === null || sha === ZERO_SHA ? 'nothing' : sha.slice(0, 7);
+
+function describeMoves(moves: PushActivity[]): string {
+  const shown = moves
+    .slice(0, 5)
+    .map(
+      (move) =>
+        `${move.activityType} by ${move.actor ?? 'unknown'}, ${short(move.before)} → ${short(move.after)}`,
+    );
+  return moves.length > shown.length
+    ? `${shown.join('; ')}; ${moves.length - shown.length} more`
+    : shown.join('; ');
+}
+
+/**
+ * Every head the bound branch held during the job must be its start head (or, for a branch created during
+ * the job, the commit it was compared with) or a new commit of its end head:
+ * then every commit it ever pointed at is in the history that was examined. A deletion in between, or a head
+ * the end does not contain (a force push away and back), breaks that, and is a violation of its own.
+ */
+function boundBranchMoves(facts: JobFacts): Violation[] {
+  const ref = `refs/heads/${facts.branch}`;
+  const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+  const violations: Violation[] = [];
+  const deletion = facts.endHead !== null ? moves.find((move) => move.after === ZERO_SHA) : undefined;
+  if (deletion) {
+    violations.push({
+      kind: 'branch-deleted',
+      ref,
+      message: `branch "${facts.branch}" was deleted during the job (by ${deletion.actor ?? 'unknown'}) and created again; what it held in between was not checked`,
+    });
+  }
+  if (facts.historyRewritten === true || facts.endHead === null || facts.newCommits?.complete !== true)
+    return violations;
+  const known = new Set([facts.startHead, facts.baseline?.sha, ...facts.newCommits.shas]);
+  const lost = moves.find((move) => move.after !== ZERO_SHA && !known.has(move.after));
+  if (lost) {
+    violations.push({
+      kind: 'history',
+      ref,
+      message: `"${facts.branch}" held ${short(lost.after)} during the job (${lost.activityType} by ${lost.actor ?? 'unknown'}), which its end head does not contain: history was rewritten and the commits in between were not checked`,
+    });
+  }
+  return violations;
+}
+
+/**
+ * A status on the receipt's context posted during the job that Perimeter did not post: someone with the job's
+ * access (the agent, with the token it read from the gateway) posted a receipt of its own.
+ */
+function forgedReceipts(foreign: ForeignStatus[]): Violation[] {
+  return foreign
+    .filter((f) => f.inWindow)
+    .map(({ sha, status }) => ({
+      kind: 'forged-receipt' as const,
+      message: `forged receipt: a "${status.state}" status on "${status.context}" of ${short(sha)} (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}) was posted during the job, not by Perimeter`,
+    }));
+}
+
+/** A check run named like the receipt, not Perimeter's: the agent's token can create one as github-actions. */
+function forgedCheckRuns(foreign: ForeignCheckRun[]): Violation[] {
+  return foreign.map(({ sha, run }) => ({
+    kind: 'forged-receipt' as const,
+    message: `forged receipt: a check run "${run.name}" (${run.conclusion ?? run.status}) on ${short(sha)} (id ${run.id}, app ${run.app ?? 'unknown'}, started ${run.startedAt ?? 'at no stated time'}) was created during the job or claims a later time, not by Perimeter`,
+  }));
+}
+
+export function judge(facts: JobFacts): Verdict {
+  const branchRef = `refs/heads/${facts.branch}`;
+  const violations: Violation[] = [];
+  const unchecked = [...facts.unchecked];
+  const notes = [...facts.notes];
+
+  if (facts.startHead !== null && facts.endHead === null) {
+    violations.push({
+      kind: 'branch-deleted',
+      ref: branchRef,
+      message: `branch "${facts.branch}" was deleted during the job`,
+    });
+  }
+  if (facts.historyRewritten === true) {
+    violations.push({
+      kind: 'history',
+      ref: branchRef,
+      message: `history of "${facts.branch}" was rewritten: ${short(facts.startHead)} is not an ancestor of ${short(facts.endHead)}`,
+    });
+  }
+
+  violations.push(...boundBranchMoves(facts));
+
+  const files = [
+    ...facts.changes.map((change) => decideFile(change, facts.branch, facts.perimeters)),
+    ...facts.intermediate.map((change) => ({
+      ...decideFile(change, facts.branch, facts.perimeters),
+      transient: true,
+    })),
+  ];
+  for (const file of files) if (!file.allowed) violations.push(fileViolation(file));
+
+  const inert = (ref: string): boolean => {
+    const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+    const change = facts.refChanges.find((c) => c.ref === ref);
+    const held = [...moves.flatMap((m) => [m.before, m.after]), change?.before, change?.after];
+    return isInertMarker(
+      ref,
+      held.filter((sha): sha is string => typeof sha === 'string'),
+      facts.start,
+    );
+  };
+  const ignored = compileGlobList(facts.ignoreRefs);
+  const others: OtherChange[] = [];
+  /** Someone else's change (listed), or null: this job's, to be judged. */
+  const otherChange = (ref: string): OtherChange | null => {
+    const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+    const actors = [...new Set(moves.map((move) => move.actor ?? 'unknown'))];
+    if (ref.startsWith('refs/heads/') && movedByOthersOnly(moves, facts.identity))
+      return { ref, actors, why: 'moved by others only' };
+    const glob = ignored.find(ref);
+    return glob === null ? null : { ref, actors, why: `ignore-refs: ${glob}` };
+  };
+  /** Why a change by this job's identity is judged though another workflow may have made it. */
+  const sameIdentity = (ref: string): string => {
+    const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+    if (!ref.startsWith('refs/heads/'))
+      return ` (GitHub records no actor for refs outside refs/heads; name it in ignore-refs if another workflow changes it)`;
+    if (facts.identity !== null && moves.some((move) => move.actor === facts.identity))
+      return ` (by ${facts.identity}, the identity of this job's token: another workflow with the same token cannot be told apart; name it in ignore-refs if one changes it)`;
+    return '';
+  };
+  const refChanges = facts.refChanges.filter((change) => change.ref !== branchRef && !inert(change.ref));
+  for (const change of refChanges) {
+    const other = otherChange(change.ref);
+    if (other) {
+      others.push(other);
+      continue;
+    }
+    violations.push({
+      kind: 'ref',
+      ref: change.ref,
+      message: `${change.ref} was ${change.kind} during the job (${short(change.before)} → ${short(change.after)}); only "${facts.branch}" may change${sameIdentity(change.ref)}`,
+    });
+  }
+
+  for (const [ref, history] of facts.branchMoves ?? []) {
+    if (ref === branchRef || inert(ref) || facts.refChanges.some((change) => change.ref === ref)) continue;
+    const other = otherChange(ref);
+    if (other) {
+      others.push(other);
+      continue;
+    }
+    violations.push({
+      kind: 'ref',
+      ref,
+      message: `${ref} was changed during the job and changed back (${describeMoves(history.moves)}); only "${facts.branch}" may change${sameIdentity(ref)}`,
+    });
+  }
+
+  if (facts.ledger === null) {
+    if (facts.ledgerExpected !== false)
+      unchecked.push('there is no gateway ledger, so commits could not be attributed');
+    else if (facts.directPushes === 'deny')
+      unchecked.push(
+        'direct-pushes: deny needs the gateway ledger to tell its commits from direct pushes, and a verify job trusts none',
+      );
+  } else if (!facts.ledger.ok)
+    unchecked.push(`the gateway ledger is broken: ${facts.ledger.problem ?? 'unknown problem'}`);
+
+  const commits = attribute(facts);
+  if (facts.directPushes === 'deny' && commits.direct.length > 0) {
+    violations.push({
+      kind: 'direct-push',
+      ref: branchRef,
+      message: `${commits.direct.length} commit(s) reached "${facts.branch}" without the gateway (direct-pushes: deny): ${commits.direct.map(short).join(', ')}`,
+    });
+  }
+  if (facts.newCommits === null && facts.endHead !== facts.startHead)
+    unchecked.push('the new commits could not be listed');
+  else if (facts.newCommits !== null && !facts.newCommits.complete)
+    unchecked.push('not every new commit could be listed, so not each one was examined');
+  if (facts.branchMoves === null && !unchecked.some((item) => item.includes('activity list')))
+    unchecked.push("the branch moves during the job: GitHub's activity list was not read");
+  if (commits.direct.length > 0 && facts.directPushes === 'check') {
+    notes.push(
+      `${commits.direct.length} commit(s) were pushed without the gateway (allowed by direct-pushes: check)`,
+    );
+  }
+
+  violations.push(...forgedReceipts(facts.foreignStatuses ?? []));
+  violations.push(...forgedCheckRuns(facts.foreignCheckRuns ?? []));
+  for (const { sha, status } of (facts.foreignStatuses ?? []).filter((f) => !f.inWindow))
+    notes.push(
+      `a "${status.state}" status on "${status.context}" of ${short(sha)} was posted after the job ended (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}): not the job's, and not this receipt`,
+    );
+
+  const state = violations.length > 0 ? 'failure' : unchecked.length > 0 ? 'error' : 'success';
+  return {
+    state,
+    branch: facts.branch,
+    startHead: facts.startHead,
+    endHead: facts.endHead,
+    baseline: facts.baseline,
+    files,
+    violations,
+    refChanges,
+    commits,
+    pushes: [...(facts.branchMoves?.values() ?? [])].flatMap((history) => history.moves),
+    others,
+    identity: facts.identity,
+    perPerimeter: facts.ledger?.perPerimeter ?? {},
+    unchecked,
+    notes,
+  };
+}

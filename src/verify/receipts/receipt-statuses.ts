@@ -1,0 +1,86 @@
+import type { CheckRunRecord, StatusRecord, Upstream } from '../../github/upstream.js';
+
+/**
+ * The receipt's context during the job: which statuses on it the verification may expect (main's pending
+ * one, by id), and the window in which any other one was posted by someone with the job's access.
+ */
+export interface ReceiptWindow {
+  context: string;
+  /** ids of the statuses Perimeter itself posted in the window (main's pending status) */
+  known: number[];
+  /** GitHub's clock: the window opens (at or before the job's token existed) */
+  since: string;
+  /** GitHub's clock: the window closes (the job's token had expired by then) */
+  until: string;
+  /** whether the receipt is also a check run of the context's name, so check runs are looked at too */
+  checkRuns?: boolean;
+  /** ids of check runs Perimeter itself created (an audit knows the verify job's own) */
+  knownCheckRuns?: number[];
+}
+
+/** A status on the receipt's context that Perimeter did not post: a forged receipt, or one posted later. */
+export interface ForeignStatus {
+  sha: string;
+  status: StatusRecord;
+  /** false: posted after the window closed (not by the job), listed as a note */
+  inWindow: boolean;
+}
+
+/** commits whose statuses are read, one request each; more is unchecked */
+export const MAX_STATUS_COMMITS = 100;
+
+/**
+ * Every status on the receipt's context, on the given commits, posted since the window opened and not by
+ * Perimeter. GitHub lists statuses per commit only, so the commits are the ones a reviewer sees: the bound
+ * branch's heads during the job and its new commits. Throws when a list cannot be read.
+ */
+export async function findForeignStatuses(
+  upstream: Upstream,
+  shas: readonly string[],
+  window: ReceiptWindow,
+): Promise<ForeignStatus[]> {
+  const since = Date.parse(window.since);
+  const until = Date.parse(window.until);
+  const known = new Set(window.known);
+  const found: ForeignStatus[] = [];
+  for (const sha of [...new Set(shas)]) {
+    for (const status of await upstream.listStatuses(sha)) {
+      if (status.context !== window.context || known.has(status.id)) continue;
+      const at = Date.parse(status.createdAt);
+      // A time that does not parse is inside the window: strict.
+      if (at < since) continue;
+      found.push({ sha, status, inWindow: !(at > until) });
+    }
+  }
+  return found;
+}
+
+/** A check run named like the receipt that Perimeter did not create: a forged receipt. */
+export interface ForeignCheckRun {
+  sha: string;
+  run: CheckRunRecord;
+}
+
+/**
+ * Every check run named like the receipt on the given commits that claims to have started since the window
+ * opened (Perimeter creates its own after this look). Its creator sets started_at, so a claim of a later time
+ * proves nothing and is forged too; one without a time that parses is forged (strict). A run that claims an
+ * earlier time is taken as an earlier job's receipt: SECURITY.md says what that leaves. Throws when a list
+ * cannot be read.
+ */
+export async function findForeignCheckRuns(
+  upstream: Upstream,
+  shas: readonly string[],
+  window: ReceiptWindow,
+): Promise<ForeignCheckRun[]> {
+  const since = Date.parse(window.since);
+  const found: ForeignCheckRun[] = [];
+  for (const sha of [...new Set(shas)]) {
+    for (const run of await upstream.listCheckRuns(sha, window.context)) {
+      if (run.name !== window.context || window.knownCheckRuns?.includes(run.id)) continue;
+      if (Date.parse(run.startedAt ?? '') < since) continue;
+      found.push({ sha, run });
+    }
+  }
+  return found;
+}
