@@ -21,7 +21,10 @@ export interface RunFacts {
   job: string;
 }
 
-/** What main and post run with. This module is the only place that reads inputs and runner variables. */
+/**
+ * What main and post run with, from the step's inputs and runner variables. The verify and apply jobs read
+ * their own inputs in verify-job/ and apply-job/, with the parsers exported here.
+ */
 export interface Settings {
   /** the token the gateway and the post check act with; masked */
   token: string;
