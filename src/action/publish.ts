@@ -1,38 +1,34 @@
 import * as core from '@actions/core';
-import { UpstreamError, type CommitStatus, type Upstream } from '../github/upstream.js';
+import { UpstreamError, type Upstream } from '../github/upstream.js';
 import {
-  clip,
   codeBlock,
-  inlineText,
-  MAX_DESCRIPTION,
-  visible,
+  oneLine,
+  renderErrorReceipt,
   type CheckRunReceipt,
   type Receipt,
 } from '../verify/index.js';
 import type { Settings } from './inputs.js';
 
-type PublishSettings = Pick<Settings, 'runUrl' | 'receiptBy' | 'receiptAs'>;
+type PublishSettings = Pick<Settings, 'receiptBy' | 'receiptAs'>;
 
 /**
  * Summary and annotations first, so the verdict is visible even when posting fails; then the check run and
- * the commit status on the bound branch's end head, as `receipt-as` asks. Answers why the receipt could not be
- * published as asked (the caller fails the step), or null. A check run that could not be created turns the
- * status (with `both`) into an error: the status never shows a verdict the Checks tab does not.
+ * the commit status on `sha`, as `receipt-as` asks. Answers why the receipt could not be published as asked
+ * (the caller fails the step), or null. A check run that could not be created turns the status (with `both`)
+ * into an error: the status never shows a verdict the Checks tab does not.
  */
 export async function publishReceipt(
   upstream: Upstream,
   settings: PublishSettings,
   receipt: Receipt,
-  checkRun: CheckRunReceipt,
   sha: string,
-  gatewayLog: string,
-  recordNote = '',
+  extras: { gatewayLog?: string; recordNote?: string } = {},
 ): Promise<string | null> {
   core.summary.addRaw(receipt.summary, true);
-  if (recordNote) core.summary.addRaw(`\n${recordNote}`, true);
-  if (gatewayLog) {
+  if (extras.recordNote) core.summary.addRaw(`\n${extras.recordNote}`, true);
+  if (extras.gatewayLog) {
     // the agent can write to this log: a fence it cannot close, every hidden character shown
-    core.summary.addDetails('Gateway log (last lines)', `\n\n${codeBlock(gatewayLog)}\n`);
+    core.summary.addDetails('Gateway log (last lines)', `\n\n${codeBlock(extras.gatewayLog)}\n`);
   }
   await writeSummary();
 
@@ -47,21 +43,19 @@ export async function publishReceipt(
   let problem: string | null = null;
   if (settings.receiptAs !== 'status') {
     try {
-      await createCheckRun(upstream, sha, checkRun);
+      await createCheckRun(upstream, sha, receipt.checkRun);
     } catch (error) {
-      problem = `the check run "${checkRun.run.name}" could not be created: ${whyNot(error)}`;
+      problem = `the check run "${receipt.checkRun.run.name}" could not be created: ${whyNot(error)}`;
     }
   }
   if (settings.receiptAs !== 'check-run') {
-    const status: CommitStatus =
+    const { status } = receipt;
+    await upstream.createStatus(
+      sha,
       problem === null
-        ? receipt.status
-        : { ...receipt.status, state: 'error', description: `Not published: ${problem}` };
-    await upstream.createStatus(sha, {
-      ...status,
-      description: clip(visible(status.description), MAX_DESCRIPTION),
-      targetUrl: status.targetUrl ?? settings.runUrl,
-    });
+        ? status
+        : { ...status, state: 'error', description: oneLine(`Not published: ${problem}`) },
+    );
   }
   return problem;
 }
@@ -87,53 +81,52 @@ function whyNot(error: unknown): string {
     : message;
 }
 
-/** The receipt when nothing could be verified: an `error` status (best effort) and a summary saying why. */
-export async function publishError(
+/**
+ * A receipt that may not land whole, posted as far as it can be: the summary, then the check run and the
+ * status on `sha`, or on `branch`'s head when no SHA is known. Each failure is a warning.
+ */
+export async function publishBestEffort(
   upstream: Upstream,
-  settings: PublishSettings & Pick<Settings, 'statusContext'>,
-  branch: string,
-  sha: string | null,
-  reason: string,
+  settings: PublishSettings,
+  receipt: Receipt,
+  where: { sha: string | null; branch: string | null },
 ): Promise<void> {
-  core.summary
-    .addHeading('Perimeter: not verified', 2)
-    .addRaw(`${inlineText(reason)}\n\nThe receipt is an error, never a success.`, true);
+  core.summary.addRaw(receipt.summary, true);
   await writeSummary();
   if (settings.receiptBy === 'verify-job') return;
-  const description = clip(visible(`Not verified: ${reason}`), MAX_DESCRIPTION);
   let target: string | null;
   try {
-    target = sha || (await upstream.tryGetBranchHead(branch));
+    target = where.sha || (where.branch ? await upstream.tryGetBranchHead(where.branch) : null);
   } catch (error) {
-    core.warning(`could not find where the error receipt goes: ${whyNot(error)}`);
+    core.warning(`could not find where the receipt goes: ${whyNot(error)}`);
     return;
   }
   if (!target) return;
   if (settings.receiptAs !== 'status') {
     try {
-      await upstream.createCheckRun(target, {
-        name: settings.statusContext,
-        conclusion: 'failure',
-        ...(settings.runUrl !== undefined ? { detailsUrl: settings.runUrl } : {}),
-        title: description,
-        summary: `## ⚠️ Perimeter: error\n\n${inlineText(reason)}\n\nThe receipt is an error, never a success.\n`,
-        annotations: [],
-      });
+      await upstream.createCheckRun(target, receipt.checkRun.run);
     } catch (error) {
-      core.warning(`could not create the error check run: ${whyNot(error)}`);
+      core.warning(`could not create the check run: ${whyNot(error)}`);
     }
   }
   if (settings.receiptAs === 'check-run') return;
   try {
-    await upstream.createStatus(target, {
-      state: 'error',
-      context: settings.statusContext,
-      description,
-      targetUrl: settings.runUrl,
-    });
+    await upstream.createStatus(target, receipt.status);
   } catch (error) {
-    core.warning(`could not post the error status: ${whyNot(error)}`);
+    core.warning(`could not post the status: ${whyNot(error)}`);
   }
+}
+
+/** The receipt when nothing could be verified: an `error` (best effort) and a summary saying why. */
+export async function publishError(
+  upstream: Upstream,
+  settings: PublishSettings & Pick<Settings, 'statusContext' | 'runUrl'>,
+  branch: string,
+  sha: string | null,
+  reason: string,
+): Promise<void> {
+  const receipt = renderErrorReceipt(reason, { runUrl: settings.runUrl, context: settings.statusContext });
+  await publishBestEffort(upstream, settings, receipt, { sha, branch });
 }
 
 /** The job summary; outside a runner (no GITHUB_STEP_SUMMARY) it goes to the log instead. */

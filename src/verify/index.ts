@@ -6,17 +6,24 @@ export { clip, codeBlock, inlineText, markdownText, visible } from './receipts/e
 export { compareSnapshots, decideWrite, fileViolations, judge, type JobFacts } from './judging/judge.js';
 export { compareReceipts, type Disagreement } from './receipts/audit-compare.js';
 export { ledgerFactsOf, readLedgerFacts } from './gathering/ledger-facts.js';
+export { headline } from './receipts/headline.js';
 export {
-  headline,
-  renderReceipt,
   CHECK_RUN_ANNOTATIONS_PER_REQUEST,
   MAX_CHECK_RUN_ANNOTATIONS,
   MAX_CHECK_RUN_TEXT,
   MAX_ANNOTATIONS,
   MAX_DESCRIPTION,
+  oneLine,
+  SUMMARY_BUDGET,
+} from './receipts/limits.js';
+export {
+  renderErrorReceipt,
+  renderNotice,
+  renderReceipt,
   STATUS_CONTEXT,
   type Annotation,
   type Receipt,
+  type ReceiptOptions,
 } from './receipts/receipt.js';
 export {
   gitBlobSha,
@@ -32,7 +39,7 @@ export {
 } from './receipts/receipt-json.js';
 export { ownCheckRunIds, ownReceiptIds } from './receipts/own-receipt.js';
 export type { ReceiptWindow } from './receipts/receipt-statuses.js';
-export { renderSummary, SUMMARY_BUDGET } from './receipts/summary.js';
+export { renderSummary } from './receipts/summary.js';
 export type {
   Baseline,
   CommitAttribution,

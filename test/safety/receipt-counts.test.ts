@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { renderReceipt, type Verdict } from '../../src/verify/index.js';
+import { type Verdict } from '../../src/verify/index.js';
 
-import { verdict as aVerdict } from '../verify/support/verdict.js';
+import { receiptOf, verdict as aVerdict } from '../verify/support/verdict.js';
 
 const verdict = (perPerimeter: Verdict['perPerimeter']): Verdict =>
   aVerdict({ branch: 'main', perPerimeter });
 
 describe('the receipt summary', () => {
   it('counts secrets hidden and credential writes refused per perimeter', () => {
-    const { summary } = renderReceipt(
+    const { summary } = receiptOf(
       verdict({
         impl: { calls: 9, refusals: 3, hidden: 5, credentialRefusals: 2 },
         docs: { calls: 1, refusals: 0 },

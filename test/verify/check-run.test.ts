@@ -5,13 +5,12 @@ import {
   MAX_CHECK_RUN_ANNOTATIONS,
   MAX_CHECK_RUN_TEXT,
   renderCheckRun,
-  renderReceipt,
   type CheckRunFacts,
   type FileDecision,
   type Verdict,
   type Violation,
 } from '../../src/verify/index.js';
-import { verdict } from './support/verdict.js';
+import { receiptOf, verdict } from './support/verdict.js';
 
 const BLOB = 'c'.repeat(40);
 const HEAD = 'f'.repeat(64);
@@ -32,11 +31,7 @@ const refused = (path: string): FileDecision => ({
 const failure = (paths: string[]): Verdict =>
   verdict({ state: 'failure', violations: paths.map(outside), files: paths.map(refused) });
 const render = (v: Verdict, f: CheckRunFacts = facts()) =>
-  renderCheckRun(
-    v,
-    renderReceipt(v, { runUrl: 'https://github.example/run/1', context: 'perimeter/impl' }),
-    f,
-  );
+  renderCheckRun(v, receiptOf(v, { runUrl: 'https://github.example/run/1', context: 'perimeter/impl' }), f);
 const html = (markdown: string): string => micromark(markdown, { allowDangerousHtml: true });
 
 describe('renderCheckRun', () => {

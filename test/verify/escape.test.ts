@@ -1,15 +1,8 @@
 import fc from 'fast-check';
 import { micromark } from 'micromark';
 import { describe, expect, it } from 'vitest';
-import {
-  codeBlock,
-  inlineText,
-  markdownText,
-  renderReceipt,
-  visible,
-  type Verdict,
-} from '../../src/verify/index.js';
-import { B, verdict } from './support/verdict.js';
+import { codeBlock, inlineText, markdownText, visible, type Verdict } from '../../src/verify/index.js';
+import { B, receiptOf, verdict } from './support/verdict.js';
 
 /** A failure for one path added outside every perimeter by a direct push. */
 const failure = (path: string): Verdict =>
@@ -64,7 +57,7 @@ describe('codeBlock', () => {
 
 describe('the receipt for agent-chosen paths', () => {
   it('puts no raw bidi control in the summary, the status or the annotations', () => {
-    const receipt = renderReceipt(failure(BIDI_PATH));
+    const receipt = receiptOf(failure(BIDI_PATH));
     const all = [receipt.summary, receipt.status.description, ...receipt.annotations.map((a) => a.message)];
     for (const text of all) {
       expect(text).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
@@ -73,14 +66,14 @@ describe('the receipt for agent-chosen paths', () => {
   });
 
   it('keeps the status description on one line, with the path shown as it is', () => {
-    const { status } = renderReceipt(failure(CRLF_PATH));
+    const { status } = receiptOf(failure(CRLF_PATH));
     expect(status.description).not.toMatch(/[\r\n]/);
     expect(status.description.startsWith('1 violation: src/a\\u000d\\u000a## ✅ Perimeter')).toBe(true);
     expect([...status.description].length).toBeLessThanOrEqual(140);
   });
 
   it('renders no heading from a path in the summary (CommonMark)', () => {
-    const html = micromark(renderReceipt(failure(CRLF_PATH)).summary);
+    const html = micromark(receiptOf(failure(CRLF_PATH)).summary);
     expect(html.match(/<h2>/g)?.length).toBe(1);
     expect(html).toContain('<h2>❌ Perimeter: failure</h2>');
   });

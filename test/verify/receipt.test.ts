@@ -2,14 +2,13 @@ import { describe, expect, it } from 'vitest';
 import {
   MAX_ANNOTATIONS,
   MAX_DESCRIPTION,
-  renderReceipt,
   SUMMARY_BUDGET,
   type FileDecision,
   type Verdict,
   type Violation,
 } from '../../src/verify/index.js';
 
-import { verdict as aVerdict } from './support/verdict.js';
+import { receiptOf, verdict as aVerdict } from './support/verdict.js';
 
 /** The receipt tests' verdict: one perimeter with calls and refusals counted. */
 const verdict = (overrides: Partial<Verdict> = {}): Verdict =>
@@ -31,7 +30,7 @@ const violation = (path: string): Violation => ({
 describe('renderReceipt', () => {
   describe('when the job stayed inside', () => {
     it('posts success with the context, run URL and a count of files and commits', () => {
-      const receipt = renderReceipt(verdict({ files: [file('src/a.ts', true)] }), {
+      const receipt = receiptOf(verdict({ files: [file('src/a.ts', true)] }), {
         runUrl: 'https://x/run/1',
       });
       expect(receipt.status).toEqual({
@@ -48,14 +47,14 @@ describe('renderReceipt', () => {
       expect(receipt.summary).toContain('| <code>impl</code> | 7 | 2 |');
     });
     it('uses a given context', () => {
-      expect(renderReceipt(verdict(), { context: 'perimeter/impl' }).status.context).toBe('perimeter/impl');
+      expect(receiptOf(verdict(), { context: 'perimeter/impl' }).status.context).toBe('perimeter/impl');
     });
   });
 
   describe('when there are violations', () => {
     it('keeps the description within 140 characters', () => {
       const long = violation(`src/${'x'.repeat(300)}`);
-      const receipt = renderReceipt(
+      const receipt = receiptOf(
         verdict({ state: 'failure', violations: [long], files: [file(long.path!, false)] }),
       );
       expect(receipt.status.state).toBe('failure');
@@ -64,7 +63,7 @@ describe('renderReceipt', () => {
     });
     it('annotates at most 10 errors and summarizes the rest in the last one', () => {
       const violations = Array.from({ length: 25 }, (_, i) => violation(`f${i}.txt`));
-      const receipt = renderReceipt(verdict({ state: 'failure', violations }));
+      const receipt = receiptOf(verdict({ state: 'failure', violations }));
       expect(receipt.annotations).toHaveLength(MAX_ANNOTATIONS);
       expect(receipt.annotations.slice(0, 9).map((a) => a.path)).toEqual(
         violations.slice(0, 9).map((v) => v.path),
@@ -76,7 +75,7 @@ describe('renderReceipt', () => {
     });
     it('lists exactly 10 annotations when there are exactly 10', () => {
       const violations = Array.from({ length: 10 }, (_, i) => violation(`f${i}.txt`));
-      expect(renderReceipt(verdict({ state: 'failure', violations })).annotations.map((a) => a.path)).toEqual(
+      expect(receiptOf(verdict({ state: 'failure', violations })).annotations.map((a) => a.path)).toEqual(
         violations.map((v) => v.path),
       );
     });
@@ -84,9 +83,7 @@ describe('renderReceipt', () => {
 
   describe('when something was not checked', () => {
     it('posts error and says what', () => {
-      const receipt = renderReceipt(
-        verdict({ state: 'error', unchecked: ['the gateway ledger is missing'] }),
-      );
+      const receipt = receiptOf(verdict({ state: 'error', unchecked: ['the gateway ledger is missing'] }));
       expect(receipt.status).toMatchObject({
         state: 'error',
         description: 'Not fully checked: the gateway ledger is missing',
@@ -98,7 +95,7 @@ describe('renderReceipt', () => {
   describe('when paths carry markup', () => {
     it('shows them literally: no links, no HTML, no broken table', () => {
       const path = 'src/[x](https://evil.example)|<img src=x>\n`y`';
-      const receipt = renderReceipt(
+      const receipt = receiptOf(
         verdict({ state: 'failure', files: [file(path, false)], violations: [violation(path)] }),
       );
       expect(receipt.summary).not.toContain('<img');
@@ -113,7 +110,7 @@ describe('renderReceipt', () => {
   describe('when thousands of files changed', () => {
     it('caps the table, shows refused files first and stays under the budget', () => {
       const files = Array.from({ length: 5000 }, (_, i) => file(`src/${'d/'.repeat(40)}${i}.ts`, i !== 4321));
-      const receipt = renderReceipt(verdict({ state: 'failure', files, violations: [violation('x')] }));
+      const receipt = receiptOf(verdict({ state: 'failure', files, violations: [violation('x')] }));
       expect(Buffer.byteLength(receipt.summary)).toBeLessThan(SUMMARY_BUDGET + 64 * 1024);
       expect(receipt.summary).toMatch(/… and \d+ more files \(not shown\)/);
       const rows = receipt.summary.split('\n').filter((line) => line.startsWith('| <code>src/'));

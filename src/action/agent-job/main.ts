@@ -4,10 +4,8 @@ import { mkdtempSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { createOctokitUpstream } from '../../github/octokit/octokit-upstream.js';
 import { UpstreamError, type StatusRecord, type Upstream } from '../../github/upstream.js';
 import { DEFAULT_CONFIG_FILE } from '../../policy/index.js';
-import { makeScrubber } from '../../safety/secret-forms.js';
 import { snapshotRefs } from '../../verify/index.js';
 import {
   tokenVariables,
@@ -21,7 +19,9 @@ import { checkConfigRef } from '../config-ref.js';
 import { applyTrust } from './trust-gate.js';
 import { Inputs, Outputs, READY_TIMEOUT_MS, START_MARGIN_MS, State } from '../constants.js';
 import { launchGateway } from './gateway-process.js';
+import { makeScrubber } from '../../safety/secret-forms.js';
 import { readSettings, type Settings } from '../inputs.js';
+import { runStep } from '../step.js';
 import {
   actionsState,
   CONFIG_FILE_KEYS,
@@ -42,26 +42,24 @@ function defaultGatewayScript(): string {
  */
 export async function runMain(): Promise<void> {
   const store = actionsState;
-  const secrets: string[] = [];
-  try {
-    const settings = readSettings();
-    for (const value of [settings.token, ...Object.values(settings.endpointSecrets)]) {
-      core.setSecret(value);
-      secrets.push(value);
-    }
-    const upstream = createOctokitUpstream({
-      token: settings.token,
-      owner: settings.owner,
-      repo: settings.repo,
-      baseUrl: settings.apiUrl,
-    });
-    await start(settings, upstream, store, defaultGatewayScript(), secrets);
-  } catch (error) {
-    const message = makeScrubber(secrets)(error instanceof Error ? error.message : String(error));
-    // post puts the reason in the error receipt (a refusal such as an untrusted trigger says why there)
+  // post puts the reason in the error receipt (a refusal such as an untrusted trigger says why there)
+  const refuse = (message: string): void => {
     store.save(State.MainError, message);
     core.setFailed(message);
-  }
+  };
+  // grows with the secrets main makes (endpoint secrets, the ledger key), so a late error is scrubbed of them
+  const secrets: string[] = [];
+  await runStep({
+    read: () => readSettings(),
+    secrets: (settings) => Object.values(settings.endpointSecrets),
+    badInput: refuse,
+    done: 'started',
+    run: ({ settings, upstream }) => {
+      secrets.push(settings.token, ...Object.values(settings.endpointSecrets));
+      return start(settings, upstream, store, defaultGatewayScript(), secrets);
+    },
+    failed: async (_context, _error, message) => refuse(makeScrubber(secrets)(message)),
+  });
 }
 
 async function start(

@@ -1,14 +1,11 @@
 import * as core from '@actions/core';
 import { existsSync } from 'node:fs';
-import { createOctokitUpstream } from '../../github/octokit/octokit-upstream.js';
 import type { Upstream } from '../../github/upstream.js';
 import { parseConfig, compilePerimeter } from '../../policy/index.js';
-import { makeScrubber } from '../../safety/secret-forms.js';
 import {
   readLedgerFacts,
   RECORD_FILES,
   receiptJson,
-  renderCheckRun,
   renderReceipt,
   snapshotRefs,
   verifyJob,
@@ -20,6 +17,7 @@ import { logTail, stopGateway } from './gateway-process.js';
 import { readSettings, type Settings } from '../inputs.js';
 import { publishError, publishReceipt } from '../publish.js';
 import { recordLine, uploadRecord } from '../record.js';
+import { judgedOutcome, runStep } from '../step.js';
 import {
   actionsState,
   CONFIG_FILE_KEYS,
@@ -35,7 +33,6 @@ import {
  */
 export async function runPost(): Promise<void> {
   const store = actionsState;
-  const secrets = [store.get(State.LedgerKey)];
   const problems: string[] = [];
   const pid = Number(store.get(State.GatewayPid));
   if (pid > 0) {
@@ -45,22 +42,29 @@ export async function runPost(): Promise<void> {
     if (stopped === 'killed') problems.push('the gateway did not stop on SIGTERM and was killed');
   }
 
-  let settings: Settings;
-  try {
-    settings = { ...readSettings(), ...savedJobSettings(store) };
-  } catch (error) {
-    core.setFailed(`nothing was verified: ${(error as Error).message}`);
-    return;
-  }
-  core.setSecret(settings.token);
-  secrets.push(settings.token);
-  const upstream = createOctokitUpstream({
-    token: settings.token,
-    owner: settings.owner,
-    repo: settings.repo,
-    baseUrl: settings.apiUrl,
+  await runStep({
+    read: () => ({ ...readSettings(), ...savedJobSettings(store) }),
+    secrets: () => [store.get(State.LedgerKey)],
+    done: 'verified',
+    run: ({ upstream, settings }) => verifyInTime(settings, upstream, store, problems),
+    failed: async ({ upstream, settings }, _error, message) => {
+      await publishError(upstream, settings, branchOf(store, settings), store.get(State.StartHead), message);
+      core.setFailed(`Perimeter could not verify this job: ${message}`);
+    },
   });
-  const branch = store.get(State.Branch) || settings.branch;
+}
+
+const branchOf = (store: StateStore, settings: Settings): string =>
+  store.get(State.Branch) || settings.branch;
+
+/** The verification, or an error receipt when it does not finish within verify-timeout. */
+async function verifyInTime(
+  settings: Settings,
+  upstream: Upstream,
+  store: StateStore,
+  problems: string[],
+): Promise<void> {
+  const branch = branchOf(store, settings);
   const deadline = { passed: false };
   let timer: NodeJS.Timeout | undefined;
   const timeUp = new Promise<'time up'>((resolve) => {
@@ -68,7 +72,7 @@ export async function runPost(): Promise<void> {
   });
   try {
     const finished = await Promise.race([
-      verify(settings, upstream, store, branch, problems, secrets, deadline),
+      verify(settings, upstream, store, branch, problems, deadline),
       timeUp,
     ]);
     if (finished === 'time up') {
@@ -78,10 +82,6 @@ export async function runPost(): Promise<void> {
       await publishError(upstream, settings, branch, store.get(State.StartHead) || null, reason);
       core.setFailed(`Perimeter: ${reason}`);
     }
-  } catch (error) {
-    const message = makeScrubber(secrets)(error instanceof Error ? error.message : String(error));
-    await publishError(upstream, settings, branch, store.get(State.StartHead), message);
-    core.setFailed(`Perimeter could not verify this job: ${message}`);
   } finally {
     clearTimeout(timer);
   }
@@ -93,7 +93,6 @@ async function verify(
   store: StateStore,
   branch: string,
   problems: string[],
-  secrets: string[],
   deadline: { passed: boolean },
 ): Promise<void> {
   const startHead = store.get(State.StartHead);
@@ -138,8 +137,10 @@ async function verify(
     writesStaged: store.get(State.StagePath) !== '',
   });
   const logPath = store.get(State.LogPath);
-  const gatewayLog = ledger?.ok === false || problems.length > 0 ? logTail(logPath, secrets) : '';
-  const receipt = renderReceipt(verdict, { runUrl: settings.runUrl, context: settings.statusContext });
+  const gatewayLog =
+    ledger?.ok === false || problems.length > 0
+      ? logTail(logPath, [settings.token, store.get(State.LedgerKey)])
+      : '';
   if (deadline.passed) return;
   const ledgerPath = store.get(State.LedgerPath);
   const included = ledgerPath !== '' && existsSync(ledgerPath);
@@ -163,27 +164,25 @@ async function verify(
     stagedChangeSet(store),
   );
   if (deadline.passed) return;
+  const receipt = renderReceipt(verdict, {
+    runUrl: settings.runUrl,
+    context: settings.statusContext,
+    evidence: json,
+  });
   const unpublished = await publishReceipt(
     upstream,
     settings,
     receipt,
-    renderCheckRun(verdict, receipt, json),
     end[`refs/heads/${branch}`] ?? startHead,
-    gatewayLog,
-    recordLine(record),
+    {
+      gatewayLog,
+      recordNote: recordLine(record),
+    },
   );
-  if (unpublished !== null) {
-    core.setFailed(`Perimeter: ${unpublished}`);
-    return;
-  }
-
-  if (verdict.state === 'success') {
-    core.info(`Perimeter: ${receipt.status.description}`);
-  } else if (settings.failOnViolation) {
-    core.setFailed(`Perimeter: ${receipt.status.description}`);
-  } else {
-    core.warning(`Perimeter: ${receipt.status.description}`);
-  }
+  judgedOutcome(
+    { state: verdict.state, headline: receipt.status.description, unpublished },
+    settings.failOnViolation,
+  );
 }
 
 /** The start snapshot main wrote; its digest travelled in the runner's state, out of the job's reach. */

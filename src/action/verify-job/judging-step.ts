@@ -1,8 +1,6 @@
 import * as core from '@actions/core';
-import { createOctokitUpstream } from '../../github/octokit/octokit-upstream.js';
 import type { Upstream } from '../../github/upstream.js';
-import { makeScrubber } from '../../safety/secret-forms.js';
-import { renderCheckRun, renderReceipt, type CheckRunFacts, type Verdict } from '../../verify/index.js';
+import { renderReceipt, type CheckRunFacts, type Verdict } from '../../verify/index.js';
 import { VerifyInputs } from '../constants.js';
 import {
   booleanInput,
@@ -14,6 +12,7 @@ import {
   type Settings,
 } from '../inputs.js';
 import { publishReceipt } from '../publish.js';
+import { judgedOutcome } from '../step.js';
 
 /** What perimeter/verify reads in both of its modes: the verify job and the pull-request gate. */
 export interface VerifyBasics extends Pick<Settings, 'token' | 'owner' | 'repo' | 'apiUrl' | 'runUrl'> {
@@ -34,75 +33,30 @@ export function readVerifyBasics(env: Env): VerifyBasics {
   };
 }
 
-/** A verdict judged and published; `unpublished` says why the receipt could not be posted whole. */
-export interface Judged {
-  verdict: Verdict;
-  headline: string;
-  unpublished: string | null;
-}
-
-/**
- * The frame both modes of perimeter/verify run in: the settings read (a bad input fails the step, saying
- * which), the token masked and scrubbed from every message, one upstream, and the verdict made the step's
- * outcome. An error reaches `failed` with its message scrubbed; it posts what `error` receipt it can.
- */
-export async function runJudgingStep<S extends VerifyBasics>(
-  read: () => S,
-  judge: (upstream: Upstream, settings: S) => Promise<Judged>,
-  failed: (upstream: Upstream, settings: S, error: unknown, message: string) => Promise<void>,
-): Promise<void> {
-  let settings: S;
-  try {
-    settings = read();
-  } catch (error) {
-    core.setFailed(`nothing was verified: ${(error as Error).message}`);
-    return;
-  }
-  core.setSecret(settings.token);
-  const scrub = makeScrubber([settings.token]);
-  const upstream = createOctokitUpstream({
-    token: settings.token,
-    owner: settings.owner,
-    repo: settings.repo,
-    baseUrl: settings.apiUrl,
-  });
-  try {
-    const { verdict, headline, unpublished } = await judge(upstream, settings);
-    if (unpublished !== null) {
-      core.setFailed(`Perimeter: ${unpublished}`);
-      return;
-    }
-    if (verdict.state === 'success') return;
-    const message = `Perimeter: ${headline}`;
-    if (settings.failOnViolation) core.setFailed(message);
-    else core.warning(message);
-  } catch (error) {
-    await failed(upstream, settings, error, scrub(error instanceof Error ? error.message : String(error)));
-  }
-}
-
 /**
  * The verdict as the receipt (the status, the check run or both, as `receipt-as` says), published on `sha`
- * last: nothing after this can change what it says. Neither mode reads a ledger.
+ * last: nothing after this can change what it says; then the step's outcome. Neither mode reads a ledger.
  */
 export async function publishJudged(
   upstream: Upstream,
   settings: VerifyBasics,
   verdict: Verdict,
   where: { context: string; config: CheckRunFacts['config']; sha: string; recordNote?: string },
-): Promise<Judged> {
-  const receipt = renderReceipt(verdict, { runUrl: settings.runUrl, context: where.context });
-  const checkRun = renderCheckRun(verdict, receipt, { config: where.config, ledger: null });
+): Promise<void> {
+  const receipt = renderReceipt(verdict, {
+    runUrl: settings.runUrl,
+    context: where.context,
+    evidence: { config: where.config, ledger: null },
+  });
   const unpublished = await publishReceipt(
     upstream,
-    { runUrl: settings.runUrl, receiptBy: 'post', receiptAs: settings.receiptAs },
+    { receiptBy: 'post', receiptAs: settings.receiptAs },
     receipt,
-    checkRun,
     where.sha,
-    '',
-    where.recordNote,
+    where.recordNote !== undefined ? { recordNote: where.recordNote } : {},
   );
-  if (verdict.state === 'success' && unpublished === null)
-    core.info(`Perimeter: ${receipt.status.description}`);
-  return { verdict, headline: receipt.status.description, unpublished };
+  judgedOutcome(
+    { state: verdict.state, headline: receipt.status.description, unpublished },
+    settings.failOnViolation,
+  );
 }

@@ -6,14 +6,9 @@ import { readConfigFile } from '../config-loader.js';
 import { VerifyInputs } from '../constants.js';
 import { configFile } from '../inputs.js';
 import { pullRequestNumber } from './pull-request-event.js';
-import {
-  publishJudged,
-  readVerifyBasics,
-  runJudgingStep,
-  type Judged,
-  type VerifyBasics,
-} from './judging-step.js';
+import { publishJudged, readVerifyBasics, type VerifyBasics } from './judging-step.js';
 import { publishError } from '../publish.js';
+import { runStep } from '../step.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -44,14 +39,15 @@ function readGateSettings(env: Env = process.env): GateSettings {
  */
 export async function runPullRequestGate(): Promise<void> {
   let head: string | null = null;
-  await runJudgingStep(
-    readGateSettings,
-    async (upstream, settings) => {
+  await runStep({
+    read: () => readGateSettings(),
+    done: 'verified',
+    run: async ({ upstream, settings }) => {
       const pull = await upstream.getPullRequest(settings.number);
       head = pull.headSha;
-      return gate(upstream, settings, pull);
+      await gate(upstream, settings, pull);
     },
-    async (upstream, settings, error, message) => {
+    failed: async ({ upstream, settings }, error, message) => {
       const reason =
         error instanceof GateRefusal ? message : `the pull-request gate could not verify: ${message}`;
       const context = {
@@ -63,10 +59,10 @@ export async function runPullRequestGate(): Promise<void> {
       if (head !== null) await publishError(upstream, context, '', head, reason);
       core.setFailed(`Perimeter: ${reason}`);
     },
-  );
+  });
 }
 
-async function gate(upstream: Upstream, settings: GateSettings, pull: PullRequestInfo): Promise<Judged> {
+async function gate(upstream: Upstream, settings: GateSettings, pull: PullRequestInfo): Promise<void> {
   const repository = `${settings.owner}/${settings.repo}`;
   if (pull.state !== 'open')
     throw new GateRefusal(

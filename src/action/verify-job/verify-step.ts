@@ -8,15 +8,10 @@ import { VerifyInputs } from '../constants.js';
 import { HandoffError, parseHandoff, type Handoff } from '../handoff.js';
 import { checkPending, findAgentJob, receiptWindowOf } from './handoff-check.js';
 import { readRecordSettings, runFacts, type RecordSettings, type RunFacts } from '../inputs.js';
-import {
-  publishJudged,
-  readVerifyBasics,
-  runJudgingStep,
-  type Judged,
-  type VerifyBasics,
-} from './judging-step.js';
+import { publishJudged, readVerifyBasics, type VerifyBasics } from './judging-step.js';
 import { publishError } from '../publish.js';
 import { recordLine, uploadRecord } from '../record.js';
+import { runStep } from '../step.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -50,13 +45,14 @@ function readVerifySettings(env: Env = process.env): VerifySettings {
  */
 export async function runVerify(): Promise<void> {
   let handoff: Handoff | null = null;
-  await runJudgingStep(
-    readVerifySettings,
-    (upstream, settings) => {
+  await runStep({
+    read: () => readVerifySettings(),
+    done: 'verified',
+    run: ({ upstream, settings }) => {
       handoff = parseHandoff(settings.handoff);
       return verify(upstream, settings, handoff);
     },
-    async (upstream, settings, error, message) => {
+    failed: async ({ upstream, settings }, error, message) => {
       const reason = error instanceof HandoffError ? message : `the verify job could not verify: ${message}`;
       await publishError(
         upstream,
@@ -72,10 +68,10 @@ export async function runVerify(): Promise<void> {
       );
       core.setFailed(`Perimeter: ${reason}`);
     },
-  );
+  });
 }
 
-async function verify(upstream: Upstream, settings: VerifySettings, handoff: Handoff): Promise<Judged> {
+async function verify(upstream: Upstream, settings: VerifySettings, handoff: Handoff): Promise<void> {
   const repository = `${settings.owner}/${settings.repo}`;
   if (handoff.repository !== repository || handoff.run.id !== settings.runId)
     throw new HandoffError(

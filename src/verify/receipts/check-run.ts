@@ -1,12 +1,12 @@
-import type { CheckAnnotation, CheckRun } from '../../github/upstream.js';
+import type { CheckAnnotation, CheckRun, CommitStatus } from '../../github/upstream.js';
 import { visible } from './escape.js';
+import { headline } from './headline.js';
 import {
-  CHECK_RUN_ANNOTATIONS_PER_REQUEST,
-  headline,
+  annotationBatches,
+  fitCheckRunText,
   MAX_CHECK_RUN_ANNOTATIONS,
   MAX_CHECK_RUN_TEXT,
-  type Receipt,
-} from './receipt.js';
+} from './limits.js';
 import type { ReceiptJson } from './receipt-json.js';
 import { code, renderSummary, text } from './summary.js';
 import type { Verdict } from '../types.js';
@@ -22,16 +22,6 @@ export interface CheckRunFacts {
 export interface CheckRunReceipt {
   run: CheckRun;
   more: CheckAnnotation[][];
-}
-
-const CUT_NOTE =
-  "\n… cut at 65,535 characters, GitHub's limit for a check run; the job summary has it all.\n";
-
-/** At most MAX_CHECK_RUN_TEXT characters, cut at a line end: every line of the receipt is whole markdown. */
-function fit(markdown: string): string {
-  if (markdown.length <= MAX_CHECK_RUN_TEXT) return markdown;
-  const end = markdown.lastIndexOf('\n', MAX_CHECK_RUN_TEXT - CUT_NOTE.length);
-  return markdown.slice(0, Math.max(0, end)) + '\n' + CUT_NOTE;
 }
 
 function evidence(facts: CheckRunFacts, unannotated: number): string {
@@ -57,7 +47,11 @@ function evidence(facts: CheckRunFacts, unannotated: number): string {
  * counts as passing, nor `action_required`, which asks for a details page and reads as a request rather than a
  * verdict. https://docs.github.com/pull-requests/collaborating-with-pull-requests/collaborating-on-repositories-with-code-quality-features/about-status-checks#check-statuses-and-conclusions
  */
-export function renderCheckRun(verdict: Verdict, receipt: Receipt, facts: CheckRunFacts): CheckRunReceipt {
+export function renderCheckRun(
+  verdict: Verdict,
+  receipt: { status: CommitStatus },
+  facts: CheckRunFacts,
+): CheckRunReceipt {
   const onFiles: CheckAnnotation[] = verdict.violations
     .filter((v): v is typeof v & { path: string } => v.path !== undefined && v.path !== '')
     .map((v) => ({
@@ -66,21 +60,29 @@ export function renderCheckRun(verdict: Verdict, receipt: Receipt, facts: CheckR
       title: v.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${v.kind}`,
       message: visible(v.message),
     }));
-  const annotated = onFiles.slice(0, MAX_CHECK_RUN_ANNOTATIONS);
-  const batches: CheckAnnotation[][] = [];
-  for (let i = 0; i < annotated.length; i += CHECK_RUN_ANNOTATIONS_PER_REQUEST)
-    batches.push(annotated.slice(i, i + CHECK_RUN_ANNOTATIONS_PER_REQUEST));
-  const summary = fit(renderSummary(verdict, headline(verdict), MAX_CHECK_RUN_TEXT - 8 * 1024));
+  const batches = annotationBatches(onFiles);
+  const summary = fitCheckRunText(renderSummary(verdict, headline(verdict), MAX_CHECK_RUN_TEXT - 8 * 1024));
+  const unannotated = Math.max(0, onFiles.length - MAX_CHECK_RUN_ANNOTATIONS);
+  return withBatches(checkRunOf(receipt.status, summary, evidence(facts, unannotated)), batches);
+}
+
+/**
+ * The check run of a receipt whose status is `status`: named and titled like it, linking the same run. Only
+ * `success` passes: an `error` (not everything could be checked) is a `failure` too, never `neutral` or
+ * `skipped`, which branch protection counts as passing.
+ */
+export function checkRunOf(status: CommitStatus, summary: string, text?: string): CheckRun {
   return {
-    run: {
-      name: receipt.status.context,
-      conclusion: verdict.state === 'success' ? 'success' : 'failure',
-      ...(receipt.status.targetUrl !== undefined ? { detailsUrl: receipt.status.targetUrl } : {}),
-      title: receipt.status.description,
-      summary,
-      text: evidence(facts, onFiles.length - annotated.length),
-      annotations: batches[0] ?? [],
-    },
-    more: batches.slice(1),
+    name: status.context,
+    conclusion: status.state === 'success' ? 'success' : 'failure',
+    ...(status.targetUrl !== undefined ? { detailsUrl: status.targetUrl } : {}),
+    title: status.description,
+    summary: fitCheckRunText(summary),
+    ...(text !== undefined ? { text: fitCheckRunText(text) } : {}),
+    annotations: [],
   };
+}
+
+function withBatches(run: CheckRun, batches: CheckAnnotation[][]): CheckRunReceipt {
+  return { run: { ...run, annotations: batches[0] ?? [] }, more: batches.slice(1) };
 }

@@ -1,6 +1,5 @@
 import type { CheckRunRecord, StatusRecord } from '../../github/upstream.js';
-import { clip, visible } from './escape.js';
-import { MAX_DESCRIPTION } from './receipt.js';
+import { oneLine } from './limits.js';
 
 /**
  * The verify job's own receipt among a commit's statuses, for an audit of its record. The record is uploaded
@@ -52,4 +51,4 @@ interface RecordedVerdict {
 }
 
 const endSecond = (receipt: RecordedVerdict): number => Math.floor(Date.parse(receipt.endedAt) / 1000) * 1000;
-const posted = (receipt: RecordedVerdict): string => clip(visible(receipt.description), MAX_DESCRIPTION);
+const posted = (receipt: RecordedVerdict): string => oneLine(receipt.description);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { headline } from './receipt.js';
+import { headline } from './headline.js';
 import type { ReceiptWindow } from './receipt-statuses.js';
 import type { LedgerFacts, RefSnapshot, Verdict } from '../types.js';
 

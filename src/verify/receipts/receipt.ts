@@ -1,7 +1,15 @@
 import type { CommitStatus } from '../../github/upstream.js';
-import { clip, visible } from './escape.js';
+import { checkRunOf, renderCheckRun, type CheckRunFacts, type CheckRunReceipt } from './check-run.js';
+import { inlineText, visible } from './escape.js';
+import { headline } from './headline.js';
+import { foldAtMost, MAX_ANNOTATIONS, oneLine } from './limits.js';
 import { renderSummary } from './summary.js';
 import type { Verdict } from '../types.js';
+
+/**
+ * The receipt pipeline: a verdict (or, where nothing could be judged, a notice) rendered to every form a
+ * reviewer reads, here and nowhere else. Each form is cut to GitHub's limit for it in limits.ts.
+ */
 
 export interface Annotation {
   /** repository-relative file, or '' for a violation that is not about one file */
@@ -16,42 +24,18 @@ export interface Receipt {
   summary: string;
   /** error annotations, at most MAX_ANNOTATIONS (GitHub shows no more than 10 errors per step) */
   annotations: Annotation[];
+  /** the same verdict as a check run (posted when `receipt-as` asks for one) */
+  checkRun: CheckRunReceipt;
 }
 
-/** GitHub rejects a commit status description longer than this. */
-export const MAX_DESCRIPTION = 140;
-/** GitHub shows at most 10 error annotations per step. */
-export const MAX_ANNOTATIONS = 10;
-/**
- * A check run's output.summary and output.text each hold at most this many characters.
- * https://docs.github.com/rest/checks/runs#create-a-check-run
- */
-export const MAX_CHECK_RUN_TEXT = 65_535;
-/** Annotations GitHub takes in one check run request; more go in updates, which append them. */
-export const CHECK_RUN_ANNOTATIONS_PER_REQUEST = 50;
-/** Annotations Perimeter puts on a check run in all (ten requests); the summary lists every violation. */
-export const MAX_CHECK_RUN_ANNOTATIONS = 500;
+export interface ReceiptOptions {
+  runUrl?: string | undefined;
+  /** the status context, also the check run's name (default STATUS_CONTEXT) */
+  context?: string;
+}
+
 /** The default commit status context (input status-context), also the check run's name. */
 export const STATUS_CONTEXT = 'perimeter';
-
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
-
-/** The one-line verdict: the commit status description and the summary's first line. */
-export function headline(verdict: Verdict): string {
-  if (verdict.state === 'failure') {
-    const first = verdict.violations[0]?.message ?? '';
-    return `${plural(verdict.violations.length, 'violation')}: ${first}`;
-  }
-  if (verdict.state === 'error') return `Not fully checked: ${verdict.unchecked[0] ?? 'unknown reason'}`;
-  const files = verdict.files.length;
-  if (verdict.pullRequest !== undefined) {
-    const { number, commits, perimeter } = verdict.pullRequest;
-    return `Pull request #${number}: ${plural(commits, 'commit')}, each inside perimeter "${perimeter}"; ${plural(files, 'changed file')}`;
-  }
-  const { gateway, direct } = verdict.commits;
-  if (files === 0 && gateway.length + direct.length === 0) return 'No changes during the job';
-  return `${plural(files, 'changed file')}, all inside the perimeters; ${plural(gateway.length, 'commit')} via the gateway, ${direct.length} direct`;
-}
 
 function annotations(verdict: Verdict): Annotation[] {
   const all = verdict.violations.map((violation) => ({
@@ -59,26 +43,58 @@ function annotations(verdict: Verdict): Annotation[] {
     title: violation.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${violation.kind}`,
     message: visible(violation.message),
   }));
-  if (all.length <= MAX_ANNOTATIONS) return all;
-  const shown = all.slice(0, MAX_ANNOTATIONS - 1);
-  shown.push({
+  return foldAtMost(all, MAX_ANNOTATIONS, (more) => ({
     path: '',
     title: 'More perimeter violations',
-    message: `${all.length - shown.length} more violations; the job summary lists them all`,
-  });
-  return shown;
+    message: `${more} more violations; the job summary lists them all`,
+  }));
 }
 
-export function renderReceipt(
-  verdict: Verdict,
-  options: { runUrl?: string; context?: string } = {},
-): Receipt {
-  const status: CommitStatus = {
-    state: verdict.state,
+function statusOf(state: CommitStatus['state'], description: string, options: ReceiptOptions): CommitStatus {
+  return {
+    state,
     context: options.context ?? STATUS_CONTEXT,
-    // one line, shown as it is: a path with CR/LF or bidi controls cannot shape the status
-    description: clip(visible(headline(verdict)), MAX_DESCRIPTION),
+    description: oneLine(description),
     ...(options.runUrl !== undefined ? { targetUrl: options.runUrl } : {}),
   };
-  return { status, summary: renderSummary(verdict, headline(verdict)), annotations: annotations(verdict) };
+}
+
+/** A judged verdict as every form of the receipt. `evidence` is what the check run cites. */
+export function renderReceipt(
+  verdict: Verdict,
+  options: ReceiptOptions & { evidence: CheckRunFacts },
+): Receipt {
+  const status = statusOf(verdict.state, headline(verdict), options);
+  return {
+    status,
+    summary: renderSummary(verdict, headline(verdict)),
+    annotations: annotations(verdict),
+    checkRun: renderCheckRun(verdict, { status }, options.evidence),
+  };
+}
+
+/**
+ * A receipt that judges nothing: what a step could not verify or apply, or what it applied. `description`
+ * is the one line (the status and the check run title), `body` the summary's markdown under `heading`.
+ */
+export function renderNotice(
+  notice: { state: CommitStatus['state']; heading: string; description: string; body: string },
+  options: ReceiptOptions,
+): Receipt {
+  const status = statusOf(notice.state, notice.description, options);
+  const summary = `## ${notice.heading}\n\n${notice.body}\n`;
+  return { status, summary, annotations: [], checkRun: { run: checkRunOf(status, summary), more: [] } };
+}
+
+/** The receipt when nothing could be verified: an `error`, never a success, saying why. */
+export function renderErrorReceipt(reason: string, options: ReceiptOptions): Receipt {
+  return renderNotice(
+    {
+      state: 'error',
+      heading: 'Perimeter: not verified',
+      description: `Not verified: ${reason}`,
+      body: `${inlineText(reason)}\n\nThe receipt is an error, never a success.`,
+    },
+    options,
+  );
 }

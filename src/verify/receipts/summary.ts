@@ -1,8 +1,7 @@
 import { clip, markdownText } from './escape.js';
+import { SUMMARY_BUDGET } from './limits.js';
 import type { FileDecision, Verdict } from '../types.js';
 
-/** GitHub accepts 1 MiB of job summary per step; stay clear of it. */
-export const SUMMARY_BUDGET = 900 * 1024;
 const MAX_FILE_ROWS = 1000;
 const MAX_LIST_ITEMS = 100;
 const MAX_CELL = 300;

@@ -1,4 +1,4 @@
-import type { Verdict } from '../../../src/verify/index.js';
+import { renderReceipt, type CheckRunFacts, type Receipt, type Verdict } from '../../../src/verify/index.js';
 
 export const A = 'a'.repeat(40);
 export const B = 'b'.repeat(40);
@@ -24,3 +24,13 @@ export function verdict(overrides: Partial<Verdict> = {}): Verdict {
     ...overrides,
   };
 }
+
+/** What a check run cites, for tests that look at the other forms of the receipt. */
+export const EVIDENCE: CheckRunFacts = {
+  config: { file: 'perimeters.yml', ref: 'main', blobSha: 'c'.repeat(40) },
+  ledger: null,
+};
+
+/** Every form of the receipt of `v`, citing EVIDENCE unless told otherwise. */
+export const receiptOf = (v: Verdict, options: Partial<Parameters<typeof renderReceipt>[1]> = {}): Receipt =>
+  renderReceipt(v, { evidence: EVIDENCE, ...options });
