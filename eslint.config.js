@@ -2,6 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import noImportCycle from './eslint/no-import-cycle.js';
+import wings from './eslint/wings.js';
 
 // One list per file: a later no-restricted-imports for the same file would replace an earlier one.
 const restrict = (files, patterns) => ({
@@ -57,8 +58,11 @@ export default tseslint.config(
   },
   {
     files: ['**/*.ts'],
-    plugins: { perimeter: { rules: { 'no-import-cycle': noImportCycle } } },
-    rules: { 'perimeter/no-import-cycle': 'error' },
+    plugins: { perimeter: { rules: { 'no-import-cycle': noImportCycle, wings } } },
+    rules: {
+      'perimeter/no-import-cycle': 'error',
+      'perimeter/wings': ['error', { folders: ['src/action', 'src/gateway', 'src/github', 'src/verify'] }],
+    },
   },
   restrict(['**/*.{ts,mts,js,mjs}'], [...BY_ENTRY, ...NO_TESTS]),
   restrict(['test/**', 'packages/*/test/**'], BY_ENTRY),

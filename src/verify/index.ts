@@ -3,7 +3,7 @@ export { renderCheckRun, type CheckRunFacts, type CheckRunReceipt } from './rece
 export { diffTrees } from './gathering/diff-trees.js';
 export { judgeCommit, type CommitToJudge } from './judging/commit-judge.js';
 export { clip, codeBlock, inlineText, markdownText, visible } from './receipts/escape.js';
-export { compareSnapshots, decideWrite, fileViolations, judge, type JobFacts } from './judging/judge.js';
+export { compareSnapshots, decideWrite, fileViolations, judge } from './judging/judge.js';
 export { compareReceipts, type Disagreement } from './receipts/audit-compare.js';
 export { ledgerFactsOf, readLedgerFacts } from './gathering/ledger-facts.js';
 export { headline } from './receipts/headline.js';
@@ -38,12 +38,14 @@ export {
   type ReceiptJson,
 } from './receipts/receipt-json.js';
 export { ownCheckRunIds, ownReceiptIds } from './receipts/own-receipt.js';
-export type { ReceiptWindow } from './receipts/receipt-statuses.js';
 export { renderSummary } from './receipts/summary.js';
 export type {
   Baseline,
   CommitAttribution,
+  BranchHistory,
   FileDecision,
+  JobFacts,
+  ReceiptWindow,
   LedgerFacts,
   PerimeterCounts,
   RefChange,

@@ -1,7 +1,6 @@
-import type { PushActivity, Upstream } from '../github/upstream.js';
+import type { CheckRunRecord, PushActivity, StatusRecord, Upstream } from '../github/upstream.js';
 import type { Perimeter } from '../policy/index.js';
 import type { Change } from './change.js';
-import type { ReceiptWindow } from './receipts/receipt-statuses.js';
 
 /** Full ref name ('refs/heads/main', 'refs/tags/v1') to the SHA it points at. */
 export type RefSnapshot = Record<string, string>;
@@ -171,4 +170,83 @@ export interface Verdict {
   notes: string[];
   /** set when the verdict is on a pull request's commits (the pull-request gate), not on a job */
   pullRequest?: { number: number; author: string; perimeter: string; commits: number };
+}
+
+/**
+ * The receipt's context during the job: which statuses on it the verification may expect (main's pending
+ * one, by id), and the window in which any other one was posted by someone with the job's access.
+ */
+export interface ReceiptWindow {
+  context: string;
+  /** ids of the statuses Perimeter itself posted in the window (main's pending status) */
+  known: number[];
+  /** GitHub's clock: the window opens (at or before the job's token existed) */
+  since: string;
+  /** GitHub's clock: the window closes (the job's token had expired by then) */
+  until: string;
+  /** whether the receipt is also a check run of the context's name, so check runs are looked at too */
+  checkRuns?: boolean;
+  /** ids of check runs Perimeter itself created (an audit knows the verify job's own) */
+  knownCheckRuns?: number[];
+}
+
+/** A status on the receipt's context that Perimeter did not post: a forged receipt, or one posted later. */
+export interface ForeignStatus {
+  sha: string;
+  status: StatusRecord;
+  /** false: posted after the window closed (not by the job), listed as a note */
+  inWindow: boolean;
+}
+
+/** A check run named like the receipt that Perimeter did not create: a forged receipt. */
+export interface ForeignCheckRun {
+  sha: string;
+  run: CheckRunRecord;
+}
+
+/** What one branch went through during the job, as the activity list accounts for it. */
+export interface BranchHistory {
+  ref: string;
+  /** the moves from the start snapshot to the end snapshot, oldest first; empty when it never moved */
+  moves: PushActivity[];
+}
+
+/** Everything verifyJob gathered from GitHub; judge() turns it into a verdict without any I/O. */
+export interface JobFacts {
+  branch: string;
+  startHead: string | null;
+  endHead: string | null;
+  baseline: Baseline | null;
+  /** true: the start head is not an ancestor of the end head; null: not known */
+  historyRewritten: boolean | null;
+  changes: Change[];
+  /** changes made by single new commits that the net change does not show (undone later) */
+  intermediate: Change[];
+  /** every ref that changed during the job, the bound branch included */
+  refChanges: RefChange[];
+  /** every ref at the start of the job */
+  start: RefSnapshot;
+  /** commits reachable from the end head and not from the baseline, newest first; null: not known */
+  newCommits: { shas: string[]; complete: boolean } | null;
+  /** new commits the ledger claims that GitHub made (the gateway's, unless the ledger is forged) */
+  gatewayCommits: string[];
+  /** new commits other actors pushed to the bound branch (listed, not judged) */
+  otherCommits: string[];
+  /** the actor GitHub records for this job's token (from the end marker); null: not known */
+  identity: string | null;
+  /** full ref names (globs) the owner named in ignore-refs */
+  ignoreRefs: string[];
+  ledger: LedgerFacts | null;
+  directPushes: 'check' | 'deny';
+  perimeters: Perimeter[];
+  /** every branch that moved during the job, by full ref name, as the activity list accounts for it; null: not known */
+  branchMoves: Map<string, BranchHistory> | null;
+  unchecked: string[];
+  notes: string[];
+  /** whether a missing ledger keeps the verdict from success (default true; a verify job reads none) */
+  ledgerExpected?: boolean;
+  /** statuses on the receipt's context that Perimeter did not post (only looked for by a verify job) */
+  foreignStatuses?: ForeignStatus[];
+  /** check runs named like the receipt that Perimeter did not create (only when the receipt is a check run) */
+  foreignCheckRuns?: ForeignCheckRun[];
 }

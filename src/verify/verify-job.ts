@@ -10,15 +10,14 @@ import {
 } from './gathering/new-commits.js';
 import { accountForMoves } from './gathering/activity.js';
 import { commitsOfOthers } from './gathering/others.js';
-import { compareSnapshots, judge, type JobFacts } from './judging/judge.js';
+import { compareSnapshots, judge } from './judging/judge.js';
 import {
   findForeignCheckRuns,
   findForeignStatuses,
   MAX_STATUS_COMMITS,
-  type ReceiptWindow,
-} from './receipts/receipt-statuses.js';
+} from './gathering/receipt-statuses.js';
 import { ZERO_SHA } from './gathering/ref-accounting.js';
-import type { Baseline, RefSnapshot, Verdict, VerifyInput } from './types.js';
+import type { Baseline, JobFacts, ReceiptWindow, RefSnapshot, Verdict, VerifyInput } from './types.js';
 
 /** new commits listed (10 compare pages); a longer job is unchecked, never success */
 const MAX_COMMITS = 1_000;

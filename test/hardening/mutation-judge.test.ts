@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareSnapshots, judge, type JobFacts } from '../../src/verify/index.js';
 import type { Change } from '../../src/verify/change.js';
-import type { BranchHistory } from '../../src/verify/gathering/ref-accounting.js';
+import type { BranchHistory } from '../../src/verify/index.js';
 import { compiledPerimeter } from '@perimeter/test-rigs';
 import { A, B, C, jobFacts } from '../verify/support/job-facts.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CheckRunRecord, Upstream } from '../../src/github/upstream.js';
-import { findForeignCheckRuns, type ReceiptWindow } from '../../src/verify/receipts/receipt-statuses.js';
+import { findForeignCheckRuns } from '../../src/verify/gathering/receipt-statuses.js';
+import type { ReceiptWindow } from '../../src/verify/index.js';
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);

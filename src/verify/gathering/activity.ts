@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UpstreamError, type ActivityWindow, type PushActivity } from '../../github/upstream.js';
-import type { JobFacts } from '../judging/judge.js';
-import { accountForBranches, MARKER_PREFIX, ZERO_SHA, type BranchHistory } from './ref-accounting.js';
-import type { VerifyInput } from '../types.js';
+import { accountForBranches, MARKER_PREFIX, ZERO_SHA } from './ref-accounting.js';
+import type { BranchHistory, JobFacts, VerifyInput } from '../types.js';
 import { accountForWindow } from './window.js';
 
 const reason = (error: unknown): string => (error instanceof Error ? error.message : String(error));

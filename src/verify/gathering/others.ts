@@ -1,6 +1,7 @@
 import type { PushActivity, Upstream } from '../../github/upstream.js';
 import { listNewCommits } from './new-commits.js';
-import { ZERO_SHA, type BranchHistory } from './ref-accounting.js';
+import { ZERO_SHA } from './ref-accounting.js';
+import type { BranchHistory } from '../types.js';
 
 /**
  * Whether every move of a ref was made by someone other than `identity` (the actor GitHub records for this

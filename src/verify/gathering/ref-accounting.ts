@@ -1,5 +1,5 @@
 import type { PushActivity } from '../../github/upstream.js';
-import type { RefSnapshot } from '../types.js';
+import type { BranchHistory, RefSnapshot } from '../types.js';
 
 /** How the activity list shows a ref that is absent (before a creation, after a deletion). */
 export const ZERO_SHA = '0000000000000000000000000000000000000000';
@@ -21,13 +21,6 @@ export function isInertMarker(ref: string, held: Iterable<string>, start: RefSna
   const known = new Set([ZERO_SHA, ...Object.values(start)]);
   for (const sha of held) if (!known.has(sha)) return false;
   return true;
-}
-
-/** What one branch went through during the job, as the activity list accounts for it. */
-export interface BranchHistory {
-  ref: string;
-  /** the moves from the start snapshot to the end snapshot, oldest first; empty when it never moved */
-  moves: PushActivity[];
 }
 
 export interface RefAccount {

@@ -1,7 +1,6 @@
 import type { PushActivity } from '../../github/upstream.js';
-import type { JobFacts } from '../judging/judge.js';
 import { accountForBranches, MARKER_PREFIX, ZERO_SHA } from './ref-accounting.js';
-import type { VerifyInput } from '../types.js';
+import type { JobFacts, VerifyInput } from '../types.js';
 
 /** Clocks: the window's ends were taken on GitHub's clock (start) and the runner's (end). */
 export const WINDOW_MARGIN_MS = 5_000;

@@ -3,59 +3,19 @@ import { protectedRule, type Perimeter } from '../../policy/index.js';
 import type { Change } from '../change.js';
 import { compileGlobList } from '../../policy/glob.js';
 import { movedByOthersOnly } from '../gathering/others.js';
-import type { ForeignCheckRun, ForeignStatus } from '../receipts/receipt-statuses.js';
-import { isInertMarker, ZERO_SHA, type BranchHistory } from '../gathering/ref-accounting.js';
+import { isInertMarker, ZERO_SHA } from '../gathering/ref-accounting.js';
 import type {
-  Baseline,
   CommitAttribution,
   FileDecision,
-  LedgerFacts,
+  ForeignCheckRun,
+  ForeignStatus,
+  JobFacts,
   OtherChange,
   RefChange,
   RefSnapshot,
   Verdict,
   Violation,
 } from '../types.js';
-
-/** Everything verifyJob gathered from GitHub; judge() turns it into a verdict without any I/O. */
-export interface JobFacts {
-  branch: string;
-  startHead: string | null;
-  endHead: string | null;
-  baseline: Baseline | null;
-  /** true: the start head is not an ancestor of the end head; null: not known */
-  historyRewritten: boolean | null;
-  changes: Change[];
-  /** changes made by single new commits that the net change does not show (undone later) */
-  intermediate: Change[];
-  /** every ref that changed during the job, the bound branch included */
-  refChanges: RefChange[];
-  /** every ref at the start of the job */
-  start: RefSnapshot;
-  /** commits reachable from the end head and not from the baseline, newest first; null: not known */
-  newCommits: { shas: string[]; complete: boolean } | null;
-  /** new commits the ledger claims that GitHub made (the gateway's, unless the ledger is forged) */
-  gatewayCommits: string[];
-  /** new commits other actors pushed to the bound branch (listed, not judged) */
-  otherCommits: string[];
-  /** the actor GitHub records for this job's token (from the end marker); null: not known */
-  identity: string | null;
-  /** full ref names (globs) the owner named in ignore-refs */
-  ignoreRefs: string[];
-  ledger: LedgerFacts | null;
-  directPushes: 'check' | 'deny';
-  perimeters: Perimeter[];
-  /** every branch that moved during the job, by full ref name, as the activity list accounts for it; null: not known */
-  branchMoves: Map<string, BranchHistory> | null;
-  unchecked: string[];
-  notes: string[];
-  /** whether a missing ledger keeps the verdict from success (default true; a verify job reads none) */
-  ledgerExpected?: boolean;
-  /** statuses on the receipt's context that Perimeter did not post (only looked for by a verify job) */
-  foreignStatuses?: ForeignStatus[];
-  /** check runs named like the receipt that Perimeter did not create (only when the receipt is a check run) */
-  foreignCheckRuns?: ForeignCheckRun[];
-}
 
 const SYMLINK = '120000';
 const SUBMODULE = '160000';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { headline } from './headline.js';
-import type { ReceiptWindow } from './receipt-statuses.js';
+import type { ReceiptWindow } from '../types.js';
 import type { LedgerFacts, RefSnapshot, Verdict } from '../types.js';
 
 /**

@@ -1,5 +1,6 @@
 import type { JobFacts } from '../../../src/verify/index.js';
-import { ZERO_SHA, type BranchHistory } from '../../../src/verify/gathering/ref-accounting.js';
+import { ZERO_SHA } from '../../../src/verify/gathering/ref-accounting.js';
+import type { BranchHistory } from '../../../src/verify/index.js';
 import { compiledPerimeter } from '@perimeter/test-rigs';
 
 export const A = 'a'.repeat(40);

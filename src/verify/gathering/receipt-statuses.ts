@@ -1,30 +1,5 @@
-import type { CheckRunRecord, StatusRecord, Upstream } from '../../github/upstream.js';
-
-/**
- * The receipt's context during the job: which statuses on it the verification may expect (main's pending
- * one, by id), and the window in which any other one was posted by someone with the job's access.
- */
-export interface ReceiptWindow {
-  context: string;
-  /** ids of the statuses Perimeter itself posted in the window (main's pending status) */
-  known: number[];
-  /** GitHub's clock: the window opens (at or before the job's token existed) */
-  since: string;
-  /** GitHub's clock: the window closes (the job's token had expired by then) */
-  until: string;
-  /** whether the receipt is also a check run of the context's name, so check runs are looked at too */
-  checkRuns?: boolean;
-  /** ids of check runs Perimeter itself created (an audit knows the verify job's own) */
-  knownCheckRuns?: number[];
-}
-
-/** A status on the receipt's context that Perimeter did not post: a forged receipt, or one posted later. */
-export interface ForeignStatus {
-  sha: string;
-  status: StatusRecord;
-  /** false: posted after the window closed (not by the job), listed as a note */
-  inWindow: boolean;
-}
+import type { Upstream } from '../../github/upstream.js';
+import type { ForeignCheckRun, ForeignStatus, ReceiptWindow } from '../types.js';
 
 /** commits whose statuses are read, one request each; more is unchecked */
 export const MAX_STATUS_COMMITS = 100;
@@ -53,12 +28,6 @@ export async function findForeignStatuses(
     }
   }
   return found;
-}
-
-/** A check run named like the receipt that Perimeter did not create: a forged receipt. */
-export interface ForeignCheckRun {
-  sha: string;
-  run: CheckRunRecord;
 }
 
 /**
