@@ -43,7 +43,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   if (proposal.roles.length === 0) {
     io.stderr(
       'perimeter init: found no docs, tests or source folders to propose perimeters for; ' +
-        'write perimeters.yml by hand (README: perimeters.yml reference)\n',
+        'write perimeters.yml by hand (its reference: docs/configuration.md in the Perimeter repository)\n',
     );
     return EXIT_ERRORS;
   }

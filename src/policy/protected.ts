@@ -9,7 +9,7 @@ import { foldSegment } from './path.js';
  * name. An entry segment may hold one `*` (`*.gemspec`, `requirements*.txt`).
  */
 export interface Family {
-  /** why the family is protected, as README shows it */
+  /** why the family is protected, as docs/configuration.md shows it */
   why: string;
   entries: readonly string[];
 }

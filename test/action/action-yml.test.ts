@@ -1,4 +1,4 @@
-/** action.yml and README.md document every input and output the code reads or sets, and nothing else. */
+/** action.yml and docs/action.md document every input and output the code reads or sets, and nothing else. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,12 +10,12 @@ const action = parseYaml(readFileSync(join(REPO_ROOT, 'action.yml'), 'utf8')) as
   inputs: Record<string, unknown>;
   outputs: Record<string, unknown>;
 };
-const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+const page = readFileSync(join(REPO_ROOT, 'docs', 'action.md'), 'utf8');
 
-/** The first column of the markdown table under a `### <heading>`. */
+/** The first column of the markdown table under a `## <heading>`. */
 function tableNames(heading: string): string[] {
   // up to the next heading of any level
-  const section = readme.split(`\n### ${heading}\n`)[1]?.split(/\n#{1,6} /)[0] ?? '';
+  const section = page.split(`\n## ${heading}\n`)[1]?.split(/\n#{1,6} /)[0] ?? '';
   return [...section.matchAll(/^\| `([a-z-]+)` \|/gm)].map((m) => m[1] as string);
 }
 
@@ -26,7 +26,7 @@ describe('action.yml', () => {
   });
 });
 
-describe("README's tables", () => {
+describe("docs/action.md's tables", () => {
   it('list the same inputs and outputs', () => {
     expect(tableNames('Inputs').sort()).toEqual(Object.values(Inputs).sort());
     expect(tableNames('Outputs').sort()).toEqual(Object.values(Outputs).sort());

@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { expand, readmeJson, readmeSteps } from '../agents/readme-jobs.js';
 
+const AGENTS_PAGE = 'docs/agents.md';
 const IMPLEMENTER_SECRET = 'Implementer-fixed-secret-0123456789abcdef';
 const TESTER_SECRET = 'Test-author-fixed-secret-0123456789abcdef';
 
@@ -117,10 +118,10 @@ describe('the endpoint-secrets input', { timeout: 120_000 }, () => {
   });
 });
 
-describe("README's Copilot coding agent setup", { timeout: 120_000 }, () => {
+describe("docs/agents.md's Copilot coding agent setup", { timeout: 120_000 }, () => {
   it('serves the committed MCP config: fixed port, secret from COPILOT_MCP_*', async () => {
     const port = String(await freePort());
-    const steps = readmeSteps('copilot-coding-agent');
+    const steps = readmeSteps('copilot-coding-agent', AGENTS_PAGE);
     const step = steps.find((s) => s.uses?.includes('/perimeter@'));
     const secret = 'Copilot-mcp-secret-0123456789abcdefghij';
     const x = { outputs: {}, runnerTemp: '', secrets: { COPILOT_MCP_PERIMETER_SECRET: secret }, inputs: {} };
@@ -134,7 +135,7 @@ describe("README's Copilot coding agent setup", { timeout: 120_000 }, () => {
     expect(main.masks).toContain(secret);
 
     // the settings JSON, with the secret put in as the cloud agent does for COPILOT_MCP_* names
-    const config = readmeJson('copilot-coding-agent-mcp') as {
+    const config = readmeJson('copilot-coding-agent-mcp', AGENTS_PAGE) as {
       mcpServers: Record<
         string,
         { type: string; url: string; headers: Record<string, string>; tools: string[] }

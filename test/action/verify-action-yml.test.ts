@@ -1,6 +1,7 @@
 /**
- * verify/action.yml and the README's two-job workflow: the sub-action declares what the code reads and runs
- * the committed verify bundle, and the README wires the handoff and the permissions the verify job needs.
+ * verify/action.yml and the two-job workflow of docs/verify-job.md: the sub-action declares what the code
+ * reads and runs the committed verify bundle, and the page wires the handoff and the permissions the verify
+ * job needs.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -14,7 +15,7 @@ const action = parseYaml(readFileSync(file, 'utf8')) as {
   inputs: Record<string, { required?: boolean }>;
   runs: Record<string, string>;
 };
-const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+const page = readFileSync(join(REPO_ROOT, 'docs', 'verify-job.md'), 'utf8');
 
 interface WorkflowJob {
   needs?: string;
@@ -36,8 +37,8 @@ describe('verify/action.yml', () => {
   });
 });
 
-describe("README's two-job workflow", () => {
-  const section = readme.split('## The two-job setup: a receipt the agent cannot forge')[1] ?? '';
+describe("docs/verify-job.md's two-job workflow", () => {
+  const section = page.split('# The two-job setup: a receipt the agent cannot forge\n')[1] ?? '';
   const block = /```yaml\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
   const { jobs } = parseYaml(block) as { jobs: Record<string, WorkflowJob> };
 
@@ -53,7 +54,7 @@ describe("README's two-job workflow", () => {
     ]);
   });
 
-  it('gives each job exactly the permissions the README lists', () => {
+  it('gives each job exactly the permissions the page lists', () => {
     const verify = Object.values(jobs).find((job) => job.needs !== undefined)!;
     const agent = Object.values(jobs).find((job) => job.needs === undefined)!;
     expect(agent.permissions).toEqual({ contents: 'write', statuses: 'write' });

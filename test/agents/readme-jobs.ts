@@ -1,6 +1,6 @@
 /**
- * README's agent snippets, read from README.md (a block after `<!-- agents-test: NAME -->`) and run step by
- * step as a runner would: the perimeter step is the action's dist/main, `run:` steps go to bash with their
+ * The agent snippets of README.md and docs/agents.md (a block after `<!-- agents-test: NAME -->`), run step
+ * by step as a runner would: the perimeter step is the action's dist/main, `run:` steps go to bash with their
  * `env:` and `${{ … }}` expressions expanded, install lines are answered from the pinned cache (and must
  * name the pinned versions), checkout is the stand-in's workspace made a git repository.
  */
@@ -19,14 +19,12 @@ export interface SnippetStep {
   run?: string;
 }
 
-/** The steps of README's snippet marked `<!-- agents-test: name -->`. */
-export function readmeSteps(
-  name: string,
-  readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8'),
-): SnippetStep[] {
+/** The steps of the snippet marked `<!-- agents-test: name -->` in `file` (from the repository root). */
+export function readmeSteps(name: string, file = 'README.md'): SnippetStep[] {
+  const readme = readFileSync(join(REPO_ROOT, file), 'utf8');
   const marker = `<!-- agents-test: ${name} -->`;
   const at = readme.indexOf(marker);
-  if (at < 0) throw new Error(`README.md has no snippet marked ${marker}`);
+  if (at < 0) throw new Error(`${file} has no snippet marked ${marker}`);
   const block = /^```yaml\n([\s\S]*?)^```/m.exec(readme.slice(at + marker.length));
   if (!block?.[1]) throw new Error(`no yaml block after ${marker}`);
   const doc = parseYaml(block[1]) as {
@@ -38,14 +36,12 @@ export function readmeSteps(
   return steps;
 }
 
-/** The JSON block after `<!-- agents-test: name -->`. */
-export function readmeJson(
-  name: string,
-  readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8'),
-): unknown {
+/** The JSON block after `<!-- agents-test: name -->` in `file`. */
+export function readmeJson(name: string, file = 'README.md'): unknown {
+  const readme = readFileSync(join(REPO_ROOT, file), 'utf8');
   const marker = `<!-- agents-test: ${name} -->`;
   const at = readme.indexOf(marker);
-  if (at < 0) throw new Error(`README.md has no snippet marked ${marker}`);
+  if (at < 0) throw new Error(`${file} has no snippet marked ${marker}`);
   const block = /^```json\n([\s\S]*?)^```/m.exec(readme.slice(at + marker.length));
   if (!block?.[1]) throw new Error(`no json block after ${marker}`);
   return JSON.parse(block[1]);

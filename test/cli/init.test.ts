@@ -1,6 +1,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '@perimeter/test-rigs';
 import { makeCheckout, runCli } from './run-cli.js';
 
 const dirs: string[] = [];
@@ -128,6 +129,9 @@ describe('perimeter init', () => {
       const nothing = await runCli(['init'], bare);
       expect(nothing.code).toBe(1);
       expect(nothing.stderr).toContain('found no docs, tests or source folders');
+      // the page it points to exists and is the reference
+      const page = /reference: (docs\/[a-z-]+\.md)/.exec(nothing.stderr)?.[1] ?? 'no page named';
+      expect(readFileSync(join(REPO_ROOT, page), 'utf8')).toMatch(/^# perimeters\.yml reference\n/);
     });
   });
 });

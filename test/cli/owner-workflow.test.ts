@@ -8,14 +8,14 @@ import { parse } from 'yaml';
 import { makeCheckout } from './run-cli.js';
 
 /**
- * README's "Check perimeters.yml on pull requests" job, step by step on a real repository: the two checkouts
+ * docs/cli.md's "Check perimeters.yml on pull requests" job, step by step on a real repository: the two checkouts
  * are done here (the pull request's merge as the workspace, with the base branch as origin; the action's
  * own checkout as .perimeter, whose dist/cli runs this checkout's CLI sources); every `run:` step runs in bash
  * as a runner runs it, with its `env:` and GITHUB_STEP_SUMMARY.
  */
-const README = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
-const HEADING = '#### Check perimeters.yml on pull requests (tested)';
-const block = README.slice(README.indexOf(HEADING)).match(/```yaml\n([\s\S]*?)```\n/)![1]!;
+const PAGE = readFileSync(fileURLToPath(new URL('../../docs/cli.md', import.meta.url)), 'utf8');
+const HEADING = '## Check perimeters.yml on pull requests (tested)';
+const block = PAGE.slice(PAGE.indexOf(HEADING)).match(/```yaml\n([\s\S]*?)```\n/)![1]!;
 const workflow = parse(block) as {
   jobs: { perimeters: { steps: Array<{ uses?: string; run?: string; env?: Record<string, string> }> } };
 };
@@ -97,7 +97,7 @@ function runJob(work: string): { codes: number[]; summary: string } {
   return { codes, summary: readFileSync(summary, 'utf8') };
 }
 
-describe("README's pull-request job for perimeters.yml", () => {
+describe("docs/cli.md's pull-request job for perimeters.yml", () => {
   describe('when the pull request tightens a perimeter', () => {
     it('fails the replay step and puts the changed verdicts in the job summary', () => {
       const work = pullRequest(CONFIG.replace('write: ["src/**"]', 'write: ["src/*.ts"]'));

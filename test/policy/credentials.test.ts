@@ -76,9 +76,9 @@ describe('credentialFileRule', () => {
 });
 
 describe('CREDENTIAL_FILE_RULES', () => {
-  it('are each listed in the README', async () => {
-    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('**Credential files** are unreadable'));
+  it('are each listed in docs/configuration.md', async () => {
+    const page = await readFile(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
+    const section = page.slice(page.indexOf('**Credential files** are unreadable'));
     for (const rule of CREDENTIAL_FILE_RULES) expect(section, rule).toContain(`\`${rule}\``);
   });
 });

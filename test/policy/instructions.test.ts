@@ -40,9 +40,9 @@ describe('instructionFileRule', () => {
     expect(protectedRule(rule.replace('/**', '/x.md'))).not.toBeNull();
   });
 
-  it('lists every rule in the README', async () => {
-    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('**Agent instruction files**'));
+  it('lists every rule in docs/content-safety.md', async () => {
+    const page = await readFile(new URL('../../docs/content-safety.md', import.meta.url), 'utf8');
+    const section = page.slice(page.indexOf('**Agent instruction files**'));
     for (const rule of INSTRUCTION_FILE_RULES) expect(section, rule).toContain(`\`${rule}\``);
   });
 });

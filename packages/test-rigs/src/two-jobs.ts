@@ -1,5 +1,5 @@
 /**
- * Two jobs of one workflow run, as the README's trusted setup runs them: the agent job (main, the agent's
+ * Two jobs of one workflow run, as docs/verify-job.md's setup runs them: the agent job (main, the agent's
  * steps, post) on one runner, then the verify job (perimeter/verify) on a fresh runner with a token of its
  * own and only the handoff. The agent job's runner has its own copy of the action, as a runner downloads it
  * into `_actions/OWNER/NAME/REF`, so an agent can rewrite it (`tamper`) without touching the verify job's.
