@@ -106,6 +106,8 @@ describe('perimeter replay and the receipt', () => {
           const perimeters = specs.map(({ filesPerPush, bytesPerFile, bytesPerPush, ...rest }, i) =>
             compiledPerimeter({
               ...rest,
+              tools: [...rest.tools],
+              allowProtected: [...rest.allowProtected],
               name: `p${i}`,
               limits: { filesPerPush, bytesPerFile, bytesPerPush },
             }),
