@@ -69327,7 +69327,7 @@ function escape_markdownText(value) {
  * One line of prose in markdown: visible, and only the characters that start markup as entities (HTML,
  * links, emphasis, code, headings, tables), so quotes, parentheses and colons read as written.
  */
-function inlineText(value) {
+function escape_inlineText(value) {
     return escape_visible(value).replace(/[&<>|*_`[\]\\~#!]/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 /**
@@ -69347,10 +69347,61 @@ function escape_clip(text, max) {
     return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
 }
 
+;// CONCATENATED MODULE: ./src/verify/receipts/limits.ts
+
+/**
+ * GitHub's limits for each form of the receipt, and the one place each is applied: every status description
+ * and check run title goes through `oneLine`, every check run text through `fitCheckRunText`.
+ */
+/** GitHub rejects a commit status description longer than this. */
+const MAX_DESCRIPTION = 140;
+/** GitHub shows at most 10 error annotations per step. */
+const limits_MAX_ANNOTATIONS = 10;
+/**
+ * A check run's output.summary and output.text each hold at most this many characters.
+ * https://docs.github.com/rest/checks/runs#create-a-check-run
+ */
+const limits_MAX_CHECK_RUN_TEXT = 65_535;
+/** Annotations GitHub takes in one check run request; more go in updates, which append them. */
+const CHECK_RUN_ANNOTATIONS_PER_REQUEST = 50;
+/** Annotations Perimeter puts on a check run in all (ten requests); the summary lists every violation. */
+const limits_MAX_CHECK_RUN_ANNOTATIONS = 500;
+/** GitHub accepts 1 MiB of job summary per step; stay clear of it. */
+const limits_SUMMARY_BUDGET = (/* unused pure expression or super */ null && (900 * 1024));
+/**
+ * A status description or check run title: one line shown as it is (a path with CR/LF or bidi controls
+ * cannot shape it), within GitHub's 140 characters.
+ */
+function limits_oneLine(text) {
+    return escape_clip(escape_visible(text), MAX_DESCRIPTION);
+}
+const CUT_NOTE = "\n… cut at 65,535 characters, GitHub's limit for a check run; the job summary has it all.\n";
+/** At most MAX_CHECK_RUN_TEXT characters, cut at a line end: every line of the receipt is whole markdown. */
+function limits_fitCheckRunText(markdown) {
+    if (markdown.length <= limits_MAX_CHECK_RUN_TEXT)
+        return markdown;
+    const end = markdown.lastIndexOf('\n', limits_MAX_CHECK_RUN_TEXT - CUT_NOTE.length);
+    return markdown.slice(0, Math.max(0, end)) + '\n' + CUT_NOTE;
+}
+/** At most `max` items; when more, the last one shown says how many more there are. */
+function limits_foldAtMost(all, max, more) {
+    if (all.length <= max)
+        return [...all];
+    const shown = all.slice(0, max - 1);
+    return [...shown, more(all.length - shown.length)];
+}
+/** Check run annotations in requests of GitHub's 50, at most MAX_CHECK_RUN_ANNOTATIONS in all. */
+function limits_annotationBatches(all) {
+    const kept = all.slice(0, limits_MAX_CHECK_RUN_ANNOTATIONS);
+    const batches = [];
+    for (let i = 0; i < kept.length; i += CHECK_RUN_ANNOTATIONS_PER_REQUEST)
+        batches.push(kept.slice(i, i + CHECK_RUN_ANNOTATIONS_PER_REQUEST));
+    return batches;
+}
+
 ;// CONCATENATED MODULE: ./src/verify/receipts/summary.ts
 
-/** GitHub accepts 1 MiB of job summary per step; stay clear of it. */
-const SUMMARY_BUDGET = (/* unused pure expression or super */ null && (900 * 1024));
+
 const MAX_FILE_ROWS = 1000;
 const MAX_LIST_ITEMS = 100;
 const MAX_CELL = 300;
@@ -69445,82 +69496,11 @@ function summary_renderSummary(verdict, headline, budget = SUMMARY_BUDGET) {
     return [...head, ...files, ...tail, ''].join('\n');
 }
 
-;// CONCATENATED MODULE: ./src/verify/receipts/receipt.ts
-
-
-/** GitHub rejects a commit status description longer than this. */
-const MAX_DESCRIPTION = 140;
-/** GitHub shows at most 10 error annotations per step. */
-const MAX_ANNOTATIONS = 10;
-/**
- * A check run's output.summary and output.text each hold at most this many characters.
- * https://docs.github.com/rest/checks/runs#create-a-check-run
- */
-const receipt_MAX_CHECK_RUN_TEXT = 65_535;
-/** Annotations GitHub takes in one check run request; more go in updates, which append them. */
-const receipt_CHECK_RUN_ANNOTATIONS_PER_REQUEST = 50;
-/** Annotations Perimeter puts on a check run in all (ten requests); the summary lists every violation. */
-const receipt_MAX_CHECK_RUN_ANNOTATIONS = 500;
-/** The default commit status context (input status-context), also the check run's name. */
-const STATUS_CONTEXT = 'perimeter';
-const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
-/** The one-line verdict: the commit status description and the summary's first line. */
-function receipt_headline(verdict) {
-    if (verdict.state === 'failure') {
-        const first = verdict.violations[0]?.message ?? '';
-        return `${plural(verdict.violations.length, 'violation')}: ${first}`;
-    }
-    if (verdict.state === 'error')
-        return `Not fully checked: ${verdict.unchecked[0] ?? 'unknown reason'}`;
-    const files = verdict.files.length;
-    if (verdict.pullRequest !== undefined) {
-        const { number, commits, perimeter } = verdict.pullRequest;
-        return `Pull request #${number}: ${plural(commits, 'commit')}, each inside perimeter "${perimeter}"; ${plural(files, 'changed file')}`;
-    }
-    const { gateway, direct } = verdict.commits;
-    if (files === 0 && gateway.length + direct.length === 0)
-        return 'No changes during the job';
-    return `${plural(files, 'changed file')}, all inside the perimeters; ${plural(gateway.length, 'commit')} via the gateway, ${direct.length} direct`;
-}
-function annotations(verdict) {
-    const all = verdict.violations.map((violation) => ({
-        path: violation.path ?? '',
-        title: violation.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${violation.kind}`,
-        message: visible(violation.message),
-    }));
-    if (all.length <= MAX_ANNOTATIONS)
-        return all;
-    const shown = all.slice(0, MAX_ANNOTATIONS - 1);
-    shown.push({
-        path: '',
-        title: 'More perimeter violations',
-        message: `${all.length - shown.length} more violations; the job summary lists them all`,
-    });
-    return shown;
-}
-function renderReceipt(verdict, options = {}) {
-    const status = {
-        state: verdict.state,
-        context: options.context ?? STATUS_CONTEXT,
-        // one line, shown as it is: a path with CR/LF or bidi controls cannot shape the status
-        description: clip(visible(receipt_headline(verdict)), MAX_DESCRIPTION),
-        ...(options.runUrl !== undefined ? { targetUrl: options.runUrl } : {}),
-    };
-    return { status, summary: renderSummary(verdict, receipt_headline(verdict)), annotations: annotations(verdict) };
-}
-
 ;// CONCATENATED MODULE: ./src/verify/receipts/check-run.ts
 
 
 
-const CUT_NOTE = "\n… cut at 65,535 characters, GitHub's limit for a check run; the job summary has it all.\n";
-/** At most MAX_CHECK_RUN_TEXT characters, cut at a line end: every line of the receipt is whole markdown. */
-function fit(markdown) {
-    if (markdown.length <= MAX_CHECK_RUN_TEXT)
-        return markdown;
-    const end = markdown.lastIndexOf('\n', MAX_CHECK_RUN_TEXT - CUT_NOTE.length);
-    return markdown.slice(0, Math.max(0, end)) + '\n' + CUT_NOTE;
-}
+
 function evidence(facts, unannotated) {
     const { file, ref, blobSha } = facts.config;
     const lines = [
@@ -69545,7 +69525,7 @@ function evidence(facts, unannotated) {
  * counts as passing, nor `action_required`, which asks for a details page and reads as a request rather than a
  * verdict. https://docs.github.com/pull-requests/collaborating-with-pull-requests/collaborating-on-repositories-with-code-quality-features/about-status-checks#check-statuses-and-conclusions
  */
-function renderCheckRun(verdict, receipt, facts) {
+function check_run_renderCheckRun(verdict, receipt, facts) {
     const onFiles = verdict.violations
         .filter((v) => v.path !== undefined && v.path !== '')
         .map((v) => ({
@@ -69554,23 +69534,29 @@ function renderCheckRun(verdict, receipt, facts) {
         title: v.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${v.kind}`,
         message: visible(v.message),
     }));
-    const annotated = onFiles.slice(0, MAX_CHECK_RUN_ANNOTATIONS);
-    const batches = [];
-    for (let i = 0; i < annotated.length; i += CHECK_RUN_ANNOTATIONS_PER_REQUEST)
-        batches.push(annotated.slice(i, i + CHECK_RUN_ANNOTATIONS_PER_REQUEST));
-    const summary = fit(renderSummary(verdict, headline(verdict), MAX_CHECK_RUN_TEXT - 8 * 1024));
+    const batches = annotationBatches(onFiles);
+    const summary = fitCheckRunText(renderSummary(verdict, headline(verdict), MAX_CHECK_RUN_TEXT - 8 * 1024));
+    const unannotated = Math.max(0, onFiles.length - MAX_CHECK_RUN_ANNOTATIONS);
+    return withBatches(check_run_checkRunOf(receipt.status, summary, evidence(facts, unannotated)), batches);
+}
+/**
+ * The check run of a receipt whose status is `status`: named and titled like it, linking the same run. Only
+ * `success` passes: an `error` (not everything could be checked) is a `failure` too, never `neutral` or
+ * `skipped`, which branch protection counts as passing.
+ */
+function check_run_checkRunOf(status, summary, text) {
     return {
-        run: {
-            name: receipt.status.context,
-            conclusion: verdict.state === 'success' ? 'success' : 'failure',
-            ...(receipt.status.targetUrl !== undefined ? { detailsUrl: receipt.status.targetUrl } : {}),
-            title: receipt.status.description,
-            summary,
-            text: evidence(facts, onFiles.length - annotated.length),
-            annotations: batches[0] ?? [],
-        },
-        more: batches.slice(1),
+        name: status.context,
+        conclusion: status.state === 'success' ? 'success' : 'failure',
+        ...(status.targetUrl !== undefined ? { detailsUrl: status.targetUrl } : {}),
+        title: status.description,
+        summary: fitCheckRunText(summary),
+        ...(text !== undefined ? { text: fitCheckRunText(text) } : {}),
+        annotations: [],
     };
+}
+function withBatches(run, batches) {
+    return { run: { ...run, annotations: batches[0] ?? [] }, more: batches.slice(1) };
 }
 
 ;// CONCATENATED MODULE: ./src/github/whole-tree.ts
@@ -70925,6 +70911,63 @@ function ledgerFactsOf(text, key) {
         facts.problem = 'the ledger has no closing record: the gateway did not stop cleanly';
     }
     return facts;
+}
+
+;// CONCATENATED MODULE: ./src/verify/receipts/receipt.ts
+
+
+
+
+
+/** The default commit status context (input status-context), also the check run's name. */
+const STATUS_CONTEXT = 'perimeter';
+function annotations(verdict) {
+    const all = verdict.violations.map((violation) => ({
+        path: violation.path ?? '',
+        title: violation.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${violation.kind}`,
+        message: visible(violation.message),
+    }));
+    return foldAtMost(all, MAX_ANNOTATIONS, (more) => ({
+        path: '',
+        title: 'More perimeter violations',
+        message: `${more} more violations; the job summary lists them all`,
+    }));
+}
+function statusOf(state, description, options) {
+    return {
+        state,
+        context: options.context ?? STATUS_CONTEXT,
+        description: oneLine(description),
+        ...(options.runUrl !== undefined ? { targetUrl: options.runUrl } : {}),
+    };
+}
+/** A judged verdict as every form of the receipt. `evidence` is what the check run cites. */
+function renderReceipt(verdict, options) {
+    const status = statusOf(verdict.state, headline(verdict), options);
+    return {
+        status,
+        summary: renderSummary(verdict, headline(verdict)),
+        annotations: annotations(verdict),
+        checkRun: renderCheckRun(verdict, { status }, options.evidence),
+    };
+}
+/**
+ * A receipt that judges nothing: what a step could not verify or apply, or what it applied. `description`
+ * is the one line (the status and the check run title), `body` the summary's markdown under `heading`.
+ */
+function renderNotice(notice, options) {
+    const status = statusOf(notice.state, notice.description, options);
+    const summary = `## ${notice.heading}\n\n${notice.body}\n`;
+    return { status, summary, annotations: [], checkRun: { run: checkRunOf(status, summary), more: [] } };
+}
+/** The receipt when nothing could be verified: an `error`, never a success, saying why. */
+function renderErrorReceipt(reason, options) {
+    return renderNotice({
+        state: 'error',
+        heading: 'Perimeter: not verified',
+        description: `Not verified: ${reason}`,
+        body: `${inlineText(reason)}\n\nThe receipt is an error, never a success.`,
+    }, options);
 }
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
@@ -80479,6 +80522,27 @@ function iso_duration(params) {
     return core._isoDuration(ZodISODuration, params);
 }
 
+;// CONCATENATED MODULE: ./src/verify/receipts/headline.ts
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+/** The one-line verdict: the commit status description, the check run title and the summary's first line. */
+function headline_headline(verdict) {
+    if (verdict.state === 'failure') {
+        const first = verdict.violations[0]?.message ?? '';
+        return `${plural(verdict.violations.length, 'violation')}: ${first}`;
+    }
+    if (verdict.state === 'error')
+        return `Not fully checked: ${verdict.unchecked[0] ?? 'unknown reason'}`;
+    const files = verdict.files.length;
+    if (verdict.pullRequest !== undefined) {
+        const { number, commits, perimeter } = verdict.pullRequest;
+        return `Pull request #${number}: ${plural(commits, 'commit')}, each inside perimeter "${perimeter}"; ${plural(files, 'changed file')}`;
+    }
+    const { gateway, direct } = verdict.commits;
+    if (files === 0 && gateway.length + direct.length === 0)
+        return 'No changes during the job';
+    return `${plural(files, 'changed file')}, all inside the perimeters; ${plural(gateway.length, 'commit')} via the gateway, ${direct.length} direct`;
+}
+
 ;// CONCATENATED MODULE: ./src/verify/receipts/receipt-json.ts
 
 
@@ -80598,7 +80662,7 @@ function receiptJson(verdict, context) {
         schema: RECEIPT_SCHEMA,
         version: RECEIPT_VERSION,
         state: verdict.state,
-        description: receipt_headline(verdict),
+        description: headline_headline(verdict),
         repository: context.repository,
         branch: verdict.branch,
         context: context.context,
@@ -80665,7 +80729,6 @@ function parseReceiptJson(text, source = RECORD_FILES.receipt) {
 
 ;// CONCATENATED MODULE: ./src/verify/receipts/own-receipt.ts
 
-
 /**
  * The verify job's own receipt among a commit's statuses, for an audit of its record. The record is uploaded
  * before the receipt is posted, so it cannot hold the receipt's id: the receipt is the status carrying the
@@ -80700,7 +80763,7 @@ function ownCheckRunIds(runs, receipt) {
         .map((run) => run.id);
 }
 const endSecond = (receipt) => Math.floor(Date.parse(receipt.endedAt) / 1000) * 1000;
-const posted = (receipt) => escape_clip(escape_visible(receipt.description), MAX_DESCRIPTION);
+const posted = (receipt) => limits_oneLine(receipt.description);
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
@@ -81378,6 +81441,8 @@ function verdictOf(input, found) {
 }
 
 ;// CONCATENATED MODULE: ./src/verify/index.ts
+
+
 
 
 

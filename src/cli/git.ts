@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import type { Change } from '../verify/index.js';
 
 /** The top-level directory of the git checkout containing `cwd`, or null outside one (or without git). */
 export function tryGitToplevel(cwd: string): string | null {
@@ -28,8 +29,8 @@ export function listTrackedFiles(root: string): string[] {
 export interface CommitChanges {
   sha: string;
   subject: string;
-  /** Every path the commit added, changed or deleted against its parent (renames as a delete and an add). */
-  paths: string[];
+  /** What the commit changed against its parent, as verify reads a commit (renames as a delete and an add). */
+  changes: Change[];
 }
 
 /** Thrown when git refuses a range or a ref; the message is git's own first line. */
@@ -53,13 +54,14 @@ function git(root: string, args: string[], input?: string): string {
 }
 
 const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
-const STATUS = /^[ACDMRTUX][0-9]*$/;
+const RAW = /^:(\d{6}) (\d{6}) ([0-9a-f]+) ([0-9a-f]+) ([ACDMT])$/;
+const ABSENT = /^0+$/;
 
 /**
  * The non-merge commits of `range` (anything `git rev-list` takes: `main~50..main`, or `main` with
  * `maxCount`: its newest commits), newest first, with the paths each changed, and how many merges the same
- * commits also hold. Read with `-z --name-status`, so each path
- * follows a status token and no file name, however crafted, can pass for a commit boundary.
+ * commits also hold. Read with `-z --raw`, so each path
+ * follows a raw entry (modes and blob ids) and no file name, however crafted, can pass for a commit boundary.
  */
 export function listCommitChanges(
   root: string,
@@ -84,24 +86,63 @@ export function listCommitChanges(
   if (shas.length === 0) return { commits: [], merges };
   const tokens = git(
     root,
-    ['diff-tree', '--stdin', '--always', '--root', '-r', '-z', '--name-status', '--no-renames'],
+    ['diff-tree', '--stdin', '--always', '--root', '-r', '-z', '--raw', '--no-renames'],
     `${shas.join('\n')}\n`,
   ).split('\0');
   const commits: CommitChanges[] = [];
   let i = 0;
   for (const sha of shas) {
-    // diff-tree prints each commit's id, then status/path pairs (a root commit too: --always, -r).
+    // diff-tree prints each commit's id, then a raw line and a path per change (a root commit too: --always).
     while (i < tokens.length && tokens[i] === '') i++;
     if (!SHA.test(sha) || tokens[i] !== sha) throw new GitError(`unexpected git diff-tree output at ${sha}`);
     i++;
-    const paths: string[] = [];
-    while (i + 1 < tokens.length && STATUS.test(tokens[i]!)) {
-      paths.push(tokens[i + 1]!);
+    const changes: Change[] = [];
+    for (
+      let raw = RAW.exec(tokens[i] ?? '');
+      raw !== null && i + 1 < tokens.length;
+      raw = RAW.exec(tokens[i] ?? '')
+    ) {
+      changes.push(changeOf(raw, tokens[i + 1]!));
       i += 2;
     }
-    commits.push({ sha, subject: subjects.get(sha) ?? '', paths });
+    commits.push({ sha, subject: subjects.get(sha) ?? '', changes });
   }
   return { commits, merges };
+}
+
+/** One `git diff-tree --raw` entry as verify's Change: a type change (file to symlink, say) is `modified`. */
+function changeOf(raw: RegExpExecArray, path: string): Change {
+  const [, oldMode, newMode, oldSha, newSha, status] = raw as unknown as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  if (status === 'A' || ABSENT.test(oldMode)) return { path, kind: 'added', newMode, newSha };
+  if (status === 'D' || ABSENT.test(newMode)) return { path, kind: 'deleted', oldMode, oldSha };
+  return { path, kind: 'modified', oldMode, newMode, oldSha, newSha };
+}
+
+/** The size in bytes of each blob, by SHA, read in one `git cat-file --batch-check`; a missing one throws. */
+export function blobSizes(root: string, shas: readonly string[]): Map<string, number> {
+  const unique = [...new Set(shas)];
+  if (unique.length === 0) return new Map();
+  const lines = git(
+    root,
+    ['cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize)'],
+    `${unique.join('\n')}\n`,
+  )
+    .split('\n')
+    .filter(Boolean);
+  const sizes = new Map<string, number>();
+  for (const line of lines) {
+    const [sha, type, size] = line.split(' ');
+    if (type !== 'blob' || size === undefined) throw new GitError(`not a blob in this repository: ${line}`);
+    sizes.set(sha!, Number(size));
+  }
+  return sizes;
 }
 
 /** The content of `path` at `ref`, or null when the ref has no such file. */
@@ -117,4 +158,24 @@ export function tryShowFile(root: string, ref: string, path: string): string | n
   } catch {
     return null;
   }
+}
+
+/**
+ * The branch a range ends on: its tip (`main` of `main~50..main`, `HEAD` of `A..`) without `~N`/`^N`, as a
+ * local branch, a remote-tracking one (`origin/main` is `main`) or the branch HEAD has checked out; null
+ * when the tip is no branch (a commit id, a detached HEAD).
+ */
+export function rangeBranch(root: string, range: string): string | null {
+  const dots = range.lastIndexOf('..');
+  const tip = (dots === -1 ? range : range.slice(dots + 2)).replace(/(?:[~^][0-9]*)+$/, '') || 'HEAD';
+  if (tip.startsWith('-') || tip.startsWith('^')) return null;
+  let full: string;
+  try {
+    full = git(root, ['rev-parse', '--symbolic-full-name', tip, '--']).split('\n')[0]!.trim();
+  } catch {
+    return null;
+  }
+  if (full.startsWith('refs/heads/')) return full.slice('refs/heads/'.length);
+  const remote = /^refs\/remotes\/[^/]+\/(.+)$/.exec(full);
+  return remote !== null && remote[1] !== 'HEAD' ? remote[1]! : null;
 }

@@ -1,11 +1,13 @@
 import type { Perimeter } from '../policy/index.js';
+import { judgeCommit, type Change, type Violation } from '../verify/index.js';
 
 /**
- * `perimeter replay`'s decisions, free of I/O: which perimeter could have made each commit (every path it
- * changed writable by that perimeter), and what changes between a base config and a proposed one.
+ * `perimeter replay`'s decisions, free of I/O: which perimeter could have made each commit, judged by the
+ * receipt's own rule (verify's judgeCommit), and what changes between a base config and a proposed one.
  */
 export interface Refusal {
-  path: string;
+  /** absent: the commit as a whole (over the perimeter's limits) */
+  path?: string;
   rule: string;
 }
 
@@ -34,30 +36,55 @@ export interface ReplayChange {
   newlyAllowed: string[];
 }
 
-export function judgeCommit(paths: readonly string[], perimeter: Perimeter): CommitVerdict {
-  if (!perimeter.tools.has('push_files')) {
-    const refused = paths.map((path) => ({ path, rule: 'no push_files tool: it cannot write at all' }));
-    return { allowed: false, refused };
-  }
-  const refused: Refusal[] = [];
-  for (const path of paths) {
-    const decision = perimeter.canWrite(path);
-    if (!decision.allowed) refused.push({ path, rule: decision.rule });
-  }
+export interface ReplayCommit {
+  sha: string;
+  subject: string;
+  changes: Change[];
+}
+
+/** What a commit-wide refusal is called where paths are listed. */
+export const WHOLE_COMMIT = 'the commit as a whole';
+
+/** A violation as a refusal: its message without the path or commit it begins with. */
+function refusalOf(violation: Violation, label: string): Refusal {
+  const { path, message } = violation;
+  const prefix = `${path ?? label}: `;
+  const rule = message.startsWith(prefix) ? message.slice(prefix.length) : message;
+  return path === undefined ? { rule } : { path, rule };
+}
+
+/** One commit judged for one perimeter on `branch`, exactly as the receipt, apply and the gate judge it. */
+export function judgeReplayCommit(
+  commit: ReplayCommit,
+  branch: string,
+  perimeter: Perimeter,
+  sizeOf: (sha: string) => number,
+): CommitVerdict {
+  const label = commit.sha.slice(0, 7);
+  const refused = judgeCommit({ label, changes: commit.changes, sizeOf }, branch, [perimeter]).map((v) =>
+    refusalOf(v, label),
+  );
   return { allowed: refused.length === 0, refused };
 }
 
 export function replayCommits(
-  commits: ReadonlyArray<{ sha: string; subject: string; paths: readonly string[] }>,
+  commits: readonly ReplayCommit[],
+  branch: string,
   perimeters: readonly Perimeter[],
+  sizeOf: (sha: string) => number,
 ): ReplayRow[] {
   return commits.map((commit) => ({
     sha: commit.sha,
     subject: commit.subject,
-    paths: commit.paths.length,
-    verdicts: Object.fromEntries(perimeters.map((p) => [p.name, judgeCommit(commit.paths, p)])),
+    paths: commit.changes.length,
+    verdicts: Object.fromEntries(
+      perimeters.map((p) => [p.name, judgeReplayCommit(commit, branch, p, sizeOf)]),
+    ),
   }));
 }
+
+/** Git allows no empty path, so '' stands for the commit as a whole. */
+const keyOf = (refusal: Refusal): string => refusal.path ?? '';
 
 const state = (verdict: CommitVerdict | undefined) =>
   verdict === undefined ? 'absent' : verdict.allowed ? 'allowed' : 'refused';
@@ -72,10 +99,12 @@ export function compareReplays(base: readonly ReplayRow[], proposed: readonly Re
     for (const name of names) {
       const was = before[name];
       const now = row.verdicts[name];
-      const wasRefused = new Set(was?.refused.map((r) => r.path));
-      const nowRefused = new Set(now?.refused.map((r) => r.path));
-      const newlyRefused = (now?.refused ?? []).filter((r) => was !== undefined && !wasRefused.has(r.path));
-      const newlyAllowed = [...wasRefused].filter((path) => now !== undefined && !nowRefused.has(path));
+      const wasRefused = new Set(was?.refused.map(keyOf));
+      const nowRefused = new Set(now?.refused.map(keyOf));
+      const newlyRefused = (now?.refused ?? []).filter((r) => was !== undefined && !wasRefused.has(keyOf(r)));
+      const newlyAllowed = [...wasRefused]
+        .filter((key) => now !== undefined && !nowRefused.has(key))
+        .map((key) => key || WHOLE_COMMIT);
       if (state(was) === state(now) && newlyRefused.length === 0 && newlyAllowed.length === 0) continue;
       changes.push({
         sha: row.sha,

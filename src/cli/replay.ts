@@ -1,15 +1,22 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { compilePerimeter, parseConfig, type Perimeter } from '../policy/index.js';
+import type { Change } from '../verify/index.js';
 import { parseCommandArgs } from './args.js';
-import { listCommitChanges, tryShowFile } from './git.js';
+import { blobSizes, listCommitChanges, rangeBranch, tryShowFile } from './git.js';
 import { EXIT_CHANGES, EXIT_ERRORS, EXIT_OK, UsageError, type CliIo } from './io.js';
 import { compareCalls, parseLedgerCalls, type CallChange } from './ledger-replay.js';
 import { loadConfig, type LoadedConfig } from './load-config.js';
-import { compareReplays, replayCommits, type ReplayChange, type ReplayRow } from './replay-judge.js';
+import {
+  compareReplays,
+  replayCommits,
+  WHOLE_COMMIT,
+  type ReplayChange,
+  type ReplayRow,
+} from './replay-judge.js';
 
 export const REPLAY_USAGE =
-  'perimeter replay [--config FILE] [--base REF | --no-base] [--json] (RANGE [--max-count N] | --ledger FILE)';
+  'perimeter replay [--config FILE] [--base REF | --no-base] [--json] (RANGE [--max-count N] [--branch NAME] | --ledger FILE)';
 
 const SUBJECT = 60;
 
@@ -35,7 +42,7 @@ function renderTable(rows: ReplayRow[], perimeters: Perimeter[]): string {
 
 function renderChange(change: ReplayChange): string {
   const head = `  ${change.sha.slice(0, 7)} ${change.perimeter}: ${change.before} -> ${change.after}`;
-  const refused = change.newlyRefused.map((r) => `${r.path} (${r.rule})`);
+  const refused = change.newlyRefused.map((r) => `${r.path ?? WHOLE_COMMIT}: ${r.rule}`);
   const parts = [
     ...(refused.length > 0 ? [`now refused: ${refused.join(', ')}`] : []),
     ...(change.newlyAllowed.length > 0 ? [`now allowed: ${change.newlyAllowed.join(', ')}`] : []),
@@ -104,8 +111,16 @@ async function replayLedger(file: string, loaded: LoadedConfig, base: Base | nul
   return changes.length > 0 ? EXIT_CHANGES : EXIT_OK;
 }
 
+const SUBMODULE = '160000';
+
+/** The blobs whose sizes the limits need: every arriving file's (a submodule's entry is a commit, no blob). */
+function arrivingBlobs(changes: Change[]): string[] {
+  return changes.flatMap((c) => (c.kind === 'deleted' || c.newMode === SUBMODULE ? [] : [c.newSha!]));
+}
+
 /**
- * `perimeter replay RANGE`: judges each non-merge commit of RANGE against the proposed perimeters.yml
+ * `perimeter replay RANGE`: judges each non-merge commit of RANGE, as pushed to the branch RANGE ends on
+ * (`--branch` to name another), by the receipt's rule against the proposed perimeters.yml
  * (which perimeter could have made it), and against the base version of the same file (by default the one
  * committed at HEAD) to list what the proposal changes. `--ledger FILE` does the same for the calls a run
  * recorded. Exit 3 when anything changes, so a workflow can gate pull requests that touch perimeters.yml.
@@ -119,12 +134,15 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       'no-base': { type: 'boolean', default: false },
       ledger: { type: 'string' },
       'max-count': { type: 'string' },
+      branch: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
     true,
   );
   if (values.base !== undefined && values['no-base'])
     throw new UsageError('--base and --no-base exclude each other');
+  if (values.ledger !== undefined && values.branch !== undefined)
+    throw new UsageError('with --ledger, no --branch: the calls name their perimeters');
   if (values.ledger !== undefined ? positionals.length !== 0 : positionals.length !== 1)
     throw new UsageError(
       values.ledger !== undefined
@@ -148,13 +166,20 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       `--max-count: expected a whole number above 0, got ${JSON.stringify(values['max-count'])}`,
     );
   const { commits, merges } = listCommitChanges(loaded.root, range, maxCount);
-  const rows = replayCommits(commits, loaded.perimeters);
-  const baseRows = base === null ? null : replayCommits(commits, base.perimeters);
+  const branch = values.branch ?? rangeBranch(loaded.root, range);
+  if (branch === null)
+    throw new UsageError(
+      `${JSON.stringify(range)} does not end on a branch: name the branch its commits were made on with --branch`,
+    );
+  const sizes = blobSizes(loaded.root, arrivingBlobs(commits.flatMap((c) => c.changes)));
+  const sizeOf = (sha: string) => sizes.get(sha) ?? 0;
+  const rows = replayCommits(commits, branch, loaded.perimeters, sizeOf);
+  const baseRows = base === null ? null : replayCommits(commits, branch, base.perimeters, sizeOf);
   const changes = baseRows === null ? [] : compareReplays(baseRows, rows);
 
   if (values.json) {
     io.stdout(
-      `${JSON.stringify({ config: loaded.config.file, range, merges, base: base?.label ?? null, commits: rows, changes })}\n`,
+      `${JSON.stringify({ config: loaded.config.file, range, branch, merges, base: base?.label ?? null, commits: rows, changes })}\n`,
     );
   } else {
     const against = base === null ? 'no base to compare with' : `base ${base.label}`;
@@ -162,7 +187,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       `Replaying ${loaded.config.file} against ${range}${maxCount === undefined ? '' : ` (newest ${maxCount})`}: ${rows.length} commit${rows.length === 1 ? '' : 's'}` +
       `${merges > 0 ? ` (and ${merges} merge${merges === 1 ? '' : 's'}, not judged)` : ''}; ${against}\n\n`;
     out += rows.length > 0 ? renderTable(rows, loaded.perimeters) : 'No commits in the range.\n';
-    out += '("ok": every path writable by that perimeter; "-N": N paths it could not have written)\n';
+    out += `("ok": that perimeter could have pushed it to "${branch}", judged as the receipt judges; "-N": N refusals, a path it could not have written or the commit over its limits)\n`;
     if (base !== null) {
       out +=
         changes.length === 0

@@ -29,3 +29,4 @@ export {
   type Family,
 } from './protected.js';
 export { ASSOCIATIONS, judgeTrigger, type TrustRule, type TrustVerdict } from './trust.js';
+export { judgeConfigRef, type ConfigRefFacts, type ConfigRefVerdict } from './config-ref.js';

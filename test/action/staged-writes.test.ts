@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gitText } from '@perimeter/fake-github';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { answerOf, text, type ActionRunner, type Job } from '@perimeter/test-rigs';
+import { answerOf, FILES, text, type ActionRunner, type Job } from '@perimeter/test-rigs';
 import { readChangeSet } from '../../src/github/staged/change-set.js';
 import { createOctokitUpstream } from '../../src/github/octokit/octokit-upstream.js';
 import { StagedUpstream } from '../../src/github/staged/staged-upstream.js';
@@ -51,10 +51,13 @@ async function agentJob(j: Job): Promise<string> {
 }
 
 /** The apply job on a fresh runner, with a write token and the record's name. */
-async function applyJob(j: Job): Promise<Awaited<ReturnType<ActionRunner['runMain']>>> {
+async function applyJob(
+  j: Job,
+  inputs: Record<string, string> = {},
+): Promise<Awaited<ReturnType<ActionRunner['runMain']>>> {
   const runner = j.laterJob('apply', 'apply', {
     token: j.tokens[BOT]!,
-    inputs: { record: j.runner.main!.outputs.record! },
+    inputs: { record: j.runner.main!.outputs.record!, ...inputs },
   });
   runners.push(runner);
   return runner.runMain();
@@ -120,5 +123,33 @@ describe('staged writes over two jobs', { timeout: 300_000 }, () => {
     expect(await j.head()).toBe(start);
     const [status] = await j.statuses(start);
     expect(status).toMatchObject({ state: 'failure', description: expect.stringContaining(path) });
+  });
+
+  describe('when config-ref is a branch the job may write, or its head commit', () => {
+    // implementer may be bound to "agent/**" and "staging": either could widen its own perimeter
+    const files = {
+      ...FILES,
+      'perimeters.yml': FILES['perimeters.yml']!.replace(
+        '    write: ["src/**"]\n',
+        '    write: ["src/**"]\n    branches: ["agent/**", "staging"]\n',
+      ),
+    };
+    it.each([
+      ['staging', 'names branch "staging"'],
+      ['the head of the bound branch', 'is the head of branch "agent/work"'],
+    ])('refuses %s and lands nothing', async (which, says) => {
+      const j = await started({ files });
+      const start = await j.head();
+      await agentJob(j);
+      expect((await j.post()).exitCode).toBe(0);
+      await gitText(j.bare, ['branch', 'staging', 'main']);
+      const configRef = which === 'staging' ? 'staging' : start.slice(0, 12);
+      const applied = await applyJob(j, { 'config-ref': configRef });
+      expect(applied.exitCode).toBe(1);
+      expect(applied.log + applied.stderr).toContain(
+        `config-ref: ${JSON.stringify(configRef)} ${says}, and this job may write that branch`,
+      );
+      expect(await j.head()).toBe(start);
+    });
   });
 });

@@ -77,7 +77,7 @@ describe('perimeter replay', () => {
         const result = await runCli(['replay', 'HEAD~5..HEAD'], dir);
         expect(result.code).toBe(3);
         expect(result.stdout).toContain(
-          `Changes from HEAD:perimeters.yml (1):\n  ${shas.side!.slice(0, 7)} source: allowed -> refused; now refused: src/side.ts (no write glob matches)\n`,
+          `Changes from HEAD:perimeters.yml (1):\n  ${shas.side!.slice(0, 7)} source: allowed -> refused; now refused: src/side.ts: added outside every perimeter (source: no write glob matches)\n`,
         );
         const json = JSON.parse((await runCli(['replay', '--json', 'HEAD~5..HEAD'], dir)).stdout);
         expect(json.changes).toEqual([
@@ -87,7 +87,9 @@ describe('perimeter replay', () => {
             perimeter: 'source',
             before: 'allowed',
             after: 'refused',
-            newlyRefused: [{ path: 'src/side.ts', rule: 'no write glob matches' }],
+            newlyRefused: [
+              { path: 'src/side.ts', rule: 'added outside every perimeter (source: no write glob matches)' },
+            ],
             newlyAllowed: [],
           },
         ]);
@@ -116,6 +118,86 @@ describe('perimeter replay', () => {
   });
 });
 
+describe('perimeter replay judging as the receipt does', () => {
+  const RULES = `version: 1
+perimeters:
+  agent:
+    read: ["**"]
+    write: ["src/**"]
+    branches: ["agent/**"]
+  small:
+    tools: [get_file]
+    read: ["**"]
+    write: ["src/**"]
+    limits: { files-per-push: 1, bytes-per-file: 4 }
+`;
+  let repo: string;
+  const run = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], {
+      cwd: repo,
+      encoding: 'utf8',
+    }).trim();
+  beforeAll(() => {
+    repo = makeCheckout({ 'perimeters.yml': RULES });
+    run('checkout', '-q', '-b', 'agent/one');
+    writeFileSync(join(repo, 'small.ts'), 'x');
+    mkdirSync(join(repo, 'src'));
+    writeFileSync(join(repo, 'src', 'a.ts'), 'tiny');
+    run('add', '-A');
+    run('commit', '-qm', 'one small file');
+    writeFileSync(join(repo, 'src', 'b.ts'), 'more than four bytes');
+    run('add', '-A');
+    run('commit', '-qm', 'one large file');
+    execFileSync('ln', ['-s', 'a.ts', join(repo, 'src', 'link')]);
+    run('add', '-A');
+    run('commit', '-qm', 'a symlink');
+  });
+  afterAll(() => rmSync(repo, { recursive: true, force: true }));
+
+  const json = async (...args: string[]) =>
+    JSON.parse((await runCli(['replay', '--json', '--no-base', ...args], repo)).stdout);
+
+  describe('when the limits or the file modes refuse a commit', () => {
+    it("refuses it with the receipt's rule, on the branch the range ends on", async () => {
+      const onAgent = await json('HEAD~3..HEAD');
+      expect(onAgent.branch).toBe('agent/one');
+      const [link, large, small] = onAgent.commits;
+      expect(small.verdicts.agent.allowed).toBe(false); // small.ts: outside src/**
+      expect(small.verdicts.small.refused).toEqual([
+        { path: 'small.ts', rule: 'added outside every perimeter (small: no write glob matches)' },
+      ]);
+      expect(large.verdicts.agent).toEqual({ allowed: true, refused: [] });
+      expect(large.verdicts.small.refused).toEqual([{ rule: expect.stringContaining('within its limits') }]);
+      expect(link.verdicts.agent.refused).toEqual([
+        { path: 'src/link', rule: 'symlink added (symlinks are never allowed)' },
+      ]);
+    });
+  });
+
+  describe('when --branch names a branch the perimeter may not be bound to', () => {
+    it('refuses every path by the branch rule', async () => {
+      const onMain = await json('--branch', 'main', 'HEAD~3..HEAD');
+      expect(onMain.commits[1].verdicts.agent.refused).toEqual([
+        {
+          path: 'src/b.ts',
+          rule: 'added outside every perimeter (no exposed perimeter may work on branch "main")',
+        },
+      ]);
+    });
+  });
+
+  describe('when the range ends on no branch', () => {
+    it('asks for --branch (usage, 2)', async () => {
+      const detached = await runCli(
+        ['replay', `${run('rev-parse', 'HEAD~1')}..${run('rev-parse', 'HEAD')}`],
+        repo,
+      );
+      expect(detached.code).toBe(2);
+      expect(detached.stderr).toContain('name the branch its commits were made on with --branch');
+    });
+  });
+});
+
 describe('listCommitChanges', () => {
   it('reads file names that look like commit ids or status letters as file names', () => {
     const repo = makeCheckout({ 'a.txt': 'a' });
@@ -129,8 +211,8 @@ describe('listCommitChanges', () => {
       });
       const { commits } = listCommitChanges(repo, 'HEAD');
       expect(commits.map((c) => c.subject)).toEqual(['crafted', 'seed']);
-      expect(commits[0]!.paths.sort()).toEqual([...names].sort());
-      expect(commits[1]!.paths).toEqual(['a.txt']);
+      expect(commits[0]!.changes.map((c) => c.path).sort()).toEqual([...names].sort());
+      expect(commits[1]!.changes.map((c) => c.path)).toEqual(['a.txt']);
     } finally {
       rmSync(repo, { recursive: true, force: true });
     }

@@ -24,7 +24,7 @@ function lint(files: Record<string, string>): Record<string, string[]> {
       files: ['**/*.ts'],
       languageOptions: { parser: tseslint.parser as Linter.Parser },
       plugins: { perimeter: { rules: { wings: rule } } },
-      rules: { 'perimeter/wings': ['error' as const, { folders: ['f'] }] },
+      rules: { 'perimeter/wings': ['error', { folders: ['f'] }] as Linter.RuleEntry },
     },
   ];
   return Object.fromEntries(

@@ -8,6 +8,7 @@ import type { StagedChangeSet } from '../../github/staged/staged-upstream.js';
 import type { Upstream } from '../../github/upstream.js';
 import { inlineText, renderNotice, type Receipt } from '../../verify/index.js';
 import { ActionError, loadPerimeters, readConfigFile } from '../config-loader.js';
+import { checkConfigRef } from '../config-ref.js';
 import { readApplySettings, STAGED_FILE, type ApplySettings } from './apply-inputs.js';
 import { publishBestEffort, publishReceipt } from '../publish.js';
 import { runStep } from '../step.js';
@@ -45,13 +46,22 @@ export async function runApply(): Promise<void> {
 }
 
 async function apply(upstream: Upstream, settings: ApplySettings, set: StagedChangeSet): Promise<void> {
-  const configRef = settings.configRef ?? (await upstream.getRepository()).defaultBranch;
-  if (configRef === set.branch || configRef === `refs/heads/${set.branch}`)
-    throw new ActionError(
-      `config-ref ${JSON.stringify(configRef)} is the branch the staged changes go to: it cannot judge them`,
-    );
+  // The heads as GitHub lists them at the start (never the change set's word), for a config-ref given as a SHA.
+  const [heads, defaultBranch] = await Promise.all([
+    upstream.listRefs(),
+    settings.configRef === null ? upstream.getRepository().then((r) => r.defaultBranch) : '',
+  ]);
+  const configRef = settings.configRef ?? defaultBranch;
   const { text } = await readConfigFile(upstream, settings.config, configRef);
   const { perimeters } = loadPerimeters(text, settings.config, settings.perimeters, set.branch);
+  // Judged as named, the default branch too: a config read from the branch the changes go to cannot judge them.
+  checkConfigRef({
+    configRef,
+    defaultBranch,
+    branch: set.branch,
+    perimeters,
+    heads: Object.fromEntries(heads),
+  });
   const judged = await judgeChangeSet(upstream, set, perimeters);
   if (judged.violations.length > 0) {
     for (const v of judged.violations.slice(0, 10))

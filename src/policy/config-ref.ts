@@ -1,0 +1,77 @@
+import type { Perimeter } from './perimeter.js';
+
+export interface ConfigRefFacts {
+  /** the config-ref input; null when not given (the default branch is used) */
+  configRef: string | null;
+  defaultBranch: string;
+  /** the bound branch */
+  branch: string;
+  /** the exposed perimeters */
+  perimeters: Perimeter[];
+  /** branch and tag heads at the start of the job, `refs/heads/x` -> sha */
+  heads: Record<string, string>;
+}
+
+const SHA = /^[0-9a-f]{7,40}$/i;
+
+/** The branch a ref names, or null for tags and commit SHAs. Git reads `x`, `heads/x` and `refs/heads/x` alike. */
+function branchOf(ref: string): string | null {
+  if (ref.startsWith('refs/heads/')) return ref.slice('refs/heads/'.length);
+  if (ref.startsWith('heads/')) return ref.slice('heads/'.length);
+  if (ref.startsWith('refs/') || ref.startsWith('tags/') || SHA.test(ref)) return null;
+  return ref;
+}
+
+/** Why the job may write `name`: it is the bound branch, or a perimeter's `branches` list names it; or null. */
+function writableBecause(name: string, facts: ConfigRefFacts): string | null {
+  if (name === facts.branch) return 'it is the bound branch';
+  const bindable = facts.perimeters.filter((p) => p.spec.branches !== null && p.allowsBranch(name));
+  if (bindable.length === 0) return null;
+  return `its branches list lets perimeter ${bindable.map((p) => JSON.stringify(p.name)).join(', ')} be bound to it`;
+}
+
+/** What a config-ref is worth: usable, usable with a warning, or refused (the caller raises its own error). */
+export type ConfigRefVerdict =
+  { kind: 'ok' } | { kind: 'warning'; message: string } | { kind: 'refused'; message: string };
+
+const INPUT = 'config-ref';
+
+/**
+ * Refuses a config-ref whose contents the agents' side can choose: the bound branch, a branch an exposed
+ * perimeter may be bound to, or a commit SHA that is the head of such a branch. A branch that may be written
+ * could otherwise widen its own perimeter. Warns when the default branch is the bound branch (the file is
+ * protected there, but whoever may push to that branch picks the perimeters). Main and apply both judge so.
+ */
+export function judgeConfigRef(facts: ConfigRefFacts): ConfigRefVerdict {
+  const ref = facts.configRef;
+  if (ref === null) {
+    if (facts.defaultBranch !== facts.branch) return { kind: 'ok' };
+    return {
+      kind: 'warning',
+      message:
+        `${INPUT}: not given, so the default branch "${facts.branch}" is read, and it is also the ` +
+        'bound branch: the perimeters come from the branch the agents write. The file is protected there, but ' +
+        'whoever may push to that branch picks the perimeters; pin a tag or a branch no perimeter may write',
+    };
+  }
+  const named = branchOf(ref);
+  let because: string | null = null;
+  let branch = named;
+  if (named !== null) because = writableBecause(named, facts);
+  else if (SHA.test(ref)) {
+    for (const [name, sha] of Object.entries(facts.heads)) {
+      if (!name.startsWith('refs/heads/') || !sha.toLowerCase().startsWith(ref.toLowerCase())) continue;
+      branch = name.slice('refs/heads/'.length);
+      because = writableBecause(branch, facts);
+      if (because !== null) break;
+    }
+  }
+  if (because === null) return { kind: 'ok' };
+  return {
+    kind: 'refused',
+    message:
+      `${INPUT}: ${JSON.stringify(ref)} ${named === null ? `is the head of branch "${branch}"` : `names branch "${branch}"`}, ` +
+      `and this job may write that branch (${because}); a branch that may be written could widen its own ` +
+      'perimeter. Read the perimeters file from the default branch, a tag, or a branch no exposed perimeter may be bound to',
+  };
+}
