@@ -34,7 +34,7 @@ const SHIPPED = [
   { group: ['@perimeter/*'], message: 'src/ never imports the test packages' },
 ];
 
-// Dependencies point one way: policy, ledger <- github, verify, gateway, safety <- action, cli.
+// Dependencies point one way: policy, ledger, clients <- github, verify, gateway, safety <- action, cli.
 const layer = (files, ...rules) =>
   restrict(files, [...SHIPPED, ...rules.map(([forbidden, message]) => ({ group: forbidden, message }))]);
 
@@ -85,6 +85,10 @@ export default tseslint.config(
     [['../*', '@actions/*'], 'the ledger (record format, writer, chain check) imports nothing else from src'],
   ),
   layer(['src/github/**', 'src/safety/**'], RUNNER),
+  layer(
+    ['src/clients/**'],
+    [['../*', '@actions/*'], 'the client configurations import nothing else from src'],
+  ),
   layer(['src/gateway/**'], RUNNER, [['**/verify/*'], APART]),
   layer(['src/verify/**'], RUNNER, [['**/gateway/*'], APART]),
   layer(['src/cli/**'], [['**/action/*', '@actions/core'], 'the CLI never depends on the action']),

@@ -8,7 +8,7 @@ import {
   tokenVariables,
   writeClientConfigs,
   type Endpoint,
-} from '../gateway/serving/client-config.js';
+} from '../clients/client-config.js';
 import { makeScrubber, MIN_SCRUBBED_LENGTH } from '../safety/secret-forms.js';
 import { createOctokitUpstream } from '../github/octokit/octokit-upstream.js';
 import { ExposureError } from '../policy/index.js';

@@ -52,3 +52,13 @@ export function readableRuns(bytes: Uint8Array): BinaryText {
   const format = PACKED.find(({ magic }) => magic.every((byte, i) => bytes[i] === byte));
   return { text: runs.join('\n'), packed: format?.name ?? null };
 }
+
+/** Decodes strict UTF-8 without NUL bytes; null means binary. */
+export function decodeText(data: Uint8Array): string | null {
+  if (data.includes(0)) return null;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(data);
+  } catch {
+    return null;
+  }
+}

@@ -12,7 +12,7 @@ import {
   variableName,
   writeClientConfigs,
   type Endpoint,
-} from '../../gateway/serving/client-config.js';
+} from '../../clients/client-config.js';
 import { ActionError, loadPerimeters, readConfigFile } from '../config-loader.js';
 import { renderHandoff, type HandoffFacts } from '../handoff.js';
 import { checkConfigRef } from '../config-ref.js';

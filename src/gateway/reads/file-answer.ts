@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { TreeEntry } from '../../github/upstream.js';
 import type { RepoView } from './repo-view.js';
+import { decodeText } from '../../safety/binary-text.js';
 
 /** Files larger than this are described, not sent: an agent's context is no place for them. */
 export const MAX_READ_BYTES = 1_048_576;
@@ -17,16 +18,6 @@ export const fileAnswerSchema = z.object({
   note: z.string().optional().describe('why content is absent: binary or too large'),
 });
 export type FileAnswer = z.infer<typeof fileAnswerSchema>;
-
-/** Decodes strict UTF-8 without NUL bytes; null means binary. */
-export function decodeText(data: Uint8Array): string | null {
-  if (data.includes(0)) return null;
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(data);
-  } catch {
-    return null;
-  }
-}
 
 export async function answerFile(view: RepoView, entry: TreeEntry): Promise<FileAnswer> {
   const base = { path: entry.path, sha: entry.sha };

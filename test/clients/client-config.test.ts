@@ -10,7 +10,7 @@ import {
   tokenEnvFile,
   tokenVariables,
   writeClientConfigs,
-} from '../../src/gateway/serving/client-config.js';
+} from '../../src/clients/client-config.js';
 
 const endpoints = [
   { name: 'implementer', url: 'http://127.0.0.1:4100/mcp/implementer', secret: 's1' },
