@@ -1,4 +1,4 @@
-import type { PushActivity, Upstream } from '../github/upstream.js';
+import type { PushActivity, Receipts, RepoReads, RepoWrites } from '../github/upstream.js';
 import type { Perimeter } from '../policy/index.js';
 import type { Change } from './change.js';
 import type { ReceiptWindow } from './receipts/receipt-statuses.js';
@@ -27,7 +27,7 @@ export interface PerimeterCounts {
 }
 
 export interface VerifyInput {
-  upstream: Upstream;
+  upstream: RepoReads & RepoWrites & Receipts;
   /** the bound branch (short name) */
   branch: string;
   start: RefSnapshot;

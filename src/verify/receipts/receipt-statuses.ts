@@ -1,4 +1,4 @@
-import type { CheckRunRecord, StatusRecord, Upstream } from '../../github/upstream.js';
+import type { CheckRunRecord, Receipts, StatusRecord } from '../../github/upstream.js';
 
 /**
  * The receipt's context during the job: which statuses on it the verification may expect (main's pending
@@ -35,7 +35,7 @@ export const MAX_STATUS_COMMITS = 100;
  * branch's heads during the job and its new commits. Throws when a list cannot be read.
  */
 export async function findForeignStatuses(
-  upstream: Upstream,
+  upstream: Pick<Receipts, 'listStatuses'>,
   shas: readonly string[],
   window: ReceiptWindow,
 ): Promise<ForeignStatus[]> {
@@ -69,7 +69,7 @@ export interface ForeignCheckRun {
  * cannot be read.
  */
 export async function findForeignCheckRuns(
-  upstream: Upstream,
+  upstream: Pick<Receipts, 'listCheckRuns'>,
   shas: readonly string[],
   window: ReceiptWindow,
 ): Promise<ForeignCheckRun[]> {
