@@ -1,5 +1,5 @@
 import * as core from '@actions/core';
-import { UpstreamError, type CommitStatus, type Upstream } from '../github/upstream.js';
+import { UpstreamError, type CommitStatus, type Receipts, type RepoReads } from '../github/upstream.js';
 import {
   clip,
   codeBlock,
@@ -20,7 +20,7 @@ type PublishSettings = Pick<Settings, 'runUrl' | 'receiptBy' | 'receiptAs'>;
  * status (with `both`) into an error: the status never shows a verdict the Checks tab does not.
  */
 export async function publishReceipt(
-  upstream: Upstream,
+  upstream: Receipts,
   settings: PublishSettings,
   receipt: Receipt,
   checkRun: CheckRunReceipt,
@@ -67,7 +67,7 @@ export async function publishReceipt(
 }
 
 /** The check run, then its annotations beyond GitHub's 50 a request in updates (a failing run's extras). */
-async function createCheckRun(upstream: Upstream, sha: string, checkRun: CheckRunReceipt): Promise<void> {
+async function createCheckRun(upstream: Receipts, sha: string, checkRun: CheckRunReceipt): Promise<void> {
   const id = await upstream.createCheckRun(sha, checkRun.run);
   const { title, summary } = checkRun.run;
   try {
@@ -89,7 +89,7 @@ function whyNot(error: unknown): string {
 
 /** The receipt when nothing could be verified: an `error` status (best effort) and a summary saying why. */
 export async function publishError(
-  upstream: Upstream,
+  upstream: RepoReads & Receipts,
   settings: PublishSettings & Pick<Settings, 'statusContext'>,
   branch: string,
   sha: string | null,

@@ -1,7 +1,7 @@
 import * as core from '@actions/core';
 import { existsSync } from 'node:fs';
 import { createOctokitUpstream } from '../../github/octokit/octokit-upstream.js';
-import type { Upstream } from '../../github/upstream.js';
+import type { Receipts, RepoReads, RepoWrites } from '../../github/upstream.js';
 import { parseConfig, compilePerimeter } from '../../policy/index.js';
 import { makeScrubber } from '../../safety/secret-forms.js';
 import {
@@ -89,7 +89,7 @@ export async function runPost(): Promise<void> {
 
 async function verify(
   settings: Settings,
-  upstream: Upstream,
+  upstream: RepoReads & RepoWrites & Receipts,
   store: StateStore,
   branch: string,
   problems: string[],

@@ -6,7 +6,7 @@ import { applyChangeSet, judgeChangeSet } from '../../apply/apply-changes.js';
 import { ChangeSetError, readChangeSet } from '../../github/staged/change-set.js';
 import { createOctokitUpstream } from '../../github/octokit/octokit-upstream.js';
 import type { StagedChangeSet } from '../../github/staged/staged-upstream.js';
-import type { Upstream } from '../../github/upstream.js';
+import type { Receipts, RepoReads } from '../../github/upstream.js';
 import { clip, inlineText, MAX_DESCRIPTION, visible } from '../../verify/index.js';
 import { ActionError, loadPerimeters, readConfigFile } from '../config-loader.js';
 import { readApplySettings, STAGED_FILE, type ApplySettings } from './apply-inputs.js';
@@ -122,7 +122,7 @@ async function changeSetFile(settings: ApplySettings): Promise<string> {
 
 /** The receipt: summary line, then a commit status on the new head (or the branch's head). */
 async function finish(
-  upstream: Upstream,
+  upstream: RepoReads & Receipts,
   settings: ApplySettings,
   branch: string | null,
   sha: string | null,

@@ -1,6 +1,6 @@
 import * as core from '@actions/core';
 import { createOctokitUpstream } from '../../github/octokit/octokit-upstream.js';
-import type { Upstream } from '../../github/upstream.js';
+import type { Receipts, Upstream } from '../../github/upstream.js';
 import { makeScrubber } from '../../safety/secret-forms.js';
 import { renderCheckRun, renderReceipt, type CheckRunFacts, type Verdict } from '../../verify/index.js';
 import { VerifyInputs } from '../constants.js';
@@ -86,7 +86,7 @@ export async function runJudgingStep<S extends VerifyBasics>(
  * last: nothing after this can change what it says. Neither mode reads a ledger.
  */
 export async function publishJudged(
-  upstream: Upstream,
+  upstream: Receipts,
   settings: VerifyBasics,
   verdict: Verdict,
   where: { context: string; config: CheckRunFacts['config']; sha: string; recordNote?: string },
