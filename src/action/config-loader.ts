@@ -8,7 +8,7 @@ import {
   type Config,
   type Perimeter,
 } from '../policy/index.js';
-import { UpstreamError, type Upstream } from '../github/upstream.js';
+import { UpstreamError, type RepoCoordinates, type RepoReads } from '../github/upstream.js';
 import { Inputs } from './constants.js';
 
 /** A failure already explained to the user (annotations written); main only has to fail the step. */
@@ -18,7 +18,7 @@ export class ActionError extends Error {
 
 /** perimeters.yml as committed at `ref`, read through the API: the workspace is the agent's to change. */
 export async function readConfigFile(
-  upstream: Upstream,
+  upstream: RepoCoordinates & RepoReads,
   file: string,
   ref: string,
 ): Promise<{ text: string; sha: string }> {

@@ -1,5 +1,5 @@
 import * as core from '@actions/core';
-import { UpstreamError, type Upstream } from '../github/upstream.js';
+import { UpstreamError, type Receipts, type RepoReads } from '../github/upstream.js';
 import {
   codeBlock,
   oneLine,
@@ -18,7 +18,7 @@ type PublishSettings = Pick<Settings, 'receiptBy' | 'receiptAs'>;
  * into an error: the status never shows a verdict the Checks tab does not.
  */
 export async function publishReceipt(
-  upstream: Upstream,
+  upstream: Receipts,
   settings: PublishSettings,
   receipt: Receipt,
   sha: string,
@@ -61,7 +61,7 @@ export async function publishReceipt(
 }
 
 /** The check run, then its annotations beyond GitHub's 50 a request in updates (a failing run's extras). */
-async function createCheckRun(upstream: Upstream, sha: string, checkRun: CheckRunReceipt): Promise<void> {
+async function createCheckRun(upstream: Receipts, sha: string, checkRun: CheckRunReceipt): Promise<void> {
   const id = await upstream.createCheckRun(sha, checkRun.run);
   const { title, summary } = checkRun.run;
   try {
@@ -86,7 +86,7 @@ function whyNot(error: unknown): string {
  * status on `sha`, or on `branch`'s head when no SHA is known. Each failure is a warning.
  */
 export async function publishBestEffort(
-  upstream: Upstream,
+  upstream: RepoReads & Receipts,
   settings: PublishSettings,
   receipt: Receipt,
   where: { sha: string | null; branch: string | null },
@@ -119,7 +119,7 @@ export async function publishBestEffort(
 
 /** The receipt when nothing could be verified: an `error` (best effort) and a summary saying why. */
 export async function publishError(
-  upstream: Upstream,
+  upstream: RepoReads & Receipts,
   settings: PublishSettings & Pick<Settings, 'statusContext' | 'runUrl'>,
   branch: string,
   sha: string | null,

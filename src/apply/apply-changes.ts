@@ -1,5 +1,12 @@
 import { StagedUpstream, type StagedChangeSet } from '../github/staged/staged-upstream.js';
-import { UpstreamError, type TreeChange, type Upstream } from '../github/upstream.js';
+import {
+  UpstreamError,
+  type PullRequests,
+  type RepoReads,
+  type RepoWrites,
+  type TreeChange,
+  type Upstream,
+} from '../github/upstream.js';
 import type { Perimeter } from '../policy/index.js';
 import { diffTrees, judgeCommit, type Change } from '../verify/index.js';
 import type { Violation } from '../verify/types.js';
@@ -83,7 +90,7 @@ export type ApplyMode =
  * in a new branch, with a draft pull request into the bound branch.
  */
 export async function applyChangeSet(
-  upstream: Upstream,
+  upstream: RepoReads & RepoWrites & PullRequests,
   set: StagedChangeSet,
   judged: JudgedChangeSet,
   mode: ApplyMode = { kind: 'push' },
@@ -129,7 +136,7 @@ export async function applyChangeSet(
 
 /** Why the staged commits cannot go on top of `head`, or null when they can. */
 async function movedSince(
-  upstream: Upstream,
+  upstream: RepoReads,
   set: StagedChangeSet,
   judged: JudgedChangeSet,
   head: string,
@@ -146,7 +153,7 @@ async function movedSince(
 
 /** Creates the commits (no ref moves) on `head`; on the staged base every tree must be the staged one. */
 async function writeCommits(
-  upstream: Upstream,
+  upstream: RepoReads & RepoWrites,
   set: StagedChangeSet,
   judged: JudgedChangeSet,
   head: string,
@@ -170,7 +177,7 @@ async function writeCommits(
 
 /** Text that survives UTF-8 unchanged goes inline; anything else is a blob of its own. */
 async function treeChanges(
-  upstream: Upstream,
+  upstream: RepoWrites,
   set: StagedChangeSet,
   changes: Change[],
 ): Promise<TreeChange[]> {

@@ -1,5 +1,5 @@
 import { createOctokitUpstream } from '../github/octokit/octokit-upstream.js';
-import type { Upstream } from '../github/upstream.js';
+import type { Receipts, RepoReads, RepoWrites } from '../github/upstream.js';
 import { compilePerimeter, parseConfig, type Perimeter } from '../policy/index.js';
 import { MIN_SCRUBBED_LENGTH, makeScrubber } from '../safety/secret-forms.js';
 import {
@@ -95,7 +95,7 @@ function ledgerOf(record: RecordFiles, receipt: ReceiptJson): LedgerFacts | null
   return ledgerFactsOf(record.ledger, record.key.trim());
 }
 
-async function perimetersOf(upstream: Upstream, receipt: ReceiptJson): Promise<Perimeter[]> {
+async function perimetersOf(upstream: RepoReads, receipt: ReceiptJson): Promise<Perimeter[]> {
   const { file, blobSha } = receipt.config;
   const text = Buffer.from(await upstream.getBlob(blobSha)).toString('utf8');
   const config = parseConfig(text, `${file}@${blobSha.slice(0, 12)}`);
@@ -114,7 +114,7 @@ async function perimetersOf(upstream: Upstream, receipt: ReceiptJson): Promise<P
  * receipt-as check-run or both the check run) known as its own.
  */
 async function withOwnReceipt(
-  upstream: Upstream,
+  upstream: Receipts,
   receipt: ReceiptJson,
   { receiptWindow }: NonNullable<ReceiptJson['verifyJob']>,
 ): Promise<ReceiptWindow> {
@@ -132,7 +132,11 @@ async function withOwnReceipt(
   return { ...receiptWindow, known, knownCheckRuns: ownCheckRunIds(runs, verdict) };
 }
 
-async function auditRecord(upstream: Upstream, record: RecordFiles, receipt: ReceiptJson): Promise<Audit> {
+async function auditRecord(
+  upstream: RepoReads & RepoWrites & Receipts,
+  record: RecordFiles,
+  receipt: ReceiptJson,
+): Promise<Audit> {
   const ledger = ledgerOf(record, receipt);
   const perimeters = await perimetersOf(upstream, receipt);
   const configText = Buffer.from(await upstream.getBlob(receipt.config.blobSha)).toString('utf8');

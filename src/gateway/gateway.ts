@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { checkBranch, type Perimeter } from '../policy/index.js';
-import type { Upstream } from '../github/upstream.js';
+import type { RepoCoordinates, RepoReads, RepoWrites } from '../github/upstream.js';
 import { NO_FILTER, type AnswerFilter } from '../safety/answer-filter.js';
 import { MIN_SECRET_LENGTH } from './serving/bearer-secret.js';
 import { CallTracker, TrackingTransport } from './serving/calls.js';
@@ -17,7 +17,7 @@ import { TrustedInstructions } from './reads/trusted-instructions.js';
 import { selectTools } from './tools/select.js';
 
 export interface GatewayOptions {
-  upstream: Upstream;
+  upstream: RepoCoordinates & RepoReads & RepoWrites;
   branch: string;
   perimeters: Perimeter[];
   /** perimeter name -> bearer secret */

@@ -1,6 +1,8 @@
 /**
- * The one interface between Perimeter and GitHub. The Octokit implementation lives in
- * octokit-upstream.ts; tests may use a small fake of this interface or the GitHub stand-in.
+ * The one interface between Perimeter and GitHub, in roles (reads, writes, receipts, run records, pull
+ * requests): a caller asks for the roles it uses, and `Upstream` is all of them. The Octokit implementation
+ * lives in octokit-upstream.ts; tests may use a small fake of the roles their subject takes, or the GitHub
+ * stand-in.
  *
  * Repository coordinates are fixed when an Upstream is made: nothing here names another repository.
  * Objects addressed by SHA (commits, trees, blobs) never change and are cached for the process lifetime.
@@ -225,13 +227,19 @@ export class UpstreamError extends Error {
   }
 }
 
-export interface Upstream {
+/**
+ * Where an Upstream points, and what it has spent. Every role below is of one repository, the one named here.
+ */
+export interface RepoCoordinates {
   readonly owner: string;
   readonly repo: string;
   /** true when writes to the bound branch are kept in the runner for a later apply job (`writes: stage`) */
   readonly writesStaged?: boolean;
   stats(): UpstreamStats;
+}
 
+/** Reads of the repository: its refs, git objects, history, activity list and files at a ref. */
+export interface RepoReads {
   getRepository(): Promise<{ defaultBranch: string; private: boolean }>;
   /** GitHub's clock now, from the Date header of a request that costs no rate limit (GET /rate_limit). */
   serverTime(): Promise<string>;
@@ -309,7 +317,12 @@ export interface Upstream {
    * `complete: false` after `maxItems`. Throws when a page cannot be read.
    */
   listActivity(options: { since: string; maxItems?: number }): Promise<ActivityWindow>;
+  /** File text at a ref via the contents API (used to read perimeters.yml from a trusted ref). */
+  getFileAtRef(path: string, ref: string): Promise<{ text: string; sha: string }>;
+}
 
+/** Writes of git objects and branches. */
+export interface RepoWrites {
   createBlob(content: Uint8Array): Promise<string>;
   createTree(baseTree: string, changes: TreeChange[]): Promise<string>;
   /** A commit with no custom author or committer, so GitHub signs it. */
@@ -333,6 +346,10 @@ export interface Upstream {
   deleteBranch(branch: string): Promise<void>;
   /** Fast-forward only. Throws not_fast_forward when the branch moved. */
   updateBranch(branch: string, sha: string): Promise<void>;
+}
+
+/** Commit statuses and check runs: the receipts, posted and listed. */
+export interface Receipts {
   /** Posts a commit status; GitHub's record of it (id, creator, time) comes back. */
   createStatus(sha: string, status: CommitStatus): Promise<StatusRecord>;
   /**
@@ -349,8 +366,16 @@ export interface Upstream {
   addCheckRunAnnotations(id: number, run: Pick<CheckRun, 'title' | 'summary' | 'annotations'>): Promise<void>;
   /** Every check run of that name on a commit, from every app, newest first (needs `checks: read`). */
   listCheckRuns(sha: string, name: string): Promise<CheckRunRecord[]>;
+}
+
+/** GitHub's record of workflow runs. */
+export interface RunRecords {
   /** The jobs of every attempt of a workflow run (needs `actions: read`). */
   listRunJobs(runId: number): Promise<WorkflowJob[]>;
+}
+
+/** Pull requests of the repository, read and opened. */
+export interface PullRequests {
   /** A pull request of this repository, read now. Throws not_found. */
   getPullRequest(number: number): Promise<PullRequestInfo>;
   /**
@@ -359,11 +384,13 @@ export interface Upstream {
    * https://docs.github.com/rest/pulls/pulls#list-commits-on-a-pull-request
    */
   listPullRequestCommits(number: number): Promise<CommitInfo[]>;
-  /** File text at a ref via the contents API (used to read perimeters.yml from a trusted ref). */
-  getFileAtRef(path: string, ref: string): Promise<{ text: string; sha: string }>;
   /** Opens a pull request from `head` (a branch of this repository) into `base`, with labels if any. */
   createPullRequest(request: PullRequestRequest): Promise<{ number: number; url: string }>;
 }
+
+/** Every role at once: what the Octokit implementation and the staged upstream provide. */
+export interface Upstream
+  extends RepoCoordinates, RepoReads, RepoWrites, Receipts, RunRecords, PullRequests {}
 
 export interface PullRequestRequest {
   title: string;

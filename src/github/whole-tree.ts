@@ -1,5 +1,5 @@
 import { treeSha, type HashedEntry } from './tree-hash.js';
-import { UpstreamError, type TreeEntry, type Upstream } from './upstream.js';
+import { UpstreamError, type RepoReads, type TreeEntry } from './upstream.js';
 
 /** Entries kept across the trees remembered whole (100,000 took 23 MB of heap); the oldest are forgotten beyond it. */
 const KEEP_ENTRIES = 500_000;
@@ -28,7 +28,7 @@ export class WholeTrees {
   private readonly truncatedTrees = new Set<string>();
   private kept = 0;
 
-  constructor(private readonly upstream: Upstream) {}
+  constructor(private readonly upstream: RepoReads) {}
 
   /** Whether GitHub truncated the recursive listing of this tree (as far as this object has asked). */
   wasTruncated(sha: string): boolean {

@@ -1,4 +1,4 @@
-import type { CommitInfo, PullRequestInfo, Upstream } from '../github/upstream.js';
+import type { CommitInfo, PullRequestInfo, RepoReads } from '../github/upstream.js';
 import type { Perimeter } from '../policy/index.js';
 import type { Change } from './change.js';
 import { judgeCommit } from './judging/commit-judge.js';
@@ -14,7 +14,7 @@ import type { FileDecision, Verdict, Violation } from './types.js';
 export const PULL_REQUEST_COMMIT_LIMIT = 250;
 
 export interface PullRequestInput {
-  upstream: Upstream;
+  upstream: RepoReads;
   /** the pull request as read now */
   pull: PullRequestInfo;
   /** its commits as GitHub listed them after `pull` was read (in any order) */
@@ -97,7 +97,7 @@ export async function verifyPullRequest(input: PullRequestInput): Promise<Verdic
 
 /** Blob sizes for the limits, read only when every path is writable (else the commit fails anyway). */
 async function sizesOf(
-  upstream: Upstream,
+  upstream: RepoReads,
   changes: Change[],
   branch: string,
   perimeter: Perimeter,

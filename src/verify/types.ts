@@ -1,4 +1,11 @@
-import type { CheckRunRecord, PushActivity, StatusRecord, Upstream } from '../github/upstream.js';
+import type {
+  CheckRunRecord,
+  PushActivity,
+  Receipts,
+  RepoReads,
+  RepoWrites,
+  StatusRecord,
+} from '../github/upstream.js';
 import type { Perimeter } from '../policy/index.js';
 import type { Change } from './change.js';
 
@@ -26,7 +33,7 @@ export interface PerimeterCounts {
 }
 
 export interface VerifyInput {
-  upstream: Upstream;
+  upstream: RepoReads & RepoWrites & Receipts;
   /** the bound branch (short name) */
   branch: string;
   start: RefSnapshot;

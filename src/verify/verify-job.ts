@@ -1,4 +1,4 @@
-import type { CommitInfo, Upstream } from '../github/upstream.js';
+import type { CommitInfo, RepoReads } from '../github/upstream.js';
 import { diffTrees } from './gathering/diff-trees.js';
 import {
   intermediateChanges,
@@ -24,7 +24,7 @@ const MAX_COMMITS = 1_000;
 const MAX_COMMIT_DIFFS = 50;
 
 /** All branch and tag heads, as a plain object (it travels from main to post as JSON). */
-export async function snapshotRefs(upstream: Upstream): Promise<RefSnapshot> {
+export async function snapshotRefs(upstream: RepoReads): Promise<RefSnapshot> {
   return Object.fromEntries(
     [...(await upstream.listRefs())].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
   );
@@ -62,7 +62,7 @@ async function findBaseline(
 }
 
 /** The compare's file list from an ancestor to the end head (the request is shared with the ancestry check). */
-async function changedFiles(upstream: Upstream, base: string, endHead: string) {
+async function changedFiles(upstream: RepoReads, base: string, endHead: string) {
   const comparison = await upstream.compare(base, endHead).catch(() => null);
   return comparison?.status === 'ahead' ? comparison.files : undefined;
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOctokitUpstream } from '../../src/github/octokit/octokit-upstream.js';
 import { blobSha, treeSha } from '../../src/github/tree-hash.js';
-import type { TreeEntry, Upstream } from '../../src/github/upstream.js';
+import type { RepoReads, TreeEntry, Upstream } from '../../src/github/upstream.js';
 import { WholeTrees } from '../../src/github/whole-tree.js';
 import { type FakeGithub, gitText, seedRepo, startFakeGithub } from '@perimeter/fake-github';
 
@@ -175,7 +175,7 @@ describe('WholeTrees', () => {
       const fake = await startFakeGithub({ repos: { 'octo/big': dir }, token: TOKEN });
       try {
         const real = upstreamOf(fake);
-        const forged: Upstream = Object.create(real);
+        const forged: RepoReads = Object.create(real);
         forged.getTreeRecursive = async (sha) => {
           const listing = await real.getTreeRecursive(sha);
           if (sha !== rootTree) return listing;

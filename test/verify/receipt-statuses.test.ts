@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CheckRunRecord, Upstream } from '../../src/github/upstream.js';
+import type { CheckRunRecord, Receipts } from '../../src/github/upstream.js';
 import { findForeignCheckRuns } from '../../src/verify/gathering/receipt-statuses.js';
 import type { ReceiptWindow } from '../../src/verify/index.js';
 
@@ -25,7 +25,9 @@ const run = (id: number, startedAt: string | null, name = 'perimeter'): CheckRun
 });
 
 /** A small fake of the one Upstream call the search makes: check runs by commit. */
-function upstream(runs: Record<string, CheckRunRecord[]>): Upstream & { asked: string[] } {
+function upstream(
+  runs: Record<string, CheckRunRecord[]>,
+): Pick<Receipts, 'listCheckRuns'> & { asked: string[] } {
   const asked: string[] = [];
   return {
     asked,
@@ -33,7 +35,7 @@ function upstream(runs: Record<string, CheckRunRecord[]>): Upstream & { asked: s
       asked.push(`${sha.slice(0, 1)} ${name}`);
       return runs[sha] ?? [];
     },
-  } as unknown as Upstream & { asked: string[] };
+  };
 }
 
 describe('findForeignCheckRuns', () => {
@@ -56,9 +58,9 @@ describe('findForeignCheckRuns', () => {
 
   describe('when a list cannot be read', () => {
     it('throws, so the caller marks it unchecked', async () => {
-      const failing = {
+      const failing: Pick<Receipts, 'listCheckRuns'> = {
         listCheckRuns: () => Promise.reject(new Error('403 Resource not accessible by integration')),
-      } as unknown as Upstream;
+      };
       await expect(findForeignCheckRuns(failing, [A], window)).rejects.toThrow('Resource not accessible');
     });
   });

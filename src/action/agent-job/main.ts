@@ -4,7 +4,13 @@ import { mkdtempSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { UpstreamError, type StatusRecord, type Upstream } from '../../github/upstream.js';
+import {
+  UpstreamError,
+  type Receipts,
+  type RepoCoordinates,
+  type RepoReads,
+  type StatusRecord,
+} from '../../github/upstream.js';
 import { DEFAULT_CONFIG_FILE } from '../../policy/index.js';
 import { snapshotRefs } from '../../verify/index.js';
 import {
@@ -64,7 +70,7 @@ export async function runMain(): Promise<void> {
 
 async function start(
   settings: Settings,
-  upstream: Upstream,
+  upstream: RepoCoordinates & RepoReads & Receipts,
   store: StateStore,
   gatewayScript: string,
   secrets: string[],
@@ -242,7 +248,7 @@ function setHandoff(facts: HandoffFacts): void {
  * A pending status until the receipt replaces it; also proves early that the token may post statuses, and
  * GitHub's answer names the token's identity.
  */
-async function markPending(upstream: Upstream, sha: string, settings: Settings): Promise<StatusRecord> {
+async function markPending(upstream: Receipts, sha: string, settings: Settings): Promise<StatusRecord> {
   try {
     return await upstream.createStatus(sha, {
       state: 'pending',

@@ -1,6 +1,6 @@
 import * as core from '@actions/core';
 import { existsSync } from 'node:fs';
-import type { Upstream } from '../../github/upstream.js';
+import type { Receipts, RepoReads, RepoWrites } from '../../github/upstream.js';
 import { parseConfig, compilePerimeter } from '../../policy/index.js';
 import {
   readLedgerFacts,
@@ -60,7 +60,7 @@ const branchOf = (store: StateStore, settings: Settings): string =>
 /** The verification, or an error receipt when it does not finish within verify-timeout. */
 async function verifyInTime(
   settings: Settings,
-  upstream: Upstream,
+  upstream: RepoReads & RepoWrites & Receipts,
   store: StateStore,
   problems: string[],
 ): Promise<void> {
@@ -89,7 +89,7 @@ async function verifyInTime(
 
 async function verify(
   settings: Settings,
-  upstream: Upstream,
+  upstream: RepoReads & RepoWrites & Receipts,
   store: StateStore,
   branch: string,
   problems: string[],

@@ -1,5 +1,5 @@
 import * as core from '@actions/core';
-import type { Upstream } from '../../github/upstream.js';
+import type { Receipts } from '../../github/upstream.js';
 import { renderReceipt, type CheckRunFacts, type Verdict } from '../../verify/index.js';
 import { VerifyInputs } from '../constants.js';
 import {
@@ -38,7 +38,7 @@ export function readVerifyBasics(env: Env): VerifyBasics {
  * last: nothing after this can change what it says; then the step's outcome. Neither mode reads a ledger.
  */
 export async function publishJudged(
-  upstream: Upstream,
+  upstream: Receipts,
   settings: VerifyBasics,
   verdict: Verdict,
   where: { context: string; config: CheckRunFacts['config']; sha: string; recordNote?: string },

@@ -1,5 +1,11 @@
 import * as core from '@actions/core';
-import type { PullRequestInfo, Upstream } from '../../github/upstream.js';
+import type {
+  PullRequestInfo,
+  PullRequests,
+  Receipts,
+  RepoCoordinates,
+  RepoReads,
+} from '../../github/upstream.js';
 import { assignPullRequest, compilePerimeter, DEFAULT_CONFIG_FILE, parseConfig } from '../../policy/index.js';
 import { PULL_REQUEST_COMMIT_LIMIT, STATUS_CONTEXT, verifyPullRequest } from '../../verify/index.js';
 import { readConfigFile } from '../config-loader.js';
@@ -62,7 +68,11 @@ export async function runPullRequestGate(): Promise<void> {
   });
 }
 
-async function gate(upstream: Upstream, settings: GateSettings, pull: PullRequestInfo): Promise<void> {
+async function gate(
+  upstream: RepoCoordinates & RepoReads & Receipts & PullRequests,
+  settings: GateSettings,
+  pull: PullRequestInfo,
+): Promise<void> {
   const repository = `${settings.owner}/${settings.repo}`;
   if (pull.state !== 'open')
     throw new GateRefusal(

@@ -1,6 +1,6 @@
 import * as core from '@actions/core';
 import { tmpdir } from 'node:os';
-import type { Upstream } from '../../github/upstream.js';
+import type { Receipts, RepoCoordinates, RepoReads, RepoWrites, RunRecords } from '../../github/upstream.js';
 import { compilePerimeter, parseConfig } from '../../policy/index.js';
 import { receiptJson, snapshotRefs, STATUS_CONTEXT, verifyJob } from '../../verify/index.js';
 import { readConfigFile } from '../config-loader.js';
@@ -71,7 +71,11 @@ export async function runVerify(): Promise<void> {
   });
 }
 
-async function verify(upstream: Upstream, settings: VerifySettings, handoff: Handoff): Promise<void> {
+async function verify(
+  upstream: RepoCoordinates & RepoReads & RepoWrites & Receipts & RunRecords,
+  settings: VerifySettings,
+  handoff: Handoff,
+): Promise<void> {
   const repository = `${settings.owner}/${settings.repo}`;
   if (handoff.repository !== repository || handoff.run.id !== settings.runId)
     throw new HandoffError(

@@ -1,4 +1,4 @@
-import type { TreeEntry, Upstream } from '../../github/upstream.js';
+import type { RepoReads, TreeEntry } from '../../github/upstream.js';
 
 /** One pair of trees to compare (null: the side is absent), and where it sits. */
 export interface TreePair {
@@ -26,7 +26,7 @@ const PER_CALL = 100;
  * pair whose listings could not all be had (the caller decides another way).
  */
 export async function differsWhere(
-  upstream: Upstream,
+  upstream: RepoReads,
   pairs: TreePair[],
   wanted: (path: string) => boolean,
 ): Promise<Map<string, boolean | null>> {

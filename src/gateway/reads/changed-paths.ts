@@ -1,4 +1,4 @@
-import type { TreeEntry, Upstream } from '../../github/upstream.js';
+import type { RepoReads, TreeEntry } from '../../github/upstream.js';
 
 export interface PathChange {
   path: string;
@@ -24,7 +24,7 @@ export interface ChangedPathsOptions {
  * which must see every entry, malformed ones included, and never stops early.
  */
 export async function changedPaths(
-  upstream: Upstream,
+  upstream: RepoReads,
   before: string | null,
   after: string | null,
   options: ChangedPathsOptions = {},

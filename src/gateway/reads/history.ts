@@ -1,6 +1,6 @@
 import picomatch from 'picomatch';
 import type { Perimeter } from '../../policy/index.js';
-import { UpstreamError, type CommitInfo, type ComparedFile, type Upstream } from '../../github/upstream.js';
+import { UpstreamError, type CommitInfo, type ComparedFile, type RepoReads } from '../../github/upstream.js';
 import { COMMITS_PER_CALL } from '../../github/octokit/graphql-path-trees.js';
 import { differsWhere } from './batched-diff.js';
 import { changedPaths, type PathChange } from './changed-paths.js';
@@ -32,7 +32,7 @@ export class History {
   readonly paths: PathLister | null;
 
   constructor(
-    private readonly upstream: Upstream,
+    private readonly upstream: RepoReads,
     branch?: string,
   ) {
     this.paths =

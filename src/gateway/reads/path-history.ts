@@ -1,5 +1,5 @@
 import type { Perimeter } from '../../policy/index.js';
-import type { CommitInfo, PathCommit, Upstream } from '../../github/upstream.js';
+import type { CommitInfo, PathCommit, RepoReads } from '../../github/upstream.js';
 import { differsWhere } from './batched-diff.js';
 
 /** Levels of the tree at the path that come with each commit: enough for most folders' whole depth. */
@@ -32,7 +32,7 @@ export class PathLister {
   private readonly verdicts = new Map<string, boolean>();
 
   constructor(
-    private readonly upstream: Upstream,
+    private readonly upstream: RepoReads,
     private readonly branch: string,
     /** the fallback for a commit the trees cannot decide (a merge's tree missing, say) */
     private readonly touchesReadable: (

@@ -1,4 +1,4 @@
-import type { CommitInfo, Upstream } from '../../github/upstream.js';
+import type { CommitInfo, RepoCoordinates, RepoReads, RepoWrites } from '../../github/upstream.js';
 import { WholeTrees } from '../../github/whole-tree.js';
 import { TreeIndex } from './tree-index.js';
 
@@ -21,7 +21,7 @@ export class RepoView {
   private big = false;
 
   constructor(
-    readonly upstream: Upstream,
+    readonly upstream: RepoCoordinates & RepoReads & RepoWrites,
     readonly branch: string,
   ) {
     this.trees = new WholeTrees(upstream);

@@ -1,5 +1,5 @@
 import { instructionFileRule } from '../../policy/index.js';
-import { UpstreamError, type Upstream } from '../../github/upstream.js';
+import { UpstreamError, type RepoReads } from '../../github/upstream.js';
 import type { Perimeter } from '../../policy/index.js';
 import type { FileAnswer } from './file-answer.js';
 
@@ -10,7 +10,7 @@ import type { FileAnswer } from './file-answer.js';
  */
 export class TrustedInstructions {
   constructor(
-    private readonly upstream: Upstream,
+    private readonly upstream: RepoReads,
     /** the ref perimeters.yml was read from */
     readonly ref: string,
   ) {}

@@ -1,4 +1,4 @@
-import type { Upstream } from '../../github/upstream.js';
+import type { RepoCoordinates } from '../../github/upstream.js';
 
 export interface Metered {
   requests: number;
@@ -18,7 +18,7 @@ export interface MeterReading {
 export class UpstreamMeter {
   private readonly running = new Set<{ overlapped: boolean }>();
 
-  constructor(private readonly upstream: Upstream) {}
+  constructor(private readonly upstream: RepoCoordinates) {}
 
   start(): MeterReading {
     const before = this.upstream.stats();

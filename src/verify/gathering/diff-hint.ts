@@ -1,5 +1,5 @@
 import { treeSha } from '../../github/tree-hash.js';
-import type { ComparedFile, TreeEntry, Upstream } from '../../github/upstream.js';
+import type { ComparedFile, RepoReads, TreeEntry } from '../../github/upstream.js';
 import type { Change } from '../change.js';
 
 /** GitHub lists at most 300 files in a compare: a list that long may be cut short. */
@@ -14,7 +14,7 @@ const parentOf = (path: string): string => path.slice(0, Math.max(0, path.lastIn
 const nameOf = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
 
 /** The base side: the root listing, and every top-level directory the hint touches, listed recursively. */
-async function baseDirs(upstream: Upstream, baseTree: string, paths: string[]): Promise<Dirs | null> {
+async function baseDirs(upstream: RepoReads, baseTree: string, paths: string[]): Promise<Dirs | null> {
   const dirs: Dirs = new Map([['', new Map((await upstream.getTree(baseTree)).map((e) => [e.path, e]))]]);
   const tops = new Set(paths.filter((path) => path.includes('/')).map((path) => path.split('/')[0]!));
   const listings = await Promise.all(
@@ -88,7 +88,7 @@ function rootSha(dirs: Dirs, changed: Set<string>): string {
  * the head's own. Otherwise (a mode change, a list cut at 300, anything unexpected) null: walk the trees.
  */
 export async function diffFromHint(
-  upstream: Upstream,
+  upstream: RepoReads,
   baseTree: string,
   headTree: string,
   files: ComparedFile[],

@@ -1,4 +1,4 @@
-import type { ComparedFile, TreeEntry, Upstream } from '../../github/upstream.js';
+import type { ComparedFile, RepoReads, TreeEntry } from '../../github/upstream.js';
 import { WholeTrees } from '../../github/whole-tree.js';
 import type { Change } from '../change.js';
 import { diffFromHint } from './diff-hint.js';
@@ -181,7 +181,7 @@ const byPath = (a: Change, b: Change): number =>
  * `hint`, a compare's file list from base to head, may make it cheaper (diffFromHint), never different.
  */
 export async function diffTrees(
-  upstream: Upstream,
+  upstream: RepoReads,
   baseTree: string | null,
   headTree: string,
   hint?: ComparedFile[],

@@ -1,4 +1,4 @@
-import type { CommitInfo, Upstream } from '../../github/upstream.js';
+import type { CommitInfo, RepoReads } from '../../github/upstream.js';
 import type { Change } from '../change.js';
 import { diffTrees } from './diff-trees.js';
 
@@ -18,7 +18,7 @@ export interface NewCommits {
  * git's base..end, merges' side branches included, whatever their dates. Bounded by `max`.
  */
 export async function listNewCommits(
-  upstream: Upstream,
+  upstream: RepoReads,
   base: string,
   endHead: string,
   max: number,
@@ -44,7 +44,7 @@ export async function listNewCommits(
  * Without stops (a new branch with no base) the whole history is new. Bounded by `max`.
  */
 export async function listCommitsAbove(
-  upstream: Upstream,
+  upstream: RepoReads,
   endHead: string,
   stops: ReadonlySet<string>,
   max: number,
@@ -71,7 +71,7 @@ const arrivesAsLink = (change: Change): boolean =>
  * directories each commit changed.
  */
 export async function intermediateChanges(
-  upstream: Upstream,
+  upstream: RepoReads,
   commits: CommitInfo[],
   net: Change[],
 ): Promise<Change[]> {
@@ -100,7 +100,7 @@ export async function intermediateChanges(
  * (one request a commit). Commits whose list GitHub may have cut come back in `unlisted`, for a tree diff.
  */
 export async function pathsOfCommits(
-  upstream: Upstream,
+  upstream: RepoReads,
   commits: CommitInfo[],
   net: Change[],
 ): Promise<{ paths: Change[]; unlisted: CommitInfo[] }> {

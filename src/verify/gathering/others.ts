@@ -1,4 +1,4 @@
-import type { PushActivity, Upstream } from '../../github/upstream.js';
+import type { PushActivity, RepoReads } from '../../github/upstream.js';
 import { listNewCommits } from './new-commits.js';
 import { ZERO_SHA } from './ref-accounting.js';
 import type { BranchHistory } from '../types.js';
@@ -20,7 +20,7 @@ export function movedByOthersOnly(moves: readonly PushActivity[], identity: stri
  * commits its new head has that its old head had not. Throws when a move's commits cannot all be listed.
  */
 export async function commitsOfOthers(
-  upstream: Upstream,
+  upstream: RepoReads,
   history: BranchHistory | undefined,
   identity: string | null,
   max: number,

@@ -1,4 +1,4 @@
-import type { CommitInfo, Upstream } from '../../github/upstream.js';
+import type { CommitInfo, RepoReads } from '../../github/upstream.js';
 import type { Change } from '../change.js';
 import { diffTrees } from './diff-trees.js';
 
@@ -14,7 +14,7 @@ const short = (sha: string): string => sha.slice(0, 7);
  * judged or trusted); a path that matches no parent is the merge's own content (a conflict resolution or an
  * evil merge) and is judged like any commit's. A commit without a parent is not judged: unusual, so unchecked.
  */
-export async function ownChanges(upstream: Upstream, commit: CommitInfo): Promise<OwnChanges> {
+export async function ownChanges(upstream: RepoReads, commit: CommitInfo): Promise<OwnChanges> {
   if (commit.parents.length === 0)
     return {
       ok: false,
@@ -37,7 +37,7 @@ export async function ownChanges(upstream: Upstream, commit: CommitInfo): Promis
  * the pull request's commits grow from. Throws nothing; problems come back as text.
  */
 export async function boundaryOf(
-  upstream: Upstream,
+  upstream: RepoReads,
   commits: CommitInfo[],
   baseHead: string,
 ): Promise<{ boundary: string[]; problems: string[] }> {
@@ -58,7 +58,7 @@ export async function boundaryOf(
  * commit is an ancestor of (each path from the head into the base leaves the pull request at a boundary
  * commit). Null when there is none (criss-cross histories): then the net change is not known.
  */
-export async function mergeBaseOf(upstream: Upstream, boundary: string[]): Promise<string | null> {
+export async function mergeBaseOf(upstream: RepoReads, boundary: string[]): Promise<string | null> {
   for (const candidate of boundary) {
     const others = boundary.filter((sha) => sha !== candidate);
     const below = await Promise.all(others.map((sha) => upstream.isAncestor(sha, candidate)));

@@ -1,4 +1,4 @@
-import type { Upstream } from '../../github/upstream.js';
+import type { Receipts } from '../../github/upstream.js';
 import type { ForeignCheckRun, ForeignStatus, ReceiptWindow } from '../types.js';
 
 /** commits whose statuses are read, one request each; more is unchecked */
@@ -10,7 +10,7 @@ export const MAX_STATUS_COMMITS = 100;
  * branch's heads during the job and its new commits. Throws when a list cannot be read.
  */
 export async function findForeignStatuses(
-  upstream: Upstream,
+  upstream: Pick<Receipts, 'listStatuses'>,
   shas: readonly string[],
   window: ReceiptWindow,
 ): Promise<ForeignStatus[]> {
@@ -38,7 +38,7 @@ export async function findForeignStatuses(
  * cannot be read.
  */
 export async function findForeignCheckRuns(
-  upstream: Upstream,
+  upstream: Pick<Receipts, 'listCheckRuns'>,
   shas: readonly string[],
   window: ReceiptWindow,
 ): Promise<ForeignCheckRun[]> {

@@ -1,15 +1,18 @@
 /**
- * A small in-memory Upstream for unit tests of tool logic. Objects are content-addressed (SHA-1 over a
- * type prefix and the content, like git), SHA-addressed reads count one request the first time only
- * (like the Octokit implementation's cache), and the branch head costs one request per check.
+ * A small in-memory repository for unit tests of tool logic, with the Upstream roles the gateway takes:
+ * coordinates, reads and writes. Objects are content-addressed (SHA-1 over a type prefix and the content, like
+ * git), SHA-addressed reads count one request the first time only (like the Octokit implementation's cache),
+ * and the branch head costs one request per check.
  */
 import { createHash } from 'node:crypto';
 import {
   UpstreamError,
   type CommitInfo,
+  type RepoCoordinates,
+  type RepoReads,
+  type RepoWrites,
   type TreeChange,
   type TreeEntry,
-  type Upstream,
   type UpstreamStats,
 } from '../../../src/github/upstream.js';
 
@@ -18,7 +21,7 @@ type Stored =
   | { kind: 'tree'; entries: TreeEntry[] }
   | { kind: 'commit'; info: CommitInfo };
 
-export interface MemoryUpstream extends Upstream {
+export interface MemoryUpstream extends RepoCoordinates, RepoReads, RepoWrites {
   /** Commits files (null deletes) directly on a branch, like someone else's push. */
   commitDirect(
     branch: string,
@@ -313,42 +316,6 @@ export async function createMemoryUpstream(
       })();
       if (!reachable) throw new UpstreamError('not_fast_forward', 'Update is not a fast forward', 422);
       refs.set(`refs/heads/${name}`, sha);
-    },
-    async createStatus(_sha, status) {
-      count('createStatus');
-      return {
-        id: 1,
-        ...status,
-        description: status.description,
-        targetUrl: null,
-        creator: null,
-        createdAt: new Date().toISOString(),
-      };
-    },
-    async listStatuses() {
-      throw new UpstreamError('unavailable', 'statuses are not kept here');
-    },
-    async createCheckRun() {
-      throw new UpstreamError('unavailable', 'check runs are not kept here');
-    },
-    async addCheckRunAnnotations() {
-      throw new UpstreamError('unavailable', 'check runs are not kept here');
-    },
-    async listCheckRuns() {
-      throw new UpstreamError('unavailable', 'check runs are not kept here');
-    },
-    async listRunJobs() {
-      throw new UpstreamError('unavailable', 'there are no workflow runs here');
-    },
-    async getPullRequest() {
-      throw new UpstreamError('not_found', 'pull requests are not modelled here', 404);
-    },
-    async listPullRequestCommits() {
-      throw new UpstreamError('not_found', 'pull requests are not modelled here', 404);
-    },
-    async createPullRequest() {
-      count('createPullRequest');
-      throw new UpstreamError('forbidden', 'pull requests are not modelled here');
     },
     async getFileAtRef() {
       throw new UpstreamError('not_found', 'not supported here', 404);
