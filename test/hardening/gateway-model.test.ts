@@ -57,7 +57,8 @@ describe("the gateway's view of its pushes", () => {
       files: Object.fromEntries(PATHS.map((p) => [p, 'seed\n'])),
       config: CONFIG,
       proxy: true,
-      upstream: { retryBaseMs: 5, readRetries: 2, requestTimeoutMs: 2_000 },
+      timeouts: 'on-hold',
+      upstream: { retryBaseMs: 5, readRetries: 2 },
     });
     dev = await stand.connect('dev');
   });
@@ -86,9 +87,9 @@ describe("the gateway's view of its pushes", () => {
                 actor: 'teammate',
               });
             }
-            if (step.loss === 'late-answer') stand.proxy!.holdAnswers(/^PATCH .*\/git\/refs\//, 3_000);
-            if (step.loss === 'dropped')
-              stand.fake.injectFault({ kind: 'latency', ms: 3_000, count: 1, route: /^PATCH .*git\/refs/ });
+            // the gateway's request times out the moment the proxy holds it (the harness's clock)
+            if (step.loss === 'late-answer') stand.proxy!.holdAnswers(/^PATCH .*\/git\/refs\//);
+            if (step.loss === 'dropped') stand.proxy!.holdRequests(/^PATCH .*\/git\/refs\//);
             if (step.loss === 'bad-gateway')
               stand.fake.injectFault({ kind: 'status', status: 502, count: 1, route: /^PATCH .*git\/refs/ });
             const message = `ours ${id}`;
