@@ -14,7 +14,7 @@ import { readLedgerFacts } from '../../src/verify/index.js';
 import { compilePerimeter, parseConfig } from '../../src/policy/index.js';
 import { snapshotRefs, verifyJob } from '../../src/verify/index.js';
 import { gitText } from '@perimeter/fake-github';
-import { windowOpens } from '@perimeter/test-rigs';
+import { LONG, runs, windowOpens } from '@perimeter/test-rigs';
 import { answerOf, callTool, OWNER, REPO, startStand, textOf, type Stand } from './support/stand.js';
 
 const CONFIG = `
@@ -66,7 +66,7 @@ describe("the gateway's view of its pushes", () => {
 
   it(
     'agrees with the branch and the ledger, whatever GitHub loses or whoever pushes between',
-    { timeout: 600_000 },
+    { timeout: LONG ? 3_600_000 : 600_000 },
     async () => {
       await fc.assert(
         fc.asyncProperty(steps, async (sequence: Step[]) => {
@@ -147,7 +147,7 @@ describe("the gateway's view of its pushes", () => {
             expect(subject, 'a direct commit that no abandoned push explains').toMatch(/^ours r\d+$/);
           }
         }),
-        { numRuns: Number(process.env.MODEL_RUNS ?? 5), endOnFailure: true },
+        { numRuns: Number(process.env.MODEL_RUNS ?? runs(5, 50)), endOnFailure: true },
       );
     },
   );

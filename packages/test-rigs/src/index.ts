@@ -2,6 +2,7 @@
 // GitHub, the gateway harness and the verifier's model histories.
 export { AttemptClock } from './attempt-clock.js';
 export { actionDir } from './bundles.js';
+export { LONG, runs } from './runs.js';
 export {
   ActionRunner,
   parseCommandFile,
