@@ -52,10 +52,10 @@ describe('launchGateway', () => {
       const s = setup('ready');
       process.env['INPUT_GITHUB-TOKEN'] = 'ghs_secrettoken42';
       try {
-        const { pid, port } = await launchGateway({ ...s, timeoutMs: 10_000, secrets: [] });
+        const { pid, port } = await launchGateway({ ...s, timeoutMs: 120_000, secrets: [] });
         expect(port).toBe(4321);
         expect(isGatewayRunning(pid)).toBe(true);
-        expect(await stopGateway(pid, 5_000)).toBe('stopped');
+        expect(await stopGateway(pid, 60_000)).toBe('stopped');
         expect(isGatewayRunning(pid)).toBe(false);
         expect(readFileSync(s.logPath, 'utf8')).not.toContain('INPUT_');
       } finally {
@@ -69,7 +69,7 @@ describe('launchGateway', () => {
       const s = setup('crashes');
       const error = await launchGateway({
         ...s,
-        timeoutMs: 10_000,
+        timeoutMs: 120_000,
         secrets: ['ghs_secrettoken42', 'endpoint-secret'],
       }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(GatewayStartError);

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { commitToBare, gitText, writeRequests } from '@perimeter/fake-github';
-import { call, ok, startHarness, textOf, type Harness } from '@perimeter/test-rigs';
+import { call, ok, runs, startHarness, textOf, type Harness } from '@perimeter/test-rigs';
 import { StagedUpstream } from '../../src/github/staged/staged-upstream.js';
 
 const CONFIG = `
@@ -226,7 +226,7 @@ describe('a staged upstream against git itself', () => {
             }
           },
         ),
-        { numRuns: 12 },
+        { numRuns: runs(4, 40) },
       );
       expect(writeRequests(h.fake.stats())).toEqual({});
     } finally {

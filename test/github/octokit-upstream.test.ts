@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { UpstreamError, type Upstream } from '../../src/github/upstream.js';
 import { commitToBare, recordRefChange } from '@perimeter/fake-github';
-import { plumbCommit, startStandIn, TOKEN, type StandIn } from '@perimeter/test-rigs';
+import { AttemptClock, plumbCommit, startStandIn, TOKEN, type StandIn } from '@perimeter/test-rigs';
 
 const BIG = 'x'.repeat(1024 * 1024 + 10);
 let s: StandIn;
@@ -337,7 +337,15 @@ describe('createOctokitUpstream', () => {
     });
 
     it('gives each attempt its own timeout, so a rate-limit wait longer than it still retries', async () => {
-      const quick = s.upstream({ requestTimeoutMs: 500 });
+      // on this clock each attempt begins after every earlier one timed out: a signal made once per call
+      // would already be spent when the retry goes out
+      const clock = new AttemptClock();
+      const quick = s.upstream({
+        attemptSignal: (ms) => {
+          clock.expire();
+          return clock.signal(ms);
+        },
+      });
       s.fake.injectFault({
         kind: 'secondary-limit',
         count: 1,
@@ -349,8 +357,10 @@ describe('createOctokitUpstream', () => {
     });
 
     it('gives up on a read that keeps timing out', async () => {
-      const quick = s.upstream({ requestTimeoutMs: 100, readRetries: 1 });
-      s.fake.injectFault({ kind: 'latency', ms: 1000, count: 2, route: 'GET /repos/{owner}/{repo}' });
+      const clock = new AttemptClock();
+      s.fake.onHang(() => clock.expire());
+      const quick = s.upstream({ attemptSignal: clock.signal, readRetries: 1 });
+      s.fake.injectFault({ kind: 'hang', count: 2, route: 'GET /repos/{owner}/{repo}' });
       expect((await failure(quick.getRepository())).code).toBe('unavailable');
       expect(quick.stats().requests).toBe(2);
     });

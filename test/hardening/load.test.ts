@@ -118,7 +118,7 @@ class GatewayProcess {
   }
 }
 
-describe(`the gateway under load (${CLIENTS} clients x ${CALLS} calls)`, () => {
+describe(`the gateway under load (${CLIENTS} clients x ${CALLS} calls)`, { timeout: 900_000 }, () => {
   let dir = '';
   let fake: FakeGithub;
   let repoDir = '';
@@ -184,10 +184,12 @@ describe(`the gateway under load (${CLIENTS} clients x ${CALLS} calls)`, () => {
             expectedTools.set(planned.tool, (expectedTools.get(planned.tool) ?? 0) + 1);
             if (planned.tag) tags.push(planned.tag);
             try {
-              const result = (await client.callTool({
-                name: planned.tool,
-                arguments: planned.args,
-              })) as CallToolResult;
+              // no 60 s SDK request timeout for a call queued behind 31 others on a busy machine
+              const result = (await client.callTool(
+                { name: planned.tool, arguments: planned.args },
+                undefined,
+                { timeout: 600_000 },
+              )) as CallToolResult;
               if (Boolean(result.isError) !== planned.expectError) {
                 wrongOutcomes.push(
                   `${planned.tool} ${JSON.stringify(planned.args)}: ${JSON.stringify(result.content)}`,

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fullRefName } from './faults.js';
 import { HttpError } from './http-util.js';
 import type { ApiResponse } from './http-util.js';
@@ -40,8 +39,7 @@ export async function handleApi(
   const login = authenticated(req, res, state.tokens);
   if (login === null) return;
 
-  const delay = state.faults.take(['latency'], key, concrete);
-  if (delay?.kind === 'latency') await sleep(delay.ms);
+  if (!(await state.faults.delay(key, concrete, res))) return;
   const injected = state.faults.take(['status', 'rate-limit', 'secondary-limit'], key, concrete);
   if (injected) {
     state.budget.spend();

@@ -1,3 +1,5 @@
+import type { ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { activate, fullRefName, routeMatches } from './faults.js';
 import type { ActiveFault, Fault } from './faults.js';
 import type { FakeRepo } from './repo.js';
@@ -8,6 +10,7 @@ type Kind = Fault['kind'];
 /** The faults waiting to fire; each fires on the requests it matches until its count is used up. */
 export class FaultBox {
   private faults: ActiveFault[] = [];
+  private readonly hangListeners: Array<(request: string) => void> = [];
 
   add(fault: Fault): void {
     this.faults.push(activate(fault));
@@ -15,6 +18,26 @@ export class FaultBox {
 
   clear(): void {
     this.faults = [];
+  }
+
+  /** Calls `listener` with 'METHOD /path' whenever a request starts hanging. */
+  onHang(listener: (request: string) => void): void {
+    this.hangListeners.push(listener);
+  }
+
+  /**
+   * Applies a latency or hang fault to this request before it is carried out: waits out the latency, or
+   * until a hanging request's client gives up. False when the request is to be dropped unanswered.
+   */
+  async delay(key: string, concrete: string, res: ServerResponse): Promise<boolean> {
+    const fault = this.take(['latency', 'hang'], key, concrete);
+    if (fault?.kind === 'latency') await sleep(fault.ms);
+    if (fault?.kind !== 'hang') return true;
+    const gone =
+      res.socket?.destroyed === false ? new Promise((resolve) => res.once('close', resolve)) : undefined;
+    for (const listener of this.hangListeners) listener(concrete);
+    await gone;
+    return false;
   }
 
   /** For GET /_fake/faults: RegExp routes shown as their source. */

@@ -6,6 +6,11 @@ export type FaultRoute = string | RegExp;
 export type Fault =
   /** Delay matching requests by `ms` (every request until cleared, or the next `count`). */
   | { kind: 'latency'; ms: number; count?: number; route?: FaultRoute }
+  /**
+   * Leave the next `count` (default 1) matching requests unanswered until the client gives up (a delay longer
+   * than any timeout), then drop them: they never take effect.
+   */
+  | { kind: 'hang'; count?: number; route?: FaultRoute }
   /** Answer the next `count` (default 1) matching requests with `status` and GitHub's error body. */
   | { kind: 'status'; status: number; count?: number; route?: FaultRoute; message?: string }
   /** Primary rate limit spent: 403, x-ratelimit-remaining 0, x-ratelimit-reset `retryAfter` seconds ahead (default 1). */
@@ -37,6 +42,7 @@ export type ActiveFault = Fault & { remaining: number };
 
 const KINDS = [
   'latency',
+  'hang',
   'status',
   'lose-answer',
   'rate-limit',

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename, dirname } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ACTIVITY_ENV, activityPath, ACTOR_ENV, NO_WORKFLOWS_ENV } from './activity-log.js';
 import type { FakeRepo } from './repo.js';
 import { identify, presentedToken } from './respond.js';
@@ -38,8 +37,7 @@ export async function handleGit(
     return plain(res, 401, message, { 'www-authenticate': 'Basic realm="GitHub"' });
   }
   const concrete = `${req.method} ${path}`;
-  const delay = state.faults.take(['latency'], key, concrete);
-  if (delay?.kind === 'latency') await sleep(delay.ms);
+  if (!(await state.faults.delay(key, concrete, res))) return;
   const failure = state.faults.take(['status'], key, concrete);
   if (failure?.kind === 'status') return plain(res, failure.status, failure.message ?? 'Injected failure');
   const repo = state.repos.get(`${owner}/${name}`.toLowerCase());

@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { schema as githubSchema } from '@octokit/graphql-schema';
 import {
   buildClientSchema,
@@ -86,8 +85,7 @@ export async function handleGraphql(
   for (const field of mutations) state.stats.mutation(field);
   // faults may name the call by its mutation ('GRAPHQL mutation createCommitOnBranch') or as 'POST /graphql'
   const key = mutations.length > 0 ? `GRAPHQL mutation ${mutations[0]}` : GRAPHQL_KEY;
-  const delay = state.faults.take(['latency'], key, GRAPHQL_KEY);
-  if (delay?.kind === 'latency') await sleep(delay.ms);
+  if (!(await state.faults.delay(key, GRAPHQL_KEY, res))) return;
   const injected = state.faults.take(['status', 'secondary-limit'], key, GRAPHQL_KEY);
   if (injected?.kind === 'status')
     return send(res, injected.status, errorBody(injected.status, injected.message ?? 'Server Error'));

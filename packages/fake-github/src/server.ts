@@ -76,6 +76,11 @@ export interface FakeGithub {
   injectFault(fault: Fault): void;
   clearFaults(): void;
   /**
+   * Calls `listener` with 'METHOD /path' whenever a request starts hanging (a `hang` fault): the moment a
+   * test's clock may end the client's wait, as its timeout would.
+   */
+  onHang(listener: (request: string) => void): void;
+  /**
    * A job starts on a runner: the runtime token (ACTIONS_RUNTIME_TOKEN) and results URL (ACTIONS_RESULTS_URL)
    * its action steps get, for the artifact service. Also at POST /_fake/actions/jobs.
    */
@@ -210,6 +215,7 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
     resetStats: () => state.stats.reset(),
     injectFault: (fault) => state.faults.add(fault),
     clearFaults: () => state.faults.clear(),
+    onHang: (listener) => state.faults.onHang(listener),
     startJob,
     endJob: (jobBackendId) => {
       if (!runtime.endJob(jobBackendId)) throw new Error(`no job ${jobBackendId}`);

@@ -99,6 +99,36 @@ describe('faults and the control surface', () => {
     expect((await control('GET', '/_fake/faults')).body).toEqual([]);
   });
 
+  describe('hang', () => {
+    /** A ref update whose client gives up the moment the stand-in starts holding it. */
+    async function abandonedUpdate(sha: string): Promise<string[]> {
+      const hung: string[] = [];
+      const client = new AbortController();
+      gh.onHang((request) => {
+        hung.push(request);
+        client.abort();
+      });
+      const sent = fetch(`${gh.url}/repos/acme/app/git/refs/heads/main`, {
+        method: 'PATCH',
+        headers: { authorization: 'token test-token', 'content-type': 'application/json' },
+        body: JSON.stringify({ sha }),
+        signal: client.signal,
+      });
+      await expect(sent).rejects.toThrow();
+      return hung;
+    }
+    const head = async (): Promise<string> =>
+      (await api('GET', '/repos/acme/app/git/ref/heads/main')).body.object.sha;
+
+    it('holds a request until its client gives up, then drops it', async () => {
+      const child = await childOf(seeded);
+      await control('POST', '/_fake/faults', { kind: 'hang', routePattern: 'PATCH .*git/refs' });
+      expect(await abandonedUpdate(child)).toEqual(['PATCH /repos/acme/app/git/refs/heads/main']);
+      expect(await head()).toBe(seeded);
+      expect((await api('PATCH', '/repos/acme/app/git/refs/heads/main', { sha: child })).status).toBe(200);
+    });
+  });
+
   describe('move-ref', () => {
     it('moves the ref before the next API write, so a fast-forward update loses the race', async () => {
       const child = await childOf(seeded);

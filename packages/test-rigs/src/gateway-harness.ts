@@ -15,6 +15,7 @@ import type { Upstream } from '../../../src/github/upstream.js';
 import { compilePerimeter, parseConfig } from '../../../src/policy/index.js';
 import type { AnswerFilter } from '../../../src/safety/answer-filter.js';
 import { type FakeGithub, gitText, seedRepo, startFakeGithub } from '@perimeter/fake-github';
+import { AttemptClock } from './attempt-clock.js';
 import { startSlowProxy, type SlowProxy } from './slow-proxy.js';
 
 export const OWNER = 'octo';
@@ -34,8 +35,13 @@ export interface HarnessOptions {
   upstream?: Partial<Omit<OctokitUpstreamOptions, 'token' | 'owner' | 'repo' | 'baseUrl'>>;
   /** more repositories in the stand-in: 'owner/name' -> files of their `main` */
   otherRepos?: Record<string, Record<string, string>>;
-  /** put a proxy that can hold answers back between the upstream and the stand-in */
+  /** put a proxy that can hold requests or answers back between the upstream and the stand-in */
   proxy?: boolean;
+  /**
+   * 'on-hold': an upstream attempt times out exactly when the stand-in (a `hang` fault) or the proxy holds
+   * it, never on the wall clock. Default 'wall': the upstream's own requestTimeoutMs.
+   */
+  timeouts?: 'wall' | 'on-hold';
   /** the trusted ref agent instruction files are served from (the gateway's instructionsRef) */
   instructionsRef?: string;
   /** what the gateway talks to instead of the harness's upstream (e.g. the upstream wrapped for staged writes) */
@@ -84,9 +90,15 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     ...(options.graphqlRateLimit !== undefined ? { graphqlRateLimit: options.graphqlRateLimit } : {}),
   });
   const proxy = options.proxy ? await startSlowProxy(fake.url) : null;
+  const clock = options.timeouts === 'on-hold' ? new AttemptClock() : null;
+  if (clock) {
+    fake.onHang(() => clock.expire());
+    proxy?.onHold(() => clock.expire());
+  }
   const direct = createOctokitUpstream({
     retryBaseMs: 10,
     ...options.upstream,
+    ...(clock ? { attemptSignal: clock.signal } : {}),
     token,
     owner: OWNER,
     repo: REPO,

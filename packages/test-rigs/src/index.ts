@@ -1,6 +1,8 @@
 // The shared test rigs' public entry: the runner emulation, the one-job rig, the stand-ins over the fake
 // GitHub, the gateway harness and the verifier's model histories.
+export { AttemptClock } from './attempt-clock.js';
 export { actionDir } from './bundles.js';
+export { LONG, runs } from './runs.js';
 export {
   ActionRunner,
   parseCommandFile,

@@ -51,7 +51,7 @@ export interface RunnerOptions {
   actionDir?: string;
   /** more variables for every step */
   env?: Record<string, string>;
-  /** guard against a hung step (not an assertion); default 60 s */
+  /** guard against a hung step (not an assertion), far above any step on a busy machine; default 10 min */
   stepTimeoutMs?: number;
   /** the node binary that runs main and post; default runnerNode() */
   node?: string;
@@ -263,7 +263,7 @@ export class ActionRunner {
   async runShell(
     script: string,
     env: Record<string, string> = {},
-    timeoutMs = this.options.stepTimeoutMs ?? 60_000,
+    timeoutMs = this.options.stepTimeoutMs ?? 600_000,
   ): Promise<StepResult> {
     const file = join(this.root, `run-${this.steps + 1}.sh`);
     writeFileSync(file, script);
@@ -279,7 +279,7 @@ export class ActionRunner {
     script: string,
     extra: Record<string, string>,
     shell?: { command: string; args: string[] },
-    timeoutMs = this.options.stepTimeoutMs ?? 60_000,
+    timeoutMs = this.options.stepTimeoutMs ?? 600_000,
   ): Promise<StepResult> {
     const dir = join(this.root, `step-${++this.steps}`);
     mkdirSync(dir);

@@ -20,6 +20,8 @@ export interface ClientOptions {
   maxRateLimitWaitSeconds: number;
   /** content-creating requests per minute (GitHub's secondary limit is 80). */
   writesPerMinute: number;
+  /** the signal that ends one attempt after `ms`. Default AbortSignal.timeout; tests inject their own clock. */
+  attemptSignal?: (ms: number) => AbortSignal;
 }
 
 export type Client = ReturnType<typeof getOctokit>;
@@ -50,12 +52,12 @@ function countingPlugin(stats: UpstreamStats) {
  * Gives each attempt its own timeout. Registered inside the throttling and retry plugins: a signal made
  * once per call would already be spent when a retry or a rate-limit wait sends the request again.
  */
-function attemptTimeoutPlugin() {
+function attemptTimeoutPlugin(signal = (ms: number) => AbortSignal.timeout(ms)) {
   return (octokit: Octokit) => {
     octokit.hook.wrap('request', async (request, options) => {
       // Every hook is bound to this one options object, so the signal is set on it, not on a copy.
       const settings = options.request as { attemptTimeoutMs?: number; signal?: AbortSignal } | undefined;
-      if (settings?.attemptTimeoutMs) settings.signal = AbortSignal.timeout(settings.attemptTimeoutMs);
+      if (settings?.attemptTimeoutMs) settings.signal = signal(settings.attemptTimeoutMs);
       return request(options);
     });
     return {};
@@ -75,7 +77,7 @@ export function createLightClient(options: ClientOptions, stats: UpstreamStats):
       userAgent: options.userAgent ?? 'perimeter',
       log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
     },
-    attemptTimeoutPlugin(),
+    attemptTimeoutPlugin(options.attemptSignal),
     countingPlugin(stats),
   );
 }
@@ -104,7 +106,7 @@ export function createClient(options: ClientOptions, stats: UpstreamStats): Clie
         retryAfterBaseValue: options.retryBaseMs,
       },
     } as Parameters<typeof getOctokit>[1],
-    attemptTimeoutPlugin(),
+    attemptTimeoutPlugin(options.attemptSignal),
     countingPlugin(stats),
     throttling,
     retry,

@@ -49,6 +49,8 @@ export interface OctokitUpstreamOptions {
   blobCacheBytes?: number;
   /** abort a request that takes longer. Default 30 s. */
   requestTimeoutMs?: number;
+  /** the signal that ends one attempt after `ms`. Default AbortSignal.timeout; tests inject their own clock. */
+  attemptSignal?: (ms: number) => AbortSignal;
 }
 
 class OctokitUpstream extends GitObjectReads implements Upstream {
@@ -77,6 +79,7 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
       retryBaseMs: options.retryBaseMs ?? 1000,
       maxRateLimitWaitSeconds: options.maxRateLimitWaitSeconds ?? 60,
       writesPerMinute: options.writesPerMinute ?? 80,
+      attemptSignal: options.attemptSignal,
     };
     this.rest = new RestClient(
       createClient(clientOptions, this.counters),
