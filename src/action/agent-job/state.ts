@@ -24,45 +24,23 @@ export const START_REFS_KEYS = { path: State.StartRefsPath, digest: State.StartR
  * The settings that decide the verdict, fixed by main: post takes them from the state rather than from its
  * environment, whatever later steps export.
  */
-export type JobSettings = Pick<
-  Settings,
-  | 'owner'
-  | 'repo'
-  | 'apiUrl'
-  | 'runUrl'
-  | 'directPushes'
-  | 'statusContext'
-  | 'failOnViolation'
-  | 'ignoreRefs'
-  | 'receiptBy'
-  | 'receiptAs'
->;
+const JOB_SETTING_KEYS = [
+  'owner',
+  'repo',
+  'apiUrl',
+  'runUrl',
+  'directPushes',
+  'statusContext',
+  'failOnViolation',
+  'ignoreRefs',
+  'receiptBy',
+  'receiptAs',
+] as const satisfies ReadonlyArray<keyof Settings>;
+
+export type JobSettings = Pick<Settings, (typeof JOB_SETTING_KEYS)[number]>;
 
 export function jobSettingsOf(settings: Settings): JobSettings {
-  const {
-    owner,
-    repo,
-    apiUrl,
-    runUrl,
-    directPushes,
-    statusContext,
-    failOnViolation,
-    ignoreRefs,
-    receiptBy,
-    receiptAs,
-  } = settings;
-  return {
-    owner,
-    repo,
-    apiUrl,
-    runUrl,
-    directPushes,
-    statusContext,
-    failOnViolation,
-    ignoreRefs,
-    receiptBy,
-    receiptAs,
-  };
+  return Object.fromEntries(JOB_SETTING_KEYS.map((key) => [key, settings[key]])) as JobSettings;
 }
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
