@@ -3,12 +3,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { assembleGateway } from '../gateway/assemble.js';
-import {
-  tokenEnvFile,
-  tokenVariables,
-  writeClientConfigs,
-  type Endpoint,
-} from '../clients/client-config.js';
+import { tokenEnvFile, tokenVariables, writeClientConfigs, type Endpoint } from '../clients/client-config.js';
 import { makeScrubber, MIN_SCRUBBED_LENGTH } from '../safety/secret-forms.js';
 import { createOctokitUpstream } from '../github/octokit/octokit-upstream.js';
 import { ExposureError } from '../policy/index.js';
