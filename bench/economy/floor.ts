@@ -16,7 +16,8 @@
  * (the ref update's answer carries no ETag for the next GET) are charged, every other ref check is free.
  */
 import type { Perimeter } from '../../src/policy/index.js';
-import { blobSha, type RepoModel } from './repo-model.js';
+import { blobSha } from '../../src/github/git-objects.js';
+import type { RepoModel } from './repo-model.js';
 import { headFiles, type Step } from './session-script.js';
 
 export interface FloorStep {
@@ -78,7 +79,7 @@ export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimet
       index();
       const content = files.get(path);
       if (content === undefined || !canRead(path)) return;
-      const sha = blobSha(content);
+      const sha = blobSha(Buffer.from(content));
       if (!blobs.has(sha)) cost.objects += 1;
       blobs.add(sha);
     };
@@ -97,7 +98,7 @@ export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimet
         cost.writes += 1;
         for (const f of step.args.files) {
           files.set(f.path, f.content);
-          blobs.add(blobSha(f.content));
+          blobs.add(blobSha(Buffer.from(f.content)));
         }
         const id = `p${pushes++}`;
         history.unshift({ id, paths: step.args.files.map((f) => f.path) });

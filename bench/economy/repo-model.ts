@@ -3,7 +3,6 @@
  * specs and infrastructure, a history of small commits, and a perimeters.yml with a handful of perimeters.
  * Deterministic: the same size and seed give the same files and history.
  */
-import { createHash } from 'node:crypto';
 import { prng } from '../support/measure.js';
 
 export interface HistoryCommit {
@@ -72,12 +71,6 @@ export function fileText(path: string, version = 0, lines = 40): string {
   for (let i = 0; i < lines; i++)
     rows.push(`export const value${i} = ${JSON.stringify(`${path}:${version}:${i}`)}; // some ordinary code`);
   return `${rows.join('\n')}\n`;
-}
-
-/** git's blob id for `text` (SHA-1, as GitHub uses). */
-export function blobSha(text: string): string {
-  const bytes = Buffer.from(text, 'utf8');
-  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
 }
 
 export function makeRepo(size: RepoSize, seed = 7): RepoModel {

@@ -1,4 +1,4 @@
-import { treeSha, type HashedEntry } from './tree-hash.js';
+import { treeSha, type HashedEntry } from './git-objects.js';
 import { UpstreamError, type RepoReads, type TreeEntry } from './upstream.js';
 
 /** Entries kept across the trees remembered whole (100,000 took 23 MB of heap); the oldest are forgotten beyond it. */

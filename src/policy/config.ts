@@ -6,6 +6,7 @@ import { loginProblem } from './pull-requests.js';
 import { ASSOCIATIONS, type Association, type TrustRule } from './trust.js';
 import {
   DEFAULT_LIMITS,
+  defaultPerimeterSpec,
   MAX_BYTES_PER_FILE,
   perimeterNameProblem,
   type Config,
@@ -168,17 +169,7 @@ function parsePerimeter(c: Checker, entry: Entry): PerimeterSpec | null {
     ok = false;
   }
   if (!c.expectMap(entry.value, entry.keyNode, where)) return null;
-  const spec: PerimeterSpec = {
-    name: entry.key,
-    tools: [...TOOL_NAMES],
-    read: [],
-    write: [],
-    branches: null,
-    allowProtected: [],
-    limits: { ...DEFAULT_LIMITS },
-    allowCredentialFiles: [],
-    allowSecretsIn: [],
-  };
+  const spec = defaultPerimeterSpec(entry.key);
   for (const item of c.entries(entry.value, where)) {
     const key = join(where, item.key);
     const globField = (GLOB_FIELDS as Record<string, GlobField>)[item.key];

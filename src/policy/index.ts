@@ -2,6 +2,7 @@ export { validatePath, type PathCheck } from './path.js';
 export { TOOL_NAMES, type ToolName } from './tools.js';
 export {
   DEFAULT_LIMITS,
+  defaultPerimeterSpec,
   type Config,
   type Limits,
   type PerimeterSpec,

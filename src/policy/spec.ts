@@ -1,4 +1,4 @@
-import type { ToolName } from './tools.js';
+import { TOOL_NAMES, type ToolName } from './tools.js';
 import type { TrustRule } from './trust.js';
 
 export interface Limits {
@@ -56,6 +56,24 @@ export interface PerimeterSpec {
   instructions?: 'config-ref' | 'branch';
   /** yaml `pull-requests`: the pull requests (by author and/or head branch) the verify job judges by this perimeter */
   pullRequests?: PullRequestRule;
+}
+
+/**
+ * What a perimeter is given for every key perimeters.yml leaves out: every tool, nothing to read or write,
+ * any branch, the default limits, no exceptions.
+ */
+export function defaultPerimeterSpec(name: string): PerimeterSpec {
+  return {
+    name,
+    tools: [...TOOL_NAMES],
+    read: [],
+    write: [],
+    branches: null,
+    allowProtected: [],
+    limits: { ...DEFAULT_LIMITS },
+    allowCredentialFiles: [],
+    allowSecretsIn: [],
+  };
 }
 
 export interface Config {

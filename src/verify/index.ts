@@ -26,7 +26,6 @@ export {
   type ReceiptOptions,
 } from './receipts/receipt.js';
 export {
-  gitBlobSha,
   parseReceiptJson,
   receiptJson,
   receiptSchema,

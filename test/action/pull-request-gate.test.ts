@@ -174,6 +174,27 @@ describe('the pull-request gate (perimeter/verify on pull_request_target)', { ti
     });
   });
 
+  describe("when the pull request's perimeter may also be bound to the default branch", () => {
+    it('is an error: the file that judges it is one its own agents may write', async () => {
+      const bindable = CONFIG.replace(
+        'write: ["src/**", "test/**"]',
+        'write: ["src/**", "test/**"]\n    branches: ["copilot/**", "main"]',
+      );
+      expect(bindable).not.toBe(CONFIG);
+      await plumbCommit(s.dir, 'main', { 'perimeters.yml': file(bindable) });
+      const head = await plumbCommit(s.dir, BRANCH, { 'src/b.ts': file('b\n') }, { parent: s.seed });
+      const step = await gate(await open());
+      expect(step.exitCode).toBe(1);
+      const final = (await statuses(head)).at(-1)!;
+      expect(final.state).toBe('error');
+      expect(final.description).toContain(
+        'perimeters.yml on the default branch cannot judge pull request #1',
+      );
+      expect(step.summary).toContain('its branches list lets perimeter "copilot" be bound to it');
+      expect(step.stdout + step.stderr).not.toMatch(/\n\s+at /);
+    });
+  });
+
   describe('when Copilot merges main into its branch ("Update branch")', () => {
     it("does not blame the agent for main's changes", async () => {
       const first = await plumbCommit(s.dir, BRANCH, { 'src/b.ts': file('b\n') }, { parent: s.seed });

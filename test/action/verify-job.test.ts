@@ -258,6 +258,28 @@ describe('the verify job', { timeout: 180_000 }, () => {
       expect(final?.description).toContain('what happened to refs/heads/rogue');
     });
 
+    // The agent's branch still holds main's perimeters.yml, so only the config-ref rule stops these: a config
+    // read from a branch the agent job writes could have been widened by it. The head SHA exists only at the end.
+    it.each([
+      ['its bound branch', () => 'agent/work'],
+      ["its bound branch's head at the end, as a SHA", (head: string) => head],
+    ])('ends in error when the handoff says the perimeters came from %s', async (_, refOf) => {
+      const jobs = await twoJobs();
+      const head = await jobs.agent.push({ 'src/count.ts': 'export const count = () => 1;\n' });
+      await jobs.endAgentJob();
+      const handoff = JSON.parse(jobs.handoff()) as { config: { ref: string } };
+      handoff.config.ref = refOf(head);
+      const verify = await jobs.verify(JSON.stringify(handoff));
+      expect(verify.exitCode).toBe(1);
+      const final = await receipt(jobs);
+      expect(final?.state).toBe('error');
+      expect(final?.description).toContain(`perimeters.yml at ${refOf(head)} cannot judge the agent job`);
+      expect(verify.annotations.map((a) => a.message).join('\n')).toContain(
+        'branch "agent/work", and this job may write that branch (it is the bound branch)',
+      );
+      expect(verify.stdout + verify.stderr).not.toMatch(/\n\s+at /);
+    });
+
     it('ends in error when the perimeters changed on the trusted ref since main read them', async () => {
       const jobs = await twoJobs({ actors: ['maintainer'] });
       await jobs.endAgentJob();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { blobSha } from '../../src/github/tree-hash.js';
+import { blobSha } from '../../src/github/git-objects.js';
 import { indexAfterPush, TreeIndex } from '../../src/gateway/reads/tree-index.js';
 import { commitToBare, gitText } from '@perimeter/fake-github';
 import { startStandIn, type StandIn } from '@perimeter/test-rigs';

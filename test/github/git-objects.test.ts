@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { git, gitText } from '@perimeter/fake-github';
-import { blobSha, commitSha, encodeCommit, treeSha } from '../../src/github/git-objects.js';
+import { git, gitText, seedRepo } from '@perimeter/fake-github';
+import { blobSha, commitSha, encodeCommit, listingTreeSha, treeSha } from '../../src/github/git-objects.js';
 import type { TreeEntry } from '../../src/github/upstream.js';
 
 const sha = fc.stringMatching(/^[0-9a-f]{40}$/);
@@ -48,10 +48,42 @@ describe("git's object SHAs, made in the runner", () => {
       fc.asyncProperty(entries, async (list) => {
         const input = list.map((e) => `${e.mode} ${e.type} ${e.sha}\t${e.path}\n`).join('');
         const expected = (await gitText(dir, ['mktree', '--missing'], { input })).trim();
-        expect(treeSha(list)).toBe(expected);
+        expect(listingTreeSha(list)).toBe(expected);
+        // by name: what an entry says its path is (a full path, in a recursive listing) is not read
+        const byName = new Map(list.map((e) => [e.path, { ...e, path: `elsewhere/${e.path}` }]));
+        expect(treeSha(byName)).toBe(expected);
       }),
       { numRuns: 40 },
     );
+  });
+
+  it("gives a repository's trees and blobs the SHAs git gave them", async () => {
+    const root = await mkdtemp(join(tmpdir(), 'git-objects-seeded-'));
+    const repo = join(root, 'r.git');
+    try {
+      await seedRepo(repo, {
+        'b.txt': 'b\n',
+        'a/x.txt': 'x\n',
+        'a.txt': 'a\n',
+        'a-b/y': 'y',
+        'a/b/c.txt': 'c',
+      });
+      for (const tree of ['main^{tree}', 'main:a']) {
+        const sha = (await gitText(repo, ['rev-parse', tree])).trim();
+        const listed = (await gitText(repo, ['ls-tree', sha])).trim().split('\n');
+        const entries = new Map(
+          listed.map((line) => {
+            const [meta, name] = line.split('\t');
+            const [mode, type, id] = meta!.split(' ');
+            return [name!, { mode: mode!, type: type as TreeEntry['type'], sha: id! }];
+          }),
+        );
+        expect(treeSha(entries)).toBe(sha);
+      }
+      expect(blobSha(Buffer.from('b\n'))).toBe((await gitText(repo, ['rev-parse', 'main:b.txt'])).trim());
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 
   it('gives an unsigned commit the SHA git gives the same object', async () => {

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOctokitUpstream } from '../../src/github/octokit/octokit-upstream.js';
-import { blobSha, treeSha } from '../../src/github/tree-hash.js';
 import type { RepoReads, TreeEntry, Upstream } from '../../src/github/upstream.js';
 import { WholeTrees } from '../../src/github/whole-tree.js';
 import { type FakeGithub, gitText, seedRepo, startFakeGithub } from '@perimeter/fake-github';
@@ -189,29 +188,5 @@ describe('WholeTrees', () => {
         await fake.stop();
       }
     });
-  });
-});
-
-describe('tree-hash', () => {
-  it("computes git's object ids", async () => {
-    const root = await mkdtemp(join(tmpdir(), 'perimeter-hash-'));
-    try {
-      const dir = join(root, 'r.git');
-      const files = { 'b.txt': 'b\n', 'a/x.txt': 'x\n', 'a.txt': 'a\n', 'a-b/y': 'y' };
-      await seedRepo(dir, files);
-      const tree = (await gitText(dir, ['rev-parse', 'main^{tree}'])).trim();
-      const top = (await gitText(dir, ['ls-tree', tree])).trim().split('\n');
-      const entries = new Map(
-        top.map((line) => {
-          const [meta, name] = line.split('\t');
-          const [mode, type, sha] = meta!.split(' ');
-          return [name!, { mode: mode!, type: type as 'blob' | 'tree', sha: sha! }];
-        }),
-      );
-      expect(treeSha(entries)).toBe(tree);
-      expect(blobSha(Buffer.from('b\n'))).toBe((await gitText(dir, ['rev-parse', 'main:b.txt'])).trim());
-    } finally {
-      await rm(root, { recursive: true, force: true });
-    }
   });
 });

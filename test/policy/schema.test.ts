@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { ConfigError, parseConfig } from '../../src/policy/index.js';
+import { ConfigError, DEFAULT_LIMITS, parseConfig } from '../../src/policy/index.js';
 import { SAMPLES } from './config-samples.js';
 
 const schema = JSON.parse(
@@ -57,5 +57,20 @@ describe('perimeters.schema.json', () => {
       schema as { definitions: { perimeter: { properties: { tools: { items: { enum: string[] } } } } } }
     ).definitions.perimeter;
     expect(perimeter.properties.tools.items.enum).toEqual([...TOOL_NAMES]);
+  });
+
+  it('states the default limits parseConfig fills in (DEFAULT_LIMITS)', () => {
+    type Limit = { description: string };
+    const limits = (
+      schema as {
+        definitions: { perimeter: { properties: { limits: { properties: Record<string, Limit> } } } };
+      }
+    ).definitions.perimeter.properties.limits.properties;
+    const stated = (key: string) => Number(/^Default (\d+)\b/.exec(limits[key]!.description)?.[1]);
+    expect({
+      filesPerPush: stated('files-per-push'),
+      bytesPerFile: stated('bytes-per-file'),
+      bytesPerPush: stated('bytes-per-push'),
+    }).toEqual(DEFAULT_LIMITS);
   });
 });

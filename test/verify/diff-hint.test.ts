@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diffFromHint } from '../../src/verify/gathering/diff-hint.js';
-import { treeSha } from '../../src/github/tree-hash.js';
 import { diffTrees } from '../../src/verify/index.js';
-import { gitText } from '@perimeter/fake-github';
 import { plumbCommit, startStandIn, type Entry, type StandIn } from '@perimeter/test-rigs';
 
 let s: StandIn;
@@ -32,14 +30,6 @@ async function both(entries: Record<string, Entry>) {
     combined: await diffTrees(s.upstream(), baseTree, headTree, files),
   };
 }
-
-describe('treeSha', () => {
-  it('is git’s own id for a tree, trees sorting as if named with a trailing slash', async () => {
-    const listed = await s.upstream().getTree((await s.upstream().getCommit(s.seed)).tree);
-    const entries = new Map(listed.map((e) => [e.path, e]));
-    expect(treeSha(entries)).toBe((await gitText(s.dir, ['rev-parse', `${s.seed}^{tree}`])).trim());
-  });
-});
 
 describe('diffFromHint', () => {
   describe('when plain files are added, modified, renamed and removed', () => {

@@ -1,28 +1,13 @@
 import {
   compilePerimeter,
-  DEFAULT_LIMITS,
-  TOOL_NAMES,
+  defaultPerimeterSpec,
   type Perimeter,
   type PerimeterSpec,
 } from '../../../src/policy/index.js';
 
-/**
- * A perimeter as parseConfig gives one: named `p`, every tool, nothing to read or write, any branch, the
- * default limits and no exceptions; `overrides` set the rest.
- */
+/** A perimeter as parseConfig gives one when perimeters.yml names only `p`; `overrides` set the rest. */
 export function perimeterSpec(overrides: Partial<PerimeterSpec> = {}): PerimeterSpec {
-  return {
-    name: 'p',
-    tools: [...TOOL_NAMES],
-    read: [],
-    write: [],
-    branches: null,
-    allowProtected: [],
-    limits: { ...DEFAULT_LIMITS },
-    allowCredentialFiles: [],
-    allowSecretsIn: [],
-    ...overrides,
-  };
+  return { ...defaultPerimeterSpec('p'), ...overrides };
 }
 
 /** `perimeterSpec(overrides)`, compiled. */

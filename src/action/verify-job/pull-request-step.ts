@@ -9,6 +9,7 @@ import type {
 import { assignPullRequest, compilePerimeter, DEFAULT_CONFIG_FILE, parseConfig } from '../../policy/index.js';
 import { PULL_REQUEST_COMMIT_LIMIT, STATUS_CONTEXT, verifyPullRequest } from '../../verify/index.js';
 import { readConfigFile } from '../config-loader.js';
+import { checkConfigRef } from '../config-ref.js';
 import { VerifyInputs } from '../constants.js';
 import { configFile } from '../inputs.js';
 import { pullRequestNumber } from './pull-request-event.js';
@@ -103,6 +104,23 @@ async function gate(
   const assignment = assignPullRequest(specs, { author: pull.author, headBranch: pull.headRef });
   if (assignment.kind !== 'assigned') throw new GateRefusal(assignment.reason);
   const perimeter = compilePerimeter(assignment.spec, settings.config);
+  // Judged as a named ref, as apply judges it, not as main judges an absent config-ref (which refuses only the
+  // bound branch): the gate always reads the default branch, and a perimeter whose branches list lets agents be
+  // bound to that branch would be judged by a file its own agents may have written. Written refs/heads/..., the
+  // ref is never read as a commit SHA, so no heads are needed.
+  checkConfigRef(
+    {
+      configRef: `refs/heads/${defaultBranch}`,
+      defaultBranch,
+      branch: pull.headRef,
+      perimeters: [perimeter],
+      heads: {},
+    },
+    (message) =>
+      new GateRefusal(
+        `${settings.config} on the default branch cannot judge pull request #${pull.number}: ${message}`,
+      ),
+  );
   core.info(
     `pull request #${pull.number} by ${pull.author} from "${pull.headRef}": perimeter "${perimeter.name}" (${assignment.rule})`,
   );

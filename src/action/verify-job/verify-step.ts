@@ -4,6 +4,7 @@ import type { Receipts, RepoCoordinates, RepoReads, RepoWrites, RunRecords } fro
 import { compilePerimeter, parseConfig } from '../../policy/index.js';
 import { receiptJson, snapshotRefs, STATUS_CONTEXT, verifyJob } from '../../verify/index.js';
 import { readConfigFile } from '../config-loader.js';
+import { checkConfigRef } from '../config-ref.js';
 import { VerifyInputs } from '../constants.js';
 import { HandoffError, parseHandoff, type Handoff } from '../handoff.js';
 import { checkPending, findAgentJob, receiptWindowOf } from './handoff-check.js';
@@ -103,6 +104,21 @@ async function verify(
     .map((spec) => compilePerimeter(spec, file));
 
   const end = await snapshotRefs(upstream);
+  // The handoff names the ref main read: the default branch when no config-ref was given, which cannot be told
+  // from the default branch named. It is judged as main judges an absent config-ref, so a job main passed is not
+  // refused here. A SHA is looked up in this job's own snapshot, never in the handoff's start refs.
+  const { defaultBranch } = await upstream.getRepository();
+  const warning = checkConfigRef(
+    {
+      configRef: ref === defaultBranch ? null : ref,
+      defaultBranch,
+      branch: handoff.branch,
+      perimeters,
+      heads: end,
+    },
+    (message) => new HandoffError(`${file} at ${ref} cannot judge the agent job: ${message}`),
+  );
+  if (warning !== null) core.warning(warning);
   const endedAt = new Date().toISOString();
   // with a check run for a receipt, a check run of its name that the verify job did not create is forged too
   const window = { ...receiptWindowOf(handoff, job), checkRuns: settings.receiptAs !== 'status' };

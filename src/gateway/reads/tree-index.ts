@@ -1,5 +1,5 @@
 import type { Perimeter } from '../../policy/index.js';
-import { treeSha } from '../../github/tree-hash.js';
+import { treeSha } from '../../github/git-objects.js';
 import type { TreeEntry } from '../../github/upstream.js';
 
 /** A whole tree, every entry by its full path, and what one perimeter may see of it. */

@@ -1,4 +1,4 @@
-import { treeSha, type HashedEntry } from '../tree-hash.js';
+import { treeSha, type HashedEntry } from '../git-objects.js';
 import type { EntryType, TreeEntry } from '../upstream.js';
 
 /**

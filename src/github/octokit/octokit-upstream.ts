@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { makeScrubber, type Scrubber } from '../../safety/secret-forms.js';
 import { toUpstreamError } from './errors.js';
 import {
@@ -8,7 +7,7 @@ import {
   type CommitAnswer,
   type FileChanges,
 } from './graphql-commit.js';
-import { blobSha } from '../tree-hash.js';
+import { blobSha } from '../git-objects.js';
 import { createClient, createLightClient, RestClient } from './octokit-client.js';
 import { listActivity } from './octokit-activity.js';
 import { GitObjectReads } from './octokit-objects.js';
@@ -205,9 +204,7 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
   private cacheText(text: string): void {
     const bytes = Buffer.from(text, 'utf8');
     if (bytes.toString('utf8') !== text) return;
-    const header = Buffer.from(`blob ${bytes.byteLength}\0`);
-    const sha = createHash('sha1').update(header).update(bytes).digest('hex');
-    this.blobs.set(sha, new Uint8Array(bytes));
+    this.blobs.set(blobSha(bytes), new Uint8Array(bytes));
   }
 
   async createCommit(message: string, tree: string, parents: string[]): Promise<string> {

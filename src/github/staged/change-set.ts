@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { blobSha, commitSha, treeSha } from '../git-objects.js';
+import { blobSha, commitSha, listingTreeSha } from '../git-objects.js';
 import type { StagedChangeSet } from './staged-upstream.js';
 
 const sha = z.string().regex(/^[0-9a-f]{40}$/, 'expected a 40-character hex SHA');
@@ -58,7 +58,8 @@ export function readChangeSet(value: unknown): StagedChangeSet {
     else if (blobSha(bytes) !== key) problems.push(`blob ${key}: its content hashes to ${blobSha(bytes)}`);
   }
   for (const [key, entries] of Object.entries(set.trees)) {
-    if (treeSha(entries) !== key) problems.push(`tree ${key}: its entries hash to ${treeSha(entries)}`);
+    if (listingTreeSha(entries) !== key)
+      problems.push(`tree ${key}: its entries hash to ${listingTreeSha(entries)}`);
     const names = new Set<string>();
     for (const e of entries) {
       if (e.path.includes('/') || e.path === '.' || e.path === '..' || names.has(e.path))

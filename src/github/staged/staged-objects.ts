@@ -1,4 +1,4 @@
-import { blobSha, commitSha, sortTreeEntries, treeSha } from '../git-objects.js';
+import { blobSha, commitSha, listingTreeSha, sortTreeEntries } from '../git-objects.js';
 import {
   UpstreamError,
   type CommitInfo,
@@ -87,7 +87,7 @@ export class StagedObjects {
 
   private storeTree(entries: TreeEntry[]): string {
     const sorted = sortTreeEntries(entries);
-    const sha = treeSha(sorted);
+    const sha = listingTreeSha(sorted);
     this.trees.set(sha, sorted);
     return sha;
   }

@@ -1,4 +1,4 @@
-import { treeSha } from '../../github/tree-hash.js';
+import { treeSha } from '../../github/git-objects.js';
 import type { ComparedFile, RepoReads, TreeEntry } from '../../github/upstream.js';
 import type { Change } from '../change.js';
 

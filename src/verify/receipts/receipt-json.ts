@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { blobSha } from '../../github/git-objects.js';
 import { z } from 'zod';
 import { headline } from './headline.js';
 import type { ReceiptWindow } from '../types.js';
@@ -137,12 +137,6 @@ export interface ReceiptContext {
   receiptWindow?: ReceiptWindow;
 }
 
-/** git's blob SHA of a text (what `git hash-object` prints), so an audit can fetch exactly that blob. */
-export function gitBlobSha(text: string): string {
-  const bytes = Buffer.from(text, 'utf8');
-  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
-}
-
 export function receiptJson(verdict: Verdict, context: ReceiptContext): ReceiptJson {
   const { ledger } = context;
   return {
@@ -154,7 +148,11 @@ export function receiptJson(verdict: Verdict, context: ReceiptContext): ReceiptJ
     branch: verdict.branch,
     context: context.context,
     run: context.run,
-    config: { file: context.config.file, ref: context.config.ref, blobSha: gitBlobSha(context.config.text) },
+    config: {
+      file: context.config.file,
+      ref: context.config.ref,
+      blobSha: blobSha(Buffer.from(context.config.text, 'utf8')),
+    },
     perimeters: context.perimeters,
     directPushes: context.directPushes,
     ignoreRefs: context.ignoreRefs,
