@@ -32,6 +32,14 @@ const SHIPPED = [
   ...BY_ENTRY,
   ...NO_TESTS,
   { group: ['@perimeter/*'], message: 'src/ never imports the test packages' },
+  {
+    group: ['**/github/*', '!**/github/index.js', '**/verify/*', '!**/verify/index.js'],
+    message: 'src/github and src/verify are reached through their entry, index.js',
+  },
+  {
+    group: ['**/policy/*', '!**/policy/index.js'],
+    message: 'src/policy is reached through its entry, index.js',
+  },
 ];
 
 // Dependencies point one way: policy, ledger, clients <- github, verify, gateway, safety <- action, cli.

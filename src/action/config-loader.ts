@@ -8,7 +8,7 @@ import {
   type Config,
   type Perimeter,
 } from '../policy/index.js';
-import { UpstreamError, type RepoCoordinates, type RepoReads } from '../github/upstream.js';
+import { type RepoCoordinates, type RepoReads, UpstreamError } from '../github/index.js';
 import { Inputs } from './constants.js';
 
 /** A failure already explained to the user (annotations written); main only has to fail the step. */

@@ -1,8 +1,7 @@
 import * as core from '@actions/core';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { compileGlobList, globProblem } from '../policy/glob.js';
-import { DEFAULT_CONFIG_FILE } from '../policy/index.js';
+import { compileGlobList, DEFAULT_CONFIG_FILE, globProblem } from '../policy/index.js';
 import { MIN_SCRUBBED_LENGTH } from '../safety/secret-forms.js';
 import { MIN_SECRET_LENGTH } from '../gateway/serving/bearer-secret.js';
 import { Inputs, STATUS_CONTEXT } from './constants.js';

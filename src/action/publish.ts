@@ -1,5 +1,5 @@
 import * as core from '@actions/core';
-import { UpstreamError, type Receipts, type RepoReads } from '../github/upstream.js';
+import { type Receipts, type RepoReads, UpstreamError } from '../github/index.js';
 import {
   codeBlock,
   oneLine,

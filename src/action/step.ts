@@ -1,6 +1,5 @@
 import * as core from '@actions/core';
-import { createOctokitUpstream } from '../github/octokit/octokit-upstream.js';
-import type { Upstream } from '../github/upstream.js';
+import { createOctokitUpstream, type Upstream } from '../github/index.js';
 import { makeScrubber } from '../safety/secret-forms.js';
 import type { StepBasics } from './inputs.js';
 

@@ -1,15 +1,15 @@
-import { StagedUpstream, type StagedChangeSet } from '../github/staged/staged-upstream.js';
 import {
-  UpstreamError,
   type PullRequests,
   type RepoReads,
   type RepoWrites,
+  type StagedChangeSet,
+  StagedUpstream,
   type TreeChange,
   type Upstream,
-} from '../github/upstream.js';
+  UpstreamError,
+} from '../github/index.js';
 import type { Perimeter } from '../policy/index.js';
-import { diffTrees, judgeCommit, type Change } from '../verify/index.js';
-import type { Violation } from '../verify/types.js';
+import { type Change, diffTrees, judgeCommit, type Violation } from '../verify/index.js';
 
 /** One staged commit and what it changes against the commit before it. */
 export interface StagedCommit {

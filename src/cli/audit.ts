@@ -1,5 +1,4 @@
-import { createOctokitUpstream } from '../github/octokit/octokit-upstream.js';
-import type { Receipts, RepoReads, RepoWrites } from '../github/upstream.js';
+import { createOctokitUpstream, type Receipts, type RepoReads, type RepoWrites } from '../github/index.js';
 import { compilePerimeter, parseConfig, type Perimeter } from '../policy/index.js';
 import { MIN_SCRUBBED_LENGTH, makeScrubber } from '../safety/secret-forms.js';
 import {

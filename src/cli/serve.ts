@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { assembleGateway } from '../gateway/assemble.js';
 import { tokenEnvFile, tokenVariables, writeClientConfigs, type Endpoint } from '../clients/client-config.js';
 import { makeScrubber, MIN_SCRUBBED_LENGTH } from '../safety/secret-forms.js';
-import { createOctokitUpstream } from '../github/octokit/octokit-upstream.js';
+import { createOctokitUpstream } from '../github/index.js';
 import { ExposureError } from '../policy/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT_OK, UsageError, type CliIo } from './io.js';

@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { rename, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { createOctokitUpstream } from '../github/octokit/octokit-upstream.js';
-import { StagedUpstream } from '../github/staged/staged-upstream.js';
-import type { Upstream } from '../github/upstream.js';
+import { createOctokitUpstream, StagedUpstream, type Upstream } from '../github/index.js';
 import { parseConfig, selectPerimeters, type Perimeter } from '../policy/index.js';
 import type { AnswerFilter } from '../safety/answer-filter.js';
 import { createSecretFilter } from '../safety/index.js';

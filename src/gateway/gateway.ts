@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { checkBranch, type Perimeter } from '../policy/index.js';
-import type { RepoCoordinates, RepoReads, RepoWrites } from '../github/upstream.js';
+import type { RepoCoordinates, RepoReads, RepoWrites } from '../github/index.js';
 import { NO_FILTER, type AnswerFilter } from '../safety/answer-filter.js';
 import { MIN_SECRET_LENGTH } from './serving/bearer-secret.js';
 import { CallTracker, TrackingTransport } from './serving/calls.js';

@@ -20,7 +20,7 @@ export { compilePerimeter, PerimeterSpecError, type Decision, type Perimeter } f
 export { protectedRule, PROTECTED_ENTRIES } from './protected.js';
 export { credentialFileRule, CREDENTIAL_FILE_RULES } from './credentials.js';
 export { instructionFileRule, INSTRUCTION_FILE_RULES } from './instructions.js';
-export { GLOB_OPTIONS } from './glob.js';
+export { compileGlobList, GLOB_OPTIONS, globProblem } from './glob.js';
 export { checkBranch, ExposureError, selectPerimeters, type ExposureCode } from './exposure.js';
 export {
   BUILT_IN_FAMILIES,

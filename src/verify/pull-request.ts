@@ -1,4 +1,4 @@
-import type { CommitInfo, PullRequestInfo, RepoReads } from '../github/upstream.js';
+import type { CommitInfo, PullRequestInfo, RepoReads } from '../github/index.js';
 import type { Perimeter } from '../policy/index.js';
 import type { Change } from './change.js';
 import { judgeCommit } from './judging/commit-judge.js';

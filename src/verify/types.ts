@@ -5,7 +5,7 @@ import type {
   RepoReads,
   RepoWrites,
   StatusRecord,
-} from '../github/upstream.js';
+} from '../github/index.js';
 import type { Perimeter } from '../policy/index.js';
 import type { Change } from './change.js';
 

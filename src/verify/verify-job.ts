@@ -1,4 +1,4 @@
-import type { CommitInfo, RepoReads } from '../github/upstream.js';
+import type { CommitInfo, RepoReads } from '../github/index.js';
 import { diffTrees } from './gathering/diff-trees.js';
 import {
   intermediateChanges,

@@ -5,12 +5,12 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import {
-  UpstreamError,
   type Receipts,
   type RepoCoordinates,
   type RepoReads,
   type StatusRecord,
-} from '../../github/upstream.js';
+  UpstreamError,
+} from '../../github/index.js';
 import { DEFAULT_CONFIG_FILE } from '../../policy/index.js';
 import { snapshotRefs } from '../../verify/index.js';
 import {

@@ -1,6 +1,6 @@
 import * as core from '@actions/core';
 import { existsSync } from 'node:fs';
-import type { Receipts, RepoReads, RepoWrites } from '../../github/upstream.js';
+import type { Receipts, RepoReads, RepoWrites } from '../../github/index.js';
 import { parseConfig, compilePerimeter } from '../../policy/index.js';
 import {
   readLedgerFacts,

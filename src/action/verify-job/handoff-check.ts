@@ -1,4 +1,4 @@
-import type { StatusRecord, WorkflowJob } from '../../github/upstream.js';
+import type { StatusRecord, WorkflowJob } from '../../github/index.js';
 import { HandoffError, type Handoff } from '../handoff.js';
 
 /** GitHub's job and status times have whole seconds; main's window opens 5 s before its snapshot. */

@@ -1,5 +1,5 @@
 import * as core from '@actions/core';
-import type { Receipts } from '../../github/upstream.js';
+import type { Receipts } from '../../github/index.js';
 import { renderReceipt, type CheckRunFacts, type Verdict } from '../../verify/index.js';
 import { VerifyInputs } from '../constants.js';
 import {

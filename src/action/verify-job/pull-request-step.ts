@@ -5,7 +5,7 @@ import type {
   Receipts,
   RepoCoordinates,
   RepoReads,
-} from '../../github/upstream.js';
+} from '../../github/index.js';
 import { assignPullRequest, compilePerimeter, DEFAULT_CONFIG_FILE, parseConfig } from '../../policy/index.js';
 import { PULL_REQUEST_COMMIT_LIMIT, STATUS_CONTEXT, verifyPullRequest } from '../../verify/index.js';
 import { readConfigFile } from '../config-loader.js';

@@ -1,6 +1,6 @@
 import * as core from '@actions/core';
 import { tmpdir } from 'node:os';
-import type { Receipts, RepoCoordinates, RepoReads, RepoWrites, RunRecords } from '../../github/upstream.js';
+import type { Receipts, RepoCoordinates, RepoReads, RepoWrites, RunRecords } from '../../github/index.js';
 import { compilePerimeter, parseConfig } from '../../policy/index.js';
 import { receiptJson, snapshotRefs, STATUS_CONTEXT, verifyJob } from '../../verify/index.js';
 import { readConfigFile } from '../config-loader.js';

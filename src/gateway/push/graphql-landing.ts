@@ -1,5 +1,4 @@
-import { UpstreamError, type CommitInfo } from '../../github/upstream.js';
-import { blobSha } from '../../github/git-objects.js';
+import { blobSha, type CommitInfo, UpstreamError } from '../../github/index.js';
 import type { Perimeter } from '../../policy/index.js';
 import { nextBase, unlanded, type Landing, type PushResult } from './push-landing.js';
 import { refusal, shapeProblems, type PushPlan } from './push-plan.js';

@@ -1,4 +1,4 @@
-import { UpstreamError } from '../../github/upstream.js';
+import { UpstreamError } from '../../github/index.js';
 import type { Perimeter } from '../../policy/index.js';
 import {
   conflicts,

@@ -5,8 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { validatePath, type Perimeter } from '../../policy/index.js';
-import type { TreeChange } from '../../github/upstream.js';
-import { blobSha } from '../../github/git-objects.js';
+import { blobSha, type TreeChange } from '../../github/index.js';
 import type { AnswerFilter } from '../../safety/answer-filter.js';
 import { decodeText, readableRuns } from '../../safety/binary-text.js';
 import type { Snapshot } from '../reads/repo-view.js';

@@ -5,7 +5,7 @@
  * (https://docs.github.com/en/graphql/reference/input-objects#filechanges).
  */
 import type { Perimeter } from '../../policy/index.js';
-import { blobSha } from '../../github/git-objects.js';
+import { blobSha } from '../../github/index.js';
 import type { PushPlan } from './push-plan.js';
 import type { Snapshot } from '../reads/repo-view.js';
 

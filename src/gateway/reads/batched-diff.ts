@@ -1,4 +1,4 @@
-import type { RepoReads, TreeEntry } from '../../github/upstream.js';
+import type { RepoReads, TreeEntry } from '../../github/index.js';
 
 /** One pair of trees to compare (null: the side is absent), and where it sits. */
 export interface TreePair {

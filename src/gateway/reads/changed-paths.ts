@@ -1,4 +1,4 @@
-import type { RepoReads, TreeEntry } from '../../github/upstream.js';
+import type { RepoReads, TreeEntry } from '../../github/index.js';
 
 export interface PathChange {
   path: string;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { TreeEntry } from '../../github/upstream.js';
+import type { TreeEntry } from '../../github/index.js';
 import type { RepoView } from './repo-view.js';
 import { decodeText } from '../../safety/binary-text.js';
 

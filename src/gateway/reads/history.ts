@@ -1,7 +1,12 @@
 import picomatch from 'picomatch';
 import type { Perimeter } from '../../policy/index.js';
-import { UpstreamError, type CommitInfo, type ComparedFile, type RepoReads } from '../../github/upstream.js';
-import { COMMITS_PER_CALL } from '../../github/octokit/graphql-path-trees.js';
+import {
+  type CommitInfo,
+  COMMITS_PER_CALL,
+  type ComparedFile,
+  type RepoReads,
+  UpstreamError,
+} from '../../github/index.js';
 import { differsWhere } from './batched-diff.js';
 import { changedPaths, type PathChange } from './changed-paths.js';
 import { PathLister, type CommitPage } from './path-history.js';

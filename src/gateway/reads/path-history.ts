@@ -1,5 +1,5 @@
 import type { Perimeter } from '../../policy/index.js';
-import type { CommitInfo, PathCommit, RepoReads } from '../../github/upstream.js';
+import type { CommitInfo, PathCommit, RepoReads } from '../../github/index.js';
 import { differsWhere } from './batched-diff.js';
 
 /** Levels of the tree at the path that come with each commit: enough for most folders' whole depth. */

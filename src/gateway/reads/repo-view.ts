@@ -1,5 +1,10 @@
-import type { CommitInfo, RepoCoordinates, RepoReads, RepoWrites } from '../../github/upstream.js';
-import { WholeTrees } from '../../github/whole-tree.js';
+import {
+  type CommitInfo,
+  type RepoCoordinates,
+  type RepoReads,
+  type RepoWrites,
+  WholeTrees,
+} from '../../github/index.js';
 import { TreeIndex } from './tree-index.js';
 
 export interface Snapshot {

@@ -1,6 +1,5 @@
 import type { Perimeter } from '../../policy/index.js';
-import { treeSha } from '../../github/git-objects.js';
-import type { TreeEntry } from '../../github/upstream.js';
+import { type TreeEntry, treeSha } from '../../github/index.js';
 
 /** A whole tree, every entry by its full path, and what one perimeter may see of it. */
 export class TreeIndex {

@@ -1,5 +1,5 @@
 import { instructionFileRule } from '../../policy/index.js';
-import { UpstreamError, type RepoReads } from '../../github/upstream.js';
+import { type RepoReads, UpstreamError } from '../../github/index.js';
 import type { Perimeter } from '../../policy/index.js';
 import type { FileAnswer } from './file-answer.js';
 

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { UpstreamError } from '../../github/upstream.js';
+import { UpstreamError } from '../../github/index.js';
 import type { AnswerFilter } from '../../safety/answer-filter.js';
 import { neutralize } from '../../safety/neutralize.js';
 import { ToolError, type CallNotes, type Outcome, type ToolAnswer } from '../tool-answer.js';

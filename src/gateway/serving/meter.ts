@@ -1,4 +1,4 @@
-import type { RepoCoordinates } from '../../github/upstream.js';
+import type { RepoCoordinates } from '../../github/index.js';
 
 export interface Metered {
   requests: number;

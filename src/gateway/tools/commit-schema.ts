@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CommitInfo } from '../../github/upstream.js';
+import type { CommitInfo } from '../../github/index.js';
 
 const signature = z.object({ name: z.string(), email: z.string(), date: z.string() });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { TreeEntry } from '../../github/upstream.js';
+import type { TreeEntry } from '../../github/index.js';
 import type { ReadableView, TreeIndex } from '../reads/tree-index.js';
 import { ToolError } from '../tool-answer.js';
 import { defineTool } from './definition.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { UpstreamError, type ActivityWindow, type PushActivity } from '../../github/upstream.js';
+import { type ActivityWindow, type PushActivity, UpstreamError } from '../../github/index.js';
 import { accountForBranches, MARKER_PREFIX, ZERO_SHA } from './ref-accounting.js';
 import type { BranchHistory, JobFacts, VerifyInput } from '../types.js';
 import { accountForWindow } from './window.js';

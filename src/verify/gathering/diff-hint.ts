@@ -1,5 +1,4 @@
-import { treeSha } from '../../github/git-objects.js';
-import type { ComparedFile, RepoReads, TreeEntry } from '../../github/upstream.js';
+import { type ComparedFile, type RepoReads, type TreeEntry, treeSha } from '../../github/index.js';
 import type { Change } from '../change.js';
 
 /** GitHub lists at most 300 files in a compare: a list that long may be cut short. */

@@ -1,5 +1,4 @@
-import type { ComparedFile, RepoReads, TreeEntry } from '../../github/upstream.js';
-import { WholeTrees } from '../../github/whole-tree.js';
+import { type ComparedFile, type RepoReads, type TreeEntry, WholeTrees } from '../../github/index.js';
 import type { Change } from '../change.js';
 import { diffFromHint } from './diff-hint.js';
 

@@ -1,4 +1,4 @@
-import type { CommitInfo, RepoReads } from '../../github/upstream.js';
+import type { CommitInfo, RepoReads } from '../../github/index.js';
 import type { Change } from '../change.js';
 import { diffTrees } from './diff-trees.js';
 

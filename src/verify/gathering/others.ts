@@ -1,4 +1,4 @@
-import type { PushActivity, RepoReads } from '../../github/upstream.js';
+import type { PushActivity, RepoReads } from '../../github/index.js';
 import { listNewCommits } from './new-commits.js';
 import { ZERO_SHA } from './ref-accounting.js';
 import type { BranchHistory } from '../types.js';

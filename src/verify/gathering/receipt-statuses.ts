@@ -1,4 +1,4 @@
-import type { Receipts } from '../../github/upstream.js';
+import type { Receipts } from '../../github/index.js';
 import type { ForeignCheckRun, ForeignStatus, ReceiptWindow } from '../types.js';
 
 /** commits whose statuses are read, one request each; more is unchecked */

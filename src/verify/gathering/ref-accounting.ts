@@ -1,4 +1,4 @@
-import type { PushActivity } from '../../github/upstream.js';
+import type { PushActivity } from '../../github/index.js';
 import type { BranchHistory, RefSnapshot } from '../types.js';
 
 /** How the activity list shows a ref that is absent (before a creation, after a deletion). */

@@ -1,4 +1,4 @@
-import type { PushActivity } from '../../github/upstream.js';
+import type { PushActivity } from '../../github/index.js';
 import { accountForBranches, MARKER_PREFIX, ZERO_SHA } from './ref-accounting.js';
 import type { JobFacts, VerifyInput } from '../types.js';
 

@@ -1,7 +1,6 @@
-import type { PushActivity } from '../../github/upstream.js';
-import { protectedRule, type Perimeter } from '../../policy/index.js';
+import type { PushActivity } from '../../github/index.js';
 import type { Change } from '../change.js';
-import { compileGlobList } from '../../policy/glob.js';
+import { compileGlobList, type Perimeter, protectedRule } from '../../policy/index.js';
 import { movedByOthersOnly } from '../gathering/others.js';
 import { isInertMarker, ZERO_SHA } from '../gathering/ref-accounting.js';
 import type {

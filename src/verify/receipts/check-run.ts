@@ -1,4 +1,4 @@
-import type { CheckAnnotation, CheckRun, CommitStatus } from '../../github/upstream.js';
+import type { CheckAnnotation, CheckRun, CommitStatus } from '../../github/index.js';
 import { visible } from './escape.js';
 import { headline } from './headline.js';
 import {

@@ -1,4 +1,4 @@
-import type { CheckRunRecord, StatusRecord } from '../../github/upstream.js';
+import type { CheckRunRecord, StatusRecord } from '../../github/index.js';
 import { oneLine } from './limits.js';
 
 /**

@@ -1,4 +1,4 @@
-import { blobSha } from '../../github/git-objects.js';
+import { blobSha } from '../../github/index.js';
 import { z } from 'zod';
 import { headline } from './headline.js';
 import type { ReceiptWindow } from '../types.js';

@@ -1,4 +1,4 @@
-import type { CommitStatus } from '../../github/upstream.js';
+import type { CommitStatus } from '../../github/index.js';
 import { checkRunOf, renderCheckRun, type CheckRunFacts, type CheckRunReceipt } from './check-run.js';
 import { inlineText, visible } from './escape.js';
 import { headline } from './headline.js';

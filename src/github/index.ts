@@ -1,0 +1,9 @@
+// The one way into src/github from the rest of src (eslint.config.js says so).
+export type * from './upstream.js';
+export { UpstreamError } from './upstream.js';
+export { blobSha, commitSha, listingTreeSha, treeSha, type HashedEntry } from './git-objects.js';
+export { WholeTrees } from './whole-tree.js';
+export { createOctokitUpstream, type OctokitUpstreamOptions } from './octokit/octokit-upstream.js';
+export { COMMITS_PER_CALL } from './octokit/graphql-path-trees.js';
+export { ChangeSetError, readChangeSet } from './staged/change-set.js';
+export { StagedUpstream, type StagedChangeSet, type StagingOptions } from './staged/staged-upstream.js';
