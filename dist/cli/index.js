@@ -60733,6 +60733,7 @@ function isToolName(value) {
 }
 
 ;// CONCATENATED MODULE: ./src/policy/spec.ts
+
 const DEFAULT_LIMITS = Object.freeze({
     filesPerPush: 100,
     bytesPerFile: 1_048_576,
@@ -60740,6 +60741,23 @@ const DEFAULT_LIMITS = Object.freeze({
 });
 /** GitHub refuses blobs over 100 MB; a larger per-file limit could never be honoured. */
 const MAX_BYTES_PER_FILE = 100 * 1024 * 1024;
+/**
+ * What a perimeter is given for every key perimeters.yml leaves out: every tool, nothing to read or write,
+ * any branch, the default limits, no exceptions.
+ */
+function defaultPerimeterSpec(name) {
+    return {
+        name,
+        tools: [...TOOL_NAMES],
+        read: [],
+        write: [],
+        branches: null,
+        allowProtected: [],
+        limits: { ...DEFAULT_LIMITS },
+        allowCredentialFiles: [],
+        allowSecretsIn: [],
+    };
+}
 /** Perimeter names end up in URLs, status contexts and environment variable names. */
 const PERIMETER_NAME_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 const PERIMETER_NAME_MAX_LENGTH = 63;
@@ -61928,17 +61946,7 @@ function parsePerimeter(c, entry) {
     }
     if (!c.expectMap(entry.value, entry.keyNode, where))
         return null;
-    const spec = {
-        name: entry.key,
-        tools: [...TOOL_NAMES],
-        read: [],
-        write: [],
-        branches: null,
-        allowProtected: [],
-        limits: { ...DEFAULT_LIMITS },
-        allowCredentialFiles: [],
-        allowSecretsIn: [],
-    };
+    const spec = defaultPerimeterSpec(entry.key);
     for (const item of c.entries(entry.value, where)) {
         const key = join(where, item.key);
         const globField = GLOB_FIELDS[item.key];
@@ -62492,8 +62500,353 @@ function quoted(names) {
 
 
 
+
+;// CONCATENATED MODULE: ./src/github/upstream.ts
+/**
+ * The one interface between Perimeter and GitHub, in roles (reads, writes, receipts, run records, pull
+ * requests): a caller asks for the roles it uses, and `Upstream` is all of them. The Octokit implementation
+ * lives in octokit-upstream.ts; tests may use a small fake of the roles their subject takes, or the GitHub
+ * stand-in.
+ *
+ * Repository coordinates are fixed when an Upstream is made: nothing here names another repository.
+ * Objects addressed by SHA (commits, trees, blobs) never change and are cached for the process lifetime.
+ */
+/** Errors from upstream, with messages already scrubbed of credentials. */
+class UpstreamError extends Error {
+    code;
+    status;
+    constructor(code, message, status) {
+        super(message);
+        this.code = code;
+        this.status = status;
+        this.name = 'UpstreamError';
+    }
+}
+
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: ./src/github/git-objects.ts
+
+/**
+ * Git's object encoding, so objects made outside GitHub get the SHAs git (and GitHub) gives them:
+ * `<type> <size>\0<body>` hashed with SHA-1. https://git-scm.com/book/en/v2/Git-Internals-Git-Objects
+ */
+function objectSha(type, body) {
+    return (0,external_node_crypto_.createHash)('sha1').update(`${type} ${body.byteLength}\0`).update(body).digest('hex');
+}
+function git_objects_blobSha(content) {
+    return objectSha('blob', content);
+}
+/** Git orders tree entries by name, a tree's name compared as if it ended in "/". */
+function sortKey(name, entry) {
+    return Buffer.from(entry.type === 'tree' ? `${name}/` : name, 'utf8');
+}
+/** Entries in the order git writes them. */
+function sortTreeEntries(entries) {
+    return [...entries].sort((a, b) => Buffer.compare(sortKey(a.path, a), sortKey(b.path, b)));
+}
+/** The body of a tree object: per entry `<mode> <name>\0<20-byte sha>`, trees' mode written "40000". */
+function encodeTree(named) {
+    const sorted = [...named].sort(([a, x], [b, y]) => Buffer.compare(sortKey(a, x), sortKey(b, y)));
+    const parts = [];
+    for (const [name, entry] of sorted) {
+        const mode = entry.mode.replace(/^0+/, '');
+        parts.push(Buffer.from(`${mode} ${name}\0`, 'utf8'), Buffer.from(entry.sha, 'hex'));
+    }
+    return Buffer.concat(parts);
+}
+/**
+ * git's id of a tree holding these entries, by name (an entry's own `path`, if it has one, is not read), so
+ * what a listing claims can be checked against the SHA that names it.
+ */
+function treeSha(entries) {
+    return objectSha('tree', encodeTree([...entries]));
+}
+/** treeSha of one tree's direct listing, each entry named by its `path` (as getTree gives them). */
+function git_objects_listingTreeSha(entries) {
+    return objectSha('tree', encodeTree(entries.map((e) => [e.path, e])));
+}
+/** `Name <email> <unix seconds> <+hhmm>` from an ISO date (written in UTC). */
+function signatureLine(signature) {
+    const seconds = Math.floor(Date.parse(signature.date) / 1000);
+    return `${signature.name} <${signature.email}> ${seconds} +0000`;
+}
+/** The body of an unsigned commit object. */
+function encodeCommit(commit) {
+    const lines = [
+        `tree ${commit.tree}`,
+        ...commit.parents.map((p) => `parent ${p}`),
+        `author ${signatureLine(commit.author)}`,
+        `committer ${signatureLine(commit.committer)}`,
+    ];
+    return Buffer.from(`${lines.join('\n')}\n\n${commit.message}`, 'utf8');
+}
+function git_objects_commitSha(commit) {
+    return objectSha('commit', encodeCommit(commit));
+}
+
+;// CONCATENATED MODULE: ./src/github/whole-tree.ts
+
+
+/** Entries kept across the trees remembered whole (100,000 took 23 MB of heap); the oldest are forgotten beyond it. */
+const KEEP_ENTRIES = 500_000;
+/** rounds of batched reads for one prefetch (each goes GraphQL's LEVELS deeper) */
+const MAX_ROUNDS = 8;
+const parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+const nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
+/**
+ * Every entry below a tree (paths relative to it), in as few requests as GitHub allows. One recursive
+ * listing when GitHub gives it whole. GitHub truncates a recursive listing at 100,000 entries or 7 MB
+ * (https://docs.github.com/en/rest/git/trees#get-a-tree); then every directory the truncated listing did
+ * hold whole is kept, each proven by recomputing its tree SHA from the entries listed for it, the tree
+ * itself is listed plainly, and only its other children are listed again, recursively, going deeper only
+ * where a child's own recursive listing is truncated too. Trees are addressed by SHA: what was listed whole
+ * once is never listed again.
+ */
+class WholeTrees {
+    upstream;
+    whole = new Map();
+    /** the same lists once they have arrived, for building larger trees from them without waiting */
+    settled = new Map();
+    sizes = new Map();
+    /** direct listings proven from a truncated recursive listing, by tree SHA */
+    direct = new Map();
+    truncatedTrees = new Set();
+    kept = 0;
+    constructor(upstream) {
+        this.upstream = upstream;
+    }
+    /** Whether GitHub truncated the recursive listing of this tree (as far as this object has asked). */
+    wasTruncated(sha) {
+        return this.truncatedTrees.has(sha);
+    }
+    /**
+     * The whole tree. `plainFirst` skips the recursive listing of `sha` itself (not of its children): for a
+     * tree expected to be truncated, such as the next root of a repository whose last root was.
+     */
+    list(sha, options = {}) {
+        const known = this.whole.get(sha);
+        if (known)
+            return known;
+        const pending = this.load(sha, options.plainFirst ?? false);
+        this.whole.set(sha, pending);
+        pending.then((entries) => this.keep(sha, entries), () => this.whole.delete(sha));
+        return pending;
+    }
+    /** The tree when it is already known whole (listed, proven or built), without asking. */
+    known(sha) {
+        return this.whole.get(sha);
+    }
+    /**
+     * The tree from its one recursive listing when that is whole, or proves it whole; otherwise null (what
+     * the listing proves of the tree's subdirectories is kept).
+     */
+    async once(sha) {
+        const known = this.whole.get(sha);
+        if (known)
+            return known;
+        const listing = await this.upstream.getTreeRecursive(sha);
+        if (!listing.truncated) {
+            this.remember(sha, listing.entries);
+            return listing.entries;
+        }
+        this.truncatedTrees.add(sha);
+        const proven = this.learn(sha, listing.entries);
+        if (proven)
+            this.remember(sha, proven);
+        return proven;
+    }
+    /** A tree's direct entries: proven from a truncated listing, or one plain listing. */
+    async plain(sha) {
+        return this.direct.get(sha) ?? (await this.upstream.getTree(sha));
+    }
+    /** Remembers a tree known whole by other means (a tree built locally and checked against its SHA). */
+    remember(sha, entries) {
+        if (this.whole.has(sha))
+            return;
+        this.whole.set(sha, Promise.resolve(entries));
+        this.keep(sha, entries);
+    }
+    /**
+     * Makes the trees known whole that batched reads can bring (Upstream.getTrees): the direct listings of
+     * everything below them, a few levels per call, round after round. What they cannot bring stays for REST.
+     */
+    async prefetch(shas) {
+        if (!this.upstream.getTrees)
+            return;
+        for (let round = 0; round < MAX_ROUNDS; round++) {
+            const missing = this.unlisted(shas);
+            if (missing.length === 0)
+                break;
+            const got = await this.upstream.getTrees(missing);
+            if (got.size === 0)
+                return;
+            for (const [sha, list] of got)
+                this.direct.set(sha, list);
+        }
+        for (const sha of shas) {
+            const built = this.assemble(sha);
+            if (built)
+                this.remember(sha, built);
+        }
+    }
+    /** Trees at or below `roots` that are neither known whole nor listed directly, the highest first. */
+    unlisted(roots) {
+        const out = [];
+        const seen = new Set();
+        let level = roots;
+        while (level.length > 0) {
+            const next = [];
+            for (const sha of level) {
+                if (seen.has(sha) || this.whole.has(sha))
+                    continue;
+                seen.add(sha);
+                const list = this.direct.get(sha);
+                if (!list)
+                    out.push(sha);
+                else
+                    for (const entry of list)
+                        if (entry.type === 'tree')
+                            next.push(entry.sha);
+            }
+            level = next;
+        }
+        return out;
+    }
+    /** The whole tree from what is known without asking (direct listings, trees known whole); else null. */
+    assemble(sha) {
+        const settled = this.settled.get(sha);
+        if (settled)
+            return settled;
+        const top = this.direct.get(sha);
+        if (!top)
+            return null;
+        const out = [];
+        for (const entry of top) {
+            out.push(entry);
+            if (entry.type !== 'tree')
+                continue;
+            const below = this.assemble(entry.sha);
+            if (!below)
+                return null;
+            for (const inner of below)
+                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
+        }
+        return out;
+    }
+    async load(sha, plainFirst) {
+        const built = this.assemble(sha);
+        if (built)
+            return built;
+        if (!plainFirst && !this.truncatedTrees.has(sha)) {
+            const listing = await this.upstream.getTreeRecursive(sha);
+            if (!listing.truncated)
+                return listing.entries;
+            this.truncatedTrees.add(sha);
+            const proven = this.learn(sha, listing.entries);
+            if (proven)
+                return proven;
+        }
+        const top = await this.plain(sha);
+        checkNames(sha, top);
+        this.direct.set(sha, top);
+        // Every child not yet known whole, in batched reads first; each then is built or listed as before.
+        await this.prefetch(top.filter((e) => e.type === 'tree' && !this.whole.has(e.sha)).map((e) => e.sha));
+        checkNames(sha, top);
+        const below = await Promise.all(top.map((entry) => (entry.type === 'tree' ? this.list(entry.sha) : Promise.resolve([]))));
+        const out = [];
+        top.forEach((entry, i) => {
+            out.push(entry);
+            for (const inner of below[i])
+                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
+        });
+        return out;
+    }
+    /**
+     * Keeps what a truncated recursive listing of `rootSha` proves: every directory whose listed entries
+     * hash to its SHA has its direct listing; every such directory whose subdirectories are all whole is
+     * whole. Returns the root's entries when the root itself is whole.
+     */
+    learn(rootSha, entries) {
+        const shaOf = new Map([['', rootSha]]);
+        const children = new Map([['', new Map()]]);
+        const unprovable = new Set();
+        for (const entry of entries) {
+            if (entry.type !== 'tree')
+                continue;
+            shaOf.set(entry.path, entry.sha);
+            children.set(entry.path, new Map());
+        }
+        for (const entry of entries) {
+            const parent = parentOf(entry.path);
+            const siblings = children.get(parent);
+            if (!siblings || siblings.has(nameOf(entry.path)))
+                unprovable.add(parent);
+            else
+                siblings.set(nameOf(entry.path), entry);
+        }
+        const deepestFirst = [...children.keys()].sort((a, b) => depth(b) - depth(a));
+        const isWhole = new Set();
+        for (const dir of deepestFirst) {
+            const listed = children.get(dir);
+            if (unprovable.has(dir) || treeSha(listed) !== shaOf.get(dir))
+                continue;
+            if ([...listed.values()].every((e) => e.type !== 'tree' || isWhole.has(e.path)))
+                isWhole.add(dir);
+            else
+                this.direct.set(shaOf.get(dir), [...listed].map(([name, entry]) => ({ ...entry, path: name })));
+        }
+        // every entry joins the largest whole directory above it
+        const outermost = (path) => {
+            let found = null;
+            for (let dir = parentOf(path);; dir = parentOf(dir)) {
+                if (isWhole.has(dir))
+                    found = dir;
+                if (dir === '')
+                    return found;
+            }
+        };
+        const lists = new Map();
+        for (const entry of entries) {
+            const dir = outermost(entry.path);
+            if (dir === null)
+                continue;
+            const list = lists.get(dir) ?? [];
+            lists.set(dir, list);
+            list.push(dir === '' ? entry : { ...entry, path: entry.path.slice(dir.length + 1) });
+        }
+        for (const [dir, list] of lists)
+            if (dir !== '')
+                this.remember(shaOf.get(dir), list);
+        return lists.get('') ?? null;
+    }
+    keep(sha, entries) {
+        if (this.sizes.has(sha))
+            return;
+        this.sizes.set(sha, entries.length);
+        this.settled.set(sha, entries);
+        this.kept += entries.length;
+        for (const [old, n] of this.sizes) {
+            if (this.kept <= KEEP_ENTRIES || old === sha)
+                break;
+            this.sizes.delete(old);
+            this.whole.delete(old);
+            this.settled.delete(old);
+            this.kept -= n;
+        }
+    }
+}
+const depth = (path) => (path === '' ? 0 : path.split('/').length);
+/** A name git forbids (empty, holding "/") or listed twice could join into a path that is not there. */
+function checkNames(sha, entries) {
+    const seen = new Set();
+    for (const { path } of entries) {
+        if (path === '' || path.includes('/') || seen.has(path))
+            throw new UpstreamError('invalid', `tree ${sha} lists an entry named ${JSON.stringify(path)}: expected unique single path segments`);
+        seen.add(path);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/safety/finding.ts
 /** Ranks: provider formats name a span before generic rules do. */
 const RANK = { setting: 1, extraSecret: 2, urlPassword: 3, format: 4 };
@@ -62593,26 +62946,6 @@ function makeScrubber(secrets) {
         }
         return out + text.slice(at);
     };
-}
-
-;// CONCATENATED MODULE: ./src/github/upstream.ts
-/**
- * The one interface between Perimeter and GitHub. The Octokit implementation lives in
- * octokit-upstream.ts; tests may use a small fake of this interface or the GitHub stand-in.
- *
- * Repository coordinates are fixed when an Upstream is made: nothing here names another repository.
- * Objects addressed by SHA (commits, trees, blobs) never change and are cached for the process lifetime.
- */
-/** Errors from upstream, with messages already scrubbed of credentials. */
-class UpstreamError extends Error {
-    code;
-    status;
-    constructor(code, message, status) {
-        super(message);
-        this.code = code;
-        this.status = status;
-        this.name = 'UpstreamError';
-    }
 }
 
 ;// CONCATENATED MODULE: ./src/github/octokit/errors.ts
@@ -62758,23 +63091,6 @@ function graphqlFailure(error, operation, scrub) {
     const text = scrub(String(first.message ?? '').replace(/[\u0000-\u001f\u007f]+/g, ' ')).slice(0, 200);
     // status 200: GitHub answered, so `rate_limited` here is GraphQL's own budget, not a secondary limit
     return new UpstreamError(REFUSALS[first.type ?? ''] ?? 'unavailable', `${operation}: GitHub answered: ${text}`, 200);
-}
-
-;// CONCATENATED MODULE: ./src/github/tree-hash.ts
-
-/** git's object id of a tree with these entries by name (trees sort as if their name ended in "/"). */
-function treeSha(entries) {
-    const key = (name, entry) => Buffer.from(entry.type === 'tree' ? `${name}/` : name);
-    const sorted = [...entries].sort(([a, x], [b, y]) => Buffer.compare(key(a, x), key(b, y)));
-    const body = Buffer.concat(sorted.map(([name, entry]) => Buffer.concat([
-        Buffer.from(`${entry.type === 'tree' ? '40000' : entry.mode} ${name}\0`),
-        Buffer.from(entry.sha, 'hex'),
-    ])));
-    return (0,external_node_crypto_.createHash)('sha1').update(`tree ${body.length}\0`).update(body).digest('hex');
-}
-/** git's object id of a blob with these bytes. */
-function blobSha(bytes) {
-    return (0,external_node_crypto_.createHash)('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
 }
 
 ;// CONCATENATED MODULE: external "fs"
@@ -68144,13 +68460,13 @@ function countingPlugin(stats) {
  * Gives each attempt its own timeout. Registered inside the throttling and retry plugins: a signal made
  * once per call would already be spent when a retry or a rate-limit wait sends the request again.
  */
-function attemptTimeoutPlugin() {
+function attemptTimeoutPlugin(signal = (ms) => AbortSignal.timeout(ms)) {
     return (octokit) => {
         octokit.hook.wrap('request', async (request, options) => {
             // Every hook is bound to this one options object, so the signal is set on it, not on a copy.
             const settings = options.request;
             if (settings?.attemptTimeoutMs)
-                settings.signal = AbortSignal.timeout(settings.attemptTimeoutMs);
+                settings.signal = signal(settings.attemptTimeoutMs);
             return request(options);
         });
         return {};
@@ -68166,7 +68482,7 @@ function createLightClient(options, stats) {
         baseUrl: options.baseUrl,
         userAgent: options.userAgent ?? 'perimeter',
         log: { debug: () => { }, info: () => { }, warn: () => { }, error: () => { } },
-    }, attemptTimeoutPlugin(), countingPlugin(stats));
+    }, attemptTimeoutPlugin(options.attemptSignal), countingPlugin(stats));
 }
 function createClient(options, stats) {
     // A rate-limited request was refused before GitHub acted on it, so repeating it is safe even for a write;
@@ -68188,7 +68504,7 @@ function createClient(options, stats) {
             retries: options.readRetries,
             retryAfterBaseValue: options.retryBaseMs,
         },
-    }, attemptTimeoutPlugin(), countingPlugin(stats), throttling, retry);
+    }, attemptTimeoutPlugin(options.attemptSignal), countingPlugin(stats), throttling, retry);
 }
 /** After the light client meets a failure, how long every request takes the full path instead. */
 const LIGHT_PAUSE_MS = 60_000;
@@ -68933,7 +69249,6 @@ function comparedFile(file) {
 
 
 
-
 class OctokitUpstream extends GitObjectReads {
     owner;
     repo;
@@ -68957,6 +69272,7 @@ class OctokitUpstream extends GitObjectReads {
             retryBaseMs: options.retryBaseMs ?? 1000,
             maxRateLimitWaitSeconds: options.maxRateLimitWaitSeconds ?? 60,
             writesPerMinute: options.writesPerMinute ?? 80,
+            attemptSignal: options.attemptSignal,
         };
         this.rest = new RestClient(createClient(clientOptions, this.counters), this.owner, this.repo, this.scrub, options.requestTimeoutMs ?? 30_000, createLightClient(clientOptions, this.counters));
     }
@@ -69061,9 +69377,7 @@ class OctokitUpstream extends GitObjectReads {
         const bytes = Buffer.from(text, 'utf8');
         if (bytes.toString('utf8') !== text)
             return;
-        const header = Buffer.from(`blob ${bytes.byteLength}\0`);
-        const sha = (0,external_node_crypto_.createHash)('sha1').update(header).update(bytes).digest('hex');
-        this.blobs.set(sha, new Uint8Array(bytes));
+        this.blobs.set(git_objects_blobSha(bytes), new Uint8Array(bytes));
     }
     async createCommit(message, tree, parents) {
         const data = await this.rest.write('create commit', 'POST /repos/{owner}/{repo}/git/commits', { message, tree, parents });
@@ -69108,7 +69422,7 @@ class OctokitUpstream extends GitObjectReads {
         const commit = committed(answer, expectedHead);
         this.commits.set(commit.sha, commit);
         for (const { bytes } of changes.additions)
-            this.blobs.set(blobSha(bytes), bytes);
+            this.blobs.set(git_objects_blobSha(bytes), bytes);
         return commit;
     }
     async createStatus(sha, status) {
@@ -69242,1732 +69556,6 @@ function annotation(a) {
         title: a.title,
         message: a.message,
     };
-}
-
-;// CONCATENATED MODULE: ./src/safety/invisible.ts
-/**
- * Characters that render as nothing (or only steer how neighbours render) yet reach a model as text:
- * zero-width spaces and joiners, bidirectional controls, invisible operators, soft hyphens, Hangul
- * fillers, variation selectors and Unicode tag characters (which can spell a whole hidden ASCII text).
- */
-const RANGES = [
-    [0x00ad, 0x00ad],
-    [0x034f, 0x034f],
-    [0x061c, 0x061c],
-    [0x115f, 0x1160],
-    [0x17b4, 0x17b5],
-    [0x180b, 0x180f],
-    [0x200b, 0x200f],
-    [0x202a, 0x202e],
-    [0x2060, 0x206f],
-    [0x3164, 0x3164],
-    [0xfe00, 0xfe0f],
-    [0xfeff, 0xfeff],
-    [0xffa0, 0xffa0],
-    [0xfff9, 0xfffb],
-    [0x1bca0, 0x1bca3],
-    [0xe0000, 0xe007f],
-    [0xe0100, 0xe01ef],
-];
-function isInvisible(codePoint) {
-    for (const [low, high] of RANGES)
-        if (codePoint >= low && codePoint <= high)
-            return true;
-    return false;
-}
-/** Matches one invisible character (a whole surrogate pair for the astral ones). */
-const invisible_INVISIBLE = new RegExp(`[${RANGES.map(([low, high]) => `\\u{${low.toString(16)}}-\\u{${high.toString(16)}}`).join('')}]`, 'gu');
-/** Bidirectional embeddings, overrides and isolates: they reorder what is displayed. */
-function isBidiControl(codePoint) {
-    return ((codePoint >= 0x202a && codePoint <= 0x202e) ||
-        (codePoint >= 0x2066 && codePoint <= 0x2069) ||
-        codePoint === 0x200e ||
-        codePoint === 0x200f ||
-        codePoint === 0x061c);
-}
-
-;// CONCATENATED MODULE: ./src/verify/receipts/escape.ts
-
-/**
- * Agent-writable text (paths, commit messages, the gateway log) escaped for where the receipt puts it.
- * An agent chooses file names and can write to the gateway's log, so nothing it controls may render as
- * Perimeter's own words: no markup, no reordered display, no extra lines.
- */
-function escapeChar(codePoint) {
-    return codePoint > 0xffff
-        ? `\\u{${codePoint.toString(16)}}`
-        : `\\u${codePoint.toString(16).padStart(4, '0')}`;
-}
-/** Characters a reader would not see as themselves: controls, line and paragraph separators, invisible and bidi ones. */
-function escape_hidden(codePoint) {
-    return (codePoint < 0x20 ||
-        (codePoint >= 0x7f && codePoint < 0xa0) ||
-        codePoint === 0x2028 ||
-        codePoint === 0x2029 ||
-        isInvisible(codePoint));
-}
-/** Fast path: text made only of these never needs escaping. */
-const PLAIN = /^[\u0020-\u007e\u00a0-\u00ac\u00ae-\u02ff]*$/;
-/** One line where every character shows as itself: the others become `\uXXXX` (a status description, a title). */
-function escape_visible(value, keep = () => false) {
-    if (PLAIN.test(value))
-        return value;
-    let out = '';
-    for (const char of value) {
-        const codePoint = char.codePointAt(0);
-        out += escape_hidden(codePoint) && !keep(codePoint) ? escapeChar(codePoint) : char;
-    }
-    return out;
-}
-/** Text shown literally in markdown: visible, and markdown and HTML punctuation as entities. */
-function escape_markdownText(value) {
-    return escape_visible(value).replace(/[&<>"'|*_`[\]\\~#!():]/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-/**
- * One line of prose in markdown: visible, and only the characters that start markup as entities (HTML,
- * links, emphasis, code, headings, tables), so quotes, parentheses and colons read as written.
- */
-function escape_inlineText(value) {
-    return escape_visible(value).replace(/[&<>|*_`[\]\\~#!]/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-/**
- * A fenced code block that the content cannot close: the fence is longer than any run of backticks
- * inside (CommonMark closes a fence only with at least as many). Lines and tabs stay; every other
- * hidden character shows as an escape.
- */
-function codeBlock(content, info = 'text') {
-    const longest = Math.max(0, ...[...content.matchAll(/`+/g)].map((m) => m[0].length));
-    const fence = '`'.repeat(Math.max(3, longest + 1));
-    const shown = escape_visible(content, (c) => c === 0x0a || c === 0x09);
-    return `${fence}${info}\n${shown}\n${fence}`;
-}
-/** At most `max` characters (code points), the last one an ellipsis when anything was cut. */
-function escape_clip(text, max) {
-    const chars = [...text];
-    return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
-}
-
-;// CONCATENATED MODULE: ./src/verify/receipts/limits.ts
-
-/**
- * GitHub's limits for each form of the receipt, and the one place each is applied: every status description
- * and check run title goes through `oneLine`, every check run text through `fitCheckRunText`.
- */
-/** GitHub rejects a commit status description longer than this. */
-const MAX_DESCRIPTION = 140;
-/** GitHub shows at most 10 error annotations per step. */
-const limits_MAX_ANNOTATIONS = 10;
-/**
- * A check run's output.summary and output.text each hold at most this many characters.
- * https://docs.github.com/rest/checks/runs#create-a-check-run
- */
-const limits_MAX_CHECK_RUN_TEXT = 65_535;
-/** Annotations GitHub takes in one check run request; more go in updates, which append them. */
-const CHECK_RUN_ANNOTATIONS_PER_REQUEST = 50;
-/** Annotations Perimeter puts on a check run in all (ten requests); the summary lists every violation. */
-const limits_MAX_CHECK_RUN_ANNOTATIONS = 500;
-/** GitHub accepts 1 MiB of job summary per step; stay clear of it. */
-const limits_SUMMARY_BUDGET = (/* unused pure expression or super */ null && (900 * 1024));
-/**
- * A status description or check run title: one line shown as it is (a path with CR/LF or bidi controls
- * cannot shape it), within GitHub's 140 characters.
- */
-function limits_oneLine(text) {
-    return escape_clip(escape_visible(text), MAX_DESCRIPTION);
-}
-const CUT_NOTE = "\n… cut at 65,535 characters, GitHub's limit for a check run; the job summary has it all.\n";
-/** At most MAX_CHECK_RUN_TEXT characters, cut at a line end: every line of the receipt is whole markdown. */
-function limits_fitCheckRunText(markdown) {
-    if (markdown.length <= limits_MAX_CHECK_RUN_TEXT)
-        return markdown;
-    const end = markdown.lastIndexOf('\n', limits_MAX_CHECK_RUN_TEXT - CUT_NOTE.length);
-    return markdown.slice(0, Math.max(0, end)) + '\n' + CUT_NOTE;
-}
-/** At most `max` items; when more, the last one shown says how many more there are. */
-function limits_foldAtMost(all, max, more) {
-    if (all.length <= max)
-        return [...all];
-    const shown = all.slice(0, max - 1);
-    return [...shown, more(all.length - shown.length)];
-}
-/** Check run annotations in requests of GitHub's 50, at most MAX_CHECK_RUN_ANNOTATIONS in all. */
-function limits_annotationBatches(all) {
-    const kept = all.slice(0, limits_MAX_CHECK_RUN_ANNOTATIONS);
-    const batches = [];
-    for (let i = 0; i < kept.length; i += CHECK_RUN_ANNOTATIONS_PER_REQUEST)
-        batches.push(kept.slice(i, i + CHECK_RUN_ANNOTATIONS_PER_REQUEST));
-    return batches;
-}
-
-;// CONCATENATED MODULE: ./src/verify/receipts/summary.ts
-
-
-const MAX_FILE_ROWS = 1000;
-const MAX_LIST_ITEMS = 100;
-const MAX_CELL = 300;
-const ICON = { success: '✅', failure: '❌', error: '⚠️' };
-/**
- * Text from the repository (paths, messages) shown literally: control, invisible and bidi characters become
- * visible escapes, and HTML and Markdown punctuation become entities, so a file name can neither inject
- * markup, break a table, nor display reversed.
- */
-function summary_text(value, max = MAX_CELL) {
-    return markdownText(clip(value, max));
-}
-/** A name or SHA as inline code: HTML code, since CommonMark reads no entity inside backticks. */
-const summary_code = (value) => `<code>${summary_text(value)}</code>`;
-const summary_short = (sha) => (sha === null ? '—' : `<code>${sha.slice(0, 7)}</code>`);
-function list(items) {
-    const shown = items.slice(0, MAX_LIST_ITEMS).map((item) => `- ${summary_text(item)}`);
-    if (items.length > shown.length)
-        shown.push(`- … and ${items.length - shown.length} more`);
-    return shown;
-}
-function change(file) {
-    if (file.kind === 'modified' && file.oldMode !== file.newMode)
-        return `mode ${file.oldMode} → ${file.newMode}`;
-    return file.kind;
-}
-function fileRows(files, budget) {
-    const rows = ['| File | Change | Decision | Rule |', '|---|---|---|---|'];
-    let used = 0;
-    let shown = 0;
-    // Refused files first: they are what a reader needs when the table is cut.
-    const ordered = [...files.filter((file) => !file.allowed), ...files.filter((file) => file.allowed)];
-    for (const file of ordered) {
-        const row = `| ${summary_code(file.path)} | ${change(file)} | ${file.allowed ? 'allowed' : '**refused**'} | ${summary_text(file.rule)} |`;
-        const bytes = Buffer.byteLength(row) + 1;
-        if (shown >= MAX_FILE_ROWS || used + bytes > budget)
-            break;
-        rows.push(row);
-        used += bytes;
-        shown += 1;
-    }
-    if (shown < files.length)
-        rows.push('', `… and ${files.length - shown} more files (not shown).`);
-    return rows;
-}
-/** The job summary; `budget` bounds the changed-files table in bytes (the rest has lists of at most 100). */
-function summary_renderSummary(verdict, headline, budget = SUMMARY_BUDGET) {
-    const { commits } = verdict;
-    const head = [
-        `## ${ICON[verdict.state]} Perimeter: ${verdict.state}`,
-        '',
-        summary_text(headline, 1000),
-        '',
-        `Branch ${summary_code(verdict.branch)}: ${summary_short(verdict.startHead)} → ${summary_short(verdict.endHead)}` +
-            (verdict.baseline ? `, compared with ${summary_text(verdict.baseline.label, 500)}` : ''),
-    ];
-    if (verdict.violations.length > 0)
-        head.push('', '### Violations', '', ...list(verdict.violations.map((v) => v.message)));
-    if (verdict.unchecked.length > 0)
-        head.push('', '### Not checked', '', ...list(verdict.unchecked));
-    const tail = ['', '### Commits', ''];
-    tail.push(`${commits.gateway.length} via the gateway, ${commits.direct.length} pushed directly` +
-        (commits.others.length > 0 ? `, ${commits.others.length} pushed by others (not judged)` : '') +
-        (commits.unattributed.length > 0 ? `, ${commits.unattributed.length} not attributed` : '') +
-        (commits.complete ? '.' : ' (the list of new commits is incomplete).'));
-    if (commits.direct.length > 0)
-        tail.push('', ...list(commits.direct.map((sha) => `direct: ${sha}`)));
-    if (commits.others.length > 0)
-        tail.push('', ...list(commits.others.map((sha) => `by others: ${sha}`)));
-    if (verdict.others.length > 0) {
-        tail.push('', '### Changed by others (not judged)', '');
-        tail.push(...list(verdict.others.map((o) => `${o.ref}: ${o.actors.join(', ') || 'no recorded actor'} (${o.why})`)));
-    }
-    if (verdict.pushes.length > 0) {
-        tail.push('', `Branch moves during the job (this job acts as ${summary_text(verdict.identity ?? 'an unknown identity')}):`, '', '| Pushed by | Ref | Type | From → To |', '|---|---|---|---|');
-        for (const push of verdict.pushes.slice(0, MAX_LIST_ITEMS)) {
-            tail.push(`| ${summary_text(push.actor ?? 'unknown')} | ${summary_code(push.ref)} | ${summary_text(push.activityType)} | ${summary_short(push.before)} → ${summary_short(push.after)} |`);
-        }
-    }
-    const perimeters = Object.entries(verdict.perPerimeter);
-    if (perimeters.length > 0) {
-        tail.push('', '### Perimeters', '', '| Perimeter | Calls | Refusals | Secrets hidden | Credential writes refused |', '|---|---:|---:|---:|---:|');
-        for (const [name, counts] of perimeters)
-            tail.push(`| ${summary_code(name)} | ${counts.calls} | ${counts.refusals} | ${counts.hidden ?? 0} | ${counts.credentialRefusals ?? 0} |`);
-    }
-    if (verdict.notes.length > 0)
-        tail.push('', '### Notes', '', ...list(verdict.notes));
-    const fixed = Buffer.byteLength(head.join('\n')) + Buffer.byteLength(tail.join('\n'));
-    const files = verdict.files.length === 0
-        ? ['', '### Changed files', '', 'None.']
-        : ['', `### Changed files (${verdict.files.length})`, '', ...fileRows(verdict.files, budget - fixed)];
-    return [...head, ...files, ...tail, ''].join('\n');
-}
-
-;// CONCATENATED MODULE: ./src/verify/receipts/check-run.ts
-
-
-
-
-function evidence(facts, unannotated) {
-    const { file, ref, blobSha } = facts.config;
-    const lines = [
-        '### Evidence',
-        '',
-        `- Perimeters: ${code(file)} at ${ref === null ? 'the default branch' : code(ref)}, blob ${code(blobSha)}`,
-    ];
-    const { ledger } = facts;
-    if (ledger === null)
-        lines.push('- Gateway ledger: not read (nothing the agent job left is trusted here)');
-    else if (ledger.ok && ledger.head !== null)
-        lines.push(`- Gateway ledger: chain head ${code(ledger.head)}, ${ledger.records} records`);
-    else
-        lines.push(`- Gateway ledger: not verified (${text(ledger.problem ?? 'unknown problem')})`);
-    if (unannotated > 0)
-        lines.push(`- ${unannotated} more violations on files are not annotated; the summary lists them`);
-    return lines.join('\n') + '\n';
-}
-/**
- * The receipt as a check run, from the verdict the commit status shows. Only `success` passes: an `error`
- * (not everything could be checked) is a `failure` too, never `neutral` or `skipped`, which branch protection
- * counts as passing, nor `action_required`, which asks for a details page and reads as a request rather than a
- * verdict. https://docs.github.com/pull-requests/collaborating-with-pull-requests/collaborating-on-repositories-with-code-quality-features/about-status-checks#check-statuses-and-conclusions
- */
-function check_run_renderCheckRun(verdict, receipt, facts) {
-    const onFiles = verdict.violations
-        .filter((v) => v.path !== undefined && v.path !== '')
-        .map((v) => ({
-        path: v.path,
-        level: 'failure',
-        title: v.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${v.kind}`,
-        message: visible(v.message),
-    }));
-    const batches = annotationBatches(onFiles);
-    const summary = fitCheckRunText(renderSummary(verdict, headline(verdict), MAX_CHECK_RUN_TEXT - 8 * 1024));
-    const unannotated = Math.max(0, onFiles.length - MAX_CHECK_RUN_ANNOTATIONS);
-    return withBatches(check_run_checkRunOf(receipt.status, summary, evidence(facts, unannotated)), batches);
-}
-/**
- * The check run of a receipt whose status is `status`: named and titled like it, linking the same run. Only
- * `success` passes: an `error` (not everything could be checked) is a `failure` too, never `neutral` or
- * `skipped`, which branch protection counts as passing.
- */
-function check_run_checkRunOf(status, summary, text) {
-    return {
-        name: status.context,
-        conclusion: status.state === 'success' ? 'success' : 'failure',
-        ...(status.targetUrl !== undefined ? { detailsUrl: status.targetUrl } : {}),
-        title: status.description,
-        summary: fitCheckRunText(summary),
-        ...(text !== undefined ? { text: fitCheckRunText(text) } : {}),
-        annotations: [],
-    };
-}
-function withBatches(run, batches) {
-    return { run: { ...run, annotations: batches[0] ?? [] }, more: batches.slice(1) };
-}
-
-;// CONCATENATED MODULE: ./src/github/whole-tree.ts
-
-
-/** Entries kept across the trees remembered whole (100,000 took 23 MB of heap); the oldest are forgotten beyond it. */
-const KEEP_ENTRIES = 500_000;
-/** rounds of batched reads for one prefetch (each goes GraphQL's LEVELS deeper) */
-const MAX_ROUNDS = 8;
-const parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
-const nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
-/**
- * Every entry below a tree (paths relative to it), in as few requests as GitHub allows. One recursive
- * listing when GitHub gives it whole. GitHub truncates a recursive listing at 100,000 entries or 7 MB
- * (https://docs.github.com/en/rest/git/trees#get-a-tree); then every directory the truncated listing did
- * hold whole is kept, each proven by recomputing its tree SHA from the entries listed for it, the tree
- * itself is listed plainly, and only its other children are listed again, recursively, going deeper only
- * where a child's own recursive listing is truncated too. Trees are addressed by SHA: what was listed whole
- * once is never listed again.
- */
-class WholeTrees {
-    upstream;
-    whole = new Map();
-    /** the same lists once they have arrived, for building larger trees from them without waiting */
-    settled = new Map();
-    sizes = new Map();
-    /** direct listings proven from a truncated recursive listing, by tree SHA */
-    direct = new Map();
-    truncatedTrees = new Set();
-    kept = 0;
-    constructor(upstream) {
-        this.upstream = upstream;
-    }
-    /** Whether GitHub truncated the recursive listing of this tree (as far as this object has asked). */
-    wasTruncated(sha) {
-        return this.truncatedTrees.has(sha);
-    }
-    /**
-     * The whole tree. `plainFirst` skips the recursive listing of `sha` itself (not of its children): for a
-     * tree expected to be truncated, such as the next root of a repository whose last root was.
-     */
-    list(sha, options = {}) {
-        const known = this.whole.get(sha);
-        if (known)
-            return known;
-        const pending = this.load(sha, options.plainFirst ?? false);
-        this.whole.set(sha, pending);
-        pending.then((entries) => this.keep(sha, entries), () => this.whole.delete(sha));
-        return pending;
-    }
-    /** The tree when it is already known whole (listed, proven or built), without asking. */
-    known(sha) {
-        return this.whole.get(sha);
-    }
-    /**
-     * The tree from its one recursive listing when that is whole, or proves it whole; otherwise null (what
-     * the listing proves of the tree's subdirectories is kept).
-     */
-    async once(sha) {
-        const known = this.whole.get(sha);
-        if (known)
-            return known;
-        const listing = await this.upstream.getTreeRecursive(sha);
-        if (!listing.truncated) {
-            this.remember(sha, listing.entries);
-            return listing.entries;
-        }
-        this.truncatedTrees.add(sha);
-        const proven = this.learn(sha, listing.entries);
-        if (proven)
-            this.remember(sha, proven);
-        return proven;
-    }
-    /** A tree's direct entries: proven from a truncated listing, or one plain listing. */
-    async plain(sha) {
-        return this.direct.get(sha) ?? (await this.upstream.getTree(sha));
-    }
-    /** Remembers a tree known whole by other means (a tree built locally and checked against its SHA). */
-    remember(sha, entries) {
-        if (this.whole.has(sha))
-            return;
-        this.whole.set(sha, Promise.resolve(entries));
-        this.keep(sha, entries);
-    }
-    /**
-     * Makes the trees known whole that batched reads can bring (Upstream.getTrees): the direct listings of
-     * everything below them, a few levels per call, round after round. What they cannot bring stays for REST.
-     */
-    async prefetch(shas) {
-        if (!this.upstream.getTrees)
-            return;
-        for (let round = 0; round < MAX_ROUNDS; round++) {
-            const missing = this.unlisted(shas);
-            if (missing.length === 0)
-                break;
-            const got = await this.upstream.getTrees(missing);
-            if (got.size === 0)
-                return;
-            for (const [sha, list] of got)
-                this.direct.set(sha, list);
-        }
-        for (const sha of shas) {
-            const built = this.assemble(sha);
-            if (built)
-                this.remember(sha, built);
-        }
-    }
-    /** Trees at or below `roots` that are neither known whole nor listed directly, the highest first. */
-    unlisted(roots) {
-        const out = [];
-        const seen = new Set();
-        let level = roots;
-        while (level.length > 0) {
-            const next = [];
-            for (const sha of level) {
-                if (seen.has(sha) || this.whole.has(sha))
-                    continue;
-                seen.add(sha);
-                const list = this.direct.get(sha);
-                if (!list)
-                    out.push(sha);
-                else
-                    for (const entry of list)
-                        if (entry.type === 'tree')
-                            next.push(entry.sha);
-            }
-            level = next;
-        }
-        return out;
-    }
-    /** The whole tree from what is known without asking (direct listings, trees known whole); else null. */
-    assemble(sha) {
-        const settled = this.settled.get(sha);
-        if (settled)
-            return settled;
-        const top = this.direct.get(sha);
-        if (!top)
-            return null;
-        const out = [];
-        for (const entry of top) {
-            out.push(entry);
-            if (entry.type !== 'tree')
-                continue;
-            const below = this.assemble(entry.sha);
-            if (!below)
-                return null;
-            for (const inner of below)
-                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
-        }
-        return out;
-    }
-    async load(sha, plainFirst) {
-        const built = this.assemble(sha);
-        if (built)
-            return built;
-        if (!plainFirst && !this.truncatedTrees.has(sha)) {
-            const listing = await this.upstream.getTreeRecursive(sha);
-            if (!listing.truncated)
-                return listing.entries;
-            this.truncatedTrees.add(sha);
-            const proven = this.learn(sha, listing.entries);
-            if (proven)
-                return proven;
-        }
-        const top = await this.plain(sha);
-        checkNames(sha, top);
-        this.direct.set(sha, top);
-        // Every child not yet known whole, in batched reads first; each then is built or listed as before.
-        await this.prefetch(top.filter((e) => e.type === 'tree' && !this.whole.has(e.sha)).map((e) => e.sha));
-        checkNames(sha, top);
-        const below = await Promise.all(top.map((entry) => (entry.type === 'tree' ? this.list(entry.sha) : Promise.resolve([]))));
-        const out = [];
-        top.forEach((entry, i) => {
-            out.push(entry);
-            for (const inner of below[i])
-                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
-        });
-        return out;
-    }
-    /**
-     * Keeps what a truncated recursive listing of `rootSha` proves: every directory whose listed entries
-     * hash to its SHA has its direct listing; every such directory whose subdirectories are all whole is
-     * whole. Returns the root's entries when the root itself is whole.
-     */
-    learn(rootSha, entries) {
-        const shaOf = new Map([['', rootSha]]);
-        const children = new Map([['', new Map()]]);
-        const unprovable = new Set();
-        for (const entry of entries) {
-            if (entry.type !== 'tree')
-                continue;
-            shaOf.set(entry.path, entry.sha);
-            children.set(entry.path, new Map());
-        }
-        for (const entry of entries) {
-            const parent = parentOf(entry.path);
-            const siblings = children.get(parent);
-            if (!siblings || siblings.has(nameOf(entry.path)))
-                unprovable.add(parent);
-            else
-                siblings.set(nameOf(entry.path), entry);
-        }
-        const deepestFirst = [...children.keys()].sort((a, b) => depth(b) - depth(a));
-        const isWhole = new Set();
-        for (const dir of deepestFirst) {
-            const listed = children.get(dir);
-            if (unprovable.has(dir) || treeSha(listed) !== shaOf.get(dir))
-                continue;
-            if ([...listed.values()].every((e) => e.type !== 'tree' || isWhole.has(e.path)))
-                isWhole.add(dir);
-            else
-                this.direct.set(shaOf.get(dir), [...listed].map(([name, entry]) => ({ ...entry, path: name })));
-        }
-        // every entry joins the largest whole directory above it
-        const outermost = (path) => {
-            let found = null;
-            for (let dir = parentOf(path);; dir = parentOf(dir)) {
-                if (isWhole.has(dir))
-                    found = dir;
-                if (dir === '')
-                    return found;
-            }
-        };
-        const lists = new Map();
-        for (const entry of entries) {
-            const dir = outermost(entry.path);
-            if (dir === null)
-                continue;
-            const list = lists.get(dir) ?? [];
-            lists.set(dir, list);
-            list.push(dir === '' ? entry : { ...entry, path: entry.path.slice(dir.length + 1) });
-        }
-        for (const [dir, list] of lists)
-            if (dir !== '')
-                this.remember(shaOf.get(dir), list);
-        return lists.get('') ?? null;
-    }
-    keep(sha, entries) {
-        if (this.sizes.has(sha))
-            return;
-        this.sizes.set(sha, entries.length);
-        this.settled.set(sha, entries);
-        this.kept += entries.length;
-        for (const [old, n] of this.sizes) {
-            if (this.kept <= KEEP_ENTRIES || old === sha)
-                break;
-            this.sizes.delete(old);
-            this.whole.delete(old);
-            this.settled.delete(old);
-            this.kept -= n;
-        }
-    }
-}
-const depth = (path) => (path === '' ? 0 : path.split('/').length);
-/** A name git forbids (empty, holding "/") or listed twice could join into a path that is not there. */
-function checkNames(sha, entries) {
-    const seen = new Set();
-    for (const { path } of entries) {
-        if (path === '' || path.includes('/') || seen.has(path))
-            throw new UpstreamError('invalid', `tree ${sha} lists an entry named ${JSON.stringify(path)}: expected unique single path segments`);
-        seen.add(path);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/verify/gathering/diff-hint.ts
-
-/** GitHub lists at most 300 files in a compare: a list that long may be cut short. */
-const COMPARE_FILE_CAP = 300;
-const FILE_MODES = new Set(['100644', '100755', '120000', '160000']);
-const diff_hint_parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
-const diff_hint_nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
-/** The base side: the root listing, and every top-level directory the hint touches, listed recursively. */
-async function baseDirs(upstream, baseTree, paths) {
-    const dirs = new Map([['', new Map((await upstream.getTree(baseTree)).map((e) => [e.path, e]))]]);
-    const tops = new Set(paths.filter((path) => path.includes('/')).map((path) => path.split('/')[0]));
-    const listings = await Promise.all([...tops].map(async (top) => {
-        const entry = dirs.get('').get(top);
-        if (entry?.type !== 'tree')
-            return { top, entries: [], sha: null };
-        const { entries, truncated } = await upstream.getTreeRecursive(entry.sha);
-        return truncated ? null : { top, entries, sha: entry.sha };
-    }));
-    for (const listing of listings) {
-        if (listing === null)
-            return null;
-        if (listing.sha === null)
-            continue;
-        dirs.set(listing.top, new Map());
-        for (const entry of listing.entries) {
-            const path = `${listing.top}/${entry.path}`;
-            if (entry.type === 'tree')
-                dirs.set(path, dirs.get(path) ?? new Map());
-            const parent = diff_hint_parentOf(path);
-            if (!dirs.has(parent))
-                dirs.set(parent, new Map());
-            dirs.get(parent).set(diff_hint_nameOf(path), entry);
-        }
-    }
-    return dirs;
-}
-function copyDirs(dirs) {
-    return new Map([...dirs].map(([path, entries]) => [path, new Map(entries)]));
-}
-/** Applies one file of the hint; false when it does not fit the base (then the hint is not used). */
-function apply(dirs, path, entry) {
-    const segments = path.split('/');
-    for (let i = 1; i < segments.length; i++) {
-        const dir = segments.slice(0, i).join('/');
-        const existing = dirs.get(diff_hint_parentOf(dir))?.get(diff_hint_nameOf(dir));
-        if (existing !== undefined && existing.type !== 'tree')
-            return false;
-        if (!dirs.has(dir)) {
-            if (existing !== undefined)
-                return false; // a tree the base listing should have held
-            dirs.set(dir, new Map());
-        }
-    }
-    const parent = dirs.get(diff_hint_parentOf(path));
-    const old = parent.get(diff_hint_nameOf(path));
-    if (old?.type === 'tree')
-        return false;
-    if (entry === null)
-        return old !== undefined && parent.delete(diff_hint_nameOf(path));
-    parent.set(diff_hint_nameOf(path), { ...entry, mode: old?.mode ?? entry.mode });
-    return true;
-}
-/** Tree SHAs bottom-up for every directory on a changed path; returns the root's. */
-function rootSha(dirs, changed) {
-    const touched = new Set(['']);
-    for (const path of changed)
-        for (let dir = diff_hint_parentOf(path); dir !== ''; dir = diff_hint_parentOf(dir))
-            touched.add(dir);
-    const deepestFirst = [...touched].sort((a, b) => b.split('/').length - a.split('/').length);
-    for (const dir of deepestFirst) {
-        if (dir === '')
-            continue;
-        const entries = dirs.get(dir);
-        const parent = dirs.get(diff_hint_parentOf(dir));
-        if (entries.size === 0)
-            parent.delete(diff_hint_nameOf(dir));
-        else
-            parent.set(diff_hint_nameOf(dir), { mode: '040000', type: 'tree', sha: treeSha(entries) });
-    }
-    return treeSha(dirs.get(''));
-}
-/**
- * The exact diff from a compare's file list, when that list rebuilds the head tree: the base side of the
- * touched directories is listed (recursively, one request per top-level directory), the listed changes are
- * applied (a new file taken as 100644, a modified one keeping its mode), and the root's tree SHA recomputed.
- * Only when it equals `headTree` is the result used: then every path, mode, symlink and submodule in it is
- * the head's own. Otherwise (a mode change, a list cut at 300, anything unexpected) null: walk the trees.
- */
-async function diffFromHint(upstream, baseTree, headTree, files) {
-    if (files.length === 0 || files.length >= COMPARE_FILE_CAP || !/^[0-9a-f]{40}$/.test(headTree))
-        return null;
-    const edits = new Map();
-    for (const file of files) {
-        if (file.previousPath !== undefined && file.status === 'renamed')
-            edits.set(file.previousPath, null);
-        if (file.status === 'removed')
-            edits.set(file.path, null);
-        else if (file.status !== 'unchanged')
-            edits.set(file.path, { mode: '100644', type: 'blob', sha: file.sha });
-    }
-    const base = await baseDirs(upstream, baseTree, [...edits.keys()]);
-    if (base === null)
-        return null;
-    const head = copyDirs(base);
-    for (const [path, entry] of edits)
-        if (!apply(head, path, entry))
-            return null;
-    if (rootSha(head, new Set(edits.keys())) !== headTree)
-        return null;
-    const changes = [];
-    for (const path of edits.keys()) {
-        const o = base.get(diff_hint_parentOf(path))?.get(diff_hint_nameOf(path));
-        const n = head.get(diff_hint_parentOf(path))?.get(diff_hint_nameOf(path));
-        if (n !== undefined && !FILE_MODES.has(n.mode))
-            return null;
-        if (o && n) {
-            if (o.sha !== n.sha || o.mode !== n.mode)
-                changes.push({
-                    path,
-                    kind: 'modified',
-                    oldMode: o.mode,
-                    newMode: n.mode,
-                    oldSha: o.sha,
-                    newSha: n.sha,
-                });
-        }
-        else if (n)
-            changes.push({ path, kind: 'added', newMode: n.mode, newSha: n.sha });
-        else if (o)
-            changes.push({ path, kind: 'deleted', oldMode: o.mode, oldSha: o.sha });
-    }
-    return changes;
-}
-
-;// CONCATENATED MODULE: ./src/verify/gathering/diff-trees.ts
-
-
-const isTree = (entry) => entry?.type === 'tree';
-function leaf(path, kind, entry) {
-    return kind === 'added'
-        ? { path, kind, newMode: entry.mode, newSha: entry.sha }
-        : { path, kind, oldMode: entry.mode, oldSha: entry.sha };
-}
-/** Every entry of a complete recursive listing by path; a path listed twice is a malformed change. */
-function byPathOf(entries, prefix, kind, out) {
-    const map = new Map();
-    for (const entry of entries) {
-        if (map.has(entry.path))
-            out.push({
-                path: prefix + entry.path,
-                kind,
-                problem: `the tree lists ${JSON.stringify(entry.path)} twice`,
-            });
-        else
-            map.set(entry.path, entry);
-    }
-    return map;
-}
-/**
- * Every non-tree entry below a tree that appeared or disappeared as a whole: one recursive listing, or,
- * when GitHub truncates it, as WholeTrees completes it.
- */
-async function diff_trees_expand(trees, prefix, tree, kind, out) {
-    const whole = (await trees.once(tree)) ?? (await expandByDir(trees, prefix, tree, kind, out));
-    if (whole === null)
-        return;
-    for (const entry of byPathOf(whole, prefix, kind, out).values())
-        if (entry.type !== 'tree')
-            out.push(leaf(prefix + entry.path, kind, entry));
-}
-/** A truncated tree: its own listing, and each subdirectory expanded (proven ones cost nothing). */
-async function expandByDir(trees, prefix, tree, kind, out) {
-    const subtrees = [];
-    for (const entry of byName(await trees.plain(tree), prefix, kind, out).values()) {
-        if (isTree(entry))
-            subtrees.push(diff_trees_expand(trees, `${prefix}${entry.path}/`, entry.sha, kind, out));
-        else
-            out.push(leaf(prefix + entry.path, kind, entry));
-    }
-    await Promise.all(subtrees);
-    return null;
-}
-/**
- * A tree's entries by name. Names git forbids (empty, holding a "/") or listed twice can't come from git's
- * own tools and GitHub's checks refuse them; should one get through, it is a change that is never allowed
- * (a name with "/" would otherwise join into an innocent-looking path, a duplicate would hide its twin).
- */
-function byName(entries, prefix, kind, out) {
-    const map = new Map();
-    for (const entry of entries) {
-        const problem = entry.path === '' || entry.path.includes('/')
-            ? `tree entry name ${JSON.stringify(entry.path)} is not a single path segment`
-            : map.has(entry.path)
-                ? `the tree lists ${JSON.stringify(entry.path)} twice`
-                : null;
-        if (problem === null)
-            map.set(entry.path, entry);
-        else
-            out.push({ path: prefix + entry.path, kind, problem });
-    }
-    return map;
-}
-/** From this many differing subtrees on, listing a directory whole (both sides, recursively) beats walking it. */
-const MANY_SUBTREES = 4;
-/**
- * Both sides of a directory listed recursively and compared path by path; false when GitHub truncates
- * either (what the truncated listings prove of subdirectories is kept for the walk).
- */
-async function diffWhole(trees, prefix, base, head, out) {
-    const [before, after] = await Promise.all([trees.once(base), trees.once(head)]);
-    if (before === null || after === null)
-        return false;
-    compareWhole(prefix, before, after, out);
-    return true;
-}
-function compareWhole(prefix, before, after, out) {
-    const old = byPathOf(before, prefix, 'deleted', out);
-    const now = byPathOf(after, prefix, 'added', out);
-    for (const name of new Set([...old.keys(), ...now.keys()])) {
-        const o = old.get(name);
-        const n = now.get(name);
-        if (o && n && o.sha === n.sha && o.mode === n.mode)
-            continue;
-        const path = prefix + name;
-        // A tree's own entry says nothing its files don't: they are listed too.
-        if (o && n && !isTree(o) && !isTree(n)) {
-            out.push({ path, kind: 'modified', oldMode: o.mode, newMode: n.mode, oldSha: o.sha, newSha: n.sha });
-            continue;
-        }
-        if (o && !isTree(o))
-            out.push(leaf(path, 'deleted', o));
-        if (n && !isTree(n))
-            out.push(leaf(path, 'added', n));
-    }
-}
-/**
- * One directory on both sides. Both known whole (a truncated listing above proved them): compared with no
- * request. Else listed plainly; when many subdirectories differ, both sides are listed recursively, and
- * when that is truncated too, each differing subdirectory is (the walk goes deeper only where needed).
- */
-async function diffDir(trees, prefix, base, head, out, wholeFirst = false) {
-    if (base === head)
-        return;
-    const [knownBase, knownHead] = [trees.known(base), trees.known(head)];
-    if (knownBase && knownHead)
-        return compareWhole(prefix, await knownBase, await knownHead, out);
-    if (wholeFirst && (await diffWhole(trees, prefix, base, head, out)))
-        return;
-    const [before, after] = await Promise.all([trees.plain(base), trees.plain(head)]);
-    const here = [];
-    const old = byName(before, prefix, 'deleted', here);
-    const now = byName(after, prefix, 'added', here);
-    const differing = [...now].filter(([name, n]) => {
-        const o = old.get(name);
-        return o !== undefined && isTree(o) && isTree(n) && o.sha !== n.sha;
-    });
-    const many = differing.length >= MANY_SUBTREES;
-    if (many && !wholeFirst && (await diffWhole(trees, prefix, base, head, out)))
-        return;
-    // Both sides of every differing subdirectory in batched reads (a few calls for many trees), so each is
-    // compared whole without a listing of its own; what they cannot bring is listed below as before.
-    if (many)
-        await trees.prefetch(differing.flatMap(([name, n]) => [old.get(name).sha, n.sha]).filter((sha) => !trees.known(sha)));
-    out.push(...here);
-    const work = [];
-    for (const name of new Set([...old.keys(), ...now.keys()])) {
-        const o = old.get(name);
-        const n = now.get(name);
-        if (o && n && o.sha === n.sha && o.mode === n.mode)
-            continue;
-        const path = prefix + name;
-        if (o && n && isTree(o) && isTree(n)) {
-            work.push(diffDir(trees, `${path}/`, o.sha, n.sha, out, many));
-        }
-        else if (o && n && !isTree(o) && !isTree(n)) {
-            out.push({ path, kind: 'modified', oldMode: o.mode, newMode: n.mode, oldSha: o.sha, newSha: n.sha });
-        }
-        else {
-            // Present on one side only, or a file became a directory (or the reverse).
-            const sides = [
-                [o, 'deleted'],
-                [n, 'added'],
-            ];
-            for (const [entry, kind] of sides) {
-                if (!entry)
-                    continue;
-                if (isTree(entry))
-                    work.push(diff_trees_expand(trees, `${path}/`, entry.sha, kind, out));
-                else
-                    out.push(leaf(path, kind, entry));
-            }
-        }
-    }
-    await Promise.all(work);
-}
-const byPath = (a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : a.kind === 'deleted' ? -1 : b.kind === 'deleted' ? 1 : 0;
-/**
- * The changed paths between two trees, Merkle-style: only subtrees whose SHA differs are listed, so the
- * requests grow with the changed directories, not with the repository. `baseTree` null: all added.
- * `hint`, a compare's file list from base to head, may make it cheaper (diffFromHint), never different.
- */
-async function diff_trees_diffTrees(upstream, baseTree, headTree, hint) {
-    const out = [];
-    const trees = new WholeTrees(upstream);
-    const hinted = baseTree !== null && hint !== undefined ? await diffFromHint(upstream, baseTree, headTree, hint) : null;
-    if (hinted !== null)
-        out.push(...hinted);
-    else if (baseTree === null)
-        await diff_trees_expand(trees, '', headTree, 'added', out);
-    else
-        await diffDir(trees, '', baseTree, headTree, out);
-    return out.sort(byPath);
-}
-
-;// CONCATENATED MODULE: ./src/verify/gathering/new-commits.ts
-
-const PAGE = 100;
-const SYMLINK = '120000';
-const SUBMODULE = '160000';
-/**
- * The commits reachable from `endHead` and not from `base` (an ancestor of it), newest first: exactly
- * git's base..end, merges' side branches included, whatever their dates. Bounded by `max`.
- */
-async function listNewCommits(upstream, base, endHead, max) {
-    const first = await upstream.compare(base, endHead);
-    const commits = [...first.commits];
-    // More than the bound: listing the rest would not make the job checked, so spare the requests.
-    if (first.totalCommits > max)
-        return { commits: commits.reverse(), complete: false };
-    for (let page = 2; commits.length < Math.min(first.totalCommits, max); page++) {
-        const next = await upstream.compare(base, endHead, page);
-        if (next.commits.length === 0)
-            break;
-        commits.push(...next.commits);
-    }
-    return {
-        commits: commits.slice(0, max).reverse(),
-        complete: commits.length === first.totalCommits && first.totalCommits <= max,
-    };
-}
-/**
- * Commits listed back from the end head, newest first, until one of `stops`: after a history rewrite,
- * where there is no single base (the order is by date, so this serves attribution, not the verdict).
- * Without stops (a new branch with no base) the whole history is new. Bounded by `max`.
- */
-async function listCommitsAbove(upstream, endHead, stops, max) {
-    const commits = [];
-    for (let page = 1;; page++) {
-        const listed = await upstream.listCommits({ sha: endHead, perPage: PAGE, page });
-        for (const commit of listed) {
-            if (stops.has(commit.sha))
-                return { commits, complete: true };
-            if (commits.length >= max)
-                return { commits, complete: false };
-            commits.push(commit);
-        }
-        if (listed.length < PAGE)
-            return { commits, complete: stops.size === 0 };
-    }
-}
-const arrivesAsLink = (change) => change.kind !== 'deleted' && (change.newMode === SYMLINK || change.newMode === SUBMODULE);
-/**
- * Changes made by single commits that the net diff does not show: a file added and removed again, or a
- * symlink later replaced by a file. They stay in the branch's history, so they are judged too. Each
- * commit is diffed against its first parent; the trees are mostly cached by then, so the cost is the
- * directories each commit changed.
- */
-async function intermediateChanges(upstream, commits, net) {
-    const netByPath = new Map(net.map((change) => [change.path, change]));
-    const perCommit = await Promise.all(commits.map(async (commit) => {
-        const parent = commit.parents[0];
-        const parentTree = parent === undefined ? null : (await upstream.getCommit(parent)).tree;
-        return diff_trees_diffTrees(upstream, parentTree, commit.tree);
-    }));
-    const found = new Map();
-    for (const change of perCommit.flat()) {
-        const inNet = netByPath.get(change.path);
-        const hidden = inNet === undefined || change.problem !== undefined || (arrivesAsLink(change) && !arrivesAsLink(inNet));
-        if (!hidden)
-            continue;
-        const seen = found.get(change.path);
-        if (seen === undefined || (arrivesAsLink(change) && !arrivesAsLink(seen)))
-            found.set(change.path, change);
-    }
-    return [...found.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-/**
- * Paths each commit changed that the net change does not show, from each commit's list of changed paths
- * (one request a commit). Commits whose list GitHub may have cut come back in `unlisted`, for a tree diff.
- */
-async function pathsOfCommits(upstream, commits, net) {
-    const inNet = new Set(net.map((change) => change.path));
-    const listed = await Promise.all(commits.map((commit) => upstream.getCommitFiles(commit.sha)));
-    const paths = new Map();
-    const unlisted = [];
-    listed.forEach((files, index) => {
-        if (!files.complete)
-            unlisted.push(commits[index]);
-        else
-            for (const path of files.paths)
-                if (!inNet.has(path))
-                    paths.set(path, { path, kind: 'modified' });
-    });
-    return { paths: [...paths.values()], unlisted };
-}
-/** Changes by path, sorted; where both know a path, the one from a tree diff (it has the modes) wins. */
-function mergeChanges(fromTrees, fromPaths) {
-    const merged = new Map(fromPaths.map((change) => [change.path, change]));
-    for (const change of fromTrees)
-        merged.set(change.path, change);
-    return [...merged.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-
-;// CONCATENATED MODULE: ./src/verify/gathering/ref-accounting.ts
-/** How the activity list shows a ref that is absent (before a creation, after a deletion). */
-const ZERO_SHA = '0000000000000000000000000000000000000000';
-/**
- * Branches the verification creates and deletes to mark the end of a job in the activity list, always at a
- * commit some ref held at the start. Pushes made with GITHUB_TOKEN start no workflow runs:
- * https://docs.github.com/actions/security-for-github-actions/security-guides/automatic-token-authentication#using-the-github_token-in-a-workflow
- */
-const MARKER_PREFIX = 'perimeter-marker/';
-/**
- * Whether a ref is an end marker (this job's or a concurrent one's) that carried nothing new: under the
- * marker prefix, and every commit it held is one some ref held at the start. Anything else under that name
- * is judged like any other branch.
- */
-function isInertMarker(ref, held, start) {
-    if (!ref.startsWith(`refs/heads/${MARKER_PREFIX}`))
-        return false;
-    const known = new Set([ZERO_SHA, ...Object.values(start)]);
-    for (const sha of held)
-        if (!known.has(sha))
-            return false;
-    return true;
-}
-const value = (sha) => sha ?? ZERO_SHA;
-const ref_accounting_short = (sha) => (sha === ZERO_SHA ? 'nothing' : sha.slice(0, 7));
-/**
- * Accounts for every branch from the start snapshot to the end snapshot with the activity list read back to
- * before the job (newest first, as GitHub lists it). A branch is accounted for when its moves form one
- * unbroken chain that leaves its start value and arrives at its end value; its moves during the job are
- * that chain, from the first move away from the start value to the last arrival at the end value (moves
- * before are earlier than the job, moves after are later than the end snapshot). A branch that changed
- * between the snapshots without such a chain, or whose chain breaks, is unaccounted: the list is behind or
- * incomplete, and nothing proves what happened to it. Only `refs/heads/*`: GitHub records nothing else.
- */
-function accountForBranches(activity, start, end) {
-    const byRef = new Map();
-    for (const item of [...activity].reverse()) {
-        const list = byRef.get(item.ref) ?? [];
-        list.push(item);
-        byRef.set(item.ref, list);
-    }
-    const names = new Set([...Object.keys(start), ...Object.keys(end), ...byRef.keys()]);
-    const branches = new Map();
-    const unaccounted = [];
-    for (const ref of [...names].filter((name) => name.startsWith('refs/heads/')).sort()) {
-        const from = value(start[ref]);
-        const to = value(end[ref]);
-        const result = chainOf(byRef.get(ref) ?? [], from, to);
-        if (typeof result === 'string')
-            unaccounted.push(`${ref}: ${result}`);
-        else if (result.length > 0)
-            branches.set(ref, { ref, moves: result });
-    }
-    return { branches, unaccounted };
-}
-/** The moves from `from` to `to` (oldest first), or why the list does not account for them. */
-function chainOf(items, from, to) {
-    const first = items.findIndex((item) => item.before === from);
-    if (first < 0) {
-        return from === to
-            ? []
-            : `the activity list shows no move away from ${ref_accounting_short(from)}, yet it is at ${ref_accounting_short(to)}`;
-    }
-    let at = from;
-    // index of the last move that arrives at `to`; with from === to, staying put counts as arriving
-    let lastArrival = from === to ? first - 1 : -1;
-    for (let i = first; i < items.length; i++) {
-        const item = items[i];
-        if (item.before !== at) {
-            return `the activity list is not continuous: a move from ${ref_accounting_short(item.before)} follows one to ${ref_accounting_short(at)}`;
-        }
-        at = item.after;
-        if (at === to)
-            lastArrival = i;
-    }
-    if (from !== to && lastArrival === -1) {
-        return `the activity list does not show it arriving at ${ref_accounting_short(to)} (it may not have caught up yet)`;
-    }
-    return items.slice(first, lastArrival + 1);
-}
-
-;// CONCATENATED MODULE: ./src/verify/gathering/others.ts
-
-
-/**
- * Whether every move of a ref was made by someone other than `identity` (the actor GitHub records for this
- * job's token). A move with no recorded actor, or no known identity, counts as this job's: strict.
- */
-function movedByOthersOnly(moves, identity) {
-    return (identity !== null &&
-        moves.length > 0 &&
-        moves.every((move) => move.actor !== null && move.actor !== identity));
-}
-/**
- * The commits other actors brought onto the bound branch during the job: for each of their moves, the
- * commits its new head has that its old head had not. Throws when a move's commits cannot all be listed.
- */
-async function commitsOfOthers(upstream, history, identity, max) {
-    const theirs = new Set();
-    if (identity === null)
-        return theirs;
-    for (const move of history?.moves ?? []) {
-        if (move.actor === null || move.actor === identity)
-            continue;
-        if (move.before === ZERO_SHA || move.after === ZERO_SHA)
-            continue;
-        const listed = await listNewCommits(upstream, move.before, move.after, max);
-        if (!listed.complete)
-            throw new Error(`the commits ${move.actor} pushed (${move.before.slice(0, 7)} → ${move.after.slice(0, 7)}) are too many to list`);
-        for (const commit of listed.commits)
-            theirs.add(commit.sha);
-    }
-    return theirs;
-}
-
-;// CONCATENATED MODULE: ./src/verify/judging/judge.ts
-
-
-
-
-const judge_SYMLINK = '120000';
-const judge_SUBMODULE = '160000';
-/** Refs created, moved or deleted between two snapshots, sorted by name. */
-function compareSnapshots(start, end) {
-    const changes = [];
-    for (const ref of [...new Set([...Object.keys(start), ...Object.keys(end)])].sort()) {
-        const before = start[ref] ?? null;
-        const after = end[ref] ?? null;
-        if (before === after)
-            continue;
-        const kind = before === null ? 'created' : after === null ? 'deleted' : 'moved';
-        changes.push({ ref, kind, before, after });
-    }
-    return changes;
-}
-/** Whether some exposed perimeter bound to `branch` may write `path`, and the rule that decided. */
-function decideWrite(path, branch, perimeters) {
-    const bound = perimeters.filter((perimeter) => perimeter.allowsBranch(branch));
-    if (bound.length === 0) {
-        return { allowed: false, rule: `no exposed perimeter may work on branch "${branch}"` };
-    }
-    const refusals = [];
-    for (const perimeter of bound) {
-        const decision = perimeter.canWrite(path);
-        if (decision.allowed)
-            return { allowed: true, rule: `${perimeter.name}: ${decision.rule}`, perimeter: perimeter.name };
-        refusals.push(`${perimeter.name}: ${decision.rule}`);
-    }
-    const guarded = protectedRule(path);
-    if (guarded !== null && !refusals.some((refusal) => refusal.includes('protected'))) {
-        refusals.push(`protected: ${guarded}`);
-    }
-    return { allowed: false, rule: refusals.join('; ') };
-}
-function judge_decideFile(change, branch, perimeters) {
-    if (change.problem !== undefined)
-        return { ...change, allowed: false, rule: `invalid path: ${change.problem}` };
-    const write = decideWrite(change.path, branch, perimeters);
-    const arrives = change.kind !== 'deleted';
-    // A retargeted symlink or submodule is as new as a fresh one: its target was not checked either.
-    if (arrives && change.newMode === judge_SYMLINK)
-        return { ...change, allowed: false, rule: 'symlinks are never allowed' };
-    if (arrives && change.newMode === judge_SUBMODULE)
-        return { ...change, allowed: false, rule: 'submodules are never allowed' };
-    return { ...change, ...write };
-}
-/** The violations among changed files, by the rules of the verdict (the apply job re-judges staged commits so). */
-function judge_fileViolations(changes, branch, perimeters) {
-    return changes
-        .map((change) => judge_decideFile(change, branch, perimeters))
-        .filter((file) => !file.allowed)
-        .map(fileViolation);
-}
-function fileViolation(file) {
-    const kind = file.newMode === judge_SYMLINK && file.kind !== 'deleted'
-        ? 'symlink'
-        : file.newMode === judge_SUBMODULE && file.kind !== 'deleted'
-            ? 'submodule'
-            : 'path';
-    const what = kind === 'path' ? `${file.kind} outside every perimeter` : `${kind} ${file.kind}`;
-    const when = file.transient ? ' by an intermediate commit' : '';
-    return { kind, path: file.path, message: `${file.path}: ${what}${when} (${file.rule})` };
-}
-function attribute(facts) {
-    const shas = facts.newCommits?.shas ?? [];
-    const complete = facts.newCommits?.complete ?? false;
-    const theirs = new Set(facts.otherCommits);
-    const ours = shas.filter((sha) => !theirs.has(sha));
-    const others = shas.filter((sha) => theirs.has(sha));
-    if (!facts.ledger?.ok)
-        return { gateway: [], direct: [], others, unattributed: ours, complete };
-    const made = new Set(facts.gatewayCommits);
-    return {
-        gateway: ours.filter((sha) => made.has(sha)),
-        direct: ours.filter((sha) => !made.has(sha)),
-        others,
-        unattributed: [],
-        complete,
-    };
-}
-const judge_short = (sha) => sha === null || sha === ZERO_SHA ? 'nothing' : sha.slice(0, 7);
-function describeMoves(moves) {
-    const shown = moves
-        .slice(0, 5)
-        .map((move) => `${move.activityType} by ${move.actor ?? 'unknown'}, ${judge_short(move.before)} → ${judge_short(move.after)}`);
-    return moves.length > shown.length
-        ? `${shown.join('; ')}; ${moves.length - shown.length} more`
-        : shown.join('; ');
-}
-/**
- * Every head the bound branch held during the job must be its start head (or, for a branch created during
- * the job, the commit it was compared with) or a new commit of its end head:
- * then every commit it ever pointed at is in the history that was examined. A deletion in between, or a head
- * the end does not contain (a force push away and back), breaks that, and is a violation of its own.
- */
-function boundBranchMoves(facts) {
-    const ref = `refs/heads/${facts.branch}`;
-    const moves = facts.branchMoves?.get(ref)?.moves ?? [];
-    const violations = [];
-    const deletion = facts.endHead !== null ? moves.find((move) => move.after === ZERO_SHA) : undefined;
-    if (deletion) {
-        violations.push({
-            kind: 'branch-deleted',
-            ref,
-            message: `branch "${facts.branch}" was deleted during the job (by ${deletion.actor ?? 'unknown'}) and created again; what it held in between was not checked`,
-        });
-    }
-    if (facts.historyRewritten === true || facts.endHead === null || facts.newCommits?.complete !== true)
-        return violations;
-    const known = new Set([facts.startHead, facts.baseline?.sha, ...facts.newCommits.shas]);
-    const lost = moves.find((move) => move.after !== ZERO_SHA && !known.has(move.after));
-    if (lost) {
-        violations.push({
-            kind: 'history',
-            ref,
-            message: `"${facts.branch}" held ${judge_short(lost.after)} during the job (${lost.activityType} by ${lost.actor ?? 'unknown'}), which its end head does not contain: history was rewritten and the commits in between were not checked`,
-        });
-    }
-    return violations;
-}
-/**
- * A status on the receipt's context posted during the job that Perimeter did not post: someone with the job's
- * access (the agent, with the token it read from the gateway) posted a receipt of its own.
- */
-function forgedReceipts(foreign) {
-    return foreign
-        .filter((f) => f.inWindow)
-        .map(({ sha, status }) => ({
-        kind: 'forged-receipt',
-        message: `forged receipt: a "${status.state}" status on "${status.context}" of ${judge_short(sha)} (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}) was posted during the job, not by Perimeter`,
-    }));
-}
-/** A check run named like the receipt, not Perimeter's: the agent's token can create one as github-actions. */
-function forgedCheckRuns(foreign) {
-    return foreign.map(({ sha, run }) => ({
-        kind: 'forged-receipt',
-        message: `forged receipt: a check run "${run.name}" (${run.conclusion ?? run.status}) on ${judge_short(sha)} (id ${run.id}, app ${run.app ?? 'unknown'}, started ${run.startedAt ?? 'at no stated time'}) was created during the job or claims a later time, not by Perimeter`,
-    }));
-}
-function judge(facts) {
-    const branchRef = `refs/heads/${facts.branch}`;
-    const violations = [];
-    const unchecked = [...facts.unchecked];
-    const notes = [...facts.notes];
-    if (facts.startHead !== null && facts.endHead === null) {
-        violations.push({
-            kind: 'branch-deleted',
-            ref: branchRef,
-            message: `branch "${facts.branch}" was deleted during the job`,
-        });
-    }
-    if (facts.historyRewritten === true) {
-        violations.push({
-            kind: 'history',
-            ref: branchRef,
-            message: `history of "${facts.branch}" was rewritten: ${judge_short(facts.startHead)} is not an ancestor of ${judge_short(facts.endHead)}`,
-        });
-    }
-    violations.push(...boundBranchMoves(facts));
-    const files = [
-        ...facts.changes.map((change) => judge_decideFile(change, facts.branch, facts.perimeters)),
-        ...facts.intermediate.map((change) => ({
-            ...judge_decideFile(change, facts.branch, facts.perimeters),
-            transient: true,
-        })),
-    ];
-    for (const file of files)
-        if (!file.allowed)
-            violations.push(fileViolation(file));
-    const inert = (ref) => {
-        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
-        const change = facts.refChanges.find((c) => c.ref === ref);
-        const held = [...moves.flatMap((m) => [m.before, m.after]), change?.before, change?.after];
-        return isInertMarker(ref, held.filter((sha) => typeof sha === 'string'), facts.start);
-    };
-    const ignored = compileGlobList(facts.ignoreRefs);
-    const others = [];
-    /** Someone else's change (listed), or null: this job's, to be judged. */
-    const otherChange = (ref) => {
-        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
-        const actors = [...new Set(moves.map((move) => move.actor ?? 'unknown'))];
-        if (ref.startsWith('refs/heads/') && movedByOthersOnly(moves, facts.identity))
-            return { ref, actors, why: 'moved by others only' };
-        const glob = ignored.find(ref);
-        return glob === null ? null : { ref, actors, why: `ignore-refs: ${glob}` };
-    };
-    /** Why a change by this job's identity is judged though another workflow may have made it. */
-    const sameIdentity = (ref) => {
-        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
-        if (!ref.startsWith('refs/heads/'))
-            return ` (GitHub records no actor for refs outside refs/heads; name it in ignore-refs if another workflow changes it)`;
-        if (facts.identity !== null && moves.some((move) => move.actor === facts.identity))
-            return ` (by ${facts.identity}, the identity of this job's token: another workflow with the same token cannot be told apart; name it in ignore-refs if one changes it)`;
-        return '';
-    };
-    const refChanges = facts.refChanges.filter((change) => change.ref !== branchRef && !inert(change.ref));
-    for (const change of refChanges) {
-        const other = otherChange(change.ref);
-        if (other) {
-            others.push(other);
-            continue;
-        }
-        violations.push({
-            kind: 'ref',
-            ref: change.ref,
-            message: `${change.ref} was ${change.kind} during the job (${judge_short(change.before)} → ${judge_short(change.after)}); only "${facts.branch}" may change${sameIdentity(change.ref)}`,
-        });
-    }
-    for (const [ref, history] of facts.branchMoves ?? []) {
-        if (ref === branchRef || inert(ref) || facts.refChanges.some((change) => change.ref === ref))
-            continue;
-        const other = otherChange(ref);
-        if (other) {
-            others.push(other);
-            continue;
-        }
-        violations.push({
-            kind: 'ref',
-            ref,
-            message: `${ref} was changed during the job and changed back (${describeMoves(history.moves)}); only "${facts.branch}" may change${sameIdentity(ref)}`,
-        });
-    }
-    if (facts.ledger === null) {
-        if (facts.ledgerExpected !== false)
-            unchecked.push('there is no gateway ledger, so commits could not be attributed');
-        else if (facts.directPushes === 'deny')
-            unchecked.push('direct-pushes: deny needs the gateway ledger to tell its commits from direct pushes, and a verify job trusts none');
-    }
-    else if (!facts.ledger.ok)
-        unchecked.push(`the gateway ledger is broken: ${facts.ledger.problem ?? 'unknown problem'}`);
-    const commits = attribute(facts);
-    if (facts.directPushes === 'deny' && commits.direct.length > 0) {
-        violations.push({
-            kind: 'direct-push',
-            ref: branchRef,
-            message: `${commits.direct.length} commit(s) reached "${facts.branch}" without the gateway (direct-pushes: deny): ${commits.direct.map(judge_short).join(', ')}`,
-        });
-    }
-    if (facts.newCommits === null && facts.endHead !== facts.startHead)
-        unchecked.push('the new commits could not be listed');
-    else if (facts.newCommits !== null && !facts.newCommits.complete)
-        unchecked.push('not every new commit could be listed, so not each one was examined');
-    if (facts.branchMoves === null && !unchecked.some((item) => item.includes('activity list')))
-        unchecked.push("the branch moves during the job: GitHub's activity list was not read");
-    if (commits.direct.length > 0 && facts.directPushes === 'check') {
-        notes.push(`${commits.direct.length} commit(s) were pushed without the gateway (allowed by direct-pushes: check)`);
-    }
-    violations.push(...forgedReceipts(facts.foreignStatuses ?? []));
-    violations.push(...forgedCheckRuns(facts.foreignCheckRuns ?? []));
-    for (const { sha, status } of (facts.foreignStatuses ?? []).filter((f) => !f.inWindow))
-        notes.push(`a "${status.state}" status on "${status.context}" of ${judge_short(sha)} was posted after the job ended (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}): not the job's, and not this receipt`);
-    const state = violations.length > 0 ? 'failure' : unchecked.length > 0 ? 'error' : 'success';
-    return {
-        state,
-        branch: facts.branch,
-        startHead: facts.startHead,
-        endHead: facts.endHead,
-        baseline: facts.baseline,
-        files,
-        violations,
-        refChanges,
-        commits,
-        pushes: [...(facts.branchMoves?.values() ?? [])].flatMap((history) => history.moves),
-        others,
-        identity: facts.identity,
-        perPerimeter: facts.ledger?.perPerimeter ?? {},
-        unchecked,
-        notes,
-    };
-}
-
-;// CONCATENATED MODULE: ./src/verify/judging/commit-judge.ts
-
-/**
- * One commit judged by the verdict's rules: every changed path (fileViolations), and the commit as a whole:
- * some one perimeter bound to `branch` could have made it in one push, every path writable, within its
- * limits. The apply job judges staged commits so; the pull-request gate judges each commit of a pull request so.
- */
-function commit_judge_judgeCommit(commit, branch, perimeters) {
-    const files = fileViolations(commit.changes, branch, perimeters);
-    if (files.length > 0 || perimeters.some((p) => madeBy(p, commit, branch)))
-        return files;
-    return [
-        {
-            kind: 'path',
-            message: `${commit.label}: no one perimeter may write all of its ${commit.changes.length} path(s) within its limits (files-per-push, bytes-per-file, bytes-per-push)`,
-        },
-    ];
-}
-/** Whether `perimeter` could have made this commit in one push: every path writable, within its limits. */
-function madeBy(perimeter, commit, branch) {
-    const { limits } = perimeter.spec;
-    if (!perimeter.allowsBranch(branch) || commit.changes.length > limits.filesPerPush)
-        return false;
-    let bytes = 0;
-    for (const change of commit.changes) {
-        if (!perimeter.canWrite(change.path).allowed)
-            return false;
-        if (change.kind === 'deleted')
-            continue;
-        const size = commit.sizeOf(change.newSha);
-        if (size > limits.bytesPerFile)
-            return false;
-        bytes += size;
-    }
-    return bytes <= limits.bytesPerPush;
-}
-
-;// CONCATENATED MODULE: ./src/verify/receipts/audit-compare.ts
-const violationKey = (v) => `${v.kind} ${v.path ?? v.ref ?? v.message}`;
-const fileKey = (f) => `${f.path} ${f.kind} ${f.allowed ? 'allowed' : 'refused'}`;
-function missing(from, inside, key) {
-    const keys = new Set(inside.map(key));
-    return from.filter((item) => !keys.has(key(item)));
-}
-function compareReceipts(recorded, recomputed) {
-    const out = [];
-    if (recorded.state !== recomputed.state)
-        out.push({
-            field: 'state',
-            message: `the receipt says ${recorded.state}, GitHub shows ${recomputed.state}: ${recomputed.description}`,
-        });
-    for (const v of missing(recomputed.violations, recorded.violations, violationKey))
-        out.push({ field: 'violations', message: `not in the receipt: ${v.message}` });
-    for (const v of missing(recorded.violations, recomputed.violations, violationKey))
-        out.push({ field: 'violations', message: `in the receipt, not shown by GitHub: ${v.message}` });
-    for (const u of missing(recomputed.unchecked, recorded.unchecked, (s) => s))
-        out.push({ field: 'unchecked', message: `not checked now: ${u}` });
-    for (const f of missing(recomputed.files, recorded.files, fileKey))
-        out.push({
-            field: 'files',
-            message: `${f.path}: ${f.kind}, ${f.allowed ? 'allowed' : 'refused'} (${f.rule}), which the receipt does not say`,
-        });
-    for (const f of missing(recorded.files, recomputed.files, fileKey))
-        out.push({
-            field: 'files',
-            message: `${f.path}: the receipt says ${f.kind}, ${f.allowed ? 'allowed' : 'refused'}; GitHub does not show that`,
-        });
-    for (const kind of ['gateway', 'direct', 'others', 'unattributed']) {
-        const a = [...recorded.commits[kind]].sort().join(',');
-        const b = [...recomputed.commits[kind]].sort().join(',');
-        if (a !== b)
-            out.push({
-                field: 'commits',
-                message: `${kind} commits: the receipt lists ${recorded.commits[kind].length}, GitHub shows ${recomputed.commits[kind].length}`,
-            });
-    }
-    const [l, r] = [recorded.ledger, recomputed.ledger];
-    if (l.ok !== r.ok || l.records !== r.records || l.head !== r.head)
-        out.push({
-            field: 'ledger',
-            message: `the receipt says the ledger ${l.ok ? 'verified' : 'did not verify'} with ${l.records} records ending at ${l.head?.slice(0, 12) ?? 'none'}; the record's ledger ${r.ok ? 'verifies' : `does not (${r.problem ?? 'unknown'})`} with ${r.records} ending at ${r.head?.slice(0, 12) ?? 'none'}`,
-        });
-    return out;
-}
-
-;// CONCATENATED MODULE: external "node:fs/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
-;// CONCATENATED MODULE: ./src/ledger/record.ts
-
-/**
- * The ledger's record format: JSONL, one record per line, each carrying the previous record's MAC (`prev`)
- * and its own (`mac`), an HMAC-SHA256 with the ledger key over the canonical JSON of the record without
- * `mac`. Removing, reordering or editing any record breaks the chain from there on.
- */
-const GENESIS = '0'.repeat(64);
-/** JSON with object keys sorted at every depth: the bytes the MAC covers. */
-function canonicalJson(value) {
-    if (Array.isArray(value))
-        return `[${value.map(canonicalJson).join(',')}]`;
-    if (value !== null && typeof value === 'object') {
-        const entries = Object.entries(value)
-            .filter(([, v]) => v !== undefined)
-            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-        return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-    }
-    return JSON.stringify(value);
-}
-function macOf(key, record) {
-    return (0,external_node_crypto_.createHmac)('sha256', key).update(canonicalJson(record)).digest('hex');
-}
-
-;// CONCATENATED MODULE: ./src/ledger/chain.ts
-
-
-
-/** The chain check, with the records that verified (all of them when ok, those before the break if not). */
-function checkChain(text, key) {
-    const lines = text.split('\n');
-    if (lines[lines.length - 1] === '')
-        lines.pop();
-    const verified = [];
-    let prev = GENESIS;
-    for (const [i, line] of lines.entries()) {
-        const broken = (problem) => ({
-            ok: false,
-            records: lines.length,
-            brokenAt: i + 1,
-            problem: `record ${i + 1}: ${problem}`,
-            verified,
-        });
-        let record;
-        try {
-            record = JSON.parse(line);
-        }
-        catch {
-            return broken('not valid JSON');
-        }
-        if (typeof record !== 'object' || record === null || typeof record.mac !== 'string')
-            return broken('no MAC');
-        if (record.prev !== prev)
-            return broken('does not follow the previous record');
-        if (record.seq !== i + 1)
-            return broken(`sequence number ${String(record.seq)}, expected ${i + 1}`);
-        const { mac, ...unsealed } = record;
-        const expected = Buffer.from(macOf(key, unsealed), 'hex');
-        const given = Buffer.from(mac, 'hex');
-        if (given.length !== expected.length || !(0,external_node_crypto_.timingSafeEqual)(given, expected))
-            return broken('MAC does not match');
-        verified.push(record);
-        prev = mac;
-    }
-    return { ok: true, records: lines.length, verified };
-}
-/** Checks a ledger file's chain. */
-async function verifyLedger(path, key) {
-    const { verified: _verified, ...verdict } = checkChain(await readFile(path, 'utf8'), key);
-    return verdict;
-}
-
-;// CONCATENATED MODULE: ./src/ledger/writer.ts
-
-
-
-/** The gateway's writer: appends sealed records, strictly one after another. */
-class Ledger {
-    handle;
-    key;
-    prev;
-    seq;
-    chain = Promise.resolve();
-    failure = null;
-    constructor(handle, key, prev, seq) {
-        this.handle = handle;
-        this.key = key;
-        this.prev = prev;
-        this.seq = seq;
-    }
-    /** Opens a ledger for appending; an existing file must verify, and its chain is continued. */
-    static async open(path, key) {
-        if (key.length === 0)
-            throw new Error('the ledger key is empty');
-        let prev = GENESIS;
-        let seq = 0;
-        const existing = await (0,promises_namespaceObject.readFile)(path, 'utf8').catch((error) => {
-            if (error.code === 'ENOENT')
-                return null;
-            throw error;
-        });
-        if (existing !== null && existing.length > 0) {
-            const verdict = checkChain(existing, key);
-            if (!verdict.ok)
-                throw new Error(`the existing ledger ${path} does not verify: ${verdict.problem}`);
-            const last = verdict.verified.at(-1);
-            prev = last.mac;
-            seq = last.seq;
-        }
-        return new Ledger(await (0,promises_namespaceObject.open)(path, 'a', 0o600), key, prev, seq);
-    }
-    /** Appends one record; appends run strictly one after another. */
-    append(entry) {
-        const next = this.chain.then(async () => {
-            if (this.failure)
-                throw this.failure;
-            const unsealed = { ...entry, seq: this.seq + 1, time: new Date().toISOString(), prev: this.prev };
-            const sealed = { ...unsealed, mac: macOf(this.key, unsealed) };
-            try {
-                await this.handle.appendFile(`${JSON.stringify(sealed)}\n`);
-            }
-            catch (error) {
-                this.failure = error;
-                throw error;
-            }
-            this.seq = sealed.seq;
-            this.prev = sealed.mac;
-        });
-        this.chain = next.catch(() => undefined);
-        return next;
-    }
-    async close() {
-        await this.chain;
-        await this.handle.close();
-    }
-}
-
-;// CONCATENATED MODULE: ./src/ledger/index.ts
-
-
-
-
-;// CONCATENATED MODULE: ./src/verify/gathering/ledger-facts.ts
-
-
-/** What the post step needs from a ledger; never throws, a missing or broken ledger is a problem. */
-async function readLedgerFacts(path, key) {
-    let text;
-    try {
-        text = await readFile(path, 'utf8');
-    }
-    catch (error) {
-        return {
-            ok: false,
-            problem: `cannot read the ledger: ${error.code ?? 'error'}`,
-            commits: [],
-            perPerimeter: {},
-        };
-    }
-    return ledgerFactsOf(text, key);
-}
-/** The same facts from a ledger's text (a downloaded record, say). */
-function ledgerFactsOf(text, key) {
-    const verdict = checkChain(text, key);
-    const facts = {
-        ok: verdict.ok,
-        commits: [],
-        records: verdict.verified.length,
-        ...(verdict.verified.length > 0 && { head: verdict.verified.at(-1).mac }),
-        perPerimeter: {},
-    };
-    for (const record of verdict.verified) {
-        if (record.event === 'start')
-            for (const name of record.perimeters ?? [])
-                facts.perPerimeter[name] ??= { calls: 0, refusals: 0 };
-        if (record.event !== 'call')
-            continue;
-        const counts = (facts.perPerimeter[record.perimeter] ??= { calls: 0, refusals: 0 });
-        counts.calls++;
-        if (record.decision === 'refused')
-            counts.refusals++;
-        if (record.hidden_values)
-            counts.hidden = (counts.hidden ?? 0) + record.hidden_values;
-        if (record.decision === 'refused' && record.refused_for?.includes('credential'))
-            counts.credentialRefusals = (counts.credentialRefusals ?? 0) + 1;
-        if (record.commit)
-            facts.commits.push(record.commit);
-    }
-    if (!verdict.ok)
-        facts.problem = `the ledger is broken at ${verdict.problem}`;
-    else if (verdict.verified.length === 0) {
-        facts.ok = false;
-        facts.problem = 'the ledger is empty';
-    }
-    else if (verdict.verified.at(-1).event !== 'stop') {
-        facts.ok = false;
-        facts.problem = 'the ledger has no closing record: the gateway did not stop cleanly';
-    }
-    return facts;
-}
-
-;// CONCATENATED MODULE: ./src/verify/receipts/receipt.ts
-
-
-
-
-
-/** The default commit status context (input status-context), also the check run's name. */
-const STATUS_CONTEXT = 'perimeter';
-function annotations(verdict) {
-    const all = verdict.violations.map((violation) => ({
-        path: violation.path ?? '',
-        title: violation.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${violation.kind}`,
-        message: visible(violation.message),
-    }));
-    return foldAtMost(all, MAX_ANNOTATIONS, (more) => ({
-        path: '',
-        title: 'More perimeter violations',
-        message: `${more} more violations; the job summary lists them all`,
-    }));
-}
-function statusOf(state, description, options) {
-    return {
-        state,
-        context: options.context ?? STATUS_CONTEXT,
-        description: oneLine(description),
-        ...(options.runUrl !== undefined ? { targetUrl: options.runUrl } : {}),
-    };
-}
-/** A judged verdict as every form of the receipt. `evidence` is what the check run cites. */
-function renderReceipt(verdict, options) {
-    const status = statusOf(verdict.state, headline(verdict), options);
-    return {
-        status,
-        summary: renderSummary(verdict, headline(verdict)),
-        annotations: annotations(verdict),
-        checkRun: renderCheckRun(verdict, { status }, options.evidence),
-    };
-}
-/**
- * A receipt that judges nothing: what a step could not verify or apply, or what it applied. `description`
- * is the one line (the status and the check run title), `body` the summary's markdown under `heading`.
- */
-function renderNotice(notice, options) {
-    const status = statusOf(notice.state, notice.description, options);
-    const summary = `## ${notice.heading}\n\n${notice.body}\n`;
-    return { status, summary, annotations: [], checkRun: { run: checkRunOf(status, summary), more: [] } };
-}
-/** The receipt when nothing could be verified: an `error`, never a success, saying why. */
-function renderErrorReceipt(reason, options) {
-    return renderNotice({
-        state: 'error',
-        heading: 'Perimeter: not verified',
-        description: `Not verified: ${reason}`,
-        body: `${inlineText(reason)}\n\nThe receipt is an error, never a success.`,
-    }, options);
 }
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
@@ -80505,6 +79093,1915 @@ function preprocess(fn, schema) {
     });
 }
 
+;// CONCATENATED MODULE: ./src/github/staged/change-set.ts
+
+
+const sha = schemas_string().regex(/^[0-9a-f]{40}$/, 'expected a 40-character hex SHA');
+const change_set_signature = schemas_object({ name: schemas_string(), email: schemas_string(), date: schemas_string() });
+const entry = schemas_object({
+    path: schemas_string().min(1),
+    mode: schemas_enum(['100644', '100755', '120000', '040000', '160000']),
+    type: schemas_enum(['blob', 'tree', 'commit']),
+    sha,
+    size: schemas_number().int().nonnegative().optional(),
+});
+const schema = schemas_object({
+    version: literal(1),
+    branch: schemas_string().min(1),
+    base: sha,
+    commits: array(schemas_object({
+        sha,
+        tree: sha,
+        parents: array(sha).length(1),
+        message: schemas_string(),
+        author: change_set_signature,
+        committer: change_set_signature,
+    }))
+        .min(1),
+    trees: record(sha, array(entry)),
+    blobs: record(sha, schemas_string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'expected base64')),
+});
+/** A staged change set that is not what it claims to be; `problems` say where. */
+class ChangeSetError extends Error {
+    problems;
+    name = 'ChangeSetError';
+    constructor(problems) {
+        super(`the staged change set cannot be trusted: ${problems.slice(0, 5).join('; ')}`);
+        this.problems = problems;
+    }
+}
+/**
+ * Reads a change set from an untrusted source: it must fit the schema, and every object must hash to the
+ * SHA it is filed under, so each commit is exactly what its SHA names; the commits must form one chain on
+ * `base`. Throws ChangeSetError naming what is wrong; nothing is partly accepted.
+ */
+function readChangeSet(value) {
+    const parsed = schema.safeParse(value);
+    if (!parsed.success)
+        throw new ChangeSetError(parsed.error.issues.slice(0, 10).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+    const set = parsed.data;
+    const problems = [];
+    for (const [key, base64] of Object.entries(set.blobs)) {
+        const bytes = Buffer.from(base64, 'base64');
+        if (bytes.toString('base64') !== base64)
+            problems.push(`blob ${key}: not canonical base64`);
+        else if (blobSha(bytes) !== key)
+            problems.push(`blob ${key}: its content hashes to ${blobSha(bytes)}`);
+    }
+    for (const [key, entries] of Object.entries(set.trees)) {
+        if (listingTreeSha(entries) !== key)
+            problems.push(`tree ${key}: its entries hash to ${listingTreeSha(entries)}`);
+        const names = new Set();
+        for (const e of entries) {
+            if (e.path.includes('/') || e.path === '.' || e.path === '..' || names.has(e.path))
+                problems.push(`tree ${key}: entry ${JSON.stringify(e.path)} is not a valid or unique name`);
+            names.add(e.path);
+        }
+    }
+    let parent = set.base;
+    for (const [i, commit] of set.commits.entries()) {
+        const { sha: claimed, ...body } = commit;
+        if (commitSha(body) !== claimed)
+            problems.push(`commit ${i + 1} (${claimed}): its content hashes otherwise`);
+        if (commit.parents[0] !== parent)
+            problems.push(`commit ${i + 1} (${claimed}): its parent is ${commit.parents[0]}, not ${parent}`);
+        if (!(commit.tree in set.trees))
+            problems.push(`commit ${i + 1} (${claimed}): its tree is not in the set`);
+        parent = claimed;
+    }
+    if (problems.length > 0)
+        throw new ChangeSetError(problems);
+    return set;
+}
+
+;// CONCATENATED MODULE: ./src/github/staged/staged-objects.ts
+
+
+/**
+ * Git objects made in the runner instead of on GitHub: blobs, trees and commits with the SHAs git gives
+ * them, built over trees read from GitHub. Nothing here talks to GitHub except through `readTree`.
+ */
+class StagedObjects {
+    readTree;
+    blobs = new Map();
+    trees = new Map();
+    commits = new Map();
+    constructor(readTree) {
+        this.readTree = readTree;
+    }
+    async tree(sha) {
+        return this.trees.get(sha) ?? this.readTree(sha);
+    }
+    addBlob(content) {
+        const sha = git_objects_blobSha(content);
+        this.blobs.set(sha, content);
+        return sha;
+    }
+    /**
+     * The tree `changes` make of `base`, as GitHub's create-tree with `base_tree` makes it: nested paths make
+     * trees as needed, a null SHA deletes (and a tree left empty disappears), inline content becomes a blob.
+     * https://docs.github.com/rest/git/trees#create-a-tree
+     */
+    async editTree(base, changes) {
+        const root = new Map();
+        for (const change of changes) {
+            const parts = change.path.split('/');
+            if (parts.some((p) => p === '' || p === '.' || p === '..'))
+                throw new UpstreamError('invalid', `tree path is not valid: ${JSON.stringify(change.path)}`, 422);
+            let level = root;
+            for (const dir of parts.slice(0, -1)) {
+                let next = level.get(dir);
+                if (!next || next.kind !== 'dir')
+                    level.set(dir, (next = { kind: 'dir', edits: new Map() }));
+                level = next.edits;
+            }
+            const name = parts[parts.length - 1];
+            if ('content' in change)
+                level.set(name, {
+                    kind: 'blob',
+                    mode: change.mode,
+                    sha: this.addBlob(Buffer.from(change.content, 'utf8')),
+                });
+            else if (change.sha === null)
+                level.set(name, { kind: 'delete' });
+            else
+                level.set(name, { kind: 'blob', mode: change.mode, sha: change.sha });
+        }
+        return (await this.applyEdits(base, root, '')) ?? this.storeTree([]);
+    }
+    async applyEdits(base, edits, at) {
+        const entries = new Map((base ? await this.tree(base) : []).map((e) => [e.path, e]));
+        for (const [name, edit] of edits) {
+            const current = entries.get(name);
+            if (edit.kind === 'delete') {
+                if (!current)
+                    throw new UpstreamError('invalid', `cannot delete ${at}${name}: it does not exist`, 422);
+                entries.delete(name);
+            }
+            else if (edit.kind === 'blob') {
+                entries.set(name, { path: name, mode: edit.mode, type: 'blob', sha: edit.sha });
+            }
+            else {
+                const below = current?.type === 'tree' ? current.sha : null;
+                const sha = await this.applyEdits(below, edit.edits, `${at}${name}/`);
+                if (sha === null)
+                    entries.delete(name);
+                else
+                    entries.set(name, { path: name, mode: '040000', type: 'tree', sha });
+            }
+        }
+        return entries.size === 0 ? null : this.storeTree([...entries.values()]);
+    }
+    storeTree(entries) {
+        const sorted = sortTreeEntries(entries);
+        const sha = git_objects_listingTreeSha(sorted);
+        this.trees.set(sha, sorted);
+        return sha;
+    }
+    addCommit(message, tree, parents, signature) {
+        const body = { tree, parents, message, author: signature, committer: signature };
+        const commit = { sha: git_objects_commitSha(body), ...body };
+        this.commits.set(commit.sha, commit);
+        return commit;
+    }
+    /** Paths whose blobs differ between two trees (either may be null: empty), read as far as they differ. */
+    async changedPaths(before, after, at = '') {
+        if (before === after)
+            return [];
+        const a = new Map((before ? await this.tree(before) : []).map((e) => [e.path, e]));
+        const b = new Map((after ? await this.tree(after) : []).map((e) => [e.path, e]));
+        const out = [];
+        for (const name of new Set([...a.keys(), ...b.keys()])) {
+            const x = a.get(name);
+            const y = b.get(name);
+            if (x?.sha === y?.sha && x?.mode === y?.mode)
+                continue;
+            const xTree = x?.type === 'tree' ? x.sha : null;
+            const yTree = y?.type === 'tree' ? y.sha : null;
+            if (xTree || yTree)
+                out.push(...(await this.changedPaths(xTree, yTree, `${at}${name}/`)));
+            if ((x && x.type !== 'tree') || (y && y.type !== 'tree'))
+                out.push(`${at}${name}`);
+        }
+        return out.sort();
+    }
+    /** The SHA of the tree or blob at `path` below `tree`, or null where there is nothing. */
+    async entryAt(tree, path) {
+        let entry = { path: '', mode: '040000', type: 'tree', sha: tree };
+        for (const part of path.split('/').filter(Boolean)) {
+            if (entry?.type !== 'tree')
+                return null;
+            entry = (await this.tree(entry.sha)).find((e) => e.path === part) ?? null;
+        }
+        return entry;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/staged/staged-upstream.ts
+
+
+/** Who staged commits are by until the apply job writes them (then GitHub sets the token's identity). */
+const STAGED_SIGNATURE = {
+    name: 'github-actions[bot]',
+    email: '41898282+github-actions[bot]@users.noreply.github.com',
+};
+const staged = (what) => new UpstreamError('forbidden', `${what}: writes are staged in this job, only the bound branch takes them`, 403);
+class StagedUpstream {
+    inner;
+    branch;
+    options;
+    writesStaged = true;
+    objects;
+    /** staged commits, oldest first */
+    order = [];
+    base = null;
+    constructor(inner, branch, options = {}) {
+        this.inner = inner;
+        this.branch = branch;
+        this.options = options;
+        this.objects = new StagedObjects((sha) => inner.getTree(sha));
+    }
+    /** The upstream as it was when `set` was staged on it (read it first with readChangeSet). */
+    static fromChangeSet(inner, set) {
+        const staged = new StagedUpstream(inner, set.branch);
+        for (const [sha, base64] of Object.entries(set.blobs))
+            staged.objects.blobs.set(sha, new Uint8Array(Buffer.from(base64, 'base64')));
+        for (const [sha, entries] of Object.entries(set.trees))
+            staged.objects.trees.set(sha, entries);
+        for (const commit of set.commits)
+            staged.objects.commits.set(commit.sha, commit);
+        staged.base = set.base;
+        staged.order = set.commits.map((c) => c.sha);
+        return staged;
+    }
+    get owner() {
+        return this.inner.owner;
+    }
+    get repo() {
+        return this.inner.repo;
+    }
+    /** The change set so far; null before the first staged commit. */
+    changeSet() {
+        return this.base === null ? null : this.setOf(this.base, this.order);
+    }
+    setOf(base, order) {
+        const blobs = {};
+        for (const [sha, bytes] of this.objects.blobs)
+            blobs[sha] = Buffer.from(bytes).toString('base64');
+        return {
+            version: 1,
+            branch: this.branch,
+            base,
+            commits: order.map((sha) => this.objects.commits.get(sha)),
+            trees: Object.fromEntries(this.objects.trees),
+            blobs,
+        };
+    }
+    head() {
+        return this.order.at(-1) ?? null;
+    }
+    stats = () => this.inner.stats();
+    getRepository = () => this.inner.getRepository();
+    serverTime = () => this.inner.serverTime();
+    listActivity = (o) => this.inner.listActivity(o);
+    getFileAtRef = (p, r) => this.inner.getFileAtRef(p, r);
+    listStatuses = (sha) => this.inner.listStatuses(sha);
+    listRunJobs = (runId) => this.inner.listRunJobs(runId);
+    listCheckRuns = (sha, name) => this.inner.listCheckRuns(sha, name);
+    getPullRequest = (n) => this.inner.getPullRequest(n);
+    listPullRequestCommits = (n) => this.inner.listPullRequestCommits(n);
+    async getBranchHead(branch) {
+        return (branch === this.branch && this.head()) || this.inner.getBranchHead(branch);
+    }
+    async tryGetBranchHead(branch) {
+        return (branch === this.branch && this.head()) || this.inner.tryGetBranchHead(branch);
+    }
+    async listRefs() {
+        const refs = await this.inner.listRefs();
+        const head = this.head();
+        if (head)
+            refs.set(`refs/heads/${this.branch}`, head);
+        return refs;
+    }
+    async getCommit(sha) {
+        const commit = this.objects.commits.get(sha);
+        return commit ? { ...commit, staged: true } : this.inner.getCommit(sha);
+    }
+    async getTree(sha) {
+        return this.objects.tree(sha);
+    }
+    async getTrees(shas, options) {
+        const local = shas.filter((s) => this.objects.trees.has(s));
+        const remote = shas.filter((s) => !this.objects.trees.has(s));
+        const found = remote.length > 0 && this.inner.getTrees ? await this.inner.getTrees(remote, options) : new Map();
+        for (const sha of local)
+            found.set(sha, this.objects.trees.get(sha));
+        return found;
+    }
+    async getPathTrees(commits, path) {
+        const remote = commits.filter((c) => !this.objects.commits.has(c));
+        const found = remote.length > 0 && this.inner.getPathTrees ? await this.inner.getPathTrees(remote, path) : new Map();
+        for (const sha of commits.filter((c) => this.objects.commits.has(c))) {
+            const commit = this.objects.commits.get(sha);
+            const parent = await this.getCommit(commit.parents[0]);
+            const at = async (tree) => {
+                const entry = await this.objects.entryAt(tree, path);
+                return entry?.type === 'tree' ? entry.sha : null;
+            };
+            found.set(sha, { tree: await at(commit.tree), parentTree: await at(parent.tree) });
+        }
+        return found;
+    }
+    async getTreeRecursive(sha) {
+        if (!this.objects.trees.has(sha))
+            return this.inner.getTreeRecursive(sha);
+        const entries = [];
+        let truncated = false;
+        for (const entry of this.objects.trees.get(sha)) {
+            entries.push(entry);
+            if (entry.type !== 'tree')
+                continue;
+            const below = await this.getTreeRecursive(entry.sha);
+            truncated ||= below.truncated;
+            for (const e of below.entries)
+                entries.push({ ...e, path: `${entry.path}/${e.path}` });
+        }
+        return { entries, truncated };
+    }
+    async getBlob(sha) {
+        return this.objects.blobs.get(sha) ?? this.inner.getBlob(sha);
+    }
+    async getCommitFiles(sha) {
+        const commit = this.objects.commits.get(sha);
+        if (!commit)
+            return this.inner.getCommitFiles(sha);
+        const parent = await this.getCommit(commit.parents[0]);
+        return { paths: await this.objects.changedPaths(parent.tree, commit.tree), complete: true };
+    }
+    async listCommits(options) {
+        const chain = this.chainFrom(options.sha);
+        if (chain.length === 0)
+            return this.inner.listCommits(options);
+        const mine = [];
+        for (const sha of chain) {
+            const commit = this.objects.commits.get(sha);
+            if (options.path === undefined || (await this.touches(commit, options.path)))
+                mine.push({ ...commit, staged: true });
+        }
+        const perPage = options.perPage ?? 30;
+        const from = ((options.page ?? 1) - 1) * perPage;
+        const out = mine.slice(from, from + perPage);
+        if (out.length === perPage)
+            return out;
+        // GitHub's pages below the staged commits, re-cut at this page's offset
+        const skip = Math.max(0, from - mine.length);
+        const first = Math.floor(skip / perPage) + 1;
+        const base = { sha: this.base, ...(options.path === undefined ? {} : { path: options.path }), perPage };
+        const below = [
+            ...(await this.inner.listCommits({ ...base, page: first })),
+            ...(skip % perPage > 0 ? await this.inner.listCommits({ ...base, page: first + 1 }) : []),
+        ];
+        return [...out, ...below.slice(skip % perPage)].slice(0, perPage);
+    }
+    async isAncestor(ancestor, descendant) {
+        const chain = this.chainFrom(descendant);
+        if (chain.includes(ancestor))
+            return true;
+        if (this.objects.commits.has(ancestor))
+            return false;
+        return this.inner.isAncestor(ancestor, chain.length > 0 ? this.base : descendant);
+    }
+    compare = (base, head) => {
+        if (this.objects.commits.has(base) || this.objects.commits.has(head))
+            return Promise.reject(staged('comparing staged commits'));
+        return this.inner.compare(base, head);
+    };
+    async createBlob(content) {
+        return this.objects.addBlob(content);
+    }
+    async createTree(baseTree, changes) {
+        return this.objects.editTree(baseTree, changes);
+    }
+    async createCommit(message, tree, parents) {
+        const now = (this.options.clock?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z');
+        const signature = { ...STAGED_SIGNATURE, date: now };
+        return this.objects.addCommit(message, tree, parents, signature).sha;
+    }
+    /** Fast-forward only, as GitHub's: the commit's first parent must be the staged head (or GitHub's). */
+    async updateBranch(branch, sha) {
+        if (branch !== this.branch)
+            throw staged(`moving ${branch}`);
+        const commit = this.objects.commits.get(sha);
+        if (!commit)
+            throw staged(`moving ${branch} to a commit that was not staged`);
+        const head = this.head() ?? (await this.inner.getBranchHead(branch));
+        if (commit.parents[0] !== head)
+            throw new UpstreamError('not_fast_forward', 'Update is not a fast forward', 422);
+        const base = this.base ?? head;
+        const order = [...this.order, sha];
+        try {
+            await this.options.save?.(this.setOf(base, order));
+        }
+        catch (error) {
+            const why = error instanceof Error ? error.message : String(error);
+            throw new UpstreamError('unavailable', `the staged commit could not be saved: ${why}`);
+        }
+        this.base = base;
+        this.order = order;
+    }
+    createBranch = (branch) => Promise.reject(staged(`creating ${branch}`));
+    deleteBranch = (branch) => Promise.reject(staged(`deleting ${branch}`));
+    createStatus = () => Promise.reject(staged('posting a status'));
+    createCheckRun = () => Promise.reject(staged('creating a check run'));
+    addCheckRunAnnotations = () => Promise.reject(staged('updating a check run'));
+    createPullRequest = () => Promise.reject(staged('opening a pull request'));
+    /** Staged commits reachable from `sha`, newest first (empty when `sha` is not staged). */
+    chainFrom(sha) {
+        const at = this.order.indexOf(sha);
+        return at < 0 ? [] : this.order.slice(0, at + 1).reverse();
+    }
+    async touches(commit, path) {
+        const parent = await this.getCommit(commit.parents[0]);
+        const [now, before] = await Promise.all([
+            this.objects.entryAt(commit.tree, path),
+            this.objects.entryAt(parent.tree, path),
+        ]);
+        return now?.sha !== before?.sha || now?.mode !== before?.mode;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/index.ts
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/safety/invisible.ts
+/**
+ * Characters that render as nothing (or only steer how neighbours render) yet reach a model as text:
+ * zero-width spaces and joiners, bidirectional controls, invisible operators, soft hyphens, Hangul
+ * fillers, variation selectors and Unicode tag characters (which can spell a whole hidden ASCII text).
+ */
+const RANGES = [
+    [0x00ad, 0x00ad],
+    [0x034f, 0x034f],
+    [0x061c, 0x061c],
+    [0x115f, 0x1160],
+    [0x17b4, 0x17b5],
+    [0x180b, 0x180f],
+    [0x200b, 0x200f],
+    [0x202a, 0x202e],
+    [0x2060, 0x206f],
+    [0x3164, 0x3164],
+    [0xfe00, 0xfe0f],
+    [0xfeff, 0xfeff],
+    [0xffa0, 0xffa0],
+    [0xfff9, 0xfffb],
+    [0x1bca0, 0x1bca3],
+    [0xe0000, 0xe007f],
+    [0xe0100, 0xe01ef],
+];
+function isInvisible(codePoint) {
+    for (const [low, high] of RANGES)
+        if (codePoint >= low && codePoint <= high)
+            return true;
+    return false;
+}
+/** Matches one invisible character (a whole surrogate pair for the astral ones). */
+const invisible_INVISIBLE = new RegExp(`[${RANGES.map(([low, high]) => `\\u{${low.toString(16)}}-\\u{${high.toString(16)}}`).join('')}]`, 'gu');
+/** Bidirectional embeddings, overrides and isolates: they reorder what is displayed. */
+function isBidiControl(codePoint) {
+    return ((codePoint >= 0x202a && codePoint <= 0x202e) ||
+        (codePoint >= 0x2066 && codePoint <= 0x2069) ||
+        codePoint === 0x200e ||
+        codePoint === 0x200f ||
+        codePoint === 0x061c);
+}
+
+;// CONCATENATED MODULE: ./src/verify/receipts/escape.ts
+
+/**
+ * Agent-writable text (paths, commit messages, the gateway log) escaped for where the receipt puts it.
+ * An agent chooses file names and can write to the gateway's log, so nothing it controls may render as
+ * Perimeter's own words: no markup, no reordered display, no extra lines.
+ */
+function escapeChar(codePoint) {
+    return codePoint > 0xffff
+        ? `\\u{${codePoint.toString(16)}}`
+        : `\\u${codePoint.toString(16).padStart(4, '0')}`;
+}
+/** Characters a reader would not see as themselves: controls, line and paragraph separators, invisible and bidi ones. */
+function escape_hidden(codePoint) {
+    return (codePoint < 0x20 ||
+        (codePoint >= 0x7f && codePoint < 0xa0) ||
+        codePoint === 0x2028 ||
+        codePoint === 0x2029 ||
+        isInvisible(codePoint));
+}
+/** Fast path: text made only of these never needs escaping. */
+const PLAIN = /^[\u0020-\u007e\u00a0-\u00ac\u00ae-\u02ff]*$/;
+/** One line where every character shows as itself: the others become `\uXXXX` (a status description, a title). */
+function escape_visible(value, keep = () => false) {
+    if (PLAIN.test(value))
+        return value;
+    let out = '';
+    for (const char of value) {
+        const codePoint = char.codePointAt(0);
+        out += escape_hidden(codePoint) && !keep(codePoint) ? escapeChar(codePoint) : char;
+    }
+    return out;
+}
+/** Text shown literally in markdown: visible, and markdown and HTML punctuation as entities. */
+function escape_markdownText(value) {
+    return escape_visible(value).replace(/[&<>"'|*_`[\]\\~#!():]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+/**
+ * One line of prose in markdown: visible, and only the characters that start markup as entities (HTML,
+ * links, emphasis, code, headings, tables), so quotes, parentheses and colons read as written.
+ */
+function escape_inlineText(value) {
+    return escape_visible(value).replace(/[&<>|*_`[\]\\~#!]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+/**
+ * A fenced code block that the content cannot close: the fence is longer than any run of backticks
+ * inside (CommonMark closes a fence only with at least as many). Lines and tabs stay; every other
+ * hidden character shows as an escape.
+ */
+function codeBlock(content, info = 'text') {
+    const longest = Math.max(0, ...[...content.matchAll(/`+/g)].map((m) => m[0].length));
+    const fence = '`'.repeat(Math.max(3, longest + 1));
+    const shown = escape_visible(content, (c) => c === 0x0a || c === 0x09);
+    return `${fence}${info}\n${shown}\n${fence}`;
+}
+/** At most `max` characters (code points), the last one an ellipsis when anything was cut. */
+function escape_clip(text, max) {
+    const chars = [...text];
+    return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+;// CONCATENATED MODULE: ./src/verify/receipts/limits.ts
+
+/**
+ * GitHub's limits for each form of the receipt, and the one place each is applied: every status description
+ * and check run title goes through `oneLine`, every check run text through `fitCheckRunText`.
+ */
+/** GitHub rejects a commit status description longer than this. */
+const MAX_DESCRIPTION = 140;
+/** GitHub shows at most 10 error annotations per step. */
+const limits_MAX_ANNOTATIONS = 10;
+/**
+ * A check run's output.summary and output.text each hold at most this many characters.
+ * https://docs.github.com/rest/checks/runs#create-a-check-run
+ */
+const limits_MAX_CHECK_RUN_TEXT = 65_535;
+/** Annotations GitHub takes in one check run request; more go in updates, which append them. */
+const CHECK_RUN_ANNOTATIONS_PER_REQUEST = 50;
+/** Annotations Perimeter puts on a check run in all (ten requests); the summary lists every violation. */
+const limits_MAX_CHECK_RUN_ANNOTATIONS = 500;
+/** GitHub accepts 1 MiB of job summary per step; stay clear of it. */
+const limits_SUMMARY_BUDGET = (/* unused pure expression or super */ null && (900 * 1024));
+/**
+ * A status description or check run title: one line shown as it is (a path with CR/LF or bidi controls
+ * cannot shape it), within GitHub's 140 characters.
+ */
+function limits_oneLine(text) {
+    return escape_clip(escape_visible(text), MAX_DESCRIPTION);
+}
+const CUT_NOTE = "\n… cut at 65,535 characters, GitHub's limit for a check run; the job summary has it all.\n";
+/** At most MAX_CHECK_RUN_TEXT characters, cut at a line end: every line of the receipt is whole markdown. */
+function limits_fitCheckRunText(markdown) {
+    if (markdown.length <= limits_MAX_CHECK_RUN_TEXT)
+        return markdown;
+    const end = markdown.lastIndexOf('\n', limits_MAX_CHECK_RUN_TEXT - CUT_NOTE.length);
+    return markdown.slice(0, Math.max(0, end)) + '\n' + CUT_NOTE;
+}
+/** At most `max` items; when more, the last one shown says how many more there are. */
+function limits_foldAtMost(all, max, more) {
+    if (all.length <= max)
+        return [...all];
+    const shown = all.slice(0, max - 1);
+    return [...shown, more(all.length - shown.length)];
+}
+/** Check run annotations in requests of GitHub's 50, at most MAX_CHECK_RUN_ANNOTATIONS in all. */
+function limits_annotationBatches(all) {
+    const kept = all.slice(0, limits_MAX_CHECK_RUN_ANNOTATIONS);
+    const batches = [];
+    for (let i = 0; i < kept.length; i += CHECK_RUN_ANNOTATIONS_PER_REQUEST)
+        batches.push(kept.slice(i, i + CHECK_RUN_ANNOTATIONS_PER_REQUEST));
+    return batches;
+}
+
+;// CONCATENATED MODULE: ./src/verify/receipts/summary.ts
+
+
+const MAX_FILE_ROWS = 1000;
+const MAX_LIST_ITEMS = 100;
+const MAX_CELL = 300;
+const ICON = { success: '✅', failure: '❌', error: '⚠️' };
+/**
+ * Text from the repository (paths, messages) shown literally: control, invisible and bidi characters become
+ * visible escapes, and HTML and Markdown punctuation become entities, so a file name can neither inject
+ * markup, break a table, nor display reversed.
+ */
+function summary_text(value, max = MAX_CELL) {
+    return markdownText(clip(value, max));
+}
+/** A name or SHA as inline code: HTML code, since CommonMark reads no entity inside backticks. */
+const summary_code = (value) => `<code>${summary_text(value)}</code>`;
+const summary_short = (sha) => (sha === null ? '—' : `<code>${sha.slice(0, 7)}</code>`);
+function list(items) {
+    const shown = items.slice(0, MAX_LIST_ITEMS).map((item) => `- ${summary_text(item)}`);
+    if (items.length > shown.length)
+        shown.push(`- … and ${items.length - shown.length} more`);
+    return shown;
+}
+function change(file) {
+    if (file.kind === 'modified' && file.oldMode !== file.newMode)
+        return `mode ${file.oldMode} → ${file.newMode}`;
+    return file.kind;
+}
+function fileRows(files, budget) {
+    const rows = ['| File | Change | Decision | Rule |', '|---|---|---|---|'];
+    let used = 0;
+    let shown = 0;
+    // Refused files first: they are what a reader needs when the table is cut.
+    const ordered = [...files.filter((file) => !file.allowed), ...files.filter((file) => file.allowed)];
+    for (const file of ordered) {
+        const row = `| ${summary_code(file.path)} | ${change(file)} | ${file.allowed ? 'allowed' : '**refused**'} | ${summary_text(file.rule)} |`;
+        const bytes = Buffer.byteLength(row) + 1;
+        if (shown >= MAX_FILE_ROWS || used + bytes > budget)
+            break;
+        rows.push(row);
+        used += bytes;
+        shown += 1;
+    }
+    if (shown < files.length)
+        rows.push('', `… and ${files.length - shown} more files (not shown).`);
+    return rows;
+}
+/** The job summary; `budget` bounds the changed-files table in bytes (the rest has lists of at most 100). */
+function summary_renderSummary(verdict, headline, budget = SUMMARY_BUDGET) {
+    const { commits } = verdict;
+    const head = [
+        `## ${ICON[verdict.state]} Perimeter: ${verdict.state}`,
+        '',
+        summary_text(headline, 1000),
+        '',
+        `Branch ${summary_code(verdict.branch)}: ${summary_short(verdict.startHead)} → ${summary_short(verdict.endHead)}` +
+            (verdict.baseline ? `, compared with ${summary_text(verdict.baseline.label, 500)}` : ''),
+    ];
+    if (verdict.violations.length > 0)
+        head.push('', '### Violations', '', ...list(verdict.violations.map((v) => v.message)));
+    if (verdict.unchecked.length > 0)
+        head.push('', '### Not checked', '', ...list(verdict.unchecked));
+    const tail = ['', '### Commits', ''];
+    tail.push(`${commits.gateway.length} via the gateway, ${commits.direct.length} pushed directly` +
+        (commits.others.length > 0 ? `, ${commits.others.length} pushed by others (not judged)` : '') +
+        (commits.unattributed.length > 0 ? `, ${commits.unattributed.length} not attributed` : '') +
+        (commits.complete ? '.' : ' (the list of new commits is incomplete).'));
+    if (commits.direct.length > 0)
+        tail.push('', ...list(commits.direct.map((sha) => `direct: ${sha}`)));
+    if (commits.others.length > 0)
+        tail.push('', ...list(commits.others.map((sha) => `by others: ${sha}`)));
+    if (verdict.others.length > 0) {
+        tail.push('', '### Changed by others (not judged)', '');
+        tail.push(...list(verdict.others.map((o) => `${o.ref}: ${o.actors.join(', ') || 'no recorded actor'} (${o.why})`)));
+    }
+    if (verdict.pushes.length > 0) {
+        tail.push('', `Branch moves during the job (this job acts as ${summary_text(verdict.identity ?? 'an unknown identity')}):`, '', '| Pushed by | Ref | Type | From → To |', '|---|---|---|---|');
+        for (const push of verdict.pushes.slice(0, MAX_LIST_ITEMS)) {
+            tail.push(`| ${summary_text(push.actor ?? 'unknown')} | ${summary_code(push.ref)} | ${summary_text(push.activityType)} | ${summary_short(push.before)} → ${summary_short(push.after)} |`);
+        }
+    }
+    const perimeters = Object.entries(verdict.perPerimeter);
+    if (perimeters.length > 0) {
+        tail.push('', '### Perimeters', '', '| Perimeter | Calls | Refusals | Secrets hidden | Credential writes refused |', '|---|---:|---:|---:|---:|');
+        for (const [name, counts] of perimeters)
+            tail.push(`| ${summary_code(name)} | ${counts.calls} | ${counts.refusals} | ${counts.hidden ?? 0} | ${counts.credentialRefusals ?? 0} |`);
+    }
+    if (verdict.notes.length > 0)
+        tail.push('', '### Notes', '', ...list(verdict.notes));
+    const fixed = Buffer.byteLength(head.join('\n')) + Buffer.byteLength(tail.join('\n'));
+    const files = verdict.files.length === 0
+        ? ['', '### Changed files', '', 'None.']
+        : ['', `### Changed files (${verdict.files.length})`, '', ...fileRows(verdict.files, budget - fixed)];
+    return [...head, ...files, ...tail, ''].join('\n');
+}
+
+;// CONCATENATED MODULE: ./src/verify/receipts/check-run.ts
+
+
+
+
+function evidence(facts, unannotated) {
+    const { file, ref, blobSha } = facts.config;
+    const lines = [
+        '### Evidence',
+        '',
+        `- Perimeters: ${code(file)} at ${ref === null ? 'the default branch' : code(ref)}, blob ${code(blobSha)}`,
+    ];
+    const { ledger } = facts;
+    if (ledger === null)
+        lines.push('- Gateway ledger: not read (nothing the agent job left is trusted here)');
+    else if (ledger.ok && ledger.head !== null)
+        lines.push(`- Gateway ledger: chain head ${code(ledger.head)}, ${ledger.records} records`);
+    else
+        lines.push(`- Gateway ledger: not verified (${text(ledger.problem ?? 'unknown problem')})`);
+    if (unannotated > 0)
+        lines.push(`- ${unannotated} more violations on files are not annotated; the summary lists them`);
+    return lines.join('\n') + '\n';
+}
+/**
+ * The receipt as a check run, from the verdict the commit status shows. Only `success` passes: an `error`
+ * (not everything could be checked) is a `failure` too, never `neutral` or `skipped`, which branch protection
+ * counts as passing, nor `action_required`, which asks for a details page and reads as a request rather than a
+ * verdict. https://docs.github.com/pull-requests/collaborating-with-pull-requests/collaborating-on-repositories-with-code-quality-features/about-status-checks#check-statuses-and-conclusions
+ */
+function check_run_renderCheckRun(verdict, receipt, facts) {
+    const onFiles = verdict.violations
+        .filter((v) => v.path !== undefined && v.path !== '')
+        .map((v) => ({
+        path: v.path,
+        level: 'failure',
+        title: v.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${v.kind}`,
+        message: visible(v.message),
+    }));
+    const batches = annotationBatches(onFiles);
+    const summary = fitCheckRunText(renderSummary(verdict, headline(verdict), MAX_CHECK_RUN_TEXT - 8 * 1024));
+    const unannotated = Math.max(0, onFiles.length - MAX_CHECK_RUN_ANNOTATIONS);
+    return withBatches(check_run_checkRunOf(receipt.status, summary, evidence(facts, unannotated)), batches);
+}
+/**
+ * The check run of a receipt whose status is `status`: named and titled like it, linking the same run. Only
+ * `success` passes: an `error` (not everything could be checked) is a `failure` too, never `neutral` or
+ * `skipped`, which branch protection counts as passing.
+ */
+function check_run_checkRunOf(status, summary, text) {
+    return {
+        name: status.context,
+        conclusion: status.state === 'success' ? 'success' : 'failure',
+        ...(status.targetUrl !== undefined ? { detailsUrl: status.targetUrl } : {}),
+        title: status.description,
+        summary: fitCheckRunText(summary),
+        ...(text !== undefined ? { text: fitCheckRunText(text) } : {}),
+        annotations: [],
+    };
+}
+function withBatches(run, batches) {
+    return { run: { ...run, annotations: batches[0] ?? [] }, more: batches.slice(1) };
+}
+
+;// CONCATENATED MODULE: ./src/verify/gathering/diff-hint.ts
+
+/** GitHub lists at most 300 files in a compare: a list that long may be cut short. */
+const COMPARE_FILE_CAP = 300;
+const FILE_MODES = new Set(['100644', '100755', '120000', '160000']);
+const diff_hint_parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+const diff_hint_nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
+/** The base side: the root listing, and every top-level directory the hint touches, listed recursively. */
+async function baseDirs(upstream, baseTree, paths) {
+    const dirs = new Map([['', new Map((await upstream.getTree(baseTree)).map((e) => [e.path, e]))]]);
+    const tops = new Set(paths.filter((path) => path.includes('/')).map((path) => path.split('/')[0]));
+    const listings = await Promise.all([...tops].map(async (top) => {
+        const entry = dirs.get('').get(top);
+        if (entry?.type !== 'tree')
+            return { top, entries: [], sha: null };
+        const { entries, truncated } = await upstream.getTreeRecursive(entry.sha);
+        return truncated ? null : { top, entries, sha: entry.sha };
+    }));
+    for (const listing of listings) {
+        if (listing === null)
+            return null;
+        if (listing.sha === null)
+            continue;
+        dirs.set(listing.top, new Map());
+        for (const entry of listing.entries) {
+            const path = `${listing.top}/${entry.path}`;
+            if (entry.type === 'tree')
+                dirs.set(path, dirs.get(path) ?? new Map());
+            const parent = diff_hint_parentOf(path);
+            if (!dirs.has(parent))
+                dirs.set(parent, new Map());
+            dirs.get(parent).set(diff_hint_nameOf(path), entry);
+        }
+    }
+    return dirs;
+}
+function copyDirs(dirs) {
+    return new Map([...dirs].map(([path, entries]) => [path, new Map(entries)]));
+}
+/** Applies one file of the hint; false when it does not fit the base (then the hint is not used). */
+function apply(dirs, path, entry) {
+    const segments = path.split('/');
+    for (let i = 1; i < segments.length; i++) {
+        const dir = segments.slice(0, i).join('/');
+        const existing = dirs.get(diff_hint_parentOf(dir))?.get(diff_hint_nameOf(dir));
+        if (existing !== undefined && existing.type !== 'tree')
+            return false;
+        if (!dirs.has(dir)) {
+            if (existing !== undefined)
+                return false; // a tree the base listing should have held
+            dirs.set(dir, new Map());
+        }
+    }
+    const parent = dirs.get(diff_hint_parentOf(path));
+    const old = parent.get(diff_hint_nameOf(path));
+    if (old?.type === 'tree')
+        return false;
+    if (entry === null)
+        return old !== undefined && parent.delete(diff_hint_nameOf(path));
+    parent.set(diff_hint_nameOf(path), { ...entry, mode: old?.mode ?? entry.mode });
+    return true;
+}
+/** Tree SHAs bottom-up for every directory on a changed path; returns the root's. */
+function rootSha(dirs, changed) {
+    const touched = new Set(['']);
+    for (const path of changed)
+        for (let dir = diff_hint_parentOf(path); dir !== ''; dir = diff_hint_parentOf(dir))
+            touched.add(dir);
+    const deepestFirst = [...touched].sort((a, b) => b.split('/').length - a.split('/').length);
+    for (const dir of deepestFirst) {
+        if (dir === '')
+            continue;
+        const entries = dirs.get(dir);
+        const parent = dirs.get(diff_hint_parentOf(dir));
+        if (entries.size === 0)
+            parent.delete(diff_hint_nameOf(dir));
+        else
+            parent.set(diff_hint_nameOf(dir), { mode: '040000', type: 'tree', sha: treeSha(entries) });
+    }
+    return treeSha(dirs.get(''));
+}
+/**
+ * The exact diff from a compare's file list, when that list rebuilds the head tree: the base side of the
+ * touched directories is listed (recursively, one request per top-level directory), the listed changes are
+ * applied (a new file taken as 100644, a modified one keeping its mode), and the root's tree SHA recomputed.
+ * Only when it equals `headTree` is the result used: then every path, mode, symlink and submodule in it is
+ * the head's own. Otherwise (a mode change, a list cut at 300, anything unexpected) null: walk the trees.
+ */
+async function diffFromHint(upstream, baseTree, headTree, files) {
+    if (files.length === 0 || files.length >= COMPARE_FILE_CAP || !/^[0-9a-f]{40}$/.test(headTree))
+        return null;
+    const edits = new Map();
+    for (const file of files) {
+        if (file.previousPath !== undefined && file.status === 'renamed')
+            edits.set(file.previousPath, null);
+        if (file.status === 'removed')
+            edits.set(file.path, null);
+        else if (file.status !== 'unchanged')
+            edits.set(file.path, { mode: '100644', type: 'blob', sha: file.sha });
+    }
+    const base = await baseDirs(upstream, baseTree, [...edits.keys()]);
+    if (base === null)
+        return null;
+    const head = copyDirs(base);
+    for (const [path, entry] of edits)
+        if (!apply(head, path, entry))
+            return null;
+    if (rootSha(head, new Set(edits.keys())) !== headTree)
+        return null;
+    const changes = [];
+    for (const path of edits.keys()) {
+        const o = base.get(diff_hint_parentOf(path))?.get(diff_hint_nameOf(path));
+        const n = head.get(diff_hint_parentOf(path))?.get(diff_hint_nameOf(path));
+        if (n !== undefined && !FILE_MODES.has(n.mode))
+            return null;
+        if (o && n) {
+            if (o.sha !== n.sha || o.mode !== n.mode)
+                changes.push({
+                    path,
+                    kind: 'modified',
+                    oldMode: o.mode,
+                    newMode: n.mode,
+                    oldSha: o.sha,
+                    newSha: n.sha,
+                });
+        }
+        else if (n)
+            changes.push({ path, kind: 'added', newMode: n.mode, newSha: n.sha });
+        else if (o)
+            changes.push({ path, kind: 'deleted', oldMode: o.mode, oldSha: o.sha });
+    }
+    return changes;
+}
+
+;// CONCATENATED MODULE: ./src/verify/gathering/diff-trees.ts
+
+
+const isTree = (entry) => entry?.type === 'tree';
+function leaf(path, kind, entry) {
+    return kind === 'added'
+        ? { path, kind, newMode: entry.mode, newSha: entry.sha }
+        : { path, kind, oldMode: entry.mode, oldSha: entry.sha };
+}
+/** Every entry of a complete recursive listing by path; a path listed twice is a malformed change. */
+function byPathOf(entries, prefix, kind, out) {
+    const map = new Map();
+    for (const entry of entries) {
+        if (map.has(entry.path))
+            out.push({
+                path: prefix + entry.path,
+                kind,
+                problem: `the tree lists ${JSON.stringify(entry.path)} twice`,
+            });
+        else
+            map.set(entry.path, entry);
+    }
+    return map;
+}
+/**
+ * Every non-tree entry below a tree that appeared or disappeared as a whole: one recursive listing, or,
+ * when GitHub truncates it, as WholeTrees completes it.
+ */
+async function diff_trees_expand(trees, prefix, tree, kind, out) {
+    const whole = (await trees.once(tree)) ?? (await expandByDir(trees, prefix, tree, kind, out));
+    if (whole === null)
+        return;
+    for (const entry of byPathOf(whole, prefix, kind, out).values())
+        if (entry.type !== 'tree')
+            out.push(leaf(prefix + entry.path, kind, entry));
+}
+/** A truncated tree: its own listing, and each subdirectory expanded (proven ones cost nothing). */
+async function expandByDir(trees, prefix, tree, kind, out) {
+    const subtrees = [];
+    for (const entry of byName(await trees.plain(tree), prefix, kind, out).values()) {
+        if (isTree(entry))
+            subtrees.push(diff_trees_expand(trees, `${prefix}${entry.path}/`, entry.sha, kind, out));
+        else
+            out.push(leaf(prefix + entry.path, kind, entry));
+    }
+    await Promise.all(subtrees);
+    return null;
+}
+/**
+ * A tree's entries by name. Names git forbids (empty, holding a "/") or listed twice can't come from git's
+ * own tools and GitHub's checks refuse them; should one get through, it is a change that is never allowed
+ * (a name with "/" would otherwise join into an innocent-looking path, a duplicate would hide its twin).
+ */
+function byName(entries, prefix, kind, out) {
+    const map = new Map();
+    for (const entry of entries) {
+        const problem = entry.path === '' || entry.path.includes('/')
+            ? `tree entry name ${JSON.stringify(entry.path)} is not a single path segment`
+            : map.has(entry.path)
+                ? `the tree lists ${JSON.stringify(entry.path)} twice`
+                : null;
+        if (problem === null)
+            map.set(entry.path, entry);
+        else
+            out.push({ path: prefix + entry.path, kind, problem });
+    }
+    return map;
+}
+/** From this many differing subtrees on, listing a directory whole (both sides, recursively) beats walking it. */
+const MANY_SUBTREES = 4;
+/**
+ * Both sides of a directory listed recursively and compared path by path; false when GitHub truncates
+ * either (what the truncated listings prove of subdirectories is kept for the walk).
+ */
+async function diffWhole(trees, prefix, base, head, out) {
+    const [before, after] = await Promise.all([trees.once(base), trees.once(head)]);
+    if (before === null || after === null)
+        return false;
+    compareWhole(prefix, before, after, out);
+    return true;
+}
+function compareWhole(prefix, before, after, out) {
+    const old = byPathOf(before, prefix, 'deleted', out);
+    const now = byPathOf(after, prefix, 'added', out);
+    for (const name of new Set([...old.keys(), ...now.keys()])) {
+        const o = old.get(name);
+        const n = now.get(name);
+        if (o && n && o.sha === n.sha && o.mode === n.mode)
+            continue;
+        const path = prefix + name;
+        // A tree's own entry says nothing its files don't: they are listed too.
+        if (o && n && !isTree(o) && !isTree(n)) {
+            out.push({ path, kind: 'modified', oldMode: o.mode, newMode: n.mode, oldSha: o.sha, newSha: n.sha });
+            continue;
+        }
+        if (o && !isTree(o))
+            out.push(leaf(path, 'deleted', o));
+        if (n && !isTree(n))
+            out.push(leaf(path, 'added', n));
+    }
+}
+/**
+ * One directory on both sides. Both known whole (a truncated listing above proved them): compared with no
+ * request. Else listed plainly; when many subdirectories differ, both sides are listed recursively, and
+ * when that is truncated too, each differing subdirectory is (the walk goes deeper only where needed).
+ */
+async function diffDir(trees, prefix, base, head, out, wholeFirst = false) {
+    if (base === head)
+        return;
+    const [knownBase, knownHead] = [trees.known(base), trees.known(head)];
+    if (knownBase && knownHead)
+        return compareWhole(prefix, await knownBase, await knownHead, out);
+    if (wholeFirst && (await diffWhole(trees, prefix, base, head, out)))
+        return;
+    const [before, after] = await Promise.all([trees.plain(base), trees.plain(head)]);
+    const here = [];
+    const old = byName(before, prefix, 'deleted', here);
+    const now = byName(after, prefix, 'added', here);
+    const differing = [...now].filter(([name, n]) => {
+        const o = old.get(name);
+        return o !== undefined && isTree(o) && isTree(n) && o.sha !== n.sha;
+    });
+    const many = differing.length >= MANY_SUBTREES;
+    if (many && !wholeFirst && (await diffWhole(trees, prefix, base, head, out)))
+        return;
+    // Both sides of every differing subdirectory in batched reads (a few calls for many trees), so each is
+    // compared whole without a listing of its own; what they cannot bring is listed below as before.
+    if (many)
+        await trees.prefetch(differing.flatMap(([name, n]) => [old.get(name).sha, n.sha]).filter((sha) => !trees.known(sha)));
+    out.push(...here);
+    const work = [];
+    for (const name of new Set([...old.keys(), ...now.keys()])) {
+        const o = old.get(name);
+        const n = now.get(name);
+        if (o && n && o.sha === n.sha && o.mode === n.mode)
+            continue;
+        const path = prefix + name;
+        if (o && n && isTree(o) && isTree(n)) {
+            work.push(diffDir(trees, `${path}/`, o.sha, n.sha, out, many));
+        }
+        else if (o && n && !isTree(o) && !isTree(n)) {
+            out.push({ path, kind: 'modified', oldMode: o.mode, newMode: n.mode, oldSha: o.sha, newSha: n.sha });
+        }
+        else {
+            // Present on one side only, or a file became a directory (or the reverse).
+            const sides = [
+                [o, 'deleted'],
+                [n, 'added'],
+            ];
+            for (const [entry, kind] of sides) {
+                if (!entry)
+                    continue;
+                if (isTree(entry))
+                    work.push(diff_trees_expand(trees, `${path}/`, entry.sha, kind, out));
+                else
+                    out.push(leaf(path, kind, entry));
+            }
+        }
+    }
+    await Promise.all(work);
+}
+const byPath = (a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : a.kind === 'deleted' ? -1 : b.kind === 'deleted' ? 1 : 0;
+/**
+ * The changed paths between two trees, Merkle-style: only subtrees whose SHA differs are listed, so the
+ * requests grow with the changed directories, not with the repository. `baseTree` null: all added.
+ * `hint`, a compare's file list from base to head, may make it cheaper (diffFromHint), never different.
+ */
+async function diff_trees_diffTrees(upstream, baseTree, headTree, hint) {
+    const out = [];
+    const trees = new WholeTrees(upstream);
+    const hinted = baseTree !== null && hint !== undefined ? await diffFromHint(upstream, baseTree, headTree, hint) : null;
+    if (hinted !== null)
+        out.push(...hinted);
+    else if (baseTree === null)
+        await diff_trees_expand(trees, '', headTree, 'added', out);
+    else
+        await diffDir(trees, '', baseTree, headTree, out);
+    return out.sort(byPath);
+}
+
+;// CONCATENATED MODULE: ./src/verify/gathering/new-commits.ts
+
+const PAGE = 100;
+const SYMLINK = '120000';
+const SUBMODULE = '160000';
+/**
+ * The commits reachable from `endHead` and not from `base` (an ancestor of it), newest first: exactly
+ * git's base..end, merges' side branches included, whatever their dates. Bounded by `max`.
+ */
+async function listNewCommits(upstream, base, endHead, max) {
+    const first = await upstream.compare(base, endHead);
+    const commits = [...first.commits];
+    // More than the bound: listing the rest would not make the job checked, so spare the requests.
+    if (first.totalCommits > max)
+        return { commits: commits.reverse(), complete: false };
+    for (let page = 2; commits.length < Math.min(first.totalCommits, max); page++) {
+        const next = await upstream.compare(base, endHead, page);
+        if (next.commits.length === 0)
+            break;
+        commits.push(...next.commits);
+    }
+    return {
+        commits: commits.slice(0, max).reverse(),
+        complete: commits.length === first.totalCommits && first.totalCommits <= max,
+    };
+}
+/**
+ * Commits listed back from the end head, newest first, until one of `stops`: after a history rewrite,
+ * where there is no single base (the order is by date, so this serves attribution, not the verdict).
+ * Without stops (a new branch with no base) the whole history is new. Bounded by `max`.
+ */
+async function listCommitsAbove(upstream, endHead, stops, max) {
+    const commits = [];
+    for (let page = 1;; page++) {
+        const listed = await upstream.listCommits({ sha: endHead, perPage: PAGE, page });
+        for (const commit of listed) {
+            if (stops.has(commit.sha))
+                return { commits, complete: true };
+            if (commits.length >= max)
+                return { commits, complete: false };
+            commits.push(commit);
+        }
+        if (listed.length < PAGE)
+            return { commits, complete: stops.size === 0 };
+    }
+}
+const arrivesAsLink = (change) => change.kind !== 'deleted' && (change.newMode === SYMLINK || change.newMode === SUBMODULE);
+/**
+ * Changes made by single commits that the net diff does not show: a file added and removed again, or a
+ * symlink later replaced by a file. They stay in the branch's history, so they are judged too. Each
+ * commit is diffed against its first parent; the trees are mostly cached by then, so the cost is the
+ * directories each commit changed.
+ */
+async function intermediateChanges(upstream, commits, net) {
+    const netByPath = new Map(net.map((change) => [change.path, change]));
+    const perCommit = await Promise.all(commits.map(async (commit) => {
+        const parent = commit.parents[0];
+        const parentTree = parent === undefined ? null : (await upstream.getCommit(parent)).tree;
+        return diff_trees_diffTrees(upstream, parentTree, commit.tree);
+    }));
+    const found = new Map();
+    for (const change of perCommit.flat()) {
+        const inNet = netByPath.get(change.path);
+        const hidden = inNet === undefined || change.problem !== undefined || (arrivesAsLink(change) && !arrivesAsLink(inNet));
+        if (!hidden)
+            continue;
+        const seen = found.get(change.path);
+        if (seen === undefined || (arrivesAsLink(change) && !arrivesAsLink(seen)))
+            found.set(change.path, change);
+    }
+    return [...found.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+/**
+ * Paths each commit changed that the net change does not show, from each commit's list of changed paths
+ * (one request a commit). Commits whose list GitHub may have cut come back in `unlisted`, for a tree diff.
+ */
+async function pathsOfCommits(upstream, commits, net) {
+    const inNet = new Set(net.map((change) => change.path));
+    const listed = await Promise.all(commits.map((commit) => upstream.getCommitFiles(commit.sha)));
+    const paths = new Map();
+    const unlisted = [];
+    listed.forEach((files, index) => {
+        if (!files.complete)
+            unlisted.push(commits[index]);
+        else
+            for (const path of files.paths)
+                if (!inNet.has(path))
+                    paths.set(path, { path, kind: 'modified' });
+    });
+    return { paths: [...paths.values()], unlisted };
+}
+/** Changes by path, sorted; where both know a path, the one from a tree diff (it has the modes) wins. */
+function mergeChanges(fromTrees, fromPaths) {
+    const merged = new Map(fromPaths.map((change) => [change.path, change]));
+    for (const change of fromTrees)
+        merged.set(change.path, change);
+    return [...merged.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+;// CONCATENATED MODULE: ./src/verify/gathering/ref-accounting.ts
+/** How the activity list shows a ref that is absent (before a creation, after a deletion). */
+const ZERO_SHA = '0000000000000000000000000000000000000000';
+/**
+ * Branches the verification creates and deletes to mark the end of a job in the activity list, always at a
+ * commit some ref held at the start. Pushes made with GITHUB_TOKEN start no workflow runs:
+ * https://docs.github.com/actions/security-for-github-actions/security-guides/automatic-token-authentication#using-the-github_token-in-a-workflow
+ */
+const MARKER_PREFIX = 'perimeter-marker/';
+/**
+ * Whether a ref is an end marker (this job's or a concurrent one's) that carried nothing new: under the
+ * marker prefix, and every commit it held is one some ref held at the start. Anything else under that name
+ * is judged like any other branch.
+ */
+function isInertMarker(ref, held, start) {
+    if (!ref.startsWith(`refs/heads/${MARKER_PREFIX}`))
+        return false;
+    const known = new Set([ZERO_SHA, ...Object.values(start)]);
+    for (const sha of held)
+        if (!known.has(sha))
+            return false;
+    return true;
+}
+const value = (sha) => sha ?? ZERO_SHA;
+const ref_accounting_short = (sha) => (sha === ZERO_SHA ? 'nothing' : sha.slice(0, 7));
+/**
+ * Accounts for every branch from the start snapshot to the end snapshot with the activity list read back to
+ * before the job (newest first, as GitHub lists it). A branch is accounted for when its moves form one
+ * unbroken chain that leaves its start value and arrives at its end value; its moves during the job are
+ * that chain, from the first move away from the start value to the last arrival at the end value (moves
+ * before are earlier than the job, moves after are later than the end snapshot). A branch that changed
+ * between the snapshots without such a chain, or whose chain breaks, is unaccounted: the list is behind or
+ * incomplete, and nothing proves what happened to it. Only `refs/heads/*`: GitHub records nothing else.
+ */
+function accountForBranches(activity, start, end) {
+    const byRef = new Map();
+    for (const item of [...activity].reverse()) {
+        const list = byRef.get(item.ref) ?? [];
+        list.push(item);
+        byRef.set(item.ref, list);
+    }
+    const names = new Set([...Object.keys(start), ...Object.keys(end), ...byRef.keys()]);
+    const branches = new Map();
+    const unaccounted = [];
+    for (const ref of [...names].filter((name) => name.startsWith('refs/heads/')).sort()) {
+        const from = value(start[ref]);
+        const to = value(end[ref]);
+        const result = chainOf(byRef.get(ref) ?? [], from, to);
+        if (typeof result === 'string')
+            unaccounted.push(`${ref}: ${result}`);
+        else if (result.length > 0)
+            branches.set(ref, { ref, moves: result });
+    }
+    return { branches, unaccounted };
+}
+/** The moves from `from` to `to` (oldest first), or why the list does not account for them. */
+function chainOf(items, from, to) {
+    const first = items.findIndex((item) => item.before === from);
+    if (first < 0) {
+        return from === to
+            ? []
+            : `the activity list shows no move away from ${ref_accounting_short(from)}, yet it is at ${ref_accounting_short(to)}`;
+    }
+    let at = from;
+    // index of the last move that arrives at `to`; with from === to, staying put counts as arriving
+    let lastArrival = from === to ? first - 1 : -1;
+    for (let i = first; i < items.length; i++) {
+        const item = items[i];
+        if (item.before !== at) {
+            return `the activity list is not continuous: a move from ${ref_accounting_short(item.before)} follows one to ${ref_accounting_short(at)}`;
+        }
+        at = item.after;
+        if (at === to)
+            lastArrival = i;
+    }
+    if (from !== to && lastArrival === -1) {
+        return `the activity list does not show it arriving at ${ref_accounting_short(to)} (it may not have caught up yet)`;
+    }
+    return items.slice(first, lastArrival + 1);
+}
+
+;// CONCATENATED MODULE: ./src/verify/gathering/others.ts
+
+
+/**
+ * Whether every move of a ref was made by someone other than `identity` (the actor GitHub records for this
+ * job's token). A move with no recorded actor, or no known identity, counts as this job's: strict.
+ */
+function movedByOthersOnly(moves, identity) {
+    return (identity !== null &&
+        moves.length > 0 &&
+        moves.every((move) => move.actor !== null && move.actor !== identity));
+}
+/**
+ * The commits other actors brought onto the bound branch during the job: for each of their moves, the
+ * commits its new head has that its old head had not. Throws when a move's commits cannot all be listed.
+ */
+async function commitsOfOthers(upstream, history, identity, max) {
+    const theirs = new Set();
+    if (identity === null)
+        return theirs;
+    for (const move of history?.moves ?? []) {
+        if (move.actor === null || move.actor === identity)
+            continue;
+        if (move.before === ZERO_SHA || move.after === ZERO_SHA)
+            continue;
+        const listed = await listNewCommits(upstream, move.before, move.after, max);
+        if (!listed.complete)
+            throw new Error(`the commits ${move.actor} pushed (${move.before.slice(0, 7)} → ${move.after.slice(0, 7)}) are too many to list`);
+        for (const commit of listed.commits)
+            theirs.add(commit.sha);
+    }
+    return theirs;
+}
+
+;// CONCATENATED MODULE: ./src/verify/judging/judge.ts
+
+
+
+const judge_SYMLINK = '120000';
+const judge_SUBMODULE = '160000';
+/** Refs created, moved or deleted between two snapshots, sorted by name. */
+function compareSnapshots(start, end) {
+    const changes = [];
+    for (const ref of [...new Set([...Object.keys(start), ...Object.keys(end)])].sort()) {
+        const before = start[ref] ?? null;
+        const after = end[ref] ?? null;
+        if (before === after)
+            continue;
+        const kind = before === null ? 'created' : after === null ? 'deleted' : 'moved';
+        changes.push({ ref, kind, before, after });
+    }
+    return changes;
+}
+/** Whether some exposed perimeter bound to `branch` may write `path`, and the rule that decided. */
+function decideWrite(path, branch, perimeters) {
+    const bound = perimeters.filter((perimeter) => perimeter.allowsBranch(branch));
+    if (bound.length === 0) {
+        return { allowed: false, rule: `no exposed perimeter may work on branch "${branch}"` };
+    }
+    const refusals = [];
+    for (const perimeter of bound) {
+        const decision = perimeter.canWrite(path);
+        if (decision.allowed)
+            return { allowed: true, rule: `${perimeter.name}: ${decision.rule}`, perimeter: perimeter.name };
+        refusals.push(`${perimeter.name}: ${decision.rule}`);
+    }
+    const guarded = protectedRule(path);
+    if (guarded !== null && !refusals.some((refusal) => refusal.includes('protected'))) {
+        refusals.push(`protected: ${guarded}`);
+    }
+    return { allowed: false, rule: refusals.join('; ') };
+}
+function judge_decideFile(change, branch, perimeters) {
+    if (change.problem !== undefined)
+        return { ...change, allowed: false, rule: `invalid path: ${change.problem}` };
+    const write = decideWrite(change.path, branch, perimeters);
+    const arrives = change.kind !== 'deleted';
+    // A retargeted symlink or submodule is as new as a fresh one: its target was not checked either.
+    if (arrives && change.newMode === judge_SYMLINK)
+        return { ...change, allowed: false, rule: 'symlinks are never allowed' };
+    if (arrives && change.newMode === judge_SUBMODULE)
+        return { ...change, allowed: false, rule: 'submodules are never allowed' };
+    return { ...change, ...write };
+}
+/** The violations among changed files, by the rules of the verdict (the apply job re-judges staged commits so). */
+function judge_fileViolations(changes, branch, perimeters) {
+    return changes
+        .map((change) => judge_decideFile(change, branch, perimeters))
+        .filter((file) => !file.allowed)
+        .map(fileViolation);
+}
+function fileViolation(file) {
+    const kind = file.newMode === judge_SYMLINK && file.kind !== 'deleted'
+        ? 'symlink'
+        : file.newMode === judge_SUBMODULE && file.kind !== 'deleted'
+            ? 'submodule'
+            : 'path';
+    const what = kind === 'path' ? `${file.kind} outside every perimeter` : `${kind} ${file.kind}`;
+    const when = file.transient ? ' by an intermediate commit' : '';
+    return { kind, path: file.path, message: `${file.path}: ${what}${when} (${file.rule})` };
+}
+function attribute(facts) {
+    const shas = facts.newCommits?.shas ?? [];
+    const complete = facts.newCommits?.complete ?? false;
+    const theirs = new Set(facts.otherCommits);
+    const ours = shas.filter((sha) => !theirs.has(sha));
+    const others = shas.filter((sha) => theirs.has(sha));
+    if (!facts.ledger?.ok)
+        return { gateway: [], direct: [], others, unattributed: ours, complete };
+    const made = new Set(facts.gatewayCommits);
+    return {
+        gateway: ours.filter((sha) => made.has(sha)),
+        direct: ours.filter((sha) => !made.has(sha)),
+        others,
+        unattributed: [],
+        complete,
+    };
+}
+const judge_short = (sha) => sha === null || sha === ZERO_SHA ? 'nothing' : sha.slice(0, 7);
+function describeMoves(moves) {
+    const shown = moves
+        .slice(0, 5)
+        .map((move) => `${move.activityType} by ${move.actor ?? 'unknown'}, ${judge_short(move.before)} → ${judge_short(move.after)}`);
+    return moves.length > shown.length
+        ? `${shown.join('; ')}; ${moves.length - shown.length} more`
+        : shown.join('; ');
+}
+/**
+ * Every head the bound branch held during the job must be its start head (or, for a branch created during
+ * the job, the commit it was compared with) or a new commit of its end head:
+ * then every commit it ever pointed at is in the history that was examined. A deletion in between, or a head
+ * the end does not contain (a force push away and back), breaks that, and is a violation of its own.
+ */
+function boundBranchMoves(facts) {
+    const ref = `refs/heads/${facts.branch}`;
+    const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+    const violations = [];
+    const deletion = facts.endHead !== null ? moves.find((move) => move.after === ZERO_SHA) : undefined;
+    if (deletion) {
+        violations.push({
+            kind: 'branch-deleted',
+            ref,
+            message: `branch "${facts.branch}" was deleted during the job (by ${deletion.actor ?? 'unknown'}) and created again; what it held in between was not checked`,
+        });
+    }
+    if (facts.historyRewritten === true || facts.endHead === null || facts.newCommits?.complete !== true)
+        return violations;
+    const known = new Set([facts.startHead, facts.baseline?.sha, ...facts.newCommits.shas]);
+    const lost = moves.find((move) => move.after !== ZERO_SHA && !known.has(move.after));
+    if (lost) {
+        violations.push({
+            kind: 'history',
+            ref,
+            message: `"${facts.branch}" held ${judge_short(lost.after)} during the job (${lost.activityType} by ${lost.actor ?? 'unknown'}), which its end head does not contain: history was rewritten and the commits in between were not checked`,
+        });
+    }
+    return violations;
+}
+/**
+ * A status on the receipt's context posted during the job that Perimeter did not post: someone with the job's
+ * access (the agent, with the token it read from the gateway) posted a receipt of its own.
+ */
+function forgedReceipts(foreign) {
+    return foreign
+        .filter((f) => f.inWindow)
+        .map(({ sha, status }) => ({
+        kind: 'forged-receipt',
+        message: `forged receipt: a "${status.state}" status on "${status.context}" of ${judge_short(sha)} (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}) was posted during the job, not by Perimeter`,
+    }));
+}
+/** A check run named like the receipt, not Perimeter's: the agent's token can create one as github-actions. */
+function forgedCheckRuns(foreign) {
+    return foreign.map(({ sha, run }) => ({
+        kind: 'forged-receipt',
+        message: `forged receipt: a check run "${run.name}" (${run.conclusion ?? run.status}) on ${judge_short(sha)} (id ${run.id}, app ${run.app ?? 'unknown'}, started ${run.startedAt ?? 'at no stated time'}) was created during the job or claims a later time, not by Perimeter`,
+    }));
+}
+function judge(facts) {
+    const branchRef = `refs/heads/${facts.branch}`;
+    const violations = [];
+    const unchecked = [...facts.unchecked];
+    const notes = [...facts.notes];
+    if (facts.startHead !== null && facts.endHead === null) {
+        violations.push({
+            kind: 'branch-deleted',
+            ref: branchRef,
+            message: `branch "${facts.branch}" was deleted during the job`,
+        });
+    }
+    if (facts.historyRewritten === true) {
+        violations.push({
+            kind: 'history',
+            ref: branchRef,
+            message: `history of "${facts.branch}" was rewritten: ${judge_short(facts.startHead)} is not an ancestor of ${judge_short(facts.endHead)}`,
+        });
+    }
+    violations.push(...boundBranchMoves(facts));
+    const files = [
+        ...facts.changes.map((change) => judge_decideFile(change, facts.branch, facts.perimeters)),
+        ...facts.intermediate.map((change) => ({
+            ...judge_decideFile(change, facts.branch, facts.perimeters),
+            transient: true,
+        })),
+    ];
+    for (const file of files)
+        if (!file.allowed)
+            violations.push(fileViolation(file));
+    const inert = (ref) => {
+        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+        const change = facts.refChanges.find((c) => c.ref === ref);
+        const held = [...moves.flatMap((m) => [m.before, m.after]), change?.before, change?.after];
+        return isInertMarker(ref, held.filter((sha) => typeof sha === 'string'), facts.start);
+    };
+    const ignored = compileGlobList(facts.ignoreRefs);
+    const others = [];
+    /** Someone else's change (listed), or null: this job's, to be judged. */
+    const otherChange = (ref) => {
+        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+        const actors = [...new Set(moves.map((move) => move.actor ?? 'unknown'))];
+        if (ref.startsWith('refs/heads/') && movedByOthersOnly(moves, facts.identity))
+            return { ref, actors, why: 'moved by others only' };
+        const glob = ignored.find(ref);
+        return glob === null ? null : { ref, actors, why: `ignore-refs: ${glob}` };
+    };
+    /** Why a change by this job's identity is judged though another workflow may have made it. */
+    const sameIdentity = (ref) => {
+        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+        if (!ref.startsWith('refs/heads/'))
+            return ` (GitHub records no actor for refs outside refs/heads; name it in ignore-refs if another workflow changes it)`;
+        if (facts.identity !== null && moves.some((move) => move.actor === facts.identity))
+            return ` (by ${facts.identity}, the identity of this job's token: another workflow with the same token cannot be told apart; name it in ignore-refs if one changes it)`;
+        return '';
+    };
+    const refChanges = facts.refChanges.filter((change) => change.ref !== branchRef && !inert(change.ref));
+    for (const change of refChanges) {
+        const other = otherChange(change.ref);
+        if (other) {
+            others.push(other);
+            continue;
+        }
+        violations.push({
+            kind: 'ref',
+            ref: change.ref,
+            message: `${change.ref} was ${change.kind} during the job (${judge_short(change.before)} → ${judge_short(change.after)}); only "${facts.branch}" may change${sameIdentity(change.ref)}`,
+        });
+    }
+    for (const [ref, history] of facts.branchMoves ?? []) {
+        if (ref === branchRef || inert(ref) || facts.refChanges.some((change) => change.ref === ref))
+            continue;
+        const other = otherChange(ref);
+        if (other) {
+            others.push(other);
+            continue;
+        }
+        violations.push({
+            kind: 'ref',
+            ref,
+            message: `${ref} was changed during the job and changed back (${describeMoves(history.moves)}); only "${facts.branch}" may change${sameIdentity(ref)}`,
+        });
+    }
+    if (facts.ledger === null) {
+        if (facts.ledgerExpected !== false)
+            unchecked.push('there is no gateway ledger, so commits could not be attributed');
+        else if (facts.directPushes === 'deny')
+            unchecked.push('direct-pushes: deny needs the gateway ledger to tell its commits from direct pushes, and a verify job trusts none');
+    }
+    else if (!facts.ledger.ok)
+        unchecked.push(`the gateway ledger is broken: ${facts.ledger.problem ?? 'unknown problem'}`);
+    const commits = attribute(facts);
+    if (facts.directPushes === 'deny' && commits.direct.length > 0) {
+        violations.push({
+            kind: 'direct-push',
+            ref: branchRef,
+            message: `${commits.direct.length} commit(s) reached "${facts.branch}" without the gateway (direct-pushes: deny): ${commits.direct.map(judge_short).join(', ')}`,
+        });
+    }
+    if (facts.newCommits === null && facts.endHead !== facts.startHead)
+        unchecked.push('the new commits could not be listed');
+    else if (facts.newCommits !== null && !facts.newCommits.complete)
+        unchecked.push('not every new commit could be listed, so not each one was examined');
+    if (facts.branchMoves === null && !unchecked.some((item) => item.includes('activity list')))
+        unchecked.push("the branch moves during the job: GitHub's activity list was not read");
+    if (commits.direct.length > 0 && facts.directPushes === 'check') {
+        notes.push(`${commits.direct.length} commit(s) were pushed without the gateway (allowed by direct-pushes: check)`);
+    }
+    violations.push(...forgedReceipts(facts.foreignStatuses ?? []));
+    violations.push(...forgedCheckRuns(facts.foreignCheckRuns ?? []));
+    for (const { sha, status } of (facts.foreignStatuses ?? []).filter((f) => !f.inWindow))
+        notes.push(`a "${status.state}" status on "${status.context}" of ${judge_short(sha)} was posted after the job ended (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}): not the job's, and not this receipt`);
+    const state = violations.length > 0 ? 'failure' : unchecked.length > 0 ? 'error' : 'success';
+    return {
+        state,
+        branch: facts.branch,
+        startHead: facts.startHead,
+        endHead: facts.endHead,
+        baseline: facts.baseline,
+        files,
+        violations,
+        refChanges,
+        commits,
+        pushes: [...(facts.branchMoves?.values() ?? [])].flatMap((history) => history.moves),
+        others,
+        identity: facts.identity,
+        perPerimeter: facts.ledger?.perPerimeter ?? {},
+        unchecked,
+        notes,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/verify/judging/commit-judge.ts
+
+/**
+ * One commit judged by the verdict's rules: every changed path (fileViolations), and the commit as a whole:
+ * some one perimeter bound to `branch` could have made it in one push, every path writable, within its
+ * limits. The apply job judges staged commits so; the pull-request gate judges each commit of a pull request so.
+ */
+function commit_judge_judgeCommit(commit, branch, perimeters) {
+    const files = judge_fileViolations(commit.changes, branch, perimeters);
+    if (files.length > 0 || perimeters.some((p) => madeBy(p, commit, branch)))
+        return files;
+    return [
+        {
+            kind: 'path',
+            message: `${commit.label}: no one perimeter may write all of its ${commit.changes.length} path(s) within its limits (files-per-push, bytes-per-file, bytes-per-push)`,
+        },
+    ];
+}
+/** Whether `perimeter` could have made this commit in one push: every path writable, within its limits. */
+function madeBy(perimeter, commit, branch) {
+    const { limits } = perimeter.spec;
+    if (!perimeter.allowsBranch(branch) || commit.changes.length > limits.filesPerPush)
+        return false;
+    let bytes = 0;
+    for (const change of commit.changes) {
+        if (!perimeter.canWrite(change.path).allowed)
+            return false;
+        if (change.kind === 'deleted')
+            continue;
+        const size = commit.sizeOf(change.newSha);
+        if (size > limits.bytesPerFile)
+            return false;
+        bytes += size;
+    }
+    return bytes <= limits.bytesPerPush;
+}
+
+;// CONCATENATED MODULE: ./src/verify/receipts/audit-compare.ts
+const violationKey = (v) => `${v.kind} ${v.path ?? v.ref ?? v.message}`;
+const fileKey = (f) => `${f.path} ${f.kind} ${f.allowed ? 'allowed' : 'refused'}`;
+function missing(from, inside, key) {
+    const keys = new Set(inside.map(key));
+    return from.filter((item) => !keys.has(key(item)));
+}
+function compareReceipts(recorded, recomputed) {
+    const out = [];
+    if (recorded.state !== recomputed.state)
+        out.push({
+            field: 'state',
+            message: `the receipt says ${recorded.state}, GitHub shows ${recomputed.state}: ${recomputed.description}`,
+        });
+    for (const v of missing(recomputed.violations, recorded.violations, violationKey))
+        out.push({ field: 'violations', message: `not in the receipt: ${v.message}` });
+    for (const v of missing(recorded.violations, recomputed.violations, violationKey))
+        out.push({ field: 'violations', message: `in the receipt, not shown by GitHub: ${v.message}` });
+    for (const u of missing(recomputed.unchecked, recorded.unchecked, (s) => s))
+        out.push({ field: 'unchecked', message: `not checked now: ${u}` });
+    for (const f of missing(recomputed.files, recorded.files, fileKey))
+        out.push({
+            field: 'files',
+            message: `${f.path}: ${f.kind}, ${f.allowed ? 'allowed' : 'refused'} (${f.rule}), which the receipt does not say`,
+        });
+    for (const f of missing(recorded.files, recomputed.files, fileKey))
+        out.push({
+            field: 'files',
+            message: `${f.path}: the receipt says ${f.kind}, ${f.allowed ? 'allowed' : 'refused'}; GitHub does not show that`,
+        });
+    for (const kind of ['gateway', 'direct', 'others', 'unattributed']) {
+        const a = [...recorded.commits[kind]].sort().join(',');
+        const b = [...recomputed.commits[kind]].sort().join(',');
+        if (a !== b)
+            out.push({
+                field: 'commits',
+                message: `${kind} commits: the receipt lists ${recorded.commits[kind].length}, GitHub shows ${recomputed.commits[kind].length}`,
+            });
+    }
+    const [l, r] = [recorded.ledger, recomputed.ledger];
+    if (l.ok !== r.ok || l.records !== r.records || l.head !== r.head)
+        out.push({
+            field: 'ledger',
+            message: `the receipt says the ledger ${l.ok ? 'verified' : 'did not verify'} with ${l.records} records ending at ${l.head?.slice(0, 12) ?? 'none'}; the record's ledger ${r.ok ? 'verifies' : `does not (${r.problem ?? 'unknown'})`} with ${r.records} ending at ${r.head?.slice(0, 12) ?? 'none'}`,
+        });
+    return out;
+}
+
+;// CONCATENATED MODULE: external "node:fs/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+;// CONCATENATED MODULE: ./src/ledger/record.ts
+
+/**
+ * The ledger's record format: JSONL, one record per line, each carrying the previous record's MAC (`prev`)
+ * and its own (`mac`), an HMAC-SHA256 with the ledger key over the canonical JSON of the record without
+ * `mac`. Removing, reordering or editing any record breaks the chain from there on.
+ */
+const GENESIS = '0'.repeat(64);
+/** JSON with object keys sorted at every depth: the bytes the MAC covers. */
+function canonicalJson(value) {
+    if (Array.isArray(value))
+        return `[${value.map(canonicalJson).join(',')}]`;
+    if (value !== null && typeof value === 'object') {
+        const entries = Object.entries(value)
+            .filter(([, v]) => v !== undefined)
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+        return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    }
+    return JSON.stringify(value);
+}
+function macOf(key, record) {
+    return (0,external_node_crypto_.createHmac)('sha256', key).update(canonicalJson(record)).digest('hex');
+}
+
+;// CONCATENATED MODULE: ./src/ledger/chain.ts
+
+
+
+/** The chain check, with the records that verified (all of them when ok, those before the break if not). */
+function checkChain(text, key) {
+    const lines = text.split('\n');
+    if (lines[lines.length - 1] === '')
+        lines.pop();
+    const verified = [];
+    let prev = GENESIS;
+    for (const [i, line] of lines.entries()) {
+        const broken = (problem) => ({
+            ok: false,
+            records: lines.length,
+            brokenAt: i + 1,
+            problem: `record ${i + 1}: ${problem}`,
+            verified,
+        });
+        let record;
+        try {
+            record = JSON.parse(line);
+        }
+        catch {
+            return broken('not valid JSON');
+        }
+        if (typeof record !== 'object' || record === null || typeof record.mac !== 'string')
+            return broken('no MAC');
+        if (record.prev !== prev)
+            return broken('does not follow the previous record');
+        if (record.seq !== i + 1)
+            return broken(`sequence number ${String(record.seq)}, expected ${i + 1}`);
+        const { mac, ...unsealed } = record;
+        const expected = Buffer.from(macOf(key, unsealed), 'hex');
+        const given = Buffer.from(mac, 'hex');
+        if (given.length !== expected.length || !(0,external_node_crypto_.timingSafeEqual)(given, expected))
+            return broken('MAC does not match');
+        verified.push(record);
+        prev = mac;
+    }
+    return { ok: true, records: lines.length, verified };
+}
+/** Checks a ledger file's chain. */
+async function verifyLedger(path, key) {
+    const { verified: _verified, ...verdict } = checkChain(await readFile(path, 'utf8'), key);
+    return verdict;
+}
+
+;// CONCATENATED MODULE: ./src/ledger/writer.ts
+
+
+
+/** The gateway's writer: appends sealed records, strictly one after another. */
+class Ledger {
+    handle;
+    key;
+    prev;
+    seq;
+    chain = Promise.resolve();
+    failure = null;
+    constructor(handle, key, prev, seq) {
+        this.handle = handle;
+        this.key = key;
+        this.prev = prev;
+        this.seq = seq;
+    }
+    /** Opens a ledger for appending; an existing file must verify, and its chain is continued. */
+    static async open(path, key) {
+        if (key.length === 0)
+            throw new Error('the ledger key is empty');
+        let prev = GENESIS;
+        let seq = 0;
+        const existing = await (0,promises_namespaceObject.readFile)(path, 'utf8').catch((error) => {
+            if (error.code === 'ENOENT')
+                return null;
+            throw error;
+        });
+        if (existing !== null && existing.length > 0) {
+            const verdict = checkChain(existing, key);
+            if (!verdict.ok)
+                throw new Error(`the existing ledger ${path} does not verify: ${verdict.problem}`);
+            const last = verdict.verified.at(-1);
+            prev = last.mac;
+            seq = last.seq;
+        }
+        return new Ledger(await (0,promises_namespaceObject.open)(path, 'a', 0o600), key, prev, seq);
+    }
+    /** Appends one record; appends run strictly one after another. */
+    append(entry) {
+        const next = this.chain.then(async () => {
+            if (this.failure)
+                throw this.failure;
+            const unsealed = { ...entry, seq: this.seq + 1, time: new Date().toISOString(), prev: this.prev };
+            const sealed = { ...unsealed, mac: macOf(this.key, unsealed) };
+            try {
+                await this.handle.appendFile(`${JSON.stringify(sealed)}\n`);
+            }
+            catch (error) {
+                this.failure = error;
+                throw error;
+            }
+            this.seq = sealed.seq;
+            this.prev = sealed.mac;
+        });
+        this.chain = next.catch(() => undefined);
+        return next;
+    }
+    async close() {
+        await this.chain;
+        await this.handle.close();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ledger/index.ts
+
+
+
+
+;// CONCATENATED MODULE: ./src/verify/gathering/ledger-facts.ts
+
+
+/** What the post step needs from a ledger; never throws, a missing or broken ledger is a problem. */
+async function readLedgerFacts(path, key) {
+    let text;
+    try {
+        text = await readFile(path, 'utf8');
+    }
+    catch (error) {
+        return {
+            ok: false,
+            problem: `cannot read the ledger: ${error.code ?? 'error'}`,
+            commits: [],
+            perPerimeter: {},
+        };
+    }
+    return ledgerFactsOf(text, key);
+}
+/** The same facts from a ledger's text (a downloaded record, say). */
+function ledgerFactsOf(text, key) {
+    const verdict = checkChain(text, key);
+    const facts = {
+        ok: verdict.ok,
+        commits: [],
+        records: verdict.verified.length,
+        ...(verdict.verified.length > 0 && { head: verdict.verified.at(-1).mac }),
+        perPerimeter: {},
+    };
+    for (const record of verdict.verified) {
+        if (record.event === 'start')
+            for (const name of record.perimeters ?? [])
+                facts.perPerimeter[name] ??= { calls: 0, refusals: 0 };
+        if (record.event !== 'call')
+            continue;
+        const counts = (facts.perPerimeter[record.perimeter] ??= { calls: 0, refusals: 0 });
+        counts.calls++;
+        if (record.decision === 'refused')
+            counts.refusals++;
+        if (record.hidden_values)
+            counts.hidden = (counts.hidden ?? 0) + record.hidden_values;
+        if (record.decision === 'refused' && record.refused_for?.includes('credential'))
+            counts.credentialRefusals = (counts.credentialRefusals ?? 0) + 1;
+        if (record.commit)
+            facts.commits.push(record.commit);
+    }
+    if (!verdict.ok)
+        facts.problem = `the ledger is broken at ${verdict.problem}`;
+    else if (verdict.verified.length === 0) {
+        facts.ok = false;
+        facts.problem = 'the ledger is empty';
+    }
+    else if (verdict.verified.at(-1).event !== 'stop') {
+        facts.ok = false;
+        facts.problem = 'the ledger has no closing record: the gateway did not stop cleanly';
+    }
+    return facts;
+}
+
+;// CONCATENATED MODULE: ./src/verify/receipts/receipt.ts
+
+
+
+
+
+/** The default commit status context (input status-context), also the check run's name. */
+const STATUS_CONTEXT = 'perimeter';
+function annotations(verdict) {
+    const all = verdict.violations.map((violation) => ({
+        path: violation.path ?? '',
+        title: violation.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${violation.kind}`,
+        message: visible(violation.message),
+    }));
+    return foldAtMost(all, MAX_ANNOTATIONS, (more) => ({
+        path: '',
+        title: 'More perimeter violations',
+        message: `${more} more violations; the job summary lists them all`,
+    }));
+}
+function statusOf(state, description, options) {
+    return {
+        state,
+        context: options.context ?? STATUS_CONTEXT,
+        description: oneLine(description),
+        ...(options.runUrl !== undefined ? { targetUrl: options.runUrl } : {}),
+    };
+}
+/** A judged verdict as every form of the receipt. `evidence` is what the check run cites. */
+function renderReceipt(verdict, options) {
+    const status = statusOf(verdict.state, headline(verdict), options);
+    return {
+        status,
+        summary: renderSummary(verdict, headline(verdict)),
+        annotations: annotations(verdict),
+        checkRun: renderCheckRun(verdict, { status }, options.evidence),
+    };
+}
+/**
+ * A receipt that judges nothing: what a step could not verify or apply, or what it applied. `description`
+ * is the one line (the status and the check run title), `body` the summary's markdown under `heading`.
+ */
+function renderNotice(notice, options) {
+    const status = statusOf(notice.state, notice.description, options);
+    const summary = `## ${notice.heading}\n\n${notice.body}\n`;
+    return { status, summary, annotations: [], checkRun: { run: checkRunOf(status, summary), more: [] } };
+}
+/** The receipt when nothing could be verified: an `error`, never a success, saying why. */
+function renderErrorReceipt(reason, options) {
+    return renderNotice({
+        state: 'error',
+        heading: 'Perimeter: not verified',
+        description: `Not verified: ${reason}`,
+        body: `${inlineText(reason)}\n\nThe receipt is an error, never a success.`,
+    }, options);
+}
+
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/iso.js
 
 
@@ -80563,8 +81060,8 @@ const RECORD_FILES = {
     /** the staged change set (writes: stage), for perimeter/apply */
     staged: 'staged.json',
 };
-const sha = schemas_string().regex(/^[0-9a-f]{40}$/, 'a 40-character commit SHA');
-const snapshot = record(schemas_string(), sha);
+const receipt_json_sha = schemas_string().regex(/^[0-9a-f]{40}$/, 'a 40-character commit SHA');
+const snapshot = record(schemas_string(), receipt_json_sha);
 const receiptSchema = strictObject({
     schema: literal(RECEIPT_SCHEMA),
     version: literal(RECEIPT_VERSION),
@@ -80585,14 +81082,14 @@ const receiptSchema = strictObject({
         /** the ref it was read from; null: the default branch */
         ref: schemas_string().nullable(),
         /** git's blob SHA of the text judged with */
-        blobSha: sha,
+        blobSha: receipt_json_sha,
     }),
     perimeters: array(schemas_string()),
     directPushes: schemas_enum(['check', 'deny']),
     ignoreRefs: array(schemas_string()),
     /** on GitHub's clock: the activity list is read from startedAt; endedAt when post took the end snapshot */
     window: strictObject({ startedAt: iso_datetime(), endedAt: iso_datetime() }),
-    heads: strictObject({ start: sha.nullable(), end: sha.nullable() }),
+    heads: strictObject({ start: receipt_json_sha.nullable(), end: receipt_json_sha.nullable() }),
     refs: strictObject({ start: snapshot, end: snapshot }),
     violations: array(strictObject({
         kind: schemas_enum([
@@ -80620,10 +81117,10 @@ const receiptSchema = strictObject({
         transient: schemas_boolean().optional(),
     })),
     commits: strictObject({
-        gateway: array(sha),
-        others: array(sha),
-        direct: array(sha),
-        unattributed: array(sha),
+        gateway: array(receipt_json_sha),
+        others: array(receipt_json_sha),
+        direct: array(receipt_json_sha),
+        unattributed: array(receipt_json_sha),
         complete: schemas_boolean(),
     }),
     /**
@@ -80651,11 +81148,6 @@ const receiptSchema = strictObject({
         head: schemas_string().nullable(),
     }),
 });
-/** git's blob SHA of a text (what `git hash-object` prints), so an audit can fetch exactly that blob. */
-function gitBlobSha(text) {
-    const bytes = Buffer.from(text, 'utf8');
-    return (0,external_node_crypto_.createHash)('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
-}
 function receiptJson(verdict, context) {
     const { ledger } = context;
     return {
@@ -80667,7 +81159,11 @@ function receiptJson(verdict, context) {
         branch: verdict.branch,
         context: context.context,
         run: context.run,
-        config: { file: context.config.file, ref: context.config.ref, blobSha: gitBlobSha(context.config.text) },
+        config: {
+            file: context.config.file,
+            ref: context.config.ref,
+            blobSha: git_objects_blobSha(Buffer.from(context.config.text, 'utf8')),
+        },
         perimeters: context.perimeters,
         directPushes: context.directPushes,
         ignoreRefs: context.ignoreRefs,
@@ -80956,7 +81452,7 @@ function cannotWrite(error) {
 const ACTIVITY_ATTEMPTS = 4;
 const ACTIVITY_RETRY_MS = 1_500;
 
-;// CONCATENATED MODULE: ./src/verify/receipts/receipt-statuses.ts
+;// CONCATENATED MODULE: ./src/verify/gathering/receipt-statuses.ts
 /** commits whose statuses are read, one request each; more is unchecked */
 const MAX_STATUS_COMMITS = 100;
 /**
@@ -81883,12 +82379,13 @@ function git(root, args, input) {
     }
 }
 const git_SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
-const STATUS = /^[ACDMRTUX][0-9]*$/;
+const RAW = /^:(\d{6}) (\d{6}) ([0-9a-f]+) ([0-9a-f]+) ([ACDMT])$/;
+const ABSENT = /^0+$/;
 /**
  * The non-merge commits of `range` (anything `git rev-list` takes: `main~50..main`, or `main` with
  * `maxCount`: its newest commits), newest first, with the paths each changed, and how many merges the same
- * commits also hold. Read with `-z --name-status`, so each path
- * follows a status token and no file name, however crafted, can pass for a commit boundary.
+ * commits also hold. Read with `-z --raw`, so each path
+ * follows a raw entry (modes and blob ids) and no file name, however crafted, can pass for a commit boundary.
  */
 function listCommitChanges(root, range, maxCount) {
     if (range.startsWith('-'))
@@ -81910,24 +82407,50 @@ function listCommitChanges(root, range, maxCount) {
     }
     if (shas.length === 0)
         return { commits: [], merges };
-    const tokens = git(root, ['diff-tree', '--stdin', '--always', '--root', '-r', '-z', '--name-status', '--no-renames'], `${shas.join('\n')}\n`).split('\0');
+    const tokens = git(root, ['diff-tree', '--stdin', '--always', '--root', '-r', '-z', '--raw', '--no-renames'], `${shas.join('\n')}\n`).split('\0');
     const commits = [];
     let i = 0;
     for (const sha of shas) {
-        // diff-tree prints each commit's id, then status/path pairs (a root commit too: --always, -r).
+        // diff-tree prints each commit's id, then a raw line and a path per change (a root commit too: --always).
         while (i < tokens.length && tokens[i] === '')
             i++;
         if (!git_SHA.test(sha) || tokens[i] !== sha)
             throw new GitError(`unexpected git diff-tree output at ${sha}`);
         i++;
-        const paths = [];
-        while (i + 1 < tokens.length && STATUS.test(tokens[i])) {
-            paths.push(tokens[i + 1]);
+        const changes = [];
+        for (let raw = RAW.exec(tokens[i] ?? ''); raw !== null && i + 1 < tokens.length; raw = RAW.exec(tokens[i] ?? '')) {
+            changes.push(changeOf(raw, tokens[i + 1]));
             i += 2;
         }
-        commits.push({ sha, subject: subjects.get(sha) ?? '', paths });
+        commits.push({ sha, subject: subjects.get(sha) ?? '', changes });
     }
     return { commits, merges };
+}
+/** One `git diff-tree --raw` entry as verify's Change: a type change (file to symlink, say) is `modified`. */
+function changeOf(raw, path) {
+    const [, oldMode, newMode, oldSha, newSha, status] = raw;
+    if (status === 'A' || ABSENT.test(oldMode))
+        return { path, kind: 'added', newMode, newSha };
+    if (status === 'D' || ABSENT.test(newMode))
+        return { path, kind: 'deleted', oldMode, oldSha };
+    return { path, kind: 'modified', oldMode, newMode, oldSha, newSha };
+}
+/** The size in bytes of each blob, by SHA, read in one `git cat-file --batch-check`; a missing one throws. */
+function blobSizes(root, shas) {
+    const unique = [...new Set(shas)];
+    if (unique.length === 0)
+        return new Map();
+    const lines = git(root, ['cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize)'], `${unique.join('\n')}\n`)
+        .split('\n')
+        .filter(Boolean);
+    const sizes = new Map();
+    for (const line of lines) {
+        const [sha, type, size] = line.split(' ');
+        if (type !== 'blob' || size === undefined)
+            throw new GitError(`not a blob in this repository: ${line}`);
+        sizes.set(sha, Number(size));
+    }
+    return sizes;
 }
 /** The content of `path` at `ref`, or null when the ref has no such file. */
 function tryShowFile(root, ref, path) {
@@ -81945,6 +82468,28 @@ function tryShowFile(root, ref, path) {
     catch {
         return null;
     }
+}
+/**
+ * The branch a range ends on: its tip (`main` of `main~50..main`, `HEAD` of `A..`) without `~N`/`^N`, as a
+ * local branch, a remote-tracking one (`origin/main` is `main`) or the branch HEAD has checked out; null
+ * when the tip is no branch (a commit id, a detached HEAD).
+ */
+function rangeBranch(root, range) {
+    const dots = range.lastIndexOf('..');
+    const tip = (dots === -1 ? range : range.slice(dots + 2)).replace(/(?:[~^][0-9]*)+$/, '') || 'HEAD';
+    if (tip.startsWith('-') || tip.startsWith('^'))
+        return null;
+    let full;
+    try {
+        full = git(root, ['rev-parse', '--symbolic-full-name', tip, '--']).split('\n')[0].trim();
+    }
+    catch {
+        return null;
+    }
+    if (full.startsWith('refs/heads/'))
+        return full.slice('refs/heads/'.length);
+    const remote = /^refs\/remotes\/[^/]+\/(.+)$/.exec(full);
+    return remote !== null && remote[1] !== 'HEAD' ? remote[1] : null;
 }
 
 // EXTERNAL MODULE: external "node:fs"
@@ -82539,7 +83084,7 @@ async function init_run(args, io) {
     const proposal = proposePerimeters(files, configInRepo);
     if (proposal.roles.length === 0) {
         io.stderr('perimeter init: found no docs, tests or source folders to propose perimeters for; ' +
-            'write perimeters.yml by hand (README: perimeters.yml reference)\n');
+            'write perimeters.yml by hand (its reference: docs/configuration.md in the Perimeter repository)\n');
         return EXIT_ERRORS;
     }
     const text = renderProposal(proposal);
@@ -82660,27 +83205,32 @@ function compareCalls(calls, base, proposed) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/replay-judge.ts
-function replay_judge_judgeCommit(paths, perimeter) {
-    if (!perimeter.tools.has('push_files')) {
-        const refused = paths.map((path) => ({ path, rule: 'no push_files tool: it cannot write at all' }));
-        return { allowed: false, refused };
-    }
-    const refused = [];
-    for (const path of paths) {
-        const decision = perimeter.canWrite(path);
-        if (!decision.allowed)
-            refused.push({ path, rule: decision.rule });
-    }
+
+/** What a commit-wide refusal is called where paths are listed. */
+const WHOLE_COMMIT = 'the commit as a whole';
+/** A violation as a refusal: its message without the path or commit it begins with. */
+function refusalOf(violation, label) {
+    const { path, message } = violation;
+    const prefix = `${path ?? label}: `;
+    const rule = message.startsWith(prefix) ? message.slice(prefix.length) : message;
+    return path === undefined ? { rule } : { path, rule };
+}
+/** One commit judged for one perimeter on `branch`, exactly as the receipt, apply and the gate judge it. */
+function judgeReplayCommit(commit, branch, perimeter, sizeOf) {
+    const label = commit.sha.slice(0, 7);
+    const refused = commit_judge_judgeCommit({ label, changes: commit.changes, sizeOf }, branch, [perimeter]).map((v) => refusalOf(v, label));
     return { allowed: refused.length === 0, refused };
 }
-function replayCommits(commits, perimeters) {
+function replayCommits(commits, branch, perimeters, sizeOf) {
     return commits.map((commit) => ({
         sha: commit.sha,
         subject: commit.subject,
-        paths: commit.paths.length,
-        verdicts: Object.fromEntries(perimeters.map((p) => [p.name, replay_judge_judgeCommit(commit.paths, p)])),
+        paths: commit.changes.length,
+        verdicts: Object.fromEntries(perimeters.map((p) => [p.name, judgeReplayCommit(commit, branch, p, sizeOf)])),
     }));
 }
+/** Git allows no empty path, so '' stands for the commit as a whole. */
+const keyOf = (refusal) => refusal.path ?? '';
 const state = (verdict) => verdict === undefined ? 'absent' : verdict.allowed ? 'allowed' : 'refused';
 /** Every (commit, perimeter) whose verdict or refused paths differ between the two replays of one range. */
 function compareReplays(base, proposed) {
@@ -82692,10 +83242,12 @@ function compareReplays(base, proposed) {
         for (const name of names) {
             const was = before[name];
             const now = row.verdicts[name];
-            const wasRefused = new Set(was?.refused.map((r) => r.path));
-            const nowRefused = new Set(now?.refused.map((r) => r.path));
-            const newlyRefused = (now?.refused ?? []).filter((r) => was !== undefined && !wasRefused.has(r.path));
-            const newlyAllowed = [...wasRefused].filter((path) => now !== undefined && !nowRefused.has(path));
+            const wasRefused = new Set(was?.refused.map(keyOf));
+            const nowRefused = new Set(now?.refused.map(keyOf));
+            const newlyRefused = (now?.refused ?? []).filter((r) => was !== undefined && !wasRefused.has(keyOf(r)));
+            const newlyAllowed = [...wasRefused]
+                .filter((key) => now !== undefined && !nowRefused.has(key))
+                .map((key) => key || WHOLE_COMMIT);
             if (state(was) === state(now) && newlyRefused.length === 0 && newlyAllowed.length === 0)
                 continue;
             changes.push({
@@ -82722,7 +83274,7 @@ function compareReplays(base, proposed) {
 
 
 
-const REPLAY_USAGE = 'perimeter replay [--config FILE] [--base REF | --no-base] [--json] (RANGE [--max-count N] | --ledger FILE)';
+const REPLAY_USAGE = 'perimeter replay [--config FILE] [--base REF | --no-base] [--json] (RANGE [--max-count N] [--branch NAME] | --ledger FILE)';
 const SUBJECT = 60;
 function shorten(text, max) {
     return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
@@ -82744,7 +83296,7 @@ function renderTable(rows, perimeters) {
 }
 function renderChange(change) {
     const head = `  ${change.sha.slice(0, 7)} ${change.perimeter}: ${change.before} -> ${change.after}`;
-    const refused = change.newlyRefused.map((r) => `${r.path} (${r.rule})`);
+    const refused = change.newlyRefused.map((r) => `${r.path ?? WHOLE_COMMIT}: ${r.rule}`);
     const parts = [
         ...(refused.length > 0 ? [`now refused: ${refused.join(', ')}`] : []),
         ...(change.newlyAllowed.length > 0 ? [`now allowed: ${change.newlyAllowed.join(', ')}`] : []),
@@ -82794,8 +83346,14 @@ async function replayLedger(file, loaded, base, json, io) {
     }
     return changes.length > 0 ? EXIT_CHANGES : EXIT_OK;
 }
+const replay_SUBMODULE = '160000';
+/** The blobs whose sizes the limits need: every arriving file's (a submodule's entry is a commit, no blob). */
+function arrivingBlobs(changes) {
+    return changes.flatMap((c) => (c.kind === 'deleted' || c.newMode === replay_SUBMODULE ? [] : [c.newSha]));
+}
 /**
- * `perimeter replay RANGE`: judges each non-merge commit of RANGE against the proposed perimeters.yml
+ * `perimeter replay RANGE`: judges each non-merge commit of RANGE, as pushed to the branch RANGE ends on
+ * (`--branch` to name another), by the receipt's rule against the proposed perimeters.yml
  * (which perimeter could have made it), and against the base version of the same file (by default the one
  * committed at HEAD) to list what the proposal changes. `--ledger FILE` does the same for the calls a run
  * recorded. Exit 3 when anything changes, so a workflow can gate pull requests that touch perimeters.yml.
@@ -82807,10 +83365,13 @@ async function replay_run(args, io) {
         'no-base': { type: 'boolean', default: false },
         ledger: { type: 'string' },
         'max-count': { type: 'string' },
+        branch: { type: 'string' },
         json: { type: 'boolean', default: false },
     }, true);
     if (values.base !== undefined && values['no-base'])
         throw new UsageError('--base and --no-base exclude each other');
+    if (values.ledger !== undefined && values.branch !== undefined)
+        throw new UsageError('with --ledger, no --branch: the calls name their perimeters');
     if (values.ledger !== undefined ? positionals.length !== 0 : positionals.length !== 1)
         throw new UsageError(values.ledger !== undefined
             ? 'with --ledger, no RANGE'
@@ -82830,18 +83391,23 @@ async function replay_run(args, io) {
     if (maxCount !== undefined && (!Number.isSafeInteger(maxCount) || maxCount < 1))
         throw new UsageError(`--max-count: expected a whole number above 0, got ${JSON.stringify(values['max-count'])}`);
     const { commits, merges } = listCommitChanges(loaded.root, range, maxCount);
-    const rows = replayCommits(commits, loaded.perimeters);
-    const baseRows = base === null ? null : replayCommits(commits, base.perimeters);
+    const branch = values.branch ?? rangeBranch(loaded.root, range);
+    if (branch === null)
+        throw new UsageError(`${JSON.stringify(range)} does not end on a branch: name the branch its commits were made on with --branch`);
+    const sizes = blobSizes(loaded.root, arrivingBlobs(commits.flatMap((c) => c.changes)));
+    const sizeOf = (sha) => sizes.get(sha) ?? 0;
+    const rows = replayCommits(commits, branch, loaded.perimeters, sizeOf);
+    const baseRows = base === null ? null : replayCommits(commits, branch, base.perimeters, sizeOf);
     const changes = baseRows === null ? [] : compareReplays(baseRows, rows);
     if (values.json) {
-        io.stdout(`${JSON.stringify({ config: loaded.config.file, range, merges, base: base?.label ?? null, commits: rows, changes })}\n`);
+        io.stdout(`${JSON.stringify({ config: loaded.config.file, range, branch, merges, base: base?.label ?? null, commits: rows, changes })}\n`);
     }
     else {
         const against = base === null ? 'no base to compare with' : `base ${base.label}`;
         let out = `Replaying ${loaded.config.file} against ${range}${maxCount === undefined ? '' : ` (newest ${maxCount})`}: ${rows.length} commit${rows.length === 1 ? '' : 's'}` +
             `${merges > 0 ? ` (and ${merges} merge${merges === 1 ? '' : 's'}, not judged)` : ''}; ${against}\n\n`;
         out += rows.length > 0 ? renderTable(rows, loaded.perimeters) : 'No commits in the range.\n';
-        out += '("ok": every path writable by that perimeter; "-N": N paths it could not have written)\n';
+        out += `("ok": that perimeter could have pushed it to "${branch}", judged as the receipt judges; "-N": N refusals, a path it could not have written or the commit over its limits)\n`;
         if (base !== null) {
             out +=
                 changes.length === 0
@@ -82855,413 +83421,6 @@ async function replay_run(args, io) {
 
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
-;// CONCATENATED MODULE: ./src/github/git-objects.ts
-
-/**
- * Git's object encoding, so objects made outside GitHub get the SHAs git (and GitHub) gives them:
- * `<type> <size>\0<body>` hashed with SHA-1. https://git-scm.com/book/en/v2/Git-Internals-Git-Objects
- */
-function objectSha(type, body) {
-    return (0,external_node_crypto_.createHash)('sha1').update(`${type} ${body.byteLength}\0`).update(body).digest('hex');
-}
-function git_objects_blobSha(content) {
-    return objectSha('blob', content);
-}
-/** Git orders tree entries by name, a tree's name compared as if it ended in "/". */
-function sortKey(entry) {
-    return Buffer.from(entry.type === 'tree' ? `${entry.path}/` : entry.path, 'utf8');
-}
-/** Entries in the order git writes them. */
-function sortTreeEntries(entries) {
-    return [...entries].sort((a, b) => Buffer.compare(sortKey(a), sortKey(b)));
-}
-/** The body of a tree object: per entry `<mode> <name>\0<20-byte sha>`, trees' mode written "40000". */
-function encodeTree(entries) {
-    const parts = [];
-    for (const entry of sortTreeEntries(entries)) {
-        const mode = entry.mode.replace(/^0+/, '');
-        parts.push(Buffer.from(`${mode} ${entry.path}\0`, 'utf8'), Buffer.from(entry.sha, 'hex'));
-    }
-    return Buffer.concat(parts);
-}
-function git_objects_treeSha(entries) {
-    return objectSha('tree', encodeTree(entries));
-}
-/** `Name <email> <unix seconds> <+hhmm>` from an ISO date (written in UTC). */
-function signatureLine(signature) {
-    const seconds = Math.floor(Date.parse(signature.date) / 1000);
-    return `${signature.name} <${signature.email}> ${seconds} +0000`;
-}
-/** The body of an unsigned commit object. */
-function encodeCommit(commit) {
-    const lines = [
-        `tree ${commit.tree}`,
-        ...commit.parents.map((p) => `parent ${p}`),
-        `author ${signatureLine(commit.author)}`,
-        `committer ${signatureLine(commit.committer)}`,
-    ];
-    return Buffer.from(`${lines.join('\n')}\n\n${commit.message}`, 'utf8');
-}
-function commitSha(commit) {
-    return objectSha('commit', encodeCommit(commit));
-}
-
-;// CONCATENATED MODULE: ./src/github/staged/staged-objects.ts
-
-
-/**
- * Git objects made in the runner instead of on GitHub: blobs, trees and commits with the SHAs git gives
- * them, built over trees read from GitHub. Nothing here talks to GitHub except through `readTree`.
- */
-class StagedObjects {
-    readTree;
-    blobs = new Map();
-    trees = new Map();
-    commits = new Map();
-    constructor(readTree) {
-        this.readTree = readTree;
-    }
-    async tree(sha) {
-        return this.trees.get(sha) ?? this.readTree(sha);
-    }
-    addBlob(content) {
-        const sha = git_objects_blobSha(content);
-        this.blobs.set(sha, content);
-        return sha;
-    }
-    /**
-     * The tree `changes` make of `base`, as GitHub's create-tree with `base_tree` makes it: nested paths make
-     * trees as needed, a null SHA deletes (and a tree left empty disappears), inline content becomes a blob.
-     * https://docs.github.com/rest/git/trees#create-a-tree
-     */
-    async editTree(base, changes) {
-        const root = new Map();
-        for (const change of changes) {
-            const parts = change.path.split('/');
-            if (parts.some((p) => p === '' || p === '.' || p === '..'))
-                throw new UpstreamError('invalid', `tree path is not valid: ${JSON.stringify(change.path)}`, 422);
-            let level = root;
-            for (const dir of parts.slice(0, -1)) {
-                let next = level.get(dir);
-                if (!next || next.kind !== 'dir')
-                    level.set(dir, (next = { kind: 'dir', edits: new Map() }));
-                level = next.edits;
-            }
-            const name = parts[parts.length - 1];
-            if ('content' in change)
-                level.set(name, {
-                    kind: 'blob',
-                    mode: change.mode,
-                    sha: this.addBlob(Buffer.from(change.content, 'utf8')),
-                });
-            else if (change.sha === null)
-                level.set(name, { kind: 'delete' });
-            else
-                level.set(name, { kind: 'blob', mode: change.mode, sha: change.sha });
-        }
-        return (await this.applyEdits(base, root, '')) ?? this.storeTree([]);
-    }
-    async applyEdits(base, edits, at) {
-        const entries = new Map((base ? await this.tree(base) : []).map((e) => [e.path, e]));
-        for (const [name, edit] of edits) {
-            const current = entries.get(name);
-            if (edit.kind === 'delete') {
-                if (!current)
-                    throw new UpstreamError('invalid', `cannot delete ${at}${name}: it does not exist`, 422);
-                entries.delete(name);
-            }
-            else if (edit.kind === 'blob') {
-                entries.set(name, { path: name, mode: edit.mode, type: 'blob', sha: edit.sha });
-            }
-            else {
-                const below = current?.type === 'tree' ? current.sha : null;
-                const sha = await this.applyEdits(below, edit.edits, `${at}${name}/`);
-                if (sha === null)
-                    entries.delete(name);
-                else
-                    entries.set(name, { path: name, mode: '040000', type: 'tree', sha });
-            }
-        }
-        return entries.size === 0 ? null : this.storeTree([...entries.values()]);
-    }
-    storeTree(entries) {
-        const sorted = sortTreeEntries(entries);
-        const sha = git_objects_treeSha(sorted);
-        this.trees.set(sha, sorted);
-        return sha;
-    }
-    addCommit(message, tree, parents, signature) {
-        const body = { tree, parents, message, author: signature, committer: signature };
-        const commit = { sha: commitSha(body), ...body };
-        this.commits.set(commit.sha, commit);
-        return commit;
-    }
-    /** Paths whose blobs differ between two trees (either may be null: empty), read as far as they differ. */
-    async changedPaths(before, after, at = '') {
-        if (before === after)
-            return [];
-        const a = new Map((before ? await this.tree(before) : []).map((e) => [e.path, e]));
-        const b = new Map((after ? await this.tree(after) : []).map((e) => [e.path, e]));
-        const out = [];
-        for (const name of new Set([...a.keys(), ...b.keys()])) {
-            const x = a.get(name);
-            const y = b.get(name);
-            if (x?.sha === y?.sha && x?.mode === y?.mode)
-                continue;
-            const xTree = x?.type === 'tree' ? x.sha : null;
-            const yTree = y?.type === 'tree' ? y.sha : null;
-            if (xTree || yTree)
-                out.push(...(await this.changedPaths(xTree, yTree, `${at}${name}/`)));
-            if ((x && x.type !== 'tree') || (y && y.type !== 'tree'))
-                out.push(`${at}${name}`);
-        }
-        return out.sort();
-    }
-    /** The SHA of the tree or blob at `path` below `tree`, or null where there is nothing. */
-    async entryAt(tree, path) {
-        let entry = { path: '', mode: '040000', type: 'tree', sha: tree };
-        for (const part of path.split('/').filter(Boolean)) {
-            if (entry?.type !== 'tree')
-                return null;
-            entry = (await this.tree(entry.sha)).find((e) => e.path === part) ?? null;
-        }
-        return entry;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/github/staged/staged-upstream.ts
-
-
-/** Who staged commits are by until the apply job writes them (then GitHub sets the token's identity). */
-const STAGED_SIGNATURE = {
-    name: 'github-actions[bot]',
-    email: '41898282+github-actions[bot]@users.noreply.github.com',
-};
-const staged = (what) => new UpstreamError('forbidden', `${what}: writes are staged in this job, only the bound branch takes them`, 403);
-class StagedUpstream {
-    inner;
-    branch;
-    options;
-    writesStaged = true;
-    objects;
-    /** staged commits, oldest first */
-    order = [];
-    base = null;
-    constructor(inner, branch, options = {}) {
-        this.inner = inner;
-        this.branch = branch;
-        this.options = options;
-        this.objects = new StagedObjects((sha) => inner.getTree(sha));
-    }
-    /** The upstream as it was when `set` was staged on it (read it first with readChangeSet). */
-    static fromChangeSet(inner, set) {
-        const staged = new StagedUpstream(inner, set.branch);
-        for (const [sha, base64] of Object.entries(set.blobs))
-            staged.objects.blobs.set(sha, new Uint8Array(Buffer.from(base64, 'base64')));
-        for (const [sha, entries] of Object.entries(set.trees))
-            staged.objects.trees.set(sha, entries);
-        for (const commit of set.commits)
-            staged.objects.commits.set(commit.sha, commit);
-        staged.base = set.base;
-        staged.order = set.commits.map((c) => c.sha);
-        return staged;
-    }
-    get owner() {
-        return this.inner.owner;
-    }
-    get repo() {
-        return this.inner.repo;
-    }
-    /** The change set so far; null before the first staged commit. */
-    changeSet() {
-        return this.base === null ? null : this.setOf(this.base, this.order);
-    }
-    setOf(base, order) {
-        const blobs = {};
-        for (const [sha, bytes] of this.objects.blobs)
-            blobs[sha] = Buffer.from(bytes).toString('base64');
-        return {
-            version: 1,
-            branch: this.branch,
-            base,
-            commits: order.map((sha) => this.objects.commits.get(sha)),
-            trees: Object.fromEntries(this.objects.trees),
-            blobs,
-        };
-    }
-    head() {
-        return this.order.at(-1) ?? null;
-    }
-    stats = () => this.inner.stats();
-    getRepository = () => this.inner.getRepository();
-    serverTime = () => this.inner.serverTime();
-    listActivity = (o) => this.inner.listActivity(o);
-    getFileAtRef = (p, r) => this.inner.getFileAtRef(p, r);
-    listStatuses = (sha) => this.inner.listStatuses(sha);
-    listRunJobs = (runId) => this.inner.listRunJobs(runId);
-    listCheckRuns = (sha, name) => this.inner.listCheckRuns(sha, name);
-    getPullRequest = (n) => this.inner.getPullRequest(n);
-    listPullRequestCommits = (n) => this.inner.listPullRequestCommits(n);
-    async getBranchHead(branch) {
-        return (branch === this.branch && this.head()) || this.inner.getBranchHead(branch);
-    }
-    async tryGetBranchHead(branch) {
-        return (branch === this.branch && this.head()) || this.inner.tryGetBranchHead(branch);
-    }
-    async listRefs() {
-        const refs = await this.inner.listRefs();
-        const head = this.head();
-        if (head)
-            refs.set(`refs/heads/${this.branch}`, head);
-        return refs;
-    }
-    async getCommit(sha) {
-        const commit = this.objects.commits.get(sha);
-        return commit ? { ...commit, staged: true } : this.inner.getCommit(sha);
-    }
-    async getTree(sha) {
-        return this.objects.tree(sha);
-    }
-    async getTrees(shas, options) {
-        const local = shas.filter((s) => this.objects.trees.has(s));
-        const remote = shas.filter((s) => !this.objects.trees.has(s));
-        const found = remote.length > 0 && this.inner.getTrees ? await this.inner.getTrees(remote, options) : new Map();
-        for (const sha of local)
-            found.set(sha, this.objects.trees.get(sha));
-        return found;
-    }
-    async getPathTrees(commits, path) {
-        const remote = commits.filter((c) => !this.objects.commits.has(c));
-        const found = remote.length > 0 && this.inner.getPathTrees ? await this.inner.getPathTrees(remote, path) : new Map();
-        for (const sha of commits.filter((c) => this.objects.commits.has(c))) {
-            const commit = this.objects.commits.get(sha);
-            const parent = await this.getCommit(commit.parents[0]);
-            const at = async (tree) => {
-                const entry = await this.objects.entryAt(tree, path);
-                return entry?.type === 'tree' ? entry.sha : null;
-            };
-            found.set(sha, { tree: await at(commit.tree), parentTree: await at(parent.tree) });
-        }
-        return found;
-    }
-    async getTreeRecursive(sha) {
-        if (!this.objects.trees.has(sha))
-            return this.inner.getTreeRecursive(sha);
-        const entries = [];
-        let truncated = false;
-        for (const entry of this.objects.trees.get(sha)) {
-            entries.push(entry);
-            if (entry.type !== 'tree')
-                continue;
-            const below = await this.getTreeRecursive(entry.sha);
-            truncated ||= below.truncated;
-            for (const e of below.entries)
-                entries.push({ ...e, path: `${entry.path}/${e.path}` });
-        }
-        return { entries, truncated };
-    }
-    async getBlob(sha) {
-        return this.objects.blobs.get(sha) ?? this.inner.getBlob(sha);
-    }
-    async getCommitFiles(sha) {
-        const commit = this.objects.commits.get(sha);
-        if (!commit)
-            return this.inner.getCommitFiles(sha);
-        const parent = await this.getCommit(commit.parents[0]);
-        return { paths: await this.objects.changedPaths(parent.tree, commit.tree), complete: true };
-    }
-    async listCommits(options) {
-        const chain = this.chainFrom(options.sha);
-        if (chain.length === 0)
-            return this.inner.listCommits(options);
-        const mine = [];
-        for (const sha of chain) {
-            const commit = this.objects.commits.get(sha);
-            if (options.path === undefined || (await this.touches(commit, options.path)))
-                mine.push({ ...commit, staged: true });
-        }
-        const perPage = options.perPage ?? 30;
-        const from = ((options.page ?? 1) - 1) * perPage;
-        const out = mine.slice(from, from + perPage);
-        if (out.length === perPage)
-            return out;
-        // GitHub's pages below the staged commits, re-cut at this page's offset
-        const skip = Math.max(0, from - mine.length);
-        const first = Math.floor(skip / perPage) + 1;
-        const base = { sha: this.base, ...(options.path === undefined ? {} : { path: options.path }), perPage };
-        const below = [
-            ...(await this.inner.listCommits({ ...base, page: first })),
-            ...(skip % perPage > 0 ? await this.inner.listCommits({ ...base, page: first + 1 }) : []),
-        ];
-        return [...out, ...below.slice(skip % perPage)].slice(0, perPage);
-    }
-    async isAncestor(ancestor, descendant) {
-        const chain = this.chainFrom(descendant);
-        if (chain.includes(ancestor))
-            return true;
-        if (this.objects.commits.has(ancestor))
-            return false;
-        return this.inner.isAncestor(ancestor, chain.length > 0 ? this.base : descendant);
-    }
-    compare = (base, head) => {
-        if (this.objects.commits.has(base) || this.objects.commits.has(head))
-            return Promise.reject(staged('comparing staged commits'));
-        return this.inner.compare(base, head);
-    };
-    async createBlob(content) {
-        return this.objects.addBlob(content);
-    }
-    async createTree(baseTree, changes) {
-        return this.objects.editTree(baseTree, changes);
-    }
-    async createCommit(message, tree, parents) {
-        const now = (this.options.clock?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z');
-        const signature = { ...STAGED_SIGNATURE, date: now };
-        return this.objects.addCommit(message, tree, parents, signature).sha;
-    }
-    /** Fast-forward only, as GitHub's: the commit's first parent must be the staged head (or GitHub's). */
-    async updateBranch(branch, sha) {
-        if (branch !== this.branch)
-            throw staged(`moving ${branch}`);
-        const commit = this.objects.commits.get(sha);
-        if (!commit)
-            throw staged(`moving ${branch} to a commit that was not staged`);
-        const head = this.head() ?? (await this.inner.getBranchHead(branch));
-        if (commit.parents[0] !== head)
-            throw new UpstreamError('not_fast_forward', 'Update is not a fast forward', 422);
-        const base = this.base ?? head;
-        const order = [...this.order, sha];
-        try {
-            await this.options.save?.(this.setOf(base, order));
-        }
-        catch (error) {
-            const why = error instanceof Error ? error.message : String(error);
-            throw new UpstreamError('unavailable', `the staged commit could not be saved: ${why}`);
-        }
-        this.base = base;
-        this.order = order;
-    }
-    createBranch = (branch) => Promise.reject(staged(`creating ${branch}`));
-    deleteBranch = (branch) => Promise.reject(staged(`deleting ${branch}`));
-    createStatus = () => Promise.reject(staged('posting a status'));
-    createCheckRun = () => Promise.reject(staged('creating a check run'));
-    addCheckRunAnnotations = () => Promise.reject(staged('updating a check run'));
-    createPullRequest = () => Promise.reject(staged('opening a pull request'));
-    /** Staged commits reachable from `sha`, newest first (empty when `sha` is not staged). */
-    chainFrom(sha) {
-        const at = this.order.indexOf(sha);
-        return at < 0 ? [] : this.order.slice(0, at + 1).reverse();
-    }
-    async touches(commit, path) {
-        const parent = await this.getCommit(commit.parents[0]);
-        const [now, before] = await Promise.all([
-            this.objects.entryAt(commit.tree, path),
-            this.objects.entryAt(parent.tree, path),
-        ]);
-        return now?.sha !== before?.sha || now?.mode !== before?.mode;
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/safety/answer-filter.ts
 /** What the gateway knows of content safety: one filter every answer passes through, one check every write. */
 /** The identity filter: hides nothing, finds nothing. */
@@ -90352,7 +90511,69 @@ const getCommit = defineTool({
     },
 });
 
+;// CONCATENATED MODULE: ./src/safety/binary-text.ts
+/**
+ * What of a binary file can be scanned for credentials: its runs of readable characters, as `strings`
+ * finds them, in single bytes (ASCII, UTF-8 text between binary parts) and in UTF-16 (Windows
+ * resources, some serializations). Compressed or encrypted content has no readable runs to find: such
+ * formats are named, so an answer can say what was not looked into.
+ */
+/** Shorter runs are noise in binary data; every credential format we know of is longer. */
+const MIN_RUN = 8;
+const SINGLE_BYTE_RUN = new RegExp(`[\\t\\x20-\\x7e\\x80-\\xff]{${MIN_RUN},}`, 'g');
+const UTF16LE_RUN = new RegExp(`(?:[\\t\\x20-\\x7e]\\x00){${MIN_RUN},}`, 'g');
+const UTF16BE_RUN = new RegExp(`(?:\\x00[\\t\\x20-\\x7e]){${MIN_RUN},}`, 'g');
+const PACKED = [
+    { magic: [0x50, 0x4b, 0x03, 0x04], name: 'zip archive (also jar, docx, xlsx)' },
+    { magic: [0x1f, 0x8b], name: 'gzip data' },
+    { magic: [0x42, 0x5a, 0x68], name: 'bzip2 data' },
+    { magic: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], name: 'xz data' },
+    { magic: [0x28, 0xb5, 0x2f, 0xfd], name: 'zstd data' },
+    { magic: [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c], name: '7z archive' },
+    { magic: [0x52, 0x61, 0x72, 0x21], name: 'rar archive' },
+    { magic: [0x25, 0x50, 0x44, 0x46], name: 'PDF (its streams are usually compressed)' },
+    { magic: [0x89, 0x50, 0x4e, 0x47], name: 'PNG image (compressed)' },
+    { magic: [0xff, 0xd8, 0xff], name: 'JPEG image' },
+    { magic: [0x47, 0x49, 0x46, 0x38], name: 'GIF image' },
+    {
+        magic: [0x2d, 0x2d, 0x2d, 0x2d, 0x2d, 0x42, 0x45, 0x47, 0x49, 0x4e, 0x20, 0x50, 0x47, 0x50],
+        name: 'PGP data',
+    },
+    { magic: [0x85, 0x01], name: 'PGP data' },
+];
+function readableRuns(bytes) {
+    const latin1 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+    const runs = [];
+    for (const m of latin1.matchAll(SINGLE_BYTE_RUN)) {
+        // a run may be UTF-8 text between binary parts: read it as such, keeping the parts that decode
+        // (and the raw run too when some part does not, so no byte sequence goes unscanned)
+        const utf8 = Buffer.from(m[0], 'latin1').toString('utf8');
+        if (!utf8.includes('\ufffd'))
+            runs.push(utf8);
+        else
+            runs.push(m[0], ...utf8.split('\ufffd').filter((part) => part.length >= MIN_RUN));
+    }
+    for (const m of latin1.matchAll(UTF16LE_RUN))
+        runs.push(m[0].replaceAll('\0', ''));
+    for (const m of latin1.matchAll(UTF16BE_RUN))
+        runs.push(m[0].replaceAll('\0', ''));
+    const format = PACKED.find(({ magic }) => magic.every((byte, i) => bytes[i] === byte));
+    return { text: runs.join('\n'), packed: format?.name ?? null };
+}
+/** Decodes strict UTF-8 without NUL bytes; null means binary. */
+function decodeText(data) {
+    if (data.includes(0))
+        return null;
+    try {
+        return new TextDecoder('utf-8', { fatal: true }).decode(data);
+    }
+    catch {
+        return null;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/gateway/reads/file-answer.ts
+
 
 /** Files larger than this are described, not sent: an agent's context is no place for them. */
 const MAX_READ_BYTES = 1_048_576;
@@ -90367,17 +90588,6 @@ const fileAnswerSchema = schemas_object({
     target: schemas_string().optional().describe('a symlink target, never followed'),
     note: schemas_string().optional().describe('why content is absent: binary or too large'),
 });
-/** Decodes strict UTF-8 without NUL bytes; null means binary. */
-function decodeText(data) {
-    if (data.includes(0))
-        return null;
-    try {
-        return new TextDecoder('utf-8', { fatal: true }).decode(data);
-    }
-    catch {
-        return null;
-    }
-}
 async function answerFile(view, entry) {
     const base = { path: entry.path, sha: entry.sha };
     if (entry.type === 'commit')
@@ -90886,7 +91096,6 @@ class PathLister {
 }
 
 ;// CONCATENATED MODULE: ./src/gateway/reads/history.ts
-
 
 
 
@@ -101976,56 +102185,6 @@ class UpstreamMeter {
     }
 }
 
-;// CONCATENATED MODULE: ./src/safety/binary-text.ts
-/**
- * What of a binary file can be scanned for credentials: its runs of readable characters, as `strings`
- * finds them, in single bytes (ASCII, UTF-8 text between binary parts) and in UTF-16 (Windows
- * resources, some serializations). Compressed or encrypted content has no readable runs to find: such
- * formats are named, so an answer can say what was not looked into.
- */
-/** Shorter runs are noise in binary data; every credential format we know of is longer. */
-const MIN_RUN = 8;
-const SINGLE_BYTE_RUN = new RegExp(`[\\t\\x20-\\x7e\\x80-\\xff]{${MIN_RUN},}`, 'g');
-const UTF16LE_RUN = new RegExp(`(?:[\\t\\x20-\\x7e]\\x00){${MIN_RUN},}`, 'g');
-const UTF16BE_RUN = new RegExp(`(?:\\x00[\\t\\x20-\\x7e]){${MIN_RUN},}`, 'g');
-const PACKED = [
-    { magic: [0x50, 0x4b, 0x03, 0x04], name: 'zip archive (also jar, docx, xlsx)' },
-    { magic: [0x1f, 0x8b], name: 'gzip data' },
-    { magic: [0x42, 0x5a, 0x68], name: 'bzip2 data' },
-    { magic: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], name: 'xz data' },
-    { magic: [0x28, 0xb5, 0x2f, 0xfd], name: 'zstd data' },
-    { magic: [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c], name: '7z archive' },
-    { magic: [0x52, 0x61, 0x72, 0x21], name: 'rar archive' },
-    { magic: [0x25, 0x50, 0x44, 0x46], name: 'PDF (its streams are usually compressed)' },
-    { magic: [0x89, 0x50, 0x4e, 0x47], name: 'PNG image (compressed)' },
-    { magic: [0xff, 0xd8, 0xff], name: 'JPEG image' },
-    { magic: [0x47, 0x49, 0x46, 0x38], name: 'GIF image' },
-    {
-        magic: [0x2d, 0x2d, 0x2d, 0x2d, 0x2d, 0x42, 0x45, 0x47, 0x49, 0x4e, 0x20, 0x50, 0x47, 0x50],
-        name: 'PGP data',
-    },
-    { magic: [0x85, 0x01], name: 'PGP data' },
-];
-function readableRuns(bytes) {
-    const latin1 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-    const runs = [];
-    for (const m of latin1.matchAll(SINGLE_BYTE_RUN)) {
-        // a run may be UTF-8 text between binary parts: read it as such, keeping the parts that decode
-        // (and the raw run too when some part does not, so no byte sequence goes unscanned)
-        const utf8 = Buffer.from(m[0], 'latin1').toString('utf8');
-        if (!utf8.includes('\ufffd'))
-            runs.push(utf8);
-        else
-            runs.push(m[0], ...utf8.split('\ufffd').filter((part) => part.length >= MIN_RUN));
-    }
-    for (const m of latin1.matchAll(UTF16LE_RUN))
-        runs.push(m[0].replaceAll('\0', ''));
-    for (const m of latin1.matchAll(UTF16BE_RUN))
-        runs.push(m[0].replaceAll('\0', ''));
-    const format = PACKED.find(({ magic }) => magic.every((byte, i) => bytes[i] === byte));
-    return { text: runs.join('\n'), packed: format?.name ?? null };
-}
-
 ;// CONCATENATED MODULE: ./src/gateway/reads/tree-index.ts
 
 /** A whole tree, every entry by its full path, and what one perimeter may see of it. */
@@ -102129,7 +102288,6 @@ function indexAfterPush(base, written, deletions, expected) {
  * are, and what a moved branch means for the push. The landing (push-landing.ts) does the writes and the
  * retries by these decisions; the pusher (push.ts) runs the two in order.
  */
-
 
 
 
@@ -102279,7 +102437,7 @@ function writtenFiles(plan, changes, blobs) {
     return plan.files.map((file, i) => ({
         path: file.path,
         mode: changes[i].mode,
-        sha: blobs.get(file.path) ?? blobSha(file.bytes),
+        sha: blobs.get(file.path) ?? git_objects_blobSha(file.bytes),
         size: file.bytes.length,
     }));
 }
@@ -102434,13 +102592,12 @@ function unchangedAt(perimeter, base, plan) {
             const entry = base.index.get(f.path);
             return (entry?.type === 'blob' &&
                 entry.mode === '100644' &&
-                entry.sha === blobSha(f.bytes) &&
+                entry.sha === git_objects_blobSha(f.bytes) &&
                 perimeter.canRead(f.path).allowed);
         }));
 }
 
 ;// CONCATENATED MODULE: ./src/gateway/push/graphql-landing.ts
-
 
 
 
@@ -102534,7 +102691,7 @@ function written(plan) {
     return plan.files.map((f) => ({
         path: f.path,
         mode: '100644',
-        sha: blobSha(f.bytes),
+        sha: git_objects_blobSha(f.bytes),
         size: f.bytes.length,
     }));
 }
@@ -102827,7 +102984,6 @@ function checkOptions(options) {
 
 
 
-
 /**
  * Everything a gateway is built from, the one shape for the action's gateway process (which reads it on
  * stdin), `perimeter serve`, the benchmarks and the load suite.
@@ -102910,7 +103066,7 @@ function checkConfig(schema, value, what) {
     throw new GatewayConfigError(`${what}: ${fields.join('; ')}`);
 }
 
-;// CONCATENATED MODULE: ./src/gateway/serving/client-config.ts
+;// CONCATENATED MODULE: ./src/clients/client-config.ts
 
 
 /**

@@ -70262,8 +70262,10 @@ function makeScrubber(secrets) {
 var external_node_crypto_ = __nccwpck_require__(7598);
 ;// CONCATENATED MODULE: ./src/github/upstream.ts
 /**
- * The one interface between Perimeter and GitHub. The Octokit implementation lives in
- * octokit-upstream.ts; tests may use a small fake of this interface or the GitHub stand-in.
+ * The one interface between Perimeter and GitHub, in roles (reads, writes, receipts, run records, pull
+ * requests): a caller asks for the roles it uses, and `Upstream` is all of them. The Octokit implementation
+ * lives in octokit-upstream.ts; tests may use a small fake of the roles their subject takes, or the GitHub
+ * stand-in.
  *
  * Repository coordinates are fixed when an Upstream is made: nothing here names another repository.
  * Objects addressed by SHA (commits, trees, blobs) never change and are cached for the process lifetime.
@@ -70277,6 +70279,328 @@ class UpstreamError extends Error {
         this.code = code;
         this.status = status;
         this.name = 'UpstreamError';
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/git-objects.ts
+
+/**
+ * Git's object encoding, so objects made outside GitHub get the SHAs git (and GitHub) gives them:
+ * `<type> <size>\0<body>` hashed with SHA-1. https://git-scm.com/book/en/v2/Git-Internals-Git-Objects
+ */
+function objectSha(type, body) {
+    return (0,external_node_crypto_.createHash)('sha1').update(`${type} ${body.byteLength}\0`).update(body).digest('hex');
+}
+function git_objects_blobSha(content) {
+    return objectSha('blob', content);
+}
+/** Git orders tree entries by name, a tree's name compared as if it ended in "/". */
+function sortKey(name, entry) {
+    return Buffer.from(entry.type === 'tree' ? `${name}/` : name, 'utf8');
+}
+/** Entries in the order git writes them. */
+function sortTreeEntries(entries) {
+    return [...entries].sort((a, b) => Buffer.compare(sortKey(a.path, a), sortKey(b.path, b)));
+}
+/** The body of a tree object: per entry `<mode> <name>\0<20-byte sha>`, trees' mode written "40000". */
+function encodeTree(named) {
+    const sorted = [...named].sort(([a, x], [b, y]) => Buffer.compare(sortKey(a, x), sortKey(b, y)));
+    const parts = [];
+    for (const [name, entry] of sorted) {
+        const mode = entry.mode.replace(/^0+/, '');
+        parts.push(Buffer.from(`${mode} ${name}\0`, 'utf8'), Buffer.from(entry.sha, 'hex'));
+    }
+    return Buffer.concat(parts);
+}
+/**
+ * git's id of a tree holding these entries, by name (an entry's own `path`, if it has one, is not read), so
+ * what a listing claims can be checked against the SHA that names it.
+ */
+function treeSha(entries) {
+    return objectSha('tree', encodeTree([...entries]));
+}
+/** treeSha of one tree's direct listing, each entry named by its `path` (as getTree gives them). */
+function git_objects_listingTreeSha(entries) {
+    return objectSha('tree', encodeTree(entries.map((e) => [e.path, e])));
+}
+/** `Name <email> <unix seconds> <+hhmm>` from an ISO date (written in UTC). */
+function signatureLine(signature) {
+    const seconds = Math.floor(Date.parse(signature.date) / 1000);
+    return `${signature.name} <${signature.email}> ${seconds} +0000`;
+}
+/** The body of an unsigned commit object. */
+function encodeCommit(commit) {
+    const lines = [
+        `tree ${commit.tree}`,
+        ...commit.parents.map((p) => `parent ${p}`),
+        `author ${signatureLine(commit.author)}`,
+        `committer ${signatureLine(commit.committer)}`,
+    ];
+    return Buffer.from(`${lines.join('\n')}\n\n${commit.message}`, 'utf8');
+}
+function git_objects_commitSha(commit) {
+    return objectSha('commit', encodeCommit(commit));
+}
+
+;// CONCATENATED MODULE: ./src/github/whole-tree.ts
+
+
+/** Entries kept across the trees remembered whole (100,000 took 23 MB of heap); the oldest are forgotten beyond it. */
+const KEEP_ENTRIES = 500_000;
+/** rounds of batched reads for one prefetch (each goes GraphQL's LEVELS deeper) */
+const MAX_ROUNDS = 8;
+const parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+const nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
+/**
+ * Every entry below a tree (paths relative to it), in as few requests as GitHub allows. One recursive
+ * listing when GitHub gives it whole. GitHub truncates a recursive listing at 100,000 entries or 7 MB
+ * (https://docs.github.com/en/rest/git/trees#get-a-tree); then every directory the truncated listing did
+ * hold whole is kept, each proven by recomputing its tree SHA from the entries listed for it, the tree
+ * itself is listed plainly, and only its other children are listed again, recursively, going deeper only
+ * where a child's own recursive listing is truncated too. Trees are addressed by SHA: what was listed whole
+ * once is never listed again.
+ */
+class WholeTrees {
+    upstream;
+    whole = new Map();
+    /** the same lists once they have arrived, for building larger trees from them without waiting */
+    settled = new Map();
+    sizes = new Map();
+    /** direct listings proven from a truncated recursive listing, by tree SHA */
+    direct = new Map();
+    truncatedTrees = new Set();
+    kept = 0;
+    constructor(upstream) {
+        this.upstream = upstream;
+    }
+    /** Whether GitHub truncated the recursive listing of this tree (as far as this object has asked). */
+    wasTruncated(sha) {
+        return this.truncatedTrees.has(sha);
+    }
+    /**
+     * The whole tree. `plainFirst` skips the recursive listing of `sha` itself (not of its children): for a
+     * tree expected to be truncated, such as the next root of a repository whose last root was.
+     */
+    list(sha, options = {}) {
+        const known = this.whole.get(sha);
+        if (known)
+            return known;
+        const pending = this.load(sha, options.plainFirst ?? false);
+        this.whole.set(sha, pending);
+        pending.then((entries) => this.keep(sha, entries), () => this.whole.delete(sha));
+        return pending;
+    }
+    /** The tree when it is already known whole (listed, proven or built), without asking. */
+    known(sha) {
+        return this.whole.get(sha);
+    }
+    /**
+     * The tree from its one recursive listing when that is whole, or proves it whole; otherwise null (what
+     * the listing proves of the tree's subdirectories is kept).
+     */
+    async once(sha) {
+        const known = this.whole.get(sha);
+        if (known)
+            return known;
+        const listing = await this.upstream.getTreeRecursive(sha);
+        if (!listing.truncated) {
+            this.remember(sha, listing.entries);
+            return listing.entries;
+        }
+        this.truncatedTrees.add(sha);
+        const proven = this.learn(sha, listing.entries);
+        if (proven)
+            this.remember(sha, proven);
+        return proven;
+    }
+    /** A tree's direct entries: proven from a truncated listing, or one plain listing. */
+    async plain(sha) {
+        return this.direct.get(sha) ?? (await this.upstream.getTree(sha));
+    }
+    /** Remembers a tree known whole by other means (a tree built locally and checked against its SHA). */
+    remember(sha, entries) {
+        if (this.whole.has(sha))
+            return;
+        this.whole.set(sha, Promise.resolve(entries));
+        this.keep(sha, entries);
+    }
+    /**
+     * Makes the trees known whole that batched reads can bring (Upstream.getTrees): the direct listings of
+     * everything below them, a few levels per call, round after round. What they cannot bring stays for REST.
+     */
+    async prefetch(shas) {
+        if (!this.upstream.getTrees)
+            return;
+        for (let round = 0; round < MAX_ROUNDS; round++) {
+            const missing = this.unlisted(shas);
+            if (missing.length === 0)
+                break;
+            const got = await this.upstream.getTrees(missing);
+            if (got.size === 0)
+                return;
+            for (const [sha, list] of got)
+                this.direct.set(sha, list);
+        }
+        for (const sha of shas) {
+            const built = this.assemble(sha);
+            if (built)
+                this.remember(sha, built);
+        }
+    }
+    /** Trees at or below `roots` that are neither known whole nor listed directly, the highest first. */
+    unlisted(roots) {
+        const out = [];
+        const seen = new Set();
+        let level = roots;
+        while (level.length > 0) {
+            const next = [];
+            for (const sha of level) {
+                if (seen.has(sha) || this.whole.has(sha))
+                    continue;
+                seen.add(sha);
+                const list = this.direct.get(sha);
+                if (!list)
+                    out.push(sha);
+                else
+                    for (const entry of list)
+                        if (entry.type === 'tree')
+                            next.push(entry.sha);
+            }
+            level = next;
+        }
+        return out;
+    }
+    /** The whole tree from what is known without asking (direct listings, trees known whole); else null. */
+    assemble(sha) {
+        const settled = this.settled.get(sha);
+        if (settled)
+            return settled;
+        const top = this.direct.get(sha);
+        if (!top)
+            return null;
+        const out = [];
+        for (const entry of top) {
+            out.push(entry);
+            if (entry.type !== 'tree')
+                continue;
+            const below = this.assemble(entry.sha);
+            if (!below)
+                return null;
+            for (const inner of below)
+                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
+        }
+        return out;
+    }
+    async load(sha, plainFirst) {
+        const built = this.assemble(sha);
+        if (built)
+            return built;
+        if (!plainFirst && !this.truncatedTrees.has(sha)) {
+            const listing = await this.upstream.getTreeRecursive(sha);
+            if (!listing.truncated)
+                return listing.entries;
+            this.truncatedTrees.add(sha);
+            const proven = this.learn(sha, listing.entries);
+            if (proven)
+                return proven;
+        }
+        const top = await this.plain(sha);
+        checkNames(sha, top);
+        this.direct.set(sha, top);
+        // Every child not yet known whole, in batched reads first; each then is built or listed as before.
+        await this.prefetch(top.filter((e) => e.type === 'tree' && !this.whole.has(e.sha)).map((e) => e.sha));
+        checkNames(sha, top);
+        const below = await Promise.all(top.map((entry) => (entry.type === 'tree' ? this.list(entry.sha) : Promise.resolve([]))));
+        const out = [];
+        top.forEach((entry, i) => {
+            out.push(entry);
+            for (const inner of below[i])
+                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
+        });
+        return out;
+    }
+    /**
+     * Keeps what a truncated recursive listing of `rootSha` proves: every directory whose listed entries
+     * hash to its SHA has its direct listing; every such directory whose subdirectories are all whole is
+     * whole. Returns the root's entries when the root itself is whole.
+     */
+    learn(rootSha, entries) {
+        const shaOf = new Map([['', rootSha]]);
+        const children = new Map([['', new Map()]]);
+        const unprovable = new Set();
+        for (const entry of entries) {
+            if (entry.type !== 'tree')
+                continue;
+            shaOf.set(entry.path, entry.sha);
+            children.set(entry.path, new Map());
+        }
+        for (const entry of entries) {
+            const parent = parentOf(entry.path);
+            const siblings = children.get(parent);
+            if (!siblings || siblings.has(nameOf(entry.path)))
+                unprovable.add(parent);
+            else
+                siblings.set(nameOf(entry.path), entry);
+        }
+        const deepestFirst = [...children.keys()].sort((a, b) => depth(b) - depth(a));
+        const isWhole = new Set();
+        for (const dir of deepestFirst) {
+            const listed = children.get(dir);
+            if (unprovable.has(dir) || treeSha(listed) !== shaOf.get(dir))
+                continue;
+            if ([...listed.values()].every((e) => e.type !== 'tree' || isWhole.has(e.path)))
+                isWhole.add(dir);
+            else
+                this.direct.set(shaOf.get(dir), [...listed].map(([name, entry]) => ({ ...entry, path: name })));
+        }
+        // every entry joins the largest whole directory above it
+        const outermost = (path) => {
+            let found = null;
+            for (let dir = parentOf(path);; dir = parentOf(dir)) {
+                if (isWhole.has(dir))
+                    found = dir;
+                if (dir === '')
+                    return found;
+            }
+        };
+        const lists = new Map();
+        for (const entry of entries) {
+            const dir = outermost(entry.path);
+            if (dir === null)
+                continue;
+            const list = lists.get(dir) ?? [];
+            lists.set(dir, list);
+            list.push(dir === '' ? entry : { ...entry, path: entry.path.slice(dir.length + 1) });
+        }
+        for (const [dir, list] of lists)
+            if (dir !== '')
+                this.remember(shaOf.get(dir), list);
+        return lists.get('') ?? null;
+    }
+    keep(sha, entries) {
+        if (this.sizes.has(sha))
+            return;
+        this.sizes.set(sha, entries.length);
+        this.settled.set(sha, entries);
+        this.kept += entries.length;
+        for (const [old, n] of this.sizes) {
+            if (this.kept <= KEEP_ENTRIES || old === sha)
+                break;
+            this.sizes.delete(old);
+            this.whole.delete(old);
+            this.settled.delete(old);
+            this.kept -= n;
+        }
+    }
+}
+const depth = (path) => (path === '' ? 0 : path.split('/').length);
+/** A name git forbids (empty, holding "/") or listed twice could join into a path that is not there. */
+function checkNames(sha, entries) {
+    const seen = new Set();
+    for (const { path } of entries) {
+        if (path === '' || path.includes('/') || seen.has(path))
+            throw new UpstreamError('invalid', `tree ${sha} lists an entry named ${JSON.stringify(path)}: expected unique single path segments`);
+        seen.add(path);
     }
 }
 
@@ -70423,23 +70747,6 @@ function graphqlFailure(error, operation, scrub) {
     const text = scrub(String(first.message ?? '').replace(/[\u0000-\u001f\u007f]+/g, ' ')).slice(0, 200);
     // status 200: GitHub answered, so `rate_limited` here is GraphQL's own budget, not a secondary limit
     return new UpstreamError(REFUSALS[first.type ?? ''] ?? 'unavailable', `${operation}: GitHub answered: ${text}`, 200);
-}
-
-;// CONCATENATED MODULE: ./src/github/tree-hash.ts
-
-/** git's object id of a tree with these entries by name (trees sort as if their name ended in "/"). */
-function treeSha(entries) {
-    const key = (name, entry) => Buffer.from(entry.type === 'tree' ? `${name}/` : name);
-    const sorted = [...entries].sort(([a, x], [b, y]) => Buffer.compare(key(a, x), key(b, y)));
-    const body = Buffer.concat(sorted.map(([name, entry]) => Buffer.concat([
-        Buffer.from(`${entry.type === 'tree' ? '40000' : entry.mode} ${name}\0`),
-        Buffer.from(entry.sha, 'hex'),
-    ])));
-    return (0,external_node_crypto_.createHash)('sha1').update(`tree ${body.length}\0`).update(body).digest('hex');
-}
-/** git's object id of a blob with these bytes. */
-function blobSha(bytes) {
-    return (0,external_node_crypto_.createHash)('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
 }
 
 ;// CONCATENATED MODULE: external "fs"
@@ -75809,13 +76116,13 @@ function countingPlugin(stats) {
  * Gives each attempt its own timeout. Registered inside the throttling and retry plugins: a signal made
  * once per call would already be spent when a retry or a rate-limit wait sends the request again.
  */
-function attemptTimeoutPlugin() {
+function attemptTimeoutPlugin(signal = (ms) => AbortSignal.timeout(ms)) {
     return (octokit) => {
         octokit.hook.wrap('request', async (request, options) => {
             // Every hook is bound to this one options object, so the signal is set on it, not on a copy.
             const settings = options.request;
             if (settings?.attemptTimeoutMs)
-                settings.signal = AbortSignal.timeout(settings.attemptTimeoutMs);
+                settings.signal = signal(settings.attemptTimeoutMs);
             return request(options);
         });
         return {};
@@ -75831,7 +76138,7 @@ function createLightClient(options, stats) {
         baseUrl: options.baseUrl,
         userAgent: options.userAgent ?? 'perimeter',
         log: { debug: () => { }, info: () => { }, warn: () => { }, error: () => { } },
-    }, attemptTimeoutPlugin(), countingPlugin(stats));
+    }, attemptTimeoutPlugin(options.attemptSignal), countingPlugin(stats));
 }
 function createClient(options, stats) {
     // A rate-limited request was refused before GitHub acted on it, so repeating it is safe even for a write;
@@ -75853,7 +76160,7 @@ function createClient(options, stats) {
             retries: options.readRetries,
             retryAfterBaseValue: options.retryBaseMs,
         },
-    }, attemptTimeoutPlugin(), countingPlugin(stats), throttling, retry);
+    }, attemptTimeoutPlugin(options.attemptSignal), countingPlugin(stats), throttling, retry);
 }
 /** After the light client meets a failure, how long every request takes the full path instead. */
 const LIGHT_PAUSE_MS = 60_000;
@@ -76598,7 +76905,6 @@ function comparedFile(file) {
 
 
 
-
 class OctokitUpstream extends GitObjectReads {
     owner;
     repo;
@@ -76622,6 +76928,7 @@ class OctokitUpstream extends GitObjectReads {
             retryBaseMs: options.retryBaseMs ?? 1000,
             maxRateLimitWaitSeconds: options.maxRateLimitWaitSeconds ?? 60,
             writesPerMinute: options.writesPerMinute ?? 80,
+            attemptSignal: options.attemptSignal,
         };
         this.rest = new RestClient(createClient(clientOptions, this.counters), this.owner, this.repo, this.scrub, options.requestTimeoutMs ?? 30_000, createLightClient(clientOptions, this.counters));
     }
@@ -76726,9 +77033,7 @@ class OctokitUpstream extends GitObjectReads {
         const bytes = Buffer.from(text, 'utf8');
         if (bytes.toString('utf8') !== text)
             return;
-        const header = Buffer.from(`blob ${bytes.byteLength}\0`);
-        const sha = (0,external_node_crypto_.createHash)('sha1').update(header).update(bytes).digest('hex');
-        this.blobs.set(sha, new Uint8Array(bytes));
+        this.blobs.set(git_objects_blobSha(bytes), new Uint8Array(bytes));
     }
     async createCommit(message, tree, parents) {
         const data = await this.rest.write('create commit', 'POST /repos/{owner}/{repo}/git/commits', { message, tree, parents });
@@ -76773,7 +77078,7 @@ class OctokitUpstream extends GitObjectReads {
         const commit = committed(answer, expectedHead);
         this.commits.set(commit.sha, commit);
         for (const { bytes } of changes.additions)
-            this.blobs.set(blobSha(bytes), bytes);
+            this.blobs.set(git_objects_blobSha(bytes), bytes);
         return commit;
     }
     async createStatus(sha, status) {
@@ -76909,55 +77214,85 @@ function annotation(a) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/github/git-objects.ts
+;// CONCATENATED MODULE: ./src/github/staged/change-set.ts
 
-/**
- * Git's object encoding, so objects made outside GitHub get the SHAs git (and GitHub) gives them:
- * `<type> <size>\0<body>` hashed with SHA-1. https://git-scm.com/book/en/v2/Git-Internals-Git-Objects
- */
-function objectSha(type, body) {
-    return (0,external_node_crypto_.createHash)('sha1').update(`${type} ${body.byteLength}\0`).update(body).digest('hex');
-}
-function git_objects_blobSha(content) {
-    return objectSha('blob', content);
-}
-/** Git orders tree entries by name, a tree's name compared as if it ended in "/". */
-function sortKey(entry) {
-    return Buffer.from(entry.type === 'tree' ? `${entry.path}/` : entry.path, 'utf8');
-}
-/** Entries in the order git writes them. */
-function sortTreeEntries(entries) {
-    return [...entries].sort((a, b) => Buffer.compare(sortKey(a), sortKey(b)));
-}
-/** The body of a tree object: per entry `<mode> <name>\0<20-byte sha>`, trees' mode written "40000". */
-function encodeTree(entries) {
-    const parts = [];
-    for (const entry of sortTreeEntries(entries)) {
-        const mode = entry.mode.replace(/^0+/, '');
-        parts.push(Buffer.from(`${mode} ${entry.path}\0`, 'utf8'), Buffer.from(entry.sha, 'hex'));
+
+const sha = schemas_string().regex(/^[0-9a-f]{40}$/, 'expected a 40-character hex SHA');
+const change_set_signature = object({ name: schemas_string(), email: schemas_string(), date: schemas_string() });
+const entry = object({
+    path: schemas_string().min(1),
+    mode: schemas_enum(['100644', '100755', '120000', '040000', '160000']),
+    type: schemas_enum(['blob', 'tree', 'commit']),
+    sha,
+    size: schemas_number().int().nonnegative().optional(),
+});
+const schema = object({
+    version: literal(1),
+    branch: schemas_string().min(1),
+    base: sha,
+    commits: array(object({
+        sha,
+        tree: sha,
+        parents: array(sha).length(1),
+        message: schemas_string(),
+        author: change_set_signature,
+        committer: change_set_signature,
+    }))
+        .min(1),
+    trees: record(sha, array(entry)),
+    blobs: record(sha, schemas_string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'expected base64')),
+});
+/** A staged change set that is not what it claims to be; `problems` say where. */
+class ChangeSetError extends Error {
+    problems;
+    name = 'ChangeSetError';
+    constructor(problems) {
+        super(`the staged change set cannot be trusted: ${problems.slice(0, 5).join('; ')}`);
+        this.problems = problems;
     }
-    return Buffer.concat(parts);
 }
-function git_objects_treeSha(entries) {
-    return objectSha('tree', encodeTree(entries));
-}
-/** `Name <email> <unix seconds> <+hhmm>` from an ISO date (written in UTC). */
-function signatureLine(signature) {
-    const seconds = Math.floor(Date.parse(signature.date) / 1000);
-    return `${signature.name} <${signature.email}> ${seconds} +0000`;
-}
-/** The body of an unsigned commit object. */
-function encodeCommit(commit) {
-    const lines = [
-        `tree ${commit.tree}`,
-        ...commit.parents.map((p) => `parent ${p}`),
-        `author ${signatureLine(commit.author)}`,
-        `committer ${signatureLine(commit.committer)}`,
-    ];
-    return Buffer.from(`${lines.join('\n')}\n\n${commit.message}`, 'utf8');
-}
-function commitSha(commit) {
-    return objectSha('commit', encodeCommit(commit));
+/**
+ * Reads a change set from an untrusted source: it must fit the schema, and every object must hash to the
+ * SHA it is filed under, so each commit is exactly what its SHA names; the commits must form one chain on
+ * `base`. Throws ChangeSetError naming what is wrong; nothing is partly accepted.
+ */
+function readChangeSet(value) {
+    const parsed = schema.safeParse(value);
+    if (!parsed.success)
+        throw new ChangeSetError(parsed.error.issues.slice(0, 10).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+    const set = parsed.data;
+    const problems = [];
+    for (const [key, base64] of Object.entries(set.blobs)) {
+        const bytes = Buffer.from(base64, 'base64');
+        if (bytes.toString('base64') !== base64)
+            problems.push(`blob ${key}: not canonical base64`);
+        else if (blobSha(bytes) !== key)
+            problems.push(`blob ${key}: its content hashes to ${blobSha(bytes)}`);
+    }
+    for (const [key, entries] of Object.entries(set.trees)) {
+        if (listingTreeSha(entries) !== key)
+            problems.push(`tree ${key}: its entries hash to ${listingTreeSha(entries)}`);
+        const names = new Set();
+        for (const e of entries) {
+            if (e.path.includes('/') || e.path === '.' || e.path === '..' || names.has(e.path))
+                problems.push(`tree ${key}: entry ${JSON.stringify(e.path)} is not a valid or unique name`);
+            names.add(e.path);
+        }
+    }
+    let parent = set.base;
+    for (const [i, commit] of set.commits.entries()) {
+        const { sha: claimed, ...body } = commit;
+        if (commitSha(body) !== claimed)
+            problems.push(`commit ${i + 1} (${claimed}): its content hashes otherwise`);
+        if (commit.parents[0] !== parent)
+            problems.push(`commit ${i + 1} (${claimed}): its parent is ${commit.parents[0]}, not ${parent}`);
+        if (!(commit.tree in set.trees))
+            problems.push(`commit ${i + 1} (${claimed}): its tree is not in the set`);
+        parent = claimed;
+    }
+    if (problems.length > 0)
+        throw new ChangeSetError(problems);
+    return set;
 }
 
 ;// CONCATENATED MODULE: ./src/github/staged/staged-objects.ts
@@ -77040,13 +77375,13 @@ class StagedObjects {
     }
     storeTree(entries) {
         const sorted = sortTreeEntries(entries);
-        const sha = git_objects_treeSha(sorted);
+        const sha = git_objects_listingTreeSha(sorted);
         this.trees.set(sha, sorted);
         return sha;
     }
     addCommit(message, tree, parents, signature) {
         const body = { tree, parents, message, author: signature, committer: signature };
-        const commit = { sha: commitSha(body), ...body };
+        const commit = { sha: git_objects_commitSha(body), ...body };
         this.commits.set(commit.sha, commit);
         return commit;
     }
@@ -77316,6 +77651,15 @@ class StagedUpstream {
     }
 }
 
+;// CONCATENATED MODULE: ./src/github/index.ts
+
+
+
+
+
+
+
+
 ;// CONCATENATED MODULE: ./src/policy/path.ts
 const MAX_PATH_BYTES = 4096;
 const MAX_SEGMENT_BYTES = 255;
@@ -77411,7 +77755,25 @@ function validatePath(input) {
     return reason === null ? { ok: true, path: input } : { ok: false, reason };
 }
 
+;// CONCATENATED MODULE: ./src/policy/tools.ts
+/**
+ * The agent-safe tool catalogue. Repository and branch are fixed by the endpoint, so no tool takes an
+ * owner, repo, ref or branch; branch listing and cross-branch compare are deliberately absent.
+ */
+const TOOL_NAMES = [
+    'get_tree',
+    'get_file',
+    'get_files',
+    'push_files',
+    'list_commits',
+    'get_commit',
+];
+function isToolName(value) {
+    return typeof value === 'string' && TOOL_NAMES.includes(value);
+}
+
 ;// CONCATENATED MODULE: ./src/policy/spec.ts
+
 const DEFAULT_LIMITS = Object.freeze({
     filesPerPush: 100,
     bytesPerFile: 1_048_576,
@@ -77419,6 +77781,23 @@ const DEFAULT_LIMITS = Object.freeze({
 });
 /** GitHub refuses blobs over 100 MB; a larger per-file limit could never be honoured. */
 const MAX_BYTES_PER_FILE = 100 * 1024 * 1024;
+/**
+ * What a perimeter is given for every key perimeters.yml leaves out: every tool, nothing to read or write,
+ * any branch, the default limits, no exceptions.
+ */
+function defaultPerimeterSpec(name) {
+    return {
+        name,
+        tools: [...TOOL_NAMES],
+        read: [],
+        write: [],
+        branches: null,
+        allowProtected: [],
+        limits: { ...DEFAULT_LIMITS },
+        allowCredentialFiles: [],
+        allowSecretsIn: [],
+    };
+}
 /** Perimeter names end up in URLs, status contexts and environment variable names. */
 const PERIMETER_NAME_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 const PERIMETER_NAME_MAX_LENGTH = 63;
@@ -78330,23 +78709,6 @@ function judgeTrigger(rule, eventName, payload) {
     return verdict;
 }
 
-;// CONCATENATED MODULE: ./src/policy/tools.ts
-/**
- * The agent-safe tool catalogue. Repository and branch are fixed by the endpoint, so no tool takes an
- * owner, repo, ref or branch; branch listing and cross-branch compare are deliberately absent.
- */
-const TOOL_NAMES = [
-    'get_tree',
-    'get_file',
-    'get_files',
-    'push_files',
-    'list_commits',
-    'get_commit',
-];
-function isToolName(value) {
-    return typeof value === 'string' && TOOL_NAMES.includes(value);
-}
-
 ;// CONCATENATED MODULE: ./src/policy/yaml-checker.ts
 
 /** Walks a parsed YAML document and collects positioned problems. */
@@ -78624,17 +78986,7 @@ function parsePerimeter(c, entry) {
     }
     if (!c.expectMap(entry.value, entry.keyNode, where))
         return null;
-    const spec = {
-        name: entry.key,
-        tools: [...TOOL_NAMES],
-        read: [],
-        write: [],
-        branches: null,
-        allowProtected: [],
-        limits: { ...DEFAULT_LIMITS },
-        allowCredentialFiles: [],
-        allowSecretsIn: [],
-    };
+    const spec = defaultPerimeterSpec(entry.key);
     for (const item of c.entries(entry.value, where)) {
         const key = join(where, item.key);
         const globField = GLOB_FIELDS[item.key];
@@ -79173,6 +79525,7 @@ function quoted(names) {
 }
 
 ;// CONCATENATED MODULE: ./src/policy/index.ts
+
 
 
 
@@ -86341,7 +86694,69 @@ const getCommit = defineTool({
     },
 });
 
+;// CONCATENATED MODULE: ./src/safety/binary-text.ts
+/**
+ * What of a binary file can be scanned for credentials: its runs of readable characters, as `strings`
+ * finds them, in single bytes (ASCII, UTF-8 text between binary parts) and in UTF-16 (Windows
+ * resources, some serializations). Compressed or encrypted content has no readable runs to find: such
+ * formats are named, so an answer can say what was not looked into.
+ */
+/** Shorter runs are noise in binary data; every credential format we know of is longer. */
+const MIN_RUN = 8;
+const SINGLE_BYTE_RUN = new RegExp(`[\\t\\x20-\\x7e\\x80-\\xff]{${MIN_RUN},}`, 'g');
+const UTF16LE_RUN = new RegExp(`(?:[\\t\\x20-\\x7e]\\x00){${MIN_RUN},}`, 'g');
+const UTF16BE_RUN = new RegExp(`(?:\\x00[\\t\\x20-\\x7e]){${MIN_RUN},}`, 'g');
+const PACKED = [
+    { magic: [0x50, 0x4b, 0x03, 0x04], name: 'zip archive (also jar, docx, xlsx)' },
+    { magic: [0x1f, 0x8b], name: 'gzip data' },
+    { magic: [0x42, 0x5a, 0x68], name: 'bzip2 data' },
+    { magic: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], name: 'xz data' },
+    { magic: [0x28, 0xb5, 0x2f, 0xfd], name: 'zstd data' },
+    { magic: [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c], name: '7z archive' },
+    { magic: [0x52, 0x61, 0x72, 0x21], name: 'rar archive' },
+    { magic: [0x25, 0x50, 0x44, 0x46], name: 'PDF (its streams are usually compressed)' },
+    { magic: [0x89, 0x50, 0x4e, 0x47], name: 'PNG image (compressed)' },
+    { magic: [0xff, 0xd8, 0xff], name: 'JPEG image' },
+    { magic: [0x47, 0x49, 0x46, 0x38], name: 'GIF image' },
+    {
+        magic: [0x2d, 0x2d, 0x2d, 0x2d, 0x2d, 0x42, 0x45, 0x47, 0x49, 0x4e, 0x20, 0x50, 0x47, 0x50],
+        name: 'PGP data',
+    },
+    { magic: [0x85, 0x01], name: 'PGP data' },
+];
+function readableRuns(bytes) {
+    const latin1 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+    const runs = [];
+    for (const m of latin1.matchAll(SINGLE_BYTE_RUN)) {
+        // a run may be UTF-8 text between binary parts: read it as such, keeping the parts that decode
+        // (and the raw run too when some part does not, so no byte sequence goes unscanned)
+        const utf8 = Buffer.from(m[0], 'latin1').toString('utf8');
+        if (!utf8.includes('\ufffd'))
+            runs.push(utf8);
+        else
+            runs.push(m[0], ...utf8.split('\ufffd').filter((part) => part.length >= MIN_RUN));
+    }
+    for (const m of latin1.matchAll(UTF16LE_RUN))
+        runs.push(m[0].replaceAll('\0', ''));
+    for (const m of latin1.matchAll(UTF16BE_RUN))
+        runs.push(m[0].replaceAll('\0', ''));
+    const format = PACKED.find(({ magic }) => magic.every((byte, i) => bytes[i] === byte));
+    return { text: runs.join('\n'), packed: format?.name ?? null };
+}
+/** Decodes strict UTF-8 without NUL bytes; null means binary. */
+function decodeText(data) {
+    if (data.includes(0))
+        return null;
+    try {
+        return new TextDecoder('utf-8', { fatal: true }).decode(data);
+    }
+    catch {
+        return null;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/gateway/reads/file-answer.ts
+
 
 /** Files larger than this are described, not sent: an agent's context is no place for them. */
 const MAX_READ_BYTES = 1_048_576;
@@ -86356,17 +86771,6 @@ const fileAnswerSchema = object({
     target: schemas_string().optional().describe('a symlink target, never followed'),
     note: schemas_string().optional().describe('why content is absent: binary or too large'),
 });
-/** Decodes strict UTF-8 without NUL bytes; null means binary. */
-function decodeText(data) {
-    if (data.includes(0))
-        return null;
-    try {
-        return new TextDecoder('utf-8', { fatal: true }).decode(data);
-    }
-    catch {
-        return null;
-    }
-}
 async function answerFile(view, entry) {
     const base = { path: entry.path, sha: entry.sha };
     if (entry.type === 'commit')
@@ -86620,7 +87024,7 @@ var picomatch = __nccwpck_require__(4006);
 var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
 ;// CONCATENATED MODULE: ./src/gateway/reads/batched-diff.ts
 /** rounds of batched reads before giving up on a pair */
-const MAX_ROUNDS = 16;
+const batched_diff_MAX_ROUNDS = 16;
 /**
  * Each round reads only trees that differ, two levels of each: small answers, so many trees a call. Two
  * levels, not one, halve the rounds for a change deep in the tree at the cost of the unchanged siblings'
@@ -86647,7 +87051,7 @@ async function differsWhere(upstream, pairs, wanted) {
                 if (sha !== null && !listings.has(sha))
                     missing.add(sha);
         if (missing.size > 0) {
-            const got = round < MAX_ROUNDS && upstream.getTrees
+            const got = round < batched_diff_MAX_ROUNDS && upstream.getTrees
                 ? await upstream.getTrees([...missing], { levels: batched_diff_LEVELS, perCall: PER_CALL })
                 : new Map();
             for (const [sha, list] of got)
@@ -86875,7 +87279,6 @@ class PathLister {
 }
 
 ;// CONCATENATED MODULE: ./src/gateway/reads/history.ts
-
 
 
 
@@ -98107,56 +98510,6 @@ class UpstreamMeter {
     }
 }
 
-;// CONCATENATED MODULE: ./src/safety/binary-text.ts
-/**
- * What of a binary file can be scanned for credentials: its runs of readable characters, as `strings`
- * finds them, in single bytes (ASCII, UTF-8 text between binary parts) and in UTF-16 (Windows
- * resources, some serializations). Compressed or encrypted content has no readable runs to find: such
- * formats are named, so an answer can say what was not looked into.
- */
-/** Shorter runs are noise in binary data; every credential format we know of is longer. */
-const MIN_RUN = 8;
-const SINGLE_BYTE_RUN = new RegExp(`[\\t\\x20-\\x7e\\x80-\\xff]{${MIN_RUN},}`, 'g');
-const UTF16LE_RUN = new RegExp(`(?:[\\t\\x20-\\x7e]\\x00){${MIN_RUN},}`, 'g');
-const UTF16BE_RUN = new RegExp(`(?:\\x00[\\t\\x20-\\x7e]){${MIN_RUN},}`, 'g');
-const PACKED = [
-    { magic: [0x50, 0x4b, 0x03, 0x04], name: 'zip archive (also jar, docx, xlsx)' },
-    { magic: [0x1f, 0x8b], name: 'gzip data' },
-    { magic: [0x42, 0x5a, 0x68], name: 'bzip2 data' },
-    { magic: [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], name: 'xz data' },
-    { magic: [0x28, 0xb5, 0x2f, 0xfd], name: 'zstd data' },
-    { magic: [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c], name: '7z archive' },
-    { magic: [0x52, 0x61, 0x72, 0x21], name: 'rar archive' },
-    { magic: [0x25, 0x50, 0x44, 0x46], name: 'PDF (its streams are usually compressed)' },
-    { magic: [0x89, 0x50, 0x4e, 0x47], name: 'PNG image (compressed)' },
-    { magic: [0xff, 0xd8, 0xff], name: 'JPEG image' },
-    { magic: [0x47, 0x49, 0x46, 0x38], name: 'GIF image' },
-    {
-        magic: [0x2d, 0x2d, 0x2d, 0x2d, 0x2d, 0x42, 0x45, 0x47, 0x49, 0x4e, 0x20, 0x50, 0x47, 0x50],
-        name: 'PGP data',
-    },
-    { magic: [0x85, 0x01], name: 'PGP data' },
-];
-function readableRuns(bytes) {
-    const latin1 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-    const runs = [];
-    for (const m of latin1.matchAll(SINGLE_BYTE_RUN)) {
-        // a run may be UTF-8 text between binary parts: read it as such, keeping the parts that decode
-        // (and the raw run too when some part does not, so no byte sequence goes unscanned)
-        const utf8 = Buffer.from(m[0], 'latin1').toString('utf8');
-        if (!utf8.includes('\ufffd'))
-            runs.push(utf8);
-        else
-            runs.push(m[0], ...utf8.split('\ufffd').filter((part) => part.length >= MIN_RUN));
-    }
-    for (const m of latin1.matchAll(UTF16LE_RUN))
-        runs.push(m[0].replaceAll('\0', ''));
-    for (const m of latin1.matchAll(UTF16BE_RUN))
-        runs.push(m[0].replaceAll('\0', ''));
-    const format = PACKED.find(({ magic }) => magic.every((byte, i) => bytes[i] === byte));
-    return { text: runs.join('\n'), packed: format?.name ?? null };
-}
-
 ;// CONCATENATED MODULE: ./src/gateway/reads/tree-index.ts
 
 /** A whole tree, every entry by its full path, and what one perimeter may see of it. */
@@ -98169,7 +98522,7 @@ class TreeIndex {
         this.sha = sha;
         for (const entry of entries) {
             this.byPath.set(entry.path, entry);
-            const dir = parentOf(entry.path);
+            const dir = tree_index_parentOf(entry.path);
             const list = this.byDir.get(dir);
             if (list)
                 list.push(entry);
@@ -98196,7 +98549,7 @@ class TreeIndex {
                 if (entry.type === 'tree' || !perimeter.canRead(entry.path).allowed)
                     continue;
                 view.files.add(entry.path);
-                for (let dir = parentOf(entry.path); !view.dirs.has(dir); dir = parentOf(dir))
+                for (let dir = tree_index_parentOf(entry.path); !view.dirs.has(dir); dir = tree_index_parentOf(dir))
                     view.dirs.add(dir);
             }
             this.visible.set(perimeter.name, view);
@@ -98204,7 +98557,7 @@ class TreeIndex {
         return view;
     }
 }
-function parentOf(path) {
+function tree_index_parentOf(path) {
     const slash = path.lastIndexOf('/');
     return slash < 0 ? '' : path.slice(0, slash);
 }
@@ -98223,14 +98576,14 @@ function indexAfterPush(base, written, deletions, expected) {
     for (const file of written)
         entries.set(file.path, { ...file, type: 'blob' });
     for (const path of [...deletions, ...written.map((f) => f.path)])
-        for (let dir = parentOf(path); dir !== ''; dir = parentOf(dir))
+        for (let dir = tree_index_parentOf(path); dir !== ''; dir = tree_index_parentOf(dir))
             touched.add(dir);
     for (const dir of touched)
         if (dir !== '' && !entries.has(dir))
             entries.set(dir, { path: dir, mode: '040000', type: 'tree', sha: '' });
     const kids = new Map();
     for (const entry of entries.values()) {
-        const dir = parentOf(entry.path);
+        const dir = tree_index_parentOf(entry.path);
         const names = kids.get(dir) ?? new Map();
         kids.set(dir, names);
         names.set(entry.path.slice(dir === '' ? 0 : dir.length + 1), entry);
@@ -98238,7 +98591,7 @@ function indexAfterPush(base, written, deletions, expected) {
     const depth = (path) => path.split('/').length;
     for (const dir of [...touched].filter((d) => d !== '').sort((a, b) => depth(b) - depth(a))) {
         const names = kids.get(dir);
-        const parent = kids.get(parentOf(dir));
+        const parent = kids.get(tree_index_parentOf(dir));
         const name = dir.slice(dir.lastIndexOf('/') + 1);
         if (!names || names.size === 0) {
             entries.delete(dir);
@@ -98260,7 +98613,6 @@ function indexAfterPush(base, written, deletions, expected) {
  * are, and what a moved branch means for the push. The landing (push-landing.ts) does the writes and the
  * retries by these decisions; the pusher (push.ts) runs the two in order.
  */
-
 
 
 
@@ -98362,7 +98714,7 @@ function shapeProblems(snapshot, plan) {
     for (const { path } of plan.files) {
         if (snapshot.index.get(path)?.type === 'tree')
             problems.push(`${path}: is a directory`);
-        for (let dir = parentOf(path); dir !== ''; dir = parentOf(dir)) {
+        for (let dir = tree_index_parentOf(path); dir !== ''; dir = tree_index_parentOf(dir)) {
             const entry = snapshot.index.get(dir);
             if (entry && entry.type !== 'tree') {
                 problems.push(`${path}: ${dir} is a file, not a directory`);
@@ -98410,7 +98762,7 @@ function writtenFiles(plan, changes, blobs) {
     return plan.files.map((file, i) => ({
         path: file.path,
         mode: changes[i].mode,
-        sha: blobs.get(file.path) ?? blobSha(file.bytes),
+        sha: blobs.get(file.path) ?? git_objects_blobSha(file.bytes),
         size: file.bytes.length,
     }));
 }
@@ -98565,13 +98917,12 @@ function unchangedAt(perimeter, base, plan) {
             const entry = base.index.get(f.path);
             return (entry?.type === 'blob' &&
                 entry.mode === '100644' &&
-                entry.sha === blobSha(f.bytes) &&
+                entry.sha === git_objects_blobSha(f.bytes) &&
                 perimeter.canRead(f.path).allowed);
         }));
 }
 
 ;// CONCATENATED MODULE: ./src/gateway/push/graphql-landing.ts
-
 
 
 
@@ -98665,7 +99016,7 @@ function written(plan) {
     return plan.files.map((f) => ({
         path: f.path,
         mode: '100644',
-        sha: blobSha(f.bytes),
+        sha: git_objects_blobSha(f.bytes),
         size: f.bytes.length,
     }));
 }
@@ -98704,268 +99055,6 @@ class Pusher {
             throw refusal(scan.problems, notes);
         }
         return this.landing.land(perimeter, { message: request.message, files, deletions, unscanned: scan.unscanned }, notes);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/github/whole-tree.ts
-
-
-/** Entries kept across the trees remembered whole (100,000 took 23 MB of heap); the oldest are forgotten beyond it. */
-const KEEP_ENTRIES = 500_000;
-/** rounds of batched reads for one prefetch (each goes GraphQL's LEVELS deeper) */
-const whole_tree_MAX_ROUNDS = 8;
-const whole_tree_parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
-const nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
-/**
- * Every entry below a tree (paths relative to it), in as few requests as GitHub allows. One recursive
- * listing when GitHub gives it whole. GitHub truncates a recursive listing at 100,000 entries or 7 MB
- * (https://docs.github.com/en/rest/git/trees#get-a-tree); then every directory the truncated listing did
- * hold whole is kept, each proven by recomputing its tree SHA from the entries listed for it, the tree
- * itself is listed plainly, and only its other children are listed again, recursively, going deeper only
- * where a child's own recursive listing is truncated too. Trees are addressed by SHA: what was listed whole
- * once is never listed again.
- */
-class WholeTrees {
-    upstream;
-    whole = new Map();
-    /** the same lists once they have arrived, for building larger trees from them without waiting */
-    settled = new Map();
-    sizes = new Map();
-    /** direct listings proven from a truncated recursive listing, by tree SHA */
-    direct = new Map();
-    truncatedTrees = new Set();
-    kept = 0;
-    constructor(upstream) {
-        this.upstream = upstream;
-    }
-    /** Whether GitHub truncated the recursive listing of this tree (as far as this object has asked). */
-    wasTruncated(sha) {
-        return this.truncatedTrees.has(sha);
-    }
-    /**
-     * The whole tree. `plainFirst` skips the recursive listing of `sha` itself (not of its children): for a
-     * tree expected to be truncated, such as the next root of a repository whose last root was.
-     */
-    list(sha, options = {}) {
-        const known = this.whole.get(sha);
-        if (known)
-            return known;
-        const pending = this.load(sha, options.plainFirst ?? false);
-        this.whole.set(sha, pending);
-        pending.then((entries) => this.keep(sha, entries), () => this.whole.delete(sha));
-        return pending;
-    }
-    /** The tree when it is already known whole (listed, proven or built), without asking. */
-    known(sha) {
-        return this.whole.get(sha);
-    }
-    /**
-     * The tree from its one recursive listing when that is whole, or proves it whole; otherwise null (what
-     * the listing proves of the tree's subdirectories is kept).
-     */
-    async once(sha) {
-        const known = this.whole.get(sha);
-        if (known)
-            return known;
-        const listing = await this.upstream.getTreeRecursive(sha);
-        if (!listing.truncated) {
-            this.remember(sha, listing.entries);
-            return listing.entries;
-        }
-        this.truncatedTrees.add(sha);
-        const proven = this.learn(sha, listing.entries);
-        if (proven)
-            this.remember(sha, proven);
-        return proven;
-    }
-    /** A tree's direct entries: proven from a truncated listing, or one plain listing. */
-    async plain(sha) {
-        return this.direct.get(sha) ?? (await this.upstream.getTree(sha));
-    }
-    /** Remembers a tree known whole by other means (a tree built locally and checked against its SHA). */
-    remember(sha, entries) {
-        if (this.whole.has(sha))
-            return;
-        this.whole.set(sha, Promise.resolve(entries));
-        this.keep(sha, entries);
-    }
-    /**
-     * Makes the trees known whole that batched reads can bring (Upstream.getTrees): the direct listings of
-     * everything below them, a few levels per call, round after round. What they cannot bring stays for REST.
-     */
-    async prefetch(shas) {
-        if (!this.upstream.getTrees)
-            return;
-        for (let round = 0; round < whole_tree_MAX_ROUNDS; round++) {
-            const missing = this.unlisted(shas);
-            if (missing.length === 0)
-                break;
-            const got = await this.upstream.getTrees(missing);
-            if (got.size === 0)
-                return;
-            for (const [sha, list] of got)
-                this.direct.set(sha, list);
-        }
-        for (const sha of shas) {
-            const built = this.assemble(sha);
-            if (built)
-                this.remember(sha, built);
-        }
-    }
-    /** Trees at or below `roots` that are neither known whole nor listed directly, the highest first. */
-    unlisted(roots) {
-        const out = [];
-        const seen = new Set();
-        let level = roots;
-        while (level.length > 0) {
-            const next = [];
-            for (const sha of level) {
-                if (seen.has(sha) || this.whole.has(sha))
-                    continue;
-                seen.add(sha);
-                const list = this.direct.get(sha);
-                if (!list)
-                    out.push(sha);
-                else
-                    for (const entry of list)
-                        if (entry.type === 'tree')
-                            next.push(entry.sha);
-            }
-            level = next;
-        }
-        return out;
-    }
-    /** The whole tree from what is known without asking (direct listings, trees known whole); else null. */
-    assemble(sha) {
-        const settled = this.settled.get(sha);
-        if (settled)
-            return settled;
-        const top = this.direct.get(sha);
-        if (!top)
-            return null;
-        const out = [];
-        for (const entry of top) {
-            out.push(entry);
-            if (entry.type !== 'tree')
-                continue;
-            const below = this.assemble(entry.sha);
-            if (!below)
-                return null;
-            for (const inner of below)
-                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
-        }
-        return out;
-    }
-    async load(sha, plainFirst) {
-        const built = this.assemble(sha);
-        if (built)
-            return built;
-        if (!plainFirst && !this.truncatedTrees.has(sha)) {
-            const listing = await this.upstream.getTreeRecursive(sha);
-            if (!listing.truncated)
-                return listing.entries;
-            this.truncatedTrees.add(sha);
-            const proven = this.learn(sha, listing.entries);
-            if (proven)
-                return proven;
-        }
-        const top = await this.plain(sha);
-        checkNames(sha, top);
-        this.direct.set(sha, top);
-        // Every child not yet known whole, in batched reads first; each then is built or listed as before.
-        await this.prefetch(top.filter((e) => e.type === 'tree' && !this.whole.has(e.sha)).map((e) => e.sha));
-        checkNames(sha, top);
-        const below = await Promise.all(top.map((entry) => (entry.type === 'tree' ? this.list(entry.sha) : Promise.resolve([]))));
-        const out = [];
-        top.forEach((entry, i) => {
-            out.push(entry);
-            for (const inner of below[i])
-                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
-        });
-        return out;
-    }
-    /**
-     * Keeps what a truncated recursive listing of `rootSha` proves: every directory whose listed entries
-     * hash to its SHA has its direct listing; every such directory whose subdirectories are all whole is
-     * whole. Returns the root's entries when the root itself is whole.
-     */
-    learn(rootSha, entries) {
-        const shaOf = new Map([['', rootSha]]);
-        const children = new Map([['', new Map()]]);
-        const unprovable = new Set();
-        for (const entry of entries) {
-            if (entry.type !== 'tree')
-                continue;
-            shaOf.set(entry.path, entry.sha);
-            children.set(entry.path, new Map());
-        }
-        for (const entry of entries) {
-            const parent = whole_tree_parentOf(entry.path);
-            const siblings = children.get(parent);
-            if (!siblings || siblings.has(nameOf(entry.path)))
-                unprovable.add(parent);
-            else
-                siblings.set(nameOf(entry.path), entry);
-        }
-        const deepestFirst = [...children.keys()].sort((a, b) => depth(b) - depth(a));
-        const isWhole = new Set();
-        for (const dir of deepestFirst) {
-            const listed = children.get(dir);
-            if (unprovable.has(dir) || treeSha(listed) !== shaOf.get(dir))
-                continue;
-            if ([...listed.values()].every((e) => e.type !== 'tree' || isWhole.has(e.path)))
-                isWhole.add(dir);
-            else
-                this.direct.set(shaOf.get(dir), [...listed].map(([name, entry]) => ({ ...entry, path: name })));
-        }
-        // every entry joins the largest whole directory above it
-        const outermost = (path) => {
-            let found = null;
-            for (let dir = whole_tree_parentOf(path);; dir = whole_tree_parentOf(dir)) {
-                if (isWhole.has(dir))
-                    found = dir;
-                if (dir === '')
-                    return found;
-            }
-        };
-        const lists = new Map();
-        for (const entry of entries) {
-            const dir = outermost(entry.path);
-            if (dir === null)
-                continue;
-            const list = lists.get(dir) ?? [];
-            lists.set(dir, list);
-            list.push(dir === '' ? entry : { ...entry, path: entry.path.slice(dir.length + 1) });
-        }
-        for (const [dir, list] of lists)
-            if (dir !== '')
-                this.remember(shaOf.get(dir), list);
-        return lists.get('') ?? null;
-    }
-    keep(sha, entries) {
-        if (this.sizes.has(sha))
-            return;
-        this.sizes.set(sha, entries.length);
-        this.settled.set(sha, entries);
-        this.kept += entries.length;
-        for (const [old, n] of this.sizes) {
-            if (this.kept <= KEEP_ENTRIES || old === sha)
-                break;
-            this.sizes.delete(old);
-            this.whole.delete(old);
-            this.settled.delete(old);
-            this.kept -= n;
-        }
-    }
-}
-const depth = (path) => (path === '' ? 0 : path.split('/').length);
-/** A name git forbids (empty, holding "/") or listed twice could join into a path that is not there. */
-function checkNames(sha, entries) {
-    const seen = new Set();
-    for (const { path } of entries) {
-        if (path === '' || path.includes('/') || seen.has(path))
-            throw new UpstreamError('invalid', `tree ${sha} lists an entry named ${JSON.stringify(path)}: expected unique single path segments`);
-        seen.add(path);
     }
 }
 
@@ -99213,7 +99302,6 @@ function checkOptions(options) {
 }
 
 ;// CONCATENATED MODULE: ./src/gateway/assemble.ts
-
 
 
 
