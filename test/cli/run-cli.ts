@@ -2,12 +2,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
-const TSX = pathToFileURL(
-  fileURLToPath(new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url)),
-).href;
+import { actionDir } from '@perimeter/test-rigs';
 
 export interface CliResult {
   code: number | null;
@@ -15,10 +10,15 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the CLI as its own process, the way a user does (TypeScript source through tsx). */
-export function runCli(args: string[], cwd: string, env: Record<string, string> = {}): Promise<CliResult> {
+/** Runs the CLI as its own process, the way a user does: the built bundle (fresh, see actionDir). */
+export async function runCli(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<CliResult> {
+  const cli = join(await actionDir(), 'dist', 'cli', 'index.js');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', TSX, MAIN, ...args], {
+    const child = spawn(process.execPath, [cli, ...args], {
       cwd,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

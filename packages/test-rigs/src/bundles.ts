@@ -20,7 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sourceDigest } from '../../../scripts/source-digest.mjs';
 import { REPO_ROOT } from './runner.js';
 
-const ENTRIES = ['main', 'post', 'gateway', 'apply', 'verify'];
+const ENTRIES = ['main', 'post', 'gateway', 'apply', 'verify', 'cli'];
 /** the sub-actions, each an action.yml in its own folder whose `main` is ../dist/<name>/index.js */
 const SUB_ACTIONS = ['apply', 'verify'];
 
