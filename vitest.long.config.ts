@@ -13,6 +13,7 @@ export default defineConfig({
       'test/**/*.long.test.ts',
       'test/gateway/staged-writes.test.ts',
       'test/hardening/gateway-model.test.ts',
+      'test/policy/git-glob.test.ts',
     ],
     exclude: ['**/node_modules/**'],
     env: { PERIMETER_LONG: '1' },

@@ -10,10 +10,11 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileGlobList, globProblem } from '../../src/policy/glob.js';
 import { pathProblem } from '../../src/policy/path.js';
+import { runs } from '@perimeter/test-rigs';
 
 let repo = '';
 let blob = '';
-let runs = 0;
+let indexes = 0;
 
 function git(args: string[], input?: string, index?: string): string {
   return execFileSync('git', args, {
@@ -57,7 +58,7 @@ function gitMatches(paths: string[], patterns: string[]): Set<string> {
 }
 
 function gitMatchesIn(paths: string[], patterns: string[]): Set<string> {
-  const index = join(repo, `index-${++runs}`);
+  const index = join(repo, `index-${++indexes}`);
   git(['update-index', '--add', '--index-info'], paths.map((p) => `100644 ${blob}\t${p}\n`).join(''), index);
   const out = git(['ls-files', '-z', '--', ...patterns.map((p) => `:(glob)${p}`)], undefined, index);
   rmSync(index, { force: true });
@@ -187,7 +188,7 @@ describe('globs against git', { timeout: 120_000 }, () => {
       fc.property(pathSet, fc.array(glob, { minLength: 1, maxLength: 4 }), (paths, globs) => {
         for (const g of globs) compare(paths, g);
       }),
-      { numRuns: 250 },
+      { numRuns: runs(60, 250) },
     );
   });
 
@@ -210,7 +211,7 @@ describe('globs against git', { timeout: 120_000 }, () => {
       fc.property(pathSet, braced, (paths, { glob: g, patterns }) => {
         compare(paths, g, patterns);
       }),
-      { numRuns: 150 },
+      { numRuns: runs(40, 150) },
     );
   });
 
@@ -228,7 +229,7 @@ describe('globs against git', { timeout: 120_000 }, () => {
         const paths = candidates.filter((p) => pathProblem(p) === null && !p.endsWith(' '));
         if (paths.length > 0) compare(paths, g);
       }),
-      { numRuns: 150 },
+      { numRuns: runs(40, 150) },
     );
   });
 });
