@@ -14,6 +14,7 @@ export default defineConfig({
       'test/gateway/staged-writes.test.ts',
       'test/hardening/gateway-model.test.ts',
       'test/policy/git-glob.test.ts',
+      'test/verify/model-verifier.test.ts',
     ],
     exclude: ['**/node_modules/**'],
     env: { PERIMETER_LONG: '1' },

@@ -5,9 +5,9 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { histories, modelStandIn, play, type Op } from '@perimeter/test-rigs';
+import { histories, modelStandIn, play, runs, type Op } from '@perimeter/test-rigs';
 
-const RUNS = Number(process.env.MODEL_RUNS ?? 25);
+const RUNS = Number(process.env.MODEL_RUNS ?? runs(10, 25));
 
 describe('verifyJob on random histories', () => {
   let standIn: Awaited<ReturnType<typeof modelStandIn>>;
