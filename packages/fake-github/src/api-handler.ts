@@ -125,6 +125,7 @@ export async function handleApi(
       repo,
       base: state.baseUrl,
       actor: login,
+      app: state.apps.forLogin(login),
       canWriteWorkflows: state.canWriteWorkflows,
       activityLagMs: activityLag(state, key, concrete),
       beforeRefWrite: (ref) => state.faults.moveRefsBefore(repo, fullRefName(ref)),

@@ -3,6 +3,7 @@
 export { startFakeGithub } from './server.js';
 export { writeRequests } from './stats.js';
 export type { ActionsJob, FakeGithub, FakeGithubOptions, FakeStats } from './server.js';
+export type { AppToken } from './apps.js';
 export type { Fault, FaultRoute } from './faults.js';
 export type { JobConclusion, JobRecord, JobStart } from './actions-jobs.js';
 export { commitToBare, seedRepo, SEED_ACTOR } from './seed.js';

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { JobBook } from './actions-jobs.js';
+import type { AppIdentity } from './apps.js';
 import { join } from 'node:path';
 import { installHooks, recordRefChange, WORKFLOWS_DIR } from './activity-log.js';
 import { CatFile, git, GitError, gitText, tryGit, ZERO_SHA } from './git.js';
@@ -49,8 +50,8 @@ export interface StoredCheckRun {
   completedAt: string | null;
   output: { title: string | null; summary: string | null; text: string | null };
   annotations: Array<Record<string, unknown>>;
-  /** the slug of the app whose token created it */
-  app: string;
+  /** the App whose installation token created it (a GITHUB_TOKEN's is github-actions) */
+  app: AppIdentity;
 }
 
 export interface StoredStatus {
@@ -61,6 +62,8 @@ export interface StoredStatus {
   target_url: string | null;
   context: string;
   creator: string;
+  /** the id of the App whose installation token created it; null when a person's token did */
+  creatorApp: number | null;
   created_at: string;
   updated_at: string;
 }

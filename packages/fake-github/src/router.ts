@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { AppIdentity } from './apps.js';
 import type { ApiResponse } from './http-util.js';
 import type { FakeRepo } from './repo.js';
 
@@ -11,6 +12,8 @@ export interface RouteContext {
   base: string;
   /** Login of the token's owner. */
   actor: string;
+  /** The App the token acts as (an installation token, GITHUB_TOKEN included); null for a person's token. */
+  app: AppIdentity | null;
   /** Whether the token has the `workflows` permission (GITHUB_TOKEN has not). */
   canWriteWorkflows: boolean;
   /** Milliseconds of the newest ref changes the activity list leaves out (an activity-lag fault); 0 by default. */

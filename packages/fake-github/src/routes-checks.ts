@@ -1,4 +1,5 @@
 import { githubNow } from './actions-jobs.js';
+import type { AppIdentity } from './apps.js';
 import {
   HttpError,
   linkHeader,
@@ -16,17 +17,18 @@ import { route } from './router.js';
 import type { Route, RouteContext } from './router.js';
 import { htmlUrl, nodeId, repoApi, simpleUser } from './shapes.js';
 
-function app(base: string, slug: string): Record<string, unknown> {
+/** The `app` of a check run: the App whose installation token created it, with its real id. */
+function appJson(base: string, app: AppIdentity): Record<string, unknown> {
   const created = '2018-07-30T09:30:17Z';
   return {
-    id: slug === 'github-actions' ? 15368 : 20_000 + slug.length,
-    slug,
-    node_id: nodeId('Integration', slug),
+    id: app.id,
+    slug: app.slug,
+    node_id: nodeId('Integration', app.slug),
     owner: simpleUser(base, 'github'),
-    name: slug === 'github-actions' ? 'GitHub Actions' : slug,
+    name: app.name,
     description: '',
-    external_url: `${base}/apps/${slug}`,
-    html_url: `${base}/apps/${slug}`,
+    external_url: `${base}/apps/${app.slug}`,
+    html_url: `${base}/apps/${app.slug}`,
     created_at: created,
     updated_at: created,
     permissions: { checks: 'write', contents: 'write', metadata: 'read', statuses: 'write' },
@@ -55,7 +57,7 @@ export function checkRunJson(base: string, repo: FakeRepo, run: StoredCheckRun):
     },
     name: run.name,
     check_suite: { id: 1 },
-    app: app(base, run.app),
+    app: appJson(base, run.app),
     pull_requests: [],
   };
 }
@@ -64,14 +66,13 @@ export function checkRunJson(base: string, repo: FakeRepo, run: StoredCheckRun):
  * Only an app's installation token (a GITHUB_TOKEN is github-actions') may write check runs: "OAuth apps and
  * authenticated users are not able to create a check suite" (https://docs.github.com/rest/checks/runs).
  */
-function appOf(ctx: RouteContext): string {
-  const match = /^(.+)\[bot\]$/.exec(ctx.actor);
-  if (!match) throw new HttpError(403, 'You must authenticate via a GitHub App.');
-  return match[1]!;
+function appOf(ctx: RouteContext): AppIdentity {
+  if (!ctx.app) throw new HttpError(403, 'You must authenticate via a GitHub App.');
+  return ctx.app;
 }
 
 async function createCheckRun(ctx: RouteContext): Promise<ApiResponse> {
-  const slug = appOf(ctx);
+  const app = appOf(ctx);
   const body = await readJson(ctx.req);
   if (typeof body.name !== 'string' || body.name === '')
     throw validationFailed('CheckRun', 'name', 'missing_field');
@@ -98,7 +99,7 @@ async function createCheckRun(ctx: RouteContext): Promise<ApiResponse> {
       text: output ? optionalText(output, 'text') : null,
     },
     annotations: output ? annotationsOf(output) : [],
-    app: slug,
+    app,
   };
   ctx.repo.checkRuns.push(run);
   return { status: 201, body: checkRunJson(ctx.base, ctx.repo, run) };
@@ -110,15 +111,15 @@ function findRun(ctx: RouteContext): StoredCheckRun {
   return run;
 }
 
-/** An update by the app that created the run; annotations are appended, the rest replaced when given. */
+/**
+ * An update by the App that created the run, told by its id (a slug may be renamed, an id never is);
+ * annotations are appended, the rest replaced when given.
+ */
 async function updateCheckRun(ctx: RouteContext): Promise<ApiResponse> {
-  const slug = appOf(ctx);
+  const app = appOf(ctx);
   const run = findRun(ctx);
-  if (run.app !== slug)
-    throw new HttpError(
-      403,
-      'Invalid app_id `' + slug + '` - check run can only be modified by its creator.',
-    );
+  if (run.app.id !== app.id)
+    throw new HttpError(403, `Invalid app_id \`${app.id}\` - check run can only be modified by its creator.`);
   const body = await readJson(ctx.req);
   if (body.name !== undefined && (typeof body.name !== 'string' || body.name === ''))
     throw validationFailed('CheckRun', 'name', 'invalid');
@@ -168,7 +169,9 @@ async function listCheckRuns(ctx: RouteContext): Promise<ApiResponse> {
     const completed = (run: StoredCheckRun): number => Date.parse(run.completedAt ?? '') || Infinity;
     runs = [...runs].sort((a, b) => completed(b) - completed(a) || b.id - a.id);
     const seen = new Set<string>();
-    runs = runs.filter((run) => !seen.has(`${run.app}\0${run.name}`) && seen.add(`${run.app}\0${run.name}`));
+    runs = runs.filter(
+      (run) => !seen.has(`${run.app.id}\0${run.name}`) && seen.add(`${run.app.id}\0${run.name}`),
+    );
   }
   const { perPage, page } = pageParams(ctx.url);
   const lastPage = Math.max(1, Math.ceil(runs.length / perPage));

@@ -42,6 +42,7 @@ async function createStatus(ctx: RouteContext): Promise<ApiResponse> {
     target_url: typeof body.target_url === 'string' ? body.target_url : null,
     context: typeof body.context === 'string' && body.context !== '' ? body.context : 'default',
     creator: ctx.actor,
+    creatorApp: ctx.app?.id ?? null,
     created_at: now,
     updated_at: now,
   };

@@ -1,6 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ActionsRuntime } from './actions-runtime.js';
+import { AppBook, identityOf } from './apps.js';
+import type { AppToken } from './apps.js';
 import { handleApi } from './api-handler.js';
 import { ArtifactStore, BLOB_ACCOUNT } from './artifact-store.js';
 import { handleBlob } from './blob-service.js';
@@ -44,8 +46,13 @@ export interface FakeGithubOptions {
   graphqlRateLimit?: number;
   /** login the token belongs to, default 'github-actions[bot]' */
   actor?: string;
-  /** more tokens, each with the login it belongs to (for pushes by someone else) */
+  /**
+   * more tokens, each with the login it belongs to (for pushes by someone else); a login `<slug>[bot]` acts as
+   * that App, numbered by the stand-in unless `appTokens` or `addAppToken` gave it an id first
+   */
   extraTokens?: Record<string, string>;
+  /** GitHub App installation tokens: token -> the App it acts as (see `addAppToken`) */
+  appTokens?: Record<string, AppToken>;
   /** content-creating requests (POST, PATCH, DELETE) allowed per minute before GitHub's secondary limit answers 403 with Retry-After; unlimited by default (GITHUB_TOKEN: 80) */
   writesPerMinute?: number;
   /**
@@ -113,6 +120,13 @@ export interface FakeGithub {
    * permission (default write).
    */
   addToken(token: string, login: string, permissions?: { checks?: 'none' | 'read' | 'write' }): void;
+  /**
+   * Accepts one more token as a GitHub App's installation token: its login is `<slug>[bot]`, the statuses it
+   * posts have that creator, its check runs carry `app: { id, slug, ... }`, and it may update only check runs
+   * its App created. The main token is GitHub Actions' (id 15368) unless `actor` says otherwise. Throws when
+   * the slug already has another id or the id another slug.
+   */
+  addAppToken(token: string, app: AppToken, permissions?: { checks?: 'none' | 'read' | 'write' }): void;
   stop(): Promise<void>;
 }
 
@@ -125,10 +139,16 @@ export interface ActionsJob {
 
 export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeGithub> {
   const token = options.token ?? 'test-token';
+  const actor = options.actor ?? 'github-actions[bot]';
+  const apps = new AppBook();
+  for (const app of Object.values(options.appTokens ?? {})) apps.register(identityOf(app));
   const tokens = new Map<string, string>([
-    [token, options.actor ?? 'github-actions[bot]'],
+    [token, actor],
     ...Object.entries(options.extraTokens ?? {}),
+    ...Object.entries(options.appTokens ?? {}).map(([t, app]): [string, string] => [t, `${app.slug}[bot]`]),
   ]);
+  // every App login gets its id now, in the order configured, so ids do not hang on the order of requests
+  for (const login of tokens.values()) apps.forLogin(login);
   const runtime = new ActionsRuntime();
   const store = new ArtifactStore(runtime, () => state.baseUrl);
   const routes: Route[] = [
@@ -169,6 +189,11 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
     artifacts: store,
     contentsReadOnly: new Set(options.contents === 'read' ? [token] : []),
     checks: new Map(options.checks && options.checks !== 'write' ? [[token, options.checks]] : []),
+    apps,
+  };
+  const setChecks = (token: string, checks: 'none' | 'read' | 'write' | undefined): void => {
+    if (checks && checks !== 'write') state.checks.set(token, checks);
+    else state.checks.delete(token);
   };
   const startJob: FakeGithub['startJob'] = (job) => {
     if (!repos.has(job.repository.toLowerCase())) throw new Error(`no repository ${job.repository}`);
@@ -235,9 +260,14 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
     completeJob: (repo, id, conclusion) => repoNamed(repos, repo).jobs.complete(id, conclusion),
     revokeToken: (token) => void tokens.delete(token),
     addToken: (token, login, permissions = {}) => {
+      apps.forLogin(login);
       tokens.set(token, login);
-      if (permissions.checks && permissions.checks !== 'write') state.checks.set(token, permissions.checks);
-      else state.checks.delete(token);
+      setChecks(token, permissions.checks);
+    },
+    addAppToken: (token, app, permissions = {}) => {
+      apps.register(identityOf(app));
+      tokens.set(token, `${app.slug}[bot]`);
+      setChecks(token, permissions.checks);
     },
     stop: async () => {
       server.closeAllConnections();

@@ -1,3 +1,4 @@
+import type { AppBook } from './apps.js';
 import type { ArtifactStore } from './artifact-store.js';
 import type { RateBudget, WriteWindow } from './budget.js';
 import type { FaultBox } from './fault-box.js';
@@ -93,6 +94,8 @@ export interface ServerState {
   artifacts: ArtifactStore;
   /** tokens with `contents: read` only: no write to git data, refs or contents, no git push */
   contentsReadOnly: Set<string>;
+  /** the Apps behind the installation tokens, by slug and id */
+  apps: AppBook;
   /** tokens with less than `checks: write`: 'read' may list check runs, 'none' may not even read them */
   checks: Map<string, 'none' | 'read'>;
 }
