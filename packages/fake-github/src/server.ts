@@ -25,7 +25,7 @@ import { artifactRoutes } from './routes-artifacts.js';
 import { refRoutes } from './routes-refs.js';
 import { handleResults, TWIRP_PREFIX } from './results-service.js';
 import { pullRoutes } from './routes-pulls.js';
-import { statusRoutes } from './routes-statuses.js';
+import { seedStatuses, statusRoutes } from './routes-statuses.js';
 import { StatsCounter } from './stats.js';
 import type { FakeStats, ServerState } from './stats.js';
 
@@ -127,6 +127,18 @@ export interface FakeGithub {
    * the slug already has another id or the id another slug.
    */
   addAppToken(token: string, app: AppToken, permissions?: { checks?: 'none' | 'read' | 'write' }): void;
+  /**
+   * Adds `count` statuses of `context` to commit `sha` of `repo` ('owner/name') at once, as if posted one after
+   * another by `creator` (default the main token's login) with `state` (default 'success'): a quick way to
+   * bring a context near GitHub's limit of 1,000 a commit. Throws past the limit, as the API would refuse.
+   */
+  seedStatuses(
+    repo: string,
+    sha: string,
+    context: string,
+    count: number,
+    options?: { state?: 'error' | 'failure' | 'pending' | 'success'; creator?: string },
+  ): void;
   stop(): Promise<void>;
 }
 
@@ -268,6 +280,15 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
       apps.register(identityOf(app));
       tokens.set(token, `${app.slug}[bot]`);
       setChecks(token, permissions.checks);
+    },
+    seedStatuses: (repo, sha, context, count, seeded = {}) => {
+      const creator = seeded.creator ?? actor;
+      const status = { sha, context, state: seeded.state ?? 'success', creator };
+      seedStatuses(
+        repoNamed(repos, repo),
+        { ...status, creatorApp: apps.forLogin(creator)?.id ?? null },
+        count,
+      );
     },
     stop: async () => {
       server.closeAllConnections();
