@@ -126,6 +126,7 @@ export async function handleApi(
       base: state.baseUrl,
       actor: login,
       app: state.apps.forLogin(login),
+      admin: state.adminTokens.has(presentedToken(req, false) ?? ''),
       canWriteWorkflows: state.canWriteWorkflows,
       activityLagMs: activityLag(state, key, concrete),
       beforeRefWrite: (ref) => state.faults.moveRefsBefore(repo, fullRefName(ref)),

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { installHooks, recordRefChange, WORKFLOWS_DIR } from './activity-log.js';
 import { CatFile, git, GitError, gitText, tryGit, ZERO_SHA } from './git.js';
 import type { GitObject } from './git.js';
+import type { StoredRuleset } from './rules/ruleset.js';
 import { initBare } from './seed.js';
 
 export interface Person {
@@ -88,6 +89,8 @@ export class FakeRepo {
   /** check runs (the Checks API), oldest first */
   readonly checkRuns: StoredCheckRun[] = [];
   readonly pulls: StoredPull[] = [];
+  /** repository rulesets, oldest first */
+  readonly rulesets: StoredRuleset[] = [];
   /** workflow jobs the tests recorded (the Actions jobs API answers from them) */
   readonly jobs = new JobBook();
   private readonly ancestry = new Map<string, boolean>();

@@ -14,6 +14,8 @@ export interface RouteContext {
   actor: string;
   /** The App the token acts as (an installation token, GITHUB_TOKEN included); null for a person's token. */
   app: AppIdentity | null;
+  /** Whether the token may administer the repository (rulesets): the main token only. */
+  admin: boolean;
   /** Whether the token has the `workflows` permission (GITHUB_TOKEN has not). */
   canWriteWorkflows: boolean;
   /** Milliseconds of the newest ref changes the activity list leaves out (an activity-lag fault); 0 by default. */

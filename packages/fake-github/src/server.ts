@@ -26,6 +26,7 @@ import { refRoutes } from './routes-refs.js';
 import { handleResults, TWIRP_PREFIX } from './results-service.js';
 import { pullRoutes } from './routes-pulls.js';
 import { seedStatuses, statusRoutes } from './routes-statuses.js';
+import { rulesetRoutes } from './rules/routes-rulesets.js';
 import { StatsCounter } from './stats.js';
 import type { FakeStats, ServerState } from './stats.js';
 
@@ -173,6 +174,7 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
     ...commitRoutes,
     ...statusRoutes,
     ...pullRoutes,
+    ...rulesetRoutes,
     ...contentRoutes,
     ...activityRoutes,
     ...actionsRoutes,
@@ -202,6 +204,7 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
     contentsReadOnly: new Set(options.contents === 'read' ? [token] : []),
     checks: new Map(options.checks && options.checks !== 'write' ? [[token, options.checks]] : []),
     apps,
+    adminTokens: new Set([token]),
   };
   const setChecks = (token: string, checks: 'none' | 'read' | 'write' | undefined): void => {
     if (checks && checks !== 'write') state.checks.set(token, checks);

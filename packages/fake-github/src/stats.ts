@@ -96,6 +96,8 @@ export interface ServerState {
   contentsReadOnly: Set<string>;
   /** the Apps behind the installation tokens, by slug and id */
   apps: AppBook;
+  /** tokens that may administer repositories (create rulesets): the main token */
+  adminTokens: Set<string>;
   /** tokens with less than `checks: write`: 'read' may list check runs, 'none' may not even read them */
   checks: Map<string, 'none' | 'read'>;
 }

@@ -1,0 +1,177 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { seedRepo, startFakeGithub } from '../src/index.js';
+import type { FakeGithub } from '../src/index.js';
+import { responseValidator } from './openapi-support.js';
+import { restClient, scratchDir } from './test-support.js';
+import type { Api } from './test-support.js';
+
+const R = '/repos/{owner}/{repo}';
+const REQUIRE_PERIMETER = {
+  type: 'required_status_checks',
+  parameters: {
+    required_status_checks: [{ context: 'perimeter', integration_id: 271_828 }],
+    strict_required_status_checks_policy: false,
+  },
+};
+const ruleset = (overrides: Record<string, unknown> = {}) => ({
+  name: 'protect main',
+  target: 'branch',
+  enforcement: 'active',
+  conditions: { ref_name: { include: ['~DEFAULT_BRANCH'], exclude: [] } },
+  rules: [REQUIRE_PERIMETER],
+  ...overrides,
+});
+
+describe('repository rulesets', () => {
+  let gh: FakeGithub;
+  let api: Api;
+  let cleanup: () => Promise<void>;
+
+  beforeEach(async () => {
+    const scratch = await scratchDir();
+    cleanup = scratch.cleanup;
+    await seedRepo(join(scratch.dir, 'repo.git'), { 'a.txt': 'a\n' });
+    gh = await startFakeGithub({
+      repos: { 'acme/app': join(scratch.dir, 'repo.git') },
+      extraTokens: { 'ghp-person': 'octocat' },
+      appTokens: { 'ghs-perimeter': { slug: 'perimeter', id: 271_828 } },
+    });
+    api = restClient(gh.url);
+  });
+  afterEach(async () => {
+    await gh.stop();
+    await cleanup();
+  });
+
+  const rulesFor = async (branch: string) =>
+    (await api('GET', `/repos/acme/app/rules/branches/${branch}`)).body;
+
+  describe('when the main token creates one', () => {
+    it('answers it in the documented shape and serves it again', async () => {
+      const created = await api('POST', '/repos/acme/app/rulesets', ruleset());
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({
+        name: 'protect main',
+        source_type: 'Repository',
+        source: 'acme/app',
+        enforcement: 'active',
+        rules: [REQUIRE_PERIMETER],
+      });
+      const valid = responseValidator(`${R}/rulesets`, 'POST', 201);
+      expect(valid(created.body), JSON.stringify(valid.errors)).toBe(true);
+      const got = await api('GET', `/repos/acme/app/rulesets/${created.body.id}`);
+      expect(got.body).toEqual(created.body);
+      expect(responseValidator(`${R}/rulesets/{ruleset_id}`, 'GET', 200)(got.body)).toBe(true);
+    });
+
+    it('binds the branches its conditions name, with the ruleset each rule comes from', async () => {
+      const { id } = (await api('POST', '/repos/acme/app/rulesets', ruleset())).body;
+      const rules = await rulesFor('main');
+      expect(rules).toEqual([
+        {
+          ...REQUIRE_PERIMETER,
+          ruleset_source_type: 'Repository',
+          ruleset_source: 'acme/app',
+          ruleset_id: id,
+        },
+      ]);
+      const valid = responseValidator(`${R}/rules/branches/{branch}`, 'GET', 200);
+      expect(valid(rules), JSON.stringify(valid.errors)).toBe(true);
+      expect(await rulesFor('feature')).toEqual([]);
+    });
+
+    it.each([
+      [['refs/heads/main'], [], 'main', true],
+      [['refs/heads/release/*'], [], 'release/1.0', true],
+      [['refs/heads/release/*'], [], 'release/1.0/hotfix', false],
+      [['refs/heads/release/**'], [], 'release/1.0/hotfix', true],
+      [['~ALL'], ['refs/heads/dev*'], 'develop', false],
+      [['~ALL'], ['refs/heads/dev*'], 'feature', true],
+      [[], [], 'main', false],
+    ])('include %j exclude %j binds %s: %s', async (include, exclude, branch, bound) => {
+      await api(
+        'POST',
+        '/repos/acme/app/rulesets',
+        ruleset({ conditions: { ref_name: { include, exclude } } }),
+      );
+      expect((await rulesFor(branch)).length).toBe(bound ? 1 : 0);
+    });
+
+    it.each(['disabled', 'evaluate'])('leaves out a ruleset whose enforcement is %s', async (enforcement) => {
+      await api('POST', '/repos/acme/app/rulesets', ruleset({ enforcement }));
+      expect(await rulesFor('main')).toEqual([]);
+    });
+
+    it('binds nothing without conditions', async () => {
+      expect((await api('POST', '/repos/acme/app/rulesets', ruleset({ conditions: undefined }))).status).toBe(
+        201,
+      );
+      expect(await rulesFor('main')).toEqual([]);
+    });
+  });
+
+  describe('when a request is not what the stand-in takes', () => {
+    it.each([
+      ['no name', { name: undefined }],
+      ['no enforcement', { enforcement: undefined }],
+      ['an unknown enforcement', { enforcement: 'on' }],
+      ['a tag ruleset', { target: 'tag' }],
+      ['a rule it does not model', { rules: [{ type: 'deletion' }] }],
+      [
+        'a check without a context',
+        {
+          rules: [
+            {
+              ...REQUIRE_PERIMETER,
+              parameters: {
+                ...REQUIRE_PERIMETER.parameters,
+                required_status_checks: [{ integration_id: 1 }],
+              },
+            },
+          ],
+        },
+      ],
+      [
+        'an integration_id that is no id',
+        {
+          rules: [
+            {
+              ...REQUIRE_PERIMETER,
+              parameters: {
+                ...REQUIRE_PERIMETER.parameters,
+                required_status_checks: [{ context: 'p', integration_id: -1 }],
+              },
+            },
+          ],
+        },
+      ],
+      [
+        'no strict policy',
+        { rules: [{ type: 'required_status_checks', parameters: { required_status_checks: [] } }] },
+      ],
+      ['a bare branch name, which would match nothing', { conditions: { ref_name: { include: ['main'] } } }],
+    ])('refuses %s with 422 and stores nothing', async (_, overrides) => {
+      const refused = await api('POST', '/repos/acme/app/rulesets', ruleset(overrides));
+      expect(refused.status).toBe(422);
+      expect(refused.body.message).toBe('Validation Failed');
+      expect(await rulesFor('main')).toEqual([]);
+    });
+  });
+
+  describe('when another token tries to create one', () => {
+    it.each([
+      ['an App', 'ghs-perimeter', 'Resource not accessible by integration'],
+      ['a person', 'ghp-person', 'Must have admin rights to Repository.'],
+    ])('refuses %s with 403', async (_, token, message) => {
+      const refused = await restClient(gh.url, token)('POST', '/repos/acme/app/rulesets', ruleset());
+      expect(refused.status).toBe(403);
+      expect(refused.body.message).toBe(message);
+      expect(await rulesFor('main')).toEqual([]);
+    });
+  });
+
+  it('answers 404 for a ruleset that does not exist', async () => {
+    expect((await api('GET', '/repos/acme/app/rulesets/1')).status).toBe(404);
+  });
+});
