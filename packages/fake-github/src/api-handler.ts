@@ -79,7 +79,9 @@ export async function handleApi(
   if (!found) return send(res, 404, errorBody(404, 'Not Found'), state.budget.headers());
   if (
     method !== 'GET' &&
-    /^\w+ \/repos\/\{owner\}\/\{repo\}\/(git|contents)\//.test(found.route.key) &&
+    /^\w+ \/repos\/\{owner\}\/\{repo\}\/((git|contents)\/|pulls\/\{pull_number\}\/merge$)/.test(
+      found.route.key,
+    ) &&
     state.contentsReadOnly.has(presentedToken(req, false) ?? '')
   )
     return send(res, 403, errorBody(403, NOT_ACCESSIBLE), state.budget.headers());

@@ -80,6 +80,11 @@ export interface StoredPull {
   user: string;
   labels: string[];
   created_at: string;
+  /** 'closed' once merged (the stand-in closes pull requests only by merging them) */
+  state: 'open' | 'closed';
+  merged_at: string | null;
+  merge_commit_sha: string | null;
+  merged_by: string | null;
 }
 
 /** One repository the stand-in serves: a bare git repository and the few facts git does not hold. */

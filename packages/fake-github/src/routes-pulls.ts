@@ -37,7 +37,7 @@ async function createPull(ctx: RouteContext): Promise<ApiResponse> {
       ],
     });
   const list = pullsOf(ctx.repo);
-  if (list.some((p) => p.head === head && p.base === body.base))
+  if (list.some((p) => p.head === head && p.base === body.base && p.state === 'open'))
     throw unprocessable('Validation Failed', {
       errors: [
         {
@@ -57,6 +57,10 @@ async function createPull(ctx: RouteContext): Promise<ApiResponse> {
     user: ctx.actor,
     labels: [],
     created_at: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    state: 'open',
+    merged_at: null,
+    merge_commit_sha: null,
+    merged_by: null,
   };
   list.push(pull);
   return { status: 201, body: await pullJson(ctx, pull) };
@@ -147,7 +151,7 @@ async function pullJson(ctx: RouteContext, pull: StoredPull): Promise<Record<str
     comments_url: `${api}/issues/${pull.number}/comments`,
     statuses_url: `${api}/statuses/${(await side(pull.head)).sha}`,
     number: pull.number,
-    state: 'open',
+    state: pull.state,
     locked: false,
     title: pull.title,
     user: simpleUser(ctx.base, pull.user),
@@ -156,10 +160,10 @@ async function pullJson(ctx: RouteContext, pull: StoredPull): Promise<Record<str
     milestone: null,
     active_lock_reason: null,
     created_at: pull.created_at,
-    updated_at: pull.created_at,
-    closed_at: null,
-    merged_at: null,
-    merge_commit_sha: null,
+    updated_at: pull.merged_at ?? pull.created_at,
+    closed_at: pull.merged_at,
+    merged_at: pull.merged_at,
+    merge_commit_sha: pull.merge_commit_sha,
     assignee: null,
     assignees: [],
     requested_reviewers: [],
@@ -179,11 +183,11 @@ async function pullJson(ctx: RouteContext, pull: StoredPull): Promise<Record<str
     author_association: 'CONTRIBUTOR',
     auto_merge: null,
     draft: pull.draft,
-    merged: false,
+    merged: pull.merged_at !== null,
     mergeable: null,
     rebaseable: null,
     mergeable_state: 'unknown',
-    merged_by: null,
+    merged_by: pull.merged_by === null ? null : simpleUser(ctx.base, pull.merged_by),
     comments: 0,
     review_comments: 0,
     maintainer_can_modify: false,

@@ -26,6 +26,7 @@ import { refRoutes } from './routes-refs.js';
 import { handleResults, TWIRP_PREFIX } from './results-service.js';
 import { pullRoutes } from './routes-pulls.js';
 import { seedStatuses, statusRoutes } from './routes-statuses.js';
+import { mergeRoutes } from './rules/routes-merge.js';
 import { rulesetRoutes } from './rules/routes-rulesets.js';
 import { StatsCounter } from './stats.js';
 import type { FakeStats, ServerState } from './stats.js';
@@ -58,8 +59,8 @@ export interface FakeGithubOptions {
   writesPerMinute?: number;
   /**
    * The main token's `contents` permission: with 'read' (a job with `permissions: contents: read`) every
-   * write to git data, refs and contents, and every git push, is answered 403 as GitHub does; statuses
-   * stay writable. Default 'write'.
+   * write to git data, refs and contents, every merge of a pull request and every git push is answered 403
+   * as GitHub does; statuses stay writable. Default 'write'.
    */
   contents?: 'read' | 'write';
   /**
@@ -174,6 +175,7 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
     ...commitRoutes,
     ...statusRoutes,
     ...pullRoutes,
+    ...mergeRoutes,
     ...rulesetRoutes,
     ...contentRoutes,
     ...activityRoutes,
