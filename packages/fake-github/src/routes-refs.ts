@@ -11,6 +11,7 @@ import type { ApiResponse } from './http-util.js';
 import { isSafeRefName } from './repo.js';
 import type { FakeRepo } from './repo.js';
 import { route } from './router.js';
+import { requiredCheckRefusals, ruleRefusal } from './rules/enforce.js';
 import type { Route, RouteContext } from './router.js';
 import { fullRepository, refJson } from './shapes.js';
 
@@ -42,6 +43,18 @@ async function commitOr422(repo: FakeRepo, sha: unknown): Promise<string> {
   const object = await repo.readObject(sha);
   if (!object) throw unprocessable('Object does not exist');
   return sha;
+}
+
+/**
+ * A branch a ruleset binds moves only to a commit whose required status checks pass (branch creation too,
+ * unless the rule says `do_not_enforce_on_create`); the API answers 422 with the violations.
+ */
+async function refuseByRules(ctx: RouteContext, ref: string, sha: string, creating: boolean): Promise<void> {
+  if (!ref.startsWith('refs/heads/')) return;
+  const violations = await requiredCheckRefusals(ctx.repo, ref.slice('refs/heads/'.length), sha, {
+    creating,
+  });
+  if (violations.length > 0) throw unprocessable(ruleRefusal(violations));
 }
 
 /** GITHUB_TOKEN has no `workflows` permission: GitHub answers 404 to writes that change workflows. */
@@ -76,6 +89,7 @@ export const refRoutes: Route[] = [
     if (!validNewRef(body.ref)) throw unprocessable(`Reference name is invalid`);
     const sha = await commitOr422(ctx.repo, body.sha);
     await refuseWorkflowChanges(ctx, sha);
+    await refuseByRules(ctx, body.ref, sha, true);
     await ctx.beforeRefWrite(body.ref);
     if (!(await ctx.repo.moveRef(body.ref, null, sha, ctx.actor)))
       throw unprocessable('Reference already exists');
@@ -91,6 +105,7 @@ export const refRoutes: Route[] = [
     const ref = `refs/${ctx.params.ref}`;
     const sha = await commitOr422(ctx.repo, body.sha);
     await refuseWorkflowChanges(ctx, sha);
+    await refuseByRules(ctx, ref, sha, false);
     await ctx.beforeRefWrite(ref);
     for (let attempt = 0; attempt < 5; attempt++) {
       const current = await ctx.repo.refValue(ref);

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { seedRepo, startFakeGithub } from '../src/index.js';
+import { commitToBare, seedRepo, startFakeGithub } from '../src/index.js';
 import type { FakeGithub } from '../src/index.js';
 import { responseValidator } from './openapi-support.js';
 import { restClient, scratchDir } from './test-support.js';
@@ -26,14 +26,17 @@ const ruleset = (overrides: Record<string, unknown> = {}) => ({
 describe('repository rulesets', () => {
   let gh: FakeGithub;
   let api: Api;
+  let dir: string;
+  let base: string;
   let cleanup: () => Promise<void>;
 
   beforeEach(async () => {
     const scratch = await scratchDir();
     cleanup = scratch.cleanup;
-    await seedRepo(join(scratch.dir, 'repo.git'), { 'a.txt': 'a\n' });
+    dir = join(scratch.dir, 'repo.git');
+    base = await seedRepo(dir, { 'a.txt': 'a\n' });
     gh = await startFakeGithub({
-      repos: { 'acme/app': join(scratch.dir, 'repo.git') },
+      repos: { 'acme/app': dir },
       extraTokens: { 'ghp-person': 'octocat' },
       appTokens: { 'ghs-perimeter': { slug: 'perimeter', id: 271_828 } },
     });
@@ -168,6 +171,56 @@ describe('repository rulesets', () => {
       expect(refused.status).toBe(403);
       expect(refused.body.message).toBe(message);
       expect(await rulesFor('main')).toEqual([]);
+    });
+  });
+
+  describe('when the refs API moves a branch a ruleset binds', () => {
+    let next: string;
+    beforeEach(async () => {
+      await api('POST', '/repos/acme/app/rulesets', ruleset());
+      await api('POST', '/repos/acme/app/git/refs', { ref: 'refs/heads/feature', sha: base });
+      next = await commitToBare(dir, 'feature', { 'b.txt': 'b\n' });
+    });
+    const move = () => api('PATCH', '/repos/acme/app/git/refs/heads/main', { sha: next });
+    const passed = () =>
+      restClient(gh.url, 'ghs-perimeter')('POST', '/repos/acme/app/check-runs', {
+        name: 'perimeter',
+        head_sha: next,
+        conclusion: 'success',
+      });
+
+    it('refuses a commit whose required checks have not passed, with 422', async () => {
+      const refused = await move();
+      expect(refused.status).toBe(422);
+      expect(refused.body.message).toBe(
+        'Repository rule violations found\n\nRequired status check "perimeter" is expected.\n\n',
+      );
+      expect((await api('GET', '/repos/acme/app/git/ref/heads/main')).body.object.sha).toBe(base);
+    });
+
+    it('moves it to a commit whose required checks passed', async () => {
+      await passed();
+      expect((await move()).status).toBe(200);
+    });
+
+    it('refuses to create a bound branch unless the rule spares creation', async () => {
+      const release = (include: string[], spare: boolean) =>
+        api('POST', '/repos/acme/app/rulesets', {
+          ...ruleset({ name: `release ${spare}` }),
+          conditions: { ref_name: { include } },
+          rules: [
+            {
+              ...REQUIRE_PERIMETER,
+              parameters: { ...REQUIRE_PERIMETER.parameters, do_not_enforce_on_create: spare },
+            },
+          ],
+        });
+      await release(['refs/heads/release/*'], false);
+      await release(['refs/heads/spared/*'], true);
+      const create = (ref: string) => api('POST', '/repos/acme/app/git/refs', { ref, sha: next });
+      expect((await create('refs/heads/release/1')).status).toBe(422);
+      expect((await create('refs/heads/spared/1')).status).toBe(201);
+      expect((await create('refs/heads/free')).status).toBe(201);
     });
   });
 

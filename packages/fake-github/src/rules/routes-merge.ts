@@ -6,8 +6,7 @@ import type { ApiResponse } from '../http-util.js';
 import type { StoredPull } from '../repo.js';
 import { route } from '../router.js';
 import type { Route, RouteContext } from '../router.js';
-import { requiredCheckViolations } from './required-checks.js';
-import { requiredChecksFor } from './ruleset.js';
+import { requiredCheckRefusals, ruleRefusal } from './enforce.js';
 
 /**
  * PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge (https://docs.github.com/rest/pulls/pulls#merge-a-pull-request),
@@ -19,9 +18,7 @@ import { requiredChecksFor } from './ruleset.js';
  *   conflict;
  * - 409 "Head branch was modified. Review and try the merge again." when `sha` is not the head;
  * - 405 "Repository rule violations found\n\n<violations>\n\n" when a ruleset binding the base branch is not
- *   satisfied by the head commit (see required-checks.ts). GitHub does not document the form; it is what its
- *   REST API answers when a ruleset refuses a ref change, the rule violations each after a blank line
- *   (https://github.com/satisfactory-factories/application/issues/67);
+ *   satisfied by the head commit (see enforce.ts and required-checks.ts);
  * - 405 "Base branch was modified. Review and try the merge again." when the base moved meanwhile.
  */
 
@@ -66,26 +63,6 @@ async function refuseWorkflowChanges(ctx: RouteContext, base: string, tree: stri
   );
 }
 
-/** The violations of the rulesets binding the base branch, judged on the head commit. */
-async function ruleViolations(
-  ctx: RouteContext,
-  pull: StoredPull,
-  base: string,
-  head: string,
-): Promise<string[]> {
-  const { checks, strict } = requiredChecksFor(ctx.repo.rulesets, pull.base, await ctx.repo.defaultBranch());
-  if (checks.length === 0) return [];
-  const violations = requiredCheckViolations(
-    checks,
-    ctx.repo.checkRuns.filter((run) => run.headSha === head),
-    ctx.repo.statuses.filter((status) => status.sha === head),
-  );
-  // "Whether pull requests targeting a matching branch must be tested with the latest code"; the words are
-  // GraphQL's for a head behind its base (MergeStateStatus.BEHIND), GitHub's refusal is not documented
-  if (strict && !(await ctx.repo.isAncestor(base, head))) violations.push('The head ref is out of date.');
-  return violations;
-}
-
 function messages(ctx: RouteContext, pull: StoredPull, body: Record<string, unknown>, method: string) {
   const title = text(body, 'commit_title');
   const detail = text(body, 'commit_message');
@@ -116,9 +93,8 @@ async function mergePull(ctx: RouteContext): Promise<ApiResponse> {
   if (pull.state !== 'open' || pull.draft || !base || !head) throw new HttpError(405, NOT_MERGEABLE);
   if (expected !== null && expected !== head)
     throw new HttpError(409, 'Head branch was modified. Review and try the merge again.');
-  const violations = await ruleViolations(ctx, pull, base, head);
-  if (violations.length > 0)
-    throw new HttpError(405, `Repository rule violations found\n\n${violations.join('\n\n')}\n\n`);
+  const violations = await requiredCheckRefusals(ctx.repo, pull.base, head, { base });
+  if (violations.length > 0) throw new HttpError(405, ruleRefusal(violations));
   const tree = await mergedTree(ctx.repo.dir, base, head);
   if (!tree) throw new HttpError(405, NOT_MERGEABLE);
   await refuseWorkflowChanges(ctx, base, tree);

@@ -176,16 +176,22 @@ export function binds(ruleset: StoredRuleset, branch: string, defaultBranch: str
   return include.some(hit) && !exclude.some(hit);
 }
 
-/** The required status checks of every ruleset binding `branch`, in ruleset order, each once. */
+/**
+ * The required status checks of every ruleset binding `branch`, in ruleset order, each once; when `creating`
+ * the branch, without the rules that "allow repositories and branches to be created if a check would otherwise
+ * prohibit it" (`do_not_enforce_on_create`).
+ */
 export function requiredChecksFor(
   rulesets: StoredRuleset[],
   branch: string,
   defaultBranch: string,
+  creating = false,
 ): { checks: RequiredStatusCheck[]; strict: boolean } {
   const checks: RequiredStatusCheck[] = [];
   let strict = false;
   for (const ruleset of rulesets.filter((r) => binds(r, branch, defaultBranch)))
     for (const rule of ruleset.rules) {
+      if (creating && rule.parameters.do_not_enforce_on_create) continue;
       strict ||= rule.parameters.strict_required_status_checks_policy;
       for (const check of rule.parameters.required_status_checks)
         if (!checks.some((c) => c.context === check.context && c.integration_id === check.integration_id))
