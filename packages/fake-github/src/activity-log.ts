@@ -67,11 +67,18 @@ export async function installHooks(dir: string): Promise<void> {
   }
 }
 
+/** `at`: when GitHub recorded it, default now (a seeded repository's history is older than any test's job). */
 export async function recordRefChange(
   dir: string,
-  change: { before: string; after: string; ref: string; actor: string | null },
+  change: { before: string; after: string; ref: string; actor: string | null; at?: Date },
 ): Promise<void> {
-  const line = [new Date().toISOString(), change.before, change.after, change.ref, change.actor ?? ''];
+  const line = [
+    (change.at ?? new Date()).toISOString(),
+    change.before,
+    change.after,
+    change.ref,
+    change.actor ?? '',
+  ];
   await appendFile(activityPath(dir), `${line.join(' ')}\n`);
 }
 

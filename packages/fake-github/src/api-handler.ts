@@ -91,6 +91,12 @@ export async function handleApi(
     : undefined;
   if (checks === 'none' || (checks === 'read' && method !== 'GET'))
     return send(res, 403, errorBody(403, NOT_ACCESSIBLE), state.budget.headers());
+  // https://docs.github.com/rest/commits/statuses: posting needs statuses: write, reading statuses: read
+  const statuses = /\/(statuses\/\{sha\}|commits\/\{ref\+?\}\/status(es)?)$/.test(found.route.key)
+    ? state.statuses.get(presentedToken(req, false) ?? '')
+    : undefined;
+  if (statuses === 'none' || (statuses === 'read' && method !== 'GET'))
+    return send(res, 403, errorBody(403, NOT_ACCESSIBLE), state.budget.headers());
 
   if (state.writes && method !== 'GET') {
     const admitted = state.writes.admit();

@@ -15,7 +15,10 @@ export async function initBare(dir: string, branch = 'main'): Promise<void> {
   await installHooks(dir);
 }
 
-/** Creates a bare repo at `dir` with one commit of `files` on `branch` (default 'main'); returns the commit sha. */
+/**
+ * Creates a bare repo at `dir` with one commit of `files` on `branch` (default 'main'); returns the commit sha.
+ * The activity list records the branch's creation an hour ago: a repository exists before the jobs run on it.
+ */
 export async function seedRepo(
   dir: string,
   files: Record<string, string | Uint8Array>,
@@ -23,7 +26,15 @@ export async function seedRepo(
 ): Promise<string> {
   const branch = options.branch ?? 'main';
   await initBare(dir, branch);
-  return importCommit(dir, branch, files, options.message ?? 'Initial commit', true, SEED_ACTOR);
+  return importCommit(
+    dir,
+    branch,
+    files,
+    options.message ?? 'Initial commit',
+    true,
+    SEED_ACTOR,
+    SEEDED_AGO_MS,
+  );
 }
 
 /** Commits `files` (null = delete) on top of `branch` directly in the bare repo (like a push); returns new sha. */
@@ -52,6 +63,8 @@ async function tryHead(dir: string, ref: string): Promise<string | null> {
   }
 }
 
+const SEEDED_AGO_MS = 3_600_000;
+
 async function importCommit(
   dir: string,
   branch: string,
@@ -59,6 +72,7 @@ async function importCommit(
   message: string,
   replaceTree: boolean,
   actor: string | null,
+  agoMs = 0,
 ): Promise<string> {
   const ref = `refs/heads/${branch}`;
   const before = await tryHead(dir, ref);
@@ -91,6 +105,12 @@ async function importCommit(
   await git(dir, ['fast-import', '--quiet', '--force'], { input: Buffer.concat(parts), env });
   const after = await tryHead(dir, ref);
   if (!after) throw new Error(`fast-import did not create ${ref}`);
-  await recordRefChange(dir, { before: before ?? ZERO_SHA, after, ref, actor });
+  await recordRefChange(dir, {
+    before: before ?? ZERO_SHA,
+    after,
+    ref,
+    actor,
+    at: new Date(Date.now() - agoMs),
+  });
   return after;
 }

@@ -68,6 +68,11 @@ export interface FakeGithubOptions {
    * do neither; both answer 403 as GitHub does. Default 'write' (a workflow's default GITHUB_TOKEN).
    */
   checks?: 'none' | 'read' | 'write';
+  /**
+   * The main token's `statuses` permission: 'read' may list commit statuses but not post one, 'none' may do
+   * neither; both answer 403 as GitHub does. Default 'write'.
+   */
+  statuses?: 'none' | 'read' | 'write';
   /** whether the token may change .github/workflows (GITHUB_TOKEN may not: pushes refused, API 404); default false */
   workflowsPermission?: boolean;
   /** entries of a recursive tree answer before `truncated: true`; GitHub's 100,000 by default */
@@ -205,6 +210,7 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
     artifacts: store,
     contentsReadOnly: new Set(options.contents === 'read' ? [token] : []),
     checks: new Map(options.checks && options.checks !== 'write' ? [[token, options.checks]] : []),
+    statuses: new Map(options.statuses && options.statuses !== 'write' ? [[token, options.statuses]] : []),
     apps,
     adminTokens: new Set([token]),
   };

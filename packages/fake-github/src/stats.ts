@@ -100,4 +100,6 @@ export interface ServerState {
   adminTokens: Set<string>;
   /** tokens with less than `checks: write`: 'read' may list check runs, 'none' may not even read them */
   checks: Map<string, 'none' | 'read'>;
+  /** tokens with less than `statuses: write`: 'read' may list statuses, 'none' may not even read them */
+  statuses: Map<string, 'none' | 'read'>;
 }

@@ -56,3 +56,35 @@ describe('a token with contents: read', () => {
     expect(gh.stats().byRoute['GIT POST /{owner}/{repo}.git/git-receive-pack']).toBeUndefined();
   });
 });
+
+describe('a token without statuses: write', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let seeded: string;
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = await scratchDir());
+    seeded = await seedRepo(join(dir, 'repo.git'), { 'a.txt': 'a\n' });
+  });
+  afterEach(async () => cleanup());
+
+  it.each([
+    ['read', 200],
+    ['none', 403],
+  ] as const)('with statuses: %s, posting is refused and listing answers %i', async (statuses, listed) => {
+    const gh = await startFakeGithub({ repos: { 'acme/app': join(dir, 'repo.git') }, statuses });
+    try {
+      const api = restClient(gh.url);
+      const posted = await api('POST', `/repos/acme/app/statuses/${seeded}`, {
+        state: 'success',
+        context: 'c',
+      });
+      expect(posted.status).toBe(403);
+      expect(posted.body.message).toBe('Resource not accessible by integration');
+      expect((await api('GET', `/repos/acme/app/commits/${seeded}/statuses`)).status).toBe(listed);
+      expect((await api('GET', `/repos/acme/app/commits/main/status`)).status).toBe(listed);
+    } finally {
+      await gh.stop();
+    }
+  });
+});
