@@ -21,11 +21,18 @@ export enum Inputs {
   ReceiptAs = 'receipt-as',
 }
 
-/** The inputs of the verify sub-action (verify/action.yml). */
+/**
+ * The inputs of the verify sub-action (verify/action.yml). It also reads, by the main action's names and
+ * parsers (readJudgedSettings), what decides the verdict: branch, config, config-ref, perimeters,
+ * status-context, direct-pushes and ignore-refs.
+ */
 export enum VerifyInputs {
   GithubToken = 'github-token',
-  Handoff = 'handoff',
-  /** the perimeters file the pull-request gate reads from the default branch */
+  /** the agent job's name, as the run shows it: the verify job judges that job */
+  AgentJob = 'agent-job',
+  /** the login GitHub records for the agent job's token */
+  AgentIdentity = 'agent-identity',
+  /** the perimeters file (the pull-request gate reads it from the default branch) */
   Config = 'config',
   FailOnViolation = 'fail-on-violation',
   ReceiptAs = 'receipt-as',
@@ -33,6 +40,17 @@ export enum VerifyInputs {
   RecordName = 'record-name',
   RecordRetentionDays = 'record-retention-days',
 }
+
+/** The main action's inputs the verify job reads too, by the same names and parsers (readJudgedSettings). */
+export const JUDGED_INPUTS = [
+  Inputs.Branch,
+  Inputs.Config,
+  Inputs.ConfigRef,
+  Inputs.Perimeters,
+  Inputs.DirectPushes,
+  Inputs.StatusContext,
+  Inputs.IgnoreRefs,
+] as const;
 
 export enum Outputs {
   /** JSON object: perimeter name -> endpoint URL */
@@ -49,8 +67,6 @@ export enum Outputs {
   TokenVariable = 'token-variable',
   /** the name of the record artifact post uploads (perimeter/apply and audits read it) */
   Record = 'record',
-  /** what a later verify job needs from before the agents ran (JSON, src/action/handoff.ts) */
-  Handoff = 'handoff',
 }
 
 /** Keys passed from main to post (the runner hands them to post as STATE_<key>). */

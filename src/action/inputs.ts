@@ -59,8 +59,8 @@ export interface Settings {
   /** full ref names (globs) whose changes are listed, not judged; never covering the bound branch */
   ignoreRefs: string[];
   /**
-   * `post`: the post step posts the receipt; `verify-job`: a later job (perimeter/verify) does, from main's
-   * handoff output, and the post step posts no commit status of its own (its verdict stays in the log)
+   * `post`: the post step posts the receipt; `verify-job`: a later job (perimeter/verify) does, from its own
+   * inputs and GitHub's records, and main and post post no commit status (post's verdict stays in the log)
    */
   receiptBy: ReceiptBy;
   /** a commit status, a check run (needs checks: write) or both, posted by whoever posts the receipt */
@@ -113,29 +113,51 @@ export function readStepBasics(env: Env = process.env, read: ReadInput = default
   };
 }
 
-export function readSettings(env: Env = process.env, read: ReadInput = defaultRead): Settings {
-  const basics = readStepBasics(env, read);
+/**
+ * The settings that decide a verdict, read alike by main and by the verify job, each from its own step's
+ * inputs (the workflow file) and the run's event: the verify job takes none of them from the agent's job.
+ */
+export type JudgedSettings = Pick<
+  Settings,
+  | 'configFile'
+  | 'configRef'
+  | 'perimeters'
+  | 'branch'
+  | 'directPushes'
+  | 'statusContext'
+  | 'ignoreRefs'
+  | 'eventName'
+  | 'event'
+>;
+
+export function readJudgedSettings(env: Env = process.env, read: ReadInput = defaultRead): JudgedSettings {
   const event = readEvent(env);
   const branch = boundBranch(read(Inputs.Branch), env, event);
   return {
-    ...basics,
     configFile: configFile(read(Inputs.Config) || DEFAULT_CONFIG_FILE),
     configRef: read(Inputs.ConfigRef) || null,
     perimeters: perimeterList(read(Inputs.Perimeters)),
     branch,
-    port: port(read(Inputs.Port)),
-    failOnViolation: boolean(Inputs.FailOnViolation, read(Inputs.FailOnViolation), true),
     directPushes: directPushes(read(Inputs.DirectPushes)),
     statusContext: statusContext(read(Inputs.StatusContext)),
+    ignoreRefs: ignoreRefs(read(Inputs.IgnoreRefs), branch),
+    eventName: env.GITHUB_EVENT_NAME ?? '',
+    event,
+  };
+}
+
+export function readSettings(env: Env = process.env, read: ReadInput = defaultRead): Settings {
+  return {
+    ...readStepBasics(env, read),
+    ...readJudgedSettings(env, read),
+    port: port(read(Inputs.Port)),
+    failOnViolation: boolean(Inputs.FailOnViolation, read(Inputs.FailOnViolation), true),
     endpointSecrets: endpointSecrets(read(Inputs.EndpointSecrets)),
     writesPerMinute: positiveInteger(Inputs.WritesPerMinute, read(Inputs.WritesPerMinute), 80),
     writes: writesMode(read(Inputs.Writes)),
-    ignoreRefs: ignoreRefs(read(Inputs.IgnoreRefs), branch),
     receiptBy: receiptBy(read(Inputs.ReceiptBy)),
     receiptAs: receiptAs(Inputs.ReceiptAs, read(Inputs.ReceiptAs)),
     verifyTimeoutMs: positiveInteger(Inputs.VerifyTimeout, read(Inputs.VerifyTimeout), 600) * 1000,
-    eventName: env.GITHUB_EVENT_NAME ?? '',
-    event,
     run: runFacts(env),
     runnerName: env.RUNNER_NAME ?? '',
     record: readRecordSettings(env, read),

@@ -11,20 +11,32 @@ import type { Settings } from './inputs.js';
 
 type PublishSettings = Pick<Settings, 'receiptBy' | 'receiptAs'>;
 
+/** most commits one receipt is posted on; the first is the head a reviewer looks at */
+export const MAX_RECEIPT_COMMITS = 30;
+
 /**
  * Summary and annotations first, so the verdict is visible even when posting fails; then the check run and
- * the commit status on `sha`, as `receipt-as` asks. Answers why the receipt could not be published as asked
- * (the caller fails the step), or null. A check run that could not be created turns the status (with `both`)
- * into an error: the status never shows a verdict the Checks tab does not.
+ * the commit status on each of `shas` (the first is the head the verdict is about), as `receipt-as` asks.
+ * Answers why the receipt could not be published as asked (the caller fails the step), or null. A check run
+ * that could not be created turns the status (with `both`) into an error: the status never shows a verdict
+ * the Checks tab does not. Where GitHub takes no more statuses (its 1,000 per commit and context), the
+ * check run carries the receipt instead.
  */
 export async function publishReceipt(
   upstream: Receipts,
   settings: PublishSettings,
   receipt: Receipt,
-  sha: string,
+  shas: string | readonly string[],
   extras: { gatewayLog?: string; recordNote?: string } = {},
 ): Promise<string | null> {
+  const targets = [...new Set(typeof shas === 'string' ? [shas] : shas)];
+  const posted = targets.slice(0, MAX_RECEIPT_COMMITS);
   core.summary.addRaw(receipt.summary, true);
+  if (posted.length > 1)
+    core.summary.addRaw(
+      `\nThe receipt is on ${posted.length} commits, every one the job left a ref at: ${posted.map((sha) => `\`${sha.slice(0, 7)}\``).join(', ')}${targets.length > posted.length ? ` (and not on ${targets.length - posted.length} more: at most ${MAX_RECEIPT_COMMITS})` : ''}.\n`,
+      true,
+    );
   if (extras.recordNote) core.summary.addRaw(`\n${extras.recordNote}`, true);
   if (extras.gatewayLog) {
     // the agent can write to this log: a fence it cannot close, every hidden character shown
@@ -40,24 +52,64 @@ export async function publishReceipt(
     core.info('receipt-by: verify-job, so the receipt comes from the verify job, not from this step');
     return null;
   }
+  const problems: string[] = [];
+  for (const sha of posted) {
+    const problem = await publishOn(upstream, settings, receipt, sha);
+    if (problem !== null) problems.push(problem);
+  }
+  if (targets.length > posted.length)
+    problems.push(
+      `the receipt was not posted on ${targets.length - posted.length} of the commits it belongs on`,
+    );
+  return problems.length === 0 ? null : problems.join('; ');
+}
+
+async function publishOn(
+  upstream: Receipts,
+  settings: PublishSettings,
+  receipt: Receipt,
+  sha: string,
+): Promise<string | null> {
   let problem: string | null = null;
+  let checkRun = false;
   if (settings.receiptAs !== 'status') {
     try {
       await createCheckRun(upstream, sha, receipt.checkRun);
+      checkRun = true;
     } catch (error) {
-      problem = `the check run "${receipt.checkRun.run.name}" could not be created: ${whyNot(error)}`;
+      problem = `the check run "${receipt.checkRun.run.name}" could not be created on ${sha.slice(0, 7)}: ${whyNot(error)}`;
     }
   }
-  if (settings.receiptAs !== 'check-run') {
-    const { status } = receipt;
+  if (settings.receiptAs === 'check-run') return problem;
+  const { status } = receipt;
+  try {
     await upstream.createStatus(
       sha,
       problem === null
         ? status
         : { ...status, state: 'error', description: oneLine(`Not published: ${problem}`) },
     );
+    return problem;
+  } catch (error) {
+    if (!isStatusCap(error)) throw error;
+    const full = `GitHub takes no more statuses on "${status.context}" of ${sha.slice(0, 7)} (${whyNot(error)})`;
+    if (checkRun) return `${full}: the check run carries the receipt`;
+    try {
+      await createCheckRun(upstream, sha, receipt.checkRun);
+      return `${full}: the check run "${receipt.checkRun.run.name}" carries the receipt instead`;
+    } catch (checkError) {
+      return `${full}, and the check run could not be created either: ${whyNot(checkError)}`;
+    }
   }
-  return problem;
+}
+
+/** GitHub's 422 once a commit holds 1,000 statuses of a context (MAX_STATUSES_PER_CONTEXT). */
+function isStatusCap(error: unknown): boolean {
+  return (
+    error instanceof UpstreamError &&
+    error.status === 422 &&
+    /maximum number of statuses/i.test(error.message)
+  );
 }
 
 /** The check run, then its annotations beyond GitHub's 50 a request in updates (a failing run's extras). */

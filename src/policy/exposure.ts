@@ -7,7 +7,7 @@ import type { Config } from './spec.js';
  * 1. the perimeters named (all of perimeters.yml's when none are named, in file order);
  * 2. a name the file does not define is an error, and so is an empty selection;
  * 3. a selected perimeter that may not be bound to the branch (its `branches`) is an error, never skipped.
- * The action then applies the `trust` rule to the trigger (src/action/agent-job/trust-gate.ts).
+ * The action then applies the `trust` rule to the trigger (src/action/trust-gate.ts).
  */
 export function selectPerimeters(
   config: Config,

@@ -42,6 +42,7 @@ export type {
   Baseline,
   CommitAttribution,
   BranchHistory,
+  CaughtUpActivity,
   FileDecision,
   JobFacts,
   ReceiptWindow,
@@ -55,4 +56,6 @@ export type {
   ViolationKind,
 } from './types.js';
 export { snapshotRefs, verifyJob } from './verify-job.js';
+export { readJobActivity } from './gathering/activity.js';
+export { startFromActivity } from './gathering/ref-accounting.js';
 export { PULL_REQUEST_COMMIT_LIMIT, verifyPullRequest, type PullRequestInput } from './pull-request.js';

@@ -32,6 +32,16 @@ export interface PerimeterCounts {
   credentialRefusals?: number;
 }
 
+/** GitHub's activity list read to an end marker: every branch move up to the end snapshot, newest first. */
+export interface CaughtUpActivity {
+  /** the moves older than the marker's creation, at or after the window's start */
+  items: PushActivity[];
+  /** who GitHub records as the marker's creator (the verifying token) */
+  markerActor: string | null;
+  /** what went wrong around the marker (it could not be deleted) */
+  notes?: string[];
+}
+
 export interface VerifyInput {
   upstream: RepoReads & RepoWrites & Receipts;
   /** the bound branch (short name) */
@@ -87,10 +97,10 @@ export interface VerifyInput {
    */
   ledgerExpected?: boolean;
   /**
-   * When the start snapshot was surely taken (`before`, GitHub's clock) and when the job ended: for a start
-   * snapshot handed over from elsewhere, which the activity list must then agree with.
+   * The activity list already read to an end marker (readJobActivity): a verify job reads it first, to learn
+   * the start from GitHub; the verification then places no marker of its own.
    */
-  startTaken?: { before: string; jobEnded: string };
+  activity?: CaughtUpActivity;
   /** Statuses on the receipt's context to look for during the job: any Perimeter did not post is forged. */
   receiptWindow?: ReceiptWindow;
 }
@@ -175,6 +185,11 @@ export interface Verdict {
   /** what could not be checked (each one alone makes the state at least error) */
   unchecked: string[];
   notes: string[];
+  /**
+   * The commits the receipt goes on, the bound branch's head first: with anything but success also every
+   * commit a ref the verdict names held during the job, and every commit a forged receipt was found on.
+   */
+  receiptOn?: string[];
   /** set when the verdict is on a pull request's commits (the pull-request gate), not on a job */
   pullRequest?: { number: number; author: string; perimeter: string; commits: number };
 }

@@ -9,14 +9,16 @@ import {
   type NewCommits,
 } from './gathering/new-commits.js';
 import { accountForMoves } from './gathering/activity.js';
-import { commitsOfOthers } from './gathering/others.js';
+import { commitsOfOthers, movedByOthersOnly } from './gathering/others.js';
+import { compileGlobList } from '../policy/index.js';
 import { compareSnapshots, judge } from './judging/judge.js';
 import {
   findForeignCheckRuns,
   findForeignStatuses,
   MAX_STATUS_COMMITS,
+  MAX_STATUSES_PER_CONTEXT,
 } from './gathering/receipt-statuses.js';
-import { ZERO_SHA } from './gathering/ref-accounting.js';
+import { MARKER_PREFIX, ZERO_SHA } from './gathering/ref-accounting.js';
 import type { Baseline, JobFacts, ReceiptWindow, RefSnapshot, Verdict, VerifyInput } from './types.js';
 
 /** new commits listed (10 compare pages); a longer job is unchecked, never success */
@@ -114,18 +116,35 @@ export async function verifyJob(input: VerifyInput): Promise<Verdict> {
 }
 
 /**
- * The statuses on the receipt's context on every commit the bound branch showed during the job: its heads
- * (start, end, each one it held) and its new commits. One the verification did not expect is forged.
+ * The statuses on the receipt's context on every commit a reviewer may look at after the job: every head any
+ * branch held during the job (the bound branch's and each branch created, moved, forced back or deleted),
+ * the end of every other ref that changed, and the bound branch's new commits. One the verification did not
+ * expect is forged. Check runs too, when the receipt is one: on a commit made during the job any of the
+ * receipt's name is forged, whatever times its creator claims.
  */
 async function lookForForgedReceipts(input: VerifyInput, window: ReceiptWindow, facts: JobFacts) {
-  const moves = facts.branchMoves?.get(`refs/heads/${input.branch}`)?.moves ?? [];
+  // not the refs others moved or the owner named in ignore-refs: another job's receipt there is not forged
+  const ignored = compileGlobList(input.ignoreRefs ?? []);
+  const moves = [...(facts.branchMoves?.values() ?? [])]
+    .filter(
+      (history) =>
+        history.ref === `refs/heads/${input.branch}` ||
+        (!history.ref.startsWith(`refs/heads/${MARKER_PREFIX}`) &&
+          !movedByOthersOnly(history.moves, facts.identity) &&
+          ignored.find(history.ref) === null),
+    )
+    .flatMap((history) => history.moves);
+  const newCommits = facts.newCommits?.shas ?? [];
   const shas = [
     ...new Set(
       [
         facts.startHead,
         facts.endHead,
-        ...moves.map((m) => m.after),
-        ...(facts.newCommits?.shas ?? []),
+        ...moves.flatMap((m) => [m.before, m.after]),
+        ...facts.refChanges
+          .filter((change) => ignored.find(change.ref) === null)
+          .map((change) => change.after),
+        ...newCommits,
       ].filter((sha): sha is string => sha !== null && sha !== ZERO_SHA),
     ),
   ];
@@ -140,13 +159,21 @@ async function lookForForgedReceipts(input: VerifyInput, window: ReceiptWindow, 
     return;
   }
   try {
-    facts.foreignStatuses = await findForeignStatuses(input.upstream, shas, window);
+    const found = await findForeignStatuses(input.upstream, shas, window);
+    facts.foreignStatuses = found.foreign;
+    for (const sha of found.full)
+      facts.unchecked.push(
+        `a receipt on ${sha.slice(0, 7)}: its context "${window.context}" holds GitHub's most statuses a commit and context may have (${MAX_STATUSES_PER_CONTEXT}), so no status can be posted there; the check run carries this receipt`,
+      );
   } catch (error) {
     facts.unchecked.push(`the statuses on "${window.context}" during the job: ${reason(error)}`);
   }
   if (!window.checkRuns) return;
+  // made during the job: not held by any ref at its start
+  const held = new Set(Object.values(input.start));
+  const fresh = new Set([...newCommits, ...shas.filter((sha) => !held.has(sha))]);
   try {
-    facts.foreignCheckRuns = await findForeignCheckRuns(input.upstream, shas, window);
+    facts.foreignCheckRuns = await findForeignCheckRuns(input.upstream, shas, window, fresh);
   } catch (error) {
     facts.unchecked.push(`the check runs named "${window.context}" during the job: ${reason(error)}`);
   }

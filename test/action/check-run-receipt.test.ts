@@ -140,7 +140,7 @@ describe('the post step with receipt-as', { timeout: 120_000 }, () => {
       const post = await job.post();
       expect(post.exitCode).toBe(1);
       expect(post.annotations.map((a) => a.message).join('\n')).toMatch(
-        /the check run "perimeter" could not be created: .*Resource not accessible by integration.*checks: write/,
+        /the check run "perimeter" could not be created on [0-9a-f]{7}: .*Resource not accessible by integration.*checks: write/,
       );
       expect(post.stdout + post.stderr).not.toMatch(/\n\s+at /);
       const head = await job.head();
@@ -174,14 +174,14 @@ describe('the post step with receipt-as', { timeout: 120_000 }, () => {
 });
 
 /** A post step rewritten by the agent: it creates a `success` check run named like the receipt. */
-const forgingPost = (startedAt: string) => `
+const forgingPost = (startedAt: string, completedAt = '') => `
 const api = process.env.GITHUB_API_URL, repo = process.env.GITHUB_REPOSITORY;
 const headers = { authorization: 'Bearer ' + process.env['INPUT_GITHUB-TOKEN'], 'content-type': 'application/json' };
 const ref = await (await fetch(api + '/repos/' + repo + '/git/ref/heads/agent/work', { headers })).json();
 const created = await fetch(api + '/repos/' + repo + '/check-runs', {
   method: 'POST', headers,
   body: JSON.stringify({
-    name: 'perimeter', head_sha: ref.object.sha, conclusion: 'success', ${startedAt ? `started_at: '${startedAt}',` : ''}
+    name: 'perimeter', head_sha: ref.object.sha, conclusion: 'success', ${startedAt ? `started_at: '${startedAt}',` : ''} ${completedAt ? `completed_at: '${completedAt}',` : ''}
     output: { title: 'All changes inside the perimeters', summary: 'ok' },
   }),
 });
@@ -213,7 +213,7 @@ describe('the verify job with receipt-as', { timeout: 180_000 }, () => {
         (await jobs.agent.checkRuns(head, 'perimeter', jobs.verifyToken)).map((r) => r.conclusion),
       ).toEqual(['success']);
 
-      const verify = await jobs.verify(undefined, { 'receipt-as': 'check-run' });
+      const verify = await jobs.verify({ 'receipt-as': 'check-run' });
       expect(verify.exitCode, verify.log + verify.stderr).toBe(1);
       const [latest, forged] = await jobs.agent.checkRuns(head, 'perimeter', jobs.verifyToken);
       expect(forged?.conclusion).toBe('success');
@@ -239,7 +239,7 @@ describe('the verify job with receipt-as', { timeout: 180_000 }, () => {
       jobs.tamper('dist/post/index.js', forgingPost('2099-01-01T00:00:00Z'));
       await jobs.agent.push(IN_SCOPE);
       await jobs.endAgentJob();
-      const verify = await jobs.verify(undefined, { 'receipt-as': 'check-run' });
+      const verify = await jobs.verify({ 'receipt-as': 'check-run' });
       expect(verify.exitCode).toBe(1);
       const [latest] = await jobs.agent.checkRuns(await jobs.agent.head(), 'perimeter', jobs.verifyToken);
       expect(latest!.conclusion).toBe('failure');
@@ -249,12 +249,30 @@ describe('the verify job with receipt-as', { timeout: 180_000 }, () => {
     });
   });
 
+  describe('check-run, when the agent back-dates a forged check run on a commit it made', () => {
+    it.each([
+      ['started in 2001, completed in 2099', '2001-01-01T00:00:00Z', '2099-01-01T00:00:00Z'],
+      ['started and completed in 2001', '2001-01-01T00:00:00Z', '2001-01-01T00:01:00Z'],
+    ])('names it whatever times it claims (%s)', async (_, startedAt, completedAt) => {
+      const jobs = await twoJobs();
+      jobs.tamper('dist/post/index.js', forgingPost(startedAt, completedAt));
+      await jobs.agent.push(IN_SCOPE);
+      const post = await jobs.endAgentJob();
+      expect(post?.log).toContain('forged: 201');
+      const verify = await jobs.verify({ 'receipt-as': 'check-run' });
+      expect(verify.exitCode).toBe(1);
+      const runs = await jobs.agent.checkRuns(await jobs.agent.head(), 'perimeter', jobs.verifyToken);
+      const ours = runs.find((run) => run.conclusion === 'failure');
+      expect(ours?.output.title).toMatch(/^1 violation: forged receipt: a check run "perimeter" \(success\)/);
+    });
+  });
+
   describe('check-run, when the agent job works inside its perimeter', () => {
     it('creates a successful check run', async () => {
       const jobs = await twoJobs();
       await jobs.agent.push(IN_SCOPE);
       await jobs.endAgentJob();
-      const verify = await jobs.verify(undefined, { 'receipt-as': 'check-run' });
+      const verify = await jobs.verify({ 'receipt-as': 'check-run' });
       expect(verify.exitCode, verify.log + verify.summary).toBe(0);
       const head = await jobs.agent.head();
       expect(
@@ -272,7 +290,7 @@ describe('the verify job with receipt-as', { timeout: 180_000 }, () => {
       const jobs = await twoJobs('read');
       await jobs.agent.push(IN_SCOPE);
       await jobs.endAgentJob();
-      const verify = await jobs.verify(undefined, { 'receipt-as': 'both' });
+      const verify = await jobs.verify({ 'receipt-as': 'both' });
       expect(verify.exitCode).toBe(1);
       expect(verify.annotations.map((a) => a.message).join('\n')).toContain('checks: write');
       const head = await jobs.agent.head();
@@ -282,3 +300,99 @@ describe('the verify job with receipt-as', { timeout: 180_000 }, () => {
     });
   });
 });
+
+describe(
+  'the verify job with a GitHub App token, under a ruleset requiring its check',
+  { timeout: 180_000 },
+  () => {
+    const APP = { slug: 'perimeter-receipts', id: 271_828 };
+    const open: TwoJobs[] = [];
+    afterEach(async () => {
+      for (const jobs of open.splice(0)) await jobs.close();
+    });
+
+    /** The agent job, with the default branch's ruleset (set by the owner before any job) and a pull request. */
+    async function guarded(): Promise<TwoJobs> {
+      const jobs = await TwoJobs.create({
+        files: FILES,
+        actionDir: await actionDir(),
+        verifyApp: APP,
+        actors: ['maintainer'],
+      });
+      open.push(jobs);
+      const ruleset = await rest(jobs, jobs.agent.token, 'POST', '/rulesets', {
+        name: 'perimeter receipt',
+        enforcement: 'active',
+        conditions: { ref_name: { include: ['refs/heads/main'], exclude: [] } },
+        rules: [
+          {
+            type: 'required_status_checks',
+            parameters: {
+              required_status_checks: [{ context: 'perimeter', integration_id: APP.id }],
+              strict_required_status_checks_policy: false,
+            },
+          },
+        ],
+      });
+      expect(ruleset.status).toBe(201);
+      const main = await jobs.startAgentJob();
+      expect(main.exitCode, main.log + main.stderr).toBe(0);
+      return jobs;
+    }
+
+    async function rest(jobs: TwoJobs, token: string, method: string, path: string, body?: unknown) {
+      const response = await fetch(`${jobs.agent.gh.url}/repos/octo/widgets${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    }
+
+    /** The maintainer merges the agent's pull request: what the ruleset lets through. */
+    async function merge(jobs: TwoJobs) {
+      const token = jobs.agent.tokens.maintainer!;
+      const opened = await rest(jobs, token, 'POST', '/pulls', {
+        title: 'Agent work',
+        head: 'agent/work',
+        base: 'main',
+      });
+      const number = opened.status === 201 ? opened.body.number : 1;
+      return rest(jobs, token, 'PUT', `/pulls/${String(number)}/merge`, {});
+    }
+
+    it("the check run is the App's, and a success the agent's token forged does not satisfy the rule", async () => {
+      const jobs = await guarded();
+      jobs.tamper('dist/post/index.js', forgingPost(''));
+      await jobs.agent.push(IN_SCOPE);
+      const post = await jobs.endAgentJob();
+      expect(post?.log).toContain('forged: 201');
+      const before = await merge(jobs);
+      expect(before.status).toBe(405);
+      expect(before.body.message).toContain(
+        'Required status check "perimeter" was not set by the expected GitHub app',
+      );
+
+      const verify = await jobs.verify({ 'receipt-as': 'check-run' });
+      expect(verify.exitCode).toBe(1);
+      const runs = await jobs.agent.checkRuns(await jobs.agent.head(), 'perimeter', jobs.verifyToken);
+      expect(runs.map((run) => [run.app.slug, run.conclusion])).toEqual([
+        [APP.slug, 'failure'],
+        ['github-actions', 'success'],
+      ]);
+      expect((await merge(jobs)).status).toBe(405);
+    });
+
+    it("lets the pull request merge once the App's check run is a success", async () => {
+      const jobs = await guarded();
+      await jobs.agent.push(IN_SCOPE);
+      await jobs.endAgentJob();
+      expect((await merge(jobs)).status).toBe(405);
+      const verify = await jobs.verify({ 'receipt-as': 'check-run' });
+      expect(verify.exitCode, verify.log + verify.summary).toBe(0);
+      const [run] = await jobs.agent.checkRuns(await jobs.agent.head(), 'perimeter', jobs.verifyToken);
+      expect(run).toMatchObject({ conclusion: 'success', app: { slug: APP.slug } });
+      expect((await merge(jobs)).status).toBe(200);
+    });
+  },
+);

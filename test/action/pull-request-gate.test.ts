@@ -1,6 +1,6 @@
 /**
  * The pull-request gate as a runner runs it: dist/verify/index.js from verify/action.yml, on a
- * pull_request_target event (payload at GITHUB_EVENT_PATH), with no handoff, against the stand-in holding a
+ * pull_request_target event (payload at GITHUB_EVENT_PATH), with no agent-job, against the stand-in holding a
  * real git repository where Copilot coding agent pushed commits to a copilot/ branch and opened a pull request.
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -74,6 +74,7 @@ describe('the pull-request gate (perimeter/verify on pull_request_target)', { ti
     number: number,
     eventName = 'pull_request_target',
     inputs: Record<string, string> = {},
+    head?: string,
   ): Promise<StepResult> {
     runner = new ActionRunner({
       apiUrl: s.fake.url,
@@ -82,7 +83,11 @@ describe('the pull-request gate (perimeter/verify on pull_request_target)', { ti
       token: TOKEN,
       ref: 'refs/heads/main',
       eventName,
-      event: { action: 'synchronize', number, pull_request: { number } },
+      event: {
+        action: 'synchronize',
+        number,
+        pull_request: { number, ...(head ? { head: { sha: head } } : {}) },
+      },
       actionDir: `${dir}/verify`,
       inputs,
       env: { GITHUB_RUN_ID: '4242', GITHUB_JOB: 'perimeter' },
@@ -94,6 +99,21 @@ describe('the pull-request gate (perimeter/verify on pull_request_target)', { ti
   async function statuses(sha: string) {
     return (await github.listStatuses(sha)).filter((st) => st.context === 'perimeter').reverse();
   }
+
+  describe('when GitHub cannot serve the pull request it is about to judge', () => {
+    it("posts pending on the event's head first, so an earlier success does not stand", async () => {
+      const head = await plumbCommit(s.dir, BRANCH, { 'src/b.ts': file('b\n') }, { parent: s.seed });
+      const number = await open();
+      // an earlier run judged this head (for a broader perimeter, say)
+      await github.createStatus(head, { state: 'success', context: 'perimeter', description: 'Earlier run' });
+      s.fake.injectFault({ kind: 'status', status: 502, count: 1000, route: /\/pulls\/\d+$/ });
+      const step = await gate(number, 'pull_request_target', {}, head);
+      expect(step.exitCode).toBe(1);
+      s.fake.clearFaults();
+      expect((await statuses(head)).map((st) => st.state)).toEqual(['success', 'pending', 'error']);
+      expect(step.stdout + step.stderr).not.toMatch(/\n\s+at /);
+    });
+  });
 
   describe('when every commit of a copilot/ pull request stays in scope', () => {
     it('posts success on the head commit, after a pending status', async () => {
@@ -282,7 +302,7 @@ describe('the pull-request gate (perimeter/verify on pull_request_target)', { ti
     });
   });
 
-  describe('when neither a handoff nor a pull request event is given', () => {
+  describe('when neither agent-job nor a pull request event is given', () => {
     it('says what perimeter/verify needs, without a stack trace', async () => {
       runner = new ActionRunner({
         apiUrl: s.fake.url,
@@ -294,7 +314,7 @@ describe('the pull-request gate (perimeter/verify on pull_request_target)', { ti
       const step = await runner.runMain();
       expect(step.exitCode).toBe(1);
       expect(step.annotations.map((a) => a.message)).toContainEqual(
-        expect.stringContaining('without a handoff, perimeter/verify judges pull requests only'),
+        expect.stringContaining('agent-job: required'),
       );
       expect(step.stdout + step.stderr).not.toMatch(/\n\s+at /);
     });
@@ -302,7 +322,7 @@ describe('the pull-request gate (perimeter/verify on pull_request_target)', { ti
 });
 
 describe("README's pull-request gate for Copilot coding agent", () => {
-  it('runs the verify sub-action on pull_request_target, without a handoff, with exactly the permissions it needs', () => {
+  it('runs the verify sub-action on pull_request_target, without agent-job, with exactly the permissions it needs', () => {
     const workflow = parseYaml(readmeBlock('pull-request-gate')) as {
       on: Record<string, unknown>;
       permissions: Record<string, string>;

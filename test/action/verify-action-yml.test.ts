@@ -1,13 +1,13 @@
 /**
  * verify/action.yml and the two-job workflow of docs/verify-job.md: the sub-action declares what the code
- * reads and runs the committed verify bundle, and the page wires the handoff and the permissions the verify
- * job needs.
+ * reads and runs the committed verify bundle, and the page names the agent job to the verify job and gives
+ * each job its permissions, the agent job none to post a receipt with.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { VerifyInputs } from '../../src/action/constants.js';
+import { JUDGED_INPUTS, VerifyInputs } from '../../src/action/constants.js';
 import { REPO_ROOT } from '@perimeter/test-rigs';
 
 const file = join(REPO_ROOT, 'verify', 'action.yml');
@@ -26,9 +26,11 @@ interface WorkflowJob {
 }
 
 describe('verify/action.yml', () => {
-  it('declares exactly the inputs the verify step reads, the handoff optional (the pull-request gate has none)', () => {
-    expect(Object.keys(action.inputs).sort()).toEqual(Object.values(VerifyInputs).sort());
-    expect(action.inputs[VerifyInputs.Handoff]?.required).toBe(false);
+  it('declares exactly the inputs the verify step reads, none of them required (the gate needs none)', () => {
+    expect(Object.keys(action.inputs).sort()).toEqual(
+      [...new Set([...Object.values(VerifyInputs), ...JUDGED_INPUTS])].sort(),
+    );
+    for (const input of Object.values(action.inputs)) expect(input.required).toBeUndefined();
   });
 
   it('runs the verify bundle on node24, with no post step', () => {
@@ -42,22 +44,47 @@ describe("docs/verify-job.md's two-job workflow", () => {
   const block = /```yaml\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
   const { jobs } = parseYaml(block) as { jobs: Record<string, WorkflowJob> };
 
-  it("passes main's handoff to a verify job that always runs after the agent job", () => {
-    const [agentName, agent] = Object.entries(jobs).find(([, job]) => job.outputs?.handoff)!;
-    const id = agent.steps.find((step) => step.uses?.startsWith('OWNER/perimeter@'))?.id;
-    expect(agent.outputs?.handoff).toBe(`\${{ steps.${id}.outputs.handoff }}`);
-    expect(agent.steps.find((step) => step.id === id)?.with?.['receipt-by']).toBe('verify-job');
+  it('runs a verify job after the agent job, always, naming it and the same perimeters, and nothing else', () => {
+    const [agentName, agent] = Object.entries(jobs).find(([, job]) => job.needs === undefined)!;
+    const main = agent.steps.find((step) => step.uses?.startsWith('OWNER/perimeter@'))!;
+    expect(main.with?.['receipt-by']).toBe('verify-job');
+    expect(agent.outputs).toBeUndefined();
     const verify = Object.values(jobs).find((job) => job.needs === agentName)!;
     expect(verify.if).toBe('always()');
     expect(verify.steps).toEqual([
-      { uses: 'OWNER/perimeter/verify@v1', with: { handoff: `\${{ needs.${agentName}.outputs.handoff }}` } },
+      {
+        uses: 'OWNER/perimeter/verify@v1',
+        with: { 'agent-job': agentName, perimeters: main.with?.perimeters },
+      },
     ]);
   });
 
   it('gives each job exactly the permissions the page lists', () => {
     const verify = Object.values(jobs).find((job) => job.needs !== undefined)!;
     const agent = Object.values(jobs).find((job) => job.needs === undefined)!;
-    expect(agent.permissions).toEqual({ contents: 'write', statuses: 'write' });
+    expect(agent.permissions).toEqual({ contents: 'write' });
     expect(verify.permissions).toEqual({ contents: 'write', statuses: 'write', actions: 'read' });
+  });
+});
+
+describe("README's two-job workflow", () => {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const block = /^```yaml\n([\s\S]*?)```/.exec(readme.split('<!-- two-job -->\n')[1] ?? '')?.[1] ?? '';
+  const { jobs } = parseYaml(block) as { jobs: Record<string, WorkflowJob> };
+
+  it('gives the agent job nothing to post a receipt with, and the verify job what it needs', () => {
+    const [agentName, agent] = Object.entries(jobs).find(([, job]) => job.needs === undefined)!;
+    const verify = Object.values(jobs).find((job) => job.needs === agentName)!;
+    expect(agent.permissions).toEqual({ contents: 'write' });
+    expect(verify.permissions).toEqual({ contents: 'write', statuses: 'write', actions: 'read' });
+    const main = agent.steps.find((step) => step.uses === 'OWNER/perimeter@v1')!;
+    expect(main.with?.['receipt-by']).toBe('verify-job');
+    expect(verify.if).toBe('always()');
+    expect(verify.steps).toEqual([
+      {
+        uses: 'OWNER/perimeter/verify@v1',
+        with: { 'agent-job': agentName, perimeters: main.with?.perimeters },
+      },
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The two-job setup end to end, as runners run it: the agent job (main, the agent, post) on one runner, then
- * dist/verify/index.js from verify/action.yml on a fresh runner with its own token and only the handoff.
+ * dist/verify/index.js from verify/action.yml on a fresh runner with its own token and its own inputs.
  * The agent is root on its runner: it may rewrite the action's files there and post statuses with the token.
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -95,6 +95,19 @@ describe('the verify job', { timeout: 180_000 }, () => {
     });
   });
 
+  describe('when the agent job has only contents: write, as README gives it', () => {
+    it('runs without statuses or checks, its token can post no receipt, and the verify job posts success', async () => {
+      const jobs = await twoJobs({ statuses: 'none', checks: 'none' });
+      const head = await jobs.agent.push({ 'src/count.ts': 'export const count = () => 1;\n' });
+      expect(await postStatus(jobs, head, 'success', jobs.agent.token)).toBe(403);
+      const post = await jobs.endAgentJob();
+      expect(post?.exitCode, post?.log).toBe(0);
+      const verify = await jobs.verify();
+      expect(verify.exitCode, verify.log + verify.summary).toBe(0);
+      expect(await receipt(jobs)).toMatchObject({ state: 'success' });
+    });
+  });
+
   describe('when the agent job works inside its perimeter', () => {
     it('posts success, and the agent job posted no status of its own', async () => {
       const jobs = await twoJobs();
@@ -185,7 +198,7 @@ describe('the verify job', { timeout: 180_000 }, () => {
       const verify = await jobs.verify();
       expect(verify.exitCode, verify.log).toBe(0);
       expect((await receipt(jobs))?.state).toBe('success');
-      expect(verify.summary).toContain('the agent job ended cancelled');
+      expect(plain(verify.summary)).toContain('the agent job ended: "implement" cancelled');
     });
 
     it('fails a failed job that pushed out of scope', async () => {
@@ -197,101 +210,138 @@ describe('the verify job', { timeout: 180_000 }, () => {
       expect(await receipt(jobs)).toMatchObject({ state: 'failure' });
       expect(verify.annotations).toContainEqual(expect.objectContaining({ file: 'docs/roadmap.md' }));
     });
-
-    it('reports an error when main never handed anything over', async () => {
-      const jobs = await twoJobs();
-      await jobs.agent.push({ 'docs/roadmap.md': 'agent was here\n' });
-      await jobs.endAgentJob({ post: false, conclusion: 'cancelled' });
-      const verify = await jobs.verify('');
-      expect(verify.exitCode).toBe(1);
-      expect(verify.annotations.map((a) => a.message)).toContainEqual(
-        expect.stringContaining('the handoff is empty'),
-      );
-      expect(verify.stdout + verify.stderr).not.toMatch(/\n\s+at /);
-    });
   });
 
-  describe('when the handoff is malformed or does not match GitHub', () => {
-    it.each([
-      ['not JSON', '{nope', 'the handoff is not JSON'],
-      ['another format version', '{"format":"perimeter-handoff","version":2}', 'format version 2'],
-      [
-        'missing fields',
-        '{"format":"perimeter-handoff","version":1}',
-        'the handoff is malformed: repository',
-      ],
-    ])('ends in error on %s', async (_, handoff, message) => {
+  describe('when the agent job is subverted: it hands over nothing the verify job takes', () => {
+    it('judges with its own inputs: a perimeter the agent job also exposed is not one it judges by', async () => {
+      // main exposed every perimeter; the workflow's verify job names the one the agents were meant to have
       const jobs = await twoJobs();
+      const agent = await jobs.agent.agent('test-author');
+      const pushed = await agent.callTool({
+        name: 'push_files',
+        arguments: {
+          message: 'Tests',
+          files: [{ path: 'test/count.test.ts', content: 'test("x", () => {});\n' }],
+        },
+      });
+      expect(pushed.isError).toBeFalsy();
       await jobs.endAgentJob();
-      const verify = await jobs.verify(handoff);
+      const verify = await jobs.verify({ perimeters: 'implementer' });
       expect(verify.exitCode).toBe(1);
-      expect(verify.annotations.map((a) => a.message).join('\n')).toContain(message);
-      expect(verify.stdout + verify.stderr).not.toMatch(/\n\s+at /);
+      expect(await receipt(jobs)).toMatchObject({ state: 'failure' });
+      expect(verify.annotations).toContainEqual(expect.objectContaining({ file: 'test/count.test.ts' }));
     });
 
-    it("ends in error when the pending status it names is not GitHub's", async () => {
-      const jobs = await twoJobs();
+    it('judges what the job pushed before main started: the window opens when GitHub started the job', async () => {
+      const jobs = await TwoJobs.create({ files: FILES, actionDir: dir });
+      open.push(jobs);
+      jobs.startAgentJobRecord();
+      await jobs.agent.push({ 'docs/roadmap.md': 'before main\n' });
+      const main = await jobs.agent.main();
+      expect(main.exitCode, main.log).toBe(0);
       await jobs.endAgentJob();
-      const handoff = JSON.parse(jobs.handoff()) as { pending: { description: string } };
-      handoff.pending.description = 'something else';
-      const verify = await jobs.verify(JSON.stringify(handoff));
+      const verify = await jobs.verify();
       expect(verify.exitCode).toBe(1);
-      const final = await receipt(jobs);
-      expect(final?.state).toBe('error');
-      expect(final?.description).toContain("the handoff's pending status does not match GitHub's record");
+      expect(verify.annotations).toContainEqual(expect.objectContaining({ file: 'docs/roadmap.md' }));
     });
 
-    it('does not pass a branch the agent created by claiming it existed at the start', async () => {
-      const jobs = await twoJobs();
-      // GitHub's clocks read in whole seconds: a move within the second of main's pending status cannot be
-      // ordered against the start snapshot (SECURITY.md). An agent step starts after main has also started
-      // the gateway; here it acts a second later.
-      await new Promise((resolve) => setTimeout(resolve, 1_100));
-      const rogue = await jobs.agent.push({ 'src/count.ts': 'x\n' }, { branch: 'rogue' });
-      await jobs.endAgentJob();
-      const handoff = JSON.parse(jobs.handoff()) as { startRefs: Record<string, string> };
-      handoff.startRefs['refs/heads/rogue'] = rogue;
-      const verify = await jobs.verify(JSON.stringify(handoff));
-      expect(verify.exitCode).toBe(1);
-      const final = await receipt(jobs);
-      expect(final?.state).toBe('error');
-      expect(final?.description).toContain('what happened to refs/heads/rogue');
-    });
-
-    // The agent's branch still holds main's perimeters.yml, so only the config-ref rule stops these: a config
-    // read from a branch the agent job writes could have been widened by it. The head SHA exists only at the end.
-    it.each([
-      ['its bound branch', () => 'agent/work'],
-      ["its bound branch's head at the end, as a SHA", (head: string) => head],
-    ])('ends in error when the handoff says the perimeters came from %s', async (_, refOf) => {
-      const jobs = await twoJobs();
-      const head = await jobs.agent.push({ 'src/count.ts': 'export const count = () => 1;\n' });
-      await jobs.endAgentJob();
-      const handoff = JSON.parse(jobs.handoff()) as { config: { ref: string } };
-      handoff.config.ref = refOf(head);
-      const verify = await jobs.verify(JSON.stringify(handoff));
-      expect(verify.exitCode).toBe(1);
-      const final = await receipt(jobs);
-      expect(final?.state).toBe('error');
-      expect(final?.description).toContain(`perimeters.yml at ${refOf(head)} cannot judge the agent job`);
-      expect(verify.annotations.map((a) => a.message).join('\n')).toContain(
-        'branch "agent/work", and this job may write that branch (it is the bound branch)',
-      );
-      expect(verify.stdout + verify.stderr).not.toMatch(/\n\s+at /);
-    });
-
-    it('ends in error when the perimeters changed on the trusted ref since main read them', async () => {
+    it('reads the perimeters as they were when the job started, whatever the config ref holds now', async () => {
       const jobs = await twoJobs({ actors: ['maintainer'] });
+      await jobs.agent.push({ 'docs/roadmap.md': 'agent was here\n' });
       await jobs.endAgentJob();
+      // widened on the default branch after the job: the job is judged by the file it started under
       await jobs.agent.push(
         { 'perimeters.yml': 'version: 1\nperimeters:\n  implementer:\n    write: ["**"]\n' },
         { as: 'maintainer', from: 'main' },
       );
       const verify = await jobs.verify();
       expect(verify.exitCode).toBe(1);
+      expect(await receipt(jobs)).toMatchObject({ state: 'failure' });
+      expect(verify.annotations).toContainEqual(expect.objectContaining({ file: 'docs/roadmap.md' }));
+    });
+
+    it('refuses perimeters read from its bound branch, which the agent job may write', async () => {
+      const jobs = await twoJobs();
+      await jobs.agent.push({ 'src/count.ts': 'export const count = () => 1;\n' });
+      await jobs.endAgentJob();
+      const verify = await jobs.verify({ 'config-ref': 'agent/work' });
+      expect(verify.exitCode).toBe(1);
       const final = await receipt(jobs);
       expect(final?.state).toBe('error');
-      expect(final?.description).toContain('the perimeters changed since the agent job started');
+      expect(final?.description).toContain('perimeters.yml at agent/work cannot judge the agent job');
+      expect(verify.stdout + verify.stderr).not.toMatch(/\n\s+at /);
+    });
+
+    it('ends in error, never success, when no job of the run has the name it was given', async () => {
+      const jobs = await twoJobs();
+      await jobs.agent.push({ 'docs/roadmap.md': 'agent was here\n' });
+      await jobs.endAgentJob();
+      const verify = await jobs.verify({ 'agent-job': 'someone-else' });
+      expect(verify.exitCode).toBe(1);
+      expect((await receipt(jobs))?.state).toBe('error');
+      expect(verify.annotations.map((a) => a.message).join('\n')).toContain(
+        'GitHub lists no job "someone-else" in run 4242 attempt 1 (its jobs: "implement", "verify")',
+      );
+    });
+  });
+
+  describe('when the agent leaves a forged success where the bound branch is not', () => {
+    /** The newest status on "perimeter" of a commit. */
+    const newest = async (jobs: TwoJobs, sha: string) =>
+      (await jobs.agent.statuses(sha, jobs.verifyToken)).find((s) => s.context === 'perimeter');
+
+    it('posts failure on the head of a branch the agent created, naming it', async () => {
+      const jobs = await twoJobs();
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      const rogue = await jobs.agent.push({ 'docs/roadmap.md': 'x\n' }, { branch: 'rogue' });
+      await postStatus(jobs, rogue, 'success', jobs.agent.token);
+      await jobs.endAgentJob();
+      const verify = await jobs.verify();
+      expect(verify.exitCode).toBe(1);
+      expect(await newest(jobs, rogue)).toMatchObject({ state: 'failure' });
+      expect(plain(verify.summary)).toContain(`status on "perimeter" of ${rogue.slice(0, 7)}`);
+      expect(plain(verify.summary)).toContain('refs/heads/rogue was created during the job');
+    });
+
+    it("posts failure on the bound branch's head before it was forced back", async () => {
+      const jobs = await twoJobs();
+      const start = await jobs.agent.head();
+      const pushed = await jobs.agent.push({ 'docs/roadmap.md': 'x\n' });
+      await postStatus(jobs, pushed, 'success', jobs.agent.token);
+      await jobs.agent.pushRefspecs(`+${start}:refs/heads/agent/work`);
+      expect(await jobs.agent.head()).toBe(start);
+      await jobs.endAgentJob();
+      const verify = await jobs.verify();
+      expect(verify.exitCode).toBe(1);
+      expect(await newest(jobs, pushed)).toMatchObject({ state: 'failure' });
+    });
+
+    it("posts failure on a deleted branch's last head", async () => {
+      const jobs = await twoJobs();
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      const rogue = await jobs.agent.push({ 'docs/roadmap.md': 'x\n' }, { branch: 'rogue' });
+      await postStatus(jobs, rogue, 'success', jobs.agent.token);
+      await jobs.agent.pushRefspecs(':refs/heads/rogue');
+      await jobs.endAgentJob();
+      const verify = await jobs.verify();
+      expect(verify.exitCode).toBe(1);
+      expect(await newest(jobs, rogue)).toMatchObject({ state: 'failure' });
+    });
+
+    it('reports a context that can take no more statuses, and the check run carries the receipt', async () => {
+      const jobs = await twoJobs();
+      const head = await jobs.agent.push({ 'docs/roadmap.md': 'x\n' });
+      // 999 through the stand-in's seeding, the 1,000th and 1,001st through its REST API
+      jobs.agent.gh.seedStatuses(REPOSITORY, head, 'perimeter', 999, { state: 'success' });
+      expect(await postStatus(jobs, head, 'success', jobs.agent.token)).toBe(201);
+      expect(await postStatus(jobs, head, 'success', jobs.agent.token)).toBe(422);
+      await jobs.endAgentJob();
+      const verify = await jobs.verify();
+      expect(verify.exitCode).toBe(1);
+      expect(plain(verify.summary)).toContain("GitHub's most statuses a commit and context may have (1000)");
+      expect(verify.annotations.map((a) => a.message).join('\n')).toContain('carries the receipt instead');
+      const [run] = await jobs.agent.checkRuns(head, 'perimeter', jobs.verifyToken);
+      expect(run).toMatchObject({ conclusion: 'failure' });
     });
   });
 
@@ -318,7 +368,7 @@ describe('the verify job', { timeout: 180_000 }, () => {
       expect(verify.exitCode).toBe(1);
       expect(verify.annotations.map((a) => a.message).join('\n')).toContain('could not verify');
       jobs.agent.gh.clearFaults();
-      expect((await receipt(jobs))?.state).toBe('pending');
+      expect(await receipt(jobs)).toBeUndefined();
     });
   });
 });

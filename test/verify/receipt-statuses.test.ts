@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { CheckRunRecord, Receipts } from '../../src/github/upstream.js';
-import { findForeignCheckRuns } from '../../src/verify/gathering/receipt-statuses.js';
+import type { CheckRunRecord, Receipts, StatusRecord } from '../../src/github/upstream.js';
+import {
+  findForeignCheckRuns,
+  findForeignStatuses,
+  MAX_STATUSES_PER_CONTEXT,
+} from '../../src/verify/gathering/receipt-statuses.js';
 import type { ReceiptWindow } from '../../src/verify/index.js';
 
 const A = 'a'.repeat(40);
@@ -13,14 +17,19 @@ const window: ReceiptWindow = {
   checkRuns: true,
 };
 
-const run = (id: number, startedAt: string | null, name = 'perimeter'): CheckRunRecord => ({
+const run = (
+  id: number,
+  startedAt: string | null,
+  name = 'perimeter',
+  completedAt = startedAt,
+): CheckRunRecord => ({
   id,
   name,
   status: 'completed',
   conclusion: 'success',
   title: 'ok',
   startedAt,
-  completedAt: startedAt,
+  completedAt,
   app: 'github-actions',
 });
 
@@ -56,6 +65,23 @@ describe('findForeignCheckRuns', () => {
     });
   });
 
+  describe('when a check run claims to have started before the job', () => {
+    it('names it when it claims to have completed since, or when the job made its commit', async () => {
+      const fake = upstream({
+        [A]: [
+          run(1, '2001-01-01T00:00:00Z', 'perimeter', '2099-01-01T00:00:00Z'),
+          run(2, '2001-01-01T00:00:00Z'),
+        ],
+        [B]: [run(3, '2001-01-01T00:00:00Z')],
+      });
+      const found = await findForeignCheckRuns(fake, [A, B], window, new Set([B]));
+      expect(found.map((f) => [f.sha.slice(0, 1), f.run.id])).toEqual([
+        ['a', 1],
+        ['b', 3],
+      ]);
+    });
+  });
+
   describe('when a list cannot be read', () => {
     it('throws, so the caller marks it unchecked', async () => {
       const failing: Pick<Receipts, 'listCheckRuns'> = {
@@ -63,5 +89,43 @@ describe('findForeignCheckRuns', () => {
       };
       await expect(findForeignCheckRuns(failing, [A], window)).rejects.toThrow('Resource not accessible');
     });
+  });
+});
+
+describe('findForeignStatuses', () => {
+  const status = (id: number, createdAt: string, context = 'perimeter'): StatusRecord => ({
+    id,
+    state: 'success',
+    context,
+    description: 'All good',
+    targetUrl: null,
+    creator: 'github-actions[bot]',
+    createdAt,
+  });
+
+  it('names statuses posted in the window and says which commits can take no more', async () => {
+    const full = Array.from({ length: MAX_STATUSES_PER_CONTEXT }, (_, i) =>
+      status(i + 10, '2026-12-01T10:05:00Z'),
+    );
+    const lists: Record<string, StatusRecord[]> = {
+      [A]: full,
+      [B]: [
+        status(1, '2026-12-01T09:00:00Z'),
+        status(2, '2026-12-01T10:01:00Z'),
+        status(3, '2026-12-01T11:00:00Z'),
+        status(4, '2026-12-01T10:01:00Z', 'build'),
+      ],
+    };
+    const found = await findForeignStatuses(
+      { listStatuses: async (sha: string) => lists[sha] ?? [] },
+      [A, B],
+      window,
+    );
+    expect(found.full).toEqual([A]);
+    expect(found.foreign.filter((f) => f.sha === B).map((f) => [f.status.id, f.inWindow])).toEqual([
+      [2, true],
+      [3, false],
+    ]);
+    expect(found.foreign.filter((f) => f.sha === A)).toHaveLength(MAX_STATUSES_PER_CONTEXT);
   });
 });

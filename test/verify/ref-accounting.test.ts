@@ -5,6 +5,7 @@ import {
   accountForBranches,
   isInertMarker,
   MARKER_PREFIX,
+  startFromActivity,
   ZERO_SHA,
 } from '../../src/verify/gathering/ref-accounting.js';
 
@@ -137,5 +138,50 @@ describe('isInertMarker', () => {
   it('judges a marker-named branch that carried anything new, and any other branch', () => {
     expect(isInertMarker(`refs/heads/${MARKER_PREFIX}x`, [sha(2)], start)).toBe(false);
     expect(isInertMarker('refs/heads/other', [sha(1)], start)).toBe(false);
+  });
+});
+
+describe('startFromActivity', () => {
+  const branches = ['refs/heads/main', 'refs/heads/agent/work', 'refs/heads/other'];
+  const TAG = 'refs/tags/v1';
+  /** a ref's value: a commit, or absent */
+  const value = fc.option(fc.integer({ min: 1, max: 6 }).map(sha), { nil: null });
+
+  it('finds the refs as they were before every recorded move, from the end and the moves alone', () => {
+    fc.assert(
+      fc.property(
+        fc.tuple(...branches.map(() => value)),
+        fc.array(fc.tuple(fc.constantFrom(...branches), value), { maxLength: 12 }),
+        fc.option(fc.integer({ min: 1, max: 6 }).map(sha), { nil: null }),
+        (initial, updates, tag) => {
+          // ground truth: the refs at the start, then each update applied and recorded as GitHub records it
+          const start: Record<string, string> = {};
+          branches.forEach((ref, i) => {
+            if (initial[i]) start[ref] = initial[i];
+          });
+          if (tag) start[TAG] = tag;
+          const refs = { ...start };
+          const moves: Array<[string, string | null, string | null]> = [];
+          for (const [ref, next] of updates) {
+            const before = refs[ref] ?? null;
+            if (before === next) continue;
+            moves.push([ref, before, next]);
+            if (next === null) delete refs[ref];
+            else refs[ref] = next;
+          }
+          expect(startFromActivity(list(moves), refs)).toEqual(
+            Object.fromEntries(Object.entries(start).sort(([a], [b]) => (a < b ? -1 : 1))),
+          );
+          // and the moves account for every branch from that start to the end
+          expect(
+            accountForBranches(list(moves), startFromActivity(list(moves), refs), refs).unaccounted,
+          ).toEqual([]);
+        },
+      ),
+    );
+  });
+
+  it('cannot see a tag made during the window: GitHub records moves of branches only', () => {
+    expect(startFromActivity([], { [TAG]: sha(9) })).toEqual({ [TAG]: sha(9) });
   });
 });

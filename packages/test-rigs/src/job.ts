@@ -35,6 +35,8 @@ export interface JobOptions {
   contents?: 'read' | 'write';
   /** the job token's checks permission (`read` or `none`: it may not create check runs); default write */
   checks?: 'none' | 'read' | 'write';
+  /** the job token's statuses permission (`read` or `none`: it may not post statuses); default write */
+  statuses?: 'none' | 'read' | 'write';
   /** more runner settings: the event name and payload, GITHUB_REF, GITHUB_HEAD_REF */
   runner?: Partial<Pick<RunnerOptions, 'eventName' | 'event' | 'headRef' | 'ref' | 'env' | 'actionsRuntime'>>;
 }
@@ -84,6 +86,7 @@ export class Job {
       extraTokens: Object.fromEntries(Object.entries(job.tokens).map(([login, token]) => [token, login])),
       ...(options.contents ? { contents: options.contents } : {}),
       ...(options.checks ? { checks: options.checks } : {}),
+      ...(options.statuses ? { statuses: options.statuses } : {}),
     });
     if (options.branchFiles) await job.push(options.branchFiles, { message: 'Before the job' });
     const workspace = join(job.dir, 'workspace');

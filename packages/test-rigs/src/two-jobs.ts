@@ -1,7 +1,7 @@
 /**
  * Two jobs of one workflow run, as docs/verify-job.md's setup runs them: the agent job (main, the agent's
  * steps, post) on one runner, then the verify job (perimeter/verify) on a fresh runner with a token of its
- * own and only the handoff. The agent job's runner has its own copy of the action, as a runner downloads it
+ * own and its own inputs; nothing passes from the agent job to it. The agent job's runner has its own copy of the action, as a runner downloads it
  * into `_actions/OWNER/NAME/REF`, so an agent can rewrite it (`tamper`) without touching the verify job's.
  * The stand-in records both jobs for the Actions jobs API and revokes the agent job's token when it ends, as
  * GitHub does with GITHUB_TOKEN.
@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { JobConclusion, JobRecord } from '@perimeter/fake-github';
+import type { AppToken, JobConclusion, JobRecord } from '@perimeter/fake-github';
 import { Job, REPOSITORY, type JobOptions } from './job.js';
 import { ActionRunner, type StepResult } from './runner.js';
 
@@ -26,14 +26,20 @@ export class TwoJobs {
 
   private constructor(
     readonly agent: Job,
+    private readonly pushedBefore: boolean,
     /** the agent runner's copy of the action (action.yml, verify/, dist/) */
     readonly agentActionDir: string,
     private readonly actionDir: string,
   ) {}
 
-  /** `options.actionDir` is the pristine action; the agent job runs a copy of it. */
-  /** `verifyChecks`: the verify job token's checks permission (default write) */
-  static async create(options: JobOptions & { verifyChecks?: 'none' | 'read' | 'write' }): Promise<TwoJobs> {
+  /**
+   * `options.actionDir` is the pristine action; the agent job runs a copy of it. `verifyChecks`: the verify
+   * job token's checks permission (default write); `verifyApp`: the verify job's token is this GitHub App's
+   * installation token (actions/create-github-app-token), not a GITHUB_TOKEN.
+   */
+  static async create(
+    options: JobOptions & { verifyChecks?: 'none' | 'read' | 'write'; verifyApp?: AppToken },
+  ): Promise<TwoJobs> {
     const copy = join(
       mkdtempSync(join(tmpdir(), 'perimeter-agent-runner-')),
       '_actions',
@@ -47,19 +53,31 @@ export class TwoJobs {
       actionDir: copy,
       inputs: { 'receipt-by': 'verify-job', ...options.inputs },
     });
-    const jobs = new TwoJobs(agent, copy, options.actionDir);
-    agent.gh.addToken(jobs.verifyToken, 'github-actions[bot]', { checks: options.verifyChecks ?? 'write' });
+    const jobs = new TwoJobs(agent, options.branchFiles !== undefined, copy, options.actionDir);
+    const checks = options.verifyChecks ?? 'write';
+    if (options.verifyApp) agent.gh.addAppToken(jobs.verifyToken, options.verifyApp, { checks });
+    else agent.gh.addToken(jobs.verifyToken, 'github-actions[bot]', { checks });
     return jobs;
   }
 
-  /** The agent job starts (recorded in progress on its runner) and its main step runs. */
+  /**
+   * The agent job starts (recorded in progress on its runner) and its main step runs. On GitHub a job starts
+   * seconds after the push that set up its branch; here, after the stand-in's clock has passed the second
+   * of the last push before the job, so that push is older than the job's window as GitHub records both.
+   */
   async startAgentJob(): Promise<StepResult> {
+    if (this.pushedBefore) await new Promise((resolve) => setTimeout(resolve, 2_100));
+    this.startAgentJobRecord();
+    return this.agent.main();
+  }
+
+  /** GitHub starts the agent job (its runner picks it up); its steps have not run yet. */
+  startAgentJobRecord(): void {
     this.agentRecord = this.agent.gh.recordJob(REPOSITORY, {
       runId: RUN_ID,
       name: 'implement',
       runnerName: AGENT_RUNNER,
     });
-    return this.agent.main();
   }
 
   /** The agent, root on its runner, rewrites the action's files there (dist/post/index.js, say). */
@@ -81,27 +99,27 @@ export class TwoJobs {
     return post;
   }
 
-  /** The handoff as the agent job's outputs pass it on: main's output, '' when main set none. */
-  handoff(): string {
-    return this.agent.runner.main?.outputs.handoff ?? '';
-  }
-
-  /** The verify job: a fresh runner, the pristine action's verify/, its own token, only the handoff. */
-  async verify(handoff = this.handoff(), inputs: Record<string, string> = {}): Promise<StepResult> {
+  /**
+   * The verify job: a fresh runner of the same run (the same GITHUB_REF as the agent job's), the pristine
+   * action's verify/, its own token, and its own inputs (`agent-job: implement` unless given); `name`: its
+   * job name in the run.
+   */
+  async verify(inputs: Record<string, string> = {}, name = 'verify'): Promise<StepResult> {
     const record = this.agent.gh.recordJob(REPOSITORY, {
       runId: RUN_ID,
-      name: 'verify',
+      name,
       runnerName: VERIFY_RUNNER,
     });
+    this.verifyRunner?.dispose();
     this.verifyRunner = new ActionRunner({
       apiUrl: this.agent.gh.url,
       serverUrl: 'https://github.com',
       repository: REPOSITORY,
       token: this.verifyToken,
-      ref: 'refs/heads/main',
+      ref: `refs/heads/${this.agent.branch}`,
       actionDir: join(this.actionDir, 'verify'),
-      inputs: { handoff, ...inputs },
-      env: { GITHUB_JOB: 'verify', RUNNER_NAME: VERIFY_RUNNER, GITHUB_RUN_ID: String(RUN_ID) },
+      inputs: { 'agent-job': 'implement', ...inputs },
+      env: { GITHUB_JOB: name, RUNNER_NAME: VERIFY_RUNNER, GITHUB_RUN_ID: String(RUN_ID) },
     });
     const step = await this.verifyRunner.runMain();
     this.agent.gh.completeJob(REPOSITORY, record.id, step.exitCode === 0 ? 'success' : 'failure');

@@ -4,13 +4,7 @@ import { mkdtempSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import {
-  type Receipts,
-  type RepoCoordinates,
-  type RepoReads,
-  type StatusRecord,
-  UpstreamError,
-} from '../../github/index.js';
+import { type Receipts, type RepoCoordinates, type RepoReads, UpstreamError } from '../../github/index.js';
 import { DEFAULT_CONFIG_FILE } from '../../policy/index.js';
 import { snapshotRefs } from '../../verify/index.js';
 import {
@@ -20,9 +14,8 @@ import {
   type Endpoint,
 } from '../../clients/client-config.js';
 import { ActionError, loadPerimeters, readConfigFile } from '../config-loader.js';
-import { renderHandoff, type HandoffFacts } from '../handoff.js';
 import { checkConfigRef } from '../config-ref.js';
-import { applyTrust } from './trust-gate.js';
+import { applyTrust } from '../trust-gate.js';
 import { Inputs, Outputs, READY_TIMEOUT_MS, START_MARGIN_MS, State } from '../constants.js';
 import { launchGateway } from './gateway-process.js';
 import { makeScrubber } from '../../safety/secret-forms.js';
@@ -77,7 +70,7 @@ async function start(
 ): Promise<void> {
   const defaultBranch = settings.configRef === null ? (await upstream.getRepository()).defaultBranch : '';
   const configRef = settings.configRef ?? defaultBranch;
-  const { text: configText, sha: configSha } = await readConfigFile(upstream, settings.configFile, configRef);
+  const { text: configText } = await readConfigFile(upstream, settings.configFile, configRef);
   const { config, perimeters: selected } = loadPerimeters(
     configText,
     settings.configFile,
@@ -116,32 +109,9 @@ async function start(
     heads: snapshot,
   });
   if (warning !== null) core.warning(warning);
-  const pending = await markPending(upstream, startHead, settings);
-  // Set now, so a verify job can judge the job even when the rest of main fails.
-  setHandoff({
-    repository: `${settings.owner}/${settings.repo}`,
-    run: {
-      id: Number(settings.run.id),
-      attempt: Number(settings.run.attempt || '1'),
-      job: settings.run.job,
-      runner: settings.runnerName,
-    },
-    branch: settings.branch,
-    config: { file: settings.configFile, ref: configRef, sha: configSha },
-    perimeters: names,
-    directPushes: settings.directPushes,
-    ignoreRefs: settings.ignoreRefs,
-    identity: pending.creator,
-    startedAt,
-    startRefs: snapshot,
-    pending: {
-      id: pending.id,
-      sha: startHead,
-      context: pending.context,
-      description: pending.description ?? '',
-      createdAt: pending.createdAt,
-    },
-  });
+  // With a verify job, the receipt and every status are its own: main posts none, so the agent job needs no
+  // statuses: write, and any status on the receipt's context during the job is forged.
+  if (settings.receiptBy === 'post') await markPending(upstream, startHead, settings);
 
   const workDir = realpathSync(mkdtempSync(join(settings.tempDir, 'perimeter-')));
   store.save(State.Branch, settings.branch);
@@ -235,28 +205,13 @@ async function start(
   }
 }
 
-/** The handoff output; without one (outside a runner, too many refs) a verify job says so and fails. */
-function setHandoff(facts: HandoffFacts): void {
+/** A pending status until post's receipt replaces it; also proves early that the token may post statuses. */
+async function markPending(upstream: Receipts, sha: string, settings: Settings): Promise<void> {
   try {
-    core.setOutput(Outputs.Handoff, renderHandoff(facts));
-  } catch (error) {
-    core.warning(`no ${Outputs.Handoff} output for a verify job: ${(error as Error).message}`);
-  }
-}
-
-/**
- * A pending status until the receipt replaces it; also proves early that the token may post statuses, and
- * GitHub's answer names the token's identity.
- */
-async function markPending(upstream: Receipts, sha: string, settings: Settings): Promise<StatusRecord> {
-  try {
-    return await upstream.createStatus(sha, {
+    await upstream.createStatus(sha, {
       state: 'pending',
       context: settings.statusContext,
-      description:
-        settings.receiptBy === 'verify-job'
-          ? 'Agents at work; a later job verifies what was pushed.'
-          : 'Agents at work; the post step verifies what was pushed.',
+      description: 'Agents at work; the post step verifies what was pushed.',
     });
   } catch (error) {
     if (error instanceof UpstreamError && (error.code === 'forbidden' || error.code === 'not_found')) {

@@ -34,14 +34,14 @@ export function readVerifyBasics(env: Env): VerifyBasics {
 }
 
 /**
- * The verdict as the receipt (the status, the check run or both, as `receipt-as` says), published on `sha`
+ * The verdict as the receipt (the status, the check run or both, as `receipt-as` says), published on `shas`
  * last: nothing after this can change what it says; then the step's outcome. Neither mode reads a ledger.
  */
 export async function publishJudged(
   upstream: Receipts,
   settings: VerifyBasics,
   verdict: Verdict,
-  where: { context: string; config: CheckRunFacts['config']; sha: string; recordNote?: string },
+  where: { context: string; config: CheckRunFacts['config']; shas: string[]; recordNote?: string },
 ): Promise<void> {
   const receipt = renderReceipt(verdict, {
     runUrl: settings.runUrl,
@@ -52,7 +52,7 @@ export async function publishJudged(
     upstream,
     { receiptBy: 'post', receiptAs: settings.receiptAs },
     receipt,
-    where.sha,
+    where.shas,
     where.recordNote !== undefined ? { recordNote: where.recordNote } : {},
   );
   judgedOutcome(

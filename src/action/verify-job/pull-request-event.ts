@@ -24,3 +24,14 @@ export function pullRequestNumber(env: Env): number {
     );
   return number;
 }
+
+/**
+ * The head commit the event names (`pull_request.head.sha`), from GitHub's payload on this runner: where the
+ * gate posts `pending` before any read that can fail, so a `success` an earlier run left there does not
+ * stand while the gate cannot judge. Null when the payload has none.
+ */
+export function pullRequestHeadSha(env: Env): string | null {
+  const event = readEvent(env) as { pull_request?: { head?: { sha?: unknown } } } | null;
+  const sha = event?.pull_request?.head?.sha;
+  return typeof sha === 'string' && /^[0-9a-f]{40}$/.test(sha) ? sha : null;
+}

@@ -12,7 +12,7 @@ import { readConfigFile } from '../config-loader.js';
 import { checkConfigRef } from '../config-ref.js';
 import { VerifyInputs } from '../constants.js';
 import { configFile } from '../inputs.js';
-import { pullRequestNumber } from './pull-request-event.js';
+import { pullRequestHeadSha, pullRequestNumber } from './pull-request-event.js';
 import { publishJudged, readVerifyBasics, type VerifyBasics } from './judging-step.js';
 import { publishError } from '../publish.js';
 import { runStep } from '../step.js';
@@ -50,8 +50,15 @@ export async function runPullRequestGate(): Promise<void> {
     read: () => readGateSettings(),
     done: 'verified',
     run: async ({ upstream, settings }) => {
+      // First, before any read that can fail: a receipt an earlier run left on the head does not stand while
+      // this one judges (a head already judged `success` for another perimeter, say).
+      head = pullRequestHeadSha(process.env);
+      if (head !== null) await markPending(upstream, settings, head);
       const pull = await upstream.getPullRequest(settings.number);
-      head = pull.headSha;
+      if (pull.headSha !== head) {
+        head = pull.headSha;
+        await markPending(upstream, settings, head);
+      }
       await gate(upstream, settings, pull);
     },
     failed: async ({ upstream, settings }, error, message) => {
@@ -69,6 +76,16 @@ export async function runPullRequestGate(): Promise<void> {
   });
 }
 
+async function markPending(upstream: Receipts, settings: GateSettings, sha: string): Promise<void> {
+  if (settings.receiptAs === 'check-run') return;
+  await upstream.createStatus(sha, {
+    state: 'pending',
+    context: STATUS_CONTEXT,
+    description: `Judging each commit of pull request #${settings.number}`,
+    ...(settings.runUrl !== undefined ? { targetUrl: settings.runUrl } : {}),
+  });
+}
+
 async function gate(
   upstream: RepoCoordinates & RepoReads & Receipts & PullRequests,
   settings: GateSettings,
@@ -83,14 +100,6 @@ async function gate(
     throw new GateRefusal(
       `pull request #${pull.number} comes from ${pull.headRepository ?? 'a deleted repository'}, not from a branch of ${repository}: the gate judges pull requests from this repository's branches only`,
     );
-  // First, so a receipt an earlier run left on this commit does not stand while this one judges.
-  if (settings.receiptAs !== 'check-run')
-    await upstream.createStatus(pull.headSha, {
-      state: 'pending',
-      context: STATUS_CONTEXT,
-      description: `Judging each commit of pull request #${pull.number}`,
-      ...(settings.runUrl !== undefined ? { targetUrl: settings.runUrl } : {}),
-    });
   const { defaultBranch } = await upstream.getRepository();
   // A receipt is on a commit, not on a pull request: judged against any other base, a success on this head
   // would stand for a later pull request into the default branch too.
@@ -138,6 +147,6 @@ async function gate(
   return publishJudged(upstream, settings, verdict, {
     context: STATUS_CONTEXT,
     config: { file: settings.config, ref: defaultBranch, blobSha: config.sha },
-    sha: pull.headSha,
+    shas: [pull.headSha],
   });
 }

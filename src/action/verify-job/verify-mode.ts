@@ -5,13 +5,13 @@ import { runPullRequestGate } from './pull-request-step.js';
 import { runVerify } from './verify-step.js';
 
 /**
- * perimeter/verify has two modes: with a `handoff`, it verifies an agent job of this run (without one on any
- * other event, that job's verification says the handoff is missing); without one on a pull request event, it
- * is the pull-request gate.
+ * perimeter/verify has two modes, chosen by the workflow file alone: with `agent-job`, it verifies that job
+ * of this run; without it on a pull request event, it is the pull-request gate (without it on any other
+ * event, the verify job says `agent-job` is missing).
  */
 export async function runVerifyAction(env: Record<string, string | undefined> = process.env): Promise<void> {
-  if (core.getInput(VerifyInputs.Handoff) === '' && isPullRequestEvent(env.GITHUB_EVENT_NAME)) {
-    core.info(`no ${VerifyInputs.Handoff} on a ${env.GITHUB_EVENT_NAME} event: the pull-request gate`);
+  if (core.getInput(VerifyInputs.AgentJob) === '' && isPullRequestEvent(env.GITHUB_EVENT_NAME)) {
+    core.info(`no ${VerifyInputs.AgentJob} on a ${env.GITHUB_EVENT_NAME} event: the pull-request gate`);
     return runPullRequestGate();
   }
   return runVerify();

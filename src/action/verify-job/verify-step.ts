@@ -1,14 +1,28 @@
 import * as core from '@actions/core';
 import { tmpdir } from 'node:os';
 import type { Receipts, RepoCoordinates, RepoReads, RepoWrites, RunRecords } from '../../github/index.js';
-import { compilePerimeter, parseConfig } from '../../policy/index.js';
-import { receiptJson, snapshotRefs, STATUS_CONTEXT, verifyJob } from '../../verify/index.js';
-import { readConfigFile } from '../config-loader.js';
+import {
+  readJobActivity,
+  receiptJson,
+  snapshotRefs,
+  startFromActivity,
+  verifyJob,
+  type RefSnapshot,
+} from '../../verify/index.js';
+import { loadPerimeters, readConfigFile } from '../config-loader.js';
 import { checkConfigRef } from '../config-ref.js';
 import { VerifyInputs } from '../constants.js';
-import { HandoffError, parseHandoff, type Handoff } from '../handoff.js';
-import { checkPending, findAgentJob, receiptWindowOf } from './handoff-check.js';
-import { readRecordSettings, runFacts, type RecordSettings, type RunFacts } from '../inputs.js';
+import {
+  InputError,
+  readJudgedSettings,
+  readRecordSettings,
+  runFacts,
+  type JudgedSettings,
+  type RecordSettings,
+  type RunFacts,
+} from '../inputs.js';
+import { applyTrust } from '../trust-gate.js';
+import { AgentJobError, agentJobWindow } from './agent-job.js';
 import { publishJudged, readVerifyBasics, type VerifyBasics } from './judging-step.js';
 import { publishError } from '../publish.js';
 import { recordLine, uploadRecord } from '../record.js';
@@ -16,24 +30,38 @@ import { runStep } from '../step.js';
 
 type Env = Record<string, string | undefined>;
 
-interface VerifySettings extends VerifyBasics {
-  handoff: string;
-  runId: number;
-  /** this job, as the runner names it: its record is this job's */
+/** The login GitHub records for what a workflow's GITHUB_TOKEN does. */
+export const GITHUB_TOKEN_IDENTITY = 'github-actions[bot]';
+
+/**
+ * Everything that decides the verdict comes from this step's inputs, written in the workflow file, and from
+ * the runner of this job, which the agent never touched: nothing from the agent's job.
+ */
+interface VerifySettings extends VerifyBasics, JudgedSettings {
+  /** the agent job's name, as the run shows it */
+  agentJob: string;
+  /** the login GitHub records for the agent job's token */
+  identity: string;
+  /** this job's run and attempt: the agent job ran in the same ones */
   run: RunFacts;
-  /** GITHUB_SHA, where a receipt goes when the handoff names no branch */
-  sha: string;
   record: RecordSettings;
   tempDir: string;
 }
 
 function readVerifySettings(env: Env = process.env): VerifySettings {
+  const agentJob = core.getInput(VerifyInputs.AgentJob).trim();
+  if (agentJob === '')
+    throw new InputError(
+      `${VerifyInputs.AgentJob}: required: the name of the job whose agents this job verifies (its key in the workflow, or its name: when it has one); without it, perimeter/verify judges pull requests only (on pull_request_target or pull_request)`,
+    );
+  const run = runFacts(env);
+  if (!(Number(run.id) > 0)) throw new InputError('GITHUB_RUN_ID: not set; the verify job runs on a runner');
   return {
     ...readVerifyBasics(env),
-    handoff: core.getInput(VerifyInputs.Handoff),
-    runId: Number(runFacts(env).id) || 0,
-    run: runFacts(env),
-    sha: env.GITHUB_SHA ?? '',
+    ...readJudgedSettings(env),
+    agentJob,
+    identity: core.getInput(VerifyInputs.AgentIdentity).trim() || GITHUB_TOKEN_IDENTITY,
+    run,
     record: readRecordSettings(env),
     tempDir: env.RUNNER_TEMP || tmpdir(),
   };
@@ -41,30 +69,27 @@ function readVerifySettings(env: Env = process.env): VerifySettings {
 
 /**
  * The verify job (perimeter/verify): on a runner the agent never touched, with a token of its own, it judges
- * the agent job from GitHub's records and main's handoff, which it checks against GitHub first. Nothing the
- * agent job left behind is trusted; the receipt is posted last.
+ * the agent job from GitHub's records alone: when the job ran from the Actions jobs API, every branch move
+ * since from the activity list (so the start too), the rules from its own inputs. The agent's job hands over
+ * nothing; the receipt is posted last, on every commit the agent's work left a ref at.
  */
 export async function runVerify(): Promise<void> {
-  let handoff: Handoff | null = null;
   await runStep({
     read: () => readVerifySettings(),
     done: 'verified',
-    run: ({ upstream, settings }) => {
-      handoff = parseHandoff(settings.handoff);
-      return verify(upstream, settings, handoff);
-    },
+    run: ({ upstream, settings }) => verify(upstream, settings),
     failed: async ({ upstream, settings }, error, message) => {
-      const reason = error instanceof HandoffError ? message : `the verify job could not verify: ${message}`;
+      const reason = error instanceof AgentJobError ? message : `the verify job could not verify: ${message}`;
       await publishError(
         upstream,
         {
           runUrl: settings.runUrl,
           receiptBy: 'post',
           receiptAs: settings.receiptAs,
-          statusContext: handoff?.pending.context ?? STATUS_CONTEXT,
+          statusContext: settings.statusContext,
         },
-        handoff?.branch ?? '',
-        handoff === null ? settings.sha || null : null,
+        settings.branch,
+        null,
         reason,
       );
       core.setFailed(`Perimeter: ${reason}`);
@@ -75,94 +100,111 @@ export async function runVerify(): Promise<void> {
 async function verify(
   upstream: RepoCoordinates & RepoReads & RepoWrites & Receipts & RunRecords,
   settings: VerifySettings,
-  handoff: Handoff,
 ): Promise<void> {
-  const repository = `${settings.owner}/${settings.repo}`;
-  if (handoff.repository !== repository || handoff.run.id !== settings.runId)
-    throw new HandoffError(
-      `the handoff is from ${handoff.repository} run ${handoff.run.id}, not from this run (${repository} run ${settings.runId})`,
-    );
-  const job = findAgentJob(await upstream.listRunJobs(handoff.run.id), handoff);
-  checkPending(await upstream.listStatuses(handoff.pending.sha), handoff);
+  const runId = Number(settings.run.id);
+  const window = agentJobWindow(await upstream.listRunJobs(runId), {
+    name: settings.agentJob,
+    runId,
+    attempt: Number(settings.run.attempt) || 1,
+  });
   core.info(
-    `agent job "${job.name}" (${job.id}): ${job.startedAt} to ${job.completedAt}, ${job.conclusion ?? 'no conclusion'}`,
+    `agent job "${settings.agentJob}" (${window.jobs.map((job) => job.id).join(', ')}): ${window.since} to ${window.until}`,
   );
-
-  // The perimeters from the trusted ref, read here: they must be the ones main read.
-  const { file, ref, sha } = handoff.config;
-  const config = await readConfigFile(upstream, file, ref);
-  if (config.sha !== sha)
-    throw new HandoffError(
-      `${file} at ${ref} is blob ${config.sha.slice(0, 7)} now, not ${sha.slice(0, 7)} as main read it: the perimeters changed since the agent job started, so it was not verified`,
-    );
-  const specs = parseConfig(config.text, file).perimeters;
-  const missing = handoff.perimeters.filter((name) => !specs.some((spec) => spec.name === name));
-  if (missing.length > 0)
-    throw new HandoffError(`the handoff exposes perimeters ${file} does not define: ${missing.join(', ')}`);
-  const perimeters = specs
-    .filter((spec) => handoff.perimeters.includes(spec.name))
-    .map((spec) => compilePerimeter(spec, file));
 
   const end = await snapshotRefs(upstream);
-  // The handoff names the ref main read: the default branch when no config-ref was given, which cannot be told
-  // from the default branch named. It is judged as main judges an absent config-ref, so a job main passed is not
-  // refused here. A SHA is looked up in this job's own snapshot, never in the handoff's start refs.
+  const activity = await readJobActivity(upstream, { since: window.since, end });
+  if ('problem' in activity) throw new AgentJobError(`the verify job could not verify: ${activity.problem}`);
+  const start = startFromActivity(activity.items, end);
+
+  // The perimeters as they were when the agent job started, from the ref the workflow names.
   const { defaultBranch } = await upstream.getRepository();
+  const configRef = settings.configRef ?? defaultBranch;
+  const file = settings.configFile;
+  const config = await readConfigFile(upstream, file, configCommit(configRef, start, end));
+  const { config: parsed, perimeters: selected } = loadPerimeters(
+    config.text,
+    file,
+    settings.perimeters,
+    settings.branch,
+  );
+  const { exposed: perimeters, note } = applyTrust(parsed, selected, settings.eventName, settings.event);
+  if (note !== null) core.info(note);
   const warning = checkConfigRef(
-    {
-      configRef: ref === defaultBranch ? null : ref,
-      defaultBranch,
-      branch: handoff.branch,
-      perimeters,
-      heads: end,
-    },
-    (message) => new HandoffError(`${file} at ${ref} cannot judge the agent job: ${message}`),
+    { configRef: settings.configRef, defaultBranch, branch: settings.branch, perimeters, heads: start },
+    (message) => new AgentJobError(`${file} at ${configRef} cannot judge the agent job: ${message}`),
   );
   if (warning !== null) core.warning(warning);
-  const endedAt = new Date().toISOString();
-  // with a check run for a receipt, a check run of its name that the verify job did not create is forged too
-  const window = { ...receiptWindowOf(handoff, job), checkRuns: settings.receiptAs !== 'status' };
+  const names = perimeters.map((p) => p.name);
+  core.info(`${file} at ${configRef}: judging ${names.join(', ')} on branch ${settings.branch}`);
+
+  const receiptWindow = {
+    context: settings.statusContext,
+    // main posts no status when a verify job posts the receipt: every one in the window is forged
+    known: [],
+    since: window.since,
+    until: window.until,
+    checkRuns: settings.receiptAs !== 'status',
+  };
   const verdict = await verifyJob({
     upstream,
-    branch: handoff.branch,
-    start: handoff.startRefs,
+    branch: settings.branch,
+    start,
     end,
     perimeters,
     ledger: null,
     ledgerExpected: false,
-    directPushes: handoff.directPushes,
-    ignoreRefs: handoff.ignoreRefs,
-    startedAt: handoff.startedAt,
-    identity: handoff.identity,
-    // main took the snapshot before it posted the pending status
-    startTaken: { before: handoff.pending.createdAt, jobEnded: window.until },
-    receiptWindow: window,
+    directPushes: settings.directPushes,
+    ignoreRefs: settings.ignoreRefs,
+    startedAt: window.since,
+    identity: settings.identity,
+    activity,
+    receiptWindow,
   });
-  if (job.conclusion !== 'success')
-    verdict.notes.push(`the agent job ended ${job.conclusion ?? 'without a conclusion'}`);
-  // The verify job's record holds its own receipt only: the agent job's ledger is not evidence here.
+  if (window.conclusion !== null) verdict.notes.push(`the agent job ended: ${window.conclusion}`);
+  const repository = `${settings.owner}/${settings.repo}`;
   const record = await uploadRecord(
     settings,
     receiptJson(verdict, {
       repository,
-      context: handoff.pending.context,
+      context: settings.statusContext,
       run: { ...settings.run, url: settings.runUrl ?? null },
-      config: { file, ref, text: config.text },
-      perimeters: handoff.perimeters,
-      directPushes: handoff.directPushes,
-      ignoreRefs: handoff.ignoreRefs,
-      window: { startedAt: handoff.startedAt, endedAt },
-      refs: { start: handoff.startRefs, end },
+      config: { file, ref: configRef, text: config.text },
+      perimeters: names,
+      directPushes: settings.directPushes,
+      ignoreRefs: settings.ignoreRefs,
+      window: { startedAt: window.since, endedAt: new Date().toISOString() },
+      refs: { start, end },
       ledger: null,
       ledgerIncluded: false,
-      receiptWindow: window,
+      receiptWindow,
     }),
     null,
   );
   return publishJudged(upstream, settings, verdict, {
-    context: handoff.pending.context,
-    config: { file, ref, blobSha: sha },
-    sha: end[`refs/heads/${handoff.branch}`] ?? handoff.pending.sha,
+    context: settings.statusContext,
+    config: { file, ref: configRef, blobSha: config.sha },
+    shas: verdict.receiptOn ?? [],
     recordNote: recordLine(record),
   });
+}
+
+/**
+ * The commit the perimeters are read at: a branch or tag as it was when the agent job started (GitHub's
+ * activity list says where a branch was), a commit SHA as it is. A ref created during the job is refused:
+ * the agent's job may have made it.
+ */
+function configCommit(ref: string, start: RefSnapshot, end: RefSnapshot): string {
+  if (/^[0-9a-f]{40}$/i.test(ref)) return ref;
+  const names = ref.startsWith('refs/')
+    ? [ref]
+    : [`refs/heads/${ref.replace(/^heads\//, '')}`, `refs/tags/${ref.replace(/^tags\//, '')}`];
+  for (const name of names) {
+    const sha = start[name];
+    if (sha !== undefined) return sha;
+    if (end[name] !== undefined)
+      throw new AgentJobError(
+        `config-ref "${ref}" was created while the agent job ran, so the agent's job may have written it`,
+      );
+  }
+  return ref;
 }

@@ -9,13 +9,20 @@ interface RequestErrorLike {
   response?: { headers?: Record<string, string | undefined>; data?: unknown };
 }
 
-/** GitHub's own short error message, vetted: one line, no control characters, bounded, scrubbed. */
+/**
+ * GitHub's own short error message, with the messages of its validation errors (`errors[].message`, where
+ * a 422 says what failed), vetted: one line, no control characters, bounded, scrubbed.
+ * https://docs.github.com/rest/using-the-rest-api/troubleshooting-the-rest-api#validation-failed
+ */
 function upstreamMessage(error: RequestErrorLike, scrub: Scrubber): string {
-  const data = error.response?.data;
-  const raw =
-    data && typeof data === 'object' && typeof (data as { message?: unknown }).message === 'string'
-      ? (data as { message: string }).message
-      : '';
+  const data = (error.response?.data ?? {}) as { message?: unknown; errors?: unknown };
+  const message = typeof data.message === 'string' ? data.message : '';
+  const details = Array.isArray(data.errors)
+    ? data.errors
+        .map((item) => (item as { message?: unknown } | null)?.message)
+        .filter((text): text is string => typeof text === 'string' && text !== '')
+    : [];
+  const raw = details.length > 0 ? `${message} (${details.join('; ')})` : message;
   // eslint-disable-next-line no-control-regex
   const clean = scrub(raw.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim());
   return clean.length > MAX_UPSTREAM_MESSAGE ? `${clean.slice(0, MAX_UPSTREAM_MESSAGE)}…` : clean;

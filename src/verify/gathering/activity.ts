@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ActivityWindow, type PushActivity, UpstreamError } from '../../github/index.js';
-import { accountForBranches, MARKER_PREFIX, ZERO_SHA } from './ref-accounting.js';
-import type { BranchHistory, JobFacts, VerifyInput } from '../types.js';
+import { accountForBranches, MARKER_PREFIX, startFromActivity, ZERO_SHA } from './ref-accounting.js';
+import type { CaughtUpActivity, JobFacts, RefSnapshot, VerifyInput } from '../types.js';
 import { accountForWindow } from './window.js';
 
 const reason = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -19,75 +19,124 @@ const reason = (error: unknown): string => (error instanceof Error ? error.messa
  */
 export async function accountForMoves(input: VerifyInput, facts: JobFacts): Promise<void> {
   if (input.endedAt !== undefined) return accountForWindow(input, facts, input.endedAt);
+  if (input.activity !== undefined) return settle(input.activity, input, facts);
   const marker = await placeMarker(input, facts);
   if (marker === null) return;
   try {
-    const attempts = input.activityAttempts ?? ACTIVITY_ATTEMPTS;
-    for (let attempt = 1; ; attempt++) {
-      let window: ActivityWindow;
-      try {
-        window = await input.upstream.listActivity({ since: input.startedAt });
-      } catch (error) {
-        facts.unchecked.push(`GitHub's activity list, the record of every branch move: ${reason(error)}`);
-        return;
-      }
-      if (!window.complete) {
-        facts.unchecked.push(
-          `GitHub's activity list: more than ${window.items.length} branch moves since the job started, so the window was not read to its start`,
-        );
-        return;
-      }
-      const at = window.items.findIndex((item) => item.ref === marker.ref && item.before === ZERO_SHA);
-      const account = at < 0 ? null : accountForBranches(window.items.slice(at + 1), input.start, input.end);
-      if ((account !== null && account.unaccounted.length === 0) || attempt >= attempts) {
-        if (account === null) {
-          facts.unchecked.push(
-            "GitHub's activity list has not caught up with the end of the job (the end marker is not in it yet), so moves in between may be missing",
-          );
-          return;
-        }
-        facts.branchMoves = account.branches;
-        // GitHub records this job's token as the marker's creator: that is who "this job" is, unless the
-        // verification runs elsewhere and knows the job's identity from GitHub's record of its pending status.
-        facts.identity = input.identity !== undefined ? input.identity : (window.items[at]?.actor ?? null);
-        for (const problem of account.unaccounted) facts.unchecked.push(`what happened to ${problem}`);
-        if (input.startTaken)
-          checkStart(window.items.slice(at + 1), account.branches, input.startTaken, facts);
-        return;
-      }
-      await sleep((input.activityRetryMs ?? ACTIVITY_RETRY_MS) * attempt);
-    }
-  } finally {
-    await input.upstream.deleteBranch(marker.branch).catch((error: unknown) => {
-      facts.notes.push(`the end marker ${marker.branch} could not be deleted: ${reason(error)}`);
+    const read = await readToMarker(input.upstream, marker.ref, {
+      since: input.startedAt,
+      attempts: input.activityAttempts,
+      retryMs: input.activityRetryMs,
+      accounted: (items) => accountForBranches(items, input.start, input.end).unaccounted.length === 0,
     });
+    if ('problem' in read) facts.unchecked.push(read.problem);
+    else settle(read, input, facts);
+  } finally {
+    await deleteMarker(input.upstream, marker.branch, facts.notes);
   }
 }
 
+/** The moves of the activity list read to the end marker, accounted for from the start to the end snapshot. */
+function settle(read: CaughtUpActivity, input: VerifyInput, facts: JobFacts): void {
+  const account = accountForBranches(read.items, input.start, input.end);
+  facts.branchMoves = account.branches;
+  // GitHub records this job's token as the marker's creator: that is who "this job" is, unless the
+  // verification runs elsewhere and knows the job's identity from its own inputs.
+  facts.identity = input.identity !== undefined ? input.identity : read.markerActor;
+  facts.notes.push(...(read.notes ?? []));
+  for (const problem of account.unaccounted) facts.unchecked.push(`what happened to ${problem}`);
+}
+
 /**
- * A start snapshot that came from elsewhere (a verify job's handoff) must agree with GitHub: every branch move
- * recorded after the snapshot was surely taken, and while the job ran, is one the account holds. A snapshot
- * that already shows a later move (a branch the job created, claimed as there from the start) hides it.
+ * For a verification that learns the start from GitHub (a verify job): the activity list read back to
+ * `since` and on to an end marker of its own, placed after the end snapshot at a commit some branch held
+ * when the window opened. Answers why it could not be read instead, for an `error` receipt.
  */
-function checkStart(
-  items: readonly PushActivity[],
-  branches: Map<string, BranchHistory>,
-  taken: { before: string; jobEnded: string },
-  facts: JobFacts,
-): void {
-  // `before` is a time GitHub gives in whole seconds: the snapshot may be up to a second later than it says,
-  // so only a move a whole second after it is surely after the snapshot
-  const after = Date.parse(taken.before) + 1_000;
-  const until = Date.parse(taken.jobEnded);
-  for (const item of items) {
-    const at = Date.parse(item.timestamp);
-    if (!item.ref.startsWith('refs/heads/') || item.ref.startsWith(`refs/heads/${MARKER_PREFIX}`)) continue;
-    if (!(at >= after && at <= until)) continue;
-    if (branches.get(item.ref)?.moves.includes(item)) continue;
-    facts.unchecked.push(
-      `what happened to ${item.ref}: GitHub records a move at ${item.timestamp} (${item.before.slice(0, 7)} → ${item.after.slice(0, 7)}, by ${item.actor ?? 'unknown'}), after the start snapshot was taken, that the start snapshot already shows: the handed-over start does not agree with GitHub`,
-    );
+export async function readJobActivity(
+  upstream: VerifyInput['upstream'],
+  options: { since: string; end: RefSnapshot; attempts?: number; retryMs?: number },
+): Promise<CaughtUpActivity | { problem: string }> {
+  let first: ActivityWindow;
+  try {
+    first = await upstream.listActivity({ since: options.since });
+  } catch (error) {
+    return { problem: `GitHub's activity list, the record of every branch move: ${reason(error)}` };
   }
+  if (!first.complete) return { problem: tooMany(first) };
+  const sha = markerCommit(startFromActivity(first.items, options.end), options.end);
+  if (sha === null) return { problem: 'the end marker: the repository has no branch to place it on' };
+  const branch = `${MARKER_PREFIX}${randomUUID()}`;
+  try {
+    await upstream.createBranch(branch, sha);
+  } catch (error) {
+    return {
+      problem: `whether GitHub's activity list has caught up with the end of the job: the end marker could not be created (${reason(error)})`,
+    };
+  }
+  const read = await readToMarker(upstream, `refs/heads/${branch}`, {
+    ...options,
+    accounted: (items) => {
+      const start = startFromActivity(items, options.end);
+      return accountForBranches(items, start, options.end).unaccounted.length === 0;
+    },
+  });
+  const notes: string[] = [];
+  await deleteMarker(upstream, branch, notes);
+  return 'problem' in read ? read : { ...read, notes };
+}
+
+/** A commit a branch held when the window opened and still holds: inert for every other job's verification. */
+function markerCommit(start: RefSnapshot, end: RefSnapshot): string | null {
+  const branches = Object.keys(start).filter((ref) => ref.startsWith('refs/heads/'));
+  const still = branches.find((ref) => start[ref] === end[ref]) ?? branches[0];
+  return still === undefined ? null : (start[still] as string);
+}
+
+/**
+ * The activity list read until the marker's creation is in it and the moves before it account for every
+ * branch: GitHub records ref updates in the order they land, so every move before the end snapshot is in the
+ * list by then. A list that is behind is read again a few times.
+ */
+async function readToMarker(
+  upstream: VerifyInput['upstream'],
+  markerRef: string,
+  options: {
+    since: string;
+    attempts?: number | undefined;
+    retryMs?: number | undefined;
+    accounted: (items: PushActivity[]) => boolean;
+  },
+): Promise<CaughtUpActivity | { problem: string }> {
+  const attempts = options.attempts ?? ACTIVITY_ATTEMPTS;
+  for (let attempt = 1; ; attempt++) {
+    let window: ActivityWindow;
+    try {
+      window = await upstream.listActivity({ since: options.since });
+    } catch (error) {
+      return { problem: `GitHub's activity list, the record of every branch move: ${reason(error)}` };
+    }
+    if (!window.complete) return { problem: tooMany(window) };
+    const at = window.items.findIndex((item) => item.ref === markerRef && item.before === ZERO_SHA);
+    const items = at < 0 ? null : window.items.slice(at + 1);
+    if ((items !== null && options.accounted(items)) || attempt >= attempts) {
+      if (items === null)
+        return {
+          problem:
+            "GitHub's activity list has not caught up with the end of the job (the end marker is not in it yet), so moves in between may be missing",
+        };
+      return { items, markerActor: window.items[at]?.actor ?? null };
+    }
+    await sleep((options.retryMs ?? ACTIVITY_RETRY_MS) * attempt);
+  }
+}
+
+const tooMany = (window: ActivityWindow): string =>
+  `GitHub's activity list: more than ${window.items.length} branch moves since the job started, so the window was not read to its start`;
+
+async function deleteMarker(upstream: VerifyInput['upstream'], branch: string, notes: string[]) {
+  await upstream.deleteBranch(branch).catch((error: unknown) => {
+    notes.push(`the end marker ${branch} could not be deleted: ${reason(error)}`);
+  });
 }
 
 /** The verification's own branch, created after the end snapshot; null (and unchecked) when GitHub refuses it. */

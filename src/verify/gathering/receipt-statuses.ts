@@ -5,49 +5,60 @@ import type { ForeignCheckRun, ForeignStatus, ReceiptWindow } from '../types.js'
 export const MAX_STATUS_COMMITS = 100;
 
 /**
+ * GitHub keeps at most 1,000 statuses per commit and context and refuses the next: "This SHA and context has
+ * reached the maximum number of statuses." (https://docs.github.com/rest/commits/statuses#create-a-commit-status)
+ */
+export const MAX_STATUSES_PER_CONTEXT = 1_000;
+
+/**
  * Every status on the receipt's context, on the given commits, posted since the window opened and not by
- * Perimeter. GitHub lists statuses per commit only, so the commits are the ones a reviewer sees: the bound
- * branch's heads during the job and its new commits. Throws when a list cannot be read.
+ * Perimeter; and the commits whose context is full, where no receipt can land as a status. GitHub lists
+ * statuses per commit only, so the commits are the ones a reviewer sees. Throws when a list cannot be read.
  */
 export async function findForeignStatuses(
   upstream: Pick<Receipts, 'listStatuses'>,
   shas: readonly string[],
   window: ReceiptWindow,
-): Promise<ForeignStatus[]> {
+): Promise<{ foreign: ForeignStatus[]; full: string[] }> {
   const since = Date.parse(window.since);
   const until = Date.parse(window.until);
   const known = new Set(window.known);
-  const found: ForeignStatus[] = [];
+  const foreign: ForeignStatus[] = [];
+  const full: string[] = [];
   for (const sha of [...new Set(shas)]) {
-    for (const status of await upstream.listStatuses(sha)) {
-      if (status.context !== window.context || known.has(status.id)) continue;
+    const statuses = (await upstream.listStatuses(sha)).filter((status) => status.context === window.context);
+    if (statuses.length >= MAX_STATUSES_PER_CONTEXT) full.push(sha);
+    for (const status of statuses) {
+      if (known.has(status.id)) continue;
       const at = Date.parse(status.createdAt);
       // A time that does not parse is inside the window: strict.
       if (at < since) continue;
-      found.push({ sha, status, inWindow: !(at > until) });
+      foreign.push({ sha, status, inWindow: !(at > until) });
     }
   }
-  return found;
+  return { foreign, full };
 }
 
 /**
- * Every check run named like the receipt on the given commits that claims to have started since the window
- * opened (Perimeter creates its own after this look). Its creator sets started_at, so a claim of a later time
- * proves nothing and is forged too; one without a time that parses is forged (strict). A run that claims an
- * earlier time is taken as an earlier job's receipt: SECURITY.md says what that leaves. Throws when a list
- * cannot be read.
+ * Every check run named like the receipt on the given commits that Perimeter did not create and that may be
+ * the job's: on a commit made during the job (`fresh`), any; on an older one, any that claims to have started
+ * or completed since the window opened, or claims no time that parses. Its creator sets both times, so a
+ * claim proves nothing either way; a run that claims to have started and completed before the job is taken
+ * as an earlier job's receipt, and a newer receipt outranks it. Throws when a list cannot be read.
  */
 export async function findForeignCheckRuns(
   upstream: Pick<Receipts, 'listCheckRuns'>,
   shas: readonly string[],
   window: ReceiptWindow,
+  fresh: ReadonlySet<string> = new Set(),
 ): Promise<ForeignCheckRun[]> {
   const since = Date.parse(window.since);
+  const before = (time: string | null): boolean => Date.parse(time ?? '') < since;
   const found: ForeignCheckRun[] = [];
   for (const sha of [...new Set(shas)]) {
     for (const run of await upstream.listCheckRuns(sha, window.context)) {
       if (run.name !== window.context || window.knownCheckRuns?.includes(run.id)) continue;
-      if (Date.parse(run.startedAt ?? '') < since) continue;
+      if (!fresh.has(sha) && before(run.startedAt) && before(run.completedAt)) continue;
       found.push({ sha, run });
     }
   }

@@ -90,3 +90,21 @@ function chainOf(items: PushActivity[], from: string, to: string): PushActivity[
   }
   return items.slice(first, lastArrival + 1);
 }
+
+/**
+ * The refs as they were when the window opened, from the end snapshot and GitHub's record of every branch
+ * move since (newest first, as GitHub lists it): a branch that moved starts where its oldest move in the
+ * window left from, absent when that move created it; every other ref starts where it ends. GitHub records
+ * no moves of refs outside refs/heads, so those start where they end: a tag the job made looks as old as the
+ * window (SECURITY.md). A verify job learns the start so, from GitHub alone, never from the agent's job.
+ */
+export function startFromActivity(activity: readonly PushActivity[], end: RefSnapshot): RefSnapshot {
+  const start: RefSnapshot = { ...end };
+  // newest first: the last one met for a ref is its oldest move in the window
+  for (const item of activity) {
+    if (!item.ref.startsWith('refs/heads/')) continue;
+    if (item.before === ZERO_SHA) delete start[item.ref];
+    else start[item.ref] = item.before;
+  }
+  return Object.fromEntries(Object.entries(start).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}

@@ -153,17 +153,33 @@ function boundBranchMoves(facts: JobFacts): Violation[] {
   return violations;
 }
 
+/** Forged statuses on one commit named one by one; more are named together (an agent may post a thousand). */
+const FORGED_NAMED_ONE_BY_ONE = 3;
+
 /**
  * A status on the receipt's context posted during the job that Perimeter did not post: someone with the job's
  * access (the agent, with the token it read from the gateway) posted a receipt of its own.
  */
 function forgedReceipts(foreign: ForeignStatus[]): Violation[] {
-  return foreign
-    .filter((f) => f.inWindow)
-    .map(({ sha, status }) => ({
-      kind: 'forged-receipt' as const,
-      message: `forged receipt: a "${status.state}" status on "${status.context}" of ${short(sha)} (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}) was posted during the job, not by Perimeter`,
-    }));
+  const bySha = new Map<string, ForeignStatus[]>();
+  for (const found of foreign.filter((f) => f.inWindow))
+    bySha.set(found.sha, [...(bySha.get(found.sha) ?? []), found]);
+  return [...bySha].flatMap(([sha, found]) => {
+    const describe = ({ status }: ForeignStatus): string =>
+      `a "${status.state}" status on "${status.context}" of ${short(sha)} (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt})`;
+    if (found.length <= FORGED_NAMED_ONE_BY_ONE)
+      return found.map((f) => ({
+        kind: 'forged-receipt' as const,
+        message: `forged receipt: ${describe(f)} was posted during the job, not by Perimeter`,
+      }));
+    const states = [...new Set(found.map((f) => f.status.state))].join(', ');
+    return [
+      {
+        kind: 'forged-receipt' as const,
+        message: `forged receipt: ${found.length} statuses (${states}) on "${found[0]!.status.context}" of ${short(sha)} were posted during the job, not by Perimeter; the newest: ${describe(found[0]!)}`,
+      },
+    ];
+  });
 }
 
 /** A check run named like the receipt, not Perimeter's: the agent's token can create one as github-actions. */
@@ -302,7 +318,9 @@ export function judge(facts: JobFacts): Verdict {
     );
 
   const state = violations.length > 0 ? 'failure' : unchecked.length > 0 ? 'error' : 'success';
+  const pushes = [...(facts.branchMoves?.values() ?? [])].flatMap((history) => history.moves);
   return {
+    receiptOn: receiptCommits(state, facts, violations, pushes),
     state,
     branch: facts.branch,
     startHead: facts.startHead,
@@ -312,11 +330,36 @@ export function judge(facts: JobFacts): Verdict {
     violations,
     refChanges,
     commits,
-    pushes: [...(facts.branchMoves?.values() ?? [])].flatMap((history) => history.moves),
+    pushes,
     others,
     identity: facts.identity,
     perPerimeter: facts.ledger?.perPerimeter ?? {},
     unchecked,
     notes,
   };
+}
+
+/**
+ * Where the receipt goes: the bound branch's head; and, unless it is a success, every commit a ref the
+ * verdict names held during the job (a branch created, forced back or deleted keeps no head a reviewer
+ * could otherwise see judged) and every commit a forged receipt was found on, so a `failure` outranks it.
+ */
+function receiptCommits(
+  state: Verdict['state'],
+  facts: JobFacts,
+  violations: readonly Violation[],
+  pushes: readonly PushActivity[],
+): string[] {
+  const head = facts.endHead ?? facts.startHead;
+  if (state === 'success') return head === null ? [] : [head];
+  const named = new Set(violations.map((v) => v.ref).filter((ref): ref is string => ref !== undefined));
+  const held = [
+    ...pushes.filter((move) => named.has(move.ref)).flatMap((move) => [move.after, move.before]),
+    ...facts.refChanges.filter((change) => named.has(change.ref)).map((change) => change.after),
+  ];
+  const forged = [
+    ...(facts.foreignStatuses ?? []).filter((found) => found.inWindow).map((found) => found.sha),
+    ...(facts.foreignCheckRuns ?? []).map((found) => found.sha),
+  ];
+  return [...new Set([head, ...held, ...forged].filter((sha): sha is string => !!sha && sha !== ZERO_SHA))];
 }

@@ -1,5 +1,5 @@
-import { judgeTrigger, type Config, type Perimeter } from '../../policy/index.js';
-import { ActionError } from '../config-loader.js';
+import { judgeTrigger, type Config, type Perimeter } from '../policy/index.js';
+import { ActionError } from './config-loader.js';
 
 export interface TrustOutcome {
   /** the perimeters to expose */
