@@ -179,6 +179,7 @@ describe('shapeProblems', () => {
   it('refuses deleting what is missing or a directory, writing onto a directory or below a file', () => {
     expect(
       shapeProblems(
+        perimeter,
         base,
         plan([text('src/dir', ''), text('src/file/x', ''), text('src/new', '')], ['src/gone', 'src/dir']),
       ),
@@ -238,7 +239,7 @@ describe('conflicts', () => {
           .map((e) => [e.path, e.sha, e.mode] as [string, string, string])
           .concat([['src/c', 's9', '100644']]),
       );
-      expect(conflicts(base, next, plan([text('src/a', 'x')], ['src/b']))).toEqual([]);
+      expect(conflicts(perimeter, base, next, plan([text('src/a', 'x')], ['src/b']))).toEqual([]);
     });
   });
 
@@ -250,12 +251,9 @@ describe('conflicts', () => {
         ['bin', 'tree'],
         ['bin/run', 's3', '100755'],
       ]);
-      expect(conflicts(base, next, plan([text('src/a', 'x'), text('bin/run', 'y')], ['src/b']))).toEqual([
-        'src/a',
-        'bin/run',
-        'src/b',
-        'src/b: cannot delete, no such file',
-      ]);
+      expect(
+        conflicts(perimeter, base, next, plan([text('src/a', 'x'), text('bin/run', 'y')], ['src/b'])),
+      ).toEqual(['src/a', 'bin/run', 'src/b', 'src/b: cannot delete, no such file']);
     });
   });
 });

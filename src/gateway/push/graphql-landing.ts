@@ -1,7 +1,7 @@
 import { blobSha, type CommitInfo, UpstreamError } from '../../github/index.js';
 import type { Perimeter } from '../../policy/index.js';
 import { nextBase, unlanded, type Landing, type PushResult } from './push-landing.js';
-import { refusal, shapeProblems, type PushPlan } from './push-plan.js';
+import { refusal, shapeOf, type PushPlan } from './push-plan.js';
 import { graphqlCannot, unchangedAt } from './push-route.js';
 import type { RepoView, Snapshot } from '../reads/repo-view.js';
 import { ToolError, type CallNotes } from '../tool-answer.js';
@@ -27,12 +27,18 @@ export class GraphqlLanding implements Landing {
   async land(perimeter: Perimeter, plan: PushPlan, notes: CallNotes, given?: Snapshot): Promise<PushResult> {
     const { upstream, branch } = this.view;
     let base = given ?? (await this.view.snapshot());
-    const shape = shapeProblems(base, plan);
-    if (shape.length > 0) throw refusal(shape, notes);
+    const shape = shapeOf(perimeter, base, plan);
+    if (shape.problems.length > 0) throw refusal(shape.problems, notes);
 
     for (let attempt = 1; ; attempt++) {
-      if (!upstream.commitOnBranch || Date.now() < this.pausedUntil || graphqlCannot(base, plan).length > 0)
+      const { replaced } = shapeOf(perimeter, base, plan);
+      if (
+        !upstream.commitOnBranch ||
+        Date.now() < this.pausedUntil ||
+        graphqlCannot(base, plan, replaced).length > 0
+      )
         return this.fallback.land(perimeter, plan, notes, base);
+      const deletions = [...replaced, ...plan.deletions];
       if (unchangedAt(perimeter, base, plan)) {
         notes.reason = 'no change: the files already have this content';
         return unlanded(base, plan);
@@ -41,7 +47,7 @@ export class GraphqlLanding implements Landing {
       try {
         commit = await upstream.commitOnBranch(branch, base.head, plan.message, {
           additions: plan.files.map((f) => ({ path: f.path, bytes: f.bytes })),
-          deletions: plan.deletions,
+          deletions,
         });
       } catch (error) {
         if (!(error instanceof UpstreamError)) throw error;
@@ -50,17 +56,17 @@ export class GraphqlLanding implements Landing {
           this.pausedUntil = Date.now() + GRAPHQL_PAUSE_MS;
           return this.fallback.land(perimeter, plan, notes, base);
         }
-        if (error.code === 'unavailable') commit = await this.landedAnyway(base, plan, error);
+        if (error.code === 'unavailable') commit = await this.landedAnyway(base, plan, deletions, error);
         else if (error.code === 'not_fast_forward') commit = null;
         else throw error;
       }
       if (commit) {
         notes.commit = commit.sha;
-        const index = indexAfterPush(base.index, written(plan), plan.deletions, commit.tree);
+        const index = indexAfterPush(base.index, written(plan), deletions, commit.tree);
         if (index) this.view.remember(index);
         return { ...unlanded(base, plan), commit: commit.sha, head: commit.sha };
       }
-      base = await nextBase(this.view, base, plan, notes, attempt);
+      base = await nextBase(this.view, perimeter, base, plan, notes, attempt);
     }
   }
 
@@ -68,7 +74,12 @@ export class GraphqlLanding implements Landing {
    * After a failure that leaves open whether the commit landed (its answer lost): the branch head when it is
    * this push (one commit on `base` with exactly this tree), else a ToolError saying what is known.
    */
-  private async landedAnyway(base: Snapshot, plan: PushPlan, error: UpstreamError): Promise<CommitInfo> {
+  private async landedAnyway(
+    base: Snapshot,
+    plan: PushPlan,
+    deletions: string[],
+    error: UpstreamError,
+  ): Promise<CommitInfo> {
     const { upstream, branch } = this.view;
     const head = await upstream.tryGetBranchHead(branch).catch(() => undefined);
     if (head === base.head)
@@ -79,7 +90,7 @@ export class GraphqlLanding implements Landing {
         commit !== null &&
         commit.parents.length === 1 &&
         commit.parents[0] === base.head &&
-        indexAfterPush(base.index, written(plan), plan.deletions, commit.tree) !== null;
+        indexAfterPush(base.index, written(plan), deletions, commit.tree) !== null;
       if (ours) return commit;
     }
     throw new ToolError(

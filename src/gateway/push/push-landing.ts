@@ -4,7 +4,7 @@ import {
   conflicts,
   isNoChange,
   refusal,
-  shapeProblems,
+  shapeOf,
   treeChanges,
   writtenFiles,
   type PushPlan,
@@ -47,15 +47,15 @@ export class GitDataLanding implements Landing {
   async land(perimeter: Perimeter, plan: PushPlan, notes: CallNotes, given?: Snapshot): Promise<PushResult> {
     const { upstream } = this.view;
     let base = given ?? (await this.view.snapshot());
-    const shape = shapeProblems(base, plan);
-    if (shape.length > 0) throw refusal(shape, notes);
+    let shape = shapeOf(perimeter, base, plan);
+    if (shape.problems.length > 0) throw refusal(shape.problems, notes);
 
     const blobs = new Map<string, string>();
     for (const file of plan.files)
       if (file.text === null) blobs.set(file.path, await upstream.createBlob(file.bytes));
 
     for (let attempt = 1; ; attempt++) {
-      const changes = treeChanges(base, plan, blobs);
+      const changes = treeChanges(base, plan, blobs, shape.replaced);
       const tree = await upstream.createTree(base.commit.tree, changes);
       const result = unlanded(base, plan);
       if (isNoChange(perimeter, base, tree, plan)) {
@@ -65,7 +65,12 @@ export class GitDataLanding implements Landing {
       const commit = await upstream.createCommit(plan.message, tree, [base.head]);
       if (await this.moveBranch(commit)) {
         notes.commit = commit;
-        const index = indexAfterPush(base.index, writtenFiles(plan, changes, blobs), plan.deletions, tree);
+        const index = indexAfterPush(
+          base.index,
+          writtenFiles(plan, changes, blobs),
+          [...shape.replaced, ...plan.deletions],
+          tree,
+        );
         if (index) this.view.remember(index);
         return {
           ...result,
@@ -74,7 +79,8 @@ export class GitDataLanding implements Landing {
           ...(upstream.writesStaged ? { staged: true as const } : {}),
         };
       }
-      base = await nextBase(this.view, base, plan, notes, attempt);
+      base = await nextBase(this.view, perimeter, base, plan, notes, attempt);
+      shape = shapeOf(perimeter, base, plan);
     }
   }
 
@@ -110,13 +116,14 @@ export function unlanded(base: Snapshot, plan: PushPlan): PushResult {
  */
 export async function nextBase(
   view: RepoView,
+  perimeter: Perimeter,
   base: Snapshot,
   plan: PushPlan,
   notes: CallNotes,
   attempt: number,
 ): Promise<Snapshot> {
   const next = await view.snapshot();
-  const blocking = conflicts(base, next, plan);
+  const blocking = conflicts(perimeter, base, next, plan);
   if (blocking.length > 0) {
     notes.reason = `conflict with ${next.head}: ${blocking.join(', ')}`;
     throw new ToolError(

@@ -122,25 +122,81 @@ export async function credentialProblems(
   return { problems, unscanned };
 }
 
-/** Paths whose shape at `snapshot` makes the push impossible: missing deletions, directories, files as parents. */
-export function shapeProblems(snapshot: Snapshot, plan: Pick<PushPlan, 'files' | 'deletions'>): string[] {
+/** What a push meets at `snapshot`: the problems that refuse it, and what it replaces to land. */
+export interface Shape {
+  problems: string[];
+  /**
+   * Files (not directories) the push removes because they stand where it writes: a file where it writes
+   * below, every file of a folder it writes as a file. Only what the perimeter cannot see, and may write.
+   */
+  replaced: string[];
+}
+
+/**
+ * Paths whose shape at `snapshot` makes the push impossible (missing deletions, directories, files as
+ * parents), told only from what this perimeter can see. What it cannot see answers as missing: a file
+ * written where a folder holding nothing readable lies, or below a file it cannot read, replaces that
+ * folder or file, as a write to a missing path lands; otherwise the refusal would tell hidden from missing.
+ * Only when the perimeter may not write what stands in the way is the push refused (git cannot hold both).
+ */
+export function shapeOf(
+  perimeter: Perimeter,
+  snapshot: Snapshot,
+  plan: Pick<PushPlan, 'files' | 'deletions'>,
+): Shape {
+  const { index } = snapshot;
+  const seen = index.readable(perimeter);
   const problems: string[] = [];
+  const replaced = new Set<string>();
+  const inTheWay = (path: string, files: string[]): void => {
+    const barred = files.filter((file) => !perimeter.canWrite(file).allowed);
+    if (barred.length > 0)
+      problems.push(`${path}: cannot be written, something this endpoint may not write is in the way`);
+    else for (const file of files) replaced.add(file);
+  };
   for (const path of plan.deletions) {
-    const entry = snapshot.index.get(path);
-    if (!entry) problems.push(`${path}: cannot delete, no such file`);
+    const entry = index.get(path);
+    if (!entry || (entry.type === 'tree' && !seen.dirs.has(path)))
+      problems.push(`${path}: cannot delete, no such file`);
     else if (entry.type === 'tree') problems.push(`${path}: cannot delete a directory; name its files`);
   }
   for (const { path } of plan.files) {
-    if (snapshot.index.get(path)?.type === 'tree') problems.push(`${path}: is a directory`);
+    if (index.get(path)?.type === 'tree') {
+      if (seen.dirs.has(path)) problems.push(`${path}: is a directory`);
+      else inTheWay(path, filesBelow(snapshot, path));
+    }
     for (let dir = parentOf(path); dir !== ''; dir = parentOf(dir)) {
-      const entry = snapshot.index.get(dir);
+      const entry = index.get(dir);
       if (entry && entry.type !== 'tree') {
-        problems.push(`${path}: ${dir} is a file, not a directory`);
+        if (seen.files.has(dir)) problems.push(`${path}: ${dir} is a file, not a directory`);
+        else inTheWay(path, [dir]);
         break;
       }
     }
   }
-  return problems;
+  return { problems, replaced: [...replaced] };
+}
+
+/** The problems of shapeOf alone. */
+export function shapeProblems(
+  perimeter: Perimeter,
+  snapshot: Snapshot,
+  plan: Pick<PushPlan, 'files' | 'deletions'>,
+): string[] {
+  return shapeOf(perimeter, snapshot, plan).problems;
+}
+
+/** Every file (blob, link or submodule) below a directory of the snapshot. */
+function filesBelow(snapshot: Snapshot, dir: string): string[] {
+  const out: string[] = [];
+  const walk = (at: string): void => {
+    for (const entry of snapshot.index.children(at)) {
+      if (entry.type === 'tree') walk(entry.path);
+      else out.push(entry.path);
+    }
+  };
+  walk(dir);
+  return out;
 }
 
 /**
@@ -151,15 +207,19 @@ export function treeChanges(
   base: Snapshot,
   plan: PushPlan,
   blobs: ReadonlyMap<string, string>,
+  replaced: readonly string[] = [],
 ): TreeChange[] {
+  // what stands in the way goes first: entries are applied in order
+  const cleared: TreeChange[] = replaced.map((path) => ({ path, sha: null }));
   const changes: TreeChange[] = plan.files.map((f) => {
-    const mode = base.index.get(f.path)?.mode === '100755' ? '100755' : '100644';
+    const entry = base.index.get(f.path);
+    const mode = entry?.type === 'blob' && entry.mode === '100755' ? '100755' : '100644';
     return f.text === null
       ? { path: f.path, mode, sha: blobs.get(f.path)! }
       : { path: f.path, mode, content: f.text };
   });
   for (const path of plan.deletions) changes.push({ path, sha: null });
-  return changes;
+  return [...cleared, ...changes];
 }
 
 /**
@@ -172,14 +232,14 @@ export function isNoChange(perimeter: Perimeter, base: Snapshot, tree: string, p
 }
 
 /** Why a push cannot be retried on `next` after the branch moved from `base`: the paths both changed. */
-export function conflicts(base: Snapshot, next: Snapshot, plan: PushPlan): string[] {
+export function conflicts(perimeter: Perimeter, base: Snapshot, next: Snapshot, plan: PushPlan): string[] {
   const touched = [...plan.files.map((f) => f.path), ...plan.deletions];
   const changed = touched.filter((path) => {
     const x = base.index.get(path);
     const y = next.index.get(path);
     return x?.sha !== y?.sha || x?.mode !== y?.mode;
   });
-  return [...changed, ...shapeProblems(next, plan)];
+  return [...changed, ...shapeProblems(perimeter, next, plan)];
 }
 
 /** The written files as the new tree holds them, for the index after the push. */
@@ -188,9 +248,11 @@ export function writtenFiles(
   changes: TreeChange[],
   blobs: ReadonlyMap<string, string>,
 ): WrittenFile[] {
-  return plan.files.map((file, i) => ({
+  const modes = new Map<string, string>();
+  for (const change of changes) if ('mode' in change) modes.set(change.path, change.mode);
+  return plan.files.map((file) => ({
     path: file.path,
-    mode: (changes[i] as { mode: string }).mode,
+    mode: modes.get(file.path)!,
     sha: blobs.get(file.path) ?? blobSha(file.bytes),
     size: file.bytes.length,
   }));

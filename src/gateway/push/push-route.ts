@@ -21,16 +21,20 @@ export const GRAPHQL_PUSH_BYTES = 4 * 1024 * 1024;
 export function graphqlCannot(
   base: Snapshot,
   plan: Pick<PushPlan, 'message' | 'files' | 'deletions'>,
+  replaced: readonly string[] = [],
 ): string[] {
   const reasons: string[] = [];
   // GitHub takes a headline and a body: a message without a first line has no headline to give
   if (plan.message.split('\n', 1)[0]!.trim() === '') reasons.push('the message has no headline line');
   for (const { path } of plan.files) {
-    const mode = base.index.get(path)?.mode;
+    const entry = base.index.get(path);
+    // GitHub documents no way to write a file where a folder is: the Git Data API replaces it in order
+    if (entry?.type === 'tree') reasons.push(`${path}: replacing a folder by REST only`);
     // an executable file would lose its bit, a symlink or submodule would become a file without saying so
-    if (mode !== undefined && mode !== '100644') reasons.push(`${path}: mode ${mode} is kept by REST only`);
+    else if (entry !== undefined && entry.mode !== '100644')
+      reasons.push(`${path}: mode ${entry.mode} is kept by REST only`);
   }
-  for (const path of plan.deletions) {
+  for (const path of [...replaced, ...plan.deletions]) {
     const mode = base.index.get(path)?.mode;
     if (mode !== '100644' && mode !== '100755') reasons.push(`${path}: deleting mode ${mode} by REST only`);
   }

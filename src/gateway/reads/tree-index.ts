@@ -79,12 +79,19 @@ export function indexAfterPush(
   expected: string,
 ): TreeIndex | null {
   const entries = new Map<string, TreeEntry>();
-  for (const entry of base.entries()) entries.set(entry.path, entry);
+  // a file written where a folder was replaces the folder: nothing below it stays
+  const files = new Set(written.map((f) => f.path));
+  const underFile = (path: string): boolean => {
+    for (let dir = parentOf(path); dir !== ''; dir = parentOf(dir)) if (files.has(dir)) return true;
+    return false;
+  };
+  for (const entry of base.entries()) if (!underFile(entry.path)) entries.set(entry.path, entry);
   const touched = new Set<string>(['']);
   for (const path of deletions) entries.delete(path);
   for (const file of written) entries.set(file.path, { ...file, type: 'blob' });
   for (const path of [...deletions, ...written.map((f) => f.path)])
-    for (let dir = parentOf(path); dir !== ''; dir = parentOf(dir)) touched.add(dir);
+    for (let dir = parentOf(path); dir !== ''; dir = parentOf(dir))
+      if (!files.has(dir) && !underFile(dir)) touched.add(dir);
   for (const dir of touched)
     if (dir !== '' && !entries.has(dir))
       entries.set(dir, { path: dir, mode: '040000', type: 'tree', sha: '' });
