@@ -61,16 +61,23 @@ describe('list_commits on a readable folder holding hidden files', () => {
     expect(first).toEqual([...visible].reverse().slice(0, 10));
     expect(first.filter((sha) => hiddenOnly.includes(sha))).toEqual([]);
     expect(cost.byRoute[COMMIT_FILES] ?? 0).toBe(0);
-    // GraphQL: the head and the first 12 commits changing src, each with its tree at src ten levels deep
-    // (one call); half of them change only hidden files, so a second call brings more. The head's tree (a
-    // cold gateway's index) is the one REST request.
-    expect(cost.byRoute).toEqual({ [GRAPHQL]: 2, 'GET /repos/{owner}/{repo}/git/trees/{sha}': 1 });
+    // First the head, its commit and its tree (a cold gateway's index) by REST: whether src holds anything
+    // readable is decided before its history is asked. Then GraphQL: the first 12 commits changing src,
+    // each with its tree at src ten levels deep (one call); half of them change only hidden files, so a
+    // second call brings more.
+    expect(cost.byRoute).toEqual({
+      [GRAPHQL]: 2,
+      'GET /repos/{owner}/{repo}/git/ref/{ref}': 1,
+      'GET /repos/{owner}/{repo}/git/commits/{sha}': 1,
+      'GET /repos/{owner}/{repo}/git/trees/{sha}': 1,
+    });
     expect(cost.graphqlPoints).toBe(2);
     h.fake.resetStats();
     const second = await listSrc(client, 2);
     expect(second).toEqual([...visible].reverse().slice(10, 20));
-    // the scan goes on from where page 1 stopped: one call
-    expect(h.fake.stats().byRoute).toEqual({ [GRAPHQL]: 1 });
+    // the head checked (unchanged: 304), and the scan goes on from where page 1 stopped: one call
+    expect(h.fake.stats().byRoute).toEqual({ [GRAPHQL]: 1, 'GET /repos/{owner}/{repo}/git/ref/{ref}': 1 });
+    expect(h.fake.stats().notModified).toBe(1);
   });
 
   it('gives the same answer by REST file lists when GraphQL is refused', async () => {

@@ -95,15 +95,6 @@ export class History {
     };
   }
 
-  /**
-   * The answer for a path with no readable history, at the cost of one: the listing's first page is
-   * asked for (as for a path that never existed) and nothing in it examined.
-   */
-  async asIfNoHistory(head: string, within: string): Promise<CommitPage> {
-    await this.listPage(head, within, 1);
-    return { commits: [], hasMore: false, incomplete: false };
-  }
-
   /** Every file the commit changed against its first parent (the root commit: against nothing). */
   async changes(
     commit: CommitInfo,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_SCAN, type CommitPage, type History } from '../reads/history.js';
+import { MAX_SCAN, type CommitPage } from '../reads/history.js';
 import type { Perimeter } from '../../policy/index.js';
 import type { RepoView } from '../reads/repo-view.js';
 import { commitSummarySchema, summarize } from './commit-schema.js';
@@ -31,15 +31,7 @@ export const listCommits = defineTool({
       raw === undefined || raw === ''
         ? undefined
         : requirePath(raw, ' (leave path out for the whole branch)');
-    const found =
-      (await listBelow(within, perPage, page, { perimeter, view, history })) ?? (await listByRest());
-    async function listByRest(): Promise<CommitPage> {
-      const head = await view.upstream.getBranchHead(view.branch);
-      return within !== undefined && (await hiddenAtHead(view, perimeter, head, within))
-        ? history.asIfNoHistory(head, within)
-        : history.list(perimeter, head, within, perPage, page);
-    }
-    return {
+    const answer = (found: CommitPage) => ({
       structured: {
         commits: found.commits.map(summarize),
         page,
@@ -47,43 +39,34 @@ export const listCommits = defineTool({
         has_more: found.hasMore,
         incomplete: found.incomplete,
       },
-    };
+    });
+    // Decided first, from the head alone: whatever comes after depends on it
+    const head = await view.upstream.getBranchHead(view.branch);
+    if (within !== undefined && !(await visibleAtHead(view, perimeter, head, within)))
+      return answer({ commits: [], hasMore: false, incomplete: false });
+    const found =
+      (within !== undefined && history.paths
+        ? await history.paths
+            .start(within, page * perPage + 1)
+            .then((scan) => scan && history.paths!.list(perimeter, scan, within, perPage, page, MAX_SCAN))
+        : null) ?? (await history.list(perimeter, head, within, perPage, page));
+    return answer(found);
   },
 });
 
 /**
- * Below a path, by batched GraphQL reads (History.paths): the head and the path's commits come in one call,
- * and a hidden path is answered "no commits" right after it, as a missing one is (the same call, nothing
- * examined). Null when GraphQL cannot serve it.
+ * Whether something readable is at or below `path` at the head. A path with nothing readable there answers
+ * "no commits" before any history is asked, whether it is hidden, gone or never was: asking would cost a
+ * hidden folder with history more than a missing path, and that difference alone would tell them apart.
+ * (Commits of readable files that are gone are still listed by list_commits without a path.)
  */
-async function listBelow(
-  within: string | undefined,
-  perPage: number,
-  page: number,
-  { perimeter, view, history }: { perimeter: Perimeter; view: RepoView; history: History },
-): Promise<CommitPage | null> {
-  if (within === undefined || !history.paths) return null;
-  const scan = await history.paths.start(within, page * perPage + 1);
-  if (!scan) return null;
-  if (await hiddenAtHead(view, perimeter, scan.head, within))
-    return { commits: [], hasMore: false, incomplete: false };
-  return history.paths.list(perimeter, scan, within, perPage, page, MAX_SCAN);
-}
-
-/**
- * A path that exists at the head with nothing readable at or below it. Its history is not looked into:
- * examining it costs a request per commit where a missing path costs none, and that difference alone
- * would tell a hidden directory from a missing one. (Readable files that were there once and are gone
- * are then not listed for it; list_commits without a path still lists their commits.)
- */
-async function hiddenAtHead(
+async function visibleAtHead(
   view: RepoView,
   perimeter: Perimeter,
   head: string,
   path: string,
 ): Promise<boolean> {
   const { index } = await view.snapshotAt(head);
-  if (index.get(path) === undefined) return false;
   const readable = index.readable(perimeter);
-  return !readable.files.has(path) && !readable.dirs.has(path);
+  return readable.files.has(path) || readable.dirs.has(path);
 }
