@@ -72,9 +72,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     history: new History(upstream, branch),
     pusher: new Pusher(view, filter),
     instructions:
-      options.instructionsRef === undefined
-        ? null
-        : new TrustedInstructions(upstream, options.instructionsRef),
+      options.instructionsRef === undefined ? null : new TrustedInstructions(view, options.instructionsRef),
     filter,
     log,
   };

@@ -80,6 +80,26 @@ describe('agent instruction files', () => {
     ]);
   });
 
+  it('lists in get_tree what get_file serves: the trusted SHA and size, no branch-only file', async () => {
+    type Tree = { entries: Array<{ path: string; sha?: string; size?: number }> };
+    const { entries } = await ok<Tree>(agent, 'get_tree', { recursive: true });
+    const paths = entries.map((e) => e.path);
+    expect(paths).not.toContain('.github/copilot-instructions.md');
+    // .github held only the planted file: nothing there to list
+    expect(paths).not.toContain('.github');
+    for (const path of ['CLAUDE.md', 'pkg/AGENTS.md', '.cursor/rules/style.mdc']) {
+      const served = await ok<{ sha: string; size: number }>(agent, 'get_file', { path });
+      expect(entries.find((e) => e.path === path)).toEqual(
+        expect.objectContaining({ sha: served.sha, size: served.size }),
+      );
+      expect(served.size).toBe(Buffer.byteLength(TRUSTED[path as keyof typeof TRUSTED]));
+    }
+    const planted = await call(agent, 'get_tree', { path: '.github' });
+    const missing = await call(agent, 'get_tree', { path: '.gitlab' });
+    expect(planted.isError).toBe(true);
+    expect(textOf(planted).replace('.github', 'X')).toBe(textOf(missing).replace('.gitlab', 'X'));
+  });
+
   it('serves the branch copies to a perimeter with instructions: branch', async () => {
     const optedOut = await h.connect('opted-out');
     expect((await ok<{ content: string }>(optedOut, 'get_file', { path: 'CLAUDE.md' })).content).toBe(

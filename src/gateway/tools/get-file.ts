@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { answerFile, fileAnswerSchema } from '../reads/file-answer.js';
+import { noteTrusted, readableTree } from '../reads/trusted-instructions.js';
 import { ToolError } from '../tool-answer.js';
 import { defineTool } from './definition.js';
 import { absent, requirePath } from './paths.js';
@@ -16,15 +17,8 @@ export const getFile = defineTool({
   async handler({ path: raw }, { perimeter, view, instructions, notes }) {
     notes.paths.push(raw);
     const path = requirePath(raw);
-    if (instructions?.applies(perimeter, path)) {
-      const trusted = perimeter.canRead(path).allowed ? await instructions.read(path) : null;
-      if (trusted === null) {
-        notes.reason = `agent instruction file, not at the trusted ref ${instructions.ref} or not readable`;
-        throw absent(path);
-      }
-      return { structured: trusted, text: trusted.content };
-    }
-    const { index } = await view.snapshot();
+    // instruction files as the trusted ref holds them: the same list get_tree and get_files read
+    const index = await readableTree(view, instructions, perimeter);
     const entry = index.get(path);
     const readable = index.readable(perimeter);
     if (entry?.type === 'tree' && readable.dirs.has(path)) {
@@ -32,15 +26,16 @@ export const getFile = defineTool({
     }
     if (!entry || entry.type === 'tree' || !readable.files.has(path)) {
       notes.refused = entry !== undefined;
-      notes.reason =
-        entry && entry.type !== 'tree'
+      notes.reason = instructions?.applies(perimeter, path)
+        ? `agent instruction file, not at the trusted ref ${instructions.ref} or not readable`
+        : entry && entry.type !== 'tree'
           ? `hidden: ${perimeter.canRead(path).rule}`
           : entry
             ? 'hidden directory'
             : 'no such file';
       throw absent(path);
     }
-    const file = await answerFile(view, entry);
+    const file = noteTrusted(await answerFile(view, entry), instructions, perimeter, path);
     return { structured: file, ...(file.content !== undefined ? { text: file.content } : {}) };
   },
 });

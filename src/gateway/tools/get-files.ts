@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { answerFile, fileAnswerSchema, type FileAnswer } from '../reads/file-answer.js';
 import { validatePath } from '../../policy/index.js';
+import { noteTrusted, readableTree } from '../reads/trusted-instructions.js';
 import { defineTool } from './definition.js';
 
 const MAX_PATHS = 100;
@@ -21,7 +22,8 @@ export const getFiles = defineTool({
   pathArguments: { paths: 'list' },
   async handler({ paths }, { perimeter, view, instructions, notes }) {
     notes.paths.push(...paths);
-    const { index } = await view.snapshot();
+    // instruction files as the trusted ref holds them: the same list get_tree and get_file read
+    const index = await readableTree(view, instructions, perimeter);
     const readable = index.readable(perimeter);
     const hidden: string[] = [];
     let budget = MAX_ANSWER_BYTES;
@@ -33,26 +35,16 @@ export const getFiles = defineTool({
         files.push({ path, error: `invalid path: ${check.reason}` });
         continue;
       }
-      let file: FileAnswer;
-      if (instructions?.applies(perimeter, path)) {
-        const trusted = perimeter.canRead(path).allowed ? await instructions.read(path) : null;
-        if (trusted === null) {
-          files.push({ path, error: 'not found' });
-          continue;
-        }
-        file = trusted;
-      } else {
-        if (entry?.type === 'tree' && readable.dirs.has(path)) {
-          files.push({ path, error: 'is a directory; use get_tree' });
-          continue;
-        }
-        if (!entry || entry.type === 'tree' || !readable.files.has(path)) {
-          if (entry && entry.type !== 'tree') hidden.push(path);
-          files.push({ path, error: 'not found' });
-          continue;
-        }
-        file = await answerFile(view, entry);
+      if (entry?.type === 'tree' && readable.dirs.has(path)) {
+        files.push({ path, error: 'is a directory; use get_tree' });
+        continue;
       }
+      if (!entry || entry.type === 'tree' || !readable.files.has(path)) {
+        if (entry && entry.type !== 'tree') hidden.push(path);
+        files.push({ path, error: 'not found' });
+        continue;
+      }
+      const file = noteTrusted(await answerFile(view, entry), instructions, perimeter, path);
       if (file.content !== undefined && file.content.length > budget) {
         const { content: _omitted, encoding: _none, ...rest } = file;
         files.push({

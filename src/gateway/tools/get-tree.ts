@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { TreeEntry } from '../../github/index.js';
 import type { ReadableView, TreeIndex } from '../reads/tree-index.js';
+import { readableTree } from '../reads/trusted-instructions.js';
 import { ToolError } from '../tool-answer.js';
 import { defineTool } from './definition.js';
 import { absent, requirePath } from './paths.js';
@@ -32,10 +33,11 @@ export const getTree = defineTool({
     truncated: z.boolean().describe(`true when more than ${MAX_ENTRIES} entries were found`),
   },
   pathArguments: { path: 'one' },
-  async handler({ path: raw, recursive }, { perimeter, view, notes }) {
+  async handler({ path: raw, recursive }, { perimeter, view, instructions, notes }) {
     if (raw !== undefined) notes.paths.push(raw);
     const dir = raw === undefined || raw === '' ? '' : requirePath(raw, ROOT_HINT);
-    const { index } = await view.snapshot();
+    // instruction files as the trusted ref holds them: the same list get_file and get_files read
+    const index = await readableTree(view, instructions, perimeter);
     const readable = index.readable(perimeter);
     if (dir !== '' && !readable.dirs.has(dir)) {
       if (readable.files.has(dir))
