@@ -57,6 +57,9 @@ export const AGENT_FILES: ReadonlyArray<{ entry: string; use: 'instructions' | '
       ['.github/prompts/**', 'instructions'],
       ['.github/chatmodes/**', 'instructions'],
       ['.github/agents/**', 'instructions'],
+      // skills: instructions (SKILL.md) with the scripts they tell the agent to run (Codex, Amp, Copilot)
+      ['.agents/skills/**', 'instructions'],
+      ['.github/skills/**', 'instructions'],
     ] as const
   ).map(([entry, use]) => Object.freeze({ entry, use })),
 );

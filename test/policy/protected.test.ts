@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PROTECTED_ENTRIES, protectedRule } from '../../src/policy/index.js';
+import { compilePerimeter, parseConfig, PROTECTED_ENTRIES, protectedRule } from '../../src/policy/index.js';
 
 describe('protectedRule', () => {
   describe.each([
@@ -54,6 +54,17 @@ describe('protectedRule', () => {
     ['.husky/pre-commit', '.husky/**'],
     ['.pre-commit-config.yaml', '.pre-commit-config.yaml'],
     ['.devcontainer/devcontainer.json', '.devcontainer/**'],
+    ['.agents/skills/deploy/SKILL.md', '.agents/skills/**'],
+    ['.agents/skills/deploy/run.sh', '.agents/skills/**'],
+    ['pkg/.Agents/Skills/x/SKILL.md', '.agents/skills/**'],
+    ['.agents/notes.md', null],
+    ['.github/skills/review/SKILL.md', '.github/**'],
+    ['.githooks/pre-commit', '.githooks/**'],
+    ['mise.toml', 'mise.toml'],
+    ['.mise.toml', '.mise.toml'],
+    ['tools/.tool-versions', '.tool-versions'],
+    ['.npmrc', '.npmrc'],
+    ['web/.NPMRC', '.npmrc'],
     ['package.json', null],
     ['yarn.lock', null],
     ['src/index.ts', null],
@@ -64,6 +75,22 @@ describe('protectedRule', () => {
   ])('when the path is %j', (path, rule) => {
     it(rule === null ? 'is not protected' : `is protected by ${rule}`, () => {
       expect(protectedRule(path)).toBe(rule);
+    });
+  });
+
+  describe('when a perimeter may write everything', () => {
+    const perimeter = compilePerimeter(
+      parseConfig('version: 1\nperimeters:\n  all:\n    read: ["**"]\n    write: ["**"]\n').perimeters[0]!,
+    );
+    it.each([
+      '.agents/skills/deploy/SKILL.md',
+      '.github/skills/review/scripts/x.py',
+      '.githooks/pre-push',
+      'mise.toml',
+      '.tool-versions',
+      '.npmrc',
+    ])('still may not write %s', (path) => {
+      expect(perimeter.canWrite(path).allowed).toBe(false);
     });
   });
 
