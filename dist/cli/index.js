@@ -61366,6 +61366,9 @@ const AGENT_FILES = Object.freeze([
     ['.github/prompts/**', 'instructions'],
     ['.github/chatmodes/**', 'instructions'],
     ['.github/agents/**', 'instructions'],
+    // skills: instructions (SKILL.md) with the scripts they tell the agent to run (Codex, Amp, Copilot)
+    ['.agents/skills/**', 'instructions'],
+    ['.github/skills/**', 'instructions'],
 ].map(([entry, use]) => Object.freeze({ entry, use })));
 
 ;// CONCATENATED MODULE: ./src/policy/protected.ts
@@ -61386,15 +61389,20 @@ const BUILT_IN_FAMILIES = Object.freeze({
             !(entry.endsWith('/**') && AGENT_ENTRIES.includes(entry.slice(0, -3)))),
     },
     hooks: {
-        why: 'run code on the machine of whoever next commits, opens or enters the repository (git hooks, direnv, editor tasks, dev containers), outside any review of the code',
+        why: 'run code on the machine of whoever next commits, opens, enters or installs the repository (git hooks, direnv, mise and asdf tool versions, npm settings such as the registry, editor tasks, dev containers), outside any review of the code',
         entries: [
             '.husky/**',
+            '.githooks/**',
             '.pre-commit-config.yaml',
             '.pre-commit-hooks.yaml',
             'lefthook.yml',
             '.lefthook.yml',
             'lefthook-local.yml',
             '.envrc',
+            'mise.toml',
+            '.mise.toml',
+            '.tool-versions',
+            '.npmrc',
             '.vscode/settings.json',
             '.vscode/tasks.json',
             '.vscode/launch.json',
@@ -62442,7 +62450,7 @@ function instructionFileRule(path) {
  * 1. the perimeters named (all of perimeters.yml's when none are named, in file order);
  * 2. a name the file does not define is an error, and so is an empty selection;
  * 3. a selected perimeter that may not be bound to the branch (its `branches`) is an error, never skipped.
- * The action then applies the `trust` rule to the trigger (src/action/agent-job/trust-gate.ts).
+ * The action then applies the `trust` rule to the trigger (src/action/trust-gate.ts).
  */
 function selectPerimeters(config, names, branch) {
     const defined = config.perimeters.map((p) => p.name);
@@ -62951,12 +62959,20 @@ function makeScrubber(secrets) {
 ;// CONCATENATED MODULE: ./src/github/octokit/errors.ts
 
 const MAX_UPSTREAM_MESSAGE = 200;
-/** GitHub's own short error message, vetted: one line, no control characters, bounded, scrubbed. */
+/**
+ * GitHub's own short error message, with the messages of its validation errors (`errors[].message`, where
+ * a 422 says what failed), vetted: one line, no control characters, bounded, scrubbed.
+ * https://docs.github.com/rest/using-the-rest-api/troubleshooting-the-rest-api#validation-failed
+ */
 function upstreamMessage(error, scrub) {
-    const data = error.response?.data;
-    const raw = data && typeof data === 'object' && typeof data.message === 'string'
-        ? data.message
-        : '';
+    const data = (error.response?.data ?? {});
+    const message = typeof data.message === 'string' ? data.message : '';
+    const details = Array.isArray(data.errors)
+        ? data.errors
+            .map((item) => item?.message)
+            .filter((text) => typeof text === 'string' && text !== '')
+        : [];
+    const raw = details.length > 0 ? `${message} (${details.join('; ')})` : message;
     // eslint-disable-next-line no-control-regex
     const clean = scrub(raw.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim());
     return clean.length > MAX_UPSTREAM_MESSAGE ? `${clean.slice(0, MAX_UPSTREAM_MESSAGE)}…` : clean;
@@ -80275,14 +80291,14 @@ const ZERO_SHA = '0000000000000000000000000000000000000000';
  * commit some ref held at the start. Pushes made with GITHUB_TOKEN start no workflow runs:
  * https://docs.github.com/actions/security-for-github-actions/security-guides/automatic-token-authentication#using-the-github_token-in-a-workflow
  */
-const MARKER_PREFIX = 'perimeter-marker/';
+const ref_accounting_MARKER_PREFIX = 'perimeter-marker/';
 /**
  * Whether a ref is an end marker (this job's or a concurrent one's) that carried nothing new: under the
  * marker prefix, and every commit it held is one some ref held at the start. Anything else under that name
  * is judged like any other branch.
  */
 function isInertMarker(ref, held, start) {
-    if (!ref.startsWith(`refs/heads/${MARKER_PREFIX}`))
+    if (!ref.startsWith(`refs/heads/${ref_accounting_MARKER_PREFIX}`))
         return false;
     const known = new Set([ZERO_SHA, ...Object.values(start)]);
     for (const sha of held)
@@ -80301,7 +80317,7 @@ const ref_accounting_short = (sha) => (sha === ZERO_SHA ? 'nothing' : sha.slice(
  * between the snapshots without such a chain, or whose chain breaks, is unaccounted: the list is behind or
  * incomplete, and nothing proves what happened to it. Only `refs/heads/*`: GitHub records nothing else.
  */
-function accountForBranches(activity, start, end) {
+function ref_accounting_accountForBranches(activity, start, end) {
     const byRef = new Map();
     for (const item of [...activity].reverse()) {
         const list = byRef.get(item.ref) ?? [];
@@ -80346,6 +80362,26 @@ function chainOf(items, from, to) {
         return `the activity list does not show it arriving at ${ref_accounting_short(to)} (it may not have caught up yet)`;
     }
     return items.slice(first, lastArrival + 1);
+}
+/**
+ * The refs as they were when the window opened, from the end snapshot and GitHub's record of every branch
+ * move since (newest first, as GitHub lists it): a branch that moved starts where its oldest move in the
+ * window left from, absent when that move created it; every other ref starts where it ends. GitHub records
+ * no moves of refs outside refs/heads, so those start where they end: a tag the job made looks as old as the
+ * window (SECURITY.md). A verify job learns the start so, from GitHub alone, never from the agent's job.
+ */
+function ref_accounting_startFromActivity(activity, end) {
+    const start = { ...end };
+    // newest first: the last one met for a ref is its oldest move in the window
+    for (const item of activity) {
+        if (!item.ref.startsWith('refs/heads/'))
+            continue;
+        if (item.before === ZERO_SHA)
+            delete start[item.ref];
+        else
+            start[item.ref] = item.before;
+    }
+    return Object.fromEntries(Object.entries(start).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 ;// CONCATENATED MODULE: ./src/verify/gathering/others.ts
@@ -80506,17 +80542,31 @@ function boundBranchMoves(facts) {
     }
     return violations;
 }
+/** Forged statuses on one commit named one by one; more are named together (an agent may post a thousand). */
+const FORGED_NAMED_ONE_BY_ONE = 3;
 /**
  * A status on the receipt's context posted during the job that Perimeter did not post: someone with the job's
  * access (the agent, with the token it read from the gateway) posted a receipt of its own.
  */
 function forgedReceipts(foreign) {
-    return foreign
-        .filter((f) => f.inWindow)
-        .map(({ sha, status }) => ({
-        kind: 'forged-receipt',
-        message: `forged receipt: a "${status.state}" status on "${status.context}" of ${judge_short(sha)} (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}) was posted during the job, not by Perimeter`,
-    }));
+    const bySha = new Map();
+    for (const found of foreign.filter((f) => f.inWindow))
+        bySha.set(found.sha, [...(bySha.get(found.sha) ?? []), found]);
+    return [...bySha].flatMap(([sha, found]) => {
+        const describe = ({ status }) => `a "${status.state}" status on "${status.context}" of ${judge_short(sha)} (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt})`;
+        if (found.length <= FORGED_NAMED_ONE_BY_ONE)
+            return found.map((f) => ({
+                kind: 'forged-receipt',
+                message: `forged receipt: ${describe(f)} was posted during the job, not by Perimeter`,
+            }));
+        const states = [...new Set(found.map((f) => f.status.state))].join(', ');
+        return [
+            {
+                kind: 'forged-receipt',
+                message: `forged receipt: ${found.length} statuses (${states}) on "${found[0].status.context}" of ${judge_short(sha)} were posted during the job, not by Perimeter; the newest: ${describe(found[0])}`,
+            },
+        ];
+    });
 }
 /** A check run named like the receipt, not Perimeter's: the agent's token can create one as github-actions. */
 function forgedCheckRuns(foreign) {
@@ -80638,7 +80688,9 @@ function judge(facts) {
     for (const { sha, status } of (facts.foreignStatuses ?? []).filter((f) => !f.inWindow))
         notes.push(`a "${status.state}" status on "${status.context}" of ${judge_short(sha)} was posted after the job ended (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}): not the job's, and not this receipt`);
     const state = violations.length > 0 ? 'failure' : unchecked.length > 0 ? 'error' : 'success';
+    const pushes = [...(facts.branchMoves?.values() ?? [])].flatMap((history) => history.moves);
     return {
+        receiptOn: receiptCommits(state, facts, violations, pushes),
         state,
         branch: facts.branch,
         startHead: facts.startHead,
@@ -80648,13 +80700,33 @@ function judge(facts) {
         violations,
         refChanges,
         commits,
-        pushes: [...(facts.branchMoves?.values() ?? [])].flatMap((history) => history.moves),
+        pushes,
         others,
         identity: facts.identity,
         perPerimeter: facts.ledger?.perPerimeter ?? {},
         unchecked,
         notes,
     };
+}
+/**
+ * Where the receipt goes: the bound branch's head; and, unless it is a success, every commit a ref the
+ * verdict names held during the job (a branch created, forced back or deleted keeps no head a reviewer
+ * could otherwise see judged) and every commit a forged receipt was found on, so a `failure` outranks it.
+ */
+function receiptCommits(state, facts, violations, pushes) {
+    const head = facts.endHead ?? facts.startHead;
+    if (state === 'success')
+        return head === null ? [] : [head];
+    const named = new Set(violations.map((v) => v.ref).filter((ref) => ref !== undefined));
+    const held = [
+        ...pushes.filter((move) => named.has(move.ref)).flatMap((move) => [move.after, move.before]),
+        ...facts.refChanges.filter((change) => named.has(change.ref)).map((change) => change.after),
+    ];
+    const forged = [
+        ...(facts.foreignStatuses ?? []).filter((found) => found.inWindow).map((found) => found.sha),
+        ...(facts.foreignCheckRuns ?? []).map((found) => found.sha),
+    ];
+    return [...new Set([head, ...held, ...forged].filter((sha) => !!sha && sha !== ZERO_SHA))];
 }
 
 ;// CONCATENATED MODULE: ./src/verify/judging/commit-judge.ts
@@ -81301,14 +81373,14 @@ async function accountForWindow(input, facts, endedAt) {
     // GitHub records the token of the job's own end marker, created right after its end snapshot.
     const marker = [...items]
         .reverse()
-        .find((item) => item.ref.startsWith(`refs/heads/${MARKER_PREFIX}`) &&
+        .find((item) => item.ref.startsWith(`refs/heads/${ref_accounting_MARKER_PREFIX}`) &&
         item.before === ZERO_SHA &&
         at(item.timestamp) >= at(endedAt) - WINDOW_MARGIN_MS);
     facts.identity = marker?.actor ?? null;
     if (!marker)
         facts.notes.push("the job's end marker is not in GitHub's activity list: every move in the window counts as the job's");
     for (const [ref, moves] of byRef(inWindow)) {
-        if (ref.startsWith(`refs/heads/${MARKER_PREFIX}`))
+        if (ref.startsWith(`refs/heads/${ref_accounting_MARKER_PREFIX}`))
             continue;
         const last = moves.at(-1);
         const end = input.end[ref] ?? ZERO_SHA;
@@ -81319,7 +81391,7 @@ async function accountForWindow(input, facts, endedAt) {
         if (at(first.timestamp) > opened && first.before !== start)
             facts.unchecked.push(`${ref}: the record says it started at ${window_short(start)}, GitHub's activity list shows it moving from ${window_short(first.before)} in the window`);
     }
-    const account = accountForBranches(inWindow, input.start, input.end);
+    const account = ref_accounting_accountForBranches(inWindow, input.start, input.end);
     facts.branchMoves = account.branches;
     for (const problem of account.unaccounted)
         facts.unchecked.push(`what happened to ${problem}`);
@@ -81353,76 +81425,122 @@ const activity_reason = (error) => (error instanceof Error ? error.message : Str
 async function accountForMoves(input, facts) {
     if (input.endedAt !== undefined)
         return accountForWindow(input, facts, input.endedAt);
+    if (input.activity !== undefined)
+        return activity_settle(input.activity, input, facts);
     const marker = await placeMarker(input, facts);
     if (marker === null)
         return;
     try {
-        const attempts = input.activityAttempts ?? ACTIVITY_ATTEMPTS;
-        for (let attempt = 1;; attempt++) {
-            let window;
-            try {
-                window = await input.upstream.listActivity({ since: input.startedAt });
-            }
-            catch (error) {
-                facts.unchecked.push(`GitHub's activity list, the record of every branch move: ${activity_reason(error)}`);
-                return;
-            }
-            if (!window.complete) {
-                facts.unchecked.push(`GitHub's activity list: more than ${window.items.length} branch moves since the job started, so the window was not read to its start`);
-                return;
-            }
-            const at = window.items.findIndex((item) => item.ref === marker.ref && item.before === ZERO_SHA);
-            const account = at < 0 ? null : accountForBranches(window.items.slice(at + 1), input.start, input.end);
-            if ((account !== null && account.unaccounted.length === 0) || attempt >= attempts) {
-                if (account === null) {
-                    facts.unchecked.push("GitHub's activity list has not caught up with the end of the job (the end marker is not in it yet), so moves in between may be missing");
-                    return;
-                }
-                facts.branchMoves = account.branches;
-                // GitHub records this job's token as the marker's creator: that is who "this job" is, unless the
-                // verification runs elsewhere and knows the job's identity from GitHub's record of its pending status.
-                facts.identity = input.identity !== undefined ? input.identity : (window.items[at]?.actor ?? null);
-                for (const problem of account.unaccounted)
-                    facts.unchecked.push(`what happened to ${problem}`);
-                if (input.startTaken)
-                    checkStart(window.items.slice(at + 1), account.branches, input.startTaken, facts);
-                return;
-            }
-            await (0,external_node_timers_promises_namespaceObject.setTimeout)((input.activityRetryMs ?? ACTIVITY_RETRY_MS) * attempt);
-        }
+        const read = await readToMarker(input.upstream, marker.ref, {
+            since: input.startedAt,
+            attempts: input.activityAttempts,
+            retryMs: input.activityRetryMs,
+            accounted: (items) => ref_accounting_accountForBranches(items, input.start, input.end).unaccounted.length === 0,
+        });
+        if ('problem' in read)
+            facts.unchecked.push(read.problem);
+        else
+            activity_settle(read, input, facts);
     }
     finally {
-        await input.upstream.deleteBranch(marker.branch).catch((error) => {
-            facts.notes.push(`the end marker ${marker.branch} could not be deleted: ${activity_reason(error)}`);
-        });
+        await deleteMarker(input.upstream, marker.branch, facts.notes);
     }
 }
+/** The moves of the activity list read to the end marker, accounted for from the start to the end snapshot. */
+function activity_settle(read, input, facts) {
+    const account = ref_accounting_accountForBranches(read.items, input.start, input.end);
+    facts.branchMoves = account.branches;
+    // GitHub records this job's token as the marker's creator: that is who "this job" is, unless the
+    // verification runs elsewhere and knows the job's identity from its own inputs.
+    facts.identity = input.identity !== undefined ? input.identity : read.markerActor;
+    facts.notes.push(...(read.notes ?? []));
+    for (const problem of account.unaccounted)
+        facts.unchecked.push(`what happened to ${problem}`);
+}
 /**
- * A start snapshot that came from elsewhere (a verify job's handoff) must agree with GitHub: every branch move
- * recorded after the snapshot was surely taken, and while the job ran, is one the account holds. A snapshot
- * that already shows a later move (a branch the job created, claimed as there from the start) hides it.
+ * For a verification that learns the start from GitHub (a verify job): the activity list read back to
+ * `since` and on to an end marker of its own, placed after the end snapshot at a commit some branch held
+ * when the window opened. Answers why it could not be read instead, for an `error` receipt.
  */
-function checkStart(items, branches, taken, facts) {
-    // `before` is a time GitHub gives in whole seconds: the snapshot may be up to a second later than it says,
-    // so only a move a whole second after it is surely after the snapshot
-    const after = Date.parse(taken.before) + 1_000;
-    const until = Date.parse(taken.jobEnded);
-    for (const item of items) {
-        const at = Date.parse(item.timestamp);
-        if (!item.ref.startsWith('refs/heads/') || item.ref.startsWith(`refs/heads/${MARKER_PREFIX}`))
-            continue;
-        if (!(at >= after && at <= until))
-            continue;
-        if (branches.get(item.ref)?.moves.includes(item))
-            continue;
-        facts.unchecked.push(`what happened to ${item.ref}: GitHub records a move at ${item.timestamp} (${item.before.slice(0, 7)} → ${item.after.slice(0, 7)}, by ${item.actor ?? 'unknown'}), after the start snapshot was taken, that the start snapshot already shows: the handed-over start does not agree with GitHub`);
+async function readJobActivity(upstream, options) {
+    let first;
+    try {
+        first = await upstream.listActivity({ since: options.since });
     }
+    catch (error) {
+        return { problem: `GitHub's activity list, the record of every branch move: ${activity_reason(error)}` };
+    }
+    if (!first.complete)
+        return { problem: tooMany(first) };
+    const sha = markerCommit(startFromActivity(first.items, options.end), options.end);
+    if (sha === null)
+        return { problem: 'the end marker: the repository has no branch to place it on' };
+    const branch = `${MARKER_PREFIX}${randomUUID()}`;
+    try {
+        await upstream.createBranch(branch, sha);
+    }
+    catch (error) {
+        return {
+            problem: `whether GitHub's activity list has caught up with the end of the job: the end marker could not be created (${activity_reason(error)})`,
+        };
+    }
+    const read = await readToMarker(upstream, `refs/heads/${branch}`, {
+        ...options,
+        accounted: (items) => {
+            const start = startFromActivity(items, options.end);
+            return accountForBranches(items, start, options.end).unaccounted.length === 0;
+        },
+    });
+    const notes = [];
+    await deleteMarker(upstream, branch, notes);
+    return 'problem' in read ? read : { ...read, notes };
+}
+/** A commit a branch held when the window opened and still holds: inert for every other job's verification. */
+function markerCommit(start, end) {
+    const branches = Object.keys(start).filter((ref) => ref.startsWith('refs/heads/'));
+    const still = branches.find((ref) => start[ref] === end[ref]) ?? branches[0];
+    return still === undefined ? null : start[still];
+}
+/**
+ * The activity list read until the marker's creation is in it and the moves before it account for every
+ * branch: GitHub records ref updates in the order they land, so every move before the end snapshot is in the
+ * list by then. A list that is behind is read again a few times.
+ */
+async function readToMarker(upstream, markerRef, options) {
+    const attempts = options.attempts ?? ACTIVITY_ATTEMPTS;
+    for (let attempt = 1;; attempt++) {
+        let window;
+        try {
+            window = await upstream.listActivity({ since: options.since });
+        }
+        catch (error) {
+            return { problem: `GitHub's activity list, the record of every branch move: ${activity_reason(error)}` };
+        }
+        if (!window.complete)
+            return { problem: tooMany(window) };
+        const at = window.items.findIndex((item) => item.ref === markerRef && item.before === ZERO_SHA);
+        const items = at < 0 ? null : window.items.slice(at + 1);
+        if ((items !== null && options.accounted(items)) || attempt >= attempts) {
+            if (items === null)
+                return {
+                    problem: "GitHub's activity list has not caught up with the end of the job (the end marker is not in it yet), so moves in between may be missing",
+                };
+            return { items, markerActor: window.items[at]?.actor ?? null };
+        }
+        await (0,external_node_timers_promises_namespaceObject.setTimeout)((options.retryMs ?? ACTIVITY_RETRY_MS) * attempt);
+    }
+}
+const tooMany = (window) => `GitHub's activity list: more than ${window.items.length} branch moves since the job started, so the window was not read to its start`;
+async function deleteMarker(upstream, branch, notes) {
+    await upstream.deleteBranch(branch).catch((error) => {
+        notes.push(`the end marker ${branch} could not be deleted: ${activity_reason(error)}`);
+    });
 }
 /** The verification's own branch, created after the end snapshot; null (and unchecked) when GitHub refuses it. */
 async function placeMarker(input, facts) {
     // A commit some ref held at the start: a marker carries nothing new, so other jobs may ignore it (judge.ts).
     const sha = facts.startHead ?? Object.values(input.start)[0];
-    const branch = `${MARKER_PREFIX}${(0,external_node_crypto_.randomUUID)()}`;
+    const branch = `${ref_accounting_MARKER_PREFIX}${(0,external_node_crypto_.randomUUID)()}`;
     try {
         if (sha === undefined)
             throw new Error('the repository has no ref to place it on');
@@ -81456,43 +81574,53 @@ const ACTIVITY_RETRY_MS = 1_500;
 /** commits whose statuses are read, one request each; more is unchecked */
 const MAX_STATUS_COMMITS = 100;
 /**
+ * GitHub keeps at most 1,000 statuses per commit and context and refuses the next: "This SHA and context has
+ * reached the maximum number of statuses." (https://docs.github.com/rest/commits/statuses#create-a-commit-status)
+ */
+const MAX_STATUSES_PER_CONTEXT = 1_000;
+/**
  * Every status on the receipt's context, on the given commits, posted since the window opened and not by
- * Perimeter. GitHub lists statuses per commit only, so the commits are the ones a reviewer sees: the bound
- * branch's heads during the job and its new commits. Throws when a list cannot be read.
+ * Perimeter; and the commits whose context is full, where no receipt can land as a status. GitHub lists
+ * statuses per commit only, so the commits are the ones a reviewer sees. Throws when a list cannot be read.
  */
 async function findForeignStatuses(upstream, shas, window) {
     const since = Date.parse(window.since);
     const until = Date.parse(window.until);
     const known = new Set(window.known);
-    const found = [];
+    const foreign = [];
+    const full = [];
     for (const sha of [...new Set(shas)]) {
-        for (const status of await upstream.listStatuses(sha)) {
-            if (status.context !== window.context || known.has(status.id))
+        const statuses = (await upstream.listStatuses(sha)).filter((status) => status.context === window.context);
+        if (statuses.length >= MAX_STATUSES_PER_CONTEXT)
+            full.push(sha);
+        for (const status of statuses) {
+            if (known.has(status.id))
                 continue;
             const at = Date.parse(status.createdAt);
             // A time that does not parse is inside the window: strict.
             if (at < since)
                 continue;
-            found.push({ sha, status, inWindow: !(at > until) });
+            foreign.push({ sha, status, inWindow: !(at > until) });
         }
     }
-    return found;
+    return { foreign, full };
 }
 /**
- * Every check run named like the receipt on the given commits that claims to have started since the window
- * opened (Perimeter creates its own after this look). Its creator sets started_at, so a claim of a later time
- * proves nothing and is forged too; one without a time that parses is forged (strict). A run that claims an
- * earlier time is taken as an earlier job's receipt: SECURITY.md says what that leaves. Throws when a list
- * cannot be read.
+ * Every check run named like the receipt on the given commits that Perimeter did not create and that may be
+ * the job's: on a commit made during the job (`fresh`), any; on an older one, any that claims to have started
+ * or completed since the window opened, or claims no time that parses. Its creator sets both times, so a
+ * claim proves nothing either way; a run that claims to have started and completed before the job is taken
+ * as an earlier job's receipt, and a newer receipt outranks it. Throws when a list cannot be read.
  */
-async function findForeignCheckRuns(upstream, shas, window) {
+async function findForeignCheckRuns(upstream, shas, window, fresh = new Set()) {
     const since = Date.parse(window.since);
+    const before = (time) => Date.parse(time ?? '') < since;
     const found = [];
     for (const sha of [...new Set(shas)]) {
         for (const run of await upstream.listCheckRuns(sha, window.context)) {
             if (run.name !== window.context || window.knownCheckRuns?.includes(run.id))
                 continue;
-            if (Date.parse(run.startedAt ?? '') < since)
+            if (!fresh.has(sha) && before(run.startedAt) && before(run.completedAt))
                 continue;
             found.push({ sha, run });
         }
@@ -81501,6 +81629,7 @@ async function findForeignCheckRuns(upstream, shas, window) {
 }
 
 ;// CONCATENATED MODULE: ./src/verify/verify-job.ts
+
 
 
 
@@ -81592,17 +81721,31 @@ async function verifyJob(input) {
     return judge(facts);
 }
 /**
- * The statuses on the receipt's context on every commit the bound branch showed during the job: its heads
- * (start, end, each one it held) and its new commits. One the verification did not expect is forged.
+ * The statuses on the receipt's context on every commit a reviewer may look at after the job: every head any
+ * branch held during the job (the bound branch's and each branch created, moved, forced back or deleted),
+ * the end of every other ref that changed, and the bound branch's new commits. One the verification did not
+ * expect is forged. Check runs too, when the receipt is one: on a commit made during the job any of the
+ * receipt's name is forged, whatever times its creator claims.
  */
 async function lookForForgedReceipts(input, window, facts) {
-    const moves = facts.branchMoves?.get(`refs/heads/${input.branch}`)?.moves ?? [];
+    // not the refs others moved or the owner named in ignore-refs: another job's receipt there is not forged
+    const ignored = compileGlobList(input.ignoreRefs ?? []);
+    const moves = [...(facts.branchMoves?.values() ?? [])]
+        .filter((history) => history.ref === `refs/heads/${input.branch}` ||
+        (!history.ref.startsWith(`refs/heads/${ref_accounting_MARKER_PREFIX}`) &&
+            !movedByOthersOnly(history.moves, facts.identity) &&
+            ignored.find(history.ref) === null))
+        .flatMap((history) => history.moves);
+    const newCommits = facts.newCommits?.shas ?? [];
     const shas = [
         ...new Set([
             facts.startHead,
             facts.endHead,
-            ...moves.map((m) => m.after),
-            ...(facts.newCommits?.shas ?? []),
+            ...moves.flatMap((m) => [m.before, m.after]),
+            ...facts.refChanges
+                .filter((change) => ignored.find(change.ref) === null)
+                .map((change) => change.after),
+            ...newCommits,
         ].filter((sha) => sha !== null && sha !== ZERO_SHA)),
     ];
     if (facts.newCommits === null || !facts.newCommits.complete)
@@ -81612,15 +81755,21 @@ async function lookForForgedReceipts(input, window, facts) {
         return;
     }
     try {
-        facts.foreignStatuses = await findForeignStatuses(input.upstream, shas, window);
+        const found = await findForeignStatuses(input.upstream, shas, window);
+        facts.foreignStatuses = found.foreign;
+        for (const sha of found.full)
+            facts.unchecked.push(`a receipt on ${sha.slice(0, 7)}: its context "${window.context}" holds GitHub's most statuses a commit and context may have (${MAX_STATUSES_PER_CONTEXT}), so no status can be posted there; the check run carries this receipt`);
     }
     catch (error) {
         facts.unchecked.push(`the statuses on "${window.context}" during the job: ${verify_job_reason(error)}`);
     }
     if (!window.checkRuns)
         return;
+    // made during the job: not held by any ref at its start
+    const held = new Set(Object.values(input.start));
+    const fresh = new Set([...newCommits, ...shas.filter((sha) => !held.has(sha))]);
     try {
-        facts.foreignCheckRuns = await findForeignCheckRuns(input.upstream, shas, window);
+        facts.foreignCheckRuns = await findForeignCheckRuns(input.upstream, shas, window, fresh);
     }
     catch (error) {
         facts.unchecked.push(`the check runs named "${window.context}" during the job: ${verify_job_reason(error)}`);
@@ -81937,6 +82086,8 @@ function verdictOf(input, found) {
 }
 
 ;// CONCATENATED MODULE: ./src/verify/index.ts
+
+
 
 
 
@@ -90622,6 +90773,192 @@ function tooLarge(entry, size) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/gateway/reads/tree-index.ts
+
+/** A whole tree, every entry by its full path, and what one perimeter may see of it. */
+class TreeIndex {
+    sha;
+    byPath = new Map();
+    byDir = new Map();
+    visible = new Map();
+    constructor(sha, entries) {
+        this.sha = sha;
+        for (const entry of entries) {
+            this.byPath.set(entry.path, entry);
+            const dir = tree_index_parentOf(entry.path);
+            const list = this.byDir.get(dir);
+            if (list)
+                list.push(entry);
+            else
+                this.byDir.set(dir, [entry]);
+        }
+    }
+    get(path) {
+        return this.byPath.get(path);
+    }
+    /** Direct children of a directory ('' is the root). */
+    children(dir) {
+        return this.byDir.get(dir) ?? [];
+    }
+    entries() {
+        return this.byPath.values();
+    }
+    /** The files this perimeter can read, and every directory holding at least one of them. */
+    readable(perimeter) {
+        let view = this.visible.get(perimeter.name);
+        if (!view) {
+            view = { files: new Set(), dirs: new Set(['']) };
+            for (const entry of this.byPath.values()) {
+                if (entry.type === 'tree' || !perimeter.canRead(entry.path).allowed)
+                    continue;
+                view.files.add(entry.path);
+                for (let dir = tree_index_parentOf(entry.path); !view.dirs.has(dir); dir = tree_index_parentOf(dir))
+                    view.dirs.add(dir);
+            }
+            this.visible.set(perimeter.name, view);
+        }
+        return view;
+    }
+}
+function tree_index_parentOf(path) {
+    const slash = path.lastIndexOf('/');
+    return slash < 0 ? '' : path.slice(0, slash);
+}
+/**
+ * The index of `base` with a push's writes and deletions applied, built locally: the tree SHAs of every
+ * directory on a changed path are recomputed, and the result is used only when the root's equals the
+ * tree GitHub made (`expected`); otherwise null (list it instead).
+ */
+function indexAfterPush(base, written, deletions, expected) {
+    const entries = new Map();
+    // a file written where a folder was replaces the folder: nothing below it stays
+    const files = new Set(written.map((f) => f.path));
+    const underFile = (path) => {
+        for (let dir = tree_index_parentOf(path); dir !== ''; dir = tree_index_parentOf(dir))
+            if (files.has(dir))
+                return true;
+        return false;
+    };
+    for (const entry of base.entries())
+        if (!underFile(entry.path))
+            entries.set(entry.path, entry);
+    const touched = new Set(['']);
+    for (const path of deletions)
+        entries.delete(path);
+    for (const file of written)
+        entries.set(file.path, { ...file, type: 'blob' });
+    for (const path of [...deletions, ...written.map((f) => f.path)])
+        for (let dir = tree_index_parentOf(path); dir !== ''; dir = tree_index_parentOf(dir))
+            if (!files.has(dir) && !underFile(dir))
+                touched.add(dir);
+    for (const dir of touched)
+        if (dir !== '' && !entries.has(dir))
+            entries.set(dir, { path: dir, mode: '040000', type: 'tree', sha: '' });
+    const kids = new Map();
+    for (const entry of entries.values()) {
+        const dir = tree_index_parentOf(entry.path);
+        const names = kids.get(dir) ?? new Map();
+        kids.set(dir, names);
+        names.set(entry.path.slice(dir === '' ? 0 : dir.length + 1), entry);
+    }
+    const depth = (path) => path.split('/').length;
+    for (const dir of [...touched].filter((d) => d !== '').sort((a, b) => depth(b) - depth(a))) {
+        const names = kids.get(dir);
+        const parent = kids.get(tree_index_parentOf(dir));
+        const name = dir.slice(dir.lastIndexOf('/') + 1);
+        if (!names || names.size === 0) {
+            entries.delete(dir);
+            parent.delete(name);
+            continue;
+        }
+        const entry = { path: dir, mode: '040000', type: 'tree', sha: treeSha(names) };
+        entries.set(dir, entry);
+        parent.set(name, entry);
+    }
+    if (treeSha(kids.get('') ?? new Map()) !== expected)
+        return null;
+    return new TreeIndex(expected, [...entries.values()]);
+}
+
+;// CONCATENATED MODULE: ./src/gateway/reads/trusted-instructions.ts
+
+
+/** What get_file says of an instruction file it served from the trusted ref. */
+function trustedNote(ref) {
+    return `agent instruction file: served from the trusted ref ${JSON.stringify(ref)}, not the bound branch`;
+}
+/**
+ * Agent instruction files (AGENTS.md, CLAUDE.md, .cursor/rules/...) as the trusted config ref holds
+ * them: whoever could push to the bound branch before the job must not steer the agent through them.
+ * Every read tool sees the same list: the branch's tree with its instruction files taken out and the
+ * trusted ref's put in (`overlay`), so get_tree lists what get_file serves, with the same SHA and size.
+ * The trusted ref is read once, at first use, and held for the gateway's life. A perimeter with
+ * `instructions: branch` reads the branch's copies like any other file.
+ */
+class TrustedInstructions {
+    view;
+    ref;
+    trusted = null;
+    last = null;
+    constructor(view, 
+    /** the ref perimeters.yml was read from */
+    ref) {
+        this.view = view;
+        this.ref = ref;
+    }
+    /** Whether `path` is answered from the trusted ref for this perimeter. */
+    applies(perimeter, path) {
+        return perimeter.spec.instructions !== 'branch' && instructionFileRule(path) !== null;
+    }
+    /** The tree this perimeter reads: `branch` with the instruction files of the trusted ref in place of its own. */
+    async overlay(perimeter, branch) {
+        if (perimeter.spec.instructions === 'branch')
+            return branch;
+        const trusted = await this.instructionFiles();
+        const key = branch.sha;
+        if (this.last?.key === key)
+            return this.last.index;
+        const entries = new Map();
+        for (const entry of branch.entries())
+            if (entry.type === 'tree' || instructionFileRule(entry.path) === null)
+                entries.set(entry.path, entry);
+        for (const entry of trusted) {
+            entries.set(entry.path, entry);
+            for (let dir = tree_index_parentOf(entry.path); dir !== '' && !entries.has(dir); dir = tree_index_parentOf(dir))
+                entries.set(dir, { path: dir, mode: '040000', type: 'tree', sha: '' });
+        }
+        // the SHA names the branch's tree for the caches that key on it; what is in it differs by design
+        const index = new TreeIndex(branch.sha, [...entries.values()]);
+        this.last = { key, index };
+        return index;
+    }
+    instructionFiles() {
+        if (!this.trusted) {
+            this.trusted = (async () => {
+                const [commit] = await this.view.upstream.listCommits({ sha: this.ref, perPage: 1 });
+                if (!commit)
+                    return [];
+                const index = await this.view.index(commit.tree);
+                return [...index.entries()].filter((e) => e.type !== 'tree' && instructionFileRule(e.path) !== null);
+            })();
+            this.trusted.catch(() => (this.trusted = null));
+        }
+        return this.trusted;
+    }
+}
+/** The head's tree as `perimeter` reads it: with the trusted instruction files when the gateway has a ref. */
+async function readableTree(view, instructions, perimeter) {
+    const { index } = await view.snapshot();
+    return instructions ? instructions.overlay(perimeter, index) : index;
+}
+/** A file answer from the trusted ref says so in its note. */
+function noteTrusted(answer, instructions, perimeter, path) {
+    if (!instructions?.applies(perimeter, path))
+        return answer;
+    const note = trustedNote(instructions.ref);
+    return { ...answer, note: answer.note === undefined ? note : `${note}; ${answer.note}` };
+}
+
 ;// CONCATENATED MODULE: ./src/gateway/tools/paths.ts
 
 
@@ -90646,6 +90983,7 @@ function absent(path) {
 
 
 
+
 const getFile = defineTool({
     name: 'get_file',
     description: 'Read one file at the head of the bound branch. Text files come back as UTF-8 content; binary and very large files are described (size, note) instead.',
@@ -90657,15 +90995,8 @@ const getFile = defineTool({
     async handler({ path: raw }, { perimeter, view, instructions, notes }) {
         notes.paths.push(raw);
         const path = requirePath(raw);
-        if (instructions?.applies(perimeter, path)) {
-            const trusted = perimeter.canRead(path).allowed ? await instructions.read(path) : null;
-            if (trusted === null) {
-                notes.reason = `agent instruction file, not at the trusted ref ${instructions.ref} or not readable`;
-                throw absent(path);
-            }
-            return { structured: trusted, text: trusted.content };
-        }
-        const { index } = await view.snapshot();
+        // instruction files as the trusted ref holds them: the same list get_tree and get_files read
+        const index = await readableTree(view, instructions, perimeter);
         const entry = index.get(path);
         const readable = index.readable(perimeter);
         if (entry?.type === 'tree' && readable.dirs.has(path)) {
@@ -90673,20 +91004,22 @@ const getFile = defineTool({
         }
         if (!entry || entry.type === 'tree' || !readable.files.has(path)) {
             notes.refused = entry !== undefined;
-            notes.reason =
-                entry && entry.type !== 'tree'
+            notes.reason = instructions?.applies(perimeter, path)
+                ? `agent instruction file, not at the trusted ref ${instructions.ref} or not readable`
+                : entry && entry.type !== 'tree'
                     ? `hidden: ${perimeter.canRead(path).rule}`
                     : entry
                         ? 'hidden directory'
                         : 'no such file';
             throw absent(path);
         }
-        const file = await answerFile(view, entry);
+        const file = noteTrusted(await answerFile(view, entry), instructions, perimeter, path);
         return { structured: file, ...(file.content !== undefined ? { text: file.content } : {}) };
     },
 });
 
 ;// CONCATENATED MODULE: ./src/gateway/tools/get-files.ts
+
 
 
 
@@ -90708,7 +91041,8 @@ const getFiles = defineTool({
     pathArguments: { paths: 'list' },
     async handler({ paths }, { perimeter, view, instructions, notes }) {
         notes.paths.push(...paths);
-        const { index } = await view.snapshot();
+        // instruction files as the trusted ref holds them: the same list get_tree and get_file read
+        const index = await readableTree(view, instructions, perimeter);
         const readable = index.readable(perimeter);
         const hidden = [];
         let budget = MAX_ANSWER_BYTES;
@@ -90720,28 +91054,17 @@ const getFiles = defineTool({
                 files.push({ path, error: `invalid path: ${check.reason}` });
                 continue;
             }
-            let file;
-            if (instructions?.applies(perimeter, path)) {
-                const trusted = perimeter.canRead(path).allowed ? await instructions.read(path) : null;
-                if (trusted === null) {
-                    files.push({ path, error: 'not found' });
-                    continue;
-                }
-                file = trusted;
+            if (entry?.type === 'tree' && readable.dirs.has(path)) {
+                files.push({ path, error: 'is a directory; use get_tree' });
+                continue;
             }
-            else {
-                if (entry?.type === 'tree' && readable.dirs.has(path)) {
-                    files.push({ path, error: 'is a directory; use get_tree' });
-                    continue;
-                }
-                if (!entry || entry.type === 'tree' || !readable.files.has(path)) {
-                    if (entry && entry.type !== 'tree')
-                        hidden.push(path);
-                    files.push({ path, error: 'not found' });
-                    continue;
-                }
-                file = await answerFile(view, entry);
+            if (!entry || entry.type === 'tree' || !readable.files.has(path)) {
+                if (entry && entry.type !== 'tree')
+                    hidden.push(path);
+                files.push({ path, error: 'not found' });
+                continue;
             }
+            const file = noteTrusted(await answerFile(view, entry), instructions, perimeter, path);
             if (file.content !== undefined && file.content.length > budget) {
                 const { content: _omitted, encoding: _none, ...rest } = file;
                 files.push({
@@ -90760,6 +91083,7 @@ const getFiles = defineTool({
 });
 
 ;// CONCATENATED MODULE: ./src/gateway/tools/get-tree.ts
+
 
 
 
@@ -90787,11 +91111,12 @@ const getTree = defineTool({
         truncated: schemas_boolean().describe(`true when more than ${MAX_ENTRIES} entries were found`),
     },
     pathArguments: { path: 'one' },
-    async handler({ path: raw, recursive }, { perimeter, view, notes }) {
+    async handler({ path: raw, recursive }, { perimeter, view, instructions, notes }) {
         if (raw !== undefined)
             notes.paths.push(raw);
         const dir = raw === undefined || raw === '' ? '' : requirePath(raw, ROOT_HINT);
-        const { index } = await view.snapshot();
+        // instruction files as the trusted ref holds them: the same list get_file and get_files read
+        const index = await readableTree(view, instructions, perimeter);
         const readable = index.readable(perimeter);
         if (dir !== '' && !readable.dirs.has(dir)) {
             if (readable.files.has(dir))
@@ -91168,14 +91493,6 @@ class History {
             incomplete: cut,
         };
     }
-    /**
-     * The answer for a path with no readable history, at the cost of one: the listing's first page is
-     * asked for (as for a path that never existed) and nothing in it examined.
-     */
-    async asIfNoHistory(head, within) {
-        await this.listPage(head, within, 1);
-        return { commits: [], hasMore: false, incomplete: false };
-    }
     /** Every file the commit changed against its first parent (the root commit: against nothing). */
     async changes(commit, options = {}) {
         const parent = commit.parents[0];
@@ -91361,14 +91678,7 @@ const listCommits = defineTool({
         const within = raw === undefined || raw === ''
             ? undefined
             : requirePath(raw, ' (leave path out for the whole branch)');
-        const found = (await listBelow(within, perPage, page, { perimeter, view, history })) ?? (await listByRest());
-        async function listByRest() {
-            const head = await view.upstream.getBranchHead(view.branch);
-            return within !== undefined && (await hiddenAtHead(view, perimeter, head, within))
-                ? history.asIfNoHistory(head, within)
-                : history.list(perimeter, head, within, perPage, page);
-        }
-        return {
+        const answer = (found) => ({
             structured: {
                 commits: found.commits.map(summarize),
                 page,
@@ -91376,36 +91686,29 @@ const listCommits = defineTool({
                 has_more: found.hasMore,
                 incomplete: found.incomplete,
             },
-        };
+        });
+        // Decided first, from the head alone: whatever comes after depends on it
+        const head = await view.upstream.getBranchHead(view.branch);
+        if (within !== undefined && !(await visibleAtHead(view, perimeter, head, within)))
+            return answer({ commits: [], hasMore: false, incomplete: false });
+        const found = (within !== undefined && history.paths
+            ? await history.paths
+                .start(within, page * perPage + 1)
+                .then((scan) => scan && history.paths.list(perimeter, scan, within, perPage, page, MAX_SCAN))
+            : null) ?? (await history.list(perimeter, head, within, perPage, page));
+        return answer(found);
     },
 });
 /**
- * Below a path, by batched GraphQL reads (History.paths): the head and the path's commits come in one call,
- * and a hidden path is answered "no commits" right after it, as a missing one is (the same call, nothing
- * examined). Null when GraphQL cannot serve it.
+ * Whether something readable is at or below `path` at the head. A path with nothing readable there answers
+ * "no commits" before any history is asked, whether it is hidden, gone or never was: asking would cost a
+ * hidden folder with history more than a missing path, and that difference alone would tell them apart.
+ * (Commits of readable files that are gone are still listed by list_commits without a path.)
  */
-async function listBelow(within, perPage, page, { perimeter, view, history }) {
-    if (within === undefined || !history.paths)
-        return null;
-    const scan = await history.paths.start(within, page * perPage + 1);
-    if (!scan)
-        return null;
-    if (await hiddenAtHead(view, perimeter, scan.head, within))
-        return { commits: [], hasMore: false, incomplete: false };
-    return history.paths.list(perimeter, scan, within, perPage, page, MAX_SCAN);
-}
-/**
- * A path that exists at the head with nothing readable at or below it. Its history is not looked into:
- * examining it costs a request per commit where a missing path costs none, and that difference alone
- * would tell a hidden directory from a missing one. (Readable files that were there once and are gone
- * are then not listed for it; list_commits without a path still lists their commits.)
- */
-async function hiddenAtHead(view, perimeter, head, path) {
+async function visibleAtHead(view, perimeter, head, path) {
     const { index } = await view.snapshotAt(head);
-    if (index.get(path) === undefined)
-        return false;
     const readable = index.readable(perimeter);
-    return !readable.files.has(path) && !readable.dirs.has(path);
+    return readable.files.has(path) || readable.dirs.has(path);
 }
 
 ;// CONCATENATED MODULE: ./src/gateway/tools/push-files.ts
@@ -102185,103 +102488,6 @@ class UpstreamMeter {
     }
 }
 
-;// CONCATENATED MODULE: ./src/gateway/reads/tree-index.ts
-
-/** A whole tree, every entry by its full path, and what one perimeter may see of it. */
-class TreeIndex {
-    sha;
-    byPath = new Map();
-    byDir = new Map();
-    visible = new Map();
-    constructor(sha, entries) {
-        this.sha = sha;
-        for (const entry of entries) {
-            this.byPath.set(entry.path, entry);
-            const dir = tree_index_parentOf(entry.path);
-            const list = this.byDir.get(dir);
-            if (list)
-                list.push(entry);
-            else
-                this.byDir.set(dir, [entry]);
-        }
-    }
-    get(path) {
-        return this.byPath.get(path);
-    }
-    /** Direct children of a directory ('' is the root). */
-    children(dir) {
-        return this.byDir.get(dir) ?? [];
-    }
-    entries() {
-        return this.byPath.values();
-    }
-    /** The files this perimeter can read, and every directory holding at least one of them. */
-    readable(perimeter) {
-        let view = this.visible.get(perimeter.name);
-        if (!view) {
-            view = { files: new Set(), dirs: new Set(['']) };
-            for (const entry of this.byPath.values()) {
-                if (entry.type === 'tree' || !perimeter.canRead(entry.path).allowed)
-                    continue;
-                view.files.add(entry.path);
-                for (let dir = tree_index_parentOf(entry.path); !view.dirs.has(dir); dir = tree_index_parentOf(dir))
-                    view.dirs.add(dir);
-            }
-            this.visible.set(perimeter.name, view);
-        }
-        return view;
-    }
-}
-function tree_index_parentOf(path) {
-    const slash = path.lastIndexOf('/');
-    return slash < 0 ? '' : path.slice(0, slash);
-}
-/**
- * The index of `base` with a push's writes and deletions applied, built locally: the tree SHAs of every
- * directory on a changed path are recomputed, and the result is used only when the root's equals the
- * tree GitHub made (`expected`); otherwise null (list it instead).
- */
-function indexAfterPush(base, written, deletions, expected) {
-    const entries = new Map();
-    for (const entry of base.entries())
-        entries.set(entry.path, entry);
-    const touched = new Set(['']);
-    for (const path of deletions)
-        entries.delete(path);
-    for (const file of written)
-        entries.set(file.path, { ...file, type: 'blob' });
-    for (const path of [...deletions, ...written.map((f) => f.path)])
-        for (let dir = tree_index_parentOf(path); dir !== ''; dir = tree_index_parentOf(dir))
-            touched.add(dir);
-    for (const dir of touched)
-        if (dir !== '' && !entries.has(dir))
-            entries.set(dir, { path: dir, mode: '040000', type: 'tree', sha: '' });
-    const kids = new Map();
-    for (const entry of entries.values()) {
-        const dir = tree_index_parentOf(entry.path);
-        const names = kids.get(dir) ?? new Map();
-        kids.set(dir, names);
-        names.set(entry.path.slice(dir === '' ? 0 : dir.length + 1), entry);
-    }
-    const depth = (path) => path.split('/').length;
-    for (const dir of [...touched].filter((d) => d !== '').sort((a, b) => depth(b) - depth(a))) {
-        const names = kids.get(dir);
-        const parent = kids.get(tree_index_parentOf(dir));
-        const name = dir.slice(dir.lastIndexOf('/') + 1);
-        if (!names || names.size === 0) {
-            entries.delete(dir);
-            parent.delete(name);
-            continue;
-        }
-        const entry = { path: dir, mode: '040000', type: 'tree', sha: treeSha(names) };
-        entries.set(dir, entry);
-        parent.set(name, entry);
-    }
-    if (treeSha(kids.get('') ?? new Map()) !== expected)
-        return null;
-    return new TreeIndex(expected, [...entries.values()]);
-}
-
 ;// CONCATENATED MODULE: ./src/gateway/push/push-plan.ts
 /**
  * push_files decided without I/O: which paths may be pushed and why not, what the commit's tree changes
@@ -102376,43 +102582,88 @@ async function credentialProblems(perimeter, message, files, filter) {
     }
     return { problems, unscanned };
 }
-/** Paths whose shape at `snapshot` makes the push impossible: missing deletions, directories, files as parents. */
-function shapeProblems(snapshot, plan) {
+/**
+ * Paths whose shape at `snapshot` makes the push impossible (missing deletions, directories, files as
+ * parents), told only from what this perimeter can see. What it cannot see answers as missing: a file
+ * written where a folder holding nothing readable lies, or below a file it cannot read, replaces that
+ * folder or file, as a write to a missing path lands; otherwise the refusal would tell hidden from missing.
+ * Only when the perimeter may not write what stands in the way is the push refused (git cannot hold both).
+ */
+function shapeOf(perimeter, snapshot, plan) {
+    const { index } = snapshot;
+    const seen = index.readable(perimeter);
     const problems = [];
+    const replaced = new Set();
+    const inTheWay = (path, files) => {
+        const barred = files.filter((file) => !perimeter.canWrite(file).allowed);
+        if (barred.length > 0)
+            problems.push(`${path}: cannot be written, something this endpoint may not write is in the way`);
+        else
+            for (const file of files)
+                replaced.add(file);
+    };
     for (const path of plan.deletions) {
-        const entry = snapshot.index.get(path);
-        if (!entry)
+        const entry = index.get(path);
+        if (!entry || (entry.type === 'tree' && !seen.dirs.has(path)))
             problems.push(`${path}: cannot delete, no such file`);
         else if (entry.type === 'tree')
             problems.push(`${path}: cannot delete a directory; name its files`);
     }
     for (const { path } of plan.files) {
-        if (snapshot.index.get(path)?.type === 'tree')
-            problems.push(`${path}: is a directory`);
+        if (index.get(path)?.type === 'tree') {
+            if (seen.dirs.has(path))
+                problems.push(`${path}: is a directory`);
+            else
+                inTheWay(path, filesBelow(snapshot, path));
+        }
         for (let dir = tree_index_parentOf(path); dir !== ''; dir = tree_index_parentOf(dir)) {
-            const entry = snapshot.index.get(dir);
+            const entry = index.get(dir);
             if (entry && entry.type !== 'tree') {
-                problems.push(`${path}: ${dir} is a file, not a directory`);
+                if (seen.files.has(dir))
+                    problems.push(`${path}: ${dir} is a file, not a directory`);
+                else
+                    inTheWay(path, [dir]);
                 break;
             }
         }
     }
-    return problems;
+    return { problems, replaced: [...replaced] };
+}
+/** The problems of shapeOf alone. */
+function shapeProblems(perimeter, snapshot, plan) {
+    return shapeOf(perimeter, snapshot, plan).problems;
+}
+/** Every file (blob, link or submodule) below a directory of the snapshot. */
+function filesBelow(snapshot, dir) {
+    const out = [];
+    const walk = (at) => {
+        for (const entry of snapshot.index.children(at)) {
+            if (entry.type === 'tree')
+                walk(entry.path);
+            else
+                out.push(entry.path);
+        }
+    };
+    walk(dir);
+    return out;
 }
 /**
  * The commit's tree changes on top of `base`: an executable file stays executable, text goes inline,
  * binary content by the blob already written for it, deletions as `sha: null`.
  */
-function treeChanges(base, plan, blobs) {
+function treeChanges(base, plan, blobs, replaced = []) {
+    // what stands in the way goes first: entries are applied in order
+    const cleared = replaced.map((path) => ({ path, sha: null }));
     const changes = plan.files.map((f) => {
-        const mode = base.index.get(f.path)?.mode === '100755' ? '100755' : '100644';
+        const entry = base.index.get(f.path);
+        const mode = entry?.type === 'blob' && entry.mode === '100755' ? '100755' : '100644';
         return f.text === null
             ? { path: f.path, mode, sha: blobs.get(f.path) }
             : { path: f.path, mode, content: f.text };
     });
     for (const path of plan.deletions)
         changes.push({ path, sha: null });
-    return changes;
+    return [...cleared, ...changes];
 }
 /**
  * Whether an unchanged tree answers "no change" without a commit. A write-only file answers alike whatever
@@ -102423,20 +102674,24 @@ function isNoChange(perimeter, base, tree, plan) {
     return tree === base.commit.tree && plan.files.every((f) => perimeter.canRead(f.path).allowed);
 }
 /** Why a push cannot be retried on `next` after the branch moved from `base`: the paths both changed. */
-function conflicts(base, next, plan) {
+function conflicts(perimeter, base, next, plan) {
     const touched = [...plan.files.map((f) => f.path), ...plan.deletions];
     const changed = touched.filter((path) => {
         const x = base.index.get(path);
         const y = next.index.get(path);
         return x?.sha !== y?.sha || x?.mode !== y?.mode;
     });
-    return [...changed, ...shapeProblems(next, plan)];
+    return [...changed, ...shapeProblems(perimeter, next, plan)];
 }
 /** The written files as the new tree holds them, for the index after the push. */
 function writtenFiles(plan, changes, blobs) {
-    return plan.files.map((file, i) => ({
+    const modes = new Map();
+    for (const change of changes)
+        if ('mode' in change)
+            modes.set(change.path, change.mode);
+    return plan.files.map((file) => ({
         path: file.path,
-        mode: changes[i].mode,
+        mode: modes.get(file.path),
         sha: blobs.get(file.path) ?? git_objects_blobSha(file.bytes),
         size: file.bytes.length,
     }));
@@ -102475,15 +102730,15 @@ class GitDataLanding {
     async land(perimeter, plan, notes, given) {
         const { upstream } = this.view;
         let base = given ?? (await this.view.snapshot());
-        const shape = shapeProblems(base, plan);
-        if (shape.length > 0)
-            throw refusal(shape, notes);
+        let shape = shapeOf(perimeter, base, plan);
+        if (shape.problems.length > 0)
+            throw refusal(shape.problems, notes);
         const blobs = new Map();
         for (const file of plan.files)
             if (file.text === null)
                 blobs.set(file.path, await upstream.createBlob(file.bytes));
         for (let attempt = 1;; attempt++) {
-            const changes = treeChanges(base, plan, blobs);
+            const changes = treeChanges(base, plan, blobs, shape.replaced);
             const tree = await upstream.createTree(base.commit.tree, changes);
             const result = unlanded(base, plan);
             if (isNoChange(perimeter, base, tree, plan)) {
@@ -102493,7 +102748,7 @@ class GitDataLanding {
             const commit = await upstream.createCommit(plan.message, tree, [base.head]);
             if (await this.moveBranch(commit)) {
                 notes.commit = commit;
-                const index = indexAfterPush(base.index, writtenFiles(plan, changes, blobs), plan.deletions, tree);
+                const index = indexAfterPush(base.index, writtenFiles(plan, changes, blobs), [...shape.replaced, ...plan.deletions], tree);
                 if (index)
                     this.view.remember(index);
                 return {
@@ -102503,7 +102758,8 @@ class GitDataLanding {
                     ...(upstream.writesStaged ? { staged: true } : {}),
                 };
             }
-            base = await nextBase(this.view, base, plan, notes, attempt);
+            base = await nextBase(this.view, perimeter, base, plan, notes, attempt);
+            shape = shapeOf(perimeter, base, plan);
         }
     }
     /** Moves the branch to `commit`: true when it landed, false when the branch had moved; throws otherwise. */
@@ -102537,9 +102793,9 @@ function unlanded(base, plan) {
  * After the branch moved from `base` under attempt `attempt`: the branch as it is now, to build on, or a
  * ToolError when the other change touched this push's paths or the branch keeps moving.
  */
-async function nextBase(view, base, plan, notes, attempt) {
+async function nextBase(view, perimeter, base, plan, notes, attempt) {
     const next = await view.snapshot();
-    const blocking = conflicts(base, next, plan);
+    const blocking = conflicts(perimeter, base, next, plan);
     if (blocking.length > 0) {
         notes.reason = `conflict with ${next.head}: ${blocking.join(', ')}`;
         throw new ToolError(`push conflict, nothing was written: the branch moved to ${next.head} and that change also touched: ${blocking.join(', ')}. Read those files again and push again.`, 'failed');
@@ -102560,18 +102816,21 @@ async function nextBase(view, base, plan, notes, attempt) {
  */
 const GRAPHQL_PUSH_BYTES = 4 * 1024 * 1024;
 /** Why this push cannot land by createCommitOnBranch on `base` (empty: it can), one reason a line. */
-function graphqlCannot(base, plan) {
+function graphqlCannot(base, plan, replaced = []) {
     const reasons = [];
     // GitHub takes a headline and a body: a message without a first line has no headline to give
     if (plan.message.split('\n', 1)[0].trim() === '')
         reasons.push('the message has no headline line');
     for (const { path } of plan.files) {
-        const mode = base.index.get(path)?.mode;
+        const entry = base.index.get(path);
+        // GitHub documents no way to write a file where a folder is: the Git Data API replaces it in order
+        if (entry?.type === 'tree')
+            reasons.push(`${path}: replacing a folder by REST only`);
         // an executable file would lose its bit, a symlink or submodule would become a file without saying so
-        if (mode !== undefined && mode !== '100644')
-            reasons.push(`${path}: mode ${mode} is kept by REST only`);
+        else if (entry !== undefined && entry.mode !== '100644')
+            reasons.push(`${path}: mode ${entry.mode} is kept by REST only`);
     }
-    for (const path of plan.deletions) {
+    for (const path of [...replaced, ...plan.deletions]) {
         const mode = base.index.get(path)?.mode;
         if (mode !== '100644' && mode !== '100755')
             reasons.push(`${path}: deleting mode ${mode} by REST only`);
@@ -102623,12 +102882,16 @@ class GraphqlLanding {
     async land(perimeter, plan, notes, given) {
         const { upstream, branch } = this.view;
         let base = given ?? (await this.view.snapshot());
-        const shape = shapeProblems(base, plan);
-        if (shape.length > 0)
-            throw refusal(shape, notes);
+        const shape = shapeOf(perimeter, base, plan);
+        if (shape.problems.length > 0)
+            throw refusal(shape.problems, notes);
         for (let attempt = 1;; attempt++) {
-            if (!upstream.commitOnBranch || Date.now() < this.pausedUntil || graphqlCannot(base, plan).length > 0)
+            const { replaced } = shapeOf(perimeter, base, plan);
+            if (!upstream.commitOnBranch ||
+                Date.now() < this.pausedUntil ||
+                graphqlCannot(base, plan, replaced).length > 0)
                 return this.fallback.land(perimeter, plan, notes, base);
+            const deletions = [...replaced, ...plan.deletions];
             if (unchangedAt(perimeter, base, plan)) {
                 notes.reason = 'no change: the files already have this content';
                 return unlanded(base, plan);
@@ -102637,7 +102900,7 @@ class GraphqlLanding {
             try {
                 commit = await upstream.commitOnBranch(branch, base.head, plan.message, {
                     additions: plan.files.map((f) => ({ path: f.path, bytes: f.bytes })),
-                    deletions: plan.deletions,
+                    deletions,
                 });
             }
             catch (error) {
@@ -102649,7 +102912,7 @@ class GraphqlLanding {
                     return this.fallback.land(perimeter, plan, notes, base);
                 }
                 if (error.code === 'unavailable')
-                    commit = await this.landedAnyway(base, plan, error);
+                    commit = await this.landedAnyway(base, plan, deletions, error);
                 else if (error.code === 'not_fast_forward')
                     commit = null;
                 else
@@ -102657,19 +102920,19 @@ class GraphqlLanding {
             }
             if (commit) {
                 notes.commit = commit.sha;
-                const index = indexAfterPush(base.index, written(plan), plan.deletions, commit.tree);
+                const index = indexAfterPush(base.index, written(plan), deletions, commit.tree);
                 if (index)
                     this.view.remember(index);
                 return { ...unlanded(base, plan), commit: commit.sha, head: commit.sha };
             }
-            base = await nextBase(this.view, base, plan, notes, attempt);
+            base = await nextBase(this.view, perimeter, base, plan, notes, attempt);
         }
     }
     /**
      * After a failure that leaves open whether the commit landed (its answer lost): the branch head when it is
      * this push (one commit on `base` with exactly this tree), else a ToolError saying what is known.
      */
-    async landedAnyway(base, plan, error) {
+    async landedAnyway(base, plan, deletions, error) {
         const { upstream, branch } = this.view;
         const head = await upstream.tryGetBranchHead(branch).catch(() => undefined);
         if (head === base.head)
@@ -102679,7 +102942,7 @@ class GraphqlLanding {
             const ours = commit !== null &&
                 commit.parents.length === 1 &&
                 commit.parents[0] === base.head &&
-                indexAfterPush(base.index, written(plan), plan.deletions, commit.tree) !== null;
+                indexAfterPush(base.index, written(plan), deletions, commit.tree) !== null;
             if (ours)
                 return commit;
         }
@@ -102799,49 +103062,6 @@ class RepoView {
     }
 }
 
-;// CONCATENATED MODULE: ./src/gateway/reads/trusted-instructions.ts
-
-
-/**
- * Agent instruction files (AGENTS.md, CLAUDE.md, .cursor/rules/...) as the trusted config ref holds
- * them: whoever could push to the bound branch before the job must not steer the agent through them.
- * A perimeter with `instructions: branch` reads the branch's copies like any other file.
- */
-class TrustedInstructions {
-    upstream;
-    ref;
-    constructor(upstream, 
-    /** the ref perimeters.yml was read from */
-    ref) {
-        this.upstream = upstream;
-        this.ref = ref;
-    }
-    /** Whether `path` is answered from the trusted ref for this perimeter. */
-    applies(perimeter, path) {
-        return perimeter.spec.instructions !== 'branch' && instructionFileRule(path) !== null;
-    }
-    /** The file at the trusted ref; null when it is not there (or not a text file). */
-    async read(path) {
-        try {
-            const { text, sha } = await this.upstream.getFileAtRef(path, this.ref);
-            return {
-                path,
-                type: 'file',
-                sha,
-                size: Buffer.byteLength(text),
-                encoding: 'utf-8',
-                content: text,
-                note: `agent instruction file: served from the trusted ref ${JSON.stringify(this.ref)}, not the bound branch`,
-            };
-        }
-        catch (error) {
-            if (error instanceof UpstreamError && (error.code === 'not_found' || error.code === 'invalid'))
-                return null;
-            throw error;
-        }
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/gateway/tools/select.ts
 
 /**
@@ -102892,9 +103112,7 @@ async function startGateway(options) {
         view,
         history: new History(upstream, branch),
         pusher: new Pusher(view, filter),
-        instructions: options.instructionsRef === undefined
-            ? null
-            : new TrustedInstructions(upstream, options.instructionsRef),
+        instructions: options.instructionsRef === undefined ? null : new TrustedInstructions(view, options.instructionsRef),
         filter,
         log,
     };

@@ -70607,12 +70607,20 @@ function checkNames(sha, entries) {
 ;// CONCATENATED MODULE: ./src/github/octokit/errors.ts
 
 const MAX_UPSTREAM_MESSAGE = 200;
-/** GitHub's own short error message, vetted: one line, no control characters, bounded, scrubbed. */
+/**
+ * GitHub's own short error message, with the messages of its validation errors (`errors[].message`, where
+ * a 422 says what failed), vetted: one line, no control characters, bounded, scrubbed.
+ * https://docs.github.com/rest/using-the-rest-api/troubleshooting-the-rest-api#validation-failed
+ */
 function upstreamMessage(error, scrub) {
-    const data = error.response?.data;
-    const raw = data && typeof data === 'object' && typeof data.message === 'string'
-        ? data.message
-        : '';
+    const data = (error.response?.data ?? {});
+    const message = typeof data.message === 'string' ? data.message : '';
+    const details = Array.isArray(data.errors)
+        ? data.errors
+            .map((item) => item?.message)
+            .filter((text) => typeof text === 'string' && text !== '')
+        : [];
+    const raw = details.length > 0 ? `${message} (${details.join('; ')})` : message;
     // eslint-disable-next-line no-control-regex
     const clean = scrub(raw.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim());
     return clean.length > MAX_UPSTREAM_MESSAGE ? `${clean.slice(0, MAX_UPSTREAM_MESSAGE)}…` : clean;
@@ -78406,6 +78414,9 @@ const AGENT_FILES = Object.freeze([
     ['.github/prompts/**', 'instructions'],
     ['.github/chatmodes/**', 'instructions'],
     ['.github/agents/**', 'instructions'],
+    // skills: instructions (SKILL.md) with the scripts they tell the agent to run (Codex, Amp, Copilot)
+    ['.agents/skills/**', 'instructions'],
+    ['.github/skills/**', 'instructions'],
 ].map(([entry, use]) => Object.freeze({ entry, use })));
 
 ;// CONCATENATED MODULE: ./src/policy/protected.ts
@@ -78426,15 +78437,20 @@ const BUILT_IN_FAMILIES = Object.freeze({
             !(entry.endsWith('/**') && AGENT_ENTRIES.includes(entry.slice(0, -3)))),
     },
     hooks: {
-        why: 'run code on the machine of whoever next commits, opens or enters the repository (git hooks, direnv, editor tasks, dev containers), outside any review of the code',
+        why: 'run code on the machine of whoever next commits, opens, enters or installs the repository (git hooks, direnv, mise and asdf tool versions, npm settings such as the registry, editor tasks, dev containers), outside any review of the code',
         entries: [
             '.husky/**',
+            '.githooks/**',
             '.pre-commit-config.yaml',
             '.pre-commit-hooks.yaml',
             'lefthook.yml',
             '.lefthook.yml',
             'lefthook-local.yml',
             '.envrc',
+            'mise.toml',
+            '.mise.toml',
+            '.tool-versions',
+            '.npmrc',
             '.vscode/settings.json',
             '.vscode/tasks.json',
             '.vscode/launch.json',
@@ -79482,7 +79498,7 @@ function instructionFileRule(path) {
  * 1. the perimeters named (all of perimeters.yml's when none are named, in file order);
  * 2. a name the file does not define is an error, and so is an empty selection;
  * 3. a selected perimeter that may not be bound to the branch (its `branches`) is an error, never skipped.
- * The action then applies the `trust` rule to the trigger (src/action/agent-job/trust-gate.ts).
+ * The action then applies the `trust` rule to the trigger (src/action/trust-gate.ts).
  */
 function selectPerimeters(config, names, branch) {
     const defined = config.perimeters.map((p) => p.name);
@@ -86805,6 +86821,192 @@ function tooLarge(entry, size) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/gateway/reads/tree-index.ts
+
+/** A whole tree, every entry by its full path, and what one perimeter may see of it. */
+class TreeIndex {
+    sha;
+    byPath = new Map();
+    byDir = new Map();
+    visible = new Map();
+    constructor(sha, entries) {
+        this.sha = sha;
+        for (const entry of entries) {
+            this.byPath.set(entry.path, entry);
+            const dir = tree_index_parentOf(entry.path);
+            const list = this.byDir.get(dir);
+            if (list)
+                list.push(entry);
+            else
+                this.byDir.set(dir, [entry]);
+        }
+    }
+    get(path) {
+        return this.byPath.get(path);
+    }
+    /** Direct children of a directory ('' is the root). */
+    children(dir) {
+        return this.byDir.get(dir) ?? [];
+    }
+    entries() {
+        return this.byPath.values();
+    }
+    /** The files this perimeter can read, and every directory holding at least one of them. */
+    readable(perimeter) {
+        let view = this.visible.get(perimeter.name);
+        if (!view) {
+            view = { files: new Set(), dirs: new Set(['']) };
+            for (const entry of this.byPath.values()) {
+                if (entry.type === 'tree' || !perimeter.canRead(entry.path).allowed)
+                    continue;
+                view.files.add(entry.path);
+                for (let dir = tree_index_parentOf(entry.path); !view.dirs.has(dir); dir = tree_index_parentOf(dir))
+                    view.dirs.add(dir);
+            }
+            this.visible.set(perimeter.name, view);
+        }
+        return view;
+    }
+}
+function tree_index_parentOf(path) {
+    const slash = path.lastIndexOf('/');
+    return slash < 0 ? '' : path.slice(0, slash);
+}
+/**
+ * The index of `base` with a push's writes and deletions applied, built locally: the tree SHAs of every
+ * directory on a changed path are recomputed, and the result is used only when the root's equals the
+ * tree GitHub made (`expected`); otherwise null (list it instead).
+ */
+function indexAfterPush(base, written, deletions, expected) {
+    const entries = new Map();
+    // a file written where a folder was replaces the folder: nothing below it stays
+    const files = new Set(written.map((f) => f.path));
+    const underFile = (path) => {
+        for (let dir = tree_index_parentOf(path); dir !== ''; dir = tree_index_parentOf(dir))
+            if (files.has(dir))
+                return true;
+        return false;
+    };
+    for (const entry of base.entries())
+        if (!underFile(entry.path))
+            entries.set(entry.path, entry);
+    const touched = new Set(['']);
+    for (const path of deletions)
+        entries.delete(path);
+    for (const file of written)
+        entries.set(file.path, { ...file, type: 'blob' });
+    for (const path of [...deletions, ...written.map((f) => f.path)])
+        for (let dir = tree_index_parentOf(path); dir !== ''; dir = tree_index_parentOf(dir))
+            if (!files.has(dir) && !underFile(dir))
+                touched.add(dir);
+    for (const dir of touched)
+        if (dir !== '' && !entries.has(dir))
+            entries.set(dir, { path: dir, mode: '040000', type: 'tree', sha: '' });
+    const kids = new Map();
+    for (const entry of entries.values()) {
+        const dir = tree_index_parentOf(entry.path);
+        const names = kids.get(dir) ?? new Map();
+        kids.set(dir, names);
+        names.set(entry.path.slice(dir === '' ? 0 : dir.length + 1), entry);
+    }
+    const depth = (path) => path.split('/').length;
+    for (const dir of [...touched].filter((d) => d !== '').sort((a, b) => depth(b) - depth(a))) {
+        const names = kids.get(dir);
+        const parent = kids.get(tree_index_parentOf(dir));
+        const name = dir.slice(dir.lastIndexOf('/') + 1);
+        if (!names || names.size === 0) {
+            entries.delete(dir);
+            parent.delete(name);
+            continue;
+        }
+        const entry = { path: dir, mode: '040000', type: 'tree', sha: treeSha(names) };
+        entries.set(dir, entry);
+        parent.set(name, entry);
+    }
+    if (treeSha(kids.get('') ?? new Map()) !== expected)
+        return null;
+    return new TreeIndex(expected, [...entries.values()]);
+}
+
+;// CONCATENATED MODULE: ./src/gateway/reads/trusted-instructions.ts
+
+
+/** What get_file says of an instruction file it served from the trusted ref. */
+function trustedNote(ref) {
+    return `agent instruction file: served from the trusted ref ${JSON.stringify(ref)}, not the bound branch`;
+}
+/**
+ * Agent instruction files (AGENTS.md, CLAUDE.md, .cursor/rules/...) as the trusted config ref holds
+ * them: whoever could push to the bound branch before the job must not steer the agent through them.
+ * Every read tool sees the same list: the branch's tree with its instruction files taken out and the
+ * trusted ref's put in (`overlay`), so get_tree lists what get_file serves, with the same SHA and size.
+ * The trusted ref is read once, at first use, and held for the gateway's life. A perimeter with
+ * `instructions: branch` reads the branch's copies like any other file.
+ */
+class TrustedInstructions {
+    view;
+    ref;
+    trusted = null;
+    last = null;
+    constructor(view, 
+    /** the ref perimeters.yml was read from */
+    ref) {
+        this.view = view;
+        this.ref = ref;
+    }
+    /** Whether `path` is answered from the trusted ref for this perimeter. */
+    applies(perimeter, path) {
+        return perimeter.spec.instructions !== 'branch' && instructionFileRule(path) !== null;
+    }
+    /** The tree this perimeter reads: `branch` with the instruction files of the trusted ref in place of its own. */
+    async overlay(perimeter, branch) {
+        if (perimeter.spec.instructions === 'branch')
+            return branch;
+        const trusted = await this.instructionFiles();
+        const key = branch.sha;
+        if (this.last?.key === key)
+            return this.last.index;
+        const entries = new Map();
+        for (const entry of branch.entries())
+            if (entry.type === 'tree' || instructionFileRule(entry.path) === null)
+                entries.set(entry.path, entry);
+        for (const entry of trusted) {
+            entries.set(entry.path, entry);
+            for (let dir = tree_index_parentOf(entry.path); dir !== '' && !entries.has(dir); dir = tree_index_parentOf(dir))
+                entries.set(dir, { path: dir, mode: '040000', type: 'tree', sha: '' });
+        }
+        // the SHA names the branch's tree for the caches that key on it; what is in it differs by design
+        const index = new TreeIndex(branch.sha, [...entries.values()]);
+        this.last = { key, index };
+        return index;
+    }
+    instructionFiles() {
+        if (!this.trusted) {
+            this.trusted = (async () => {
+                const [commit] = await this.view.upstream.listCommits({ sha: this.ref, perPage: 1 });
+                if (!commit)
+                    return [];
+                const index = await this.view.index(commit.tree);
+                return [...index.entries()].filter((e) => e.type !== 'tree' && instructionFileRule(e.path) !== null);
+            })();
+            this.trusted.catch(() => (this.trusted = null));
+        }
+        return this.trusted;
+    }
+}
+/** The head's tree as `perimeter` reads it: with the trusted instruction files when the gateway has a ref. */
+async function readableTree(view, instructions, perimeter) {
+    const { index } = await view.snapshot();
+    return instructions ? instructions.overlay(perimeter, index) : index;
+}
+/** A file answer from the trusted ref says so in its note. */
+function noteTrusted(answer, instructions, perimeter, path) {
+    if (!instructions?.applies(perimeter, path))
+        return answer;
+    const note = trustedNote(instructions.ref);
+    return { ...answer, note: answer.note === undefined ? note : `${note}; ${answer.note}` };
+}
+
 ;// CONCATENATED MODULE: ./src/gateway/tools/paths.ts
 
 
@@ -86829,6 +87031,7 @@ function absent(path) {
 
 
 
+
 const getFile = defineTool({
     name: 'get_file',
     description: 'Read one file at the head of the bound branch. Text files come back as UTF-8 content; binary and very large files are described (size, note) instead.',
@@ -86840,15 +87043,8 @@ const getFile = defineTool({
     async handler({ path: raw }, { perimeter, view, instructions, notes }) {
         notes.paths.push(raw);
         const path = requirePath(raw);
-        if (instructions?.applies(perimeter, path)) {
-            const trusted = perimeter.canRead(path).allowed ? await instructions.read(path) : null;
-            if (trusted === null) {
-                notes.reason = `agent instruction file, not at the trusted ref ${instructions.ref} or not readable`;
-                throw absent(path);
-            }
-            return { structured: trusted, text: trusted.content };
-        }
-        const { index } = await view.snapshot();
+        // instruction files as the trusted ref holds them: the same list get_tree and get_files read
+        const index = await readableTree(view, instructions, perimeter);
         const entry = index.get(path);
         const readable = index.readable(perimeter);
         if (entry?.type === 'tree' && readable.dirs.has(path)) {
@@ -86856,20 +87052,22 @@ const getFile = defineTool({
         }
         if (!entry || entry.type === 'tree' || !readable.files.has(path)) {
             notes.refused = entry !== undefined;
-            notes.reason =
-                entry && entry.type !== 'tree'
+            notes.reason = instructions?.applies(perimeter, path)
+                ? `agent instruction file, not at the trusted ref ${instructions.ref} or not readable`
+                : entry && entry.type !== 'tree'
                     ? `hidden: ${perimeter.canRead(path).rule}`
                     : entry
                         ? 'hidden directory'
                         : 'no such file';
             throw absent(path);
         }
-        const file = await answerFile(view, entry);
+        const file = noteTrusted(await answerFile(view, entry), instructions, perimeter, path);
         return { structured: file, ...(file.content !== undefined ? { text: file.content } : {}) };
     },
 });
 
 ;// CONCATENATED MODULE: ./src/gateway/tools/get-files.ts
+
 
 
 
@@ -86891,7 +87089,8 @@ const getFiles = defineTool({
     pathArguments: { paths: 'list' },
     async handler({ paths }, { perimeter, view, instructions, notes }) {
         notes.paths.push(...paths);
-        const { index } = await view.snapshot();
+        // instruction files as the trusted ref holds them: the same list get_tree and get_file read
+        const index = await readableTree(view, instructions, perimeter);
         const readable = index.readable(perimeter);
         const hidden = [];
         let budget = MAX_ANSWER_BYTES;
@@ -86903,28 +87102,17 @@ const getFiles = defineTool({
                 files.push({ path, error: `invalid path: ${check.reason}` });
                 continue;
             }
-            let file;
-            if (instructions?.applies(perimeter, path)) {
-                const trusted = perimeter.canRead(path).allowed ? await instructions.read(path) : null;
-                if (trusted === null) {
-                    files.push({ path, error: 'not found' });
-                    continue;
-                }
-                file = trusted;
+            if (entry?.type === 'tree' && readable.dirs.has(path)) {
+                files.push({ path, error: 'is a directory; use get_tree' });
+                continue;
             }
-            else {
-                if (entry?.type === 'tree' && readable.dirs.has(path)) {
-                    files.push({ path, error: 'is a directory; use get_tree' });
-                    continue;
-                }
-                if (!entry || entry.type === 'tree' || !readable.files.has(path)) {
-                    if (entry && entry.type !== 'tree')
-                        hidden.push(path);
-                    files.push({ path, error: 'not found' });
-                    continue;
-                }
-                file = await answerFile(view, entry);
+            if (!entry || entry.type === 'tree' || !readable.files.has(path)) {
+                if (entry && entry.type !== 'tree')
+                    hidden.push(path);
+                files.push({ path, error: 'not found' });
+                continue;
             }
+            const file = noteTrusted(await answerFile(view, entry), instructions, perimeter, path);
             if (file.content !== undefined && file.content.length > budget) {
                 const { content: _omitted, encoding: _none, ...rest } = file;
                 files.push({
@@ -86943,6 +87131,7 @@ const getFiles = defineTool({
 });
 
 ;// CONCATENATED MODULE: ./src/gateway/tools/get-tree.ts
+
 
 
 
@@ -86970,11 +87159,12 @@ const getTree = defineTool({
         truncated: schemas_boolean().describe(`true when more than ${MAX_ENTRIES} entries were found`),
     },
     pathArguments: { path: 'one' },
-    async handler({ path: raw, recursive }, { perimeter, view, notes }) {
+    async handler({ path: raw, recursive }, { perimeter, view, instructions, notes }) {
         if (raw !== undefined)
             notes.paths.push(raw);
         const dir = raw === undefined || raw === '' ? '' : requirePath(raw, ROOT_HINT);
-        const { index } = await view.snapshot();
+        // instruction files as the trusted ref holds them: the same list get_file and get_files read
+        const index = await readableTree(view, instructions, perimeter);
         const readable = index.readable(perimeter);
         if (dir !== '' && !readable.dirs.has(dir)) {
             if (readable.files.has(dir))
@@ -87351,14 +87541,6 @@ class History {
             incomplete: cut,
         };
     }
-    /**
-     * The answer for a path with no readable history, at the cost of one: the listing's first page is
-     * asked for (as for a path that never existed) and nothing in it examined.
-     */
-    async asIfNoHistory(head, within) {
-        await this.listPage(head, within, 1);
-        return { commits: [], hasMore: false, incomplete: false };
-    }
     /** Every file the commit changed against its first parent (the root commit: against nothing). */
     async changes(commit, options = {}) {
         const parent = commit.parents[0];
@@ -87544,14 +87726,7 @@ const listCommits = defineTool({
         const within = raw === undefined || raw === ''
             ? undefined
             : requirePath(raw, ' (leave path out for the whole branch)');
-        const found = (await listBelow(within, perPage, page, { perimeter, view, history })) ?? (await listByRest());
-        async function listByRest() {
-            const head = await view.upstream.getBranchHead(view.branch);
-            return within !== undefined && (await hiddenAtHead(view, perimeter, head, within))
-                ? history.asIfNoHistory(head, within)
-                : history.list(perimeter, head, within, perPage, page);
-        }
-        return {
+        const answer = (found) => ({
             structured: {
                 commits: found.commits.map(summarize),
                 page,
@@ -87559,36 +87734,29 @@ const listCommits = defineTool({
                 has_more: found.hasMore,
                 incomplete: found.incomplete,
             },
-        };
+        });
+        // Decided first, from the head alone: whatever comes after depends on it
+        const head = await view.upstream.getBranchHead(view.branch);
+        if (within !== undefined && !(await visibleAtHead(view, perimeter, head, within)))
+            return answer({ commits: [], hasMore: false, incomplete: false });
+        const found = (within !== undefined && history.paths
+            ? await history.paths
+                .start(within, page * perPage + 1)
+                .then((scan) => scan && history.paths.list(perimeter, scan, within, perPage, page, MAX_SCAN))
+            : null) ?? (await history.list(perimeter, head, within, perPage, page));
+        return answer(found);
     },
 });
 /**
- * Below a path, by batched GraphQL reads (History.paths): the head and the path's commits come in one call,
- * and a hidden path is answered "no commits" right after it, as a missing one is (the same call, nothing
- * examined). Null when GraphQL cannot serve it.
+ * Whether something readable is at or below `path` at the head. A path with nothing readable there answers
+ * "no commits" before any history is asked, whether it is hidden, gone or never was: asking would cost a
+ * hidden folder with history more than a missing path, and that difference alone would tell them apart.
+ * (Commits of readable files that are gone are still listed by list_commits without a path.)
  */
-async function listBelow(within, perPage, page, { perimeter, view, history }) {
-    if (within === undefined || !history.paths)
-        return null;
-    const scan = await history.paths.start(within, page * perPage + 1);
-    if (!scan)
-        return null;
-    if (await hiddenAtHead(view, perimeter, scan.head, within))
-        return { commits: [], hasMore: false, incomplete: false };
-    return history.paths.list(perimeter, scan, within, perPage, page, MAX_SCAN);
-}
-/**
- * A path that exists at the head with nothing readable at or below it. Its history is not looked into:
- * examining it costs a request per commit where a missing path costs none, and that difference alone
- * would tell a hidden directory from a missing one. (Readable files that were there once and are gone
- * are then not listed for it; list_commits without a path still lists their commits.)
- */
-async function hiddenAtHead(view, perimeter, head, path) {
+async function visibleAtHead(view, perimeter, head, path) {
     const { index } = await view.snapshotAt(head);
-    if (index.get(path) === undefined)
-        return false;
     const readable = index.readable(perimeter);
-    return !readable.files.has(path) && !readable.dirs.has(path);
+    return readable.files.has(path) || readable.dirs.has(path);
 }
 
 ;// CONCATENATED MODULE: ./src/gateway/tools/push-files.ts
@@ -98510,103 +98678,6 @@ class UpstreamMeter {
     }
 }
 
-;// CONCATENATED MODULE: ./src/gateway/reads/tree-index.ts
-
-/** A whole tree, every entry by its full path, and what one perimeter may see of it. */
-class TreeIndex {
-    sha;
-    byPath = new Map();
-    byDir = new Map();
-    visible = new Map();
-    constructor(sha, entries) {
-        this.sha = sha;
-        for (const entry of entries) {
-            this.byPath.set(entry.path, entry);
-            const dir = tree_index_parentOf(entry.path);
-            const list = this.byDir.get(dir);
-            if (list)
-                list.push(entry);
-            else
-                this.byDir.set(dir, [entry]);
-        }
-    }
-    get(path) {
-        return this.byPath.get(path);
-    }
-    /** Direct children of a directory ('' is the root). */
-    children(dir) {
-        return this.byDir.get(dir) ?? [];
-    }
-    entries() {
-        return this.byPath.values();
-    }
-    /** The files this perimeter can read, and every directory holding at least one of them. */
-    readable(perimeter) {
-        let view = this.visible.get(perimeter.name);
-        if (!view) {
-            view = { files: new Set(), dirs: new Set(['']) };
-            for (const entry of this.byPath.values()) {
-                if (entry.type === 'tree' || !perimeter.canRead(entry.path).allowed)
-                    continue;
-                view.files.add(entry.path);
-                for (let dir = tree_index_parentOf(entry.path); !view.dirs.has(dir); dir = tree_index_parentOf(dir))
-                    view.dirs.add(dir);
-            }
-            this.visible.set(perimeter.name, view);
-        }
-        return view;
-    }
-}
-function tree_index_parentOf(path) {
-    const slash = path.lastIndexOf('/');
-    return slash < 0 ? '' : path.slice(0, slash);
-}
-/**
- * The index of `base` with a push's writes and deletions applied, built locally: the tree SHAs of every
- * directory on a changed path are recomputed, and the result is used only when the root's equals the
- * tree GitHub made (`expected`); otherwise null (list it instead).
- */
-function indexAfterPush(base, written, deletions, expected) {
-    const entries = new Map();
-    for (const entry of base.entries())
-        entries.set(entry.path, entry);
-    const touched = new Set(['']);
-    for (const path of deletions)
-        entries.delete(path);
-    for (const file of written)
-        entries.set(file.path, { ...file, type: 'blob' });
-    for (const path of [...deletions, ...written.map((f) => f.path)])
-        for (let dir = tree_index_parentOf(path); dir !== ''; dir = tree_index_parentOf(dir))
-            touched.add(dir);
-    for (const dir of touched)
-        if (dir !== '' && !entries.has(dir))
-            entries.set(dir, { path: dir, mode: '040000', type: 'tree', sha: '' });
-    const kids = new Map();
-    for (const entry of entries.values()) {
-        const dir = tree_index_parentOf(entry.path);
-        const names = kids.get(dir) ?? new Map();
-        kids.set(dir, names);
-        names.set(entry.path.slice(dir === '' ? 0 : dir.length + 1), entry);
-    }
-    const depth = (path) => path.split('/').length;
-    for (const dir of [...touched].filter((d) => d !== '').sort((a, b) => depth(b) - depth(a))) {
-        const names = kids.get(dir);
-        const parent = kids.get(tree_index_parentOf(dir));
-        const name = dir.slice(dir.lastIndexOf('/') + 1);
-        if (!names || names.size === 0) {
-            entries.delete(dir);
-            parent.delete(name);
-            continue;
-        }
-        const entry = { path: dir, mode: '040000', type: 'tree', sha: treeSha(names) };
-        entries.set(dir, entry);
-        parent.set(name, entry);
-    }
-    if (treeSha(kids.get('') ?? new Map()) !== expected)
-        return null;
-    return new TreeIndex(expected, [...entries.values()]);
-}
-
 ;// CONCATENATED MODULE: ./src/gateway/push/push-plan.ts
 /**
  * push_files decided without I/O: which paths may be pushed and why not, what the commit's tree changes
@@ -98701,43 +98772,88 @@ async function credentialProblems(perimeter, message, files, filter) {
     }
     return { problems, unscanned };
 }
-/** Paths whose shape at `snapshot` makes the push impossible: missing deletions, directories, files as parents. */
-function shapeProblems(snapshot, plan) {
+/**
+ * Paths whose shape at `snapshot` makes the push impossible (missing deletions, directories, files as
+ * parents), told only from what this perimeter can see. What it cannot see answers as missing: a file
+ * written where a folder holding nothing readable lies, or below a file it cannot read, replaces that
+ * folder or file, as a write to a missing path lands; otherwise the refusal would tell hidden from missing.
+ * Only when the perimeter may not write what stands in the way is the push refused (git cannot hold both).
+ */
+function shapeOf(perimeter, snapshot, plan) {
+    const { index } = snapshot;
+    const seen = index.readable(perimeter);
     const problems = [];
+    const replaced = new Set();
+    const inTheWay = (path, files) => {
+        const barred = files.filter((file) => !perimeter.canWrite(file).allowed);
+        if (barred.length > 0)
+            problems.push(`${path}: cannot be written, something this endpoint may not write is in the way`);
+        else
+            for (const file of files)
+                replaced.add(file);
+    };
     for (const path of plan.deletions) {
-        const entry = snapshot.index.get(path);
-        if (!entry)
+        const entry = index.get(path);
+        if (!entry || (entry.type === 'tree' && !seen.dirs.has(path)))
             problems.push(`${path}: cannot delete, no such file`);
         else if (entry.type === 'tree')
             problems.push(`${path}: cannot delete a directory; name its files`);
     }
     for (const { path } of plan.files) {
-        if (snapshot.index.get(path)?.type === 'tree')
-            problems.push(`${path}: is a directory`);
+        if (index.get(path)?.type === 'tree') {
+            if (seen.dirs.has(path))
+                problems.push(`${path}: is a directory`);
+            else
+                inTheWay(path, filesBelow(snapshot, path));
+        }
         for (let dir = tree_index_parentOf(path); dir !== ''; dir = tree_index_parentOf(dir)) {
-            const entry = snapshot.index.get(dir);
+            const entry = index.get(dir);
             if (entry && entry.type !== 'tree') {
-                problems.push(`${path}: ${dir} is a file, not a directory`);
+                if (seen.files.has(dir))
+                    problems.push(`${path}: ${dir} is a file, not a directory`);
+                else
+                    inTheWay(path, [dir]);
                 break;
             }
         }
     }
-    return problems;
+    return { problems, replaced: [...replaced] };
+}
+/** The problems of shapeOf alone. */
+function shapeProblems(perimeter, snapshot, plan) {
+    return shapeOf(perimeter, snapshot, plan).problems;
+}
+/** Every file (blob, link or submodule) below a directory of the snapshot. */
+function filesBelow(snapshot, dir) {
+    const out = [];
+    const walk = (at) => {
+        for (const entry of snapshot.index.children(at)) {
+            if (entry.type === 'tree')
+                walk(entry.path);
+            else
+                out.push(entry.path);
+        }
+    };
+    walk(dir);
+    return out;
 }
 /**
  * The commit's tree changes on top of `base`: an executable file stays executable, text goes inline,
  * binary content by the blob already written for it, deletions as `sha: null`.
  */
-function treeChanges(base, plan, blobs) {
+function treeChanges(base, plan, blobs, replaced = []) {
+    // what stands in the way goes first: entries are applied in order
+    const cleared = replaced.map((path) => ({ path, sha: null }));
     const changes = plan.files.map((f) => {
-        const mode = base.index.get(f.path)?.mode === '100755' ? '100755' : '100644';
+        const entry = base.index.get(f.path);
+        const mode = entry?.type === 'blob' && entry.mode === '100755' ? '100755' : '100644';
         return f.text === null
             ? { path: f.path, mode, sha: blobs.get(f.path) }
             : { path: f.path, mode, content: f.text };
     });
     for (const path of plan.deletions)
         changes.push({ path, sha: null });
-    return changes;
+    return [...cleared, ...changes];
 }
 /**
  * Whether an unchanged tree answers "no change" without a commit. A write-only file answers alike whatever
@@ -98748,20 +98864,24 @@ function isNoChange(perimeter, base, tree, plan) {
     return tree === base.commit.tree && plan.files.every((f) => perimeter.canRead(f.path).allowed);
 }
 /** Why a push cannot be retried on `next` after the branch moved from `base`: the paths both changed. */
-function conflicts(base, next, plan) {
+function conflicts(perimeter, base, next, plan) {
     const touched = [...plan.files.map((f) => f.path), ...plan.deletions];
     const changed = touched.filter((path) => {
         const x = base.index.get(path);
         const y = next.index.get(path);
         return x?.sha !== y?.sha || x?.mode !== y?.mode;
     });
-    return [...changed, ...shapeProblems(next, plan)];
+    return [...changed, ...shapeProblems(perimeter, next, plan)];
 }
 /** The written files as the new tree holds them, for the index after the push. */
 function writtenFiles(plan, changes, blobs) {
-    return plan.files.map((file, i) => ({
+    const modes = new Map();
+    for (const change of changes)
+        if ('mode' in change)
+            modes.set(change.path, change.mode);
+    return plan.files.map((file) => ({
         path: file.path,
-        mode: changes[i].mode,
+        mode: modes.get(file.path),
         sha: blobs.get(file.path) ?? git_objects_blobSha(file.bytes),
         size: file.bytes.length,
     }));
@@ -98800,15 +98920,15 @@ class GitDataLanding {
     async land(perimeter, plan, notes, given) {
         const { upstream } = this.view;
         let base = given ?? (await this.view.snapshot());
-        const shape = shapeProblems(base, plan);
-        if (shape.length > 0)
-            throw refusal(shape, notes);
+        let shape = shapeOf(perimeter, base, plan);
+        if (shape.problems.length > 0)
+            throw refusal(shape.problems, notes);
         const blobs = new Map();
         for (const file of plan.files)
             if (file.text === null)
                 blobs.set(file.path, await upstream.createBlob(file.bytes));
         for (let attempt = 1;; attempt++) {
-            const changes = treeChanges(base, plan, blobs);
+            const changes = treeChanges(base, plan, blobs, shape.replaced);
             const tree = await upstream.createTree(base.commit.tree, changes);
             const result = unlanded(base, plan);
             if (isNoChange(perimeter, base, tree, plan)) {
@@ -98818,7 +98938,7 @@ class GitDataLanding {
             const commit = await upstream.createCommit(plan.message, tree, [base.head]);
             if (await this.moveBranch(commit)) {
                 notes.commit = commit;
-                const index = indexAfterPush(base.index, writtenFiles(plan, changes, blobs), plan.deletions, tree);
+                const index = indexAfterPush(base.index, writtenFiles(plan, changes, blobs), [...shape.replaced, ...plan.deletions], tree);
                 if (index)
                     this.view.remember(index);
                 return {
@@ -98828,7 +98948,8 @@ class GitDataLanding {
                     ...(upstream.writesStaged ? { staged: true } : {}),
                 };
             }
-            base = await nextBase(this.view, base, plan, notes, attempt);
+            base = await nextBase(this.view, perimeter, base, plan, notes, attempt);
+            shape = shapeOf(perimeter, base, plan);
         }
     }
     /** Moves the branch to `commit`: true when it landed, false when the branch had moved; throws otherwise. */
@@ -98862,9 +98983,9 @@ function unlanded(base, plan) {
  * After the branch moved from `base` under attempt `attempt`: the branch as it is now, to build on, or a
  * ToolError when the other change touched this push's paths or the branch keeps moving.
  */
-async function nextBase(view, base, plan, notes, attempt) {
+async function nextBase(view, perimeter, base, plan, notes, attempt) {
     const next = await view.snapshot();
-    const blocking = conflicts(base, next, plan);
+    const blocking = conflicts(perimeter, base, next, plan);
     if (blocking.length > 0) {
         notes.reason = `conflict with ${next.head}: ${blocking.join(', ')}`;
         throw new ToolError(`push conflict, nothing was written: the branch moved to ${next.head} and that change also touched: ${blocking.join(', ')}. Read those files again and push again.`, 'failed');
@@ -98885,18 +99006,21 @@ async function nextBase(view, base, plan, notes, attempt) {
  */
 const GRAPHQL_PUSH_BYTES = 4 * 1024 * 1024;
 /** Why this push cannot land by createCommitOnBranch on `base` (empty: it can), one reason a line. */
-function graphqlCannot(base, plan) {
+function graphqlCannot(base, plan, replaced = []) {
     const reasons = [];
     // GitHub takes a headline and a body: a message without a first line has no headline to give
     if (plan.message.split('\n', 1)[0].trim() === '')
         reasons.push('the message has no headline line');
     for (const { path } of plan.files) {
-        const mode = base.index.get(path)?.mode;
+        const entry = base.index.get(path);
+        // GitHub documents no way to write a file where a folder is: the Git Data API replaces it in order
+        if (entry?.type === 'tree')
+            reasons.push(`${path}: replacing a folder by REST only`);
         // an executable file would lose its bit, a symlink or submodule would become a file without saying so
-        if (mode !== undefined && mode !== '100644')
-            reasons.push(`${path}: mode ${mode} is kept by REST only`);
+        else if (entry !== undefined && entry.mode !== '100644')
+            reasons.push(`${path}: mode ${entry.mode} is kept by REST only`);
     }
-    for (const path of plan.deletions) {
+    for (const path of [...replaced, ...plan.deletions]) {
         const mode = base.index.get(path)?.mode;
         if (mode !== '100644' && mode !== '100755')
             reasons.push(`${path}: deleting mode ${mode} by REST only`);
@@ -98948,12 +99072,16 @@ class GraphqlLanding {
     async land(perimeter, plan, notes, given) {
         const { upstream, branch } = this.view;
         let base = given ?? (await this.view.snapshot());
-        const shape = shapeProblems(base, plan);
-        if (shape.length > 0)
-            throw refusal(shape, notes);
+        const shape = shapeOf(perimeter, base, plan);
+        if (shape.problems.length > 0)
+            throw refusal(shape.problems, notes);
         for (let attempt = 1;; attempt++) {
-            if (!upstream.commitOnBranch || Date.now() < this.pausedUntil || graphqlCannot(base, plan).length > 0)
+            const { replaced } = shapeOf(perimeter, base, plan);
+            if (!upstream.commitOnBranch ||
+                Date.now() < this.pausedUntil ||
+                graphqlCannot(base, plan, replaced).length > 0)
                 return this.fallback.land(perimeter, plan, notes, base);
+            const deletions = [...replaced, ...plan.deletions];
             if (unchangedAt(perimeter, base, plan)) {
                 notes.reason = 'no change: the files already have this content';
                 return unlanded(base, plan);
@@ -98962,7 +99090,7 @@ class GraphqlLanding {
             try {
                 commit = await upstream.commitOnBranch(branch, base.head, plan.message, {
                     additions: plan.files.map((f) => ({ path: f.path, bytes: f.bytes })),
-                    deletions: plan.deletions,
+                    deletions,
                 });
             }
             catch (error) {
@@ -98974,7 +99102,7 @@ class GraphqlLanding {
                     return this.fallback.land(perimeter, plan, notes, base);
                 }
                 if (error.code === 'unavailable')
-                    commit = await this.landedAnyway(base, plan, error);
+                    commit = await this.landedAnyway(base, plan, deletions, error);
                 else if (error.code === 'not_fast_forward')
                     commit = null;
                 else
@@ -98982,19 +99110,19 @@ class GraphqlLanding {
             }
             if (commit) {
                 notes.commit = commit.sha;
-                const index = indexAfterPush(base.index, written(plan), plan.deletions, commit.tree);
+                const index = indexAfterPush(base.index, written(plan), deletions, commit.tree);
                 if (index)
                     this.view.remember(index);
                 return { ...unlanded(base, plan), commit: commit.sha, head: commit.sha };
             }
-            base = await nextBase(this.view, base, plan, notes, attempt);
+            base = await nextBase(this.view, perimeter, base, plan, notes, attempt);
         }
     }
     /**
      * After a failure that leaves open whether the commit landed (its answer lost): the branch head when it is
      * this push (one commit on `base` with exactly this tree), else a ToolError saying what is known.
      */
-    async landedAnyway(base, plan, error) {
+    async landedAnyway(base, plan, deletions, error) {
         const { upstream, branch } = this.view;
         const head = await upstream.tryGetBranchHead(branch).catch(() => undefined);
         if (head === base.head)
@@ -99004,7 +99132,7 @@ class GraphqlLanding {
             const ours = commit !== null &&
                 commit.parents.length === 1 &&
                 commit.parents[0] === base.head &&
-                indexAfterPush(base.index, written(plan), plan.deletions, commit.tree) !== null;
+                indexAfterPush(base.index, written(plan), deletions, commit.tree) !== null;
             if (ours)
                 return commit;
         }
@@ -99124,49 +99252,6 @@ class RepoView {
     }
 }
 
-;// CONCATENATED MODULE: ./src/gateway/reads/trusted-instructions.ts
-
-
-/**
- * Agent instruction files (AGENTS.md, CLAUDE.md, .cursor/rules/...) as the trusted config ref holds
- * them: whoever could push to the bound branch before the job must not steer the agent through them.
- * A perimeter with `instructions: branch` reads the branch's copies like any other file.
- */
-class TrustedInstructions {
-    upstream;
-    ref;
-    constructor(upstream, 
-    /** the ref perimeters.yml was read from */
-    ref) {
-        this.upstream = upstream;
-        this.ref = ref;
-    }
-    /** Whether `path` is answered from the trusted ref for this perimeter. */
-    applies(perimeter, path) {
-        return perimeter.spec.instructions !== 'branch' && instructionFileRule(path) !== null;
-    }
-    /** The file at the trusted ref; null when it is not there (or not a text file). */
-    async read(path) {
-        try {
-            const { text, sha } = await this.upstream.getFileAtRef(path, this.ref);
-            return {
-                path,
-                type: 'file',
-                sha,
-                size: Buffer.byteLength(text),
-                encoding: 'utf-8',
-                content: text,
-                note: `agent instruction file: served from the trusted ref ${JSON.stringify(this.ref)}, not the bound branch`,
-            };
-        }
-        catch (error) {
-            if (error instanceof UpstreamError && (error.code === 'not_found' || error.code === 'invalid'))
-                return null;
-            throw error;
-        }
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/gateway/tools/select.ts
 
 /**
@@ -99217,9 +99302,7 @@ async function startGateway(options) {
         view,
         history: new History(upstream, branch),
         pusher: new Pusher(view, filter),
-        instructions: options.instructionsRef === undefined
-            ? null
-            : new TrustedInstructions(upstream, options.instructionsRef),
+        instructions: options.instructionsRef === undefined ? null : new TrustedInstructions(view, options.instructionsRef),
         filter,
         log,
     };

@@ -33614,7 +33614,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(3403);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6821);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runMain */ .V)();
 process.exit();
@@ -33624,7 +33624,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 3403:
+/***/ 6821:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -37036,12 +37036,20 @@ function makeScrubber(secrets) {
 ;// CONCATENATED MODULE: ./src/github/octokit/errors.ts
 
 const MAX_UPSTREAM_MESSAGE = 200;
-/** GitHub's own short error message, vetted: one line, no control characters, bounded, scrubbed. */
+/**
+ * GitHub's own short error message, with the messages of its validation errors (`errors[].message`, where
+ * a 422 says what failed), vetted: one line, no control characters, bounded, scrubbed.
+ * https://docs.github.com/rest/using-the-rest-api/troubleshooting-the-rest-api#validation-failed
+ */
 function upstreamMessage(error, scrub) {
-    const data = error.response?.data;
-    const raw = data && typeof data === 'object' && typeof data.message === 'string'
-        ? data.message
-        : '';
+    const data = (error.response?.data ?? {});
+    const message = typeof data.message === 'string' ? data.message : '';
+    const details = Array.isArray(data.errors)
+        ? data.errors
+            .map((item) => item?.message)
+            .filter((text) => typeof text === 'string' && text !== '')
+        : [];
+    const raw = details.length > 0 ? `${message} (${details.join('; ')})` : message;
     // eslint-disable-next-line no-control-regex
     const clean = scrub(raw.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim());
     return clean.length > MAX_UPSTREAM_MESSAGE ? `${clean.slice(0, MAX_UPSTREAM_MESSAGE)}…` : clean;
@@ -54364,6 +54372,9 @@ const AGENT_FILES = Object.freeze([
     ['.github/prompts/**', 'instructions'],
     ['.github/chatmodes/**', 'instructions'],
     ['.github/agents/**', 'instructions'],
+    // skills: instructions (SKILL.md) with the scripts they tell the agent to run (Codex, Amp, Copilot)
+    ['.agents/skills/**', 'instructions'],
+    ['.github/skills/**', 'instructions'],
 ].map(([entry, use]) => Object.freeze({ entry, use })));
 
 ;// CONCATENATED MODULE: ./src/policy/protected.ts
@@ -54384,15 +54395,20 @@ const BUILT_IN_FAMILIES = Object.freeze({
             !(entry.endsWith('/**') && AGENT_ENTRIES.includes(entry.slice(0, -3)))),
     },
     hooks: {
-        why: 'run code on the machine of whoever next commits, opens or enters the repository (git hooks, direnv, editor tasks, dev containers), outside any review of the code',
+        why: 'run code on the machine of whoever next commits, opens, enters or installs the repository (git hooks, direnv, mise and asdf tool versions, npm settings such as the registry, editor tasks, dev containers), outside any review of the code',
         entries: [
             '.husky/**',
+            '.githooks/**',
             '.pre-commit-config.yaml',
             '.pre-commit-hooks.yaml',
             'lefthook.yml',
             '.lefthook.yml',
             'lefthook-local.yml',
             '.envrc',
+            'mise.toml',
+            '.mise.toml',
+            '.tool-versions',
+            '.npmrc',
             '.vscode/settings.json',
             '.vscode/tasks.json',
             '.vscode/launch.json',
@@ -55440,7 +55456,7 @@ function instructionFileRule(path) {
  * 1. the perimeters named (all of perimeters.yml's when none are named, in file order);
  * 2. a name the file does not define is an error, and so is an empty selection;
  * 3. a selected perimeter that may not be bound to the branch (its `branches`) is an error, never skipped.
- * The action then applies the `trust` rule to the trigger (src/action/agent-job/trust-gate.ts).
+ * The action then applies the `trust` rule to the trigger (src/action/trust-gate.ts).
  */
 function selectPerimeters(config, names, branch) {
     const defined = config.perimeters.map((p) => p.name);
@@ -56450,17 +56466,31 @@ function boundBranchMoves(facts) {
     }
     return violations;
 }
+/** Forged statuses on one commit named one by one; more are named together (an agent may post a thousand). */
+const FORGED_NAMED_ONE_BY_ONE = 3;
 /**
  * A status on the receipt's context posted during the job that Perimeter did not post: someone with the job's
  * access (the agent, with the token it read from the gateway) posted a receipt of its own.
  */
 function forgedReceipts(foreign) {
-    return foreign
-        .filter((f) => f.inWindow)
-        .map(({ sha, status }) => ({
-        kind: 'forged-receipt',
-        message: `forged receipt: a "${status.state}" status on "${status.context}" of ${judge_short(sha)} (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}) was posted during the job, not by Perimeter`,
-    }));
+    const bySha = new Map();
+    for (const found of foreign.filter((f) => f.inWindow))
+        bySha.set(found.sha, [...(bySha.get(found.sha) ?? []), found]);
+    return [...bySha].flatMap(([sha, found]) => {
+        const describe = ({ status }) => `a "${status.state}" status on "${status.context}" of ${judge_short(sha)} (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt})`;
+        if (found.length <= FORGED_NAMED_ONE_BY_ONE)
+            return found.map((f) => ({
+                kind: 'forged-receipt',
+                message: `forged receipt: ${describe(f)} was posted during the job, not by Perimeter`,
+            }));
+        const states = [...new Set(found.map((f) => f.status.state))].join(', ');
+        return [
+            {
+                kind: 'forged-receipt',
+                message: `forged receipt: ${found.length} statuses (${states}) on "${found[0].status.context}" of ${judge_short(sha)} were posted during the job, not by Perimeter; the newest: ${describe(found[0])}`,
+            },
+        ];
+    });
 }
 /** A check run named like the receipt, not Perimeter's: the agent's token can create one as github-actions. */
 function forgedCheckRuns(foreign) {
@@ -56582,7 +56612,9 @@ function judge_judge(facts) {
     for (const { sha, status } of (facts.foreignStatuses ?? []).filter((f) => !f.inWindow))
         notes.push(`a "${status.state}" status on "${status.context}" of ${judge_short(sha)} was posted after the job ended (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}): not the job's, and not this receipt`);
     const state = violations.length > 0 ? 'failure' : unchecked.length > 0 ? 'error' : 'success';
+    const pushes = [...(facts.branchMoves?.values() ?? [])].flatMap((history) => history.moves);
     return {
+        receiptOn: receiptCommits(state, facts, violations, pushes),
         state,
         branch: facts.branch,
         startHead: facts.startHead,
@@ -56592,13 +56624,33 @@ function judge_judge(facts) {
         violations,
         refChanges,
         commits,
-        pushes: [...(facts.branchMoves?.values() ?? [])].flatMap((history) => history.moves),
+        pushes,
         others,
         identity: facts.identity,
         perPerimeter: facts.ledger?.perPerimeter ?? {},
         unchecked,
         notes,
     };
+}
+/**
+ * Where the receipt goes: the bound branch's head; and, unless it is a success, every commit a ref the
+ * verdict names held during the job (a branch created, forced back or deleted keeps no head a reviewer
+ * could otherwise see judged) and every commit a forged receipt was found on, so a `failure` outranks it.
+ */
+function receiptCommits(state, facts, violations, pushes) {
+    const head = facts.endHead ?? facts.startHead;
+    if (state === 'success')
+        return head === null ? [] : [head];
+    const named = new Set(violations.map((v) => v.ref).filter((ref) => ref !== undefined));
+    const held = [
+        ...pushes.filter((move) => named.has(move.ref)).flatMap((move) => [move.after, move.before]),
+        ...facts.refChanges.filter((change) => named.has(change.ref)).map((change) => change.after),
+    ];
+    const forged = [
+        ...(facts.foreignStatuses ?? []).filter((found) => found.inWindow).map((found) => found.sha),
+        ...(facts.foreignCheckRuns ?? []).map((found) => found.sha),
+    ];
+    return [...new Set([head, ...held, ...forged].filter((sha) => !!sha && sha !== ZERO_SHA))];
 }
 
 ;// CONCATENATED MODULE: ./src/verify/judging/commit-judge.ts
@@ -57158,70 +57210,116 @@ const reason = (error) => (error instanceof Error ? error.message : String(error
 async function activity_accountForMoves(input, facts) {
     if (input.endedAt !== undefined)
         return accountForWindow(input, facts, input.endedAt);
+    if (input.activity !== undefined)
+        return activity_settle(input.activity, input, facts);
     const marker = await placeMarker(input, facts);
     if (marker === null)
         return;
     try {
-        const attempts = input.activityAttempts ?? ACTIVITY_ATTEMPTS;
-        for (let attempt = 1;; attempt++) {
-            let window;
-            try {
-                window = await input.upstream.listActivity({ since: input.startedAt });
-            }
-            catch (error) {
-                facts.unchecked.push(`GitHub's activity list, the record of every branch move: ${reason(error)}`);
-                return;
-            }
-            if (!window.complete) {
-                facts.unchecked.push(`GitHub's activity list: more than ${window.items.length} branch moves since the job started, so the window was not read to its start`);
-                return;
-            }
-            const at = window.items.findIndex((item) => item.ref === marker.ref && item.before === ZERO_SHA);
-            const account = at < 0 ? null : accountForBranches(window.items.slice(at + 1), input.start, input.end);
-            if ((account !== null && account.unaccounted.length === 0) || attempt >= attempts) {
-                if (account === null) {
-                    facts.unchecked.push("GitHub's activity list has not caught up with the end of the job (the end marker is not in it yet), so moves in between may be missing");
-                    return;
-                }
-                facts.branchMoves = account.branches;
-                // GitHub records this job's token as the marker's creator: that is who "this job" is, unless the
-                // verification runs elsewhere and knows the job's identity from GitHub's record of its pending status.
-                facts.identity = input.identity !== undefined ? input.identity : (window.items[at]?.actor ?? null);
-                for (const problem of account.unaccounted)
-                    facts.unchecked.push(`what happened to ${problem}`);
-                if (input.startTaken)
-                    checkStart(window.items.slice(at + 1), account.branches, input.startTaken, facts);
-                return;
-            }
-            await sleep((input.activityRetryMs ?? ACTIVITY_RETRY_MS) * attempt);
-        }
+        const read = await readToMarker(input.upstream, marker.ref, {
+            since: input.startedAt,
+            attempts: input.activityAttempts,
+            retryMs: input.activityRetryMs,
+            accounted: (items) => accountForBranches(items, input.start, input.end).unaccounted.length === 0,
+        });
+        if ('problem' in read)
+            facts.unchecked.push(read.problem);
+        else
+            activity_settle(read, input, facts);
     }
     finally {
-        await input.upstream.deleteBranch(marker.branch).catch((error) => {
-            facts.notes.push(`the end marker ${marker.branch} could not be deleted: ${reason(error)}`);
-        });
+        await deleteMarker(input.upstream, marker.branch, facts.notes);
     }
 }
+/** The moves of the activity list read to the end marker, accounted for from the start to the end snapshot. */
+function activity_settle(read, input, facts) {
+    const account = accountForBranches(read.items, input.start, input.end);
+    facts.branchMoves = account.branches;
+    // GitHub records this job's token as the marker's creator: that is who "this job" is, unless the
+    // verification runs elsewhere and knows the job's identity from its own inputs.
+    facts.identity = input.identity !== undefined ? input.identity : read.markerActor;
+    facts.notes.push(...(read.notes ?? []));
+    for (const problem of account.unaccounted)
+        facts.unchecked.push(`what happened to ${problem}`);
+}
 /**
- * A start snapshot that came from elsewhere (a verify job's handoff) must agree with GitHub: every branch move
- * recorded after the snapshot was surely taken, and while the job ran, is one the account holds. A snapshot
- * that already shows a later move (a branch the job created, claimed as there from the start) hides it.
+ * For a verification that learns the start from GitHub (a verify job): the activity list read back to
+ * `since` and on to an end marker of its own, placed after the end snapshot at a commit some branch held
+ * when the window opened. Answers why it could not be read instead, for an `error` receipt.
  */
-function checkStart(items, branches, taken, facts) {
-    // `before` is a time GitHub gives in whole seconds: the snapshot may be up to a second later than it says,
-    // so only a move a whole second after it is surely after the snapshot
-    const after = Date.parse(taken.before) + 1_000;
-    const until = Date.parse(taken.jobEnded);
-    for (const item of items) {
-        const at = Date.parse(item.timestamp);
-        if (!item.ref.startsWith('refs/heads/') || item.ref.startsWith(`refs/heads/${MARKER_PREFIX}`))
-            continue;
-        if (!(at >= after && at <= until))
-            continue;
-        if (branches.get(item.ref)?.moves.includes(item))
-            continue;
-        facts.unchecked.push(`what happened to ${item.ref}: GitHub records a move at ${item.timestamp} (${item.before.slice(0, 7)} → ${item.after.slice(0, 7)}, by ${item.actor ?? 'unknown'}), after the start snapshot was taken, that the start snapshot already shows: the handed-over start does not agree with GitHub`);
+async function readJobActivity(upstream, options) {
+    let first;
+    try {
+        first = await upstream.listActivity({ since: options.since });
     }
+    catch (error) {
+        return { problem: `GitHub's activity list, the record of every branch move: ${reason(error)}` };
+    }
+    if (!first.complete)
+        return { problem: tooMany(first) };
+    const sha = markerCommit(startFromActivity(first.items, options.end), options.end);
+    if (sha === null)
+        return { problem: 'the end marker: the repository has no branch to place it on' };
+    const branch = `${MARKER_PREFIX}${randomUUID()}`;
+    try {
+        await upstream.createBranch(branch, sha);
+    }
+    catch (error) {
+        return {
+            problem: `whether GitHub's activity list has caught up with the end of the job: the end marker could not be created (${reason(error)})`,
+        };
+    }
+    const read = await readToMarker(upstream, `refs/heads/${branch}`, {
+        ...options,
+        accounted: (items) => {
+            const start = startFromActivity(items, options.end);
+            return accountForBranches(items, start, options.end).unaccounted.length === 0;
+        },
+    });
+    const notes = [];
+    await deleteMarker(upstream, branch, notes);
+    return 'problem' in read ? read : { ...read, notes };
+}
+/** A commit a branch held when the window opened and still holds: inert for every other job's verification. */
+function markerCommit(start, end) {
+    const branches = Object.keys(start).filter((ref) => ref.startsWith('refs/heads/'));
+    const still = branches.find((ref) => start[ref] === end[ref]) ?? branches[0];
+    return still === undefined ? null : start[still];
+}
+/**
+ * The activity list read until the marker's creation is in it and the moves before it account for every
+ * branch: GitHub records ref updates in the order they land, so every move before the end snapshot is in the
+ * list by then. A list that is behind is read again a few times.
+ */
+async function readToMarker(upstream, markerRef, options) {
+    const attempts = options.attempts ?? ACTIVITY_ATTEMPTS;
+    for (let attempt = 1;; attempt++) {
+        let window;
+        try {
+            window = await upstream.listActivity({ since: options.since });
+        }
+        catch (error) {
+            return { problem: `GitHub's activity list, the record of every branch move: ${reason(error)}` };
+        }
+        if (!window.complete)
+            return { problem: tooMany(window) };
+        const at = window.items.findIndex((item) => item.ref === markerRef && item.before === ZERO_SHA);
+        const items = at < 0 ? null : window.items.slice(at + 1);
+        if ((items !== null && options.accounted(items)) || attempt >= attempts) {
+            if (items === null)
+                return {
+                    problem: "GitHub's activity list has not caught up with the end of the job (the end marker is not in it yet), so moves in between may be missing",
+                };
+            return { items, markerActor: window.items[at]?.actor ?? null };
+        }
+        await sleep((options.retryMs ?? ACTIVITY_RETRY_MS) * attempt);
+    }
+}
+const tooMany = (window) => `GitHub's activity list: more than ${window.items.length} branch moves since the job started, so the window was not read to its start`;
+async function deleteMarker(upstream, branch, notes) {
+    await upstream.deleteBranch(branch).catch((error) => {
+        notes.push(`the end marker ${branch} could not be deleted: ${reason(error)}`);
+    });
 }
 /** The verification's own branch, created after the end snapshot; null (and unchecked) when GitHub refuses it. */
 async function placeMarker(input, facts) {
@@ -57258,6 +57356,7 @@ const ACTIVITY_ATTEMPTS = 4;
 const ACTIVITY_RETRY_MS = 1_500;
 
 ;// CONCATENATED MODULE: ./src/verify/verify-job.ts
+
 
 
 
@@ -57349,17 +57448,31 @@ async function verifyJob(input) {
     return judge(facts);
 }
 /**
- * The statuses on the receipt's context on every commit the bound branch showed during the job: its heads
- * (start, end, each one it held) and its new commits. One the verification did not expect is forged.
+ * The statuses on the receipt's context on every commit a reviewer may look at after the job: every head any
+ * branch held during the job (the bound branch's and each branch created, moved, forced back or deleted),
+ * the end of every other ref that changed, and the bound branch's new commits. One the verification did not
+ * expect is forged. Check runs too, when the receipt is one: on a commit made during the job any of the
+ * receipt's name is forged, whatever times its creator claims.
  */
 async function lookForForgedReceipts(input, window, facts) {
-    const moves = facts.branchMoves?.get(`refs/heads/${input.branch}`)?.moves ?? [];
+    // not the refs others moved or the owner named in ignore-refs: another job's receipt there is not forged
+    const ignored = compileGlobList(input.ignoreRefs ?? []);
+    const moves = [...(facts.branchMoves?.values() ?? [])]
+        .filter((history) => history.ref === `refs/heads/${input.branch}` ||
+        (!history.ref.startsWith(`refs/heads/${MARKER_PREFIX}`) &&
+            !movedByOthersOnly(history.moves, facts.identity) &&
+            ignored.find(history.ref) === null))
+        .flatMap((history) => history.moves);
+    const newCommits = facts.newCommits?.shas ?? [];
     const shas = [
         ...new Set([
             facts.startHead,
             facts.endHead,
-            ...moves.map((m) => m.after),
-            ...(facts.newCommits?.shas ?? []),
+            ...moves.flatMap((m) => [m.before, m.after]),
+            ...facts.refChanges
+                .filter((change) => ignored.find(change.ref) === null)
+                .map((change) => change.after),
+            ...newCommits,
         ].filter((sha) => sha !== null && sha !== ZERO_SHA)),
     ];
     if (facts.newCommits === null || !facts.newCommits.complete)
@@ -57369,15 +57482,21 @@ async function lookForForgedReceipts(input, window, facts) {
         return;
     }
     try {
-        facts.foreignStatuses = await findForeignStatuses(input.upstream, shas, window);
+        const found = await findForeignStatuses(input.upstream, shas, window);
+        facts.foreignStatuses = found.foreign;
+        for (const sha of found.full)
+            facts.unchecked.push(`a receipt on ${sha.slice(0, 7)}: its context "${window.context}" holds GitHub's most statuses a commit and context may have (${MAX_STATUSES_PER_CONTEXT}), so no status can be posted there; the check run carries this receipt`);
     }
     catch (error) {
         facts.unchecked.push(`the statuses on "${window.context}" during the job: ${verify_job_reason(error)}`);
     }
     if (!window.checkRuns)
         return;
+    // made during the job: not held by any ref at its start
+    const held = new Set(Object.values(input.start));
+    const fresh = new Set([...newCommits, ...shas.filter((sha) => !held.has(sha))]);
     try {
-        facts.foreignCheckRuns = await findForeignCheckRuns(input.upstream, shas, window);
+        facts.foreignCheckRuns = await findForeignCheckRuns(input.upstream, shas, window, fresh);
     }
     catch (error) {
         facts.unchecked.push(`the check runs named "${window.context}" during the job: ${verify_job_reason(error)}`);
@@ -57710,6 +57829,8 @@ function verdictOf(input, found) {
 
 
 
+
+
 ;// CONCATENATED MODULE: ./src/clients/client-config.ts
 
 
@@ -57808,12 +57929,19 @@ var Inputs;
     Inputs["ReceiptBy"] = "receipt-by";
     Inputs["ReceiptAs"] = "receipt-as";
 })(Inputs || (Inputs = {}));
-/** The inputs of the verify sub-action (verify/action.yml). */
+/**
+ * The inputs of the verify sub-action (verify/action.yml). It also reads, by the main action's names and
+ * parsers (readJudgedSettings), what decides the verdict: branch, config, config-ref, perimeters,
+ * status-context, direct-pushes and ignore-refs.
+ */
 var VerifyInputs;
 (function (VerifyInputs) {
     VerifyInputs["GithubToken"] = "github-token";
-    VerifyInputs["Handoff"] = "handoff";
-    /** the perimeters file the pull-request gate reads from the default branch */
+    /** the agent job's name, as the run shows it: the verify job judges that job */
+    VerifyInputs["AgentJob"] = "agent-job";
+    /** the login GitHub records for the agent job's token */
+    VerifyInputs["AgentIdentity"] = "agent-identity";
+    /** the perimeters file (the pull-request gate reads it from the default branch) */
     VerifyInputs["Config"] = "config";
     VerifyInputs["FailOnViolation"] = "fail-on-violation";
     VerifyInputs["ReceiptAs"] = "receipt-as";
@@ -57821,6 +57949,16 @@ var VerifyInputs;
     VerifyInputs["RecordName"] = "record-name";
     VerifyInputs["RecordRetentionDays"] = "record-retention-days";
 })(VerifyInputs || (VerifyInputs = {}));
+/** The main action's inputs the verify job reads too, by the same names and parsers (readJudgedSettings). */
+const JUDGED_INPUTS = [
+    Inputs.Branch,
+    Inputs.Config,
+    Inputs.ConfigRef,
+    Inputs.Perimeters,
+    Inputs.DirectPushes,
+    Inputs.StatusContext,
+    Inputs.IgnoreRefs,
+];
 var Outputs;
 (function (Outputs) {
     /** JSON object: perimeter name -> endpoint URL */
@@ -57837,8 +57975,6 @@ var Outputs;
     Outputs["TokenVariable"] = "token-variable";
     /** the name of the record artifact post uploads (perimeter/apply and audits read it) */
     Outputs["Record"] = "record";
-    /** what a later verify job needs from before the agents ran (JSON, src/action/handoff.ts) */
-    Outputs["Handoff"] = "handoff";
 })(Outputs || (Outputs = {}));
 /** Keys passed from main to post (the runner hands them to post as STATE_<key>). */
 var State;
@@ -57978,82 +58114,6 @@ function keyPosition(text, path) {
     return key?.range ? lineCounter.linePos(key.range[0]) : null;
 }
 
-;// CONCATENATED MODULE: ./src/action/handoff.ts
-
-/**
- * What a later verify job needs from before the agents ran: main's `handoff` output, fixed when main ends
- * (later steps cannot change a step's outputs). It travels as the agent job's output, through the runner, so
- * the verify job checks it against GitHub before it relies on it (verify-step.ts).
- */
-const HANDOFF_FORMAT = 'perimeter-handoff';
-const HANDOFF_VERSION = 1;
-/** GitHub caps a job's outputs at 1 MB together. */
-const MAX_HANDOFF_CHARS = 1_000_000;
-const handoff_sha = schemas_string().regex(/^[0-9a-f]{40}$/, 'expected a 40-character hex SHA');
-const handoff_time = iso_datetime({ offset: true });
-const handoffSchema = strictObject({
-    format: literal(HANDOFF_FORMAT),
-    version: literal(HANDOFF_VERSION),
-    repository: schemas_string().regex(/^[A-Za-z0-9-_.]+\/[A-Za-z0-9-_.]+$/, 'expected "owner/name"'),
-    run: strictObject({
-        id: schemas_number().int().positive(),
-        attempt: schemas_number().int().positive(),
-        job: schemas_string(),
-        runner: schemas_string(),
-    }),
-    branch: schemas_string().min(1),
-    config: strictObject({ file: schemas_string().min(1), ref: schemas_string().min(1), sha: handoff_sha }),
-    perimeters: array(schemas_string().min(1)).min(1),
-    directPushes: schemas_enum(['check', 'deny']),
-    ignoreRefs: array(schemas_string()),
-    /** the login GitHub records for the agent job's token (the pending status's creator) */
-    identity: schemas_string().min(1).nullable(),
-    /** on GitHub's clock, a margin before the start snapshot */
-    startedAt: handoff_time,
-    startRefs: record(schemas_string().startsWith('refs/'), handoff_sha),
-    pending: strictObject({
-        id: schemas_number().int().positive(),
-        sha: handoff_sha,
-        context: schemas_string().min(1),
-        description: schemas_string(),
-        createdAt: handoff_time,
-    }),
-});
-class HandoffError extends Error {
-    name = 'HandoffError';
-}
-function renderHandoff(facts) {
-    const text = JSON.stringify({ format: HANDOFF_FORMAT, version: HANDOFF_VERSION, ...facts });
-    if (text.length > MAX_HANDOFF_CHARS)
-        throw new HandoffError(`the handoff is ${text.length} characters, over GitHub's 1 MB for a job's outputs (the repository has ${Object.keys(facts.startRefs).length} refs)`);
-    // the schema is the contract: main never hands over what the verify job would refuse
-    return JSON.stringify(parseHandoff(text));
-}
-/** The handoff as the verify job got it; throws HandoffError saying what is wrong, never a stack trace. */
-function parseHandoff(text) {
-    if (text.trim() === '')
-        throw new HandoffError('the handoff is empty: the agent job did not pass on the main step\'s "handoff" output (its main step failed or never ran, or the job\'s outputs do not name it); without a handoff, perimeter/verify judges pull requests only (on pull_request_target or pull_request)');
-    let data;
-    try {
-        data = JSON.parse(text);
-    }
-    catch (error) {
-        throw new HandoffError(`the handoff is not JSON (${error.message})`);
-    }
-    const format = data?.format;
-    const version = data?.version;
-    if (format === HANDOFF_FORMAT && version !== HANDOFF_VERSION)
-        throw new HandoffError(`the handoff has format version ${JSON.stringify(version)}; this verify action reads version ${HANDOFF_VERSION}: use the same release of perimeter and perimeter/verify`);
-    const parsed = handoffSchema.safeParse(data);
-    if (parsed.success)
-        return parsed.data;
-    const problems = parsed.error.issues
-        .slice(0, 5)
-        .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(top)'}: ${issue.message}`);
-    const more = parsed.error.issues.length - problems.length;
-    throw new HandoffError(`the handoff is malformed: ${problems.join('; ')}${more > 0 ? `; ${more} more` : ''}`);
-}
-
 ;// CONCATENATED MODULE: ./src/action/config-ref.ts
 
 
@@ -58068,7 +58128,7 @@ function checkConfigRef(facts, refusal = (message) => new ActionError(message)) 
     return verdict.kind === 'warning' ? verdict.message : null;
 }
 
-;// CONCATENATED MODULE: ./src/action/agent-job/trust-gate.ts
+;// CONCATENATED MODULE: ./src/action/trust-gate.ts
 
 
 const trust_gate_names = (perimeters) => perimeters.map((p) => `"${p.name}"`).join(', ');
@@ -58277,29 +58337,33 @@ function readStepBasics(env = process.env, read = defaultRead) {
         tempDir: env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
     };
 }
-function readSettings(env = process.env, read = defaultRead) {
-    const basics = readStepBasics(env, read);
+function readJudgedSettings(env = process.env, read = defaultRead) {
     const event = readEvent(env);
     const branch = boundBranch(read(Inputs.Branch), env, event);
     return {
-        ...basics,
         configFile: configFile(read(Inputs.Config) || DEFAULT_CONFIG_FILE),
         configRef: read(Inputs.ConfigRef) || null,
         perimeters: perimeterList(read(Inputs.Perimeters)),
         branch,
-        port: port(read(Inputs.Port)),
-        failOnViolation: inputs_boolean(Inputs.FailOnViolation, read(Inputs.FailOnViolation), true),
         directPushes: directPushes(read(Inputs.DirectPushes)),
         statusContext: statusContext(read(Inputs.StatusContext)),
+        ignoreRefs: ignoreRefs(read(Inputs.IgnoreRefs), branch),
+        eventName: env.GITHUB_EVENT_NAME ?? '',
+        event,
+    };
+}
+function readSettings(env = process.env, read = defaultRead) {
+    return {
+        ...readStepBasics(env, read),
+        ...readJudgedSettings(env, read),
+        port: port(read(Inputs.Port)),
+        failOnViolation: inputs_boolean(Inputs.FailOnViolation, read(Inputs.FailOnViolation), true),
         endpointSecrets: endpointSecrets(read(Inputs.EndpointSecrets)),
         writesPerMinute: inputs_positiveInteger(Inputs.WritesPerMinute, read(Inputs.WritesPerMinute), 80),
         writes: writesMode(read(Inputs.Writes)),
-        ignoreRefs: ignoreRefs(read(Inputs.IgnoreRefs), branch),
         receiptBy: receiptBy(read(Inputs.ReceiptBy)),
         receiptAs: receiptAs(Inputs.ReceiptAs, read(Inputs.ReceiptAs)),
         verifyTimeoutMs: inputs_positiveInteger(Inputs.VerifyTimeout, read(Inputs.VerifyTimeout), 600) * 1000,
-        eventName: env.GITHUB_EVENT_NAME ?? '',
-        event,
         run: runFacts(env),
         runnerName: env.RUNNER_NAME ?? '',
         record: readRecordSettings(env, read),
@@ -58686,7 +58750,6 @@ function readStateFile(store, keys) {
 
 
 
-
 /** dist/main/index.js -> dist/gateway/index.js */
 function defaultGatewayScript() {
     return (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)((0,external_node_url_.fileURLToPath)(import.meta.url)), '..', 'gateway', 'index.js');
@@ -58719,7 +58782,7 @@ async function runMain() {
 async function start(settings, upstream, store, gatewayScript, secrets) {
     const defaultBranch = settings.configRef === null ? (await upstream.getRepository()).defaultBranch : '';
     const configRef = settings.configRef ?? defaultBranch;
-    const { text: configText, sha: configSha } = await readConfigFile(upstream, settings.configFile, configRef);
+    const { text: configText } = await readConfigFile(upstream, settings.configFile, configRef);
     const { config, perimeters: selected } = loadPerimeters(configText, settings.configFile, settings.perimeters, settings.branch);
     const { exposed: perimeters, note } = applyTrust(config, selected, settings.eventName, settings.event);
     if (note !== null)
@@ -58750,32 +58813,10 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
     });
     if (warning !== null)
         core_warning(warning);
-    const pending = await markPending(upstream, startHead, settings);
-    // Set now, so a verify job can judge the job even when the rest of main fails.
-    setHandoff({
-        repository: `${settings.owner}/${settings.repo}`,
-        run: {
-            id: Number(settings.run.id),
-            attempt: Number(settings.run.attempt || '1'),
-            job: settings.run.job,
-            runner: settings.runnerName,
-        },
-        branch: settings.branch,
-        config: { file: settings.configFile, ref: configRef, sha: configSha },
-        perimeters: names,
-        directPushes: settings.directPushes,
-        ignoreRefs: settings.ignoreRefs,
-        identity: pending.creator,
-        startedAt,
-        startRefs: snapshot,
-        pending: {
-            id: pending.id,
-            sha: startHead,
-            context: pending.context,
-            description: pending.description ?? '',
-            createdAt: pending.createdAt,
-        },
-    });
+    // With a verify job, the receipt and every status are its own: main posts none, so the agent job needs no
+    // statuses: write, and any status on the receipt's context during the job is forged.
+    if (settings.receiptBy === 'post')
+        await markPending(upstream, startHead, settings);
     const workDir = (0,external_node_fs_namespaceObject.realpathSync)((0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)(settings.tempDir, 'perimeter-')));
     store.save(State.Branch, settings.branch);
     store.save(State.Perimeters, JSON.stringify(names));
@@ -58863,27 +58904,13 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
         throw error;
     }
 }
-/** The handoff output; without one (outside a runner, too many refs) a verify job says so and fails. */
-function setHandoff(facts) {
-    try {
-        setOutput(Outputs.Handoff, renderHandoff(facts));
-    }
-    catch (error) {
-        core_warning(`no ${Outputs.Handoff} output for a verify job: ${error.message}`);
-    }
-}
-/**
- * A pending status until the receipt replaces it; also proves early that the token may post statuses, and
- * GitHub's answer names the token's identity.
- */
+/** A pending status until post's receipt replaces it; also proves early that the token may post statuses. */
 async function markPending(upstream, sha, settings) {
     try {
-        return await upstream.createStatus(sha, {
+        await upstream.createStatus(sha, {
             state: 'pending',
             context: settings.statusContext,
-            description: settings.receiptBy === 'verify-job'
-                ? 'Agents at work; a later job verifies what was pushed.'
-                : 'Agents at work; the post step verifies what was pushed.',
+            description: 'Agents at work; the post step verifies what was pushed.',
         });
     }
     catch (error) {
