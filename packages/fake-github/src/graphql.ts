@@ -16,7 +16,14 @@ import { createCommitOnBranch } from './graphql-commit.js';
 import { callCost } from './graphql-cost.js';
 import { repositoryValue } from './graphql-values.js';
 import { HttpError, readJson } from './http-util.js';
-import { authenticated, errorBody, SECONDARY_LIMITED, send } from './respond.js';
+import {
+  authenticated,
+  errorBody,
+  NOT_ACCESSIBLE,
+  presentedToken,
+  SECONDARY_LIMITED,
+  send,
+} from './respond.js';
 import type { ServerState } from './stats.js';
 
 export const GRAPHQL_KEY = 'POST /graphql';
@@ -42,6 +49,17 @@ function pickOperation(document: DocumentNode, name: unknown): OperationDefiniti
   if (operations.length !== 1) return 'An operation name is required';
   return operations[0]!;
 }
+
+/**
+ * A write from a token without the permission (a job's GITHUB_TOKEN with `contents: read`): GitHub answers
+ * HTTP 200, the field null and an error of type FORBIDDEN with GitHub's REST wording, as seen in
+ * https://github.com/fpicalausa/remove-stale-branches/issues/49:
+ * `{ type: 'FORBIDDEN', path: [...], extensions: { saml_failure: false }, message: 'Resource not accessible
+ * by integration' }`.
+ */
+const notAccessible = (): never => {
+  throw new GraphQLError(NOT_ACCESSIBLE, { extensions: { type: 'FORBIDDEN', saml_failure: false } });
+};
 
 /**
  * POST /graphql as GitHub answers it: the call checked against GitHub's schema and its documented limits,
@@ -119,9 +137,10 @@ export async function handleGraphql(
   }
   state.stats.graphqlPoints(cost.points);
 
+  const readOnly = state.contentsReadOnly.has(presentedToken(req, false) ?? '');
   const rootValue = {
     createCommitOnBranch: ({ input }: { input: Record<string, unknown> }) =>
-      createCommitOnBranch(state, login, input),
+      readOnly ? notAccessible() : createCommitOnBranch(state, login, input),
     repository: ({ owner, name }: { owner: string; name: string }) => {
       const repo = state.repos.get(`${owner}/${name}`.toLowerCase());
       if (!repo)

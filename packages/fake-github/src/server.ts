@@ -60,7 +60,8 @@ export interface FakeGithubOptions {
   /**
    * The main token's `contents` permission: with 'read' (a job with `permissions: contents: read`) every
    * write to git data, refs and contents, every merge of a pull request and every git push is answered 403
-   * as GitHub does; statuses stay writable. Default 'write'.
+   * as GitHub does, and a GraphQL createCommitOnBranch answers a FORBIDDEN error; statuses stay writable.
+   * Default 'write'.
    */
   contents?: 'read' | 'write';
   /**

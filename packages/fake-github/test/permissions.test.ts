@@ -44,6 +44,31 @@ describe('a token with contents: read', () => {
     expect((await gitText(join(dir, 'repo.git'), ['rev-parse', 'refs/heads/main'])).trim()).toBe(seeded);
   });
 
+  it('refuses a GraphQL createCommitOnBranch as GitHub does: the field null, a FORBIDDEN error', async () => {
+    const answer = await restClient(gh.url)('POST', '/graphql', {
+      query: `mutation($input: CreateCommitOnBranchInput!) { createCommitOnBranch(input: $input) { commit { oid } } }`,
+      variables: {
+        input: {
+          branch: { repositoryNameWithOwner: 'acme/app', branchName: 'main' },
+          expectedHeadOid: seeded,
+          message: { headline: 'around the REST refusal' },
+          fileChanges: { additions: [{ path: 'x.txt', contents: Buffer.from('x').toString('base64') }] },
+        },
+      },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).toEqual({ createCommitOnBranch: null });
+    expect(answer.body.errors).toEqual([
+      expect.objectContaining({
+        type: 'FORBIDDEN',
+        path: ['createCommitOnBranch'],
+        message: 'Resource not accessible by integration',
+        extensions: expect.objectContaining({ saml_failure: false }),
+      }),
+    ]);
+    expect((await gitText(join(dir, 'repo.git'), ['rev-parse', 'refs/heads/main'])).trim()).toBe(seeded);
+  });
+
   it('clones, and refuses a git push before it starts', async () => {
     const work = join(dir, 'work');
     await gitClient(dir, ['clone', '--quiet', cloneUrl(gh.url, 'acme/app', 'test-token'), work], dir);
