@@ -7,7 +7,8 @@ import { MIN_SECRET_LENGTH } from '../gateway/serving/bearer-secret.js';
 import { Inputs, STATUS_CONTEXT } from './constants.js';
 
 export type DirectPushes = 'check' | 'deny';
-export type ReceiptBy = 'post' | 'verify-job';
+/** Who posts the receipt: the post step, a verify job, or (always with `writes: stage`) the apply job. */
+export type ReceiptBy = 'post' | 'verify-job' | 'apply-job';
 /** What the receipt is on GitHub: a commit status, a check run of the same name, or both. */
 export type ReceiptAs = 'status' | 'check-run' | 'both';
 
@@ -60,7 +61,8 @@ export interface Settings {
   ignoreRefs: string[];
   /**
    * `post`: the post step posts the receipt; `verify-job`: a later job (perimeter/verify) does, from its own
-   * inputs and GitHub's records, and main and post post no commit status (post's verdict stays in the log)
+   * inputs and GitHub's records, and main and post post no commit status (post's verdict stays in the log);
+   * `apply-job`: implied by `writes: stage`, the apply job's receipt is the one, and main and post post none
    */
   receiptBy: ReceiptBy;
   /** a commit status, a check run (needs checks: write) or both, posted by whoever posts the receipt */
@@ -147,6 +149,7 @@ export function readJudgedSettings(env: Env = process.env, read: ReadInput = def
 }
 
 export function readSettings(env: Env = process.env, read: ReadInput = defaultRead): Settings {
+  const writes = writesMode(read(Inputs.Writes));
   return {
     ...readStepBasics(env, read),
     ...readJudgedSettings(env, read),
@@ -154,8 +157,8 @@ export function readSettings(env: Env = process.env, read: ReadInput = defaultRe
     failOnViolation: boolean(Inputs.FailOnViolation, read(Inputs.FailOnViolation), true),
     endpointSecrets: endpointSecrets(read(Inputs.EndpointSecrets)),
     writesPerMinute: positiveInteger(Inputs.WritesPerMinute, read(Inputs.WritesPerMinute), 80),
-    writes: writesMode(read(Inputs.Writes)),
-    receiptBy: receiptBy(read(Inputs.ReceiptBy)),
+    writes,
+    receiptBy: receiptBy(read(Inputs.ReceiptBy), writes),
     receiptAs: receiptAs(Inputs.ReceiptAs, read(Inputs.ReceiptAs)),
     verifyTimeoutMs: positiveInteger(Inputs.VerifyTimeout, read(Inputs.VerifyTimeout), 600) * 1000,
     run: runFacts(env),
@@ -214,10 +217,23 @@ export function runFacts(env: Env): RunFacts {
   };
 }
 
-function receiptBy(value: string): ReceiptBy {
-  if (value === '' || value === 'post') return 'post';
+/**
+ * With `writes: stage` the agent job's token holds no write permission at all, statuses included: the apply
+ * job's receipt is the one (or a verify job's, when named). A status from the agent job would need
+ * `statuses: write`, and with it the agent could post a forged success anywhere.
+ */
+function receiptBy(value: string, writes: 'push' | 'stage'): ReceiptBy {
   if (value === 'verify-job') return 'verify-job';
-  throw new InputError(`${Inputs.ReceiptBy}: expected "post" or "verify-job", got ${JSON.stringify(value)}`);
+  if (value !== '' && value !== 'post')
+    throw new InputError(
+      `${Inputs.ReceiptBy}: expected "post" or "verify-job", got ${JSON.stringify(value)}`,
+    );
+  if (writes === 'push') return 'post';
+  if (value === 'post')
+    throw new InputError(
+      `${Inputs.ReceiptBy}: "post" cannot go with ${Inputs.Writes}: stage, whose job needs no statuses: write; perimeter/apply posts the receipt`,
+    );
+  return 'apply-job';
 }
 
 export function receiptAs(name: string, value: string): ReceiptAs {

@@ -48,8 +48,12 @@ export async function publishReceipt(
   for (const a of receipt.annotations)
     core.error(a.message, a.path ? { title: a.title, file: a.path } : { title: a.title });
 
-  if (settings.receiptBy === 'verify-job') {
-    core.info('receipt-by: verify-job, so the receipt comes from the verify job, not from this step');
+  if (settings.receiptBy !== 'post') {
+    core.info(
+      settings.receiptBy === 'verify-job'
+        ? 'receipt-by: verify-job, so the receipt comes from the verify job, not from this step'
+        : 'writes: stage, so the receipt comes from the apply job (perimeter/apply), not from this step',
+    );
     return null;
   }
   const problems: string[] = [];
@@ -145,7 +149,7 @@ export async function publishBestEffort(
 ): Promise<void> {
   core.summary.addRaw(receipt.summary, true);
   await writeSummary();
-  if (settings.receiptBy === 'verify-job') return;
+  if (settings.receiptBy !== 'post') return;
   let target: string | null;
   try {
     target = where.sha || (where.branch ? await upstream.tryGetBranchHead(where.branch) : null);

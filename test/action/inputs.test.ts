@@ -72,6 +72,18 @@ describe('readSettings', () => {
     });
   });
 
+  describe('when writes is stage', () => {
+    it('leaves the receipt to the apply job, and refuses receipt-by: post', () => {
+      expect(settings({ [Inputs.Writes]: 'stage' }).receiptBy).toBe('apply-job');
+      expect(settings({ [Inputs.Writes]: 'stage', [Inputs.ReceiptBy]: 'verify-job' }).receiptBy).toBe(
+        'verify-job',
+      );
+      expect(failure({ [Inputs.Writes]: 'stage', [Inputs.ReceiptBy]: 'post' })).toBe(
+        'receipt-by: "post" cannot go with writes: stage, whose job needs no statuses: write; perimeter/apply posts the receipt',
+      );
+    });
+  });
+
   describe('when receipt-as is given', () => {
     it('takes status, check-run or both, and refuses anything else', () => {
       expect(settings({ [Inputs.ReceiptAs]: 'check-run' }).receiptAs).toBe('check-run');

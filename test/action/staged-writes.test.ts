@@ -14,9 +14,12 @@ import { StagedUpstream } from '../../src/github/staged/staged-upstream.js';
 import { jobSuite } from './support/suite.js';
 
 const BOT = 'github-actions[bot]';
+// The agent job as docs/staged-writes.md writes it: its token may read the repository and nothing else.
 const { started } = jobSuite({
   inputs: { perimeters: 'implementer', writes: 'stage' },
   contents: 'read',
+  statuses: 'none',
+  checks: 'none',
   actors: [BOT],
 });
 
@@ -74,6 +77,9 @@ describe('staged writes over two jobs', { timeout: 300_000 }, () => {
     const post = await j.post();
     expect(post.exitCode, post.log + post.stderr).toBe(0);
     expect(post.log).toContain('staged.json');
+    // the job's token may post no status (statuses: none): main and post posted none, apply's is the receipt
+    expect(post.log).toContain('the receipt comes from the apply job');
+    expect(await j.statuses(start, j.tokens[BOT])).toEqual([]);
 
     const applied = await applyJob(j);
     expect(applied.exitCode, applied.log + applied.stderr).toBe(0);
@@ -84,7 +90,7 @@ describe('staged writes over two jobs', { timeout: 300_000 }, () => {
     const stagedSet = readChangeSet(JSON.parse(readFileSync(j.runner.main!.state.stagePath!, 'utf8')));
     expect(stagedSet.commits.map((c) => c.sha)).toEqual([staged]);
     expect((await gitText(j.bare, ['rev-parse', `${head}^{tree}`])).trim()).toBe(stagedSet.commits[0]!.tree);
-    const [status] = await j.statuses(head);
+    const [status] = await j.statuses(head, j.tokens[BOT]);
     expect(status).toMatchObject({ state: 'success', context: 'perimeter' });
     expect(status!.description).toMatch(/^1 staged commit\(s\) applied: 1 path\(s\), all in scope/);
   });
@@ -121,7 +127,7 @@ describe('staged writes over two jobs', { timeout: 300_000 }, () => {
     expect(applied.exitCode).toBe(1);
     expect(applied.log + applied.stderr).toContain(path);
     expect(await j.head()).toBe(start);
-    const [status] = await j.statuses(start);
+    const [status] = await j.statuses(start, j.tokens[BOT]);
     expect(status).toMatchObject({ state: 'failure', description: expect.stringContaining(path) });
   });
 

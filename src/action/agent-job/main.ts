@@ -110,7 +110,8 @@ async function start(
   });
   if (warning !== null) core.warning(warning);
   // With a verify job, the receipt and every status are its own: main posts none, so the agent job needs no
-  // statuses: write, and any status on the receipt's context during the job is forged.
+  // statuses: write, and any status on the receipt's context during the job is forged. With writes: stage the
+  // apply job's receipt is the one, and the job's token needs no write permission at all.
   if (settings.receiptBy === 'post') await markPending(upstream, startHead, settings);
 
   const workDir = realpathSync(mkdtempSync(join(settings.tempDir, 'perimeter-')));
