@@ -26,14 +26,55 @@ export interface JudgedChangeSet {
   violations: Violation[];
 }
 
+/** Where the apply job writes, from its own inputs and GitHub: never from the change set. */
+export interface ApplyTarget {
+  /** the branch the workflow names (apply's `branch` input, or the run's branch) */
+  branch: string;
+  /** that branch's head as GitHub lists it now: the commits go on top of it in both modes */
+  head: string;
+}
+
 /**
- * Every staged commit judged by the verdict's rules against the perimeters read from the trusted ref:
- * what each commit changes is recomputed from its trees, never taken from the set's word.
+ * Whether the change set fits the apply job's own target: it must name the same branch and sit on a commit
+ * that branch holds (its head, or an ancestor of it). The set decides neither: a set naming another branch
+ * is a set for another job, and a base the branch does not contain would bring that base's unjudged
+ * history along. Answers why not, or null.
+ */
+export async function targetProblem(
+  upstream: RepoReads,
+  set: StagedChangeSet,
+  target: ApplyTarget,
+): Promise<{ state: 'failure' | 'error'; reason: string } | null> {
+  if (set.branch !== target.branch)
+    return {
+      state: 'failure',
+      reason: `the change set names branch ${JSON.stringify(set.branch)}, and this job applies to ${JSON.stringify(target.branch)} only`,
+    };
+  if (set.base === target.head) return null;
+  let contained: boolean;
+  try {
+    contained = await upstream.isAncestor(set.base, target.head);
+  } catch (error) {
+    if (!(error instanceof UpstreamError && error.code === 'not_found')) throw error;
+    contained = false;
+  }
+  return contained
+    ? null
+    : {
+        state: 'error',
+        reason: `the change set sits on ${set.base}, which "${target.branch}" (at ${target.head.slice(0, 7)}) does not contain: its changes are applied on that branch only`,
+      };
+}
+
+/**
+ * Every staged commit judged by the verdict's rules, on the apply job's branch, against the perimeters read
+ * from the trusted ref: what each commit changes is recomputed from its trees, never taken from the set's word.
  */
 export async function judgeChangeSet(
   upstream: Upstream,
   set: StagedChangeSet,
   perimeters: Perimeter[],
+  branch: string,
 ): Promise<JudgedChangeSet> {
   const view = StagedUpstream.fromChangeSet(upstream, set);
   const commits: StagedCommit[] = [];
@@ -56,7 +97,7 @@ export async function judgeChangeSet(
           changes,
           sizeOf: (sha) => Buffer.byteLength(set.blobs[sha] ?? '', 'base64'),
         },
-        set.branch,
+        branch,
         perimeters,
       ),
     );
@@ -83,19 +124,24 @@ export type ApplyMode =
   { kind: 'push' } | { kind: 'pull-request'; branch: string; title: string; body: string; labels: string[] };
 
 /**
- * Writes judged staged commits to GitHub and then moves one ref, so either every commit lands or none does.
- * `push`: onto the bound branch, fast-forward only; on the base the set was staged on, each tree GitHub
- * makes must be the staged tree itself, and on a branch that moved since, the commits go on top only when
- * the commits in between touched none of the same paths. `pull-request`: on the base they were staged on,
- * in a new branch, with a draft pull request into the bound branch.
+ * Writes judged staged commits to GitHub on the target branch's head, then moves one ref, so either every
+ * commit lands or none does. On the base the set was staged on, each tree GitHub makes must be the staged
+ * tree itself; on a branch that moved since, the commits go on top only when the commits in between touched
+ * none of the same paths (nor a file where a staged path needs a directory, or the other way round).
+ * `push`: the target branch moves, fast-forward only. `pull-request`: a new branch, with a draft pull request
+ * into the target branch. The set's own branch and base decide nothing (targetProblem refuses a set whose
+ * differ).
  */
 export async function applyChangeSet(
   upstream: RepoReads & RepoWrites & PullRequests,
   set: StagedChangeSet,
   judged: JudgedChangeSet,
+  target: ApplyTarget,
   mode: ApplyMode = { kind: 'push' },
 ): Promise<ApplyResult> {
-  const head = mode.kind === 'push' ? await upstream.getBranchHead(set.branch) : set.base;
+  const { head } = target;
+  const problem = await targetProblem(upstream, set, target);
+  if (problem !== null) return { state: 'blocked', reason: problem.reason };
   if (head !== set.base) {
     const blocked = await movedSince(upstream, set, judged, head);
     if (blocked) return { state: 'blocked', reason: blocked };
@@ -115,19 +161,19 @@ export async function applyChangeSet(
       title: mode.title,
       body: mode.body,
       head: mode.branch,
-      base: set.branch,
+      base: target.branch,
       draft: true,
       labels: mode.labels,
     });
     return { state: 'opened', head: last, commits: written, branch: mode.branch, pull };
   }
   try {
-    await upstream.updateBranch(set.branch, last);
+    await upstream.updateBranch(target.branch, last);
   } catch (error) {
     if (error instanceof UpstreamError && error.code === 'not_fast_forward')
       return {
         state: 'blocked',
-        reason: `"${set.branch}" moved while the changes were being written; nothing was moved`,
+        reason: `"${target.branch}" moved while the changes were being written; nothing was moved`,
       };
     throw error;
   }
@@ -141,11 +187,12 @@ async function movedSince(
   judged: JudgedChangeSet,
   head: string,
 ): Promise<string | null> {
-  if (!(await upstream.isAncestor(set.base, head)))
-    return `"${set.branch}" no longer contains ${set.base}, the head the changes were staged on`;
   const [base, now] = await Promise.all([upstream.getCommit(set.base), upstream.getCommit(head)]);
-  const theirs = new Set((await diffTrees(upstream, base.tree, now.tree)).map((c) => c.path));
-  const overlap = judged.paths.filter((p) => theirs.has(p));
+  const theirs = (await diffTrees(upstream, base.tree, now.tree)).map((c) => c.path);
+  // A staged `gen/x.ts` over their new file `gen` would replace the file with a directory: that overlaps too.
+  const overlap = judged.paths.filter((p) =>
+    theirs.some((q) => p === q || p.startsWith(`${q}/`) || q.startsWith(`${p}/`)),
+  );
   return overlap.length > 0
     ? `"${set.branch}" moved to ${head} since staging and those commits also changed: ${overlap.slice(0, 20).join(', ')}`
     : null;

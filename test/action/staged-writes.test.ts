@@ -5,28 +5,63 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { gitText } from '@perimeter/fake-github';
+import { commitToBare, gitText } from '@perimeter/fake-github';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { answerOf, FILES, text, type ActionRunner, type Job } from '@perimeter/test-rigs';
 import { readChangeSet } from '../../src/github/staged/change-set.js';
 import { createOctokitUpstream } from '../../src/github/octokit/octokit-upstream.js';
-import { StagedUpstream } from '../../src/github/staged/staged-upstream.js';
+import { StagedUpstream, type StagedChangeSet } from '../../src/github/staged/staged-upstream.js';
 import { jobSuite } from './support/suite.js';
 
 const BOT = 'github-actions[bot]';
+const TEAMMATE = 'mona';
 // The agent job as docs/staged-writes.md writes it: its token may read the repository and nothing else.
-const { started } = jobSuite({
+const { create, started } = jobSuite({
   inputs: { perimeters: 'implementer', writes: 'stage' },
   contents: 'read',
   statuses: 'none',
   checks: 'none',
-  actors: [BOT],
+  actors: [BOT, TEAMMATE],
 });
 
 const runners: ActionRunner[] = [];
 afterEach(() => {
   for (const runner of runners.splice(0)) runner.dispose();
 });
+
+/** GitHub as the agent's job token sees it: it may read. */
+function upstreamOf(j: Job) {
+  return createOctokitUpstream({ token: j.token, owner: 'octo', repo: 'widgets', baseUrl: j.gh.url });
+}
+
+/**
+ * An agent with sudo rewrites the change set before post uploads it: a commit adding `path` on top of what it
+ * staged, every SHA made to match.
+ */
+async function tamperAdding(j: Job, path: string): Promise<void> {
+  const file = j.runner.main!.state.stagePath!;
+  const tamper = StagedUpstream.fromChangeSet(
+    upstreamOf(j),
+    readChangeSet(JSON.parse(readFileSync(file, 'utf8'))),
+  );
+  const head = await tamper.getBranchHead(j.branch);
+  const tree = await tamper.createTree((await tamper.getCommit(head)).tree, [
+    { path, mode: '100644', content: 'on: push\n' },
+  ]);
+  await tamper.updateBranch(j.branch, await tamper.createCommit('tidy up', tree, [head]));
+  writeFileSync(file, JSON.stringify(tamper.changeSet()));
+}
+
+/** A change set staged on `branch` (its head as GitHub has it), changing src/count.ts. */
+async function stagedOn(j: Job, branch: string): Promise<StagedChangeSet> {
+  const staging = new StagedUpstream(upstreamOf(j), branch);
+  const head = await staging.getBranchHead(branch);
+  const tree = await staging.createTree((await staging.getCommit(head)).tree, [
+    { path: 'src/count.ts', mode: '100644', content: 'export const count = () => 0;\n' },
+  ]);
+  await staging.updateBranch(branch, await staging.createCommit('Count nothing', tree, [head]));
+  return staging.changeSet()!;
+}
 
 /** The agent job: main, one push through the gateway read back, post. Returns the staged commit. */
 async function agentJob(j: Job): Promise<string> {
@@ -53,14 +88,20 @@ async function agentJob(j: Job): Promise<string> {
   return answer.commit;
 }
 
-/** The apply job on a fresh runner, with a write token and the record's name. */
+/**
+ * The apply job on a fresh runner, with a write token, the record's name and the perimeters the workflow
+ * names for the agent job (`perimeters: null` leaves the input out).
+ */
 async function applyJob(
   j: Job,
-  inputs: Record<string, string> = {},
+  inputs: Record<string, string | null> = {},
 ): Promise<Awaited<ReturnType<ActionRunner['runMain']>>> {
+  const given = { record: j.runner.main!.outputs.record!, perimeters: 'implementer', ...inputs };
   const runner = j.laterJob('apply', 'apply', {
     token: j.tokens[BOT]!,
-    inputs: { record: j.runner.main!.outputs.record!, ...inputs },
+    inputs: Object.fromEntries(
+      Object.entries(given).filter((entry): entry is [string, string] => entry[1] !== null),
+    ),
   });
   runners.push(runner);
   return runner.runMain();
@@ -98,28 +139,12 @@ describe('staged writes over two jobs', { timeout: 300_000 }, () => {
   it.each([
     ['.github/workflows/x.yml', 'a workflow'],
     ['docs/roadmap.md', 'a file outside the write globs'],
+    ['test/count.test.ts', 'a file of test-author, which the agent job did not expose'],
   ])('lands nothing from a change set altered to add %s (%s), and fails naming it', async (path) => {
     const j = await started();
     const start = await j.head();
     await agentJob(j);
-    // an agent with sudo rewrites the change set before post uploads it, with every SHA made to match
-    const file = j.runner.main!.state.stagePath!;
-    const github = createOctokitUpstream({
-      token: j.token,
-      owner: 'octo',
-      repo: 'widgets',
-      baseUrl: j.gh.url,
-    });
-    const tamper = StagedUpstream.fromChangeSet(
-      github,
-      readChangeSet(JSON.parse(readFileSync(file, 'utf8'))),
-    );
-    const head = await tamper.getBranchHead(j.branch);
-    const tree = await tamper.createTree((await tamper.getCommit(head)).tree, [
-      { path, mode: '100644', content: 'on: push\n' },
-    ]);
-    await tamper.updateBranch(j.branch, await tamper.createCommit('tidy up', tree, [head]));
-    writeFileSync(file, JSON.stringify(tamper.changeSet()));
+    await tamperAdding(j, path);
     const post = await j.post();
     expect(post.exitCode, post.log + post.stderr).toBe(0);
 
@@ -129,6 +154,64 @@ describe('staged writes over two jobs', { timeout: 300_000 }, () => {
     expect(await j.head()).toBe(start);
     const [status] = await j.statuses(start, j.tokens[BOT]);
     expect(status).toMatchObject({ state: 'failure', description: expect.stringContaining(path) });
+  });
+
+  it('refuses to guess the perimeters: without the input it lands nothing, not even in-scope files', async () => {
+    const j = await started();
+    const start = await j.head();
+    await agentJob(j);
+    await tamperAdding(j, 'test/count.test.ts');
+    expect((await j.post()).exitCode).toBe(0);
+    const applied = await applyJob(j, { perimeters: null });
+    expect(applied.exitCode).toBe(1);
+    expect(applied.log).toContain(
+      "perimeters: required: the perimeters the agent job exposed, as its main step's input",
+    );
+    expect(applied.stderr).not.toMatch(/\n\s+at /);
+    expect(await j.head()).toBe(start);
+  });
+
+  it('refuses a change set naming another branch, lands nothing anywhere, and says why', async () => {
+    const j = await create();
+    await gitText(j.bare, ['branch', 'release/1.0', 'main']);
+    expect((await j.main()).exitCode).toBe(0);
+    const start = await j.head();
+    await agentJob(j);
+    // staged on release/1.0, which implementer may work on: only apply's own branch input may say where
+    writeFileSync(j.runner.main!.state.stagePath!, JSON.stringify(await stagedOn(j, 'release/1.0')));
+    expect((await j.post()).exitCode).toBe(0);
+
+    const applied = await applyJob(j);
+    expect(applied.exitCode).toBe(1);
+    const why = 'the change set names branch "release/1.0", and this job applies to "agent/work" only';
+    expect(applied.log).toContain(why);
+    expect(await j.head()).toBe(start);
+    expect(await j.head('release/1.0')).toBe(start);
+    const [status] = await j.statuses(start, j.tokens[BOT]);
+    expect(status).toMatchObject({ state: 'failure', description: `Refused, nothing applied: ${why}` });
+  });
+
+  it("opens no pull request from a change set sitting on another line of history (its base is GitHub's head)", async () => {
+    const j = await create();
+    await gitText(j.bare, ['branch', 'side', 'main']);
+    const side = await commitToBare(j.bare, 'side', { CODEOWNERS: '* @rogue\n' }, 'Owners', {
+      actor: TEAMMATE,
+    });
+    expect((await j.main()).exitCode).toBe(0);
+    const start = await j.head();
+    await agentJob(j);
+    // the set names the bound branch, but sits on side's head: its CODEOWNERS would ride along unjudged
+    const set = { ...(await stagedOn(j, 'side')), branch: j.branch };
+    writeFileSync(j.runner.main!.state.stagePath!, JSON.stringify(set));
+    expect((await j.post()).exitCode).toBe(0);
+
+    const applied = await applyJob(j, { mode: 'pull-request', 'pull-request-branch': 'perimeter/staged/x' });
+    expect(applied.exitCode).toBe(1);
+    expect(applied.log).toContain(`the change set sits on ${side}, which "agent/work"`);
+    expect(await gitText(j.bare, ['branch', '--list', 'perimeter/*'])).toBe('');
+    expect(await j.head()).toBe(start);
+    const [status] = await j.statuses(start, j.tokens[BOT]);
+    expect(status).toMatchObject({ state: 'error', description: expect.stringContaining(side) });
   });
 
   describe('when config-ref is a branch the job may write, or its head commit', () => {

@@ -3,7 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commitToBare, git, gitText } from '@perimeter/fake-github';
 import { ok, OWNER, REPO, startHarness, type Harness } from '@perimeter/test-rigs';
-import { applyChangeSet, judgeChangeSet } from '../../src/apply/apply-changes.js';
+import { applyChangeSet, judgeChangeSet, targetProblem } from '../../src/apply/apply-changes.js';
 import { ChangeSetError, readChangeSet } from '../../src/github/staged/change-set.js';
 import { createOctokitUpstream } from '../../src/github/octokit/octokit-upstream.js';
 import { StagedUpstream, type StagedChangeSet } from '../../src/github/staged/staged-upstream.js';
@@ -55,17 +55,20 @@ describe('applying a staged change set', () => {
   });
   afterEach(async () => h.close());
 
+  /** Where the apply job writes: main as GitHub has it now. */
+  const target = async () => ({ branch: 'main', head: await h.head() });
+
   /** The set as the apply job reads it: JSON from an artifact, checked whole. */
   const received = (set: StagedChangeSet = staging.changeSet()!) =>
     readChangeSet(JSON.parse(JSON.stringify(set)));
 
   it('lands exactly the staged commits: same trees, messages and order, in one move of the branch', async () => {
     const set = received();
-    const judged = await judgeChangeSet(github, set, perimeters);
+    const judged = await judgeChangeSet(github, set, perimeters, 'main');
     expect(judged.violations).toEqual([]);
     expect(judged.paths).toEqual(['src/a.ts', 'src/b.ts', 'src/img/logo.bin']);
     h.fake.resetStats();
-    const result = await applyChangeSet(github, set, judged);
+    const result = await applyChangeSet(github, set, judged, await target());
     expect(result.state).toBe('applied');
     expect(h.fake.stats().byRoute['PATCH /repos/{owner}/{repo}/git/refs/{ref}']).toBe(1);
     const log = (await gitText(h.repoDir, ['log', '--format=%T %s', `${start}..main`])).trim().split('\n');
@@ -81,7 +84,7 @@ describe('applying a staged change set', () => {
       { path: 'docs/x.md', mode: '100644', content: 'rewritten\n' },
     ]);
     await tamper.updateBranch('main', await tamper.createCommit('innocent', tree, [head]));
-    const judged = await judgeChangeSet(github, received(tamper.changeSet()!), perimeters);
+    const judged = await judgeChangeSet(github, received(tamper.changeSet()!), perimeters, 'main');
     expect(judged.violations.map((v) => v.path)).toEqual(['.github/workflows/x.yml', 'docs/x.md']);
     expect(judged.violations[0]!.message).toContain('protected');
     expect(await h.head()).toBe(start);
@@ -104,22 +107,23 @@ describe('applying a staged change set', () => {
     await commitToBare(h.repoDir, 'main', { 'docs/x.md': 'a teammate\n' }, 'teammate');
     const moved = await h.head();
     const set = received();
-    const judged = await judgeChangeSet(github, set, perimeters);
-    const result = await applyChangeSet(github, set, judged);
+    const judged = await judgeChangeSet(github, set, perimeters, 'main');
+    const result = await applyChangeSet(github, set, judged, await target());
     expect(result).toMatchObject({ state: 'applied', onTopOf: moved });
     expect(await gitText(h.repoDir, ['show', 'main:src/b.ts'])).toBe('export const b = 2;\n');
     expect(await gitText(h.repoDir, ['show', 'main:docs/x.md'])).toBe('a teammate\n');
 
     await commitToBare(h.repoDir, 'main', { 'src/b.ts': 'theirs\n' }, 'same path');
-    const blocked = await applyChangeSet(github, set, judged);
+    const blocked = await applyChangeSet(github, set, judged, await target());
     expect(blocked).toMatchObject({ state: 'blocked' });
     expect(blocked.state === 'blocked' && blocked.reason).toContain('src/b.ts');
   });
 
-  it('opens a draft pull request from a new branch holding exactly the staged commits', async () => {
-    await commitToBare(h.repoDir, 'main', { 'src/b.ts': 'a teammate, same path\n' }, 'teammate');
+  it("opens a draft pull request from a new branch on the head as GitHub has it, never the set's base", async () => {
+    await commitToBare(h.repoDir, 'main', { 'docs/x.md': 'a teammate\n' }, 'teammate');
+    const moved = await h.head();
     const set = received();
-    const judged = await judgeChangeSet(github, set, perimeters);
+    const judged = await judgeChangeSet(github, set, perimeters, 'main');
     const mode = {
       kind: 'pull-request' as const,
       branch: 'perimeter/staged/7-1',
@@ -127,10 +131,13 @@ describe('applying a staged change set', () => {
       body: 'b',
       labels: ['agent'],
     };
-    const result = await applyChangeSet(github, set, judged, mode);
+    const result = await applyChangeSet(github, set, judged, await target(), mode);
     expect(result).toMatchObject({ state: 'opened', branch: 'perimeter/staged/7-1', pull: { number: 1 } });
-    const trees = (await gitText(h.repoDir, ['log', '--format=%T', `${start}..perimeter/staged/7-1`])).trim();
-    expect(trees.split('\n')).toEqual(set.commits.map((c) => c.tree).reverse());
+    const subjects = (
+      await gitText(h.repoDir, ['log', '--format=%s', `${moved}..perimeter/staged/7-1`])
+    ).trim();
+    expect(subjects.split('\n')).toEqual(set.commits.map((c) => c.message).reverse());
+    expect(await gitText(h.repoDir, ['show', 'perimeter/staged/7-1:docs/x.md'])).toBe('a teammate\n');
     const pull = (await (
       await fetch(`${h.fake.url}/repos/${OWNER}/${REPO}/pulls/1`, {
         headers: { authorization: `token ${h.token}` },
@@ -143,8 +150,47 @@ describe('applying a staged change set', () => {
       head: { ref: 'perimeter/staged/7-1' },
     });
     expect(pull.labels.map((l) => l.name)).toEqual(['agent']);
-    const again = await applyChangeSet(github, set, judged, mode);
+    const again = await applyChangeSet(github, set, judged, await target(), mode);
     expect(again).toMatchObject({ state: 'blocked' });
+  });
+
+  describe('when the set names another branch or a base the branch does not contain', () => {
+    it('refuses it whole and writes nothing', async () => {
+      const set = received();
+      const judged = await judgeChangeSet(github, set, perimeters, 'main');
+      await git(h.repoDir, ['branch', 'release/1.0', 'main']);
+      const other = await applyChangeSet(github, set, judged, {
+        branch: 'release/1.0',
+        head: await h.head('release/1.0'),
+      });
+      expect(other).toEqual({
+        state: 'blocked',
+        reason: 'the change set names branch "main", and this job applies to "release/1.0" only',
+      });
+      // a base on another line of history: its changes would come along unjudged
+      await git(h.repoDir, ['branch', 'side', start]);
+      const side = await commitToBare(h.repoDir, 'side', { CODEOWNERS: '* @rogue\n' }, 'side');
+      for (const base of [side, 'f'.repeat(40)]) {
+        const problem = await targetProblem(github, { ...set, base }, await target());
+        expect(problem).toEqual({
+          state: 'error',
+          reason: expect.stringContaining(`the change set sits on ${base}, which "main"`),
+        });
+        const blocked = await applyChangeSet(github, { ...set, base }, judged, await target());
+        expect(blocked).toMatchObject({ state: 'blocked' });
+      }
+      expect(await h.head()).toBe(start);
+      expect(await h.head('release/1.0')).toBe(start);
+    });
+  });
+
+  it('stops when a staged path needs a directory where a teammate added a file', async () => {
+    await commitToBare(h.repoDir, 'main', { 'src/img': 'a file, not a directory\n' }, 'teammate');
+    const set = received();
+    const judged = await judgeChangeSet(github, set, perimeters, 'main');
+    const blocked = await applyChangeSet(github, set, judged, await target());
+    expect(blocked).toMatchObject({ state: 'blocked', reason: expect.stringContaining('src/img/logo.bin') });
+    expect(await gitText(h.repoDir, ['show', 'main:src/img'])).toBe('a file, not a directory\n');
   });
 
   it('refuses a commit no one perimeter could have pushed: more files than its limit', async () => {
@@ -164,6 +210,7 @@ describe('applying a staged change set', () => {
       github,
       received(tamper.changeSet()!),
       strict.perimeters.map((p) => compilePerimeter(p)),
+      'main',
     );
     expect(judged.violations.map((v) => v.message)).toEqual([
       expect.stringMatching(

@@ -1,14 +1,13 @@
 import type { ApplyMode } from '../../apply/apply-changes.js';
-import { DEFAULT_CONFIG_FILE } from '../../policy/index.js';
 import { RECORD_FILES } from '../../verify/index.js';
+import { Inputs } from '../constants.js';
 import {
-  configFile,
   defaultRead,
   InputError,
-  perimeterList,
+  readJudgedSettings,
   readStepBasics,
-  statusContext,
   type Env,
+  type JudgedSettings,
   type ReadInput,
   type StepBasics,
 } from '../inputs.js';
@@ -16,17 +15,23 @@ import {
 /** The change set's file name inside the job's record artifact and in a `change-set` directory. */
 export const STAGED_FILE = RECORD_FILES.staged;
 
-export interface ApplySettings extends StepBasics {
-  config: string;
-  /** null: the repository's default branch */
-  configRef: string | null;
-  /** null: every perimeter the exposure rule allows on the branch */
-  perimeters: string[] | null;
+/**
+ * What decides where and by which rules the changes land comes from this step's inputs (the workflow file),
+ * read by the main action's names and parsers: `branch` (the same default as main's: the pull request's
+ * head branch in this repository, else the run's branch), `config`, `config-ref`, `perimeters` (required:
+ * what the agent job exposed), `status-context`. The change set decides none of them.
+ */
+export interface ApplySettings
+  extends
+    StepBasics,
+    Pick<
+      JudgedSettings,
+      'branch' | 'configFile' | 'configRef' | 'perimeters' | 'statusContext' | 'eventName' | 'event'
+    > {
   /** the workflow artifact holding the change set (the agent job's record) */
   record: string;
   /** a file or directory holding the change set instead of the artifact; null when not given */
   changeSet: string | null;
-  statusContext: string;
   mode: ApplyMode;
 }
 
@@ -38,14 +43,23 @@ export function readApplySettings(env: Env = process.env, read: ReadInput = defa
     throw new InputError(
       "record: required (the agent job's record artifact), unless change-set names a file",
     );
+  // Never "every perimeter" by omission: a change set may use only what the agent job was given.
+  if (read(Inputs.Perimeters).trim() === '')
+    throw new InputError(
+      `${Inputs.Perimeters}: required: the perimeters the agent job exposed, as its main step's input (\`all\` for every one); the change set may use no other`,
+    );
+  const judged = readJudgedSettings(env, read);
   return {
     ...readStepBasics(env, read),
-    config: configFile(read('config') || DEFAULT_CONFIG_FILE),
-    configRef: read('config-ref').trim() || null,
-    perimeters: perimeterList(read('perimeters')),
+    branch: judged.branch,
+    configFile: judged.configFile,
+    configRef: judged.configRef,
+    perimeters: judged.perimeters,
+    statusContext: judged.statusContext,
+    eventName: judged.eventName,
+    event: judged.event,
     record,
     changeSet,
-    statusContext: statusContext(read('status-context')),
     mode: applyMode(env, read),
   };
 }

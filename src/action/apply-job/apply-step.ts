@@ -2,11 +2,18 @@ import { DefaultArtifactClient } from '@actions/artifact';
 import * as core from '@actions/core';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { applyChangeSet, judgeChangeSet } from '../../apply/apply-changes.js';
+import {
+  applyChangeSet,
+  judgeChangeSet,
+  targetProblem,
+  type ApplyTarget,
+} from '../../apply/apply-changes.js';
 import { ChangeSetError, readChangeSet, type StagedChangeSet, type Upstream } from '../../github/index.js';
 import { inlineText, renderNotice, type Receipt } from '../../verify/index.js';
 import { ActionError, loadPerimeters, readConfigFile } from '../config-loader.js';
 import { checkConfigRef } from '../config-ref.js';
+import { Inputs } from '../constants.js';
+import { applyTrust } from '../trust-gate.js';
 import { readApplySettings, STAGED_FILE, type ApplySettings } from './apply-inputs.js';
 import { publishBestEffort, publishReceipt } from '../publish.js';
 import { runStep } from '../step.js';
@@ -14,15 +21,15 @@ import { runStep } from '../step.js';
 /**
  * The apply job (`writes: stage`): reads the staged change set as untrusted, re-judges every commit against
  * perimeters.yml from the trusted ref, writes it to the bound branch only when nothing is out of scope, and
- * posts the receipt. Nothing is written when anything is wrong.
+ * posts the receipt. Nothing is written when anything is wrong. The branch, the perimeters and the config
+ * come from this step's inputs and the head from GitHub; the change set brings commits and objects only.
  */
 export async function runApply(): Promise<void> {
-  let set: StagedChangeSet | null = null;
   await runStep({
     read: () => readApplySettings(),
     done: 'applied',
     run: async ({ upstream, settings }) => {
-      set = readChangeSet(JSON.parse(await readFile(await changeSetFile(settings), 'utf8')) as unknown);
+      const set = readChangeSet(JSON.parse(await readFile(await changeSetFile(settings), 'utf8')) as unknown);
       await apply(upstream, settings, set);
     },
     failed: async ({ upstream, settings }, error, message) => {
@@ -33,10 +40,7 @@ export async function runApply(): Promise<void> {
         upstream,
         receiptSettings,
         notice(settings, 'error', `Not applied: ${reason}`),
-        {
-          sha: null,
-          branch: set?.branch ?? null,
-        },
+        { sha: null, branch: settings.branch },
       );
       core.setFailed(`nothing was applied: ${reason}`);
     },
@@ -44,23 +48,50 @@ export async function runApply(): Promise<void> {
 }
 
 async function apply(upstream: Upstream, settings: ApplySettings, set: StagedChangeSet): Promise<void> {
-  // The heads as GitHub lists them at the start (never the change set's word), for a config-ref given as a SHA.
+  const { branch } = settings;
+  // The heads as GitHub lists them at the start (never the change set's word): the target's head, and for a
+  // config-ref given as a SHA, what it names.
   const [heads, defaultBranch] = await Promise.all([
     upstream.listRefs(),
     settings.configRef === null ? upstream.getRepository().then((r) => r.defaultBranch) : '',
   ]);
+  const head = heads.get(`refs/heads/${branch}`);
+  if (head === undefined)
+    throw new ActionError(
+      `branch "${branch}" does not exist in ${settings.owner}/${settings.repo}; set the ${Inputs.Branch} input to the branch the agent job was bound to`,
+    );
+  const target: ApplyTarget = { branch, head };
+  const misfit = await targetProblem(upstream, set, target);
+  if (misfit !== null) {
+    core.error(`Not applied: ${misfit.reason}`, { title: 'Perimeter: staged change set refused' });
+    const headline = misfit.state === 'failure' ? 'Refused, nothing applied' : 'Not applied';
+    await finish(upstream, settings, head, misfit.state, `${headline}: ${misfit.reason}`);
+    core.setFailed(`nothing was applied: ${misfit.reason}`);
+    return;
+  }
   const configRef = settings.configRef ?? defaultBranch;
-  const { text } = await readConfigFile(upstream, settings.config, configRef);
-  const { perimeters } = loadPerimeters(text, settings.config, settings.perimeters, set.branch);
+  const { text } = await readConfigFile(upstream, settings.configFile, configRef);
+  const { config, perimeters: selected } = loadPerimeters(
+    text,
+    settings.configFile,
+    settings.perimeters,
+    branch,
+  );
+  // The same trust rule main applied to this run's trigger: the set may use only what main exposed.
+  const { exposed: perimeters, note } = applyTrust(config, selected, settings.eventName, settings.event);
+  if (note !== null) core.info(note);
   // Judged as named, the default branch too: a config read from the branch the changes go to cannot judge them.
   checkConfigRef({
     configRef,
     defaultBranch,
-    branch: set.branch,
+    branch,
     perimeters,
     heads: Object.fromEntries(heads),
   });
-  const judged = await judgeChangeSet(upstream, set, perimeters);
+  core.info(
+    `${settings.configFile} at ${configRef}: judging ${perimeters.map((p) => p.name).join(', ')} on branch ${branch} at ${head.slice(0, 7)}`,
+  );
+  const judged = await judgeChangeSet(upstream, set, perimeters, branch);
   if (judged.violations.length > 0) {
     for (const v of judged.violations.slice(0, 10))
       core.error(v.message, {
@@ -68,20 +99,13 @@ async function apply(upstream: Upstream, settings: ApplySettings, set: StagedCha
         ...(v.path ? { file: v.path } : {}),
       });
     const paths = judged.violations.map((v) => v.path ?? v.message);
-    await finish(
-      upstream,
-      settings,
-      set.branch,
-      null,
-      'failure',
-      `Refused, nothing applied: ${paths.join(', ')}`,
-    );
+    await finish(upstream, settings, head, 'failure', `Refused, nothing applied: ${paths.join(', ')}`);
     core.setFailed(`nothing was applied: ${judged.violations.map((v) => v.message).join('; ')}`);
     return;
   }
-  const result = await applyChangeSet(upstream, set, judged, settings.mode);
+  const result = await applyChangeSet(upstream, set, judged, target, settings.mode);
   if (result.state === 'blocked') {
-    await finish(upstream, settings, set.branch, null, 'error', `Not applied: ${result.reason}`);
+    await finish(upstream, settings, head, 'error', `Not applied: ${result.reason}`);
     core.setFailed(`nothing was applied: ${result.reason}`);
     return;
   }
@@ -89,20 +113,19 @@ async function apply(upstream: Upstream, settings: ApplySettings, set: StagedCha
   core.setOutput('commits', result.commits.join(' '));
   const count = `${result.commits.length} staged commit(s)`;
   const scope = `${judged.paths.length} path(s), all in scope`;
+  const where = head === set.base ? '' : ` on top of ${head.slice(0, 7)}`;
   if (result.state === 'opened') {
     core.setOutput('pull-request', result.pull.url);
     await finish(
       upstream,
       settings,
-      null,
       result.head,
       'success',
-      `${count} in draft PR #${result.pull.number}: ${scope}`,
+      `${count} in draft PR #${result.pull.number}${where}: ${scope}`,
     );
     return;
   }
-  const where = result.onTopOf === set.base ? '' : ` on top of ${result.onTopOf.slice(0, 7)}`;
-  await finish(upstream, settings, set.branch, result.head, 'success', `${count} applied${where}: ${scope}`);
+  await finish(upstream, settings, result.head, 'success', `${count} applied${where}: ${scope}`);
 }
 
 /** The change set file: the `change-set` input (a file, or a directory holding it), else the artifact. */
@@ -134,18 +157,13 @@ function notice(
   );
 }
 
-/** The receipt: the summary, then a commit status on the new head (or the branch's head). */
+/** The receipt: the summary, then a commit status on `sha` (the new head, or the branch's head). */
 async function finish(
   upstream: Upstream,
   settings: ApplySettings,
-  branch: string | null,
-  sha: string | null,
+  sha: string,
   state: 'success' | 'failure' | 'error',
   description: string,
 ): Promise<void> {
-  const target = sha ?? (branch ? await upstream.tryGetBranchHead(branch) : null);
-  const receipt = notice(settings, state, description);
-  if (target === null)
-    await publishBestEffort(upstream, receiptSettings, receipt, { sha: null, branch: null });
-  else await publishReceipt(upstream, receiptSettings, receipt, target);
+  await publishReceipt(upstream, receiptSettings, notice(settings, state, description), sha);
 }
