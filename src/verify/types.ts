@@ -256,6 +256,11 @@ export interface JobFacts {
   otherCommits: string[];
   /** the actor GitHub records for this job's token (from the end marker); null: not known */
   identity: string | null;
+  /**
+   * Set when GitHub showed that this job's token may not write the repository (`writes: stage`, the end
+   * marker refused as not accessible): then no ref change is this job's, and each is listed, never judged.
+   */
+  tokenWroteNothing?: string;
   /** full ref names (globs) the owner named in ignore-refs */
   ignoreRefs: string[];
   ledger: LedgerFacts | null;

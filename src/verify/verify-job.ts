@@ -109,7 +109,9 @@ export async function verifyJob(input: VerifyInput): Promise<Verdict> {
   if (endHead === null) {
     if (startHead === null) facts.notes.push(`branch "${branch}" does not exist; nothing was pushed to it`);
   } else if (endHead !== startHead) {
-    await examineBranch(input, facts, endHead);
+    // a token that may not write moved nothing: the branch's new commits are others', listed, not examined
+    if (facts.tokenWroteNothing !== undefined) facts.newCommits = { shas: [], complete: true };
+    else await examineBranch(input, facts, endHead);
   }
   if (input.receiptWindow) await lookForForgedReceipts(input, input.receiptWindow, facts);
   return judge(facts);

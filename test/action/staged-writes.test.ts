@@ -214,6 +214,32 @@ describe('staged writes over two jobs', { timeout: 300_000 }, () => {
     expect(status).toMatchObject({ state: 'error', description: expect.stringContaining(side) });
   });
 
+  it("lists a teammate's push during the job as theirs: the token's refused marker proves it wrote nothing", async () => {
+    const j = await started();
+    await agentJob(j);
+    const theirs = await j.push(
+      { 'docs/roadmap.md': '# Roadmap\n\nBy a teammate.\n' },
+      { as: TEAMMATE, message: 'Roadmap' },
+    );
+    const post = await j.post();
+    expect(post.exitCode, post.log + post.stderr).toBe(0);
+    expect(post.summary).toMatch(/^## ✅ Perimeter: success/);
+    expect(post.summary).toContain('Changed by others (not judged)');
+    expect(post.summary).toContain(`| ${TEAMMATE} | <code>refs/heads/agent/work</code> | push |`);
+
+    const applied = await applyJob(j);
+    expect(applied.exitCode, applied.log + applied.stderr).toBe(0);
+    const head = await j.head();
+    expect((await gitText(j.bare, ['rev-parse', `${head}^`])).trim()).toBe(theirs);
+    const [status] = await j.statuses(head, j.tokens[BOT]);
+    expect(status).toMatchObject({
+      state: 'success',
+      description: expect.stringMatching(
+        new RegExp(`^1 staged commit\\(s\\) applied on top of ${theirs.slice(0, 7)}: 1 path`),
+      ),
+    });
+  });
+
   describe('when config-ref is a branch the job may write, or its head commit', () => {
     // implementer may be bound to "agent/**" and "staging": either could widen its own perimeter
     const files = {

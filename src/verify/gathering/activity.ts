@@ -152,18 +152,41 @@ async function placeMarker(
     await input.upstream.createBranch(branch, sha);
     return { branch, ref: `refs/heads/${branch}` };
   } catch (error) {
-    if (input.writesStaged && cannotWrite(error) && facts.refChanges.length === 0) {
-      facts.notes.push(
-        `this job's token may not write the repository (GitHub refused the end marker: ${reason(error)}) and every ref ends where it started: nothing reached the repository from this job`,
-      );
-      // no move can be this job's; others' moves that ended where they began are not read
-      facts.branchMoves = new Map();
+    if (input.writesStaged && cannotWrite(error)) {
+      await readOnlyJob(input, facts, reason(error));
       return null;
     }
     facts.unchecked.push(
       `whether GitHub's activity list has caught up with the end of the job: the end marker could not be created (${reason(error)})`,
     );
     return null;
+  }
+}
+
+/**
+ * `writes: stage`, and GitHub refused the end marker as not accessible: the job's token may not write the
+ * repository, so no ref change of the window is this job's, whoever made it (a teammate, another workflow).
+ * The activity list is read once for who made them, to list them, never to judge them.
+ */
+async function readOnlyJob(input: VerifyInput, facts: JobFacts, refusal: string): Promise<void> {
+  facts.tokenWroteNothing = `this job's token may not write the repository (GitHub refused the end marker: ${refusal})`;
+  facts.notes.push(`${facts.tokenWroteNothing}: nothing that changed during the job is this job's`);
+  if (facts.refChanges.length === 0) {
+    // nothing ended elsewhere: others' moves that ended where they began are not read
+    facts.branchMoves = new Map();
+    return;
+  }
+  try {
+    const window = await input.upstream.listActivity({ since: input.startedAt });
+    const account = accountForBranches(window.items, input.start, input.end);
+    facts.branchMoves = account.branches;
+    if (!window.complete || account.unaccounted.length > 0)
+      facts.notes.push(
+        "GitHub's activity list does not yet show every move of the job's window, so some of those changes name no actor",
+      );
+  } catch (error) {
+    facts.branchMoves = new Map();
+    facts.notes.push(`who changed the refs is not known (GitHub's activity list: ${reason(error)})`);
   }
 }
 

@@ -196,7 +196,8 @@ export function judge(facts: JobFacts): Verdict {
   const unchecked = [...facts.unchecked];
   const notes = [...facts.notes];
 
-  if (facts.startHead !== null && facts.endHead === null) {
+  const readOnly = facts.tokenWroteNothing;
+  if (facts.startHead !== null && facts.endHead === null && readOnly === undefined) {
     violations.push({
       kind: 'branch-deleted',
       ref: branchRef,
@@ -211,7 +212,7 @@ export function judge(facts: JobFacts): Verdict {
     });
   }
 
-  violations.push(...boundBranchMoves(facts));
+  if (readOnly === undefined) violations.push(...boundBranchMoves(facts));
 
   const files = [
     ...facts.changes.map((change) => decideFile(change, facts.branch, facts.perimeters)),
@@ -238,6 +239,7 @@ export function judge(facts: JobFacts): Verdict {
   const otherChange = (ref: string): OtherChange | null => {
     const moves = facts.branchMoves?.get(ref)?.moves ?? [];
     const actors = [...new Set(moves.map((move) => move.actor ?? 'unknown'))];
+    if (readOnly !== undefined) return { ref, actors, why: "this job's token may not write the repository" };
     if (ref.startsWith('refs/heads/') && movedByOthersOnly(moves, facts.identity))
       return { ref, actors, why: 'moved by others only' };
     const glob = ignored.find(ref);
@@ -252,6 +254,8 @@ export function judge(facts: JobFacts): Verdict {
       return ` (by ${facts.identity}, the identity of this job's token: another workflow with the same token cannot be told apart; name it in ignore-refs if one changes it)`;
     return '';
   };
+  const bound = facts.refChanges.find((change) => change.ref === branchRef);
+  if (bound !== undefined && readOnly !== undefined) others.push(otherChange(branchRef)!);
   const refChanges = facts.refChanges.filter((change) => change.ref !== branchRef && !inert(change.ref));
   for (const change of refChanges) {
     const other = otherChange(change.ref);
