@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { readZip, ZipError } from '../../src/cli/zip-reader.js';
 
 /** A zip as APPNOTE describes it (what archiver writes for a workflow artifact, minus data descriptors). */
-function zip(entries: Array<{ name: string; data: string; method?: 0 | 8; crc?: number }>): Buffer {
+function zip(
+  entries: Array<{ name: string; data: string | Buffer; method?: 0 | 8; crc?: number; size?: number }>,
+): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
@@ -18,14 +20,14 @@ function zip(entries: Array<{ name: string; data: string; method?: 0 | 8; crc?: 
     local.writeUInt16LE(method, 8);
     local.writeUInt32LE(crc, 14);
     local.writeUInt32LE(packed.length, 18);
-    local.writeUInt32LE(data.length, 22);
+    local.writeUInt32LE(entry.size ?? data.length, 22);
     local.writeUInt16LE(name.length, 26);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(method, 10);
     central.writeUInt32LE(crc, 16);
     central.writeUInt32LE(packed.length, 20);
-    central.writeUInt32LE(data.length, 24);
+    central.writeUInt32LE(entry.size ?? data.length, 24);
     central.writeUInt16LE(name.length, 28);
     central.writeUInt32LE(offset, 42);
     locals.push(local, name, packed);
@@ -75,6 +77,27 @@ describe('readZip', () => {
     ])('throws a ZipError for %s', (_, bytes, message) => {
       expect(() => readZip(bytes)).toThrow(ZipError);
       expect(() => readZip(bytes)).toThrow(message);
+    });
+  });
+
+  describe('when an entry holds more than it declares', () => {
+    it('stops inflating at the declared size, before the rest is in memory', () => {
+      // 64 MiB of zeros deflate to 64 KiB: a 16-byte entry on paper
+      const bomb = zip([{ name: 'receipt.json', data: Buffer.alloc(64 * 1024 * 1024), size: 16 }]);
+      expect(bomb.length).toBeLessThan(100_000);
+      const before = process.memoryUsage().arrayBuffers;
+      expect(() => readZip(bomb)).toThrow(
+        new ZipError('receipt.json: inflates to more than the 16 bytes it declares'),
+      );
+      expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 * 1024 * 1024);
+    });
+
+    it('refuses an archive whose entries declare more than a record holds in all', () => {
+      const big = 200 * 1024 * 1024;
+      const many = zip(
+        ['a', 'b', 'c'].map((name) => ({ name, data: Buffer.alloc(0), method: 0 as const, size: big })),
+      );
+      expect(() => readZip(many)).toThrow(/c: the entries declare more than \d+ bytes in all/);
     });
   });
 });
