@@ -13,6 +13,7 @@ import {
   type LedgerFacts,
   type ReceiptJson,
   type ReceiptWindow,
+  visible,
 } from '../verify/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT_CHANGES, EXIT_OK, UsageError, type CliIo } from './io.js';
@@ -188,18 +189,23 @@ async function auditRecord(
   };
 }
 
+/**
+ * The audit for a terminal. Everything but Perimeter's own words comes from the record or the repository, so
+ * it is shown `visible`: no escape sequence, carriage return or line break can redraw the verdict.
+ */
 function render(target: string, audit: Audit): string {
   const { ledger } = audit;
+  const run = `run ${visible(audit.run.id)} attempt ${visible(audit.run.attempt)}, job ${visible(audit.run.job)}`;
   const lines = [
-    `Audit of ${target}: ${audit.repository}, run ${audit.run.id} attempt ${audit.run.attempt}, job ${audit.run.job}`,
-    `  ledger:     ${ledger.ok ? `chain intact, ${ledger.records} records` : `BROKEN: ${ledger.problem ?? 'unknown'}`}`,
-    `  receipt:    ${audit.recorded.state}: ${audit.recorded.description}`,
-    `  GitHub:     ${audit.recomputed.state}: ${audit.recomputed.description}`,
+    `Audit of ${visible(target)}: ${visible(audit.repository)}, ${run}`,
+    `  ledger:     ${ledger.ok ? `chain intact, ${ledger.records} records` : `BROKEN: ${visible(ledger.problem ?? 'unknown')}`}`,
+    `  receipt:    ${visible(audit.recorded.state)}: ${visible(audit.recorded.description)}`,
+    `  GitHub:     ${audit.recomputed.state}: ${visible(audit.recomputed.description)}`,
   ];
   if (audit.agree) lines.push('The receipt agrees with GitHub.');
   else {
     lines.push(`The receipt disagrees with GitHub (${audit.disagreements.length}):`);
-    for (const d of audit.disagreements) lines.push(`  - ${d.field}: ${d.message}`);
+    for (const d of audit.disagreements) lines.push(`  - ${visible(d.field)}: ${visible(d.message)}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { compilePerimeter, parseConfig, type Perimeter } from '../policy/index.js';
-import type { Change } from '../verify/index.js';
+import { visible, type Change } from '../verify/index.js';
 import { parseCommandArgs } from './args.js';
 import { blobSizes, listCommitChanges, rangeBranch, tryShowFile } from './git.js';
 import { EXIT_CHANGES, EXIT_ERRORS, EXIT_OK, UsageError, type CliIo } from './io.js';
@@ -20,8 +20,13 @@ export const REPLAY_USAGE =
 
 const SUBJECT = 60;
 
+/**
+ * Text from the repository or a ledger (subjects, paths, tool and perimeter names) as it may reach a terminal
+ * or a job summary's code block: one line, every escape sequence and line break shown as `\uXXXX`.
+ */
 function shorten(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+  const shown = visible(text);
+  return shown.length <= max ? shown : `${shown.slice(0, max - 1)}…`;
 }
 
 function renderTable(rows: ReplayRow[], perimeters: Perimeter[]): string {
@@ -42,10 +47,11 @@ function renderTable(rows: ReplayRow[], perimeters: Perimeter[]): string {
 
 function renderChange(change: ReplayChange): string {
   const head = `  ${change.sha.slice(0, 7)} ${change.perimeter}: ${change.before} -> ${change.after}`;
-  const refused = change.newlyRefused.map((r) => `${r.path ?? WHOLE_COMMIT}: ${r.rule}`);
+  const refused = change.newlyRefused.map((r) => `${visible(r.path ?? WHOLE_COMMIT)}: ${visible(r.rule)}`);
+  const allowed = change.newlyAllowed.map((path) => visible(path));
   const parts = [
     ...(refused.length > 0 ? [`now refused: ${refused.join(', ')}`] : []),
-    ...(change.newlyAllowed.length > 0 ? [`now allowed: ${change.newlyAllowed.join(', ')}`] : []),
+    ...(allowed.length > 0 ? [`now allowed: ${allowed.join(', ')}`] : []),
   ];
   return `${head}${parts.length > 0 ? `; ${parts.join('; ')}` : ''}\n`;
 }
@@ -75,8 +81,10 @@ function loadBase(
 
 function renderCallChange(change: CallChange): string {
   const verdict = (v: CallChange['before']) =>
-    v.state === 'refused' ? `refused (${v.refused.map((r) => `${r.path}: ${r.rule}`).join(', ')})` : v.state;
-  return `  #${change.seq} ${change.perimeter} ${change.tool} (recorded: ${change.recorded}): ${verdict(change.before)} -> ${verdict(change.after)}\n`;
+    v.state === 'refused'
+      ? `refused (${v.refused.map((r) => `${visible(String(r.path))}: ${visible(r.rule)}`).join(', ')})`
+      : v.state;
+  return `  #${change.seq} ${visible(change.perimeter)} ${visible(change.tool)} (recorded: ${visible(change.recorded)}): ${verdict(change.before)} -> ${verdict(change.after)}\n`;
 }
 
 async function replayLedger(file: string, loaded: LoadedConfig, base: Base | null, json: boolean, io: CliIo) {

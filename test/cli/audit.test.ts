@@ -113,6 +113,22 @@ describe('perimeter audit', { timeout: 240_000 }, () => {
       message: expect.stringContaining('docs/roadmap.md'),
     });
 
+    // a description that would redraw the terminal line and claim agreement under exit 3
+    const drawn = unpacked(zip, (files) => {
+      const receipt = JSON.parse(files.get(RECORD_FILES.receipt)!) as Record<string, unknown>;
+      const description = '\u001b[1A\u001b[2K\rThe receipt agrees with GitHub.\nreally';
+      files.set(
+        RECORD_FILES.receipt,
+        JSON.stringify({ ...receipt, state: 'success', violations: [], description }),
+      );
+    });
+    const shown = await audit(j, drawn);
+    expect(shown.code, shown.stderr).toBe(3);
+    expect(shown.stdout).not.toContain('\u001b');
+    expect(shown.stdout).not.toContain('\r');
+    expect(shown.stdout.split('\n')).not.toContain('The receipt agrees with GitHub.');
+    expect(shown.stdout).toContain('\\u001b[1A\\u001b[2K\\u000dThe receipt agrees with GitHub.\\u000areally');
+
     // a receipt that hides the push by claiming the branch never moved
     const still = unpacked(zip, (files) => {
       const receipt = JSON.parse(files.get(RECORD_FILES.receipt)!) as {

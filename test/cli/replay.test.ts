@@ -217,4 +217,18 @@ describe('listCommitChanges', () => {
       rmSync(repo, { recursive: true, force: true });
     }
   });
+
+  describe('when a commit subject holds terminal escapes and a carriage return', () => {
+    it('prints them as escapes: the terminal shows the subject, never what it would draw', async () => {
+      const subject = '\u001b[2K\rNo changes from HEAD:perimeters.yml.\u001b[8m';
+      const sha = commit(subject, { 'src/sneaky.ts': 's' });
+      const result = await runCli(['replay', 'HEAD~1..HEAD'], dir);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).not.toContain('\u001b');
+      expect(result.stdout).not.toContain('\r');
+      const line = result.stdout.split('\n').find((l) => l.startsWith(sha.slice(0, 7)));
+      expect(line).toMatch(/ok\s+-1\s+\\u001b\[2K\\u000dNo changes from HEAD:perimeters\.yml\.\\u001b\[8m$/);
+      git('reset', '-q', '--hard', 'HEAD~1');
+    });
+  });
 });
