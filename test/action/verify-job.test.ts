@@ -272,6 +272,15 @@ describe('the verify job', { timeout: 180_000 }, () => {
       expect(verify.stdout + verify.stderr).not.toMatch(/\n\s+at /);
     });
 
+    it('judges nothing without the perimeters the workflow gives the agent job', async () => {
+      const jobs = await twoJobs();
+      await jobs.endAgentJob();
+      const verify = await jobs.verify({ perimeters: '' });
+      expect(verify.exitCode).toBe(1);
+      expect(verify.annotations.map((a) => a.message).join('\n')).toContain('perimeters: required');
+      expect(verify.stdout + verify.stderr).not.toMatch(/\n\s+at /);
+    });
+
     it('ends in error, never success, when no job of the run has the name it was given', async () => {
       const jobs = await twoJobs();
       await jobs.agent.push({ 'docs/roadmap.md': 'agent was here\n' });
@@ -326,6 +335,7 @@ describe('the verify job', { timeout: 180_000 }, () => {
       const verify = await jobs.verify();
       expect(verify.exitCode).toBe(1);
       expect(await newest(jobs, rogue)).toMatchObject({ state: 'failure' });
+      expect(plain(verify.summary)).toContain(`status on "perimeter" of ${rogue.slice(0, 7)}`);
     });
 
     it('reports a context that can take no more statuses, and the check run carries the receipt', async () => {

@@ -27,6 +27,8 @@ export class TwoJobs {
   private constructor(
     readonly agent: Job,
     private readonly pushedBefore: boolean,
+    /** the agent job's main step's perimeters input, which the workflow gives the verify step too */
+    private readonly perimeters: string,
     /** the agent runner's copy of the action (action.yml, verify/, dist/) */
     readonly agentActionDir: string,
     private readonly actionDir: string,
@@ -53,7 +55,13 @@ export class TwoJobs {
       actionDir: copy,
       inputs: { 'receipt-by': 'verify-job', ...options.inputs },
     });
-    const jobs = new TwoJobs(agent, options.branchFiles !== undefined, copy, options.actionDir);
+    const jobs = new TwoJobs(
+      agent,
+      options.branchFiles !== undefined,
+      options.inputs?.perimeters ?? 'all',
+      copy,
+      options.actionDir,
+    );
     const checks = options.verifyChecks ?? 'write';
     if (options.verifyApp) agent.gh.addAppToken(jobs.verifyToken, options.verifyApp, { checks });
     else agent.gh.addToken(jobs.verifyToken, 'github-actions[bot]', { checks });
@@ -101,7 +109,8 @@ export class TwoJobs {
 
   /**
    * The verify job: a fresh runner of the same run (the same GITHUB_REF as the agent job's), the pristine
-   * action's verify/, its own token, and its own inputs (`agent-job: implement` unless given); `name`: its
+   * action's verify/, its own token, and its own inputs (`agent-job: implement` and the agent job's
+   * `perimeters` unless given); `name`: its
    * job name in the run.
    */
   async verify(inputs: Record<string, string> = {}, name = 'verify'): Promise<StepResult> {
@@ -118,7 +127,7 @@ export class TwoJobs {
       token: this.verifyToken,
       ref: `refs/heads/${this.agent.branch}`,
       actionDir: join(this.actionDir, 'verify'),
-      inputs: { 'agent-job': 'implement', ...inputs },
+      inputs: { 'agent-job': 'implement', perimeters: this.perimeters, ...inputs },
       env: { GITHUB_JOB: name, RUNNER_NAME: VERIFY_RUNNER, GITHUB_RUN_ID: String(RUN_ID) },
     });
     const step = await this.verifyRunner.runMain();

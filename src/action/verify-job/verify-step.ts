@@ -11,7 +11,7 @@ import {
 } from '../../verify/index.js';
 import { loadPerimeters, readConfigFile } from '../config-loader.js';
 import { checkConfigRef } from '../config-ref.js';
-import { VerifyInputs } from '../constants.js';
+import { Inputs, VerifyInputs } from '../constants.js';
 import {
   InputError,
   readJudgedSettings,
@@ -49,15 +49,21 @@ interface VerifySettings extends VerifyBasics, JudgedSettings {
 }
 
 function readVerifySettings(env: Env = process.env): VerifySettings {
+  const basics = readVerifyBasics(env);
   const agentJob = core.getInput(VerifyInputs.AgentJob).trim();
   if (agentJob === '')
     throw new InputError(
       `${VerifyInputs.AgentJob}: required: the name of the job whose agents this job verifies (its key in the workflow, or its name: when it has one); without it, perimeter/verify judges pull requests only (on pull_request_target or pull_request)`,
     );
+  // main's default is every perimeter; judging by more than the agent job exposed would pass its writes
+  if (core.getInput(Inputs.Perimeters).trim() === '')
+    throw new InputError(
+      `${Inputs.Perimeters}: required: the perimeters the agent job exposed, as its main step names them (\`all\` for every one)`,
+    );
   const run = runFacts(env);
   if (!(Number(run.id) > 0)) throw new InputError('GITHUB_RUN_ID: not set; the verify job runs on a runner');
   return {
-    ...readVerifyBasics(env),
+    ...basics,
     ...readJudgedSettings(env),
     agentJob,
     identity: core.getInput(VerifyInputs.AgentIdentity).trim() || GITHUB_TOKEN_IDENTITY,

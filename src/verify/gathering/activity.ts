@@ -56,13 +56,8 @@ export async function readJobActivity(
   upstream: VerifyInput['upstream'],
   options: { since: string; end: RefSnapshot; attempts?: number; retryMs?: number },
 ): Promise<CaughtUpActivity | { problem: string }> {
-  let first: ActivityWindow;
-  try {
-    first = await upstream.listActivity({ since: options.since });
-  } catch (error) {
-    return { problem: `GitHub's activity list, the record of every branch move: ${reason(error)}` };
-  }
-  if (!first.complete) return { problem: tooMany(first) };
+  const first = await readActivity(upstream, options.since);
+  if ('problem' in first) return first;
   const sha = markerCommit(startFromActivity(first.items, options.end), options.end);
   if (sha === null) return { problem: 'the end marker: the repository has no branch to place it on' };
   const branch = `${MARKER_PREFIX}${randomUUID()}`;
@@ -109,13 +104,8 @@ async function readToMarker(
 ): Promise<CaughtUpActivity | { problem: string }> {
   const attempts = options.attempts ?? ACTIVITY_ATTEMPTS;
   for (let attempt = 1; ; attempt++) {
-    let window: ActivityWindow;
-    try {
-      window = await upstream.listActivity({ since: options.since });
-    } catch (error) {
-      return { problem: `GitHub's activity list, the record of every branch move: ${reason(error)}` };
-    }
-    if (!window.complete) return { problem: tooMany(window) };
+    const window = await readActivity(upstream, options.since);
+    if ('problem' in window) return window;
     const at = window.items.findIndex((item) => item.ref === markerRef && item.before === ZERO_SHA);
     const items = at < 0 ? null : window.items.slice(at + 1);
     if ((items !== null && options.accounted(items)) || attempt >= attempts) {
@@ -130,8 +120,23 @@ async function readToMarker(
   }
 }
 
-const tooMany = (window: ActivityWindow): string =>
-  `GitHub's activity list: more than ${window.items.length} branch moves since the job started, so the window was not read to its start`;
+/** The activity list back to `since`, whole, or why not. */
+async function readActivity(
+  upstream: VerifyInput['upstream'],
+  since: string,
+): Promise<ActivityWindow | { problem: string }> {
+  let window: ActivityWindow;
+  try {
+    window = await upstream.listActivity({ since });
+  } catch (error) {
+    return { problem: `GitHub's activity list, the record of every branch move: ${reason(error)}` };
+  }
+  if (!window.complete)
+    return {
+      problem: `GitHub's activity list: more than ${window.items.length} branch moves since the job started, so the window was not read to its start`,
+    };
+  return window;
+}
 
 async function deleteMarker(upstream: VerifyInput['upstream'], branch: string, notes: string[]) {
   await upstream.deleteBranch(branch).catch((error: unknown) => {
