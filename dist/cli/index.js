@@ -80580,7 +80580,8 @@ function judge(facts) {
     const violations = [];
     const unchecked = [...facts.unchecked];
     const notes = [...facts.notes];
-    if (facts.startHead !== null && facts.endHead === null) {
+    const readOnly = facts.tokenWroteNothing;
+    if (facts.startHead !== null && facts.endHead === null && readOnly === undefined) {
         violations.push({
             kind: 'branch-deleted',
             ref: branchRef,
@@ -80594,7 +80595,8 @@ function judge(facts) {
             message: `history of "${facts.branch}" was rewritten: ${judge_short(facts.startHead)} is not an ancestor of ${judge_short(facts.endHead)}`,
         });
     }
-    violations.push(...boundBranchMoves(facts));
+    if (readOnly === undefined)
+        violations.push(...boundBranchMoves(facts));
     const files = [
         ...facts.changes.map((change) => judge_decideFile(change, facts.branch, facts.perimeters)),
         ...facts.intermediate.map((change) => ({
@@ -80617,6 +80619,8 @@ function judge(facts) {
     const otherChange = (ref) => {
         const moves = facts.branchMoves?.get(ref)?.moves ?? [];
         const actors = [...new Set(moves.map((move) => move.actor ?? 'unknown'))];
+        if (readOnly !== undefined)
+            return { ref, actors, why: "this job's token may not write the repository" };
         if (ref.startsWith('refs/heads/') && movedByOthersOnly(moves, facts.identity))
             return { ref, actors, why: 'moved by others only' };
         const glob = ignored.find(ref);
@@ -80631,6 +80635,9 @@ function judge(facts) {
             return ` (by ${facts.identity}, the identity of this job's token: another workflow with the same token cannot be told apart; name it in ignore-refs if one changes it)`;
         return '';
     };
+    const bound = facts.refChanges.find((change) => change.ref === branchRef);
+    if (bound !== undefined && readOnly !== undefined)
+        others.push(otherChange(branchRef));
     const refChanges = facts.refChanges.filter((change) => change.ref !== branchRef && !inert(change.ref));
     for (const change of refChanges) {
         const other = otherChange(change.ref);
@@ -81463,15 +81470,9 @@ function activity_settle(read, input, facts) {
  * when the window opened. Answers why it could not be read instead, for an `error` receipt.
  */
 async function readJobActivity(upstream, options) {
-    let first;
-    try {
-        first = await upstream.listActivity({ since: options.since });
-    }
-    catch (error) {
-        return { problem: `GitHub's activity list, the record of every branch move: ${activity_reason(error)}` };
-    }
-    if (!first.complete)
-        return { problem: tooMany(first) };
+    const first = await readActivity(upstream, options.since);
+    if ('problem' in first)
+        return first;
     const sha = markerCommit(startFromActivity(first.items, options.end), options.end);
     if (sha === null)
         return { problem: 'the end marker: the repository has no branch to place it on' };
@@ -81509,15 +81510,9 @@ function markerCommit(start, end) {
 async function readToMarker(upstream, markerRef, options) {
     const attempts = options.attempts ?? ACTIVITY_ATTEMPTS;
     for (let attempt = 1;; attempt++) {
-        let window;
-        try {
-            window = await upstream.listActivity({ since: options.since });
-        }
-        catch (error) {
-            return { problem: `GitHub's activity list, the record of every branch move: ${activity_reason(error)}` };
-        }
-        if (!window.complete)
-            return { problem: tooMany(window) };
+        const window = await readActivity(upstream, options.since);
+        if ('problem' in window)
+            return window;
         const at = window.items.findIndex((item) => item.ref === markerRef && item.before === ZERO_SHA);
         const items = at < 0 ? null : window.items.slice(at + 1);
         if ((items !== null && options.accounted(items)) || attempt >= attempts) {
@@ -81530,7 +81525,21 @@ async function readToMarker(upstream, markerRef, options) {
         await (0,external_node_timers_promises_namespaceObject.setTimeout)((options.retryMs ?? ACTIVITY_RETRY_MS) * attempt);
     }
 }
-const tooMany = (window) => `GitHub's activity list: more than ${window.items.length} branch moves since the job started, so the window was not read to its start`;
+/** The activity list back to `since`, whole, or why not. */
+async function readActivity(upstream, since) {
+    let window;
+    try {
+        window = await upstream.listActivity({ since });
+    }
+    catch (error) {
+        return { problem: `GitHub's activity list, the record of every branch move: ${activity_reason(error)}` };
+    }
+    if (!window.complete)
+        return {
+            problem: `GitHub's activity list: more than ${window.items.length} branch moves since the job started, so the window was not read to its start`,
+        };
+    return window;
+}
 async function deleteMarker(upstream, branch, notes) {
     await upstream.deleteBranch(branch).catch((error) => {
         notes.push(`the end marker ${branch} could not be deleted: ${activity_reason(error)}`);
@@ -81548,14 +81557,37 @@ async function placeMarker(input, facts) {
         return { branch, ref: `refs/heads/${branch}` };
     }
     catch (error) {
-        if (input.writesStaged && cannotWrite(error) && facts.refChanges.length === 0) {
-            facts.notes.push(`this job's token may not write the repository (GitHub refused the end marker: ${activity_reason(error)}) and every ref ends where it started: nothing reached the repository from this job`);
-            // no move can be this job's; others' moves that ended where they began are not read
-            facts.branchMoves = new Map();
+        if (input.writesStaged && cannotWrite(error)) {
+            await readOnlyJob(input, facts, activity_reason(error));
             return null;
         }
         facts.unchecked.push(`whether GitHub's activity list has caught up with the end of the job: the end marker could not be created (${activity_reason(error)})`);
         return null;
+    }
+}
+/**
+ * `writes: stage`, and GitHub refused the end marker as not accessible: the job's token may not write the
+ * repository, so no ref change of the window is this job's, whoever made it (a teammate, another workflow).
+ * The activity list is read once for who made them, to list them, never to judge them.
+ */
+async function readOnlyJob(input, facts, refusal) {
+    facts.tokenWroteNothing = `this job's token may not write the repository (GitHub refused the end marker: ${refusal})`;
+    facts.notes.push(`${facts.tokenWroteNothing}: nothing that changed during the job is this job's`);
+    if (facts.refChanges.length === 0) {
+        // nothing ended elsewhere: others' moves that ended where they began are not read
+        facts.branchMoves = new Map();
+        return;
+    }
+    try {
+        const window = await input.upstream.listActivity({ since: input.startedAt });
+        const account = ref_accounting_accountForBranches(window.items, input.start, input.end);
+        facts.branchMoves = account.branches;
+        if (!window.complete || account.unaccounted.length > 0)
+            facts.notes.push("GitHub's activity list does not yet show every move of the job's window, so some of those changes name no actor");
+    }
+    catch (error) {
+        facts.branchMoves = new Map();
+        facts.notes.push(`who changed the refs is not known (GitHub's activity list: ${activity_reason(error)})`);
     }
 }
 /**
@@ -81714,7 +81746,11 @@ async function verifyJob(input) {
             facts.notes.push(`branch "${branch}" does not exist; nothing was pushed to it`);
     }
     else if (endHead !== startHead) {
-        await examineBranch(input, facts, endHead);
+        // a token that may not write moved nothing: the branch's new commits are others', listed, not examined
+        if (facts.tokenWroteNothing !== undefined)
+            facts.newCommits = { shas: [], complete: true };
+        else
+            await examineBranch(input, facts, endHead);
     }
     if (input.receiptWindow)
         await lookForForgedReceipts(input, input.receiptWindow, facts);
@@ -82157,8 +82193,13 @@ var external_node_zlib_ = __nccwpck_require__(8522);
 class ZipError extends Error {
     name = 'ZipError';
 }
-/** No file of a Perimeter record comes near this; a bigger entry is refused before it is inflated. */
+/**
+ * No Perimeter record comes near this: a bigger entry, or entries that declare more in all, are refused
+ * before they are inflated. Inflating stops at the size an entry declares, so memory stays within the
+ * declared sizes whatever the compressed bytes hold.
+ */
 const MAX_ENTRY_BYTES = 512 * 1024 * 1024;
+const MAX_TOTAL_BYTES = 512 * 1024 * 1024;
 const EOCD = 0x06054b50;
 const CENTRAL = 0x02014b50;
 const LOCAL = 0x04034b50;
@@ -82181,8 +82222,8 @@ function endOfCentralDirectory(zip) {
     }
     throw new ZipError('not a zip archive (no end of central directory)');
 }
-/** The archive's files by name (directories left out). */
-function readZip(zip) {
+/** The central directory's file entries, every size declared checked before anything is inflated. */
+function centralDirectory(zip) {
     if (zip.length < 22)
         throw new ZipError('not a zip archive (too short)');
     const end = endOfCentralDirectory(zip);
@@ -82190,26 +82231,43 @@ function readZip(zip) {
     let at = zip.readUInt32LE(end + 16);
     if (count === 0xffff || at === 0xffffffff)
         throw new ZipError('zip64 archives are not read');
-    const files = new Map();
+    const entries = [];
+    let declared = 0;
     for (let i = 0; i < count; i++) {
         if (at + 46 > zip.length || zip.readUInt32LE(at) !== CENTRAL)
             throw new ZipError(`entry ${i + 1}: the central directory is damaged`);
         const flags = zip.readUInt16LE(at + 8);
-        const method = zip.readUInt16LE(at + 10);
-        const crc = zip.readUInt32LE(at + 16);
-        const packed = zip.readUInt32LE(at + 20);
-        const size = zip.readUInt32LE(at + 24);
         const nameLength = zip.readUInt16LE(at + 28);
-        const skip = nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
-        const local = zip.readUInt32LE(at + 42);
-        const name = zip.toString('utf8', at + 46, at + 46 + nameLength);
-        at += 46 + skip;
+        const entry = {
+            name: zip.toString('utf8', at + 46, at + 46 + nameLength),
+            method: zip.readUInt16LE(at + 10),
+            crc: zip.readUInt32LE(at + 16),
+            packed: zip.readUInt32LE(at + 20),
+            size: zip.readUInt32LE(at + 24),
+            local: zip.readUInt32LE(at + 42),
+        };
+        at += 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+        const { name } = entry;
         if (name.endsWith('/'))
             continue;
         if (flags & 0x1)
             throw new ZipError(`${name}: encrypted entries are not read`);
-        if (size > MAX_ENTRY_BYTES || packed === 0xffffffff)
+        if (entry.size > MAX_ENTRY_BYTES || entry.packed === 0xffffffff)
             throw new ZipError(`${name}: larger than ${MAX_ENTRY_BYTES} bytes`);
+        declared += entry.size;
+        if (declared > MAX_TOTAL_BYTES)
+            throw new ZipError(`${name}: the entries declare more than ${MAX_TOTAL_BYTES} bytes in all`);
+        entries.push(entry);
+    }
+    return entries;
+}
+/**
+ * The archive's files by name (directories left out). Memory stays within the sizes the entries declare:
+ * an entry inflating to more is refused at its declared size plus one byte.
+ */
+function readZip(zip) {
+    const files = new Map();
+    for (const { name, method, crc, packed, size, local } of centralDirectory(zip)) {
         if (local + 30 > zip.length || zip.readUInt32LE(local) !== LOCAL)
             throw new ZipError(`${name}: the local header is damaged`);
         const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
@@ -82221,9 +82279,12 @@ function readZip(zip) {
             data = Buffer.from(raw);
         else if (method === 8) {
             try {
-                data = (0,external_node_zlib_.inflateRawSync)(raw, { maxOutputLength: MAX_ENTRY_BYTES });
+                // one byte over the declared size shows the lie without inflating the rest (zlib wants at least 1)
+                data = (0,external_node_zlib_.inflateRawSync)(raw, { maxOutputLength: size + 1 });
             }
             catch (error) {
+                if (error.code === 'ERR_BUFFER_TOO_LARGE')
+                    throw new ZipError(`${name}: inflates to more than the ${size} bytes it declares`);
                 throw new ZipError(`${name}: cannot inflate (${error.message})`);
             }
         }
@@ -82464,20 +82525,25 @@ async function auditRecord(upstream, record, receipt) {
         disagreements,
     };
 }
+/**
+ * The audit for a terminal. Everything but Perimeter's own words comes from the record or the repository, so
+ * it is shown `visible`: no escape sequence, carriage return or line break can redraw the verdict.
+ */
 function render(target, audit) {
     const { ledger } = audit;
+    const run = `run ${escape_visible(audit.run.id)} attempt ${escape_visible(audit.run.attempt)}, job ${escape_visible(audit.run.job)}`;
     const lines = [
-        `Audit of ${target}: ${audit.repository}, run ${audit.run.id} attempt ${audit.run.attempt}, job ${audit.run.job}`,
-        `  ledger:     ${ledger.ok ? `chain intact, ${ledger.records} records` : `BROKEN: ${ledger.problem ?? 'unknown'}`}`,
-        `  receipt:    ${audit.recorded.state}: ${audit.recorded.description}`,
-        `  GitHub:     ${audit.recomputed.state}: ${audit.recomputed.description}`,
+        `Audit of ${escape_visible(target)}: ${escape_visible(audit.repository)}, ${run}`,
+        `  ledger:     ${ledger.ok ? `chain intact, ${ledger.records} records` : `BROKEN: ${escape_visible(ledger.problem ?? 'unknown')}`}`,
+        `  receipt:    ${escape_visible(audit.recorded.state)}: ${escape_visible(audit.recorded.description)}`,
+        `  GitHub:     ${audit.recomputed.state}: ${escape_visible(audit.recomputed.description)}`,
     ];
     if (audit.agree)
         lines.push('The receipt agrees with GitHub.');
     else {
         lines.push(`The receipt disagrees with GitHub (${audit.disagreements.length}):`);
         for (const d of audit.disagreements)
-            lines.push(`  - ${d.field}: ${d.message}`);
+            lines.push(`  - ${escape_visible(d.field)}: ${escape_visible(d.message)}`);
     }
     return `${lines.join('\n')}\n`;
 }
@@ -83425,10 +83491,16 @@ function compareReplays(base, proposed) {
 
 
 
+
 const REPLAY_USAGE = 'perimeter replay [--config FILE] [--base REF | --no-base] [--json] (RANGE [--max-count N] [--branch NAME] | --ledger FILE)';
 const SUBJECT = 60;
+/**
+ * Text from the repository or a ledger (subjects, paths, tool and perimeter names) as it may reach a terminal
+ * or a job summary's code block: one line, every escape sequence and line break shown as `\uXXXX`.
+ */
 function shorten(text, max) {
-    return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+    const shown = escape_visible(text);
+    return shown.length <= max ? shown : `${shown.slice(0, max - 1)}…`;
 }
 function renderTable(rows, perimeters) {
     const names = perimeters.map((p) => p.name);
@@ -83447,10 +83519,11 @@ function renderTable(rows, perimeters) {
 }
 function renderChange(change) {
     const head = `  ${change.sha.slice(0, 7)} ${change.perimeter}: ${change.before} -> ${change.after}`;
-    const refused = change.newlyRefused.map((r) => `${r.path ?? WHOLE_COMMIT}: ${r.rule}`);
+    const refused = change.newlyRefused.map((r) => `${escape_visible(r.path ?? WHOLE_COMMIT)}: ${escape_visible(r.rule)}`);
+    const allowed = change.newlyAllowed.map((path) => escape_visible(path));
     const parts = [
         ...(refused.length > 0 ? [`now refused: ${refused.join(', ')}`] : []),
-        ...(change.newlyAllowed.length > 0 ? [`now allowed: ${change.newlyAllowed.join(', ')}`] : []),
+        ...(allowed.length > 0 ? [`now allowed: ${allowed.join(', ')}`] : []),
     ];
     return `${head}${parts.length > 0 ? `; ${parts.join('; ')}` : ''}\n`;
 }
@@ -83467,8 +83540,10 @@ function loadBase(root, configInRepo, ref, io, explicit) {
     return { label, perimeters: config.perimeters.map((spec) => compilePerimeter(spec, configInRepo)) };
 }
 function renderCallChange(change) {
-    const verdict = (v) => v.state === 'refused' ? `refused (${v.refused.map((r) => `${r.path}: ${r.rule}`).join(', ')})` : v.state;
-    return `  #${change.seq} ${change.perimeter} ${change.tool} (recorded: ${change.recorded}): ${verdict(change.before)} -> ${verdict(change.after)}\n`;
+    const verdict = (v) => v.state === 'refused'
+        ? `refused (${v.refused.map((r) => `${escape_visible(String(r.path))}: ${escape_visible(r.rule)}`).join(', ')})`
+        : v.state;
+    return `  #${change.seq} ${escape_visible(change.perimeter)} ${escape_visible(change.tool)} (recorded: ${escape_visible(change.recorded)}): ${verdict(change.before)} -> ${verdict(change.after)}\n`;
 }
 async function replayLedger(file, loaded, base, json, io) {
     let text;

@@ -56504,7 +56504,8 @@ function judge_judge(facts) {
     const violations = [];
     const unchecked = [...facts.unchecked];
     const notes = [...facts.notes];
-    if (facts.startHead !== null && facts.endHead === null) {
+    const readOnly = facts.tokenWroteNothing;
+    if (facts.startHead !== null && facts.endHead === null && readOnly === undefined) {
         violations.push({
             kind: 'branch-deleted',
             ref: branchRef,
@@ -56518,7 +56519,8 @@ function judge_judge(facts) {
             message: `history of "${facts.branch}" was rewritten: ${judge_short(facts.startHead)} is not an ancestor of ${judge_short(facts.endHead)}`,
         });
     }
-    violations.push(...boundBranchMoves(facts));
+    if (readOnly === undefined)
+        violations.push(...boundBranchMoves(facts));
     const files = [
         ...facts.changes.map((change) => judge_decideFile(change, facts.branch, facts.perimeters)),
         ...facts.intermediate.map((change) => ({
@@ -56541,6 +56543,8 @@ function judge_judge(facts) {
     const otherChange = (ref) => {
         const moves = facts.branchMoves?.get(ref)?.moves ?? [];
         const actors = [...new Set(moves.map((move) => move.actor ?? 'unknown'))];
+        if (readOnly !== undefined)
+            return { ref, actors, why: "this job's token may not write the repository" };
         if (ref.startsWith('refs/heads/') && movedByOthersOnly(moves, facts.identity))
             return { ref, actors, why: 'moved by others only' };
         const glob = ignored.find(ref);
@@ -56555,6 +56559,9 @@ function judge_judge(facts) {
             return ` (by ${facts.identity}, the identity of this job's token: another workflow with the same token cannot be told apart; name it in ignore-refs if one changes it)`;
         return '';
     };
+    const bound = facts.refChanges.find((change) => change.ref === branchRef);
+    if (bound !== undefined && readOnly !== undefined)
+        others.push(otherChange(branchRef));
     const refChanges = facts.refChanges.filter((change) => change.ref !== branchRef && !inert(change.ref));
     for (const change of refChanges) {
         const other = otherChange(change.ref);
@@ -57248,15 +57255,9 @@ function activity_settle(read, input, facts) {
  * when the window opened. Answers why it could not be read instead, for an `error` receipt.
  */
 async function readJobActivity(upstream, options) {
-    let first;
-    try {
-        first = await upstream.listActivity({ since: options.since });
-    }
-    catch (error) {
-        return { problem: `GitHub's activity list, the record of every branch move: ${reason(error)}` };
-    }
-    if (!first.complete)
-        return { problem: tooMany(first) };
+    const first = await readActivity(upstream, options.since);
+    if ('problem' in first)
+        return first;
     const sha = markerCommit(startFromActivity(first.items, options.end), options.end);
     if (sha === null)
         return { problem: 'the end marker: the repository has no branch to place it on' };
@@ -57294,15 +57295,9 @@ function markerCommit(start, end) {
 async function readToMarker(upstream, markerRef, options) {
     const attempts = options.attempts ?? ACTIVITY_ATTEMPTS;
     for (let attempt = 1;; attempt++) {
-        let window;
-        try {
-            window = await upstream.listActivity({ since: options.since });
-        }
-        catch (error) {
-            return { problem: `GitHub's activity list, the record of every branch move: ${reason(error)}` };
-        }
-        if (!window.complete)
-            return { problem: tooMany(window) };
+        const window = await readActivity(upstream, options.since);
+        if ('problem' in window)
+            return window;
         const at = window.items.findIndex((item) => item.ref === markerRef && item.before === ZERO_SHA);
         const items = at < 0 ? null : window.items.slice(at + 1);
         if ((items !== null && options.accounted(items)) || attempt >= attempts) {
@@ -57315,7 +57310,21 @@ async function readToMarker(upstream, markerRef, options) {
         await sleep((options.retryMs ?? ACTIVITY_RETRY_MS) * attempt);
     }
 }
-const tooMany = (window) => `GitHub's activity list: more than ${window.items.length} branch moves since the job started, so the window was not read to its start`;
+/** The activity list back to `since`, whole, or why not. */
+async function readActivity(upstream, since) {
+    let window;
+    try {
+        window = await upstream.listActivity({ since });
+    }
+    catch (error) {
+        return { problem: `GitHub's activity list, the record of every branch move: ${reason(error)}` };
+    }
+    if (!window.complete)
+        return {
+            problem: `GitHub's activity list: more than ${window.items.length} branch moves since the job started, so the window was not read to its start`,
+        };
+    return window;
+}
 async function deleteMarker(upstream, branch, notes) {
     await upstream.deleteBranch(branch).catch((error) => {
         notes.push(`the end marker ${branch} could not be deleted: ${reason(error)}`);
@@ -57333,14 +57342,37 @@ async function placeMarker(input, facts) {
         return { branch, ref: `refs/heads/${branch}` };
     }
     catch (error) {
-        if (input.writesStaged && cannotWrite(error) && facts.refChanges.length === 0) {
-            facts.notes.push(`this job's token may not write the repository (GitHub refused the end marker: ${reason(error)}) and every ref ends where it started: nothing reached the repository from this job`);
-            // no move can be this job's; others' moves that ended where they began are not read
-            facts.branchMoves = new Map();
+        if (input.writesStaged && cannotWrite(error)) {
+            await readOnlyJob(input, facts, reason(error));
             return null;
         }
         facts.unchecked.push(`whether GitHub's activity list has caught up with the end of the job: the end marker could not be created (${reason(error)})`);
         return null;
+    }
+}
+/**
+ * `writes: stage`, and GitHub refused the end marker as not accessible: the job's token may not write the
+ * repository, so no ref change of the window is this job's, whoever made it (a teammate, another workflow).
+ * The activity list is read once for who made them, to list them, never to judge them.
+ */
+async function readOnlyJob(input, facts, refusal) {
+    facts.tokenWroteNothing = `this job's token may not write the repository (GitHub refused the end marker: ${refusal})`;
+    facts.notes.push(`${facts.tokenWroteNothing}: nothing that changed during the job is this job's`);
+    if (facts.refChanges.length === 0) {
+        // nothing ended elsewhere: others' moves that ended where they began are not read
+        facts.branchMoves = new Map();
+        return;
+    }
+    try {
+        const window = await input.upstream.listActivity({ since: input.startedAt });
+        const account = accountForBranches(window.items, input.start, input.end);
+        facts.branchMoves = account.branches;
+        if (!window.complete || account.unaccounted.length > 0)
+            facts.notes.push("GitHub's activity list does not yet show every move of the job's window, so some of those changes name no actor");
+    }
+    catch (error) {
+        facts.branchMoves = new Map();
+        facts.notes.push(`who changed the refs is not known (GitHub's activity list: ${reason(error)})`);
     }
 }
 /**
@@ -57441,7 +57473,11 @@ async function verifyJob(input) {
             facts.notes.push(`branch "${branch}" does not exist; nothing was pushed to it`);
     }
     else if (endHead !== startHead) {
-        await examineBranch(input, facts, endHead);
+        // a token that may not write moved nothing: the branch's new commits are others', listed, not examined
+        if (facts.tokenWroteNothing !== undefined)
+            facts.newCommits = { shas: [], complete: true };
+        else
+            await examineBranch(input, facts, endHead);
     }
     if (input.receiptWindow)
         await lookForForgedReceipts(input, input.receiptWindow, facts);
@@ -58353,6 +58389,7 @@ function readJudgedSettings(env = process.env, read = defaultRead) {
     };
 }
 function readSettings(env = process.env, read = defaultRead) {
+    const writes = writesMode(read(Inputs.Writes));
     return {
         ...readStepBasics(env, read),
         ...readJudgedSettings(env, read),
@@ -58360,8 +58397,8 @@ function readSettings(env = process.env, read = defaultRead) {
         failOnViolation: inputs_boolean(Inputs.FailOnViolation, read(Inputs.FailOnViolation), true),
         endpointSecrets: endpointSecrets(read(Inputs.EndpointSecrets)),
         writesPerMinute: inputs_positiveInteger(Inputs.WritesPerMinute, read(Inputs.WritesPerMinute), 80),
-        writes: writesMode(read(Inputs.Writes)),
-        receiptBy: receiptBy(read(Inputs.ReceiptBy)),
+        writes,
+        receiptBy: receiptBy(read(Inputs.ReceiptBy), writes),
         receiptAs: receiptAs(Inputs.ReceiptAs, read(Inputs.ReceiptAs)),
         verifyTimeoutMs: inputs_positiveInteger(Inputs.VerifyTimeout, read(Inputs.VerifyTimeout), 600) * 1000,
         run: runFacts(env),
@@ -58412,12 +58449,21 @@ function runFacts(env) {
         job: env.GITHUB_JOB ?? '',
     };
 }
-function receiptBy(value) {
-    if (value === '' || value === 'post')
-        return 'post';
+/**
+ * With `writes: stage` the agent job's token holds no write permission at all, statuses included: the apply
+ * job's receipt is the one (or a verify job's, when named). A status from the agent job would need
+ * `statuses: write`, and with it the agent could post a forged success anywhere.
+ */
+function receiptBy(value, writes) {
     if (value === 'verify-job')
         return 'verify-job';
-    throw new InputError(`${Inputs.ReceiptBy}: expected "post" or "verify-job", got ${JSON.stringify(value)}`);
+    if (value !== '' && value !== 'post')
+        throw new InputError(`${Inputs.ReceiptBy}: expected "post" or "verify-job", got ${JSON.stringify(value)}`);
+    if (writes === 'push')
+        return 'post';
+    if (value === 'post')
+        throw new InputError(`${Inputs.ReceiptBy}: "post" cannot go with ${Inputs.Writes}: stage, whose job needs no statuses: write; perimeter/apply posts the receipt`);
+    return 'apply-job';
 }
 function receiptAs(name, value) {
     if (value === '')
@@ -58814,7 +58860,8 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
     if (warning !== null)
         core_warning(warning);
     // With a verify job, the receipt and every status are its own: main posts none, so the agent job needs no
-    // statuses: write, and any status on the receipt's context during the job is forged.
+    // statuses: write, and any status on the receipt's context during the job is forged. With writes: stage the
+    // apply job's receipt is the one, and the job's token needs no write permission at all.
     if (settings.receiptBy === 'post')
         await markPending(upstream, startHead, settings);
     const workDir = (0,external_node_fs_namespaceObject.realpathSync)((0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)(settings.tempDir, 'perimeter-')));
