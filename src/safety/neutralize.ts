@@ -1,26 +1,24 @@
+import { CLOSE, hex, markHiddenMarkup, OPEN } from './hidden-markup.js';
 import { isInvisible } from './invisible.js';
 
 /**
  * Text from the repository is untrusted input to the model, and some of it is invisible to the people
  * who review it: zero-width and bidi characters, Unicode tag characters (which can spell out a whole
- * ASCII text), HTML comments in rendered Markdown. Each such span is made visible with a marker, so the
- * model sees what a reviewer would not; visible characters are left exactly as they were.
+ * ASCII text), HTML comments in rendered Markdown, and the markup `hidden-markup.ts` lists (entities of
+ * invisible characters, hidden elements, Markdown comments, image alt text). Each such span is made
+ * visible with a marker, so the model sees what a reviewer would not; visible characters stay as they were.
  */
 export interface Neutralized {
   text: string;
-  /** spans marked, per kind ('invisible characters', 'hidden tag text', 'HTML comment') */
+  /** spans marked, per kind ('invisible characters', 'hidden tag text', 'HTML comment', 'image alt text'...) */
   kinds: Record<string, number>;
   count: number;
 }
 
-const OPEN = '\u27ea';
-const CLOSE = '\u27eb';
 const COMMENT = /<!--[^]*?(?:-->|$)/g;
 // eslint-disable-next-line no-control-regex
 const PLAIN = /^[\u0000-\u007e\u00a0-\u00ac\u00ae-\u02ff]*$/;
 const PICTOGRAPH = /\p{Extended_Pictographic}/u;
-
-const hex = (codePoint: number): string => `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
 
 /** Invisible characters that are part of ordinary text: emoji joiners and presentation selectors, a leading BOM. */
 function benign(chars: string[], i: number): boolean {
@@ -71,6 +69,7 @@ export function neutralize(text: string): Neutralized {
       return `${OPEN}HTML comment, not shown when rendered:${CLOSE}${comment}`;
     });
   }
+  out = markHiddenMarkup(out, kinds);
   const count = Object.values(kinds).reduce((a, b) => a + b, 0);
   return { text: out, kinds, count };
 }
