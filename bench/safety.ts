@@ -2,9 +2,13 @@
  * What content safety adds to an answer (`npm run bench:safety`):
  * 1. redact() alone on a 100 KB text (source-like lines with a few secrets), ms per call;
  * 2. the worst texts we know of, about 1 MB each (the scan must stay linear);
- * 3. a warm get_file of a 100 KB file through the running gateway, without and with the filter.
+ * 3. a warm get_file of a 100 KB file through the running gateway, without and with the filter;
+ * 4. false positives on real source: the installed MCP TypeScript SDK (which holds no real secrets), the
+ *    files and values hidden, per kind.
  * Medians after warm-up; figures, not assertions.
  */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { AnswerFilter } from '../src/safety/answer-filter.js';
 import { createSecretFilter, NO_FILTER } from '../src/safety/index.js';
 import { call, startHarness } from '@perimeter/test-rigs';
@@ -102,6 +106,10 @@ const adversarial: Record<string, string> = {
   'prose announcing secrets': 'the password is required and the token is '.repeat(23_000),
   'command lines without passwords': 'mysql -u root -h db -P 3306 '.repeat(35_000),
   'encoded PEM starts': `${'LS0tLS1CRUdJT'}${'A'.repeat(40)} `.repeat(18_000),
+  'base64 of text, one a line': `${Buffer.from('token is ghp_ but not one, x').toString('base64')}\n`.repeat(
+    25_000,
+  ),
+  'URL escapes between words': 'a%20b '.repeat(160_000),
   'zero-width characters between letters': 'g\u200bh\u200cp\u200d_'.repeat(130_000),
   'fullwidth text': '\uff47\uff48\uff50\uff3f\uff21'.repeat(200_000),
 };
@@ -123,3 +131,32 @@ for (const [label, content] of [
     `warm get_file of a ${SIZE / 1024} KB file ${label}: median ${ms(without.median)} without the filter, ${ms(withFilter.median)} with it: +${ms(withFilter.median - without.median)} (p90 ${ms(without.p90)} -> ${ms(withFilter.p90)})`,
   );
 }
+
+/** Every text file of the installed MCP TypeScript SDK: real source with no real secrets in it. */
+async function corpusFiles(root: string): Promise<string[]> {
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile() && /\.(?:[cm]?js|ts|json|md)$/.test(entry.name))
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+}
+
+const corpusRoot = 'node_modules/@modelcontextprotocol/sdk';
+let corpusBytes = 0;
+let flaggedFiles = 0;
+let falsePositives = 0;
+const corpusKinds: Record<string, number> = {};
+const corpus = await corpusFiles(corpusRoot);
+const corpusStart = performance.now();
+for (const file of corpus) {
+  const content = await readFile(file, 'utf8');
+  corpusBytes += Buffer.byteLength(content);
+  const redaction = await createSecretFilter().redact(content);
+  if (redaction.hidden > 0) flaggedFiles++;
+  falsePositives += redaction.hidden;
+  for (const [kind, n] of Object.entries(redaction.kinds)) corpusKinds[kind] = (corpusKinds[kind] ?? 0) + n;
+}
+const corpusMs = performance.now() - corpusStart;
+console.log(
+  `false positives on ${corpusRoot} (${corpus.length} files, ${(corpusBytes / 1e6).toFixed(2)} MB): ${falsePositives} values hidden in ${flaggedFiles} files (${((100 * flaggedFiles) / corpus.length).toFixed(2)}% of files, ${(falsePositives / (corpusBytes / 1e6)).toFixed(2)} per MB), ${ms(corpusMs / (corpusBytes / 1e6))} per MB; ${JSON.stringify(corpusKinds)}`,
+);

@@ -1,5 +1,6 @@
 import type { AnswerFilter, Redaction } from './answer-filter.js';
 import { secretFindings, secretMatcher } from './secret-forms.js';
+import { encodedFindings } from './encoded-secrets.js';
 import type { Finding } from './finding.js';
 import { formatFindings } from './format-rules.js';
 import { keyMaterialFindings } from './key-material.js';
@@ -68,8 +69,8 @@ export function applyRedaction(text: string, spans: Finding[]): Redaction {
 
 /**
  * The content-safety filter: secretlint's recommended rules (minus comment-based opt-outs), the
- * provider formats they lack, whole private-key blocks (also base64-encoded), AWS secrets beside their
- * key ID, URL passwords, values of settings named for secrets, passwords in prose and on command lines,
+ * provider formats they lack, whole private-key blocks (also base64-encoded), credentials under one
+ * layer of base64 or URL encoding and PEM bodies without their header lines, AWS secrets beside their key ID, URL passwords, values of settings named for secrets, passwords in prose and on command lines,
  * and the given extra secrets, all on the text with invisible characters dropped and NFKC applied. Decisions rest on the text's form, never on known secret values
  * (except the extra secrets), so hiding does not confirm a guess.
  * Pass only text: deciding what is binary (and not scanning it) is the caller's job.
@@ -82,6 +83,7 @@ export function createSecretFilter(options: SecretFilterOptions = {}): SecretFil
 
   async function detectIn(text: string): Promise<Finding[]> {
     return (await secretlintFindings(text)).concat(
+      await encodedFindings(text),
       formatFindings(text),
       keyMaterialFindings(text),
       settingFindings(text),
