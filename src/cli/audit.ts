@@ -3,6 +3,7 @@ import { compilePerimeter, parseConfig, type Perimeter } from '../policy/index.j
 import { MIN_SCRUBBED_LENGTH, makeScrubber } from '../safety/secret-forms.js';
 import {
   compareReceipts,
+  compareSettings,
   ledgerFactsOf,
   ownCheckRunIds,
   ownReceiptIds,
@@ -10,22 +11,27 @@ import {
   receiptJson,
   verifyJob,
   type Disagreement,
+  type ExpectedSettings,
   type LedgerFacts,
   type ReceiptJson,
   type ReceiptWindow,
   visible,
 } from '../verify/index.js';
 import { parseCommandArgs } from './args.js';
+import { trustedConfig } from './audit-config.js';
 import { EXIT_CHANGES, EXIT_OK, UsageError, type CliIo } from './io.js';
 import { readRecord, type RecordFiles } from './record-files.js';
 
-export const AUDIT_USAGE = 'perimeter audit [--repo OWNER/NAME] [--api-url URL] [--json] RECORD';
+export const AUDIT_USAGE =
+  'perimeter audit [--repo OWNER/NAME] [--api-url URL] [--json] [--config FILE] [--config-ref REF] ' +
+  '[--perimeters LIST|all] [--direct-pushes check|deny] [--ignore-refs LIST] RECORD';
 
 /**
  * `perimeter audit RECORD`: re-checks a run's record after the run. The ledger's chain against its key, then
  * the verdict recomputed from GitHub for the window the receipt gives (its refs at both ends checked against
- * GitHub's activity list, the perimeters from the config blob it names), then every place where the receipt
- * and GitHub disagree. Token from GITHUB_TOKEN (read access to contents and actions). Exit 0 when they agree,
+ * GitHub's activity list, the perimeters from the file GitHub has at the config ref the record names, never
+ * the record's own blob), then every place where the receipt and GitHub disagree, and where the record's
+ * settings differ from the workflow's values the owner passes (`--perimeters` and the rest). Token from GITHUB_TOKEN (read access to contents and actions). Exit 0 when they agree,
  * 3 when they disagree, 1 when the audit could not be done.
  */
 export async function run(args: string[], io: CliIo): Promise<number> {
@@ -35,9 +41,15 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       repo: { type: 'string' },
       'api-url': { type: 'string' },
       json: { type: 'boolean', default: false },
+      config: { type: 'string' },
+      'config-ref': { type: 'string' },
+      perimeters: { type: 'string' },
+      'direct-pushes': { type: 'string' },
+      'ignore-refs': { type: 'string' },
     },
     true,
   );
+  const expected = expectedSettings(values);
   if (positionals.length !== 1) throw new UsageError(`expected one record, got ${positionals.length}`);
   const target = positionals[0]!;
   const token = process.env.GITHUB_TOKEN ?? process.env.GH_TOKEN ?? '';
@@ -60,7 +72,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const scrub = makeScrubber([token]);
   let audit: Audit;
   try {
-    audit = await auditRecord(upstream, record, receipt);
+    audit = await auditRecord(upstream, record, receipt, expected);
   } catch (error) {
     throw new Error(scrub(error instanceof Error ? error.message : String(error)), { cause: error });
   }
@@ -95,18 +107,54 @@ function ledgerOf(record: RecordFiles, receipt: ReceiptJson): LedgerFacts | null
   return ledgerFactsOf(record.ledger, record.key.trim());
 }
 
-async function perimetersOf(upstream: RepoReads, receipt: ReceiptJson): Promise<Perimeter[]> {
-  const { file, blobSha } = receipt.config;
-  const text = Buffer.from(await upstream.getBlob(blobSha)).toString('utf8');
-  const config = parseConfig(text, `${file}@${blobSha.slice(0, 12)}`);
-  return receipt.perimeters.map((name) => {
+const names = (value: string): string[] => value.split(/[\s,]+/).filter(Boolean);
+
+/** The workflow's values the owner passed, read as the action reads its inputs. */
+function expectedSettings(values: Record<string, string | boolean | undefined>): ExpectedSettings {
+  const text = (name: string) => (typeof values[name] === 'string' ? values[name] : undefined);
+  const expected: ExpectedSettings = {};
+  const config = text('config');
+  if (config !== undefined) expected.config = config;
+  const configRef = text('config-ref');
+  if (configRef !== undefined) expected.configRef = configRef;
+  const perimeters = text('perimeters');
+  if (perimeters !== undefined) {
+    const list = names(perimeters);
+    expected.perimeters = list.length === 0 || (list.length === 1 && list[0] === 'all') ? null : list;
+  }
+  const direct = text('direct-pushes');
+  if (direct !== undefined) {
+    if (direct !== 'check' && direct !== 'deny')
+      throw new UsageError(`--direct-pushes: expected "check" or "deny", got ${JSON.stringify(direct)}`);
+    expected.directPushes = direct;
+  }
+  const ignore = text('ignore-refs');
+  if (ignore !== undefined) expected.ignoreRefs = names(ignore);
+  return expected;
+}
+
+/**
+ * The record's perimeters compiled from the trusted text. A name that text does not define is named and left
+ * out: judging with fewer perimeters is only ever stricter.
+ */
+function perimetersOf(
+  text: string,
+  at: string,
+  receipt: ReceiptJson,
+): { perimeters: Perimeter[]; defined: string[]; disagreements: Disagreement[] } {
+  const config = parseConfig(text, at);
+  const disagreements: Disagreement[] = [];
+  const perimeters: Perimeter[] = [];
+  for (const name of receipt.perimeters) {
     const spec = config.perimeters.find((p) => p.name === name);
-    if (!spec)
-      throw new Error(
-        `the receipt names perimeter "${name}", which ${file} at blob ${blobSha} does not define`,
-      );
-    return compilePerimeter(spec, file);
-  });
+    if (spec) perimeters.push(compilePerimeter(spec, receipt.config.file));
+    else
+      disagreements.push({
+        field: 'perimeters',
+        message: `the record names perimeter ${JSON.stringify(name)}, which ${at} does not define`,
+      });
+  }
+  return { perimeters, defined: config.perimeters.map((p) => p.name), disagreements };
 }
 
 /**
@@ -136,10 +184,12 @@ async function auditRecord(
   upstream: RepoReads & RepoWrites & Receipts,
   record: RecordFiles,
   receipt: ReceiptJson,
+  expected: ExpectedSettings,
 ): Promise<Audit> {
   const ledger = ledgerOf(record, receipt);
-  const perimeters = await perimetersOf(upstream, receipt);
-  const configText = Buffer.from(await upstream.getBlob(receipt.config.blobSha)).toString('utf8');
+  const trusted = await trustedConfig(upstream, receipt);
+  const configText = trusted.text;
+  const { perimeters, defined, disagreements: unknown } = perimetersOf(configText, trusted.at, receipt);
   const receiptWindow = receipt.verifyJob && (await withOwnReceipt(upstream, receipt, receipt.verifyJob));
   const verdict = await verifyJob({
     upstream,
@@ -162,7 +212,7 @@ async function auditRecord(
     context: receipt.context,
     run: receipt.run,
     config: { file: receipt.config.file, ref: receipt.config.ref, text: configText },
-    perimeters: receipt.perimeters,
+    perimeters: perimeters.map((p) => p.name),
     directPushes: receipt.directPushes,
     ignoreRefs: receipt.ignoreRefs,
     window: receipt.window,
@@ -171,7 +221,12 @@ async function auditRecord(
     ledgerIncluded: record.ledger !== null,
     ...(receipt.verifyJob && { receiptWindow: receipt.verifyJob.receiptWindow }),
   });
-  const disagreements = compareReceipts(receipt, recomputed);
+  const disagreements = [
+    ...trusted.disagreements,
+    ...unknown,
+    ...compareSettings(receipt, expected, defined),
+    ...compareReceipts(receipt, recomputed),
+  ];
   return {
     record: record.source,
     repository: receipt.repository,

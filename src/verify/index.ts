@@ -4,7 +4,12 @@ export { diffTrees } from './gathering/diff-trees.js';
 export { judgeCommit, type CommitToJudge } from './judging/commit-judge.js';
 export { clip, codeBlock, inlineText, markdownText, visible } from './receipts/escape.js';
 export { compareSnapshots, decideWrite, fileViolations, judge } from './judging/judge.js';
-export { compareReceipts, type Disagreement } from './receipts/audit-compare.js';
+export {
+  compareReceipts,
+  compareSettings,
+  type Disagreement,
+  type ExpectedSettings,
+} from './receipts/audit-compare.js';
 export { ledgerFactsOf, readLedgerFacts } from './gathering/ledger-facts.js';
 export { headline } from './receipts/headline.js';
 export {

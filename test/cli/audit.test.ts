@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readZip } from '../../src/cli/zip-reader.js';
-import { RECORD_FILES } from '../../src/verify/index.js';
-import { REPOSITORY, text, type Job } from '@perimeter/test-rigs';
+import { RECORD_FILES, type ReceiptJson } from '../../src/verify/index.js';
+import { PERIMETERS_YML, REPOSITORY, text, type Job } from '@perimeter/test-rigs';
 import { jobSuite } from '../action/support/suite.js';
 import { runCli } from './run-cli.js';
 
@@ -37,6 +37,35 @@ function unpacked(zip: string, change: (files: Map<string, string>) => void): st
   const dir = mkdtempSync(join(scratch, 'record-'));
   for (const [name, content] of files) writeFileSync(join(dir, name), content);
   return dir;
+}
+
+type Receipt = ReceiptJson;
+type Disagreement = { field: string; message: string };
+
+/** A commit on no branch, made with the job's token through the Git database API: main plus `perimeters`. */
+async function bareCommit(j: Job, perimeters: string): Promise<{ commit: string; blob: string }> {
+  const api = `${j.gh.url}/repos/${REPOSITORY}`;
+  const headers = { authorization: `Bearer ${j.token}`, 'content-type': 'application/json' };
+  const call = async (path: string, body?: unknown) => {
+    const response = await fetch(`${api}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers,
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    expect(response.ok, `${path}: ${response.status}`).toBe(true);
+    return (await response.json()) as Record<string, unknown> & { sha: string };
+  };
+  const head = ((await call('/git/ref/heads/main')) as unknown as { object: { sha: string } }).object.sha;
+  const baseTree = ((await call(`/git/commits/${head}`)) as unknown as { tree: { sha: string } }).tree.sha;
+  const blob = (await call('/git/blobs', { content: perimeters, encoding: 'utf-8' })).sha;
+  const tree = (
+    await call('/git/trees', {
+      base_tree: baseTree,
+      tree: [{ path: 'perimeters.yml', mode: '100644', type: 'blob', sha: blob }],
+    })
+  ).sha;
+  const commit = (await call('/git/commits', { message: 'Wider', tree, parents: [head] })).sha;
+  return { commit, blob };
 }
 
 const audit = (j: Job, record: string, ...flags: string[]) =>
@@ -153,6 +182,105 @@ describe('perimeter audit', { timeout: 240_000 }, () => {
     expect(hidden.stdout).toMatch(
       /the record says it ended at [0-9a-f]{7}, GitHub's activity list shows it at/,
     );
+  });
+
+  describe('when the record says what the workflow did not', () => {
+    /** The record with `change` applied to its receipt, unpacked as `gh run download` leaves it. */
+    const forge = (zip: string, change: (receipt: Receipt) => void): string =>
+      unpacked(zip, (files) => {
+        const receipt = JSON.parse(files.get(RECORD_FILES.receipt)!) as Receipt;
+        change(receipt);
+        files.set(RECORD_FILES.receipt, JSON.stringify(receipt));
+      });
+    const workflow = ['--perimeters', 'implementer', '--direct-pushes', 'check', '--ignore-refs', ''];
+
+    it('names each forged setting, and agrees with the honest record', async () => {
+      const j = await started({ inputs: { perimeters: 'implementer' } });
+      const agent = await j.agent('implementer');
+      const pushed = await agent.callTool({
+        name: 'push_files',
+        arguments: { message: 'Count', files: [{ path: 'src/count.ts', content: 'export const n = 2;\n' }] },
+      });
+      expect(pushed.isError, text(pushed)).toBeFalsy();
+      expect((await j.post()).exitCode).toBe(0);
+      const zip = await download(j, 'perimeter-implement-1');
+      const honest = await audit(
+        j,
+        zip,
+        '--json',
+        ...workflow,
+        '--config',
+        'perimeters.yml',
+        '--config-ref',
+        'main',
+      );
+      expect(honest.code, honest.stdout + honest.stderr).toBe(0);
+      expect(JSON.parse(honest.stdout)).toMatchObject({ agree: true, recomputed: { state: 'success' } });
+
+      // a permissive perimeters file the job's token made as a commit on no branch, named by the record
+      const permissive = PERIMETERS_YML.replace('write: ["src/**"]', 'write: ["**"]');
+      const bare = await bareCommit(j, permissive);
+      const cases: Array<[string, (r: Receipt) => void, RegExp]> = [
+        [
+          'config',
+          (r) => Object.assign(r.config, { ref: bare.commit, blobSha: bare.blob }),
+          /^the record's config ref "[0-9a-f]{40}" is a commit that the default branch "main" does not hold/,
+        ],
+        [
+          'config',
+          (r) => (r.config.blobSha = bare.blob),
+          /^the record says perimeters\.yml at "main" \([0-9a-f]{12}\) is blob [0-9a-f]{12}, GitHub has blob/,
+        ],
+        ['config', (r) => (r.config.ref = 'v9'), /^the record's config ref "v9" is not a branch or tag/],
+        [
+          'perimeters',
+          (r) => r.perimeters.push('test-author'),
+          /exposed implementer, test-author; the workflow exposes implementer$/,
+        ],
+        [
+          'perimeters',
+          (r) => r.perimeters.push('release'),
+          /^the record names perimeter "release", which perimeters\.yml at "main"/,
+        ],
+        [
+          'direct-pushes',
+          (r) => (r.directPushes = 'deny'),
+          /^the record says direct-pushes: deny, the workflow sets check$/,
+        ],
+        [
+          'ignore-refs',
+          (r) => r.ignoreRefs.push('refs/heads/**'),
+          /^the record ignores refs\/heads\/\*\*; the workflow ignores none$/,
+        ],
+      ];
+      for (const [field, change, message] of cases) {
+        const result = await audit(j, forge(zip, change), '--json', ...workflow);
+        // soft: every forged field is reported, not only the first that slips through
+        expect.soft(result.code, `${field}: ${result.stdout}${result.stderr}`).toBe(3);
+        const found = JSON.parse(result.stdout) as { disagreements: Disagreement[] };
+        expect
+          .soft(found.disagreements, field)
+          .toContainEqual({ field, message: expect.stringMatching(message) });
+      }
+
+      // shown for a terminal, and without the workflow's values only what GitHub itself contradicts
+      const shown = await audit(
+        j,
+        forge(zip, (r) => (r.config.ref = 'v9')),
+      );
+      expect(shown.code).toBe(3);
+      expect(shown.stdout).toContain('  - config: the record\'s config ref "v9" is not a branch or tag');
+      const unchecked = await audit(
+        j,
+        forge(zip, (r) => (r.directPushes = 'deny')),
+      );
+      expect(unchecked.code, unchecked.stdout).toBe(0);
+      const usage = await audit(j, zip, '--direct-pushes', 'sometimes');
+      expect([usage.code, usage.stderr]).toEqual([
+        2,
+        expect.stringContaining('--direct-pushes: expected "check" or "deny", got "sometimes"'),
+      ]);
+    });
   });
 
   it('refuses what it cannot read, with a message and exit 1 or 2', async () => {

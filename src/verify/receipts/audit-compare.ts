@@ -5,8 +5,79 @@ import type { ReceiptJson } from './receipt-json.js';
  * both, this names the differences in words an owner can act on.
  */
 export interface Disagreement {
-  field: 'state' | 'violations' | 'unchecked' | 'files' | 'commits' | 'ledger';
+  field:
+    | 'state'
+    | 'violations'
+    | 'unchecked'
+    | 'files'
+    | 'commits'
+    | 'ledger'
+    | 'config'
+    | 'perimeters'
+    | 'direct-pushes'
+    | 'ignore-refs';
   message: string;
+}
+
+/**
+ * The workflow's own values, as the owner passes them to the audit (each optional). A record is written by
+ * the agent's job, so what it says it was told is checked against these, never taken.
+ */
+export interface ExpectedSettings {
+  /** the `config` input: the perimeters file's path */
+  config?: string;
+  /** the `config-ref` input (when not given, the record names the default branch) */
+  configRef?: string;
+  /** the `perimeters` input; null: `all` (every perimeter of the trusted file, as trust rules narrow it) */
+  perimeters?: string[] | null;
+  directPushes?: 'check' | 'deny';
+  ignoreRefs?: string[];
+}
+
+const list = (items: string[]): string => (items.length === 0 ? 'none' : items.join(', '));
+const sameSet = (a: string[], b: string[]): boolean =>
+  a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
+
+/**
+ * Where the record's settings differ from the workflow's. `all` perimeters admits any subset of the trusted
+ * file's (a trust rule may narrow what a run exposes); a named list must be the record's exactly.
+ */
+export function compareSettings(
+  recorded: ReceiptJson,
+  expected: ExpectedSettings,
+  defined: string[],
+): Disagreement[] {
+  const out: Disagreement[] = [];
+  if (expected.config !== undefined && expected.config !== recorded.config.file)
+    out.push({
+      field: 'config',
+      message: `the record names the perimeters file ${JSON.stringify(recorded.config.file)}, the workflow ${JSON.stringify(expected.config)}`,
+    });
+  if (expected.configRef !== undefined && expected.configRef !== recorded.config.ref)
+    out.push({
+      field: 'config',
+      message: `the record says the perimeters were read at ${JSON.stringify(recorded.config.ref)}, the workflow reads them at ${JSON.stringify(expected.configRef)}`,
+    });
+  if (expected.perimeters !== undefined) {
+    const allowed = expected.perimeters ?? defined;
+    const extra = recorded.perimeters.filter((name) => !allowed.includes(name));
+    if (extra.length > 0 || (expected.perimeters !== null && !sameSet(recorded.perimeters, allowed)))
+      out.push({
+        field: 'perimeters',
+        message: `the record says the job exposed ${list(recorded.perimeters)}; the workflow exposes ${expected.perimeters === null ? `all (${list(defined)})` : list(allowed)}`,
+      });
+  }
+  if (expected.directPushes !== undefined && expected.directPushes !== recorded.directPushes)
+    out.push({
+      field: 'direct-pushes',
+      message: `the record says direct-pushes: ${recorded.directPushes}, the workflow sets ${expected.directPushes}`,
+    });
+  if (expected.ignoreRefs !== undefined && !sameSet(expected.ignoreRefs, recorded.ignoreRefs))
+    out.push({
+      field: 'ignore-refs',
+      message: `the record ignores ${list(recorded.ignoreRefs)}; the workflow ignores ${list(expected.ignoreRefs)}`,
+    });
+  return out;
 }
 
 const violationKey = (v: ReceiptJson['violations'][number]) => `${v.kind} ${v.path ?? v.ref ?? v.message}`;
