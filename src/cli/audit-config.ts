@@ -13,6 +13,7 @@ export interface TrustedConfig {
   at: string;
   /** where the record's config differs from GitHub's */
   disagreements: Disagreement[];
+  defaultBranch: string;
 }
 
 const SHA = /^[0-9a-f]{7,40}$/i;
@@ -102,7 +103,7 @@ export async function trustedConfig(upstream: RepoReads, receipt: ReceiptJson): 
           field: 'config',
           message: `the record says ${file} at ${shown} is blob ${short(recorded)}, GitHub has blob ${short(found.sha)} there`,
         });
-      return { text: found.text, at: `${file} at ${shown}`, disagreements };
+      return { text: found.text, at: `${file} at ${shown}`, disagreements, defaultBranch };
     }
     disagreements.push({ field: 'config', message: `GitHub has no ${file} at ${shown}` });
   } else disagreements.push({ field: 'config', message: vouched.problem });
@@ -112,5 +113,10 @@ export async function trustedConfig(upstream: RepoReads, receipt: ReceiptJson): 
       `${disagreements[0]!.message}; and GitHub has no ${file} on the default branch "${defaultBranch}" to judge with`,
     );
   disagreements[0]!.message += `; judged with ${file} from the default branch "${defaultBranch}"`;
-  return { text: fallback.text, at: `${file} at ${JSON.stringify(defaultBranch)}`, disagreements };
+  return {
+    text: fallback.text,
+    at: `${file} at ${JSON.stringify(defaultBranch)}`,
+    disagreements,
+    defaultBranch,
+  };
 }

@@ -1,5 +1,5 @@
 import { createOctokitUpstream, type Receipts, type RepoReads, type RepoWrites } from '../github/index.js';
-import { compilePerimeter, parseConfig, type Perimeter } from '../policy/index.js';
+import { compilePerimeter, judgeConfigRef, parseConfig, type Perimeter } from '../policy/index.js';
 import { MIN_SCRUBBED_LENGTH, makeScrubber } from '../safety/secret-forms.js';
 import {
   compareReceipts,
@@ -158,6 +158,25 @@ function perimetersOf(
 }
 
 /**
+ * The rule main and apply judge a config ref by, on the record's ref: a file read from a branch the job may
+ * write (the bound branch, or one an exposed perimeter may be bound to) could have widened its own perimeter.
+ */
+function writableConfigRef(
+  receipt: ReceiptJson,
+  perimeters: Perimeter[],
+  defaultBranch: string,
+): Disagreement[] {
+  const verdict = judgeConfigRef({
+    configRef: receipt.config.ref ?? defaultBranch,
+    defaultBranch,
+    branch: receipt.branch,
+    perimeters,
+    heads: receipt.refs.start,
+  });
+  return verdict.kind === 'refused' ? [{ field: 'config', message: verdict.message }] : [];
+}
+
+/**
  * The verify job's window, with the receipt it posted after uploading this record (the status, and with
  * receipt-as check-run or both the check run) known as its own.
  */
@@ -190,6 +209,7 @@ async function auditRecord(
   const trusted = await trustedConfig(upstream, receipt);
   const configText = trusted.text;
   const { perimeters, defined, disagreements: unknown } = perimetersOf(configText, trusted.at, receipt);
+  const writable = writableConfigRef(receipt, perimeters, trusted.defaultBranch);
   const receiptWindow = receipt.verifyJob && (await withOwnReceipt(upstream, receipt, receipt.verifyJob));
   const verdict = await verifyJob({
     upstream,
@@ -223,6 +243,7 @@ async function auditRecord(
   });
   const disagreements = [
     ...trusted.disagreements,
+    ...writable,
     ...unknown,
     ...compareSettings(receipt, expected, defined),
     ...compareReceipts(receipt, recomputed),

@@ -231,6 +231,11 @@ describe('perimeter audit', { timeout: 240_000 }, () => {
           (r) => (r.config.blobSha = bare.blob),
           /^the record says perimeters\.yml at "main" \([0-9a-f]{12}\) is blob [0-9a-f]{12}, GitHub has blob/,
         ],
+        [
+          'config',
+          (r) => (r.config.ref = j.branch),
+          /^config-ref: "agent\/work" names branch "agent\/work", and this job may write that branch/,
+        ],
         ['config', (r) => (r.config.ref = 'v9'), /^the record's config ref "v9" is not a branch or tag/],
         [
           'perimeters',
