@@ -62492,6 +62492,71 @@ function quoted(names) {
     return names.map((n) => JSON.stringify(n)).join(', ');
 }
 
+;// CONCATENATED MODULE: ./src/policy/config-ref.ts
+const SHA = /^[0-9a-f]{7,40}$/i;
+/** The branch a ref names, or null for tags and commit SHAs. Git reads `x`, `heads/x` and `refs/heads/x` alike. */
+function branchOf(ref) {
+    if (ref.startsWith('refs/heads/'))
+        return ref.slice('refs/heads/'.length);
+    if (ref.startsWith('heads/'))
+        return ref.slice('heads/'.length);
+    if (ref.startsWith('refs/') || ref.startsWith('tags/') || SHA.test(ref))
+        return null;
+    return ref;
+}
+/** Why the job may write `name`: it is the bound branch, or a perimeter's `branches` list names it; or null. */
+function writableBecause(name, facts) {
+    if (name === facts.branch)
+        return 'it is the bound branch';
+    const bindable = facts.perimeters.filter((p) => p.spec.branches !== null && p.allowsBranch(name));
+    if (bindable.length === 0)
+        return null;
+    return `its branches list lets perimeter ${bindable.map((p) => JSON.stringify(p.name)).join(', ')} be bound to it`;
+}
+const INPUT = 'config-ref';
+/**
+ * Refuses a config-ref whose contents the agents' side can choose: the bound branch, a branch an exposed
+ * perimeter may be bound to, or a commit SHA that is the head of such a branch. A branch that may be written
+ * could otherwise widen its own perimeter. Warns when the default branch is the bound branch (the file is
+ * protected there, but whoever may push to that branch picks the perimeters). Main and apply both judge so.
+ */
+function judgeConfigRef(facts) {
+    const ref = facts.configRef;
+    if (ref === null) {
+        if (facts.defaultBranch !== facts.branch)
+            return { kind: 'ok' };
+        return {
+            kind: 'warning',
+            message: `${INPUT}: not given, so the default branch "${facts.branch}" is read, and it is also the ` +
+                'bound branch: the perimeters come from the branch the agents write. The file is protected there, but ' +
+                'whoever may push to that branch picks the perimeters; pin a tag or a branch no perimeter may write',
+        };
+    }
+    const named = branchOf(ref);
+    let because = null;
+    let branch = named;
+    if (named !== null)
+        because = writableBecause(named, facts);
+    else if (SHA.test(ref)) {
+        for (const [name, sha] of Object.entries(facts.heads)) {
+            if (!name.startsWith('refs/heads/') || !sha.toLowerCase().startsWith(ref.toLowerCase()))
+                continue;
+            branch = name.slice('refs/heads/'.length);
+            because = writableBecause(branch, facts);
+            if (because !== null)
+                break;
+        }
+    }
+    if (because === null)
+        return { kind: 'ok' };
+    return {
+        kind: 'refused',
+        message: `${INPUT}: ${JSON.stringify(ref)} ${named === null ? `is the head of branch "${branch}"` : `names branch "${branch}"`}, ` +
+            `and this job may write that branch (${because}); a branch that may be written could widen its own ` +
+            'perimeter. Read the perimeters file from the default branch, a tag, or a branch no exposed perimeter may be bound to',
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/policy/index.ts
 
 
@@ -69002,17 +69067,17 @@ function pathHistoryQuery(levels) {
   }
 }`;
 }
-const SHA = /^[0-9a-f]{40}$/;
+const graphql_history_SHA = /^[0-9a-f]{40}$/;
 const graphql_history_signature = (a) => ({
     name: a?.name ?? '',
     email: a?.email ?? '',
     date: a?.date ?? new Date(0).toISOString(),
 });
 function commitInfo(c) {
-    if (!c || !SHA.test(c.oid) || !SHA.test(c.tree?.oid ?? '') || !c.parents)
+    if (!c || !graphql_history_SHA.test(c.oid) || !graphql_history_SHA.test(c.tree?.oid ?? '') || !c.parents)
         return null;
     const parents = c.parents.nodes.map((p) => p?.oid ?? '');
-    if (c.parents.totalCount !== parents.length || !parents.every((p) => SHA.test(p)))
+    if (c.parents.totalCount !== parents.length || !parents.every((p) => graphql_history_SHA.test(p)))
         return null;
     return {
         sha: c.oid,
@@ -69025,7 +69090,7 @@ function commitInfo(c) {
 }
 const treeOf = (side) => side === null || side === undefined
     ? null
-    : side.type === 'tree' && SHA.test(side.oid)
+    : side.type === 'tree' && graphql_history_SHA.test(side.oid)
         ? side.oid
         : undefined;
 /**
@@ -80774,6 +80839,45 @@ function madeBy(perimeter, commit, branch) {
 }
 
 ;// CONCATENATED MODULE: ./src/verify/receipts/audit-compare.ts
+const audit_compare_list = (items) => (items.length === 0 ? 'none' : items.join(', '));
+const sameSet = (a, b) => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
+/**
+ * Where the record's settings differ from the workflow's. `all` perimeters admits any subset of the trusted
+ * file's (a trust rule may narrow what a run exposes); a named list must be the record's exactly.
+ */
+function compareSettings(recorded, expected, defined) {
+    const out = [];
+    if (expected.config !== undefined && expected.config !== recorded.config.file)
+        out.push({
+            field: 'config',
+            message: `the record names the perimeters file ${JSON.stringify(recorded.config.file)}, the workflow ${JSON.stringify(expected.config)}`,
+        });
+    if (expected.configRef !== undefined && expected.configRef !== recorded.config.ref)
+        out.push({
+            field: 'config',
+            message: `the record says the perimeters were read at ${JSON.stringify(recorded.config.ref)}, the workflow reads them at ${JSON.stringify(expected.configRef)}`,
+        });
+    if (expected.perimeters !== undefined) {
+        const allowed = expected.perimeters ?? defined;
+        const extra = recorded.perimeters.filter((name) => !allowed.includes(name));
+        if (extra.length > 0 || (expected.perimeters !== null && !sameSet(recorded.perimeters, allowed)))
+            out.push({
+                field: 'perimeters',
+                message: `the record says the job exposed ${audit_compare_list(recorded.perimeters)}; the workflow exposes ${expected.perimeters === null ? `all (${audit_compare_list(defined)})` : audit_compare_list(allowed)}`,
+            });
+    }
+    if (expected.directPushes !== undefined && expected.directPushes !== recorded.directPushes)
+        out.push({
+            field: 'direct-pushes',
+            message: `the record says direct-pushes: ${recorded.directPushes}, the workflow sets ${expected.directPushes}`,
+        });
+    if (expected.ignoreRefs !== undefined && !sameSet(expected.ignoreRefs, recorded.ignoreRefs))
+        out.push({
+            field: 'ignore-refs',
+            message: `the record ignores ${audit_compare_list(recorded.ignoreRefs)}; the workflow ignores ${audit_compare_list(expected.ignoreRefs)}`,
+        });
+    return out;
+}
 const violationKey = (v) => `${v.kind} ${v.path ?? v.ref ?? v.message}`;
 const fileKey = (f) => `${f.path} ${f.kind} ${f.allowed ? 'allowed' : 'refused'}`;
 function missing(from, inside, key) {
@@ -82177,6 +82281,105 @@ function parseCommandArgs(args, options, positionals) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/cli/audit-config.ts
+
+const audit_config_SHA = /^[0-9a-f]{7,40}$/i;
+/** The refs a config ref may mean, as git reads it. */
+function refNames(ref) {
+    if (ref.startsWith('refs/'))
+        return [ref];
+    if (ref.startsWith('heads/') || ref.startsWith('tags/'))
+        return [`refs/${ref}`];
+    return [`refs/heads/${ref}`, `refs/tags/${ref}`];
+}
+/** isAncestor for commits that may not exist: an unknown commit is no ancestor. */
+async function tryIsAncestor(upstream, ancestor, descendant) {
+    try {
+        return await upstream.isAncestor(ancestor, descendant);
+    }
+    catch (error) {
+        if (error instanceof UpstreamError && (error.code === 'not_found' || error.code === 'invalid'))
+            return false;
+        throw error;
+    }
+}
+/**
+ * The commit GitHub vouches the record's config ref meant: a branch where the record says it stood at the
+ * start of the job when that is still in the branch's history (else its head now), a tag as it is, a commit
+ * SHA only when the default branch holds it. A commit that only the job's token made is on no branch.
+ */
+async function vouchedCommit(upstream, receipt, refs, defaultBranch) {
+    const ref = receipt.config.ref ?? defaultBranch;
+    const name = refNames(ref).find((n) => refs.has(n));
+    if (name === undefined && audit_config_SHA.test(ref)) {
+        const head = refs.get(`refs/heads/${defaultBranch}`);
+        if (ref.length === 40 && head !== undefined && (await tryIsAncestor(upstream, ref, head)))
+            return { commit: ref.toLowerCase() };
+        return {
+            problem: `the record's config ref ${JSON.stringify(ref)} is a commit that the default branch "${defaultBranch}" ` +
+                'does not hold, not a branch or tag of the repository: anyone with the job token could have made it',
+        };
+    }
+    if (name === undefined)
+        return {
+            problem: `the record's config ref ${JSON.stringify(ref)} is not a branch or tag of the repository`,
+        };
+    const now = refs.get(name);
+    const start = receipt.refs.start[name];
+    if (start === undefined || start === now)
+        return { commit: now };
+    if (name.startsWith('refs/heads/') && (await tryIsAncestor(upstream, start, now)))
+        return { commit: start };
+    return { commit: now };
+}
+async function tryFileAt(upstream, path, ref) {
+    try {
+        return await upstream.getFileAtRef(path, ref);
+    }
+    catch (error) {
+        if (error instanceof UpstreamError && (error.code === 'not_found' || error.code === 'invalid'))
+            return null;
+        throw error;
+    }
+}
+const audit_config_short = (sha) => sha.slice(0, 12);
+/**
+ * The record's perimeters file as GitHub has it at the record's config ref; where GitHub does not vouch for
+ * that ref, or has no such file there, the default branch's file, with the reason named.
+ */
+async function trustedConfig(upstream, receipt) {
+    const { file, ref, blobSha: recorded } = receipt.config;
+    const { defaultBranch } = await upstream.getRepository();
+    const vouched = await vouchedCommit(upstream, receipt, await upstream.listRefs(), defaultBranch);
+    const disagreements = [];
+    if ('commit' in vouched) {
+        const found = await tryFileAt(upstream, file, vouched.commit);
+        const shown = `${JSON.stringify(ref ?? defaultBranch)} (${audit_config_short(vouched.commit)})`;
+        if (found !== null) {
+            const sha = git_objects_blobSha(Buffer.from(found.text, 'utf8'));
+            if (found.sha !== recorded || sha !== recorded)
+                disagreements.push({
+                    field: 'config',
+                    message: `the record says ${file} at ${shown} is blob ${audit_config_short(recorded)}, GitHub has blob ${audit_config_short(found.sha)} there`,
+                });
+            return { text: found.text, at: `${file} at ${shown}`, disagreements, defaultBranch };
+        }
+        disagreements.push({ field: 'config', message: `GitHub has no ${file} at ${shown}` });
+    }
+    else
+        disagreements.push({ field: 'config', message: vouched.problem });
+    const fallback = await tryFileAt(upstream, file, defaultBranch);
+    if (fallback === null)
+        throw new Error(`${disagreements[0].message}; and GitHub has no ${file} on the default branch "${defaultBranch}" to judge with`);
+    disagreements[0].message += `; judged with ${file} from the default branch "${defaultBranch}"`;
+    return {
+        text: fallback.text,
+        at: `${file} at ${JSON.stringify(defaultBranch)}`,
+        disagreements,
+        defaultBranch,
+    };
+}
+
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(6760);
 // EXTERNAL MODULE: external "node:zlib"
@@ -82379,12 +82582,15 @@ async function readRecord(path, cwd) {
 
 
 
-const AUDIT_USAGE = 'perimeter audit [--repo OWNER/NAME] [--api-url URL] [--json] RECORD';
+
+const AUDIT_USAGE = 'perimeter audit [--repo OWNER/NAME] [--api-url URL] [--json] [--config FILE] [--config-ref REF] ' +
+    '[--perimeters LIST|all] [--direct-pushes check|deny] [--ignore-refs LIST] RECORD';
 /**
  * `perimeter audit RECORD`: re-checks a run's record after the run. The ledger's chain against its key, then
  * the verdict recomputed from GitHub for the window the receipt gives (its refs at both ends checked against
- * GitHub's activity list, the perimeters from the config blob it names), then every place where the receipt
- * and GitHub disagree. Token from GITHUB_TOKEN (read access to contents and actions). Exit 0 when they agree,
+ * GitHub's activity list, the perimeters from the file GitHub has at the config ref the record names, never
+ * the record's own blob), then every place where the receipt and GitHub disagree, and where the record's
+ * settings differ from the workflow's values the owner passes (`--perimeters` and the rest). Token from GITHUB_TOKEN (read access to contents and actions). Exit 0 when they agree,
  * 3 when they disagree, 1 when the audit could not be done.
  */
 async function run(args, io) {
@@ -82392,7 +82598,13 @@ async function run(args, io) {
         repo: { type: 'string' },
         'api-url': { type: 'string' },
         json: { type: 'boolean', default: false },
+        config: { type: 'string' },
+        'config-ref': { type: 'string' },
+        perimeters: { type: 'string' },
+        'direct-pushes': { type: 'string' },
+        'ignore-refs': { type: 'string' },
     }, true);
+    const expected = expectedSettings(values);
     if (positionals.length !== 1)
         throw new UsageError(`expected one record, got ${positionals.length}`);
     const target = positionals[0];
@@ -82418,7 +82630,7 @@ async function run(args, io) {
     const scrub = makeScrubber([token]);
     let audit;
     try {
-        audit = await auditRecord(upstream, record, receipt);
+        audit = await auditRecord(upstream, record, receipt, expected);
     }
     catch (error) {
         throw new Error(scrub(error instanceof Error ? error.message : String(error)), { cause: error });
@@ -82442,16 +82654,66 @@ function ledgerOf(record, receipt) {
         };
     return ledgerFactsOf(record.ledger, record.key.trim());
 }
-async function perimetersOf(upstream, receipt) {
-    const { file, blobSha } = receipt.config;
-    const text = Buffer.from(await upstream.getBlob(blobSha)).toString('utf8');
-    const config = parseConfig(text, `${file}@${blobSha.slice(0, 12)}`);
-    return receipt.perimeters.map((name) => {
+const audit_names = (value) => value.split(/[\s,]+/).filter(Boolean);
+/** The workflow's values the owner passed, read as the action reads its inputs. */
+function expectedSettings(values) {
+    const text = (name) => (typeof values[name] === 'string' ? values[name] : undefined);
+    const expected = {};
+    const config = text('config');
+    if (config !== undefined)
+        expected.config = config;
+    const configRef = text('config-ref');
+    if (configRef !== undefined)
+        expected.configRef = configRef;
+    const perimeters = text('perimeters');
+    if (perimeters !== undefined) {
+        const list = audit_names(perimeters);
+        expected.perimeters = list.length === 0 || (list.length === 1 && list[0] === 'all') ? null : list;
+    }
+    const direct = text('direct-pushes');
+    if (direct !== undefined) {
+        if (direct !== 'check' && direct !== 'deny')
+            throw new UsageError(`--direct-pushes: expected "check" or "deny", got ${JSON.stringify(direct)}`);
+        expected.directPushes = direct;
+    }
+    const ignore = text('ignore-refs');
+    if (ignore !== undefined)
+        expected.ignoreRefs = audit_names(ignore);
+    return expected;
+}
+/**
+ * The record's perimeters compiled from the trusted text. A name that text does not define is named and left
+ * out: judging with fewer perimeters is only ever stricter.
+ */
+function perimetersOf(text, at, receipt) {
+    const config = parseConfig(text, at);
+    const disagreements = [];
+    const perimeters = [];
+    for (const name of receipt.perimeters) {
         const spec = config.perimeters.find((p) => p.name === name);
-        if (!spec)
-            throw new Error(`the receipt names perimeter "${name}", which ${file} at blob ${blobSha} does not define`);
-        return compilePerimeter(spec, file);
+        if (spec)
+            perimeters.push(compilePerimeter(spec, receipt.config.file));
+        else
+            disagreements.push({
+                field: 'perimeters',
+                message: `the record names perimeter ${JSON.stringify(name)}, which ${at} does not define`,
+            });
+    }
+    return { perimeters, defined: config.perimeters.map((p) => p.name), disagreements };
+}
+/**
+ * The rule main and apply judge a config ref by, on the record's ref: a file read from a branch the job may
+ * write (the bound branch, or one an exposed perimeter may be bound to) could have widened its own perimeter.
+ */
+function writableConfigRef(receipt, perimeters, defaultBranch) {
+    const verdict = judgeConfigRef({
+        configRef: receipt.config.ref ?? defaultBranch,
+        defaultBranch,
+        branch: receipt.branch,
+        perimeters,
+        heads: receipt.refs.start,
     });
+    return verdict.kind === 'refused' ? [{ field: 'config', message: verdict.message }] : [];
 }
 /**
  * The verify job's window, with the receipt it posted after uploading this record (the status, and with
@@ -82473,10 +82735,12 @@ async function withOwnReceipt(upstream, receipt, { receiptWindow }) {
     const runs = await upstream.listCheckRuns(head, receiptWindow.context);
     return { ...receiptWindow, known, knownCheckRuns: ownCheckRunIds(runs, verdict) };
 }
-async function auditRecord(upstream, record, receipt) {
+async function auditRecord(upstream, record, receipt, expected) {
     const ledger = ledgerOf(record, receipt);
-    const perimeters = await perimetersOf(upstream, receipt);
-    const configText = Buffer.from(await upstream.getBlob(receipt.config.blobSha)).toString('utf8');
+    const trusted = await trustedConfig(upstream, receipt);
+    const configText = trusted.text;
+    const { perimeters, defined, disagreements: unknown } = perimetersOf(configText, trusted.at, receipt);
+    const writable = writableConfigRef(receipt, perimeters, trusted.defaultBranch);
     const receiptWindow = receipt.verifyJob && (await withOwnReceipt(upstream, receipt, receipt.verifyJob));
     const verdict = await verifyJob({
         upstream,
@@ -82499,7 +82763,7 @@ async function auditRecord(upstream, record, receipt) {
         context: receipt.context,
         run: receipt.run,
         config: { file: receipt.config.file, ref: receipt.config.ref, text: configText },
-        perimeters: receipt.perimeters,
+        perimeters: perimeters.map((p) => p.name),
         directPushes: receipt.directPushes,
         ignoreRefs: receipt.ignoreRefs,
         window: receipt.window,
@@ -82508,7 +82772,13 @@ async function auditRecord(upstream, record, receipt) {
         ledgerIncluded: record.ledger !== null,
         ...(receipt.verifyJob && { receiptWindow: receipt.verifyJob.receiptWindow }),
     });
-    const disagreements = compareReceipts(receipt, recomputed);
+    const disagreements = [
+        ...trusted.disagreements,
+        ...writable,
+        ...unknown,
+        ...compareSettings(receipt, expected, defined),
+        ...compareReceipts(receipt, recomputed),
+    ];
     return {
         record: record.source,
         repository: receipt.repository,
@@ -83949,145 +84219,6 @@ function formatFindings(text) {
     return found;
 }
 
-;// CONCATENATED MODULE: ./src/safety/key-material.ts
-
-/**
- * Credentials that no single pattern names: a PEM private key written as one base64 line (kubeconfig's
- * `client-key-data`, Kubernetes secrets), and an AWS secret access key beside its key ID (40 characters
- * of base64 that only the ID nearby makes recognisable).
- */
-/** base64 of `-----BEGI`: how a base64-encoded PEM block starts. */
-const ENCODED_PEM = /(?<![A-Za-z0-9+/])LS0tLS1CRUdJT[A-Za-z0-9+/]{16,}={0,2}/g;
-const HEADER_CHARS = 120;
-function encodedKeys(text) {
-    const found = [];
-    for (const m of text.matchAll(ENCODED_PEM)) {
-        const head = m[0].slice(0, HEADER_CHARS - (HEADER_CHARS % 4));
-        // only keys: an encoded certificate (client-certificate-data) is public
-        if (!/PRIVATE KEY/.test(Buffer.from(head, 'base64').toString('latin1')))
-            continue;
-        const start = m.index ?? 0;
-        found.push({ start, end: start + m[0].length, kind: 'private key', credential: true, rank: RANK.format });
-    }
-    return found;
-}
-const AWS_KEY_ID = /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])/g;
-const AWS_SECRET = /(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[0-9])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
-/** How far from its key ID a secret is looked for: a line or two of config, a CSV row. */
-const PAIR_WINDOW = 300;
-const BASE64_CHAR = /[A-Za-z0-9/+=]/;
-function awsSecrets(text) {
-    const found = [];
-    let searchedTo = 0;
-    for (const id of text.matchAll(AWS_KEY_ID)) {
-        const idStart = id.index ?? 0;
-        let from = Math.max(searchedTo, idStart - PAIR_WINDOW);
-        let to = Math.min(text.length, idStart + id[0].length + PAIR_WINDOW);
-        // widen to whole runs, so the lookarounds see a run's true ends (a run longer than 40 is no key)
-        for (let n = 0; n < 64 && from > searchedTo && BASE64_CHAR.test(text[from - 1] ?? ''); n++)
-            from--;
-        for (let n = 0; n < 64 && to < text.length && BASE64_CHAR.test(text[to] ?? ''); n++)
-            to++;
-        if (from >= to)
-            continue;
-        for (const s of text.slice(from, to).matchAll(AWS_SECRET)) {
-            const start = from + (s.index ?? 0);
-            found.push({
-                start,
-                end: start + 40,
-                kind: 'AWS secret access key',
-                credential: true,
-                rank: RANK.format,
-            });
-        }
-        searchedTo = to;
-    }
-    return found;
-}
-function keyMaterialFindings(text) {
-    return [...encodedKeys(text), ...awsSecrets(text)];
-}
-
-;// CONCATENATED MODULE: ./src/safety/normalize.ts
-
-/** Null when normalizing changes nothing (every ASCII text, most others): detect on the text itself. */
-function normalizeForDetection(text) {
-    // eslint-disable-next-line no-control-regex
-    if (!/[^\u0000-\u007f]/.test(text))
-        return null;
-    invisible_INVISIBLE.lastIndex = 0;
-    if (!invisible_INVISIBLE.test(text) && text.normalize('NFKC') === text)
-        return null;
-    const starts = [];
-    const ends = [];
-    let out = '';
-    for (let i = 0; i < text.length;) {
-        const codePoint = text.codePointAt(i);
-        const width = codePoint > 0xffff ? 2 : 1;
-        if (codePoint < 0x80) {
-            out += text[i];
-            starts.push(i);
-            ends.push(i + 1);
-        }
-        else if (!isInvisible(codePoint)) {
-            const folded = text.slice(i, i + width).normalize('NFKC');
-            out += folded;
-            for (let k = 0; k < folded.length; k++) {
-                starts.push(i);
-                ends.push(i + width);
-            }
-        }
-        i += width;
-    }
-    return { text: out, starts, ends };
-}
-/** A span of the normalized text as a span of the original. */
-function originalSpan(normalized, start, end) {
-    const from = normalized.starts[start] ?? normalized.ends.at(-1) ?? 0;
-    const to = normalized.ends[Math.max(start, end - 1)] ?? from;
-    return [from, to];
-}
-
-;// CONCATENATED MODULE: ./src/safety/redaction-cache.ts
-
-/** Characters of redacted text kept in all; the oldest entries go first. */
-const BUDGET_CHARS = 16 * 1_048_576;
-/**
- * Redactions by the SHA-256 of the text they came from. A text's redaction never changes (the filter's
- * rules and extra secrets are fixed when it is made), so a file read again costs a hash, not a scan.
- */
-class RedactionCache {
-    budget;
-    entries = new Map();
-    size = 0;
-    constructor(budget = BUDGET_CHARS) {
-        this.budget = budget;
-    }
-    key(text) {
-        return (0,external_node_crypto_.createHash)('sha256').update(text, 'utf8').digest('base64');
-    }
-    get(key) {
-        const hit = this.entries.get(key);
-        if (hit === undefined)
-            return undefined;
-        this.entries.delete(key);
-        this.entries.set(key, hit);
-        return { ...hit, kinds: { ...hit.kinds } };
-    }
-    set(key, redaction) {
-        if (redaction.text.length > this.budget / 4 || this.entries.has(key))
-            return;
-        this.entries.set(key, { ...redaction, kinds: { ...redaction.kinds } });
-        this.size += redaction.text.length;
-        for (const [oldest, entry] of this.entries) {
-            if (this.size <= this.budget)
-                break;
-            this.entries.delete(oldest);
-            this.size -= entry.text.length;
-        }
-    }
-}
-
 // EXTERNAL MODULE: ./node_modules/structured-source/lib/structured-source.js
 var structured_source = __nccwpck_require__(2472);
 ;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/helper/invariant.js
@@ -85130,6 +85261,306 @@ async function secretlintFindings(text) {
     return found;
 }
 
+;// CONCATENATED MODULE: ./src/safety/encoded-secrets.ts
+
+
+
+/**
+ * Credentials under one layer of encoding: a provider token or private key written in base64 (or
+ * base64url), or URL-encoded, and a PEM private key's body without its BEGIN and END lines. Each encoded
+ * run is decoded once; the decoded texts go, in one batch, through the format rules (provider formats,
+ * key blocks, URL passwords) and secretlint's; a run whose decoding holds a credential is hidden whole,
+ * under that credential's kind. Only credentials count: a setting or a word in prose is no proof once
+ * decoded. Pure, and linear: each run is decoded once, and only runs that decode to text are scanned.
+ */
+/** Shorter runs cannot hold the shortest provider format after encoding. */
+const MIN_BASE64 = 24;
+const MAX_RUN = 1 << 20;
+const BASE64_RUN = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])/g;
+/** A PEM body: two or more lines of base64 alone on their lines (indented, as in YAML, or not). */
+const PEM_BODY = /(?:^[ \t]*[A-Za-z0-9+/]{40,128}={0,2}[ \t]*\r?\n){2,}(?:[ \t]*[A-Za-z0-9+/]{4,128}={0,2}[ \t]*$)?/gm;
+/** An escape, and the characters a URL-encoded value runs over around it. */
+const ESCAPE = /%[0-9A-Fa-f]{2}/g;
+const URL_RUN_CHAR = /[^\s"'`<>&=?#]/;
+/** base64 of `openssh-key-v1`: an OpenSSH private key's body. */
+const OPENSSH_BODY = /^b3BlbnNzaC1rZXktdjE/;
+/** Decoded bytes a person could read: printable ASCII and whitespace, nearly all of them. */
+function readable(bytes) {
+    if (bytes.length === 0)
+        return false;
+    let printable = 0;
+    for (const byte of bytes)
+        if ((byte >= 0x20 && byte < 0x7f) || byte === 9 || byte === 10 || byte === 13)
+            printable++;
+    return printable / bytes.length >= 0.95;
+}
+/**
+ * A DER private key: a SEQUENCE whose first element is the INTEGER version 0 or 1 (PKCS#1, PKCS#8,
+ * SEC1, DSA). A certificate or a public key opens its SEQUENCE with another SEQUENCE, or with a long
+ * INTEGER (an RSA modulus), so it stays.
+ */
+function derPrivateKey(bytes) {
+    if (bytes[0] !== 0x30)
+        return false;
+    const lengthBytes = bytes[1] < 0x80 ? 0 : bytes[1] - 0x80;
+    if (lengthBytes > 4)
+        return false;
+    const at = 2 + lengthBytes;
+    return bytes[at] === 0x02 && bytes[at + 1] === 0x01 && (bytes[at + 2] === 0x00 || bytes[at + 2] === 0x01);
+}
+function fromBase64(start, end, encoded) {
+    if (OPENSSH_BODY.test(encoded))
+        return { start, end, kind: 'private key' };
+    const bytes = Buffer.from(encoded, 'base64');
+    if (bytes.length >= 64 && derPrivateKey(bytes))
+        return { start, end, kind: 'private key' };
+    return readable(bytes) ? { start, end, decoded: bytes.toString('latin1') } : null;
+}
+function base64Candidates(text) {
+    const found = [];
+    for (const m of text.matchAll(BASE64_RUN)) {
+        if (m[0].length < MIN_BASE64 || m[0].length > MAX_RUN)
+            continue;
+        const candidate = fromBase64(m.index, m.index + m[0].length, m[0]);
+        if (candidate)
+            found.push(candidate);
+    }
+    return found;
+}
+function pemBodyCandidates(text) {
+    const found = [];
+    for (const m of text.matchAll(PEM_BODY)) {
+        const joined = m[0].replace(/\s+/g, '');
+        if (joined.length > MAX_RUN)
+            continue;
+        const start = m.index + (m[0].length - m[0].trimStart().length);
+        const candidate = fromBase64(start, m.index + m[0].trimEnd().length, joined);
+        if (candidate?.kind !== undefined)
+            found.push(candidate);
+    }
+    return found;
+}
+/** Each run around a %XX escape, widened by hand from the escape: a regex would rescan long runs. */
+function urlEncodedCandidates(text) {
+    const found = [];
+    if (!text.includes('%'))
+        return found;
+    let covered = 0;
+    for (const m of text.matchAll(ESCAPE)) {
+        if (m.index < covered)
+            continue;
+        let start = m.index;
+        let end = m.index + 3;
+        while (start > covered && URL_RUN_CHAR.test(text[start - 1]))
+            start--;
+        while (end < text.length && URL_RUN_CHAR.test(text[end]))
+            end++;
+        covered = end;
+        if (end - start > MAX_RUN)
+            continue;
+        try {
+            found.push({ start, end, decoded: decodeURIComponent(text.slice(start, end)) });
+        }
+        catch {
+            // a stray `%` that is no escape
+        }
+    }
+    return found;
+}
+const encoded_secrets_hide = (start, end, kind) => ({
+    start,
+    end,
+    kind,
+    credential: true,
+    rank: RANK.format,
+});
+/** Between decoded texts in one batch: plain, so no rule joins two of them into one value. */
+const SEPARATOR = '\n\n\n';
+async function credentialsIn(candidates) {
+    const found = [];
+    const batch = [];
+    let joined = '';
+    for (const candidate of candidates) {
+        if (candidate.kind !== undefined)
+            found.push(encoded_secrets_hide(candidate.start, candidate.end, candidate.kind));
+        else if (candidate.decoded !== undefined) {
+            batch.push({ at: joined.length, candidate });
+            joined += candidate.decoded + SEPARATOR;
+        }
+    }
+    if (batch.length === 0)
+        return found;
+    const named = new Map();
+    const inner = formatFindings(joined).concat(await secretlintFindings(joined));
+    for (const finding of inner) {
+        if (!finding.credential)
+            continue;
+        // the last batch entry starting at or before the finding holds it
+        let low = 0;
+        let high = batch.length - 1;
+        while (low < high) {
+            const middle = (low + high + 1) >> 1;
+            if (batch[middle].at <= finding.start)
+                low = middle;
+            else
+                high = middle - 1;
+        }
+        const { candidate } = batch[low];
+        // one span per run, named by the first rule that found it (format rules before secretlint's)
+        if (!named.has(candidate))
+            named.set(candidate, finding.kind);
+    }
+    for (const [candidate, kind] of named)
+        found.push(encoded_secrets_hide(candidate.start, candidate.end, kind));
+    return found;
+}
+async function encodedFindings(text) {
+    return credentialsIn([
+        ...base64Candidates(text),
+        ...pemBodyCandidates(text),
+        ...urlEncodedCandidates(text),
+    ]);
+}
+
+;// CONCATENATED MODULE: ./src/safety/key-material.ts
+
+/**
+ * Credentials that no single pattern names: a PEM private key written as one base64 line (kubeconfig's
+ * `client-key-data`, Kubernetes secrets), and an AWS secret access key beside its key ID (40 characters
+ * of base64 that only the ID nearby makes recognisable).
+ */
+/** base64 of `-----BEGI`: how a base64-encoded PEM block starts. */
+const ENCODED_PEM = /(?<![A-Za-z0-9+/])LS0tLS1CRUdJT[A-Za-z0-9+/]{16,}={0,2}/g;
+const HEADER_CHARS = 120;
+function encodedKeys(text) {
+    const found = [];
+    for (const m of text.matchAll(ENCODED_PEM)) {
+        const head = m[0].slice(0, HEADER_CHARS - (HEADER_CHARS % 4));
+        // only keys: an encoded certificate (client-certificate-data) is public
+        if (!/PRIVATE KEY/.test(Buffer.from(head, 'base64').toString('latin1')))
+            continue;
+        const start = m.index ?? 0;
+        found.push({ start, end: start + m[0].length, kind: 'private key', credential: true, rank: RANK.format });
+    }
+    return found;
+}
+const AWS_KEY_ID = /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])/g;
+const AWS_SECRET = /(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[0-9])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
+/** How far from its key ID a secret is looked for: a line or two of config, a CSV row. */
+const PAIR_WINDOW = 300;
+const BASE64_CHAR = /[A-Za-z0-9/+=]/;
+function awsSecrets(text) {
+    const found = [];
+    let searchedTo = 0;
+    for (const id of text.matchAll(AWS_KEY_ID)) {
+        const idStart = id.index ?? 0;
+        let from = Math.max(searchedTo, idStart - PAIR_WINDOW);
+        let to = Math.min(text.length, idStart + id[0].length + PAIR_WINDOW);
+        // widen to whole runs, so the lookarounds see a run's true ends (a run longer than 40 is no key)
+        for (let n = 0; n < 64 && from > searchedTo && BASE64_CHAR.test(text[from - 1] ?? ''); n++)
+            from--;
+        for (let n = 0; n < 64 && to < text.length && BASE64_CHAR.test(text[to] ?? ''); n++)
+            to++;
+        if (from >= to)
+            continue;
+        for (const s of text.slice(from, to).matchAll(AWS_SECRET)) {
+            const start = from + (s.index ?? 0);
+            found.push({
+                start,
+                end: start + 40,
+                kind: 'AWS secret access key',
+                credential: true,
+                rank: RANK.format,
+            });
+        }
+        searchedTo = to;
+    }
+    return found;
+}
+function keyMaterialFindings(text) {
+    return [...encodedKeys(text), ...awsSecrets(text)];
+}
+
+;// CONCATENATED MODULE: ./src/safety/normalize.ts
+
+/** Null when normalizing changes nothing (every ASCII text, most others): detect on the text itself. */
+function normalizeForDetection(text) {
+    // eslint-disable-next-line no-control-regex
+    if (!/[^\u0000-\u007f]/.test(text))
+        return null;
+    invisible_INVISIBLE.lastIndex = 0;
+    if (!invisible_INVISIBLE.test(text) && text.normalize('NFKC') === text)
+        return null;
+    const starts = [];
+    const ends = [];
+    let out = '';
+    for (let i = 0; i < text.length;) {
+        const codePoint = text.codePointAt(i);
+        const width = codePoint > 0xffff ? 2 : 1;
+        if (codePoint < 0x80) {
+            out += text[i];
+            starts.push(i);
+            ends.push(i + 1);
+        }
+        else if (!isInvisible(codePoint)) {
+            const folded = text.slice(i, i + width).normalize('NFKC');
+            out += folded;
+            for (let k = 0; k < folded.length; k++) {
+                starts.push(i);
+                ends.push(i + width);
+            }
+        }
+        i += width;
+    }
+    return { text: out, starts, ends };
+}
+/** A span of the normalized text as a span of the original. */
+function originalSpan(normalized, start, end) {
+    const from = normalized.starts[start] ?? normalized.ends.at(-1) ?? 0;
+    const to = normalized.ends[Math.max(start, end - 1)] ?? from;
+    return [from, to];
+}
+
+;// CONCATENATED MODULE: ./src/safety/redaction-cache.ts
+
+/** Characters of redacted text kept in all; the oldest entries go first. */
+const BUDGET_CHARS = 16 * 1_048_576;
+/**
+ * Redactions by the SHA-256 of the text they came from. A text's redaction never changes (the filter's
+ * rules and extra secrets are fixed when it is made), so a file read again costs a hash, not a scan.
+ */
+class RedactionCache {
+    budget;
+    entries = new Map();
+    size = 0;
+    constructor(budget = BUDGET_CHARS) {
+        this.budget = budget;
+    }
+    key(text) {
+        return (0,external_node_crypto_.createHash)('sha256').update(text, 'utf8').digest('base64');
+    }
+    get(key) {
+        const hit = this.entries.get(key);
+        if (hit === undefined)
+            return undefined;
+        this.entries.delete(key);
+        this.entries.set(key, hit);
+        return { ...hit, kinds: { ...hit.kinds } };
+    }
+    set(key, redaction) {
+        if (redaction.text.length > this.budget / 4 || this.entries.has(key))
+            return;
+        this.entries.set(key, { ...redaction, kinds: { ...redaction.kinds } });
+        this.size += redaction.text.length;
+        for (const [oldest, entry] of this.entries) {
+            if (this.size <= this.budget)
+                break;
+            this.entries.delete(oldest);
+            this.size -= entry.text.length;
+        }
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/safety/secret-settings.ts
 
 
@@ -85528,6 +85959,7 @@ function spokenFindings(text) {
 
 
 
+
 /** Thrown (as a rejection) when detection fails: the caller answers with an error, never the text. */
 class ContentSafetyError extends Error {
     code = 'detector-failed';
@@ -85569,8 +86001,8 @@ function applyRedaction(text, spans) {
 }
 /**
  * The content-safety filter: secretlint's recommended rules (minus comment-based opt-outs), the
- * provider formats they lack, whole private-key blocks (also base64-encoded), AWS secrets beside their
- * key ID, URL passwords, values of settings named for secrets, passwords in prose and on command lines,
+ * provider formats they lack, whole private-key blocks (also base64-encoded), credentials under one
+ * layer of base64 or URL encoding and PEM bodies without their header lines, AWS secrets beside their key ID, URL passwords, values of settings named for secrets, passwords in prose and on command lines,
  * and the given extra secrets, all on the text with invisible characters dropped and NFKC applied. Decisions rest on the text's form, never on known secret values
  * (except the extra secrets), so hiding does not confirm a guess.
  * Pass only text: deciding what is binary (and not scanning it) is the caller's job.
@@ -85581,7 +86013,7 @@ function createSecretFilter(options = {}) {
     let scans = 0;
     let cached = 0;
     async function detectIn(text) {
-        return (await secretlintFindings(text)).concat(formatFindings(text), keyMaterialFindings(text), settingFindings(text), spokenFindings(text), secretFindings(text, extra));
+        return (await secretlintFindings(text)).concat(await encodedFindings(text), formatFindings(text), keyMaterialFindings(text), settingFindings(text), spokenFindings(text), secretFindings(text, extra));
     }
     /** Detection runs on the text as a model reads it (see normalizeForDetection); spans map back. */
     async function detect(text) {
@@ -90389,15 +90821,165 @@ class StreamableHTTPServerTransport {
  */
 const MIN_SECRET_LENGTH = 32;
 
-;// CONCATENATED MODULE: ./src/safety/neutralize.ts
+;// CONCATENATED MODULE: ./src/safety/hidden-markup.ts
 
+/**
+ * Markup that a renderer hides from the people who review a file, yet a model reads as text: HTML
+ * entities that render as invisible characters (`&#8203;`, `&#x202E;`, `&zwj;`), elements with a
+ * `hidden` attribute or a `display: none` style, Markdown link definitions with a title (the
+ * `[//]: # (...)` comment idiom) and image alt text. Each span is preceded by a mark; every character of
+ * the text stays as it was. Pure: called by `neutralize`, which counts the spans per kind.
+ */
 const OPEN = '\u27ea';
 const CLOSE = '\u27eb';
+const count = (kinds, kind) => {
+    kinds[kind] = (kinds[kind] ?? 0) + 1;
+};
+const hidden_markup_hex = (codePoint) => `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
+/** Named references (WHATWG) that decode to an invisible character; names are case-sensitive. */
+const NAMED = {
+    shy: 0xad,
+    ZeroWidthSpace: 0x200b,
+    NegativeVeryThinSpace: 0x200b,
+    NegativeThinSpace: 0x200b,
+    NegativeMediumSpace: 0x200b,
+    NegativeThickSpace: 0x200b,
+    zwnj: 0x200c,
+    zwj: 0x200d,
+    lrm: 0x200e,
+    rlm: 0x200f,
+    NoBreak: 0x2060,
+    ApplyFunction: 0x2061,
+    af: 0x2061,
+    InvisibleTimes: 0x2062,
+    it: 0x2062,
+    InvisibleComma: 0x2063,
+    ic: 0x2063,
+};
+// Numeric references need no `;` in HTML (a parse error browsers forgive); named ones here do, but `&shy`.
+const ENTITY = /&(?:#(\d{1,8});?|#[xX]([0-9a-fA-F]{1,8});?|([A-Za-z]{2,22});|(shy)(?![A-Za-z;]))/g;
+function invisibleEntity(match) {
+    const [, decimal, hexadecimal, name, shy] = match;
+    let codePoint;
+    if (decimal !== undefined)
+        codePoint = Number.parseInt(decimal, 10);
+    else if (hexadecimal !== undefined)
+        codePoint = Number.parseInt(hexadecimal, 16);
+    else
+        codePoint = NAMED[name ?? shy ?? ''];
+    return codePoint !== undefined && isInvisible(codePoint) ? codePoint : undefined;
+}
+/** Marks each run of adjacent references to invisible characters once, before the run. */
+function markEntities(text, kinds) {
+    let out = '';
+    let done = 0;
+    let run;
+    const flush = () => {
+        if (!run)
+            return;
+        out +=
+            text.slice(done, run.start) + markInvisibleRun(text.slice(run.start, run.end), run.codePoints, kinds);
+        done = run.end;
+        run = undefined;
+    };
+    for (const match of text.matchAll(ENTITY)) {
+        const codePoint = invisibleEntity(match);
+        if (codePoint === undefined)
+            continue;
+        if (run?.end !== match.index)
+            flush();
+        run ??= { start: match.index, end: match.index, codePoints: [] };
+        run.end = match.index + match[0].length;
+        run.codePoints.push(codePoint);
+    }
+    flush();
+    return out + text.slice(done);
+}
+function markInvisibleRun(run, codePoints, kinds) {
+    count(kinds, 'invisible character entities');
+    const tags = codePoints.filter((c) => c >= 0xe0020 && c <= 0xe007e);
+    if (tags.length > 0) {
+        const spelled = String.fromCodePoint(...tags.map((c) => c - 0xe0000));
+        return `${OPEN}hidden tag text as HTML entities: ${JSON.stringify(spelled)}${CLOSE}${run}`;
+    }
+    return `${OPEN}HTML entities for ${codePoints.map(hidden_markup_hex).join(' ')}, invisible when rendered:${CLOSE}${run}`;
+}
+// `[^<>]` keeps the scan linear: a tag without its `>` ends at the next `<`.
+const TAG = /<([a-zA-Z][a-zA-Z0-9-]*)(\s[^<>]*)?>/g;
+const ATTRIBUTE = /([^\s"'<>/=]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s"'=<>`]+))?/g;
+const HIDING_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b/i;
+function attributesOf(source) {
+    const attributes = new Map();
+    for (const [, name, value] of source.matchAll(ATTRIBUTE)) {
+        const unquoted = value?.replace(/^(["'])([^]*)\1$/, '$2') ?? '';
+        if (!attributes.has(name.toLowerCase()))
+            attributes.set(name.toLowerCase(), unquoted);
+    }
+    return attributes;
+}
+function markTags(text, kinds) {
+    return text.replace(TAG, (tag, name, source) => {
+        if (source === undefined)
+            return tag;
+        const attributes = attributesOf(source);
+        if (attributes.has('hidden') || HIDING_STYLE.test(attributes.get('style') ?? '')) {
+            count(kinds, 'hidden HTML element');
+            return `${OPEN}HTML element hidden when rendered:${CLOSE}${tag}`;
+        }
+        if (name.toLowerCase() === 'img' && (attributes.get('alt') ?? '').trim() !== '') {
+            count(kinds, 'image alt text');
+            return `${OPEN}image alt text, not shown when the image renders:${CLOSE}${tag}`;
+        }
+        return tag;
+    });
+}
+/**
+ * A link reference definition with a title renders as nothing; `[//]: # (...)` and
+ * `[comment]: <> (...)` use that as a comment. Titles may span lines (not a blank one).
+ */
+const DEFINITION = /^ {0,3}\[(?:[^\]\\\n]|\\.){1,999}\]:[ \t]*\n?[ \t]*(?:<[^<>\n]*>|[^\s<]\S*)[ \t]*\n?[ \t]*(?:"(?:[^"\\]|\\[^])*"|'(?:[^'\\]|\\[^])*'|\((?:[^()\\]|\\[^])*\))[ \t]*$/gm;
+function markDefinitions(text, kinds) {
+    return text.replace(DEFINITION, (definition) => {
+        if (/\n[ \t]*\n/.test(definition))
+            return definition;
+        count(kinds, 'Markdown comment');
+        return `${OPEN}Markdown comment, not shown when rendered:${CLOSE}${definition}`;
+    });
+}
+/**
+ * `![alt](src)` and `![alt][ref]`: the alt text shows only when the image fails to load. One level of
+ * brackets nests; a `!` after a word character (`vec![0][i]` in Rust) is no image.
+ */
+const IMAGE = /(?<!\w)!\[((?:[^[\]\\]|\\[^]|\[(?:[^[\]\\]|\\[^])*\]){1,2000})\](?=[([])/g;
+function markImages(text, kinds) {
+    return text.replace(IMAGE, (image, alt) => {
+        if (alt.trim() === '')
+            return image;
+        count(kinds, 'image alt text');
+        return `${OPEN}image alt text, not shown when the image renders:${CLOSE}${image}`;
+    });
+}
+/** Marks each span of hidden markup; cheap when the text holds none of `&`, `<`, `]:`, `![`. */
+function markHiddenMarkup(text, kinds) {
+    let out = text;
+    if (out.includes('&'))
+        out = markEntities(out, kinds);
+    if (out.includes('<'))
+        out = markTags(out, kinds);
+    if (out.includes(']:'))
+        out = markDefinitions(out, kinds);
+    if (out.includes('!['))
+        out = markImages(out, kinds);
+    return out;
+}
+
+;// CONCATENATED MODULE: ./src/safety/neutralize.ts
+
+
 const COMMENT = /<!--[^]*?(?:-->|$)/g;
 // eslint-disable-next-line no-control-regex
 const neutralize_PLAIN = /^[\u0000-\u007e\u00a0-\u00ac\u00ae-\u02ff]*$/;
 const PICTOGRAPH = /\p{Extended_Pictographic}/u;
-const neutralize_hex = (codePoint) => `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
 /** Invisible characters that are part of ordinary text: emoji joiners and presentation selectors, a leading BOM. */
 function benign(chars, i) {
     const codePoint = chars[i].codePointAt(0);
@@ -90433,7 +91015,7 @@ function markInvisible(text, kinds) {
             kinds['hidden tag text'] = (kinds['hidden tag text'] ?? 0) + 1;
         }
         else {
-            out += `${OPEN}${run.map(neutralize_hex).join(' ')}${CLOSE}`;
+            out += `${OPEN}${run.map(hidden_markup_hex).join(' ')}${CLOSE}`;
             kinds['invisible characters'] = (kinds['invisible characters'] ?? 0) + 1;
         }
     }
@@ -90448,6 +91030,7 @@ function neutralize(text) {
             return `${OPEN}HTML comment, not shown when rendered:${CLOSE}${comment}`;
         });
     }
+    out = markHiddenMarkup(out, kinds);
     const count = Object.values(kinds).reduce((a, b) => a + b, 0);
     return { text: out, kinds, count };
 }

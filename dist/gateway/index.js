@@ -79859,187 +79859,6 @@ function formatFindings(text) {
     return found;
 }
 
-;// CONCATENATED MODULE: ./src/safety/key-material.ts
-
-/**
- * Credentials that no single pattern names: a PEM private key written as one base64 line (kubeconfig's
- * `client-key-data`, Kubernetes secrets), and an AWS secret access key beside its key ID (40 characters
- * of base64 that only the ID nearby makes recognisable).
- */
-/** base64 of `-----BEGI`: how a base64-encoded PEM block starts. */
-const ENCODED_PEM = /(?<![A-Za-z0-9+/])LS0tLS1CRUdJT[A-Za-z0-9+/]{16,}={0,2}/g;
-const HEADER_CHARS = 120;
-function encodedKeys(text) {
-    const found = [];
-    for (const m of text.matchAll(ENCODED_PEM)) {
-        const head = m[0].slice(0, HEADER_CHARS - (HEADER_CHARS % 4));
-        // only keys: an encoded certificate (client-certificate-data) is public
-        if (!/PRIVATE KEY/.test(Buffer.from(head, 'base64').toString('latin1')))
-            continue;
-        const start = m.index ?? 0;
-        found.push({ start, end: start + m[0].length, kind: 'private key', credential: true, rank: RANK.format });
-    }
-    return found;
-}
-const AWS_KEY_ID = /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])/g;
-const AWS_SECRET = /(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[0-9])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
-/** How far from its key ID a secret is looked for: a line or two of config, a CSV row. */
-const PAIR_WINDOW = 300;
-const BASE64_CHAR = /[A-Za-z0-9/+=]/;
-function awsSecrets(text) {
-    const found = [];
-    let searchedTo = 0;
-    for (const id of text.matchAll(AWS_KEY_ID)) {
-        const idStart = id.index ?? 0;
-        let from = Math.max(searchedTo, idStart - PAIR_WINDOW);
-        let to = Math.min(text.length, idStart + id[0].length + PAIR_WINDOW);
-        // widen to whole runs, so the lookarounds see a run's true ends (a run longer than 40 is no key)
-        for (let n = 0; n < 64 && from > searchedTo && BASE64_CHAR.test(text[from - 1] ?? ''); n++)
-            from--;
-        for (let n = 0; n < 64 && to < text.length && BASE64_CHAR.test(text[to] ?? ''); n++)
-            to++;
-        if (from >= to)
-            continue;
-        for (const s of text.slice(from, to).matchAll(AWS_SECRET)) {
-            const start = from + (s.index ?? 0);
-            found.push({
-                start,
-                end: start + 40,
-                kind: 'AWS secret access key',
-                credential: true,
-                rank: RANK.format,
-            });
-        }
-        searchedTo = to;
-    }
-    return found;
-}
-function keyMaterialFindings(text) {
-    return [...encodedKeys(text), ...awsSecrets(text)];
-}
-
-;// CONCATENATED MODULE: ./src/safety/invisible.ts
-/**
- * Characters that render as nothing (or only steer how neighbours render) yet reach a model as text:
- * zero-width spaces and joiners, bidirectional controls, invisible operators, soft hyphens, Hangul
- * fillers, variation selectors and Unicode tag characters (which can spell a whole hidden ASCII text).
- */
-const RANGES = [
-    [0x00ad, 0x00ad],
-    [0x034f, 0x034f],
-    [0x061c, 0x061c],
-    [0x115f, 0x1160],
-    [0x17b4, 0x17b5],
-    [0x180b, 0x180f],
-    [0x200b, 0x200f],
-    [0x202a, 0x202e],
-    [0x2060, 0x206f],
-    [0x3164, 0x3164],
-    [0xfe00, 0xfe0f],
-    [0xfeff, 0xfeff],
-    [0xffa0, 0xffa0],
-    [0xfff9, 0xfffb],
-    [0x1bca0, 0x1bca3],
-    [0xe0000, 0xe007f],
-    [0xe0100, 0xe01ef],
-];
-function isInvisible(codePoint) {
-    for (const [low, high] of RANGES)
-        if (codePoint >= low && codePoint <= high)
-            return true;
-    return false;
-}
-/** Matches one invisible character (a whole surrogate pair for the astral ones). */
-const invisible_INVISIBLE = new RegExp(`[${RANGES.map(([low, high]) => `\\u{${low.toString(16)}}-\\u{${high.toString(16)}}`).join('')}]`, 'gu');
-/** Bidirectional embeddings, overrides and isolates: they reorder what is displayed. */
-function isBidiControl(codePoint) {
-    return ((codePoint >= 0x202a && codePoint <= 0x202e) ||
-        (codePoint >= 0x2066 && codePoint <= 0x2069) ||
-        codePoint === 0x200e ||
-        codePoint === 0x200f ||
-        codePoint === 0x061c);
-}
-
-;// CONCATENATED MODULE: ./src/safety/normalize.ts
-
-/** Null when normalizing changes nothing (every ASCII text, most others): detect on the text itself. */
-function normalizeForDetection(text) {
-    // eslint-disable-next-line no-control-regex
-    if (!/[^\u0000-\u007f]/.test(text))
-        return null;
-    invisible_INVISIBLE.lastIndex = 0;
-    if (!invisible_INVISIBLE.test(text) && text.normalize('NFKC') === text)
-        return null;
-    const starts = [];
-    const ends = [];
-    let out = '';
-    for (let i = 0; i < text.length;) {
-        const codePoint = text.codePointAt(i);
-        const width = codePoint > 0xffff ? 2 : 1;
-        if (codePoint < 0x80) {
-            out += text[i];
-            starts.push(i);
-            ends.push(i + 1);
-        }
-        else if (!isInvisible(codePoint)) {
-            const folded = text.slice(i, i + width).normalize('NFKC');
-            out += folded;
-            for (let k = 0; k < folded.length; k++) {
-                starts.push(i);
-                ends.push(i + width);
-            }
-        }
-        i += width;
-    }
-    return { text: out, starts, ends };
-}
-/** A span of the normalized text as a span of the original. */
-function originalSpan(normalized, start, end) {
-    const from = normalized.starts[start] ?? normalized.ends.at(-1) ?? 0;
-    const to = normalized.ends[Math.max(start, end - 1)] ?? from;
-    return [from, to];
-}
-
-;// CONCATENATED MODULE: ./src/safety/redaction-cache.ts
-
-/** Characters of redacted text kept in all; the oldest entries go first. */
-const BUDGET_CHARS = 16 * 1_048_576;
-/**
- * Redactions by the SHA-256 of the text they came from. A text's redaction never changes (the filter's
- * rules and extra secrets are fixed when it is made), so a file read again costs a hash, not a scan.
- */
-class RedactionCache {
-    budget;
-    entries = new Map();
-    size = 0;
-    constructor(budget = BUDGET_CHARS) {
-        this.budget = budget;
-    }
-    key(text) {
-        return (0,external_node_crypto_.createHash)('sha256').update(text, 'utf8').digest('base64');
-    }
-    get(key) {
-        const hit = this.entries.get(key);
-        if (hit === undefined)
-            return undefined;
-        this.entries.delete(key);
-        this.entries.set(key, hit);
-        return { ...hit, kinds: { ...hit.kinds } };
-    }
-    set(key, redaction) {
-        if (redaction.text.length > this.budget / 4 || this.entries.has(key))
-            return;
-        this.entries.set(key, { ...redaction, kinds: { ...redaction.kinds } });
-        this.size += redaction.text.length;
-        for (const [oldest, entry] of this.entries) {
-            if (this.size <= this.budget)
-                break;
-            this.entries.delete(oldest);
-            this.size -= entry.text.length;
-        }
-    }
-}
-
 // EXTERNAL MODULE: ./node_modules/structured-source/lib/structured-source.js
 var structured_source = __nccwpck_require__(2472);
 ;// CONCATENATED MODULE: ./node_modules/@secretlint/core/module/helper/invariant.js
@@ -81084,6 +80903,348 @@ async function secretlintFindings(text) {
     return found;
 }
 
+;// CONCATENATED MODULE: ./src/safety/encoded-secrets.ts
+
+
+
+/**
+ * Credentials under one layer of encoding: a provider token or private key written in base64 (or
+ * base64url), or URL-encoded, and a PEM private key's body without its BEGIN and END lines. Each encoded
+ * run is decoded once; the decoded texts go, in one batch, through the format rules (provider formats,
+ * key blocks, URL passwords) and secretlint's; a run whose decoding holds a credential is hidden whole,
+ * under that credential's kind. Only credentials count: a setting or a word in prose is no proof once
+ * decoded. Pure, and linear: each run is decoded once, and only runs that decode to text are scanned.
+ */
+/** Shorter runs cannot hold the shortest provider format after encoding. */
+const MIN_BASE64 = 24;
+const MAX_RUN = 1 << 20;
+const BASE64_RUN = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])/g;
+/** A PEM body: two or more lines of base64 alone on their lines (indented, as in YAML, or not). */
+const PEM_BODY = /(?:^[ \t]*[A-Za-z0-9+/]{40,128}={0,2}[ \t]*\r?\n){2,}(?:[ \t]*[A-Za-z0-9+/]{4,128}={0,2}[ \t]*$)?/gm;
+/** An escape, and the characters a URL-encoded value runs over around it. */
+const ESCAPE = /%[0-9A-Fa-f]{2}/g;
+const URL_RUN_CHAR = /[^\s"'`<>&=?#]/;
+/** base64 of `openssh-key-v1`: an OpenSSH private key's body. */
+const OPENSSH_BODY = /^b3BlbnNzaC1rZXktdjE/;
+/** Decoded bytes a person could read: printable ASCII and whitespace, nearly all of them. */
+function readable(bytes) {
+    if (bytes.length === 0)
+        return false;
+    let printable = 0;
+    for (const byte of bytes)
+        if ((byte >= 0x20 && byte < 0x7f) || byte === 9 || byte === 10 || byte === 13)
+            printable++;
+    return printable / bytes.length >= 0.95;
+}
+/**
+ * A DER private key: a SEQUENCE whose first element is the INTEGER version 0 or 1 (PKCS#1, PKCS#8,
+ * SEC1, DSA). A certificate or a public key opens its SEQUENCE with another SEQUENCE, or with a long
+ * INTEGER (an RSA modulus), so it stays.
+ */
+function derPrivateKey(bytes) {
+    if (bytes[0] !== 0x30)
+        return false;
+    const lengthBytes = bytes[1] < 0x80 ? 0 : bytes[1] - 0x80;
+    if (lengthBytes > 4)
+        return false;
+    const at = 2 + lengthBytes;
+    return bytes[at] === 0x02 && bytes[at + 1] === 0x01 && (bytes[at + 2] === 0x00 || bytes[at + 2] === 0x01);
+}
+function fromBase64(start, end, encoded) {
+    if (OPENSSH_BODY.test(encoded))
+        return { start, end, kind: 'private key' };
+    const bytes = Buffer.from(encoded, 'base64');
+    if (bytes.length >= 64 && derPrivateKey(bytes))
+        return { start, end, kind: 'private key' };
+    return readable(bytes) ? { start, end, decoded: bytes.toString('latin1') } : null;
+}
+function base64Candidates(text) {
+    const found = [];
+    for (const m of text.matchAll(BASE64_RUN)) {
+        if (m[0].length < MIN_BASE64 || m[0].length > MAX_RUN)
+            continue;
+        const candidate = fromBase64(m.index, m.index + m[0].length, m[0]);
+        if (candidate)
+            found.push(candidate);
+    }
+    return found;
+}
+function pemBodyCandidates(text) {
+    const found = [];
+    for (const m of text.matchAll(PEM_BODY)) {
+        const joined = m[0].replace(/\s+/g, '');
+        if (joined.length > MAX_RUN)
+            continue;
+        const start = m.index + (m[0].length - m[0].trimStart().length);
+        const candidate = fromBase64(start, m.index + m[0].trimEnd().length, joined);
+        if (candidate?.kind !== undefined)
+            found.push(candidate);
+    }
+    return found;
+}
+/** Each run around a %XX escape, widened by hand from the escape: a regex would rescan long runs. */
+function urlEncodedCandidates(text) {
+    const found = [];
+    if (!text.includes('%'))
+        return found;
+    let covered = 0;
+    for (const m of text.matchAll(ESCAPE)) {
+        if (m.index < covered)
+            continue;
+        let start = m.index;
+        let end = m.index + 3;
+        while (start > covered && URL_RUN_CHAR.test(text[start - 1]))
+            start--;
+        while (end < text.length && URL_RUN_CHAR.test(text[end]))
+            end++;
+        covered = end;
+        if (end - start > MAX_RUN)
+            continue;
+        try {
+            found.push({ start, end, decoded: decodeURIComponent(text.slice(start, end)) });
+        }
+        catch {
+            // a stray `%` that is no escape
+        }
+    }
+    return found;
+}
+const encoded_secrets_hide = (start, end, kind) => ({
+    start,
+    end,
+    kind,
+    credential: true,
+    rank: RANK.format,
+});
+/** Between decoded texts in one batch: plain, so no rule joins two of them into one value. */
+const SEPARATOR = '\n\n\n';
+async function credentialsIn(candidates) {
+    const found = [];
+    const batch = [];
+    let joined = '';
+    for (const candidate of candidates) {
+        if (candidate.kind !== undefined)
+            found.push(encoded_secrets_hide(candidate.start, candidate.end, candidate.kind));
+        else if (candidate.decoded !== undefined) {
+            batch.push({ at: joined.length, candidate });
+            joined += candidate.decoded + SEPARATOR;
+        }
+    }
+    if (batch.length === 0)
+        return found;
+    const named = new Map();
+    const inner = formatFindings(joined).concat(await secretlintFindings(joined));
+    for (const finding of inner) {
+        if (!finding.credential)
+            continue;
+        // the last batch entry starting at or before the finding holds it
+        let low = 0;
+        let high = batch.length - 1;
+        while (low < high) {
+            const middle = (low + high + 1) >> 1;
+            if (batch[middle].at <= finding.start)
+                low = middle;
+            else
+                high = middle - 1;
+        }
+        const { candidate } = batch[low];
+        // one span per run, named by the first rule that found it (format rules before secretlint's)
+        if (!named.has(candidate))
+            named.set(candidate, finding.kind);
+    }
+    for (const [candidate, kind] of named)
+        found.push(encoded_secrets_hide(candidate.start, candidate.end, kind));
+    return found;
+}
+async function encodedFindings(text) {
+    return credentialsIn([
+        ...base64Candidates(text),
+        ...pemBodyCandidates(text),
+        ...urlEncodedCandidates(text),
+    ]);
+}
+
+;// CONCATENATED MODULE: ./src/safety/key-material.ts
+
+/**
+ * Credentials that no single pattern names: a PEM private key written as one base64 line (kubeconfig's
+ * `client-key-data`, Kubernetes secrets), and an AWS secret access key beside its key ID (40 characters
+ * of base64 that only the ID nearby makes recognisable).
+ */
+/** base64 of `-----BEGI`: how a base64-encoded PEM block starts. */
+const ENCODED_PEM = /(?<![A-Za-z0-9+/])LS0tLS1CRUdJT[A-Za-z0-9+/]{16,}={0,2}/g;
+const HEADER_CHARS = 120;
+function encodedKeys(text) {
+    const found = [];
+    for (const m of text.matchAll(ENCODED_PEM)) {
+        const head = m[0].slice(0, HEADER_CHARS - (HEADER_CHARS % 4));
+        // only keys: an encoded certificate (client-certificate-data) is public
+        if (!/PRIVATE KEY/.test(Buffer.from(head, 'base64').toString('latin1')))
+            continue;
+        const start = m.index ?? 0;
+        found.push({ start, end: start + m[0].length, kind: 'private key', credential: true, rank: RANK.format });
+    }
+    return found;
+}
+const AWS_KEY_ID = /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?![A-Za-z0-9])/g;
+const AWS_SECRET = /(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[0-9])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g;
+/** How far from its key ID a secret is looked for: a line or two of config, a CSV row. */
+const PAIR_WINDOW = 300;
+const BASE64_CHAR = /[A-Za-z0-9/+=]/;
+function awsSecrets(text) {
+    const found = [];
+    let searchedTo = 0;
+    for (const id of text.matchAll(AWS_KEY_ID)) {
+        const idStart = id.index ?? 0;
+        let from = Math.max(searchedTo, idStart - PAIR_WINDOW);
+        let to = Math.min(text.length, idStart + id[0].length + PAIR_WINDOW);
+        // widen to whole runs, so the lookarounds see a run's true ends (a run longer than 40 is no key)
+        for (let n = 0; n < 64 && from > searchedTo && BASE64_CHAR.test(text[from - 1] ?? ''); n++)
+            from--;
+        for (let n = 0; n < 64 && to < text.length && BASE64_CHAR.test(text[to] ?? ''); n++)
+            to++;
+        if (from >= to)
+            continue;
+        for (const s of text.slice(from, to).matchAll(AWS_SECRET)) {
+            const start = from + (s.index ?? 0);
+            found.push({
+                start,
+                end: start + 40,
+                kind: 'AWS secret access key',
+                credential: true,
+                rank: RANK.format,
+            });
+        }
+        searchedTo = to;
+    }
+    return found;
+}
+function keyMaterialFindings(text) {
+    return [...encodedKeys(text), ...awsSecrets(text)];
+}
+
+;// CONCATENATED MODULE: ./src/safety/invisible.ts
+/**
+ * Characters that render as nothing (or only steer how neighbours render) yet reach a model as text:
+ * zero-width spaces and joiners, bidirectional controls, invisible operators, soft hyphens, Hangul
+ * fillers, variation selectors and Unicode tag characters (which can spell a whole hidden ASCII text).
+ */
+const RANGES = [
+    [0x00ad, 0x00ad],
+    [0x034f, 0x034f],
+    [0x061c, 0x061c],
+    [0x115f, 0x1160],
+    [0x17b4, 0x17b5],
+    [0x180b, 0x180f],
+    [0x200b, 0x200f],
+    [0x202a, 0x202e],
+    [0x2060, 0x206f],
+    [0x3164, 0x3164],
+    [0xfe00, 0xfe0f],
+    [0xfeff, 0xfeff],
+    [0xffa0, 0xffa0],
+    [0xfff9, 0xfffb],
+    [0x1bca0, 0x1bca3],
+    [0xe0000, 0xe007f],
+    [0xe0100, 0xe01ef],
+];
+function isInvisible(codePoint) {
+    for (const [low, high] of RANGES)
+        if (codePoint >= low && codePoint <= high)
+            return true;
+    return false;
+}
+/** Matches one invisible character (a whole surrogate pair for the astral ones). */
+const invisible_INVISIBLE = new RegExp(`[${RANGES.map(([low, high]) => `\\u{${low.toString(16)}}-\\u{${high.toString(16)}}`).join('')}]`, 'gu');
+/** Bidirectional embeddings, overrides and isolates: they reorder what is displayed. */
+function isBidiControl(codePoint) {
+    return ((codePoint >= 0x202a && codePoint <= 0x202e) ||
+        (codePoint >= 0x2066 && codePoint <= 0x2069) ||
+        codePoint === 0x200e ||
+        codePoint === 0x200f ||
+        codePoint === 0x061c);
+}
+
+;// CONCATENATED MODULE: ./src/safety/normalize.ts
+
+/** Null when normalizing changes nothing (every ASCII text, most others): detect on the text itself. */
+function normalizeForDetection(text) {
+    // eslint-disable-next-line no-control-regex
+    if (!/[^\u0000-\u007f]/.test(text))
+        return null;
+    invisible_INVISIBLE.lastIndex = 0;
+    if (!invisible_INVISIBLE.test(text) && text.normalize('NFKC') === text)
+        return null;
+    const starts = [];
+    const ends = [];
+    let out = '';
+    for (let i = 0; i < text.length;) {
+        const codePoint = text.codePointAt(i);
+        const width = codePoint > 0xffff ? 2 : 1;
+        if (codePoint < 0x80) {
+            out += text[i];
+            starts.push(i);
+            ends.push(i + 1);
+        }
+        else if (!isInvisible(codePoint)) {
+            const folded = text.slice(i, i + width).normalize('NFKC');
+            out += folded;
+            for (let k = 0; k < folded.length; k++) {
+                starts.push(i);
+                ends.push(i + width);
+            }
+        }
+        i += width;
+    }
+    return { text: out, starts, ends };
+}
+/** A span of the normalized text as a span of the original. */
+function originalSpan(normalized, start, end) {
+    const from = normalized.starts[start] ?? normalized.ends.at(-1) ?? 0;
+    const to = normalized.ends[Math.max(start, end - 1)] ?? from;
+    return [from, to];
+}
+
+;// CONCATENATED MODULE: ./src/safety/redaction-cache.ts
+
+/** Characters of redacted text kept in all; the oldest entries go first. */
+const BUDGET_CHARS = 16 * 1_048_576;
+/**
+ * Redactions by the SHA-256 of the text they came from. A text's redaction never changes (the filter's
+ * rules and extra secrets are fixed when it is made), so a file read again costs a hash, not a scan.
+ */
+class RedactionCache {
+    budget;
+    entries = new Map();
+    size = 0;
+    constructor(budget = BUDGET_CHARS) {
+        this.budget = budget;
+    }
+    key(text) {
+        return (0,external_node_crypto_.createHash)('sha256').update(text, 'utf8').digest('base64');
+    }
+    get(key) {
+        const hit = this.entries.get(key);
+        if (hit === undefined)
+            return undefined;
+        this.entries.delete(key);
+        this.entries.set(key, hit);
+        return { ...hit, kinds: { ...hit.kinds } };
+    }
+    set(key, redaction) {
+        if (redaction.text.length > this.budget / 4 || this.entries.has(key))
+            return;
+        this.entries.set(key, { ...redaction, kinds: { ...redaction.kinds } });
+        this.size += redaction.text.length;
+        for (const [oldest, entry] of this.entries) {
+            if (this.size <= this.budget)
+                break;
+            this.entries.delete(oldest);
+            this.size -= entry.text.length;
+        }
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/safety/secret-settings.ts
 
 
@@ -81482,6 +81643,7 @@ function spokenFindings(text) {
 
 
 
+
 /** Thrown (as a rejection) when detection fails: the caller answers with an error, never the text. */
 class ContentSafetyError extends Error {
     code = 'detector-failed';
@@ -81523,8 +81685,8 @@ function applyRedaction(text, spans) {
 }
 /**
  * The content-safety filter: secretlint's recommended rules (minus comment-based opt-outs), the
- * provider formats they lack, whole private-key blocks (also base64-encoded), AWS secrets beside their
- * key ID, URL passwords, values of settings named for secrets, passwords in prose and on command lines,
+ * provider formats they lack, whole private-key blocks (also base64-encoded), credentials under one
+ * layer of base64 or URL encoding and PEM bodies without their header lines, AWS secrets beside their key ID, URL passwords, values of settings named for secrets, passwords in prose and on command lines,
  * and the given extra secrets, all on the text with invisible characters dropped and NFKC applied. Decisions rest on the text's form, never on known secret values
  * (except the extra secrets), so hiding does not confirm a guess.
  * Pass only text: deciding what is binary (and not scanning it) is the caller's job.
@@ -81535,7 +81697,7 @@ function createSecretFilter(options = {}) {
     let scans = 0;
     let cached = 0;
     async function detectIn(text) {
-        return (await secretlintFindings(text)).concat(formatFindings(text), keyMaterialFindings(text), settingFindings(text), spokenFindings(text), secretFindings(text, extra));
+        return (await secretlintFindings(text)).concat(await encodedFindings(text), formatFindings(text), keyMaterialFindings(text), settingFindings(text), spokenFindings(text), secretFindings(text, extra));
     }
     /** Detection runs on the text as a model reads it (see normalizeForDetection); spans map back. */
     async function detect(text) {
@@ -86362,15 +86524,165 @@ class StreamableHTTPServerTransport {
  */
 const MIN_SECRET_LENGTH = 32;
 
-;// CONCATENATED MODULE: ./src/safety/neutralize.ts
+;// CONCATENATED MODULE: ./src/safety/hidden-markup.ts
 
+/**
+ * Markup that a renderer hides from the people who review a file, yet a model reads as text: HTML
+ * entities that render as invisible characters (`&#8203;`, `&#x202E;`, `&zwj;`), elements with a
+ * `hidden` attribute or a `display: none` style, Markdown link definitions with a title (the
+ * `[//]: # (...)` comment idiom) and image alt text. Each span is preceded by a mark; every character of
+ * the text stays as it was. Pure: called by `neutralize`, which counts the spans per kind.
+ */
 const OPEN = '\u27ea';
 const CLOSE = '\u27eb';
+const count = (kinds, kind) => {
+    kinds[kind] = (kinds[kind] ?? 0) + 1;
+};
+const hidden_markup_hex = (codePoint) => `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
+/** Named references (WHATWG) that decode to an invisible character; names are case-sensitive. */
+const NAMED = {
+    shy: 0xad,
+    ZeroWidthSpace: 0x200b,
+    NegativeVeryThinSpace: 0x200b,
+    NegativeThinSpace: 0x200b,
+    NegativeMediumSpace: 0x200b,
+    NegativeThickSpace: 0x200b,
+    zwnj: 0x200c,
+    zwj: 0x200d,
+    lrm: 0x200e,
+    rlm: 0x200f,
+    NoBreak: 0x2060,
+    ApplyFunction: 0x2061,
+    af: 0x2061,
+    InvisibleTimes: 0x2062,
+    it: 0x2062,
+    InvisibleComma: 0x2063,
+    ic: 0x2063,
+};
+// Numeric references need no `;` in HTML (a parse error browsers forgive); named ones here do, but `&shy`.
+const ENTITY = /&(?:#(\d{1,8});?|#[xX]([0-9a-fA-F]{1,8});?|([A-Za-z]{2,22});|(shy)(?![A-Za-z;]))/g;
+function invisibleEntity(match) {
+    const [, decimal, hexadecimal, name, shy] = match;
+    let codePoint;
+    if (decimal !== undefined)
+        codePoint = Number.parseInt(decimal, 10);
+    else if (hexadecimal !== undefined)
+        codePoint = Number.parseInt(hexadecimal, 16);
+    else
+        codePoint = NAMED[name ?? shy ?? ''];
+    return codePoint !== undefined && isInvisible(codePoint) ? codePoint : undefined;
+}
+/** Marks each run of adjacent references to invisible characters once, before the run. */
+function markEntities(text, kinds) {
+    let out = '';
+    let done = 0;
+    let run;
+    const flush = () => {
+        if (!run)
+            return;
+        out +=
+            text.slice(done, run.start) + markInvisibleRun(text.slice(run.start, run.end), run.codePoints, kinds);
+        done = run.end;
+        run = undefined;
+    };
+    for (const match of text.matchAll(ENTITY)) {
+        const codePoint = invisibleEntity(match);
+        if (codePoint === undefined)
+            continue;
+        if (run?.end !== match.index)
+            flush();
+        run ??= { start: match.index, end: match.index, codePoints: [] };
+        run.end = match.index + match[0].length;
+        run.codePoints.push(codePoint);
+    }
+    flush();
+    return out + text.slice(done);
+}
+function markInvisibleRun(run, codePoints, kinds) {
+    count(kinds, 'invisible character entities');
+    const tags = codePoints.filter((c) => c >= 0xe0020 && c <= 0xe007e);
+    if (tags.length > 0) {
+        const spelled = String.fromCodePoint(...tags.map((c) => c - 0xe0000));
+        return `${OPEN}hidden tag text as HTML entities: ${JSON.stringify(spelled)}${CLOSE}${run}`;
+    }
+    return `${OPEN}HTML entities for ${codePoints.map(hidden_markup_hex).join(' ')}, invisible when rendered:${CLOSE}${run}`;
+}
+// `[^<>]` keeps the scan linear: a tag without its `>` ends at the next `<`.
+const TAG = /<([a-zA-Z][a-zA-Z0-9-]*)(\s[^<>]*)?>/g;
+const ATTRIBUTE = /([^\s"'<>/=]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s"'=<>`]+))?/g;
+const HIDING_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\b/i;
+function attributesOf(source) {
+    const attributes = new Map();
+    for (const [, name, value] of source.matchAll(ATTRIBUTE)) {
+        const unquoted = value?.replace(/^(["'])([^]*)\1$/, '$2') ?? '';
+        if (!attributes.has(name.toLowerCase()))
+            attributes.set(name.toLowerCase(), unquoted);
+    }
+    return attributes;
+}
+function markTags(text, kinds) {
+    return text.replace(TAG, (tag, name, source) => {
+        if (source === undefined)
+            return tag;
+        const attributes = attributesOf(source);
+        if (attributes.has('hidden') || HIDING_STYLE.test(attributes.get('style') ?? '')) {
+            count(kinds, 'hidden HTML element');
+            return `${OPEN}HTML element hidden when rendered:${CLOSE}${tag}`;
+        }
+        if (name.toLowerCase() === 'img' && (attributes.get('alt') ?? '').trim() !== '') {
+            count(kinds, 'image alt text');
+            return `${OPEN}image alt text, not shown when the image renders:${CLOSE}${tag}`;
+        }
+        return tag;
+    });
+}
+/**
+ * A link reference definition with a title renders as nothing; `[//]: # (...)` and
+ * `[comment]: <> (...)` use that as a comment. Titles may span lines (not a blank one).
+ */
+const DEFINITION = /^ {0,3}\[(?:[^\]\\\n]|\\.){1,999}\]:[ \t]*\n?[ \t]*(?:<[^<>\n]*>|[^\s<]\S*)[ \t]*\n?[ \t]*(?:"(?:[^"\\]|\\[^])*"|'(?:[^'\\]|\\[^])*'|\((?:[^()\\]|\\[^])*\))[ \t]*$/gm;
+function markDefinitions(text, kinds) {
+    return text.replace(DEFINITION, (definition) => {
+        if (/\n[ \t]*\n/.test(definition))
+            return definition;
+        count(kinds, 'Markdown comment');
+        return `${OPEN}Markdown comment, not shown when rendered:${CLOSE}${definition}`;
+    });
+}
+/**
+ * `![alt](src)` and `![alt][ref]`: the alt text shows only when the image fails to load. One level of
+ * brackets nests; a `!` after a word character (`vec![0][i]` in Rust) is no image.
+ */
+const IMAGE = /(?<!\w)!\[((?:[^[\]\\]|\\[^]|\[(?:[^[\]\\]|\\[^])*\]){1,2000})\](?=[([])/g;
+function markImages(text, kinds) {
+    return text.replace(IMAGE, (image, alt) => {
+        if (alt.trim() === '')
+            return image;
+        count(kinds, 'image alt text');
+        return `${OPEN}image alt text, not shown when the image renders:${CLOSE}${image}`;
+    });
+}
+/** Marks each span of hidden markup; cheap when the text holds none of `&`, `<`, `]:`, `![`. */
+function markHiddenMarkup(text, kinds) {
+    let out = text;
+    if (out.includes('&'))
+        out = markEntities(out, kinds);
+    if (out.includes('<'))
+        out = markTags(out, kinds);
+    if (out.includes(']:'))
+        out = markDefinitions(out, kinds);
+    if (out.includes('!['))
+        out = markImages(out, kinds);
+    return out;
+}
+
+;// CONCATENATED MODULE: ./src/safety/neutralize.ts
+
+
 const COMMENT = /<!--[^]*?(?:-->|$)/g;
 // eslint-disable-next-line no-control-regex
 const PLAIN = /^[\u0000-\u007e\u00a0-\u00ac\u00ae-\u02ff]*$/;
 const PICTOGRAPH = /\p{Extended_Pictographic}/u;
-const neutralize_hex = (codePoint) => `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
 /** Invisible characters that are part of ordinary text: emoji joiners and presentation selectors, a leading BOM. */
 function benign(chars, i) {
     const codePoint = chars[i].codePointAt(0);
@@ -86406,7 +86718,7 @@ function markInvisible(text, kinds) {
             kinds['hidden tag text'] = (kinds['hidden tag text'] ?? 0) + 1;
         }
         else {
-            out += `${OPEN}${run.map(neutralize_hex).join(' ')}${CLOSE}`;
+            out += `${OPEN}${run.map(hidden_markup_hex).join(' ')}${CLOSE}`;
             kinds['invisible characters'] = (kinds['invisible characters'] ?? 0) + 1;
         }
     }
@@ -86421,6 +86733,7 @@ function neutralize(text) {
             return `${OPEN}HTML comment, not shown when rendered:${CLOSE}${comment}`;
         });
     }
+    out = markHiddenMarkup(out, kinds);
     const count = Object.values(kinds).reduce((a, b) => a + b, 0);
     return { text: out, kinds, count };
 }
