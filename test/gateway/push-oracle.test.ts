@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startHarness, type Harness } from '@perimeter/test-rigs';
+import { pushTranscript } from './support/push-transcript.js';
 
 const CONFIG = `
 version: 1
@@ -46,20 +47,7 @@ describe('push_files where the perimeter cannot see', () => {
     const transcripts: Record<string, string[]> = {};
     for (const [name, h] of Object.entries(harnesses)) {
       const client = await h.connect('writer');
-      const known = new Map<string, string>();
-      const placeholder = (sha: string): string => {
-        if (!known.has(sha)) known.set(sha, `<commit ${known.size}>`);
-        return known.get(sha)!;
-      };
-      placeholder(await h.head());
-      transcripts[name] = [];
-      for (const [label, args] of PROBES) {
-        const result = await call(client, 'push_files', args);
-        placeholder(await h.head());
-        transcripts[name].push(
-          `${label}: ${JSON.stringify(result).replace(/\b[0-9a-f]{40}\b/g, placeholder)}`,
-        );
-      }
+      transcripts[name] = await pushTranscript(h, client, PROBES);
       const tree = await call(client, 'get_tree', { recursive: true });
       transcripts[name].push(`tree: ${JSON.stringify(tree).replace(/\b[0-9a-f]{40}\b/g, '<sha>')}`);
     }

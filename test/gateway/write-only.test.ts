@@ -4,9 +4,9 @@
  * holding the agent's guess, holding something else); every answer is compared byte for byte, with
  * each repository's own commit ids (which name different commits by necessity) put in as placeholders.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startHarness, type Harness } from '@perimeter/test-rigs';
+import { pushTranscript } from './support/push-transcript.js';
 
 const CONFIG = `
 version: 1
@@ -46,21 +46,7 @@ describe('push_files on a write-only path', () => {
     const transcripts: Record<string, string[]> = {};
     for (const [name, h] of Object.entries(harnesses)) {
       const client = await h.connect('writer');
-      const known = new Map<string, string>();
-      const placeholder = (sha: string): string => {
-        if (!known.has(sha)) known.set(sha, `<commit ${known.size}>`);
-        return known.get(sha)!;
-      };
-      placeholder(await h.head());
-      transcripts[name] = [];
-      for (const [label, args] of PROBES) {
-        const result: CallToolResult = await call(client, 'push_files', args);
-        const head = await h.head();
-        placeholder(head);
-        transcripts[name].push(
-          `${label}: ${JSON.stringify(result).replace(/\b[0-9a-f]{40}\b/g, placeholder)}`,
-        );
-      }
+      transcripts[name] = await pushTranscript(h, client, PROBES);
     }
     const [first, ...rest] = Object.values(transcripts);
     for (const other of rest) expect(other).toEqual(first);
