@@ -17,7 +17,7 @@ import {
   type ReceiptWindow,
   visible,
 } from '../verify/index.js';
-import { parseCommandArgs } from './args.js';
+import { parseCommandArgs, renderHelp, type Flags } from './args.js';
 import { trustedConfig } from './audit-config.js';
 import { EXIT_CHANGES, EXIT_OK, UsageError, type CliIo } from './io.js';
 import { readRecord, type RecordFiles } from './record-files.js';
@@ -25,6 +25,59 @@ import { readRecord, type RecordFiles } from './record-files.js';
 export const AUDIT_USAGE =
   'perimeter audit [--repo OWNER/NAME] [--api-url URL] [--json] [--config FILE] [--config-ref REF] ' +
   '[--perimeters LIST|all] [--direct-pushes check|deny] [--ignore-refs LIST] RECORD';
+
+const FLAGS = {
+  repo: {
+    type: 'string',
+    value: 'OWNER/NAME',
+    help: 'the repository, when it is not the one the record names',
+  },
+  'api-url': {
+    type: 'string',
+    value: 'URL',
+    help: "GitHub's API (default GITHUB_API_URL, else https://api.github.com)",
+  },
+  json: {
+    type: 'boolean',
+    default: false,
+    help: 'print the ledger, both verdicts and the disagreements as JSON',
+  },
+  config: {
+    type: 'string',
+    value: 'FILE',
+    help: "the workflow's `config` input; the record's own is named when it differs",
+  },
+  'config-ref': {
+    type: 'string',
+    value: 'REF',
+    help: "the workflow's `config-ref` input; the record's own is named when it differs",
+  },
+  perimeters: {
+    type: 'string',
+    value: 'LIST|all',
+    help: "the workflow's `perimeters` input (all: any of the file's perimeters)",
+  },
+  'direct-pushes': {
+    type: 'string',
+    value: 'check|deny',
+    help: "the workflow's `direct-pushes` input",
+  },
+  'ignore-refs': {
+    type: 'string',
+    value: 'LIST',
+    help: "the workflow's `ignore-refs` input (empty: none)",
+  },
+} satisfies Flags;
+
+export const AUDIT_HELP = renderHelp({
+  usage: AUDIT_USAGE,
+  about:
+    "Re-checks a run's record against GitHub: recomputes the verdict from GitHub's records with the trusted perimeters file, and names every place where the record or its receipt disagrees. Pass the workflow's values (the flags below) so the record's own account of its settings is checked, not believed. Token from GITHUB_TOKEN, with read access to contents and actions.",
+  args: { RECORD: "the run's record artifact: the zip, or the directory `gh run download` makes" },
+  flags: FLAGS,
+  exits:
+    '0 they agree; 3 they disagree (each field named); 1 unreadable record, unknown receipt version or GitHub error; 2 bad usage.',
+});
 
 /**
  * `perimeter audit RECORD`: re-checks a run's record after the run. The ledger's chain against its key, then
@@ -35,20 +88,7 @@ export const AUDIT_USAGE =
  * 3 when they disagree, 1 when the audit could not be done.
  */
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
-    args,
-    {
-      repo: { type: 'string' },
-      'api-url': { type: 'string' },
-      json: { type: 'boolean', default: false },
-      config: { type: 'string' },
-      'config-ref': { type: 'string' },
-      perimeters: { type: 'string' },
-      'direct-pushes': { type: 'string' },
-      'ignore-refs': { type: 'string' },
-    },
-    true,
-  );
+  const { values, positionals } = parseCommandArgs(args, FLAGS, true);
   const expected = expectedSettings(values);
   if (positionals.length !== 1) throw new UsageError(`expected one record, got ${positionals.length}`);
   const target = positionals[0]!;

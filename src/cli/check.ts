@@ -1,11 +1,28 @@
 import { TOOL_NAMES, validatePath, type Perimeter, type PullRequestRule } from '../policy/index.js';
-import { parseCommandArgs } from './args.js';
+import { parseCommandArgs, renderHelp, type Flags } from './args.js';
 import { listTrackedFiles } from './git.js';
 import { EXIT_OK, type CliIo } from './io.js';
 import { loadConfig, type LoadedConfig } from './load-config.js';
 import { outsiderWorkflows } from './workflows.js';
 
 export const CHECK_USAGE = 'perimeter check [--config perimeters.yml] [--json]';
+
+const FLAGS = {
+  config: { type: 'string', value: 'FILE', help: 'the perimeters file (default perimeters.yml)' },
+  json: {
+    type: 'boolean',
+    default: false,
+    help: 'print the coverage, or the problems, as JSON',
+  },
+} satisfies Flags;
+
+export const CHECK_HELP = renderHelp({
+  usage: CHECK_USAGE,
+  about:
+    'Validates perimeters.yml and, in a git checkout, counts what each perimeter can read and write, lists files more than one perimeter can write and tracked files no perimeter can read, and warns about workflows that run Perimeter on events anyone can trigger without a `trust` rule.',
+  flags: FLAGS,
+  exits: '0 valid; 1 invalid (each problem with its line); 2 bad usage.',
+});
 
 export interface Coverage {
   total: number;
@@ -104,11 +121,7 @@ function checkJson({ config, perimeters, root }: LoadedConfig) {
 }
 
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseCommandArgs(
-    args,
-    { config: { type: 'string' }, json: { type: 'boolean', default: false } },
-    false,
-  );
+  const { values } = parseCommandArgs(args, FLAGS, false);
   const loaded = loadConfig(values.config, io.cwd);
   const { config, perimeters } = loaded;
   if (values.json) {

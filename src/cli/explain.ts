@@ -6,12 +6,43 @@ import {
   type Config,
   type Perimeter,
 } from '../policy/index.js';
-import { parseCommandArgs } from './args.js';
+import { parseCommandArgs, renderHelp, type Flags } from './args.js';
 import { EXIT_OK, UsageError, type CliIo } from './io.js';
 import { loadConfig } from './load-config.js';
 
 export const EXPLAIN_USAGE =
   'perimeter explain [--config FILE] [--json] [--association NAME | --user LOGIN | --pr-author LOGIN --pr-branch BRANCH] PATH...';
+
+const FLAGS = {
+  config: { type: 'string', value: 'FILE', help: 'the perimeters file (default perimeters.yml)' },
+  json: { type: 'boolean', default: false, help: 'print the decisions as JSON' },
+  association: {
+    type: 'string',
+    value: 'NAME',
+    help: "only the perimeters a run triggered by someone of this author association (OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE...) would expose under the file's `trust` rules",
+  },
+  user: {
+    type: 'string',
+    value: 'LOGIN',
+    help: 'only the perimeters a run triggered by this login would expose under the `trust` rules',
+  },
+  'pr-author': {
+    type: 'string',
+    value: 'LOGIN',
+    help: "with --pr-branch: the perimeter the pull-request gate would judge such a pull request by, from the file's `pull-requests` assignments",
+  },
+  'pr-branch': { type: 'string', value: 'BRANCH', help: "the pull request's head branch, with --pr-author" },
+} satisfies Flags;
+
+export const EXPLAIN_HELP = renderHelp({
+  usage: EXPLAIN_USAGE,
+  about: 'Shows, for each path and perimeter, whether it may be read and written, and the rule that decides.',
+  args: {
+    'PATH...': 'repository paths as perimeters.yml globs see them, e.g. src/app.ts (they need not exist)',
+  },
+  flags: FLAGS,
+  exits: '0 explained; 1 the perimeters file is invalid; 2 bad usage.',
+});
 
 export interface PerimeterVerdict {
   read: boolean;
@@ -116,18 +147,7 @@ function assignedTo(
 }
 
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
-    args,
-    {
-      config: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      association: { type: 'string' },
-      user: { type: 'string' },
-      'pr-author': { type: 'string' },
-      'pr-branch': { type: 'string' },
-    },
-    true,
-  );
+  const { values, positionals } = parseCommandArgs(args, FLAGS, true);
   if (positionals.length === 0) throw new UsageError('explain needs at least one PATH');
   const loaded = loadConfig(values.config, io.cwd);
   const pull = assignedTo(loaded.perimeters, values['pr-author'], values['pr-branch']);

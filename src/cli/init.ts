@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { compilePerimeter, DEFAULT_CONFIG_FILE, parseConfig } from '../policy/index.js';
-import { parseCommandArgs } from './args.js';
+import { parseCommandArgs, renderHelp, type Flags } from './args.js';
 import { coverage } from './check.js';
 import { listTrackedFiles, tryGitToplevel } from './git.js';
 import { renderProposal } from './init-yaml.js';
@@ -10,21 +10,31 @@ import { proposePerimeters } from './layout.js';
 
 export const INIT_USAGE = 'perimeter init [--config FILE] [--stdout] [--json]';
 
+const FLAGS = {
+  config: {
+    type: 'string',
+    value: 'FILE',
+    help: 'where to write the proposal, inside the checkout (default perimeters.yml in the current directory); an existing file is never overwritten',
+  },
+  stdout: { type: 'boolean', default: false, help: 'print the proposal instead of writing it' },
+  json: { type: 'boolean', default: false, help: 'print the proposal and its coverage as JSON' },
+} satisfies Flags;
+
+export const INIT_HELP = renderHelp({
+  usage: INIT_USAGE,
+  about:
+    'Reads the tracked files of this git checkout and proposes a commented perimeters.yml with one perimeter per role it finds (docs, tests, source). The proposal passes `perimeter check` before it is written.',
+  flags: FLAGS,
+  exits: '0 written or printed; 1 the file exists, not a git checkout, or nothing to propose; 2 bad usage.',
+});
+
 /**
  * `perimeter init`: proposes a commented perimeters.yml from the checkout's tracked files and writes it,
  * never over an existing file. The proposal is parsed and compiled before it is written, so what lands
  * always passes `perimeter check`.
  */
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseCommandArgs(
-    args,
-    {
-      config: { type: 'string' },
-      stdout: { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-    },
-    false,
-  );
+  const { values } = parseCommandArgs(args, FLAGS, false);
   const root = tryGitToplevel(io.cwd);
   if (root === null) {
     io.stderr('perimeter init: not in a git checkout: init proposes perimeters from the tracked files\n');

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { compilePerimeter, parseConfig, type Perimeter } from '../policy/index.js';
 import { visible, type Change } from '../verify/index.js';
-import { parseCommandArgs } from './args.js';
+import { parseCommandArgs, renderHelp, type Flags } from './args.js';
 import { blobSizes, listCommitChanges, rangeBranch, tryShowFile } from './git.js';
 import { EXIT_CHANGES, EXIT_ERRORS, EXIT_OK, UsageError, type CliIo } from './io.js';
 import { compareCalls, parseLedgerCalls, type CallChange } from './ledger-replay.js';
@@ -17,6 +17,45 @@ import {
 
 export const REPLAY_USAGE =
   'perimeter replay [--config FILE] [--base REF | --no-base] [--json] (RANGE [--max-count N] [--branch NAME] | --ledger FILE)';
+
+const FLAGS = {
+  config: {
+    type: 'string',
+    value: 'FILE',
+    help: 'the proposed perimeters file, as in the working tree (default perimeters.yml)',
+  },
+  base: {
+    type: 'string',
+    value: 'REF',
+    help: 'compare with the file as committed at REF (default HEAD); every commit whose verdict or refused paths change is listed',
+  },
+  'no-base': {
+    type: 'boolean',
+    default: false,
+    help: 'judge with the proposed file only, compare with nothing',
+  },
+  ledger: {
+    type: 'string',
+    value: 'FILE',
+    help: "judge the calls a run's gateway ledger recorded instead of commits",
+  },
+  'max-count': { type: 'string', value: 'N', help: 'at most the N newest commits of RANGE' },
+  branch: {
+    type: 'string',
+    value: 'NAME',
+    help: 'the branch the commits are judged as pushed to (default: the branch RANGE ends on)',
+  },
+  json: { type: 'boolean', default: false, help: 'print the rows and the changes as JSON' },
+} satisfies Flags;
+
+export const REPLAY_HELP = renderHelp({
+  usage: REPLAY_USAGE,
+  about:
+    "Judges real commits (or a run's recorded calls) by the receipt's own rules under the proposed perimeters.yml and the committed one, and leads with what would change: the commits newly refused or newly allowed, and their paths. Merges are counted, not judged (their commits are).",
+  args: { RANGE: 'a git revision range or a ref, e.g. main~50..main or main with --max-count' },
+  flags: FLAGS,
+  exits: '0 no verdict changes; 3 verdicts change; 1 git, ledger or config error; 2 bad usage.',
+});
 
 const SUBJECT = 60;
 
@@ -45,15 +84,60 @@ function renderTable(rows: ReplayRow[], perimeters: Perimeter[]): string {
   return `${out}\nCommits each perimeter could have made (of ${rows.length}): ${totals.join(', ')}\n`;
 }
 
+/** At most `max` items, then how many more there are: one change never makes a line thousands long. */
+function some(items: string[], max: number): string {
+  const shown = items.slice(0, max).join(', ');
+  return items.length > max ? `${shown} and ${items.length - max} more` : shown;
+}
+
+const PATHS_PER_CHANGE = 10;
+const PATHS_PER_PERIMETER = 8;
+
 function renderChange(change: ReplayChange): string {
   const head = `  ${change.sha.slice(0, 7)} ${change.perimeter}: ${change.before} -> ${change.after}`;
-  const refused = change.newlyRefused.map((r) => `${visible(r.path ?? WHOLE_COMMIT)}: ${visible(r.rule)}`);
-  const allowed = change.newlyAllowed.map((path) => visible(path));
+  const refused = some(
+    change.newlyRefused.map((r) => `${visible(r.path ?? WHOLE_COMMIT)}: ${visible(r.rule)}`),
+    PATHS_PER_CHANGE,
+  );
+  const allowed = some(
+    change.newlyAllowed.map((path) => visible(path)),
+    PATHS_PER_CHANGE,
+  );
   const parts = [
-    ...(refused.length > 0 ? [`now refused: ${refused.join(', ')}`] : []),
-    ...(allowed.length > 0 ? [`now allowed: ${allowed.join(', ')}`] : []),
+    ...(refused.length > 0 ? [`now refused: ${refused}`] : []),
+    ...(allowed.length > 0 ? [`now allowed: ${allowed}`] : []),
   ];
   return `${head}${parts.length > 0 ? `; ${parts.join('; ')}` : ''}\n`;
+}
+
+/** Paths by how many changed commits name them, most first: `src/a.ts (5 commits)`. */
+function pathCounts(paths: string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const path of paths) counts.set(path, (counts.get(path) ?? 0) + 1);
+  return [...counts]
+    .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+    .map(([path, n]) => `${visible(path)}${n > 1 ? ` (${n} commits)` : ''}`);
+}
+
+/** What the proposal changes, per perimeter, before any detail: the line a reviewer reads first. */
+function renderVerdictSummary(changes: ReplayChange[], baseLabel: string): string {
+  if (changes.length === 0) return `Against ${baseLabel}: no verdict changes.\n`;
+  const commits = (from: ReplayChange['before'], to: ReplayChange['after']) =>
+    new Set(changes.filter((c) => c.before === from && c.after === to).map((c) => c.sha)).size;
+  let out = `Against ${baseLabel}: ${commits('allowed', 'refused')} commit(s) newly refused, ${commits('refused', 'allowed')} newly allowed, ${changes.length} change(s) in all.\n`;
+  for (const perimeter of [...new Set(changes.map((c) => c.perimeter))]) {
+    const mine = changes.filter((c) => c.perimeter === perimeter);
+    const refused = mine.filter((c) => c.before === 'allowed' && c.after === 'refused').length;
+    const allowed = mine.filter((c) => c.before === 'refused' && c.after === 'allowed').length;
+    const refusedPaths = pathCounts(mine.flatMap((c) => c.newlyRefused.map((r) => r.path ?? WHOLE_COMMIT)));
+    const allowedPaths = pathCounts(mine.flatMap((c) => c.newlyAllowed));
+    out += `  ${visible(perimeter)}: ${refused} newly refused, ${allowed} newly allowed\n`;
+    if (refusedPaths.length > 0)
+      out += `    paths now refused (${refusedPaths.length}): ${some(refusedPaths, PATHS_PER_PERIMETER)}\n`;
+    if (allowedPaths.length > 0)
+      out += `    paths now allowed (${allowedPaths.length}): ${some(allowedPaths, PATHS_PER_PERIMETER)}\n`;
+  }
+  return out;
 }
 
 interface Base {
@@ -134,19 +218,7 @@ function arrivingBlobs(changes: Change[]): string[] {
  * recorded. Exit 3 when anything changes, so a workflow can gate pull requests that touch perimeters.yml.
  */
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
-    args,
-    {
-      config: { type: 'string' },
-      base: { type: 'string' },
-      'no-base': { type: 'boolean', default: false },
-      ledger: { type: 'string' },
-      'max-count': { type: 'string' },
-      branch: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-    true,
-  );
+  const { values, positionals } = parseCommandArgs(args, FLAGS, true);
   if (values.base !== undefined && values['no-base'])
     throw new UsageError('--base and --no-base exclude each other');
   if (values.ledger !== undefined && values.branch !== undefined)
@@ -194,6 +266,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     let out =
       `Replaying ${loaded.config.file} against ${range}${maxCount === undefined ? '' : ` (newest ${maxCount})`}: ${rows.length} commit${rows.length === 1 ? '' : 's'}` +
       `${merges > 0 ? ` (and ${merges} merge${merges === 1 ? '' : 's'}, not judged)` : ''}; ${against}\n\n`;
+    if (base !== null) out += `${renderVerdictSummary(changes, base.label)}\n`;
     out += rows.length > 0 ? renderTable(rows, loaded.perimeters) : 'No commits in the range.\n';
     out += `("ok": that perimeter could have pushed it to "${branch}", judged as the receipt judges; "-N": N refusals, a path it could not have written or the commit over its limits)\n`;
     if (base !== null) {

@@ -7,32 +7,61 @@ import { tokenEnvFile, tokenVariables, writeClientConfigs, type Endpoint } from 
 import { makeScrubber, MIN_SCRUBBED_LENGTH } from '../safety/secret-forms.js';
 import { createOctokitUpstream } from '../github/index.js';
 import { ExposureError } from '../policy/index.js';
-import { parseCommandArgs } from './args.js';
+import { parseCommandArgs, renderHelp, type Flags } from './args.js';
 import { EXIT_OK, UsageError, type CliIo } from './io.js';
 import { loadConfig } from './load-config.js';
 
 export const SERVE_USAGE =
   'perimeter serve --repo OWNER/NAME [--config perimeters.yml] [--branch B] [--port P] [--perimeters a,b] [--token-stdin] [--api-url URL] [--out DIR]';
 
+const FLAGS = {
+  repo: { type: 'string', value: 'OWNER/NAME', help: 'the GitHub repository to serve (required)' },
+  config: {
+    type: 'string',
+    value: 'FILE',
+    help: 'the local perimeters file (default perimeters.yml in the current directory)',
+  },
+  branch: {
+    type: 'string',
+    value: 'B',
+    help: "the branch the endpoints read and push (default: the repository's default branch)",
+  },
+  port: { type: 'string', value: 'P', help: 'the loopback port to listen on (default: any free port)' },
+  perimeters: {
+    type: 'string',
+    value: 'a,b',
+    help: 'the perimeters to expose (default: every one the file defines; each must allow the branch, as in the action)',
+  },
+  'token-stdin': {
+    type: 'boolean',
+    help: 'read the GitHub token from standard input instead of GITHUB_TOKEN',
+  },
+  'api-url': {
+    type: 'string',
+    value: 'URL',
+    help: "GitHub's API (default GITHUB_API_URL, else https://api.github.com)",
+  },
+  out: {
+    type: 'string',
+    value: 'DIR',
+    help: 'where to write mcp-config.json, codex-config.toml, tokens.env, the ledger and its key (default: a new temporary directory)',
+  },
+} satisfies Flags;
+
+export const SERVE_HELP = renderHelp({
+  usage: SERVE_USAGE,
+  about:
+    'Runs the MCP gateway on this machine until Ctrl-C, one endpoint per exposed perimeter, with the token from GITHUB_TOKEN (or --token-stdin), and writes the client configs the action writes.',
+  flags: FLAGS,
+  exits: '0 stopped by SIGINT or SIGTERM; 1 the gateway could not start; 2 bad usage.',
+});
+
 /**
  * `perimeter serve`: the gateway on this machine until SIGINT or SIGTERM. Token from GITHUB_TOKEN or stdin.
  * The perimeters exposed follow the action's rule (src/policy/exposure.ts).
  */
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseCommandArgs(
-    args,
-    {
-      repo: { type: 'string' },
-      config: { type: 'string' },
-      branch: { type: 'string' },
-      port: { type: 'string' },
-      perimeters: { type: 'string' },
-      'token-stdin': { type: 'boolean' },
-      'api-url': { type: 'string' },
-      out: { type: 'string' },
-    },
-    false,
-  );
+  const { values } = parseCommandArgs(args, FLAGS, false);
   if (!values.repo) throw new UsageError('--repo OWNER/NAME is required');
   const [owner, repo, ...rest] = values.repo.split('/');
   if (!owner || !repo || rest.length > 0)

@@ -1,11 +1,31 @@
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { checkChain, type LedgerVerdict } from '../ledger/index.js';
-import { parseCommandArgs } from './args.js';
+import { parseCommandArgs, renderHelp, type Flags } from './args.js';
 import { EXIT_ERRORS, EXIT_OK, UsageError, type CliIo } from './io.js';
 import { isRecord, readRecord } from './record-files.js';
 
 export const VERIFY_LEDGER_USAGE = 'perimeter verify-ledger [--key-file FILE] [--json] LEDGER|RECORD';
+
+const FLAGS = {
+  'key-file': {
+    type: 'string',
+    value: 'FILE',
+    help: "the ledger's key (required for a bare ledger file; overrides a record's own key)",
+  },
+  json: { type: 'boolean', default: false, help: 'print the verdict as JSON' },
+} satisfies Flags;
+
+export const VERIFY_LEDGER_HELP = renderHelp({
+  usage: VERIFY_LEDGER_USAGE,
+  about:
+    "Checks a gateway ledger's HMAC chain: every record present, in order, unaltered. It proves the ledger is whole for whoever holds the key, not that the key is secret.",
+  args: {
+    'LEDGER|RECORD': "a ledger file (ledger.jsonl), or a run's record as a zip or a directory",
+  },
+  flags: FLAGS,
+  exits: '0 chain intact; 1 broken or unreadable (the first broken record named); 2 bad usage.',
+});
 
 const why = (error: unknown) =>
   (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
@@ -37,11 +57,7 @@ async function ledgerAndKey(target: string, keyFile: string | undefined, io: Cli
 
 /** `perimeter verify-ledger`: checks the HMAC chain; exit 1 and the first broken record when it fails. */
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(
-    args,
-    { 'key-file': { type: 'string' }, json: { type: 'boolean', default: false } },
-    true,
-  );
+  const { values, positionals } = parseCommandArgs(args, FLAGS, true);
   if (positionals.length !== 1)
     throw new UsageError(`expected one ledger file or record, got ${positionals.length}`);
   const ledger = positionals[0]!;

@@ -64,6 +64,41 @@ describe('perimeter replay', () => {
       expect(line(shas.removal!)).toMatch(/-1\s+-1\s+remove the readme$/);
       expect(result.stdout).toContain('Commits each perimeter could have made (of 5): source 2, tests 1\n');
       expect(result.stdout).toContain('No changes from HEAD:perimeters.yml.\n');
+      expect(result.stdout.split('\n')[2]).toBe('Against HEAD:perimeters.yml: no verdict changes.');
+    });
+  });
+
+  describe('when a tightened perimeter refuses a wide commit', () => {
+    it('counts the paths and names only the first of them, so no line grows with the commit', async () => {
+      git('checkout', '-q', '-b', 'wide', 'main');
+      const files = Object.fromEntries(
+        Array.from({ length: 30 }, (_, i) => [`src/wide/f${String(i).padStart(2, '0')}.ts`, `${i}`]),
+      );
+      const sha = commit('thirty files', files);
+      writeFileSync(
+        join(dir, 'perimeters.yml'),
+        CONFIG.replace('write: ["src/**"]', 'write: ["src/parser.ts"]'),
+      );
+      try {
+        const result = await runCli(['replay', 'main..wide'], dir);
+        expect(result.code).toBe(3);
+        const lines = result.stdout.split('\n');
+        expect(lines.slice(2, 4)).toEqual([
+          'Against HEAD:perimeters.yml: 1 commit(s) newly refused, 0 newly allowed, 1 change(s) in all.',
+          '  source: 1 newly refused, 0 newly allowed',
+        ]);
+        expect(lines[4]).toMatch(
+          /^ {4}paths now refused \(30\): src\/wide\/f00\.ts, .*src\/wide\/f07\.ts and 22 more$/,
+        );
+        const change = lines.find((l) => l.startsWith(`  ${sha.slice(0, 7)} source:`))!;
+        expect(change).toMatch(
+          /src\/wide\/f09\.ts: added outside every perimeter \(source: no write glob matches\) and 20 more$/,
+        );
+        expect(change).not.toContain('f10.ts');
+      } finally {
+        git('checkout', '--', 'perimeters.yml');
+        git('checkout', '-q', 'main');
+      }
     });
   });
 
@@ -76,6 +111,13 @@ describe('perimeter replay', () => {
       try {
         const result = await runCli(['replay', 'HEAD~5..HEAD'], dir);
         expect(result.code).toBe(3);
+        // what changes leads, before the table of every commit
+        expect(result.stdout.split('\n').slice(2, 6)).toEqual([
+          'Against HEAD:perimeters.yml: 1 commit(s) newly refused, 0 newly allowed, 1 change(s) in all.',
+          '  source: 1 newly refused, 0 newly allowed',
+          '    paths now refused (1): src/side.ts',
+          '',
+        ]);
         expect(result.stdout).toContain(
           `Changes from HEAD:perimeters.yml (1):\n  ${shas.side!.slice(0, 7)} source: allowed -> refused; now refused: src/side.ts: added outside every perimeter (source: no write glob matches)\n`,
         );
