@@ -122,7 +122,7 @@ describe('perimeter explain', () => {
       const result = await runCli(['explain', '--json'], dir);
       expect(result.code).toBe(2);
       expect(result.stderr).toBe(
-        'perimeter explain: explain needs at least one PATH\nUsage: perimeter explain [--config FILE] [--json] [--association NAME | --user LOGIN | --pr-author LOGIN --pr-branch BRANCH] PATH...\n',
+        'perimeter explain: explain needs at least one PATH\nUsage: perimeter explain [--config FILE] [--json] [--association NAME | --user LOGIN | --pr-author LOGIN --pr-branch BRANCH] PATH...\n(perimeter explain --help explains each option)\n',
       );
     });
   });
