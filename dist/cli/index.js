@@ -15353,7 +15353,7 @@ var net = __nccwpck_require__(9278);
 var tls = __nccwpck_require__(4756);
 var http = __nccwpck_require__(8611);
 var https = __nccwpck_require__(5692);
-var events = __nccwpck_require__(4434);
+var events = __nccwpck_require__(2053);
 var assert = __nccwpck_require__(2613);
 var util = __nccwpck_require__(9023);
 
@@ -43732,7 +43732,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
 
 /***/ }),
 
-/***/ 4434:
+/***/ 2053:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("events");
@@ -43946,6 +43946,189 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tty");
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
+
+/***/ }),
+
+/***/ 6919:
+/***/ ((__unused_webpack_module, exports) => {
+
+var __webpack_unused_export__;
+
+/*!
+ * content-type
+ * Copyright(c) 2015 Douglas Christopher Wilson
+ * MIT Licensed
+ */
+__webpack_unused_export__ = ({ value: true });
+__webpack_unused_export__ = format;
+exports.qg = parse;
+const TEXT_REGEXP = /^[\u0009\u0020-\u007e\u0080-\u00ff]*$/;
+const TOKEN_REGEXP = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * RegExp to match chars that must be quoted-pair in RFC 9110 sec 5.6.4
+ */
+const QUOTE_REGEXP = /[\\"]/g;
+/**
+ * RegExp to match type in RFC 9110 sec 8.3.1
+ *
+ * media-type = type "/" subtype
+ * type       = token
+ * subtype    = token
+ */
+const TYPE_REGEXP = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * Null object perf optimization. Faster than `Object.create(null)` and `{ __proto__: null }`.
+ */
+const NullObject = /* @__PURE__ */ (() => {
+    const C = function () { };
+    C.prototype = Object.create(null);
+    return C;
+})();
+/**
+ * Format an object into a `Content-Type` header.
+ */
+function format(obj) {
+    const { type, parameters } = obj;
+    if (!type || !TYPE_REGEXP.test(type)) {
+        throw new TypeError(`Invalid type: ${type}`);
+    }
+    let result = type;
+    if (parameters) {
+        for (const param of Object.keys(parameters)) {
+            if (!TOKEN_REGEXP.test(param)) {
+                throw new TypeError(`Invalid parameter name: ${param}`);
+            }
+            result += `; ${param}=${qstring(parameters[param])}`;
+        }
+    }
+    return result;
+}
+/**
+ * Parse a `Content-Type` header.
+ */
+function parse(header, options) {
+    const stopChar = options?.comma === true ? COMMA : 65536; // Sentinel for "no stop char".
+    const len = header.length;
+    let index = skipOWS(header, options?.start ?? 0, len);
+    const valueStart = index;
+    index = skipValue(header, index, len, stopChar);
+    const valueEnd = trailingOWS(header, valueStart, index);
+    const type = header.slice(valueStart, valueEnd).toLowerCase();
+    if (options?.parameters === false) {
+        return { type, index, parameters: new NullObject() };
+    }
+    return parseParameters(header, type, index, len, stopChar);
+}
+const SP = 32; // " "
+const HTAB = 9; // "\t"
+const SEMI = 59; // ";"
+const EQ = 61; // "="
+const DQUOTE = 34; // '"'
+const BSLASH = 92; // "\\"
+const COMMA = 44; // ","
+/**
+ * Parses the parameters of a `Content-Type` header starting at the given index.
+ */
+function parseParameters(header, type, index, len, stopChar) {
+    const parameters = new NullObject();
+    parameter: while (index < len) {
+        if (header.charCodeAt(index) === stopChar)
+            break;
+        index = skipOWS(header, index + 1 /* Skip over ; */, len);
+        const keyStart = index;
+        while (index < len) {
+            const code = header.charCodeAt(index);
+            if (code === stopChar)
+                break parameter;
+            if (code === SEMI)
+                continue parameter;
+            if (code === EQ) {
+                const keyEnd = trailingOWS(header, keyStart, index);
+                const key = header.slice(keyStart, keyEnd).toLowerCase();
+                index = skipOWS(header, index + 1, len);
+                if (index < len && header.charCodeAt(index) === DQUOTE) {
+                    index++;
+                    let value = "";
+                    while (index < len) {
+                        const code = header.charCodeAt(index++);
+                        if (code === DQUOTE) {
+                            index = skipValue(header, index, len, stopChar);
+                            if (parameters[key] === undefined)
+                                parameters[key] = value;
+                            break;
+                        }
+                        if (code === BSLASH && index < len) {
+                            value += header[index++];
+                            continue;
+                        }
+                        value += String.fromCharCode(code);
+                    }
+                    continue parameter;
+                }
+                const valueStart = index;
+                index = skipValue(header, index, len, stopChar);
+                if (parameters[key] === undefined) {
+                    const valueEnd = trailingOWS(header, valueStart, index);
+                    parameters[key] = header.slice(valueStart, valueEnd);
+                }
+                continue parameter;
+            }
+            index++;
+        }
+    }
+    return { type, index, parameters };
+}
+/**
+ * Skip over characters until a semicolon or other exit character.
+ */
+function skipValue(str, index, len, stopChar) {
+    while (index < len) {
+        const code = str.charCodeAt(index);
+        if (code === SEMI || code === stopChar)
+            break;
+        index++;
+    }
+    return index;
+}
+/**
+ * Skip optional whitespace (OWS) in an HTTP header value.
+ *
+ * OWS is defined in RFC 9110 sec 5.6.3 as SP (" ") or HTAB ("\t").
+ */
+function skipOWS(header, index, len) {
+    while (index < len) {
+        const char = header.charCodeAt(index);
+        if (char !== SP && char !== HTAB)
+            break;
+        index++;
+    }
+    return index;
+}
+/**
+ * Trim optional whitespace (OWS) from the end of a substring.
+ *
+ * OWS is defined in RFC 9110 sec 5.6.3 as SP (" ") or HTAB ("\t").
+ */
+function trailingOWS(header, start, end) {
+    while (end > start) {
+        const char = header.charCodeAt(end - 1);
+        if (char !== SP && char !== HTAB)
+            break;
+        end--;
+    }
+    return end;
+}
+/**
+ * Serialize a parameter value.
+ */
+function qstring(str) {
+    if (TOKEN_REGEXP.test(str))
+        return str;
+    if (TEXT_REGEXP.test(str))
+        return `"${str.replace(QUOTE_REGEXP, "\\$&")}"`;
+    throw new TypeError(`Invalid parameter value: ${str}`);
+}
+//# sourceMappingURL=index.js.map
 
 /***/ }),
 
@@ -63794,298 +63977,8 @@ function withDefaults(oldDefaults, newDefaults) {
 var endpoint = withDefaults(null, DEFAULTS);
 
 
-;// CONCATENATED MODULE: ./node_modules/@octokit/request/node_modules/content-type/dist/index.js
-/*!
- * content-type
- * Copyright(c) 2015 Douglas Christopher Wilson
- * MIT Licensed
- */
-const SP = 32; // " "
-const HTAB = 9; // "\t"
-const SEMI = 59; // ";"
-const EQ = 61; // "="
-const DQUOTE = 34; // '"'
-const BSLASH = 92; // "\\"
-const COMMA = 44; // ","
-const LOWER_CASE = 1;
-const OWS = 2;
-const SEMI_FLAG = 4;
-const COMMA_FLAG = 8;
-const TOKEN_FLAG = 16;
-const NON_ASCII = 0xff00;
-const CASE_FLAGS = LOWER_CASE | NON_ASCII;
-/**
- * Character flags used to normalize HTTP field values while scanning.
- * Out-of-range reads intentionally coerce to zero in bitwise expressions.
- */
-const CHAR_MAP = new Uint8Array(0x100);
-CHAR_MAP[HTAB] |= OWS;
-CHAR_MAP[SP] |= OWS;
-CHAR_MAP[SEMI] |= SEMI_FLAG;
-CHAR_MAP[COMMA] |= COMMA_FLAG;
-for (let code = 0x80 /* non-ASCII */; code <= 0xff; code++) {
-    CHAR_MAP[code] |= LOWER_CASE;
-}
-for (const char of "!#$%&'*+-.^_`|~") {
-    CHAR_MAP[char.charCodeAt(0)] |= TOKEN_FLAG;
-}
-for (let code = 0x30 /* 0 */; code <= 0x39 /* 9 */; code++) {
-    CHAR_MAP[code] |= TOKEN_FLAG;
-}
-for (let code = 0x41 /* A */; code <= 0x5a /* Z */; code++) {
-    CHAR_MAP[code] |= LOWER_CASE | TOKEN_FLAG;
-}
-for (let code = 0x61 /* a */; code <= 0x7a /* z */; code++) {
-    CHAR_MAP[code] |= TOKEN_FLAG;
-}
-/**
- * Null object perf optimization. Faster than `Object.create(null)` and `{ __proto__: null }`.
- */
-const NullObject = /* @__PURE__ */ (() => {
-    const C = function () { };
-    C.prototype = Object.create(null);
-    return C;
-})();
-/**
- * Validate a type string against RFC 9110.
- */
-function isTypeValid(type, start = 0, end = type.length) {
-    let hasSlash = false;
-    for (let index = start; index < end; index++) {
-        const code = type.charCodeAt(index);
-        if (code === 47 /* / */) {
-            if (hasSlash || index === start || index >= end - 1)
-                return false;
-            hasSlash = true;
-        }
-        else if (!isTokenCode(code)) {
-            return false;
-        }
-    }
-    return hasSlash;
-}
-/**
- * Validate a token against RFC 9110.
- */
-function isTokenValid(token, start = 0, end = token.length) {
-    if (start >= end)
-        return false;
-    for (let index = start; index < end; index++) {
-        if (!isTokenCode(token.charCodeAt(index)))
-            return false;
-    }
-    return true;
-}
-/**
- * Check whether a character code belongs to the token production in RFC 9110.
- */
-function isTokenCode(code) {
-    return (CHAR_MAP[code] & TOKEN_FLAG) !== 0;
-}
-/**
- * Serialize a parameter value.
- */
-function parameterValue(str) {
-    const len = str.length;
-    if (len === 0)
-        return '""';
-    let index = 0;
-    while (index < len && isTokenCode(str.charCodeAt(index)))
-        index++;
-    if (index === len)
-        return str;
-    let result = '"';
-    let start = 0;
-    while (index < len) {
-        const code = str.charCodeAt(index);
-        if (code !== HTAB && (code < SP || code === 127 || code > 255)) {
-            throw new TypeError(`Invalid parameter value: ${str}`);
-        }
-        if (code === 34 /* " */ || code === 92 /* \\ */) {
-            result += `${str.slice(start, index)}\\`;
-            start = index;
-        }
-        index++;
-    }
-    return `${result}${str.slice(start)}"`;
-}
-/**
- * Format an object into a `Content-Type` header.
- */
-function format(obj) {
-    const { type, parameters } = obj;
-    if (!type || !isTypeValid(type)) {
-        throw new TypeError(`Invalid type: ${type}`);
-    }
-    let result = type;
-    if (parameters) {
-        for (const param of Object.keys(parameters)) {
-            if (!isTokenValid(param)) {
-                throw new TypeError(`Invalid parameter name: ${param}`);
-            }
-            result += `; ${param}=${parameterValue(parameters[param])}`;
-        }
-    }
-    return result;
-}
-/**
- * Parse a `Content-Type` header.
- */
-function dist_parse(header, options) {
-    const stopFlags = SEMI_FLAG | (options?.comma === true ? COMMA_FLAG : 0);
-    const len = header.length;
-    let valueStart = options?.start ?? 0;
-    while ((CHAR_MAP[header.charCodeAt(valueStart)] & OWS) !== 0) {
-        valueStart++;
-    }
-    let index = valueStart;
-    let typeFlags = 0;
-    let whitespace = -1;
-    let stop = options?.parameters === false ? COMMA_FLAG : 0;
-    while (index < len) {
-        const code = header.charCodeAt(index);
-        const flags = CHAR_MAP[code];
-        if ((flags & stopFlags) !== 0) {
-            stop |= flags & COMMA_FLAG;
-            break;
-        }
-        if ((flags & OWS) !== 0) {
-            if (whitespace === -1)
-                whitespace = index;
-        }
-        else {
-            whitespace = -1;
-        }
-        typeFlags |= (code & NON_ASCII) | flags;
-        index++;
-    }
-    const valueEnd = whitespace === -1 ? index : whitespace;
-    const value = header.slice(valueStart, valueEnd);
-    const type = (typeFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
-    if (index === len || stop !== 0) {
-        return { type, index, parameters: new NullObject() };
-    }
-    return parseParameters(header, type, index, len, stopFlags);
-}
-/**
- * Parses the parameters of a `Content-Type` header starting at the given index.
- */
-function parseParameters(header, type, index, len, stopFlags) {
-    const parameters = new NullObject();
-    parameter: while (index < len) {
-        index++; // Skip over ;
-        while ((CHAR_MAP[header.charCodeAt(index)] & OWS) !== 0) {
-            index++;
-        }
-        const keyStart = index;
-        let keyFlags = 0;
-        let keyWhitespace = -1;
-        while (index < len) {
-            const code = header.charCodeAt(index);
-            const flags = CHAR_MAP[code];
-            if ((flags & stopFlags) !== 0) {
-                if ((flags & COMMA_FLAG) !== 0)
-                    break parameter;
-                continue parameter;
-            }
-            if (code === EQ) {
-                const keyEnd = keyWhitespace === -1 ? index : keyWhitespace;
-                const value = header.slice(keyStart, keyEnd);
-                const key = (keyFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
-                index++;
-                while ((CHAR_MAP[header.charCodeAt(index)] & OWS) !== 0) {
-                    index++;
-                }
-                if (index < len && header.charCodeAt(index) === DQUOTE) {
-                    const quotedStart = ++index;
-                    let escaped = false;
-                    while (index < len) {
-                        const code = header.charCodeAt(index);
-                        if (code === DQUOTE) {
-                            if (parameters[key] === undefined) {
-                                parameters[key] = escaped
-                                    ? unescapeQuotedPairs(header, quotedStart, index)
-                                    : header.slice(quotedStart, index);
-                            }
-                            index++;
-                            let stop = 0;
-                            // Discard characters between quote and delimiter.
-                            while (index < len) {
-                                const code = header.charCodeAt(index);
-                                const flags = CHAR_MAP[code];
-                                if ((flags & stopFlags) !== 0) {
-                                    stop = flags & COMMA_FLAG;
-                                    break;
-                                }
-                                index++;
-                            }
-                            if (stop !== 0)
-                                break parameter;
-                            continue parameter;
-                        }
-                        if (code === BSLASH && index + 1 < len) {
-                            escaped = true;
-                            index += 2;
-                            continue;
-                        }
-                        index++;
-                    }
-                    continue parameter;
-                }
-                const valueStart = index;
-                let stop = 0;
-                let valueWhitespace = -1;
-                while (index < len) {
-                    const code = header.charCodeAt(index);
-                    const flags = CHAR_MAP[code];
-                    if ((flags & stopFlags) !== 0) {
-                        stop = flags & COMMA_FLAG;
-                        break;
-                    }
-                    if ((flags & OWS) !== 0) {
-                        if (valueWhitespace === -1)
-                            valueWhitespace = index;
-                    }
-                    else {
-                        valueWhitespace = -1;
-                    }
-                    index++;
-                }
-                if (parameters[key] === undefined) {
-                    const valueEnd = valueWhitespace === -1 ? index : valueWhitespace;
-                    parameters[key] = header.slice(valueStart, valueEnd);
-                }
-                if (stop !== 0)
-                    break parameter;
-                continue parameter;
-            }
-            if ((flags & OWS) !== 0) {
-                if (keyWhitespace === -1)
-                    keyWhitespace = index;
-            }
-            else {
-                keyWhitespace = -1;
-            }
-            keyFlags |= (code & NON_ASCII) | flags;
-            index++;
-        }
-    }
-    return { type, index, parameters };
-}
-/**
- * Remove backslashes from quoted pairs in a known-terminated quoted string body.
- */
-function unescapeQuotedPairs(str, start, end) {
-    let result = "";
-    for (let index = start; index < end; index++) {
-        if (str.charCodeAt(index) === BSLASH) {
-            result += str.slice(start, index);
-            start = ++index;
-        }
-    }
-    return result + str.slice(start, end);
-}
-//# sourceMappingURL=index.js.map
+// EXTERNAL MODULE: ./node_modules/@octokit/request/node_modules/content-type/dist/index.js
+var content_type_dist = __nccwpck_require__(6919);
 ;// CONCATENATED MODULE: ./node_modules/json-with-bigint/json-with-bigint.js
 const intRegex = /^-?\d+$/;
 const noiseValue = /^-?\d+n+$/; // Noise - strings that match the custom format before being converted to it
@@ -64865,7 +64758,7 @@ async function getResponseData(response) {
   if (!contentType) {
     return response.text().catch(noop);
   }
-  const mimetype = dist_parse(contentType);
+  const mimetype = (0,content_type_dist/* parse */.qg)(contentType);
   if (isJSONResponse(mimetype)) {
     let text = "";
     try {
@@ -82271,7 +82164,7 @@ function processIo() {
 ;// CONCATENATED MODULE: ./src/cli/args.ts
 
 
-/** node:util parseArgs, with its errors turned into a UsageError. */
+/** node:util parseArgs (which ignores the help fields), with its errors turned into a UsageError. */
 function parseCommandArgs(args, options, positionals) {
     try {
         return (0,external_node_util_.parseArgs)({ args, options, allowPositionals: positionals, strict: true });
@@ -82279,6 +82172,50 @@ function parseCommandArgs(args, options, positionals) {
     catch (error) {
         throw new UsageError(error.message);
     }
+}
+const WIDTH = 100;
+/** Words wrapped to `width` columns, every line after the first indented by `indent`. */
+function wrap(text, indent, width = WIDTH) {
+    const lines = [];
+    let line = '';
+    for (const word of text.split(/\s+/).filter(Boolean)) {
+        if (line !== '' && indent + line.length + 1 + word.length > width) {
+            lines.push(line);
+            line = word;
+        }
+        else
+            line = line === '' ? word : `${line} ${word}`;
+    }
+    lines.push(line);
+    return lines.join(`\n${' '.repeat(indent)}`);
+}
+/** A command's `--help`: usage, what it does, each argument and flag with its meaning, exit codes. */
+function renderHelp(command) {
+    const rows = [
+        ...Object.entries(command.args ?? {}),
+        ...Object.entries(command.flags).map(([name, flag]) => [
+            `--${name}${flag.type === 'string' ? ` ${flag.value ?? 'VALUE'}` : ''}`,
+            flag.help,
+        ]),
+        ['--help', 'print this help'],
+    ];
+    const left = Math.min(Math.max(...rows.map(([name]) => name.length)) + 4, 28);
+    const table = rows.map(([name, help]) => {
+        const label = `  ${name}`;
+        const pad = label.length + 2 > left ? `\n${' '.repeat(left)}` : ' '.repeat(left - label.length);
+        return `${label}${pad}${wrap(help, left)}`;
+    });
+    return [
+        `Usage: ${command.usage}`,
+        '',
+        wrap(command.about, 0),
+        '',
+        'Arguments and options:',
+        ...table,
+        '',
+        `Exit codes: ${wrap(command.exits, 12)}`,
+        '',
+    ].join('\n');
 }
 
 ;// CONCATENATED MODULE: ./src/cli/audit-config.ts
@@ -82585,6 +82522,55 @@ async function readRecord(path, cwd) {
 
 const AUDIT_USAGE = 'perimeter audit [--repo OWNER/NAME] [--api-url URL] [--json] [--config FILE] [--config-ref REF] ' +
     '[--perimeters LIST|all] [--direct-pushes check|deny] [--ignore-refs LIST] RECORD';
+const FLAGS = {
+    repo: {
+        type: 'string',
+        value: 'OWNER/NAME',
+        help: 'the repository, when it is not the one the record names',
+    },
+    'api-url': {
+        type: 'string',
+        value: 'URL',
+        help: "GitHub's API (default GITHUB_API_URL, else https://api.github.com)",
+    },
+    json: {
+        type: 'boolean',
+        default: false,
+        help: 'print the ledger, both verdicts and the disagreements as JSON',
+    },
+    config: {
+        type: 'string',
+        value: 'FILE',
+        help: "the workflow's `config` input; the record's own is named when it differs",
+    },
+    'config-ref': {
+        type: 'string',
+        value: 'REF',
+        help: "the workflow's `config-ref` input; the record's own is named when it differs",
+    },
+    perimeters: {
+        type: 'string',
+        value: 'LIST|all',
+        help: "the workflow's `perimeters` input (all: any of the file's perimeters)",
+    },
+    'direct-pushes': {
+        type: 'string',
+        value: 'check|deny',
+        help: "the workflow's `direct-pushes` input",
+    },
+    'ignore-refs': {
+        type: 'string',
+        value: 'LIST',
+        help: "the workflow's `ignore-refs` input (empty: none)",
+    },
+};
+const AUDIT_HELP = renderHelp({
+    usage: AUDIT_USAGE,
+    about: "Re-checks a run's record against GitHub: recomputes the verdict from GitHub's records with the trusted perimeters file, and names every place where the record or its receipt disagrees. Pass the workflow's values (the flags below) so the record's own account of its settings is checked, not believed. Token from GITHUB_TOKEN, with read access to contents and actions.",
+    args: { RECORD: "the run's record artifact: the zip, or the directory `gh run download` makes" },
+    flags: FLAGS,
+    exits: '0 they agree; 3 they disagree (each field named); 1 unreadable record, unknown receipt version or GitHub error; 2 bad usage.',
+});
 /**
  * `perimeter audit RECORD`: re-checks a run's record after the run. The ledger's chain against its key, then
  * the verdict recomputed from GitHub for the window the receipt gives (its refs at both ends checked against
@@ -82594,16 +82580,7 @@ const AUDIT_USAGE = 'perimeter audit [--repo OWNER/NAME] [--api-url URL] [--json
  * 3 when they disagree, 1 when the audit could not be done.
  */
 async function run(args, io) {
-    const { values, positionals } = parseCommandArgs(args, {
-        repo: { type: 'string' },
-        'api-url': { type: 'string' },
-        json: { type: 'boolean', default: false },
-        config: { type: 'string' },
-        'config-ref': { type: 'string' },
-        perimeters: { type: 'string' },
-        'direct-pushes': { type: 'string' },
-        'ignore-refs': { type: 'string' },
-    }, true);
+    const { values, positionals } = parseCommandArgs(args, FLAGS, true);
     const expected = expectedSettings(values);
     if (positionals.length !== 1)
         throw new UsageError(`expected one record, got ${positionals.length}`);
@@ -83086,6 +83063,20 @@ function outsiderWorkflows(root) {
 
 
 const CHECK_USAGE = 'perimeter check [--config perimeters.yml] [--json]';
+const check_FLAGS = {
+    config: { type: 'string', value: 'FILE', help: 'the perimeters file (default perimeters.yml)' },
+    json: {
+        type: 'boolean',
+        default: false,
+        help: 'print the coverage, or the problems, as JSON',
+    },
+};
+const CHECK_HELP = renderHelp({
+    usage: CHECK_USAGE,
+    about: 'Validates perimeters.yml and, in a git checkout, counts what each perimeter can read and write, lists files more than one perimeter can write and tracked files no perimeter can read, and warns about workflows that run Perimeter on events anyone can trigger without a `trust` rule.',
+    flags: check_FLAGS,
+    exits: '0 valid; 1 invalid (each problem with its line); 2 bad usage.',
+});
 function coverage(perimeters, files) {
     const counts = new Map(perimeters.map((p) => [p.name, { read: 0, write: 0 }]));
     const result = { total: files.length, counts, overlapping: [], unreadable: [], invalid: [] };
@@ -83169,7 +83160,7 @@ function checkJson({ config, perimeters, root }) {
     };
 }
 async function check_run(args, io) {
-    const { values } = parseCommandArgs(args, { config: { type: 'string' }, json: { type: 'boolean', default: false } }, false);
+    const { values } = parseCommandArgs(args, check_FLAGS, false);
     const loaded = loadConfig(values.config, io.cwd);
     const { config, perimeters } = loaded;
     if (values.json) {
@@ -83216,6 +83207,35 @@ async function check_run(args, io) {
 
 
 const EXPLAIN_USAGE = 'perimeter explain [--config FILE] [--json] [--association NAME | --user LOGIN | --pr-author LOGIN --pr-branch BRANCH] PATH...';
+const explain_FLAGS = {
+    config: { type: 'string', value: 'FILE', help: 'the perimeters file (default perimeters.yml)' },
+    json: { type: 'boolean', default: false, help: 'print the decisions as JSON' },
+    association: {
+        type: 'string',
+        value: 'NAME',
+        help: "only the perimeters a run triggered by someone of this author association (OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE...) would expose under the file's `trust` rules",
+    },
+    user: {
+        type: 'string',
+        value: 'LOGIN',
+        help: 'only the perimeters a run triggered by this login would expose under the `trust` rules',
+    },
+    'pr-author': {
+        type: 'string',
+        value: 'LOGIN',
+        help: "with --pr-branch: the perimeter the pull-request gate would judge such a pull request by, from the file's `pull-requests` assignments",
+    },
+    'pr-branch': { type: 'string', value: 'BRANCH', help: "the pull request's head branch, with --pr-author" },
+};
+const EXPLAIN_HELP = renderHelp({
+    usage: EXPLAIN_USAGE,
+    about: 'Shows, for each path and perimeter, whether it may be read and written, and the rule that decides.',
+    args: {
+        'PATH...': 'repository paths as perimeters.yml globs see them, e.g. src/app.ts (they need not exist)',
+    },
+    flags: explain_FLAGS,
+    exits: '0 explained; 1 the perimeters file is invalid; 2 bad usage.',
+});
 function explainPath(input, perimeters) {
     const check = validatePath(input);
     const verdicts = {};
@@ -83290,14 +83310,7 @@ function assignedTo(perimeters, author, branch) {
     };
 }
 async function explain_run(args, io) {
-    const { values, positionals } = parseCommandArgs(args, {
-        config: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        association: { type: 'string' },
-        user: { type: 'string' },
-        'pr-author': { type: 'string' },
-        'pr-branch': { type: 'string' },
-    }, true);
+    const { values, positionals } = parseCommandArgs(args, explain_FLAGS, true);
     if (positionals.length === 0)
         throw new UsageError('explain needs at least one PATH');
     const loaded = loadConfig(values.config, io.cwd);
@@ -83326,13 +83339,13 @@ function listed(paths) {
     const shown = paths.slice(0, SHOWN).join(', ');
     return paths.length > SHOWN ? `${shown} and ${paths.length - SHOWN} more` : shown;
 }
-const WIDTH = 110;
+const init_yaml_WIDTH = 110;
 /** `text` as comment lines of at most WIDTH characters (a longer single word stays whole). */
 function comment(text, indent = '') {
     const lines = [];
     let line = `${indent}#`;
     for (const word of text.split(' ')) {
-        if (line.length + 1 + word.length > WIDTH && line !== `${indent}#`) {
+        if (line.length + 1 + word.length > init_yaml_WIDTH && line !== `${indent}#`) {
             lines.push(line);
             line = `${indent}#  `;
         }
@@ -83543,17 +83556,28 @@ function proposePerimeters(trackedFiles, configFile = DEFAULT_CONFIG_FILE) {
 
 
 const INIT_USAGE = 'perimeter init [--config FILE] [--stdout] [--json]';
+const init_FLAGS = {
+    config: {
+        type: 'string',
+        value: 'FILE',
+        help: 'where to write the proposal, inside the checkout (default perimeters.yml in the current directory); an existing file is never overwritten',
+    },
+    stdout: { type: 'boolean', default: false, help: 'print the proposal instead of writing it' },
+    json: { type: 'boolean', default: false, help: 'print the proposal and its coverage as JSON' },
+};
+const INIT_HELP = renderHelp({
+    usage: INIT_USAGE,
+    about: 'Reads the tracked files of this git checkout and proposes a commented perimeters.yml with one perimeter per role it finds (docs, tests, source). The proposal passes `perimeter check` before it is written.',
+    flags: init_FLAGS,
+    exits: '0 written or printed; 1 the file exists, not a git checkout, or nothing to propose; 2 bad usage.',
+});
 /**
  * `perimeter init`: proposes a commented perimeters.yml from the checkout's tracked files and writes it,
  * never over an existing file. The proposal is parsed and compiled before it is written, so what lands
  * always passes `perimeter check`.
  */
 async function init_run(args, io) {
-    const { values } = parseCommandArgs(args, {
-        config: { type: 'string' },
-        stdout: { type: 'boolean', default: false },
-        json: { type: 'boolean', default: false },
-    }, false);
+    const { values } = parseCommandArgs(args, init_FLAGS, false);
     const root = tryGitToplevel(io.cwd);
     if (root === null) {
         io.stderr('perimeter init: not in a git checkout: init proposes perimeters from the tracked files\n');
@@ -83763,6 +83787,42 @@ function compareReplays(base, proposed) {
 
 
 const REPLAY_USAGE = 'perimeter replay [--config FILE] [--base REF | --no-base] [--json] (RANGE [--max-count N] [--branch NAME] | --ledger FILE)';
+const replay_FLAGS = {
+    config: {
+        type: 'string',
+        value: 'FILE',
+        help: 'the proposed perimeters file, as in the working tree (default perimeters.yml)',
+    },
+    base: {
+        type: 'string',
+        value: 'REF',
+        help: 'compare with the file as committed at REF (default HEAD); every commit whose verdict or refused paths change is listed',
+    },
+    'no-base': {
+        type: 'boolean',
+        default: false,
+        help: 'judge with the proposed file only, compare with nothing',
+    },
+    ledger: {
+        type: 'string',
+        value: 'FILE',
+        help: "judge the calls a run's gateway ledger recorded instead of commits",
+    },
+    'max-count': { type: 'string', value: 'N', help: 'at most the N newest commits of RANGE' },
+    branch: {
+        type: 'string',
+        value: 'NAME',
+        help: 'the branch the commits are judged as pushed to (default: the branch RANGE ends on)',
+    },
+    json: { type: 'boolean', default: false, help: 'print the rows and the changes as JSON' },
+};
+const REPLAY_HELP = renderHelp({
+    usage: REPLAY_USAGE,
+    about: "Judges real commits (or a run's recorded calls) by the receipt's own rules under the proposed perimeters.yml and the committed one, and leads with what would change: the commits newly refused or newly allowed, and their paths. Merges are counted, not judged (their commits are).",
+    args: { RANGE: 'a git revision range or a ref, e.g. main~50..main or main with --max-count' },
+    flags: replay_FLAGS,
+    exits: '0 no verdict changes; 3 verdicts change; 1 git, ledger or config error; 2 bad usage.',
+});
 const SUBJECT = 60;
 /**
  * Text from the repository or a ledger (subjects, paths, tool and perimeter names) as it may reach a terminal
@@ -83787,15 +83847,51 @@ function renderTable(rows, perimeters) {
     const totals = names.map((name) => `${name} ${rows.filter((r) => r.verdicts[name].allowed).length}`);
     return `${out}\nCommits each perimeter could have made (of ${rows.length}): ${totals.join(', ')}\n`;
 }
+/** At most `max` items, then how many more there are: one change never makes a line thousands long. */
+function some(items, max) {
+    const shown = items.slice(0, max).join(', ');
+    return items.length > max ? `${shown} and ${items.length - max} more` : shown;
+}
+const PATHS_PER_CHANGE = 10;
+const PATHS_PER_PERIMETER = 8;
 function renderChange(change) {
     const head = `  ${change.sha.slice(0, 7)} ${change.perimeter}: ${change.before} -> ${change.after}`;
-    const refused = change.newlyRefused.map((r) => `${escape_visible(r.path ?? WHOLE_COMMIT)}: ${escape_visible(r.rule)}`);
-    const allowed = change.newlyAllowed.map((path) => escape_visible(path));
+    const refused = some(change.newlyRefused.map((r) => `${escape_visible(r.path ?? WHOLE_COMMIT)}: ${escape_visible(r.rule)}`), PATHS_PER_CHANGE);
+    const allowed = some(change.newlyAllowed.map((path) => escape_visible(path)), PATHS_PER_CHANGE);
     const parts = [
-        ...(refused.length > 0 ? [`now refused: ${refused.join(', ')}`] : []),
-        ...(allowed.length > 0 ? [`now allowed: ${allowed.join(', ')}`] : []),
+        ...(refused.length > 0 ? [`now refused: ${refused}`] : []),
+        ...(allowed.length > 0 ? [`now allowed: ${allowed}`] : []),
     ];
     return `${head}${parts.length > 0 ? `; ${parts.join('; ')}` : ''}\n`;
+}
+/** Paths by how many changed commits name them, most first: `src/a.ts (5 commits)`. */
+function pathCounts(paths) {
+    const counts = new Map();
+    for (const path of paths)
+        counts.set(path, (counts.get(path) ?? 0) + 1);
+    return [...counts]
+        .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
+        .map(([path, n]) => `${escape_visible(path)}${n > 1 ? ` (${n} commits)` : ''}`);
+}
+/** What the proposal changes, per perimeter, before any detail: the line a reviewer reads first. */
+function renderVerdictSummary(changes, baseLabel) {
+    if (changes.length === 0)
+        return `Against ${baseLabel}: no verdict changes.\n`;
+    const commits = (from, to) => new Set(changes.filter((c) => c.before === from && c.after === to).map((c) => c.sha)).size;
+    let out = `Against ${baseLabel}: ${commits('allowed', 'refused')} commit(s) newly refused, ${commits('refused', 'allowed')} newly allowed, ${changes.length} change(s) in all.\n`;
+    for (const perimeter of [...new Set(changes.map((c) => c.perimeter))]) {
+        const mine = changes.filter((c) => c.perimeter === perimeter);
+        const refused = mine.filter((c) => c.before === 'allowed' && c.after === 'refused').length;
+        const allowed = mine.filter((c) => c.before === 'refused' && c.after === 'allowed').length;
+        const refusedPaths = pathCounts(mine.flatMap((c) => c.newlyRefused.map((r) => r.path ?? WHOLE_COMMIT)));
+        const allowedPaths = pathCounts(mine.flatMap((c) => c.newlyAllowed));
+        out += `  ${escape_visible(perimeter)}: ${refused} newly refused, ${allowed} newly allowed\n`;
+        if (refusedPaths.length > 0)
+            out += `    paths now refused (${refusedPaths.length}): ${some(refusedPaths, PATHS_PER_PERIMETER)}\n`;
+        if (allowedPaths.length > 0)
+            out += `    paths now allowed (${allowedPaths.length}): ${some(allowedPaths, PATHS_PER_PERIMETER)}\n`;
+    }
+    return out;
 }
 /** The config as committed at `ref` (HEAD unless --base), or null when that commit has no such file. */
 function loadBase(root, configInRepo, ref, io, explicit) {
@@ -83855,15 +83951,7 @@ function arrivingBlobs(changes) {
  * recorded. Exit 3 when anything changes, so a workflow can gate pull requests that touch perimeters.yml.
  */
 async function replay_run(args, io) {
-    const { values, positionals } = parseCommandArgs(args, {
-        config: { type: 'string' },
-        base: { type: 'string' },
-        'no-base': { type: 'boolean', default: false },
-        ledger: { type: 'string' },
-        'max-count': { type: 'string' },
-        branch: { type: 'string' },
-        json: { type: 'boolean', default: false },
-    }, true);
+    const { values, positionals } = parseCommandArgs(args, replay_FLAGS, true);
     if (values.base !== undefined && values['no-base'])
         throw new UsageError('--base and --no-base exclude each other');
     if (values.ledger !== undefined && values.branch !== undefined)
@@ -83902,6 +83990,8 @@ async function replay_run(args, io) {
         const against = base === null ? 'no base to compare with' : `base ${base.label}`;
         let out = `Replaying ${loaded.config.file} against ${range}${maxCount === undefined ? '' : ` (newest ${maxCount})`}: ${rows.length} commit${rows.length === 1 ? '' : 's'}` +
             `${merges > 0 ? ` (and ${merges} merge${merges === 1 ? '' : 's'}, not judged)` : ''}; ${against}\n\n`;
+        if (base !== null)
+            out += `${renderVerdictSummary(changes, base.label)}\n`;
         out += rows.length > 0 ? renderTable(rows, loaded.perimeters) : 'No commits in the range.\n';
         out += `("ok": that perimeter could have pushed it to "${branch}", judged as the receipt judges; "-N": N refusals, a path it could not have written or the commit over its limits)\n`;
         if (base !== null) {
@@ -104031,21 +104121,51 @@ function shellQuote(value) {
 
 
 const SERVE_USAGE = 'perimeter serve --repo OWNER/NAME [--config perimeters.yml] [--branch B] [--port P] [--perimeters a,b] [--token-stdin] [--api-url URL] [--out DIR]';
+const serve_FLAGS = {
+    repo: { type: 'string', value: 'OWNER/NAME', help: 'the GitHub repository to serve (required)' },
+    config: {
+        type: 'string',
+        value: 'FILE',
+        help: 'the local perimeters file (default perimeters.yml in the current directory)',
+    },
+    branch: {
+        type: 'string',
+        value: 'B',
+        help: "the branch the endpoints read and push (default: the repository's default branch)",
+    },
+    port: { type: 'string', value: 'P', help: 'the loopback port to listen on (default: any free port)' },
+    perimeters: {
+        type: 'string',
+        value: 'a,b',
+        help: 'the perimeters to expose (default: every one the file defines; each must allow the branch, as in the action)',
+    },
+    'token-stdin': {
+        type: 'boolean',
+        help: 'read the GitHub token from standard input instead of GITHUB_TOKEN',
+    },
+    'api-url': {
+        type: 'string',
+        value: 'URL',
+        help: "GitHub's API (default GITHUB_API_URL, else https://api.github.com)",
+    },
+    out: {
+        type: 'string',
+        value: 'DIR',
+        help: 'where to write mcp-config.json, codex-config.toml, tokens.env, the ledger and its key (default: a new temporary directory)',
+    },
+};
+const SERVE_HELP = renderHelp({
+    usage: SERVE_USAGE,
+    about: 'Runs the MCP gateway on this machine until Ctrl-C, one endpoint per exposed perimeter, with the token from GITHUB_TOKEN (or --token-stdin), and writes the client configs the action writes.',
+    flags: serve_FLAGS,
+    exits: '0 stopped by SIGINT or SIGTERM; 1 the gateway could not start; 2 bad usage.',
+});
 /**
  * `perimeter serve`: the gateway on this machine until SIGINT or SIGTERM. Token from GITHUB_TOKEN or stdin.
  * The perimeters exposed follow the action's rule (src/policy/exposure.ts).
  */
 async function serve_run(args, io) {
-    const { values } = parseCommandArgs(args, {
-        repo: { type: 'string' },
-        config: { type: 'string' },
-        branch: { type: 'string' },
-        port: { type: 'string' },
-        perimeters: { type: 'string' },
-        'token-stdin': { type: 'boolean' },
-        'api-url': { type: 'string' },
-        out: { type: 'string' },
-    }, false);
+    const { values } = parseCommandArgs(args, serve_FLAGS, false);
     if (!values.repo)
         throw new UsageError('--repo OWNER/NAME is required');
     const [owner, repo, ...rest] = values.repo.split('/');
@@ -104140,6 +104260,23 @@ async function readAll(stream) {
 
 
 const VERIFY_LEDGER_USAGE = 'perimeter verify-ledger [--key-file FILE] [--json] LEDGER|RECORD';
+const verify_ledger_FLAGS = {
+    'key-file': {
+        type: 'string',
+        value: 'FILE',
+        help: "the ledger's key (required for a bare ledger file; overrides a record's own key)",
+    },
+    json: { type: 'boolean', default: false, help: 'print the verdict as JSON' },
+};
+const VERIFY_LEDGER_HELP = renderHelp({
+    usage: VERIFY_LEDGER_USAGE,
+    about: "Checks a gateway ledger's HMAC chain: every record present, in order, unaltered. It proves the ledger is whole for whoever holds the key, not that the key is secret.",
+    args: {
+        'LEDGER|RECORD': "a ledger file (ledger.jsonl), or a run's record as a zip or a directory",
+    },
+    flags: verify_ledger_FLAGS,
+    exits: '0 chain intact; 1 broken or unreadable (the first broken record named); 2 bad usage.',
+});
 const verify_ledger_why = (error) => error.code ?? (error instanceof Error ? error.message : String(error));
 /**
  * The ledger text and its key: a bare ledger file needs --key-file; a record (the run's workflow artifact,
@@ -104171,7 +104308,7 @@ async function ledgerAndKey(target, keyFile, io) {
 }
 /** `perimeter verify-ledger`: checks the HMAC chain; exit 1 and the first broken record when it fails. */
 async function verify_ledger_run(args, io) {
-    const { values, positionals } = parseCommandArgs(args, { 'key-file': { type: 'string' }, json: { type: 'boolean', default: false } }, true);
+    const { values, positionals } = parseCommandArgs(args, verify_ledger_FLAGS, true);
     if (positionals.length !== 1)
         throw new UsageError(`expected one ledger file or record, got ${positionals.length}`);
     const ledger = positionals[0];
@@ -104206,34 +104343,44 @@ const COMMANDS = {
     init: {
         run: init_run,
         usage: INIT_USAGE,
+        help: INIT_HELP,
         summary: "propose a commented perimeters.yml from the checkout's layout (never overwrites)",
     },
     check: {
         run: check_run,
         usage: CHECK_USAGE,
+        help: CHECK_HELP,
         summary: 'validate perimeters.yml and show what each perimeter covers',
     },
-    explain: { run: explain_run, usage: EXPLAIN_USAGE, summary: 'show who may read and write each path, and why' },
+    explain: {
+        run: explain_run,
+        usage: EXPLAIN_USAGE,
+        help: EXPLAIN_HELP,
+        summary: 'show who may read and write each path, and why',
+    },
     replay: {
         run: replay_run,
         usage: REPLAY_USAGE,
+        help: REPLAY_HELP,
         summary: 'judge a proposed perimeters.yml against real commits; exit 3 when verdicts change',
     },
     audit: {
         run: run,
         usage: AUDIT_USAGE,
+        help: AUDIT_HELP,
         summary: "re-check a run's record (ledger chain, receipt) against GitHub; exit 3 when they disagree",
     },
-    serve: { run: serve_run, usage: SERVE_USAGE, summary: 'run the MCP gateway locally' },
+    serve: { run: serve_run, usage: SERVE_USAGE, help: SERVE_HELP, summary: 'run the MCP gateway locally' },
     'verify-ledger': {
         run: verify_ledger_run,
         usage: VERIFY_LEDGER_USAGE,
+        help: VERIFY_LEDGER_HELP,
         summary: "check a gateway ledger's hash chain",
     },
 };
 function usage() {
     const lines = Object.values(COMMANDS).map((c) => `  ${c.usage}\n      ${c.summary}`);
-    return `Usage:\n${lines.join('\n')}\n  perimeter --version\n      print the version\n`;
+    return `Usage:\n${lines.join('\n')}\n  perimeter --version\n      print the version\n\n'perimeter COMMAND --help' explains each argument and option.\n`;
 }
 async function runCli(argv, io) {
     const [name, ...args] = argv;
@@ -104252,7 +104399,7 @@ async function runCli(argv, io) {
     }
     const options = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
     if (options.includes('--help') || options.includes('-h')) {
-        io.stdout(`Usage: ${command.usage}\n`);
+        io.stdout(command.help);
         return EXIT_OK;
     }
     try {
@@ -104260,7 +104407,7 @@ async function runCli(argv, io) {
     }
     catch (error) {
         if (error instanceof UsageError) {
-            io.stderr(`perimeter ${name}: ${error.message}\nUsage: ${command.usage}\n`);
+            io.stderr(`perimeter ${name}: ${error.message}\nUsage: ${command.usage}\n(perimeter ${name} --help explains each option)\n`);
             return EXIT_USAGE;
         }
         if (error instanceof ConfigError && options.includes('--json')) {

@@ -33614,7 +33614,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6821);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1858);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runMain */ .V)();
 process.exit();
@@ -33624,7 +33624,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 6821:
+/***/ 1858:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -37800,298 +37800,8 @@ function withDefaults(oldDefaults, newDefaults) {
 var endpoint = withDefaults(null, DEFAULTS);
 
 
-;// CONCATENATED MODULE: ./node_modules/@octokit/request/node_modules/content-type/dist/index.js
-/*!
- * content-type
- * Copyright(c) 2015 Douglas Christopher Wilson
- * MIT Licensed
- */
-const SP = 32; // " "
-const HTAB = 9; // "\t"
-const SEMI = 59; // ";"
-const EQ = 61; // "="
-const DQUOTE = 34; // '"'
-const BSLASH = 92; // "\\"
-const COMMA = 44; // ","
-const LOWER_CASE = 1;
-const OWS = 2;
-const SEMI_FLAG = 4;
-const COMMA_FLAG = 8;
-const TOKEN_FLAG = 16;
-const NON_ASCII = 0xff00;
-const CASE_FLAGS = LOWER_CASE | NON_ASCII;
-/**
- * Character flags used to normalize HTTP field values while scanning.
- * Out-of-range reads intentionally coerce to zero in bitwise expressions.
- */
-const CHAR_MAP = new Uint8Array(0x100);
-CHAR_MAP[HTAB] |= OWS;
-CHAR_MAP[SP] |= OWS;
-CHAR_MAP[SEMI] |= SEMI_FLAG;
-CHAR_MAP[COMMA] |= COMMA_FLAG;
-for (let code = 0x80 /* non-ASCII */; code <= 0xff; code++) {
-    CHAR_MAP[code] |= LOWER_CASE;
-}
-for (const char of "!#$%&'*+-.^_`|~") {
-    CHAR_MAP[char.charCodeAt(0)] |= TOKEN_FLAG;
-}
-for (let code = 0x30 /* 0 */; code <= 0x39 /* 9 */; code++) {
-    CHAR_MAP[code] |= TOKEN_FLAG;
-}
-for (let code = 0x41 /* A */; code <= 0x5a /* Z */; code++) {
-    CHAR_MAP[code] |= LOWER_CASE | TOKEN_FLAG;
-}
-for (let code = 0x61 /* a */; code <= 0x7a /* z */; code++) {
-    CHAR_MAP[code] |= TOKEN_FLAG;
-}
-/**
- * Null object perf optimization. Faster than `Object.create(null)` and `{ __proto__: null }`.
- */
-const NullObject = /* @__PURE__ */ (() => {
-    const C = function () { };
-    C.prototype = Object.create(null);
-    return C;
-})();
-/**
- * Validate a type string against RFC 9110.
- */
-function isTypeValid(type, start = 0, end = type.length) {
-    let hasSlash = false;
-    for (let index = start; index < end; index++) {
-        const code = type.charCodeAt(index);
-        if (code === 47 /* / */) {
-            if (hasSlash || index === start || index >= end - 1)
-                return false;
-            hasSlash = true;
-        }
-        else if (!isTokenCode(code)) {
-            return false;
-        }
-    }
-    return hasSlash;
-}
-/**
- * Validate a token against RFC 9110.
- */
-function isTokenValid(token, start = 0, end = token.length) {
-    if (start >= end)
-        return false;
-    for (let index = start; index < end; index++) {
-        if (!isTokenCode(token.charCodeAt(index)))
-            return false;
-    }
-    return true;
-}
-/**
- * Check whether a character code belongs to the token production in RFC 9110.
- */
-function isTokenCode(code) {
-    return (CHAR_MAP[code] & TOKEN_FLAG) !== 0;
-}
-/**
- * Serialize a parameter value.
- */
-function parameterValue(str) {
-    const len = str.length;
-    if (len === 0)
-        return '""';
-    let index = 0;
-    while (index < len && isTokenCode(str.charCodeAt(index)))
-        index++;
-    if (index === len)
-        return str;
-    let result = '"';
-    let start = 0;
-    while (index < len) {
-        const code = str.charCodeAt(index);
-        if (code !== HTAB && (code < SP || code === 127 || code > 255)) {
-            throw new TypeError(`Invalid parameter value: ${str}`);
-        }
-        if (code === 34 /* " */ || code === 92 /* \\ */) {
-            result += `${str.slice(start, index)}\\`;
-            start = index;
-        }
-        index++;
-    }
-    return `${result}${str.slice(start)}"`;
-}
-/**
- * Format an object into a `Content-Type` header.
- */
-function format(obj) {
-    const { type, parameters } = obj;
-    if (!type || !isTypeValid(type)) {
-        throw new TypeError(`Invalid type: ${type}`);
-    }
-    let result = type;
-    if (parameters) {
-        for (const param of Object.keys(parameters)) {
-            if (!isTokenValid(param)) {
-                throw new TypeError(`Invalid parameter name: ${param}`);
-            }
-            result += `; ${param}=${parameterValue(parameters[param])}`;
-        }
-    }
-    return result;
-}
-/**
- * Parse a `Content-Type` header.
- */
-function dist_parse(header, options) {
-    const stopFlags = SEMI_FLAG | (options?.comma === true ? COMMA_FLAG : 0);
-    const len = header.length;
-    let valueStart = options?.start ?? 0;
-    while ((CHAR_MAP[header.charCodeAt(valueStart)] & OWS) !== 0) {
-        valueStart++;
-    }
-    let index = valueStart;
-    let typeFlags = 0;
-    let whitespace = -1;
-    let stop = options?.parameters === false ? COMMA_FLAG : 0;
-    while (index < len) {
-        const code = header.charCodeAt(index);
-        const flags = CHAR_MAP[code];
-        if ((flags & stopFlags) !== 0) {
-            stop |= flags & COMMA_FLAG;
-            break;
-        }
-        if ((flags & OWS) !== 0) {
-            if (whitespace === -1)
-                whitespace = index;
-        }
-        else {
-            whitespace = -1;
-        }
-        typeFlags |= (code & NON_ASCII) | flags;
-        index++;
-    }
-    const valueEnd = whitespace === -1 ? index : whitespace;
-    const value = header.slice(valueStart, valueEnd);
-    const type = (typeFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
-    if (index === len || stop !== 0) {
-        return { type, index, parameters: new NullObject() };
-    }
-    return parseParameters(header, type, index, len, stopFlags);
-}
-/**
- * Parses the parameters of a `Content-Type` header starting at the given index.
- */
-function parseParameters(header, type, index, len, stopFlags) {
-    const parameters = new NullObject();
-    parameter: while (index < len) {
-        index++; // Skip over ;
-        while ((CHAR_MAP[header.charCodeAt(index)] & OWS) !== 0) {
-            index++;
-        }
-        const keyStart = index;
-        let keyFlags = 0;
-        let keyWhitespace = -1;
-        while (index < len) {
-            const code = header.charCodeAt(index);
-            const flags = CHAR_MAP[code];
-            if ((flags & stopFlags) !== 0) {
-                if ((flags & COMMA_FLAG) !== 0)
-                    break parameter;
-                continue parameter;
-            }
-            if (code === EQ) {
-                const keyEnd = keyWhitespace === -1 ? index : keyWhitespace;
-                const value = header.slice(keyStart, keyEnd);
-                const key = (keyFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
-                index++;
-                while ((CHAR_MAP[header.charCodeAt(index)] & OWS) !== 0) {
-                    index++;
-                }
-                if (index < len && header.charCodeAt(index) === DQUOTE) {
-                    const quotedStart = ++index;
-                    let escaped = false;
-                    while (index < len) {
-                        const code = header.charCodeAt(index);
-                        if (code === DQUOTE) {
-                            if (parameters[key] === undefined) {
-                                parameters[key] = escaped
-                                    ? unescapeQuotedPairs(header, quotedStart, index)
-                                    : header.slice(quotedStart, index);
-                            }
-                            index++;
-                            let stop = 0;
-                            // Discard characters between quote and delimiter.
-                            while (index < len) {
-                                const code = header.charCodeAt(index);
-                                const flags = CHAR_MAP[code];
-                                if ((flags & stopFlags) !== 0) {
-                                    stop = flags & COMMA_FLAG;
-                                    break;
-                                }
-                                index++;
-                            }
-                            if (stop !== 0)
-                                break parameter;
-                            continue parameter;
-                        }
-                        if (code === BSLASH && index + 1 < len) {
-                            escaped = true;
-                            index += 2;
-                            continue;
-                        }
-                        index++;
-                    }
-                    continue parameter;
-                }
-                const valueStart = index;
-                let stop = 0;
-                let valueWhitespace = -1;
-                while (index < len) {
-                    const code = header.charCodeAt(index);
-                    const flags = CHAR_MAP[code];
-                    if ((flags & stopFlags) !== 0) {
-                        stop = flags & COMMA_FLAG;
-                        break;
-                    }
-                    if ((flags & OWS) !== 0) {
-                        if (valueWhitespace === -1)
-                            valueWhitespace = index;
-                    }
-                    else {
-                        valueWhitespace = -1;
-                    }
-                    index++;
-                }
-                if (parameters[key] === undefined) {
-                    const valueEnd = valueWhitespace === -1 ? index : valueWhitespace;
-                    parameters[key] = header.slice(valueStart, valueEnd);
-                }
-                if (stop !== 0)
-                    break parameter;
-                continue parameter;
-            }
-            if ((flags & OWS) !== 0) {
-                if (keyWhitespace === -1)
-                    keyWhitespace = index;
-            }
-            else {
-                keyWhitespace = -1;
-            }
-            keyFlags |= (code & NON_ASCII) | flags;
-            index++;
-        }
-    }
-    return { type, index, parameters };
-}
-/**
- * Remove backslashes from quoted pairs in a known-terminated quoted string body.
- */
-function unescapeQuotedPairs(str, start, end) {
-    let result = "";
-    for (let index = start; index < end; index++) {
-        if (str.charCodeAt(index) === BSLASH) {
-            result += str.slice(start, index);
-            start = ++index;
-        }
-    }
-    return result + str.slice(start, end);
-}
-//# sourceMappingURL=index.js.map
+// EXTERNAL MODULE: ./node_modules/@octokit/request/node_modules/content-type/dist/index.js
+var dist = __nccwpck_require__(6919);
 ;// CONCATENATED MODULE: ./node_modules/json-with-bigint/json-with-bigint.js
 const intRegex = /^-?\d+$/;
 const noiseValue = /^-?\d+n+$/; // Noise - strings that match the custom format before being converted to it
@@ -38871,7 +38581,7 @@ async function getResponseData(response) {
   if (!contentType) {
     return response.text().catch(noop);
   }
-  const mimetype = dist_parse(contentType);
+  const mimetype = (0,dist/* parse */.qg)(contentType);
   if (isJSONResponse(mimetype)) {
     let text = "";
     try {
@@ -54313,7 +54023,7 @@ class ConfigError extends Error {
 }
 
 // EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
-var dist = __nccwpck_require__(8815);
+var yaml_dist = __nccwpck_require__(8815);
 ;// CONCATENATED MODULE: ./src/policy/agent-files.ts
 /**
  * Every file and directory (`name/**`) coding agents read, in one table: `instructions` are read as
@@ -54704,18 +54414,18 @@ class Checker {
     resolve(node) {
         if (node === null || node === undefined)
             return null;
-        if ((0,dist/* isAlias */.Vj)(node))
+        if ((0,yaml_dist/* isAlias */.Vj)(node))
             return node.resolve(this.doc) ?? null;
         return node;
     }
     /** The entries of a mapping, reporting duplicate, empty and non-scalar keys. */
     entries(map, where) {
-        if (!(0,dist/* isMap */.jh)(map))
+        if (!(0,yaml_dist/* isMap */.jh)(map))
             return [];
         const seen = new Set();
         const entries = [];
         for (const pair of map.items) {
-            if ((0,dist/* isAlias */.Vj)(pair.key)) {
+            if ((0,yaml_dist/* isAlias */.Vj)(pair.key)) {
                 // `*k : [...]` reads as nothing in a review, and becomes whatever `&k` anchored (`write`, say).
                 const source = pair.key.source;
                 this.report(pair.key, where || '(document)', `alias *${source} used as a key: write the key out`);
@@ -54723,7 +54433,7 @@ class Checker {
             }
             const keyNode = this.resolve(pair.key);
             const at = keyNode ?? map;
-            if (!(0,dist/* isScalar */.jn)(keyNode) ||
+            if (!(0,yaml_dist/* isScalar */.jn)(keyNode) ||
                 keyNode.value === null ||
                 keyNode.value === '' ||
                 typeof keyNode.value === 'object') {
@@ -54742,7 +54452,7 @@ class Checker {
         return entries;
     }
     expectMap(node, at, key) {
-        if ((0,dist/* isMap */.jh)(node))
+        if ((0,yaml_dist/* isMap */.jh)(node))
             return true;
         this.report(valueAt(node, at), key, `expected a mapping, got ${yaml_checker_describe(node)}`);
         return false;
@@ -54750,8 +54460,8 @@ class Checker {
     stringList(entry, where, check) {
         const key = join(where, entry.key);
         const node = entry.value;
-        if (!(0,dist/* isSeq */.oP)(node)) {
-            const hint = (0,dist/* isScalar */.jn)(node) && typeof node.value === 'string'
+        if (!(0,yaml_dist/* isSeq */.oP)(node)) {
+            const hint = (0,yaml_dist/* isScalar */.jn)(node) && typeof node.value === 'string'
                 ? `; write it as a list: [${JSON.stringify(node.value)}]`
                 : '';
             this.report(valueAt(node, entry.keyNode), key, `expected a list, got ${yaml_checker_describe(node)}${hint}`);
@@ -54762,13 +54472,13 @@ class Checker {
         node.items.forEach((raw, index) => {
             const item = this.resolve(raw);
             const itemKey = `${key}[${index}]`;
-            if (item === null && (0,dist/* isAlias */.Vj)(raw)) {
+            if (item === null && (0,yaml_dist/* isAlias */.Vj)(raw)) {
                 const glob = JSON.stringify(`*${raw.source}`);
                 this.report(raw, itemKey, `unknown alias *${raw.source}; quote a glob that starts with "*": ${glob}`);
                 ok = false;
                 return;
             }
-            if (!(0,dist/* isScalar */.jn)(item) || typeof item.value !== 'string') {
+            if (!(0,yaml_dist/* isScalar */.jn)(item) || typeof item.value !== 'string') {
                 this.report(valueAt(item, node), itemKey, `expected a string, got ${yaml_checker_describe(item)}`);
                 ok = false;
                 return;
@@ -54796,11 +54506,11 @@ function valueAt(node, fallback) {
 function yaml_checker_describe(node) {
     if (node === null)
         return 'nothing';
-    if ((0,dist/* isMap */.jh)(node))
+    if ((0,yaml_dist/* isMap */.jh)(node))
         return 'a mapping';
-    if ((0,dist/* isSeq */.oP)(node))
+    if ((0,yaml_dist/* isSeq */.oP)(node))
         return 'a list';
-    if ((0,dist/* isScalar */.jn)(node)) {
+    if ((0,yaml_dist/* isScalar */.jn)(node)) {
         const value = node.value;
         if (value === null)
             return 'null';
@@ -54917,7 +54627,7 @@ const LIMIT_KEYS = {
 };
 function positiveInteger(c, entry, key, max) {
     const node = entry.value;
-    const value = (0,dist/* isScalar */.jn)(node) ? node.value : undefined;
+    const value = (0,yaml_dist/* isScalar */.jn)(node) ? node.value : undefined;
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
         c.report(valueAt(node, entry.keyNode), key, `expected a positive integer, got ${yaml_checker_describe(node)}`);
         return null;
@@ -54972,7 +54682,7 @@ function parsePerimeter(c, entry) {
                 spec[globField] = globs;
         }
         else if (item.key === 'description') {
-            if ((0,dist/* isScalar */.jn)(item.value) && typeof item.value.value === 'string')
+            if ((0,yaml_dist/* isScalar */.jn)(item.value) && typeof item.value.value === 'string')
                 spec.description = item.value.value;
             else {
                 c.report(valueAt(item.value, item.keyNode), key, `expected a string, got ${yaml_checker_describe(item.value)}`);
@@ -55005,7 +54715,7 @@ function parsePerimeter(c, entry) {
                 spec.protect = families;
         }
         else if (item.key === 'untrusted-triggers') {
-            if ((0,dist/* isScalar */.jn)(item.value) && typeof item.value.value === 'boolean')
+            if ((0,yaml_dist/* isScalar */.jn)(item.value) && typeof item.value.value === 'boolean')
                 spec.untrustedTriggers = item.value.value;
             else {
                 c.report(valueAt(item.value, item.keyNode), key, `expected true or false, got ${yaml_checker_describe(item.value)}`);
@@ -55013,7 +54723,7 @@ function parsePerimeter(c, entry) {
             }
         }
         else if (item.key === 'instructions') {
-            const value = (0,dist/* isScalar */.jn)(item.value) ? item.value.value : undefined;
+            const value = (0,yaml_dist/* isScalar */.jn)(item.value) ? item.value.value : undefined;
             if (value === 'config-ref' || value === 'branch')
                 spec.instructions = value;
             else {
@@ -55052,8 +54762,8 @@ function parseConfig(text, file = DEFAULT_CONFIG_FILE) {
         const message = `the file is ${bytes} bytes; at most ${MAX_CONFIG_BYTES} are read (use fewer, broader globs)`;
         throw new ConfigError([{ file, line: 1, column: 1, key: '(document)', message }]);
     }
-    const lines = new dist/* LineCounter */.HN();
-    const doc = (0,dist/* parseDocument */.Tp)(text, {
+    const lines = new yaml_dist/* LineCounter */.HN();
+    const doc = (0,yaml_dist/* parseDocument */.Tp)(text, {
         lineCounter: lines,
         uniqueKeys: false,
         prettyErrors: false,
@@ -55066,7 +54776,7 @@ function parseConfig(text, file = DEFAULT_CONFIG_FILE) {
     if (c.problems.length > 0)
         throw new ConfigError(c.problems);
     const root = c.resolve(doc.contents);
-    if (root === null || ((0,dist/* isScalar */.jn)(root) && root.value === null)) {
+    if (root === null || ((0,yaml_dist/* isScalar */.jn)(root) && root.value === null)) {
         c.report(0, 'version', 'missing; the file is empty (start with "version: 1")');
         throw new ConfigError(c.problems);
     }
@@ -55097,7 +54807,7 @@ function parseConfig(text, file = DEFAULT_CONFIG_FILE) {
         c.report(root, 'version', 'missing; add "version: 1"');
     }
     else {
-        const value = (0,dist/* isScalar */.jn)(version.value) ? version.value.value : undefined;
+        const value = (0,yaml_dist/* isScalar */.jn)(version.value) ? version.value.value : undefined;
         if (typeof value !== 'number') {
             c.report(valueAt(version.value, version.keyNode), 'version', `expected the number 1, got ${yaml_checker_describe(version.value)}`);
         }
@@ -58135,13 +57845,13 @@ function explainExposureError(error, config, text, branch) {
 }
 /** Line and column of the key at `path` in a YAML mapping, or null. */
 function keyPosition(text, path) {
-    const lineCounter = new dist/* LineCounter */.HN();
-    let node = (0,dist/* parseDocument */.Tp)(text, { lineCounter }).contents;
+    const lineCounter = new yaml_dist/* LineCounter */.HN();
+    let node = (0,yaml_dist/* parseDocument */.Tp)(text, { lineCounter }).contents;
     let key = null;
     for (const name of path) {
-        if (!(0,dist/* isMap */.jh)(node))
+        if (!(0,yaml_dist/* isMap */.jh)(node))
             return null;
-        const pair = node.items.find((item) => (0,dist/* isScalar */.jn)(item.key) && item.key.value === name);
+        const pair = node.items.find((item) => (0,yaml_dist/* isScalar */.jn)(item.key) && item.key.value === name);
         if (!pair)
             return null;
         key = pair.key;
@@ -59179,6 +58889,189 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("tls");
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("util");
+
+/***/ }),
+
+/***/ 6919:
+/***/ ((__unused_webpack_module, exports) => {
+
+var __webpack_unused_export__;
+
+/*!
+ * content-type
+ * Copyright(c) 2015 Douglas Christopher Wilson
+ * MIT Licensed
+ */
+__webpack_unused_export__ = ({ value: true });
+__webpack_unused_export__ = format;
+exports.qg = parse;
+const TEXT_REGEXP = /^[\u0009\u0020-\u007e\u0080-\u00ff]*$/;
+const TOKEN_REGEXP = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * RegExp to match chars that must be quoted-pair in RFC 9110 sec 5.6.4
+ */
+const QUOTE_REGEXP = /[\\"]/g;
+/**
+ * RegExp to match type in RFC 9110 sec 8.3.1
+ *
+ * media-type = type "/" subtype
+ * type       = token
+ * subtype    = token
+ */
+const TYPE_REGEXP = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * Null object perf optimization. Faster than `Object.create(null)` and `{ __proto__: null }`.
+ */
+const NullObject = /* @__PURE__ */ (() => {
+    const C = function () { };
+    C.prototype = Object.create(null);
+    return C;
+})();
+/**
+ * Format an object into a `Content-Type` header.
+ */
+function format(obj) {
+    const { type, parameters } = obj;
+    if (!type || !TYPE_REGEXP.test(type)) {
+        throw new TypeError(`Invalid type: ${type}`);
+    }
+    let result = type;
+    if (parameters) {
+        for (const param of Object.keys(parameters)) {
+            if (!TOKEN_REGEXP.test(param)) {
+                throw new TypeError(`Invalid parameter name: ${param}`);
+            }
+            result += `; ${param}=${qstring(parameters[param])}`;
+        }
+    }
+    return result;
+}
+/**
+ * Parse a `Content-Type` header.
+ */
+function parse(header, options) {
+    const stopChar = options?.comma === true ? COMMA : 65536; // Sentinel for "no stop char".
+    const len = header.length;
+    let index = skipOWS(header, options?.start ?? 0, len);
+    const valueStart = index;
+    index = skipValue(header, index, len, stopChar);
+    const valueEnd = trailingOWS(header, valueStart, index);
+    const type = header.slice(valueStart, valueEnd).toLowerCase();
+    if (options?.parameters === false) {
+        return { type, index, parameters: new NullObject() };
+    }
+    return parseParameters(header, type, index, len, stopChar);
+}
+const SP = 32; // " "
+const HTAB = 9; // "\t"
+const SEMI = 59; // ";"
+const EQ = 61; // "="
+const DQUOTE = 34; // '"'
+const BSLASH = 92; // "\\"
+const COMMA = 44; // ","
+/**
+ * Parses the parameters of a `Content-Type` header starting at the given index.
+ */
+function parseParameters(header, type, index, len, stopChar) {
+    const parameters = new NullObject();
+    parameter: while (index < len) {
+        if (header.charCodeAt(index) === stopChar)
+            break;
+        index = skipOWS(header, index + 1 /* Skip over ; */, len);
+        const keyStart = index;
+        while (index < len) {
+            const code = header.charCodeAt(index);
+            if (code === stopChar)
+                break parameter;
+            if (code === SEMI)
+                continue parameter;
+            if (code === EQ) {
+                const keyEnd = trailingOWS(header, keyStart, index);
+                const key = header.slice(keyStart, keyEnd).toLowerCase();
+                index = skipOWS(header, index + 1, len);
+                if (index < len && header.charCodeAt(index) === DQUOTE) {
+                    index++;
+                    let value = "";
+                    while (index < len) {
+                        const code = header.charCodeAt(index++);
+                        if (code === DQUOTE) {
+                            index = skipValue(header, index, len, stopChar);
+                            if (parameters[key] === undefined)
+                                parameters[key] = value;
+                            break;
+                        }
+                        if (code === BSLASH && index < len) {
+                            value += header[index++];
+                            continue;
+                        }
+                        value += String.fromCharCode(code);
+                    }
+                    continue parameter;
+                }
+                const valueStart = index;
+                index = skipValue(header, index, len, stopChar);
+                if (parameters[key] === undefined) {
+                    const valueEnd = trailingOWS(header, valueStart, index);
+                    parameters[key] = header.slice(valueStart, valueEnd);
+                }
+                continue parameter;
+            }
+            index++;
+        }
+    }
+    return { type, index, parameters };
+}
+/**
+ * Skip over characters until a semicolon or other exit character.
+ */
+function skipValue(str, index, len, stopChar) {
+    while (index < len) {
+        const code = str.charCodeAt(index);
+        if (code === SEMI || code === stopChar)
+            break;
+        index++;
+    }
+    return index;
+}
+/**
+ * Skip optional whitespace (OWS) in an HTTP header value.
+ *
+ * OWS is defined in RFC 9110 sec 5.6.3 as SP (" ") or HTAB ("\t").
+ */
+function skipOWS(header, index, len) {
+    while (index < len) {
+        const char = header.charCodeAt(index);
+        if (char !== SP && char !== HTAB)
+            break;
+        index++;
+    }
+    return index;
+}
+/**
+ * Trim optional whitespace (OWS) from the end of a substring.
+ *
+ * OWS is defined in RFC 9110 sec 5.6.3 as SP (" ") or HTAB ("\t").
+ */
+function trailingOWS(header, start, end) {
+    while (end > start) {
+        const char = header.charCodeAt(end - 1);
+        if (char !== SP && char !== HTAB)
+            break;
+        end--;
+    }
+    return end;
+}
+/**
+ * Serialize a parameter value.
+ */
+function qstring(str) {
+    if (TOKEN_REGEXP.test(str))
+        return str;
+    if (TEXT_REGEXP.test(str))
+        return `"${str.replace(QUOTE_REGEXP, "\\$&")}"`;
+    throw new TypeError(`Invalid parameter value: ${str}`);
+}
+//# sourceMappingURL=index.js.map
 
 /***/ }),
 
