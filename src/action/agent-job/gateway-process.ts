@@ -4,12 +4,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChildConfig } from '../../gateway/child.js';
 import { makeScrubber } from '../../safety/secret-forms.js';
 
-export interface LaunchOptions {
+export interface SpawnOptions {
   /** path of dist/gateway/index.js */
   script: string;
+  logPath: string;
+}
+
+export interface LaunchOptions extends SpawnOptions {
   /** what the child reads on stdin (src/gateway/child.ts) */
   config: ChildConfig;
-  logPath: string;
   timeoutMs: number;
   /** values to replace with *** (in every form: src/safety/secret-forms.ts) in anything quoted from the log */
   secrets: string[];
@@ -23,11 +26,23 @@ export class GatewayStartError extends Error {
 const INHERITED = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'TEMP', 'TMP', 'SYSTEMROOT', 'RUNNER_TEMP'];
 
 /**
- * Starts the gateway detached, hands it its configuration on stdin and waits for the ready file.
- * The child's output goes to a file: a child holding the step's pipes would make the runner wait.
- * On any failure the child is killed before this throws: no half-started gateway is left behind.
+ * A gateway process that is loading its code and waits on stdin for its configuration. Main spawns it
+ * first, so the child's start-up runs beside main's reads of GitHub; `configure` hands the configuration
+ * over and waits for the ready file, `kill` ends a child main no longer needs.
  */
-export async function launchGateway(options: LaunchOptions): Promise<{ pid: number; port: number }> {
+export interface PendingGateway {
+  configure(
+    config: ChildConfig,
+    options: { timeoutMs: number; secrets: string[] },
+  ): Promise<{ pid: number; port: number }>;
+  kill(): void;
+}
+
+/**
+ * Starts the gateway detached; it does nothing until `configure` writes its configuration.
+ * The child's output goes to a file: a child holding the step's pipes would make the runner wait.
+ */
+export function spawnGateway(options: SpawnOptions): PendingGateway {
   const env: Record<string, string> = {};
   for (const name of INHERITED) {
     const value = process.env[name];
@@ -47,9 +62,8 @@ export async function launchGateway(options: LaunchOptions): Promise<{ pid: numb
   child.once('exit', (code, signal) => (exited = signal ? `signal ${signal}` : `exit code ${code}`));
   child.once('error', (error) => (spawnError = error));
   child.stdin?.on('error', () => undefined);
-  child.stdin?.end(JSON.stringify(options.config));
 
-  const fail = (reason: string): never => {
+  const kill = (): void => {
     if (child.pid !== undefined && exited === null) {
       try {
         process.kill(child.pid, 'SIGKILL');
@@ -57,24 +71,39 @@ export async function launchGateway(options: LaunchOptions): Promise<{ pid: numb
         // already gone
       }
     }
-    const tail = logTail(options.logPath, options.secrets);
-    throw new GatewayStartError(
-      tail ? `${reason}; its log ends with:\n${tail}` : `${reason}; its log is empty`,
-    );
   };
 
-  const deadline = Date.now() + options.timeoutMs;
-  for (;;) {
-    if (spawnError) fail(`the gateway could not be started: ${(spawnError as Error).message}`);
-    const ready = tryReadReady(options.config.readyFile);
-    if (ready) {
-      child.unref();
-      return { pid: child.pid ?? ready.pid, port: ready.port };
+  const configure: PendingGateway['configure'] = async (config, { timeoutMs, secrets }) => {
+    child.stdin?.end(JSON.stringify(config));
+    const fail = (reason: string): never => {
+      kill();
+      const tail = logTail(options.logPath, secrets);
+      throw new GatewayStartError(
+        tail ? `${reason}; its log ends with:\n${tail}` : `${reason}; its log is empty`,
+      );
+    };
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (spawnError) fail(`the gateway could not be started: ${(spawnError as Error).message}`);
+      const ready = tryReadReady(config.readyFile);
+      if (ready) {
+        child.unref();
+        return { pid: child.pid ?? ready.pid, port: ready.port };
+      }
+      if (exited !== null) fail(`the gateway stopped before it was ready (${exited})`);
+      if (Date.now() > deadline) fail(`the gateway was not ready within ${timeoutMs / 1000} s`);
+      await sleep(10);
     }
-    if (exited !== null) fail(`the gateway stopped before it was ready (${exited})`);
-    if (Date.now() > deadline) fail(`the gateway was not ready within ${options.timeoutMs / 1000} s`);
-    await sleep(25);
-  }
+  };
+  return { configure, kill };
+}
+
+/**
+ * Starts the gateway detached, hands it its configuration on stdin and waits for the ready file.
+ * On any failure the child is killed before this throws: no half-started gateway is left behind.
+ */
+export async function launchGateway(options: LaunchOptions): Promise<{ pid: number; port: number }> {
+  return spawnGateway(options).configure(options.config, options);
 }
 
 function tryReadReady(file: string): { port: number; pid: number } | null {

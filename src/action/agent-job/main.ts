@@ -1,12 +1,12 @@
 import * as core from '@actions/core';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, realpathSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { type Receipts, type RepoCoordinates, type RepoReads, UpstreamError } from '../../github/index.js';
 import { DEFAULT_CONFIG_FILE } from '../../policy/index.js';
-import { snapshotRefs } from '../../verify/index.js';
+import { snapshotRefs, type RefSnapshot } from '../../verify/index.js';
 import {
   tokenVariables,
   variableName,
@@ -17,7 +17,7 @@ import { ActionError, loadPerimeters, readConfigFile } from '../config-loader.js
 import { checkConfigRef } from '../config-ref.js';
 import { applyTrust } from '../trust-gate.js';
 import { Inputs, Outputs, READY_TIMEOUT_MS, START_MARGIN_MS, State } from '../constants.js';
-import { launchGateway } from './gateway-process.js';
+import { spawnGateway, type PendingGateway } from './gateway-process.js';
 import { makeScrubber } from '../../safety/secret-forms.js';
 import { readSettings, type Settings } from '../inputs.js';
 import { runStep } from '../step.js';
@@ -68,9 +68,38 @@ async function start(
   gatewayScript: string,
   secrets: string[],
 ): Promise<void> {
-  const defaultBranch = settings.configRef === null ? (await upstream.getRepository()).defaultBranch : '';
-  const configRef = settings.configRef ?? defaultBranch;
-  const { text: configText } = await readConfigFile(upstream, settings.configFile, configRef);
+  // The gateway loads its code while main reads GitHub; it waits on stdin for what main learns.
+  const workDir = realpathSync(mkdtempSync(join(settings.tempDir, 'perimeter-')));
+  const logPath = join(workDir, 'gateway.log');
+  const gateway = spawnGateway({ script: gatewayScript, logPath });
+  try {
+    await prepareAndServe(settings, upstream, store, gateway, { workDir, logPath }, secrets);
+  } catch (error) {
+    // nothing was served: the child and its directory go, as if never started
+    gateway.kill();
+    rmSync(workDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function prepareAndServe(
+  settings: Settings,
+  upstream: RepoCoordinates & RepoReads & Receipts,
+  store: StateStore,
+  gateway: PendingGateway,
+  { workDir, logPath }: { workDir: string; logPath: string },
+  secrets: string[],
+): Promise<void> {
+  // Two chains of reads at once: the config, and GitHub's clock then the refs (the clock first, so the window
+  // opens before the snapshot). Errors are reported in that order whichever fails first.
+  const [configRead, startRead] = await Promise.allSettled([
+    readTrustedConfig(upstream, settings),
+    readStart(upstream),
+  ]);
+  if (configRead.status === 'rejected') throw configRead.reason;
+  if (startRead.status === 'rejected') throw startRead.reason;
+  const { defaultBranch, configRef, configText } = configRead.value;
+  const { startedAt, snapshot } = startRead.value;
   const { config, perimeters: selected } = loadPerimeters(
     configText,
     settings.configFile,
@@ -90,10 +119,6 @@ async function start(
   }
   core.info(`perimeters.yml from ${configRef}: exposing ${names.join(', ')} on branch ${settings.branch}`);
 
-  // On GitHub's clock, like the activity list the verification reads back to it; the Date header counts
-  // whole seconds, and the margin keeps a push in the same second inside the window.
-  const startedAt = new Date(Date.parse(await upstream.serverTime()) - START_MARGIN_MS).toISOString();
-  const snapshot = await snapshotRefs(upstream);
   const startHead = snapshot[`refs/heads/${settings.branch}`];
   if (startHead === undefined) {
     throw new ActionError(
@@ -114,7 +139,6 @@ async function start(
   // apply job's receipt is the one, and the job's token needs no write permission at all.
   if (settings.receiptBy === 'post') await markPending(upstream, startHead, settings);
 
-  const workDir = realpathSync(mkdtempSync(join(settings.tempDir, 'perimeter-')));
   store.save(State.Branch, settings.branch);
   store.save(State.Perimeters, JSON.stringify(names));
   store.save(State.ConfigFile, settings.configFile);
@@ -135,19 +159,14 @@ async function start(
     secrets.push(value);
   }
   const ledgerPath = join(workDir, 'ledger.jsonl');
-  const logPath = join(workDir, 'gateway.log');
   store.save(State.LedgerPath, ledgerPath);
   store.save(State.LedgerKey, ledgerKey);
   store.save(State.LogPath, logPath);
   const stagePath = settings.writes === 'stage' ? join(workDir, 'staged.json') : undefined;
   if (stagePath) store.save(State.StagePath, stagePath);
 
-  const { pid, port } = await launchGateway({
-    script: gatewayScript,
-    logPath,
-    timeoutMs: READY_TIMEOUT_MS,
-    secrets,
-    config: {
+  const { pid, port } = await gateway.configure(
+    {
       token: settings.token,
       apiUrl: settings.apiUrl,
       owner: settings.owner,
@@ -165,7 +184,8 @@ async function start(
       readyFile: join(workDir, 'ready.json'),
       ...(stagePath ? { stagePath } : {}),
     },
-  });
+    { timeoutMs: READY_TIMEOUT_MS, secrets },
+  );
   store.save(State.GatewayPid, String(pid));
 
   try {
@@ -204,6 +224,25 @@ async function start(
     }
     throw error;
   }
+}
+
+async function readTrustedConfig(
+  upstream: RepoCoordinates & RepoReads,
+  settings: Settings,
+): Promise<{ defaultBranch: string; configRef: string; configText: string }> {
+  const defaultBranch = settings.configRef === null ? (await upstream.getRepository()).defaultBranch : '';
+  const configRef = settings.configRef ?? defaultBranch;
+  const { text: configText } = await readConfigFile(upstream, settings.configFile, configRef);
+  return { defaultBranch, configRef, configText };
+}
+
+/**
+ * On GitHub's clock, like the activity list the verification reads back to it; the Date header counts whole
+ * seconds, and the margin keeps a push in the same second inside the window.
+ */
+async function readStart(upstream: RepoReads): Promise<{ startedAt: string; snapshot: RefSnapshot }> {
+  const startedAt = new Date(Date.parse(await upstream.serverTime()) - START_MARGIN_MS).toISOString();
+  return { startedAt, snapshot: await snapshotRefs(upstream) };
 }
 
 /** A pending status until post's receipt replaces it; also proves early that the token may post statuses. */
