@@ -56,7 +56,7 @@ const http = __importStar(__nccwpck_require__(8611));
 const https = __importStar(__nccwpck_require__(5692));
 const pm = __importStar(__nccwpck_require__(3335));
 const tunnel = __importStar(__nccwpck_require__(770));
-const undici_1 = __nccwpck_require__(4371);
+const undici_1 = __nccwpck_require__(6752);
 var HttpCodes;
 (function (HttpCodes) {
     HttpCodes[HttpCodes["OK"] = 200] = "OK";
@@ -15353,7 +15353,7 @@ var net = __nccwpck_require__(9278);
 var tls = __nccwpck_require__(4756);
 var http = __nccwpck_require__(8611);
 var https = __nccwpck_require__(5692);
-var events = __nccwpck_require__(2053);
+var events = __nccwpck_require__(4434);
 var assert = __nccwpck_require__(2613);
 var util = __nccwpck_require__(9023);
 
@@ -15615,7 +15615,7 @@ exports.debug = debug; // for test
 
 /***/ }),
 
-/***/ 4371:
+/***/ 6752:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -16228,7 +16228,7 @@ module.exports = pipeline
 
 /***/ }),
 
-/***/ 6424:
+/***/ 4043:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -16796,7 +16796,7 @@ module.exports = upgrade
 
 
 
-module.exports.request = __nccwpck_require__(6424)
+module.exports.request = __nccwpck_require__(4043)
 module.exports.stream = __nccwpck_require__(3560)
 module.exports.pipeline = __nccwpck_require__(6862)
 module.exports.upgrade = __nccwpck_require__(1882)
@@ -43732,7 +43732,7 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("crypto");
 
 /***/ }),
 
-/***/ 2053:
+/***/ 4434:
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("events");
@@ -47703,7 +47703,7 @@ var Alias = __nccwpck_require__(4065);
 var Collection = __nccwpck_require__(101);
 var identity = __nccwpck_require__(1127);
 var Pair = __nccwpck_require__(7165);
-var toJS = __nccwpck_require__(4043);
+var toJS = __nccwpck_require__(6424);
 var Schema = __nccwpck_require__(5840);
 var stringifyDocument = __nccwpck_require__(6829);
 var anchors = __nccwpck_require__(1596);
@@ -48629,7 +48629,7 @@ var anchors = __nccwpck_require__(1596);
 var visit = __nccwpck_require__(204);
 var identity = __nccwpck_require__(1127);
 var Node = __nccwpck_require__(6673);
-var toJS = __nccwpck_require__(4043);
+var toJS = __nccwpck_require__(6424);
 
 class Alias extends Node.NodeBase {
     constructor(source) {
@@ -48912,7 +48912,7 @@ exports.isEmptyPath = isEmptyPath;
 
 var applyReviver = __nccwpck_require__(3661);
 var identity = __nccwpck_require__(1127);
-var toJS = __nccwpck_require__(4043);
+var toJS = __nccwpck_require__(6424);
 
 class NodeBase {
     constructor(type) {
@@ -49005,7 +49005,7 @@ exports.createPair = createPair;
 
 var identity = __nccwpck_require__(1127);
 var Node = __nccwpck_require__(6673);
-var toJS = __nccwpck_require__(4043);
+var toJS = __nccwpck_require__(6424);
 
 const isScalarValue = (value) => !value || (typeof value !== 'function' && typeof value !== 'object');
 class Scalar extends Node.NodeBase {
@@ -49196,7 +49196,7 @@ var stringifyCollection = __nccwpck_require__(1212);
 var Collection = __nccwpck_require__(101);
 var identity = __nccwpck_require__(1127);
 var Scalar = __nccwpck_require__(3301);
-var toJS = __nccwpck_require__(4043);
+var toJS = __nccwpck_require__(6424);
 
 class YAMLSeq extends Collection.Collection {
     static get tagName() {
@@ -49317,7 +49317,7 @@ var log = __nccwpck_require__(7249);
 var merge = __nccwpck_require__(452);
 var stringify = __nccwpck_require__(2148);
 var identity = __nccwpck_require__(1127);
-var toJS = __nccwpck_require__(4043);
+var toJS = __nccwpck_require__(6424);
 
 function addPairToJSMap(ctx, map, { key, value }) {
     if (identity.isNode(key) && key.addToJSMap)
@@ -49440,7 +49440,7 @@ exports.isSeq = isSeq;
 
 /***/ }),
 
-/***/ 4043:
+/***/ 6424:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -52284,7 +52284,7 @@ var omap = __nccwpck_require__(303);
 var pairs = __nccwpck_require__(8385);
 var schema$2 = __nccwpck_require__(5913);
 var set = __nccwpck_require__(1528);
-var timestamp = __nccwpck_require__(6752);
+var timestamp = __nccwpck_require__(4371);
 
 const schemas = new Map([
     ['core', schema.schema],
@@ -52707,7 +52707,7 @@ exports.merge = merge;
 
 
 var identity = __nccwpck_require__(1127);
-var toJS = __nccwpck_require__(4043);
+var toJS = __nccwpck_require__(6424);
 var YAMLMap = __nccwpck_require__(4454);
 var YAMLSeq = __nccwpck_require__(2223);
 var pairs = __nccwpck_require__(8385);
@@ -52891,7 +52891,7 @@ var merge = __nccwpck_require__(452);
 var omap = __nccwpck_require__(303);
 var pairs = __nccwpck_require__(8385);
 var set = __nccwpck_require__(1528);
-var timestamp = __nccwpck_require__(6752);
+var timestamp = __nccwpck_require__(4371);
 
 const schema = [
     map.map,
@@ -53025,7 +53025,7 @@ exports.set = set;
 
 /***/ }),
 
-/***/ 6752:
+/***/ 4371:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -60803,677 +60803,6 @@ module.exports = {"r":"2.19.5"};
 /************************************************************************/
 var __webpack_exports__ = {};
 
-;// CONCATENATED MODULE: ./src/policy/path.ts
-const MAX_PATH_BYTES = 4096;
-const MAX_SEGMENT_BYTES = 255;
-// C0 controls, DEL, C1 controls and the Unicode line and paragraph separators.
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-// Zero-width and other invisible code points; HFS+ ignores several of them in file names, so
-// ".gi\u200ct" would land on ".git" there.
-const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
-const ASCII = /^[\x20-\x7e]*$/;
-const LONE_SURROGATE = /\p{Surrogate}/u;
-function codePoint(char) {
-    return `U+${char.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
-}
-const TRAILING_DOTS_AND_SPACES = /[. ]+$/;
-/**
- * Case- and compatibility-insensitive form of a name: NFKC, then upper and lower case, so that letters
- * which only meet in upper case (dotless `ı` and `I`, long `ſ` and `S`) fold together as well.
- */
-function caseFold(text) {
-    return ASCII.test(text) ? text.toLowerCase() : text.normalize('NFKC').toUpperCase().toLowerCase();
-}
-/**
- * Folded form of one path segment, the way a case-insensitive or Windows file system could see it:
- * caseFold, then trailing dots and spaces removed.
- */
-function foldSegment(segment) {
-    const folded = caseFold(segment);
-    const last = folded.charCodeAt(folded.length - 1);
-    return last === 0x2e || last === 0x20 ? folded.replace(TRAILING_DOTS_AND_SPACES, '') : folded;
-}
-const DOT_GIT = /^(?:\.git|git~1)[. ]*(?::.*)?$/;
-/** True for `.git` in any case or compatibility form, with trailing dots or spaces, as an NTFS stream or 8.3 name. */
-function isDotGitSegment(segment) {
-    return DOT_GIT.test(caseFold(segment));
-}
-function segmentProblem(segment, ascii) {
-    if (segment === '')
-        return 'empty segment ("//" or a trailing "/")';
-    if (segment === '.' || segment === '..')
-        return `"${segment}" segment`;
-    const bytes = ascii ? segment.length : Buffer.byteLength(segment, 'utf8');
-    if (bytes > MAX_SEGMENT_BYTES)
-        return `a segment is longer than ${MAX_SEGMENT_BYTES} bytes`;
-    const first = segment.charCodeAt(0) | 0x20; // '.' stays '.', 'G' becomes 'g'
-    if ((!ascii || first === 0x2e || first === 0x67) && isDotGitSegment(segment)) {
-        return `${JSON.stringify(segment)} segment: the git directory is off limits`;
-    }
-    if (!ascii) {
-        const compat = segment.normalize('NFKC');
-        if (compat === '.' || compat === '..' || compat.includes('/') || compat.includes('\\')) {
-            return `${JSON.stringify(segment)} segment folds to ${JSON.stringify(compat)} under Unicode NFKC`;
-        }
-    }
-    return null;
-}
-/** Why `input` is not a valid repository-relative POSIX path, or null when it is. */
-function pathProblem(input) {
-    if (typeof input !== 'string') {
-        return `expected a string, got ${input === null ? 'null' : Array.isArray(input) ? 'array' : typeof input}`;
-    }
-    if (input === '')
-        return 'empty path';
-    // Printable ASCII (the common case) has no controls, invisibles or surrogates, and one byte per character.
-    const ascii = ASCII.test(input);
-    if (!ascii) {
-        if (LONE_SURROGATE.test(input))
-            return 'not well-formed Unicode (lone surrogate)';
-        const control = CONTROL.exec(input);
-        if (control)
-            return `control character ${codePoint(control[0])}`;
-        const invisible = INVISIBLE.exec(input);
-        if (invisible)
-            return `invisible character ${codePoint(invisible[0])}`;
-    }
-    if (input.length > MAX_PATH_BYTES || (!ascii && Buffer.byteLength(input, 'utf8') > MAX_PATH_BYTES)) {
-        return `longer than ${MAX_PATH_BYTES} bytes`;
-    }
-    if (input.includes('\\'))
-        return 'backslash (paths use "/" only)';
-    if (input.charCodeAt(0) === 0x2f)
-        return 'leading "/" (paths are relative to the repository root)';
-    for (const segment of input.split('/')) {
-        const problem = segmentProblem(segment, ascii);
-        if (problem)
-            return problem;
-    }
-    return null;
-}
-/** Strict repository-relative POSIX path validation: reject, never repair. */
-function validatePath(input) {
-    const reason = pathProblem(input);
-    return reason === null ? { ok: true, path: input } : { ok: false, reason };
-}
-
-;// CONCATENATED MODULE: ./src/policy/tools.ts
-/**
- * The agent-safe tool catalogue. Repository and branch are fixed by the endpoint, so no tool takes an
- * owner, repo, ref or branch; branch listing and cross-branch compare are deliberately absent.
- */
-const TOOL_NAMES = [
-    'get_tree',
-    'get_file',
-    'get_files',
-    'push_files',
-    'list_commits',
-    'get_commit',
-];
-function isToolName(value) {
-    return typeof value === 'string' && TOOL_NAMES.includes(value);
-}
-
-;// CONCATENATED MODULE: ./src/policy/spec.ts
-
-const DEFAULT_LIMITS = Object.freeze({
-    filesPerPush: 100,
-    bytesPerFile: 1_048_576,
-    bytesPerPush: 10_485_760,
-});
-/** GitHub refuses blobs over 100 MB; a larger per-file limit could never be honoured. */
-const MAX_BYTES_PER_FILE = 100 * 1024 * 1024;
-/**
- * What a perimeter is given for every key perimeters.yml leaves out: every tool, nothing to read or write,
- * any branch, the default limits, no exceptions.
- */
-function defaultPerimeterSpec(name) {
-    return {
-        name,
-        tools: [...TOOL_NAMES],
-        read: [],
-        write: [],
-        branches: null,
-        allowProtected: [],
-        limits: { ...DEFAULT_LIMITS },
-        allowCredentialFiles: [],
-        allowSecretsIn: [],
-    };
-}
-/** Perimeter names end up in URLs, status contexts and environment variable names. */
-const PERIMETER_NAME_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
-const PERIMETER_NAME_MAX_LENGTH = 63;
-function perimeterNameProblem(name) {
-    if (name.length > PERIMETER_NAME_MAX_LENGTH) {
-        return `name is ${name.length} characters long; at most ${PERIMETER_NAME_MAX_LENGTH} allowed`;
-    }
-    if (!PERIMETER_NAME_PATTERN.test(name)) {
-        return `invalid name ${JSON.stringify(name)}: expected lowercase letters, digits and single hyphens, starting with a letter (e.g. "test-author")`;
-    }
-    return null;
-}
-
-;// CONCATENATED MODULE: ./src/policy/git-glob.ts
-/**
- * Globs read the way git reads them: wildmatch with WM_PATHNAME, the matcher behind `:(glob)` pathspecs
- * (https://git-scm.com/docs/gitglossary#Documentation/gitglossary.txt-glob). Matching is on UTF-8 bytes, as
- * in git: `?` and a bracket expression match one byte, so globs and paths are turned into byte strings (one
- * char per byte) before matching. Anything git would read differently (or not at all) is a problem, never
- * a guess:
- * - a bracket expression never matches `/` (`[+-0]`, `[[:punct:]]`, `[!a]` included), is parsed with git's
- *   rules (`]` first is literal, `-` first or last is literal, `[:class:]` only the twelve POSIX names), and
- *   becomes an explicit set of bytes; an unclosed `[` or a set that matches nothing is refused;
- * - `**` is a globstar only as a whole segment and refused inside a name (git reads `a**` two ways);
- *   `dir/**` matches what is inside `dir`, not a file named `dir`;
- * - braces `{a,b}` are Perimeter's one addition to git (git reads them literally): expanded here, not nested;
- * - every other character is literal.
- *
- * The matcher is a regular expression built here, not by picomatch: picomatch's expressions backtrack, and
- * a path crafted for a glob with several stars costs time exponential in the stars (`*_*_*_*.py`: 1.7 s on
- * one 255-byte name; `*_*\/*_*\/*_*\/*_*.py`: 325 s on one 3,766-byte path). Here every star and every globstar
- * takes the leftmost fit inside an atomic group (`(?=(?<a>...))\k<a>`), which is exact for globs (each piece
- * between stars has a fixed width, so the leftmost fit never loses a match) and never backtracks, so one
- * decision costs about (path length x glob length). bench/policy.ts shows the figures.
- */
-/** Alternatives a glob's braces may expand to. */
-const MAX_ALTERNATIVES = 64;
-const CLASSES = {
-    alnum: (c) => isAlpha(c) || isDigit(c),
-    alpha: (c) => isAlpha(c),
-    blank: (c) => c === 0x20 || c === 0x09,
-    cntrl: (c) => c < 0x20 || c === 0x7f,
-    digit: (c) => isDigit(c),
-    graph: (c) => c > 0x20 && c < 0x7f,
-    lower: (c) => c >= 0x61 && c <= 0x7a,
-    print: (c) => c >= 0x20 && c < 0x7f,
-    punct: (c) => c > 0x20 && c < 0x7f && !isAlpha(c) && !isDigit(c),
-    space: (c) => c === 0x20 || (c >= 0x09 && c <= 0x0d),
-    upper: (c) => c >= 0x41 && c <= 0x5a,
-    xdigit: (c) => isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66),
-};
-function isAlpha(c) {
-    return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
-}
-function isDigit(c) {
-    return c >= 0x30 && c <= 0x39;
-}
-const SLASH = 0x2f;
-/** Bytes a valid path can hold: printable ASCII and every byte of multi-byte UTF-8; never `/`. */
-function possible(c) {
-    return c !== SLASH && ((c >= 0x20 && c < 0x7f) || c >= 0x80);
-}
-/** Turns text into a byte string: one char (U+0000..U+00FF) per UTF-8 byte. */
-function toBytes(text) {
-    // eslint-disable-next-line no-control-regex
-    return /^[\x00-\x7f]*$/.test(text) ? text : Buffer.from(text, 'utf8').toString('latin1');
-}
-function fromBytes(bytes) {
-    return Buffer.from(bytes, 'latin1').toString('utf8');
-}
-const UNCLOSED = 'unclosed "["; write "[[]" for a literal one';
-/** Parses the bracket expression at `start` (a `[`) with git's wildmatch rules. */
-function parseBracket(p, start) {
-    let i = start + 1;
-    const members = new Set();
-    const negated = p[i] === '!' || p[i] === '^';
-    if (negated)
-        i++;
-    let prev = -1;
-    for (;;) {
-        if (i >= p.length)
-            return { end: -1, set: null, problem: UNCLOSED };
-        const c = p.charCodeAt(i);
-        let current = c;
-        if (c === 0x2d && prev !== -1 && i + 1 < p.length && p[i + 1] !== ']') {
-            const high = p.charCodeAt(++i);
-            for (let b = prev; b <= high; b++)
-                members.add(b);
-            current = -1;
-        }
-        else if (c === 0x5b && p[i + 1] === ':') {
-            const close = p.indexOf(']', i + 2);
-            if (close === -1)
-                return { end: -1, set: null, problem: UNCLOSED };
-            const name = p.slice(i + 2, close - 1);
-            if (close - 1 < i + 2 || p[close - 1] !== ':') {
-                members.add(c); // git: no ":]" here, so "[" is a member and parsing goes on after it
-            }
-            else {
-                const test = CLASSES[name];
-                if (test === undefined)
-                    return {
-                        end: close + 1,
-                        set: null,
-                        problem: `unknown character class "[:${name}:]"; expected one of ${Object.keys(CLASSES).join(', ')}`,
-                    };
-                for (let b = 0; b < 0x80; b++)
-                    if (test(b))
-                        members.add(b);
-                i = close;
-                current = -1;
-            }
-        }
-        else {
-            members.add(c);
-        }
-        prev = current;
-        i++;
-        if (p[i] === ']')
-            break;
-    }
-    const set = new Set();
-    for (let b = 0; b < 0x100; b++)
-        if (possible(b) && members.has(b) !== negated)
-            set.add(b);
-    if (set.size === 0) {
-        return {
-            end: i + 1,
-            set: null,
-            problem: `bracket expression ${JSON.stringify(fromBytes(p.slice(start, i + 1)))} can never match a path character (it never matches "/")`,
-        };
-    }
-    return { end: i + 1, set, problem: null };
-}
-function hex(b) {
-    return `\\x${b.toString(16).padStart(2, '0')}`;
-}
-/** A regular expression for exactly the bytes of `set` (one char of a byte string). */
-function setSource(set) {
-    let all = true;
-    for (let b = 0; b < 0x100 && all; b++)
-        if (possible(b) && !set.has(b))
-            all = false;
-    if (all)
-        return '[^/]';
-    const bytes = [...set].sort((a, b) => a - b);
-    if (bytes.length === 1)
-        return hex(bytes[0]);
-    let out = '';
-    for (let i = 0; i < bytes.length;) {
-        let j = i;
-        while (j + 1 < bytes.length && bytes[j + 1] === bytes[j] + 1)
-            j++;
-        out += j > i ? `${hex(bytes[i])}-${hex(bytes[j])}` : hex(bytes[i]);
-        i = j + 1;
-    }
-    return `[${out}]`;
-}
-/**
- * git itself reads `a**` two ways: wildmatch (.gitignore) as `a*`, pathspecs as `a` then a globstar (they strip
- * the literal prefix first, so `a**` selects `ab/c`). Neither is what the glob says at a glance: refused.
- */
-const STARS_IN_NAME = '"**" inside a name: it is special only as a whole segment ("src/**", "**/x", "a/**/b"); write "*" within a name';
-/** The segments of one brace-free alternative (a byte string), or a problem. */
-function segments(p) {
-    const out = [];
-    for (const text of splitSegments(p)) {
-        if (/^\*{2,}$/.test(text)) {
-            out.push('globstar');
-            continue;
-        }
-        const tokens = [];
-        for (let i = 0; i < text.length;) {
-            const ch = text[i];
-            if (ch === '[') {
-                const bracket = parseBracket(text, i);
-                if (bracket.set === null)
-                    return { problem: bracket.problem };
-                tokens.push(bracket.set);
-                i = bracket.end;
-            }
-            else if (ch === '*') {
-                if (text[i + 1] === '*')
-                    return { problem: STARS_IN_NAME };
-                if (tokens.at(-1) !== 'star')
-                    tokens.push('star');
-                i++;
-            }
-            else if (ch === '?') {
-                tokens.push(ANY);
-                i++;
-            }
-            else {
-                tokens.push(new Set([ch.charCodeAt(0)]));
-                i++;
-            }
-        }
-        out.push(tokens);
-    }
-    return out;
-}
-/** Splits at the `/` that separate segments: a `/` inside a bracket expression belongs to it (git). */
-function splitSegments(p) {
-    const parts = [];
-    let current = '';
-    for (let i = 0; i < p.length;) {
-        if (p[i] === '[') {
-            const end = parseBracket(p, i).end;
-            if (end !== -1) {
-                current += p.slice(i, end);
-                i = end;
-                continue;
-            }
-        }
-        if (p[i] === '/') {
-            parts.push(current);
-            current = '';
-        }
-        else
-            current += p[i];
-        i++;
-    }
-    parts.push(current);
-    return parts;
-}
-const ANY = (() => {
-    const set = new Set();
-    for (let b = 0; b < 0x100; b++)
-        if (possible(b))
-            set.add(b);
-    return set;
-})();
-/** Group names are unique in the process, so matchers can be joined into one expression. */
-let groups = 0;
-class Builder {
-    /** `source` matched atomically: once it matched, the engine never comes back to try it another way. */
-    atomic(source) {
-        groups = (groups + 1) % Number.MAX_SAFE_INTEGER;
-        const name = `a${groups}`;
-        return `(?=(?<${name}>${source}))\\k<${name}>`;
-    }
-    /** One segment: fixed-width pieces between stars; each star takes the leftmost fit of the next piece. */
-    segment(tokens) {
-        const pieces = [[]];
-        for (const token of tokens) {
-            if (token === 'star')
-                pieces.push([]);
-            else
-                pieces.at(-1).push(setSource(token));
-        }
-        if (pieces.length === 1)
-            return pieces[0].join('');
-        let out = pieces[0].join('');
-        for (const middle of pieces.slice(1, -1))
-            out += this.atomic(`[^/]*?${middle.join('')}`);
-        // One star: the piece after it must end the segment, so there is one way to match and nothing to undo.
-        if (pieces.length === 2)
-            return `${out}[^/]*${pieces[1].join('')}`;
-        out += `[^/]*${pieces.at(-1).join('')}(?=/|$)`;
-        return this.atomic(out);
-    }
-    /** A whole alternative: runs of segments between globstars, each middle run at its leftmost fit. */
-    alternative(segs) {
-        const runs = [[]];
-        for (const seg of segs) {
-            if (seg === 'globstar') {
-                if (runs.at(-1).length > 0 || runs.length === 1)
-                    runs.push([]);
-            }
-            else
-                runs.at(-1).push(this.segment(seg));
-        }
-        if (runs.length === 1)
-            return `^${runs[0].join('\\/')}$`;
-        let out = `^${runs[0].map((s) => `${s}\\/`).join('')}`;
-        for (const run of runs.slice(1, -1))
-            out += this.atomic(`(?:[^/]*\\/)*?${run.map((s) => `${s}\\/`).join('')}`);
-        const last = runs.at(-1);
-        out += last.length === 0 ? '[^]*$' : `(?:[^/]*\\/)*${last.join('\\/')}$`;
-        return out;
-    }
-}
-/** Index just past the `]` closing the bracket at `start`, by git's rules, or -1; brace expansion skips brackets. */
-function bracketEnd(p, start) {
-    return parseBracket(p, start).end;
-}
-/** Expands `{a,b}` groups (not nested) into alternatives, skipping bracket expressions. */
-function expandBraces(p) {
-    let alternatives = [''];
-    let i = 0;
-    let literal = '';
-    while (i < p.length) {
-        const ch = p[i];
-        if (ch === '[') {
-            const end = bracketEnd(p, i);
-            if (end === -1)
-                return { problem: UNCLOSED };
-            literal += p.slice(i, end);
-            i = end;
-        }
-        else if (ch === '}') {
-            return { problem: 'unmatched "}"; write "[}]" for a literal one' };
-        }
-        else if (ch === '{') {
-            const options = [];
-            let current = '';
-            let j = i + 1;
-            for (; j < p.length && p[j] !== '}'; j++) {
-                if (p[j] === '{')
-                    return { problem: 'nested braces are not supported; list the globs instead' };
-                if (p[j] === '[') {
-                    const end = bracketEnd(p, j);
-                    if (end === -1)
-                        return { problem: UNCLOSED };
-                    current += p.slice(j, end);
-                    j = end - 1;
-                }
-                else if (p[j] === ',') {
-                    options.push(current);
-                    current = '';
-                }
-                else
-                    current += p[j];
-            }
-            if (j >= p.length)
-                return { problem: 'unclosed "{"; write "[{]" for a literal one' };
-            options.push(current);
-            if (options.length < 2)
-                return { problem: 'braces without a comma; write "{a,b}", or "[{]" for a literal brace' };
-            const next = [];
-            for (const head of alternatives)
-                for (const option of options)
-                    next.push(head + literal + option);
-            if (next.length > MAX_ALTERNATIVES)
-                return { problem: `braces expand to more than ${MAX_ALTERNATIVES} globs; list fewer` };
-            alternatives = next;
-            literal = '';
-            i = j + 1;
-        }
-        else {
-            literal += ch;
-            i++;
-        }
-    }
-    return { alternatives: [...new Set(alternatives.map((a) => fromBytes(a + literal)))] };
-}
-/**
- * The matcher source (over byte strings) that means what git reads in `glob`, or why there is none. `check`
- * runs on each expanded alternative (in text form) first.
- */
-function translateGlob(glob, check) {
-    const expanded = expandBraces(toBytes(glob));
-    if ('problem' in expanded)
-        return { ok: false, problem: expanded.problem };
-    const builder = new Builder();
-    const sources = [];
-    for (const alternative of expanded.alternatives) {
-        const problem = check(alternative);
-        const where = expanded.alternatives.length > 1 ? ` (in ${JSON.stringify(alternative)})` : '';
-        if (problem !== null)
-            return { ok: false, problem: `${problem}${where}` };
-        const segs = segments(toBytes(alternative));
-        if ('problem' in segs)
-            return { ok: false, problem: `${segs.problem}${where}` };
-        sources.push(builder.alternative(segs));
-    }
-    return { ok: true, source: sources.length === 1 ? sources[0] : sources.map((x) => `(?:${x})`).join('|') };
-}
-
-;// CONCATENATED MODULE: ./src/policy/glob.ts
-
-
-/**
- * The picomatch options Perimeter used before globs were read the way git reads them (see git-glob.ts).
- * Kept for callers that still hand raw globs to picomatch; decisions go through compileGlobList.
- */
-const GLOB_OPTIONS = Object.freeze({
-    dot: true,
-    nocase: false,
-    windows: false,
-    nonegate: true,
-    noextglob: true,
-    posix: true,
-    basename: false,
-    contains: false,
-});
-// eslint-disable-next-line no-control-regex
-const CONTROL_OR_INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|\p{Default_Ignorable_Code_Point}/u;
-const GLOB_SYNTAX = /[*?[\]]/;
-const EXTGLOB = /[@!+*?]\(/;
-function glob_segmentProblem(alternative) {
-    for (const segment of alternative.split('/')) {
-        if (segment === '')
-            return 'empty segment ("//" or a trailing "/"; write "dir/**" for a directory)';
-        if (segment === '.' || segment === '..')
-            return `"${segment}" segment can never match a valid path`;
-        if (isDotGitSegment(segment))
-            return `${JSON.stringify(segment)} segment can never match: .git paths are always refused`;
-        const problem = GLOB_SYNTAX.test(segment) ? null : pathProblem(segment);
-        if (problem !== null)
-            return `segment ${JSON.stringify(segment)} can never match a valid path: ${problem}`;
-    }
-    return null;
-}
-/**
- * The matcher for a valid glob, over byte strings (see toBytes): what git's `:(glob)` pathspecs select.
- * Throws on a glob globProblem refuses.
- */
-function compileGlob(glob) {
-    const translation = translateGlob(glob, () => null);
-    if (!translation.ok)
-        throw new Error(`invalid glob ${JSON.stringify(glob)}: ${translation.problem}`);
-    return new RegExp(translation.source);
-}
-/** Why `glob` cannot be used in perimeters.yml (it is malformed or could never match a valid path), or null. */
-function globProblem(glob) {
-    if (glob === '')
-        return 'empty glob';
-    if (glob.trim() !== glob)
-        return 'leading or trailing whitespace';
-    if (Buffer.byteLength(glob, 'utf8') > MAX_PATH_BYTES)
-        return `longer than ${MAX_PATH_BYTES} bytes`;
-    if (CONTROL_OR_INVISIBLE.test(glob))
-        return 'control or invisible character';
-    if (glob.startsWith('!'))
-        return 'negation ("!") is not supported: perimeters only grant, list what is allowed';
-    if (glob.startsWith('/'))
-        return 'leading "/": globs are relative to the repository root';
-    if (glob.includes('\\'))
-        return 'backslash: paths never contain one; write "[*]" to match a special character literally';
-    const extglob = EXTGLOB.exec(glob);
-    if (extglob !== null)
-        return `"${extglob[0]}" reads like an extglob, which git does not have (there "(" is a literal); write "[(]" for a literal parenthesis, or list the globs`;
-    const translation = translateGlob(glob, glob_segmentProblem);
-    return translation.ok ? null : translation.problem;
-}
-/** Why a `branches` glob is unusable, or null. Branch names follow git's ref rules, not path rules. */
-function branchGlobProblem(glob) {
-    if (glob === '')
-        return 'empty glob';
-    if (glob.trim() !== glob || /\s/.test(glob))
-        return 'whitespace: branch names never contain any';
-    if (CONTROL_OR_INVISIBLE.test(glob))
-        return 'control or invisible character';
-    if (glob.startsWith('!'))
-        return 'negation ("!") is not supported';
-    if (glob.startsWith('/') || glob.startsWith('refs/'))
-        return 'give the branch name without "refs/heads/" or a leading "/"';
-    if (glob.includes('\\'))
-        return 'backslash: branch names never contain one';
-    if (glob.includes('..') || glob.includes('//') || glob.endsWith('/'))
-        return 'can never match a valid branch name';
-    const translation = translateGlob(glob, () => null);
-    return translation.ok ? null : translation.problem;
-}
-/** Compiles validated globs once; `find` reports which one matched. */
-function compileGlobList(globs) {
-    const compiled = globs.map((glob) => ({ glob, re: compileGlob(glob) }));
-    // Matching is on UTF-8 bytes, as in git: `?` and brackets match one byte.
-    const union = compiled.length > 0 ? new RegExp(compiled.map((c) => `(?:${c.re.source})`).join('|')) : null;
-    return {
-        globs: [...globs],
-        find(path) {
-            if (union === null)
-                return null;
-            const bytes = toBytes(path);
-            if (!union.test(bytes))
-                return null;
-            for (const { glob, re } of compiled)
-                if (re.test(bytes))
-                    return glob;
-            return null;
-        },
-    };
-}
-
-;// CONCATENATED MODULE: ./src/policy/pull-requests.ts
-/**
- * Which perimeter judges a pull request that an agent running elsewhere (Copilot coding agent, say) opened:
- * perimeters.yml `pull-requests: { authors, branches }`. Pure: the verify job reads the pull request from
- * GitHub and hands in its author and head branch.
- */
-
-/** GitHub logins: letters, digits and single hyphens; apps end in "[bot]". */
-function loginProblem(login) {
-    return /^[A-Za-z0-9](?:-?[A-Za-z0-9])*(?:\[bot\])?$/.test(login) && login.length <= 50
-        ? null
-        : 'not a GitHub login (letters, digits and single hyphens; apps end in "[bot]")';
-}
-/** Why `rule` matches the pull request (e.g. 'author "Copilot", head branch glob "copilot/**"'), or null. */
-function pullRequestMatch(rule, facts) {
-    const why = [];
-    if (rule.authors.length > 0) {
-        // GitHub logins are unique without regard to case
-        const author = facts.author.toLowerCase();
-        const login = rule.authors.find((a) => a.toLowerCase() === author);
-        if (login === undefined)
-            return null;
-        why.push(`author ${JSON.stringify(login)}`);
-    }
-    if (rule.branches.length > 0) {
-        const glob = facts.headBranch === '' ? null : compileGlobList(rule.branches).find(facts.headBranch);
-        if (glob === null)
-            return null;
-        why.push(`head branch glob ${JSON.stringify(glob)}`);
-    }
-    return why.length === 0 ? null : why.join(', ');
-}
-/**
- * The one perimeter whose `pull-requests` rule matches (authors and branches both, where both are given).
- * None, or more than one, is no assignment: the pull request is not judged against a guess.
- */
-function assignPullRequest(specs, facts) {
-    const matches = specs.flatMap((spec) => {
-        const rule = spec.pullRequests === undefined ? null : pullRequestMatch(spec.pullRequests, facts);
-        return rule === null ? [] : [{ spec, rule }];
-    });
-    const who = `by "${facts.author}" from "${facts.headBranch}"`;
-    if (matches.length === 1)
-        return { kind: 'assigned', ...matches[0] };
-    if (matches.length === 0)
-        return {
-            kind: 'none',
-            reason: `no perimeter is assigned to pull requests ${who} (no "pull-requests" rule matches)`,
-        };
-    const names = matches.map((m) => m.spec.name);
-    return {
-        kind: 'ambiguous',
-        names,
-        reason: `more than one perimeter is assigned to pull requests ${who}: ${names.join(', ')} (make their "pull-requests" rules exclusive)`,
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/policy/config-error.ts
 function formatProblem(problem) {
     return `${problem.file}:${problem.line}:${problem.column}: ${problem.key}: ${problem.message}`;
@@ -61486,1620 +60815,6 @@ class ConfigError extends Error {
         super(problems.map(formatProblem).join('\n'));
         this.name = 'ConfigError';
         this.problems = problems;
-    }
-}
-
-// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
-var dist = __nccwpck_require__(8815);
-;// CONCATENATED MODULE: ./src/policy/agent-files.ts
-/**
- * Every file and directory (`name/**`) coding agents read, in one table: `instructions` are read as
- * prompts or rules the agent follows (served from the trusted config ref, src/policy/instructions.ts);
- * `settings` configure which tools, servers and files it uses. Both steer the next agent, so all of them are
- * in the protected set's `agents` family (src/policy/protected.ts).
- */
-const AGENT_FILES = Object.freeze([
-    ['AGENTS.md', 'instructions'],
-    ['AGENTS.override.md', 'instructions'],
-    ['AGENT.md', 'instructions'],
-    ['CLAUDE.md', 'instructions'],
-    ['CLAUDE.local.md', 'instructions'],
-    ['GEMINI.md', 'instructions'],
-    ['QWEN.md', 'instructions'],
-    ['CRUSH.md', 'instructions'],
-    ['copilot-instructions.md', 'instructions'],
-    ['.claude/**', 'instructions'],
-    ['.codex/**', 'instructions'],
-    ['.cursor/**', 'instructions'],
-    ['.cursorrules', 'instructions'],
-    ['.cursorignore', 'settings'],
-    ['.cursorindexingignore', 'settings'],
-    ['.gemini/**', 'instructions'],
-    ['.geminiignore', 'settings'],
-    ['.qwen/**', 'settings'],
-    ['.windsurf/**', 'instructions'],
-    ['.windsurfrules', 'instructions'],
-    ['.codeiumignore', 'settings'],
-    ['.clinerules', 'instructions'],
-    ['.clinerules/**', 'instructions'],
-    ['.clineignore', 'settings'],
-    ['.roo/**', 'instructions'],
-    ['.roorules', 'instructions'],
-    ['.roomodes', 'settings'],
-    ['.rooignore', 'settings'],
-    ['.rules', 'instructions'],
-    ['.kiro/**', 'instructions'],
-    ['.junie/**', 'instructions'],
-    ['.continue/**', 'instructions'],
-    ['.continuerc.json', 'settings'],
-    ['opencode.json', 'settings'],
-    ['opencode.jsonc', 'settings'],
-    ['.opencode/**', 'settings'],
-    ['.aider.conf.yml', 'settings'],
-    ['.aiderignore', 'settings'],
-    ['.goosehints', 'instructions'],
-    ['.augment/**', 'settings'],
-    ['.augment-guidelines', 'instructions'],
-    ['.amazonq/**', 'settings'],
-    ['.trae/**', 'settings'],
-    ['.openhands/**', 'settings'],
-    ['.mcp.json', 'settings'],
-    ['.vscode/mcp.json', 'settings'],
-    ['.github/instructions/**', 'instructions'],
-    ['.github/prompts/**', 'instructions'],
-    ['.github/chatmodes/**', 'instructions'],
-    ['.github/agents/**', 'instructions'],
-    // skills: instructions (SKILL.md) with the scripts they tell the agent to run (Codex, Amp, Copilot)
-    ['.agents/skills/**', 'instructions'],
-    ['.github/skills/**', 'instructions'],
-].map(([entry, use]) => Object.freeze({ entry, use })));
-
-;// CONCATENATED MODULE: ./src/policy/protected.ts
-
-
-const AGENT_ENTRIES = AGENT_FILES.map((file) => file.entry);
-/** Always protected (with the config file itself). */
-const BUILT_IN_FAMILIES = Object.freeze({
-    repository: {
-        why: 'decide who reviews, what runs in CI and how files are checked out; GITHUB_TOKEN cannot even write workflows',
-        entries: ['.github/**', 'CODEOWNERS', '.gitmodules', '.gitattributes'],
-    },
-    agents: {
-        why: 'instructions and settings of coding agents: whoever writes them steers the next agent, in this job, a later one or on a developer machine',
-        // every file agents read (src/policy/agent-files.ts) but those another entry already names: all of
-        // .github is the repository family's, and `name/**` adds nothing where `name` is listed
-        entries: AGENT_ENTRIES.filter((entry) => !entry.startsWith('.github/') &&
-            !(entry.endsWith('/**') && AGENT_ENTRIES.includes(entry.slice(0, -3)))),
-    },
-    hooks: {
-        why: 'run code on the machine of whoever next commits, opens, enters or installs the repository (git hooks, direnv, mise and asdf tool versions, npm settings such as the registry, editor tasks, dev containers), outside any review of the code',
-        entries: [
-            '.husky/**',
-            '.githooks/**',
-            '.pre-commit-config.yaml',
-            '.pre-commit-hooks.yaml',
-            'lefthook.yml',
-            '.lefthook.yml',
-            'lefthook-local.yml',
-            '.envrc',
-            'mise.toml',
-            '.mise.toml',
-            '.tool-versions',
-            '.npmrc',
-            '.vscode/settings.json',
-            '.vscode/tasks.json',
-            '.vscode/launch.json',
-            '.vscode/extensions.json',
-            '.devcontainer/**',
-            '.devcontainer.json',
-        ],
-    },
-});
-/** Protected when perimeters.yml says `protect: [name, ...]` (top level or per perimeter). */
-const OPTIONAL_FAMILIES = Object.freeze({
-    manifests: {
-        why: 'package manifests and lockfiles: a new or changed dependency runs its code in CI and on every machine that installs it',
-        entries: [
-            'package.json',
-            'package-lock.json',
-            'npm-shrinkwrap.json',
-            'yarn.lock',
-            '.yarnrc.yml',
-            '.yarnrc',
-            'pnpm-lock.yaml',
-            'pnpm-workspace.yaml',
-            '.pnpmfile.cjs',
-            'bun.lock',
-            'bun.lockb',
-            'deno.json',
-            'deno.jsonc',
-            'deno.lock',
-            'Cargo.toml',
-            'Cargo.lock',
-            'go.mod',
-            'go.sum',
-            'go.work',
-            'pyproject.toml',
-            'poetry.lock',
-            'uv.lock',
-            'Pipfile',
-            'Pipfile.lock',
-            'requirements*.txt',
-            'setup.py',
-            'setup.cfg',
-            'Gemfile',
-            'Gemfile.lock',
-            '*.gemspec',
-            'composer.json',
-            'composer.lock',
-            'pom.xml',
-            'build.gradle',
-            'build.gradle.kts',
-            'settings.gradle',
-            'settings.gradle.kts',
-            'gradle.lockfile',
-            '*.csproj',
-            'packages.lock.json',
-            'Directory.Packages.props',
-            'Package.swift',
-            'Package.resolved',
-            'mix.exs',
-            'mix.lock',
-            'pubspec.yaml',
-            'pubspec.lock',
-            'flake.nix',
-            'flake.lock',
-        ],
-    },
-    ci: {
-        why: 'pipelines of other CI systems: they run with those systems’ secrets',
-        entries: [
-            '.gitlab-ci.yml',
-            '.circleci/**',
-            '.travis.yml',
-            'azure-pipelines.yml',
-            '.azure-pipelines/**',
-            'Jenkinsfile',
-            '.buildkite/**',
-            'bitbucket-pipelines.yml',
-            '.drone.yml',
-            '.woodpecker/**',
-            '.woodpecker.yml',
-            'cloudbuild.yaml',
-            'buildspec.yml',
-            'appveyor.yml',
-        ],
-    },
-    editors: {
-        why: 'settings of other editors that can run commands when a project opens (JetBrains run configurations, Zed tasks, Vim and Neovim local config)',
-        entries: [
-            '.idea/**',
-            '.zed/**',
-            '.helix/**',
-            '.fleet/**',
-            '.nvim.lua',
-            '.nvimrc',
-            '.exrc',
-            '*.code-workspace',
-        ],
-    },
-});
-const OPTIONAL_FAMILY_NAMES = Object.keys(OPTIONAL_FAMILIES);
-function isOptionalFamily(name) {
-    return Object.hasOwn(OPTIONAL_FAMILIES, name);
-}
-/** Every built-in entry (the config file comes on top). */
-const PROTECTED_ENTRIES = Object.freeze(Object.values(BUILT_IN_FAMILIES).flatMap((family) => family.entries));
-const DEFAULT_CONFIG_FILE = 'perimeters.yml';
-const protected_ASCII = /^[\x20-\x7e]*$/;
-function toEntry(text, rule = text) {
-    const segments = text
-        .replace(/\/\*\*$/, '')
-        .split('/')
-        .filter((s) => s !== '' && s !== '.')
-        .map((s) => {
-        const star = s.indexOf('*');
-        if (star === -1)
-            return foldSegment(s);
-        return { prefix: foldSegment(s.slice(0, star)), suffix: foldSegment(s.slice(star + 1)) };
-    });
-    return { rule, segments };
-}
-function protected_escape(text) {
-    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-const BUILT_IN = PROTECTED_ENTRIES.map((entry) => toEntry(entry));
-const cache = new Map();
-function entriesFor(configFile, families) {
-    const key = `${configFile}\n${families.join(',')}`;
-    let entries = cache.get(key);
-    if (!entries) {
-        const optional = families
-            .filter(isOptionalFamily)
-            .flatMap((name) => OPTIONAL_FAMILIES[name].entries.map((entry) => toEntry(entry, `${entry}, ${name} family`)));
-        const list = [toEntry(configFile), ...BUILT_IN, ...optional].filter((e) => e.segments.length > 0);
-        const firsts = [
-            ...new Set(list.map((e) => {
-                const first = e.segments[0];
-                return typeof first === 'string'
-                    ? protected_escape(first)
-                    : `${protected_escape(first.prefix)}[^/]*${protected_escape(first.suffix)}`;
-            })),
-        ];
-        const prefilter = new RegExp(`(?:^|/)(?:${firsts.join('|')})[. ]*(?:/|$)`, 'i');
-        entries = { list, prefilter };
-        if (cache.size > 16)
-            cache.clear();
-        cache.set(key, entries);
-    }
-    return entries;
-}
-function segmentMatches(segment, pattern) {
-    if (typeof pattern === 'string')
-        return segment === pattern;
-    return (segment.length >= pattern.prefix.length + pattern.suffix.length &&
-        segment.startsWith(pattern.prefix) &&
-        segment.endsWith(pattern.suffix));
-}
-function containsRun(haystack, needle) {
-    outer: for (let i = 0; i + needle.length <= haystack.length; i++) {
-        for (let j = 0; j < needle.length; j++)
-            if (!segmentMatches(haystack[i + j], needle[j]))
-                continue outer;
-        return true;
-    }
-    return false;
-}
-/**
- * The protected-set entry matching this (validated) path, or null: the built-in set, the config file, and
- * the optional `families` switched on. Case/Unicode-NF insensitive, any depth.
- */
-function protectedRule(path, configFile = DEFAULT_CONFIG_FILE, families = []) {
-    const entries = entriesFor(configFile, families);
-    if (protected_ASCII.test(path) && !entries.prefilter.test(path))
-        return null;
-    const segments = path.split('/').map(foldSegment);
-    for (const entry of entries.list) {
-        if (containsRun(segments, entry.segments))
-            return entry.rule;
-    }
-    return null;
-}
-
-;// CONCATENATED MODULE: ./src/policy/trust.ts
-/**
- * Who triggered a run, and whether the owner's `trust` rule trusts them. Pure: the action reads the event
- * payload and hands it in. Associations are GitHub's `author_association` values:
- * https://docs.github.com/en/graphql/reference/enums#commentauthorassociation
- */
-const ASSOCIATIONS = [
-    'OWNER',
-    'MEMBER',
-    'COLLABORATOR',
-    'CONTRIBUTOR',
-    'FIRST_TIME_CONTRIBUTOR',
-    'FIRST_TIMER',
-    'MANNEQUIN',
-    'NONE',
-];
-/** Events only people with write access can start: a push, a manual or API dispatch, a schedule, a merge queue. */
-const WRITE_ONLY_EVENTS = new Set([
-    'push',
-    'workflow_dispatch',
-    'repository_dispatch',
-    'schedule',
-    'merge_group',
-]);
-/** Where each event carries the item that triggered it, whose author steers the agent. */
-const ITEM_OF = {
-    issue_comment: 'comment',
-    pull_request_review_comment: 'comment',
-    commit_comment: 'comment',
-    discussion_comment: 'comment',
-    issues: 'issue',
-    pull_request: 'pull_request',
-    pull_request_target: 'pull_request',
-    pull_request_review: 'review',
-    discussion: 'discussion',
-};
-function object(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : null;
-}
-function login(value) {
-    const user = object(value);
-    return typeof user?.login === 'string' ? user.login : null;
-}
-function byLogin(rule, name) {
-    return name !== null && rule.users.some((user) => user.toLowerCase() === name.toLowerCase());
-}
-/**
- * Judges a run's trigger. The author of the triggering item (comment, issue, pull request, review,
- * discussion) is trusted by association or login; on pull requests the sender (who pushed or opened) is
- * judged too when it is someone else, by login only (the payload has no association for the sender). Other
- * people acting on an item (labelling, editing someone else's) need triage or write access, so they are not
- * judged. Events only writers can start are trusted; any other event trusts only a sender named in `users`.
- */
-function judgeTrigger(rule, eventName, payload) {
-    const event = object(payload) ?? {};
-    const sender = login(event.sender);
-    if (WRITE_ONLY_EVENTS.has(eventName))
-        return { trusted: true, reason: `${eventName} runs can only be started by people with write access` };
-    const field = ITEM_OF[eventName];
-    if (field === undefined) {
-        if (byLogin(rule, sender))
-            return { trusted: true, reason: `sender "${sender}" is in trust.users` };
-        return {
-            trusted: false,
-            reason: `${eventName} events carry no author association, and the sender ${sender === null ? '(unknown)' : `"${sender}"`} is not in trust.users`,
-        };
-    }
-    const item = object(event[field]);
-    const author = login(item?.user);
-    const association = typeof item?.author_association === 'string' ? item.author_association : null;
-    const what = `${field.replace('_', ' ')} author ${author === null ? '(unknown)' : `"${author}"`}`;
-    let verdict;
-    if (byLogin(rule, author))
-        verdict = { trusted: true, reason: `${what} is in trust.users` };
-    else if (association !== null && rule.associations.includes(association))
-        verdict = { trusted: true, reason: `${what} is ${association}` };
-    else
-        verdict = {
-            trusted: false,
-            reason: `${what} is ${association ?? 'of unknown association'}, not ${rule.associations.join(', ') || 'in trust.users'}`,
-        };
-    if (verdict.trusted &&
-        field === 'pull_request' &&
-        sender !== null &&
-        sender !== author &&
-        !byLogin(rule, sender)) {
-        return {
-            trusted: false,
-            reason: `${verdict.reason}, but the sender "${sender}" (who pushed or acted) is someone else and not in trust.users`,
-        };
-    }
-    return verdict;
-}
-
-;// CONCATENATED MODULE: ./src/policy/yaml-checker.ts
-
-/** Walks a parsed YAML document and collects positioned problems. */
-class Checker {
-    file;
-    doc;
-    lines;
-    problems = [];
-    constructor(file, doc, lines) {
-        this.file = file;
-        this.doc = doc;
-        this.lines = lines;
-    }
-    report(at, key, message) {
-        const offset = typeof at === 'number' ? at : (at?.range?.[0] ?? 0);
-        const { line, col } = this.lines.linePos(offset);
-        this.problems.push({ file: this.file, line, column: col, key, message });
-    }
-    resolve(node) {
-        if (node === null || node === undefined)
-            return null;
-        if ((0,dist/* isAlias */.Vj)(node))
-            return node.resolve(this.doc) ?? null;
-        return node;
-    }
-    /** The entries of a mapping, reporting duplicate, empty and non-scalar keys. */
-    entries(map, where) {
-        if (!(0,dist/* isMap */.jh)(map))
-            return [];
-        const seen = new Set();
-        const entries = [];
-        for (const pair of map.items) {
-            if ((0,dist/* isAlias */.Vj)(pair.key)) {
-                // `*k : [...]` reads as nothing in a review, and becomes whatever `&k` anchored (`write`, say).
-                const source = pair.key.source;
-                this.report(pair.key, where || '(document)', `alias *${source} used as a key: write the key out`);
-                continue;
-            }
-            const keyNode = this.resolve(pair.key);
-            const at = keyNode ?? map;
-            if (!(0,dist/* isScalar */.jn)(keyNode) ||
-                keyNode.value === null ||
-                keyNode.value === '' ||
-                typeof keyNode.value === 'object') {
-                this.report(at, where || '(document)', 'expected a plain key');
-                continue;
-            }
-            const key = String(keyNode.value);
-            const path = join(where, key);
-            if (seen.has(key)) {
-                this.report(keyNode, path, 'duplicate key');
-                continue;
-            }
-            seen.add(key);
-            entries.push({ key, keyNode, value: this.resolve(pair.value) });
-        }
-        return entries;
-    }
-    expectMap(node, at, key) {
-        if ((0,dist/* isMap */.jh)(node))
-            return true;
-        this.report(valueAt(node, at), key, `expected a mapping, got ${describe(node)}`);
-        return false;
-    }
-    stringList(entry, where, check) {
-        const key = join(where, entry.key);
-        const node = entry.value;
-        if (!(0,dist/* isSeq */.oP)(node)) {
-            const hint = (0,dist/* isScalar */.jn)(node) && typeof node.value === 'string'
-                ? `; write it as a list: [${JSON.stringify(node.value)}]`
-                : '';
-            this.report(valueAt(node, entry.keyNode), key, `expected a list, got ${describe(node)}${hint}`);
-            return null;
-        }
-        const values = [];
-        let ok = true;
-        node.items.forEach((raw, index) => {
-            const item = this.resolve(raw);
-            const itemKey = `${key}[${index}]`;
-            if (item === null && (0,dist/* isAlias */.Vj)(raw)) {
-                const glob = JSON.stringify(`*${raw.source}`);
-                this.report(raw, itemKey, `unknown alias *${raw.source}; quote a glob that starts with "*": ${glob}`);
-                ok = false;
-                return;
-            }
-            if (!(0,dist/* isScalar */.jn)(item) || typeof item.value !== 'string') {
-                this.report(valueAt(item, node), itemKey, `expected a string, got ${describe(item)}`);
-                ok = false;
-                return;
-            }
-            const problem = check(item.value);
-            if (problem !== null) {
-                this.report(item, itemKey, `${JSON.stringify(item.value)}: ${problem}`);
-                ok = false;
-            }
-            else if (values.includes(item.value)) {
-                this.report(item, itemKey, `${JSON.stringify(item.value)}: listed twice`);
-                ok = false;
-            }
-            values.push(item.value);
-        });
-        return ok ? values : null;
-    }
-}
-function join(where, key) {
-    return where === '' ? key : `${where}.${key}`;
-}
-function valueAt(node, fallback) {
-    return node?.range ? node : fallback;
-}
-function describe(node) {
-    if (node === null)
-        return 'nothing';
-    if ((0,dist/* isMap */.jh)(node))
-        return 'a mapping';
-    if ((0,dist/* isSeq */.oP)(node))
-        return 'a list';
-    if ((0,dist/* isScalar */.jn)(node)) {
-        const value = node.value;
-        if (value === null)
-            return 'null';
-        if (typeof value === 'string')
-            return `string ${JSON.stringify(value)}`;
-        return `${typeof value} ${String(value)}`;
-    }
-    return 'an unsupported node';
-}
-
-;// CONCATENATED MODULE: ./src/policy/config.ts
-
-
-
-
-
-
-
-
-
-const TOP_KEYS = ['version', 'protect', 'deny', 'trust', 'perimeters'];
-const PERIMETER_KEYS = [
-    'description',
-    'tools',
-    'read',
-    'write',
-    'branches',
-    'allow-protected',
-    'allow-credential-files',
-    'allow-secrets-in',
-    'deny',
-    'protect',
-    'untrusted-triggers',
-    'instructions',
-    'limits',
-    'pull-requests',
-];
-const GLOB_FIELDS = {
-    read: 'read',
-    write: 'write',
-    'allow-protected': 'allowProtected',
-    'allow-credential-files': 'allowCredentialFiles',
-    'allow-secrets-in': 'allowSecretsIn',
-    deny: 'deny',
-};
-function familyProblem(name) {
-    return isOptionalFamily(name)
-        ? null
-        : `unknown family; expected one of ${OPTIONAL_FAMILY_NAMES.join(', ')}`;
-}
-function parseTrust(c, entry) {
-    if (!c.expectMap(entry.value, entry.keyNode, 'trust'))
-        return null;
-    const rule = { associations: [], users: [] };
-    let ok = true;
-    for (const item of c.entries(entry.value, 'trust')) {
-        if (item.key === 'associations') {
-            const list = c.stringList(item, 'trust', (value) => ASSOCIATIONS.includes(value)
-                ? null
-                : `unknown association; expected one of ${ASSOCIATIONS.join(', ')}`);
-            if (list === null)
-                ok = false;
-            else
-                rule.associations = list;
-        }
-        else if (item.key === 'users') {
-            const list = c.stringList(item, 'trust', loginProblem);
-            if (list === null)
-                ok = false;
-            else
-                rule.users = list;
-        }
-        else {
-            c.report(item.keyNode, join('trust', item.key), 'unknown key; expected one of associations, users');
-            ok = false;
-        }
-    }
-    if (ok && rule.associations.length === 0 && rule.users.length === 0) {
-        c.report(entry.value, 'trust', 'trusts nobody; list associations (e.g. [OWNER, MEMBER, COLLABORATOR]) or users');
-        ok = false;
-    }
-    return ok ? rule : null;
-}
-const PULL_REQUEST_KEYS = ['authors', 'branches'];
-function parsePullRequests(c, entry, where) {
-    const key = join(where, 'pull-requests');
-    if (!c.expectMap(entry.value, entry.keyNode, key))
-        return null;
-    const rule = { authors: [], branches: [] };
-    let ok = true;
-    for (const item of c.entries(entry.value, key)) {
-        const list = item.key === 'authors'
-            ? c.stringList(item, key, loginProblem)
-            : item.key === 'branches'
-                ? c.stringList(item, key, branchGlobProblem)
-                : undefined;
-        if (list === undefined)
-            c.report(item.keyNode, join(key, item.key), `unknown key; expected one of ${PULL_REQUEST_KEYS.join(', ')}`);
-        if (list === null || list === undefined)
-            ok = false;
-        else
-            rule[item.key] = list;
-    }
-    if (ok && rule.authors.length === 0 && rule.branches.length === 0) {
-        c.report(entry.value, key, 'matches no pull request; list authors (e.g. [Copilot]) or head branches (e.g. ["copilot/**"])');
-        ok = false;
-    }
-    return ok ? rule : null;
-}
-const LIMIT_KEYS = {
-    'files-per-push': 'filesPerPush',
-    'bytes-per-file': 'bytesPerFile',
-    'bytes-per-push': 'bytesPerPush',
-};
-function positiveInteger(c, entry, key, max) {
-    const node = entry.value;
-    const value = (0,dist/* isScalar */.jn)(node) ? node.value : undefined;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-        c.report(valueAt(node, entry.keyNode), key, `expected a positive integer, got ${describe(node)}`);
-        return null;
-    }
-    if (value > max) {
-        c.report(node, key, `${value} is above the maximum of ${max}`);
-        return null;
-    }
-    return value;
-}
-function parseLimits(c, entry, where) {
-    const key = join(where, 'limits');
-    if (!c.expectMap(entry.value, entry.keyNode, key))
-        return null;
-    const limits = { ...DEFAULT_LIMITS };
-    let ok = true;
-    for (const item of c.entries(entry.value, key)) {
-        const field = LIMIT_KEYS[item.key];
-        if (field === undefined) {
-            c.report(item.keyNode, join(key, item.key), `unknown key; expected one of ${Object.keys(LIMIT_KEYS).join(', ')}`);
-            ok = false;
-            continue;
-        }
-        const max = field === 'bytesPerFile' ? MAX_BYTES_PER_FILE : Number.MAX_SAFE_INTEGER;
-        const value = positiveInteger(c, item, join(key, item.key), max);
-        if (value === null)
-            ok = false;
-        else
-            limits[field] = value;
-    }
-    return ok ? limits : null;
-}
-function parsePerimeter(c, entry) {
-    const where = `perimeters.${entry.key}`;
-    let ok = true;
-    const nameProblem = perimeterNameProblem(entry.key);
-    if (nameProblem) {
-        c.report(entry.keyNode, where, nameProblem);
-        ok = false;
-    }
-    if (!c.expectMap(entry.value, entry.keyNode, where))
-        return null;
-    const spec = defaultPerimeterSpec(entry.key);
-    for (const item of c.entries(entry.value, where)) {
-        const key = join(where, item.key);
-        const globField = GLOB_FIELDS[item.key];
-        if (globField !== undefined) {
-            const globs = c.stringList(item, where, globProblem);
-            if (globs === null)
-                ok = false;
-            else
-                spec[globField] = globs;
-        }
-        else if (item.key === 'description') {
-            if ((0,dist/* isScalar */.jn)(item.value) && typeof item.value.value === 'string')
-                spec.description = item.value.value;
-            else {
-                c.report(valueAt(item.value, item.keyNode), key, `expected a string, got ${describe(item.value)}`);
-                ok = false;
-            }
-        }
-        else if (item.key === 'tools') {
-            const tools = c.stringList(item, where, (tool) => isToolName(tool) ? null : `unknown tool; expected one of ${TOOL_NAMES.join(', ')}`);
-            if (tools !== null && tools.length === 0)
-                c.report(item.value, key, 'empty list; omit the key to allow every tool');
-            if (tools === null || tools.length === 0)
-                ok = false;
-            else
-                spec.tools = tools;
-        }
-        else if (item.key === 'branches') {
-            const branches = c.stringList(item, where, branchGlobProblem);
-            if (branches !== null && branches.length === 0)
-                c.report(item.value, key, 'empty list; omit the key to allow any branch');
-            if (branches === null || branches.length === 0)
-                ok = false;
-            else
-                spec.branches = branches;
-        }
-        else if (item.key === 'protect') {
-            const families = c.stringList(item, where, familyProblem);
-            if (families === null)
-                ok = false;
-            else
-                spec.protect = families;
-        }
-        else if (item.key === 'untrusted-triggers') {
-            if ((0,dist/* isScalar */.jn)(item.value) && typeof item.value.value === 'boolean')
-                spec.untrustedTriggers = item.value.value;
-            else {
-                c.report(valueAt(item.value, item.keyNode), key, `expected true or false, got ${describe(item.value)}`);
-                ok = false;
-            }
-        }
-        else if (item.key === 'instructions') {
-            const value = (0,dist/* isScalar */.jn)(item.value) ? item.value.value : undefined;
-            if (value === 'config-ref' || value === 'branch')
-                spec.instructions = value;
-            else {
-                c.report(valueAt(item.value, item.keyNode), key, `expected config-ref or branch, got ${describe(item.value)}`);
-                ok = false;
-            }
-        }
-        else if (item.key === 'pull-requests') {
-            const rule = parsePullRequests(c, item, where);
-            if (rule === null)
-                ok = false;
-            else
-                spec.pullRequests = rule;
-        }
-        else if (item.key === 'limits') {
-            const limits = parseLimits(c, item, where);
-            if (limits === null)
-                ok = false;
-            else
-                spec.limits = limits;
-        }
-        else {
-            const hint = item.key === '<<' ? ' (YAML merge keys are not supported; repeat the lists or use aliases)' : '';
-            c.report(item.keyNode, key, `unknown key${hint}; expected one of ${PERIMETER_KEYS.join(', ')}`);
-            ok = false;
-        }
-    }
-    return ok ? spec : null;
-}
-/** Far above any real perimeters.yml; bounds the time and memory a hostile or mistaken file can cost. */
-const MAX_CONFIG_BYTES = 256 * 1024;
-/** Parses and validates perimeters.yml text; reports every problem at once. Throws ConfigError. */
-function parseConfig(text, file = DEFAULT_CONFIG_FILE) {
-    const bytes = Buffer.byteLength(text, 'utf8');
-    if (bytes > MAX_CONFIG_BYTES) {
-        const message = `the file is ${bytes} bytes; at most ${MAX_CONFIG_BYTES} are read (use fewer, broader globs)`;
-        throw new ConfigError([{ file, line: 1, column: 1, key: '(document)', message }]);
-    }
-    const lines = new dist/* LineCounter */.HN();
-    const doc = (0,dist/* parseDocument */.Tp)(text, {
-        lineCounter: lines,
-        uniqueKeys: false,
-        prettyErrors: false,
-        strict: true,
-    });
-    const c = new Checker(file, doc, lines);
-    for (const issue of [...doc.errors, ...doc.warnings]) {
-        c.report(issue.pos[0], 'yaml', issue.message.split('\n')[0]);
-    }
-    if (c.problems.length > 0)
-        throw new ConfigError(c.problems);
-    const root = c.resolve(doc.contents);
-    if (root === null || ((0,dist/* isScalar */.jn)(root) && root.value === null)) {
-        c.report(0, 'version', 'missing; the file is empty (start with "version: 1")');
-        throw new ConfigError(c.problems);
-    }
-    if (!c.expectMap(root, null, '(document)'))
-        throw new ConfigError(c.problems);
-    const entries = c.entries(root, '');
-    const perimeters = [];
-    let version;
-    let perimetersEntry;
-    let protect = [];
-    let deny = [];
-    let trust = null;
-    for (const entry of entries) {
-        if (entry.key === 'version')
-            version = entry;
-        else if (entry.key === 'perimeters')
-            perimetersEntry = entry;
-        else if (entry.key === 'protect')
-            protect = c.stringList(entry, '', familyProblem) ?? [];
-        else if (entry.key === 'deny')
-            deny = c.stringList(entry, '', globProblem) ?? [];
-        else if (entry.key === 'trust')
-            trust = parseTrust(c, entry);
-        else
-            c.report(entry.keyNode, entry.key, `unknown key; expected one of ${TOP_KEYS.join(', ')}`);
-    }
-    if (version === undefined) {
-        c.report(root, 'version', 'missing; add "version: 1"');
-    }
-    else {
-        const value = (0,dist/* isScalar */.jn)(version.value) ? version.value.value : undefined;
-        if (typeof value !== 'number') {
-            c.report(valueAt(version.value, version.keyNode), 'version', `expected the number 1, got ${describe(version.value)}`);
-        }
-        else if (value !== 1) {
-            c.report(version.value, 'version', `unsupported version ${value}; this Perimeter reads version 1`);
-        }
-    }
-    if (perimetersEntry === undefined) {
-        c.report(root, 'perimeters', 'missing; define at least one perimeter');
-    }
-    else if (c.expectMap(perimetersEntry.value, perimetersEntry.keyNode, 'perimeters')) {
-        const items = c.entries(perimetersEntry.value, 'perimeters');
-        if (items.length === 0 && c.problems.length === 0) {
-            c.report(perimetersEntry.value, 'perimeters', 'empty; define at least one perimeter');
-        }
-        for (const item of items) {
-            const spec = parsePerimeter(c, item);
-            if (spec !== null)
-                perimeters.push(spec);
-        }
-    }
-    if (c.problems.length > 0) {
-        c.problems.sort((a, b) => a.line - b.line || a.column - b.column);
-        throw new ConfigError(c.problems);
-    }
-    for (const spec of perimeters) {
-        if (deny.length > 0)
-            spec.ownerDeny = deny;
-        const families = [...new Set([...protect, ...(spec.protect ?? [])])];
-        if (families.length > 0)
-            spec.protect = families;
-    }
-    return { version: 1, file, perimeters, trust };
-}
-
-;// CONCATENATED MODULE: ./src/policy/credentials.ts
-
-/**
- * Files that usually hold credentials. Matched on the file name alone, at any depth, case- and
- * Unicode-insensitively (see foldSegment). Rules are shown to users as written here.
- * Sources beside our own: the file names gitleaks' and trufflehog's rules and GitHub's secret-scanning
- * docs name as credential stores; names that are mostly ordinary configuration (`*.tfvars`,
- * `config.json`) stay readable, their secret-named values are hidden by the content filter.
- */
-const EXACT_NAMES = [
-    '.env',
-    '.envrc',
-    '.netrc',
-    '_netrc',
-    '.pgpass',
-    '.pypirc',
-    '.npmrc',
-    '.git-credentials',
-    '.htpasswd',
-    '.s3cfg',
-    '.boto',
-    '.dockercfg',
-    '.vault-token',
-    '.terraformrc',
-    'terraform.rc',
-    'credentials',
-    'secring.gpg',
-    '.my.cnf',
-    '.bash_history',
-    '.zsh_history',
-    '.psql_history',
-    '.mysql_history',
-];
-/** SSH private keys, also under other names (`id_rsa_github`, `id_ed25519-work`); `.pub` files are public. */
-const SSH_KEYS = ['id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519'];
-const SUFFIXES = [
-    '.env',
-    '.pem',
-    '.key',
-    '.p12',
-    '.pfx',
-    '.p8',
-    '.jks',
-    '.keystore',
-    '.kdbx',
-    '.ppk',
-    '.ovpn',
-    '.tfstate',
-    '.tfstate.backup',
-];
-/** Copies that editors and people leave beside a file: `.env~`, `id_rsa.bak`, `.env.orig`. */
-const BACKUP_ENDINGS = /(?:~|\.(?:bak|backup|old|orig|save|swp|tmp|copy))+$/;
-const ENV_TEMPLATES = new Set([
-    '.env.example',
-    '.env.sample',
-    '.env.template',
-    '.env.dist',
-    '.env-example',
-    '.env-sample',
-    '.env-template',
-    '.env_example',
-    '.env_sample',
-    '.env_template',
-    'example.env',
-    'sample.env',
-    'template.env',
-]);
-const CREDENTIAL_FILE_RULES = Object.freeze([
-    ...EXACT_NAMES,
-    '.env.*',
-    '.env-*',
-    '.env_*',
-    ...SSH_KEYS.map((key) => `${key}*`),
-    ...SUFFIXES.map((suffix) => `*${suffix}`),
-]);
-/** A copy of a credential file (`.env~`, `id_rsa.bak`) answers with its original's rule and this mark. */
-const COPY_MARK = ' (a copy)';
-const exact = new Set(EXACT_NAMES);
-function ruleOfName(name) {
-    if (exact.has(name))
-        return name;
-    if (ENV_TEMPLATES.has(name))
-        return null;
-    for (const separator of ['.', '-', '_'])
-        if (name.startsWith(`.env${separator}`))
-            return `.env${separator}*`;
-    for (const key of SSH_KEYS)
-        if (name.startsWith(key) && !name.endsWith('.pub') && !/^[a-z0-9]/.test(name.slice(key.length)))
-            return `${key}*`;
-    // the longest suffix first: `x.tfstate.backup` is a state backup, not only a backup
-    for (const suffix of [...SUFFIXES].sort((a, b) => b.length - a.length))
-        if (name.endsWith(suffix) && name.length > suffix.length)
-            return `*${suffix}`;
-    return null;
-}
-/** The credential-file rule matching this path (`.env`, `*.pem`, `id_rsa*`, ...), or null. */
-function credentialFileRule(path) {
-    const name = foldSegment(path.slice(path.lastIndexOf('/') + 1));
-    const direct = ruleOfName(name);
-    if (direct !== null)
-        return direct;
-    const original = name.replace(BACKUP_ENDINGS, '');
-    if (original === name || original === '')
-        return null;
-    const rule = ruleOfName(original);
-    return rule === null ? null : `${rule}${COPY_MARK}`;
-}
-
-;// CONCATENATED MODULE: ./src/policy/perimeter.ts
-
-
-
-
-
-
-
-/** A PerimeterSpec that cannot be compiled exactly (parseConfig never produces one). */
-class PerimeterSpecError extends Error {
-    perimeter;
-    problems;
-    code = 'invalid-perimeter';
-    constructor(perimeter, problems) {
-        super(`perimeter ${JSON.stringify(perimeter)} is invalid: ${problems.join('; ')}`);
-        this.perimeter = perimeter;
-        this.problems = problems;
-        this.name = 'PerimeterSpecError';
-    }
-}
-const GLOB_KEYS = [
-    ['read', 'read'],
-    ['write', 'write'],
-    ['allowProtected', 'allow-protected'],
-    ['allowCredentialFiles', 'allow-credential-files'],
-    ['allowSecretsIn', 'allow-secrets-in'],
-];
-const OPTIONAL_GLOB_KEYS = [
-    ['deny', 'deny'],
-    ['ownerDeny', 'top-level deny'],
-];
-function specProblems(spec) {
-    const problems = [];
-    const nameProblem = perimeterNameProblem(spec.name);
-    if (nameProblem)
-        problems.push(nameProblem);
-    for (const [field, key] of GLOB_KEYS) {
-        for (const glob of spec[field]) {
-            const problem = globProblem(glob);
-            if (problem)
-                problems.push(`${key}: ${JSON.stringify(glob)}: ${problem}`);
-        }
-    }
-    for (const [field, key] of OPTIONAL_GLOB_KEYS) {
-        for (const glob of spec[field] ?? []) {
-            const problem = globProblem(glob);
-            if (problem)
-                problems.push(`${key}: ${JSON.stringify(glob)}: ${problem}`);
-        }
-    }
-    for (const family of spec.protect ?? [])
-        if (!isOptionalFamily(family))
-            problems.push(`protect: unknown family ${JSON.stringify(family)}`);
-    for (const glob of spec.branches ?? []) {
-        const problem = branchGlobProblem(glob);
-        if (problem)
-            problems.push(`branches: ${JSON.stringify(glob)}: ${problem}`);
-    }
-    for (const glob of spec.pullRequests?.branches ?? []) {
-        const problem = branchGlobProblem(glob);
-        if (problem)
-            problems.push(`pull-requests.branches: ${JSON.stringify(glob)}: ${problem}`);
-    }
-    for (const login of spec.pullRequests?.authors ?? []) {
-        const problem = loginProblem(login);
-        if (problem)
-            problems.push(`pull-requests.authors: ${JSON.stringify(login)}: ${problem}`);
-    }
-    for (const tool of spec.tools)
-        if (!isToolName(tool))
-            problems.push(`tools: unknown tool ${JSON.stringify(tool)}`);
-    return problems;
-}
-/**
- * Compiles a perimeter's globs once. Throws when the spec is invalid (a spec from parseConfig never is):
- * a perimeter that cannot be compiled exactly is not served at all.
- */
-function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
-    const problems = specProblems(spec);
-    if (problems.length > 0) {
-        throw new PerimeterSpecError(spec.name, problems);
-    }
-    const read = compileGlobList(spec.read);
-    const write = compileGlobList(spec.write);
-    const allowProtected = compileGlobList(spec.allowProtected);
-    const allowCredentialFiles = compileGlobList(spec.allowCredentialFiles);
-    const allowSecretsIn = compileGlobList(spec.allowSecretsIn);
-    const deny = compileGlobList(spec.deny ?? []);
-    const ownerDeny = compileGlobList(spec.ownerDeny ?? []);
-    const families = spec.protect ?? [];
-    /** Denials win over every grant, for reads and writes alike. */
-    const denied = (path) => {
-        const own = deny.find(path);
-        if (own !== null)
-            return `deny glob ${JSON.stringify(own)}`;
-        const owner = ownerDeny.find(path);
-        return owner === null ? null : `top-level deny glob ${JSON.stringify(owner)}`;
-    };
-    const branches = spec.branches === null ? null : compileGlobList(spec.branches);
-    const tools = new Set(spec.tools);
-    // canRead and canWrite usually see the same path back to back: remember the last valid one.
-    let lastValid = null;
-    const invalidRule = (path) => {
-        if (path === lastValid)
-            return null;
-        const problem = pathProblem(path);
-        if (problem !== null)
-            return `invalid path: ${problem}`;
-        lastValid = path;
-        return null;
-    };
-    const quoted = new Map([...spec.read, ...spec.write].map((glob) => [glob, JSON.stringify(glob)]));
-    const readRule = new Map(spec.read.map((glob) => [glob, `read glob ${quoted.get(glob)}`]));
-    const writeRule = new Map(spec.write.map((glob) => [glob, `write glob ${quoted.get(glob)}`]));
-    return {
-        name: spec.name,
-        spec,
-        tools,
-        canRead(path) {
-            const invalid = invalidRule(path);
-            if (invalid !== null)
-                return { allowed: false, rule: invalid };
-            const denial = denied(path);
-            if (denial !== null)
-                return { allowed: false, rule: denial };
-            const glob = read.find(path);
-            if (glob === null)
-                return { allowed: false, rule: 'no read glob matches' };
-            const credential = credentialFileRule(path);
-            if (credential !== null) {
-                const allowedBy = allowCredentialFiles.find(path);
-                if (allowedBy === null)
-                    return { allowed: false, rule: `credential file: ${credential}` };
-                return {
-                    allowed: true,
-                    rule: `read glob ${JSON.stringify(glob)}, allow-credential-files ${JSON.stringify(allowedBy)}`,
-                };
-            }
-            return { allowed: true, rule: readRule.get(glob) };
-        },
-        canWrite(path) {
-            const invalid = invalidRule(path);
-            if (invalid !== null)
-                return { allowed: false, rule: invalid };
-            const denial = denied(path);
-            if (denial !== null)
-                return { allowed: false, rule: denial };
-            const glob = write.find(path);
-            if (glob === null)
-                return { allowed: false, rule: 'no write glob matches' };
-            const protectedBy = protectedRule(path, configFile, families);
-            if (protectedBy !== null) {
-                const allowedBy = allowProtected.find(path);
-                if (allowedBy === null)
-                    return { allowed: false, rule: `protected: ${protectedBy}` };
-                return {
-                    allowed: true,
-                    rule: `write glob ${JSON.stringify(glob)}, allow-protected ${JSON.stringify(allowedBy)}`,
-                };
-            }
-            return { allowed: true, rule: writeRule.get(glob) };
-        },
-        allowsBranch(branch) {
-            if (typeof branch !== 'string' || branch === '')
-                return false;
-            return branches === null || branches.find(branch) !== null;
-        },
-        allowsSecretsIn(path) {
-            return pathProblem(path) === null ? allowSecretsIn.find(path) : null;
-        },
-    };
-}
-
-;// CONCATENATED MODULE: ./src/policy/instructions.ts
-
-
-/**
- * Files coding agents read as instructions (or as prompts and rules they follow): what steers an agent
- * before it reads anything else; the `instructions` rows of AGENT_FILES. Matched at any depth (nested `AGENTS.md` files apply to their subtree),
- * case- and Unicode-insensitively. The gateway serves them from the trusted config ref unless a perimeter
- * says `instructions: branch`, so whoever could push to the bound branch before the job cannot steer
- * the agent through them.
- */
-const RULES = AGENT_FILES.filter((file) => file.use === 'instructions').map((file) => file.entry);
-const NAMES = RULES.filter((rule) => !rule.endsWith('/**'));
-/** Directories whose every file is read as rules, prompts or agent settings. */
-const DIRECTORIES = RULES.filter((rule) => rule.endsWith('/**')).map((rule) => rule.slice(0, -'/**'.length));
-const INSTRUCTION_FILE_RULES = Object.freeze([
-    ...NAMES,
-    ...DIRECTORIES.map((dir) => `${dir}/**`),
-]);
-const names = new Map(NAMES.map((name) => [foldSegment(name), name]));
-const directories = DIRECTORIES.map((dir) => dir.split('/').map(foldSegment));
-/** The rule that makes this path an agent instruction file, or null. */
-function instructionFileRule(path) {
-    const segments = path.split('/').map(foldSegment);
-    const name = names.get(segments.at(-1) ?? '');
-    if (name !== undefined)
-        return name;
-    for (const [i, dir] of directories.entries()) {
-        for (let at = 0; at + dir.length < segments.length; at++)
-            if (dir.every((segment, k) => segments[at + k] === segment))
-                return `${DIRECTORIES[i]}/**`;
-    }
-    return null;
-}
-
-;// CONCATENATED MODULE: ./src/policy/exposure.ts
-
-/**
- * Which perimeters a gateway exposes, the one rule for the action, its gateway process, `perimeter serve`
- * and every other way of starting a gateway. It fails closed:
- * 1. the perimeters named (all of perimeters.yml's when none are named, in file order);
- * 2. a name the file does not define is an error, and so is an empty selection;
- * 3. a selected perimeter that may not be bound to the branch (its `branches`) is an error, never skipped.
- * The action then applies the `trust` rule to the trigger (src/action/trust-gate.ts).
- */
-function selectPerimeters(config, names, branch) {
-    const defined = config.perimeters.map((p) => p.name);
-    const chosen = names ?? defined;
-    const unknown = chosen.filter((n) => !defined.includes(n));
-    if (unknown.length > 0) {
-        throw new ExposureError('unknown-perimeter', `no perimeter named ${quoted(unknown)} in ${config.file}; it defines ${quoted(defined) || 'none'}`, unknown);
-    }
-    if (chosen.length === 0)
-        throw new ExposureError('no-perimeter', `${config.file} defines no perimeters`, []);
-    const perimeters = config.perimeters
-        .filter((spec) => chosen.includes(spec.name))
-        .map((spec) => compilePerimeter(spec, config.file));
-    checkBranch(perimeters, branch);
-    return perimeters;
-}
-/** Throws unless every perimeter may be bound to `branch`. */
-function checkBranch(perimeters, branch) {
-    const refused = perimeters.filter((p) => !p.allowsBranch(branch));
-    if (refused.length === 0)
-        return;
-    const lines = refused.map((p) => `perimeter "${p.name}" allows branches ${JSON.stringify(p.spec.branches)}`);
-    throw new ExposureError('branch-not-allowed', `branch ${JSON.stringify(branch)} is not allowed for ${refused.length === 1 ? 'this perimeter' : 'these perimeters'}: ` +
-        lines.join('; '), refused.map((p) => p.name));
-}
-class ExposureError extends Error {
-    code;
-    perimeters;
-    name = 'ExposureError';
-    constructor(code, message, 
-    /** the perimeters the problem is about: the unknown names, or the ones refusing the branch */
-    perimeters) {
-        super(message);
-        this.code = code;
-        this.perimeters = perimeters;
-    }
-}
-function quoted(names) {
-    return names.map((n) => JSON.stringify(n)).join(', ');
-}
-
-;// CONCATENATED MODULE: ./src/policy/config-ref.ts
-const SHA = /^[0-9a-f]{7,40}$/i;
-/** The branch a ref names, or null for tags and commit SHAs. Git reads `x`, `heads/x` and `refs/heads/x` alike. */
-function branchOf(ref) {
-    if (ref.startsWith('refs/heads/'))
-        return ref.slice('refs/heads/'.length);
-    if (ref.startsWith('heads/'))
-        return ref.slice('heads/'.length);
-    if (ref.startsWith('refs/') || ref.startsWith('tags/') || SHA.test(ref))
-        return null;
-    return ref;
-}
-/** Why the job may write `name`: it is the bound branch, or a perimeter's `branches` list names it; or null. */
-function writableBecause(name, facts) {
-    if (name === facts.branch)
-        return 'it is the bound branch';
-    const bindable = facts.perimeters.filter((p) => p.spec.branches !== null && p.allowsBranch(name));
-    if (bindable.length === 0)
-        return null;
-    return `its branches list lets perimeter ${bindable.map((p) => JSON.stringify(p.name)).join(', ')} be bound to it`;
-}
-const INPUT = 'config-ref';
-/**
- * Refuses a config-ref whose contents the agents' side can choose: the bound branch, a branch an exposed
- * perimeter may be bound to, or a commit SHA that is the head of such a branch. A branch that may be written
- * could otherwise widen its own perimeter. Warns when the default branch is the bound branch (the file is
- * protected there, but whoever may push to that branch picks the perimeters). Main and apply both judge so.
- */
-function judgeConfigRef(facts) {
-    const ref = facts.configRef;
-    if (ref === null) {
-        if (facts.defaultBranch !== facts.branch)
-            return { kind: 'ok' };
-        return {
-            kind: 'warning',
-            message: `${INPUT}: not given, so the default branch "${facts.branch}" is read, and it is also the ` +
-                'bound branch: the perimeters come from the branch the agents write. The file is protected there, but ' +
-                'whoever may push to that branch picks the perimeters; pin a tag or a branch no perimeter may write',
-        };
-    }
-    const named = branchOf(ref);
-    let because = null;
-    let branch = named;
-    if (named !== null)
-        because = writableBecause(named, facts);
-    else if (SHA.test(ref)) {
-        for (const [name, sha] of Object.entries(facts.heads)) {
-            if (!name.startsWith('refs/heads/') || !sha.toLowerCase().startsWith(ref.toLowerCase()))
-                continue;
-            branch = name.slice('refs/heads/'.length);
-            because = writableBecause(branch, facts);
-            if (because !== null)
-                break;
-        }
-    }
-    if (because === null)
-        return { kind: 'ok' };
-    return {
-        kind: 'refused',
-        message: `${INPUT}: ${JSON.stringify(ref)} ${named === null ? `is the head of branch "${branch}"` : `names branch "${branch}"`}, ` +
-            `and this job may write that branch (${because}); a branch that may be written could widen its own ` +
-            'perimeter. Read the perimeters file from the default branch, a tag, or a branch no exposed perimeter may be bound to',
-    };
-}
-
-;// CONCATENATED MODULE: ./src/policy/index.ts
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-;// CONCATENATED MODULE: ./src/github/upstream.ts
-/**
- * The one interface between Perimeter and GitHub, in roles (reads, writes, receipts, run records, pull
- * requests): a caller asks for the roles it uses, and `Upstream` is all of them. The Octokit implementation
- * lives in octokit-upstream.ts; tests may use a small fake of the roles their subject takes, or the GitHub
- * stand-in.
- *
- * Repository coordinates are fixed when an Upstream is made: nothing here names another repository.
- * Objects addressed by SHA (commits, trees, blobs) never change and are cached for the process lifetime.
- */
-/** Errors from upstream, with messages already scrubbed of credentials. */
-class UpstreamError extends Error {
-    code;
-    status;
-    constructor(code, message, status) {
-        super(message);
-        this.code = code;
-        this.status = status;
-        this.name = 'UpstreamError';
-    }
-}
-
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(7598);
-;// CONCATENATED MODULE: ./src/github/git-objects.ts
-
-/**
- * Git's object encoding, so objects made outside GitHub get the SHAs git (and GitHub) gives them:
- * `<type> <size>\0<body>` hashed with SHA-1. https://git-scm.com/book/en/v2/Git-Internals-Git-Objects
- */
-function objectSha(type, body) {
-    return (0,external_node_crypto_.createHash)('sha1').update(`${type} ${body.byteLength}\0`).update(body).digest('hex');
-}
-function git_objects_blobSha(content) {
-    return objectSha('blob', content);
-}
-/** Git orders tree entries by name, a tree's name compared as if it ended in "/". */
-function sortKey(name, entry) {
-    return Buffer.from(entry.type === 'tree' ? `${name}/` : name, 'utf8');
-}
-/** Entries in the order git writes them. */
-function sortTreeEntries(entries) {
-    return [...entries].sort((a, b) => Buffer.compare(sortKey(a.path, a), sortKey(b.path, b)));
-}
-/** The body of a tree object: per entry `<mode> <name>\0<20-byte sha>`, trees' mode written "40000". */
-function encodeTree(named) {
-    const sorted = [...named].sort(([a, x], [b, y]) => Buffer.compare(sortKey(a, x), sortKey(b, y)));
-    const parts = [];
-    for (const [name, entry] of sorted) {
-        const mode = entry.mode.replace(/^0+/, '');
-        parts.push(Buffer.from(`${mode} ${name}\0`, 'utf8'), Buffer.from(entry.sha, 'hex'));
-    }
-    return Buffer.concat(parts);
-}
-/**
- * git's id of a tree holding these entries, by name (an entry's own `path`, if it has one, is not read), so
- * what a listing claims can be checked against the SHA that names it.
- */
-function treeSha(entries) {
-    return objectSha('tree', encodeTree([...entries]));
-}
-/** treeSha of one tree's direct listing, each entry named by its `path` (as getTree gives them). */
-function git_objects_listingTreeSha(entries) {
-    return objectSha('tree', encodeTree(entries.map((e) => [e.path, e])));
-}
-/** `Name <email> <unix seconds> <+hhmm>` from an ISO date (written in UTC). */
-function signatureLine(signature) {
-    const seconds = Math.floor(Date.parse(signature.date) / 1000);
-    return `${signature.name} <${signature.email}> ${seconds} +0000`;
-}
-/** The body of an unsigned commit object. */
-function encodeCommit(commit) {
-    const lines = [
-        `tree ${commit.tree}`,
-        ...commit.parents.map((p) => `parent ${p}`),
-        `author ${signatureLine(commit.author)}`,
-        `committer ${signatureLine(commit.committer)}`,
-    ];
-    return Buffer.from(`${lines.join('\n')}\n\n${commit.message}`, 'utf8');
-}
-function git_objects_commitSha(commit) {
-    return objectSha('commit', encodeCommit(commit));
-}
-
-;// CONCATENATED MODULE: ./src/github/whole-tree.ts
-
-
-/** Entries kept across the trees remembered whole (100,000 took 23 MB of heap); the oldest are forgotten beyond it. */
-const KEEP_ENTRIES = 500_000;
-/** rounds of batched reads for one prefetch (each goes GraphQL's LEVELS deeper) */
-const MAX_ROUNDS = 8;
-const parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
-const nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
-/**
- * Every entry below a tree (paths relative to it), in as few requests as GitHub allows. One recursive
- * listing when GitHub gives it whole. GitHub truncates a recursive listing at 100,000 entries or 7 MB
- * (https://docs.github.com/en/rest/git/trees#get-a-tree); then every directory the truncated listing did
- * hold whole is kept, each proven by recomputing its tree SHA from the entries listed for it, the tree
- * itself is listed plainly, and only its other children are listed again, recursively, going deeper only
- * where a child's own recursive listing is truncated too. Trees are addressed by SHA: what was listed whole
- * once is never listed again.
- */
-class WholeTrees {
-    upstream;
-    whole = new Map();
-    /** the same lists once they have arrived, for building larger trees from them without waiting */
-    settled = new Map();
-    sizes = new Map();
-    /** direct listings proven from a truncated recursive listing, by tree SHA */
-    direct = new Map();
-    truncatedTrees = new Set();
-    kept = 0;
-    constructor(upstream) {
-        this.upstream = upstream;
-    }
-    /** Whether GitHub truncated the recursive listing of this tree (as far as this object has asked). */
-    wasTruncated(sha) {
-        return this.truncatedTrees.has(sha);
-    }
-    /**
-     * The whole tree. `plainFirst` skips the recursive listing of `sha` itself (not of its children): for a
-     * tree expected to be truncated, such as the next root of a repository whose last root was.
-     */
-    list(sha, options = {}) {
-        const known = this.whole.get(sha);
-        if (known)
-            return known;
-        const pending = this.load(sha, options.plainFirst ?? false);
-        this.whole.set(sha, pending);
-        pending.then((entries) => this.keep(sha, entries), () => this.whole.delete(sha));
-        return pending;
-    }
-    /** The tree when it is already known whole (listed, proven or built), without asking. */
-    known(sha) {
-        return this.whole.get(sha);
-    }
-    /**
-     * The tree from its one recursive listing when that is whole, or proves it whole; otherwise null (what
-     * the listing proves of the tree's subdirectories is kept).
-     */
-    async once(sha) {
-        const known = this.whole.get(sha);
-        if (known)
-            return known;
-        const listing = await this.upstream.getTreeRecursive(sha);
-        if (!listing.truncated) {
-            this.remember(sha, listing.entries);
-            return listing.entries;
-        }
-        this.truncatedTrees.add(sha);
-        const proven = this.learn(sha, listing.entries);
-        if (proven)
-            this.remember(sha, proven);
-        return proven;
-    }
-    /** A tree's direct entries: proven from a truncated listing, or one plain listing. */
-    async plain(sha) {
-        return this.direct.get(sha) ?? (await this.upstream.getTree(sha));
-    }
-    /** Remembers a tree known whole by other means (a tree built locally and checked against its SHA). */
-    remember(sha, entries) {
-        if (this.whole.has(sha))
-            return;
-        this.whole.set(sha, Promise.resolve(entries));
-        this.keep(sha, entries);
-    }
-    /**
-     * Makes the trees known whole that batched reads can bring (Upstream.getTrees): the direct listings of
-     * everything below them, a few levels per call, round after round. What they cannot bring stays for REST.
-     */
-    async prefetch(shas) {
-        if (!this.upstream.getTrees)
-            return;
-        for (let round = 0; round < MAX_ROUNDS; round++) {
-            const missing = this.unlisted(shas);
-            if (missing.length === 0)
-                break;
-            const got = await this.upstream.getTrees(missing);
-            if (got.size === 0)
-                return;
-            for (const [sha, list] of got)
-                this.direct.set(sha, list);
-        }
-        for (const sha of shas) {
-            const built = this.assemble(sha);
-            if (built)
-                this.remember(sha, built);
-        }
-    }
-    /** Trees at or below `roots` that are neither known whole nor listed directly, the highest first. */
-    unlisted(roots) {
-        const out = [];
-        const seen = new Set();
-        let level = roots;
-        while (level.length > 0) {
-            const next = [];
-            for (const sha of level) {
-                if (seen.has(sha) || this.whole.has(sha))
-                    continue;
-                seen.add(sha);
-                const list = this.direct.get(sha);
-                if (!list)
-                    out.push(sha);
-                else
-                    for (const entry of list)
-                        if (entry.type === 'tree')
-                            next.push(entry.sha);
-            }
-            level = next;
-        }
-        return out;
-    }
-    /** The whole tree from what is known without asking (direct listings, trees known whole); else null. */
-    assemble(sha) {
-        const settled = this.settled.get(sha);
-        if (settled)
-            return settled;
-        const top = this.direct.get(sha);
-        if (!top)
-            return null;
-        const out = [];
-        for (const entry of top) {
-            out.push(entry);
-            if (entry.type !== 'tree')
-                continue;
-            const below = this.assemble(entry.sha);
-            if (!below)
-                return null;
-            for (const inner of below)
-                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
-        }
-        return out;
-    }
-    async load(sha, plainFirst) {
-        const built = this.assemble(sha);
-        if (built)
-            return built;
-        if (!plainFirst && !this.truncatedTrees.has(sha)) {
-            const listing = await this.upstream.getTreeRecursive(sha);
-            if (!listing.truncated)
-                return listing.entries;
-            this.truncatedTrees.add(sha);
-            const proven = this.learn(sha, listing.entries);
-            if (proven)
-                return proven;
-        }
-        const top = await this.plain(sha);
-        checkNames(sha, top);
-        this.direct.set(sha, top);
-        // Every child not yet known whole, in batched reads first; each then is built or listed as before.
-        await this.prefetch(top.filter((e) => e.type === 'tree' && !this.whole.has(e.sha)).map((e) => e.sha));
-        checkNames(sha, top);
-        const below = await Promise.all(top.map((entry) => (entry.type === 'tree' ? this.list(entry.sha) : Promise.resolve([]))));
-        const out = [];
-        top.forEach((entry, i) => {
-            out.push(entry);
-            for (const inner of below[i])
-                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
-        });
-        return out;
-    }
-    /**
-     * Keeps what a truncated recursive listing of `rootSha` proves: every directory whose listed entries
-     * hash to its SHA has its direct listing; every such directory whose subdirectories are all whole is
-     * whole. Returns the root's entries when the root itself is whole.
-     */
-    learn(rootSha, entries) {
-        const shaOf = new Map([['', rootSha]]);
-        const children = new Map([['', new Map()]]);
-        const unprovable = new Set();
-        for (const entry of entries) {
-            if (entry.type !== 'tree')
-                continue;
-            shaOf.set(entry.path, entry.sha);
-            children.set(entry.path, new Map());
-        }
-        for (const entry of entries) {
-            const parent = parentOf(entry.path);
-            const siblings = children.get(parent);
-            if (!siblings || siblings.has(nameOf(entry.path)))
-                unprovable.add(parent);
-            else
-                siblings.set(nameOf(entry.path), entry);
-        }
-        const deepestFirst = [...children.keys()].sort((a, b) => depth(b) - depth(a));
-        const isWhole = new Set();
-        for (const dir of deepestFirst) {
-            const listed = children.get(dir);
-            if (unprovable.has(dir) || treeSha(listed) !== shaOf.get(dir))
-                continue;
-            if ([...listed.values()].every((e) => e.type !== 'tree' || isWhole.has(e.path)))
-                isWhole.add(dir);
-            else
-                this.direct.set(shaOf.get(dir), [...listed].map(([name, entry]) => ({ ...entry, path: name })));
-        }
-        // every entry joins the largest whole directory above it
-        const outermost = (path) => {
-            let found = null;
-            for (let dir = parentOf(path);; dir = parentOf(dir)) {
-                if (isWhole.has(dir))
-                    found = dir;
-                if (dir === '')
-                    return found;
-            }
-        };
-        const lists = new Map();
-        for (const entry of entries) {
-            const dir = outermost(entry.path);
-            if (dir === null)
-                continue;
-            const list = lists.get(dir) ?? [];
-            lists.set(dir, list);
-            list.push(dir === '' ? entry : { ...entry, path: entry.path.slice(dir.length + 1) });
-        }
-        for (const [dir, list] of lists)
-            if (dir !== '')
-                this.remember(shaOf.get(dir), list);
-        return lists.get('') ?? null;
-    }
-    keep(sha, entries) {
-        if (this.sizes.has(sha))
-            return;
-        this.sizes.set(sha, entries.length);
-        this.settled.set(sha, entries);
-        this.kept += entries.length;
-        for (const [old, n] of this.sizes) {
-            if (this.kept <= KEEP_ENTRIES || old === sha)
-                break;
-            this.sizes.delete(old);
-            this.whole.delete(old);
-            this.settled.delete(old);
-            this.kept -= n;
-        }
-    }
-}
-const depth = (path) => (path === '' ? 0 : path.split('/').length);
-/** A name git forbids (empty, holding "/") or listed twice could join into a path that is not there. */
-function checkNames(sha, entries) {
-    const seen = new Set();
-    for (const { path } of entries) {
-        if (path === '' || path.includes('/') || seen.has(path))
-            throw new UpstreamError('invalid', `tree ${sha} lists an entry named ${JSON.stringify(path)}: expected unique single path segments`);
-        seen.add(path);
     }
 }
 
@@ -63202,6 +60917,28 @@ function makeScrubber(secrets) {
         }
         return out + text.slice(at);
     };
+}
+
+;// CONCATENATED MODULE: ./src/github/upstream.ts
+/**
+ * The one interface between Perimeter and GitHub, in roles (reads, writes, receipts, run records, pull
+ * requests): a caller asks for the roles it uses, and `Upstream` is all of them. The Octokit implementation
+ * lives in octokit-upstream.ts; tests may use a small fake of the roles their subject takes, or the GitHub
+ * stand-in.
+ *
+ * Repository coordinates are fixed when an Upstream is made: nothing here names another repository.
+ * Objects addressed by SHA (commits, trees, blobs) never change and are cached for the process lifetime.
+ */
+/** Errors from upstream, with messages already scrubbed of credentials. */
+class UpstreamError extends Error {
+    code;
+    status;
+    constructor(code, message, status) {
+        super(message);
+        this.code = code;
+        this.status = status;
+        this.name = 'UpstreamError';
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/github/octokit/errors.ts
@@ -63357,6 +61094,68 @@ function graphqlFailure(error, operation, scrub) {
     return new UpstreamError(REFUSALS[first.type ?? ''] ?? 'unavailable', `${operation}: GitHub answered: ${text}`, 200);
 }
 
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(7598);
+;// CONCATENATED MODULE: ./src/github/git-objects.ts
+
+/**
+ * Git's object encoding, so objects made outside GitHub get the SHAs git (and GitHub) gives them:
+ * `<type> <size>\0<body>` hashed with SHA-1. https://git-scm.com/book/en/v2/Git-Internals-Git-Objects
+ */
+function objectSha(type, body) {
+    return (0,external_node_crypto_.createHash)('sha1').update(`${type} ${body.byteLength}\0`).update(body).digest('hex');
+}
+function blobSha(content) {
+    return objectSha('blob', content);
+}
+/** Git orders tree entries by name, a tree's name compared as if it ended in "/". */
+function sortKey(name, entry) {
+    return Buffer.from(entry.type === 'tree' ? `${name}/` : name, 'utf8');
+}
+/** Entries in the order git writes them. */
+function sortTreeEntries(entries) {
+    return [...entries].sort((a, b) => Buffer.compare(sortKey(a.path, a), sortKey(b.path, b)));
+}
+/** The body of a tree object: per entry `<mode> <name>\0<20-byte sha>`, trees' mode written "40000". */
+function encodeTree(named) {
+    const sorted = [...named].sort(([a, x], [b, y]) => Buffer.compare(sortKey(a, x), sortKey(b, y)));
+    const parts = [];
+    for (const [name, entry] of sorted) {
+        const mode = entry.mode.replace(/^0+/, '');
+        parts.push(Buffer.from(`${mode} ${name}\0`, 'utf8'), Buffer.from(entry.sha, 'hex'));
+    }
+    return Buffer.concat(parts);
+}
+/**
+ * git's id of a tree holding these entries, by name (an entry's own `path`, if it has one, is not read), so
+ * what a listing claims can be checked against the SHA that names it.
+ */
+function treeSha(entries) {
+    return objectSha('tree', encodeTree([...entries]));
+}
+/** treeSha of one tree's direct listing, each entry named by its `path` (as getTree gives them). */
+function listingTreeSha(entries) {
+    return objectSha('tree', encodeTree(entries.map((e) => [e.path, e])));
+}
+/** `Name <email> <unix seconds> <+hhmm>` from an ISO date (written in UTC). */
+function signatureLine(signature) {
+    const seconds = Math.floor(Date.parse(signature.date) / 1000);
+    return `${signature.name} <${signature.email}> ${seconds} +0000`;
+}
+/** The body of an unsigned commit object. */
+function encodeCommit(commit) {
+    const lines = [
+        `tree ${commit.tree}`,
+        ...commit.parents.map((p) => `parent ${p}`),
+        `author ${signatureLine(commit.author)}`,
+        `committer ${signatureLine(commit.committer)}`,
+    ];
+    return Buffer.from(`${lines.join('\n')}\n\n${commit.message}`, 'utf8');
+}
+function commitSha(commit) {
+    return objectSha('commit', encodeCommit(commit));
+}
+
 ;// CONCATENATED MODULE: external "fs"
 const external_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
 ;// CONCATENATED MODULE: external "os"
@@ -63417,7 +61216,7 @@ class Context {
 // EXTERNAL MODULE: ./node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js
 var lib = __nccwpck_require__(9659);
 // EXTERNAL MODULE: ./node_modules/undici/index.js
-var undici = __nccwpck_require__(4371);
+var undici = __nccwpck_require__(6752);
 ;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/internal/utils.js
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
@@ -63978,7 +61777,7 @@ var endpoint = withDefaults(null, DEFAULTS);
 
 
 // EXTERNAL MODULE: ./node_modules/@octokit/request/node_modules/content-type/dist/index.js
-var content_type_dist = __nccwpck_require__(6919);
+var dist = __nccwpck_require__(6919);
 ;// CONCATENATED MODULE: ./node_modules/json-with-bigint/json-with-bigint.js
 const intRegex = /^-?\d+$/;
 const noiseValue = /^-?\d+n+$/; // Noise - strings that match the custom format before being converted to it
@@ -64758,7 +62557,7 @@ async function getResponseData(response) {
   if (!contentType) {
     return response.text().catch(noop);
   }
-  const mimetype = (0,content_type_dist/* parse */.qg)(contentType);
+  const mimetype = (0,dist/* parse */.qg)(contentType);
   if (isJSONResponse(mimetype)) {
     let text = "";
     try {
@@ -68244,31 +66043,31 @@ function routeMatcher(paths) {
 // pkg/dist-src/index.js
 var regex = routeMatcher(triggers_notification_paths_default);
 var triggersNotification = regex.test.bind(regex);
-var dist_bundle_groups = {};
+var groups = {};
 var createGroups = function(Bottleneck, common) {
-  dist_bundle_groups.global = new Bottleneck.Group({
+  groups.global = new Bottleneck.Group({
     id: "octokit-global",
     maxConcurrent: 10,
     ...common
   });
-  dist_bundle_groups.auth = new Bottleneck.Group({
+  groups.auth = new Bottleneck.Group({
     id: "octokit-auth",
     maxConcurrent: 1,
     ...common
   });
-  dist_bundle_groups.search = new Bottleneck.Group({
+  groups.search = new Bottleneck.Group({
     id: "octokit-search",
     maxConcurrent: 1,
     minTime: 2e3,
     ...common
   });
-  dist_bundle_groups.write = new Bottleneck.Group({
+  groups.write = new Bottleneck.Group({
     id: "octokit-write",
     maxConcurrent: 1,
     minTime: 1e3,
     ...common
   });
-  dist_bundle_groups.notifications = new Bottleneck.Group({
+  groups.notifications = new Bottleneck.Group({
     id: "octokit-notifications",
     maxConcurrent: 1,
     minTime: 3e3,
@@ -68320,14 +66119,14 @@ function throttling(octokit, octokitOptions) {
       return;
     }
     initialized = true;
-    if (dist_bundle_groups.global == null) {
+    if (groups.global == null) {
       createGroups(Bottleneck, common);
     }
-    state.global = state.global ?? dist_bundle_groups.global;
-    state.auth = state.auth ?? dist_bundle_groups.auth;
-    state.search = state.search ?? dist_bundle_groups.search;
-    state.write = state.write ?? dist_bundle_groups.write;
-    state.notifications = state.notifications ?? dist_bundle_groups.notifications;
+    state.global = state.global ?? groups.global;
+    state.auth = state.auth ?? groups.auth;
+    state.search = state.search ?? groups.search;
+    state.write = state.write ?? groups.write;
+    state.notifications = state.notifications ?? groups.notifications;
     state.retryLimiter = state.retryLimiter ?? new Bottleneck();
     const events = {};
     const emitter = new Bottleneck.Events(events);
@@ -68688,14 +66487,14 @@ function nextCursor(link) {
     const url = next?.match(/<([^>]+)>/)?.[1];
     return url === undefined ? undefined : (new URL(url).searchParams.get('after') ?? undefined);
 }
-const wire_CONTROL = /[\u0000-\u001f\u007f]/; // eslint-disable-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/; // eslint-disable-line no-control-regex
 /**
  * encodeURIComponent per path segment, keeping the slashes. Empty, `.` and `..` segments are refused: a URL
  * parser would resolve them and the request would reach another endpoint.
  */
-function wire_segments(path, what) {
+function segments(path, what) {
     const parts = path.split('/');
-    if (parts.some((part) => part === '' || part === '.' || part === '..') || wire_CONTROL.test(path)) {
+    if (parts.some((part) => part === '' || part === '.' || part === '..') || CONTROL.test(path)) {
         throw new UpstreamError('invalid', `invalid ${what}: ${JSON.stringify(path)}`);
     }
     return parts.map(encodeURIComponent).join('/');
@@ -68960,17 +66759,17 @@ function pathHistoryQuery(levels) {
   }
 }`;
 }
-const graphql_history_SHA = /^[0-9a-f]{40}$/;
+const SHA = /^[0-9a-f]{40}$/;
 const graphql_history_signature = (a) => ({
     name: a?.name ?? '',
     email: a?.email ?? '',
     date: a?.date ?? new Date(0).toISOString(),
 });
 function commitInfo(c) {
-    if (!c || !graphql_history_SHA.test(c.oid) || !graphql_history_SHA.test(c.tree?.oid ?? '') || !c.parents)
+    if (!c || !SHA.test(c.oid) || !SHA.test(c.tree?.oid ?? '') || !c.parents)
         return null;
     const parents = c.parents.nodes.map((p) => p?.oid ?? '');
-    if (c.parents.totalCount !== parents.length || !parents.every((p) => graphql_history_SHA.test(p)))
+    if (c.parents.totalCount !== parents.length || !parents.every((p) => SHA.test(p)))
         return null;
     return {
         sha: c.oid,
@@ -68983,7 +66782,7 @@ function commitInfo(c) {
 }
 const treeOf = (side) => side === null || side === undefined
     ? null
-    : side.type === 'tree' && graphql_history_SHA.test(side.oid)
+    : side.type === 'tree' && SHA.test(side.oid)
         ? side.oid
         : undefined;
 /**
@@ -69278,7 +67077,7 @@ class OctokitUpstream extends GitObjectReads {
     async tryGetBranchHead(branch) {
         const known = this.heads.get(branch);
         try {
-            const { data, headers } = await this.rest.sendLight(`get branch "${branch}"`, `GET /repos/{owner}/{repo}/git/ref/heads/${wire_segments(branch, 'branch name')}`, {}, known ? { 'if-none-match': known.etag } : undefined);
+            const { data, headers } = await this.rest.sendLight(`get branch "${branch}"`, `GET /repos/{owner}/{repo}/git/ref/heads/${segments(branch, 'branch name')}`, {}, known ? { 'if-none-match': known.etag } : undefined);
             if (data.object.type !== 'commit')
                 throw new UpstreamError('invalid', `branch "${branch}" does not point at a commit`);
             if (headers.etag)
@@ -69351,7 +67150,7 @@ class OctokitUpstream extends GitObjectReads {
         const bytes = Buffer.from(text, 'utf8');
         if (bytes.toString('utf8') !== text)
             return;
-        this.blobs.set(git_objects_blobSha(bytes), new Uint8Array(bytes));
+        this.blobs.set(blobSha(bytes), new Uint8Array(bytes));
     }
     async createCommit(message, tree, parents) {
         const data = await this.rest.write('create commit', 'POST /repos/{owner}/{repo}/git/commits', { message, tree, parents });
@@ -69361,19 +67160,19 @@ class OctokitUpstream extends GitObjectReads {
     }
     async createBranch(branch, sha) {
         checkSha(sha);
-        wire_segments(branch, 'branch name');
+        segments(branch, 'branch name');
         await this.rest.write(`create branch "${branch}"`, 'POST /repos/{owner}/{repo}/git/refs', {
             ref: `refs/heads/${branch}`,
             sha,
         });
     }
     async deleteBranch(branch) {
-        await this.rest.write(`delete branch "${branch}"`, `DELETE /repos/{owner}/{repo}/git/refs/heads/${wire_segments(branch, 'branch name')}`, {});
+        await this.rest.write(`delete branch "${branch}"`, `DELETE /repos/{owner}/{repo}/git/refs/heads/${segments(branch, 'branch name')}`, {});
         this.heads.delete(branch);
     }
     async updateBranch(branch, sha) {
         try {
-            await this.rest.write(`update branch "${branch}"`, `PATCH /repos/{owner}/{repo}/git/refs/heads/${wire_segments(branch, 'branch name')}`, { sha, force: false });
+            await this.rest.write(`update branch "${branch}"`, `PATCH /repos/{owner}/{repo}/git/refs/heads/${segments(branch, 'branch name')}`, { sha, force: false });
         }
         catch (error) {
             this.heads.delete(branch);
@@ -69396,7 +67195,7 @@ class OctokitUpstream extends GitObjectReads {
         const commit = committed(answer, expectedHead);
         this.commits.set(commit.sha, commit);
         for (const { bytes } of changes.additions)
-            this.blobs.set(git_objects_blobSha(bytes), bytes);
+            this.blobs.set(blobSha(bytes), bytes);
         return commit;
     }
     async createStatus(sha, status) {
@@ -69503,7 +67302,7 @@ class OctokitUpstream extends GitObjectReads {
     }
     async getFileAtRef(path, ref) {
         const operation = `get ${path} at ${ref}`;
-        const data = await this.rest.read(operation, `GET /repos/{owner}/{repo}/contents/${wire_segments(path, 'path')}`, { ref });
+        const data = await this.rest.read(operation, `GET /repos/{owner}/{repo}/contents/${segments(path, 'path')}`, { ref });
         if (Array.isArray(data) || data.type !== 'file')
             throw new UpstreamError('invalid', `${operation}: not a file`);
         // Over 1 MB the contents API leaves `content` empty (encoding "none"): fetch the blob instead.
@@ -69529,6 +67328,1844 @@ function annotation(a) {
         annotation_level: a.level,
         title: a.title,
         message: a.message,
+    };
+}
+
+// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
+var yaml_dist = __nccwpck_require__(8815);
+;// CONCATENATED MODULE: ./src/policy/git-glob.ts
+/**
+ * Globs read the way git reads them: wildmatch with WM_PATHNAME, the matcher behind `:(glob)` pathspecs
+ * (https://git-scm.com/docs/gitglossary#Documentation/gitglossary.txt-glob). Matching is on UTF-8 bytes, as
+ * in git: `?` and a bracket expression match one byte, so globs and paths are turned into byte strings (one
+ * char per byte) before matching. Anything git would read differently (or not at all) is a problem, never
+ * a guess:
+ * - a bracket expression never matches `/` (`[+-0]`, `[[:punct:]]`, `[!a]` included), is parsed with git's
+ *   rules (`]` first is literal, `-` first or last is literal, `[:class:]` only the twelve POSIX names), and
+ *   becomes an explicit set of bytes; an unclosed `[` or a set that matches nothing is refused;
+ * - `**` is a globstar only as a whole segment and refused inside a name (git reads `a**` two ways);
+ *   `dir/**` matches what is inside `dir`, not a file named `dir`;
+ * - braces `{a,b}` are Perimeter's one addition to git (git reads them literally): expanded here, not nested;
+ * - every other character is literal.
+ *
+ * The matcher is a regular expression built here, not by picomatch: picomatch's expressions backtrack, and
+ * a path crafted for a glob with several stars costs time exponential in the stars (`*_*_*_*.py`: 1.7 s on
+ * one 255-byte name; `*_*\/*_*\/*_*\/*_*.py`: 325 s on one 3,766-byte path). Here every star and every globstar
+ * takes the leftmost fit inside an atomic group (`(?=(?<a>...))\k<a>`), which is exact for globs (each piece
+ * between stars has a fixed width, so the leftmost fit never loses a match) and never backtracks, so one
+ * decision costs about (path length x glob length). bench/policy.ts shows the figures.
+ */
+/** Alternatives a glob's braces may expand to. */
+const MAX_ALTERNATIVES = 64;
+const CLASSES = {
+    alnum: (c) => isAlpha(c) || isDigit(c),
+    alpha: (c) => isAlpha(c),
+    blank: (c) => c === 0x20 || c === 0x09,
+    cntrl: (c) => c < 0x20 || c === 0x7f,
+    digit: (c) => isDigit(c),
+    graph: (c) => c > 0x20 && c < 0x7f,
+    lower: (c) => c >= 0x61 && c <= 0x7a,
+    print: (c) => c >= 0x20 && c < 0x7f,
+    punct: (c) => c > 0x20 && c < 0x7f && !isAlpha(c) && !isDigit(c),
+    space: (c) => c === 0x20 || (c >= 0x09 && c <= 0x0d),
+    upper: (c) => c >= 0x41 && c <= 0x5a,
+    xdigit: (c) => isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66),
+};
+function isAlpha(c) {
+    return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+}
+function isDigit(c) {
+    return c >= 0x30 && c <= 0x39;
+}
+const SLASH = 0x2f;
+/** Bytes a valid path can hold: printable ASCII and every byte of multi-byte UTF-8; never `/`. */
+function possible(c) {
+    return c !== SLASH && ((c >= 0x20 && c < 0x7f) || c >= 0x80);
+}
+/** Turns text into a byte string: one char (U+0000..U+00FF) per UTF-8 byte. */
+function toBytes(text) {
+    // eslint-disable-next-line no-control-regex
+    return /^[\x00-\x7f]*$/.test(text) ? text : Buffer.from(text, 'utf8').toString('latin1');
+}
+function fromBytes(bytes) {
+    return Buffer.from(bytes, 'latin1').toString('utf8');
+}
+const UNCLOSED = 'unclosed "["; write "[[]" for a literal one';
+/** Parses the bracket expression at `start` (a `[`) with git's wildmatch rules. */
+function parseBracket(p, start) {
+    let i = start + 1;
+    const members = new Set();
+    const negated = p[i] === '!' || p[i] === '^';
+    if (negated)
+        i++;
+    let prev = -1;
+    for (;;) {
+        if (i >= p.length)
+            return { end: -1, set: null, problem: UNCLOSED };
+        const c = p.charCodeAt(i);
+        let current = c;
+        if (c === 0x2d && prev !== -1 && i + 1 < p.length && p[i + 1] !== ']') {
+            const high = p.charCodeAt(++i);
+            for (let b = prev; b <= high; b++)
+                members.add(b);
+            current = -1;
+        }
+        else if (c === 0x5b && p[i + 1] === ':') {
+            const close = p.indexOf(']', i + 2);
+            if (close === -1)
+                return { end: -1, set: null, problem: UNCLOSED };
+            const name = p.slice(i + 2, close - 1);
+            if (close - 1 < i + 2 || p[close - 1] !== ':') {
+                members.add(c); // git: no ":]" here, so "[" is a member and parsing goes on after it
+            }
+            else {
+                const test = CLASSES[name];
+                if (test === undefined)
+                    return {
+                        end: close + 1,
+                        set: null,
+                        problem: `unknown character class "[:${name}:]"; expected one of ${Object.keys(CLASSES).join(', ')}`,
+                    };
+                for (let b = 0; b < 0x80; b++)
+                    if (test(b))
+                        members.add(b);
+                i = close;
+                current = -1;
+            }
+        }
+        else {
+            members.add(c);
+        }
+        prev = current;
+        i++;
+        if (p[i] === ']')
+            break;
+    }
+    const set = new Set();
+    for (let b = 0; b < 0x100; b++)
+        if (possible(b) && members.has(b) !== negated)
+            set.add(b);
+    if (set.size === 0) {
+        return {
+            end: i + 1,
+            set: null,
+            problem: `bracket expression ${JSON.stringify(fromBytes(p.slice(start, i + 1)))} can never match a path character (it never matches "/")`,
+        };
+    }
+    return { end: i + 1, set, problem: null };
+}
+function hex(b) {
+    return `\\x${b.toString(16).padStart(2, '0')}`;
+}
+/** A regular expression for exactly the bytes of `set` (one char of a byte string). */
+function setSource(set) {
+    let all = true;
+    for (let b = 0; b < 0x100 && all; b++)
+        if (possible(b) && !set.has(b))
+            all = false;
+    if (all)
+        return '[^/]';
+    const bytes = [...set].sort((a, b) => a - b);
+    if (bytes.length === 1)
+        return hex(bytes[0]);
+    let out = '';
+    for (let i = 0; i < bytes.length;) {
+        let j = i;
+        while (j + 1 < bytes.length && bytes[j + 1] === bytes[j] + 1)
+            j++;
+        out += j > i ? `${hex(bytes[i])}-${hex(bytes[j])}` : hex(bytes[i]);
+        i = j + 1;
+    }
+    return `[${out}]`;
+}
+/**
+ * git itself reads `a**` two ways: wildmatch (.gitignore) as `a*`, pathspecs as `a` then a globstar (they strip
+ * the literal prefix first, so `a**` selects `ab/c`). Neither is what the glob says at a glance: refused.
+ */
+const STARS_IN_NAME = '"**" inside a name: it is special only as a whole segment ("src/**", "**/x", "a/**/b"); write "*" within a name';
+/** The segments of one brace-free alternative (a byte string), or a problem. */
+function git_glob_segments(p) {
+    const out = [];
+    for (const text of splitSegments(p)) {
+        if (/^\*{2,}$/.test(text)) {
+            out.push('globstar');
+            continue;
+        }
+        const tokens = [];
+        for (let i = 0; i < text.length;) {
+            const ch = text[i];
+            if (ch === '[') {
+                const bracket = parseBracket(text, i);
+                if (bracket.set === null)
+                    return { problem: bracket.problem };
+                tokens.push(bracket.set);
+                i = bracket.end;
+            }
+            else if (ch === '*') {
+                if (text[i + 1] === '*')
+                    return { problem: STARS_IN_NAME };
+                if (tokens.at(-1) !== 'star')
+                    tokens.push('star');
+                i++;
+            }
+            else if (ch === '?') {
+                tokens.push(ANY);
+                i++;
+            }
+            else {
+                tokens.push(new Set([ch.charCodeAt(0)]));
+                i++;
+            }
+        }
+        out.push(tokens);
+    }
+    return out;
+}
+/** Splits at the `/` that separate segments: a `/` inside a bracket expression belongs to it (git). */
+function splitSegments(p) {
+    const parts = [];
+    let current = '';
+    for (let i = 0; i < p.length;) {
+        if (p[i] === '[') {
+            const end = parseBracket(p, i).end;
+            if (end !== -1) {
+                current += p.slice(i, end);
+                i = end;
+                continue;
+            }
+        }
+        if (p[i] === '/') {
+            parts.push(current);
+            current = '';
+        }
+        else
+            current += p[i];
+        i++;
+    }
+    parts.push(current);
+    return parts;
+}
+const ANY = (() => {
+    const set = new Set();
+    for (let b = 0; b < 0x100; b++)
+        if (possible(b))
+            set.add(b);
+    return set;
+})();
+/** Group names are unique in the process, so matchers can be joined into one expression. */
+let git_glob_groups = 0;
+class Builder {
+    /** `source` matched atomically: once it matched, the engine never comes back to try it another way. */
+    atomic(source) {
+        git_glob_groups = (git_glob_groups + 1) % Number.MAX_SAFE_INTEGER;
+        const name = `a${git_glob_groups}`;
+        return `(?=(?<${name}>${source}))\\k<${name}>`;
+    }
+    /** One segment: fixed-width pieces between stars; each star takes the leftmost fit of the next piece. */
+    segment(tokens) {
+        const pieces = [[]];
+        for (const token of tokens) {
+            if (token === 'star')
+                pieces.push([]);
+            else
+                pieces.at(-1).push(setSource(token));
+        }
+        if (pieces.length === 1)
+            return pieces[0].join('');
+        let out = pieces[0].join('');
+        for (const middle of pieces.slice(1, -1))
+            out += this.atomic(`[^/]*?${middle.join('')}`);
+        // One star: the piece after it must end the segment, so there is one way to match and nothing to undo.
+        if (pieces.length === 2)
+            return `${out}[^/]*${pieces[1].join('')}`;
+        out += `[^/]*${pieces.at(-1).join('')}(?=/|$)`;
+        return this.atomic(out);
+    }
+    /** A whole alternative: runs of segments between globstars, each middle run at its leftmost fit. */
+    alternative(segs) {
+        const runs = [[]];
+        for (const seg of segs) {
+            if (seg === 'globstar') {
+                if (runs.at(-1).length > 0 || runs.length === 1)
+                    runs.push([]);
+            }
+            else
+                runs.at(-1).push(this.segment(seg));
+        }
+        if (runs.length === 1)
+            return `^${runs[0].join('\\/')}$`;
+        let out = `^${runs[0].map((s) => `${s}\\/`).join('')}`;
+        for (const run of runs.slice(1, -1))
+            out += this.atomic(`(?:[^/]*\\/)*?${run.map((s) => `${s}\\/`).join('')}`);
+        const last = runs.at(-1);
+        out += last.length === 0 ? '[^]*$' : `(?:[^/]*\\/)*${last.join('\\/')}$`;
+        return out;
+    }
+}
+/** Index just past the `]` closing the bracket at `start`, by git's rules, or -1; brace expansion skips brackets. */
+function bracketEnd(p, start) {
+    return parseBracket(p, start).end;
+}
+/** Expands `{a,b}` groups (not nested) into alternatives, skipping bracket expressions. */
+function expandBraces(p) {
+    let alternatives = [''];
+    let i = 0;
+    let literal = '';
+    while (i < p.length) {
+        const ch = p[i];
+        if (ch === '[') {
+            const end = bracketEnd(p, i);
+            if (end === -1)
+                return { problem: UNCLOSED };
+            literal += p.slice(i, end);
+            i = end;
+        }
+        else if (ch === '}') {
+            return { problem: 'unmatched "}"; write "[}]" for a literal one' };
+        }
+        else if (ch === '{') {
+            const options = [];
+            let current = '';
+            let j = i + 1;
+            for (; j < p.length && p[j] !== '}'; j++) {
+                if (p[j] === '{')
+                    return { problem: 'nested braces are not supported; list the globs instead' };
+                if (p[j] === '[') {
+                    const end = bracketEnd(p, j);
+                    if (end === -1)
+                        return { problem: UNCLOSED };
+                    current += p.slice(j, end);
+                    j = end - 1;
+                }
+                else if (p[j] === ',') {
+                    options.push(current);
+                    current = '';
+                }
+                else
+                    current += p[j];
+            }
+            if (j >= p.length)
+                return { problem: 'unclosed "{"; write "[{]" for a literal one' };
+            options.push(current);
+            if (options.length < 2)
+                return { problem: 'braces without a comma; write "{a,b}", or "[{]" for a literal brace' };
+            const next = [];
+            for (const head of alternatives)
+                for (const option of options)
+                    next.push(head + literal + option);
+            if (next.length > MAX_ALTERNATIVES)
+                return { problem: `braces expand to more than ${MAX_ALTERNATIVES} globs; list fewer` };
+            alternatives = next;
+            literal = '';
+            i = j + 1;
+        }
+        else {
+            literal += ch;
+            i++;
+        }
+    }
+    return { alternatives: [...new Set(alternatives.map((a) => fromBytes(a + literal)))] };
+}
+/**
+ * The matcher source (over byte strings) that means what git reads in `glob`, or why there is none. `check`
+ * runs on each expanded alternative (in text form) first.
+ */
+function translateGlob(glob, check) {
+    const expanded = expandBraces(toBytes(glob));
+    if ('problem' in expanded)
+        return { ok: false, problem: expanded.problem };
+    const builder = new Builder();
+    const sources = [];
+    for (const alternative of expanded.alternatives) {
+        const problem = check(alternative);
+        const where = expanded.alternatives.length > 1 ? ` (in ${JSON.stringify(alternative)})` : '';
+        if (problem !== null)
+            return { ok: false, problem: `${problem}${where}` };
+        const segs = git_glob_segments(toBytes(alternative));
+        if ('problem' in segs)
+            return { ok: false, problem: `${segs.problem}${where}` };
+        sources.push(builder.alternative(segs));
+    }
+    return { ok: true, source: sources.length === 1 ? sources[0] : sources.map((x) => `(?:${x})`).join('|') };
+}
+
+;// CONCATENATED MODULE: ./src/policy/path.ts
+const MAX_PATH_BYTES = 4096;
+const MAX_SEGMENT_BYTES = 255;
+// C0 controls, DEL, C1 controls and the Unicode line and paragraph separators.
+// eslint-disable-next-line no-control-regex
+const path_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+// Zero-width and other invisible code points; HFS+ ignores several of them in file names, so
+// ".gi\u200ct" would land on ".git" there.
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
+const ASCII = /^[\x20-\x7e]*$/;
+const LONE_SURROGATE = /\p{Surrogate}/u;
+function codePoint(char) {
+    return `U+${char.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+const TRAILING_DOTS_AND_SPACES = /[. ]+$/;
+/**
+ * Case- and compatibility-insensitive form of a name: NFKC, then upper and lower case, so that letters
+ * which only meet in upper case (dotless `ı` and `I`, long `ſ` and `S`) fold together as well.
+ */
+function caseFold(text) {
+    return ASCII.test(text) ? text.toLowerCase() : text.normalize('NFKC').toUpperCase().toLowerCase();
+}
+/**
+ * Folded form of one path segment, the way a case-insensitive or Windows file system could see it:
+ * caseFold, then trailing dots and spaces removed.
+ */
+function foldSegment(segment) {
+    const folded = caseFold(segment);
+    const last = folded.charCodeAt(folded.length - 1);
+    return last === 0x2e || last === 0x20 ? folded.replace(TRAILING_DOTS_AND_SPACES, '') : folded;
+}
+const DOT_GIT = /^(?:\.git|git~1)[. ]*(?::.*)?$/;
+/** True for `.git` in any case or compatibility form, with trailing dots or spaces, as an NTFS stream or 8.3 name. */
+function isDotGitSegment(segment) {
+    return DOT_GIT.test(caseFold(segment));
+}
+function segmentProblem(segment, ascii) {
+    if (segment === '')
+        return 'empty segment ("//" or a trailing "/")';
+    if (segment === '.' || segment === '..')
+        return `"${segment}" segment`;
+    const bytes = ascii ? segment.length : Buffer.byteLength(segment, 'utf8');
+    if (bytes > MAX_SEGMENT_BYTES)
+        return `a segment is longer than ${MAX_SEGMENT_BYTES} bytes`;
+    const first = segment.charCodeAt(0) | 0x20; // '.' stays '.', 'G' becomes 'g'
+    if ((!ascii || first === 0x2e || first === 0x67) && isDotGitSegment(segment)) {
+        return `${JSON.stringify(segment)} segment: the git directory is off limits`;
+    }
+    if (!ascii) {
+        const compat = segment.normalize('NFKC');
+        if (compat === '.' || compat === '..' || compat.includes('/') || compat.includes('\\')) {
+            return `${JSON.stringify(segment)} segment folds to ${JSON.stringify(compat)} under Unicode NFKC`;
+        }
+    }
+    return null;
+}
+/** Why `input` is not a valid repository-relative POSIX path, or null when it is. */
+function pathProblem(input) {
+    if (typeof input !== 'string') {
+        return `expected a string, got ${input === null ? 'null' : Array.isArray(input) ? 'array' : typeof input}`;
+    }
+    if (input === '')
+        return 'empty path';
+    // Printable ASCII (the common case) has no controls, invisibles or surrogates, and one byte per character.
+    const ascii = ASCII.test(input);
+    if (!ascii) {
+        if (LONE_SURROGATE.test(input))
+            return 'not well-formed Unicode (lone surrogate)';
+        const control = path_CONTROL.exec(input);
+        if (control)
+            return `control character ${codePoint(control[0])}`;
+        const invisible = INVISIBLE.exec(input);
+        if (invisible)
+            return `invisible character ${codePoint(invisible[0])}`;
+    }
+    if (input.length > MAX_PATH_BYTES || (!ascii && Buffer.byteLength(input, 'utf8') > MAX_PATH_BYTES)) {
+        return `longer than ${MAX_PATH_BYTES} bytes`;
+    }
+    if (input.includes('\\'))
+        return 'backslash (paths use "/" only)';
+    if (input.charCodeAt(0) === 0x2f)
+        return 'leading "/" (paths are relative to the repository root)';
+    for (const segment of input.split('/')) {
+        const problem = segmentProblem(segment, ascii);
+        if (problem)
+            return problem;
+    }
+    return null;
+}
+/** Strict repository-relative POSIX path validation: reject, never repair. */
+function validatePath(input) {
+    const reason = pathProblem(input);
+    return reason === null ? { ok: true, path: input } : { ok: false, reason };
+}
+
+;// CONCATENATED MODULE: ./src/policy/glob.ts
+
+
+/**
+ * The picomatch options Perimeter used before globs were read the way git reads them (see git-glob.ts).
+ * Kept for callers that still hand raw globs to picomatch; decisions go through compileGlobList.
+ */
+const GLOB_OPTIONS = Object.freeze({
+    dot: true,
+    nocase: false,
+    windows: false,
+    nonegate: true,
+    noextglob: true,
+    posix: true,
+    basename: false,
+    contains: false,
+});
+// eslint-disable-next-line no-control-regex
+const CONTROL_OR_INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|\p{Default_Ignorable_Code_Point}/u;
+const GLOB_SYNTAX = /[*?[\]]/;
+const EXTGLOB = /[@!+*?]\(/;
+function glob_segmentProblem(alternative) {
+    for (const segment of alternative.split('/')) {
+        if (segment === '')
+            return 'empty segment ("//" or a trailing "/"; write "dir/**" for a directory)';
+        if (segment === '.' || segment === '..')
+            return `"${segment}" segment can never match a valid path`;
+        if (isDotGitSegment(segment))
+            return `${JSON.stringify(segment)} segment can never match: .git paths are always refused`;
+        const problem = GLOB_SYNTAX.test(segment) ? null : pathProblem(segment);
+        if (problem !== null)
+            return `segment ${JSON.stringify(segment)} can never match a valid path: ${problem}`;
+    }
+    return null;
+}
+/**
+ * The matcher for a valid glob, over byte strings (see toBytes): what git's `:(glob)` pathspecs select.
+ * Throws on a glob globProblem refuses.
+ */
+function compileGlob(glob) {
+    const translation = translateGlob(glob, () => null);
+    if (!translation.ok)
+        throw new Error(`invalid glob ${JSON.stringify(glob)}: ${translation.problem}`);
+    return new RegExp(translation.source);
+}
+/** Why `glob` cannot be used in perimeters.yml (it is malformed or could never match a valid path), or null. */
+function globProblem(glob) {
+    if (glob === '')
+        return 'empty glob';
+    if (glob.trim() !== glob)
+        return 'leading or trailing whitespace';
+    if (Buffer.byteLength(glob, 'utf8') > MAX_PATH_BYTES)
+        return `longer than ${MAX_PATH_BYTES} bytes`;
+    if (CONTROL_OR_INVISIBLE.test(glob))
+        return 'control or invisible character';
+    if (glob.startsWith('!'))
+        return 'negation ("!") is not supported: perimeters only grant, list what is allowed';
+    if (glob.startsWith('/'))
+        return 'leading "/": globs are relative to the repository root';
+    if (glob.includes('\\'))
+        return 'backslash: paths never contain one; write "[*]" to match a special character literally';
+    const extglob = EXTGLOB.exec(glob);
+    if (extglob !== null)
+        return `"${extglob[0]}" reads like an extglob, which git does not have (there "(" is a literal); write "[(]" for a literal parenthesis, or list the globs`;
+    const translation = translateGlob(glob, glob_segmentProblem);
+    return translation.ok ? null : translation.problem;
+}
+/** Why a `branches` glob is unusable, or null. Branch names follow git's ref rules, not path rules. */
+function branchGlobProblem(glob) {
+    if (glob === '')
+        return 'empty glob';
+    if (glob.trim() !== glob || /\s/.test(glob))
+        return 'whitespace: branch names never contain any';
+    if (CONTROL_OR_INVISIBLE.test(glob))
+        return 'control or invisible character';
+    if (glob.startsWith('!'))
+        return 'negation ("!") is not supported';
+    if (glob.startsWith('/') || glob.startsWith('refs/'))
+        return 'give the branch name without "refs/heads/" or a leading "/"';
+    if (glob.includes('\\'))
+        return 'backslash: branch names never contain one';
+    if (glob.includes('..') || glob.includes('//') || glob.endsWith('/'))
+        return 'can never match a valid branch name';
+    const translation = translateGlob(glob, () => null);
+    return translation.ok ? null : translation.problem;
+}
+/** Compiles validated globs once; `find` reports which one matched. */
+function compileGlobList(globs) {
+    const compiled = globs.map((glob) => ({ glob, re: compileGlob(glob) }));
+    // Matching is on UTF-8 bytes, as in git: `?` and brackets match one byte.
+    const union = compiled.length > 0 ? new RegExp(compiled.map((c) => `(?:${c.re.source})`).join('|')) : null;
+    return {
+        globs: [...globs],
+        find(path) {
+            if (union === null)
+                return null;
+            const bytes = toBytes(path);
+            if (!union.test(bytes))
+                return null;
+            for (const { glob, re } of compiled)
+                if (re.test(bytes))
+                    return glob;
+            return null;
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/policy/agent-files.ts
+/**
+ * Every file and directory (`name/**`) coding agents read, in one table: `instructions` are read as
+ * prompts or rules the agent follows (served from the trusted config ref, src/policy/instructions.ts);
+ * `settings` configure which tools, servers and files it uses. Both steer the next agent, so all of them are
+ * in the protected set's `agents` family (src/policy/protected.ts).
+ */
+const AGENT_FILES = Object.freeze([
+    ['AGENTS.md', 'instructions'],
+    ['AGENTS.override.md', 'instructions'],
+    ['AGENT.md', 'instructions'],
+    ['CLAUDE.md', 'instructions'],
+    ['CLAUDE.local.md', 'instructions'],
+    ['GEMINI.md', 'instructions'],
+    ['QWEN.md', 'instructions'],
+    ['CRUSH.md', 'instructions'],
+    ['copilot-instructions.md', 'instructions'],
+    ['.claude/**', 'instructions'],
+    ['.codex/**', 'instructions'],
+    ['.cursor/**', 'instructions'],
+    ['.cursorrules', 'instructions'],
+    ['.cursorignore', 'settings'],
+    ['.cursorindexingignore', 'settings'],
+    ['.gemini/**', 'instructions'],
+    ['.geminiignore', 'settings'],
+    ['.qwen/**', 'settings'],
+    ['.windsurf/**', 'instructions'],
+    ['.windsurfrules', 'instructions'],
+    ['.codeiumignore', 'settings'],
+    ['.clinerules', 'instructions'],
+    ['.clinerules/**', 'instructions'],
+    ['.clineignore', 'settings'],
+    ['.roo/**', 'instructions'],
+    ['.roorules', 'instructions'],
+    ['.roomodes', 'settings'],
+    ['.rooignore', 'settings'],
+    ['.rules', 'instructions'],
+    ['.kiro/**', 'instructions'],
+    ['.junie/**', 'instructions'],
+    ['.continue/**', 'instructions'],
+    ['.continuerc.json', 'settings'],
+    ['opencode.json', 'settings'],
+    ['opencode.jsonc', 'settings'],
+    ['.opencode/**', 'settings'],
+    ['.aider.conf.yml', 'settings'],
+    ['.aiderignore', 'settings'],
+    ['.goosehints', 'instructions'],
+    ['.augment/**', 'settings'],
+    ['.augment-guidelines', 'instructions'],
+    ['.amazonq/**', 'settings'],
+    ['.trae/**', 'settings'],
+    ['.openhands/**', 'settings'],
+    ['.mcp.json', 'settings'],
+    ['.vscode/mcp.json', 'settings'],
+    ['.github/instructions/**', 'instructions'],
+    ['.github/prompts/**', 'instructions'],
+    ['.github/chatmodes/**', 'instructions'],
+    ['.github/agents/**', 'instructions'],
+    // skills: instructions (SKILL.md) with the scripts they tell the agent to run (Codex, Amp, Copilot)
+    ['.agents/skills/**', 'instructions'],
+    ['.github/skills/**', 'instructions'],
+].map(([entry, use]) => Object.freeze({ entry, use })));
+
+;// CONCATENATED MODULE: ./src/policy/protected.ts
+
+
+const AGENT_ENTRIES = AGENT_FILES.map((file) => file.entry);
+/** Always protected (with the config file itself). */
+const BUILT_IN_FAMILIES = Object.freeze({
+    repository: {
+        why: 'decide who reviews, what runs in CI and how files are checked out; GITHUB_TOKEN cannot even write workflows',
+        entries: ['.github/**', 'CODEOWNERS', '.gitmodules', '.gitattributes'],
+    },
+    agents: {
+        why: 'instructions and settings of coding agents: whoever writes them steers the next agent, in this job, a later one or on a developer machine',
+        // every file agents read (src/policy/agent-files.ts) but those another entry already names: all of
+        // .github is the repository family's, and `name/**` adds nothing where `name` is listed
+        entries: AGENT_ENTRIES.filter((entry) => !entry.startsWith('.github/') &&
+            !(entry.endsWith('/**') && AGENT_ENTRIES.includes(entry.slice(0, -3)))),
+    },
+    hooks: {
+        why: 'run code on the machine of whoever next commits, opens, enters or installs the repository (git hooks, direnv, mise and asdf tool versions, npm settings such as the registry, editor tasks, dev containers), outside any review of the code',
+        entries: [
+            '.husky/**',
+            '.githooks/**',
+            '.pre-commit-config.yaml',
+            '.pre-commit-hooks.yaml',
+            'lefthook.yml',
+            '.lefthook.yml',
+            'lefthook-local.yml',
+            '.envrc',
+            'mise.toml',
+            '.mise.toml',
+            '.tool-versions',
+            '.npmrc',
+            '.vscode/settings.json',
+            '.vscode/tasks.json',
+            '.vscode/launch.json',
+            '.vscode/extensions.json',
+            '.devcontainer/**',
+            '.devcontainer.json',
+        ],
+    },
+});
+/** Protected when perimeters.yml says `protect: [name, ...]` (top level or per perimeter). */
+const OPTIONAL_FAMILIES = Object.freeze({
+    manifests: {
+        why: 'package manifests and lockfiles: a new or changed dependency runs its code in CI and on every machine that installs it',
+        entries: [
+            'package.json',
+            'package-lock.json',
+            'npm-shrinkwrap.json',
+            'yarn.lock',
+            '.yarnrc.yml',
+            '.yarnrc',
+            'pnpm-lock.yaml',
+            'pnpm-workspace.yaml',
+            '.pnpmfile.cjs',
+            'bun.lock',
+            'bun.lockb',
+            'deno.json',
+            'deno.jsonc',
+            'deno.lock',
+            'Cargo.toml',
+            'Cargo.lock',
+            'go.mod',
+            'go.sum',
+            'go.work',
+            'pyproject.toml',
+            'poetry.lock',
+            'uv.lock',
+            'Pipfile',
+            'Pipfile.lock',
+            'requirements*.txt',
+            'setup.py',
+            'setup.cfg',
+            'Gemfile',
+            'Gemfile.lock',
+            '*.gemspec',
+            'composer.json',
+            'composer.lock',
+            'pom.xml',
+            'build.gradle',
+            'build.gradle.kts',
+            'settings.gradle',
+            'settings.gradle.kts',
+            'gradle.lockfile',
+            '*.csproj',
+            'packages.lock.json',
+            'Directory.Packages.props',
+            'Package.swift',
+            'Package.resolved',
+            'mix.exs',
+            'mix.lock',
+            'pubspec.yaml',
+            'pubspec.lock',
+            'flake.nix',
+            'flake.lock',
+        ],
+    },
+    ci: {
+        why: 'pipelines of other CI systems: they run with those systems’ secrets',
+        entries: [
+            '.gitlab-ci.yml',
+            '.circleci/**',
+            '.travis.yml',
+            'azure-pipelines.yml',
+            '.azure-pipelines/**',
+            'Jenkinsfile',
+            '.buildkite/**',
+            'bitbucket-pipelines.yml',
+            '.drone.yml',
+            '.woodpecker/**',
+            '.woodpecker.yml',
+            'cloudbuild.yaml',
+            'buildspec.yml',
+            'appveyor.yml',
+        ],
+    },
+    editors: {
+        why: 'settings of other editors that can run commands when a project opens (JetBrains run configurations, Zed tasks, Vim and Neovim local config)',
+        entries: [
+            '.idea/**',
+            '.zed/**',
+            '.helix/**',
+            '.fleet/**',
+            '.nvim.lua',
+            '.nvimrc',
+            '.exrc',
+            '*.code-workspace',
+        ],
+    },
+});
+const OPTIONAL_FAMILY_NAMES = Object.keys(OPTIONAL_FAMILIES);
+function isOptionalFamily(name) {
+    return Object.hasOwn(OPTIONAL_FAMILIES, name);
+}
+/** Every built-in entry (the config file comes on top). */
+const PROTECTED_ENTRIES = Object.freeze(Object.values(BUILT_IN_FAMILIES).flatMap((family) => family.entries));
+const DEFAULT_CONFIG_FILE = 'perimeters.yml';
+const protected_ASCII = /^[\x20-\x7e]*$/;
+function toEntry(text, rule = text) {
+    const segments = text
+        .replace(/\/\*\*$/, '')
+        .split('/')
+        .filter((s) => s !== '' && s !== '.')
+        .map((s) => {
+        const star = s.indexOf('*');
+        if (star === -1)
+            return foldSegment(s);
+        return { prefix: foldSegment(s.slice(0, star)), suffix: foldSegment(s.slice(star + 1)) };
+    });
+    return { rule, segments };
+}
+function protected_escape(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+const BUILT_IN = PROTECTED_ENTRIES.map((entry) => toEntry(entry));
+const cache = new Map();
+function entriesFor(configFile, families) {
+    const key = `${configFile}\n${families.join(',')}`;
+    let entries = cache.get(key);
+    if (!entries) {
+        const optional = families
+            .filter(isOptionalFamily)
+            .flatMap((name) => OPTIONAL_FAMILIES[name].entries.map((entry) => toEntry(entry, `${entry}, ${name} family`)));
+        const list = [toEntry(configFile), ...BUILT_IN, ...optional].filter((e) => e.segments.length > 0);
+        const firsts = [
+            ...new Set(list.map((e) => {
+                const first = e.segments[0];
+                return typeof first === 'string'
+                    ? protected_escape(first)
+                    : `${protected_escape(first.prefix)}[^/]*${protected_escape(first.suffix)}`;
+            })),
+        ];
+        const prefilter = new RegExp(`(?:^|/)(?:${firsts.join('|')})[. ]*(?:/|$)`, 'i');
+        entries = { list, prefilter };
+        if (cache.size > 16)
+            cache.clear();
+        cache.set(key, entries);
+    }
+    return entries;
+}
+function segmentMatches(segment, pattern) {
+    if (typeof pattern === 'string')
+        return segment === pattern;
+    return (segment.length >= pattern.prefix.length + pattern.suffix.length &&
+        segment.startsWith(pattern.prefix) &&
+        segment.endsWith(pattern.suffix));
+}
+function containsRun(haystack, needle) {
+    outer: for (let i = 0; i + needle.length <= haystack.length; i++) {
+        for (let j = 0; j < needle.length; j++)
+            if (!segmentMatches(haystack[i + j], needle[j]))
+                continue outer;
+        return true;
+    }
+    return false;
+}
+/**
+ * The protected-set entry matching this (validated) path, or null: the built-in set, the config file, and
+ * the optional `families` switched on. Case/Unicode-NF insensitive, any depth.
+ */
+function protectedRule(path, configFile = DEFAULT_CONFIG_FILE, families = []) {
+    const entries = entriesFor(configFile, families);
+    if (protected_ASCII.test(path) && !entries.prefilter.test(path))
+        return null;
+    const segments = path.split('/').map(foldSegment);
+    for (const entry of entries.list) {
+        if (containsRun(segments, entry.segments))
+            return entry.rule;
+    }
+    return null;
+}
+
+;// CONCATENATED MODULE: ./src/policy/pull-requests.ts
+/**
+ * Which perimeter judges a pull request that an agent running elsewhere (Copilot coding agent, say) opened:
+ * perimeters.yml `pull-requests: { authors, branches }`. Pure: the verify job reads the pull request from
+ * GitHub and hands in its author and head branch.
+ */
+
+/** GitHub logins: letters, digits and single hyphens; apps end in "[bot]". */
+function loginProblem(login) {
+    return /^[A-Za-z0-9](?:-?[A-Za-z0-9])*(?:\[bot\])?$/.test(login) && login.length <= 50
+        ? null
+        : 'not a GitHub login (letters, digits and single hyphens; apps end in "[bot]")';
+}
+/** Why `rule` matches the pull request (e.g. 'author "Copilot", head branch glob "copilot/**"'), or null. */
+function pullRequestMatch(rule, facts) {
+    const why = [];
+    if (rule.authors.length > 0) {
+        // GitHub logins are unique without regard to case
+        const author = facts.author.toLowerCase();
+        const login = rule.authors.find((a) => a.toLowerCase() === author);
+        if (login === undefined)
+            return null;
+        why.push(`author ${JSON.stringify(login)}`);
+    }
+    if (rule.branches.length > 0) {
+        const glob = facts.headBranch === '' ? null : compileGlobList(rule.branches).find(facts.headBranch);
+        if (glob === null)
+            return null;
+        why.push(`head branch glob ${JSON.stringify(glob)}`);
+    }
+    return why.length === 0 ? null : why.join(', ');
+}
+/**
+ * The one perimeter whose `pull-requests` rule matches (authors and branches both, where both are given).
+ * None, or more than one, is no assignment: the pull request is not judged against a guess.
+ */
+function assignPullRequest(specs, facts) {
+    const matches = specs.flatMap((spec) => {
+        const rule = spec.pullRequests === undefined ? null : pullRequestMatch(spec.pullRequests, facts);
+        return rule === null ? [] : [{ spec, rule }];
+    });
+    const who = `by "${facts.author}" from "${facts.headBranch}"`;
+    if (matches.length === 1)
+        return { kind: 'assigned', ...matches[0] };
+    if (matches.length === 0)
+        return {
+            kind: 'none',
+            reason: `no perimeter is assigned to pull requests ${who} (no "pull-requests" rule matches)`,
+        };
+    const names = matches.map((m) => m.spec.name);
+    return {
+        kind: 'ambiguous',
+        names,
+        reason: `more than one perimeter is assigned to pull requests ${who}: ${names.join(', ')} (make their "pull-requests" rules exclusive)`,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/policy/trust.ts
+/**
+ * Who triggered a run, and whether the owner's `trust` rule trusts them. Pure: the action reads the event
+ * payload and hands it in. Associations are GitHub's `author_association` values:
+ * https://docs.github.com/en/graphql/reference/enums#commentauthorassociation
+ */
+const ASSOCIATIONS = [
+    'OWNER',
+    'MEMBER',
+    'COLLABORATOR',
+    'CONTRIBUTOR',
+    'FIRST_TIME_CONTRIBUTOR',
+    'FIRST_TIMER',
+    'MANNEQUIN',
+    'NONE',
+];
+/** Events only people with write access can start: a push, a manual or API dispatch, a schedule, a merge queue. */
+const WRITE_ONLY_EVENTS = new Set([
+    'push',
+    'workflow_dispatch',
+    'repository_dispatch',
+    'schedule',
+    'merge_group',
+]);
+/** Where each event carries the item that triggered it, whose author steers the agent. */
+const ITEM_OF = {
+    issue_comment: 'comment',
+    pull_request_review_comment: 'comment',
+    commit_comment: 'comment',
+    discussion_comment: 'comment',
+    issues: 'issue',
+    pull_request: 'pull_request',
+    pull_request_target: 'pull_request',
+    pull_request_review: 'review',
+    discussion: 'discussion',
+};
+function object(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : null;
+}
+function login(value) {
+    const user = object(value);
+    return typeof user?.login === 'string' ? user.login : null;
+}
+function byLogin(rule, name) {
+    return name !== null && rule.users.some((user) => user.toLowerCase() === name.toLowerCase());
+}
+/**
+ * Judges a run's trigger. The author of the triggering item (comment, issue, pull request, review,
+ * discussion) is trusted by association or login; on pull requests the sender (who pushed or opened) is
+ * judged too when it is someone else, by login only (the payload has no association for the sender). Other
+ * people acting on an item (labelling, editing someone else's) need triage or write access, so they are not
+ * judged. Events only writers can start are trusted; any other event trusts only a sender named in `users`.
+ */
+function judgeTrigger(rule, eventName, payload) {
+    const event = object(payload) ?? {};
+    const sender = login(event.sender);
+    if (WRITE_ONLY_EVENTS.has(eventName))
+        return { trusted: true, reason: `${eventName} runs can only be started by people with write access` };
+    const field = ITEM_OF[eventName];
+    if (field === undefined) {
+        if (byLogin(rule, sender))
+            return { trusted: true, reason: `sender "${sender}" is in trust.users` };
+        return {
+            trusted: false,
+            reason: `${eventName} events carry no author association, and the sender ${sender === null ? '(unknown)' : `"${sender}"`} is not in trust.users`,
+        };
+    }
+    const item = object(event[field]);
+    const author = login(item?.user);
+    const association = typeof item?.author_association === 'string' ? item.author_association : null;
+    const what = `${field.replace('_', ' ')} author ${author === null ? '(unknown)' : `"${author}"`}`;
+    let verdict;
+    if (byLogin(rule, author))
+        verdict = { trusted: true, reason: `${what} is in trust.users` };
+    else if (association !== null && rule.associations.includes(association))
+        verdict = { trusted: true, reason: `${what} is ${association}` };
+    else
+        verdict = {
+            trusted: false,
+            reason: `${what} is ${association ?? 'of unknown association'}, not ${rule.associations.join(', ') || 'in trust.users'}`,
+        };
+    if (verdict.trusted &&
+        field === 'pull_request' &&
+        sender !== null &&
+        sender !== author &&
+        !byLogin(rule, sender)) {
+        return {
+            trusted: false,
+            reason: `${verdict.reason}, but the sender "${sender}" (who pushed or acted) is someone else and not in trust.users`,
+        };
+    }
+    return verdict;
+}
+
+;// CONCATENATED MODULE: ./src/policy/tools.ts
+/**
+ * The agent-safe tool catalogue. Repository and branch are fixed by the endpoint, so no tool takes an
+ * owner, repo, ref or branch; branch listing and cross-branch compare are deliberately absent.
+ */
+const TOOL_NAMES = [
+    'get_tree',
+    'get_file',
+    'get_files',
+    'push_files',
+    'list_commits',
+    'get_commit',
+];
+function isToolName(value) {
+    return typeof value === 'string' && TOOL_NAMES.includes(value);
+}
+
+;// CONCATENATED MODULE: ./src/policy/spec.ts
+
+const DEFAULT_LIMITS = Object.freeze({
+    filesPerPush: 100,
+    bytesPerFile: 1_048_576,
+    bytesPerPush: 10_485_760,
+});
+/** GitHub refuses blobs over 100 MB; a larger per-file limit could never be honoured. */
+const MAX_BYTES_PER_FILE = 100 * 1024 * 1024;
+/**
+ * What a perimeter is given for every key perimeters.yml leaves out: every tool, nothing to read or write,
+ * any branch, the default limits, no exceptions.
+ */
+function defaultPerimeterSpec(name) {
+    return {
+        name,
+        tools: [...TOOL_NAMES],
+        read: [],
+        write: [],
+        branches: null,
+        allowProtected: [],
+        limits: { ...DEFAULT_LIMITS },
+        allowCredentialFiles: [],
+        allowSecretsIn: [],
+    };
+}
+/** Perimeter names end up in URLs, status contexts and environment variable names. */
+const PERIMETER_NAME_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+const PERIMETER_NAME_MAX_LENGTH = 63;
+function perimeterNameProblem(name) {
+    if (name.length > PERIMETER_NAME_MAX_LENGTH) {
+        return `name is ${name.length} characters long; at most ${PERIMETER_NAME_MAX_LENGTH} allowed`;
+    }
+    if (!PERIMETER_NAME_PATTERN.test(name)) {
+        return `invalid name ${JSON.stringify(name)}: expected lowercase letters, digits and single hyphens, starting with a letter (e.g. "test-author")`;
+    }
+    return null;
+}
+
+;// CONCATENATED MODULE: ./src/policy/yaml-checker.ts
+
+/** Walks a parsed YAML document and collects positioned problems. */
+class Checker {
+    file;
+    doc;
+    lines;
+    problems = [];
+    constructor(file, doc, lines) {
+        this.file = file;
+        this.doc = doc;
+        this.lines = lines;
+    }
+    report(at, key, message) {
+        const offset = typeof at === 'number' ? at : (at?.range?.[0] ?? 0);
+        const { line, col } = this.lines.linePos(offset);
+        this.problems.push({ file: this.file, line, column: col, key, message });
+    }
+    resolve(node) {
+        if (node === null || node === undefined)
+            return null;
+        if ((0,yaml_dist/* isAlias */.Vj)(node))
+            return node.resolve(this.doc) ?? null;
+        return node;
+    }
+    /** The entries of a mapping, reporting duplicate, empty and non-scalar keys. */
+    entries(map, where) {
+        if (!(0,yaml_dist/* isMap */.jh)(map))
+            return [];
+        const seen = new Set();
+        const entries = [];
+        for (const pair of map.items) {
+            if ((0,yaml_dist/* isAlias */.Vj)(pair.key)) {
+                // `*k : [...]` reads as nothing in a review, and becomes whatever `&k` anchored (`write`, say).
+                const source = pair.key.source;
+                this.report(pair.key, where || '(document)', `alias *${source} used as a key: write the key out`);
+                continue;
+            }
+            const keyNode = this.resolve(pair.key);
+            const at = keyNode ?? map;
+            if (!(0,yaml_dist/* isScalar */.jn)(keyNode) ||
+                keyNode.value === null ||
+                keyNode.value === '' ||
+                typeof keyNode.value === 'object') {
+                this.report(at, where || '(document)', 'expected a plain key');
+                continue;
+            }
+            const key = String(keyNode.value);
+            const path = join(where, key);
+            if (seen.has(key)) {
+                this.report(keyNode, path, 'duplicate key');
+                continue;
+            }
+            seen.add(key);
+            entries.push({ key, keyNode, value: this.resolve(pair.value) });
+        }
+        return entries;
+    }
+    expectMap(node, at, key) {
+        if ((0,yaml_dist/* isMap */.jh)(node))
+            return true;
+        this.report(valueAt(node, at), key, `expected a mapping, got ${describe(node)}`);
+        return false;
+    }
+    stringList(entry, where, check) {
+        const key = join(where, entry.key);
+        const node = entry.value;
+        if (!(0,yaml_dist/* isSeq */.oP)(node)) {
+            const hint = (0,yaml_dist/* isScalar */.jn)(node) && typeof node.value === 'string'
+                ? `; write it as a list: [${JSON.stringify(node.value)}]`
+                : '';
+            this.report(valueAt(node, entry.keyNode), key, `expected a list, got ${describe(node)}${hint}`);
+            return null;
+        }
+        const values = [];
+        let ok = true;
+        node.items.forEach((raw, index) => {
+            const item = this.resolve(raw);
+            const itemKey = `${key}[${index}]`;
+            if (item === null && (0,yaml_dist/* isAlias */.Vj)(raw)) {
+                const glob = JSON.stringify(`*${raw.source}`);
+                this.report(raw, itemKey, `unknown alias *${raw.source}; quote a glob that starts with "*": ${glob}`);
+                ok = false;
+                return;
+            }
+            if (!(0,yaml_dist/* isScalar */.jn)(item) || typeof item.value !== 'string') {
+                this.report(valueAt(item, node), itemKey, `expected a string, got ${describe(item)}`);
+                ok = false;
+                return;
+            }
+            const problem = check(item.value);
+            if (problem !== null) {
+                this.report(item, itemKey, `${JSON.stringify(item.value)}: ${problem}`);
+                ok = false;
+            }
+            else if (values.includes(item.value)) {
+                this.report(item, itemKey, `${JSON.stringify(item.value)}: listed twice`);
+                ok = false;
+            }
+            values.push(item.value);
+        });
+        return ok ? values : null;
+    }
+}
+function join(where, key) {
+    return where === '' ? key : `${where}.${key}`;
+}
+function valueAt(node, fallback) {
+    return node?.range ? node : fallback;
+}
+function describe(node) {
+    if (node === null)
+        return 'nothing';
+    if ((0,yaml_dist/* isMap */.jh)(node))
+        return 'a mapping';
+    if ((0,yaml_dist/* isSeq */.oP)(node))
+        return 'a list';
+    if ((0,yaml_dist/* isScalar */.jn)(node)) {
+        const value = node.value;
+        if (value === null)
+            return 'null';
+        if (typeof value === 'string')
+            return `string ${JSON.stringify(value)}`;
+        return `${typeof value} ${String(value)}`;
+    }
+    return 'an unsupported node';
+}
+
+;// CONCATENATED MODULE: ./src/policy/config.ts
+
+
+
+
+
+
+
+
+
+const TOP_KEYS = ['version', 'protect', 'deny', 'trust', 'perimeters'];
+const PERIMETER_KEYS = [
+    'description',
+    'tools',
+    'read',
+    'write',
+    'branches',
+    'allow-protected',
+    'allow-credential-files',
+    'allow-secrets-in',
+    'deny',
+    'protect',
+    'untrusted-triggers',
+    'instructions',
+    'limits',
+    'pull-requests',
+];
+const GLOB_FIELDS = {
+    read: 'read',
+    write: 'write',
+    'allow-protected': 'allowProtected',
+    'allow-credential-files': 'allowCredentialFiles',
+    'allow-secrets-in': 'allowSecretsIn',
+    deny: 'deny',
+};
+function familyProblem(name) {
+    return isOptionalFamily(name)
+        ? null
+        : `unknown family; expected one of ${OPTIONAL_FAMILY_NAMES.join(', ')}`;
+}
+function parseTrust(c, entry) {
+    if (!c.expectMap(entry.value, entry.keyNode, 'trust'))
+        return null;
+    const rule = { associations: [], users: [] };
+    let ok = true;
+    for (const item of c.entries(entry.value, 'trust')) {
+        if (item.key === 'associations') {
+            const list = c.stringList(item, 'trust', (value) => ASSOCIATIONS.includes(value)
+                ? null
+                : `unknown association; expected one of ${ASSOCIATIONS.join(', ')}`);
+            if (list === null)
+                ok = false;
+            else
+                rule.associations = list;
+        }
+        else if (item.key === 'users') {
+            const list = c.stringList(item, 'trust', loginProblem);
+            if (list === null)
+                ok = false;
+            else
+                rule.users = list;
+        }
+        else {
+            c.report(item.keyNode, join('trust', item.key), 'unknown key; expected one of associations, users');
+            ok = false;
+        }
+    }
+    if (ok && rule.associations.length === 0 && rule.users.length === 0) {
+        c.report(entry.value, 'trust', 'trusts nobody; list associations (e.g. [OWNER, MEMBER, COLLABORATOR]) or users');
+        ok = false;
+    }
+    return ok ? rule : null;
+}
+const PULL_REQUEST_KEYS = ['authors', 'branches'];
+function parsePullRequests(c, entry, where) {
+    const key = join(where, 'pull-requests');
+    if (!c.expectMap(entry.value, entry.keyNode, key))
+        return null;
+    const rule = { authors: [], branches: [] };
+    let ok = true;
+    for (const item of c.entries(entry.value, key)) {
+        const list = item.key === 'authors'
+            ? c.stringList(item, key, loginProblem)
+            : item.key === 'branches'
+                ? c.stringList(item, key, branchGlobProblem)
+                : undefined;
+        if (list === undefined)
+            c.report(item.keyNode, join(key, item.key), `unknown key; expected one of ${PULL_REQUEST_KEYS.join(', ')}`);
+        if (list === null || list === undefined)
+            ok = false;
+        else
+            rule[item.key] = list;
+    }
+    if (ok && rule.authors.length === 0 && rule.branches.length === 0) {
+        c.report(entry.value, key, 'matches no pull request; list authors (e.g. [Copilot]) or head branches (e.g. ["copilot/**"])');
+        ok = false;
+    }
+    return ok ? rule : null;
+}
+const LIMIT_KEYS = {
+    'files-per-push': 'filesPerPush',
+    'bytes-per-file': 'bytesPerFile',
+    'bytes-per-push': 'bytesPerPush',
+};
+function positiveInteger(c, entry, key, max) {
+    const node = entry.value;
+    const value = (0,yaml_dist/* isScalar */.jn)(node) ? node.value : undefined;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+        c.report(valueAt(node, entry.keyNode), key, `expected a positive integer, got ${describe(node)}`);
+        return null;
+    }
+    if (value > max) {
+        c.report(node, key, `${value} is above the maximum of ${max}`);
+        return null;
+    }
+    return value;
+}
+function parseLimits(c, entry, where) {
+    const key = join(where, 'limits');
+    if (!c.expectMap(entry.value, entry.keyNode, key))
+        return null;
+    const limits = { ...DEFAULT_LIMITS };
+    let ok = true;
+    for (const item of c.entries(entry.value, key)) {
+        const field = LIMIT_KEYS[item.key];
+        if (field === undefined) {
+            c.report(item.keyNode, join(key, item.key), `unknown key; expected one of ${Object.keys(LIMIT_KEYS).join(', ')}`);
+            ok = false;
+            continue;
+        }
+        const max = field === 'bytesPerFile' ? MAX_BYTES_PER_FILE : Number.MAX_SAFE_INTEGER;
+        const value = positiveInteger(c, item, join(key, item.key), max);
+        if (value === null)
+            ok = false;
+        else
+            limits[field] = value;
+    }
+    return ok ? limits : null;
+}
+function parsePerimeter(c, entry) {
+    const where = `perimeters.${entry.key}`;
+    let ok = true;
+    const nameProblem = perimeterNameProblem(entry.key);
+    if (nameProblem) {
+        c.report(entry.keyNode, where, nameProblem);
+        ok = false;
+    }
+    if (!c.expectMap(entry.value, entry.keyNode, where))
+        return null;
+    const spec = defaultPerimeterSpec(entry.key);
+    for (const item of c.entries(entry.value, where)) {
+        const key = join(where, item.key);
+        const globField = GLOB_FIELDS[item.key];
+        if (globField !== undefined) {
+            const globs = c.stringList(item, where, globProblem);
+            if (globs === null)
+                ok = false;
+            else
+                spec[globField] = globs;
+        }
+        else if (item.key === 'description') {
+            if ((0,yaml_dist/* isScalar */.jn)(item.value) && typeof item.value.value === 'string')
+                spec.description = item.value.value;
+            else {
+                c.report(valueAt(item.value, item.keyNode), key, `expected a string, got ${describe(item.value)}`);
+                ok = false;
+            }
+        }
+        else if (item.key === 'tools') {
+            const tools = c.stringList(item, where, (tool) => isToolName(tool) ? null : `unknown tool; expected one of ${TOOL_NAMES.join(', ')}`);
+            if (tools !== null && tools.length === 0)
+                c.report(item.value, key, 'empty list; omit the key to allow every tool');
+            if (tools === null || tools.length === 0)
+                ok = false;
+            else
+                spec.tools = tools;
+        }
+        else if (item.key === 'branches') {
+            const branches = c.stringList(item, where, branchGlobProblem);
+            if (branches !== null && branches.length === 0)
+                c.report(item.value, key, 'empty list; omit the key to allow any branch');
+            if (branches === null || branches.length === 0)
+                ok = false;
+            else
+                spec.branches = branches;
+        }
+        else if (item.key === 'protect') {
+            const families = c.stringList(item, where, familyProblem);
+            if (families === null)
+                ok = false;
+            else
+                spec.protect = families;
+        }
+        else if (item.key === 'untrusted-triggers') {
+            if ((0,yaml_dist/* isScalar */.jn)(item.value) && typeof item.value.value === 'boolean')
+                spec.untrustedTriggers = item.value.value;
+            else {
+                c.report(valueAt(item.value, item.keyNode), key, `expected true or false, got ${describe(item.value)}`);
+                ok = false;
+            }
+        }
+        else if (item.key === 'instructions') {
+            const value = (0,yaml_dist/* isScalar */.jn)(item.value) ? item.value.value : undefined;
+            if (value === 'config-ref' || value === 'branch')
+                spec.instructions = value;
+            else {
+                c.report(valueAt(item.value, item.keyNode), key, `expected config-ref or branch, got ${describe(item.value)}`);
+                ok = false;
+            }
+        }
+        else if (item.key === 'pull-requests') {
+            const rule = parsePullRequests(c, item, where);
+            if (rule === null)
+                ok = false;
+            else
+                spec.pullRequests = rule;
+        }
+        else if (item.key === 'limits') {
+            const limits = parseLimits(c, item, where);
+            if (limits === null)
+                ok = false;
+            else
+                spec.limits = limits;
+        }
+        else {
+            const hint = item.key === '<<' ? ' (YAML merge keys are not supported; repeat the lists or use aliases)' : '';
+            c.report(item.keyNode, key, `unknown key${hint}; expected one of ${PERIMETER_KEYS.join(', ')}`);
+            ok = false;
+        }
+    }
+    return ok ? spec : null;
+}
+/** Far above any real perimeters.yml; bounds the time and memory a hostile or mistaken file can cost. */
+const MAX_CONFIG_BYTES = 256 * 1024;
+/** Parses and validates perimeters.yml text; reports every problem at once. Throws ConfigError. */
+function parseConfig(text, file = DEFAULT_CONFIG_FILE) {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > MAX_CONFIG_BYTES) {
+        const message = `the file is ${bytes} bytes; at most ${MAX_CONFIG_BYTES} are read (use fewer, broader globs)`;
+        throw new ConfigError([{ file, line: 1, column: 1, key: '(document)', message }]);
+    }
+    const lines = new yaml_dist/* LineCounter */.HN();
+    const doc = (0,yaml_dist/* parseDocument */.Tp)(text, {
+        lineCounter: lines,
+        uniqueKeys: false,
+        prettyErrors: false,
+        strict: true,
+    });
+    const c = new Checker(file, doc, lines);
+    for (const issue of [...doc.errors, ...doc.warnings]) {
+        c.report(issue.pos[0], 'yaml', issue.message.split('\n')[0]);
+    }
+    if (c.problems.length > 0)
+        throw new ConfigError(c.problems);
+    const root = c.resolve(doc.contents);
+    if (root === null || ((0,yaml_dist/* isScalar */.jn)(root) && root.value === null)) {
+        c.report(0, 'version', 'missing; the file is empty (start with "version: 1")');
+        throw new ConfigError(c.problems);
+    }
+    if (!c.expectMap(root, null, '(document)'))
+        throw new ConfigError(c.problems);
+    const entries = c.entries(root, '');
+    const perimeters = [];
+    let version;
+    let perimetersEntry;
+    let protect = [];
+    let deny = [];
+    let trust = null;
+    for (const entry of entries) {
+        if (entry.key === 'version')
+            version = entry;
+        else if (entry.key === 'perimeters')
+            perimetersEntry = entry;
+        else if (entry.key === 'protect')
+            protect = c.stringList(entry, '', familyProblem) ?? [];
+        else if (entry.key === 'deny')
+            deny = c.stringList(entry, '', globProblem) ?? [];
+        else if (entry.key === 'trust')
+            trust = parseTrust(c, entry);
+        else
+            c.report(entry.keyNode, entry.key, `unknown key; expected one of ${TOP_KEYS.join(', ')}`);
+    }
+    if (version === undefined) {
+        c.report(root, 'version', 'missing; add "version: 1"');
+    }
+    else {
+        const value = (0,yaml_dist/* isScalar */.jn)(version.value) ? version.value.value : undefined;
+        if (typeof value !== 'number') {
+            c.report(valueAt(version.value, version.keyNode), 'version', `expected the number 1, got ${describe(version.value)}`);
+        }
+        else if (value !== 1) {
+            c.report(version.value, 'version', `unsupported version ${value}; this Perimeter reads version 1`);
+        }
+    }
+    if (perimetersEntry === undefined) {
+        c.report(root, 'perimeters', 'missing; define at least one perimeter');
+    }
+    else if (c.expectMap(perimetersEntry.value, perimetersEntry.keyNode, 'perimeters')) {
+        const items = c.entries(perimetersEntry.value, 'perimeters');
+        if (items.length === 0 && c.problems.length === 0) {
+            c.report(perimetersEntry.value, 'perimeters', 'empty; define at least one perimeter');
+        }
+        for (const item of items) {
+            const spec = parsePerimeter(c, item);
+            if (spec !== null)
+                perimeters.push(spec);
+        }
+    }
+    if (c.problems.length > 0) {
+        c.problems.sort((a, b) => a.line - b.line || a.column - b.column);
+        throw new ConfigError(c.problems);
+    }
+    for (const spec of perimeters) {
+        if (deny.length > 0)
+            spec.ownerDeny = deny;
+        const families = [...new Set([...protect, ...(spec.protect ?? [])])];
+        if (families.length > 0)
+            spec.protect = families;
+    }
+    return { version: 1, file, perimeters, trust };
+}
+
+;// CONCATENATED MODULE: ./src/policy/credentials.ts
+
+/**
+ * Files that usually hold credentials. Matched on the file name alone, at any depth, case- and
+ * Unicode-insensitively (see foldSegment). Rules are shown to users as written here.
+ * Sources beside our own: the file names gitleaks' and trufflehog's rules and GitHub's secret-scanning
+ * docs name as credential stores; names that are mostly ordinary configuration (`*.tfvars`,
+ * `config.json`) stay readable, their secret-named values are hidden by the content filter.
+ */
+const EXACT_NAMES = [
+    '.env',
+    '.envrc',
+    '.netrc',
+    '_netrc',
+    '.pgpass',
+    '.pypirc',
+    '.npmrc',
+    '.git-credentials',
+    '.htpasswd',
+    '.s3cfg',
+    '.boto',
+    '.dockercfg',
+    '.vault-token',
+    '.terraformrc',
+    'terraform.rc',
+    'credentials',
+    'secring.gpg',
+    '.my.cnf',
+    '.bash_history',
+    '.zsh_history',
+    '.psql_history',
+    '.mysql_history',
+];
+/** SSH private keys, also under other names (`id_rsa_github`, `id_ed25519-work`); `.pub` files are public. */
+const SSH_KEYS = ['id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519'];
+const SUFFIXES = [
+    '.env',
+    '.pem',
+    '.key',
+    '.p12',
+    '.pfx',
+    '.p8',
+    '.jks',
+    '.keystore',
+    '.kdbx',
+    '.ppk',
+    '.ovpn',
+    '.tfstate',
+    '.tfstate.backup',
+];
+/** Copies that editors and people leave beside a file: `.env~`, `id_rsa.bak`, `.env.orig`. */
+const BACKUP_ENDINGS = /(?:~|\.(?:bak|backup|old|orig|save|swp|tmp|copy))+$/;
+const ENV_TEMPLATES = new Set([
+    '.env.example',
+    '.env.sample',
+    '.env.template',
+    '.env.dist',
+    '.env-example',
+    '.env-sample',
+    '.env-template',
+    '.env_example',
+    '.env_sample',
+    '.env_template',
+    'example.env',
+    'sample.env',
+    'template.env',
+]);
+const CREDENTIAL_FILE_RULES = Object.freeze([
+    ...EXACT_NAMES,
+    '.env.*',
+    '.env-*',
+    '.env_*',
+    ...SSH_KEYS.map((key) => `${key}*`),
+    ...SUFFIXES.map((suffix) => `*${suffix}`),
+]);
+/** A copy of a credential file (`.env~`, `id_rsa.bak`) answers with its original's rule and this mark. */
+const COPY_MARK = ' (a copy)';
+const exact = new Set(EXACT_NAMES);
+function ruleOfName(name) {
+    if (exact.has(name))
+        return name;
+    if (ENV_TEMPLATES.has(name))
+        return null;
+    for (const separator of ['.', '-', '_'])
+        if (name.startsWith(`.env${separator}`))
+            return `.env${separator}*`;
+    for (const key of SSH_KEYS)
+        if (name.startsWith(key) && !name.endsWith('.pub') && !/^[a-z0-9]/.test(name.slice(key.length)))
+            return `${key}*`;
+    // the longest suffix first: `x.tfstate.backup` is a state backup, not only a backup
+    for (const suffix of [...SUFFIXES].sort((a, b) => b.length - a.length))
+        if (name.endsWith(suffix) && name.length > suffix.length)
+            return `*${suffix}`;
+    return null;
+}
+/** The credential-file rule matching this path (`.env`, `*.pem`, `id_rsa*`, ...), or null. */
+function credentialFileRule(path) {
+    const name = foldSegment(path.slice(path.lastIndexOf('/') + 1));
+    const direct = ruleOfName(name);
+    if (direct !== null)
+        return direct;
+    const original = name.replace(BACKUP_ENDINGS, '');
+    if (original === name || original === '')
+        return null;
+    const rule = ruleOfName(original);
+    return rule === null ? null : `${rule}${COPY_MARK}`;
+}
+
+;// CONCATENATED MODULE: ./src/policy/perimeter.ts
+
+
+
+
+
+
+
+/** A PerimeterSpec that cannot be compiled exactly (parseConfig never produces one). */
+class PerimeterSpecError extends Error {
+    perimeter;
+    problems;
+    code = 'invalid-perimeter';
+    constructor(perimeter, problems) {
+        super(`perimeter ${JSON.stringify(perimeter)} is invalid: ${problems.join('; ')}`);
+        this.perimeter = perimeter;
+        this.problems = problems;
+        this.name = 'PerimeterSpecError';
+    }
+}
+const GLOB_KEYS = [
+    ['read', 'read'],
+    ['write', 'write'],
+    ['allowProtected', 'allow-protected'],
+    ['allowCredentialFiles', 'allow-credential-files'],
+    ['allowSecretsIn', 'allow-secrets-in'],
+];
+const OPTIONAL_GLOB_KEYS = [
+    ['deny', 'deny'],
+    ['ownerDeny', 'top-level deny'],
+];
+function specProblems(spec) {
+    const problems = [];
+    const nameProblem = perimeterNameProblem(spec.name);
+    if (nameProblem)
+        problems.push(nameProblem);
+    for (const [field, key] of GLOB_KEYS) {
+        for (const glob of spec[field]) {
+            const problem = globProblem(glob);
+            if (problem)
+                problems.push(`${key}: ${JSON.stringify(glob)}: ${problem}`);
+        }
+    }
+    for (const [field, key] of OPTIONAL_GLOB_KEYS) {
+        for (const glob of spec[field] ?? []) {
+            const problem = globProblem(glob);
+            if (problem)
+                problems.push(`${key}: ${JSON.stringify(glob)}: ${problem}`);
+        }
+    }
+    for (const family of spec.protect ?? [])
+        if (!isOptionalFamily(family))
+            problems.push(`protect: unknown family ${JSON.stringify(family)}`);
+    for (const glob of spec.branches ?? []) {
+        const problem = branchGlobProblem(glob);
+        if (problem)
+            problems.push(`branches: ${JSON.stringify(glob)}: ${problem}`);
+    }
+    for (const glob of spec.pullRequests?.branches ?? []) {
+        const problem = branchGlobProblem(glob);
+        if (problem)
+            problems.push(`pull-requests.branches: ${JSON.stringify(glob)}: ${problem}`);
+    }
+    for (const login of spec.pullRequests?.authors ?? []) {
+        const problem = loginProblem(login);
+        if (problem)
+            problems.push(`pull-requests.authors: ${JSON.stringify(login)}: ${problem}`);
+    }
+    for (const tool of spec.tools)
+        if (!isToolName(tool))
+            problems.push(`tools: unknown tool ${JSON.stringify(tool)}`);
+    return problems;
+}
+/**
+ * Compiles a perimeter's globs once. Throws when the spec is invalid (a spec from parseConfig never is):
+ * a perimeter that cannot be compiled exactly is not served at all.
+ */
+function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
+    const problems = specProblems(spec);
+    if (problems.length > 0) {
+        throw new PerimeterSpecError(spec.name, problems);
+    }
+    const read = compileGlobList(spec.read);
+    const write = compileGlobList(spec.write);
+    const allowProtected = compileGlobList(spec.allowProtected);
+    const allowCredentialFiles = compileGlobList(spec.allowCredentialFiles);
+    const allowSecretsIn = compileGlobList(spec.allowSecretsIn);
+    const deny = compileGlobList(spec.deny ?? []);
+    const ownerDeny = compileGlobList(spec.ownerDeny ?? []);
+    const families = spec.protect ?? [];
+    /** Denials win over every grant, for reads and writes alike. */
+    const denied = (path) => {
+        const own = deny.find(path);
+        if (own !== null)
+            return `deny glob ${JSON.stringify(own)}`;
+        const owner = ownerDeny.find(path);
+        return owner === null ? null : `top-level deny glob ${JSON.stringify(owner)}`;
+    };
+    const branches = spec.branches === null ? null : compileGlobList(spec.branches);
+    const tools = new Set(spec.tools);
+    // canRead and canWrite usually see the same path back to back: remember the last valid one.
+    let lastValid = null;
+    const invalidRule = (path) => {
+        if (path === lastValid)
+            return null;
+        const problem = pathProblem(path);
+        if (problem !== null)
+            return `invalid path: ${problem}`;
+        lastValid = path;
+        return null;
+    };
+    const quoted = new Map([...spec.read, ...spec.write].map((glob) => [glob, JSON.stringify(glob)]));
+    const readRule = new Map(spec.read.map((glob) => [glob, `read glob ${quoted.get(glob)}`]));
+    const writeRule = new Map(spec.write.map((glob) => [glob, `write glob ${quoted.get(glob)}`]));
+    return {
+        name: spec.name,
+        spec,
+        tools,
+        canRead(path) {
+            const invalid = invalidRule(path);
+            if (invalid !== null)
+                return { allowed: false, rule: invalid };
+            const denial = denied(path);
+            if (denial !== null)
+                return { allowed: false, rule: denial };
+            const glob = read.find(path);
+            if (glob === null)
+                return { allowed: false, rule: 'no read glob matches' };
+            const credential = credentialFileRule(path);
+            if (credential !== null) {
+                const allowedBy = allowCredentialFiles.find(path);
+                if (allowedBy === null)
+                    return { allowed: false, rule: `credential file: ${credential}` };
+                return {
+                    allowed: true,
+                    rule: `read glob ${JSON.stringify(glob)}, allow-credential-files ${JSON.stringify(allowedBy)}`,
+                };
+            }
+            return { allowed: true, rule: readRule.get(glob) };
+        },
+        canWrite(path) {
+            const invalid = invalidRule(path);
+            if (invalid !== null)
+                return { allowed: false, rule: invalid };
+            const denial = denied(path);
+            if (denial !== null)
+                return { allowed: false, rule: denial };
+            const glob = write.find(path);
+            if (glob === null)
+                return { allowed: false, rule: 'no write glob matches' };
+            const protectedBy = protectedRule(path, configFile, families);
+            if (protectedBy !== null) {
+                const allowedBy = allowProtected.find(path);
+                if (allowedBy === null)
+                    return { allowed: false, rule: `protected: ${protectedBy}` };
+                return {
+                    allowed: true,
+                    rule: `write glob ${JSON.stringify(glob)}, allow-protected ${JSON.stringify(allowedBy)}`,
+                };
+            }
+            return { allowed: true, rule: writeRule.get(glob) };
+        },
+        allowsBranch(branch) {
+            if (typeof branch !== 'string' || branch === '')
+                return false;
+            return branches === null || branches.find(branch) !== null;
+        },
+        allowsSecretsIn(path) {
+            return pathProblem(path) === null ? allowSecretsIn.find(path) : null;
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/policy/config-ref.ts
+const config_ref_SHA = /^[0-9a-f]{7,40}$/i;
+/** The branch a ref names, or null for tags and commit SHAs. Git reads `x`, `heads/x` and `refs/heads/x` alike. */
+function branchOf(ref) {
+    if (ref.startsWith('refs/heads/'))
+        return ref.slice('refs/heads/'.length);
+    if (ref.startsWith('heads/'))
+        return ref.slice('heads/'.length);
+    if (ref.startsWith('refs/') || ref.startsWith('tags/') || config_ref_SHA.test(ref))
+        return null;
+    return ref;
+}
+/** Why the job may write `name`: it is the bound branch, or a perimeter's `branches` list names it; or null. */
+function writableBecause(name, facts) {
+    if (name === facts.branch)
+        return 'it is the bound branch';
+    const bindable = facts.perimeters.filter((p) => p.spec.branches !== null && p.allowsBranch(name));
+    if (bindable.length === 0)
+        return null;
+    return `its branches list lets perimeter ${bindable.map((p) => JSON.stringify(p.name)).join(', ')} be bound to it`;
+}
+const INPUT = 'config-ref';
+/**
+ * Refuses a config-ref whose contents the agents' side can choose: the bound branch, a branch an exposed
+ * perimeter may be bound to, or a commit SHA that is the head of such a branch. A branch that may be written
+ * could otherwise widen its own perimeter. Warns when the default branch is the bound branch (the file is
+ * protected there, but whoever may push to that branch picks the perimeters). Main and apply both judge so.
+ */
+function judgeConfigRef(facts) {
+    const ref = facts.configRef;
+    if (ref === null) {
+        if (facts.defaultBranch !== facts.branch)
+            return { kind: 'ok' };
+        return {
+            kind: 'warning',
+            message: `${INPUT}: not given, so the default branch "${facts.branch}" is read, and it is also the ` +
+                'bound branch: the perimeters come from the branch the agents write. The file is protected there, but ' +
+                'whoever may push to that branch picks the perimeters; pin a tag or a branch no perimeter may write',
+        };
+    }
+    const named = branchOf(ref);
+    let because = null;
+    let branch = named;
+    if (named !== null)
+        because = writableBecause(named, facts);
+    else if (config_ref_SHA.test(ref)) {
+        for (const [name, sha] of Object.entries(facts.heads)) {
+            if (!name.startsWith('refs/heads/') || !sha.toLowerCase().startsWith(ref.toLowerCase()))
+                continue;
+            branch = name.slice('refs/heads/'.length);
+            because = writableBecause(branch, facts);
+            if (because !== null)
+                break;
+        }
+    }
+    if (because === null)
+        return { kind: 'ok' };
+    return {
+        kind: 'refused',
+        message: `${INPUT}: ${JSON.stringify(ref)} ${named === null ? `is the head of branch "${branch}"` : `names branch "${branch}"`}, ` +
+            `and this job may write that branch (${because}); a branch that may be written could widen its own ` +
+            'perimeter. Read the perimeters file from the default branch, a tag, or a branch no exposed perimeter may be bound to',
     };
 }
 
@@ -79067,451 +78704,359 @@ function preprocess(fn, schema) {
     });
 }
 
-;// CONCATENATED MODULE: ./src/github/staged/change-set.ts
+;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/iso.js
 
 
-const sha = schemas_string().regex(/^[0-9a-f]{40}$/, 'expected a 40-character hex SHA');
-const change_set_signature = schemas_object({ name: schemas_string(), email: schemas_string(), date: schemas_string() });
-const entry = schemas_object({
-    path: schemas_string().min(1),
-    mode: schemas_enum(['100644', '100755', '120000', '040000', '160000']),
-    type: schemas_enum(['blob', 'tree', 'commit']),
-    sha,
-    size: schemas_number().int().nonnegative().optional(),
-});
-const schema = schemas_object({
-    version: literal(1),
-    branch: schemas_string().min(1),
-    base: sha,
-    commits: array(schemas_object({
-        sha,
-        tree: sha,
-        parents: array(sha).length(1),
-        message: schemas_string(),
-        author: change_set_signature,
-        committer: change_set_signature,
-    }))
-        .min(1),
-    trees: record(sha, array(entry)),
-    blobs: record(sha, schemas_string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'expected base64')),
-});
-/** A staged change set that is not what it claims to be; `problems` say where. */
-class ChangeSetError extends Error {
-    problems;
-    name = 'ChangeSetError';
-    constructor(problems) {
-        super(`the staged change set cannot be trusted: ${problems.slice(0, 5).join('; ')}`);
-        this.problems = problems;
-    }
+
+function iso_datetime(params) {
+    return _isoDateTime(ZodISODateTime, params);
 }
-/**
- * Reads a change set from an untrusted source: it must fit the schema, and every object must hash to the
- * SHA it is filed under, so each commit is exactly what its SHA names; the commits must form one chain on
- * `base`. Throws ChangeSetError naming what is wrong; nothing is partly accepted.
- */
-function readChangeSet(value) {
-    const parsed = schema.safeParse(value);
-    if (!parsed.success)
-        throw new ChangeSetError(parsed.error.issues.slice(0, 10).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
-    const set = parsed.data;
-    const problems = [];
-    for (const [key, base64] of Object.entries(set.blobs)) {
-        const bytes = Buffer.from(base64, 'base64');
-        if (bytes.toString('base64') !== base64)
-            problems.push(`blob ${key}: not canonical base64`);
-        else if (blobSha(bytes) !== key)
-            problems.push(`blob ${key}: its content hashes to ${blobSha(bytes)}`);
-    }
-    for (const [key, entries] of Object.entries(set.trees)) {
-        if (listingTreeSha(entries) !== key)
-            problems.push(`tree ${key}: its entries hash to ${listingTreeSha(entries)}`);
-        const names = new Set();
-        for (const e of entries) {
-            if (e.path.includes('/') || e.path === '.' || e.path === '..' || names.has(e.path))
-                problems.push(`tree ${key}: entry ${JSON.stringify(e.path)} is not a valid or unique name`);
-            names.add(e.path);
-        }
-    }
-    let parent = set.base;
-    for (const [i, commit] of set.commits.entries()) {
-        const { sha: claimed, ...body } = commit;
-        if (commitSha(body) !== claimed)
-            problems.push(`commit ${i + 1} (${claimed}): its content hashes otherwise`);
-        if (commit.parents[0] !== parent)
-            problems.push(`commit ${i + 1} (${claimed}): its parent is ${commit.parents[0]}, not ${parent}`);
-        if (!(commit.tree in set.trees))
-            problems.push(`commit ${i + 1} (${claimed}): its tree is not in the set`);
-        parent = claimed;
-    }
-    if (problems.length > 0)
-        throw new ChangeSetError(problems);
-    return set;
+function iso_date(params) {
+    return core._isoDate(ZodISODate, params);
+}
+function iso_time(params) {
+    return core._isoTime(ZodISOTime, params);
+}
+function iso_duration(params) {
+    return core._isoDuration(ZodISODuration, params);
 }
 
-;// CONCATENATED MODULE: ./src/github/staged/staged-objects.ts
+;// CONCATENATED MODULE: ./src/verify/receipts/headline.ts
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+/** The one-line verdict: the commit status description, the check run title and the summary's first line. */
+function headline(verdict) {
+    if (verdict.state === 'failure') {
+        const first = verdict.violations[0]?.message ?? '';
+        return `${plural(verdict.violations.length, 'violation')}: ${first}`;
+    }
+    if (verdict.state === 'error')
+        return `Not fully checked: ${verdict.unchecked[0] ?? 'unknown reason'}`;
+    const files = verdict.files.length;
+    if (verdict.pullRequest !== undefined) {
+        const { number, commits, perimeter } = verdict.pullRequest;
+        return `Pull request #${number}: ${plural(commits, 'commit')}, each inside perimeter "${perimeter}"; ${plural(files, 'changed file')}`;
+    }
+    const { gateway, direct } = verdict.commits;
+    if (files === 0 && gateway.length + direct.length === 0)
+        return 'No changes during the job';
+    return `${plural(files, 'changed file')}, all inside the perimeters; ${plural(gateway.length, 'commit')} via the gateway, ${direct.length} direct`;
+}
+
+;// CONCATENATED MODULE: ./src/verify/receipts/receipt-json.ts
+
 
 
 /**
- * Git objects made in the runner instead of on GitHub: blobs, trees and commits with the SHAs git gives
- * them, built over trees read from GitHub. Nothing here talks to GitHub except through `readTree`.
+ * The machine-readable receipt: the verdict and everything an audit needs to recompute it later (the
+ * window, the refs at both ends, the config's blob). One schema, versioned, for whoever writes one (the
+ * post step, the verify job) and whoever reads one (`perimeter audit`). A reader refuses a version it does
+ * not know rather than guess.
  */
-class StagedObjects {
-    readTree;
-    blobs = new Map();
-    trees = new Map();
-    commits = new Map();
-    constructor(readTree) {
-        this.readTree = readTree;
-    }
-    async tree(sha) {
-        return this.trees.get(sha) ?? this.readTree(sha);
-    }
-    addBlob(content) {
-        const sha = git_objects_blobSha(content);
-        this.blobs.set(sha, content);
-        return sha;
-    }
-    /**
-     * The tree `changes` make of `base`, as GitHub's create-tree with `base_tree` makes it: nested paths make
-     * trees as needed, a null SHA deletes (and a tree left empty disappears), inline content becomes a blob.
-     * https://docs.github.com/rest/git/trees#create-a-tree
-     */
-    async editTree(base, changes) {
-        const root = new Map();
-        for (const change of changes) {
-            const parts = change.path.split('/');
-            if (parts.some((p) => p === '' || p === '.' || p === '..'))
-                throw new UpstreamError('invalid', `tree path is not valid: ${JSON.stringify(change.path)}`, 422);
-            let level = root;
-            for (const dir of parts.slice(0, -1)) {
-                let next = level.get(dir);
-                if (!next || next.kind !== 'dir')
-                    level.set(dir, (next = { kind: 'dir', edits: new Map() }));
-                level = next.edits;
-            }
-            const name = parts[parts.length - 1];
-            if ('content' in change)
-                level.set(name, {
-                    kind: 'blob',
-                    mode: change.mode,
-                    sha: this.addBlob(Buffer.from(change.content, 'utf8')),
-                });
-            else if (change.sha === null)
-                level.set(name, { kind: 'delete' });
-            else
-                level.set(name, { kind: 'blob', mode: change.mode, sha: change.sha });
-        }
-        return (await this.applyEdits(base, root, '')) ?? this.storeTree([]);
-    }
-    async applyEdits(base, edits, at) {
-        const entries = new Map((base ? await this.tree(base) : []).map((e) => [e.path, e]));
-        for (const [name, edit] of edits) {
-            const current = entries.get(name);
-            if (edit.kind === 'delete') {
-                if (!current)
-                    throw new UpstreamError('invalid', `cannot delete ${at}${name}: it does not exist`, 422);
-                entries.delete(name);
-            }
-            else if (edit.kind === 'blob') {
-                entries.set(name, { path: name, mode: edit.mode, type: 'blob', sha: edit.sha });
-            }
-            else {
-                const below = current?.type === 'tree' ? current.sha : null;
-                const sha = await this.applyEdits(below, edit.edits, `${at}${name}/`);
-                if (sha === null)
-                    entries.delete(name);
-                else
-                    entries.set(name, { path: name, mode: '040000', type: 'tree', sha });
-            }
-        }
-        return entries.size === 0 ? null : this.storeTree([...entries.values()]);
-    }
-    storeTree(entries) {
-        const sorted = sortTreeEntries(entries);
-        const sha = git_objects_listingTreeSha(sorted);
-        this.trees.set(sha, sorted);
-        return sha;
-    }
-    addCommit(message, tree, parents, signature) {
-        const body = { tree, parents, message, author: signature, committer: signature };
-        const commit = { sha: git_objects_commitSha(body), ...body };
-        this.commits.set(commit.sha, commit);
-        return commit;
-    }
-    /** Paths whose blobs differ between two trees (either may be null: empty), read as far as they differ. */
-    async changedPaths(before, after, at = '') {
-        if (before === after)
-            return [];
-        const a = new Map((before ? await this.tree(before) : []).map((e) => [e.path, e]));
-        const b = new Map((after ? await this.tree(after) : []).map((e) => [e.path, e]));
-        const out = [];
-        for (const name of new Set([...a.keys(), ...b.keys()])) {
-            const x = a.get(name);
-            const y = b.get(name);
-            if (x?.sha === y?.sha && x?.mode === y?.mode)
-                continue;
-            const xTree = x?.type === 'tree' ? x.sha : null;
-            const yTree = y?.type === 'tree' ? y.sha : null;
-            if (xTree || yTree)
-                out.push(...(await this.changedPaths(xTree, yTree, `${at}${name}/`)));
-            if ((x && x.type !== 'tree') || (y && y.type !== 'tree'))
-                out.push(`${at}${name}`);
-        }
-        return out.sort();
-    }
-    /** The SHA of the tree or blob at `path` below `tree`, or null where there is nothing. */
-    async entryAt(tree, path) {
-        let entry = { path: '', mode: '040000', type: 'tree', sha: tree };
-        for (const part of path.split('/').filter(Boolean)) {
-            if (entry?.type !== 'tree')
-                return null;
-            entry = (await this.tree(entry.sha)).find((e) => e.path === part) ?? null;
-        }
-        return entry;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/github/staged/staged-upstream.ts
-
-
-/** Who staged commits are by until the apply job writes them (then GitHub sets the token's identity). */
-const STAGED_SIGNATURE = {
-    name: 'github-actions[bot]',
-    email: '41898282+github-actions[bot]@users.noreply.github.com',
+const RECEIPT_SCHEMA = 'perimeter-receipt';
+const RECEIPT_VERSION = 1;
+/** The files of the record (the workflow artifact), by these names at its root. */
+const RECORD_FILES = {
+    receipt: 'receipt.json',
+    ledger: 'ledger.jsonl',
+    key: 'ledger.key',
+    /** the staged change set (writes: stage), for perimeter/apply */
+    staged: 'staged.json',
 };
-const staged = (what) => new UpstreamError('forbidden', `${what}: writes are staged in this job, only the bound branch takes them`, 403);
-class StagedUpstream {
-    inner;
-    branch;
-    options;
-    writesStaged = true;
-    objects;
-    /** staged commits, oldest first */
-    order = [];
-    base = null;
-    constructor(inner, branch, options = {}) {
-        this.inner = inner;
-        this.branch = branch;
-        this.options = options;
-        this.objects = new StagedObjects((sha) => inner.getTree(sha));
+const sha = schemas_string().regex(/^[0-9a-f]{40}$/, 'a 40-character commit SHA');
+const snapshot = record(schemas_string(), sha);
+const receiptSchema = strictObject({
+    schema: literal(RECEIPT_SCHEMA),
+    version: literal(RECEIPT_VERSION),
+    state: schemas_enum(['success', 'failure', 'error']),
+    description: schemas_string(),
+    /** 'owner/name' */
+    repository: schemas_string().regex(/^[^/\s]+\/[^/\s]+$/, 'owner/name'),
+    branch: schemas_string().min(1),
+    context: schemas_string().min(1),
+    run: strictObject({
+        id: schemas_string(),
+        attempt: schemas_string(),
+        job: schemas_string(),
+        url: schemas_string().nullable(),
+    }),
+    config: strictObject({
+        file: schemas_string().min(1),
+        /** the ref it was read from; null: the default branch */
+        ref: schemas_string().nullable(),
+        /** git's blob SHA of the text judged with */
+        blobSha: sha,
+    }),
+    perimeters: array(schemas_string()),
+    directPushes: schemas_enum(['check', 'deny']),
+    ignoreRefs: array(schemas_string()),
+    /** on GitHub's clock: the activity list is read from startedAt; endedAt when post took the end snapshot */
+    window: strictObject({ startedAt: iso_datetime(), endedAt: iso_datetime() }),
+    heads: strictObject({ start: sha.nullable(), end: sha.nullable() }),
+    refs: strictObject({ start: snapshot, end: snapshot }),
+    violations: array(strictObject({
+        kind: schemas_enum([
+            'path',
+            'symlink',
+            'submodule',
+            'history',
+            'branch-deleted',
+            'ref',
+            'direct-push',
+            'forged-receipt',
+        ]),
+        message: schemas_string(),
+        path: schemas_string().optional(),
+        ref: schemas_string().optional(),
+    })),
+    unchecked: array(schemas_string()),
+    notes: array(schemas_string()),
+    files: array(strictObject({
+        path: schemas_string(),
+        kind: schemas_enum(['added', 'modified', 'deleted']),
+        allowed: schemas_boolean(),
+        rule: schemas_string(),
+        perimeter: schemas_string().optional(),
+        transient: schemas_boolean().optional(),
+    })),
+    commits: strictObject({
+        gateway: array(sha),
+        others: array(sha),
+        direct: array(sha),
+        unattributed: array(sha),
+        complete: schemas_boolean(),
+    }),
+    /**
+     * Present when the verify job judged (perimeter/verify): no ledger was expected, and any status on the
+     * receipt's context in this window that Perimeter did not post (ids in `known`) is a forged receipt.
+     */
+    verifyJob: strictObject({
+        receiptWindow: strictObject({
+            context: schemas_string().min(1),
+            known: array(schemas_number().int()),
+            since: iso_datetime(),
+            until: iso_datetime(),
+            checkRuns: schemas_boolean().optional(),
+            knownCheckRuns: array(schemas_number().int()).optional(),
+        }),
+    })
+        .optional(),
+    ledger: strictObject({
+        /** whether a ledger is in the record (RECORD_FILES.ledger) */
+        included: schemas_boolean(),
+        ok: schemas_boolean(),
+        problem: schemas_string().nullable(),
+        /** records that verified, and the MAC of the last of them (the chain head) */
+        records: schemas_number().int().nonnegative(),
+        head: schemas_string().nullable(),
+    }),
+});
+function receiptJson(verdict, context) {
+    const { ledger } = context;
+    return {
+        schema: RECEIPT_SCHEMA,
+        version: RECEIPT_VERSION,
+        state: verdict.state,
+        description: headline(verdict),
+        repository: context.repository,
+        branch: verdict.branch,
+        context: context.context,
+        run: context.run,
+        config: {
+            file: context.config.file,
+            ref: context.config.ref,
+            blobSha: blobSha(Buffer.from(context.config.text, 'utf8')),
+        },
+        perimeters: context.perimeters,
+        directPushes: context.directPushes,
+        ignoreRefs: context.ignoreRefs,
+        window: context.window,
+        heads: { start: verdict.startHead, end: verdict.endHead },
+        refs: context.refs,
+        violations: verdict.violations.map(({ kind, message, path, ref }) => ({
+            kind,
+            message,
+            ...(path !== undefined && { path }),
+            ...(ref !== undefined && { ref }),
+        })),
+        unchecked: verdict.unchecked,
+        notes: verdict.notes,
+        files: verdict.files.map(({ path, kind, allowed, rule, perimeter, transient }) => ({
+            path,
+            kind,
+            allowed,
+            rule,
+            ...(perimeter !== undefined && { perimeter }),
+            ...(transient !== undefined && { transient }),
+        })),
+        commits: verdict.commits,
+        ...(context.receiptWindow && { verifyJob: { receiptWindow: context.receiptWindow } }),
+        ledger: {
+            included: context.ledgerIncluded,
+            ok: ledger?.ok ?? false,
+            problem: ledger === null ? noLedger(context) : (ledger.problem ?? null),
+            records: ledger?.records ?? 0,
+            head: ledger?.head ?? null,
+        },
+    };
+}
+const noLedger = (context) => context.receiptWindow
+    ? "none used: the verify job judges from GitHub's records alone"
+    : 'no ledger: main never started a gateway';
+class ReceiptFormatError extends Error {
+    name = 'ReceiptFormatError';
+}
+/** Parses and checks a receipt; the message names every field at fault, never a stack. */
+function parseReceiptJson(text, source = RECORD_FILES.receipt) {
+    let value;
+    try {
+        value = JSON.parse(text);
     }
-    /** The upstream as it was when `set` was staged on it (read it first with readChangeSet). */
-    static fromChangeSet(inner, set) {
-        const staged = new StagedUpstream(inner, set.branch);
-        for (const [sha, base64] of Object.entries(set.blobs))
-            staged.objects.blobs.set(sha, new Uint8Array(Buffer.from(base64, 'base64')));
-        for (const [sha, entries] of Object.entries(set.trees))
-            staged.objects.trees.set(sha, entries);
-        for (const commit of set.commits)
-            staged.objects.commits.set(commit.sha, commit);
-        staged.base = set.base;
-        staged.order = set.commits.map((c) => c.sha);
-        return staged;
+    catch (error) {
+        throw new ReceiptFormatError(`${source}: not JSON (${error.message})`);
     }
-    get owner() {
-        return this.inner.owner;
+    const { schema, version } = (value ?? {});
+    if (schema === RECEIPT_SCHEMA && typeof version === 'number' && version !== RECEIPT_VERSION)
+        throw new ReceiptFormatError(`${source}: receipt version ${version}, this perimeter reads version ${RECEIPT_VERSION}`);
+    const parsed = receiptSchema.safeParse(value);
+    if (!parsed.success) {
+        const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+        throw new ReceiptFormatError(`${source}: not a Perimeter receipt: ${problems.slice(0, 5).join('; ')}`);
     }
-    get repo() {
-        return this.inner.repo;
+    return parsed.data;
+}
+
+;// CONCATENATED MODULE: external "node:fs/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+;// CONCATENATED MODULE: ./src/ledger/record.ts
+
+/**
+ * The ledger's record format: JSONL, one record per line, each carrying the previous record's MAC (`prev`)
+ * and its own (`mac`), an HMAC-SHA256 with the ledger key over the canonical JSON of the record without
+ * `mac`. Removing, reordering or editing any record breaks the chain from there on.
+ */
+const GENESIS = '0'.repeat(64);
+/** JSON with object keys sorted at every depth: the bytes the MAC covers. */
+function canonicalJson(value) {
+    if (Array.isArray(value))
+        return `[${value.map(canonicalJson).join(',')}]`;
+    if (value !== null && typeof value === 'object') {
+        const entries = Object.entries(value)
+            .filter(([, v]) => v !== undefined)
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+        return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
     }
-    /** The change set so far; null before the first staged commit. */
-    changeSet() {
-        return this.base === null ? null : this.setOf(this.base, this.order);
+    return JSON.stringify(value);
+}
+function macOf(key, record) {
+    return (0,external_node_crypto_.createHmac)('sha256', key).update(canonicalJson(record)).digest('hex');
+}
+
+;// CONCATENATED MODULE: ./src/ledger/chain.ts
+
+
+
+/** The chain check, with the records that verified (all of them when ok, those before the break if not). */
+function checkChain(text, key) {
+    const lines = text.split('\n');
+    if (lines[lines.length - 1] === '')
+        lines.pop();
+    const verified = [];
+    let prev = GENESIS;
+    for (const [i, line] of lines.entries()) {
+        const broken = (problem) => ({
+            ok: false,
+            records: lines.length,
+            brokenAt: i + 1,
+            problem: `record ${i + 1}: ${problem}`,
+            verified,
+        });
+        let record;
+        try {
+            record = JSON.parse(line);
+        }
+        catch {
+            return broken('not valid JSON');
+        }
+        if (typeof record !== 'object' || record === null || typeof record.mac !== 'string')
+            return broken('no MAC');
+        if (record.prev !== prev)
+            return broken('does not follow the previous record');
+        if (record.seq !== i + 1)
+            return broken(`sequence number ${String(record.seq)}, expected ${i + 1}`);
+        const { mac, ...unsealed } = record;
+        const expected = Buffer.from(macOf(key, unsealed), 'hex');
+        const given = Buffer.from(mac, 'hex');
+        if (given.length !== expected.length || !(0,external_node_crypto_.timingSafeEqual)(given, expected))
+            return broken('MAC does not match');
+        verified.push(record);
+        prev = mac;
     }
-    setOf(base, order) {
-        const blobs = {};
-        for (const [sha, bytes] of this.objects.blobs)
-            blobs[sha] = Buffer.from(bytes).toString('base64');
+    return { ok: true, records: lines.length, verified };
+}
+/** Checks a ledger file's chain. */
+async function verifyLedger(path, key) {
+    const { verified: _verified, ...verdict } = checkChain(await readFile(path, 'utf8'), key);
+    return verdict;
+}
+
+;// CONCATENATED MODULE: ./src/verify/gathering/ledger-facts.ts
+
+
+/** What the post step needs from a ledger; never throws, a missing or broken ledger is a problem. */
+async function readLedgerFacts(path, key) {
+    let text;
+    try {
+        text = await readFile(path, 'utf8');
+    }
+    catch (error) {
         return {
-            version: 1,
-            branch: this.branch,
-            base,
-            commits: order.map((sha) => this.objects.commits.get(sha)),
-            trees: Object.fromEntries(this.objects.trees),
-            blobs,
+            ok: false,
+            problem: `cannot read the ledger: ${error.code ?? 'error'}`,
+            commits: [],
+            perPerimeter: {},
         };
     }
-    head() {
-        return this.order.at(-1) ?? null;
-    }
-    stats = () => this.inner.stats();
-    getRepository = () => this.inner.getRepository();
-    serverTime = () => this.inner.serverTime();
-    listActivity = (o) => this.inner.listActivity(o);
-    getFileAtRef = (p, r) => this.inner.getFileAtRef(p, r);
-    listStatuses = (sha) => this.inner.listStatuses(sha);
-    listRunJobs = (runId) => this.inner.listRunJobs(runId);
-    listCheckRuns = (sha, name) => this.inner.listCheckRuns(sha, name);
-    getPullRequest = (n) => this.inner.getPullRequest(n);
-    listPullRequestCommits = (n) => this.inner.listPullRequestCommits(n);
-    async getBranchHead(branch) {
-        return (branch === this.branch && this.head()) || this.inner.getBranchHead(branch);
-    }
-    async tryGetBranchHead(branch) {
-        return (branch === this.branch && this.head()) || this.inner.tryGetBranchHead(branch);
-    }
-    async listRefs() {
-        const refs = await this.inner.listRefs();
-        const head = this.head();
-        if (head)
-            refs.set(`refs/heads/${this.branch}`, head);
-        return refs;
-    }
-    async getCommit(sha) {
-        const commit = this.objects.commits.get(sha);
-        return commit ? { ...commit, staged: true } : this.inner.getCommit(sha);
-    }
-    async getTree(sha) {
-        return this.objects.tree(sha);
-    }
-    async getTrees(shas, options) {
-        const local = shas.filter((s) => this.objects.trees.has(s));
-        const remote = shas.filter((s) => !this.objects.trees.has(s));
-        const found = remote.length > 0 && this.inner.getTrees ? await this.inner.getTrees(remote, options) : new Map();
-        for (const sha of local)
-            found.set(sha, this.objects.trees.get(sha));
-        return found;
-    }
-    async getPathTrees(commits, path) {
-        const remote = commits.filter((c) => !this.objects.commits.has(c));
-        const found = remote.length > 0 && this.inner.getPathTrees ? await this.inner.getPathTrees(remote, path) : new Map();
-        for (const sha of commits.filter((c) => this.objects.commits.has(c))) {
-            const commit = this.objects.commits.get(sha);
-            const parent = await this.getCommit(commit.parents[0]);
-            const at = async (tree) => {
-                const entry = await this.objects.entryAt(tree, path);
-                return entry?.type === 'tree' ? entry.sha : null;
-            };
-            found.set(sha, { tree: await at(commit.tree), parentTree: await at(parent.tree) });
-        }
-        return found;
-    }
-    async getTreeRecursive(sha) {
-        if (!this.objects.trees.has(sha))
-            return this.inner.getTreeRecursive(sha);
-        const entries = [];
-        let truncated = false;
-        for (const entry of this.objects.trees.get(sha)) {
-            entries.push(entry);
-            if (entry.type !== 'tree')
-                continue;
-            const below = await this.getTreeRecursive(entry.sha);
-            truncated ||= below.truncated;
-            for (const e of below.entries)
-                entries.push({ ...e, path: `${entry.path}/${e.path}` });
-        }
-        return { entries, truncated };
-    }
-    async getBlob(sha) {
-        return this.objects.blobs.get(sha) ?? this.inner.getBlob(sha);
-    }
-    async getCommitFiles(sha) {
-        const commit = this.objects.commits.get(sha);
-        if (!commit)
-            return this.inner.getCommitFiles(sha);
-        const parent = await this.getCommit(commit.parents[0]);
-        return { paths: await this.objects.changedPaths(parent.tree, commit.tree), complete: true };
-    }
-    async listCommits(options) {
-        const chain = this.chainFrom(options.sha);
-        if (chain.length === 0)
-            return this.inner.listCommits(options);
-        const mine = [];
-        for (const sha of chain) {
-            const commit = this.objects.commits.get(sha);
-            if (options.path === undefined || (await this.touches(commit, options.path)))
-                mine.push({ ...commit, staged: true });
-        }
-        const perPage = options.perPage ?? 30;
-        const from = ((options.page ?? 1) - 1) * perPage;
-        const out = mine.slice(from, from + perPage);
-        if (out.length === perPage)
-            return out;
-        // GitHub's pages below the staged commits, re-cut at this page's offset
-        const skip = Math.max(0, from - mine.length);
-        const first = Math.floor(skip / perPage) + 1;
-        const base = { sha: this.base, ...(options.path === undefined ? {} : { path: options.path }), perPage };
-        const below = [
-            ...(await this.inner.listCommits({ ...base, page: first })),
-            ...(skip % perPage > 0 ? await this.inner.listCommits({ ...base, page: first + 1 }) : []),
-        ];
-        return [...out, ...below.slice(skip % perPage)].slice(0, perPage);
-    }
-    async isAncestor(ancestor, descendant) {
-        const chain = this.chainFrom(descendant);
-        if (chain.includes(ancestor))
-            return true;
-        if (this.objects.commits.has(ancestor))
-            return false;
-        return this.inner.isAncestor(ancestor, chain.length > 0 ? this.base : descendant);
-    }
-    compare = (base, head) => {
-        if (this.objects.commits.has(base) || this.objects.commits.has(head))
-            return Promise.reject(staged('comparing staged commits'));
-        return this.inner.compare(base, head);
-    };
-    async createBlob(content) {
-        return this.objects.addBlob(content);
-    }
-    async createTree(baseTree, changes) {
-        return this.objects.editTree(baseTree, changes);
-    }
-    async createCommit(message, tree, parents) {
-        const now = (this.options.clock?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z');
-        const signature = { ...STAGED_SIGNATURE, date: now };
-        return this.objects.addCommit(message, tree, parents, signature).sha;
-    }
-    /** Fast-forward only, as GitHub's: the commit's first parent must be the staged head (or GitHub's). */
-    async updateBranch(branch, sha) {
-        if (branch !== this.branch)
-            throw staged(`moving ${branch}`);
-        const commit = this.objects.commits.get(sha);
-        if (!commit)
-            throw staged(`moving ${branch} to a commit that was not staged`);
-        const head = this.head() ?? (await this.inner.getBranchHead(branch));
-        if (commit.parents[0] !== head)
-            throw new UpstreamError('not_fast_forward', 'Update is not a fast forward', 422);
-        const base = this.base ?? head;
-        const order = [...this.order, sha];
-        try {
-            await this.options.save?.(this.setOf(base, order));
-        }
-        catch (error) {
-            const why = error instanceof Error ? error.message : String(error);
-            throw new UpstreamError('unavailable', `the staged commit could not be saved: ${why}`);
-        }
-        this.base = base;
-        this.order = order;
-    }
-    createBranch = (branch) => Promise.reject(staged(`creating ${branch}`));
-    deleteBranch = (branch) => Promise.reject(staged(`deleting ${branch}`));
-    createStatus = () => Promise.reject(staged('posting a status'));
-    createCheckRun = () => Promise.reject(staged('creating a check run'));
-    addCheckRunAnnotations = () => Promise.reject(staged('updating a check run'));
-    createPullRequest = () => Promise.reject(staged('opening a pull request'));
-    /** Staged commits reachable from `sha`, newest first (empty when `sha` is not staged). */
-    chainFrom(sha) {
-        const at = this.order.indexOf(sha);
-        return at < 0 ? [] : this.order.slice(0, at + 1).reverse();
-    }
-    async touches(commit, path) {
-        const parent = await this.getCommit(commit.parents[0]);
-        const [now, before] = await Promise.all([
-            this.objects.entryAt(commit.tree, path),
-            this.objects.entryAt(parent.tree, path),
-        ]);
-        return now?.sha !== before?.sha || now?.mode !== before?.mode;
-    }
+    return ledgerFactsOf(text, key);
 }
-
-;// CONCATENATED MODULE: ./src/github/index.ts
-
-
-
-
-
-
-
+/** The same facts from a ledger's text (a downloaded record, say). */
+function ledgerFactsOf(text, key) {
+    const verdict = checkChain(text, key);
+    const facts = {
+        ok: verdict.ok,
+        commits: [],
+        records: verdict.verified.length,
+        ...(verdict.verified.length > 0 && { head: verdict.verified.at(-1).mac }),
+        perPerimeter: {},
+    };
+    for (const record of verdict.verified) {
+        if (record.event === 'start')
+            for (const name of record.perimeters ?? [])
+                facts.perPerimeter[name] ??= { calls: 0, refusals: 0 };
+        if (record.event !== 'call')
+            continue;
+        const counts = (facts.perPerimeter[record.perimeter] ??= { calls: 0, refusals: 0 });
+        counts.calls++;
+        if (record.decision === 'refused')
+            counts.refusals++;
+        if (record.hidden_values)
+            counts.hidden = (counts.hidden ?? 0) + record.hidden_values;
+        if (record.decision === 'refused' && record.refused_for?.includes('credential'))
+            counts.credentialRefusals = (counts.credentialRefusals ?? 0) + 1;
+        if (record.commit)
+            facts.commits.push(record.commit);
+    }
+    if (!verdict.ok)
+        facts.problem = `the ledger is broken at ${verdict.problem}`;
+    else if (verdict.verified.length === 0) {
+        facts.ok = false;
+        facts.problem = 'the ledger is empty';
+    }
+    else if (verdict.verified.at(-1).event !== 'stop') {
+        facts.ok = false;
+        facts.problem = 'the ledger has no closing record: the gateway did not stop cleanly';
+    }
+    return facts;
+}
 
 ;// CONCATENATED MODULE: ./src/safety/invisible.ts
 /**
@@ -79578,7 +79123,7 @@ function escape_hidden(codePoint) {
 /** Fast path: text made only of these never needs escaping. */
 const PLAIN = /^[\u0020-\u007e\u00a0-\u00ac\u00ae-\u02ff]*$/;
 /** One line where every character shows as itself: the others become `\uXXXX` (a status description, a title). */
-function escape_visible(value, keep = () => false) {
+function visible(value, keep = () => false) {
     if (PLAIN.test(value))
         return value;
     let out = '';
@@ -79589,15 +79134,15 @@ function escape_visible(value, keep = () => false) {
     return out;
 }
 /** Text shown literally in markdown: visible, and markdown and HTML punctuation as entities. */
-function escape_markdownText(value) {
-    return escape_visible(value).replace(/[&<>"'|*_`[\]\\~#!():]/g, (c) => `&#${c.charCodeAt(0)};`);
+function markdownText(value) {
+    return visible(value).replace(/[&<>"'|*_`[\]\\~#!():]/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 /**
  * One line of prose in markdown: visible, and only the characters that start markup as entities (HTML,
  * links, emphasis, code, headings, tables), so quotes, parentheses and colons read as written.
  */
-function escape_inlineText(value) {
-    return escape_visible(value).replace(/[&<>|*_`[\]\\~#!]/g, (c) => `&#${c.charCodeAt(0)};`);
+function inlineText(value) {
+    return visible(value).replace(/[&<>|*_`[\]\\~#!]/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 /**
  * A fenced code block that the content cannot close: the fence is longer than any run of backticks
@@ -79607,11 +79152,11 @@ function escape_inlineText(value) {
 function codeBlock(content, info = 'text') {
     const longest = Math.max(0, ...[...content.matchAll(/`+/g)].map((m) => m[0].length));
     const fence = '`'.repeat(Math.max(3, longest + 1));
-    const shown = escape_visible(content, (c) => c === 0x0a || c === 0x09);
+    const shown = visible(content, (c) => c === 0x0a || c === 0x09);
     return `${fence}${info}\n${shown}\n${fence}`;
 }
 /** At most `max` characters (code points), the last one an ellipsis when anything was cut. */
-function escape_clip(text, max) {
+function clip(text, max) {
     const chars = [...text];
     return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
 }
@@ -79625,207 +79170,347 @@ function escape_clip(text, max) {
 /** GitHub rejects a commit status description longer than this. */
 const MAX_DESCRIPTION = 140;
 /** GitHub shows at most 10 error annotations per step. */
-const limits_MAX_ANNOTATIONS = 10;
+const MAX_ANNOTATIONS = 10;
 /**
  * A check run's output.summary and output.text each hold at most this many characters.
  * https://docs.github.com/rest/checks/runs#create-a-check-run
  */
-const limits_MAX_CHECK_RUN_TEXT = 65_535;
+const MAX_CHECK_RUN_TEXT = 65_535;
 /** Annotations GitHub takes in one check run request; more go in updates, which append them. */
 const CHECK_RUN_ANNOTATIONS_PER_REQUEST = 50;
 /** Annotations Perimeter puts on a check run in all (ten requests); the summary lists every violation. */
-const limits_MAX_CHECK_RUN_ANNOTATIONS = 500;
+const MAX_CHECK_RUN_ANNOTATIONS = 500;
 /** GitHub accepts 1 MiB of job summary per step; stay clear of it. */
-const limits_SUMMARY_BUDGET = (/* unused pure expression or super */ null && (900 * 1024));
+const SUMMARY_BUDGET = (/* unused pure expression or super */ null && (900 * 1024));
 /**
  * A status description or check run title: one line shown as it is (a path with CR/LF or bidi controls
  * cannot shape it), within GitHub's 140 characters.
  */
-function limits_oneLine(text) {
-    return escape_clip(escape_visible(text), MAX_DESCRIPTION);
+function oneLine(text) {
+    return clip(visible(text), MAX_DESCRIPTION);
 }
 const CUT_NOTE = "\n… cut at 65,535 characters, GitHub's limit for a check run; the job summary has it all.\n";
 /** At most MAX_CHECK_RUN_TEXT characters, cut at a line end: every line of the receipt is whole markdown. */
-function limits_fitCheckRunText(markdown) {
-    if (markdown.length <= limits_MAX_CHECK_RUN_TEXT)
+function fitCheckRunText(markdown) {
+    if (markdown.length <= MAX_CHECK_RUN_TEXT)
         return markdown;
-    const end = markdown.lastIndexOf('\n', limits_MAX_CHECK_RUN_TEXT - CUT_NOTE.length);
+    const end = markdown.lastIndexOf('\n', MAX_CHECK_RUN_TEXT - CUT_NOTE.length);
     return markdown.slice(0, Math.max(0, end)) + '\n' + CUT_NOTE;
 }
 /** At most `max` items; when more, the last one shown says how many more there are. */
-function limits_foldAtMost(all, max, more) {
+function foldAtMost(all, max, more) {
     if (all.length <= max)
         return [...all];
     const shown = all.slice(0, max - 1);
     return [...shown, more(all.length - shown.length)];
 }
 /** Check run annotations in requests of GitHub's 50, at most MAX_CHECK_RUN_ANNOTATIONS in all. */
-function limits_annotationBatches(all) {
-    const kept = all.slice(0, limits_MAX_CHECK_RUN_ANNOTATIONS);
+function annotationBatches(all) {
+    const kept = all.slice(0, MAX_CHECK_RUN_ANNOTATIONS);
     const batches = [];
     for (let i = 0; i < kept.length; i += CHECK_RUN_ANNOTATIONS_PER_REQUEST)
         batches.push(kept.slice(i, i + CHECK_RUN_ANNOTATIONS_PER_REQUEST));
     return batches;
 }
 
-;// CONCATENATED MODULE: ./src/verify/receipts/summary.ts
+;// CONCATENATED MODULE: ./src/verify/receipts/own-receipt.ts
 
-
-const MAX_FILE_ROWS = 1000;
-const MAX_LIST_ITEMS = 100;
-const MAX_CELL = 300;
-const ICON = { success: '✅', failure: '❌', error: '⚠️' };
 /**
- * Text from the repository (paths, messages) shown literally: control, invisible and bidi characters become
- * visible escapes, and HTML and Markdown punctuation become entities, so a file name can neither inject
- * markup, break a table, nor display reversed.
+ * The verify job's own receipt among a commit's statuses, for an audit of its record. The record is uploaded
+ * before the receipt is posted, so it cannot hold the receipt's id: the receipt is the status carrying the
+ * record's verdict word for word, posted no earlier than the second of the verify job's end snapshot
+ * (GitHub's times are whole seconds). The agent job had ended before the verify job began, so a status of
+ * the agent's can only match by being posted within that second with exactly the verdict's words.
  */
-function summary_text(value, max = MAX_CELL) {
-    return markdownText(clip(value, max));
+function ownReceiptIds(statuses, receipt) {
+    const from = endSecond(receipt);
+    const description = posted(receipt);
+    return statuses
+        .filter((status) => status.context === receipt.context &&
+        status.state === receipt.state &&
+        status.description === description &&
+        Date.parse(status.createdAt) >= from)
+        .map((status) => status.id);
 }
-/** A name or SHA as inline code: HTML code, since CommonMark reads no entity inside backticks. */
-const summary_code = (value) => `<code>${summary_text(value)}</code>`;
-const summary_short = (sha) => (sha === null ? '—' : `<code>${sha.slice(0, 7)}</code>`);
-function list(items) {
-    const shown = items.slice(0, MAX_LIST_ITEMS).map((item) => `- ${summary_text(item)}`);
-    if (items.length > shown.length)
-        shown.push(`- … and ${items.length - shown.length} more`);
-    return shown;
+/**
+ * The same for the verify job's own check run (receipt-as: check-run or both), created after its record too:
+ * the run of the receipt's name whose title is the verdict's words and whose conclusion is the verdict's,
+ * started no earlier than the second of the end snapshot.
+ */
+function ownCheckRunIds(runs, receipt) {
+    const from = endSecond(receipt);
+    const title = posted(receipt);
+    const conclusion = receipt.state === 'success' ? 'success' : 'failure';
+    return runs
+        .filter((run) => run.name === receipt.context &&
+        run.title === title &&
+        run.conclusion === conclusion &&
+        Date.parse(run.startedAt ?? '') >= from)
+        .map((run) => run.id);
 }
-function change(file) {
-    if (file.kind === 'modified' && file.oldMode !== file.newMode)
-        return `mode ${file.oldMode} → ${file.newMode}`;
-    return file.kind;
-}
-function fileRows(files, budget) {
-    const rows = ['| File | Change | Decision | Rule |', '|---|---|---|---|'];
-    let used = 0;
-    let shown = 0;
-    // Refused files first: they are what a reader needs when the table is cut.
-    const ordered = [...files.filter((file) => !file.allowed), ...files.filter((file) => file.allowed)];
-    for (const file of ordered) {
-        const row = `| ${summary_code(file.path)} | ${change(file)} | ${file.allowed ? 'allowed' : '**refused**'} | ${summary_text(file.rule)} |`;
-        const bytes = Buffer.byteLength(row) + 1;
-        if (shown >= MAX_FILE_ROWS || used + bytes > budget)
-            break;
-        rows.push(row);
-        used += bytes;
-        shown += 1;
+const endSecond = (receipt) => Math.floor(Date.parse(receipt.endedAt) / 1000) * 1000;
+const posted = (receipt) => oneLine(receipt.description);
+
+;// CONCATENATED MODULE: ./src/github/whole-tree.ts
+
+
+/** Entries kept across the trees remembered whole (100,000 took 23 MB of heap); the oldest are forgotten beyond it. */
+const KEEP_ENTRIES = 500_000;
+/** rounds of batched reads for one prefetch (each goes GraphQL's LEVELS deeper) */
+const MAX_ROUNDS = 8;
+const parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+const nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
+/**
+ * Every entry below a tree (paths relative to it), in as few requests as GitHub allows. One recursive
+ * listing when GitHub gives it whole. GitHub truncates a recursive listing at 100,000 entries or 7 MB
+ * (https://docs.github.com/en/rest/git/trees#get-a-tree); then every directory the truncated listing did
+ * hold whole is kept, each proven by recomputing its tree SHA from the entries listed for it, the tree
+ * itself is listed plainly, and only its other children are listed again, recursively, going deeper only
+ * where a child's own recursive listing is truncated too. Trees are addressed by SHA: what was listed whole
+ * once is never listed again.
+ */
+class WholeTrees {
+    upstream;
+    whole = new Map();
+    /** the same lists once they have arrived, for building larger trees from them without waiting */
+    settled = new Map();
+    sizes = new Map();
+    /** direct listings proven from a truncated recursive listing, by tree SHA */
+    direct = new Map();
+    truncatedTrees = new Set();
+    kept = 0;
+    constructor(upstream) {
+        this.upstream = upstream;
     }
-    if (shown < files.length)
-        rows.push('', `… and ${files.length - shown} more files (not shown).`);
-    return rows;
-}
-/** The job summary; `budget` bounds the changed-files table in bytes (the rest has lists of at most 100). */
-function summary_renderSummary(verdict, headline, budget = SUMMARY_BUDGET) {
-    const { commits } = verdict;
-    const head = [
-        `## ${ICON[verdict.state]} Perimeter: ${verdict.state}`,
-        '',
-        summary_text(headline, 1000),
-        '',
-        `Branch ${summary_code(verdict.branch)}: ${summary_short(verdict.startHead)} → ${summary_short(verdict.endHead)}` +
-            (verdict.baseline ? `, compared with ${summary_text(verdict.baseline.label, 500)}` : ''),
-    ];
-    if (verdict.violations.length > 0)
-        head.push('', '### Violations', '', ...list(verdict.violations.map((v) => v.message)));
-    if (verdict.unchecked.length > 0)
-        head.push('', '### Not checked', '', ...list(verdict.unchecked));
-    const tail = ['', '### Commits', ''];
-    tail.push(`${commits.gateway.length} via the gateway, ${commits.direct.length} pushed directly` +
-        (commits.others.length > 0 ? `, ${commits.others.length} pushed by others (not judged)` : '') +
-        (commits.unattributed.length > 0 ? `, ${commits.unattributed.length} not attributed` : '') +
-        (commits.complete ? '.' : ' (the list of new commits is incomplete).'));
-    if (commits.direct.length > 0)
-        tail.push('', ...list(commits.direct.map((sha) => `direct: ${sha}`)));
-    if (commits.others.length > 0)
-        tail.push('', ...list(commits.others.map((sha) => `by others: ${sha}`)));
-    if (verdict.others.length > 0) {
-        tail.push('', '### Changed by others (not judged)', '');
-        tail.push(...list(verdict.others.map((o) => `${o.ref}: ${o.actors.join(', ') || 'no recorded actor'} (${o.why})`)));
+    /** Whether GitHub truncated the recursive listing of this tree (as far as this object has asked). */
+    wasTruncated(sha) {
+        return this.truncatedTrees.has(sha);
     }
-    if (verdict.pushes.length > 0) {
-        tail.push('', `Branch moves during the job (this job acts as ${summary_text(verdict.identity ?? 'an unknown identity')}):`, '', '| Pushed by | Ref | Type | From → To |', '|---|---|---|---|');
-        for (const push of verdict.pushes.slice(0, MAX_LIST_ITEMS)) {
-            tail.push(`| ${summary_text(push.actor ?? 'unknown')} | ${summary_code(push.ref)} | ${summary_text(push.activityType)} | ${summary_short(push.before)} → ${summary_short(push.after)} |`);
+    /**
+     * The whole tree. `plainFirst` skips the recursive listing of `sha` itself (not of its children): for a
+     * tree expected to be truncated, such as the next root of a repository whose last root was.
+     */
+    list(sha, options = {}) {
+        const known = this.whole.get(sha);
+        if (known)
+            return known;
+        const pending = this.load(sha, options.plainFirst ?? false);
+        this.whole.set(sha, pending);
+        pending.then((entries) => this.keep(sha, entries), () => this.whole.delete(sha));
+        return pending;
+    }
+    /** The tree when it is already known whole (listed, proven or built), without asking. */
+    known(sha) {
+        return this.whole.get(sha);
+    }
+    /**
+     * The tree from its one recursive listing when that is whole, or proves it whole; otherwise null (what
+     * the listing proves of the tree's subdirectories is kept).
+     */
+    async once(sha) {
+        const known = this.whole.get(sha);
+        if (known)
+            return known;
+        const listing = await this.upstream.getTreeRecursive(sha);
+        if (!listing.truncated) {
+            this.remember(sha, listing.entries);
+            return listing.entries;
+        }
+        this.truncatedTrees.add(sha);
+        const proven = this.learn(sha, listing.entries);
+        if (proven)
+            this.remember(sha, proven);
+        return proven;
+    }
+    /** A tree's direct entries: proven from a truncated listing, or one plain listing. */
+    async plain(sha) {
+        return this.direct.get(sha) ?? (await this.upstream.getTree(sha));
+    }
+    /** Remembers a tree known whole by other means (a tree built locally and checked against its SHA). */
+    remember(sha, entries) {
+        if (this.whole.has(sha))
+            return;
+        this.whole.set(sha, Promise.resolve(entries));
+        this.keep(sha, entries);
+    }
+    /**
+     * Makes the trees known whole that batched reads can bring (Upstream.getTrees): the direct listings of
+     * everything below them, a few levels per call, round after round. What they cannot bring stays for REST.
+     */
+    async prefetch(shas) {
+        if (!this.upstream.getTrees)
+            return;
+        for (let round = 0; round < MAX_ROUNDS; round++) {
+            const missing = this.unlisted(shas);
+            if (missing.length === 0)
+                break;
+            const got = await this.upstream.getTrees(missing);
+            if (got.size === 0)
+                return;
+            for (const [sha, list] of got)
+                this.direct.set(sha, list);
+        }
+        for (const sha of shas) {
+            const built = this.assemble(sha);
+            if (built)
+                this.remember(sha, built);
         }
     }
-    const perimeters = Object.entries(verdict.perPerimeter);
-    if (perimeters.length > 0) {
-        tail.push('', '### Perimeters', '', '| Perimeter | Calls | Refusals | Secrets hidden | Credential writes refused |', '|---|---:|---:|---:|---:|');
-        for (const [name, counts] of perimeters)
-            tail.push(`| ${summary_code(name)} | ${counts.calls} | ${counts.refusals} | ${counts.hidden ?? 0} | ${counts.credentialRefusals ?? 0} |`);
+    /** Trees at or below `roots` that are neither known whole nor listed directly, the highest first. */
+    unlisted(roots) {
+        const out = [];
+        const seen = new Set();
+        let level = roots;
+        while (level.length > 0) {
+            const next = [];
+            for (const sha of level) {
+                if (seen.has(sha) || this.whole.has(sha))
+                    continue;
+                seen.add(sha);
+                const list = this.direct.get(sha);
+                if (!list)
+                    out.push(sha);
+                else
+                    for (const entry of list)
+                        if (entry.type === 'tree')
+                            next.push(entry.sha);
+            }
+            level = next;
+        }
+        return out;
     }
-    if (verdict.notes.length > 0)
-        tail.push('', '### Notes', '', ...list(verdict.notes));
-    const fixed = Buffer.byteLength(head.join('\n')) + Buffer.byteLength(tail.join('\n'));
-    const files = verdict.files.length === 0
-        ? ['', '### Changed files', '', 'None.']
-        : ['', `### Changed files (${verdict.files.length})`, '', ...fileRows(verdict.files, budget - fixed)];
-    return [...head, ...files, ...tail, ''].join('\n');
+    /** The whole tree from what is known without asking (direct listings, trees known whole); else null. */
+    assemble(sha) {
+        const settled = this.settled.get(sha);
+        if (settled)
+            return settled;
+        const top = this.direct.get(sha);
+        if (!top)
+            return null;
+        const out = [];
+        for (const entry of top) {
+            out.push(entry);
+            if (entry.type !== 'tree')
+                continue;
+            const below = this.assemble(entry.sha);
+            if (!below)
+                return null;
+            for (const inner of below)
+                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
+        }
+        return out;
+    }
+    async load(sha, plainFirst) {
+        const built = this.assemble(sha);
+        if (built)
+            return built;
+        if (!plainFirst && !this.truncatedTrees.has(sha)) {
+            const listing = await this.upstream.getTreeRecursive(sha);
+            if (!listing.truncated)
+                return listing.entries;
+            this.truncatedTrees.add(sha);
+            const proven = this.learn(sha, listing.entries);
+            if (proven)
+                return proven;
+        }
+        const top = await this.plain(sha);
+        checkNames(sha, top);
+        this.direct.set(sha, top);
+        // Every child not yet known whole, in batched reads first; each then is built or listed as before.
+        await this.prefetch(top.filter((e) => e.type === 'tree' && !this.whole.has(e.sha)).map((e) => e.sha));
+        checkNames(sha, top);
+        const below = await Promise.all(top.map((entry) => (entry.type === 'tree' ? this.list(entry.sha) : Promise.resolve([]))));
+        const out = [];
+        top.forEach((entry, i) => {
+            out.push(entry);
+            for (const inner of below[i])
+                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
+        });
+        return out;
+    }
+    /**
+     * Keeps what a truncated recursive listing of `rootSha` proves: every directory whose listed entries
+     * hash to its SHA has its direct listing; every such directory whose subdirectories are all whole is
+     * whole. Returns the root's entries when the root itself is whole.
+     */
+    learn(rootSha, entries) {
+        const shaOf = new Map([['', rootSha]]);
+        const children = new Map([['', new Map()]]);
+        const unprovable = new Set();
+        for (const entry of entries) {
+            if (entry.type !== 'tree')
+                continue;
+            shaOf.set(entry.path, entry.sha);
+            children.set(entry.path, new Map());
+        }
+        for (const entry of entries) {
+            const parent = parentOf(entry.path);
+            const siblings = children.get(parent);
+            if (!siblings || siblings.has(nameOf(entry.path)))
+                unprovable.add(parent);
+            else
+                siblings.set(nameOf(entry.path), entry);
+        }
+        const deepestFirst = [...children.keys()].sort((a, b) => depth(b) - depth(a));
+        const isWhole = new Set();
+        for (const dir of deepestFirst) {
+            const listed = children.get(dir);
+            if (unprovable.has(dir) || treeSha(listed) !== shaOf.get(dir))
+                continue;
+            if ([...listed.values()].every((e) => e.type !== 'tree' || isWhole.has(e.path)))
+                isWhole.add(dir);
+            else
+                this.direct.set(shaOf.get(dir), [...listed].map(([name, entry]) => ({ ...entry, path: name })));
+        }
+        // every entry joins the largest whole directory above it
+        const outermost = (path) => {
+            let found = null;
+            for (let dir = parentOf(path);; dir = parentOf(dir)) {
+                if (isWhole.has(dir))
+                    found = dir;
+                if (dir === '')
+                    return found;
+            }
+        };
+        const lists = new Map();
+        for (const entry of entries) {
+            const dir = outermost(entry.path);
+            if (dir === null)
+                continue;
+            const list = lists.get(dir) ?? [];
+            lists.set(dir, list);
+            list.push(dir === '' ? entry : { ...entry, path: entry.path.slice(dir.length + 1) });
+        }
+        for (const [dir, list] of lists)
+            if (dir !== '')
+                this.remember(shaOf.get(dir), list);
+        return lists.get('') ?? null;
+    }
+    keep(sha, entries) {
+        if (this.sizes.has(sha))
+            return;
+        this.sizes.set(sha, entries.length);
+        this.settled.set(sha, entries);
+        this.kept += entries.length;
+        for (const [old, n] of this.sizes) {
+            if (this.kept <= KEEP_ENTRIES || old === sha)
+                break;
+            this.sizes.delete(old);
+            this.whole.delete(old);
+            this.settled.delete(old);
+            this.kept -= n;
+        }
+    }
 }
-
-;// CONCATENATED MODULE: ./src/verify/receipts/check-run.ts
-
-
-
-
-function evidence(facts, unannotated) {
-    const { file, ref, blobSha } = facts.config;
-    const lines = [
-        '### Evidence',
-        '',
-        `- Perimeters: ${code(file)} at ${ref === null ? 'the default branch' : code(ref)}, blob ${code(blobSha)}`,
-    ];
-    const { ledger } = facts;
-    if (ledger === null)
-        lines.push('- Gateway ledger: not read (nothing the agent job left is trusted here)');
-    else if (ledger.ok && ledger.head !== null)
-        lines.push(`- Gateway ledger: chain head ${code(ledger.head)}, ${ledger.records} records`);
-    else
-        lines.push(`- Gateway ledger: not verified (${text(ledger.problem ?? 'unknown problem')})`);
-    if (unannotated > 0)
-        lines.push(`- ${unannotated} more violations on files are not annotated; the summary lists them`);
-    return lines.join('\n') + '\n';
-}
-/**
- * The receipt as a check run, from the verdict the commit status shows. Only `success` passes: an `error`
- * (not everything could be checked) is a `failure` too, never `neutral` or `skipped`, which branch protection
- * counts as passing, nor `action_required`, which asks for a details page and reads as a request rather than a
- * verdict. https://docs.github.com/pull-requests/collaborating-with-pull-requests/collaborating-on-repositories-with-code-quality-features/about-status-checks#check-statuses-and-conclusions
- */
-function check_run_renderCheckRun(verdict, receipt, facts) {
-    const onFiles = verdict.violations
-        .filter((v) => v.path !== undefined && v.path !== '')
-        .map((v) => ({
-        path: v.path,
-        level: 'failure',
-        title: v.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${v.kind}`,
-        message: visible(v.message),
-    }));
-    const batches = annotationBatches(onFiles);
-    const summary = fitCheckRunText(renderSummary(verdict, headline(verdict), MAX_CHECK_RUN_TEXT - 8 * 1024));
-    const unannotated = Math.max(0, onFiles.length - MAX_CHECK_RUN_ANNOTATIONS);
-    return withBatches(check_run_checkRunOf(receipt.status, summary, evidence(facts, unannotated)), batches);
-}
-/**
- * The check run of a receipt whose status is `status`: named and titled like it, linking the same run. Only
- * `success` passes: an `error` (not everything could be checked) is a `failure` too, never `neutral` or
- * `skipped`, which branch protection counts as passing.
- */
-function check_run_checkRunOf(status, summary, text) {
-    return {
-        name: status.context,
-        conclusion: status.state === 'success' ? 'success' : 'failure',
-        ...(status.targetUrl !== undefined ? { detailsUrl: status.targetUrl } : {}),
-        title: status.description,
-        summary: fitCheckRunText(summary),
-        ...(text !== undefined ? { text: fitCheckRunText(text) } : {}),
-        annotations: [],
-    };
-}
-function withBatches(run, batches) {
-    return { run: { ...run, annotations: batches[0] ?? [] }, more: batches.slice(1) };
+const depth = (path) => (path === '' ? 0 : path.split('/').length);
+/** A name git forbids (empty, holding "/") or listed twice could join into a path that is not there. */
+function checkNames(sha, entries) {
+    const seen = new Set();
+    for (const { path } of entries) {
+        if (path === '' || path.includes('/') || seen.has(path))
+            throw new UpstreamError('invalid', `tree ${sha} lists an entry named ${JSON.stringify(path)}: expected unique single path segments`);
+        seen.add(path);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/verify/gathering/diff-hint.ts
@@ -80129,7 +79814,7 @@ const byPath = (a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : a.kind ===
  * requests grow with the changed directories, not with the repository. `baseTree` null: all added.
  * `hint`, a compare's file list from base to head, may make it cheaper (diffFromHint), never different.
  */
-async function diff_trees_diffTrees(upstream, baseTree, headTree, hint) {
+async function diffTrees(upstream, baseTree, headTree, hint) {
     const out = [];
     const trees = new WholeTrees(upstream);
     const hinted = baseTree !== null && hint !== undefined ? await diffFromHint(upstream, baseTree, headTree, hint) : null;
@@ -80200,7 +79885,7 @@ async function intermediateChanges(upstream, commits, net) {
     const perCommit = await Promise.all(commits.map(async (commit) => {
         const parent = commit.parents[0];
         const parentTree = parent === undefined ? null : (await upstream.getCommit(parent)).tree;
-        return diff_trees_diffTrees(upstream, parentTree, commit.tree);
+        return diffTrees(upstream, parentTree, commit.tree);
     }));
     const found = new Map();
     for (const change of perCommit.flat()) {
@@ -80241,6 +79926,8 @@ function mergeChanges(fromTrees, fromPaths) {
     return [...merged.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
+;// CONCATENATED MODULE: external "node:timers/promises"
+const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/verify/gathering/ref-accounting.ts
 /** How the activity list shows a ref that is absent (before a creation, after a deletion). */
 const ZERO_SHA = '0000000000000000000000000000000000000000';
@@ -80342,1003 +80029,6 @@ function ref_accounting_startFromActivity(activity, end) {
     return Object.fromEntries(Object.entries(start).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-;// CONCATENATED MODULE: ./src/verify/gathering/others.ts
-
-
-/**
- * Whether every move of a ref was made by someone other than `identity` (the actor GitHub records for this
- * job's token). A move with no recorded actor, or no known identity, counts as this job's: strict.
- */
-function movedByOthersOnly(moves, identity) {
-    return (identity !== null &&
-        moves.length > 0 &&
-        moves.every((move) => move.actor !== null && move.actor !== identity));
-}
-/**
- * The commits other actors brought onto the bound branch during the job: for each of their moves, the
- * commits its new head has that its old head had not. Throws when a move's commits cannot all be listed.
- */
-async function commitsOfOthers(upstream, history, identity, max) {
-    const theirs = new Set();
-    if (identity === null)
-        return theirs;
-    for (const move of history?.moves ?? []) {
-        if (move.actor === null || move.actor === identity)
-            continue;
-        if (move.before === ZERO_SHA || move.after === ZERO_SHA)
-            continue;
-        const listed = await listNewCommits(upstream, move.before, move.after, max);
-        if (!listed.complete)
-            throw new Error(`the commits ${move.actor} pushed (${move.before.slice(0, 7)} → ${move.after.slice(0, 7)}) are too many to list`);
-        for (const commit of listed.commits)
-            theirs.add(commit.sha);
-    }
-    return theirs;
-}
-
-;// CONCATENATED MODULE: ./src/verify/judging/judge.ts
-
-
-
-const judge_SYMLINK = '120000';
-const judge_SUBMODULE = '160000';
-/** Refs created, moved or deleted between two snapshots, sorted by name. */
-function compareSnapshots(start, end) {
-    const changes = [];
-    for (const ref of [...new Set([...Object.keys(start), ...Object.keys(end)])].sort()) {
-        const before = start[ref] ?? null;
-        const after = end[ref] ?? null;
-        if (before === after)
-            continue;
-        const kind = before === null ? 'created' : after === null ? 'deleted' : 'moved';
-        changes.push({ ref, kind, before, after });
-    }
-    return changes;
-}
-/** Whether some exposed perimeter bound to `branch` may write `path`, and the rule that decided. */
-function decideWrite(path, branch, perimeters) {
-    const bound = perimeters.filter((perimeter) => perimeter.allowsBranch(branch));
-    if (bound.length === 0) {
-        return { allowed: false, rule: `no exposed perimeter may work on branch "${branch}"` };
-    }
-    const refusals = [];
-    for (const perimeter of bound) {
-        const decision = perimeter.canWrite(path);
-        if (decision.allowed)
-            return { allowed: true, rule: `${perimeter.name}: ${decision.rule}`, perimeter: perimeter.name };
-        refusals.push(`${perimeter.name}: ${decision.rule}`);
-    }
-    const guarded = protectedRule(path);
-    if (guarded !== null && !refusals.some((refusal) => refusal.includes('protected'))) {
-        refusals.push(`protected: ${guarded}`);
-    }
-    return { allowed: false, rule: refusals.join('; ') };
-}
-function judge_decideFile(change, branch, perimeters) {
-    if (change.problem !== undefined)
-        return { ...change, allowed: false, rule: `invalid path: ${change.problem}` };
-    const write = decideWrite(change.path, branch, perimeters);
-    const arrives = change.kind !== 'deleted';
-    // A retargeted symlink or submodule is as new as a fresh one: its target was not checked either.
-    if (arrives && change.newMode === judge_SYMLINK)
-        return { ...change, allowed: false, rule: 'symlinks are never allowed' };
-    if (arrives && change.newMode === judge_SUBMODULE)
-        return { ...change, allowed: false, rule: 'submodules are never allowed' };
-    return { ...change, ...write };
-}
-/** The violations among changed files, by the rules of the verdict (the apply job re-judges staged commits so). */
-function judge_fileViolations(changes, branch, perimeters) {
-    return changes
-        .map((change) => judge_decideFile(change, branch, perimeters))
-        .filter((file) => !file.allowed)
-        .map(fileViolation);
-}
-function fileViolation(file) {
-    const kind = file.newMode === judge_SYMLINK && file.kind !== 'deleted'
-        ? 'symlink'
-        : file.newMode === judge_SUBMODULE && file.kind !== 'deleted'
-            ? 'submodule'
-            : 'path';
-    const what = kind === 'path' ? `${file.kind} outside every perimeter` : `${kind} ${file.kind}`;
-    const when = file.transient ? ' by an intermediate commit' : '';
-    return { kind, path: file.path, message: `${file.path}: ${what}${when} (${file.rule})` };
-}
-function attribute(facts) {
-    const shas = facts.newCommits?.shas ?? [];
-    const complete = facts.newCommits?.complete ?? false;
-    const theirs = new Set(facts.otherCommits);
-    const ours = shas.filter((sha) => !theirs.has(sha));
-    const others = shas.filter((sha) => theirs.has(sha));
-    if (!facts.ledger?.ok)
-        return { gateway: [], direct: [], others, unattributed: ours, complete };
-    const made = new Set(facts.gatewayCommits);
-    return {
-        gateway: ours.filter((sha) => made.has(sha)),
-        direct: ours.filter((sha) => !made.has(sha)),
-        others,
-        unattributed: [],
-        complete,
-    };
-}
-const judge_short = (sha) => sha === null || sha === ZERO_SHA ? 'nothing' : sha.slice(0, 7);
-function describeMoves(moves) {
-    const shown = moves
-        .slice(0, 5)
-        .map((move) => `${move.activityType} by ${move.actor ?? 'unknown'}, ${judge_short(move.before)} → ${judge_short(move.after)}`);
-    return moves.length > shown.length
-        ? `${shown.join('; ')}; ${moves.length - shown.length} more`
-        : shown.join('; ');
-}
-/**
- * Every head the bound branch held during the job must be its start head (or, for a branch created during
- * the job, the commit it was compared with) or a new commit of its end head:
- * then every commit it ever pointed at is in the history that was examined. A deletion in between, or a head
- * the end does not contain (a force push away and back), breaks that, and is a violation of its own.
- */
-function boundBranchMoves(facts) {
-    const ref = `refs/heads/${facts.branch}`;
-    const moves = facts.branchMoves?.get(ref)?.moves ?? [];
-    const violations = [];
-    const deletion = facts.endHead !== null ? moves.find((move) => move.after === ZERO_SHA) : undefined;
-    if (deletion) {
-        violations.push({
-            kind: 'branch-deleted',
-            ref,
-            message: `branch "${facts.branch}" was deleted during the job (by ${deletion.actor ?? 'unknown'}) and created again; what it held in between was not checked`,
-        });
-    }
-    if (facts.historyRewritten === true || facts.endHead === null || facts.newCommits?.complete !== true)
-        return violations;
-    const known = new Set([facts.startHead, facts.baseline?.sha, ...facts.newCommits.shas]);
-    const lost = moves.find((move) => move.after !== ZERO_SHA && !known.has(move.after));
-    if (lost) {
-        violations.push({
-            kind: 'history',
-            ref,
-            message: `"${facts.branch}" held ${judge_short(lost.after)} during the job (${lost.activityType} by ${lost.actor ?? 'unknown'}), which its end head does not contain: history was rewritten and the commits in between were not checked`,
-        });
-    }
-    return violations;
-}
-/** Forged statuses on one commit named one by one; more are named together (an agent may post a thousand). */
-const FORGED_NAMED_ONE_BY_ONE = 3;
-/**
- * A status on the receipt's context posted during the job that Perimeter did not post: someone with the job's
- * access (the agent, with the token it read from the gateway) posted a receipt of its own.
- */
-function forgedReceipts(foreign) {
-    const bySha = new Map();
-    for (const found of foreign.filter((f) => f.inWindow))
-        bySha.set(found.sha, [...(bySha.get(found.sha) ?? []), found]);
-    return [...bySha].flatMap(([sha, found]) => {
-        const describe = ({ status }) => `a "${status.state}" status on "${status.context}" of ${judge_short(sha)} (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt})`;
-        if (found.length <= FORGED_NAMED_ONE_BY_ONE)
-            return found.map((f) => ({
-                kind: 'forged-receipt',
-                message: `forged receipt: ${describe(f)} was posted during the job, not by Perimeter`,
-            }));
-        const states = [...new Set(found.map((f) => f.status.state))].join(', ');
-        return [
-            {
-                kind: 'forged-receipt',
-                message: `forged receipt: ${found.length} statuses (${states}) on "${found[0].status.context}" of ${judge_short(sha)} were posted during the job, not by Perimeter; the newest: ${describe(found[0])}`,
-            },
-        ];
-    });
-}
-/** A check run named like the receipt, not Perimeter's: the agent's token can create one as github-actions. */
-function forgedCheckRuns(foreign) {
-    return foreign.map(({ sha, run }) => ({
-        kind: 'forged-receipt',
-        message: `forged receipt: a check run "${run.name}" (${run.conclusion ?? run.status}) on ${judge_short(sha)} (id ${run.id}, app ${run.app ?? 'unknown'}, started ${run.startedAt ?? 'at no stated time'}) was created during the job or claims a later time, not by Perimeter`,
-    }));
-}
-function judge(facts) {
-    const branchRef = `refs/heads/${facts.branch}`;
-    const violations = [];
-    const unchecked = [...facts.unchecked];
-    const notes = [...facts.notes];
-    const readOnly = facts.tokenWroteNothing;
-    if (facts.startHead !== null && facts.endHead === null && readOnly === undefined) {
-        violations.push({
-            kind: 'branch-deleted',
-            ref: branchRef,
-            message: `branch "${facts.branch}" was deleted during the job`,
-        });
-    }
-    if (facts.historyRewritten === true) {
-        violations.push({
-            kind: 'history',
-            ref: branchRef,
-            message: `history of "${facts.branch}" was rewritten: ${judge_short(facts.startHead)} is not an ancestor of ${judge_short(facts.endHead)}`,
-        });
-    }
-    if (readOnly === undefined)
-        violations.push(...boundBranchMoves(facts));
-    const files = [
-        ...facts.changes.map((change) => judge_decideFile(change, facts.branch, facts.perimeters)),
-        ...facts.intermediate.map((change) => ({
-            ...judge_decideFile(change, facts.branch, facts.perimeters),
-            transient: true,
-        })),
-    ];
-    for (const file of files)
-        if (!file.allowed)
-            violations.push(fileViolation(file));
-    const inert = (ref) => {
-        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
-        const change = facts.refChanges.find((c) => c.ref === ref);
-        const held = [...moves.flatMap((m) => [m.before, m.after]), change?.before, change?.after];
-        return isInertMarker(ref, held.filter((sha) => typeof sha === 'string'), facts.start);
-    };
-    const ignored = compileGlobList(facts.ignoreRefs);
-    const others = [];
-    /** Someone else's change (listed), or null: this job's, to be judged. */
-    const otherChange = (ref) => {
-        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
-        const actors = [...new Set(moves.map((move) => move.actor ?? 'unknown'))];
-        if (readOnly !== undefined)
-            return { ref, actors, why: "this job's token may not write the repository" };
-        if (ref.startsWith('refs/heads/') && movedByOthersOnly(moves, facts.identity))
-            return { ref, actors, why: 'moved by others only' };
-        const glob = ignored.find(ref);
-        return glob === null ? null : { ref, actors, why: `ignore-refs: ${glob}` };
-    };
-    /** Why a change by this job's identity is judged though another workflow may have made it. */
-    const sameIdentity = (ref) => {
-        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
-        if (!ref.startsWith('refs/heads/'))
-            return ` (GitHub records no actor for refs outside refs/heads; name it in ignore-refs if another workflow changes it)`;
-        if (facts.identity !== null && moves.some((move) => move.actor === facts.identity))
-            return ` (by ${facts.identity}, the identity of this job's token: another workflow with the same token cannot be told apart; name it in ignore-refs if one changes it)`;
-        return '';
-    };
-    const bound = facts.refChanges.find((change) => change.ref === branchRef);
-    if (bound !== undefined && readOnly !== undefined)
-        others.push(otherChange(branchRef));
-    const refChanges = facts.refChanges.filter((change) => change.ref !== branchRef && !inert(change.ref));
-    for (const change of refChanges) {
-        const other = otherChange(change.ref);
-        if (other) {
-            others.push(other);
-            continue;
-        }
-        violations.push({
-            kind: 'ref',
-            ref: change.ref,
-            message: `${change.ref} was ${change.kind} during the job (${judge_short(change.before)} → ${judge_short(change.after)}); only "${facts.branch}" may change${sameIdentity(change.ref)}`,
-        });
-    }
-    for (const [ref, history] of facts.branchMoves ?? []) {
-        if (ref === branchRef || inert(ref) || facts.refChanges.some((change) => change.ref === ref))
-            continue;
-        const other = otherChange(ref);
-        if (other) {
-            others.push(other);
-            continue;
-        }
-        violations.push({
-            kind: 'ref',
-            ref,
-            message: `${ref} was changed during the job and changed back (${describeMoves(history.moves)}); only "${facts.branch}" may change${sameIdentity(ref)}`,
-        });
-    }
-    if (facts.ledger === null) {
-        if (facts.ledgerExpected !== false)
-            unchecked.push('there is no gateway ledger, so commits could not be attributed');
-        else if (facts.directPushes === 'deny')
-            unchecked.push('direct-pushes: deny needs the gateway ledger to tell its commits from direct pushes, and a verify job trusts none');
-    }
-    else if (!facts.ledger.ok)
-        unchecked.push(`the gateway ledger is broken: ${facts.ledger.problem ?? 'unknown problem'}`);
-    const commits = attribute(facts);
-    if (facts.directPushes === 'deny' && commits.direct.length > 0) {
-        violations.push({
-            kind: 'direct-push',
-            ref: branchRef,
-            message: `${commits.direct.length} commit(s) reached "${facts.branch}" without the gateway (direct-pushes: deny): ${commits.direct.map(judge_short).join(', ')}`,
-        });
-    }
-    if (facts.newCommits === null && facts.endHead !== facts.startHead)
-        unchecked.push('the new commits could not be listed');
-    else if (facts.newCommits !== null && !facts.newCommits.complete)
-        unchecked.push('not every new commit could be listed, so not each one was examined');
-    if (facts.branchMoves === null && !unchecked.some((item) => item.includes('activity list')))
-        unchecked.push("the branch moves during the job: GitHub's activity list was not read");
-    if (commits.direct.length > 0 && facts.directPushes === 'check') {
-        notes.push(`${commits.direct.length} commit(s) were pushed without the gateway (allowed by direct-pushes: check)`);
-    }
-    violations.push(...forgedReceipts(facts.foreignStatuses ?? []));
-    violations.push(...forgedCheckRuns(facts.foreignCheckRuns ?? []));
-    for (const { sha, status } of (facts.foreignStatuses ?? []).filter((f) => !f.inWindow))
-        notes.push(`a "${status.state}" status on "${status.context}" of ${judge_short(sha)} was posted after the job ended (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}): not the job's, and not this receipt`);
-    const state = violations.length > 0 ? 'failure' : unchecked.length > 0 ? 'error' : 'success';
-    const pushes = [...(facts.branchMoves?.values() ?? [])].flatMap((history) => history.moves);
-    return {
-        receiptOn: receiptCommits(state, facts, violations, pushes),
-        state,
-        branch: facts.branch,
-        startHead: facts.startHead,
-        endHead: facts.endHead,
-        baseline: facts.baseline,
-        files,
-        violations,
-        refChanges,
-        commits,
-        pushes,
-        others,
-        identity: facts.identity,
-        perPerimeter: facts.ledger?.perPerimeter ?? {},
-        unchecked,
-        notes,
-    };
-}
-/**
- * Where the receipt goes: the bound branch's head; and, unless it is a success, every commit a ref the
- * verdict names held during the job (a branch created, forced back or deleted keeps no head a reviewer
- * could otherwise see judged) and every commit a forged receipt was found on, so a `failure` outranks it.
- */
-function receiptCommits(state, facts, violations, pushes) {
-    const head = facts.endHead ?? facts.startHead;
-    if (state === 'success')
-        return head === null ? [] : [head];
-    const named = new Set(violations.map((v) => v.ref).filter((ref) => ref !== undefined));
-    const held = [
-        ...pushes.filter((move) => named.has(move.ref)).flatMap((move) => [move.after, move.before]),
-        ...facts.refChanges.filter((change) => named.has(change.ref)).map((change) => change.after),
-    ];
-    const forged = [
-        ...(facts.foreignStatuses ?? []).filter((found) => found.inWindow).map((found) => found.sha),
-        ...(facts.foreignCheckRuns ?? []).map((found) => found.sha),
-    ];
-    return [...new Set([head, ...held, ...forged].filter((sha) => !!sha && sha !== ZERO_SHA))];
-}
-
-;// CONCATENATED MODULE: ./src/verify/judging/commit-judge.ts
-
-/**
- * One commit judged by the verdict's rules: every changed path (fileViolations), and the commit as a whole:
- * some one perimeter bound to `branch` could have made it in one push, every path writable, within its
- * limits. The apply job judges staged commits so; the pull-request gate judges each commit of a pull request so.
- */
-function commit_judge_judgeCommit(commit, branch, perimeters) {
-    const files = judge_fileViolations(commit.changes, branch, perimeters);
-    if (files.length > 0 || perimeters.some((p) => madeBy(p, commit, branch)))
-        return files;
-    return [
-        {
-            kind: 'path',
-            message: `${commit.label}: no one perimeter may write all of its ${commit.changes.length} path(s) within its limits (files-per-push, bytes-per-file, bytes-per-push)`,
-        },
-    ];
-}
-/** Whether `perimeter` could have made this commit in one push: every path writable, within its limits. */
-function madeBy(perimeter, commit, branch) {
-    const { limits } = perimeter.spec;
-    if (!perimeter.allowsBranch(branch) || commit.changes.length > limits.filesPerPush)
-        return false;
-    let bytes = 0;
-    for (const change of commit.changes) {
-        if (!perimeter.canWrite(change.path).allowed)
-            return false;
-        if (change.kind === 'deleted')
-            continue;
-        const size = commit.sizeOf(change.newSha);
-        if (size > limits.bytesPerFile)
-            return false;
-        bytes += size;
-    }
-    return bytes <= limits.bytesPerPush;
-}
-
-;// CONCATENATED MODULE: ./src/verify/receipts/audit-compare.ts
-const audit_compare_list = (items) => (items.length === 0 ? 'none' : items.join(', '));
-const sameSet = (a, b) => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
-/**
- * Where the record's settings differ from the workflow's. `all` perimeters admits any subset of the trusted
- * file's (a trust rule may narrow what a run exposes); a named list must be the record's exactly.
- */
-function compareSettings(recorded, expected, defined) {
-    const out = [];
-    if (expected.config !== undefined && expected.config !== recorded.config.file)
-        out.push({
-            field: 'config',
-            message: `the record names the perimeters file ${JSON.stringify(recorded.config.file)}, the workflow ${JSON.stringify(expected.config)}`,
-        });
-    if (expected.configRef !== undefined && expected.configRef !== recorded.config.ref)
-        out.push({
-            field: 'config',
-            message: `the record says the perimeters were read at ${JSON.stringify(recorded.config.ref)}, the workflow reads them at ${JSON.stringify(expected.configRef)}`,
-        });
-    if (expected.perimeters !== undefined) {
-        const allowed = expected.perimeters ?? defined;
-        const extra = recorded.perimeters.filter((name) => !allowed.includes(name));
-        if (extra.length > 0 || (expected.perimeters !== null && !sameSet(recorded.perimeters, allowed)))
-            out.push({
-                field: 'perimeters',
-                message: `the record says the job exposed ${audit_compare_list(recorded.perimeters)}; the workflow exposes ${expected.perimeters === null ? `all (${audit_compare_list(defined)})` : audit_compare_list(allowed)}`,
-            });
-    }
-    if (expected.directPushes !== undefined && expected.directPushes !== recorded.directPushes)
-        out.push({
-            field: 'direct-pushes',
-            message: `the record says direct-pushes: ${recorded.directPushes}, the workflow sets ${expected.directPushes}`,
-        });
-    if (expected.ignoreRefs !== undefined && !sameSet(expected.ignoreRefs, recorded.ignoreRefs))
-        out.push({
-            field: 'ignore-refs',
-            message: `the record ignores ${audit_compare_list(recorded.ignoreRefs)}; the workflow ignores ${audit_compare_list(expected.ignoreRefs)}`,
-        });
-    return out;
-}
-const violationKey = (v) => `${v.kind} ${v.path ?? v.ref ?? v.message}`;
-const fileKey = (f) => `${f.path} ${f.kind} ${f.allowed ? 'allowed' : 'refused'}`;
-function missing(from, inside, key) {
-    const keys = new Set(inside.map(key));
-    return from.filter((item) => !keys.has(key(item)));
-}
-function compareReceipts(recorded, recomputed) {
-    const out = [];
-    if (recorded.state !== recomputed.state)
-        out.push({
-            field: 'state',
-            message: `the receipt says ${recorded.state}, GitHub shows ${recomputed.state}: ${recomputed.description}`,
-        });
-    for (const v of missing(recomputed.violations, recorded.violations, violationKey))
-        out.push({ field: 'violations', message: `not in the receipt: ${v.message}` });
-    for (const v of missing(recorded.violations, recomputed.violations, violationKey))
-        out.push({ field: 'violations', message: `in the receipt, not shown by GitHub: ${v.message}` });
-    for (const u of missing(recomputed.unchecked, recorded.unchecked, (s) => s))
-        out.push({ field: 'unchecked', message: `not checked now: ${u}` });
-    for (const f of missing(recomputed.files, recorded.files, fileKey))
-        out.push({
-            field: 'files',
-            message: `${f.path}: ${f.kind}, ${f.allowed ? 'allowed' : 'refused'} (${f.rule}), which the receipt does not say`,
-        });
-    for (const f of missing(recorded.files, recomputed.files, fileKey))
-        out.push({
-            field: 'files',
-            message: `${f.path}: the receipt says ${f.kind}, ${f.allowed ? 'allowed' : 'refused'}; GitHub does not show that`,
-        });
-    for (const kind of ['gateway', 'direct', 'others', 'unattributed']) {
-        const a = [...recorded.commits[kind]].sort().join(',');
-        const b = [...recomputed.commits[kind]].sort().join(',');
-        if (a !== b)
-            out.push({
-                field: 'commits',
-                message: `${kind} commits: the receipt lists ${recorded.commits[kind].length}, GitHub shows ${recomputed.commits[kind].length}`,
-            });
-    }
-    const [l, r] = [recorded.ledger, recomputed.ledger];
-    if (l.ok !== r.ok || l.records !== r.records || l.head !== r.head)
-        out.push({
-            field: 'ledger',
-            message: `the receipt says the ledger ${l.ok ? 'verified' : 'did not verify'} with ${l.records} records ending at ${l.head?.slice(0, 12) ?? 'none'}; the record's ledger ${r.ok ? 'verifies' : `does not (${r.problem ?? 'unknown'})`} with ${r.records} ending at ${r.head?.slice(0, 12) ?? 'none'}`,
-        });
-    return out;
-}
-
-;// CONCATENATED MODULE: external "node:fs/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
-;// CONCATENATED MODULE: ./src/ledger/record.ts
-
-/**
- * The ledger's record format: JSONL, one record per line, each carrying the previous record's MAC (`prev`)
- * and its own (`mac`), an HMAC-SHA256 with the ledger key over the canonical JSON of the record without
- * `mac`. Removing, reordering or editing any record breaks the chain from there on.
- */
-const GENESIS = '0'.repeat(64);
-/** JSON with object keys sorted at every depth: the bytes the MAC covers. */
-function canonicalJson(value) {
-    if (Array.isArray(value))
-        return `[${value.map(canonicalJson).join(',')}]`;
-    if (value !== null && typeof value === 'object') {
-        const entries = Object.entries(value)
-            .filter(([, v]) => v !== undefined)
-            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-        return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-    }
-    return JSON.stringify(value);
-}
-function macOf(key, record) {
-    return (0,external_node_crypto_.createHmac)('sha256', key).update(canonicalJson(record)).digest('hex');
-}
-
-;// CONCATENATED MODULE: ./src/ledger/chain.ts
-
-
-
-/** The chain check, with the records that verified (all of them when ok, those before the break if not). */
-function checkChain(text, key) {
-    const lines = text.split('\n');
-    if (lines[lines.length - 1] === '')
-        lines.pop();
-    const verified = [];
-    let prev = GENESIS;
-    for (const [i, line] of lines.entries()) {
-        const broken = (problem) => ({
-            ok: false,
-            records: lines.length,
-            brokenAt: i + 1,
-            problem: `record ${i + 1}: ${problem}`,
-            verified,
-        });
-        let record;
-        try {
-            record = JSON.parse(line);
-        }
-        catch {
-            return broken('not valid JSON');
-        }
-        if (typeof record !== 'object' || record === null || typeof record.mac !== 'string')
-            return broken('no MAC');
-        if (record.prev !== prev)
-            return broken('does not follow the previous record');
-        if (record.seq !== i + 1)
-            return broken(`sequence number ${String(record.seq)}, expected ${i + 1}`);
-        const { mac, ...unsealed } = record;
-        const expected = Buffer.from(macOf(key, unsealed), 'hex');
-        const given = Buffer.from(mac, 'hex');
-        if (given.length !== expected.length || !(0,external_node_crypto_.timingSafeEqual)(given, expected))
-            return broken('MAC does not match');
-        verified.push(record);
-        prev = mac;
-    }
-    return { ok: true, records: lines.length, verified };
-}
-/** Checks a ledger file's chain. */
-async function verifyLedger(path, key) {
-    const { verified: _verified, ...verdict } = checkChain(await readFile(path, 'utf8'), key);
-    return verdict;
-}
-
-;// CONCATENATED MODULE: ./src/ledger/writer.ts
-
-
-
-/** The gateway's writer: appends sealed records, strictly one after another. */
-class Ledger {
-    handle;
-    key;
-    prev;
-    seq;
-    chain = Promise.resolve();
-    failure = null;
-    constructor(handle, key, prev, seq) {
-        this.handle = handle;
-        this.key = key;
-        this.prev = prev;
-        this.seq = seq;
-    }
-    /** Opens a ledger for appending; an existing file must verify, and its chain is continued. */
-    static async open(path, key) {
-        if (key.length === 0)
-            throw new Error('the ledger key is empty');
-        let prev = GENESIS;
-        let seq = 0;
-        const existing = await (0,promises_namespaceObject.readFile)(path, 'utf8').catch((error) => {
-            if (error.code === 'ENOENT')
-                return null;
-            throw error;
-        });
-        if (existing !== null && existing.length > 0) {
-            const verdict = checkChain(existing, key);
-            if (!verdict.ok)
-                throw new Error(`the existing ledger ${path} does not verify: ${verdict.problem}`);
-            const last = verdict.verified.at(-1);
-            prev = last.mac;
-            seq = last.seq;
-        }
-        return new Ledger(await (0,promises_namespaceObject.open)(path, 'a', 0o600), key, prev, seq);
-    }
-    /** Appends one record; appends run strictly one after another. */
-    append(entry) {
-        const next = this.chain.then(async () => {
-            if (this.failure)
-                throw this.failure;
-            const unsealed = { ...entry, seq: this.seq + 1, time: new Date().toISOString(), prev: this.prev };
-            const sealed = { ...unsealed, mac: macOf(this.key, unsealed) };
-            try {
-                await this.handle.appendFile(`${JSON.stringify(sealed)}\n`);
-            }
-            catch (error) {
-                this.failure = error;
-                throw error;
-            }
-            this.seq = sealed.seq;
-            this.prev = sealed.mac;
-        });
-        this.chain = next.catch(() => undefined);
-        return next;
-    }
-    async close() {
-        await this.chain;
-        await this.handle.close();
-    }
-}
-
-;// CONCATENATED MODULE: ./src/ledger/index.ts
-
-
-
-
-;// CONCATENATED MODULE: ./src/verify/gathering/ledger-facts.ts
-
-
-/** What the post step needs from a ledger; never throws, a missing or broken ledger is a problem. */
-async function readLedgerFacts(path, key) {
-    let text;
-    try {
-        text = await readFile(path, 'utf8');
-    }
-    catch (error) {
-        return {
-            ok: false,
-            problem: `cannot read the ledger: ${error.code ?? 'error'}`,
-            commits: [],
-            perPerimeter: {},
-        };
-    }
-    return ledgerFactsOf(text, key);
-}
-/** The same facts from a ledger's text (a downloaded record, say). */
-function ledgerFactsOf(text, key) {
-    const verdict = checkChain(text, key);
-    const facts = {
-        ok: verdict.ok,
-        commits: [],
-        records: verdict.verified.length,
-        ...(verdict.verified.length > 0 && { head: verdict.verified.at(-1).mac }),
-        perPerimeter: {},
-    };
-    for (const record of verdict.verified) {
-        if (record.event === 'start')
-            for (const name of record.perimeters ?? [])
-                facts.perPerimeter[name] ??= { calls: 0, refusals: 0 };
-        if (record.event !== 'call')
-            continue;
-        const counts = (facts.perPerimeter[record.perimeter] ??= { calls: 0, refusals: 0 });
-        counts.calls++;
-        if (record.decision === 'refused')
-            counts.refusals++;
-        if (record.hidden_values)
-            counts.hidden = (counts.hidden ?? 0) + record.hidden_values;
-        if (record.decision === 'refused' && record.refused_for?.includes('credential'))
-            counts.credentialRefusals = (counts.credentialRefusals ?? 0) + 1;
-        if (record.commit)
-            facts.commits.push(record.commit);
-    }
-    if (!verdict.ok)
-        facts.problem = `the ledger is broken at ${verdict.problem}`;
-    else if (verdict.verified.length === 0) {
-        facts.ok = false;
-        facts.problem = 'the ledger is empty';
-    }
-    else if (verdict.verified.at(-1).event !== 'stop') {
-        facts.ok = false;
-        facts.problem = 'the ledger has no closing record: the gateway did not stop cleanly';
-    }
-    return facts;
-}
-
-;// CONCATENATED MODULE: ./src/verify/receipts/receipt.ts
-
-
-
-
-
-/** The default commit status context (input status-context), also the check run's name. */
-const STATUS_CONTEXT = 'perimeter';
-function annotations(verdict) {
-    const all = verdict.violations.map((violation) => ({
-        path: violation.path ?? '',
-        title: violation.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${violation.kind}`,
-        message: visible(violation.message),
-    }));
-    return foldAtMost(all, MAX_ANNOTATIONS, (more) => ({
-        path: '',
-        title: 'More perimeter violations',
-        message: `${more} more violations; the job summary lists them all`,
-    }));
-}
-function statusOf(state, description, options) {
-    return {
-        state,
-        context: options.context ?? STATUS_CONTEXT,
-        description: oneLine(description),
-        ...(options.runUrl !== undefined ? { targetUrl: options.runUrl } : {}),
-    };
-}
-/** A judged verdict as every form of the receipt. `evidence` is what the check run cites. */
-function renderReceipt(verdict, options) {
-    const status = statusOf(verdict.state, headline(verdict), options);
-    return {
-        status,
-        summary: renderSummary(verdict, headline(verdict)),
-        annotations: annotations(verdict),
-        checkRun: renderCheckRun(verdict, { status }, options.evidence),
-    };
-}
-/**
- * A receipt that judges nothing: what a step could not verify or apply, or what it applied. `description`
- * is the one line (the status and the check run title), `body` the summary's markdown under `heading`.
- */
-function renderNotice(notice, options) {
-    const status = statusOf(notice.state, notice.description, options);
-    const summary = `## ${notice.heading}\n\n${notice.body}\n`;
-    return { status, summary, annotations: [], checkRun: { run: checkRunOf(status, summary), more: [] } };
-}
-/** The receipt when nothing could be verified: an `error`, never a success, saying why. */
-function renderErrorReceipt(reason, options) {
-    return renderNotice({
-        state: 'error',
-        heading: 'Perimeter: not verified',
-        description: `Not verified: ${reason}`,
-        body: `${inlineText(reason)}\n\nThe receipt is an error, never a success.`,
-    }, options);
-}
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/iso.js
-
-
-
-function iso_datetime(params) {
-    return _isoDateTime(ZodISODateTime, params);
-}
-function iso_date(params) {
-    return core._isoDate(ZodISODate, params);
-}
-function iso_time(params) {
-    return core._isoTime(ZodISOTime, params);
-}
-function iso_duration(params) {
-    return core._isoDuration(ZodISODuration, params);
-}
-
-;// CONCATENATED MODULE: ./src/verify/receipts/headline.ts
-const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
-/** The one-line verdict: the commit status description, the check run title and the summary's first line. */
-function headline_headline(verdict) {
-    if (verdict.state === 'failure') {
-        const first = verdict.violations[0]?.message ?? '';
-        return `${plural(verdict.violations.length, 'violation')}: ${first}`;
-    }
-    if (verdict.state === 'error')
-        return `Not fully checked: ${verdict.unchecked[0] ?? 'unknown reason'}`;
-    const files = verdict.files.length;
-    if (verdict.pullRequest !== undefined) {
-        const { number, commits, perimeter } = verdict.pullRequest;
-        return `Pull request #${number}: ${plural(commits, 'commit')}, each inside perimeter "${perimeter}"; ${plural(files, 'changed file')}`;
-    }
-    const { gateway, direct } = verdict.commits;
-    if (files === 0 && gateway.length + direct.length === 0)
-        return 'No changes during the job';
-    return `${plural(files, 'changed file')}, all inside the perimeters; ${plural(gateway.length, 'commit')} via the gateway, ${direct.length} direct`;
-}
-
-;// CONCATENATED MODULE: ./src/verify/receipts/receipt-json.ts
-
-
-
-/**
- * The machine-readable receipt: the verdict and everything an audit needs to recompute it later (the
- * window, the refs at both ends, the config's blob). One schema, versioned, for whoever writes one (the
- * post step, the verify job) and whoever reads one (`perimeter audit`). A reader refuses a version it does
- * not know rather than guess.
- */
-const RECEIPT_SCHEMA = 'perimeter-receipt';
-const RECEIPT_VERSION = 1;
-/** The files of the record (the workflow artifact), by these names at its root. */
-const RECORD_FILES = {
-    receipt: 'receipt.json',
-    ledger: 'ledger.jsonl',
-    key: 'ledger.key',
-    /** the staged change set (writes: stage), for perimeter/apply */
-    staged: 'staged.json',
-};
-const receipt_json_sha = schemas_string().regex(/^[0-9a-f]{40}$/, 'a 40-character commit SHA');
-const snapshot = record(schemas_string(), receipt_json_sha);
-const receiptSchema = strictObject({
-    schema: literal(RECEIPT_SCHEMA),
-    version: literal(RECEIPT_VERSION),
-    state: schemas_enum(['success', 'failure', 'error']),
-    description: schemas_string(),
-    /** 'owner/name' */
-    repository: schemas_string().regex(/^[^/\s]+\/[^/\s]+$/, 'owner/name'),
-    branch: schemas_string().min(1),
-    context: schemas_string().min(1),
-    run: strictObject({
-        id: schemas_string(),
-        attempt: schemas_string(),
-        job: schemas_string(),
-        url: schemas_string().nullable(),
-    }),
-    config: strictObject({
-        file: schemas_string().min(1),
-        /** the ref it was read from; null: the default branch */
-        ref: schemas_string().nullable(),
-        /** git's blob SHA of the text judged with */
-        blobSha: receipt_json_sha,
-    }),
-    perimeters: array(schemas_string()),
-    directPushes: schemas_enum(['check', 'deny']),
-    ignoreRefs: array(schemas_string()),
-    /** on GitHub's clock: the activity list is read from startedAt; endedAt when post took the end snapshot */
-    window: strictObject({ startedAt: iso_datetime(), endedAt: iso_datetime() }),
-    heads: strictObject({ start: receipt_json_sha.nullable(), end: receipt_json_sha.nullable() }),
-    refs: strictObject({ start: snapshot, end: snapshot }),
-    violations: array(strictObject({
-        kind: schemas_enum([
-            'path',
-            'symlink',
-            'submodule',
-            'history',
-            'branch-deleted',
-            'ref',
-            'direct-push',
-            'forged-receipt',
-        ]),
-        message: schemas_string(),
-        path: schemas_string().optional(),
-        ref: schemas_string().optional(),
-    })),
-    unchecked: array(schemas_string()),
-    notes: array(schemas_string()),
-    files: array(strictObject({
-        path: schemas_string(),
-        kind: schemas_enum(['added', 'modified', 'deleted']),
-        allowed: schemas_boolean(),
-        rule: schemas_string(),
-        perimeter: schemas_string().optional(),
-        transient: schemas_boolean().optional(),
-    })),
-    commits: strictObject({
-        gateway: array(receipt_json_sha),
-        others: array(receipt_json_sha),
-        direct: array(receipt_json_sha),
-        unattributed: array(receipt_json_sha),
-        complete: schemas_boolean(),
-    }),
-    /**
-     * Present when the verify job judged (perimeter/verify): no ledger was expected, and any status on the
-     * receipt's context in this window that Perimeter did not post (ids in `known`) is a forged receipt.
-     */
-    verifyJob: strictObject({
-        receiptWindow: strictObject({
-            context: schemas_string().min(1),
-            known: array(schemas_number().int()),
-            since: iso_datetime(),
-            until: iso_datetime(),
-            checkRuns: schemas_boolean().optional(),
-            knownCheckRuns: array(schemas_number().int()).optional(),
-        }),
-    })
-        .optional(),
-    ledger: strictObject({
-        /** whether a ledger is in the record (RECORD_FILES.ledger) */
-        included: schemas_boolean(),
-        ok: schemas_boolean(),
-        problem: schemas_string().nullable(),
-        /** records that verified, and the MAC of the last of them (the chain head) */
-        records: schemas_number().int().nonnegative(),
-        head: schemas_string().nullable(),
-    }),
-});
-function receiptJson(verdict, context) {
-    const { ledger } = context;
-    return {
-        schema: RECEIPT_SCHEMA,
-        version: RECEIPT_VERSION,
-        state: verdict.state,
-        description: headline_headline(verdict),
-        repository: context.repository,
-        branch: verdict.branch,
-        context: context.context,
-        run: context.run,
-        config: {
-            file: context.config.file,
-            ref: context.config.ref,
-            blobSha: git_objects_blobSha(Buffer.from(context.config.text, 'utf8')),
-        },
-        perimeters: context.perimeters,
-        directPushes: context.directPushes,
-        ignoreRefs: context.ignoreRefs,
-        window: context.window,
-        heads: { start: verdict.startHead, end: verdict.endHead },
-        refs: context.refs,
-        violations: verdict.violations.map(({ kind, message, path, ref }) => ({
-            kind,
-            message,
-            ...(path !== undefined && { path }),
-            ...(ref !== undefined && { ref }),
-        })),
-        unchecked: verdict.unchecked,
-        notes: verdict.notes,
-        files: verdict.files.map(({ path, kind, allowed, rule, perimeter, transient }) => ({
-            path,
-            kind,
-            allowed,
-            rule,
-            ...(perimeter !== undefined && { perimeter }),
-            ...(transient !== undefined && { transient }),
-        })),
-        commits: verdict.commits,
-        ...(context.receiptWindow && { verifyJob: { receiptWindow: context.receiptWindow } }),
-        ledger: {
-            included: context.ledgerIncluded,
-            ok: ledger?.ok ?? false,
-            problem: ledger === null ? noLedger(context) : (ledger.problem ?? null),
-            records: ledger?.records ?? 0,
-            head: ledger?.head ?? null,
-        },
-    };
-}
-const noLedger = (context) => context.receiptWindow
-    ? "none used: the verify job judges from GitHub's records alone"
-    : 'no ledger: main never started a gateway';
-class ReceiptFormatError extends Error {
-    name = 'ReceiptFormatError';
-}
-/** Parses and checks a receipt; the message names every field at fault, never a stack. */
-function parseReceiptJson(text, source = RECORD_FILES.receipt) {
-    let value;
-    try {
-        value = JSON.parse(text);
-    }
-    catch (error) {
-        throw new ReceiptFormatError(`${source}: not JSON (${error.message})`);
-    }
-    const { schema, version } = (value ?? {});
-    if (schema === RECEIPT_SCHEMA && typeof version === 'number' && version !== RECEIPT_VERSION)
-        throw new ReceiptFormatError(`${source}: receipt version ${version}, this perimeter reads version ${RECEIPT_VERSION}`);
-    const parsed = receiptSchema.safeParse(value);
-    if (!parsed.success) {
-        const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-        throw new ReceiptFormatError(`${source}: not a Perimeter receipt: ${problems.slice(0, 5).join('; ')}`);
-    }
-    return parsed.data;
-}
-
-;// CONCATENATED MODULE: ./src/verify/receipts/own-receipt.ts
-
-/**
- * The verify job's own receipt among a commit's statuses, for an audit of its record. The record is uploaded
- * before the receipt is posted, so it cannot hold the receipt's id: the receipt is the status carrying the
- * record's verdict word for word, posted no earlier than the second of the verify job's end snapshot
- * (GitHub's times are whole seconds). The agent job had ended before the verify job began, so a status of
- * the agent's can only match by being posted within that second with exactly the verdict's words.
- */
-function ownReceiptIds(statuses, receipt) {
-    const from = endSecond(receipt);
-    const description = posted(receipt);
-    return statuses
-        .filter((status) => status.context === receipt.context &&
-        status.state === receipt.state &&
-        status.description === description &&
-        Date.parse(status.createdAt) >= from)
-        .map((status) => status.id);
-}
-/**
- * The same for the verify job's own check run (receipt-as: check-run or both), created after its record too:
- * the run of the receipt's name whose title is the verdict's words and whose conclusion is the verdict's,
- * started no earlier than the second of the end snapshot.
- */
-function ownCheckRunIds(runs, receipt) {
-    const from = endSecond(receipt);
-    const title = posted(receipt);
-    const conclusion = receipt.state === 'success' ? 'success' : 'failure';
-    return runs
-        .filter((run) => run.name === receipt.context &&
-        run.title === title &&
-        run.conclusion === conclusion &&
-        Date.parse(run.startedAt ?? '') >= from)
-        .map((run) => run.id);
-}
-const endSecond = (receipt) => Math.floor(Date.parse(receipt.endedAt) / 1000) * 1000;
-const posted = (receipt) => limits_oneLine(receipt.description);
-
-;// CONCATENATED MODULE: external "node:timers/promises"
-const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/verify/gathering/window.ts
 
 /** Clocks: the window's ends were taken on GitHub's clock (start) and the runner's (end). */
@@ -81599,6 +80289,358 @@ function cannotWrite(error) {
 const ACTIVITY_ATTEMPTS = 4;
 const ACTIVITY_RETRY_MS = 1_500;
 
+;// CONCATENATED MODULE: ./src/verify/gathering/others.ts
+
+
+/**
+ * Whether every move of a ref was made by someone other than `identity` (the actor GitHub records for this
+ * job's token). A move with no recorded actor, or no known identity, counts as this job's: strict.
+ */
+function movedByOthersOnly(moves, identity) {
+    return (identity !== null &&
+        moves.length > 0 &&
+        moves.every((move) => move.actor !== null && move.actor !== identity));
+}
+/**
+ * The commits other actors brought onto the bound branch during the job: for each of their moves, the
+ * commits its new head has that its old head had not. Throws when a move's commits cannot all be listed.
+ */
+async function commitsOfOthers(upstream, history, identity, max) {
+    const theirs = new Set();
+    if (identity === null)
+        return theirs;
+    for (const move of history?.moves ?? []) {
+        if (move.actor === null || move.actor === identity)
+            continue;
+        if (move.before === ZERO_SHA || move.after === ZERO_SHA)
+            continue;
+        const listed = await listNewCommits(upstream, move.before, move.after, max);
+        if (!listed.complete)
+            throw new Error(`the commits ${move.actor} pushed (${move.before.slice(0, 7)} → ${move.after.slice(0, 7)}) are too many to list`);
+        for (const commit of listed.commits)
+            theirs.add(commit.sha);
+    }
+    return theirs;
+}
+
+;// CONCATENATED MODULE: ./src/verify/judging/judge.ts
+
+
+
+const judge_SYMLINK = '120000';
+const judge_SUBMODULE = '160000';
+/** Refs created, moved or deleted between two snapshots, sorted by name. */
+function compareSnapshots(start, end) {
+    const changes = [];
+    for (const ref of [...new Set([...Object.keys(start), ...Object.keys(end)])].sort()) {
+        const before = start[ref] ?? null;
+        const after = end[ref] ?? null;
+        if (before === after)
+            continue;
+        const kind = before === null ? 'created' : after === null ? 'deleted' : 'moved';
+        changes.push({ ref, kind, before, after });
+    }
+    return changes;
+}
+/** Whether some exposed perimeter bound to `branch` may write `path`, and the rule that decided. */
+function decideWrite(path, branch, perimeters) {
+    const bound = perimeters.filter((perimeter) => perimeter.allowsBranch(branch));
+    if (bound.length === 0) {
+        return { allowed: false, rule: `no exposed perimeter may work on branch "${branch}"` };
+    }
+    const refusals = [];
+    for (const perimeter of bound) {
+        const decision = perimeter.canWrite(path);
+        if (decision.allowed)
+            return { allowed: true, rule: `${perimeter.name}: ${decision.rule}`, perimeter: perimeter.name };
+        refusals.push(`${perimeter.name}: ${decision.rule}`);
+    }
+    const guarded = protectedRule(path);
+    if (guarded !== null && !refusals.some((refusal) => refusal.includes('protected'))) {
+        refusals.push(`protected: ${guarded}`);
+    }
+    return { allowed: false, rule: refusals.join('; ') };
+}
+function decideFile(change, branch, perimeters) {
+    if (change.problem !== undefined)
+        return { ...change, allowed: false, rule: `invalid path: ${change.problem}` };
+    const write = decideWrite(change.path, branch, perimeters);
+    const arrives = change.kind !== 'deleted';
+    // A retargeted symlink or submodule is as new as a fresh one: its target was not checked either.
+    if (arrives && change.newMode === judge_SYMLINK)
+        return { ...change, allowed: false, rule: 'symlinks are never allowed' };
+    if (arrives && change.newMode === judge_SUBMODULE)
+        return { ...change, allowed: false, rule: 'submodules are never allowed' };
+    return { ...change, ...write };
+}
+/** The violations among changed files, by the rules of the verdict (the apply job re-judges staged commits so). */
+function fileViolations(changes, branch, perimeters) {
+    return changes
+        .map((change) => decideFile(change, branch, perimeters))
+        .filter((file) => !file.allowed)
+        .map(fileViolation);
+}
+function fileViolation(file) {
+    const kind = file.newMode === judge_SYMLINK && file.kind !== 'deleted'
+        ? 'symlink'
+        : file.newMode === judge_SUBMODULE && file.kind !== 'deleted'
+            ? 'submodule'
+            : 'path';
+    const what = kind === 'path' ? `${file.kind} outside every perimeter` : `${kind} ${file.kind}`;
+    const when = file.transient ? ' by an intermediate commit' : '';
+    return { kind, path: file.path, message: `${file.path}: ${what}${when} (${file.rule})` };
+}
+function attribute(facts) {
+    const shas = facts.newCommits?.shas ?? [];
+    const complete = facts.newCommits?.complete ?? false;
+    const theirs = new Set(facts.otherCommits);
+    const ours = shas.filter((sha) => !theirs.has(sha));
+    const others = shas.filter((sha) => theirs.has(sha));
+    if (!facts.ledger?.ok)
+        return { gateway: [], direct: [], others, unattributed: ours, complete };
+    const made = new Set(facts.gatewayCommits);
+    return {
+        gateway: ours.filter((sha) => made.has(sha)),
+        direct: ours.filter((sha) => !made.has(sha)),
+        others,
+        unattributed: [],
+        complete,
+    };
+}
+const judge_short = (sha) => sha === null || sha === ZERO_SHA ? 'nothing' : sha.slice(0, 7);
+function describeMoves(moves) {
+    const shown = moves
+        .slice(0, 5)
+        .map((move) => `${move.activityType} by ${move.actor ?? 'unknown'}, ${judge_short(move.before)} → ${judge_short(move.after)}`);
+    return moves.length > shown.length
+        ? `${shown.join('; ')}; ${moves.length - shown.length} more`
+        : shown.join('; ');
+}
+/**
+ * Every head the bound branch held during the job must be its start head (or, for a branch created during
+ * the job, the commit it was compared with) or a new commit of its end head:
+ * then every commit it ever pointed at is in the history that was examined. A deletion in between, or a head
+ * the end does not contain (a force push away and back), breaks that, and is a violation of its own.
+ */
+function boundBranchMoves(facts) {
+    const ref = `refs/heads/${facts.branch}`;
+    const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+    const violations = [];
+    const deletion = facts.endHead !== null ? moves.find((move) => move.after === ZERO_SHA) : undefined;
+    if (deletion) {
+        violations.push({
+            kind: 'branch-deleted',
+            ref,
+            message: `branch "${facts.branch}" was deleted during the job (by ${deletion.actor ?? 'unknown'}) and created again; what it held in between was not checked`,
+        });
+    }
+    if (facts.historyRewritten === true || facts.endHead === null || facts.newCommits?.complete !== true)
+        return violations;
+    const known = new Set([facts.startHead, facts.baseline?.sha, ...facts.newCommits.shas]);
+    const lost = moves.find((move) => move.after !== ZERO_SHA && !known.has(move.after));
+    if (lost) {
+        violations.push({
+            kind: 'history',
+            ref,
+            message: `"${facts.branch}" held ${judge_short(lost.after)} during the job (${lost.activityType} by ${lost.actor ?? 'unknown'}), which its end head does not contain: history was rewritten and the commits in between were not checked`,
+        });
+    }
+    return violations;
+}
+/** Forged statuses on one commit named one by one; more are named together (an agent may post a thousand). */
+const FORGED_NAMED_ONE_BY_ONE = 3;
+/**
+ * A status on the receipt's context posted during the job that Perimeter did not post: someone with the job's
+ * access (the agent, with the token it read from the gateway) posted a receipt of its own.
+ */
+function forgedReceipts(foreign) {
+    const bySha = new Map();
+    for (const found of foreign.filter((f) => f.inWindow))
+        bySha.set(found.sha, [...(bySha.get(found.sha) ?? []), found]);
+    return [...bySha].flatMap(([sha, found]) => {
+        const describe = ({ status }) => `a "${status.state}" status on "${status.context}" of ${judge_short(sha)} (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt})`;
+        if (found.length <= FORGED_NAMED_ONE_BY_ONE)
+            return found.map((f) => ({
+                kind: 'forged-receipt',
+                message: `forged receipt: ${describe(f)} was posted during the job, not by Perimeter`,
+            }));
+        const states = [...new Set(found.map((f) => f.status.state))].join(', ');
+        return [
+            {
+                kind: 'forged-receipt',
+                message: `forged receipt: ${found.length} statuses (${states}) on "${found[0].status.context}" of ${judge_short(sha)} were posted during the job, not by Perimeter; the newest: ${describe(found[0])}`,
+            },
+        ];
+    });
+}
+/** A check run named like the receipt, not Perimeter's: the agent's token can create one as github-actions. */
+function forgedCheckRuns(foreign) {
+    return foreign.map(({ sha, run }) => ({
+        kind: 'forged-receipt',
+        message: `forged receipt: a check run "${run.name}" (${run.conclusion ?? run.status}) on ${judge_short(sha)} (id ${run.id}, app ${run.app ?? 'unknown'}, started ${run.startedAt ?? 'at no stated time'}) was created during the job or claims a later time, not by Perimeter`,
+    }));
+}
+function judge(facts) {
+    const branchRef = `refs/heads/${facts.branch}`;
+    const violations = [];
+    const unchecked = [...facts.unchecked];
+    const notes = [...facts.notes];
+    const readOnly = facts.tokenWroteNothing;
+    if (facts.startHead !== null && facts.endHead === null && readOnly === undefined) {
+        violations.push({
+            kind: 'branch-deleted',
+            ref: branchRef,
+            message: `branch "${facts.branch}" was deleted during the job`,
+        });
+    }
+    if (facts.historyRewritten === true) {
+        violations.push({
+            kind: 'history',
+            ref: branchRef,
+            message: `history of "${facts.branch}" was rewritten: ${judge_short(facts.startHead)} is not an ancestor of ${judge_short(facts.endHead)}`,
+        });
+    }
+    if (readOnly === undefined)
+        violations.push(...boundBranchMoves(facts));
+    const files = [
+        ...facts.changes.map((change) => decideFile(change, facts.branch, facts.perimeters)),
+        ...facts.intermediate.map((change) => ({
+            ...decideFile(change, facts.branch, facts.perimeters),
+            transient: true,
+        })),
+    ];
+    for (const file of files)
+        if (!file.allowed)
+            violations.push(fileViolation(file));
+    const inert = (ref) => {
+        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+        const change = facts.refChanges.find((c) => c.ref === ref);
+        const held = [...moves.flatMap((m) => [m.before, m.after]), change?.before, change?.after];
+        return isInertMarker(ref, held.filter((sha) => typeof sha === 'string'), facts.start);
+    };
+    const ignored = compileGlobList(facts.ignoreRefs);
+    const others = [];
+    /** Someone else's change (listed), or null: this job's, to be judged. */
+    const otherChange = (ref) => {
+        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+        const actors = [...new Set(moves.map((move) => move.actor ?? 'unknown'))];
+        if (readOnly !== undefined)
+            return { ref, actors, why: "this job's token may not write the repository" };
+        if (ref.startsWith('refs/heads/') && movedByOthersOnly(moves, facts.identity))
+            return { ref, actors, why: 'moved by others only' };
+        const glob = ignored.find(ref);
+        return glob === null ? null : { ref, actors, why: `ignore-refs: ${glob}` };
+    };
+    /** Why a change by this job's identity is judged though another workflow may have made it. */
+    const sameIdentity = (ref) => {
+        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
+        if (!ref.startsWith('refs/heads/'))
+            return ` (GitHub records no actor for refs outside refs/heads; name it in ignore-refs if another workflow changes it)`;
+        if (facts.identity !== null && moves.some((move) => move.actor === facts.identity))
+            return ` (by ${facts.identity}, the identity of this job's token: another workflow with the same token cannot be told apart; name it in ignore-refs if one changes it)`;
+        return '';
+    };
+    const bound = facts.refChanges.find((change) => change.ref === branchRef);
+    if (bound !== undefined && readOnly !== undefined)
+        others.push(otherChange(branchRef));
+    const refChanges = facts.refChanges.filter((change) => change.ref !== branchRef && !inert(change.ref));
+    for (const change of refChanges) {
+        const other = otherChange(change.ref);
+        if (other) {
+            others.push(other);
+            continue;
+        }
+        violations.push({
+            kind: 'ref',
+            ref: change.ref,
+            message: `${change.ref} was ${change.kind} during the job (${judge_short(change.before)} → ${judge_short(change.after)}); only "${facts.branch}" may change${sameIdentity(change.ref)}`,
+        });
+    }
+    for (const [ref, history] of facts.branchMoves ?? []) {
+        if (ref === branchRef || inert(ref) || facts.refChanges.some((change) => change.ref === ref))
+            continue;
+        const other = otherChange(ref);
+        if (other) {
+            others.push(other);
+            continue;
+        }
+        violations.push({
+            kind: 'ref',
+            ref,
+            message: `${ref} was changed during the job and changed back (${describeMoves(history.moves)}); only "${facts.branch}" may change${sameIdentity(ref)}`,
+        });
+    }
+    if (facts.ledger === null) {
+        if (facts.ledgerExpected !== false)
+            unchecked.push('there is no gateway ledger, so commits could not be attributed');
+        else if (facts.directPushes === 'deny')
+            unchecked.push('direct-pushes: deny needs the gateway ledger to tell its commits from direct pushes, and a verify job trusts none');
+    }
+    else if (!facts.ledger.ok)
+        unchecked.push(`the gateway ledger is broken: ${facts.ledger.problem ?? 'unknown problem'}`);
+    const commits = attribute(facts);
+    if (facts.directPushes === 'deny' && commits.direct.length > 0) {
+        violations.push({
+            kind: 'direct-push',
+            ref: branchRef,
+            message: `${commits.direct.length} commit(s) reached "${facts.branch}" without the gateway (direct-pushes: deny): ${commits.direct.map(judge_short).join(', ')}`,
+        });
+    }
+    if (facts.newCommits === null && facts.endHead !== facts.startHead)
+        unchecked.push('the new commits could not be listed');
+    else if (facts.newCommits !== null && !facts.newCommits.complete)
+        unchecked.push('not every new commit could be listed, so not each one was examined');
+    if (facts.branchMoves === null && !unchecked.some((item) => item.includes('activity list')))
+        unchecked.push("the branch moves during the job: GitHub's activity list was not read");
+    if (commits.direct.length > 0 && facts.directPushes === 'check') {
+        notes.push(`${commits.direct.length} commit(s) were pushed without the gateway (allowed by direct-pushes: check)`);
+    }
+    violations.push(...forgedReceipts(facts.foreignStatuses ?? []));
+    violations.push(...forgedCheckRuns(facts.foreignCheckRuns ?? []));
+    for (const { sha, status } of (facts.foreignStatuses ?? []).filter((f) => !f.inWindow))
+        notes.push(`a "${status.state}" status on "${status.context}" of ${judge_short(sha)} was posted after the job ended (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}): not the job's, and not this receipt`);
+    const state = violations.length > 0 ? 'failure' : unchecked.length > 0 ? 'error' : 'success';
+    const pushes = [...(facts.branchMoves?.values() ?? [])].flatMap((history) => history.moves);
+    return {
+        receiptOn: receiptCommits(state, facts, violations, pushes),
+        state,
+        branch: facts.branch,
+        startHead: facts.startHead,
+        endHead: facts.endHead,
+        baseline: facts.baseline,
+        files,
+        violations,
+        refChanges,
+        commits,
+        pushes,
+        others,
+        identity: facts.identity,
+        perPerimeter: facts.ledger?.perPerimeter ?? {},
+        unchecked,
+        notes,
+    };
+}
+/**
+ * Where the receipt goes: the bound branch's head; and, unless it is a success, every commit a ref the
+ * verdict names held during the job (a branch created, forced back or deleted keeps no head a reviewer
+ * could otherwise see judged) and every commit a forged receipt was found on, so a `failure` outranks it.
+ */
+function receiptCommits(state, facts, violations, pushes) {
+    const head = facts.endHead ?? facts.startHead;
+    if (state === 'success')
+        return head === null ? [] : [head];
+    const named = new Set(violations.map((v) => v.ref).filter((ref) => ref !== undefined));
+    const held = [
+        ...pushes.filter((move) => named.has(move.ref)).flatMap((move) => [move.after, move.before]),
+        ...facts.refChanges.filter((change) => named.has(change.ref)).map((change) => change.after),
+    ];
+    const forged = [
+        ...(facts.foreignStatuses ?? []).filter((found) => found.inWindow).map((found) => found.sha),
+        ...(facts.foreignCheckRuns ?? []).map((found) => found.sha),
+    ];
+    return [...new Set([head, ...held, ...forged].filter((sha) => !!sha && sha !== ZERO_SHA))];
+}
+
 ;// CONCATENATED MODULE: ./src/verify/gathering/receipt-statuses.ts
 /** commits whose statuses are read, one request each; more is unchecked */
 const MAX_STATUS_COMMITS = 100;
@@ -81835,7 +80877,7 @@ async function examineBranch(input, facts, endHead) {
             upstream.getCommit(endHead).then((commit) => commit.tree),
             baseSha === null || facts.historyRewritten ? undefined : changedFiles(upstream, baseSha, endHead),
         ]);
-        facts.changes = await diff_trees_diffTrees(upstream, baseTree, endTree, hint);
+        facts.changes = await diffTrees(upstream, baseTree, endTree, hint);
     }
     catch (error) {
         facts.unchecked.push(`the changed files of "${input.branch}": ${verify_job_reason(error)}`);
@@ -81940,202 +80982,92 @@ async function examineOurCommits(input, facts, listed, theirs) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/verify/gathering/pull-commits.ts
-
-const pull_commits_short = (sha) => sha.slice(0, 7);
+;// CONCATENATED MODULE: ./src/verify/receipts/audit-compare.ts
+const list = (items) => (items.length === 0 ? 'none' : items.join(', '));
+const sameSet = (a, b) => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
 /**
- * The commit's own change: against its parent; for a merge, only the paths where it differs from every
- * parent. A path a merge takes from one side unchanged is that side's (a merge of the base branch into the
- * pull request, GitHub's "Update branch", brings in the base's files: not the agent's doing, and already
- * judged or trusted); a path that matches no parent is the merge's own content (a conflict resolution or an
- * evil merge) and is judged like any commit's. A commit without a parent is not judged: unusual, so unchecked.
+ * Where the record's settings differ from the workflow's. `all` perimeters admits any subset of the trusted
+ * file's (a trust rule may narrow what a run exposes); a named list must be the record's exactly.
  */
-async function pull_commits_ownChanges(upstream, commit) {
-    if (commit.parents.length === 0)
-        return {
-            ok: false,
-            problem: `commit ${pull_commits_short(commit.sha)} has no parent (a second root in the pull request)`,
-        };
-    const parents = await Promise.all(commit.parents.map((sha) => upstream.getCommit(sha)));
-    const diffs = await Promise.all(parents.map((parent) => diffTrees(upstream, parent.tree, commit.tree)));
-    const [first, ...others] = diffs;
-    if (others.length === 0)
-        return { ok: true, changes: first };
-    const changedAgainst = others.map((diff) => new Set(diff.map((change) => change.path)));
-    return {
-        ok: true,
-        changes: first.filter((change) => changedAgainst.every((set) => set.has(change.path))),
-    };
-}
-/**
- * Checks that `commits` are every commit of the pull request: each parent is listed too, or is in the base
- * branch (so the listing is closed under parents down to the base). Returns the boundary: the base commits
- * the pull request's commits grow from. Throws nothing; problems come back as text.
- */
-async function pull_commits_boundaryOf(upstream, commits, baseHead) {
-    const listed = new Set(commits.map((c) => c.sha));
-    const outside = [...new Set(commits.flatMap((c) => c.parents).filter((sha) => !listed.has(sha)))];
-    const inBase = await Promise.all(outside.map((sha) => upstream.isAncestor(sha, baseHead)));
-    const problems = outside
-        .filter((_, i) => !inBase[i])
-        .map((sha) => `${pull_commits_short(sha)} is a parent of a commit of the pull request, but neither listed among its commits nor in the base branch`);
-    return { boundary: outside.filter((_, i) => inBase[i]), problems };
-}
-/**
- * The merge base of the pull request's head and the base branch: the boundary commit every other boundary
- * commit is an ancestor of (each path from the head into the base leaves the pull request at a boundary
- * commit). Null when there is none (criss-cross histories): then the net change is not known.
- */
-async function pull_commits_mergeBaseOf(upstream, boundary) {
-    for (const candidate of boundary) {
-        const others = boundary.filter((sha) => sha !== candidate);
-        const below = await Promise.all(others.map((sha) => upstream.isAncestor(sha, candidate)));
-        if (below.every(Boolean))
-            return candidate;
+function compareSettings(recorded, expected, defined) {
+    const out = [];
+    if (expected.config !== undefined && expected.config !== recorded.config.file)
+        out.push({
+            field: 'config',
+            message: `the record names the perimeters file ${JSON.stringify(recorded.config.file)}, the workflow ${JSON.stringify(expected.config)}`,
+        });
+    if (expected.configRef !== undefined && expected.configRef !== recorded.config.ref)
+        out.push({
+            field: 'config',
+            message: `the record says the perimeters were read at ${JSON.stringify(recorded.config.ref)}, the workflow reads them at ${JSON.stringify(expected.configRef)}`,
+        });
+    if (expected.perimeters !== undefined) {
+        const allowed = expected.perimeters ?? defined;
+        const extra = recorded.perimeters.filter((name) => !allowed.includes(name));
+        if (extra.length > 0 || (expected.perimeters !== null && !sameSet(recorded.perimeters, allowed)))
+            out.push({
+                field: 'perimeters',
+                message: `the record says the job exposed ${list(recorded.perimeters)}; the workflow exposes ${expected.perimeters === null ? `all (${list(defined)})` : list(allowed)}`,
+            });
     }
-    return null;
+    if (expected.directPushes !== undefined && expected.directPushes !== recorded.directPushes)
+        out.push({
+            field: 'direct-pushes',
+            message: `the record says direct-pushes: ${recorded.directPushes}, the workflow sets ${expected.directPushes}`,
+        });
+    if (expected.ignoreRefs !== undefined && !sameSet(expected.ignoreRefs, recorded.ignoreRefs))
+        out.push({
+            field: 'ignore-refs',
+            message: `the record ignores ${list(recorded.ignoreRefs)}; the workflow ignores ${list(expected.ignoreRefs)}`,
+        });
+    return out;
 }
-
-;// CONCATENATED MODULE: ./src/verify/pull-request.ts
-
-
-
-
-/**
- * GitHub lists at most 250 commits of a pull request; with more, not each one can be examined.
- * https://docs.github.com/rest/pulls/pulls#list-commits-on-a-pull-request
- */
-const PULL_REQUEST_COMMIT_LIMIT = 250;
-const pull_request_short = (sha) => sha.slice(0, 7);
-/**
- * Judges every commit of a pull request by itself against its assigned perimeter (so a change made and undone
- * later still counts), and the pull request's net change from its merge base (so a merge cannot quietly
- * undo a base change outside the perimeter). Whatever could not be examined makes the verdict `error`.
- */
-async function verifyPullRequest(input) {
-    const { upstream, pull, commits, perimeter } = input;
-    const branch = pull.headRef;
-    const unchecked = [];
-    if (pull.commits > PULL_REQUEST_COMMIT_LIMIT)
-        unchecked.push(`the pull request has ${pull.commits} commits, and GitHub lists at most ${PULL_REQUEST_COMMIT_LIMIT} of them, so not each one could be examined`);
-    else if (commits.length !== pull.commits)
-        unchecked.push(`GitHub counts ${pull.commits} commits in the pull request but listed ${commits.length}`);
-    else if (!commits.some((c) => c.sha === pull.headSha))
-        unchecked.push(`the pull request's head ${pull_request_short(pull.headSha)} is not among the commits GitHub listed: it moved while it was read; the next run judges the new head`);
-    if (unchecked.length > 0)
-        return verdictOf(input, { unchecked, files: [], violations: [], mergeBase: null });
-    const { boundary, problems } = await boundaryOf(upstream, commits, input.baseHead);
-    unchecked.push(...problems);
-    const violations = [];
-    const seen = new Map();
-    const transient = [];
-    for (const commit of commits) {
-        const own = await ownChanges(upstream, commit);
-        if (!own.ok) {
-            unchecked.push(own.problem);
-            continue;
-        }
-        const sizes = await sizesOf(upstream, own.changes, branch, perimeter);
-        const label = `commit ${pull_request_short(commit.sha)}`;
-        violations.push(...judgeCommit({ label, changes: own.changes, sizeOf: (sha) => sizes.get(sha) ?? 0 }, branch, [
-            perimeter,
-        ]).map((v) => ({ ...v, message: v.message.startsWith(label) ? v.message : `${label}: ${v.message}` })));
-        for (const change of own.changes)
-            if (!seen.has(change.path))
-                seen.set(change.path, change);
+const violationKey = (v) => `${v.kind} ${v.path ?? v.ref ?? v.message}`;
+const fileKey = (f) => `${f.path} ${f.kind} ${f.allowed ? 'allowed' : 'refused'}`;
+function missing(from, inside, key) {
+    const keys = new Set(inside.map(key));
+    return from.filter((item) => !keys.has(key(item)));
+}
+function compareReceipts(recorded, recomputed) {
+    const out = [];
+    if (recorded.state !== recomputed.state)
+        out.push({
+            field: 'state',
+            message: `the receipt says ${recorded.state}, GitHub shows ${recomputed.state}: ${recomputed.description}`,
+        });
+    for (const v of missing(recomputed.violations, recorded.violations, violationKey))
+        out.push({ field: 'violations', message: `not in the receipt: ${v.message}` });
+    for (const v of missing(recorded.violations, recomputed.violations, violationKey))
+        out.push({ field: 'violations', message: `in the receipt, not shown by GitHub: ${v.message}` });
+    for (const u of missing(recomputed.unchecked, recorded.unchecked, (s) => s))
+        out.push({ field: 'unchecked', message: `not checked now: ${u}` });
+    for (const f of missing(recomputed.files, recorded.files, fileKey))
+        out.push({
+            field: 'files',
+            message: `${f.path}: ${f.kind}, ${f.allowed ? 'allowed' : 'refused'} (${f.rule}), which the receipt does not say`,
+        });
+    for (const f of missing(recorded.files, recomputed.files, fileKey))
+        out.push({
+            field: 'files',
+            message: `${f.path}: the receipt says ${f.kind}, ${f.allowed ? 'allowed' : 'refused'}; GitHub does not show that`,
+        });
+    for (const kind of ['gateway', 'direct', 'others', 'unattributed']) {
+        const a = [...recorded.commits[kind]].sort().join(',');
+        const b = [...recomputed.commits[kind]].sort().join(',');
+        if (a !== b)
+            out.push({
+                field: 'commits',
+                message: `${kind} commits: the receipt lists ${recorded.commits[kind].length}, GitHub shows ${recomputed.commits[kind].length}`,
+            });
     }
-    const mergeBase = await mergeBaseOf(upstream, boundary);
-    let files = [];
-    if (mergeBase === null)
-        unchecked.push('the merge base of the pull request and its base branch is not one commit');
-    else {
-        const [base, head] = await Promise.all([upstream.getCommit(mergeBase), upstream.getCommit(pull.headSha)]);
-        const net = await diffTrees(upstream, base.tree, head.tree);
-        const named = new Set(violations.flatMap((v) => (v.path === undefined ? [] : [v.path])));
-        violations.push(...fileViolations(net, branch, [perimeter])
-            .filter((v) => v.path === undefined || !named.has(v.path))
-            .map((v) => ({ ...v, message: `the net change from the merge base: ${v.message}` })));
-        const netPaths = new Set(net.map((c) => c.path));
-        for (const [path, change] of seen)
-            if (!netPaths.has(path))
-                transient.push(change);
-        files = [
-            ...net.map((c) => decideFile(c, branch, [perimeter])),
-            ...transient.map((c) => ({ ...decideFile(c, branch, [perimeter]), transient: true })),
-        ];
-    }
-    return verdictOf(input, { unchecked, files, violations: dedupe(violations), mergeBase });
+    const [l, r] = [recorded.ledger, recomputed.ledger];
+    if (l.ok !== r.ok || l.records !== r.records || l.head !== r.head)
+        out.push({
+            field: 'ledger',
+            message: `the receipt says the ledger ${l.ok ? 'verified' : 'did not verify'} with ${l.records} records ending at ${l.head?.slice(0, 12) ?? 'none'}; the record's ledger ${r.ok ? 'verifies' : `does not (${r.problem ?? 'unknown'})`} with ${r.records} ending at ${r.head?.slice(0, 12) ?? 'none'}`,
+        });
+    return out;
 }
-/** Blob sizes for the limits, read only when every path is writable (else the commit fails anyway). */
-async function sizesOf(upstream, changes, branch, perimeter) {
-    const arriving = changes.filter((c) => c.kind !== 'deleted' && c.newSha !== undefined);
-    if (fileViolations(changes, branch, [perimeter]).length > 0 ||
-        changes.length > perimeter.spec.limits.filesPerPush)
-        return new Map();
-    const shas = [...new Set(arriving.map((c) => c.newSha))];
-    const sizes = await Promise.all(shas.map(async (sha) => (await upstream.getBlob(sha)).byteLength));
-    return new Map(shas.map((sha, i) => [sha, sizes[i]]));
-}
-function dedupe(violations) {
-    return [...new Map(violations.map((v) => [v.message, v])).values()];
-}
-function verdictOf(input, found) {
-    const { pull, commits, perimeter } = input;
-    const state = found.violations.length > 0 ? 'failure' : found.unchecked.length > 0 ? 'error' : 'success';
-    return {
-        state,
-        branch: pull.headRef,
-        startHead: found.mergeBase,
-        endHead: pull.headSha,
-        baseline: {
-            sha: found.mergeBase,
-            label: `the merge base with "${pull.baseRef}" (pull request #${pull.number})`,
-        },
-        files: found.files,
-        violations: found.violations,
-        refChanges: [],
-        commits: {
-            gateway: [],
-            direct: commits.map((c) => c.sha),
-            others: [],
-            unattributed: [],
-            complete: found.unchecked.length === 0,
-        },
-        pushes: [],
-        others: [],
-        identity: null,
-        perPerimeter: {},
-        unchecked: found.unchecked,
-        notes: [
-            `pull request #${pull.number} by ${pull.author} from "${pull.headRef}" into "${pull.baseRef}", judged by perimeter "${perimeter.name}" (${input.assignedBy}), each of its ${commits.length} commit(s) by itself`,
-        ],
-        pullRequest: {
-            number: pull.number,
-            author: pull.author,
-            perimeter: perimeter.name,
-            commits: commits.length,
-        },
-    };
-}
-
-;// CONCATENATED MODULE: ./src/verify/index.ts
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 // EXTERNAL MODULE: external "node:util"
 var external_node_util_ = __nccwpck_require__(7975);
@@ -82293,7 +81225,7 @@ async function trustedConfig(upstream, receipt) {
         const found = await tryFileAt(upstream, file, vouched.commit);
         const shown = `${JSON.stringify(ref ?? defaultBranch)} (${audit_config_short(vouched.commit)})`;
         if (found !== null) {
-            const sha = git_objects_blobSha(Buffer.from(found.text, 'utf8'));
+            const sha = blobSha(Buffer.from(found.text, 'utf8'));
             if (found.sha !== recorded || sha !== recorded)
                 disagreements.push({
                     field: 'config',
@@ -82631,7 +81563,7 @@ function ledgerOf(record, receipt) {
         };
     return ledgerFactsOf(record.ledger, record.key.trim());
 }
-const audit_names = (value) => value.split(/[\s,]+/).filter(Boolean);
+const names = (value) => value.split(/[\s,]+/).filter(Boolean);
 /** The workflow's values the owner passed, read as the action reads its inputs. */
 function expectedSettings(values) {
     const text = (name) => (typeof values[name] === 'string' ? values[name] : undefined);
@@ -82644,7 +81576,7 @@ function expectedSettings(values) {
         expected.configRef = configRef;
     const perimeters = text('perimeters');
     if (perimeters !== undefined) {
-        const list = audit_names(perimeters);
+        const list = names(perimeters);
         expected.perimeters = list.length === 0 || (list.length === 1 && list[0] === 'all') ? null : list;
     }
     const direct = text('direct-pushes');
@@ -82655,7 +81587,7 @@ function expectedSettings(values) {
     }
     const ignore = text('ignore-refs');
     if (ignore !== undefined)
-        expected.ignoreRefs = audit_names(ignore);
+        expected.ignoreRefs = names(ignore);
     return expected;
 }
 /**
@@ -82778,19 +81710,19 @@ async function auditRecord(upstream, record, receipt, expected) {
  */
 function render(target, audit) {
     const { ledger } = audit;
-    const run = `run ${escape_visible(audit.run.id)} attempt ${escape_visible(audit.run.attempt)}, job ${escape_visible(audit.run.job)}`;
+    const run = `run ${visible(audit.run.id)} attempt ${visible(audit.run.attempt)}, job ${visible(audit.run.job)}`;
     const lines = [
-        `Audit of ${escape_visible(target)}: ${escape_visible(audit.repository)}, ${run}`,
-        `  ledger:     ${ledger.ok ? `chain intact, ${ledger.records} records` : `BROKEN: ${escape_visible(ledger.problem ?? 'unknown')}`}`,
-        `  receipt:    ${escape_visible(audit.recorded.state)}: ${escape_visible(audit.recorded.description)}`,
-        `  GitHub:     ${audit.recomputed.state}: ${escape_visible(audit.recomputed.description)}`,
+        `Audit of ${visible(target)}: ${visible(audit.repository)}, ${run}`,
+        `  ledger:     ${ledger.ok ? `chain intact, ${ledger.records} records` : `BROKEN: ${visible(ledger.problem ?? 'unknown')}`}`,
+        `  receipt:    ${visible(audit.recorded.state)}: ${visible(audit.recorded.description)}`,
+        `  GitHub:     ${audit.recomputed.state}: ${visible(audit.recomputed.description)}`,
     ];
     if (audit.agree)
         lines.push('The receipt agrees with GitHub.');
     else {
         lines.push(`The receipt disagrees with GitHub (${audit.disagreements.length}):`);
         for (const d of audit.disagreements)
-            lines.push(`  - ${escape_visible(d.field)}: ${escape_visible(d.message)}`);
+            lines.push(`  - ${visible(d.field)}: ${visible(d.message)}`);
     }
     return `${lines.join('\n')}\n`;
 }
@@ -83040,7 +81972,7 @@ function outsiderWorkflows(root) {
     for (const name of names.sort()) {
         let doc;
         try {
-            doc = (0,dist/* parse */.qg)((0,external_node_fs_.readFileSync)((0,external_node_path_.join)(dir, name), 'utf8'));
+            doc = (0,yaml_dist/* parse */.qg)((0,external_node_fs_.readFileSync)((0,external_node_path_.join)(dir, name), 'utf8'));
         }
         catch {
             continue;
@@ -83715,6 +82647,43 @@ function compareCalls(calls, base, proposed) {
     return changes;
 }
 
+;// CONCATENATED MODULE: ./src/verify/judging/commit-judge.ts
+
+/**
+ * One commit judged by the verdict's rules: every changed path (fileViolations), and the commit as a whole:
+ * some one perimeter bound to `branch` could have made it in one push, every path writable, within its
+ * limits. The apply job judges staged commits so; the pull-request gate judges each commit of a pull request so.
+ */
+function judgeCommit(commit, branch, perimeters) {
+    const files = fileViolations(commit.changes, branch, perimeters);
+    if (files.length > 0 || perimeters.some((p) => madeBy(p, commit, branch)))
+        return files;
+    return [
+        {
+            kind: 'path',
+            message: `${commit.label}: no one perimeter may write all of its ${commit.changes.length} path(s) within its limits (files-per-push, bytes-per-file, bytes-per-push)`,
+        },
+    ];
+}
+/** Whether `perimeter` could have made this commit in one push: every path writable, within its limits. */
+function madeBy(perimeter, commit, branch) {
+    const { limits } = perimeter.spec;
+    if (!perimeter.allowsBranch(branch) || commit.changes.length > limits.filesPerPush)
+        return false;
+    let bytes = 0;
+    for (const change of commit.changes) {
+        if (!perimeter.canWrite(change.path).allowed)
+            return false;
+        if (change.kind === 'deleted')
+            continue;
+        const size = commit.sizeOf(change.newSha);
+        if (size > limits.bytesPerFile)
+            return false;
+        bytes += size;
+    }
+    return bytes <= limits.bytesPerPush;
+}
+
 ;// CONCATENATED MODULE: ./src/cli/replay-judge.ts
 
 /** What a commit-wide refusal is called where paths are listed. */
@@ -83729,7 +82698,7 @@ function refusalOf(violation, label) {
 /** One commit judged for one perimeter on `branch`, exactly as the receipt, apply and the gate judge it. */
 function judgeReplayCommit(commit, branch, perimeter, sizeOf) {
     const label = commit.sha.slice(0, 7);
-    const refused = commit_judge_judgeCommit({ label, changes: commit.changes, sizeOf }, branch, [perimeter]).map((v) => refusalOf(v, label));
+    const refused = judgeCommit({ label, changes: commit.changes, sizeOf }, branch, [perimeter]).map((v) => refusalOf(v, label));
     return { allowed: refused.length === 0, refused };
 }
 function replayCommits(commits, branch, perimeters, sizeOf) {
@@ -83829,7 +82798,7 @@ const SUBJECT = 60;
  * or a job summary's code block: one line, every escape sequence and line break shown as `\uXXXX`.
  */
 function shorten(text, max) {
-    const shown = escape_visible(text);
+    const shown = visible(text);
     return shown.length <= max ? shown : `${shown.slice(0, max - 1)}…`;
 }
 function renderTable(rows, perimeters) {
@@ -83856,8 +82825,8 @@ const PATHS_PER_CHANGE = 10;
 const PATHS_PER_PERIMETER = 8;
 function renderChange(change) {
     const head = `  ${change.sha.slice(0, 7)} ${change.perimeter}: ${change.before} -> ${change.after}`;
-    const refused = some(change.newlyRefused.map((r) => `${escape_visible(r.path ?? WHOLE_COMMIT)}: ${escape_visible(r.rule)}`), PATHS_PER_CHANGE);
-    const allowed = some(change.newlyAllowed.map((path) => escape_visible(path)), PATHS_PER_CHANGE);
+    const refused = some(change.newlyRefused.map((r) => `${visible(r.path ?? WHOLE_COMMIT)}: ${visible(r.rule)}`), PATHS_PER_CHANGE);
+    const allowed = some(change.newlyAllowed.map((path) => visible(path)), PATHS_PER_CHANGE);
     const parts = [
         ...(refused.length > 0 ? [`now refused: ${refused}`] : []),
         ...(allowed.length > 0 ? [`now allowed: ${allowed}`] : []),
@@ -83871,7 +82840,7 @@ function pathCounts(paths) {
         counts.set(path, (counts.get(path) ?? 0) + 1);
     return [...counts]
         .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1))
-        .map(([path, n]) => `${escape_visible(path)}${n > 1 ? ` (${n} commits)` : ''}`);
+        .map(([path, n]) => `${visible(path)}${n > 1 ? ` (${n} commits)` : ''}`);
 }
 /** What the proposal changes, per perimeter, before any detail: the line a reviewer reads first. */
 function renderVerdictSummary(changes, baseLabel) {
@@ -83885,7 +82854,7 @@ function renderVerdictSummary(changes, baseLabel) {
         const allowed = mine.filter((c) => c.before === 'refused' && c.after === 'allowed').length;
         const refusedPaths = pathCounts(mine.flatMap((c) => c.newlyRefused.map((r) => r.path ?? WHOLE_COMMIT)));
         const allowedPaths = pathCounts(mine.flatMap((c) => c.newlyAllowed));
-        out += `  ${escape_visible(perimeter)}: ${refused} newly refused, ${allowed} newly allowed\n`;
+        out += `  ${visible(perimeter)}: ${refused} newly refused, ${allowed} newly allowed\n`;
         if (refusedPaths.length > 0)
             out += `    paths now refused (${refusedPaths.length}): ${some(refusedPaths, PATHS_PER_PERIMETER)}\n`;
         if (allowedPaths.length > 0)
@@ -83907,9 +82876,9 @@ function loadBase(root, configInRepo, ref, io, explicit) {
 }
 function renderCallChange(change) {
     const verdict = (v) => v.state === 'refused'
-        ? `refused (${v.refused.map((r) => `${escape_visible(String(r.path))}: ${escape_visible(r.rule)}`).join(', ')})`
+        ? `refused (${v.refused.map((r) => `${visible(String(r.path))}: ${visible(r.rule)}`).join(', ')})`
         : v.state;
-    return `  #${change.seq} ${escape_visible(change.perimeter)} ${escape_visible(change.tool)} (recorded: ${escape_visible(change.recorded)}): ${verdict(change.before)} -> ${verdict(change.after)}\n`;
+    return `  #${change.seq} ${visible(change.perimeter)} ${visible(change.tool)} (recorded: ${visible(change.recorded)}): ${verdict(change.before)} -> ${verdict(change.after)}\n`;
 }
 async function replayLedger(file, loaded, base, json, io) {
     let text;
@@ -84007,13 +82976,411 @@ async function replay_run(args, io) {
 
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
-;// CONCATENATED MODULE: ./src/safety/answer-filter.ts
-/** What the gateway knows of content safety: one filter every answer passes through, one check every write. */
-/** The identity filter: hides nothing, finds nothing. */
-const NO_FILTER = {
-    redact: (text) => Promise.resolve({ text, hidden: 0, kinds: {} }),
-    findCredentials: () => Promise.resolve([]),
+;// CONCATENATED MODULE: ./src/github/staged/staged-objects.ts
+
+
+/**
+ * Git objects made in the runner instead of on GitHub: blobs, trees and commits with the SHAs git gives
+ * them, built over trees read from GitHub. Nothing here talks to GitHub except through `readTree`.
+ */
+class StagedObjects {
+    readTree;
+    blobs = new Map();
+    trees = new Map();
+    commits = new Map();
+    constructor(readTree) {
+        this.readTree = readTree;
+    }
+    async tree(sha) {
+        return this.trees.get(sha) ?? this.readTree(sha);
+    }
+    addBlob(content) {
+        const sha = blobSha(content);
+        this.blobs.set(sha, content);
+        return sha;
+    }
+    /**
+     * The tree `changes` make of `base`, as GitHub's create-tree with `base_tree` makes it: nested paths make
+     * trees as needed, a null SHA deletes (and a tree left empty disappears), inline content becomes a blob.
+     * https://docs.github.com/rest/git/trees#create-a-tree
+     */
+    async editTree(base, changes) {
+        const root = new Map();
+        for (const change of changes) {
+            const parts = change.path.split('/');
+            if (parts.some((p) => p === '' || p === '.' || p === '..'))
+                throw new UpstreamError('invalid', `tree path is not valid: ${JSON.stringify(change.path)}`, 422);
+            let level = root;
+            for (const dir of parts.slice(0, -1)) {
+                let next = level.get(dir);
+                if (!next || next.kind !== 'dir')
+                    level.set(dir, (next = { kind: 'dir', edits: new Map() }));
+                level = next.edits;
+            }
+            const name = parts[parts.length - 1];
+            if ('content' in change)
+                level.set(name, {
+                    kind: 'blob',
+                    mode: change.mode,
+                    sha: this.addBlob(Buffer.from(change.content, 'utf8')),
+                });
+            else if (change.sha === null)
+                level.set(name, { kind: 'delete' });
+            else
+                level.set(name, { kind: 'blob', mode: change.mode, sha: change.sha });
+        }
+        return (await this.applyEdits(base, root, '')) ?? this.storeTree([]);
+    }
+    async applyEdits(base, edits, at) {
+        const entries = new Map((base ? await this.tree(base) : []).map((e) => [e.path, e]));
+        for (const [name, edit] of edits) {
+            const current = entries.get(name);
+            if (edit.kind === 'delete') {
+                if (!current)
+                    throw new UpstreamError('invalid', `cannot delete ${at}${name}: it does not exist`, 422);
+                entries.delete(name);
+            }
+            else if (edit.kind === 'blob') {
+                entries.set(name, { path: name, mode: edit.mode, type: 'blob', sha: edit.sha });
+            }
+            else {
+                const below = current?.type === 'tree' ? current.sha : null;
+                const sha = await this.applyEdits(below, edit.edits, `${at}${name}/`);
+                if (sha === null)
+                    entries.delete(name);
+                else
+                    entries.set(name, { path: name, mode: '040000', type: 'tree', sha });
+            }
+        }
+        return entries.size === 0 ? null : this.storeTree([...entries.values()]);
+    }
+    storeTree(entries) {
+        const sorted = sortTreeEntries(entries);
+        const sha = listingTreeSha(sorted);
+        this.trees.set(sha, sorted);
+        return sha;
+    }
+    addCommit(message, tree, parents, signature) {
+        const body = { tree, parents, message, author: signature, committer: signature };
+        const commit = { sha: commitSha(body), ...body };
+        this.commits.set(commit.sha, commit);
+        return commit;
+    }
+    /** Paths whose blobs differ between two trees (either may be null: empty), read as far as they differ. */
+    async changedPaths(before, after, at = '') {
+        if (before === after)
+            return [];
+        const a = new Map((before ? await this.tree(before) : []).map((e) => [e.path, e]));
+        const b = new Map((after ? await this.tree(after) : []).map((e) => [e.path, e]));
+        const out = [];
+        for (const name of new Set([...a.keys(), ...b.keys()])) {
+            const x = a.get(name);
+            const y = b.get(name);
+            if (x?.sha === y?.sha && x?.mode === y?.mode)
+                continue;
+            const xTree = x?.type === 'tree' ? x.sha : null;
+            const yTree = y?.type === 'tree' ? y.sha : null;
+            if (xTree || yTree)
+                out.push(...(await this.changedPaths(xTree, yTree, `${at}${name}/`)));
+            if ((x && x.type !== 'tree') || (y && y.type !== 'tree'))
+                out.push(`${at}${name}`);
+        }
+        return out.sort();
+    }
+    /** The SHA of the tree or blob at `path` below `tree`, or null where there is nothing. */
+    async entryAt(tree, path) {
+        let entry = { path: '', mode: '040000', type: 'tree', sha: tree };
+        for (const part of path.split('/').filter(Boolean)) {
+            if (entry?.type !== 'tree')
+                return null;
+            entry = (await this.tree(entry.sha)).find((e) => e.path === part) ?? null;
+        }
+        return entry;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/staged/staged-upstream.ts
+
+
+/** Who staged commits are by until the apply job writes them (then GitHub sets the token's identity). */
+const STAGED_SIGNATURE = {
+    name: 'github-actions[bot]',
+    email: '41898282+github-actions[bot]@users.noreply.github.com',
 };
+const staged = (what) => new UpstreamError('forbidden', `${what}: writes are staged in this job, only the bound branch takes them`, 403);
+class StagedUpstream {
+    inner;
+    branch;
+    options;
+    writesStaged = true;
+    objects;
+    /** staged commits, oldest first */
+    order = [];
+    base = null;
+    constructor(inner, branch, options = {}) {
+        this.inner = inner;
+        this.branch = branch;
+        this.options = options;
+        this.objects = new StagedObjects((sha) => inner.getTree(sha));
+    }
+    /** The upstream as it was when `set` was staged on it (read it first with readChangeSet). */
+    static fromChangeSet(inner, set) {
+        const staged = new StagedUpstream(inner, set.branch);
+        for (const [sha, base64] of Object.entries(set.blobs))
+            staged.objects.blobs.set(sha, new Uint8Array(Buffer.from(base64, 'base64')));
+        for (const [sha, entries] of Object.entries(set.trees))
+            staged.objects.trees.set(sha, entries);
+        for (const commit of set.commits)
+            staged.objects.commits.set(commit.sha, commit);
+        staged.base = set.base;
+        staged.order = set.commits.map((c) => c.sha);
+        return staged;
+    }
+    get owner() {
+        return this.inner.owner;
+    }
+    get repo() {
+        return this.inner.repo;
+    }
+    /** The change set so far; null before the first staged commit. */
+    changeSet() {
+        return this.base === null ? null : this.setOf(this.base, this.order);
+    }
+    setOf(base, order) {
+        const blobs = {};
+        for (const [sha, bytes] of this.objects.blobs)
+            blobs[sha] = Buffer.from(bytes).toString('base64');
+        return {
+            version: 1,
+            branch: this.branch,
+            base,
+            commits: order.map((sha) => this.objects.commits.get(sha)),
+            trees: Object.fromEntries(this.objects.trees),
+            blobs,
+        };
+    }
+    head() {
+        return this.order.at(-1) ?? null;
+    }
+    stats = () => this.inner.stats();
+    getRepository = () => this.inner.getRepository();
+    serverTime = () => this.inner.serverTime();
+    listActivity = (o) => this.inner.listActivity(o);
+    getFileAtRef = (p, r) => this.inner.getFileAtRef(p, r);
+    listStatuses = (sha) => this.inner.listStatuses(sha);
+    listRunJobs = (runId) => this.inner.listRunJobs(runId);
+    listCheckRuns = (sha, name) => this.inner.listCheckRuns(sha, name);
+    getPullRequest = (n) => this.inner.getPullRequest(n);
+    listPullRequestCommits = (n) => this.inner.listPullRequestCommits(n);
+    async getBranchHead(branch) {
+        return (branch === this.branch && this.head()) || this.inner.getBranchHead(branch);
+    }
+    async tryGetBranchHead(branch) {
+        return (branch === this.branch && this.head()) || this.inner.tryGetBranchHead(branch);
+    }
+    async listRefs() {
+        const refs = await this.inner.listRefs();
+        const head = this.head();
+        if (head)
+            refs.set(`refs/heads/${this.branch}`, head);
+        return refs;
+    }
+    async getCommit(sha) {
+        const commit = this.objects.commits.get(sha);
+        return commit ? { ...commit, staged: true } : this.inner.getCommit(sha);
+    }
+    async getTree(sha) {
+        return this.objects.tree(sha);
+    }
+    async getTrees(shas, options) {
+        const local = shas.filter((s) => this.objects.trees.has(s));
+        const remote = shas.filter((s) => !this.objects.trees.has(s));
+        const found = remote.length > 0 && this.inner.getTrees ? await this.inner.getTrees(remote, options) : new Map();
+        for (const sha of local)
+            found.set(sha, this.objects.trees.get(sha));
+        return found;
+    }
+    async getPathTrees(commits, path) {
+        const remote = commits.filter((c) => !this.objects.commits.has(c));
+        const found = remote.length > 0 && this.inner.getPathTrees ? await this.inner.getPathTrees(remote, path) : new Map();
+        for (const sha of commits.filter((c) => this.objects.commits.has(c))) {
+            const commit = this.objects.commits.get(sha);
+            const parent = await this.getCommit(commit.parents[0]);
+            const at = async (tree) => {
+                const entry = await this.objects.entryAt(tree, path);
+                return entry?.type === 'tree' ? entry.sha : null;
+            };
+            found.set(sha, { tree: await at(commit.tree), parentTree: await at(parent.tree) });
+        }
+        return found;
+    }
+    async getTreeRecursive(sha) {
+        if (!this.objects.trees.has(sha))
+            return this.inner.getTreeRecursive(sha);
+        const entries = [];
+        let truncated = false;
+        for (const entry of this.objects.trees.get(sha)) {
+            entries.push(entry);
+            if (entry.type !== 'tree')
+                continue;
+            const below = await this.getTreeRecursive(entry.sha);
+            truncated ||= below.truncated;
+            for (const e of below.entries)
+                entries.push({ ...e, path: `${entry.path}/${e.path}` });
+        }
+        return { entries, truncated };
+    }
+    async getBlob(sha) {
+        return this.objects.blobs.get(sha) ?? this.inner.getBlob(sha);
+    }
+    async getCommitFiles(sha) {
+        const commit = this.objects.commits.get(sha);
+        if (!commit)
+            return this.inner.getCommitFiles(sha);
+        const parent = await this.getCommit(commit.parents[0]);
+        return { paths: await this.objects.changedPaths(parent.tree, commit.tree), complete: true };
+    }
+    async listCommits(options) {
+        const chain = this.chainFrom(options.sha);
+        if (chain.length === 0)
+            return this.inner.listCommits(options);
+        const mine = [];
+        for (const sha of chain) {
+            const commit = this.objects.commits.get(sha);
+            if (options.path === undefined || (await this.touches(commit, options.path)))
+                mine.push({ ...commit, staged: true });
+        }
+        const perPage = options.perPage ?? 30;
+        const from = ((options.page ?? 1) - 1) * perPage;
+        const out = mine.slice(from, from + perPage);
+        if (out.length === perPage)
+            return out;
+        // GitHub's pages below the staged commits, re-cut at this page's offset
+        const skip = Math.max(0, from - mine.length);
+        const first = Math.floor(skip / perPage) + 1;
+        const base = { sha: this.base, ...(options.path === undefined ? {} : { path: options.path }), perPage };
+        const below = [
+            ...(await this.inner.listCommits({ ...base, page: first })),
+            ...(skip % perPage > 0 ? await this.inner.listCommits({ ...base, page: first + 1 }) : []),
+        ];
+        return [...out, ...below.slice(skip % perPage)].slice(0, perPage);
+    }
+    async isAncestor(ancestor, descendant) {
+        const chain = this.chainFrom(descendant);
+        if (chain.includes(ancestor))
+            return true;
+        if (this.objects.commits.has(ancestor))
+            return false;
+        return this.inner.isAncestor(ancestor, chain.length > 0 ? this.base : descendant);
+    }
+    compare = (base, head) => {
+        if (this.objects.commits.has(base) || this.objects.commits.has(head))
+            return Promise.reject(staged('comparing staged commits'));
+        return this.inner.compare(base, head);
+    };
+    async createBlob(content) {
+        return this.objects.addBlob(content);
+    }
+    async createTree(baseTree, changes) {
+        return this.objects.editTree(baseTree, changes);
+    }
+    async createCommit(message, tree, parents) {
+        const now = (this.options.clock?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z');
+        const signature = { ...STAGED_SIGNATURE, date: now };
+        return this.objects.addCommit(message, tree, parents, signature).sha;
+    }
+    /** Fast-forward only, as GitHub's: the commit's first parent must be the staged head (or GitHub's). */
+    async updateBranch(branch, sha) {
+        if (branch !== this.branch)
+            throw staged(`moving ${branch}`);
+        const commit = this.objects.commits.get(sha);
+        if (!commit)
+            throw staged(`moving ${branch} to a commit that was not staged`);
+        const head = this.head() ?? (await this.inner.getBranchHead(branch));
+        if (commit.parents[0] !== head)
+            throw new UpstreamError('not_fast_forward', 'Update is not a fast forward', 422);
+        const base = this.base ?? head;
+        const order = [...this.order, sha];
+        try {
+            await this.options.save?.(this.setOf(base, order));
+        }
+        catch (error) {
+            const why = error instanceof Error ? error.message : String(error);
+            throw new UpstreamError('unavailable', `the staged commit could not be saved: ${why}`);
+        }
+        this.base = base;
+        this.order = order;
+    }
+    createBranch = (branch) => Promise.reject(staged(`creating ${branch}`));
+    deleteBranch = (branch) => Promise.reject(staged(`deleting ${branch}`));
+    createStatus = () => Promise.reject(staged('posting a status'));
+    createCheckRun = () => Promise.reject(staged('creating a check run'));
+    addCheckRunAnnotations = () => Promise.reject(staged('updating a check run'));
+    createPullRequest = () => Promise.reject(staged('opening a pull request'));
+    /** Staged commits reachable from `sha`, newest first (empty when `sha` is not staged). */
+    chainFrom(sha) {
+        const at = this.order.indexOf(sha);
+        return at < 0 ? [] : this.order.slice(0, at + 1).reverse();
+    }
+    async touches(commit, path) {
+        const parent = await this.getCommit(commit.parents[0]);
+        const [now, before] = await Promise.all([
+            this.objects.entryAt(commit.tree, path),
+            this.objects.entryAt(parent.tree, path),
+        ]);
+        return now?.sha !== before?.sha || now?.mode !== before?.mode;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/policy/exposure.ts
+
+/**
+ * Which perimeters a gateway exposes, the one rule for the action, its gateway process, `perimeter serve`
+ * and every other way of starting a gateway. It fails closed:
+ * 1. the perimeters named (all of perimeters.yml's when none are named, in file order);
+ * 2. a name the file does not define is an error, and so is an empty selection;
+ * 3. a selected perimeter that may not be bound to the branch (its `branches`) is an error, never skipped.
+ * The action then applies the `trust` rule to the trigger (src/action/trust-gate.ts).
+ */
+function selectPerimeters(config, names, branch) {
+    const defined = config.perimeters.map((p) => p.name);
+    const chosen = names ?? defined;
+    const unknown = chosen.filter((n) => !defined.includes(n));
+    if (unknown.length > 0) {
+        throw new ExposureError('unknown-perimeter', `no perimeter named ${quoted(unknown)} in ${config.file}; it defines ${quoted(defined) || 'none'}`, unknown);
+    }
+    if (chosen.length === 0)
+        throw new ExposureError('no-perimeter', `${config.file} defines no perimeters`, []);
+    const perimeters = config.perimeters
+        .filter((spec) => chosen.includes(spec.name))
+        .map((spec) => compilePerimeter(spec, config.file));
+    checkBranch(perimeters, branch);
+    return perimeters;
+}
+/** Throws unless every perimeter may be bound to `branch`. */
+function checkBranch(perimeters, branch) {
+    const refused = perimeters.filter((p) => !p.allowsBranch(branch));
+    if (refused.length === 0)
+        return;
+    const lines = refused.map((p) => `perimeter "${p.name}" allows branches ${JSON.stringify(p.spec.branches)}`);
+    throw new ExposureError('branch-not-allowed', `branch ${JSON.stringify(branch)} is not allowed for ${refused.length === 1 ? 'this perimeter' : 'these perimeters'}: ` +
+        lines.join('; '), refused.map((p) => p.name));
+}
+class ExposureError extends Error {
+    code;
+    perimeters;
+    name = 'ExposureError';
+    constructor(code, message, 
+    /** the perimeters the problem is about: the unknown names, or the ones refusing the branch */
+    perimeters) {
+        super(message);
+        this.code = code;
+        this.perimeters = perimeters;
+    }
+}
+function quoted(names) {
+    return names.map((n) => JSON.stringify(n)).join(', ');
+}
 
 ;// CONCATENATED MODULE: ./src/safety/placeholders.ts
 /**
@@ -86146,10 +85513,6 @@ function createSecretFilter(options = {}) {
         stats: () => ({ scans, cached }),
     };
 }
-
-;// CONCATENATED MODULE: ./src/safety/index.ts
-
-
 
 ;// CONCATENATED MODULE: ./node_modules/@hono/node-server/dist/constants-BLSFu_RU.mjs
 //#region src/utils/response/constants.ts
@@ -90903,6 +90266,14 @@ class StreamableHTTPServerTransport {
     }
 }
 //# sourceMappingURL=streamableHttp.js.map
+;// CONCATENATED MODULE: ./src/safety/answer-filter.ts
+/** What the gateway knows of content safety: one filter every answer passes through, one check every write. */
+/** The identity filter: hides nothing, finds nothing. */
+const NO_FILTER = {
+    redact: (text) => Promise.resolve({ text, hidden: 0, kinds: {} }),
+    findCredentials: () => Promise.resolve([]),
+};
+
 ;// CONCATENATED MODULE: ./src/gateway/serving/bearer-secret.ts
 /**
  * The shortest bearer secret an endpoint accepts: a fixed secret must be as hard to guess as the random ones
@@ -91519,6 +90890,40 @@ function tooLarge(entry, size) {
         executable: entry.mode === '100755',
         note: `file too large to show: ${size} bytes, the limit is ${MAX_READ_BYTES}`,
     };
+}
+
+;// CONCATENATED MODULE: ./src/policy/instructions.ts
+
+
+/**
+ * Files coding agents read as instructions (or as prompts and rules they follow): what steers an agent
+ * before it reads anything else; the `instructions` rows of AGENT_FILES. Matched at any depth (nested `AGENTS.md` files apply to their subtree),
+ * case- and Unicode-insensitively. The gateway serves them from the trusted config ref unless a perimeter
+ * says `instructions: branch`, so whoever could push to the bound branch before the job cannot steer
+ * the agent through them.
+ */
+const RULES = AGENT_FILES.filter((file) => file.use === 'instructions').map((file) => file.entry);
+const NAMES = RULES.filter((rule) => !rule.endsWith('/**'));
+/** Directories whose every file is read as rules, prompts or agent settings. */
+const DIRECTORIES = RULES.filter((rule) => rule.endsWith('/**')).map((rule) => rule.slice(0, -'/**'.length));
+const INSTRUCTION_FILE_RULES = Object.freeze([
+    ...NAMES,
+    ...DIRECTORIES.map((dir) => `${dir}/**`),
+]);
+const instructions_names = new Map(NAMES.map((name) => [foldSegment(name), name]));
+const directories = DIRECTORIES.map((dir) => dir.split('/').map(foldSegment));
+/** The rule that makes this path an agent instruction file, or null. */
+function instructionFileRule(path) {
+    const segments = path.split('/').map(foldSegment);
+    const name = instructions_names.get(segments.at(-1) ?? '');
+    if (name !== undefined)
+        return name;
+    for (const [i, dir] of directories.entries()) {
+        for (let at = 0; at + dir.length < segments.length; at++)
+            if (dir.every((segment, k) => segments[at + k] === segment))
+                return `${DIRECTORIES[i]}/**`;
+    }
+    return null;
 }
 
 ;// CONCATENATED MODULE: ./src/gateway/reads/tree-index.ts
@@ -92931,6 +92336,71 @@ function send(res, status, body, headers = {}) {
         ...headers,
     })
         .end(text);
+}
+
+;// CONCATENATED MODULE: ./src/ledger/writer.ts
+
+
+
+/** The gateway's writer: appends sealed records, strictly one after another. */
+class Ledger {
+    handle;
+    key;
+    prev;
+    seq;
+    chain = Promise.resolve();
+    failure = null;
+    constructor(handle, key, prev, seq) {
+        this.handle = handle;
+        this.key = key;
+        this.prev = prev;
+        this.seq = seq;
+    }
+    /** Opens a ledger for appending; an existing file must verify, and its chain is continued. */
+    static async open(path, key) {
+        if (key.length === 0)
+            throw new Error('the ledger key is empty');
+        let prev = GENESIS;
+        let seq = 0;
+        const existing = await (0,promises_namespaceObject.readFile)(path, 'utf8').catch((error) => {
+            if (error.code === 'ENOENT')
+                return null;
+            throw error;
+        });
+        if (existing !== null && existing.length > 0) {
+            const verdict = checkChain(existing, key);
+            if (!verdict.ok)
+                throw new Error(`the existing ledger ${path} does not verify: ${verdict.problem}`);
+            const last = verdict.verified.at(-1);
+            prev = last.mac;
+            seq = last.seq;
+        }
+        return new Ledger(await (0,promises_namespaceObject.open)(path, 'a', 0o600), key, prev, seq);
+    }
+    /** Appends one record; appends run strictly one after another. */
+    append(entry) {
+        const next = this.chain.then(async () => {
+            if (this.failure)
+                throw this.failure;
+            const unsealed = { ...entry, seq: this.seq + 1, time: new Date().toISOString(), prev: this.prev };
+            const sealed = { ...unsealed, mac: macOf(this.key, unsealed) };
+            try {
+                await this.handle.appendFile(`${JSON.stringify(sealed)}\n`);
+            }
+            catch (error) {
+                this.failure = error;
+                throw error;
+            }
+            this.seq = sealed.seq;
+            this.prev = sealed.mac;
+        });
+        this.chain = next.catch(() => undefined);
+        return next;
+    }
+    async close() {
+        await this.chain;
+        await this.handle.close();
+    }
 }
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v3/helpers/util.js
@@ -103440,7 +102910,7 @@ function writtenFiles(plan, changes, blobs) {
     return plan.files.map((file) => ({
         path: file.path,
         mode: modes.get(file.path),
-        sha: blobs.get(file.path) ?? git_objects_blobSha(file.bytes),
+        sha: blobs.get(file.path) ?? blobSha(file.bytes),
         size: file.bytes.length,
     }));
 }
@@ -103599,7 +103069,7 @@ function unchangedAt(perimeter, base, plan) {
             const entry = base.index.get(f.path);
             return (entry?.type === 'blob' &&
                 entry.mode === '100644' &&
-                entry.sha === git_objects_blobSha(f.bytes) &&
+                entry.sha === blobSha(f.bytes) &&
                 perimeter.canRead(f.path).allowed);
         }));
 }
@@ -103702,7 +103172,7 @@ function written(plan) {
     return plan.files.map((f) => ({
         path: f.path,
         mode: '100644',
-        sha: git_objects_blobSha(f.bytes),
+        sha: blobSha(f.bytes),
         size: f.bytes.length,
     }));
 }

@@ -56,7 +56,7 @@ const http = __importStar(__nccwpck_require__(8611));
 const https = __importStar(__nccwpck_require__(5692));
 const pm = __importStar(__nccwpck_require__(3335));
 const tunnel = __importStar(__nccwpck_require__(770));
-const undici_1 = __nccwpck_require__(6752);
+const undici_1 = __nccwpck_require__(4371);
 var HttpCodes;
 (function (HttpCodes) {
     HttpCodes[HttpCodes["OK"] = 200] = "OK";
@@ -1224,7 +1224,7 @@ Object.defineProperty(exports, "stringify", ({ enumerable: true, get: function (
 Object.defineProperty(exports, "nil", ({ enumerable: true, get: function () { return codegen_1.nil; } }));
 Object.defineProperty(exports, "Name", ({ enumerable: true, get: function () { return codegen_1.Name; } }));
 Object.defineProperty(exports, "CodeGen", ({ enumerable: true, get: function () { return codegen_1.CodeGen; } }));
-var validation_error_1 = __nccwpck_require__(5402);
+var validation_error_1 = __nccwpck_require__(3021);
 Object.defineProperty(exports, "ValidationError", ({ enumerable: true, get: function () { return validation_error_1.default; } }));
 var ref_error_1 = __nccwpck_require__(3162);
 Object.defineProperty(exports, "MissingRefError", ({ enumerable: true, get: function () { return ref_error_1.default; } }));
@@ -1401,7 +1401,7 @@ exports.regexpCode = regexpCode;
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.or = exports.and = exports.not = exports.CodeGen = exports.operators = exports.varKinds = exports.ValueScopeName = exports.ValueScope = exports.Scope = exports.Name = exports.regexpCode = exports.stringify = exports.getProperty = exports.nil = exports.strConcat = exports.str = exports._ = void 0;
 const code_1 = __nccwpck_require__(567);
-const scope_1 = __nccwpck_require__(5407);
+const scope_1 = __nccwpck_require__(7788);
 var code_2 = __nccwpck_require__(567);
 Object.defineProperty(exports, "_", ({ enumerable: true, get: function () { return code_2._; } }));
 Object.defineProperty(exports, "str", ({ enumerable: true, get: function () { return code_2.str; } }));
@@ -1411,7 +1411,7 @@ Object.defineProperty(exports, "getProperty", ({ enumerable: true, get: function
 Object.defineProperty(exports, "stringify", ({ enumerable: true, get: function () { return code_2.stringify; } }));
 Object.defineProperty(exports, "regexpCode", ({ enumerable: true, get: function () { return code_2.regexpCode; } }));
 Object.defineProperty(exports, "Name", ({ enumerable: true, get: function () { return code_2.Name; } }));
-var scope_2 = __nccwpck_require__(5407);
+var scope_2 = __nccwpck_require__(7788);
 Object.defineProperty(exports, "Scope", ({ enumerable: true, get: function () { return scope_2.Scope; } }));
 Object.defineProperty(exports, "ValueScope", ({ enumerable: true, get: function () { return scope_2.ValueScope; } }));
 Object.defineProperty(exports, "ValueScopeName", ({ enumerable: true, get: function () { return scope_2.ValueScopeName; } }));
@@ -2097,7 +2097,7 @@ function par(x) {
 
 /***/ }),
 
-/***/ 5407:
+/***/ 7788:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -2382,7 +2382,7 @@ function extraErrorProps(cxt, { params, message }, keyValues) {
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.resolveSchema = exports.getCompilingSchema = exports.resolveRef = exports.compileSchema = exports.SchemaEnv = void 0;
 const codegen_1 = __nccwpck_require__(1436);
-const validation_error_1 = __nccwpck_require__(5402);
+const validation_error_1 = __nccwpck_require__(3021);
 const names_1 = __nccwpck_require__(630);
 const resolve_1 = __nccwpck_require__(4090);
 const util_1 = __nccwpck_require__(4464);
@@ -4141,7 +4141,7 @@ Object.defineProperty(exports, "stringify", ({ enumerable: true, get: function (
 Object.defineProperty(exports, "nil", ({ enumerable: true, get: function () { return codegen_1.nil; } }));
 Object.defineProperty(exports, "Name", ({ enumerable: true, get: function () { return codegen_1.Name; } }));
 Object.defineProperty(exports, "CodeGen", ({ enumerable: true, get: function () { return codegen_1.CodeGen; } }));
-const validation_error_1 = __nccwpck_require__(5402);
+const validation_error_1 = __nccwpck_require__(3021);
 const ref_error_1 = __nccwpck_require__(3162);
 const rules_1 = __nccwpck_require__(7353);
 const compile_1 = __nccwpck_require__(2718);
@@ -4805,7 +4805,7 @@ exports["default"] = uri;
 
 /***/ }),
 
-/***/ 5402:
+/***/ 3021:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -5320,7 +5320,7 @@ const anyOf_1 = __nccwpck_require__(9380);
 const oneOf_1 = __nccwpck_require__(2490);
 const allOf_1 = __nccwpck_require__(9205);
 const if_1 = __nccwpck_require__(8584);
-const thenElse_1 = __nccwpck_require__(9210);
+const thenElse_1 = __nccwpck_require__(6829);
 function getApplicator(draft2020 = false) {
     const applicator = [
         // any
@@ -5745,7 +5745,7 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 9210:
+/***/ 6829:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -15615,7 +15615,7 @@ exports.debug = debug; // for test
 
 /***/ }),
 
-/***/ 6752:
+/***/ 4371:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -16228,7 +16228,7 @@ module.exports = pipeline
 
 /***/ }),
 
-/***/ 4043:
+/***/ 6424:
 /***/ ((module, __unused_webpack_exports, __nccwpck_require__) => {
 
 
@@ -16796,7 +16796,7 @@ module.exports = upgrade
 
 
 
-module.exports.request = __nccwpck_require__(4043)
+module.exports.request = __nccwpck_require__(6424)
 module.exports.stream = __nccwpck_require__(3560)
 module.exports.pipeline = __nccwpck_require__(6862)
 module.exports.upgrade = __nccwpck_require__(1882)
@@ -46037,9 +46037,9 @@ exports.composeCollection = composeCollection;
 
 
 
-var Document = __nccwpck_require__(3021);
+var Document = __nccwpck_require__(5402);
 var composeNode = __nccwpck_require__(5937);
-var resolveEnd = __nccwpck_require__(7788);
+var resolveEnd = __nccwpck_require__(5407);
 var resolveProps = __nccwpck_require__(4631);
 
 function composeDoc(options, directives, { offset, start, value, end }, onError) {
@@ -46093,7 +46093,7 @@ var Alias = __nccwpck_require__(4065);
 var identity = __nccwpck_require__(1127);
 var composeCollection = __nccwpck_require__(7349);
 var composeScalar = __nccwpck_require__(5413);
-var resolveEnd = __nccwpck_require__(7788);
+var resolveEnd = __nccwpck_require__(5407);
 var utilEmptyScalarPosition = __nccwpck_require__(2599);
 
 const CN = { composeNode, composeEmptyNode };
@@ -46305,11 +46305,11 @@ exports.composeScalar = composeScalar;
 
 var node_process = __nccwpck_require__(932);
 var directives = __nccwpck_require__(1342);
-var Document = __nccwpck_require__(3021);
+var Document = __nccwpck_require__(5402);
 var errors = __nccwpck_require__(1464);
 var identity = __nccwpck_require__(1127);
 var composeDoc = __nccwpck_require__(3683);
-var resolveEnd = __nccwpck_require__(7788);
+var resolveEnd = __nccwpck_require__(5407);
 
 function getErrorPos(src) {
     if (typeof src === 'number')
@@ -46918,7 +46918,7 @@ exports.resolveBlockSeq = resolveBlockSeq;
 
 /***/ }),
 
-/***/ 7788:
+/***/ 5407:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -46973,7 +46973,7 @@ var identity = __nccwpck_require__(1127);
 var Pair = __nccwpck_require__(7165);
 var YAMLMap = __nccwpck_require__(4454);
 var YAMLSeq = __nccwpck_require__(2223);
-var resolveEnd = __nccwpck_require__(7788);
+var resolveEnd = __nccwpck_require__(5407);
 var resolveProps = __nccwpck_require__(4631);
 var utilContainsNewline = __nccwpck_require__(9499);
 var utilMapIncludes = __nccwpck_require__(1187);
@@ -47186,7 +47186,7 @@ exports.resolveFlowCollection = resolveFlowCollection;
 
 
 var Scalar = __nccwpck_require__(3301);
-var resolveEnd = __nccwpck_require__(7788);
+var resolveEnd = __nccwpck_require__(5407);
 
 function resolveFlowScalar(scalar, strict, onError) {
     const { offset, type, source, end } = scalar;
@@ -47694,7 +47694,7 @@ exports.mapIncludes = mapIncludes;
 
 /***/ }),
 
-/***/ 3021:
+/***/ 5402:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -47703,9 +47703,9 @@ var Alias = __nccwpck_require__(4065);
 var Collection = __nccwpck_require__(101);
 var identity = __nccwpck_require__(1127);
 var Pair = __nccwpck_require__(7165);
-var toJS = __nccwpck_require__(6424);
+var toJS = __nccwpck_require__(4043);
 var Schema = __nccwpck_require__(5840);
-var stringifyDocument = __nccwpck_require__(6829);
+var stringifyDocument = __nccwpck_require__(9210);
 var anchors = __nccwpck_require__(1596);
 var applyReviver = __nccwpck_require__(3661);
 var createNode = __nccwpck_require__(2404);
@@ -48543,7 +48543,7 @@ var __webpack_unused_export__;
 
 
 var composer = __nccwpck_require__(9984);
-var Document = __nccwpck_require__(3021);
+var Document = __nccwpck_require__(5402);
 var Schema = __nccwpck_require__(5840);
 var errors = __nccwpck_require__(1464);
 var Alias = __nccwpck_require__(4065);
@@ -48629,7 +48629,7 @@ var anchors = __nccwpck_require__(1596);
 var visit = __nccwpck_require__(204);
 var identity = __nccwpck_require__(1127);
 var Node = __nccwpck_require__(6673);
-var toJS = __nccwpck_require__(6424);
+var toJS = __nccwpck_require__(4043);
 
 class Alias extends Node.NodeBase {
     constructor(source) {
@@ -48912,7 +48912,7 @@ exports.isEmptyPath = isEmptyPath;
 
 var applyReviver = __nccwpck_require__(3661);
 var identity = __nccwpck_require__(1127);
-var toJS = __nccwpck_require__(6424);
+var toJS = __nccwpck_require__(4043);
 
 class NodeBase {
     constructor(type) {
@@ -49005,7 +49005,7 @@ exports.createPair = createPair;
 
 var identity = __nccwpck_require__(1127);
 var Node = __nccwpck_require__(6673);
-var toJS = __nccwpck_require__(6424);
+var toJS = __nccwpck_require__(4043);
 
 const isScalarValue = (value) => !value || (typeof value !== 'function' && typeof value !== 'object');
 class Scalar extends Node.NodeBase {
@@ -49196,7 +49196,7 @@ var stringifyCollection = __nccwpck_require__(1212);
 var Collection = __nccwpck_require__(101);
 var identity = __nccwpck_require__(1127);
 var Scalar = __nccwpck_require__(3301);
-var toJS = __nccwpck_require__(6424);
+var toJS = __nccwpck_require__(4043);
 
 class YAMLSeq extends Collection.Collection {
     static get tagName() {
@@ -49317,7 +49317,7 @@ var log = __nccwpck_require__(7249);
 var merge = __nccwpck_require__(452);
 var stringify = __nccwpck_require__(2148);
 var identity = __nccwpck_require__(1127);
-var toJS = __nccwpck_require__(6424);
+var toJS = __nccwpck_require__(4043);
 
 function addPairToJSMap(ctx, map, { key, value }) {
     if (identity.isNode(key) && key.addToJSMap)
@@ -49440,7 +49440,7 @@ exports.isSeq = isSeq;
 
 /***/ }),
 
-/***/ 6424:
+/***/ 4043:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -51777,7 +51777,7 @@ exports.Parser = Parser;
 
 
 var composer = __nccwpck_require__(9984);
-var Document = __nccwpck_require__(3021);
+var Document = __nccwpck_require__(5402);
 var errors = __nccwpck_require__(1464);
 var log = __nccwpck_require__(7249);
 var identity = __nccwpck_require__(1127);
@@ -52284,7 +52284,7 @@ var omap = __nccwpck_require__(303);
 var pairs = __nccwpck_require__(8385);
 var schema$2 = __nccwpck_require__(5913);
 var set = __nccwpck_require__(1528);
-var timestamp = __nccwpck_require__(4371);
+var timestamp = __nccwpck_require__(6752);
 
 const schemas = new Map([
     ['core', schema.schema],
@@ -52707,7 +52707,7 @@ exports.merge = merge;
 
 
 var identity = __nccwpck_require__(1127);
-var toJS = __nccwpck_require__(6424);
+var toJS = __nccwpck_require__(4043);
 var YAMLMap = __nccwpck_require__(4454);
 var YAMLSeq = __nccwpck_require__(2223);
 var pairs = __nccwpck_require__(8385);
@@ -52891,7 +52891,7 @@ var merge = __nccwpck_require__(452);
 var omap = __nccwpck_require__(303);
 var pairs = __nccwpck_require__(8385);
 var set = __nccwpck_require__(1528);
-var timestamp = __nccwpck_require__(4371);
+var timestamp = __nccwpck_require__(6752);
 
 const schema = [
     map.map,
@@ -53025,7 +53025,7 @@ exports.set = set;
 
 /***/ }),
 
-/***/ 4371:
+/***/ 6752:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -53627,7 +53627,7 @@ exports.stringifyComment = stringifyComment;
 
 /***/ }),
 
-/***/ 6829:
+/***/ 9210:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -70465,328 +70465,6 @@ class UpstreamError extends Error {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/git-objects.ts
-
-/**
- * Git's object encoding, so objects made outside GitHub get the SHAs git (and GitHub) gives them:
- * `<type> <size>\0<body>` hashed with SHA-1. https://git-scm.com/book/en/v2/Git-Internals-Git-Objects
- */
-function objectSha(type, body) {
-    return (0,external_node_crypto_.createHash)('sha1').update(`${type} ${body.byteLength}\0`).update(body).digest('hex');
-}
-function git_objects_blobSha(content) {
-    return objectSha('blob', content);
-}
-/** Git orders tree entries by name, a tree's name compared as if it ended in "/". */
-function sortKey(name, entry) {
-    return Buffer.from(entry.type === 'tree' ? `${name}/` : name, 'utf8');
-}
-/** Entries in the order git writes them. */
-function sortTreeEntries(entries) {
-    return [...entries].sort((a, b) => Buffer.compare(sortKey(a.path, a), sortKey(b.path, b)));
-}
-/** The body of a tree object: per entry `<mode> <name>\0<20-byte sha>`, trees' mode written "40000". */
-function encodeTree(named) {
-    const sorted = [...named].sort(([a, x], [b, y]) => Buffer.compare(sortKey(a, x), sortKey(b, y)));
-    const parts = [];
-    for (const [name, entry] of sorted) {
-        const mode = entry.mode.replace(/^0+/, '');
-        parts.push(Buffer.from(`${mode} ${name}\0`, 'utf8'), Buffer.from(entry.sha, 'hex'));
-    }
-    return Buffer.concat(parts);
-}
-/**
- * git's id of a tree holding these entries, by name (an entry's own `path`, if it has one, is not read), so
- * what a listing claims can be checked against the SHA that names it.
- */
-function treeSha(entries) {
-    return objectSha('tree', encodeTree([...entries]));
-}
-/** treeSha of one tree's direct listing, each entry named by its `path` (as getTree gives them). */
-function git_objects_listingTreeSha(entries) {
-    return objectSha('tree', encodeTree(entries.map((e) => [e.path, e])));
-}
-/** `Name <email> <unix seconds> <+hhmm>` from an ISO date (written in UTC). */
-function signatureLine(signature) {
-    const seconds = Math.floor(Date.parse(signature.date) / 1000);
-    return `${signature.name} <${signature.email}> ${seconds} +0000`;
-}
-/** The body of an unsigned commit object. */
-function encodeCommit(commit) {
-    const lines = [
-        `tree ${commit.tree}`,
-        ...commit.parents.map((p) => `parent ${p}`),
-        `author ${signatureLine(commit.author)}`,
-        `committer ${signatureLine(commit.committer)}`,
-    ];
-    return Buffer.from(`${lines.join('\n')}\n\n${commit.message}`, 'utf8');
-}
-function git_objects_commitSha(commit) {
-    return objectSha('commit', encodeCommit(commit));
-}
-
-;// CONCATENATED MODULE: ./src/github/whole-tree.ts
-
-
-/** Entries kept across the trees remembered whole (100,000 took 23 MB of heap); the oldest are forgotten beyond it. */
-const KEEP_ENTRIES = 500_000;
-/** rounds of batched reads for one prefetch (each goes GraphQL's LEVELS deeper) */
-const MAX_ROUNDS = 8;
-const parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
-const nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
-/**
- * Every entry below a tree (paths relative to it), in as few requests as GitHub allows. One recursive
- * listing when GitHub gives it whole. GitHub truncates a recursive listing at 100,000 entries or 7 MB
- * (https://docs.github.com/en/rest/git/trees#get-a-tree); then every directory the truncated listing did
- * hold whole is kept, each proven by recomputing its tree SHA from the entries listed for it, the tree
- * itself is listed plainly, and only its other children are listed again, recursively, going deeper only
- * where a child's own recursive listing is truncated too. Trees are addressed by SHA: what was listed whole
- * once is never listed again.
- */
-class WholeTrees {
-    upstream;
-    whole = new Map();
-    /** the same lists once they have arrived, for building larger trees from them without waiting */
-    settled = new Map();
-    sizes = new Map();
-    /** direct listings proven from a truncated recursive listing, by tree SHA */
-    direct = new Map();
-    truncatedTrees = new Set();
-    kept = 0;
-    constructor(upstream) {
-        this.upstream = upstream;
-    }
-    /** Whether GitHub truncated the recursive listing of this tree (as far as this object has asked). */
-    wasTruncated(sha) {
-        return this.truncatedTrees.has(sha);
-    }
-    /**
-     * The whole tree. `plainFirst` skips the recursive listing of `sha` itself (not of its children): for a
-     * tree expected to be truncated, such as the next root of a repository whose last root was.
-     */
-    list(sha, options = {}) {
-        const known = this.whole.get(sha);
-        if (known)
-            return known;
-        const pending = this.load(sha, options.plainFirst ?? false);
-        this.whole.set(sha, pending);
-        pending.then((entries) => this.keep(sha, entries), () => this.whole.delete(sha));
-        return pending;
-    }
-    /** The tree when it is already known whole (listed, proven or built), without asking. */
-    known(sha) {
-        return this.whole.get(sha);
-    }
-    /**
-     * The tree from its one recursive listing when that is whole, or proves it whole; otherwise null (what
-     * the listing proves of the tree's subdirectories is kept).
-     */
-    async once(sha) {
-        const known = this.whole.get(sha);
-        if (known)
-            return known;
-        const listing = await this.upstream.getTreeRecursive(sha);
-        if (!listing.truncated) {
-            this.remember(sha, listing.entries);
-            return listing.entries;
-        }
-        this.truncatedTrees.add(sha);
-        const proven = this.learn(sha, listing.entries);
-        if (proven)
-            this.remember(sha, proven);
-        return proven;
-    }
-    /** A tree's direct entries: proven from a truncated listing, or one plain listing. */
-    async plain(sha) {
-        return this.direct.get(sha) ?? (await this.upstream.getTree(sha));
-    }
-    /** Remembers a tree known whole by other means (a tree built locally and checked against its SHA). */
-    remember(sha, entries) {
-        if (this.whole.has(sha))
-            return;
-        this.whole.set(sha, Promise.resolve(entries));
-        this.keep(sha, entries);
-    }
-    /**
-     * Makes the trees known whole that batched reads can bring (Upstream.getTrees): the direct listings of
-     * everything below them, a few levels per call, round after round. What they cannot bring stays for REST.
-     */
-    async prefetch(shas) {
-        if (!this.upstream.getTrees)
-            return;
-        for (let round = 0; round < MAX_ROUNDS; round++) {
-            const missing = this.unlisted(shas);
-            if (missing.length === 0)
-                break;
-            const got = await this.upstream.getTrees(missing);
-            if (got.size === 0)
-                return;
-            for (const [sha, list] of got)
-                this.direct.set(sha, list);
-        }
-        for (const sha of shas) {
-            const built = this.assemble(sha);
-            if (built)
-                this.remember(sha, built);
-        }
-    }
-    /** Trees at or below `roots` that are neither known whole nor listed directly, the highest first. */
-    unlisted(roots) {
-        const out = [];
-        const seen = new Set();
-        let level = roots;
-        while (level.length > 0) {
-            const next = [];
-            for (const sha of level) {
-                if (seen.has(sha) || this.whole.has(sha))
-                    continue;
-                seen.add(sha);
-                const list = this.direct.get(sha);
-                if (!list)
-                    out.push(sha);
-                else
-                    for (const entry of list)
-                        if (entry.type === 'tree')
-                            next.push(entry.sha);
-            }
-            level = next;
-        }
-        return out;
-    }
-    /** The whole tree from what is known without asking (direct listings, trees known whole); else null. */
-    assemble(sha) {
-        const settled = this.settled.get(sha);
-        if (settled)
-            return settled;
-        const top = this.direct.get(sha);
-        if (!top)
-            return null;
-        const out = [];
-        for (const entry of top) {
-            out.push(entry);
-            if (entry.type !== 'tree')
-                continue;
-            const below = this.assemble(entry.sha);
-            if (!below)
-                return null;
-            for (const inner of below)
-                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
-        }
-        return out;
-    }
-    async load(sha, plainFirst) {
-        const built = this.assemble(sha);
-        if (built)
-            return built;
-        if (!plainFirst && !this.truncatedTrees.has(sha)) {
-            const listing = await this.upstream.getTreeRecursive(sha);
-            if (!listing.truncated)
-                return listing.entries;
-            this.truncatedTrees.add(sha);
-            const proven = this.learn(sha, listing.entries);
-            if (proven)
-                return proven;
-        }
-        const top = await this.plain(sha);
-        checkNames(sha, top);
-        this.direct.set(sha, top);
-        // Every child not yet known whole, in batched reads first; each then is built or listed as before.
-        await this.prefetch(top.filter((e) => e.type === 'tree' && !this.whole.has(e.sha)).map((e) => e.sha));
-        checkNames(sha, top);
-        const below = await Promise.all(top.map((entry) => (entry.type === 'tree' ? this.list(entry.sha) : Promise.resolve([]))));
-        const out = [];
-        top.forEach((entry, i) => {
-            out.push(entry);
-            for (const inner of below[i])
-                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
-        });
-        return out;
-    }
-    /**
-     * Keeps what a truncated recursive listing of `rootSha` proves: every directory whose listed entries
-     * hash to its SHA has its direct listing; every such directory whose subdirectories are all whole is
-     * whole. Returns the root's entries when the root itself is whole.
-     */
-    learn(rootSha, entries) {
-        const shaOf = new Map([['', rootSha]]);
-        const children = new Map([['', new Map()]]);
-        const unprovable = new Set();
-        for (const entry of entries) {
-            if (entry.type !== 'tree')
-                continue;
-            shaOf.set(entry.path, entry.sha);
-            children.set(entry.path, new Map());
-        }
-        for (const entry of entries) {
-            const parent = parentOf(entry.path);
-            const siblings = children.get(parent);
-            if (!siblings || siblings.has(nameOf(entry.path)))
-                unprovable.add(parent);
-            else
-                siblings.set(nameOf(entry.path), entry);
-        }
-        const deepestFirst = [...children.keys()].sort((a, b) => depth(b) - depth(a));
-        const isWhole = new Set();
-        for (const dir of deepestFirst) {
-            const listed = children.get(dir);
-            if (unprovable.has(dir) || treeSha(listed) !== shaOf.get(dir))
-                continue;
-            if ([...listed.values()].every((e) => e.type !== 'tree' || isWhole.has(e.path)))
-                isWhole.add(dir);
-            else
-                this.direct.set(shaOf.get(dir), [...listed].map(([name, entry]) => ({ ...entry, path: name })));
-        }
-        // every entry joins the largest whole directory above it
-        const outermost = (path) => {
-            let found = null;
-            for (let dir = parentOf(path);; dir = parentOf(dir)) {
-                if (isWhole.has(dir))
-                    found = dir;
-                if (dir === '')
-                    return found;
-            }
-        };
-        const lists = new Map();
-        for (const entry of entries) {
-            const dir = outermost(entry.path);
-            if (dir === null)
-                continue;
-            const list = lists.get(dir) ?? [];
-            lists.set(dir, list);
-            list.push(dir === '' ? entry : { ...entry, path: entry.path.slice(dir.length + 1) });
-        }
-        for (const [dir, list] of lists)
-            if (dir !== '')
-                this.remember(shaOf.get(dir), list);
-        return lists.get('') ?? null;
-    }
-    keep(sha, entries) {
-        if (this.sizes.has(sha))
-            return;
-        this.sizes.set(sha, entries.length);
-        this.settled.set(sha, entries);
-        this.kept += entries.length;
-        for (const [old, n] of this.sizes) {
-            if (this.kept <= KEEP_ENTRIES || old === sha)
-                break;
-            this.sizes.delete(old);
-            this.whole.delete(old);
-            this.settled.delete(old);
-            this.kept -= n;
-        }
-    }
-}
-const depth = (path) => (path === '' ? 0 : path.split('/').length);
-/** A name git forbids (empty, holding "/") or listed twice could join into a path that is not there. */
-function checkNames(sha, entries) {
-    const seen = new Set();
-    for (const { path } of entries) {
-        if (path === '' || path.includes('/') || seen.has(path))
-            throw new UpstreamError('invalid', `tree ${sha} lists an entry named ${JSON.stringify(path)}: expected unique single path segments`);
-        seen.add(path);
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/github/octokit/errors.ts
 
 const MAX_UPSTREAM_MESSAGE = 200;
@@ -70940,6 +70618,66 @@ function graphqlFailure(error, operation, scrub) {
     return new UpstreamError(REFUSALS[first.type ?? ''] ?? 'unavailable', `${operation}: GitHub answered: ${text}`, 200);
 }
 
+;// CONCATENATED MODULE: ./src/github/git-objects.ts
+
+/**
+ * Git's object encoding, so objects made outside GitHub get the SHAs git (and GitHub) gives them:
+ * `<type> <size>\0<body>` hashed with SHA-1. https://git-scm.com/book/en/v2/Git-Internals-Git-Objects
+ */
+function objectSha(type, body) {
+    return (0,external_node_crypto_.createHash)('sha1').update(`${type} ${body.byteLength}\0`).update(body).digest('hex');
+}
+function blobSha(content) {
+    return objectSha('blob', content);
+}
+/** Git orders tree entries by name, a tree's name compared as if it ended in "/". */
+function sortKey(name, entry) {
+    return Buffer.from(entry.type === 'tree' ? `${name}/` : name, 'utf8');
+}
+/** Entries in the order git writes them. */
+function sortTreeEntries(entries) {
+    return [...entries].sort((a, b) => Buffer.compare(sortKey(a.path, a), sortKey(b.path, b)));
+}
+/** The body of a tree object: per entry `<mode> <name>\0<20-byte sha>`, trees' mode written "40000". */
+function encodeTree(named) {
+    const sorted = [...named].sort(([a, x], [b, y]) => Buffer.compare(sortKey(a, x), sortKey(b, y)));
+    const parts = [];
+    for (const [name, entry] of sorted) {
+        const mode = entry.mode.replace(/^0+/, '');
+        parts.push(Buffer.from(`${mode} ${name}\0`, 'utf8'), Buffer.from(entry.sha, 'hex'));
+    }
+    return Buffer.concat(parts);
+}
+/**
+ * git's id of a tree holding these entries, by name (an entry's own `path`, if it has one, is not read), so
+ * what a listing claims can be checked against the SHA that names it.
+ */
+function treeSha(entries) {
+    return objectSha('tree', encodeTree([...entries]));
+}
+/** treeSha of one tree's direct listing, each entry named by its `path` (as getTree gives them). */
+function listingTreeSha(entries) {
+    return objectSha('tree', encodeTree(entries.map((e) => [e.path, e])));
+}
+/** `Name <email> <unix seconds> <+hhmm>` from an ISO date (written in UTC). */
+function signatureLine(signature) {
+    const seconds = Math.floor(Date.parse(signature.date) / 1000);
+    return `${signature.name} <${signature.email}> ${seconds} +0000`;
+}
+/** The body of an unsigned commit object. */
+function encodeCommit(commit) {
+    const lines = [
+        `tree ${commit.tree}`,
+        ...commit.parents.map((p) => `parent ${p}`),
+        `author ${signatureLine(commit.author)}`,
+        `committer ${signatureLine(commit.committer)}`,
+    ];
+    return Buffer.from(`${lines.join('\n')}\n\n${commit.message}`, 'utf8');
+}
+function commitSha(commit) {
+    return objectSha('commit', encodeCommit(commit));
+}
+
 ;// CONCATENATED MODULE: external "fs"
 const external_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("fs");
 ;// CONCATENATED MODULE: external "os"
@@ -71000,7 +70738,7 @@ class Context {
 // EXTERNAL MODULE: ./node_modules/@actions/github/node_modules/@actions/http-client/lib/index.js
 var lib = __nccwpck_require__(9659);
 // EXTERNAL MODULE: ./node_modules/undici/index.js
-var undici = __nccwpck_require__(6752);
+var undici = __nccwpck_require__(4371);
 ;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/internal/utils.js
 var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
@@ -76934,7 +76672,7 @@ class OctokitUpstream extends GitObjectReads {
         const bytes = Buffer.from(text, 'utf8');
         if (bytes.toString('utf8') !== text)
             return;
-        this.blobs.set(git_objects_blobSha(bytes), new Uint8Array(bytes));
+        this.blobs.set(blobSha(bytes), new Uint8Array(bytes));
     }
     async createCommit(message, tree, parents) {
         const data = await this.rest.write('create commit', 'POST /repos/{owner}/{repo}/git/commits', { message, tree, parents });
@@ -76979,7 +76717,7 @@ class OctokitUpstream extends GitObjectReads {
         const commit = committed(answer, expectedHead);
         this.commits.set(commit.sha, commit);
         for (const { bytes } of changes.additions)
-            this.blobs.set(git_objects_blobSha(bytes), bytes);
+            this.blobs.set(blobSha(bytes), bytes);
         return commit;
     }
     async createStatus(sha, status) {
@@ -77115,87 +76853,6 @@ function annotation(a) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/github/staged/change-set.ts
-
-
-const sha = schemas_string().regex(/^[0-9a-f]{40}$/, 'expected a 40-character hex SHA');
-const change_set_signature = object({ name: schemas_string(), email: schemas_string(), date: schemas_string() });
-const entry = object({
-    path: schemas_string().min(1),
-    mode: schemas_enum(['100644', '100755', '120000', '040000', '160000']),
-    type: schemas_enum(['blob', 'tree', 'commit']),
-    sha,
-    size: schemas_number().int().nonnegative().optional(),
-});
-const schema = object({
-    version: literal(1),
-    branch: schemas_string().min(1),
-    base: sha,
-    commits: array(object({
-        sha,
-        tree: sha,
-        parents: array(sha).length(1),
-        message: schemas_string(),
-        author: change_set_signature,
-        committer: change_set_signature,
-    }))
-        .min(1),
-    trees: record(sha, array(entry)),
-    blobs: record(sha, schemas_string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'expected base64')),
-});
-/** A staged change set that is not what it claims to be; `problems` say where. */
-class ChangeSetError extends Error {
-    problems;
-    name = 'ChangeSetError';
-    constructor(problems) {
-        super(`the staged change set cannot be trusted: ${problems.slice(0, 5).join('; ')}`);
-        this.problems = problems;
-    }
-}
-/**
- * Reads a change set from an untrusted source: it must fit the schema, and every object must hash to the
- * SHA it is filed under, so each commit is exactly what its SHA names; the commits must form one chain on
- * `base`. Throws ChangeSetError naming what is wrong; nothing is partly accepted.
- */
-function readChangeSet(value) {
-    const parsed = schema.safeParse(value);
-    if (!parsed.success)
-        throw new ChangeSetError(parsed.error.issues.slice(0, 10).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
-    const set = parsed.data;
-    const problems = [];
-    for (const [key, base64] of Object.entries(set.blobs)) {
-        const bytes = Buffer.from(base64, 'base64');
-        if (bytes.toString('base64') !== base64)
-            problems.push(`blob ${key}: not canonical base64`);
-        else if (blobSha(bytes) !== key)
-            problems.push(`blob ${key}: its content hashes to ${blobSha(bytes)}`);
-    }
-    for (const [key, entries] of Object.entries(set.trees)) {
-        if (listingTreeSha(entries) !== key)
-            problems.push(`tree ${key}: its entries hash to ${listingTreeSha(entries)}`);
-        const names = new Set();
-        for (const e of entries) {
-            if (e.path.includes('/') || e.path === '.' || e.path === '..' || names.has(e.path))
-                problems.push(`tree ${key}: entry ${JSON.stringify(e.path)} is not a valid or unique name`);
-            names.add(e.path);
-        }
-    }
-    let parent = set.base;
-    for (const [i, commit] of set.commits.entries()) {
-        const { sha: claimed, ...body } = commit;
-        if (commitSha(body) !== claimed)
-            problems.push(`commit ${i + 1} (${claimed}): its content hashes otherwise`);
-        if (commit.parents[0] !== parent)
-            problems.push(`commit ${i + 1} (${claimed}): its parent is ${commit.parents[0]}, not ${parent}`);
-        if (!(commit.tree in set.trees))
-            problems.push(`commit ${i + 1} (${claimed}): its tree is not in the set`);
-        parent = claimed;
-    }
-    if (problems.length > 0)
-        throw new ChangeSetError(problems);
-    return set;
-}
-
 ;// CONCATENATED MODULE: ./src/github/staged/staged-objects.ts
 
 
@@ -77215,7 +76872,7 @@ class StagedObjects {
         return this.trees.get(sha) ?? this.readTree(sha);
     }
     addBlob(content) {
-        const sha = git_objects_blobSha(content);
+        const sha = blobSha(content);
         this.blobs.set(sha, content);
         return sha;
     }
@@ -77276,13 +76933,13 @@ class StagedObjects {
     }
     storeTree(entries) {
         const sorted = sortTreeEntries(entries);
-        const sha = git_objects_listingTreeSha(sorted);
+        const sha = listingTreeSha(sorted);
         this.trees.set(sha, sorted);
         return sha;
     }
     addCommit(message, tree, parents, signature) {
         const body = { tree, parents, message, author: signature, committer: signature };
-        const commit = { sha: git_objects_commitSha(body), ...body };
+        const commit = { sha: commitSha(body), ...body };
         this.commits.set(commit.sha, commit);
         return commit;
     }
@@ -77552,15 +77209,6 @@ class StagedUpstream {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/index.ts
-
-
-
-
-
-
-
-
 ;// CONCATENATED MODULE: ./src/policy/path.ts
 const MAX_PATH_BYTES = 4096;
 const MAX_SEGMENT_BYTES = 255;
@@ -77656,60 +77304,112 @@ function validatePath(input) {
     return reason === null ? { ok: true, path: input } : { ok: false, reason };
 }
 
-;// CONCATENATED MODULE: ./src/policy/tools.ts
+;// CONCATENATED MODULE: ./src/policy/credentials.ts
+
 /**
- * The agent-safe tool catalogue. Repository and branch are fixed by the endpoint, so no tool takes an
- * owner, repo, ref or branch; branch listing and cross-branch compare are deliberately absent.
+ * Files that usually hold credentials. Matched on the file name alone, at any depth, case- and
+ * Unicode-insensitively (see foldSegment). Rules are shown to users as written here.
+ * Sources beside our own: the file names gitleaks' and trufflehog's rules and GitHub's secret-scanning
+ * docs name as credential stores; names that are mostly ordinary configuration (`*.tfvars`,
+ * `config.json`) stay readable, their secret-named values are hidden by the content filter.
  */
-const TOOL_NAMES = [
-    'get_tree',
-    'get_file',
-    'get_files',
-    'push_files',
-    'list_commits',
-    'get_commit',
+const EXACT_NAMES = [
+    '.env',
+    '.envrc',
+    '.netrc',
+    '_netrc',
+    '.pgpass',
+    '.pypirc',
+    '.npmrc',
+    '.git-credentials',
+    '.htpasswd',
+    '.s3cfg',
+    '.boto',
+    '.dockercfg',
+    '.vault-token',
+    '.terraformrc',
+    'terraform.rc',
+    'credentials',
+    'secring.gpg',
+    '.my.cnf',
+    '.bash_history',
+    '.zsh_history',
+    '.psql_history',
+    '.mysql_history',
 ];
-function isToolName(value) {
-    return typeof value === 'string' && TOOL_NAMES.includes(value);
-}
-
-;// CONCATENATED MODULE: ./src/policy/spec.ts
-
-const DEFAULT_LIMITS = Object.freeze({
-    filesPerPush: 100,
-    bytesPerFile: 1_048_576,
-    bytesPerPush: 10_485_760,
-});
-/** GitHub refuses blobs over 100 MB; a larger per-file limit could never be honoured. */
-const MAX_BYTES_PER_FILE = 100 * 1024 * 1024;
-/**
- * What a perimeter is given for every key perimeters.yml leaves out: every tool, nothing to read or write,
- * any branch, the default limits, no exceptions.
- */
-function defaultPerimeterSpec(name) {
-    return {
-        name,
-        tools: [...TOOL_NAMES],
-        read: [],
-        write: [],
-        branches: null,
-        allowProtected: [],
-        limits: { ...DEFAULT_LIMITS },
-        allowCredentialFiles: [],
-        allowSecretsIn: [],
-    };
-}
-/** Perimeter names end up in URLs, status contexts and environment variable names. */
-const PERIMETER_NAME_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
-const PERIMETER_NAME_MAX_LENGTH = 63;
-function perimeterNameProblem(name) {
-    if (name.length > PERIMETER_NAME_MAX_LENGTH) {
-        return `name is ${name.length} characters long; at most ${PERIMETER_NAME_MAX_LENGTH} allowed`;
-    }
-    if (!PERIMETER_NAME_PATTERN.test(name)) {
-        return `invalid name ${JSON.stringify(name)}: expected lowercase letters, digits and single hyphens, starting with a letter (e.g. "test-author")`;
-    }
+/** SSH private keys, also under other names (`id_rsa_github`, `id_ed25519-work`); `.pub` files are public. */
+const SSH_KEYS = ['id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519'];
+const SUFFIXES = [
+    '.env',
+    '.pem',
+    '.key',
+    '.p12',
+    '.pfx',
+    '.p8',
+    '.jks',
+    '.keystore',
+    '.kdbx',
+    '.ppk',
+    '.ovpn',
+    '.tfstate',
+    '.tfstate.backup',
+];
+/** Copies that editors and people leave beside a file: `.env~`, `id_rsa.bak`, `.env.orig`. */
+const BACKUP_ENDINGS = /(?:~|\.(?:bak|backup|old|orig|save|swp|tmp|copy))+$/;
+const ENV_TEMPLATES = new Set([
+    '.env.example',
+    '.env.sample',
+    '.env.template',
+    '.env.dist',
+    '.env-example',
+    '.env-sample',
+    '.env-template',
+    '.env_example',
+    '.env_sample',
+    '.env_template',
+    'example.env',
+    'sample.env',
+    'template.env',
+]);
+const CREDENTIAL_FILE_RULES = Object.freeze([
+    ...EXACT_NAMES,
+    '.env.*',
+    '.env-*',
+    '.env_*',
+    ...SSH_KEYS.map((key) => `${key}*`),
+    ...SUFFIXES.map((suffix) => `*${suffix}`),
+]);
+/** A copy of a credential file (`.env~`, `id_rsa.bak`) answers with its original's rule and this mark. */
+const COPY_MARK = ' (a copy)';
+const exact = new Set(EXACT_NAMES);
+function ruleOfName(name) {
+    if (exact.has(name))
+        return name;
+    if (ENV_TEMPLATES.has(name))
+        return null;
+    for (const separator of ['.', '-', '_'])
+        if (name.startsWith(`.env${separator}`))
+            return `.env${separator}*`;
+    for (const key of SSH_KEYS)
+        if (name.startsWith(key) && !name.endsWith('.pub') && !/^[a-z0-9]/.test(name.slice(key.length)))
+            return `${key}*`;
+    // the longest suffix first: `x.tfstate.backup` is a state backup, not only a backup
+    for (const suffix of [...SUFFIXES].sort((a, b) => b.length - a.length))
+        if (name.endsWith(suffix) && name.length > suffix.length)
+            return `*${suffix}`;
     return null;
+}
+/** The credential-file rule matching this path (`.env`, `*.pem`, `id_rsa*`, ...), or null. */
+function credentialFileRule(path) {
+    const name = foldSegment(path.slice(path.lastIndexOf('/') + 1));
+    const direct = ruleOfName(name);
+    if (direct !== null)
+        return direct;
+    const original = name.replace(BACKUP_ENDINGS, '');
+    if (original === name || original === '')
+        return null;
+    const rule = ruleOfName(original);
+    return rule === null ? null : `${rule}${COPY_MARK}`;
 }
 
 ;// CONCATENATED MODULE: ./src/policy/git-glob.ts
@@ -78232,23 +77932,6 @@ function assignPullRequest(specs, facts) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/policy/config-error.ts
-function formatProblem(problem) {
-    return `${problem.file}:${problem.line}:${problem.column}: ${problem.key}: ${problem.message}`;
-}
-/** message = one line per problem: `file:line:column: key: message` */
-class ConfigError extends Error {
-    code = 'invalid-config';
-    problems;
-    constructor(problems) {
-        super(problems.map(formatProblem).join('\n'));
-        this.name = 'ConfigError';
-        this.problems = problems;
-    }
-}
-
-// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
-var yaml_dist = __nccwpck_require__(8815);
 ;// CONCATENATED MODULE: ./src/policy/agent-files.ts
 /**
  * Every file and directory (`name/**`) coding agents read, in one table: `instructions` are read as
@@ -78522,6 +78205,302 @@ function protectedRule(path, configFile = DEFAULT_CONFIG_FILE, families = []) {
             return entry.rule;
     }
     return null;
+}
+
+;// CONCATENATED MODULE: ./src/policy/tools.ts
+/**
+ * The agent-safe tool catalogue. Repository and branch are fixed by the endpoint, so no tool takes an
+ * owner, repo, ref or branch; branch listing and cross-branch compare are deliberately absent.
+ */
+const TOOL_NAMES = [
+    'get_tree',
+    'get_file',
+    'get_files',
+    'push_files',
+    'list_commits',
+    'get_commit',
+];
+function isToolName(value) {
+    return typeof value === 'string' && TOOL_NAMES.includes(value);
+}
+
+;// CONCATENATED MODULE: ./src/policy/spec.ts
+
+const DEFAULT_LIMITS = Object.freeze({
+    filesPerPush: 100,
+    bytesPerFile: 1_048_576,
+    bytesPerPush: 10_485_760,
+});
+/** GitHub refuses blobs over 100 MB; a larger per-file limit could never be honoured. */
+const MAX_BYTES_PER_FILE = 100 * 1024 * 1024;
+/**
+ * What a perimeter is given for every key perimeters.yml leaves out: every tool, nothing to read or write,
+ * any branch, the default limits, no exceptions.
+ */
+function defaultPerimeterSpec(name) {
+    return {
+        name,
+        tools: [...TOOL_NAMES],
+        read: [],
+        write: [],
+        branches: null,
+        allowProtected: [],
+        limits: { ...DEFAULT_LIMITS },
+        allowCredentialFiles: [],
+        allowSecretsIn: [],
+    };
+}
+/** Perimeter names end up in URLs, status contexts and environment variable names. */
+const PERIMETER_NAME_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+const PERIMETER_NAME_MAX_LENGTH = 63;
+function perimeterNameProblem(name) {
+    if (name.length > PERIMETER_NAME_MAX_LENGTH) {
+        return `name is ${name.length} characters long; at most ${PERIMETER_NAME_MAX_LENGTH} allowed`;
+    }
+    if (!PERIMETER_NAME_PATTERN.test(name)) {
+        return `invalid name ${JSON.stringify(name)}: expected lowercase letters, digits and single hyphens, starting with a letter (e.g. "test-author")`;
+    }
+    return null;
+}
+
+;// CONCATENATED MODULE: ./src/policy/perimeter.ts
+
+
+
+
+
+
+
+/** A PerimeterSpec that cannot be compiled exactly (parseConfig never produces one). */
+class PerimeterSpecError extends Error {
+    perimeter;
+    problems;
+    code = 'invalid-perimeter';
+    constructor(perimeter, problems) {
+        super(`perimeter ${JSON.stringify(perimeter)} is invalid: ${problems.join('; ')}`);
+        this.perimeter = perimeter;
+        this.problems = problems;
+        this.name = 'PerimeterSpecError';
+    }
+}
+const GLOB_KEYS = [
+    ['read', 'read'],
+    ['write', 'write'],
+    ['allowProtected', 'allow-protected'],
+    ['allowCredentialFiles', 'allow-credential-files'],
+    ['allowSecretsIn', 'allow-secrets-in'],
+];
+const OPTIONAL_GLOB_KEYS = [
+    ['deny', 'deny'],
+    ['ownerDeny', 'top-level deny'],
+];
+function specProblems(spec) {
+    const problems = [];
+    const nameProblem = perimeterNameProblem(spec.name);
+    if (nameProblem)
+        problems.push(nameProblem);
+    for (const [field, key] of GLOB_KEYS) {
+        for (const glob of spec[field]) {
+            const problem = globProblem(glob);
+            if (problem)
+                problems.push(`${key}: ${JSON.stringify(glob)}: ${problem}`);
+        }
+    }
+    for (const [field, key] of OPTIONAL_GLOB_KEYS) {
+        for (const glob of spec[field] ?? []) {
+            const problem = globProblem(glob);
+            if (problem)
+                problems.push(`${key}: ${JSON.stringify(glob)}: ${problem}`);
+        }
+    }
+    for (const family of spec.protect ?? [])
+        if (!isOptionalFamily(family))
+            problems.push(`protect: unknown family ${JSON.stringify(family)}`);
+    for (const glob of spec.branches ?? []) {
+        const problem = branchGlobProblem(glob);
+        if (problem)
+            problems.push(`branches: ${JSON.stringify(glob)}: ${problem}`);
+    }
+    for (const glob of spec.pullRequests?.branches ?? []) {
+        const problem = branchGlobProblem(glob);
+        if (problem)
+            problems.push(`pull-requests.branches: ${JSON.stringify(glob)}: ${problem}`);
+    }
+    for (const login of spec.pullRequests?.authors ?? []) {
+        const problem = loginProblem(login);
+        if (problem)
+            problems.push(`pull-requests.authors: ${JSON.stringify(login)}: ${problem}`);
+    }
+    for (const tool of spec.tools)
+        if (!isToolName(tool))
+            problems.push(`tools: unknown tool ${JSON.stringify(tool)}`);
+    return problems;
+}
+/**
+ * Compiles a perimeter's globs once. Throws when the spec is invalid (a spec from parseConfig never is):
+ * a perimeter that cannot be compiled exactly is not served at all.
+ */
+function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
+    const problems = specProblems(spec);
+    if (problems.length > 0) {
+        throw new PerimeterSpecError(spec.name, problems);
+    }
+    const read = glob_compileGlobList(spec.read);
+    const write = glob_compileGlobList(spec.write);
+    const allowProtected = glob_compileGlobList(spec.allowProtected);
+    const allowCredentialFiles = glob_compileGlobList(spec.allowCredentialFiles);
+    const allowSecretsIn = glob_compileGlobList(spec.allowSecretsIn);
+    const deny = glob_compileGlobList(spec.deny ?? []);
+    const ownerDeny = glob_compileGlobList(spec.ownerDeny ?? []);
+    const families = spec.protect ?? [];
+    /** Denials win over every grant, for reads and writes alike. */
+    const denied = (path) => {
+        const own = deny.find(path);
+        if (own !== null)
+            return `deny glob ${JSON.stringify(own)}`;
+        const owner = ownerDeny.find(path);
+        return owner === null ? null : `top-level deny glob ${JSON.stringify(owner)}`;
+    };
+    const branches = spec.branches === null ? null : glob_compileGlobList(spec.branches);
+    const tools = new Set(spec.tools);
+    // canRead and canWrite usually see the same path back to back: remember the last valid one.
+    let lastValid = null;
+    const invalidRule = (path) => {
+        if (path === lastValid)
+            return null;
+        const problem = pathProblem(path);
+        if (problem !== null)
+            return `invalid path: ${problem}`;
+        lastValid = path;
+        return null;
+    };
+    const quoted = new Map([...spec.read, ...spec.write].map((glob) => [glob, JSON.stringify(glob)]));
+    const readRule = new Map(spec.read.map((glob) => [glob, `read glob ${quoted.get(glob)}`]));
+    const writeRule = new Map(spec.write.map((glob) => [glob, `write glob ${quoted.get(glob)}`]));
+    return {
+        name: spec.name,
+        spec,
+        tools,
+        canRead(path) {
+            const invalid = invalidRule(path);
+            if (invalid !== null)
+                return { allowed: false, rule: invalid };
+            const denial = denied(path);
+            if (denial !== null)
+                return { allowed: false, rule: denial };
+            const glob = read.find(path);
+            if (glob === null)
+                return { allowed: false, rule: 'no read glob matches' };
+            const credential = credentialFileRule(path);
+            if (credential !== null) {
+                const allowedBy = allowCredentialFiles.find(path);
+                if (allowedBy === null)
+                    return { allowed: false, rule: `credential file: ${credential}` };
+                return {
+                    allowed: true,
+                    rule: `read glob ${JSON.stringify(glob)}, allow-credential-files ${JSON.stringify(allowedBy)}`,
+                };
+            }
+            return { allowed: true, rule: readRule.get(glob) };
+        },
+        canWrite(path) {
+            const invalid = invalidRule(path);
+            if (invalid !== null)
+                return { allowed: false, rule: invalid };
+            const denial = denied(path);
+            if (denial !== null)
+                return { allowed: false, rule: denial };
+            const glob = write.find(path);
+            if (glob === null)
+                return { allowed: false, rule: 'no write glob matches' };
+            const protectedBy = protectedRule(path, configFile, families);
+            if (protectedBy !== null) {
+                const allowedBy = allowProtected.find(path);
+                if (allowedBy === null)
+                    return { allowed: false, rule: `protected: ${protectedBy}` };
+                return {
+                    allowed: true,
+                    rule: `write glob ${JSON.stringify(glob)}, allow-protected ${JSON.stringify(allowedBy)}`,
+                };
+            }
+            return { allowed: true, rule: writeRule.get(glob) };
+        },
+        allowsBranch(branch) {
+            if (typeof branch !== 'string' || branch === '')
+                return false;
+            return branches === null || branches.find(branch) !== null;
+        },
+        allowsSecretsIn(path) {
+            return pathProblem(path) === null ? allowSecretsIn.find(path) : null;
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/policy/exposure.ts
+
+/**
+ * Which perimeters a gateway exposes, the one rule for the action, its gateway process, `perimeter serve`
+ * and every other way of starting a gateway. It fails closed:
+ * 1. the perimeters named (all of perimeters.yml's when none are named, in file order);
+ * 2. a name the file does not define is an error, and so is an empty selection;
+ * 3. a selected perimeter that may not be bound to the branch (its `branches`) is an error, never skipped.
+ * The action then applies the `trust` rule to the trigger (src/action/trust-gate.ts).
+ */
+function selectPerimeters(config, names, branch) {
+    const defined = config.perimeters.map((p) => p.name);
+    const chosen = names ?? defined;
+    const unknown = chosen.filter((n) => !defined.includes(n));
+    if (unknown.length > 0) {
+        throw new ExposureError('unknown-perimeter', `no perimeter named ${quoted(unknown)} in ${config.file}; it defines ${quoted(defined) || 'none'}`, unknown);
+    }
+    if (chosen.length === 0)
+        throw new ExposureError('no-perimeter', `${config.file} defines no perimeters`, []);
+    const perimeters = config.perimeters
+        .filter((spec) => chosen.includes(spec.name))
+        .map((spec) => compilePerimeter(spec, config.file));
+    checkBranch(perimeters, branch);
+    return perimeters;
+}
+/** Throws unless every perimeter may be bound to `branch`. */
+function checkBranch(perimeters, branch) {
+    const refused = perimeters.filter((p) => !p.allowsBranch(branch));
+    if (refused.length === 0)
+        return;
+    const lines = refused.map((p) => `perimeter "${p.name}" allows branches ${JSON.stringify(p.spec.branches)}`);
+    throw new ExposureError('branch-not-allowed', `branch ${JSON.stringify(branch)} is not allowed for ${refused.length === 1 ? 'this perimeter' : 'these perimeters'}: ` +
+        lines.join('; '), refused.map((p) => p.name));
+}
+class ExposureError extends Error {
+    code;
+    perimeters;
+    name = 'ExposureError';
+    constructor(code, message, 
+    /** the perimeters the problem is about: the unknown names, or the ones refusing the branch */
+    perimeters) {
+        super(message);
+        this.code = code;
+        this.perimeters = perimeters;
+    }
+}
+function quoted(names) {
+    return names.map((n) => JSON.stringify(n)).join(', ');
+}
+
+// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
+var yaml_dist = __nccwpck_require__(8815);
+;// CONCATENATED MODULE: ./src/policy/config-error.ts
+function formatProblem(problem) {
+    return `${problem.file}:${problem.line}:${problem.column}: ${problem.key}: ${problem.message}`;
+}
+/** message = one line per problem: `file:line:column: key: message` */
+class ConfigError extends Error {
+    code = 'invalid-config';
+    problems;
+    constructor(problems) {
+        super(problems.map(formatProblem).join('\n'));
+        this.name = 'ConfigError';
+        this.problems = problems;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/policy/trust.ts
@@ -79067,396 +79046,6 @@ function parseConfig(text, file = DEFAULT_CONFIG_FILE) {
     }
     return { version: 1, file, perimeters, trust };
 }
-
-;// CONCATENATED MODULE: ./src/policy/credentials.ts
-
-/**
- * Files that usually hold credentials. Matched on the file name alone, at any depth, case- and
- * Unicode-insensitively (see foldSegment). Rules are shown to users as written here.
- * Sources beside our own: the file names gitleaks' and trufflehog's rules and GitHub's secret-scanning
- * docs name as credential stores; names that are mostly ordinary configuration (`*.tfvars`,
- * `config.json`) stay readable, their secret-named values are hidden by the content filter.
- */
-const EXACT_NAMES = [
-    '.env',
-    '.envrc',
-    '.netrc',
-    '_netrc',
-    '.pgpass',
-    '.pypirc',
-    '.npmrc',
-    '.git-credentials',
-    '.htpasswd',
-    '.s3cfg',
-    '.boto',
-    '.dockercfg',
-    '.vault-token',
-    '.terraformrc',
-    'terraform.rc',
-    'credentials',
-    'secring.gpg',
-    '.my.cnf',
-    '.bash_history',
-    '.zsh_history',
-    '.psql_history',
-    '.mysql_history',
-];
-/** SSH private keys, also under other names (`id_rsa_github`, `id_ed25519-work`); `.pub` files are public. */
-const SSH_KEYS = ['id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519'];
-const SUFFIXES = [
-    '.env',
-    '.pem',
-    '.key',
-    '.p12',
-    '.pfx',
-    '.p8',
-    '.jks',
-    '.keystore',
-    '.kdbx',
-    '.ppk',
-    '.ovpn',
-    '.tfstate',
-    '.tfstate.backup',
-];
-/** Copies that editors and people leave beside a file: `.env~`, `id_rsa.bak`, `.env.orig`. */
-const BACKUP_ENDINGS = /(?:~|\.(?:bak|backup|old|orig|save|swp|tmp|copy))+$/;
-const ENV_TEMPLATES = new Set([
-    '.env.example',
-    '.env.sample',
-    '.env.template',
-    '.env.dist',
-    '.env-example',
-    '.env-sample',
-    '.env-template',
-    '.env_example',
-    '.env_sample',
-    '.env_template',
-    'example.env',
-    'sample.env',
-    'template.env',
-]);
-const CREDENTIAL_FILE_RULES = Object.freeze([
-    ...EXACT_NAMES,
-    '.env.*',
-    '.env-*',
-    '.env_*',
-    ...SSH_KEYS.map((key) => `${key}*`),
-    ...SUFFIXES.map((suffix) => `*${suffix}`),
-]);
-/** A copy of a credential file (`.env~`, `id_rsa.bak`) answers with its original's rule and this mark. */
-const COPY_MARK = ' (a copy)';
-const exact = new Set(EXACT_NAMES);
-function ruleOfName(name) {
-    if (exact.has(name))
-        return name;
-    if (ENV_TEMPLATES.has(name))
-        return null;
-    for (const separator of ['.', '-', '_'])
-        if (name.startsWith(`.env${separator}`))
-            return `.env${separator}*`;
-    for (const key of SSH_KEYS)
-        if (name.startsWith(key) && !name.endsWith('.pub') && !/^[a-z0-9]/.test(name.slice(key.length)))
-            return `${key}*`;
-    // the longest suffix first: `x.tfstate.backup` is a state backup, not only a backup
-    for (const suffix of [...SUFFIXES].sort((a, b) => b.length - a.length))
-        if (name.endsWith(suffix) && name.length > suffix.length)
-            return `*${suffix}`;
-    return null;
-}
-/** The credential-file rule matching this path (`.env`, `*.pem`, `id_rsa*`, ...), or null. */
-function credentialFileRule(path) {
-    const name = foldSegment(path.slice(path.lastIndexOf('/') + 1));
-    const direct = ruleOfName(name);
-    if (direct !== null)
-        return direct;
-    const original = name.replace(BACKUP_ENDINGS, '');
-    if (original === name || original === '')
-        return null;
-    const rule = ruleOfName(original);
-    return rule === null ? null : `${rule}${COPY_MARK}`;
-}
-
-;// CONCATENATED MODULE: ./src/policy/perimeter.ts
-
-
-
-
-
-
-
-/** A PerimeterSpec that cannot be compiled exactly (parseConfig never produces one). */
-class PerimeterSpecError extends Error {
-    perimeter;
-    problems;
-    code = 'invalid-perimeter';
-    constructor(perimeter, problems) {
-        super(`perimeter ${JSON.stringify(perimeter)} is invalid: ${problems.join('; ')}`);
-        this.perimeter = perimeter;
-        this.problems = problems;
-        this.name = 'PerimeterSpecError';
-    }
-}
-const GLOB_KEYS = [
-    ['read', 'read'],
-    ['write', 'write'],
-    ['allowProtected', 'allow-protected'],
-    ['allowCredentialFiles', 'allow-credential-files'],
-    ['allowSecretsIn', 'allow-secrets-in'],
-];
-const OPTIONAL_GLOB_KEYS = [
-    ['deny', 'deny'],
-    ['ownerDeny', 'top-level deny'],
-];
-function specProblems(spec) {
-    const problems = [];
-    const nameProblem = perimeterNameProblem(spec.name);
-    if (nameProblem)
-        problems.push(nameProblem);
-    for (const [field, key] of GLOB_KEYS) {
-        for (const glob of spec[field]) {
-            const problem = globProblem(glob);
-            if (problem)
-                problems.push(`${key}: ${JSON.stringify(glob)}: ${problem}`);
-        }
-    }
-    for (const [field, key] of OPTIONAL_GLOB_KEYS) {
-        for (const glob of spec[field] ?? []) {
-            const problem = globProblem(glob);
-            if (problem)
-                problems.push(`${key}: ${JSON.stringify(glob)}: ${problem}`);
-        }
-    }
-    for (const family of spec.protect ?? [])
-        if (!isOptionalFamily(family))
-            problems.push(`protect: unknown family ${JSON.stringify(family)}`);
-    for (const glob of spec.branches ?? []) {
-        const problem = branchGlobProblem(glob);
-        if (problem)
-            problems.push(`branches: ${JSON.stringify(glob)}: ${problem}`);
-    }
-    for (const glob of spec.pullRequests?.branches ?? []) {
-        const problem = branchGlobProblem(glob);
-        if (problem)
-            problems.push(`pull-requests.branches: ${JSON.stringify(glob)}: ${problem}`);
-    }
-    for (const login of spec.pullRequests?.authors ?? []) {
-        const problem = loginProblem(login);
-        if (problem)
-            problems.push(`pull-requests.authors: ${JSON.stringify(login)}: ${problem}`);
-    }
-    for (const tool of spec.tools)
-        if (!isToolName(tool))
-            problems.push(`tools: unknown tool ${JSON.stringify(tool)}`);
-    return problems;
-}
-/**
- * Compiles a perimeter's globs once. Throws when the spec is invalid (a spec from parseConfig never is):
- * a perimeter that cannot be compiled exactly is not served at all.
- */
-function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
-    const problems = specProblems(spec);
-    if (problems.length > 0) {
-        throw new PerimeterSpecError(spec.name, problems);
-    }
-    const read = glob_compileGlobList(spec.read);
-    const write = glob_compileGlobList(spec.write);
-    const allowProtected = glob_compileGlobList(spec.allowProtected);
-    const allowCredentialFiles = glob_compileGlobList(spec.allowCredentialFiles);
-    const allowSecretsIn = glob_compileGlobList(spec.allowSecretsIn);
-    const deny = glob_compileGlobList(spec.deny ?? []);
-    const ownerDeny = glob_compileGlobList(spec.ownerDeny ?? []);
-    const families = spec.protect ?? [];
-    /** Denials win over every grant, for reads and writes alike. */
-    const denied = (path) => {
-        const own = deny.find(path);
-        if (own !== null)
-            return `deny glob ${JSON.stringify(own)}`;
-        const owner = ownerDeny.find(path);
-        return owner === null ? null : `top-level deny glob ${JSON.stringify(owner)}`;
-    };
-    const branches = spec.branches === null ? null : glob_compileGlobList(spec.branches);
-    const tools = new Set(spec.tools);
-    // canRead and canWrite usually see the same path back to back: remember the last valid one.
-    let lastValid = null;
-    const invalidRule = (path) => {
-        if (path === lastValid)
-            return null;
-        const problem = pathProblem(path);
-        if (problem !== null)
-            return `invalid path: ${problem}`;
-        lastValid = path;
-        return null;
-    };
-    const quoted = new Map([...spec.read, ...spec.write].map((glob) => [glob, JSON.stringify(glob)]));
-    const readRule = new Map(spec.read.map((glob) => [glob, `read glob ${quoted.get(glob)}`]));
-    const writeRule = new Map(spec.write.map((glob) => [glob, `write glob ${quoted.get(glob)}`]));
-    return {
-        name: spec.name,
-        spec,
-        tools,
-        canRead(path) {
-            const invalid = invalidRule(path);
-            if (invalid !== null)
-                return { allowed: false, rule: invalid };
-            const denial = denied(path);
-            if (denial !== null)
-                return { allowed: false, rule: denial };
-            const glob = read.find(path);
-            if (glob === null)
-                return { allowed: false, rule: 'no read glob matches' };
-            const credential = credentialFileRule(path);
-            if (credential !== null) {
-                const allowedBy = allowCredentialFiles.find(path);
-                if (allowedBy === null)
-                    return { allowed: false, rule: `credential file: ${credential}` };
-                return {
-                    allowed: true,
-                    rule: `read glob ${JSON.stringify(glob)}, allow-credential-files ${JSON.stringify(allowedBy)}`,
-                };
-            }
-            return { allowed: true, rule: readRule.get(glob) };
-        },
-        canWrite(path) {
-            const invalid = invalidRule(path);
-            if (invalid !== null)
-                return { allowed: false, rule: invalid };
-            const denial = denied(path);
-            if (denial !== null)
-                return { allowed: false, rule: denial };
-            const glob = write.find(path);
-            if (glob === null)
-                return { allowed: false, rule: 'no write glob matches' };
-            const protectedBy = protectedRule(path, configFile, families);
-            if (protectedBy !== null) {
-                const allowedBy = allowProtected.find(path);
-                if (allowedBy === null)
-                    return { allowed: false, rule: `protected: ${protectedBy}` };
-                return {
-                    allowed: true,
-                    rule: `write glob ${JSON.stringify(glob)}, allow-protected ${JSON.stringify(allowedBy)}`,
-                };
-            }
-            return { allowed: true, rule: writeRule.get(glob) };
-        },
-        allowsBranch(branch) {
-            if (typeof branch !== 'string' || branch === '')
-                return false;
-            return branches === null || branches.find(branch) !== null;
-        },
-        allowsSecretsIn(path) {
-            return pathProblem(path) === null ? allowSecretsIn.find(path) : null;
-        },
-    };
-}
-
-;// CONCATENATED MODULE: ./src/policy/instructions.ts
-
-
-/**
- * Files coding agents read as instructions (or as prompts and rules they follow): what steers an agent
- * before it reads anything else; the `instructions` rows of AGENT_FILES. Matched at any depth (nested `AGENTS.md` files apply to their subtree),
- * case- and Unicode-insensitively. The gateway serves them from the trusted config ref unless a perimeter
- * says `instructions: branch`, so whoever could push to the bound branch before the job cannot steer
- * the agent through them.
- */
-const RULES = AGENT_FILES.filter((file) => file.use === 'instructions').map((file) => file.entry);
-const NAMES = RULES.filter((rule) => !rule.endsWith('/**'));
-/** Directories whose every file is read as rules, prompts or agent settings. */
-const DIRECTORIES = RULES.filter((rule) => rule.endsWith('/**')).map((rule) => rule.slice(0, -'/**'.length));
-const INSTRUCTION_FILE_RULES = Object.freeze([
-    ...NAMES,
-    ...DIRECTORIES.map((dir) => `${dir}/**`),
-]);
-const names = new Map(NAMES.map((name) => [foldSegment(name), name]));
-const directories = DIRECTORIES.map((dir) => dir.split('/').map(foldSegment));
-/** The rule that makes this path an agent instruction file, or null. */
-function instructionFileRule(path) {
-    const segments = path.split('/').map(foldSegment);
-    const name = names.get(segments.at(-1) ?? '');
-    if (name !== undefined)
-        return name;
-    for (const [i, dir] of directories.entries()) {
-        for (let at = 0; at + dir.length < segments.length; at++)
-            if (dir.every((segment, k) => segments[at + k] === segment))
-                return `${DIRECTORIES[i]}/**`;
-    }
-    return null;
-}
-
-;// CONCATENATED MODULE: ./src/policy/exposure.ts
-
-/**
- * Which perimeters a gateway exposes, the one rule for the action, its gateway process, `perimeter serve`
- * and every other way of starting a gateway. It fails closed:
- * 1. the perimeters named (all of perimeters.yml's when none are named, in file order);
- * 2. a name the file does not define is an error, and so is an empty selection;
- * 3. a selected perimeter that may not be bound to the branch (its `branches`) is an error, never skipped.
- * The action then applies the `trust` rule to the trigger (src/action/trust-gate.ts).
- */
-function selectPerimeters(config, names, branch) {
-    const defined = config.perimeters.map((p) => p.name);
-    const chosen = names ?? defined;
-    const unknown = chosen.filter((n) => !defined.includes(n));
-    if (unknown.length > 0) {
-        throw new ExposureError('unknown-perimeter', `no perimeter named ${quoted(unknown)} in ${config.file}; it defines ${quoted(defined) || 'none'}`, unknown);
-    }
-    if (chosen.length === 0)
-        throw new ExposureError('no-perimeter', `${config.file} defines no perimeters`, []);
-    const perimeters = config.perimeters
-        .filter((spec) => chosen.includes(spec.name))
-        .map((spec) => compilePerimeter(spec, config.file));
-    checkBranch(perimeters, branch);
-    return perimeters;
-}
-/** Throws unless every perimeter may be bound to `branch`. */
-function checkBranch(perimeters, branch) {
-    const refused = perimeters.filter((p) => !p.allowsBranch(branch));
-    if (refused.length === 0)
-        return;
-    const lines = refused.map((p) => `perimeter "${p.name}" allows branches ${JSON.stringify(p.spec.branches)}`);
-    throw new ExposureError('branch-not-allowed', `branch ${JSON.stringify(branch)} is not allowed for ${refused.length === 1 ? 'this perimeter' : 'these perimeters'}: ` +
-        lines.join('; '), refused.map((p) => p.name));
-}
-class ExposureError extends Error {
-    code;
-    perimeters;
-    name = 'ExposureError';
-    constructor(code, message, 
-    /** the perimeters the problem is about: the unknown names, or the ones refusing the branch */
-    perimeters) {
-        super(message);
-        this.code = code;
-        this.perimeters = perimeters;
-    }
-}
-function quoted(names) {
-    return names.map((n) => JSON.stringify(n)).join(', ');
-}
-
-;// CONCATENATED MODULE: ./src/policy/index.ts
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-;// CONCATENATED MODULE: ./src/safety/answer-filter.ts
-/** What the gateway knows of content safety: one filter every answer passes through, one check every write. */
-/** The identity filter: hides nothing, finds nothing. */
-const NO_FILTER = {
-    redact: (text) => Promise.resolve({ text, hidden: 0, kinds: {} }),
-    findCredentials: () => Promise.resolve([]),
-};
 
 ;// CONCATENATED MODULE: ./src/safety/placeholders.ts
 /**
@@ -81633,10 +81222,6 @@ function createSecretFilter(options = {}) {
         stats: () => ({ scans, cached }),
     };
 }
-
-;// CONCATENATED MODULE: ./src/safety/index.ts
-
-
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
 const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
@@ -86409,6 +85994,14 @@ class StreamableHTTPServerTransport {
     }
 }
 //# sourceMappingURL=streamableHttp.js.map
+;// CONCATENATED MODULE: ./src/safety/answer-filter.ts
+/** What the gateway knows of content safety: one filter every answer passes through, one check every write. */
+/** The identity filter: hides nothing, finds nothing. */
+const NO_FILTER = {
+    redact: (text) => Promise.resolve({ text, hidden: 0, kinds: {} }),
+    findCredentials: () => Promise.resolve([]),
+};
+
 ;// CONCATENATED MODULE: ./src/gateway/serving/bearer-secret.ts
 /**
  * The shortest bearer secret an endpoint accepts: a fixed secret must be as hard to guess as the random ones
@@ -87027,6 +86620,40 @@ function tooLarge(entry, size) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/policy/instructions.ts
+
+
+/**
+ * Files coding agents read as instructions (or as prompts and rules they follow): what steers an agent
+ * before it reads anything else; the `instructions` rows of AGENT_FILES. Matched at any depth (nested `AGENTS.md` files apply to their subtree),
+ * case- and Unicode-insensitively. The gateway serves them from the trusted config ref unless a perimeter
+ * says `instructions: branch`, so whoever could push to the bound branch before the job cannot steer
+ * the agent through them.
+ */
+const RULES = AGENT_FILES.filter((file) => file.use === 'instructions').map((file) => file.entry);
+const NAMES = RULES.filter((rule) => !rule.endsWith('/**'));
+/** Directories whose every file is read as rules, prompts or agent settings. */
+const DIRECTORIES = RULES.filter((rule) => rule.endsWith('/**')).map((rule) => rule.slice(0, -'/**'.length));
+const INSTRUCTION_FILE_RULES = Object.freeze([
+    ...NAMES,
+    ...DIRECTORIES.map((dir) => `${dir}/**`),
+]);
+const names = new Map(NAMES.map((name) => [foldSegment(name), name]));
+const directories = DIRECTORIES.map((dir) => dir.split('/').map(foldSegment));
+/** The rule that makes this path an agent instruction file, or null. */
+function instructionFileRule(path) {
+    const segments = path.split('/').map(foldSegment);
+    const name = names.get(segments.at(-1) ?? '');
+    if (name !== undefined)
+        return name;
+    for (const [i, dir] of directories.entries()) {
+        for (let at = 0; at + dir.length < segments.length; at++)
+            if (dir.every((segment, k) => segments[at + k] === segment))
+                return `${DIRECTORIES[i]}/**`;
+    }
+    return null;
+}
+
 ;// CONCATENATED MODULE: ./src/gateway/reads/tree-index.ts
 
 /** A whole tree, every entry by its full path, and what one perimeter may see of it. */
@@ -87039,7 +86666,7 @@ class TreeIndex {
         this.sha = sha;
         for (const entry of entries) {
             this.byPath.set(entry.path, entry);
-            const dir = tree_index_parentOf(entry.path);
+            const dir = parentOf(entry.path);
             const list = this.byDir.get(dir);
             if (list)
                 list.push(entry);
@@ -87066,7 +86693,7 @@ class TreeIndex {
                 if (entry.type === 'tree' || !perimeter.canRead(entry.path).allowed)
                     continue;
                 view.files.add(entry.path);
-                for (let dir = tree_index_parentOf(entry.path); !view.dirs.has(dir); dir = tree_index_parentOf(dir))
+                for (let dir = parentOf(entry.path); !view.dirs.has(dir); dir = parentOf(dir))
                     view.dirs.add(dir);
             }
             this.visible.set(perimeter.name, view);
@@ -87074,7 +86701,7 @@ class TreeIndex {
         return view;
     }
 }
-function tree_index_parentOf(path) {
+function parentOf(path) {
     const slash = path.lastIndexOf('/');
     return slash < 0 ? '' : path.slice(0, slash);
 }
@@ -87088,7 +86715,7 @@ function indexAfterPush(base, written, deletions, expected) {
     // a file written where a folder was replaces the folder: nothing below it stays
     const files = new Set(written.map((f) => f.path));
     const underFile = (path) => {
-        for (let dir = tree_index_parentOf(path); dir !== ''; dir = tree_index_parentOf(dir))
+        for (let dir = parentOf(path); dir !== ''; dir = parentOf(dir))
             if (files.has(dir))
                 return true;
         return false;
@@ -87102,7 +86729,7 @@ function indexAfterPush(base, written, deletions, expected) {
     for (const file of written)
         entries.set(file.path, { ...file, type: 'blob' });
     for (const path of [...deletions, ...written.map((f) => f.path)])
-        for (let dir = tree_index_parentOf(path); dir !== ''; dir = tree_index_parentOf(dir))
+        for (let dir = parentOf(path); dir !== ''; dir = parentOf(dir))
             if (!files.has(dir) && !underFile(dir))
                 touched.add(dir);
     for (const dir of touched)
@@ -87110,7 +86737,7 @@ function indexAfterPush(base, written, deletions, expected) {
             entries.set(dir, { path: dir, mode: '040000', type: 'tree', sha: '' });
     const kids = new Map();
     for (const entry of entries.values()) {
-        const dir = tree_index_parentOf(entry.path);
+        const dir = parentOf(entry.path);
         const names = kids.get(dir) ?? new Map();
         kids.set(dir, names);
         names.set(entry.path.slice(dir === '' ? 0 : dir.length + 1), entry);
@@ -87118,7 +86745,7 @@ function indexAfterPush(base, written, deletions, expected) {
     const depth = (path) => path.split('/').length;
     for (const dir of [...touched].filter((d) => d !== '').sort((a, b) => depth(b) - depth(a))) {
         const names = kids.get(dir);
-        const parent = kids.get(tree_index_parentOf(dir));
+        const parent = kids.get(parentOf(dir));
         const name = dir.slice(dir.lastIndexOf('/') + 1);
         if (!names || names.size === 0) {
             entries.delete(dir);
@@ -87178,7 +86805,7 @@ class TrustedInstructions {
                 entries.set(entry.path, entry);
         for (const entry of trusted) {
             entries.set(entry.path, entry);
-            for (let dir = tree_index_parentOf(entry.path); dir !== '' && !entries.has(dir); dir = tree_index_parentOf(dir))
+            for (let dir = parentOf(entry.path); dir !== '' && !entries.has(dir); dir = parentOf(dir))
                 entries.set(dir, { path: dir, mode: '040000', type: 'tree', sha: '' });
         }
         // the SHA names the branch's tree for the caches that key on it; what is in it differs by design
@@ -87420,7 +87047,7 @@ var picomatch = __nccwpck_require__(4006);
 var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
 ;// CONCATENATED MODULE: ./src/gateway/reads/batched-diff.ts
 /** rounds of batched reads before giving up on a pair */
-const batched_diff_MAX_ROUNDS = 16;
+const MAX_ROUNDS = 16;
 /**
  * Each round reads only trees that differ, two levels of each: small answers, so many trees a call. Two
  * levels, not one, halve the rounds for a change deep in the tree at the cost of the unchanged siblings'
@@ -87447,7 +87074,7 @@ async function differsWhere(upstream, pairs, wanted) {
                 if (sha !== null && !listings.has(sha))
                     missing.add(sha);
         if (missing.size > 0) {
-            const got = round < batched_diff_MAX_ROUNDS && upstream.getTrees
+            const got = round < MAX_ROUNDS && upstream.getTrees
                 ? await upstream.getTrees([...missing], { levels: batched_diff_LEVELS, perCall: PER_CALL })
                 : new Map();
             for (const [sha, list] of got)
@@ -88575,11 +88202,6 @@ class Ledger {
         await this.handle.close();
     }
 }
-
-;// CONCATENATED MODULE: ./src/ledger/index.ts
-
-
-
 
 ;// CONCATENATED MODULE: ./node_modules/zod/v3/helpers/util.js
 var util_util;
@@ -99012,7 +98634,7 @@ function shapeOf(perimeter, snapshot, plan) {
             else
                 inTheWay(path, filesBelow(snapshot, path));
         }
-        for (let dir = tree_index_parentOf(path); dir !== ''; dir = tree_index_parentOf(dir)) {
+        for (let dir = parentOf(path); dir !== ''; dir = parentOf(dir)) {
             const entry = index.get(dir);
             if (entry && entry.type !== 'tree') {
                 if (seen.files.has(dir))
@@ -99088,7 +98710,7 @@ function writtenFiles(plan, changes, blobs) {
     return plan.files.map((file) => ({
         path: file.path,
         mode: modes.get(file.path),
-        sha: blobs.get(file.path) ?? git_objects_blobSha(file.bytes),
+        sha: blobs.get(file.path) ?? blobSha(file.bytes),
         size: file.bytes.length,
     }));
 }
@@ -99247,7 +98869,7 @@ function unchangedAt(perimeter, base, plan) {
             const entry = base.index.get(f.path);
             return (entry?.type === 'blob' &&
                 entry.mode === '100644' &&
-                entry.sha === git_objects_blobSha(f.bytes) &&
+                entry.sha === blobSha(f.bytes) &&
                 perimeter.canRead(f.path).allowed);
         }));
 }
@@ -99350,7 +98972,7 @@ function written(plan) {
     return plan.files.map((f) => ({
         path: f.path,
         mode: '100644',
-        sha: git_objects_blobSha(f.bytes),
+        sha: blobSha(f.bytes),
         size: f.bytes.length,
     }));
 }
@@ -99389,6 +99011,268 @@ class Pusher {
             throw refusal(scan.problems, notes);
         }
         return this.landing.land(perimeter, { message: request.message, files, deletions, unscanned: scan.unscanned }, notes);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/whole-tree.ts
+
+
+/** Entries kept across the trees remembered whole (100,000 took 23 MB of heap); the oldest are forgotten beyond it. */
+const KEEP_ENTRIES = 500_000;
+/** rounds of batched reads for one prefetch (each goes GraphQL's LEVELS deeper) */
+const whole_tree_MAX_ROUNDS = 8;
+const whole_tree_parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+const nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
+/**
+ * Every entry below a tree (paths relative to it), in as few requests as GitHub allows. One recursive
+ * listing when GitHub gives it whole. GitHub truncates a recursive listing at 100,000 entries or 7 MB
+ * (https://docs.github.com/en/rest/git/trees#get-a-tree); then every directory the truncated listing did
+ * hold whole is kept, each proven by recomputing its tree SHA from the entries listed for it, the tree
+ * itself is listed plainly, and only its other children are listed again, recursively, going deeper only
+ * where a child's own recursive listing is truncated too. Trees are addressed by SHA: what was listed whole
+ * once is never listed again.
+ */
+class WholeTrees {
+    upstream;
+    whole = new Map();
+    /** the same lists once they have arrived, for building larger trees from them without waiting */
+    settled = new Map();
+    sizes = new Map();
+    /** direct listings proven from a truncated recursive listing, by tree SHA */
+    direct = new Map();
+    truncatedTrees = new Set();
+    kept = 0;
+    constructor(upstream) {
+        this.upstream = upstream;
+    }
+    /** Whether GitHub truncated the recursive listing of this tree (as far as this object has asked). */
+    wasTruncated(sha) {
+        return this.truncatedTrees.has(sha);
+    }
+    /**
+     * The whole tree. `plainFirst` skips the recursive listing of `sha` itself (not of its children): for a
+     * tree expected to be truncated, such as the next root of a repository whose last root was.
+     */
+    list(sha, options = {}) {
+        const known = this.whole.get(sha);
+        if (known)
+            return known;
+        const pending = this.load(sha, options.plainFirst ?? false);
+        this.whole.set(sha, pending);
+        pending.then((entries) => this.keep(sha, entries), () => this.whole.delete(sha));
+        return pending;
+    }
+    /** The tree when it is already known whole (listed, proven or built), without asking. */
+    known(sha) {
+        return this.whole.get(sha);
+    }
+    /**
+     * The tree from its one recursive listing when that is whole, or proves it whole; otherwise null (what
+     * the listing proves of the tree's subdirectories is kept).
+     */
+    async once(sha) {
+        const known = this.whole.get(sha);
+        if (known)
+            return known;
+        const listing = await this.upstream.getTreeRecursive(sha);
+        if (!listing.truncated) {
+            this.remember(sha, listing.entries);
+            return listing.entries;
+        }
+        this.truncatedTrees.add(sha);
+        const proven = this.learn(sha, listing.entries);
+        if (proven)
+            this.remember(sha, proven);
+        return proven;
+    }
+    /** A tree's direct entries: proven from a truncated listing, or one plain listing. */
+    async plain(sha) {
+        return this.direct.get(sha) ?? (await this.upstream.getTree(sha));
+    }
+    /** Remembers a tree known whole by other means (a tree built locally and checked against its SHA). */
+    remember(sha, entries) {
+        if (this.whole.has(sha))
+            return;
+        this.whole.set(sha, Promise.resolve(entries));
+        this.keep(sha, entries);
+    }
+    /**
+     * Makes the trees known whole that batched reads can bring (Upstream.getTrees): the direct listings of
+     * everything below them, a few levels per call, round after round. What they cannot bring stays for REST.
+     */
+    async prefetch(shas) {
+        if (!this.upstream.getTrees)
+            return;
+        for (let round = 0; round < whole_tree_MAX_ROUNDS; round++) {
+            const missing = this.unlisted(shas);
+            if (missing.length === 0)
+                break;
+            const got = await this.upstream.getTrees(missing);
+            if (got.size === 0)
+                return;
+            for (const [sha, list] of got)
+                this.direct.set(sha, list);
+        }
+        for (const sha of shas) {
+            const built = this.assemble(sha);
+            if (built)
+                this.remember(sha, built);
+        }
+    }
+    /** Trees at or below `roots` that are neither known whole nor listed directly, the highest first. */
+    unlisted(roots) {
+        const out = [];
+        const seen = new Set();
+        let level = roots;
+        while (level.length > 0) {
+            const next = [];
+            for (const sha of level) {
+                if (seen.has(sha) || this.whole.has(sha))
+                    continue;
+                seen.add(sha);
+                const list = this.direct.get(sha);
+                if (!list)
+                    out.push(sha);
+                else
+                    for (const entry of list)
+                        if (entry.type === 'tree')
+                            next.push(entry.sha);
+            }
+            level = next;
+        }
+        return out;
+    }
+    /** The whole tree from what is known without asking (direct listings, trees known whole); else null. */
+    assemble(sha) {
+        const settled = this.settled.get(sha);
+        if (settled)
+            return settled;
+        const top = this.direct.get(sha);
+        if (!top)
+            return null;
+        const out = [];
+        for (const entry of top) {
+            out.push(entry);
+            if (entry.type !== 'tree')
+                continue;
+            const below = this.assemble(entry.sha);
+            if (!below)
+                return null;
+            for (const inner of below)
+                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
+        }
+        return out;
+    }
+    async load(sha, plainFirst) {
+        const built = this.assemble(sha);
+        if (built)
+            return built;
+        if (!plainFirst && !this.truncatedTrees.has(sha)) {
+            const listing = await this.upstream.getTreeRecursive(sha);
+            if (!listing.truncated)
+                return listing.entries;
+            this.truncatedTrees.add(sha);
+            const proven = this.learn(sha, listing.entries);
+            if (proven)
+                return proven;
+        }
+        const top = await this.plain(sha);
+        checkNames(sha, top);
+        this.direct.set(sha, top);
+        // Every child not yet known whole, in batched reads first; each then is built or listed as before.
+        await this.prefetch(top.filter((e) => e.type === 'tree' && !this.whole.has(e.sha)).map((e) => e.sha));
+        checkNames(sha, top);
+        const below = await Promise.all(top.map((entry) => (entry.type === 'tree' ? this.list(entry.sha) : Promise.resolve([]))));
+        const out = [];
+        top.forEach((entry, i) => {
+            out.push(entry);
+            for (const inner of below[i])
+                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
+        });
+        return out;
+    }
+    /**
+     * Keeps what a truncated recursive listing of `rootSha` proves: every directory whose listed entries
+     * hash to its SHA has its direct listing; every such directory whose subdirectories are all whole is
+     * whole. Returns the root's entries when the root itself is whole.
+     */
+    learn(rootSha, entries) {
+        const shaOf = new Map([['', rootSha]]);
+        const children = new Map([['', new Map()]]);
+        const unprovable = new Set();
+        for (const entry of entries) {
+            if (entry.type !== 'tree')
+                continue;
+            shaOf.set(entry.path, entry.sha);
+            children.set(entry.path, new Map());
+        }
+        for (const entry of entries) {
+            const parent = whole_tree_parentOf(entry.path);
+            const siblings = children.get(parent);
+            if (!siblings || siblings.has(nameOf(entry.path)))
+                unprovable.add(parent);
+            else
+                siblings.set(nameOf(entry.path), entry);
+        }
+        const deepestFirst = [...children.keys()].sort((a, b) => depth(b) - depth(a));
+        const isWhole = new Set();
+        for (const dir of deepestFirst) {
+            const listed = children.get(dir);
+            if (unprovable.has(dir) || treeSha(listed) !== shaOf.get(dir))
+                continue;
+            if ([...listed.values()].every((e) => e.type !== 'tree' || isWhole.has(e.path)))
+                isWhole.add(dir);
+            else
+                this.direct.set(shaOf.get(dir), [...listed].map(([name, entry]) => ({ ...entry, path: name })));
+        }
+        // every entry joins the largest whole directory above it
+        const outermost = (path) => {
+            let found = null;
+            for (let dir = whole_tree_parentOf(path);; dir = whole_tree_parentOf(dir)) {
+                if (isWhole.has(dir))
+                    found = dir;
+                if (dir === '')
+                    return found;
+            }
+        };
+        const lists = new Map();
+        for (const entry of entries) {
+            const dir = outermost(entry.path);
+            if (dir === null)
+                continue;
+            const list = lists.get(dir) ?? [];
+            lists.set(dir, list);
+            list.push(dir === '' ? entry : { ...entry, path: entry.path.slice(dir.length + 1) });
+        }
+        for (const [dir, list] of lists)
+            if (dir !== '')
+                this.remember(shaOf.get(dir), list);
+        return lists.get('') ?? null;
+    }
+    keep(sha, entries) {
+        if (this.sizes.has(sha))
+            return;
+        this.sizes.set(sha, entries.length);
+        this.settled.set(sha, entries);
+        this.kept += entries.length;
+        for (const [old, n] of this.sizes) {
+            if (this.kept <= KEEP_ENTRIES || old === sha)
+                break;
+            this.sizes.delete(old);
+            this.whole.delete(old);
+            this.settled.delete(old);
+            this.kept -= n;
+        }
+    }
+}
+const depth = (path) => (path === '' ? 0 : path.split('/').length);
+/** A name git forbids (empty, holding "/") or listed twice could join into a path that is not there. */
+function checkNames(sha, entries) {
+    const seen = new Set();
+    for (const { path } of entries) {
+        if (path === '' || path.includes('/') || seen.has(path))
+            throw new UpstreamError('invalid', `tree ${sha} lists an entry named ${JSON.stringify(path)}: expected unique single path segments`);
+        seen.add(path);
     }
 }
 

@@ -33614,7 +33614,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(1858);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5871);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runMain */ .V)();
 process.exit();
@@ -33624,7 +33624,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 1858:
+/***/ 5871:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -36599,7 +36599,7 @@ var external_node_url_ = __nccwpck_require__(3136);
  * Objects addressed by SHA (commits, trees, blobs) never change and are cached for the process lifetime.
  */
 /** Errors from upstream, with messages already scrubbed of credentials. */
-class upstream_UpstreamError extends Error {
+class UpstreamError extends Error {
     code;
     status;
     constructor(code, message, status) {
@@ -36610,328 +36610,2519 @@ class upstream_UpstreamError extends Error {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/git-objects.ts
-
+;// CONCATENATED MODULE: ./src/policy/agent-files.ts
 /**
- * Git's object encoding, so objects made outside GitHub get the SHAs git (and GitHub) gives them:
- * `<type> <size>\0<body>` hashed with SHA-1. https://git-scm.com/book/en/v2/Git-Internals-Git-Objects
+ * Every file and directory (`name/**`) coding agents read, in one table: `instructions` are read as
+ * prompts or rules the agent follows (served from the trusted config ref, src/policy/instructions.ts);
+ * `settings` configure which tools, servers and files it uses. Both steer the next agent, so all of them are
+ * in the protected set's `agents` family (src/policy/protected.ts).
  */
-function objectSha(type, body) {
-    return (0,external_node_crypto_.createHash)('sha1').update(`${type} ${body.byteLength}\0`).update(body).digest('hex');
+const AGENT_FILES = Object.freeze([
+    ['AGENTS.md', 'instructions'],
+    ['AGENTS.override.md', 'instructions'],
+    ['AGENT.md', 'instructions'],
+    ['CLAUDE.md', 'instructions'],
+    ['CLAUDE.local.md', 'instructions'],
+    ['GEMINI.md', 'instructions'],
+    ['QWEN.md', 'instructions'],
+    ['CRUSH.md', 'instructions'],
+    ['copilot-instructions.md', 'instructions'],
+    ['.claude/**', 'instructions'],
+    ['.codex/**', 'instructions'],
+    ['.cursor/**', 'instructions'],
+    ['.cursorrules', 'instructions'],
+    ['.cursorignore', 'settings'],
+    ['.cursorindexingignore', 'settings'],
+    ['.gemini/**', 'instructions'],
+    ['.geminiignore', 'settings'],
+    ['.qwen/**', 'settings'],
+    ['.windsurf/**', 'instructions'],
+    ['.windsurfrules', 'instructions'],
+    ['.codeiumignore', 'settings'],
+    ['.clinerules', 'instructions'],
+    ['.clinerules/**', 'instructions'],
+    ['.clineignore', 'settings'],
+    ['.roo/**', 'instructions'],
+    ['.roorules', 'instructions'],
+    ['.roomodes', 'settings'],
+    ['.rooignore', 'settings'],
+    ['.rules', 'instructions'],
+    ['.kiro/**', 'instructions'],
+    ['.junie/**', 'instructions'],
+    ['.continue/**', 'instructions'],
+    ['.continuerc.json', 'settings'],
+    ['opencode.json', 'settings'],
+    ['opencode.jsonc', 'settings'],
+    ['.opencode/**', 'settings'],
+    ['.aider.conf.yml', 'settings'],
+    ['.aiderignore', 'settings'],
+    ['.goosehints', 'instructions'],
+    ['.augment/**', 'settings'],
+    ['.augment-guidelines', 'instructions'],
+    ['.amazonq/**', 'settings'],
+    ['.trae/**', 'settings'],
+    ['.openhands/**', 'settings'],
+    ['.mcp.json', 'settings'],
+    ['.vscode/mcp.json', 'settings'],
+    ['.github/instructions/**', 'instructions'],
+    ['.github/prompts/**', 'instructions'],
+    ['.github/chatmodes/**', 'instructions'],
+    ['.github/agents/**', 'instructions'],
+    // skills: instructions (SKILL.md) with the scripts they tell the agent to run (Codex, Amp, Copilot)
+    ['.agents/skills/**', 'instructions'],
+    ['.github/skills/**', 'instructions'],
+].map(([entry, use]) => Object.freeze({ entry, use })));
+
+;// CONCATENATED MODULE: ./src/policy/path.ts
+const MAX_PATH_BYTES = 4096;
+const MAX_SEGMENT_BYTES = 255;
+// C0 controls, DEL, C1 controls and the Unicode line and paragraph separators.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+// Zero-width and other invisible code points; HFS+ ignores several of them in file names, so
+// ".gi\u200ct" would land on ".git" there.
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
+const ASCII = /^[\x20-\x7e]*$/;
+const LONE_SURROGATE = /\p{Surrogate}/u;
+function codePoint(char) {
+    return `U+${char.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
 }
-function git_objects_blobSha(content) {
-    return objectSha('blob', content);
-}
-/** Git orders tree entries by name, a tree's name compared as if it ended in "/". */
-function sortKey(name, entry) {
-    return Buffer.from(entry.type === 'tree' ? `${name}/` : name, 'utf8');
-}
-/** Entries in the order git writes them. */
-function git_objects_sortTreeEntries(entries) {
-    return [...entries].sort((a, b) => Buffer.compare(sortKey(a.path, a), sortKey(b.path, b)));
-}
-/** The body of a tree object: per entry `<mode> <name>\0<20-byte sha>`, trees' mode written "40000". */
-function encodeTree(named) {
-    const sorted = [...named].sort(([a, x], [b, y]) => Buffer.compare(sortKey(a, x), sortKey(b, y)));
-    const parts = [];
-    for (const [name, entry] of sorted) {
-        const mode = entry.mode.replace(/^0+/, '');
-        parts.push(Buffer.from(`${mode} ${name}\0`, 'utf8'), Buffer.from(entry.sha, 'hex'));
-    }
-    return Buffer.concat(parts);
+const TRAILING_DOTS_AND_SPACES = /[. ]+$/;
+/**
+ * Case- and compatibility-insensitive form of a name: NFKC, then upper and lower case, so that letters
+ * which only meet in upper case (dotless `ı` and `I`, long `ſ` and `S`) fold together as well.
+ */
+function caseFold(text) {
+    return ASCII.test(text) ? text.toLowerCase() : text.normalize('NFKC').toUpperCase().toLowerCase();
 }
 /**
- * git's id of a tree holding these entries, by name (an entry's own `path`, if it has one, is not read), so
- * what a listing claims can be checked against the SHA that names it.
+ * Folded form of one path segment, the way a case-insensitive or Windows file system could see it:
+ * caseFold, then trailing dots and spaces removed.
  */
-function git_objects_treeSha(entries) {
-    return objectSha('tree', encodeTree([...entries]));
+function foldSegment(segment) {
+    const folded = caseFold(segment);
+    const last = folded.charCodeAt(folded.length - 1);
+    return last === 0x2e || last === 0x20 ? folded.replace(TRAILING_DOTS_AND_SPACES, '') : folded;
 }
-/** treeSha of one tree's direct listing, each entry named by its `path` (as getTree gives them). */
-function git_objects_listingTreeSha(entries) {
-    return objectSha('tree', encodeTree(entries.map((e) => [e.path, e])));
+const DOT_GIT = /^(?:\.git|git~1)[. ]*(?::.*)?$/;
+/** True for `.git` in any case or compatibility form, with trailing dots or spaces, as an NTFS stream or 8.3 name. */
+function isDotGitSegment(segment) {
+    return DOT_GIT.test(caseFold(segment));
 }
-/** `Name <email> <unix seconds> <+hhmm>` from an ISO date (written in UTC). */
-function signatureLine(signature) {
-    const seconds = Math.floor(Date.parse(signature.date) / 1000);
-    return `${signature.name} <${signature.email}> ${seconds} +0000`;
+function segmentProblem(segment, ascii) {
+    if (segment === '')
+        return 'empty segment ("//" or a trailing "/")';
+    if (segment === '.' || segment === '..')
+        return `"${segment}" segment`;
+    const bytes = ascii ? segment.length : Buffer.byteLength(segment, 'utf8');
+    if (bytes > MAX_SEGMENT_BYTES)
+        return `a segment is longer than ${MAX_SEGMENT_BYTES} bytes`;
+    const first = segment.charCodeAt(0) | 0x20; // '.' stays '.', 'G' becomes 'g'
+    if ((!ascii || first === 0x2e || first === 0x67) && isDotGitSegment(segment)) {
+        return `${JSON.stringify(segment)} segment: the git directory is off limits`;
+    }
+    if (!ascii) {
+        const compat = segment.normalize('NFKC');
+        if (compat === '.' || compat === '..' || compat.includes('/') || compat.includes('\\')) {
+            return `${JSON.stringify(segment)} segment folds to ${JSON.stringify(compat)} under Unicode NFKC`;
+        }
+    }
+    return null;
 }
-/** The body of an unsigned commit object. */
-function encodeCommit(commit) {
-    const lines = [
-        `tree ${commit.tree}`,
-        ...commit.parents.map((p) => `parent ${p}`),
-        `author ${signatureLine(commit.author)}`,
-        `committer ${signatureLine(commit.committer)}`,
-    ];
-    return Buffer.from(`${lines.join('\n')}\n\n${commit.message}`, 'utf8');
+/** Why `input` is not a valid repository-relative POSIX path, or null when it is. */
+function pathProblem(input) {
+    if (typeof input !== 'string') {
+        return `expected a string, got ${input === null ? 'null' : Array.isArray(input) ? 'array' : typeof input}`;
+    }
+    if (input === '')
+        return 'empty path';
+    // Printable ASCII (the common case) has no controls, invisibles or surrogates, and one byte per character.
+    const ascii = ASCII.test(input);
+    if (!ascii) {
+        if (LONE_SURROGATE.test(input))
+            return 'not well-formed Unicode (lone surrogate)';
+        const control = CONTROL.exec(input);
+        if (control)
+            return `control character ${codePoint(control[0])}`;
+        const invisible = INVISIBLE.exec(input);
+        if (invisible)
+            return `invisible character ${codePoint(invisible[0])}`;
+    }
+    if (input.length > MAX_PATH_BYTES || (!ascii && Buffer.byteLength(input, 'utf8') > MAX_PATH_BYTES)) {
+        return `longer than ${MAX_PATH_BYTES} bytes`;
+    }
+    if (input.includes('\\'))
+        return 'backslash (paths use "/" only)';
+    if (input.charCodeAt(0) === 0x2f)
+        return 'leading "/" (paths are relative to the repository root)';
+    for (const segment of input.split('/')) {
+        const problem = segmentProblem(segment, ascii);
+        if (problem)
+            return problem;
+    }
+    return null;
 }
-function git_objects_commitSha(commit) {
-    return objectSha('commit', encodeCommit(commit));
+/** Strict repository-relative POSIX path validation: reject, never repair. */
+function validatePath(input) {
+    const reason = pathProblem(input);
+    return reason === null ? { ok: true, path: input } : { ok: false, reason };
 }
 
-;// CONCATENATED MODULE: ./src/github/whole-tree.ts
+;// CONCATENATED MODULE: ./src/policy/protected.ts
 
 
-/** Entries kept across the trees remembered whole (100,000 took 23 MB of heap); the oldest are forgotten beyond it. */
-const KEEP_ENTRIES = 500_000;
-/** rounds of batched reads for one prefetch (each goes GraphQL's LEVELS deeper) */
-const MAX_ROUNDS = 8;
-const parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
-const nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
+const AGENT_ENTRIES = AGENT_FILES.map((file) => file.entry);
+/** Always protected (with the config file itself). */
+const BUILT_IN_FAMILIES = Object.freeze({
+    repository: {
+        why: 'decide who reviews, what runs in CI and how files are checked out; GITHUB_TOKEN cannot even write workflows',
+        entries: ['.github/**', 'CODEOWNERS', '.gitmodules', '.gitattributes'],
+    },
+    agents: {
+        why: 'instructions and settings of coding agents: whoever writes them steers the next agent, in this job, a later one or on a developer machine',
+        // every file agents read (src/policy/agent-files.ts) but those another entry already names: all of
+        // .github is the repository family's, and `name/**` adds nothing where `name` is listed
+        entries: AGENT_ENTRIES.filter((entry) => !entry.startsWith('.github/') &&
+            !(entry.endsWith('/**') && AGENT_ENTRIES.includes(entry.slice(0, -3)))),
+    },
+    hooks: {
+        why: 'run code on the machine of whoever next commits, opens, enters or installs the repository (git hooks, direnv, mise and asdf tool versions, npm settings such as the registry, editor tasks, dev containers), outside any review of the code',
+        entries: [
+            '.husky/**',
+            '.githooks/**',
+            '.pre-commit-config.yaml',
+            '.pre-commit-hooks.yaml',
+            'lefthook.yml',
+            '.lefthook.yml',
+            'lefthook-local.yml',
+            '.envrc',
+            'mise.toml',
+            '.mise.toml',
+            '.tool-versions',
+            '.npmrc',
+            '.vscode/settings.json',
+            '.vscode/tasks.json',
+            '.vscode/launch.json',
+            '.vscode/extensions.json',
+            '.devcontainer/**',
+            '.devcontainer.json',
+        ],
+    },
+});
+/** Protected when perimeters.yml says `protect: [name, ...]` (top level or per perimeter). */
+const OPTIONAL_FAMILIES = Object.freeze({
+    manifests: {
+        why: 'package manifests and lockfiles: a new or changed dependency runs its code in CI and on every machine that installs it',
+        entries: [
+            'package.json',
+            'package-lock.json',
+            'npm-shrinkwrap.json',
+            'yarn.lock',
+            '.yarnrc.yml',
+            '.yarnrc',
+            'pnpm-lock.yaml',
+            'pnpm-workspace.yaml',
+            '.pnpmfile.cjs',
+            'bun.lock',
+            'bun.lockb',
+            'deno.json',
+            'deno.jsonc',
+            'deno.lock',
+            'Cargo.toml',
+            'Cargo.lock',
+            'go.mod',
+            'go.sum',
+            'go.work',
+            'pyproject.toml',
+            'poetry.lock',
+            'uv.lock',
+            'Pipfile',
+            'Pipfile.lock',
+            'requirements*.txt',
+            'setup.py',
+            'setup.cfg',
+            'Gemfile',
+            'Gemfile.lock',
+            '*.gemspec',
+            'composer.json',
+            'composer.lock',
+            'pom.xml',
+            'build.gradle',
+            'build.gradle.kts',
+            'settings.gradle',
+            'settings.gradle.kts',
+            'gradle.lockfile',
+            '*.csproj',
+            'packages.lock.json',
+            'Directory.Packages.props',
+            'Package.swift',
+            'Package.resolved',
+            'mix.exs',
+            'mix.lock',
+            'pubspec.yaml',
+            'pubspec.lock',
+            'flake.nix',
+            'flake.lock',
+        ],
+    },
+    ci: {
+        why: 'pipelines of other CI systems: they run with those systems’ secrets',
+        entries: [
+            '.gitlab-ci.yml',
+            '.circleci/**',
+            '.travis.yml',
+            'azure-pipelines.yml',
+            '.azure-pipelines/**',
+            'Jenkinsfile',
+            '.buildkite/**',
+            'bitbucket-pipelines.yml',
+            '.drone.yml',
+            '.woodpecker/**',
+            '.woodpecker.yml',
+            'cloudbuild.yaml',
+            'buildspec.yml',
+            'appveyor.yml',
+        ],
+    },
+    editors: {
+        why: 'settings of other editors that can run commands when a project opens (JetBrains run configurations, Zed tasks, Vim and Neovim local config)',
+        entries: [
+            '.idea/**',
+            '.zed/**',
+            '.helix/**',
+            '.fleet/**',
+            '.nvim.lua',
+            '.nvimrc',
+            '.exrc',
+            '*.code-workspace',
+        ],
+    },
+});
+const OPTIONAL_FAMILY_NAMES = Object.keys(OPTIONAL_FAMILIES);
+function isOptionalFamily(name) {
+    return Object.hasOwn(OPTIONAL_FAMILIES, name);
+}
+/** Every built-in entry (the config file comes on top). */
+const PROTECTED_ENTRIES = Object.freeze(Object.values(BUILT_IN_FAMILIES).flatMap((family) => family.entries));
+const DEFAULT_CONFIG_FILE = 'perimeters.yml';
+const protected_ASCII = /^[\x20-\x7e]*$/;
+function toEntry(text, rule = text) {
+    const segments = text
+        .replace(/\/\*\*$/, '')
+        .split('/')
+        .filter((s) => s !== '' && s !== '.')
+        .map((s) => {
+        const star = s.indexOf('*');
+        if (star === -1)
+            return foldSegment(s);
+        return { prefix: foldSegment(s.slice(0, star)), suffix: foldSegment(s.slice(star + 1)) };
+    });
+    return { rule, segments };
+}
+function protected_escape(text) {
+    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+const BUILT_IN = PROTECTED_ENTRIES.map((entry) => toEntry(entry));
+const cache = new Map();
+function entriesFor(configFile, families) {
+    const key = `${configFile}\n${families.join(',')}`;
+    let entries = cache.get(key);
+    if (!entries) {
+        const optional = families
+            .filter(isOptionalFamily)
+            .flatMap((name) => OPTIONAL_FAMILIES[name].entries.map((entry) => toEntry(entry, `${entry}, ${name} family`)));
+        const list = [toEntry(configFile), ...BUILT_IN, ...optional].filter((e) => e.segments.length > 0);
+        const firsts = [
+            ...new Set(list.map((e) => {
+                const first = e.segments[0];
+                return typeof first === 'string'
+                    ? protected_escape(first)
+                    : `${protected_escape(first.prefix)}[^/]*${protected_escape(first.suffix)}`;
+            })),
+        ];
+        const prefilter = new RegExp(`(?:^|/)(?:${firsts.join('|')})[. ]*(?:/|$)`, 'i');
+        entries = { list, prefilter };
+        if (cache.size > 16)
+            cache.clear();
+        cache.set(key, entries);
+    }
+    return entries;
+}
+function segmentMatches(segment, pattern) {
+    if (typeof pattern === 'string')
+        return segment === pattern;
+    return (segment.length >= pattern.prefix.length + pattern.suffix.length &&
+        segment.startsWith(pattern.prefix) &&
+        segment.endsWith(pattern.suffix));
+}
+function containsRun(haystack, needle) {
+    outer: for (let i = 0; i + needle.length <= haystack.length; i++) {
+        for (let j = 0; j < needle.length; j++)
+            if (!segmentMatches(haystack[i + j], needle[j]))
+                continue outer;
+        return true;
+    }
+    return false;
+}
 /**
- * Every entry below a tree (paths relative to it), in as few requests as GitHub allows. One recursive
- * listing when GitHub gives it whole. GitHub truncates a recursive listing at 100,000 entries or 7 MB
- * (https://docs.github.com/en/rest/git/trees#get-a-tree); then every directory the truncated listing did
- * hold whole is kept, each proven by recomputing its tree SHA from the entries listed for it, the tree
- * itself is listed plainly, and only its other children are listed again, recursively, going deeper only
- * where a child's own recursive listing is truncated too. Trees are addressed by SHA: what was listed whole
- * once is never listed again.
+ * The protected-set entry matching this (validated) path, or null: the built-in set, the config file, and
+ * the optional `families` switched on. Case/Unicode-NF insensitive, any depth.
  */
-class whole_tree_WholeTrees {
-    upstream;
-    whole = new Map();
-    /** the same lists once they have arrived, for building larger trees from them without waiting */
-    settled = new Map();
-    sizes = new Map();
-    /** direct listings proven from a truncated recursive listing, by tree SHA */
-    direct = new Map();
-    truncatedTrees = new Set();
-    kept = 0;
-    constructor(upstream) {
-        this.upstream = upstream;
+function protectedRule(path, configFile = DEFAULT_CONFIG_FILE, families = []) {
+    const entries = entriesFor(configFile, families);
+    if (protected_ASCII.test(path) && !entries.prefilter.test(path))
+        return null;
+    const segments = path.split('/').map(foldSegment);
+    for (const entry of entries.list) {
+        if (containsRun(segments, entry.segments))
+            return entry.rule;
     }
-    /** Whether GitHub truncated the recursive listing of this tree (as far as this object has asked). */
-    wasTruncated(sha) {
-        return this.truncatedTrees.has(sha);
-    }
-    /**
-     * The whole tree. `plainFirst` skips the recursive listing of `sha` itself (not of its children): for a
-     * tree expected to be truncated, such as the next root of a repository whose last root was.
-     */
-    list(sha, options = {}) {
-        const known = this.whole.get(sha);
-        if (known)
-            return known;
-        const pending = this.load(sha, options.plainFirst ?? false);
-        this.whole.set(sha, pending);
-        pending.then((entries) => this.keep(sha, entries), () => this.whole.delete(sha));
-        return pending;
-    }
-    /** The tree when it is already known whole (listed, proven or built), without asking. */
-    known(sha) {
-        return this.whole.get(sha);
-    }
-    /**
-     * The tree from its one recursive listing when that is whole, or proves it whole; otherwise null (what
-     * the listing proves of the tree's subdirectories is kept).
-     */
-    async once(sha) {
-        const known = this.whole.get(sha);
-        if (known)
-            return known;
-        const listing = await this.upstream.getTreeRecursive(sha);
-        if (!listing.truncated) {
-            this.remember(sha, listing.entries);
-            return listing.entries;
-        }
-        this.truncatedTrees.add(sha);
-        const proven = this.learn(sha, listing.entries);
-        if (proven)
-            this.remember(sha, proven);
-        return proven;
-    }
-    /** A tree's direct entries: proven from a truncated listing, or one plain listing. */
-    async plain(sha) {
-        return this.direct.get(sha) ?? (await this.upstream.getTree(sha));
-    }
-    /** Remembers a tree known whole by other means (a tree built locally and checked against its SHA). */
-    remember(sha, entries) {
-        if (this.whole.has(sha))
-            return;
-        this.whole.set(sha, Promise.resolve(entries));
-        this.keep(sha, entries);
-    }
-    /**
-     * Makes the trees known whole that batched reads can bring (Upstream.getTrees): the direct listings of
-     * everything below them, a few levels per call, round after round. What they cannot bring stays for REST.
-     */
-    async prefetch(shas) {
-        if (!this.upstream.getTrees)
-            return;
-        for (let round = 0; round < MAX_ROUNDS; round++) {
-            const missing = this.unlisted(shas);
-            if (missing.length === 0)
-                break;
-            const got = await this.upstream.getTrees(missing);
-            if (got.size === 0)
-                return;
-            for (const [sha, list] of got)
-                this.direct.set(sha, list);
-        }
-        for (const sha of shas) {
-            const built = this.assemble(sha);
-            if (built)
-                this.remember(sha, built);
-        }
-    }
-    /** Trees at or below `roots` that are neither known whole nor listed directly, the highest first. */
-    unlisted(roots) {
-        const out = [];
-        const seen = new Set();
-        let level = roots;
-        while (level.length > 0) {
-            const next = [];
-            for (const sha of level) {
-                if (seen.has(sha) || this.whole.has(sha))
-                    continue;
-                seen.add(sha);
-                const list = this.direct.get(sha);
-                if (!list)
-                    out.push(sha);
-                else
-                    for (const entry of list)
-                        if (entry.type === 'tree')
-                            next.push(entry.sha);
-            }
-            level = next;
-        }
-        return out;
-    }
-    /** The whole tree from what is known without asking (direct listings, trees known whole); else null. */
-    assemble(sha) {
-        const settled = this.settled.get(sha);
-        if (settled)
-            return settled;
-        const top = this.direct.get(sha);
-        if (!top)
-            return null;
-        const out = [];
-        for (const entry of top) {
-            out.push(entry);
-            if (entry.type !== 'tree')
-                continue;
-            const below = this.assemble(entry.sha);
-            if (!below)
-                return null;
-            for (const inner of below)
-                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
-        }
-        return out;
-    }
-    async load(sha, plainFirst) {
-        const built = this.assemble(sha);
-        if (built)
-            return built;
-        if (!plainFirst && !this.truncatedTrees.has(sha)) {
-            const listing = await this.upstream.getTreeRecursive(sha);
-            if (!listing.truncated)
-                return listing.entries;
-            this.truncatedTrees.add(sha);
-            const proven = this.learn(sha, listing.entries);
-            if (proven)
-                return proven;
-        }
-        const top = await this.plain(sha);
-        checkNames(sha, top);
-        this.direct.set(sha, top);
-        // Every child not yet known whole, in batched reads first; each then is built or listed as before.
-        await this.prefetch(top.filter((e) => e.type === 'tree' && !this.whole.has(e.sha)).map((e) => e.sha));
-        checkNames(sha, top);
-        const below = await Promise.all(top.map((entry) => (entry.type === 'tree' ? this.list(entry.sha) : Promise.resolve([]))));
-        const out = [];
-        top.forEach((entry, i) => {
-            out.push(entry);
-            for (const inner of below[i])
-                out.push({ ...inner, path: `${entry.path}/${inner.path}` });
-        });
-        return out;
-    }
-    /**
-     * Keeps what a truncated recursive listing of `rootSha` proves: every directory whose listed entries
-     * hash to its SHA has its direct listing; every such directory whose subdirectories are all whole is
-     * whole. Returns the root's entries when the root itself is whole.
-     */
-    learn(rootSha, entries) {
-        const shaOf = new Map([['', rootSha]]);
-        const children = new Map([['', new Map()]]);
-        const unprovable = new Set();
-        for (const entry of entries) {
-            if (entry.type !== 'tree')
-                continue;
-            shaOf.set(entry.path, entry.sha);
-            children.set(entry.path, new Map());
-        }
-        for (const entry of entries) {
-            const parent = parentOf(entry.path);
-            const siblings = children.get(parent);
-            if (!siblings || siblings.has(nameOf(entry.path)))
-                unprovable.add(parent);
-            else
-                siblings.set(nameOf(entry.path), entry);
-        }
-        const deepestFirst = [...children.keys()].sort((a, b) => depth(b) - depth(a));
-        const isWhole = new Set();
-        for (const dir of deepestFirst) {
-            const listed = children.get(dir);
-            if (unprovable.has(dir) || treeSha(listed) !== shaOf.get(dir))
-                continue;
-            if ([...listed.values()].every((e) => e.type !== 'tree' || isWhole.has(e.path)))
-                isWhole.add(dir);
-            else
-                this.direct.set(shaOf.get(dir), [...listed].map(([name, entry]) => ({ ...entry, path: name })));
-        }
-        // every entry joins the largest whole directory above it
-        const outermost = (path) => {
-            let found = null;
-            for (let dir = parentOf(path);; dir = parentOf(dir)) {
-                if (isWhole.has(dir))
-                    found = dir;
-                if (dir === '')
-                    return found;
-            }
+    return null;
+}
+
+;// CONCATENATED MODULE: ./src/verify/verify-job.ts
+
+
+
+
+
+
+
+
+/** new commits listed (10 compare pages); a longer job is unchecked, never success */
+const MAX_COMMITS = 1_000;
+const MAX_COMMIT_DIFFS = 50;
+/** All branch and tag heads, as a plain object (it travels from main to post as JSON). */
+async function snapshotRefs(upstream) {
+    return Object.fromEntries([...(await upstream.listRefs())].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+const reason = (error) => (error instanceof Error ? error.message : String(error));
+/**
+ * What the end head is compared with. A branch that existed at the start: its start head. A branch created
+ * during the job: the default branch's start head when the new branch grew from it; otherwise nothing,
+ * and every file on the branch counts as added (strict: nothing unchecked slips through).
+ */
+async function findBaseline(input, startHead, endHead) {
+    if (startHead !== null)
+        return { sha: startHead, label: 'the start of the job' };
+    const { defaultBranch } = await input.upstream.getRepository();
+    const defaultStart = input.start[`refs/heads/${defaultBranch}`];
+    if (defaultBranch !== input.branch &&
+        defaultStart &&
+        (await input.upstream.isAncestor(defaultStart, endHead))) {
+        return {
+            sha: defaultStart,
+            label: `"${defaultBranch}" at the start of the job (the branch was created during the job)`,
         };
-        const lists = new Map();
-        for (const entry of entries) {
-            const dir = outermost(entry.path);
-            if (dir === null)
-                continue;
-            const list = lists.get(dir) ?? [];
-            lists.set(dir, list);
-            list.push(dir === '' ? entry : { ...entry, path: entry.path.slice(dir.length + 1) });
-        }
-        for (const [dir, list] of lists)
-            if (dir !== '')
-                this.remember(shaOf.get(dir), list);
-        return lists.get('') ?? null;
     }
-    keep(sha, entries) {
-        if (this.sizes.has(sha))
-            return;
-        this.sizes.set(sha, entries.length);
-        this.settled.set(sha, entries);
-        this.kept += entries.length;
-        for (const [old, n] of this.sizes) {
-            if (this.kept <= KEEP_ENTRIES || old === sha)
-                break;
-            this.sizes.delete(old);
-            this.whole.delete(old);
-            this.settled.delete(old);
-            this.kept -= n;
-        }
+    return {
+        sha: null,
+        label: `nothing: the branch was created during the job and does not grow from "${defaultBranch}", so every file counts as added`,
+    };
+}
+/** The compare's file list from an ancestor to the end head (the request is shared with the ancestry check). */
+async function changedFiles(upstream, base, endHead) {
+    const comparison = await upstream.compare(base, endHead).catch(() => null);
+    return comparison?.status === 'ahead' ? comparison.files : undefined;
+}
+/**
+ * Recomputes from GitHub what changed during the job and judges it. Never throws for a failed look-up:
+ * whatever could not be checked is named in `unchecked` and keeps the verdict from success.
+ */
+async function verifyJob(input) {
+    const { branch } = input;
+    const ref = `refs/heads/${branch}`;
+    const startHead = input.start[ref] ?? null;
+    const endHead = input.end[ref] ?? null;
+    const facts = {
+        branch,
+        startHead,
+        endHead,
+        baseline: null,
+        historyRewritten: null,
+        changes: [],
+        intermediate: [],
+        refChanges: compareSnapshots(input.start, input.end),
+        start: input.start,
+        newCommits: startHead === endHead || endHead === null ? { shas: [], complete: true } : null,
+        gatewayCommits: [],
+        otherCommits: [],
+        identity: null,
+        ignoreRefs: input.ignoreRefs ?? [],
+        ledger: input.ledger,
+        directPushes: input.directPushes,
+        perimeters: input.perimeters,
+        branchMoves: null,
+        unchecked: [...(input.problems ?? [])],
+        notes: [UNRECORDED_REFS],
+        ledgerExpected: input.ledgerExpected ?? true,
+        foreignStatuses: [],
+        foreignCheckRuns: [],
+    };
+    // Who moved what comes first: it decides which of the bound branch's new commits are this job's.
+    await accountForMoves(input, facts);
+    if (endHead === null) {
+        if (startHead === null)
+            facts.notes.push(`branch "${branch}" does not exist; nothing was pushed to it`);
+    }
+    else if (endHead !== startHead) {
+        // a token that may not write moved nothing: the branch's new commits are others', listed, not examined
+        if (facts.tokenWroteNothing !== undefined)
+            facts.newCommits = { shas: [], complete: true };
+        else
+            await examineBranch(input, facts, endHead);
+    }
+    if (input.receiptWindow)
+        await lookForForgedReceipts(input, input.receiptWindow, facts);
+    return judge(facts);
+}
+/**
+ * The statuses on the receipt's context on every commit a reviewer may look at after the job: every head any
+ * branch held during the job (the bound branch's and each branch created, moved, forced back or deleted),
+ * the end of every other ref that changed, and the bound branch's new commits. One the verification did not
+ * expect is forged. Check runs too, when the receipt is one: on a commit made during the job any of the
+ * receipt's name is forged, whatever times its creator claims.
+ */
+async function lookForForgedReceipts(input, window, facts) {
+    // not the refs others moved or the owner named in ignore-refs: another job's receipt there is not forged
+    const ignored = compileGlobList(input.ignoreRefs ?? []);
+    const moves = [...(facts.branchMoves?.values() ?? [])]
+        .filter((history) => history.ref === `refs/heads/${input.branch}` ||
+        (!history.ref.startsWith(`refs/heads/${MARKER_PREFIX}`) &&
+            !movedByOthersOnly(history.moves, facts.identity) &&
+            ignored.find(history.ref) === null))
+        .flatMap((history) => history.moves);
+    const newCommits = facts.newCommits?.shas ?? [];
+    const shas = [
+        ...new Set([
+            facts.startHead,
+            facts.endHead,
+            ...moves.flatMap((m) => [m.before, m.after]),
+            ...facts.refChanges
+                .filter((change) => ignored.find(change.ref) === null)
+                .map((change) => change.after),
+            ...newCommits,
+        ].filter((sha) => sha !== null && sha !== ZERO_SHA)),
+    ];
+    if (facts.newCommits === null || !facts.newCommits.complete)
+        facts.unchecked.push(`the statuses on "${window.context}" of every new commit (the new commits could not all be listed)`);
+    if (shas.length > MAX_STATUS_COMMITS) {
+        facts.unchecked.push(`the statuses on "${window.context}" of ${shas.length} commits (at most ${MAX_STATUS_COMMITS} are read)`);
+        return;
+    }
+    try {
+        const found = await findForeignStatuses(input.upstream, shas, window);
+        facts.foreignStatuses = found.foreign;
+        for (const sha of found.full)
+            facts.unchecked.push(`a receipt on ${sha.slice(0, 7)}: its context "${window.context}" holds GitHub's most statuses a commit and context may have (${MAX_STATUSES_PER_CONTEXT}), so no status can be posted there; the check run carries this receipt`);
+    }
+    catch (error) {
+        facts.unchecked.push(`the statuses on "${window.context}" during the job: ${reason(error)}`);
+    }
+    if (!window.checkRuns)
+        return;
+    // made during the job: not held by any ref at its start
+    const held = new Set(Object.values(input.start));
+    const fresh = new Set([...newCommits, ...shas.filter((sha) => !held.has(sha))]);
+    try {
+        facts.foreignCheckRuns = await findForeignCheckRuns(input.upstream, shas, window, fresh);
+    }
+    catch (error) {
+        facts.unchecked.push(`the check runs named "${window.context}" during the job: ${reason(error)}`);
     }
 }
-const depth = (path) => (path === '' ? 0 : path.split('/').length);
-/** A name git forbids (empty, holding "/") or listed twice could join into a path that is not there. */
-function checkNames(sha, entries) {
-    const seen = new Set();
-    for (const { path } of entries) {
-        if (path === '' || path.includes('/') || seen.has(path))
-            throw new UpstreamError('invalid', `tree ${sha} lists an entry named ${JSON.stringify(path)}: expected unique single path segments`);
-        seen.add(path);
+/** Said in every receipt: what GitHub keeps no record of, so no verifier can see it (SECURITY.md). */
+const UNRECORDED_REFS = 'GitHub records moves of branches only: a tag or other non-branch ref created and deleted within the job leaves no trace, so refs outside refs/heads are checked by their start and end alone';
+async function examineBranch(input, facts, endHead) {
+    const { upstream } = input;
+    try {
+        if (facts.startHead !== null)
+            facts.historyRewritten = !(await upstream.isAncestor(facts.startHead, endHead));
+    }
+    catch (error) {
+        facts.unchecked.push(`whether the history of "${input.branch}" was rewritten: ${reason(error)}`);
+    }
+    try {
+        facts.baseline = await findBaseline(input, facts.startHead, endHead);
+        if (facts.startHead === null)
+            facts.notes.push(`"${input.branch}" was compared with ${facts.baseline.label}`);
+    }
+    catch (error) {
+        facts.unchecked.push(`the base of the new branch "${input.branch}": ${reason(error)}`);
+        return;
+    }
+    const baseSha = facts.baseline.sha;
+    try {
+        const [baseTree, endTree, hint] = await Promise.all([
+            baseSha === null ? null : upstream.getCommit(baseSha).then((commit) => commit.tree),
+            upstream.getCommit(endHead).then((commit) => commit.tree),
+            baseSha === null || facts.historyRewritten ? undefined : changedFiles(upstream, baseSha, endHead),
+        ]);
+        facts.changes = await diffTrees(upstream, baseTree, endTree, hint);
+    }
+    catch (error) {
+        facts.unchecked.push(`the changed files of "${input.branch}": ${reason(error)}`);
+    }
+    let listed;
+    try {
+        const max = input.maxCommits ?? MAX_COMMITS;
+        // After a force push there is no single base: new is whatever lies above every head the job started with.
+        listed =
+            baseSha !== null && !facts.historyRewritten
+                ? await listNewCommits(upstream, baseSha, endHead, max)
+                : await listCommitsAbove(upstream, endHead, new Set(facts.historyRewritten ? Object.values(input.start) : []), max);
+        facts.newCommits = { shas: listed.commits.map((commit) => commit.sha), complete: listed.complete };
+    }
+    catch (error) {
+        facts.unchecked.push(`the new commits of "${input.branch}": ${reason(error)}`);
+        return;
+    }
+    // A commit not listed is a commit not examined: judge() makes an incomplete list unchecked.
+    if (!listed.complete)
+        return;
+    facts.gatewayCommits = listed.commits.filter((commit) => madeByGateway(commit, input)).map((c) => c.sha);
+    let theirs;
+    try {
+        theirs = await commitsOfOthers(upstream, facts.branchMoves?.get(`refs/heads/${input.branch}`), facts.identity, input.maxCommits ?? MAX_COMMITS);
+    }
+    catch (error) {
+        facts.unchecked.push(`which commits of "${input.branch}" others pushed: ${reason(error)}`);
+        return;
+    }
+    if (theirs.size === 0)
+        return examineCommits(input, facts, listed);
+    facts.otherCommits = listed.commits.filter((commit) => theirs.has(commit.sha)).map((c) => c.sha);
+    await examineOurCommits(input, facts, listed, theirs);
+}
+/**
+ * A commit the ledger claims counts as the gateway's only if GitHub made it: the gateway commits through the
+ * API with no author or committer, so GitHub is the committer (and signs it). A commit made anywhere else
+ * and pushed with git cannot pass as the gateway's, even under a forged ledger.
+ */
+function madeByGateway(commit, input) {
+    return (input.ledger?.ok === true &&
+        input.ledger.commits.includes(commit.sha) &&
+        commit.parents.length === 1 &&
+        commit.committer.email === GITHUB_COMMITTER.email &&
+        commit.committer.name === GITHUB_COMMITTER.name);
+}
+/** The committer of commits made through GitHub's API without one given. */
+const GITHUB_COMMITTER = { name: 'GitHub', email: 'noreply@github.com' };
+/**
+ * Each new commit on its own, for what the net change hides (a file added and removed again). Every commit
+ * is looked at, whatever the ledger says: the gateway's own by its list of changed paths (one request each;
+ * the gateway writes only regular files, checked path by path before it wrote them), the others by their
+ * trees, modes included. A commit left unexamined could hide a change a later one undid: unchecked, never success.
+ */
+async function examineCommits(input, facts, listed) {
+    if (listed.commits.length <= 1)
+        return;
+    if (facts.historyRewritten) {
+        facts.notes.push('after the history rewrite only the net change was checked, not each commit');
+        return;
+    }
+    const gateway = new Set(facts.gatewayCommits);
+    const others = listed.commits.filter((commit) => !gateway.has(commit.sha));
+    const max = input.maxCommitDiffs ?? MAX_COMMIT_DIFFS;
+    if (others.length > max) {
+        facts.unchecked.push(`each of the ${others.length} commits pushed around the gateway (only the net change was checked; at most ${max} are diffed one by one)`);
+        return;
+    }
+    try {
+        const byPaths = await pathsOfCommits(input.upstream, listed.commits.filter((commit) => gateway.has(commit.sha)), facts.changes);
+        const byTrees = await intermediateChanges(input.upstream, [...others, ...byPaths.unlisted], facts.changes);
+        facts.intermediate = mergeChanges(byTrees, byPaths.paths);
+    }
+    catch (error) {
+        facts.unchecked.push(`the changes of each new commit: ${reason(error)}`);
+    }
+}
+/**
+ * When others pushed to the bound branch too, the net change mixes their work with this job's, so it is not
+ * judged: each of this job's commits is, on its own against its first parent (the gateway's by their changed
+ * paths, the others by their trees), and the changes of the commits others brought are listed, not judged.
+ */
+async function examineOurCommits(input, facts, listed, theirs) {
+    const gateway = new Set(facts.gatewayCommits);
+    const ours = listed.commits.filter((commit) => !theirs.has(commit.sha));
+    const direct = ours.filter((commit) => !gateway.has(commit.sha));
+    const max = input.maxCommitDiffs ?? MAX_COMMIT_DIFFS;
+    if (direct.length > max) {
+        facts.unchecked.push(`each of the ${direct.length} commits pushed around the gateway (at most ${max} are diffed one by one)`);
+        return;
+    }
+    try {
+        const byPaths = await pathsOfCommits(input.upstream, ours.filter((commit) => gateway.has(commit.sha)), []);
+        const byTrees = await intermediateChanges(input.upstream, [...direct, ...byPaths.unlisted], []);
+        facts.changes = mergeChanges(byTrees, byPaths.paths);
+        facts.intermediate = [];
+        facts.notes.push(`others pushed ${theirs.size} commit(s) to "${input.branch}" during the job: those were not judged; each of this job's commits was judged on its own`);
+    }
+    catch (error) {
+        facts.unchecked.push(`the changes of this job's commits: ${reason(error)}`);
     }
 }
 
+;// CONCATENATED MODULE: ./src/clients/client-config.ts
+
+
+/**
+ * Every MCP client configuration the gateway's endpoints are handed out in, for the action and for
+ * `perimeter serve` alike: Claude Code's JSON (which the Copilot CLI reads too) and Codex's TOML.
+ */
+/** Prefix of the variables carrying endpoint secrets and URLs: `PERIMETER_TOKEN_IMPLEMENTER`. */
+const ENV_PREFIX = 'PERIMETER';
+/** `PERIMETER_TOKEN_TEST_AUTHOR` for `test-author`. */
+function variableName(kind, perimeter) {
+    return `${ENV_PREFIX}_${kind}_${perimeter.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+}
+/** Throws when two perimeter names map to the same variable (`a-b` and `a_b`). */
+function tokenVariables(names) {
+    const byVariable = new Map();
+    const out = {};
+    for (const name of names) {
+        const variable = variableName('TOKEN', name);
+        const other = byVariable.get(variable);
+        if (other !== undefined) {
+            throw new Error(`perimeters ${JSON.stringify(other)} and ${JSON.stringify(name)} both map to ${variable}; rename one`);
+        }
+        byVariable.set(variable, name);
+        out[name] = variable;
+    }
+    return out;
+}
+/** Claude Code's `--mcp-config` JSON (the Copilot CLI reads the same shape): one HTTP server per endpoint. */
+function mcpConfigJson(endpoints) {
+    const mcpServers = Object.fromEntries(endpoints.map(({ name, url, secret }) => [
+        name,
+        { type: 'http', url, headers: { Authorization: `Bearer ${secret}` } },
+    ]));
+    return `${JSON.stringify({ mcpServers }, null, 2)}\n`;
+}
+/**
+ * Codex config.toml tables; the secret stays in the environment variable it names.
+ * `default_tools_approval_mode = "approve"`: `codex exec` never grants an approval, and Codex asks one for
+ * tools it takes as destructive (push_files), so without it every push is refused before it reaches the
+ * gateway. The gateway enforces the perimeter itself. `required = true`: a server that cannot start (its
+ * variable missing from Codex's environment, say) stops Codex with an error instead of hiding the tools.
+ */
+function codexConfigToml(endpoints, variables) {
+    return endpoints
+        .map((e) => {
+        const key = /^[A-Za-z0-9_-]+$/.test(e.name) ? e.name : JSON.stringify(e.name);
+        const variable = variables[e.name];
+        return [
+            `# ${variable} must be in Codex's environment (the action exports it to later steps of the job).`,
+            `[mcp_servers.${key}]`,
+            `url = ${JSON.stringify(e.url)}`,
+            `bearer_token_env_var = ${JSON.stringify(variable)}`,
+            'default_tools_approval_mode = "approve"',
+            'required = true',
+            '',
+        ].join('\n');
+    })
+        .join('\n');
+}
+/** The variables Codex reads the secrets from, as shell assignments (`set -a; . FILE; set +a`). */
+function tokenEnvFile(endpoints, variables) {
+    return endpoints.map((e) => `${variables[e.name]}=${shellQuote(e.secret)}\n`).join('');
+}
+/** Writes every client form (owner-only: the MCP config holds the secrets) and returns their paths. */
+function writeClientConfigs(dir, endpoints, variables) {
+    const files = { mcpConfig: (0,external_node_path_namespaceObject.join)(dir, 'mcp-config.json'), codexConfig: (0,external_node_path_namespaceObject.join)(dir, 'codex-config.toml') };
+    (0,external_node_fs_namespaceObject.writeFileSync)(files.mcpConfig, mcpConfigJson(endpoints), { mode: 0o600 });
+    (0,external_node_fs_namespaceObject.writeFileSync)(files.codexConfig, codexConfigToml(endpoints, variables), { mode: 0o600 });
+    return files;
+}
+function shellQuote(value) {
+    return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
+var dist = __nccwpck_require__(8815);
+;// CONCATENATED MODULE: ./src/policy/config-error.ts
+function formatProblem(problem) {
+    return `${problem.file}:${problem.line}:${problem.column}: ${problem.key}: ${problem.message}`;
+}
+/** message = one line per problem: `file:line:column: key: message` */
+class ConfigError extends Error {
+    code = 'invalid-config';
+    problems;
+    constructor(problems) {
+        super(problems.map(formatProblem).join('\n'));
+        this.name = 'ConfigError';
+        this.problems = problems;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/policy/git-glob.ts
+/**
+ * Globs read the way git reads them: wildmatch with WM_PATHNAME, the matcher behind `:(glob)` pathspecs
+ * (https://git-scm.com/docs/gitglossary#Documentation/gitglossary.txt-glob). Matching is on UTF-8 bytes, as
+ * in git: `?` and a bracket expression match one byte, so globs and paths are turned into byte strings (one
+ * char per byte) before matching. Anything git would read differently (or not at all) is a problem, never
+ * a guess:
+ * - a bracket expression never matches `/` (`[+-0]`, `[[:punct:]]`, `[!a]` included), is parsed with git's
+ *   rules (`]` first is literal, `-` first or last is literal, `[:class:]` only the twelve POSIX names), and
+ *   becomes an explicit set of bytes; an unclosed `[` or a set that matches nothing is refused;
+ * - `**` is a globstar only as a whole segment and refused inside a name (git reads `a**` two ways);
+ *   `dir/**` matches what is inside `dir`, not a file named `dir`;
+ * - braces `{a,b}` are Perimeter's one addition to git (git reads them literally): expanded here, not nested;
+ * - every other character is literal.
+ *
+ * The matcher is a regular expression built here, not by picomatch: picomatch's expressions backtrack, and
+ * a path crafted for a glob with several stars costs time exponential in the stars (`*_*_*_*.py`: 1.7 s on
+ * one 255-byte name; `*_*\/*_*\/*_*\/*_*.py`: 325 s on one 3,766-byte path). Here every star and every globstar
+ * takes the leftmost fit inside an atomic group (`(?=(?<a>...))\k<a>`), which is exact for globs (each piece
+ * between stars has a fixed width, so the leftmost fit never loses a match) and never backtracks, so one
+ * decision costs about (path length x glob length). bench/policy.ts shows the figures.
+ */
+/** Alternatives a glob's braces may expand to. */
+const MAX_ALTERNATIVES = 64;
+const CLASSES = {
+    alnum: (c) => isAlpha(c) || isDigit(c),
+    alpha: (c) => isAlpha(c),
+    blank: (c) => c === 0x20 || c === 0x09,
+    cntrl: (c) => c < 0x20 || c === 0x7f,
+    digit: (c) => isDigit(c),
+    graph: (c) => c > 0x20 && c < 0x7f,
+    lower: (c) => c >= 0x61 && c <= 0x7a,
+    print: (c) => c >= 0x20 && c < 0x7f,
+    punct: (c) => c > 0x20 && c < 0x7f && !isAlpha(c) && !isDigit(c),
+    space: (c) => c === 0x20 || (c >= 0x09 && c <= 0x0d),
+    upper: (c) => c >= 0x41 && c <= 0x5a,
+    xdigit: (c) => isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66),
+};
+function isAlpha(c) {
+    return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+}
+function isDigit(c) {
+    return c >= 0x30 && c <= 0x39;
+}
+const SLASH = 0x2f;
+/** Bytes a valid path can hold: printable ASCII and every byte of multi-byte UTF-8; never `/`. */
+function possible(c) {
+    return c !== SLASH && ((c >= 0x20 && c < 0x7f) || c >= 0x80);
+}
+/** Turns text into a byte string: one char (U+0000..U+00FF) per UTF-8 byte. */
+function toBytes(text) {
+    // eslint-disable-next-line no-control-regex
+    return /^[\x00-\x7f]*$/.test(text) ? text : Buffer.from(text, 'utf8').toString('latin1');
+}
+function fromBytes(bytes) {
+    return Buffer.from(bytes, 'latin1').toString('utf8');
+}
+const UNCLOSED = 'unclosed "["; write "[[]" for a literal one';
+/** Parses the bracket expression at `start` (a `[`) with git's wildmatch rules. */
+function parseBracket(p, start) {
+    let i = start + 1;
+    const members = new Set();
+    const negated = p[i] === '!' || p[i] === '^';
+    if (negated)
+        i++;
+    let prev = -1;
+    for (;;) {
+        if (i >= p.length)
+            return { end: -1, set: null, problem: UNCLOSED };
+        const c = p.charCodeAt(i);
+        let current = c;
+        if (c === 0x2d && prev !== -1 && i + 1 < p.length && p[i + 1] !== ']') {
+            const high = p.charCodeAt(++i);
+            for (let b = prev; b <= high; b++)
+                members.add(b);
+            current = -1;
+        }
+        else if (c === 0x5b && p[i + 1] === ':') {
+            const close = p.indexOf(']', i + 2);
+            if (close === -1)
+                return { end: -1, set: null, problem: UNCLOSED };
+            const name = p.slice(i + 2, close - 1);
+            if (close - 1 < i + 2 || p[close - 1] !== ':') {
+                members.add(c); // git: no ":]" here, so "[" is a member and parsing goes on after it
+            }
+            else {
+                const test = CLASSES[name];
+                if (test === undefined)
+                    return {
+                        end: close + 1,
+                        set: null,
+                        problem: `unknown character class "[:${name}:]"; expected one of ${Object.keys(CLASSES).join(', ')}`,
+                    };
+                for (let b = 0; b < 0x80; b++)
+                    if (test(b))
+                        members.add(b);
+                i = close;
+                current = -1;
+            }
+        }
+        else {
+            members.add(c);
+        }
+        prev = current;
+        i++;
+        if (p[i] === ']')
+            break;
+    }
+    const set = new Set();
+    for (let b = 0; b < 0x100; b++)
+        if (possible(b) && members.has(b) !== negated)
+            set.add(b);
+    if (set.size === 0) {
+        return {
+            end: i + 1,
+            set: null,
+            problem: `bracket expression ${JSON.stringify(fromBytes(p.slice(start, i + 1)))} can never match a path character (it never matches "/")`,
+        };
+    }
+    return { end: i + 1, set, problem: null };
+}
+function hex(b) {
+    return `\\x${b.toString(16).padStart(2, '0')}`;
+}
+/** A regular expression for exactly the bytes of `set` (one char of a byte string). */
+function setSource(set) {
+    let all = true;
+    for (let b = 0; b < 0x100 && all; b++)
+        if (possible(b) && !set.has(b))
+            all = false;
+    if (all)
+        return '[^/]';
+    const bytes = [...set].sort((a, b) => a - b);
+    if (bytes.length === 1)
+        return hex(bytes[0]);
+    let out = '';
+    for (let i = 0; i < bytes.length;) {
+        let j = i;
+        while (j + 1 < bytes.length && bytes[j + 1] === bytes[j] + 1)
+            j++;
+        out += j > i ? `${hex(bytes[i])}-${hex(bytes[j])}` : hex(bytes[i]);
+        i = j + 1;
+    }
+    return `[${out}]`;
+}
+/**
+ * git itself reads `a**` two ways: wildmatch (.gitignore) as `a*`, pathspecs as `a` then a globstar (they strip
+ * the literal prefix first, so `a**` selects `ab/c`). Neither is what the glob says at a glance: refused.
+ */
+const STARS_IN_NAME = '"**" inside a name: it is special only as a whole segment ("src/**", "**/x", "a/**/b"); write "*" within a name';
+/** The segments of one brace-free alternative (a byte string), or a problem. */
+function segments(p) {
+    const out = [];
+    for (const text of splitSegments(p)) {
+        if (/^\*{2,}$/.test(text)) {
+            out.push('globstar');
+            continue;
+        }
+        const tokens = [];
+        for (let i = 0; i < text.length;) {
+            const ch = text[i];
+            if (ch === '[') {
+                const bracket = parseBracket(text, i);
+                if (bracket.set === null)
+                    return { problem: bracket.problem };
+                tokens.push(bracket.set);
+                i = bracket.end;
+            }
+            else if (ch === '*') {
+                if (text[i + 1] === '*')
+                    return { problem: STARS_IN_NAME };
+                if (tokens.at(-1) !== 'star')
+                    tokens.push('star');
+                i++;
+            }
+            else if (ch === '?') {
+                tokens.push(ANY);
+                i++;
+            }
+            else {
+                tokens.push(new Set([ch.charCodeAt(0)]));
+                i++;
+            }
+        }
+        out.push(tokens);
+    }
+    return out;
+}
+/** Splits at the `/` that separate segments: a `/` inside a bracket expression belongs to it (git). */
+function splitSegments(p) {
+    const parts = [];
+    let current = '';
+    for (let i = 0; i < p.length;) {
+        if (p[i] === '[') {
+            const end = parseBracket(p, i).end;
+            if (end !== -1) {
+                current += p.slice(i, end);
+                i = end;
+                continue;
+            }
+        }
+        if (p[i] === '/') {
+            parts.push(current);
+            current = '';
+        }
+        else
+            current += p[i];
+        i++;
+    }
+    parts.push(current);
+    return parts;
+}
+const ANY = (() => {
+    const set = new Set();
+    for (let b = 0; b < 0x100; b++)
+        if (possible(b))
+            set.add(b);
+    return set;
+})();
+/** Group names are unique in the process, so matchers can be joined into one expression. */
+let groups = 0;
+class Builder {
+    /** `source` matched atomically: once it matched, the engine never comes back to try it another way. */
+    atomic(source) {
+        groups = (groups + 1) % Number.MAX_SAFE_INTEGER;
+        const name = `a${groups}`;
+        return `(?=(?<${name}>${source}))\\k<${name}>`;
+    }
+    /** One segment: fixed-width pieces between stars; each star takes the leftmost fit of the next piece. */
+    segment(tokens) {
+        const pieces = [[]];
+        for (const token of tokens) {
+            if (token === 'star')
+                pieces.push([]);
+            else
+                pieces.at(-1).push(setSource(token));
+        }
+        if (pieces.length === 1)
+            return pieces[0].join('');
+        let out = pieces[0].join('');
+        for (const middle of pieces.slice(1, -1))
+            out += this.atomic(`[^/]*?${middle.join('')}`);
+        // One star: the piece after it must end the segment, so there is one way to match and nothing to undo.
+        if (pieces.length === 2)
+            return `${out}[^/]*${pieces[1].join('')}`;
+        out += `[^/]*${pieces.at(-1).join('')}(?=/|$)`;
+        return this.atomic(out);
+    }
+    /** A whole alternative: runs of segments between globstars, each middle run at its leftmost fit. */
+    alternative(segs) {
+        const runs = [[]];
+        for (const seg of segs) {
+            if (seg === 'globstar') {
+                if (runs.at(-1).length > 0 || runs.length === 1)
+                    runs.push([]);
+            }
+            else
+                runs.at(-1).push(this.segment(seg));
+        }
+        if (runs.length === 1)
+            return `^${runs[0].join('\\/')}$`;
+        let out = `^${runs[0].map((s) => `${s}\\/`).join('')}`;
+        for (const run of runs.slice(1, -1))
+            out += this.atomic(`(?:[^/]*\\/)*?${run.map((s) => `${s}\\/`).join('')}`);
+        const last = runs.at(-1);
+        out += last.length === 0 ? '[^]*$' : `(?:[^/]*\\/)*${last.join('\\/')}$`;
+        return out;
+    }
+}
+/** Index just past the `]` closing the bracket at `start`, by git's rules, or -1; brace expansion skips brackets. */
+function bracketEnd(p, start) {
+    return parseBracket(p, start).end;
+}
+/** Expands `{a,b}` groups (not nested) into alternatives, skipping bracket expressions. */
+function expandBraces(p) {
+    let alternatives = [''];
+    let i = 0;
+    let literal = '';
+    while (i < p.length) {
+        const ch = p[i];
+        if (ch === '[') {
+            const end = bracketEnd(p, i);
+            if (end === -1)
+                return { problem: UNCLOSED };
+            literal += p.slice(i, end);
+            i = end;
+        }
+        else if (ch === '}') {
+            return { problem: 'unmatched "}"; write "[}]" for a literal one' };
+        }
+        else if (ch === '{') {
+            const options = [];
+            let current = '';
+            let j = i + 1;
+            for (; j < p.length && p[j] !== '}'; j++) {
+                if (p[j] === '{')
+                    return { problem: 'nested braces are not supported; list the globs instead' };
+                if (p[j] === '[') {
+                    const end = bracketEnd(p, j);
+                    if (end === -1)
+                        return { problem: UNCLOSED };
+                    current += p.slice(j, end);
+                    j = end - 1;
+                }
+                else if (p[j] === ',') {
+                    options.push(current);
+                    current = '';
+                }
+                else
+                    current += p[j];
+            }
+            if (j >= p.length)
+                return { problem: 'unclosed "{"; write "[{]" for a literal one' };
+            options.push(current);
+            if (options.length < 2)
+                return { problem: 'braces without a comma; write "{a,b}", or "[{]" for a literal brace' };
+            const next = [];
+            for (const head of alternatives)
+                for (const option of options)
+                    next.push(head + literal + option);
+            if (next.length > MAX_ALTERNATIVES)
+                return { problem: `braces expand to more than ${MAX_ALTERNATIVES} globs; list fewer` };
+            alternatives = next;
+            literal = '';
+            i = j + 1;
+        }
+        else {
+            literal += ch;
+            i++;
+        }
+    }
+    return { alternatives: [...new Set(alternatives.map((a) => fromBytes(a + literal)))] };
+}
+/**
+ * The matcher source (over byte strings) that means what git reads in `glob`, or why there is none. `check`
+ * runs on each expanded alternative (in text form) first.
+ */
+function translateGlob(glob, check) {
+    const expanded = expandBraces(toBytes(glob));
+    if ('problem' in expanded)
+        return { ok: false, problem: expanded.problem };
+    const builder = new Builder();
+    const sources = [];
+    for (const alternative of expanded.alternatives) {
+        const problem = check(alternative);
+        const where = expanded.alternatives.length > 1 ? ` (in ${JSON.stringify(alternative)})` : '';
+        if (problem !== null)
+            return { ok: false, problem: `${problem}${where}` };
+        const segs = segments(toBytes(alternative));
+        if ('problem' in segs)
+            return { ok: false, problem: `${segs.problem}${where}` };
+        sources.push(builder.alternative(segs));
+    }
+    return { ok: true, source: sources.length === 1 ? sources[0] : sources.map((x) => `(?:${x})`).join('|') };
+}
+
+;// CONCATENATED MODULE: ./src/policy/glob.ts
+
+
+/**
+ * The picomatch options Perimeter used before globs were read the way git reads them (see git-glob.ts).
+ * Kept for callers that still hand raw globs to picomatch; decisions go through compileGlobList.
+ */
+const GLOB_OPTIONS = Object.freeze({
+    dot: true,
+    nocase: false,
+    windows: false,
+    nonegate: true,
+    noextglob: true,
+    posix: true,
+    basename: false,
+    contains: false,
+});
+// eslint-disable-next-line no-control-regex
+const CONTROL_OR_INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|\p{Default_Ignorable_Code_Point}/u;
+const GLOB_SYNTAX = /[*?[\]]/;
+const EXTGLOB = /[@!+*?]\(/;
+function glob_segmentProblem(alternative) {
+    for (const segment of alternative.split('/')) {
+        if (segment === '')
+            return 'empty segment ("//" or a trailing "/"; write "dir/**" for a directory)';
+        if (segment === '.' || segment === '..')
+            return `"${segment}" segment can never match a valid path`;
+        if (isDotGitSegment(segment))
+            return `${JSON.stringify(segment)} segment can never match: .git paths are always refused`;
+        const problem = GLOB_SYNTAX.test(segment) ? null : pathProblem(segment);
+        if (problem !== null)
+            return `segment ${JSON.stringify(segment)} can never match a valid path: ${problem}`;
+    }
+    return null;
+}
+/**
+ * The matcher for a valid glob, over byte strings (see toBytes): what git's `:(glob)` pathspecs select.
+ * Throws on a glob globProblem refuses.
+ */
+function compileGlob(glob) {
+    const translation = translateGlob(glob, () => null);
+    if (!translation.ok)
+        throw new Error(`invalid glob ${JSON.stringify(glob)}: ${translation.problem}`);
+    return new RegExp(translation.source);
+}
+/** Why `glob` cannot be used in perimeters.yml (it is malformed or could never match a valid path), or null. */
+function globProblem(glob) {
+    if (glob === '')
+        return 'empty glob';
+    if (glob.trim() !== glob)
+        return 'leading or trailing whitespace';
+    if (Buffer.byteLength(glob, 'utf8') > MAX_PATH_BYTES)
+        return `longer than ${MAX_PATH_BYTES} bytes`;
+    if (CONTROL_OR_INVISIBLE.test(glob))
+        return 'control or invisible character';
+    if (glob.startsWith('!'))
+        return 'negation ("!") is not supported: perimeters only grant, list what is allowed';
+    if (glob.startsWith('/'))
+        return 'leading "/": globs are relative to the repository root';
+    if (glob.includes('\\'))
+        return 'backslash: paths never contain one; write "[*]" to match a special character literally';
+    const extglob = EXTGLOB.exec(glob);
+    if (extglob !== null)
+        return `"${extglob[0]}" reads like an extglob, which git does not have (there "(" is a literal); write "[(]" for a literal parenthesis, or list the globs`;
+    const translation = translateGlob(glob, glob_segmentProblem);
+    return translation.ok ? null : translation.problem;
+}
+/** Why a `branches` glob is unusable, or null. Branch names follow git's ref rules, not path rules. */
+function branchGlobProblem(glob) {
+    if (glob === '')
+        return 'empty glob';
+    if (glob.trim() !== glob || /\s/.test(glob))
+        return 'whitespace: branch names never contain any';
+    if (CONTROL_OR_INVISIBLE.test(glob))
+        return 'control or invisible character';
+    if (glob.startsWith('!'))
+        return 'negation ("!") is not supported';
+    if (glob.startsWith('/') || glob.startsWith('refs/'))
+        return 'give the branch name without "refs/heads/" or a leading "/"';
+    if (glob.includes('\\'))
+        return 'backslash: branch names never contain one';
+    if (glob.includes('..') || glob.includes('//') || glob.endsWith('/'))
+        return 'can never match a valid branch name';
+    const translation = translateGlob(glob, () => null);
+    return translation.ok ? null : translation.problem;
+}
+/** Compiles validated globs once; `find` reports which one matched. */
+function glob_compileGlobList(globs) {
+    const compiled = globs.map((glob) => ({ glob, re: compileGlob(glob) }));
+    // Matching is on UTF-8 bytes, as in git: `?` and brackets match one byte.
+    const union = compiled.length > 0 ? new RegExp(compiled.map((c) => `(?:${c.re.source})`).join('|')) : null;
+    return {
+        globs: [...globs],
+        find(path) {
+            if (union === null)
+                return null;
+            const bytes = toBytes(path);
+            if (!union.test(bytes))
+                return null;
+            for (const { glob, re } of compiled)
+                if (re.test(bytes))
+                    return glob;
+            return null;
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/policy/pull-requests.ts
+/**
+ * Which perimeter judges a pull request that an agent running elsewhere (Copilot coding agent, say) opened:
+ * perimeters.yml `pull-requests: { authors, branches }`. Pure: the verify job reads the pull request from
+ * GitHub and hands in its author and head branch.
+ */
+
+/** GitHub logins: letters, digits and single hyphens; apps end in "[bot]". */
+function loginProblem(login) {
+    return /^[A-Za-z0-9](?:-?[A-Za-z0-9])*(?:\[bot\])?$/.test(login) && login.length <= 50
+        ? null
+        : 'not a GitHub login (letters, digits and single hyphens; apps end in "[bot]")';
+}
+/** Why `rule` matches the pull request (e.g. 'author "Copilot", head branch glob "copilot/**"'), or null. */
+function pullRequestMatch(rule, facts) {
+    const why = [];
+    if (rule.authors.length > 0) {
+        // GitHub logins are unique without regard to case
+        const author = facts.author.toLowerCase();
+        const login = rule.authors.find((a) => a.toLowerCase() === author);
+        if (login === undefined)
+            return null;
+        why.push(`author ${JSON.stringify(login)}`);
+    }
+    if (rule.branches.length > 0) {
+        const glob = facts.headBranch === '' ? null : compileGlobList(rule.branches).find(facts.headBranch);
+        if (glob === null)
+            return null;
+        why.push(`head branch glob ${JSON.stringify(glob)}`);
+    }
+    return why.length === 0 ? null : why.join(', ');
+}
+/**
+ * The one perimeter whose `pull-requests` rule matches (authors and branches both, where both are given).
+ * None, or more than one, is no assignment: the pull request is not judged against a guess.
+ */
+function assignPullRequest(specs, facts) {
+    const matches = specs.flatMap((spec) => {
+        const rule = spec.pullRequests === undefined ? null : pullRequestMatch(spec.pullRequests, facts);
+        return rule === null ? [] : [{ spec, rule }];
+    });
+    const who = `by "${facts.author}" from "${facts.headBranch}"`;
+    if (matches.length === 1)
+        return { kind: 'assigned', ...matches[0] };
+    if (matches.length === 0)
+        return {
+            kind: 'none',
+            reason: `no perimeter is assigned to pull requests ${who} (no "pull-requests" rule matches)`,
+        };
+    const names = matches.map((m) => m.spec.name);
+    return {
+        kind: 'ambiguous',
+        names,
+        reason: `more than one perimeter is assigned to pull requests ${who}: ${names.join(', ')} (make their "pull-requests" rules exclusive)`,
+    };
+}
+
+;// CONCATENATED MODULE: ./src/policy/trust.ts
+/**
+ * Who triggered a run, and whether the owner's `trust` rule trusts them. Pure: the action reads the event
+ * payload and hands it in. Associations are GitHub's `author_association` values:
+ * https://docs.github.com/en/graphql/reference/enums#commentauthorassociation
+ */
+const ASSOCIATIONS = [
+    'OWNER',
+    'MEMBER',
+    'COLLABORATOR',
+    'CONTRIBUTOR',
+    'FIRST_TIME_CONTRIBUTOR',
+    'FIRST_TIMER',
+    'MANNEQUIN',
+    'NONE',
+];
+/** Events only people with write access can start: a push, a manual or API dispatch, a schedule, a merge queue. */
+const WRITE_ONLY_EVENTS = new Set([
+    'push',
+    'workflow_dispatch',
+    'repository_dispatch',
+    'schedule',
+    'merge_group',
+]);
+/** Where each event carries the item that triggered it, whose author steers the agent. */
+const ITEM_OF = {
+    issue_comment: 'comment',
+    pull_request_review_comment: 'comment',
+    commit_comment: 'comment',
+    discussion_comment: 'comment',
+    issues: 'issue',
+    pull_request: 'pull_request',
+    pull_request_target: 'pull_request',
+    pull_request_review: 'review',
+    discussion: 'discussion',
+};
+function object(value) {
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : null;
+}
+function login(value) {
+    const user = object(value);
+    return typeof user?.login === 'string' ? user.login : null;
+}
+function byLogin(rule, name) {
+    return name !== null && rule.users.some((user) => user.toLowerCase() === name.toLowerCase());
+}
+/**
+ * Judges a run's trigger. The author of the triggering item (comment, issue, pull request, review,
+ * discussion) is trusted by association or login; on pull requests the sender (who pushed or opened) is
+ * judged too when it is someone else, by login only (the payload has no association for the sender). Other
+ * people acting on an item (labelling, editing someone else's) need triage or write access, so they are not
+ * judged. Events only writers can start are trusted; any other event trusts only a sender named in `users`.
+ */
+function judgeTrigger(rule, eventName, payload) {
+    const event = object(payload) ?? {};
+    const sender = login(event.sender);
+    if (WRITE_ONLY_EVENTS.has(eventName))
+        return { trusted: true, reason: `${eventName} runs can only be started by people with write access` };
+    const field = ITEM_OF[eventName];
+    if (field === undefined) {
+        if (byLogin(rule, sender))
+            return { trusted: true, reason: `sender "${sender}" is in trust.users` };
+        return {
+            trusted: false,
+            reason: `${eventName} events carry no author association, and the sender ${sender === null ? '(unknown)' : `"${sender}"`} is not in trust.users`,
+        };
+    }
+    const item = object(event[field]);
+    const author = login(item?.user);
+    const association = typeof item?.author_association === 'string' ? item.author_association : null;
+    const what = `${field.replace('_', ' ')} author ${author === null ? '(unknown)' : `"${author}"`}`;
+    let verdict;
+    if (byLogin(rule, author))
+        verdict = { trusted: true, reason: `${what} is in trust.users` };
+    else if (association !== null && rule.associations.includes(association))
+        verdict = { trusted: true, reason: `${what} is ${association}` };
+    else
+        verdict = {
+            trusted: false,
+            reason: `${what} is ${association ?? 'of unknown association'}, not ${rule.associations.join(', ') || 'in trust.users'}`,
+        };
+    if (verdict.trusted &&
+        field === 'pull_request' &&
+        sender !== null &&
+        sender !== author &&
+        !byLogin(rule, sender)) {
+        return {
+            trusted: false,
+            reason: `${verdict.reason}, but the sender "${sender}" (who pushed or acted) is someone else and not in trust.users`,
+        };
+    }
+    return verdict;
+}
+
+;// CONCATENATED MODULE: ./src/policy/tools.ts
+/**
+ * The agent-safe tool catalogue. Repository and branch are fixed by the endpoint, so no tool takes an
+ * owner, repo, ref or branch; branch listing and cross-branch compare are deliberately absent.
+ */
+const TOOL_NAMES = [
+    'get_tree',
+    'get_file',
+    'get_files',
+    'push_files',
+    'list_commits',
+    'get_commit',
+];
+function isToolName(value) {
+    return typeof value === 'string' && TOOL_NAMES.includes(value);
+}
+
+;// CONCATENATED MODULE: ./src/policy/spec.ts
+
+const DEFAULT_LIMITS = Object.freeze({
+    filesPerPush: 100,
+    bytesPerFile: 1_048_576,
+    bytesPerPush: 10_485_760,
+});
+/** GitHub refuses blobs over 100 MB; a larger per-file limit could never be honoured. */
+const MAX_BYTES_PER_FILE = 100 * 1024 * 1024;
+/**
+ * What a perimeter is given for every key perimeters.yml leaves out: every tool, nothing to read or write,
+ * any branch, the default limits, no exceptions.
+ */
+function defaultPerimeterSpec(name) {
+    return {
+        name,
+        tools: [...TOOL_NAMES],
+        read: [],
+        write: [],
+        branches: null,
+        allowProtected: [],
+        limits: { ...DEFAULT_LIMITS },
+        allowCredentialFiles: [],
+        allowSecretsIn: [],
+    };
+}
+/** Perimeter names end up in URLs, status contexts and environment variable names. */
+const PERIMETER_NAME_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+const PERIMETER_NAME_MAX_LENGTH = 63;
+function perimeterNameProblem(name) {
+    if (name.length > PERIMETER_NAME_MAX_LENGTH) {
+        return `name is ${name.length} characters long; at most ${PERIMETER_NAME_MAX_LENGTH} allowed`;
+    }
+    if (!PERIMETER_NAME_PATTERN.test(name)) {
+        return `invalid name ${JSON.stringify(name)}: expected lowercase letters, digits and single hyphens, starting with a letter (e.g. "test-author")`;
+    }
+    return null;
+}
+
+;// CONCATENATED MODULE: ./src/policy/yaml-checker.ts
+
+/** Walks a parsed YAML document and collects positioned problems. */
+class Checker {
+    file;
+    doc;
+    lines;
+    problems = [];
+    constructor(file, doc, lines) {
+        this.file = file;
+        this.doc = doc;
+        this.lines = lines;
+    }
+    report(at, key, message) {
+        const offset = typeof at === 'number' ? at : (at?.range?.[0] ?? 0);
+        const { line, col } = this.lines.linePos(offset);
+        this.problems.push({ file: this.file, line, column: col, key, message });
+    }
+    resolve(node) {
+        if (node === null || node === undefined)
+            return null;
+        if ((0,dist/* isAlias */.Vj)(node))
+            return node.resolve(this.doc) ?? null;
+        return node;
+    }
+    /** The entries of a mapping, reporting duplicate, empty and non-scalar keys. */
+    entries(map, where) {
+        if (!(0,dist/* isMap */.jh)(map))
+            return [];
+        const seen = new Set();
+        const entries = [];
+        for (const pair of map.items) {
+            if ((0,dist/* isAlias */.Vj)(pair.key)) {
+                // `*k : [...]` reads as nothing in a review, and becomes whatever `&k` anchored (`write`, say).
+                const source = pair.key.source;
+                this.report(pair.key, where || '(document)', `alias *${source} used as a key: write the key out`);
+                continue;
+            }
+            const keyNode = this.resolve(pair.key);
+            const at = keyNode ?? map;
+            if (!(0,dist/* isScalar */.jn)(keyNode) ||
+                keyNode.value === null ||
+                keyNode.value === '' ||
+                typeof keyNode.value === 'object') {
+                this.report(at, where || '(document)', 'expected a plain key');
+                continue;
+            }
+            const key = String(keyNode.value);
+            const path = join(where, key);
+            if (seen.has(key)) {
+                this.report(keyNode, path, 'duplicate key');
+                continue;
+            }
+            seen.add(key);
+            entries.push({ key, keyNode, value: this.resolve(pair.value) });
+        }
+        return entries;
+    }
+    expectMap(node, at, key) {
+        if ((0,dist/* isMap */.jh)(node))
+            return true;
+        this.report(valueAt(node, at), key, `expected a mapping, got ${describe(node)}`);
+        return false;
+    }
+    stringList(entry, where, check) {
+        const key = join(where, entry.key);
+        const node = entry.value;
+        if (!(0,dist/* isSeq */.oP)(node)) {
+            const hint = (0,dist/* isScalar */.jn)(node) && typeof node.value === 'string'
+                ? `; write it as a list: [${JSON.stringify(node.value)}]`
+                : '';
+            this.report(valueAt(node, entry.keyNode), key, `expected a list, got ${describe(node)}${hint}`);
+            return null;
+        }
+        const values = [];
+        let ok = true;
+        node.items.forEach((raw, index) => {
+            const item = this.resolve(raw);
+            const itemKey = `${key}[${index}]`;
+            if (item === null && (0,dist/* isAlias */.Vj)(raw)) {
+                const glob = JSON.stringify(`*${raw.source}`);
+                this.report(raw, itemKey, `unknown alias *${raw.source}; quote a glob that starts with "*": ${glob}`);
+                ok = false;
+                return;
+            }
+            if (!(0,dist/* isScalar */.jn)(item) || typeof item.value !== 'string') {
+                this.report(valueAt(item, node), itemKey, `expected a string, got ${describe(item)}`);
+                ok = false;
+                return;
+            }
+            const problem = check(item.value);
+            if (problem !== null) {
+                this.report(item, itemKey, `${JSON.stringify(item.value)}: ${problem}`);
+                ok = false;
+            }
+            else if (values.includes(item.value)) {
+                this.report(item, itemKey, `${JSON.stringify(item.value)}: listed twice`);
+                ok = false;
+            }
+            values.push(item.value);
+        });
+        return ok ? values : null;
+    }
+}
+function join(where, key) {
+    return where === '' ? key : `${where}.${key}`;
+}
+function valueAt(node, fallback) {
+    return node?.range ? node : fallback;
+}
+function describe(node) {
+    if (node === null)
+        return 'nothing';
+    if ((0,dist/* isMap */.jh)(node))
+        return 'a mapping';
+    if ((0,dist/* isSeq */.oP)(node))
+        return 'a list';
+    if ((0,dist/* isScalar */.jn)(node)) {
+        const value = node.value;
+        if (value === null)
+            return 'null';
+        if (typeof value === 'string')
+            return `string ${JSON.stringify(value)}`;
+        return `${typeof value} ${String(value)}`;
+    }
+    return 'an unsupported node';
+}
+
+;// CONCATENATED MODULE: ./src/policy/config.ts
+
+
+
+
+
+
+
+
+
+const TOP_KEYS = ['version', 'protect', 'deny', 'trust', 'perimeters'];
+const PERIMETER_KEYS = [
+    'description',
+    'tools',
+    'read',
+    'write',
+    'branches',
+    'allow-protected',
+    'allow-credential-files',
+    'allow-secrets-in',
+    'deny',
+    'protect',
+    'untrusted-triggers',
+    'instructions',
+    'limits',
+    'pull-requests',
+];
+const GLOB_FIELDS = {
+    read: 'read',
+    write: 'write',
+    'allow-protected': 'allowProtected',
+    'allow-credential-files': 'allowCredentialFiles',
+    'allow-secrets-in': 'allowSecretsIn',
+    deny: 'deny',
+};
+function familyProblem(name) {
+    return isOptionalFamily(name)
+        ? null
+        : `unknown family; expected one of ${OPTIONAL_FAMILY_NAMES.join(', ')}`;
+}
+function parseTrust(c, entry) {
+    if (!c.expectMap(entry.value, entry.keyNode, 'trust'))
+        return null;
+    const rule = { associations: [], users: [] };
+    let ok = true;
+    for (const item of c.entries(entry.value, 'trust')) {
+        if (item.key === 'associations') {
+            const list = c.stringList(item, 'trust', (value) => ASSOCIATIONS.includes(value)
+                ? null
+                : `unknown association; expected one of ${ASSOCIATIONS.join(', ')}`);
+            if (list === null)
+                ok = false;
+            else
+                rule.associations = list;
+        }
+        else if (item.key === 'users') {
+            const list = c.stringList(item, 'trust', loginProblem);
+            if (list === null)
+                ok = false;
+            else
+                rule.users = list;
+        }
+        else {
+            c.report(item.keyNode, join('trust', item.key), 'unknown key; expected one of associations, users');
+            ok = false;
+        }
+    }
+    if (ok && rule.associations.length === 0 && rule.users.length === 0) {
+        c.report(entry.value, 'trust', 'trusts nobody; list associations (e.g. [OWNER, MEMBER, COLLABORATOR]) or users');
+        ok = false;
+    }
+    return ok ? rule : null;
+}
+const PULL_REQUEST_KEYS = ['authors', 'branches'];
+function parsePullRequests(c, entry, where) {
+    const key = join(where, 'pull-requests');
+    if (!c.expectMap(entry.value, entry.keyNode, key))
+        return null;
+    const rule = { authors: [], branches: [] };
+    let ok = true;
+    for (const item of c.entries(entry.value, key)) {
+        const list = item.key === 'authors'
+            ? c.stringList(item, key, loginProblem)
+            : item.key === 'branches'
+                ? c.stringList(item, key, branchGlobProblem)
+                : undefined;
+        if (list === undefined)
+            c.report(item.keyNode, join(key, item.key), `unknown key; expected one of ${PULL_REQUEST_KEYS.join(', ')}`);
+        if (list === null || list === undefined)
+            ok = false;
+        else
+            rule[item.key] = list;
+    }
+    if (ok && rule.authors.length === 0 && rule.branches.length === 0) {
+        c.report(entry.value, key, 'matches no pull request; list authors (e.g. [Copilot]) or head branches (e.g. ["copilot/**"])');
+        ok = false;
+    }
+    return ok ? rule : null;
+}
+const LIMIT_KEYS = {
+    'files-per-push': 'filesPerPush',
+    'bytes-per-file': 'bytesPerFile',
+    'bytes-per-push': 'bytesPerPush',
+};
+function positiveInteger(c, entry, key, max) {
+    const node = entry.value;
+    const value = (0,dist/* isScalar */.jn)(node) ? node.value : undefined;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+        c.report(valueAt(node, entry.keyNode), key, `expected a positive integer, got ${describe(node)}`);
+        return null;
+    }
+    if (value > max) {
+        c.report(node, key, `${value} is above the maximum of ${max}`);
+        return null;
+    }
+    return value;
+}
+function parseLimits(c, entry, where) {
+    const key = join(where, 'limits');
+    if (!c.expectMap(entry.value, entry.keyNode, key))
+        return null;
+    const limits = { ...DEFAULT_LIMITS };
+    let ok = true;
+    for (const item of c.entries(entry.value, key)) {
+        const field = LIMIT_KEYS[item.key];
+        if (field === undefined) {
+            c.report(item.keyNode, join(key, item.key), `unknown key; expected one of ${Object.keys(LIMIT_KEYS).join(', ')}`);
+            ok = false;
+            continue;
+        }
+        const max = field === 'bytesPerFile' ? MAX_BYTES_PER_FILE : Number.MAX_SAFE_INTEGER;
+        const value = positiveInteger(c, item, join(key, item.key), max);
+        if (value === null)
+            ok = false;
+        else
+            limits[field] = value;
+    }
+    return ok ? limits : null;
+}
+function parsePerimeter(c, entry) {
+    const where = `perimeters.${entry.key}`;
+    let ok = true;
+    const nameProblem = perimeterNameProblem(entry.key);
+    if (nameProblem) {
+        c.report(entry.keyNode, where, nameProblem);
+        ok = false;
+    }
+    if (!c.expectMap(entry.value, entry.keyNode, where))
+        return null;
+    const spec = defaultPerimeterSpec(entry.key);
+    for (const item of c.entries(entry.value, where)) {
+        const key = join(where, item.key);
+        const globField = GLOB_FIELDS[item.key];
+        if (globField !== undefined) {
+            const globs = c.stringList(item, where, globProblem);
+            if (globs === null)
+                ok = false;
+            else
+                spec[globField] = globs;
+        }
+        else if (item.key === 'description') {
+            if ((0,dist/* isScalar */.jn)(item.value) && typeof item.value.value === 'string')
+                spec.description = item.value.value;
+            else {
+                c.report(valueAt(item.value, item.keyNode), key, `expected a string, got ${describe(item.value)}`);
+                ok = false;
+            }
+        }
+        else if (item.key === 'tools') {
+            const tools = c.stringList(item, where, (tool) => isToolName(tool) ? null : `unknown tool; expected one of ${TOOL_NAMES.join(', ')}`);
+            if (tools !== null && tools.length === 0)
+                c.report(item.value, key, 'empty list; omit the key to allow every tool');
+            if (tools === null || tools.length === 0)
+                ok = false;
+            else
+                spec.tools = tools;
+        }
+        else if (item.key === 'branches') {
+            const branches = c.stringList(item, where, branchGlobProblem);
+            if (branches !== null && branches.length === 0)
+                c.report(item.value, key, 'empty list; omit the key to allow any branch');
+            if (branches === null || branches.length === 0)
+                ok = false;
+            else
+                spec.branches = branches;
+        }
+        else if (item.key === 'protect') {
+            const families = c.stringList(item, where, familyProblem);
+            if (families === null)
+                ok = false;
+            else
+                spec.protect = families;
+        }
+        else if (item.key === 'untrusted-triggers') {
+            if ((0,dist/* isScalar */.jn)(item.value) && typeof item.value.value === 'boolean')
+                spec.untrustedTriggers = item.value.value;
+            else {
+                c.report(valueAt(item.value, item.keyNode), key, `expected true or false, got ${describe(item.value)}`);
+                ok = false;
+            }
+        }
+        else if (item.key === 'instructions') {
+            const value = (0,dist/* isScalar */.jn)(item.value) ? item.value.value : undefined;
+            if (value === 'config-ref' || value === 'branch')
+                spec.instructions = value;
+            else {
+                c.report(valueAt(item.value, item.keyNode), key, `expected config-ref or branch, got ${describe(item.value)}`);
+                ok = false;
+            }
+        }
+        else if (item.key === 'pull-requests') {
+            const rule = parsePullRequests(c, item, where);
+            if (rule === null)
+                ok = false;
+            else
+                spec.pullRequests = rule;
+        }
+        else if (item.key === 'limits') {
+            const limits = parseLimits(c, item, where);
+            if (limits === null)
+                ok = false;
+            else
+                spec.limits = limits;
+        }
+        else {
+            const hint = item.key === '<<' ? ' (YAML merge keys are not supported; repeat the lists or use aliases)' : '';
+            c.report(item.keyNode, key, `unknown key${hint}; expected one of ${PERIMETER_KEYS.join(', ')}`);
+            ok = false;
+        }
+    }
+    return ok ? spec : null;
+}
+/** Far above any real perimeters.yml; bounds the time and memory a hostile or mistaken file can cost. */
+const MAX_CONFIG_BYTES = 256 * 1024;
+/** Parses and validates perimeters.yml text; reports every problem at once. Throws ConfigError. */
+function parseConfig(text, file = DEFAULT_CONFIG_FILE) {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > MAX_CONFIG_BYTES) {
+        const message = `the file is ${bytes} bytes; at most ${MAX_CONFIG_BYTES} are read (use fewer, broader globs)`;
+        throw new ConfigError([{ file, line: 1, column: 1, key: '(document)', message }]);
+    }
+    const lines = new dist/* LineCounter */.HN();
+    const doc = (0,dist/* parseDocument */.Tp)(text, {
+        lineCounter: lines,
+        uniqueKeys: false,
+        prettyErrors: false,
+        strict: true,
+    });
+    const c = new Checker(file, doc, lines);
+    for (const issue of [...doc.errors, ...doc.warnings]) {
+        c.report(issue.pos[0], 'yaml', issue.message.split('\n')[0]);
+    }
+    if (c.problems.length > 0)
+        throw new ConfigError(c.problems);
+    const root = c.resolve(doc.contents);
+    if (root === null || ((0,dist/* isScalar */.jn)(root) && root.value === null)) {
+        c.report(0, 'version', 'missing; the file is empty (start with "version: 1")');
+        throw new ConfigError(c.problems);
+    }
+    if (!c.expectMap(root, null, '(document)'))
+        throw new ConfigError(c.problems);
+    const entries = c.entries(root, '');
+    const perimeters = [];
+    let version;
+    let perimetersEntry;
+    let protect = [];
+    let deny = [];
+    let trust = null;
+    for (const entry of entries) {
+        if (entry.key === 'version')
+            version = entry;
+        else if (entry.key === 'perimeters')
+            perimetersEntry = entry;
+        else if (entry.key === 'protect')
+            protect = c.stringList(entry, '', familyProblem) ?? [];
+        else if (entry.key === 'deny')
+            deny = c.stringList(entry, '', globProblem) ?? [];
+        else if (entry.key === 'trust')
+            trust = parseTrust(c, entry);
+        else
+            c.report(entry.keyNode, entry.key, `unknown key; expected one of ${TOP_KEYS.join(', ')}`);
+    }
+    if (version === undefined) {
+        c.report(root, 'version', 'missing; add "version: 1"');
+    }
+    else {
+        const value = (0,dist/* isScalar */.jn)(version.value) ? version.value.value : undefined;
+        if (typeof value !== 'number') {
+            c.report(valueAt(version.value, version.keyNode), 'version', `expected the number 1, got ${describe(version.value)}`);
+        }
+        else if (value !== 1) {
+            c.report(version.value, 'version', `unsupported version ${value}; this Perimeter reads version 1`);
+        }
+    }
+    if (perimetersEntry === undefined) {
+        c.report(root, 'perimeters', 'missing; define at least one perimeter');
+    }
+    else if (c.expectMap(perimetersEntry.value, perimetersEntry.keyNode, 'perimeters')) {
+        const items = c.entries(perimetersEntry.value, 'perimeters');
+        if (items.length === 0 && c.problems.length === 0) {
+            c.report(perimetersEntry.value, 'perimeters', 'empty; define at least one perimeter');
+        }
+        for (const item of items) {
+            const spec = parsePerimeter(c, item);
+            if (spec !== null)
+                perimeters.push(spec);
+        }
+    }
+    if (c.problems.length > 0) {
+        c.problems.sort((a, b) => a.line - b.line || a.column - b.column);
+        throw new ConfigError(c.problems);
+    }
+    for (const spec of perimeters) {
+        if (deny.length > 0)
+            spec.ownerDeny = deny;
+        const families = [...new Set([...protect, ...(spec.protect ?? [])])];
+        if (families.length > 0)
+            spec.protect = families;
+    }
+    return { version: 1, file, perimeters, trust };
+}
+
+;// CONCATENATED MODULE: ./src/policy/credentials.ts
+
+/**
+ * Files that usually hold credentials. Matched on the file name alone, at any depth, case- and
+ * Unicode-insensitively (see foldSegment). Rules are shown to users as written here.
+ * Sources beside our own: the file names gitleaks' and trufflehog's rules and GitHub's secret-scanning
+ * docs name as credential stores; names that are mostly ordinary configuration (`*.tfvars`,
+ * `config.json`) stay readable, their secret-named values are hidden by the content filter.
+ */
+const EXACT_NAMES = [
+    '.env',
+    '.envrc',
+    '.netrc',
+    '_netrc',
+    '.pgpass',
+    '.pypirc',
+    '.npmrc',
+    '.git-credentials',
+    '.htpasswd',
+    '.s3cfg',
+    '.boto',
+    '.dockercfg',
+    '.vault-token',
+    '.terraformrc',
+    'terraform.rc',
+    'credentials',
+    'secring.gpg',
+    '.my.cnf',
+    '.bash_history',
+    '.zsh_history',
+    '.psql_history',
+    '.mysql_history',
+];
+/** SSH private keys, also under other names (`id_rsa_github`, `id_ed25519-work`); `.pub` files are public. */
+const SSH_KEYS = ['id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519'];
+const SUFFIXES = [
+    '.env',
+    '.pem',
+    '.key',
+    '.p12',
+    '.pfx',
+    '.p8',
+    '.jks',
+    '.keystore',
+    '.kdbx',
+    '.ppk',
+    '.ovpn',
+    '.tfstate',
+    '.tfstate.backup',
+];
+/** Copies that editors and people leave beside a file: `.env~`, `id_rsa.bak`, `.env.orig`. */
+const BACKUP_ENDINGS = /(?:~|\.(?:bak|backup|old|orig|save|swp|tmp|copy))+$/;
+const ENV_TEMPLATES = new Set([
+    '.env.example',
+    '.env.sample',
+    '.env.template',
+    '.env.dist',
+    '.env-example',
+    '.env-sample',
+    '.env-template',
+    '.env_example',
+    '.env_sample',
+    '.env_template',
+    'example.env',
+    'sample.env',
+    'template.env',
+]);
+const CREDENTIAL_FILE_RULES = Object.freeze([
+    ...EXACT_NAMES,
+    '.env.*',
+    '.env-*',
+    '.env_*',
+    ...SSH_KEYS.map((key) => `${key}*`),
+    ...SUFFIXES.map((suffix) => `*${suffix}`),
+]);
+/** A copy of a credential file (`.env~`, `id_rsa.bak`) answers with its original's rule and this mark. */
+const COPY_MARK = ' (a copy)';
+const exact = new Set(EXACT_NAMES);
+function ruleOfName(name) {
+    if (exact.has(name))
+        return name;
+    if (ENV_TEMPLATES.has(name))
+        return null;
+    for (const separator of ['.', '-', '_'])
+        if (name.startsWith(`.env${separator}`))
+            return `.env${separator}*`;
+    for (const key of SSH_KEYS)
+        if (name.startsWith(key) && !name.endsWith('.pub') && !/^[a-z0-9]/.test(name.slice(key.length)))
+            return `${key}*`;
+    // the longest suffix first: `x.tfstate.backup` is a state backup, not only a backup
+    for (const suffix of [...SUFFIXES].sort((a, b) => b.length - a.length))
+        if (name.endsWith(suffix) && name.length > suffix.length)
+            return `*${suffix}`;
+    return null;
+}
+/** The credential-file rule matching this path (`.env`, `*.pem`, `id_rsa*`, ...), or null. */
+function credentialFileRule(path) {
+    const name = foldSegment(path.slice(path.lastIndexOf('/') + 1));
+    const direct = ruleOfName(name);
+    if (direct !== null)
+        return direct;
+    const original = name.replace(BACKUP_ENDINGS, '');
+    if (original === name || original === '')
+        return null;
+    const rule = ruleOfName(original);
+    return rule === null ? null : `${rule}${COPY_MARK}`;
+}
+
+;// CONCATENATED MODULE: ./src/policy/perimeter.ts
+
+
+
+
+
+
+
+/** A PerimeterSpec that cannot be compiled exactly (parseConfig never produces one). */
+class PerimeterSpecError extends Error {
+    perimeter;
+    problems;
+    code = 'invalid-perimeter';
+    constructor(perimeter, problems) {
+        super(`perimeter ${JSON.stringify(perimeter)} is invalid: ${problems.join('; ')}`);
+        this.perimeter = perimeter;
+        this.problems = problems;
+        this.name = 'PerimeterSpecError';
+    }
+}
+const GLOB_KEYS = [
+    ['read', 'read'],
+    ['write', 'write'],
+    ['allowProtected', 'allow-protected'],
+    ['allowCredentialFiles', 'allow-credential-files'],
+    ['allowSecretsIn', 'allow-secrets-in'],
+];
+const OPTIONAL_GLOB_KEYS = [
+    ['deny', 'deny'],
+    ['ownerDeny', 'top-level deny'],
+];
+function specProblems(spec) {
+    const problems = [];
+    const nameProblem = perimeterNameProblem(spec.name);
+    if (nameProblem)
+        problems.push(nameProblem);
+    for (const [field, key] of GLOB_KEYS) {
+        for (const glob of spec[field]) {
+            const problem = globProblem(glob);
+            if (problem)
+                problems.push(`${key}: ${JSON.stringify(glob)}: ${problem}`);
+        }
+    }
+    for (const [field, key] of OPTIONAL_GLOB_KEYS) {
+        for (const glob of spec[field] ?? []) {
+            const problem = globProblem(glob);
+            if (problem)
+                problems.push(`${key}: ${JSON.stringify(glob)}: ${problem}`);
+        }
+    }
+    for (const family of spec.protect ?? [])
+        if (!isOptionalFamily(family))
+            problems.push(`protect: unknown family ${JSON.stringify(family)}`);
+    for (const glob of spec.branches ?? []) {
+        const problem = branchGlobProblem(glob);
+        if (problem)
+            problems.push(`branches: ${JSON.stringify(glob)}: ${problem}`);
+    }
+    for (const glob of spec.pullRequests?.branches ?? []) {
+        const problem = branchGlobProblem(glob);
+        if (problem)
+            problems.push(`pull-requests.branches: ${JSON.stringify(glob)}: ${problem}`);
+    }
+    for (const login of spec.pullRequests?.authors ?? []) {
+        const problem = loginProblem(login);
+        if (problem)
+            problems.push(`pull-requests.authors: ${JSON.stringify(login)}: ${problem}`);
+    }
+    for (const tool of spec.tools)
+        if (!isToolName(tool))
+            problems.push(`tools: unknown tool ${JSON.stringify(tool)}`);
+    return problems;
+}
+/**
+ * Compiles a perimeter's globs once. Throws when the spec is invalid (a spec from parseConfig never is):
+ * a perimeter that cannot be compiled exactly is not served at all.
+ */
+function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
+    const problems = specProblems(spec);
+    if (problems.length > 0) {
+        throw new PerimeterSpecError(spec.name, problems);
+    }
+    const read = glob_compileGlobList(spec.read);
+    const write = glob_compileGlobList(spec.write);
+    const allowProtected = glob_compileGlobList(spec.allowProtected);
+    const allowCredentialFiles = glob_compileGlobList(spec.allowCredentialFiles);
+    const allowSecretsIn = glob_compileGlobList(spec.allowSecretsIn);
+    const deny = glob_compileGlobList(spec.deny ?? []);
+    const ownerDeny = glob_compileGlobList(spec.ownerDeny ?? []);
+    const families = spec.protect ?? [];
+    /** Denials win over every grant, for reads and writes alike. */
+    const denied = (path) => {
+        const own = deny.find(path);
+        if (own !== null)
+            return `deny glob ${JSON.stringify(own)}`;
+        const owner = ownerDeny.find(path);
+        return owner === null ? null : `top-level deny glob ${JSON.stringify(owner)}`;
+    };
+    const branches = spec.branches === null ? null : glob_compileGlobList(spec.branches);
+    const tools = new Set(spec.tools);
+    // canRead and canWrite usually see the same path back to back: remember the last valid one.
+    let lastValid = null;
+    const invalidRule = (path) => {
+        if (path === lastValid)
+            return null;
+        const problem = pathProblem(path);
+        if (problem !== null)
+            return `invalid path: ${problem}`;
+        lastValid = path;
+        return null;
+    };
+    const quoted = new Map([...spec.read, ...spec.write].map((glob) => [glob, JSON.stringify(glob)]));
+    const readRule = new Map(spec.read.map((glob) => [glob, `read glob ${quoted.get(glob)}`]));
+    const writeRule = new Map(spec.write.map((glob) => [glob, `write glob ${quoted.get(glob)}`]));
+    return {
+        name: spec.name,
+        spec,
+        tools,
+        canRead(path) {
+            const invalid = invalidRule(path);
+            if (invalid !== null)
+                return { allowed: false, rule: invalid };
+            const denial = denied(path);
+            if (denial !== null)
+                return { allowed: false, rule: denial };
+            const glob = read.find(path);
+            if (glob === null)
+                return { allowed: false, rule: 'no read glob matches' };
+            const credential = credentialFileRule(path);
+            if (credential !== null) {
+                const allowedBy = allowCredentialFiles.find(path);
+                if (allowedBy === null)
+                    return { allowed: false, rule: `credential file: ${credential}` };
+                return {
+                    allowed: true,
+                    rule: `read glob ${JSON.stringify(glob)}, allow-credential-files ${JSON.stringify(allowedBy)}`,
+                };
+            }
+            return { allowed: true, rule: readRule.get(glob) };
+        },
+        canWrite(path) {
+            const invalid = invalidRule(path);
+            if (invalid !== null)
+                return { allowed: false, rule: invalid };
+            const denial = denied(path);
+            if (denial !== null)
+                return { allowed: false, rule: denial };
+            const glob = write.find(path);
+            if (glob === null)
+                return { allowed: false, rule: 'no write glob matches' };
+            const protectedBy = protectedRule(path, configFile, families);
+            if (protectedBy !== null) {
+                const allowedBy = allowProtected.find(path);
+                if (allowedBy === null)
+                    return { allowed: false, rule: `protected: ${protectedBy}` };
+                return {
+                    allowed: true,
+                    rule: `write glob ${JSON.stringify(glob)}, allow-protected ${JSON.stringify(allowedBy)}`,
+                };
+            }
+            return { allowed: true, rule: writeRule.get(glob) };
+        },
+        allowsBranch(branch) {
+            if (typeof branch !== 'string' || branch === '')
+                return false;
+            return branches === null || branches.find(branch) !== null;
+        },
+        allowsSecretsIn(path) {
+            return pathProblem(path) === null ? allowSecretsIn.find(path) : null;
+        },
+    };
+}
+
+;// CONCATENATED MODULE: ./src/policy/exposure.ts
+
+/**
+ * Which perimeters a gateway exposes, the one rule for the action, its gateway process, `perimeter serve`
+ * and every other way of starting a gateway. It fails closed:
+ * 1. the perimeters named (all of perimeters.yml's when none are named, in file order);
+ * 2. a name the file does not define is an error, and so is an empty selection;
+ * 3. a selected perimeter that may not be bound to the branch (its `branches`) is an error, never skipped.
+ * The action then applies the `trust` rule to the trigger (src/action/trust-gate.ts).
+ */
+function selectPerimeters(config, names, branch) {
+    const defined = config.perimeters.map((p) => p.name);
+    const chosen = names ?? defined;
+    const unknown = chosen.filter((n) => !defined.includes(n));
+    if (unknown.length > 0) {
+        throw new ExposureError('unknown-perimeter', `no perimeter named ${quoted(unknown)} in ${config.file}; it defines ${quoted(defined) || 'none'}`, unknown);
+    }
+    if (chosen.length === 0)
+        throw new ExposureError('no-perimeter', `${config.file} defines no perimeters`, []);
+    const perimeters = config.perimeters
+        .filter((spec) => chosen.includes(spec.name))
+        .map((spec) => compilePerimeter(spec, config.file));
+    checkBranch(perimeters, branch);
+    return perimeters;
+}
+/** Throws unless every perimeter may be bound to `branch`. */
+function checkBranch(perimeters, branch) {
+    const refused = perimeters.filter((p) => !p.allowsBranch(branch));
+    if (refused.length === 0)
+        return;
+    const lines = refused.map((p) => `perimeter "${p.name}" allows branches ${JSON.stringify(p.spec.branches)}`);
+    throw new ExposureError('branch-not-allowed', `branch ${JSON.stringify(branch)} is not allowed for ${refused.length === 1 ? 'this perimeter' : 'these perimeters'}: ` +
+        lines.join('; '), refused.map((p) => p.name));
+}
+class ExposureError extends Error {
+    code;
+    perimeters;
+    name = 'ExposureError';
+    constructor(code, message, 
+    /** the perimeters the problem is about: the unknown names, or the ones refusing the branch */
+    perimeters) {
+        super(message);
+        this.code = code;
+        this.perimeters = perimeters;
+    }
+}
+function quoted(names) {
+    return names.map((n) => JSON.stringify(n)).join(', ');
+}
+
+;// CONCATENATED MODULE: ./src/action/constants.ts
+/** Every name the runner sees: inputs, outputs, state keys and the status context. */
+var Inputs;
+(function (Inputs) {
+    Inputs["GithubToken"] = "github-token";
+    Inputs["Config"] = "config";
+    Inputs["ConfigRef"] = "config-ref";
+    Inputs["Perimeters"] = "perimeters";
+    Inputs["Branch"] = "branch";
+    Inputs["Port"] = "port";
+    Inputs["FailOnViolation"] = "fail-on-violation";
+    Inputs["DirectPushes"] = "direct-pushes";
+    Inputs["StatusContext"] = "status-context";
+    Inputs["EndpointSecrets"] = "endpoint-secrets";
+    Inputs["WritesPerMinute"] = "writes-per-minute";
+    Inputs["VerifyTimeout"] = "verify-timeout";
+    Inputs["IgnoreRefs"] = "ignore-refs";
+    Inputs["RecordName"] = "record-name";
+    Inputs["RecordRetentionDays"] = "record-retention-days";
+    Inputs["Writes"] = "writes";
+    Inputs["ReceiptBy"] = "receipt-by";
+    Inputs["ReceiptAs"] = "receipt-as";
+})(Inputs || (Inputs = {}));
+/**
+ * The inputs of the verify sub-action (verify/action.yml). It also reads, by the main action's names and
+ * parsers (readJudgedSettings), what decides the verdict: branch, config, config-ref, perimeters,
+ * status-context, direct-pushes and ignore-refs.
+ */
+var VerifyInputs;
+(function (VerifyInputs) {
+    VerifyInputs["GithubToken"] = "github-token";
+    /** the agent job's name, as the run shows it: the verify job judges that job */
+    VerifyInputs["AgentJob"] = "agent-job";
+    /** the login GitHub records for the agent job's token */
+    VerifyInputs["AgentIdentity"] = "agent-identity";
+    /** the perimeters file (the pull-request gate reads it from the default branch) */
+    VerifyInputs["Config"] = "config";
+    VerifyInputs["FailOnViolation"] = "fail-on-violation";
+    VerifyInputs["ReceiptAs"] = "receipt-as";
+    /** the same inputs as the main action's, read by readRecordSettings */
+    VerifyInputs["RecordName"] = "record-name";
+    VerifyInputs["RecordRetentionDays"] = "record-retention-days";
+})(VerifyInputs || (VerifyInputs = {}));
+/** The main action's inputs the verify job reads too, by the same names and parsers (readJudgedSettings). */
+const JUDGED_INPUTS = [
+    Inputs.Branch,
+    Inputs.Config,
+    Inputs.ConfigRef,
+    Inputs.Perimeters,
+    Inputs.DirectPushes,
+    Inputs.StatusContext,
+    Inputs.IgnoreRefs,
+];
+var Outputs;
+(function (Outputs) {
+    /** JSON object: perimeter name -> endpoint URL */
+    Outputs["Endpoints"] = "endpoints";
+    /** path of a Claude Code `--mcp-config` file (mcpServers JSON, secrets included) */
+    Outputs["McpConfig"] = "mcp-config";
+    /** path of a Codex config.toml snippet using bearer_token_env_var */
+    Outputs["CodexConfig"] = "codex-config";
+    /** JSON object: perimeter name -> name of the environment variable holding its bearer secret */
+    Outputs["TokenVariables"] = "token-variables";
+    /** the endpoint URL when exactly one perimeter is exposed, else empty */
+    Outputs["Url"] = "url";
+    /** the bearer environment variable name when exactly one perimeter is exposed, else empty */
+    Outputs["TokenVariable"] = "token-variable";
+    /** the name of the record artifact post uploads (perimeter/apply and audits read it) */
+    Outputs["Record"] = "record";
+})(Outputs || (Outputs = {}));
+/** Keys passed from main to post (the runner hands them to post as STATE_<key>). */
+var State;
+(function (State) {
+    State["Branch"] = "branch";
+    State["Perimeters"] = "perimeters";
+    State["ConfigFile"] = "configFile";
+    /** perimeters.yml as main read it, in a file (a state variable is capped at 128 KiB by Linux) */
+    State["ConfigPath"] = "configPath";
+    State["ConfigDigest"] = "configDigest";
+    /** what main ran with that decides the verdict: repository, API, direct-pushes, status context (JSON) */
+    State["JobSettings"] = "jobSettings";
+    State["StartedAt"] = "startedAt";
+    State["StartHead"] = "startHead";
+    State["StartRefsPath"] = "startRefsPath";
+    State["StartRefsDigest"] = "startRefsDigest";
+    State["GatewayPid"] = "gatewayPid";
+    State["LedgerPath"] = "ledgerPath";
+    State["LedgerKey"] = "ledgerKey";
+    State["LogPath"] = "logPath";
+    /** where the gateway keeps the staged change set (writes: stage) */
+    State["StagePath"] = "stagePath";
+    /** 'true' once main finished: endpoints were handed out */
+    State["Ready"] = "ready";
+    /** why main failed, when it did */
+    State["MainError"] = "mainError";
+    /** the ref main read perimeters.yml from (the default branch's name when config-ref was not given) */
+    State["ConfigRef"] = "configRef";
+})(State || (State = {}));
+/** The default commit status context lives with the receipt (src/verify/receipts/receipt.ts). */
+
+const READY_TIMEOUT_MS = 10_000;
+/** How long before the start snapshot (on GitHub's clock) the job's window opens. */
+const START_MARGIN_MS = 5_000;
+const STOP_GRACE_MS = 5_000;
+
+;// CONCATENATED MODULE: ./src/action/config-loader.ts
+
+
+
+
+
+/** A failure already explained to the user (annotations written); main only has to fail the step. */
+class ActionError extends Error {
+    name = 'ActionError';
+}
+/** perimeters.yml as committed at `ref`, read through the API: the workspace is the agent's to change. */
+async function readConfigFile(upstream, file, ref) {
+    try {
+        return await upstream.getFileAtRef(file, ref);
+    }
+    catch (error) {
+        if (error instanceof UpstreamError && error.code === 'not_found') {
+            throw new ActionError(`${file} was not found at ${JSON.stringify(ref)} in ${upstream.owner}/${upstream.repo} ` +
+                `(inputs ${Inputs.Config} and ${Inputs.ConfigRef}); commit it to that ref first`);
+        }
+        throw error;
+    }
+}
+/**
+ * The config parsed and the perimeters to expose, decided by the policy's one rule (src/policy/exposure.ts).
+ * A refusal becomes error annotations on the lines at fault and an ActionError naming the inputs.
+ */
+function loadPerimeters(text, file, names, branch) {
+    let config;
+    try {
+        config = parseConfig(text, file);
+    }
+    catch (error) {
+        if (error instanceof ConfigError)
+            throw annotated(explainConfigError(error, file));
+        throw error;
+    }
+    try {
+        return { config, perimeters: selectPerimeters(config, names, branch) };
+    }
+    catch (error) {
+        if (error instanceof ExposureError)
+            throw annotated(explainExposureError(error, config, text, branch));
+        throw error;
+    }
+}
+/** Writes the refusal's annotations; returns the error that fails the step. */
+function annotated(refusal) {
+    for (const { message, ...properties } of refusal.annotations)
+        error(message, properties);
+    return new ActionError(refusal.message);
+}
+/** An invalid perimeters.yml: one annotation per problem, on its line. */
+function explainConfigError(error, file) {
+    const count = error.problems.length;
+    return {
+        message: `${file} is invalid (${count} problem${count === 1 ? '' : 's'}):\n${error.message}`,
+        annotations: error.problems.map((p) => ({
+            message: `${p.key}: ${p.message}`,
+            title: `invalid ${p.file}`,
+            file: p.file,
+            startLine: p.line,
+            startColumn: p.column,
+        })),
+    };
+}
+/** A refused selection, naming the input at fault; a refused branch is annotated on each `branches` line. */
+function explainExposureError(error, config, text, branch) {
+    if (error.code !== 'branch-not-allowed')
+        return { message: `${Inputs.Perimeters}: ${error.message}`, annotations: [] };
+    const annotations = [];
+    for (const name of error.perimeters) {
+        const at = keyPosition(text, ['perimeters', name, 'branches']);
+        if (at === null)
+            continue;
+        const branches = config.perimeters.find((p) => p.name === name)?.branches;
+        annotations.push({
+            message: `branch ${JSON.stringify(branch)} is not in ${JSON.stringify(branches)}`,
+            title: `perimeter "${name}" may not be bound to this branch`,
+            file: config.file,
+            startLine: at.line,
+            startColumn: at.col,
+        });
+    }
+    return { message: `${error.message} (input ${Inputs.Branch})`, annotations };
+}
+/** Line and column of the key at `path` in a YAML mapping, or null. */
+function keyPosition(text, path) {
+    const lineCounter = new dist/* LineCounter */.HN();
+    let node = (0,dist/* parseDocument */.Tp)(text, { lineCounter }).contents;
+    let key = null;
+    for (const name of path) {
+        if (!(0,dist/* isMap */.jh)(node))
+            return null;
+        const pair = node.items.find((item) => (0,dist/* isScalar */.jn)(item.key) && item.key.value === name);
+        if (!pair)
+            return null;
+        key = pair.key;
+        node = pair.value;
+    }
+    return key?.range ? lineCounter.linePos(key.range[0]) : null;
+}
+
+;// CONCATENATED MODULE: ./src/policy/config-ref.ts
+const SHA = /^[0-9a-f]{7,40}$/i;
+/** The branch a ref names, or null for tags and commit SHAs. Git reads `x`, `heads/x` and `refs/heads/x` alike. */
+function branchOf(ref) {
+    if (ref.startsWith('refs/heads/'))
+        return ref.slice('refs/heads/'.length);
+    if (ref.startsWith('heads/'))
+        return ref.slice('heads/'.length);
+    if (ref.startsWith('refs/') || ref.startsWith('tags/') || SHA.test(ref))
+        return null;
+    return ref;
+}
+/** Why the job may write `name`: it is the bound branch, or a perimeter's `branches` list names it; or null. */
+function writableBecause(name, facts) {
+    if (name === facts.branch)
+        return 'it is the bound branch';
+    const bindable = facts.perimeters.filter((p) => p.spec.branches !== null && p.allowsBranch(name));
+    if (bindable.length === 0)
+        return null;
+    return `its branches list lets perimeter ${bindable.map((p) => JSON.stringify(p.name)).join(', ')} be bound to it`;
+}
+const INPUT = 'config-ref';
+/**
+ * Refuses a config-ref whose contents the agents' side can choose: the bound branch, a branch an exposed
+ * perimeter may be bound to, or a commit SHA that is the head of such a branch. A branch that may be written
+ * could otherwise widen its own perimeter. Warns when the default branch is the bound branch (the file is
+ * protected there, but whoever may push to that branch picks the perimeters). Main and apply both judge so.
+ */
+function judgeConfigRef(facts) {
+    const ref = facts.configRef;
+    if (ref === null) {
+        if (facts.defaultBranch !== facts.branch)
+            return { kind: 'ok' };
+        return {
+            kind: 'warning',
+            message: `${INPUT}: not given, so the default branch "${facts.branch}" is read, and it is also the ` +
+                'bound branch: the perimeters come from the branch the agents write. The file is protected there, but ' +
+                'whoever may push to that branch picks the perimeters; pin a tag or a branch no perimeter may write',
+        };
+    }
+    const named = branchOf(ref);
+    let because = null;
+    let branch = named;
+    if (named !== null)
+        because = writableBecause(named, facts);
+    else if (SHA.test(ref)) {
+        for (const [name, sha] of Object.entries(facts.heads)) {
+            if (!name.startsWith('refs/heads/') || !sha.toLowerCase().startsWith(ref.toLowerCase()))
+                continue;
+            branch = name.slice('refs/heads/'.length);
+            because = writableBecause(branch, facts);
+            if (because !== null)
+                break;
+        }
+    }
+    if (because === null)
+        return { kind: 'ok' };
+    return {
+        kind: 'refused',
+        message: `${INPUT}: ${JSON.stringify(ref)} ${named === null ? `is the head of branch "${branch}"` : `names branch "${branch}"`}, ` +
+            `and this job may write that branch (${because}); a branch that may be written could widen its own ` +
+            'perimeter. Read the perimeters file from the default branch, a tag, or a branch no exposed perimeter may be bound to',
+    };
+}
+
+;// CONCATENATED MODULE: ./src/action/config-ref.ts
+
+
+/**
+ * judgeConfigRef for a step: a refusal throws (an ActionError unless the step names the error its failure
+ * path reports as it is); returns the warning to show, or null.
+ */
+function checkConfigRef(facts, refusal = (message) => new ActionError(message)) {
+    const verdict = judgeConfigRef(facts);
+    if (verdict.kind === 'refused')
+        throw refusal(verdict.message);
+    return verdict.kind === 'warning' ? verdict.message : null;
+}
+
+;// CONCATENATED MODULE: ./src/action/trust-gate.ts
+
+
+const names = (perimeters) => perimeters.map((p) => `"${p.name}"`).join(', ');
+/**
+ * Applies perimeters.yml's `trust` rule to the run's trigger: a trusted trigger gets every selected perimeter;
+ * an untrusted one only those marked `untrusted-triggers: true`, and main refuses to start when none is.
+ * Without a rule, nothing changes.
+ */
+function applyTrust(config, selected, eventName, payload) {
+    if (!config.trust)
+        return { exposed: selected, note: null };
+    const verdict = judgeTrigger(config.trust, eventName, payload);
+    if (verdict.trusted)
+        return { exposed: selected, note: `trusted trigger: ${verdict.reason}` };
+    const safe = selected.filter((p) => p.spec.untrustedTriggers === true);
+    const withheld = selected.filter((p) => p.spec.untrustedTriggers !== true);
+    if (safe.length === 0) {
+        throw new ActionError(`untrusted trigger: ${verdict.reason}; no selected perimeter (${names(selected)}) is marked ` +
+            `"untrusted-triggers: true" in ${config.file}, so none is exposed`);
+    }
+    const note = `untrusted trigger: ${verdict.reason}; exposing only ${names(safe)} (untrusted-triggers: true)` +
+        (withheld.length > 0 ? `, withholding ${names(withheld)}` : '');
+    return { exposed: safe, note };
+}
+
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+;// CONCATENATED MODULE: external "node:timers/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/safety/finding.ts
 /** Ranks: provider formats name a span before generic rules do. */
 const RANK = { setting: 1, extraSecret: 2, urlPassword: 3, format: 4 };
@@ -37033,6 +39224,548 @@ function makeScrubber(secrets) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/action/agent-job/gateway-process.ts
+
+
+
+
+class GatewayStartError extends Error {
+    name = 'GatewayStartError';
+}
+/** Variables the child may inherit: nothing that carries a credential (INPUT_GITHUB-TOKEN, ACTIONS_*). */
+const INHERITED = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'TEMP', 'TMP', 'SYSTEMROOT', 'RUNNER_TEMP'];
+/**
+ * Starts the gateway detached; it does nothing until `configure` writes its configuration.
+ * The child's output goes to a file: a child holding the step's pipes would make the runner wait.
+ */
+function spawnGateway(options) {
+    const env = {};
+    for (const name of INHERITED) {
+        const value = process.env[name];
+        if (value !== undefined)
+            env[name] = value;
+    }
+    const log = (0,external_node_fs_namespaceObject.openSync)(options.logPath, 'a', 0o600);
+    const child = (0,external_node_child_process_namespaceObject.spawn)(process.execPath, [options.script], {
+        detached: true,
+        stdio: ['pipe', log, log],
+        env,
+        windowsHide: true,
+    });
+    (0,external_node_fs_namespaceObject.closeSync)(log);
+    let exited = null;
+    let spawnError = null;
+    child.once('exit', (code, signal) => (exited = signal ? `signal ${signal}` : `exit code ${code}`));
+    child.once('error', (error) => (spawnError = error));
+    child.stdin?.on('error', () => undefined);
+    const kill = () => {
+        if (child.pid !== undefined && exited === null) {
+            try {
+                process.kill(child.pid, 'SIGKILL');
+            }
+            catch {
+                // already gone
+            }
+        }
+    };
+    const configure = async (config, { timeoutMs, secrets }) => {
+        child.stdin?.end(JSON.stringify(config));
+        const fail = (reason) => {
+            kill();
+            const tail = logTail(options.logPath, secrets);
+            throw new GatewayStartError(tail ? `${reason}; its log ends with:\n${tail}` : `${reason}; its log is empty`);
+        };
+        const deadline = Date.now() + timeoutMs;
+        for (;;) {
+            if (spawnError)
+                fail(`the gateway could not be started: ${spawnError.message}`);
+            const ready = tryReadReady(config.readyFile);
+            if (ready) {
+                child.unref();
+                return { pid: child.pid ?? ready.pid, port: ready.port };
+            }
+            if (exited !== null)
+                fail(`the gateway stopped before it was ready (${exited})`);
+            if (Date.now() > deadline)
+                fail(`the gateway was not ready within ${timeoutMs / 1000} s`);
+            await (0,promises_namespaceObject.setTimeout)(10);
+        }
+    };
+    return { configure, kill };
+}
+/**
+ * Starts the gateway detached, hands it its configuration on stdin and waits for the ready file.
+ * On any failure the child is killed before this throws: no half-started gateway is left behind.
+ */
+async function launchGateway(options) {
+    return spawnGateway(options).configure(options.config, options);
+}
+function tryReadReady(file) {
+    if (!(0,external_node_fs_namespaceObject.existsSync)(file))
+        return null;
+    try {
+        const value = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(file, 'utf8'));
+        if (typeof value.port === 'number' && typeof value.pid === 'number')
+            return { port: value.port, pid: value.pid };
+    }
+    catch {
+        // written atomically by the gateway; a partial file means a foreign writer: keep waiting
+    }
+    return null;
+}
+/** The last lines of a log file with every form of every secret replaced by ***. */
+function logTail(path, secrets, bytes = 4096) {
+    let text;
+    try {
+        const fd = (0,external_node_fs_namespaceObject.openSync)(path, 'r');
+        try {
+            const size = (0,external_node_fs_namespaceObject.fstatSync)(fd).size;
+            const start = Math.max(0, size - bytes);
+            const buffer = Buffer.alloc(size - start);
+            (0,external_node_fs_namespaceObject.readSync)(fd, buffer, 0, buffer.length, start);
+            text = buffer.toString('utf8');
+            if (start > 0)
+                text = text.slice(text.indexOf('\n') + 1);
+        }
+        finally {
+            (0,external_node_fs_namespaceObject.closeSync)(fd);
+        }
+    }
+    catch {
+        return '';
+    }
+    return makeScrubber(secrets)(text).trimEnd().split('\n').slice(-20).join('\n');
+}
+/**
+ * Whether `pid` is still our gateway. On Linux a zombie or a process that reused the pid does not count.
+ */
+function isGatewayRunning(pid) {
+    if (!Number.isInteger(pid) || pid <= 0)
+        return false;
+    if (existsSync('/proc/self/stat')) {
+        try {
+            const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+            const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+            if (state === 'Z' || state === 'X')
+                return false;
+            const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+            return cmdline.includes('gateway');
+        }
+        catch {
+            return false;
+        }
+    }
+    try {
+        process.kill(pid, 0);
+        return true;
+    }
+    catch {
+        return false;
+    }
+}
+/** SIGTERM, a grace period, then SIGKILL. */
+async function stopGateway(pid, graceMs) {
+    if (!isGatewayRunning(pid))
+        return 'not-running';
+    signal(pid, 'SIGTERM');
+    const deadline = Date.now() + graceMs;
+    while (Date.now() < deadline) {
+        await sleep(25);
+        if (!isGatewayRunning(pid))
+            return 'stopped';
+    }
+    signal(pid, 'SIGKILL');
+    for (let i = 0; i < 40 && isGatewayRunning(pid); i++)
+        await sleep(25);
+    return 'killed';
+}
+function signal(pid, name) {
+    try {
+        process.kill(pid, name);
+    }
+    catch {
+        // exited in between
+    }
+}
+
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+;// CONCATENATED MODULE: ./src/gateway/serving/bearer-secret.ts
+/**
+ * The shortest bearer secret an endpoint accepts: a fixed secret must be as hard to guess as the random ones
+ * the gateway makes (32 random bytes). Both the action's `endpoint-secrets` input and the gateway itself hold
+ * to it.
+ */
+const MIN_SECRET_LENGTH = 32;
+
+;// CONCATENATED MODULE: ./src/verify/receipts/receipt.ts
+
+
+
+
+
+/** The default commit status context (input status-context), also the check run's name. */
+const STATUS_CONTEXT = 'perimeter';
+function annotations(verdict) {
+    const all = verdict.violations.map((violation) => ({
+        path: violation.path ?? '',
+        title: violation.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${violation.kind}`,
+        message: visible(violation.message),
+    }));
+    return foldAtMost(all, MAX_ANNOTATIONS, (more) => ({
+        path: '',
+        title: 'More perimeter violations',
+        message: `${more} more violations; the job summary lists them all`,
+    }));
+}
+function statusOf(state, description, options) {
+    return {
+        state,
+        context: options.context ?? STATUS_CONTEXT,
+        description: oneLine(description),
+        ...(options.runUrl !== undefined ? { targetUrl: options.runUrl } : {}),
+    };
+}
+/** A judged verdict as every form of the receipt. `evidence` is what the check run cites. */
+function renderReceipt(verdict, options) {
+    const status = statusOf(verdict.state, headline(verdict), options);
+    return {
+        status,
+        summary: renderSummary(verdict, headline(verdict)),
+        annotations: annotations(verdict),
+        checkRun: renderCheckRun(verdict, { status }, options.evidence),
+    };
+}
+/**
+ * A receipt that judges nothing: what a step could not verify or apply, or what it applied. `description`
+ * is the one line (the status and the check run title), `body` the summary's markdown under `heading`.
+ */
+function renderNotice(notice, options) {
+    const status = statusOf(notice.state, notice.description, options);
+    const summary = `## ${notice.heading}\n\n${notice.body}\n`;
+    return { status, summary, annotations: [], checkRun: { run: checkRunOf(status, summary), more: [] } };
+}
+/** The receipt when nothing could be verified: an `error`, never a success, saying why. */
+function renderErrorReceipt(reason, options) {
+    return renderNotice({
+        state: 'error',
+        heading: 'Perimeter: not verified',
+        description: `Not verified: ${reason}`,
+        body: `${inlineText(reason)}\n\nThe receipt is an error, never a success.`,
+    }, options);
+}
+
+;// CONCATENATED MODULE: ./src/action/inputs.ts
+
+
+
+
+
+
+
+class InputError extends Error {
+    name = 'InputError';
+}
+const defaultRead = (name) => getInput(name);
+function readStepBasics(env = process.env, read = defaultRead) {
+    return {
+        token: tokenInput(read(Inputs.GithubToken)),
+        ...readRunner(env),
+        tempDir: env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
+    };
+}
+function readJudgedSettings(env = process.env, read = defaultRead) {
+    const event = readEvent(env);
+    const branch = boundBranch(read(Inputs.Branch), env, event);
+    return {
+        configFile: configFile(read(Inputs.Config) || DEFAULT_CONFIG_FILE),
+        configRef: read(Inputs.ConfigRef) || null,
+        perimeters: perimeterList(read(Inputs.Perimeters)),
+        branch,
+        directPushes: directPushes(read(Inputs.DirectPushes)),
+        statusContext: statusContext(read(Inputs.StatusContext)),
+        ignoreRefs: ignoreRefs(read(Inputs.IgnoreRefs), branch),
+        eventName: env.GITHUB_EVENT_NAME ?? '',
+        event,
+    };
+}
+function readSettings(env = process.env, read = defaultRead) {
+    const writes = writesMode(read(Inputs.Writes));
+    return {
+        ...readStepBasics(env, read),
+        ...readJudgedSettings(env, read),
+        port: port(read(Inputs.Port)),
+        failOnViolation: inputs_boolean(Inputs.FailOnViolation, read(Inputs.FailOnViolation), true),
+        endpointSecrets: endpointSecrets(read(Inputs.EndpointSecrets)),
+        writesPerMinute: inputs_positiveInteger(Inputs.WritesPerMinute, read(Inputs.WritesPerMinute), 80),
+        writes,
+        receiptBy: receiptBy(read(Inputs.ReceiptBy), writes),
+        receiptAs: receiptAs(Inputs.ReceiptAs, read(Inputs.ReceiptAs)),
+        verifyTimeoutMs: inputs_positiveInteger(Inputs.VerifyTimeout, read(Inputs.VerifyTimeout), 600) * 1000,
+        run: runFacts(env),
+        runnerName: env.RUNNER_NAME ?? '',
+        record: readRecordSettings(env, read),
+    };
+}
+/** The record inputs (record-name, record-retention-days), which post and the verify job share. */
+function readRecordSettings(env = process.env, read = defaultRead) {
+    const days = read(Inputs.RecordRetentionDays);
+    return {
+        name: recordName(read(Inputs.RecordName), env),
+        retentionDays: days === '' ? undefined : inputs_positiveInteger(Inputs.RecordRetentionDays, days, 0),
+    };
+}
+/**
+ * The artifact's name: unique in a run (GitHub refuses a second one of a name), so by job and attempt;
+ * matrix legs share a job id and need their own. The characters GitHub's artifact client refuses are refused here.
+ */
+function recordName(value, env) {
+    const name = value || `perimeter-${env.GITHUB_JOB || 'job'}-${env.GITHUB_RUN_ATTEMPT || '1'}`;
+    if (/["\\:<>|*?\r\n/]/.test(name))
+        throw new InputError(`${Inputs.RecordName}: ${JSON.stringify(name)} holds a character artifact names may not have (" : < > | * ? \\ / CR LF)`);
+    return name;
+}
+/** The repository, API and run link every step of Perimeter takes from the runner. */
+function readRunner(env) {
+    const repository = env.GITHUB_REPOSITORY ?? '';
+    const match = /^([A-Za-z0-9-_.]+)\/([A-Za-z0-9-_.]+)$/.exec(repository);
+    if (!match)
+        throw new InputError(`GITHUB_REPOSITORY: expected "owner/name", got ${JSON.stringify(repository)}`);
+    const [, owner, repo] = match;
+    const serverUrl = env.GITHUB_SERVER_URL?.replace(/\/+$/, '');
+    const runUrl = serverUrl && env.GITHUB_RUN_ID
+        ? `${serverUrl}/${repository}/actions/runs/${env.GITHUB_RUN_ID}`
+        : undefined;
+    return {
+        owner,
+        repo,
+        apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
+        runUrl,
+    };
+}
+function runFacts(env) {
+    return {
+        id: env.GITHUB_RUN_ID ?? '',
+        attempt: env.GITHUB_RUN_ATTEMPT ?? '',
+        job: env.GITHUB_JOB ?? '',
+    };
+}
+/**
+ * With `writes: stage` the agent job's token holds no write permission at all, statuses included: the apply
+ * job's receipt is the one (or a verify job's, when named). A status from the agent job would need
+ * `statuses: write`, and with it the agent could post a forged success anywhere.
+ */
+function receiptBy(value, writes) {
+    if (value === 'verify-job')
+        return 'verify-job';
+    if (value !== '' && value !== 'post')
+        throw new InputError(`${Inputs.ReceiptBy}: expected "post" or "verify-job", got ${JSON.stringify(value)}`);
+    if (writes === 'push')
+        return 'post';
+    if (value === 'post')
+        throw new InputError(`${Inputs.ReceiptBy}: "post" cannot go with ${Inputs.Writes}: stage, whose job needs no statuses: write; perimeter/apply posts the receipt`);
+    return 'apply-job';
+}
+function receiptAs(name, value) {
+    if (value === '')
+        return 'status';
+    if (value === 'status' || value === 'check-run' || value === 'both')
+        return value;
+    throw new InputError(`${name}: expected "status", "check-run" or "both", got ${JSON.stringify(value)}`);
+}
+/** A token given as an input: required, and long enough to be scrubbed from every message. */
+function tokenInput(token) {
+    if (!token)
+        throw new InputError(`${Inputs.GithubToken}: required; the default is \${{ github.token }}`);
+    // GitHub's tokens have 40 characters or more; a shorter value could not be scrubbed from messages
+    if (token.length < MIN_SCRUBBED_LENGTH)
+        throw new InputError(`${Inputs.GithubToken}: ${token.length} characters, shorter than any GitHub token (at least ${MIN_SCRUBBED_LENGTH} are required)`);
+    return token;
+}
+function booleanInput(name, value, fallback) {
+    return inputs_boolean(name, value, fallback);
+}
+function readEvent(env) {
+    if (!env.GITHUB_EVENT_PATH)
+        return null;
+    try {
+        return JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
+    }
+    catch {
+        return null;
+    }
+}
+function configFile(value) {
+    const segments = value.split('/');
+    const bad = value.startsWith('/') ||
+        value.includes('\\') ||
+        // eslint-disable-next-line no-control-regex
+        /[\u0000-\u001f]/.test(value) ||
+        segments.some((s) => s === '' || s === '.' || s === '..' || s.toLowerCase() === '.git');
+    if (bad) {
+        throw new InputError(`${Inputs.Config}: expected a repository-relative path like "perimeters.yml", got ${JSON.stringify(value)}`);
+    }
+    return value;
+}
+function perimeterList(value) {
+    const names = value.split(/[\s,]+/).filter(Boolean);
+    if (names.length === 0 || (names.length === 1 && names[0] === 'all'))
+        return null;
+    if (names.includes('all')) {
+        throw new InputError(`${Inputs.Perimeters}: "all" cannot be combined with names, got ${JSON.stringify(value)}`);
+    }
+    return [...new Set(names)];
+}
+function boundBranch(value, env, payload) {
+    const explicit = value.replace(/^refs\/heads\//, '');
+    const branch = explicit || pullRequestHead(env, payload) || headsRef(env.GITHUB_REF);
+    if (!branch) {
+        throw new InputError(`${Inputs.Branch}: not given, and this run is neither a pull request nor on a branch ` +
+            `(GITHUB_REF is ${JSON.stringify(env.GITHUB_REF ?? '')}); set the input`);
+    }
+    // git check-ref-format, the parts that matter here
+    // eslint-disable-next-line no-control-regex
+    const invalid = /[\u0000-\u0020~^:?*[\\\u007f]|\.\.|@\{|\/\/|^[/.]|[/.]$|\.lock$|\.lock\//;
+    if (invalid.test(branch) || branch === '@') {
+        throw new InputError(`${Inputs.Branch}: not a valid branch name: ${JSON.stringify(branch)}`);
+    }
+    return branch;
+}
+function headsRef(ref) {
+    return ref?.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : '';
+}
+/**
+ * The pull request's head branch, when this run is for a pull request whose head lives in this repository;
+ * '' when the run is not for a pull request. A head in another repository (a fork) names a branch there, and
+ * its author picks the name: `main` in a fork must never bind this repository's `main`. Without proof that
+ * the head is here, refuse and ask for an explicit `branch`.
+ * The payload's `pull_request.head.repo` is the head repository (null when a fork was deleted):
+ * https://docs.github.com/en/webhooks/webhook-events-and-payloads#pull_request
+ */
+function pullRequestHead(env, event) {
+    const head = event?.pull_request?.head;
+    const headRef = env.GITHUB_HEAD_REF || (typeof head?.ref === 'string' ? head.ref : '');
+    if (headRef === '')
+        return '';
+    const repository = env.GITHUB_REPOSITORY ?? '';
+    const headRepo = head?.repo?.full_name;
+    const sameName = typeof headRepo === 'string' && headRepo.toLowerCase() === repository.toLowerCase();
+    const ids = [head?.repo?.id, event?.repository?.id];
+    const sameId = ids.some((id) => id === undefined) || ids[0] === ids[1];
+    if (sameName && sameId)
+        return headRef;
+    const where = typeof headRepo === 'string'
+        ? `lives in ${JSON.stringify(headRepo)}, not in ${repository}`
+        : 'cannot be shown to live in this repository (the event payload names no head repository)';
+    throw new InputError(`${Inputs.Branch}: not given, and the pull request's head branch ${JSON.stringify(headRef)} ${where}; ` +
+        'a fork chooses its branch names, so it cannot choose the branch this job writes. ' +
+        `Set the ${Inputs.Branch} input to a branch of ${repository}`);
+}
+function port(value) {
+    if (value === '')
+        return 0;
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n > 65535) {
+        throw new InputError(`${Inputs.Port}: expected a port number from 0 to 65535, got ${JSON.stringify(value)}`);
+    }
+    return n;
+}
+function ignoreRefs(value, branch) {
+    const globs = value
+        .split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean);
+    for (const glob of globs) {
+        const problem = glob.startsWith('refs/') ? globProblem(glob) : 'a full ref name starts with "refs/"';
+        if (problem !== null)
+            throw new InputError(`${Inputs.IgnoreRefs}: ${JSON.stringify(glob)} is not a ref glob (${problem})`);
+    }
+    const covering = glob_compileGlobList(globs).find(`refs/heads/${branch}`);
+    if (covering !== null) {
+        throw new InputError(`${Inputs.IgnoreRefs}: ${JSON.stringify(covering)} covers the bound branch refs/heads/${branch}, which is always judged`);
+    }
+    return globs;
+}
+function inputs_positiveInteger(name, value, fallback) {
+    if (value === '')
+        return fallback;
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < 1 || n > 1_000_000) {
+        throw new InputError(`${name}: expected a whole number from 1 to 1000000, got ${JSON.stringify(value)}`);
+    }
+    return n;
+}
+function inputs_boolean(name, value, fallback) {
+    if (value === '')
+        return fallback;
+    if (/^(true|True|TRUE)$/.test(value))
+        return true;
+    if (/^(false|False|FALSE)$/.test(value))
+        return false;
+    throw new InputError(`${name}: expected true or false, got ${JSON.stringify(value)}`);
+}
+function directPushes(value) {
+    if (value === '' || value === 'check')
+        return 'check';
+    if (value === 'deny')
+        return 'deny';
+    throw new InputError(`${Inputs.DirectPushes}: expected "check" or "deny", got ${JSON.stringify(value)}`);
+}
+function writesMode(value) {
+    const mode = value.trim() || 'push';
+    if (mode !== 'push' && mode !== 'stage')
+        throw new InputError(`${Inputs.Writes}: expected "push" or "stage", got ${JSON.stringify(value)}`);
+    return mode;
+}
+function statusContext(value) {
+    if (value === '')
+        return STATUS_CONTEXT;
+    // eslint-disable-next-line no-control-regex
+    if (value.length > 100 || /[\u0000-\u001f\u007f]/.test(value)) {
+        throw new InputError(`${Inputs.StatusContext}: expected a short status name like "perimeter/tests", got ${JSON.stringify(value)}`);
+    }
+    return value;
+}
+/**
+ * Parses the `endpoint-secrets` input: one `perimeter=secret` per line (a secret may hold any visible
+ * character, commas included).
+ * Messages name the perimeter and never quote a secret. Secrets must be visible ASCII: they travel in an
+ * `Authorization: Bearer` header.
+ */
+function endpointSecrets(value) {
+    const out = {};
+    const byValue = new Map();
+    for (const item of value
+        .split('\n')
+        .map((line) => line.trim())
+        .filter(Boolean)) {
+        const eq = item.indexOf('=');
+        const name = eq > 0 ? item.slice(0, eq) : '';
+        const secret = eq > 0 ? item.slice(eq + 1) : '';
+        if (!/^[a-z][a-z0-9-]*$/.test(name)) {
+            throw new InputError(`${Inputs.EndpointSecrets}: expected lines of "perimeter=secret", got an entry ` +
+                (eq > 0 ? `named ${JSON.stringify(name)}` : 'without "="'));
+        }
+        if (name in out)
+            throw new InputError(`${Inputs.EndpointSecrets}: ${JSON.stringify(name)} is given twice`);
+        if (!/^[\x21-\x7e]+$/.test(secret)) {
+            throw new InputError(`${Inputs.EndpointSecrets}: the secret of ${JSON.stringify(name)} is empty or holds characters outside visible ASCII`);
+        }
+        if (secret.length < MIN_SECRET_LENGTH) {
+            throw new InputError(`${Inputs.EndpointSecrets}: the secret of ${JSON.stringify(name)} has ${secret.length} characters; ` +
+                `at least ${MIN_SECRET_LENGTH} are required (e.g. \`openssl rand -base64 32\`)`);
+        }
+        const other = byValue.get(secret);
+        if (other !== undefined) {
+            throw new InputError(`${Inputs.EndpointSecrets}: ${JSON.stringify(other)} and ${JSON.stringify(name)} have the same secret; ` +
+                'give each perimeter its own, or one endpoint opens the other');
+        }
+        byValue.set(secret, name);
+        out[name] = secret;
+    }
+    return out;
+}
+
 ;// CONCATENATED MODULE: ./src/github/octokit/errors.ts
 
 const MAX_UPSTREAM_MESSAGE = 200;
@@ -37079,19 +39812,19 @@ function codeFor(status, error) {
 }
 /** Turns anything thrown by Octokit into an UpstreamError whose message names the operation, never a secret. */
 function toUpstreamError(error, operation, scrub) {
-    if (error instanceof upstream_UpstreamError)
+    if (error instanceof UpstreamError)
         return error;
     const e = (error && typeof error === 'object' ? error : {});
     const status = typeof e.status === 'number' ? e.status : undefined;
     const hasResponse = e.response !== undefined;
     if (!hasResponse) {
         const reason = scrub(String(e.message ?? error)).slice(0, MAX_UPSTREAM_MESSAGE);
-        return new upstream_UpstreamError('unavailable', `${operation}: GitHub could not be reached (${reason})`);
+        return new UpstreamError('unavailable', `${operation}: GitHub could not be reached (${reason})`);
     }
     const code = codeFor(status, e);
     const detail = upstreamMessage(e, scrub);
     const text = `${operation}: GitHub answered ${status}${detail ? `: ${detail}` : ''}`;
-    return new upstream_UpstreamError(code, code === 'rate_limited' ? `${text} (rate limited)` : text, status);
+    return new UpstreamError(code, code === 'rate_limited' ? `${text} (rate limited)` : text, status);
 }
 
 ;// CONCATENATED MODULE: ./src/github/octokit/graphql-commit.ts
@@ -37150,7 +39883,7 @@ function committed(answer, expectedHead) {
         !sha.test(commit.tree?.oid ?? '') ||
         commit.parents?.totalCount !== 1 ||
         commit.parents.nodes[0]?.oid !== expectedHead)
-        throw new upstream_UpstreamError('invalid', 'create commit on branch: GitHub answered without the new commit');
+        throw new UpstreamError('invalid', 'create commit on branch: GitHub answered without the new commit');
     return {
         sha: commit.oid,
         tree: commit.tree.oid,
@@ -37183,7 +39916,67 @@ function graphqlFailure(error, operation, scrub) {
     // eslint-disable-next-line no-control-regex
     const text = scrub(String(first.message ?? '').replace(/[\u0000-\u001f\u007f]+/g, ' ')).slice(0, 200);
     // status 200: GitHub answered, so `rate_limited` here is GraphQL's own budget, not a secondary limit
-    return new upstream_UpstreamError(REFUSALS[first.type ?? ''] ?? 'unavailable', `${operation}: GitHub answered: ${text}`, 200);
+    return new UpstreamError(REFUSALS[first.type ?? ''] ?? 'unavailable', `${operation}: GitHub answered: ${text}`, 200);
+}
+
+;// CONCATENATED MODULE: ./src/github/git-objects.ts
+
+/**
+ * Git's object encoding, so objects made outside GitHub get the SHAs git (and GitHub) gives them:
+ * `<type> <size>\0<body>` hashed with SHA-1. https://git-scm.com/book/en/v2/Git-Internals-Git-Objects
+ */
+function objectSha(type, body) {
+    return (0,external_node_crypto_.createHash)('sha1').update(`${type} ${body.byteLength}\0`).update(body).digest('hex');
+}
+function blobSha(content) {
+    return objectSha('blob', content);
+}
+/** Git orders tree entries by name, a tree's name compared as if it ended in "/". */
+function sortKey(name, entry) {
+    return Buffer.from(entry.type === 'tree' ? `${name}/` : name, 'utf8');
+}
+/** Entries in the order git writes them. */
+function sortTreeEntries(entries) {
+    return [...entries].sort((a, b) => Buffer.compare(sortKey(a.path, a), sortKey(b.path, b)));
+}
+/** The body of a tree object: per entry `<mode> <name>\0<20-byte sha>`, trees' mode written "40000". */
+function encodeTree(named) {
+    const sorted = [...named].sort(([a, x], [b, y]) => Buffer.compare(sortKey(a, x), sortKey(b, y)));
+    const parts = [];
+    for (const [name, entry] of sorted) {
+        const mode = entry.mode.replace(/^0+/, '');
+        parts.push(Buffer.from(`${mode} ${name}\0`, 'utf8'), Buffer.from(entry.sha, 'hex'));
+    }
+    return Buffer.concat(parts);
+}
+/**
+ * git's id of a tree holding these entries, by name (an entry's own `path`, if it has one, is not read), so
+ * what a listing claims can be checked against the SHA that names it.
+ */
+function treeSha(entries) {
+    return objectSha('tree', encodeTree([...entries]));
+}
+/** treeSha of one tree's direct listing, each entry named by its `path` (as getTree gives them). */
+function listingTreeSha(entries) {
+    return objectSha('tree', encodeTree(entries.map((e) => [e.path, e])));
+}
+/** `Name <email> <unix seconds> <+hhmm>` from an ISO date (written in UTC). */
+function signatureLine(signature) {
+    const seconds = Math.floor(Date.parse(signature.date) / 1000);
+    return `${signature.name} <${signature.email}> ${seconds} +0000`;
+}
+/** The body of an unsigned commit object. */
+function encodeCommit(commit) {
+    const lines = [
+        `tree ${commit.tree}`,
+        ...commit.parents.map((p) => `parent ${p}`),
+        `author ${signatureLine(commit.author)}`,
+        `committer ${signatureLine(commit.committer)}`,
+    ];
+    return Buffer.from(`${lines.join('\n')}\n\n${commit.message}`, 'utf8');
+}
+function commitSha(commit) {
+    return objectSha('commit', encodeCommit(commit));
 }
 
 ;// CONCATENATED MODULE: ./node_modules/@actions/github/lib/context.js
@@ -37715,7 +40508,7 @@ function expand(template, context) {
 }
 
 // pkg/dist-src/parse.js
-function dist_bundle_parse(options) {
+function parse(options) {
   let method = options.method.toUpperCase();
   let url = (options.url || "/").replace(/:([a-z]\w+)/g, "{$1}");
   let headers = Object.assign({}, options.headers);
@@ -37781,7 +40574,7 @@ function dist_bundle_parse(options) {
 
 // pkg/dist-src/endpoint-with-defaults.js
 function endpointWithDefaults(defaults, route, options) {
-  return dist_bundle_parse(merge(defaults, route, options));
+  return parse(merge(defaults, route, options));
 }
 
 // pkg/dist-src/with-defaults.js
@@ -37792,7 +40585,7 @@ function withDefaults(oldDefaults, newDefaults) {
     DEFAULTS: DEFAULTS2,
     defaults: withDefaults.bind(null, DEFAULTS2),
     merge: merge.bind(null, DEFAULTS2),
-    parse: dist_bundle_parse
+    parse
   });
 }
 
@@ -37801,7 +40594,7 @@ var endpoint = withDefaults(null, DEFAULTS);
 
 
 // EXTERNAL MODULE: ./node_modules/@octokit/request/node_modules/content-type/dist/index.js
-var dist = __nccwpck_require__(6919);
+var content_type_dist = __nccwpck_require__(6919);
 ;// CONCATENATED MODULE: ./node_modules/json-with-bigint/json-with-bigint.js
 const intRegex = /^-?\d+$/;
 const noiseValue = /^-?\d+n+$/; // Noise - strings that match the custom format before being converted to it
@@ -38581,7 +41374,7 @@ async function getResponseData(response) {
   if (!contentType) {
     return response.text().catch(noop);
   }
-  const mimetype = (0,dist/* parse */.qg)(contentType);
+  const mimetype = (0,content_type_dist/* parse */.qg)(contentType);
   if (isJSONResponse(mimetype)) {
     let text = "";
     try {
@@ -42067,31 +44860,31 @@ function routeMatcher(paths) {
 // pkg/dist-src/index.js
 var regex = routeMatcher(triggers_notification_paths_default);
 var triggersNotification = regex.test.bind(regex);
-var groups = {};
+var dist_bundle_groups = {};
 var createGroups = function(Bottleneck, common) {
-  groups.global = new Bottleneck.Group({
+  dist_bundle_groups.global = new Bottleneck.Group({
     id: "octokit-global",
     maxConcurrent: 10,
     ...common
   });
-  groups.auth = new Bottleneck.Group({
+  dist_bundle_groups.auth = new Bottleneck.Group({
     id: "octokit-auth",
     maxConcurrent: 1,
     ...common
   });
-  groups.search = new Bottleneck.Group({
+  dist_bundle_groups.search = new Bottleneck.Group({
     id: "octokit-search",
     maxConcurrent: 1,
     minTime: 2e3,
     ...common
   });
-  groups.write = new Bottleneck.Group({
+  dist_bundle_groups.write = new Bottleneck.Group({
     id: "octokit-write",
     maxConcurrent: 1,
     minTime: 1e3,
     ...common
   });
-  groups.notifications = new Bottleneck.Group({
+  dist_bundle_groups.notifications = new Bottleneck.Group({
     id: "octokit-notifications",
     maxConcurrent: 1,
     minTime: 3e3,
@@ -42143,14 +44936,14 @@ function throttling(octokit, octokitOptions) {
       return;
     }
     initialized = true;
-    if (groups.global == null) {
+    if (dist_bundle_groups.global == null) {
       createGroups(Bottleneck, common);
     }
-    state.global = state.global ?? groups.global;
-    state.auth = state.auth ?? groups.auth;
-    state.search = state.search ?? groups.search;
-    state.write = state.write ?? groups.write;
-    state.notifications = state.notifications ?? groups.notifications;
+    state.global = state.global ?? dist_bundle_groups.global;
+    state.auth = state.auth ?? dist_bundle_groups.auth;
+    state.search = state.search ?? dist_bundle_groups.search;
+    state.write = state.write ?? dist_bundle_groups.write;
+    state.notifications = state.notifications ?? dist_bundle_groups.notifications;
     state.retryLimiter = state.retryLimiter ?? new Bottleneck();
     const events = {};
     const emitter = new Bottleneck.Events(events);
@@ -42442,7 +45235,7 @@ function job(data) {
 }
 function pull(data) {
     if (!data.user?.login)
-        throw new upstream_UpstreamError('invalid', `pull request #${data.number} names no author`);
+        throw new UpstreamError('invalid', `pull request #${data.number} names no author`);
     return {
         number: data.number,
         state: data.state,
@@ -42479,7 +45272,7 @@ function restCommit(data) {
 }
 function treeEntry(entry) {
     if (!ENTRY_TYPES.has(entry.type))
-        throw new upstream_UpstreamError('invalid', `unexpected tree entry type "${entry.type}"`);
+        throw new UpstreamError('invalid', `unexpected tree entry type "${entry.type}"`);
     return {
         path: entry.path,
         mode: entry.mode,
@@ -42493,7 +45286,7 @@ function blobBytes(data) {
         return new Uint8Array(Buffer.from(data.content, 'base64'));
     if (data.encoding === 'utf-8' || data.encoding === 'utf8')
         return new Uint8Array(Buffer.from(data.content, 'utf8'));
-    throw new upstream_UpstreamError('invalid', `unexpected blob encoding "${data.encoding}"`);
+    throw new UpstreamError('invalid', `unexpected blob encoding "${data.encoding}"`);
 }
 function activity(data) {
     return {
@@ -42511,21 +45304,21 @@ function nextCursor(link) {
     const url = next?.match(/<([^>]+)>/)?.[1];
     return url === undefined ? undefined : (new URL(url).searchParams.get('after') ?? undefined);
 }
-const CONTROL = /[\u0000-\u001f\u007f]/; // eslint-disable-line no-control-regex
+const wire_CONTROL = /[\u0000-\u001f\u007f]/; // eslint-disable-line no-control-regex
 /**
  * encodeURIComponent per path segment, keeping the slashes. Empty, `.` and `..` segments are refused: a URL
  * parser would resolve them and the request would reach another endpoint.
  */
-function segments(path, what) {
+function wire_segments(path, what) {
     const parts = path.split('/');
-    if (parts.some((part) => part === '' || part === '.' || part === '..') || CONTROL.test(path)) {
-        throw new upstream_UpstreamError('invalid', `invalid ${what}: ${JSON.stringify(path)}`);
+    if (parts.some((part) => part === '' || part === '.' || part === '..') || wire_CONTROL.test(path)) {
+        throw new UpstreamError('invalid', `invalid ${what}: ${JSON.stringify(path)}`);
     }
     return parts.map(encodeURIComponent).join('/');
 }
 function checkSha(sha) {
     if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(sha)) {
-        throw new upstream_UpstreamError('invalid', `invalid object id: ${JSON.stringify(sha)}`);
+        throw new UpstreamError('invalid', `invalid object id: ${JSON.stringify(sha)}`);
     }
     return sha;
 }
@@ -42562,7 +45355,7 @@ const MAX_ACTIVITY_ITEMS = 3_000;
 async function listActivity(rest, options) {
     const since = Date.parse(options.since);
     if (Number.isNaN(since))
-        throw new upstream_UpstreamError('invalid', `not a time: ${JSON.stringify(options.since)}`);
+        throw new UpstreamError('invalid', `not a time: ${JSON.stringify(options.since)}`);
     const maxItems = options.maxItems ?? MAX_ACTIVITY_ITEMS;
     const items = [];
     let after;
@@ -42746,7 +45539,7 @@ function addListings(out, sha, list) {
         listing.push(entry);
         byName.set(e.name, entry);
     }
-    if (byName.size !== listing.length || git_objects_treeSha(byName) !== sha)
+    if (byName.size !== listing.length || treeSha(byName) !== sha)
         return;
     out.set(sha, listing);
     for (const e of list)
@@ -42783,17 +45576,17 @@ function pathHistoryQuery(levels) {
   }
 }`;
 }
-const SHA = /^[0-9a-f]{40}$/;
+const graphql_history_SHA = /^[0-9a-f]{40}$/;
 const graphql_history_signature = (a) => ({
     name: a?.name ?? '',
     email: a?.email ?? '',
     date: a?.date ?? new Date(0).toISOString(),
 });
 function commitInfo(c) {
-    if (!c || !SHA.test(c.oid) || !SHA.test(c.tree?.oid ?? '') || !c.parents)
+    if (!c || !graphql_history_SHA.test(c.oid) || !graphql_history_SHA.test(c.tree?.oid ?? '') || !c.parents)
         return null;
     const parents = c.parents.nodes.map((p) => p?.oid ?? '');
-    if (c.parents.totalCount !== parents.length || !parents.every((p) => SHA.test(p)))
+    if (c.parents.totalCount !== parents.length || !parents.every((p) => graphql_history_SHA.test(p)))
         return null;
     return {
         sha: c.oid,
@@ -42806,7 +45599,7 @@ function commitInfo(c) {
 }
 const treeOf = (side) => side === null || side === undefined
     ? null
-    : side.type === 'tree' && SHA.test(side.oid)
+    : side.type === 'tree' && graphql_history_SHA.test(side.oid)
         ? side.oid
         : undefined;
 /**
@@ -43006,7 +45799,7 @@ class GitObjectReads {
         }
         catch (error) {
             // Unrelated histories: GitHub answers 404 "No common ancestor between …".
-            if (error instanceof upstream_UpstreamError &&
+            if (error instanceof UpstreamError &&
                 error.code === 'not_found' &&
                 /no common ancestor/i.test(error.message)) {
                 return false;
@@ -43057,7 +45850,7 @@ class OctokitUpstream extends GitObjectReads {
     constructor(options) {
         super(options.blobCacheBytes ?? 64 * 1024 * 1024);
         if (!options.token)
-            throw new upstream_UpstreamError('invalid', 'a GitHub token is required');
+            throw new UpstreamError('invalid', 'a GitHub token is required');
         this.owner = options.owner;
         this.repo = options.repo;
         this.scrub = makeScrubber([options.token]);
@@ -43089,21 +45882,21 @@ class OctokitUpstream extends GitObjectReads {
         const { headers } = await this.rest.send('read the time', 'GET /rate_limit');
         const time = Date.parse(String(headers.date ?? ''));
         if (Number.isNaN(time))
-            throw new upstream_UpstreamError('invalid', 'GitHub sent no Date header');
+            throw new UpstreamError('invalid', 'GitHub sent no Date header');
         return new Date(time).toISOString();
     }
     async getBranchHead(branch) {
         const sha = await this.tryGetBranchHead(branch);
         if (sha === null)
-            throw new upstream_UpstreamError('not_found', `branch "${branch}" does not exist`, 404);
+            throw new UpstreamError('not_found', `branch "${branch}" does not exist`, 404);
         return sha;
     }
     async tryGetBranchHead(branch) {
         const known = this.heads.get(branch);
         try {
-            const { data, headers } = await this.rest.sendLight(`get branch "${branch}"`, `GET /repos/{owner}/{repo}/git/ref/heads/${segments(branch, 'branch name')}`, {}, known ? { 'if-none-match': known.etag } : undefined);
+            const { data, headers } = await this.rest.sendLight(`get branch "${branch}"`, `GET /repos/{owner}/{repo}/git/ref/heads/${wire_segments(branch, 'branch name')}`, {}, known ? { 'if-none-match': known.etag } : undefined);
             if (data.object.type !== 'commit')
-                throw new upstream_UpstreamError('invalid', `branch "${branch}" does not point at a commit`);
+                throw new UpstreamError('invalid', `branch "${branch}" does not point at a commit`);
             if (headers.etag)
                 this.heads.set(branch, { etag: headers.etag, sha: data.object.sha });
             else
@@ -43114,9 +45907,9 @@ class OctokitUpstream extends GitObjectReads {
             if (error.status === 304 && known)
                 return known.sha;
             this.heads.delete(branch);
-            if (error instanceof upstream_UpstreamError && error.code === 'not_found')
+            if (error instanceof UpstreamError && error.code === 'not_found')
                 return null;
-            throw error instanceof upstream_UpstreamError
+            throw error instanceof UpstreamError
                 ? error
                 : toUpstreamError(error, `get branch "${branch}"`, this.scrub);
         }
@@ -43130,7 +45923,7 @@ class OctokitUpstream extends GitObjectReads {
         }
         catch (error) {
             // An empty repository answers 409; it has no refs.
-            if (error instanceof upstream_UpstreamError && error.code === 'conflict')
+            if (error instanceof UpstreamError && error.code === 'conflict')
                 return new Map();
             throw error;
         }
@@ -43174,7 +45967,7 @@ class OctokitUpstream extends GitObjectReads {
         const bytes = Buffer.from(text, 'utf8');
         if (bytes.toString('utf8') !== text)
             return;
-        this.blobs.set(git_objects_blobSha(bytes), new Uint8Array(bytes));
+        this.blobs.set(blobSha(bytes), new Uint8Array(bytes));
     }
     async createCommit(message, tree, parents) {
         const data = await this.rest.write('create commit', 'POST /repos/{owner}/{repo}/git/commits', { message, tree, parents });
@@ -43184,24 +45977,24 @@ class OctokitUpstream extends GitObjectReads {
     }
     async createBranch(branch, sha) {
         checkSha(sha);
-        segments(branch, 'branch name');
+        wire_segments(branch, 'branch name');
         await this.rest.write(`create branch "${branch}"`, 'POST /repos/{owner}/{repo}/git/refs', {
             ref: `refs/heads/${branch}`,
             sha,
         });
     }
     async deleteBranch(branch) {
-        await this.rest.write(`delete branch "${branch}"`, `DELETE /repos/{owner}/{repo}/git/refs/heads/${segments(branch, 'branch name')}`, {});
+        await this.rest.write(`delete branch "${branch}"`, `DELETE /repos/{owner}/{repo}/git/refs/heads/${wire_segments(branch, 'branch name')}`, {});
         this.heads.delete(branch);
     }
     async updateBranch(branch, sha) {
         try {
-            await this.rest.write(`update branch "${branch}"`, `PATCH /repos/{owner}/{repo}/git/refs/heads/${segments(branch, 'branch name')}`, { sha, force: false });
+            await this.rest.write(`update branch "${branch}"`, `PATCH /repos/{owner}/{repo}/git/refs/heads/${wire_segments(branch, 'branch name')}`, { sha, force: false });
         }
         catch (error) {
             this.heads.delete(branch);
-            if (error instanceof upstream_UpstreamError && error.status === 422 && /fast.?forward/i.test(error.message)) {
-                throw new upstream_UpstreamError('not_fast_forward', `update branch "${branch}": the branch moved (not a fast forward)`, 422);
+            if (error instanceof UpstreamError && error.status === 422 && /fast.?forward/i.test(error.message)) {
+                throw new UpstreamError('not_fast_forward', `update branch "${branch}": the branch moved (not a fast forward)`, 422);
             }
             throw error;
         }
@@ -43219,7 +46012,7 @@ class OctokitUpstream extends GitObjectReads {
         const commit = committed(answer, expectedHead);
         this.commits.set(commit.sha, commit);
         for (const { bytes } of changes.additions)
-            this.blobs.set(git_objects_blobSha(bytes), bytes);
+            this.blobs.set(blobSha(bytes), bytes);
         return commit;
     }
     async createStatus(sha, status) {
@@ -43326,9 +46119,9 @@ class OctokitUpstream extends GitObjectReads {
     }
     async getFileAtRef(path, ref) {
         const operation = `get ${path} at ${ref}`;
-        const data = await this.rest.read(operation, `GET /repos/{owner}/{repo}/contents/${segments(path, 'path')}`, { ref });
+        const data = await this.rest.read(operation, `GET /repos/{owner}/{repo}/contents/${wire_segments(path, 'path')}`, { ref });
         if (Array.isArray(data) || data.type !== 'file')
-            throw new upstream_UpstreamError('invalid', `${operation}: not a file`);
+            throw new UpstreamError('invalid', `${operation}: not a file`);
         // Over 1 MB the contents API leaves `content` empty (encoding "none"): fetch the blob instead.
         const inline = data.size === 0 || (data.encoding === 'base64' && Boolean(data.content));
         const bytes = inline ? Buffer.from(data.content ?? '', 'base64') : await this.getBlob(data.sha);
@@ -43336,7 +46129,7 @@ class OctokitUpstream extends GitObjectReads {
             return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), sha: data.sha };
         }
         catch {
-            throw new upstream_UpstreamError('invalid', `${operation}: not UTF-8 text`);
+            throw new UpstreamError('invalid', `${operation}: not UTF-8 text`);
         }
     }
 }
@@ -43353,15026 +46146,6 @@ function annotation(a) {
         title: a.title,
         message: a.message,
     };
-}
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
-
-// functions
-function assertEqual(val) {
-    return val;
-}
-function assertNotEqual(val) {
-    return val;
-}
-function toZod() {
-    return (schema) => schema;
-}
-function assertIs(_arg) { }
-function assertNever(_x) {
-    throw new Error("Unexpected value in exhaustive check");
-}
-function assert(_) { }
-function getEnumValues(entries) {
-    const numericValues = Object.values(entries).filter((v) => typeof v === "number");
-    const values = Object.entries(entries)
-        .filter(([k, _]) => numericValues.indexOf(+k) === -1)
-        .map(([_, v]) => v);
-    return values;
-}
-function joinValues(array, separator = "|") {
-    return array.map((val) => stringifyPrimitive(val)).join(separator);
-}
-function jsonStringifyReplacer(_, value) {
-    if (typeof value === "bigint")
-        return value.toString();
-    return value;
-}
-// the accessor lives on a shared prototype: an own accessor makes every box a dictionary-mode object (~360 B and a slow load per read against ~100 B and an inlined getter here)
-class Cached {
-    constructor(getter) {
-        this._getter = getter;
-        this._value = undefined;
-    }
-    get value() {
-        const getter = this._getter;
-        if (getter !== undefined) {
-            this._value = getter();
-            this._getter = undefined;
-        }
-        return this._value;
-    }
-}
-function cached(getter) {
-    return new Cached(getter);
-}
-function nullish(input) {
-    return input === null || input === undefined;
-}
-function cleanRegex(source) {
-    const start = source.startsWith("^") ? 1 : 0;
-    const end = source.endsWith("$") ? source.length - 1 : source.length;
-    return source.slice(start, end);
-}
-function floatSafeRemainder(val, step) {
-    const ratio = val / step;
-    const roundedRatio = Math.round(ratio);
-    // `val` and `step` each round to a double before the division rounds again, so a true decimal multiple's quotient can sit up to 1.5 of these scaled epsilons from the integer. A 1x tolerance therefore rejected 2.03 as a multiple of 0.07; 4x covers the worst case with margin.
-    const tolerance = 4 * Number.EPSILON * Math.max(Math.abs(ratio), 1);
-    if (Math.abs(ratio - roundedRatio) < tolerance)
-        return 0;
-    return ratio - roundedRatio;
-}
-const EVALUATING = /* @__PURE__*/ (/* unused pure expression or super */ null && (Symbol("evaluating")));
-function defineLazy(object, key, getter) {
-    let value = undefined;
-    Object.defineProperty(object, key, {
-        get() {
-            if (value === EVALUATING) {
-                // Circular reference detected, return undefined to break the cycle
-                return undefined;
-            }
-            if (value === undefined) {
-                value = EVALUATING;
-                value = getter();
-            }
-            return value;
-        },
-        set(v) {
-            Object.defineProperty(object, key, {
-                value: v,
-                // configurable: true,
-            });
-            // object[key] = v;
-        },
-        configurable: true,
-    });
-}
-function objectClone(obj) {
-    return Object.create(Object.getPrototypeOf(obj), Object.getOwnPropertyDescriptors(obj));
-}
-function util_assignProp(target, prop, value) {
-    Object.defineProperty(target, prop, {
-        value,
-        writable: true,
-        enumerable: true,
-        configurable: true,
-    });
-}
-/**
- * Whichever object a def's `shape` currently answers from: the one the caller passed until the first read, the frozen copy after it.
- *
- * Its keys and descriptors read without invoking anything, which is what lets a discriminated union check its discriminator, and the cycle walk read a shape, without resolving a getter that references the schema being constructed. A def that answers `shape` from an accessor of its own has none.
- */
-function rawShape(def) {
-    const desc = Object.getOwnPropertyDescriptor(def, "shape");
-    return desc?.get ? desc.get.raw : desc?.value;
-}
-// where a builder reads its source's keys and descriptors, resolving only a shape a def answers for itself. A shape resolves by object spread, so only its enumerable keys are ever part of it.
-function sourceShape(schema) {
-    return rawShape(schema._zod.def) ?? schema._zod.def.shape;
-}
-// a key whose value is not settled yet, self-caching so every read after the first gets the same one
-function deferProp(target, key, getter) {
-    Object.defineProperty(target, key, {
-        get() {
-            const value = getter();
-            util_assignProp(this, key, value);
-            return value;
-        },
-        enumerable: true,
-        configurable: true,
-    });
-}
-// Writes a settled key. A plain assignment is much cheaper than `defineProperty` and produces the same descriptor, but it runs whatever setter already answers to the key — an accessor this shape deferred, or an inherited one, which `__proto__` has on every object and prototype pollution can add for any name.
-function putProp(target, key, value) {
-    if (key in target)
-        util_assignProp(target, key, value);
-    else
-        target[key] = value;
-}
-/**
- * Copies `keys` of `source`'s shape onto `target`, each value passed through `wrap`.
- *
- * A key the source has resolved is copied through now, so the derived shape states it outright and nothing has to resolve it to learn what it holds. A key the source still defers stays deferred, and reads back through the source's own `shape`, so it resolves once and both shapes get that one schema.
- */
-function mirrorShape(target, source, keys, wrap) {
-    const raw = sourceShape(source);
-    for (const key of keys) {
-        const desc = Object.getOwnPropertyDescriptor(raw, key);
-        if (!desc.enumerable)
-            continue;
-        if (desc.get) {
-            deferProp(target, key, () => {
-                const value = source._zod.def.shape[key];
-                return wrap ? wrap(value, key) : value;
-            });
-        }
-        else
-            putProp(target, key, wrap ? wrap(desc.value, key) : desc.value);
-    }
-}
-// same, for a plain shape a caller passed rather than a schema's
-function mirrorProps(target, source) {
-    for (const key of Reflect.ownKeys(source)) {
-        const desc = Object.getOwnPropertyDescriptor(source, key);
-        if (!desc.enumerable)
-            continue;
-        if (desc.get)
-            deferProp(target, key, () => source[key]);
-        else
-            putProp(target, key, desc.value);
-    }
-}
-function mergeDefs(...defs) {
-    const mergedDescriptors = {};
-    for (const def of defs) {
-        const descriptors = Object.getOwnPropertyDescriptors(def);
-        Object.assign(mergedDescriptors, descriptors);
-    }
-    return Object.defineProperties({}, mergedDescriptors);
-}
-function cloneDef(schema) {
-    return mergeDefs(schema._zod.def);
-}
-function getElementAtPath(obj, path) {
-    if (!path)
-        return obj;
-    return path.reduce((acc, key) => acc?.[key], obj);
-}
-function promiseAllObject(promisesObj) {
-    const keys = Object.keys(promisesObj);
-    const promises = keys.map((key) => promisesObj[key]);
-    return Promise.all(promises).then((results) => {
-        const resolvedObj = {};
-        for (let i = 0; i < keys.length; i++) {
-            resolvedObj[keys[i]] = results[i];
-        }
-        return resolvedObj;
-    });
-}
-function randomString(length = 10) {
-    const chars = "abcdefghijklmnopqrstuvwxyz";
-    let str = "";
-    for (let i = 0; i < length; i++) {
-        str += chars[Math.floor(Math.random() * chars.length)];
-    }
-    return str;
-}
-function esc(str) {
-    return JSON.stringify(str);
-}
-function slugify(input) {
-    return input
-        .toLowerCase()
-        .trim()
-        .replace(/[^\w\s-]/g, "")
-        .replace(/[\s_-]+/g, "-")
-        .replace(/^-+|-+$/g, "");
-}
-const captureStackTrace = ("captureStackTrace" in Error ? Error.captureStackTrace : (..._args) => { });
-function util_isObject(data) {
-    return typeof data === "object" && data !== null && !Array.isArray(data);
-}
-const util_allowsEval = /* @__PURE__*/ cached(() => {
-    // Skip the probe under `jitless`: strict CSPs report the caught `new Function` as a `securitypolicyviolation` even though the throw is swallowed.
-    if (globalConfig.jitless) {
-        return false;
-    }
-    // @ts-ignore
-    if (typeof navigator !== "undefined" && navigator?.userAgent?.includes("Cloudflare")) {
-        return false;
-    }
-    try {
-        const F = Function;
-        new F("");
-        return true;
-    }
-    catch (_) {
-        return false;
-    }
-});
-function util_isPlainObject(o) {
-    if (util_isObject(o) === false)
-        return false;
-    // modified constructor
-    const ctor = o.constructor;
-    if (ctor === undefined)
-        return true;
-    if (typeof ctor !== "function")
-        return true;
-    // modified prototype
-    const prot = ctor.prototype;
-    if (util_isObject(prot) === false)
-        return false;
-    // ctor doesn't have static `isPrototypeOf`
-    if (Object.prototype.hasOwnProperty.call(prot, "isPrototypeOf") === false) {
-        return false;
-    }
-    return true;
-}
-function shallowClone(o) {
-    if (util_isPlainObject(o))
-        return { ...o };
-    if (Array.isArray(o))
-        return [...o];
-    if (o instanceof Map)
-        return new Map(o);
-    if (o instanceof Set)
-        return new Set(o);
-    return o;
-}
-function numKeys(data) {
-    let keyCount = 0;
-    for (const key in data) {
-        if (Object.prototype.hasOwnProperty.call(data, key)) {
-            keyCount++;
-        }
-    }
-    return keyCount;
-}
-const getParsedType = (data) => {
-    const t = typeof data;
-    switch (t) {
-        case "undefined":
-            return "undefined";
-        case "string":
-            return "string";
-        case "number":
-            return Number.isNaN(data) ? "nan" : "number";
-        case "boolean":
-            return "boolean";
-        case "function":
-            return "function";
-        case "bigint":
-            return "bigint";
-        case "symbol":
-            return "symbol";
-        case "object":
-            if (Array.isArray(data)) {
-                return "array";
-            }
-            if (data === null) {
-                return "null";
-            }
-            if (data.then && typeof data.then === "function" && data.catch && typeof data.catch === "function") {
-                return "promise";
-            }
-            if (typeof Map !== "undefined" && data instanceof Map) {
-                return "map";
-            }
-            if (typeof Set !== "undefined" && data instanceof Set) {
-                return "set";
-            }
-            if (typeof Date !== "undefined" && data instanceof Date) {
-                return "date";
-            }
-            // @ts-ignore
-            if (typeof File !== "undefined" && data instanceof File) {
-                return "file";
-            }
-            return "object";
-        default:
-            throw new Error(`Unknown data type: ${t}`);
-    }
-};
-const propertyKeyTypes = /* @__PURE__*/ new Set(["string", "number", "symbol"]);
-const primitiveTypes = /* @__PURE__*/ new Set([
-    "string",
-    "number",
-    "bigint",
-    "boolean",
-    "symbol",
-    "undefined",
-]);
-function escapeRegex(str) {
-    return str.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-// zod-specific utils
-function clone(inst, def, params) {
-    const cl = new inst._zod.constr(def ?? inst._zod.def);
-    if (!def || params?.parent)
-        cl._zod.parent = inst;
-    return cl;
-}
-function normalizeParams(_params) {
-    const params = _params;
-    if (!params)
-        return {};
-    if (typeof params === "string")
-        return { error: () => params };
-    if (params?.message !== undefined) {
-        if (params?.error !== undefined)
-            throw new Error("Cannot specify both `message` and `error` params");
-        params.error = params.message;
-    }
-    delete params.message;
-    if (typeof params.error === "string")
-        return { ...params, error: () => params.error };
-    return params;
-}
-function createTransparentProxy(getter) {
-    let target;
-    return new Proxy({}, {
-        get(_, prop, receiver) {
-            target ?? (target = getter());
-            return Reflect.get(target, prop, receiver);
-        },
-        set(_, prop, value, receiver) {
-            target ?? (target = getter());
-            return Reflect.set(target, prop, value, receiver);
-        },
-        has(_, prop) {
-            target ?? (target = getter());
-            return Reflect.has(target, prop);
-        },
-        deleteProperty(_, prop) {
-            target ?? (target = getter());
-            return Reflect.deleteProperty(target, prop);
-        },
-        ownKeys(_) {
-            target ?? (target = getter());
-            return Reflect.ownKeys(target);
-        },
-        getOwnPropertyDescriptor(_, prop) {
-            target ?? (target = getter());
-            return Reflect.getOwnPropertyDescriptor(target, prop);
-        },
-        defineProperty(_, prop, descriptor) {
-            target ?? (target = getter());
-            return Reflect.defineProperty(target, prop, descriptor);
-        },
-    });
-}
-function stringifyPrimitive(value) {
-    if (typeof value === "bigint")
-        return value.toString() + "n";
-    if (typeof value === "string")
-        return `"${value}"`;
-    return `${value}`;
-}
-function optionalKeys(shape) {
-    return Object.keys(shape).filter((k) => {
-        return shape[k]._zod.optin !== undefined && shape[k]._zod.optout === "optional";
-    });
-}
-// Wrapped in a `@__PURE__` IIFE: esbuild never tree-shakes a top-level initializer that contains a member access on `Number`, so the bare object literal survived into every bundle.
-const NUMBER_FORMAT_RANGES = /*@__PURE__*/ (() => ({
-    safeint: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
-    int32: [-2147483648, 2147483647],
-    uint32: [0, 4294967295],
-    float32: [-3.4028234663852886e38, 3.4028234663852886e38],
-    float64: [-Number.MAX_VALUE, Number.MAX_VALUE],
-}))();
-const BIGINT_FORMAT_RANGES = {
-    int64: [/* @__PURE__*/ BigInt("-9223372036854775808"), /* @__PURE__*/ BigInt("9223372036854775807")],
-    uint64: [/* @__PURE__*/ BigInt(0), /* @__PURE__*/ BigInt("18446744073709551615")],
-};
-function pick(schema, mask) {
-    const currDef = schema._zod.def;
-    const checks = currDef.checks;
-    const hasChecks = checks && checks.length > 0;
-    if (hasChecks) {
-        throw new Error(".pick() cannot be used on object schemas containing refinements");
-    }
-    const newShape = {};
-    mirrorShape(newShape, schema, maskedKeys(schema, mask));
-    return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
-}
-// the mask keys that select something, checked against the source's shape without resolving it
-function maskedKeys(schema, mask) {
-    const raw = sourceShape(schema);
-    const keys = [];
-    // `for...in` skips symbols, so a symbol in the mask would select nothing
-    for (const key of Reflect.ownKeys(mask)) {
-        if (!Object.getOwnPropertyDescriptor(raw, key)?.enumerable) {
-            throw new Error(`Unrecognized key: "${String(key)}"`);
-        }
-        if (mask[key])
-            keys.push(key);
-    }
-    return keys;
-}
-function util_omit(schema, mask) {
-    const currDef = schema._zod.def;
-    const checks = currDef.checks;
-    const hasChecks = checks && checks.length > 0;
-    if (hasChecks) {
-        throw new Error(".omit() cannot be used on object schemas containing refinements");
-    }
-    const omitted = new Set(maskedKeys(schema, mask));
-    const newShape = {};
-    mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)).filter((key) => !omitted.has(key)));
-    return clone(schema, mergeDefs(currDef, { shape: newShape, checks: [] }));
-}
-function extend(schema, shape) {
-    if (!util_isPlainObject(shape)) {
-        throw new Error("Invalid input to extend: expected a plain object");
-    }
-    const checks = schema._zod.def.checks;
-    const hasChecks = checks && checks.length > 0;
-    if (hasChecks) {
-        // Only throw if new shape overlaps with existing shape. Use getOwnPropertyDescriptor to check key existence without accessing values
-        const existingShape = sourceShape(schema);
-        for (const key of Reflect.ownKeys(shape)) {
-            if (Object.getOwnPropertyDescriptor(existingShape, key) !== undefined) {
-                throw new Error("Cannot overwrite keys on object schemas containing refinements. Use `.safeExtend()` instead.");
-            }
-        }
-    }
-    return clone(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
-}
-// the source's keys, then the caller's overlaid on top
-function extended(schema, shape) {
-    const newShape = {};
-    mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)));
-    mirrorProps(newShape, shape);
-    return newShape;
-}
-function safeExtend(schema, shape) {
-    if (!util_isPlainObject(shape)) {
-        throw new Error("Invalid input to safeExtend: expected a plain object");
-    }
-    return clone(schema, mergeDefs(schema._zod.def, { shape: extended(schema, shape) }));
-}
-function util_merge(a, b) {
-    if (!b?._zod?.def) {
-        throw new Error("Invalid input to merge: expected an object schema. To merge a plain shape, use `.extend()`.");
-    }
-    if (a._zod.def.checks?.length) {
-        throw new Error(".merge() cannot be used on object schemas containing refinements. Use .safeExtend() instead.");
-    }
-    const newShape = {};
-    mirrorShape(newShape, a, Reflect.ownKeys(sourceShape(a)));
-    mirrorShape(newShape, b, Reflect.ownKeys(sourceShape(b)));
-    const def = mergeDefs(a._zod.def, {
-        shape: newShape,
-        get catchall() {
-            return b._zod.def.catchall;
-        },
-        checks: b._zod.def.checks ?? [],
-    });
-    return clone(a, def);
-}
-function partial(Class, schema, mask, name = "partial") {
-    const currDef = schema._zod.def;
-    const checks = currDef.checks;
-    const hasChecks = checks && checks.length > 0;
-    if (hasChecks) {
-        throw new Error(`.${name}() cannot be used on object schemas containing refinements`);
-    }
-    const selected = mask ? new Set(maskedKeys(schema, mask)) : undefined;
-    const newShape = {};
-    mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), Class &&
-        ((value, key) => (selected && !selected.has(key) ? value : new Class({ type: "optional", innerType: value }))));
-    return clone(schema, mergeDefs(schema._zod.def, { shape: newShape, checks: [] }));
-}
-function required(Class, schema, mask) {
-    const selected = mask ? new Set(maskedKeys(schema, mask)) : undefined;
-    const newShape = {};
-    mirrorShape(newShape, schema, Reflect.ownKeys(sourceShape(schema)), (value, key) => 
-    // overwrite with non-optional
-    selected && !selected.has(key) ? value : new Class({ type: "nonoptional", innerType: value }));
-    return clone(schema, mergeDefs(schema._zod.def, { shape: newShape }));
-}
-// invalid_type | too_big | too_small | invalid_format | not_multiple_of | unrecognized_keys | invalid_union | invalid_key | invalid_element | invalid_value | custom
-function aborted(x, startIndex = 0) {
-    if (x.aborted === true)
-        return true;
-    for (let i = startIndex; i < x.issues.length; i++) {
-        if (x.issues[i]?.continue !== true) {
-            return true;
-        }
-    }
-    return false;
-}
-// Checks for explicit abort (continue === false), as opposed to implicit abort (continue === undefined). Used to respect `abort: true` in .refine() even for checks that have a `when` function.
-function explicitlyAborted(x, startIndex = 0) {
-    if (x.aborted === true)
-        return true;
-    for (let i = startIndex; i < x.issues.length; i++) {
-        if (x.issues[i]?.continue === false) {
-            return true;
-        }
-    }
-    return false;
-}
-function prefixIssues(path, issues) {
-    return issues.map((iss) => {
-        var _a;
-        (_a = iss).path ?? (_a.path = []);
-        iss.path.unshift(path);
-        return iss;
-    });
-}
-function unwrapMessage(message) {
-    return typeof message === "string" ? message : message?.message;
-}
-/* A check holds no link back to the schema it is attached to — the same check instance is shared by every clone of that schema — so the owner is stamped onto the issues a check just raised, at the only point where both are in scope. Runs on the failure path only; `start` is the issue count from before the check ran. */
-/** The leading size checks of `defChecks` that set an upper bound, each paired with it. */
-function sizeCaps(defChecks) {
-    const caps = [];
-    for (const ch of defChecks ?? []) {
-        const d = ch._zod.def;
-        // a later check may rewrite the value
-        if (!/_(length|size)$|_equals$/.test(d.check))
-            break;
-        const max = d.maximum ?? d.length ?? d.size;
-        if (max >= 0)
-            caps.push([max, ch]);
-    }
-    return caps;
-}
-function attachSchema(issues, start, inst) {
-    var _a;
-    for (let i = start; i < issues.length; i++) {
-        (_a = issues[i]).schema ?? (_a.schema = inst);
-    }
-}
-function finalizeIssue(iss, ctx, config) {
-    var _a;
-    // A schema that raised an issue itself owns it outright, and outranks any stamp an enclosing check left in `attachSchema`. String formats and z.custom() are schema and check at once, so when they act as a check they defer to that stamp instead.
-    const traits = iss.inst?._zod?.traits;
-    if (traits?.has("$ZodType")) {
-        if (traits.has("$ZodCheck"))
-            (_a = iss).schema ?? (_a.schema = iss.inst);
-        else
-            iss.schema = iss.inst;
-    }
-    // Decreasing specificity, first map to return a message wins. `inst` is whatever raised the issue, so a check's own map outranks the owning schema's.
-    const schemaError = iss.schema !== iss.inst ? iss.schema?._zod.def?.error : undefined;
-    const message = iss.message
-        ? iss.message
-        : (unwrapMessage(iss.inst?._zod.def?.error?.(iss)) ??
-            unwrapMessage(schemaError?.(iss)) ??
-            unwrapMessage(ctx?.error?.(iss)) ??
-            unwrapMessage(config.customError?.(iss)) ??
-            unwrapMessage(config.localeError?.(iss)) ??
-            "Invalid input");
-    // an explicit own-key copy beats object rest with excluded keys, which v8 routes through a generic runtime call; Object.keys rather than for-in so an issue pushed with a prototype does not leak inherited keys, and an own __proto__ key is dropped rather than assigned through the setter
-    const full = {};
-    for (const k of Object.keys(iss)) {
-        if (k === "inst" || k === "schema" || k === "continue" || k === "input" || k === "__proto__")
-            continue;
-        full[k] = iss[k];
-    }
-    full.path ?? (full.path = []);
-    full.message = message;
-    if (ctx?.reportInput) {
-        full.input = iss.input;
-    }
-    return full;
-}
-function getSizableOrigin(input) {
-    if (input instanceof Set)
-        return "set";
-    if (input instanceof Map)
-        return "map";
-    // @ts-ignore
-    if (input instanceof File)
-        return "file";
-    return "unknown";
-}
-const highSurrogate = /[\uD800-\uDBFF]/;
-// Code points in `str`: a surrogate pair counts once, a lone surrogate as itself. Hand-rolled because the string iterator allocates and runs ~250x slower on this path; the regex probe exits ~50x quicker for a string with no astral characters.
-function codePointLength(str) {
-    const units = str.length;
-    if (!highSurrogate.test(str))
-        return units;
-    let count = units;
-    for (let i = 0; i < units - 1; i++) {
-        if ((str.charCodeAt(i) & 0xfc00) === 0xd800 && (str.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-            count--;
-            i++;
-        }
-    }
-    return count;
-}
-function getLengthableOrigin(input) {
-    if (Array.isArray(input))
-        return "array";
-    if (typeof input === "string")
-        return "string";
-    return "unknown";
-}
-function parsedType(data) {
-    const t = typeof data;
-    switch (t) {
-        case "number": {
-            return Number.isNaN(data) ? "nan" : "number";
-        }
-        case "object": {
-            if (data === null) {
-                return "null";
-            }
-            if (Array.isArray(data)) {
-                return "array";
-            }
-            const obj = data;
-            if (obj && Object.getPrototypeOf(obj) !== Object.prototype && "constructor" in obj && obj.constructor) {
-                return obj.constructor.name;
-            }
-        }
-    }
-    return t;
-}
-function util_issue(...args) {
-    const [iss, input, inst] = args;
-    if (typeof iss === "string") {
-        return {
-            message: iss,
-            code: "custom",
-            input,
-            inst,
-        };
-    }
-    return { ...iss };
-}
-function cleanEnum(obj) {
-    return Object.entries(obj)
-        .filter(([k, _]) => {
-        // return true if NaN, meaning it's not a number, thus a string key
-        return Number.isNaN(Number.parseInt(k, 10));
-    })
-        .map((el) => el[1]);
-}
-// Codec utility functions
-function base64ToUint8Array(base64) {
-    const binaryString = atob(base64);
-    const bytes = new Uint8Array(binaryString.length);
-    for (let i = 0; i < binaryString.length; i++) {
-        bytes[i] = binaryString.charCodeAt(i);
-    }
-    return bytes;
-}
-function uint8ArrayToBase64(bytes) {
-    let binaryString = "";
-    for (let i = 0; i < bytes.length; i++) {
-        binaryString += String.fromCharCode(bytes[i]);
-    }
-    return btoa(binaryString);
-}
-function base64urlToUint8Array(base64url) {
-    const base64 = base64url.replace(/-/g, "+").replace(/_/g, "/");
-    const padding = "=".repeat((4 - (base64.length % 4)) % 4);
-    return base64ToUint8Array(base64 + padding);
-}
-function uint8ArrayToBase64url(bytes) {
-    return uint8ArrayToBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=/g, "");
-}
-function hexToUint8Array(hex) {
-    const cleanHex = hex.replace(/^0x/, "");
-    if (cleanHex.length % 2 !== 0) {
-        throw new Error("Invalid hex string length");
-    }
-    const bytes = new Uint8Array(cleanHex.length / 2);
-    for (let i = 0; i < cleanHex.length; i += 2) {
-        bytes[i / 2] = Number.parseInt(cleanHex.slice(i, i + 2), 16);
-    }
-    return bytes;
-}
-function uint8ArrayToHex(bytes) {
-    return Array.from(bytes)
-        .map((b) => b.toString(16).padStart(2, "0"))
-        .join("");
-}
-// instanceof
-class Class {
-    constructor(..._args) { }
-}
-//////////    PROTOTYPE INSTALLERS     //////////
-//
-// Members live on the prototype and materialize per instance on first read, which keeps own-property count under the step where V8 stops using inline slots. Changing anything here means re-measuring runtime, memory and bundle size together — see "The three axes" in AGENTS.md.
-/**
- * Installs a trait's members on its prototype. Each value builds that member for the instance on first read; the built value shadows the accessor as an own property, so a detached `const { parse } = schema` keeps working.
- *
- * Call this from a `proto` initializer, which runs once per prototype — never per instance.
- */
-function members(proto, table) {
-    for (const key in table) {
-        const desc = Object.getOwnPropertyDescriptor(table, key);
-        // a getter installs as written, so it stays live: `description` reads through to the registry on every access. not enumerable: an object literal's is, and a prototype member never was
-        if (desc.get)
-            Object.defineProperty(proto, key, { ...desc, enumerable: false });
-        // a method materializes bound on first read, which is what keeps a detached member working: `const opt = schema.optional; opt()`
-        else
-            defineBound(proto, key, desc.value);
-    }
-}
-/** Shadows a prototype member with an own value, so a getter that builds from the instance runs once. */
-function own(inst, key, value, enumerable = true) {
-    Object.defineProperty(inst, key, { configurable: true, writable: true, enumerable, value });
-    return value;
-}
-/** Like {@link own}, for a member that was never an own data property and has to stay out of `Object.keys`. */
-function hide(inst, key, value) {
-    return own(inst, key, value, false);
-}
-/** Adds members a table derives from the instance: each builds on first read and shadows as own data, and assignment shadows the same way, as when these were own properties. */
-function derived(computes, table) {
-    for (const key in computes) {
-        const compute = computes[key];
-        // an object literal's accessor is configurable and enumerable, and `members` copies the descriptor as written
-        Object.defineProperty(table, key, {
-            configurable: true,
-            enumerable: true,
-            get() {
-                return own(this, key, compute(this));
-            },
-            set(value) {
-                own(this, key, value);
-            },
-        });
-    }
-    return table;
-}
-function defineBound(proto, key, fn) {
-    Object.defineProperty(proto, key, {
-        configurable: true,
-        get() {
-            // vitest's spyOn calls a prototype getter bare to find the function it wraps, so a nullish receiver answers the raw method
-            return this == null ? fn : own(this, key, fn.bind(this));
-        },
-        set(value) {
-            own(this, key, value);
-        },
-    });
-}
-/** Returns the prototype to install on, or `undefined` if this group is already installed on it. */
-function claim(inst, sentinel) {
-    const proto = Object.getPrototypeOf(inst);
-    // Runs on every construction, so `in` rather than the costlier `hasOwnProperty.call`. Sentinels are keys the group itself defines.
-    return sentinel in proto ? undefined : proto;
-}
-// The internals whose init chain is installing. A second call for the same one is a derived constructor overriding its base, so it must not construct another schema in between or the override is dropped.
-let installing;
-// Set while a getter is running, so a value that resolved through a recursion break is not memoized. One shared descriptor shadows the key for the duration, which costs no per-key allocation.
-let broke = false;
-const breaker = {
-    configurable: true,
-    get() {
-        broke = true;
-        return undefined;
-    },
-};
-/**
- * Installs a lazily-derived internal on the `_zod` prototype of `inst`'s
- * constructor, computed from the internals object itself and cached there on
- * first read. One accessor per constructor rather than one per instance.
- */
-function defineLazyInternal(inst, key, compute) {
-    const proto = Object.getPrototypeOf(inst._zod);
-    if (key in proto && installing !== inst._zod) {
-        // A repeat construction: everything is installed already. Cleared here so the reference is not held past the first construction of every type.
-        installing = undefined;
-        return;
-    }
-    installing = inst._zod;
-    Object.defineProperty(proto, key, {
-        configurable: true,
-        get() {
-            // Shadowed before computing so a re-entrant read from a recursive schema resolves to undefined instead of running the getter again.
-            Object.defineProperty(this, key, breaker);
-            const outer = broke;
-            broke = false;
-            try {
-                const value = compute(this);
-                // A result that resolved through a recursion break is recomputed once the graph is complete; everything else memoizes, undefined included.
-                if (broke)
-                    delete this[key];
-                else
-                    Object.defineProperty(this, key, { configurable: true, writable: true, value });
-                broke = broke || outer;
-                return value;
-            }
-            catch (err) {
-                // A compute that threw memoizes nothing, so a later read runs it again and fails the same way. The shadow goes with it, since leaving it installed would answer undefined for every later read.
-                delete this[key];
-                broke = broke || outer;
-                throw err;
-            }
-        },
-        set(value) {
-            Object.defineProperty(this, key, { configurable: true, writable: true, value });
-        },
-    });
-}
-/**
- * Installs `key` on `inst`'s prototype, computed by `make` on first read and cached there as an own
- * data property. One accessor per constructor rather than one per instance, because an own accessor
- * puts every instance after the first into v8 dictionary mode. The key doubles as the sentinel.
- */
-function installLazyProp(inst, key, make, enumerable) {
-    const proto = claim(inst, key);
-    if (!proto)
-        return;
-    Object.defineProperty(proto, key, {
-        configurable: true,
-        get() {
-            // Shadowed before computing, so a re-entrant read from a self-referential shape resolves to undefined instead of running the getter again. A data property rather than an accessor: an own accessor is the dictionary-mode transition this exists to avoid.
-            const desc = { configurable: true, writable: true, enumerable, value: undefined };
-            Object.defineProperty(this, key, desc);
-            // a compute that throws leaves the shadow behind, so later reads answer undefined instead of re-throwing; `defineLazy` did the same, and `defineLazyInternal`'s delete-on-catch would cost bytes in every bundle for a case only a throwing user getter reaches
-            desc.value = make(this);
-            Object.defineProperty(this, key, desc);
-            return desc.value;
-        },
-        set(value) {
-            Object.defineProperty(this, key, { configurable: true, writable: true, enumerable, value });
-        },
-    });
-}
-/** Marks the thunk `_catch` synthesises for a constant catch value. `Function.length` cannot tell that thunk from a user callback — rest and defaulted parameters both report arity 0 — and a user callback reads `ctx.error`, whose issues only finalize correctly against the caller's per-parse error map. Provenance can say what arity cannot. A plain string key rather than `Symbol.for`, whose call at module scope no bundler can prove pure — the same shape that anchored `urlCanParse` into every build. */
-const CONSTANT_CATCH = "~constantCatch";
-/** Wraps a constant catch value in a thunk tagged with {@link CONSTANT_CATCH}. */
-function constantCatch(value) {
-    const fn = () => value;
-    fn[CONSTANT_CATCH] = true;
-    return fn;
-}
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/core.js
-var _a;
-
-/** A special constant with type `never` */
-const NEVER = /*@__PURE__*/ Object.freeze({
-    status: "aborted",
-});
-/* Shared descriptor for installing `_zod`; defineProperty reads it
- * synchronously, so reusing one object avoids a per-instance allocation. */
-const _zodDesc = { value: undefined, enumerable: false };
-// null where suppressing the capture would be unrecoverable: `parse()` puts the frames back with `captureStackTrace`, so without it the throw would lose its stack. also latched to null once `stackTraceLimit` proves unassignable, which a realm can do at any point by hardening Error
-let _E = "captureStackTrace" in Error ? Error : null;
-// v8 captures a stack trace inside the Error constructor, which dominates a failed parse; costs only the frames, and parse() restores those. the constructor must RUN: Object.create is cheaper and passes instanceof, but Error.isError and util.types.isNativeError check an internal slot
-function newError(Definition) {
-    const E = _E;
-    if (E) {
-        const saved = E.stackTraceLimit;
-        if (typeof saved === "number") {
-            try {
-                E.stackTraceLimit = 0;
-            }
-            catch {
-                _E = null;
-                return new Definition();
-            }
-            try {
-                return new Definition();
-            }
-            finally {
-                E.stackTraceLimit = saved;
-            }
-        }
-    }
-    return new Definition();
-}
-function $constructor(name, initializer, 
-/** This trait's members, installed once on every prototype that composes it. They cannot be declared in the initializer above: that runs per instance, and the prototype is shared. */
-proto, params) {
-    // Prototype for this constructor's `_zod` internals. Lazily-derived fields (`values`, `pattern`, `optin`, …) install here once rather than as an accessor on every instance.
-    const zodProto = {};
-    // Assigning the fields in the constructor body is what gives instances in-object slots; building the object literally and reparenting it costs a second allocation and a generic property copy.
-    function Internals(def) {
-        this.def = def;
-        this.constr = _;
-        this.traits = new Set();
-    }
-    Internals.prototype = zodProto;
-    const protoMembers = proto;
-    // One trait's members land on every prototype whose chain composes it, so the answer is per prototype rather than per trait.
-    const initialized = protoMembers && new WeakSet();
-    function init(inst, def) {
-        if (!inst._zod) {
-            _zodDesc.value = new Internals(def);
-            try {
-                Object.defineProperty(inst, "_zod", _zodDesc);
-            }
-            finally {
-                // Cleared even on throw, so the shared descriptor never leaks one instance's internals into the next.
-                _zodDesc.value = undefined;
-            }
-        }
-        else if (inst._zod.traits.has(name)) {
-            return;
-        }
-        inst._zod.traits.add(name);
-        initializer(inst, def);
-        if (initialized) {
-            // `super(def)` from a user subclass gives `this` a prototype the subclass owns, and installing there would overwrite whatever the subclass declared. `constr` built the instance, so its prototype is the one below the subclass's that should carry the members. A receiver whose chain never reaches that prototype installs on its own, which for a plain object handed straight to `init` means `Object.prototype` — unchanged from before.
-            const own = Object.getPrototypeOf(inst);
-            const ctorProto = inst._zod.constr.prototype;
-            let up = own;
-            while (up && up !== ctorProto)
-                up = Object.getPrototypeOf(up);
-            const target = up ?? own;
-            if (!initialized.has(target)) {
-                initialized.add(target);
-                members(target, protoMembers);
-            }
-        }
-        // support prototype modifications; for-in avoids the array allocation of Object.keys on the (usually empty) prototype
-        const proto = _.prototype;
-        for (const k in proto) {
-            if (!Object.prototype.hasOwnProperty.call(proto, k))
-                continue;
-            if (!(k in inst)) {
-                inst[k] = proto[k].bind(inst);
-            }
-        }
-    }
-    // doesn't work if Parent has a constructor with arguments
-    const Parent = params?.Parent ?? Object;
-    class Definition extends Parent {
-    }
-    Object.defineProperty(Definition, "name", { value: name });
-    function _(def) {
-        const inst = params?.Parent ? newError(Definition) : this;
-        init(inst, def);
-        const deferred = inst._zod.deferred;
-        if (deferred) {
-            for (const fn of deferred) {
-                fn();
-            }
-            // Released: initializers run once, and the list would otherwise be retained for the schema's lifetime.
-            inst._zod.deferred = undefined;
-        }
-        // Global post-processor hook. Internal: installed by `import "zod/compile"` to enable AOT compilation for every constructed schema. Runs last, once the instance is fully built, because it hands the instance to compile(). The post-processor is expected to be reentrancy-guarded by its own implementation.
-        const pp = globalThis.__zod_globalConfig?.postProcessor;
-        if (pp)
-            pp(inst);
-        return inst;
-    }
-    Object.defineProperty(_, "init", { value: init });
-    Object.defineProperty(_, Symbol.hasInstance, {
-        value: (inst) => {
-            if (params?.Parent && inst instanceof params.Parent)
-                return true;
-            return inst?._zod?.traits?.has(name);
-        },
-    });
-    Object.defineProperty(_, "name", { value: name });
-    return _;
-}
-//////////////////////////////   UTILITIES   ///////////////////////////////////////
-const $brand = /*@__PURE__*/ (/* unused pure expression or super */ null && (Symbol("zod_brand")));
-class $ZodAsyncError extends Error {
-    constructor() {
-        super(`Encountered Promise during synchronous parse. Use .parseAsync() instead.`);
-    }
-}
-class $ZodEncodeError extends Error {
-    constructor(name) {
-        super(`Encountered unidirectional transform during encode: ${name}`);
-        this.name = "ZodEncodeError";
-    }
-}
-(_a = globalThis).__zod_globalConfig ?? (_a.__zod_globalConfig = {});
-const globalConfig = globalThis.__zod_globalConfig;
-function config(newConfig) {
-    if (newConfig)
-        Object.assign(globalConfig, newConfig);
-    return globalConfig;
-}
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/memoizer.js
-
-class $ZodCyclicError extends Error {
-    constructor() {
-        super(`Cannot parse a reference cycle that closes through a transform`);
-        this.name = "ZodCyclicError";
-    }
-}
-/** Keyed off the context object every schema in one parse call already shares. */
-const STATE = "~memo";
-const NO_ISSUES = [];
-// a value a cycle can close through
-function isRef(value) {
-    return value !== null && typeof value === "object";
-}
-// Receivers prefix paths in place, so the cache and every hand-out need their own copies.
-function cloneIssues(issues) {
-    return issues.map((iss) => (iss.path ? { ...iss, path: iss.path.slice() } : { ...iss }));
-}
-const recursive = /*@__PURE__*/ new WeakMap();
-/** What the walk established, in order of certainty: ordered so the strongest answer among children wins. */
-const NONE = 0;
-const ASSUMED = 1;
-const PROVEN = 2;
-/** Whether this schema's subtree contains a cycle, so one parse can re-enter it. */
-function isRecursive(inst, stack, resolve) {
-    const cached = recursive.get(inst);
-    if (cached !== undefined)
-        return cached ? PROVEN : NONE;
-    // Relative to the walk in progress, so not cached.
-    if (stack.has(inst))
-        return PROVEN;
-    stack.add(inst);
-    let result = NONE;
-    const check = (child) => {
-        if (result !== PROVEN && child?._zod) {
-            const answer = isRecursive(child, stack, resolve);
-            if (answer > result)
-                result = answer;
-        }
-    };
-    // `Reflect.ownKeys` rather than `Object.keys`, so a cycle through a declared symbol key is still seen
-    const shape = (sh, spread) => {
-        let answer = NONE;
-        for (const key of Reflect.ownKeys(sh)) {
-            const desc = Object.getOwnPropertyDescriptor(sh, key);
-            // an object resolves its shape by spread, so a key it does not enumerate is never parsed; `z.properties` reads every own key and so keeps them all
-            if (spread && !desc.enumerable)
-                continue;
-            // resolving runs user code, and a factory mints a fresh subtree per read, so an edge the walk can't follow counts as a cycle
-            const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve) : NONE;
-            if (child > answer)
-                answer = child;
-        }
-        return answer;
-    };
-    const merge = (answer) => {
-        if (answer > result)
-            result = answer;
-    };
-    const def = inst._zod.def;
-    const kind = def.type;
-    switch (kind) {
-        case "object": {
-            const raw = rawShape(def);
-            // a def with no raw shape answers `shape` from an accessor of its own, and running that can mint a whole fresh subtree
-            merge(raw ? shape(raw, true) : ASSUMED);
-            check(def.catchall);
-            break;
-        }
-        case "array":
-            check(def.element);
-            break;
-        case "tuple":
-            for (const el of def.items)
-                check(el);
-            check(def.rest);
-            break;
-        case "record":
-        case "map":
-            check(def.keyType);
-            check(def.valueType);
-            break;
-        case "set":
-            check(def.valueType);
-            break;
-        case "union":
-            for (const el of def.options)
-                check(el);
-            break;
-        case "intersection":
-            check(def.left);
-            check(def.right);
-            break;
-        case "optional":
-        case "nullable":
-        case "default":
-        case "prefault":
-        case "catch":
-        case "readonly":
-        case "nonoptional":
-        case "promise":
-        case "success":
-            check(def.innerType);
-            break;
-        case "pipe":
-            check(def.in);
-            check(def.out);
-            break;
-        case "function":
-            check(def.input);
-            check(def.output);
-            break;
-        // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
-        case "lazy": {
-            const inner = def._cachedInner ?? (resolve ? inst._zod.innerType : undefined);
-            // walked with resolution off: one hop sees past the deferral, and a lazy that yields only another unresolved lazy is generative, so it stops there
-            merge(inner ? isRecursive(inner, stack, false) : ASSUMED);
-            break;
-        }
-        // a leaf by choice: `parts` are regex fragments, not data positions
-        case "template_literal":
-        // leaves
-        case "string":
-        case "number":
-        case "int":
-        case "boolean":
-        case "bigint":
-        case "symbol":
-        case "undefined":
-        case "null":
-        case "void":
-        case "never":
-        case "any":
-        case "unknown":
-        case "date":
-        case "nan":
-        case "enum":
-        case "literal":
-        case "file":
-        case "transform":
-        case "custom":
-            break;
-        default: {
-            // a new built-in kind becomes a compile error here
-            kind;
-            // a user-defined kind can still hold children, and only its author knows where, so fall back to scanning the def — skipping accessors, since reading one can run user code
-            for (const key in def) {
-                const desc = Object.getOwnPropertyDescriptor(def, key);
-                if (!desc || desc.get)
-                    continue;
-                const value = desc.value;
-                if (!value || typeof value !== "object")
-                    continue;
-                if (value._zod)
-                    check(value);
-                else if (Array.isArray(value))
-                    for (const el of value)
-                        check(el);
-            }
-        }
-    }
-    stack.delete(inst);
-    return settle(inst, result);
-}
-/** An assumed answer must not outlive the resolution that settles it, so only a certain one is cached. */
-function settle(inst, answer) {
-    if (answer !== ASSUMED)
-        recursive.set(inst, answer === PROVEN);
-    return answer;
-}
-/**
- * Whether one parse can re-enter this schema, i.e. its subtree contains a cycle.
- * Exported for `z.compile`, which refuses to compile such a schema: cycle
- * breaking is driven from here off state keyed on the parse context, and a
- * generated fast path has no context to key on.
- */
-function isRecursiveSchema(inst) {
-    // z.compile never parses, so nothing would ever resolve a lazy for it; it runs once and already treats a throw here as recursive
-    return isRecursive(inst, new Set(), true) !== NONE;
-}
-function bucketFor(state, inst) {
-    let bucket = state.buckets.get(inst);
-    if (!bucket) {
-        bucket = new WeakMap();
-        state.buckets.set(inst, bucket);
-    }
-    return bucket;
-}
-// Set immediately before delegating to core and cleared immediately after, so `alloc` registers only for a visit this module is driving.
-let handoff;
-// Allocated but unfinished entries. `alloc` and the matching pop both happen in the synchronous part of a parse, so they nest even when children are async, and one stack serves every schema.
-const memoizer_open = [];
-const memo = {
-    alloc(_inst, payload, empty) {
-        const bucket = handoff;
-        if (!bucket)
-            return empty;
-        handoff = undefined;
-        const entry = { value: empty, issues: null };
-        bucket.set(payload.value, entry);
-        memoizer_open.push(entry);
-        return empty;
-    },
-    guard(inst) {
-        var _a;
-        (_a = inst._zod).deferred ?? (_a.deferred = []);
-        inst._zod.deferred.push(() => {
-            const base = inst._zod.parse;
-            const wrapped = (payload, ctx) => {
-                // The value is a placeholder a back-edge is still waiting on, so the cycle closes through this transform. Its output can't exist in time to bind.
-                if (ctx.direction !== "backward" && isBackEdge(ctx, payload.value))
-                    throw new $ZodCyclicError();
-                return base(payload, ctx);
-            };
-            inst._zod.parse = wrapped;
-            if (inst._zod.run === base)
-                inst._zod.run = wrapped;
-        });
-    },
-    attach(inst) {
-        var _a;
-        let isRecursiveInst;
-        let rechecked = false;
-        // a recursive schema is re-entered many times per parse and its bucket never changes
-        let lastCtx;
-        let lastBucket;
-        // Wraps `parse` in a deferred so it sees the container's final parse. Core's own deferred copies `parse` into `run` when there are no checks, and it ran first, so `run` is patched to match; with checks, `run` reads `parse` dynamically.
-        (_a = inst._zod).deferred ?? (_a.deferred = []);
-        inst._zod.deferred.push(() => {
-            const base = inst._zod.parse;
-            const wrapped = (payload, ctx) => {
-                if (isRecursiveInst === undefined) {
-                    const walked = isRecursive(inst, new Set(), false);
-                    if (walked === NONE) {
-                        // Nothing here can ever fire, so take it back out.
-                        inst._zod.parse = base;
-                        if (inst._zod.run === wrapped)
-                            inst._zod.run = base;
-                        return base(payload, ctx);
-                    }
-                    // this parse resolves the deferred edges on its own path, so ask once more before latching
-                    if (walked === PROVEN || rechecked)
-                        isRecursiveInst = true;
-                    else
-                        rechecked = true;
-                }
-                const input = payload.value;
-                if (!isRef(input))
-                    return base(payload, ctx);
-                let state = ctx[STATE];
-                if (!state) {
-                    state = { buckets: new WeakMap(), backEdges: undefined };
-                    ctx[STATE] = state;
-                }
-                let bucket;
-                if (lastCtx === ctx) {
-                    bucket = lastBucket;
-                }
-                else {
-                    bucket = bucketFor(state, inst);
-                    lastCtx = ctx;
-                    lastBucket = bucket;
-                }
-                const hit = bucket.get(input);
-                if (hit) {
-                    payload.value = hit.value;
-                    if (hit.issues) {
-                        if (hit.issues.length)
-                            payload.issues.push(...cloneIssues(hit.issues));
-                    }
-                    else {
-                        // Still being parsed: its own checks cover it, so skip them here.
-                        payload.memo = true;
-                        state.backEdges ?? (state.backEdges = new WeakSet());
-                        state.backEdges.add(hit.value);
-                    }
-                    return payload;
-                }
-                handoff = bucket;
-                const depth = memoizer_open.length;
-                const result = base(payload, ctx);
-                handoff = undefined;
-                // A container that rejected its input outright allocated nothing.
-                const entry = memoizer_open.length > depth ? memoizer_open.pop() : undefined;
-                // Both paths written out so the sync one allocates no closure. It runs once per node, and capturing here cost more than everything else combined.
-                if (result instanceof Promise) {
-                    return result.then((r) => {
-                        if (entry)
-                            entry.issues = r.issues.length ? cloneIssues(r.issues) : NO_ISSUES;
-                        return r;
-                    });
-                }
-                if (entry)
-                    entry.issues = result.issues.length ? cloneIssues(result.issues) : NO_ISSUES;
-                return result;
-            };
-            inst._zod.parse = wrapped;
-            if (inst._zod.run === base)
-                inst._zod.run = wrapped;
-        });
-    },
-};
-/** The memoizer that gives containers cycle support. `zod` installs it by default; `zod/mini` opts in with `config({ memoizer: memoizer() })`. */
-function memoizer() {
-    return memo;
-}
-/** Whether this value is a node a back-edge resolved to before it finished. */
-function isBackEdge(ctx, value) {
-    const backEdges = ctx[STATE]?.backEdges;
-    return backEdges !== undefined && isRef(value) && backEdges.has(value);
-}
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/regexes.js
-
-/**
- * @deprecated CUID v1 is deprecated by its authors due to information leakage
- * (timestamps embedded in the id). Use {@link cuid2} instead.
- * See https://github.com/paralleldrive/cuid.
- */
-const cuid = /^[cC][0-9a-z]{6,}$/;
-const cuid2 = /^[0-9a-z]+$/;
-const ulid = /^[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25}$/;
-const xid = /^[0-9a-vA-V]{20}$/;
-const ksuid = /^[A-Za-z0-9]{27}$/;
-const nanoid = /^[a-zA-Z0-9_-]{21}$/;
-function nanoidOfLength(length) {
-    return new RegExp(`^[a-zA-Z0-9_-]{${length}}$`);
-}
-/** ISO 8601-1 duration regex. Does not support the 8601-2 extensions like negative durations or fractional/negative components. */
-const duration = /^P(?:(\d+W)|(?!.*W)(?=\d|T\d)(\d+Y)?(\d+M)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+([.,]\d+)?S)?)?)$/;
-/** Implements ISO 8601-2 extensions like explicit +- prefixes, mixing weeks with other units, and fractional/negative components. */
-const extendedDuration = /^[-+]?P(?!$)(?:(?:[-+]?\d+Y)|(?:[-+]?\d+[.,]\d+Y$))?(?:(?:[-+]?\d+M)|(?:[-+]?\d+[.,]\d+M$))?(?:(?:[-+]?\d+W)|(?:[-+]?\d+[.,]\d+W$))?(?:(?:[-+]?\d+D)|(?:[-+]?\d+[.,]\d+D$))?(?:T(?=[\d+-])(?:(?:[-+]?\d+H)|(?:[-+]?\d+[.,]\d+H$))?(?:(?:[-+]?\d+M)|(?:[-+]?\d+[.,]\d+M$))?(?:[-+]?\d+(?:[.,]\d+)?S)?)??$/;
-/** A regex for any UUID-like identifier: 8-4-4-4-12 hex pattern */
-const guid = /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
-/** Returns a regex for validating an RFC 9562/4122 UUID.
- *
- * @param version Optionally specify a version 1-8. If no version is specified, all versions are supported. */
-const uuid = (version) => {
-    if (!version)
-        return /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$/;
-    return new RegExp(`^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-${version}[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12})$`);
-};
-const uuid4 = /*@__PURE__*/ (/* unused pure expression or super */ null && (uuid(4)));
-const uuid6 = /*@__PURE__*/ (/* unused pure expression or super */ null && (uuid(6)));
-const uuid7 = /*@__PURE__*/ (/* unused pure expression or super */ null && (uuid(7)));
-/** Practical email validation */
-const email = /^(?:[A-Za-z0-9_'+\-]+\.)*[A-Za-z0-9_'+\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\-]*\.)+[A-Za-z]{2,}$/;
-/** Equivalent to the HTML5 input[type=email] validation implemented by browsers. Source: https://developer.mozilla.org/en-US/docs/Web/HTML/Element/input/email */
-const html5Email = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
-/** The classic emailregex.com regex for RFC 5322-compliant emails */
-const rfc5322Email = /^(([^<>()\[\]\\.,;:\s@"]+(\.[^<>()\[\]\\.,;:\s@"]+)*)|(".+"))@((\[[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}])|(([a-zA-Z\-0-9]+\.)+[a-zA-Z]{2,}))$/;
-/** A loose regex that allows Unicode characters, enforces length limits, and that's about it. */
-const unicodeEmail = /^[^\s@"]{1,64}@[^\s@]{1,255}$/u;
-const idnEmail = (/* unused pure expression or super */ null && (unicodeEmail));
-const browserEmail = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
-// from https://thekevinscott.com/emojis-in-javascript/#writing-a-regular-expression
-// Single character class, not an alternation: the two properties overlap (U+1F9B0-U+1F9B3), so `(A|B)+` backtracks exponentially on a failed match. The leading lookahead then demands one anchor — a pictograph, a regional indicator, or the enclosing keycap — because `\p{Emoji_Component}` on its own covers ASCII digits, `#`, `*`, ZWJ, variation selectors and skin tone modifiers, none of which is an emoji without a base.
-const _emoji = `^(?=[\\s\\S]*[\\p{Extended_Pictographic}\\p{Regional_Indicator}\\u20E3])[\\p{Extended_Pictographic}\\p{Emoji_Component}]+$`;
-function emoji() {
-    return new RegExp(_emoji, "u");
-}
-const ipv4 = /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$/;
-const ipv6 = /^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,7}:|([0-9a-fA-F]{1,4}:){1,6}:[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,5}(:[0-9a-fA-F]{1,4}){1,2}|([0-9a-fA-F]{1,4}:){1,4}(:[0-9a-fA-F]{1,4}){1,3}|([0-9a-fA-F]{1,4}:){1,3}(:[0-9a-fA-F]{1,4}){1,4}|([0-9a-fA-F]{1,4}:){1,2}(:[0-9a-fA-F]{1,4}){1,5}|[0-9a-fA-F]{1,4}:((:[0-9a-fA-F]{1,4}){1,6})|:((:[0-9a-fA-F]{1,4}){1,7}|:))$/;
-const mac = (delimiter) => {
-    const escapedDelim = util.escapeRegex(delimiter ?? ":");
-    return new RegExp(`^(?:[0-9A-F]{2}${escapedDelim}){5}[0-9A-F]{2}$|^(?:[0-9a-f]{2}${escapedDelim}){5}[0-9a-f]{2}$`);
-};
-const cidrv4 = /^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\/([0-9]|[1-2][0-9]|3[0-2])$/;
-const cidrv6 = /^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,7}:|([0-9a-fA-F]{1,4}:){1,6}:[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,5}(:[0-9a-fA-F]{1,4}){1,2}|([0-9a-fA-F]{1,4}:){1,4}(:[0-9a-fA-F]{1,4}){1,3}|([0-9a-fA-F]{1,4}:){1,3}(:[0-9a-fA-F]{1,4}){1,4}|([0-9a-fA-F]{1,4}:){1,2}(:[0-9a-fA-F]{1,4}){1,5}|[0-9a-fA-F]{1,4}:((:[0-9a-fA-F]{1,4}){1,6})|:((:[0-9a-fA-F]{1,4}){1,7}|:))\/(12[0-8]|1[01][0-9]|[1-9]?[0-9])$/;
-// https://stackoverflow.com/questions/7860392/determine-if-string-is-in-base64-using-javascript
-const base64 = /^$|^(?:[0-9a-zA-Z+/]{4})*(?:(?:[0-9a-zA-Z+/]{2}==)|(?:[0-9a-zA-Z+/]{3}=))?$/;
-const base64url = /^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2,3})?$/;
-// based on https://stackoverflow.com/questions/106179/regular-expression-to-match-dns-hostname-or-ip-address
-// export const hostname: RegExp = /^([a-zA-Z0-9-]+\.)*[a-zA-Z0-9-]+$/;
-const hostname = /^(?=.{1,253}\.?$)[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[-0-9a-zA-Z]{0,61}[0-9a-zA-Z])?)*\.?$/;
-const domain = /^(?=.{1,253}$)([a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]{2,63}$/;
-const httpProtocol = /^https?$/;
-// https://blog.stevenlevithan.com/archives/validate-phone-number#r4-3 (regex sans spaces) E.164: leading digit must be 1-9; total digits (excluding '+') between 7-15
-const e164 = /^\+[1-9]\d{6,14}$/;
-// Credit card shape: 12–19 digits, optionally separated by single spaces or single hyphens. ISO/IEC 7812 caps the PAN at 19 digits; 12 is the shortest issued length (Maestro).
-const creditCard = /^\d(?:[ -]?\d){11,18}$/;
-// ISO 4217 alpha codes from the SIX list, regenerated by scripts/update-iso-4217.ts
-const currencyCode = /^(?:AED|AFN|ALL|AMD|AOA|ARS|AUD|AWG|AZN|BAM|BBD|BDT|BHD|BIF|BMD|BND|BOB|BOV|BRL|BSD|BTN|BWP|BYN|BZD|CAD|CDF|CHE|CHF|CHW|CLF|CLP|CNY|COP|COU|CRC|CUP|CVE|CZK|DJF|DKK|DOP|DZD|EGP|ERN|ETB|EUR|FJD|FKP|GBP|GEL|GHS|GIP|GMD|GNF|GTQ|GYD|HKD|HNL|HTG|HUF|IDR|ILS|INR|IQD|IRR|ISK|JMD|JOD|JPY|KES|KGS|KHR|KMF|KPW|KRW|KWD|KYD|KZT|LAK|LBP|LKR|LRD|LSL|LYD|MAD|MDL|MGA|MKD|MMK|MNT|MOP|MRU|MUR|MVR|MWK|MXN|MXV|MYR|MZN|NAD|NGN|NIO|NOK|NPR|NZD|OMR|PAB|PEN|PGK|PHP|PKR|PLN|PYG|QAR|RON|RSD|RUB|RWF|SAR|SBD|SCR|SDG|SEK|SGD|SHP|SLE|SOS|SRD|SSP|STN|SVC|SYP|SZL|THB|TJS|TMT|TND|TOP|TRY|TTD|TWD|TZS|UAH|UGX|USD|USN|UYI|UYU|UYW|UZS|VED|VES|VND|VUV|WST|XAD|XAF|XAG|XAU|XBA|XBB|XBC|XBD|XCD|XCG|XDR|XOF|XPD|XPF|XPT|XSU|XTS|XUA|XXX|YER|ZAR|ZMW|ZWG)$/;
-// iban electronic format: 2-letter country, check digits 02-98 (the only values `98 - remainder` can produce), 11-30 bban characters
-const iban = /^[A-Z]{2}(?!00|01|99)\d{2}[A-Z0-9]{11,30}$/;
-const dateSource = `(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))`;
-/** Anchors a pattern source. The interpolation lives here rather than at the call site because
- * esbuild will not drop a `@__PURE__` call whose own argument interpolates a variable, but it
- * will drop `anchor(dateSource)`. Keeping it inline pinned `date` into every bundle. */
-function regexes_anchor(source) {
-    return new RegExp(`^${source}$`);
-}
-const date = /*@__PURE__*/ regexes_anchor(dateSource);
-function timeSource(args) {
-    const hhmm = `(?:[01]\\d|2[0-3]):[0-5]\\d`;
-    const regex = typeof args.precision === "number"
-        ? args.precision === -1
-            ? `${hhmm}`
-            : args.precision === 0
-                ? `${hhmm}:[0-5]\\d`
-                : `${hhmm}:[0-5]\\d\\.\\d{${args.precision}}`
-        : args.seconds
-            ? `${hhmm}:[0-5]\\d(?:\\.\\d+)?`
-            : `${hhmm}(?::[0-5]\\d(?:\\.\\d+)?)?`;
-    return regex;
-}
-function time(args) {
-    return new RegExp(`^${timeSource(args)}$`);
-}
-// Adapted from https://stackoverflow.com/a/3143231
-function datetime(args) {
-    const opts = ["Z"];
-    // if (args.offset) opts.push(`([+-]\\d{2}:\\d{2})`);
-    if (args.offset)
-        opts.push(`([+-](?:[01]\\d|2[0-3]):[0-5]\\d)`);
-    // RFC 3339 mandates seconds wherever the time carries a `Z` or an offset, so only the unqualified form `local` adds may omit them
-    const qualified = `${timeSource({ precision: args.precision, seconds: true })}(?:${opts.join("|")})`;
-    const timeRegex = args.local ? `${qualified}|${timeSource({ precision: args.precision })}` : qualified;
-    return new RegExp(`^${dateSource}T(?:${timeRegex})$`);
-}
-// the unbounded form of `string()` as a literal, so every plain string shares one instance instead of building its own
-const anyString = /^[\s\S]{0,}$/;
-const string = (params) => {
-    const regex = params ? `[\\s\\S]{${params?.minimum ?? 0},${params?.maximum ?? ""}}` : `[\\s\\S]*`;
-    return new RegExp(`^${regex}$`);
-};
-const bigint = /^-?\d+n?$/;
-const integer = /^-?\d+$/;
-const number = /^-?\d+(?:\.\d+)?$/;
-const regexes_boolean = /^(?:true|false)$/i;
-const _null = /^null$/i;
-
-const _undefined = /^undefined$/i;
-
-// regex for string with no uppercase letters
-const lowercase = /^[^A-Z]*$/;
-// regex for string with no lowercase letters
-const uppercase = /^[^a-z]*$/;
-// regex for hexadecimal strings (any length)
-const hex = /^[0-9a-fA-F]*$/;
-// Hash regexes for different algorithms and encodings
-// Helper function to create base64 regex with exact length and padding
-function fixedBase64(bodyLength, padding) {
-    return new RegExp(`^[A-Za-z0-9+/]{${bodyLength}}${padding}$`);
-}
-// Helper function to create base64url regex with exact length (no padding)
-function fixedBase64url(length) {
-    return new RegExp(`^[A-Za-z0-9_-]{${length}}$`);
-}
-// MD5 (16 bytes): base64 = 24 chars total (22 + "==")
-const md5_hex = /^[0-9a-fA-F]{32}$/;
-const md5_base64 = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64(22, "==")));
-const md5_base64url = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64url(22)));
-// SHA1 (20 bytes): base64 = 28 chars total (27 + "=")
-const sha1_hex = /^[0-9a-fA-F]{40}$/;
-const sha1_base64 = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64(27, "=")));
-const sha1_base64url = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64url(27)));
-// SHA256 (32 bytes): base64 = 44 chars total (43 + "=")
-const sha256_hex = /^[0-9a-fA-F]{64}$/;
-const sha256_base64 = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64(43, "=")));
-const sha256_base64url = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64url(43)));
-// SHA384 (48 bytes): base64 = 64 chars total (no padding)
-const sha384_hex = /^[0-9a-fA-F]{96}$/;
-const sha384_base64 = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64(64, "")));
-const sha384_base64url = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64url(64)));
-// SHA512 (64 bytes): base64 = 88 chars total (86 + "==")
-const sha512_hex = /^[0-9a-fA-F]{128}$/;
-const sha512_base64 = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64(86, "==")));
-const sha512_base64url = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64url(86)));
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/checks.js
-// import { $ZodType } from "./schemas.js";
-
-
-
-const $ZodCheck = /*@__PURE__*/ $constructor("$ZodCheck", (inst, def) => {
-    var _a;
-    inst._zod ?? (inst._zod = {});
-    inst._zod.def = def;
-    (_a = inst._zod).onattach ?? (_a.onattach = []);
-});
-/** Default `when` for size-based checks: run only on non-nullish values with a `size`. */
-const _whenHasSize = (payload) => {
-    const val = payload.value;
-    return !util.nullish(val) && val.size !== undefined;
-};
-/** Default `when` for length-based checks: run only on non-nullish values with a `length`. */
-const _whenHasLength = (payload) => {
-    const val = payload.value;
-    return !nullish(val) && val.length !== undefined;
-};
-const numericOriginMap = {
-    number: "number",
-    bigint: "bigint",
-    object: "date",
-};
-const $ZodCheckLessThan = /*@__PURE__*/ $constructor("$ZodCheckLessThan", (inst, def) => {
-    $ZodCheck.init(inst, def);
-    const origin = numericOriginMap[typeof def.value];
-    inst._zod.check = (payload) => {
-        if (def.inclusive ? payload.value <= def.value : payload.value < def.value) {
-            return;
-        }
-        payload.issues.push({
-            origin: numericOriginMap[typeof payload.value] ?? origin,
-            code: "too_big",
-            maximum: typeof def.value === "object" ? def.value.getTime() : def.value,
-            input: payload.value,
-            inclusive: def.inclusive,
-            inst,
-            continue: !def.abort,
-        });
-    };
-});
-const $ZodCheckGreaterThan = /*@__PURE__*/ $constructor("$ZodCheckGreaterThan", (inst, def) => {
-    $ZodCheck.init(inst, def);
-    const origin = numericOriginMap[typeof def.value];
-    inst._zod.check = (payload) => {
-        if (def.inclusive ? payload.value >= def.value : payload.value > def.value) {
-            return;
-        }
-        payload.issues.push({
-            origin: numericOriginMap[typeof payload.value] ?? origin,
-            code: "too_small",
-            minimum: typeof def.value === "object" ? def.value.getTime() : def.value,
-            input: payload.value,
-            inclusive: def.inclusive,
-            inst,
-            continue: !def.abort,
-        });
-    };
-});
-const $ZodCheckMultipleOf = 
-/*@__PURE__*/ $constructor("$ZodCheckMultipleOf", (inst, def) => {
-    $ZodCheck.init(inst, def);
-    inst._zod.check = (payload) => {
-        if (typeof payload.value !== typeof def.value)
-            throw new Error("Cannot mix number and bigint in multiple_of check.");
-        const isMultiple = typeof payload.value === "bigint"
-            ? // `value % 0n` throws, and nothing is a multiple of zero — the number branch already fails this way via NaN
-                def.value !== BigInt(0) && payload.value % def.value === BigInt(0)
-            : floatSafeRemainder(payload.value, def.value) === 0;
-        if (isMultiple)
-            return;
-        payload.issues.push({
-            origin: typeof payload.value,
-            code: "not_multiple_of",
-            divisor: def.value,
-            input: payload.value,
-            inst,
-            continue: !def.abort,
-        });
-    };
-});
-const $ZodCheckNumberFormat = /*@__PURE__*/ $constructor("$ZodCheckNumberFormat", (inst, def) => {
-    $ZodCheck.init(inst, def); // no format checks
-    def.format = def.format || "float64";
-    const isInt = def.format?.includes("int");
-    const origin = isInt ? "int" : "number";
-    const [minimum, maximum] = NUMBER_FORMAT_RANGES[def.format];
-    inst._zod.check = (payload) => {
-        const input = payload.value;
-        if (isInt) {
-            if (!Number.isInteger(input)) {
-                // invalid_format issue
-                // payload.issues.push({
-                //   expected: def.format,
-                //   format: def.format,
-                //   code: "invalid_format",
-                //   input,
-                //   inst,
-                // });
-                // invalid_type issue
-                payload.issues.push({
-                    expected: origin,
-                    format: def.format,
-                    code: "invalid_type",
-                    continue: false,
-                    input,
-                    inst,
-                });
-                return;
-                // not_multiple_of issue
-                // payload.issues.push({
-                //   code: "not_multiple_of",
-                //   origin: "number",
-                //   input,
-                //   inst,
-                //   divisor: 1,
-                // });
-            }
-            if (!Number.isSafeInteger(input)) {
-                if (input > 0) {
-                    // too_big
-                    payload.issues.push({
-                        input,
-                        code: "too_big",
-                        maximum: Number.MAX_SAFE_INTEGER,
-                        note: "Integers must be within the safe integer range.",
-                        inst,
-                        origin,
-                        inclusive: true,
-                        continue: !def.abort,
-                    });
-                }
-                else {
-                    // too_small
-                    payload.issues.push({
-                        input,
-                        code: "too_small",
-                        minimum: Number.MIN_SAFE_INTEGER,
-                        note: "Integers must be within the safe integer range.",
-                        inst,
-                        origin,
-                        inclusive: true,
-                        continue: !def.abort,
-                    });
-                }
-                return;
-            }
-        }
-        if (input < minimum) {
-            payload.issues.push({
-                origin: "number",
-                input,
-                code: "too_small",
-                minimum,
-                inclusive: true,
-                inst,
-                continue: !def.abort,
-            });
-        }
-        if (input > maximum) {
-            payload.issues.push({
-                origin: "number",
-                input,
-                code: "too_big",
-                maximum,
-                inclusive: true,
-                inst,
-                continue: !def.abort,
-            });
-        }
-    };
-});
-const $ZodCheckBigIntFormat = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCheckBigIntFormat", (inst, def) => {
-    $ZodCheck.init(inst, def); // no format checks
-    const [minimum, maximum] = util.BIGINT_FORMAT_RANGES[def.format];
-    inst._zod.check = (payload) => {
-        const input = payload.value;
-        if (input < minimum) {
-            payload.issues.push({
-                origin: "bigint",
-                input,
-                code: "too_small",
-                minimum: minimum,
-                inclusive: true,
-                inst,
-                continue: !def.abort,
-            });
-        }
-        if (input > maximum) {
-            payload.issues.push({
-                origin: "bigint",
-                input,
-                code: "too_big",
-                maximum,
-                inclusive: true,
-                inst,
-                continue: !def.abort,
-            });
-        }
-    };
-})));
-const $ZodCheckMaxSize = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCheckMaxSize", (inst, def) => {
-    var _a;
-    $ZodCheck.init(inst, def);
-    (_a = inst._zod.def).when ?? (_a.when = _whenHasSize);
-    inst._zod.check = (payload) => {
-        const input = payload.value;
-        const size = input.size;
-        if (size <= def.maximum)
-            return;
-        payload.issues.push({
-            origin: util.getSizableOrigin(input),
-            code: "too_big",
-            maximum: def.maximum,
-            inclusive: true,
-            input,
-            inst,
-            continue: !def.abort,
-        });
-    };
-})));
-const $ZodCheckMinSize = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCheckMinSize", (inst, def) => {
-    var _a;
-    $ZodCheck.init(inst, def);
-    (_a = inst._zod.def).when ?? (_a.when = _whenHasSize);
-    inst._zod.check = (payload) => {
-        const input = payload.value;
-        const size = input.size;
-        if (size >= def.minimum)
-            return;
-        payload.issues.push({
-            origin: util.getSizableOrigin(input),
-            code: "too_small",
-            minimum: def.minimum,
-            inclusive: true,
-            input,
-            inst,
-            continue: !def.abort,
-        });
-    };
-})));
-const $ZodCheckSizeEquals = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCheckSizeEquals", (inst, def) => {
-    var _a;
-    $ZodCheck.init(inst, def);
-    (_a = inst._zod.def).when ?? (_a.when = _whenHasSize);
-    inst._zod.check = (payload) => {
-        const input = payload.value;
-        const size = input.size;
-        if (size === def.size)
-            return;
-        const tooBig = size > def.size;
-        payload.issues.push({
-            origin: util.getSizableOrigin(input),
-            ...(tooBig ? { code: "too_big", maximum: def.size } : { code: "too_small", minimum: def.size }),
-            inclusive: true,
-            exact: true,
-            input: payload.value,
-            inst,
-            continue: !def.abort,
-        });
-    };
-})));
-const $ZodCheckMaxLength = /*@__PURE__*/ $constructor("$ZodCheckMaxLength", (inst, def) => {
-    var _a;
-    $ZodCheck.init(inst, def);
-    (_a = inst._zod.def).when ?? (_a.when = _whenHasLength);
-    inst._zod.check = (payload) => {
-        const input = payload.value;
-        const units = input.length;
-        // Strings are measured in Unicode code points, not UTF-16 units. A code point is at most two units, so a string that already fits in units fits in code points; only an overflow has to be counted.
-        const length = typeof input === "string" && units > def.maximum ? codePointLength(input) : units;
-        if (length <= def.maximum)
-            return;
-        const origin = getLengthableOrigin(input);
-        payload.issues.push({
-            origin,
-            code: "too_big",
-            maximum: def.maximum,
-            inclusive: true,
-            input,
-            inst,
-            continue: !def.abort,
-        });
-    };
-});
-const $ZodCheckMinLength = /*@__PURE__*/ $constructor("$ZodCheckMinLength", (inst, def) => {
-    var _a;
-    $ZodCheck.init(inst, def);
-    (_a = inst._zod.def).when ?? (_a.when = _whenHasLength);
-    inst._zod.check = (payload) => {
-        const input = payload.value;
-        const units = input.length;
-        // A code point is one or two UTF-16 units, so fewer units than the floor can never reach it and twice the floor always clears it. Only in between is the exact count in doubt.
-        const length = typeof input === "string" && units >= def.minimum && units < def.minimum * 2
-            ? codePointLength(input)
-            : units;
-        if (length >= def.minimum)
-            return;
-        const origin = getLengthableOrigin(input);
-        payload.issues.push({
-            origin,
-            code: "too_small",
-            minimum: def.minimum,
-            inclusive: true,
-            input,
-            inst,
-            continue: !def.abort,
-        });
-    };
-});
-const $ZodCheckLengthEquals = /*@__PURE__*/ $constructor("$ZodCheckLengthEquals", (inst, def) => {
-    var _a;
-    $ZodCheck.init(inst, def);
-    (_a = inst._zod.def).when ?? (_a.when = _whenHasLength);
-    inst._zod.check = (payload) => {
-        const input = payload.value;
-        const units = input.length;
-        // A code point is one or two UTF-16 units, so outside `[length, length * 2]` units the target is missed either way — and missed in the same direction in both measures.
-        const length = typeof input === "string" && units >= def.length && units <= def.length * 2
-            ? codePointLength(input)
-            : units;
-        if (length === def.length)
-            return;
-        const origin = getLengthableOrigin(input);
-        const tooBig = length > def.length;
-        payload.issues.push({
-            origin,
-            ...(tooBig ? { code: "too_big", maximum: def.length } : { code: "too_small", minimum: def.length }),
-            inclusive: true,
-            exact: true,
-            input: payload.value,
-            inst,
-            continue: !def.abort,
-        });
-    };
-});
-const $ZodCheckStringFormat = /*@__PURE__*/ $constructor("$ZodCheckStringFormat", (inst, def) => {
-    var _a, _b;
-    $ZodCheck.init(inst, def);
-    if (def.pattern)
-        (_a = inst._zod).check ?? (_a.check = (payload) => {
-            def.pattern.lastIndex = 0;
-            if (def.pattern.test(payload.value))
-                return;
-            payload.issues.push({
-                origin: "string",
-                code: "invalid_format",
-                format: def.format,
-                input: payload.value,
-                ...(def.pattern ? { pattern: def.pattern.toString() } : {}),
-                inst,
-                continue: !def.abort,
-            });
-        });
-    else
-        (_b = inst._zod).check ?? (_b.check = () => { });
-});
-const $ZodCheckRegex = /*@__PURE__*/ $constructor("$ZodCheckRegex", (inst, def) => {
-    $ZodCheckStringFormat.init(inst, def);
-    inst._zod.check = (payload) => {
-        def.pattern.lastIndex = 0;
-        if (def.pattern.test(payload.value))
-            return;
-        payload.issues.push({
-            origin: "string",
-            code: "invalid_format",
-            format: "regex",
-            input: payload.value,
-            pattern: def.pattern.toString(),
-            inst,
-            continue: !def.abort,
-        });
-    };
-});
-const $ZodCheckLowerCase = /*@__PURE__*/ $constructor("$ZodCheckLowerCase", (inst, def) => {
-    def.pattern ?? (def.pattern = lowercase);
-    $ZodCheckStringFormat.init(inst, def);
-});
-const $ZodCheckUpperCase = /*@__PURE__*/ $constructor("$ZodCheckUpperCase", (inst, def) => {
-    def.pattern ?? (def.pattern = uppercase);
-    $ZodCheckStringFormat.init(inst, def);
-});
-const $ZodCheckIncludes = /*@__PURE__*/ $constructor("$ZodCheckIncludes", (inst, def) => {
-    $ZodCheck.init(inst, def);
-    const escapedRegex = escapeRegex(def.includes);
-    // `String.prototype.includes(sub, position)` matches `sub` at `position`
-    // OR LATER, so the pattern must allow at least `position` leading chars
-    // (`{N,}`), not exactly `position` chars (`{N}`).
-    const pattern = new RegExp(typeof def.position === "number" ? `^.{${def.position},}${escapedRegex}` : escapedRegex);
-    def.pattern = pattern;
-    inst._zod.check = (payload) => {
-        if (payload.value.includes(def.includes, def.position))
-            return;
-        payload.issues.push({
-            origin: "string",
-            code: "invalid_format",
-            format: "includes",
-            includes: def.includes,
-            input: payload.value,
-            inst,
-            continue: !def.abort,
-        });
-    };
-});
-const $ZodCheckStartsWith = /*@__PURE__*/ $constructor("$ZodCheckStartsWith", (inst, def) => {
-    $ZodCheck.init(inst, def);
-    const pattern = new RegExp(`^${escapeRegex(def.prefix)}.*`);
-    def.pattern ?? (def.pattern = pattern);
-    inst._zod.check = (payload) => {
-        if (payload.value.startsWith(def.prefix))
-            return;
-        payload.issues.push({
-            origin: "string",
-            code: "invalid_format",
-            format: "starts_with",
-            prefix: def.prefix,
-            input: payload.value,
-            inst,
-            continue: !def.abort,
-        });
-    };
-});
-const $ZodCheckEndsWith = /*@__PURE__*/ $constructor("$ZodCheckEndsWith", (inst, def) => {
-    $ZodCheck.init(inst, def);
-    const pattern = new RegExp(`.*${escapeRegex(def.suffix)}$`);
-    def.pattern ?? (def.pattern = pattern);
-    inst._zod.check = (payload) => {
-        if (payload.value.endsWith(def.suffix))
-            return;
-        payload.issues.push({
-            origin: "string",
-            code: "invalid_format",
-            format: "ends_with",
-            suffix: def.suffix,
-            input: payload.value,
-            inst,
-            continue: !def.abort,
-        });
-    };
-});
-///////////////////////////////////
-/////    $ZodCheckProperty    /////
-///////////////////////////////////
-function handleCheckPropertyResult(result, payload, property) {
-    if (result.issues.length) {
-        payload.issues.push(...prefixIssues(property, result.issues));
-    }
-}
-const $ZodCheckProperty = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCheckProperty", (inst, def) => {
-    $ZodCheck.init(inst, def);
-    inst._zod.check = (payload) => {
-        const result = def.schema._zod.run({
-            value: payload.value[def.property],
-            issues: [],
-        }, {});
-        if (result instanceof Promise) {
-            return result.then((result) => handleCheckPropertyResult(result, payload, def.property));
-        }
-        handleCheckPropertyResult(result, payload, def.property);
-        return;
-    };
-})));
-const $ZodCheckProperties = /*@__PURE__*/ $constructor("$ZodCheckProperties", (inst, def) => {
-    $ZodCheck.init(inst, def);
-    hide(inst, Symbol.iterator, function* () {
-        yield inst;
-    });
-    // key and schema snapshotted together: reading one live and the other cached lets a later mutation of the caller's shape object pair a stale key with a missing schema
-    let entries;
-    inst._zod.check = (payload) => {
-        // the base schema already typed the value, so only a nullish one is rejected here: the properties read on a primitive too, matching z.property() on a string's length
-        if (payload.value == null) {
-            payload.issues.push({ expected: "object", code: "invalid_type", input: payload.value, inst });
-            return undefined;
-        }
-        entries ?? (entries = Reflect.ownKeys(def.shape).map((key) => [key, def.shape[key]]));
-        const input = payload.value;
-        let proms;
-        for (const [key, schema] of entries) {
-            const result = schema._zod.run({ value: input[key], issues: [] }, {});
-            if (result instanceof Promise) {
-                proms ?? (proms = []);
-                proms.push(result.then((result) => handleCheckPropertyResult(result, payload, key)));
-            }
-            else {
-                handleCheckPropertyResult(result, payload, key);
-            }
-        }
-        if (proms)
-            return Promise.all(proms).then(() => undefined);
-        return undefined;
-    };
-});
-const $ZodCheckMimeType = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCheckMimeType", (inst, def) => {
-    $ZodCheck.init(inst, def);
-    const mimeSet = new Set(def.mime);
-    inst._zod.check = (payload) => {
-        if (mimeSet.has(payload.value.type))
-            return;
-        payload.issues.push({
-            code: "invalid_value",
-            values: def.mime,
-            input: payload.value.type,
-            inst,
-            continue: !def.abort,
-        });
-    };
-})));
-const $ZodCheckOverwrite = /*@__PURE__*/ $constructor("$ZodCheckOverwrite", (inst, def) => {
-    $ZodCheck.init(inst, def);
-    inst._zod.check = (payload) => {
-        payload.value = def.tx(payload.value);
-    };
-});
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/doc.js
-class Doc {
-    constructor(args = [], closed = {}) {
-        this.content = [];
-        this.indent = 0;
-        this.args = args;
-        this.closed = closed;
-    }
-    // the compiler catches a child's throw and keeps writing into this doc, so the indent has to unwind with it
-    indented(fn) {
-        this.indent += 1;
-        try {
-            fn(this);
-        }
-        finally {
-            this.indent -= 1;
-        }
-    }
-    write(arg) {
-        if (typeof arg === "function") {
-            arg(this, { execution: "sync" });
-            arg(this, { execution: "async" });
-            return;
-        }
-        const content = arg;
-        const lines = content.split("\n").filter((x) => x);
-        const minIndent = Math.min(...lines.map((x) => x.length - x.trimStart().length));
-        const dedented = lines.map((x) => x.slice(minIndent)).map((x) => " ".repeat(this.indent * 2) + x);
-        for (const line of dedented) {
-            this.content.push(line);
-        }
-    }
-    compile() {
-        const F = Function;
-        const content = this?.content ?? [``];
-        const factory = new F(...Object.keys(this.closed), `return function (${this.args.join(", ")}) {\n${content.join("\n")}\n};`);
-        return factory(...Object.values(this.closed));
-    }
-}
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/versions.js
-const version = {
-    major: 4,
-    minor: 6,
-    patch: 7,
-};
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/schemas.js
-
-
-
-
-
-
-
-const $ZodType = /*@__PURE__*/ $constructor("$ZodType", (inst, def) => {
-    var _a;
-    inst ?? (inst = {});
-    inst._zod.def = def; // set _def property
-    inst._zod.bag = inst._zod.bag || {}; // initialize _bag object
-    inst._zod.version = version;
-    const defChecks = inst._zod.def.checks;
-    // if inst is itself a checks.$ZodCheck, run it as a check
-    const checks = inst._zod.traits.has("$ZodCheck")
-        ? [inst, ...(defChecks ?? [])]
-        : defChecks?.length
-            ? [...defChecks]
-            : [];
-    for (const ch of checks) {
-        for (const fn of ch._zod.onattach) {
-            fn(inst);
-        }
-    }
-    if (checks.length === 0) {
-        // deferred initializer inst._zod.parse is not yet defined
-        (_a = inst._zod).deferred ?? (_a.deferred = []);
-        inst._zod.deferred?.push(() => {
-            inst._zod.run = inst._zod.parse;
-        });
-    }
-    else {
-        const runChecks = (payload, checks, ctx) => {
-            if (payload.memo)
-                return payload;
-            let isAborted = aborted(payload);
-            let asyncResult;
-            for (const ch of checks) {
-                if (ch._zod.def.when) {
-                    if (explicitlyAborted(payload))
-                        continue;
-                    const shouldRun = ch._zod.def.when(payload);
-                    if (!shouldRun)
-                        continue;
-                }
-                else if (isAborted) {
-                    continue;
-                }
-                const currLen = payload.issues.length;
-                const _ = ch._zod.check(payload);
-                if (_ instanceof Promise && ctx?.async === false) {
-                    throw new $ZodAsyncError();
-                }
-                if (asyncResult || _ instanceof Promise) {
-                    asyncResult = (asyncResult ?? Promise.resolve()).then(async () => {
-                        await _;
-                        const nextLen = payload.issues.length;
-                        if (nextLen === currLen)
-                            return;
-                        attachSchema(payload.issues, currLen, inst);
-                        if (!isAborted)
-                            isAborted = aborted(payload, currLen);
-                    });
-                }
-                else {
-                    const nextLen = payload.issues.length;
-                    if (nextLen === currLen)
-                        continue;
-                    attachSchema(payload.issues, currLen, inst);
-                    if (!isAborted)
-                        isAborted = aborted(payload, currLen);
-                }
-            }
-            if (asyncResult) {
-                return asyncResult.then(() => {
-                    return payload;
-                });
-            }
-            return payload;
-        };
-        const handleCanaryResult = (canary, payload, ctx) => {
-            // abort if the canary is aborted
-            if (aborted(canary)) {
-                canary.aborted = true;
-                return canary;
-            }
-            // run checks first, then
-            const checkResult = runChecks(payload, checks, ctx);
-            if (checkResult instanceof Promise) {
-                if (ctx.async === false)
-                    throw new $ZodAsyncError();
-                return checkResult.then((checkResult) => inst._zod.parse(checkResult, ctx));
-            }
-            return inst._zod.parse(checkResult, ctx);
-        };
-        inst._zod.run = (payload, ctx) => {
-            if (ctx.skipChecks) {
-                return inst._zod.parse(payload, ctx);
-            }
-            if (ctx.direction === "backward") {
-                // run canary initial pass (no checks)
-                const canary = inst._zod.parse({ value: payload.value, issues: [] }, { ...ctx, skipChecks: true });
-                if (canary instanceof Promise) {
-                    return canary.then((canary) => {
-                        return handleCanaryResult(canary, payload, ctx);
-                    });
-                }
-                return handleCanaryResult(canary, payload, ctx);
-            }
-            // forward
-            const result = inst._zod.parse(payload, ctx);
-            if (result instanceof Promise) {
-                if (ctx.async === false)
-                    throw new $ZodAsyncError();
-                return result.then((result) => runChecks(result, checks, ctx));
-            }
-            return runChecks(result, checks, ctx);
-        };
-    }
-}, {
-    // Wrappers extend this by installing a richer factory over it; reading it eagerly would defeat the laziness.
-    get "~standard"() {
-        return hide(this, "~standard", standardProps(this));
-    },
-    set "~standard"(value) {
-        own(this, "~standard", value);
-    },
-});
-/** The Standard Schema surface for `inst`. Shared so wrappers can extend it without forcing it. */
-// a Standard Schema result only reports issues, so a failure finalizes them straight off the raw payload: no ZodError, and no lazy result to read through
-const toStandardResult = (r, ctx) => r.issues.length ? { issues: r.issues.map((iss) => finalizeIssue(iss, ctx, config())) } : { value: r.value };
-async function validateAsync(inst, value) {
-    const ctx = { async: true };
-    return toStandardResult((await inst._zod.run({ value, issues: [] }, ctx)), ctx);
-}
-function standardProps(inst) {
-    return {
-        validate: (value) => {
-            const ctx = { async: false };
-            try {
-                const r = inst._zod.run({ value, issues: [] }, ctx);
-                if (!(r instanceof Promise))
-                    return toStandardResult(r, ctx);
-            }
-            catch (_) { }
-            // async function so a synchronously throwing check rejects instead of escaping validate
-            return validateAsync(inst, value);
-        },
-        vendor: "zod",
-        version: 1,
-    };
-}
-
-const $ZodString = /*@__PURE__*/ $constructor("$ZodString", (inst, def) => {
-    $ZodType.init(inst, def);
-    // a format's own pattern, else unbounded; a template literal derives the check-aware form itself
-    inst._zod.pattern = def.pattern ?? anyString;
-    inst._zod.parse = (payload, _) => {
-        if (def.coerce)
-            try {
-                payload.value = String(payload.value);
-            }
-            catch (_) { }
-        if (typeof payload.value === "string")
-            return payload;
-        payload.issues.push({
-            expected: "string",
-            code: "invalid_type",
-            input: payload.value,
-            inst,
-        });
-        return payload;
-    };
-});
-const $ZodStringFormat = /*@__PURE__*/ $constructor("$ZodStringFormat", (inst, def) => {
-    // check initialization must come first
-    $ZodCheckStringFormat.init(inst, def);
-    $ZodString.init(inst, def);
-});
-const $ZodGUID = /*@__PURE__*/ $constructor("$ZodGUID", (inst, def) => {
-    def.pattern ?? (def.pattern = guid);
-    $ZodStringFormat.init(inst, def);
-});
-const $ZodUUID = /*@__PURE__*/ $constructor("$ZodUUID", (inst, def) => {
-    if (def.version) {
-        const versionMap = {
-            v1: 1,
-            v2: 2,
-            v3: 3,
-            v4: 4,
-            v5: 5,
-            v6: 6,
-            v7: 7,
-            v8: 8,
-        };
-        const v = versionMap[def.version];
-        if (v === undefined)
-            throw new Error(`Invalid UUID version: "${def.version}"`);
-        def.pattern ?? (def.pattern = uuid(v));
-    }
-    else
-        def.pattern ?? (def.pattern = uuid());
-    $ZodStringFormat.init(inst, def);
-});
-const $ZodEmail = /*@__PURE__*/ $constructor("$ZodEmail", (inst, def) => {
-    def.pattern ?? (def.pattern = email);
-    $ZodStringFormat.init(inst, def);
-});
-/** The `://` guard rejected the input before the URL constructor saw it. */
-const URL_BAD_FORMAT = 1;
-/** The URL parser rejected the input. */
-const URL_UNPARSEABLE = 2;
-function canParseURL(input) {
-    try {
-        if (typeof URL !== "undefined" && typeof URL.canParse === "function")
-            return URL.canParse(input);
-        new URL(input);
-        return true;
-    }
-    catch {
-        return false;
-    }
-}
-function validateURL(trimmed, def) {
-    if (!("normalize" in def) && !("hostname" in def) && !("protocol" in def)) {
-        return canParseURL(trimmed) || URL_UNPARSEABLE;
-    }
-    return parseURLObject(trimmed, def);
-}
-/** Parses a URL while preserving the non-normalizing HTTP guard. */
-function parseURLObject(trimmed, def) {
-    // When normalize is off, require :// for http/https URLs. This prevents strings like "http:example.com" or "https:/path" from being silently accepted
-    if (!def.normalize && def.protocol?.source === httpProtocol.source && !/^https?:\/\//i.test(trimmed)) {
-        return URL_BAD_FORMAT;
-    }
-    try {
-        if (typeof URL !== "undefined") {
-            const URLStatic = URL;
-            if (typeof URLStatic.parse === "function")
-                return URLStatic.parse(trimmed) ?? URL_UNPARSEABLE;
-        }
-        // @ts-ignore
-        return new URL(trimmed);
-    }
-    catch {
-        return URL_UNPARSEABLE;
-    }
-}
-const asciiTabOrNewline = /[\t\n\r]/g;
-/** The URL parser deletes every ASCII tab, LF and CR from its input before it parses, so `new URL("https://exa\nmple.com")` reports on `example.com`. Applying the same deletion to the returned value closes the half of that divergence which can move the host; the parser's other rewrite, stripping C0 controls at the edges, cannot. */
-function stripTabAndNewline(value) {
-    return value.replace(asciiTabOrNewline, "");
-}
-function urlHostnameOk(url, hostname) {
-    hostname.lastIndex = 0;
-    return hostname.test(url.hostname);
-}
-function urlProtocolOk(url, protocol) {
-    protocol.lastIndex = 0;
-    return protocol.test(url.protocol.endsWith(":") ? url.protocol.slice(0, -1) : url.protocol);
-}
-const $ZodURL = /*@__PURE__*/ $constructor("$ZodURL", (inst, def) => {
-    $ZodStringFormat.init(inst, def);
-    inst._zod.check = (payload) => {
-        try {
-            // Trim whitespace from input
-            const trimmed = payload.value.trim();
-            const url = validateURL(trimmed, def);
-            if (url === URL_BAD_FORMAT) {
-                payload.issues.push({
-                    code: "invalid_format",
-                    format: "url",
-                    note: "Invalid URL format",
-                    input: payload.value,
-                    inst,
-                    continue: !def.abort,
-                });
-                return;
-            }
-            if (url === URL_UNPARSEABLE) {
-                payload.issues.push({
-                    code: "invalid_format",
-                    format: "url",
-                    input: payload.value,
-                    inst,
-                    continue: !def.abort,
-                });
-                return;
-            }
-            if (url === true) {
-                payload.value = stripTabAndNewline(trimmed);
-                return;
-            }
-            if (def.hostname && !urlHostnameOk(url, def.hostname)) {
-                payload.issues.push({
-                    code: "invalid_format",
-                    format: "url",
-                    note: "Invalid hostname",
-                    pattern: def.hostname.source,
-                    input: payload.value,
-                    inst,
-                    continue: !def.abort,
-                });
-            }
-            if (def.protocol && !urlProtocolOk(url, def.protocol)) {
-                payload.issues.push({
-                    code: "invalid_format",
-                    format: "url",
-                    note: "Invalid protocol",
-                    pattern: def.protocol.source,
-                    input: payload.value,
-                    inst,
-                    continue: !def.abort,
-                });
-            }
-            // Set the output value based on normalize flag
-            payload.value = def.normalize ? url.href : stripTabAndNewline(trimmed);
-            return;
-        }
-        catch (_) {
-            payload.issues.push({
-                code: "invalid_format",
-                format: "url",
-                input: payload.value,
-                inst,
-                continue: !def.abort,
-            });
-        }
-    };
-});
-const $ZodEmoji = /*@__PURE__*/ $constructor("$ZodEmoji", (inst, def) => {
-    def.pattern ?? (def.pattern = emoji());
-    $ZodStringFormat.init(inst, def);
-});
-const $ZodNanoID = /*@__PURE__*/ $constructor("$ZodNanoID", (inst, def) => {
-    if (def.length !== undefined && (!Number.isInteger(def.length) || def.length < 1))
-        throw new Error(`Invalid nanoid length: ${def.length}`);
-    def.pattern ?? (def.pattern = def.length === undefined ? nanoid : nanoidOfLength(def.length));
-    $ZodStringFormat.init(inst, def);
-});
-/**
- * @deprecated CUID v1 is deprecated by its authors due to information leakage
- * (timestamps embedded in the id). Use {@link $ZodCUID2} instead.
- * See https://github.com/paralleldrive/cuid.
- */
-const $ZodCUID = /*@__PURE__*/ $constructor("$ZodCUID", (inst, def) => {
-    def.pattern ?? (def.pattern = cuid);
-    $ZodStringFormat.init(inst, def);
-});
-const $ZodCUID2 = /*@__PURE__*/ $constructor("$ZodCUID2", (inst, def) => {
-    def.pattern ?? (def.pattern = cuid2);
-    $ZodStringFormat.init(inst, def);
-});
-const $ZodULID = /*@__PURE__*/ $constructor("$ZodULID", (inst, def) => {
-    def.pattern ?? (def.pattern = ulid);
-    $ZodStringFormat.init(inst, def);
-});
-const $ZodXID = /*@__PURE__*/ $constructor("$ZodXID", (inst, def) => {
-    def.pattern ?? (def.pattern = xid);
-    $ZodStringFormat.init(inst, def);
-});
-const $ZodKSUID = /*@__PURE__*/ $constructor("$ZodKSUID", (inst, def) => {
-    def.pattern ?? (def.pattern = ksuid);
-    $ZodStringFormat.init(inst, def);
-});
-const $ZodISODateTime = /*@__PURE__*/ $constructor("$ZodISODateTime", (inst, def) => {
-    def.pattern ?? (def.pattern = datetime(def));
-    $ZodStringFormat.init(inst, def);
-});
-const $ZodISODate = /*@__PURE__*/ $constructor("$ZodISODate", (inst, def) => {
-    def.pattern ?? (def.pattern = date);
-    $ZodStringFormat.init(inst, def);
-});
-const $ZodISOTime = /*@__PURE__*/ $constructor("$ZodISOTime", (inst, def) => {
-    def.pattern ?? (def.pattern = time(def));
-    $ZodStringFormat.init(inst, def);
-});
-const $ZodISODuration = /*@__PURE__*/ $constructor("$ZodISODuration", (inst, def) => {
-    def.pattern ?? (def.pattern = duration);
-    $ZodStringFormat.init(inst, def);
-});
-const $ZodIPv4 = /*@__PURE__*/ $constructor("$ZodIPv4", (inst, def) => {
-    def.pattern ?? (def.pattern = ipv4);
-    $ZodStringFormat.init(inst, def);
-});
-/** An IPv6 address is written with hex digits, colons and dots, and nothing else. The guard is what makes the check below an IPv6 check: `new URL("http://[...]")` parses an authority, not an address, so `@` and `\` re-delimit it and `"::@1\\"` validates against the host `0.0.0.1`. The URL parser also deletes ASCII tab, LF and CR rather than failing, which is how `"::1\n"` validated as `::1`. */
-const ipv6Alphabet = /^[0-9a-fA-F:.]+$/;
-function isValidIPv6(value) {
-    if (!ipv6Alphabet.test(value))
-        return false;
-    return canParseURL(`http://[${value}]`);
-}
-const $ZodIPv6 = /*@__PURE__*/ $constructor("$ZodIPv6", (inst, def) => {
-    def.pattern ?? (def.pattern = ipv6);
-    $ZodStringFormat.init(inst, def);
-    inst._zod.check = (payload) => {
-        if (!isValidIPv6(payload.value)) {
-            payload.issues.push({
-                code: "invalid_format",
-                format: "ipv6",
-                input: payload.value,
-                inst,
-                continue: !def.abort,
-            });
-        }
-    };
-});
-const $ZodMAC = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodMAC", (inst, def) => {
-    def.pattern ?? (def.pattern = regexes.mac(def.delimiter));
-    $ZodStringFormat.init(inst, def);
-})));
-const $ZodCIDRv4 = /*@__PURE__*/ $constructor("$ZodCIDRv4", (inst, def) => {
-    def.pattern ?? (def.pattern = cidrv4);
-    $ZodStringFormat.init(inst, def);
-});
-function isValidCIDRv6(value) {
-    const parts = value.split("/");
-    if (parts.length !== 2)
-        return false;
-    const [address, prefix] = parts;
-    if (!prefix)
-        return false;
-    const prefixNum = Number(prefix);
-    if (`${prefixNum}` !== prefix)
-        return false;
-    if (prefixNum < 0 || prefixNum > 128)
-        return false;
-    return isValidIPv6(address);
-}
-const $ZodCIDRv6 = /*@__PURE__*/ $constructor("$ZodCIDRv6", (inst, def) => {
-    def.pattern ?? (def.pattern = cidrv6); // not used for validation
-    $ZodStringFormat.init(inst, def);
-    inst._zod.check = (payload) => {
-        if (!isValidCIDRv6(payload.value)) {
-            payload.issues.push({
-                code: "invalid_format",
-                format: "cidrv6",
-                input: payload.value,
-                inst,
-                continue: !def.abort,
-            });
-        }
-    };
-});
-//////////////////////////////   ZodBase64   //////////////////////////////
-function isValidBase64(data) {
-    if (data === "")
-        return true;
-    // atob ignores whitespace, so reject it up front.
-    if (/\s/.test(data))
-        return false;
-    if (data.length % 4 !== 0)
-        return false;
-    try {
-        // @ts-ignore
-        atob(data);
-        return true;
-    }
-    catch {
-        return false;
-    }
-}
-// lax on purpose: the quantified regexes.base64 overflows the regex stack on multi-MB input and its leading ^$| alternation leaks through template-literal composition; isValidBase64 enforces length and padding
-const base64Charset = /^[0-9a-zA-Z+/]*={0,2}$/;
-const $ZodBase64 = /*@__PURE__*/ $constructor("$ZodBase64", (inst, def) => {
-    def.pattern ?? (def.pattern = base64Charset);
-    $ZodStringFormat.init(inst, def);
-    inst._zod.check = (payload) => {
-        if (isValidBase64(payload.value))
-            return;
-        payload.issues.push({
-            code: "invalid_format",
-            format: "base64",
-            input: payload.value,
-            inst,
-            continue: !def.abort,
-        });
-    };
-});
-//////////////////////////////   ZodBase64URL   //////////////////////////////
-// lax on purpose: the quantified regexes.base64url overflows the regex stack on multi-MB input; isValidBase64 enforces length on the padded string
-const base64urlCharset = /^[A-Za-z0-9_-]*$/;
-function isValidBase64URL(data) {
-    if (!base64urlCharset.test(data))
-        return false;
-    const base64 = data.replace(/[-_]/g, (c) => (c === "-" ? "+" : "/"));
-    const padded = base64.padEnd(Math.ceil(base64.length / 4) * 4, "=");
-    return isValidBase64(padded);
-}
-const $ZodBase64URL = /*@__PURE__*/ $constructor("$ZodBase64URL", (inst, def) => {
-    def.pattern ?? (def.pattern = base64urlCharset);
-    $ZodStringFormat.init(inst, def);
-    inst._zod.check = (payload) => {
-        if (isValidBase64URL(payload.value))
-            return;
-        payload.issues.push({
-            code: "invalid_format",
-            format: "base64url",
-            input: payload.value,
-            inst,
-            continue: !def.abort,
-        });
-    };
-});
-const $ZodE164 = /*@__PURE__*/ $constructor("$ZodE164", (inst, def) => {
-    def.pattern ?? (def.pattern = e164);
-    $ZodStringFormat.init(inst, def);
-});
-//////////////////////////////   ZodCreditCard   //////////////////////////////
-const CC_SANITIZE = /[- ]/g;
-/** Luhn checksum on a digit-only string. Adapted from valibot (MIT). */
-function isLuhnAlgo(digits) {
-    let length = digits.length;
-    let bit = 1;
-    let sum = 0;
-    while (length) {
-        const value = digits.charCodeAt(--length) - 48;
-        bit ^= 1;
-        sum += bit ? [0, 2, 4, 6, 8, 1, 3, 5, 7, 9][value] : value;
-    }
-    return sum % 10 === 0;
-}
-function isValidCreditCard(input) {
-    if (!regexes.creditCard.test(input))
-        return false;
-    return isLuhnAlgo(input.replace(CC_SANITIZE, ""));
-}
-const $ZodCreditCard = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCreditCard", (inst, def) => {
-    // Shape only — the Luhn check below is not expressible as a pattern, so consumers of `pattern` (JSON Schema, template literals) get the length and separator rules alone.
-    def.pattern ?? (def.pattern = regexes.creditCard);
-    $ZodStringFormat.init(inst, def);
-    inst._zod.check = (payload) => {
-        if (isValidCreditCard(payload.value))
-            return;
-        payload.issues.push({
-            code: "invalid_format",
-            format: "credit_card",
-            input: payload.value,
-            inst,
-            continue: !def.abort,
-        });
-    };
-})));
-//////////////////////////////   ZodIBAN   //////////////////////////////
-// iso 7064 mod 97-10 checksum without BigInt
-function isIso7064Mod97(iban) {
-    let remainder = 0;
-    const len = iban.length;
-    for (let i = 4; i < len; i++) {
-        const code = iban.charCodeAt(i);
-        remainder = (code >= 65 ? remainder * 100 + (code - 55) : remainder * 10 + (code - 48)) % 97;
-    }
-    for (let i = 0; i < 4; i++) {
-        const code = iban.charCodeAt(i);
-        remainder = (code >= 65 ? remainder * 100 + (code - 55) : remainder * 10 + (code - 48)) % 97;
-    }
-    return remainder === 1;
-}
-function isValidIBAN(input) {
-    if (!regexes.iban.test(input))
-        return false;
-    return isIso7064Mod97(input);
-}
-const $ZodIBAN = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodIBAN", (inst, def) => {
-    // shape only — checksum is not expressible as a pattern
-    def.pattern ?? (def.pattern = regexes.iban);
-    $ZodStringFormat.init(inst, def);
-    inst._zod.check = (payload) => {
-        if (isValidIBAN(payload.value))
-            return;
-        payload.issues.push({
-            code: "invalid_format",
-            format: "iban",
-            input: payload.value,
-            inst,
-            continue: !def.abort,
-        });
-    };
-})));
-//////////////////////////////   ZodJWT   //////////////////////////////
-function isValidJWT(token, algorithm = null) {
-    try {
-        const tokensParts = token.split(".");
-        if (tokensParts.length !== 3)
-            return false;
-        const [header] = tokensParts;
-        if (!header)
-            return false;
-        // @ts-ignore
-        const parsedHeader = JSON.parse(atob(header));
-        if ("typ" in parsedHeader && parsedHeader?.typ !== "JWT")
-            return false;
-        if (!parsedHeader.alg)
-            return false;
-        if (algorithm && (!("alg" in parsedHeader) || parsedHeader.alg !== algorithm))
-            return false;
-        return true;
-    }
-    catch {
-        return false;
-    }
-}
-const $ZodJWT = /*@__PURE__*/ $constructor("$ZodJWT", (inst, def) => {
-    $ZodStringFormat.init(inst, def);
-    inst._zod.check = (payload) => {
-        if (isValidJWT(payload.value, def.alg))
-            return;
-        payload.issues.push({
-            code: "invalid_format",
-            format: "jwt",
-            input: payload.value,
-            inst,
-            continue: !def.abort,
-        });
-    };
-});
-const $ZodCustomStringFormat = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCustomStringFormat", (inst, def) => {
-    $ZodStringFormat.init(inst, def);
-    inst._zod.check = (payload) => {
-        if (def.fn(payload.value))
-            return;
-        payload.issues.push({
-            code: "invalid_format",
-            format: def.format,
-            input: payload.value,
-            inst,
-            continue: !def.abort,
-        });
-    };
-})));
-const $ZodNumber = /*@__PURE__*/ $constructor("$ZodNumber", (inst, def) => {
-    $ZodType.init(inst, def);
-    inst._zod.pattern = number;
-    inst._zod.parse = (payload, _ctx) => {
-        if (def.coerce)
-            try {
-                payload.value = Number(payload.value);
-            }
-            catch (_) { }
-        const input = payload.value;
-        if (typeof input === "number" && !Number.isNaN(input) && Number.isFinite(input)) {
-            return payload;
-        }
-        const received = typeof input === "number"
-            ? Number.isNaN(input)
-                ? "NaN"
-                : !Number.isFinite(input)
-                    ? String(input)
-                    : undefined
-            : undefined;
-        payload.issues.push({
-            expected: "number",
-            code: "invalid_type",
-            input,
-            inst,
-            ...(received ? { received } : {}),
-        });
-        return payload;
-    };
-});
-const $ZodNumberFormat = /*@__PURE__*/ $constructor("$ZodNumberFormat", (inst, def) => {
-    $ZodCheckNumberFormat.init(inst, def);
-    $ZodNumber.init(inst, def); // no format checks
-});
-const $ZodBoolean = /*@__PURE__*/ $constructor("$ZodBoolean", (inst, def) => {
-    $ZodType.init(inst, def);
-    inst._zod.pattern = regexes_boolean;
-    inst._zod.parse = (payload, _ctx) => {
-        if (def.coerce)
-            try {
-                payload.value = Boolean(payload.value);
-            }
-            catch (_) { }
-        const input = payload.value;
-        if (typeof input === "boolean")
-            return payload;
-        payload.issues.push({
-            expected: "boolean",
-            code: "invalid_type",
-            input,
-            inst,
-        });
-        return payload;
-    };
-});
-const $ZodBigInt = /*@__PURE__*/ $constructor("$ZodBigInt", (inst, def) => {
-    $ZodType.init(inst, def);
-    inst._zod.pattern = bigint;
-    inst._zod.parse = (payload, _ctx) => {
-        if (def.coerce)
-            try {
-                payload.value = BigInt(payload.value);
-            }
-            catch (_) { }
-        if (typeof payload.value === "bigint")
-            return payload;
-        payload.issues.push({
-            expected: "bigint",
-            code: "invalid_type",
-            input: payload.value,
-            inst,
-        });
-        return payload;
-    };
-});
-const $ZodBigIntFormat = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodBigIntFormat", (inst, def) => {
-    checks.$ZodCheckBigIntFormat.init(inst, def);
-    $ZodBigInt.init(inst, def); // no format checks
-})));
-const $ZodSymbol = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodSymbol", (inst, def) => {
-    $ZodType.init(inst, def);
-    inst._zod.parse = (payload, _ctx) => {
-        const input = payload.value;
-        if (typeof input === "symbol")
-            return payload;
-        payload.issues.push({
-            expected: "symbol",
-            code: "invalid_type",
-            input,
-            inst,
-        });
-        return payload;
-    };
-})));
-const $ZodUndefined = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodUndefined", (inst, def) => {
-    $ZodType.init(inst, def);
-    inst._zod.pattern = regexes.undefined;
-    inst._zod.values = new Set([undefined]);
-    inst._zod.parse = (payload, _ctx) => {
-        const input = payload.value;
-        if (typeof input === "undefined")
-            return payload;
-        payload.issues.push({
-            expected: "undefined",
-            code: "invalid_type",
-            input,
-            inst,
-        });
-        return payload;
-    };
-})));
-const $ZodNull = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodNull", (inst, def) => {
-    $ZodType.init(inst, def);
-    inst._zod.pattern = regexes.null;
-    inst._zod.values = new Set([null]);
-    inst._zod.parse = (payload, _ctx) => {
-        const input = payload.value;
-        if (input === null)
-            return payload;
-        payload.issues.push({
-            expected: "null",
-            code: "invalid_type",
-            input,
-            inst,
-        });
-        return payload;
-    };
-})));
-const $ZodAny = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodAny", (inst, def) => {
-    $ZodType.init(inst, def);
-    inst._zod.parse = (payload) => payload;
-})));
-const $ZodUnknown = /*@__PURE__*/ $constructor("$ZodUnknown", (inst, def) => {
-    $ZodType.init(inst, def);
-    inst._zod.parse = (payload) => payload;
-});
-const $ZodNever = /*@__PURE__*/ $constructor("$ZodNever", (inst, def) => {
-    $ZodType.init(inst, def);
-    inst._zod.parse = (payload, _ctx) => {
-        payload.issues.push({
-            expected: "never",
-            code: "invalid_type",
-            input: payload.value,
-            inst,
-        });
-        return payload;
-    };
-});
-const $ZodVoid = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodVoid", (inst, def) => {
-    $ZodType.init(inst, def);
-    inst._zod.parse = (payload, _ctx) => {
-        const input = payload.value;
-        if (typeof input === "undefined")
-            return payload;
-        payload.issues.push({
-            expected: "void",
-            code: "invalid_type",
-            input,
-            inst,
-        });
-        return payload;
-    };
-})));
-const $ZodDate = /*@__PURE__*/ $constructor("$ZodDate", (inst, def) => {
-    $ZodType.init(inst, def);
-    inst._zod.parse = (payload, _ctx) => {
-        if (def.coerce) {
-            try {
-                payload.value = new Date(payload.value);
-            }
-            catch (_err) { }
-        }
-        const input = payload.value;
-        const isDate = input instanceof Date;
-        const isValidDate = isDate && !Number.isNaN(input.getTime());
-        if (isValidDate)
-            return payload;
-        payload.issues.push({
-            expected: "date",
-            code: "invalid_type",
-            input,
-            ...(isDate ? { received: "Invalid Date" } : {}),
-            inst,
-        });
-        return payload;
-    };
-});
-// an oversized container fails its leading size checks before any element is parsed
-function capSize(inst, size) {
-    const caps = sizeCaps(inst._zod.def.checks);
-    if (!caps.length)
-        return;
-    const cap = Math.min(...caps.map((c) => c[0]));
-    const parse = inst._zod.parse;
-    inst._zod.parse = (payload, ctx) => {
-        const n = size(payload.value);
-        if (n > cap && !ctx?.skipChecks && ctx?.direction !== "backward") {
-            for (const [max, ch] of sizeCaps(inst._zod.def.checks)) {
-                if (n > max && ch._zod.def.when(payload)) {
-                    const start = payload.issues.length;
-                    ch._zod.check(payload);
-                    // the value is still the raw input, so no later check may read it
-                    payload.issues[start].continue = false;
-                    attachSchema(payload.issues, start, inst);
-                    return payload;
-                }
-            }
-        }
-        return parse(payload, ctx);
-    };
-}
-const arraySize = (input) => (Array.isArray(input) ? input.length : -1);
-const mapSize = (input) => (input instanceof Map ? input.size : -1);
-const setSize = (input) => (input instanceof Set ? input.size : -1);
-function handleArrayResult(result, final, index) {
-    if (result.issues.length) {
-        final.issues.push(...prefixIssues(index, result.issues));
-    }
-    final.value[index] = result.value;
-}
-const $ZodArray = /*@__PURE__*/ $constructor("$ZodArray", (inst, def) => {
-    $ZodType.init(inst, def);
-    const memo = globalConfig.memoizer;
-    memo?.attach(inst);
-    inst._zod.parse = (payload, ctx) => {
-        const input = payload.value;
-        if (!Array.isArray(input)) {
-            payload.issues.push({
-                expected: "array",
-                code: "invalid_type",
-                input,
-                inst,
-            });
-            return payload;
-        }
-        payload.value = memo ? memo.alloc(inst, payload, Array(input.length), ctx) : Array(input.length);
-        const proms = [];
-        const abortEarly = ctx?.abortEarly;
-        for (let i = 0; i < input.length; i++) {
-            const item = input[i];
-            const result = def.element._zod.run({
-                value: item,
-                issues: [],
-            }, ctx);
-            if (result instanceof Promise) {
-                proms.push(result.then((result) => handleArrayResult(result, payload, i)));
-            }
-            else {
-                handleArrayResult(result, payload, i);
-                // the element's payload is authoritative here, since handleArrayResult forwards every issue; an object's is not, because it drops a failed absent optional
-                if (abortEarly && result.issues.length !== 0 && aborted(result))
-                    break;
-            }
-        }
-        if (proms.length) {
-            return Promise.all(proms).then(() => payload);
-        }
-        return payload; //handleArrayResultsAsync(parseResults, final);
-    };
-    capSize(inst, arraySize);
-});
-function handlePropertyResult(result, final, key, input, optin, optout) {
-    const isPresent = key in input;
-    const isOptionalOut = optout === "optional";
-    // The middle rung means "absence permitted, nothing supplied in its place", so an absent key contributes nothing — whatever the schema made of `undefined` is invented, not substituted. Only `optional` reaches this with a value: `defaulted` substitutes, and a schema that isn't optional-out has to keep the key.
-    if (!isPresent && isOptionalOut && optin === "optional") {
-        return;
-    }
-    if (result.issues.length) {
-        // For optional-in/out schemas, ignore errors on absent keys.
-        if (optin !== undefined && isOptionalOut && !isPresent) {
-            return;
-        }
-        final.issues.push(...prefixIssues(key, result.issues));
-    }
-    if (!isPresent && optin === undefined) {
-        if (!result.issues.length) {
-            final.issues.push({
-                code: "invalid_type",
-                expected: "nonoptional",
-                input: undefined,
-                path: [key],
-            });
-        }
-        return;
-    }
-    if (result.value === undefined) {
-        if (isPresent || (optin === "defaulted" && !isOptionalOut)) {
-            final.value[key] = undefined;
-        }
-    }
-    else {
-        final.value[key] = result.value;
-    }
-}
-// one shared instance; a fresh [] per schema cost 56 bytes retained
-const NO_SYMBOL_KEYS = [];
-function normalizeDef(def) {
-    const keys = Object.keys(def.shape);
-    const ownSymbols = Object.getOwnPropertySymbols(def.shape);
-    const symbolKeys = ownSymbols.length ? ownSymbols : NO_SYMBOL_KEYS;
-    // aliases `keys` when there are no symbols, so a string-only shape keeps one array
-    const allKeys = symbolKeys.length ? [...keys, ...symbolKeys] : keys;
-    for (const k of allKeys) {
-        if (!def.shape?.[k]?._zod?.traits?.has("$ZodType")) {
-            throw new Error(`Invalid element at key "${String(k)}": expected a Zod schema`);
-        }
-    }
-    const okeys = optionalKeys(def.shape);
-    return {
-        ...def,
-        allKeys,
-        symbolKeys,
-        // string-only: handleCatchall matches it against `for...in`, which never yields a symbol
-        keySet: new Set(keys),
-        numKeys: keys.length,
-        optionalKeys: new Set(okeys),
-    };
-}
-function handleCatchall(proms, input, payload, ctx, def, inst, abortEarly) {
-    const unrecognized = [];
-    const keySet = def.keySet;
-    const _catchall = def.catchall._zod;
-    const t = _catchall.def.type;
-    const optin = _catchall.optin;
-    const optout = _catchall.optout;
-    // starts at 0, not the current length: the shape phase already ran and may have aborted
-    let seen = 0;
-    for (const key in input) {
-        if (abortEarly && payload.issues.length !== seen) {
-            if (aborted(payload, seen))
-                break;
-            seen = payload.issues.length;
-        }
-        // Must precede the __proto__ branch: a declared key is not unrecognized, even though the shape loop deliberately strips __proto__ from the parsed output.
-        if (keySet.has(key))
-            continue;
-        // Don't copy an undeclared __proto__ into the result; assignment to a plain {} would replace the result prototype. But in strict mode it is still an unknown key, so report it before skipping.
-        if (key === "__proto__") {
-            if (t === "never")
-                unrecognized.push(key);
-            continue;
-        }
-        if (t === "never") {
-            unrecognized.push(key);
-            continue;
-        }
-        const r = _catchall.run({ value: input[key], issues: [] }, ctx);
-        if (r instanceof Promise) {
-            proms.push(r.then((r) => handlePropertyResult(r, payload, key, input, optin, optout)));
-        }
-        else {
-            handlePropertyResult(r, payload, key, input, optin, optout);
-        }
-    }
-    if (unrecognized.length) {
-        payload.issues.push({
-            code: "unrecognized_keys",
-            keys: unrecognized,
-            input,
-            inst,
-            // Describes the shape of the input, not the validity of the parsed value, so it never aborts. The parse still fails; the schema's own checks just get to run first, and an enclosing intersection can reconcile the key against a sibling operand.
-            continue: true,
-        });
-    }
-    if (!proms.length)
-        return payload;
-    return Promise.all(proms).then(() => {
-        return payload;
-    });
-}
-const $ZodObject = /*@__PURE__*/ $constructor("$ZodObject", (inst, def) => {
-    // requires cast because technically $ZodObject doesn't extend
-    $ZodType.init(inst, def);
-    const desc = Object.getOwnPropertyDescriptor(def, "shape");
-    // a cloned def carries its source's accessor, which knows the shape it answers from; adopting that keeps the clone's keys readable without running it
-    const sh = desc?.get ? desc.get.raw : (def.shape ?? {});
-    if (sh) {
-        // Freezes the shape on first read, so its getters resolve once and every later read sees the same schemas.
-        const get = () => {
-            const newSh = { ...sh };
-            Object.defineProperty(def, "shape", { value: newSh });
-            get.raw = newSh;
-            return newSh;
-        };
-        get.raw = sh;
-        Object.defineProperty(def, "shape", { get });
-    }
-    const _normalized = cached(() => normalizeDef(def));
-    defineLazyInternal(inst, "propValues", (zod) => {
-        const shape = zod.def.shape;
-        const propValues = {};
-        for (const key in shape) {
-            const field = shape[key]._zod;
-            if (field.values) {
-                if (!Object.prototype.hasOwnProperty.call(propValues, key)) {
-                    util_assignProp(propValues, key, new Set());
-                }
-                for (const v of field.values)
-                    propValues[key].add(v);
-                // An omittable slot reads back as undefined at a discriminator lookup, so it has to claim undefined: two options that can both omit the key are not discriminable on it.
-                if (field.optin !== undefined)
-                    propValues[key].add(undefined);
-            }
-        }
-        return propValues;
-    });
-    const isObject = util_isObject;
-    const catchall = def.catchall;
-    let value;
-    const memo = globalConfig.memoizer;
-    memo?.attach(inst);
-    inst._zod.parse = (payload, ctx) => {
-        value ?? (value = _normalized.value);
-        const input = payload.value;
-        if (!isObject(input)) {
-            payload.issues.push({
-                expected: "object",
-                code: "invalid_type",
-                input,
-                inst,
-            });
-            return payload;
-        }
-        payload.value = memo ? memo.alloc(inst, payload, {}, ctx) : {};
-        const proms = [];
-        const shape = value.shape;
-        const abortEarly = ctx?.abortEarly;
-        let seen = payload.issues.length;
-        for (const key of value.allKeys) {
-            if (abortEarly && payload.issues.length !== seen) {
-                if (aborted(payload, seen))
-                    break;
-                seen = payload.issues.length;
-            }
-            if (key === "__proto__")
-                continue;
-            const el = shape[key];
-            const optin = el._zod.optin;
-            const optout = el._zod.optout;
-            const r = el._zod.run({ value: input[key], issues: [] }, ctx);
-            if (r instanceof Promise) {
-                proms.push(r.then((r) => handlePropertyResult(r, payload, key, input, optin, optout)));
-            }
-            else {
-                handlePropertyResult(r, payload, key, input, optin, optout);
-            }
-        }
-        if (!catchall) {
-            return proms.length ? Promise.all(proms).then(() => payload) : payload;
-        }
-        return handleCatchall(proms, input, payload, ctx, _normalized.value, inst, abortEarly === true);
-    };
-});
-const $ZodObjectJIT = /*@__PURE__*/ $constructor("$ZodObjectJIT", (inst, def) => {
-    // requires cast because technically $ZodObject doesn't extend
-    $ZodObject.init(inst, def);
-    const superParse = inst._zod.parse;
-    const _normalized = cached(() => normalizeDef(def));
-    const memo = globalConfig.memoizer;
-    const generateFastpass = (shape) => {
-        const normalized = _normalized.value;
-        const syms = normalized.symbolKeys;
-        // a symbol has no source literal, so it is read as `syms[i]` off the closed-over scope
-        const doc = new Doc(["payload", "ctx"], { shape, inst, memo, syms });
-        const parseStr = (k) => `shape[${k}]._zod.run({ value: input[${k}], issues: [] }, ctx)`;
-        // prefixes in place, like util.prefixIssues. newResult must land before the early return: a catchall runs after this and would otherwise write onto the caller's input
-        const prefixStr = (id, k) => `
-          let ${id}_ab = false;
-          for (let i = 0; i < ${id}.issues.length; i++) {
-            const iss = ${id}.issues[i];
-            iss.path = iss.path ? [${k}, ...iss.path] : [${k}];
-            payload.issues.push(iss);
-            if (iss.continue !== true) ${id}_ab = true;
-          }
-          if (${id}_ab && ctx && ctx.abortEarly) {
-            payload.value = newResult;
-            return payload;
-          }`;
-        doc.write(`const input = payload.value;`);
-        const ids = Object.create(null);
-        let counter = 0;
-        for (const key of normalized.allKeys) {
-            ids[key] = `key_${counter++}`;
-        }
-        // A: preserve key order {
-        doc.write(memo ? `const newResult = memo.alloc(inst, payload, {}, ctx);` : `const newResult = {};`);
-        for (const key of normalized.allKeys) {
-            if (key === "__proto__")
-                continue;
-            const id = ids[key];
-            const k = typeof key === "symbol" ? `syms[${syms.indexOf(key)}]` : esc(key);
-            const isPresent = `${k} in input`;
-            const schema = shape[key];
-            const optin = schema?._zod?.optin;
-            const isOptionalIn = optin !== undefined;
-            const isOptionalOut = schema?._zod?.optout === "optional";
-            doc.write(`const ${id} = ${parseStr(k)};`);
-            if (isOptionalIn && isOptionalOut) {
-                // For optional-in/out schemas, ignore errors on absent keys — and, like the interpreted path, drop the value produced alongside them. The middle rung goes further: it permits absence without supplying anything in its place, so an absent key contributes nothing at all.
-                const assign = optin === "optional" ? `${id}_present` : `${id}.value !== undefined || ${id}_present`;
-                doc.write(`
-        const ${id}_present = ${isPresent};
-        if (!${id}.issues.length || ${id}_present) {
-          if (${id}.issues.length) {${prefixStr(id, k)}
-          }
-
-          if (${assign}) {
-            newResult[${k}] = ${id}.value;
-          }
-        }
-
-      `);
-            }
-            else if (!isOptionalIn) {
-                doc.write(`
-        const ${id}_present = ${isPresent};
-        if (${id}.issues.length) {${prefixStr(id, k)}
-        }
-        if (!${id}_present && !${id}.issues.length) {
-          payload.issues.push({
-            code: "invalid_type",
-            expected: "nonoptional",
-            input: undefined,
-            path: [${k}]
-          });
-          if (ctx && ctx.abortEarly) {
-            payload.value = newResult;
-            return payload;
-          }
-        }
-
-        if (${id}_present) {
-          newResult[${k}] = ${id}.value;
-        }
-
-      `);
-            }
-            else {
-                doc.write(`
-        if (${id}.issues.length) {${prefixStr(id, k)}
-        }
-      `);
-                if (optin === "defaulted") {
-                    doc.write(`newResult[${k}] = ${id}.value;`);
-                }
-                else {
-                    doc.write(`
-        if (${id}.value !== undefined || ${isPresent}) {
-          newResult[${k}] = ${id}.value;
-        }
-      `);
-                }
-            }
-        }
-        doc.write(`payload.value = newResult;`);
-        doc.write(`return payload;`);
-        // closing `shape` in is what pays: turbofan specializes the parser against that one shape object, so every `shape[k]._zod.run` folds to a known callee. as a parameter it stays a generic load and measures 13% slower even with the forwarding frame gone
-        return doc.compile();
-    };
-    let fastpass;
-    const isObject = util_isObject;
-    const jit = !globalConfig.jitless;
-    const allowsEval = util_allowsEval;
-    const fastEnabled = jit && allowsEval.value; // && !def.catchall;
-    const catchall = def.catchall;
-    let value;
-    inst._zod.parse = (payload, ctx) => {
-        value ?? (value = _normalized.value);
-        const input = payload.value;
-        if (!isObject(input)) {
-            payload.issues.push({
-                expected: "object",
-                code: "invalid_type",
-                input,
-                inst,
-            });
-            return payload;
-        }
-        if (jit && fastEnabled && ctx?.async === false && ctx.jitless !== true) {
-            // always synchronous
-            if (!fastpass)
-                fastpass = generateFastpass(def.shape);
-            payload = fastpass(payload, ctx);
-            if (!catchall)
-                return payload;
-            return handleCatchall([], input, payload, ctx, value, inst, ctx?.abortEarly === true);
-        }
-        return superParse(payload, ctx);
-    };
-});
-function handleUnionResults(results, final, inst, ctx) {
-    for (const result of results) {
-        if (result.issues.length === 0) {
-            final.value = result.value;
-            return final;
-        }
-    }
-    const nonaborted = results.filter((r) => !aborted(r));
-    if (nonaborted.length === 1) {
-        final.value = nonaborted[0].value;
-        return nonaborted[0];
-    }
-    final.issues.push({
-        code: "invalid_union",
-        input: final.value,
-        inst,
-        errors: results.map((result) => result.issues.map((iss) => finalizeIssue(iss, ctx, config()))),
-    });
-    return final;
-}
-const $ZodUnion = /*@__PURE__*/ $constructor("$ZodUnion", (inst, def) => {
-    $ZodType.init(inst, def);
-    defineLazyInternal(inst, "optin", (zod) => zod.def.options.some((o) => o._zod.optin === "defaulted")
-        ? "defaulted"
-        : zod.def.options.some((o) => o._zod.optin !== undefined)
-            ? "optional"
-            : undefined);
-    defineLazyInternal(inst, "optout", (zod) => zod.def.options.some((o) => o._zod.optout === "optional") ? "optional" : undefined);
-    defineLazyInternal(inst, "values", (zod) => {
-        if (zod.def.options.every((o) => o._zod.values)) {
-            return new Set(zod.def.options.flatMap((option) => Array.from(option._zod.values)));
-        }
-        return undefined;
-    });
-    defineLazyInternal(inst, "pattern", (zod) => {
-        if (zod.def.options.every((o) => o._zod.pattern)) {
-            const patterns = zod.def.options.map((o) => o._zod.pattern);
-            return new RegExp(`^(${patterns.map((p) => cleanRegex(p.source)).join("|")})$`);
-        }
-        return undefined;
-    });
-    const first = def.options.length === 1 ? def.options[0]._zod.run : null;
-    inst._zod.parse = (payload, ctx) => {
-        if (first) {
-            return first(payload, ctx);
-        }
-        let async = false;
-        const results = [];
-        for (const option of def.options) {
-            const result = option._zod.run({
-                value: payload.value,
-                issues: [],
-            }, ctx);
-            if (result instanceof Promise) {
-                results.push(result);
-                async = true;
-            }
-            else {
-                if (result.issues.length === 0)
-                    return result;
-                results.push(result);
-            }
-        }
-        if (!async)
-            return handleUnionResults(results, payload, inst, ctx);
-        return Promise.all(results).then((results) => {
-            return handleUnionResults(results, payload, inst, ctx);
-        });
-    };
-});
-function handleExclusiveUnionResults(results, final, inst, ctx) {
-    const matches = [];
-    for (let i = 0; i < results.length; i++) {
-        if (results[i].issues.length === 0)
-            matches.push(i);
-    }
-    if (matches.length === 1) {
-        final.value = results[matches[0]].value;
-        return final;
-    }
-    if (matches.length === 0) {
-        // No matches - same as regular union
-        final.issues.push({
-            code: "invalid_union",
-            input: final.value,
-            inst,
-            errors: results.map((result) => result.issues.map((iss) => util.finalizeIssue(iss, ctx, core.config()))),
-        });
-    }
-    else {
-        // Multiple matches - exclusive union failure
-        final.issues.push({
-            code: "invalid_union",
-            input: final.value,
-            inst,
-            errors: [],
-            inclusive: false,
-            matches,
-        });
-    }
-    return final;
-}
-const $ZodXor = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodXor", (inst, def) => {
-    $ZodUnion.init(inst, def);
-    def.inclusive = false;
-    const first = def.options.length === 1 ? def.options[0]._zod.run : null;
-    inst._zod.parse = (payload, ctx) => {
-        if (first) {
-            return first(payload, ctx);
-        }
-        let async = false;
-        const results = [];
-        for (const option of def.options) {
-            const result = option._zod.run({
-                value: payload.value,
-                issues: [],
-            }, ctx);
-            if (result instanceof Promise) {
-                results.push(result);
-                async = true;
-            }
-            else {
-                results.push(result);
-            }
-        }
-        if (!async)
-            return handleExclusiveUnionResults(results, payload, inst, ctx);
-        return Promise.all(results).then((results) => {
-            return handleExclusiveUnionResults(results, payload, inst, ctx);
-        });
-    };
-})));
-/** Returns the option whose discriminator claims `value`, or throws if ambiguous. */
-function getDiscriminatedOption(union, value) {
-    const internals = union._zod;
-    let map = internals.bag.optionsMap;
-    if (!map) {
-        map = discriminatorMap(internals.def);
-        internals.bag.optionsMap = map;
-    }
-    const option = map.get(value);
-    if (option === null)
-        throw new Error(`Ambiguous discriminator value "${String(value)}"`);
-    return option;
-}
-function discriminatorMap(def) {
-    const map = new Map();
-    for (const option of def.options) {
-        const values = option._zod.propValues?.[def.discriminator];
-        if (!values || values.size === 0)
-            throw new Error(`Invalid discriminated union option at index "${def.options.indexOf(option)}"`);
-        for (const value of values) {
-            if (map.has(value)) {
-                if (value !== undefined)
-                    throw new Error(`Duplicate discriminator value "${String(value)}"`);
-                // keep the collision marked so a later member cannot reclaim it
-                map.set(value, null);
-            }
-            else {
-                map.set(value, option);
-            }
-        }
-    }
-    return map;
-}
-const $ZodDiscriminatedUnion = 
-/*@__PURE__*/
-(/* unused pure expression or super */ null && (core.$constructor("$ZodDiscriminatedUnion", (inst, def) => {
-    def.inclusive = false;
-    $ZodUnion.init(inst, def);
-    const _super = inst._zod.parse;
-    util.defineLazyInternal(inst, "propValues", (zod) => {
-        const propValues = {};
-        let undefinedCount = 0;
-        for (const option of zod.def.options) {
-            const pv = option._zod.propValues;
-            if (!pv || Object.keys(pv).length === 0)
-                throw new Error(`Invalid discriminated union option at index "${zod.def.options.indexOf(option)}"`);
-            if (pv[zod.def.discriminator]?.has(undefined))
-                undefinedCount++;
-            for (const [k, v] of Object.entries(pv)) {
-                if (!Object.prototype.hasOwnProperty.call(propValues, k)) {
-                    util.assignProp(propValues, k, new Set());
-                }
-                for (const val of v) {
-                    propValues[k].add(val);
-                }
-            }
-        }
-        if (!zod.def.unionFallback && undefinedCount > 1)
-            propValues[zod.def.discriminator]?.delete(undefined);
-        return propValues;
-    });
-    // Checked now rather than in the lookup map below, so an option that lacks the discriminator fails at the `discriminatedUnion` call instead of on the first object parsed. Options whose shape cannot be enumerated without resolving it — pipes and lazies — are left to the map.
-    def.options.forEach((option, i) => {
-        const propShape = util.rawShape(option._zod.def);
-        if (propShape && !Object.prototype.hasOwnProperty.call(propShape, def.discriminator)) {
-            throw new Error(`Invalid discriminated union option at index "${i}"`);
-        }
-    });
-    const disc = util.cached(() => discriminatorMap(def));
-    inst._zod.parse = (payload, ctx) => {
-        const input = payload.value;
-        if (!util.isObject(input)) {
-            payload.issues.push({
-                code: "invalid_type",
-                expected: "object",
-                input,
-                inst,
-            });
-            return payload;
-        }
-        const value = input?.[def.discriminator];
-        const opt = disc.value.get(value);
-        // forward metadata cannot choose an encoder for an absent tag
-        if (opt && (value !== undefined || ctx.direction !== "backward")) {
-            return opt._zod.run(payload, ctx);
-        }
-        // Fall back to union matching when the fast discriminator path fails:
-        // - explicitly enabled via unionFallback, or
-        // - during backward direction (encode), since codec-based discriminators have different values in forward vs backward directions
-        if (def.unionFallback || ctx.direction === "backward") {
-            return _super(payload, ctx);
-        }
-        // no matching discriminator
-        payload.issues.push({
-            code: "invalid_union",
-            errors: [],
-            note: "No matching discriminator",
-            discriminator: def.discriminator,
-            options: Array.from(disc.value.keys()).filter((value) => disc.value.get(value) !== null),
-            input,
-            path: [def.discriminator],
-            inst,
-        });
-        return payload;
-    };
-})));
-const $ZodIntersection = /*@__PURE__*/ $constructor("$ZodIntersection", (inst, def) => {
-    $ZodType.init(inst, def);
-    inst._zod.parse = (payload, ctx) => {
-        const input = payload.value;
-        const left = def.left._zod.run({ value: input, issues: [] }, ctx);
-        const right = def.right._zod.run({ value: input, issues: [] }, ctx);
-        const async = left instanceof Promise || right instanceof Promise;
-        if (async) {
-            return Promise.all([left, right]).then(([left, right]) => {
-                return handleIntersectionResults(payload, left, right);
-            });
-        }
-        return handleIntersectionResults(payload, left, right);
-    };
-});
-function mergeValues(a, b) {
-    // const aType = parse.t(a);
-    // const bType = parse.t(b);
-    if (a === b) {
-        return { valid: true, data: a };
-    }
-    if (a instanceof Date && b instanceof Date && +a === +b) {
-        return { valid: true, data: a };
-    }
-    if (util_isPlainObject(a) && util_isPlainObject(b)) {
-        const bKeys = Object.keys(b);
-        const sharedKeys = Object.keys(a).filter((key) => bKeys.indexOf(key) !== -1);
-        const newObj = { ...a, ...b };
-        if (Object.prototype.hasOwnProperty.call(newObj, "__proto__"))
-            delete newObj.__proto__;
-        for (const key of sharedKeys) {
-            if (key === "__proto__")
-                continue;
-            const sharedValue = mergeValues(a[key], b[key]);
-            if (!sharedValue.valid) {
-                return {
-                    valid: false,
-                    mergeErrorPath: [key, ...sharedValue.mergeErrorPath],
-                };
-            }
-            newObj[key] = sharedValue.data;
-        }
-        return { valid: true, data: newObj };
-    }
-    if (Array.isArray(a) && Array.isArray(b)) {
-        if (a.length !== b.length) {
-            return { valid: false, mergeErrorPath: [] };
-        }
-        const newArray = [];
-        for (let index = 0; index < a.length; index++) {
-            const itemA = a[index];
-            const itemB = b[index];
-            const sharedValue = mergeValues(itemA, itemB);
-            if (!sharedValue.valid) {
-                return {
-                    valid: false,
-                    mergeErrorPath: [index, ...sharedValue.mergeErrorPath],
-                };
-            }
-            newArray.push(sharedValue.data);
-        }
-        return { valid: true, data: newArray };
-    }
-    return { valid: false, mergeErrorPath: [] };
-}
-function handleIntersectionResults(result, left, right) {
-    // Track which side(s) reject each key. A key rejection is reported only when BOTH sides reject it, so a key owned by one branch survives the other's key schema. strictObject reports these as unrecognized_keys; a record with an open key schema reports one invalid_key per key.
-    const unrecKeys = new Map();
-    let unrecIssue;
-    const keyIssues = new Map();
-    const collect = (iss, side) => {
-        let keys;
-        if (iss.code === "unrecognized_keys" && !iss.path?.length) {
-            unrecIssue ?? (unrecIssue = iss);
-            keys = iss.keys;
-        }
-        else if (iss.code === "invalid_key" && iss.origin === "record" && iss.path?.length === 1) {
-            const k = String(iss.path[0]);
-            if (!keyIssues.has(k))
-                keyIssues.set(k, iss);
-            keys = [k];
-        }
-        else {
-            return false;
-        }
-        for (const k of keys) {
-            if (!unrecKeys.has(k))
-                unrecKeys.set(k, {});
-            unrecKeys.get(k)[side] = true;
-        }
-        return true;
-    };
-    for (const iss of left.issues) {
-        if (!collect(iss, "l"))
-            result.issues.push(iss);
-    }
-    for (const iss of right.issues) {
-        if (!collect(iss, "r"))
-            result.issues.push(iss);
-    }
-    // Report only keys rejected by BOTH sides
-    const bothKeys = [...unrecKeys].filter(([, f]) => f.l && f.r).map(([k]) => k);
-    if (bothKeys.length) {
-        const aggregated = unrecIssue ? bothKeys.filter((k) => unrecIssue.keys.includes(k)) : [];
-        if (aggregated.length)
-            result.issues.push({ ...unrecIssue, keys: aggregated });
-        for (const k of bothKeys) {
-            if (!aggregated.includes(k) && keyIssues.has(k))
-                result.issues.push(keyIssues.get(k));
-        }
-    }
-    const merged = mergeValues(left.value, right.value);
-    if (!merged.valid) {
-        if (aborted(result))
-            return result;
-        throw new Error(`Unmergable intersection. Error path: ` + `${JSON.stringify(merged.mergeErrorPath)}`);
-    }
-    result.value = merged.data;
-    return result;
-}
-const $ZodTuple = /*@__PURE__*/ $constructor("$ZodTuple", (inst, def) => {
-    $ZodType.init(inst, def);
-    const items = def.items;
-    const memo = globalConfig.memoizer;
-    memo?.attach(inst);
-    inst._zod.parse = (payload, ctx) => {
-        const input = payload.value;
-        if (!Array.isArray(input)) {
-            payload.issues.push({
-                input,
-                inst,
-                expected: "tuple",
-                code: "invalid_type",
-            });
-            return payload;
-        }
-        payload.value = memo ? memo.alloc(inst, payload, [], ctx) : [];
-        const proms = [];
-        const optinStart = getTupleOptStart(items, "optin");
-        const optoutStart = getTupleOptStart(items, "optout");
-        if (!def.rest) {
-            if (input.length < optinStart) {
-                payload.issues.push({
-                    code: "too_small",
-                    minimum: optinStart,
-                    inclusive: true,
-                    input,
-                    inst,
-                    origin: "array",
-                });
-                return payload;
-            }
-            if (input.length > items.length) {
-                payload.issues.push({
-                    code: "too_big",
-                    maximum: items.length,
-                    inclusive: true,
-                    input,
-                    inst,
-                    origin: "array",
-                });
-            }
-        }
-        // Run every item in parallel, collecting results into an indexed array. The post-processing in `handleTupleResults` walks them in order so it can decide whether an absent optional-output error can truncate the tail or must be reported to preserve required output.
-        const itemResults = new Array(items.length);
-        // only tracked when there is a rest loop to skip
-        const abortEarly = def.rest ? ctx?.abortEarly : undefined;
-        let itemAborted = false;
-        for (let i = 0; i < items.length; i++) {
-            const r = items[i]._zod.run({ value: input[i], issues: [] }, ctx);
-            if (r instanceof Promise) {
-                proms.push(r.then((rr) => {
-                    itemResults[i] = rr;
-                }));
-            }
-            else {
-                itemResults[i] = r;
-                if (abortEarly && !itemAborted && r.issues.length)
-                    itemAborted = aborted(r);
-            }
-        }
-        // sound because rest is non-empty exactly when every fixed index is present, the one case handleTupleResults cannot discard an item's issues
-        if (def.rest && !itemAborted) {
-            let i = items.length - 1;
-            const rest = input.slice(items.length);
-            let seen = payload.issues.length;
-            for (const el of rest) {
-                if (abortEarly && payload.issues.length !== seen) {
-                    if (aborted(payload, seen))
-                        break;
-                    seen = payload.issues.length;
-                }
-                i++;
-                const result = def.rest._zod.run({ value: el, issues: [] }, ctx);
-                if (result instanceof Promise) {
-                    proms.push(result.then((r) => handleTupleResult(r, payload, i)));
-                }
-                else {
-                    handleTupleResult(result, payload, i);
-                }
-            }
-        }
-        if (proms.length) {
-            return Promise.all(proms).then(() => handleTupleResults(itemResults, payload, items, input, optoutStart));
-        }
-        return handleTupleResults(itemResults, payload, items, input, optoutStart);
-    };
-});
-function getTupleOptStart(items, key) {
-    for (let i = items.length - 1; i >= 0; i--) {
-        // optin is a three-rung ladder so any rung above `undefined` permits an absent slot; optout stays two-valued.
-        const omittable = key === "optin" ? items[i]._zod.optin !== undefined : items[i]._zod.optout === "optional";
-        if (!omittable)
-            return i + 1;
-    }
-    return 0;
-}
-function handleTupleResult(result, final, index) {
-    if (result.issues.length) {
-        final.issues.push(...prefixIssues(index, result.issues));
-    }
-    final.value[index] = result.value;
-}
-function handleTupleResults(itemResults, final, items, input, optoutStart) {
-    // Walk results in order. Mirror $ZodObject's swallow-on-absent-optional rule, but only after `optoutStart`: the first index where the output tuple tail can be absent.
-    for (let i = 0; i < items.length; i++) {
-        const r = itemResults[i];
-        const isPresent = i < input.length;
-        // The array analog of `handlePropertyResult`'s absent-key early return: the middle rung permits absence without supplying anything in its place, so the tail truncates here instead of materializing whatever the item made of `undefined`.
-        if (!isPresent && i >= optoutStart && items[i]._zod.optin === "optional") {
-            final.value.length = i;
-            break;
-        }
-        if (r.issues.length) {
-            if (!isPresent && i >= optoutStart) {
-                final.value.length = i;
-                break;
-            }
-            final.issues.push(...prefixIssues(i, r.issues));
-        }
-        final.value[i] = r.value;
-    }
-    // Drop trailing slots that produced `undefined` for absent input
-    // (the array analog of an absent optional key on an object). The
-    // `i >= input.length` floor is critical: an explicit `undefined`
-    // *inside* the input must be preserved even when the schema is
-    // optional-out (e.g. `z.string().or(z.undefined())` accepting an
-    // explicit undefined value).
-    for (let i = final.value.length - 1; i >= input.length; i--) {
-        if (items[i]._zod.optout === "optional" && final.value[i] === undefined) {
-            final.value.length = i;
-        }
-        else {
-            break;
-        }
-    }
-    return final;
-}
-const $ZodRecord = /*@__PURE__*/ $constructor("$ZodRecord", (inst, def) => {
-    $ZodType.init(inst, def);
-    const memo = globalConfig.memoizer;
-    memo?.attach(inst);
-    inst._zod.parse = (payload, ctx) => {
-        const input = payload.value;
-        if (!util_isPlainObject(input)) {
-            payload.issues.push({
-                expected: "record",
-                code: "invalid_type",
-                input,
-                inst,
-            });
-            return payload;
-        }
-        // no guard in either loop below: a record's invalid_key aborts but an enclosing intersection can reconcile it, so a stopped loop hides keys the sibling does not own and the intersection then rejects nothing
-        const proms = [];
-        const values = def.keyType._zod.values;
-        if (values && !def.partial) {
-            payload.value = memo ? memo.alloc(inst, payload, {}, ctx) : {};
-            const recordKeys = new Set();
-            for (const key of values) {
-                if (typeof key === "string" || typeof key === "number" || typeof key === "symbol") {
-                    recordKeys.add(typeof key === "number" ? key.toString() : key);
-                    // A declared __proto__ is stripped but is not an unrecognized key.
-                    if (key === "__proto__")
-                        continue;
-                    const keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
-                    if (keyResult instanceof Promise) {
-                        throw new Error("Async schemas not supported in object keys currently");
-                    }
-                    if (keyResult.issues.length) {
-                        payload.issues.push({
-                            code: "invalid_key",
-                            origin: "record",
-                            issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
-                            input: key,
-                            path: [key],
-                            inst,
-                        });
-                        continue;
-                    }
-                    const outKey = keyResult.value;
-                    if (outKey === "__proto__")
-                        continue;
-                    const result = def.valueType._zod.run({ value: input[key], issues: [] }, ctx);
-                    if (result instanceof Promise) {
-                        proms.push(result.then((result) => {
-                            if (result.issues.length) {
-                                payload.issues.push(...prefixIssues(key, result.issues));
-                            }
-                            payload.value[outKey] = result.value;
-                        }));
-                    }
-                    else {
-                        if (result.issues.length) {
-                            payload.issues.push(...prefixIssues(key, result.issues));
-                        }
-                        payload.value[outKey] = result.value;
-                    }
-                }
-            }
-            let unrecognized;
-            for (const key in input) {
-                if (!recordKeys.has(key)) {
-                    if (def.mode === "loose") {
-                        // skip __proto__ so it can't replace the result prototype via the assignment setter on the plain {} we build into
-                        if (key === "__proto__")
-                            continue;
-                        payload.value[key] = input[key];
-                    }
-                    else {
-                        unrecognized = unrecognized ?? [];
-                        unrecognized.push(key);
-                    }
-                }
-            }
-            if (unrecognized && unrecognized.length > 0) {
-                payload.issues.push({
-                    code: "unrecognized_keys",
-                    input,
-                    inst,
-                    keys: unrecognized,
-                    continue: true,
-                });
-            }
-        }
-        else {
-            payload.value = memo ? memo.alloc(inst, payload, {}, ctx) : {};
-            // An enumerable key schema declares which keys the record owns, so a key outside the set is unrecognized. A non-enumerable one (regex, refine) is a constraint every key must satisfy, so a failing key is invalid. Only the former is reconcilable against the other side of an intersection.
-            let unrecognized;
-            // Reflect.ownKeys for Symbol-key support; filter non-enumerable to match z.object()
-            for (const key of Reflect.ownKeys(input)) {
-                if (key === "__proto__")
-                    continue;
-                if (!Object.prototype.propertyIsEnumerable.call(input, key))
-                    continue;
-                let keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
-                if (keyResult instanceof Promise) {
-                    throw new Error("Async schemas not supported in object keys currently");
-                }
-                // Numeric string fallback: if key is a numeric string and failed, retry with Number(key). This handles z.number(), z.literal([1, 2, 3]), and unions containing numeric literals
-                const checkNumericKey = typeof key === "string" && number.test(key) && keyResult.issues.length;
-                if (checkNumericKey) {
-                    const retryResult = def.keyType._zod.run({ value: Number(key), issues: [] }, ctx);
-                    if (retryResult instanceof Promise) {
-                        throw new Error("Async schemas not supported in object keys currently");
-                    }
-                    if (retryResult.issues.length === 0) {
-                        keyResult = retryResult;
-                    }
-                }
-                if (keyResult.issues.length) {
-                    if (def.mode === "loose") {
-                        // Pass through unchanged
-                        payload.value[key] = input[key];
-                    }
-                    else if (values) {
-                        unrecognized = unrecognized ?? [];
-                        unrecognized.push(key);
-                    }
-                    else {
-                        // Default "strict" behavior: error on invalid key
-                        payload.issues.push({
-                            code: "invalid_key",
-                            origin: "record",
-                            issues: keyResult.issues.map((iss) => finalizeIssue(iss, ctx, config())),
-                            input: key,
-                            path: [key],
-                            inst,
-                        });
-                    }
-                    continue;
-                }
-                // the guard above tests the raw input key, but the key schema can normalize an ordinary key into __proto__; re-check the key we actually write under
-                const outKey = keyResult.value;
-                if (outKey === "__proto__")
-                    continue;
-                const result = def.valueType._zod.run({ value: input[key], issues: [] }, ctx);
-                if (result instanceof Promise) {
-                    proms.push(result.then((result) => {
-                        if (result.issues.length) {
-                            payload.issues.push(...prefixIssues(key, result.issues));
-                        }
-                        payload.value[outKey] = result.value;
-                    }));
-                }
-                else {
-                    if (result.issues.length) {
-                        payload.issues.push(...prefixIssues(key, result.issues));
-                    }
-                    payload.value[outKey] = result.value;
-                }
-            }
-            if (unrecognized && unrecognized.length > 0) {
-                payload.issues.push({
-                    code: "unrecognized_keys",
-                    input,
-                    inst,
-                    keys: unrecognized,
-                    continue: true,
-                });
-            }
-        }
-        if (proms.length) {
-            return Promise.all(proms).then(() => payload);
-        }
-        return payload;
-    };
-});
-const $ZodMap = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodMap", (inst, def) => {
-    $ZodType.init(inst, def);
-    const memo = core.globalConfig.memoizer;
-    memo?.attach(inst);
-    inst._zod.parse = (payload, ctx) => {
-        const input = payload.value;
-        if (!(input instanceof Map)) {
-            payload.issues.push({
-                expected: "map",
-                code: "invalid_type",
-                input,
-                inst,
-            });
-            return payload;
-        }
-        const proms = [];
-        payload.value = memo ? memo.alloc(inst, payload, new Map(), ctx) : new Map();
-        const abortEarly = ctx?.abortEarly;
-        let seen = payload.issues.length;
-        for (const [key, value] of input) {
-            if (abortEarly && payload.issues.length !== seen) {
-                if (util.aborted(payload, seen))
-                    break;
-                seen = payload.issues.length;
-            }
-            const keyResult = def.keyType._zod.run({ value: key, issues: [] }, ctx);
-            const valueResult = def.valueType._zod.run({ value: value, issues: [] }, ctx);
-            if (keyResult instanceof Promise || valueResult instanceof Promise) {
-                proms.push(Promise.all([keyResult, valueResult]).then(([keyResult, valueResult]) => {
-                    handleMapResult(keyResult, valueResult, payload, key, input, inst, ctx);
-                }));
-            }
-            else {
-                handleMapResult(keyResult, valueResult, payload, key, input, inst, ctx);
-            }
-        }
-        if (proms.length)
-            return Promise.all(proms).then(() => payload);
-        return payload;
-    };
-    capSize(inst, mapSize);
-})));
-function handleMapResult(keyResult, valueResult, final, key, input, inst, ctx) {
-    if (keyResult.issues.length) {
-        if (util.propertyKeyTypes.has(typeof key)) {
-            final.issues.push(...util.prefixIssues(key, keyResult.issues));
-        }
-        else {
-            final.issues.push({
-                code: "invalid_key",
-                origin: "map",
-                input,
-                inst,
-                issues: keyResult.issues.map((iss) => util.finalizeIssue(iss, ctx, core.config())),
-            });
-        }
-    }
-    if (valueResult.issues.length) {
-        if (util.propertyKeyTypes.has(typeof key)) {
-            final.issues.push(...util.prefixIssues(key, valueResult.issues));
-        }
-        else {
-            final.issues.push({
-                origin: "map",
-                code: "invalid_element",
-                input,
-                inst,
-                key: key,
-                issues: valueResult.issues.map((iss) => util.finalizeIssue(iss, ctx, core.config())),
-            });
-        }
-    }
-    final.value.set(keyResult.value, valueResult.value);
-}
-const $ZodSet = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodSet", (inst, def) => {
-    $ZodType.init(inst, def);
-    const memo = core.globalConfig.memoizer;
-    memo?.attach(inst);
-    inst._zod.parse = (payload, ctx) => {
-        const input = payload.value;
-        if (!(input instanceof Set)) {
-            payload.issues.push({
-                input,
-                inst,
-                expected: "set",
-                code: "invalid_type",
-            });
-            return payload;
-        }
-        const proms = [];
-        payload.value = memo ? memo.alloc(inst, payload, new Set(), ctx) : new Set();
-        const abortEarly = ctx?.abortEarly;
-        let seen = payload.issues.length;
-        for (const item of input) {
-            if (abortEarly && payload.issues.length !== seen) {
-                if (util.aborted(payload, seen))
-                    break;
-                seen = payload.issues.length;
-            }
-            const result = def.valueType._zod.run({ value: item, issues: [] }, ctx);
-            if (result instanceof Promise) {
-                proms.push(result.then((result) => handleSetResult(result, payload)));
-            }
-            else
-                handleSetResult(result, payload);
-        }
-        if (proms.length)
-            return Promise.all(proms).then(() => payload);
-        return payload;
-    };
-    capSize(inst, setSize);
-})));
-function handleSetResult(result, final) {
-    if (result.issues.length) {
-        final.issues.push(...result.issues);
-    }
-    final.value.add(result.value);
-}
-const $ZodEnum = /*@__PURE__*/ $constructor("$ZodEnum", (inst, def) => {
-    $ZodType.init(inst, def);
-    const values = getEnumValues(def.entries);
-    const valuesSet = new Set(values);
-    inst._zod.values = valuesSet;
-    defineLazyInternal(inst, "pattern", (zod) => {
-        const patternValues = getEnumValues(zod.def.entries).filter((k) => propertyKeyTypes.has(typeof k));
-        // unmatchable fallback, RE2-safe: an empty alternation would compile to /^()$/, which matches ""
-        return new RegExp(patternValues.length ? `^(${patternValues.map((o) => escapeRegex(o.toString())).join("|")})$` : "^[^\\s\\S]$");
-    });
-    inst._zod.parse = (payload, _ctx) => {
-        const input = payload.value;
-        if (valuesSet.has(input)) {
-            return payload;
-        }
-        payload.issues.push({
-            code: "invalid_value",
-            values,
-            input,
-            inst,
-        });
-        return payload;
-    };
-});
-const $ZodLiteral = /*@__PURE__*/ $constructor("$ZodLiteral", (inst, def) => {
-    $ZodType.init(inst, def);
-    const values = new Set(def.values);
-    inst._zod.values = values;
-    defineLazyInternal(inst, "pattern", (zod) => {
-        const vals = zod.def.values;
-        // unmatchable fallback, RE2-safe: an empty alternation would compile to /^()$/, which matches ""
-        return new RegExp(vals.length
-            ? `^(${vals
-                .map((o) => typeof o === "string" ? escapeRegex(o) : o ? escapeRegex(o.toString()) : String(o))
-                .join("|")})$`
-            : "^[^\\s\\S]$");
-    });
-    inst._zod.parse = (payload, _ctx) => {
-        const input = payload.value;
-        if (values.has(input)) {
-            return payload;
-        }
-        payload.issues.push({
-            code: "invalid_value",
-            values: def.values,
-            input,
-            inst,
-        });
-        return payload;
-    };
-});
-const $ZodFile = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodFile", (inst, def) => {
-    $ZodType.init(inst, def);
-    inst._zod.parse = (payload, _ctx) => {
-        const input = payload.value;
-        // @ts-ignore
-        if (input instanceof File)
-            return payload;
-        payload.issues.push({
-            expected: "file",
-            code: "invalid_type",
-            input,
-            inst,
-        });
-        return payload;
-    };
-})));
-const $ZodTransform = /*@__PURE__*/ $constructor("$ZodTransform", (inst, def) => {
-    $ZodType.init(inst, def);
-    inst._zod.optin = "optional";
-    globalConfig.memoizer?.guard(inst);
-    inst._zod.parse = (payload, ctx) => {
-        if (ctx.direction === "backward") {
-            throw new $ZodEncodeError(inst.constructor.name);
-        }
-        const _out = def.transform(payload.value, payload);
-        if (ctx.async) {
-            const output = _out instanceof Promise ? _out : Promise.resolve(_out);
-            return output.then((output) => {
-                payload.value = output;
-                return payload;
-            });
-        }
-        if (_out instanceof Promise) {
-            throw new $ZodAsyncError();
-        }
-        payload.value = _out;
-        return payload;
-    };
-});
-function handleOptionalResult(payload, result) {
-    // A substituting schema that still failed has no usable answer; yield undefined. Its issues are simply dropped: it ran on a payload of its own, so there is no shared array to truncate and nothing of the caller's to lose with it.
-    payload.value = result.issues.length ? undefined : result.value;
-    return payload;
-}
-const $ZodOptional = /*@__PURE__*/ $constructor("$ZodOptional", (inst, def) => {
-    $ZodType.init(inst, def);
-    // .optional() propagates absence rather than substituting for it, so a defaulted inner keeps its rung.
-    defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin === "defaulted" ? "defaulted" : "optional");
-    inst._zod.optout = "optional";
-    defineLazyInternal(inst, "values", (zod) => {
-        const values = zod.def.innerType._zod.values;
-        return values ? new Set([...values, undefined]) : undefined;
-    });
-    defineLazyInternal(inst, "pattern", (zod) => {
-        const pattern = zod.def.innerType._zod.pattern;
-        return pattern ? new RegExp(`^(${cleanRegex(pattern.source)})?$`) : undefined;
-    });
-    inst._zod.parse = (payload, ctx) => {
-        if (payload.value === undefined) {
-            // Only the top rung substitutes a value for absence; everything else leaves it intact, which is what .optional() means.
-            if (def.innerType._zod.optin !== "defaulted")
-                return payload;
-            // Its own payload, for the same reason $ZodCatch gets one: a pipe forwards an unrecognized key through the caller's issues array, and this must not read that as the substituting schema failing and drop it.
-            const result = def.innerType._zod.run({ value: payload.value, issues: [] }, ctx);
-            if (result instanceof Promise)
-                return result.then((result) => handleOptionalResult(payload, result));
-            return handleOptionalResult(payload, result);
-        }
-        return def.innerType._zod.run(payload, ctx);
-    };
-});
-const $ZodExactOptional = /*@__PURE__*/ $constructor("$ZodExactOptional", (inst, def) => {
-    // Call parent init - inherits optin/optout = "optional"
-    $ZodOptional.init(inst, def);
-    // Override values/pattern to NOT add undefined
-    defineLazyInternal(inst, "values", (zod) => zod.def.innerType._zod.values);
-    defineLazyInternal(inst, "pattern", (zod) => zod.def.innerType._zod.pattern);
-    // Override parse to just delegate (no undefined handling)
-    inst._zod.parse = (payload, ctx) => {
-        return def.innerType._zod.run(payload, ctx);
-    };
-});
-const $ZodNullable = /*@__PURE__*/ $constructor("$ZodNullable", (inst, def) => {
-    $ZodType.init(inst, def);
-    defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin);
-    defineLazyInternal(inst, "optout", (zod) => zod.def.innerType._zod.optout);
-    defineLazyInternal(inst, "pattern", (zod) => {
-        const pattern = zod.def.innerType._zod.pattern;
-        return pattern ? new RegExp(`^(${cleanRegex(pattern.source)}|null)$`) : undefined;
-    });
-    defineLazyInternal(inst, "values", (zod) => {
-        return zod.def.innerType._zod.values ? new Set([...zod.def.innerType._zod.values, null]) : undefined;
-    });
-    inst._zod.parse = (payload, ctx) => {
-        // Forward direction (decode): allow null to pass through
-        if (payload.value === null)
-            return payload;
-        return def.innerType._zod.run(payload, ctx);
-    };
-});
-const $ZodDefault = /*@__PURE__*/ $constructor("$ZodDefault", (inst, def) => {
-    $ZodType.init(inst, def);
-    // inst._zod.qin = "true";
-    inst._zod.optin = "defaulted";
-    defineLazyInternal(inst, "values", (zod) => zod.def.innerType._zod.values);
-    inst._zod.parse = (payload, ctx) => {
-        if (ctx.direction === "backward") {
-            return def.innerType._zod.run(payload, ctx);
-        }
-        // Forward direction (decode): apply defaults for undefined input
-        if (payload.value === undefined) {
-            payload.value = def.defaultValue;
-            /**
-             * $ZodDefault returns the default value immediately in forward direction.
-             * It doesn't pass the default value into the validator ("prefault"). There's no reason to pass the default value through validation. The validity of the default is enforced by TypeScript statically. Otherwise, it's the responsibility of the user to ensure the default is valid. In the case of pipes with divergent in/out types, you can specify the default on the `in` schema of your ZodPipe to set a "prefault" for the pipe.   */
-            return payload;
-        }
-        // Forward direction: continue with default handling
-        const result = def.innerType._zod.run(payload, ctx);
-        if (result instanceof Promise) {
-            return result.then((result) => handleDefaultResult(result, def));
-        }
-        return handleDefaultResult(result, def);
-    };
-});
-function handleDefaultResult(payload, def) {
-    if (payload.value === undefined) {
-        payload.value = def.defaultValue;
-    }
-    return payload;
-}
-const $ZodPrefault = /*@__PURE__*/ $constructor("$ZodPrefault", (inst, def) => {
-    $ZodType.init(inst, def);
-    inst._zod.optin = "defaulted";
-    defineLazyInternal(inst, "values", (zod) => zod.def.innerType._zod.values);
-    inst._zod.parse = (payload, ctx) => {
-        if (ctx.direction === "backward") {
-            return def.innerType._zod.run(payload, ctx);
-        }
-        // Forward direction (decode): apply prefault for undefined input
-        if (payload.value === undefined) {
-            payload.value = def.defaultValue;
-        }
-        return def.innerType._zod.run(payload, ctx);
-    };
-});
-const $ZodNonOptional = /*@__PURE__*/ $constructor("$ZodNonOptional", (inst, def) => {
-    $ZodType.init(inst, def);
-    defineLazyInternal(inst, "values", (zod) => {
-        const v = zod.def.innerType._zod.values;
-        return v ? new Set([...v].filter((x) => x !== undefined)) : undefined;
-    });
-    inst._zod.parse = (payload, ctx) => {
-        const result = def.innerType._zod.run(payload, ctx);
-        if (result instanceof Promise) {
-            return result.then((result) => handleNonOptionalResult(result, inst));
-        }
-        return handleNonOptionalResult(result, inst);
-    };
-});
-function handleNonOptionalResult(payload, inst) {
-    if (!payload.issues.length && payload.value === undefined) {
-        payload.issues.push({
-            code: "invalid_type",
-            expected: "nonoptional",
-            input: payload.value,
-            inst,
-        });
-    }
-    return payload;
-}
-const $ZodSuccess = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodSuccess", (inst, def) => {
-    $ZodType.init(inst, def);
-    inst._zod.parse = (payload, ctx) => {
-        if (ctx.direction === "backward") {
-            throw new core.$ZodEncodeError("ZodSuccess");
-        }
-        const result = def.innerType._zod.run(payload, ctx);
-        if (result instanceof Promise) {
-            return result.then((result) => {
-                payload.value = result.issues.length === 0;
-                return payload;
-            });
-        }
-        payload.value = result.issues.length === 0;
-        return payload;
-    };
-})));
-function handleCatchResult(payload, result, def, ctx) {
-    if (!result.issues.length) {
-        payload.value = result.value;
-        // The value carries up, so the flag describing it has to carry with it: a back-edge into a node still being parsed must not be frozen by an enclosing readonly, and its checks belong to the node itself. Guarded so the ordinary case adds no own property.
-        if (result.memo)
-            payload.memo = true;
-        return payload;
-    }
-    // Spread the inner's own payload, not ours: `value` has to stay the input the catch was handed, and the inner ran on a payload of its own so its issues are already private to this call.
-    payload.value = def.catchValue({
-        ...result,
-        value: payload.value,
-        error: {
-            issues: result.issues.map((iss) => finalizeIssue(iss, ctx, config())),
-        },
-        input: payload.value,
-    });
-    return payload;
-}
-const $ZodCatch = /*@__PURE__*/ $constructor("$ZodCatch", (inst, def) => {
-    $ZodType.init(inst, def);
-    defineLazyInternal(inst, "optin", (zod) => zod.def.innerType._zod.optin === "defaulted" ? "defaulted" : "optional");
-    defineLazyInternal(inst, "optout", (zod) => zod.def.innerType._zod.optout);
-    defineLazyInternal(inst, "values", (zod) => zod.def.innerType._zod.values);
-    inst._zod.parse = (payload, ctx) => {
-        if (ctx.direction === "backward") {
-            return def.innerType._zod.run(payload, ctx);
-        }
-        // Forward direction (decode): apply catch logic
-        const result = def.innerType._zod.run({ value: payload.value, issues: [] }, ctx);
-        if (result instanceof Promise) {
-            return result.then((result) => handleCatchResult(payload, result, def, ctx));
-        }
-        return handleCatchResult(payload, result, def, ctx);
-    };
-});
-const $ZodNaN = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodNaN", (inst, def) => {
-    $ZodType.init(inst, def);
-    inst._zod.parse = (payload, _ctx) => {
-        if (typeof payload.value !== "number" || !Number.isNaN(payload.value)) {
-            payload.issues.push({
-                input: payload.value,
-                inst,
-                expected: "nan",
-                code: "invalid_type",
-            });
-            return payload;
-        }
-        return payload;
-    };
-})));
-const $ZodPipe = /*@__PURE__*/ $constructor("$ZodPipe", (inst, def) => {
-    $ZodType.init(inst, def);
-    defineLazyInternal(inst, "values", (zod) => zod.def.in._zod.values);
-    defineLazyInternal(inst, "optin", (zod) => zod.def.in._zod.optin);
-    defineLazyInternal(inst, "optout", (zod) => zod.def.out._zod.optout);
-    defineLazyInternal(inst, "propValues", (zod) => zod.def.in._zod.propValues);
-    inst._zod.parse = (payload, ctx) => {
-        if (ctx.direction === "backward") {
-            const right = def.out._zod.run(payload, ctx);
-            if (right instanceof Promise) {
-                return right.then((right) => handlePipeResult(right, def.in, ctx));
-            }
-            return handlePipeResult(right, def.in, ctx);
-        }
-        const left = def.in._zod.run(payload, ctx);
-        if (left instanceof Promise) {
-            return left.then((left) => handlePipeResult(left, def.out, ctx));
-        }
-        return handlePipeResult(left, def.out, ctx);
-    };
-});
-function handlePipeResult(left, next, ctx) {
-    // Any issue stops the pipe, so a failing refinement never feeds its transform. An unrecognized key is the exception: it describes the input's extra properties, not the value being piped, and an enclosing intersection may yet reconcile it.
-    if (left.issues.some((iss) => iss.code !== "unrecognized_keys")) {
-        // prevent further checks
-        left.aborted = true;
-        return left;
-    }
-    return next._zod.run({ value: left.value, issues: left.issues }, ctx);
-}
-const $ZodCodec = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCodec", (inst, def) => {
-    $ZodType.init(inst, def);
-    util.defineLazyInternal(inst, "values", (zod) => zod.def.in._zod.values);
-    util.defineLazyInternal(inst, "optin", (zod) => zod.def.in._zod.optin);
-    util.defineLazyInternal(inst, "optout", (zod) => zod.def.out._zod.optout);
-    util.defineLazyInternal(inst, "propValues", (zod) => zod.def.in._zod.propValues);
-    inst._zod.parse = (payload, ctx) => {
-        const direction = ctx.direction || "forward";
-        if (direction === "forward") {
-            const left = def.in._zod.run(payload, ctx);
-            if (left instanceof Promise) {
-                return left.then((left) => handleCodecAResult(left, def, ctx));
-            }
-            return handleCodecAResult(left, def, ctx);
-        }
-        else {
-            const right = def.out._zod.run(payload, ctx);
-            if (right instanceof Promise) {
-                return right.then((right) => handleCodecAResult(right, def, ctx));
-            }
-            return handleCodecAResult(right, def, ctx);
-        }
-    };
-})));
-function handleCodecAResult(result, def, ctx) {
-    if (result.issues.length) {
-        // prevent further checks
-        result.aborted = true;
-        return result;
-    }
-    const direction = ctx.direction || "forward";
-    if (direction === "forward") {
-        const transformed = def.transform(result.value, result);
-        if (transformed instanceof Promise) {
-            return transformed.then((value) => handleCodecTxResult(result, value, def.out, ctx));
-        }
-        return handleCodecTxResult(result, transformed, def.out, ctx);
-    }
-    else {
-        const transformed = def.reverseTransform(result.value, result);
-        if (transformed instanceof Promise) {
-            return transformed.then((value) => handleCodecTxResult(result, value, def.in, ctx));
-        }
-        return handleCodecTxResult(result, transformed, def.in, ctx);
-    }
-}
-function handleCodecTxResult(left, value, nextSchema, ctx) {
-    // Check if transform added any issues
-    if (left.issues.length) {
-        left.aborted = true;
-        return left;
-    }
-    return nextSchema._zod.run({ value, issues: left.issues }, ctx);
-}
-const $ZodPreprocess = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodPreprocess", (inst, def) => {
-    $ZodPipe.init(inst, def);
-})));
-const $ZodReadonly = /*@__PURE__*/ $constructor("$ZodReadonly", (inst, def) => {
-    $ZodType.init(inst, def);
-    defineLazyInternal(inst, "propValues", (zod) => zod.def.innerType._zod.propValues);
-    defineLazyInternal(inst, "values", (zod) => zod.def.innerType._zod.values);
-    defineLazyInternal(inst, "optin", (zod) => zod.def.innerType?._zod?.optin);
-    defineLazyInternal(inst, "optout", (zod) => zod.def.innerType?._zod?.optout);
-    inst._zod.parse = (payload, ctx) => {
-        if (ctx.direction === "backward") {
-            return def.innerType._zod.run(payload, ctx);
-        }
-        const result = def.innerType._zod.run(payload, ctx);
-        if (result instanceof Promise) {
-            return result.then(handleReadonlyResult);
-        }
-        return handleReadonlyResult(result);
-    };
-});
-function handleReadonlyResult(payload) {
-    // A repeat visit hands back a node that is still being built; freezing it here would make the rest of its keys fail to assign.
-    if (!payload.memo)
-        payload.value = Object.freeze(payload.value);
-    return payload;
-}
-// a leaf's pattern source with its own checks folded in: the last pattern-carrying check wins, else length bounds narrow the catch-all, else an integer format narrows the number form. the fold lives here instead of on `_zod.pattern` so a bundle without template literals never pays for it
-function leafPattern(schema) {
-    const def = schema._zod.def;
-    let pattern = def.pattern;
-    let isInt = !!def.format?.includes("int");
-    let minimum;
-    let maximum;
-    for (const ch of def.checks ?? []) {
-        const d = ch._zod.def;
-        if (d.pattern)
-            pattern = d.pattern;
-        isInt || (isInt = !!d.format?.includes("int"));
-        const lo = d.minimum ?? d.length;
-        const hi = d.maximum ?? d.length;
-        if (lo !== undefined && (minimum === undefined || lo > minimum))
-            minimum = lo;
-        if (hi !== undefined && (maximum === undefined || hi < maximum))
-            maximum = hi;
-    }
-    if (pattern)
-        return pattern.source;
-    // an empty range matches nothing at runtime, and `{8,5}` is not a legal quantifier
-    if (minimum !== undefined && maximum !== undefined && minimum > maximum)
-        return "(?!)";
-    if (minimum !== undefined || maximum !== undefined)
-        return regexes.string({ minimum, maximum }).source;
-    const own = schema._zod.pattern;
-    return (isInt && own === regexes.number ? regexes.integer : own)?.source;
-}
-// a part's pattern source. a wrapper's pattern embeds its inner pattern's source verbatim, so the folded form is substituted in place without knowing the wrapper's own composition; a union's options are joined the way the union builds its own pattern
-function partPattern(schema) {
-    const def = schema._zod.def;
-    const own = schema._zod.pattern?.source;
-    // lazy resolves its inner on the internals, not the def
-    const inner = def.innerType ?? schema._zod.innerType;
-    if (inner) {
-        const before = inner._zod.pattern?.source;
-        const after = partPattern(inner);
-        if (own && before && after && after !== before) {
-            return own.replace(util.cleanRegex(before), () => util.cleanRegex(after));
-        }
-        return own;
-    }
-    if (def.options) {
-        const sources = def.options.map(partPattern);
-        if (sources.every(Boolean))
-            return `^(${sources.map((s) => util.cleanRegex(s)).join("|")})$`;
-    }
-    return leafPattern(schema);
-}
-const $ZodTemplateLiteral = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodTemplateLiteral", (inst, def) => {
-    $ZodType.init(inst, def);
-    const regexParts = [];
-    for (const part of def.parts) {
-        if (typeof part === "object" && part !== null) {
-            // is Zod schema
-            const source = partPattern(part);
-            if (!source) {
-                throw new Error(`Invalid template literal part, no pattern found: ${[...part._zod.traits].shift()}`);
-            }
-            regexParts.push(util.cleanRegex(source));
-        }
-        else if (part === null || util.primitiveTypes.has(typeof part)) {
-            regexParts.push(util.escapeRegex(`${part}`));
-        }
-        else {
-            throw new Error(`Invalid template literal part: ${part}`);
-        }
-    }
-    inst._zod.pattern = new RegExp(`^${regexParts.join("")}$`);
-    inst._zod.parse = (payload, _ctx) => {
-        if (typeof payload.value !== "string") {
-            payload.issues.push({
-                input: payload.value,
-                inst,
-                expected: "string",
-                code: "invalid_type",
-            });
-            return payload;
-        }
-        inst._zod.pattern.lastIndex = 0;
-        if (!inst._zod.pattern.test(payload.value)) {
-            payload.issues.push({
-                input: payload.value,
-                inst,
-                code: "invalid_format",
-                format: def.format ?? "template_literal",
-                pattern: inst._zod.pattern.source,
-            });
-            return payload;
-        }
-        return payload;
-    };
-})));
-const $ZodFunction = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodFunction", (inst, def) => {
-    $ZodType.init(inst, def);
-    // Defined, not assigned: the classic prototype exposes `_def` as a getter with no setter.
-    Object.defineProperty(inst, "_def", { value: def });
-    inst._zod.def = def;
-    inst.implement = (func) => {
-        if (typeof func !== "function") {
-            throw new Error("implement() must be called with a function");
-        }
-        // Defined inline so the closure stays anonymous: binding it to a `const` first names it, which costs 256 bytes per implemented function.
-        return Object.defineProperty(function (...args) {
-            const parsedArgs = inst._def.input ? parse(inst._def.input, args) : args;
-            const result = Reflect.apply(func, this, parsedArgs);
-            if (inst._def.output) {
-                return parse(inst._def.output, result);
-            }
-            return result;
-        }, "_zod", { value: inst._zod, enumerable: false });
-    };
-    inst.implementAsync = (func) => {
-        if (typeof func !== "function") {
-            throw new Error("implementAsync() must be called with a function");
-        }
-        return Object.defineProperty(async function (...args) {
-            const parsedArgs = inst._def.input ? await parseAsync(inst._def.input, args) : args;
-            const result = await Reflect.apply(func, this, parsedArgs);
-            if (inst._def.output) {
-                return await parseAsync(inst._def.output, result);
-            }
-            return result;
-        }, "_zod", { value: inst._zod, enumerable: false });
-    };
-    inst._zod.parse = (payload, _ctx) => {
-        if (typeof payload.value !== "function") {
-            payload.issues.push({
-                code: "invalid_type",
-                expected: "function",
-                input: payload.value,
-                inst,
-            });
-            return payload;
-        }
-        // Check if output is a promise type to determine if we should use async implementation
-        const hasPromiseOutput = inst._def.output && inst._def.output._zod.def.type === "promise";
-        if (hasPromiseOutput) {
-            payload.value = inst.implementAsync(payload.value);
-        }
-        else {
-            payload.value = inst.implement(payload.value);
-        }
-        return payload;
-    };
-    inst.input = (...args) => {
-        const F = inst.constructor;
-        if (Array.isArray(args[0])) {
-            return new F({
-                type: "function",
-                input: new $ZodTuple({
-                    type: "tuple",
-                    items: args[0],
-                    rest: args[1],
-                }),
-                output: inst._def.output,
-            });
-        }
-        return new F({
-            type: "function",
-            input: args[0],
-            output: inst._def.output,
-        });
-    };
-    inst.output = (output) => {
-        const F = inst.constructor;
-        return new F({
-            type: "function",
-            input: inst._def.input,
-            output,
-        });
-    };
-    return inst;
-})));
-const $ZodPromise = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodPromise", (inst, def) => {
-    $ZodType.init(inst, def);
-    inst._zod.parse = (payload, ctx) => {
-        return Promise.resolve(payload.value).then((inner) => def.innerType._zod.run({ value: inner, issues: [] }, ctx));
-    };
-})));
-const $ZodLazy = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodLazy", (inst, def) => {
-    $ZodType.init(inst, def);
-    // Cache the resolved inner type on the shared `def` so all clones of this lazy (e.g. via `.describe()`/`.meta()`) share the same inner instance, preserving identity for cycle detection on recursive schemas.
-    util.defineLazy(inst._zod, "innerType", () => {
-        const d = def;
-        if (!d._cachedInner)
-            d._cachedInner = def.getter();
-        return d._cachedInner;
-    });
-    util.defineLazyInternal(inst, "pattern", (zod) => zod.innerType?._zod?.pattern);
-    util.defineLazyInternal(inst, "propValues", (zod) => zod.innerType?._zod?.propValues);
-    util.defineLazyInternal(inst, "optin", (zod) => zod.innerType?._zod?.optin ?? undefined);
-    util.defineLazyInternal(inst, "optout", (zod) => zod.innerType?._zod?.optout ?? undefined);
-    inst._zod.parse = (payload, ctx) => {
-        const inner = inst._zod.innerType;
-        return inner._zod.run(payload, ctx);
-    };
-})));
-const $ZodCustom = /*@__PURE__*/ $constructor("$ZodCustom", (inst, def) => {
-    $ZodCheck.init(inst, def);
-    $ZodType.init(inst, def);
-    inst._zod.parse = (payload, _) => {
-        return payload;
-    };
-    inst._zod.check = (payload) => {
-        const input = payload.value;
-        const r = def.fn(input);
-        if (r instanceof Promise) {
-            return r.then((r) => handleRefineResult(r, payload, input, inst));
-        }
-        handleRefineResult(r, payload, input, inst);
-        return;
-    };
-});
-function handleRefineResult(result, payload, input, inst) {
-    if (!result) {
-        const _iss = {
-            code: "custom",
-            input,
-            inst, // incorporates params.error into issue reporting
-            path: [...(inst._zod.def.path ?? [])], // incorporates params.error into issue reporting
-            continue: !inst._zod.def.abort,
-            // params: inst._zod.def.params,
-        };
-        if (inst._zod.def.params)
-            _iss.params = inst._zod.def.params;
-        payload.issues.push(util_issue(_iss));
-    }
-}
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/registries.js
-var registries_a;
-const $output = /*@__PURE__*/ (/* unused pure expression or super */ null && (Symbol("ZodOutput")));
-const $input = /*@__PURE__*/ (/* unused pure expression or super */ null && (Symbol("ZodInput")));
-class $ZodRegistry {
-    constructor() {
-        this._map = new WeakMap();
-        this._idmap = new Map();
-    }
-    add(schema, ..._meta) {
-        const meta = _meta[0];
-        this._map.set(schema, meta);
-        if (meta && typeof meta === "object" && "id" in meta) {
-            this._idmap.set(meta.id, schema);
-        }
-        return this;
-    }
-    clear() {
-        this._map = new WeakMap();
-        this._idmap = new Map();
-        return this;
-    }
-    remove(schema) {
-        const meta = this._map.get(schema);
-        if (meta && typeof meta === "object" && "id" in meta) {
-            this._idmap.delete(meta.id);
-        }
-        this._map.delete(schema);
-        return this;
-    }
-    get(schema) {
-        // return this._map.get(schema) as any;
-        // inherit metadata
-        const p = schema._zod.parent;
-        if (p) {
-            const pm = { ...(this.get(p) ?? {}) };
-            delete pm.id; // do not inherit id
-            const f = { ...pm, ...this._map.get(schema) };
-            return Object.keys(f).length ? f : undefined;
-        }
-        return this._map.get(schema);
-    }
-    has(schema) {
-        return this._map.has(schema);
-    }
-}
-// registries
-function registry() {
-    return new $ZodRegistry();
-}
-(registries_a = globalThis).__zod_globalRegistry ?? (registries_a.__zod_globalRegistry = registry());
-const globalRegistry = globalThis.__zod_globalRegistry;
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/api.js
-
-
-
-
-function snapshotChecks(def) {
-    if (def.checks)
-        def.checks = [...def.checks];
-    return def;
-}
-// @__NO_SIDE_EFFECTS__
-function _string(Class, params) {
-    return new Class(snapshotChecks({ type: "string", ...normalizeParams(params) }));
-}
-// @__NO_SIDE_EFFECTS__
-function _coercedString(Class, params) {
-    return new Class(snapshotChecks({ type: "string", coerce: true, ...util.normalizeParams(params) }));
-}
-// @__NO_SIDE_EFFECTS__
-function _email(Class, params) {
-    return new Class({
-        type: "string",
-        format: "email",
-        check: "string_format",
-        abort: false,
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _guid(Class, params) {
-    return new Class({
-        type: "string",
-        format: "guid",
-        check: "string_format",
-        abort: false,
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _uuid(Class, params) {
-    return new Class({
-        type: "string",
-        format: "uuid",
-        check: "string_format",
-        abort: false,
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _uuidv4(Class, params) {
-    return new Class({
-        type: "string",
-        format: "uuid",
-        check: "string_format",
-        abort: false,
-        version: "v4",
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _uuidv6(Class, params) {
-    return new Class({
-        type: "string",
-        format: "uuid",
-        check: "string_format",
-        abort: false,
-        version: "v6",
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _uuidv7(Class, params) {
-    return new Class({
-        type: "string",
-        format: "uuid",
-        check: "string_format",
-        abort: false,
-        version: "v7",
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _url(Class, params) {
-    return new Class({
-        type: "string",
-        format: "url",
-        check: "string_format",
-        abort: false,
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function api_emoji(Class, params) {
-    return new Class({
-        type: "string",
-        format: "emoji",
-        check: "string_format",
-        abort: false,
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _nanoid(Class, params) {
-    return new Class({
-        type: "string",
-        format: "nanoid",
-        check: "string_format",
-        abort: false,
-        ...normalizeParams(params),
-    });
-}
-/**
- * @deprecated CUID v1 is deprecated by its authors due to information leakage
- * (timestamps embedded in the id). Use {@link _cuid2} instead.
- * See https://github.com/paralleldrive/cuid.
- */
-// @__NO_SIDE_EFFECTS__
-function _cuid(Class, params) {
-    return new Class({
-        type: "string",
-        format: "cuid",
-        check: "string_format",
-        abort: false,
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _cuid2(Class, params) {
-    return new Class({
-        type: "string",
-        format: "cuid2",
-        check: "string_format",
-        abort: false,
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _ulid(Class, params) {
-    return new Class({
-        type: "string",
-        format: "ulid",
-        check: "string_format",
-        abort: false,
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _xid(Class, params) {
-    return new Class({
-        type: "string",
-        format: "xid",
-        check: "string_format",
-        abort: false,
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _ksuid(Class, params) {
-    return new Class({
-        type: "string",
-        format: "ksuid",
-        check: "string_format",
-        abort: false,
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _ipv4(Class, params) {
-    return new Class({
-        type: "string",
-        format: "ipv4",
-        check: "string_format",
-        abort: false,
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _ipv6(Class, params) {
-    return new Class({
-        type: "string",
-        format: "ipv6",
-        check: "string_format",
-        abort: false,
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _mac(Class, params) {
-    return new Class({
-        type: "string",
-        format: "mac",
-        check: "string_format",
-        abort: false,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _cidrv4(Class, params) {
-    return new Class({
-        type: "string",
-        format: "cidrv4",
-        check: "string_format",
-        abort: false,
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _cidrv6(Class, params) {
-    return new Class({
-        type: "string",
-        format: "cidrv6",
-        check: "string_format",
-        abort: false,
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _base64(Class, params) {
-    return new Class({
-        type: "string",
-        format: "base64",
-        check: "string_format",
-        abort: false,
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _base64url(Class, params) {
-    return new Class({
-        type: "string",
-        format: "base64url",
-        check: "string_format",
-        abort: false,
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _e164(Class, params) {
-    return new Class({
-        type: "string",
-        format: "e164",
-        check: "string_format",
-        abort: false,
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _creditCard(Class, params) {
-    return new Class({
-        type: "string",
-        format: "credit_card",
-        check: "string_format",
-        abort: false,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _iban(Class, params) {
-    return new Class({
-        type: "string",
-        format: "iban",
-        check: "string_format",
-        abort: false,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _jwt(Class, params) {
-    return new Class({
-        type: "string",
-        format: "jwt",
-        check: "string_format",
-        abort: false,
-        ...normalizeParams(params),
-    });
-}
-const TimePrecision = {
-    Any: null,
-    Minute: -1,
-    Second: 0,
-    Millisecond: 3,
-    Microsecond: 6,
-};
-// @__NO_SIDE_EFFECTS__
-function _isoDateTime(Class, params) {
-    return new Class({
-        type: "string",
-        format: "datetime",
-        check: "string_format",
-        offset: false,
-        local: false,
-        precision: null,
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _isoDate(Class, params) {
-    return new Class({
-        type: "string",
-        format: "date",
-        check: "string_format",
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _isoTime(Class, params) {
-    return new Class({
-        type: "string",
-        format: "time",
-        check: "string_format",
-        precision: null,
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _isoDuration(Class, params) {
-    return new Class({
-        type: "string",
-        format: "duration",
-        check: "string_format",
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _number(Class, params) {
-    return new Class(snapshotChecks({ type: "number", checks: [], ...normalizeParams(params) }));
-}
-// @__NO_SIDE_EFFECTS__
-function _coercedNumber(Class, params) {
-    return new Class(snapshotChecks({ type: "number", coerce: true, checks: [], ...util.normalizeParams(params) }));
-}
-// @__NO_SIDE_EFFECTS__
-function _int(Class, params) {
-    return new Class({
-        type: "number",
-        check: "number_format",
-        abort: false,
-        format: "safeint",
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _float32(Class, params) {
-    return new Class({
-        type: "number",
-        check: "number_format",
-        abort: false,
-        format: "float32",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _float64(Class, params) {
-    return new Class({
-        type: "number",
-        check: "number_format",
-        abort: false,
-        format: "float64",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _int32(Class, params) {
-    return new Class({
-        type: "number",
-        check: "number_format",
-        abort: false,
-        format: "int32",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _uint32(Class, params) {
-    return new Class({
-        type: "number",
-        check: "number_format",
-        abort: false,
-        format: "uint32",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _boolean(Class, params) {
-    return new Class({
-        type: "boolean",
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _coercedBoolean(Class, params) {
-    return new Class({
-        type: "boolean",
-        coerce: true,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _bigint(Class, params) {
-    return new Class({
-        type: "bigint",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _coercedBigint(Class, params) {
-    return new Class({
-        type: "bigint",
-        coerce: true,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _int64(Class, params) {
-    return new Class({
-        type: "bigint",
-        check: "bigint_format",
-        abort: false,
-        format: "int64",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _uint64(Class, params) {
-    return new Class({
-        type: "bigint",
-        check: "bigint_format",
-        abort: false,
-        format: "uint64",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _symbol(Class, params) {
-    return new Class({
-        type: "symbol",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function api_undefined(Class, params) {
-    return new Class({
-        type: "undefined",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function api_null(Class, params) {
-    return new Class({
-        type: "null",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _any(Class) {
-    return new Class({
-        type: "any",
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _unknown(Class) {
-    return new Class({
-        type: "unknown",
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _never(Class, params) {
-    return new Class({
-        type: "never",
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _void(Class, params) {
-    return new Class({
-        type: "void",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _date(Class, params) {
-    return new Class({
-        type: "date",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _coercedDate(Class, params) {
-    return new Class({
-        type: "date",
-        coerce: true,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _nan(Class, params) {
-    return new Class({
-        type: "nan",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _lt(value, params) {
-    return new $ZodCheckLessThan({
-        check: "less_than",
-        ...normalizeParams(params),
-        value,
-        inclusive: false,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _lte(value, params) {
-    return new $ZodCheckLessThan({
-        check: "less_than",
-        ...normalizeParams(params),
-        value,
-        inclusive: true,
-    });
-}
-
-// @__NO_SIDE_EFFECTS__
-function _gt(value, params) {
-    return new $ZodCheckGreaterThan({
-        check: "greater_than",
-        ...normalizeParams(params),
-        value,
-        inclusive: false,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _gte(value, params) {
-    return new $ZodCheckGreaterThan({
-        check: "greater_than",
-        ...normalizeParams(params),
-        value,
-        inclusive: true,
-    });
-}
-
-// @__NO_SIDE_EFFECTS__
-function _positive(params) {
-    return _gt(0, params);
-}
-// negative
-// @__NO_SIDE_EFFECTS__
-function _negative(params) {
-    return _lt(0, params);
-}
-// nonpositive
-// @__NO_SIDE_EFFECTS__
-function _nonpositive(params) {
-    return _lte(0, params);
-}
-// nonnegative
-// @__NO_SIDE_EFFECTS__
-function _nonnegative(params) {
-    return _gte(0, params);
-}
-// @__NO_SIDE_EFFECTS__
-function _multipleOf(value, params) {
-    return new $ZodCheckMultipleOf({
-        check: "multiple_of",
-        ...normalizeParams(params),
-        value,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _maxSize(maximum, params) {
-    return new checks.$ZodCheckMaxSize({
-        check: "max_size",
-        ...util.normalizeParams(params),
-        maximum,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _minSize(minimum, params) {
-    return new checks.$ZodCheckMinSize({
-        check: "min_size",
-        ...util.normalizeParams(params),
-        minimum,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _size(size, params) {
-    return new checks.$ZodCheckSizeEquals({
-        check: "size_equals",
-        ...util.normalizeParams(params),
-        size,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _maxLength(maximum, params) {
-    const ch = new $ZodCheckMaxLength({
-        check: "max_length",
-        ...normalizeParams(params),
-        maximum,
-    });
-    return ch;
-}
-// @__NO_SIDE_EFFECTS__
-function _minLength(minimum, params) {
-    return new $ZodCheckMinLength({
-        check: "min_length",
-        ...normalizeParams(params),
-        minimum,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _length(length, params) {
-    return new $ZodCheckLengthEquals({
-        check: "length_equals",
-        ...normalizeParams(params),
-        length,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _regex(pattern, params) {
-    return new $ZodCheckRegex({
-        check: "string_format",
-        format: "regex",
-        ...normalizeParams(params),
-        pattern,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _lowercase(params) {
-    return new $ZodCheckLowerCase({
-        check: "string_format",
-        format: "lowercase",
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _uppercase(params) {
-    return new $ZodCheckUpperCase({
-        check: "string_format",
-        format: "uppercase",
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _includes(includes, params) {
-    return new $ZodCheckIncludes({
-        check: "string_format",
-        format: "includes",
-        ...normalizeParams(params),
-        includes,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _startsWith(prefix, params) {
-    return new $ZodCheckStartsWith({
-        check: "string_format",
-        format: "starts_with",
-        ...normalizeParams(params),
-        prefix,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _endsWith(suffix, params) {
-    return new $ZodCheckEndsWith({
-        check: "string_format",
-        format: "ends_with",
-        ...normalizeParams(params),
-        suffix,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _property(property, schema, params) {
-    return new checks.$ZodCheckProperty({
-        check: "property",
-        property,
-        schema,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _properties(shape, params) {
-    return new $ZodCheckProperties({
-        check: "properties",
-        shape,
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _mime(types, params) {
-    return new checks.$ZodCheckMimeType({
-        check: "mime_type",
-        mime: types,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _overwrite(tx) {
-    return new $ZodCheckOverwrite({
-        check: "overwrite",
-        tx,
-    });
-}
-// normalize
-// @__NO_SIDE_EFFECTS__
-function _normalize(form) {
-    return _overwrite((input) => input.normalize(form));
-}
-// trim
-// @__NO_SIDE_EFFECTS__
-function _trim() {
-    return _overwrite((input) => input.trim());
-}
-// toLowerCase
-// @__NO_SIDE_EFFECTS__
-function _toLowerCase() {
-    return _overwrite((input) => input.toLowerCase());
-}
-// toUpperCase
-// @__NO_SIDE_EFFECTS__
-function _toUpperCase() {
-    return _overwrite((input) => input.toUpperCase());
-}
-// slugify
-// @__NO_SIDE_EFFECTS__
-function _slugify() {
-    return _overwrite((input) => slugify(input));
-}
-// @__NO_SIDE_EFFECTS__
-function _array(Class, element, params) {
-    return new Class({
-        type: "array",
-        element,
-        // get element() {
-        //   return element;
-        // },
-        ...normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _union(Class, options, params) {
-    return new Class({
-        type: "union",
-        options,
-        ...util.normalizeParams(params),
-    });
-}
-function _xor(Class, options, params) {
-    return new Class({
-        type: "union",
-        options,
-        inclusive: false,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _discriminatedUnion(Class, discriminator, options, params) {
-    return new Class({
-        type: "union",
-        options: options,
-        discriminator,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _intersection(Class, left, right) {
-    return new Class({
-        type: "intersection",
-        left,
-        right,
-    });
-}
-// export function _tuple(
-//   Class: util.SchemaClass<schemas.$ZodTuple>,
-//   items: [],
-//   params?: string | $ZodTupleParams
-// ): schemas.$ZodTuple<[], null>;
-// @__NO_SIDE_EFFECTS__
-function _tuple(Class, items, _paramsOrRest, _params) {
-    const hasRest = _paramsOrRest instanceof schemas.$ZodType;
-    const params = hasRest ? _params : _paramsOrRest;
-    const rest = hasRest ? _paramsOrRest : null;
-    return new Class({
-        type: "tuple",
-        items,
-        rest,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _record(Class, keyType, valueType, params) {
-    return new Class({
-        type: "record",
-        keyType,
-        valueType,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _map(Class, keyType, valueType, params) {
-    return new Class({
-        type: "map",
-        keyType,
-        valueType,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _set(Class, valueType, params) {
-    return new Class({
-        type: "set",
-        valueType,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _enum(Class, values, params) {
-    const entries = Array.isArray(values) ? Object.fromEntries(values.map((v) => [v, v])) : values;
-    // if (Array.isArray(values)) {
-    //   for (const value of values) {
-    //     entries[value] = value;
-    //   }
-    // } else {
-    //   Object.assign(entries, values);
-    // }
-    // const entries: util.EnumLike = {};
-    // for (const val of values) {
-    //   entries[val] = val;
-    // }
-    return new Class({
-        type: "enum",
-        entries,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-/** @deprecated This API has been merged into `z.enum()`. Use `z.enum()` instead.
- *
- * ```ts
- * enum Colors { red, green, blue }
- * z.enum(Colors);
- * ```
- */
-function _nativeEnum(Class, entries, params) {
-    return new Class({
-        type: "enum",
-        entries,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _literal(Class, value, params) {
-    return new Class({
-        type: "literal",
-        values: Array.isArray(value) ? value : [value],
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _file(Class, params) {
-    return new Class({
-        type: "file",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _transform(Class, fn) {
-    return new Class({
-        type: "transform",
-        transform: fn,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _optional(Class, innerType) {
-    return new Class({
-        type: "optional",
-        innerType,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _nullable(Class, innerType) {
-    return new Class({
-        type: "nullable",
-        innerType,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _default(Class, innerType, defaultValue) {
-    return new Class({
-        type: "default",
-        innerType,
-        get defaultValue() {
-            return typeof defaultValue === "function" ? defaultValue() : util.shallowClone(defaultValue);
-        },
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _nonoptional(Class, innerType, params) {
-    return new Class({
-        type: "nonoptional",
-        innerType,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _success(Class, innerType) {
-    return new Class({
-        type: "success",
-        innerType,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _catch(Class, innerType, catchValue) {
-    return new Class({
-        type: "catch",
-        innerType,
-        catchValue: (typeof catchValue === "function" ? catchValue : util.constantCatch(catchValue)),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _pipe(Class, in_, out) {
-    return new Class({
-        type: "pipe",
-        in: in_,
-        out,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _readonly(Class, innerType) {
-    return new Class({
-        type: "readonly",
-        innerType,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _templateLiteral(Class, parts, params) {
-    return new Class({
-        type: "template_literal",
-        parts,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _lazy(Class, getter) {
-    return new Class({
-        type: "lazy",
-        getter,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _promise(Class, innerType) {
-    return new Class({
-        type: "promise",
-        innerType,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _custom(Class, fn, _params) {
-    const norm = util.normalizeParams(_params);
-    norm.abort ?? (norm.abort = true); // default to abort:false
-    const schema = new Class({
-        type: "custom",
-        check: "custom",
-        fn: fn,
-        ...norm,
-    });
-    return schema;
-}
-// same as _custom but defaults to abort:false
-// @__NO_SIDE_EFFECTS__
-function _refine(Class, fn, _params) {
-    const schema = new Class({
-        type: "custom",
-        check: "custom",
-        fn: fn,
-        ...normalizeParams(_params),
-    });
-    return schema;
-}
-// @__NO_SIDE_EFFECTS__
-function _superRefine(fn, params) {
-    const ch = _check((payload) => {
-        payload.addIssue = (issue) => {
-            if (typeof issue === "string") {
-                payload.issues.push(util_issue(issue, payload.value, ch._zod.def));
-            }
-            else {
-                // for Zod 3 backwards compatibility
-                const _issue = issue;
-                if (_issue.fatal)
-                    _issue.continue = false;
-                _issue.code ?? (_issue.code = "custom");
-                if (!("input" in _issue))
-                    _issue.input = payload.value;
-                _issue.inst ?? (_issue.inst = ch);
-                _issue.continue ?? (_issue.continue = !ch._zod.def.abort); // abort is always undefined, so this is always true...
-                payload.issues.push(util_issue(_issue));
-            }
-        };
-        return fn(payload.value, payload);
-    }, params);
-    return ch;
-}
-// @__NO_SIDE_EFFECTS__
-function _check(fn, params) {
-    const ch = new $ZodCheck({
-        check: "custom",
-        ...normalizeParams(params),
-    });
-    ch._zod.check = fn;
-    return ch;
-}
-// @__NO_SIDE_EFFECTS__
-function describe(description) {
-    const ch = new $ZodCheck({ check: "describe" });
-    ch._zod.onattach = [
-        (inst) => {
-            const existing = globalRegistry.get(inst) ?? {};
-            globalRegistry.add(inst, { ...existing, description });
-        },
-    ];
-    ch._zod.check = () => { }; // no-op check
-    return ch;
-}
-// @__NO_SIDE_EFFECTS__
-function meta(metadata) {
-    const ch = new $ZodCheck({ check: "meta" });
-    ch._zod.onattach = [
-        (inst) => {
-            const existing = globalRegistry.get(inst) ?? {};
-            globalRegistry.add(inst, { ...existing, ...metadata });
-        },
-    ];
-    ch._zod.check = () => { }; // no-op check
-    return ch;
-}
-// @__NO_SIDE_EFFECTS__
-function _stringbool(Classes, _params) {
-    const params = util.normalizeParams(_params);
-    let truthyArray = params.truthy ?? ["true", "1", "yes", "on", "y", "enabled"];
-    let falsyArray = params.falsy ?? ["false", "0", "no", "off", "n", "disabled"];
-    if (params.case !== "sensitive") {
-        truthyArray = truthyArray.map((v) => (typeof v === "string" ? v.toLowerCase() : v));
-        falsyArray = falsyArray.map((v) => (typeof v === "string" ? v.toLowerCase() : v));
-    }
-    const truthySet = new Set(truthyArray);
-    const falsySet = new Set(falsyArray);
-    const _Codec = Classes.Codec ?? schemas.$ZodCodec;
-    const _Boolean = Classes.Boolean ?? schemas.$ZodBoolean;
-    const _String = Classes.String ?? schemas.$ZodString;
-    const stringSchema = new _String({ type: "string", error: params.error });
-    const booleanSchema = new _Boolean({ type: "boolean", error: params.error });
-    const codec = new _Codec({
-        type: "pipe",
-        in: stringSchema,
-        out: booleanSchema,
-        transform: ((input, payload) => {
-            let data = input;
-            if (params.case !== "sensitive")
-                data = data.toLowerCase();
-            if (truthySet.has(data)) {
-                return true;
-            }
-            else if (falsySet.has(data)) {
-                return false;
-            }
-            else {
-                payload.issues.push({
-                    code: "invalid_value",
-                    expected: "stringbool",
-                    values: [...truthySet, ...falsySet],
-                    input: payload.value,
-                    inst: codec,
-                    continue: false,
-                });
-                return {};
-            }
-        }),
-        reverseTransform: ((input, _payload) => {
-            if (input === true) {
-                return truthyArray[0] || "true";
-            }
-            else {
-                return falsyArray[0] || "false";
-            }
-        }),
-        error: params.error,
-    });
-    codec._zod.bag.truthy = truthyArray;
-    codec._zod.bag.falsy = falsyArray;
-    codec._zod.bag.case = params.case ?? "insensitive";
-    return codec;
-}
-// @__NO_SIDE_EFFECTS__
-function _stringFormat(Class, format, fnOrRegex, _params = {}) {
-    const params = util.normalizeParams(_params);
-    const def = {
-        check: "string_format",
-        type: "string",
-        format,
-        fn: typeof fnOrRegex === "function" ? fnOrRegex : (val) => fnOrRegex.test(val),
-        ...params,
-    };
-    if (fnOrRegex instanceof RegExp) {
-        def.pattern = fnOrRegex;
-    }
-    const inst = new Class(def);
-    return inst;
-}
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/to-json-schema.js
-
-
-function assignProps(target, ...sources) {
-    for (const source of sources) {
-        for (const key of Reflect.ownKeys(source)) {
-            if (Object.prototype.propertyIsEnumerable.call(source, key)) {
-                util_assignProp(target, key, source[key]);
-            }
-        }
-    }
-    return target;
-}
-// function initializeContext<T extends schemas.$ZodType>(inputs: JSONSchemaGeneratorParams<T>): ToJSONSchemaContext<T> {
-//   return {
-//     processor: inputs.processor,
-//     metadataRegistry: inputs.metadata ?? globalRegistry,
-//     target: inputs.target ?? "draft-2020-12",
-//     unrepresentable: inputs.unrepresentable ?? "throw",
-//   };
-// }
-function to_json_schema_initializeContext(params) {
-    // Normalize target: convert old non-hyphenated versions to hyphenated versions
-    let target = params?.target ?? "draft-2020-12";
-    if (target === "draft-4")
-        target = "draft-04";
-    if (target === "draft-7")
-        target = "draft-07";
-    return {
-        processors: params.processors ?? {},
-        metadataRegistry: params?.metadata ?? globalRegistry,
-        target,
-        unrepresentable: params?.unrepresentable ?? "throw",
-        override: params?.override ?? (() => { }),
-        io: params?.io ?? "output",
-        counter: 0,
-        seen: new Map(),
-        sharedDefsExtractedFor: undefined,
-        sharedEmitDoneFor: undefined,
-        cycles: params?.cycles ?? "ref",
-        reused: params?.reused ?? "inline",
-        intersections: [],
-        deferred: [],
-        external: params?.external ?? undefined,
-    };
-}
-/**
- * Applies the `unrepresentable` setting at a site that has no JSON Schema equivalent. Throws
- * `message` unless the setting (or the handler's return value) says otherwise. Returns `true` if a
- * custom JSON Schema was written into `json`, in which case the caller must not write its own.
- */
-function handleUnrepresentable(schema, ctx, json, params, message) {
-    const result = typeof ctx.unrepresentable === "function"
-        ? ctx.unrepresentable({ zodSchema: schema, path: params.path, message })
-        : ctx.unrepresentable;
-    if (result === "any")
-        return false;
-    if (result === undefined || result === "throw")
-        throw new Error(message);
-    Object.assign(json, result);
-    return true;
-}
-// never rename this back to `process`: bundler polyfills inject a top-level `const process` that a lexical declaration of the same name collides with (#6397)
-function to_json_schema_processSchema(schema, ctx, _params = { path: [], schemaPath: [] }) {
-    var _a;
-    const def = schema._zod.def;
-    // check for schema in seens
-    const seen = ctx.seen.get(schema);
-    if (seen) {
-        seen.count++;
-        // check if cycle
-        const isCycle = _params.schemaPath.includes(schema);
-        if (isCycle) {
-            seen.cycle = _params.path;
-        }
-        return seen.schema;
-    }
-    // initialize
-    const result = { schema: {}, count: 1, cycle: undefined, path: _params.path };
-    ctx.seen.set(schema, result);
-    ctx.sharedDefsExtractedFor = undefined;
-    ctx.sharedEmitDoneFor = undefined;
-    // custom method overrides default behavior
-    const overrideSchema = schema._zod.toJSONSchema?.();
-    if (overrideSchema) {
-        result.schema = overrideSchema;
-    }
-    else {
-        const params = {
-            ..._params,
-            schemaPath: [..._params.schemaPath, schema],
-            path: _params.path,
-        };
-        if (schema._zod.processJSONSchema) {
-            schema._zod.processJSONSchema(ctx, result.schema, params);
-        }
-        else {
-            const _json = result.schema;
-            const processor = ctx.processors[def.type];
-            if (!processor) {
-                throw new Error(`[toJSONSchema]: Non-representable type encountered: ${def.type}`);
-            }
-            processor(schema, ctx, _json, params);
-        }
-        const parent = schema._zod.parent;
-        if (parent) {
-            // Also set ref if processor didn't (for inheritance)
-            if (!result.ref)
-                result.ref = parent;
-            to_json_schema_processSchema(parent, ctx, params);
-            ctx.seen.get(parent).isParent = true;
-        }
-    }
-    // metadata
-    const meta = ctx.metadataRegistry.get(schema);
-    if (meta)
-        assignProps(result.schema, meta);
-    if (ctx.io === "input" && isTransforming(schema)) {
-        // examples/defaults only apply to output type of pipe
-        delete result.schema.examples;
-        delete result.schema.default;
-    }
-    // set prefault as default
-    if (ctx.io === "input" && "_prefault" in result.schema)
-        (_a = result.schema).default ?? (_a.default = result.schema._prefault);
-    delete result.schema._prefault;
-    // pulling fresh from ctx.seen in case it was overwritten
-    const _result = ctx.seen.get(schema);
-    return _result.schema;
-}
-/** @deprecated Renamed to `processSchema`. An export alias declares no binding, so it is safe to keep. */
-
-// Escape a reference token for use in a JSON Pointer fragment (RFC 6901): `~` becomes `~0` and `/` becomes `~1`. The `~` replacement must run first.
-function encodeJSONPointerSegment(segment) {
-    return segment.replace(/~/g, "~0").replace(/\//g, "~1");
-}
-function to_json_schema_extractDefs(ctx, schema
-// params: EmitParams
-) {
-    // iterate over seen map;
-    const root = ctx.seen.get(schema);
-    if (!root)
-        throw new Error("Unprocessed schema. This is a bug in Zod.");
-    // With `external` set, every registered schema resolves through the external branch of `makeURI`, so the root branch below produces the same ref the external branch would — this pass is identical whichever schema it is called with, and only needs to run once.
-    if (ctx.external && ctx.sharedDefsExtractedFor === ctx.external)
-        return;
-    // Track ids to detect duplicates across different schemas
-    const idToSchema = new Map();
-    for (const entry of ctx.seen.entries()) {
-        const id = ctx.metadataRegistry.get(entry[0])?.id;
-        if (id) {
-            const existing = idToSchema.get(id);
-            if (existing && existing !== entry[0]) {
-                throw new Error(`Duplicate schema id "${id}" detected during JSON Schema conversion. Two different schemas cannot share the same id when converted together.`);
-            }
-            idToSchema.set(id, entry[0]);
-        }
-    }
-    // returns a ref to the schema defId will be empty if the ref points to an external schema (or #)
-    const makeURI = (entry) => {
-        // comparing the seen objects because sometimes multiple schemas map to the same seen object. e.g. lazy
-        // external is configured
-        const defsSegment = ctx.target === "draft-2020-12" ? "$defs" : "definitions";
-        if (ctx.external) {
-            const externalId = ctx.external.registry.get(entry[0])?.id; // ?? "__shared";// `__schema${ctx.counter++}`;
-            // check if schema is in the external registry
-            const uriGenerator = ctx.external.uri ?? ((id) => id);
-            if (externalId) {
-                return { ref: uriGenerator(externalId) };
-            }
-            // otherwise, add to __shared
-            const id = entry[1].defId ?? entry[1].schema.id ?? `schema${ctx.counter++}`;
-            entry[1].defId = id; // set defId so it will be reused if needed
-            return { defId: id, ref: `${uriGenerator("__shared")}#/${defsSegment}/${encodeJSONPointerSegment(id)}` };
-        }
-        const uriPrefix = `#`;
-        const defUriPrefix = `${uriPrefix}/${defsSegment}/`;
-        // an id-less root has nowhere to be extracted to, so it stays inline and self-references as `#`
-        if (entry[1] === root && !entry[1].schema.id) {
-            return { ref: uriPrefix };
-        }
-        // self-contained schema
-        const defId = entry[1].schema.id ?? `__schema${ctx.counter++}`;
-        return { defId, ref: defUriPrefix + encodeJSONPointerSegment(defId) };
-    };
-    // stored cached version in `def` property remove all properties, set $ref
-    const extractToDef = (entry) => {
-        // if the schema is already a reference, do not extract it
-        if (entry[1].schema.$ref) {
-            return;
-        }
-        const seen = entry[1];
-        const { ref, defId } = makeURI(entry);
-        seen.def = { ...seen.schema };
-        // defId won't be set if the schema is a reference to an external schema or if the schema is the root schema
-        if (defId)
-            seen.defId = defId;
-        // wipe away all properties except $ref
-        const schema = seen.schema;
-        for (const key in schema) {
-            delete schema[key];
-        }
-        schema.$ref = ref;
-    };
-    // throw on cycles
-    // break cycles
-    if (ctx.cycles === "throw") {
-        for (const entry of ctx.seen.entries()) {
-            const seen = entry[1];
-            if (seen.cycle) {
-                throw new Error("Cycle detected: " +
-                    `#/${seen.cycle?.join("/")}/<root>` +
-                    '\n\nSet the `cycles` parameter to `"ref"` to resolve cyclical schemas with defs.');
-            }
-        }
-    }
-    // extract schemas into $defs
-    for (const entry of ctx.seen.entries()) {
-        const seen = entry[1];
-        // convert root schema to # $ref
-        if (schema === entry[0]) {
-            extractToDef(entry); // this has special handling for the root schema
-            continue;
-        }
-        // extract schemas that are in the external registry
-        if (ctx.external) {
-            const ext = ctx.external.registry.get(entry[0])?.id;
-            if (schema !== entry[0] && ext) {
-                extractToDef(entry);
-                continue;
-            }
-        }
-        // extract schemas with `id` meta
-        const id = ctx.metadataRegistry.get(entry[0])?.id;
-        if (id) {
-            extractToDef(entry);
-            continue;
-        }
-        // break cycles
-        if (seen.cycle) {
-            // any
-            extractToDef(entry);
-            continue;
-        }
-        // extract reused schemas
-        if (seen.count > 1) {
-            if (ctx.reused === "ref") {
-                extractToDef(entry);
-            }
-        }
-    }
-    if (ctx.external)
-        ctx.sharedDefsExtractedFor = ctx.external;
-}
-/** Rewrites `anyOf: [{type: "a"}, {type: "b"}]` to `type: ["a", "b"]`, which every JSON Schema draft treats as equivalent and most consumers render far better for the nullable case. Only branches that are a bare type assertion qualify — anything carrying a constraint, `$ref`, `const` or metadata is left alone. Runs after `flattenRef`, so a branch an override decorated or `$defs` extraction turned into a `$ref` is no longer bare and correctly stays in `anyOf`. `oneOf` is excluded: `integer` and `number` overlap, so "exactly one" and "at least one" are not the same there. OpenAPI 3.0 is excluded: its `type` must be a single string. */
-function compactTypeUnion(schema) {
-    const options = schema.anyOf;
-    if (!Array.isArray(options) || options.length === 0 || schema.type !== undefined)
-        return;
-    const types = [];
-    for (const option of options) {
-        if (!option || typeof option !== "object")
-            return;
-        // A branch that is itself a compactible union folds into this one — nested `anyOf` and a flat `type` array say the same thing. Compacting it first also makes the result independent of the order this pass walks the seen map in.
-        compactTypeUnion(option);
-        const keys = Object.keys(option);
-        if (keys.length !== 1 || keys[0] !== "type")
-            return;
-        const type = option.type;
-        for (const member of Array.isArray(type) ? type : [type]) {
-            if (typeof member !== "string")
-                return;
-            if (!types.includes(member))
-                types.push(member);
-        }
-    }
-    delete schema.anyOf;
-    // A `type` array must be non-empty and unique (metaschema); a single member is spelled as a bare string.
-    schema.type = types.length === 1 ? types[0] : types;
-}
-/** Keywords `foldIntersection` knows how to combine. Anything else — `$ref`, `patternProperties`,
- * an annotation like `description` — makes a member unfoldable, so a constraint this does not
- * understand leaves the `allOf` alone instead of being silently dropped or misattributed. */
-const FOLDABLE_KEYS = new Set(["type", "properties", "required", "additionalProperties"]);
-const UNION_KEYS = ["oneOf", "anyOf"];
-/** A member's constraint on a key it does not declare itself. A `catchall` states one; `false`, an absent `additionalProperties`, and the empty schema a loose object emits state nothing. */
-function undeclaredConstraint(member) {
-    const extra = member.additionalProperties;
-    if (extra === undefined || extra === false || typeof extra !== "object" || extra === null)
-        return null;
-    return Object.keys(extra).length ? extra : null;
-}
-/** Combines object members into the single object they describe together, or returns `null` if any of them carries a keyword outside {@link FOLDABLE_KEYS}. */
-function foldObjects(members) {
-    const objects = [];
-    for (const member of members) {
-        // A boolean subschema is legal JSON Schema and carries no keywords to fold.
-        if (typeof member !== "object" || member.type !== "object")
-            return null;
-        for (const key in member) {
-            if (!FOLDABLE_KEYS.has(key))
-                return null;
-        }
-        objects.push(member);
-    }
-    const properties = {};
-    const required = new Set();
-    for (const object of objects) {
-        for (const key in object.properties) {
-            // `in` would report a `__proto__` key as already present via the prototype chain and skip it.
-            if (Object.prototype.hasOwnProperty.call(properties, key))
-                continue;
-            // Every member constrains this key: the ones that declare it say how, and a `catchall` member constrains it too even though it does not name it. The key has to satisfy all of them, which is the same intersection one level down.
-            const parts = [];
-            for (const other of objects) {
-                const part = other.properties?.[key] ?? undeclaredConstraint(other);
-                if (part === null || part === undefined)
-                    continue;
-                if (!parts.some((seen) => JSON.stringify(seen) === JSON.stringify(part)))
-                    parts.push(part);
-            }
-            const merged = parts.length === 1
-                ? parts[0]
-                : (foldObjects(parts) ?? { allOf: parts });
-            util_assignProp(properties, key, merged);
-        }
-        for (const key of object.required ?? [])
-            required.add(key);
-    }
-    const folded = { type: "object", properties };
-    if (required.size)
-        folded.required = [...required];
-    // A key no member declares is rejected only when every member rejects it, so the fold is closed only when every member is. Otherwise it carries whatever the `catchall` members demand of such a key.
-    if (objects.every((object) => object.additionalProperties === false)) {
-        folded.additionalProperties = false;
-    }
-    else {
-        const constraints = [];
-        for (const object of objects) {
-            const constraint = undeclaredConstraint(object);
-            if (constraint && !constraints.some((seen) => JSON.stringify(seen) === JSON.stringify(constraint)))
-                constraints.push(constraint);
-        }
-        if (constraints.length === 1)
-            folded.additionalProperties = constraints[0];
-        else if (constraints.length > 1)
-            folded.additionalProperties = { allOf: constraints };
-    }
-    return folded;
-}
-/** `additionalProperties` in an `allOf` member sees only that member's own `properties`, so two
- * closed object members reject each other's keys and the schema validates nothing. Zod's parser
- * pools the key sets instead — `handleIntersectionResults` reports a key as unrecognized only when
- * *every* side rejects it — so the emitted schema has to pool them too, and folding the members
- * into one object is the encoding that says so on every target.
- *
- * This runs from `finalize`, after `extractDefs`, which is what keeps it clear of the `$ref`
- * machinery: a member extracted into `$defs` is already a `$ref` by now and declines to fold, so it
- * keeps its reference and its own closedness rather than being inlined as a stale copy. */
-function foldIntersection(json) {
-    const allOf = json.allOf;
-    if (!Array.isArray(allOf) || allOf.length < 2)
-        return;
-    // An `override` runs before this pass and may have written object keywords onto the intersection itself. Those are deliberate, so decline rather than overwrite them.
-    for (const key of FOLDABLE_KEYS)
-        if (key in json)
-            return;
-    // An intersection distributes over a union: `A & (X | Y)` is `(A & X) | (A & Y)`. Only the first union is distributed over; a second one stays among the members every branch folds against, where it fails the object check and declines the whole intersection rather than multiplying out.
-    const unions = allOf.filter((m) => UNION_KEYS.some((k) => Array.isArray(m[k])));
-    let folded = null;
-    if (!unions.length) {
-        folded = foldObjects(allOf);
-    }
-    else {
-        const union = unions[0];
-        const keyword = UNION_KEYS.find((k) => Array.isArray(union[k]));
-        if (Object.keys(union).length !== 1)
-            return;
-        const rest = allOf.filter((m) => m !== union);
-        const branches = union[keyword].map((branch) => foldObjects([...rest, branch]));
-        if (branches.some((b) => !b))
-            return;
-        folded = { [keyword]: branches };
-    }
-    if (!folded)
-        return;
-    delete json.allOf;
-    assignProps(json, folded);
-}
-function to_json_schema_finalize(ctx, schema) {
-    const root = ctx.seen.get(schema);
-    if (!root)
-        throw new Error("Unprocessed schema. This is a bug in Zod.");
-    // flatten refs - inherit properties from parent schemas
-    const flattenRef = (zodSchema) => {
-        const seen = ctx.seen.get(zodSchema);
-        // already processed
-        if (seen.ref === null)
-            return;
-        const schema = seen.def ?? seen.schema;
-        const _cached = { ...schema };
-        const ref = seen.ref;
-        seen.ref = null; // prevent infinite recursion
-        if (ref) {
-            flattenRef(ref);
-            const refSeen = ctx.seen.get(ref);
-            const refSchema = refSeen.schema;
-            // merge referenced schema into current
-            if (refSchema.$ref && (ctx.target === "draft-07" || ctx.target === "draft-04" || ctx.target === "openapi-3.0")) {
-                // older drafts can't combine $ref with other properties
-                schema.allOf = schema.allOf ?? [];
-                schema.allOf.push(refSchema);
-            }
-            else {
-                assignProps(schema, refSchema);
-            }
-            // restore child's own properties (child wins)
-            assignProps(schema, _cached);
-            const isParentRef = zodSchema._zod.parent === ref;
-            // For parent chain, child is a refinement - remove parent-only properties
-            if (isParentRef) {
-                for (const key in schema) {
-                    if (key === "$ref" || key === "allOf")
-                        continue;
-                    if (!(key in _cached)) {
-                        delete schema[key];
-                    }
-                }
-            }
-            // When ref was extracted to $defs, remove properties that match the definition
-            if (refSchema.$ref && refSeen.def) {
-                for (const key in schema) {
-                    if (key === "$ref" || key === "allOf")
-                        continue;
-                    if (key in refSeen.def && JSON.stringify(schema[key]) === JSON.stringify(refSeen.def[key])) {
-                        delete schema[key];
-                    }
-                }
-            }
-        }
-        // If parent was extracted (has $ref), propagate $ref to this schema. This handles cases like: readonly().meta({id}).describe() where processor sets ref to innerType but parent should be referenced
-        const parent = zodSchema._zod.parent;
-        if (parent && parent !== ref) {
-            // Ensure parent is processed first so its def has inherited properties
-            flattenRef(parent);
-            const parentSeen = ctx.seen.get(parent);
-            if (parentSeen?.schema.$ref) {
-                schema.$ref = parentSeen.schema.$ref;
-                // De-duplicate with parent's definition
-                if (parentSeen.def) {
-                    for (const key in schema) {
-                        if (key === "$ref" || key === "allOf")
-                            continue;
-                        if (key in parentSeen.def && JSON.stringify(schema[key]) === JSON.stringify(parentSeen.def[key])) {
-                            delete schema[key];
-                        }
-                    }
-                }
-            }
-        }
-        // execute overrides
-        ctx.override({
-            zodSchema: zodSchema,
-            jsonSchema: schema,
-            path: seen.path ?? [],
-        });
-    };
-    // Flattening walks the whole map and clears each `ref` as it goes, so a second call over the same map is a no-op scan. Skip it outright once it has run for a registry conversion.
-    if (!ctx.external || ctx.sharedEmitDoneFor !== ctx.external) {
-        for (const entry of [...ctx.seen.entries()].reverse()) {
-            flattenRef(entry[0]);
-        }
-        if (ctx.target !== "openapi-3.0") {
-            for (const entry of ctx.seen.entries()) {
-                compactTypeUnion(entry[1].def ?? entry[1].schema);
-            }
-        }
-        for (const rewrite of ctx.deferred)
-            rewrite();
-        // After flattening, every member that was extracted is a `$ref`, so the fold sees the final shape. A schema that inherits an intersection — through `z.lazy`, or any `ref` chain — holds the same `allOf` array, so fold by array identity to catch every copy.
-        if (ctx.intersections.length) {
-            const carriers = new Map();
-            for (const seen of ctx.seen.values()) {
-                for (const json of [seen.schema, seen.def]) {
-                    const allOf = json?.allOf;
-                    if (!Array.isArray(allOf))
-                        continue;
-                    const existing = carriers.get(allOf);
-                    if (existing)
-                        existing.push(json);
-                    else
-                        carriers.set(allOf, [json]);
-                }
-            }
-            for (const allOf of ctx.intersections) {
-                for (const json of carriers.get(allOf) ?? [])
-                    foldIntersection(json);
-            }
-        }
-    }
-    const result = {};
-    if (ctx.target === "draft-2020-12") {
-        result.$schema = "https://json-schema.org/draft/2020-12/schema";
-    }
-    else if (ctx.target === "draft-07") {
-        result.$schema = "http://json-schema.org/draft-07/schema#";
-    }
-    else if (ctx.target === "draft-04") {
-        result.$schema = "http://json-schema.org/draft-04/schema#";
-    }
-    else if (ctx.target === "openapi-3.0") {
-        // OpenAPI 3.0 schema objects should not include a $schema property
-    }
-    else {
-        // Arbitrary string values are allowed but won't have a $schema property set
-    }
-    if (ctx.external?.uri) {
-        const id = ctx.external.registry.get(schema)?.id;
-        if (!id)
-            throw new Error("Schema is missing an `id` property");
-        result.$id = ctx.external.uri(id);
-    }
-    // when the root was extracted into $defs, `root.schema` is the `$ref` wrapper and `root.def` is the body that now lives under $defs
-    assignProps(result, root.defId ? root.schema : (root.def ?? root.schema));
-    // The `id` in `.meta()` is a Zod-specific registration tag used to extract schemas into $defs — it is not user-facing JSON Schema metadata. Strip it from the output body where it would otherwise leak. The id is preserved implicitly via the $defs key (and via $ref paths).
-    const rootMetaId = ctx.metadataRegistry.get(schema)?.id;
-    if (rootMetaId !== undefined && result.id === rootMetaId)
-        delete result.id;
-    // build defs object. With `external`, `defs` is the shared object every schema writes into, so the same entries are reassigned on every call. Without it, `defs` is fresh per call and must be rebuilt.
-    const defs = ctx.external?.defs ?? {};
-    if (!ctx.external || ctx.sharedEmitDoneFor !== ctx.external) {
-        for (const entry of ctx.seen.entries()) {
-            const seen = entry[1];
-            if (seen.def && seen.defId) {
-                if (seen.def.id === seen.defId)
-                    delete seen.def.id;
-                util_assignProp(defs, seen.defId, seen.def);
-            }
-        }
-    }
-    if (ctx.external)
-        ctx.sharedEmitDoneFor = ctx.external;
-    // set definitions in result
-    if (ctx.external) {
-    }
-    else {
-        if (Object.keys(defs).length > 0) {
-            if (ctx.target === "draft-2020-12") {
-                result.$defs = defs;
-            }
-            else {
-                result.definitions = defs;
-            }
-        }
-    }
-    try {
-        // this "finalizes" this schema and ensures all cycles are removed each call to finalize() is functionally independent though the seen map is shared
-        const finalized = JSON.parse(JSON.stringify(result));
-        Object.defineProperty(finalized, "~standard", {
-            value: {
-                ...schema["~standard"],
-                jsonSchema: {
-                    input: createStandardJSONSchemaMethod(schema, "input", ctx.processors),
-                    output: createStandardJSONSchemaMethod(schema, "output", ctx.processors),
-                },
-            },
-            enumerable: false,
-            writable: false,
-        });
-        return finalized;
-    }
-    catch (_err) {
-        throw new Error("Error converting schema to JSON.");
-    }
-}
-function isTransforming(_schema, _ctx) {
-    const ctx = _ctx ?? { seen: new Set() };
-    if (ctx.seen.has(_schema))
-        return false;
-    ctx.seen.add(_schema);
-    const def = _schema._zod.def;
-    if (def.type === "transform")
-        return true;
-    if (def.type === "array")
-        return isTransforming(def.element, ctx);
-    if (def.type === "set")
-        return isTransforming(def.valueType, ctx);
-    if (def.type === "lazy")
-        return isTransforming(def.getter(), ctx);
-    if (def.type === "promise" ||
-        def.type === "optional" ||
-        def.type === "nonoptional" ||
-        def.type === "nullable" ||
-        def.type === "readonly" ||
-        def.type === "default" ||
-        def.type === "prefault" ||
-        def.type === "catch") {
-        return isTransforming(def.innerType, ctx);
-    }
-    if (def.type === "intersection") {
-        return isTransforming(def.left, ctx) || isTransforming(def.right, ctx);
-    }
-    if (def.type === "record" || def.type === "map") {
-        return isTransforming(def.keyType, ctx) || isTransforming(def.valueType, ctx);
-    }
-    if (def.type === "pipe") {
-        if (_schema._zod.traits.has("$ZodCodec"))
-            return true;
-        return isTransforming(def.in, ctx) || isTransforming(def.out, ctx);
-    }
-    if (def.type === "object") {
-        for (const key in def.shape) {
-            if (isTransforming(def.shape[key], ctx))
-                return true;
-        }
-        return false;
-    }
-    if (def.type === "union") {
-        for (const option of def.options) {
-            if (isTransforming(option, ctx))
-                return true;
-        }
-        return false;
-    }
-    if (def.type === "tuple") {
-        for (const item of def.items) {
-            if (isTransforming(item, ctx))
-                return true;
-        }
-        if (def.rest && isTransforming(def.rest, ctx))
-            return true;
-        return false;
-    }
-    return false;
-}
-/**
- * Creates a toJSONSchema method for a schema instance.
- * This encapsulates the logic of initializing context, processing, extracting defs, and finalizing.
- */
-const createToJSONSchemaMethod = (schema, processors = {}) => (params) => {
-    const ctx = to_json_schema_initializeContext({ ...params, processors });
-    to_json_schema_processSchema(schema, ctx);
-    to_json_schema_extractDefs(ctx, schema);
-    return to_json_schema_finalize(ctx, schema);
-};
-const createStandardJSONSchemaMethod = (schema, io, processors = {}) => (params) => {
-    const { libraryOptions, target } = params ?? {};
-    const ctx = to_json_schema_initializeContext({ ...(libraryOptions ?? {}), target, io, processors });
-    to_json_schema_processSchema(schema, ctx);
-    to_json_schema_extractDefs(ctx, schema);
-    return to_json_schema_finalize(ctx, schema);
-};
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/json-schema-processors.js
-
-
-
-
-const narrowMin = (agg, key, value) => {
-    if (agg[key] === undefined || value > agg[key])
-        agg[key] = value;
-};
-const narrowMax = (agg, key, value) => {
-    if (agg[key] === undefined || value < agg[key])
-        agg[key] = value;
-};
-const narrowBoth = (agg, value) => {
-    narrowMin(agg, "minimum", value);
-    narrowMax(agg, "maximum", value);
-};
-const addDivisor = (agg, value) => {
-    agg.multipleOf ?? (agg.multipleOf = []);
-    if (!agg.multipleOf.includes(value))
-        agg.multipleOf.push(value);
-};
-const addPattern = (agg, pattern) => {
-    agg.patterns ?? (agg.patterns = new Set());
-    agg.patterns.add(pattern);
-};
-const intersectMime = (agg, mime) => {
-    agg.mime = agg.mime ? agg.mime.filter((m) => mime.includes(m)) : [...mime];
-};
-// last-wins, matching the bag's historical write order; the flag keeps an integer format from being lost to a later float one
-const setFormat = (agg, format) => {
-    agg.format = format;
-    if (format.includes("int"))
-        agg.isInt = true;
-};
-const minContributor = (agg, def) => narrowMin(agg, "minimum", def.minimum);
-const maxContributor = (agg, def) => narrowMax(agg, "maximum", def.maximum);
-const formatContributor = (ranges) => (agg, def) => {
-    setFormat(agg, def.format);
-    const [minimum, maximum] = ranges[def.format];
-    narrowMin(agg, "minimum", minimum);
-    narrowMax(agg, "maximum", maximum);
-};
-const contributors = {
-    greater_than: (agg, def) => narrowMin(agg, def.inclusive ? "minimum" : "exclusiveMinimum", def.value),
-    less_than: (agg, def) => narrowMax(agg, def.inclusive ? "maximum" : "exclusiveMaximum", def.value),
-    multiple_of: (agg, def) => addDivisor(agg, def.value),
-    number_format: formatContributor(NUMBER_FORMAT_RANGES),
-    bigint_format: formatContributor(BIGINT_FORMAT_RANGES),
-    min_length: minContributor,
-    max_length: maxContributor,
-    length_equals: (agg, def) => narrowBoth(agg, def.length),
-    min_size: minContributor,
-    max_size: maxContributor,
-    size_equals: (agg, def) => narrowBoth(agg, def.size),
-    string_format: (agg, def) => {
-        setFormat(agg, def.format);
-        if (def.pattern)
-            addPattern(agg, def.pattern);
-        if (def.format === "base64" || def.format === "base64url")
-            agg.contentEncoding = def.format;
-        if (def.local || def.precision === -1)
-            agg.laxFormat = true;
-    },
-    mime_type: (agg, def) => intersectMime(agg, def.mime),
-};
-function aggregateChecks(schema) {
-    const agg = {};
-    const def = schema._zod.def;
-    // a format schema is its own first check, same rule as $ZodType init
-    const list = schema._zod.traits.has("$ZodCheck")
-        ? [schema, ...(def.checks ?? [])]
-        : (def.checks ?? []);
-    for (const ch of list)
-        contributors[ch._zod.def.check]?.(agg, ch._zod.def);
-    // reconcile with the bag so third-party onattach contributions still land; first-party residue is never tighter than the fold, so merging it back is idempotent for one and additive for the other
-    const bag = schema._zod.bag;
-    if (bag.minimum !== undefined)
-        narrowMin(agg, "minimum", bag.minimum);
-    if (bag.exclusiveMinimum !== undefined)
-        narrowMin(agg, "exclusiveMinimum", bag.exclusiveMinimum);
-    if (bag.maximum !== undefined)
-        narrowMax(agg, "maximum", bag.maximum);
-    if (bag.exclusiveMaximum !== undefined)
-        narrowMax(agg, "exclusiveMaximum", bag.exclusiveMaximum);
-    if (bag.multipleOf !== undefined)
-        addDivisor(agg, bag.multipleOf);
-    if (bag.format !== undefined) {
-        agg.format ?? (agg.format = bag.format);
-        if (bag.format.includes("int"))
-            agg.isInt = true;
-    }
-    if (bag.mime)
-        intersectMime(agg, bag.mime);
-    for (const pattern of bag.patterns ?? [])
-        addPattern(agg, pattern);
-    return agg;
-}
-const formatMap = {
-    guid: "uuid",
-    url: "uri",
-    datetime: "date-time",
-    json_string: "json-string",
-    regex: "", // do not set
-};
-// ==================== SIMPLE TYPE PROCESSORS ====================
-// the runtime patterns are lax so parse paths never overflow the regex stack; the emitted schema swaps in the exact block forms, which zod itself never executes
-const exactPatterns = new Map([
-    [base64Charset, base64],
-    [base64urlCharset, base64url],
-]);
-const exactPattern = (p) => exactPatterns.get(p) ?? p;
-const stringProcessor = (schema, ctx, _json, _params) => {
-    const json = _json;
-    json.type = "string";
-    const { minimum, maximum, format, patterns, contentEncoding, laxFormat } = aggregateChecks(schema);
-    if (typeof minimum === "number")
-        json.minLength = minimum;
-    if (typeof maximum === "number")
-        json.maxLength = maximum;
-    // custom pattern overrides format
-    if (format) {
-        json.format = formatMap[format] ?? format;
-        if (json.format === "")
-            delete json.format; // empty format is not valid
-        // `z.iso.time()` is never full-time, and `laxFormat` carries the datetime shapes that also accept what their keyword forbids
-        if (format === "time" || laxFormat) {
-            delete json.format;
-        }
-    }
-    if (contentEncoding)
-        json.contentEncoding = contentEncoding;
-    if (patterns && patterns.size > 0) {
-        const patternList = [...patterns].map(exactPattern);
-        if (patternList.length === 1)
-            json.pattern = patternList[0].source;
-        else if (patternList.length > 1) {
-            json.allOf = [
-                ...patternList.map((regex) => ({
-                    ...(ctx.target === "draft-07" || ctx.target === "draft-04" || ctx.target === "openapi-3.0"
-                        ? { type: "string" }
-                        : {}),
-                    pattern: regex.source,
-                })),
-            ];
-        }
-    }
-};
-const numberProcessor = (schema, ctx, _json, params) => {
-    const json = _json;
-    const { minimum, maximum, multipleOf, exclusiveMaximum, exclusiveMinimum, isInt } = aggregateChecks(schema);
-    json.type = isInt ? "integer" : "number";
-    // when both minimum and exclusiveMinimum exist, pick the more restrictive one
-    const exMin = typeof exclusiveMinimum === "number" && exclusiveMinimum >= (minimum ?? Number.NEGATIVE_INFINITY);
-    const exMax = typeof exclusiveMaximum === "number" && exclusiveMaximum <= (maximum ?? Number.POSITIVE_INFINITY);
-    const legacy = ctx.target === "draft-04" || ctx.target === "openapi-3.0";
-    if (exMin) {
-        if (legacy) {
-            json.minimum = exclusiveMinimum;
-            json.exclusiveMinimum = true;
-        }
-        else {
-            json.exclusiveMinimum = exclusiveMinimum;
-        }
-    }
-    else if (typeof minimum === "number") {
-        json.minimum = minimum;
-    }
-    if (exMax) {
-        if (legacy) {
-            json.maximum = exclusiveMaximum;
-            json.exclusiveMaximum = true;
-        }
-        else {
-            json.exclusiveMaximum = exclusiveMaximum;
-        }
-    }
-    else if (typeof maximum === "number") {
-        json.maximum = maximum;
-    }
-    if (multipleOf) {
-        // JSON Schema requires a divisor strictly greater than zero, and a non-finite one does not survive JSON at all. A negative divisor accepts exactly what its absolute value accepts, so it still maps; zero, NaN and Infinity have no keyword form.
-        const divisors = new Set();
-        for (const divisor of multipleOf) {
-            if (Number.isFinite(divisor) && divisor !== 0)
-                divisors.add(Math.abs(divisor));
-            else
-                handleUnrepresentable(schema, ctx, json, params, `A multipleOf divisor of ${divisor} cannot be represented in JSON Schema`);
-        }
-        // chained divisors are a conjunction the keyword cannot carry alone, so extras ride an allOf, same as stacked patterns
-        const [first, ...rest] = divisors;
-        if (first !== undefined)
-            json.multipleOf = first;
-        if (rest.length)
-            json.allOf = [...(json.allOf ?? []), ...rest.map((m) => ({ multipleOf: m }))];
-    }
-};
-const booleanProcessor = (_schema, _ctx, json, _params) => {
-    json.type = "boolean";
-};
-const bigintProcessor = (schema, ctx, json, params) => {
-    handleUnrepresentable(schema, ctx, json, params, "BigInt cannot be represented in JSON Schema");
-};
-const symbolProcessor = (schema, ctx, json, params) => {
-    handleUnrepresentable(schema, ctx, json, params, "Symbols cannot be represented in JSON Schema");
-};
-const nullProcessor = (_schema, ctx, json, _params) => {
-    if (ctx.target === "openapi-3.0") {
-        json.type = "string";
-        json.nullable = true;
-        json.enum = [null];
-    }
-    else {
-        json.type = "null";
-    }
-};
-const undefinedProcessor = (schema, ctx, json, params) => {
-    handleUnrepresentable(schema, ctx, json, params, "Undefined cannot be represented in JSON Schema");
-};
-const voidProcessor = (schema, ctx, json, params) => {
-    handleUnrepresentable(schema, ctx, json, params, "Void cannot be represented in JSON Schema");
-};
-const neverProcessor = (_schema, _ctx, json, _params) => {
-    json.not = {};
-};
-const anyProcessor = (_schema, _ctx, _json, _params) => {
-    // empty schema accepts anything
-};
-const unknownProcessor = (_schema, _ctx, _json, _params) => {
-    // empty schema accepts anything
-};
-const dateProcessor = (schema, ctx, json, params) => {
-    handleUnrepresentable(schema, ctx, json, params, "Date cannot be represented in JSON Schema");
-};
-const enumProcessor = (schema, _ctx, json, _params) => {
-    const def = schema._zod.def;
-    const values = getEnumValues(def.entries);
-    // an empty enum accepts nothing, same as z.never()
-    if (values.length === 0) {
-        json.not = {};
-        return;
-    }
-    // Number enums can have both string and number values
-    if (values.every((v) => typeof v === "number"))
-        json.type = "number";
-    if (values.every((v) => typeof v === "string"))
-        json.type = "string";
-    json.enum = values;
-};
-const literalProcessor = (schema, ctx, json, params) => {
-    const def = schema._zod.def;
-    // a literal with no values accepts nothing, same as z.never()
-    if (def.values.length === 0) {
-        json.not = {};
-        return;
-    }
-    const vals = [];
-    for (const val of def.values) {
-        if (val === undefined) {
-            // a custom schema replaces the whole literal, so there is nothing left to accumulate
-            if (handleUnrepresentable(schema, ctx, json, params, "Literal `undefined` cannot be represented in JSON Schema"))
-                return;
-            // otherwise do not add to vals
-        }
-        else if (typeof val === "bigint") {
-            if (handleUnrepresentable(schema, ctx, json, params, "BigInt literals cannot be represented in JSON Schema"))
-                return;
-            vals.push(Number(val));
-        }
-        else {
-            vals.push(val);
-        }
-    }
-    if (vals.length === 0) {
-        // do nothing (an undefined literal was stripped)
-    }
-    else if (vals.length === 1) {
-        const val = vals[0];
-        json.type = val === null ? "null" : typeof val;
-        if (ctx.target === "draft-04" || ctx.target === "openapi-3.0") {
-            json.enum = [val];
-        }
-        else {
-            json.const = val;
-        }
-    }
-    else {
-        if (vals.every((v) => typeof v === "number"))
-            json.type = "number";
-        if (vals.every((v) => typeof v === "string"))
-            json.type = "string";
-        if (vals.every((v) => typeof v === "boolean"))
-            json.type = "boolean";
-        if (vals.every((v) => v === null))
-            json.type = "null";
-        json.enum = vals;
-    }
-};
-const nanProcessor = (schema, ctx, json, params) => {
-    handleUnrepresentable(schema, ctx, json, params, "NaN cannot be represented in JSON Schema");
-};
-const templateLiteralProcessor = (schema, _ctx, json, _params) => {
-    const _json = json;
-    const pattern = schema._zod.pattern;
-    if (!pattern)
-        throw new Error("Pattern not found in template literal");
-    _json.type = "string";
-    _json.pattern = pattern.source;
-};
-const fileProcessor = (schema, _ctx, json, _params) => {
-    const _json = json;
-    _json.type = "string";
-    _json.format = "binary";
-    _json.contentEncoding = "binary";
-    const { minimum, maximum, mime } = aggregateChecks(schema);
-    if (minimum !== undefined)
-        _json.minLength = minimum;
-    if (maximum !== undefined)
-        _json.maxLength = maximum;
-    if (!mime)
-        return;
-    // an empty intersection means the mime checks share no value, so nothing passes at runtime; `anyOf` must be non-empty, so the false schema is `not: {}`
-    if (mime.length === 0)
-        _json.not = {};
-    else if (mime.length === 1)
-        _json.contentMediaType = mime[0];
-    // only contentMediaType differs, so the shared props stay at the root
-    else
-        _json.anyOf = mime.map((m) => ({ contentMediaType: m }));
-};
-const successProcessor = (_schema, _ctx, json, _params) => {
-    json.type = "boolean";
-};
-const customProcessor = (schema, ctx, json, params) => {
-    handleUnrepresentable(schema, ctx, json, params, "Custom types cannot be represented in JSON Schema");
-};
-const functionProcessor = (schema, ctx, json, params) => {
-    handleUnrepresentable(schema, ctx, json, params, "Function types cannot be represented in JSON Schema");
-};
-const transformProcessor = (schema, ctx, json, params) => {
-    handleUnrepresentable(schema, ctx, json, params, "Transforms cannot be represented in JSON Schema");
-};
-const mapProcessor = (schema, ctx, json, params) => {
-    handleUnrepresentable(schema, ctx, json, params, "Map cannot be represented in JSON Schema");
-};
-const setProcessor = (schema, ctx, json, params) => {
-    handleUnrepresentable(schema, ctx, json, params, "Set cannot be represented in JSON Schema");
-};
-// ==================== COMPOSITE TYPE PROCESSORS ====================
-const arrayProcessor = (schema, ctx, _json, params) => {
-    const json = _json;
-    const def = schema._zod.def;
-    const { minimum, maximum } = aggregateChecks(schema);
-    if (typeof minimum === "number")
-        json.minItems = minimum;
-    if (typeof maximum === "number")
-        json.maxItems = maximum;
-    json.type = "array";
-    json.items = to_json_schema_processSchema(def.element, ctx, {
-        ...params,
-        path: [...params.path, "items"],
-    });
-};
-// Transform and catch set `optin = "optional"` at runtime so the parser lets them observe an
-// absent key, but their declared input type stays required. An input JSON Schema describes the
-// declared type, so resolve past them to the schema that actually carries the optionality.
-// Used by both `objectProcessor` (for `required`) and `tupleProcessor` (for `minItems`); see
-// wiki/optionality.md, "The JSON Schema emitter reads the *static* value".
-function inputOptin(schema) {
-    const def = schema._zod.def;
-    if (def.type === "pipe" && def.in._zod.traits.has("$ZodTransform")) {
-        return inputOptin(def.out);
-    }
-    if (def.type === "catch") {
-        return inputOptin(def.innerType);
-    }
-    return schema._zod.optin;
-}
-const objectProcessor = (schema, ctx, _json, params) => {
-    const json = _json;
-    const def = schema._zod.def;
-    const shape = def.shape;
-    // dropping it while still emitting `additionalProperties: false` would emit a schema that rejects data this one requires
-    const symbolKeys = Object.getOwnPropertySymbols(shape);
-    if (symbolKeys.length &&
-        handleUnrepresentable(schema, ctx, json, params, "Symbol keys cannot be represented in JSON Schema")) {
-        return;
-    }
-    json.type = "object";
-    json.properties = {};
-    for (const key in shape) {
-        // assignProp so a __proto__ key becomes an own property instead of hitting the inherited setter on the plain {} we build into
-        util_assignProp(json.properties, key, to_json_schema_processSchema(shape[key], ctx, {
-            ...params,
-            path: [...params.path, "properties", key],
-        }));
-    }
-    // required keys
-    const requiredKeys = [];
-    for (const key of Object.keys(shape)) {
-        const field = def.shape[key];
-        if (ctx.io === "input" ? inputOptin(field) === undefined : field._zod.optout === undefined) {
-            requiredKeys.push(key);
-        }
-    }
-    if (requiredKeys.length > 0) {
-        json.required = requiredKeys;
-    }
-    // catchall
-    if (def.catchall?._zod.def.type === "never") {
-        // strict
-        json.additionalProperties = false;
-    }
-    else if (!def.catchall) {
-        // regular
-        if (ctx.io === "output")
-            json.additionalProperties = false;
-    }
-    else if (def.catchall) {
-        json.additionalProperties = to_json_schema_processSchema(def.catchall, ctx, {
-            ...params,
-            path: [...params.path, "additionalProperties"],
-        });
-    }
-};
-const unionProcessor = (schema, ctx, json, params) => {
-    const def = schema._zod.def;
-    // Exclusive unions (inclusive === false) use oneOf (exactly one match) instead of anyOf (one or more matches). This includes both z.xor() and discriminated unions
-    const isExclusive = def.inclusive === false;
-    const options = def.options.map((x, i) => to_json_schema_processSchema(x, ctx, {
-        ...params,
-        path: [...params.path, isExclusive ? "oneOf" : "anyOf", i],
-    }));
-    if (isExclusive) {
-        json.oneOf = options;
-    }
-    else {
-        json.anyOf = options;
-    }
-};
-const intersectionProcessor = (schema, ctx, json, params) => {
-    const def = schema._zod.def;
-    const a = to_json_schema_processSchema(def.left, ctx, {
-        ...params,
-        path: [...params.path, "allOf", 0],
-    });
-    const b = to_json_schema_processSchema(def.right, ctx, {
-        ...params,
-        path: [...params.path, "allOf", 1],
-    });
-    const isSimpleIntersection = (val) => "allOf" in val && Object.keys(val).length === 1;
-    const allOf = [
-        ...(isSimpleIntersection(a) ? a.allOf : [a]),
-        ...(isSimpleIntersection(b) ? b.allOf : [b]),
-    ];
-    json.allOf = allOf;
-    // Recorded innermost first, so a nested intersection has already folded by the time this one is considered. The array is the handle rather than the schema, because a wrapper that inherits this schema shares the same array; `finalize` folds every object holding it. See `foldIntersection`.
-    ctx.intersections.push(allOf);
-};
-const tupleProcessor = (schema, ctx, _json, params) => {
-    const json = _json;
-    const def = schema._zod.def;
-    json.type = "array";
-    const prefixPath = ctx.target === "draft-2020-12" ? "prefixItems" : "items";
-    const restPath = ctx.target === "draft-2020-12" ? "items" : ctx.target === "openapi-3.0" ? "items" : "additionalItems";
-    const prefixItems = def.items.map((x, i) => to_json_schema_processSchema(x, ctx, {
-        ...params,
-        path: [...params.path, prefixPath, i],
-    }));
-    const rest = def.rest
-        ? to_json_schema_processSchema(def.rest, ctx, {
-            ...params,
-            path: [...params.path, restPath, ...(ctx.target === "openapi-3.0" ? [def.items.length] : [])],
-        })
-        : null;
-    let minItems = def.items.length;
-    while (minItems > 0) {
-        const item = def.items[minItems - 1];
-        const optional = ctx.io === "input" ? inputOptin(item) !== undefined : item._zod.optout === "optional";
-        if (!optional)
-            break;
-        minItems--;
-    }
-    const maxItems = def.items.length;
-    const isClosed = !def.rest;
-    if (ctx.target === "draft-2020-12") {
-        json.prefixItems = prefixItems;
-        if (isClosed) {
-            json.items = false;
-        }
-        else if (rest) {
-            json.items = rest;
-        }
-        if (minItems > 0)
-            json.minItems = minItems;
-        if (isClosed)
-            json.maxItems = maxItems;
-    }
-    else if (ctx.target === "openapi-3.0") {
-        json.items = {
-            anyOf: prefixItems,
-        };
-        if (rest) {
-            json.items.anyOf.push(rest);
-        }
-        if (minItems > 0)
-            json.minItems = minItems;
-        if (isClosed)
-            json.maxItems = maxItems;
-    }
-    else {
-        json.items = prefixItems;
-        if (isClosed) {
-            json.additionalItems = false;
-        }
-        else if (rest) {
-            json.additionalItems = rest;
-        }
-        if (minItems > 0)
-            json.minItems = minItems;
-        if (isClosed)
-            json.maxItems = maxItems;
-    }
-    // explicit user-defined length checks take precedence
-    const { minimum, maximum } = aggregateChecks(schema);
-    if (typeof minimum === "number")
-        json.minItems = minimum;
-    if (typeof maximum === "number")
-        json.maxItems = maximum;
-};
-/** JSON object keys are always strings, so a numeric record key schema is re-expressed over the
- * numeric-string form the record parser matches. Deferred to `finalize`, after the flatten: a key
- * behind a wrapper only carries its own `type` before then, and a union key only has its branches.
- *
- * A numeric bound cannot apply to a property name, so `minimum` and its siblings are dropped rather
- * than carried over: keeping them beside `type: "string"` reproduces the match-nothing schema this
- * exists to fix. A key that carries one therefore emits wider than the record parses — `z.record(z.number().min(5), V)`
- * accepts `"3"` — which is the deliberate trade, since throwing on it would reject an ordinary schema
- * outright. */
-function stringifyKeyNames(bySchema, json, visited) {
-    // an extracted key that rewrites cannot go on sharing its definition — the string form a key position needs is not the number form every other reference wants — so it inlines. One that does not rewrite keeps the `$ref`.
-    if (json.$ref) {
-        // a recursive key holds its own reference inside its definition, so a node already on the path is left alone rather than resolved again
-        if (visited.has(json))
-            return json;
-        visited.add(json);
-        const def = bySchema.get(json)?.def;
-        if (!def)
-            return json;
-        const inlined = stringifyKeyNames(bySchema, def, visited);
-        return inlined === def ? json : inlined;
-    }
-    for (const keyword of ["anyOf", "oneOf"]) {
-        const branches = json[keyword];
-        if (!Array.isArray(branches))
-            continue;
-        const mapped = branches.map((branch) => stringifyKeyNames(bySchema, branch, visited));
-        // rebuilding regardless would detach a key that had nothing to re-express, dropping its `$ref` and leaking the internal `id`
-        if (mapped.some((branch, i) => branch !== branches[i]))
-            json = { ...json, [keyword]: mapped };
-    }
-    // a member that already admits a string leaves the key unconstrained, so the node's own type re-expresses only when every member is numeric
-    const types = Array.isArray(json.type) ? json.type : [json.type];
-    const numericType = !types.includes("string") && types.some((t) => t === "number" || t === "integer");
-    // a heterogeneous key carries no type at all, so its numeric members are caught here instead
-    const values = json.enum ?? (json.const !== undefined ? [json.const] : undefined);
-    if (!numericType && !values?.some((v) => typeof v === "number"))
-        return json;
-    const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf, format, id, ...rest } = json;
-    if (rest.enum)
-        rest.enum = rest.enum.map((v) => (typeof v === "number" ? String(v) : v));
-    else if (typeof rest.const === "number")
-        rest.const = String(rest.const);
-    // a heterogeneous key keeps its absent type: the stringified members already say what a key may be
-    if (!numericType)
-        return rest;
-    rest.type = "string";
-    if (!values)
-        rest.pattern = (types.includes("number") ? number : integer).source;
-    return rest;
-}
-/** Every record of one conversion, so the carriers are found in a single pass rather than once per record. */
-const pendingRecords = new WeakMap();
-function rewriteKeyNames(ctx) {
-    // an extracted key is resolved by the object `extractToDef` left in its place, so the map is built once rather than searched per reference. `_zod.toJSONSchema` can hand the same object to two schemas, so the first entry carrying a body wins, as a search would have found it.
-    const bySchema = new Map();
-    for (const entry of ctx.seen.values()) {
-        if (entry.def && !bySchema.has(entry.schema))
-            bySchema.set(entry.schema, entry);
-    }
-    const rewrites = new Map();
-    for (const record of pendingRecords.get(ctx) ?? []) {
-        const seen = ctx.seen.get(record);
-        const names = (seen?.def ?? seen?.schema)?.propertyNames;
-        if (!names || names === true || rewrites.has(names))
-            continue;
-        const rewritten = stringifyKeyNames(bySchema, names, new Set());
-        if (rewritten !== names)
-            rewrites.set(names, rewritten);
-    }
-    if (!rewrites.size)
-        return;
-    // the flatten has already copied each record's own properties onto every wrapper by reference, and an extracted body is another such copy, so every carrier holding a rewritten key is updated together
-    for (const entry of ctx.seen.values()) {
-        for (const carrier of [entry.schema, entry.def]) {
-            const rewritten = carrier && rewrites.get(carrier.propertyNames);
-            if (rewritten)
-                carrier.propertyNames = rewritten;
-        }
-    }
-}
-const recordProcessor = (schema, ctx, _json, params) => {
-    const json = _json;
-    const def = schema._zod.def;
-    json.type = "object";
-    // For looseRecord with regex patterns, use patternProperties. This correctly represents "only validate keys matching the pattern" semantics and composes well with allOf (intersections)
-    const keyType = def.keyType;
-    const patterns = aggregateChecks(keyType).patterns;
-    if (def.mode === "loose" && patterns && patterns.size > 0) {
-        // Use patternProperties for looseRecord with regex patterns
-        const valueSchema = to_json_schema_processSchema(def.valueType, ctx, {
-            ...params,
-            path: [...params.path, "patternProperties", "*"],
-        });
-        json.patternProperties = {};
-        for (const pattern of patterns) {
-            util_assignProp(json.patternProperties, exactPattern(pattern).source, valueSchema);
-        }
-    }
-    else {
-        // Default behavior: use propertyNames + additionalProperties
-        if (ctx.target === "draft-07" || ctx.target === "draft-2020-12") {
-            json.propertyNames = to_json_schema_processSchema(def.keyType, ctx, {
-                ...params,
-                path: [...params.path, "propertyNames"],
-            });
-            let pending = pendingRecords.get(ctx);
-            if (!pending) {
-                pending = [];
-                pendingRecords.set(ctx, pending);
-                ctx.deferred.push(() => rewriteKeyNames(ctx));
-            }
-            pending.push(schema);
-        }
-        json.additionalProperties = to_json_schema_processSchema(def.valueType, ctx, {
-            ...params,
-            path: [...params.path, "additionalProperties"],
-        });
-    }
-    // Add required for keys with discrete values (enum, literal, etc.)
-    const keyValues = keyType._zod.values;
-    // Every key shares one value schema, so an optional-in value makes the whole key set omittable on input. Output keeps them: the exhaustive branch assigns every key, even one whose value came back undefined.
-    const omittableOnInput = ctx.io === "input" && inputOptin(def.valueType) !== undefined;
-    if (keyValues && !def.partial && !omittableOnInput) {
-        const validKeyValues = [...keyValues].filter((v) => typeof v === "string" || typeof v === "number");
-        if (validKeyValues.length > 0) {
-            json.required = validKeyValues.map(String);
-        }
-    }
-};
-const nullableProcessor = (schema, ctx, json, params) => {
-    const def = schema._zod.def;
-    const inner = to_json_schema_processSchema(def.innerType, ctx, params);
-    const seen = ctx.seen.get(schema);
-    if (ctx.target === "openapi-3.0") {
-        seen.ref = def.innerType;
-        json.nullable = true;
-    }
-    else {
-        json.anyOf = [inner, { type: "null" }];
-    }
-};
-const nonoptionalProcessor = (schema, ctx, _json, params) => {
-    const def = schema._zod.def;
-    to_json_schema_processSchema(def.innerType, ctx, params);
-    const seen = ctx.seen.get(schema);
-    seen.ref = def.innerType;
-};
-/** Round-trips a default value through JSON so the emitted schema is guaranteed to be valid JSON.
- * A BigInt has no reliable encoding, so it goes through `unrepresentable` like any other
- * unrepresentable value. Returns a sentinel when the caller must not write a default of its own. */
-const UNREPRESENTABLE_DEFAULT = Symbol();
-function serializeDefaultValue(value, schema, ctx, json, params) {
-    let unrepresentable = false;
-    const serialized = JSON.stringify(value, (_, val) => {
-        if (typeof val !== "bigint")
-            return val;
-        unrepresentable = true;
-        return null;
-    });
-    if (!unrepresentable)
-        return JSON.parse(serialized);
-    handleUnrepresentable(schema, ctx, json, params, "BigInt defaults cannot be represented in JSON Schema");
-    return UNREPRESENTABLE_DEFAULT;
-}
-const defaultProcessor = (schema, ctx, json, params) => {
-    const def = schema._zod.def;
-    to_json_schema_processSchema(def.innerType, ctx, params);
-    const seen = ctx.seen.get(schema);
-    seen.ref = def.innerType;
-    const value = serializeDefaultValue(def.defaultValue, schema, ctx, json, params);
-    if (value !== UNREPRESENTABLE_DEFAULT)
-        json.default = value;
-};
-const prefaultProcessor = (schema, ctx, json, params) => {
-    const def = schema._zod.def;
-    to_json_schema_processSchema(def.innerType, ctx, params);
-    const seen = ctx.seen.get(schema);
-    seen.ref = def.innerType;
-    if (ctx.io !== "input")
-        return;
-    const value = serializeDefaultValue(def.defaultValue, schema, ctx, json, params);
-    if (value !== UNREPRESENTABLE_DEFAULT)
-        json._prefault = value;
-};
-const catchProcessor = (schema, ctx, json, params) => {
-    const def = schema._zod.def;
-    to_json_schema_processSchema(def.innerType, ctx, params);
-    const seen = ctx.seen.get(schema);
-    seen.ref = def.innerType;
-    let catchValue;
-    try {
-        catchValue = def.catchValue(undefined);
-    }
-    catch {
-        handleUnrepresentable(schema, ctx, json, params, "Dynamic catch values are not supported in JSON Schema");
-        return;
-    }
-    json.default = catchValue;
-};
-const pipeProcessor = (schema, ctx, _json, params) => {
-    const def = schema._zod.def;
-    const inIsTransform = def.in._zod.traits.has("$ZodTransform");
-    const innerType = ctx.io === "input" ? (inIsTransform ? def.out : def.in) : def.out;
-    to_json_schema_processSchema(innerType, ctx, params);
-    const seen = ctx.seen.get(schema);
-    seen.ref = innerType;
-};
-const readonlyProcessor = (schema, ctx, json, params) => {
-    const def = schema._zod.def;
-    to_json_schema_processSchema(def.innerType, ctx, params);
-    const seen = ctx.seen.get(schema);
-    seen.ref = def.innerType;
-    json.readOnly = true;
-};
-const promiseProcessor = (schema, ctx, _json, params) => {
-    const def = schema._zod.def;
-    to_json_schema_processSchema(def.innerType, ctx, params);
-    const seen = ctx.seen.get(schema);
-    seen.ref = def.innerType;
-};
-const optionalProcessor = (schema, ctx, _json, params) => {
-    const def = schema._zod.def;
-    to_json_schema_processSchema(def.innerType, ctx, params);
-    const seen = ctx.seen.get(schema);
-    seen.ref = def.innerType;
-};
-const lazyProcessor = (schema, ctx, _json, params) => {
-    const innerType = schema._zod.innerType;
-    to_json_schema_processSchema(innerType, ctx, params);
-    const seen = ctx.seen.get(schema);
-    seen.ref = innerType;
-};
-// ==================== ALL PROCESSORS ====================
-const allProcessors = {
-    string: stringProcessor,
-    number: numberProcessor,
-    boolean: booleanProcessor,
-    bigint: bigintProcessor,
-    symbol: symbolProcessor,
-    null: nullProcessor,
-    undefined: undefinedProcessor,
-    void: voidProcessor,
-    never: neverProcessor,
-    any: anyProcessor,
-    unknown: unknownProcessor,
-    date: dateProcessor,
-    enum: enumProcessor,
-    literal: literalProcessor,
-    nan: nanProcessor,
-    template_literal: templateLiteralProcessor,
-    file: fileProcessor,
-    success: successProcessor,
-    custom: customProcessor,
-    function: functionProcessor,
-    transform: transformProcessor,
-    map: mapProcessor,
-    set: setProcessor,
-    array: arrayProcessor,
-    object: objectProcessor,
-    union: unionProcessor,
-    intersection: intersectionProcessor,
-    tuple: tupleProcessor,
-    record: recordProcessor,
-    nullable: nullableProcessor,
-    nonoptional: nonoptionalProcessor,
-    default: defaultProcessor,
-    prefault: prefaultProcessor,
-    catch: catchProcessor,
-    pipe: pipeProcessor,
-    readonly: readonlyProcessor,
-    promise: promiseProcessor,
-    optional: optionalProcessor,
-    lazy: lazyProcessor,
-};
-function toJSONSchema(input, params) {
-    if ("_idmap" in input) {
-        // Registry case
-        const registry = input;
-        const ctx = initializeContext({ ...params, processors: allProcessors });
-        const defs = {};
-        // First pass: process all schemas to build the seen map
-        for (const entry of registry._idmap.entries()) {
-            const [_, schema] = entry;
-            processSchema(schema, ctx);
-        }
-        const schemas = {};
-        const external = {
-            registry,
-            uri: params?.uri,
-            defs,
-        };
-        // Update the context with external configuration
-        ctx.external = external;
-        // Second pass: emit each schema
-        for (const entry of registry._idmap.entries()) {
-            const [key, schema] = entry;
-            extractDefs(ctx, schema);
-            assignProp(schemas, key, finalize(ctx, schema));
-        }
-        if (Object.keys(defs).length > 0) {
-            const defsSegment = ctx.target === "draft-2020-12" ? "$defs" : "definitions";
-            schemas.__shared = {
-                [defsSegment]: defs,
-            };
-        }
-        return { schemas };
-    }
-    // Single schema case
-    const ctx = initializeContext({ ...params, processors: allProcessors });
-    processSchema(input, ctx);
-    extractDefs(ctx, input);
-    return finalize(ctx, input);
-}
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/locales/en.js
-
-const en_error = () => {
-    const Sizable = {
-        string: { unit: "characters", verb: "to have" },
-        file: { unit: "bytes", verb: "to have" },
-        array: { unit: "items", verb: "to have" },
-        set: { unit: "items", verb: "to have" },
-        map: { unit: "entries", verb: "to have" },
-    };
-    function getSizing(origin) {
-        return Sizable[origin] ?? null;
-    }
-    const FormatDictionary = {
-        regex: "input",
-        email: "email address",
-        url: "URL",
-        emoji: "emoji",
-        uuid: "UUID",
-        uuidv4: "UUIDv4",
-        uuidv6: "UUIDv6",
-        nanoid: "nanoid",
-        guid: "GUID",
-        cuid: "cuid",
-        cuid2: "cuid2",
-        ulid: "ULID",
-        xid: "XID",
-        ksuid: "KSUID",
-        datetime: "ISO datetime",
-        date: "ISO date",
-        time: "ISO time",
-        duration: "ISO duration",
-        ipv4: "IPv4 address",
-        ipv6: "IPv6 address",
-        mac: "MAC address",
-        cidrv4: "IPv4 range",
-        cidrv6: "IPv6 range",
-        base64: "base64-encoded string",
-        base64url: "base64url-encoded string",
-        json_string: "JSON string",
-        e164: "E.164 number",
-        currency_code: "currency code",
-        credit_card: "credit card number",
-        iban: "IBAN",
-        jwt: "JWT",
-        template_literal: "input",
-    };
-    // type names: missing keys = do not translate (use raw value via ?? fallback)
-    const TypeDictionary = {
-        // Compatibility: "nan" -> "NaN" for display
-        nan: "NaN",
-        // All other type names omitted - they fall back to raw values via ?? operator
-    };
-    function getTypeName(type, input) {
-        if (type === "number" && typeof input === "number" && !Number.isFinite(input)) {
-            return String(input);
-        }
-        return TypeDictionary[type] ?? type;
-    }
-    return (issue) => {
-        switch (issue.code) {
-            case "invalid_type": {
-                const expected = getTypeName(issue.expected);
-                const receivedType = parsedType(issue.input);
-                const received = getTypeName(receivedType, issue.input);
-                return `Invalid input: expected ${expected}, received ${received}`;
-            }
-            case "invalid_value":
-                if (issue.values.length === 1)
-                    return `Invalid input: expected ${stringifyPrimitive(issue.values[0])}`;
-                return `Invalid option: expected one of ${joinValues(issue.values, "|")}`;
-            case "too_big": {
-                const adj = issue.exact ? "exactly " : issue.inclusive ? "<=" : "<";
-                const sizing = getSizing(issue.origin);
-                if (sizing)
-                    return `Too big: expected ${issue.origin ?? "value"} to have ${adj}${issue.maximum.toString()} ${sizing.unit ?? "elements"}`;
-                return `Too big: expected ${issue.origin ?? "value"} to be ${adj}${issue.maximum.toString()}`;
-            }
-            case "too_small": {
-                const adj = issue.exact ? "exactly " : issue.inclusive ? ">=" : ">";
-                const sizing = getSizing(issue.origin);
-                if (sizing) {
-                    return `Too small: expected ${issue.origin} to have ${adj}${issue.minimum.toString()} ${sizing.unit}`;
-                }
-                return `Too small: expected ${issue.origin} to be ${adj}${issue.minimum.toString()}`;
-            }
-            case "invalid_format": {
-                const _issue = issue;
-                if (_issue.format === "starts_with") {
-                    return `Invalid string: must start with "${_issue.prefix}"`;
-                }
-                if (_issue.format === "ends_with")
-                    return `Invalid string: must end with "${_issue.suffix}"`;
-                if (_issue.format === "includes")
-                    return `Invalid string: must include "${_issue.includes}"`;
-                if (_issue.format === "regex")
-                    return `Invalid string: must match pattern ${_issue.pattern}`;
-                return `Invalid ${FormatDictionary[_issue.format] ?? issue.format}`;
-            }
-            case "not_multiple_of":
-                return `Invalid number: must be a multiple of ${issue.divisor}`;
-            case "unrecognized_keys":
-                return `Unrecognized key${issue.keys.length > 1 ? "s" : ""}: ${joinValues(issue.keys, ", ")}`;
-            case "invalid_key":
-                return `Invalid key in ${issue.origin}`;
-            case "invalid_union":
-                if (issue.options && Array.isArray(issue.options) && issue.options.length > 0) {
-                    const opts = issue.options.map((o) => `'${o}'`).join(" | ");
-                    return `Invalid discriminator value. Expected ${opts}`;
-                }
-                if (issue.inclusive === false) {
-                    return "Invalid input: more than one option matched";
-                }
-                return "Invalid input";
-            case "invalid_element":
-                return `Invalid value in ${issue.origin}`;
-            default:
-                return `Invalid input`;
-        }
-    };
-};
-/* harmony default export */ function en() {
-    return {
-        localeError: en_error(),
-    };
-}
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/errors.js
-
-
-/* Computing the message eagerly is expensive (pretty-printed JSON of all
- * issues), so defer it until first read. The accessor functions and
- * descriptors are shared across instances to keep error construction
- * cheap; the computed message is cached on the internals object. The
- * setter preserves plain assignment semantics for consumers that
- * overwrite `message`. */
-function _getMessage() {
-    const internals = this._zod;
-    internals.message ?? (internals.message = JSON.stringify(internals.def, jsonStringifyReplacer, 2));
-    return internals.message;
-}
-function _setMessage(value) {
-    this._zod.message = value;
-}
-const _messageDesc = {
-    get: _getMessage,
-    set: _setMessage,
-    enumerable: true,
-    configurable: true,
-};
-const _issuesDesc = { value: undefined, enumerable: false };
-/* Prototypes that already carry the lazy `toString`. Seeded with the
- * intrinsics so that `init` on a foreign object — it accepts any object —
- * can never install an accessor onto a prototype we do not own. */
-const _installedToString = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
-const initializer = (inst, def) => {
-    inst.name = "$ZodError";
-    // `_zod` is already non-enumerable: $constructor's init defined it with this same descriptor
-    _issuesDesc.value = def;
-    Object.defineProperty(inst, "issues", _issuesDesc);
-    // Clear the shared slot; a retained `value` pins the last error's issues.
-    _issuesDesc.value = undefined;
-    Object.defineProperty(inst, "message", _messageDesc);
-    /* `toString` lives as a non-enumerable lazy getter on the shared
-     * prototype; on first access it caches a per-instance closure so
-     * detached usage still works. */
-    const proto = Object.getPrototypeOf(inst);
-    if (!_installedToString.has(proto)) {
-        _installedToString.add(proto);
-        Object.defineProperty(proto, "toString", {
-            configurable: true,
-            enumerable: false,
-            get() {
-                const value = () => this.message;
-                Object.defineProperty(this, "toString", { value, configurable: true, writable: true });
-                return value;
-            },
-            set(value) {
-                Object.defineProperty(this, "toString", { value, configurable: true, writable: true });
-            },
-        });
-    }
-};
-const $ZodError = $constructor("$ZodError", initializer);
-const $ZodRealError = $constructor("$ZodError", initializer, undefined, {
-    Parent: Error,
-});
-/** Get-or-create `obj[key]` as an own data property. A path segment naming an inherited member
- * ("toString", "constructor") would otherwise read through to the prototype, and assigning
- * "__proto__" would hit the setter instead of creating a key. */
-function node(obj, key, make) {
-    if (!Object.prototype.hasOwnProperty.call(obj, key)) {
-        if (key === "__proto__") {
-            Object.defineProperty(obj, key, { value: make(), writable: true, enumerable: true, configurable: true });
-        }
-        else {
-            obj[key] = make();
-        }
-    }
-    return obj[key];
-}
-function flattenError(error, mapper = (issue) => issue.message) {
-    const fieldErrors = {};
-    const formErrors = [];
-    for (const sub of error.issues) {
-        if (sub.path.length > 0) {
-            node(fieldErrors, sub.path[0], () => []).push(mapper(sub));
-        }
-        else {
-            formErrors.push(mapper(sub));
-        }
-    }
-    return { formErrors, fieldErrors };
-}
-function formatError(error, mapper = (issue) => issue.message) {
-    const fieldErrors = { _errors: [] };
-    const processError = (error, path = []) => {
-        for (const issue of error.issues) {
-            if (issue.code === "invalid_union" && issue.errors.length) {
-                issue.errors.map((issues) => processError({ issues }, [...path, ...issue.path]));
-            }
-            else if (issue.code === "invalid_key") {
-                processError({ issues: issue.issues }, [...path, ...issue.path]);
-            }
-            else if (issue.code === "invalid_element") {
-                processError({ issues: issue.issues }, [...path, ...issue.path]);
-            }
-            else {
-                const fullpath = [...path, ...issue.path];
-                if (fullpath.length === 0) {
-                    fieldErrors._errors.push(mapper(issue));
-                }
-                else {
-                    let curr = fieldErrors;
-                    let i = 0;
-                    while (i < fullpath.length) {
-                        const el = fullpath[i];
-                        const terminal = i === fullpath.length - 1;
-                        // `_errors` is reserved by this legacy format, so merge a matching path segment into the current node instead of treating its array as a child.
-                        if (el === "_errors") {
-                            if (terminal)
-                                curr._errors.push(mapper(issue));
-                            i++;
-                            continue;
-                        }
-                        // A path element may collide with an inherited property name such as
-                        // "__proto__" or "constructor". Truthiness checks read the prototype
-                        // (so no node is created, then ._errors.push throws), and bracket
-                        // assignment of "__proto__" hits the setter instead of creating an
-                        // own key. Guard the read with hasOwnProperty and create the node
-                        // with defineProperty so any path element becomes a real own key.
-                        if (!Object.prototype.hasOwnProperty.call(curr, el)) {
-                            Object.defineProperty(curr, el, {
-                                value: { _errors: [] },
-                                enumerable: true,
-                                writable: true,
-                                configurable: true,
-                            });
-                        }
-                        const node = curr[el];
-                        if (terminal) {
-                            node._errors.push(mapper(issue));
-                        }
-                        curr = node;
-                        i++;
-                    }
-                }
-            }
-        }
-    };
-    processError(error);
-    return fieldErrors;
-}
-function treeifyError(error, mapper = (issue) => issue.message) {
-    const result = { errors: [] };
-    const processError = (error, path = []) => {
-        var _a;
-        for (const issue of error.issues) {
-            if (issue.code === "invalid_union" && issue.errors.length) {
-                // regular union error
-                issue.errors.map((issues) => processError({ issues }, [...path, ...issue.path]));
-            }
-            else if (issue.code === "invalid_key") {
-                processError({ issues: issue.issues }, [...path, ...issue.path]);
-            }
-            else if (issue.code === "invalid_element") {
-                processError({ issues: issue.issues }, [...path, ...issue.path]);
-            }
-            else {
-                const fullpath = [...path, ...issue.path];
-                if (fullpath.length === 0) {
-                    result.errors.push(mapper(issue));
-                    continue;
-                }
-                let curr = result;
-                let i = 0;
-                while (i < fullpath.length) {
-                    const el = fullpath[i];
-                    const terminal = i === fullpath.length - 1;
-                    if (typeof el === "string") {
-                        curr.properties ?? (curr.properties = {});
-                        // el may collide with an inherited property name ("__proto__",
-                        // "constructor", ...); ??= reads the prototype so the node is never
-                        // created and curr.errors.push throws. Guard with hasOwnProperty and
-                        // create the node with defineProperty so "__proto__" becomes a real
-                        // own key rather than invoking the prototype setter.
-                        if (!Object.prototype.hasOwnProperty.call(curr.properties, el)) {
-                            Object.defineProperty(curr.properties, el, {
-                                value: { errors: [] },
-                                enumerable: true,
-                                writable: true,
-                                configurable: true,
-                            });
-                        }
-                        curr = curr.properties[el];
-                    }
-                    else {
-                        curr.items ?? (curr.items = []);
-                        (_a = curr.items)[el] ?? (_a[el] = { errors: [] });
-                        curr = curr.items[el];
-                    }
-                    if (terminal) {
-                        curr.errors.push(mapper(issue));
-                    }
-                    i++;
-                }
-            }
-        }
-    };
-    processError(error);
-    return result;
-}
-/** Format a ZodError as a human-readable string in the following form.
- *
- * From
- *
- * ```ts
- * ZodError {
- *   issues: [
- *     {
- *       expected: 'string',
- *       code: 'invalid_type',
- *       path: [ 'username' ],
- *       message: 'Invalid input: expected string'
- *     },
- *     {
- *       expected: 'number',
- *       code: 'invalid_type',
- *       path: [ 'favoriteNumbers', 1 ],
- *       message: 'Invalid input: expected number'
- *     }
- *   ];
- * }
- * ```
- *
- * to
- *
- * ```
- * username
- *   ✖ Expected number, received string at "username
- * favoriteNumbers[0]
- *   ✖ Invalid input: expected number
- * ```
- */
-function toDotPath(_path) {
-    const segs = [];
-    const path = _path.map((seg) => (typeof seg === "object" ? seg.key : seg));
-    for (const seg of path) {
-        if (typeof seg === "number")
-            segs.push(`[${seg}]`);
-        else if (typeof seg === "symbol")
-            segs.push(`[${JSON.stringify(String(seg))}]`);
-        else if (/[^\w$]/.test(seg))
-            segs.push(`[${JSON.stringify(seg)}]`);
-        else {
-            if (segs.length)
-                segs.push(".");
-            segs.push(seg);
-        }
-    }
-    return segs.join("");
-}
-function prettifyError(error) {
-    const lines = [];
-    // sort by path length
-    const issues = [...error.issues].sort((a, b) => (a.path ?? []).length - (b.path ?? []).length);
-    // Process each issue
-    for (const issue of issues) {
-        lines.push(`✖ ${issue.message}`);
-        if (issue.path?.length)
-            lines.push(`  → at ${toDotPath(issue.path)}`);
-    }
-    // Convert Map to formatted string
-    return lines.join("\n");
-}
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/parse.js
-
-
-
-// Always both keys, so the `_params` read site in `_parse` sees one object shape rather than two.
-function finalizeParams(callee, params) {
-    return { callee: params?.callee ?? callee, Err: params?.Err };
-}
-const _parse = (_Err) => {
-    const fn = (schema, value, _ctx, _params) => {
-        const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
-        const result = schema._zod.run({ value, issues: [] }, ctx);
-        if (result instanceof Promise) {
-            throw new $ZodAsyncError();
-        }
-        if (result.issues.length) {
-            const e = new (_params?.Err ?? _Err)(result.issues.map((iss) => finalizeIssue(iss, ctx, config())));
-            captureStackTrace(e, _params?.callee ?? fn);
-            throw e;
-        }
-        return result.value;
-    };
-    return fn;
-};
-const parse_parse = /* @__PURE__*/ _parse($ZodRealError);
-const _parseAsync = (_Err) => {
-    const fn = async (schema, value, _ctx, params) => {
-        const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
-        let result = schema._zod.run({ value, issues: [] }, ctx);
-        if (result instanceof Promise)
-            result = await result;
-        if (result.issues.length) {
-            const e = new (params?.Err ?? _Err)(result.issues.map((iss) => finalizeIssue(iss, ctx, config())));
-            captureStackTrace(e, params?.callee ?? fn);
-            throw e;
-        }
-        return result.value;
-    };
-    return fn;
-};
-const parse_parseAsync = /* @__PURE__*/ _parseAsync($ZodRealError);
-const _safeParse = (_Err) => (schema, value, _ctx) => {
-    const ctx = _ctx ? { ..._ctx, async: false } : { async: false };
-    const result = schema._zod.run({ value, issues: [] }, ctx);
-    if (result instanceof Promise) {
-        throw new $ZodAsyncError();
-    }
-    return result.issues.length ? failure(_Err, result.issues, ctx) : { success: true, data: result.value };
-};
-const safeParse = /* @__PURE__*/ _safeParse($ZodRealError);
-// the error is built on the first read of `error`: finalizing the issues and constructing the instance is most of a failing parse, and a caller that only branches on `success` never pays it. a getter in the literal keeps this small; the alternative, one shared accessor descriptor plus a hidden state slot, reads ~15% faster but costs ~75 B gzipped in every bundle
-function failure(Err, issues, ctx) {
-    let error;
-    return {
-        success: false,
-        get error() {
-            if (!error) {
-                error = new Err(issues.map((iss) => finalizeIssue(iss, ctx, config())));
-                // finalizeIssue drops `input`, so the built error holds nothing; keeping the raw issues past this point pins the parsed value for the life of the result
-                issues = undefined;
-                ctx = undefined;
-            }
-            return error;
-        },
-        set error(e) {
-            error = e;
-            // a replacement makes the getter's branch unreachable, so the captures have to go here too
-            issues = undefined;
-            ctx = undefined;
-        },
-    };
-}
-const _safeParseAsync = (_Err) => async (schema, value, _ctx) => {
-    const ctx = _ctx ? { ..._ctx, async: true } : { async: true };
-    let result = schema._zod.run({ value, issues: [] }, ctx);
-    if (result instanceof Promise)
-        result = await result;
-    return result.issues.length ? failure(_Err, result.issues, ctx) : { success: true, data: result.value };
-};
-const safeParseAsync = /* @__PURE__*/ _safeParseAsync($ZodRealError);
-// registry mirrors of the compiler's sentinels, so this module never imports the compiler
-const COMPILE_INVALID = /* @__PURE__ */ Symbol.for("zod.compile.invalid");
-const COMPILE_FALLBACK = /* @__PURE__ */ Symbol.for("zod.compile.fallback");
-// Deliberately tiny, because v8 will not inline a body carrying the fallback's object literals and throw. Everything that is not the compiled happy path lives in validateFallback, and that split is worth ~35% on a compiled schema.
-const validate = ((schema, value, _ctx) => {
-    const validator = schema._zod.bag.validator;
-    if (validator !== undefined) {
-        if (validator(value) !== COMPILE_INVALID)
-            return true;
-        // a definite sentinel means the runtime would reject, so skip the re-parse; a ctx can still change the answer
-        if (validator.definite === true && _ctx === undefined)
-            return false;
-    }
-    return validateFallback(schema, value, _ctx);
-});
-function validateFallback(schema, value, _ctx) {
-    const ctx = _ctx
-        ? { ..._ctx, async: false, abortEarly: true }
-        : { async: false, abortEarly: true };
-    const fallbackRun = schema._zod.bag.fallbackRun;
-    let result;
-    if (fallbackRun) {
-        // skip nested fast paths on the fallback, so user callbacks keep the at-most-twice bound
-        ctx[COMPILE_FALLBACK] = true;
-        result = fallbackRun({ value, issues: [] }, ctx);
-    }
-    else {
-        result = schema._zod.run({ value, issues: [] }, ctx);
-    }
-    if (result instanceof Promise) {
-        throw new $ZodAsyncError();
-    }
-    return result.issues.length === 0;
-}
-// no fast path: the compiler keeps async parses on the runtime, because a promise-returning callback that is not declared async compiles to a throw
-const parse_validateAsync = async (schema, value, _ctx) => {
-    const ctx = _ctx
-        ? { ..._ctx, async: true, abortEarly: true }
-        : { async: true, abortEarly: true };
-    let result = schema._zod.run({ value, issues: [] }, ctx);
-    if (result instanceof Promise)
-        result = await result;
-    return result.issues.length === 0;
-};
-const _encode = (_Err) => {
-    const parse = _parse(_Err);
-    const fn = (schema, value, _ctx, _params) => {
-        const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-        return parse(schema, value, ctx, finalizeParams(fn, _params));
-    };
-    return fn;
-};
-const encode = /* @__PURE__*/ _encode($ZodRealError);
-const _decode = (_Err) => {
-    const parse = _parse(_Err);
-    const fn = (schema, value, _ctx, _params) => {
-        return parse(schema, value, _ctx, finalizeParams(fn, _params));
-    };
-    return fn;
-};
-const decode = /* @__PURE__*/ _decode($ZodRealError);
-const _encodeAsync = (_Err) => {
-    const parseAsync = _parseAsync(_Err);
-    const fn = async (schema, value, _ctx, _params) => {
-        const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-        return (await parseAsync(schema, value, ctx, finalizeParams(fn, _params)));
-    };
-    return fn;
-};
-const encodeAsync = /* @__PURE__*/ _encodeAsync($ZodRealError);
-const _decodeAsync = (_Err) => {
-    const parseAsync = _parseAsync(_Err);
-    const fn = async (schema, value, _ctx, _params) => {
-        return await parseAsync(schema, value, _ctx, finalizeParams(fn, _params));
-    };
-    return fn;
-};
-const decodeAsync = /* @__PURE__*/ _decodeAsync($ZodRealError);
-const _safeEncode = (_Err) => (schema, value, _ctx) => {
-    const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-    return _safeParse(_Err)(schema, value, ctx);
-};
-const safeEncode = /* @__PURE__*/ _safeEncode($ZodRealError);
-const _safeDecode = (_Err) => (schema, value, _ctx) => {
-    return _safeParse(_Err)(schema, value, _ctx);
-};
-const safeDecode = /* @__PURE__*/ _safeDecode($ZodRealError);
-const _safeEncodeAsync = (_Err) => async (schema, value, _ctx) => {
-    const ctx = _ctx ? { ..._ctx, direction: "backward" } : { direction: "backward" };
-    return _safeParseAsync(_Err)(schema, value, ctx);
-};
-const safeEncodeAsync = /* @__PURE__*/ _safeEncodeAsync($ZodRealError);
-const _safeDecodeAsync = (_Err) => async (schema, value, _ctx) => {
-    return _safeParseAsync(_Err)(schema, value, _ctx);
-};
-const safeDecodeAsync = /* @__PURE__*/ _safeDecodeAsync($ZodRealError);
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/errors.js
-
-
-
-/* Prototypes that already carry the lazy helper methods. Seeded with the
- * intrinsics so that `init` on a foreign object — it accepts any object —
- * can never install an accessor onto a prototype we do not own. */
-const _installedErrorProtos = /* @__PURE__ */ new WeakSet([Object.prototype, Error.prototype]);
-/* Helper methods live as non-enumerable lazy getters on the shared
- * prototype instead of own properties on every instance. On first
- * access the getter allocates the per-instance closure and caches it
- * as a non-enumerable own property, so detached usage still works and
- * the allocation only happens for methods actually touched. */
-function _lazyMethod(proto, key, make) {
-    Object.defineProperty(proto, key, {
-        configurable: true,
-        enumerable: false,
-        get() {
-            const value = make(this);
-            Object.defineProperty(this, key, { value, configurable: true, writable: true });
-            return value;
-        },
-        set(value) {
-            Object.defineProperty(this, key, { value, configurable: true, writable: true });
-        },
-    });
-}
-const errors_initializer = (inst, issues) => {
-    $ZodError.init(inst, issues);
-    inst.name = "ZodError";
-    const proto = Object.getPrototypeOf(inst);
-    if (_installedErrorProtos.has(proto))
-        return;
-    _installedErrorProtos.add(proto);
-    _lazyMethod(proto, "format", (self) => (mapper) => formatError(self, mapper));
-    _lazyMethod(proto, "flatten", (self) => (mapper) => flattenError(self, mapper));
-    _lazyMethod(proto, "addIssue", (self) => (issue) => {
-        self.issues.push(issue);
-        self.message = JSON.stringify(self.issues, jsonStringifyReplacer, 2);
-    });
-    _lazyMethod(proto, "addIssues", (self) => (issues) => {
-        self.issues.push(...issues);
-        self.message = JSON.stringify(self.issues, jsonStringifyReplacer, 2);
-    });
-    Object.defineProperty(proto, "isEmpty", {
-        configurable: true,
-        enumerable: false,
-        get() {
-            return this.issues.length === 0;
-        },
-    });
-};
-const ZodError = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodError", errors_initializer)));
-const ZodRealError = /*@__PURE__*/ $constructor("ZodError", errors_initializer, undefined, {
-    Parent: Error,
-});
-// /** @deprecated Use `z.core.$ZodErrorMapCtx` instead. */
-// export type ErrorMapCtx = core.$ZodErrorMapCtx;
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/parse.js
-
-
-const classic_parse_parse = /* @__PURE__ */ _parse(ZodRealError);
-const classic_parse_parseAsync = /* @__PURE__ */ _parseAsync(ZodRealError);
-const parse_safeParse = /* @__PURE__ */ _safeParse(ZodRealError);
-const parse_safeParseAsync = /* @__PURE__ */ _safeParseAsync(ZodRealError);
-
-// Codec functions
-const parse_encode = /* @__PURE__ */ _encode(ZodRealError);
-const parse_decode = /* @__PURE__ */ _decode(ZodRealError);
-const parse_encodeAsync = /* @__PURE__ */ _encodeAsync(ZodRealError);
-const parse_decodeAsync = /* @__PURE__ */ _decodeAsync(ZodRealError);
-const parse_safeEncode = /* @__PURE__ */ _safeEncode(ZodRealError);
-const parse_safeDecode = /* @__PURE__ */ _safeDecode(ZodRealError);
-const parse_safeEncodeAsync = /* @__PURE__ */ _safeEncodeAsync(ZodRealError);
-const parse_safeDecodeAsync = /* @__PURE__ */ _safeDecodeAsync(ZodRealError);
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/schemas.js
-
-
-
-
-
-
-
-
-// Register English as the default locale on first ZodType construction. Hooked into the `ZodType` `$constructor` (rather than a top-level `config(en())` in `external.ts`) so bundlers honoring `sideEffects: false` can't tree-shake it out — see #5953, #5725. An explicit `z.config(z.locales.xx())` call wins regardless of order, since this only sets the default when none is present.
-function _ensureDefaultLocale() {
-    if (!globalConfig.localeError)
-        config(en());
-}
-// the default memoizer is read by the core container init, which runs before `ZodType.init`, so each container calls this first
-function _ensureDefaultMemoizer() {
-    if (!globalConfig.memoizer)
-        config({ memoizer: memoizer() });
-}
-const ZodType = /*@__PURE__*/ $constructor("ZodType", (inst, def) => {
-    _ensureDefaultLocale();
-    $ZodType.init(inst, def);
-    inst.def = def;
-    inst.type = def.type;
-    return inst;
-}, {
-    check(...chks) {
-        const def = this.def;
-        return this.clone(mergeDefs(def, {
-            checks: [
-                ...(def.checks ?? []),
-                ...chks.map((ch) => typeof ch === "function" ? { _zod: { check: ch, def: { check: "custom" }, onattach: [] } } : ch),
-            ],
-        }), { parent: true });
-    },
-    with(...chks) {
-        return this.check(...chks);
-    },
-    clone(def, params) {
-        return clone(this, def, params);
-    },
-    brand() {
-        return this;
-    },
-    register(reg, meta) {
-        reg.add(this, meta);
-        return this;
-    },
-    refine(check, params) {
-        return this.check(refine(check, params));
-    },
-    superRefine(refinement, params) {
-        return this.check(superRefine(refinement, params));
-    },
-    overwrite(fn) {
-        return this.check(_overwrite(fn));
-    },
-    optional() {
-        return optional(this);
-    },
-    exactOptional() {
-        return exactOptional(this);
-    },
-    nullable() {
-        return nullable(this);
-    },
-    nullish() {
-        return optional(nullable(this));
-    },
-    nonoptional(params) {
-        return nonoptional(this, params);
-    },
-    array() {
-        return array(this);
-    },
-    or(arg) {
-        return union([this, arg]);
-    },
-    and(arg) {
-        return intersection(this, arg);
-    },
-    transform(tx) {
-        return pipe(this, transform(tx));
-    },
-    default(d) {
-        return schemas_default(this, d);
-    },
-    prefault(d) {
-        return prefault(this, d);
-    },
-    catch(params) {
-        return schemas_catch(this, params);
-    },
-    pipe(target) {
-        return pipe(this, target);
-    },
-    readonly() {
-        return readonly(this);
-    },
-    describe(description) {
-        const cl = this.clone();
-        globalRegistry.add(cl, { description });
-        return cl;
-    },
-    meta(...args) {
-        // overloaded: meta() returns the registered metadata, meta(data) returns a clone with `data` registered. The mapped type picks up the second overload, so we accept variadic any-args and return `any` to satisfy both at runtime.
-        if (args.length === 0)
-            return globalRegistry.get(this);
-        const cl = this.clone();
-        globalRegistry.add(cl, args[0]);
-        return cl;
-    },
-    isOptional() {
-        return this.safeParse(undefined).success;
-    },
-    isNullable() {
-        return this.safeParse(null).success;
-    },
-    apply(fn, ...args) {
-        return args.length === 0 ? fn(this) : fn(this, ...args);
-    },
-    // Overrides core's `~standard` to add `jsonSchema`. Must stay a prototype entry: redefining it per instance demotes instances to dictionary mode.
-    get "~standard"() {
-        return hide(this, "~standard", {
-            ...standardProps(this),
-            jsonSchema: {
-                input: createStandardJSONSchemaMethod(this, "input"),
-                output: createStandardJSONSchemaMethod(this, "output"),
-            },
-        });
-    },
-    set "~standard"(value) {
-        own(this, "~standard", value);
-    },
-    parse: function _parse(data, params) {
-        return classic_parse_parse(this, data, params, { callee: _parse });
-    },
-    parseAsync: async function _parseAsync(data, params) {
-        return await classic_parse_parseAsync(this, data, params, { callee: _parseAsync });
-    },
-    safeParse(data, params) {
-        return parse_safeParse(this, data, params);
-    },
-    async safeParseAsync(data, params) {
-        return parse_safeParseAsync(this, data, params);
-    },
-    // `spa` is an alias: same function object as `safeParseAsync`, as before.
-    get spa() {
-        return this?.safeParseAsync;
-    },
-    set spa(value) {
-        own(this, "spa", value);
-    },
-    validate(data, params) {
-        return validate(this, data, params);
-    },
-    validateAsync(data, params) {
-        return parse_validateAsync(this, data, params);
-    },
-    encode: function _encode(data, params) {
-        return parse_encode(this, data, params, { callee: _encode });
-    },
-    decode: function _decode(data, params) {
-        return parse_decode(this, data, params, { callee: _decode });
-    },
-    encodeAsync: async function _encodeAsync(data, params) {
-        return await parse_encodeAsync(this, data, params, { callee: _encodeAsync });
-    },
-    decodeAsync: async function _decodeAsync(data, params) {
-        return await parse_decodeAsync(this, data, params, { callee: _decodeAsync });
-    },
-    safeEncode(data, params) {
-        return parse_safeEncode(this, data, params);
-    },
-    safeDecode(data, params) {
-        return parse_safeDecode(this, data, params);
-    },
-    async safeEncodeAsync(data, params) {
-        return parse_safeEncodeAsync(this, data, params);
-    },
-    async safeDecodeAsync(data, params) {
-        return parse_safeDecodeAsync(this, data, params);
-    },
-    toJSONSchema(params) {
-        return createToJSONSchemaMethod(this, {})(params);
-    },
-    // Reads through to the registry on every access, so it must not cache.
-    get description() {
-        return globalRegistry.get(this)?.description;
-    },
-    // No setter: `schema._def = x` throws, as it did when `_def` was a non-writable own property.
-    get _def() {
-        return this._zod.def;
-    },
-});
-/** @internal */
-const _ZodString = /*@__PURE__*/ $constructor("_ZodString", (inst, def) => {
-    $ZodString.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => stringProcessor(inst, ctx, json, params);
-}, 
-/*@__PURE__*/ derived({
-    format: (inst) => aggregateChecks(inst).format ?? null,
-    minLength: (inst) => aggregateChecks(inst).minimum ?? null,
-    maxLength: (inst) => aggregateChecks(inst).maximum ?? null,
-}, {
-    regex(...args) {
-        return this.check(_regex(...args));
-    },
-    includes(...args) {
-        return this.check(_includes(...args));
-    },
-    startsWith(...args) {
-        return this.check(_startsWith(...args));
-    },
-    endsWith(...args) {
-        return this.check(_endsWith(...args));
-    },
-    min(...args) {
-        return this.check(_minLength(...args));
-    },
-    max(...args) {
-        return this.check(_maxLength(...args));
-    },
-    length(...args) {
-        return this.check(_length(...args));
-    },
-    nonempty(...args) {
-        return this.check(_minLength(1, ...args));
-    },
-    lowercase(params) {
-        return this.check(_lowercase(params));
-    },
-    uppercase(params) {
-        return this.check(_uppercase(params));
-    },
-    trim() {
-        return this.check(_trim());
-    },
-    normalize(...args) {
-        return this.check(_normalize(...args));
-    },
-    toLowerCase() {
-        return this.check(_toLowerCase());
-    },
-    toUpperCase() {
-        return this.check(_toUpperCase());
-    },
-    slugify() {
-        return this.check(_slugify());
-    },
-}));
-const ZodString = /*@__PURE__*/ $constructor("ZodString", (inst, def) => {
-    $ZodString.init(inst, def);
-    _ZodString.init(inst, def);
-}, {
-    email(params) {
-        return this.check(_email(ZodEmail, params));
-    },
-    url(params) {
-        return this.check(_url(ZodURL, params));
-    },
-    jwt(params) {
-        return this.check(_jwt(ZodJWT, params));
-    },
-    emoji(params) {
-        return this.check(api_emoji(ZodEmoji, params));
-    },
-    guid(params) {
-        return this.check(_guid(ZodGUID, params));
-    },
-    uuid(params) {
-        return this.check(_uuid(ZodUUID, params));
-    },
-    uuidv4(params) {
-        return this.check(_uuidv4(ZodUUID, params));
-    },
-    uuidv6(params) {
-        return this.check(_uuidv6(ZodUUID, params));
-    },
-    uuidv7(params) {
-        return this.check(_uuidv7(ZodUUID, params));
-    },
-    nanoid(params) {
-        return this.check(_nanoid(ZodNanoID, params));
-    },
-    cuid(params) {
-        return this.check(_cuid(ZodCUID, params));
-    },
-    cuid2(params) {
-        return this.check(_cuid2(ZodCUID2, params));
-    },
-    ulid(params) {
-        return this.check(_ulid(ZodULID, params));
-    },
-    base64(params) {
-        return this.check(_base64(ZodBase64, params));
-    },
-    base64url(params) {
-        return this.check(_base64url(ZodBase64URL, params));
-    },
-    xid(params) {
-        return this.check(_xid(ZodXID, params));
-    },
-    ksuid(params) {
-        return this.check(_ksuid(ZodKSUID, params));
-    },
-    ipv4(params) {
-        return this.check(_ipv4(ZodIPv4, params));
-    },
-    ipv6(params) {
-        return this.check(_ipv6(ZodIPv6, params));
-    },
-    cidrv4(params) {
-        return this.check(_cidrv4(ZodCIDRv4, params));
-    },
-    cidrv6(params) {
-        return this.check(_cidrv6(ZodCIDRv6, params));
-    },
-    e164(params) {
-        return this.check(_e164(ZodE164, params));
-    },
-    datetime(params) {
-        return this.check(_isoDateTime(ZodISODateTime, params));
-    },
-    date(params) {
-        return this.check(_isoDate(schemas_ZodISODate, params));
-    },
-    time(params) {
-        return this.check(_isoTime(schemas_ZodISOTime, params));
-    },
-    duration(params) {
-        return this.check(_isoDuration(schemas_ZodISODuration, params));
-    },
-});
-function schemas_string(params) {
-    return _string(ZodString, params);
-}
-const ZodStringFormat = /*@__PURE__*/ $constructor("ZodStringFormat", (inst, def) => {
-    $ZodStringFormat.init(inst, def);
-    _ZodString.init(inst, def);
-});
-const ZodISODateTime = /*@__PURE__*/ $constructor("ZodISODateTime", (inst, def) => {
-    $ZodISODateTime.init(inst, def);
-    ZodStringFormat.init(inst, def);
-});
-const schemas_ZodISODate = /*@__PURE__*/ $constructor("ZodISODate", (inst, def) => {
-    $ZodISODate.init(inst, def);
-    ZodStringFormat.init(inst, def);
-});
-const schemas_ZodISOTime = /*@__PURE__*/ $constructor("ZodISOTime", (inst, def) => {
-    $ZodISOTime.init(inst, def);
-    ZodStringFormat.init(inst, def);
-});
-const schemas_ZodISODuration = /*@__PURE__*/ $constructor("ZodISODuration", (inst, def) => {
-    $ZodISODuration.init(inst, def);
-    ZodStringFormat.init(inst, def);
-});
-const ZodEmail = /*@__PURE__*/ $constructor("ZodEmail", (inst, def) => {
-    // ZodStringFormat.init(inst, def);
-    $ZodEmail.init(inst, def);
-    ZodStringFormat.init(inst, def);
-});
-function schemas_email(params) {
-    return core._email(ZodEmail, params);
-}
-const ZodGUID = /*@__PURE__*/ $constructor("ZodGUID", (inst, def) => {
-    // ZodStringFormat.init(inst, def);
-    $ZodGUID.init(inst, def);
-    ZodStringFormat.init(inst, def);
-});
-function schemas_guid(params) {
-    return core._guid(ZodGUID, params);
-}
-const ZodUUID = /*@__PURE__*/ $constructor("ZodUUID", (inst, def) => {
-    // ZodStringFormat.init(inst, def);
-    $ZodUUID.init(inst, def);
-    ZodStringFormat.init(inst, def);
-});
-function schemas_uuid(params) {
-    return core._uuid(ZodUUID, params);
-}
-function uuidv4(params) {
-    return core._uuidv4(ZodUUID, params);
-}
-// ZodUUIDv6
-function uuidv6(params) {
-    return core._uuidv6(ZodUUID, params);
-}
-// ZodUUIDv7
-function uuidv7(params) {
-    return core._uuidv7(ZodUUID, params);
-}
-const ZodURL = /*@__PURE__*/ $constructor("ZodURL", (inst, def) => {
-    // ZodStringFormat.init(inst, def);
-    $ZodURL.init(inst, def);
-    ZodStringFormat.init(inst, def);
-});
-function url(params) {
-    return core._url(ZodURL, params);
-}
-function httpUrl(params) {
-    return core._url(ZodURL, {
-        protocol: regexes.httpProtocol,
-        hostname: regexes.domain,
-        ...util.normalizeParams(params),
-    });
-}
-const ZodEmoji = /*@__PURE__*/ $constructor("ZodEmoji", (inst, def) => {
-    // ZodStringFormat.init(inst, def);
-    $ZodEmoji.init(inst, def);
-    ZodStringFormat.init(inst, def);
-});
-function schemas_emoji(params) {
-    return core._emoji(ZodEmoji, params);
-}
-const ZodNanoID = /*@__PURE__*/ $constructor("ZodNanoID", (inst, def) => {
-    // ZodStringFormat.init(inst, def);
-    $ZodNanoID.init(inst, def);
-    ZodStringFormat.init(inst, def);
-});
-function schemas_nanoid(params) {
-    return core._nanoid(ZodNanoID, params);
-}
-/**
- * @deprecated CUID v1 is deprecated by its authors due to information leakage
- * (timestamps embedded in the id). Use {@link ZodCUID2} instead.
- * See https://github.com/paralleldrive/cuid.
- */
-const ZodCUID = /*@__PURE__*/ $constructor("ZodCUID", (inst, def) => {
-    // ZodStringFormat.init(inst, def);
-    $ZodCUID.init(inst, def);
-    ZodStringFormat.init(inst, def);
-});
-/**
- * Validates a CUID v1 string.
- *
- * @deprecated CUID v1 is deprecated by its authors due to information leakage
- * (timestamps embedded in the id). Use {@link cuid2 | `z.cuid2()`} instead.
- * See https://github.com/paralleldrive/cuid.
- */
-function schemas_cuid(params) {
-    return core._cuid(ZodCUID, params);
-}
-const ZodCUID2 = /*@__PURE__*/ $constructor("ZodCUID2", (inst, def) => {
-    // ZodStringFormat.init(inst, def);
-    $ZodCUID2.init(inst, def);
-    ZodStringFormat.init(inst, def);
-});
-function schemas_cuid2(params) {
-    return core._cuid2(ZodCUID2, params);
-}
-const ZodULID = /*@__PURE__*/ $constructor("ZodULID", (inst, def) => {
-    // ZodStringFormat.init(inst, def);
-    $ZodULID.init(inst, def);
-    ZodStringFormat.init(inst, def);
-});
-function schemas_ulid(params) {
-    return core._ulid(ZodULID, params);
-}
-const ZodXID = /*@__PURE__*/ $constructor("ZodXID", (inst, def) => {
-    // ZodStringFormat.init(inst, def);
-    $ZodXID.init(inst, def);
-    ZodStringFormat.init(inst, def);
-});
-function schemas_xid(params) {
-    return core._xid(ZodXID, params);
-}
-const ZodKSUID = /*@__PURE__*/ $constructor("ZodKSUID", (inst, def) => {
-    // ZodStringFormat.init(inst, def);
-    $ZodKSUID.init(inst, def);
-    ZodStringFormat.init(inst, def);
-});
-function schemas_ksuid(params) {
-    return core._ksuid(ZodKSUID, params);
-}
-const ZodIPv4 = /*@__PURE__*/ $constructor("ZodIPv4", (inst, def) => {
-    // ZodStringFormat.init(inst, def);
-    $ZodIPv4.init(inst, def);
-    ZodStringFormat.init(inst, def);
-});
-function schemas_ipv4(params) {
-    return core._ipv4(ZodIPv4, params);
-}
-const ZodMAC = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodMAC", (inst, def) => {
-    // ZodStringFormat.init(inst, def);
-    core.$ZodMAC.init(inst, def);
-    ZodStringFormat.init(inst, def);
-})));
-function schemas_mac(params) {
-    return core._mac(ZodMAC, params);
-}
-const ZodIPv6 = /*@__PURE__*/ $constructor("ZodIPv6", (inst, def) => {
-    // ZodStringFormat.init(inst, def);
-    $ZodIPv6.init(inst, def);
-    ZodStringFormat.init(inst, def);
-});
-function schemas_ipv6(params) {
-    return core._ipv6(ZodIPv6, params);
-}
-const ZodCIDRv4 = /*@__PURE__*/ $constructor("ZodCIDRv4", (inst, def) => {
-    $ZodCIDRv4.init(inst, def);
-    ZodStringFormat.init(inst, def);
-});
-function schemas_cidrv4(params) {
-    return core._cidrv4(ZodCIDRv4, params);
-}
-const ZodCIDRv6 = /*@__PURE__*/ $constructor("ZodCIDRv6", (inst, def) => {
-    $ZodCIDRv6.init(inst, def);
-    ZodStringFormat.init(inst, def);
-});
-function schemas_cidrv6(params) {
-    return core._cidrv6(ZodCIDRv6, params);
-}
-const ZodBase64 = /*@__PURE__*/ $constructor("ZodBase64", (inst, def) => {
-    // ZodStringFormat.init(inst, def);
-    $ZodBase64.init(inst, def);
-    ZodStringFormat.init(inst, def);
-});
-function schemas_base64(params) {
-    return core._base64(ZodBase64, params);
-}
-const ZodBase64URL = /*@__PURE__*/ $constructor("ZodBase64URL", (inst, def) => {
-    // ZodStringFormat.init(inst, def);
-    $ZodBase64URL.init(inst, def);
-    ZodStringFormat.init(inst, def);
-});
-function schemas_base64url(params) {
-    return core._base64url(ZodBase64URL, params);
-}
-const ZodE164 = /*@__PURE__*/ $constructor("ZodE164", (inst, def) => {
-    // ZodStringFormat.init(inst, def);
-    $ZodE164.init(inst, def);
-    ZodStringFormat.init(inst, def);
-});
-function schemas_e164(params) {
-    return core._e164(ZodE164, params);
-}
-const ZodCreditCard = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodCreditCard", (inst, def) => {
-    core.$ZodCreditCard.init(inst, def);
-    ZodStringFormat.init(inst, def);
-})));
-function schemas_creditCard(params) {
-    return core._creditCard(ZodCreditCard, params);
-}
-const ZodIBAN = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodIBAN", (inst, def) => {
-    core.$ZodIBAN.init(inst, def);
-    ZodStringFormat.init(inst, def);
-})));
-function schemas_iban(params) {
-    return core._iban(ZodIBAN, params);
-}
-const ZodJWT = /*@__PURE__*/ $constructor("ZodJWT", (inst, def) => {
-    // ZodStringFormat.init(inst, def);
-    $ZodJWT.init(inst, def);
-    ZodStringFormat.init(inst, def);
-});
-function jwt(params) {
-    return core._jwt(ZodJWT, params);
-}
-const ZodCustomStringFormat = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodCustomStringFormat", (inst, def) => {
-    // ZodStringFormat.init(inst, def);
-    core.$ZodCustomStringFormat.init(inst, def);
-    ZodStringFormat.init(inst, def);
-})));
-function stringFormat(format, fnOrRegex, _params = {}) {
-    return core._stringFormat(ZodCustomStringFormat, format, fnOrRegex, _params);
-}
-function schemas_hostname(_params) {
-    return core._stringFormat(ZodCustomStringFormat, "hostname", regexes.hostname, _params);
-}
-function schemas_hex(_params) {
-    return core._stringFormat(ZodCustomStringFormat, "hex", regexes.hex, _params);
-}
-function schemas_currencyCode(_params) {
-    return core._stringFormat(ZodCustomStringFormat, "currency_code", regexes.currencyCode, _params);
-}
-function hash(alg, params) {
-    const enc = params?.enc ?? "hex";
-    const format = `${alg}_${enc}`;
-    const regex = core.regexes[format];
-    if (!regex)
-        throw new Error(`Unrecognized hash format: ${format}`);
-    return core._stringFormat(ZodCustomStringFormat, format, regex, params);
-}
-const ZodNumber = /*@__PURE__*/ $constructor("ZodNumber", (inst, def) => {
-    $ZodNumber.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => numberProcessor(inst, ctx, json, params);
-    inst.isFinite = true;
-}, 
-/*@__PURE__*/ derived({
-    minValue: (inst) => {
-        const { minimum, exclusiveMinimum } = aggregateChecks(inst);
-        return Math.max(minimum ?? Number.NEGATIVE_INFINITY, exclusiveMinimum ?? Number.NEGATIVE_INFINITY);
-    },
-    maxValue: (inst) => {
-        const { maximum, exclusiveMaximum } = aggregateChecks(inst);
-        return Math.min(maximum ?? Number.POSITIVE_INFINITY, exclusiveMaximum ?? Number.POSITIVE_INFINITY);
-    },
-    isInt: (inst) => {
-        const { isInt, multipleOf } = aggregateChecks(inst);
-        return !!isInt || !!multipleOf?.some(Number.isSafeInteger);
-    },
-    format: (inst) => aggregateChecks(inst).format ?? null,
-}, {
-    gt(value, params) {
-        return this.check(_gt(value, params));
-    },
-    gte(value, params) {
-        return this.check(_gte(value, params));
-    },
-    min(value, params) {
-        return this.check(_gte(value, params));
-    },
-    lt(value, params) {
-        return this.check(_lt(value, params));
-    },
-    lte(value, params) {
-        return this.check(_lte(value, params));
-    },
-    max(value, params) {
-        return this.check(_lte(value, params));
-    },
-    int(params) {
-        return this.check(schemas_int(params));
-    },
-    safe(params) {
-        return this.check(schemas_int(params));
-    },
-    positive(params) {
-        return this.check(_gt(0, params));
-    },
-    nonnegative(params) {
-        return this.check(_gte(0, params));
-    },
-    negative(params) {
-        return this.check(_lt(0, params));
-    },
-    nonpositive(params) {
-        return this.check(_lte(0, params));
-    },
-    multipleOf(value, params) {
-        return this.check(_multipleOf(value, params));
-    },
-    step(value, params) {
-        return this.check(_multipleOf(value, params));
-    },
-    finite() {
-        return this;
-    },
-}));
-function schemas_number(params) {
-    return _number(ZodNumber, params);
-}
-const ZodNumberFormat = /*@__PURE__*/ $constructor("ZodNumberFormat", (inst, def) => {
-    $ZodNumberFormat.init(inst, def);
-    ZodNumber.init(inst, def);
-});
-function schemas_int(params) {
-    return _int(ZodNumberFormat, params);
-}
-function float32(params) {
-    return core._float32(ZodNumberFormat, params);
-}
-function float64(params) {
-    return core._float64(ZodNumberFormat, params);
-}
-function int32(params) {
-    return core._int32(ZodNumberFormat, params);
-}
-function uint32(params) {
-    return core._uint32(ZodNumberFormat, params);
-}
-const ZodBoolean = /*@__PURE__*/ $constructor("ZodBoolean", (inst, def) => {
-    $ZodBoolean.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => booleanProcessor(inst, ctx, json, params);
-});
-function schemas_boolean(params) {
-    return _boolean(ZodBoolean, params);
-}
-const ZodBigInt = /*@__PURE__*/ $constructor("ZodBigInt", (inst, def) => {
-    $ZodBigInt.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => bigintProcessor(inst, ctx, json, params);
-}, 
-/*@__PURE__*/ derived({
-    minValue: (inst) => aggregateChecks(inst).minimum ?? null,
-    maxValue: (inst) => aggregateChecks(inst).maximum ?? null,
-    format: (inst) => aggregateChecks(inst).format ?? null,
-}, {
-    gte(value, params) {
-        return this.check(_gte(value, params));
-    },
-    min(value, params) {
-        return this.check(_gte(value, params));
-    },
-    gt(value, params) {
-        return this.check(_gt(value, params));
-    },
-    lt(value, params) {
-        return this.check(_lt(value, params));
-    },
-    lte(value, params) {
-        return this.check(_lte(value, params));
-    },
-    max(value, params) {
-        return this.check(_lte(value, params));
-    },
-    positive(params) {
-        return this.check(_gt(BigInt(0), params));
-    },
-    negative(params) {
-        return this.check(_lt(BigInt(0), params));
-    },
-    nonpositive(params) {
-        return this.check(_lte(BigInt(0), params));
-    },
-    nonnegative(params) {
-        return this.check(_gte(BigInt(0), params));
-    },
-    multipleOf(value, params) {
-        return this.check(_multipleOf(value, params));
-    },
-}));
-function schemas_bigint(params) {
-    return core._bigint(ZodBigInt, params);
-}
-const ZodBigIntFormat = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodBigIntFormat", (inst, def) => {
-    core.$ZodBigIntFormat.init(inst, def);
-    ZodBigInt.init(inst, def);
-})));
-function int64(params) {
-    return core._int64(ZodBigIntFormat, params);
-}
-function uint64(params) {
-    return core._uint64(ZodBigIntFormat, params);
-}
-const ZodSymbol = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodSymbol", (inst, def) => {
-    core.$ZodSymbol.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => processors.symbolProcessor(inst, ctx, json, params);
-})));
-function symbol(params) {
-    return core._symbol(ZodSymbol, params);
-}
-const ZodUndefined = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodUndefined", (inst, def) => {
-    core.$ZodUndefined.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => processors.undefinedProcessor(inst, ctx, json, params);
-})));
-function schemas_undefined(params) {
-    return core._undefined(ZodUndefined, params);
-}
-
-const ZodNull = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodNull", (inst, def) => {
-    core.$ZodNull.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => processors.nullProcessor(inst, ctx, json, params);
-})));
-function schemas_null(params) {
-    return core._null(ZodNull, params);
-}
-
-const ZodAny = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodAny", (inst, def) => {
-    core.$ZodAny.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => processors.anyProcessor(inst, ctx, json, params);
-})));
-function any() {
-    return core._any(ZodAny);
-}
-const ZodUnknown = /*@__PURE__*/ $constructor("ZodUnknown", (inst, def) => {
-    $ZodUnknown.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => unknownProcessor(inst, ctx, json, params);
-});
-function unknown() {
-    return _unknown(ZodUnknown);
-}
-const ZodNever = /*@__PURE__*/ $constructor("ZodNever", (inst, def) => {
-    $ZodNever.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => neverProcessor(inst, ctx, json, params);
-});
-function never(params) {
-    return _never(ZodNever, params);
-}
-const ZodVoid = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodVoid", (inst, def) => {
-    core.$ZodVoid.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => processors.voidProcessor(inst, ctx, json, params);
-})));
-function schemas_void(params) {
-    return core._void(ZodVoid, params);
-}
-
-const ZodDate = /*@__PURE__*/ $constructor("ZodDate", (inst, def) => {
-    $ZodDate.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => dateProcessor(inst, ctx, json, params);
-    inst.min = (value, params) => inst.check(_gte(value, params));
-    inst.max = (value, params) => inst.check(_lte(value, params));
-}, 
-/*@__PURE__*/ derived({
-    minDate: (inst) => {
-        const { minimum } = aggregateChecks(inst);
-        return minimum ? new Date(minimum) : null;
-    },
-    maxDate: (inst) => {
-        const { maximum } = aggregateChecks(inst);
-        return maximum ? new Date(maximum) : null;
-    },
-}, {}));
-function schemas_date(params) {
-    return core._date(ZodDate, params);
-}
-const ZodArray = /*@__PURE__*/ $constructor("ZodArray", (inst, def) => {
-    _ensureDefaultMemoizer();
-    $ZodArray.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => arrayProcessor(inst, ctx, json, params);
-    inst.element = def.element;
-}, {
-    min(n, params) {
-        return this.check(_minLength(n, params));
-    },
-    nonempty(params) {
-        return this.check(_minLength(1, params));
-    },
-    max(n, params) {
-        return this.check(_maxLength(n, params));
-    },
-    length(n, params) {
-        return this.check(_length(n, params));
-    },
-    unwrap() {
-        return this.element;
-    },
-});
-function array(element, params) {
-    return _array(ZodArray, element, params);
-}
-// .keyof
-function keyof(schema) {
-    const shape = schema._zod.def.shape;
-    return schemas_enum(Object.keys(shape));
-}
-const ZodObject = /*@__PURE__*/ $constructor("ZodObject", (inst, def) => {
-    _ensureDefaultMemoizer();
-    $ZodObjectJIT.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => objectProcessor(inst, ctx, json, params);
-    installLazyProp(inst, "shape", (self) => self._zod.def.shape, false);
-}, {
-    keyof() {
-        return schemas_enum(Object.keys(this._zod.def.shape));
-    },
-    catchall(catchall) {
-        // `mergeDefs` rather than a spread: spreading reads `shape`, and resolving it can mint a whole fresh subtree
-        return this.clone(mergeDefs(this._zod.def, { catchall: catchall }));
-    },
-    passthrough() {
-        return this.clone(mergeDefs(this._zod.def, { catchall: unknown() }));
-    },
-    loose() {
-        return this.clone(mergeDefs(this._zod.def, { catchall: unknown() }));
-    },
-    strict() {
-        return this.clone(mergeDefs(this._zod.def, { catchall: never() }));
-    },
-    strip() {
-        return this.clone(mergeDefs(this._zod.def, { catchall: undefined }));
-    },
-    extend(incoming) {
-        return extend(this, incoming);
-    },
-    safeExtend(incoming) {
-        return safeExtend(this, incoming);
-    },
-    merge(other) {
-        return util_merge(this, other);
-    },
-    pick(mask) {
-        return pick(this, mask);
-    },
-    omit(mask) {
-        return util_omit(this, mask);
-    },
-    partial(...args) {
-        return partial(ZodOptional, this, args[0]);
-    },
-    exactPartial(...args) {
-        return partial(ZodExactOptional, this, args[0], "exactPartial");
-    },
-    required(...args) {
-        return required(ZodNonOptional, this, args[0]);
-    },
-});
-function object(shape, params) {
-    const def = {
-        type: "object",
-        shape: shape ?? {},
-        ...normalizeParams(params),
-    };
-    return new ZodObject(def);
-}
-// strictObject
-function strictObject(shape, params) {
-    return new ZodObject({
-        type: "object",
-        shape,
-        catchall: never(),
-        ...normalizeParams(params),
-    });
-}
-// looseObject
-function looseObject(shape, params) {
-    return new ZodObject({
-        type: "object",
-        shape,
-        catchall: unknown(),
-        ...util.normalizeParams(params),
-    });
-}
-const ZodUnion = /*@__PURE__*/ $constructor("ZodUnion", (inst, def) => {
-    $ZodUnion.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => unionProcessor(inst, ctx, json, params);
-    inst.options = def.options;
-});
-function union(options, params) {
-    return new ZodUnion({
-        type: "union",
-        options: options,
-        ...normalizeParams(params),
-    });
-}
-const ZodXor = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodXor", (inst, def) => {
-    ZodUnion.init(inst, def);
-    core.$ZodXor.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => processors.unionProcessor(inst, ctx, json, params);
-    inst.options = def.options;
-})));
-/** Creates an exclusive union (XOR) where exactly one option must match.
- * Unlike regular unions that succeed when any option matches, xor fails if
- * zero or more than one option matches the input. */
-function xor(options, params) {
-    return new ZodXor({
-        type: "union",
-        options: options,
-        inclusive: false,
-        ...util.normalizeParams(params),
-    });
-}
-const ZodDiscriminatedUnion = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodDiscriminatedUnion", (inst, def) => {
-    ZodUnion.init(inst, def);
-    core.$ZodDiscriminatedUnion.init(inst, def);
-})));
-function discriminatedUnion(discriminator, options, params) {
-    // const [options, params] = args;
-    return new ZodDiscriminatedUnion({
-        type: "union",
-        options: options,
-        discriminator,
-        ...util.normalizeParams(params),
-    });
-}
-const ZodIntersection = /*@__PURE__*/ $constructor("ZodIntersection", (inst, def) => {
-    $ZodIntersection.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => intersectionProcessor(inst, ctx, json, params);
-});
-function intersection(left, right) {
-    return new ZodIntersection({
-        type: "intersection",
-        left: left,
-        right: right,
-    });
-}
-const ZodTuple = /*@__PURE__*/ $constructor("ZodTuple", (inst, def) => {
-    _ensureDefaultMemoizer();
-    $ZodTuple.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => tupleProcessor(inst, ctx, json, params);
-}, {
-    rest(rest) {
-        return this.clone({
-            ...this._zod.def,
-            rest: rest,
-        });
-    },
-    partial() {
-        const def = this._zod.def;
-        // a refinement was authored against the full arity; partialing would run it on a shorter array
-        if (def.checks?.length)
-            throw new Error(".partial() cannot be used on tuple schemas containing refinements");
-        return this.clone({
-            ...def,
-            items: def.items.map((item) => new ZodOptional({ type: "optional", innerType: item })),
-        });
-    },
-});
-function tuple(items, _paramsOrRest, _params) {
-    const hasRest = _paramsOrRest instanceof core.$ZodType;
-    const params = hasRest ? _params : _paramsOrRest;
-    const rest = hasRest ? _paramsOrRest : null;
-    return new ZodTuple({
-        type: "tuple",
-        items: items,
-        rest,
-        ...util.normalizeParams(params),
-    });
-}
-const ZodRecord = /*@__PURE__*/ $constructor("ZodRecord", (inst, def) => {
-    _ensureDefaultMemoizer();
-    $ZodRecord.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => recordProcessor(inst, ctx, json, params);
-    inst.keyType = def.keyType;
-    inst.valueType = def.valueType;
-});
-function record(keyType, valueType, params) {
-    // v3-compat: z.record(valueType, params?) — defaults keyType to z.string()
-    if (!valueType || !valueType._zod) {
-        return new ZodRecord({
-            type: "record",
-            keyType: schemas_string(),
-            valueType: keyType,
-            ...normalizeParams(valueType),
-        });
-    }
-    return new ZodRecord({
-        type: "record",
-        keyType,
-        valueType: valueType,
-        ...normalizeParams(params),
-    });
-}
-// type alksjf = core.output<core.$ZodRecordKey>;
-function partialRecord(keyType, valueType, params) {
-    return new ZodRecord({
-        type: "record",
-        keyType,
-        valueType: valueType,
-        ...util.normalizeParams(params),
-        partial: true,
-    });
-}
-function looseRecord(keyType, valueType, params) {
-    return new ZodRecord({
-        type: "record",
-        keyType,
-        valueType: valueType,
-        mode: "loose",
-        ...util.normalizeParams(params),
-    });
-}
-const ZodMap = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodMap", (inst, def) => {
-    _ensureDefaultMemoizer();
-    core.$ZodMap.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => processors.mapProcessor(inst, ctx, json, params);
-    inst.keyType = def.keyType;
-    inst.valueType = def.valueType;
-    inst.min = (...args) => inst.check(core._minSize(...args));
-    inst.nonempty = (params) => inst.check(core._minSize(1, params));
-    inst.max = (...args) => inst.check(core._maxSize(...args));
-    inst.size = (...args) => inst.check(core._size(...args));
-})));
-function map(keyType, valueType, params) {
-    return new ZodMap({
-        type: "map",
-        keyType: keyType,
-        valueType: valueType,
-        ...util.normalizeParams(params),
-    });
-}
-const ZodSet = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodSet", (inst, def) => {
-    _ensureDefaultMemoizer();
-    core.$ZodSet.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => processors.setProcessor(inst, ctx, json, params);
-    inst.min = (...args) => inst.check(core._minSize(...args));
-    inst.nonempty = (params) => inst.check(core._minSize(1, params));
-    inst.max = (...args) => inst.check(core._maxSize(...args));
-    inst.size = (...args) => inst.check(core._size(...args));
-})));
-function set(valueType, params) {
-    return new ZodSet({
-        type: "set",
-        valueType: valueType,
-        ...util.normalizeParams(params),
-    });
-}
-const ZodEnum = /*@__PURE__*/ $constructor("ZodEnum", (inst, def) => {
-    $ZodEnum.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => enumProcessor(inst, ctx, json, params);
-    inst.enum = def.entries;
-    // reuse the parsed value set so a numeric TS enum's reverse-mapping keys stay out
-    inst.options = [...inst._zod.values];
-    const keys = new Set(Object.keys(def.entries));
-    inst.extract = (values, params) => {
-        const newEntries = {};
-        for (const value of values) {
-            if (keys.has(value)) {
-                newEntries[value] = def.entries[value];
-            }
-            else
-                throw new Error(`Key ${value} not found in enum`);
-        }
-        return new ZodEnum({
-            ...def,
-            checks: [],
-            ...normalizeParams(params),
-            entries: newEntries,
-        });
-    };
-    inst.exclude = (values, params) => {
-        const newEntries = { ...def.entries };
-        for (const value of values) {
-            if (keys.has(value)) {
-                delete newEntries[value];
-            }
-            else
-                throw new Error(`Key ${value} not found in enum`);
-        }
-        return new ZodEnum({
-            ...def,
-            checks: [],
-            ...normalizeParams(params),
-            entries: newEntries,
-        });
-    };
-});
-function schemas_enum(values, params) {
-    const entries = Array.isArray(values) ? Object.fromEntries(values.map((v) => [v, v])) : values;
-    return new ZodEnum({
-        type: "enum",
-        entries,
-        ...normalizeParams(params),
-    });
-}
-
-/** @deprecated This API has been merged into `z.enum()`. Use `z.enum()` instead.
- *
- * ```ts
- * enum Colors { red, green, blue }
- * z.enum(Colors);
- * ```
- */
-function nativeEnum(entries, params) {
-    return new ZodEnum({
-        type: "enum",
-        entries,
-        ...util.normalizeParams(params),
-    });
-}
-const ZodLiteral = /*@__PURE__*/ $constructor("ZodLiteral", (inst, def) => {
-    $ZodLiteral.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => literalProcessor(inst, ctx, json, params);
-    inst.values = new Set(def.values);
-    Object.defineProperty(inst, "value", {
-        get() {
-            if (def.values.length > 1) {
-                throw new Error("This schema contains multiple valid literal values. Use `.values` instead.");
-            }
-            return def.values[0];
-        },
-    });
-});
-function literal(value, params) {
-    return new ZodLiteral({
-        type: "literal",
-        values: Array.isArray(value) ? value : [value],
-        ...normalizeParams(params),
-    });
-}
-const ZodFile = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodFile", (inst, def) => {
-    core.$ZodFile.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => processors.fileProcessor(inst, ctx, json, params);
-    inst.min = (size, params) => inst.check(core._minSize(size, params));
-    inst.max = (size, params) => inst.check(core._maxSize(size, params));
-    inst.mime = (types, params) => inst.check(core._mime(Array.isArray(types) ? types : [types], params));
-})));
-function file(params) {
-    return core._file(ZodFile, params);
-}
-const ZodTransform = /*@__PURE__*/ $constructor("ZodTransform", (inst, def) => {
-    _ensureDefaultMemoizer();
-    $ZodTransform.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => transformProcessor(inst, ctx, json, params);
-    inst._zod.parse = (payload, _ctx) => {
-        if (_ctx.direction === "backward") {
-            throw new $ZodEncodeError(inst.constructor.name);
-        }
-        payload.addIssue = (issue) => {
-            if (typeof issue === "string") {
-                payload.issues.push(util_issue(issue, payload.value, def));
-            }
-            else {
-                // for Zod 3 backwards compatibility
-                const _issue = issue;
-                if (_issue.fatal)
-                    _issue.continue = false;
-                _issue.code ?? (_issue.code = "custom");
-                if (!("input" in _issue))
-                    _issue.input = payload.value;
-                _issue.inst ?? (_issue.inst = inst);
-                // _issue.continue ??= true;
-                payload.issues.push(util_issue(_issue));
-            }
-        };
-        const output = def.transform(payload.value, payload);
-        if (output instanceof Promise) {
-            return output.then((output) => {
-                payload.value = output;
-                return payload;
-            });
-        }
-        payload.value = output;
-        return payload;
-    };
-});
-function transform(fn) {
-    return new ZodTransform({
-        type: "transform",
-        transform: fn,
-    });
-}
-const ZodOptional = /*@__PURE__*/ $constructor("ZodOptional", (inst, def) => {
-    $ZodOptional.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => optionalProcessor(inst, ctx, json, params);
-    inst.unwrap = () => inst._zod.def.innerType;
-});
-function optional(innerType) {
-    return new ZodOptional({
-        type: "optional",
-        innerType: innerType,
-    });
-}
-const ZodExactOptional = /*@__PURE__*/ $constructor("ZodExactOptional", (inst, def) => {
-    $ZodExactOptional.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => optionalProcessor(inst, ctx, json, params);
-    inst.unwrap = () => inst._zod.def.innerType;
-});
-function exactOptional(innerType) {
-    return new ZodExactOptional({
-        type: "optional",
-        innerType: innerType,
-    });
-}
-const ZodNullable = /*@__PURE__*/ $constructor("ZodNullable", (inst, def) => {
-    $ZodNullable.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => nullableProcessor(inst, ctx, json, params);
-    inst.unwrap = () => inst._zod.def.innerType;
-});
-function nullable(innerType) {
-    return new ZodNullable({
-        type: "nullable",
-        innerType: innerType,
-    });
-}
-// nullish
-function schemas_nullish(innerType) {
-    return optional(nullable(innerType));
-}
-const ZodDefault = /*@__PURE__*/ $constructor("ZodDefault", (inst, def) => {
-    $ZodDefault.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => defaultProcessor(inst, ctx, json, params);
-    inst.unwrap = () => inst._zod.def.innerType;
-    inst.removeDefault = inst.unwrap;
-});
-function schemas_default(innerType, defaultValue) {
-    return new ZodDefault({
-        type: "default",
-        innerType: innerType,
-        get defaultValue() {
-            return typeof defaultValue === "function" ? defaultValue() : shallowClone(defaultValue);
-        },
-    });
-}
-const ZodPrefault = /*@__PURE__*/ $constructor("ZodPrefault", (inst, def) => {
-    $ZodPrefault.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => prefaultProcessor(inst, ctx, json, params);
-    inst.unwrap = () => inst._zod.def.innerType;
-});
-function prefault(innerType, defaultValue) {
-    return new ZodPrefault({
-        type: "prefault",
-        innerType: innerType,
-        get defaultValue() {
-            return typeof defaultValue === "function" ? defaultValue() : shallowClone(defaultValue);
-        },
-    });
-}
-const ZodNonOptional = /*@__PURE__*/ $constructor("ZodNonOptional", (inst, def) => {
-    $ZodNonOptional.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => nonoptionalProcessor(inst, ctx, json, params);
-    inst.unwrap = () => inst._zod.def.innerType;
-});
-function nonoptional(innerType, params) {
-    return new ZodNonOptional({
-        type: "nonoptional",
-        innerType: innerType,
-        ...normalizeParams(params),
-    });
-}
-const ZodSuccess = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodSuccess", (inst, def) => {
-    core.$ZodSuccess.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => processors.successProcessor(inst, ctx, json, params);
-    inst.unwrap = () => inst._zod.def.innerType;
-})));
-function success(innerType) {
-    return new ZodSuccess({
-        type: "success",
-        innerType: innerType,
-    });
-}
-const ZodCatch = /*@__PURE__*/ $constructor("ZodCatch", (inst, def) => {
-    $ZodCatch.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => catchProcessor(inst, ctx, json, params);
-    inst.unwrap = () => inst._zod.def.innerType;
-    inst.removeCatch = inst.unwrap;
-});
-function schemas_catch(innerType, catchValue) {
-    return new ZodCatch({
-        type: "catch",
-        innerType: innerType,
-        catchValue: (typeof catchValue === "function" ? catchValue : constantCatch(catchValue)),
-    });
-}
-
-const ZodNaN = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodNaN", (inst, def) => {
-    core.$ZodNaN.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => processors.nanProcessor(inst, ctx, json, params);
-})));
-function nan(params) {
-    return core._nan(ZodNaN, params);
-}
-const ZodPipe = /*@__PURE__*/ $constructor("ZodPipe", (inst, def) => {
-    $ZodPipe.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => pipeProcessor(inst, ctx, json, params);
-    inst.in = def.in;
-    inst.out = def.out;
-});
-function pipe(in_, out) {
-    return new ZodPipe({
-        type: "pipe",
-        in: in_,
-        out: out,
-        // ...util.normalizeParams(params),
-    });
-}
-const ZodCodec = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodCodec", (inst, def) => {
-    ZodPipe.init(inst, def);
-    core.$ZodCodec.init(inst, def);
-})));
-function codec(in_, out, params) {
-    return new ZodCodec({
-        type: "pipe",
-        in: in_,
-        out: out,
-        transform: params.decode,
-        reverseTransform: params.encode,
-    });
-}
-function invertCodec(codec) {
-    const def = codec._zod.def;
-    return new ZodCodec({
-        type: "pipe",
-        in: def.out,
-        out: def.in,
-        transform: def.reverseTransform,
-        reverseTransform: def.transform,
-    });
-}
-const ZodPreprocess = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodPreprocess", (inst, def) => {
-    ZodPipe.init(inst, def);
-    core.$ZodPreprocess.init(inst, def);
-})));
-const ZodReadonly = /*@__PURE__*/ $constructor("ZodReadonly", (inst, def) => {
-    $ZodReadonly.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => readonlyProcessor(inst, ctx, json, params);
-    inst.unwrap = () => inst._zod.def.innerType;
-});
-function readonly(innerType) {
-    return new ZodReadonly({
-        type: "readonly",
-        innerType: innerType,
-    });
-}
-const ZodTemplateLiteral = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodTemplateLiteral", (inst, def) => {
-    core.$ZodTemplateLiteral.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => processors.templateLiteralProcessor(inst, ctx, json, params);
-})));
-function templateLiteral(parts, params) {
-    return new ZodTemplateLiteral({
-        type: "template_literal",
-        parts,
-        ...util.normalizeParams(params),
-    });
-}
-const ZodLazy = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodLazy", (inst, def) => {
-    core.$ZodLazy.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => processors.lazyProcessor(inst, ctx, json, params);
-    inst.unwrap = () => inst._zod.def.getter();
-})));
-function lazy(getter) {
-    return new ZodLazy({
-        type: "lazy",
-        getter: getter,
-    });
-}
-const ZodPromise = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodPromise", (inst, def) => {
-    core.$ZodPromise.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => processors.promiseProcessor(inst, ctx, json, params);
-    inst.unwrap = () => inst._zod.def.innerType;
-})));
-function promise(innerType) {
-    return new ZodPromise({
-        type: "promise",
-        innerType: innerType,
-    });
-}
-const ZodFunction = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodFunction", (inst, def) => {
-    core.$ZodFunction.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => processors.functionProcessor(inst, ctx, json, params);
-})));
-function _function(params) {
-    return new ZodFunction({
-        type: "function",
-        input: Array.isArray(params?.input) ? tuple(params?.input) : (params?.input ?? array(unknown())),
-        output: params?.output ?? unknown(),
-    });
-}
-
-const ZodCustom = /*@__PURE__*/ $constructor("ZodCustom", (inst, def) => {
-    $ZodCustom.init(inst, def);
-    ZodType.init(inst, def);
-    inst._zod.processJSONSchema = (ctx, json, params) => customProcessor(inst, ctx, json, params);
-});
-// custom checks
-function check(fn) {
-    const ch = new core.$ZodCheck({
-        check: "custom",
-        // ...util.normalizeParams(params),
-    });
-    ch._zod.check = fn;
-    return ch;
-}
-function custom(fn, _params) {
-    return core._custom(ZodCustom, fn ?? (() => true), _params);
-}
-function refine(fn, _params = {}) {
-    return _refine(ZodCustom, fn, _params);
-}
-// superRefine
-function superRefine(fn, params) {
-    return _superRefine(fn, params);
-}
-// Re-export describe and meta from core
-const schemas_describe = describe;
-const schemas_meta = meta;
-const ZodInstanceOf = /*@__PURE__*/ $constructor("ZodInstanceOf", (inst, def) => {
-    ZodCustom.init(inst, def);
-}, {
-    properties(shape, params) {
-        // asserts in place, so the narrowed output type is truthful without a wrapper
-        return this.check(_properties(shape, params));
-    },
-});
-function _instanceof(cls, params = {}) {
-    const inst = new ZodInstanceOf({
-        type: "custom",
-        check: "custom",
-        fn: (data) => data instanceof cls,
-        abort: true,
-        ...util.normalizeParams(params),
-    });
-    inst._zod.bag.Class = cls;
-    // Override check to emit invalid_type instead of custom
-    inst._zod.check = (payload) => {
-        if (!(payload.value instanceof cls)) {
-            payload.issues.push({
-                code: "invalid_type",
-                expected: cls.name,
-                input: payload.value,
-                inst,
-                path: [...(inst._zod.def.path ?? [])],
-            });
-        }
-    };
-    return inst;
-}
-
-// stringbool
-const stringbool = (...args) => core._stringbool({
-    Codec: ZodCodec,
-    Boolean: ZodBoolean,
-    String: ZodString,
-}, ...args);
-function json(params) {
-    const jsonSchema = lazy(() => {
-        return union([schemas_string(params), schemas_number(), schemas_boolean(), schemas_null(), array(jsonSchema), record(schemas_string(), jsonSchema)]);
-    });
-    return jsonSchema;
-}
-// preprocess
-function preprocess(fn, schema) {
-    return new ZodPreprocess({
-        type: "pipe",
-        in: transform(fn),
-        out: schema,
-    });
-}
-
-;// CONCATENATED MODULE: ./src/github/staged/change-set.ts
-
-
-const sha = schemas_string().regex(/^[0-9a-f]{40}$/, 'expected a 40-character hex SHA');
-const change_set_signature = object({ name: schemas_string(), email: schemas_string(), date: schemas_string() });
-const entry = object({
-    path: schemas_string().min(1),
-    mode: schemas_enum(['100644', '100755', '120000', '040000', '160000']),
-    type: schemas_enum(['blob', 'tree', 'commit']),
-    sha,
-    size: schemas_number().int().nonnegative().optional(),
-});
-const schema = object({
-    version: literal(1),
-    branch: schemas_string().min(1),
-    base: sha,
-    commits: array(object({
-        sha,
-        tree: sha,
-        parents: array(sha).length(1),
-        message: schemas_string(),
-        author: change_set_signature,
-        committer: change_set_signature,
-    }))
-        .min(1),
-    trees: record(sha, array(entry)),
-    blobs: record(sha, schemas_string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'expected base64')),
-});
-/** A staged change set that is not what it claims to be; `problems` say where. */
-class ChangeSetError extends Error {
-    problems;
-    name = 'ChangeSetError';
-    constructor(problems) {
-        super(`the staged change set cannot be trusted: ${problems.slice(0, 5).join('; ')}`);
-        this.problems = problems;
-    }
-}
-/**
- * Reads a change set from an untrusted source: it must fit the schema, and every object must hash to the
- * SHA it is filed under, so each commit is exactly what its SHA names; the commits must form one chain on
- * `base`. Throws ChangeSetError naming what is wrong; nothing is partly accepted.
- */
-function readChangeSet(value) {
-    const parsed = schema.safeParse(value);
-    if (!parsed.success)
-        throw new ChangeSetError(parsed.error.issues.slice(0, 10).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
-    const set = parsed.data;
-    const problems = [];
-    for (const [key, base64] of Object.entries(set.blobs)) {
-        const bytes = Buffer.from(base64, 'base64');
-        if (bytes.toString('base64') !== base64)
-            problems.push(`blob ${key}: not canonical base64`);
-        else if (blobSha(bytes) !== key)
-            problems.push(`blob ${key}: its content hashes to ${blobSha(bytes)}`);
-    }
-    for (const [key, entries] of Object.entries(set.trees)) {
-        if (listingTreeSha(entries) !== key)
-            problems.push(`tree ${key}: its entries hash to ${listingTreeSha(entries)}`);
-        const names = new Set();
-        for (const e of entries) {
-            if (e.path.includes('/') || e.path === '.' || e.path === '..' || names.has(e.path))
-                problems.push(`tree ${key}: entry ${JSON.stringify(e.path)} is not a valid or unique name`);
-            names.add(e.path);
-        }
-    }
-    let parent = set.base;
-    for (const [i, commit] of set.commits.entries()) {
-        const { sha: claimed, ...body } = commit;
-        if (commitSha(body) !== claimed)
-            problems.push(`commit ${i + 1} (${claimed}): its content hashes otherwise`);
-        if (commit.parents[0] !== parent)
-            problems.push(`commit ${i + 1} (${claimed}): its parent is ${commit.parents[0]}, not ${parent}`);
-        if (!(commit.tree in set.trees))
-            problems.push(`commit ${i + 1} (${claimed}): its tree is not in the set`);
-        parent = claimed;
-    }
-    if (problems.length > 0)
-        throw new ChangeSetError(problems);
-    return set;
-}
-
-;// CONCATENATED MODULE: ./src/github/staged/staged-objects.ts
-
-
-/**
- * Git objects made in the runner instead of on GitHub: blobs, trees and commits with the SHAs git gives
- * them, built over trees read from GitHub. Nothing here talks to GitHub except through `readTree`.
- */
-class staged_objects_StagedObjects {
-    readTree;
-    blobs = new Map();
-    trees = new Map();
-    commits = new Map();
-    constructor(readTree) {
-        this.readTree = readTree;
-    }
-    async tree(sha) {
-        return this.trees.get(sha) ?? this.readTree(sha);
-    }
-    addBlob(content) {
-        const sha = blobSha(content);
-        this.blobs.set(sha, content);
-        return sha;
-    }
-    /**
-     * The tree `changes` make of `base`, as GitHub's create-tree with `base_tree` makes it: nested paths make
-     * trees as needed, a null SHA deletes (and a tree left empty disappears), inline content becomes a blob.
-     * https://docs.github.com/rest/git/trees#create-a-tree
-     */
-    async editTree(base, changes) {
-        const root = new Map();
-        for (const change of changes) {
-            const parts = change.path.split('/');
-            if (parts.some((p) => p === '' || p === '.' || p === '..'))
-                throw new UpstreamError('invalid', `tree path is not valid: ${JSON.stringify(change.path)}`, 422);
-            let level = root;
-            for (const dir of parts.slice(0, -1)) {
-                let next = level.get(dir);
-                if (!next || next.kind !== 'dir')
-                    level.set(dir, (next = { kind: 'dir', edits: new Map() }));
-                level = next.edits;
-            }
-            const name = parts[parts.length - 1];
-            if ('content' in change)
-                level.set(name, {
-                    kind: 'blob',
-                    mode: change.mode,
-                    sha: this.addBlob(Buffer.from(change.content, 'utf8')),
-                });
-            else if (change.sha === null)
-                level.set(name, { kind: 'delete' });
-            else
-                level.set(name, { kind: 'blob', mode: change.mode, sha: change.sha });
-        }
-        return (await this.applyEdits(base, root, '')) ?? this.storeTree([]);
-    }
-    async applyEdits(base, edits, at) {
-        const entries = new Map((base ? await this.tree(base) : []).map((e) => [e.path, e]));
-        for (const [name, edit] of edits) {
-            const current = entries.get(name);
-            if (edit.kind === 'delete') {
-                if (!current)
-                    throw new UpstreamError('invalid', `cannot delete ${at}${name}: it does not exist`, 422);
-                entries.delete(name);
-            }
-            else if (edit.kind === 'blob') {
-                entries.set(name, { path: name, mode: edit.mode, type: 'blob', sha: edit.sha });
-            }
-            else {
-                const below = current?.type === 'tree' ? current.sha : null;
-                const sha = await this.applyEdits(below, edit.edits, `${at}${name}/`);
-                if (sha === null)
-                    entries.delete(name);
-                else
-                    entries.set(name, { path: name, mode: '040000', type: 'tree', sha });
-            }
-        }
-        return entries.size === 0 ? null : this.storeTree([...entries.values()]);
-    }
-    storeTree(entries) {
-        const sorted = sortTreeEntries(entries);
-        const sha = listingTreeSha(sorted);
-        this.trees.set(sha, sorted);
-        return sha;
-    }
-    addCommit(message, tree, parents, signature) {
-        const body = { tree, parents, message, author: signature, committer: signature };
-        const commit = { sha: commitSha(body), ...body };
-        this.commits.set(commit.sha, commit);
-        return commit;
-    }
-    /** Paths whose blobs differ between two trees (either may be null: empty), read as far as they differ. */
-    async changedPaths(before, after, at = '') {
-        if (before === after)
-            return [];
-        const a = new Map((before ? await this.tree(before) : []).map((e) => [e.path, e]));
-        const b = new Map((after ? await this.tree(after) : []).map((e) => [e.path, e]));
-        const out = [];
-        for (const name of new Set([...a.keys(), ...b.keys()])) {
-            const x = a.get(name);
-            const y = b.get(name);
-            if (x?.sha === y?.sha && x?.mode === y?.mode)
-                continue;
-            const xTree = x?.type === 'tree' ? x.sha : null;
-            const yTree = y?.type === 'tree' ? y.sha : null;
-            if (xTree || yTree)
-                out.push(...(await this.changedPaths(xTree, yTree, `${at}${name}/`)));
-            if ((x && x.type !== 'tree') || (y && y.type !== 'tree'))
-                out.push(`${at}${name}`);
-        }
-        return out.sort();
-    }
-    /** The SHA of the tree or blob at `path` below `tree`, or null where there is nothing. */
-    async entryAt(tree, path) {
-        let entry = { path: '', mode: '040000', type: 'tree', sha: tree };
-        for (const part of path.split('/').filter(Boolean)) {
-            if (entry?.type !== 'tree')
-                return null;
-            entry = (await this.tree(entry.sha)).find((e) => e.path === part) ?? null;
-        }
-        return entry;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/github/staged/staged-upstream.ts
-
-
-/** Who staged commits are by until the apply job writes them (then GitHub sets the token's identity). */
-const STAGED_SIGNATURE = {
-    name: 'github-actions[bot]',
-    email: '41898282+github-actions[bot]@users.noreply.github.com',
-};
-const staged = (what) => new UpstreamError('forbidden', `${what}: writes are staged in this job, only the bound branch takes them`, 403);
-class StagedUpstream {
-    inner;
-    branch;
-    options;
-    writesStaged = true;
-    objects;
-    /** staged commits, oldest first */
-    order = [];
-    base = null;
-    constructor(inner, branch, options = {}) {
-        this.inner = inner;
-        this.branch = branch;
-        this.options = options;
-        this.objects = new StagedObjects((sha) => inner.getTree(sha));
-    }
-    /** The upstream as it was when `set` was staged on it (read it first with readChangeSet). */
-    static fromChangeSet(inner, set) {
-        const staged = new StagedUpstream(inner, set.branch);
-        for (const [sha, base64] of Object.entries(set.blobs))
-            staged.objects.blobs.set(sha, new Uint8Array(Buffer.from(base64, 'base64')));
-        for (const [sha, entries] of Object.entries(set.trees))
-            staged.objects.trees.set(sha, entries);
-        for (const commit of set.commits)
-            staged.objects.commits.set(commit.sha, commit);
-        staged.base = set.base;
-        staged.order = set.commits.map((c) => c.sha);
-        return staged;
-    }
-    get owner() {
-        return this.inner.owner;
-    }
-    get repo() {
-        return this.inner.repo;
-    }
-    /** The change set so far; null before the first staged commit. */
-    changeSet() {
-        return this.base === null ? null : this.setOf(this.base, this.order);
-    }
-    setOf(base, order) {
-        const blobs = {};
-        for (const [sha, bytes] of this.objects.blobs)
-            blobs[sha] = Buffer.from(bytes).toString('base64');
-        return {
-            version: 1,
-            branch: this.branch,
-            base,
-            commits: order.map((sha) => this.objects.commits.get(sha)),
-            trees: Object.fromEntries(this.objects.trees),
-            blobs,
-        };
-    }
-    head() {
-        return this.order.at(-1) ?? null;
-    }
-    stats = () => this.inner.stats();
-    getRepository = () => this.inner.getRepository();
-    serverTime = () => this.inner.serverTime();
-    listActivity = (o) => this.inner.listActivity(o);
-    getFileAtRef = (p, r) => this.inner.getFileAtRef(p, r);
-    listStatuses = (sha) => this.inner.listStatuses(sha);
-    listRunJobs = (runId) => this.inner.listRunJobs(runId);
-    listCheckRuns = (sha, name) => this.inner.listCheckRuns(sha, name);
-    getPullRequest = (n) => this.inner.getPullRequest(n);
-    listPullRequestCommits = (n) => this.inner.listPullRequestCommits(n);
-    async getBranchHead(branch) {
-        return (branch === this.branch && this.head()) || this.inner.getBranchHead(branch);
-    }
-    async tryGetBranchHead(branch) {
-        return (branch === this.branch && this.head()) || this.inner.tryGetBranchHead(branch);
-    }
-    async listRefs() {
-        const refs = await this.inner.listRefs();
-        const head = this.head();
-        if (head)
-            refs.set(`refs/heads/${this.branch}`, head);
-        return refs;
-    }
-    async getCommit(sha) {
-        const commit = this.objects.commits.get(sha);
-        return commit ? { ...commit, staged: true } : this.inner.getCommit(sha);
-    }
-    async getTree(sha) {
-        return this.objects.tree(sha);
-    }
-    async getTrees(shas, options) {
-        const local = shas.filter((s) => this.objects.trees.has(s));
-        const remote = shas.filter((s) => !this.objects.trees.has(s));
-        const found = remote.length > 0 && this.inner.getTrees ? await this.inner.getTrees(remote, options) : new Map();
-        for (const sha of local)
-            found.set(sha, this.objects.trees.get(sha));
-        return found;
-    }
-    async getPathTrees(commits, path) {
-        const remote = commits.filter((c) => !this.objects.commits.has(c));
-        const found = remote.length > 0 && this.inner.getPathTrees ? await this.inner.getPathTrees(remote, path) : new Map();
-        for (const sha of commits.filter((c) => this.objects.commits.has(c))) {
-            const commit = this.objects.commits.get(sha);
-            const parent = await this.getCommit(commit.parents[0]);
-            const at = async (tree) => {
-                const entry = await this.objects.entryAt(tree, path);
-                return entry?.type === 'tree' ? entry.sha : null;
-            };
-            found.set(sha, { tree: await at(commit.tree), parentTree: await at(parent.tree) });
-        }
-        return found;
-    }
-    async getTreeRecursive(sha) {
-        if (!this.objects.trees.has(sha))
-            return this.inner.getTreeRecursive(sha);
-        const entries = [];
-        let truncated = false;
-        for (const entry of this.objects.trees.get(sha)) {
-            entries.push(entry);
-            if (entry.type !== 'tree')
-                continue;
-            const below = await this.getTreeRecursive(entry.sha);
-            truncated ||= below.truncated;
-            for (const e of below.entries)
-                entries.push({ ...e, path: `${entry.path}/${e.path}` });
-        }
-        return { entries, truncated };
-    }
-    async getBlob(sha) {
-        return this.objects.blobs.get(sha) ?? this.inner.getBlob(sha);
-    }
-    async getCommitFiles(sha) {
-        const commit = this.objects.commits.get(sha);
-        if (!commit)
-            return this.inner.getCommitFiles(sha);
-        const parent = await this.getCommit(commit.parents[0]);
-        return { paths: await this.objects.changedPaths(parent.tree, commit.tree), complete: true };
-    }
-    async listCommits(options) {
-        const chain = this.chainFrom(options.sha);
-        if (chain.length === 0)
-            return this.inner.listCommits(options);
-        const mine = [];
-        for (const sha of chain) {
-            const commit = this.objects.commits.get(sha);
-            if (options.path === undefined || (await this.touches(commit, options.path)))
-                mine.push({ ...commit, staged: true });
-        }
-        const perPage = options.perPage ?? 30;
-        const from = ((options.page ?? 1) - 1) * perPage;
-        const out = mine.slice(from, from + perPage);
-        if (out.length === perPage)
-            return out;
-        // GitHub's pages below the staged commits, re-cut at this page's offset
-        const skip = Math.max(0, from - mine.length);
-        const first = Math.floor(skip / perPage) + 1;
-        const base = { sha: this.base, ...(options.path === undefined ? {} : { path: options.path }), perPage };
-        const below = [
-            ...(await this.inner.listCommits({ ...base, page: first })),
-            ...(skip % perPage > 0 ? await this.inner.listCommits({ ...base, page: first + 1 }) : []),
-        ];
-        return [...out, ...below.slice(skip % perPage)].slice(0, perPage);
-    }
-    async isAncestor(ancestor, descendant) {
-        const chain = this.chainFrom(descendant);
-        if (chain.includes(ancestor))
-            return true;
-        if (this.objects.commits.has(ancestor))
-            return false;
-        return this.inner.isAncestor(ancestor, chain.length > 0 ? this.base : descendant);
-    }
-    compare = (base, head) => {
-        if (this.objects.commits.has(base) || this.objects.commits.has(head))
-            return Promise.reject(staged('comparing staged commits'));
-        return this.inner.compare(base, head);
-    };
-    async createBlob(content) {
-        return this.objects.addBlob(content);
-    }
-    async createTree(baseTree, changes) {
-        return this.objects.editTree(baseTree, changes);
-    }
-    async createCommit(message, tree, parents) {
-        const now = (this.options.clock?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z');
-        const signature = { ...STAGED_SIGNATURE, date: now };
-        return this.objects.addCommit(message, tree, parents, signature).sha;
-    }
-    /** Fast-forward only, as GitHub's: the commit's first parent must be the staged head (or GitHub's). */
-    async updateBranch(branch, sha) {
-        if (branch !== this.branch)
-            throw staged(`moving ${branch}`);
-        const commit = this.objects.commits.get(sha);
-        if (!commit)
-            throw staged(`moving ${branch} to a commit that was not staged`);
-        const head = this.head() ?? (await this.inner.getBranchHead(branch));
-        if (commit.parents[0] !== head)
-            throw new UpstreamError('not_fast_forward', 'Update is not a fast forward', 422);
-        const base = this.base ?? head;
-        const order = [...this.order, sha];
-        try {
-            await this.options.save?.(this.setOf(base, order));
-        }
-        catch (error) {
-            const why = error instanceof Error ? error.message : String(error);
-            throw new UpstreamError('unavailable', `the staged commit could not be saved: ${why}`);
-        }
-        this.base = base;
-        this.order = order;
-    }
-    createBranch = (branch) => Promise.reject(staged(`creating ${branch}`));
-    deleteBranch = (branch) => Promise.reject(staged(`deleting ${branch}`));
-    createStatus = () => Promise.reject(staged('posting a status'));
-    createCheckRun = () => Promise.reject(staged('creating a check run'));
-    addCheckRunAnnotations = () => Promise.reject(staged('updating a check run'));
-    createPullRequest = () => Promise.reject(staged('opening a pull request'));
-    /** Staged commits reachable from `sha`, newest first (empty when `sha` is not staged). */
-    chainFrom(sha) {
-        const at = this.order.indexOf(sha);
-        return at < 0 ? [] : this.order.slice(0, at + 1).reverse();
-    }
-    async touches(commit, path) {
-        const parent = await this.getCommit(commit.parents[0]);
-        const [now, before] = await Promise.all([
-            this.objects.entryAt(commit.tree, path),
-            this.objects.entryAt(parent.tree, path),
-        ]);
-        return now?.sha !== before?.sha || now?.mode !== before?.mode;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/github/index.ts
-
-
-
-
-
-
-
-
-;// CONCATENATED MODULE: ./src/policy/tools.ts
-/**
- * The agent-safe tool catalogue. Repository and branch are fixed by the endpoint, so no tool takes an
- * owner, repo, ref or branch; branch listing and cross-branch compare are deliberately absent.
- */
-const TOOL_NAMES = [
-    'get_tree',
-    'get_file',
-    'get_files',
-    'push_files',
-    'list_commits',
-    'get_commit',
-];
-function isToolName(value) {
-    return typeof value === 'string' && TOOL_NAMES.includes(value);
-}
-
-;// CONCATENATED MODULE: ./src/policy/spec.ts
-
-const DEFAULT_LIMITS = Object.freeze({
-    filesPerPush: 100,
-    bytesPerFile: 1_048_576,
-    bytesPerPush: 10_485_760,
-});
-/** GitHub refuses blobs over 100 MB; a larger per-file limit could never be honoured. */
-const MAX_BYTES_PER_FILE = 100 * 1024 * 1024;
-/**
- * What a perimeter is given for every key perimeters.yml leaves out: every tool, nothing to read or write,
- * any branch, the default limits, no exceptions.
- */
-function defaultPerimeterSpec(name) {
-    return {
-        name,
-        tools: [...TOOL_NAMES],
-        read: [],
-        write: [],
-        branches: null,
-        allowProtected: [],
-        limits: { ...DEFAULT_LIMITS },
-        allowCredentialFiles: [],
-        allowSecretsIn: [],
-    };
-}
-/** Perimeter names end up in URLs, status contexts and environment variable names. */
-const PERIMETER_NAME_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
-const PERIMETER_NAME_MAX_LENGTH = 63;
-function perimeterNameProblem(name) {
-    if (name.length > PERIMETER_NAME_MAX_LENGTH) {
-        return `name is ${name.length} characters long; at most ${PERIMETER_NAME_MAX_LENGTH} allowed`;
-    }
-    if (!PERIMETER_NAME_PATTERN.test(name)) {
-        return `invalid name ${JSON.stringify(name)}: expected lowercase letters, digits and single hyphens, starting with a letter (e.g. "test-author")`;
-    }
-    return null;
-}
-
-;// CONCATENATED MODULE: ./src/policy/git-glob.ts
-/**
- * Globs read the way git reads them: wildmatch with WM_PATHNAME, the matcher behind `:(glob)` pathspecs
- * (https://git-scm.com/docs/gitglossary#Documentation/gitglossary.txt-glob). Matching is on UTF-8 bytes, as
- * in git: `?` and a bracket expression match one byte, so globs and paths are turned into byte strings (one
- * char per byte) before matching. Anything git would read differently (or not at all) is a problem, never
- * a guess:
- * - a bracket expression never matches `/` (`[+-0]`, `[[:punct:]]`, `[!a]` included), is parsed with git's
- *   rules (`]` first is literal, `-` first or last is literal, `[:class:]` only the twelve POSIX names), and
- *   becomes an explicit set of bytes; an unclosed `[` or a set that matches nothing is refused;
- * - `**` is a globstar only as a whole segment and refused inside a name (git reads `a**` two ways);
- *   `dir/**` matches what is inside `dir`, not a file named `dir`;
- * - braces `{a,b}` are Perimeter's one addition to git (git reads them literally): expanded here, not nested;
- * - every other character is literal.
- *
- * The matcher is a regular expression built here, not by picomatch: picomatch's expressions backtrack, and
- * a path crafted for a glob with several stars costs time exponential in the stars (`*_*_*_*.py`: 1.7 s on
- * one 255-byte name; `*_*\/*_*\/*_*\/*_*.py`: 325 s on one 3,766-byte path). Here every star and every globstar
- * takes the leftmost fit inside an atomic group (`(?=(?<a>...))\k<a>`), which is exact for globs (each piece
- * between stars has a fixed width, so the leftmost fit never loses a match) and never backtracks, so one
- * decision costs about (path length x glob length). bench/policy.ts shows the figures.
- */
-/** Alternatives a glob's braces may expand to. */
-const MAX_ALTERNATIVES = 64;
-const CLASSES = {
-    alnum: (c) => isAlpha(c) || isDigit(c),
-    alpha: (c) => isAlpha(c),
-    blank: (c) => c === 0x20 || c === 0x09,
-    cntrl: (c) => c < 0x20 || c === 0x7f,
-    digit: (c) => isDigit(c),
-    graph: (c) => c > 0x20 && c < 0x7f,
-    lower: (c) => c >= 0x61 && c <= 0x7a,
-    print: (c) => c >= 0x20 && c < 0x7f,
-    punct: (c) => c > 0x20 && c < 0x7f && !isAlpha(c) && !isDigit(c),
-    space: (c) => c === 0x20 || (c >= 0x09 && c <= 0x0d),
-    upper: (c) => c >= 0x41 && c <= 0x5a,
-    xdigit: (c) => isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66),
-};
-function isAlpha(c) {
-    return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
-}
-function isDigit(c) {
-    return c >= 0x30 && c <= 0x39;
-}
-const SLASH = 0x2f;
-/** Bytes a valid path can hold: printable ASCII and every byte of multi-byte UTF-8; never `/`. */
-function possible(c) {
-    return c !== SLASH && ((c >= 0x20 && c < 0x7f) || c >= 0x80);
-}
-/** Turns text into a byte string: one char (U+0000..U+00FF) per UTF-8 byte. */
-function toBytes(text) {
-    // eslint-disable-next-line no-control-regex
-    return /^[\x00-\x7f]*$/.test(text) ? text : Buffer.from(text, 'utf8').toString('latin1');
-}
-function fromBytes(bytes) {
-    return Buffer.from(bytes, 'latin1').toString('utf8');
-}
-const UNCLOSED = 'unclosed "["; write "[[]" for a literal one';
-/** Parses the bracket expression at `start` (a `[`) with git's wildmatch rules. */
-function parseBracket(p, start) {
-    let i = start + 1;
-    const members = new Set();
-    const negated = p[i] === '!' || p[i] === '^';
-    if (negated)
-        i++;
-    let prev = -1;
-    for (;;) {
-        if (i >= p.length)
-            return { end: -1, set: null, problem: UNCLOSED };
-        const c = p.charCodeAt(i);
-        let current = c;
-        if (c === 0x2d && prev !== -1 && i + 1 < p.length && p[i + 1] !== ']') {
-            const high = p.charCodeAt(++i);
-            for (let b = prev; b <= high; b++)
-                members.add(b);
-            current = -1;
-        }
-        else if (c === 0x5b && p[i + 1] === ':') {
-            const close = p.indexOf(']', i + 2);
-            if (close === -1)
-                return { end: -1, set: null, problem: UNCLOSED };
-            const name = p.slice(i + 2, close - 1);
-            if (close - 1 < i + 2 || p[close - 1] !== ':') {
-                members.add(c); // git: no ":]" here, so "[" is a member and parsing goes on after it
-            }
-            else {
-                const test = CLASSES[name];
-                if (test === undefined)
-                    return {
-                        end: close + 1,
-                        set: null,
-                        problem: `unknown character class "[:${name}:]"; expected one of ${Object.keys(CLASSES).join(', ')}`,
-                    };
-                for (let b = 0; b < 0x80; b++)
-                    if (test(b))
-                        members.add(b);
-                i = close;
-                current = -1;
-            }
-        }
-        else {
-            members.add(c);
-        }
-        prev = current;
-        i++;
-        if (p[i] === ']')
-            break;
-    }
-    const set = new Set();
-    for (let b = 0; b < 0x100; b++)
-        if (possible(b) && members.has(b) !== negated)
-            set.add(b);
-    if (set.size === 0) {
-        return {
-            end: i + 1,
-            set: null,
-            problem: `bracket expression ${JSON.stringify(fromBytes(p.slice(start, i + 1)))} can never match a path character (it never matches "/")`,
-        };
-    }
-    return { end: i + 1, set, problem: null };
-}
-function git_glob_hex(b) {
-    return `\\x${b.toString(16).padStart(2, '0')}`;
-}
-/** A regular expression for exactly the bytes of `set` (one char of a byte string). */
-function setSource(set) {
-    let all = true;
-    for (let b = 0; b < 0x100 && all; b++)
-        if (possible(b) && !set.has(b))
-            all = false;
-    if (all)
-        return '[^/]';
-    const bytes = [...set].sort((a, b) => a - b);
-    if (bytes.length === 1)
-        return git_glob_hex(bytes[0]);
-    let out = '';
-    for (let i = 0; i < bytes.length;) {
-        let j = i;
-        while (j + 1 < bytes.length && bytes[j + 1] === bytes[j] + 1)
-            j++;
-        out += j > i ? `${git_glob_hex(bytes[i])}-${git_glob_hex(bytes[j])}` : git_glob_hex(bytes[i]);
-        i = j + 1;
-    }
-    return `[${out}]`;
-}
-/**
- * git itself reads `a**` two ways: wildmatch (.gitignore) as `a*`, pathspecs as `a` then a globstar (they strip
- * the literal prefix first, so `a**` selects `ab/c`). Neither is what the glob says at a glance: refused.
- */
-const STARS_IN_NAME = '"**" inside a name: it is special only as a whole segment ("src/**", "**/x", "a/**/b"); write "*" within a name';
-/** The segments of one brace-free alternative (a byte string), or a problem. */
-function git_glob_segments(p) {
-    const out = [];
-    for (const text of splitSegments(p)) {
-        if (/^\*{2,}$/.test(text)) {
-            out.push('globstar');
-            continue;
-        }
-        const tokens = [];
-        for (let i = 0; i < text.length;) {
-            const ch = text[i];
-            if (ch === '[') {
-                const bracket = parseBracket(text, i);
-                if (bracket.set === null)
-                    return { problem: bracket.problem };
-                tokens.push(bracket.set);
-                i = bracket.end;
-            }
-            else if (ch === '*') {
-                if (text[i + 1] === '*')
-                    return { problem: STARS_IN_NAME };
-                if (tokens.at(-1) !== 'star')
-                    tokens.push('star');
-                i++;
-            }
-            else if (ch === '?') {
-                tokens.push(ANY);
-                i++;
-            }
-            else {
-                tokens.push(new Set([ch.charCodeAt(0)]));
-                i++;
-            }
-        }
-        out.push(tokens);
-    }
-    return out;
-}
-/** Splits at the `/` that separate segments: a `/` inside a bracket expression belongs to it (git). */
-function splitSegments(p) {
-    const parts = [];
-    let current = '';
-    for (let i = 0; i < p.length;) {
-        if (p[i] === '[') {
-            const end = parseBracket(p, i).end;
-            if (end !== -1) {
-                current += p.slice(i, end);
-                i = end;
-                continue;
-            }
-        }
-        if (p[i] === '/') {
-            parts.push(current);
-            current = '';
-        }
-        else
-            current += p[i];
-        i++;
-    }
-    parts.push(current);
-    return parts;
-}
-const ANY = (() => {
-    const set = new Set();
-    for (let b = 0; b < 0x100; b++)
-        if (possible(b))
-            set.add(b);
-    return set;
-})();
-/** Group names are unique in the process, so matchers can be joined into one expression. */
-let git_glob_groups = 0;
-class Builder {
-    /** `source` matched atomically: once it matched, the engine never comes back to try it another way. */
-    atomic(source) {
-        git_glob_groups = (git_glob_groups + 1) % Number.MAX_SAFE_INTEGER;
-        const name = `a${git_glob_groups}`;
-        return `(?=(?<${name}>${source}))\\k<${name}>`;
-    }
-    /** One segment: fixed-width pieces between stars; each star takes the leftmost fit of the next piece. */
-    segment(tokens) {
-        const pieces = [[]];
-        for (const token of tokens) {
-            if (token === 'star')
-                pieces.push([]);
-            else
-                pieces.at(-1).push(setSource(token));
-        }
-        if (pieces.length === 1)
-            return pieces[0].join('');
-        let out = pieces[0].join('');
-        for (const middle of pieces.slice(1, -1))
-            out += this.atomic(`[^/]*?${middle.join('')}`);
-        // One star: the piece after it must end the segment, so there is one way to match and nothing to undo.
-        if (pieces.length === 2)
-            return `${out}[^/]*${pieces[1].join('')}`;
-        out += `[^/]*${pieces.at(-1).join('')}(?=/|$)`;
-        return this.atomic(out);
-    }
-    /** A whole alternative: runs of segments between globstars, each middle run at its leftmost fit. */
-    alternative(segs) {
-        const runs = [[]];
-        for (const seg of segs) {
-            if (seg === 'globstar') {
-                if (runs.at(-1).length > 0 || runs.length === 1)
-                    runs.push([]);
-            }
-            else
-                runs.at(-1).push(this.segment(seg));
-        }
-        if (runs.length === 1)
-            return `^${runs[0].join('\\/')}$`;
-        let out = `^${runs[0].map((s) => `${s}\\/`).join('')}`;
-        for (const run of runs.slice(1, -1))
-            out += this.atomic(`(?:[^/]*\\/)*?${run.map((s) => `${s}\\/`).join('')}`);
-        const last = runs.at(-1);
-        out += last.length === 0 ? '[^]*$' : `(?:[^/]*\\/)*${last.join('\\/')}$`;
-        return out;
-    }
-}
-/** Index just past the `]` closing the bracket at `start`, by git's rules, or -1; brace expansion skips brackets. */
-function bracketEnd(p, start) {
-    return parseBracket(p, start).end;
-}
-/** Expands `{a,b}` groups (not nested) into alternatives, skipping bracket expressions. */
-function expandBraces(p) {
-    let alternatives = [''];
-    let i = 0;
-    let literal = '';
-    while (i < p.length) {
-        const ch = p[i];
-        if (ch === '[') {
-            const end = bracketEnd(p, i);
-            if (end === -1)
-                return { problem: UNCLOSED };
-            literal += p.slice(i, end);
-            i = end;
-        }
-        else if (ch === '}') {
-            return { problem: 'unmatched "}"; write "[}]" for a literal one' };
-        }
-        else if (ch === '{') {
-            const options = [];
-            let current = '';
-            let j = i + 1;
-            for (; j < p.length && p[j] !== '}'; j++) {
-                if (p[j] === '{')
-                    return { problem: 'nested braces are not supported; list the globs instead' };
-                if (p[j] === '[') {
-                    const end = bracketEnd(p, j);
-                    if (end === -1)
-                        return { problem: UNCLOSED };
-                    current += p.slice(j, end);
-                    j = end - 1;
-                }
-                else if (p[j] === ',') {
-                    options.push(current);
-                    current = '';
-                }
-                else
-                    current += p[j];
-            }
-            if (j >= p.length)
-                return { problem: 'unclosed "{"; write "[{]" for a literal one' };
-            options.push(current);
-            if (options.length < 2)
-                return { problem: 'braces without a comma; write "{a,b}", or "[{]" for a literal brace' };
-            const next = [];
-            for (const head of alternatives)
-                for (const option of options)
-                    next.push(head + literal + option);
-            if (next.length > MAX_ALTERNATIVES)
-                return { problem: `braces expand to more than ${MAX_ALTERNATIVES} globs; list fewer` };
-            alternatives = next;
-            literal = '';
-            i = j + 1;
-        }
-        else {
-            literal += ch;
-            i++;
-        }
-    }
-    return { alternatives: [...new Set(alternatives.map((a) => fromBytes(a + literal)))] };
-}
-/**
- * The matcher source (over byte strings) that means what git reads in `glob`, or why there is none. `check`
- * runs on each expanded alternative (in text form) first.
- */
-function translateGlob(glob, check) {
-    const expanded = expandBraces(toBytes(glob));
-    if ('problem' in expanded)
-        return { ok: false, problem: expanded.problem };
-    const builder = new Builder();
-    const sources = [];
-    for (const alternative of expanded.alternatives) {
-        const problem = check(alternative);
-        const where = expanded.alternatives.length > 1 ? ` (in ${JSON.stringify(alternative)})` : '';
-        if (problem !== null)
-            return { ok: false, problem: `${problem}${where}` };
-        const segs = git_glob_segments(toBytes(alternative));
-        if ('problem' in segs)
-            return { ok: false, problem: `${segs.problem}${where}` };
-        sources.push(builder.alternative(segs));
-    }
-    return { ok: true, source: sources.length === 1 ? sources[0] : sources.map((x) => `(?:${x})`).join('|') };
-}
-
-;// CONCATENATED MODULE: ./src/policy/path.ts
-const MAX_PATH_BYTES = 4096;
-const MAX_SEGMENT_BYTES = 255;
-// C0 controls, DEL, C1 controls and the Unicode line and paragraph separators.
-// eslint-disable-next-line no-control-regex
-const path_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
-// Zero-width and other invisible code points; HFS+ ignores several of them in file names, so
-// ".gi\u200ct" would land on ".git" there.
-const INVISIBLE = /\p{Default_Ignorable_Code_Point}/u;
-const ASCII = /^[\x20-\x7e]*$/;
-const LONE_SURROGATE = /\p{Surrogate}/u;
-function codePoint(char) {
-    return `U+${char.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
-}
-const TRAILING_DOTS_AND_SPACES = /[. ]+$/;
-/**
- * Case- and compatibility-insensitive form of a name: NFKC, then upper and lower case, so that letters
- * which only meet in upper case (dotless `ı` and `I`, long `ſ` and `S`) fold together as well.
- */
-function caseFold(text) {
-    return ASCII.test(text) ? text.toLowerCase() : text.normalize('NFKC').toUpperCase().toLowerCase();
-}
-/**
- * Folded form of one path segment, the way a case-insensitive or Windows file system could see it:
- * caseFold, then trailing dots and spaces removed.
- */
-function path_foldSegment(segment) {
-    const folded = caseFold(segment);
-    const last = folded.charCodeAt(folded.length - 1);
-    return last === 0x2e || last === 0x20 ? folded.replace(TRAILING_DOTS_AND_SPACES, '') : folded;
-}
-const DOT_GIT = /^(?:\.git|git~1)[. ]*(?::.*)?$/;
-/** True for `.git` in any case or compatibility form, with trailing dots or spaces, as an NTFS stream or 8.3 name. */
-function isDotGitSegment(segment) {
-    return DOT_GIT.test(caseFold(segment));
-}
-function segmentProblem(segment, ascii) {
-    if (segment === '')
-        return 'empty segment ("//" or a trailing "/")';
-    if (segment === '.' || segment === '..')
-        return `"${segment}" segment`;
-    const bytes = ascii ? segment.length : Buffer.byteLength(segment, 'utf8');
-    if (bytes > MAX_SEGMENT_BYTES)
-        return `a segment is longer than ${MAX_SEGMENT_BYTES} bytes`;
-    const first = segment.charCodeAt(0) | 0x20; // '.' stays '.', 'G' becomes 'g'
-    if ((!ascii || first === 0x2e || first === 0x67) && isDotGitSegment(segment)) {
-        return `${JSON.stringify(segment)} segment: the git directory is off limits`;
-    }
-    if (!ascii) {
-        const compat = segment.normalize('NFKC');
-        if (compat === '.' || compat === '..' || compat.includes('/') || compat.includes('\\')) {
-            return `${JSON.stringify(segment)} segment folds to ${JSON.stringify(compat)} under Unicode NFKC`;
-        }
-    }
-    return null;
-}
-/** Why `input` is not a valid repository-relative POSIX path, or null when it is. */
-function pathProblem(input) {
-    if (typeof input !== 'string') {
-        return `expected a string, got ${input === null ? 'null' : Array.isArray(input) ? 'array' : typeof input}`;
-    }
-    if (input === '')
-        return 'empty path';
-    // Printable ASCII (the common case) has no controls, invisibles or surrogates, and one byte per character.
-    const ascii = ASCII.test(input);
-    if (!ascii) {
-        if (LONE_SURROGATE.test(input))
-            return 'not well-formed Unicode (lone surrogate)';
-        const control = path_CONTROL.exec(input);
-        if (control)
-            return `control character ${codePoint(control[0])}`;
-        const invisible = INVISIBLE.exec(input);
-        if (invisible)
-            return `invisible character ${codePoint(invisible[0])}`;
-    }
-    if (input.length > MAX_PATH_BYTES || (!ascii && Buffer.byteLength(input, 'utf8') > MAX_PATH_BYTES)) {
-        return `longer than ${MAX_PATH_BYTES} bytes`;
-    }
-    if (input.includes('\\'))
-        return 'backslash (paths use "/" only)';
-    if (input.charCodeAt(0) === 0x2f)
-        return 'leading "/" (paths are relative to the repository root)';
-    for (const segment of input.split('/')) {
-        const problem = segmentProblem(segment, ascii);
-        if (problem)
-            return problem;
-    }
-    return null;
-}
-/** Strict repository-relative POSIX path validation: reject, never repair. */
-function validatePath(input) {
-    const reason = pathProblem(input);
-    return reason === null ? { ok: true, path: input } : { ok: false, reason };
-}
-
-;// CONCATENATED MODULE: ./src/policy/glob.ts
-
-
-/**
- * The picomatch options Perimeter used before globs were read the way git reads them (see git-glob.ts).
- * Kept for callers that still hand raw globs to picomatch; decisions go through compileGlobList.
- */
-const GLOB_OPTIONS = Object.freeze({
-    dot: true,
-    nocase: false,
-    windows: false,
-    nonegate: true,
-    noextglob: true,
-    posix: true,
-    basename: false,
-    contains: false,
-});
-// eslint-disable-next-line no-control-regex
-const CONTROL_OR_INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]|\p{Default_Ignorable_Code_Point}/u;
-const GLOB_SYNTAX = /[*?[\]]/;
-const EXTGLOB = /[@!+*?]\(/;
-function glob_segmentProblem(alternative) {
-    for (const segment of alternative.split('/')) {
-        if (segment === '')
-            return 'empty segment ("//" or a trailing "/"; write "dir/**" for a directory)';
-        if (segment === '.' || segment === '..')
-            return `"${segment}" segment can never match a valid path`;
-        if (isDotGitSegment(segment))
-            return `${JSON.stringify(segment)} segment can never match: .git paths are always refused`;
-        const problem = GLOB_SYNTAX.test(segment) ? null : pathProblem(segment);
-        if (problem !== null)
-            return `segment ${JSON.stringify(segment)} can never match a valid path: ${problem}`;
-    }
-    return null;
-}
-/**
- * The matcher for a valid glob, over byte strings (see toBytes): what git's `:(glob)` pathspecs select.
- * Throws on a glob globProblem refuses.
- */
-function compileGlob(glob) {
-    const translation = translateGlob(glob, () => null);
-    if (!translation.ok)
-        throw new Error(`invalid glob ${JSON.stringify(glob)}: ${translation.problem}`);
-    return new RegExp(translation.source);
-}
-/** Why `glob` cannot be used in perimeters.yml (it is malformed or could never match a valid path), or null. */
-function globProblem(glob) {
-    if (glob === '')
-        return 'empty glob';
-    if (glob.trim() !== glob)
-        return 'leading or trailing whitespace';
-    if (Buffer.byteLength(glob, 'utf8') > MAX_PATH_BYTES)
-        return `longer than ${MAX_PATH_BYTES} bytes`;
-    if (CONTROL_OR_INVISIBLE.test(glob))
-        return 'control or invisible character';
-    if (glob.startsWith('!'))
-        return 'negation ("!") is not supported: perimeters only grant, list what is allowed';
-    if (glob.startsWith('/'))
-        return 'leading "/": globs are relative to the repository root';
-    if (glob.includes('\\'))
-        return 'backslash: paths never contain one; write "[*]" to match a special character literally';
-    const extglob = EXTGLOB.exec(glob);
-    if (extglob !== null)
-        return `"${extglob[0]}" reads like an extglob, which git does not have (there "(" is a literal); write "[(]" for a literal parenthesis, or list the globs`;
-    const translation = translateGlob(glob, glob_segmentProblem);
-    return translation.ok ? null : translation.problem;
-}
-/** Why a `branches` glob is unusable, or null. Branch names follow git's ref rules, not path rules. */
-function branchGlobProblem(glob) {
-    if (glob === '')
-        return 'empty glob';
-    if (glob.trim() !== glob || /\s/.test(glob))
-        return 'whitespace: branch names never contain any';
-    if (CONTROL_OR_INVISIBLE.test(glob))
-        return 'control or invisible character';
-    if (glob.startsWith('!'))
-        return 'negation ("!") is not supported';
-    if (glob.startsWith('/') || glob.startsWith('refs/'))
-        return 'give the branch name without "refs/heads/" or a leading "/"';
-    if (glob.includes('\\'))
-        return 'backslash: branch names never contain one';
-    if (glob.includes('..') || glob.includes('//') || glob.endsWith('/'))
-        return 'can never match a valid branch name';
-    const translation = translateGlob(glob, () => null);
-    return translation.ok ? null : translation.problem;
-}
-/** Compiles validated globs once; `find` reports which one matched. */
-function glob_compileGlobList(globs) {
-    const compiled = globs.map((glob) => ({ glob, re: compileGlob(glob) }));
-    // Matching is on UTF-8 bytes, as in git: `?` and brackets match one byte.
-    const union = compiled.length > 0 ? new RegExp(compiled.map((c) => `(?:${c.re.source})`).join('|')) : null;
-    return {
-        globs: [...globs],
-        find(path) {
-            if (union === null)
-                return null;
-            const bytes = toBytes(path);
-            if (!union.test(bytes))
-                return null;
-            for (const { glob, re } of compiled)
-                if (re.test(bytes))
-                    return glob;
-            return null;
-        },
-    };
-}
-
-;// CONCATENATED MODULE: ./src/policy/pull-requests.ts
-/**
- * Which perimeter judges a pull request that an agent running elsewhere (Copilot coding agent, say) opened:
- * perimeters.yml `pull-requests: { authors, branches }`. Pure: the verify job reads the pull request from
- * GitHub and hands in its author and head branch.
- */
-
-/** GitHub logins: letters, digits and single hyphens; apps end in "[bot]". */
-function loginProblem(login) {
-    return /^[A-Za-z0-9](?:-?[A-Za-z0-9])*(?:\[bot\])?$/.test(login) && login.length <= 50
-        ? null
-        : 'not a GitHub login (letters, digits and single hyphens; apps end in "[bot]")';
-}
-/** Why `rule` matches the pull request (e.g. 'author "Copilot", head branch glob "copilot/**"'), or null. */
-function pullRequestMatch(rule, facts) {
-    const why = [];
-    if (rule.authors.length > 0) {
-        // GitHub logins are unique without regard to case
-        const author = facts.author.toLowerCase();
-        const login = rule.authors.find((a) => a.toLowerCase() === author);
-        if (login === undefined)
-            return null;
-        why.push(`author ${JSON.stringify(login)}`);
-    }
-    if (rule.branches.length > 0) {
-        const glob = facts.headBranch === '' ? null : compileGlobList(rule.branches).find(facts.headBranch);
-        if (glob === null)
-            return null;
-        why.push(`head branch glob ${JSON.stringify(glob)}`);
-    }
-    return why.length === 0 ? null : why.join(', ');
-}
-/**
- * The one perimeter whose `pull-requests` rule matches (authors and branches both, where both are given).
- * None, or more than one, is no assignment: the pull request is not judged against a guess.
- */
-function assignPullRequest(specs, facts) {
-    const matches = specs.flatMap((spec) => {
-        const rule = spec.pullRequests === undefined ? null : pullRequestMatch(spec.pullRequests, facts);
-        return rule === null ? [] : [{ spec, rule }];
-    });
-    const who = `by "${facts.author}" from "${facts.headBranch}"`;
-    if (matches.length === 1)
-        return { kind: 'assigned', ...matches[0] };
-    if (matches.length === 0)
-        return {
-            kind: 'none',
-            reason: `no perimeter is assigned to pull requests ${who} (no "pull-requests" rule matches)`,
-        };
-    const names = matches.map((m) => m.spec.name);
-    return {
-        kind: 'ambiguous',
-        names,
-        reason: `more than one perimeter is assigned to pull requests ${who}: ${names.join(', ')} (make their "pull-requests" rules exclusive)`,
-    };
-}
-
-;// CONCATENATED MODULE: ./src/policy/config-error.ts
-function formatProblem(problem) {
-    return `${problem.file}:${problem.line}:${problem.column}: ${problem.key}: ${problem.message}`;
-}
-/** message = one line per problem: `file:line:column: key: message` */
-class ConfigError extends Error {
-    code = 'invalid-config';
-    problems;
-    constructor(problems) {
-        super(problems.map(formatProblem).join('\n'));
-        this.name = 'ConfigError';
-        this.problems = problems;
-    }
-}
-
-// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
-var yaml_dist = __nccwpck_require__(8815);
-;// CONCATENATED MODULE: ./src/policy/agent-files.ts
-/**
- * Every file and directory (`name/**`) coding agents read, in one table: `instructions` are read as
- * prompts or rules the agent follows (served from the trusted config ref, src/policy/instructions.ts);
- * `settings` configure which tools, servers and files it uses. Both steer the next agent, so all of them are
- * in the protected set's `agents` family (src/policy/protected.ts).
- */
-const AGENT_FILES = Object.freeze([
-    ['AGENTS.md', 'instructions'],
-    ['AGENTS.override.md', 'instructions'],
-    ['AGENT.md', 'instructions'],
-    ['CLAUDE.md', 'instructions'],
-    ['CLAUDE.local.md', 'instructions'],
-    ['GEMINI.md', 'instructions'],
-    ['QWEN.md', 'instructions'],
-    ['CRUSH.md', 'instructions'],
-    ['copilot-instructions.md', 'instructions'],
-    ['.claude/**', 'instructions'],
-    ['.codex/**', 'instructions'],
-    ['.cursor/**', 'instructions'],
-    ['.cursorrules', 'instructions'],
-    ['.cursorignore', 'settings'],
-    ['.cursorindexingignore', 'settings'],
-    ['.gemini/**', 'instructions'],
-    ['.geminiignore', 'settings'],
-    ['.qwen/**', 'settings'],
-    ['.windsurf/**', 'instructions'],
-    ['.windsurfrules', 'instructions'],
-    ['.codeiumignore', 'settings'],
-    ['.clinerules', 'instructions'],
-    ['.clinerules/**', 'instructions'],
-    ['.clineignore', 'settings'],
-    ['.roo/**', 'instructions'],
-    ['.roorules', 'instructions'],
-    ['.roomodes', 'settings'],
-    ['.rooignore', 'settings'],
-    ['.rules', 'instructions'],
-    ['.kiro/**', 'instructions'],
-    ['.junie/**', 'instructions'],
-    ['.continue/**', 'instructions'],
-    ['.continuerc.json', 'settings'],
-    ['opencode.json', 'settings'],
-    ['opencode.jsonc', 'settings'],
-    ['.opencode/**', 'settings'],
-    ['.aider.conf.yml', 'settings'],
-    ['.aiderignore', 'settings'],
-    ['.goosehints', 'instructions'],
-    ['.augment/**', 'settings'],
-    ['.augment-guidelines', 'instructions'],
-    ['.amazonq/**', 'settings'],
-    ['.trae/**', 'settings'],
-    ['.openhands/**', 'settings'],
-    ['.mcp.json', 'settings'],
-    ['.vscode/mcp.json', 'settings'],
-    ['.github/instructions/**', 'instructions'],
-    ['.github/prompts/**', 'instructions'],
-    ['.github/chatmodes/**', 'instructions'],
-    ['.github/agents/**', 'instructions'],
-    // skills: instructions (SKILL.md) with the scripts they tell the agent to run (Codex, Amp, Copilot)
-    ['.agents/skills/**', 'instructions'],
-    ['.github/skills/**', 'instructions'],
-].map(([entry, use]) => Object.freeze({ entry, use })));
-
-;// CONCATENATED MODULE: ./src/policy/protected.ts
-
-
-const AGENT_ENTRIES = AGENT_FILES.map((file) => file.entry);
-/** Always protected (with the config file itself). */
-const BUILT_IN_FAMILIES = Object.freeze({
-    repository: {
-        why: 'decide who reviews, what runs in CI and how files are checked out; GITHUB_TOKEN cannot even write workflows',
-        entries: ['.github/**', 'CODEOWNERS', '.gitmodules', '.gitattributes'],
-    },
-    agents: {
-        why: 'instructions and settings of coding agents: whoever writes them steers the next agent, in this job, a later one or on a developer machine',
-        // every file agents read (src/policy/agent-files.ts) but those another entry already names: all of
-        // .github is the repository family's, and `name/**` adds nothing where `name` is listed
-        entries: AGENT_ENTRIES.filter((entry) => !entry.startsWith('.github/') &&
-            !(entry.endsWith('/**') && AGENT_ENTRIES.includes(entry.slice(0, -3)))),
-    },
-    hooks: {
-        why: 'run code on the machine of whoever next commits, opens, enters or installs the repository (git hooks, direnv, mise and asdf tool versions, npm settings such as the registry, editor tasks, dev containers), outside any review of the code',
-        entries: [
-            '.husky/**',
-            '.githooks/**',
-            '.pre-commit-config.yaml',
-            '.pre-commit-hooks.yaml',
-            'lefthook.yml',
-            '.lefthook.yml',
-            'lefthook-local.yml',
-            '.envrc',
-            'mise.toml',
-            '.mise.toml',
-            '.tool-versions',
-            '.npmrc',
-            '.vscode/settings.json',
-            '.vscode/tasks.json',
-            '.vscode/launch.json',
-            '.vscode/extensions.json',
-            '.devcontainer/**',
-            '.devcontainer.json',
-        ],
-    },
-});
-/** Protected when perimeters.yml says `protect: [name, ...]` (top level or per perimeter). */
-const OPTIONAL_FAMILIES = Object.freeze({
-    manifests: {
-        why: 'package manifests and lockfiles: a new or changed dependency runs its code in CI and on every machine that installs it',
-        entries: [
-            'package.json',
-            'package-lock.json',
-            'npm-shrinkwrap.json',
-            'yarn.lock',
-            '.yarnrc.yml',
-            '.yarnrc',
-            'pnpm-lock.yaml',
-            'pnpm-workspace.yaml',
-            '.pnpmfile.cjs',
-            'bun.lock',
-            'bun.lockb',
-            'deno.json',
-            'deno.jsonc',
-            'deno.lock',
-            'Cargo.toml',
-            'Cargo.lock',
-            'go.mod',
-            'go.sum',
-            'go.work',
-            'pyproject.toml',
-            'poetry.lock',
-            'uv.lock',
-            'Pipfile',
-            'Pipfile.lock',
-            'requirements*.txt',
-            'setup.py',
-            'setup.cfg',
-            'Gemfile',
-            'Gemfile.lock',
-            '*.gemspec',
-            'composer.json',
-            'composer.lock',
-            'pom.xml',
-            'build.gradle',
-            'build.gradle.kts',
-            'settings.gradle',
-            'settings.gradle.kts',
-            'gradle.lockfile',
-            '*.csproj',
-            'packages.lock.json',
-            'Directory.Packages.props',
-            'Package.swift',
-            'Package.resolved',
-            'mix.exs',
-            'mix.lock',
-            'pubspec.yaml',
-            'pubspec.lock',
-            'flake.nix',
-            'flake.lock',
-        ],
-    },
-    ci: {
-        why: 'pipelines of other CI systems: they run with those systems’ secrets',
-        entries: [
-            '.gitlab-ci.yml',
-            '.circleci/**',
-            '.travis.yml',
-            'azure-pipelines.yml',
-            '.azure-pipelines/**',
-            'Jenkinsfile',
-            '.buildkite/**',
-            'bitbucket-pipelines.yml',
-            '.drone.yml',
-            '.woodpecker/**',
-            '.woodpecker.yml',
-            'cloudbuild.yaml',
-            'buildspec.yml',
-            'appveyor.yml',
-        ],
-    },
-    editors: {
-        why: 'settings of other editors that can run commands when a project opens (JetBrains run configurations, Zed tasks, Vim and Neovim local config)',
-        entries: [
-            '.idea/**',
-            '.zed/**',
-            '.helix/**',
-            '.fleet/**',
-            '.nvim.lua',
-            '.nvimrc',
-            '.exrc',
-            '*.code-workspace',
-        ],
-    },
-});
-const OPTIONAL_FAMILY_NAMES = Object.keys(OPTIONAL_FAMILIES);
-function isOptionalFamily(name) {
-    return Object.hasOwn(OPTIONAL_FAMILIES, name);
-}
-/** Every built-in entry (the config file comes on top). */
-const PROTECTED_ENTRIES = Object.freeze(Object.values(BUILT_IN_FAMILIES).flatMap((family) => family.entries));
-const DEFAULT_CONFIG_FILE = 'perimeters.yml';
-const protected_ASCII = /^[\x20-\x7e]*$/;
-function toEntry(text, rule = text) {
-    const segments = text
-        .replace(/\/\*\*$/, '')
-        .split('/')
-        .filter((s) => s !== '' && s !== '.')
-        .map((s) => {
-        const star = s.indexOf('*');
-        if (star === -1)
-            return path_foldSegment(s);
-        return { prefix: path_foldSegment(s.slice(0, star)), suffix: path_foldSegment(s.slice(star + 1)) };
-    });
-    return { rule, segments };
-}
-function protected_escape(text) {
-    return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-const BUILT_IN = PROTECTED_ENTRIES.map((entry) => toEntry(entry));
-const cache = new Map();
-function entriesFor(configFile, families) {
-    const key = `${configFile}\n${families.join(',')}`;
-    let entries = cache.get(key);
-    if (!entries) {
-        const optional = families
-            .filter(isOptionalFamily)
-            .flatMap((name) => OPTIONAL_FAMILIES[name].entries.map((entry) => toEntry(entry, `${entry}, ${name} family`)));
-        const list = [toEntry(configFile), ...BUILT_IN, ...optional].filter((e) => e.segments.length > 0);
-        const firsts = [
-            ...new Set(list.map((e) => {
-                const first = e.segments[0];
-                return typeof first === 'string'
-                    ? protected_escape(first)
-                    : `${protected_escape(first.prefix)}[^/]*${protected_escape(first.suffix)}`;
-            })),
-        ];
-        const prefilter = new RegExp(`(?:^|/)(?:${firsts.join('|')})[. ]*(?:/|$)`, 'i');
-        entries = { list, prefilter };
-        if (cache.size > 16)
-            cache.clear();
-        cache.set(key, entries);
-    }
-    return entries;
-}
-function segmentMatches(segment, pattern) {
-    if (typeof pattern === 'string')
-        return segment === pattern;
-    return (segment.length >= pattern.prefix.length + pattern.suffix.length &&
-        segment.startsWith(pattern.prefix) &&
-        segment.endsWith(pattern.suffix));
-}
-function containsRun(haystack, needle) {
-    outer: for (let i = 0; i + needle.length <= haystack.length; i++) {
-        for (let j = 0; j < needle.length; j++)
-            if (!segmentMatches(haystack[i + j], needle[j]))
-                continue outer;
-        return true;
-    }
-    return false;
-}
-/**
- * The protected-set entry matching this (validated) path, or null: the built-in set, the config file, and
- * the optional `families` switched on. Case/Unicode-NF insensitive, any depth.
- */
-function protected_protectedRule(path, configFile = DEFAULT_CONFIG_FILE, families = []) {
-    const entries = entriesFor(configFile, families);
-    if (protected_ASCII.test(path) && !entries.prefilter.test(path))
-        return null;
-    const segments = path.split('/').map(path_foldSegment);
-    for (const entry of entries.list) {
-        if (containsRun(segments, entry.segments))
-            return entry.rule;
-    }
-    return null;
-}
-
-;// CONCATENATED MODULE: ./src/policy/trust.ts
-/**
- * Who triggered a run, and whether the owner's `trust` rule trusts them. Pure: the action reads the event
- * payload and hands it in. Associations are GitHub's `author_association` values:
- * https://docs.github.com/en/graphql/reference/enums#commentauthorassociation
- */
-const ASSOCIATIONS = [
-    'OWNER',
-    'MEMBER',
-    'COLLABORATOR',
-    'CONTRIBUTOR',
-    'FIRST_TIME_CONTRIBUTOR',
-    'FIRST_TIMER',
-    'MANNEQUIN',
-    'NONE',
-];
-/** Events only people with write access can start: a push, a manual or API dispatch, a schedule, a merge queue. */
-const WRITE_ONLY_EVENTS = new Set([
-    'push',
-    'workflow_dispatch',
-    'repository_dispatch',
-    'schedule',
-    'merge_group',
-]);
-/** Where each event carries the item that triggered it, whose author steers the agent. */
-const ITEM_OF = {
-    issue_comment: 'comment',
-    pull_request_review_comment: 'comment',
-    commit_comment: 'comment',
-    discussion_comment: 'comment',
-    issues: 'issue',
-    pull_request: 'pull_request',
-    pull_request_target: 'pull_request',
-    pull_request_review: 'review',
-    discussion: 'discussion',
-};
-function trust_object(value) {
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : null;
-}
-function login(value) {
-    const user = trust_object(value);
-    return typeof user?.login === 'string' ? user.login : null;
-}
-function byLogin(rule, name) {
-    return name !== null && rule.users.some((user) => user.toLowerCase() === name.toLowerCase());
-}
-/**
- * Judges a run's trigger. The author of the triggering item (comment, issue, pull request, review,
- * discussion) is trusted by association or login; on pull requests the sender (who pushed or opened) is
- * judged too when it is someone else, by login only (the payload has no association for the sender). Other
- * people acting on an item (labelling, editing someone else's) need triage or write access, so they are not
- * judged. Events only writers can start are trusted; any other event trusts only a sender named in `users`.
- */
-function judgeTrigger(rule, eventName, payload) {
-    const event = trust_object(payload) ?? {};
-    const sender = login(event.sender);
-    if (WRITE_ONLY_EVENTS.has(eventName))
-        return { trusted: true, reason: `${eventName} runs can only be started by people with write access` };
-    const field = ITEM_OF[eventName];
-    if (field === undefined) {
-        if (byLogin(rule, sender))
-            return { trusted: true, reason: `sender "${sender}" is in trust.users` };
-        return {
-            trusted: false,
-            reason: `${eventName} events carry no author association, and the sender ${sender === null ? '(unknown)' : `"${sender}"`} is not in trust.users`,
-        };
-    }
-    const item = trust_object(event[field]);
-    const author = login(item?.user);
-    const association = typeof item?.author_association === 'string' ? item.author_association : null;
-    const what = `${field.replace('_', ' ')} author ${author === null ? '(unknown)' : `"${author}"`}`;
-    let verdict;
-    if (byLogin(rule, author))
-        verdict = { trusted: true, reason: `${what} is in trust.users` };
-    else if (association !== null && rule.associations.includes(association))
-        verdict = { trusted: true, reason: `${what} is ${association}` };
-    else
-        verdict = {
-            trusted: false,
-            reason: `${what} is ${association ?? 'of unknown association'}, not ${rule.associations.join(', ') || 'in trust.users'}`,
-        };
-    if (verdict.trusted &&
-        field === 'pull_request' &&
-        sender !== null &&
-        sender !== author &&
-        !byLogin(rule, sender)) {
-        return {
-            trusted: false,
-            reason: `${verdict.reason}, but the sender "${sender}" (who pushed or acted) is someone else and not in trust.users`,
-        };
-    }
-    return verdict;
-}
-
-;// CONCATENATED MODULE: ./src/policy/yaml-checker.ts
-
-/** Walks a parsed YAML document and collects positioned problems. */
-class Checker {
-    file;
-    doc;
-    lines;
-    problems = [];
-    constructor(file, doc, lines) {
-        this.file = file;
-        this.doc = doc;
-        this.lines = lines;
-    }
-    report(at, key, message) {
-        const offset = typeof at === 'number' ? at : (at?.range?.[0] ?? 0);
-        const { line, col } = this.lines.linePos(offset);
-        this.problems.push({ file: this.file, line, column: col, key, message });
-    }
-    resolve(node) {
-        if (node === null || node === undefined)
-            return null;
-        if ((0,yaml_dist/* isAlias */.Vj)(node))
-            return node.resolve(this.doc) ?? null;
-        return node;
-    }
-    /** The entries of a mapping, reporting duplicate, empty and non-scalar keys. */
-    entries(map, where) {
-        if (!(0,yaml_dist/* isMap */.jh)(map))
-            return [];
-        const seen = new Set();
-        const entries = [];
-        for (const pair of map.items) {
-            if ((0,yaml_dist/* isAlias */.Vj)(pair.key)) {
-                // `*k : [...]` reads as nothing in a review, and becomes whatever `&k` anchored (`write`, say).
-                const source = pair.key.source;
-                this.report(pair.key, where || '(document)', `alias *${source} used as a key: write the key out`);
-                continue;
-            }
-            const keyNode = this.resolve(pair.key);
-            const at = keyNode ?? map;
-            if (!(0,yaml_dist/* isScalar */.jn)(keyNode) ||
-                keyNode.value === null ||
-                keyNode.value === '' ||
-                typeof keyNode.value === 'object') {
-                this.report(at, where || '(document)', 'expected a plain key');
-                continue;
-            }
-            const key = String(keyNode.value);
-            const path = join(where, key);
-            if (seen.has(key)) {
-                this.report(keyNode, path, 'duplicate key');
-                continue;
-            }
-            seen.add(key);
-            entries.push({ key, keyNode, value: this.resolve(pair.value) });
-        }
-        return entries;
-    }
-    expectMap(node, at, key) {
-        if ((0,yaml_dist/* isMap */.jh)(node))
-            return true;
-        this.report(valueAt(node, at), key, `expected a mapping, got ${yaml_checker_describe(node)}`);
-        return false;
-    }
-    stringList(entry, where, check) {
-        const key = join(where, entry.key);
-        const node = entry.value;
-        if (!(0,yaml_dist/* isSeq */.oP)(node)) {
-            const hint = (0,yaml_dist/* isScalar */.jn)(node) && typeof node.value === 'string'
-                ? `; write it as a list: [${JSON.stringify(node.value)}]`
-                : '';
-            this.report(valueAt(node, entry.keyNode), key, `expected a list, got ${yaml_checker_describe(node)}${hint}`);
-            return null;
-        }
-        const values = [];
-        let ok = true;
-        node.items.forEach((raw, index) => {
-            const item = this.resolve(raw);
-            const itemKey = `${key}[${index}]`;
-            if (item === null && (0,yaml_dist/* isAlias */.Vj)(raw)) {
-                const glob = JSON.stringify(`*${raw.source}`);
-                this.report(raw, itemKey, `unknown alias *${raw.source}; quote a glob that starts with "*": ${glob}`);
-                ok = false;
-                return;
-            }
-            if (!(0,yaml_dist/* isScalar */.jn)(item) || typeof item.value !== 'string') {
-                this.report(valueAt(item, node), itemKey, `expected a string, got ${yaml_checker_describe(item)}`);
-                ok = false;
-                return;
-            }
-            const problem = check(item.value);
-            if (problem !== null) {
-                this.report(item, itemKey, `${JSON.stringify(item.value)}: ${problem}`);
-                ok = false;
-            }
-            else if (values.includes(item.value)) {
-                this.report(item, itemKey, `${JSON.stringify(item.value)}: listed twice`);
-                ok = false;
-            }
-            values.push(item.value);
-        });
-        return ok ? values : null;
-    }
-}
-function join(where, key) {
-    return where === '' ? key : `${where}.${key}`;
-}
-function valueAt(node, fallback) {
-    return node?.range ? node : fallback;
-}
-function yaml_checker_describe(node) {
-    if (node === null)
-        return 'nothing';
-    if ((0,yaml_dist/* isMap */.jh)(node))
-        return 'a mapping';
-    if ((0,yaml_dist/* isSeq */.oP)(node))
-        return 'a list';
-    if ((0,yaml_dist/* isScalar */.jn)(node)) {
-        const value = node.value;
-        if (value === null)
-            return 'null';
-        if (typeof value === 'string')
-            return `string ${JSON.stringify(value)}`;
-        return `${typeof value} ${String(value)}`;
-    }
-    return 'an unsupported node';
-}
-
-;// CONCATENATED MODULE: ./src/policy/config.ts
-
-
-
-
-
-
-
-
-
-const TOP_KEYS = ['version', 'protect', 'deny', 'trust', 'perimeters'];
-const PERIMETER_KEYS = [
-    'description',
-    'tools',
-    'read',
-    'write',
-    'branches',
-    'allow-protected',
-    'allow-credential-files',
-    'allow-secrets-in',
-    'deny',
-    'protect',
-    'untrusted-triggers',
-    'instructions',
-    'limits',
-    'pull-requests',
-];
-const GLOB_FIELDS = {
-    read: 'read',
-    write: 'write',
-    'allow-protected': 'allowProtected',
-    'allow-credential-files': 'allowCredentialFiles',
-    'allow-secrets-in': 'allowSecretsIn',
-    deny: 'deny',
-};
-function familyProblem(name) {
-    return isOptionalFamily(name)
-        ? null
-        : `unknown family; expected one of ${OPTIONAL_FAMILY_NAMES.join(', ')}`;
-}
-function parseTrust(c, entry) {
-    if (!c.expectMap(entry.value, entry.keyNode, 'trust'))
-        return null;
-    const rule = { associations: [], users: [] };
-    let ok = true;
-    for (const item of c.entries(entry.value, 'trust')) {
-        if (item.key === 'associations') {
-            const list = c.stringList(item, 'trust', (value) => ASSOCIATIONS.includes(value)
-                ? null
-                : `unknown association; expected one of ${ASSOCIATIONS.join(', ')}`);
-            if (list === null)
-                ok = false;
-            else
-                rule.associations = list;
-        }
-        else if (item.key === 'users') {
-            const list = c.stringList(item, 'trust', loginProblem);
-            if (list === null)
-                ok = false;
-            else
-                rule.users = list;
-        }
-        else {
-            c.report(item.keyNode, join('trust', item.key), 'unknown key; expected one of associations, users');
-            ok = false;
-        }
-    }
-    if (ok && rule.associations.length === 0 && rule.users.length === 0) {
-        c.report(entry.value, 'trust', 'trusts nobody; list associations (e.g. [OWNER, MEMBER, COLLABORATOR]) or users');
-        ok = false;
-    }
-    return ok ? rule : null;
-}
-const PULL_REQUEST_KEYS = ['authors', 'branches'];
-function parsePullRequests(c, entry, where) {
-    const key = join(where, 'pull-requests');
-    if (!c.expectMap(entry.value, entry.keyNode, key))
-        return null;
-    const rule = { authors: [], branches: [] };
-    let ok = true;
-    for (const item of c.entries(entry.value, key)) {
-        const list = item.key === 'authors'
-            ? c.stringList(item, key, loginProblem)
-            : item.key === 'branches'
-                ? c.stringList(item, key, branchGlobProblem)
-                : undefined;
-        if (list === undefined)
-            c.report(item.keyNode, join(key, item.key), `unknown key; expected one of ${PULL_REQUEST_KEYS.join(', ')}`);
-        if (list === null || list === undefined)
-            ok = false;
-        else
-            rule[item.key] = list;
-    }
-    if (ok && rule.authors.length === 0 && rule.branches.length === 0) {
-        c.report(entry.value, key, 'matches no pull request; list authors (e.g. [Copilot]) or head branches (e.g. ["copilot/**"])');
-        ok = false;
-    }
-    return ok ? rule : null;
-}
-const LIMIT_KEYS = {
-    'files-per-push': 'filesPerPush',
-    'bytes-per-file': 'bytesPerFile',
-    'bytes-per-push': 'bytesPerPush',
-};
-function positiveInteger(c, entry, key, max) {
-    const node = entry.value;
-    const value = (0,yaml_dist/* isScalar */.jn)(node) ? node.value : undefined;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-        c.report(valueAt(node, entry.keyNode), key, `expected a positive integer, got ${yaml_checker_describe(node)}`);
-        return null;
-    }
-    if (value > max) {
-        c.report(node, key, `${value} is above the maximum of ${max}`);
-        return null;
-    }
-    return value;
-}
-function parseLimits(c, entry, where) {
-    const key = join(where, 'limits');
-    if (!c.expectMap(entry.value, entry.keyNode, key))
-        return null;
-    const limits = { ...DEFAULT_LIMITS };
-    let ok = true;
-    for (const item of c.entries(entry.value, key)) {
-        const field = LIMIT_KEYS[item.key];
-        if (field === undefined) {
-            c.report(item.keyNode, join(key, item.key), `unknown key; expected one of ${Object.keys(LIMIT_KEYS).join(', ')}`);
-            ok = false;
-            continue;
-        }
-        const max = field === 'bytesPerFile' ? MAX_BYTES_PER_FILE : Number.MAX_SAFE_INTEGER;
-        const value = positiveInteger(c, item, join(key, item.key), max);
-        if (value === null)
-            ok = false;
-        else
-            limits[field] = value;
-    }
-    return ok ? limits : null;
-}
-function parsePerimeter(c, entry) {
-    const where = `perimeters.${entry.key}`;
-    let ok = true;
-    const nameProblem = perimeterNameProblem(entry.key);
-    if (nameProblem) {
-        c.report(entry.keyNode, where, nameProblem);
-        ok = false;
-    }
-    if (!c.expectMap(entry.value, entry.keyNode, where))
-        return null;
-    const spec = defaultPerimeterSpec(entry.key);
-    for (const item of c.entries(entry.value, where)) {
-        const key = join(where, item.key);
-        const globField = GLOB_FIELDS[item.key];
-        if (globField !== undefined) {
-            const globs = c.stringList(item, where, globProblem);
-            if (globs === null)
-                ok = false;
-            else
-                spec[globField] = globs;
-        }
-        else if (item.key === 'description') {
-            if ((0,yaml_dist/* isScalar */.jn)(item.value) && typeof item.value.value === 'string')
-                spec.description = item.value.value;
-            else {
-                c.report(valueAt(item.value, item.keyNode), key, `expected a string, got ${yaml_checker_describe(item.value)}`);
-                ok = false;
-            }
-        }
-        else if (item.key === 'tools') {
-            const tools = c.stringList(item, where, (tool) => isToolName(tool) ? null : `unknown tool; expected one of ${TOOL_NAMES.join(', ')}`);
-            if (tools !== null && tools.length === 0)
-                c.report(item.value, key, 'empty list; omit the key to allow every tool');
-            if (tools === null || tools.length === 0)
-                ok = false;
-            else
-                spec.tools = tools;
-        }
-        else if (item.key === 'branches') {
-            const branches = c.stringList(item, where, branchGlobProblem);
-            if (branches !== null && branches.length === 0)
-                c.report(item.value, key, 'empty list; omit the key to allow any branch');
-            if (branches === null || branches.length === 0)
-                ok = false;
-            else
-                spec.branches = branches;
-        }
-        else if (item.key === 'protect') {
-            const families = c.stringList(item, where, familyProblem);
-            if (families === null)
-                ok = false;
-            else
-                spec.protect = families;
-        }
-        else if (item.key === 'untrusted-triggers') {
-            if ((0,yaml_dist/* isScalar */.jn)(item.value) && typeof item.value.value === 'boolean')
-                spec.untrustedTriggers = item.value.value;
-            else {
-                c.report(valueAt(item.value, item.keyNode), key, `expected true or false, got ${yaml_checker_describe(item.value)}`);
-                ok = false;
-            }
-        }
-        else if (item.key === 'instructions') {
-            const value = (0,yaml_dist/* isScalar */.jn)(item.value) ? item.value.value : undefined;
-            if (value === 'config-ref' || value === 'branch')
-                spec.instructions = value;
-            else {
-                c.report(valueAt(item.value, item.keyNode), key, `expected config-ref or branch, got ${yaml_checker_describe(item.value)}`);
-                ok = false;
-            }
-        }
-        else if (item.key === 'pull-requests') {
-            const rule = parsePullRequests(c, item, where);
-            if (rule === null)
-                ok = false;
-            else
-                spec.pullRequests = rule;
-        }
-        else if (item.key === 'limits') {
-            const limits = parseLimits(c, item, where);
-            if (limits === null)
-                ok = false;
-            else
-                spec.limits = limits;
-        }
-        else {
-            const hint = item.key === '<<' ? ' (YAML merge keys are not supported; repeat the lists or use aliases)' : '';
-            c.report(item.keyNode, key, `unknown key${hint}; expected one of ${PERIMETER_KEYS.join(', ')}`);
-            ok = false;
-        }
-    }
-    return ok ? spec : null;
-}
-/** Far above any real perimeters.yml; bounds the time and memory a hostile or mistaken file can cost. */
-const MAX_CONFIG_BYTES = 256 * 1024;
-/** Parses and validates perimeters.yml text; reports every problem at once. Throws ConfigError. */
-function parseConfig(text, file = DEFAULT_CONFIG_FILE) {
-    const bytes = Buffer.byteLength(text, 'utf8');
-    if (bytes > MAX_CONFIG_BYTES) {
-        const message = `the file is ${bytes} bytes; at most ${MAX_CONFIG_BYTES} are read (use fewer, broader globs)`;
-        throw new ConfigError([{ file, line: 1, column: 1, key: '(document)', message }]);
-    }
-    const lines = new yaml_dist/* LineCounter */.HN();
-    const doc = (0,yaml_dist/* parseDocument */.Tp)(text, {
-        lineCounter: lines,
-        uniqueKeys: false,
-        prettyErrors: false,
-        strict: true,
-    });
-    const c = new Checker(file, doc, lines);
-    for (const issue of [...doc.errors, ...doc.warnings]) {
-        c.report(issue.pos[0], 'yaml', issue.message.split('\n')[0]);
-    }
-    if (c.problems.length > 0)
-        throw new ConfigError(c.problems);
-    const root = c.resolve(doc.contents);
-    if (root === null || ((0,yaml_dist/* isScalar */.jn)(root) && root.value === null)) {
-        c.report(0, 'version', 'missing; the file is empty (start with "version: 1")');
-        throw new ConfigError(c.problems);
-    }
-    if (!c.expectMap(root, null, '(document)'))
-        throw new ConfigError(c.problems);
-    const entries = c.entries(root, '');
-    const perimeters = [];
-    let version;
-    let perimetersEntry;
-    let protect = [];
-    let deny = [];
-    let trust = null;
-    for (const entry of entries) {
-        if (entry.key === 'version')
-            version = entry;
-        else if (entry.key === 'perimeters')
-            perimetersEntry = entry;
-        else if (entry.key === 'protect')
-            protect = c.stringList(entry, '', familyProblem) ?? [];
-        else if (entry.key === 'deny')
-            deny = c.stringList(entry, '', globProblem) ?? [];
-        else if (entry.key === 'trust')
-            trust = parseTrust(c, entry);
-        else
-            c.report(entry.keyNode, entry.key, `unknown key; expected one of ${TOP_KEYS.join(', ')}`);
-    }
-    if (version === undefined) {
-        c.report(root, 'version', 'missing; add "version: 1"');
-    }
-    else {
-        const value = (0,yaml_dist/* isScalar */.jn)(version.value) ? version.value.value : undefined;
-        if (typeof value !== 'number') {
-            c.report(valueAt(version.value, version.keyNode), 'version', `expected the number 1, got ${yaml_checker_describe(version.value)}`);
-        }
-        else if (value !== 1) {
-            c.report(version.value, 'version', `unsupported version ${value}; this Perimeter reads version 1`);
-        }
-    }
-    if (perimetersEntry === undefined) {
-        c.report(root, 'perimeters', 'missing; define at least one perimeter');
-    }
-    else if (c.expectMap(perimetersEntry.value, perimetersEntry.keyNode, 'perimeters')) {
-        const items = c.entries(perimetersEntry.value, 'perimeters');
-        if (items.length === 0 && c.problems.length === 0) {
-            c.report(perimetersEntry.value, 'perimeters', 'empty; define at least one perimeter');
-        }
-        for (const item of items) {
-            const spec = parsePerimeter(c, item);
-            if (spec !== null)
-                perimeters.push(spec);
-        }
-    }
-    if (c.problems.length > 0) {
-        c.problems.sort((a, b) => a.line - b.line || a.column - b.column);
-        throw new ConfigError(c.problems);
-    }
-    for (const spec of perimeters) {
-        if (deny.length > 0)
-            spec.ownerDeny = deny;
-        const families = [...new Set([...protect, ...(spec.protect ?? [])])];
-        if (families.length > 0)
-            spec.protect = families;
-    }
-    return { version: 1, file, perimeters, trust };
-}
-
-;// CONCATENATED MODULE: ./src/policy/credentials.ts
-
-/**
- * Files that usually hold credentials. Matched on the file name alone, at any depth, case- and
- * Unicode-insensitively (see foldSegment). Rules are shown to users as written here.
- * Sources beside our own: the file names gitleaks' and trufflehog's rules and GitHub's secret-scanning
- * docs name as credential stores; names that are mostly ordinary configuration (`*.tfvars`,
- * `config.json`) stay readable, their secret-named values are hidden by the content filter.
- */
-const EXACT_NAMES = [
-    '.env',
-    '.envrc',
-    '.netrc',
-    '_netrc',
-    '.pgpass',
-    '.pypirc',
-    '.npmrc',
-    '.git-credentials',
-    '.htpasswd',
-    '.s3cfg',
-    '.boto',
-    '.dockercfg',
-    '.vault-token',
-    '.terraformrc',
-    'terraform.rc',
-    'credentials',
-    'secring.gpg',
-    '.my.cnf',
-    '.bash_history',
-    '.zsh_history',
-    '.psql_history',
-    '.mysql_history',
-];
-/** SSH private keys, also under other names (`id_rsa_github`, `id_ed25519-work`); `.pub` files are public. */
-const SSH_KEYS = ['id_rsa', 'id_dsa', 'id_ecdsa', 'id_ed25519'];
-const SUFFIXES = [
-    '.env',
-    '.pem',
-    '.key',
-    '.p12',
-    '.pfx',
-    '.p8',
-    '.jks',
-    '.keystore',
-    '.kdbx',
-    '.ppk',
-    '.ovpn',
-    '.tfstate',
-    '.tfstate.backup',
-];
-/** Copies that editors and people leave beside a file: `.env~`, `id_rsa.bak`, `.env.orig`. */
-const BACKUP_ENDINGS = /(?:~|\.(?:bak|backup|old|orig|save|swp|tmp|copy))+$/;
-const ENV_TEMPLATES = new Set([
-    '.env.example',
-    '.env.sample',
-    '.env.template',
-    '.env.dist',
-    '.env-example',
-    '.env-sample',
-    '.env-template',
-    '.env_example',
-    '.env_sample',
-    '.env_template',
-    'example.env',
-    'sample.env',
-    'template.env',
-]);
-const CREDENTIAL_FILE_RULES = Object.freeze([
-    ...EXACT_NAMES,
-    '.env.*',
-    '.env-*',
-    '.env_*',
-    ...SSH_KEYS.map((key) => `${key}*`),
-    ...SUFFIXES.map((suffix) => `*${suffix}`),
-]);
-/** A copy of a credential file (`.env~`, `id_rsa.bak`) answers with its original's rule and this mark. */
-const COPY_MARK = ' (a copy)';
-const exact = new Set(EXACT_NAMES);
-function ruleOfName(name) {
-    if (exact.has(name))
-        return name;
-    if (ENV_TEMPLATES.has(name))
-        return null;
-    for (const separator of ['.', '-', '_'])
-        if (name.startsWith(`.env${separator}`))
-            return `.env${separator}*`;
-    for (const key of SSH_KEYS)
-        if (name.startsWith(key) && !name.endsWith('.pub') && !/^[a-z0-9]/.test(name.slice(key.length)))
-            return `${key}*`;
-    // the longest suffix first: `x.tfstate.backup` is a state backup, not only a backup
-    for (const suffix of [...SUFFIXES].sort((a, b) => b.length - a.length))
-        if (name.endsWith(suffix) && name.length > suffix.length)
-            return `*${suffix}`;
-    return null;
-}
-/** The credential-file rule matching this path (`.env`, `*.pem`, `id_rsa*`, ...), or null. */
-function credentialFileRule(path) {
-    const name = path_foldSegment(path.slice(path.lastIndexOf('/') + 1));
-    const direct = ruleOfName(name);
-    if (direct !== null)
-        return direct;
-    const original = name.replace(BACKUP_ENDINGS, '');
-    if (original === name || original === '')
-        return null;
-    const rule = ruleOfName(original);
-    return rule === null ? null : `${rule}${COPY_MARK}`;
-}
-
-;// CONCATENATED MODULE: ./src/policy/perimeter.ts
-
-
-
-
-
-
-
-/** A PerimeterSpec that cannot be compiled exactly (parseConfig never produces one). */
-class PerimeterSpecError extends Error {
-    perimeter;
-    problems;
-    code = 'invalid-perimeter';
-    constructor(perimeter, problems) {
-        super(`perimeter ${JSON.stringify(perimeter)} is invalid: ${problems.join('; ')}`);
-        this.perimeter = perimeter;
-        this.problems = problems;
-        this.name = 'PerimeterSpecError';
-    }
-}
-const GLOB_KEYS = [
-    ['read', 'read'],
-    ['write', 'write'],
-    ['allowProtected', 'allow-protected'],
-    ['allowCredentialFiles', 'allow-credential-files'],
-    ['allowSecretsIn', 'allow-secrets-in'],
-];
-const OPTIONAL_GLOB_KEYS = [
-    ['deny', 'deny'],
-    ['ownerDeny', 'top-level deny'],
-];
-function specProblems(spec) {
-    const problems = [];
-    const nameProblem = perimeterNameProblem(spec.name);
-    if (nameProblem)
-        problems.push(nameProblem);
-    for (const [field, key] of GLOB_KEYS) {
-        for (const glob of spec[field]) {
-            const problem = globProblem(glob);
-            if (problem)
-                problems.push(`${key}: ${JSON.stringify(glob)}: ${problem}`);
-        }
-    }
-    for (const [field, key] of OPTIONAL_GLOB_KEYS) {
-        for (const glob of spec[field] ?? []) {
-            const problem = globProblem(glob);
-            if (problem)
-                problems.push(`${key}: ${JSON.stringify(glob)}: ${problem}`);
-        }
-    }
-    for (const family of spec.protect ?? [])
-        if (!isOptionalFamily(family))
-            problems.push(`protect: unknown family ${JSON.stringify(family)}`);
-    for (const glob of spec.branches ?? []) {
-        const problem = branchGlobProblem(glob);
-        if (problem)
-            problems.push(`branches: ${JSON.stringify(glob)}: ${problem}`);
-    }
-    for (const glob of spec.pullRequests?.branches ?? []) {
-        const problem = branchGlobProblem(glob);
-        if (problem)
-            problems.push(`pull-requests.branches: ${JSON.stringify(glob)}: ${problem}`);
-    }
-    for (const login of spec.pullRequests?.authors ?? []) {
-        const problem = loginProblem(login);
-        if (problem)
-            problems.push(`pull-requests.authors: ${JSON.stringify(login)}: ${problem}`);
-    }
-    for (const tool of spec.tools)
-        if (!isToolName(tool))
-            problems.push(`tools: unknown tool ${JSON.stringify(tool)}`);
-    return problems;
-}
-/**
- * Compiles a perimeter's globs once. Throws when the spec is invalid (a spec from parseConfig never is):
- * a perimeter that cannot be compiled exactly is not served at all.
- */
-function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
-    const problems = specProblems(spec);
-    if (problems.length > 0) {
-        throw new PerimeterSpecError(spec.name, problems);
-    }
-    const read = glob_compileGlobList(spec.read);
-    const write = glob_compileGlobList(spec.write);
-    const allowProtected = glob_compileGlobList(spec.allowProtected);
-    const allowCredentialFiles = glob_compileGlobList(spec.allowCredentialFiles);
-    const allowSecretsIn = glob_compileGlobList(spec.allowSecretsIn);
-    const deny = glob_compileGlobList(spec.deny ?? []);
-    const ownerDeny = glob_compileGlobList(spec.ownerDeny ?? []);
-    const families = spec.protect ?? [];
-    /** Denials win over every grant, for reads and writes alike. */
-    const denied = (path) => {
-        const own = deny.find(path);
-        if (own !== null)
-            return `deny glob ${JSON.stringify(own)}`;
-        const owner = ownerDeny.find(path);
-        return owner === null ? null : `top-level deny glob ${JSON.stringify(owner)}`;
-    };
-    const branches = spec.branches === null ? null : glob_compileGlobList(spec.branches);
-    const tools = new Set(spec.tools);
-    // canRead and canWrite usually see the same path back to back: remember the last valid one.
-    let lastValid = null;
-    const invalidRule = (path) => {
-        if (path === lastValid)
-            return null;
-        const problem = pathProblem(path);
-        if (problem !== null)
-            return `invalid path: ${problem}`;
-        lastValid = path;
-        return null;
-    };
-    const quoted = new Map([...spec.read, ...spec.write].map((glob) => [glob, JSON.stringify(glob)]));
-    const readRule = new Map(spec.read.map((glob) => [glob, `read glob ${quoted.get(glob)}`]));
-    const writeRule = new Map(spec.write.map((glob) => [glob, `write glob ${quoted.get(glob)}`]));
-    return {
-        name: spec.name,
-        spec,
-        tools,
-        canRead(path) {
-            const invalid = invalidRule(path);
-            if (invalid !== null)
-                return { allowed: false, rule: invalid };
-            const denial = denied(path);
-            if (denial !== null)
-                return { allowed: false, rule: denial };
-            const glob = read.find(path);
-            if (glob === null)
-                return { allowed: false, rule: 'no read glob matches' };
-            const credential = credentialFileRule(path);
-            if (credential !== null) {
-                const allowedBy = allowCredentialFiles.find(path);
-                if (allowedBy === null)
-                    return { allowed: false, rule: `credential file: ${credential}` };
-                return {
-                    allowed: true,
-                    rule: `read glob ${JSON.stringify(glob)}, allow-credential-files ${JSON.stringify(allowedBy)}`,
-                };
-            }
-            return { allowed: true, rule: readRule.get(glob) };
-        },
-        canWrite(path) {
-            const invalid = invalidRule(path);
-            if (invalid !== null)
-                return { allowed: false, rule: invalid };
-            const denial = denied(path);
-            if (denial !== null)
-                return { allowed: false, rule: denial };
-            const glob = write.find(path);
-            if (glob === null)
-                return { allowed: false, rule: 'no write glob matches' };
-            const protectedBy = protected_protectedRule(path, configFile, families);
-            if (protectedBy !== null) {
-                const allowedBy = allowProtected.find(path);
-                if (allowedBy === null)
-                    return { allowed: false, rule: `protected: ${protectedBy}` };
-                return {
-                    allowed: true,
-                    rule: `write glob ${JSON.stringify(glob)}, allow-protected ${JSON.stringify(allowedBy)}`,
-                };
-            }
-            return { allowed: true, rule: writeRule.get(glob) };
-        },
-        allowsBranch(branch) {
-            if (typeof branch !== 'string' || branch === '')
-                return false;
-            return branches === null || branches.find(branch) !== null;
-        },
-        allowsSecretsIn(path) {
-            return pathProblem(path) === null ? allowSecretsIn.find(path) : null;
-        },
-    };
-}
-
-;// CONCATENATED MODULE: ./src/policy/instructions.ts
-
-
-/**
- * Files coding agents read as instructions (or as prompts and rules they follow): what steers an agent
- * before it reads anything else; the `instructions` rows of AGENT_FILES. Matched at any depth (nested `AGENTS.md` files apply to their subtree),
- * case- and Unicode-insensitively. The gateway serves them from the trusted config ref unless a perimeter
- * says `instructions: branch`, so whoever could push to the bound branch before the job cannot steer
- * the agent through them.
- */
-const RULES = AGENT_FILES.filter((file) => file.use === 'instructions').map((file) => file.entry);
-const NAMES = RULES.filter((rule) => !rule.endsWith('/**'));
-/** Directories whose every file is read as rules, prompts or agent settings. */
-const DIRECTORIES = RULES.filter((rule) => rule.endsWith('/**')).map((rule) => rule.slice(0, -'/**'.length));
-const INSTRUCTION_FILE_RULES = Object.freeze([
-    ...NAMES,
-    ...DIRECTORIES.map((dir) => `${dir}/**`),
-]);
-const names = new Map(NAMES.map((name) => [path_foldSegment(name), name]));
-const directories = DIRECTORIES.map((dir) => dir.split('/').map(path_foldSegment));
-/** The rule that makes this path an agent instruction file, or null. */
-function instructionFileRule(path) {
-    const segments = path.split('/').map(foldSegment);
-    const name = names.get(segments.at(-1) ?? '');
-    if (name !== undefined)
-        return name;
-    for (const [i, dir] of directories.entries()) {
-        for (let at = 0; at + dir.length < segments.length; at++)
-            if (dir.every((segment, k) => segments[at + k] === segment))
-                return `${DIRECTORIES[i]}/**`;
-    }
-    return null;
-}
-
-;// CONCATENATED MODULE: ./src/policy/exposure.ts
-
-/**
- * Which perimeters a gateway exposes, the one rule for the action, its gateway process, `perimeter serve`
- * and every other way of starting a gateway. It fails closed:
- * 1. the perimeters named (all of perimeters.yml's when none are named, in file order);
- * 2. a name the file does not define is an error, and so is an empty selection;
- * 3. a selected perimeter that may not be bound to the branch (its `branches`) is an error, never skipped.
- * The action then applies the `trust` rule to the trigger (src/action/trust-gate.ts).
- */
-function selectPerimeters(config, names, branch) {
-    const defined = config.perimeters.map((p) => p.name);
-    const chosen = names ?? defined;
-    const unknown = chosen.filter((n) => !defined.includes(n));
-    if (unknown.length > 0) {
-        throw new ExposureError('unknown-perimeter', `no perimeter named ${quoted(unknown)} in ${config.file}; it defines ${quoted(defined) || 'none'}`, unknown);
-    }
-    if (chosen.length === 0)
-        throw new ExposureError('no-perimeter', `${config.file} defines no perimeters`, []);
-    const perimeters = config.perimeters
-        .filter((spec) => chosen.includes(spec.name))
-        .map((spec) => compilePerimeter(spec, config.file));
-    checkBranch(perimeters, branch);
-    return perimeters;
-}
-/** Throws unless every perimeter may be bound to `branch`. */
-function checkBranch(perimeters, branch) {
-    const refused = perimeters.filter((p) => !p.allowsBranch(branch));
-    if (refused.length === 0)
-        return;
-    const lines = refused.map((p) => `perimeter "${p.name}" allows branches ${JSON.stringify(p.spec.branches)}`);
-    throw new ExposureError('branch-not-allowed', `branch ${JSON.stringify(branch)} is not allowed for ${refused.length === 1 ? 'this perimeter' : 'these perimeters'}: ` +
-        lines.join('; '), refused.map((p) => p.name));
-}
-class ExposureError extends Error {
-    code;
-    perimeters;
-    name = 'ExposureError';
-    constructor(code, message, 
-    /** the perimeters the problem is about: the unknown names, or the ones refusing the branch */
-    perimeters) {
-        super(message);
-        this.code = code;
-        this.perimeters = perimeters;
-    }
-}
-function quoted(names) {
-    return names.map((n) => JSON.stringify(n)).join(', ');
-}
-
-;// CONCATENATED MODULE: ./src/policy/config-ref.ts
-const config_ref_SHA = /^[0-9a-f]{7,40}$/i;
-/** The branch a ref names, or null for tags and commit SHAs. Git reads `x`, `heads/x` and `refs/heads/x` alike. */
-function branchOf(ref) {
-    if (ref.startsWith('refs/heads/'))
-        return ref.slice('refs/heads/'.length);
-    if (ref.startsWith('heads/'))
-        return ref.slice('heads/'.length);
-    if (ref.startsWith('refs/') || ref.startsWith('tags/') || config_ref_SHA.test(ref))
-        return null;
-    return ref;
-}
-/** Why the job may write `name`: it is the bound branch, or a perimeter's `branches` list names it; or null. */
-function writableBecause(name, facts) {
-    if (name === facts.branch)
-        return 'it is the bound branch';
-    const bindable = facts.perimeters.filter((p) => p.spec.branches !== null && p.allowsBranch(name));
-    if (bindable.length === 0)
-        return null;
-    return `its branches list lets perimeter ${bindable.map((p) => JSON.stringify(p.name)).join(', ')} be bound to it`;
-}
-const INPUT = 'config-ref';
-/**
- * Refuses a config-ref whose contents the agents' side can choose: the bound branch, a branch an exposed
- * perimeter may be bound to, or a commit SHA that is the head of such a branch. A branch that may be written
- * could otherwise widen its own perimeter. Warns when the default branch is the bound branch (the file is
- * protected there, but whoever may push to that branch picks the perimeters). Main and apply both judge so.
- */
-function judgeConfigRef(facts) {
-    const ref = facts.configRef;
-    if (ref === null) {
-        if (facts.defaultBranch !== facts.branch)
-            return { kind: 'ok' };
-        return {
-            kind: 'warning',
-            message: `${INPUT}: not given, so the default branch "${facts.branch}" is read, and it is also the ` +
-                'bound branch: the perimeters come from the branch the agents write. The file is protected there, but ' +
-                'whoever may push to that branch picks the perimeters; pin a tag or a branch no perimeter may write',
-        };
-    }
-    const named = branchOf(ref);
-    let because = null;
-    let branch = named;
-    if (named !== null)
-        because = writableBecause(named, facts);
-    else if (config_ref_SHA.test(ref)) {
-        for (const [name, sha] of Object.entries(facts.heads)) {
-            if (!name.startsWith('refs/heads/') || !sha.toLowerCase().startsWith(ref.toLowerCase()))
-                continue;
-            branch = name.slice('refs/heads/'.length);
-            because = writableBecause(branch, facts);
-            if (because !== null)
-                break;
-        }
-    }
-    if (because === null)
-        return { kind: 'ok' };
-    return {
-        kind: 'refused',
-        message: `${INPUT}: ${JSON.stringify(ref)} ${named === null ? `is the head of branch "${branch}"` : `names branch "${branch}"`}, ` +
-            `and this job may write that branch (${because}); a branch that may be written could widen its own ` +
-            'perimeter. Read the perimeters file from the default branch, a tag, or a branch no exposed perimeter may be bound to',
-    };
-}
-
-;// CONCATENATED MODULE: ./src/policy/index.ts
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-;// CONCATENATED MODULE: ./src/safety/invisible.ts
-/**
- * Characters that render as nothing (or only steer how neighbours render) yet reach a model as text:
- * zero-width spaces and joiners, bidirectional controls, invisible operators, soft hyphens, Hangul
- * fillers, variation selectors and Unicode tag characters (which can spell a whole hidden ASCII text).
- */
-const RANGES = [
-    [0x00ad, 0x00ad],
-    [0x034f, 0x034f],
-    [0x061c, 0x061c],
-    [0x115f, 0x1160],
-    [0x17b4, 0x17b5],
-    [0x180b, 0x180f],
-    [0x200b, 0x200f],
-    [0x202a, 0x202e],
-    [0x2060, 0x206f],
-    [0x3164, 0x3164],
-    [0xfe00, 0xfe0f],
-    [0xfeff, 0xfeff],
-    [0xffa0, 0xffa0],
-    [0xfff9, 0xfffb],
-    [0x1bca0, 0x1bca3],
-    [0xe0000, 0xe007f],
-    [0xe0100, 0xe01ef],
-];
-function invisible_isInvisible(codePoint) {
-    for (const [low, high] of RANGES)
-        if (codePoint >= low && codePoint <= high)
-            return true;
-    return false;
-}
-/** Matches one invisible character (a whole surrogate pair for the astral ones). */
-const invisible_INVISIBLE = new RegExp(`[${RANGES.map(([low, high]) => `\\u{${low.toString(16)}}-\\u{${high.toString(16)}}`).join('')}]`, 'gu');
-/** Bidirectional embeddings, overrides and isolates: they reorder what is displayed. */
-function isBidiControl(codePoint) {
-    return ((codePoint >= 0x202a && codePoint <= 0x202e) ||
-        (codePoint >= 0x2066 && codePoint <= 0x2069) ||
-        codePoint === 0x200e ||
-        codePoint === 0x200f ||
-        codePoint === 0x061c);
-}
-
-;// CONCATENATED MODULE: ./src/verify/receipts/escape.ts
-
-/**
- * Agent-writable text (paths, commit messages, the gateway log) escaped for where the receipt puts it.
- * An agent chooses file names and can write to the gateway's log, so nothing it controls may render as
- * Perimeter's own words: no markup, no reordered display, no extra lines.
- */
-function escapeChar(codePoint) {
-    return codePoint > 0xffff
-        ? `\\u{${codePoint.toString(16)}}`
-        : `\\u${codePoint.toString(16).padStart(4, '0')}`;
-}
-/** Characters a reader would not see as themselves: controls, line and paragraph separators, invisible and bidi ones. */
-function escape_hidden(codePoint) {
-    return (codePoint < 0x20 ||
-        (codePoint >= 0x7f && codePoint < 0xa0) ||
-        codePoint === 0x2028 ||
-        codePoint === 0x2029 ||
-        isInvisible(codePoint));
-}
-/** Fast path: text made only of these never needs escaping. */
-const PLAIN = /^[\u0020-\u007e\u00a0-\u00ac\u00ae-\u02ff]*$/;
-/** One line where every character shows as itself: the others become `\uXXXX` (a status description, a title). */
-function escape_visible(value, keep = () => false) {
-    if (PLAIN.test(value))
-        return value;
-    let out = '';
-    for (const char of value) {
-        const codePoint = char.codePointAt(0);
-        out += escape_hidden(codePoint) && !keep(codePoint) ? escapeChar(codePoint) : char;
-    }
-    return out;
-}
-/** Text shown literally in markdown: visible, and markdown and HTML punctuation as entities. */
-function escape_markdownText(value) {
-    return escape_visible(value).replace(/[&<>"'|*_`[\]\\~#!():]/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-/**
- * One line of prose in markdown: visible, and only the characters that start markup as entities (HTML,
- * links, emphasis, code, headings, tables), so quotes, parentheses and colons read as written.
- */
-function escape_inlineText(value) {
-    return escape_visible(value).replace(/[&<>|*_`[\]\\~#!]/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-/**
- * A fenced code block that the content cannot close: the fence is longer than any run of backticks
- * inside (CommonMark closes a fence only with at least as many). Lines and tabs stay; every other
- * hidden character shows as an escape.
- */
-function codeBlock(content, info = 'text') {
-    const longest = Math.max(0, ...[...content.matchAll(/`+/g)].map((m) => m[0].length));
-    const fence = '`'.repeat(Math.max(3, longest + 1));
-    const shown = escape_visible(content, (c) => c === 0x0a || c === 0x09);
-    return `${fence}${info}\n${shown}\n${fence}`;
-}
-/** At most `max` characters (code points), the last one an ellipsis when anything was cut. */
-function escape_clip(text, max) {
-    const chars = [...text];
-    return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
-}
-
-;// CONCATENATED MODULE: ./src/verify/receipts/limits.ts
-
-/**
- * GitHub's limits for each form of the receipt, and the one place each is applied: every status description
- * and check run title goes through `oneLine`, every check run text through `fitCheckRunText`.
- */
-/** GitHub rejects a commit status description longer than this. */
-const MAX_DESCRIPTION = 140;
-/** GitHub shows at most 10 error annotations per step. */
-const limits_MAX_ANNOTATIONS = 10;
-/**
- * A check run's output.summary and output.text each hold at most this many characters.
- * https://docs.github.com/rest/checks/runs#create-a-check-run
- */
-const limits_MAX_CHECK_RUN_TEXT = 65_535;
-/** Annotations GitHub takes in one check run request; more go in updates, which append them. */
-const CHECK_RUN_ANNOTATIONS_PER_REQUEST = 50;
-/** Annotations Perimeter puts on a check run in all (ten requests); the summary lists every violation. */
-const limits_MAX_CHECK_RUN_ANNOTATIONS = 500;
-/** GitHub accepts 1 MiB of job summary per step; stay clear of it. */
-const limits_SUMMARY_BUDGET = (/* unused pure expression or super */ null && (900 * 1024));
-/**
- * A status description or check run title: one line shown as it is (a path with CR/LF or bidi controls
- * cannot shape it), within GitHub's 140 characters.
- */
-function limits_oneLine(text) {
-    return clip(visible(text), MAX_DESCRIPTION);
-}
-const CUT_NOTE = "\n… cut at 65,535 characters, GitHub's limit for a check run; the job summary has it all.\n";
-/** At most MAX_CHECK_RUN_TEXT characters, cut at a line end: every line of the receipt is whole markdown. */
-function limits_fitCheckRunText(markdown) {
-    if (markdown.length <= limits_MAX_CHECK_RUN_TEXT)
-        return markdown;
-    const end = markdown.lastIndexOf('\n', limits_MAX_CHECK_RUN_TEXT - CUT_NOTE.length);
-    return markdown.slice(0, Math.max(0, end)) + '\n' + CUT_NOTE;
-}
-/** At most `max` items; when more, the last one shown says how many more there are. */
-function limits_foldAtMost(all, max, more) {
-    if (all.length <= max)
-        return [...all];
-    const shown = all.slice(0, max - 1);
-    return [...shown, more(all.length - shown.length)];
-}
-/** Check run annotations in requests of GitHub's 50, at most MAX_CHECK_RUN_ANNOTATIONS in all. */
-function limits_annotationBatches(all) {
-    const kept = all.slice(0, limits_MAX_CHECK_RUN_ANNOTATIONS);
-    const batches = [];
-    for (let i = 0; i < kept.length; i += CHECK_RUN_ANNOTATIONS_PER_REQUEST)
-        batches.push(kept.slice(i, i + CHECK_RUN_ANNOTATIONS_PER_REQUEST));
-    return batches;
-}
-
-;// CONCATENATED MODULE: ./src/verify/receipts/summary.ts
-
-
-const MAX_FILE_ROWS = 1000;
-const MAX_LIST_ITEMS = 100;
-const MAX_CELL = 300;
-const ICON = { success: '✅', failure: '❌', error: '⚠️' };
-/**
- * Text from the repository (paths, messages) shown literally: control, invisible and bidi characters become
- * visible escapes, and HTML and Markdown punctuation become entities, so a file name can neither inject
- * markup, break a table, nor display reversed.
- */
-function summary_text(value, max = MAX_CELL) {
-    return markdownText(clip(value, max));
-}
-/** A name or SHA as inline code: HTML code, since CommonMark reads no entity inside backticks. */
-const summary_code = (value) => `<code>${summary_text(value)}</code>`;
-const summary_short = (sha) => (sha === null ? '—' : `<code>${sha.slice(0, 7)}</code>`);
-function list(items) {
-    const shown = items.slice(0, MAX_LIST_ITEMS).map((item) => `- ${summary_text(item)}`);
-    if (items.length > shown.length)
-        shown.push(`- … and ${items.length - shown.length} more`);
-    return shown;
-}
-function change(file) {
-    if (file.kind === 'modified' && file.oldMode !== file.newMode)
-        return `mode ${file.oldMode} → ${file.newMode}`;
-    return file.kind;
-}
-function fileRows(files, budget) {
-    const rows = ['| File | Change | Decision | Rule |', '|---|---|---|---|'];
-    let used = 0;
-    let shown = 0;
-    // Refused files first: they are what a reader needs when the table is cut.
-    const ordered = [...files.filter((file) => !file.allowed), ...files.filter((file) => file.allowed)];
-    for (const file of ordered) {
-        const row = `| ${summary_code(file.path)} | ${change(file)} | ${file.allowed ? 'allowed' : '**refused**'} | ${summary_text(file.rule)} |`;
-        const bytes = Buffer.byteLength(row) + 1;
-        if (shown >= MAX_FILE_ROWS || used + bytes > budget)
-            break;
-        rows.push(row);
-        used += bytes;
-        shown += 1;
-    }
-    if (shown < files.length)
-        rows.push('', `… and ${files.length - shown} more files (not shown).`);
-    return rows;
-}
-/** The job summary; `budget` bounds the changed-files table in bytes (the rest has lists of at most 100). */
-function summary_renderSummary(verdict, headline, budget = SUMMARY_BUDGET) {
-    const { commits } = verdict;
-    const head = [
-        `## ${ICON[verdict.state]} Perimeter: ${verdict.state}`,
-        '',
-        summary_text(headline, 1000),
-        '',
-        `Branch ${summary_code(verdict.branch)}: ${summary_short(verdict.startHead)} → ${summary_short(verdict.endHead)}` +
-            (verdict.baseline ? `, compared with ${summary_text(verdict.baseline.label, 500)}` : ''),
-    ];
-    if (verdict.violations.length > 0)
-        head.push('', '### Violations', '', ...list(verdict.violations.map((v) => v.message)));
-    if (verdict.unchecked.length > 0)
-        head.push('', '### Not checked', '', ...list(verdict.unchecked));
-    const tail = ['', '### Commits', ''];
-    tail.push(`${commits.gateway.length} via the gateway, ${commits.direct.length} pushed directly` +
-        (commits.others.length > 0 ? `, ${commits.others.length} pushed by others (not judged)` : '') +
-        (commits.unattributed.length > 0 ? `, ${commits.unattributed.length} not attributed` : '') +
-        (commits.complete ? '.' : ' (the list of new commits is incomplete).'));
-    if (commits.direct.length > 0)
-        tail.push('', ...list(commits.direct.map((sha) => `direct: ${sha}`)));
-    if (commits.others.length > 0)
-        tail.push('', ...list(commits.others.map((sha) => `by others: ${sha}`)));
-    if (verdict.others.length > 0) {
-        tail.push('', '### Changed by others (not judged)', '');
-        tail.push(...list(verdict.others.map((o) => `${o.ref}: ${o.actors.join(', ') || 'no recorded actor'} (${o.why})`)));
-    }
-    if (verdict.pushes.length > 0) {
-        tail.push('', `Branch moves during the job (this job acts as ${summary_text(verdict.identity ?? 'an unknown identity')}):`, '', '| Pushed by | Ref | Type | From → To |', '|---|---|---|---|');
-        for (const push of verdict.pushes.slice(0, MAX_LIST_ITEMS)) {
-            tail.push(`| ${summary_text(push.actor ?? 'unknown')} | ${summary_code(push.ref)} | ${summary_text(push.activityType)} | ${summary_short(push.before)} → ${summary_short(push.after)} |`);
-        }
-    }
-    const perimeters = Object.entries(verdict.perPerimeter);
-    if (perimeters.length > 0) {
-        tail.push('', '### Perimeters', '', '| Perimeter | Calls | Refusals | Secrets hidden | Credential writes refused |', '|---|---:|---:|---:|---:|');
-        for (const [name, counts] of perimeters)
-            tail.push(`| ${summary_code(name)} | ${counts.calls} | ${counts.refusals} | ${counts.hidden ?? 0} | ${counts.credentialRefusals ?? 0} |`);
-    }
-    if (verdict.notes.length > 0)
-        tail.push('', '### Notes', '', ...list(verdict.notes));
-    const fixed = Buffer.byteLength(head.join('\n')) + Buffer.byteLength(tail.join('\n'));
-    const files = verdict.files.length === 0
-        ? ['', '### Changed files', '', 'None.']
-        : ['', `### Changed files (${verdict.files.length})`, '', ...fileRows(verdict.files, budget - fixed)];
-    return [...head, ...files, ...tail, ''].join('\n');
-}
-
-;// CONCATENATED MODULE: ./src/verify/receipts/check-run.ts
-
-
-
-
-function evidence(facts, unannotated) {
-    const { file, ref, blobSha } = facts.config;
-    const lines = [
-        '### Evidence',
-        '',
-        `- Perimeters: ${code(file)} at ${ref === null ? 'the default branch' : code(ref)}, blob ${code(blobSha)}`,
-    ];
-    const { ledger } = facts;
-    if (ledger === null)
-        lines.push('- Gateway ledger: not read (nothing the agent job left is trusted here)');
-    else if (ledger.ok && ledger.head !== null)
-        lines.push(`- Gateway ledger: chain head ${code(ledger.head)}, ${ledger.records} records`);
-    else
-        lines.push(`- Gateway ledger: not verified (${text(ledger.problem ?? 'unknown problem')})`);
-    if (unannotated > 0)
-        lines.push(`- ${unannotated} more violations on files are not annotated; the summary lists them`);
-    return lines.join('\n') + '\n';
-}
-/**
- * The receipt as a check run, from the verdict the commit status shows. Only `success` passes: an `error`
- * (not everything could be checked) is a `failure` too, never `neutral` or `skipped`, which branch protection
- * counts as passing, nor `action_required`, which asks for a details page and reads as a request rather than a
- * verdict. https://docs.github.com/pull-requests/collaborating-with-pull-requests/collaborating-on-repositories-with-code-quality-features/about-status-checks#check-statuses-and-conclusions
- */
-function check_run_renderCheckRun(verdict, receipt, facts) {
-    const onFiles = verdict.violations
-        .filter((v) => v.path !== undefined && v.path !== '')
-        .map((v) => ({
-        path: v.path,
-        level: 'failure',
-        title: v.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${v.kind}`,
-        message: visible(v.message),
-    }));
-    const batches = annotationBatches(onFiles);
-    const summary = fitCheckRunText(renderSummary(verdict, headline(verdict), MAX_CHECK_RUN_TEXT - 8 * 1024));
-    const unannotated = Math.max(0, onFiles.length - MAX_CHECK_RUN_ANNOTATIONS);
-    return withBatches(check_run_checkRunOf(receipt.status, summary, evidence(facts, unannotated)), batches);
-}
-/**
- * The check run of a receipt whose status is `status`: named and titled like it, linking the same run. Only
- * `success` passes: an `error` (not everything could be checked) is a `failure` too, never `neutral` or
- * `skipped`, which branch protection counts as passing.
- */
-function check_run_checkRunOf(status, summary, text) {
-    return {
-        name: status.context,
-        conclusion: status.state === 'success' ? 'success' : 'failure',
-        ...(status.targetUrl !== undefined ? { detailsUrl: status.targetUrl } : {}),
-        title: status.description,
-        summary: fitCheckRunText(summary),
-        ...(text !== undefined ? { text: fitCheckRunText(text) } : {}),
-        annotations: [],
-    };
-}
-function withBatches(run, batches) {
-    return { run: { ...run, annotations: batches[0] ?? [] }, more: batches.slice(1) };
-}
-
-;// CONCATENATED MODULE: ./src/verify/gathering/diff-hint.ts
-
-/** GitHub lists at most 300 files in a compare: a list that long may be cut short. */
-const COMPARE_FILE_CAP = 300;
-const FILE_MODES = new Set(['100644', '100755', '120000', '160000']);
-const diff_hint_parentOf = (path) => path.slice(0, Math.max(0, path.lastIndexOf('/')));
-const diff_hint_nameOf = (path) => path.slice(path.lastIndexOf('/') + 1);
-/** The base side: the root listing, and every top-level directory the hint touches, listed recursively. */
-async function baseDirs(upstream, baseTree, paths) {
-    const dirs = new Map([['', new Map((await upstream.getTree(baseTree)).map((e) => [e.path, e]))]]);
-    const tops = new Set(paths.filter((path) => path.includes('/')).map((path) => path.split('/')[0]));
-    const listings = await Promise.all([...tops].map(async (top) => {
-        const entry = dirs.get('').get(top);
-        if (entry?.type !== 'tree')
-            return { top, entries: [], sha: null };
-        const { entries, truncated } = await upstream.getTreeRecursive(entry.sha);
-        return truncated ? null : { top, entries, sha: entry.sha };
-    }));
-    for (const listing of listings) {
-        if (listing === null)
-            return null;
-        if (listing.sha === null)
-            continue;
-        dirs.set(listing.top, new Map());
-        for (const entry of listing.entries) {
-            const path = `${listing.top}/${entry.path}`;
-            if (entry.type === 'tree')
-                dirs.set(path, dirs.get(path) ?? new Map());
-            const parent = diff_hint_parentOf(path);
-            if (!dirs.has(parent))
-                dirs.set(parent, new Map());
-            dirs.get(parent).set(diff_hint_nameOf(path), entry);
-        }
-    }
-    return dirs;
-}
-function copyDirs(dirs) {
-    return new Map([...dirs].map(([path, entries]) => [path, new Map(entries)]));
-}
-/** Applies one file of the hint; false when it does not fit the base (then the hint is not used). */
-function apply(dirs, path, entry) {
-    const segments = path.split('/');
-    for (let i = 1; i < segments.length; i++) {
-        const dir = segments.slice(0, i).join('/');
-        const existing = dirs.get(diff_hint_parentOf(dir))?.get(diff_hint_nameOf(dir));
-        if (existing !== undefined && existing.type !== 'tree')
-            return false;
-        if (!dirs.has(dir)) {
-            if (existing !== undefined)
-                return false; // a tree the base listing should have held
-            dirs.set(dir, new Map());
-        }
-    }
-    const parent = dirs.get(diff_hint_parentOf(path));
-    const old = parent.get(diff_hint_nameOf(path));
-    if (old?.type === 'tree')
-        return false;
-    if (entry === null)
-        return old !== undefined && parent.delete(diff_hint_nameOf(path));
-    parent.set(diff_hint_nameOf(path), { ...entry, mode: old?.mode ?? entry.mode });
-    return true;
-}
-/** Tree SHAs bottom-up for every directory on a changed path; returns the root's. */
-function rootSha(dirs, changed) {
-    const touched = new Set(['']);
-    for (const path of changed)
-        for (let dir = diff_hint_parentOf(path); dir !== ''; dir = diff_hint_parentOf(dir))
-            touched.add(dir);
-    const deepestFirst = [...touched].sort((a, b) => b.split('/').length - a.split('/').length);
-    for (const dir of deepestFirst) {
-        if (dir === '')
-            continue;
-        const entries = dirs.get(dir);
-        const parent = dirs.get(diff_hint_parentOf(dir));
-        if (entries.size === 0)
-            parent.delete(diff_hint_nameOf(dir));
-        else
-            parent.set(diff_hint_nameOf(dir), { mode: '040000', type: 'tree', sha: treeSha(entries) });
-    }
-    return treeSha(dirs.get(''));
-}
-/**
- * The exact diff from a compare's file list, when that list rebuilds the head tree: the base side of the
- * touched directories is listed (recursively, one request per top-level directory), the listed changes are
- * applied (a new file taken as 100644, a modified one keeping its mode), and the root's tree SHA recomputed.
- * Only when it equals `headTree` is the result used: then every path, mode, symlink and submodule in it is
- * the head's own. Otherwise (a mode change, a list cut at 300, anything unexpected) null: walk the trees.
- */
-async function diff_hint_diffFromHint(upstream, baseTree, headTree, files) {
-    if (files.length === 0 || files.length >= COMPARE_FILE_CAP || !/^[0-9a-f]{40}$/.test(headTree))
-        return null;
-    const edits = new Map();
-    for (const file of files) {
-        if (file.previousPath !== undefined && file.status === 'renamed')
-            edits.set(file.previousPath, null);
-        if (file.status === 'removed')
-            edits.set(file.path, null);
-        else if (file.status !== 'unchanged')
-            edits.set(file.path, { mode: '100644', type: 'blob', sha: file.sha });
-    }
-    const base = await baseDirs(upstream, baseTree, [...edits.keys()]);
-    if (base === null)
-        return null;
-    const head = copyDirs(base);
-    for (const [path, entry] of edits)
-        if (!apply(head, path, entry))
-            return null;
-    if (rootSha(head, new Set(edits.keys())) !== headTree)
-        return null;
-    const changes = [];
-    for (const path of edits.keys()) {
-        const o = base.get(diff_hint_parentOf(path))?.get(diff_hint_nameOf(path));
-        const n = head.get(diff_hint_parentOf(path))?.get(diff_hint_nameOf(path));
-        if (n !== undefined && !FILE_MODES.has(n.mode))
-            return null;
-        if (o && n) {
-            if (o.sha !== n.sha || o.mode !== n.mode)
-                changes.push({
-                    path,
-                    kind: 'modified',
-                    oldMode: o.mode,
-                    newMode: n.mode,
-                    oldSha: o.sha,
-                    newSha: n.sha,
-                });
-        }
-        else if (n)
-            changes.push({ path, kind: 'added', newMode: n.mode, newSha: n.sha });
-        else if (o)
-            changes.push({ path, kind: 'deleted', oldMode: o.mode, oldSha: o.sha });
-    }
-    return changes;
-}
-
-;// CONCATENATED MODULE: ./src/verify/gathering/diff-trees.ts
-
-
-const isTree = (entry) => entry?.type === 'tree';
-function leaf(path, kind, entry) {
-    return kind === 'added'
-        ? { path, kind, newMode: entry.mode, newSha: entry.sha }
-        : { path, kind, oldMode: entry.mode, oldSha: entry.sha };
-}
-/** Every entry of a complete recursive listing by path; a path listed twice is a malformed change. */
-function byPathOf(entries, prefix, kind, out) {
-    const map = new Map();
-    for (const entry of entries) {
-        if (map.has(entry.path))
-            out.push({
-                path: prefix + entry.path,
-                kind,
-                problem: `the tree lists ${JSON.stringify(entry.path)} twice`,
-            });
-        else
-            map.set(entry.path, entry);
-    }
-    return map;
-}
-/**
- * Every non-tree entry below a tree that appeared or disappeared as a whole: one recursive listing, or,
- * when GitHub truncates it, as WholeTrees completes it.
- */
-async function diff_trees_expand(trees, prefix, tree, kind, out) {
-    const whole = (await trees.once(tree)) ?? (await expandByDir(trees, prefix, tree, kind, out));
-    if (whole === null)
-        return;
-    for (const entry of byPathOf(whole, prefix, kind, out).values())
-        if (entry.type !== 'tree')
-            out.push(leaf(prefix + entry.path, kind, entry));
-}
-/** A truncated tree: its own listing, and each subdirectory expanded (proven ones cost nothing). */
-async function expandByDir(trees, prefix, tree, kind, out) {
-    const subtrees = [];
-    for (const entry of byName(await trees.plain(tree), prefix, kind, out).values()) {
-        if (isTree(entry))
-            subtrees.push(diff_trees_expand(trees, `${prefix}${entry.path}/`, entry.sha, kind, out));
-        else
-            out.push(leaf(prefix + entry.path, kind, entry));
-    }
-    await Promise.all(subtrees);
-    return null;
-}
-/**
- * A tree's entries by name. Names git forbids (empty, holding a "/") or listed twice can't come from git's
- * own tools and GitHub's checks refuse them; should one get through, it is a change that is never allowed
- * (a name with "/" would otherwise join into an innocent-looking path, a duplicate would hide its twin).
- */
-function byName(entries, prefix, kind, out) {
-    const map = new Map();
-    for (const entry of entries) {
-        const problem = entry.path === '' || entry.path.includes('/')
-            ? `tree entry name ${JSON.stringify(entry.path)} is not a single path segment`
-            : map.has(entry.path)
-                ? `the tree lists ${JSON.stringify(entry.path)} twice`
-                : null;
-        if (problem === null)
-            map.set(entry.path, entry);
-        else
-            out.push({ path: prefix + entry.path, kind, problem });
-    }
-    return map;
-}
-/** From this many differing subtrees on, listing a directory whole (both sides, recursively) beats walking it. */
-const MANY_SUBTREES = 4;
-/**
- * Both sides of a directory listed recursively and compared path by path; false when GitHub truncates
- * either (what the truncated listings prove of subdirectories is kept for the walk).
- */
-async function diffWhole(trees, prefix, base, head, out) {
-    const [before, after] = await Promise.all([trees.once(base), trees.once(head)]);
-    if (before === null || after === null)
-        return false;
-    compareWhole(prefix, before, after, out);
-    return true;
-}
-function compareWhole(prefix, before, after, out) {
-    const old = byPathOf(before, prefix, 'deleted', out);
-    const now = byPathOf(after, prefix, 'added', out);
-    for (const name of new Set([...old.keys(), ...now.keys()])) {
-        const o = old.get(name);
-        const n = now.get(name);
-        if (o && n && o.sha === n.sha && o.mode === n.mode)
-            continue;
-        const path = prefix + name;
-        // A tree's own entry says nothing its files don't: they are listed too.
-        if (o && n && !isTree(o) && !isTree(n)) {
-            out.push({ path, kind: 'modified', oldMode: o.mode, newMode: n.mode, oldSha: o.sha, newSha: n.sha });
-            continue;
-        }
-        if (o && !isTree(o))
-            out.push(leaf(path, 'deleted', o));
-        if (n && !isTree(n))
-            out.push(leaf(path, 'added', n));
-    }
-}
-/**
- * One directory on both sides. Both known whole (a truncated listing above proved them): compared with no
- * request. Else listed plainly; when many subdirectories differ, both sides are listed recursively, and
- * when that is truncated too, each differing subdirectory is (the walk goes deeper only where needed).
- */
-async function diffDir(trees, prefix, base, head, out, wholeFirst = false) {
-    if (base === head)
-        return;
-    const [knownBase, knownHead] = [trees.known(base), trees.known(head)];
-    if (knownBase && knownHead)
-        return compareWhole(prefix, await knownBase, await knownHead, out);
-    if (wholeFirst && (await diffWhole(trees, prefix, base, head, out)))
-        return;
-    const [before, after] = await Promise.all([trees.plain(base), trees.plain(head)]);
-    const here = [];
-    const old = byName(before, prefix, 'deleted', here);
-    const now = byName(after, prefix, 'added', here);
-    const differing = [...now].filter(([name, n]) => {
-        const o = old.get(name);
-        return o !== undefined && isTree(o) && isTree(n) && o.sha !== n.sha;
-    });
-    const many = differing.length >= MANY_SUBTREES;
-    if (many && !wholeFirst && (await diffWhole(trees, prefix, base, head, out)))
-        return;
-    // Both sides of every differing subdirectory in batched reads (a few calls for many trees), so each is
-    // compared whole without a listing of its own; what they cannot bring is listed below as before.
-    if (many)
-        await trees.prefetch(differing.flatMap(([name, n]) => [old.get(name).sha, n.sha]).filter((sha) => !trees.known(sha)));
-    out.push(...here);
-    const work = [];
-    for (const name of new Set([...old.keys(), ...now.keys()])) {
-        const o = old.get(name);
-        const n = now.get(name);
-        if (o && n && o.sha === n.sha && o.mode === n.mode)
-            continue;
-        const path = prefix + name;
-        if (o && n && isTree(o) && isTree(n)) {
-            work.push(diffDir(trees, `${path}/`, o.sha, n.sha, out, many));
-        }
-        else if (o && n && !isTree(o) && !isTree(n)) {
-            out.push({ path, kind: 'modified', oldMode: o.mode, newMode: n.mode, oldSha: o.sha, newSha: n.sha });
-        }
-        else {
-            // Present on one side only, or a file became a directory (or the reverse).
-            const sides = [
-                [o, 'deleted'],
-                [n, 'added'],
-            ];
-            for (const [entry, kind] of sides) {
-                if (!entry)
-                    continue;
-                if (isTree(entry))
-                    work.push(diff_trees_expand(trees, `${path}/`, entry.sha, kind, out));
-                else
-                    out.push(leaf(path, kind, entry));
-            }
-        }
-    }
-    await Promise.all(work);
-}
-const byPath = (a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : a.kind === 'deleted' ? -1 : b.kind === 'deleted' ? 1 : 0;
-/**
- * The changed paths between two trees, Merkle-style: only subtrees whose SHA differs are listed, so the
- * requests grow with the changed directories, not with the repository. `baseTree` null: all added.
- * `hint`, a compare's file list from base to head, may make it cheaper (diffFromHint), never different.
- */
-async function diff_trees_diffTrees(upstream, baseTree, headTree, hint) {
-    const out = [];
-    const trees = new WholeTrees(upstream);
-    const hinted = baseTree !== null && hint !== undefined ? await diffFromHint(upstream, baseTree, headTree, hint) : null;
-    if (hinted !== null)
-        out.push(...hinted);
-    else if (baseTree === null)
-        await diff_trees_expand(trees, '', headTree, 'added', out);
-    else
-        await diffDir(trees, '', baseTree, headTree, out);
-    return out.sort(byPath);
-}
-
-;// CONCATENATED MODULE: ./src/verify/gathering/new-commits.ts
-
-const PAGE = 100;
-const SYMLINK = '120000';
-const SUBMODULE = '160000';
-/**
- * The commits reachable from `endHead` and not from `base` (an ancestor of it), newest first: exactly
- * git's base..end, merges' side branches included, whatever their dates. Bounded by `max`.
- */
-async function new_commits_listNewCommits(upstream, base, endHead, max) {
-    const first = await upstream.compare(base, endHead);
-    const commits = [...first.commits];
-    // More than the bound: listing the rest would not make the job checked, so spare the requests.
-    if (first.totalCommits > max)
-        return { commits: commits.reverse(), complete: false };
-    for (let page = 2; commits.length < Math.min(first.totalCommits, max); page++) {
-        const next = await upstream.compare(base, endHead, page);
-        if (next.commits.length === 0)
-            break;
-        commits.push(...next.commits);
-    }
-    return {
-        commits: commits.slice(0, max).reverse(),
-        complete: commits.length === first.totalCommits && first.totalCommits <= max,
-    };
-}
-/**
- * Commits listed back from the end head, newest first, until one of `stops`: after a history rewrite,
- * where there is no single base (the order is by date, so this serves attribution, not the verdict).
- * Without stops (a new branch with no base) the whole history is new. Bounded by `max`.
- */
-async function new_commits_listCommitsAbove(upstream, endHead, stops, max) {
-    const commits = [];
-    for (let page = 1;; page++) {
-        const listed = await upstream.listCommits({ sha: endHead, perPage: PAGE, page });
-        for (const commit of listed) {
-            if (stops.has(commit.sha))
-                return { commits, complete: true };
-            if (commits.length >= max)
-                return { commits, complete: false };
-            commits.push(commit);
-        }
-        if (listed.length < PAGE)
-            return { commits, complete: stops.size === 0 };
-    }
-}
-const arrivesAsLink = (change) => change.kind !== 'deleted' && (change.newMode === SYMLINK || change.newMode === SUBMODULE);
-/**
- * Changes made by single commits that the net diff does not show: a file added and removed again, or a
- * symlink later replaced by a file. They stay in the branch's history, so they are judged too. Each
- * commit is diffed against its first parent; the trees are mostly cached by then, so the cost is the
- * directories each commit changed.
- */
-async function new_commits_intermediateChanges(upstream, commits, net) {
-    const netByPath = new Map(net.map((change) => [change.path, change]));
-    const perCommit = await Promise.all(commits.map(async (commit) => {
-        const parent = commit.parents[0];
-        const parentTree = parent === undefined ? null : (await upstream.getCommit(parent)).tree;
-        return diffTrees(upstream, parentTree, commit.tree);
-    }));
-    const found = new Map();
-    for (const change of perCommit.flat()) {
-        const inNet = netByPath.get(change.path);
-        const hidden = inNet === undefined || change.problem !== undefined || (arrivesAsLink(change) && !arrivesAsLink(inNet));
-        if (!hidden)
-            continue;
-        const seen = found.get(change.path);
-        if (seen === undefined || (arrivesAsLink(change) && !arrivesAsLink(seen)))
-            found.set(change.path, change);
-    }
-    return [...found.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-/**
- * Paths each commit changed that the net change does not show, from each commit's list of changed paths
- * (one request a commit). Commits whose list GitHub may have cut come back in `unlisted`, for a tree diff.
- */
-async function new_commits_pathsOfCommits(upstream, commits, net) {
-    const inNet = new Set(net.map((change) => change.path));
-    const listed = await Promise.all(commits.map((commit) => upstream.getCommitFiles(commit.sha)));
-    const paths = new Map();
-    const unlisted = [];
-    listed.forEach((files, index) => {
-        if (!files.complete)
-            unlisted.push(commits[index]);
-        else
-            for (const path of files.paths)
-                if (!inNet.has(path))
-                    paths.set(path, { path, kind: 'modified' });
-    });
-    return { paths: [...paths.values()], unlisted };
-}
-/** Changes by path, sorted; where both know a path, the one from a tree diff (it has the modes) wins. */
-function new_commits_mergeChanges(fromTrees, fromPaths) {
-    const merged = new Map(fromPaths.map((change) => [change.path, change]));
-    for (const change of fromTrees)
-        merged.set(change.path, change);
-    return [...merged.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-
-;// CONCATENATED MODULE: ./src/verify/gathering/others.ts
-
-
-/**
- * Whether every move of a ref was made by someone other than `identity` (the actor GitHub records for this
- * job's token). A move with no recorded actor, or no known identity, counts as this job's: strict.
- */
-function others_movedByOthersOnly(moves, identity) {
-    return (identity !== null &&
-        moves.length > 0 &&
-        moves.every((move) => move.actor !== null && move.actor !== identity));
-}
-/**
- * The commits other actors brought onto the bound branch during the job: for each of their moves, the
- * commits its new head has that its old head had not. Throws when a move's commits cannot all be listed.
- */
-async function others_commitsOfOthers(upstream, history, identity, max) {
-    const theirs = new Set();
-    if (identity === null)
-        return theirs;
-    for (const move of history?.moves ?? []) {
-        if (move.actor === null || move.actor === identity)
-            continue;
-        if (move.before === ZERO_SHA || move.after === ZERO_SHA)
-            continue;
-        const listed = await listNewCommits(upstream, move.before, move.after, max);
-        if (!listed.complete)
-            throw new Error(`the commits ${move.actor} pushed (${move.before.slice(0, 7)} → ${move.after.slice(0, 7)}) are too many to list`);
-        for (const commit of listed.commits)
-            theirs.add(commit.sha);
-    }
-    return theirs;
-}
-
-;// CONCATENATED MODULE: ./src/verify/judging/judge.ts
-
-
-
-const judge_SYMLINK = '120000';
-const judge_SUBMODULE = '160000';
-/** Refs created, moved or deleted between two snapshots, sorted by name. */
-function judge_compareSnapshots(start, end) {
-    const changes = [];
-    for (const ref of [...new Set([...Object.keys(start), ...Object.keys(end)])].sort()) {
-        const before = start[ref] ?? null;
-        const after = end[ref] ?? null;
-        if (before === after)
-            continue;
-        const kind = before === null ? 'created' : after === null ? 'deleted' : 'moved';
-        changes.push({ ref, kind, before, after });
-    }
-    return changes;
-}
-/** Whether some exposed perimeter bound to `branch` may write `path`, and the rule that decided. */
-function decideWrite(path, branch, perimeters) {
-    const bound = perimeters.filter((perimeter) => perimeter.allowsBranch(branch));
-    if (bound.length === 0) {
-        return { allowed: false, rule: `no exposed perimeter may work on branch "${branch}"` };
-    }
-    const refusals = [];
-    for (const perimeter of bound) {
-        const decision = perimeter.canWrite(path);
-        if (decision.allowed)
-            return { allowed: true, rule: `${perimeter.name}: ${decision.rule}`, perimeter: perimeter.name };
-        refusals.push(`${perimeter.name}: ${decision.rule}`);
-    }
-    const guarded = protectedRule(path);
-    if (guarded !== null && !refusals.some((refusal) => refusal.includes('protected'))) {
-        refusals.push(`protected: ${guarded}`);
-    }
-    return { allowed: false, rule: refusals.join('; ') };
-}
-function judge_decideFile(change, branch, perimeters) {
-    if (change.problem !== undefined)
-        return { ...change, allowed: false, rule: `invalid path: ${change.problem}` };
-    const write = decideWrite(change.path, branch, perimeters);
-    const arrives = change.kind !== 'deleted';
-    // A retargeted symlink or submodule is as new as a fresh one: its target was not checked either.
-    if (arrives && change.newMode === judge_SYMLINK)
-        return { ...change, allowed: false, rule: 'symlinks are never allowed' };
-    if (arrives && change.newMode === judge_SUBMODULE)
-        return { ...change, allowed: false, rule: 'submodules are never allowed' };
-    return { ...change, ...write };
-}
-/** The violations among changed files, by the rules of the verdict (the apply job re-judges staged commits so). */
-function judge_fileViolations(changes, branch, perimeters) {
-    return changes
-        .map((change) => judge_decideFile(change, branch, perimeters))
-        .filter((file) => !file.allowed)
-        .map(fileViolation);
-}
-function fileViolation(file) {
-    const kind = file.newMode === judge_SYMLINK && file.kind !== 'deleted'
-        ? 'symlink'
-        : file.newMode === judge_SUBMODULE && file.kind !== 'deleted'
-            ? 'submodule'
-            : 'path';
-    const what = kind === 'path' ? `${file.kind} outside every perimeter` : `${kind} ${file.kind}`;
-    const when = file.transient ? ' by an intermediate commit' : '';
-    return { kind, path: file.path, message: `${file.path}: ${what}${when} (${file.rule})` };
-}
-function attribute(facts) {
-    const shas = facts.newCommits?.shas ?? [];
-    const complete = facts.newCommits?.complete ?? false;
-    const theirs = new Set(facts.otherCommits);
-    const ours = shas.filter((sha) => !theirs.has(sha));
-    const others = shas.filter((sha) => theirs.has(sha));
-    if (!facts.ledger?.ok)
-        return { gateway: [], direct: [], others, unattributed: ours, complete };
-    const made = new Set(facts.gatewayCommits);
-    return {
-        gateway: ours.filter((sha) => made.has(sha)),
-        direct: ours.filter((sha) => !made.has(sha)),
-        others,
-        unattributed: [],
-        complete,
-    };
-}
-const judge_short = (sha) => sha === null || sha === ZERO_SHA ? 'nothing' : sha.slice(0, 7);
-function describeMoves(moves) {
-    const shown = moves
-        .slice(0, 5)
-        .map((move) => `${move.activityType} by ${move.actor ?? 'unknown'}, ${judge_short(move.before)} → ${judge_short(move.after)}`);
-    return moves.length > shown.length
-        ? `${shown.join('; ')}; ${moves.length - shown.length} more`
-        : shown.join('; ');
-}
-/**
- * Every head the bound branch held during the job must be its start head (or, for a branch created during
- * the job, the commit it was compared with) or a new commit of its end head:
- * then every commit it ever pointed at is in the history that was examined. A deletion in between, or a head
- * the end does not contain (a force push away and back), breaks that, and is a violation of its own.
- */
-function boundBranchMoves(facts) {
-    const ref = `refs/heads/${facts.branch}`;
-    const moves = facts.branchMoves?.get(ref)?.moves ?? [];
-    const violations = [];
-    const deletion = facts.endHead !== null ? moves.find((move) => move.after === ZERO_SHA) : undefined;
-    if (deletion) {
-        violations.push({
-            kind: 'branch-deleted',
-            ref,
-            message: `branch "${facts.branch}" was deleted during the job (by ${deletion.actor ?? 'unknown'}) and created again; what it held in between was not checked`,
-        });
-    }
-    if (facts.historyRewritten === true || facts.endHead === null || facts.newCommits?.complete !== true)
-        return violations;
-    const known = new Set([facts.startHead, facts.baseline?.sha, ...facts.newCommits.shas]);
-    const lost = moves.find((move) => move.after !== ZERO_SHA && !known.has(move.after));
-    if (lost) {
-        violations.push({
-            kind: 'history',
-            ref,
-            message: `"${facts.branch}" held ${judge_short(lost.after)} during the job (${lost.activityType} by ${lost.actor ?? 'unknown'}), which its end head does not contain: history was rewritten and the commits in between were not checked`,
-        });
-    }
-    return violations;
-}
-/** Forged statuses on one commit named one by one; more are named together (an agent may post a thousand). */
-const FORGED_NAMED_ONE_BY_ONE = 3;
-/**
- * A status on the receipt's context posted during the job that Perimeter did not post: someone with the job's
- * access (the agent, with the token it read from the gateway) posted a receipt of its own.
- */
-function forgedReceipts(foreign) {
-    const bySha = new Map();
-    for (const found of foreign.filter((f) => f.inWindow))
-        bySha.set(found.sha, [...(bySha.get(found.sha) ?? []), found]);
-    return [...bySha].flatMap(([sha, found]) => {
-        const describe = ({ status }) => `a "${status.state}" status on "${status.context}" of ${judge_short(sha)} (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt})`;
-        if (found.length <= FORGED_NAMED_ONE_BY_ONE)
-            return found.map((f) => ({
-                kind: 'forged-receipt',
-                message: `forged receipt: ${describe(f)} was posted during the job, not by Perimeter`,
-            }));
-        const states = [...new Set(found.map((f) => f.status.state))].join(', ');
-        return [
-            {
-                kind: 'forged-receipt',
-                message: `forged receipt: ${found.length} statuses (${states}) on "${found[0].status.context}" of ${judge_short(sha)} were posted during the job, not by Perimeter; the newest: ${describe(found[0])}`,
-            },
-        ];
-    });
-}
-/** A check run named like the receipt, not Perimeter's: the agent's token can create one as github-actions. */
-function forgedCheckRuns(foreign) {
-    return foreign.map(({ sha, run }) => ({
-        kind: 'forged-receipt',
-        message: `forged receipt: a check run "${run.name}" (${run.conclusion ?? run.status}) on ${judge_short(sha)} (id ${run.id}, app ${run.app ?? 'unknown'}, started ${run.startedAt ?? 'at no stated time'}) was created during the job or claims a later time, not by Perimeter`,
-    }));
-}
-function judge_judge(facts) {
-    const branchRef = `refs/heads/${facts.branch}`;
-    const violations = [];
-    const unchecked = [...facts.unchecked];
-    const notes = [...facts.notes];
-    const readOnly = facts.tokenWroteNothing;
-    if (facts.startHead !== null && facts.endHead === null && readOnly === undefined) {
-        violations.push({
-            kind: 'branch-deleted',
-            ref: branchRef,
-            message: `branch "${facts.branch}" was deleted during the job`,
-        });
-    }
-    if (facts.historyRewritten === true) {
-        violations.push({
-            kind: 'history',
-            ref: branchRef,
-            message: `history of "${facts.branch}" was rewritten: ${judge_short(facts.startHead)} is not an ancestor of ${judge_short(facts.endHead)}`,
-        });
-    }
-    if (readOnly === undefined)
-        violations.push(...boundBranchMoves(facts));
-    const files = [
-        ...facts.changes.map((change) => judge_decideFile(change, facts.branch, facts.perimeters)),
-        ...facts.intermediate.map((change) => ({
-            ...judge_decideFile(change, facts.branch, facts.perimeters),
-            transient: true,
-        })),
-    ];
-    for (const file of files)
-        if (!file.allowed)
-            violations.push(fileViolation(file));
-    const inert = (ref) => {
-        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
-        const change = facts.refChanges.find((c) => c.ref === ref);
-        const held = [...moves.flatMap((m) => [m.before, m.after]), change?.before, change?.after];
-        return isInertMarker(ref, held.filter((sha) => typeof sha === 'string'), facts.start);
-    };
-    const ignored = compileGlobList(facts.ignoreRefs);
-    const others = [];
-    /** Someone else's change (listed), or null: this job's, to be judged. */
-    const otherChange = (ref) => {
-        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
-        const actors = [...new Set(moves.map((move) => move.actor ?? 'unknown'))];
-        if (readOnly !== undefined)
-            return { ref, actors, why: "this job's token may not write the repository" };
-        if (ref.startsWith('refs/heads/') && movedByOthersOnly(moves, facts.identity))
-            return { ref, actors, why: 'moved by others only' };
-        const glob = ignored.find(ref);
-        return glob === null ? null : { ref, actors, why: `ignore-refs: ${glob}` };
-    };
-    /** Why a change by this job's identity is judged though another workflow may have made it. */
-    const sameIdentity = (ref) => {
-        const moves = facts.branchMoves?.get(ref)?.moves ?? [];
-        if (!ref.startsWith('refs/heads/'))
-            return ` (GitHub records no actor for refs outside refs/heads; name it in ignore-refs if another workflow changes it)`;
-        if (facts.identity !== null && moves.some((move) => move.actor === facts.identity))
-            return ` (by ${facts.identity}, the identity of this job's token: another workflow with the same token cannot be told apart; name it in ignore-refs if one changes it)`;
-        return '';
-    };
-    const bound = facts.refChanges.find((change) => change.ref === branchRef);
-    if (bound !== undefined && readOnly !== undefined)
-        others.push(otherChange(branchRef));
-    const refChanges = facts.refChanges.filter((change) => change.ref !== branchRef && !inert(change.ref));
-    for (const change of refChanges) {
-        const other = otherChange(change.ref);
-        if (other) {
-            others.push(other);
-            continue;
-        }
-        violations.push({
-            kind: 'ref',
-            ref: change.ref,
-            message: `${change.ref} was ${change.kind} during the job (${judge_short(change.before)} → ${judge_short(change.after)}); only "${facts.branch}" may change${sameIdentity(change.ref)}`,
-        });
-    }
-    for (const [ref, history] of facts.branchMoves ?? []) {
-        if (ref === branchRef || inert(ref) || facts.refChanges.some((change) => change.ref === ref))
-            continue;
-        const other = otherChange(ref);
-        if (other) {
-            others.push(other);
-            continue;
-        }
-        violations.push({
-            kind: 'ref',
-            ref,
-            message: `${ref} was changed during the job and changed back (${describeMoves(history.moves)}); only "${facts.branch}" may change${sameIdentity(ref)}`,
-        });
-    }
-    if (facts.ledger === null) {
-        if (facts.ledgerExpected !== false)
-            unchecked.push('there is no gateway ledger, so commits could not be attributed');
-        else if (facts.directPushes === 'deny')
-            unchecked.push('direct-pushes: deny needs the gateway ledger to tell its commits from direct pushes, and a verify job trusts none');
-    }
-    else if (!facts.ledger.ok)
-        unchecked.push(`the gateway ledger is broken: ${facts.ledger.problem ?? 'unknown problem'}`);
-    const commits = attribute(facts);
-    if (facts.directPushes === 'deny' && commits.direct.length > 0) {
-        violations.push({
-            kind: 'direct-push',
-            ref: branchRef,
-            message: `${commits.direct.length} commit(s) reached "${facts.branch}" without the gateway (direct-pushes: deny): ${commits.direct.map(judge_short).join(', ')}`,
-        });
-    }
-    if (facts.newCommits === null && facts.endHead !== facts.startHead)
-        unchecked.push('the new commits could not be listed');
-    else if (facts.newCommits !== null && !facts.newCommits.complete)
-        unchecked.push('not every new commit could be listed, so not each one was examined');
-    if (facts.branchMoves === null && !unchecked.some((item) => item.includes('activity list')))
-        unchecked.push("the branch moves during the job: GitHub's activity list was not read");
-    if (commits.direct.length > 0 && facts.directPushes === 'check') {
-        notes.push(`${commits.direct.length} commit(s) were pushed without the gateway (allowed by direct-pushes: check)`);
-    }
-    violations.push(...forgedReceipts(facts.foreignStatuses ?? []));
-    violations.push(...forgedCheckRuns(facts.foreignCheckRuns ?? []));
-    for (const { sha, status } of (facts.foreignStatuses ?? []).filter((f) => !f.inWindow))
-        notes.push(`a "${status.state}" status on "${status.context}" of ${judge_short(sha)} was posted after the job ended (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}): not the job's, and not this receipt`);
-    const state = violations.length > 0 ? 'failure' : unchecked.length > 0 ? 'error' : 'success';
-    const pushes = [...(facts.branchMoves?.values() ?? [])].flatMap((history) => history.moves);
-    return {
-        receiptOn: receiptCommits(state, facts, violations, pushes),
-        state,
-        branch: facts.branch,
-        startHead: facts.startHead,
-        endHead: facts.endHead,
-        baseline: facts.baseline,
-        files,
-        violations,
-        refChanges,
-        commits,
-        pushes,
-        others,
-        identity: facts.identity,
-        perPerimeter: facts.ledger?.perPerimeter ?? {},
-        unchecked,
-        notes,
-    };
-}
-/**
- * Where the receipt goes: the bound branch's head; and, unless it is a success, every commit a ref the
- * verdict names held during the job (a branch created, forced back or deleted keeps no head a reviewer
- * could otherwise see judged) and every commit a forged receipt was found on, so a `failure` outranks it.
- */
-function receiptCommits(state, facts, violations, pushes) {
-    const head = facts.endHead ?? facts.startHead;
-    if (state === 'success')
-        return head === null ? [] : [head];
-    const named = new Set(violations.map((v) => v.ref).filter((ref) => ref !== undefined));
-    const held = [
-        ...pushes.filter((move) => named.has(move.ref)).flatMap((move) => [move.after, move.before]),
-        ...facts.refChanges.filter((change) => named.has(change.ref)).map((change) => change.after),
-    ];
-    const forged = [
-        ...(facts.foreignStatuses ?? []).filter((found) => found.inWindow).map((found) => found.sha),
-        ...(facts.foreignCheckRuns ?? []).map((found) => found.sha),
-    ];
-    return [...new Set([head, ...held, ...forged].filter((sha) => !!sha && sha !== ZERO_SHA))];
-}
-
-;// CONCATENATED MODULE: ./src/verify/judging/commit-judge.ts
-
-/**
- * One commit judged by the verdict's rules: every changed path (fileViolations), and the commit as a whole:
- * some one perimeter bound to `branch` could have made it in one push, every path writable, within its
- * limits. The apply job judges staged commits so; the pull-request gate judges each commit of a pull request so.
- */
-function commit_judge_judgeCommit(commit, branch, perimeters) {
-    const files = fileViolations(commit.changes, branch, perimeters);
-    if (files.length > 0 || perimeters.some((p) => madeBy(p, commit, branch)))
-        return files;
-    return [
-        {
-            kind: 'path',
-            message: `${commit.label}: no one perimeter may write all of its ${commit.changes.length} path(s) within its limits (files-per-push, bytes-per-file, bytes-per-push)`,
-        },
-    ];
-}
-/** Whether `perimeter` could have made this commit in one push: every path writable, within its limits. */
-function madeBy(perimeter, commit, branch) {
-    const { limits } = perimeter.spec;
-    if (!perimeter.allowsBranch(branch) || commit.changes.length > limits.filesPerPush)
-        return false;
-    let bytes = 0;
-    for (const change of commit.changes) {
-        if (!perimeter.canWrite(change.path).allowed)
-            return false;
-        if (change.kind === 'deleted')
-            continue;
-        const size = commit.sizeOf(change.newSha);
-        if (size > limits.bytesPerFile)
-            return false;
-        bytes += size;
-    }
-    return bytes <= limits.bytesPerPush;
-}
-
-;// CONCATENATED MODULE: external "node:fs/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
-;// CONCATENATED MODULE: ./src/ledger/record.ts
-
-/**
- * The ledger's record format: JSONL, one record per line, each carrying the previous record's MAC (`prev`)
- * and its own (`mac`), an HMAC-SHA256 with the ledger key over the canonical JSON of the record without
- * `mac`. Removing, reordering or editing any record breaks the chain from there on.
- */
-const record_GENESIS = '0'.repeat(64);
-/** JSON with object keys sorted at every depth: the bytes the MAC covers. */
-function canonicalJson(value) {
-    if (Array.isArray(value))
-        return `[${value.map(canonicalJson).join(',')}]`;
-    if (value !== null && typeof value === 'object') {
-        const entries = Object.entries(value)
-            .filter(([, v]) => v !== undefined)
-            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-        return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-    }
-    return JSON.stringify(value);
-}
-function record_macOf(key, record) {
-    return createHmac('sha256', key).update(canonicalJson(record)).digest('hex');
-}
-
-;// CONCATENATED MODULE: ./src/ledger/chain.ts
-
-
-
-/** The chain check, with the records that verified (all of them when ok, those before the break if not). */
-function chain_checkChain(text, key) {
-    const lines = text.split('\n');
-    if (lines[lines.length - 1] === '')
-        lines.pop();
-    const verified = [];
-    let prev = GENESIS;
-    for (const [i, line] of lines.entries()) {
-        const broken = (problem) => ({
-            ok: false,
-            records: lines.length,
-            brokenAt: i + 1,
-            problem: `record ${i + 1}: ${problem}`,
-            verified,
-        });
-        let record;
-        try {
-            record = JSON.parse(line);
-        }
-        catch {
-            return broken('not valid JSON');
-        }
-        if (typeof record !== 'object' || record === null || typeof record.mac !== 'string')
-            return broken('no MAC');
-        if (record.prev !== prev)
-            return broken('does not follow the previous record');
-        if (record.seq !== i + 1)
-            return broken(`sequence number ${String(record.seq)}, expected ${i + 1}`);
-        const { mac, ...unsealed } = record;
-        const expected = Buffer.from(macOf(key, unsealed), 'hex');
-        const given = Buffer.from(mac, 'hex');
-        if (given.length !== expected.length || !timingSafeEqual(given, expected))
-            return broken('MAC does not match');
-        verified.push(record);
-        prev = mac;
-    }
-    return { ok: true, records: lines.length, verified };
-}
-/** Checks a ledger file's chain. */
-async function verifyLedger(path, key) {
-    const { verified: _verified, ...verdict } = chain_checkChain(await readFile(path, 'utf8'), key);
-    return verdict;
-}
-
-;// CONCATENATED MODULE: ./src/ledger/writer.ts
-
-
-
-/** The gateway's writer: appends sealed records, strictly one after another. */
-class Ledger {
-    handle;
-    key;
-    prev;
-    seq;
-    chain = Promise.resolve();
-    failure = null;
-    constructor(handle, key, prev, seq) {
-        this.handle = handle;
-        this.key = key;
-        this.prev = prev;
-        this.seq = seq;
-    }
-    /** Opens a ledger for appending; an existing file must verify, and its chain is continued. */
-    static async open(path, key) {
-        if (key.length === 0)
-            throw new Error('the ledger key is empty');
-        let prev = GENESIS;
-        let seq = 0;
-        const existing = await readFile(path, 'utf8').catch((error) => {
-            if (error.code === 'ENOENT')
-                return null;
-            throw error;
-        });
-        if (existing !== null && existing.length > 0) {
-            const verdict = checkChain(existing, key);
-            if (!verdict.ok)
-                throw new Error(`the existing ledger ${path} does not verify: ${verdict.problem}`);
-            const last = verdict.verified.at(-1);
-            prev = last.mac;
-            seq = last.seq;
-        }
-        return new Ledger(await open(path, 'a', 0o600), key, prev, seq);
-    }
-    /** Appends one record; appends run strictly one after another. */
-    append(entry) {
-        const next = this.chain.then(async () => {
-            if (this.failure)
-                throw this.failure;
-            const unsealed = { ...entry, seq: this.seq + 1, time: new Date().toISOString(), prev: this.prev };
-            const sealed = { ...unsealed, mac: macOf(this.key, unsealed) };
-            try {
-                await this.handle.appendFile(`${JSON.stringify(sealed)}\n`);
-            }
-            catch (error) {
-                this.failure = error;
-                throw error;
-            }
-            this.seq = sealed.seq;
-            this.prev = sealed.mac;
-        });
-        this.chain = next.catch(() => undefined);
-        return next;
-    }
-    async close() {
-        await this.chain;
-        await this.handle.close();
-    }
-}
-
-;// CONCATENATED MODULE: ./src/ledger/index.ts
-
-
-
-
-;// CONCATENATED MODULE: ./src/verify/gathering/ledger-facts.ts
-
-
-/** What the post step needs from a ledger; never throws, a missing or broken ledger is a problem. */
-async function readLedgerFacts(path, key) {
-    let text;
-    try {
-        text = await readFile(path, 'utf8');
-    }
-    catch (error) {
-        return {
-            ok: false,
-            problem: `cannot read the ledger: ${error.code ?? 'error'}`,
-            commits: [],
-            perPerimeter: {},
-        };
-    }
-    return ledgerFactsOf(text, key);
-}
-/** The same facts from a ledger's text (a downloaded record, say). */
-function ledgerFactsOf(text, key) {
-    const verdict = checkChain(text, key);
-    const facts = {
-        ok: verdict.ok,
-        commits: [],
-        records: verdict.verified.length,
-        ...(verdict.verified.length > 0 && { head: verdict.verified.at(-1).mac }),
-        perPerimeter: {},
-    };
-    for (const record of verdict.verified) {
-        if (record.event === 'start')
-            for (const name of record.perimeters ?? [])
-                facts.perPerimeter[name] ??= { calls: 0, refusals: 0 };
-        if (record.event !== 'call')
-            continue;
-        const counts = (facts.perPerimeter[record.perimeter] ??= { calls: 0, refusals: 0 });
-        counts.calls++;
-        if (record.decision === 'refused')
-            counts.refusals++;
-        if (record.hidden_values)
-            counts.hidden = (counts.hidden ?? 0) + record.hidden_values;
-        if (record.decision === 'refused' && record.refused_for?.includes('credential'))
-            counts.credentialRefusals = (counts.credentialRefusals ?? 0) + 1;
-        if (record.commit)
-            facts.commits.push(record.commit);
-    }
-    if (!verdict.ok)
-        facts.problem = `the ledger is broken at ${verdict.problem}`;
-    else if (verdict.verified.length === 0) {
-        facts.ok = false;
-        facts.problem = 'the ledger is empty';
-    }
-    else if (verdict.verified.at(-1).event !== 'stop') {
-        facts.ok = false;
-        facts.problem = 'the ledger has no closing record: the gateway did not stop cleanly';
-    }
-    return facts;
-}
-
-;// CONCATENATED MODULE: ./src/verify/receipts/receipt.ts
-
-
-
-
-
-/** The default commit status context (input status-context), also the check run's name. */
-const STATUS_CONTEXT = 'perimeter';
-function annotations(verdict) {
-    const all = verdict.violations.map((violation) => ({
-        path: violation.path ?? '',
-        title: violation.kind === 'path' ? 'Outside every perimeter' : `Perimeter violation: ${violation.kind}`,
-        message: visible(violation.message),
-    }));
-    return foldAtMost(all, MAX_ANNOTATIONS, (more) => ({
-        path: '',
-        title: 'More perimeter violations',
-        message: `${more} more violations; the job summary lists them all`,
-    }));
-}
-function statusOf(state, description, options) {
-    return {
-        state,
-        context: options.context ?? STATUS_CONTEXT,
-        description: oneLine(description),
-        ...(options.runUrl !== undefined ? { targetUrl: options.runUrl } : {}),
-    };
-}
-/** A judged verdict as every form of the receipt. `evidence` is what the check run cites. */
-function renderReceipt(verdict, options) {
-    const status = statusOf(verdict.state, headline(verdict), options);
-    return {
-        status,
-        summary: renderSummary(verdict, headline(verdict)),
-        annotations: annotations(verdict),
-        checkRun: renderCheckRun(verdict, { status }, options.evidence),
-    };
-}
-/**
- * A receipt that judges nothing: what a step could not verify or apply, or what it applied. `description`
- * is the one line (the status and the check run title), `body` the summary's markdown under `heading`.
- */
-function renderNotice(notice, options) {
-    const status = statusOf(notice.state, notice.description, options);
-    const summary = `## ${notice.heading}\n\n${notice.body}\n`;
-    return { status, summary, annotations: [], checkRun: { run: checkRunOf(status, summary), more: [] } };
-}
-/** The receipt when nothing could be verified: an `error`, never a success, saying why. */
-function renderErrorReceipt(reason, options) {
-    return renderNotice({
-        state: 'error',
-        heading: 'Perimeter: not verified',
-        description: `Not verified: ${reason}`,
-        body: `${inlineText(reason)}\n\nThe receipt is an error, never a success.`,
-    }, options);
-}
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/iso.js
-
-
-
-function iso_datetime(params) {
-    return _isoDateTime(ZodISODateTime, params);
-}
-function iso_date(params) {
-    return core._isoDate(ZodISODate, params);
-}
-function iso_time(params) {
-    return core._isoTime(ZodISOTime, params);
-}
-function iso_duration(params) {
-    return core._isoDuration(ZodISODuration, params);
-}
-
-;// CONCATENATED MODULE: ./src/verify/receipts/receipt-json.ts
-
-
-
-/**
- * The machine-readable receipt: the verdict and everything an audit needs to recompute it later (the
- * window, the refs at both ends, the config's blob). One schema, versioned, for whoever writes one (the
- * post step, the verify job) and whoever reads one (`perimeter audit`). A reader refuses a version it does
- * not know rather than guess.
- */
-const RECEIPT_SCHEMA = 'perimeter-receipt';
-const RECEIPT_VERSION = 1;
-/** The files of the record (the workflow artifact), by these names at its root. */
-const RECORD_FILES = {
-    receipt: 'receipt.json',
-    ledger: 'ledger.jsonl',
-    key: 'ledger.key',
-    /** the staged change set (writes: stage), for perimeter/apply */
-    staged: 'staged.json',
-};
-const receipt_json_sha = schemas_string().regex(/^[0-9a-f]{40}$/, 'a 40-character commit SHA');
-const snapshot = record(schemas_string(), receipt_json_sha);
-const receiptSchema = strictObject({
-    schema: literal(RECEIPT_SCHEMA),
-    version: literal(RECEIPT_VERSION),
-    state: schemas_enum(['success', 'failure', 'error']),
-    description: schemas_string(),
-    /** 'owner/name' */
-    repository: schemas_string().regex(/^[^/\s]+\/[^/\s]+$/, 'owner/name'),
-    branch: schemas_string().min(1),
-    context: schemas_string().min(1),
-    run: strictObject({
-        id: schemas_string(),
-        attempt: schemas_string(),
-        job: schemas_string(),
-        url: schemas_string().nullable(),
-    }),
-    config: strictObject({
-        file: schemas_string().min(1),
-        /** the ref it was read from; null: the default branch */
-        ref: schemas_string().nullable(),
-        /** git's blob SHA of the text judged with */
-        blobSha: receipt_json_sha,
-    }),
-    perimeters: array(schemas_string()),
-    directPushes: schemas_enum(['check', 'deny']),
-    ignoreRefs: array(schemas_string()),
-    /** on GitHub's clock: the activity list is read from startedAt; endedAt when post took the end snapshot */
-    window: strictObject({ startedAt: iso_datetime(), endedAt: iso_datetime() }),
-    heads: strictObject({ start: receipt_json_sha.nullable(), end: receipt_json_sha.nullable() }),
-    refs: strictObject({ start: snapshot, end: snapshot }),
-    violations: array(strictObject({
-        kind: schemas_enum([
-            'path',
-            'symlink',
-            'submodule',
-            'history',
-            'branch-deleted',
-            'ref',
-            'direct-push',
-            'forged-receipt',
-        ]),
-        message: schemas_string(),
-        path: schemas_string().optional(),
-        ref: schemas_string().optional(),
-    })),
-    unchecked: array(schemas_string()),
-    notes: array(schemas_string()),
-    files: array(strictObject({
-        path: schemas_string(),
-        kind: schemas_enum(['added', 'modified', 'deleted']),
-        allowed: schemas_boolean(),
-        rule: schemas_string(),
-        perimeter: schemas_string().optional(),
-        transient: schemas_boolean().optional(),
-    })),
-    commits: strictObject({
-        gateway: array(receipt_json_sha),
-        others: array(receipt_json_sha),
-        direct: array(receipt_json_sha),
-        unattributed: array(receipt_json_sha),
-        complete: schemas_boolean(),
-    }),
-    /**
-     * Present when the verify job judged (perimeter/verify): no ledger was expected, and any status on the
-     * receipt's context in this window that Perimeter did not post (ids in `known`) is a forged receipt.
-     */
-    verifyJob: strictObject({
-        receiptWindow: strictObject({
-            context: schemas_string().min(1),
-            known: array(schemas_number().int()),
-            since: iso_datetime(),
-            until: iso_datetime(),
-            checkRuns: schemas_boolean().optional(),
-            knownCheckRuns: array(schemas_number().int()).optional(),
-        }),
-    })
-        .optional(),
-    ledger: strictObject({
-        /** whether a ledger is in the record (RECORD_FILES.ledger) */
-        included: schemas_boolean(),
-        ok: schemas_boolean(),
-        problem: schemas_string().nullable(),
-        /** records that verified, and the MAC of the last of them (the chain head) */
-        records: schemas_number().int().nonnegative(),
-        head: schemas_string().nullable(),
-    }),
-});
-function receiptJson(verdict, context) {
-    const { ledger } = context;
-    return {
-        schema: RECEIPT_SCHEMA,
-        version: RECEIPT_VERSION,
-        state: verdict.state,
-        description: headline(verdict),
-        repository: context.repository,
-        branch: verdict.branch,
-        context: context.context,
-        run: context.run,
-        config: {
-            file: context.config.file,
-            ref: context.config.ref,
-            blobSha: blobSha(Buffer.from(context.config.text, 'utf8')),
-        },
-        perimeters: context.perimeters,
-        directPushes: context.directPushes,
-        ignoreRefs: context.ignoreRefs,
-        window: context.window,
-        heads: { start: verdict.startHead, end: verdict.endHead },
-        refs: context.refs,
-        violations: verdict.violations.map(({ kind, message, path, ref }) => ({
-            kind,
-            message,
-            ...(path !== undefined && { path }),
-            ...(ref !== undefined && { ref }),
-        })),
-        unchecked: verdict.unchecked,
-        notes: verdict.notes,
-        files: verdict.files.map(({ path, kind, allowed, rule, perimeter, transient }) => ({
-            path,
-            kind,
-            allowed,
-            rule,
-            ...(perimeter !== undefined && { perimeter }),
-            ...(transient !== undefined && { transient }),
-        })),
-        commits: verdict.commits,
-        ...(context.receiptWindow && { verifyJob: { receiptWindow: context.receiptWindow } }),
-        ledger: {
-            included: context.ledgerIncluded,
-            ok: ledger?.ok ?? false,
-            problem: ledger === null ? noLedger(context) : (ledger.problem ?? null),
-            records: ledger?.records ?? 0,
-            head: ledger?.head ?? null,
-        },
-    };
-}
-const noLedger = (context) => context.receiptWindow
-    ? "none used: the verify job judges from GitHub's records alone"
-    : 'no ledger: main never started a gateway';
-class ReceiptFormatError extends (/* unused pure expression or super */ null && (Error)) {
-    name = 'ReceiptFormatError';
-}
-/** Parses and checks a receipt; the message names every field at fault, never a stack. */
-function parseReceiptJson(text, source = RECORD_FILES.receipt) {
-    let value;
-    try {
-        value = JSON.parse(text);
-    }
-    catch (error) {
-        throw new ReceiptFormatError(`${source}: not JSON (${error.message})`);
-    }
-    const { schema, version } = (value ?? {});
-    if (schema === RECEIPT_SCHEMA && typeof version === 'number' && version !== RECEIPT_VERSION)
-        throw new ReceiptFormatError(`${source}: receipt version ${version}, this perimeter reads version ${RECEIPT_VERSION}`);
-    const parsed = receiptSchema.safeParse(value);
-    if (!parsed.success) {
-        const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-        throw new ReceiptFormatError(`${source}: not a Perimeter receipt: ${problems.slice(0, 5).join('; ')}`);
-    }
-    return parsed.data;
-}
-
-;// CONCATENATED MODULE: ./src/verify/receipts/own-receipt.ts
-
-/**
- * The verify job's own receipt among a commit's statuses, for an audit of its record. The record is uploaded
- * before the receipt is posted, so it cannot hold the receipt's id: the receipt is the status carrying the
- * record's verdict word for word, posted no earlier than the second of the verify job's end snapshot
- * (GitHub's times are whole seconds). The agent job had ended before the verify job began, so a status of
- * the agent's can only match by being posted within that second with exactly the verdict's words.
- */
-function ownReceiptIds(statuses, receipt) {
-    const from = endSecond(receipt);
-    const description = posted(receipt);
-    return statuses
-        .filter((status) => status.context === receipt.context &&
-        status.state === receipt.state &&
-        status.description === description &&
-        Date.parse(status.createdAt) >= from)
-        .map((status) => status.id);
-}
-/**
- * The same for the verify job's own check run (receipt-as: check-run or both), created after its record too:
- * the run of the receipt's name whose title is the verdict's words and whose conclusion is the verdict's,
- * started no earlier than the second of the end snapshot.
- */
-function ownCheckRunIds(runs, receipt) {
-    const from = endSecond(receipt);
-    const title = posted(receipt);
-    const conclusion = receipt.state === 'success' ? 'success' : 'failure';
-    return runs
-        .filter((run) => run.name === receipt.context &&
-        run.title === title &&
-        run.conclusion === conclusion &&
-        Date.parse(run.startedAt ?? '') >= from)
-        .map((run) => run.id);
-}
-const endSecond = (receipt) => Math.floor(Date.parse(receipt.endedAt) / 1000) * 1000;
-const posted = (receipt) => oneLine(receipt.description);
-
-;// CONCATENATED MODULE: external "node:timers/promises"
-const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
-;// CONCATENATED MODULE: ./src/verify/gathering/activity.ts
-
-
-
-
-
-const reason = (error) => (error instanceof Error ? error.message : String(error));
-/**
- * The moves of every branch during the job, from GitHub's activity list read back to before the job. When
- * every ref ends where it started the list is the only evidence of what happened in between, so not reading
- * it, not reading back far enough, or finding it behind the refs is unchecked, never success.
- *
- * That the list has caught up is shown, not assumed: after the end snapshot the verification creates a
- * branch of its own (the end marker) and reads the list until the marker's creation is in it. GitHub records
- * ref updates in the order they land, so every move before the end snapshot is in the list by then; moves
- * after the marker are later than the job and left out. A list that is behind is read again a few times.
- */
-async function activity_accountForMoves(input, facts) {
-    if (input.endedAt !== undefined)
-        return accountForWindow(input, facts, input.endedAt);
-    if (input.activity !== undefined)
-        return activity_settle(input.activity, input, facts);
-    const marker = await placeMarker(input, facts);
-    if (marker === null)
-        return;
-    try {
-        const read = await readToMarker(input.upstream, marker.ref, {
-            since: input.startedAt,
-            attempts: input.activityAttempts,
-            retryMs: input.activityRetryMs,
-            accounted: (items) => accountForBranches(items, input.start, input.end).unaccounted.length === 0,
-        });
-        if ('problem' in read)
-            facts.unchecked.push(read.problem);
-        else
-            activity_settle(read, input, facts);
-    }
-    finally {
-        await deleteMarker(input.upstream, marker.branch, facts.notes);
-    }
-}
-/** The moves of the activity list read to the end marker, accounted for from the start to the end snapshot. */
-function activity_settle(read, input, facts) {
-    const account = accountForBranches(read.items, input.start, input.end);
-    facts.branchMoves = account.branches;
-    // GitHub records this job's token as the marker's creator: that is who "this job" is, unless the
-    // verification runs elsewhere and knows the job's identity from its own inputs.
-    facts.identity = input.identity !== undefined ? input.identity : read.markerActor;
-    facts.notes.push(...(read.notes ?? []));
-    for (const problem of account.unaccounted)
-        facts.unchecked.push(`what happened to ${problem}`);
-}
-/**
- * For a verification that learns the start from GitHub (a verify job): the activity list read back to
- * `since` and on to an end marker of its own, placed after the end snapshot at a commit some branch held
- * when the window opened. Answers why it could not be read instead, for an `error` receipt.
- */
-async function readJobActivity(upstream, options) {
-    const first = await readActivity(upstream, options.since);
-    if ('problem' in first)
-        return first;
-    const sha = markerCommit(startFromActivity(first.items, options.end), options.end);
-    if (sha === null)
-        return { problem: 'the end marker: the repository has no branch to place it on' };
-    const branch = `${MARKER_PREFIX}${randomUUID()}`;
-    try {
-        await upstream.createBranch(branch, sha);
-    }
-    catch (error) {
-        return {
-            problem: `whether GitHub's activity list has caught up with the end of the job: the end marker could not be created (${reason(error)})`,
-        };
-    }
-    const read = await readToMarker(upstream, `refs/heads/${branch}`, {
-        ...options,
-        accounted: (items) => {
-            const start = startFromActivity(items, options.end);
-            return accountForBranches(items, start, options.end).unaccounted.length === 0;
-        },
-    });
-    const notes = [];
-    await deleteMarker(upstream, branch, notes);
-    return 'problem' in read ? read : { ...read, notes };
-}
-/** A commit a branch held when the window opened and still holds: inert for every other job's verification. */
-function markerCommit(start, end) {
-    const branches = Object.keys(start).filter((ref) => ref.startsWith('refs/heads/'));
-    const still = branches.find((ref) => start[ref] === end[ref]) ?? branches[0];
-    return still === undefined ? null : start[still];
-}
-/**
- * The activity list read until the marker's creation is in it and the moves before it account for every
- * branch: GitHub records ref updates in the order they land, so every move before the end snapshot is in the
- * list by then. A list that is behind is read again a few times.
- */
-async function readToMarker(upstream, markerRef, options) {
-    const attempts = options.attempts ?? ACTIVITY_ATTEMPTS;
-    for (let attempt = 1;; attempt++) {
-        const window = await readActivity(upstream, options.since);
-        if ('problem' in window)
-            return window;
-        const at = window.items.findIndex((item) => item.ref === markerRef && item.before === ZERO_SHA);
-        const items = at < 0 ? null : window.items.slice(at + 1);
-        if ((items !== null && options.accounted(items)) || attempt >= attempts) {
-            if (items === null)
-                return {
-                    problem: "GitHub's activity list has not caught up with the end of the job (the end marker is not in it yet), so moves in between may be missing",
-                };
-            return { items, markerActor: window.items[at]?.actor ?? null };
-        }
-        await sleep((options.retryMs ?? ACTIVITY_RETRY_MS) * attempt);
-    }
-}
-/** The activity list back to `since`, whole, or why not. */
-async function readActivity(upstream, since) {
-    let window;
-    try {
-        window = await upstream.listActivity({ since });
-    }
-    catch (error) {
-        return { problem: `GitHub's activity list, the record of every branch move: ${reason(error)}` };
-    }
-    if (!window.complete)
-        return {
-            problem: `GitHub's activity list: more than ${window.items.length} branch moves since the job started, so the window was not read to its start`,
-        };
-    return window;
-}
-async function deleteMarker(upstream, branch, notes) {
-    await upstream.deleteBranch(branch).catch((error) => {
-        notes.push(`the end marker ${branch} could not be deleted: ${reason(error)}`);
-    });
-}
-/** The verification's own branch, created after the end snapshot; null (and unchecked) when GitHub refuses it. */
-async function placeMarker(input, facts) {
-    // A commit some ref held at the start: a marker carries nothing new, so other jobs may ignore it (judge.ts).
-    const sha = facts.startHead ?? Object.values(input.start)[0];
-    const branch = `${MARKER_PREFIX}${randomUUID()}`;
-    try {
-        if (sha === undefined)
-            throw new Error('the repository has no ref to place it on');
-        await input.upstream.createBranch(branch, sha);
-        return { branch, ref: `refs/heads/${branch}` };
-    }
-    catch (error) {
-        if (input.writesStaged && cannotWrite(error)) {
-            await readOnlyJob(input, facts, reason(error));
-            return null;
-        }
-        facts.unchecked.push(`whether GitHub's activity list has caught up with the end of the job: the end marker could not be created (${reason(error)})`);
-        return null;
-    }
-}
-/**
- * `writes: stage`, and GitHub refused the end marker as not accessible: the job's token may not write the
- * repository, so no ref change of the window is this job's, whoever made it (a teammate, another workflow).
- * The activity list is read once for who made them, to list them, never to judge them.
- */
-async function readOnlyJob(input, facts, refusal) {
-    facts.tokenWroteNothing = `this job's token may not write the repository (GitHub refused the end marker: ${refusal})`;
-    facts.notes.push(`${facts.tokenWroteNothing}: nothing that changed during the job is this job's`);
-    if (facts.refChanges.length === 0) {
-        // nothing ended elsewhere: others' moves that ended where they began are not read
-        facts.branchMoves = new Map();
-        return;
-    }
-    try {
-        const window = await input.upstream.listActivity({ since: input.startedAt });
-        const account = accountForBranches(window.items, input.start, input.end);
-        facts.branchMoves = account.branches;
-        if (!window.complete || account.unaccounted.length > 0)
-            facts.notes.push("GitHub's activity list does not yet show every move of the job's window, so some of those changes name no actor");
-    }
-    catch (error) {
-        facts.branchMoves = new Map();
-        facts.notes.push(`who changed the refs is not known (GitHub's activity list: ${reason(error)})`);
-    }
-}
-/**
- * GitHub's answer to a token without `contents: write`: 403 "Resource not accessible by integration".
- * https://docs.github.com/rest/overview/permissions-required-for-github-apps
- */
-function cannotWrite(error) {
-    return (error instanceof UpstreamError &&
-        error.code === 'forbidden' &&
-        /not accessible by integration/i.test(error.message));
-}
-const ACTIVITY_ATTEMPTS = 4;
-const ACTIVITY_RETRY_MS = 1_500;
-
-;// CONCATENATED MODULE: ./src/verify/verify-job.ts
-
-
-
-
-
-
-
-
-/** new commits listed (10 compare pages); a longer job is unchecked, never success */
-const MAX_COMMITS = 1_000;
-const MAX_COMMIT_DIFFS = 50;
-/** All branch and tag heads, as a plain object (it travels from main to post as JSON). */
-async function snapshotRefs(upstream) {
-    return Object.fromEntries([...(await upstream.listRefs())].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-}
-const verify_job_reason = (error) => (error instanceof Error ? error.message : String(error));
-/**
- * What the end head is compared with. A branch that existed at the start: its start head. A branch created
- * during the job: the default branch's start head when the new branch grew from it; otherwise nothing,
- * and every file on the branch counts as added (strict: nothing unchecked slips through).
- */
-async function findBaseline(input, startHead, endHead) {
-    if (startHead !== null)
-        return { sha: startHead, label: 'the start of the job' };
-    const { defaultBranch } = await input.upstream.getRepository();
-    const defaultStart = input.start[`refs/heads/${defaultBranch}`];
-    if (defaultBranch !== input.branch &&
-        defaultStart &&
-        (await input.upstream.isAncestor(defaultStart, endHead))) {
-        return {
-            sha: defaultStart,
-            label: `"${defaultBranch}" at the start of the job (the branch was created during the job)`,
-        };
-    }
-    return {
-        sha: null,
-        label: `nothing: the branch was created during the job and does not grow from "${defaultBranch}", so every file counts as added`,
-    };
-}
-/** The compare's file list from an ancestor to the end head (the request is shared with the ancestry check). */
-async function changedFiles(upstream, base, endHead) {
-    const comparison = await upstream.compare(base, endHead).catch(() => null);
-    return comparison?.status === 'ahead' ? comparison.files : undefined;
-}
-/**
- * Recomputes from GitHub what changed during the job and judges it. Never throws for a failed look-up:
- * whatever could not be checked is named in `unchecked` and keeps the verdict from success.
- */
-async function verifyJob(input) {
-    const { branch } = input;
-    const ref = `refs/heads/${branch}`;
-    const startHead = input.start[ref] ?? null;
-    const endHead = input.end[ref] ?? null;
-    const facts = {
-        branch,
-        startHead,
-        endHead,
-        baseline: null,
-        historyRewritten: null,
-        changes: [],
-        intermediate: [],
-        refChanges: compareSnapshots(input.start, input.end),
-        start: input.start,
-        newCommits: startHead === endHead || endHead === null ? { shas: [], complete: true } : null,
-        gatewayCommits: [],
-        otherCommits: [],
-        identity: null,
-        ignoreRefs: input.ignoreRefs ?? [],
-        ledger: input.ledger,
-        directPushes: input.directPushes,
-        perimeters: input.perimeters,
-        branchMoves: null,
-        unchecked: [...(input.problems ?? [])],
-        notes: [UNRECORDED_REFS],
-        ledgerExpected: input.ledgerExpected ?? true,
-        foreignStatuses: [],
-        foreignCheckRuns: [],
-    };
-    // Who moved what comes first: it decides which of the bound branch's new commits are this job's.
-    await accountForMoves(input, facts);
-    if (endHead === null) {
-        if (startHead === null)
-            facts.notes.push(`branch "${branch}" does not exist; nothing was pushed to it`);
-    }
-    else if (endHead !== startHead) {
-        // a token that may not write moved nothing: the branch's new commits are others', listed, not examined
-        if (facts.tokenWroteNothing !== undefined)
-            facts.newCommits = { shas: [], complete: true };
-        else
-            await examineBranch(input, facts, endHead);
-    }
-    if (input.receiptWindow)
-        await lookForForgedReceipts(input, input.receiptWindow, facts);
-    return judge(facts);
-}
-/**
- * The statuses on the receipt's context on every commit a reviewer may look at after the job: every head any
- * branch held during the job (the bound branch's and each branch created, moved, forced back or deleted),
- * the end of every other ref that changed, and the bound branch's new commits. One the verification did not
- * expect is forged. Check runs too, when the receipt is one: on a commit made during the job any of the
- * receipt's name is forged, whatever times its creator claims.
- */
-async function lookForForgedReceipts(input, window, facts) {
-    // not the refs others moved or the owner named in ignore-refs: another job's receipt there is not forged
-    const ignored = compileGlobList(input.ignoreRefs ?? []);
-    const moves = [...(facts.branchMoves?.values() ?? [])]
-        .filter((history) => history.ref === `refs/heads/${input.branch}` ||
-        (!history.ref.startsWith(`refs/heads/${MARKER_PREFIX}`) &&
-            !movedByOthersOnly(history.moves, facts.identity) &&
-            ignored.find(history.ref) === null))
-        .flatMap((history) => history.moves);
-    const newCommits = facts.newCommits?.shas ?? [];
-    const shas = [
-        ...new Set([
-            facts.startHead,
-            facts.endHead,
-            ...moves.flatMap((m) => [m.before, m.after]),
-            ...facts.refChanges
-                .filter((change) => ignored.find(change.ref) === null)
-                .map((change) => change.after),
-            ...newCommits,
-        ].filter((sha) => sha !== null && sha !== ZERO_SHA)),
-    ];
-    if (facts.newCommits === null || !facts.newCommits.complete)
-        facts.unchecked.push(`the statuses on "${window.context}" of every new commit (the new commits could not all be listed)`);
-    if (shas.length > MAX_STATUS_COMMITS) {
-        facts.unchecked.push(`the statuses on "${window.context}" of ${shas.length} commits (at most ${MAX_STATUS_COMMITS} are read)`);
-        return;
-    }
-    try {
-        const found = await findForeignStatuses(input.upstream, shas, window);
-        facts.foreignStatuses = found.foreign;
-        for (const sha of found.full)
-            facts.unchecked.push(`a receipt on ${sha.slice(0, 7)}: its context "${window.context}" holds GitHub's most statuses a commit and context may have (${MAX_STATUSES_PER_CONTEXT}), so no status can be posted there; the check run carries this receipt`);
-    }
-    catch (error) {
-        facts.unchecked.push(`the statuses on "${window.context}" during the job: ${verify_job_reason(error)}`);
-    }
-    if (!window.checkRuns)
-        return;
-    // made during the job: not held by any ref at its start
-    const held = new Set(Object.values(input.start));
-    const fresh = new Set([...newCommits, ...shas.filter((sha) => !held.has(sha))]);
-    try {
-        facts.foreignCheckRuns = await findForeignCheckRuns(input.upstream, shas, window, fresh);
-    }
-    catch (error) {
-        facts.unchecked.push(`the check runs named "${window.context}" during the job: ${verify_job_reason(error)}`);
-    }
-}
-/** Said in every receipt: what GitHub keeps no record of, so no verifier can see it (SECURITY.md). */
-const UNRECORDED_REFS = 'GitHub records moves of branches only: a tag or other non-branch ref created and deleted within the job leaves no trace, so refs outside refs/heads are checked by their start and end alone';
-async function examineBranch(input, facts, endHead) {
-    const { upstream } = input;
-    try {
-        if (facts.startHead !== null)
-            facts.historyRewritten = !(await upstream.isAncestor(facts.startHead, endHead));
-    }
-    catch (error) {
-        facts.unchecked.push(`whether the history of "${input.branch}" was rewritten: ${verify_job_reason(error)}`);
-    }
-    try {
-        facts.baseline = await findBaseline(input, facts.startHead, endHead);
-        if (facts.startHead === null)
-            facts.notes.push(`"${input.branch}" was compared with ${facts.baseline.label}`);
-    }
-    catch (error) {
-        facts.unchecked.push(`the base of the new branch "${input.branch}": ${verify_job_reason(error)}`);
-        return;
-    }
-    const baseSha = facts.baseline.sha;
-    try {
-        const [baseTree, endTree, hint] = await Promise.all([
-            baseSha === null ? null : upstream.getCommit(baseSha).then((commit) => commit.tree),
-            upstream.getCommit(endHead).then((commit) => commit.tree),
-            baseSha === null || facts.historyRewritten ? undefined : changedFiles(upstream, baseSha, endHead),
-        ]);
-        facts.changes = await diffTrees(upstream, baseTree, endTree, hint);
-    }
-    catch (error) {
-        facts.unchecked.push(`the changed files of "${input.branch}": ${verify_job_reason(error)}`);
-    }
-    let listed;
-    try {
-        const max = input.maxCommits ?? MAX_COMMITS;
-        // After a force push there is no single base: new is whatever lies above every head the job started with.
-        listed =
-            baseSha !== null && !facts.historyRewritten
-                ? await listNewCommits(upstream, baseSha, endHead, max)
-                : await listCommitsAbove(upstream, endHead, new Set(facts.historyRewritten ? Object.values(input.start) : []), max);
-        facts.newCommits = { shas: listed.commits.map((commit) => commit.sha), complete: listed.complete };
-    }
-    catch (error) {
-        facts.unchecked.push(`the new commits of "${input.branch}": ${verify_job_reason(error)}`);
-        return;
-    }
-    // A commit not listed is a commit not examined: judge() makes an incomplete list unchecked.
-    if (!listed.complete)
-        return;
-    facts.gatewayCommits = listed.commits.filter((commit) => madeByGateway(commit, input)).map((c) => c.sha);
-    let theirs;
-    try {
-        theirs = await commitsOfOthers(upstream, facts.branchMoves?.get(`refs/heads/${input.branch}`), facts.identity, input.maxCommits ?? MAX_COMMITS);
-    }
-    catch (error) {
-        facts.unchecked.push(`which commits of "${input.branch}" others pushed: ${verify_job_reason(error)}`);
-        return;
-    }
-    if (theirs.size === 0)
-        return examineCommits(input, facts, listed);
-    facts.otherCommits = listed.commits.filter((commit) => theirs.has(commit.sha)).map((c) => c.sha);
-    await examineOurCommits(input, facts, listed, theirs);
-}
-/**
- * A commit the ledger claims counts as the gateway's only if GitHub made it: the gateway commits through the
- * API with no author or committer, so GitHub is the committer (and signs it). A commit made anywhere else
- * and pushed with git cannot pass as the gateway's, even under a forged ledger.
- */
-function madeByGateway(commit, input) {
-    return (input.ledger?.ok === true &&
-        input.ledger.commits.includes(commit.sha) &&
-        commit.parents.length === 1 &&
-        commit.committer.email === GITHUB_COMMITTER.email &&
-        commit.committer.name === GITHUB_COMMITTER.name);
-}
-/** The committer of commits made through GitHub's API without one given. */
-const GITHUB_COMMITTER = { name: 'GitHub', email: 'noreply@github.com' };
-/**
- * Each new commit on its own, for what the net change hides (a file added and removed again). Every commit
- * is looked at, whatever the ledger says: the gateway's own by its list of changed paths (one request each;
- * the gateway writes only regular files, checked path by path before it wrote them), the others by their
- * trees, modes included. A commit left unexamined could hide a change a later one undid: unchecked, never success.
- */
-async function examineCommits(input, facts, listed) {
-    if (listed.commits.length <= 1)
-        return;
-    if (facts.historyRewritten) {
-        facts.notes.push('after the history rewrite only the net change was checked, not each commit');
-        return;
-    }
-    const gateway = new Set(facts.gatewayCommits);
-    const others = listed.commits.filter((commit) => !gateway.has(commit.sha));
-    const max = input.maxCommitDiffs ?? MAX_COMMIT_DIFFS;
-    if (others.length > max) {
-        facts.unchecked.push(`each of the ${others.length} commits pushed around the gateway (only the net change was checked; at most ${max} are diffed one by one)`);
-        return;
-    }
-    try {
-        const byPaths = await pathsOfCommits(input.upstream, listed.commits.filter((commit) => gateway.has(commit.sha)), facts.changes);
-        const byTrees = await intermediateChanges(input.upstream, [...others, ...byPaths.unlisted], facts.changes);
-        facts.intermediate = mergeChanges(byTrees, byPaths.paths);
-    }
-    catch (error) {
-        facts.unchecked.push(`the changes of each new commit: ${verify_job_reason(error)}`);
-    }
-}
-/**
- * When others pushed to the bound branch too, the net change mixes their work with this job's, so it is not
- * judged: each of this job's commits is, on its own against its first parent (the gateway's by their changed
- * paths, the others by their trees), and the changes of the commits others brought are listed, not judged.
- */
-async function examineOurCommits(input, facts, listed, theirs) {
-    const gateway = new Set(facts.gatewayCommits);
-    const ours = listed.commits.filter((commit) => !theirs.has(commit.sha));
-    const direct = ours.filter((commit) => !gateway.has(commit.sha));
-    const max = input.maxCommitDiffs ?? MAX_COMMIT_DIFFS;
-    if (direct.length > max) {
-        facts.unchecked.push(`each of the ${direct.length} commits pushed around the gateway (at most ${max} are diffed one by one)`);
-        return;
-    }
-    try {
-        const byPaths = await pathsOfCommits(input.upstream, ours.filter((commit) => gateway.has(commit.sha)), []);
-        const byTrees = await intermediateChanges(input.upstream, [...direct, ...byPaths.unlisted], []);
-        facts.changes = mergeChanges(byTrees, byPaths.paths);
-        facts.intermediate = [];
-        facts.notes.push(`others pushed ${theirs.size} commit(s) to "${input.branch}" during the job: those were not judged; each of this job's commits was judged on its own`);
-    }
-    catch (error) {
-        facts.unchecked.push(`the changes of this job's commits: ${verify_job_reason(error)}`);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/verify/gathering/pull-commits.ts
-
-const pull_commits_short = (sha) => sha.slice(0, 7);
-/**
- * The commit's own change: against its parent; for a merge, only the paths where it differs from every
- * parent. A path a merge takes from one side unchanged is that side's (a merge of the base branch into the
- * pull request, GitHub's "Update branch", brings in the base's files: not the agent's doing, and already
- * judged or trusted); a path that matches no parent is the merge's own content (a conflict resolution or an
- * evil merge) and is judged like any commit's. A commit without a parent is not judged: unusual, so unchecked.
- */
-async function pull_commits_ownChanges(upstream, commit) {
-    if (commit.parents.length === 0)
-        return {
-            ok: false,
-            problem: `commit ${pull_commits_short(commit.sha)} has no parent (a second root in the pull request)`,
-        };
-    const parents = await Promise.all(commit.parents.map((sha) => upstream.getCommit(sha)));
-    const diffs = await Promise.all(parents.map((parent) => diffTrees(upstream, parent.tree, commit.tree)));
-    const [first, ...others] = diffs;
-    if (others.length === 0)
-        return { ok: true, changes: first };
-    const changedAgainst = others.map((diff) => new Set(diff.map((change) => change.path)));
-    return {
-        ok: true,
-        changes: first.filter((change) => changedAgainst.every((set) => set.has(change.path))),
-    };
-}
-/**
- * Checks that `commits` are every commit of the pull request: each parent is listed too, or is in the base
- * branch (so the listing is closed under parents down to the base). Returns the boundary: the base commits
- * the pull request's commits grow from. Throws nothing; problems come back as text.
- */
-async function pull_commits_boundaryOf(upstream, commits, baseHead) {
-    const listed = new Set(commits.map((c) => c.sha));
-    const outside = [...new Set(commits.flatMap((c) => c.parents).filter((sha) => !listed.has(sha)))];
-    const inBase = await Promise.all(outside.map((sha) => upstream.isAncestor(sha, baseHead)));
-    const problems = outside
-        .filter((_, i) => !inBase[i])
-        .map((sha) => `${pull_commits_short(sha)} is a parent of a commit of the pull request, but neither listed among its commits nor in the base branch`);
-    return { boundary: outside.filter((_, i) => inBase[i]), problems };
-}
-/**
- * The merge base of the pull request's head and the base branch: the boundary commit every other boundary
- * commit is an ancestor of (each path from the head into the base leaves the pull request at a boundary
- * commit). Null when there is none (criss-cross histories): then the net change is not known.
- */
-async function pull_commits_mergeBaseOf(upstream, boundary) {
-    for (const candidate of boundary) {
-        const others = boundary.filter((sha) => sha !== candidate);
-        const below = await Promise.all(others.map((sha) => upstream.isAncestor(sha, candidate)));
-        if (below.every(Boolean))
-            return candidate;
-    }
-    return null;
-}
-
-;// CONCATENATED MODULE: ./src/verify/pull-request.ts
-
-
-
-
-/**
- * GitHub lists at most 250 commits of a pull request; with more, not each one can be examined.
- * https://docs.github.com/rest/pulls/pulls#list-commits-on-a-pull-request
- */
-const PULL_REQUEST_COMMIT_LIMIT = 250;
-const pull_request_short = (sha) => sha.slice(0, 7);
-/**
- * Judges every commit of a pull request by itself against its assigned perimeter (so a change made and undone
- * later still counts), and the pull request's net change from its merge base (so a merge cannot quietly
- * undo a base change outside the perimeter). Whatever could not be examined makes the verdict `error`.
- */
-async function verifyPullRequest(input) {
-    const { upstream, pull, commits, perimeter } = input;
-    const branch = pull.headRef;
-    const unchecked = [];
-    if (pull.commits > PULL_REQUEST_COMMIT_LIMIT)
-        unchecked.push(`the pull request has ${pull.commits} commits, and GitHub lists at most ${PULL_REQUEST_COMMIT_LIMIT} of them, so not each one could be examined`);
-    else if (commits.length !== pull.commits)
-        unchecked.push(`GitHub counts ${pull.commits} commits in the pull request but listed ${commits.length}`);
-    else if (!commits.some((c) => c.sha === pull.headSha))
-        unchecked.push(`the pull request's head ${pull_request_short(pull.headSha)} is not among the commits GitHub listed: it moved while it was read; the next run judges the new head`);
-    if (unchecked.length > 0)
-        return verdictOf(input, { unchecked, files: [], violations: [], mergeBase: null });
-    const { boundary, problems } = await boundaryOf(upstream, commits, input.baseHead);
-    unchecked.push(...problems);
-    const violations = [];
-    const seen = new Map();
-    const transient = [];
-    for (const commit of commits) {
-        const own = await ownChanges(upstream, commit);
-        if (!own.ok) {
-            unchecked.push(own.problem);
-            continue;
-        }
-        const sizes = await sizesOf(upstream, own.changes, branch, perimeter);
-        const label = `commit ${pull_request_short(commit.sha)}`;
-        violations.push(...judgeCommit({ label, changes: own.changes, sizeOf: (sha) => sizes.get(sha) ?? 0 }, branch, [
-            perimeter,
-        ]).map((v) => ({ ...v, message: v.message.startsWith(label) ? v.message : `${label}: ${v.message}` })));
-        for (const change of own.changes)
-            if (!seen.has(change.path))
-                seen.set(change.path, change);
-    }
-    const mergeBase = await mergeBaseOf(upstream, boundary);
-    let files = [];
-    if (mergeBase === null)
-        unchecked.push('the merge base of the pull request and its base branch is not one commit');
-    else {
-        const [base, head] = await Promise.all([upstream.getCommit(mergeBase), upstream.getCommit(pull.headSha)]);
-        const net = await diffTrees(upstream, base.tree, head.tree);
-        const named = new Set(violations.flatMap((v) => (v.path === undefined ? [] : [v.path])));
-        violations.push(...fileViolations(net, branch, [perimeter])
-            .filter((v) => v.path === undefined || !named.has(v.path))
-            .map((v) => ({ ...v, message: `the net change from the merge base: ${v.message}` })));
-        const netPaths = new Set(net.map((c) => c.path));
-        for (const [path, change] of seen)
-            if (!netPaths.has(path))
-                transient.push(change);
-        files = [
-            ...net.map((c) => decideFile(c, branch, [perimeter])),
-            ...transient.map((c) => ({ ...decideFile(c, branch, [perimeter]), transient: true })),
-        ];
-    }
-    return verdictOf(input, { unchecked, files, violations: dedupe(violations), mergeBase });
-}
-/** Blob sizes for the limits, read only when every path is writable (else the commit fails anyway). */
-async function sizesOf(upstream, changes, branch, perimeter) {
-    const arriving = changes.filter((c) => c.kind !== 'deleted' && c.newSha !== undefined);
-    if (fileViolations(changes, branch, [perimeter]).length > 0 ||
-        changes.length > perimeter.spec.limits.filesPerPush)
-        return new Map();
-    const shas = [...new Set(arriving.map((c) => c.newSha))];
-    const sizes = await Promise.all(shas.map(async (sha) => (await upstream.getBlob(sha)).byteLength));
-    return new Map(shas.map((sha, i) => [sha, sizes[i]]));
-}
-function dedupe(violations) {
-    return [...new Map(violations.map((v) => [v.message, v])).values()];
-}
-function verdictOf(input, found) {
-    const { pull, commits, perimeter } = input;
-    const state = found.violations.length > 0 ? 'failure' : found.unchecked.length > 0 ? 'error' : 'success';
-    return {
-        state,
-        branch: pull.headRef,
-        startHead: found.mergeBase,
-        endHead: pull.headSha,
-        baseline: {
-            sha: found.mergeBase,
-            label: `the merge base with "${pull.baseRef}" (pull request #${pull.number})`,
-        },
-        files: found.files,
-        violations: found.violations,
-        refChanges: [],
-        commits: {
-            gateway: [],
-            direct: commits.map((c) => c.sha),
-            others: [],
-            unattributed: [],
-            complete: found.unchecked.length === 0,
-        },
-        pushes: [],
-        others: [],
-        identity: null,
-        perPerimeter: {},
-        unchecked: found.unchecked,
-        notes: [
-            `pull request #${pull.number} by ${pull.author} from "${pull.headRef}" into "${pull.baseRef}", judged by perimeter "${perimeter.name}" (${input.assignedBy}), each of its ${commits.length} commit(s) by itself`,
-        ],
-        pullRequest: {
-            number: pull.number,
-            author: pull.author,
-            perimeter: perimeter.name,
-            commits: commits.length,
-        },
-    };
-}
-
-;// CONCATENATED MODULE: ./src/verify/index.ts
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-;// CONCATENATED MODULE: ./src/clients/client-config.ts
-
-
-/**
- * Every MCP client configuration the gateway's endpoints are handed out in, for the action and for
- * `perimeter serve` alike: Claude Code's JSON (which the Copilot CLI reads too) and Codex's TOML.
- */
-/** Prefix of the variables carrying endpoint secrets and URLs: `PERIMETER_TOKEN_IMPLEMENTER`. */
-const ENV_PREFIX = 'PERIMETER';
-/** `PERIMETER_TOKEN_TEST_AUTHOR` for `test-author`. */
-function variableName(kind, perimeter) {
-    return `${ENV_PREFIX}_${kind}_${perimeter.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
-}
-/** Throws when two perimeter names map to the same variable (`a-b` and `a_b`). */
-function tokenVariables(names) {
-    const byVariable = new Map();
-    const out = {};
-    for (const name of names) {
-        const variable = variableName('TOKEN', name);
-        const other = byVariable.get(variable);
-        if (other !== undefined) {
-            throw new Error(`perimeters ${JSON.stringify(other)} and ${JSON.stringify(name)} both map to ${variable}; rename one`);
-        }
-        byVariable.set(variable, name);
-        out[name] = variable;
-    }
-    return out;
-}
-/** Claude Code's `--mcp-config` JSON (the Copilot CLI reads the same shape): one HTTP server per endpoint. */
-function mcpConfigJson(endpoints) {
-    const mcpServers = Object.fromEntries(endpoints.map(({ name, url, secret }) => [
-        name,
-        { type: 'http', url, headers: { Authorization: `Bearer ${secret}` } },
-    ]));
-    return `${JSON.stringify({ mcpServers }, null, 2)}\n`;
-}
-/**
- * Codex config.toml tables; the secret stays in the environment variable it names.
- * `default_tools_approval_mode = "approve"`: `codex exec` never grants an approval, and Codex asks one for
- * tools it takes as destructive (push_files), so without it every push is refused before it reaches the
- * gateway. The gateway enforces the perimeter itself. `required = true`: a server that cannot start (its
- * variable missing from Codex's environment, say) stops Codex with an error instead of hiding the tools.
- */
-function codexConfigToml(endpoints, variables) {
-    return endpoints
-        .map((e) => {
-        const key = /^[A-Za-z0-9_-]+$/.test(e.name) ? e.name : JSON.stringify(e.name);
-        const variable = variables[e.name];
-        return [
-            `# ${variable} must be in Codex's environment (the action exports it to later steps of the job).`,
-            `[mcp_servers.${key}]`,
-            `url = ${JSON.stringify(e.url)}`,
-            `bearer_token_env_var = ${JSON.stringify(variable)}`,
-            'default_tools_approval_mode = "approve"',
-            'required = true',
-            '',
-        ].join('\n');
-    })
-        .join('\n');
-}
-/** The variables Codex reads the secrets from, as shell assignments (`set -a; . FILE; set +a`). */
-function tokenEnvFile(endpoints, variables) {
-    return endpoints.map((e) => `${variables[e.name]}=${shellQuote(e.secret)}\n`).join('');
-}
-/** Writes every client form (owner-only: the MCP config holds the secrets) and returns their paths. */
-function writeClientConfigs(dir, endpoints, variables) {
-    const files = { mcpConfig: (0,external_node_path_namespaceObject.join)(dir, 'mcp-config.json'), codexConfig: (0,external_node_path_namespaceObject.join)(dir, 'codex-config.toml') };
-    (0,external_node_fs_namespaceObject.writeFileSync)(files.mcpConfig, mcpConfigJson(endpoints), { mode: 0o600 });
-    (0,external_node_fs_namespaceObject.writeFileSync)(files.codexConfig, codexConfigToml(endpoints, variables), { mode: 0o600 });
-    return files;
-}
-function shellQuote(value) {
-    return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
-;// CONCATENATED MODULE: ./src/action/constants.ts
-/** Every name the runner sees: inputs, outputs, state keys and the status context. */
-var Inputs;
-(function (Inputs) {
-    Inputs["GithubToken"] = "github-token";
-    Inputs["Config"] = "config";
-    Inputs["ConfigRef"] = "config-ref";
-    Inputs["Perimeters"] = "perimeters";
-    Inputs["Branch"] = "branch";
-    Inputs["Port"] = "port";
-    Inputs["FailOnViolation"] = "fail-on-violation";
-    Inputs["DirectPushes"] = "direct-pushes";
-    Inputs["StatusContext"] = "status-context";
-    Inputs["EndpointSecrets"] = "endpoint-secrets";
-    Inputs["WritesPerMinute"] = "writes-per-minute";
-    Inputs["VerifyTimeout"] = "verify-timeout";
-    Inputs["IgnoreRefs"] = "ignore-refs";
-    Inputs["RecordName"] = "record-name";
-    Inputs["RecordRetentionDays"] = "record-retention-days";
-    Inputs["Writes"] = "writes";
-    Inputs["ReceiptBy"] = "receipt-by";
-    Inputs["ReceiptAs"] = "receipt-as";
-})(Inputs || (Inputs = {}));
-/**
- * The inputs of the verify sub-action (verify/action.yml). It also reads, by the main action's names and
- * parsers (readJudgedSettings), what decides the verdict: branch, config, config-ref, perimeters,
- * status-context, direct-pushes and ignore-refs.
- */
-var VerifyInputs;
-(function (VerifyInputs) {
-    VerifyInputs["GithubToken"] = "github-token";
-    /** the agent job's name, as the run shows it: the verify job judges that job */
-    VerifyInputs["AgentJob"] = "agent-job";
-    /** the login GitHub records for the agent job's token */
-    VerifyInputs["AgentIdentity"] = "agent-identity";
-    /** the perimeters file (the pull-request gate reads it from the default branch) */
-    VerifyInputs["Config"] = "config";
-    VerifyInputs["FailOnViolation"] = "fail-on-violation";
-    VerifyInputs["ReceiptAs"] = "receipt-as";
-    /** the same inputs as the main action's, read by readRecordSettings */
-    VerifyInputs["RecordName"] = "record-name";
-    VerifyInputs["RecordRetentionDays"] = "record-retention-days";
-})(VerifyInputs || (VerifyInputs = {}));
-/** The main action's inputs the verify job reads too, by the same names and parsers (readJudgedSettings). */
-const JUDGED_INPUTS = [
-    Inputs.Branch,
-    Inputs.Config,
-    Inputs.ConfigRef,
-    Inputs.Perimeters,
-    Inputs.DirectPushes,
-    Inputs.StatusContext,
-    Inputs.IgnoreRefs,
-];
-var Outputs;
-(function (Outputs) {
-    /** JSON object: perimeter name -> endpoint URL */
-    Outputs["Endpoints"] = "endpoints";
-    /** path of a Claude Code `--mcp-config` file (mcpServers JSON, secrets included) */
-    Outputs["McpConfig"] = "mcp-config";
-    /** path of a Codex config.toml snippet using bearer_token_env_var */
-    Outputs["CodexConfig"] = "codex-config";
-    /** JSON object: perimeter name -> name of the environment variable holding its bearer secret */
-    Outputs["TokenVariables"] = "token-variables";
-    /** the endpoint URL when exactly one perimeter is exposed, else empty */
-    Outputs["Url"] = "url";
-    /** the bearer environment variable name when exactly one perimeter is exposed, else empty */
-    Outputs["TokenVariable"] = "token-variable";
-    /** the name of the record artifact post uploads (perimeter/apply and audits read it) */
-    Outputs["Record"] = "record";
-})(Outputs || (Outputs = {}));
-/** Keys passed from main to post (the runner hands them to post as STATE_<key>). */
-var State;
-(function (State) {
-    State["Branch"] = "branch";
-    State["Perimeters"] = "perimeters";
-    State["ConfigFile"] = "configFile";
-    /** perimeters.yml as main read it, in a file (a state variable is capped at 128 KiB by Linux) */
-    State["ConfigPath"] = "configPath";
-    State["ConfigDigest"] = "configDigest";
-    /** what main ran with that decides the verdict: repository, API, direct-pushes, status context (JSON) */
-    State["JobSettings"] = "jobSettings";
-    State["StartedAt"] = "startedAt";
-    State["StartHead"] = "startHead";
-    State["StartRefsPath"] = "startRefsPath";
-    State["StartRefsDigest"] = "startRefsDigest";
-    State["GatewayPid"] = "gatewayPid";
-    State["LedgerPath"] = "ledgerPath";
-    State["LedgerKey"] = "ledgerKey";
-    State["LogPath"] = "logPath";
-    /** where the gateway keeps the staged change set (writes: stage) */
-    State["StagePath"] = "stagePath";
-    /** 'true' once main finished: endpoints were handed out */
-    State["Ready"] = "ready";
-    /** why main failed, when it did */
-    State["MainError"] = "mainError";
-    /** the ref main read perimeters.yml from (the default branch's name when config-ref was not given) */
-    State["ConfigRef"] = "configRef";
-})(State || (State = {}));
-/** The default commit status context lives with the receipt (src/verify/receipts/receipt.ts). */
-
-const READY_TIMEOUT_MS = 10_000;
-/** How long before the start snapshot (on GitHub's clock) the job's window opens. */
-const START_MARGIN_MS = 5_000;
-const STOP_GRACE_MS = 5_000;
-
-;// CONCATENATED MODULE: ./src/action/config-loader.ts
-
-
-
-
-
-/** A failure already explained to the user (annotations written); main only has to fail the step. */
-class ActionError extends Error {
-    name = 'ActionError';
-}
-/** perimeters.yml as committed at `ref`, read through the API: the workspace is the agent's to change. */
-async function readConfigFile(upstream, file, ref) {
-    try {
-        return await upstream.getFileAtRef(file, ref);
-    }
-    catch (error) {
-        if (error instanceof upstream_UpstreamError && error.code === 'not_found') {
-            throw new ActionError(`${file} was not found at ${JSON.stringify(ref)} in ${upstream.owner}/${upstream.repo} ` +
-                `(inputs ${Inputs.Config} and ${Inputs.ConfigRef}); commit it to that ref first`);
-        }
-        throw error;
-    }
-}
-/**
- * The config parsed and the perimeters to expose, decided by the policy's one rule (src/policy/exposure.ts).
- * A refusal becomes error annotations on the lines at fault and an ActionError naming the inputs.
- */
-function loadPerimeters(text, file, names, branch) {
-    let config;
-    try {
-        config = parseConfig(text, file);
-    }
-    catch (error) {
-        if (error instanceof ConfigError)
-            throw annotated(explainConfigError(error, file));
-        throw error;
-    }
-    try {
-        return { config, perimeters: selectPerimeters(config, names, branch) };
-    }
-    catch (error) {
-        if (error instanceof ExposureError)
-            throw annotated(explainExposureError(error, config, text, branch));
-        throw error;
-    }
-}
-/** Writes the refusal's annotations; returns the error that fails the step. */
-function annotated(refusal) {
-    for (const { message, ...properties } of refusal.annotations)
-        error(message, properties);
-    return new ActionError(refusal.message);
-}
-/** An invalid perimeters.yml: one annotation per problem, on its line. */
-function explainConfigError(error, file) {
-    const count = error.problems.length;
-    return {
-        message: `${file} is invalid (${count} problem${count === 1 ? '' : 's'}):\n${error.message}`,
-        annotations: error.problems.map((p) => ({
-            message: `${p.key}: ${p.message}`,
-            title: `invalid ${p.file}`,
-            file: p.file,
-            startLine: p.line,
-            startColumn: p.column,
-        })),
-    };
-}
-/** A refused selection, naming the input at fault; a refused branch is annotated on each `branches` line. */
-function explainExposureError(error, config, text, branch) {
-    if (error.code !== 'branch-not-allowed')
-        return { message: `${Inputs.Perimeters}: ${error.message}`, annotations: [] };
-    const annotations = [];
-    for (const name of error.perimeters) {
-        const at = keyPosition(text, ['perimeters', name, 'branches']);
-        if (at === null)
-            continue;
-        const branches = config.perimeters.find((p) => p.name === name)?.branches;
-        annotations.push({
-            message: `branch ${JSON.stringify(branch)} is not in ${JSON.stringify(branches)}`,
-            title: `perimeter "${name}" may not be bound to this branch`,
-            file: config.file,
-            startLine: at.line,
-            startColumn: at.col,
-        });
-    }
-    return { message: `${error.message} (input ${Inputs.Branch})`, annotations };
-}
-/** Line and column of the key at `path` in a YAML mapping, or null. */
-function keyPosition(text, path) {
-    const lineCounter = new yaml_dist/* LineCounter */.HN();
-    let node = (0,yaml_dist/* parseDocument */.Tp)(text, { lineCounter }).contents;
-    let key = null;
-    for (const name of path) {
-        if (!(0,yaml_dist/* isMap */.jh)(node))
-            return null;
-        const pair = node.items.find((item) => (0,yaml_dist/* isScalar */.jn)(item.key) && item.key.value === name);
-        if (!pair)
-            return null;
-        key = pair.key;
-        node = pair.value;
-    }
-    return key?.range ? lineCounter.linePos(key.range[0]) : null;
-}
-
-;// CONCATENATED MODULE: ./src/action/config-ref.ts
-
-
-/**
- * judgeConfigRef for a step: a refusal throws (an ActionError unless the step names the error its failure
- * path reports as it is); returns the warning to show, or null.
- */
-function checkConfigRef(facts, refusal = (message) => new ActionError(message)) {
-    const verdict = judgeConfigRef(facts);
-    if (verdict.kind === 'refused')
-        throw refusal(verdict.message);
-    return verdict.kind === 'warning' ? verdict.message : null;
-}
-
-;// CONCATENATED MODULE: ./src/action/trust-gate.ts
-
-
-const trust_gate_names = (perimeters) => perimeters.map((p) => `"${p.name}"`).join(', ');
-/**
- * Applies perimeters.yml's `trust` rule to the run's trigger: a trusted trigger gets every selected perimeter;
- * an untrusted one only those marked `untrusted-triggers: true`, and main refuses to start when none is.
- * Without a rule, nothing changes.
- */
-function applyTrust(config, selected, eventName, payload) {
-    if (!config.trust)
-        return { exposed: selected, note: null };
-    const verdict = judgeTrigger(config.trust, eventName, payload);
-    if (verdict.trusted)
-        return { exposed: selected, note: `trusted trigger: ${verdict.reason}` };
-    const safe = selected.filter((p) => p.spec.untrustedTriggers === true);
-    const withheld = selected.filter((p) => p.spec.untrustedTriggers !== true);
-    if (safe.length === 0) {
-        throw new ActionError(`untrusted trigger: ${verdict.reason}; no selected perimeter (${trust_gate_names(selected)}) is marked ` +
-            `"untrusted-triggers: true" in ${config.file}, so none is exposed`);
-    }
-    const note = `untrusted trigger: ${verdict.reason}; exposing only ${trust_gate_names(safe)} (untrusted-triggers: true)` +
-        (withheld.length > 0 ? `, withholding ${trust_gate_names(withheld)}` : '');
-    return { exposed: safe, note };
-}
-
-;// CONCATENATED MODULE: external "node:child_process"
-const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
-;// CONCATENATED MODULE: ./src/action/agent-job/gateway-process.ts
-
-
-
-
-class GatewayStartError extends Error {
-    name = 'GatewayStartError';
-}
-/** Variables the child may inherit: nothing that carries a credential (INPUT_GITHUB-TOKEN, ACTIONS_*). */
-const INHERITED = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'TEMP', 'TMP', 'SYSTEMROOT', 'RUNNER_TEMP'];
-/**
- * Starts the gateway detached, hands it its configuration on stdin and waits for the ready file.
- * The child's output goes to a file: a child holding the step's pipes would make the runner wait.
- * On any failure the child is killed before this throws: no half-started gateway is left behind.
- */
-async function launchGateway(options) {
-    const env = {};
-    for (const name of INHERITED) {
-        const value = process.env[name];
-        if (value !== undefined)
-            env[name] = value;
-    }
-    const log = (0,external_node_fs_namespaceObject.openSync)(options.logPath, 'a', 0o600);
-    const child = (0,external_node_child_process_namespaceObject.spawn)(process.execPath, [options.script], {
-        detached: true,
-        stdio: ['pipe', log, log],
-        env,
-        windowsHide: true,
-    });
-    (0,external_node_fs_namespaceObject.closeSync)(log);
-    let exited = null;
-    let spawnError = null;
-    child.once('exit', (code, signal) => (exited = signal ? `signal ${signal}` : `exit code ${code}`));
-    child.once('error', (error) => (spawnError = error));
-    child.stdin?.on('error', () => undefined);
-    child.stdin?.end(JSON.stringify(options.config));
-    const fail = (reason) => {
-        if (child.pid !== undefined && exited === null) {
-            try {
-                process.kill(child.pid, 'SIGKILL');
-            }
-            catch {
-                // already gone
-            }
-        }
-        const tail = logTail(options.logPath, options.secrets);
-        throw new GatewayStartError(tail ? `${reason}; its log ends with:\n${tail}` : `${reason}; its log is empty`);
-    };
-    const deadline = Date.now() + options.timeoutMs;
-    for (;;) {
-        if (spawnError)
-            fail(`the gateway could not be started: ${spawnError.message}`);
-        const ready = tryReadReady(options.config.readyFile);
-        if (ready) {
-            child.unref();
-            return { pid: child.pid ?? ready.pid, port: ready.port };
-        }
-        if (exited !== null)
-            fail(`the gateway stopped before it was ready (${exited})`);
-        if (Date.now() > deadline)
-            fail(`the gateway was not ready within ${options.timeoutMs / 1000} s`);
-        await (0,external_node_timers_promises_namespaceObject.setTimeout)(25);
-    }
-}
-function tryReadReady(file) {
-    if (!(0,external_node_fs_namespaceObject.existsSync)(file))
-        return null;
-    try {
-        const value = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(file, 'utf8'));
-        if (typeof value.port === 'number' && typeof value.pid === 'number')
-            return { port: value.port, pid: value.pid };
-    }
-    catch {
-        // written atomically by the gateway; a partial file means a foreign writer: keep waiting
-    }
-    return null;
-}
-/** The last lines of a log file with every form of every secret replaced by ***. */
-function logTail(path, secrets, bytes = 4096) {
-    let text;
-    try {
-        const fd = (0,external_node_fs_namespaceObject.openSync)(path, 'r');
-        try {
-            const size = (0,external_node_fs_namespaceObject.fstatSync)(fd).size;
-            const start = Math.max(0, size - bytes);
-            const buffer = Buffer.alloc(size - start);
-            (0,external_node_fs_namespaceObject.readSync)(fd, buffer, 0, buffer.length, start);
-            text = buffer.toString('utf8');
-            if (start > 0)
-                text = text.slice(text.indexOf('\n') + 1);
-        }
-        finally {
-            (0,external_node_fs_namespaceObject.closeSync)(fd);
-        }
-    }
-    catch {
-        return '';
-    }
-    return makeScrubber(secrets)(text).trimEnd().split('\n').slice(-20).join('\n');
-}
-/**
- * Whether `pid` is still our gateway. On Linux a zombie or a process that reused the pid does not count.
- */
-function isGatewayRunning(pid) {
-    if (!Number.isInteger(pid) || pid <= 0)
-        return false;
-    if (existsSync('/proc/self/stat')) {
-        try {
-            const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-            const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-            if (state === 'Z' || state === 'X')
-                return false;
-            const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-            return cmdline.includes('gateway');
-        }
-        catch {
-            return false;
-        }
-    }
-    try {
-        process.kill(pid, 0);
-        return true;
-    }
-    catch {
-        return false;
-    }
-}
-/** SIGTERM, a grace period, then SIGKILL. */
-async function stopGateway(pid, graceMs) {
-    if (!isGatewayRunning(pid))
-        return 'not-running';
-    signal(pid, 'SIGTERM');
-    const deadline = Date.now() + graceMs;
-    while (Date.now() < deadline) {
-        await sleep(25);
-        if (!isGatewayRunning(pid))
-            return 'stopped';
-    }
-    signal(pid, 'SIGKILL');
-    for (let i = 0; i < 40 && isGatewayRunning(pid); i++)
-        await sleep(25);
-    return 'killed';
-}
-function signal(pid, name) {
-    try {
-        process.kill(pid, name);
-    }
-    catch {
-        // exited in between
-    }
-}
-
-;// CONCATENATED MODULE: external "node:os"
-const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
-;// CONCATENATED MODULE: ./src/gateway/serving/bearer-secret.ts
-/**
- * The shortest bearer secret an endpoint accepts: a fixed secret must be as hard to guess as the random ones
- * the gateway makes (32 random bytes). Both the action's `endpoint-secrets` input and the gateway itself hold
- * to it.
- */
-const MIN_SECRET_LENGTH = 32;
-
-;// CONCATENATED MODULE: ./src/action/inputs.ts
-
-
-
-
-
-
-
-class InputError extends Error {
-    name = 'InputError';
-}
-const defaultRead = (name) => getInput(name);
-function readStepBasics(env = process.env, read = defaultRead) {
-    return {
-        token: tokenInput(read(Inputs.GithubToken)),
-        ...readRunner(env),
-        tempDir: env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(),
-    };
-}
-function readJudgedSettings(env = process.env, read = defaultRead) {
-    const event = readEvent(env);
-    const branch = boundBranch(read(Inputs.Branch), env, event);
-    return {
-        configFile: configFile(read(Inputs.Config) || DEFAULT_CONFIG_FILE),
-        configRef: read(Inputs.ConfigRef) || null,
-        perimeters: perimeterList(read(Inputs.Perimeters)),
-        branch,
-        directPushes: directPushes(read(Inputs.DirectPushes)),
-        statusContext: statusContext(read(Inputs.StatusContext)),
-        ignoreRefs: ignoreRefs(read(Inputs.IgnoreRefs), branch),
-        eventName: env.GITHUB_EVENT_NAME ?? '',
-        event,
-    };
-}
-function readSettings(env = process.env, read = defaultRead) {
-    const writes = writesMode(read(Inputs.Writes));
-    return {
-        ...readStepBasics(env, read),
-        ...readJudgedSettings(env, read),
-        port: port(read(Inputs.Port)),
-        failOnViolation: inputs_boolean(Inputs.FailOnViolation, read(Inputs.FailOnViolation), true),
-        endpointSecrets: endpointSecrets(read(Inputs.EndpointSecrets)),
-        writesPerMinute: inputs_positiveInteger(Inputs.WritesPerMinute, read(Inputs.WritesPerMinute), 80),
-        writes,
-        receiptBy: receiptBy(read(Inputs.ReceiptBy), writes),
-        receiptAs: receiptAs(Inputs.ReceiptAs, read(Inputs.ReceiptAs)),
-        verifyTimeoutMs: inputs_positiveInteger(Inputs.VerifyTimeout, read(Inputs.VerifyTimeout), 600) * 1000,
-        run: runFacts(env),
-        runnerName: env.RUNNER_NAME ?? '',
-        record: readRecordSettings(env, read),
-    };
-}
-/** The record inputs (record-name, record-retention-days), which post and the verify job share. */
-function readRecordSettings(env = process.env, read = defaultRead) {
-    const days = read(Inputs.RecordRetentionDays);
-    return {
-        name: recordName(read(Inputs.RecordName), env),
-        retentionDays: days === '' ? undefined : inputs_positiveInteger(Inputs.RecordRetentionDays, days, 0),
-    };
-}
-/**
- * The artifact's name: unique in a run (GitHub refuses a second one of a name), so by job and attempt;
- * matrix legs share a job id and need their own. The characters GitHub's artifact client refuses are refused here.
- */
-function recordName(value, env) {
-    const name = value || `perimeter-${env.GITHUB_JOB || 'job'}-${env.GITHUB_RUN_ATTEMPT || '1'}`;
-    if (/["\\:<>|*?\r\n/]/.test(name))
-        throw new InputError(`${Inputs.RecordName}: ${JSON.stringify(name)} holds a character artifact names may not have (" : < > | * ? \\ / CR LF)`);
-    return name;
-}
-/** The repository, API and run link every step of Perimeter takes from the runner. */
-function readRunner(env) {
-    const repository = env.GITHUB_REPOSITORY ?? '';
-    const match = /^([A-Za-z0-9-_.]+)\/([A-Za-z0-9-_.]+)$/.exec(repository);
-    if (!match)
-        throw new InputError(`GITHUB_REPOSITORY: expected "owner/name", got ${JSON.stringify(repository)}`);
-    const [, owner, repo] = match;
-    const serverUrl = env.GITHUB_SERVER_URL?.replace(/\/+$/, '');
-    const runUrl = serverUrl && env.GITHUB_RUN_ID
-        ? `${serverUrl}/${repository}/actions/runs/${env.GITHUB_RUN_ID}`
-        : undefined;
-    return {
-        owner,
-        repo,
-        apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
-        runUrl,
-    };
-}
-function runFacts(env) {
-    return {
-        id: env.GITHUB_RUN_ID ?? '',
-        attempt: env.GITHUB_RUN_ATTEMPT ?? '',
-        job: env.GITHUB_JOB ?? '',
-    };
-}
-/**
- * With `writes: stage` the agent job's token holds no write permission at all, statuses included: the apply
- * job's receipt is the one (or a verify job's, when named). A status from the agent job would need
- * `statuses: write`, and with it the agent could post a forged success anywhere.
- */
-function receiptBy(value, writes) {
-    if (value === 'verify-job')
-        return 'verify-job';
-    if (value !== '' && value !== 'post')
-        throw new InputError(`${Inputs.ReceiptBy}: expected "post" or "verify-job", got ${JSON.stringify(value)}`);
-    if (writes === 'push')
-        return 'post';
-    if (value === 'post')
-        throw new InputError(`${Inputs.ReceiptBy}: "post" cannot go with ${Inputs.Writes}: stage, whose job needs no statuses: write; perimeter/apply posts the receipt`);
-    return 'apply-job';
-}
-function receiptAs(name, value) {
-    if (value === '')
-        return 'status';
-    if (value === 'status' || value === 'check-run' || value === 'both')
-        return value;
-    throw new InputError(`${name}: expected "status", "check-run" or "both", got ${JSON.stringify(value)}`);
-}
-/** A token given as an input: required, and long enough to be scrubbed from every message. */
-function tokenInput(token) {
-    if (!token)
-        throw new InputError(`${Inputs.GithubToken}: required; the default is \${{ github.token }}`);
-    // GitHub's tokens have 40 characters or more; a shorter value could not be scrubbed from messages
-    if (token.length < MIN_SCRUBBED_LENGTH)
-        throw new InputError(`${Inputs.GithubToken}: ${token.length} characters, shorter than any GitHub token (at least ${MIN_SCRUBBED_LENGTH} are required)`);
-    return token;
-}
-function booleanInput(name, value, fallback) {
-    return inputs_boolean(name, value, fallback);
-}
-function readEvent(env) {
-    if (!env.GITHUB_EVENT_PATH)
-        return null;
-    try {
-        return JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.GITHUB_EVENT_PATH, 'utf8'));
-    }
-    catch {
-        return null;
-    }
-}
-function configFile(value) {
-    const segments = value.split('/');
-    const bad = value.startsWith('/') ||
-        value.includes('\\') ||
-        // eslint-disable-next-line no-control-regex
-        /[\u0000-\u001f]/.test(value) ||
-        segments.some((s) => s === '' || s === '.' || s === '..' || s.toLowerCase() === '.git');
-    if (bad) {
-        throw new InputError(`${Inputs.Config}: expected a repository-relative path like "perimeters.yml", got ${JSON.stringify(value)}`);
-    }
-    return value;
-}
-function perimeterList(value) {
-    const names = value.split(/[\s,]+/).filter(Boolean);
-    if (names.length === 0 || (names.length === 1 && names[0] === 'all'))
-        return null;
-    if (names.includes('all')) {
-        throw new InputError(`${Inputs.Perimeters}: "all" cannot be combined with names, got ${JSON.stringify(value)}`);
-    }
-    return [...new Set(names)];
-}
-function boundBranch(value, env, payload) {
-    const explicit = value.replace(/^refs\/heads\//, '');
-    const branch = explicit || pullRequestHead(env, payload) || headsRef(env.GITHUB_REF);
-    if (!branch) {
-        throw new InputError(`${Inputs.Branch}: not given, and this run is neither a pull request nor on a branch ` +
-            `(GITHUB_REF is ${JSON.stringify(env.GITHUB_REF ?? '')}); set the input`);
-    }
-    // git check-ref-format, the parts that matter here
-    // eslint-disable-next-line no-control-regex
-    const invalid = /[\u0000-\u0020~^:?*[\\\u007f]|\.\.|@\{|\/\/|^[/.]|[/.]$|\.lock$|\.lock\//;
-    if (invalid.test(branch) || branch === '@') {
-        throw new InputError(`${Inputs.Branch}: not a valid branch name: ${JSON.stringify(branch)}`);
-    }
-    return branch;
-}
-function headsRef(ref) {
-    return ref?.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : '';
-}
-/**
- * The pull request's head branch, when this run is for a pull request whose head lives in this repository;
- * '' when the run is not for a pull request. A head in another repository (a fork) names a branch there, and
- * its author picks the name: `main` in a fork must never bind this repository's `main`. Without proof that
- * the head is here, refuse and ask for an explicit `branch`.
- * The payload's `pull_request.head.repo` is the head repository (null when a fork was deleted):
- * https://docs.github.com/en/webhooks/webhook-events-and-payloads#pull_request
- */
-function pullRequestHead(env, event) {
-    const head = event?.pull_request?.head;
-    const headRef = env.GITHUB_HEAD_REF || (typeof head?.ref === 'string' ? head.ref : '');
-    if (headRef === '')
-        return '';
-    const repository = env.GITHUB_REPOSITORY ?? '';
-    const headRepo = head?.repo?.full_name;
-    const sameName = typeof headRepo === 'string' && headRepo.toLowerCase() === repository.toLowerCase();
-    const ids = [head?.repo?.id, event?.repository?.id];
-    const sameId = ids.some((id) => id === undefined) || ids[0] === ids[1];
-    if (sameName && sameId)
-        return headRef;
-    const where = typeof headRepo === 'string'
-        ? `lives in ${JSON.stringify(headRepo)}, not in ${repository}`
-        : 'cannot be shown to live in this repository (the event payload names no head repository)';
-    throw new InputError(`${Inputs.Branch}: not given, and the pull request's head branch ${JSON.stringify(headRef)} ${where}; ` +
-        'a fork chooses its branch names, so it cannot choose the branch this job writes. ' +
-        `Set the ${Inputs.Branch} input to a branch of ${repository}`);
-}
-function port(value) {
-    if (value === '')
-        return 0;
-    const n = Number(value);
-    if (!/^\d+$/.test(value) || n > 65535) {
-        throw new InputError(`${Inputs.Port}: expected a port number from 0 to 65535, got ${JSON.stringify(value)}`);
-    }
-    return n;
-}
-function ignoreRefs(value, branch) {
-    const globs = value
-        .split('\n')
-        .map((line) => line.trim())
-        .filter(Boolean);
-    for (const glob of globs) {
-        const problem = glob.startsWith('refs/') ? globProblem(glob) : 'a full ref name starts with "refs/"';
-        if (problem !== null)
-            throw new InputError(`${Inputs.IgnoreRefs}: ${JSON.stringify(glob)} is not a ref glob (${problem})`);
-    }
-    const covering = glob_compileGlobList(globs).find(`refs/heads/${branch}`);
-    if (covering !== null) {
-        throw new InputError(`${Inputs.IgnoreRefs}: ${JSON.stringify(covering)} covers the bound branch refs/heads/${branch}, which is always judged`);
-    }
-    return globs;
-}
-function inputs_positiveInteger(name, value, fallback) {
-    if (value === '')
-        return fallback;
-    const n = Number(value);
-    if (!/^\d+$/.test(value) || n < 1 || n > 1_000_000) {
-        throw new InputError(`${name}: expected a whole number from 1 to 1000000, got ${JSON.stringify(value)}`);
-    }
-    return n;
-}
-function inputs_boolean(name, value, fallback) {
-    if (value === '')
-        return fallback;
-    if (/^(true|True|TRUE)$/.test(value))
-        return true;
-    if (/^(false|False|FALSE)$/.test(value))
-        return false;
-    throw new InputError(`${name}: expected true or false, got ${JSON.stringify(value)}`);
-}
-function directPushes(value) {
-    if (value === '' || value === 'check')
-        return 'check';
-    if (value === 'deny')
-        return 'deny';
-    throw new InputError(`${Inputs.DirectPushes}: expected "check" or "deny", got ${JSON.stringify(value)}`);
-}
-function writesMode(value) {
-    const mode = value.trim() || 'push';
-    if (mode !== 'push' && mode !== 'stage')
-        throw new InputError(`${Inputs.Writes}: expected "push" or "stage", got ${JSON.stringify(value)}`);
-    return mode;
-}
-function statusContext(value) {
-    if (value === '')
-        return STATUS_CONTEXT;
-    // eslint-disable-next-line no-control-regex
-    if (value.length > 100 || /[\u0000-\u001f\u007f]/.test(value)) {
-        throw new InputError(`${Inputs.StatusContext}: expected a short status name like "perimeter/tests", got ${JSON.stringify(value)}`);
-    }
-    return value;
-}
-/**
- * Parses the `endpoint-secrets` input: one `perimeter=secret` per line (a secret may hold any visible
- * character, commas included).
- * Messages name the perimeter and never quote a secret. Secrets must be visible ASCII: they travel in an
- * `Authorization: Bearer` header.
- */
-function endpointSecrets(value) {
-    const out = {};
-    const byValue = new Map();
-    for (const item of value
-        .split('\n')
-        .map((line) => line.trim())
-        .filter(Boolean)) {
-        const eq = item.indexOf('=');
-        const name = eq > 0 ? item.slice(0, eq) : '';
-        const secret = eq > 0 ? item.slice(eq + 1) : '';
-        if (!/^[a-z][a-z0-9-]*$/.test(name)) {
-            throw new InputError(`${Inputs.EndpointSecrets}: expected lines of "perimeter=secret", got an entry ` +
-                (eq > 0 ? `named ${JSON.stringify(name)}` : 'without "="'));
-        }
-        if (name in out)
-            throw new InputError(`${Inputs.EndpointSecrets}: ${JSON.stringify(name)} is given twice`);
-        if (!/^[\x21-\x7e]+$/.test(secret)) {
-            throw new InputError(`${Inputs.EndpointSecrets}: the secret of ${JSON.stringify(name)} is empty or holds characters outside visible ASCII`);
-        }
-        if (secret.length < MIN_SECRET_LENGTH) {
-            throw new InputError(`${Inputs.EndpointSecrets}: the secret of ${JSON.stringify(name)} has ${secret.length} characters; ` +
-                `at least ${MIN_SECRET_LENGTH} are required (e.g. \`openssl rand -base64 32\`)`);
-        }
-        const other = byValue.get(secret);
-        if (other !== undefined) {
-            throw new InputError(`${Inputs.EndpointSecrets}: ${JSON.stringify(other)} and ${JSON.stringify(name)} have the same secret; ` +
-                'give each perimeter its own, or one endpoint opens the other');
-        }
-        byValue.set(secret, name);
-        out[name] = secret;
-    }
-    return out;
 }
 
 ;// CONCATENATED MODULE: ./src/action/step.ts
@@ -58536,9 +46309,33 @@ async function runMain() {
     });
 }
 async function start(settings, upstream, store, gatewayScript, secrets) {
-    const defaultBranch = settings.configRef === null ? (await upstream.getRepository()).defaultBranch : '';
-    const configRef = settings.configRef ?? defaultBranch;
-    const { text: configText } = await readConfigFile(upstream, settings.configFile, configRef);
+    // The gateway loads its code while main reads GitHub; it waits on stdin for what main learns.
+    const workDir = (0,external_node_fs_namespaceObject.realpathSync)((0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)(settings.tempDir, 'perimeter-')));
+    const logPath = (0,external_node_path_namespaceObject.join)(workDir, 'gateway.log');
+    const gateway = spawnGateway({ script: gatewayScript, logPath });
+    try {
+        await prepareAndServe(settings, upstream, store, gateway, { workDir, logPath }, secrets);
+    }
+    catch (error) {
+        // nothing was served: the child and its directory go, as if never started
+        gateway.kill();
+        (0,external_node_fs_namespaceObject.rmSync)(workDir, { recursive: true, force: true });
+        throw error;
+    }
+}
+async function prepareAndServe(settings, upstream, store, gateway, { workDir, logPath }, secrets) {
+    // Two chains of reads at once: the config, and GitHub's clock then the refs (the clock first, so the window
+    // opens before the snapshot). Errors are reported in that order whichever fails first.
+    const [configRead, startRead] = await Promise.allSettled([
+        readTrustedConfig(upstream, settings),
+        readStart(upstream),
+    ]);
+    if (configRead.status === 'rejected')
+        throw configRead.reason;
+    if (startRead.status === 'rejected')
+        throw startRead.reason;
+    const { defaultBranch, configRef, configText } = configRead.value;
+    const { startedAt, snapshot } = startRead.value;
     const { config, perimeters: selected } = loadPerimeters(configText, settings.configFile, settings.perimeters, settings.branch);
     const { exposed: perimeters, note } = applyTrust(config, selected, settings.eventName, settings.event);
     if (note !== null)
@@ -58551,10 +46348,6 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
             `step (exposed: ${names.join(', ')})`);
     }
     info(`perimeters.yml from ${configRef}: exposing ${names.join(', ')} on branch ${settings.branch}`);
-    // On GitHub's clock, like the activity list the verification reads back to it; the Date header counts
-    // whole seconds, and the margin keeps a push in the same second inside the window.
-    const startedAt = new Date(Date.parse(await upstream.serverTime()) - START_MARGIN_MS).toISOString();
-    const snapshot = await snapshotRefs(upstream);
     const startHead = snapshot[`refs/heads/${settings.branch}`];
     if (startHead === undefined) {
         throw new ActionError(`branch "${settings.branch}" does not exist in ${settings.owner}/${settings.repo}; ` +
@@ -58574,7 +46367,6 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
     // apply job's receipt is the one, and the job's token needs no write permission at all.
     if (settings.receiptBy === 'post')
         await markPending(upstream, startHead, settings);
-    const workDir = (0,external_node_fs_namespaceObject.realpathSync)((0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)(settings.tempDir, 'perimeter-')));
     store.save(State.Branch, settings.branch);
     store.save(State.Perimeters, JSON.stringify(names));
     store.save(State.ConfigFile, settings.configFile);
@@ -58594,37 +46386,30 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
         secrets.push(value);
     }
     const ledgerPath = (0,external_node_path_namespaceObject.join)(workDir, 'ledger.jsonl');
-    const logPath = (0,external_node_path_namespaceObject.join)(workDir, 'gateway.log');
     store.save(State.LedgerPath, ledgerPath);
     store.save(State.LedgerKey, ledgerKey);
     store.save(State.LogPath, logPath);
     const stagePath = settings.writes === 'stage' ? (0,external_node_path_namespaceObject.join)(workDir, 'staged.json') : undefined;
     if (stagePath)
         store.save(State.StagePath, stagePath);
-    const { pid, port } = await launchGateway({
-        script: gatewayScript,
-        logPath,
-        timeoutMs: READY_TIMEOUT_MS,
-        secrets,
-        config: {
-            token: settings.token,
-            apiUrl: settings.apiUrl,
-            owner: settings.owner,
-            repo: settings.repo,
-            branch: settings.branch,
-            configText,
-            configFile: settings.configFile,
-            configRef,
-            perimeters: names,
-            secrets: endpointSecrets,
-            port: settings.port,
-            writesPerMinute: settings.writesPerMinute,
-            ledgerPath,
-            ledgerKey,
-            readyFile: (0,external_node_path_namespaceObject.join)(workDir, 'ready.json'),
-            ...(stagePath ? { stagePath } : {}),
-        },
-    });
+    const { pid, port } = await gateway.configure({
+        token: settings.token,
+        apiUrl: settings.apiUrl,
+        owner: settings.owner,
+        repo: settings.repo,
+        branch: settings.branch,
+        configText,
+        configFile: settings.configFile,
+        configRef,
+        perimeters: names,
+        secrets: endpointSecrets,
+        port: settings.port,
+        writesPerMinute: settings.writesPerMinute,
+        ledgerPath,
+        ledgerKey,
+        readyFile: (0,external_node_path_namespaceObject.join)(workDir, 'ready.json'),
+        ...(stagePath ? { stagePath } : {}),
+    }, { timeoutMs: READY_TIMEOUT_MS, secrets });
     store.save(State.GatewayPid, String(pid));
     try {
         const endpoints = names.map((name) => ({
@@ -58661,6 +46446,20 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
         throw error;
     }
 }
+async function readTrustedConfig(upstream, settings) {
+    const defaultBranch = settings.configRef === null ? (await upstream.getRepository()).defaultBranch : '';
+    const configRef = settings.configRef ?? defaultBranch;
+    const { text: configText } = await readConfigFile(upstream, settings.configFile, configRef);
+    return { defaultBranch, configRef, configText };
+}
+/**
+ * On GitHub's clock, like the activity list the verification reads back to it; the Date header counts whole
+ * seconds, and the margin keeps a push in the same second inside the window.
+ */
+async function readStart(upstream) {
+    const startedAt = new Date(Date.parse(await upstream.serverTime()) - START_MARGIN_MS).toISOString();
+    return { startedAt, snapshot: await snapshotRefs(upstream) };
+}
 /** A pending status until post's receipt replaces it; also proves early that the token may post statuses. */
 async function markPending(upstream, sha, settings) {
     try {
@@ -58671,7 +46470,7 @@ async function markPending(upstream, sha, settings) {
         });
     }
     catch (error) {
-        if (error instanceof upstream_UpstreamError && (error.code === 'forbidden' || error.code === 'not_found')) {
+        if (error instanceof UpstreamError && (error.code === 'forbidden' || error.code === 'not_found')) {
             throw new ActionError(`${Inputs.GithubToken} cannot post commit statuses (${error.message}); ` +
                 'give the job `permissions: { contents: write, statuses: write }`');
         }
