@@ -109,9 +109,11 @@ describe('markHiddenMarkup', () => {
     });
   });
 
-  it('stays linear on a megabyte of unclosed openings', () => {
-    const start = performance.now();
-    for (const opening of ['<a b ', '![x', '&#', '[x]: y "']) mark(opening.repeat(1e6 / opening.length));
-    expect(performance.now() - start).toBeLessThan(2000);
+  // How long it takes is bench:safety's to measure (the worst texts, 1 MB each); here only what it answers.
+  it('leaves a megabyte of unclosed openings alone', () => {
+    for (const opening of ['<a b ', '![x', '&#', '[x]: y "']) {
+      const text = opening.repeat(1e6 / opening.length);
+      expect(mark(text)).toEqual({ text, kinds: {} });
+    }
   });
 });
