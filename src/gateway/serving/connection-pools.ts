@@ -38,12 +38,11 @@ export class ConnectionPools<C> {
 
   /**
    * A request on `connection` showed `perimeter`'s secret: the connection moves into that perimeter's pool
-   * for the request's life. False (nothing moved) when that pool is full or the connection is not held.
+   * for the request's life. False (nothing moved) when that pool is full, the connection is not held, or it
+   * carries a call already: HTTP/1.1 pipelining would otherwise put more calls in flight than connections.
    */
   claim(connection: C, perimeter: string): boolean {
-    const pool = this.members.get(connection);
-    if (pool === undefined) return false;
-    if (pool === perimeter) return true;
+    if (this.members.get(connection) !== null) return false;
     if (this.size(perimeter) >= this.limits.perPerimeter) return false;
     this.leave(connection);
     this.join(connection, perimeter);

@@ -97,8 +97,6 @@ export async function listen(
   const serve = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void => {
     active++;
     res.on('close', () => {
-      if (req.socket.destroyed) pools.close(req.socket);
-      else for (const dropped of pools.release(req.socket)) dropped.destroy();
       active--;
       if (active === 0) drained?.();
     });
@@ -169,6 +167,10 @@ async function route(
   if (name === undefined || !endpoint) return send(res, 404);
   if (!bearerMatches(req.headers.authorization, endpoint.secretDigest)) return send(res, 401);
   if (!pools.claim(req.socket, name)) return refuse(req, res, 429, FULL);
+  res.on('close', () => {
+    // a closed socket leaves the pools by its own close event
+    if (!req.socket.destroyed) for (const dropped of pools.release(req.socket)) dropped.destroy();
+  });
   if (req.method !== 'POST') {
     const error = {
       jsonrpc: '2.0',
