@@ -19,6 +19,7 @@ export enum Inputs {
   Writes = 'writes',
   ReceiptBy = 'receipt-by',
   ReceiptAs = 'receipt-as',
+  ExportSecrets = 'export-secrets',
 }
 
 /**
@@ -55,7 +56,10 @@ export const JUDGED_INPUTS = [
 export enum Outputs {
   /** JSON object: perimeter name -> endpoint URL */
   Endpoints = 'endpoints',
-  /** path of a Claude Code `--mcp-config` file (mcpServers JSON, secrets included) */
+  /**
+   * path of a Claude Code `--mcp-config` file (mcpServers JSON, secrets included): with one perimeter exposed,
+   * or every perimeter's with export-secrets; else empty (it would hand each agent the others' secrets)
+   */
   McpConfig = 'mcp-config',
   /** path of a Codex config.toml snippet using bearer_token_env_var */
   CodexConfig = 'codex-config',
@@ -67,6 +71,20 @@ export enum Outputs {
   TokenVariable = 'token-variable',
   /** the name of the record artifact post uploads (perimeter/apply and audits read it) */
   Record = 'record',
+}
+
+/**
+ * Outputs of one perimeter, named `<prefix><perimeter>` (`secret-implementer`), so a workflow hands each agent
+ * step only its own. A JavaScript action may set outputs its action.yml does not declare, and workflows can
+ * use them: https://docs.github.com/en/actions/reference/workflows-and-actions/metadata-syntax#outputs-for-docker-container-and-javascript-actions
+ */
+export enum PerimeterOutputs {
+  /** the endpoint's bearer secret (masked) */
+  Secret = 'secret-',
+  /** path of a Claude Code `--mcp-config` file with this perimeter's server only */
+  McpConfig = 'mcp-config-',
+  /** path of a Codex config.toml snippet with this perimeter's table only */
+  CodexConfig = 'codex-config-',
 }
 
 /** Keys passed from main to post (the runner hands them to post as STATE_<key>). */

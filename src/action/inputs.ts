@@ -53,6 +53,8 @@ export interface Settings {
    * perimeters not named get a random secret
    */
   endpointSecrets: Record<string, string>;
+  /** export every perimeter's secret and URL to all later steps (PERIMETER_TOKEN_<NAME>); default: none */
+  exportSecrets: boolean;
   /** content-creating requests per minute the gateway allows itself (GitHub's secondary limit: 80) */
   writesPerMinute: number;
   /** push: the gateway writes to GitHub; stage: it keeps the commits for an apply job (writes: stage) */
@@ -156,6 +158,7 @@ export function readSettings(env: Env = process.env, read: ReadInput = defaultRe
     port: port(read(Inputs.Port)),
     failOnViolation: boolean(Inputs.FailOnViolation, read(Inputs.FailOnViolation), true),
     endpointSecrets: endpointSecrets(read(Inputs.EndpointSecrets)),
+    exportSecrets: boolean(Inputs.ExportSecrets, read(Inputs.ExportSecrets), false),
     writesPerMinute: positiveInteger(Inputs.WritesPerMinute, read(Inputs.WritesPerMinute), 80),
     writes,
     receiptBy: receiptBy(read(Inputs.ReceiptBy), writes),

@@ -22,6 +22,11 @@ export interface ClientConfigFiles {
   codexConfig: string;
 }
 
+export interface ClientConfigs extends ClientConfigFiles {
+  /** perimeter name -> the same files with that perimeter's endpoint only */
+  perimeters: Record<string, ClientConfigFiles>;
+}
+
 /** `PERIMETER_TOKEN_TEST_AUTHOR` for `test-author`. */
 export function variableName(kind: 'TOKEN' | 'URL', perimeter: string): string {
   return `${ENV_PREFIX}_${kind}_${perimeter.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
@@ -69,7 +74,7 @@ export function codexConfigToml(endpoints: Endpoint[], variables: Record<string,
       const key = /^[A-Za-z0-9_-]+$/.test(e.name) ? e.name : JSON.stringify(e.name);
       const variable = variables[e.name] as string;
       return [
-        `# ${variable} must be in Codex's environment (the action exports it to later steps of the job).`,
+        `# ${variable} must be in Codex's environment: the bearer secret of ${e.name}'s endpoint.`,
         `[mcp_servers.${key}]`,
         `url = ${JSON.stringify(e.url)}`,
         `bearer_token_env_var = ${JSON.stringify(variable)}`,
@@ -86,16 +91,26 @@ export function tokenEnvFile(endpoints: Endpoint[], variables: Record<string, st
   return endpoints.map((e) => `${variables[e.name] as string}=${shellQuote(e.secret)}\n`).join('');
 }
 
-/** Writes every client form (owner-only: the MCP config holds the secrets) and returns their paths. */
+/**
+ * Writes every client form, for all endpoints together and for each alone (owner-only: the MCP configs hold
+ * the secrets), and returns their paths.
+ */
 export function writeClientConfigs(
   dir: string,
   endpoints: Endpoint[],
   variables: Record<string, string>,
-): ClientConfigFiles {
-  const files = { mcpConfig: join(dir, 'mcp-config.json'), codexConfig: join(dir, 'codex-config.toml') };
-  writeFileSync(files.mcpConfig, mcpConfigJson(endpoints), { mode: 0o600 });
-  writeFileSync(files.codexConfig, codexConfigToml(endpoints, variables), { mode: 0o600 });
-  return files;
+): ClientConfigs {
+  const write = (suffix: string, some: Endpoint[]): ClientConfigFiles => {
+    const files = {
+      mcpConfig: join(dir, `mcp-config${suffix}.json`),
+      codexConfig: join(dir, `codex-config${suffix}.toml`),
+    };
+    writeFileSync(files.mcpConfig, mcpConfigJson(some), { mode: 0o600 });
+    writeFileSync(files.codexConfig, codexConfigToml(some, variables), { mode: 0o600 });
+    return files;
+  };
+  const perimeters = Object.fromEntries(endpoints.map((e) => [e.name, write(`-${e.name}`, [e])]));
+  return { ...write('', endpoints), perimeters };
 }
 
 function shellQuote(value: string): string {

@@ -7,7 +7,7 @@ import { MIN_SECRET_LENGTH } from './serving/bearer-secret.js';
 import { CallTracker, TrackingTransport } from './serving/calls.js';
 import { secretDigest } from './serving/guard.js';
 import { History } from './reads/history.js';
-import { listen, type Endpoint } from './serving/http-server.js';
+import { listen, type ConnectionCounts, type Endpoint } from './serving/http-server.js';
 import { Ledger } from '../ledger/index.js';
 import { createMcpServer, type PerimeterRuntime } from './serving/mcp-server.js';
 import { UpstreamMeter } from './serving/meter.js';
@@ -45,6 +45,8 @@ export interface RunningGateway {
   endpoints: Record<string, string>;
   /** request-body bytes held right now, and the most the listener holds at once */
   buffered(): { bytes: number; limit: number };
+  /** connections held right now: without a perimeter's secret, and of each perimeter */
+  connections(): ConnectionCounts;
   close(): Promise<void>;
 }
 
@@ -123,6 +125,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     url,
     port: http.port,
     buffered: () => http.buffered(),
+    connections: () => http.connections(),
     endpoints: Object.fromEntries([...endpoints.keys()].map((name) => [name, `${url}/mcp/${name}`])),
     close() {
       closing ??= (async () => {

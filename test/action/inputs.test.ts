@@ -47,6 +47,7 @@ describe('readSettings', () => {
         directPushes: 'check',
         statusContext: 'perimeter',
         endpointSecrets: {},
+        exportSecrets: false,
         writesPerMinute: 80,
         writes: 'push',
         ignoreRefs: [],

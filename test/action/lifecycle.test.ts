@@ -35,7 +35,7 @@ describe('the action', { timeout: 120_000 }, () => {
         'bearer_token_env_var = "PERIMETER_TOKEN_IMPLEMENTER"',
       );
       expect(main.masks).toContain(j.token);
-      expect(main.masks).toContain(main.exported.PERIMETER_TOKEN_IMPLEMENTER);
+      expect(main.masks).toContain(main.outputs['secret-implementer']);
       expectNoLeak(j, main);
       if (existsSync(`/proc/${j.gatewayPid()}/environ`)) {
         // the token reached the gateway on stdin only: not in its argv, not in its environment
@@ -45,12 +45,11 @@ describe('the action', { timeout: 120_000 }, () => {
         expect(readFileSync(`/proc/${j.gatewayPid()}/cmdline`, 'utf8')).not.toContain(j.token);
       }
 
-      // what a later step sees: the exported variables, used the way the README's curl example does
-      const env = j.runner.baseEnv();
-      const raw = await fetch(env.PERIMETER_URL_IMPLEMENTER ?? '', {
+      // what a later step is given: the outputs, used the way the README's curl example does
+      const raw = await fetch(JSON.parse(main.outputs.endpoints ?? '{}').implementer ?? '', {
         method: 'POST',
         headers: {
-          authorization: `Bearer ${env.PERIMETER_TOKEN_IMPLEMENTER}`,
+          authorization: `Bearer ${main.outputs['secret-implementer']}`,
           'content-type': 'application/json',
           accept: 'application/json, text/event-stream',
         },

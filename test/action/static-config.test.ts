@@ -57,11 +57,11 @@ describe('the endpoint-secrets input', { timeout: 120_000 }, () => {
       expect(JSON.parse(main.outputs.endpoints ?? '{}')).toMatchObject({ implementer: url });
       expect(main.masks).toContain(IMPLEMENTER_SECRET);
       expect(main.log).not.toContain(IMPLEMENTER_SECRET);
-      expect(main.exported.PERIMETER_TOKEN_IMPLEMENTER).toBe(IMPLEMENTER_SECRET);
-      const other = main.exported.PERIMETER_TOKEN_TEST_AUTHOR ?? '';
+      expect(main.outputs['secret-implementer']).toBe(IMPLEMENTER_SECRET);
+      const other = main.outputs['secret-test-author'] ?? '';
       expect(other).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
-      const config = JSON.parse(readFileSync(main.outputs['mcp-config'] ?? '', 'utf8')) as {
+      const config = JSON.parse(readFileSync(main.outputs['mcp-config-implementer'] ?? '', 'utf8')) as {
         mcpServers: Record<string, { url: string; headers: Record<string, string> }>;
       };
       expect(config.mcpServers.implementer).toEqual({

@@ -136,7 +136,7 @@ interface Session {
 }
 
 interface Variation {
-  /** variables main exported that the client step does not get (as under `sudo -u`) */
+  /** variables the client step does not get, from its own env or main's exports (as under `sudo -u`) */
   dropEnv?: string[];
   /** a change to what main wrote, before the client step runs */
   afterMain?: (job: Job) => void;
@@ -179,7 +179,10 @@ async function runReadmeJob(client: ClientCase, options: Variation = {}): Promis
         PATH: path,
         HOME: home,
       };
-      for (const name of options.dropEnv ?? []) delete job.runner.jobEnv[name];
+      for (const name of options.dropEnv ?? []) {
+        delete env[name];
+        delete job.runner.jobEnv[name];
+      }
       // README's promise: the agent step holds no GitHub token (the job's token stays in the gateway)
       expect(JSON.stringify({ ...job.runner.baseEnv(), ...env })).not.toContain(job.token);
       const run = options.editRun ? options.editRun(step.run) : step.run;

@@ -9,7 +9,11 @@ import { expand, installLine, readmeSteps } from './readme-jobs.js';
 
 const SNIPPETS = ['claude-code', 'agent-sdk', 'codex', 'copilot'];
 const X = {
-  outputs: { 'mcp-config': '/m.json', 'codex-config': '/c.toml' },
+  outputs: {
+    'mcp-config-implementer': '/m.json',
+    'codex-config-implementer': '/c.toml',
+    'secret-implementer': 's',
+  },
   runnerTemp: '/rt',
   secrets: { ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o', COPILOT_TOKEN: 'c' },
   inputs: { task: 't' },

@@ -78,6 +78,19 @@ describe('writeClientConfigs', () => {
     expect(statSync(files.mcpConfig).mode & 0o777).toBe(0o600);
     expect(readFileSync(files.mcpConfig, 'utf8')).toBe(mcpConfigJson(endpoints));
   });
+
+  it("writes each perimeter's own files, holding its endpoint only", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'perimeter-client-'));
+    const variables = tokenVariables(['implementer', 'test-author']);
+    const files = writeClientConfigs(dir, endpoints, variables);
+    expect(Object.keys(files.perimeters)).toEqual(['implementer', 'test-author']);
+    for (const endpoint of endpoints) {
+      const own = files.perimeters[endpoint.name]!;
+      expect(statSync(own.mcpConfig).mode & 0o777).toBe(0o600);
+      expect(readFileSync(own.mcpConfig, 'utf8')).toBe(mcpConfigJson([endpoint]));
+      expect(readFileSync(own.codexConfig, 'utf8')).toBe(codexConfigToml([endpoint], variables));
+    }
+  });
 });
 
 describe('tokenEnvFile', () => {

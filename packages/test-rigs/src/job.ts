@@ -140,10 +140,10 @@ export class Job {
     return this.runner.runPost();
   }
 
-  /** An MCP client connected the way Claude Code would be: from the mcp-config file main wrote. */
+  /** An MCP client connected the way Claude Code would be: from the perimeter's mcp-config file main wrote. */
   async agent(perimeter: string): Promise<Client> {
-    const path = this.runner.main?.outputs['mcp-config'];
-    if (!path) throw new Error('main wrote no mcp-config output');
+    const path = this.runner.main?.outputs[`mcp-config-${perimeter}`];
+    if (!path) throw new Error(`main wrote no mcp-config-${perimeter} output`);
     const config = JSON.parse(readFileSync(path, 'utf8')) as {
       mcpServers: Record<string, { url: string; headers: Record<string, string> }>;
     };

@@ -11,12 +11,14 @@ import {
   tokenVariables,
   variableName,
   writeClientConfigs,
+  type ClientConfigFiles,
+  type ClientConfigs,
   type Endpoint,
 } from '../../clients/client-config.js';
 import { ActionError, loadPerimeters, readConfigFile } from '../config-loader.js';
 import { checkConfigRef } from '../config-ref.js';
 import { applyTrust } from '../trust-gate.js';
-import { Inputs, Outputs, READY_TIMEOUT_MS, START_MARGIN_MS, State } from '../constants.js';
+import { Inputs, Outputs, PerimeterOutputs, READY_TIMEOUT_MS, START_MARGIN_MS, State } from '../constants.js';
 import { spawnGateway, type PendingGateway } from './gateway-process.js';
 import { makeScrubber } from '../../safety/secret-forms.js';
 import { readSettings, type Settings } from '../inputs.js';
@@ -195,16 +197,12 @@ async function prepareAndServe(
       secret: endpointSecrets[name] as string,
     }));
     const files = writeClientConfigs(workDir, endpoints, variables);
-    for (const e of endpoints) {
-      core.exportVariable(variables[e.name] as string, e.secret);
-      core.exportVariable(variableName('URL', e.name), e.url);
-    }
+    handOut(endpoints, files, settings.exportSecrets, variables);
     const only = endpoints.length === 1 ? endpoints[0] : undefined;
     core.setOutput(
       Outputs.Endpoints,
       JSON.stringify(Object.fromEntries(endpoints.map((e) => [e.name, e.url]))),
     );
-    core.setOutput(Outputs.McpConfig, files.mcpConfig);
     core.setOutput(Outputs.CodexConfig, files.codexConfig);
     core.setOutput(Outputs.TokenVariables, JSON.stringify(variables));
     core.setOutput(Outputs.Url, only?.url ?? '');
@@ -214,7 +212,7 @@ async function prepareAndServe(
     for (const e of endpoints) core.info(`${e.name}: ${e.url}`);
     core.info(
       `gateway ready (pid ${pid}) ${Math.round(performance.now())} ms after the step started; ` +
-        `MCP client config: ${files.mcpConfig}`,
+        `MCP client configs in ${workDir}`,
     );
   } catch (error) {
     try {
@@ -243,6 +241,39 @@ async function readTrustedConfig(
 async function readStart(upstream: RepoReads): Promise<{ startedAt: string; snapshot: RefSnapshot }> {
   const startedAt = new Date(Date.parse(await upstream.serverTime()) - START_MARGIN_MS).toISOString();
   return { startedAt, snapshot: await snapshotRefs(upstream) };
+}
+
+/**
+ * Each perimeter's secret and client configs as outputs of its own, so a workflow gives each agent step only
+ * its own perimeter's (`${{ steps.perimeter.outputs.secret-implementer }}`); nothing goes to the environment
+ * of later steps unless `export-secrets` asks for it. The secrets are masked already.
+ */
+function handOut(
+  endpoints: Endpoint[],
+  files: ClientConfigs,
+  exportSecrets: boolean,
+  variables: Record<string, string>,
+): void {
+  for (const e of endpoints) {
+    const own = files.perimeters[e.name] as ClientConfigFiles;
+    core.setOutput(`${PerimeterOutputs.Secret}${e.name}`, e.secret);
+    core.setOutput(`${PerimeterOutputs.McpConfig}${e.name}`, own.mcpConfig);
+    core.setOutput(`${PerimeterOutputs.CodexConfig}${e.name}`, own.codexConfig);
+    if (exportSecrets) {
+      core.exportVariable(variables[e.name] as string, e.secret);
+      core.exportVariable(variableName('URL', e.name), e.url);
+    }
+  }
+  // every perimeter's secrets in one file: handed out only where that gives no step another's secret
+  const only = endpoints.length === 1 ? endpoints[0] : undefined;
+  const all = only ? (files.perimeters[only.name] as ClientConfigFiles).mcpConfig : files.mcpConfig;
+  core.setOutput(Outputs.McpConfig, only || exportSecrets ? all : '');
+  if (!only && !exportSecrets) {
+    core.info(
+      `${Outputs.McpConfig} is empty with several perimeters: give each agent step its own ` +
+        `${PerimeterOutputs.McpConfig}<perimeter> (or set ${Inputs.ExportSecrets}: true)`,
+    );
+  }
 }
 
 /** A pending status until post's receipt replaces it; also proves early that the token may post statuses. */

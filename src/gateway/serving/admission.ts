@@ -1,17 +1,29 @@
 /**
  * How much the listener takes in at once. Without bounds, 40 authenticated bodies held open just under
  * the size limit grew the gateway from 136 to 760 MiB: each body was buffered whole while its sender
- * took its time. Connections are capped, and request bodies share one byte budget, held from the first
- * byte until the answer is sent (the parsed call lives that long too).
+ * took its time. Connections are bounded per pool (see connection-pools.ts), and request bodies share one
+ * byte budget, held from the first byte until the answer is sent (the parsed call lives that long too).
  */
-export const MAX_CONNECTIONS = 128;
+/** Connections without a call of any perimeter in flight; the oldest is dropped past it. */
+export const ANONYMOUS_CONNECTIONS = 128;
+/** Connections with a call of one perimeter in flight (its body arriving or its answer being made); past it, 429. */
+export const PERIMETER_CONNECTIONS = 64;
+/** Calls of one perimeter being answered at once; more wait their turn (their bodies already read). */
+export const CALLS_IN_FLIGHT = 16;
+/** What a call refused for capacity is told to wait, in seconds (Retry-After). */
+export const RETRY_AFTER_SECONDS = 1;
 /** No request may take longer to arrive; agents on the same machine send far faster. */
 export const REQUEST_TIMEOUT_MS = 120_000;
-export const HEADERS_TIMEOUT_MS = 30_000;
+/** Headers arrive in one write from an agent; a connection dribbling them is closed after this. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** How often those two are checked (Node's default, 30 s, would let a dribbler hold three times longer). */
+export const TIMEOUT_CHECK_MS = 1_000;
+/** A kept-alive connection with no request in flight is closed after this. */
+export const IDLE_TIMEOUT_MS = 5_000;
 
 /**
  * Bodies up to this size (every call but a large push) do not draw on the budget, so held-open large
- * bodies cannot starve ordinary calls; the connection cap bounds them (128 x 256 KiB = 32 MiB).
+ * bodies cannot starve ordinary calls; the connection caps bound them (64 per perimeter x 256 KiB = 16 MiB).
  */
 export const SMALL_BODY_BYTES = 256 * 1024;
 

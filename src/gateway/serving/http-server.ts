@@ -1,12 +1,20 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import pLimit, { type LimitFunction } from 'p-limit';
 import {
+  ANONYMOUS_CONNECTIONS,
   bodyBudgetFor,
   ByteBudget,
+  CALLS_IN_FLIGHT,
   HEADERS_TIMEOUT_MS,
-  MAX_CONNECTIONS,
+  IDLE_TIMEOUT_MS,
+  PERIMETER_CONNECTIONS,
   REQUEST_TIMEOUT_MS,
+  RETRY_AFTER_SECONDS,
   SMALL_BODY_BYTES,
+  TIMEOUT_CHECK_MS,
 } from './admission.js';
+import { ConnectionPools } from './connection-pools.js';
 import { bearerMatches, loopbackRequest } from './guard.js';
 
 export interface Endpoint {
@@ -20,8 +28,15 @@ export interface HttpGateway {
   port: number;
   /** bytes of request bodies held right now, and the most they may hold */
   buffered(): { bytes: number; limit: number };
+  /** connections held right now: without a perimeter's secret, and of each perimeter */
+  connections(): ConnectionCounts;
   /** Stops accepting, lets running requests finish, then closes every connection. */
   close(): Promise<void>;
+}
+
+export interface ConnectionCounts {
+  anonymous: number;
+  perimeters: Record<string, number>;
 }
 
 const PARSE_ERROR = {
@@ -36,13 +51,35 @@ const BUSY = {
   id: null,
 };
 
+const FULL = {
+  jsonrpc: '2.0',
+  error: {
+    code: -32000,
+    message: `Server busy: this perimeter's connections are all in use; retry in ${RETRY_AFTER_SECONDS} s`,
+  },
+  id: null,
+};
+
 const REPEATED_ID = {
   jsonrpc: '2.0',
   error: { code: -32600, message: 'Invalid Request: a batch repeats a request id' },
   id: null,
 };
 
-/** The listener: loopback Host, known route, bearer secret, bounded body, JSON, then the endpoint. */
+/** What admission holds, shared by every request of the listener. */
+interface Admission {
+  endpoints: Map<string, Endpoint>;
+  budget: ByteBudget;
+  pools: ConnectionPools<Socket>;
+  /** perimeter name -> its calls in flight */
+  calls: Map<string, LimitFunction>;
+}
+
+/**
+ * The listener: loopback Host, known route, bearer secret (from the headers, before any body byte is read),
+ * the perimeter's connection share, bounded body, JSON, then the endpoint within its perimeter's share of
+ * calls in flight.
+ */
 export async function listen(
   port: number,
   endpoints: Map<string, Endpoint>,
@@ -50,23 +87,42 @@ export async function listen(
 ): Promise<HttpGateway> {
   let active = 0;
   let drained: (() => void) | null = null;
-  const budget = new ByteBudget(bodyBudgetFor([...endpoints.values()].map((e) => e.maxBodyBytes)));
-  const server = createServer((req, res) => {
+  const admission: Admission = {
+    endpoints,
+    budget: new ByteBudget(bodyBudgetFor([...endpoints.values()].map((e) => e.maxBodyBytes))),
+    pools: new ConnectionPools({ anonymous: ANONYMOUS_CONNECTIONS, perPerimeter: PERIMETER_CONNECTIONS }),
+    calls: new Map([...endpoints.keys()].map((name) => [name, pLimit(CALLS_IN_FLIGHT)])),
+  };
+  const { budget, pools } = admission;
+  const serve = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void => {
     active++;
     res.on('close', () => {
       active--;
       if (active === 0) drained?.();
     });
-    route(req, res, endpoints, budget).catch(() => {
+    route(req, res, admission, expectsContinue).catch(() => {
       log('request failed before an answer');
       if (!res.headersSent)
         send(res, 500, { jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null });
       else res.destroy();
     });
+  };
+  const server = createServer(
+    {
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+      keepAliveTimeout: IDLE_TIMEOUT_MS,
+    },
+    (req, res) => serve(req, res, false),
+  );
+  // With a listener here Node no longer answers `Expect: 100-continue` itself: the client is told to send
+  // its body only once the request is admitted.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => serve(req, res, true));
+  server.on('connection', (socket: Socket) => {
+    for (const dropped of pools.open(socket)) dropped.destroy();
+    socket.once('close', () => pools.close(socket));
   });
-  server.maxConnections = MAX_CONNECTIONS;
-  server.requestTimeout = REQUEST_TIMEOUT_MS;
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => {
@@ -80,6 +136,10 @@ export async function listen(
     server,
     port: address.port,
     buffered: () => ({ bytes: budget.inUse(), limit: budget.limit }),
+    connections: () => ({
+      anonymous: pools.size(null),
+      perimeters: Object.fromEntries([...endpoints.keys()].map((name) => [name, pools.size(name)])),
+    }),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -93,8 +153,8 @@ export async function listen(
 async function route(
   req: IncomingMessage,
   res: ServerResponse,
-  endpoints: Map<string, Endpoint>,
-  budget: ByteBudget,
+  { endpoints, budget, pools, calls }: Admission,
+  expectsContinue: boolean,
 ): Promise<void> {
   if (!loopbackRequest(req.headers.host, req.headers.origin)) return send(res, 403);
   const path = (req.url ?? '/').split('?')[0];
@@ -104,8 +164,13 @@ async function route(
   }
   const name = /^\/mcp\/([^/]+)$/.exec(path ?? '')?.[1];
   const endpoint = name === undefined ? undefined : endpoints.get(name);
-  if (!endpoint) return send(res, 404);
+  if (name === undefined || !endpoint) return send(res, 404);
   if (!bearerMatches(req.headers.authorization, endpoint.secretDigest)) return send(res, 401);
+  if (!pools.claim(req.socket, name)) return refuse(req, res, 429, FULL);
+  res.on('close', () => {
+    // a closed socket leaves the pools by its own close event
+    if (!req.socket.destroyed) for (const dropped of pools.release(req.socket)) dropped.destroy();
+  });
   if (req.method !== 'POST') {
     const error = {
       jsonrpc: '2.0',
@@ -125,9 +190,10 @@ async function route(
     return true;
   };
   res.on('close', () => budget.give(held));
-  if (!room(declared)) return busy(req, res);
+  if (!room(declared)) return refuse(req, res, 503, BUSY);
+  if (expectsContinue) res.writeContinue();
   const text = await readBody(req, endpoint.maxBodyBytes, room);
-  if (text === 'busy') return busy(req, res);
+  if (text === 'busy') return refuse(req, res, 503, BUSY);
   if (text === null) return send(res, 413);
   let body: unknown;
   try {
@@ -136,7 +202,9 @@ async function route(
     return send(res, 400, PARSE_ERROR);
   }
   if (repeatsRequestId(body)) return send(res, 400, REPEATED_ID);
-  await endpoint.handle(req, res, body);
+  // a call whose client left while it waited its turn is not started: nobody waits for its answer, and its
+  // body would otherwise stay held while more arrive
+  await calls.get(name)!(() => (req.socket.destroyed ? undefined : endpoint.handle(req, res, body)));
 }
 
 /**
@@ -151,10 +219,10 @@ function repeatsRequestId(body: unknown): boolean {
   return new Set(ids).size !== ids.length;
 }
 
-/** A 503 with Retry-After; the body is discarded, not buffered. */
-function busy(req: IncomingMessage, res: ServerResponse): void {
+/** Refused for capacity: the status with Retry-After, and the connection closed (its body discarded, not buffered). */
+function refuse(req: IncomingMessage, res: ServerResponse, status: 429 | 503, body: unknown): void {
   req.resume();
-  send(res, 503, BUSY, { 'retry-after': '1', connection: 'close' });
+  send(res, status, body, { 'retry-after': String(RETRY_AFTER_SECONDS), connection: 'close' });
 }
 
 /**
