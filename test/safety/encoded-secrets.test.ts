@@ -2,7 +2,7 @@ import { createHash, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { encodedFindings } from '../../src/safety/encoded-secrets.js';
 import { createSecretFilter } from '../../src/safety/index.js';
-import { providerSamples, sample } from './samples.js';
+import { providerSamples, sample } from '@perimeter/test-rigs';
 
 const base64 = (text: string): string => Buffer.from(text).toString('base64');
 const hiddenSpans = async (text: string): Promise<Array<[string, string]>> =>

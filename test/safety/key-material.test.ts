@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSecretFilter } from '../../src/safety/index.js';
-import { fill, privateKeyBlock } from './samples.js';
+import { fill, privateKeyBlock } from '@perimeter/test-rigs';
 
 const filter = createSecretFilter();
 const base64 = (text: string): string => Buffer.from(text).toString('base64');
