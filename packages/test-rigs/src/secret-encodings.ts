@@ -31,18 +31,21 @@ export const LAYERS = {
       .map((b) => `%${hexByte(b).toUpperCase()}`)
       .join(''),
   'URL, every third character': (v: string): string =>
-    [...v].map((c, i) => (i % 3 === 1 ? `%${hexByte(c.charCodeAt(0)).toUpperCase()}` : c)).join(''),
+    [...v]
+      .map((c, i) =>
+        i % 3 === 1 || /[^A-Za-z0-9_.~-]/.test(c) ? `%${hexByte(c.charCodeAt(0)).toUpperCase()}` : c,
+      )
+      .join(''),
   'HTML decimal entities': (v: string): string => [...v].map((c) => `&#${c.codePointAt(0)};`).join(''),
   'HTML hex entities, some': (v: string): string =>
     [...v].map((c, i) => (i % 2 === 0 ? `&#x${c.codePointAt(0)!.toString(16)};` : c)).join(''),
   'HTML named entities': (v: string): string =>
     v.replace(
-      /[_.\-/+=:]/g,
+      /[_./+=:]/g,
       (c) =>
         ({
           _: '&lowbar;',
           '.': '&period;',
-          '-': '&hyphen;',
           '/': '&sol;',
           '+': '&plus;',
           '=': '&equals;',
