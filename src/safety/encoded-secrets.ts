@@ -1,10 +1,11 @@
-import { RANK, type Finding } from './finding.js';
+import type { Finding } from './finding.js';
 import { formatFindings } from './format-rules.js';
 import { keyMaterialFindings } from './key-material.js';
 import { normalizeForDetection } from './normalize.js';
 import { pemBodyFindings } from './pem-bodies.js';
 import { secretFindings } from './secret-forms.js';
 import { secretlintFindings } from './secretlint-detector.js';
+import { secretShapeFindings } from './secret-shapes.js';
 import { undoLayers, type Undone } from './undo-layers.js';
 
 /**
@@ -13,15 +14,15 @@ import { undoLayers, type Undone } from './undo-layers.js';
  * bodies, key material, URL passwords, secretlint's, the run's own secrets). A decoded run holding a
  * credential is hidden whole, under that credential's kind; a join only where the credential crosses a
  * seam (one within a piece is found in the text itself), and only those characters. Only credentials
- * count: a setting or a word in prose is no proof once decoded.
+ * and unambiguous secret shapes count: a setting or a word in prose is no proof once decoded.
  */
 
-const hide = (start: number, end: number, kind: string): Finding => ({
+const hide = (start: number, end: number, { kind, credential, rank }: Finding): Finding => ({
   start,
   end,
   kind,
-  credential: true,
-  rank: RANK.format,
+  credential,
+  rank,
 });
 
 /** Between decoded texts in one batch: plain, so no rule joins two of them into one value. */
@@ -55,19 +56,20 @@ export async function encodedFindings(text: string, extra: RegExp | null = null)
     const decoded = item.slices ? item.text : (normalizeForDetection(item.text)?.text ?? item.text);
     joined += decoded + SEPARATOR;
   }
-  const inner = formatFindings(joined).concat(
+  const credentials = formatFindings(joined).concat(
     keyMaterialFindings(joined),
     pemBodyFindings(joined),
     secretFindings(joined, extra),
     await secretlintFindings(joined),
   );
+  // and the shapes that need no context: not credentials, but hidden as they are in the text itself
+  const inner = credentials.filter((f) => f.credential).concat(secretShapeFindings(joined));
   // one span per run, named by the first rule that found it (format rules before secretlint's)
   const found = new Map<string, Finding>();
-  const add = (start: number, end: number, kind: string): void => {
-    if (!found.has(`${start}:${end}`)) found.set(`${start}:${end}`, hide(start, end, kind));
+  const add = (start: number, end: number, finding: Finding): void => {
+    if (!found.has(`${start}:${end}`)) found.set(`${start}:${end}`, hide(start, end, finding));
   };
   for (const finding of inner) {
-    if (!finding.credential) continue;
     // the last batch entry starting at or before the finding holds it
     let low = 0;
     let high = batch.length - 1;
@@ -79,9 +81,9 @@ export async function encodedFindings(text: string, extra: RegExp | null = null)
     const { at, item } = batch[low]!;
     if (item.slices) {
       const span = acrossSeam(item, finding.start - at, Math.min(finding.end - at, item.text.length));
-      if (span) add(span[0], span[1], finding.kind);
+      if (span) add(span[0], span[1], finding);
     } else {
-      add(item.start, item.end, finding.kind);
+      add(item.start, item.end, finding);
     }
   }
   return [...found.values()];

@@ -13,6 +13,11 @@ type Slice = { at: number; from: number; length: number };
 
 /** The shortest joined value worth a look: no credential format is shorter. */
 const MIN_JOINED = 16;
+/**
+ * A credential has digits or letters of both cases (random characters have both, or hex of text all
+ * digits); words joined at a line end (`incididunt.export`, `db.internalhostname:`) have neither.
+ */
+const mixed = (text: string): boolean => /[0-9]/.test(text) || (/[a-z]/.test(text) && /[A-Z]/.test(text));
 
 function joined(slices: Array<[number, number]>, text: string): Decoded | null {
   const parts: Slice[] = [];
@@ -22,13 +27,17 @@ function joined(slices: Array<[number, number]>, text: string): Decoded | null {
     parts.push({ at: start, from: out.length, length: end - start });
     out += text.slice(start, end);
   }
-  if (parts.length < 2 || out.length < MIN_JOINED || out.length > MAX_RUN) return null;
+  if (parts.length < 2 || out.length < MIN_JOINED || out.length > MAX_RUN || !mixed(out)) return null;
   const first = parts[0]!;
   const last = parts.at(-1)!;
   return { start: first.at, end: last.at + last.length, text: out, slices: parts };
 }
 
-const TOKEN_CHAR = /[A-Za-z0-9_+/=.:~-]/;
+/** The characters a token is made of, by code: a table, as every line end is looked at. */
+const TOKEN = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/=.:~-')
+  TOKEN[c.charCodeAt(0)] = 1;
+const isToken = (text: string, at: number): boolean => TOKEN[text.charCodeAt(at)] === 1;
 /** Line continuations: C, Python and shell `\`, cmd's `^`, PowerShell's backtick. */
 const CONTINUATION = /[\\^`]/;
 
@@ -43,12 +52,12 @@ function lineOf(text: string, start: number, end: number): Line {
   let leadStart = start;
   while (leadStart < end && (text[leadStart] === ' ' || text[leadStart] === '\t')) leadStart++;
   let leadEnd = leadStart;
-  while (leadEnd < end && TOKEN_CHAR.test(text[leadEnd]!)) leadEnd++;
+  while (leadEnd < end && isToken(text, leadEnd)) leadEnd++;
   let trailEnd = end;
   if (trailEnd > start && text[trailEnd - 1] === '\r') trailEnd--;
   if (trailEnd > start && CONTINUATION.test(text[trailEnd - 1]!)) trailEnd--;
   let trailStart = trailEnd;
-  while (trailStart > leadEnd && TOKEN_CHAR.test(text[trailStart - 1]!)) trailStart--;
+  while (trailStart > leadEnd && isToken(text, trailStart - 1)) trailStart--;
   if (trailStart === leadEnd && leadEnd === trailEnd) trailStart = leadStart;
   return { lead: [leadStart, leadEnd], trail: [trailStart, trailEnd] };
 }
