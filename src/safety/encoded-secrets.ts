@@ -34,24 +34,37 @@ const SEPARATOR = '\n\n\n';
  * (`TOKEN=ghp_...` then `OTHER=1` on the next line: the rules on the text itself find the token, and
  * `OTHER` stays). A token's second half fills its slice to the end.
  */
-function acrossSeam(item: Undone, start: number, end: number): [number, number] | null {
+function acrossSeam(
+  item: Undone,
+  start: number,
+  end: number,
+  startsWithCredential: (text: string) => boolean,
+): [number, number] | null {
   const slices = item.slices!;
   const first = slices.findIndex((s) => start < s.from + s.length);
   const last = slices.findIndex((s) => end <= s.from + s.length);
   if (first === -1 || last === -1 || first === last) return null;
   const { from, length, at } = slices[last]!;
-  if (end < from + length && formatFindings(item.text.slice(start, from)).some((f) => f.start === 0))
-    return null;
+  if (end < from + length && startsWithCredential(item.text.slice(start, from))) return null;
   return [slices[first]!.at + start - slices[first]!.from, at + end - from];
 }
 
 export async function encodedFindings(text: string, extra: RegExp | null = null): Promise<Finding[]> {
   const { undone } = undoLayers(text);
   if (undone.length === 0) return [];
-  const batch: Array<{ at: number; item: Undone }> = [];
+  // each distinct text is scanned once, for every run it came from (a file repeats its lines)
+  const batch: Array<{ at: number; items: Undone[] }> = [];
+  const byText = new Map<string, Undone[]>();
   let joined = '';
   for (const item of undone) {
-    batch.push({ at: joined.length, item });
+    const same = byText.get(item.text);
+    if (same) {
+      same.push(item);
+      continue;
+    }
+    const items = [item];
+    byText.set(item.text, items);
+    batch.push({ at: joined.length, items });
     // a decoded text is read as a model would read it too (entities of zero-width characters, say)
     const decoded = item.slices ? item.text : (normalizeForDetection(item.text)?.text ?? item.text);
     joined += decoded + SEPARATOR;
@@ -69,6 +82,12 @@ export async function encodedFindings(text: string, extra: RegExp | null = null)
   const add = (start: number, end: number, finding: Finding): void => {
     if (!found.has(`${start}:${end}`)) found.set(`${start}:${end}`, hide(start, end, finding));
   };
+  const heads = new Map<string, boolean>();
+  const startsWithCredential = (head: string): boolean => {
+    let known = heads.get(head);
+    if (known === undefined) heads.set(head, (known = formatFindings(head).some((f) => f.start === 0)));
+    return known;
+  };
   for (const finding of inner) {
     // the last batch entry starting at or before the finding holds it
     let low = 0;
@@ -78,12 +97,19 @@ export async function encodedFindings(text: string, extra: RegExp | null = null)
       if (batch[middle]!.at <= finding.start) low = middle;
       else high = middle - 1;
     }
-    const { at, item } = batch[low]!;
-    if (item.slices) {
-      const span = acrossSeam(item, finding.start - at, Math.min(finding.end - at, item.text.length));
-      if (span) add(span[0], span[1], finding);
-    } else {
-      add(item.start, item.end, finding);
+    const { at, items } = batch[low]!;
+    for (const item of items) {
+      if (item.slices) {
+        const span = acrossSeam(
+          item,
+          finding.start - at,
+          Math.min(finding.end - at, item.text.length),
+          startsWithCredential,
+        );
+        if (span) add(span[0], span[1], finding);
+      } else {
+        add(item.start, item.end, finding);
+      }
     }
   }
   return [...found.values()];
