@@ -14,8 +14,8 @@ import { spokenFindings } from './spoken-secrets.js';
 
 export interface SecretFilterOptions {
   /**
-   * Values hidden wherever they appear, raw, URL-encoded or base64 (the run's own token, endpoint
-   * secrets). Matched exactly: only a whole, correct guess of one would change an answer. Values
+   * Values hidden wherever they appear, raw, URL-encoded, hex or base64, also under further layers (the
+   * run's own token, endpoint secrets). Matched exactly: only a whole, correct guess of one would change an answer. Values
    * shorter than 8 characters are ignored.
    */
   extraSecrets?: readonly string[];
