@@ -30,9 +30,10 @@ const SEPARATOR = '\n\n\n';
 
 /**
  * The original span of a finding in a join, or null when the join is not what made it: when it lies within
- * one slice, or when its part before the last slice is a credential already and it ends inside that slice
- * (`TOKEN=ghp_...` then `OTHER=1` on the next line: the rules on the text itself find the token, and
- * `OTHER` stays). A token's second half fills its slice to the end.
+ * one slice, or when its part before the last slice is a credential already and the last slice may be
+ * something else: the finding ends inside it, or it starts a line that goes on (`TOKEN=ghp_...` then
+ * `OTHER=1`, or `next_key: 1`: the rules on the text itself find the token, and the next line stays). A
+ * token's second half fills its slice, alone on its line or in its string literal.
  */
 function acrossSeam(
   item: Undone,
@@ -45,7 +46,8 @@ function acrossSeam(
   const last = slices.findIndex((s) => end <= s.from + s.length);
   if (first === -1 || last === -1 || first === last) return null;
   const { from, length, at } = slices[last]!;
-  if (end < from + length && startsWithCredential(item.text.slice(start, from))) return null;
+  if ((end < from + length || item.openEnd) && startsWithCredential(item.text.slice(start, from)))
+    return null;
   return [slices[first]!.at + start - slices[first]!.from, at + end - from];
 }
 
@@ -85,7 +87,12 @@ export async function encodedFindings(text: string, extra: RegExp | null = null)
   const heads = new Map<string, boolean>();
   const startsWithCredential = (head: string): boolean => {
     let known = heads.get(head);
-    if (known === undefined) heads.set(head, (known = formatFindings(head).some((f) => f.start === 0)));
+    if (known === undefined) {
+      known = formatFindings(head)
+        .concat(secretFindings(head, extra))
+        .some((f) => f.start === 0);
+      heads.set(head, known);
+    }
     return known;
   };
   for (const finding of inner) {

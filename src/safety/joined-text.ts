@@ -77,9 +77,9 @@ export const lineJoinLayer: Layer = (text) => {
     start = end + 1;
   }
   const found: Decoded[] = [];
-  const add = (slices: Array<[number, number]>): void => {
+  const add = (slices: Array<[number, number]>, openEnd: boolean): void => {
     const join = joined(slices, text);
-    if (join) found.push(join);
+    if (join) found.push(openEnd ? { ...join, openEnd } : join);
   };
   for (let i = 0; i < lines.length - 1;) {
     const first = lines[i]!.trail;
@@ -98,12 +98,12 @@ export const lineJoinLayer: Layer = (text) => {
       }
       wholes.push(lead);
     }
-    add([first, ...wholes, ...(last ? [last] : [])]);
+    add([first, ...wholes, ...(last ? [last] : [])], last !== null);
     if (wholes.length > 0) {
       const firstWhole = lines[i]!.lead[0] === first[0];
-      if (last) add([first, ...wholes]);
-      if (!firstWhole) add([...wholes, ...(last ? [last] : [])]);
-      if (!firstWhole && last) add(wholes);
+      if (last) add([first, ...wholes], false);
+      if (!firstWhole) add([...wholes, ...(last ? [last] : [])], last !== null);
+      if (!firstWhole && last) add(wholes, false);
     }
     i = Math.max(i + 1, last ? j : j - 1);
   }

@@ -17,6 +17,8 @@ export interface Decoded {
    * decodings): slice i is `text[from, from + length)`, taken from the original at `at`.
    */
   slices?: Array<{ at: number; from: number; length: number }>;
+  /** the last slice is the start of a line that goes on (`next_key` of `next_key: 1`) */
+  openEnd?: boolean;
 }
 
 export type Layer = (text: string) => Decoded[];

@@ -85,6 +85,12 @@ describe('encodedFindings', () => {
       ]);
     });
 
+    it("leaves the next line's first word when a whole secret ends a line", async () => {
+      const secret = 'run-secret-0123456789abcdef';
+      const text = `token ${secret}\nbasic other words\nendpoint ${token}\nledger 1\n`;
+      expect(await encodedFindings(text, secretMatcher([secret]))).toEqual([]);
+    });
+
     it('leaves a credential within one piece to the rules on the text itself', async () => {
       expect(await hiddenSpans(`t = "${token}" + " and more";`)).toEqual([]);
       expect(await hiddenSpans(`t: ${token}\nnext_key: 1\n`)).toEqual([]);
