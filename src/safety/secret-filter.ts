@@ -5,15 +5,17 @@ import type { Finding } from './finding.js';
 import { formatFindings } from './format-rules.js';
 import { keyMaterialFindings } from './key-material.js';
 import { normalizeForDetection, originalSpan } from './normalize.js';
+import { pemBodyFindings } from './pem-bodies.js';
 import { RedactionCache } from './redaction-cache.js';
 import { secretlintFindings } from './secretlint-detector.js';
 import { settingFindings } from './secret-settings.js';
+import { secretShapeFindings } from './secret-shapes.js';
 import { spokenFindings } from './spoken-secrets.js';
 
 export interface SecretFilterOptions {
   /**
-   * Values hidden wherever they appear, raw, URL-encoded or base64 (the run's own token, endpoint
-   * secrets). Matched exactly: only a whole, correct guess of one would change an answer. Values
+   * Values hidden wherever they appear, raw, URL-encoded, hex or base64, also under further layers (the
+   * run's own token, endpoint secrets). Matched exactly: only a whole, correct guess of one would change an answer. Values
    * shorter than 8 characters are ignored.
    */
   extraSecrets?: readonly string[];
@@ -69,10 +71,13 @@ export function applyRedaction(text: string, spans: Finding[]): Redaction {
 
 /**
  * The content-safety filter: secretlint's recommended rules (minus comment-based opt-outs), the
- * provider formats they lack, whole private-key blocks (also base64-encoded), credentials under one
- * layer of base64 or URL encoding and PEM bodies without their header lines, AWS secrets beside their key ID, URL passwords, values of settings named for secrets, passwords in prose and on command lines,
- * and the given extra secrets, all on the text with invisible characters dropped and NFKC applied. Decisions rest on the text's form, never on known secret values
- * (except the extra secrets), so hiding does not confirm a guess.
+ * provider formats they lack, whole private-key blocks (also base64-encoded) and bodies without their
+ * header lines, AWS secrets beside their key ID or alone by their shape, URL passwords, values of settings
+ * named for secrets, passwords in prose and on command lines, and the given extra secrets, all on the text
+ * with invisible characters dropped and NFKC applied; credentials also under up to four layers of base64,
+ * hex, URL, HTML-entity or backslash encoding, and cut at a line end or across string literals. Decisions
+ * rest on the text's form, never on known secret values (except the extra secrets), so hiding does not
+ * confirm a guess.
  * Pass only text: deciding what is binary (and not scanning it) is the caller's job.
  */
 export function createSecretFilter(options: SecretFilterOptions = {}): SecretFilter {
@@ -83,9 +88,11 @@ export function createSecretFilter(options: SecretFilterOptions = {}): SecretFil
 
   async function detectIn(text: string): Promise<Finding[]> {
     return (await secretlintFindings(text)).concat(
-      await encodedFindings(text),
+      await encodedFindings(text, extra),
       formatFindings(text),
       keyMaterialFindings(text),
+      pemBodyFindings(text),
+      secretShapeFindings(text),
       settingFindings(text),
       spokenFindings(text),
       secretFindings(text, extra),

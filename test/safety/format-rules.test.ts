@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSecretFilter } from '../../src/safety/index.js';
-import { fill, privateKeyBlock, sample } from './samples.js';
+import { fill, privateKeyBlock, sample } from '@perimeter/test-rigs';
 
 const filter = createSecretFilter();
 const pw = sample.password();

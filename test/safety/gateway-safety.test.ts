@@ -9,8 +9,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLedgerFacts } from '../../src/verify/index.js';
 import { createSecretFilter } from '../../src/safety/index.js';
 import { commitToBare } from '@perimeter/fake-github';
-import { answerOf, call, ok, startHarness, textOf, type Harness } from '@perimeter/test-rigs';
-import { fill, privateKeyBlock, providerSamples, sample } from './samples.js';
+import {
+  answerOf,
+  call,
+  fill,
+  ok,
+  privateKeyBlock,
+  providerSamples,
+  sample,
+  startHarness,
+  textOf,
+  type Harness,
+} from '@perimeter/test-rigs';
 
 const CONFIG = `version: 1
 perimeters:

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { INVISIBLE } from '../../src/safety/invisible.js';
 import { normalizeForDetection, originalSpan } from '../../src/safety/normalize.js';
 import { createSecretFilter } from '../../src/safety/index.js';
-import { providerSamples, sample } from './samples.js';
+import { providerSamples, sample } from '@perimeter/test-rigs';
 
 const filter = createSecretFilter();
 const INVISIBLES = ['\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', '\u202e', '\u{e0041}'];

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { PROVIDER_FORMATS } from '../../src/safety/provider-formats.js';
 import { createSecretFilter } from '../../src/safety/index.js';
-import { fill, providerSamples } from './samples.js';
+import { fill, providerSamples } from '@perimeter/test-rigs';
 
 /** Kinds whose value is found only after a fixed text, tested here with that text. */
 const AFTER_A_NAME = new Set(['Azure storage account key']);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ContentSafetyError, createSecretFilter, NO_FILTER } from '../../src/safety/index.js';
-import { fill, privateKeyBlock, providerSamples, sample } from './samples.js';
+import { fill, privateKeyBlock, providerSamples, sample } from '@perimeter/test-rigs';
 
 const filter = createSecretFilter();
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createSecretFilter } from '../../src/safety/index.js';
 import { secretKindOfName } from '../../src/safety/secret-settings.js';
-import { sample } from './samples.js';
+import { sample } from '@perimeter/test-rigs';
 
 const filter = createSecretFilter();
 const redact = async (text: string) => (await filter.redact(text)).text;

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { SECRETLINT_RULE_IDS, secretlintFindings } from '../../src/safety/secretlint-detector.js';
-import { fill, providerSamples, sample } from './samples.js';
+import { fill, providerSamples, sample } from '@perimeter/test-rigs';
 
 /** Kinds that secretlint's recommended rules recognise themselves (the rest are Perimeter's additions). */
 const SECRETLINT_KINDS = new Set([

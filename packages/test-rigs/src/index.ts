@@ -47,3 +47,12 @@ export {
   type HarnessOptions,
 } from './gateway-harness.js';
 export { histories, modelStandIn, play, type History, type Op, type Outcome } from './model-histories.js';
+export { fill, pemBodies, pemBody, privateKeyBlock, providerSamples, sample } from './secret-samples.js';
+export {
+  LAYERS,
+  secretEncodings,
+  WRAPPERS,
+  type LayerName,
+  type SecretEncoding,
+  type Written,
+} from './secret-encodings.js';

@@ -2,7 +2,7 @@
  * Fake but format-valid secrets, assembled at run time so this repository holds no string that
  * other secret scanners would flag. Each carries FAKE in its body where the format allows.
  */
-import { createHash } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 
 /** `length` characters from `alphabet`, deterministic for a seed. */
 export function fill(
@@ -158,3 +158,35 @@ export const sample = {
     j('FAKE', fill('aws-secret', 36, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/+')),
   password: (seed = 'pw'): string => j('Fake', fill(seed, 12), '!9'),
 };
+
+/** A PEM's body: the base64 lines between its BEGIN and END lines. */
+export function pemBody(pem: string): string {
+  return pem
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('-----'))
+    .join('\n');
+}
+
+/**
+ * Bodies of real private keys without their BEGIN and END lines, generated at run time (nothing stored in
+ * the repository), and public bodies of the same keys, which must stay visible.
+ */
+export function pemBodies(): { private: Record<string, string>; public: Record<string, string> } {
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 });
+  const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const ed = generateKeyPairSync('ed25519');
+  const pem = (key: { export(options: object): string | Buffer }, type: string): string =>
+    pemBody(key.export({ type, format: 'pem' }).toString());
+  return {
+    private: {
+      'PKCS#8 (RSA)': pem(rsa.privateKey, 'pkcs8'),
+      'PKCS#1 (RSA)': pem(rsa.privateKey, 'pkcs1'),
+      'SEC1 (EC)': pem(ec.privateKey, 'sec1'),
+      'PKCS#8 (Ed25519)': pem(ed.privateKey, 'pkcs8'),
+    },
+    public: {
+      'SPKI (RSA)': pem(rsa.publicKey, 'spki'),
+      'PKCS#1 (RSA public)': pem(rsa.publicKey, 'pkcs1'),
+    },
+  };
+}
