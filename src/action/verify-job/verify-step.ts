@@ -2,6 +2,8 @@ import * as core from '@actions/core';
 import { tmpdir } from 'node:os';
 import type { Receipts, RepoCoordinates, RepoReads, RepoWrites, RunRecords } from '../../github/index.js';
 import {
+  AgentJobError,
+  agentJobWindow,
   readJobActivity,
   receiptJson,
   snapshotRefs,
@@ -22,7 +24,6 @@ import {
   type RunFacts,
 } from '../inputs.js';
 import { applyTrust } from '../trust-gate.js';
-import { AgentJobError, agentJobWindow } from './agent-job.js';
 import { publishJudged, readVerifyBasics, type VerifyBasics } from './judging-step.js';
 import { publishError } from '../publish.js';
 import { recordLine, uploadRecord } from '../record.js';
