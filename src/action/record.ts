@@ -13,7 +13,16 @@ export interface LedgerFiles {
 
 export type RecordOutcome =
   | { uploaded: true; name: string; id: number | undefined; digest: string | undefined; files: string[] }
-  | { uploaded: false; name: string; reason: string };
+  /** `taken`: another step of the run had already uploaded an artifact under the record's name */
+  | { uploaded: false; name: string; reason: string; taken: boolean };
+
+/**
+ * The results service answers 409 Conflict to a second artifact of one name in a run (names are unique per
+ * run; actions/upload-artifact's `overwrite` deletes the first through the REST API before it uploads);
+ * @actions/artifact reports it as "Failed request: (409) Conflict".
+ * https://github.com/actions/upload-artifact#overwriting-an-artifact
+ */
+const NAME_TAKEN = /\(409\)/;
 
 /**
  * Uploads the durable record of the job as one workflow artifact: the JSON receipt, the ledger and the
@@ -50,11 +59,30 @@ export async function uploadRecord(
     return { uploaded: true, name, id, digest, files: files.map((file) => basename(file)) };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
+    if (NAME_TAKEN.test(reason))
+      return {
+        uploaded: false,
+        name,
+        reason: `the name ${name} was already taken in this run: a step before this one uploaded an artifact under it (${reason})`,
+        taken: true,
+      };
     core.warning(`the record of this job (artifact ${name}) was not uploaded: ${reason}`, {
       title: 'Perimeter: record not uploaded',
     });
-    return { uploaded: false, name, reason };
+    return { uploaded: false, name, reason, taken: false };
   }
+}
+
+/**
+ * A record name another step took fails the step, whatever the verdict: the artifact under the name is not
+ * this job's record, and whoever reads it (apply, an audit) must not take it for one. Call it last, after the
+ * receipt was published.
+ */
+export function failOnTakenName(outcome: RecordOutcome): void {
+  if (outcome.uploaded || !outcome.taken) return;
+  const message = `the record was not uploaded: ${outcome.reason}. The artifact ${outcome.name} is not this job's record; nothing may act on it`;
+  core.error(message, { title: 'Perimeter: record name taken' });
+  core.setFailed(message);
 }
 
 /** One line for the job summary: where the record is, or why there is none. */

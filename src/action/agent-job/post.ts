@@ -16,7 +16,7 @@ import { Inputs, State, STOP_GRACE_MS } from '../constants.js';
 import { logTail, stopGateway } from './gateway-process.js';
 import { readSettings, type Settings } from '../inputs.js';
 import { publishError, publishReceipt } from '../publish.js';
-import { recordLine, uploadRecord } from '../record.js';
+import { failOnTakenName, recordLine, uploadRecord } from '../record.js';
 import { judgedOutcome, runStep } from '../step.js';
 import {
   actionsState,
@@ -183,6 +183,7 @@ async function verify(
     { state: verdict.state, headline: receipt.status.description, unpublished },
     settings.failOnViolation,
   );
+  failOnTakenName(record);
 }
 
 /** The start snapshot main wrote; its digest travelled in the runner's state, out of the job's reach. */

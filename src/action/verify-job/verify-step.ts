@@ -26,7 +26,7 @@ import {
 import { applyTrust } from '../trust-gate.js';
 import { publishJudged, readVerifyBasics, type VerifyBasics } from './judging-step.js';
 import { publishError } from '../publish.js';
-import { recordLine, uploadRecord } from '../record.js';
+import { failOnTakenName, recordLine, uploadRecord } from '../record.js';
 import { runStep } from '../step.js';
 
 type Env = Record<string, string | undefined>;
@@ -187,12 +187,13 @@ async function verify(
     }),
     null,
   );
-  return publishJudged(upstream, settings, verdict, {
+  await publishJudged(upstream, settings, verdict, {
     context: settings.statusContext,
     config: { file, ref: configRef, blobSha: config.sha },
     shas: verdict.receiptOn ?? [],
     recordNote: recordLine(record),
   });
+  failOnTakenName(record);
 }
 
 /**
