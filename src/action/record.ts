@@ -5,10 +5,9 @@ import { basename, join } from 'node:path';
 import { inlineText, RECORD_FILES, type ReceiptJson } from '../verify/index.js';
 import type { RecordSettings } from './inputs.js';
 
-/** What goes into the record besides the receipt: the ledger as the gateway wrote it, and its key. */
+/** What goes into the record besides the receipt: the ledger as the gateway wrote it. */
 export interface LedgerFiles {
   path: string;
-  key: string;
 }
 
 export type RecordOutcome =
@@ -25,9 +24,9 @@ export type RecordOutcome =
 const NAME_TAKEN = /\(409\)/;
 
 /**
- * Uploads the durable record of the job as one workflow artifact: the JSON receipt, the ledger and the
- * ledger's key (the key opens the chain for an audit; after the job the gateway is gone, so it signs
- * nothing more). A failed upload never changes the verdict, which stands on what was read from GitHub:
+ * Uploads the durable record of the job as one workflow artifact: the JSON receipt and the ledger, never
+ * the ledger's key: a key beside the ledger it seals lets whoever holds the record seal another ledger. A
+ * failed upload never changes the verdict, which stands on what was read from GitHub:
  * it is a warning and a line in the summary, and the commit status is posted as it would have been.
  * https://github.com/actions/toolkit/tree/main/packages/artifact
  */
@@ -45,8 +44,7 @@ export async function uploadRecord(
     await writeFile(files[0]!, `${JSON.stringify(receipt, null, 2)}\n`, { mode: 0o600 });
     if (ledger && receipt.ledger.included) {
       await copyFile(ledger.path, join(dir, RECORD_FILES.ledger));
-      await writeFile(join(dir, RECORD_FILES.key), `${ledger.key}\n`, { mode: 0o600 });
-      files.push(join(dir, RECORD_FILES.ledger), join(dir, RECORD_FILES.key));
+      files.push(join(dir, RECORD_FILES.ledger));
     }
     if (staged) {
       await copyFile(staged, join(dir, RECORD_FILES.staged));

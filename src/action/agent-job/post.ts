@@ -160,7 +160,7 @@ async function verify(
   const record = await uploadRecord(
     settings,
     json,
-    included ? { path: ledgerPath, key: store.get(State.LedgerKey) } : null,
+    included ? { path: ledgerPath } : null,
     stagedChangeSet(store),
   );
   if (deadline.passed) return;
