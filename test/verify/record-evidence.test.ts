@@ -67,6 +67,12 @@ describe('judgeRecordArtifact', () => {
       expect(judgeRecordArtifact(NAME, [artifact({ createdAt })], [job()]).id).toBe(7001);
   });
 
+  it('passes over a step GitHub gives no end time (skipped)', () => {
+    const skipped = job();
+    skipped.steps.splice(3, 0, { ...step('Run tests', '20', '20', 'skipped'), completedAt: null });
+    expect(judgeRecordArtifact(NAME, [artifact()], [skipped]).id).toBe(7001);
+  });
+
   describe('when an agent step uploaded it', () => {
     it('throws naming the time and the agent steps', () => {
       expect(refusal([artifact({ createdAt: '2026-12-01T10:00:19Z' })])).toMatch(

@@ -25,7 +25,9 @@ function postWindow(job: WorkflowJob): { opens: number; closes: number; failed: 
   const first = job.steps.findIndex((step) => POST.test(step.name));
   if (first < 0) return null;
   const posts = job.steps.slice(first).filter((step) => POST.test(step.name));
-  const opens = Math.max(...job.steps.slice(0, first).map((step) => at(step.completedAt)), at(job.startedAt));
+  // a step GitHub gives no end (skipped, say) ran nothing to wait for
+  const ends = job.steps.slice(0, first).map((step) => at(step.completedAt));
+  const opens = Math.max(...ends.filter((end) => !Number.isNaN(end)), at(job.startedAt));
   const closes = Math.max(...posts.map((step) => at(step.completedAt)));
   if (Number.isNaN(opens) || Number.isNaN(closes)) return null;
   return { opens, closes, failed: posts.filter((step) => step.conclusion !== 'success') };
