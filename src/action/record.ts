@@ -5,20 +5,28 @@ import { basename, join } from 'node:path';
 import { inlineText, RECORD_FILES, type ReceiptJson } from '../verify/index.js';
 import type { RecordSettings } from './inputs.js';
 
-/** What goes into the record besides the receipt: the ledger as the gateway wrote it, and its key. */
+/** What goes into the record besides the receipt: the ledger as the gateway wrote it. */
 export interface LedgerFiles {
   path: string;
-  key: string;
 }
 
 export type RecordOutcome =
   | { uploaded: true; name: string; id: number | undefined; digest: string | undefined; files: string[] }
-  | { uploaded: false; name: string; reason: string };
+  /** `taken`: another step of the run had already uploaded an artifact under the record's name */
+  | { uploaded: false; name: string; reason: string; taken: boolean };
 
 /**
- * Uploads the durable record of the job as one workflow artifact: the JSON receipt, the ledger and the
- * ledger's key (the key opens the chain for an audit; after the job the gateway is gone, so it signs
- * nothing more). A failed upload never changes the verdict, which stands on what was read from GitHub:
+ * The results service answers 409 Conflict to a second artifact of one name in a run (names are unique per
+ * run; actions/upload-artifact's `overwrite` deletes the first through the REST API before it uploads);
+ * @actions/artifact reports it as "Failed request: (409) Conflict".
+ * https://github.com/actions/upload-artifact#overwriting-an-artifact
+ */
+const NAME_TAKEN = /\(409\)/;
+
+/**
+ * Uploads the durable record of the job as one workflow artifact: the JSON receipt and the ledger, never
+ * the ledger's key: a key beside the ledger it seals lets whoever holds the record seal another ledger. A
+ * failed upload never changes the verdict, which stands on what was read from GitHub:
  * it is a warning and a line in the summary, and the commit status is posted as it would have been.
  * https://github.com/actions/toolkit/tree/main/packages/artifact
  */
@@ -36,8 +44,7 @@ export async function uploadRecord(
     await writeFile(files[0]!, `${JSON.stringify(receipt, null, 2)}\n`, { mode: 0o600 });
     if (ledger && receipt.ledger.included) {
       await copyFile(ledger.path, join(dir, RECORD_FILES.ledger));
-      await writeFile(join(dir, RECORD_FILES.key), `${ledger.key}\n`, { mode: 0o600 });
-      files.push(join(dir, RECORD_FILES.ledger), join(dir, RECORD_FILES.key));
+      files.push(join(dir, RECORD_FILES.ledger));
     }
     if (staged) {
       await copyFile(staged, join(dir, RECORD_FILES.staged));
@@ -50,11 +57,30 @@ export async function uploadRecord(
     return { uploaded: true, name, id, digest, files: files.map((file) => basename(file)) };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
+    if (NAME_TAKEN.test(reason))
+      return {
+        uploaded: false,
+        name,
+        reason: `the name ${name} was already taken in this run: a step before this one uploaded an artifact under it (${reason})`,
+        taken: true,
+      };
     core.warning(`the record of this job (artifact ${name}) was not uploaded: ${reason}`, {
       title: 'Perimeter: record not uploaded',
     });
-    return { uploaded: false, name, reason };
+    return { uploaded: false, name, reason, taken: false };
   }
+}
+
+/**
+ * A record name another step took fails the step, whatever the verdict: the artifact under the name is not
+ * this job's record, and whoever reads it (apply, an audit) must not take it for one. Call it last, after the
+ * receipt was published.
+ */
+export function failOnTakenName(outcome: RecordOutcome): void {
+  if (outcome.uploaded || !outcome.taken) return;
+  const message = `the record was not uploaded: ${outcome.reason}. The artifact ${outcome.name} is not this job's record; nothing may act on it`;
+  core.error(message, { title: 'Perimeter: record name taken' });
+  core.setFailed(message);
 }
 
 /** One line for the job summary: where the record is, or why there is none. */

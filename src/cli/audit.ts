@@ -1,7 +1,14 @@
-import { createOctokitUpstream, type Receipts, type RepoReads, type RepoWrites } from '../github/index.js';
+import {
+  createOctokitUpstream,
+  type Receipts,
+  type RepoReads,
+  type RepoWrites,
+  type RunRecords,
+} from '../github/index.js';
 import { compilePerimeter, judgeConfigRef, parseConfig, type Perimeter } from '../policy/index.js';
 import { MIN_SCRUBBED_LENGTH, makeScrubber } from '../safety/secret-forms.js';
 import {
+  agentJobWindow,
   compareReceipts,
   compareSettings,
   ledgerFactsOf,
@@ -23,7 +30,7 @@ import { EXIT_CHANGES, EXIT_OK, UsageError, type CliIo } from './io.js';
 import { readRecord, type RecordFiles } from './record-files.js';
 
 export const AUDIT_USAGE =
-  'perimeter audit [--repo OWNER/NAME] [--api-url URL] [--json] [--config FILE] [--config-ref REF] ' +
+  'perimeter audit [--repo OWNER/NAME] [--api-url URL] [--json] [--job NAME] [--config FILE] [--config-ref REF] ' +
   '[--perimeters LIST|all] [--direct-pushes check|deny] [--ignore-refs LIST] RECORD';
 
 const FLAGS = {
@@ -41,6 +48,11 @@ const FLAGS = {
     type: 'boolean',
     default: false,
     help: 'print the ledger, both verdicts and the disagreements as JSON',
+  },
+  job: {
+    type: 'string',
+    value: 'NAME',
+    help: "the agent job's name as the run shows it: the window comes from GitHub's jobs API, and the record's own is named when it is not inside it",
   },
   config: {
     type: 'string',
@@ -90,6 +102,8 @@ export const AUDIT_HELP = renderHelp({
 export async function run(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, FLAGS, true);
   const expected = expectedSettings(values);
+  const job = typeof values.job === 'string' ? values.job.trim() : null;
+  if (job === '') throw new UsageError('--job: expected the agent job\'s name, got ""');
   if (positionals.length !== 1) throw new UsageError(`expected one record, got ${positionals.length}`);
   const target = positionals[0]!;
   const token = process.env.GITHUB_TOKEN ?? process.env.GH_TOKEN ?? '';
@@ -112,7 +126,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const scrub = makeScrubber([token]);
   let audit: Audit;
   try {
-    audit = await auditRecord(upstream, record, receipt, expected);
+    audit = await auditRecord(upstream, record, receipt, expected, job);
   } catch (error) {
     throw new Error(scrub(error instanceof Error ? error.message : String(error)), { cause: error });
   }
@@ -129,22 +143,55 @@ interface Audit {
   recomputed: Pick<ReceiptJson, 'state' | 'description' | 'violations' | 'unchecked'>;
   agree: boolean;
   disagreements: Disagreement[];
+  /** what the audit could not check, and why: it agrees on the rest only */
+  notChecked: string[];
 }
 
-/** The ledger as the record has it; what the receipt says about it is checked, never taken. */
+/** The ledger's seal cannot be checked: its key never leaves the runner (src/action/record.ts). */
+const UNSEALED =
+  "the ledger's seal: its key never leaves the runner, so the ledger is read in order and whole as written, not proven to be the gateway's";
+const RECORD_WINDOW =
+  "the window: the record's own, not GitHub's (pass --job with the agent job's name to take it from GitHub's jobs API)";
+
+/**
+ * The ledger as the record has it, read in order without its key (which never leaves the runner); what the
+ * receipt says about it is checked, never taken. A commit it claims still counts as the gateway's only when
+ * GitHub made it (verifyJob).
+ */
 function ledgerOf(record: RecordFiles, receipt: ReceiptJson): LedgerFacts | null {
   if (!receipt.ledger.included && record.ledger === null) return null;
   if (record.ledger === null)
     return { ok: false, problem: 'the record holds no ledger', commits: [], records: 0, perPerimeter: {} };
-  if (record.key === null)
-    return {
-      ok: false,
-      problem: 'the record holds no ledger key',
-      commits: [],
-      records: 0,
-      perPerimeter: {},
-    };
-  return ledgerFactsOf(record.ledger, record.key.trim());
+  return ledgerFactsOf(record.ledger, null);
+}
+
+/**
+ * The window to judge: GitHub's record of the agent job (`--job`), as the verify job takes it. The record's
+ * own window must lie inside it, else it is named: moved, it could leave the agent's pushes outside.
+ */
+async function windowOf(
+  upstream: RunRecords,
+  receipt: ReceiptJson,
+  job: string,
+): Promise<{ startedAt: string; endedAt: string; disagreements: Disagreement[] }> {
+  const runId = Number(receipt.run.id);
+  const window = agentJobWindow(await upstream.listRunJobs(runId), {
+    name: job,
+    runId,
+    attempt: Number(receipt.run.attempt) || 1,
+  });
+  const inside =
+    Date.parse(receipt.window.startedAt) >= Date.parse(window.since) &&
+    Date.parse(receipt.window.endedAt) <= Date.parse(window.until);
+  const disagreements: Disagreement[] = inside
+    ? []
+    : [
+        {
+          field: 'window',
+          message: `the record says ${receipt.window.startedAt} to ${receipt.window.endedAt}, which is not inside the job "${job}" as GitHub records it (${window.since} to ${window.until})`,
+        },
+      ];
+  return { startedAt: window.since, endedAt: window.until, disagreements };
 }
 
 const names = (value: string): string[] => value.split(/[\s,]+/).filter(Boolean);
@@ -240,12 +287,15 @@ async function withOwnReceipt(
 }
 
 async function auditRecord(
-  upstream: RepoReads & RepoWrites & Receipts,
+  upstream: RepoReads & RepoWrites & Receipts & RunRecords,
   record: RecordFiles,
   receipt: ReceiptJson,
   expected: ExpectedSettings,
+  job: string | null,
 ): Promise<Audit> {
   const ledger = ledgerOf(record, receipt);
+  const window =
+    job === null ? { ...receipt.window, disagreements: [] } : await windowOf(upstream, receipt, job);
   const trusted = await trustedConfig(upstream, receipt);
   const configText = trusted.text;
   const { perimeters, defined, disagreements: unknown } = perimetersOf(configText, trusted.at, receipt);
@@ -262,8 +312,8 @@ async function auditRecord(
     ignoreRefs: receipt.ignoreRefs,
     // what the job's post step could not check (the gateway died, say) stays unchecked: only ever stricter
     problems: receipt.unchecked,
-    startedAt: receipt.window.startedAt,
-    endedAt: receipt.window.endedAt,
+    startedAt: window.startedAt,
+    endedAt: window.endedAt,
     // a verify job's record: judged without a ledger, statuses on the receipt's context looked at
     ...(receiptWindow && { ledgerExpected: false, receiptWindow }),
   });
@@ -282,6 +332,7 @@ async function auditRecord(
     ...(receipt.verifyJob && { receiptWindow: receipt.verifyJob.receiptWindow }),
   });
   const disagreements = [
+    ...window.disagreements,
     ...trusted.disagreements,
     ...writable,
     ...unknown,
@@ -302,6 +353,7 @@ async function auditRecord(
     },
     agree: disagreements.length === 0,
     disagreements,
+    notChecked: [...(record.ledger === null ? [] : [UNSEALED]), ...(job === null ? [RECORD_WINDOW] : [])],
   };
 }
 
@@ -314,14 +366,23 @@ function render(target: string, audit: Audit): string {
   const run = `run ${visible(audit.run.id)} attempt ${visible(audit.run.attempt)}, job ${visible(audit.run.job)}`;
   const lines = [
     `Audit of ${visible(target)}: ${visible(audit.repository)}, ${run}`,
-    `  ledger:     ${ledger.ok ? `chain intact, ${ledger.records} records` : `BROKEN: ${visible(ledger.problem ?? 'unknown')}`}`,
+    `  ledger:     ${!ledger.included ? 'none' : ledger.ok ? `${ledger.records} records in order, unsealed` : `BROKEN: ${visible(ledger.problem ?? 'unknown')}`}`,
     `  receipt:    ${visible(audit.recorded.state)}: ${visible(audit.recorded.description)}`,
     `  GitHub:     ${audit.recomputed.state}: ${visible(audit.recomputed.description)}`,
   ];
-  if (audit.agree) lines.push('The receipt agrees with GitHub.');
+  if (audit.agree)
+    lines.push(
+      audit.notChecked.length === 0
+        ? 'The receipt agrees with GitHub.'
+        : 'The receipt agrees with GitHub on everything checked.',
+    );
   else {
     lines.push(`The receipt disagrees with GitHub (${audit.disagreements.length}):`);
     for (const d of audit.disagreements) lines.push(`  - ${visible(d.field)}: ${visible(d.message)}`);
+  }
+  if (audit.notChecked.length > 0) {
+    lines.push('Not checked:');
+    for (const what of audit.notChecked) lines.push(`  - ${what}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -6,14 +6,14 @@ import { readZip } from './zip-reader.js';
 /**
  * A run's record as an owner has it after the run: the workflow artifact downloaded as a zip (the Actions
  * UI, the REST API), or unpacked into a directory (`gh run download`, which puts each artifact in a
- * directory of its name when it downloads several). The files are the ones the post step uploads.
+ * directory of its name when it downloads several). The files are the ones the post step uploads. A key file
+ * beside the ledger, if one is there, is never read: whoever made the record could have made the key.
  */
 export interface RecordFiles {
   /** where the files were found, for messages */
   source: string;
   receipt: string | null;
   ledger: string | null;
-  key: string | null;
 }
 
 const why = (error: unknown): string =>
@@ -35,7 +35,6 @@ async function fromDirectory(dir: string, shown: string): Promise<RecordFiles | 
     source: shown,
     receipt: await read(RECORD_FILES.receipt),
     ledger: await read(RECORD_FILES.ledger),
-    key: await read(RECORD_FILES.key),
   };
 }
 
@@ -63,7 +62,6 @@ export async function readRecord(path: string, cwd: string): Promise<RecordFiles
       source: path,
       receipt: text(files.get(RECORD_FILES.receipt)),
       ledger: text(files.get(RECORD_FILES.ledger)),
-      key: text(files.get(RECORD_FILES.key)),
     };
   }
   if (!info.isDirectory()) throw new Error(`cannot read the record ${path}: not a file or directory`);

@@ -5,13 +5,13 @@ import { parseCommandArgs, renderHelp, type Flags } from './args.js';
 import { EXIT_ERRORS, EXIT_OK, UsageError, type CliIo } from './io.js';
 import { isRecord, readRecord } from './record-files.js';
 
-export const VERIFY_LEDGER_USAGE = 'perimeter verify-ledger [--key-file FILE] [--json] LEDGER|RECORD';
+export const VERIFY_LEDGER_USAGE = 'perimeter verify-ledger --key-file FILE [--json] LEDGER|RECORD';
 
 const FLAGS = {
   'key-file': {
     type: 'string',
     value: 'FILE',
-    help: "the ledger's key (required for a bare ledger file; overrides a record's own key)",
+    help: "the ledger's key (required: a record carries none; the key stays where the gateway ran)",
   },
   json: { type: 'boolean', default: false, help: 'print the verdict as JSON' },
 } satisfies Flags;
@@ -31,8 +31,9 @@ const why = (error: unknown) =>
   (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
 
 /**
- * The ledger text and its key: a bare ledger file needs --key-file; a record (the run's workflow artifact,
- * as a zip or unpacked into a directory) carries its key, which --key-file overrides.
+ * The ledger text and its key, from --key-file only: a record (the run's workflow artifact, as a zip or
+ * unpacked into a directory) carries no key, and a key found beside a ledger is never taken, since whoever
+ * wrote one could have written the other.
  */
 async function ledgerAndKey(target: string, keyFile: string | undefined, io: CliIo) {
   const key = keyFile
@@ -43,9 +44,11 @@ async function ledgerAndKey(target: string, keyFile: string | undefined, io: Cli
   if (await isRecord(target, io.cwd)) {
     const record = await readRecord(target, io.cwd);
     if (record.ledger === null) throw new Error(`${record.source} holds no ledger`);
-    const given = key ?? record.key;
-    if (given === null) throw new Error(`${record.source} holds no ledger key; give --key-file FILE`);
-    return { text: record.ledger, key: given.trim() };
+    if (key === null)
+      throw new UsageError(
+        `--key-file FILE is required: a record carries no ledger key (the key never leaves the runner)`,
+      );
+    return { text: record.ledger, key: key.trim() };
   }
   if (key === null) throw new UsageError('--key-file FILE is required for a ledger file outside a record');
   const info = await stat(resolve(io.cwd, target)).catch((error: unknown) => {

@@ -121,6 +121,34 @@ export interface WorkflowJob {
   startedAt: string;
   completedAt: string | null;
   runnerName: string | null;
+  /** its steps in order, as its runner reported them (an action's post step is named `Post <step>`) */
+  steps: WorkflowStep[];
+}
+
+/**
+ * A step of a workflow job, with GitHub's times (whole seconds; null while it has not started or ended).
+ * https://docs.github.com/rest/actions/workflow-jobs#get-a-job-for-a-workflow-run
+ */
+export interface WorkflowStep {
+  name: string;
+  number: number;
+  status: string;
+  conclusion: string | null;
+  startedAt: string | null;
+  completedAt: string | null;
+}
+
+/**
+ * A workflow artifact as the REST API lists it: GitHub's own time of its creation and the SHA-256 of its
+ * zip (`sha256:<hex>`; null for artifacts uploaded before GitHub recorded digests).
+ * https://docs.github.com/rest/actions/artifacts#list-workflow-run-artifacts
+ */
+export interface RunArtifact {
+  id: number;
+  name: string;
+  createdAt: string;
+  digest: string | null;
+  expired: boolean;
 }
 
 /**
@@ -372,6 +400,8 @@ export interface Receipts {
 export interface RunRecords {
   /** The jobs of every attempt of a workflow run (needs `actions: read`). */
   listRunJobs(runId: number): Promise<WorkflowJob[]>;
+  /** The artifacts of a workflow run that have this name, every one GitHub lists (needs `actions: read`). */
+  listRunArtifacts(runId: number, name: string): Promise<RunArtifact[]>;
 }
 
 /** Pull requests of the repository, read and opened. */

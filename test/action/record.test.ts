@@ -1,6 +1,6 @@
 /**
- * The record of a run, as a runner runs the built bundles: post uploads the JSON receipt, the ledger and its
- * key as one workflow artifact through the stand-in's artifact service (the runtime token the runner hands
+ * The record of a run, as a runner runs the built bundles: post uploads the JSON receipt and the ledger (never
+ * its key) as one workflow artifact through the stand-in's artifact service (the runtime token the runner hands
  * the action), and another job or an owner downloads it through the REST API.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -44,7 +44,7 @@ async function uploadFirst(j: Job, name: string): Promise<void> {
 
 describe('the record of a run', { timeout: 180_000 }, () => {
   describe('when the agent works through the gateway', () => {
-    it('is uploaded as one artifact: receipt, ledger and key, which verify and agree', async () => {
+    it('is uploaded as one artifact: receipt and ledger without its key, which agree', async () => {
       const j = await started();
       const agent = await j.agent('implementer');
       const pushed = await agent.callTool({
@@ -58,9 +58,10 @@ describe('the record of a run', { timeout: 180_000 }, () => {
 
       const { zip, files } = await downloadRecord(j.gh, j.token, 'perimeter-implement-1');
       // push mode: no change set (writes: stage adds staged.json, test/action/staged-writes.test.ts)
-      expect([...files.keys()].sort()).toEqual(
-        [RECORD_FILES.ledger, RECORD_FILES.key, RECORD_FILES.receipt].sort(),
-      );
+      // the key stays on the runner: beside the ledger, it would let whoever holds the record seal another
+      expect([...files.keys()].sort()).toEqual([RECORD_FILES.ledger, RECORD_FILES.receipt].sort());
+      const key = j.runner.main!.state.ledgerKey!;
+      expect(zip.includes(Buffer.from(key))).toBe(false);
       const receipt = parseReceiptJson(files.get(RECORD_FILES.receipt)!.toString('utf8'));
       const end = await j.head();
       expect(receipt).toMatchObject({
@@ -76,24 +77,28 @@ describe('the record of a run', { timeout: 180_000 }, () => {
         commits: { gateway: [end], direct: [] },
         ledger: { included: true, ok: true, problem: null },
       });
-      const chain = checkChain(
-        files.get(RECORD_FILES.ledger)!.toString('utf8'),
-        files.get(RECORD_FILES.key)!.toString('utf8').trim(),
-      );
+      const chain = checkChain(files.get(RECORD_FILES.ledger)!.toString('utf8'), key);
       expect(chain.ok).toBe(true);
       expect(receipt.ledger.records).toBe(chain.records);
       expect(receipt.ledger.head).toBe(chain.verified.at(-1)!.mac);
 
-      // verify-ledger reads the download as it comes: the zip, and the directory it unpacks to
+      // verify-ledger reads the download as it comes, with a key its holder kept, never one from a record
       writeFileSync(join(scratch, 'record.zip'), zip);
-      const checked = await runCli(['verify-ledger', '--json', 'record.zip'], scratch);
+      writeFileSync(join(scratch, 'kept.key'), `${key}\n`);
+      const keyless = await runCli(['verify-ledger', '--json', 'record.zip'], scratch);
+      expect(keyless.code).toBe(2);
+      expect(keyless.stderr).toContain('--key-file FILE is required: a record carries no ledger key');
+      const checked = await runCli(
+        ['verify-ledger', '--key-file', 'kept.key', '--json', 'record.zip'],
+        scratch,
+      );
       expect(checked.code, checked.stderr).toBe(0);
       expect(JSON.parse(checked.stdout)).toEqual({ ledger: 'record.zip', ok: true, records: chain.records });
     });
   });
 
   describe('when the upload fails', () => {
-    it('says so and leaves a failure a failure', async () => {
+    it('fails loudly when the name was taken, and leaves a failure a failure', async () => {
       const j = await started();
       // the name is taken in the run before post comes to it
       await uploadFirst(j, 'perimeter-implement-1');
@@ -107,12 +112,22 @@ describe('the record of a run', { timeout: 180_000 }, () => {
       });
       expect(post.annotations).toContainEqual(
         expect.objectContaining({
-          level: 'warning',
-          title: 'Perimeter: record not uploaded',
+          level: 'error',
+          title: 'Perimeter: record name taken',
           message: expect.stringContaining('an artifact with this name already exists on the workflow run'),
         }),
       );
       expect(post.summary).toContain('Record: not uploaded');
+    });
+
+    it('fails the step on a taken name even when nothing was out of scope: the verdict stands', async () => {
+      const j = await started();
+      await uploadFirst(j, 'perimeter-implement-1');
+      const post = await j.post();
+      expect(post.exitCode).toBe(1);
+      expect(post.log).toContain("The artifact perimeter-implement-1 is not this job's record");
+      const [status] = await j.statuses(await j.head());
+      expect(status?.state).toBe('success');
     });
 
     it('leaves a success a success, with the reason in the summary', async () => {

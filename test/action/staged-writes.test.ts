@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { commitToBare, gitText } from '@perimeter/fake-github';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { answerOf, FILES, text, type ActionRunner, type Job } from '@perimeter/test-rigs';
+import { answerOf, FILES, REPOSITORY, RUN_ID, text, type ActionRunner, type Job } from '@perimeter/test-rigs';
 import { readChangeSet } from '../../src/github/staged/change-set.js';
 import { createOctokitUpstream } from '../../src/github/octokit/octokit-upstream.js';
 import { StagedUpstream, type StagedChangeSet } from '../../src/github/staged/staged-upstream.js';
@@ -96,7 +96,14 @@ async function applyJob(
   j: Job,
   inputs: Record<string, string | null> = {},
 ): Promise<Awaited<ReturnType<ActionRunner['runMain']>>> {
-  const given = { record: j.runner.main!.outputs.record!, perimeters: 'implementer', ...inputs };
+  // apply needs the agent job: GitHub has completed it (and its runtime token) before apply starts
+  if (j.record?.status !== 'completed') await j.end();
+  const given = {
+    record: j.runner.main!.outputs.record!,
+    'agent-job': 'implement',
+    perimeters: 'implementer',
+    ...inputs,
+  };
   const runner = j.laterJob('apply', 'apply', {
     token: j.tokens[BOT]!,
     inputs: Object.fromEntries(
@@ -105,6 +112,17 @@ async function applyJob(
   });
   runners.push(runner);
   return runner.runMain();
+}
+
+/**
+ * GitHub's times have whole seconds: waits until the clock (the stand-in's, this process's) is in the next
+ * one, so what happens after is later on GitHub's record too. An order, not a measure of speed.
+ */
+const nextSecond = () => new Promise((resolve) => setTimeout(resolve, 1_050 - (Date.now() % 1_000)));
+
+/** The agent's own change set for the record's name: in scope, so only the artifact's origin can refuse it. */
+async function forgedRecord(j: Job): Promise<Record<string, string>> {
+  return { 'staged.json': JSON.stringify(await stagedOn(j, j.branch)) };
 }
 
 describe('staged writes over two jobs', { timeout: 300_000 }, () => {
@@ -237,6 +255,76 @@ describe('staged writes over two jobs', { timeout: 300_000 }, () => {
       description: expect.stringMatching(
         new RegExp(`^1 staged commit\\(s\\) applied on top of ${theirs.slice(0, 7)}: 1 path`),
       ),
+    });
+  });
+
+  describe("when the agent uploads under the record's name", () => {
+    it('refuses an artifact uploaded before post, and post fails loudly on the taken name', async () => {
+      const j = await started();
+      const start = await j.head();
+      await agentJob(j);
+      const name = j.runner.main!.outputs.record!;
+      await j.agentUploads(name, await forgedRecord(j));
+      await nextSecond();
+      const post = await j.post();
+      expect(post.exitCode, post.log + post.stderr).toBe(1);
+      expect(post.log).toContain(
+        `the record was not uploaded: the name ${name} was already taken in this run`,
+      );
+
+      const applied = await applyJob(j);
+      expect(applied.exitCode).toBe(1);
+      expect(applied.log).toContain(
+        `is not the agent job's record: it was created at ${new Date(Date.now()).toISOString().slice(0, 10)}`,
+      );
+      expect(applied.log).toContain('before the steps of job "implement" ahead of its post steps ended');
+      expect(await j.head()).toBe(start);
+      const [status] = await j.statuses(start, j.tokens[BOT]);
+      expect(status).toMatchObject({ state: 'error', description: expect.stringContaining(name) });
+    });
+
+    it('refuses a record deleted and replaced after post uploaded it', async () => {
+      const j = await started();
+      const start = await j.head();
+      await agentJob(j);
+      const forged = await forgedRecord(j);
+      expect((await j.post()).exitCode).toBe(0);
+      const name = j.runner.main!.outputs.record!;
+      await nextSecond();
+      // before the job ends: the honest record deleted through the REST API, the agent's under its name
+      const headers = { authorization: `Bearer ${j.token}` };
+      const api = `${j.gh.url}/repos/${REPOSITORY}/actions`;
+      const listed = (await (
+        await fetch(`${api}/runs/${RUN_ID}/artifacts?name=${name}`, { headers })
+      ).json()) as {
+        artifacts: Array<{ id: number }>;
+      };
+      const deleted = await fetch(`${api}/artifacts/${listed.artifacts[0]!.id}`, {
+        method: 'DELETE',
+        headers,
+      });
+      expect(deleted.status).toBe(204);
+      await j.agentUploads(name, forged);
+
+      const applied = await applyJob(j);
+      expect(applied.exitCode).toBe(1);
+      expect(applied.log).toContain('after the post steps of job "implement" ended');
+      expect(applied.log).toContain('it replaced the record post uploaded');
+      expect(await j.head()).toBe(start);
+      const [status] = await j.statuses(start, j.tokens[BOT]);
+      expect(status).toMatchObject({ state: 'error' });
+    });
+
+    it('lands nothing without agent-job: the artifact alone is no evidence', async () => {
+      const j = await started();
+      const start = await j.head();
+      await agentJob(j);
+      expect((await j.post()).exitCode).toBe(0);
+      const applied = await applyJob(j, { 'agent-job': null });
+      expect(applied.exitCode).toBe(1);
+      expect(applied.log).toContain('agent-job: required with record');
+      expect(applied.stderr).not.toMatch(/\n\s+at /);
+      expect(await j.head()).toBe(start);
     });
   });
 

@@ -88,3 +88,31 @@ describe("README's two-job workflow", () => {
     ]);
   });
 });
+
+describe('the staged workflows of README and docs/staged-writes.md', () => {
+  const blocks = {
+    README: (readme: string) => readme.split('<!-- staged -->\n')[1] ?? '',
+    'docs/staged-writes.md': (page: string) => page,
+  };
+  it.each(Object.entries(blocks))(
+    '%s: the agent job may only read; apply writes, posts the receipt and reads GitHub’s record of the job',
+    (file, section) => {
+      const text = section(readFileSync(join(REPO_ROOT, file === 'README' ? 'README.md' : file), 'utf8'));
+      const block = /```yaml\n([\s\S]*?)```/.exec(text)?.[1] ?? '';
+      const { jobs } = parseYaml(block) as { jobs: Record<string, WorkflowJob> };
+      const [agentName, agent] = Object.entries(jobs).find(([, job]) => job.needs === undefined)!;
+      const apply = Object.values(jobs).find((job) => job.needs === agentName)!;
+      expect(agent.permissions).toEqual({ contents: 'read' });
+      expect(apply.permissions).toEqual({ contents: 'write', statuses: 'write', actions: 'read' });
+      const main = agent.steps.find((step) => step.uses === 'OWNER/perimeter@v1')!;
+      expect(main.with?.writes).toBe('stage');
+      const step = apply.steps.find((s) => s.uses === 'OWNER/perimeter/apply@v1')!;
+      // the record's name is the workflow's own (main's default), not an output the agent's job set
+      expect(step.with).toMatchObject({
+        record: `perimeter-${agentName}-\${{ github.run_attempt }}`,
+        'agent-job': agentName,
+        perimeters: main.with?.perimeters,
+      });
+    },
+  );
+});

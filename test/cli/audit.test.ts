@@ -72,7 +72,7 @@ const audit = (j: Job, record: string, ...flags: string[]) =>
   runCli(['audit', '--api-url', j.gh.url, ...flags, record], scratch, { GITHUB_TOKEN: j.token });
 
 describe('perimeter audit', { timeout: 240_000 }, () => {
-  it('agrees with an honest run, and names a broken ledger chain', async () => {
+  it('agrees with an honest run on all it checks, says what it could not, and names a broken chain', async () => {
     const j = await started();
     const agent = await j.agent('implementer');
     const pushed = await agent.callTool({
@@ -83,30 +83,65 @@ describe('perimeter audit', { timeout: 240_000 }, () => {
     expect((await j.post()).exitCode).toBe(0);
     const zip = await download(j, 'perimeter-implement-1');
 
+    // the record carries no key and takes no window on its own word: said, never passed over
     const honest = await audit(j, zip, '--json');
     expect(honest.code, honest.stderr).toBe(0);
+    const unsealed = expect.stringContaining("the ledger's seal: its key never leaves the runner");
     expect(JSON.parse(honest.stdout)).toMatchObject({
       agree: true,
       disagreements: [],
       recorded: { state: 'success' },
       recomputed: { state: 'success' },
       ledger: { ok: true },
+      notChecked: [unsealed, expect.stringContaining("the window: the record's own, not GitHub's")],
     });
-    const shown = await audit(j, zip);
-    expect(shown.stdout).toContain('The receipt agrees with GitHub.');
+    await j.end();
+    const withJob = await audit(j, zip, '--json', '--job', 'implement');
+    expect(withJob.code, withJob.stderr).toBe(0);
+    expect(JSON.parse(withJob.stdout)).toMatchObject({ agree: true, notChecked: [unsealed] });
+    const shown = await audit(j, zip, '--job', 'implement');
+    expect(shown.stdout).toContain('The receipt agrees with GitHub on everything checked.');
+    expect(shown.stdout).toContain('Not checked:');
 
-    // one record of the ledger edited after the fact: the chain breaks there, and the audit says where
+    // one record of the ledger taken out after the fact: the chain breaks there, and the audit says where
     const broken = unpacked(zip, (files) => {
       const lines = files.get(RECORD_FILES.ledger)!.split('\n');
-      lines[1] = JSON.stringify({ ...JSON.parse(lines[1]!), time: '2000-01-01T00:00:00.000Z' });
+      lines.splice(1, 1);
       files.set(RECORD_FILES.ledger, lines.join('\n'));
     });
     const result = await audit(j, broken);
     expect(result.code, result.stderr).toBe(3);
     expect(result.stdout).toContain(
-      'ledger:     BROKEN: the ledger is broken at record 2: MAC does not match',
+      'ledger:     BROKEN: the ledger is broken at record 2: does not follow the previous record',
     );
     expect(result.stdout).toContain('The receipt disagrees with GitHub');
+  });
+
+  it("names a record window moved off the job's as GitHub records it, and judges GitHub's", async () => {
+    const j = await started();
+    await j.push({ 'docs/roadmap.md': 'out of scope\n' });
+    expect((await j.post()).exitCode).toBe(1);
+    await j.end();
+    const zip = await download(j, 'perimeter-implement-1');
+    // moved to start after the push and sealed by nobody: the receipt then claims success
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const forged = unpacked(zip, (files) => {
+      const receipt = JSON.parse(files.get(RECORD_FILES.receipt)!) as Receipt;
+      receipt.window = { startedAt: later, endedAt: later };
+      receipt.state = 'success';
+      receipt.violations = [];
+      files.set(RECORD_FILES.receipt, JSON.stringify(receipt));
+    });
+    const result = await audit(j, forged, '--json', '--job', 'implement');
+    expect(result.code, result.stderr).toBe(3);
+    const out = JSON.parse(result.stdout) as { disagreements: Disagreement[]; recomputed: { state: string } };
+    expect(out.disagreements).toContainEqual({
+      field: 'window',
+      message: expect.stringContaining(
+        `the record says ${later} to ${later}, which is not inside the job "implement"`,
+      ),
+    });
+    expect(out.recomputed.state).toBe('failure');
   });
 
   it('agrees with an honest failure, and catches a receipt turned into success', async () => {

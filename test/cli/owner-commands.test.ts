@@ -100,14 +100,18 @@ describe('perimeter verify-ledger on a downloaded record', () => {
     writeFileSync(join(dir, 'ledger.key'), `${key}\n`);
   };
 
-  it('takes the key from the record, in the directory gh run download makes', async () => {
+  it('never takes a key found beside the ledger, in the directory gh run download makes', async () => {
     const dir = checkout({ 'perimeters.yml': CONFIG });
     mkdirSync(join(dir, 'download', 'perimeter-implement-1'), { recursive: true });
     await write(join(dir, 'download', 'perimeter-implement-1'), 'k'.repeat(32));
-    const result = await runCli(['verify-ledger', 'download'], dir);
+    const keyless = await runCli(['verify-ledger', 'download'], dir);
+    expect(keyless.code).toBe(2);
+    expect(keyless.stderr).toContain('--key-file FILE is required: a record carries no ledger key');
+    writeFileSync(join(dir, 'kept-key'), 'k'.repeat(32));
+    const result = await runCli(['verify-ledger', '--key-file', 'kept-key', 'download'], dir);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('download: ok, 2 records, chain intact\n');
-    // a key given on the command line wins over the record's
+    // the wrong key breaks the chain at once
     writeFileSync(join(dir, 'other-key'), 'x'.repeat(32));
     const wrong = await runCli(['verify-ledger', '--key-file', 'other-key', 'download'], dir);
     expect(wrong.code).toBe(1);

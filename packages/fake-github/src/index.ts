@@ -5,7 +5,7 @@ export { writeRequests } from './stats.js';
 export type { ActionsJob, FakeGithub, FakeGithubOptions, FakeStats } from './server.js';
 export type { AppToken } from './apps.js';
 export type { Fault, FaultRoute } from './faults.js';
-export type { JobConclusion, JobRecord, JobStart } from './actions-jobs.js';
+export type { JobConclusion, JobRecord, JobStart, StepRecord } from './actions-jobs.js';
 export { commitToBare, seedRepo, SEED_ACTOR } from './seed.js';
 export { git, gitText, GitError, ZERO_SHA, type GitRunOptions } from './git.js';
 export { activityPath, readRefChanges, recordRefChange, type RefChange } from './activity-log.js';

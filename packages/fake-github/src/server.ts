@@ -19,7 +19,7 @@ import { TREE_BYTE_LIMIT, TREE_ENTRY_LIMIT, treeRoutes } from './routes-git-data
 import { activityRoutes } from './routes-activity.js';
 import { actionsRoutes } from './routes-actions.js';
 import { checkRoutes } from './routes-checks.js';
-import type { JobConclusion, JobRecord, JobStart } from './actions-jobs.js';
+import type { JobConclusion, JobRecord, JobStart, StepRecord } from './actions-jobs.js';
 import { contentRoutes } from './routes-contents.js';
 import { artifactRoutes } from './routes-artifacts.js';
 import { refRoutes } from './routes-refs.js';
@@ -118,6 +118,10 @@ export interface FakeGithub {
   recordJob(repo: string, job: JobStart): JobRecord;
   /** Completes a recorded job now with a conclusion. */
   completeJob(repo: string, id: number, conclusion: JobConclusion): JobRecord;
+  /** A recorded job's runner starts a step now (completing the running one, if any, as a success). */
+  startStep(repo: string, id: number, name: string): StepRecord;
+  /** A recorded job's running step ends now with a conclusion. */
+  completeStep(repo: string, id: number, conclusion: JobConclusion): StepRecord;
   /**
    * Revokes a token: every later request with it answers 401 Bad credentials, as GITHUB_TOKEN does once its
    * job has finished (https://docs.github.com/actions/concepts/security/github_token).
@@ -282,6 +286,8 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
         })),
     recordJob: (repo, job) => repoNamed(repos, repo).jobs.start(job),
     completeJob: (repo, id, conclusion) => repoNamed(repos, repo).jobs.complete(id, conclusion),
+    startStep: (repo, id, name) => repoNamed(repos, repo).jobs.startStep(id, name),
+    completeStep: (repo, id, conclusion) => repoNamed(repos, repo).jobs.completeStep(id, conclusion),
     revokeToken: (token) => void tokens.delete(token),
     addToken: (token, login, permissions = {}) => {
       apps.forLogin(login);

@@ -73,6 +73,9 @@ describe('answers match GitHub OpenAPI schemas', () => {
     });
     artifactId = (await twirp('FinalizeArtifact', { size: '3' })).artifact_id!;
     jobId = gh.recordJob('acme/app', { runId: 4242, name: 'implement', runnerName: 'GitHub Actions 3' }).id;
+    gh.startStep('acme/app', jobId, 'Run octo/perimeter@v1');
+    gh.startStep('acme/app', jobId, 'Post Run octo/perimeter@v1');
+    gh.completeStep('acme/app', jobId, 'success');
     gh.completeJob('acme/app', jobId, 'cancelled');
     gh.recordJob('acme/app', { runId: 4242, name: 'verify', runnerName: 'GitHub Actions 4' });
   }, 60_000);

@@ -11,12 +11,22 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { seedRepo, startFakeGithub, type FakeGithub } from '@perimeter/fake-github';
-import { ActionRunner, type RunnerOptions, type StepResult } from './runner.js';
+import {
+  seedRepo,
+  startFakeGithub,
+  type FakeGithub,
+  type JobConclusion,
+  type JobRecord,
+} from '@perimeter/fake-github';
+import { ActionRunner, REPO_ROOT, runnerNode, type RunnerOptions, type StepResult } from './runner.js';
 
 const run = promisify(execFile);
 
 export const REPOSITORY = 'octo/widgets';
+/** The run every job of the rigs belongs to (the runner's GITHUB_RUN_ID). */
+export const RUN_ID = 4242;
+/** The action's step as a runner names it (`Run <uses>`); its post step is `Post Run <uses>`. */
+export const ACTION_STEP = 'Run octo/perimeter@v1';
 
 export interface JobOptions {
   /** files of the default branch `main`, perimeters.yml included */
@@ -67,6 +77,8 @@ export class Job {
   readonly branch: string;
   runner!: ActionRunner;
   gh!: FakeGithub;
+  /** the job as GitHub's Actions jobs API records it, with its steps; null until it starts */
+  record: JobRecord | null = null;
   readonly dir = mkdtempSync(join(tmpdir(), 'perimeter-job-'));
   readonly bare = join(this.dir, 'widgets.git');
   private clients: Client[] = [];
@@ -109,8 +121,49 @@ export class Job {
     return job;
   }
 
-  main(): Promise<StepResult> {
-    return this.runner.runMain();
+  /** GitHub starts the job (its runner picks it up); recorded for the Actions jobs API. */
+  startRecord(name = 'implement', runnerName = 'GitHub Actions 1'): JobRecord {
+    this.record = this.gh.recordJob(REPOSITORY, { runId: RUN_ID, name, runnerName });
+    return this.record;
+  }
+
+  /**
+   * The action's main step, recorded as a step of the job; then the agent's steps begin (one step in GitHub's
+   * record, until post).
+   */
+  async main(): Promise<StepResult> {
+    const id = (this.record ?? this.startRecord()).id;
+    this.gh.startStep(REPOSITORY, id, ACTION_STEP);
+    const main = await this.runner.runMain();
+    this.gh.completeStep(REPOSITORY, id, main.exitCode === 0 ? 'success' : 'failure');
+    this.gh.startStep(REPOSITORY, id, 'Run the agent');
+    return main;
+  }
+
+  /** The job ends: GitHub completes it and its runner's runtime token stops working. */
+  async end(conclusion: JobConclusion = 'success'): Promise<void> {
+    if (this.record === null) throw new Error('the job never started');
+    this.record = this.gh.completeJob(REPOSITORY, this.record.id, conclusion);
+    await this.runner.endJob();
+  }
+
+  /**
+   * The agent, root on the runner, uploads an artifact with the runtime token it read from an action step's
+   * environment (as actions/upload-artifact would), through @actions/artifact. Returns its id.
+   */
+  async agentUploads(name: string, files: Record<string, string>): Promise<number> {
+    const dir = mkdtempSync(join(this.dir, 'upload-'));
+    for (const [path, content] of Object.entries(files)) writeFileSync(join(dir, path), content);
+    const script = `import { DefaultArtifactClient } from '@actions/artifact';
+const [name, dir, ...files] = process.argv.slice(1);
+const { id } = await new DefaultArtifactClient().uploadArtifact(name, files.map((f) => dir + '/' + f), dir);
+process.stdout.write(String(id));`;
+    const { stdout } = await run(
+      runnerNode(),
+      ['--input-type=module', '-e', script, name, dir, ...Object.keys(files)],
+      { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? '', ...(await this.runner.runtimeEnvironment()) } },
+    );
+    return Number(stdout.trim().split('\n').pop());
   }
 
   /**
@@ -135,9 +188,14 @@ export class Job {
     });
   }
 
+  /** The action's post step, recorded as `Post Run …` after the agent's steps. */
   async post(): Promise<StepResult> {
     for (const client of this.clients.splice(0)) await client.close().catch(() => undefined);
-    return this.runner.runPost();
+    const id = this.record?.id;
+    if (id !== undefined) this.gh.startStep(REPOSITORY, id, `Post ${ACTION_STEP}`);
+    const post = await this.runner.runPost();
+    if (id !== undefined) this.gh.completeStep(REPOSITORY, id, post.exitCode === 0 ? 'success' : 'failure');
+    return post;
   }
 
   /** An MCP client connected the way Claude Code would be: from the perimeter's mcp-config file main wrote. */

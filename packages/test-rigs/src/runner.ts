@@ -243,6 +243,14 @@ export class ActionRunner {
     return this.runtime.access;
   }
 
+  /**
+   * What the action steps of this job get for the artifact service (ACTIONS_RUNTIME_TOKEN and
+   * ACTIONS_RESULTS_URL): what an agent with root reads from an action step's process environment.
+   */
+  runtimeEnvironment(): Promise<Partial<RuntimeAccess>> {
+    return this.runtimeAccess();
+  }
+
   /** The job is over: its runtime token stops working, as on GitHub. */
   async endJob(): Promise<void> {
     if (!this.runtime) return;

@@ -11,10 +11,10 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AppToken, JobConclusion, JobRecord } from '@perimeter/fake-github';
-import { Job, REPOSITORY, type JobOptions } from './job.js';
+import { Job, REPOSITORY, RUN_ID, type JobOptions } from './job.js';
 import { ActionRunner, type StepResult } from './runner.js';
 
-export const RUN_ID = 4242;
+export { RUN_ID };
 const AGENT_RUNNER = 'GitHub Actions 1';
 const VERIFY_RUNNER = 'GitHub Actions 2';
 
@@ -81,11 +81,7 @@ export class TwoJobs {
 
   /** GitHub starts the agent job (its runner picks it up); its steps have not run yet. */
   startAgentJobRecord(): void {
-    this.agentRecord = this.agent.gh.recordJob(REPOSITORY, {
-      runId: RUN_ID,
-      name: 'implement',
-      runnerName: AGENT_RUNNER,
-    });
+    this.agentRecord = this.agent.startRecord('implement', AGENT_RUNNER);
   }
 
   /** The agent, root on its runner, rewrites the action's files there (dist/post/index.js, say). */
@@ -102,7 +98,8 @@ export class TwoJobs {
   ): Promise<StepResult | null> {
     const post = options.post === false ? null : await this.agent.post();
     if (this.agentRecord === null) throw new Error('the agent job never started');
-    this.agent.gh.completeJob(REPOSITORY, this.agentRecord.id, options.conclusion ?? 'success');
+    await this.agent.end(options.conclusion ?? 'success');
+    this.agentRecord = this.agent.record;
     this.agent.gh.revokeToken(this.agent.token);
     return post;
   }

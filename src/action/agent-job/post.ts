@@ -16,7 +16,7 @@ import { Inputs, State, STOP_GRACE_MS } from '../constants.js';
 import { logTail, stopGateway } from './gateway-process.js';
 import { readSettings, type Settings } from '../inputs.js';
 import { publishError, publishReceipt } from '../publish.js';
-import { recordLine, uploadRecord } from '../record.js';
+import { failOnTakenName, recordLine, uploadRecord } from '../record.js';
 import { judgedOutcome, runStep } from '../step.js';
 import {
   actionsState,
@@ -160,7 +160,7 @@ async function verify(
   const record = await uploadRecord(
     settings,
     json,
-    included ? { path: ledgerPath, key: store.get(State.LedgerKey) } : null,
+    included ? { path: ledgerPath } : null,
     stagedChangeSet(store),
   );
   if (deadline.passed) return;
@@ -183,6 +183,7 @@ async function verify(
     { state: verdict.state, headline: receipt.status.description, unpublished },
     settings.failOnViolation,
   );
+  failOnTakenName(record);
 }
 
 /** The start snapshot main wrote; its digest travelled in the runner's state, out of the job's reach. */

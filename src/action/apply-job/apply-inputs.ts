@@ -1,6 +1,6 @@
 import type { ApplyMode } from '../../apply/apply-changes.js';
 import { RECORD_FILES } from '../../verify/index.js';
-import { Inputs } from '../constants.js';
+import { Inputs, VerifyInputs } from '../constants.js';
 import {
   defaultRead,
   InputError,
@@ -9,6 +9,8 @@ import {
   type Env,
   type JudgedSettings,
   type ReadInput,
+  runFacts,
+  type RunFacts,
   type StepBasics,
 } from '../inputs.js';
 
@@ -30,6 +32,13 @@ export interface ApplySettings
     > {
   /** the workflow artifact holding the change set (the agent job's record) */
   record: string;
+  /**
+   * the agent job's name in the workflow file (`agent-job`), required with `record`: GitHub's record of its
+   * steps says whether its post step uploaded the artifact; null with `change-set`
+   */
+  agentJob: string | null;
+  /** this run (the artifact and the agent job are looked up in it) */
+  run: RunFacts;
   /** a file or directory holding the change set instead of the artifact; null when not given */
   changeSet: string | null;
   mode: ApplyMode;
@@ -42,6 +51,12 @@ export function readApplySettings(env: Env = process.env, read: ReadInput = defa
   if (!record && changeSet === null)
     throw new InputError(
       "record: required (the agent job's record artifact), unless change-set names a file",
+    );
+  const agentJob = read(VerifyInputs.AgentJob).trim() || null;
+  // The artifact is evidence only as GitHub records its upload: by the post step of the job named here.
+  if (changeSet === null && agentJob === null)
+    throw new InputError(
+      `${VerifyInputs.AgentJob}: required with record: the agent job's name as the run shows it (its name:, else its key under jobs:), whose post step uploads the record`,
     );
   // Never "every perimeter" by omission: a change set may use only what the agent job was given.
   if (read(Inputs.Perimeters).trim() === '')
@@ -59,6 +74,8 @@ export function readApplySettings(env: Env = process.env, read: ReadInput = defa
     eventName: judged.eventName,
     event: judged.event,
     record,
+    agentJob,
+    run: runFacts(env),
     changeSet,
     mode: applyMode(env, read),
   };

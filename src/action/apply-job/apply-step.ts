@@ -9,7 +9,15 @@ import {
   type ApplyTarget,
 } from '../../apply/apply-changes.js';
 import { ChangeSetError, readChangeSet, type StagedChangeSet, type Upstream } from '../../github/index.js';
-import { inlineText, renderNotice, type Receipt } from '../../verify/index.js';
+import {
+  AgentJobError,
+  agentJobWindow,
+  inlineText,
+  judgeRecordArtifact,
+  RecordEvidenceError,
+  renderNotice,
+  type Receipt,
+} from '../../verify/index.js';
 import { ActionError, loadPerimeters, readConfigFile } from '../config-loader.js';
 import { checkConfigRef } from '../config-ref.js';
 import { Inputs } from '../constants.js';
@@ -29,13 +37,14 @@ export async function runApply(): Promise<void> {
     read: () => readApplySettings(),
     done: 'applied',
     run: async ({ upstream, settings }) => {
-      const set = readChangeSet(JSON.parse(await readFile(await changeSetFile(settings), 'utf8')) as unknown);
+      const file = await changeSetFile(upstream, settings);
+      const set = readChangeSet(JSON.parse(await readFile(file, 'utf8')) as unknown);
       await apply(upstream, settings, set);
     },
     failed: async ({ upstream, settings }, error, message) => {
       const reason = error instanceof SyntaxError ? `the staged change set is not JSON: ${message}` : message;
-      if (!(error instanceof ActionError || error instanceof ChangeSetError))
-        core.debug(String((error as Error).stack));
+      const known = [ActionError, ChangeSetError, AgentJobError, RecordEvidenceError];
+      if (!known.some((type) => error instanceof type)) core.debug(String((error as Error).stack));
       await publishBestEffort(
         upstream,
         receiptSettings,
@@ -128,19 +137,46 @@ async function apply(upstream: Upstream, settings: ApplySettings, set: StagedCha
   await finish(upstream, settings, result.head, 'success', `${count} applied${where}: ${scope}`);
 }
 
-/** The change set file: the `change-set` input (a file, or a directory holding it), else the artifact. */
-async function changeSetFile(settings: ApplySettings): Promise<string> {
+/** The change set file: the `change-set` input (a file, or a directory holding it), else the record. */
+async function changeSetFile(upstream: Upstream, settings: ApplySettings): Promise<string> {
   if (settings.changeSet !== null) {
     const info = await stat(settings.changeSet).catch(() => null);
     if (!info) throw new ActionError(`change-set: ${settings.changeSet} does not exist`);
     return info.isDirectory() ? join(settings.changeSet, STAGED_FILE) : settings.changeSet;
   }
+  const evidence = await recordEvidence(upstream, settings);
   const client = new DefaultArtifactClient();
-  const { artifact } = await client.getArtifact(settings.record);
-  const { downloadPath } = await client.downloadArtifact(artifact.id, {
-    path: join(settings.tempDir, `perimeter-apply-${artifact.id}`),
+  const { downloadPath, digestMismatch } = await client.downloadArtifact(evidence.id, {
+    path: join(settings.tempDir, `perimeter-apply-${evidence.id}`),
+    expectedHash: evidence.digest,
   });
+  if (digestMismatch !== false)
+    throw new RecordEvidenceError(
+      `the record artifact "${settings.record}" (id ${evidence.id}) downloaded is not the content GitHub recorded (${evidence.digest})`,
+    );
   return join(downloadPath ?? '', STAGED_FILE);
+}
+
+/**
+ * The record artifact, if GitHub's own records show the agent job's post step uploaded it (its jobs API and
+ * its artifact list, never anything the agent job handed over); throws why not.
+ */
+async function recordEvidence(upstream: Upstream, settings: ApplySettings) {
+  const runId = Number(settings.run.id);
+  const [jobs, artifacts] = await Promise.all([
+    upstream.listRunJobs(runId),
+    upstream.listRunArtifacts(runId, settings.record),
+  ]);
+  const agent = agentJobWindow(jobs, {
+    name: settings.agentJob ?? '',
+    runId,
+    attempt: Number(settings.run.attempt) || 1,
+  });
+  const evidence = judgeRecordArtifact(settings.record, artifacts, agent.jobs);
+  core.info(
+    `record "${settings.record}": artifact ${evidence.id} (${evidence.digest}), uploaded by the post step of job "${evidence.job}"`,
+  );
+  return evidence;
 }
 
 /** Apply posts its receipt as a commit status, itself. */

@@ -2,6 +2,8 @@ import * as core from '@actions/core';
 import { tmpdir } from 'node:os';
 import type { Receipts, RepoCoordinates, RepoReads, RepoWrites, RunRecords } from '../../github/index.js';
 import {
+  AgentJobError,
+  agentJobWindow,
   readJobActivity,
   receiptJson,
   snapshotRefs,
@@ -22,10 +24,9 @@ import {
   type RunFacts,
 } from '../inputs.js';
 import { applyTrust } from '../trust-gate.js';
-import { AgentJobError, agentJobWindow } from './agent-job.js';
 import { publishJudged, readVerifyBasics, type VerifyBasics } from './judging-step.js';
 import { publishError } from '../publish.js';
-import { recordLine, uploadRecord } from '../record.js';
+import { failOnTakenName, recordLine, uploadRecord } from '../record.js';
 import { runStep } from '../step.js';
 
 type Env = Record<string, string | undefined>;
@@ -186,12 +187,13 @@ async function verify(
     }),
     null,
   );
-  return publishJudged(upstream, settings, verdict, {
+  await publishJudged(upstream, settings, verdict, {
     context: settings.statusContext,
     config: { file, ref: configRef, blobSha: config.sha },
     shas: verdict.receiptOn ?? [],
     recordNote: recordLine(record),
   });
+  failOnTakenName(record);
 }
 
 /**

@@ -22,6 +22,7 @@ import {
   type PullRequestRequest,
   type ActivityWindow,
   type StatusRecord,
+  type RunArtifact,
   type WorkflowJob,
   type TreeChange,
   type Upstream,
@@ -379,6 +380,20 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
       );
       jobs.push(...data.jobs.map(wire.job));
       if (data.jobs.length < 100 || jobs.length >= data.total_count) return jobs;
+    }
+  }
+
+  /** https://docs.github.com/rest/actions/artifacts#list-workflow-run-artifacts */
+  async listRunArtifacts(runId: number, name: string): Promise<RunArtifact[]> {
+    const artifacts: RunArtifact[] = [];
+    for (let page = 1; ; page++) {
+      const data = await this.rest.read<{ total_count: number; artifacts: wire.Artifact[] }>(
+        `list the artifacts "${name}" of run ${runId}`,
+        'GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts',
+        { run_id: runId, name, per_page: 100, page },
+      );
+      artifacts.push(...data.artifacts.map(wire.artifact));
+      if (data.artifacts.length < 100 || artifacts.length >= data.total_count) return artifacts;
     }
   }
 

@@ -9,6 +9,7 @@ import {
   type Signature,
   type StatusRecord,
   type TreeEntry,
+  type RunArtifact,
   type WorkflowJob,
 } from '../upstream.js';
 
@@ -79,6 +80,30 @@ export interface Job {
   started_at: string;
   completed_at: string | null;
   runner_name: string | null;
+  steps?: Array<{
+    name: string;
+    number: number;
+    status: string;
+    conclusion: string | null;
+    started_at?: string | null;
+    completed_at?: string | null;
+  }>;
+}
+export interface Artifact {
+  id: number;
+  name: string;
+  created_at: string | null;
+  digest?: string | null;
+  expired: boolean;
+}
+export function artifact(data: Artifact): RunArtifact {
+  return {
+    id: data.id,
+    name: data.name,
+    createdAt: data.created_at ?? '',
+    digest: data.digest ?? null,
+    expired: data.expired,
+  };
 }
 export interface CheckRun {
   id: number;
@@ -124,6 +149,14 @@ export function job(data: Job): WorkflowJob {
     startedAt: data.started_at,
     completedAt: data.completed_at,
     runnerName: data.runner_name,
+    steps: (data.steps ?? []).map((step) => ({
+      name: step.name,
+      number: step.number,
+      status: step.status,
+      conclusion: step.conclusion,
+      startedAt: step.started_at ?? null,
+      completedAt: step.completed_at ?? null,
+    })),
   };
 }
 export interface Pull {

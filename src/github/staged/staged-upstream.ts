@@ -111,6 +111,7 @@ export class StagedUpstream implements Upstream {
   getFileAtRef: Upstream['getFileAtRef'] = (p, r) => this.inner.getFileAtRef(p, r);
   listStatuses: Upstream['listStatuses'] = (sha) => this.inner.listStatuses(sha);
   listRunJobs: Upstream['listRunJobs'] = (runId) => this.inner.listRunJobs(runId);
+  listRunArtifacts: Upstream['listRunArtifacts'] = (runId, name) => this.inner.listRunArtifacts(runId, name);
   listCheckRuns: Upstream['listCheckRuns'] = (sha, name) => this.inner.listCheckRuns(sha, name);
   getPullRequest: Upstream['getPullRequest'] = (n) => this.inner.getPullRequest(n);
   listPullRequestCommits: Upstream['listPullRequestCommits'] = (n) => this.inner.listPullRequestCommits(n);

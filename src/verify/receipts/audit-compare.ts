@@ -15,7 +15,8 @@ export interface Disagreement {
     | 'config'
     | 'perimeters'
     | 'direct-pushes'
-    | 'ignore-refs';
+    | 'ignore-refs'
+    | 'window';
   message: string;
 }
 

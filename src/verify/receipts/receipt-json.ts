@@ -16,8 +16,8 @@ export const RECEIPT_VERSION = 1;
 /** The files of the record (the workflow artifact), by these names at its root. */
 export const RECORD_FILES = {
   receipt: 'receipt.json',
+  /** the gateway's ledger; its key stays on the runner, never beside it */
   ledger: 'ledger.jsonl',
-  key: 'ledger.key',
   /** the staged change set (writes: stage), for perimeter/apply */
   staged: 'staged.json',
 } as const;
