@@ -119,6 +119,6 @@ export enum State {
 export { STATUS_CONTEXT } from '../verify/index.js';
 
 export const READY_TIMEOUT_MS = 10_000;
-/** How long before the start snapshot (on GitHub's clock) the job's window opens. */
-export const START_MARGIN_MS = 5_000;
+/** How long before the start snapshot (on GitHub's clock) the job's window opens: src/verify/runs/agent-job.ts. */
+export { START_MARGIN_MS } from '../verify/index.js';
 export const STOP_GRACE_MS = 5_000;

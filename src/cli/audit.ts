@@ -16,6 +16,7 @@ import {
   ownReceiptIds,
   parseReceiptJson,
   receiptJson,
+  START_MARGIN_MS,
   verifyJob,
   type Disagreement,
   type ExpectedSettings,
@@ -180,8 +181,9 @@ async function windowOf(
     runId,
     attempt: Number(receipt.run.attempt) || 1,
   });
+  // an honest record opens START_MARGIN_MS before main's first read, which may come right at the job's start
   const inside =
-    Date.parse(receipt.window.startedAt) >= Date.parse(window.since) &&
+    Date.parse(receipt.window.startedAt) >= Date.parse(window.since) - START_MARGIN_MS &&
     Date.parse(receipt.window.endedAt) <= Date.parse(window.until);
   const disagreements: Disagreement[] = inside
     ? []

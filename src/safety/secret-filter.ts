@@ -1,11 +1,11 @@
 import type { AnswerFilter, Redaction } from './answer-filter.js';
 import { secretFindings, secretMatcher } from './secret-forms.js';
-import { encodedFindings } from './encoded-secrets.js';
+import { encodedFindings } from './encoded/encoded-secrets.js';
 import type { Finding } from './finding.js';
 import { formatFindings } from './format-rules.js';
 import { keyMaterialFindings } from './key-material.js';
 import { normalizeForDetection, originalSpan } from './normalize.js';
-import { pemBodyFindings } from './pem-bodies.js';
+import { pemBodyFindings } from './encoded/pem-bodies.js';
 import { RedactionCache } from './redaction-cache.js';
 import { secretlintFindings } from './secretlint-detector.js';
 import { settingFindings } from './secret-settings.js';

@@ -64,5 +64,11 @@ export { snapshotRefs, verifyJob } from './verify-job.js';
 export { readJobActivity } from './gathering/activity.js';
 export { startFromActivity } from './gathering/ref-accounting.js';
 export { PULL_REQUEST_COMMIT_LIMIT, verifyPullRequest, type PullRequestInput } from './pull-request.js';
-export { AgentJobError, agentJobWindow, END_MARGIN_MS, type AgentJobWindow } from './runs/agent-job.js';
+export {
+  AgentJobError,
+  agentJobWindow,
+  END_MARGIN_MS,
+  START_MARGIN_MS,
+  type AgentJobWindow,
+} from './runs/agent-job.js';
 export { judgeRecordArtifact, RecordEvidenceError, type RecordEvidence } from './runs/record-evidence.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { encodedFindings } from '../../src/safety/encoded-secrets.js';
+import { encodedFindings } from '../../src/safety/encoded/encoded-secrets.js';
 import { secretMatcher } from '../../src/safety/secret-forms.js';
 import { createSecretFilter } from '../../src/safety/index.js';
 import { LAYERS, pemBodies, providerSamples, sample } from '@perimeter/test-rigs';

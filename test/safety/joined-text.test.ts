@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { lineJoinLayer, literalJoinLayer, templateLayer } from '../../src/safety/joined-text.js';
-import type { Decoded, Layer } from '../../src/safety/layers.js';
+import { lineJoinLayer, literalJoinLayer, templateLayer } from '../../src/safety/encoded/joined-text.js';
+import type { Decoded, Layer } from '../../src/safety/encoded/layers.js';
 
 const A = 'ghp_FAKEabcdefghij';
 const B = 'klmnopqrstuvwxyz0123';

@@ -6,7 +6,7 @@ import {
   htmlEntityLayer,
   urlLayer,
   type Layer,
-} from '../../src/safety/layers.js';
+} from '../../src/safety/encoded/layers.js';
 import { LAYERS, sample } from '@perimeter/test-rigs';
 
 const token = sample.github();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pemBodyFindings } from '../../src/safety/pem-bodies.js';
+import { pemBodyFindings } from '../../src/safety/encoded/pem-bodies.js';
 import { pemBodies } from '@perimeter/test-rigs';
 
 const bodies = pemBodies();

@@ -3,7 +3,7 @@
  * texts produced, against the text's length. A test that timed it would depend on the machine.
  */
 import { describe, expect, it } from 'vitest';
-import { undoLayers, MAX_DEPTH } from '../../src/safety/undo-layers.js';
+import { undoLayers, MAX_DEPTH } from '../../src/safety/encoded/undo-layers.js';
 import { LAYERS, sample } from '@perimeter/test-rigs';
 
 const token = sample.github();

@@ -1,6 +1,6 @@
 /**
  * The written forms a secret can take in a file, one layer at a time or nested: what the content filter
- * must see through (src/safety/layers.ts, src/safety/joined-text.ts). Shared by the tests and
+ * must see through (src/safety/encoded/layers.ts, src/safety/encoded/joined-text.ts). Shared by the tests and
  * `npm run bench:safety`, which counts how many sample-and-form pairs are hidden.
  */
 

@@ -2,6 +2,8 @@ import type { WorkflowJob } from '../../github/index.js';
 
 /** GitHub's job times have whole seconds. */
 const CLOCK_SLACK_MS = 1_000;
+/** Main opens a job's window this long before its start snapshot, on GitHub's clock (whole seconds). */
+export const START_MARGIN_MS = 5_000;
 /** After the agent job completed: a move or status its token made in its last second is still inside. */
 export const END_MARGIN_MS = 5_000;
 

@@ -1,11 +1,11 @@
-import type { Finding } from './finding.js';
-import { formatFindings } from './format-rules.js';
-import { keyMaterialFindings } from './key-material.js';
-import { normalizeForDetection } from './normalize.js';
+import type { Finding } from '../finding.js';
+import { formatFindings } from '../format-rules.js';
+import { keyMaterialFindings } from '../key-material.js';
+import { normalizeForDetection } from '../normalize.js';
 import { pemBodyFindings } from './pem-bodies.js';
-import { secretFindings } from './secret-forms.js';
-import { secretlintFindings } from './secretlint-detector.js';
-import { secretShapeFindings } from './secret-shapes.js';
+import { secretFindings } from '../secret-forms.js';
+import { secretlintFindings } from '../secretlint-detector.js';
+import { secretShapeFindings } from '../secret-shapes.js';
 import { undoLayers, type Undone } from './undo-layers.js';
 
 /**

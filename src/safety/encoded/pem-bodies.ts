@@ -1,4 +1,4 @@
-import { RANK, type Finding } from './finding.js';
+import { RANK, type Finding } from '../finding.js';
 import { BASE64_RUN, MAX_RUN } from './layers.js';
 
 /**
