@@ -33614,7 +33614,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(5871);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9201);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runMain */ .V)();
 process.exit();
@@ -33624,7 +33624,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 5871:
+/***/ 9201:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -37312,7 +37312,7 @@ function codexConfigToml(endpoints, variables) {
         const key = /^[A-Za-z0-9_-]+$/.test(e.name) ? e.name : JSON.stringify(e.name);
         const variable = variables[e.name];
         return [
-            `# ${variable} must be in Codex's environment (the action exports it to later steps of the job).`,
+            `# ${variable} must be in Codex's environment: the bearer secret of ${e.name}'s endpoint.`,
             `[mcp_servers.${key}]`,
             `url = ${JSON.stringify(e.url)}`,
             `bearer_token_env_var = ${JSON.stringify(variable)}`,
@@ -37327,12 +37327,22 @@ function codexConfigToml(endpoints, variables) {
 function tokenEnvFile(endpoints, variables) {
     return endpoints.map((e) => `${variables[e.name]}=${shellQuote(e.secret)}\n`).join('');
 }
-/** Writes every client form (owner-only: the MCP config holds the secrets) and returns their paths. */
+/**
+ * Writes every client form, for all endpoints together and for each alone (owner-only: the MCP configs hold
+ * the secrets), and returns their paths.
+ */
 function writeClientConfigs(dir, endpoints, variables) {
-    const files = { mcpConfig: (0,external_node_path_namespaceObject.join)(dir, 'mcp-config.json'), codexConfig: (0,external_node_path_namespaceObject.join)(dir, 'codex-config.toml') };
-    (0,external_node_fs_namespaceObject.writeFileSync)(files.mcpConfig, mcpConfigJson(endpoints), { mode: 0o600 });
-    (0,external_node_fs_namespaceObject.writeFileSync)(files.codexConfig, codexConfigToml(endpoints, variables), { mode: 0o600 });
-    return files;
+    const write = (suffix, some) => {
+        const files = {
+            mcpConfig: (0,external_node_path_namespaceObject.join)(dir, `mcp-config${suffix}.json`),
+            codexConfig: (0,external_node_path_namespaceObject.join)(dir, `codex-config${suffix}.toml`),
+        };
+        (0,external_node_fs_namespaceObject.writeFileSync)(files.mcpConfig, mcpConfigJson(some), { mode: 0o600 });
+        (0,external_node_fs_namespaceObject.writeFileSync)(files.codexConfig, codexConfigToml(some, variables), { mode: 0o600 });
+        return files;
+    };
+    const perimeters = Object.fromEntries(endpoints.map((e) => [e.name, write(`-${e.name}`, [e])]));
+    return { ...write('', endpoints), perimeters };
 }
 function shellQuote(value) {
     return `'${value.replace(/'/g, `'\\''`)}'`;
@@ -38828,6 +38838,7 @@ var Inputs;
     Inputs["Writes"] = "writes";
     Inputs["ReceiptBy"] = "receipt-by";
     Inputs["ReceiptAs"] = "receipt-as";
+    Inputs["ExportSecrets"] = "export-secrets";
 })(Inputs || (Inputs = {}));
 /**
  * The inputs of the verify sub-action (verify/action.yml). It also reads, by the main action's names and
@@ -38863,7 +38874,10 @@ var Outputs;
 (function (Outputs) {
     /** JSON object: perimeter name -> endpoint URL */
     Outputs["Endpoints"] = "endpoints";
-    /** path of a Claude Code `--mcp-config` file (mcpServers JSON, secrets included) */
+    /**
+     * path of a Claude Code `--mcp-config` file (mcpServers JSON, secrets included): with one perimeter exposed,
+     * or every perimeter's with export-secrets; else empty (it would hand each agent the others' secrets)
+     */
     Outputs["McpConfig"] = "mcp-config";
     /** path of a Codex config.toml snippet using bearer_token_env_var */
     Outputs["CodexConfig"] = "codex-config";
@@ -38876,6 +38890,20 @@ var Outputs;
     /** the name of the record artifact post uploads (perimeter/apply and audits read it) */
     Outputs["Record"] = "record";
 })(Outputs || (Outputs = {}));
+/**
+ * Outputs of one perimeter, named `<prefix><perimeter>` (`secret-implementer`), so a workflow hands each agent
+ * step only its own. A JavaScript action may set outputs its action.yml does not declare, and workflows can
+ * use them: https://docs.github.com/en/actions/reference/workflows-and-actions/metadata-syntax#outputs-for-docker-container-and-javascript-actions
+ */
+var PerimeterOutputs;
+(function (PerimeterOutputs) {
+    /** the endpoint's bearer secret (masked) */
+    PerimeterOutputs["Secret"] = "secret-";
+    /** path of a Claude Code `--mcp-config` file with this perimeter's server only */
+    PerimeterOutputs["McpConfig"] = "mcp-config-";
+    /** path of a Codex config.toml snippet with this perimeter's table only */
+    PerimeterOutputs["CodexConfig"] = "codex-config-";
+})(PerimeterOutputs || (PerimeterOutputs = {}));
 /** Keys passed from main to post (the runner hands them to post as STATE_<key>). */
 var State;
 (function (State) {
@@ -38907,8 +38935,8 @@ var State;
 /** The default commit status context lives with the receipt (src/verify/receipts/receipt.ts). */
 
 const READY_TIMEOUT_MS = 10_000;
-/** How long before the start snapshot (on GitHub's clock) the job's window opens. */
-const START_MARGIN_MS = 5_000;
+/** How long before the start snapshot (on GitHub's clock) the job's window opens: src/verify/runs/agent-job.ts. */
+
 const STOP_GRACE_MS = 5_000;
 
 ;// CONCATENATED MODULE: ./src/action/config-loader.ts
@@ -39117,6 +39145,50 @@ function applyTrust(config, selected, eventName, payload) {
     const note = `untrusted trigger: ${verdict.reason}; exposing only ${names(safe)} (untrusted-triggers: true)` +
         (withheld.length > 0 ? `, withholding ${names(withheld)}` : '');
     return { exposed: safe, note };
+}
+
+;// CONCATENATED MODULE: ./src/verify/runs/agent-job.ts
+/** GitHub's job times have whole seconds. */
+const CLOCK_SLACK_MS = 1_000;
+/** Main opens a job's window this long before its start snapshot, on GitHub's clock (whole seconds). */
+const START_MARGIN_MS = 5_000;
+/** After the agent job completed: a move or status its token made in its last second is still inside. */
+const END_MARGIN_MS = 5_000;
+const at = (time) => Date.parse(time);
+/** Why the agent job cannot be judged: said in the `error` receipt as it is. */
+class AgentJobError extends (/* unused pure expression or super */ null && (Error)) {
+    name = 'AgentJobError';
+}
+/**
+ * The agent job among this run attempt's jobs, by the name the workflow file gives it (a matrix's legs are
+ * `name (a, b)`): only GitHub's record says when it ran, never anything the job handed over. Every one must
+ * have completed (the verify job `needs` it).
+ * https://docs.github.com/rest/actions/workflow-jobs#list-jobs-for-a-workflow-run
+ */
+function agentJobWindow(jobs, wanted) {
+    const named = jobs.filter((job) => job.runAttempt === wanted.attempt &&
+        (job.name === wanted.name || job.name.startsWith(`${wanted.name} (`)));
+    const where = `run ${wanted.runId} attempt ${wanted.attempt}`;
+    if (named.length === 0) {
+        const listed = [...new Set(jobs.filter((j) => j.runAttempt === wanted.attempt).map((j) => j.name))];
+        throw new AgentJobError(`GitHub lists no job "${wanted.name}" in ${where} (its jobs: ${listed.map((n) => `"${n}"`).join(', ') || 'none'}): set agent-job to the agent job's name as the run shows it`);
+    }
+    const running = named.filter((job) => job.status !== 'completed' || job.completedAt === null);
+    if (running.length > 0)
+        throw new AgentJobError(`the agent job "${running[0].name}" is ${running[0].status}, not completed: run the verify job after it (needs: <agent job>, if: always())`);
+    const since = Math.min(...named.map((job) => at(job.startedAt))) - CLOCK_SLACK_MS;
+    const until = Math.max(...named.map((job) => at(job.completedAt))) + END_MARGIN_MS;
+    if (Number.isNaN(since) || Number.isNaN(until))
+        throw new AgentJobError(`GitHub records no start or end time for the agent job "${wanted.name}"`);
+    const ended = named.filter((job) => job.conclusion !== 'success');
+    return {
+        jobs: named,
+        since: new Date(since).toISOString(),
+        until: new Date(until).toISOString(),
+        conclusion: ended.length === 0
+            ? null
+            : ended.map((job) => `"${job.name}" ${job.conclusion ?? 'without a conclusion'}`).join(', '),
+    };
 }
 
 ;// CONCATENATED MODULE: external "node:child_process"
@@ -39497,6 +39569,7 @@ function readSettings(env = process.env, read = defaultRead) {
         port: port(read(Inputs.Port)),
         failOnViolation: inputs_boolean(Inputs.FailOnViolation, read(Inputs.FailOnViolation), true),
         endpointSecrets: endpointSecrets(read(Inputs.EndpointSecrets)),
+        exportSecrets: inputs_boolean(Inputs.ExportSecrets, read(Inputs.ExportSecrets), false),
         writesPerMinute: inputs_positiveInteger(Inputs.WritesPerMinute, read(Inputs.WritesPerMinute), 80),
         writes,
         receiptBy: receiptBy(read(Inputs.ReceiptBy), writes),
@@ -45197,6 +45270,15 @@ class RestClient {
 ;// CONCATENATED MODULE: ./src/github/octokit/wire.ts
 /** The parts of GitHub's REST answers that Perimeter reads, and their mapping to the Upstream types. */
 
+function artifact(data) {
+    return {
+        id: data.id,
+        name: data.name,
+        createdAt: data.created_at ?? '',
+        digest: data.digest ?? null,
+        expired: data.expired,
+    };
+}
 function checkRun(data) {
     return {
         id: data.id,
@@ -45231,6 +45313,14 @@ function job(data) {
         startedAt: data.started_at,
         completedAt: data.completed_at,
         runnerName: data.runner_name,
+        steps: (data.steps ?? []).map((step) => ({
+            name: step.name,
+            number: step.number,
+            status: step.status,
+            conclusion: step.conclusion,
+            startedAt: step.started_at ?? null,
+            completedAt: step.completed_at ?? null,
+        })),
     };
 }
 function pull(data) {
@@ -46085,6 +46175,16 @@ class OctokitUpstream extends GitObjectReads {
                 return jobs;
         }
     }
+    /** https://docs.github.com/rest/actions/artifacts#list-workflow-run-artifacts */
+    async listRunArtifacts(runId, name) {
+        const artifacts = [];
+        for (let page = 1;; page++) {
+            const data = await this.rest.read(`list the artifacts "${name}" of run ${runId}`, 'GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts', { run_id: runId, name, per_page: 100, page });
+            artifacts.push(...data.artifacts.map(artifact));
+            if (data.artifacts.length < 100 || artifacts.length >= data.total_count)
+                return artifacts;
+        }
+    }
     /**
      * POST /pulls, then the labels through the issues API (a pull request is an issue there).
      * https://docs.github.com/rest/pulls/pulls#create-a-pull-request
@@ -46418,13 +46518,9 @@ async function prepareAndServe(settings, upstream, store, gateway, { workDir, lo
             secret: endpointSecrets[name],
         }));
         const files = writeClientConfigs(workDir, endpoints, variables);
-        for (const e of endpoints) {
-            exportVariable(variables[e.name], e.secret);
-            exportVariable(variableName('URL', e.name), e.url);
-        }
+        handOut(endpoints, files, settings.exportSecrets, variables);
         const only = endpoints.length === 1 ? endpoints[0] : undefined;
         setOutput(Outputs.Endpoints, JSON.stringify(Object.fromEntries(endpoints.map((e) => [e.name, e.url]))));
-        setOutput(Outputs.McpConfig, files.mcpConfig);
         setOutput(Outputs.CodexConfig, files.codexConfig);
         setOutput(Outputs.TokenVariables, JSON.stringify(variables));
         setOutput(Outputs.Url, only?.url ?? '');
@@ -46434,7 +46530,7 @@ async function prepareAndServe(settings, upstream, store, gateway, { workDir, lo
         for (const e of endpoints)
             info(`${e.name}: ${e.url}`);
         info(`gateway ready (pid ${pid}) ${Math.round(external_node_perf_hooks_.performance.now())} ms after the step started; ` +
-            `MCP client config: ${files.mcpConfig}`);
+            `MCP client configs in ${workDir}`);
     }
     catch (error) {
         try {
@@ -46459,6 +46555,31 @@ async function readTrustedConfig(upstream, settings) {
 async function readStart(upstream) {
     const startedAt = new Date(Date.parse(await upstream.serverTime()) - START_MARGIN_MS).toISOString();
     return { startedAt, snapshot: await snapshotRefs(upstream) };
+}
+/**
+ * Each perimeter's secret and client configs as outputs of its own, so a workflow gives each agent step only
+ * its own perimeter's (`${{ steps.perimeter.outputs.secret-implementer }}`); nothing goes to the environment
+ * of later steps unless `export-secrets` asks for it. The secrets are masked already.
+ */
+function handOut(endpoints, files, exportSecrets, variables) {
+    for (const e of endpoints) {
+        const own = files.perimeters[e.name];
+        setOutput(`${PerimeterOutputs.Secret}${e.name}`, e.secret);
+        setOutput(`${PerimeterOutputs.McpConfig}${e.name}`, own.mcpConfig);
+        setOutput(`${PerimeterOutputs.CodexConfig}${e.name}`, own.codexConfig);
+        if (exportSecrets) {
+            exportVariable(variables[e.name], e.secret);
+            exportVariable(variableName('URL', e.name), e.url);
+        }
+    }
+    // every perimeter's secrets in one file: handed out only where that gives no step another's secret
+    const only = endpoints.length === 1 ? endpoints[0] : undefined;
+    const all = only ? files.perimeters[only.name].mcpConfig : files.mcpConfig;
+    setOutput(Outputs.McpConfig, only || exportSecrets ? all : '');
+    if (!only && !exportSecrets) {
+        info(`${Outputs.McpConfig} is empty with several perimeters: give each agent step its own ` +
+            `${PerimeterOutputs.McpConfig}<perimeter> (or set ${Inputs.ExportSecrets}: true)`);
+    }
 }
 /** A pending status until post's receipt replaces it; also proves early that the token may post statuses. */
 async function markPending(upstream, sha, settings) {
