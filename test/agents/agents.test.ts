@@ -275,7 +275,7 @@ describe('without the fixes', () => {
       );
       const session = await runReadmeJob(byName('codex'), {
         afterMain: (job) => {
-          const file = job.runner.main?.outputs['codex-config'] ?? '';
+          const file = job.runner.main?.outputs['codex-config-implementer'] ?? '';
           writeFileSync(file, readFileSync(file, 'utf8').replace(/^default_tools_approval_mode.*\n/m, ''));
         },
       });
@@ -320,7 +320,7 @@ describe('without the fixes', () => {
       const session = await runReadmeJob(byName('codex'), {
         dropEnv: ['PERIMETER_TOKEN_IMPLEMENTER'],
         afterMain: (job) => {
-          const file = job.runner.main?.outputs['codex-config'] ?? '';
+          const file = job.runner.main?.outputs['codex-config-implementer'] ?? '';
           writeFileSync(file, readFileSync(file, 'utf8').replace(/^required = true\n/m, ''));
         },
       });
