@@ -167,8 +167,9 @@ function ledgerOf(record: RecordFiles, receipt: ReceiptJson): LedgerFacts | null
 }
 
 /**
- * The window to judge: GitHub's record of the agent job (`--job`), as the verify job takes it. The record's
- * own window must lie inside it, else it is named: moved, it could leave the agent's pushes outside.
+ * The window to judge: GitHub's record of the agent job (`--job`), as the verify job takes it, opened as early
+ * as the record's when that is earlier (a wider window hides nothing). The record's own window must lie inside
+ * it, else it is named: moved, it could leave the agent's pushes outside.
  */
 async function windowOf(
   upstream: RunRecords,
@@ -193,7 +194,9 @@ async function windowOf(
           message: `the record says ${receipt.window.startedAt} to ${receipt.window.endedAt}, which is not inside the job "${job}" as GitHub records it (${window.since} to ${window.until})`,
         },
       ];
-  return { startedAt: window.since, endedAt: window.until, disagreements };
+  // the earlier start of the two: what the honest post judged, never less than GitHub's job
+  const startedAt = Math.min(Date.parse(receipt.window.startedAt), Date.parse(window.since));
+  return { startedAt: new Date(startedAt).toISOString(), endedAt: window.until, disagreements };
 }
 
 const names = (value: string): string[] => value.split(/[\s,]+/).filter(Boolean);
