@@ -17,6 +17,7 @@ import {
   RecordEvidenceError,
   renderNotice,
   type Receipt,
+  type RecordEvidence,
 } from '../../verify/index.js';
 import { ActionError, loadPerimeters, readConfigFile } from '../config-loader.js';
 import { checkConfigRef } from '../config-ref.js';
@@ -161,7 +162,7 @@ async function changeSetFile(upstream: Upstream, settings: ApplySettings): Promi
  * The record artifact, if GitHub's own records show the agent job's post step uploaded it (its jobs API and
  * its artifact list, never anything the agent job handed over); throws why not.
  */
-async function recordEvidence(upstream: Upstream, settings: ApplySettings) {
+async function recordEvidence(upstream: Upstream, settings: ApplySettings): Promise<RecordEvidence> {
   const runId = Number(settings.run.id);
   const [jobs, artifacts] = await Promise.all([
     upstream.listRunJobs(runId),
