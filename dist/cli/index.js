@@ -81649,8 +81649,9 @@ function ledgerOf(record, receipt) {
     return ledgerFactsOf(record.ledger, null);
 }
 /**
- * The window to judge: GitHub's record of the agent job (`--job`), as the verify job takes it. The record's
- * own window must lie inside it, else it is named: moved, it could leave the agent's pushes outside.
+ * The window to judge: GitHub's record of the agent job (`--job`), as the verify job takes it, opened as early
+ * as the record's when that is earlier (a wider window hides nothing). The record's own window must lie inside
+ * it, else it is named: moved, it could leave the agent's pushes outside.
  */
 async function windowOf(upstream, receipt, job) {
     const runId = Number(receipt.run.id);
@@ -81670,7 +81671,9 @@ async function windowOf(upstream, receipt, job) {
                 message: `the record says ${receipt.window.startedAt} to ${receipt.window.endedAt}, which is not inside the job "${job}" as GitHub records it (${window.since} to ${window.until})`,
             },
         ];
-    return { startedAt: window.since, endedAt: window.until, disagreements };
+    // the earlier start of the two: what the honest post judged, never less than GitHub's job
+    const startedAt = Math.min(Date.parse(receipt.window.startedAt), Date.parse(window.since));
+    return { startedAt: new Date(startedAt).toISOString(), endedAt: window.until, disagreements };
 }
 const names = (value) => value.split(/[\s,]+/).filter(Boolean);
 /** The workflow's values the owner passed, read as the action reads its inputs. */
