@@ -113,6 +113,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     throw new UsageError(`the token has ${token.length} characters, shorter than any GitHub token`);
 
   const record = await readRecord(target, io.cwd);
+  if (record.receipt === null && record.handover !== null)
+    throw new Error(
+      `${record.source} is the agent job's hand-over to the verify job (receipt-by: verify-job): it holds no verdict to audit. Audit the verify job's record (perimeter-verify-<run attempt> by default)`,
+    );
   if (record.receipt === null) throw new Error(`${record.source} holds no receipt.json`);
   const receipt = parseReceiptJson(record.receipt, `${record.source}: receipt.json`);
   const repository = values.repo ?? receipt.repository;

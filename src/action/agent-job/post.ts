@@ -14,6 +14,7 @@ import {
 } from '../../verify/index.js';
 import { Inputs, State, STOP_GRACE_MS } from '../constants.js';
 import { logTail, stopGateway } from './gateway-process.js';
+import { handOver } from './hand-over.js';
 import { readSettings, type Settings } from '../inputs.js';
 import { publishError, publishReceipt } from '../publish.js';
 import { failOnTakenName, recordLine, uploadRecord } from '../record.js';
@@ -113,6 +114,8 @@ async function verify(
 
   if (store.get(State.Ready) !== 'true') problems.push('the main step failed before the gateway was ready');
   const configFile = store.get(State.ConfigFile) || settings.configFile;
+  if (settings.receiptBy === 'verify-job')
+    return handOver(settings, store, branch, { startHead, startedAt, configText, configFile }, problems);
   const names = JSON.parse(store.get(State.Perimeters) || '[]') as string[];
   const perimeters = parseConfig(configText, configFile)
     .perimeters.filter((spec) => names.includes(spec.name))

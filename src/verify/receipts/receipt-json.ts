@@ -20,6 +20,8 @@ export const RECORD_FILES = {
   ledger: 'ledger.jsonl',
   /** the staged change set (writes: stage), for perimeter/apply */
   staged: 'staged.json',
+  /** post's hand-over when the verify job posts the receipt (receipt-by: verify-job): no verdict */
+  handover: 'handover.json',
 } as const;
 
 const sha = z.string().regex(/^[0-9a-f]{40}$/, 'a 40-character commit SHA');
