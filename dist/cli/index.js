@@ -78788,6 +78788,8 @@ const RECORD_FILES = {
     ledger: 'ledger.jsonl',
     /** the staged change set (writes: stage), for perimeter/apply */
     staged: 'staged.json',
+    /** post's hand-over when the verify job posts the receipt (receipt-by: verify-job): no verdict */
+    handover: 'handover.json',
 };
 const sha = schemas_string().regex(/^[0-9a-f]{40}$/, 'a 40-character commit SHA');
 const snapshot = record(schemas_string(), sha);
@@ -81471,6 +81473,7 @@ async function fromDirectory(dir, shown) {
         source: shown,
         receipt: await read(RECORD_FILES.receipt),
         ledger: await read(RECORD_FILES.ledger),
+        handover: await read(RECORD_FILES.handover),
     };
 }
 /** Whether a path is a record (a zip or a directory) rather than a bare ledger file. */
@@ -81498,6 +81501,7 @@ async function readRecord(path, cwd) {
             source: path,
             receipt: record_files_text(files.get(RECORD_FILES.receipt)),
             ledger: record_files_text(files.get(RECORD_FILES.ledger)),
+            handover: record_files_text(files.get(RECORD_FILES.handover)),
         };
     }
     if (!info.isDirectory())
@@ -81609,6 +81613,8 @@ async function run(args, io) {
     if (token.length < MIN_SCRUBBED_LENGTH)
         throw new UsageError(`the token has ${token.length} characters, shorter than any GitHub token`);
     const record = await readRecord(target, io.cwd);
+    if (record.receipt === null && record.handover !== null)
+        throw new Error(`${record.source} is the agent job's hand-over to the verify job (receipt-by: verify-job): it holds no verdict to audit. Audit the verify job's record (perimeter-verify-<run attempt> by default)`);
     if (record.receipt === null)
         throw new Error(`${record.source} holds no receipt.json`);
     const receipt = parseReceiptJson(record.receipt, `${record.source}: receipt.json`);
