@@ -203,13 +203,13 @@ export function renderTable(raw: Record<string, unknown>): string {
         [
           [
             'Perimeter (stand-in count)',
-            `${s.perimeter} (${s.perimeter_not_modified} of them 304, ${s.perimeter_graphql ?? 0} GraphQL)`,
+            `${s.perimeter} (${s.perimeter_not_modified} of them 304, ${s.perimeter_graphql ?? 0} GraphQL) + ${s.perimeter_git ?? 0} git`,
             '',
             `${s.perimeter_spent} REST + ${s.perimeter_graphql_points ?? 0} GraphQL points`,
             '',
           ],
           [
-            `floor (computed): ${s.floor_parts.ref_checks} ref checks (${s.floor_parts.free_ref_checks} of them 304) + ${s.floor_parts.objects} objects + ${s.floor_parts.writes} writes`,
+            `floor (computed): ${s.floor_parts.ref_checks} ref checks (${s.floor_parts.free_ref_checks} of them 304) + ${s.floor_parts.objects} objects + ${s.floor_parts.writes} writes; blobs: ${s.floor_parts.git ?? 0} git`,
             s.floor,
             `Perimeter / floor ${s.perimeter_to_floor}×`,
             s.floor_charged,

@@ -1,3 +1,4 @@
+import type { GitBlobReader } from '../git-blobs.js';
 import { BlobCache, ShaCache } from './cache.js';
 import {
   COMMITS_PER_CALL,
@@ -40,6 +41,8 @@ export abstract class GitObjectReads {
     files: ComparedFile[];
   }>();
   protected readonly blobs: BlobCache;
+  /** present: blobs come over git's smart HTTP, off the REST budget, and REST only when git cannot */
+  protected gitBlobs: GitBlobReader | null = null;
 
   constructor(blobCacheBytes: number) {
     this.blobs = new BlobCache(blobCacheBytes);
@@ -177,6 +180,8 @@ export abstract class GitObjectReads {
   async getBlob(sha: string): Promise<Uint8Array> {
     wire.checkSha(sha);
     return this.blobs.get(sha, async () => {
+      const fetched = this.gitBlobs ? await this.gitBlobs.read(sha) : null;
+      if (fetched) return fetched;
       const data = await this.rest.read<wire.Blob>(
         `get blob ${sha}`,
         'GET /repos/{owner}/{repo}/git/blobs/{sha}',

@@ -11,6 +11,7 @@ import { blobSha } from '../git-objects.js';
 import { createClient, createLightClient, RestClient } from './octokit-client.js';
 import { listActivity } from './octokit-activity.js';
 import { GitObjectReads } from './octokit-objects.js';
+import { cloneUrl, GitBlobReader } from '../git-blobs.js';
 import {
   UpstreamError,
   type CommitInfo,
@@ -49,6 +50,11 @@ export interface OctokitUpstreamOptions {
   blobCacheBytes?: number;
   /** abort a request that takes longer. Default 30 s. */
   requestTimeoutMs?: number;
+  /**
+   * Read blobs over git's smart HTTP from this clone URL (src/github/git-blobs.ts), falling back to REST.
+   * Default: the clone URL of the GitHub that serves baseUrl; false: REST only.
+   */
+  gitUrl?: string | false;
   /** the signal that ends one attempt after `ms`. Default AbortSignal.timeout; tests inject their own clock. */
   attemptSignal?: (ms: number) => AbortSignal;
 }
@@ -89,6 +95,11 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
       options.requestTimeoutMs ?? 30_000,
       createLightClient(clientOptions, this.counters),
     );
+    if (options.gitUrl !== false)
+      this.gitBlobs = new GitBlobReader({
+        url: options.gitUrl ?? cloneUrl(clientOptions.baseUrl, this.owner, this.repo),
+        token: options.token,
+      });
   }
 
   stats(): UpstreamStats {
