@@ -8,6 +8,7 @@ import os from 'node:os';
 import { runBigRepos } from './big-repos.js';
 import { runContentSafety } from './content-safety.js';
 import { runEconomy } from './economy/economy.js';
+import { runJobs } from './jobs.js';
 import { FULL_SESSION, QUICK_SESSION } from './economy/session-script.js';
 import { runGatewaySpeed } from './gateway-speed.js';
 import { runPolicy } from './policy.js';
@@ -51,6 +52,14 @@ if (wanted('policy')) {
 if (wanted('economy')) {
   log('economy: scripted session through the gateway, naive baselines, floor');
   results.economy = await runEconomy(
+    quick
+      ? { repo: { files: 1000, historyCommits: 12 }, session: QUICK_SESSION }
+      : { repo: { files: 3000, historyCommits: 30 }, session: FULL_SESSION },
+  );
+}
+if (wanted('jobs')) {
+  log('jobs: agent jobs an hour, verification included, the built action as a runner runs it');
+  results.jobs = await runJobs(
     quick
       ? { repo: { files: 1000, historyCommits: 12 }, session: QUICK_SESSION }
       : { repo: { files: 3000, historyCommits: 30 }, session: FULL_SESSION },

@@ -1,6 +1,7 @@
 /** The targets of issue 6 checked against the figures, and the markdown table for BENCHMARKS.md. */
 import type { StartupResult } from '../startup.js';
 import type { EconomyResult } from '../economy/economy.js';
+import type { JobsRow } from '../jobs.js';
 import type { SpeedResult } from '../gateway-speed.js';
 import type { PolicyResult } from '../policy.js';
 import type { SafetyResult } from '../content-safety.js';
@@ -14,6 +15,7 @@ interface Results {
   mode?: string;
   machine?: Machine & { loadavg_start?: number[]; loadavg_end?: number[] };
   economy?: EconomyResult;
+  jobs?: JobsRow[];
   gateway?: SpeedResult;
   verify?: VerifyRow[];
   big?: BigRow[];
@@ -113,6 +115,20 @@ export function evaluateTargets(raw: Record<string, unknown>): Target[] {
         Math.max(s.sessions_per_hour.server_github, s.sessions_per_hour.github_mcp_server)
       : null,
   });
+  for (const [setup, wanted, rest] of [
+    ['one job (post verifies)', 60, 16],
+    ['two jobs (the verify job verifies)', 40, 25],
+  ] as const) {
+    const job = r.jobs?.find((j) => j.setup === setup);
+    targets.push({
+      name: `agent jobs an hour with verification, ${setup} (issue 32)`,
+      target: `≥ ${wanted} (REST ≤ ${rest} a job)`,
+      value: job
+        ? `${job.jobs_per_hour} (${job.rest} REST, ${job.graphql_points} GraphQL points, ${job.git} git a job)`
+        : '',
+      met: job ? job.jobs_per_hour >= wanted && job.rest <= rest : null,
+    });
+  }
   for (const [name, theirs] of [
     ['server-github', s?.naive_server_github],
     ['github-mcp-server', s?.naive_github_mcp_server],
@@ -190,6 +206,31 @@ export function renderTable(raw: Record<string, unknown>): string {
       table(
         ['target', 'wanted', 'measured', ''],
         r.targets.map((t) => [t.name, t.target, t.value, mark(t.met)]),
+      ),
+    );
+  }
+  if (r.jobs) {
+    const phases = [...new Set(r.jobs.flatMap((j) => Object.keys(j.phases)))];
+    out.push(
+      '### Agent jobs an hour, verification included (the built action, run as a runner runs it)',
+      table(
+        [
+          'setup',
+          ...phases.map((p) => `${p}: REST / GraphQL / git`),
+          'a job: REST / GraphQL / git',
+          'jobs an hour',
+          'receipt',
+        ],
+        r.jobs.map((j) => [
+          j.setup,
+          ...phases.map((p) => {
+            const c = j.phases[p];
+            return c ? `${c.rest} / ${c.graphql_points} / ${c.git}` : '';
+          }),
+          `${j.rest} / ${j.graphql_points} / ${j.git}`,
+          j.jobs_per_hour,
+          j.receipt,
+        ]),
       ),
     );
   }
