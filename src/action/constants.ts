@@ -9,6 +9,7 @@ export enum Inputs {
   Port = 'port',
   FailOnViolation = 'fail-on-violation',
   DirectPushes = 'direct-pushes',
+  RequireChanges = 'require-changes',
   StatusContext = 'status-context',
   EndpointSecrets = 'endpoint-secrets',
   WritesPerMinute = 'writes-per-minute',
@@ -25,7 +26,7 @@ export enum Inputs {
 /**
  * The inputs of the verify sub-action (verify/action.yml). It also reads, by the main action's names and
  * parsers (readJudgedSettings), what decides the verdict: branch, config, config-ref, perimeters,
- * status-context, direct-pushes and ignore-refs.
+ * status-context, direct-pushes, require-changes and ignore-refs.
  */
 export enum VerifyInputs {
   GithubToken = 'github-token',
@@ -49,6 +50,7 @@ export const JUDGED_INPUTS = [
   Inputs.ConfigRef,
   Inputs.Perimeters,
   Inputs.DirectPushes,
+  Inputs.RequireChanges,
   Inputs.StatusContext,
   Inputs.IgnoreRefs,
 ] as const;

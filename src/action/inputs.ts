@@ -46,6 +46,8 @@ export interface Settings {
   port: number;
   failOnViolation: boolean;
   directPushes: DirectPushes;
+  /** a job that changed nothing on its branch fails its receipt */
+  requireChanges: boolean;
   /** commit status context of the receipt; one per job when several jobs verify the same branch */
   statusContext: string;
   /**
@@ -128,6 +130,7 @@ export type JudgedSettings = Pick<
   | 'perimeters'
   | 'branch'
   | 'directPushes'
+  | 'requireChanges'
   | 'statusContext'
   | 'ignoreRefs'
   | 'eventName'
@@ -143,6 +146,7 @@ export function readJudgedSettings(env: Env = process.env, read: ReadInput = def
     perimeters: perimeterList(read(Inputs.Perimeters)),
     branch,
     directPushes: directPushes(read(Inputs.DirectPushes)),
+    requireChanges: boolean(Inputs.RequireChanges, read(Inputs.RequireChanges), false),
     statusContext: statusContext(read(Inputs.StatusContext)),
     ignoreRefs: ignoreRefs(read(Inputs.IgnoreRefs), branch),
     eventName: env.GITHUB_EVENT_NAME ?? '',

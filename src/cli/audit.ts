@@ -32,7 +32,7 @@ import { readRecord, type RecordFiles } from './record-files.js';
 
 export const AUDIT_USAGE =
   'perimeter audit [--repo OWNER/NAME] [--api-url URL] [--json] [--job NAME] [--config FILE] [--config-ref REF] ' +
-  '[--perimeters LIST|all] [--direct-pushes check|deny] [--ignore-refs LIST] RECORD';
+  '[--perimeters LIST|all] [--direct-pushes check|deny] [--require-changes true|false] [--ignore-refs LIST] RECORD';
 
 const FLAGS = {
   repo: {
@@ -74,6 +74,11 @@ const FLAGS = {
     type: 'string',
     value: 'check|deny',
     help: "the workflow's `direct-pushes` input",
+  },
+  'require-changes': {
+    type: 'string',
+    value: 'true|false',
+    help: "the workflow's `require-changes` input",
   },
   'ignore-refs': {
     type: 'string',
@@ -224,6 +229,12 @@ function expectedSettings(values: Record<string, string | boolean | undefined>):
       throw new UsageError(`--direct-pushes: expected "check" or "deny", got ${JSON.stringify(direct)}`);
     expected.directPushes = direct;
   }
+  const require = text('require-changes');
+  if (require !== undefined) {
+    if (require !== 'true' && require !== 'false')
+      throw new UsageError(`--require-changes: expected "true" or "false", got ${JSON.stringify(require)}`);
+    expected.requireChanges = require === 'true';
+  }
   const ignore = text('ignore-refs');
   if (ignore !== undefined) expected.ignoreRefs = names(ignore);
   return expected;
@@ -318,6 +329,7 @@ async function auditRecord(
     perimeters,
     ledger,
     directPushes: receipt.directPushes,
+    requireChanges: receipt.requireChanges ?? false,
     ignoreRefs: receipt.ignoreRefs,
     // what the job's post step could not check (the gateway died, say) stays unchecked: only ever stricter
     problems: receipt.unchecked,
@@ -333,6 +345,7 @@ async function auditRecord(
     config: { file: receipt.config.file, ref: receipt.config.ref, text: configText },
     perimeters: perimeters.map((p) => p.name),
     directPushes: receipt.directPushes,
+    requireChanges: receipt.requireChanges ?? false,
     ignoreRefs: receipt.ignoreRefs,
     window: receipt.window,
     refs: receipt.refs,

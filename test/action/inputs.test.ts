@@ -45,6 +45,7 @@ describe('readSettings', () => {
         port: 0,
         failOnViolation: true,
         directPushes: 'check',
+        requireChanges: false,
         statusContext: 'perimeter',
         endpointSecrets: {},
         exportSecrets: false,

@@ -134,6 +134,8 @@ async function verify(
     perimeters,
     ledger,
     directPushes: settings.directPushes,
+    // staged writes leave the branch as it was: the change set is the work, and apply judges it
+    requireChanges: settings.requireChanges && store.get(State.StagePath) === '',
     ignoreRefs: settings.ignoreRefs,
     problems,
     startedAt,
@@ -154,6 +156,7 @@ async function verify(
     config: { file: configFile, ref: store.get(State.ConfigRef) || settings.configRef, text: configText },
     perimeters: names,
     directPushes: settings.directPushes,
+    requireChanges: settings.requireChanges && store.get(State.StagePath) === '',
     ignoreRefs: settings.ignoreRefs,
     window: { startedAt, endedAt },
     refs: { start, end },
