@@ -12,6 +12,8 @@ perimeters:
 `;
 
 const TREES = 'GET /repos/{owner}/{repo}/git/trees/{sha}';
+const GRAPHQL = 'POST /graphql';
+const COMMIT_FILES = 'GET /repos/{owner}/{repo}/commits/{ref}';
 type Listing = { commits: Array<{ sha: string; message: string }> };
 
 /**
@@ -86,7 +88,7 @@ describe('list_commits over a commit with more files than one page of its file l
   });
   afterAll(async () => h.close());
 
-  it('falls back to the tree diff and still finds the readable change', async () => {
+  it('decides it from batched tree reads and still finds the readable change', async () => {
     const files: Record<string, string> = { 'src/zz-last.ts': 'x\n' };
     for (let i = 0; i < 400; i++) files[`secret/${String(i).padStart(3, '0')}.txt`] = `${i}\n`;
     const big = await commitToBare(h.repoDir, 'main', files, 'big');
@@ -94,7 +96,8 @@ describe('list_commits over a commit with more files than one page of its file l
     h.fake.resetStats();
     const { commits } = await ok<Listing>(client, 'list_commits');
     expect(commits[0]?.sha).toBe(big);
-    expect(h.fake.stats().byRoute[TREES]).toBeGreaterThan(0);
+    expect(h.fake.stats().byRoute[GRAPHQL]).toBeGreaterThan(0);
+    expect(h.fake.stats().byRoute[COMMIT_FILES] ?? 0).toBe(0);
   });
 });
 

@@ -83,3 +83,67 @@ export async function differsWhere(
   }
   return out;
 }
+
+/** Rounds of prefetchDiff: a change this many batched calls deep is listed the rest of the way by REST. */
+const PREFETCH_ROUNDS = 8;
+
+/**
+ * Brings every listing a diff of each pair needs into the Upstream's tree cache, in batched reads
+ * (Upstream.getTrees): level by level, only the trees where the two sides' SHAs differ, every pair's
+ * missing listings of a level together in one call or a few. changedPaths then reads them from the cache,
+ * so its answer, the one the agent gets, is the same whichever way the listings came. True when every
+ * listing was had; false when some were not (GraphQL failed or was refused; changedPaths lists those by
+ * REST, or the caller asks another way).
+ */
+export async function prefetchDiff(
+  upstream: RepoReads,
+  pairs: Array<{ base: string | null; head: string | null }>,
+  options: { levels?: number; perCall?: number } = {},
+): Promise<boolean> {
+  if (!upstream.getTrees) return false;
+  const listings = new Map<string, TreeEntry[]>();
+  const seen = new Set<string>();
+  const fresh = (list: Array<{ base: string | null; head: string | null }>) =>
+    list.filter((p) => {
+      const key = `${p.base}:${p.head}`;
+      if (p.base === p.head || seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  let work = fresh(pairs);
+  let complete = true;
+  for (let round = 0; work.length > 0; round++) {
+    const missing = new Set<string>();
+    for (const { base, head } of work)
+      for (const sha of [base, head]) if (sha !== null && !listings.has(sha)) missing.add(sha);
+    if (round >= PREFETCH_ROUNDS) return false;
+    if (missing.size > 0) {
+      const got = await upstream.getTrees([...missing], {
+        levels: options.levels ?? LEVELS,
+        perCall: options.perCall ?? PER_CALL,
+      });
+      for (const [sha, list] of got) listings.set(sha, list);
+    }
+    const next: Array<{ base: string | null; head: string | null }> = [];
+    for (const { base, head } of work) {
+      const before = base === null ? [] : listings.get(base);
+      const after = head === null ? [] : listings.get(head);
+      if (!before || !after) {
+        complete = false;
+        continue;
+      }
+      const old = new Map(before.map((e) => [e.path, e]));
+      for (const n of after) {
+        const o = old.get(n.path);
+        old.delete(n.path);
+        if (o && o.sha === n.sha && o.mode === n.mode) continue;
+        const a = o?.type === 'tree' ? o.sha : null;
+        const b = n.type === 'tree' ? n.sha : null;
+        if (a !== null || b !== null) next.push({ base: a, head: b });
+      }
+      for (const o of old.values()) if (o.type === 'tree') next.push({ base: o.sha, head: null });
+    }
+    work = fresh(next);
+  }
+  return complete;
+}
