@@ -17,6 +17,8 @@ export interface SessionRow {
   call: string;
   requests: number;
   rest: number;
+  /** REST requests charged to the rate limit (a 304 is not) */
+  spent: number;
   graphql: number;
   graphqlPoints: number;
   answer: string;
@@ -24,7 +26,7 @@ export interface SessionRow {
 
 export interface SessionResult {
   rows: SessionRow[];
-  total: { requests: number; rest: number; graphql: number; graphqlPoints: number };
+  total: { requests: number; rest: number; spent: number; graphql: number; graphqlPoints: number };
   /** the most any get_commit took, and any whole-branch list_commits page */
   maxGetCommit: number;
   maxListPage: number;
@@ -104,6 +106,7 @@ export async function runHistorySession(): Promise<SessionResult | null> {
           call: label,
           requests: cost.requests,
           rest: cost.requests - cost.graphql,
+          spent: cost.spent,
           graphql: cost.graphql,
           graphqlPoints: cost.graphqlPoints,
           answer,
@@ -118,6 +121,7 @@ export async function runHistorySession(): Promise<SessionResult | null> {
       total: {
         requests: sum((r) => r.requests),
         rest: sum((r) => r.rest),
+        spent: sum((r) => r.spent),
         graphql: sum((r) => r.graphql),
         graphqlPoints: sum((r) => r.graphqlPoints),
       },
@@ -135,7 +139,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   else {
     for (const r of result.rows)
       console.log(
-        `${r.call.padEnd(44)} ${String(r.requests).padStart(4)}  (REST ${r.rest}, GraphQL ${r.graphql}/${r.graphqlPoints} pt)  ${r.answer}`,
+        `${r.call.padEnd(44)} ${String(r.requests).padStart(4)}  (REST ${r.rest}, ${r.spent} spent, GraphQL ${r.graphql}/${r.graphqlPoints} pt)  ${r.answer}`,
       );
     console.log(
       JSON.stringify({

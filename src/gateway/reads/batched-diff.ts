@@ -20,7 +20,8 @@ const LEVELS = 2;
 const PER_CALL = 100;
 
 /**
- * Whether each pair's trees differ in a path `wanted` accepts: Merkle-style, level by level over every pair
+ * Whether each pair's trees differ in a path `wanted` accepts (below directories `descendInto` accepts,
+ * when given: it must accept every directory that may hold a wanted path): Merkle-style, level by level over every pair
  * at once, so each round's missing listings go out together in batched reads (Upstream.getTrees, which
  * also brings the levels below). A pair stops as soon as one wanted path differs. The answer is null for a
  * pair whose listings could not all be had (the caller decides another way).
@@ -29,6 +30,7 @@ export async function differsWhere(
   upstream: RepoReads,
   pairs: TreePair[],
   wanted: (path: string) => boolean,
+  options: { descendInto?: (dir: string) => boolean; levels?: number } = {},
 ): Promise<Map<string, boolean | null>> {
   const out = new Map<string, boolean | null>();
   const listings = new Map<string, TreeEntry[]>();
@@ -41,7 +43,7 @@ export async function differsWhere(
     if (missing.size > 0) {
       const got =
         round < MAX_ROUNDS && upstream.getTrees
-          ? await upstream.getTrees([...missing], { levels: LEVELS, perCall: PER_CALL })
+          ? await upstream.getTrees([...missing], { levels: options.levels ?? LEVELS, perCall: PER_CALL })
           : new Map<string, TreeEntry[]>();
       for (const [sha, list] of got) listings.set(sha, list);
     }
@@ -75,7 +77,8 @@ export async function differsWhere(
           out.set(pair.key, true);
           break;
         }
-        if (subtree(o) !== null || subtree(n) !== null)
+        // a directory that can hold nothing wanted is not listed
+        if ((subtree(o) !== null || subtree(n) !== null) && (options.descendInto?.(path) ?? true))
           next.push({ key: pair.key, prefix: path, base: subtree(o), head: subtree(n) });
       }
     }

@@ -19,8 +19,12 @@ const UPSTREAM_PAGE = 100;
 export const MAX_SCAN = 1_000;
 const PARALLEL_DIFFS = 8;
 const PAGE_CACHE = 64;
-/** levels of each tree a batched read of get_commit's diff brings */
+/**
+ * Levels of each tree a batched read brings, for get_commit's diff and for judging a whole-branch page:
+ * deeper means fewer rounds for a change far down, and the unchanged siblings' listings along with it.
+ */
 const DIFF_LEVELS = 3;
+const WHOLE_LEVELS = 3;
 
 export type { CommitPage } from './path-history.js';
 
@@ -77,9 +81,14 @@ export class History {
           // from the first not judged yet, so no commit of the chunk below is left to be read one by one
           const need = Math.max(wanted - matched.length, 1);
           const from = Math.max(judged, i);
-          judged = from + Math.ceil(need / JUDGED_TOGETHER) * JUDGED_TOGETHER;
-          if (within !== undefined) await this.judgeTogether(perimeter, batch.slice(from, judged), within);
-          else await this.judgeWhole(perimeter, batch.slice(from, judged));
+          if (within !== undefined) {
+            judged = from + Math.ceil(need / JUDGED_TOGETHER) * JUDGED_TOGETHER;
+            await this.judgeTogether(perimeter, batch.slice(from, judged), within);
+          } else {
+            // the rest of the listing's page at once: its rounds of batched reads are shared by all
+            judged = batch.length;
+            await this.judgeWhole(perimeter, batch.slice(from));
+          }
         }
         const chunk = batch.slice(i, i + PARALLEL_DIFFS);
         const touched = await Promise.all(chunk.map((c) => this.touchesReadable(perimeter, c, within)));
@@ -178,11 +187,16 @@ export class History {
     return found.commit;
   }
 
-  /** The root trees of these commits, in batched calls where GraphQL serves them (else left unknown). */
+  /**
+   * The root trees of these commits, with their listings, in batched calls where GraphQL serves them (else
+   * left unknown).
+   */
   private async learnTrees(commits: string[]): Promise<void> {
     const unknown = commits.filter((sha) => !this.trees.has(sha));
     if (unknown.length === 0 || !this.upstream.getCommitTrees) return;
-    for (const [sha, found] of await this.upstream.getCommitTrees(unknown, { levels: 0 }))
+    // their trees' listings along, as the round after this one would ask them
+    const options = { levels: WHOLE_LEVELS, parentLevels: 0 };
+    for (const [sha, found] of await this.upstream.getCommitTrees(unknown, options))
       this.trees.set(sha, found.commit.tree);
   }
 
@@ -204,7 +218,10 @@ export class History {
       return base === undefined ? [] : [{ key: c.sha, prefix: '', base, head: c.tree }];
     });
     if (pairs.length === 0) return;
-    const verdicts = await differsWhere(this.upstream, pairs, (path) => perimeter.canRead(path).allowed);
+    const verdicts = await differsWhere(this.upstream, pairs, (path) => perimeter.canRead(path).allowed, {
+      descendInto: this.readableDirs(perimeter),
+      levels: WHOLE_LEVELS,
+    });
     for (const [sha, touched] of verdicts) if (touched !== null) this.touchMemo.set(key(sha), touched);
   }
 
