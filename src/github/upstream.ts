@@ -299,6 +299,16 @@ export interface RepoReads {
     },
   ): Promise<Map<string, TreeEntry[]>>;
   /**
+   * Commits by SHA in batched GraphQL calls: each commit, and the root tree of each of its parents; the
+   * listings of its tree `levels` levels down and of its parents' trees `parentLevels` down (default
+   * `levels`; 0: SHAs only) come along (getTree then has them, getCommit has the commit). A commit is
+   * missing from the map when GraphQL failed or its answer was not whole. Absent: REST only.
+   */
+  getCommitTrees?(
+    commits: string[],
+    options: { levels: number; parentLevels?: number },
+  ): Promise<Map<string, { commit: CommitInfo; parentTrees: string[] }>>;
+  /**
    * For each commit, the tree at `path` in it and in its first parent (null where absent), in batched
    * GraphQL calls; the listings of a few levels below come along (getTrees then has them). A commit is
    * missing from the map when this could not tell (the path is a file there, GraphQL failed). Absent: REST only.

@@ -12,11 +12,14 @@ perimeters:
 `;
 
 const TREES = 'GET /repos/{owner}/{repo}/git/trees/{sha}';
+const GRAPHQL = 'POST /graphql';
+const COMMIT_FILES = 'GET /repos/{owner}/{repo}/commits/{ref}';
 type Listing = { commits: Array<{ sha: string; message: string }> };
 
 /**
- * 30 commits, each changing files in several nested directories: a tree diff per commit would list
- * about two trees per changed directory, the commit's file list is one request.
+ * 30 commits, each changing files in several nested directories: a tree diff per commit by REST would
+ * list about two trees per changed directory, a file list per commit is one request each; the trees of
+ * every commit of the page, compared together in batched GraphQL reads, are a few calls in all.
  */
 describe('list_commits on a cold gateway', () => {
   let h: Harness;
@@ -44,14 +47,16 @@ describe('list_commits on a cold gateway', () => {
   });
   afterAll(async () => h.close());
 
-  it('finds the commits that touch readable paths from one file list per commit, no tree diff', async () => {
+  it('finds the commits that touch readable paths from batched tree reads, no file list per commit', async () => {
     h.fake.resetStats();
     const { commits } = await ok<Listing>(client, 'list_commits', { per_page: 100 });
     const stats = h.fake.stats();
     expect(commits.map((c) => c.sha)).toEqual([...visible].reverse());
     expect(stats.byRoute[TREES] ?? 0).toBe(0);
-    // the ref check, one listing page, one file list per commit examined
-    expect(stats.total).toBeLessThanOrEqual(2 + visible.length + hidden.length);
+    expect(stats.byRoute[COMMIT_FILES] ?? 0).toBe(0);
+    // the ref check, one listing page, the trees of all 30 commits in a round or two of batched reads
+    expect(stats.total).toBeLessThanOrEqual(4);
+    expect(stats.total - (stats.byRoute[GRAPHQL] ?? 0)).toBe(2);
   });
 
   it('sees both sides of a rename', async () => {
@@ -86,7 +91,7 @@ describe('list_commits over a commit with more files than one page of its file l
   });
   afterAll(async () => h.close());
 
-  it('falls back to the tree diff and still finds the readable change', async () => {
+  it('decides it from batched tree reads and still finds the readable change', async () => {
     const files: Record<string, string> = { 'src/zz-last.ts': 'x\n' };
     for (let i = 0; i < 400; i++) files[`secret/${String(i).padStart(3, '0')}.txt`] = `${i}\n`;
     const big = await commitToBare(h.repoDir, 'main', files, 'big');
@@ -94,7 +99,8 @@ describe('list_commits over a commit with more files than one page of its file l
     h.fake.resetStats();
     const { commits } = await ok<Listing>(client, 'list_commits');
     expect(commits[0]?.sha).toBe(big);
-    expect(h.fake.stats().byRoute[TREES]).toBeGreaterThan(0);
+    expect(h.fake.stats().byRoute[GRAPHQL]).toBeGreaterThan(0);
+    expect(h.fake.stats().byRoute[COMMIT_FILES] ?? 0).toBe(0);
   });
 });
 
@@ -113,7 +119,7 @@ describe('get_commit on a cold gateway', () => {
   });
   afterAll(async () => h.close());
 
-  it('answers a 62-file commit from its file list: the ref, the reachability check and the list', async () => {
+  it('answers a 62-file commit in 3 requests: the ref, the reachability check, the commit with its trees', async () => {
     const client = await h.connect('implementer');
     h.fake.resetStats();
     const answer = await ok<{
@@ -122,6 +128,7 @@ describe('get_commit on a cold gateway', () => {
     }>(client, 'get_commit', { sha: wide });
     expect(h.fake.stats().total).toBeLessThanOrEqual(3);
     expect(h.fake.stats().byRoute[TREES] ?? 0).toBe(0);
+    expect(h.fake.stats().byRoute[COMMIT_FILES] ?? 0).toBe(0);
     const readable = answer.files.map((f) => `${f.status} ${f.path}`).sort();
     const expected = [
       'deleted src/x/gone.ts',
@@ -146,9 +153,12 @@ describe('get_commit on a cold gateway', () => {
     ).trim();
     await gitText(h.repoDir, ['update-ref', 'refs/heads/main', merge]);
     const client = await h.connect('implementer');
+    h.fake.resetStats();
     const answer = await ok<{ files: Array<{ path: string; status: string }> }>(client, 'get_commit', {
       sha: merge,
     });
+    expect(h.fake.stats().total).toBeLessThanOrEqual(4);
+    expect(h.fake.stats().byRoute[TREES] ?? 0).toBe(0);
     // against the first parent: the side's tree drops the wide commit's readable changes
     expect(answer.files.map((f) => f.path)).toContain('src/side.ts');
     expect(answer.files.map((f) => f.path)).toContain('src/x/gone.ts');

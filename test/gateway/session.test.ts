@@ -58,12 +58,13 @@ describe('a gateway session', () => {
       message: `about ${token}`,
       files: [{ path: 'src/t.ts', content: `const t = "${token}";\n` }],
     });
-    // get_commit reads the commit's file list (and trees for merges): both fail
+    // get_commit reads the commit and its trees in batched GraphQL calls, else its file list or its
+    // trees by REST: all fail
     h.fake.injectFault({
       kind: 'status',
       status: 502,
       count: 10,
-      route: /trees|^GET \/repos\/\{owner\}\/\{repo\}\/commits\/\{ref\}$/,
+      route: /trees|graphql|^GET \/repos\/\{owner\}\/\{repo\}\/commits\/\{ref\}$/,
     });
     await record(implementer, 'get_commit', { sha: commit });
     h.fake.clearFaults();

@@ -20,7 +20,8 @@ const LEVELS = 2;
 const PER_CALL = 100;
 
 /**
- * Whether each pair's trees differ in a path `wanted` accepts: Merkle-style, level by level over every pair
+ * Whether each pair's trees differ in a path `wanted` accepts (below directories `descendInto` accepts,
+ * when given: it must accept every directory that may hold a wanted path): Merkle-style, level by level over every pair
  * at once, so each round's missing listings go out together in batched reads (Upstream.getTrees, which
  * also brings the levels below). A pair stops as soon as one wanted path differs. The answer is null for a
  * pair whose listings could not all be had (the caller decides another way).
@@ -29,6 +30,7 @@ export async function differsWhere(
   upstream: RepoReads,
   pairs: TreePair[],
   wanted: (path: string) => boolean,
+  options: { descendInto?: (dir: string) => boolean; levels?: number } = {},
 ): Promise<Map<string, boolean | null>> {
   const out = new Map<string, boolean | null>();
   const listings = new Map<string, TreeEntry[]>();
@@ -41,7 +43,7 @@ export async function differsWhere(
     if (missing.size > 0) {
       const got =
         round < MAX_ROUNDS && upstream.getTrees
-          ? await upstream.getTrees([...missing], { levels: LEVELS, perCall: PER_CALL })
+          ? await upstream.getTrees([...missing], { levels: options.levels ?? LEVELS, perCall: PER_CALL })
           : new Map<string, TreeEntry[]>();
       for (const [sha, list] of got) listings.set(sha, list);
     }
@@ -75,11 +77,76 @@ export async function differsWhere(
           out.set(pair.key, true);
           break;
         }
-        if (subtree(o) !== null || subtree(n) !== null)
+        // a directory that can hold nothing wanted is not listed
+        if ((subtree(o) !== null || subtree(n) !== null) && (options.descendInto?.(path) ?? true))
           next.push({ key: pair.key, prefix: path, base: subtree(o), head: subtree(n) });
       }
     }
     work = next.filter((p) => out.get(p.key) === false);
   }
   return out;
+}
+
+/** Rounds of prefetchDiff: a change this many batched calls deep is listed the rest of the way by REST. */
+const PREFETCH_ROUNDS = 8;
+
+/**
+ * Brings every listing a diff of each pair needs into the Upstream's tree cache, in batched reads
+ * (Upstream.getTrees): level by level, only the trees where the two sides' SHAs differ, every pair's
+ * missing listings of a level together in one call or a few. changedPaths then reads them from the cache,
+ * so its answer, the one the agent gets, is the same whichever way the listings came. True when every
+ * listing was had; false when some were not (GraphQL failed or was refused; changedPaths lists those by
+ * REST, or the caller asks another way).
+ */
+export async function prefetchDiff(
+  upstream: RepoReads,
+  pairs: Array<{ base: string | null; head: string | null }>,
+  options: { levels?: number; perCall?: number } = {},
+): Promise<boolean> {
+  if (!upstream.getTrees) return false;
+  const listings = new Map<string, TreeEntry[]>();
+  const seen = new Set<string>();
+  const fresh = (list: Array<{ base: string | null; head: string | null }>) =>
+    list.filter((p) => {
+      const key = `${p.base}:${p.head}`;
+      if (p.base === p.head || seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  let work = fresh(pairs);
+  let complete = true;
+  for (let round = 0; work.length > 0; round++) {
+    const missing = new Set<string>();
+    for (const { base, head } of work)
+      for (const sha of [base, head]) if (sha !== null && !listings.has(sha)) missing.add(sha);
+    if (round >= PREFETCH_ROUNDS) return false;
+    if (missing.size > 0) {
+      const got = await upstream.getTrees([...missing], {
+        levels: options.levels ?? LEVELS,
+        perCall: options.perCall ?? PER_CALL,
+      });
+      for (const [sha, list] of got) listings.set(sha, list);
+    }
+    const next: Array<{ base: string | null; head: string | null }> = [];
+    for (const { base, head } of work) {
+      const before = base === null ? [] : listings.get(base);
+      const after = head === null ? [] : listings.get(head);
+      if (!before || !after) {
+        complete = false;
+        continue;
+      }
+      const old = new Map(before.map((e) => [e.path, e]));
+      for (const n of after) {
+        const o = old.get(n.path);
+        old.delete(n.path);
+        if (o && o.sha === n.sha && o.mode === n.mode) continue;
+        const a = o?.type === 'tree' ? o.sha : null;
+        const b = n.type === 'tree' ? n.sha : null;
+        if (a !== null || b !== null) next.push({ base: a, head: b });
+      }
+      for (const o of old.values()) if (o.type === 'tree') next.push({ base: o.sha, head: null });
+    }
+    work = fresh(next);
+  }
+  return complete;
 }

@@ -7,7 +7,7 @@ import {
   type RepoReads,
   UpstreamError,
 } from '../../github/index.js';
-import { differsWhere } from './batched-diff.js';
+import { differsWhere, prefetchDiff } from './batched-diff.js';
 import { changedPaths, type PathChange } from './changed-paths.js';
 import { PathLister, type CommitPage } from './path-history.js';
 
@@ -19,6 +19,12 @@ const UPSTREAM_PAGE = 100;
 export const MAX_SCAN = 1_000;
 const PARALLEL_DIFFS = 8;
 const PAGE_CACHE = 64;
+/**
+ * Levels of each tree a batched read brings, for get_commit's diff and for judging a whole-branch page:
+ * deeper means fewer rounds for a change far down, and the unchanged siblings' listings along with it.
+ */
+const DIFF_LEVELS = 3;
+const WHOLE_LEVELS = 3;
 
 export type { CommitPage } from './path-history.js';
 
@@ -28,6 +34,8 @@ export type { CommitPage } from './path-history.js';
  */
 export class History {
   private readonly trees = new Map<string, string>();
+  /** commits read with their parents' trees (readCommit) */
+  private readonly commits = new Map<string, CommitInfo>();
   private readonly touchMemo = new Map<string, boolean>();
   private readonly ancestry = new Map<string, boolean>();
   private readonly pages = new Map<string, Promise<CommitInfo[]>>();
@@ -68,11 +76,19 @@ export class History {
       }
       let judged = 0;
       for (let i = 0; i < batch.length && matched.length < wanted; i += PARALLEL_DIFFS) {
-        if (within !== undefined && i >= judged) {
-          // the commits this answer will likely examine, judged together in batched reads (whole calls)
+        if (i + PARALLEL_DIFFS > judged && judged < batch.length) {
+          // the commits this answer will likely examine, judged together in batched reads (whole calls),
+          // from the first not judged yet, so no commit of the chunk below is left to be read one by one
           const need = Math.max(wanted - matched.length, 1);
-          judged = i + Math.ceil(need / JUDGED_TOGETHER) * JUDGED_TOGETHER;
-          await this.judgeTogether(perimeter, batch.slice(i, judged), within);
+          const from = Math.max(judged, i);
+          if (within !== undefined) {
+            judged = from + Math.ceil(need / JUDGED_TOGETHER) * JUDGED_TOGETHER;
+            await this.judgeTogether(perimeter, batch.slice(from, judged), within);
+          } else {
+            // the rest of the listing's page at once: its rounds of batched reads are shared by all
+            judged = batch.length;
+            await this.judgeWhole(perimeter, batch.slice(from));
+          }
         }
         const chunk = batch.slice(i, i + PARALLEL_DIFFS);
         const touched = await Promise.all(chunk.map((c) => this.touchesReadable(perimeter, c, within)));
@@ -106,11 +122,21 @@ export class History {
   }
 
   /**
-   * What get_commit shows: from the commit's file list (one request, which also brings the commit) when
-   * GitHub gives it whole and the commit has at most one parent; else from a tree diff. The list has no
-   * blob SHA for the old side of a change (previousSha) except for a removed file.
+   * What get_commit shows: the commit diffed against its first parent (as GitHub diffs a merge), from
+   * listings brought in batched reads (prefetchDiff), a few calls whatever the commit's size. Without them
+   * (GraphQL failed or refused): from the commit's file list (one request, which also brings the commit)
+   * when GitHub gives it whole and the commit has at most one parent; else from a tree diff by REST. The
+   * list has no blob SHA for the old side of a change (previousSha) except for a removed file.
    */
   async commitChanges(commit: CommitInfo): Promise<PathChange[]> {
+    const parent = commit.parents[0];
+    if (this.upstream.getTrees) {
+      const parentTree = parent === undefined ? null : await this.treeOf(parent);
+      if (
+        await prefetchDiff(this.upstream, [{ base: parentTree, head: commit.tree }], { levels: DIFF_LEVELS })
+      )
+        return changedPaths(this.upstream, parentTree, commit.tree);
+    }
     if (commit.parents.length <= 1) {
       const listed = await this.upstream.getCommitFiles(commit.sha);
       if (listed.complete && listed.files !== undefined) return listed.files.flatMap(pathChanges);
@@ -141,6 +167,61 @@ export class History {
       head: t.tree,
     }));
     const verdicts = await differsWhere(this.upstream, pairs, (path) => perimeter.canRead(path).allowed);
+    for (const [sha, touched] of verdicts) if (touched !== null) this.touchMemo.set(key(sha), touched);
+  }
+
+  /**
+   * The commit for get_commit, with the root trees of its parents and the listings its diff starts from,
+   * in one batched call (Upstream.getCommitTrees); null when that cannot serve it (the caller reads the
+   * commit by REST). Only for a commit already found reachable: the call names nothing else.
+   */
+  async readCommit(sha: string): Promise<CommitInfo | null> {
+    const known = this.commits.get(sha);
+    if (known) return known;
+    if (!this.upstream.getCommitTrees) return null;
+    const found = (await this.upstream.getCommitTrees([sha], { levels: DIFF_LEVELS })).get(sha);
+    if (!found) return null;
+    this.trees.set(sha, found.commit.tree);
+    found.commit.parents.forEach((parent, i) => this.trees.set(parent, found.parentTrees[i]!));
+    this.commits.set(sha, found.commit);
+    return found.commit;
+  }
+
+  /**
+   * The root trees of these commits, with their listings, in batched calls where GraphQL serves them (else
+   * left unknown).
+   */
+  private async learnTrees(commits: string[]): Promise<void> {
+    const unknown = commits.filter((sha) => !this.trees.has(sha));
+    if (unknown.length === 0 || !this.upstream.getCommitTrees) return;
+    // their trees' listings along, as the round after this one would ask them
+    const options = { levels: WHOLE_LEVELS, parentLevels: 0 };
+    for (const [sha, found] of await this.upstream.getCommitTrees(unknown, options))
+      this.trees.set(sha, found.commit.tree);
+  }
+
+  /**
+   * Decides touchesReadable for a whole-branch listing's commits at once (Upstream.getTrees): each commit's
+   * tree against its first parent's, both named by the listing, compared level by level for every commit
+   * together, stopping at the first readable path that differs. A commit whose parent's tree is not known
+   * here, or that the trees cannot decide, is left to touchesReadable. The paths that differ from the first
+   * parent are the ones its file list names, so the answer is the same.
+   */
+  private async judgeWhole(perimeter: Perimeter, commits: CommitInfo[]): Promise<void> {
+    if (!this.upstream.getTrees) return;
+    const key = (sha: string) => `${perimeter.name}\0\0${sha}`;
+    const open = commits.filter((c) => !this.touchMemo.has(key(c.sha)));
+    await this.learnTrees(open.flatMap((c) => c.parents.slice(0, 1)));
+    const pairs = open.flatMap((c) => {
+      const parent = c.parents[0];
+      const base = parent === undefined ? null : this.trees.get(parent);
+      return base === undefined ? [] : [{ key: c.sha, prefix: '', base, head: c.tree }];
+    });
+    if (pairs.length === 0) return;
+    const verdicts = await differsWhere(this.upstream, pairs, (path) => perimeter.canRead(path).allowed, {
+      descendInto: this.readableDirs(perimeter),
+      levels: WHOLE_LEVELS,
+    });
     for (const [sha, touched] of verdicts) if (touched !== null) this.touchMemo.set(key(sha), touched);
   }
 

@@ -7,6 +7,13 @@ import {
   type PathTrees,
   type PathTreesAnswer,
 } from './graphql-path-trees.js';
+import {
+  COMMIT_TREES_PER_CALL,
+  commitTreesOf,
+  commitTreesQuery,
+  type CommitTrees,
+  type CommitTreesAnswer,
+} from './graphql-commit-trees.js';
 import { pathHistoryOf, pathHistoryQuery, type PathHistoryAnswer } from './graphql-history.js';
 import { listingsOf, treesQuery, TREES_PER_CALL, type TreesAnswer } from './graphql-trees.js';
 import type { RestClient } from './octokit-client.js';
@@ -104,6 +111,39 @@ export abstract class GitObjectReads {
           }
         } catch {
           // GraphQL refused or failed (its budget spent, say): the caller lists these by REST, as before.
+          this.graphqlFailed = true;
+        }
+      }),
+    );
+    return out;
+  }
+
+  async getCommitTrees(
+    commits: string[],
+    options: { levels: number; parentLevels?: number },
+  ): Promise<Map<string, CommitTrees>> {
+    const out = new Map<string, CommitTrees>();
+    const wanted = [...new Set(commits)].map(wire.checkSha);
+    const calls: string[][] = [];
+    for (let i = 0; i < wanted.length; i += COMMIT_TREES_PER_CALL)
+      calls.push(wanted.slice(i, i + COMMIT_TREES_PER_CALL));
+    await Promise.all(
+      calls.map(async (chunk) => {
+        if (this.graphqlFailed) return;
+        try {
+          const answer = await this.rest.graphql<CommitTreesAnswer>(
+            `get ${chunk.length} commits and their trees`,
+            commitTreesQuery(chunk, options.levels, options.parentLevels ?? options.levels),
+          );
+          const listings = new Map<string, TreeEntry[]>();
+          for (const [sha, found] of commitTreesOf(chunk, answer, listings)) {
+            const known = this.commits.peek(sha);
+            if (!known) this.commits.set(sha, found.commit);
+            out.set(sha, known ? { ...found, commit: known } : found);
+          }
+          for (const [tree, list] of listings) if (!this.trees.peek(tree)) this.trees.set(tree, list);
+        } catch {
+          // as getTrees: the caller reads these by REST
           this.graphqlFailed = true;
         }
       }),
