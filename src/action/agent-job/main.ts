@@ -335,7 +335,8 @@ async function handOutAll(
     core.exportVariable(variableName('WORKSPACE', workspace.perimeter), workspace.dir);
     const count = Object.keys(workspace.files).length;
     core.info(`${workspace.perimeter}: workspace ${workspace.dir} with ${count} files`);
-    for (const { path, reason } of workspace.leftOut) core.info(`  left out ${path}: ${reason}`);
+    for (const { path, reason } of workspace.leftOut)
+      core.info(`  left out ${path || 'every file'}: ${reason}`);
   }
   core.info(
     `workspaces ready in ${Math.round(performance.now() - started)} ms: ${figures.blobs} blobs, ` +

@@ -41,6 +41,15 @@ export function planFromIndex(index: TreeIndex, perimeter: Perimeter): Workspace
   const readable = index.readable(perimeter);
   const files: WorkspaceFile[] = [];
   const leftOut: WorkspacePlan['leftOut'] = [];
+  // a perimeter whose tools serve no content (a writer without get_file) is handed out none either
+  if (!perimeter.tools.has('get_file') && !perimeter.tools.has('get_files')) {
+    if (readable.files.size > 0)
+      leftOut.push({
+        path: '',
+        reason: 'no file is handed out: this perimeter has no get_file or get_files tool',
+      });
+    return { files, leftOut, readable };
+  }
   for (const path of [...readable.files].sort()) {
     const entry = index.get(path) as TreeEntry;
     if (entry.type === 'commit') {
