@@ -10,6 +10,7 @@ import { createServer, connect, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
 import { handOutWorkspaces } from '../src/action/agent-job/workspace.js';
 import { createOctokitUpstream } from '../src/github/octokit/octokit-upstream.js';
 import { parseConfig, selectPerimeters } from '../src/policy/index.js';
@@ -33,19 +34,33 @@ export interface WorkspaceRow {
     graphql_calls: number;
     graphql_points: number;
     bytes: number;
+    /** the answers gzipped, as GitHub sends API answers to a client that accepts gzip (Octokit does) */
+    answer_bytes_gzipped: number;
     ms: number;
   };
   clone: { git_requests: number; bytes: number; ms: number };
 }
 
-/** Text files of a few hundred bytes each (all different), in ten top folders, and a few binaries. */
+const WORDS = ['count', 'widget', 'format', 'value', 'render', 'parse', 'state', 'index', 'check', 'total'];
+
+/** Source-like text of about 400 bytes, different in every file (a seeded generator, so runs agree). */
+function sourceText(i: number): string {
+  let seed = (i + 1) * 2654435761;
+  const next = (): number => (seed = (seed * 1103515245 + 12345) >>> 0);
+  const lines = [`// file ${i}`];
+  for (let n = 0; n < 10; n++) {
+    const a = WORDS[next() % WORDS.length]!;
+    const b = WORDS[next() % WORDS.length]!;
+    lines.push(`export const ${a}${next() % 1000} = (${b}: number) => ${b} * ${next() % 10000};`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Text files in ten top folders (a perimeter denied one of them), a few binaries and a credential file. */
 function repoFiles(files: number): Record<string, string | Uint8Array> {
   const out: Record<string, string | Uint8Array> = {};
-  for (let i = 0; i < files - BINARIES; i++) {
-    const top = i % 10;
-    out[`d${top}/m${Math.floor(i / 10) % 100}/f${i}.ts`] =
-      `// file ${i}\nexport const value${i} = ${i};\n${'// '.padEnd(60, '=')}\n`.repeat(4);
-  }
+  for (let i = 0; i < files - BINARIES; i++)
+    out[`d${i % 10}/m${Math.floor(i / 10) % 100}/f${i}.ts`] = sourceText(i);
   for (let i = 0; i < BINARIES; i++)
     out[`d${i % 10}/assets/logo${i}.png`] = new Uint8Array([0x89, 0, i, i >> 8]);
   out['perimeters.yml'] = CONFIG;
@@ -54,21 +69,38 @@ function repoFiles(files: number): Record<string, string | Uint8Array> {
 }
 
 /** A TCP proxy in front of `port` counting every byte both ways. */
-async function byteProxy(
-  port: number,
-): Promise<{ url: string; bytes: () => number; close: () => Promise<void> }> {
+async function byteProxy(port: number): Promise<{
+  url: string;
+  bytes: () => number;
+  /** the answers' bytes since the last call, gzipped as GitHub gzips API answers (the stand-in does not) */
+  gzipped: () => number;
+  close: () => Promise<void>;
+}> {
   let bytes = 0;
+  let answers: Buffer[] = [];
   const server: Server = createServer((client) => {
     const upstream = connect(port, '127.0.0.1');
     client.on('data', (d: Buffer) => (bytes += d.length));
-    upstream.on('data', (d: Buffer) => (bytes += d.length));
+    upstream.on('data', (d: Buffer) => {
+      bytes += d.length;
+      answers.push(d);
+    });
     client.pipe(upstream).pipe(client);
     client.on('error', () => upstream.destroy());
     upstream.on('error', () => client.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, bytes: () => bytes, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url,
+    bytes: () => bytes,
+    gzipped: () => {
+      const size = gzipSync(Buffer.concat(answers)).length;
+      answers = [];
+      return size;
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 export async function runWorkspace(sizes: number[]): Promise<WorkspaceRow[]> {
@@ -89,6 +121,7 @@ export async function runWorkspace(sizes: number[]): Promise<WorkspaceRow[]> {
       const head = await upstream.getBranchHead(BRANCH);
       const before = standIn.fake.stats();
       const bytesBefore = proxy.bytes();
+      proxy.gzipped();
       let start = performance.now();
       const { workspaces } = await handOutWorkspaces({
         upstream,
@@ -101,6 +134,7 @@ export async function runWorkspace(sizes: number[]): Promise<WorkspaceRow[]> {
       const wsMs = performance.now() - start;
       const cost = difference(standIn.fake.stats(), before);
       const wsBytes = proxy.bytes() - bytesBefore;
+      const wsGzipped = proxy.gzipped();
 
       const gitBefore = standIn.fake.stats().git;
       const cloneBytesBefore = proxy.bytes();
@@ -119,6 +153,7 @@ export async function runWorkspace(sizes: number[]): Promise<WorkspaceRow[]> {
           graphql_calls: cost.graphql,
           graphql_points: cost.graphqlPoints,
           bytes: wsBytes,
+          answer_bytes_gzipped: wsGzipped,
           ms: round(wsMs, 0),
         },
         clone: {
