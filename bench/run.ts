@@ -18,6 +18,7 @@ import { describeMachine } from './support/machine.js';
 import { writeResults, writeTable } from './support/report.js';
 import { evaluateTargets, renderTable } from './support/summary.js';
 import { runVerifyScale, type VerifyCase } from './verify-scale.js';
+import { runWorkspace } from './workspace.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -89,6 +90,10 @@ if (wanted('verify')) {
 if (wanted('big')) {
   log('big: the first call at 40,000 and 100,000 files, with the tree caps on');
   results.big = await runBigRepos(quick ? [40000] : [40000, 100000]);
+}
+if (wanted('workspace')) {
+  log('workspace: hand a perimeter its directory at 2,000 to 100,000 files, against a shallow clone');
+  results.workspace = await runWorkspace(quick ? [2000] : [2000, 40000, 100000]);
 }
 if (wanted('history')) {
   log('history: the history of a real project (PERIMETER_HISTORY_REPO)');

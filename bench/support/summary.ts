@@ -7,6 +7,7 @@ import type { PolicyResult } from '../policy.js';
 import type { SafetyResult } from '../content-safety.js';
 import type { VerifyRow } from '../verify-scale.js';
 import type { BigRow } from '../big-repos.js';
+import type { WorkspaceRow } from '../workspace.js';
 import type { HistoryResult } from '../real-history.js';
 import type { Machine } from './machine.js';
 import { mark, table, type Target } from './report.js';
@@ -19,6 +20,7 @@ interface Results {
   gateway?: SpeedResult;
   verify?: VerifyRow[];
   big?: BigRow[];
+  workspace?: WorkspaceRow[];
   history?: HistoryResult | null;
   startup?: StartupResult;
   policy?: PolicyResult;
@@ -386,6 +388,35 @@ export function renderTable(raw: Record<string, unknown>): string {
           `${b.first_call_graphql ?? 0} (${b.first_call_graphql_points ?? 0})`,
           b.ms,
           b.after_push_requests,
+        ]),
+      ),
+    );
+  }
+  if (r.workspace) {
+    out.push(
+      '### The perimeter workspace (hand-out of what one perimeter reads, against `git clone --depth 1` of the same head; bytes on the wire both ways, and the API answers gzipped as GitHub sends them)',
+      table(
+        [
+          'files',
+          'handed out',
+          'REST requests',
+          'GraphQL calls (points)',
+          'bytes (answers gzipped)',
+          'ms',
+          'clone: git requests',
+          'clone: bytes',
+          'clone: ms',
+        ],
+        r.workspace.map((w) => [
+          w.files.toLocaleString('en-US'),
+          w.handed_out.toLocaleString('en-US'),
+          w.workspace.rest_requests,
+          `${w.workspace.graphql_calls} (${w.workspace.graphql_points})`,
+          `${w.workspace.bytes.toLocaleString('en-US')} (${w.workspace.answer_bytes_gzipped.toLocaleString('en-US')})`,
+          w.workspace.ms,
+          w.clone.git_requests,
+          w.clone.bytes.toLocaleString('en-US'),
+          w.clone.ms,
         ]),
       ),
     );

@@ -21,6 +21,7 @@ export enum Inputs {
   ReceiptBy = 'receipt-by',
   ReceiptAs = 'receipt-as',
   ExportSecrets = 'export-secrets',
+  Workspace = 'workspace',
 }
 
 /**
@@ -87,6 +88,10 @@ export enum PerimeterOutputs {
   McpConfig = 'mcp-config-',
   /** path of a Codex config.toml snippet with this perimeter's table only */
   CodexConfig = 'codex-config-',
+  /** path of the perimeter's workspace (input `workspace`): what it may read, as files with a local git history */
+  Workspace = 'workspace-',
+  /** the command that pushes what changed in the workspace through the perimeter's endpoint; append a message */
+  WorkspacePush = 'workspace-push-',
 }
 
 /** Keys passed from main to post (the runner hands them to post as STATE_<key>). */

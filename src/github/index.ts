@@ -8,3 +8,4 @@ export { createOctokitUpstream, type OctokitUpstreamOptions } from './octokit/oc
 export { COMMITS_PER_CALL } from './octokit/graphql-path-trees.js';
 export { ChangeSetError, readChangeSet } from './staged/change-set.js';
 export { StagedUpstream, type StagedChangeSet, type StagingOptions } from './staged/staged-upstream.js';
+export { readBlobs, REST_BLOB_LIMIT, type BlobReading } from './read-blobs.js';

@@ -328,6 +328,12 @@ export interface RepoReads {
     path: string,
     options: { first: number; after?: string | null; levels: number },
   ): Promise<PathHistoryPage | null>;
+  /**
+   * Text blobs by SHA in batched GraphQL calls (at most 100 blobs and 4 MiB a call), charged to GraphQL's own
+   * budget. A blob is in the map only when its text hashes to its SHA; what is missing (binary, truncated by
+   * GitHub, over 1 MiB, GraphQL failed) is for getBlob. Absent: REST only.
+   */
+  getBlobs?(blobs: Array<{ sha: string; size?: number | undefined }>): Promise<Map<string, Uint8Array>>;
   /** Every entry below a tree; `truncated` as GitHub reports it. */
   getTreeRecursive(sha: string): Promise<{ entries: TreeEntry[]; truncated: boolean }>;
   getBlob(sha: string): Promise<Uint8Array>;
