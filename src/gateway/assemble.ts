@@ -17,6 +17,8 @@ export const gatewayConfigSchema = z.strictObject({
   owner: z.string().min(1),
   repo: z.string().min(1),
   branch: z.string().min(1),
+  /** the repository's default branch: a perimeter may be bound to it only when its branches name it */
+  defaultBranch: z.string().min(1),
   configText: z.string(),
   /** the config's path in the repository: the protected set protects it */
   configFile: z.string().min(1),
@@ -71,6 +73,7 @@ export async function assembleGateway(
     parseConfig(config.configText, config.configFile),
     config.perimeters ?? null,
     config.branch,
+    config.defaultBranch,
   );
   const direct =
     hooks.upstream ??

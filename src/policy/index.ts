@@ -21,7 +21,13 @@ export { protectedRule, PROTECTED_ENTRIES } from './protected.js';
 export { credentialFileRule, CREDENTIAL_FILE_RULES } from './credentials.js';
 export { instructionFileRule, INSTRUCTION_FILE_RULES } from './instructions.js';
 export { compileGlobList, GLOB_OPTIONS, globProblem } from './glob.js';
-export { checkBranch, ExposureError, selectPerimeters, type ExposureCode } from './exposure.js';
+export {
+  checkBranch,
+  checkDefaultBranch,
+  ExposureError,
+  selectPerimeters,
+  type ExposureCode,
+} from './exposure.js';
 export {
   BUILT_IN_FAMILIES,
   OPTIONAL_FAMILIES,

@@ -61,9 +61,10 @@ async function apply(upstream: Upstream, settings: ApplySettings, set: StagedCha
   const { branch } = settings;
   // The heads as GitHub lists them at the start (never the change set's word): the target's head, and for a
   // config-ref given as a SHA, what it names.
+  // and the default branch, which a perimeter may be bound to only when its branches name it.
   const [heads, defaultBranch] = await Promise.all([
     upstream.listRefs(),
-    settings.configRef === null ? upstream.getRepository().then((r) => r.defaultBranch) : '',
+    upstream.getRepository().then((r) => r.defaultBranch),
   ]);
   const head = heads.get(`refs/heads/${branch}`);
   if (head === undefined)
@@ -86,6 +87,7 @@ async function apply(upstream: Upstream, settings: ApplySettings, set: StagedCha
     settings.configFile,
     settings.perimeters,
     branch,
+    defaultBranch,
   );
   // The same trust rule main applied to this run's trigger: the set may use only what main exposed.
   const { exposed: perimeters, note } = applyTrust(config, selected, settings.eventName, settings.event);
