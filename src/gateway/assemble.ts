@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { rename, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { createOctokitUpstream, StagedUpstream, type Upstream } from '../github/index.js';
-import { parseConfig, selectPerimeters, type Perimeter } from '../policy/index.js';
+import { parseConfig, selectPerimeters, withReview, type Perimeter } from '../policy/index.js';
 import type { AnswerFilter } from '../safety/answer-filter.js';
 import { createSecretFilter } from '../safety/index.js';
 import { startGateway, type RunningGateway } from './gateway.js';
@@ -69,12 +69,14 @@ export async function assembleGateway(
   hooks: AssemblyHooks = {},
 ): Promise<AssembledGateway> {
   const config = checkConfig(gatewayConfigSchema, input, 'invalid gateway configuration');
-  const perimeters = selectPerimeters(
+  const selected = selectPerimeters(
     parseConfig(config.configText, config.configFile),
     config.perimeters ?? null,
     config.branch,
     config.defaultBranch,
   );
+  // Staged writes may carry paths sent to review: the apply job, not this runner, decides where they go.
+  const perimeters = config.stagePath === undefined ? selected : selected.map(withReview);
   const direct =
     hooks.upstream ??
     createOctokitUpstream({

@@ -17,6 +17,7 @@ export {
 export { ConfigError, type ConfigProblem } from './config-error.js';
 export { parseConfig } from './config.js';
 export { compilePerimeter, PerimeterSpecError, type Decision, type Perimeter } from './perimeter.js';
+export { withReview } from './review.js';
 export { protectedRule, PROTECTED_ENTRIES } from './protected.js';
 export { credentialFileRule, CREDENTIAL_FILE_RULES } from './credentials.js';
 export { instructionFileRule, INSTRUCTION_FILE_RULES } from './instructions.js';
