@@ -432,6 +432,19 @@ export interface PullRequests {
   listPullRequestCommits(number: number): Promise<CommitInfo[]>;
   /** Opens a pull request from `head` (a branch of this repository) into `base`, with labels if any. */
   createPullRequest(request: PullRequestRequest): Promise<{ number: number; url: string }>;
+  /**
+   * Submits a review on a pull request (never APPROVE: Perimeter never approves). GitHub refuses (422,
+   * `invalid`) REQUEST_CHANGES on one's own pull request.
+   * https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request
+   */
+  createPullRequestReview(number: number, review: PullRequestReview): Promise<{ id: number; url: string }>;
+}
+
+export interface PullRequestReview {
+  event: 'REQUEST_CHANGES' | 'COMMENT';
+  body: string;
+  /** the commit reviewed: the head the review was written for */
+  commitId: string;
 }
 
 /** Every role at once: what the Octokit implementation and the staged upstream provide. */

@@ -116,6 +116,7 @@ async function prepareAndServe(
     settings.configFile,
     settings.perimeters,
     settings.branch,
+    defaultBranch,
   );
   const { exposed: perimeters, note } = applyTrust(config, selected, settings.eventName, settings.event);
   if (note !== null) core.notice(note, { title: 'Perimeter: who triggered this run' });
@@ -183,6 +184,7 @@ async function prepareAndServe(
       owner: settings.owner,
       repo: settings.repo,
       branch: settings.branch,
+      defaultBranch,
       configText,
       configFile: settings.configFile,
       configRef,
@@ -239,9 +241,14 @@ async function readTrustedConfig(
   upstream: RepoCoordinates & RepoReads,
   settings: Settings,
 ): Promise<{ defaultBranch: string; configRef: string; configText: string }> {
-  const defaultBranch = settings.configRef === null ? (await upstream.getRepository()).defaultBranch : '';
-  const configRef = settings.configRef ?? defaultBranch;
-  const { text: configText } = await readConfigFile(upstream, settings.configFile, configRef);
+  // The default branch always (a perimeter may be bound to it only when its branches name it); with a
+  // config-ref given, read beside the config rather than before it.
+  const repository = upstream.getRepository();
+  const configRef = settings.configRef ?? (await repository).defaultBranch;
+  const [{ defaultBranch }, { text: configText }] = await Promise.all([
+    repository,
+    readConfigFile(upstream, settings.configFile, configRef),
+  ]);
   return { defaultBranch, configRef, configText };
 }
 

@@ -133,6 +133,7 @@ async function verify(
     file,
     settings.perimeters,
     settings.branch,
+    defaultBranch,
   );
   const { exposed: perimeters, note } = applyTrust(parsed, selected, settings.eventName, settings.event);
   if (note !== null) core.info(note);

@@ -21,6 +21,7 @@ import {
   type CommitStatus,
   type PullRequestInfo,
   type PullRequestRequest,
+  type PullRequestReview,
   type ActivityWindow,
   type StatusRecord,
   type RunArtifact,
@@ -430,6 +431,18 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
         },
       );
     return { number: data.number, url: data.html_url };
+  }
+
+  async createPullRequestReview(
+    number: number,
+    review: PullRequestReview,
+  ): Promise<{ id: number; url: string }> {
+    const data = await this.rest.write<{ id: number; html_url: string }>(
+      `review pull request #${number}`,
+      'POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews',
+      { pull_number: number, event: review.event, body: review.body, commit_id: review.commitId },
+    );
+    return { id: data.id, url: data.html_url };
   }
 
   async getPullRequest(number: number): Promise<PullRequestInfo> {
