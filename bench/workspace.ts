@@ -22,7 +22,7 @@ const run = promisify(execFile);
 
 /** A perimeter reading everything but one folder of ten, and the credential files (never handed out). */
 const CONFIG =
-  'version: 1\nperimeters:\n  dev:\n    read: ["**"]\n    deny: ["d9/**"]\n    write: ["d0/**"]\n';
+  'version: 1\nperimeters:\n  dev:\n    read: ["**"]\n    deny: ["d9/**"]\n    write: ["d0/**"]\n    branches: ["main"]\n';
 /** binary files in every size (one REST request each) */
 const BINARIES = 20;
 
@@ -117,7 +117,7 @@ export async function runWorkspace(sizes: number[]): Promise<WorkspaceRow[]> {
         baseUrl: proxy.url,
         retryBaseMs: 10,
       });
-      const perimeters = selectPerimeters(parseConfig(CONFIG, 'perimeters.yml'), ['dev'], BRANCH);
+      const perimeters = selectPerimeters(parseConfig(CONFIG, 'perimeters.yml'), ['dev'], BRANCH, BRANCH);
       const head = await upstream.getBranchHead(BRANCH);
       const before = standIn.fake.stats();
       const bytesBefore = proxy.bytes();

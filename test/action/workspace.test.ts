@@ -99,6 +99,7 @@ const implementer = selectPerimeters(
   parseConfig(PERIMETERS_YML, 'perimeters.yml'),
   ['implementer'],
   'agent/work',
+  'main',
 )[0]!;
 
 async function pushStep(j: Job, perimeter: string, edit: string, message = 'Edit in the workspace') {
