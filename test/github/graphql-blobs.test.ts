@@ -27,7 +27,9 @@ describe('batched blob reads (GraphQL)', () => {
   let root: string;
   let fake: FakeGithub;
   const sha: Record<string, string> = {};
-  const upstream = () => createOctokitUpstream({ token: TOKEN, owner: 'octo', repo: 'r', baseUrl: fake.url });
+  // REST as the reads' fallback: blobs over git are git-blobs.test.ts's
+  const upstream = () =>
+    createOctokitUpstream({ token: TOKEN, owner: 'octo', repo: 'r', baseUrl: fake.url, gitUrl: false });
 
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'perimeter-gql-blobs-'));
