@@ -1,5 +1,5 @@
 import { ConfigError } from '../policy/index.js';
-import { AUDIT_HELP, AUDIT_USAGE, run as audit } from './audit.js';
+import { AUDIT_HELP, AUDIT_USAGE, run as audit } from './record/audit.js';
 import { CHECK_HELP, CHECK_USAGE, run as check } from './check.js';
 import { EXPLAIN_HELP, EXPLAIN_USAGE, run as explain } from './explain.js';
 import { INIT_HELP, INIT_USAGE, run as init } from './init.js';

@@ -1,6 +1,6 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { RECORD_FILES } from '../verify/index.js';
+import { RECORD_FILES } from '../../verify/index.js';
 import { readZip } from './zip-reader.js';
 
 /**

@@ -4,9 +4,9 @@ import {
   type RepoReads,
   type RepoWrites,
   type RunRecords,
-} from '../github/index.js';
-import { compilePerimeter, judgeConfigRef, parseConfig, type Perimeter } from '../policy/index.js';
-import { MIN_SCRUBBED_LENGTH, makeScrubber } from '../safety/secret-forms.js';
+} from '../../github/index.js';
+import { compilePerimeter, judgeConfigRef, parseConfig, type Perimeter } from '../../policy/index.js';
+import { MIN_SCRUBBED_LENGTH, makeScrubber } from '../../safety/secret-forms.js';
 import {
   agentJobWindow,
   compareReceipts,
@@ -24,10 +24,10 @@ import {
   type ReceiptJson,
   type ReceiptWindow,
   visible,
-} from '../verify/index.js';
-import { parseCommandArgs, renderHelp, type Flags } from './args.js';
+} from '../../verify/index.js';
+import { parseCommandArgs, renderHelp, type Flags } from '../args.js';
 import { trustedConfig } from './audit-config.js';
-import { EXIT_CHANGES, EXIT_OK, UsageError, type CliIo } from './io.js';
+import { EXIT_CHANGES, EXIT_OK, UsageError, type CliIo } from '../io.js';
 import { readRecord, type RecordFiles } from './record-files.js';
 
 export const AUDIT_USAGE =
