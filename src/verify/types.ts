@@ -22,6 +22,15 @@ export interface LedgerFacts {
   records?: number;
   head?: string;
   perPerimeter: Record<string, PerimeterCounts>;
+  /** what the agents asked to write with request_scope, oldest first (absent: nothing) */
+  scopeRequests?: ScopeRequest[];
+}
+
+/** One request_scope call the gateway recorded. */
+export interface ScopeRequest {
+  perimeter: string;
+  glob: string;
+  reason: string;
 }
 
 /** Per perimeter: calls, refusals, and (when any) values hidden from answers and pushes refused for credentials. */

@@ -1,12 +1,13 @@
 import * as core from '@actions/core';
 import { existsSync } from 'node:fs';
 import type { Receipts, RepoReads, RepoWrites } from '../../github/index.js';
-import { parseConfig, compilePerimeter } from '../../policy/index.js';
+import { parseConfig, compilePerimeter, proposeScope } from '../../policy/index.js';
 import {
   readLedgerFacts,
   RECORD_FILES,
   receiptJson,
   renderReceipt,
+  renderScopeRequests,
   snapshotRefs,
   verifyJob,
   type LedgerFacts,
@@ -175,6 +176,14 @@ async function verify(
     context: settings.statusContext,
     evidence: json,
   });
+  // what the agents asked to write (request_scope): a ready perimeters.yml change, never a grant
+  const requests = ledger?.scopeRequests ?? [];
+  if (requests.length > 0)
+    receipt.summary += renderScopeRequests(
+      requests,
+      proposeScope(configText, configFile, requests),
+      configFile,
+    );
   const unpublished = await publishReceipt(
     upstream,
     settings,
