@@ -165,7 +165,7 @@ export async function runWorkspace(sizes: number[]): Promise<WorkspaceRow[]> {
     } finally {
       await proxy.close();
       await standIn.close();
-      await rm(dir, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true, maxRetries: 5 });
     }
   }
   return rows;
