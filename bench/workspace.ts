@@ -103,7 +103,10 @@ async function byteProxy(port: number): Promise<{
   };
 }
 
-export async function runWorkspace(sizes: number[]): Promise<WorkspaceRow[]> {
+export async function runWorkspace(
+  sizes: number[],
+  onRow: (row: WorkspaceRow) => void = () => {},
+): Promise<WorkspaceRow[]> {
   const rows: WorkspaceRow[] = [];
   for (const files of sizes) {
     const standIn = await startStandIn({ files: repoFiles(files) });
@@ -145,7 +148,7 @@ export async function runWorkspace(sizes: number[]): Promise<WorkspaceRow[]> {
         maxBuffer: 64 * 1024 * 1024,
       });
       const cloneMs = performance.now() - start;
-      rows.push({
+      const row: WorkspaceRow = {
         files,
         handed_out: Object.keys(workspaces[0]!.files).length,
         workspace: {
@@ -161,11 +164,13 @@ export async function runWorkspace(sizes: number[]): Promise<WorkspaceRow[]> {
           bytes: proxy.bytes() - cloneBytesBefore,
           ms: round(cloneMs, 0),
         },
-      });
+      };
+      rows.push(row);
+      onRow(row);
     } finally {
       await proxy.close();
       await standIn.close();
-      await rm(dir, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true, maxRetries: 5 });
     }
   }
   return rows;
@@ -173,5 +178,5 @@ export async function runWorkspace(sizes: number[]): Promise<WorkspaceRow[]> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const sizes = process.argv.slice(2).map(Number);
-  console.log(JSON.stringify(await runWorkspace(sizes.length > 0 ? sizes : [2000]), null, 2));
+  await runWorkspace(sizes.length > 0 ? sizes : [2000], (row) => console.log(JSON.stringify(row)));
 }

@@ -115,6 +115,8 @@ async function recordPush(
       'user.email=perimeter@localhost',
       '-c',
       'commit.gpgsign=false',
+      '-c',
+      'gc.auto=0',
       'commit',
       '--quiet',
       '--no-verify',

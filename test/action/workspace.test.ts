@@ -157,6 +157,9 @@ describe('the perimeter workspace', () => {
       expect(outputs['workspace-implementer']).not.toBe(outputs['workspace-test-author']);
       expect(Object.keys(mine)).toContain('src/count.ts');
       expect(Object.keys(theirs).sort()).toEqual(['README.md', 'test/count.test.ts']);
+      expect(j.runner.main!.exported['PERIMETER_WORKSPACE_TEST_AUTHOR']).toBe(
+        outputs['workspace-test-author'],
+      );
     });
   });
 
@@ -182,6 +185,26 @@ describe('the perimeter workspace', () => {
       const post = await j.post();
       expect(post.exitCode, post.log).toBe(0);
       expect((await j.statuses(after))[0]?.state).toBe('success');
+    });
+
+    it('sends only what changed since the last push, and nothing when nothing did', async () => {
+      const j = await started();
+      const first = await pushStep(j, 'implementer', "printf 'export const one = 1;\\n' > src/one.ts", 'One');
+      expect(first.exitCode, first.stderr).toBe(0);
+      const between = await j.head();
+      const second = await pushStep(
+        j,
+        'implementer',
+        "printf 'export const two = 2;\\n' > src/two.ts",
+        'Two',
+      );
+      expect(second.exitCode, second.stderr).toBe(0);
+      expect((await gitText(j.bare, ['diff', '--name-only', between, await j.head()])).trim()).toBe(
+        'src/two.ts',
+      );
+      const third = await pushStep(j, 'implementer', 'true', 'Nothing');
+      expect(third.exitCode, third.stderr).toBe(0);
+      expect(third.stdout).toMatch(/^nothing to push/);
     });
 
     it('refuses the whole push when one edit is outside write, names it, and leaves the directory as it is', async () => {

@@ -25,6 +25,11 @@ const GIT_IDENTITY = [
   'user.email=perimeter@localhost',
   '-c',
   'commit.gpgsign=false',
+  // no gc or maintenance left running in the background after the commit (a big first commit starts one)
+  '-c',
+  'gc.auto=0',
+  '-c',
+  'maintenance.auto=false',
 ];
 
 export interface HandedOut {
