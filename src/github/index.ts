@@ -3,6 +3,7 @@ export type * from './upstream.js';
 export { UpstreamError } from './upstream.js';
 export { blobSha, commitSha, listingTreeSha, treeSha, type HashedEntry } from './git-objects.js';
 export { cloneUrl } from './git-blobs.js';
+export { differsWhere, prefetchDiff, type TreePair } from './batched-diff.js';
 export { WholeTrees } from './whole-tree.js';
 export { createOctokitUpstream, type OctokitUpstreamOptions } from './octokit/octokit-upstream.js';
 export { COMMITS_PER_CALL } from './octokit/graphql-path-trees.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { differsWhere, prefetchDiff } from '../../src/gateway/reads/batched-diff.js';
+import { differsWhere, prefetchDiff } from '../../src/github/batched-diff.js';
 import { changedPaths } from '../../src/gateway/reads/changed-paths.js';
 import { createOctokitUpstream } from '../../src/github/octokit/octokit-upstream.js';
 import { commitToBare, gitText, seedRepo, startFakeGithub, type FakeGithub } from '@perimeter/fake-github';

@@ -7,7 +7,7 @@ import {
   type RepoReads,
   UpstreamError,
 } from '../../github/index.js';
-import { differsWhere, prefetchDiff } from './batched-diff.js';
+import { differsWhere, prefetchDiff } from '../../github/index.js';
 import { changedPaths, type PathChange } from './changed-paths.js';
 import { PathLister, type CommitPage } from './path-history.js';
 

@@ -1,6 +1,6 @@
 import type { Perimeter } from '../../policy/index.js';
 import type { CommitInfo, PathCommit, RepoReads } from '../../github/index.js';
-import { differsWhere } from './batched-diff.js';
+import { differsWhere } from '../../github/index.js';
 
 /** Levels of the tree at the path that come with each commit: enough for most folders' whole depth. */
 const LEVELS = 10;

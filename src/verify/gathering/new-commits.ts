@@ -1,4 +1,4 @@
-import type { CommitInfo, RepoReads } from '../../github/index.js';
+import { prefetchDiff, type CommitInfo, type RepoReads } from '../../github/index.js';
 import type { Change } from '../change.js';
 import { diffTrees } from './diff-trees.js';
 
@@ -76,13 +76,19 @@ export async function intermediateChanges(
   net: Change[],
 ): Promise<Change[]> {
   const netByPath = new Map(net.map((change) => [change.path, change]));
-  const perCommit = await Promise.all(
+  const pairs = await Promise.all(
     commits.map(async (commit) => {
       const parent = commit.parents[0];
-      const parentTree = parent === undefined ? null : (await upstream.getCommit(parent)).tree;
-      return diffTrees(upstream, parentTree, commit.tree);
+      return {
+        base: parent === undefined ? null : (await upstream.getCommit(parent)).tree,
+        head: commit.tree,
+      };
     }),
   );
+  // every listing these diffs need, in batched reads (a few GraphQL calls for all the commits); what they
+  // could not bring, diffTrees lists by REST as before, so the answer is the same either way
+  await prefetchDiff(upstream, pairs);
+  const perCommit = await Promise.all(pairs.map(({ base, head }) => diffTrees(upstream, base, head)));
   const found = new Map<string, Change>();
   for (const change of perCommit.flat()) {
     const inNet = netByPath.get(change.path);

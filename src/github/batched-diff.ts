@@ -1,4 +1,4 @@
-import type { RepoReads, TreeEntry } from '../../github/index.js';
+import type { RepoReads, TreeEntry } from './upstream.js';
 
 /** One pair of trees to compare (null: the side is absent), and where it sits. */
 export interface TreePair {
