@@ -5,10 +5,11 @@
  *   path: none apart, the GraphQL call that lists the commits brings the head);
  * - objects: the head's tree, one recursive listing, once per head the client did not make itself (the
  *   writer knows the tree it created); each distinct blob read that the client neither read nor wrote
- *   before; for list_commits, one listing page per 100 commits examined plus, for the whole branch, per
- *   examined commit whose changed paths are not known yet, one commit-with-files lookup (below a path none:
- *   the trees at the path come with the listing); for get_commit, its changed files unless known, and a reachability check unless
- *   the commit was listed or made by the client;
+ *   before; for list_commits, one listing page per 100 commits examined plus, for the whole branch, one
+ *   batched GraphQL read per 100 examined commits whose changed paths are not known yet (their trees and
+ *   their parents', compared together; below a path none: the trees at the path come with the listing);
+ *   for get_commit, its changed files unless known, and a reachability check unless the commit was listed
+ *   or made by the client;
  * - writes: 1 per push (GraphQL createCommitOnBranch: every file inline, text or binary, and the ref moved in
  *   the same request); no blob requests.
  * Charged: a ref check made conditional on the ETag of the previous one is answered 304, which GitHub does not
@@ -119,16 +120,16 @@ export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimet
         }
         let matched = 0;
         let examined = 0;
+        let judged = 0;
         for (const commit of listed) {
           if (matched >= wanted) break;
           examined++;
           reachable.add(commit.id);
           if (commit.paths.some((p) => inScope(p) && canRead(p))) matched++;
           if (scope !== undefined || withFiles.has(commit.id) || covers(scope)) continue;
-          cost.objects += 1;
-          withFiles.add(commit.id);
+          judged++;
         }
-        cost.objects += Math.max(1, Math.ceil(examined / LIST_PAGE));
+        cost.objects += Math.max(1, Math.ceil(examined / LIST_PAGE)) + Math.ceil(judged / LIST_PAGE);
         break;
       }
       case 'get_commit': {
