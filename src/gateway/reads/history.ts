@@ -177,14 +177,15 @@ export class History {
   }
 
   /**
-   * The root trees of these commits, with their listings, in batched calls where GraphQL serves them (else
-   * left unknown).
+   * The root trees of these commits, with their listings and those of `trees`, in batched calls where
+   * GraphQL serves them (else left unknown).
    */
-  private async learnTrees(commits: string[]): Promise<void> {
+  private async learnTrees(commits: string[], trees: string[]): Promise<void> {
     const unknown = commits.filter((sha) => !this.trees.has(sha));
     if (unknown.length === 0 || !this.upstream.getCommitTrees) return;
-    // their trees' listings along, as the round after this one would ask them
-    const options = { levels: WHOLE_LEVELS, parentLevels: 0 };
+    // their trees' listings along, and those of the trees already known, as differsWhere's first round
+    // would ask them: one call where two would do
+    const options = { levels: WHOLE_LEVELS, parentLevels: 0, trees };
     for (const [sha, found] of await this.upstream.getCommitTrees(unknown, options))
       this.trees.set(sha, found.commit.tree);
   }
@@ -200,7 +201,9 @@ export class History {
     if (!this.upstream.getTrees) return;
     const key = (sha: string) => `${perimeter.name}\0\0${sha}`;
     const open = commits.filter((c) => !this.touchMemo.has(key(c.sha)));
-    await this.learnTrees(open.flatMap((c) => c.parents.slice(0, 1)));
+    const parents = open.flatMap((c) => c.parents.slice(0, 1));
+    const known = parents.flatMap((p) => this.trees.get(p) ?? []);
+    await this.learnTrees(parents, [...open.map((c) => c.tree), ...known]);
     const pairs = open.flatMap((c) => {
       const parent = c.parents[0];
       const base = parent === undefined ? null : this.trees.get(parent);
