@@ -25,7 +25,8 @@ export interface BigRow {
   ms: number;
 }
 
-const CONFIG = 'version: 1\nperimeters:\n  reader:\n    read: ["**"]\n    write: ["notes/**"]\n';
+const CONFIG =
+  'version: 1\nperimeters:\n  reader:\n    read: ["**"]\n    write: ["notes/**"]\n    branches: ["main"]\n';
 
 function wide(files: number): Record<string, string> {
   const out: Record<string, string> = {};

@@ -24,7 +24,8 @@ export interface SafetyResult {
 }
 
 const SIZE = 100 * 1024;
-const CONFIG = 'version: 1\nperimeters:\n  reader:\n    read: ["**"]\n    write: []\n';
+const CONFIG =
+  'version: 1\nperimeters:\n  reader:\n    read: ["**"]\n    write: []\n    branches: ["main"]\n';
 
 function sampleText(): string {
   const token = ['gh', 'p_', 'Z'.repeat(4), '0123456789abcdefghijklmnopqrstu', 'v'].join('');

@@ -67,7 +67,8 @@ export interface SpeedResult {
   upstream_requests_per_warm_read: number;
 }
 
-const CONFIG = 'version: 1\nperimeters:\n  reader:\n    read: ["**"]\n    write: ["src/**"]\n';
+const CONFIG =
+  'version: 1\nperimeters:\n  reader:\n    read: ["**"]\n    write: ["src/**"]\n    branches: ["main"]\n';
 
 export async function runGatewaySpeed(options: SpeedOptions): Promise<SpeedResult> {
   const files: Record<string, string> = {};

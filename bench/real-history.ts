@@ -34,6 +34,7 @@ perimeters:
   dev:
     read: ["packages/**", "docs/**", "examples/**", "common/**", "test/**", "README.md", "package.json"]
     write: ["packages/**"]
+    branches: ["main"]
 `;
 
 /** The newest first-parent commit (not a merge) that changed exactly `files` files, or the nearest count above. */

@@ -8,6 +8,7 @@ import os from 'node:os';
 import { runBigRepos } from './big-repos.js';
 import { runContentSafety } from './content-safety.js';
 import { runEconomy } from './economy/economy.js';
+import { runJobs } from './jobs.js';
 import { FULL_SESSION, QUICK_SESSION } from './economy/session-script.js';
 import { runGatewaySpeed } from './gateway-speed.js';
 import { runPolicy } from './policy.js';
@@ -18,6 +19,7 @@ import { describeMachine } from './support/machine.js';
 import { writeResults, writeTable } from './support/report.js';
 import { evaluateTargets, renderTable } from './support/summary.js';
 import { runVerifyScale, type VerifyCase } from './verify-scale.js';
+import { runWorkspace } from './workspace.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -57,6 +59,14 @@ if (wanted('economy')) {
       : { repo: { files: 3000, historyCommits: 30 }, session: FULL_SESSION },
   );
 }
+if (wanted('jobs')) {
+  log('jobs: agent jobs an hour, verification included, the built action as a runner runs it');
+  results.jobs = await runJobs(
+    quick
+      ? { repo: { files: 1000, historyCommits: 12 }, session: QUICK_SESSION }
+      : { repo: { files: 3000, historyCommits: 30 }, session: FULL_SESSION },
+  );
+}
 if (wanted('gateway')) {
   log('gateway: warm get_file latency, throughput, memory');
   results.gateway = await runGatewaySpeed(
@@ -81,6 +91,10 @@ if (wanted('verify')) {
 if (wanted('big')) {
   log('big: the first call at 40,000 and 100,000 files, with the tree caps on');
   results.big = await runBigRepos(quick ? [40000] : [40000, 100000]);
+}
+if (wanted('workspace')) {
+  log('workspace: hand a perimeter its directory at 2,000 to 100,000 files, against a shallow clone');
+  results.workspace = await runWorkspace(quick ? [2000] : [2000, 40000, 100000]);
 }
 if (wanted('history')) {
   log('history: the history of a real project (PERIMETER_HISTORY_REPO)');

@@ -11,6 +11,8 @@ export interface Cost {
   /** GraphQL calls (in `requests` too), and the points charged to GraphQL's own budget */
   graphql: number;
   graphqlPoints: number;
+  /** git smart HTTP requests (blob fetches): charged to neither budget, and not in `requests` */
+  git: number;
   byRoute: Record<string, number>;
 }
 
@@ -20,6 +22,7 @@ export const ZERO: Cost = {
   spent: 0,
   graphql: 0,
   graphqlPoints: 0,
+  git: 0,
   byRoute: {},
 };
 
@@ -35,6 +38,7 @@ export function difference(after: FakeStats, before: FakeStats): Cost {
     spent: after.spent - before.spent,
     graphql: (after.byRoute['POST /graphql'] ?? 0) - (before.byRoute['POST /graphql'] ?? 0),
     graphqlPoints: after.graphqlPoints - before.graphqlPoints,
+    git: after.git - before.git,
     byRoute,
   };
 }
@@ -48,6 +52,7 @@ export function add(a: Cost, b: Cost): Cost {
     spent: a.spent + b.spent,
     graphql: a.graphql + b.graphql,
     graphqlPoints: a.graphqlPoints + b.graphqlPoints,
+    git: a.git + b.git,
     byRoute,
   };
 }

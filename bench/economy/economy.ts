@@ -53,7 +53,16 @@ export interface EconomyResult {
     floor: number;
     /** the floor without the ref checks a conditional GET gets answered 304 */
     floor_charged: number;
-    floor_parts: { ref_checks: number; free_ref_checks: number; objects: number; writes: number };
+    floor_parts: {
+      ref_checks: number;
+      free_ref_checks: number;
+      objects: number;
+      writes: number;
+      /** git smart HTTP requests for blobs (charged to neither budget) */
+      git: number;
+    };
+    /** git smart HTTP requests the session made (blob fetches): charged to neither budget */
+    perimeter_git: number;
     perimeter_to_floor: number;
     naive_to_perimeter: number;
     naive_github_mcp_server_to_perimeter: number;
@@ -200,7 +209,9 @@ function summarize(
         free_ref_checks: floor.freeRefChecks,
         objects: floor.objects,
         writes: floor.writes,
+        git: floor.git,
       },
+      perimeter_git: mine.total.git,
       perimeter_to_floor: ratio(total, floor.total),
       naive_to_perimeter: ratio(naive.perFile, total),
       naive_github_mcp_server_to_perimeter: ratio(naive.githubMcpServer, total),

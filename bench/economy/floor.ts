@@ -4,12 +4,13 @@
  * - ref checks: one per tool call; every answer is about the branch head as it is now (list_commits below a
  *   path: none apart, the GraphQL call that lists the commits brings the head);
  * - objects: the head's tree, one recursive listing, once per head the client did not make itself (the
- *   writer knows the tree it created); each distinct blob read that the client neither read nor wrote
- *   before; for list_commits, one listing page per 100 commits examined plus, for the whole branch, one
- *   batched GraphQL read per 100 examined commits whose changed paths are not known yet (their trees and
- *   their parents', compared together; below a path none: the trees at the path come with the listing);
- *   for get_commit, its changed files unless known, and a reachability check unless the commit was listed
- *   or made by the client;
+ *   writer knows the tree it created); for list_commits, one listing page per 100 commits examined plus, for
+ *   the whole branch, one batched GraphQL read per 100 examined commits whose changed paths are not known
+ *   yet (their trees and their parents', compared together; below a path none: the trees at the path come
+ *   with the listing); for get_commit, its changed files unless known, and a reachability check unless the
+ *   commit was listed or made by the client;
+ * - blobs: each distinct blob read that the client neither read nor wrote before comes over git's smart HTTP,
+ *   charged to neither budget: one fetch (two HTTP requests) per call that needs any, counted apart (`git`);
  * - writes: 1 per push (GraphQL createCommitOnBranch: every file inline, text or binary, and the ref moved in
  *   the same request); no blob requests.
  * Charged: a ref check made conditional on the ETag of the previous one is answered 304, which GitHub does not
@@ -27,6 +28,8 @@ export interface FloorStep {
   freeRefChecks: number;
   objects: number;
   writes: number;
+  /** git smart HTTP requests: one fetch of two per call that reads blobs not yet known */
+  git: number;
 }
 
 export interface Floor {
@@ -37,6 +40,7 @@ export interface Floor {
   freeRefChecks: number;
   objects: number;
   writes: number;
+  git: number;
   steps: FloorStep[];
 }
 
@@ -70,7 +74,7 @@ export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimet
   let etagFresh = false;
 
   const result: FloorStep[] = steps.map((step) => {
-    const cost: FloorStep = { refChecks: 1, freeRefChecks: etagFresh ? 1 : 0, objects: 0, writes: 0 };
+    const cost: FloorStep = { refChecks: 1, freeRefChecks: etagFresh ? 1 : 0, objects: 0, writes: 0, git: 0 };
     etagFresh = step.tool !== 'push_files';
     const index = (): void => {
       if (!headKnown) cost.objects += 1;
@@ -81,7 +85,7 @@ export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimet
       const content = files.get(path);
       if (content === undefined || !canRead(path)) return;
       const sha = blobSha(Buffer.from(content));
-      if (!blobs.has(sha)) cost.objects += 1;
+      if (!blobs.has(sha)) cost.git = 2;
       blobs.add(sha);
     };
     switch (step.tool) {
@@ -149,5 +153,14 @@ export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimet
   const objects = sum('objects');
   const writes = sum('writes');
   const total = refChecks + objects + writes;
-  return { total, charged: total - freeRefChecks, refChecks, freeRefChecks, objects, writes, steps: result };
+  return {
+    total,
+    charged: total - freeRefChecks,
+    refChecks,
+    freeRefChecks,
+    objects,
+    writes,
+    git: sum('git'),
+    steps: result,
+  };
 }

@@ -28,19 +28,24 @@ perimeters:
     description: Writes the implementation from the spec and the tests.
     read: ["specs/**", "test/**", "src/**", "package.json"]
     write: ["src/**"]
+    branches: ["main"]
   test-author:
     description: Writes tests from the spec; never sees the implementation.
     read: ["specs/**", "test/**", "package.json"]
     write: ["test/**"]
+    branches: ["main"]
   docs:
     read: ["docs/**", "specs/**", "README.md"]
     write: ["docs/**", "README.md"]
+    branches: ["main"]
   infra:
     read: ["infra/**", "scripts/**", "package.json"]
     write: ["infra/**"]
+    branches: ["main"]
   reviewer:
     read: ["**"]
     write: ["review/**"]
+    branches: ["main"]
 `;
 
 /** Share of files per top-level directory, and the modules below it. */

@@ -58,6 +58,7 @@ export async function startGatewayChild(
     owner: OWNER,
     repo: REPO,
     branch: BRANCH,
+    defaultBranch: BRANCH,
     configText,
     configFile: 'perimeters.yml',
     perimeters,

@@ -85,6 +85,7 @@ export async function startBenchGateway(
       owner: OWNER,
       repo: REPO,
       branch: BRANCH,
+      defaultBranch: BRANCH,
       configText: config,
       configFile: 'perimeters.yml',
       ledgerPath: join(dir, 'ledger.jsonl'),

@@ -1,11 +1,13 @@
 /** The targets of issue 6 checked against the figures, and the markdown table for BENCHMARKS.md. */
 import type { StartupResult } from '../startup.js';
 import type { EconomyResult } from '../economy/economy.js';
+import type { JobsRow } from '../jobs.js';
 import type { SpeedResult } from '../gateway-speed.js';
 import type { PolicyResult } from '../policy.js';
 import type { SafetyResult } from '../content-safety.js';
 import type { VerifyRow } from '../verify-scale.js';
 import type { BigRow } from '../big-repos.js';
+import type { WorkspaceRow } from '../workspace.js';
 import type { HistoryResult } from '../real-history.js';
 import type { SessionResult } from '../history-session.js';
 import type { Machine } from './machine.js';
@@ -15,9 +17,11 @@ interface Results {
   mode?: string;
   machine?: Machine & { loadavg_start?: number[]; loadavg_end?: number[] };
   economy?: EconomyResult;
+  jobs?: JobsRow[];
   gateway?: SpeedResult;
   verify?: VerifyRow[];
   big?: BigRow[];
+  workspace?: WorkspaceRow[];
   history?: HistoryResult | null;
   history_session?: SessionResult | null;
   startup?: StartupResult;
@@ -130,6 +134,20 @@ export function evaluateTargets(raw: Record<string, unknown>): Target[] {
         Math.max(s.sessions_per_hour.server_github, s.sessions_per_hour.github_mcp_server)
       : null,
   });
+  for (const [setup, wanted, rest] of [
+    ['one job (post verifies)', 60, 16],
+    ['two jobs (the verify job verifies)', 40, 25],
+  ] as const) {
+    const job = r.jobs?.find((j) => j.setup === setup);
+    targets.push({
+      name: `agent jobs an hour with verification, ${setup} (issue 32)`,
+      target: `≥ ${wanted} (REST ≤ ${rest} a job)`,
+      value: job
+        ? `${job.jobs_per_hour} (${job.rest} REST, ${job.graphql_points} GraphQL points, ${job.git} git a job)`
+        : '',
+      met: job ? job.jobs_per_hour >= wanted && job.rest <= rest : null,
+    });
+  }
   for (const [name, theirs] of [
     ['server-github', s?.naive_server_github],
     ['github-mcp-server', s?.naive_github_mcp_server],
@@ -210,6 +228,31 @@ export function renderTable(raw: Record<string, unknown>): string {
       ),
     );
   }
+  if (r.jobs) {
+    const phases = [...new Set(r.jobs.flatMap((j) => Object.keys(j.phases)))];
+    out.push(
+      '### Agent jobs an hour, verification included (the built action, run as a runner runs it)',
+      table(
+        [
+          'setup',
+          ...phases.map((p) => `${p}: REST / GraphQL / git`),
+          'a job: REST / GraphQL / git',
+          'jobs an hour',
+          'receipt',
+        ],
+        r.jobs.map((j) => [
+          j.setup,
+          ...phases.map((p) => {
+            const c = j.phases[p];
+            return c ? `${c.rest} / ${c.graphql_points} / ${c.git}` : '';
+          }),
+          `${j.rest} / ${j.graphql_points} / ${j.git}`,
+          j.jobs_per_hour,
+          j.receipt,
+        ]),
+      ),
+    );
+  }
   const e = r.economy;
   if (e) {
     const s = e.session;
@@ -220,13 +263,13 @@ export function renderTable(raw: Record<string, unknown>): string {
         [
           [
             'Perimeter (stand-in count)',
-            `${s.perimeter} (${s.perimeter_not_modified} of them 304, ${s.perimeter_graphql ?? 0} GraphQL)`,
+            `${s.perimeter} (${s.perimeter_not_modified} of them 304, ${s.perimeter_graphql ?? 0} GraphQL) + ${s.perimeter_git ?? 0} git`,
             '',
             `${s.perimeter_spent} REST + ${s.perimeter_graphql_points ?? 0} GraphQL points`,
             '',
           ],
           [
-            `floor (computed): ${s.floor_parts.ref_checks} ref checks (${s.floor_parts.free_ref_checks} of them 304) + ${s.floor_parts.objects} objects + ${s.floor_parts.writes} writes`,
+            `floor (computed): ${s.floor_parts.ref_checks} ref checks (${s.floor_parts.free_ref_checks} of them 304) + ${s.floor_parts.objects} objects + ${s.floor_parts.writes} writes; blobs: ${s.floor_parts.git ?? 0} git`,
             s.floor,
             `Perimeter / floor ${s.perimeter_to_floor}×`,
             s.floor_charged,
@@ -362,6 +405,35 @@ export function renderTable(raw: Record<string, unknown>): string {
           `${b.first_call_graphql ?? 0} (${b.first_call_graphql_points ?? 0})`,
           b.ms,
           b.after_push_requests,
+        ]),
+      ),
+    );
+  }
+  if (r.workspace) {
+    out.push(
+      '### The perimeter workspace (hand-out of what one perimeter reads, against `git clone --depth 1` of the same head; bytes on the wire both ways, and the API answers gzipped as GitHub sends them)',
+      table(
+        [
+          'files',
+          'handed out',
+          'REST requests',
+          'GraphQL calls (points)',
+          'bytes (answers gzipped)',
+          'ms',
+          'clone: git requests',
+          'clone: bytes',
+          'clone: ms',
+        ],
+        r.workspace.map((w) => [
+          w.files.toLocaleString('en-US'),
+          w.handed_out.toLocaleString('en-US'),
+          w.workspace.rest_requests,
+          `${w.workspace.graphql_calls} (${w.workspace.graphql_points})`,
+          `${w.workspace.bytes.toLocaleString('en-US')} (${w.workspace.answer_bytes_gzipped.toLocaleString('en-US')})`,
+          w.workspace.ms,
+          w.clone.git_requests,
+          w.clone.bytes.toLocaleString('en-US'),
+          w.clone.ms,
         ]),
       ),
     );

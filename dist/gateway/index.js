@@ -76269,6 +76269,80 @@ function addListings(out, sha, list) {
             addListings(out, e.oid, e.object?.entries);
 }
 
+;// CONCATENATED MODULE: ./src/github/octokit/graphql-commit-trees.ts
+
+/**
+ * Several commits in one GraphQL call, each under an alias (`object(oid:)`): the commit itself, its root
+ * tree with the entries `levels` levels down, and its parents with the root tree of each, as deep. A
+ * tree's `entries` is a plain list, not a connection: no nodes, no points. Each commit's `parents` is a
+ * connection, one request by GitHub's count, MAX_PARENTS nodes: 50 commits make 50 requests and 400 nodes,
+ * which GitHub rounds to 1 point of GraphQL's own budget (1,000 points an hour for GITHUB_TOKEN, apart
+ * from REST's 1,000 requests); the node limit is 500,000
+ * (https://docs.github.com/en/graphql/overview/rate-limits-and-node-limits-for-the-graphql-api).
+ */
+const COMMIT_TREES_PER_CALL = 50;
+const MAX_PARENTS = 8;
+const actor = 'name email date';
+/** The query for these commits (SHAs already checked as 40 hex digits); levels 0: the trees' SHAs only. */
+function commitTreesQuery(commits, levels, parentLevels) {
+    const tree = (n) => (n > 0 ? `tree { oid ${entriesSelection(n)} }` : 'tree { oid }');
+    const aliases = commits.map((sha, i) => `c${i}: object(oid: "${sha}") { ... on Commit { oid message author { ${actor} } committer { ${actor} } ${tree(levels)} ` +
+        `parents(first: ${MAX_PARENTS}) { totalCount nodes { oid ${tree(parentLevels)} } } } }`);
+    return `query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { ${aliases.join(' ')} } }`;
+}
+const SHA = /^[0-9a-f]{40}$/;
+/**
+ * GraphQL gives a GitActor's date in the commit's own offset (2024-05-01T12:34:56+02:00), REST in UTC
+ * (2024-05-01T10:34:56Z): written as REST writes it, so an answer is the same whichever way it came.
+ */
+const utc = (date) => {
+    const time = Date.parse(date ?? '');
+    return new Date(Number.isNaN(time) ? 0 : time).toISOString().replace('.000Z', 'Z');
+};
+const graphql_commit_trees_signature = (a) => ({
+    name: a?.name ?? '',
+    email: a?.email ?? '',
+    date: utc(a?.date),
+});
+/**
+ * Each commit the answer holds whole (every parent listed, every SHA well formed, the commit the one asked
+ * for), and into `listings` every tree listing it holds that hashes to its SHA. A commit not as asked is
+ * left out (the caller reads it by REST).
+ */
+function commitTreesOf(commits, answer, listings) {
+    const out = new Map();
+    commits.forEach((sha, i) => {
+        const c = answer.repository?.[`c${i}`];
+        if (!c || c.oid !== sha || !SHA.test(c.tree?.oid ?? '') || !c.parents)
+            return;
+        const nodes = c.parents.nodes;
+        if (!Array.isArray(nodes) || c.parents.totalCount !== nodes.length)
+            return;
+        const parents = [];
+        const parentTrees = [];
+        for (const p of nodes) {
+            if (!p || !SHA.test(p.oid) || !SHA.test(p.tree?.oid ?? ''))
+                return;
+            parents.push(p.oid);
+            parentTrees.push(p.tree.oid);
+        }
+        for (const t of [c.tree, ...nodes.map((p) => p.tree)])
+            addListings(listings, t.oid, t.entries);
+        out.set(sha, {
+            commit: {
+                sha,
+                tree: c.tree.oid,
+                parents,
+                message: c.message,
+                author: graphql_commit_trees_signature(c.author),
+                committer: graphql_commit_trees_signature(c.committer),
+            },
+            parentTrees,
+        });
+    });
+    return out;
+}
+
 ;// CONCATENATED MODULE: ./src/github/octokit/graphql-history.ts
 
 /**
@@ -76280,35 +76354,35 @@ function addListings(out, sha, list) {
  * 100 commits cost 1 point
  * (https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api).
  */
-const MAX_PARENTS = 8;
-const actor = 'name email date';
+const graphql_history_MAX_PARENTS = 8;
+const graphql_history_actor = 'name email date';
 function pathHistoryQuery(levels) {
-    const commit = `oid message tree { oid } author { ${actor} } committer { ${actor} }`;
+    const commit = `oid message tree { oid } author { ${graphql_history_actor} } committer { ${graphql_history_actor} }`;
     return `query($owner: String!, $name: String!, $ref: String!, $path: String!, $first: Int!, $after: String) {
   repository(owner: $owner, name: $name) {
-    ref(qualifiedName: $ref) { target { ... on Commit { ${commit} parents(first: ${MAX_PARENTS}) { totalCount nodes { oid } }
+    ref(qualifiedName: $ref) { target { ... on Commit { ${commit} parents(first: ${graphql_history_MAX_PARENTS}) { totalCount nodes { oid } }
       history(path: $path, first: $first, after: $after) {
         pageInfo { hasNextPage endCursor }
         nodes { ${commit}
           file(path: $path) { type oid object { ... on Tree { ${entriesSelection(levels)} } } }
-          parents(first: ${MAX_PARENTS}) { totalCount nodes { oid file(path: $path) { type oid } } }
+          parents(first: ${graphql_history_MAX_PARENTS}) { totalCount nodes { oid file(path: $path) { type oid } } }
         }
       }
     } } }
   }
 }`;
 }
-const SHA = /^[0-9a-f]{40}$/;
+const graphql_history_SHA = /^[0-9a-f]{40}$/;
 const graphql_history_signature = (a) => ({
     name: a?.name ?? '',
     email: a?.email ?? '',
     date: a?.date ?? new Date(0).toISOString(),
 });
 function commitInfo(c) {
-    if (!c || !SHA.test(c.oid) || !SHA.test(c.tree?.oid ?? '') || !c.parents)
+    if (!c || !graphql_history_SHA.test(c.oid) || !graphql_history_SHA.test(c.tree?.oid ?? '') || !c.parents)
         return null;
     const parents = c.parents.nodes.map((p) => p?.oid ?? '');
-    if (c.parents.totalCount !== parents.length || !parents.every((p) => SHA.test(p)))
+    if (c.parents.totalCount !== parents.length || !parents.every((p) => graphql_history_SHA.test(p)))
         return null;
     return {
         sha: c.oid,
@@ -76321,7 +76395,7 @@ function commitInfo(c) {
 }
 const treeOf = (side) => side === null || side === undefined
     ? null
-    : side.type === 'tree' && SHA.test(side.oid)
+    : side.type === 'tree' && graphql_history_SHA.test(side.oid)
         ? side.oid
         : undefined;
 /**
@@ -76353,7 +76427,74 @@ function pathHistoryOf(answer, listings) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/github/octokit/graphql-blobs.ts
+
+/**
+ * Many blobs in one GraphQL call: each asked by its SHA under an alias (`object(oid:)`), as text. A Blob's
+ * fields are `byteSize`, `isBinary`, `isTruncated` and `text` ("UTF8 text data or null if the Blob is
+ * binary") (https://docs.github.com/en/graphql/reference/objects#blob). No connection is asked for, so the
+ * call costs 1 point of GraphQL's own budget, apart from REST's 1,000 requests an hour
+ * (https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api).
+ *
+ * GitHub documents neither the size above which `text` is truncated nor a cap on aliases; a call asks for at
+ * most BLOBS_PER_CALL blobs and BYTES_PER_CALL bytes by their tree entries' sizes (our choice, far below the
+ * 10-second timeout GitHub ends calls at), and only blobs up to GRAPHQL_BLOB_MAX bytes. What GraphQL cannot
+ * prove (binary, truncated, text that does not hash to the SHA asked) is for REST.
+ */
+const BLOBS_PER_CALL = 100;
+const BYTES_PER_CALL = 4 * 1024 * 1024;
+/** larger blobs go to REST at once: the contents API too answers whole only up to 1 MB */
+const GRAPHQL_BLOB_MAX = 1024 * 1024;
+/** The query for these blobs (SHAs already checked as 40 hex digits). */
+function blobsQuery(shas) {
+    const aliases = shas.map((sha, i) => `b${i}: object(oid: "${sha}") { ... on Blob { byteSize isBinary isTruncated text } }`);
+    return `query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { ${aliases.join(' ')} } }`;
+}
+/** The blobs to ask GraphQL for, in calls of at most BLOBS_PER_CALL blobs and BYTES_PER_CALL bytes. */
+function blobCalls(wanted) {
+    const calls = [];
+    const rest = [];
+    let call = [];
+    let bytes = 0;
+    for (const { sha, size } of wanted) {
+        const weight = size ?? GRAPHQL_BLOB_MAX;
+        if (weight > GRAPHQL_BLOB_MAX) {
+            rest.push(sha);
+            continue;
+        }
+        if (call.length > 0 && (call.length >= BLOBS_PER_CALL || bytes + weight > BYTES_PER_CALL)) {
+            calls.push(call);
+            call = [];
+            bytes = 0;
+        }
+        call.push(sha);
+        bytes += weight;
+    }
+    if (call.length > 0)
+        calls.push(call);
+    return { calls, rest };
+}
+/**
+ * The contents the answer proves, by SHA: a blob is kept only when it is text, not truncated, and its UTF-8
+ * bytes hash to the SHA it was asked under (so a lossy decoding of a non-UTF-8 file is never taken for it).
+ */
+function blobsOf(shas, answer) {
+    const out = new Map();
+    shas.forEach((sha, i) => {
+        const blob = answer.repository?.[`b${i}`];
+        if (!blob || blob.isBinary !== false || blob.isTruncated !== false || typeof blob.text !== 'string')
+            return;
+        const bytes = new Uint8Array(Buffer.from(blob.text, 'utf8'));
+        if (bytes.byteLength !== blob.byteSize || blobSha(bytes) !== sha)
+            return;
+        out.set(sha, bytes);
+    });
+    return out;
+}
+
 ;// CONCATENATED MODULE: ./src/github/octokit/octokit-objects.ts
+
+
 
 
 
@@ -76375,6 +76516,8 @@ class GitObjectReads {
     comparisons = new ShaCache();
     commitFiles = new ShaCache();
     blobs;
+    /** present: blobs come over git's smart HTTP, off the REST budget, and REST only when git cannot */
+    gitBlobs = null;
     constructor(blobCacheBytes) {
         this.blobs = new BlobCache(blobCacheBytes);
     }
@@ -76421,6 +76564,66 @@ class GitObjectReads {
                 this.graphqlFailed = true;
             }
         }));
+        return out;
+    }
+    async getCommitTrees(commits, options) {
+        const out = new Map();
+        const wanted = [...new Set(commits)].map(checkSha);
+        const calls = [];
+        for (let i = 0; i < wanted.length; i += COMMIT_TREES_PER_CALL)
+            calls.push(wanted.slice(i, i + COMMIT_TREES_PER_CALL));
+        await Promise.all(calls.map(async (chunk) => {
+            if (this.graphqlFailed)
+                return;
+            try {
+                const answer = await this.rest.graphql(`get ${chunk.length} commits and their trees`, commitTreesQuery(chunk, options.levels, options.parentLevels ?? options.levels));
+                const listings = new Map();
+                for (const [sha, found] of commitTreesOf(chunk, answer, listings)) {
+                    const known = this.commits.peek(sha);
+                    if (!known)
+                        this.commits.set(sha, found.commit);
+                    out.set(sha, known ? { ...found, commit: known } : found);
+                }
+                for (const [tree, list] of listings)
+                    if (!this.trees.peek(tree))
+                        this.trees.set(tree, list);
+            }
+            catch {
+                // as getTrees: the caller reads these by REST
+                this.graphqlFailed = true;
+            }
+        }));
+        return out;
+    }
+    /**
+     * Text blobs by SHA in batched GraphQL calls (graphql-blobs.ts); a blob is in the map only when its text
+     * hashes to its SHA. What is missing (binary, truncated, too large, GraphQL failed) is for getBlob.
+     */
+    async getBlobs(wanted) {
+        const out = new Map();
+        const unique = new Map();
+        for (const blob of wanted) {
+            const known = this.blobs.peek(checkSha(blob.sha));
+            if (known)
+                out.set(blob.sha, known);
+            else
+                unique.set(blob.sha, blob);
+        }
+        const { calls } = blobCalls([...unique.values()]);
+        // one call at a time: each may carry megabytes, and GraphQL's secondary limits count concurrent calls
+        for (const chunk of calls) {
+            if (this.graphqlFailed)
+                break;
+            try {
+                const answer = await this.rest.graphql(`get ${chunk.length} blobs`, blobsQuery(chunk));
+                for (const [sha, bytes] of blobsOf(chunk, answer))
+                    out.set(sha, bytes);
+            }
+            catch {
+                // GraphQL refused or failed: the caller reads these by REST, as it would anyway
+                this.graphqlFailed = true;
+            }
+        }
         return out;
     }
     async getPathTrees(commits, path) {
@@ -76481,6 +76684,9 @@ class GitObjectReads {
     async getBlob(sha) {
         checkSha(sha);
         return this.blobs.get(sha, async () => {
+            const fetched = this.gitBlobs ? await this.gitBlobs.read(sha) : null;
+            if (fetched)
+                return fetched;
             const data = await this.rest.read(`get blob ${sha}`, 'GET /repos/{owner}/{repo}/git/blobs/{sha}', { sha });
             return blobBytes(data);
         });
@@ -76551,7 +76757,182 @@ function comparedFile(file) {
     };
 }
 
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(3024);
+;// CONCATENATED MODULE: external "node:os"
+const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(6760);
+;// CONCATENATED MODULE: ./src/github/git-blobs.ts
+
+
+
+
+/** blobs asked for in one fetch at most (the SHAs go on the command line: 1,000 of 41 bytes) */
+const PER_FETCH = 1000;
+/** every store not yet removed, removed when the process exits (one listener for all readers) */
+const stores = new Set();
+process.once('exit', () => {
+    for (const dir of stores)
+        (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
+});
+/**
+ * The clone URL of a repository on the GitHub that serves `apiUrl`: github.com's API is api.github.com, a
+ * GHE.com one api.SUBDOMAIN.ghe.com, GitHub Enterprise Server's https://HOST/api/v3; anything else (the
+ * stand-in) serves git at the API's own origin.
+ */
+function cloneUrl(apiUrl, owner, repo) {
+    const api = new URL(apiUrl);
+    const path = `/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}.git`;
+    if (/^api\./.test(api.hostname) && /(^|\.)(github\.com|ghe\.com)$/.test(api.hostname))
+        return `${api.protocol}//${api.hostname.slice(4)}${path}`;
+    const base = api.pathname.replace(/\/api\/v3\/?$/, '').replace(/\/+$/, '');
+    return `${api.origin}${base}${path}`;
+}
+class GitBlobReader {
+    options;
+    store = null;
+    storeDir = null;
+    queue = new Map();
+    running = null;
+    /** set when a fetch failed: from then on every read answers null at once */
+    failed = false;
+    /** git fetches made (each two HTTP requests) */
+    fetches = 0;
+    constructor(options) {
+        this.options = options;
+    }
+    /**
+     * The blob's bytes, or null when git could not bring it (git missing, refused, the network): the caller
+     * reads it another way, and so do all later reads. Reads asked for while a fetch runs go together in the next.
+     */
+    read(sha) {
+        if (this.failed)
+            return Promise.resolve(null);
+        return new Promise((resolve) => {
+            const waiting = this.queue.get(sha);
+            if (waiting)
+                waiting.push({ resolve });
+            else
+                this.queue.set(sha, [{ resolve }]);
+            this.running ??= this.drain();
+        });
+    }
+    /** Removes the store; later reads start a new one. */
+    close() {
+        this.removeStore();
+    }
+    async drain() {
+        // let every read of this turn of the event loop join the first fetch
+        await new Promise((resolve) => setImmediate(resolve));
+        while (this.queue.size > 0) {
+            const batch = [...this.queue].slice(0, PER_FETCH);
+            for (const [sha] of batch)
+                this.queue.delete(sha);
+            const found = await this.fetch(batch.map(([sha]) => sha)).catch(() => {
+                // git is missing, refused or unreachable: every later read goes the other way at once
+                this.failed = true;
+                return new Map();
+            });
+            for (const [sha, waiters] of batch)
+                for (const w of waiters)
+                    w.resolve(found.get(sha) ?? null);
+        }
+        this.running = null;
+    }
+    async fetch(shas) {
+        const store = await this.ensureStore();
+        this.fetches += 1;
+        const fetch = ['-c', 'protocol.version=2', 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head'];
+        const fetched = await this.git([...fetch, '--no-auto-gc', this.options.url, ...shas], store, null);
+        if (fetched.code !== 0)
+            throw new Error(`git fetch exited ${fetched.code}`);
+        const listed = await this.git(['cat-file', '--batch'], store, `${shas.join('\n')}\n`);
+        if (listed.code !== 0)
+            throw new Error(`git cat-file exited ${listed.code}`);
+        return parseBatch(listed.stdout);
+    }
+    /** the bare repository the blobs are fetched into, made on first use */
+    ensureStore() {
+        this.store ??= (async () => {
+            const dir = (0,external_node_fs_.mkdtempSync)((0,external_node_path_.join)(this.options.tempDir ?? (0,external_node_os_namespaceObject.tmpdir)(), 'perimeter-blobs-'));
+            this.storeDir = dir;
+            stores.add(dir);
+            const made = await this.git(['init', '--quiet', '--bare'], dir, null);
+            if (made.code !== 0)
+                throw new Error(`git init exited ${made.code}`);
+            return dir;
+        })();
+        this.store.catch(() => this.removeStore());
+        return this.store;
+    }
+    removeStore() {
+        this.store = null;
+        if (this.storeDir === null)
+            return;
+        (0,external_node_fs_.rmSync)(this.storeDir, { recursive: true, force: true });
+        stores.delete(this.storeDir);
+        this.storeDir = null;
+    }
+    /** git in the store, with the token in a header only git sees */
+    git(args, store, input) {
+        const auth = Buffer.from(`x-access-token:${this.options.token}`).toString('base64');
+        const env = {
+            PATH: process.env.PATH,
+            HOME: store,
+            GIT_DIR: store,
+            GIT_TERMINAL_PROMPT: '0',
+            GIT_CONFIG_NOSYSTEM: '1',
+            GIT_CONFIG_GLOBAL: '/dev/null',
+            // The header as actions/checkout sends it; through the environment, never argv, which any process
+            // of the runner's user can read in /proc.
+            GIT_CONFIG_COUNT: '3',
+            GIT_CONFIG_KEY_0: 'http.extraHeader',
+            GIT_CONFIG_VALUE_0: `Authorization: Basic ${auth}`,
+            GIT_CONFIG_KEY_1: 'credential.helper',
+            GIT_CONFIG_VALUE_1: '',
+            GIT_CONFIG_KEY_2: 'core.hooksPath',
+            GIT_CONFIG_VALUE_2: '/dev/null',
+        };
+        return new Promise((resolve, reject) => {
+            const child = (0,external_node_child_process_namespaceObject.spawn)(this.options.git ?? 'git', args, {
+                env,
+                stdio: [input === null ? 'ignore' : 'pipe', 'pipe', 'ignore'],
+                timeout: this.options.timeoutMs ?? 60_000,
+            });
+            const chunks = [];
+            child.stdout.on('data', (chunk) => chunks.push(chunk));
+            child.on('error', reject);
+            child.on('close', (code) => resolve({ code, stdout: Buffer.concat(chunks) }));
+            if (input !== null)
+                child.stdin?.end(input);
+        });
+    }
+}
+/** `git cat-file --batch` output: "<sha> blob <size>\n<bytes>\n" per object found, "<sha> missing\n" else. */
+function parseBatch(out) {
+    const found = new Map();
+    let at = 0;
+    while (at < out.length) {
+        const eol = out.indexOf(0x0a, at);
+        if (eol < 0)
+            break;
+        const [sha, type, size] = out.subarray(at, eol).toString('latin1').split(' ');
+        at = eol + 1;
+        if (type === 'missing' || size === undefined)
+            continue;
+        const length = Number(size);
+        if (type === 'blob' && sha !== undefined)
+            found.set(sha, new Uint8Array(out.subarray(at, at + length)));
+        at += length + 1;
+    }
+    return found;
+}
+
 ;// CONCATENATED MODULE: ./src/github/octokit/octokit-upstream.ts
+
 
 
 
@@ -76587,6 +76968,11 @@ class OctokitUpstream extends GitObjectReads {
             attemptSignal: options.attemptSignal,
         };
         this.rest = new RestClient(createClient(clientOptions, this.counters), this.owner, this.repo, this.scrub, options.requestTimeoutMs ?? 30_000, createLightClient(clientOptions, this.counters));
+        if (options.gitUrl !== false)
+            this.gitBlobs = new GitBlobReader({
+                url: options.gitUrl ?? cloneUrl(clientOptions.baseUrl, this.owner, this.repo),
+                token: options.token,
+            });
     }
     stats() {
         return { ...this.counters };
@@ -76831,6 +77217,10 @@ class OctokitUpstream extends GitObjectReads {
                 labels,
             });
         return { number: data.number, url: data.html_url };
+    }
+    async createPullRequestReview(number, review) {
+        const data = await this.rest.write(`review pull request #${number}`, 'POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews', { pull_number: number, event: review.event, body: review.body, commit_id: review.commitId });
+        return { id: data.id, url: data.html_url };
     }
     async getPullRequest(number) {
         const data = await this.rest.read(`get pull request #${number}`, 'GET /repos/{owner}/{repo}/pulls/{pull_number}', { pull_number: number });
@@ -77222,6 +77612,7 @@ class StagedUpstream {
     createCheckRun = () => Promise.reject(staged('creating a check run'));
     addCheckRunAnnotations = () => Promise.reject(staged('updating a check run'));
     createPullRequest = () => Promise.reject(staged('opening a pull request'));
+    createPullRequestReview = () => Promise.reject(staged('reviewing a pull request'));
     /** Staged commits reachable from `sha`, newest first (empty when `sha` is not staged). */
     chainFrom(sha) {
         const at = this.order.indexOf(sha);
@@ -78319,6 +78710,7 @@ const GLOB_KEYS = [
     ['allowSecretsIn', 'allow-secrets-in'],
 ];
 const OPTIONAL_GLOB_KEYS = [
+    ['review', 'review'],
     ['deny', 'deny'],
     ['ownerDeny', 'top-level deny'],
 ];
@@ -78378,6 +78770,7 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
     const allowProtected = glob_compileGlobList(spec.allowProtected);
     const allowCredentialFiles = glob_compileGlobList(spec.allowCredentialFiles);
     const allowSecretsIn = glob_compileGlobList(spec.allowSecretsIn);
+    const review = glob_compileGlobList(spec.review ?? []);
     const deny = glob_compileGlobList(spec.deny ?? []);
     const ownerDeny = glob_compileGlobList(spec.ownerDeny ?? []);
     const families = spec.protect ?? [];
@@ -78405,6 +78798,28 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
     const quoted = new Map([...spec.read, ...spec.write].map((glob) => [glob, JSON.stringify(glob)]));
     const readRule = new Map(spec.read.map((glob) => [glob, `read glob ${quoted.get(glob)}`]));
     const writeRule = new Map(spec.write.map((glob) => [glob, `write glob ${quoted.get(glob)}`]));
+    const canWrite = (path) => {
+        const invalid = invalidRule(path);
+        if (invalid !== null)
+            return { allowed: false, rule: invalid };
+        const denial = denied(path);
+        if (denial !== null)
+            return { allowed: false, rule: denial };
+        const glob = write.find(path);
+        if (glob === null)
+            return { allowed: false, rule: 'no write glob matches' };
+        const protectedBy = protectedRule(path, configFile, families);
+        if (protectedBy !== null) {
+            const allowedBy = allowProtected.find(path);
+            if (allowedBy === null)
+                return { allowed: false, rule: `protected: ${protectedBy}` };
+            return {
+                allowed: true,
+                rule: `write glob ${JSON.stringify(glob)}, allow-protected ${JSON.stringify(allowedBy)}`,
+            };
+        }
+        return { allowed: true, rule: writeRule.get(glob) };
+    };
     return {
         name: spec.name,
         spec,
@@ -78431,27 +78846,21 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
             }
             return { allowed: true, rule: readRule.get(glob) };
         },
-        canWrite(path) {
-            const invalid = invalidRule(path);
-            if (invalid !== null)
-                return { allowed: false, rule: invalid };
-            const denial = denied(path);
-            if (denial !== null)
-                return { allowed: false, rule: denial };
-            const glob = write.find(path);
+        canWrite,
+        canReview(path) {
+            const write = canWrite(path);
+            if (write.allowed)
+                return { allowed: false, rule: `writable, no review needed (${write.rule})` };
+            // invalid paths and denials are refused whatever review says
+            if (invalidRule(path) !== null || denied(path) !== null)
+                return write;
+            const glob = review.find(path);
             if (glob === null)
-                return { allowed: false, rule: 'no write glob matches' };
+                return { allowed: false, rule: `${write.rule}; no review glob matches` };
+            // a protected file says so, whether or not a write glob matches: that is what the reviewer must know
             const protectedBy = protectedRule(path, configFile, families);
-            if (protectedBy !== null) {
-                const allowedBy = allowProtected.find(path);
-                if (allowedBy === null)
-                    return { allowed: false, rule: `protected: ${protectedBy}` };
-                return {
-                    allowed: true,
-                    rule: `write glob ${JSON.stringify(glob)}, allow-protected ${JSON.stringify(allowedBy)}`,
-                };
-            }
-            return { allowed: true, rule: writeRule.get(glob) };
+            const why = protectedBy === null ? write.rule : `protected: ${protectedBy}`;
+            return { allowed: true, rule: `review glob ${JSON.stringify(glob)} (${why})` };
         },
         allowsBranch(branch) {
             if (typeof branch !== 'string' || branch === '')
@@ -78471,10 +78880,12 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
  * and every other way of starting a gateway. It fails closed:
  * 1. the perimeters named (all of perimeters.yml's when none are named, in file order);
  * 2. a name the file does not define is an error, and so is an empty selection;
- * 3. a selected perimeter that may not be bound to the branch (its `branches`) is an error, never skipped.
+ * 3. a selected perimeter that may not be bound to the branch (its `branches`) is an error, never skipped;
+ * 4. when the branch is the repository's default branch, a selected perimeter whose `branches` does not name
+ *    it is an error too (checkDefaultBranch).
  * The action then applies the `trust` rule to the trigger (src/action/trust-gate.ts).
  */
-function selectPerimeters(config, names, branch) {
+function selectPerimeters(config, names, branch, defaultBranch) {
     const defined = config.perimeters.map((p) => p.name);
     const chosen = names ?? defined;
     const unknown = chosen.filter((n) => !defined.includes(n));
@@ -78487,6 +78898,7 @@ function selectPerimeters(config, names, branch) {
         .filter((spec) => chosen.includes(spec.name))
         .map((spec) => compilePerimeter(spec, config.file));
     checkBranch(perimeters, branch);
+    checkDefaultBranch(perimeters, branch, defaultBranch);
     return perimeters;
 }
 /** Throws unless every perimeter may be bound to `branch`. */
@@ -78497,6 +78909,24 @@ function checkBranch(perimeters, branch) {
     const lines = refused.map((p) => `perimeter "${p.name}" allows branches ${JSON.stringify(p.spec.branches)}`);
     throw new ExposureError('branch-not-allowed', `branch ${JSON.stringify(branch)} is not allowed for ${refused.length === 1 ? 'this perimeter' : 'these perimeters'}: ` +
         lines.join('; '), refused.map((p) => p.name));
+}
+/**
+ * Throws unless every perimeter bound to the repository's default branch names it in `branches`. The default
+ * branch is what people ship from: a perimeter with no `branches` (any branch), or with globs that only happen
+ * to match it, is never bound there by accident. Naming means a `branches` entry equal to the branch name.
+ */
+function checkDefaultBranch(perimeters, branch, defaultBranch) {
+    if (defaultBranch === '')
+        throw new Error('checkDefaultBranch: the default branch is unknown; read it from the repository first');
+    if (branch !== defaultBranch)
+        return;
+    const refused = perimeters.filter((p) => !(p.spec.branches ?? []).includes(branch));
+    if (refused.length === 0)
+        return;
+    const lines = refused.map((p) => `perimeter "${p.name}" ${p.spec.branches === null ? 'has no branches list' : `has branches ${JSON.stringify(p.spec.branches)}`}`);
+    throw new ExposureError('default-branch-not-named', `branch ${JSON.stringify(branch)} is the repository's default branch, and a perimeter may be bound to it ` +
+        `only when its branches list names it: ${lines.join('; ')}. ` +
+        `Bind the agents to another branch, or add ${JSON.stringify(branch)} to branches`, refused.map((p) => p.name));
 }
 class ExposureError extends Error {
     code;
@@ -78769,6 +79199,7 @@ const PERIMETER_KEYS = [
     'tools',
     'read',
     'write',
+    'review',
     'branches',
     'allow-protected',
     'allow-credential-files',
@@ -78783,6 +79214,7 @@ const PERIMETER_KEYS = [
 const GLOB_FIELDS = {
     read: 'read',
     write: 'write',
+    review: 'review',
     'allow-protected': 'allowProtected',
     'allow-credential-files': 'allowCredentialFiles',
     'allow-secrets-in': 'allowSecretsIn',
@@ -79073,6 +79505,29 @@ function parseConfig(text, file = DEFAULT_CONFIG_FILE) {
             spec.protect = families;
     }
     return { version: 1, file, perimeters, trust };
+}
+
+;// CONCATENATED MODULE: ./src/policy/review.ts
+/**
+ * The perimeter as staged writes judge it (`writes: stage`): a path it may not write on its own but may send
+ * to review (`review` globs, see Perimeter.canReview) is writable, its decision marked `review` with the rule
+ * that sent it. Everything else decides as the perimeter does. The gateway stages such writes with the rest;
+ * the apply job, judging with the same view, sends the change set to a draft pull request instead of the
+ * bound branch. A perimeter without `review` globs is returned as it is.
+ */
+function withReview(perimeter) {
+    if ((perimeter.spec.review ?? []).length === 0)
+        return perimeter;
+    return {
+        ...perimeter,
+        canWrite(path) {
+            const write = perimeter.canWrite(path);
+            if (write.allowed)
+                return write;
+            const review = perimeter.canReview(path);
+            return review.allowed ? { allowed: true, rule: `sent to review: ${review.rule}`, review: true } : write;
+        },
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/safety/placeholders.ts
@@ -81960,8 +82415,6 @@ const registerRule = ({ sourceCode, config, descriptorRule, contextEvents, runni
 //# sourceMappingURL=index.js.map
 // EXTERNAL MODULE: ./node_modules/@secretlint/secretlint-rule-preset-recommend/module/index-Cq-34xZU.js
 var index_Cq_34xZU = __nccwpck_require__(7639);
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __nccwpck_require__(6760);
 ;// CONCATENATED MODULE: ./node_modules/@secretlint/secretlint-rule-preset-recommend/module/index.js
 
 
@@ -88293,7 +88746,8 @@ const getCommit = defineTool({
             notes.reason = 'not reachable from the bound branch';
             throw absent;
         }
-        const commit = await view.commit(sha);
+        // with its parents' trees in one batched call where GraphQL serves it, else by REST
+        const commit = (await history.readCommit(sha)) ?? (await view.commit(sha));
         const changes = await history.commitChanges(commit);
         const files = changes.filter((c) => perimeter.canRead(c.path).allowed);
         if (files.length === 0) {
@@ -88716,6 +89170,23 @@ const getFile = defineTool({
 const MAX_PATHS = 100;
 /** Total content one answer carries; files past it are described, to be read one by one. */
 const MAX_ANSWER_BYTES = 4 * 1_048_576;
+/**
+ * Asks for the readable files' blobs at once, as many as fit one answer, so that the ones not yet cached come
+ * in one upstream fetch (src/github/git-blobs.ts batches reads asked for together) rather than one by one.
+ * A read that fails here is left to the answer below, which reports it as it always has.
+ */
+async function readTogether(view, paths, index, readable) {
+    let budget = MAX_ANSWER_BYTES;
+    const shas = new Set();
+    for (const path of paths) {
+        const entry = readable.has(path) ? index.get(path) : undefined;
+        if (entry?.type !== 'blob' || (entry.size ?? 0) > budget)
+            continue;
+        budget -= entry.size ?? 0;
+        shas.add(entry.sha);
+    }
+    await Promise.allSettled([...shas].map((sha) => view.blob(sha)));
+}
 const getFiles = defineTool({
     name: 'get_files',
     description: `Read up to ${MAX_PATHS} files at the head of the bound branch in one call. Each path answers with its content or with an error ("not found", "invalid path").`,
@@ -88734,6 +89205,7 @@ const getFiles = defineTool({
         const index = await readableTree(view, instructions, perimeter);
         const readable = index.readable(perimeter);
         const hidden = [];
+        await readTogether(view, paths, index, readable.files);
         let budget = MAX_ANSWER_BYTES;
         const files = [];
         for (const path of paths) {
@@ -88864,12 +89336,13 @@ const MAX_ROUNDS = 16;
 const batched_diff_LEVELS = 2;
 const PER_CALL = 100;
 /**
- * Whether each pair's trees differ in a path `wanted` accepts: Merkle-style, level by level over every pair
+ * Whether each pair's trees differ in a path `wanted` accepts (below directories `descendInto` accepts,
+ * when given: it must accept every directory that may hold a wanted path): Merkle-style, level by level over every pair
  * at once, so each round's missing listings go out together in batched reads (Upstream.getTrees, which
  * also brings the levels below). A pair stops as soon as one wanted path differs. The answer is null for a
  * pair whose listings could not all be had (the caller decides another way).
  */
-async function differsWhere(upstream, pairs, wanted) {
+async function differsWhere(upstream, pairs, wanted, options = {}) {
     const out = new Map();
     const listings = new Map();
     let work = pairs.filter((p) => p.base !== p.head);
@@ -88883,7 +89356,7 @@ async function differsWhere(upstream, pairs, wanted) {
                     missing.add(sha);
         if (missing.size > 0) {
             const got = round < MAX_ROUNDS && upstream.getTrees
-                ? await upstream.getTrees([...missing], { levels: batched_diff_LEVELS, perCall: PER_CALL })
+                ? await upstream.getTrees([...missing], { levels: options.levels ?? batched_diff_LEVELS, perCall: PER_CALL })
                 : new Map();
             for (const [sha, list] of got)
                 listings.set(sha, list);
@@ -88918,13 +89391,81 @@ async function differsWhere(upstream, pairs, wanted) {
                     out.set(pair.key, true);
                     break;
                 }
-                if (subtree(o) !== null || subtree(n) !== null)
+                // a directory that can hold nothing wanted is not listed
+                if ((subtree(o) !== null || subtree(n) !== null) && (options.descendInto?.(path) ?? true))
                     next.push({ key: pair.key, prefix: path, base: subtree(o), head: subtree(n) });
             }
         }
         work = next.filter((p) => out.get(p.key) === false);
     }
     return out;
+}
+/** Rounds of prefetchDiff: a change this many batched calls deep is listed the rest of the way by REST. */
+const PREFETCH_ROUNDS = 8;
+/**
+ * Brings every listing a diff of each pair needs into the Upstream's tree cache, in batched reads
+ * (Upstream.getTrees): level by level, only the trees where the two sides' SHAs differ, every pair's
+ * missing listings of a level together in one call or a few. changedPaths then reads them from the cache,
+ * so its answer, the one the agent gets, is the same whichever way the listings came. True when every
+ * listing was had; false when some were not (GraphQL failed or was refused; changedPaths lists those by
+ * REST, or the caller asks another way).
+ */
+async function prefetchDiff(upstream, pairs, options = {}) {
+    if (!upstream.getTrees)
+        return false;
+    const listings = new Map();
+    const seen = new Set();
+    const fresh = (list) => list.filter((p) => {
+        const key = `${p.base}:${p.head}`;
+        if (p.base === p.head || seen.has(key))
+            return false;
+        seen.add(key);
+        return true;
+    });
+    let work = fresh(pairs);
+    let complete = true;
+    for (let round = 0; work.length > 0; round++) {
+        const missing = new Set();
+        for (const { base, head } of work)
+            for (const sha of [base, head])
+                if (sha !== null && !listings.has(sha))
+                    missing.add(sha);
+        if (round >= PREFETCH_ROUNDS)
+            return false;
+        if (missing.size > 0) {
+            const got = await upstream.getTrees([...missing], {
+                levels: options.levels ?? batched_diff_LEVELS,
+                perCall: options.perCall ?? PER_CALL,
+            });
+            for (const [sha, list] of got)
+                listings.set(sha, list);
+        }
+        const next = [];
+        for (const { base, head } of work) {
+            const before = base === null ? [] : listings.get(base);
+            const after = head === null ? [] : listings.get(head);
+            if (!before || !after) {
+                complete = false;
+                continue;
+            }
+            const old = new Map(before.map((e) => [e.path, e]));
+            for (const n of after) {
+                const o = old.get(n.path);
+                old.delete(n.path);
+                if (o && o.sha === n.sha && o.mode === n.mode)
+                    continue;
+                const a = o?.type === 'tree' ? o.sha : null;
+                const b = n.type === 'tree' ? n.sha : null;
+                if (a !== null || b !== null)
+                    next.push({ base: a, head: b });
+            }
+            for (const o of old.values())
+                if (o.type === 'tree')
+                    next.push({ base: o.sha, head: null });
+        }
+        work = fresh(next);
+    }
+    return complete;
 }
 
 ;// CONCATENATED MODULE: ./src/gateway/reads/changed-paths.ts
@@ -89123,12 +89664,20 @@ const MAX_SCAN = 1_000;
 const PARALLEL_DIFFS = 8;
 const PAGE_CACHE = 64;
 /**
+ * Levels of each tree a batched read brings, for get_commit's diff and for judging a whole-branch page:
+ * deeper means fewer rounds for a change far down, and the unchanged siblings' listings along with it.
+ */
+const DIFF_LEVELS = 3;
+const WHOLE_LEVELS = 3;
+/**
  * History as one perimeter may see it. Everything here is keyed by immutable SHAs (commits reachable
  * from a given head never change), so answers are memoized without any freshness question.
  */
 class History {
     upstream;
     trees = new Map();
+    /** commits read with their parents' trees (readCommit) */
+    commits = new Map();
     touchMemo = new Map();
     ancestry = new Map();
     pages = new Map();
@@ -89156,11 +89705,20 @@ class History {
             }
             let judged = 0;
             for (let i = 0; i < batch.length && matched.length < wanted; i += PARALLEL_DIFFS) {
-                if (within !== undefined && i >= judged) {
-                    // the commits this answer will likely examine, judged together in batched reads (whole calls)
+                if (i + PARALLEL_DIFFS > judged && judged < batch.length) {
+                    // the commits this answer will likely examine, judged together in batched reads (whole calls),
+                    // from the first not judged yet, so no commit of the chunk below is left to be read one by one
                     const need = Math.max(wanted - matched.length, 1);
-                    judged = i + Math.ceil(need / JUDGED_TOGETHER) * JUDGED_TOGETHER;
-                    await this.judgeTogether(perimeter, batch.slice(i, judged), within);
+                    const from = Math.max(judged, i);
+                    if (within !== undefined) {
+                        judged = from + Math.ceil(need / JUDGED_TOGETHER) * JUDGED_TOGETHER;
+                        await this.judgeTogether(perimeter, batch.slice(from, judged), within);
+                    }
+                    else {
+                        // the rest of the listing's page at once: its rounds of batched reads are shared by all
+                        judged = batch.length;
+                        await this.judgeWhole(perimeter, batch.slice(from));
+                    }
                 }
                 const chunk = batch.slice(i, i + PARALLEL_DIFFS);
                 const touched = await Promise.all(chunk.map((c) => this.touchesReadable(perimeter, c, within)));
@@ -89189,11 +89747,19 @@ class History {
         return changedPaths(this.upstream, parentTree, commit.tree, options);
     }
     /**
-     * What get_commit shows: from the commit's file list (one request, which also brings the commit) when
-     * GitHub gives it whole and the commit has at most one parent; else from a tree diff. The list has no
-     * blob SHA for the old side of a change (previousSha) except for a removed file.
+     * What get_commit shows: the commit diffed against its first parent (as GitHub diffs a merge), from
+     * listings brought in batched reads (prefetchDiff), a few calls whatever the commit's size. Without them
+     * (GraphQL failed or refused): from the commit's file list (one request, which also brings the commit)
+     * when GitHub gives it whole and the commit has at most one parent; else from a tree diff by REST. The
+     * list has no blob SHA for the old side of a change (previousSha) except for a removed file.
      */
     async commitChanges(commit) {
+        const parent = commit.parents[0];
+        if (this.upstream.getTrees) {
+            const parentTree = parent === undefined ? null : await this.treeOf(parent);
+            if (await prefetchDiff(this.upstream, [{ base: parentTree, head: commit.tree }], { levels: DIFF_LEVELS }))
+                return changedPaths(this.upstream, parentTree, commit.tree);
+        }
         if (commit.parents.length <= 1) {
             const listed = await this.upstream.getCommitFiles(commit.sha);
             if (listed.complete && listed.files !== undefined)
@@ -89223,6 +89789,66 @@ class History {
             head: t.tree,
         }));
         const verdicts = await differsWhere(this.upstream, pairs, (path) => perimeter.canRead(path).allowed);
+        for (const [sha, touched] of verdicts)
+            if (touched !== null)
+                this.touchMemo.set(key(sha), touched);
+    }
+    /**
+     * The commit for get_commit, with the root trees of its parents and the listings its diff starts from,
+     * in one batched call (Upstream.getCommitTrees); null when that cannot serve it (the caller reads the
+     * commit by REST). Only for a commit already found reachable: the call names nothing else.
+     */
+    async readCommit(sha) {
+        const known = this.commits.get(sha);
+        if (known)
+            return known;
+        if (!this.upstream.getCommitTrees)
+            return null;
+        const found = (await this.upstream.getCommitTrees([sha], { levels: DIFF_LEVELS })).get(sha);
+        if (!found)
+            return null;
+        this.trees.set(sha, found.commit.tree);
+        found.commit.parents.forEach((parent, i) => this.trees.set(parent, found.parentTrees[i]));
+        this.commits.set(sha, found.commit);
+        return found.commit;
+    }
+    /**
+     * The root trees of these commits, with their listings, in batched calls where GraphQL serves them (else
+     * left unknown).
+     */
+    async learnTrees(commits) {
+        const unknown = commits.filter((sha) => !this.trees.has(sha));
+        if (unknown.length === 0 || !this.upstream.getCommitTrees)
+            return;
+        // their trees' listings along, as the round after this one would ask them
+        const options = { levels: WHOLE_LEVELS, parentLevels: 0 };
+        for (const [sha, found] of await this.upstream.getCommitTrees(unknown, options))
+            this.trees.set(sha, found.commit.tree);
+    }
+    /**
+     * Decides touchesReadable for a whole-branch listing's commits at once (Upstream.getTrees): each commit's
+     * tree against its first parent's, both named by the listing, compared level by level for every commit
+     * together, stopping at the first readable path that differs. A commit whose parent's tree is not known
+     * here, or that the trees cannot decide, is left to touchesReadable. The paths that differ from the first
+     * parent are the ones its file list names, so the answer is the same.
+     */
+    async judgeWhole(perimeter, commits) {
+        if (!this.upstream.getTrees)
+            return;
+        const key = (sha) => `${perimeter.name}\0\0${sha}`;
+        const open = commits.filter((c) => !this.touchMemo.has(key(c.sha)));
+        await this.learnTrees(open.flatMap((c) => c.parents.slice(0, 1)));
+        const pairs = open.flatMap((c) => {
+            const parent = c.parents[0];
+            const base = parent === undefined ? null : this.trees.get(parent);
+            return base === undefined ? [] : [{ key: c.sha, prefix: '', base, head: c.tree }];
+        });
+        if (pairs.length === 0)
+            return;
+        const verdicts = await differsWhere(this.upstream, pairs, (path) => perimeter.canRead(path).allowed, {
+            descendInto: this.readableDirs(perimeter),
+            levels: WHOLE_LEVELS,
+        });
         for (const [sha, touched] of verdicts)
             if (touched !== null)
                 this.touchMemo.set(key(sha), touched);
@@ -89405,7 +90031,7 @@ async function visibleAtHead(view, perimeter, head, path) {
 
 const pushFiles = defineTool({
     name: 'push_files',
-    description: 'Write and delete files on the bound branch in one commit. Every path must be writable by this endpoint and within its limits; if anything is wrong the whole call is refused and nothing is written. If the branch moved and the same files changed meanwhile, the call fails with a conflict and the new head. Content carrying credentials is refused, binary content too (its readable text is scanned). Deleting needs read access to the path.',
+    description: 'Write and delete files on the bound branch in one commit. Every path must be writable by this endpoint and within its limits; if anything is wrong the whole call is refused and nothing is written. If the branch moved and the same files changed meanwhile, the call fails with a conflict and the new head. Content carrying credentials is refused, binary content too (its readable text is scanned). Deleting needs read access to the path. With staged writes, paths the perimeter sends to review are accepted and listed in `review`: the changes then go to a draft pull request a person decides on.',
     readOnly: false,
     destructive: true,
     inputSchema: {
@@ -89431,6 +90057,9 @@ const pushFiles = defineTool({
         staged: literal(true)
             .optional()
             .describe('the commit is staged: reads see it, and a later job writes it to GitHub after checking it again'),
+        review: array(schemas_string())
+            .optional()
+            .describe('paths this endpoint may not change on its own: the staged changes go to a draft pull request a person reviews, not to the branch'),
     },
     pathArguments: { files: 'items', deletions: 'list' },
     async handler(args, { perimeter, pusher, notes }) {
@@ -101210,7 +101839,9 @@ class Pusher {
             notes.refusedFor = ['credential'];
             throw refusal(scan.problems, notes);
         }
-        return this.landing.land(perimeter, { message: request.message, files, deletions, unscanned: scan.unscanned }, notes);
+        const result = await this.landing.land(perimeter, { message: request.message, files, deletions, unscanned: scan.unscanned }, notes);
+        const review = [...files.map((f) => f.path), ...deletions].filter((path) => perimeter.canWrite(path).review);
+        return review.length > 0 && result.commit !== null ? { ...result, review } : result;
     }
 }
 
@@ -101693,6 +102324,8 @@ const gatewayConfigSchema = strictObject({
     owner: schemas_string().min(1),
     repo: schemas_string().min(1),
     branch: schemas_string().min(1),
+    /** the repository's default branch: a perimeter may be bound to it only when its branches name it */
+    defaultBranch: schemas_string().min(1),
     configText: schemas_string(),
     /** the config's path in the repository: the protected set protects it */
     configFile: schemas_string().min(1),
@@ -101719,7 +102352,9 @@ class GatewayConfigError extends Error {
 /** The one way to build a gateway: validate the configuration, choose the perimeters, connect, serve. */
 async function assembleGateway(input, hooks = {}) {
     const config = checkConfig(gatewayConfigSchema, input, 'invalid gateway configuration');
-    const perimeters = selectPerimeters(parseConfig(config.configText, config.configFile), config.perimeters ?? null, config.branch);
+    const selected = selectPerimeters(parseConfig(config.configText, config.configFile), config.perimeters ?? null, config.branch, config.defaultBranch);
+    // Staged writes may carry paths sent to review: the apply job, not this runner, decides where they go.
+    const perimeters = config.stagePath === undefined ? selected : selected.map(withReview);
     const direct = hooks.upstream ??
         createOctokitUpstream({
             token: config.token,

@@ -44,6 +44,7 @@ export function loadPerimeters(
   file: string,
   names: string[] | null,
   branch: string,
+  defaultBranch: string,
 ): { config: Config; perimeters: Perimeter[] } {
   let config: Config;
   try {
@@ -53,7 +54,7 @@ export function loadPerimeters(
     throw error;
   }
   try {
-    return { config, perimeters: selectPerimeters(config, names, branch) };
+    return { config, perimeters: selectPerimeters(config, names, branch, defaultBranch) };
   } catch (error) {
     if (error instanceof ExposureError) throw annotated(explainExposureError(error, config, text, branch));
     throw error;
@@ -94,22 +95,30 @@ export function explainConfigError(error: ConfigError, file: string): Refusal {
   };
 }
 
-/** A refused selection, naming the input at fault; a refused branch is annotated on each `branches` line. */
+/**
+ * A refused selection, naming the input at fault; a refused branch is annotated on each `branches` line (on
+ * the perimeter's own line when it has none).
+ */
 export function explainExposureError(
   error: ExposureError,
   config: Config,
   text: string,
   branch: string,
 ): Refusal {
-  if (error.code !== 'branch-not-allowed')
+  if (error.code !== 'branch-not-allowed' && error.code !== 'default-branch-not-named')
     return { message: `${Inputs.Perimeters}: ${error.message}`, annotations: [] };
   const annotations: Annotation[] = [];
   for (const name of error.perimeters) {
-    const at = keyPosition(text, ['perimeters', name, 'branches']);
+    const at = keyPosition(text, ['perimeters', name, 'branches']) ?? keyPosition(text, ['perimeters', name]);
     if (at === null) continue;
-    const branches = config.perimeters.find((p) => p.name === name)?.branches;
+    const branches = config.perimeters.find((p) => p.name === name)?.branches ?? null;
+    const message =
+      error.code === 'branch-not-allowed'
+        ? `branch ${JSON.stringify(branch)} is not in ${JSON.stringify(branches)}`
+        : `branch ${JSON.stringify(branch)} is the default branch; ` +
+          `${branches === null ? 'add branches: ' + JSON.stringify([branch]) : `${JSON.stringify(branches)} does not name it`}`;
     annotations.push({
-      message: `branch ${JSON.stringify(branch)} is not in ${JSON.stringify(branches)}`,
+      message,
       title: `perimeter "${name}" may not be bound to this branch`,
       file: config.file,
       startLine: at.line,

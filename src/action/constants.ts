@@ -9,6 +9,7 @@ export enum Inputs {
   Port = 'port',
   FailOnViolation = 'fail-on-violation',
   DirectPushes = 'direct-pushes',
+  RequireChanges = 'require-changes',
   StatusContext = 'status-context',
   EndpointSecrets = 'endpoint-secrets',
   WritesPerMinute = 'writes-per-minute',
@@ -20,12 +21,13 @@ export enum Inputs {
   ReceiptBy = 'receipt-by',
   ReceiptAs = 'receipt-as',
   ExportSecrets = 'export-secrets',
+  Workspace = 'workspace',
 }
 
 /**
  * The inputs of the verify sub-action (verify/action.yml). It also reads, by the main action's names and
  * parsers (readJudgedSettings), what decides the verdict: branch, config, config-ref, perimeters,
- * status-context, direct-pushes and ignore-refs.
+ * status-context, direct-pushes, require-changes and ignore-refs.
  */
 export enum VerifyInputs {
   GithubToken = 'github-token',
@@ -49,6 +51,7 @@ export const JUDGED_INPUTS = [
   Inputs.ConfigRef,
   Inputs.Perimeters,
   Inputs.DirectPushes,
+  Inputs.RequireChanges,
   Inputs.StatusContext,
   Inputs.IgnoreRefs,
 ] as const;
@@ -85,6 +88,10 @@ export enum PerimeterOutputs {
   McpConfig = 'mcp-config-',
   /** path of a Codex config.toml snippet with this perimeter's table only */
   CodexConfig = 'codex-config-',
+  /** path of the perimeter's workspace (input `workspace`): what it may read, as files with a local git history */
+  Workspace = 'workspace-',
+  /** the command that pushes what changed in the workspace through the perimeter's endpoint; append a message */
+  WorkspacePush = 'workspace-push-',
 }
 
 /** Keys passed from main to post (the runner hands them to post as STATE_<key>). */

@@ -1,6 +1,7 @@
 import * as core from '@actions/core';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
 import { compileGlobList, DEFAULT_CONFIG_FILE, globProblem } from '../policy/index.js';
 import { MIN_SCRUBBED_LENGTH } from '../safety/secret-forms.js';
 import { MIN_SECRET_LENGTH } from '../gateway/serving/bearer-secret.js';
@@ -46,6 +47,8 @@ export interface Settings {
   port: number;
   failOnViolation: boolean;
   directPushes: DirectPushes;
+  /** a job that changed nothing on its branch fails its receipt */
+  requireChanges: boolean;
   /** commit status context of the receipt; one per job when several jobs verify the same branch */
   statusContext: string;
   /**
@@ -73,6 +76,11 @@ export interface Settings {
   verifyTimeoutMs: number;
   /** where main writes the ledger, log, snapshot and client configs (RUNNER_TEMP) */
   tempDir: string;
+  /**
+   * The folder each exposed perimeter's workspace is made in (`<folder>/<perimeter>`), absolute; null: no
+   * workspace (input `workspace`: false). `true` is RUNNER_TEMP/perimeter-workspaces.
+   */
+  workspace: string | null;
   /** GITHUB_EVENT_NAME, '' outside a runner */
   eventName: string;
   /** the event payload (GITHUB_EVENT_PATH), null when absent or unreadable */
@@ -128,6 +136,7 @@ export type JudgedSettings = Pick<
   | 'perimeters'
   | 'branch'
   | 'directPushes'
+  | 'requireChanges'
   | 'statusContext'
   | 'ignoreRefs'
   | 'eventName'
@@ -143,6 +152,7 @@ export function readJudgedSettings(env: Env = process.env, read: ReadInput = def
     perimeters: perimeterList(read(Inputs.Perimeters)),
     branch,
     directPushes: directPushes(read(Inputs.DirectPushes)),
+    requireChanges: boolean(Inputs.RequireChanges, read(Inputs.RequireChanges), false),
     statusContext: statusContext(read(Inputs.StatusContext)),
     ignoreRefs: ignoreRefs(read(Inputs.IgnoreRefs), branch),
     eventName: env.GITHUB_EVENT_NAME ?? '',
@@ -164,6 +174,7 @@ export function readSettings(env: Env = process.env, read: ReadInput = defaultRe
     receiptBy: receiptBy(read(Inputs.ReceiptBy), writes),
     receiptAs: receiptAs(Inputs.ReceiptAs, read(Inputs.ReceiptAs)),
     verifyTimeoutMs: positiveInteger(Inputs.VerifyTimeout, read(Inputs.VerifyTimeout), 600) * 1000,
+    workspace: workspaceFolder(read(Inputs.Workspace), env),
     run: runFacts(env),
     runnerName: env.RUNNER_NAME ?? '',
     record: readRecordSettings(env, read),
@@ -397,6 +408,18 @@ function boolean(name: string, value: string, fallback: boolean): boolean {
   if (/^(true|True|TRUE)$/.test(value)) return true;
   if (/^(false|False|FALSE)$/.test(value)) return false;
   throw new InputError(`${name}: expected true or false, got ${JSON.stringify(value)}`);
+}
+
+/** false (none), true (under RUNNER_TEMP) or a folder, relative ones to GITHUB_WORKSPACE. */
+function workspaceFolder(value: string, env: Env): string | null {
+  if (value === '' || /^(false|False|FALSE)$/.test(value)) return null;
+  const temp = env.RUNNER_TEMP || tmpdir();
+  if (/^(true|True|TRUE)$/.test(value)) return join(temp, 'perimeter-workspaces');
+  if (/[\0\r\n]/.test(value))
+    throw new InputError(
+      `${Inputs.Workspace}: expected false, true or a folder, got ${JSON.stringify(value)}`,
+    );
+  return isAbsolute(value) ? resolve(value) : resolve(env.GITHUB_WORKSPACE || process.cwd(), value);
 }
 
 function directPushes(value: string): DirectPushes {

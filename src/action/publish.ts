@@ -186,7 +186,8 @@ export async function publishError(
 }
 
 /** The job summary; outside a runner (no GITHUB_STEP_SUMMARY) it goes to the log instead. */
-async function writeSummary(): Promise<void> {
+/** The job summary written, or printed to the log where the runner gives no summary file. */
+export async function writeSummary(): Promise<void> {
   if (process.env.GITHUB_STEP_SUMMARY) {
     await core.summary.write();
   } else {

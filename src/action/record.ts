@@ -32,7 +32,8 @@ const NAME_TAKEN = /\(409\)/;
  */
 export async function uploadRecord(
   settings: { record: RecordSettings; tempDir: string },
-  receipt: ReceiptJson,
+  /** the JSON receipt, or another document under its own file name (post's hand-over) */
+  document: ReceiptJson | { file: string; json: unknown },
   ledger: LedgerFiles | null,
   /** the staged change set (writes: stage), when there is one */
   staged: string | null = null,
@@ -40,9 +41,10 @@ export async function uploadRecord(
   const name = settings.record.name;
   try {
     const dir = await mkdtemp(join(settings.tempDir, 'perimeter-record-'));
-    const files = [join(dir, RECORD_FILES.receipt)];
-    await writeFile(files[0]!, `${JSON.stringify(receipt, null, 2)}\n`, { mode: 0o600 });
-    if (ledger && receipt.ledger.included) {
+    const { file, json } = 'file' in document ? document : { file: RECORD_FILES.receipt, json: document };
+    const files = [join(dir, file)];
+    await writeFile(files[0]!, `${JSON.stringify(json, null, 2)}\n`, { mode: 0o600 });
+    if (ledger) {
       await copyFile(ledger.path, join(dir, RECORD_FILES.ledger));
       files.push(join(dir, RECORD_FILES.ledger));
     }

@@ -1,5 +1,5 @@
 import { ConfigError } from '../policy/index.js';
-import { AUDIT_HELP, AUDIT_USAGE, run as audit } from './audit.js';
+import { AUDIT_HELP, AUDIT_USAGE, run as audit } from './record/audit.js';
 import { CHECK_HELP, CHECK_USAGE, run as check } from './check.js';
 import { EXPLAIN_HELP, EXPLAIN_USAGE, run as explain } from './explain.js';
 import { INIT_HELP, INIT_USAGE, run as init } from './init.js';
@@ -16,6 +16,7 @@ import { ConfigFileError } from './load-config.js';
 import { REPLAY_HELP, REPLAY_USAGE, run as replay } from './replay.js';
 import { run as serve, SERVE_HELP, SERVE_USAGE } from './serve.js';
 import { run as verifyLedger, VERIFY_LEDGER_HELP, VERIFY_LEDGER_USAGE } from './verify-ledger.js';
+import { run as workspace, WORKSPACE_HELP, WORKSPACE_USAGE } from './workspace.js';
 import { VERSION } from '../version.js';
 
 /** `perimeter <command>`: every command is a module exporting `run(args, io)`. */
@@ -56,6 +57,12 @@ const COMMANDS: Record<string, { run: CommandRun; usage: string; help: string; s
     usage: VERIFY_LEDGER_USAGE,
     help: VERIFY_LEDGER_HELP,
     summary: "check a gateway ledger's hash chain",
+  },
+  workspace: {
+    run: workspace,
+    usage: WORKSPACE_USAGE,
+    help: WORKSPACE_HELP,
+    summary: "push what changed in a perimeter's workspace through its gateway endpoint, as one push_files",
   },
 };
 

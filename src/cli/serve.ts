@@ -91,7 +91,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const { text, configInRepo } = loadConfig(values.config, io.cwd);
   const apiUrl = values['api-url'] ?? process.env.GITHUB_API_URL ?? 'https://api.github.com';
   const upstream = createOctokitUpstream({ token, owner, repo, baseUrl: apiUrl });
-  const branch = values.branch ?? (await upstream.getRepository()).defaultBranch;
+  const { defaultBranch } = await upstream.getRepository();
+  const branch = values.branch ?? defaultBranch;
   const out = values.out ? resolve(io.cwd, values.out) : await mkdtemp(join(tmpdir(), 'perimeter-serve-'));
   await mkdir(out, { recursive: true, mode: 0o700 });
   const ledgerKey = randomBytes(32).toString('hex');
@@ -105,6 +106,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       owner,
       repo,
       branch,
+      defaultBranch,
       configText: text,
       configFile: configInRepo,
       perimeters: values.perimeters
@@ -119,7 +121,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   ).catch((error: unknown) => {
     if (!(error instanceof ExposureError)) throw error;
     throw new UsageError(
-      `${error.code === 'branch-not-allowed' ? '--branch' : '--perimeters'}: ${error.message}`,
+      `${error.code === 'branch-not-allowed' || error.code === 'default-branch-not-named' ? '--branch' : '--perimeters'}: ${error.message}`,
     );
   });
   const { gateway, perimeters, secrets } = assembled;

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { checkChain, type LedgerVerdict } from '../ledger/index.js';
 import { parseCommandArgs, renderHelp, type Flags } from './args.js';
 import { EXIT_ERRORS, EXIT_OK, UsageError, type CliIo } from './io.js';
-import { isRecord, readRecord } from './record-files.js';
+import { isRecord, readRecord } from './record/record-files.js';
 
 export const VERIFY_LEDGER_USAGE = 'perimeter verify-ledger --key-file FILE [--json] LEDGER|RECORD';
 

@@ -28,7 +28,7 @@ export interface ClientConfigs extends ClientConfigFiles {
 }
 
 /** `PERIMETER_TOKEN_TEST_AUTHOR` for `test-author`. */
-export function variableName(kind: 'TOKEN' | 'URL', perimeter: string): string {
+export function variableName(kind: 'TOKEN' | 'URL' | 'WORKSPACE', perimeter: string): string {
   return `${ENV_PREFIX}_${kind}_${perimeter.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 }
 

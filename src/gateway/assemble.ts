@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { rename, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { createOctokitUpstream, StagedUpstream, type Upstream } from '../github/index.js';
-import { parseConfig, selectPerimeters, type Perimeter } from '../policy/index.js';
+import { parseConfig, selectPerimeters, withReview, type Perimeter } from '../policy/index.js';
 import type { AnswerFilter } from '../safety/answer-filter.js';
 import { createSecretFilter } from '../safety/index.js';
 import { startGateway, type RunningGateway } from './gateway.js';
@@ -17,6 +17,8 @@ export const gatewayConfigSchema = z.strictObject({
   owner: z.string().min(1),
   repo: z.string().min(1),
   branch: z.string().min(1),
+  /** the repository's default branch: a perimeter may be bound to it only when its branches name it */
+  defaultBranch: z.string().min(1),
   configText: z.string(),
   /** the config's path in the repository: the protected set protects it */
   configFile: z.string().min(1),
@@ -67,11 +69,14 @@ export async function assembleGateway(
   hooks: AssemblyHooks = {},
 ): Promise<AssembledGateway> {
   const config = checkConfig(gatewayConfigSchema, input, 'invalid gateway configuration');
-  const perimeters = selectPerimeters(
+  const selected = selectPerimeters(
     parseConfig(config.configText, config.configFile),
     config.perimeters ?? null,
     config.branch,
+    config.defaultBranch,
   );
+  // Staged writes may carry paths sent to review: the apply job, not this runner, decides where they go.
+  const perimeters = config.stagePath === undefined ? selected : selected.map(withReview);
   const direct =
     hooks.upstream ??
     createOctokitUpstream({

@@ -73,6 +73,7 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     view,
     history: new History(upstream, branch),
     pusher: new Pusher(view, filter),
+    scopeRequests: { recorded: 0 },
     instructions:
       options.instructionsRef === undefined ? null : new TrustedInstructions(view, options.instructionsRef),
     filter,

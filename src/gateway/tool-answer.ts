@@ -12,6 +12,8 @@ export interface CallNotes {
   sha?: string;
   message?: Digest;
   content?: Array<{ path: string } & Digest>;
+  /** request_scope: the glob asked for, and why */
+  scope?: { glob: string; reason: string };
 }
 
 /** What a handler returns: structured content, and optionally a text rendering other than its JSON. */

@@ -329,6 +329,12 @@ export interface RepoReads {
     path: string,
     options: { first: number; after?: string | null; levels: number },
   ): Promise<PathHistoryPage | null>;
+  /**
+   * Text blobs by SHA in batched GraphQL calls (at most 100 blobs and 4 MiB a call), charged to GraphQL's own
+   * budget. A blob is in the map only when its text hashes to its SHA; what is missing (binary, truncated by
+   * GitHub, over 1 MiB, GraphQL failed) is for getBlob. Absent: REST only.
+   */
+  getBlobs?(blobs: Array<{ sha: string; size?: number | undefined }>): Promise<Map<string, Uint8Array>>;
   /** Every entry below a tree; `truncated` as GitHub reports it. */
   getTreeRecursive(sha: string): Promise<{ entries: TreeEntry[]; truncated: boolean }>;
   getBlob(sha: string): Promise<Uint8Array>;
@@ -427,6 +433,19 @@ export interface PullRequests {
   listPullRequestCommits(number: number): Promise<CommitInfo[]>;
   /** Opens a pull request from `head` (a branch of this repository) into `base`, with labels if any. */
   createPullRequest(request: PullRequestRequest): Promise<{ number: number; url: string }>;
+  /**
+   * Submits a review on a pull request (never APPROVE: Perimeter never approves). GitHub refuses (422,
+   * `invalid`) REQUEST_CHANGES on one's own pull request.
+   * https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request
+   */
+  createPullRequestReview(number: number, review: PullRequestReview): Promise<{ id: number; url: string }>;
+}
+
+export interface PullRequestReview {
+  event: 'REQUEST_CHANGES' | 'COMMENT';
+  body: string;
+  /** the commit reviewed: the head the review was written for */
+  commitId: string;
 }
 
 /** Every role at once: what the Octokit implementation and the staged upstream provide. */

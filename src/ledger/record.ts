@@ -38,6 +38,8 @@ export interface CallRecord {
   hidden_values?: number;
   /** kind of secret to how many values of it were hidden (never the values) */
   hidden_kinds?: Record<string, number>;
+  /** request_scope: the glob the agent asked to write, and why */
+  scope?: { glob: string; reason: string };
 }
 
 export interface LifecycleRecord {

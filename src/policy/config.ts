@@ -23,6 +23,7 @@ const PERIMETER_KEYS = [
   'tools',
   'read',
   'write',
+  'review',
   'branches',
   'allow-protected',
   'allow-credential-files',
@@ -37,6 +38,7 @@ const PERIMETER_KEYS = [
 const GLOB_FIELDS = {
   read: 'read',
   write: 'write',
+  review: 'review',
   'allow-protected': 'allowProtected',
   'allow-credential-files': 'allowCredentialFiles',
   'allow-secrets-in': 'allowSecretsIn',

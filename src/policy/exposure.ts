@@ -6,13 +6,16 @@ import type { Config } from './spec.js';
  * and every other way of starting a gateway. It fails closed:
  * 1. the perimeters named (all of perimeters.yml's when none are named, in file order);
  * 2. a name the file does not define is an error, and so is an empty selection;
- * 3. a selected perimeter that may not be bound to the branch (its `branches`) is an error, never skipped.
+ * 3. a selected perimeter that may not be bound to the branch (its `branches`) is an error, never skipped;
+ * 4. when the branch is the repository's default branch, a selected perimeter whose `branches` does not name
+ *    it is an error too (checkDefaultBranch).
  * The action then applies the `trust` rule to the trigger (src/action/trust-gate.ts).
  */
 export function selectPerimeters(
   config: Config,
   names: readonly string[] | null,
   branch: string,
+  defaultBranch: string,
 ): Perimeter[] {
   const defined = config.perimeters.map((p) => p.name);
   const chosen = names ?? defined;
@@ -30,6 +33,7 @@ export function selectPerimeters(
     .filter((spec) => chosen.includes(spec.name))
     .map((spec) => compilePerimeter(spec, config.file));
   checkBranch(perimeters, branch);
+  checkDefaultBranch(perimeters, branch, defaultBranch);
   return perimeters;
 }
 
@@ -48,7 +52,36 @@ export function checkBranch(perimeters: readonly Perimeter[], branch: string): v
   );
 }
 
-export type ExposureCode = 'unknown-perimeter' | 'no-perimeter' | 'branch-not-allowed';
+/**
+ * Throws unless every perimeter bound to the repository's default branch names it in `branches`. The default
+ * branch is what people ship from: a perimeter with no `branches` (any branch), or with globs that only happen
+ * to match it, is never bound there by accident. Naming means a `branches` entry equal to the branch name.
+ */
+export function checkDefaultBranch(
+  perimeters: readonly Perimeter[],
+  branch: string,
+  defaultBranch: string,
+): void {
+  if (defaultBranch === '')
+    throw new Error('checkDefaultBranch: the default branch is unknown; read it from the repository first');
+  if (branch !== defaultBranch) return;
+  const refused = perimeters.filter((p) => !(p.spec.branches ?? []).includes(branch));
+  if (refused.length === 0) return;
+  const lines = refused.map(
+    (p) =>
+      `perimeter "${p.name}" ${p.spec.branches === null ? 'has no branches list' : `has branches ${JSON.stringify(p.spec.branches)}`}`,
+  );
+  throw new ExposureError(
+    'default-branch-not-named',
+    `branch ${JSON.stringify(branch)} is the repository's default branch, and a perimeter may be bound to it ` +
+      `only when its branches list names it: ${lines.join('; ')}. ` +
+      `Bind the agents to another branch, or add ${JSON.stringify(branch)} to branches`,
+    refused.map((p) => p.name),
+  );
+}
+
+export type ExposureCode =
+  'unknown-perimeter' | 'no-perimeter' | 'branch-not-allowed' | 'default-branch-not-named';
 
 export class ExposureError extends Error {
   override name = 'ExposureError';

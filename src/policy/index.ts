@@ -17,11 +17,19 @@ export {
 export { ConfigError, type ConfigProblem } from './config-error.js';
 export { parseConfig } from './config.js';
 export { compilePerimeter, PerimeterSpecError, type Decision, type Perimeter } from './perimeter.js';
+export { withReview } from './review.js';
+export { MAX_SCOPE_REASON, MAX_SCOPE_REQUESTS, proposeScope, scopeRequestProblem } from './scope.js';
 export { protectedRule, PROTECTED_ENTRIES } from './protected.js';
 export { credentialFileRule, CREDENTIAL_FILE_RULES } from './credentials.js';
 export { instructionFileRule, INSTRUCTION_FILE_RULES } from './instructions.js';
 export { compileGlobList, GLOB_OPTIONS, globProblem } from './glob.js';
-export { checkBranch, ExposureError, selectPerimeters, type ExposureCode } from './exposure.js';
+export {
+  checkBranch,
+  checkDefaultBranch,
+  ExposureError,
+  selectPerimeters,
+  type ExposureCode,
+} from './exposure.js';
 export {
   BUILT_IN_FAMILIES,
   OPTIONAL_FAMILIES,

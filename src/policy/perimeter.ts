@@ -11,6 +11,8 @@ import { isToolName } from './tools.js';
 export interface Decision {
   allowed: boolean;
   rule: string;
+  /** set when the write is allowed only to be sent to review (withReview, src/policy/review.ts) */
+  review?: true;
 }
 
 export interface Perimeter {
@@ -21,6 +23,11 @@ export interface Perimeter {
   canRead(path: string): Decision;
   /** Validates first; a write glob must match and the path must not be protected (unless `allow-protected` matches). */
   canWrite(path: string): Decision;
+  /**
+   * Whether a change to a path this perimeter may not write (canWrite refuses it) is sent to review instead
+   * of refused: a `review` glob matches and no denial does. A writable path is never "for review".
+   */
+  canReview(path: string): Decision;
   allowsBranch(branch: string): boolean;
   /** The `allow-secrets-in` glob matching this path (read as git reads globs), or null. */
   allowsSecretsIn(path: string): string | null;
@@ -47,6 +54,7 @@ const GLOB_KEYS = [
 ] as const;
 
 const OPTIONAL_GLOB_KEYS = [
+  ['review', 'review'],
   ['deny', 'deny'],
   ['ownerDeny', 'top-level deny'],
 ] as const;
@@ -100,6 +108,7 @@ export function compilePerimeter(spec: PerimeterSpec, configFile: string = DEFAU
   const allowProtected = compileGlobList(spec.allowProtected);
   const allowCredentialFiles = compileGlobList(spec.allowCredentialFiles);
   const allowSecretsIn = compileGlobList(spec.allowSecretsIn);
+  const review = compileGlobList(spec.review ?? []);
   const deny = compileGlobList(spec.deny ?? []);
   const ownerDeny = compileGlobList(spec.ownerDeny ?? []);
   const families = spec.protect ?? [];
@@ -125,6 +134,25 @@ export function compilePerimeter(spec: PerimeterSpec, configFile: string = DEFAU
   const readRule = new Map(spec.read.map((glob) => [glob, `read glob ${quoted.get(glob)}`]));
   const writeRule = new Map(spec.write.map((glob) => [glob, `write glob ${quoted.get(glob)}`]));
 
+  const canWrite = (path: string): Decision => {
+    const invalid = invalidRule(path);
+    if (invalid !== null) return { allowed: false, rule: invalid };
+    const denial = denied(path);
+    if (denial !== null) return { allowed: false, rule: denial };
+    const glob = write.find(path);
+    if (glob === null) return { allowed: false, rule: 'no write glob matches' };
+    const protectedBy = protectedRule(path, configFile, families);
+    if (protectedBy !== null) {
+      const allowedBy = allowProtected.find(path);
+      if (allowedBy === null) return { allowed: false, rule: `protected: ${protectedBy}` };
+      return {
+        allowed: true,
+        rule: `write glob ${JSON.stringify(glob)}, allow-protected ${JSON.stringify(allowedBy)}`,
+      };
+    }
+    return { allowed: true, rule: writeRule.get(glob)! };
+  };
+
   return {
     name: spec.name,
     spec,
@@ -147,23 +175,18 @@ export function compilePerimeter(spec: PerimeterSpec, configFile: string = DEFAU
       }
       return { allowed: true, rule: readRule.get(glob)! };
     },
-    canWrite(path: string): Decision {
-      const invalid = invalidRule(path);
-      if (invalid !== null) return { allowed: false, rule: invalid };
-      const denial = denied(path);
-      if (denial !== null) return { allowed: false, rule: denial };
-      const glob = write.find(path);
-      if (glob === null) return { allowed: false, rule: 'no write glob matches' };
+    canWrite,
+    canReview(path: string): Decision {
+      const write = canWrite(path);
+      if (write.allowed) return { allowed: false, rule: `writable, no review needed (${write.rule})` };
+      // invalid paths and denials are refused whatever review says
+      if (invalidRule(path) !== null || denied(path) !== null) return write;
+      const glob = review.find(path);
+      if (glob === null) return { allowed: false, rule: `${write.rule}; no review glob matches` };
+      // a protected file says so, whether or not a write glob matches: that is what the reviewer must know
       const protectedBy = protectedRule(path, configFile, families);
-      if (protectedBy !== null) {
-        const allowedBy = allowProtected.find(path);
-        if (allowedBy === null) return { allowed: false, rule: `protected: ${protectedBy}` };
-        return {
-          allowed: true,
-          rule: `write glob ${JSON.stringify(glob)}, allow-protected ${JSON.stringify(allowedBy)}`,
-        };
-      }
-      return { allowed: true, rule: writeRule.get(glob)! };
+      const why = protectedBy === null ? write.rule : `protected: ${protectedBy}`;
+      return { allowed: true, rule: `review glob ${JSON.stringify(glob)} (${why})` };
     },
     allowsBranch(branch: string): boolean {
       if (typeof branch !== 'string' || branch === '') return false;

@@ -33,6 +33,12 @@ export interface PerimeterSpec {
   write: string[];
   /** null = any branch. */
   branches: string[] | null;
+  /**
+   * yaml `review`: globs of paths this perimeter may not write on its own (outside `write`, or protected)
+   * whose changes are sent to review, a draft pull request a person approves, instead of being refused.
+   * Takes effect with staged writes only (`writes: stage`); absent: none.
+   */
+  review?: string[];
   /** yaml `allow-protected`: globs of protected paths this perimeter may write. */
   allowProtected: string[];
   /** yaml `limits: { files-per-push, bytes-per-file, bytes-per-push }`. */

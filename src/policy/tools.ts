@@ -9,6 +9,7 @@ export const TOOL_NAMES = [
   'push_files',
   'list_commits',
   'get_commit',
+  'request_scope',
 ] as const;
 
 export type ToolName = (typeof TOOL_NAMES)[number];

@@ -43,6 +43,7 @@ export {
 } from './receipts/receipt-json.js';
 export { ownCheckRunIds, ownReceiptIds } from './receipts/own-receipt.js';
 export { renderSummary } from './receipts/summary.js';
+export { renderScopeRequests } from './receipts/scope-requests.js';
 export type {
   Baseline,
   CommitAttribution,
@@ -53,6 +54,7 @@ export type {
   ReceiptWindow,
   LedgerFacts,
   PerimeterCounts,
+  ScopeRequest,
   RefChange,
   RefSnapshot,
   Verdict,

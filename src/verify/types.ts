@@ -22,6 +22,15 @@ export interface LedgerFacts {
   records?: number;
   head?: string;
   perPerimeter: Record<string, PerimeterCounts>;
+  /** what the agents asked to write with request_scope, oldest first (absent: nothing) */
+  scopeRequests?: ScopeRequest[];
+}
+
+/** One request_scope call the gateway recorded. */
+export interface ScopeRequest {
+  perimeter: string;
+  glob: string;
+  reason: string;
 }
 
 /** Per perimeter: calls, refusals, and (when any) values hidden from answers and pushes refused for credentials. */
@@ -96,6 +105,8 @@ export interface VerifyInput {
    * needs it).
    */
   ledgerExpected?: boolean;
+  /** a job that changed nothing on its branch fails (the `require-changes` input): it had work to deliver */
+  requireChanges?: boolean;
   /**
    * The activity list already read to an end marker (readJobActivity): a verify job reads it first, to learn
    * the start from GitHub; the verification then places no marker of its own.
@@ -134,7 +145,15 @@ export interface FileDecision extends Change {
 }
 
 export type ViolationKind =
-  'path' | 'symlink' | 'submodule' | 'history' | 'branch-deleted' | 'ref' | 'direct-push' | 'forged-receipt';
+  | 'path'
+  | 'symlink'
+  | 'submodule'
+  | 'history'
+  | 'branch-deleted'
+  | 'ref'
+  | 'direct-push'
+  | 'forged-receipt'
+  | 'no-change';
 
 export interface Violation {
   kind: ViolationKind;
@@ -182,6 +201,8 @@ export interface Verdict {
   /** the actor GitHub records for this job's token; null: not known */
   identity: string | null;
   perPerimeter: Record<string, PerimeterCounts>;
+  /** the calls the gateway answered, and of them refused, as its ledger says; null or absent: no ledger read */
+  calls?: { answered: number; refused: number } | null;
   /** what could not be checked (each one alone makes the state at least error) */
   unchecked: string[];
   notes: string[];
@@ -272,6 +293,8 @@ export interface JobFacts {
   notes: string[];
   /** whether a missing ledger keeps the verdict from success (default true; a verify job reads none) */
   ledgerExpected?: boolean;
+  /** a job that changed nothing on its branch fails */
+  requireChanges?: boolean;
   /** statuses on the receipt's context that Perimeter did not post (only looked for by a verify job) */
   foreignStatuses?: ForeignStatus[];
   /** check runs named like the receipt that Perimeter did not create (only when the receipt is a check run) */

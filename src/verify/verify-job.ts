@@ -100,6 +100,7 @@ export async function verifyJob(input: VerifyInput): Promise<Verdict> {
     unchecked: [...(input.problems ?? [])],
     notes: [UNRECORDED_REFS],
     ledgerExpected: input.ledgerExpected ?? true,
+    requireChanges: input.requireChanges ?? false,
     foreignStatuses: [],
     foreignCheckRuns: [],
   };

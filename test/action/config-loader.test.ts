@@ -14,9 +14,9 @@ perimeters:
 `;
 const config = parseConfig(TEXT);
 
-function exposureError(names: string[] | null, branch: string): ExposureError {
+function exposureError(names: string[] | null, branch: string, defaultBranch = 'trunk'): ExposureError {
   try {
-    selectPerimeters(config, names, branch);
+    selectPerimeters(config, names, branch, defaultBranch);
   } catch (error) {
     expect(error).toBeInstanceOf(ExposureError);
     return error as ExposureError;
@@ -51,6 +51,29 @@ describe('explainExposureError', () => {
         ],
       });
     });
+  });
+});
+
+describe('explainExposureError, when the branch is the default branch and a perimeter does not name it', () => {
+  it("names the input and annotates the perimeter's own line when it has no branches list", () => {
+    const refusal = explainExposureError(
+      exposureError(['implementer'], 'main', 'main'),
+      config,
+      TEXT,
+      'main',
+    );
+    expect(refusal.message).toMatch(
+      /^branch "main" is the repository's default branch, .* \(input branch\)$/,
+    );
+    expect(refusal.annotations).toEqual([
+      {
+        message: 'branch "main" is the default branch; add branches: ["main"]',
+        title: 'perimeter "implementer" may not be bound to this branch',
+        file: 'perimeters.yml',
+        startLine: 7,
+        startColumn: 3,
+      },
+    ]);
   });
 });
 

@@ -34,6 +34,7 @@ function setup(kind: keyof typeof SCRIPTS) {
     owner: 'o',
     repo: 'r',
     branch: 'b',
+    defaultBranch: 'main',
     configText: '',
     configFile: 'perimeters.yml',
     perimeters: ['p'],

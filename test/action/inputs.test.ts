@@ -45,6 +45,7 @@ describe('readSettings', () => {
         port: 0,
         failOnViolation: true,
         directPushes: 'check',
+        requireChanges: false,
         statusContext: 'perimeter',
         endpointSecrets: {},
         exportSecrets: false,
@@ -54,6 +55,7 @@ describe('readSettings', () => {
         receiptBy: 'post',
         receiptAs: 'status',
         verifyTimeoutMs: 600_000,
+        workspace: null,
         tempDir: '/tmp/runner',
         eventName: '',
         event: null,
@@ -82,6 +84,17 @@ describe('readSettings', () => {
       expect(failure({ [Inputs.Writes]: 'stage', [Inputs.ReceiptBy]: 'post' })).toBe(
         'receipt-by: "post" cannot go with writes: stage, whose job needs no statuses: write; perimeter/apply posts the receipt',
       );
+    });
+  });
+
+  describe('when workspace is given', () => {
+    it('reads false, true (under RUNNER_TEMP) and a folder relative to the checkout', () => {
+      expect(settings({ [Inputs.Workspace]: 'false' }).workspace).toBeNull();
+      expect(settings({ [Inputs.Workspace]: 'true' }).workspace).toBe('/tmp/runner/perimeter-workspaces');
+      expect(
+        settings({ [Inputs.Workspace]: 'agents' }, { GITHUB_WORKSPACE: '/home/runner/work/r' }).workspace,
+      ).toBe('/home/runner/work/r/agents');
+      expect(settings({ [Inputs.Workspace]: '/srv/ws/' }).workspace).toBe('/srv/ws');
     });
   });
 

@@ -93,12 +93,26 @@ describe('the action', { timeout: 120_000 }, () => {
   });
 
   describe('when nothing changes during the job', () => {
-    it('posts a success receipt saying so', async () => {
+    it('posts a success receipt saying so, and that the agent made no call', async () => {
       const j = await started();
       const post = await j.post();
       expect(post.exitCode, post.log).toBe(0);
       const [status] = await j.statuses(await j.head());
-      expect(status).toMatchObject({ state: 'success', description: 'No changes during the job' });
+      expect(status).toMatchObject({
+        state: 'success',
+        description: 'No changes during the job: the agent made no call to the gateway',
+      });
+    });
+
+    it('fails the job that had to deliver work with require-changes', async () => {
+      const j = await started({ inputs: { 'require-changes': 'true' } });
+      const client = await j.agent('implementer');
+      await client.callTool({ name: 'get_tree', arguments: {} });
+      const post = await j.post();
+      expect(post.exitCode).toBe(1);
+      const [status] = await j.statuses(await j.head());
+      expect(status).toMatchObject({ state: 'failure' });
+      expect(status!.description).toContain('changed nothing');
     });
 
     it('replaces its own pending status under the status-context input', async () => {

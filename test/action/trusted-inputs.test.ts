@@ -140,9 +140,50 @@ describe('inputs an outsider could steer', { timeout: 120_000 }, () => {
     });
   });
 
+  describe('when the default branch is the bound branch and the perimeter does not name it', () => {
+    it('binds nothing, starts no gateway, and the receipt is an error on main', async () => {
+      const j = await job({ branch: 'main', inputs: { perimeters: 'implementer' } });
+      const before = await j.head('main');
+      const main = await j.main();
+      expect(main.exitCode).toBe(1);
+      expect(main.annotations).toContainEqual(
+        expect.objectContaining({
+          level: 'error',
+          file: 'perimeters.yml',
+          message: 'branch "main" is the default branch; add branches: ["main"]',
+        }),
+      );
+      expect(main.log).toContain(
+        'branch "main" is the repository\'s default branch, and a perimeter may be bound to it only when its ' +
+          'branches list names it: perimeter "implementer" has no branches list',
+      );
+      expect(main.state.gatewayPid).toBeUndefined();
+      const post = await j.post();
+      expect(post.exitCode).toBe(1);
+      expect(await j.head('main')).toBe(before);
+      expect((await j.statuses(before)).map((s) => s.state)).not.toContain('success');
+    });
+
+    it('refuses it with a config-ref given too, reading the default branch from the repository', async () => {
+      const j = await job({ branch: 'main', inputs: { perimeters: 'implementer', 'config-ref': 'policy' } });
+      await j.push({ 'README.md': '# policy\n' }, { from: 'main', branch: 'policy' });
+      const main = await j.main();
+      expect(main.exitCode).toBe(1);
+      expect(main.log).toContain('perimeter "implementer" has no branches list');
+    });
+  });
+
   describe('when the default branch is also the bound branch and config-ref is not given', () => {
     it('starts and warns that the perimeters come from the branch the agents write', async () => {
-      const j = await job({ branch: 'main', inputs: { perimeters: 'implementer' } });
+      const named = FILES['perimeters.yml']!.replace(
+        '    write: ["src/**"]\n',
+        '    write: ["src/**"]\n    branches: ["main"]\n',
+      );
+      const j = await job({
+        branch: 'main',
+        files: { ...FILES, 'perimeters.yml': named },
+        inputs: { perimeters: 'implementer' },
+      });
       const main = await j.main();
       expect(main.exitCode, main.log).toBe(0);
       expect(main.annotations).toContainEqual(

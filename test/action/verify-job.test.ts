@@ -120,9 +120,31 @@ describe('the verify job', { timeout: 180_000 }, () => {
         },
       });
       expect(pushed.isError).toBeFalsy();
+      jobs.agent.gh.resetStats();
       const post = await jobs.endAgentJob();
+      // post hands over: the verify job verifies, so post asks GitHub nothing (the record goes to the
+      // artifact service, which is not the API's budget)
+      const handOver = jobs.agent.gh.stats();
+      expect(handOver.total, JSON.stringify(handOver.byRoute)).toBe(0);
+      expect(handOver.graphqlPoints).toBe(0);
       expect(post?.exitCode, post?.log).toBe(0);
       expect(await receipt(jobs)).toBeUndefined();
+      expect(post?.summary).toContain('handed over to the verify job');
+      expect(post?.summary).toMatch(/\| implementer \| 1 \| 0 \|/);
+      expect(post?.summary).toContain('Commits the gateway made: 1.');
+      const name = /Record: workflow artifact (\S+) /.exec(post?.summary ?? '')?.[1] ?? '';
+      const handed = await downloadRecord(jobs.agent.gh, jobs.verifyToken, name);
+      expect([...handed.files.keys()].sort()).toEqual([RECORD_FILES.handover, RECORD_FILES.ledger]);
+      expect(JSON.parse(handed.files.get(RECORD_FILES.handover)!.toString('utf8'))).toMatchObject({
+        schema: 'perimeter-handover',
+        branch: 'agent/work',
+        perimeters: ['implementer', 'test-author'],
+        problems: [],
+        ledger: { included: true, ok: true, commits: [await jobs.agent.head()] },
+      });
+      const auditedHandOver = await auditRecord(jobs.agent.gh, jobs.verifyToken, handed.files);
+      expect(auditedHandOver.code).toBe(1);
+      expect(auditedHandOver.stderr).toContain("the agent job's hand-over to the verify job");
 
       const verify = await jobs.verify();
       expect(verify.exitCode, verify.log + verify.summary).toBe(0);
@@ -148,6 +170,21 @@ describe('the verify job', { timeout: 180_000 }, () => {
       });
       const audited = await auditRecord(jobs.agent.gh, jobs.verifyToken, files);
       expect(audited.code, audited.stdout + audited.stderr).toBe(0);
+    });
+  });
+
+  describe('when the gateway dies during the job', () => {
+    it("post's hand-over fails the agent job's step, and the receipt stays the verify job's", async () => {
+      const jobs = await twoJobs();
+      process.kill(jobs.agent.gatewayPid(), 'SIGKILL');
+      const post = await jobs.endAgentJob();
+      expect(post?.exitCode).toBe(1);
+      expect(post?.log).toContain('the gateway was not running when the job ended');
+      expect(post?.summary).toContain('**Problem:** the gateway was not running');
+      expect(await receipt(jobs)).toBeUndefined();
+      const verify = await jobs.verify();
+      expect(verify.exitCode, verify.log).toBe(0);
+      expect(await receipt(jobs)).toMatchObject({ state: 'success' });
     });
   });
 

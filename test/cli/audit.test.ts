@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readZip } from '../../src/cli/zip-reader.js';
+import { readZip } from '../../src/cli/record/zip-reader.js';
 import { RECORD_FILES, type ReceiptJson } from '../../src/verify/index.js';
 import { PERIMETERS_YML, REPOSITORY, text, type Job } from '@perimeter/test-rigs';
 import { jobSuite } from '../action/support/suite.js';

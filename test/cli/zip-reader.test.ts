@@ -1,6 +1,6 @@
 import { crc32, deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { readZip, ZipError } from '../../src/cli/zip-reader.js';
+import { readZip, ZipError } from '../../src/cli/record/zip-reader.js';
 
 /** A zip as APPNOTE describes it (what archiver writes for a workflow artifact, minus data descriptors). */
 function zip(

@@ -20,6 +20,7 @@ perimeters:
   implementer:
     read: ["src/**"]
     write: ["src/**"]
+    branches: ["main"]
 `;
 
 function startChild(input: string): {
@@ -63,6 +64,7 @@ describe('the gateway process entry', () => {
       owner: 'octo',
       repo: 'entry',
       branch: 'main',
+      defaultBranch: 'main',
       configText: CONFIG_TEXT,
       configFile: 'perimeters.yml',
       perimeters: ['implementer'],

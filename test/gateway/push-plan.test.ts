@@ -123,6 +123,16 @@ describe('checkRequest', () => {
       expect(checked.problems).toEqual(['16 bytes in all, the limit is 15 per push']);
     });
 
+    it('says a path the perimeter would send to review is refused because writes are not staged', () => {
+      const reviewing = compilePerimeter(
+        parseConfig('version: 1\nperimeters:\n  dev:\n    write: ["src/**"]\n    review: ["docs/**"]\n')
+          .perimeters[0]!,
+      );
+      expect(
+        checkRequest(reviewing, { message: 'm', files: [{ path: 'docs/a.md', content: 'a' }] }).problems,
+      ).toEqual(['docs/a.md: not writable (no write glob matches; review applies with writes: stage only)']);
+    });
+
     it('refuses an empty push', () => {
       expect(checkRequest(perimeter, { message: 'm', files: [] }).problems).toEqual([
         'nothing to push: no files and no deletions',

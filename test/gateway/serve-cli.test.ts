@@ -63,7 +63,7 @@ describe('perimeter serve', () => {
     fake = await startFakeGithub({ repos: { 'octo/cli': join(dir, 'repo.git') }, token });
     await writeFile(
       join(dir, 'perimeters.yml'),
-      'version: 1\nperimeters:\n  implementer:\n    read: ["src/**"]\n    write: ["src/**"]\n  docs:\n    read: ["docs/**"]\n    write: []\n    branches: ["docs/**"]\n',
+      'version: 1\nperimeters:\n  implementer:\n    read: ["src/**"]\n    write: ["src/**"]\n    branches: ["main"]\n  docs:\n    read: ["docs/**"]\n    write: []\n    branches: ["docs/**"]\n',
     );
   });
   afterAll(async () => {
@@ -93,6 +93,18 @@ describe('perimeter serve', () => {
       'perimeter serve: --branch: branch "main" is not allowed for this perimeter: perimeter "docs" allows branches ["docs/**"]',
     );
     expect(stderr).not.toContain('    at ');
+  });
+
+  it('refuses to bind the default branch to a perimeter whose branches do not name it', async () => {
+    await writeFile(
+      join(dir, 'anywhere.yml'),
+      'version: 1\nperimeters:\n  anywhere:\n    read: ["src/**"]\n    write: ["src/**"]\n',
+    );
+    const { code, stderr } = await refused(['--api-url', fake.url, '--config', 'anywhere.yml'], token);
+    expect(code).toBe(2);
+    expect(stderr).toContain(
+      'perimeter serve: --branch: branch "main" is the repository\'s default branch, and a perimeter may be bound to it only when its branches list names it: perimeter "anywhere" has no branches list',
+    );
   });
 
   it('refuses a token too short to be scrubbed from what it prints', async () => {

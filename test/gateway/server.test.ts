@@ -81,6 +81,7 @@ describe('the gateway server', () => {
         'list_commits',
         'get_commit',
         'push_files',
+        'request_scope',
       ]);
       expect((await reviewer.listTools()).tools.map((t) => t.name)).toEqual(['get_tree', 'get_file']);
     });

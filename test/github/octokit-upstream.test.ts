@@ -18,7 +18,8 @@ beforeAll(async () => {
 afterAll(() => s.stop());
 beforeEach(() => {
   s.fake.clearFaults();
-  up = s.upstream();
+  // the REST reads; blobs over git's smart HTTP are git-blobs.test.ts's
+  up = s.upstream({ gitUrl: false });
 });
 
 /** Requests the stand-in received while `run` ran, and what the upstream counted itself. */

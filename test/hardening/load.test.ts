@@ -34,6 +34,7 @@ perimeters:
   dev:
     read: ["src/**", "README.md"]
     write: ["src/**"]
+    branches: ["main"]
 `;
 const FILES: Record<string, string> = {
   'README.md': '# load\n',
@@ -140,6 +141,7 @@ describe(`the gateway under load (${CLIENTS} clients x ${CALLS} calls)`, { timeo
       owner: 'octo',
       repo: 'load',
       branch: 'main',
+      defaultBranch: 'main',
       configText: CONFIG,
       configFile: 'perimeters.yml',
       secrets: { dev: randomBytes(24).toString('base64url') },

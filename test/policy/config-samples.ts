@@ -13,6 +13,13 @@ const one = (body: string): string => `${header}  p:\n${body}`;
 export const SAMPLES: Sample[] = [
   { name: 'minimal', yaml: one('    read: ["src/**"]\n'), valid: true },
   {
+    name: 'review globs',
+    yaml: one('    read: ["**"]\n    write: ["src/**"]\n    review: ["docs/**", "AGENTS.md"]\n'),
+    valid: true,
+  },
+  { name: 'review as a string', yaml: one('    review: "docs/**"\n'), valid: false },
+  { name: 'review with an invalid glob', yaml: one('    review: ["/docs/**"]\n'), valid: false },
+  {
     name: 'instructions from the branch',
     yaml: one('    read: ["**"]\n    instructions: branch\n'),
     valid: true,

@@ -18,6 +18,7 @@ describe('compilePerimeter', () => {
       [{ write: ['/abs'] }, /write: "\/abs"/],
       [{ read: ['a/../b'] }, /read: "a\/..\/b"/],
       [{ allowProtected: ['!x'] }, /allow-protected/],
+      [{ review: ['/docs/**'] }, /review: "\/docs\/\*\*"/],
       [{ branches: ['refs/heads/x'] }, /branches/],
       [{ tools: ['delete_repo' as never] }, /unknown tool "delete_repo"/],
     ])('throws for %j', (overrides, message) => {
@@ -118,6 +119,36 @@ describe('Perimeter.canWrite', () => {
         rule: 'protected: config/agents.yml',
       });
     });
+  });
+});
+
+describe('Perimeter.canReview', () => {
+  const author = compilePerimeter(
+    perimeterSpec({
+      read: ['**'],
+      write: ['src/**', '**'],
+      review: ['docs/**', 'AGENTS.md', '.github/**', 'secrets/**'],
+      deny: ['secrets/**'],
+    }),
+  );
+  const narrow = compilePerimeter(perimeterSpec({ write: ['src/**'], review: ['docs/**'] }));
+
+  describe.each([
+    [author, 'AGENTS.md', true, 'review glob "AGENTS.md" (protected: AGENTS.md)'],
+    [author, '.github/workflows/ci.yml', true, 'review glob ".github/**" (protected: .github/**)'],
+    [narrow, 'docs/a.md', true, 'review glob "docs/**" (no write glob matches)'],
+    [narrow, 'test/a.ts', false, 'no write glob matches; no review glob matches'],
+    [author, 'src/a.ts', false, 'writable, no review needed (write glob "src/**")'],
+    [author, 'secrets/key.txt', false, 'deny glob "secrets/**"'],
+    [author, 'docs/../AGENTS.md', false, 'invalid path: ".." segment'],
+  ])('when %#: %s', (perimeter, path, allowed, rule) => {
+    it(`${allowed ? 'sends it to review' : 'does not'} (${rule})`, () => {
+      expect(perimeter.canReview(path)).toEqual({ allowed, rule });
+    });
+  });
+
+  it('never lets a review glob make a path writable', () => {
+    expect(narrow.canWrite('docs/a.md').allowed).toBe(false);
   });
 });
 

@@ -4,7 +4,7 @@ import { isToolName } from '../../src/policy/tools.js';
 
 describe('TOOL_NAMES', () => {
   describe('when the catalogue is read', () => {
-    it('is exactly the agent-safe tools of DESIGN.md, in order', () => {
+    it('is exactly the agent-safe tools of DESIGN.md, in order, and request_scope (issue 28)', () => {
       expect(TOOL_NAMES).toEqual([
         'get_tree',
         'get_file',
@@ -12,6 +12,7 @@ describe('TOOL_NAMES', () => {
         'push_files',
         'list_commits',
         'get_commit',
+        'request_scope',
       ]);
     });
 

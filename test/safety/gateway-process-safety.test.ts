@@ -22,7 +22,8 @@ const STARTS = [
   // the committed bundle when fresh, else one built from the current sources
   { as: 'bundled', args: async () => [join(await actionDir(), 'dist/gateway/index.js')] },
 ];
-const CONFIG_TEXT = 'version: 1\nperimeters:\n  reader:\n    read: ["**"]\n    write: ["src/**"]\n';
+const CONFIG_TEXT =
+  'version: 1\nperimeters:\n  reader:\n    read: ["**"]\n    write: ["src/**"]\n    branches: ["main"]\n';
 
 describe.each(STARTS)('the gateway process, $as', ({ args }) => {
   // none of these has a provider's format: only the process's own extraSecrets can hide them
@@ -45,6 +46,7 @@ describe.each(STARTS)('the gateway process, $as', ({ args }) => {
       owner: 'octo',
       repo: 'child',
       branch: 'main',
+      defaultBranch: 'main',
       configText: CONFIG_TEXT,
       configFile: 'perimeters.yml',
       perimeters: ['reader'],

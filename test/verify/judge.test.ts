@@ -32,6 +32,31 @@ describe('judge', () => {
     });
   });
 
+  describe('when require-changes is on', () => {
+    const idle: Partial<JobFacts> = {
+      endHead: A,
+      refChanges: [],
+      newCommits: { shas: [], complete: true },
+      gatewayCommits: [],
+      ledger: { ok: true, commits: [], perPerimeter: {} },
+      branchMoves: new Map(),
+    };
+    it('fails a job that changed nothing on its branch', () => {
+      const verdict = judge(facts({ ...idle, requireChanges: true }));
+      expect(verdict.state).toBe('failure');
+      expect(verdict.violations).toEqual([
+        expect.objectContaining({ kind: 'no-change', message: expect.stringContaining('changed nothing') }),
+      ]);
+    });
+    it('leaves a job that changed nothing a success when it is off', () => {
+      expect(judge(facts(idle)).state).toBe('success');
+    });
+    it('passes a job that delivered', () => {
+      const changes = [{ path: 'src/a.ts', kind: 'modified' as const, oldMode: '100644', newMode: '100644' }];
+      expect(judge(facts({ changes, requireChanges: true })).state).toBe('success');
+    });
+  });
+
   describe('when a path is outside every perimeter', () => {
     it('fails and lists the refusal of each perimeter', () => {
       const verdict = judge(facts({ changes: [{ path: 'README.md', kind: 'deleted', oldMode: '100644' }] }));

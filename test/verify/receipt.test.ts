@@ -8,7 +8,7 @@ import {
   type Violation,
 } from '../../src/verify/index.js';
 
-import { receiptOf, verdict as aVerdict } from './support/verdict.js';
+import { B, receiptOf, verdict as aVerdict } from './support/verdict.js';
 
 /** The receipt tests' verdict: one perimeter with calls and refusals counted. */
 const verdict = (overrides: Partial<Verdict> = {}): Verdict =>
@@ -45,6 +45,24 @@ describe('renderReceipt', () => {
         '| <code>src/a.ts</code> | added | allowed | impl&#58; write glob &#34;src/&#42;&#42;&#34; |',
       );
       expect(receipt.summary).toContain('| <code>impl</code> | 7 | 2 |');
+    });
+    it('tells an agent that did nothing from one that did its work and changed nothing', () => {
+      const idle = { files: [], commits: { ...verdict().commits, gateway: [] } };
+      const described = (calls: Verdict['calls']) =>
+        receiptOf(verdict({ ...idle, calls })).status.description;
+      expect(described(null)).toBe('No changes during the job');
+      expect(described({ answered: 0, refused: 0 })).toBe(
+        'No changes during the job: the agent made no call to the gateway',
+      );
+      expect(described({ answered: 12, refused: 2 })).toBe(
+        'No changes during the job; the gateway answered 12 calls, 2 refused',
+      );
+    });
+    it('counts commits it could not attribute without calling them direct (the verify job reads no ledger)', () => {
+      const unattributed = { gateway: [], direct: [], others: [], unattributed: [B], complete: true };
+      expect(
+        receiptOf(verdict({ files: [file('src/a.ts', true)], commits: unattributed })).status.description,
+      ).toBe('1 changed file, all inside the perimeters; 1 commit');
     });
     it('uses a given context', () => {
       expect(receiptOf(verdict(), { context: 'perimeter/impl' }).status.context).toBe('perimeter/impl');

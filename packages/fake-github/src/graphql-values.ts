@@ -68,6 +68,14 @@ function treeValue(repo: FakeRepo, oid: string, tree?: Below, dir = ''): Value {
   };
 }
 
+/**
+ * Where the stand-in cuts a Blob's `text`. GitHub documents `isTruncated` ("Indicates whether the contents is
+ * truncated") and `text` ("UTF8 text data or null if the Blob is binary") but not the size it truncates at
+ * (https://docs.github.com/en/graphql/reference/objects#blob); 512 KiB is the stand-in's choice, below the
+ * 1 MiB a client may ask for, so that clients must cope with it.
+ */
+export const BLOB_TEXT_LIMIT = 512 * 1024;
+
 function blobValue(repo: FakeRepo, oid: string): Value {
   let data: Promise<Buffer> | undefined;
   const bytes = () => (data ??= repo.readObject(oid).then((o) => o?.data ?? Buffer.alloc(0)));
@@ -77,10 +85,11 @@ function blobValue(repo: FakeRepo, oid: string): Value {
     abbreviatedOid: oid.slice(0, 7),
     byteSize: async () => (await bytes()).length,
     isBinary: async () => (await bytes()).includes(0),
-    isTruncated: false,
+    isTruncated: async () => (await bytes()).length > BLOB_TEXT_LIMIT,
+    // text is decoded as UTF-8 whatever the bytes are: a file in another encoding comes back changed
     text: async () => {
       const b = await bytes();
-      return b.includes(0) ? null : b.toString('utf8');
+      return b.includes(0) ? null : b.subarray(0, BLOB_TEXT_LIMIT).toString('utf8');
     },
   };
 }

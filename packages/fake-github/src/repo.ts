@@ -85,6 +85,18 @@ export interface StoredPull {
   merged_at: string | null;
   merge_commit_sha: string | null;
   merged_by: string | null;
+  /** reviews, oldest first (absent: none yet) */
+  reviews?: StoredReview[];
+}
+
+/** A submitted pull request review: https://docs.github.com/rest/pulls/reviews */
+export interface StoredReview {
+  id: number;
+  user: string;
+  body: string;
+  state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED';
+  commit_id: string;
+  submitted_at: string;
 }
 
 /** One repository the stand-in serves: a bare git repository and the few facts git does not hold. */

@@ -25,6 +25,7 @@ import { artifactRoutes } from './routes-artifacts.js';
 import { refRoutes } from './routes-refs.js';
 import { handleResults, TWIRP_PREFIX } from './results-service.js';
 import { pullRoutes } from './routes-pulls.js';
+import { reviewRoutes } from './routes-reviews.js';
 import { seedStatuses, statusRoutes } from './routes-statuses.js';
 import { mergeRoutes } from './rules/routes-merge.js';
 import { rulesetRoutes } from './rules/routes-rulesets.js';
@@ -185,6 +186,7 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
     ...commitRoutes,
     ...statusRoutes,
     ...pullRoutes,
+    ...reviewRoutes,
     ...mergeRoutes,
     ...rulesetRoutes,
     ...contentRoutes,

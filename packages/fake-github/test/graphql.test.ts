@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { seedRepo, startFakeGithub, writeRequests } from '../src/index.js';
+import { BLOB_TEXT_LIMIT } from '../src/graphql-values.js';
 import type { FakeGithub } from '../src/index.js';
 import { restClient, scratchDir } from './test-support.js';
 import type { Api, Json } from './test-support.js';
@@ -68,6 +69,36 @@ describe('POST /graphql', () => {
       ]);
       expect(repo.t1.entries[1].object.entries.map((e: Json) => e.name)).toEqual(['g']);
       expect(gh.stats()).toMatchObject({ graphqlPoints: 1, spent: 3, byRoute: { 'POST /graphql': 1 } });
+    });
+  });
+
+  describe('when blobs are read by oid under aliases', () => {
+    it('gives text, binary as null text, and text past the limit truncated and said so', async () => {
+      await seedRepo(join(dir, 'blobs.git'), {
+        'a.txt': 'hello\n',
+        'b.bin': new Uint8Array([1, 0, 2]),
+        'long.txt': 'y'.repeat(BLOB_TEXT_LIMIT + 10),
+      });
+      await gh.stop();
+      gh = await startFakeGithub({ repos: { 'acme/blobs': join(dir, 'blobs.git') } });
+      api = restClient(gh.url);
+      const oid = async (path: string) =>
+        (await api('GET', `/repos/acme/blobs/contents/${path}`)).body.sha as string;
+      const fields = 'byteSize isBinary isTruncated text';
+      const { body } = await gql(
+        `query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) {
+          a: object(oid: "${await oid('a.txt')}") { ... on Blob { ${fields} } }
+          b: object(oid: "${await oid('b.bin')}") { ... on Blob { ${fields} } }
+          l: object(oid: "${await oid('long.txt')}") { ... on Blob { ${fields} } }
+        } }`,
+        { owner: 'acme', name: 'blobs' },
+      );
+      expect(body.errors).toBeUndefined();
+      const repo = body.data.repository;
+      expect(repo.a).toEqual({ byteSize: 6, isBinary: false, isTruncated: false, text: 'hello\n' });
+      expect(repo.b).toEqual({ byteSize: 3, isBinary: true, isTruncated: false, text: null });
+      expect(repo.l).toMatchObject({ byteSize: BLOB_TEXT_LIMIT + 10, isBinary: false, isTruncated: true });
+      expect(repo.l.text).toHaveLength(BLOB_TEXT_LIMIT);
     });
   });
 

@@ -21,6 +21,8 @@ interface Case {
 
 const R = '/repos/{owner}/{repo}';
 const MISSING = '1234567890123456789012345678901234567890';
+/** a second identity's token: a person (or a machine user) who may review the job's pull requests */
+const REVIEWER = 'reviewer-token-0123456789';
 
 describe('answers match GitHub OpenAPI schemas', () => {
   let gh: FakeGithub;
@@ -41,6 +43,7 @@ describe('answers match GitHub OpenAPI schemas', () => {
     head = await commitToBare(dir, 'main', { 'src/a.ts': 'a2\n', 'src/b.ts': 'b\n', 'docs/x.md': null });
     gh = await startFakeGithub({ repos: { 'acme/app': dir, 'acme/empty': join(scratch.dir, 'empty.git') } });
     api = restClient(gh.url);
+    gh.addToken(REVIEWER, 'maintainer');
     const commit = await api('GET', `/repos/acme/app/git/commits/${head}`);
     tree = commit.body.tree.sha;
     blob = (await api('POST', '/repos/acme/app/git/blobs', { content: 'blob' })).body.sha;
@@ -586,6 +589,54 @@ describe('answers match GitHub OpenAPI schemas', () => {
       path: () => '/repos/acme/app/issues/1/labels',
       body: () => ({ labels: ['agent', 'staged'] }),
       status: 200,
+    },
+    {
+      name: 'a COMMENT review by the pull request author',
+      method: 'POST',
+      template: `${R}/pulls/{pull_number}/reviews`,
+      path: () => '/repos/acme/app/pulls/1/reviews',
+      body: () => ({ event: 'COMMENT', body: 'Sent to review: AGENTS.md (protected)' }),
+      status: 200,
+    },
+    {
+      name: 'REQUEST_CHANGES on its own pull request',
+      method: 'POST',
+      template: `${R}/pulls/{pull_number}/reviews`,
+      path: () => '/repos/acme/app/pulls/1/reviews',
+      body: () => ({ event: 'REQUEST_CHANGES', body: 'no' }),
+      status: 422,
+    },
+    {
+      name: 'APPROVE by the job token (its own pull request, and GitHub Actions)',
+      method: 'POST',
+      template: `${R}/pulls/{pull_number}/reviews`,
+      path: () => '/repos/acme/app/pulls/1/reviews',
+      body: () => ({ event: 'APPROVE' }),
+      status: 422,
+    },
+    {
+      name: 'REQUEST_CHANGES by a second identity',
+      method: 'POST',
+      template: `${R}/pulls/{pull_number}/reviews`,
+      path: () => '/repos/acme/app/pulls/1/reviews',
+      body: () => ({ event: 'REQUEST_CHANGES', body: 'A person decides: AGENTS.md' }),
+      token: REVIEWER,
+      status: 200,
+    },
+    {
+      name: 'the reviews of a pull request',
+      method: 'GET',
+      template: `${R}/pulls/{pull_number}/reviews`,
+      path: () => '/repos/acme/app/pulls/1/reviews',
+      status: 200,
+    },
+    {
+      name: 'a review of a pull request that does not exist',
+      method: 'POST',
+      template: `${R}/pulls/{pull_number}/reviews`,
+      path: () => '/repos/acme/app/pulls/99/reviews',
+      body: () => ({ event: 'COMMENT', body: 'x' }),
+      status: 404,
     },
     {
       name: 'a completed check run with an annotation',

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import {
+  commitToBare,
   seedRepo,
   startFakeGithub,
   type FakeGithub,
@@ -31,6 +32,8 @@ export const ACTION_STEP = 'Run octo/perimeter@v1';
 export interface JobOptions {
   /** files of the default branch `main`, perimeters.yml included */
   files: Record<string, string>;
+  /** commits on main after the seed, oldest first (a history to list and read) */
+  history?: Array<{ message: string; files: Record<string, string | null> }>;
   /** the bound branch, created from main before the job (unless it is main) */
   branch?: string;
   /** files committed on the bound branch before the job */
@@ -80,6 +83,8 @@ export class Job {
   /** the job as GitHub's Actions jobs API records it, with its steps; null until it starts */
   record: JobRecord | null = null;
   readonly dir = mkdtempSync(join(tmpdir(), 'perimeter-job-'));
+  /** main's seed commit, then each commit of `history`, oldest first */
+  readonly commits: string[] = [];
   readonly bare = join(this.dir, 'widgets.git');
   private clients: Client[] = [];
 
@@ -89,7 +94,9 @@ export class Job {
 
   static async create(options: JobOptions): Promise<Job> {
     const job = new Job(options);
-    await seedRepo(job.bare, options.files);
+    job.commits.push(await seedRepo(job.bare, options.files));
+    for (const commit of options.history ?? [])
+      job.commits.push(await commitToBare(job.bare, 'main', commit.files, commit.message));
     if (job.branch !== 'main') await git(job.bare, ['branch', job.branch, 'main']);
     for (const login of options.actors ?? []) job.tokens[login] = `ghp_${randomBytes(18).toString('hex')}`;
     job.gh = await startFakeGithub({

@@ -4,7 +4,14 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { type Receipts, type RepoCoordinates, type RepoReads, UpstreamError } from '../../github/index.js';
+import {
+  type Receipts,
+  type RepoCoordinates,
+  type RepoReads,
+  type Upstream,
+  UpstreamError,
+} from '../../github/index.js';
+import type { Perimeter } from '../../policy/index.js';
 import { DEFAULT_CONFIG_FILE } from '../../policy/index.js';
 import { snapshotRefs, type RefSnapshot } from '../../verify/index.js';
 import {
@@ -20,6 +27,8 @@ import { checkConfigRef } from '../config-ref.js';
 import { applyTrust } from '../trust-gate.js';
 import { Inputs, Outputs, PerimeterOutputs, READY_TIMEOUT_MS, START_MARGIN_MS, State } from '../constants.js';
 import { spawnGateway, type PendingGateway } from './gateway-process.js';
+import { handOutWorkspaces } from './workspace.js';
+import { writeWorkspaceState } from '../../clients/workspace-state.js';
 import { makeScrubber } from '../../safety/secret-forms.js';
 import { readSettings, type Settings } from '../inputs.js';
 import { runStep } from '../step.js';
@@ -65,7 +74,7 @@ export async function runMain(): Promise<void> {
 
 async function start(
   settings: Settings,
-  upstream: RepoCoordinates & RepoReads & Receipts,
+  upstream: Upstream,
   store: StateStore,
   gatewayScript: string,
   secrets: string[],
@@ -86,7 +95,7 @@ async function start(
 
 async function prepareAndServe(
   settings: Settings,
-  upstream: RepoCoordinates & RepoReads & Receipts,
+  upstream: Upstream,
   store: StateStore,
   gateway: PendingGateway,
   { workDir, logPath }: { workDir: string; logPath: string },
@@ -107,6 +116,7 @@ async function prepareAndServe(
     settings.configFile,
     settings.perimeters,
     settings.branch,
+    defaultBranch,
   );
   const { exposed: perimeters, note } = applyTrust(config, selected, settings.eventName, settings.event);
   if (note !== null) core.notice(note, { title: 'Perimeter: who triggered this run' });
@@ -174,6 +184,7 @@ async function prepareAndServe(
       owner: settings.owner,
       repo: settings.repo,
       branch: settings.branch,
+      defaultBranch,
       configText,
       configFile: settings.configFile,
       configRef,
@@ -208,6 +219,8 @@ async function prepareAndServe(
     core.setOutput(Outputs.Url, only?.url ?? '');
     core.setOutput(Outputs.TokenVariable, only ? variables[only.name] : '');
     core.setOutput(Outputs.Record, settings.record.name);
+    if (settings.workspace !== null)
+      await handOutAll(settings, upstream, { perimeters, startHead, configRef, endpoints, workDir });
     store.save(State.Ready, 'true');
     for (const e of endpoints) core.info(`${e.name}: ${e.url}`);
     core.info(
@@ -228,9 +241,14 @@ async function readTrustedConfig(
   upstream: RepoCoordinates & RepoReads,
   settings: Settings,
 ): Promise<{ defaultBranch: string; configRef: string; configText: string }> {
-  const defaultBranch = settings.configRef === null ? (await upstream.getRepository()).defaultBranch : '';
-  const configRef = settings.configRef ?? defaultBranch;
-  const { text: configText } = await readConfigFile(upstream, settings.configFile, configRef);
+  // The default branch always (a perimeter may be bound to it only when its branches name it); with a
+  // config-ref given, read beside the config rather than before it.
+  const repository = upstream.getRepository();
+  const configRef = settings.configRef ?? (await repository).defaultBranch;
+  const [{ defaultBranch }, { text: configText }] = await Promise.all([
+    repository,
+    readConfigFile(upstream, settings.configFile, configRef),
+  ]);
   return { defaultBranch, configRef, configText };
 }
 
@@ -274,6 +292,68 @@ function handOut(
         `${PerimeterOutputs.McpConfig}<perimeter> (or set ${Inputs.ExportSecrets}: true)`,
     );
   }
+}
+
+/**
+ * Each perimeter's workspace, its state file beside the client configs (outside the workspace: it holds the
+ * endpoint's secret), and the outputs that name them.
+ */
+async function handOutAll(
+  settings: Settings,
+  upstream: Upstream,
+  context: {
+    perimeters: Perimeter[];
+    startHead: string;
+    configRef: string;
+    endpoints: Endpoint[];
+    workDir: string;
+  },
+): Promise<void> {
+  const started = performance.now();
+  const { workspaces, figures } = await handOutWorkspaces({
+    upstream,
+    branch: settings.branch,
+    head: context.startHead,
+    configRef: context.configRef,
+    perimeters: context.perimeters,
+    folder: settings.workspace as string,
+  });
+  const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'index.js');
+  for (const workspace of workspaces) {
+    const endpoint = context.endpoints.find((e) => e.name === workspace.perimeter) as Endpoint;
+    const statePath = join(context.workDir, `workspace-${workspace.perimeter}.json`);
+    writeWorkspaceState(statePath, {
+      version: 1,
+      perimeter: workspace.perimeter,
+      url: endpoint.url,
+      secret: endpoint.secret,
+      dir: workspace.dir,
+      branch: settings.branch,
+      head: context.startHead,
+      files: workspace.files,
+    });
+    core.setOutput(`${PerimeterOutputs.Workspace}${workspace.perimeter}`, workspace.dir);
+    core.setOutput(
+      `${PerimeterOutputs.WorkspacePush}${workspace.perimeter}`,
+      [process.execPath, cli, 'workspace', 'push', '--state', statePath, '--message']
+        .map(shellWord)
+        .join(' '),
+    );
+    core.exportVariable(variableName('WORKSPACE', workspace.perimeter), workspace.dir);
+    const count = Object.keys(workspace.files).length;
+    core.info(`${workspace.perimeter}: workspace ${workspace.dir} with ${count} files`);
+    for (const { path, reason } of workspace.leftOut)
+      core.info(`  left out ${path || 'every file'}: ${reason}`);
+  }
+  core.info(
+    `workspaces ready in ${Math.round(performance.now() - started)} ms: ${figures.blobs} blobs, ` +
+      `${figures.byGraphql} by GraphQL, ${figures.byRest} by REST (one request each)`,
+  );
+}
+
+/** A word for sh, quoted only when it needs to be. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /** A pending status until post's receipt replaces it; also proves early that the token may post statuses. */

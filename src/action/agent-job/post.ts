@@ -1,12 +1,13 @@
 import * as core from '@actions/core';
 import { existsSync } from 'node:fs';
 import type { Receipts, RepoReads, RepoWrites } from '../../github/index.js';
-import { parseConfig, compilePerimeter } from '../../policy/index.js';
+import { parseConfig, compilePerimeter, proposeScope } from '../../policy/index.js';
 import {
   readLedgerFacts,
   RECORD_FILES,
   receiptJson,
   renderReceipt,
+  renderScopeRequests,
   snapshotRefs,
   verifyJob,
   type LedgerFacts,
@@ -14,6 +15,7 @@ import {
 } from '../../verify/index.js';
 import { Inputs, State, STOP_GRACE_MS } from '../constants.js';
 import { logTail, stopGateway } from './gateway-process.js';
+import { handOver } from './hand-over.js';
 import { readSettings, type Settings } from '../inputs.js';
 import { publishError, publishReceipt } from '../publish.js';
 import { failOnTakenName, recordLine, uploadRecord } from '../record.js';
@@ -113,6 +115,8 @@ async function verify(
 
   if (store.get(State.Ready) !== 'true') problems.push('the main step failed before the gateway was ready');
   const configFile = store.get(State.ConfigFile) || settings.configFile;
+  if (settings.receiptBy === 'verify-job')
+    return handOver(settings, store, branch, { startHead, startedAt, configText, configFile }, problems);
   const names = JSON.parse(store.get(State.Perimeters) || '[]') as string[];
   const perimeters = parseConfig(configText, configFile)
     .perimeters.filter((spec) => names.includes(spec.name))
@@ -131,6 +135,8 @@ async function verify(
     perimeters,
     ledger,
     directPushes: settings.directPushes,
+    // staged writes leave the branch as it was: the change set is the work, and apply judges it
+    requireChanges: settings.requireChanges && store.get(State.StagePath) === '',
     ignoreRefs: settings.ignoreRefs,
     problems,
     startedAt,
@@ -151,6 +157,7 @@ async function verify(
     config: { file: configFile, ref: store.get(State.ConfigRef) || settings.configRef, text: configText },
     perimeters: names,
     directPushes: settings.directPushes,
+    requireChanges: settings.requireChanges && store.get(State.StagePath) === '',
     ignoreRefs: settings.ignoreRefs,
     window: { startedAt, endedAt },
     refs: { start, end },
@@ -169,6 +176,14 @@ async function verify(
     context: settings.statusContext,
     evidence: json,
   });
+  // what the agents asked to write (request_scope): a ready perimeters.yml change, never a grant
+  const requests = ledger?.scopeRequests ?? [];
+  if (requests.length > 0)
+    receipt.summary += renderScopeRequests(
+      requests,
+      proposeScope(configText, configFile, requests),
+      configFile,
+    );
   const unpublished = await publishReceipt(
     upstream,
     settings,

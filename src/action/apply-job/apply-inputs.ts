@@ -42,6 +42,12 @@ export interface ApplySettings
   /** a file or directory holding the change set instead of the artifact; null when not given */
   changeSet: string | null;
   mode: ApplyMode;
+  /**
+   * `review-token`: a second identity's token (a person's or a machine user's, never this job's), used only
+   * to post the review that requests changes on a pull request of changes sent to review; null when not
+   * given (the review is then a comment, as GitHub refuses REQUEST_CHANGES on one's own pull request).
+   */
+  reviewToken: string | null;
 }
 
 /** The inputs of apply/action.yml. */
@@ -78,6 +84,7 @@ export function readApplySettings(env: Env = process.env, read: ReadInput = defa
     run: runFacts(env),
     changeSet,
     mode: applyMode(env, read),
+    reviewToken: read('review-token').trim() || null,
   };
 }
 

@@ -8,7 +8,9 @@ import {
   targetProblem,
   type ApplyTarget,
 } from '../../apply/apply-changes.js';
+import { sentToReview } from '../../apply/review-routing.js';
 import { ChangeSetError, readChangeSet, type StagedChangeSet, type Upstream } from '../../github/index.js';
+import { withReview } from '../../policy/index.js';
 import {
   AgentJobError,
   agentJobWindow,
@@ -26,6 +28,7 @@ import { applyTrust } from '../trust-gate.js';
 import { readApplySettings, STAGED_FILE, type ApplySettings } from './apply-inputs.js';
 import { publishBestEffort, publishReceipt } from '../publish.js';
 import { runStep } from '../step.js';
+import { receiptSettings, reviewMode, sendToReview } from './send-to-review.js';
 
 /**
  * The apply job (`writes: stage`): reads the staged change set as untrusted, re-judges every commit against
@@ -36,6 +39,7 @@ import { runStep } from '../step.js';
 export async function runApply(): Promise<void> {
   await runStep({
     read: () => readApplySettings(),
+    secrets: (settings) => (settings.reviewToken === null ? [] : [settings.reviewToken]),
     done: 'applied',
     run: async ({ upstream, settings }) => {
       const file = await changeSetFile(upstream, settings);
@@ -61,9 +65,10 @@ async function apply(upstream: Upstream, settings: ApplySettings, set: StagedCha
   const { branch } = settings;
   // The heads as GitHub lists them at the start (never the change set's word): the target's head, and for a
   // config-ref given as a SHA, what it names.
+  // and the default branch, which a perimeter may be bound to only when its branches name it.
   const [heads, defaultBranch] = await Promise.all([
     upstream.listRefs(),
-    settings.configRef === null ? upstream.getRepository().then((r) => r.defaultBranch) : '',
+    upstream.getRepository().then((r) => r.defaultBranch),
   ]);
   const head = heads.get(`refs/heads/${branch}`);
   if (head === undefined)
@@ -86,6 +91,7 @@ async function apply(upstream: Upstream, settings: ApplySettings, set: StagedCha
     settings.configFile,
     settings.perimeters,
     branch,
+    defaultBranch,
   );
   // The same trust rule main applied to this run's trigger: the set may use only what main exposed.
   const { exposed: perimeters, note } = applyTrust(config, selected, settings.eventName, settings.event);
@@ -101,7 +107,8 @@ async function apply(upstream: Upstream, settings: ApplySettings, set: StagedCha
   core.info(
     `${settings.configFile} at ${configRef}: judging ${perimeters.map((p) => p.name).join(', ')} on branch ${branch} at ${head.slice(0, 7)}`,
   );
-  const judged = await judgeChangeSet(upstream, set, perimeters, branch);
+  // Paths a perimeter may send to review count as in scope here; they decide where the commits go below.
+  const judged = await judgeChangeSet(upstream, set, perimeters.map(withReview), branch);
   if (judged.violations.length > 0) {
     for (const v of judged.violations.slice(0, 10))
       core.error(v.message, {
@@ -113,7 +120,13 @@ async function apply(upstream: Upstream, settings: ApplySettings, set: StagedCha
     core.setFailed(`nothing was applied: ${judged.violations.map((v) => v.message).join('; ')}`);
     return;
   }
-  const result = await applyChangeSet(upstream, set, judged, target, settings.mode);
+  const review = sentToReview(judged.paths, branch, perimeters);
+  const mode = review.length === 0 ? settings.mode : reviewMode(settings, review);
+  if (review.length > 0)
+    core.info(
+      `${review.length} path(s) sent to review: a draft pull request from ${mode.kind === 'pull-request' ? mode.branch : ''}, "${branch}" stays where it is`,
+    );
+  const result = await applyChangeSet(upstream, set, judged, target, mode);
   if (result.state === 'blocked') {
     await finish(upstream, settings, head, 'error', `Not applied: ${result.reason}`);
     core.setFailed(`nothing was applied: ${result.reason}`);
@@ -124,6 +137,11 @@ async function apply(upstream: Upstream, settings: ApplySettings, set: StagedCha
   const count = `${result.commits.length} staged commit(s)`;
   const scope = `${judged.paths.length} path(s), all in scope`;
   const where = head === set.base ? '' : ` on top of ${head.slice(0, 7)}`;
+  if (result.state === 'opened' && review.length > 0) {
+    core.setOutput('pull-request', result.pull.url);
+    await sendToReview(upstream, settings, result, review, `${count}${where}`);
+    return;
+  }
   if (result.state === 'opened') {
     core.setOutput('pull-request', result.pull.url);
     await finish(
@@ -179,9 +197,6 @@ async function recordEvidence(upstream: Upstream, settings: ApplySettings): Prom
   );
   return evidence;
 }
-
-/** Apply posts its receipt as a commit status, itself. */
-const receiptSettings = { receiptBy: 'post', receiptAs: 'status' } as const;
 
 function notice(
   settings: ApplySettings,

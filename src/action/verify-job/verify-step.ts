@@ -133,6 +133,7 @@ async function verify(
     file,
     settings.perimeters,
     settings.branch,
+    defaultBranch,
   );
   const { exposed: perimeters, note } = applyTrust(parsed, selected, settings.eventName, settings.event);
   if (note !== null) core.info(note);
@@ -161,6 +162,7 @@ async function verify(
     ledger: null,
     ledgerExpected: false,
     directPushes: settings.directPushes,
+    requireChanges: settings.requireChanges,
     ignoreRefs: settings.ignoreRefs,
     startedAt: window.since,
     identity: settings.identity,
@@ -178,6 +180,7 @@ async function verify(
       config: { file, ref: configRef, text: config.text },
       perimeters: names,
       directPushes: settings.directPushes,
+      requireChanges: settings.requireChanges,
       ignoreRefs: settings.ignoreRefs,
       window: { startedAt: window.since, endedAt: new Date().toISOString() },
       refs: { start, end },

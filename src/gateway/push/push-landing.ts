@@ -23,6 +23,8 @@ export interface PushResult {
   unscanned?: string[];
   /** the commit is kept in the runner for a later apply job (`writes: stage`), not on GitHub yet */
   staged?: true;
+  /** paths of this push the perimeter may not write on its own: the apply job sends them to review */
+  review?: string[];
 }
 
 /**

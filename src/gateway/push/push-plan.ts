@@ -53,7 +53,12 @@ export function checkRequest(
     if (seen.has(path)) problems.push(`${path}: named more than once`);
     seen.add(path);
     const decision = perimeter.canWrite(path);
-    if (!decision.allowed) problems.push(`${path}: not writable (${decision.rule})`);
+    // a path the perimeter would send to review is refused here only because writes are not staged
+    const staging =
+      !decision.allowed && perimeter.canReview(path).allowed
+        ? '; review applies with writes: stage only'
+        : '';
+    if (!decision.allowed) problems.push(`${path}: not writable (${decision.rule}${staging})`);
   };
   const files: PlannedFile[] = [];
   let total = 0;

@@ -42,10 +42,14 @@ export class Pusher {
       notes.refusedFor = ['credential'];
       throw refusal(scan.problems, notes);
     }
-    return this.landing.land(
+    const result = await this.landing.land(
       perimeter,
       { message: request.message, files, deletions, unscanned: scan.unscanned },
       notes,
     );
+    const review = [...files.map((f) => f.path), ...deletions].filter(
+      (path) => perimeter.canWrite(path).review,
+    );
+    return review.length > 0 && result.commit !== null ? { ...result, review } : result;
   }
 }

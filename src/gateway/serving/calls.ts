@@ -92,6 +92,7 @@ export class CallTracker {
       ...(notes.commit !== undefined ? { commit: notes.commit } : {}),
       ...(notes.message !== undefined ? { message: notes.message } : {}),
       ...(notes.content !== undefined ? { content: notes.content } : {}),
+      ...(notes.scope !== undefined ? { scope: notes.scope } : {}),
       ...(outcome.hidden ? { hidden_values: outcome.hidden, hidden_kinds: outcome.kinds ?? {} } : {}),
     };
     try {

@@ -26,6 +26,8 @@ export interface PerimeterRuntime {
   history: History;
   pusher: Pusher;
   instructions: TrustedInstructions | null;
+  /** request_scope calls recorded so far, shared by every perimeter of the gateway */
+  scopeRequests: { recorded: number };
   filter: AnswerFilter;
   tools: ToolDefinition[];
   log: (line: string) => void;

@@ -6,6 +6,7 @@ import { getFiles } from './get-files.js';
 import { getTree } from './get-tree.js';
 import { listCommits } from './list-commits.js';
 import { pushFiles } from './push-files.js';
+import { requestScope } from './request-scope.js';
 
 /**
  * Every tool the gateway knows, keyed by its name, in the order tools/list shows them. The type makes the
@@ -18,6 +19,7 @@ export const TOOLS = {
   list_commits: listCommits,
   get_commit: getCommit,
   push_files: pushFiles,
+  request_scope: requestScope,
 } as const satisfies { readonly [N in ToolName]: ToolDefinition<N> };
 
 export const ALL_TOOLS: readonly ToolDefinition[] = Object.values(TOOLS);

@@ -15,6 +15,8 @@ export interface ToolContext {
   readonly pusher: Pusher;
   /** agent instruction files from the trusted config ref; null when the gateway was given no such ref */
   readonly instructions: TrustedInstructions | null;
+  /** request_scope calls recorded in this gateway, every perimeter's together (the per-job bound) */
+  readonly scopeRequests: { recorded: number };
   /** Facts for this call's ledger record, filled in by the handler as it learns them. */
   readonly notes: CallNotes;
 }

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { RepoView } from '../reads/repo-view.js';
+import type { TreeIndex } from '../reads/tree-index.js';
 import { answerFile, fileAnswerSchema, type FileAnswer } from '../reads/file-answer.js';
 import { validatePath } from '../../policy/index.js';
 import { noteTrusted, readableTree } from '../reads/trusted-instructions.js';
@@ -7,6 +9,28 @@ import { defineTool } from './definition.js';
 const MAX_PATHS = 100;
 /** Total content one answer carries; files past it are described, to be read one by one. */
 const MAX_ANSWER_BYTES = 4 * 1_048_576;
+
+/**
+ * Asks for the readable files' blobs at once, as many as fit one answer, so that the ones not yet cached come
+ * in one upstream fetch (src/github/git-blobs.ts batches reads asked for together) rather than one by one.
+ * A read that fails here is left to the answer below, which reports it as it always has.
+ */
+async function readTogether(
+  view: RepoView,
+  paths: string[],
+  index: TreeIndex,
+  readable: ReadonlySet<string>,
+): Promise<void> {
+  let budget = MAX_ANSWER_BYTES;
+  const shas = new Set<string>();
+  for (const path of paths) {
+    const entry = readable.has(path) ? index.get(path) : undefined;
+    if (entry?.type !== 'blob' || (entry.size ?? 0) > budget) continue;
+    budget -= entry.size ?? 0;
+    shas.add(entry.sha);
+  }
+  await Promise.allSettled([...shas].map((sha) => view.blob(sha)));
+}
 
 export const getFiles = defineTool({
   name: 'get_files',
@@ -26,6 +50,7 @@ export const getFiles = defineTool({
     const index = await readableTree(view, instructions, perimeter);
     const readable = index.readable(perimeter);
     const hidden: string[] = [];
+    await readTogether(view, paths, index, readable.files);
     let budget = MAX_ANSWER_BYTES;
     const files: Array<FileAnswer | { path: string; error: string }> = [];
     for (const path of paths) {

@@ -4,7 +4,7 @@ import { defineTool } from './definition.js';
 export const pushFiles = defineTool({
   name: 'push_files',
   description:
-    'Write and delete files on the bound branch in one commit. Every path must be writable by this endpoint and within its limits; if anything is wrong the whole call is refused and nothing is written. If the branch moved and the same files changed meanwhile, the call fails with a conflict and the new head. Content carrying credentials is refused, binary content too (its readable text is scanned). Deleting needs read access to the path.',
+    'Write and delete files on the bound branch in one commit. Every path must be writable by this endpoint and within its limits; if anything is wrong the whole call is refused and nothing is written. If the branch moved and the same files changed meanwhile, the call fails with a conflict and the new head. Content carrying credentials is refused, binary content too (its readable text is scanned). Deleting needs read access to the path. With staged writes, paths the perimeter sends to review are accepted and listed in `review`: the changes then go to a draft pull request a person decides on.',
   readOnly: false,
   destructive: true,
   inputSchema: {
@@ -39,6 +39,12 @@ export const pushFiles = defineTool({
       .optional()
       .describe(
         'the commit is staged: reads see it, and a later job writes it to GitHub after checking it again',
+      ),
+    review: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'paths this endpoint may not change on its own: the staged changes go to a draft pull request a person reviews, not to the branch',
       ),
   },
   pathArguments: { files: 'items', deletions: 'list' },

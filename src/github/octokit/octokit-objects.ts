@@ -1,3 +1,4 @@
+import type { GitBlobReader } from '../git-blobs.js';
 import { BlobCache, ShaCache } from './cache.js';
 import {
   COMMITS_PER_CALL,
@@ -14,6 +15,7 @@ import {
   type CommitTreesAnswer,
 } from './graphql-commit-trees.js';
 import { pathHistoryOf, pathHistoryQuery, type PathHistoryAnswer } from './graphql-history.js';
+import { blobCalls, blobsOf, blobsQuery, type BlobsAnswer, type BlobWanted } from './graphql-blobs.js';
 import { listingsOf, treesQuery, TREES_PER_CALL, type TreesAnswer } from './graphql-trees.js';
 import type { RestClient } from './octokit-client.js';
 import {
@@ -49,6 +51,8 @@ export abstract class GitObjectReads {
     files: ComparedFile[];
   }>();
   protected readonly blobs: BlobCache;
+  /** present: blobs come over git's smart HTTP, off the REST budget, and REST only when git cannot */
+  protected gitBlobs: GitBlobReader | null = null;
 
   constructor(blobCacheBytes: number) {
     this.blobs = new BlobCache(blobCacheBytes);
@@ -159,6 +163,33 @@ export abstract class GitObjectReads {
     return out;
   }
 
+  /**
+   * Text blobs by SHA in batched GraphQL calls (graphql-blobs.ts); a blob is in the map only when its text
+   * hashes to its SHA. What is missing (binary, truncated, too large, GraphQL failed) is for getBlob.
+   */
+  async getBlobs(wanted: BlobWanted[]): Promise<Map<string, Uint8Array>> {
+    const out = new Map<string, Uint8Array>();
+    const unique = new Map<string, BlobWanted>();
+    for (const blob of wanted) {
+      const known = this.blobs.peek(wire.checkSha(blob.sha));
+      if (known) out.set(blob.sha, known);
+      else unique.set(blob.sha, blob);
+    }
+    const { calls } = blobCalls([...unique.values()]);
+    // one call at a time: each may carry megabytes, and GraphQL's secondary limits count concurrent calls
+    for (const chunk of calls) {
+      if (this.graphqlFailed) break;
+      try {
+        const answer = await this.rest.graphql<BlobsAnswer>(`get ${chunk.length} blobs`, blobsQuery(chunk));
+        for (const [sha, bytes] of blobsOf(chunk, answer)) out.set(sha, bytes);
+      } catch {
+        // GraphQL refused or failed: the caller reads these by REST, as it would anyway
+        this.graphqlFailed = true;
+      }
+    }
+    return out;
+  }
+
   async getPathTrees(commits: string[], path: string): Promise<Map<string, PathTrees>> {
     const out = new Map<string, PathTrees>();
     const wanted = [...new Set(commits)].map(wire.checkSha);
@@ -228,6 +259,8 @@ export abstract class GitObjectReads {
   async getBlob(sha: string): Promise<Uint8Array> {
     wire.checkSha(sha);
     return this.blobs.get(sha, async () => {
+      const fetched = this.gitBlobs ? await this.gitBlobs.read(sha) : null;
+      if (fetched) return fetched;
       const data = await this.rest.read<wire.Blob>(
         `get blob ${sha}`,
         'GET /repos/{owner}/{repo}/git/blobs/{sha}',

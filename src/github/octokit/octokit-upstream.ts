@@ -11,6 +11,7 @@ import { blobSha } from '../git-objects.js';
 import { createClient, createLightClient, RestClient } from './octokit-client.js';
 import { listActivity } from './octokit-activity.js';
 import { GitObjectReads } from './octokit-objects.js';
+import { cloneUrl, GitBlobReader } from '../git-blobs.js';
 import {
   UpstreamError,
   type CommitInfo,
@@ -20,6 +21,7 @@ import {
   type CommitStatus,
   type PullRequestInfo,
   type PullRequestRequest,
+  type PullRequestReview,
   type ActivityWindow,
   type StatusRecord,
   type RunArtifact,
@@ -49,6 +51,11 @@ export interface OctokitUpstreamOptions {
   blobCacheBytes?: number;
   /** abort a request that takes longer. Default 30 s. */
   requestTimeoutMs?: number;
+  /**
+   * Read blobs over git's smart HTTP from this clone URL (src/github/git-blobs.ts), falling back to REST.
+   * Default: the clone URL of the GitHub that serves baseUrl; false: REST only.
+   */
+  gitUrl?: string | false;
   /** the signal that ends one attempt after `ms`. Default AbortSignal.timeout; tests inject their own clock. */
   attemptSignal?: (ms: number) => AbortSignal;
 }
@@ -89,6 +96,11 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
       options.requestTimeoutMs ?? 30_000,
       createLightClient(clientOptions, this.counters),
     );
+    if (options.gitUrl !== false)
+      this.gitBlobs = new GitBlobReader({
+        url: options.gitUrl ?? cloneUrl(clientOptions.baseUrl, this.owner, this.repo),
+        token: options.token,
+      });
   }
 
   stats(): UpstreamStats {
@@ -419,6 +431,18 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
         },
       );
     return { number: data.number, url: data.html_url };
+  }
+
+  async createPullRequestReview(
+    number: number,
+    review: PullRequestReview,
+  ): Promise<{ id: number; url: string }> {
+    const data = await this.rest.write<{ id: number; html_url: string }>(
+      `review pull request #${number}`,
+      'POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews',
+      { pull_number: number, event: review.event, body: review.body, commit_id: review.commitId },
+    );
+    return { id: data.id, url: data.html_url };
   }
 
   async getPullRequest(number: number): Promise<PullRequestInfo> {

@@ -265,6 +265,8 @@ export class StagedUpstream implements Upstream {
   addCheckRunAnnotations: Upstream['addCheckRunAnnotations'] = () =>
     Promise.reject(staged('updating a check run'));
   createPullRequest: Upstream['createPullRequest'] = () => Promise.reject(staged('opening a pull request'));
+  createPullRequestReview: Upstream['createPullRequestReview'] = () =>
+    Promise.reject(staged('reviewing a pull request'));
 
   /** Staged commits reachable from `sha`, newest first (empty when `sha` is not staged). */
   private chainFrom(sha: string): string[] {

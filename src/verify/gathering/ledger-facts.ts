@@ -42,6 +42,8 @@ export function ledgerFactsOf(text: string, key: string | null): LedgerFacts {
     if (record.decision === 'refused' && record.refused_for?.includes('credential'))
       counts.credentialRefusals = (counts.credentialRefusals ?? 0) + 1;
     if (record.commit) facts.commits.push(record.commit);
+    if (record.scope && record.decision === 'allowed')
+      (facts.scopeRequests ??= []).push({ perimeter: record.perimeter, ...record.scope });
   }
   if (!verdict.ok) facts.problem = `the ledger is broken at ${verdict.problem}`;
   else if (verdict.verified.length === 0) {

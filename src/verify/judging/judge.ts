@@ -10,6 +10,7 @@ import type {
   ForeignStatus,
   JobFacts,
   OtherChange,
+  PerimeterCounts,
   RefChange,
   RefSnapshot,
   Verdict,
@@ -321,6 +322,13 @@ export function judge(facts: JobFacts): Verdict {
       `a "${status.state}" status on "${status.context}" of ${short(sha)} was posted after the job ended (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}): not the job's, and not this receipt`,
     );
 
+  const newCommits = commits.gateway.length + commits.direct.length + commits.unattributed.length;
+  if (facts.requireChanges === true && files.length === 0 && newCommits === 0)
+    violations.push({
+      kind: 'no-change',
+      ref: branchRef,
+      message: `the job changed nothing on "${facts.branch}", and require-changes is on: it had work to deliver`,
+    });
   const state = violations.length > 0 ? 'failure' : unchecked.length > 0 ? 'error' : 'success';
   const pushes = [...(facts.branchMoves?.values() ?? [])].flatMap((history) => history.moves);
   return {
@@ -338,8 +346,17 @@ export function judge(facts: JobFacts): Verdict {
     others,
     identity: facts.identity,
     perPerimeter: facts.ledger?.perPerimeter ?? {},
+    calls: facts.ledger === null ? null : callsOf(facts.ledger.perPerimeter),
     unchecked,
     notes,
+  };
+}
+
+function callsOf(perPerimeter: Record<string, PerimeterCounts>): NonNullable<Verdict['calls']> {
+  const counts = Object.values(perPerimeter);
+  return {
+    answered: counts.reduce((n, c) => n + c.calls, 0),
+    refused: counts.reduce((n, c) => n + c.refusals, 0),
   };
 }
 

@@ -15,6 +15,7 @@ export interface Disagreement {
     | 'config'
     | 'perimeters'
     | 'direct-pushes'
+    | 'require-changes'
     | 'ignore-refs'
     | 'window';
   message: string;
@@ -32,6 +33,7 @@ export interface ExpectedSettings {
   /** the `perimeters` input; null: `all` (every perimeter of the trusted file, as trust rules narrow it) */
   perimeters?: string[] | null;
   directPushes?: 'check' | 'deny';
+  requireChanges?: boolean;
   ignoreRefs?: string[];
 }
 
@@ -72,6 +74,11 @@ export function compareSettings(
     out.push({
       field: 'direct-pushes',
       message: `the record says direct-pushes: ${recorded.directPushes}, the workflow sets ${expected.directPushes}`,
+    });
+  if (expected.requireChanges !== undefined && expected.requireChanges !== (recorded.requireChanges ?? false))
+    out.push({
+      field: 'require-changes',
+      message: `the record says require-changes: ${recorded.requireChanges ?? false}, the workflow sets ${expected.requireChanges}`,
     });
   if (expected.ignoreRefs !== undefined && !sameSet(expected.ignoreRefs, recorded.ignoreRefs))
     out.push({

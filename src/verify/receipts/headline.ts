@@ -14,7 +14,20 @@ export function headline(verdict: Verdict): string {
     const { number, commits, perimeter } = verdict.pullRequest;
     return `Pull request #${number}: ${plural(commits, 'commit')}, each inside perimeter "${perimeter}"; ${plural(files, 'changed file')}`;
   }
-  const { gateway, direct } = verdict.commits;
-  if (files === 0 && gateway.length + direct.length === 0) return 'No changes during the job';
-  return `${plural(files, 'changed file')}, all inside the perimeters; ${plural(gateway.length, 'commit')} via the gateway, ${direct.length} direct`;
+  const { gateway, direct, unattributed } = verdict.commits;
+  const commits = gateway.length + direct.length + unattributed.length;
+  if (files === 0 && commits === 0) return `No changes during the job${activity(verdict.calls)}`;
+  // without a ledger (the verify job) a commit is judged by its tree, not told gateway from direct
+  const how =
+    gateway.length + direct.length === 0
+      ? plural(commits, 'commit')
+      : `${plural(gateway.length, 'commit')} via the gateway, ${direct.length + unattributed.length} direct`;
+  return `${plural(files, 'changed file')}, all inside the perimeters; ${how}`;
+}
+
+/** What the gateway's ledger says the agent did, so "did nothing" reads apart from "did it all right". */
+function activity(calls: Verdict['calls']): string {
+  if (calls === null || calls === undefined) return '';
+  if (calls.answered === 0) return ': the agent made no call to the gateway';
+  return `; the gateway answered ${plural(calls.answered, 'call')}, ${calls.refused} refused`;
 }

@@ -20,6 +20,8 @@ export const RECORD_FILES = {
   ledger: 'ledger.jsonl',
   /** the staged change set (writes: stage), for perimeter/apply */
   staged: 'staged.json',
+  /** post's hand-over when the verify job posts the receipt (receipt-by: verify-job): no verdict */
+  handover: 'handover.json',
 } as const;
 
 const sha = z.string().regex(/^[0-9a-f]{40}$/, 'a 40-character commit SHA');
@@ -49,6 +51,8 @@ export const receiptSchema = z.strictObject({
   }),
   perimeters: z.array(z.string()),
   directPushes: z.enum(['check', 'deny']),
+  /** the require-changes input; absent in records made before it existed: false */
+  requireChanges: z.boolean().optional(),
   ignoreRefs: z.array(z.string()),
   /** on GitHub's clock: the activity list is read from startedAt; endedAt when post took the end snapshot */
   window: z.strictObject({ startedAt: z.iso.datetime(), endedAt: z.iso.datetime() }),
@@ -65,6 +69,7 @@ export const receiptSchema = z.strictObject({
         'ref',
         'direct-push',
         'forged-receipt',
+        'no-change',
       ]),
       message: z.string(),
       path: z.string().optional(),
@@ -127,6 +132,7 @@ export interface ReceiptContext {
   config: { file: string; ref: string | null; text: string };
   perimeters: string[];
   directPushes: 'check' | 'deny';
+  requireChanges?: boolean;
   ignoreRefs: string[];
   window: ReceiptJson['window'];
   refs: { start: RefSnapshot; end: RefSnapshot };
@@ -155,6 +161,7 @@ export function receiptJson(verdict: Verdict, context: ReceiptContext): ReceiptJ
     },
     perimeters: context.perimeters,
     directPushes: context.directPushes,
+    requireChanges: context.requireChanges ?? false,
     ignoreRefs: context.ignoreRefs,
     window: context.window,
     heads: { start: verdict.startHead, end: verdict.endHead },

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { REPOSITORY } from '@perimeter/test-rigs';
-import { readZip } from '../../../src/cli/zip-reader.js';
+import { readZip } from '../../../src/cli/record/zip-reader.js';
 import { runCli, type CliResult } from '../../cli/run-cli.js';
 
 /**

@@ -1,6 +1,6 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { RECORD_FILES } from '../verify/index.js';
+import { RECORD_FILES } from '../../verify/index.js';
 import { readZip } from './zip-reader.js';
 
 /**
@@ -14,6 +14,8 @@ export interface RecordFiles {
   source: string;
   receipt: string | null;
   ledger: string | null;
+  /** the agent job's hand-over (receipt-by: verify-job), which holds no verdict */
+  handover: string | null;
 }
 
 const why = (error: unknown): string =>
@@ -35,6 +37,7 @@ async function fromDirectory(dir: string, shown: string): Promise<RecordFiles | 
     source: shown,
     receipt: await read(RECORD_FILES.receipt),
     ledger: await read(RECORD_FILES.ledger),
+    handover: await read(RECORD_FILES.handover),
   };
 }
 
@@ -62,6 +65,7 @@ export async function readRecord(path: string, cwd: string): Promise<RecordFiles
       source: path,
       receipt: text(files.get(RECORD_FILES.receipt)),
       ledger: text(files.get(RECORD_FILES.ledger)),
+      handover: text(files.get(RECORD_FILES.handover)),
     };
   }
   if (!info.isDirectory()) throw new Error(`cannot read the record ${path}: not a file or directory`);

@@ -4,9 +4,9 @@ import {
   type RepoReads,
   type RepoWrites,
   type RunRecords,
-} from '../github/index.js';
-import { compilePerimeter, judgeConfigRef, parseConfig, type Perimeter } from '../policy/index.js';
-import { MIN_SCRUBBED_LENGTH, makeScrubber } from '../safety/secret-forms.js';
+} from '../../github/index.js';
+import { compilePerimeter, judgeConfigRef, parseConfig, type Perimeter } from '../../policy/index.js';
+import { MIN_SCRUBBED_LENGTH, makeScrubber } from '../../safety/secret-forms.js';
 import {
   agentJobWindow,
   compareReceipts,
@@ -24,15 +24,15 @@ import {
   type ReceiptJson,
   type ReceiptWindow,
   visible,
-} from '../verify/index.js';
-import { parseCommandArgs, renderHelp, type Flags } from './args.js';
+} from '../../verify/index.js';
+import { parseCommandArgs, renderHelp, type Flags } from '../args.js';
 import { trustedConfig } from './audit-config.js';
-import { EXIT_CHANGES, EXIT_OK, UsageError, type CliIo } from './io.js';
+import { EXIT_CHANGES, EXIT_OK, UsageError, type CliIo } from '../io.js';
 import { readRecord, type RecordFiles } from './record-files.js';
 
 export const AUDIT_USAGE =
   'perimeter audit [--repo OWNER/NAME] [--api-url URL] [--json] [--job NAME] [--config FILE] [--config-ref REF] ' +
-  '[--perimeters LIST|all] [--direct-pushes check|deny] [--ignore-refs LIST] RECORD';
+  '[--perimeters LIST|all] [--direct-pushes check|deny] [--require-changes true|false] [--ignore-refs LIST] RECORD';
 
 const FLAGS = {
   repo: {
@@ -75,6 +75,11 @@ const FLAGS = {
     value: 'check|deny',
     help: "the workflow's `direct-pushes` input",
   },
+  'require-changes': {
+    type: 'string',
+    value: 'true|false',
+    help: "the workflow's `require-changes` input",
+  },
   'ignore-refs': {
     type: 'string',
     value: 'LIST',
@@ -113,6 +118,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     throw new UsageError(`the token has ${token.length} characters, shorter than any GitHub token`);
 
   const record = await readRecord(target, io.cwd);
+  if (record.receipt === null && record.handover !== null)
+    throw new Error(
+      `${record.source} is the agent job's hand-over to the verify job (receipt-by: verify-job): it holds no verdict to audit. Audit the verify job's record (perimeter-verify-<run attempt> by default)`,
+    );
   if (record.receipt === null) throw new Error(`${record.source} holds no receipt.json`);
   const receipt = parseReceiptJson(record.receipt, `${record.source}: receipt.json`);
   const repository = values.repo ?? receipt.repository;
@@ -220,6 +229,12 @@ function expectedSettings(values: Record<string, string | boolean | undefined>):
       throw new UsageError(`--direct-pushes: expected "check" or "deny", got ${JSON.stringify(direct)}`);
     expected.directPushes = direct;
   }
+  const require = text('require-changes');
+  if (require !== undefined) {
+    if (require !== 'true' && require !== 'false')
+      throw new UsageError(`--require-changes: expected "true" or "false", got ${JSON.stringify(require)}`);
+    expected.requireChanges = require === 'true';
+  }
   const ignore = text('ignore-refs');
   if (ignore !== undefined) expected.ignoreRefs = names(ignore);
   return expected;
@@ -314,6 +329,7 @@ async function auditRecord(
     perimeters,
     ledger,
     directPushes: receipt.directPushes,
+    requireChanges: receipt.requireChanges ?? false,
     ignoreRefs: receipt.ignoreRefs,
     // what the job's post step could not check (the gateway died, say) stays unchecked: only ever stricter
     problems: receipt.unchecked,
@@ -329,6 +345,7 @@ async function auditRecord(
     config: { file: receipt.config.file, ref: receipt.config.ref, text: configText },
     perimeters: perimeters.map((p) => p.name),
     directPushes: receipt.directPushes,
+    requireChanges: receipt.requireChanges ?? false,
     ignoreRefs: receipt.ignoreRefs,
     window: receipt.window,
     refs: receipt.refs,

@@ -1,5 +1,5 @@
-import { blobSha, UpstreamError, type RepoReads } from '../github/index.js';
-import type { Disagreement, ReceiptJson } from '../verify/index.js';
+import { blobSha, UpstreamError, type RepoReads } from '../../github/index.js';
+import type { Disagreement, ReceiptJson } from '../../verify/index.js';
 
 /**
  * The perimeters file an audit judges with, read from GitHub, never taken from the record: the record is

@@ -1,0 +1,141 @@
+import { execFile } from 'node:child_process';
+import { chmodSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { readBlobs, type RepoCoordinates, type RepoReads, type RepoWrites } from '../../github/index.js';
+import type { Perimeter } from '../../policy/index.js';
+import { RepoView } from '../../gateway/reads/repo-view.js';
+import { TrustedInstructions } from '../../gateway/reads/trusted-instructions.js';
+import {
+  planWorkspace,
+  symlinksOutsideView,
+  type WorkspaceFile,
+  type WorkspacePlan,
+} from '../../gateway/reads/workspace-view.js';
+import { decodeText } from '../../safety/binary-text.js';
+import type { WorkspaceStateFile } from '../../clients/workspace-state.js';
+
+const run = promisify(execFile);
+
+/** The local commit's author: no one's, so `git log` in the workspace says where the files came from. */
+const GIT_IDENTITY = [
+  '-c',
+  'user.name=Perimeter',
+  '-c',
+  'user.email=perimeter@localhost',
+  '-c',
+  'commit.gpgsign=false',
+  // no gc or maintenance left running in the background after the commit (a big first commit starts one)
+  '-c',
+  'gc.auto=0',
+  '-c',
+  'maintenance.auto=false',
+];
+
+export interface HandedOut {
+  perimeter: string;
+  dir: string;
+  /** what the directory holds, path -> mode and blob */
+  files: Record<string, WorkspaceStateFile>;
+  /** readable entries not in the directory, and why */
+  leftOut: Array<{ path: string; reason: string }>;
+}
+
+export interface WorkspaceFigures {
+  blobs: number;
+  byGraphql: number;
+  byRest: number;
+}
+
+/**
+ * Every perimeter's workspace at `head`: the plans first (one tree read, shared), the blobs of all of them
+ * in one batched reading, then each directory written with its one-commit git history.
+ */
+export async function handOutWorkspaces(options: {
+  upstream: RepoCoordinates & RepoReads & RepoWrites;
+  branch: string;
+  head: string;
+  /** the trusted ref agent instruction files are read from */
+  configRef: string;
+  perimeters: Perimeter[];
+  /** the folder the workspaces are made in, `<folder>/<perimeter>` */
+  folder: string;
+}): Promise<{ workspaces: HandedOut[]; figures: WorkspaceFigures }> {
+  const view = new RepoView(options.upstream, options.branch);
+  const instructions = new TrustedInstructions(view, options.configRef);
+  const plans: Array<[Perimeter, WorkspacePlan]> = [];
+  for (const perimeter of options.perimeters)
+    plans.push([perimeter, await planWorkspace(view, instructions, perimeter, options.head)]);
+  const wanted = plans.flatMap(([, plan]) => plan.files.map((f) => ({ sha: f.sha, size: f.size })));
+  const reading = await readBlobs(options.upstream, wanted);
+  const workspaces: HandedOut[] = [];
+  for (const [perimeter, plan] of plans) {
+    const dir = join(options.folder, perimeter.name);
+    const leftOut = [...plan.leftOut];
+    const present = plan.files.filter((f) => {
+      const reason = reading.withheld.get(f.sha);
+      if (reason !== undefined) leftOut.push({ path: f.path, reason });
+      return reason === undefined;
+    });
+    const targets = new Map(
+      present
+        .filter((f) => f.mode === '120000')
+        .map((f) => [f.path, decodeText(reading.blobs.get(f.sha)!)] as const),
+    );
+    const outside = symlinksOutsideView({ files: present, readable: plan.readable }, targets);
+    for (const [path, reason] of outside) leftOut.push({ path, reason });
+    const files = present.filter((f) => !outside.has(f.path));
+    writeDirectory(dir, files, reading.blobs);
+    await commitDirectory(
+      dir,
+      `${options.branch} at ${options.head}, as perimeter ${perimeter.name} reads it`,
+    );
+    workspaces.push({
+      perimeter: perimeter.name,
+      dir,
+      files: Object.fromEntries(files.map((f) => [f.path, { mode: f.mode, sha: f.sha }])),
+      leftOut: leftOut.sort((a, b) => (a.path < b.path ? -1 : 1)),
+    });
+  }
+  return {
+    workspaces,
+    figures: { blobs: reading.blobs.size, byGraphql: reading.byGraphql, byRest: reading.byRest },
+  };
+}
+
+/** Writes the files into `dir`, which must be absent or empty: nothing already there is kept or overwritten. */
+function writeDirectory(dir: string, files: WorkspaceFile[], blobs: Map<string, Uint8Array>): void {
+  mkdirSync(dir, { recursive: true });
+  if (readdirSync(dir).length > 0) throw new Error(`the workspace ${dir} exists and is not empty`);
+  // regular files first, then the links, so no file is ever written through a link
+  const ordered = [...files.filter((f) => f.mode !== '120000'), ...files.filter((f) => f.mode === '120000')];
+  for (const file of ordered) {
+    const path = join(dir, file.path);
+    mkdirSync(dirname(path), { recursive: true });
+    const bytes = blobs.get(file.sha)!;
+    if (file.mode === '120000') {
+      symlinkSync(Buffer.from(bytes).toString('utf8'), path);
+    } else {
+      writeFileSync(path, bytes, { flag: 'wx' });
+      // the mode as git has it, whatever the umask
+      chmodSync(path, file.mode === '100755' ? 0o755 : 0o644);
+    }
+  }
+}
+
+async function commitDirectory(dir: string, message: string): Promise<void> {
+  await run('git', ['init', '--quiet', dir]);
+  // -f: a file the repository tracks is handed out even where a .gitignore it holds would ignore it
+  await run('git', ['-C', dir, 'add', '--all', '--force']);
+  await run('git', [
+    '-C',
+    dir,
+    ...GIT_IDENTITY,
+    'commit',
+    '--quiet',
+    '--allow-empty',
+    '--no-verify',
+    '-m',
+    message,
+  ]);
+}

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import {
+  MAX_SCOPE_REASON,
+  MAX_SCOPE_REQUESTS,
+  parseConfig,
+  proposeScope,
+  scopeRequestProblem,
+} from '../../src/policy/index.js';
+
+const TEXT = `# who may touch what
+version: 1
+perimeters:
+  implementer:
+    read: ["src/**", "docs/**"]
+    write: ["src/**"] # the code
+  reader:
+    read: ["**"]
+`;
+
+describe('scopeRequestProblem', () => {
+  it('accepts a glob with a reason', () =>
+    expect(scopeRequestProblem('docs/**', 'the API docs', 0)).toBeNull());
+
+  it.each([
+    ['/docs/**', 'why', 0, /not a perimeters.yml glob: leading "\/"/],
+    ['docs/**', '  ', 0, /give a reason/],
+    ['docs/**', 'x'.repeat(MAX_SCOPE_REASON + 1), 0, /at most 500 are recorded/],
+    ['docs/**', 'why', MAX_SCOPE_REQUESTS, /already recorded 10 scope requests/],
+  ])('refuses %j (%#)', (glob, reason, recorded, message) => {
+    expect(scopeRequestProblem(glob, reason, recorded)).toMatch(message);
+  });
+});
+
+describe('proposeScope', () => {
+  describe('when the perimeters exist', () => {
+    it("adds each glob to the perimeter's write list, keeping comments, and the file stays valid", () => {
+      const proposed = proposeScope(TEXT, 'perimeters.yml', [
+        { perimeter: 'implementer', glob: 'docs/**' },
+        { perimeter: 'reader', glob: 'notes/*.md' },
+        { perimeter: 'implementer', glob: 'src/**' },
+      ])!;
+      expect(proposed).toContain('# who may touch what');
+      const config = parseConfig(proposed);
+      expect(config.perimeters.map((p) => [p.name, p.write])).toEqual([
+        ['implementer', ['src/**', 'docs/**']],
+        ['reader', ['notes/*.md']],
+      ]);
+    });
+  });
+
+  describe('when nothing can be added', () => {
+    it('answers null for an unknown perimeter or a glob already listed', () => {
+      expect(proposeScope(TEXT, 'perimeters.yml', [{ perimeter: 'nobody', glob: 'x/**' }])).toBeNull();
+      expect(proposeScope(TEXT, 'perimeters.yml', [{ perimeter: 'implementer', glob: 'src/**' }])).toBeNull();
+    });
+  });
+
+  describe('when the result would not be a valid file', () => {
+    it('answers null', () => {
+      expect(proposeScope(TEXT, 'perimeters.yml', [{ perimeter: 'implementer', glob: '!x' }])).toBeNull();
+    });
+  });
+});
