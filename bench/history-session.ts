@@ -37,6 +37,7 @@ perimeters:
   dev:
     read: ["packages/**", "docs/**", "examples/**", "common/**", "test/**", "README.md", "package.json"]
     write: ["packages/**"]
+    branches: ["main"]
 `;
 
 const lines = (text: string) => text.trim().split('\n').filter(Boolean);

@@ -81,6 +81,9 @@ export async function runRealHistory(): Promise<HistoryResult | null> {
     const merges = Number((await gitText(dir, ['rev-list', '--merges', '--count', 'main'])).trim());
     const sixteen = await commitWithFiles(dir, 16);
     const sixtyOne = await commitWithFiles(dir, 61);
+    const wide = await commitWithFiles(dir, 235);
+    const widest = await commitWithFiles(dir, 700);
+    const merge = (await gitText(dir, ['rev-list', '--merges', '--first-parent', '-n', '1', 'main'])).trim();
     const gw = await startBenchGateway(standIn, CONFIG);
     const rows: HistoryRow[] = [];
     try {
@@ -93,6 +96,10 @@ export async function runRealHistory(): Promise<HistoryResult | null> {
         ['list_commits .github/ (hidden)', 'list_commits', { path: '.github' }],
         ['list_commits nothing-here/ (missing)', 'list_commits', { path: 'nothing-here' }],
         ['list_commits (whole branch), page 1 of 30', 'list_commits', {}],
+        ['list_commits (whole branch), page 2', 'list_commits', { page: 2 }],
+        [`get_commit of a wide ${wide.files}-file commit (cold)`, 'get_commit', { sha: wide.sha }],
+        [`get_commit of a wide ${widest.files}-file commit (cold)`, 'get_commit', { sha: widest.sha }],
+        ['get_commit of a merge (cold)', 'get_commit', { sha: merge }],
       ];
       for (const [label, tool, args] of calls) {
         const before = fake.stats();

@@ -13,6 +13,7 @@ import { FULL_SESSION, QUICK_SESSION } from './economy/session-script.js';
 import { runGatewaySpeed } from './gateway-speed.js';
 import { runPolicy } from './policy.js';
 import { runRealHistory } from './real-history.js';
+import { runHistorySession } from './history-session.js';
 import { runStartup } from './startup.js';
 import { describeMachine } from './support/machine.js';
 import { writeResults, writeTable } from './support/report.js';
@@ -99,6 +100,7 @@ if (wanted('history')) {
   log('history: the history of a real project (PERIMETER_HISTORY_REPO)');
   results.history = await runRealHistory();
   if (results.history === null) log('history: skipped, no repository at PERIMETER_HISTORY_REPO');
+  else results.history_session = await runHistorySession();
 }
 if (wanted('startup')) {
   log('startup: node dist/main/index.js to gateway ready');

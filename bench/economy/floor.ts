@@ -4,10 +4,11 @@
  * - ref checks: one per tool call; every answer is about the branch head as it is now (list_commits below a
  *   path: none apart, the GraphQL call that lists the commits brings the head);
  * - objects: the head's tree, one recursive listing, once per head the client did not make itself (the
- *   writer knows the tree it created); for list_commits, one listing page per 100 commits examined plus, for the whole branch, per
- *   examined commit whose changed paths are not known yet, one commit-with-files lookup (below a path none:
- *   the trees at the path come with the listing); for get_commit, its changed files unless known, and a reachability check unless
- *   the commit was listed or made by the client;
+ *   writer knows the tree it created); for list_commits, one listing page per 100 commits examined plus, for
+ *   the whole branch, one batched GraphQL read per 100 examined commits whose changed paths are not known
+ *   yet (their trees and their parents', compared together; below a path none: the trees at the path come
+ *   with the listing); for get_commit, its changed files unless known, and a reachability check unless the
+ *   commit was listed or made by the client;
  * - blobs: each distinct blob read that the client neither read nor wrote before comes over git's smart HTTP,
  *   charged to neither budget: one fetch (two HTTP requests) per call that needs any, counted apart (`git`);
  * - writes: 1 per push (GraphQL createCommitOnBranch: every file inline, text or binary, and the ref moved in
@@ -123,16 +124,16 @@ export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimet
         }
         let matched = 0;
         let examined = 0;
+        let judged = 0;
         for (const commit of listed) {
           if (matched >= wanted) break;
           examined++;
           reachable.add(commit.id);
           if (commit.paths.some((p) => inScope(p) && canRead(p))) matched++;
           if (scope !== undefined || withFiles.has(commit.id) || covers(scope)) continue;
-          cost.objects += 1;
-          withFiles.add(commit.id);
+          judged++;
         }
-        cost.objects += Math.max(1, Math.ceil(examined / LIST_PAGE));
+        cost.objects += Math.max(1, Math.ceil(examined / LIST_PAGE)) + Math.ceil(judged / LIST_PAGE);
         break;
       }
       case 'get_commit': {

@@ -301,12 +301,13 @@ export interface RepoReads {
   /**
    * Commits by SHA in batched GraphQL calls: each commit, and the root tree of each of its parents; the
    * listings of its tree `levels` levels down and of its parents' trees `parentLevels` down (default
-   * `levels`; 0: SHAs only) come along (getTree then has them, getCommit has the commit). A commit is
-   * missing from the map when GraphQL failed or its answer was not whole. Absent: REST only.
+   * `levels`; 0: SHAs only) come along (getTree then has them, getCommit has the commit), and those of
+   * `trees`, `levels` deep, in the same call. A commit is missing from the map when GraphQL failed or its
+   * answer was not whole. Absent: REST only.
    */
   getCommitTrees?(
     commits: string[],
-    options: { levels: number; parentLevels?: number },
+    options: { levels: number; parentLevels?: number; trees?: string[] },
   ): Promise<Map<string, { commit: CommitInfo; parentTrees: string[] }>>;
   /**
    * For each commit, the tree at `path` in it and in its first parent (null where absent), in batched

@@ -60,6 +60,19 @@ describe('batched commit reads with their trees (GraphQL)', () => {
     expect(fake.stats().byRoute['GET /repos/{owner}/{repo}/git/trees/{sha}']).toBe(1);
   });
 
+  it('lists more trees in the same call, each as REST lists it', async () => {
+    const batched = upstream();
+    const rest = upstream();
+    const trees = await Promise.all(commits.slice(20, 30).map(async (c) => (await rest.getCommit(c)).tree));
+    fake.resetStats();
+    await batched.getCommitTrees!([commits[40]!], { levels: 2, parentLevels: 0, trees });
+    for (const tree of trees) expect(await batched.getTree(tree)).toEqual(await rest.getTree(tree));
+    expect(fake.stats().byRoute['POST /graphql']).toBe(1);
+    expect(fake.stats().graphqlPoints).toBe(1);
+    // only the REST listings of the comparison
+    expect(fake.stats().byRoute['GET /repos/{owner}/{repo}/git/trees/{sha}']).toBe(trees.length);
+  });
+
   it('makes as many calls as 50 commits a call need', async () => {
     fake.resetStats();
     expect((await upstream().getCommitTrees!(commits, { levels: 0 })).size).toBe(60);

@@ -34,8 +34,6 @@ export type { CommitPage } from './path-history.js';
  */
 export class History {
   private readonly trees = new Map<string, string>();
-  /** commits read with their parents' trees (readCommit) */
-  private readonly commits = new Map<string, CommitInfo>();
   private readonly touchMemo = new Map<string, boolean>();
   private readonly ancestry = new Map<string, boolean>();
   private readonly pages = new Map<string, Promise<CommitInfo[]>>();
@@ -122,24 +120,25 @@ export class History {
   }
 
   /**
-   * What get_commit shows: the commit diffed against its first parent (as GitHub diffs a merge), from
-   * listings brought in batched reads (prefetchDiff), a few calls whatever the commit's size. Without them
-   * (GraphQL failed or refused): from the commit's file list (one request, which also brings the commit)
-   * when GitHub gives it whole and the commit has at most one parent; else from a tree diff by REST. The
-   * list has no blob SHA for the old side of a change (previousSha) except for a removed file.
+   * What get_commit shows: from the commit's file list (one request) when GitHub gives it whole and the
+   * commit has at most one parent; else (100 files or more, a merge) the commit diffed against its first
+   * parent, as GitHub diffs a merge, from listings brought in batched reads (prefetchDiff): a few calls
+   * whatever the commit's size. Without them (GraphQL failed or refused) from a tree diff by REST. The list
+   * has no blob SHA for the old side of a change (previousSha) except for a removed file.
    */
   async commitChanges(commit: CommitInfo): Promise<PathChange[]> {
-    const parent = commit.parents[0];
-    if (this.upstream.getTrees) {
-      const parentTree = parent === undefined ? null : await this.treeOf(parent);
-      if (
-        await prefetchDiff(this.upstream, [{ base: parentTree, head: commit.tree }], { levels: DIFF_LEVELS })
-      )
-        return changedPaths(this.upstream, parentTree, commit.tree);
-    }
     if (commit.parents.length <= 1) {
       const listed = await this.upstream.getCommitFiles(commit.sha);
       if (listed.complete && listed.files !== undefined) return listed.files.flatMap(pathChanges);
+    }
+    const parent = commit.parents[0];
+    if (this.upstream.getTrees) {
+      // the parent's tree, with both trees' listings, in one batched call when not known yet
+      if (parent !== undefined && !this.trees.has(parent)) await this.learnParents(commit.sha);
+      const parentTree = parent === undefined ? null : await this.treeOf(parent);
+      const pair = { base: parentTree, head: commit.tree };
+      if (await prefetchDiff(this.upstream, [pair], { levels: DIFF_LEVELS }))
+        return changedPaths(this.upstream, parentTree, commit.tree);
     }
     return this.changes(commit);
   }
@@ -170,32 +169,23 @@ export class History {
     for (const [sha, touched] of verdicts) if (touched !== null) this.touchMemo.set(key(sha), touched);
   }
 
-  /**
-   * The commit for get_commit, with the root trees of its parents and the listings its diff starts from,
-   * in one batched call (Upstream.getCommitTrees); null when that cannot serve it (the caller reads the
-   * commit by REST). Only for a commit already found reachable: the call names nothing else.
-   */
-  async readCommit(sha: string): Promise<CommitInfo | null> {
-    const known = this.commits.get(sha);
-    if (known) return known;
-    if (!this.upstream.getCommitTrees) return null;
+  /** The root trees of a commit's parents, and its own and theirs listed a few levels down, in one batched call. */
+  private async learnParents(sha: string): Promise<void> {
+    if (!this.upstream.getCommitTrees) return;
     const found = (await this.upstream.getCommitTrees([sha], { levels: DIFF_LEVELS })).get(sha);
-    if (!found) return null;
-    this.trees.set(sha, found.commit.tree);
-    found.commit.parents.forEach((parent, i) => this.trees.set(parent, found.parentTrees[i]!));
-    this.commits.set(sha, found.commit);
-    return found.commit;
+    found?.commit.parents.forEach((parent, i) => this.trees.set(parent, found.parentTrees[i]!));
   }
 
   /**
-   * The root trees of these commits, with their listings, in batched calls where GraphQL serves them (else
-   * left unknown).
+   * The root trees of these commits, with their listings and those of `trees`, in batched calls where
+   * GraphQL serves them (else left unknown).
    */
-  private async learnTrees(commits: string[]): Promise<void> {
+  private async learnTrees(commits: string[], trees: string[]): Promise<void> {
     const unknown = commits.filter((sha) => !this.trees.has(sha));
     if (unknown.length === 0 || !this.upstream.getCommitTrees) return;
-    // their trees' listings along, as the round after this one would ask them
-    const options = { levels: WHOLE_LEVELS, parentLevels: 0 };
+    // their trees' listings along, and those of the trees already known, as differsWhere's first round
+    // would ask them: one call where two would do
+    const options = { levels: WHOLE_LEVELS, parentLevels: 0, trees };
     for (const [sha, found] of await this.upstream.getCommitTrees(unknown, options))
       this.trees.set(sha, found.commit.tree);
   }
@@ -211,7 +201,9 @@ export class History {
     if (!this.upstream.getTrees) return;
     const key = (sha: string) => `${perimeter.name}\0\0${sha}`;
     const open = commits.filter((c) => !this.touchMemo.has(key(c.sha)));
-    await this.learnTrees(open.flatMap((c) => c.parents.slice(0, 1)));
+    const parents = open.flatMap((c) => c.parents.slice(0, 1));
+    const known = parents.flatMap((p) => this.trees.get(p) ?? []);
+    await this.learnTrees(parents, [...open.map((c) => c.tree), ...known]);
     const pairs = open.flatMap((c) => {
       const parent = c.parents[0];
       const base = parent === undefined ? null : this.trees.get(parent);

@@ -40,8 +40,7 @@ export const getCommit = defineTool({
       notes.reason = 'not reachable from the bound branch';
       throw absent;
     }
-    // with its parents' trees in one batched call where GraphQL serves it, else by REST
-    const commit = (await history.readCommit(sha)) ?? (await view.commit(sha));
+    const commit = await view.commit(sha);
     const changes = await history.commitChanges(commit);
     const files = changes.filter((c) => perimeter.canRead(c.path).allowed);
     if (files.length === 0) {

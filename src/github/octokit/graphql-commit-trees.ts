@@ -15,15 +15,26 @@ export const MAX_PARENTS = 8;
 
 const actor = 'name email date';
 
-/** The query for these commits (SHAs already checked as 40 hex digits); levels 0: the trees' SHAs only. */
-export function commitTreesQuery(commits: string[], levels: number, parentLevels: number): string {
+/**
+ * The query for these commits (SHAs already checked as 40 hex digits); levels 0: the trees' SHAs only.
+ * `trees` are more trees listed in the same call, `levels` deep, each by its SHA (`t0`, `t1`, ...).
+ */
+export function commitTreesQuery(
+  commits: string[],
+  levels: number,
+  parentLevels: number,
+  trees: string[] = [],
+): string {
   const tree = (n: number) => (n > 0 ? `tree { oid ${entriesSelection(n)} }` : 'tree { oid }');
   const aliases = commits.map(
     (sha, i) =>
       `c${i}: object(oid: "${sha}") { ... on Commit { oid message author { ${actor} } committer { ${actor} } ${tree(levels)} ` +
       `parents(first: ${MAX_PARENTS}) { totalCount nodes { oid ${tree(parentLevels)} } } } }`,
   );
-  return `query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { ${aliases.join(' ')} } }`;
+  const listed = trees.map(
+    (sha, i) => `t${i}: object(oid: "${sha}") { ... on Tree { ${entriesSelection(Math.max(levels, 1))} } }`,
+  );
+  return `query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { ${[...aliases, ...listed].join(' ')} } }`;
 }
 
 interface Actor {
@@ -47,6 +58,7 @@ interface GqlCommit {
 }
 
 export interface CommitTreesAnswer {
+  /** `c<i>`: a commit asked; `t<i>`: a tree asked */
   repository: Record<string, GqlCommit | null> | null;
 }
 
@@ -75,15 +87,19 @@ const signature = (a: Actor | null): Signature => ({
 
 /**
  * Each commit the answer holds whole (every parent listed, every SHA well formed, the commit the one asked
- * for), and into `listings` every tree listing it holds that hashes to its SHA. A commit not as asked is
+ * for), and into `listings` every tree listing it holds that hashes to its SHA, those of `trees` included. A commit not as asked is
  * left out (the caller reads it by REST).
  */
 export function commitTreesOf(
   commits: string[],
   answer: CommitTreesAnswer,
   listings: Map<string, TreeEntry[]>,
+  trees: string[] = [],
 ): Map<string, CommitTrees> {
   const out = new Map<string, CommitTrees>();
+  trees.forEach((sha, i) =>
+    addListings(listings, sha, (answer.repository?.[`t${i}`] as GqlTree | null | undefined)?.entries),
+  );
   commits.forEach((sha, i) => {
     const c = answer.repository?.[`c${i}`];
     if (!c || c.oid !== sha || !SHA.test(c.tree?.oid ?? '') || !c.parents) return;

@@ -30,6 +30,8 @@ import * as wire from './wire.js';
 
 /** commits per compare page (GitHub's most) */
 const COMPARE_PAGE = 100;
+/** trees listed along with a getCommitTrees call at most (as many as differsWhere asks in one call) */
+const TREES_ALONG = 100;
 /** Files asked for per page of a commit's file list: a shorter list is the whole list, however GitHub pages. */
 const COMMIT_FILES_PAGE = 100;
 
@@ -121,23 +123,32 @@ export abstract class GitObjectReads {
 
   async getCommitTrees(
     commits: string[],
-    options: { levels: number; parentLevels?: number },
+    options: { levels: number; parentLevels?: number; trees?: string[] },
   ): Promise<Map<string, CommitTrees>> {
     const out = new Map<string, CommitTrees>();
     const wanted = [...new Set(commits)].map(wire.checkSha);
+    // the trees not listed yet ride along with the first call; more than one call holds go by getTrees
+    const trees = [...new Set(options.trees ?? [])].filter((sha) => !this.trees.peek(wire.checkSha(sha)));
+    const along = trees.slice(0, TREES_ALONG);
     const calls: string[][] = [];
     for (let i = 0; i < wanted.length; i += COMMIT_TREES_PER_CALL)
       calls.push(wanted.slice(i, i + COMMIT_TREES_PER_CALL));
+    if (trees.length > along.length || calls.length === 0)
+      await this.getTrees(calls.length === 0 ? trees : trees.slice(along.length), {
+        levels: Math.max(options.levels, 1),
+        perCall: TREES_ALONG,
+      });
     await Promise.all(
-      calls.map(async (chunk) => {
+      calls.map(async (chunk, n) => {
         if (this.graphqlFailed) return;
+        const listed = n === 0 ? along : [];
         try {
           const answer = await this.rest.graphql<CommitTreesAnswer>(
             `get ${chunk.length} commits and their trees`,
-            commitTreesQuery(chunk, options.levels, options.parentLevels ?? options.levels),
+            commitTreesQuery(chunk, options.levels, options.parentLevels ?? options.levels, listed),
           );
           const listings = new Map<string, TreeEntry[]>();
-          for (const [sha, found] of commitTreesOf(chunk, answer, listings)) {
+          for (const [sha, found] of commitTreesOf(chunk, answer, listings, listed)) {
             const known = this.commits.peek(sha);
             if (!known) this.commits.set(sha, found.commit);
             out.set(sha, known ? { ...found, commit: known } : found);
