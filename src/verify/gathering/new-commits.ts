@@ -103,13 +103,16 @@ export async function intermediateChanges(
 
 /**
  * Paths each commit changed that the net change does not show, from each commit's list of changed paths
- * (one request a commit). Commits whose list GitHub may have cut come back in `unlisted`, for a tree diff.
+ * (one REST request a commit). Commits whose list GitHub may have cut come back in `unlisted`, for a tree
+ * diff; so does every commit when the trees can be read in batches (Upstream.getTrees: a few GraphQL calls
+ * for all of them, against a REST request each), which says more than a list of paths.
  */
 export async function pathsOfCommits(
   upstream: RepoReads,
   commits: CommitInfo[],
   net: Change[],
 ): Promise<{ paths: Change[]; unlisted: CommitInfo[] }> {
+  if (upstream.getTrees) return { paths: [], unlisted: commits };
   const inNet = new Set(net.map((change) => change.path));
   const listed = await Promise.all(commits.map((commit) => upstream.getCommitFiles(commit.sha)));
   const paths = new Map<string, Change>();
