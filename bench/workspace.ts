@@ -1,6 +1,6 @@
 /**
- * The perimeter workspace: requests and bytes to hand a perimeter its directory (the whole tree, text blobs in
- * batched GraphQL calls, the rest by REST) against a `git clone --depth 1` of the same repository through
+ * The perimeter workspace: requests and bytes to hand a perimeter its directory (the whole tree, then every
+ * readable blob over git's smart HTTP in one or a few fetches; GraphQL and REST only when git fails) against a `git clone --depth 1` of the same repository through
  * the stand-in's smart HTTP (what actions/checkout does), in one run. Bytes are counted on the wire by a
  * proxy in front of the stand-in, both directions. Run alone: `npx tsx bench/workspace.ts [files...]`.
  */
@@ -33,6 +33,10 @@ export interface WorkspaceRow {
     rest_requests: number;
     graphql_calls: number;
     graphql_points: number;
+    /** git smart HTTP requests (not charged to the REST or GraphQL budgets) */
+    git_requests: number;
+    /** blobs that came over git, by GraphQL, by REST */
+    blobs: { git: number; graphql: number; rest: number };
     bytes: number;
     /** the answers gzipped, as GitHub sends API answers to a client that accepts gzip (Octokit does) */
     answer_bytes_gzipped: number;
@@ -126,7 +130,7 @@ export async function runWorkspace(
       const bytesBefore = proxy.bytes();
       proxy.gzipped();
       let start = performance.now();
-      const { workspaces } = await handOutWorkspaces({
+      const { workspaces, figures } = await handOutWorkspaces({
         upstream,
         branch: BRANCH,
         head,
@@ -155,6 +159,8 @@ export async function runWorkspace(
           rest_requests: cost.requests - cost.graphql,
           graphql_calls: cost.graphql,
           graphql_points: cost.graphqlPoints,
+          git_requests: cost.git,
+          blobs: { git: figures.byGit, graphql: figures.byGraphql, rest: figures.byRest },
           bytes: wsBytes,
           answer_bytes_gzipped: wsGzipped,
           ms: round(wsMs, 0),

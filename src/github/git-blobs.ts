@@ -29,8 +29,12 @@ export interface GitBlobOptions {
   timeoutMs?: number;
 }
 
-/** blobs asked for in one fetch at most (the SHAs go on the command line: 1,000 of 41 bytes) */
-const PER_FETCH = 1000;
+/**
+ * Blobs asked for in one fetch at most. The SHAs go to `git fetch --stdin`, not argv, so no command line
+ * limit applies; what bounds a batch is the want list of one upload-pack POST (50 bytes a blob: 2.5 MB at
+ * 50,000) and the `cat-file` answer held in memory, so a 100,000-file workspace takes two fetches.
+ */
+const PER_FETCH = 50_000;
 
 /** every store not yet removed, removed when the process exits (one listener for all readers) */
 const stores = new Set<string>();
@@ -67,6 +71,21 @@ export class GitBlobReader {
   fetches = 0;
 
   constructor(private readonly options: GitBlobOptions) {}
+
+  /**
+   * Many blobs at once: every one asked for here joins the same fetch (a few, past PER_FETCH). Those git could
+   * not bring are absent from the map, all of them once git failed.
+   */
+  async readMany(shas: Iterable<string>): Promise<Map<string, Uint8Array>> {
+    const unique = [...new Set(shas)];
+    const read = await Promise.all(unique.map((sha) => this.read(sha)));
+    const found = new Map<string, Uint8Array>();
+    unique.forEach((sha, i) => {
+      const bytes = read[i];
+      if (bytes) found.set(sha, bytes);
+    });
+    return found;
+  }
 
   /**
    * The blob's bytes, or null when git could not bring it (git missing, refused, the network): the caller
@@ -107,7 +126,11 @@ export class GitBlobReader {
     const store = await this.ensureStore();
     this.fetches += 1;
     const fetch = ['-c', 'protocol.version=2', 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head'];
-    const fetched = await this.git([...fetch, '--no-auto-gc', this.options.url, ...shas], store, null);
+    const fetched = await this.git(
+      [...fetch, '--no-auto-gc', '--stdin', this.options.url],
+      store,
+      `${shas.join('\n')}\n`,
+    );
     if (fetched.code !== 0) throw new Error(`git fetch exited ${fetched.code}`);
     const listed = await this.git(['cat-file', '--batch'], store, `${shas.join('\n')}\n`);
     if (listed.code !== 0) throw new Error(`git cat-file exited ${listed.code}`);

@@ -335,6 +335,12 @@ export interface RepoReads {
    * GitHub, over 1 MiB, GraphQL failed) is for getBlob. Absent: REST only.
    */
   getBlobs?(blobs: Array<{ sha: string; size?: number | undefined }>): Promise<Map<string, Uint8Array>>;
+  /**
+   * Blobs by SHA over git's smart HTTP (src/github/git-blobs.ts), all asked for at once in one or a few
+   * fetches, charged to neither the REST nor the GraphQL budget. A blob is in the map only when git brought
+   * it; what is missing (git refused, unreachable, missing) is for getBlobs and getBlob. Absent: no git.
+   */
+  getBlobsOverGit?(shas: string[]): Promise<Map<string, Uint8Array>>;
   /** Every entry below a tree; `truncated` as GitHub reports it. */
   getTreeRecursive(sha: string): Promise<{ entries: TreeEntry[]; truncated: boolean }>;
   getBlob(sha: string): Promise<Uint8Array>;

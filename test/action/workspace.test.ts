@@ -149,6 +149,34 @@ describe('the perimeter workspace', () => {
       expect((await git(dir, ['status', '--porcelain'])).trim()).toBe('');
     });
 
+    it('reads the blobs over git: no REST blob read, no GraphQL blob call', async () => {
+      const j = await create();
+      await shapeBranch(j);
+      const before = j.gh.stats();
+      const main = await j.main();
+      expect(main.exitCode, main.log + main.stderr).toBe(0);
+      const spent = routesSince(before, j.gh.stats());
+      expect(spent['GET /repos/{owner}/{repo}/git/blobs/{sha}'] ?? 0).toBe(0);
+      // one fetch of every blob of the view: the advertisement and one upload-pack POST
+      expect(spent['GIT POST /{owner}/{repo}.git/git-upload-pack']).toBe(1);
+      expect(main.log).toMatch(/: \d+ blobs, \d+ over git, 0 by GraphQL, 0 by REST/);
+      expect(main.log).not.toMatch(/: 0 blobs/);
+    });
+
+    it('reads by GraphQL and REST instead when git is refused, and hands out the same files', async () => {
+      const j = await create();
+      await shapeBranch(j);
+      j.gh.injectFault({ kind: 'status', status: 403, count: 1_000, route: /^GIT / });
+      const main = await j.main();
+      expect(main.exitCode, main.log + main.stderr).toBe(0);
+      expect(main.log).toMatch(/: \d+ blobs, 0 over git, [1-9]\d* by GraphQL, [1-9]\d* by REST/);
+      const got = filesIn(main.outputs['workspace-implementer']!);
+      const tree = await treeOf(j);
+      expect(got['src/count.ts']).toEqual(tree['src/count.ts']);
+      expect(got['src/logo.png']?.content).toBe(Buffer.from(LOGO).toString('latin1'));
+      expect(got['src/run.sh']?.mode).toBe('100755');
+    });
+
     it('gives two perimeters two directories, each with its own files', async () => {
       const j = await started({ inputs: { perimeters: 'implementer,test-author', workspace: 'true' } });
       const outputs = j.runner.main!.outputs;
@@ -276,6 +304,18 @@ describe('the perimeter workspace', () => {
     });
   });
 });
+
+/** Requests per route between two readings of the stand-in's stats. */
+function routesSince(
+  before: { byRoute: Record<string, number> },
+  after: { byRoute: Record<string, number> },
+): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(after.byRoute)
+      .map(([route, n]) => [route, n - (before.byRoute[route] ?? 0)] as const)
+      .filter(([, n]) => n > 0),
+  );
+}
 
 /** The change set the gateway staged, or null when it staged nothing. */
 function stagedSet(j: Job): { commits: Array<{ message: string }>; blobs: Record<string, string> } | null {

@@ -11,7 +11,7 @@ import { actionDir, FILES, git, Job } from '@perimeter/test-rigs';
 import { binDir, ensureClients, installDir } from './clients.js';
 import { startModelServer, type ModelServer } from './model-server.js';
 import { expand, installLine, readmeSteps } from './readme-jobs.js';
-import { Script, type Check, type ScriptFiles } from './script.js';
+import { Script, WorkspaceScript, type Check, type Scripted, type ScriptFiles } from './script.js';
 
 const PERIMETER = 'implementer';
 const TASK = 'Use only the implementer perimeter tools: read, then push the change.';
@@ -142,14 +142,22 @@ interface Variation {
   afterMain?: (job: Job) => void;
   /** a change to README's command */
   editRun?: (run: string) => string;
+  /** the snippet run, by its marker; default the client's name */
+  snippet?: string;
+  /** the model's script; default the gateway tools' Script */
+  script?: (job: Job) => Scripted;
+  /** the task the workflow gives */
+  task?: string;
 }
 
 async function runReadmeJob(client: ClientCase, options: Variation = {}): Promise<Session> {
-  const steps = readmeSteps(client.name);
+  const snippet = options.snippet ?? client.name;
+  const steps = readmeSteps(snippet);
   const perimeterStep = steps.find((s) => s.uses?.includes('/perimeter@'));
-  if (!perimeterStep) throw new Error(`README's ${client.name} snippet has no perimeter step`);
-  const job = await Job.create({ files: FILES, actionDir: dir, inputs: perimeterStep.with ?? {} });
-  const script = new Script(files(client.name), client.toolName);
+  if (!perimeterStep) throw new Error(`README's ${snippet} snippet has no perimeter step`);
+  const inputs = Object.fromEntries(Object.entries(perimeterStep.with ?? {}).map(([k, v]) => [k, String(v)]));
+  const job = await Job.create({ files: FILES, actionDir: dir, inputs });
+  const script = options.script?.(job) ?? new Script(files(client.name), client.toolName);
   const model = await startModelServer(script);
   const home = mkdtempSync(join(tmpdir(), `agent-home-${client.name}-`));
   const stepLogs: string[] = [];
@@ -171,7 +179,7 @@ async function runReadmeJob(client: ClientCase, options: Variation = {}): Promis
         outputs: job.runner.main?.outputs ?? {},
         runnerTemp: job.runner.runnerTemp,
         secrets: SECRETS,
-        inputs: { task: TASK },
+        inputs: { task: options.task ?? TASK },
       };
       const env: Record<string, string> = {
         ...client.modelEnv(model, job.runner.runnerTemp),
@@ -185,15 +193,16 @@ async function runReadmeJob(client: ClientCase, options: Variation = {}): Promis
       }
       // README's promise: the agent step holds no GitHub token (the job's token stays in the gateway)
       expect(JSON.stringify({ ...job.runner.baseEnv(), ...env })).not.toContain(job.token);
-      const run = options.editRun ? options.editRun(step.run) : step.run;
+      const edited = options.editRun ? options.editRun(step.run) : step.run;
+      const workdir = step['working-directory'];
+      // a step's working-directory, as the runner sets it
+      const run = workdir === undefined ? edited : `cd '${expand(workdir, x)}'\n${edited}`;
       const result = await job.runner.runShell(expand(run, x), env, CLIENT_STEP_MS);
       stepLogs.push(
         `exit ${result.exitCode}${result.timedOut ? ' (timed out)' : ''}\n${result.stdout}\n${result.stderr}`,
       );
     } else {
-      throw new Error(
-        `README's ${client.name} snippet has a step the suite cannot run: ${JSON.stringify(step)}`,
-      );
+      throw new Error(`README's ${snippet} snippet has a step the suite cannot run: ${JSON.stringify(step)}`);
     }
   }
   return { checks: script.checks, stepLogs, model, job };
@@ -253,6 +262,58 @@ describe('the real agent clients, as README shows them', () => {
         const post = await job.post();
         expect(post.exitCode, post.log).toBe(0);
         expect((await job.statuses(await job.head()))[0]?.state, post.summary).toBe('success');
+      } finally {
+        await session?.model.stop();
+        await session?.job.close();
+      }
+    });
+  }
+});
+
+/**
+ * The perimeter workspace: the client edits a file in its working directory with its own tool (no gateway
+ * tool), the workflow's push command sends the change through the perimeter, and post posts `success`.
+ */
+describe('the real agent clients editing a perimeter workspace, as README shows them', () => {
+  for (const client of CLIENTS.filter((c) => c.name === 'claude-code' || c.name === 'codex')) {
+    const name = `${client.name}-workspace`;
+    it(name, { timeout: 600_000 }, async () => {
+      counted(name);
+      const file = {
+        path: `src/from-${client.name}.ts`,
+        content: `export const from = ${JSON.stringify(client.name)};\n`,
+      };
+      let session: Session | undefined;
+      try {
+        session = await runReadmeJob(client, {
+          snippet: name,
+          task: `Add ${file.path}`,
+          script: (job) =>
+            new WorkspaceScript(file, () => job.runner.main?.outputs['workspace-implementer'] ?? ''),
+        });
+        const { checks, stepLogs, model, job } = session;
+        const report = [
+          ...checks.map((c) => `${c.ok ? 'ok  ' : 'FAIL'} ${c.name}${c.ok ? '' : `: ${c.detail}`}`),
+          'model requests:',
+          ...model.log.map((l) => `  ${l}`),
+          'client step:',
+          ...stepLogs.map((l) => l.slice(-4000)),
+        ].join('\n');
+        console.log(`--- ${name}\n${report}`);
+        if (process.env.AGENTS_DUMP) {
+          writeFileSync(join(process.env.AGENTS_DUMP, `${name}.json`), JSON.stringify(model.bodies, null, 1));
+        }
+        expect(checks, report).toEqual([expect.objectContaining({ ok: true })]);
+        expect(
+          stepLogs.every((l) => l.startsWith('exit 0')),
+          report,
+        ).toBe(true);
+        const head = await job.head();
+        expect(await git(job.bare, ['show', `${head}:${file.path}`])).toBe(file.content);
+        expect((await git(job.bare, ['log', '-1', '--format=%s', head])).trim()).toBe(`Add ${file.path}`);
+        const post = await job.post();
+        expect(post.exitCode, post.log).toBe(0);
+        expect((await job.statuses(head))[0]?.state, post.summary).toBe('success');
       } finally {
         await session?.model.stop();
         await session?.job.close();

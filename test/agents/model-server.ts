@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Conversation, Script, Turn } from './script.js';
+import type { Conversation, Scripted, Turn } from './script.js';
 
 export interface ModelServer {
   url: string;
@@ -16,7 +16,7 @@ export interface ModelServer {
   stop(): Promise<void>;
 }
 
-export async function startModelServer(script: Script): Promise<ModelServer> {
+export async function startModelServer(script: Scripted): Promise<ModelServer> {
   const log: string[] = [];
   const bodies: unknown[] = [];
   let ids = 0;

@@ -13,6 +13,8 @@ const X = {
     'mcp-config-implementer': '/m.json',
     'codex-config-implementer': '/c.toml',
     'secret-implementer': 's',
+    'workspace-implementer': '/w',
+    'workspace-push-implementer': '/push',
   },
   runnerTemp: '/rt',
   secrets: { ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o', COPILOT_TOKEN: 'c' },
@@ -44,6 +46,32 @@ describe("README's agent snippets", () => {
     ).filter(Boolean);
     expect(new Set(pkgs)).toEqual(new Set(Object.keys(PINNED)));
   });
+});
+
+describe("README's workspace snippets", () => {
+  it.each(['claude-code-workspace', 'codex-workspace'])(
+    '%s: no checkout, the perimeter step with a workspace, a pinned install, the agent then the push in it',
+    (name) => {
+      const steps = readmeSteps(name);
+      expect(steps.some((s) => s.uses?.startsWith('actions/checkout@'))).toBe(false);
+      const perimeter = steps.filter((s) => s.uses?.includes('/perimeter@'));
+      expect(perimeter).toHaveLength(1);
+      expect(String(perimeter[0]?.with?.workspace)).toBe('true');
+      expect(steps.filter((s) => s.run !== undefined && installLine(s.run))).toHaveLength(1);
+      const runs = steps.filter((s) => s.run !== undefined && !installLine(s.run));
+      expect(runs).toHaveLength(1);
+      expect(expand(runs[0]?.['working-directory'] ?? '', X)).toBe('/w');
+      // the push comes last, after the agent, so a refused push fails the step
+      expect(
+        expand(runs[0]?.run ?? '', X)
+          .trim()
+          .split('\n')
+          .at(-1),
+      ).toBe('/push "$TASK"');
+      for (const value of Object.values(runs[0]?.env ?? {}))
+        expect(() => expand(String(value), X)).not.toThrow();
+    },
+  );
 });
 
 describe('installLine', () => {

@@ -17,6 +17,7 @@ export interface SnippetStep {
   with?: Record<string, string>;
   env?: Record<string, string>;
   run?: string;
+  'working-directory'?: string;
 }
 
 /** The steps of the snippet marked `<!-- agents-test: name -->` in `file` (from the repository root). */

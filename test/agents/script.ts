@@ -166,3 +166,66 @@ export class Script {
     this.results.set(c.name, c);
   }
 }
+
+/** What the model server asks of a script, whichever it is. */
+export type Scripted = Pick<Script, 'mine' | 'names' | 'next' | 'checks'>;
+
+/** The local edit tools a client may offer, in the order the workspace script prefers them. */
+const EDIT_TOOLS = ['Write', 'shell_command', 'shell', 'exec_command'];
+
+/**
+ * The workspace session: the model writes one file in its working directory with the client's own edit tool,
+ * and nothing else; the push through the gateway is the workflow's next command, not the model's. The
+ * directory is known only once main has run, hence a function.
+ */
+export class WorkspaceScript implements Scripted {
+  private readonly results = new Map<string, Check>();
+
+  constructor(
+    private readonly file: { path: string; content: string },
+    private readonly dir: () => string,
+  ) {}
+
+  get checks(): Check[] {
+    return [...this.results.values()];
+  }
+
+  mine(conversation: Conversation): boolean {
+    return this.editTool(conversation.offered) !== undefined || conversation.calls.length > 0;
+  }
+
+  /** No gateway tool is called, so none need loading. */
+  names(): string[] {
+    return [];
+  }
+
+  next(conversation: Conversation): Turn {
+    const edit = conversation.calls.find((c) => EDIT_TOOLS.includes(c.name));
+    if (edit) {
+      this.record(check('edited a file with its own tool', edit.result !== undefined, edit.result ?? ''));
+      return { kind: 'text', text: `Done: wrote ${this.file.path}.` };
+    }
+    const tool = this.editTool(conversation.offered);
+    if (!tool) {
+      this.record(check('an edit tool offered', false, `offered: ${conversation.offered.join(', ')}`));
+      return { kind: 'text', text: 'Stopped: no edit tool is offered.' };
+    }
+    const dir = this.dir();
+    const heredoc = `cat > '${this.file.path}' <<'EOF'\n${this.file.content}EOF`;
+    const input: Record<string, Record<string, unknown>> = {
+      Write: { file_path: `${dir}/${this.file.path}`, content: this.file.content },
+      shell_command: { command: heredoc, workdir: dir },
+      shell: { command: ['bash', '-lc', heredoc], workdir: dir },
+      exec_command: { cmd: heredoc, workdir: dir },
+    };
+    return { kind: 'call', name: tool, input: input[tool]! };
+  }
+
+  private editTool(offered: string[]): string | undefined {
+    return EDIT_TOOLS.find((t) => offered.includes(t));
+  }
+
+  private record(c: Check): void {
+    this.results.set(c.name, c);
+  }
+}

@@ -61,6 +61,32 @@ describe('blob reads over git smart HTTP', () => {
     expect(fake.stats().git).toBe(after.git);
   });
 
+  it('reads many blobs in one fetch with their SHAs on stdin, not argv (getBlobsOverGit)', async () => {
+    const log = join(root, 'argv-many.log');
+    const wrapper = join(root, 'git-wrapper-many.sh');
+    await writeFile(wrapper, `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec git "$@"\n`);
+    await chmod(wrapper, 0o755);
+    const reader = new GitBlobReader({ url: cloneUrl(fake.url, 'octo', 'r'), token: TOKEN, git: wrapper });
+    const before = fake.stats();
+    const got = await reader.readMany(Object.values(sha));
+    expect(fake.stats().git - before.git).toBe(2);
+    expect(reader.fetches).toBe(1);
+    for (const [path, content] of Object.entries(files))
+      expect(Buffer.from(got.get(sha[path]!)!).toString('utf8')).toBe(content);
+    const argv = await readFile(log, 'utf8');
+    expect(argv).toContain('--stdin');
+    for (const one of Object.values(sha)) expect(argv).not.toContain(one);
+    reader.close();
+  });
+
+  it('answers nothing over git when git is refused, so the caller reads another way', async () => {
+    const reads = upstream();
+    fake.injectFault({ kind: 'status', status: 403, count: 1, route: /^GIT / });
+    expect((await reads.getBlobsOverGit!([sha['a.txt']!, sha['src/b.ts']!])).size).toBe(0);
+    fake.clearFaults();
+    expect((await upstream(false).getBlobsOverGit!([sha['a.txt']!])).size).toBe(0);
+  });
+
   it('gives the same bytes as REST for every blob', async () => {
     const viaGit = upstream();
     const viaRest = upstream(false);

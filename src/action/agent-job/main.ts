@@ -347,7 +347,7 @@ async function handOutAll(
   }
   core.info(
     `workspaces ready in ${Math.round(performance.now() - started)} ms: ${figures.blobs} blobs, ` +
-      `${figures.byGraphql} by GraphQL, ${figures.byRest} by REST (one request each)`,
+      `${figures.byGit} over git, ${figures.byGraphql} by GraphQL, ${figures.byRest} by REST (one request each)`,
   );
 }
 

@@ -43,6 +43,7 @@ export interface HandedOut {
 
 export interface WorkspaceFigures {
   blobs: number;
+  byGit: number;
   byGraphql: number;
   byRest: number;
 }
@@ -99,7 +100,12 @@ export async function handOutWorkspaces(options: {
   }
   return {
     workspaces,
-    figures: { blobs: reading.blobs.size, byGraphql: reading.byGraphql, byRest: reading.byRest },
+    figures: {
+      blobs: reading.blobs.size,
+      byGit: reading.byGit,
+      byGraphql: reading.byGraphql,
+      byRest: reading.byRest,
+    },
   };
 }
 

@@ -256,6 +256,16 @@ export abstract class GitObjectReads {
     });
   }
 
+  /**
+   * Blobs by SHA over git, in as few fetches as git-blobs.ts allows; not kept in the blob cache (a
+   * workspace's worth would push out everything else). Empty without git or when git failed.
+   */
+  async getBlobsOverGit(shas: string[]): Promise<Map<string, Uint8Array>> {
+    for (const sha of shas) wire.checkSha(sha);
+    if (!this.gitBlobs) return new Map();
+    return this.gitBlobs.readMany(shas);
+  }
+
   async getBlob(sha: string): Promise<Uint8Array> {
     wire.checkSha(sha);
     return this.blobs.get(sha, async () => {
