@@ -1224,7 +1224,7 @@ Object.defineProperty(exports, "stringify", ({ enumerable: true, get: function (
 Object.defineProperty(exports, "nil", ({ enumerable: true, get: function () { return codegen_1.nil; } }));
 Object.defineProperty(exports, "Name", ({ enumerable: true, get: function () { return codegen_1.Name; } }));
 Object.defineProperty(exports, "CodeGen", ({ enumerable: true, get: function () { return codegen_1.CodeGen; } }));
-var validation_error_1 = __nccwpck_require__(3021);
+var validation_error_1 = __nccwpck_require__(5402);
 Object.defineProperty(exports, "ValidationError", ({ enumerable: true, get: function () { return validation_error_1.default; } }));
 var ref_error_1 = __nccwpck_require__(3162);
 Object.defineProperty(exports, "MissingRefError", ({ enumerable: true, get: function () { return ref_error_1.default; } }));
@@ -1401,7 +1401,7 @@ exports.regexpCode = regexpCode;
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.or = exports.and = exports.not = exports.CodeGen = exports.operators = exports.varKinds = exports.ValueScopeName = exports.ValueScope = exports.Scope = exports.Name = exports.regexpCode = exports.stringify = exports.getProperty = exports.nil = exports.strConcat = exports.str = exports._ = void 0;
 const code_1 = __nccwpck_require__(567);
-const scope_1 = __nccwpck_require__(7788);
+const scope_1 = __nccwpck_require__(5407);
 var code_2 = __nccwpck_require__(567);
 Object.defineProperty(exports, "_", ({ enumerable: true, get: function () { return code_2._; } }));
 Object.defineProperty(exports, "str", ({ enumerable: true, get: function () { return code_2.str; } }));
@@ -1411,7 +1411,7 @@ Object.defineProperty(exports, "getProperty", ({ enumerable: true, get: function
 Object.defineProperty(exports, "stringify", ({ enumerable: true, get: function () { return code_2.stringify; } }));
 Object.defineProperty(exports, "regexpCode", ({ enumerable: true, get: function () { return code_2.regexpCode; } }));
 Object.defineProperty(exports, "Name", ({ enumerable: true, get: function () { return code_2.Name; } }));
-var scope_2 = __nccwpck_require__(7788);
+var scope_2 = __nccwpck_require__(5407);
 Object.defineProperty(exports, "Scope", ({ enumerable: true, get: function () { return scope_2.Scope; } }));
 Object.defineProperty(exports, "ValueScope", ({ enumerable: true, get: function () { return scope_2.ValueScope; } }));
 Object.defineProperty(exports, "ValueScopeName", ({ enumerable: true, get: function () { return scope_2.ValueScopeName; } }));
@@ -2097,7 +2097,7 @@ function par(x) {
 
 /***/ }),
 
-/***/ 7788:
+/***/ 5407:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -2382,7 +2382,7 @@ function extraErrorProps(cxt, { params, message }, keyValues) {
 Object.defineProperty(exports, "__esModule", ({ value: true }));
 exports.resolveSchema = exports.getCompilingSchema = exports.resolveRef = exports.compileSchema = exports.SchemaEnv = void 0;
 const codegen_1 = __nccwpck_require__(1436);
-const validation_error_1 = __nccwpck_require__(3021);
+const validation_error_1 = __nccwpck_require__(5402);
 const names_1 = __nccwpck_require__(630);
 const resolve_1 = __nccwpck_require__(4090);
 const util_1 = __nccwpck_require__(4464);
@@ -4141,7 +4141,7 @@ Object.defineProperty(exports, "stringify", ({ enumerable: true, get: function (
 Object.defineProperty(exports, "nil", ({ enumerable: true, get: function () { return codegen_1.nil; } }));
 Object.defineProperty(exports, "Name", ({ enumerable: true, get: function () { return codegen_1.Name; } }));
 Object.defineProperty(exports, "CodeGen", ({ enumerable: true, get: function () { return codegen_1.CodeGen; } }));
-const validation_error_1 = __nccwpck_require__(3021);
+const validation_error_1 = __nccwpck_require__(5402);
 const ref_error_1 = __nccwpck_require__(3162);
 const rules_1 = __nccwpck_require__(7353);
 const compile_1 = __nccwpck_require__(2718);
@@ -4805,7 +4805,7 @@ exports["default"] = uri;
 
 /***/ }),
 
-/***/ 3021:
+/***/ 5402:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -5320,7 +5320,7 @@ const anyOf_1 = __nccwpck_require__(9380);
 const oneOf_1 = __nccwpck_require__(2490);
 const allOf_1 = __nccwpck_require__(9205);
 const if_1 = __nccwpck_require__(8584);
-const thenElse_1 = __nccwpck_require__(6829);
+const thenElse_1 = __nccwpck_require__(9210);
 function getApplicator(draft2020 = false) {
     const applicator = [
         // any
@@ -5745,7 +5745,7 @@ exports["default"] = def;
 
 /***/ }),
 
-/***/ 6829:
+/***/ 9210:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -46037,9 +46037,9 @@ exports.composeCollection = composeCollection;
 
 
 
-var Document = __nccwpck_require__(5402);
+var Document = __nccwpck_require__(3021);
 var composeNode = __nccwpck_require__(5937);
-var resolveEnd = __nccwpck_require__(5407);
+var resolveEnd = __nccwpck_require__(7788);
 var resolveProps = __nccwpck_require__(4631);
 
 function composeDoc(options, directives, { offset, start, value, end }, onError) {
@@ -46093,7 +46093,7 @@ var Alias = __nccwpck_require__(4065);
 var identity = __nccwpck_require__(1127);
 var composeCollection = __nccwpck_require__(7349);
 var composeScalar = __nccwpck_require__(5413);
-var resolveEnd = __nccwpck_require__(5407);
+var resolveEnd = __nccwpck_require__(7788);
 var utilEmptyScalarPosition = __nccwpck_require__(2599);
 
 const CN = { composeNode, composeEmptyNode };
@@ -46305,11 +46305,11 @@ exports.composeScalar = composeScalar;
 
 var node_process = __nccwpck_require__(932);
 var directives = __nccwpck_require__(1342);
-var Document = __nccwpck_require__(5402);
+var Document = __nccwpck_require__(3021);
 var errors = __nccwpck_require__(1464);
 var identity = __nccwpck_require__(1127);
 var composeDoc = __nccwpck_require__(3683);
-var resolveEnd = __nccwpck_require__(5407);
+var resolveEnd = __nccwpck_require__(7788);
 
 function getErrorPos(src) {
     if (typeof src === 'number')
@@ -46918,7 +46918,7 @@ exports.resolveBlockSeq = resolveBlockSeq;
 
 /***/ }),
 
-/***/ 5407:
+/***/ 7788:
 /***/ ((__unused_webpack_module, exports) => {
 
 
@@ -46973,7 +46973,7 @@ var identity = __nccwpck_require__(1127);
 var Pair = __nccwpck_require__(7165);
 var YAMLMap = __nccwpck_require__(4454);
 var YAMLSeq = __nccwpck_require__(2223);
-var resolveEnd = __nccwpck_require__(5407);
+var resolveEnd = __nccwpck_require__(7788);
 var resolveProps = __nccwpck_require__(4631);
 var utilContainsNewline = __nccwpck_require__(9499);
 var utilMapIncludes = __nccwpck_require__(1187);
@@ -47186,7 +47186,7 @@ exports.resolveFlowCollection = resolveFlowCollection;
 
 
 var Scalar = __nccwpck_require__(3301);
-var resolveEnd = __nccwpck_require__(5407);
+var resolveEnd = __nccwpck_require__(7788);
 
 function resolveFlowScalar(scalar, strict, onError) {
     const { offset, type, source, end } = scalar;
@@ -47694,7 +47694,7 @@ exports.mapIncludes = mapIncludes;
 
 /***/ }),
 
-/***/ 5402:
+/***/ 3021:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -47705,7 +47705,7 @@ var identity = __nccwpck_require__(1127);
 var Pair = __nccwpck_require__(7165);
 var toJS = __nccwpck_require__(4043);
 var Schema = __nccwpck_require__(5840);
-var stringifyDocument = __nccwpck_require__(9210);
+var stringifyDocument = __nccwpck_require__(6829);
 var anchors = __nccwpck_require__(1596);
 var applyReviver = __nccwpck_require__(3661);
 var createNode = __nccwpck_require__(2404);
@@ -48543,7 +48543,7 @@ var __webpack_unused_export__;
 
 
 var composer = __nccwpck_require__(9984);
-var Document = __nccwpck_require__(5402);
+var Document = __nccwpck_require__(3021);
 var Schema = __nccwpck_require__(5840);
 var errors = __nccwpck_require__(1464);
 var Alias = __nccwpck_require__(4065);
@@ -51777,7 +51777,7 @@ exports.Parser = Parser;
 
 
 var composer = __nccwpck_require__(9984);
-var Document = __nccwpck_require__(5402);
+var Document = __nccwpck_require__(3021);
 var errors = __nccwpck_require__(1464);
 var log = __nccwpck_require__(7249);
 var identity = __nccwpck_require__(1127);
@@ -53627,7 +53627,7 @@ exports.stringifyComment = stringifyComment;
 
 /***/ }),
 
-/***/ 9210:
+/***/ 6829:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 
@@ -76283,12 +76283,16 @@ function addListings(out, sha, list) {
 const COMMIT_TREES_PER_CALL = 50;
 const MAX_PARENTS = 8;
 const actor = 'name email date';
-/** The query for these commits (SHAs already checked as 40 hex digits); levels 0: the trees' SHAs only. */
-function commitTreesQuery(commits, levels, parentLevels) {
+/**
+ * The query for these commits (SHAs already checked as 40 hex digits); levels 0: the trees' SHAs only.
+ * `trees` are more trees listed in the same call, `levels` deep, each by its SHA (`t0`, `t1`, ...).
+ */
+function commitTreesQuery(commits, levels, parentLevels, trees = []) {
     const tree = (n) => (n > 0 ? `tree { oid ${entriesSelection(n)} }` : 'tree { oid }');
     const aliases = commits.map((sha, i) => `c${i}: object(oid: "${sha}") { ... on Commit { oid message author { ${actor} } committer { ${actor} } ${tree(levels)} ` +
         `parents(first: ${MAX_PARENTS}) { totalCount nodes { oid ${tree(parentLevels)} } } } }`);
-    return `query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { ${aliases.join(' ')} } }`;
+    const listed = trees.map((sha, i) => `t${i}: object(oid: "${sha}") { ... on Tree { ${entriesSelection(Math.max(levels, 1))} } }`);
+    return `query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { ${[...aliases, ...listed].join(' ')} } }`;
 }
 const SHA = /^[0-9a-f]{40}$/;
 /**
@@ -76306,11 +76310,12 @@ const graphql_commit_trees_signature = (a) => ({
 });
 /**
  * Each commit the answer holds whole (every parent listed, every SHA well formed, the commit the one asked
- * for), and into `listings` every tree listing it holds that hashes to its SHA. A commit not as asked is
+ * for), and into `listings` every tree listing it holds that hashes to its SHA, those of `trees` included. A commit not as asked is
  * left out (the caller reads it by REST).
  */
-function commitTreesOf(commits, answer, listings) {
+function commitTreesOf(commits, answer, listings, trees = []) {
     const out = new Map();
+    trees.forEach((sha, i) => addListings(listings, sha, answer.repository?.[`t${i}`]?.entries));
     commits.forEach((sha, i) => {
         const c = answer.repository?.[`c${i}`];
         if (!c || c.oid !== sha || !SHA.test(c.tree?.oid ?? '') || !c.parents)
@@ -76503,6 +76508,8 @@ function blobsOf(shas, answer) {
 
 /** commits per compare page (GitHub's most) */
 const COMPARE_PAGE = 100;
+/** trees listed along with a getCommitTrees call at most (as many as differsWhere asks in one call) */
+const TREES_ALONG = 100;
 /** Files asked for per page of a commit's file list: a shorter list is the whole list, however GitHub pages. */
 const COMMIT_FILES_PAGE = 100;
 /**
@@ -76569,16 +76576,25 @@ class GitObjectReads {
     async getCommitTrees(commits, options) {
         const out = new Map();
         const wanted = [...new Set(commits)].map(checkSha);
+        // the trees not listed yet ride along with the first call; more than one call holds go by getTrees
+        const trees = [...new Set(options.trees ?? [])].filter((sha) => !this.trees.peek(checkSha(sha)));
+        const along = trees.slice(0, TREES_ALONG);
         const calls = [];
         for (let i = 0; i < wanted.length; i += COMMIT_TREES_PER_CALL)
             calls.push(wanted.slice(i, i + COMMIT_TREES_PER_CALL));
-        await Promise.all(calls.map(async (chunk) => {
+        if (trees.length > along.length || calls.length === 0)
+            await this.getTrees(calls.length === 0 ? trees : trees.slice(along.length), {
+                levels: Math.max(options.levels, 1),
+                perCall: TREES_ALONG,
+            });
+        await Promise.all(calls.map(async (chunk, n) => {
             if (this.graphqlFailed)
                 return;
+            const listed = n === 0 ? along : [];
             try {
-                const answer = await this.rest.graphql(`get ${chunk.length} commits and their trees`, commitTreesQuery(chunk, options.levels, options.parentLevels ?? options.levels));
+                const answer = await this.rest.graphql(`get ${chunk.length} commits and their trees`, commitTreesQuery(chunk, options.levels, options.parentLevels ?? options.levels, listed));
                 const listings = new Map();
-                for (const [sha, found] of commitTreesOf(chunk, answer, listings)) {
+                for (const [sha, found] of commitTreesOf(chunk, answer, listings, listed)) {
                     const known = this.commits.peek(sha);
                     if (!known)
                         this.commits.set(sha, found.commit);
@@ -76681,6 +76697,17 @@ class GitObjectReads {
             return { entries, truncated: Boolean(data.truncated) };
         });
     }
+    /**
+     * Blobs by SHA over git, in as few fetches as git-blobs.ts allows; not kept in the blob cache (a
+     * workspace's worth would push out everything else). Empty without git or when git failed.
+     */
+    async getBlobsOverGit(shas) {
+        for (const sha of shas)
+            checkSha(sha);
+        if (!this.gitBlobs)
+            return new Map();
+        return this.gitBlobs.readMany(shas);
+    }
     async getBlob(sha) {
         checkSha(sha);
         return this.blobs.get(sha, async () => {
@@ -76770,8 +76797,12 @@ var external_node_path_ = __nccwpck_require__(6760);
 
 
 
-/** blobs asked for in one fetch at most (the SHAs go on the command line: 1,000 of 41 bytes) */
-const PER_FETCH = 1000;
+/**
+ * Blobs asked for in one fetch at most. The SHAs go to `git fetch --stdin`, not argv, so no command line
+ * limit applies; what bounds a batch is the want list of one upload-pack POST (50 bytes a blob: 2.5 MB at
+ * 50,000) and the `cat-file` answer held in memory, so a 100,000-file workspace takes two fetches.
+ */
+const PER_FETCH = 50_000;
 /** every store not yet removed, removed when the process exits (one listener for all readers) */
 const stores = new Set();
 process.once('exit', () => {
@@ -76803,6 +76834,21 @@ class GitBlobReader {
     fetches = 0;
     constructor(options) {
         this.options = options;
+    }
+    /**
+     * Many blobs at once: every one asked for here joins the same fetch (a few, past PER_FETCH). Those git could
+     * not bring are absent from the map, all of them once git failed.
+     */
+    async readMany(shas) {
+        const unique = [...new Set(shas)];
+        const read = await Promise.all(unique.map((sha) => this.read(sha)));
+        const found = new Map();
+        unique.forEach((sha, i) => {
+            const bytes = read[i];
+            if (bytes)
+                found.set(sha, bytes);
+        });
+        return found;
     }
     /**
      * The blob's bytes, or null when git could not bring it (git missing, refused, the network): the caller
@@ -76846,7 +76892,7 @@ class GitBlobReader {
         const store = await this.ensureStore();
         this.fetches += 1;
         const fetch = ['-c', 'protocol.version=2', 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head'];
-        const fetched = await this.git([...fetch, '--no-auto-gc', this.options.url, ...shas], store, null);
+        const fetched = await this.git([...fetch, '--no-auto-gc', '--stdin', this.options.url], store, `${shas.join('\n')}\n`);
         if (fetched.code !== 0)
             throw new Error(`git fetch exited ${fetched.code}`);
         const listed = await this.git(['cat-file', '--batch'], store, `${shas.join('\n')}\n`);
@@ -78638,6 +78684,7 @@ const TOOL_NAMES = [
     'push_files',
     'list_commits',
     'get_commit',
+    'request_scope',
 ];
 function isToolName(value) {
     return typeof value === 'string' && TOOL_NAMES.includes(value);
@@ -79420,7 +79467,7 @@ function parsePerimeter(c, entry) {
 /** Far above any real perimeters.yml; bounds the time and memory a hostile or mistaken file can cost. */
 const MAX_CONFIG_BYTES = 256 * 1024;
 /** Parses and validates perimeters.yml text; reports every problem at once. Throws ConfigError. */
-function parseConfig(text, file = DEFAULT_CONFIG_FILE) {
+function config_parseConfig(text, file = DEFAULT_CONFIG_FILE) {
     const bytes = Buffer.byteLength(text, 'utf8');
     if (bytes > MAX_CONFIG_BYTES) {
         const message = `the file is ${bytes} bytes; at most ${MAX_CONFIG_BYTES} are read (use fewer, broader globs)`;
@@ -88746,8 +88793,7 @@ const getCommit = defineTool({
             notes.reason = 'not reachable from the bound branch';
             throw absent;
         }
-        // with its parents' trees in one batched call where GraphQL serves it, else by REST
-        const commit = (await history.readCommit(sha)) ?? (await view.commit(sha));
+        const commit = await view.commit(sha);
         const changes = await history.commitChanges(commit);
         const files = changes.filter((c) => perimeter.canRead(c.path).allowed);
         if (files.length === 0) {
@@ -89325,7 +89371,7 @@ function byPath(a, b) {
 // EXTERNAL MODULE: ./node_modules/picomatch/index.js
 var picomatch = __nccwpck_require__(4006);
 var picomatch_default = /*#__PURE__*/__nccwpck_require__.n(picomatch);
-;// CONCATENATED MODULE: ./src/gateway/reads/batched-diff.ts
+;// CONCATENATED MODULE: ./src/github/batched-diff.ts
 /** rounds of batched reads before giving up on a pair */
 const MAX_ROUNDS = 16;
 /**
@@ -89676,8 +89722,6 @@ const WHOLE_LEVELS = 3;
 class History {
     upstream;
     trees = new Map();
-    /** commits read with their parents' trees (readCommit) */
-    commits = new Map();
     touchMemo = new Map();
     ancestry = new Map();
     pages = new Map();
@@ -89747,23 +89791,27 @@ class History {
         return changedPaths(this.upstream, parentTree, commit.tree, options);
     }
     /**
-     * What get_commit shows: the commit diffed against its first parent (as GitHub diffs a merge), from
-     * listings brought in batched reads (prefetchDiff), a few calls whatever the commit's size. Without them
-     * (GraphQL failed or refused): from the commit's file list (one request, which also brings the commit)
-     * when GitHub gives it whole and the commit has at most one parent; else from a tree diff by REST. The
-     * list has no blob SHA for the old side of a change (previousSha) except for a removed file.
+     * What get_commit shows: from the commit's file list (one request) when GitHub gives it whole and the
+     * commit has at most one parent; else (100 files or more, a merge) the commit diffed against its first
+     * parent, as GitHub diffs a merge, from listings brought in batched reads (prefetchDiff): a few calls
+     * whatever the commit's size. Without them (GraphQL failed or refused) from a tree diff by REST. The list
+     * has no blob SHA for the old side of a change (previousSha) except for a removed file.
      */
     async commitChanges(commit) {
-        const parent = commit.parents[0];
-        if (this.upstream.getTrees) {
-            const parentTree = parent === undefined ? null : await this.treeOf(parent);
-            if (await prefetchDiff(this.upstream, [{ base: parentTree, head: commit.tree }], { levels: DIFF_LEVELS }))
-                return changedPaths(this.upstream, parentTree, commit.tree);
-        }
         if (commit.parents.length <= 1) {
             const listed = await this.upstream.getCommitFiles(commit.sha);
             if (listed.complete && listed.files !== undefined)
                 return listed.files.flatMap(pathChanges);
+        }
+        const parent = commit.parents[0];
+        if (this.upstream.getTrees) {
+            // the parent's tree, with both trees' listings, in one batched call when not known yet
+            if (parent !== undefined && !this.trees.has(parent))
+                await this.learnParents(commit.sha);
+            const parentTree = parent === undefined ? null : await this.treeOf(parent);
+            const pair = { base: parentTree, head: commit.tree };
+            if (await prefetchDiff(this.upstream, [pair], { levels: DIFF_LEVELS }))
+                return changedPaths(this.upstream, parentTree, commit.tree);
         }
         return this.changes(commit);
     }
@@ -89793,35 +89841,24 @@ class History {
             if (touched !== null)
                 this.touchMemo.set(key(sha), touched);
     }
-    /**
-     * The commit for get_commit, with the root trees of its parents and the listings its diff starts from,
-     * in one batched call (Upstream.getCommitTrees); null when that cannot serve it (the caller reads the
-     * commit by REST). Only for a commit already found reachable: the call names nothing else.
-     */
-    async readCommit(sha) {
-        const known = this.commits.get(sha);
-        if (known)
-            return known;
+    /** The root trees of a commit's parents, and its own and theirs listed a few levels down, in one batched call. */
+    async learnParents(sha) {
         if (!this.upstream.getCommitTrees)
-            return null;
+            return;
         const found = (await this.upstream.getCommitTrees([sha], { levels: DIFF_LEVELS })).get(sha);
-        if (!found)
-            return null;
-        this.trees.set(sha, found.commit.tree);
-        found.commit.parents.forEach((parent, i) => this.trees.set(parent, found.parentTrees[i]));
-        this.commits.set(sha, found.commit);
-        return found.commit;
+        found?.commit.parents.forEach((parent, i) => this.trees.set(parent, found.parentTrees[i]));
     }
     /**
-     * The root trees of these commits, with their listings, in batched calls where GraphQL serves them (else
-     * left unknown).
+     * The root trees of these commits, with their listings and those of `trees`, in batched calls where
+     * GraphQL serves them (else left unknown).
      */
-    async learnTrees(commits) {
+    async learnTrees(commits, trees) {
         const unknown = commits.filter((sha) => !this.trees.has(sha));
         if (unknown.length === 0 || !this.upstream.getCommitTrees)
             return;
-        // their trees' listings along, as the round after this one would ask them
-        const options = { levels: WHOLE_LEVELS, parentLevels: 0 };
+        // their trees' listings along, and those of the trees already known, as differsWhere's first round
+        // would ask them: one call where two would do
+        const options = { levels: WHOLE_LEVELS, parentLevels: 0, trees };
         for (const [sha, found] of await this.upstream.getCommitTrees(unknown, options))
             this.trees.set(sha, found.commit.tree);
     }
@@ -89837,7 +89874,9 @@ class History {
             return;
         const key = (sha) => `${perimeter.name}\0\0${sha}`;
         const open = commits.filter((c) => !this.touchMemo.has(key(c.sha)));
-        await this.learnTrees(open.flatMap((c) => c.parents.slice(0, 1)));
+        const parents = open.flatMap((c) => c.parents.slice(0, 1));
+        const known = parents.flatMap((p) => this.trees.get(p) ?? []);
+        await this.learnTrees(parents, [...open.map((c) => c.tree), ...known]);
         const pairs = open.flatMap((c) => {
             const parent = c.parents[0];
             const base = parent === undefined ? null : this.trees.get(parent);
@@ -90068,7 +90107,107 @@ const pushFiles = defineTool({
     },
 });
 
+;// CONCATENATED MODULE: ./src/policy/scope.ts
+
+
+
+/** At most this many request_scope calls are recorded per job (all perimeters together). */
+const MAX_SCOPE_REQUESTS = 10;
+/** A reason longer than this is refused: the summary shows each one whole. */
+const MAX_SCOPE_REASON = 500;
+/** Why a request_scope call cannot be recorded, or null. Pure: the caller counts the calls. */
+function scopeRequestProblem(glob, reason, recorded) {
+    if (recorded >= MAX_SCOPE_REQUESTS)
+        return `this job already recorded ${MAX_SCOPE_REQUESTS} scope requests, the most it records`;
+    const problem = globProblem(glob);
+    if (problem !== null)
+        return `${JSON.stringify(glob)} is not a perimeters.yml glob: ${problem}`;
+    if (reason.trim() === '')
+        return 'give a reason: the owner decides by it';
+    if (reason.length > MAX_SCOPE_REASON)
+        return `the reason has ${reason.length} characters, at most ${MAX_SCOPE_REASON} are recorded`;
+    return null;
+}
+/**
+ * perimeters.yml with each requested glob added to its perimeter's `write` list (a list written in flow style
+ * stays so; comments stay), or null when the result would not pass parseConfig (so what the summary shows
+ * is always a file `perimeter check` accepts). Requests for a perimeter the file does not define, and globs
+ * already listed, are left out.
+ */
+function proposeScope(text, file, requests) {
+    const doc = parseDocument(text);
+    const perimeters = doc.get('perimeters');
+    if (!isMap(perimeters))
+        return null;
+    let changed = false;
+    for (const { perimeter, glob } of requests) {
+        const entry = perimeters.get(perimeter);
+        if (!isMap(entry))
+            continue;
+        const write = entry.get('write');
+        if (write === undefined) {
+            entry.set('write', doc.createNode([glob], { flow: true }));
+            changed = true;
+        }
+        else if (isSeq(write)) {
+            if (write.items.some((item) => String(item.value ?? item) === glob))
+                continue;
+            write.items.push(doc.createNode(glob));
+            changed = true;
+        }
+    }
+    if (!changed)
+        return null;
+    const proposed = doc.toString();
+    try {
+        parseConfig(proposed, file);
+    }
+    catch {
+        return null;
+    }
+    return proposed;
+}
+
+;// CONCATENATED MODULE: ./src/gateway/tools/request-scope.ts
+
+
+
+
+const requestScope = defineTool({
+    name: 'request_scope',
+    description: `Ask the repository owner for write access to a path this endpoint may not write, with a reason. Nothing changes now: the request goes into the job's receipt as a ready perimeters.yml change the owner may apply for a later run. At most ${MAX_SCOPE_REQUESTS} requests per job, reasons up to ${MAX_SCOPE_REASON} characters.`,
+    readOnly: true,
+    destructive: false,
+    inputSchema: {
+        path: schemas_string().describe('the path or perimeters.yml glob to write, e.g. "docs/api.md" or "docs/**"'),
+        reason: schemas_string().describe('why the task needs it, for the owner who decides'),
+    },
+    outputSchema: {
+        recorded: literal(true),
+        remaining: schemas_number().describe('how many more requests this job may record'),
+    },
+    // a glob, not a path: the ledger keeps it in `scope`, never among the paths a call touched
+    pathArguments: {},
+    async handler({ path, reason }, { perimeter, scopeRequests, notes }) {
+        const problem = scopeRequestProblem(path, reason, scopeRequests.recorded);
+        if (problem !== null) {
+            notes.reason = problem;
+            throw new ToolError(`scope request refused: ${problem}`, 'refused');
+        }
+        if (perimeter.canWrite(path).allowed) {
+            notes.reason = 'already writable';
+            throw new ToolError(`${JSON.stringify(path)} is writable already; use push_files`, 'refused');
+        }
+        scopeRequests.recorded++;
+        notes.scope = { glob: path, reason };
+        return Promise.resolve({
+            structured: { recorded: true, remaining: MAX_SCOPE_REQUESTS - scopeRequests.recorded },
+        });
+    },
+});
+
 ;// CONCATENATED MODULE: ./src/gateway/tools/all-tools.ts
+
 
 
 
@@ -90086,6 +90225,7 @@ const TOOLS = {
     list_commits: listCommits,
     get_commit: getCommit,
     push_files: pushFiles,
+    request_scope: requestScope,
 };
 const ALL_TOOLS = Object.values(TOOLS);
 /** The definition of a tool by name, or undefined for a name no tool has. */
@@ -90165,6 +90305,7 @@ class CallTracker {
             ...(notes.commit !== undefined ? { commit: notes.commit } : {}),
             ...(notes.message !== undefined ? { message: notes.message } : {}),
             ...(notes.content !== undefined ? { content: notes.content } : {}),
+            ...(notes.scope !== undefined ? { scope: notes.scope } : {}),
             ...(outcome.hidden ? { hidden_values: outcome.hidden, hidden_kinds: outcome.kinds ?? {} } : {}),
         };
         try {
@@ -101366,8 +101507,12 @@ function checkRequest(perimeter, request) {
             problems.push(`${path}: named more than once`);
         seen.add(path);
         const decision = perimeter.canWrite(path);
+        // a path the perimeter would send to review is refused here only because writes are not staged
+        const staging = !decision.allowed && perimeter.canReview(path).allowed
+            ? '; review applies with writes: stage only'
+            : '';
         if (!decision.allowed)
-            problems.push(`${path}: not writable (${decision.rule})`);
+            problems.push(`${path}: not writable (${decision.rule}${staging})`);
     };
     const files = [];
     let total = 0;
@@ -102223,6 +102368,7 @@ async function startGateway(options) {
         view,
         history: new History(upstream, branch),
         pusher: new Pusher(view, filter),
+        scopeRequests: { recorded: 0 },
         instructions: options.instructionsRef === undefined ? null : new TrustedInstructions(view, options.instructionsRef),
         filter,
         log,
@@ -102352,7 +102498,7 @@ class GatewayConfigError extends Error {
 /** The one way to build a gateway: validate the configuration, choose the perimeters, connect, serve. */
 async function assembleGateway(input, hooks = {}) {
     const config = checkConfig(gatewayConfigSchema, input, 'invalid gateway configuration');
-    const selected = selectPerimeters(parseConfig(config.configText, config.configFile), config.perimeters ?? null, config.branch, config.defaultBranch);
+    const selected = selectPerimeters(config_parseConfig(config.configText, config.configFile), config.perimeters ?? null, config.branch, config.defaultBranch);
     // Staged writes may carry paths sent to review: the apply job, not this runner, decides where they go.
     const perimeters = config.stagePath === undefined ? selected : selected.map(withReview);
     const direct = hooks.upstream ??

@@ -37992,6 +37992,7 @@ const TOOL_NAMES = [
     'push_files',
     'list_commits',
     'get_commit',
+    'request_scope',
 ];
 function isToolName(value) {
     return typeof value === 'string' && TOOL_NAMES.includes(value);
@@ -39585,16 +39586,28 @@ function commitSha(commit) {
 const REST_BLOB_LIMIT = 200;
 const REST_CONCURRENCY = 8;
 /**
- * Many blobs the cheap way: text blobs in batched GraphQL calls (getBlobs), the rest (binary, truncated by
- * GitHub, large, or all of them when GraphQL failed) one REST request each, at most `restLimit` of them;
- * beyond that they are withheld, not read one by one. Every blob is checked against its SHA: a REST answer
- * that does not hash to it is refused (UpstreamError invalid), never handed on.
+ * Many blobs the cheap way: all of them over git's smart HTTP in one or a few fetches (getBlobsOverGit, off
+ * the REST and GraphQL budgets); what git did not bring (git refused or missing), text in batched GraphQL
+ * calls (getBlobs), the rest (binary, truncated by GitHub, large, or all of them when GraphQL failed) one
+ * REST request each, at most `restLimit` of them; beyond that they are withheld, not read one by one. Every
+ * blob is checked against its SHA: git's or GraphQL's that does not hash to it goes the next way, a REST
+ * answer that does not is refused (UpstreamError invalid), never handed on.
  */
 async function readBlobs(reads, wanted, options = {}) {
     const restLimit = options.restLimit ?? REST_BLOB_LIMIT;
     const unique = [...new Map(wanted.map((w) => [w.sha, w])).values()];
-    const blobs = reads.getBlobs ? await reads.getBlobs(unique) : new Map();
-    const byGraphql = blobs.size;
+    const blobs = new Map();
+    if (reads.getBlobsOverGit)
+        for (const [sha, bytes] of await reads.getBlobsOverGit(unique.map((w) => w.sha)))
+            // git names objects by their content already; checked again here, as cheap as it is final
+            if (blobSha(bytes) === sha)
+                blobs.set(sha, bytes);
+    const byGit = blobs.size;
+    const unread = unique.filter((w) => !blobs.has(w.sha));
+    if (reads.getBlobs && unread.length > 0)
+        for (const [sha, bytes] of await reads.getBlobs(unread))
+            blobs.set(sha, bytes);
+    const byGraphql = blobs.size - byGit;
     const missing = unique.filter((w) => !blobs.has(w.sha));
     const withheld = new Map();
     for (const { sha } of missing.slice(restLimit))
@@ -39609,7 +39622,7 @@ async function readBlobs(reads, wanted, options = {}) {
         }
     };
     await Promise.all(Array.from({ length: Math.min(REST_CONCURRENCY, queue.length) }, worker));
-    return { blobs, withheld, byGraphql, byRest: blobs.size - byGraphql };
+    return { blobs, withheld, byGit, byGraphql, byRest: blobs.size - byGit - byGraphql };
 }
 
 ;// CONCATENATED MODULE: ./src/github/whole-tree.ts
@@ -40312,6 +40325,11 @@ const GIT_IDENTITY = [
     'user.email=perimeter@localhost',
     '-c',
     'commit.gpgsign=false',
+    // no gc or maintenance left running in the background after the commit (a big first commit starts one)
+    '-c',
+    'gc.auto=0',
+    '-c',
+    'maintenance.auto=false',
 ];
 /**
  * Every perimeter's workspace at `head`: the plans first (one tree read, shared), the blobs of all of them
@@ -40353,7 +40371,12 @@ async function handOutWorkspaces(options) {
     }
     return {
         workspaces,
-        figures: { blobs: reading.blobs.size, byGraphql: reading.byGraphql, byRest: reading.byRest },
+        figures: {
+            blobs: reading.blobs.size,
+            byGit: reading.byGit,
+            byGraphql: reading.byGraphql,
+            byRest: reading.byRest,
+        },
     };
 }
 /** Writes the files into `dir`, which must be absent or empty: nothing already there is kept or overwritten. */
@@ -56121,12 +56144,16 @@ function addListings(out, sha, list) {
 const COMMIT_TREES_PER_CALL = 50;
 const MAX_PARENTS = 8;
 const actor = 'name email date';
-/** The query for these commits (SHAs already checked as 40 hex digits); levels 0: the trees' SHAs only. */
-function commitTreesQuery(commits, levels, parentLevels) {
+/**
+ * The query for these commits (SHAs already checked as 40 hex digits); levels 0: the trees' SHAs only.
+ * `trees` are more trees listed in the same call, `levels` deep, each by its SHA (`t0`, `t1`, ...).
+ */
+function commitTreesQuery(commits, levels, parentLevels, trees = []) {
     const tree = (n) => (n > 0 ? `tree { oid ${entriesSelection(n)} }` : 'tree { oid }');
     const aliases = commits.map((sha, i) => `c${i}: object(oid: "${sha}") { ... on Commit { oid message author { ${actor} } committer { ${actor} } ${tree(levels)} ` +
         `parents(first: ${MAX_PARENTS}) { totalCount nodes { oid ${tree(parentLevels)} } } } }`);
-    return `query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { ${aliases.join(' ')} } }`;
+    const listed = trees.map((sha, i) => `t${i}: object(oid: "${sha}") { ... on Tree { ${entriesSelection(Math.max(levels, 1))} } }`);
+    return `query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) { ${[...aliases, ...listed].join(' ')} } }`;
 }
 const graphql_commit_trees_SHA = /^[0-9a-f]{40}$/;
 /**
@@ -56144,11 +56171,12 @@ const graphql_commit_trees_signature = (a) => ({
 });
 /**
  * Each commit the answer holds whole (every parent listed, every SHA well formed, the commit the one asked
- * for), and into `listings` every tree listing it holds that hashes to its SHA. A commit not as asked is
+ * for), and into `listings` every tree listing it holds that hashes to its SHA, those of `trees` included. A commit not as asked is
  * left out (the caller reads it by REST).
  */
-function commitTreesOf(commits, answer, listings) {
+function commitTreesOf(commits, answer, listings, trees = []) {
     const out = new Map();
+    trees.forEach((sha, i) => addListings(listings, sha, answer.repository?.[`t${i}`]?.entries));
     commits.forEach((sha, i) => {
         const c = answer.repository?.[`c${i}`];
         if (!c || c.oid !== sha || !graphql_commit_trees_SHA.test(c.tree?.oid ?? '') || !c.parents)
@@ -56341,6 +56369,8 @@ function blobsOf(shas, answer) {
 
 /** commits per compare page (GitHub's most) */
 const COMPARE_PAGE = 100;
+/** trees listed along with a getCommitTrees call at most (as many as differsWhere asks in one call) */
+const TREES_ALONG = 100;
 /** Files asked for per page of a commit's file list: a shorter list is the whole list, however GitHub pages. */
 const COMMIT_FILES_PAGE = 100;
 /**
@@ -56407,16 +56437,25 @@ class GitObjectReads {
     async getCommitTrees(commits, options) {
         const out = new Map();
         const wanted = [...new Set(commits)].map(checkSha);
+        // the trees not listed yet ride along with the first call; more than one call holds go by getTrees
+        const trees = [...new Set(options.trees ?? [])].filter((sha) => !this.trees.peek(checkSha(sha)));
+        const along = trees.slice(0, TREES_ALONG);
         const calls = [];
         for (let i = 0; i < wanted.length; i += COMMIT_TREES_PER_CALL)
             calls.push(wanted.slice(i, i + COMMIT_TREES_PER_CALL));
-        await Promise.all(calls.map(async (chunk) => {
+        if (trees.length > along.length || calls.length === 0)
+            await this.getTrees(calls.length === 0 ? trees : trees.slice(along.length), {
+                levels: Math.max(options.levels, 1),
+                perCall: TREES_ALONG,
+            });
+        await Promise.all(calls.map(async (chunk, n) => {
             if (this.graphqlFailed)
                 return;
+            const listed = n === 0 ? along : [];
             try {
-                const answer = await this.rest.graphql(`get ${chunk.length} commits and their trees`, commitTreesQuery(chunk, options.levels, options.parentLevels ?? options.levels));
+                const answer = await this.rest.graphql(`get ${chunk.length} commits and their trees`, commitTreesQuery(chunk, options.levels, options.parentLevels ?? options.levels, listed));
                 const listings = new Map();
-                for (const [sha, found] of commitTreesOf(chunk, answer, listings)) {
+                for (const [sha, found] of commitTreesOf(chunk, answer, listings, listed)) {
                     const known = this.commits.peek(sha);
                     if (!known)
                         this.commits.set(sha, found.commit);
@@ -56519,6 +56558,17 @@ class GitObjectReads {
             return { entries, truncated: Boolean(data.truncated) };
         });
     }
+    /**
+     * Blobs by SHA over git, in as few fetches as git-blobs.ts allows; not kept in the blob cache (a
+     * workspace's worth would push out everything else). Empty without git or when git failed.
+     */
+    async getBlobsOverGit(shas) {
+        for (const sha of shas)
+            checkSha(sha);
+        if (!this.gitBlobs)
+            return new Map();
+        return this.gitBlobs.readMany(shas);
+    }
     async getBlob(sha) {
         checkSha(sha);
         return this.blobs.get(sha, async () => {
@@ -56600,8 +56650,12 @@ function comparedFile(file) {
 
 
 
-/** blobs asked for in one fetch at most (the SHAs go on the command line: 1,000 of 41 bytes) */
-const PER_FETCH = 1000;
+/**
+ * Blobs asked for in one fetch at most. The SHAs go to `git fetch --stdin`, not argv, so no command line
+ * limit applies; what bounds a batch is the want list of one upload-pack POST (50 bytes a blob: 2.5 MB at
+ * 50,000) and the `cat-file` answer held in memory, so a 100,000-file workspace takes two fetches.
+ */
+const PER_FETCH = 50_000;
 /** every store not yet removed, removed when the process exits (one listener for all readers) */
 const stores = new Set();
 process.once('exit', () => {
@@ -56633,6 +56687,21 @@ class GitBlobReader {
     fetches = 0;
     constructor(options) {
         this.options = options;
+    }
+    /**
+     * Many blobs at once: every one asked for here joins the same fetch (a few, past PER_FETCH). Those git could
+     * not bring are absent from the map, all of them once git failed.
+     */
+    async readMany(shas) {
+        const unique = [...new Set(shas)];
+        const read = await Promise.all(unique.map((sha) => this.read(sha)));
+        const found = new Map();
+        unique.forEach((sha, i) => {
+            const bytes = read[i];
+            if (bytes)
+                found.set(sha, bytes);
+        });
+        return found;
     }
     /**
      * The blob's bytes, or null when git could not bring it (git missing, refused, the network): the caller
@@ -56676,7 +56745,7 @@ class GitBlobReader {
         const store = await this.ensureStore();
         this.fetches += 1;
         const fetch = ['-c', 'protocol.version=2', 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head'];
-        const fetched = await this.git([...fetch, '--no-auto-gc', this.options.url, ...shas], store, null);
+        const fetched = await this.git([...fetch, '--no-auto-gc', '--stdin', this.options.url], store, `${shas.join('\n')}\n`);
         if (fetched.code !== 0)
             throw new Error(`git fetch exited ${fetched.code}`);
         const listed = await this.git(['cat-file', '--batch'], store, `${shas.join('\n')}\n`);
@@ -57482,7 +57551,7 @@ async function handOutAll(settings, upstream, context) {
             info(`  left out ${path || 'every file'}: ${reason}`);
     }
     info(`workspaces ready in ${Math.round(external_node_perf_hooks_.performance.now() - started)} ms: ${figures.blobs} blobs, ` +
-        `${figures.byGraphql} by GraphQL, ${figures.byRest} by REST (one request each)`);
+        `${figures.byGit} over git, ${figures.byGraphql} by GraphQL, ${figures.byRest} by REST (one request each)`);
 }
 /** A word for sh, quoted only when it needs to be. */
 function shellWord(word) {
