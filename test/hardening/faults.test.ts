@@ -67,7 +67,8 @@ describe('the gateway when GitHub misbehaves', () => {
       config: CONFIG,
       proxy: true,
       timeouts: 'on-hold',
-      upstream: { retryBaseMs: 10, readRetries: 2, maxRateLimitWaitSeconds: 5 },
+      // the REST reads' faults: blobs over git and its fallback are test/github/git-blobs.test.ts's
+      upstream: { retryBaseMs: 10, readRetries: 2, maxRateLimitWaitSeconds: 5, gitUrl: false },
     });
     dev = await stand.connect('dev');
     await makeExecutable(stand.repoDir, SCRIPTS);

@@ -26,11 +26,17 @@ export interface FakeStats {
 
 /**
  * The routes in `stats.byRoute` that could change something upstream, with their counts: REST and git
- * anything but GET and HEAD, and GraphQL mutations (a GraphQL query is a POST too, but only reads).
+ * anything but GET and HEAD, and GraphQL mutations (a GraphQL query is a POST too, but only reads, as is
+ * git's upload-pack, a fetch).
  */
 export function writeRequests(stats: FakeStats): Record<string, number> {
   return Object.fromEntries(
-    Object.entries(stats.byRoute).filter(([route]) => !/^((GIT )?(GET|HEAD) |POST \/graphql$)/.test(route)),
+    Object.entries(stats.byRoute).filter(
+      ([route]) =>
+        !/^((GIT )?(GET|HEAD) |POST \/graphql$|GIT POST \/\{owner\}\/\{repo\}\.git\/git-upload-pack$)/.test(
+          route,
+        ),
+    ),
   );
 }
 
