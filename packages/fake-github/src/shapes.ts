@@ -11,6 +11,12 @@ const KNOWN_IDS: Record<string, number> = {
   octocat: 583231,
 };
 
+/**
+ * Accounts GitHub reports as type "Bot" without the "[bot]" suffix of an App's bot: Copilot coding agent's
+ * (https://api.github.com/users/Copilot answers "type": "Bot").
+ */
+const BOT_USERS = new Set(['Copilot']);
+
 export function userId(login: string): number {
   return KNOWN_IDS[login] ?? createHash('sha1').update(login).digest().readUInt32BE(0) % 100_000_000;
 }
@@ -42,7 +48,7 @@ export function simpleUser(base: string, login: string): Record<string, unknown>
     repos_url: `${url}/repos`,
     events_url: `${url}/events{/privacy}`,
     received_events_url: `${url}/received_events`,
-    type: login.endsWith('[bot]') ? 'Bot' : 'User',
+    type: login.endsWith('[bot]') || BOT_USERS.has(login) ? 'Bot' : 'User',
     site_admin: false,
   };
 }
