@@ -27,6 +27,13 @@ export interface Signature {
   date: string;
 }
 
+export interface CommitIdentity {
+  author: { login: string; type: string } | null;
+  committer: { login: string; type: string } | null;
+  verified: boolean;
+  reason: string;
+}
+
 export interface CommitInfo {
   sha: string;
   tree: string;
@@ -34,6 +41,11 @@ export interface CommitInfo {
   message: string;
   author: Signature;
   committer: Signature;
+  /**
+   * What GitHub says about who made the commit (the commits API only; absent when read as a git object):
+   * the accounts it links the author and committer to, and its signature verification.
+   */
+  github?: CommitIdentity;
   /** kept in the runner for a later apply job (`writes: stage`), not on GitHub yet */
   staged?: true;
 }

@@ -14,6 +14,15 @@ export {
   type Assignment,
   type PullRequestFacts,
 } from './pull-requests.js';
+export {
+  attributeCommit,
+  makerOf,
+  WEB_FLOW_LOGIN,
+  type Attribution,
+  type CommitIdentityFacts,
+  type LinkedAccount,
+  type Maker,
+} from './commit-attribution.js';
 export { ConfigError, type ConfigProblem } from './config-error.js';
 export { parseConfig } from './config.js';
 export { compilePerimeter, PerimeterSpecError, type Decision, type Perimeter } from './perimeter.js';

@@ -66,6 +66,7 @@ export { snapshotRefs, verifyJob } from './verify-job.js';
 export { readJobActivity } from './gathering/activity.js';
 export { startFromActivity } from './gathering/ref-accounting.js';
 export { PULL_REQUEST_COMMIT_LIMIT, verifyPullRequest, type PullRequestInput } from './pull-request.js';
+export { attributePullCommits, type CommitJudge } from './judging/pull-attribution.js';
 export {
   AgentJobError,
   agentJobWindow,

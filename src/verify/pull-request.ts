@@ -6,6 +6,7 @@ import { diffTrees } from './gathering/diff-trees.js';
 import { decideFile, fileViolations } from './judging/judge.js';
 import { boundaryOf, mergeBaseOf, ownChanges } from './gathering/pull-commits.js';
 import type { FileDecision, Verdict, Violation } from './types.js';
+import type { CommitJudge } from './judging/pull-attribution.js';
 
 /**
  * GitHub lists at most 250 commits of a pull request; with more, not each one can be examined.
@@ -21,18 +22,28 @@ export interface PullRequestInput {
   commits: CommitInfo[];
   /** the base branch's head, read after the commits */
   baseHead: string;
-  /** the perimeter perimeters.yml assigns to the pull request */
-  perimeter: Perimeter;
+  /** the perimeter perimeters.yml assigns to the pull request itself, if any */
+  perimeter: Perimeter | null;
   /** why it is assigned, e.g. 'author "Copilot", head branch glob "copilot/**"' */
-  assignedBy: string;
+  assignedBy: string | null;
+  /** each commit's judge by its maker (attributePullCommits); without it, every commit is the pull request's */
+  attribution?: Map<string, CommitJudge>;
 }
 
 const short = (sha: string): string => sha.slice(0, 7);
 
+/** A path a commit changed by itself, and who judged it (null: a person's, not judged). */
+interface Made {
+  change: Change;
+  perimeter: Perimeter | null;
+  by: string;
+}
+
 /**
- * Judges every commit of a pull request by itself against its assigned perimeter (so a change made and undone
- * later still counts), and the pull request's net change from its merge base (so a merge cannot quietly
- * undo a base change outside the perimeter). Whatever could not be examined makes the verdict `error`.
+ * Judges every commit of a pull request by itself against the perimeter of whoever made it (so a change made
+ * and undone later still counts; a person's own commits are listed, not judged), and the pull request's net
+ * change from its merge base where no commit accounts for it (so a merge cannot quietly undo a base change
+ * outside the perimeter). Whatever could not be examined or attributed makes the verdict `error`.
  */
 export async function verifyPullRequest(input: PullRequestInput): Promise<Verdict> {
   const { upstream, pull, commits, perimeter } = input;
@@ -48,28 +59,38 @@ export async function verifyPullRequest(input: PullRequestInput): Promise<Verdic
     unchecked.push(
       `the pull request's head ${short(pull.headSha)} is not among the commits GitHub listed: it moved while it was read; the next run judges the new head`,
     );
+  const judges = new Map(commits.map((c) => [c.sha, judgeOf(input, c.sha)]));
   if (unchecked.length > 0)
-    return verdictOf(input, { unchecked, files: [], violations: [], mergeBase: null });
+    return verdictOf(input, judges, { unchecked, files: [], violations: [], mergeBase: null });
 
   const { boundary, problems } = await boundaryOf(upstream, commits, input.baseHead);
   unchecked.push(...problems);
   const violations: Violation[] = [];
-  const seen = new Map<string, Change>();
-  const transient: Change[] = [];
+  const seen = new Map<string, Made>();
   for (const commit of commits) {
+    const judge = judges.get(commit.sha)!;
+    if (judge.kind === 'unattributed') unchecked.push(judge.reason);
     const own = await ownChanges(upstream, commit);
     if (!own.ok) {
       unchecked.push(own.problem);
       continue;
     }
-    const sizes = await sizesOf(upstream, own.changes, branch, perimeter);
+    const by = judge.kind === 'unattributed' ? '' : judge.by;
+    const judging = judge.kind === 'perimeter' ? judge.perimeter : null;
+    for (const change of own.changes) {
+      // the summary names the perimeter that judged a path, where any did
+      const earlier = seen.get(change.path);
+      if (earlier === undefined || (earlier.perimeter === null && judging !== null))
+        seen.set(change.path, { change, perimeter: judging, by });
+    }
+    if (judging === null) continue;
+    const sizes = await sizesOf(upstream, own.changes, branch, judging);
     const label = `commit ${short(commit.sha)}`;
     violations.push(
       ...judgeCommit({ label, changes: own.changes, sizeOf: (sha) => sizes.get(sha) ?? 0 }, branch, [
-        perimeter,
+        judging,
       ]).map((v) => ({ ...v, message: v.message.startsWith(label) ? v.message : `${label}: ${v.message}` })),
     );
-    for (const change of own.changes) if (!seen.has(change.path)) seen.set(change.path, change);
   }
 
   const mergeBase = await mergeBaseOf(upstream, boundary);
@@ -79,20 +100,44 @@ export async function verifyPullRequest(input: PullRequestInput): Promise<Verdic
   else {
     const [base, head] = await Promise.all([upstream.getCommit(mergeBase), upstream.getCommit(pull.headSha)]);
     const net = await diffTrees(upstream, base.tree, head.tree);
-    const named = new Set(violations.flatMap((v) => (v.path === undefined ? [] : [v.path])));
-    violations.push(
-      ...fileViolations(net, branch, [perimeter])
-        .filter((v) => v.path === undefined || !named.has(v.path))
-        .map((v) => ({ ...v, message: `the net change from the merge base: ${v.message}` })),
-    );
+    // A path of the net change no commit changed by itself: a merge kept the pull request's version of a file
+    // the base changed. Nobody's commit accounts for it, so the pull request's perimeter judges it.
+    const unaccounted = net.filter((c) => !seen.has(c.path));
+    if (unaccounted.length > 0 && perimeter === null)
+      unchecked.push(
+        `the net change from the merge base changes ${unaccounted.map((c) => c.path).join(', ')}, which no commit changes by itself (a merge kept the pull request's version), and no perimeter is assigned to the pull request`,
+      );
+    if (perimeter !== null) {
+      const named = new Set(violations.flatMap((v) => (v.path === undefined ? [] : [v.path])));
+      violations.push(
+        ...fileViolations(unaccounted, branch, [perimeter])
+          .filter((v) => v.path === undefined || !named.has(v.path))
+          .map((v) => ({ ...v, message: `the net change from the merge base: ${v.message}` })),
+      );
+    }
     const netPaths = new Set(net.map((c) => c.path));
-    for (const [path, change] of seen) if (!netPaths.has(path)) transient.push(change);
     files = [
-      ...net.map((c) => decideFile(c, branch, [perimeter])),
-      ...transient.map((c) => ({ ...decideFile(c, branch, [perimeter]), transient: true })),
+      ...net.map((c) => decide(c, seen.get(c.path) ?? { change: c, perimeter, by: '' }, branch)),
+      ...[...seen.values()]
+        .filter((made) => !netPaths.has(made.change.path))
+        .map((made) => ({ ...decide(made.change, made, branch), transient: true })),
     ];
   }
-  return verdictOf(input, { unchecked, files, violations: dedupe(violations), mergeBase });
+  return verdictOf(input, judges, { unchecked, files, violations: dedupe(violations), mergeBase });
+}
+
+function judgeOf(input: PullRequestInput, sha: string): CommitJudge {
+  const found = input.attribution?.get(sha);
+  if (found !== undefined) return found;
+  return input.perimeter !== null
+    ? { kind: 'perimeter', perimeter: input.perimeter, by: "the pull request's perimeter" }
+    : { kind: 'unattributed', reason: `commit ${short(sha)} cannot be attributed to a perimeter` };
+}
+
+/** A file's line in the summary: decided by the perimeter that judged it, or a person's change. */
+function decide(change: Change, made: Made, branch: string): FileDecision {
+  if (made.perimeter !== null) return decideFile(change, branch, [made.perimeter]);
+  return { ...change, allowed: true, rule: `not judged: ${made.by || 'no perimeter judged it'}` };
 }
 
 /** Blob sizes for the limits, read only when every path is writable (else the commit fails anyway). */
@@ -119,10 +164,19 @@ function dedupe(violations: Violation[]): Violation[] {
 
 function verdictOf(
   input: PullRequestInput,
+  judges: Map<string, CommitJudge>,
   found: { unchecked: string[]; files: FileDecision[]; violations: Violation[]; mergeBase: string | null },
 ): Verdict {
-  const { pull, commits, perimeter } = input;
+  const { pull, commits } = input;
   const state = found.violations.length > 0 ? 'failure' : found.unchecked.length > 0 ? 'error' : 'success';
+  const all = [...judges.entries()];
+  const shas = (kind: CommitJudge['kind']) => all.filter(([, j]) => j.kind === kind).map(([sha]) => sha);
+  const names = [...new Set(all.flatMap(([, j]) => (j.kind === 'perimeter' ? [j.perimeter.name] : [])))];
+  const people = shas('person');
+  const assigned =
+    input.perimeter === null
+      ? 'no perimeter assigned to it'
+      : `assigned perimeter "${input.perimeter.name}" (${input.assignedBy ?? ''})`;
   return {
     state,
     branch: pull.headRef,
@@ -137,9 +191,9 @@ function verdictOf(
     refChanges: [],
     commits: {
       gateway: [],
-      direct: commits.map((c) => c.sha),
-      others: [],
-      unattributed: [],
+      direct: shas('perimeter'),
+      others: people,
+      unattributed: shas('unattributed'),
       complete: found.unchecked.length === 0,
     },
     pushes: [],
@@ -148,13 +202,21 @@ function verdictOf(
     perPerimeter: {},
     unchecked: found.unchecked,
     notes: [
-      `pull request #${pull.number} by ${pull.author} from "${pull.headRef}" into "${pull.baseRef}", judged by perimeter "${perimeter.name}" (${input.assignedBy}), each of its ${commits.length} commit(s) by itself`,
+      `pull request #${pull.number} by ${pull.author} from "${pull.headRef}" into "${pull.baseRef}" (${assigned}), each of its ${commits.length} commit(s) judged by itself, by whoever made it:`,
+      ...all.map(([sha, j]) =>
+        j.kind === 'perimeter'
+          ? `commit ${short(sha)}: perimeter "${j.perimeter.name}", ${j.by}`
+          : j.kind === 'person'
+            ? `commit ${short(sha)}: ${j.login}'s own, not judged (${j.by})`
+            : `commit ${short(sha)}: not attributed: ${j.reason}`,
+      ),
     ],
     pullRequest: {
       number: pull.number,
       author: pull.author,
-      perimeter: perimeter.name,
+      perimeter: names.join(', '),
       commits: commits.length,
+      ...(people.length > 0 ? { people: people.length } : {}),
     },
   };
 }

@@ -212,7 +212,15 @@ export interface Verdict {
    */
   receiptOn?: string[];
   /** set when the verdict is on a pull request's commits (the pull-request gate), not on a job */
-  pullRequest?: { number: number; author: string; perimeter: string; commits: number };
+  pullRequest?: {
+    number: number;
+    author: string;
+    /** the perimeters that judged its commits, comma-separated */
+    perimeter: string;
+    commits: number;
+    /** how many of them are a person's own, listed and not judged */
+    people?: number;
+  };
 }
 
 /**

@@ -37,6 +37,7 @@ const FILES = {
   '.github/workflows/ci.yml': 'on: push\n',
 };
 const COPILOT = 'ghu_CopilotCodingAgent0123456789abcdefghij';
+const ALICE = 'ghp_AlicePersonalToken0123456789abcdefghij';
 const BRANCH = 'copilot/fix-issue-12';
 const file = (content: string) => ({ mode: '100644' as const, content });
 
@@ -53,6 +54,7 @@ describe('the pull-request gate (perimeter/verify on pull_request_target)', { ti
   beforeEach(async () => {
     s = await startStandIn(FILES);
     s.fake.addToken(COPILOT, 'Copilot');
+    s.fake.addToken(ALICE, 'alice');
     github = s.upstream();
   });
   afterEach(async () => {
@@ -95,9 +97,37 @@ describe('the pull-request gate (perimeter/verify on pull_request_target)', { ti
     return runner.runMain();
   }
 
-  /** The statuses on `perimeter` of a commit, oldest first. */
-  async function statuses(sha: string) {
-    return (await github.listStatuses(sha)).filter((st) => st.context === 'perimeter').reverse();
+  /** The statuses on `perimeter` (or another context) of a commit, oldest first. */
+  async function statuses(sha: string, context = 'perimeter') {
+    return (await github.listStatuses(sha)).filter((st) => st.context === context).reverse();
+  }
+
+  /**
+   * A commit GitHub makes for the token's account through the API (no custom author or committer: signed by
+   * web-flow, authored by that account), moved onto `branch` as a push would move it.
+   */
+  async function apiCommit(
+    token: string,
+    branch: string,
+    files: Record<string, string>,
+    parent?: string,
+  ): Promise<string> {
+    const as = s.upstream({ token });
+    const base = parent ?? (await as.getBranchHead(branch));
+    const tree = await as.createTree(
+      (await as.getCommit(base)).tree,
+      Object.entries(files).map(([path, content]) => ({ path, mode: '100644' as const, content })),
+    );
+    const sha = await as.createCommit(`edit ${Object.keys(files).join(', ')}`, tree, [base]);
+    await setRef(s.dir, `refs/heads/${branch}`, sha, token === ALICE ? 'alice' : 'Copilot');
+    return sha;
+  }
+
+  /** Alice, a person, opens a pull request from feature/x with her own token. */
+  async function openAsAlice(): Promise<number> {
+    const as = s.upstream({ token: ALICE });
+    const draft = { title: 'x', body: '', head: 'feature/x', base: 'main', draft: false, labels: [] };
+    return (await as.createPullRequest(draft)).number;
   }
 
   describe('when GitHub cannot serve the pull request it is about to judge', () => {
@@ -227,8 +257,93 @@ describe('the pull-request gate (perimeter/verify on pull_request_target)', { ti
     });
   });
 
+  describe("when a person's pull request has an agent's commits merged in", () => {
+    it("judges the agent's commits by the agent's perimeter and lists the person's, unjudged", async () => {
+      await apiCommit(ALICE, 'feature/x', { 'docs/guide.md': '# Guide, by alice\n' }, s.seed);
+      await apiCommit(COPILOT, 'feature/x', { 'src/b.ts': 'b\n' });
+      const head = await apiCommit(ALICE, 'feature/x', { 'docs/more.md': 'more\n' });
+      const step = await gate(await openAsAlice());
+      expect(step.exitCode, step.log + step.stderr).toBe(0);
+      const final = (await statuses(head)).at(-1)!;
+      expect(final.state).toBe('success');
+      expect(final.description).toBe(
+        'Pull request #1: 3 commits, 1 inside perimeter "copilot", 2 a person\'s own (not judged); 3 changed files',
+      );
+      expect(step.log).toContain('perimeter "copilot", made by "Copilot" (made by GitHub for it (web-flow))');
+      expect(step.log).toContain("alice's own, not judged");
+    });
+
+    it('fails naming the agent commit that went outside its perimeter', async () => {
+      await apiCommit(ALICE, 'feature/x', { 'docs/guide.md': '# Guide, by alice\n' }, s.seed);
+      const agent = await apiCommit(COPILOT, 'feature/x', { 'docs/notes.md': 'not mine to write\n' });
+      const head = await apiCommit(ALICE, 'feature/x', { 'src/c.ts': 'c\n' });
+      const step = await gate(await openAsAlice());
+      expect(step.exitCode).toBe(1);
+      const final = (await statuses(head)).at(-1)!;
+      expect(final.state).toBe('failure');
+      expect(final.description).toContain(
+        `1 violation: commit ${agent.slice(0, 7)}: docs/notes.md: added outside`,
+      );
+      expect(step.summary).not.toContain('docs/guide.md: modified outside');
+    });
+  });
+
+  describe('when a commit names web-flow as committer and a person as author, but GitHub did not make it', () => {
+    /** A signed commit GitHub made for alice, its header rewritten with git onto other content. */
+    async function forgeAsAlice(parent: string, files: Record<string, string>): Promise<string> {
+      const genuine = await apiCommit(ALICE, 'scratch', { 'notes.md': 'alice\n' }, s.seed);
+      const raw = await gitText(s.dir, ['cat-file', 'commit', genuine]);
+      const plumbed = await plumbCommit(
+        s.dir,
+        'scratch',
+        Object.fromEntries(Object.entries(files).map(([path, content]) => [path, file(content)])),
+        { parent },
+      );
+      const tree = (await gitText(s.dir, ['rev-parse', `${plumbed}^{tree}`])).trim();
+      const forged = raw
+        .replace(/^tree [0-9a-f]+$/m, `tree ${tree}`)
+        .replace(/^parent [0-9a-f]+$/m, `parent ${parent}`);
+      expect(forged).toMatch(/^committer GitHub <noreply@github\.com>/m);
+      expect(forged).toContain('gpgsig ');
+      return (
+        await gitText(s.dir, ['hash-object', '-t', 'commit', '-w', '--stdin'], { input: forged })
+      ).trim();
+    }
+
+    it("is not passed as the person's: in Copilot's pull request its perimeter judges it", async () => {
+      const first = await plumbCommit(s.dir, BRANCH, { 'src/b.ts': file('b\n') }, { parent: s.seed });
+      const forged = await forgeAsAlice(first, { 'docs/guide.md': '# rewritten, "by alice"\n' });
+      await setRef(s.dir, `refs/heads/${BRANCH}`, forged, 'Copilot');
+      const [listed] = (await github.listPullRequestCommits(await open())).filter((c) => c.sha === forged);
+      expect(listed?.github).toMatchObject({
+        author: { login: 'alice' },
+        committer: { login: 'web-flow' },
+        verified: false,
+        reason: 'invalid',
+      });
+      const step = await gate(1);
+      expect(step.exitCode).toBe(1);
+      const final = (await statuses(forged)).at(-1)!;
+      expect(final.state).toBe('failure');
+      expect(final.description).toContain(`commit ${forged.slice(0, 7)}: docs/guide.md: modified outside`);
+    });
+
+    it("is an error in a person's pull request, where no perimeter is assigned", async () => {
+      const first = await apiCommit(ALICE, 'feature/x', { 'docs/guide.md': '# by alice\n' }, s.seed);
+      const forged = await forgeAsAlice(first, { '.github/workflows/ci.yml': 'on: push\n# changed\n' });
+      await setRef(s.dir, 'refs/heads/feature/x', forged, 'alice');
+      const step = await gate(await openAsAlice());
+      expect(step.exitCode).toBe(1);
+      const final = (await statuses(forged)).at(-1)!;
+      expect(final.state).toBe('error');
+      expect(final.description).toContain(
+        `commit ${forged.slice(0, 7)} cannot be attributed: GitHub does not verify its signature (invalid)`,
+      );
+    });
+  });
+
   describe('when no perimeter is assigned to the author and head branch', () => {
-    it('says so on the head commit, and does not pass', async () => {
+    it("says so for each commit GitHub vouches for nobody's, and does not pass", async () => {
       const head = await plumbCommit(s.dir, 'feature/x', { 'src/b.ts': file('b\n') }, { parent: s.seed });
       const human = s.upstream();
       const { number } = await human.createPullRequest({
@@ -243,10 +358,13 @@ describe('the pull-request gate (perimeter/verify on pull_request_target)', { ti
       expect(step.exitCode).toBe(1);
       const final = (await statuses(head)).at(-1)!;
       expect(final.state).toBe('error');
-      expect(final.description).toBe(
-        'Not verified: no perimeter is assigned to pull requests by "github-actions[bot]" from "feature/x" (no "pull-requests" rule matches)',
+      expect(final.description).toContain(
+        `Not fully checked: commit ${head.slice(0, 7)} cannot be attributed: GitHub does not verify its signature (unsigned)`,
       );
-      expect(step.summary).toContain('The receipt is an error, never a success.');
+      expect(step.log).toContain(
+        'no perimeter is assigned to pull requests by "github-actions[bot]" from "feature/x"',
+      );
+      expect(step.summary).toContain('cannot be attributed');
       expect(step.stdout + step.stderr).not.toMatch(/\n\s+at /);
     });
   });
@@ -285,20 +403,34 @@ describe('the pull-request gate (perimeter/verify on pull_request_target)', { ti
     });
   });
 
-  describe('when the pull request is into another branch than the default one', () => {
-    it('is an error: a success on its head would stand for a pull request into main too', async () => {
+  describe("when Copilot's child pull request is into another agent's branch", () => {
+    it("is judged against that base, under a context of its own that main's required check never counts", async () => {
       const base = await plumbCommit(
         s.dir,
         'copilot/base',
-        { 'docs/guide.md': file('# out of scope\n') },
+        { 'docs/guide.md': file("# out of scope, but the parent pull request's\n") },
         { parent: s.seed },
       );
       const head = await plumbCommit(s.dir, BRANCH, { 'src/b.ts': file('b\n') }, { parent: base });
       const step = await gate(await open(BRANCH, 'copilot/base'));
+      expect(step.exitCode, step.log + step.stderr).toBe(0);
+      const final = (await statuses(head, 'perimeter (into copilot/base)')).at(-1)!;
+      expect(final.state).toBe('success');
+      expect(final.description).toBe(
+        'Pull request #1: 1 commit, each inside perimeter "copilot"; 1 changed file',
+      );
+      // a success against copilot/base must not stand for a pull request into main
+      expect((await statuses(head)).map((st) => st.state)).toEqual(['pending']);
+    });
+
+    it('fails a commit outside the perimeter', async () => {
+      const base = await plumbCommit(s.dir, 'copilot/base', { 'src/x.ts': file('x\n') }, { parent: s.seed });
+      const bad = await plumbCommit(s.dir, BRANCH, { 'docs/guide.md': file('# no\n') }, { parent: base });
+      const step = await gate(await open(BRANCH, 'copilot/base'));
       expect(step.exitCode).toBe(1);
-      const final = (await statuses(head)).at(-1)!;
-      expect(final.state).toBe('error');
-      expect(final.description).toContain('not the default branch "main"');
+      const final = (await statuses(bad, 'perimeter (into copilot/base)')).at(-1)!;
+      expect(final.state).toBe('failure');
+      expect(final.description).toContain(`commit ${bad.slice(0, 7)}: docs/guide.md: modified outside`);
     });
   });
 

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { plumbCommit, startStandIn, type StandIn } from '@perimeter/test-rigs';
+import { plumbCommit, setRef, startStandIn, type StandIn } from '@perimeter/test-rigs';
 import type { PullRequestInfo, Upstream } from '../../src/github/upstream.js';
 import { assignPullRequest, compilePerimeter, parseConfig } from '../../src/policy/index.js';
-import { verifyPullRequest } from '../../src/verify/index.js';
+import { attributePullCommits, verifyPullRequest } from '../../src/verify/index.js';
 
 const CONFIG = `version: 1
 perimeters:
@@ -13,6 +13,7 @@ perimeters:
 `;
 const FILES = { 'src/a.ts': 'a\n', 'docs/guide.md': 'guide\n', '.github/workflows/ci.yml': 'on: push\n' };
 const COPILOT_TOKEN = 'ghu_CopilotAgentToken0123456789abcdefghij';
+const ALICE_TOKEN = 'ghp_AliceToken0123456789abcdefghijklmnop';
 const BRANCH = 'copilot/fix-1';
 
 describe('verifyPullRequest', () => {
@@ -23,6 +24,7 @@ describe('verifyPullRequest', () => {
   beforeEach(async () => {
     s = await startStandIn(FILES);
     s.fake.addToken(COPILOT_TOKEN, 'Copilot');
+    s.fake.addToken(ALICE_TOKEN, 'alice');
     github = s.upstream();
     agent = s.upstream({ token: COPILOT_TOKEN });
   });
@@ -220,6 +222,77 @@ describe('verifyPullRequest', () => {
       expect(verdict.unchecked).toEqual([
         expect.stringMatching(/is not among the commits GitHub listed: it moved while it was read/),
       ]);
+    });
+  });
+
+  describe('when each commit is attributed to its maker', () => {
+    /** A commit GitHub makes through the API for the token's account (signed by web-flow), on `branch`. */
+    async function madeFor(token: string, branch: string, files: Record<string, string>, parent?: string) {
+      const as = s.upstream({ token });
+      const base = parent ?? (await as.getBranchHead(branch));
+      const tree = await as.createTree(
+        (await as.getCommit(base)).tree,
+        Object.entries(files).map(([path, content]) => ({ path, mode: '100644' as const, content })),
+      );
+      const sha = await as.createCommit('edit', tree, [base]);
+      await setRef(s.dir, `refs/heads/${branch}`, sha, 'x');
+      return sha;
+    }
+
+    /** Judges as the gate does: every perimeter compiled, each commit by its maker's. */
+    async function attributed(pull: PullRequestInfo) {
+      const specs = parseConfig(CONFIG).perimeters;
+      const assignment = assignPullRequest(specs, { author: pull.author, headBranch: pull.headRef });
+      const perimeters = specs.map((spec) => compilePerimeter(spec));
+      const assigned = assignment.kind === 'assigned' ? perimeters[0]! : null;
+      const commits = await github.listPullRequestCommits(pull.number);
+      return verifyPullRequest({
+        upstream: github,
+        pull,
+        commits,
+        baseHead: await github.getBranchHead(pull.baseRef),
+        perimeter: assigned,
+        assignedBy: assignment.kind === 'assigned' ? assignment.rule : null,
+        attribution: attributePullCommits(perimeters, commits, assigned),
+      });
+    }
+
+    it("lists a person's own commit in an agent's pull request without judging it", async () => {
+      await madeFor(COPILOT_TOKEN, BRANCH, { 'src/b.ts': 'b\n' }, s.seed);
+      const hers = await madeFor(ALICE_TOKEN, BRANCH, { 'docs/guide.md': 'guide, by alice\n' });
+      const verdict = await attributed(await opened());
+      expect(verdict.state).toBe('success');
+      expect(verdict.commits.others).toEqual([hers]);
+      expect(verdict.pullRequest).toMatchObject({ perimeter: 'copilot', commits: 2, people: 1 });
+      expect(verdict.files.find((f) => f.path === 'docs/guide.md')).toMatchObject({
+        allowed: true,
+        rule: 'not judged: made by "alice" (made by GitHub for it (web-flow))',
+      });
+    });
+
+    it('is an error for an unsigned commit in a pull request no perimeter is assigned', async () => {
+      const head = await plumbCommit(
+        s.dir,
+        'feature/x',
+        { 'src/b.ts': { mode: '100644', content: 'b\n' } },
+        {
+          parent: s.seed,
+        },
+      );
+      const { number } = await s.upstream({ token: ALICE_TOKEN }).createPullRequest({
+        title: 'x',
+        body: '',
+        head: 'feature/x',
+        base: 'main',
+        draft: false,
+        labels: [],
+      });
+      const verdict = await attributed(await github.getPullRequest(number));
+      expect(verdict.state).toBe('error');
+      expect(verdict.commits.unattributed).toEqual([head]);
+      expect(verdict.unchecked[0]).toBe(
+        `commit ${head.slice(0, 7)} cannot be attributed: GitHub does not verify its signature (unsigned), and no perimeter is assigned to the pull request`,
+      );
     });
   });
 });

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { FakeRepo } from './repo.js';
 import { noreplyEmail, WEB_FLOW } from './shapes.js';
+import { signAsWebFlow } from './web-flow-key.js';
 
 export interface Identity {
   name: string;
@@ -39,14 +39,7 @@ export async function writeCommit(
   lines.push(`committer ${gitPerson(committer ?? author ?? { ...WEB_FLOW, date: now })}`);
   let text = `${lines.join('\n')}\n\n${commit.message}`;
   if (signed) {
-    const digest = createHash('sha256').update(text).digest('base64');
-    const signature = [
-      '-----BEGIN PGP SIGNATURE-----',
-      '',
-      `wsBcBAABCAAQBQJ${digest}`,
-      '=fake',
-      '-----END PGP SIGNATURE-----',
-    ];
+    const signature = signAsWebFlow(text).split('\n');
     text = `${lines.join('\n')}\ngpgsig ${signature.join('\n ')}\n\n${commit.message}`;
   }
   return repo.hashObject('commit', Buffer.from(text, 'utf8'));

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FakeRepo, ParsedCommit, StoredStatus } from './repo.js';
+import { isWebFlowSignature } from './web-flow-key.js';
 
 /** JSON shapes as api.github.com answers them (checked against @octokit/openapi in the tests). */
 
@@ -9,6 +10,12 @@ const KNOWN_IDS: Record<string, number> = {
   'web-flow': 19864447,
   octocat: 583231,
 };
+
+/**
+ * Accounts GitHub reports as type "Bot" without the "[bot]" suffix of an App's bot: Copilot coding agent's
+ * (https://api.github.com/users/Copilot answers "type": "Bot").
+ */
+const BOT_USERS = new Set(['Copilot']);
 
 export function userId(login: string): number {
   return KNOWN_IDS[login] ?? createHash('sha1').update(login).digest().readUInt32BE(0) % 100_000_000;
@@ -41,7 +48,7 @@ export function simpleUser(base: string, login: string): Record<string, unknown>
     repos_url: `${url}/repos`,
     events_url: `${url}/events{/privacy}`,
     received_events_url: `${url}/received_events`,
-    type: login.endsWith('[bot]') ? 'Bot' : 'User',
+    type: login.endsWith('[bot]') || BOT_USERS.has(login) ? 'Bot' : 'User',
     site_admin: false,
   };
 }
@@ -173,17 +180,32 @@ export function refJson(
   };
 }
 
+/**
+ * GitHub's verification object: `valid` only for a signature that verifies, by a key of the committer
+ * (web-flow's for the commits GitHub makes). The stand-in holds no key of anyone else's: another signature is
+ * `unknown_key`, web-flow's over other content `invalid`, and web-flow's key on a commit naming someone else
+ * as committer `bad_email` (the key does not belong to that committer).
+ * https://docs.github.com/rest/git/commits#signature-verification-object
+ */
 function verification(commit: ParsedCommit): Record<string, unknown> {
-  if (commit.signature && commit.committer.email === WEB_FLOW.email) {
-    return {
-      verified: true,
-      reason: 'valid',
-      signature: commit.signature,
-      payload: commit.payload,
-      verified_at: commit.committer.date,
-    };
-  }
-  return { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null };
+  const unverified = (reason: string) => ({
+    verified: false,
+    reason,
+    signature: commit.signature,
+    payload: commit.signature === null ? null : commit.payload,
+    verified_at: null,
+  });
+  if (commit.signature === null) return unverified('unsigned');
+  if (!isWebFlowSignature(commit.signature, commit.payload))
+    return unverified(commit.signature.includes('=fake') ? 'invalid' : 'unknown_key');
+  if (commit.committer.email !== WEB_FLOW.email) return unverified('bad_email');
+  return {
+    verified: true,
+    reason: 'valid',
+    signature: commit.signature,
+    payload: commit.payload,
+    verified_at: commit.committer.date,
+  };
 }
 
 export function gitCommitJson(base: string, repo: FakeRepo, commit: ParsedCommit): Record<string, unknown> {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commitToBare, seedRepo, startFakeGithub } from '../src/index.js';
+import { commitToBare, gitText, seedRepo, startFakeGithub } from '../src/index.js';
 import type { FakeGithub } from '../src/index.js';
 import { restClient, scratchDir } from './test-support.js';
 import type { Api } from './test-support.js';
@@ -125,6 +125,27 @@ describe('REST API', () => {
         'src/b.ts',
         'src/c.ts',
       ]);
+    });
+
+    it("does not verify web-flow's signature copied onto a commit written elsewhere", async () => {
+      const sha = await apiCommit(seeded, { 'src/c.ts': 'c\n' });
+      const raw = await gitText(repoDir, ['cat-file', 'commit', sha]);
+      // the same header, signature included, on a commit that changes something else, as anyone can write
+      const forged = raw.replace(/\n\napi commit$/, '\n\nnot what was signed');
+      expect(forged).toContain('gpgsig ');
+      expect(forged).toContain('committer GitHub <noreply@github.com>');
+      const forgedSha = (
+        await gitText(repoDir, ['hash-object', '-t', 'commit', '-w', '--stdin'], { input: forged })
+      ).trim();
+      const commit = await api('GET', `/repos/acme/app/git/commits/${forgedSha}`);
+      expect(commit.body.committer).toMatchObject({ name: 'GitHub', email: 'noreply@github.com' });
+      expect(commit.body.verification).toMatchObject({ verified: false, reason: 'invalid' });
+      const unsigned = raw.replace(/\ngpgsig [\s\S]*?-----END PGP SIGNATURE-----/, '');
+      const unsignedSha = (
+        await gitText(repoDir, ['hash-object', '-t', 'commit', '-w', '--stdin'], { input: unsigned })
+      ).trim();
+      const bare = await api('GET', `/repos/acme/app/git/commits/${unsignedSha}`);
+      expect(bare.body.verification).toMatchObject({ verified: false, reason: 'unsigned', signature: null });
     });
 
     it('leaves a commit with a custom author unsigned', async () => {

@@ -7,7 +7,12 @@ import type {
   RepoReads,
 } from '../../github/index.js';
 import { assignPullRequest, compilePerimeter, DEFAULT_CONFIG_FILE, parseConfig } from '../../policy/index.js';
-import { PULL_REQUEST_COMMIT_LIMIT, STATUS_CONTEXT, verifyPullRequest } from '../../verify/index.js';
+import {
+  attributePullCommits,
+  PULL_REQUEST_COMMIT_LIMIT,
+  STATUS_CONTEXT,
+  verifyPullRequest,
+} from '../../verify/index.js';
 import { readConfigFile } from '../config-loader.js';
 import { checkConfigRef } from '../config-ref.js';
 import { VerifyInputs } from '../constants.js';
@@ -46,6 +51,7 @@ function readGateSettings(env: Env = process.env): GateSettings {
  */
 export async function runPullRequestGate(): Promise<void> {
   let head: string | null = null;
+  const context = { name: STATUS_CONTEXT };
   await runStep({
     read: () => readGateSettings(),
     done: 'verified',
@@ -59,18 +65,18 @@ export async function runPullRequestGate(): Promise<void> {
         head = pull.headSha;
         await markPending(upstream, settings, head);
       }
-      await gate(upstream, settings, pull);
+      await gate(upstream, settings, pull, context);
     },
     failed: async ({ upstream, settings }, error, message) => {
       const reason =
         error instanceof GateRefusal ? message : `the pull-request gate could not verify: ${message}`;
-      const context = {
+      const publishing = {
         runUrl: settings.runUrl,
         receiptBy: 'post' as const,
         receiptAs: settings.receiptAs,
-        statusContext: STATUS_CONTEXT,
+        statusContext: context.name,
       };
-      if (head !== null) await publishError(upstream, context, '', head, reason);
+      if (head !== null) await publishError(upstream, publishing, '', head, reason);
       core.setFailed(`Perimeter: ${reason}`);
     },
   });
@@ -86,10 +92,21 @@ async function markPending(upstream: Receipts, settings: GateSettings, sha: stri
   });
 }
 
+/**
+ * The receipt's context. A receipt is on a commit, not on a pull request: a pull request into another branch
+ * than the default one (Copilot's child pull requests into an agent's or a person's branch) is judged against
+ * that base, so its receipt has a context of its own, which a required `perimeter` check on the default branch
+ * never counts; `perimeter` on its head stays `pending` until a pull request into the default branch judges it.
+ */
+export function contextFor(baseRef: string, defaultBranch: string): string {
+  return baseRef === defaultBranch ? STATUS_CONTEXT : `${STATUS_CONTEXT} (into ${baseRef})`;
+}
+
 async function gate(
   upstream: RepoCoordinates & RepoReads & Receipts & PullRequests,
   settings: GateSettings,
   pull: PullRequestInfo,
+  context: { name: string },
 ): Promise<void> {
   const repository = `${settings.owner}/${settings.repo}`;
   if (pull.state !== 'open')
@@ -101,18 +118,31 @@ async function gate(
       `pull request #${pull.number} comes from ${pull.headRepository ?? 'a deleted repository'}, not from a branch of ${repository}: the gate judges pull requests from this repository's branches only`,
     );
   const { defaultBranch } = await upstream.getRepository();
-  // A receipt is on a commit, not on a pull request: judged against any other base, a success on this head
-  // would stand for a later pull request into the default branch too.
-  if (pull.baseRef !== defaultBranch)
-    throw new GateRefusal(
-      `pull request #${pull.number} is into "${pull.baseRef}", not the default branch "${defaultBranch}": the gate judges pull requests into the default branch only`,
-    );
+  context.name = contextFor(pull.baseRef, defaultBranch);
   // perimeters.yml from the default branch (where pull_request_target's workflow comes from), never the head
   const config = await readConfigFile(upstream, settings.config, defaultBranch);
   const specs = parseConfig(config.text, settings.config).perimeters;
   const assignment = assignPullRequest(specs, { author: pull.author, headBranch: pull.headRef });
-  if (assignment.kind !== 'assigned') throw new GateRefusal(assignment.reason);
-  const perimeter = compilePerimeter(assignment.spec, settings.config);
+  if (assignment.kind === 'ambiguous') throw new GateRefusal(assignment.reason);
+  const perimeters = specs.map((spec) => compilePerimeter(spec, settings.config));
+  const assigned =
+    assignment.kind === 'assigned' ? perimeters.find((p) => p.name === assignment.spec.name)! : null;
+  core.info(
+    assigned === null
+      ? `pull request #${pull.number} by ${pull.author} from "${pull.headRef}": no perimeter assigned to it (${assignment.kind === 'none' ? assignment.reason : ''}); each commit is judged by its maker's`
+      : `pull request #${pull.number} by ${pull.author} from "${pull.headRef}": perimeter "${assigned.name}" (${assignment.kind === 'assigned' ? assignment.rule : ''})`,
+  );
+
+  const commits =
+    pull.commits > PULL_REQUEST_COMMIT_LIMIT ? [] : await upstream.listPullRequestCommits(pull.number);
+  // Each commit by the maker GitHub vouches for (a verified signature), never by its author or committer lines.
+  const attribution = attributePullCommits(perimeters, commits, assigned);
+  const judging = [
+    ...new Set([
+      ...(assigned ? [assigned] : []),
+      ...[...attribution.values()].flatMap((j) => (j.kind === 'perimeter' ? [j.perimeter] : [])),
+    ]),
+  ];
   // Judged as a named ref, as apply judges it, not as main judges an absent config-ref (which refuses only the
   // bound branch): the gate always reads the default branch, and a perimeter whose branches list lets agents be
   // bound to that branch would be judged by a file its own agents may have written. Written refs/heads/..., the
@@ -122,7 +152,7 @@ async function gate(
       configRef: `refs/heads/${defaultBranch}`,
       defaultBranch,
       branch: pull.headRef,
-      perimeters: [perimeter],
+      perimeters: judging,
       heads: {},
     },
     (message) =>
@@ -130,22 +160,21 @@ async function gate(
         `${settings.config} on the default branch cannot judge pull request #${pull.number}: ${message}`,
       ),
   );
-  core.info(
-    `pull request #${pull.number} by ${pull.author} from "${pull.headRef}": perimeter "${perimeter.name}" (${assignment.rule})`,
-  );
-
-  const commits =
-    pull.commits > PULL_REQUEST_COMMIT_LIMIT ? [] : await upstream.listPullRequestCommits(pull.number);
+  for (const [sha, judge] of attribution)
+    core.info(
+      `commit ${sha.slice(0, 7)}: ${judge.kind === 'perimeter' ? `perimeter "${judge.perimeter.name}", ${judge.by}` : judge.kind === 'person' ? `${judge.login}'s own, not judged` : judge.reason}`,
+    );
   const verdict = await verifyPullRequest({
     upstream,
     pull,
     commits,
     baseHead: await upstream.getBranchHead(pull.baseRef),
-    perimeter,
-    assignedBy: assignment.rule,
+    perimeter: assigned,
+    assignedBy: assignment.kind === 'assigned' ? assignment.rule : null,
+    attribution,
   });
   return publishJudged(upstream, settings, verdict, {
-    context: STATUS_CONTEXT,
+    context: context.name,
     config: { file: settings.config, ref: defaultBranch, blobSha: config.sha },
     shas: [pull.headSha],
   });

@@ -2,6 +2,7 @@
 import {
   UpstreamError,
   type CheckRunRecord,
+  type CommitIdentity,
   type CommitInfo,
   type EntryType,
   type PullRequestInfo,
@@ -31,7 +32,16 @@ export interface GitCommit {
 }
 export interface RestCommit {
   sha: string;
-  commit: { message: string; tree: { sha: string }; author: Signature | null; committer: Signature | null };
+  commit: {
+    message: string;
+    tree: { sha: string };
+    author: Signature | null;
+    committer: Signature | null;
+    verification?: { verified: boolean; reason: string };
+  };
+  /** the accounts GitHub links the commit's author and committer to */
+  author?: { login: string; type: string } | null;
+  committer?: { login: string; type: string } | null;
   parents: Array<{ sha: string }>;
 }
 export interface RestCommitWithFiles extends RestCommit {
@@ -211,7 +221,18 @@ export function restCommit(data: RestCommit): CommitInfo {
     message: data.commit.message,
     author: data.commit.author ?? NO_SIGNATURE,
     committer: data.commit.committer ?? NO_SIGNATURE,
+    github: {
+      author: account(data.author),
+      committer: account(data.committer),
+      verified: data.commit.verification?.verified ?? false,
+      reason: data.commit.verification?.reason ?? 'unsigned',
+    },
   };
+}
+
+/** Only the login and type: a linked account's other fields (or an empty object GitHub sends) are not used. */
+function account(user: { login: string; type: string } | null | undefined): CommitIdentity['author'] {
+  return user && typeof user.login === 'string' ? { login: user.login, type: user.type } : null;
 }
 
 export function treeEntry(entry: Tree['tree'][number]): TreeEntry {

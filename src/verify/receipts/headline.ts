@@ -11,8 +11,16 @@ export function headline(verdict: Verdict): string {
   if (verdict.state === 'error') return `Not fully checked: ${verdict.unchecked[0] ?? 'unknown reason'}`;
   const files = verdict.files.length;
   if (verdict.pullRequest !== undefined) {
-    const { number, commits, perimeter } = verdict.pullRequest;
-    return `Pull request #${number}: ${plural(commits, 'commit')}, each inside perimeter "${perimeter}"; ${plural(files, 'changed file')}`;
+    const { number, commits, perimeter, people = 0 } = verdict.pullRequest;
+    const judged = commits - people;
+    const inside = perimeter.includes(', ')
+      ? `its maker's perimeter (${perimeter})`
+      : `perimeter "${perimeter}"`;
+    const how =
+      people === 0
+        ? `each inside ${inside}`
+        : `${judged} inside ${judged === 0 ? 'no perimeter' : inside}, ${people} a person's own (not judged)`;
+    return `Pull request #${number}: ${plural(commits, 'commit')}, ${how}; ${plural(files, 'changed file')}`;
   }
   const { gateway, direct, unattributed } = verdict.commits;
   const commits = gateway.length + direct.length + unattributed.length;
