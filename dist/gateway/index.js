@@ -75990,7 +75990,17 @@ function restCommit(data) {
         message: data.commit.message,
         author: data.commit.author ?? NO_SIGNATURE,
         committer: data.commit.committer ?? NO_SIGNATURE,
+        github: {
+            author: account(data.author),
+            committer: account(data.committer),
+            verified: data.commit.verification?.verified ?? false,
+            reason: data.commit.verification?.reason ?? 'unsigned',
+        },
     };
+}
+/** Only the login and type: a linked account's other fields (or an empty object GitHub sends) are not used. */
+function account(user) {
+    return user && typeof user.login === 'string' ? { login: user.login, type: user.type } : null;
 }
 function treeEntry(entry) {
     if (!ENTRY_TYPES.has(entry.type))
