@@ -2,7 +2,7 @@ import { isScalar, LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from './config-error.js';
 import { branchGlobProblem, globProblem } from './glob.js';
 import { DEFAULT_CONFIG_FILE, isOptionalFamily, OPTIONAL_FAMILY_NAMES } from './protected.js';
-import { loginProblem } from './pull-requests.js';
+import { loginProblem } from './pull-requests/rules.js';
 import { ASSOCIATIONS, type Association, type TrustRule } from './trust.js';
 import {
   DEFAULT_LIMITS,

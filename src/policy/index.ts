@@ -13,7 +13,7 @@ export {
   pullRequestMatch,
   type Assignment,
   type PullRequestFacts,
-} from './pull-requests.js';
+} from './pull-requests/rules.js';
 export {
   attributeCommit,
   makerOf,
@@ -22,7 +22,7 @@ export {
   type CommitIdentityFacts,
   type LinkedAccount,
   type Maker,
-} from './commit-attribution.js';
+} from './pull-requests/commit-attribution.js';
 export { ConfigError, type ConfigProblem } from './config-error.js';
 export { parseConfig } from './config.js';
 export { compilePerimeter, PerimeterSpecError, type Decision, type Perimeter } from './perimeter.js';

@@ -1,7 +1,7 @@
 import { credentialFileRule } from './credentials.js';
 import { branchGlobProblem, compileGlobList, globProblem } from './glob.js';
 import { pathProblem } from './path.js';
-import { loginProblem } from './pull-requests.js';
+import { loginProblem } from './pull-requests/rules.js';
 import { DEFAULT_CONFIG_FILE, isOptionalFamily, protectedRule } from './protected.js';
 import { perimeterNameProblem, type PerimeterSpec } from './spec.js';
 import type { ToolName } from './tools.js';

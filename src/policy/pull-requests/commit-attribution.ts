@@ -12,7 +12,7 @@
  * signature is by a key of the committer's account, so the committer is the maker. Unsigned or unverified: no
  * maker.
  */
-import type { PerimeterSpec } from './spec.js';
+import type { PerimeterSpec } from '../spec.js';
 
 /** An account as GitHub links it to a commit (the commits API's `author` / `committer`). */
 export interface LinkedAccount {

@@ -3,8 +3,8 @@
  * perimeters.yml `pull-requests: { authors, branches }`. Pure: the verify job reads the pull request from
  * GitHub and hands in its author and head branch.
  */
-import { compileGlobList } from './glob.js';
-import type { PerimeterSpec, PullRequestRule } from './spec.js';
+import { compileGlobList } from '../glob.js';
+import type { PerimeterSpec, PullRequestRule } from '../spec.js';
 
 export interface PullRequestFacts {
   author: string;
