@@ -78350,7 +78350,7 @@ function glob_compileGlobList(globs) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/policy/pull-requests.ts
+;// CONCATENATED MODULE: ./src/policy/pull-requests/rules.ts
 /**
  * Which perimeter judges a pull request that an agent running elsewhere (Copilot coding agent, say) opened:
  * perimeters.yml `pull-requests: { authors, branches }`. Pure: the verify job reads the pull request from

@@ -33614,7 +33614,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7603);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9954);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runMain */ .V)();
 process.exit();
@@ -33624,7 +33624,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 7603:
+/***/ 9954:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -37829,7 +37829,7 @@ function glob_compileGlobList(globs) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/policy/pull-requests.ts
+;// CONCATENATED MODULE: ./src/policy/pull-requests/rules.ts
 /**
  * Which perimeter judges a pull request that an agent running elsewhere (Copilot coding agent, say) opened:
  * perimeters.yml `pull-requests: { authors, branches }`. Pure: the verify job reads the pull request from
