@@ -4,14 +4,10 @@
  * gateway, each call's upstream requests as the stand-in counts them (REST and GraphQL calls apart).
  * `npx tsx bench/history-session.ts` prints the rows and the totals; skipped without the repository.
  */
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createOctokitUpstream } from '../src/github/octokit/octokit-upstream.js';
-import { git, gitText, startFakeGithub } from '@perimeter/fake-github';
+import { gitText } from '@perimeter/fake-github';
 import { difference, type Cost } from './economy/counting.js';
-import { answerOf, callTool, startBenchGateway, type StandIn } from './support/stand-in.js';
+import { startHistoryStandIn } from './real-history.js';
+import { answerOf, callTool, startBenchGateway } from './support/stand-in.js';
 
 export interface SessionRow {
   call: string;
@@ -66,25 +62,9 @@ async function sessionCalls(dir: string): Promise<Array<[string, string, Record<
 }
 
 export async function runHistorySession(): Promise<SessionResult | null> {
-  const source = resolve(process.env.PERIMETER_HISTORY_REPO ?? '.cache/history/typescript-sdk.git');
-  if (!existsSync(source)) return null;
-  const root = await mkdtemp(join(tmpdir(), 'perimeter-session-'));
-  const dir = join(root, 'sdk.git');
-  await git(root, ['clone', '-q', '--bare', '--single-branch', '--branch', 'main', source, dir]);
-  const token = 'ghs_HistorySession0123456789abcdefghijklm';
-  const fake = await startFakeGithub({ repos: { 'octo/widgets': dir }, token, rateLimit: 1_000_000 });
-  const standIn: StandIn = {
-    fake,
-    repoDir: dir,
-    token,
-    commits: [],
-    upstream: () =>
-      createOctokitUpstream({ token, owner: 'octo', repo: 'widgets', baseUrl: fake.url, retryBaseMs: 10 }),
-    close: async () => {
-      await fake.stop();
-      await rm(root, { recursive: true, force: true });
-    },
-  };
+  const standIn = await startHistoryStandIn('ghs_HistorySession0123456789abcdefghijklm');
+  if (standIn === null) return null;
+  const { repoDir: dir, fake } = standIn;
   try {
     const calls = await sessionCalls(dir);
     const gw = await startBenchGateway(standIn, CONFIG);

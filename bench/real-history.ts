@@ -55,15 +55,18 @@ async function commitWithFiles(dir: string, files: number): Promise<{ sha: strin
   return best;
 }
 
-export async function runRealHistory(): Promise<HistoryResult | null> {
+/**
+ * The stand-in serving a bare copy of the real history (PERIMETER_HISTORY_REPO, default
+ * .cache/history/typescript-sdk.git) as octo/widgets; null when there is no such history.
+ */
+export async function startHistoryStandIn(token: string): Promise<StandIn | null> {
   const source = resolve(process.env.PERIMETER_HISTORY_REPO ?? '.cache/history/typescript-sdk.git');
   if (!existsSync(source)) return null;
   const root = await mkdtemp(join(tmpdir(), 'perimeter-history-'));
   const dir = join(root, 'sdk.git');
   await git(root, ['clone', '-q', '--bare', '--single-branch', '--branch', 'main', source, dir]);
-  const token = 'ghs_HistoryBench0123456789abcdefghijklmnop';
   const fake = await startFakeGithub({ repos: { 'octo/widgets': dir }, token, rateLimit: 1_000_000 });
-  const standIn: StandIn = {
+  return {
     fake,
     repoDir: dir,
     token,
@@ -75,6 +78,12 @@ export async function runRealHistory(): Promise<HistoryResult | null> {
       await rm(root, { recursive: true, force: true });
     },
   };
+}
+
+export async function runRealHistory(): Promise<HistoryResult | null> {
+  const standIn = await startHistoryStandIn('ghs_HistoryBench0123456789abcdefghijklmnop');
+  if (standIn === null) return null;
+  const { repoDir: dir, fake } = standIn;
   try {
     const head = (await gitText(dir, ['rev-parse', 'main'])).trim();
     const commits = Number((await gitText(dir, ['rev-list', '--count', 'main'])).trim());
