@@ -4,7 +4,12 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { readWorkspaceState, writeWorkspaceState, type WorkspaceState } from '../clients/workspace-state.js';
+import {
+  LOCAL_COMMIT_CONFIG,
+  readWorkspaceState,
+  writeWorkspaceState,
+  type WorkspaceState,
+} from '../clients/workspace-state.js';
 import { ANSWER_META } from '../gateway/serving/answers.js';
 import { VERSION } from '../version.js';
 import { parseCommandArgs, renderHelp, type Flags } from './args.js';
@@ -109,14 +114,7 @@ async function recordPush(
     await exec('git', [
       '-C',
       state.dir,
-      '-c',
-      'user.name=Perimeter',
-      '-c',
-      'user.email=perimeter@localhost',
-      '-c',
-      'commit.gpgsign=false',
-      '-c',
-      'gc.auto=0',
+      ...LOCAL_COMMIT_CONFIG,
       'commit',
       '--quiet',
       '--no-verify',

@@ -27,6 +27,24 @@ export const workspaceStateSchema = z.strictObject({
   files: z.record(z.string(), fileSchema),
 });
 export type WorkspaceState = z.infer<typeof workspaceStateSchema>;
+
+/**
+ * git config for the workspace's local commits (main's hand-out, the push's record of what it sent): an
+ * author that is no one's, so `git log` says where the files came from, no signing, and no gc or maintenance
+ * left running in the background after a big commit.
+ */
+export const LOCAL_COMMIT_CONFIG = [
+  '-c',
+  'user.name=Perimeter',
+  '-c',
+  'user.email=perimeter@localhost',
+  '-c',
+  'commit.gpgsign=false',
+  '-c',
+  'gc.auto=0',
+  '-c',
+  'maintenance.auto=false',
+];
 export type WorkspaceStateFile = z.infer<typeof fileSchema>;
 
 export function writeWorkspaceState(path: string, state: WorkspaceState): void {

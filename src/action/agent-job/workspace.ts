@@ -13,24 +13,9 @@ import {
   type WorkspacePlan,
 } from '../../gateway/reads/workspace-view.js';
 import { decodeText } from '../../safety/binary-text.js';
-import type { WorkspaceStateFile } from '../../clients/workspace-state.js';
+import { LOCAL_COMMIT_CONFIG, type WorkspaceStateFile } from '../../clients/workspace-state.js';
 
 const run = promisify(execFile);
-
-/** The local commit's author: no one's, so `git log` in the workspace says where the files came from. */
-const GIT_IDENTITY = [
-  '-c',
-  'user.name=Perimeter',
-  '-c',
-  'user.email=perimeter@localhost',
-  '-c',
-  'commit.gpgsign=false',
-  // no gc or maintenance left running in the background after the commit (a big first commit starts one)
-  '-c',
-  'gc.auto=0',
-  '-c',
-  'maintenance.auto=false',
-];
 
 export interface HandedOut {
   perimeter: string;
@@ -136,7 +121,7 @@ async function commitDirectory(dir: string, message: string): Promise<void> {
   await run('git', [
     '-C',
     dir,
-    ...GIT_IDENTITY,
+    ...LOCAL_COMMIT_CONFIG,
     'commit',
     '--quiet',
     '--allow-empty',
