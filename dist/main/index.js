@@ -40306,117 +40306,6 @@ function decodeText(data) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/action/agent-job/workspace.ts
-
-
-
-
-
-
-
-
-
-const run = (0,external_node_util_.promisify)(external_node_child_process_namespaceObject.execFile);
-/** The local commit's author: no one's, so `git log` in the workspace says where the files came from. */
-const GIT_IDENTITY = [
-    '-c',
-    'user.name=Perimeter',
-    '-c',
-    'user.email=perimeter@localhost',
-    '-c',
-    'commit.gpgsign=false',
-    // no gc or maintenance left running in the background after the commit (a big first commit starts one)
-    '-c',
-    'gc.auto=0',
-    '-c',
-    'maintenance.auto=false',
-];
-/**
- * Every perimeter's workspace at `head`: the plans first (one tree read, shared), the blobs of all of them
- * in one batched reading, then each directory written with its one-commit git history.
- */
-async function handOutWorkspaces(options) {
-    const view = new RepoView(options.upstream, options.branch);
-    const instructions = new TrustedInstructions(view, options.configRef);
-    const plans = [];
-    for (const perimeter of options.perimeters)
-        plans.push([perimeter, await planWorkspace(view, instructions, perimeter, options.head)]);
-    const wanted = plans.flatMap(([, plan]) => plan.files.map((f) => ({ sha: f.sha, size: f.size })));
-    const reading = await readBlobs(options.upstream, wanted);
-    const workspaces = [];
-    for (const [perimeter, plan] of plans) {
-        const dir = (0,external_node_path_namespaceObject.join)(options.folder, perimeter.name);
-        const leftOut = [...plan.leftOut];
-        const present = plan.files.filter((f) => {
-            const reason = reading.withheld.get(f.sha);
-            if (reason !== undefined)
-                leftOut.push({ path: f.path, reason });
-            return reason === undefined;
-        });
-        const targets = new Map(present
-            .filter((f) => f.mode === '120000')
-            .map((f) => [f.path, decodeText(reading.blobs.get(f.sha))]));
-        const outside = symlinksOutsideView({ files: present, readable: plan.readable }, targets);
-        for (const [path, reason] of outside)
-            leftOut.push({ path, reason });
-        const files = present.filter((f) => !outside.has(f.path));
-        writeDirectory(dir, files, reading.blobs);
-        await commitDirectory(dir, `${options.branch} at ${options.head}, as perimeter ${perimeter.name} reads it`);
-        workspaces.push({
-            perimeter: perimeter.name,
-            dir,
-            files: Object.fromEntries(files.map((f) => [f.path, { mode: f.mode, sha: f.sha }])),
-            leftOut: leftOut.sort((a, b) => (a.path < b.path ? -1 : 1)),
-        });
-    }
-    return {
-        workspaces,
-        figures: {
-            blobs: reading.blobs.size,
-            byGit: reading.byGit,
-            byGraphql: reading.byGraphql,
-            byRest: reading.byRest,
-        },
-    };
-}
-/** Writes the files into `dir`, which must be absent or empty: nothing already there is kept or overwritten. */
-function writeDirectory(dir, files, blobs) {
-    (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true });
-    if ((0,external_node_fs_namespaceObject.readdirSync)(dir).length > 0)
-        throw new Error(`the workspace ${dir} exists and is not empty`);
-    // regular files first, then the links, so no file is ever written through a link
-    const ordered = [...files.filter((f) => f.mode !== '120000'), ...files.filter((f) => f.mode === '120000')];
-    for (const file of ordered) {
-        const path = (0,external_node_path_namespaceObject.join)(dir, file.path);
-        (0,external_node_fs_namespaceObject.mkdirSync)((0,external_node_path_namespaceObject.dirname)(path), { recursive: true });
-        const bytes = blobs.get(file.sha);
-        if (file.mode === '120000') {
-            (0,external_node_fs_namespaceObject.symlinkSync)(Buffer.from(bytes).toString('utf8'), path);
-        }
-        else {
-            (0,external_node_fs_namespaceObject.writeFileSync)(path, bytes, { flag: 'wx' });
-            // the mode as git has it, whatever the umask
-            (0,external_node_fs_namespaceObject.chmodSync)(path, file.mode === '100755' ? 0o755 : 0o644);
-        }
-    }
-}
-async function commitDirectory(dir, message) {
-    await run('git', ['init', '--quiet', dir]);
-    // -f: a file the repository tracks is handed out even where a .gitignore it holds would ignore it
-    await run('git', ['-C', dir, 'add', '--all', '--force']);
-    await run('git', [
-        '-C',
-        dir,
-        ...GIT_IDENTITY,
-        'commit',
-        '--quiet',
-        '--allow-empty',
-        '--no-verify',
-        '-m',
-        message,
-    ]);
-}
-
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
 
 // functions
@@ -49979,6 +49868,23 @@ const workspaceStateSchema = strictObject({
     /** path -> mode and blob, of every file in the directory as handed out or last pushed */
     files: record(schemas_string(), fileSchema),
 });
+/**
+ * git config for the workspace's local commits (main's hand-out, the push's record of what it sent): an
+ * author that is no one's, so `git log` says where the files came from, no signing, and no gc or maintenance
+ * left running in the background after a big commit.
+ */
+const LOCAL_COMMIT_CONFIG = [
+    '-c',
+    'user.name=Perimeter',
+    '-c',
+    'user.email=perimeter@localhost',
+    '-c',
+    'commit.gpgsign=false',
+    '-c',
+    'gc.auto=0',
+    '-c',
+    'maintenance.auto=false',
+];
 function writeWorkspaceState(path, state) {
     const aside = `${path}.${process.pid}.tmp`;
     (0,external_node_fs_namespaceObject.writeFileSync)(aside, JSON.stringify(state), { mode: 0o600 });
@@ -49997,6 +49903,104 @@ function readWorkspaceState(path) {
     if (!checked.success)
         throw new Error(`${path} is no workspace state: ${checked.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
     return checked.data;
+}
+
+;// CONCATENATED MODULE: ./src/action/agent-job/workspace.ts
+
+
+
+
+
+
+
+
+
+
+const run = (0,external_node_util_.promisify)(external_node_child_process_namespaceObject.execFile);
+/**
+ * Every perimeter's workspace at `head`: the plans first (one tree read, shared), the blobs of all of them
+ * in one batched reading, then each directory written with its one-commit git history.
+ */
+async function handOutWorkspaces(options) {
+    const view = new RepoView(options.upstream, options.branch);
+    const instructions = new TrustedInstructions(view, options.configRef);
+    const plans = [];
+    for (const perimeter of options.perimeters)
+        plans.push([perimeter, await planWorkspace(view, instructions, perimeter, options.head)]);
+    const wanted = plans.flatMap(([, plan]) => plan.files.map((f) => ({ sha: f.sha, size: f.size })));
+    const reading = await readBlobs(options.upstream, wanted);
+    const workspaces = [];
+    for (const [perimeter, plan] of plans) {
+        const dir = (0,external_node_path_namespaceObject.join)(options.folder, perimeter.name);
+        const leftOut = [...plan.leftOut];
+        const present = plan.files.filter((f) => {
+            const reason = reading.withheld.get(f.sha);
+            if (reason !== undefined)
+                leftOut.push({ path: f.path, reason });
+            return reason === undefined;
+        });
+        const targets = new Map(present
+            .filter((f) => f.mode === '120000')
+            .map((f) => [f.path, decodeText(reading.blobs.get(f.sha))]));
+        const outside = symlinksOutsideView({ files: present, readable: plan.readable }, targets);
+        for (const [path, reason] of outside)
+            leftOut.push({ path, reason });
+        const files = present.filter((f) => !outside.has(f.path));
+        writeDirectory(dir, files, reading.blobs);
+        await commitDirectory(dir, `${options.branch} at ${options.head}, as perimeter ${perimeter.name} reads it`);
+        workspaces.push({
+            perimeter: perimeter.name,
+            dir,
+            files: Object.fromEntries(files.map((f) => [f.path, { mode: f.mode, sha: f.sha }])),
+            leftOut: leftOut.sort((a, b) => (a.path < b.path ? -1 : 1)),
+        });
+    }
+    return {
+        workspaces,
+        figures: {
+            blobs: reading.blobs.size,
+            byGit: reading.byGit,
+            byGraphql: reading.byGraphql,
+            byRest: reading.byRest,
+        },
+    };
+}
+/** Writes the files into `dir`, which must be absent or empty: nothing already there is kept or overwritten. */
+function writeDirectory(dir, files, blobs) {
+    (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true });
+    if ((0,external_node_fs_namespaceObject.readdirSync)(dir).length > 0)
+        throw new Error(`the workspace ${dir} exists and is not empty`);
+    // regular files first, then the links, so no file is ever written through a link
+    const ordered = [...files.filter((f) => f.mode !== '120000'), ...files.filter((f) => f.mode === '120000')];
+    for (const file of ordered) {
+        const path = (0,external_node_path_namespaceObject.join)(dir, file.path);
+        (0,external_node_fs_namespaceObject.mkdirSync)((0,external_node_path_namespaceObject.dirname)(path), { recursive: true });
+        const bytes = blobs.get(file.sha);
+        if (file.mode === '120000') {
+            (0,external_node_fs_namespaceObject.symlinkSync)(Buffer.from(bytes).toString('utf8'), path);
+        }
+        else {
+            (0,external_node_fs_namespaceObject.writeFileSync)(path, bytes, { flag: 'wx' });
+            // the mode as git has it, whatever the umask
+            (0,external_node_fs_namespaceObject.chmodSync)(path, file.mode === '100755' ? 0o755 : 0o644);
+        }
+    }
+}
+async function commitDirectory(dir, message) {
+    await run('git', ['init', '--quiet', dir]);
+    // -f: a file the repository tracks is handed out even where a .gitignore it holds would ignore it
+    await run('git', ['-C', dir, 'add', '--all', '--force']);
+    await run('git', [
+        '-C',
+        dir,
+        ...LOCAL_COMMIT_CONFIG,
+        'commit',
+        '--quiet',
+        '--allow-empty',
+        '--no-verify',
+        '-m',
+        message,
+    ]);
 }
 
 ;// CONCATENATED MODULE: external "node:os"
