@@ -67,6 +67,7 @@ export async function changedPaths(
       else if (y && !yTree) emit({ path, status: 'added', sha: y.sha });
     }
   };
+  if (before === after) return changes; // the same tree: nothing to list
   await walk(before, after, '');
   return changes;
 }
