@@ -174,8 +174,8 @@ function summarize(
     row.perimeter += s.cost.requests;
     row.perimeter_charged += s.cost.spent;
     const f = floor.steps[i]!;
-    row.floor += f.refChecks + f.objects + f.writes;
-    row.floor_charged += f.refChecks - f.freeRefChecks + f.objects + f.writes;
+    row.floor += f.objects + f.writes;
+    row.floor_charged += f.objects + f.writes;
   });
   naive.steps.forEach((s) => (byTool[s.tool]!.naive += s.perFile));
   const total = mine.total.requests;
@@ -235,7 +235,7 @@ function summarize(
         step: s.label,
         perimeter: s.cost.requests,
         not_modified: s.cost.notModified,
-        floor: f.refChecks + f.objects + f.writes,
+        floor: f.objects + f.writes,
         floor_free_ref_checks: f.freeRefChecks,
         routes: s.cost.byRoute,
       };

@@ -1,8 +1,11 @@
 /**
  * The floor: the fewest upstream requests that can give the session's answers, computed from the script and
- * the repository model (nothing measured). floor = ref checks + distinct objects fetched + writes, where
+ * the repository model (nothing measured). floor = distinct objects fetched + writes, REST and GraphQL
+ * together, where
  * - ref checks: one per tool call; every answer is about the branch head as it is now (list_commits below a
- *   path: none apart, the GraphQL call that lists the commits brings the head);
+ *   path: none apart, the GraphQL call that lists the commits brings the head). They go over git's smart
+ *   HTTP (`ls-refs`, one POST each after one capability advertisement), charged to neither budget, and are
+ *   counted with `git`, not in the floor;
  * - objects: the head's tree, one recursive listing, once per head the client did not make itself (the
  *   writer knows the tree it created); for list_commits, one listing page per 100 commits examined plus, for
  *   the whole branch, one batched GraphQL read per 100 examined commits whose changed paths are not known
@@ -13,9 +16,8 @@
  *   charged to neither budget: one fetch (two HTTP requests) per call that needs any, counted apart (`git`);
  * - writes: 1 per push (GraphQL createCommitOnBranch: every file inline, text or binary, and the ref moved in
  *   the same request); no blob requests.
- * Charged: a ref check made conditional on the ETag of the previous one is answered 304, which GitHub does not
- * charge to the rate limit, unless the head moved since: the first call and the first call after each push
- * (the ref update's answer carries no ETag for the next GET) are charged, every other ref check is free.
+ * Charged: every request of the floor (no 304s: the ref checks that a conditional REST GET would have
+ * made free are not REST requests any more).
  */
 import type { Perimeter } from '../../src/policy/index.js';
 import { blobSha } from '../../src/github/git-objects.js';
@@ -24,11 +26,12 @@ import { headFiles, type Step } from './session-script.js';
 
 export interface FloorStep {
   refChecks: number;
-  /** ref checks answered 304 (not charged) */
+  /** ref checks answered 304 (not charged): none, the ref checks go over git */
   freeRefChecks: number;
   objects: number;
   writes: number;
-  /** git smart HTTP requests: one fetch of two per call that reads blobs not yet known */
+  /** git smart HTTP requests: the ref check (and the advertisement before the first), and one fetch of two
+   * per call that reads blobs not yet known */
   git: number;
 }
 
@@ -71,11 +74,10 @@ export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimet
   const withFiles = new Set<string>();
   const reachable = new Set<string>();
   let pushes = 0;
-  let etagFresh = false;
+  let advertised = false;
 
   const result: FloorStep[] = steps.map((step) => {
-    const cost: FloorStep = { refChecks: 1, freeRefChecks: etagFresh ? 1 : 0, objects: 0, writes: 0, git: 0 };
-    etagFresh = step.tool !== 'push_files';
+    const cost: FloorStep = { refChecks: 1, freeRefChecks: 0, objects: 0, writes: 0, git: 0 };
     const index = (): void => {
       if (!headKnown) cost.objects += 1;
       headKnown = true;
@@ -85,7 +87,7 @@ export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimet
       const content = files.get(path);
       if (content === undefined || !canRead(path)) return;
       const sha = blobSha(Buffer.from(content));
-      if (!blobs.has(sha)) cost.git = 2;
+      if (!blobs.has(sha)) cost.git = Math.max(cost.git, 2);
       blobs.add(sha);
     };
     switch (step.tool) {
@@ -120,7 +122,6 @@ export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimet
         if (scope !== undefined) {
           // one GraphQL call brings the head with the page and each commit's tree at the path: no ref check
           cost.refChecks = 0;
-          cost.freeRefChecks = 0;
         }
         let matched = 0;
         let examined = 0;
@@ -145,6 +146,10 @@ export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimet
         break;
       }
     }
+    if (cost.refChecks > 0) {
+      cost.git += cost.refChecks + (advertised ? 0 : 1);
+      advertised = true;
+    }
     return cost;
   });
   const sum = (key: keyof FloorStep): number => result.reduce((n, s) => n + s[key], 0);
@@ -152,7 +157,7 @@ export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimet
   const freeRefChecks = sum('freeRefChecks');
   const objects = sum('objects');
   const writes = sum('writes');
-  const total = refChecks + objects + writes;
+  const total = objects + writes;
   return {
     total,
     charged: total - freeRefChecks,

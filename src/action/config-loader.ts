@@ -25,14 +25,44 @@ export async function readConfigFile(
   try {
     return await upstream.getFileAtRef(file, ref);
   } catch (error) {
-    if (error instanceof UpstreamError && error.code === 'not_found') {
-      throw new ActionError(
-        `${file} was not found at ${JSON.stringify(ref)} in ${upstream.owner}/${upstream.repo} ` +
-          `(inputs ${Inputs.Config} and ${Inputs.ConfigRef}); commit it to that ref first`,
-      );
-    }
-    throw error;
+    throw notFound(error, upstream, file, ref);
   }
+}
+
+/**
+ * The default branch and perimeters.yml at `ref` (null: on the default branch), in one request where the
+ * Upstream can (getRepositoryFile), else two.
+ */
+export async function readRepositoryConfig(
+  upstream: RepoCoordinates & RepoReads,
+  file: string,
+  ref: string | null,
+): Promise<{ defaultBranch: string; ref: string; commit: string | null; text: string; sha: string }> {
+  if (!upstream.getRepositoryFile) {
+    const { defaultBranch } = await upstream.getRepository();
+    const at = ref ?? defaultBranch;
+    return { defaultBranch, ref: at, commit: null, ...(await readConfigFile(upstream, file, at)) };
+  }
+  try {
+    const read = await upstream.getRepositoryFile(file, ref);
+    const { defaultBranch, commit } = read;
+    return { defaultBranch, ref: read.ref, commit, text: read.file.text, sha: read.file.sha };
+  } catch (error) {
+    // the default branch is known by then (the same answer named it): the message names it
+    const at =
+      ref ?? (await upstream.getRepository().catch(() => null))?.defaultBranch ?? 'the default branch';
+    throw notFound(error, upstream, file, at);
+  }
+}
+
+function notFound(error: unknown, upstream: RepoCoordinates, file: string, ref: string): unknown {
+  if (error instanceof UpstreamError && error.code === 'not_found') {
+    return new ActionError(
+      `${file} was not found at ${JSON.stringify(ref)} in ${upstream.owner}/${upstream.repo} ` +
+        `(inputs ${Inputs.Config} and ${Inputs.ConfigRef}); commit it to that ref first`,
+    );
+  }
+  return error;
 }
 
 /**

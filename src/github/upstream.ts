@@ -250,6 +250,8 @@ export interface UpstreamStats {
   requests: number;
   /** requests answered 304 Not Modified (they do not spend GitHub's rate limit) */
   notModified: number;
+  /** HTTP requests over git's smart HTTP (ref and blob reads), charged to neither REST's nor GraphQL's budget */
+  git?: number;
 }
 
 export type UpstreamErrorCode =
@@ -363,6 +365,11 @@ export interface RepoReads {
    * GitHub gives it (status and blob SHA, no modes).
    */
   getCommitFiles(sha: string): Promise<{ paths: string[]; complete: boolean; files?: ComparedFile[] }>;
+  /**
+   * A commit's whole file list known another way (the gateway's own push, diffed from indexes checked
+   * against the tree SHAs): getCommitFiles answers it without a request.
+   */
+  rememberCommitFiles?(sha: string, files: ComparedFile[]): void;
   /** Commits reachable from `sha`, newest first, optionally only those touching `path`. */
   listCommits(options: {
     sha: string;
@@ -382,6 +389,20 @@ export interface RepoReads {
   listActivity(options: { since: string; maxItems?: number }): Promise<ActivityWindow>;
   /** File text at a ref via the contents API (used to read perimeters.yml from a trusted ref). */
   getFileAtRef(path: string, ref: string): Promise<{ text: string; sha: string }>;
+  /**
+   * The repository's default branch and a file at `ref` (null: on the default branch), together where one
+   * request can bring both; the file's errors as getFileAtRef's. `commit`: the commit the file was read
+   * at, when known (null: only the ref).
+   */
+  getRepositoryFile?(
+    path: string,
+    ref: string | null,
+  ): Promise<{
+    defaultBranch: string;
+    ref: string;
+    commit: string | null;
+    file: { text: string; sha: string };
+  }>;
 }
 
 /** Writes of git objects and branches. */

@@ -30,7 +30,7 @@ export interface CallRecord {
   reason?: string;
   /** the kinds of refusal `reason` lists, when it lists any the receipt counts */
   refused_for?: RefusalKind[];
-  upstream: { requests: number; not_modified: number; exact: boolean };
+  upstream: { requests: number; not_modified: number; git?: number; exact: boolean };
   duration_ms: number;
   commit?: string;
   message?: Digest;

@@ -102,7 +102,9 @@ describe('push_files', () => {
       const file = await ok<{ content: string }>(implementer, 'get_file', { path: 'src/greet.ts' });
       expect(file.content).toBe(text);
       expect(h.fake.stats().byRoute['GET /repos/{owner}/{repo}/git/blobs/{sha}'] ?? 0).toBe(0);
-      expect(h.fake.stats().total).toBeGreaterThan(0);
+      // the branch head only, over git
+      expect(h.fake.stats().total).toBe(0);
+      expect(h.fake.stats().git).toBeGreaterThan(0);
     });
 
     it('lists no tree after its own push: the new index is built locally and checked against the tree SHA', async () => {
@@ -125,8 +127,8 @@ describe('push_files', () => {
       const listed = await ok<{ entries: Array<{ path: string }> }>(implementer, 'get_tree', {
         recursive: true,
       });
-      // only the branch head (it moved, so GitHub answers 200 and charges it)
-      expect(h.fake.stats().byRoute).toEqual({ 'GET /repos/{owner}/{repo}/git/ref/{ref}': 1 });
+      // only the branch head, over git (by REST it moved, so GitHub would answer 200 and charge it)
+      expect(h.fake.stats().byRoute).toEqual({ 'GIT POST /{owner}/{repo}.git/git-upload-pack': 1 });
       const expected = (await gitText(h.repoDir, ['ls-tree', '-r', '-t', '--name-only', 'main']))
         .trim()
         .split('\n')

@@ -79,7 +79,24 @@ describe('push_files by GraphQL createCommitOnBranch', () => {
       // the index after the push is built locally; the pushed bytes are known: a read costs the head only
       h.fake.resetStats();
       await ok(agent, 'get_file', { path: 'src/a.ts' });
-      expect(h.fake.stats().byRoute).toEqual({ 'GET /repos/{owner}/{repo}/git/ref/{ref}': 1 });
+      expect(h.fake.stats().byRoute).toEqual({ 'GIT POST /{owner}/{repo}.git/git-upload-pack': 1 });
+
+      // and so is what the push changed: get_commit of it lists no file by REST, and says what git says
+      h.fake.resetStats();
+      const shown = await ok<{ files: Array<{ path: string; status: string }> }>(agent, 'get_commit', {
+        sha: result.commit,
+      });
+      expect(h.fake.stats().byRoute).toEqual({ 'GIT POST /{owner}/{repo}.git/git-upload-pack': 1 });
+      const truth = (
+        await gitText(h.repoDir, ['diff-tree', '-r', '--no-renames', '--name-status', result.commit])
+      )
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((line) => line.split('\t'))
+        .map(([letter, path]) => `${{ A: 'added', M: 'modified', D: 'deleted' }[letter!]} ${path}`)
+        .sort();
+      expect(shown.files.map((f) => `${f.status} ${f.path}`).sort()).toEqual(truth);
     });
 
     it('answers "no change" without a commit when the files already hold these bytes', async () => {

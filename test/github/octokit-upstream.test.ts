@@ -258,11 +258,12 @@ describe('createOctokitUpstream', () => {
 
     it('retries a branch-head check that met a 5xx or a rate limit, though it goes out without the plugins first', async () => {
       const route = /git\/ref\/heads/;
-      const fresh = s.upstream({ retryBaseMs: 1, readRetries: 2 });
+      // the REST check, as when git is not there
+      const fresh = s.upstream({ retryBaseMs: 1, readRetries: 2, gitUrl: false });
       s.fake.injectFault({ kind: 'status', status: 502, count: 2, route });
       expect(await fresh.getBranchHead('main')).toBe(await up.getBranchHead('main'));
       expect(fresh.stats().requests).toBe(3);
-      const limited = s.upstream();
+      const limited = s.upstream({ gitUrl: false });
       s.fake.injectFault({ kind: 'secondary-limit', count: 2, retryAfter: 1, route });
       expect(await limited.getBranchHead('main')).toBe(await up.getBranchHead('main'));
       expect(limited.stats().requests).toBe(3);

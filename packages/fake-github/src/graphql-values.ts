@@ -165,6 +165,8 @@ export function repositoryValue(repo: FakeRepo): Value {
     __typename: 'Repository',
     name: repo.name,
     nameWithOwner: repo.fullName,
+    isPrivate: repo.isPrivate,
+    defaultBranchRef: async () => refValue(repo, await repo.defaultBranch(), objectValue),
     object: ({ oid, expression }: { oid?: string; expression?: string }) =>
       objectValue(repo, oid ?? expression ?? ''),
     ref: ({ qualifiedName }: { qualifiedName: string }) => refValue(repo, qualifiedName, objectValue),

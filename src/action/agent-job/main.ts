@@ -22,7 +22,7 @@ import {
   type ClientConfigs,
   type Endpoint,
 } from '../../clients/client-config.js';
-import { ActionError, loadPerimeters, readConfigFile } from '../config-loader.js';
+import { ActionError, loadPerimeters, readRepositoryConfig } from '../config-loader.js';
 import { checkConfigRef } from '../config-ref.js';
 import { applyTrust } from '../trust-gate.js';
 import { Inputs, Outputs, PerimeterOutputs, READY_TIMEOUT_MS, START_MARGIN_MS, State } from '../constants.js';
@@ -241,15 +241,10 @@ async function readTrustedConfig(
   upstream: RepoCoordinates & RepoReads,
   settings: Settings,
 ): Promise<{ defaultBranch: string; configRef: string; configText: string }> {
-  // The default branch always (a perimeter may be bound to it only when its branches name it); with a
-  // config-ref given, read beside the config rather than before it.
-  const repository = upstream.getRepository();
-  const configRef = settings.configRef ?? (await repository).defaultBranch;
-  const [{ defaultBranch }, { text: configText }] = await Promise.all([
-    repository,
-    readConfigFile(upstream, settings.configFile, configRef),
-  ]);
-  return { defaultBranch, configRef, configText };
+  // The default branch always (a perimeter may be bound to it only when its branches name it), with the
+  // config beside it in the same request.
+  const read = await readRepositoryConfig(upstream, settings.configFile, settings.configRef);
+  return { defaultBranch: read.defaultBranch, configRef: read.ref, configText: read.text };
 }
 
 /**

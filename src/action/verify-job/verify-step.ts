@@ -11,7 +11,7 @@ import {
   verifyJob,
   type RefSnapshot,
 } from '../../verify/index.js';
-import { loadPerimeters, readConfigFile } from '../config-loader.js';
+import { loadPerimeters, readConfigFile, readRepositoryConfig } from '../config-loader.js';
 import { checkConfigRef } from '../config-ref.js';
 import { Inputs, VerifyInputs } from '../constants.js';
 import {
@@ -124,10 +124,20 @@ async function verify(
   const start = startFromActivity(activity.items, end);
 
   // The perimeters as they were when the agent job started, from the ref the workflow names.
-  const { defaultBranch } = await upstream.getRepository();
-  const configRef = settings.configRef ?? defaultBranch;
+  // One request where it can: with config-ref, the file at its start commit and the default branch beside
+  // it; without, the default branch with the file at its head, which is the one wanted unless the branch
+  // moved since the agent job started (then read again at its start commit).
   const file = settings.configFile;
-  const config = await readConfigFile(upstream, file, configCommit(configRef, start, end));
+  const first = await readRepositoryConfig(
+    upstream,
+    file,
+    settings.configRef === null ? null : configCommit(settings.configRef, start, end),
+  );
+  const { defaultBranch } = first;
+  const configRef = settings.configRef ?? defaultBranch;
+  const at = configCommit(configRef, start, end);
+  const config =
+    settings.configRef !== null || first.commit === at ? first : await readConfigFile(upstream, file, at);
   const { config: parsed, perimeters: selected } = loadPerimeters(
     config.text,
     file,

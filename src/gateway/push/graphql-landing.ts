@@ -5,7 +5,7 @@ import { refusal, shapeOf, type PushPlan } from './push-plan.js';
 import { graphqlCannot, unchangedAt } from './push-route.js';
 import type { RepoView, Snapshot } from '../reads/repo-view.js';
 import { ToolError, type CallNotes } from '../tool-answer.js';
-import { indexAfterPush, type WrittenFile } from '../reads/tree-index.js';
+import { filesChanged, indexAfterPush, type WrittenFile } from '../reads/tree-index.js';
 
 /** After GraphQL's budget ran out, how long pushes go by REST before GraphQL is tried again. */
 const GRAPHQL_PAUSE_MS = 10 * 60_000;
@@ -63,7 +63,10 @@ export class GraphqlLanding implements Landing {
       if (commit) {
         notes.commit = commit.sha;
         const index = indexAfterPush(base.index, written(plan), deletions, commit.tree);
-        if (index) this.view.remember(index);
+        if (index) {
+          this.view.remember(index);
+          upstream.rememberCommitFiles?.(commit.sha, filesChanged(base.index, index));
+        }
         return { ...unlanded(base, plan), commit: commit.sha, head: commit.sha };
       }
       base = await nextBase(this.view, perimeter, base, plan, notes, attempt);

@@ -1,5 +1,5 @@
 import type { Perimeter } from '../../policy/index.js';
-import { type TreeEntry, treeSha } from '../../github/index.js';
+import { type ComparedFile, type TreeEntry, treeSha } from '../../github/index.js';
 
 /** A whole tree, every entry by its full path, and what one perimeter may see of it. */
 export class TreeIndex {
@@ -118,4 +118,28 @@ export function indexAfterPush(
   }
   if (treeSha(kids.get('') ?? new Map()) !== expected) return null;
   return new TreeIndex(expected, [...entries.values()]);
+}
+
+/**
+ * What a commit changed, as GitHub's file list gives it (no rename detection), from the whole indexes of
+ * its parent's tree and its own: exact when both indexes are, as indexAfterPush's is (checked against the
+ * commit's tree SHA).
+ */
+export function filesChanged(before: TreeIndex, after: TreeIndex): ComparedFile[] {
+  const files: ComparedFile[] = [];
+  for (const entry of after.entries()) {
+    if (entry.type === 'tree') continue;
+    const old = before.get(entry.path);
+    if (old === undefined || old.type === 'tree')
+      files.push({ path: entry.path, status: 'added', sha: entry.sha });
+    else if (old.sha !== entry.sha || old.mode !== entry.mode)
+      files.push({ path: entry.path, status: 'modified', sha: entry.sha });
+  }
+  for (const entry of before.entries()) {
+    if (entry.type === 'tree') continue;
+    const now = after.get(entry.path);
+    if (now === undefined || now.type === 'tree')
+      files.push({ path: entry.path, status: 'removed', sha: entry.sha });
+  }
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

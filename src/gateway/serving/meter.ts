@@ -3,6 +3,8 @@ import type { RepoCoordinates } from '../../github/index.js';
 export interface Metered {
   requests: number;
   not_modified: number;
+  /** over git's smart HTTP, apart from `requests` (GitHub charges them to no budget) */
+  git: number;
   /** false when another call ran at the same time: its requests may be counted here too */
   exact: boolean;
 }
@@ -34,6 +36,7 @@ export class UpstreamMeter {
         result = {
           requests: after.requests - before.requests,
           not_modified: after.notModified - before.notModified,
+          git: (after.git ?? 0) - (before.git ?? 0),
           exact: !me.overlapped,
         };
         return result;

@@ -280,6 +280,10 @@ export abstract class GitObjectReads {
     });
   }
 
+  rememberCommitFiles(sha: string, files: ComparedFile[]): void {
+    this.commitFiles.set(sha, { paths: files.map((f) => f.path), complete: true, files });
+  }
+
   async getCommitFiles(sha: string): Promise<{ paths: string[]; complete: boolean; files: ComparedFile[] }> {
     wire.checkSha(sha);
     return this.commitFiles.get(sha, async () => {

@@ -12,6 +12,13 @@ import { createClient, createLightClient, RestClient } from './octokit-client.js
 import { listActivity } from './octokit-activity.js';
 import { GitObjectReads } from './octokit-objects.js';
 import { cloneUrl, GitBlobReader } from '../git-blobs.js';
+import { GitRefReader } from '../git-refs.js';
+import {
+  REPOSITORY_FILE,
+  repositoryFileOf,
+  repositoryFileVariables,
+  type RepositoryFileAnswer,
+} from './graphql-repository.js';
 import {
   UpstreamError,
   type CommitInfo,
@@ -52,8 +59,9 @@ export interface OctokitUpstreamOptions {
   /** abort a request that takes longer. Default 30 s. */
   requestTimeoutMs?: number;
   /**
-   * Read blobs over git's smart HTTP from this clone URL (src/github/git-blobs.ts), falling back to REST.
-   * Default: the clone URL of the GitHub that serves baseUrl; false: REST only.
+   * Read blobs and branch heads over git's smart HTTP from this clone URL (src/github/git-blobs.ts,
+   * src/github/git-refs.ts), falling back to REST. Default: the clone URL of the GitHub that serves baseUrl;
+   * false: REST only.
    */
   gitUrl?: string | false;
   /** the signal that ends one attempt after `ms`. Default AbortSignal.timeout; tests inject their own clock. */
@@ -68,6 +76,7 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
   private readonly counters: UpstreamStats = { requests: 0, notModified: 0 };
   private readonly heads = new Map<string, { etag: string; sha: string }>();
   private repository: Promise<{ defaultBranch: string; private: boolean }> | undefined;
+  private readonly gitRefs: GitRefReader | null = null;
 
   constructor(options: OctokitUpstreamOptions) {
     super(options.blobCacheBytes ?? 64 * 1024 * 1024);
@@ -96,15 +105,16 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
       options.requestTimeoutMs ?? 30_000,
       createLightClient(clientOptions, this.counters),
     );
-    if (options.gitUrl !== false)
-      this.gitBlobs = new GitBlobReader({
-        url: options.gitUrl ?? cloneUrl(clientOptions.baseUrl, this.owner, this.repo),
-        token: options.token,
-      });
+    if (options.gitUrl !== false) {
+      const url = options.gitUrl ?? cloneUrl(clientOptions.baseUrl, this.owner, this.repo);
+      this.gitBlobs = new GitBlobReader({ url, token: options.token });
+      this.gitRefs = new GitRefReader({ url, token: options.token });
+    }
   }
 
   stats(): UpstreamStats {
-    return { ...this.counters };
+    const git = (this.gitRefs?.requests ?? 0) + 2 * (this.gitBlobs?.fetches ?? 0);
+    return { ...this.counters, git };
   }
 
   getRepository(): Promise<{ defaultBranch: string; private: boolean }> {
@@ -134,6 +144,14 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
   }
 
   async tryGetBranchHead(branch: string): Promise<string | null> {
+    // Over git when it answers: a ref read GitHub does not charge, where REST charges every head that moved
+    // (a 304 is free, but the first read after each push is a 200). A name outside printable ASCII goes
+    // to REST (a line break would end the pkt-line early; REST refuses what git refuses).
+    if (this.gitRefs && !this.gitRefs.failed && !/[^\x21-\x7e]/.test(branch)) {
+      const ref = `refs/heads/${branch}`;
+      const found = await this.gitRefs.list([ref]).catch(() => null);
+      if (found) return found.get(ref) ?? null;
+    }
     const known = this.heads.get(branch);
     try {
       const { data, headers } = await this.rest.sendLight<wire.Ref>(
@@ -469,6 +487,39 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
       }
       if (data.length < 100) return commits;
     }
+  }
+
+  async getRepositoryFile(
+    path: string,
+    ref: string | null,
+  ): Promise<{
+    defaultBranch: string;
+    ref: string;
+    commit: string | null;
+    file: { text: string; sha: string };
+  }> {
+    let read: ReturnType<typeof repositoryFileOf> = null;
+    try {
+      read = repositoryFileOf(
+        await this.rest.graphql<RepositoryFileAnswer>(
+          `get the repository and ${path}`,
+          REPOSITORY_FILE,
+          repositoryFileVariables(path, ref),
+        ),
+        ref,
+      );
+    } catch (error) {
+      if (!(error instanceof UpstreamError)) throw error;
+      // GraphQL refused or failed: REST, as below
+    }
+    if (read) {
+      const repository = { defaultBranch: read.defaultBranch, private: read.private };
+      this.repository ??= Promise.resolve(repository);
+      return { ...read, file: read.file ?? (await this.getFileAtRef(path, read.ref)) };
+    }
+    const { defaultBranch } = await this.getRepository();
+    const at = ref ?? defaultBranch;
+    return { defaultBranch, ref: at, commit: null, file: await this.getFileAtRef(path, at) };
   }
 
   async getFileAtRef(path: string, ref: string): Promise<{ text: string; sha: string }> {
