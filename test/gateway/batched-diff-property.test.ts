@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { differsWhere, prefetchDiff } from '../../src/github/batched-diff.js';
 import { changedPaths } from '../../src/gateway/reads/changed-paths.js';
+import { diffTrees } from '../../src/verify/index.js';
 import { createOctokitUpstream } from '../../src/github/octokit/octokit-upstream.js';
 import { commitToBare, gitText, seedRepo, startFakeGithub, type FakeGithub } from '@perimeter/fake-github';
 
@@ -32,7 +33,8 @@ function tree(files: Record<string, string | null>): Record<string, string> {
 /**
  * The batched diff (prefetchDiff, then changedPaths from the listings it brought) against the ground truth,
  * `git diff-tree -r` on the real repository, over random pairs of trees up to seven levels deep: the same
- * changes, with no REST tree listing; and differsWhere's verdict is whether any of them is wanted.
+ * changes, with no REST tree listing, for the gateway's answer and for the verifier's complete diff; and
+ * differsWhere's verdict is whether any of them is wanted.
  */
 describe('the batched diff', () => {
   let root: string;
@@ -81,6 +83,11 @@ describe('the batched diff', () => {
         const changes = await changedPaths(upstream, a, b);
         expect((fake.stats().byRoute[TREES] ?? 0) - listedBefore).toBe(0);
         expect(changes.map((c) => `${c.status} ${c.path}`).sort()).toEqual(truth);
+        // the verifier's complete diff, from listings brought in batched reads: the same, no REST listing
+        const verifier = createOctokitUpstream({ token: TOKEN, owner: 'octo', repo: 'r', baseUrl: fake.url });
+        const verified = await diffTrees(verifier, a, b);
+        expect((fake.stats().byRoute[TREES] ?? 0) - listedBefore).toBe(0);
+        expect(verified.map((c) => `${c.kind} ${c.path}`).sort()).toEqual(truth);
         const wanted = (path: string) => path.split('/').includes('src');
         const verdict = await differsWhere(upstream, [{ key: 'k', prefix: '', base: a, head: b }], wanted);
         expect(verdict.get('k')).toBe(truth.some((c) => wanted(c.slice(c.indexOf(' ') + 1))));

@@ -82,7 +82,14 @@ describe('diffTrees', () => {
         'gone/sub': { mode: '100644', content: 'now a file' },
       });
       const up = s.upstream();
-      const changes = await diffTrees(up, await treeOf(base), await treeOf(head));
+      const changes = await diffTrees(up, await treeOf(base), await treeOf(head), undefined, {
+        prefetch: false,
+      });
+      // with every listing brought in batched reads first: the same, and no REST listing
+      const treesBefore = s.fake.stats().byRoute['GET /repos/{owner}/{repo}/git/trees/{sha}'] ?? 0;
+      const batched = s.upstream();
+      expect(await diffTrees(batched, await treeOf(base), await treeOf(head))).toEqual(changes);
+      expect(s.fake.stats().byRoute['GET /repos/{owner}/{repo}/git/trees/{sha}'] ?? 0).toBe(treesBefore);
       expect(changes.map((c) => `${c.kind} ${c.path} ${c.oldMode ?? '-'} ${c.newMode ?? '-'}`)).toEqual([
         'modified a1/f.txt 100644 120000',
         'modified a2/f.txt 100644 100755',
@@ -155,14 +162,29 @@ describe('diffTrees request economy', () => {
       const [baseTree, headTree] = [(await warm.getCommit(base)).tree, (await warm.getCommit(head)).tree];
       const cold = createOctokitUpstream({ token: TOKEN, owner: 'octo', repo: 'big', baseUrl: fake.url });
       const before = fake.stats().total;
-      const changes = await diffTrees(cold, baseTree, headTree);
+      // the walk as an Upstream without batched reads first makes it
+      const changes = await diffTrees(cold, baseTree, headTree, undefined, { prefetch: false });
       const walked = { changes, requests: fake.stats().total - before, own: cold.stats().requests };
       const hinted = createOctokitUpstream({ token: TOKEN, owner: 'octo', repo: 'big', baseUrl: fake.url });
       const start = fake.stats().total;
       const { files } = await hinted.compare(base, head);
-      const viaHint = await diffTrees(hinted, baseTree, headTree, files);
+      const viaHint = await diffTrees(hinted, baseTree, headTree, files, { prefetch: false });
       expect(viaHint).toEqual(changes);
-      return { ...walked, hinted: fake.stats().total - start };
+      const batched = createOctokitUpstream({ token: TOKEN, owner: 'octo', repo: 'big', baseUrl: fake.url });
+      const first = fake.stats();
+      expect(await diffTrees(batched, baseTree, headTree, files)).toEqual(changes);
+      const last = fake.stats();
+      return {
+        ...walked,
+        hinted: fake.stats().total - start - (last.total - first.total),
+        batched: {
+          rest:
+            last.total -
+            first.total -
+            ((last.byRoute['POST /graphql'] ?? 0) - (first.byRoute['POST /graphql'] ?? 0)),
+          graphql: (last.byRoute['POST /graphql'] ?? 0) - (first.byRoute['POST /graphql'] ?? 0),
+        },
+      };
     } finally {
       await fake.stop();
       await rm(root, { recursive: true, force: true });
@@ -191,6 +213,8 @@ describe('diffTrees request economy', () => {
     // with the compare's file list: the compare, the base root, each changed package listed recursively
     expect(spread.hinted).toBe(1 + 1 + 10);
     expect(large.hinted).toBe(1 + 1 + 1);
+    // in batched reads: no REST request, a GraphQL call for each two levels of depth (four levels here)
+    for (const m of [small, large, spread]) expect(m.batched).toEqual({ rest: 0, graphql: 2 });
   });
 
   it('reads both sides of many differing subtrees in one batched call when the recursive listing is truncated', async () => {

@@ -1,4 +1,10 @@
-import { type ComparedFile, type RepoReads, type TreeEntry, WholeTrees } from '../../github/index.js';
+import {
+  type ComparedFile,
+  prefetchDiff,
+  type RepoReads,
+  type TreeEntry,
+  WholeTrees,
+} from '../../github/index.js';
 import type { Change } from '../change.js';
 import { diffFromHint } from './diff-hint.js';
 
@@ -35,8 +41,10 @@ async function expand(
   tree: string,
   kind: 'added' | 'deleted',
   out: Change[],
+  cached = false,
 ): Promise<void> {
-  const whole = (await trees.once(tree)) ?? (await expandByDir(trees, prefix, tree, kind, out));
+  const whole =
+    (cached ? null : await trees.once(tree)) ?? (await expandByDir(trees, prefix, tree, kind, out, cached));
   if (whole === null) return;
   for (const entry of byPathOf(whole, prefix, kind, out).values())
     if (entry.type !== 'tree') out.push(leaf(prefix + entry.path, kind, entry));
@@ -49,10 +57,11 @@ async function expandByDir(
   tree: string,
   kind: 'added' | 'deleted',
   out: Change[],
+  cached = false,
 ): Promise<null> {
   const subtrees: Array<Promise<void>> = [];
   for (const entry of byName(await trees.plain(tree), prefix, kind, out).values()) {
-    if (isTree(entry)) subtrees.push(expand(trees, `${prefix}${entry.path}/`, entry.sha, kind, out));
+    if (isTree(entry)) subtrees.push(expand(trees, `${prefix}${entry.path}/`, entry.sha, kind, out, cached));
     else out.push(leaf(prefix + entry.path, kind, entry));
   }
   await Promise.all(subtrees);
@@ -115,6 +124,8 @@ function compareWhole(prefix: string, before: TreeEntry[], after: TreeEntry[], o
  * One directory on both sides. Both known whole (a truncated listing above proved them): compared with no
  * request. Else listed plainly; when many subdirectories differ, both sides are listed recursively, and
  * when that is truncated too, each differing subdirectory is (the walk goes deeper only where needed).
+ * `cached`: every listing the walk needs is in the Upstream's cache already (prefetchDiff): plain listings
+ * only, never a recursive one.
  */
 async function diffDir(
   trees: WholeTrees,
@@ -123,6 +134,7 @@ async function diffDir(
   head: string,
   out: Change[],
   wholeFirst = false,
+  cached = false,
 ): Promise<void> {
   if (base === head) return;
   const [knownBase, knownHead] = [trees.known(base), trees.known(head)];
@@ -136,7 +148,7 @@ async function diffDir(
     const o = old.get(name);
     return o !== undefined && isTree(o) && isTree(n) && o.sha !== n.sha;
   });
-  const many = differing.length >= MANY_SUBTREES;
+  const many = !cached && differing.length >= MANY_SUBTREES;
   if (many && !wholeFirst && (await diffWhole(trees, prefix, base, head, out))) return;
   // Both sides of every differing subdirectory in batched reads (a few calls for many trees), so each is
   // compared whole without a listing of its own; what they cannot bring is listed below as before.
@@ -152,7 +164,7 @@ async function diffDir(
     if (o && n && o.sha === n.sha && o.mode === n.mode) continue;
     const path = prefix + name;
     if (o && n && isTree(o) && isTree(n)) {
-      work.push(diffDir(trees, `${path}/`, o.sha, n.sha, out, many));
+      work.push(diffDir(trees, `${path}/`, o.sha, n.sha, out, many, cached));
     } else if (o && n && !isTree(o) && !isTree(n)) {
       out.push({ path, kind: 'modified', oldMode: o.mode, newMode: n.mode, oldSha: o.sha, newSha: n.sha });
     } else {
@@ -163,7 +175,7 @@ async function diffDir(
       ] as const;
       for (const [entry, kind] of sides) {
         if (!entry) continue;
-        if (isTree(entry)) work.push(expand(trees, `${path}/`, entry.sha, kind, out));
+        if (isTree(entry)) work.push(expand(trees, `${path}/`, entry.sha, kind, out, cached));
         else out.push(leaf(path, kind, entry));
       }
     }
@@ -177,16 +189,24 @@ const byPath = (a: Change, b: Change): number =>
 /**
  * The changed paths between two trees, Merkle-style: only subtrees whose SHA differs are listed, so the
  * requests grow with the changed directories, not with the repository. `baseTree` null: all added.
- * `hint`, a compare's file list from base to head, may make it cheaper (diffFromHint), never different.
+ * Where the Upstream reads trees in batches, every listing the walk needs is brought first in a few
+ * GraphQL calls (prefetchDiff) and the walk reads them from the cache; else `hint`, a compare's file list
+ * from base to head, may make it cheaper (diffFromHint). Either way the answer is the same.
  */
 export async function diffTrees(
   upstream: RepoReads,
   baseTree: string | null,
   headTree: string,
   hint?: ComparedFile[],
+  { prefetch = true }: { prefetch?: boolean } = {},
 ): Promise<Change[]> {
   const out: Change[] = [];
   const trees = new WholeTrees(upstream);
+  // (a tree with no base is listed recursively: fewer requests than every directory batched)
+  if (prefetch && baseTree !== null && (await prefetchDiff(upstream, [{ base: baseTree, head: headTree }]))) {
+    await diffDir(trees, '', baseTree, headTree, out, false, true);
+    return out.sort(byPath);
+  }
   const hinted =
     baseTree !== null && hint !== undefined ? await diffFromHint(upstream, baseTree, headTree, hint) : null;
   if (hinted !== null) out.push(...hinted);
