@@ -14,6 +14,7 @@ import {
   type StepResult,
   text,
 } from '@perimeter/test-rigs';
+import { plainSummary, shownLog } from './demo-text.js';
 
 const bold = (s: string) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
 const dim = (s: string) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s);
@@ -26,9 +27,8 @@ const indent = (s: string, by = '   ') =>
     .join('\n');
 const firstLine = (s: string) => s.split('\n')[0] ?? '';
 
-function showStep(name: string, result: StepResult): void {
-  const lines = result.log.split('\n').filter((l) => l.trim() !== '');
-  console.log(dim(indent(lines.join('\n'), `   ${name} | `)));
+function showStep(name: string, result: StepResult, masks: string[]): void {
+  console.log(dim(indent(shownLog(result.stdout, masks).join('\n'), `   ${name} | `)));
   if (result.stderr.trim()) console.log(dim(indent(result.stderr, `   ${name} ! `)));
 }
 
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const main = await job.main();
     const t1 = performance.now();
-    showStep('main', main);
+    showStep('main', main, job.runner.jobMasks);
     if (main.exitCode !== 0) throw new Error(`the main step failed (exit ${main.exitCode})`);
     console.log(indent(`ready in ${Math.round(t1 - t0)} ms (process start included)`));
     console.log(indent(`outputs.endpoints    = ${main.outputs.endpoints}`));
@@ -92,7 +92,7 @@ async function main(): Promise<void> {
       'post: node dist/post/index.js (stops the gateway, recomputes from the repository, posts the receipt)',
     );
     const post = await job.post();
-    showStep('post', post);
+    showStep('post', post, job.runner.jobMasks);
     console.log(indent(`post step exit code: ${post.exitCode} (fail-on-violation: true)`));
 
     step('The receipt: commit status on the branch head');
@@ -108,8 +108,8 @@ async function main(): Promise<void> {
       console.log(
         indent(`${a.level}${a.file ? ` ${a.file}` : ''}: ${a.title ?? ''} ${firstLine(a.message)}`),
       );
-    step('Job summary (markdown)');
-    console.log(indent(post.summary));
+    step('Job summary (its markdown as text)');
+    console.log(indent(plainSummary(post.summary)));
     failed = status?.state !== 'failure' || post.exitCode !== 1;
     if (failed) console.error('\nunexpected: the rogue push should have failed the receipt');
   } finally {

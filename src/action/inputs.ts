@@ -35,6 +35,8 @@ export interface Settings {
   apiUrl: string;
   /** link to this run, for the commit status; undefined outside a runner */
   runUrl: string | undefined;
+  /** `${server}/${owner}/${repo}`, for links to commits in the receipt; undefined outside a runner */
+  repositoryUrl: string | undefined;
   /** repository path of perimeters.yml */
   configFile: string;
   /** ref perimeters.yml is read from; null means the repository's default branch */
@@ -114,6 +116,7 @@ export interface StepBasics {
   repo: string;
   apiUrl: string;
   runUrl: string | undefined;
+  repositoryUrl: string | undefined;
   tempDir: string;
 }
 
@@ -204,7 +207,9 @@ function recordName(value: string, env: Env): string {
 }
 
 /** The repository, API and run link every step of Perimeter takes from the runner. */
-export function readRunner(env: Env): Pick<Settings, 'owner' | 'repo' | 'apiUrl' | 'runUrl'> {
+export function readRunner(
+  env: Env,
+): Pick<Settings, 'owner' | 'repo' | 'apiUrl' | 'runUrl' | 'repositoryUrl'> {
   const repository = env.GITHUB_REPOSITORY ?? '';
   const match = /^([A-Za-z0-9-_.]+)\/([A-Za-z0-9-_.]+)$/.exec(repository);
   if (!match)
@@ -220,6 +225,7 @@ export function readRunner(env: Env): Pick<Settings, 'owner' | 'repo' | 'apiUrl'
     repo,
     apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
     runUrl,
+    repositoryUrl: serverUrl ? `${serverUrl}/${repository}` : undefined,
   };
 }
 

@@ -7,7 +7,7 @@ import { outsiderWorkflows } from './workflows.js';
 
 export const CHECK_USAGE = 'perimeter check [--config perimeters.yml] [--json]';
 
-const FLAGS = {
+export const CHECK_FLAGS = {
   config: { type: 'string', value: 'FILE', help: 'the perimeters file (default perimeters.yml)' },
   json: {
     type: 'boolean',
@@ -20,7 +20,7 @@ export const CHECK_HELP = renderHelp({
   usage: CHECK_USAGE,
   about:
     'Validates perimeters.yml and, in a git checkout, counts what each perimeter can read and write, lists files more than one perimeter can write and tracked files no perimeter can read, and warns about workflows that run Perimeter on events anyone can trigger without a `trust` rule.',
-  flags: FLAGS,
+  flags: CHECK_FLAGS,
   exits: '0 valid; 1 invalid (each problem with its line); 2 bad usage.',
 });
 
@@ -121,7 +121,7 @@ function checkJson({ config, perimeters, root }: LoadedConfig) {
 }
 
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseCommandArgs(args, FLAGS, false);
+  const { values } = parseCommandArgs(args, CHECK_FLAGS, false);
   const loaded = loadConfig(values.config, io.cwd);
   const { config, perimeters } = loaded;
   if (values.json) {

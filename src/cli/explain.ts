@@ -13,7 +13,7 @@ import { loadConfig } from './load-config.js';
 export const EXPLAIN_USAGE =
   'perimeter explain [--config FILE] [--json] [--association NAME | --user LOGIN | --pr-author LOGIN --pr-branch BRANCH] PATH...';
 
-const FLAGS = {
+export const EXPLAIN_FLAGS = {
   config: { type: 'string', value: 'FILE', help: 'the perimeters file (default perimeters.yml)' },
   json: { type: 'boolean', default: false, help: 'print the decisions as JSON' },
   association: {
@@ -40,7 +40,7 @@ export const EXPLAIN_HELP = renderHelp({
   args: {
     'PATH...': 'repository paths as perimeters.yml globs see them, e.g. src/app.ts (they need not exist)',
   },
-  flags: FLAGS,
+  flags: EXPLAIN_FLAGS,
   exits: '0 explained; 1 the perimeters file is invalid; 2 bad usage.',
 });
 
@@ -147,7 +147,7 @@ function assignedTo(
 }
 
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, FLAGS, true);
+  const { values, positionals } = parseCommandArgs(args, EXPLAIN_FLAGS, true);
   if (positionals.length === 0) throw new UsageError('explain needs at least one PATH');
   const loaded = loadConfig(values.config, io.cwd);
   const pull = assignedTo(loaded.perimeters, values['pr-author'], values['pr-branch']);

@@ -10,7 +10,7 @@ import { proposePerimeters } from './layout.js';
 
 export const INIT_USAGE = 'perimeter init [--config FILE] [--stdout] [--json]';
 
-const FLAGS = {
+export const INIT_FLAGS = {
   config: {
     type: 'string',
     value: 'FILE',
@@ -24,7 +24,7 @@ export const INIT_HELP = renderHelp({
   usage: INIT_USAGE,
   about:
     'Reads the tracked files of this git checkout and proposes a commented perimeters.yml with one perimeter per role it finds (docs, tests, source). The proposal passes `perimeter check` before it is written.',
-  flags: FLAGS,
+  flags: INIT_FLAGS,
   exits: '0 written or printed; 1 the file exists, not a git checkout, or nothing to propose; 2 bad usage.',
 });
 
@@ -34,7 +34,7 @@ export const INIT_HELP = renderHelp({
  * always passes `perimeter check`.
  */
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseCommandArgs(args, FLAGS, false);
+  const { values } = parseCommandArgs(args, INIT_FLAGS, false);
   const root = tryGitToplevel(io.cwd);
   if (root === null) {
     io.stderr('perimeter init: not in a git checkout: init proposes perimeters from the tracked files\n');

@@ -18,7 +18,7 @@ import {
 export const REPLAY_USAGE =
   'perimeter replay [--config FILE] [--base REF | --no-base] [--json] (RANGE [--max-count N] [--branch NAME] | --ledger FILE)';
 
-const FLAGS = {
+export const REPLAY_FLAGS = {
   config: {
     type: 'string',
     value: 'FILE',
@@ -53,7 +53,7 @@ export const REPLAY_HELP = renderHelp({
   about:
     "Judges real commits (or a run's recorded calls) by the receipt's own rules under the proposed perimeters.yml and the committed one, and leads with what would change: the commits newly refused or newly allowed, and their paths. Merges are counted, not judged (their commits are).",
   args: { RANGE: 'a git revision range or a ref, e.g. main~50..main or main with --max-count' },
-  flags: FLAGS,
+  flags: REPLAY_FLAGS,
   exits: '0 no verdict changes; 3 verdicts change; 1 git, ledger or config error; 2 bad usage.',
 });
 
@@ -218,7 +218,7 @@ function arrivingBlobs(changes: Change[]): string[] {
  * recorded. Exit 3 when anything changes, so a workflow can gate pull requests that touch perimeters.yml.
  */
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, FLAGS, true);
+  const { values, positionals } = parseCommandArgs(args, REPLAY_FLAGS, true);
   if (values.base !== undefined && values['no-base'])
     throw new UsageError('--base and --no-base exclude each other');
   if (values.ledger !== undefined && values.branch !== undefined)

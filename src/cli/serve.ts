@@ -14,7 +14,7 @@ import { loadConfig } from './load-config.js';
 export const SERVE_USAGE =
   'perimeter serve --repo OWNER/NAME [--config perimeters.yml] [--branch B] [--port P] [--perimeters a,b] [--token-stdin] [--api-url URL] [--out DIR]';
 
-const FLAGS = {
+export const SERVE_FLAGS = {
   repo: { type: 'string', value: 'OWNER/NAME', help: 'the GitHub repository to serve (required)' },
   config: {
     type: 'string',
@@ -52,7 +52,7 @@ export const SERVE_HELP = renderHelp({
   usage: SERVE_USAGE,
   about:
     'Runs the MCP gateway on this machine until Ctrl-C, one endpoint per exposed perimeter, with the token from GITHUB_TOKEN (or --token-stdin), and writes the client configs the action writes.',
-  flags: FLAGS,
+  flags: SERVE_FLAGS,
   exits: '0 stopped by SIGINT or SIGTERM; 1 the gateway could not start; 2 bad usage.',
 });
 
@@ -61,7 +61,7 @@ export const SERVE_HELP = renderHelp({
  * The perimeters exposed follow the action's rule (src/policy/exposure.ts).
  */
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseCommandArgs(args, FLAGS, false);
+  const { values } = parseCommandArgs(args, SERVE_FLAGS, false);
   if (!values.repo) throw new UsageError('--repo OWNER/NAME is required');
   const [owner, repo, ...rest] = values.repo.split('/');
   if (!owner || !repo || rest.length > 0)

@@ -7,7 +7,7 @@ import { isRecord, readRecord } from './record/record-files.js';
 
 export const VERIFY_LEDGER_USAGE = 'perimeter verify-ledger --key-file FILE [--json] LEDGER|RECORD';
 
-const FLAGS = {
+export const VERIFY_LEDGER_FLAGS = {
   'key-file': {
     type: 'string',
     value: 'FILE',
@@ -23,7 +23,7 @@ export const VERIFY_LEDGER_HELP = renderHelp({
   args: {
     'LEDGER|RECORD': "a ledger file (ledger.jsonl), or a run's record as a zip or a directory",
   },
-  flags: FLAGS,
+  flags: VERIFY_LEDGER_FLAGS,
   exits: '0 chain intact; 1 broken or unreadable (the first broken record named); 2 bad usage.',
 });
 
@@ -60,7 +60,7 @@ async function ledgerAndKey(target: string, keyFile: string | undefined, io: Cli
 
 /** `perimeter verify-ledger`: checks the HMAC chain; exit 1 and the first broken record when it fails. */
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, FLAGS, true);
+  const { values, positionals } = parseCommandArgs(args, VERIFY_LEDGER_FLAGS, true);
   if (positionals.length !== 1)
     throw new UsageError(`expected one ledger file or record, got ${positionals.length}`);
   const ledger = positionals[0]!;

@@ -20,7 +20,7 @@ const exec = promisify(execFile);
 
 export const WORKSPACE_USAGE = 'perimeter workspace push --state FILE --message MESSAGE [--json]';
 
-const FLAGS = {
+export const WORKSPACE_FLAGS = {
   state: {
     type: 'string',
     value: 'FILE',
@@ -35,12 +35,12 @@ export const WORKSPACE_HELP = renderHelp({
   about:
     "Sends what changed in a perimeter's workspace (written, added and deleted files, against what was handed out or last pushed) to the perimeter's gateway endpoint as one push_files call, judged as push_files is judged: anything outside the perimeter refuses the whole push, and the directory stays as it is.",
   args: { push: 'the only subcommand' },
-  flags: FLAGS,
+  flags: WORKSPACE_FLAGS,
   exits: '0 pushed (or nothing to push); 1 refused or failed, with the reason; 2 bad usage.',
 });
 
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, FLAGS, true);
+  const { values, positionals } = parseCommandArgs(args, WORKSPACE_FLAGS, true);
   if (positionals.length !== 1 || positionals[0] !== 'push')
     throw new UsageError(`expected the subcommand push, got ${JSON.stringify(positionals.join(' '))}`);
   if (!values.state) throw new UsageError('--state FILE is required');

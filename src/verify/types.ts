@@ -88,6 +88,8 @@ export interface VerifyInput {
    * could reach the repository from this job, so there is nothing for the activity list to account for.
    */
   writesStaged?: boolean;
+  /** with writesStaged: how many commits the job staged for perimeter/apply (the receipt says so) */
+  stagedCommits?: number;
   /** readings of the activity list while it does not account for every branch yet (default 4) */
   activityAttempts?: number;
   /** wait before the second reading, growing linearly (default 1,500 ms) */
@@ -160,6 +162,11 @@ export interface Violation {
   message: string;
   path?: string;
   ref?: string;
+  /**
+   * The new commits that made this change, oldest first, each with who pushed it as GitHub's activity list
+   * records it (null: no move records it); absent: not known (the commits were not each looked at).
+   */
+  madeIn?: Array<{ sha: string; pusher: string | null }>;
 }
 
 export interface CommitAttribution {
@@ -203,6 +210,8 @@ export interface Verdict {
   perPerimeter: Record<string, PerimeterCounts>;
   /** the calls the gateway answered, and of them refused, as its ledger says; null or absent: no ledger read */
   calls?: { answered: number; refused: number } | null;
+  /** with `writes: stage`: the commits the job staged for perimeter/apply (absent: writes were not staged) */
+  staged?: number;
   /** what could not be checked (each one alone makes the state at least error) */
   unchecked: string[];
   notes: string[];
@@ -273,6 +282,11 @@ export interface JobFacts {
   changes: Change[];
   /** changes made by single new commits that the net change does not show (undone later) */
   intermediate: Change[];
+  /**
+   * For each changed path, the new commits that changed it, where each commit was looked at on its own (or
+   * the one new commit); a path absent here: not known which commit changed it.
+   */
+  pathCommits?: Map<string, string[]>;
   /** every ref that changed during the job, the bound branch included */
   refChanges: RefChange[];
   /** every ref at the start of the job */
@@ -290,6 +304,8 @@ export interface JobFacts {
    * marker refused as not accessible): then no ref change is this job's, and each is listed, never judged.
    */
   tokenWroteNothing?: string;
+  /** with `writes: stage`: the commits the job staged for perimeter/apply */
+  stagedCommits?: number;
   /** full ref names (globs) the owner named in ignore-refs */
   ignoreRefs: string[];
   ledger: LedgerFacts | null;

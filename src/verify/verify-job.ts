@@ -7,6 +7,7 @@ import {
   mergeChanges,
   pathsOfCommits,
   type NewCommits,
+  type PathCommits,
 } from './gathering/new-commits.js';
 import { accountForMoves } from './gathering/activity.js';
 import { commitsOfOthers, movedByOthersOnly } from './gathering/others.js';
@@ -93,6 +94,7 @@ export async function verifyJob(input: VerifyInput): Promise<Verdict> {
     otherCommits: [],
     identity: null,
     ignoreRefs: input.ignoreRefs ?? [],
+    ...(input.stagedCommits !== undefined ? { stagedCommits: input.stagedCommits } : {}),
     ledger: input.ledger,
     directPushes: input.directPushes,
     perimeters: input.perimeters,
@@ -276,6 +278,9 @@ const GITHUB_COMMITTER = { name: 'GitHub', email: 'noreply@github.com' };
  * trees, modes included. A commit left unexamined could hide a change a later one undid: unchecked, never success.
  */
 async function examineCommits(input: VerifyInput, facts: JobFacts, listed: NewCommits): Promise<void> {
+  const [only] = listed.commits;
+  if (listed.commits.length === 1 && only !== undefined && !facts.historyRewritten)
+    facts.pathCommits = new Map(facts.changes.map((change) => [change.path, [only.sha]]));
   if (listed.commits.length <= 1) return;
   if (facts.historyRewritten) {
     facts.notes.push('after the history rewrite only the net change was checked, not each commit');
@@ -291,17 +296,21 @@ async function examineCommits(input: VerifyInput, facts: JobFacts, listed: NewCo
     return;
   }
   try {
+    const touched: PathCommits = new Map();
     const byPaths = await pathsOfCommits(
       input.upstream,
       listed.commits.filter((commit) => gateway.has(commit.sha)),
       facts.changes,
+      touched,
     );
     const byTrees = await intermediateChanges(
       input.upstream,
       [...others, ...byPaths.unlisted],
       facts.changes,
+      touched,
     );
     facts.intermediate = mergeChanges(byTrees, byPaths.paths);
+    facts.pathCommits = touched;
   } catch (error) {
     facts.unchecked.push(`the changes of each new commit: ${reason(error)}`);
   }
@@ -329,13 +338,16 @@ async function examineOurCommits(
     return;
   }
   try {
+    const touched: PathCommits = new Map();
     const byPaths = await pathsOfCommits(
       input.upstream,
       ours.filter((commit) => gateway.has(commit.sha)),
       [],
+      touched,
     );
-    const byTrees = await intermediateChanges(input.upstream, [...direct, ...byPaths.unlisted], []);
+    const byTrees = await intermediateChanges(input.upstream, [...direct, ...byPaths.unlisted], [], touched);
     facts.changes = mergeChanges(byTrees, byPaths.paths);
+    facts.pathCommits = touched;
     facts.intermediate = [];
     facts.notes.push(
       `others pushed ${theirs.size} commit(s) to "${input.branch}" during the job: those were not judged; each of this job's commits was judged on its own`,

@@ -38,6 +38,7 @@ describe('readSettings', () => {
         repo: 'repo',
         apiUrl: 'http://127.0.0.1:1',
         runUrl: 'https://github.example/octo/repo/actions/runs/42',
+        repositoryUrl: 'https://github.example/octo/repo',
         configFile: 'perimeters.yml',
         configRef: null,
         perimeters: null,

@@ -4,6 +4,7 @@
  * job but the record artifact's name.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { decodeHTML } from 'entities';
 import { afterEach, describe, expect, it } from 'vitest';
 import { commitToBare, gitText } from '@perimeter/fake-github';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -138,6 +139,10 @@ describe('staged writes over two jobs', { timeout: 300_000 }, () => {
     expect(post.log).toContain('staged.json');
     // the job's token may post no status (statuses: none): main and post posted none, apply's is the receipt
     expect(post.log).toContain('the receipt comes from the apply job');
+    // its summary says the work waits for apply, not that nothing changed
+    const summary = decodeHTML(post.summary);
+    expect(summary).toContain('Nothing pushed during the job: 1 commit staged for perimeter/apply');
+    expect(summary).not.toContain('No changes during the job');
     expect(await j.statuses(start, j.tokens[BOT])).toEqual([]);
 
     const applied = await applyJob(j);

@@ -150,6 +150,9 @@ describe('the verify job', { timeout: 180_000 }, () => {
       expect(verify.exitCode, verify.log + verify.summary).toBe(0);
       expect(await receipt(jobs)).toMatchObject({ state: 'success' });
       expect(verify.summary).toContain('src/count.ts');
+      // it reads no ledger: the commit the gateway made is counted, never as "0 via the gateway"
+      expect(plain(verify.summary)).not.toContain('via the gateway');
+      expect(plain(verify.summary)).toContain('1 new commit, each judged by its tree');
 
       // the verify job uploads a record of its own: its receipt only, for no ledger is evidence there
       expect(verify.summary).toMatch(

@@ -57,6 +57,59 @@ describe('judge', () => {
     });
   });
 
+  describe('when the commits behind each changed path are known', () => {
+    it('names, on each violation, the commits that made it and who pushed each', () => {
+      // A -> B by the gateway (github-actions[bot]), B -> C pushed around it by mallory
+      const moves = new Map([
+        [
+          'refs/heads/agent/x',
+          {
+            ref: 'refs/heads/agent/x',
+            moves: [
+              {
+                ...moved('refs/heads/agent/x', [A, B]).get('refs/heads/agent/x')!.moves[0]!,
+                actor: 'github-actions[bot]',
+              },
+              moved('refs/heads/agent/x', [B, C]).get('refs/heads/agent/x')!.moves[0]!,
+            ],
+          },
+        ],
+      ]);
+      const verdict = judge(
+        facts({
+          endHead: C,
+          newCommits: { shas: [C, B], complete: true },
+          refChanges: [{ ref: 'refs/heads/agent/x', kind: 'moved', before: A, after: C }],
+          branchMoves: moves,
+          changes: [
+            { path: 'src/a.ts', kind: 'modified', oldMode: '100644', newMode: '100644' },
+            { path: 'docs/x.md', kind: 'added', newMode: '100644' },
+            { path: 'README.md', kind: 'modified', oldMode: '100644', newMode: '100644' },
+          ],
+          pathCommits: new Map([
+            ['src/a.ts', [B]],
+            ['docs/x.md', [C]],
+            ['README.md', [C, B]],
+          ]),
+        }),
+      );
+      expect(verdict.violations.map((v) => [v.path, v.madeIn])).toEqual([
+        ['docs/x.md', [{ sha: C, pusher: 'mallory' }]],
+        [
+          'README.md',
+          [
+            { sha: B, pusher: 'github-actions[bot]' },
+            { sha: C, pusher: 'mallory' },
+          ],
+        ],
+      ]);
+    });
+    it('names none where the commits were not each looked at', () => {
+      const verdict = judge(facts({ changes: [{ path: 'README.md', kind: 'deleted', oldMode: '100644' }] }));
+      expect(verdict.violations[0]!.madeIn).toBeUndefined();
+    });
+  });
+
   describe('when a path is outside every perimeter', () => {
     it('fails and lists the refusal of each perimeter', () => {
       const verdict = judge(facts({ changes: [{ path: 'README.md', kind: 'deleted', oldMode: '100644' }] }));

@@ -1,3 +1,4 @@
+import { decodeHTML } from 'entities';
 import { describe, expect, it } from 'vitest';
 import {
   MAX_ANNOTATIONS,
@@ -8,7 +9,7 @@ import {
   type Violation,
 } from '../../src/verify/index.js';
 
-import { B, receiptOf, verdict as aVerdict } from './support/verdict.js';
+import { A, B, receiptOf, verdict as aVerdict } from './support/verdict.js';
 
 /** The receipt tests' verdict: one perimeter with calls and refusals counted. */
 const verdict = (overrides: Partial<Verdict> = {}): Verdict =>
@@ -64,6 +65,32 @@ describe('renderReceipt', () => {
         receiptOf(verdict({ files: [file('src/a.ts', true)], commits: unattributed })).status.description,
       ).toBe('1 changed file, all inside the perimeters; 1 commit');
     });
+    it("says how many commits it judged without counting any as the gateway's when it read no ledger", () => {
+      // the two-job setup: the verify job reads no ledger, so a commit the gateway made is not "0 via the gateway"
+      const unattributed = { gateway: [], direct: [], others: [], unattributed: [B], complete: true };
+      const summary = receiptOf(
+        verdict({ files: [file('src/a.ts', true)], commits: unattributed, calls: null }),
+      ).summary;
+      expect(summary).not.toContain('via the gateway');
+      expect(summary).not.toContain('pushed directly');
+      expect(summary).toContain(
+        "1 new commit, each judged by its tree (no ledger read here, so the gateway's commits are not told from direct pushes).",
+      );
+    });
+    it('says the job staged its work instead of "no changes" when commits wait for perimeter/apply', () => {
+      const idle = { files: [], commits: { ...verdict().commits, gateway: [] }, staged: 2 };
+      const receipt = receiptOf(verdict({ ...idle, calls: { answered: 5, refused: 1 } }));
+      expect(receipt.status.description).toBe(
+        'Nothing pushed during the job: 2 commits staged for perimeter/apply; the gateway answered 5 calls, 1 refused',
+      );
+      expect(decodeHTML(receipt.summary)).not.toContain('No changes during the job');
+      expect(decodeHTML(receipt.summary)).toContain(
+        'Nothing pushed during the job: 2 commits staged for perimeter/apply',
+      );
+      expect(receipt.summary).toContain(
+        'None pushed during the job; 2 staged for perimeter/apply, which judges them again and writes them.',
+      );
+    });
     it('uses a given context', () => {
       expect(receiptOf(verdict(), { context: 'perimeter/impl' }).status.context).toBe('perimeter/impl');
     });
@@ -96,6 +123,55 @@ describe('renderReceipt', () => {
       expect(receiptOf(verdict({ state: 'failure', violations })).annotations.map((a) => a.path)).toEqual(
         violations.map((v) => v.path),
       );
+    });
+  });
+
+  describe('when the violations name the commits that made them', () => {
+    it('lists each violation once, with a link to each commit and who pushed it', () => {
+      const made = (path: string, ...madeIn: Violation['madeIn'] & object) => ({
+        ...violation(path),
+        madeIn,
+      });
+      const receipt = receiptOf(
+        verdict({
+          state: 'failure',
+          files: [file('docs/x.md', false), file('README.md', false)],
+          violations: [
+            made('docs/x.md', { sha: B, pusher: 'mallory' }),
+            made('README.md', { sha: A, pusher: null }, { sha: B, pusher: 'mallory' }),
+            { kind: 'ref', ref: 'refs/tags/v1', message: 'refs/tags/v1 was created during the job' },
+          ],
+        }),
+        { repositoryUrl: 'https://github.com/octo/widgets' },
+      );
+      const link = (sha: string) =>
+        `[<code>${sha.slice(0, 7)}</code>](https://github.com/octo/widgets/commit/${sha})`;
+      const summary = receipt.summary;
+      expect(summary).toContain(
+        `- docs/x.md&#58; added outside every perimeter — in ${link(B)} pushed by mallory\n`,
+      );
+      expect(summary).toContain(
+        `- README.md&#58; added outside every perimeter — in ${link(A)} pushed by an unrecorded actor, ${link(B)} pushed by mallory\n`,
+      );
+      expect(summary).toContain('- refs/tags/v1 was created during the job\n');
+      // once each: the lead line counts them instead of repeating the first
+      for (const message of ['docs/x.md&#58; added outside', 'README.md&#58; added outside'])
+        expect(summary.split(message)).toHaveLength(2);
+      expect(summary).toContain(
+        '3 violations, each listed once below with the commit that made it and who pushed it.',
+      );
+      // the status description still leads with the first, for the pull request's checks list
+      expect(receipt.status.description).toBe('3 violations: docs/x.md: added outside every perimeter');
+    });
+    it('names the commit without a link when the repository URL is not known', () => {
+      const summary = receiptOf(
+        verdict({
+          state: 'failure',
+          violations: [{ ...violation('docs/x.md'), madeIn: [{ sha: B, pusher: 'mallory' }] }],
+        }),
+      ).summary;
+      expect(summary).toContain('— in <code>bbbbbbb</code> pushed by mallory');
+      expect(summary).not.toContain('](');
     });
   });
 

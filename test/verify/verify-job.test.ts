@@ -124,6 +124,19 @@ describe('verifyJob against the stand-in', () => {
       expect(verdict.violations).toEqual([expect.objectContaining({ kind: 'path', path: 'docs/guide.md' })]);
       expect(verdict.commits).toMatchObject({ gateway: [mine], direct: [rogue] });
       expect(verdict.pushes.map((p) => p.actor)).toContain('github-actions[bot]');
+      // the violation names the commit that made it and who pushed it, for the receipt's one line
+      expect(verdict.violations[0]!.madeIn).toEqual([{ sha: rogue, pusher: 'github-actions[bot]' }]);
+    });
+
+    it('names the one new commit behind the violation when there is only one', async () => {
+      // pushed with the job's own token (a push by another actor is theirs, listed and not judged)
+      const rogue = await commitToBare(s.dir, BRANCH, { 'docs/guide.md': 'rewritten\n' }, 'rogue', {
+        actor: 'github-actions[bot]',
+      });
+      const { verdict } = await verify(ledgerOf());
+      expect(verdict.violations.map((v) => [v.path, v.madeIn])).toEqual([
+        ['docs/guide.md', [{ sha: rogue, pusher: 'github-actions[bot]' }]],
+      ]);
     });
 
     it('fails on the push itself under direct-pushes: deny, even inside the perimeter', async () => {
@@ -151,6 +164,11 @@ describe('verifyJob against the stand-in', () => {
         '.env false true',
       ]);
       expect(verdict.commits.direct).toEqual([undo, leak]);
+      // the change a later commit undid is named by both commits that touched it, oldest first
+      expect(verdict.violations.find((v) => v.path === '.env')?.madeIn?.map((m) => m.sha)).toEqual([
+        leak,
+        undo,
+      ]);
     });
 
     it('is an error, not success, when there are more commits than it diffs one by one', async () => {

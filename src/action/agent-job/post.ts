@@ -1,5 +1,5 @@
 import * as core from '@actions/core';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Receipts, RepoReads, RepoWrites } from '../../github/index.js';
 import { parseConfig, compilePerimeter, proposeScope } from '../../policy/index.js';
 import {
@@ -141,6 +141,7 @@ async function verify(
     problems,
     startedAt,
     writesStaged: store.get(State.StagePath) !== '',
+    ...stagedCount(store),
   });
   const logPath = store.get(State.LogPath);
   const gatewayLog =
@@ -173,6 +174,7 @@ async function verify(
   if (deadline.passed) return;
   const receipt = renderReceipt(verdict, {
     runUrl: settings.runUrl,
+    repositoryUrl: settings.repositoryUrl,
     context: settings.statusContext,
     evidence: json,
   });
@@ -230,6 +232,22 @@ async function readLedger(store: StateStore): Promise<LedgerFacts | null> {
   const path = store.get(State.LedgerPath);
   const key = store.get(State.LedgerKey);
   return path && key ? readLedgerFacts(path, key) : null;
+}
+
+/**
+ * How many commits the gateway staged (writes: stage), for the receipt to say so rather than "no changes";
+ * {} when writes were not staged. A count only: apply re-reads and re-judges the change set itself.
+ */
+function stagedCount(store: StateStore): { stagedCommits?: number } {
+  const path = store.get(State.StagePath);
+  if (!path) return {};
+  if (!existsSync(path)) return { stagedCommits: 0 };
+  try {
+    const set = JSON.parse(readFileSync(path, 'utf8')) as { commits?: unknown };
+    return Array.isArray(set.commits) ? { stagedCommits: set.commits.length } : {};
+  } catch {
+    return {};
+  }
 }
 
 /** The change set the gateway kept (writes: stage), or null when nothing was staged. */

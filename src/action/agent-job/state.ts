@@ -29,6 +29,7 @@ const JOB_SETTING_KEYS = [
   'repo',
   'apiUrl',
   'runUrl',
+  'repositoryUrl',
   'directPushes',
   'statusContext',
   'failOnViolation',

@@ -15,7 +15,10 @@ import { publishReceipt } from '../publish.js';
 import { judgedOutcome } from '../step.js';
 
 /** What perimeter/verify reads in both of its modes: the verify job and the pull-request gate. */
-export interface VerifyBasics extends Pick<Settings, 'token' | 'owner' | 'repo' | 'apiUrl' | 'runUrl'> {
+export interface VerifyBasics extends Pick<
+  Settings,
+  'token' | 'owner' | 'repo' | 'apiUrl' | 'runUrl' | 'repositoryUrl'
+> {
   failOnViolation: boolean;
   receiptAs: ReceiptAs;
 }
@@ -45,6 +48,7 @@ export async function publishJudged(
 ): Promise<void> {
   const receipt = renderReceipt(verdict, {
     runUrl: settings.runUrl,
+    repositoryUrl: settings.repositoryUrl,
     context: where.context,
     evidence: { config: where.config, ledger: null },
   });

@@ -34,7 +34,7 @@ export const AUDIT_USAGE =
   'perimeter audit [--repo OWNER/NAME] [--api-url URL] [--json] [--job NAME] [--config FILE] [--config-ref REF] ' +
   '[--perimeters LIST|all] [--direct-pushes check|deny] [--require-changes true|false] [--ignore-refs LIST] RECORD';
 
-const FLAGS = {
+export const AUDIT_FLAGS = {
   repo: {
     type: 'string',
     value: 'OWNER/NAME',
@@ -92,7 +92,7 @@ export const AUDIT_HELP = renderHelp({
   about:
     "Re-checks a run's record against GitHub: recomputes the verdict from GitHub's records with the trusted perimeters file, and names every place where the record or its receipt disagrees. Pass the workflow's values (the flags below) so the record's own account of its settings is checked, not believed. Token from GITHUB_TOKEN, with read access to contents and actions.",
   args: { RECORD: "the run's record artifact: the zip, or the directory `gh run download` makes" },
-  flags: FLAGS,
+  flags: AUDIT_FLAGS,
   exits:
     '0 they agree; 3 they disagree (each field named); 1 unreadable record, unknown receipt version or GitHub error; 2 bad usage.',
 });
@@ -106,7 +106,7 @@ export const AUDIT_HELP = renderHelp({
  * 3 when they disagree, 1 when the audit could not be done.
  */
 export async function run(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, FLAGS, true);
+  const { values, positionals } = parseCommandArgs(args, AUDIT_FLAGS, true);
   const expected = expectedSettings(values);
   const job = typeof values.job === 'string' ? values.job.trim() : null;
   if (job === '') throw new UsageError('--job: expected the agent job\'s name, got ""');

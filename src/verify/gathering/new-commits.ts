@@ -74,6 +74,7 @@ export async function intermediateChanges(
   upstream: RepoReads,
   commits: CommitInfo[],
   net: Change[],
+  touched?: PathCommits,
 ): Promise<Change[]> {
   const netByPath = new Map(net.map((change) => [change.path, change]));
   const pairs = await Promise.all(
@@ -89,6 +90,9 @@ export async function intermediateChanges(
   // could not bring, diffTrees lists by REST as before, so the answer is the same either way
   await prefetchDiff(upstream, pairs);
   const perCommit = await Promise.all(pairs.map(({ base, head }) => diffTrees(upstream, base, head)));
+  perCommit.forEach((changes, index) => {
+    for (const change of changes) touch(touched, change.path, commits[index]!.sha);
+  });
   const found = new Map<string, Change>();
   for (const change of perCommit.flat()) {
     const inNet = netByPath.get(change.path);
@@ -111,6 +115,7 @@ export async function pathsOfCommits(
   upstream: RepoReads,
   commits: CommitInfo[],
   net: Change[],
+  touched?: PathCommits,
 ): Promise<{ paths: Change[]; unlisted: CommitInfo[] }> {
   if (upstream.getTrees) return { paths: [], unlisted: commits };
   const inNet = new Set(net.map((change) => change.path));
@@ -119,9 +124,23 @@ export async function pathsOfCommits(
   const unlisted: CommitInfo[] = [];
   listed.forEach((files, index) => {
     if (!files.complete) unlisted.push(commits[index] as CommitInfo);
-    else for (const path of files.paths) if (!inNet.has(path)) paths.set(path, { path, kind: 'modified' });
+    else
+      for (const path of files.paths) {
+        touch(touched, path, commits[index]!.sha);
+        if (!inNet.has(path)) paths.set(path, { path, kind: 'modified' });
+      }
   });
   return { paths: [...paths.values()], unlisted };
+}
+
+/** Path to the new commits that changed it, for the receipt to name the commit behind each violation. */
+export type PathCommits = Map<string, string[]>;
+
+function touch(touched: PathCommits | undefined, path: string, sha: string): void {
+  if (touched === undefined) return;
+  const shas = touched.get(path);
+  if (shas === undefined) touched.set(path, [sha]);
+  else if (!shas.includes(sha)) shas.push(sha);
 }
 
 /** Changes by path, sorted; where both know a path, the one from a tree diff (it has the modes) wins. */

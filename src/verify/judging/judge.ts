@@ -90,6 +90,27 @@ function fileViolation(file: FileDecision): Violation {
   return { kind, path: file.path, message: `${file.path}: ${what}${when} (${file.rule})` };
 }
 
+/**
+ * The new commits that changed a path, oldest first, each with who pushed it: the actor of the bound
+ * branch's first move (in GitHub's activity list) that brought the branch to it or past it. Only where the
+ * gathering looked at each commit on its own (facts.pathCommits); else none.
+ */
+function commitsBehind(facts: JobFacts): (path: string) => Array<{ sha: string; pusher: string | null }> {
+  const order = [...(facts.newCommits?.shas ?? [])].reverse();
+  const position = new Map(order.map((sha, index) => [sha, index]));
+  const moves = facts.branchMoves?.get(`refs/heads/${facts.branch}`)?.moves ?? [];
+  const pusher = (sha: string): string | null => {
+    const at = position.get(sha)!;
+    const move = moves.find((m) => (position.get(m.after) ?? -1) >= at);
+    return move?.actor ?? null;
+  };
+  return (path) =>
+    (facts.pathCommits?.get(path) ?? [])
+      .filter((sha) => position.has(sha))
+      .sort((a, b) => position.get(a)! - position.get(b)!)
+      .map((sha) => ({ sha, pusher: pusher(sha) }));
+}
+
 function attribute(facts: JobFacts): CommitAttribution {
   const shas = facts.newCommits?.shas ?? [];
   const complete = facts.newCommits?.complete ?? false;
@@ -222,7 +243,13 @@ export function judge(facts: JobFacts): Verdict {
       transient: true,
     })),
   ];
-  for (const file of files) if (!file.allowed) violations.push(fileViolation(file));
+  const madeIn = commitsBehind(facts);
+  for (const file of files)
+    if (!file.allowed) {
+      const violation = fileViolation(file);
+      const commits = madeIn(file.path);
+      violations.push(commits.length > 0 ? { ...violation, madeIn: commits } : violation);
+    }
 
   const inert = (ref: string): boolean => {
     const moves = facts.branchMoves?.get(ref)?.moves ?? [];
@@ -347,6 +374,7 @@ export function judge(facts: JobFacts): Verdict {
     identity: facts.identity,
     perPerimeter: facts.ledger?.perPerimeter ?? {},
     calls: facts.ledger === null ? null : callsOf(facts.ledger.perPerimeter),
+    ...(facts.stagedCommits !== undefined ? { staged: facts.stagedCommits } : {}),
     unchecked,
     notes,
   };

@@ -49,7 +49,7 @@ function evidence(facts: CheckRunFacts, unannotated: number): string {
  */
 export function renderCheckRun(
   verdict: Verdict,
-  receipt: { status: CommitStatus },
+  receipt: { status: CommitStatus; repositoryUrl?: string | undefined },
   facts: CheckRunFacts,
 ): CheckRunReceipt {
   const onFiles: CheckAnnotation[] = verdict.violations
@@ -61,7 +61,9 @@ export function renderCheckRun(
       message: visible(v.message),
     }));
   const batches = annotationBatches(onFiles);
-  const summary = fitCheckRunText(renderSummary(verdict, headline(verdict), MAX_CHECK_RUN_TEXT - 8 * 1024));
+  const summary = fitCheckRunText(
+    renderSummary(verdict, headline(verdict), MAX_CHECK_RUN_TEXT - 8 * 1024, receipt.repositoryUrl),
+  );
   const unannotated = Math.max(0, onFiles.length - MAX_CHECK_RUN_ANNOTATIONS);
   return withBatches(checkRunOf(receipt.status, summary, evidence(facts, unannotated)), batches);
 }

@@ -24,6 +24,8 @@ export function headline(verdict: Verdict): string {
   }
   const { gateway, direct, unattributed } = verdict.commits;
   const commits = gateway.length + direct.length + unattributed.length;
+  if (files === 0 && commits === 0 && (verdict.staged ?? 0) > 0)
+    return `Nothing pushed during the job: ${plural(verdict.staged!, 'commit')} staged for perimeter/apply${activity(verdict.calls)}`;
   if (files === 0 && commits === 0) return `No changes during the job${activity(verdict.calls)}`;
   // without a ledger (the verify job) a commit is judged by its tree, not told gateway from direct
   const how =

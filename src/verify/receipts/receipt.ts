@@ -32,6 +32,8 @@ export interface ReceiptOptions {
   runUrl?: string | undefined;
   /** the status context, also the check run's name (default STATUS_CONTEXT) */
   context?: string;
+  /** `${server}/${owner}/${repo}`, for links to the commits the summary names */
+  repositoryUrl?: string | undefined;
 }
 
 /** The default commit status context (input status-context), also the check run's name. */
@@ -67,9 +69,9 @@ export function renderReceipt(
   const status = statusOf(verdict.state, headline(verdict), options);
   return {
     status,
-    summary: renderSummary(verdict, headline(verdict)),
+    summary: renderSummary(verdict, headline(verdict), undefined, options.repositoryUrl),
     annotations: annotations(verdict),
-    checkRun: renderCheckRun(verdict, { status }, options.evidence),
+    checkRun: renderCheckRun(verdict, { status, repositoryUrl: options.repositoryUrl }, options.evidence),
   };
 }
 

@@ -1,6 +1,6 @@
 import { clip, markdownText } from './escape.js';
 import { SUMMARY_BUDGET } from './limits.js';
-import type { FileDecision, Verdict } from '../types.js';
+import type { FileDecision, Verdict, Violation } from '../types.js';
 
 const MAX_FILE_ROWS = 1000;
 const MAX_LIST_ITEMS = 100;
@@ -24,6 +24,30 @@ const short = (sha: string | null): string => (sha === null ? '—' : `<code>${s
 function list(items: string[]): string[] {
   const shown = items.slice(0, MAX_LIST_ITEMS).map((item) => `- ${text(item)}`);
   if (items.length > shown.length) shown.push(`- … and ${items.length - shown.length} more`);
+  return shown;
+}
+
+/**
+ * Each violation once, with the commits that made it (a link to each on GitHub when the repository's URL is
+ * known) and who pushed them, so a reviewer reads one line instead of matching the files, commits and
+ * branch moves below.
+ */
+function violationList(violations: Violation[], repositoryUrl: string | undefined): string[] {
+  const commit = (sha: string): string =>
+    /^[0-9a-f]{40}$/.test(sha) && repositoryUrl !== undefined
+      ? `[<code>${sha.slice(0, 7)}</code>](${repositoryUrl}/commit/${sha})`
+      : short(sha);
+  const madeIn = (violation: Violation): string => {
+    const made = violation.madeIn ?? [];
+    if (made.length === 0) return '';
+    const shown = made
+      .slice(0, 3)
+      .map(({ sha, pusher }) => `${commit(sha)} pushed by ${text(pusher ?? 'an unrecorded actor')}`);
+    const more = made.length > shown.length ? ` and ${made.length - shown.length} more commits` : '';
+    return ` — in ${shown.join(', ')}${more}`;
+  };
+  const shown = violations.slice(0, MAX_LIST_ITEMS).map((v) => `- ${text(v.message)}${madeIn(v)}`);
+  if (violations.length > shown.length) shown.push(`- … and ${violations.length - shown.length} more`);
   return shown;
 }
 
@@ -51,28 +75,60 @@ function fileRows(files: FileDecision[], budget: number): string[] {
   return rows;
 }
 
+/**
+ * How many new commits, and by which route. Without a ledger (the verify job) nothing is told gateway from
+ * direct, so nothing is counted as either: "0 via the gateway" would deny the commit the gateway made.
+ */
+function commitCounts({ commits, staged }: Verdict): string {
+  const others = commits.others.length > 0 ? `, ${commits.others.length} pushed by others (not judged)` : '';
+  const end = commits.complete ? '.' : ' (the list of new commits is incomplete).';
+  const attributed = commits.gateway.length + commits.direct.length;
+  const stagedNote =
+    staged !== undefined && staged > 0
+      ? ` ${staged} staged for perimeter/apply, which judges them again and writes them.`
+      : '';
+  if (attributed + commits.unattributed.length + commits.others.length === 0 && stagedNote !== '')
+    return `None pushed during the job;${stagedNote}`;
+  if (attributed === 0 && commits.unattributed.length > 0) {
+    const n = commits.unattributed.length;
+    return (
+      `${n} new commit${n === 1 ? '' : 's'}${others}, each judged by its tree (no ledger read here, so the ` +
+      `gateway's commits are not told from direct pushes)${end}${stagedNote}`
+    );
+  }
+  return (
+    `${commits.gateway.length} via the gateway, ${commits.direct.length} pushed directly${others}` +
+    (commits.unattributed.length > 0 ? `, ${commits.unattributed.length} not attributed` : '') +
+    `${end}${stagedNote}`
+  );
+}
+
 /** The job summary; `budget` bounds the changed-files table in bytes (the rest has lists of at most 100). */
-export function renderSummary(verdict: Verdict, headline: string, budget = SUMMARY_BUDGET): string {
-  const { commits } = verdict;
+export function renderSummary(
+  verdict: Verdict,
+  headline: string,
+  budget = SUMMARY_BUDGET,
+  repositoryUrl?: string,
+): string {
+  const { commits, violations } = verdict;
+  // a failure's headline is its first violation: the list below says each one, once
+  const lead =
+    violations.length > 0
+      ? `${violations.length} violation${violations.length === 1 ? '' : 's'}, each listed once below with the commit that made it and who pushed it.`
+      : text(headline, 1000);
   const head: string[] = [
     `## ${ICON[verdict.state]} Perimeter: ${verdict.state}`,
     '',
-    text(headline, 1000),
+    lead,
     '',
     `Branch ${code(verdict.branch)}: ${short(verdict.startHead)} → ${short(verdict.endHead)}` +
       (verdict.baseline ? `, compared with ${text(verdict.baseline.label, 500)}` : ''),
   ];
-  if (verdict.violations.length > 0)
-    head.push('', '### Violations', '', ...list(verdict.violations.map((v) => v.message)));
+  if (violations.length > 0) head.push('', '### Violations', '', ...violationList(violations, repositoryUrl));
   if (verdict.unchecked.length > 0) head.push('', '### Not checked', '', ...list(verdict.unchecked));
 
   const tail: string[] = ['', '### Commits', ''];
-  tail.push(
-    `${commits.gateway.length} via the gateway, ${commits.direct.length} pushed directly` +
-      (commits.others.length > 0 ? `, ${commits.others.length} pushed by others (not judged)` : '') +
-      (commits.unattributed.length > 0 ? `, ${commits.unattributed.length} not attributed` : '') +
-      (commits.complete ? '.' : ' (the list of new commits is incomplete).'),
-  );
+  tail.push(commitCounts(verdict));
   if (commits.direct.length > 0) tail.push('', ...list(commits.direct.map((sha) => `direct: ${sha}`)));
   if (commits.others.length > 0) tail.push('', ...list(commits.others.map((sha) => `by others: ${sha}`)));
   if (verdict.others.length > 0) {

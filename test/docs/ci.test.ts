@@ -1,0 +1,42 @@
+/**
+ * docs/development.md says what CI runs: each command of `.ci/run`, word for word, so the page cannot
+ * describe a CI that is not the one that runs (a command added, dropped or changed fails here).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '@perimeter/test-rigs';
+
+const read = (file: string): string => readFileSync(join(REPO_ROOT, file), 'utf8');
+
+/** The command lines of a bash script: not comments, not the shell's own setup (`set`, `cd`). */
+function commands(script: string): string[] {
+  return script
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .filter((line) => !/^(set|cd) /.test(line));
+}
+
+/** The page's list items that open with a command in backticks: `- \`npm run lint\`: …`. */
+function listed(page: string): string[] {
+  return [...page.matchAll(/^- `([^`]+)`/gm)].map((match) => match[1]!);
+}
+
+describe('.ci/run', () => {
+  const script = commands(read('.ci/run'));
+  const page = read('docs/development.md');
+
+  it('runs commands, README’s test command first', () => {
+    expect(script.length).toBeGreaterThan(3);
+    expect(script[0]).toMatch(/^npm ci\b.*&& npm test$/);
+  });
+
+  it('has each of its commands named in docs/development.md, in its order', () => {
+    expect(listed(page)).toEqual(script);
+  });
+
+  it('fails on a dependency whose engines exclude the Node it runs on, instead of warning', () => {
+    expect(script[0]).toContain('--engine-strict');
+  });
+});
