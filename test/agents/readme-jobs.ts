@@ -37,6 +37,20 @@ export function readmeSteps(name: string, file = 'README.md'): SnippetStep[] {
   return steps;
 }
 
+/**
+ * The YAML text of the workflow marked `<!-- agents-test: name -->` or `<!-- name -->` in `file`: a whole
+ * workflow, run as it stands by the workflow runner.
+ */
+export function readmeWorkflow(name: string, file = 'README.md'): string {
+  const readme = readFileSync(join(REPO_ROOT, file), 'utf8');
+  const markers = [`<!-- agents-test: ${name} -->`, `<!-- ${name} -->`];
+  const marker = markers.find((m) => readme.includes(m));
+  if (marker === undefined) throw new Error(`${file} has no workflow marked ${markers.join(' or ')}`);
+  const block = /^```yaml\n([\s\S]*?)^```/m.exec(readme.slice(readme.indexOf(marker) + marker.length));
+  if (!block?.[1]) throw new Error(`no yaml block after ${marker}`);
+  return block[1];
+}
+
 /** The JSON block after `<!-- agents-test: name -->` in `file`. */
 export function readmeJson(name: string, file = 'README.md'): unknown {
   const readme = readFileSync(join(REPO_ROOT, file), 'utf8');
