@@ -399,3 +399,38 @@ describe('without the fixes', () => {
     },
   );
 });
+
+/**
+ * README's other setups, whole, with Claude Code as the agent: the verify job judges the agent job from a
+ * fresh runner; with staged writes the agent job can only read and the apply job lands the commit.
+ */
+describe('the setups with a later job, as README shows them', () => {
+  const claude = CLIENTS.find((c) => c.name === 'claude-code')!;
+  for (const [snippet, later] of [
+    ['two-job', 'verify'],
+    ['staged', 'apply'],
+  ] as const) {
+    it(snippet, { timeout: 600_000 }, async () => {
+      counted(snippet);
+      let session: Session | undefined;
+      try {
+        session = await runReadmeJob(claude, { snippet });
+        const { checks, run, job } = session;
+        const report = run.steps
+          .map((s) => `${s.job}/${s.name}: ${s.outcome}\n${s.log.slice(-3000)}`)
+          .join('\n');
+        expect(
+          checks.filter((c) => !c.ok),
+          report,
+        ).toEqual([]);
+        expect(run.results, report).toEqual({ implement: 'success', [later]: 'success' });
+        const pushed = await git(job.bare, ['ls-tree', '-r', '--name-only', job.branch]);
+        expect(pushed).toContain('src/from-claude-code.ts');
+        expect(await receipt(session), report).toBe('success');
+      } finally {
+        await session?.model.stop();
+        await session?.job.close();
+      }
+    });
+  }
+});
