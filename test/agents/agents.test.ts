@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { actionDir, FILES, git, type Job } from '@perimeter/test-rigs';
 import { ensureClients } from './clients.js';
 import { startModelServer, type ModelServer } from './model-server.js';
-import { readmeWorkflow } from './readme-jobs.js';
-import { parseWorkflow, runWorkflow, type WorkflowRun } from './workflow-runner.js';
+import { reachTable, readmeWorkflow } from './readme-jobs.js';
+import { parseWorkflow, runWorkflow, type Reach, type WorkflowRun } from './workflow-runner.js';
 import { Script, WorkspaceScript, type Check, type Scripted, type ScriptFiles } from './script.js';
 
 const PERIMETER = 'implementer';
@@ -107,6 +107,8 @@ function files(client: string): ScriptFiles {
 }
 
 let dir = '';
+/** what the agent steps of each README workflow could reach, run as README shows it */
+const reached = new Map<string, Reach[]>();
 const outcomes: Array<{ test: string; ok: boolean }> = [];
 
 /** Counts each test for the closing `agents: N passed, N failed` line. */
@@ -123,6 +125,23 @@ beforeAll(async () => {
   );
   dir = await actionDir();
 }, 900_000);
+
+/**
+ * README's table "can the agent reach a write token?" must say what the runs found, for every workflow run
+ * here as README shows it.
+ */
+afterAll(() => {
+  const table = reachTable();
+  for (const [snippet, reach] of reached) {
+    const token = reach.some((r) => r.found.length > 0);
+    const write = reach.some((r) => r.found.length > 0 && r.writeToken);
+    const where = reach.flatMap((r) => r.found);
+    expect(table.get(snippet), `README's token table for ${snippet} (found: ${where.join(', ')})`).toEqual({
+      token: token ? 'yes' : 'no',
+      write: write ? 'yes' : 'no',
+    });
+  }
+});
 
 afterAll(() => {
   const passed = outcomes.filter((o) => o.ok).length;
@@ -177,6 +196,7 @@ async function runReadmeJob(client: ClientCase, options: Variation = {}): Promis
     },
   });
   const stepLogs = run.steps.filter((s) => s.agent).map((s) => s.log);
+  if (!options.edit && !options.afterMain && !options.files) reached.set(snippet, run.reach);
   if (process.env.DEBUG_RUN) console.log(JSON.stringify(run.steps, null, 1).slice(0, 6000));
   return { checks: script?.checks ?? [], stepLogs, model: model!, job: run.standIn, run };
 }
@@ -392,6 +412,29 @@ describe('without the fixes', () => {
         expect(failed(session)).toContain('read a file');
         expect(session.checks.find((c) => c.name === 'read a file')?.detail).toMatch(/permission|grant/i);
         expect(session.stepLogs[0]).toMatch(/^exit 0/);
+      } finally {
+        await session.model.stop();
+        await session.job.close();
+      }
+    },
+  );
+});
+
+describe('the token search', () => {
+  it(
+    'finds the job token a checkout leaves without persist-credentials: false',
+    { timeout: 600_000 },
+    async () => {
+      counted('the token search finds a persisted checkout credential');
+      const session = await runReadmeJob(
+        CLIENTS.find((c) => c.name === 'claude-code')!,
+        {
+          edit: dropLine(/^ *with: \{ persist-credentials: false \}\n/m),
+        },
+      );
+      try {
+        const found = session.run.reach.flatMap((r) => (r.writeToken ? r.found : []));
+        expect(found).toEqual([join(session.job.runner.workspace, '.git', 'config')]);
       } finally {
         await session.model.stop();
         await session.job.close();

@@ -101,3 +101,32 @@ export function installLine(run: string): { pkg: string; global: boolean } | nul
   }
   return { pkg, global: m[1] !== undefined };
 }
+
+/**
+ * README's table "can the agent reach a write token?" (after `<!-- token-reach -->`): by workflow marker, whether
+ * the job's token is in the agent step's reach, and whether that token can write.
+ */
+export function reachTable(file = 'README.md'): Map<string, { token: string; write: string }> {
+  const readme = readFileSync(join(REPO_ROOT, file), 'utf8');
+  const marker = '<!-- token-reach -->';
+  const at = readme.indexOf(marker);
+  if (at < 0) throw new Error(`${file} has no table marked ${marker}`);
+  const rows = new Map<string, { token: string; write: string }>();
+  for (const line of readme
+    .slice(at + marker.length)
+    .trimStart()
+    .split('\n')) {
+    if (!line.startsWith('|')) break;
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
+    const snippet = /^`([a-z-]+)`$/.exec(cells[1] ?? '')?.[1];
+    if (snippet === undefined) continue;
+    rows.set(snippet, {
+      token: /^(yes|no)\b/.exec(cells[2] ?? '')?.[1] ?? '',
+      write: /^(yes|no)\b/.exec(cells[3] ?? '')?.[1] ?? '',
+    });
+  }
+  return rows;
+}

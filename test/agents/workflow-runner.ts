@@ -399,10 +399,6 @@ async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'s
           result = { ok: main.exitCode === 0, log: main.log + main.stderr, outputs: main.outputs };
         }
       } else {
-        // every other step runs with what the agent gets: look for the job's token there first
-        s.out.reach.push(
-          await reachOf(name, label, perms.contents === 'write', s.token, runner, home, stepEnv),
-        );
         if (step.uses?.startsWith('actions/checkout@')) {
           result = await checkout(s.standIn, runner, step, x, s.token);
         } else if (step.run !== undefined && installLine(interpolate(step.run, x))) {
@@ -412,6 +408,10 @@ async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'s
           else symlinkSync(join(installDir(), 'node_modules'), join(runner.workspace, 'node_modules'));
           result = { ok: true, log: `installed ${install.pkg} from the cache`, outputs: {} };
         } else if (step.run !== undefined) {
+          // an agent's step: first, is the job's token anywhere it can read?
+          s.out.reach.push(
+            await reachOf(name, label, perms.contents === 'write', s.token, runner, home, stepEnv),
+          );
           const env = { ...(s.options.agentEnv?.(name, step) ?? {}), ...stepEnv, PATH: path, HOME: home };
           const workdir = step['working-directory'];
           const script = interpolate(step.run, x);
