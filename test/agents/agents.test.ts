@@ -3,14 +3,14 @@
  * snippets run word for word (the model route is the only addition), then post must post `success`.
  * Run with `npm run test:agents` (its own vitest config: `npm test` does not run it).
  */
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { actionDir, FILES, git, Job } from '@perimeter/test-rigs';
-import { binDir, ensureClients, installDir } from './clients.js';
+import { actionDir, FILES, git, type Job } from '@perimeter/test-rigs';
+import { ensureClients } from './clients.js';
 import { startModelServer, type ModelServer } from './model-server.js';
-import { expand, installLine, readmeSteps } from './readme-jobs.js';
+import { reachTable, readmeWorkflow } from './readme-jobs.js';
+import { parseWorkflow, runWorkflow, type Reach, type WorkflowRun } from './workflow-runner.js';
 import { Script, WorkspaceScript, type Check, type Scripted, type ScriptFiles } from './script.js';
 
 const PERIMETER = 'implementer';
@@ -28,7 +28,9 @@ interface ClientCase {
   /** the client's name for a gateway tool among those offered */
   toolName(offered: string[], tool: string): string | undefined;
   /** the model route, the one thing the test adds to README's snippet */
-  modelEnv(model: ModelServer, runnerTemp: string): Record<string, string>;
+  modelEnv(model: ModelServer): Record<string, string>;
+  /** the model route in a file main wrote, where the client only finds it if README's steps take it */
+  afterMain?: (job: Job, model: ModelServer) => void;
 }
 
 const exact = (name: string) => (offered: string[]) => offered.find((n) => n === name);
@@ -53,24 +55,23 @@ const CLIENTS: ClientCase[] = [
           n === `mcp__${PERIMETER}__::${tool}` ||
           (n.endsWith(`::${tool}`) && n.includes(PERIMETER)),
       ),
-    modelEnv: (model, runnerTemp) => {
-      const home = join(runnerTemp, 'codex-home');
-      mkdirSync(home, { recursive: true });
-      // written before README's step appends the perimeter tables: top-level keys must come first in TOML
-      writeFileSync(
-        join(home, 'config.toml'),
-        [
-          'model = "gpt-5.1-codex"',
-          'model_provider = "scripted"',
-          '[model_providers.scripted]',
-          'name = "scripted"',
-          `base_url = "${model.url}/v1"`,
-          'wire_api = "responses"',
-          'env_key = "CODEX_API_KEY"',
-          '',
-        ].join('\n'),
-      );
-      return {};
+    modelEnv: () => ({}),
+    // the model provider, put before the perimeter's table in the file main wrote: README's own step then
+    // creates CODEX_HOME and appends it there (top-level keys must come first in TOML)
+    afterMain: (job, model) => {
+      const file = job.runner.main?.outputs['codex-config-implementer'];
+      if (!file) return;
+      const provider = [
+        'model = "gpt-5.1-codex"',
+        'model_provider = "scripted"',
+        '[model_providers.scripted]',
+        'name = "scripted"',
+        `base_url = "${model.url}/v1"`,
+        'wire_api = "responses"',
+        'env_key = "CODEX_API_KEY"',
+        '',
+      ].join('\n');
+      writeFileSync(file, provider + readFileSync(file, 'utf8'));
     },
   },
   {
@@ -106,6 +107,8 @@ function files(client: string): ScriptFiles {
 }
 
 let dir = '';
+/** what the agent steps of each README workflow could reach, run as README shows it */
+const reached = new Map<string, Reach[]>();
 const outcomes: Array<{ test: string; ok: boolean }> = [];
 
 /** Counts each test for the closing `agents: N passed, N failed` line. */
@@ -123,6 +126,23 @@ beforeAll(async () => {
   dir = await actionDir();
 }, 900_000);
 
+/**
+ * README's table "can the agent reach a write token?" must say what the runs found, for every workflow run
+ * here as README shows it.
+ */
+afterAll(() => {
+  const table = reachTable();
+  for (const [snippet, reach] of reached) {
+    const token = reach.some((r) => r.found.length > 0);
+    const write = reach.some((r) => r.found.length > 0 && r.writeToken);
+    const where = reach.flatMap((r) => r.found);
+    expect(table.get(snippet), `README's token table for ${snippet} (found: ${where.join(', ')})`).toEqual({
+      token: token ? 'yes' : 'no',
+      write: write ? 'yes' : 'no',
+    });
+  }
+});
+
 afterAll(() => {
   const passed = outcomes.filter((o) => o.ok).length;
   console.log(`agents: ${passed} passed, ${outcomes.length - passed} failed`);
@@ -130,90 +150,63 @@ afterAll(() => {
 
 interface Session {
   checks: Check[];
+  /** the logs of the agent's steps (every run step but the installs), in order */
   stepLogs: string[];
   model: ModelServer;
   job: Job;
+  run: WorkflowRun;
 }
 
 interface Variation {
-  /** variables the client step does not get, from its own env or main's exports (as under `sudo -u`) */
-  dropEnv?: string[];
+  /** a change to the workflow's text (a line removed, a flag dropped) */
+  edit?: (workflow: string) => string;
   /** a change to what main wrote, before the client step runs */
   afterMain?: (job: Job) => void;
-  /** a change to README's command */
-  editRun?: (run: string) => string;
-  /** the snippet run, by its marker; default the client's name */
+  /** the workflow run, by its marker; default the client's name */
   snippet?: string;
   /** the model's script; default the gateway tools' Script */
   script?: (job: Job) => Scripted;
   /** the task the workflow gives */
   task?: string;
+  /** more files on the default branch (the checkout's), beside the sample repository's */
+  files?: Record<string, string>;
 }
 
+/** README's workflow, whole, on the workflow runner: the model route is the only thing the test adds. */
 async function runReadmeJob(client: ClientCase, options: Variation = {}): Promise<Session> {
   const snippet = options.snippet ?? client.name;
-  const steps = readmeSteps(snippet);
-  const perimeterStep = steps.find((s) => s.uses?.includes('/perimeter@'));
-  if (!perimeterStep) throw new Error(`README's ${snippet} snippet has no perimeter step`);
-  const inputs = Object.fromEntries(Object.entries(perimeterStep.with ?? {}).map(([k, v]) => [k, String(v)]));
-  const job = await Job.create({ files: FILES, actionDir: dir, inputs });
-  const script = options.script?.(job) ?? new Script(files(client.name), client.toolName);
-  const model = await startModelServer(script);
-  const home = mkdtempSync(join(tmpdir(), `agent-home-${client.name}-`));
-  const stepLogs: string[] = [];
-  let path = process.env.PATH ?? '/usr/bin:/bin';
-  for (const step of steps) {
-    if (step.uses?.startsWith('actions/checkout@')) {
-      expect(step.with?.['persist-credentials']).toBe(false);
-      await checkout(job);
-    } else if (step === perimeterStep) {
-      const main = await job.main();
-      expect(main.exitCode, main.log + main.stderr).toBe(0);
+  const text = readmeWorkflow(snippet);
+  const workflow = parseWorkflow(options.edit ? options.edit(text) : text);
+  let script: Scripted | undefined;
+  let model: ModelServer | undefined;
+  const run = await runWorkflow(workflow, {
+    actionDir: dir,
+    files: { ...FILES, ...options.files },
+    inputs: { task: options.task ?? TASK },
+    secrets: SECRETS,
+    stepTimeoutMs: CLIENT_STEP_MS,
+    agentEnv: () => (model ? client.modelEnv(model) : {}),
+    afterMain: (job) => {
+      if (model) client.afterMain?.(job, model);
       options.afterMain?.(job);
-    } else if (step.run !== undefined && installLine(step.run)) {
-      const install = installLine(step.run)!;
-      if (install.global) path = `${binDir()}:${path}`;
-      else symlinkSync(join(installDir(), 'node_modules'), join(job.runner.workspace, 'node_modules'));
-    } else if (step.run !== undefined) {
-      const x = {
-        outputs: job.runner.main?.outputs ?? {},
-        runnerTemp: job.runner.runnerTemp,
-        secrets: SECRETS,
-        inputs: { task: options.task ?? TASK },
-      };
-      const env: Record<string, string> = {
-        ...client.modelEnv(model, job.runner.runnerTemp),
-        ...Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(String(v), x)])),
-        PATH: path,
-        HOME: home,
-      };
-      for (const name of options.dropEnv ?? []) {
-        delete env[name];
-        delete job.runner.jobEnv[name];
-      }
-      // README's promise: the agent step holds no GitHub token (the job's token stays in the gateway)
-      expect(JSON.stringify({ ...job.runner.baseEnv(), ...env })).not.toContain(job.token);
-      const edited = options.editRun ? options.editRun(step.run) : step.run;
-      const workdir = step['working-directory'];
-      // a step's working-directory, as the runner sets it
-      const run = workdir === undefined ? edited : `cd '${expand(workdir, x)}'\n${edited}`;
-      const result = await job.runner.runShell(expand(run, x), env, CLIENT_STEP_MS);
-      stepLogs.push(
-        `exit ${result.exitCode}${result.timedOut ? ' (timed out)' : ''}\n${result.stdout}\n${result.stderr}`,
-      );
-    } else {
-      throw new Error(`README's ${snippet} snippet has a step the suite cannot run: ${JSON.stringify(step)}`);
-    }
-  }
-  return { checks: script.checks, stepLogs, model, job };
+    },
+    beforeJob: async (job) => {
+      script = options.script?.(job) ?? new Script(files(client.name), client.toolName);
+      model = await startModelServer(script);
+    },
+  });
+  const stepLogs = run.steps.filter((s) => s.agent).map((s) => s.log);
+  if (!options.edit && !options.afterMain && !options.files) reached.set(snippet, run.reach);
+  if (process.env.DEBUG_RUN) console.log(JSON.stringify(run.steps, null, 1).slice(0, 6000));
+  return { checks: script?.checks ?? [], stepLogs, model: model!, job: run.standIn, run };
 }
 
-/** actions/checkout's result: the workspace as a git clone of the bound branch, no credential left. */
-async function checkout(job: Job): Promise<void> {
-  const workspace = job.runner.workspace;
-  await git(workspace, ['init', '--quiet']);
-  await git(workspace, ['fetch', '--quiet', job.bare, `refs/heads/${job.branch}`]);
-  await git(workspace, ['checkout', '--quiet', 'FETCH_HEAD']);
+const postLog = (session: Session) => session.run.steps.find((s) => s.name === 'post')?.log ?? '';
+
+/** The receipt on the bound branch's head, read after the job's token expired. */
+async function receipt(session: Session): Promise<string | undefined> {
+  const { job, run } = session;
+  return (await job.statuses(await job.head(), run.observer))[0]?.state;
 }
 
 describe('the real agent clients, as README shows them', () => {
@@ -252,6 +245,7 @@ describe('the real agent clients, as README shows them', () => {
           checks.filter((c) => !c.ok),
           report,
         ).toEqual([]);
+        expect(stepLogs.length, report).toBeGreaterThan(0);
         expect(
           stepLogs.every((l) => l.startsWith('exit 0')),
           report,
@@ -259,9 +253,8 @@ describe('the real agent clients, as README shows them', () => {
         const pushed = await git(job.bare, ['ls-tree', '-r', '--name-only', job.branch]);
         expect(pushed).toContain(`src/from-${client.name}.ts`);
         expect(pushed).not.toContain('docs/agent-notes.md');
-        const post = await job.post();
-        expect(post.exitCode, post.log).toBe(0);
-        expect((await job.statuses(await job.head()))[0]?.state, post.summary).toBe('success');
+        expect(session.run.results, report).toEqual({ implement: 'success' });
+        expect(await receipt(session), postLog(session)).toBe('success');
       } finally {
         await session?.model.stop();
         await session?.job.close();
@@ -304,6 +297,7 @@ describe('the real agent clients editing a perimeter workspace, as README shows 
           writeFileSync(join(process.env.AGENTS_DUMP, `${name}.json`), JSON.stringify(model.bodies, null, 1));
         }
         expect(checks, report).toEqual([expect.objectContaining({ ok: true })]);
+        expect(stepLogs.length, report).toBeGreaterThan(0);
         expect(
           stepLogs.every((l) => l.startsWith('exit 0')),
           report,
@@ -311,9 +305,8 @@ describe('the real agent clients editing a perimeter workspace, as README shows 
         const head = await job.head();
         expect(await git(job.bare, ['show', `${head}:${file.path}`])).toBe(file.content);
         expect((await git(job.bare, ['log', '-1', '--format=%s', head])).trim()).toBe(`Add ${file.path}`);
-        const post = await job.post();
-        expect(post.exitCode, post.log).toBe(0);
-        expect((await job.statuses(head))[0]?.state, post.summary).toBe('success');
+        expect(session.run.results, report).toEqual({ implement: 'success' });
+        expect(await receipt(session), postLog(session)).toBe('success');
       } finally {
         await session?.model.stop();
         await session?.job.close();
@@ -323,6 +316,14 @@ describe('the real agent clients editing a perimeter workspace, as README shows 
 });
 
 /** What the fixes are for: each variation undoes one, and the session must go wrong as it did before. */
+/** The workflow without the line `pattern` matches (which must be there). */
+function dropLine(pattern: RegExp): (workflow: string) => string {
+  return (workflow) => {
+    if (!pattern.test(workflow)) throw new Error(`no line ${pattern} in the workflow`);
+    return workflow.replace(pattern, '');
+  };
+}
+
 describe('without the fixes', () => {
   const byName = (name: string) => CLIENTS.find((c) => c.name === name)!;
   const failed = (session: Session) => session.checks.filter((c) => !c.ok).map((c) => c.name);
@@ -359,7 +360,9 @@ describe('without the fixes', () => {
       counted(
         'codex: without the bearer variable (codex-action unprivileged-user), exec stops with an error',
       );
-      const session = await runReadmeJob(byName('codex'), { dropEnv: ['PERIMETER_TOKEN_IMPLEMENTER'] });
+      const session = await runReadmeJob(byName('codex'), {
+        edit: dropLine(/^ *PERIMETER_TOKEN_IMPLEMENTER:.*\n/m),
+      });
       try {
         const log = session.stepLogs.join('\n');
         expect(log).not.toMatch(/^exit 0/);
@@ -379,7 +382,7 @@ describe('without the fixes', () => {
     async () => {
       counted('codex: without required = true, a missing variable hides the tools and exec exits 0');
       const session = await runReadmeJob(byName('codex'), {
-        dropEnv: ['PERIMETER_TOKEN_IMPLEMENTER'],
+        edit: dropLine(/^ *PERIMETER_TOKEN_IMPLEMENTER:.*\n/m),
         afterMain: (job) => {
           const file = job.runner.main?.outputs['codex-config-implementer'] ?? '';
           writeFileSync(file, readFileSync(file, 'utf8').replace(/^required = true\n/m, ''));
@@ -403,7 +406,7 @@ describe('without the fixes', () => {
     async () => {
       counted('claude-code: without --allowedTools, every call is denied and claude still exits 0');
       const session = await runReadmeJob(byName('claude-code'), {
-        editRun: (run) => run.replace(/\s*\\\n\s*--allowedTools mcp__implementer/, ''),
+        edit: (workflow) => workflow.replace(/ --allowedTools mcp__implementer/, ''),
       });
       try {
         expect(failed(session)).toContain('read a file');
@@ -415,4 +418,62 @@ describe('without the fixes', () => {
       }
     },
   );
+});
+
+describe('the token search', () => {
+  it(
+    'finds the job token a checkout leaves without persist-credentials: false',
+    { timeout: 600_000 },
+    async () => {
+      counted('the token search finds a persisted checkout credential');
+      const session = await runReadmeJob(
+        CLIENTS.find((c) => c.name === 'claude-code')!,
+        {
+          edit: dropLine(/^ *with: \{ persist-credentials: false \}\n/m),
+        },
+      );
+      try {
+        const found = session.run.reach.flatMap((r) => (r.writeToken ? r.found : []));
+        expect(found).toEqual([join(session.job.runner.workspace, '.git', 'config')]);
+      } finally {
+        await session.model.stop();
+        await session.job.close();
+      }
+    },
+  );
+});
+
+/**
+ * README's other setups, whole, with Claude Code as the agent: the verify job judges the agent job from a
+ * fresh runner; with staged writes the agent job can only read and the apply job lands the commit.
+ */
+describe('the setups with a later job, as README shows them', () => {
+  const claude = CLIENTS.find((c) => c.name === 'claude-code')!;
+  for (const [snippet, later] of [
+    ['two-job', 'verify'],
+    ['staged', 'apply'],
+  ] as const) {
+    it(snippet, { timeout: 600_000 }, async () => {
+      counted(snippet);
+      let session: Session | undefined;
+      try {
+        session = await runReadmeJob(claude, { snippet });
+        const { checks, run, job } = session;
+        const report = run.steps
+          .map((s) => `${s.job}/${s.name}: ${s.outcome}\n${s.log.slice(-3000)}`)
+          .join('\n');
+        expect(
+          checks.filter((c) => !c.ok),
+          report,
+        ).toEqual([]);
+        expect(run.results, report).toEqual({ implement: 'success', [later]: 'success' });
+        const pushed = await git(job.bare, ['ls-tree', '-r', '--name-only', job.branch]);
+        expect(pushed).toContain('src/from-claude-code.ts');
+        expect(await receipt(session), report).toBe('success');
+      } finally {
+        await session?.model.stop();
+        await session?.job.close();
+      }
+    });
+  }
 });

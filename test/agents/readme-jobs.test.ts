@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PINNED } from './clients.js';
-import { expand, installLine, readmeSteps } from './readme-jobs.js';
+import { expand, installLine, reachTable, readmeSteps, readmeWorkflow } from './readme-jobs.js';
 
 const SNIPPETS = ['claude-code', 'agent-sdk', 'codex', 'copilot'];
 const X = {
@@ -90,5 +90,17 @@ describe('installLine', () => {
 describe('expand', () => {
   it('refuses an expression the suite cannot expand', () => {
     expect(() => expand('${{ github.token }}', X)).toThrow('unsupported expression ${{ github.token }}');
+  });
+});
+
+describe("README's token table", () => {
+  it('names workflows README shows, each once, with yes or no in both columns', () => {
+    const table = reachTable();
+    expect(table.size).toBeGreaterThanOrEqual(8);
+    for (const [snippet, row] of table) {
+      expect(() => readmeWorkflow(snippet)).not.toThrow();
+      expect(['yes', 'no']).toContain(row.token);
+      expect(['yes', 'no']).toContain(row.write);
+    }
   });
 });

@@ -37,6 +37,20 @@ export function readmeSteps(name: string, file = 'README.md'): SnippetStep[] {
   return steps;
 }
 
+/**
+ * The YAML text of the workflow marked `<!-- agents-test: name -->` or `<!-- name -->` in `file`: a whole
+ * workflow, run as it stands by the workflow runner.
+ */
+export function readmeWorkflow(name: string, file = 'README.md'): string {
+  const readme = readFileSync(join(REPO_ROOT, file), 'utf8');
+  const markers = [`<!-- agents-test: ${name} -->`, `<!-- ${name} -->`];
+  const marker = markers.find((m) => readme.includes(m));
+  if (marker === undefined) throw new Error(`${file} has no workflow marked ${markers.join(' or ')}`);
+  const block = /^```yaml\n([\s\S]*?)^```/m.exec(readme.slice(readme.indexOf(marker) + marker.length));
+  if (!block?.[1]) throw new Error(`no yaml block after ${marker}`);
+  return block[1];
+}
+
 /** The JSON block after `<!-- agents-test: name -->` in `file`. */
 export function readmeJson(name: string, file = 'README.md'): unknown {
   const readme = readFileSync(join(REPO_ROOT, file), 'utf8');
@@ -86,4 +100,33 @@ export function installLine(run: string): { pkg: string; global: boolean } | nul
     throw new Error(`README installs ${pkg}@${m[3]}, the agents suite pins ${PINNED[pkg]}`);
   }
   return { pkg, global: m[1] !== undefined };
+}
+
+/**
+ * README's table "can the agent reach a write token?" (after `<!-- token-reach -->`): by workflow marker, whether
+ * the job's token is in the agent step's reach, and whether that token can write.
+ */
+export function reachTable(file = 'README.md'): Map<string, { token: string; write: string }> {
+  const readme = readFileSync(join(REPO_ROOT, file), 'utf8');
+  const marker = '<!-- token-reach -->';
+  const at = readme.indexOf(marker);
+  if (at < 0) throw new Error(`${file} has no table marked ${marker}`);
+  const rows = new Map<string, { token: string; write: string }>();
+  for (const line of readme
+    .slice(at + marker.length)
+    .trimStart()
+    .split('\n')) {
+    if (!line.startsWith('|')) break;
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
+    const snippet = /^`([a-z-]+)`$/.exec(cells[1] ?? '')?.[1];
+    if (snippet === undefined) continue;
+    rows.set(snippet, {
+      token: /^(yes|no)\b/.exec(cells[2] ?? '')?.[1] ?? '',
+      write: /^(yes|no)\b/.exec(cells[3] ?? '')?.[1] ?? '',
+    });
+  }
+  return rows;
 }

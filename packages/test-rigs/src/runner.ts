@@ -265,22 +265,20 @@ export class ActionRunner {
   }
 
   /**
-   * A `run:` step: the script in a file, run as the runner runs bash steps (`bash --noprofile --norc -eo
-   * pipefail {0}`) with the job's variables, the step's `env` and fresh command files.
+   * A `run:` step: the script in a file, run as the runner runs `shell: bash` steps (`bash --noprofile --norc
+   * -eo pipefail {0}`; a step without `shell:` is `bash -e {0}`, pass `['bash', '-e']`) with the job's
+   * variables, the step's `env` and fresh command files.
    */
   async runShell(
     script: string,
     env: Record<string, string> = {},
     timeoutMs = this.options.stepTimeoutMs ?? 600_000,
+    shell: string[] = ['bash', '--noprofile', '--norc', '-eo', 'pipefail'],
   ): Promise<StepResult> {
     const file = join(this.root, `run-${this.steps + 1}.sh`);
     writeFileSync(file, script);
-    return this.step(
-      file,
-      env,
-      { command: 'bash', args: ['--noprofile', '--norc', '-eo', 'pipefail', file] },
-      timeoutMs,
-    );
+    const [command = 'bash', ...args] = shell;
+    return this.step(file, env, { command, args: [...args, file] }, timeoutMs);
   }
 
   private async step(

@@ -1,0 +1,581 @@
+/**
+ * A GitHub runner, emulated closely enough to run README's workflows whole: jobs in `needs` order, each on a
+ * fresh runner, each step in order, `${{ }}` evaluated from the contexts the runner has (an expression it does
+ * not know is an error here, where the runner would give an empty string only for a missing property), `run:`
+ * in bash as the runner starts it, this action's `uses:` from its bundles (main now, post after the last step),
+ * and the well-known actions the workflows use emulated by what they hand the next steps.
+ *
+ * The job's token is the stand-in's; the job's `permissions` decide what it may do there. Before each step
+ * that is not this action's (the agent's steps), `reach` records whether the job's token is in that step's
+ * environment or in a file it can read: the workspace, RUNNER_TEMP, HOME and the runner's step files.
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parse as parseYaml } from 'yaml';
+import { ActionRunner, git, Job, REPOSITORY, RUN_ID, type StepResult } from '@perimeter/test-rigs';
+import { binDir, installDir } from './clients.js';
+import { installLine } from './readme-jobs.js';
+
+const run = promisify(execFile);
+
+export interface WorkflowStep {
+  id?: string;
+  name?: string;
+  if?: string;
+  uses?: string;
+  with?: Record<string, unknown>;
+  env?: Record<string, unknown>;
+  run?: string;
+  shell?: string;
+  'working-directory'?: string;
+}
+
+export interface WorkflowJob {
+  'runs-on'?: string;
+  needs?: string | string[];
+  if?: string;
+  permissions?: Record<string, string> | string;
+  outputs?: Record<string, string>;
+  env?: Record<string, unknown>;
+  steps?: WorkflowStep[];
+}
+
+export interface Workflow {
+  on?: unknown;
+  env?: Record<string, unknown>;
+  jobs?: Record<string, WorkflowJob>;
+}
+
+export interface WorkflowOptions {
+  /** the committed (or fresh) bundles: action.yml, dist/, verify/, apply/ */
+  actionDir: string;
+  /** the repository's default branch */
+  files: Record<string, string>;
+  /** workflow_dispatch inputs */
+  inputs: Record<string, string>;
+  secrets: Record<string, string>;
+  /** what the test adds to an agent step (the model's route); never a token */
+  agentEnv?: (job: string, step: WorkflowStep) => Record<string, string>;
+  /** guard against a hung client step (not an assertion) */
+  stepTimeoutMs?: number;
+  /** a change to what the perimeter step wrote, before the next step runs */
+  afterMain?: (standIn: Job) => void;
+  /** the repository is in the stand-in, no step has run (start what the agent steps talk to) */
+  beforeJob?: (standIn: Job) => Promise<void>;
+}
+
+/** Whether the job's token was in an agent step's reach, and where. */
+export interface Reach {
+  job: string;
+  step: string;
+  /** the job's token may push (its `contents` permission is write) */
+  writeToken: boolean;
+  /** where the token was found: `env NAME` or a file path; empty when nowhere */
+  found: string[];
+}
+
+export interface StepRun {
+  job: string;
+  name: string;
+  outcome: 'success' | 'failure' | 'skipped';
+  log: string;
+  /** a step of the agent's: a `run:` step other than an install */
+  agent: boolean;
+}
+
+export interface WorkflowRun {
+  /** the first job's stand-in: its repository, the token, the statuses */
+  standIn: Job;
+  /** a token of another identity that may read the repository after the job tokens expired */
+  observer: string;
+  steps: StepRun[];
+  results: Record<string, 'success' | 'failure' | 'skipped'>;
+  outputs: Record<string, Record<string, string>>;
+  /** the runner's warnings (a job output dropped because it held a secret) */
+  warnings: string[];
+  reach: Reach[];
+}
+
+/** Parses a workflow; the YAML must be a complete workflow (`on:` and `jobs:`). */
+export function parseWorkflow(text: string): Workflow {
+  const doc = parseYaml(text) as Workflow | null;
+  if (!doc || typeof doc !== 'object' || doc.on === undefined || !doc.jobs) {
+    throw new Error('not a complete workflow: it needs `on:` and `jobs:`');
+  }
+  return doc;
+}
+
+const PERIMETER = /^[A-Za-z0-9_-]+\/perimeter(\/(verify|apply))?@/;
+
+/**
+ * The token's permissions for the stand-in. A job's `permissions` names what it gets and nothing else; without
+ * one the repository's default, here the restricted one (contents: read).
+ * https://docs.github.com/actions/writing-workflows/choosing-what-your-workflow-does/controlling-permissions-for-github_token
+ */
+function permissionsOf(job: WorkflowJob): {
+  contents: 'read' | 'write';
+  statuses: 'none' | 'read' | 'write';
+  checks: 'none' | 'read' | 'write';
+} {
+  const p = typeof job.permissions === 'object' ? job.permissions : { contents: 'read' };
+  const level = (v: string | undefined) => (v === 'write' ? 'write' : v === 'read' ? 'read' : 'none');
+  return {
+    contents: p.contents === 'write' ? 'write' : 'read',
+    statuses: level(p.statuses),
+    checks: level(p.checks),
+  };
+}
+
+/** Jobs in an order where each comes after the jobs it needs. */
+function ordered(jobs: Record<string, WorkflowJob>): string[] {
+  const done: string[] = [];
+  const visit = (name: string, path: string[]) => {
+    if (done.includes(name)) return;
+    if (path.includes(name)) throw new Error(`needs cycle: ${[...path, name].join(' -> ')}`);
+    const job = jobs[name];
+    if (!job) throw new Error(`needs names an unknown job ${name}`);
+    for (const need of [job.needs ?? []].flat()) visit(need, [...path, name]);
+    done.push(name);
+  };
+  for (const name of Object.keys(jobs)) visit(name, []);
+  return done;
+}
+
+interface Contexts {
+  inputs: Record<string, string>;
+  declaredInputs: Set<string>;
+  secrets: Record<string, string>;
+  github: Record<string, string>;
+  runner: Record<string, string>;
+  env: Record<string, string>;
+  steps: Record<string, { outputs: Record<string, string>; outcome: string }>;
+  needs: Record<string, { outputs: Record<string, string>; result: string }>;
+  status: 'success' | 'failure';
+}
+
+/**
+ * One `${{ }}` expression, the forms the workflows use: context properties, `fromJSON(x).key`, string literals
+ * and the status functions. A property of a context that exists but lacks it is `''` as on the runner (a step
+ * without that output, an unset secret); an unknown context, function or form is an error.
+ */
+export function evaluate(expr: string, x: Contexts): string {
+  const e = expr.trim();
+  let m: RegExpExecArray | null;
+  if (e === 'always()') return 'true';
+  if (e === 'success()') return String(x.status === 'success');
+  if (e === 'failure()') return String(x.status === 'failure');
+  if ((m = /^'([^']*)'$/.exec(e))) return m[1]!;
+  if ((m = /^fromJSON\((.+)\)\.([A-Za-z0-9_-]+)$/.exec(e))) {
+    const value = JSON.parse(evaluate(m[1]!, x)) as Record<string, unknown>;
+    return value[m[2]!] === undefined ? '' : String(value[m[2]!]);
+  }
+  if ((m = /^steps\.([A-Za-z0-9_-]+)\.(outputs\.([A-Za-z0-9_-]+)|outcome|conclusion)$/.exec(e))) {
+    const step = x.steps[m[1]!];
+    if (m[3] !== undefined) return step?.outputs[m[3]] ?? '';
+    return step?.outcome ?? '';
+  }
+  if ((m = /^needs\.([A-Za-z0-9_-]+)\.(outputs\.([A-Za-z0-9_-]+)|result)$/.exec(e))) {
+    const need = x.needs[m[1]!];
+    if (!need) throw new Error(`\${{ ${e} }}: the job does not need ${m[1]}`);
+    return m[3] !== undefined ? (need.outputs[m[3]] ?? '') : need.result;
+  }
+  if ((m = /^inputs\.([A-Za-z0-9_-]+)$/.exec(e))) {
+    if (!x.declaredInputs.has(m[1]!)) throw new Error(`\${{ ${e} }}: the workflow declares no input ${m[1]}`);
+    return x.inputs[m[1]!] ?? '';
+  }
+  if ((m = /^secrets\.([A-Za-z0-9_]+)$/.exec(e))) return x.secrets[m[1]!] ?? '';
+  if ((m = /^(github|runner|env)\.([A-Za-z0-9_]+)$/.exec(e))) {
+    const value = x[m[1] as 'github' | 'runner' | 'env'][m[2]!];
+    if (value === undefined && m[1] !== 'env') throw new Error(`\${{ ${e} }}: not emulated`);
+    return value ?? '';
+  }
+  throw new Error(`\${{ ${e} }}: not an expression this runner emulation knows`);
+}
+
+export function interpolate(text: string, x: Contexts): string {
+  return text.replace(/\$\{\{([\s\S]+?)\}\}/g, (_, expr: string) => evaluate(expr, x));
+}
+
+/** A step's `if:`, which may be written with or without `${{ }}`. */
+function condition(text: string | undefined, x: Contexts): boolean {
+  if (text === undefined) return x.status === 'success';
+  const inner = /^\s*\$\{\{([\s\S]+)\}\}\s*$/.exec(text)?.[1] ?? text;
+  return evaluate(inner, x) === 'true';
+}
+
+/** Runs the workflow's jobs in order on the stand-in; what each step did and whom the token reached. */
+export async function runWorkflow(workflow: Workflow, options: WorkflowOptions): Promise<WorkflowRun> {
+  const jobs = workflow.jobs ?? {};
+  const order = ordered(jobs);
+  const first = jobs[order[0]!]!;
+  const perms = permissionsOf(first);
+  const mainStep = (first.steps ?? []).find(
+    (s) => s.uses && PERIMETER.test(s.uses) && !s.uses.includes('/perimeter/'),
+  );
+  const declaredInputs = new Set(
+    Object.keys(
+      (workflow.on as { workflow_dispatch?: { inputs?: object } } | undefined)?.workflow_dispatch?.inputs ??
+        {},
+    ),
+  );
+  const secretsOf = (token: string) => ({ ...options.secrets, GITHUB_TOKEN: token });
+  // the perimeter step's inputs: evaluated before the job starts (they name no earlier step)
+  const standIn = await Job.create({
+    files: options.files,
+    actionDir: options.actionDir,
+    contents: perms.contents,
+    statuses: perms.statuses,
+    checks: perms.checks,
+    ...(mainStep && {
+      inputs: withInputs(mainStep, {
+        inputs: options.inputs,
+        declaredInputs,
+        secrets: options.secrets,
+        github: {
+          token: '${{ github.token }}',
+          run_attempt: '1',
+          run_id: '4242',
+          repository: 'octo/widgets',
+        },
+        runner: {},
+        env: {},
+        steps: {},
+        needs: {},
+        status: 'success',
+      }),
+    }),
+  });
+  const observer = `ghp_${randomBytes(18).toString('hex')}`;
+  standIn.gh.addToken(observer, 'octocat');
+  await options.beforeJob?.(standIn);
+  const out: WorkflowRun = {
+    standIn,
+    observer,
+    steps: [],
+    results: {},
+    outputs: {},
+    warnings: [],
+    reach: [],
+  };
+  for (const [index, name] of order.entries()) {
+    const job = jobs[name]!;
+    const needs = Object.fromEntries(
+      [job.needs ?? []]
+        .flat()
+        .map((n) => [n, { outputs: out.outputs[n] ?? {}, result: out.results[n] ?? 'skipped' }]),
+    );
+    const needsOk = Object.values(needs).every((n) => n.result === 'success');
+    const jobIf =
+      job.if === undefined
+        ? needsOk
+        : condition(job.if, { ...emptyContexts(), needs, status: needsOk ? 'success' : 'failure' });
+    if (!jobIf) {
+      out.results[name] = 'skipped';
+      continue;
+    }
+    const token = index === 0 ? standIn.token : `ghs_${randomBytes(18).toString('hex')}`;
+    if (index > 0) standIn.gh.addToken(token, 'github-actions[bot]', { checks: permissionsOf(job).checks });
+    const result = await runJob(name, job, {
+      workflow,
+      options,
+      standIn,
+      token,
+      needs,
+      declaredInputs,
+      secrets: secretsOf(token),
+      first: index === 0,
+      out,
+    });
+    out.results[name] = result;
+    if (index === 0) {
+      if (standIn.record?.status !== 'completed')
+        await standIn.end(result === 'success' ? 'success' : 'failure');
+      // the job's token expires with it, as GITHUB_TOKEN does
+      standIn.gh.revokeToken(standIn.token);
+    }
+  }
+  return out;
+}
+
+function emptyContexts(): Contexts {
+  return {
+    inputs: {},
+    declaredInputs: new Set(),
+    secrets: {},
+    github: {},
+    runner: {},
+    env: {},
+    steps: {},
+    needs: {},
+    status: 'success',
+  };
+}
+
+function withInputs(step: WorkflowStep, x: Contexts): Record<string, string> {
+  return Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, interpolate(String(v), x)]));
+}
+
+interface JobSetting {
+  workflow: Workflow;
+  options: WorkflowOptions;
+  standIn: Job;
+  token: string;
+  needs: Contexts['needs'];
+  declaredInputs: Set<string>;
+  secrets: Record<string, string>;
+  first: boolean;
+  out: WorkflowRun;
+}
+
+async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'success' | 'failure'> {
+  const perms = permissionsOf(job);
+  let runner: ActionRunner = s.standIn.runner;
+  const home = mkdtempSync(join(tmpdir(), `runner-home-${name}-`));
+  const x: Contexts = {
+    inputs: s.options.inputs,
+    declaredInputs: s.declaredInputs,
+    secrets: s.secrets,
+    github: {
+      token: s.token,
+      run_attempt: '1',
+      run_id: '4242',
+      repository: 'octo/widgets',
+      job: name,
+      workspace: runner.workspace,
+    },
+    runner: { temp: runner.runnerTemp, os: 'Linux' },
+    env: {},
+    steps: {},
+    needs: s.needs,
+    status: 'success',
+  };
+  const jobEnv = { ...strings(s.workflow.env, x), ...strings(job.env, x) };
+  x.env = jobEnv;
+  let path = process.env.PATH ?? '/usr/bin:/bin';
+  const masks: string[] = [...Object.values(s.secrets).filter(Boolean)];
+  let postAction: (() => Promise<StepResult>) | null = null;
+  if (s.first) s.standIn.startRecord(name);
+  for (const [i, step] of (job.steps ?? []).entries()) {
+    const label = step.name ?? step.id ?? step.uses ?? `step ${i + 1}`;
+    if (!condition(step.if, x)) {
+      s.out.steps.push({ job: name, name: label, outcome: 'skipped', log: '', agent: false });
+      continue;
+    }
+    const stepEnv = { ...jobEnv, ...strings(step.env, { ...x, env: jobEnv }) };
+    let result: { ok: boolean; log: string; outputs: Record<string, string>; agent?: boolean };
+    try {
+      if (step.uses && PERIMETER.test(step.uses)) {
+        const sub = /\/perimeter\/(verify|apply)@/.exec(step.uses)?.[1];
+        if (sub === undefined) {
+          if (!s.first) throw new Error('the perimeter step runs in the workflow first job here');
+          const main = await s.standIn.main();
+          masks.push(...main.masks);
+          s.options.afterMain?.(s.standIn);
+          postAction = () => s.standIn.post();
+          result = { ok: main.exitCode === 0, log: main.log + main.stderr, outputs: main.outputs };
+        } else {
+          // a later job: a fresh runner (another machine) running the sub-action, recorded as its own job
+          const record = s.standIn.gh.recordJob(REPOSITORY, {
+            runId: RUN_ID,
+            name,
+            runnerName: 'GitHub Actions 2',
+          });
+          runner = new ActionRunner({
+            apiUrl: s.standIn.gh.url,
+            serverUrl: 'https://github.com',
+            repository: REPOSITORY,
+            token: s.token,
+            ref: `refs/heads/${s.standIn.branch}`,
+            actionDir: join(s.options.actionDir, sub),
+            inputs: withInputs(step, x),
+            env: { GITHUB_JOB: name, RUNNER_NAME: 'GitHub Actions 2', GITHUB_RUN_ID: String(RUN_ID) },
+          });
+          const main = await runner.runMain();
+          s.standIn.gh.completeJob(REPOSITORY, record.id, main.exitCode === 0 ? 'success' : 'failure');
+          result = { ok: main.exitCode === 0, log: main.log + main.stderr, outputs: main.outputs };
+        }
+      } else {
+        if (step.uses?.startsWith('actions/checkout@')) {
+          result = await checkout(s.standIn, runner, step, x, s.token);
+        } else if (step.run !== undefined && installLine(interpolate(step.run, x))) {
+          const install = installLine(interpolate(step.run, x))!;
+          // answered from the pinned cache: what `npm install` would leave, without the registry
+          if (install.global) path = `${binDir()}:${path}`;
+          else symlinkSync(join(installDir(), 'node_modules'), join(runner.workspace, 'node_modules'));
+          result = { ok: true, log: `installed ${install.pkg} from the cache`, outputs: {} };
+        } else if (step.run !== undefined) {
+          // an agent's step: first, is the job's token anywhere it can read?
+          s.out.reach.push(
+            await reachOf(name, label, perms.contents === 'write', s.token, runner, home, stepEnv),
+          );
+          const env = { ...(s.options.agentEnv?.(name, step) ?? {}), ...stepEnv, PATH: path, HOME: home };
+          const workdir = step['working-directory'];
+          const script = interpolate(step.run, x);
+          const shell = shellOf(step.shell);
+          const r = await runner.runShell(
+            workdir === undefined ? script : `cd '${interpolate(workdir, x)}'\n${script}`,
+            env,
+            s.options.stepTimeoutMs,
+            shell,
+          );
+          result = {
+            agent: true,
+            ok: r.exitCode === 0,
+            log: `exit ${r.exitCode}${r.timedOut ? ' (timed out)' : ''}\n${r.stdout}\n${r.stderr}`,
+            outputs: r.outputs,
+          };
+        } else {
+          throw new Error(`a step this runner emulation cannot run: ${JSON.stringify(step)}`);
+        }
+      }
+    } catch (error) {
+      result = { ok: false, log: String((error as Error).stack ?? error), outputs: {} };
+    }
+    s.out.steps.push({
+      job: name,
+      name: label,
+      outcome: result.ok ? 'success' : 'failure',
+      log: result.log,
+      agent: result.agent === true,
+    });
+    if (step.id) x.steps[step.id] = { outputs: result.outputs, outcome: result.ok ? 'success' : 'failure' };
+    if (!result.ok) x.status = 'failure';
+  }
+  // post steps run always() by default, after the last step
+  if (postAction) {
+    const post = await postAction();
+    s.out.steps.push({
+      job: name,
+      name: 'post',
+      outcome: post.exitCode === 0 ? 'success' : 'failure',
+      log: post.log + post.stderr,
+      agent: false,
+    });
+    if (post.exitCode !== 0) x.status = 'failure';
+  }
+  s.out.outputs[name] = jobOutputs(name, job, x, masks, s.out.warnings);
+  if (!s.first) runner.dispose();
+  return x.status;
+}
+
+/**
+ * `run:` without `shell:` is `bash -e {0}`; `shell: bash` is `bash --noprofile --norc -eo pipefail {0}`.
+ * https://docs.github.com/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_idstepsshell
+ */
+function shellOf(shell: string | undefined): string[] {
+  if (shell === undefined) return ['bash', '-e'];
+  if (shell === 'bash') return ['bash', '--noprofile', '--norc', '-eo', 'pipefail'];
+  throw new Error(`shell ${shell} is not emulated`);
+}
+
+/**
+ * A job's outputs: "Outputs containing secrets are redacted on the runner and not sent to GitHub Actions", with
+ * a warning naming the output.
+ * https://docs.github.com/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_idoutputs
+ */
+function jobOutputs(
+  name: string,
+  job: WorkflowJob,
+  x: Contexts,
+  masks: string[],
+  warnings: string[],
+): Record<string, string> {
+  const outputs: Record<string, string> = {};
+  for (const [key, expr] of Object.entries(job.outputs ?? {})) {
+    const value = interpolate(expr, x);
+    if (masks.some((mask) => mask.length > 0 && value.includes(mask))) {
+      warnings.push(`Skip output '${key}' since it may contain secret. (job ${name})`);
+      continue;
+    }
+    outputs[key] = value;
+  }
+  return outputs;
+}
+
+function strings(map: Record<string, unknown> | undefined, x: Contexts): Record<string, string> {
+  return Object.fromEntries(Object.entries(map ?? {}).map(([k, v]) => [k, interpolate(String(v), x)]));
+}
+
+/**
+ * actions/checkout v5: a clone of the ref in the workspace; unless `persist-credentials: false` the token
+ * stays in the workspace's git config as an `http.<server>/.extraheader` (v6 and later: in a file under
+ * RUNNER_TEMP that the config includes).
+ */
+async function checkout(
+  standIn: Job,
+  runner: ActionRunner,
+  step: WorkflowStep,
+  x: Contexts,
+  token: string,
+): Promise<{ ok: boolean; log: string; outputs: Record<string, string> }> {
+  const persist = interpolate(String(step.with?.['persist-credentials'] ?? 'true'), x) !== 'false';
+  const workspace = runner.workspace;
+  await git(workspace, ['init', '--quiet']);
+  await git(workspace, ['fetch', '--quiet', standIn.bare, `refs/heads/${standIn.branch}`]);
+  await git(workspace, ['checkout', '--quiet', 'FETCH_HEAD']);
+  if (persist) {
+    const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
+    await run(
+      'git',
+      ['config', '--local', 'http.https://github.com/.extraheader', `AUTHORIZATION: basic ${basic}`],
+      { cwd: workspace },
+    );
+  }
+  return {
+    ok: true,
+    log: `checked out ${standIn.branch}${persist ? ' (credentials persisted)' : ''}`,
+    outputs: {},
+  };
+}
+
+/** The forms the token is written in: as is, and as git's basic credential. */
+function needles(token: string): string[] {
+  return [
+    token,
+    Buffer.from(`x-access-token:${token}`).toString('base64'),
+    Buffer.from(token).toString('base64'),
+  ];
+}
+
+async function reachOf(
+  job: string,
+  step: string,
+  writeToken: boolean,
+  token: string,
+  runner: ActionRunner,
+  home: string,
+  stepEnv: Record<string, string>,
+): Promise<Reach> {
+  const found: string[] = [];
+  const forms = needles(token);
+  for (const [k, v] of Object.entries({ ...runner.baseEnv(), ...stepEnv }))
+    if (forms.some((f) => v.includes(f))) found.push(`env ${k}`);
+  // the runner's directory holds RUNNER_TEMP and the step files (state, outputs, env); then workspace and HOME
+  for (const dir of new Set([runner.root, runner.workspace, runner.runnerTemp, home]))
+    scan(dir, forms, found);
+  return { job, step, writeToken, found: [...new Set(found)] };
+}
+
+function scan(dir: string, forms: string[], found: string[], depth = 0): void {
+  if (depth > 12) return;
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const path = join(dir, entry);
+    const stat = lstatSync(path);
+    if (stat.isSymbolicLink()) continue;
+    if (stat.isDirectory()) scan(path, forms, found, depth + 1);
+    else if (stat.isFile() && stat.size < 8 * 1024 * 1024) {
+      const text = readFileSync(path, 'latin1');
+      if (forms.some((f) => text.includes(f))) found.push(path);
+    }
+  }
+}
