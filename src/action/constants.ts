@@ -22,6 +22,7 @@ export enum Inputs {
   ReceiptAs = 'receipt-as',
   ExportSecrets = 'export-secrets',
   Workspace = 'workspace',
+  Isolation = 'isolation',
 }
 
 /**
@@ -120,6 +121,11 @@ export enum State {
   MainError = 'mainError',
   /** the ref main read perimeters.yml from (the default branch's name when config-ref was not given) */
   ConfigRef = 'configRef',
+  /**
+   * with isolation: user, how post reaches the gateway it can no longer signal or read (JSON: control port and
+   * secret); '' without isolation
+   */
+  Isolation = 'isolation',
 }
 
 /** The default commit status context lives with the receipt (src/verify/receipts/receipt.ts). */

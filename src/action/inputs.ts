@@ -83,6 +83,11 @@ export interface Settings {
    * workspace (input `workspace`: false). `true` is RUNNER_TEMP/perimeter-workspaces.
    */
   workspace: string | null;
+  /**
+   * `user`: the gateway runs as its own system user, and main takes the runner's user's sudo and Docker socket
+   * away before any agent step (src/action/agent-job/isolation.ts); `none`: all steps share one user
+   */
+  isolation: Isolation;
   /** GITHUB_EVENT_NAME, '' outside a runner */
   eventName: string;
   /** the event payload (GITHUB_EVENT_PATH), null when absent or unreadable */
@@ -178,6 +183,7 @@ export function readSettings(env: Env = process.env, read: ReadInput = defaultRe
     receiptAs: receiptAs(Inputs.ReceiptAs, read(Inputs.ReceiptAs)),
     verifyTimeoutMs: positiveInteger(Inputs.VerifyTimeout, read(Inputs.VerifyTimeout), 600) * 1000,
     workspace: workspaceFolder(read(Inputs.Workspace), env),
+    isolation: isolation(read(Inputs.Isolation)),
     run: runFacts(env),
     runnerName: env.RUNNER_NAME ?? '',
     record: readRecordSettings(env, read),
@@ -432,6 +438,15 @@ function directPushes(value: string): DirectPushes {
   if (value === '' || value === 'check') return 'check';
   if (value === 'deny') return 'deny';
   throw new InputError(`${Inputs.DirectPushes}: expected "check" or "deny", got ${JSON.stringify(value)}`);
+}
+
+export type Isolation = 'user' | 'none';
+
+function isolation(value: string): Isolation {
+  const mode = value.trim() || 'none';
+  if (mode !== 'user' && mode !== 'none')
+    throw new InputError(`${Inputs.Isolation}: expected "user" or "none", got ${JSON.stringify(value)}`);
+  return mode;
 }
 
 function writesMode(value: string): 'push' | 'stage' {

@@ -1,7 +1,9 @@
 import { rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { z } from 'zod';
 import { makeScrubber } from '../safety/secret-forms.js';
 import { assembleGateway, checkConfig, gatewayConfigSchema } from './assemble.js';
+import { startControl } from './control.js';
 import type { RunningGateway } from './gateway.js';
 
 /** The one JSON document the gateway process reads from stdin: a gateway configuration and its ready file. */
@@ -12,6 +14,11 @@ export const childConfigSchema = gatewayConfigSchema.extend({
   perimeters: z.array(z.string()).min(1),
   secrets: z.record(z.string(), z.string()),
   port: z.number().int().min(0).max(65_535),
+  /**
+   * with isolation: the secret of the control endpoint post stops the gateway and takes its files over with
+   * (src/gateway/control.ts); post runs as a user that can neither signal this process nor read its directory
+   */
+  controlSecret: z.string().min(32).optional(),
 });
 export type ChildConfig = z.input<typeof childConfigSchema>;
 
@@ -46,11 +53,34 @@ export async function runGatewayProcess(): Promise<void> {
   );
 
   try {
-    const { readyFile, ...config } = parseInput(await readStdin());
-    scrub = makeScrubber([config.token, config.ledgerKey, ...Object.values(config.secrets)]);
+    const { readyFile, controlSecret, ...config } = parseInput(await readStdin());
+    scrub = makeScrubber([
+      config.token,
+      config.ledgerKey,
+      ...(controlSecret ? [controlSecret] : []),
+      ...Object.values(config.secrets),
+    ]);
     gateway = (await assembleGateway(config, { log })).gateway;
+    const running = gateway;
+    const control = controlSecret
+      ? await startControl({
+          secret: controlSecret,
+          dir: dirname(config.ledgerPath),
+          stop: async () => {
+            log('stopping: asked by the post step');
+            stopping = true;
+            await running.close().catch(() => log('the gateway did not close cleanly'));
+          },
+          exit: () => process.exit(0),
+        })
+      : null;
     const ready = `${readyFile}.${process.pid}.tmp`;
-    await writeFile(ready, JSON.stringify({ port: gateway.port, pid: process.pid }), { mode: 0o600 });
+    // port and pid only, which anyone on the machine sees anyway: readable by main's user under isolation
+    await writeFile(
+      ready,
+      JSON.stringify({ port: gateway.port, pid: process.pid, ...(control && { controlPort: control.port }) }),
+      { mode: 0o644 },
+    );
     await rename(ready, readyFile);
     log(
       `serving ${config.owner}/${config.repo}@${config.branch} on ${gateway.url}: ${config.perimeters.join(', ')}`,

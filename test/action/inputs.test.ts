@@ -57,6 +57,7 @@ describe('readSettings', () => {
         receiptAs: 'status',
         verifyTimeoutMs: 600_000,
         workspace: null,
+        isolation: 'none',
         tempDir: '/tmp/runner',
         eventName: '',
         event: null,
@@ -96,6 +97,16 @@ describe('readSettings', () => {
         settings({ [Inputs.Workspace]: 'agents' }, { GITHUB_WORKSPACE: '/home/runner/work/r' }).workspace,
       ).toBe('/home/runner/work/r/agents');
       expect(settings({ [Inputs.Workspace]: '/srv/ws/' }).workspace).toBe('/srv/ws');
+    });
+  });
+
+  describe('when isolation is given', () => {
+    it('takes user or none, and refuses anything else', () => {
+      expect(settings({ [Inputs.Isolation]: 'user' }).isolation).toBe('user');
+      expect(settings({ [Inputs.Isolation]: 'none' }).isolation).toBe('none');
+      expect(failure({ [Inputs.Isolation]: 'root' })).toBe(
+        'isolation: expected "user" or "none", got "root"',
+      );
     });
   });
 

@@ -27,9 +27,13 @@ describe('.ci/run', () => {
   const script = commands(read('.ci/run'));
   const page = read('docs/development.md');
 
-  it('runs commands, README’s test command first', () => {
+  // before it only the system packages the tests need (apt-get), nothing of the project's
+  const first = script.findIndex((line) => /^npm ci\b/.test(line));
+
+  it('runs commands, README’s test command first after the system packages', () => {
     expect(script.length).toBeGreaterThan(3);
-    expect(script[0]).toMatch(/^npm ci\b.*&& npm test$/);
+    expect(script[first]).toMatch(/^npm ci\b.*&& npm test$/);
+    for (const line of script.slice(0, first)) expect(line).toMatch(/apt-get install -y [a-z]+\)?; fi$/);
   });
 
   it('has each of its commands named in docs/development.md, in its order', () => {
@@ -37,6 +41,6 @@ describe('.ci/run', () => {
   });
 
   it('fails on a dependency whose engines exclude the Node it runs on, instead of warning', () => {
-    expect(script[0]).toContain('--engine-strict');
+    expect(script[first]).toContain('--engine-strict');
   });
 });

@@ -56,3 +56,12 @@ export {
   type SecretEncoding,
   type Written,
 } from './secret-encodings.js';
+export {
+  createRunnerUser,
+  DOCKER_SOCKET,
+  downloadAction,
+  freshRunner,
+  removeRunnerUser,
+  RUNNER_USER,
+  runnerUserMissing,
+} from './runner-user.js';

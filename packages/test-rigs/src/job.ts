@@ -51,7 +51,9 @@ export interface JobOptions {
   /** the job token's statuses permission (`read` or `none`: it may not post statuses); default write */
   statuses?: 'none' | 'read' | 'write';
   /** more runner settings: the event name and payload, GITHUB_REF, GITHUB_HEAD_REF */
-  runner?: Partial<Pick<RunnerOptions, 'eventName' | 'event' | 'headRef' | 'ref' | 'env' | 'actionsRuntime'>>;
+  runner?: Partial<
+    Pick<RunnerOptions, 'eventName' | 'event' | 'headRef' | 'ref' | 'env' | 'actionsRuntime' | 'runAs'>
+  >;
 }
 
 export interface CheckRunRecord {

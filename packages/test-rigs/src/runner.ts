@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,6 +60,12 @@ export interface RunnerOptions {
    * gets one for each job); default true. false: the action steps run without ACTIONS_RUNTIME_TOKEN.
    */
   actionsRuntime?: boolean;
+  /**
+   * The user every step runs as (a runner's `runner`), with its supplementary groups (setpriv --init-groups),
+   * when the tests run as root; the runner's directories and command files are that user's. Default: the
+   * tests' own user.
+   */
+  runAs?: { user: string; uid: number; gid: number; home: string };
 }
 
 /** What a runner gives each action step (not `run:` steps) to reach the results service. */
@@ -127,6 +133,7 @@ export class ActionRunner {
     mkdirSync(this.runnerTemp, { recursive: true });
     this.eventPath = join(this.root, 'event.json');
     writeFileSync(this.eventPath, JSON.stringify(options.event ?? {}));
+    this.own(this.root, this.workspace, this.runnerTemp, this.eventPath);
     const actionDir = options.actionDir ?? REPO_ROOT;
     const doc = parseYaml(readFileSync(join(actionDir, 'action.yml'), 'utf8')) as {
       runs: { main: string; post?: string };
@@ -139,12 +146,18 @@ export class ActionRunner {
     };
   }
 
+  /** Gives paths to the user the steps run as (runAs); nothing without one. */
+  private own(...paths: string[]): void {
+    const as = this.options.runAs;
+    if (as) for (const path of paths) chownSync(path, as.uid, as.gid);
+  }
+
   /** The variables every step of the job sees (what an agent step would get too). */
   baseEnv(): Record<string, string> {
     const o = this.options;
     return {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: process.env.HOME ?? this.root,
+      HOME: o.runAs?.home ?? process.env.HOME ?? this.root,
       CI: 'true',
       GITHUB_ACTIONS: 'true',
       RUNNER_OS: 'Linux',
@@ -297,12 +310,16 @@ export class ActionRunner {
       GITHUB_STEP_SUMMARY: join(dir, 'summary'),
     };
     for (const file of Object.values(files)) writeFileSync(file, '');
+    this.own(dir, ...Object.values(files), ...(shell ? [script] : []));
     // a run: step gets no INPUT_* and no runtime token (those belong to the action's own steps)
     const action = shell ? {} : { ...this.inputEnv(), ...(await this.runtimeAccess()) };
     const env = { ...this.baseEnv(), ...action, ...files, ...extra };
+    const command = shell?.command ?? this.options.node ?? runnerNode();
+    const args = shell?.args ?? [script];
+    const as = this.options.runAs;
     const result = await runProcess(
-      shell?.command ?? this.options.node ?? runnerNode(),
-      shell?.args ?? [script],
+      as ? 'setpriv' : command,
+      as ? [`--reuid=${as.uid}`, `--regid=${as.gid}`, '--init-groups', '--', command, ...args] : args,
       env,
       this.workspace,
       timeoutMs,

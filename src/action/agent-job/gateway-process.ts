@@ -8,6 +8,12 @@ export interface SpawnOptions {
   /** path of dist/gateway/index.js */
   script: string;
   logPath: string;
+  /**
+   * isolation: what starts the gateway as its own user (src/action/agent-job/isolation.ts). The launcher exits
+   * once the gateway runs on its own, reparented; the gateway's pid comes from the ready file, its log is the
+   * gateway user's (readLog reads it), and kill ends it with killPid.
+   */
+  launcher?: { command: string; args: string[]; readLog: () => string; killPid: (pid: number) => void };
 }
 
 export interface LaunchOptions extends SpawnOptions {
@@ -34,7 +40,7 @@ export interface PendingGateway {
   configure(
     config: ChildConfig,
     options: { timeoutMs: number; secrets: string[] },
-  ): Promise<{ pid: number; port: number }>;
+  ): Promise<{ pid: number; port: number; controlPort?: number }>;
   kill(): void;
 }
 
@@ -48,22 +54,36 @@ export function spawnGateway(options: SpawnOptions): PendingGateway {
     const value = process.env[name];
     if (value !== undefined) env[name] = value;
   }
-  const log = openSync(options.logPath, 'a', 0o600);
-  const child = spawn(process.execPath, [options.script], {
+  const launcher = options.launcher;
+  const log = launcher ? 'ignore' : openSync(options.logPath, 'a', 0o600);
+  const child = spawn(launcher?.command ?? process.execPath, launcher?.args ?? [options.script], {
     detached: true,
-    stdio: ['pipe', log, log],
+    stdio: ['pipe', log, launcher ? 'pipe' : log],
     env,
     windowsHide: true,
   });
-  closeSync(log);
+  if (typeof log === 'number') closeSync(log);
 
   let exited: string | null = null;
   let spawnError: Error | null = null;
-  child.once('exit', (code, signal) => (exited = signal ? `signal ${signal}` : `exit code ${code}`));
+  let launcherErrors = '';
+  let readyPid: number | null = null;
+  child.stderr?.setEncoding('utf8').on('data', (text: string) => (launcherErrors += text));
+  child.once('exit', (code, signal) => {
+    // a launcher that handed the gateway over exits 0: only its failure is the gateway's
+    if (launcher && code === 0) return;
+    exited = signal ? `signal ${signal}` : `exit code ${code}`;
+    if (launcherErrors.trim()) exited += `: ${launcherErrors.trim()}`;
+  });
   child.once('error', (error) => (spawnError = error));
   child.stdin?.on('error', () => undefined);
 
   const kill = (): void => {
+    if (launcher) {
+      child.stdin?.destroy();
+      if (readyPid !== null) launcher.killPid(readyPid);
+      return;
+    }
     if (child.pid !== undefined && exited === null) {
       try {
         process.kill(child.pid, 'SIGKILL');
@@ -74,10 +94,11 @@ export function spawnGateway(options: SpawnOptions): PendingGateway {
   };
 
   const configure: PendingGateway['configure'] = async (config, { timeoutMs, secrets }) => {
-    child.stdin?.end(JSON.stringify(config));
+    // one line: a launcher reads it with the shell's `read` (JSON.stringify escapes every newline)
+    child.stdin?.end(`${JSON.stringify(config)}\n`);
     const fail = (reason: string): never => {
       kill();
-      const tail = logTail(options.logPath, secrets);
+      const tail = launcher ? makeScrubber(secrets)(launcher.readLog()) : logTail(options.logPath, secrets);
       throw new GatewayStartError(
         tail ? `${reason}; its log ends with:\n${tail}` : `${reason}; its log is empty`,
       );
@@ -88,7 +109,12 @@ export function spawnGateway(options: SpawnOptions): PendingGateway {
       const ready = tryReadReady(config.readyFile);
       if (ready) {
         child.unref();
-        return { pid: child.pid ?? ready.pid, port: ready.port };
+        readyPid = ready.pid;
+        return {
+          pid: launcher ? ready.pid : (child.pid ?? ready.pid),
+          port: ready.port,
+          ...(ready.controlPort !== undefined && { controlPort: ready.controlPort }),
+        };
       }
       if (exited !== null) fail(`the gateway stopped before it was ready (${exited})`);
       if (Date.now() > deadline) fail(`the gateway was not ready within ${timeoutMs / 1000} s`);
@@ -106,12 +132,20 @@ export async function launchGateway(options: LaunchOptions): Promise<{ pid: numb
   return spawnGateway(options).configure(options.config, options);
 }
 
-function tryReadReady(file: string): { port: number; pid: number } | null {
+function tryReadReady(file: string): { port: number; pid: number; controlPort?: number } | null {
   if (!existsSync(file)) return null;
   try {
-    const value = JSON.parse(readFileSync(file, 'utf8')) as { port?: unknown; pid?: unknown };
+    const value = JSON.parse(readFileSync(file, 'utf8')) as {
+      port?: unknown;
+      pid?: unknown;
+      controlPort?: unknown;
+    };
     if (typeof value.port === 'number' && typeof value.pid === 'number')
-      return { port: value.port, pid: value.pid };
+      return {
+        port: value.port,
+        pid: value.pid,
+        ...(typeof value.controlPort === 'number' && { controlPort: value.controlPort }),
+      };
   } catch {
     // written atomically by the gateway; a partial file means a foreign writer: keep waiting
   }

@@ -28,6 +28,17 @@ import { applyTrust } from '../trust-gate.js';
 import { Inputs, Outputs, PerimeterOutputs, READY_TIMEOUT_MS, START_MARGIN_MS, State } from '../constants.js';
 import { spawnGateway, type PendingGateway } from './gateway-process.js';
 import { handOutWorkspaces } from './workspace.js';
+import {
+  adoptFiles,
+  checkIsolationSupport,
+  GATEWAY_USER,
+  gatewayLauncher,
+  killGateway,
+  lockDown,
+  prepareGatewayHome,
+  readGatewayLog,
+  type GatewayHome,
+} from './isolation.js';
 import { writeWorkspaceState } from '../../clients/workspace-state.js';
 import { makeScrubber } from '../../safety/secret-forms.js';
 import { readSettings, type Settings } from '../inputs.js';
@@ -40,6 +51,11 @@ import {
   START_REFS_KEYS,
   type StateStore,
 } from './state.js';
+
+/** dist/main/index.js -> the action's directory (action.yml, dist/) */
+function actionDir(): string {
+  return join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+}
 
 /** dist/main/index.js -> dist/gateway/index.js */
 function defaultGatewayScript(): string {
@@ -81,10 +97,26 @@ async function start(
 ): Promise<void> {
   // The gateway loads its code while main reads GitHub; it waits on stdin for what main learns.
   const workDir = realpathSync(mkdtempSync(join(settings.tempDir, 'perimeter-')));
-  const logPath = join(workDir, 'gateway.log');
-  const gateway = spawnGateway({ script: gatewayScript, logPath });
+  let home: GatewayHome | null = null;
+  if (settings.isolation === 'user') {
+    checkIsolationSupport();
+    home = prepareGatewayHome(process.execPath, gatewayScript);
+  }
+  const logPath = home ? home.logPath : join(workDir, 'gateway.log');
+  const isolated = home;
+  const gateway = spawnGateway({
+    script: gatewayScript,
+    logPath,
+    ...(isolated && {
+      launcher: {
+        ...gatewayLauncher(isolated),
+        readLog: () => readGatewayLog(isolated),
+        killPid: killGateway,
+      },
+    }),
+  });
   try {
-    await prepareAndServe(settings, upstream, store, gateway, { workDir, logPath }, secrets);
+    await prepareAndServe(settings, upstream, store, gateway, { workDir, logPath, home }, secrets);
   } catch (error) {
     // nothing was served: the child and its directory go, as if never started
     gateway.kill();
@@ -98,9 +130,11 @@ async function prepareAndServe(
   upstream: Upstream,
   store: StateStore,
   gateway: PendingGateway,
-  { workDir, logPath }: { workDir: string; logPath: string },
+  { workDir, logPath, home }: { workDir: string; logPath: string; home: GatewayHome | null },
   secrets: string[],
 ): Promise<void> {
+  // the gateway's own files: with isolation in its user's directory, out of the runner's user's reach
+  const gatewayDir = home ? home.dir : workDir;
   // Two chains of reads at once: the config, and GitHub's clock then the refs (the clock first, so the window
   // opens before the snapshot). Errors are reported in that order whichever fails first.
   const [configRead, startRead] = await Promise.allSettled([
@@ -155,29 +189,40 @@ async function prepareAndServe(
   store.save(State.Perimeters, JSON.stringify(names));
   store.save(State.ConfigFile, settings.configFile);
   store.save(State.ConfigRef, configRef);
-  saveStateFile(store, CONFIG_FILE_KEYS, join(workDir, DEFAULT_CONFIG_FILE), configText);
+  const stateFiles = [join(workDir, DEFAULT_CONFIG_FILE), join(workDir, 'start-refs.json')] as const;
+  saveStateFile(store, CONFIG_FILE_KEYS, stateFiles[0], configText);
   store.save(State.JobSettings, JSON.stringify(jobSettingsOf(settings)));
   store.save(State.StartedAt, startedAt);
   store.save(State.StartHead, startHead);
-  saveStateFile(store, START_REFS_KEYS, join(workDir, 'start-refs.json'), JSON.stringify(snapshot));
+  saveStateFile(store, START_REFS_KEYS, stateFiles[1], JSON.stringify(snapshot));
+  if (home) {
+    const moved = adoptFiles(home, [...stateFiles]);
+    store.save(State.ConfigPath, moved[0] as string);
+    store.save(State.StartRefsPath, moved[1] as string);
+  }
 
   const endpointSecrets: Record<string, string> = {};
   for (const name of names) {
     endpointSecrets[name] = settings.endpointSecrets[name] ?? randomBytes(32).toString('base64url');
   }
   const ledgerKey = randomBytes(32).toString('base64url');
-  for (const value of [...Object.values(endpointSecrets), ledgerKey]) {
+  const controlSecret = home ? randomBytes(32).toString('base64url') : null;
+  for (const value of [
+    ...Object.values(endpointSecrets),
+    ledgerKey,
+    ...(controlSecret ? [controlSecret] : []),
+  ]) {
     core.setSecret(value);
     secrets.push(value);
   }
-  const ledgerPath = join(workDir, 'ledger.jsonl');
+  const ledgerPath = join(gatewayDir, 'ledger.jsonl');
   store.save(State.LedgerPath, ledgerPath);
   store.save(State.LedgerKey, ledgerKey);
   store.save(State.LogPath, logPath);
-  const stagePath = settings.writes === 'stage' ? join(workDir, 'staged.json') : undefined;
+  const stagePath = settings.writes === 'stage' ? join(gatewayDir, 'staged.json') : undefined;
   if (stagePath) store.save(State.StagePath, stagePath);
 
-  const { pid, port } = await gateway.configure(
+  const { pid, port, controlPort } = await gateway.configure(
     {
       token: settings.token,
       apiUrl: settings.apiUrl,
@@ -194,47 +239,57 @@ async function prepareAndServe(
       writesPerMinute: settings.writesPerMinute,
       ledgerPath,
       ledgerKey,
-      readyFile: join(workDir, 'ready.json'),
+      readyFile: join(gatewayDir, 'ready.json'),
       ...(stagePath ? { stagePath } : {}),
+      ...(controlSecret ? { controlSecret } : {}),
     },
     { timeoutMs: READY_TIMEOUT_MS, secrets },
   );
   store.save(State.GatewayPid, String(pid));
+  if (controlSecret) store.save(State.Isolation, JSON.stringify({ controlPort, controlSecret }));
 
-  try {
-    const endpoints: Endpoint[] = names.map((name) => ({
-      name,
-      url: `http://127.0.0.1:${port}/mcp/${encodeURIComponent(name)}`,
-      secret: endpointSecrets[name] as string,
-    }));
-    const files = writeClientConfigs(workDir, endpoints, variables);
-    handOut(endpoints, files, settings.exportSecrets, variables);
-    const only = endpoints.length === 1 ? endpoints[0] : undefined;
-    core.setOutput(
-      Outputs.Endpoints,
-      JSON.stringify(Object.fromEntries(endpoints.map((e) => [e.name, e.url]))),
-    );
-    core.setOutput(Outputs.CodexConfig, files.codexConfig);
-    core.setOutput(Outputs.TokenVariables, JSON.stringify(variables));
-    core.setOutput(Outputs.Url, only?.url ?? '');
-    core.setOutput(Outputs.TokenVariable, only ? variables[only.name] : '');
-    core.setOutput(Outputs.Record, settings.record.name);
-    if (settings.workspace !== null)
-      await handOutAll(settings, upstream, { perimeters, startHead, configRef, endpoints, workDir });
-    store.save(State.Ready, 'true');
-    for (const e of endpoints) core.info(`${e.name}: ${e.url}`);
-    core.info(
-      `gateway ready (pid ${pid}) ${Math.round(performance.now())} ms after the step started; ` +
-        `MCP client configs in ${workDir}`,
-    );
-  } catch (error) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-    throw error;
-  }
+  // a failure from here on is caught by start(), which ends the gateway
+  const endpoints: Endpoint[] = names.map((name) => ({
+    name,
+    url: `http://127.0.0.1:${port}/mcp/${encodeURIComponent(name)}`,
+    secret: endpointSecrets[name] as string,
+  }));
+  const files = writeClientConfigs(workDir, endpoints, variables);
+  handOut(endpoints, files, settings.exportSecrets, variables);
+  const only = endpoints.length === 1 ? endpoints[0] : undefined;
+  core.setOutput(
+    Outputs.Endpoints,
+    JSON.stringify(Object.fromEntries(endpoints.map((e) => [e.name, e.url]))),
+  );
+  core.setOutput(Outputs.CodexConfig, files.codexConfig);
+  core.setOutput(Outputs.TokenVariables, JSON.stringify(variables));
+  core.setOutput(Outputs.Url, only?.url ?? '');
+  core.setOutput(Outputs.TokenVariable, only ? variables[only.name] : '');
+  core.setOutput(Outputs.Record, settings.record.name);
+  if (settings.workspace !== null)
+    await handOutAll(settings, upstream, { perimeters, startHead, configRef, endpoints, workDir });
+  // the last use of sudo: after it no later step has any, nor the Docker socket, nor the action's directory
+  if (home) await reportLockDown(lockDown(actionDir()), pid);
+  store.save(State.Ready, 'true');
+  for (const e of endpoints) core.info(`${e.name}: ${e.url}`);
+  core.info(
+    `gateway ready (pid ${pid}) ${Math.round(performance.now())} ms after the step started; ` +
+      `MCP client configs in ${workDir}`,
+  );
+}
+
+/** What isolation took away, in the log and the job summary, where the owner reads what the agent can do. */
+async function reportLockDown(removed: string[], pid: number): Promise<void> {
+  const lines = [`the gateway runs as user ${GATEWAY_USER} (pid ${pid})`, ...removed];
+  core.info(`Perimeter isolation:\n${lines.map((line) => `  ${line}`).join('\n')}`);
+  await core.summary
+    .addHeading('Perimeter isolation', 3)
+    .addList(lines)
+    .addRaw(
+      'Later steps of this job have no sudo, no Docker, and cannot reach the gateway or its files.',
+      true,
+    )
+    .write();
 }
 
 async function readTrustedConfig(

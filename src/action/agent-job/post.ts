@@ -1,5 +1,6 @@
 import * as core from '@actions/core';
 import { existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import type { Receipts, RepoReads, RepoWrites } from '../../github/index.js';
 import { parseConfig, compilePerimeter, proposeScope } from '../../policy/index.js';
 import {
@@ -16,6 +17,7 @@ import {
 import { Inputs, State, STOP_GRACE_MS } from '../constants.js';
 import { logTail, stopGateway } from './gateway-process.js';
 import { handOver } from './hand-over.js';
+import { takeOverGateway, type ControlAccess } from './take-over.js';
 import { readSettings, type Settings } from '../inputs.js';
 import { publishError, publishReceipt } from '../publish.js';
 import { failOnTakenName, recordLine, uploadRecord } from '../record.js';
@@ -34,9 +36,18 @@ import {
  * Whatever main did not get to, or whatever broke since, becomes a problem that keeps the verdict from success.
  */
 export async function runPost(): Promise<void> {
-  const store = actionsState;
   const problems: string[] = [];
-  const pid = Number(store.get(State.GatewayPid));
+  const isolation = actionsState.get(State.Isolation);
+  // with isolation the gateway is another user's: it stops, and hands its files over, when post asks
+  const store = isolation
+    ? await takeOverGateway(
+        actionsState,
+        JSON.parse(isolation) as ControlAccess,
+        process.env.RUNNER_TEMP || tmpdir(),
+        problems,
+      )
+    : actionsState;
+  const pid = isolation ? 0 : Number(store.get(State.GatewayPid));
   if (pid > 0) {
     const stopped = await stopGateway(pid, STOP_GRACE_MS);
     if (stopped === 'not-running')

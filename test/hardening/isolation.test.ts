@@ -1,0 +1,223 @@
+/**
+ * `isolation: user` against an agent that runs as the runner's user, the way a GitHub-hosted runner runs a job:
+ * a `runner`-like user made here, with passwordless sudo and a Docker socket (a stand-in, root:docker 660) it
+ * reaches through its group, runs main, then the agent's steps, then post. Each attack is its own case, with
+ * isolation on (it fails) and off (it succeeds, so the case can fail when the protection goes).
+ * Needs root and useradd (CI runs as root); anywhere else it says why and skips.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  actionDir,
+  createRunnerUser,
+  DOCKER_SOCKET,
+  downloadAction,
+  FILES,
+  freshRunner,
+  Job,
+  removeRunnerUser,
+  RUNNER_USER,
+  runnerUserMissing,
+  type RunnerOptions,
+  type StepResult,
+} from '@perimeter/test-rigs';
+
+const missing = runnerUserMissing();
+if (missing !== null) console.log(`isolation.test.ts skipped: ${missing}`);
+
+const sh = (script: string): string => execFileSync('sh', ['-c', script], { encoding: 'utf8' });
+let runner: NonNullable<RunnerOptions['runAs']>;
+let dockerSocket: Server | null = null;
+
+beforeAll(async () => {
+  if (missing !== null) return;
+  runner = createRunnerUser();
+  rmSync(DOCKER_SOCKET, { force: true });
+  dockerSocket = createServer((socket) => socket.on('error', () => undefined).end('docker\n'));
+  await new Promise<void>((resolve) => dockerSocket?.listen(DOCKER_SOCKET, resolve));
+}, 60_000);
+
+afterAll(() => {
+  if (missing !== null) return;
+  dockerSocket?.close();
+  rmSync(DOCKER_SOCKET, { force: true });
+  removeRunnerUser();
+});
+
+describe.skipIf(missing !== null).each([
+  { isolation: 'user', attacks: 'fail' },
+  { isolation: 'none', attacks: 'succeed' },
+])(
+  'with isolation: $isolation, the agent step (the runner user) tries and its attacks $attacks',
+  ({ isolation }) => {
+    const on = isolation === 'user';
+    let job: Job;
+    let action = '';
+    let main: StepResult;
+    let pid = 0;
+
+    beforeAll(async () => {
+      freshRunner();
+      action = downloadAction(runner, await actionDir());
+      job = await Job.create({
+        files: FILES,
+        actionDir: action,
+        inputs: { perimeters: 'implementer', isolation },
+        runner: { runAs: runner, env: { PERIMETER_DOCKER_SOCKET: DOCKER_SOCKET } },
+      });
+      chmodSync(job.dir, 0o711);
+      chownSync(job.runner.workspace, runner.uid, runner.gid);
+      main = await job.main();
+      expect(main.exitCode, main.log + main.stderr).toBe(0);
+      pid = job.gatewayPid();
+    }, 600_000);
+
+    afterAll(async () => {
+      await job?.close();
+    });
+
+    /** One step of the agent's job as the runner's user: true when the attack worked (exit code 0). */
+    const attack = async (script: string): Promise<boolean> => {
+      const step = await job.runner.runShell(script, {
+        GATEWAY_PID: String(pid),
+        ACTION: action,
+        LEDGER: main.state.ledgerPath ?? '',
+        START_REFS: main.state.startRefsPath ?? '',
+        NEEDLE: job.token,
+        SOCKET: DOCKER_SOCKET,
+      });
+      return step.exitCode === 0;
+    };
+    const expected = !on;
+
+    it('says in the log what isolation removed', () => {
+      if (on) expect(main.log).toMatch(/Perimeter isolation:/);
+      if (on) expect(main.log).toContain(`sudo for ${RUNNER_USER}: denied`);
+      else expect(main.log).not.toMatch(/Perimeter isolation/);
+    });
+
+    it('reads the gateway process environment (/proc/<pid>/environ)', async () => {
+      expect(await attack('tr "\\0" "\\n" < /proc/$GATEWAY_PID/environ | grep -q "^PATH="')).toBe(expected);
+      // never the token, in either mode: it reaches the gateway on stdin
+      expect(await attack('tr "\\0" "\\n" < /proc/$GATEWAY_PID/environ | grep -qF "$NEEDLE"')).toBe(false);
+    });
+
+    it('reads the token from the gateway memory (/proc/<pid>/mem)', async () => {
+      expect(await attack(`node -e '${READ_MEMORY}' "$GATEWAY_PID" "$NEEDLE"`)).toBe(expected);
+    });
+
+    it('never finds the token in the command line (/proc/<pid>/cmdline, world-readable)', async () => {
+      expect(await attack('tr "\\0" " " < /proc/$GATEWAY_PID/cmdline | grep -q gateway')).toBe(true);
+      expect(await attack('tr "\\0" " " < /proc/$GATEWAY_PID/cmdline | grep -qF "$NEEDLE"')).toBe(false);
+    });
+
+    it('opens the gateway open files (/proc/<pid>/fd)', async () => {
+      // fd 2 is the gateway's log
+      expect(
+        await attack('ls /proc/$GATEWAY_PID/fd >/dev/null && head -c 1 /proc/$GATEWAY_PID/fd/2 >/dev/null'),
+      ).toBe(expected);
+    });
+
+    it('reads the ledger and the state main saved for post', async () => {
+      expect(await attack('test -n "$LEDGER" && cat "$LEDGER" >/dev/null')).toBe(expected);
+      expect(await attack('cat "$START_REFS" >/dev/null')).toBe(expected);
+    });
+
+    it('rewrites dist/post in place', async () => {
+      expect(await attack('echo "// rewritten by the agent" >> "$ACTION/dist/post/index.js"')).toBe(expected);
+    });
+
+    it('swaps the action directory for its own copy', async () => {
+      const swap =
+        'cp -R "$ACTION" "$ACTION.evil" && echo "// swapped by the agent" >> "$ACTION.evil/dist/post/index.js" && ' +
+        'mv "$ACTION" "$ACTION.old" && mv "$ACTION.evil" "$ACTION"';
+      expect(await attack(swap)).toBe(expected);
+      expect(
+        readFileSync(join(action, 'dist', 'post', 'index.js'), 'utf8').includes('swapped by the agent'),
+      ).toBe(expected);
+    });
+
+    it('runs anything with sudo', async () => {
+      expect(await attack('sudo -n true')).toBe(expected);
+    });
+
+    it('reaches the Docker socket', async () => {
+      expect(await attack(`node -e '${CONNECT}' "$SOCKET"`)).toBe(expected);
+    });
+
+    it("the agent's work through the endpoint lands", async () => {
+      const agent = await job.agent('implementer');
+      const pushed = await agent.callTool({
+        name: 'push_files',
+        arguments: {
+          message: 'work',
+          files: [{ path: 'src/count.ts', content: 'export const count = 1;\n' }],
+        },
+      });
+      expect(pushed.isError).toBeFalsy();
+    });
+
+    it('kills the gateway', async () => {
+      expect(
+        await attack(
+          'kill -TERM "$GATEWAY_PID" && sleep 1 && ! grep -qE "^State:\\s+[RSD]" /proc/$GATEWAY_PID/status',
+        ),
+      ).toBe(expected);
+    });
+
+    it(`post verifies: ${on ? 'success' : 'error, the gateway was killed'}`, async () => {
+      const post = await job.post();
+      const [status] = await job.statuses(await job.head());
+      expect(status?.state, post.log + post.stderr).toBe(on ? 'success' : 'error');
+      if (!on) expect(post.log).toMatch(/gateway was not running/);
+    }, 300_000);
+
+    if (on) {
+      it('left the action directory root-owned, and the gateway files its user', () => {
+        expect(sh(`stat -c %U ${action}/dist/post/index.js`).trim()).toBe('root');
+        expect(existsSync(`${action}.old`)).toBe(false);
+      });
+    }
+  },
+);
+
+/** Reads every readable mapping of a process through /proc/<pid>/mem and looks for a string: exit 0 if found. */
+const READ_MEMORY = `
+const fs = require("fs"); const [pid, needle] = process.argv.slice(1);
+const mem = fs.openSync("/proc/" + pid + "/mem", "r");
+for (const line of fs.readFileSync("/proc/" + pid + "/maps", "utf8").split("\\n")) {
+  const m = /^([0-9a-f]+)-([0-9a-f]+) r/.exec(line); if (!m) continue;
+  const start = parseInt(m[1], 16), size = parseInt(m[2], 16) - start; if (size > 1 << 28) continue;
+  const buffer = Buffer.alloc(size);
+  try { fs.readSync(mem, buffer, 0, size, start); } catch { continue; }
+  if (buffer.includes(needle)) process.exit(0);
+}
+process.exit(1);`.replace(/\n/g, ' ');
+
+/** Connects to a unix socket: exit 0 if it accepted. */
+const CONNECT = `require("net").connect(process.argv[1]).on("connect", () => process.exit(0)).on("error", (e) => { console.error(e.code); process.exit(1); })`;
+
+describe('with isolation: user where it cannot work (here: the tests run as root, or without sudo)', () => {
+  it('fails main saying why, and post posts an error receipt rather than start soft', async () => {
+    const job = await Job.create({
+      files: FILES,
+      actionDir: await actionDir(),
+      inputs: { perimeters: 'implementer', isolation: 'user' },
+    });
+    try {
+      const main = await job.main();
+      expect(main.exitCode).toBe(1);
+      expect(main.log).toMatch(/isolation: user cannot work here: .*; set isolation: none to run without it/);
+      expect(job.gatewayPid()).toBe(0);
+      await job.post();
+      const [status] = await job.statuses(await job.head());
+      expect(status?.state).toBe('error');
+      expect(status?.description).toMatch(/main step failed/);
+    } finally {
+      await job.close();
+    }
+  }, 300_000);
+});
