@@ -84,30 +84,49 @@ function renderTable(rows: ReplayRow[], perimeters: Perimeter[]): string {
   return `${out}\nCommits each perimeter could have made (of ${rows.length}): ${totals.join(', ')}\n`;
 }
 
-/** At most `max` items, then how many more there are: one change never makes a line thousands long. */
-function some(items: string[], max: number): string {
-  const shown = items.slice(0, max).join(', ');
-  return items.length > max ? `${shown} and ${items.length - max} more` : shown;
+const WIDTH = 100;
+const ITEM = 100;
+
+/**
+ * At most `max` items, each cut to ITEM characters, then how many more there are; folded between items so
+ * lines stay within WIDTH columns (continuation lines indented by `indent`), where the first line already
+ * holds `start` characters. One change never makes a line thousands of characters long.
+ */
+function some(items: string[], max: number, start: number, indent: number): string {
+  const shown = items
+    .slice(0, max)
+    .map((item) => (item.length <= ITEM ? item : `${item.slice(0, ITEM - 1)}…`));
+  const more = items.length - shown.length;
+  const pieces = shown.map((item, i) =>
+    i < shown.length - 1 ? `${item},` : more > 0 ? `${item} and ${more} more` : item,
+  );
+  let out = '';
+  let column = start;
+  pieces.forEach((piece, i) => {
+    if (i > 0 && column + 1 + piece.length > WIDTH) {
+      out += `\n${' '.repeat(indent)}`;
+      column = indent;
+    } else if (i > 0) {
+      out += ' ';
+      column += 1;
+    }
+    out += piece;
+    column += piece.length;
+  });
+  return out;
 }
 
 const PATHS_PER_CHANGE = 10;
 const PATHS_PER_PERIMETER = 8;
 
+/** One commit whose verdict changes: a line of its own, then what it now refuses and allows, folded. */
 function renderChange(change: ReplayChange): string {
-  const head = `  ${change.sha.slice(0, 7)} ${change.perimeter}: ${change.before} -> ${change.after}`;
-  const refused = some(
-    change.newlyRefused.map((r) => `${visible(r.path ?? WHOLE_COMMIT)}: ${visible(r.rule)}`),
-    PATHS_PER_CHANGE,
-  );
-  const allowed = some(
-    change.newlyAllowed.map((path) => visible(path)),
-    PATHS_PER_CHANGE,
-  );
-  const parts = [
-    ...(refused.length > 0 ? [`now refused: ${refused}`] : []),
-    ...(allowed.length > 0 ? [`now allowed: ${allowed}`] : []),
-  ];
-  return `${head}${parts.length > 0 ? `; ${parts.join('; ')}` : ''}\n`;
+  let out = `  ${change.sha.slice(0, 7)} ${visible(change.perimeter)}: ${change.before} -> ${change.after}\n`;
+  const refused = change.newlyRefused.map((r) => `${visible(r.path ?? WHOLE_COMMIT)}: ${visible(r.rule)}`);
+  const allowed = change.newlyAllowed.map((path) => visible(path));
+  if (refused.length > 0) out += `    now refused: ${some(refused, PATHS_PER_CHANGE, 17, 6)}\n`;
+  if (allowed.length > 0) out += `    now allowed: ${some(allowed, PATHS_PER_CHANGE, 17, 6)}\n`;
+  return out;
 }
 
 /** Paths by how many changed commits name them, most first: `src/a.ts (5 commits)`. */
@@ -124,7 +143,8 @@ function renderVerdictSummary(changes: ReplayChange[], baseLabel: string): strin
   if (changes.length === 0) return `Against ${baseLabel}: no verdict changes.\n`;
   const commits = (from: ReplayChange['before'], to: ReplayChange['after']) =>
     new Set(changes.filter((c) => c.before === from && c.after === to).map((c) => c.sha)).size;
-  let out = `Against ${baseLabel}: ${commits('allowed', 'refused')} commit(s) newly refused, ${commits('refused', 'allowed')} newly allowed, ${changes.length} change(s) in all.\n`;
+  const refusedCommits = commits('allowed', 'refused');
+  let out = `Against ${baseLabel}: ${refusedCommits} commit${refusedCommits === 1 ? '' : 's'} newly refused, ${commits('refused', 'allowed')} newly allowed (${changes.length} change${changes.length === 1 ? '' : 's'} in all)\n`;
   for (const perimeter of [...new Set(changes.map((c) => c.perimeter))]) {
     const mine = changes.filter((c) => c.perimeter === perimeter);
     const refused = mine.filter((c) => c.before === 'allowed' && c.after === 'refused').length;
@@ -132,10 +152,13 @@ function renderVerdictSummary(changes: ReplayChange[], baseLabel: string): strin
     const refusedPaths = pathCounts(mine.flatMap((c) => c.newlyRefused.map((r) => r.path ?? WHOLE_COMMIT)));
     const allowedPaths = pathCounts(mine.flatMap((c) => c.newlyAllowed));
     out += `  ${visible(perimeter)}: ${refused} newly refused, ${allowed} newly allowed\n`;
-    if (refusedPaths.length > 0)
-      out += `    paths now refused (${refusedPaths.length}): ${some(refusedPaths, PATHS_PER_PERIMETER)}\n`;
-    if (allowedPaths.length > 0)
-      out += `    paths now allowed (${allowedPaths.length}): ${some(allowedPaths, PATHS_PER_PERIMETER)}\n`;
+    for (const [what, paths] of [
+      ['refused', refusedPaths],
+      ['allowed', allowedPaths],
+    ] as const) {
+      const lead = `    paths now ${what} (${paths.length}): `;
+      if (paths.length > 0) out += `${lead}${some(paths, PATHS_PER_PERIMETER, lead.length, 6)}\n`;
+    }
   }
   return out;
 }
@@ -268,7 +291,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       `${merges > 0 ? ` (and ${merges} merge${merges === 1 ? '' : 's'}, not judged)` : ''}; ${against}\n\n`;
     if (base !== null) out += `${renderVerdictSummary(changes, base.label)}\n`;
     out += rows.length > 0 ? renderTable(rows, loaded.perimeters) : 'No commits in the range.\n';
-    out += `("ok": that perimeter could have pushed it to "${branch}", judged as the receipt judges; "-N": N refusals, a path it could not have written or the commit over its limits)\n`;
+    out += `("ok": that perimeter could have pushed it to "${shorten(branch, 40)}", judged as the receipt judges;\n "-N": N refusals, a path it could not have written or the commit over its limits)\n`;
     if (base !== null) {
       out +=
         changes.length === 0

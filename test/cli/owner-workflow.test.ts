@@ -110,7 +110,7 @@ describe("docs/cli.md's pull-request job for perimeters.yml", () => {
         '## perimeter replay\n```text\nReplaying perimeters.yml against origin/main (newest 100): 4 commits;',
       );
       expect(summary).toMatch(
-        /Changes from origin\/main:perimeters\.yml \(1\):\n {2}[0-9a-f]{7} source: allowed -> refused; now refused: src\/lib\/c\.ts: added outside every perimeter \(source: no write glob matches\)\n/,
+        /Changes from origin\/main:perimeters\.yml \(1\):\n {2}[0-9a-f]{7} source: allowed -> refused\n {4}now refused: src\/lib\/c\.ts: added outside every perimeter \(source: no write glob matches\)\n/,
       );
     });
   });

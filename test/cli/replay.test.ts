@@ -84,17 +84,24 @@ describe('perimeter replay', () => {
         expect(result.code).toBe(3);
         const lines = result.stdout.split('\n');
         expect(lines.slice(2, 4)).toEqual([
-          'Against HEAD:perimeters.yml: 1 commit(s) newly refused, 0 newly allowed, 1 change(s) in all.',
+          'Against HEAD:perimeters.yml: 1 commit newly refused, 0 newly allowed (1 change in all)',
           '  source: 1 newly refused, 0 newly allowed',
         ]);
-        expect(lines[4]).toMatch(
-          /^ {4}paths now refused \(30\): src\/wide\/f00\.ts, .*src\/wide\/f07\.ts and 22 more$/,
+        // folded at 100 columns, continued under the list
+        expect(lines.slice(4).join('\n')).toMatch(
+          /^ {4}paths now refused \(30\): src\/wide\/f00\.ts,[^]*src\/wide\/f07\.ts and 22 more\n\n/,
         );
-        const change = lines.find((l) => l.startsWith(`  ${sha.slice(0, 7)} source:`))!;
+        const at = lines.findIndex((l) => l.startsWith(`  ${sha.slice(0, 7)} source:`));
+        const end = lines.findIndex((l, i) => i > at && !l.startsWith('    ') && !l.startsWith('      '));
+        const change = lines.slice(at, end).join('\n');
+        expect(change).toMatch(
+          /^ {2}[0-9a-f]{7} source: allowed -> refused\n {4}now refused: src\/wide\/f00\.ts/,
+        );
         expect(change).toMatch(
           /src\/wide\/f09\.ts: added outside every perimeter \(source: no write glob matches\) and 20 more$/,
         );
         expect(change).not.toContain('f10.ts');
+        for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(120);
       } finally {
         git('checkout', '--', 'perimeters.yml');
         git('checkout', '-q', 'main');
@@ -113,13 +120,13 @@ describe('perimeter replay', () => {
         expect(result.code).toBe(3);
         // what changes leads, before the table of every commit
         expect(result.stdout.split('\n').slice(2, 6)).toEqual([
-          'Against HEAD:perimeters.yml: 1 commit(s) newly refused, 0 newly allowed, 1 change(s) in all.',
+          'Against HEAD:perimeters.yml: 1 commit newly refused, 0 newly allowed (1 change in all)',
           '  source: 1 newly refused, 0 newly allowed',
           '    paths now refused (1): src/side.ts',
           '',
         ]);
         expect(result.stdout).toContain(
-          `Changes from HEAD:perimeters.yml (1):\n  ${shas.side!.slice(0, 7)} source: allowed -> refused; now refused: src/side.ts: added outside every perimeter (source: no write glob matches)\n`,
+          `Changes from HEAD:perimeters.yml (1):\n  ${shas.side!.slice(0, 7)} source: allowed -> refused\n    now refused: src/side.ts: added outside every perimeter (source: no write glob matches)\n`,
         );
         const json = JSON.parse((await runCli(['replay', '--json', 'HEAD~5..HEAD'], dir)).stdout);
         expect(json.changes).toEqual([

@@ -163,7 +163,7 @@ describe('renderReceipt', () => {
       // the status description still leads with the first, for the pull request's checks list
       expect(receipt.status.description).toBe('3 violations: docs/x.md: added outside every perimeter');
     });
-    it('names the commit without a link when the repository URL is not known', () => {
+    it('names the commit without a link, and counts one violation as one, when the repository URL is not known', () => {
       const summary = receiptOf(
         verdict({
           state: 'failure',
@@ -171,6 +171,9 @@ describe('renderReceipt', () => {
         }),
       ).summary;
       expect(summary).toContain('— in <code>bbbbbbb</code> pushed by mallory');
+      expect(summary).toContain(
+        '\n1 violation, listed below with the commit that made it and who pushed it.\n',
+      );
       expect(summary).not.toContain('](');
     });
   });

@@ -114,7 +114,9 @@ export function renderSummary(
   // a failure's headline is its first violation: the list below says each one, once
   const lead =
     violations.length > 0
-      ? `${violations.length} violation${violations.length === 1 ? '' : 's'}, each listed once below with the commit that made it and who pushed it.`
+      ? violations.length === 1
+        ? '1 violation, listed below with the commit that made it and who pushed it.'
+        : `${violations.length} violations, each listed once below with the commit that made it and who pushed it.`
       : text(headline, 1000);
   const head: string[] = [
     `## ${ICON[verdict.state]} Perimeter: ${verdict.state}`,
