@@ -1,109 +1,35 @@
 /**
  * The real agent clients against the action's dist/, each driven by a scripted local model: README's
- * snippets run word for word (the model route is the only addition), then post must post `success`.
+ * workflows run whole (the model route is the only addition), then post must post `success`.
  * Run with `npm run test:agents` (its own vitest config: `npm test` does not run it).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { actionDir, FILES, git, type Job } from '@perimeter/test-rigs';
+import { actionDir, git } from '@perimeter/test-rigs';
 import { ensureClients } from './clients.js';
-import { startModelServer, type ModelServer } from './model-server.js';
-import { reachTable, readmeWorkflow } from './readme-jobs.js';
-import { parseWorkflow, runWorkflow, type Reach, type WorkflowRun } from './workflow-runner.js';
-import { Script, WorkspaceScript, type Check, type Scripted, type ScriptFiles } from './script.js';
+import { reachTable } from './readme-jobs.js';
+import { WorkspaceScript } from './script.js';
+import {
+  CLIENTS,
+  postLog,
+  receipt,
+  runReadmeJob as runWith,
+  type ClientCase,
+  type Session,
+  type Variation,
+} from './sessions.js';
+import type { Reach } from './workflow-runner.js';
 
-const PERIMETER = 'implementer';
-const TASK = 'Use only the implementer perimeter tools: read, then push the change.';
-const SECRETS = {
-  ANTHROPIC_API_KEY: 'sk-ant-scripted-0000',
-  OPENAI_API_KEY: 'sk-scripted-0000',
-  COPILOT_TOKEN: 'github_pat_scripted_0000',
-};
-/** A client step gets this long before it is stopped (a guard against a hung client, not an assertion). */
-const CLIENT_STEP_MS = 240_000;
-
-interface ClientCase {
-  name: string;
-  /** the client's name for a gateway tool among those offered */
-  toolName(offered: string[], tool: string): string | undefined;
-  /** the model route, the one thing the test adds to README's snippet */
-  modelEnv(model: ModelServer): Record<string, string>;
-  /** the model route in a file main wrote, where the client only finds it if README's steps take it */
-  afterMain?: (job: Job, model: ModelServer) => void;
-}
-
-const exact = (name: string) => (offered: string[]) => offered.find((n) => n === name);
-
-const CLIENTS: ClientCase[] = [
-  {
-    name: 'claude-code',
-    toolName: (offered, tool) => exact(`mcp__${PERIMETER}__${tool}`)(offered),
-    modelEnv: (model) => claudeEnv(model),
-  },
-  {
-    name: 'agent-sdk',
-    toolName: (offered, tool) => exact(`mcp__${PERIMETER}__${tool}`)(offered),
-    modelEnv: (model) => claudeEnv(model),
-  },
-  {
-    name: 'codex',
-    toolName: (offered, tool) =>
-      offered.find(
-        (n) =>
-          n === `mcp__${PERIMETER}__${tool}` ||
-          n === `mcp__${PERIMETER}__::${tool}` ||
-          (n.endsWith(`::${tool}`) && n.includes(PERIMETER)),
-      ),
-    modelEnv: () => ({}),
-    // the model provider, put before the perimeter's table in the file main wrote: README's own step then
-    // creates CODEX_HOME and appends it there (top-level keys must come first in TOML)
-    afterMain: (job, model) => {
-      const file = job.runner.main?.outputs['codex-config-implementer'];
-      if (!file) return;
-      const provider = [
-        'model = "gpt-5.1-codex"',
-        'model_provider = "scripted"',
-        '[model_providers.scripted]',
-        'name = "scripted"',
-        `base_url = "${model.url}/v1"`,
-        'wire_api = "responses"',
-        'env_key = "CODEX_API_KEY"',
-        '',
-      ].join('\n');
-      writeFileSync(file, provider + readFileSync(file, 'utf8'));
-    },
-  },
-  {
-    name: 'copilot',
-    toolName: (offered, tool) => exact(`${PERIMETER}-${tool}`)(offered),
-    modelEnv: (model) => ({
-      COPILOT_OFFLINE: 'true',
-      COPILOT_PROVIDER_TYPE: 'anthropic',
-      COPILOT_PROVIDER_BASE_URL: model.url,
-      COPILOT_PROVIDER_API_KEY: 'sk-ant-scripted-0000',
-      COPILOT_MODEL: 'claude-sonnet-4.5',
-    }),
-  },
-];
-
-function claudeEnv(model: ModelServer): Record<string, string> {
-  return {
-    ANTHROPIC_BASE_URL: model.url,
-    DISABLE_AUTOUPDATER: '1',
-    DISABLE_TELEMETRY: '1',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-  };
-}
-
-function files(client: string): ScriptFiles {
-  return {
-    readable: { path: 'src/count.ts', expect: 'export const count' },
-    hidden: 'docs/roadmap.md',
-    missing: 'docs/nothing-here.md',
-    outside: { path: 'docs/agent-notes.md', content: `notes from ${client}\n` },
-    inside: { path: `src/from-${client}.ts`, content: `export const from = ${JSON.stringify(client)};\n` },
-  };
+/** README's workflow run whole; what its agent steps could reach is kept when it runs as README shows it. */
+async function runReadmeJob(client: ClientCase, options: Variation = {}): Promise<Session> {
+  const session = await runWith(dir, client, options);
+  if (!options.edit && !options.afterMain && !options.files) {
+    reached.set(options.snippet ?? client.name, session.run.reach);
+  }
+  return session;
 }
 
 let dir = '';
@@ -147,67 +73,6 @@ afterAll(() => {
   const passed = outcomes.filter((o) => o.ok).length;
   console.log(`agents: ${passed} passed, ${outcomes.length - passed} failed`);
 });
-
-interface Session {
-  checks: Check[];
-  /** the logs of the agent's steps (every run step but the installs), in order */
-  stepLogs: string[];
-  model: ModelServer;
-  job: Job;
-  run: WorkflowRun;
-}
-
-interface Variation {
-  /** a change to the workflow's text (a line removed, a flag dropped) */
-  edit?: (workflow: string) => string;
-  /** a change to what main wrote, before the client step runs */
-  afterMain?: (job: Job) => void;
-  /** the workflow run, by its marker; default the client's name */
-  snippet?: string;
-  /** the model's script; default the gateway tools' Script */
-  script?: (job: Job) => Scripted;
-  /** the task the workflow gives */
-  task?: string;
-  /** more files on the default branch (the checkout's), beside the sample repository's */
-  files?: Record<string, string>;
-}
-
-/** README's workflow, whole, on the workflow runner: the model route is the only thing the test adds. */
-async function runReadmeJob(client: ClientCase, options: Variation = {}): Promise<Session> {
-  const snippet = options.snippet ?? client.name;
-  const text = readmeWorkflow(snippet);
-  const workflow = parseWorkflow(options.edit ? options.edit(text) : text);
-  let script: Scripted | undefined;
-  let model: ModelServer | undefined;
-  const run = await runWorkflow(workflow, {
-    actionDir: dir,
-    files: { ...FILES, ...options.files },
-    inputs: { task: options.task ?? TASK },
-    secrets: SECRETS,
-    stepTimeoutMs: CLIENT_STEP_MS,
-    agentEnv: () => (model ? client.modelEnv(model) : {}),
-    afterMain: (job) => {
-      if (model) client.afterMain?.(job, model);
-      options.afterMain?.(job);
-    },
-    beforeJob: async (job) => {
-      script = options.script?.(job) ?? new Script(files(client.name), client.toolName);
-      model = await startModelServer(script);
-    },
-  });
-  const stepLogs = run.steps.filter((s) => s.agent).map((s) => s.log);
-  if (!options.edit && !options.afterMain && !options.files) reached.set(snippet, run.reach);
-  if (process.env.DEBUG_RUN) console.log(JSON.stringify(run.steps, null, 1).slice(0, 6000));
-  return { checks: script?.checks ?? [], stepLogs, model: model!, job: run.standIn, run };
-}
-
-const postLog = (session: Session) => session.run.steps.find((s) => s.name === 'post')?.log ?? '';
-
-/** The receipt on the bound branch's head, read after the job's token expired. */
-async function receipt(session: Session): Promise<string | undefined> {
-  const { job, run } = session;
-  return (await job.statuses(await job.head(), run.observer))[0]?.state;
-}
 
 describe('the real agent clients, as README shows them', () => {
   for (const client of CLIENTS) {
@@ -325,6 +190,35 @@ function dropLine(pattern: RegExp): (workflow: string) => string {
 }
 
 describe('without the fixes', () => {
+  it.each([
+    [
+      'claude-code',
+      'without `id: perimeter` the tools are gone and nothing lands',
+      (w: string) => w.replace(/- id: perimeter\n( *)uses:/, '- uses:'),
+    ],
+    [
+      'codex',
+      'without `mkdir -p "$CODEX_HOME"` the config step fails and nothing lands',
+      dropLine(/^ *mkdir -p "\$CODEX_HOME"\n/m),
+    ],
+  ] as const)('%s: %s', { timeout: 600_000 }, async (client, what, edit) => {
+    counted(`${client}: ${what}`);
+    const session = await runReadmeJob(
+      CLIENTS.find((c) => c.name === client)!,
+      { edit },
+    );
+    try {
+      // without the id the step outputs are empty: claude starts with no MCP config, no tools, and exits 0
+      expect(session.checks.filter((c) => c.ok).map((c) => c.name)).not.toContain('in-scope push landed');
+      const pushed = await git(session.job.bare, ['ls-tree', '-r', '--name-only', session.job.branch]);
+      expect(pushed).not.toContain(`src/from-${client}.ts`);
+      if (client === 'codex') expect(session.run.results).toEqual({ implement: 'failure' });
+    } finally {
+      await session.model.stop();
+      await session.job.close();
+    }
+  });
+
   const byName = (name: string) => CLIENTS.find((c) => c.name === name)!;
   const failed = (session: Session) => session.checks.filter((c) => !c.ok).map((c) => c.name);
 
@@ -418,6 +312,53 @@ describe('without the fixes', () => {
       }
     },
   );
+});
+
+/**
+ * A branch can carry its own `.mcp.json` (and the `.claude/settings.json` that enables its servers without a
+ * prompt): with README's `--strict-mcp-config` Claude Code connects to none of them; without it, it does.
+ */
+describe('claude-code and an .mcp.json in the checkout', () => {
+  for (const strict of [true, false]) {
+    const name = strict
+      ? 'as README shows it: no server of the checkout is reached'
+      : "without --strict-mcp-config: the checkout's server is reached";
+    it(name, { timeout: 600_000 }, async () => {
+      counted(`claude-code .mcp.json ${name}`);
+      const hits: string[] = [];
+      const rogue = createServer((req, res) => {
+        hits.push(`${req.method} ${req.url}`);
+        res.writeHead(500).end();
+      });
+      await new Promise<void>((resolve) => rogue.listen(0, '127.0.0.1', resolve));
+      const port = (rogue.address() as AddressInfo).port;
+      const session = await runReadmeJob(
+        CLIENTS.find((c) => c.name === 'claude-code')!,
+        {
+          files: {
+            '.mcp.json': JSON.stringify({
+              mcpServers: { rogue: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } },
+            }),
+            '.claude/settings.json': JSON.stringify({ enableAllProjectMcpServers: true }),
+          },
+          ...(!strict && { edit: (workflow: string) => workflow.replace(' --strict-mcp-config', '') }),
+        },
+      );
+      try {
+        if (strict) {
+          expect(hits).toEqual([]);
+          expect(session.run.results).toEqual({ implement: 'success' });
+          expect(await receipt(session)).toBe('success');
+        } else {
+          expect(hits.length).toBeGreaterThan(0);
+        }
+      } finally {
+        rogue.close();
+        await session.model.stop();
+        await session.job.close();
+      }
+    });
+  }
 });
 
 describe('the token search', () => {

@@ -100,11 +100,60 @@ export interface WorkflowRun {
   reach: Reach[];
 }
 
-/** Parses a workflow; the YAML must be a complete workflow (`on:` and `jobs:`). */
+const STEP_KEYS = new Set([
+  'id',
+  'name',
+  'if',
+  'uses',
+  'with',
+  'env',
+  'run',
+  'shell',
+  'working-directory',
+  'continue-on-error',
+  'timeout-minutes',
+]);
+const JOB_KEYS = new Set([
+  'name',
+  'runs-on',
+  'needs',
+  'if',
+  'permissions',
+  'outputs',
+  'env',
+  'steps',
+  'defaults',
+  'timeout-minutes',
+  'concurrency',
+  'environment',
+  'strategy',
+  'continue-on-error',
+]);
+
+/**
+ * Parses a workflow as GitHub would accept it, or throws as GitHub refuses it: `on:` and `jobs:`, each job
+ * with `runs-on` and `steps`, each step with exactly one of `uses` and `run`, no unknown keys.
+ * https://docs.github.com/actions/reference/workflows-and-actions/workflow-syntax
+ */
 export function parseWorkflow(text: string): Workflow {
   const doc = parseYaml(text) as Workflow | null;
-  if (!doc || typeof doc !== 'object' || doc.on === undefined || !doc.jobs) {
+  if (!doc || typeof doc !== 'object' || doc.on === undefined || doc.on === null || !doc.jobs) {
     throw new Error('not a complete workflow: it needs `on:` and `jobs:`');
+  }
+  for (const [name, job] of Object.entries(doc.jobs)) {
+    if (!job || typeof job !== 'object') throw new Error(`job ${name} is empty`);
+    for (const key of Object.keys(job))
+      if (!JOB_KEYS.has(key)) throw new Error(`job ${name}: unexpected key ${key}`);
+    if (typeof job['runs-on'] !== 'string') throw new Error(`job ${name}: runs-on is required`);
+    if (!Array.isArray(job.steps) || job.steps.length === 0)
+      throw new Error(`job ${name}: steps are required`);
+    for (const step of job.steps) {
+      if (!step || typeof step !== 'object') throw new Error(`job ${name}: a step is empty`);
+      for (const key of Object.keys(step))
+        if (!STEP_KEYS.has(key)) throw new Error(`job ${name}: unexpected step key ${key}`);
+      if ((step.uses === undefined) === (step.run === undefined))
+        throw new Error(`job ${name}: a step needs one of uses and run`);
+    }
   }
   return doc;
 }
@@ -261,42 +310,48 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
     warnings: [],
     reach: [],
   };
-  for (const [index, name] of order.entries()) {
-    const job = jobs[name]!;
-    const needs = Object.fromEntries(
-      [job.needs ?? []]
-        .flat()
-        .map((n) => [n, { outputs: out.outputs[n] ?? {}, result: out.results[n] ?? 'skipped' }]),
-    );
-    const needsOk = Object.values(needs).every((n) => n.result === 'success');
-    const jobIf =
-      job.if === undefined
-        ? needsOk
-        : condition(job.if, { ...emptyContexts(), needs, status: needsOk ? 'success' : 'failure' });
-    if (!jobIf) {
-      out.results[name] = 'skipped';
-      continue;
+  try {
+    for (const [index, name] of order.entries()) {
+      const job = jobs[name]!;
+      const needs = Object.fromEntries(
+        [job.needs ?? []]
+          .flat()
+          .map((n) => [n, { outputs: out.outputs[n] ?? {}, result: out.results[n] ?? 'skipped' }]),
+      );
+      const needsOk = Object.values(needs).every((n) => n.result === 'success');
+      const jobIf =
+        job.if === undefined
+          ? needsOk
+          : condition(job.if, { ...emptyContexts(), needs, status: needsOk ? 'success' : 'failure' });
+      if (!jobIf) {
+        out.results[name] = 'skipped';
+        continue;
+      }
+      const token = index === 0 ? standIn.token : `ghs_${randomBytes(18).toString('hex')}`;
+      if (index > 0) standIn.gh.addToken(token, 'github-actions[bot]', { checks: permissionsOf(job).checks });
+      const result = await runJob(name, job, {
+        workflow,
+        options,
+        standIn,
+        token,
+        needs,
+        declaredInputs,
+        secrets: secretsOf(token),
+        first: index === 0,
+        out,
+      });
+      out.results[name] = result;
+      if (index === 0) {
+        if (standIn.record?.status !== 'completed')
+          await standIn.end(result === 'success' ? 'success' : 'failure');
+        // the job's token expires with it, as GITHUB_TOKEN does
+        standIn.gh.revokeToken(standIn.token);
+      }
     }
-    const token = index === 0 ? standIn.token : `ghs_${randomBytes(18).toString('hex')}`;
-    if (index > 0) standIn.gh.addToken(token, 'github-actions[bot]', { checks: permissionsOf(job).checks });
-    const result = await runJob(name, job, {
-      workflow,
-      options,
-      standIn,
-      token,
-      needs,
-      declaredInputs,
-      secrets: secretsOf(token),
-      first: index === 0,
-      out,
-    });
-    out.results[name] = result;
-    if (index === 0) {
-      if (standIn.record?.status !== 'completed')
-        await standIn.end(result === 'success' ? 'success' : 'failure');
-      // the job's token expires with it, as GITHUB_TOKEN does
-      standIn.gh.revokeToken(standIn.token);
-    }
+  } catch (error) {
+    // a run that could not go on (an expression the runner would refuse): leave nothing running
+    await standIn.close();
+    throw error;
   }
   return out;
 }
@@ -365,9 +420,10 @@ async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'s
       s.out.steps.push({ job: name, name: label, outcome: 'skipped', log: '', agent: false });
       continue;
     }
-    const stepEnv = { ...jobEnv, ...strings(step.env, { ...x, env: jobEnv }) };
     let result: { ok: boolean; log: string; outputs: Record<string, string>; agent?: boolean };
     try {
+      // evaluated when the step starts: an expression error fails the step, as on the runner
+      const stepEnv = { ...jobEnv, ...strings(step.env, { ...x, env: jobEnv }) };
       if (step.uses && PERIMETER.test(step.uses)) {
         const sub = /\/perimeter\/(verify|apply)@/.exec(step.uses)?.[1];
         if (sub === undefined) {

@@ -1,0 +1,170 @@
+/**
+ * One README workflow run whole with a real agent client and the scripted model: the clients as the suite
+ * drives them (each one's tool names and model route, the one thing the test adds to README's workflow) and the
+ * session a run leaves (the model's checks, the agent steps' logs, the workflow run).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { FILES, type Job } from '@perimeter/test-rigs';
+import { startModelServer, type ModelServer } from './model-server.js';
+import { readmeWorkflow } from './readme-jobs.js';
+import { Script, type Check, type Scripted, type ScriptFiles } from './script.js';
+import { parseWorkflow, runWorkflow, type WorkflowRun } from './workflow-runner.js';
+
+const PERIMETER = 'implementer';
+export const TASK = 'Use only the implementer perimeter tools: read, then push the change.';
+export const SECRETS = {
+  ANTHROPIC_API_KEY: 'sk-ant-scripted-0000',
+  OPENAI_API_KEY: 'sk-scripted-0000',
+  COPILOT_TOKEN: 'github_pat_scripted_0000',
+};
+/** A client step gets this long before it is stopped (a guard against a hung client, not an assertion). */
+const CLIENT_STEP_MS = 240_000;
+
+export interface ClientCase {
+  name: string;
+  /** the client's name for a gateway tool among those offered */
+  toolName(offered: string[], tool: string): string | undefined;
+  /** the model route, the one thing the test adds to README's snippet */
+  modelEnv(model: ModelServer): Record<string, string>;
+  /** the model route in a file main wrote, where the client only finds it if README's steps take it */
+  afterMain?: (job: Job, model: ModelServer) => void;
+}
+
+const exact = (name: string) => (offered: string[]) => offered.find((n) => n === name);
+
+export const CLIENTS: ClientCase[] = [
+  {
+    name: 'claude-code',
+    toolName: (offered, tool) => exact(`mcp__${PERIMETER}__${tool}`)(offered),
+    modelEnv: (model) => claudeEnv(model),
+  },
+  {
+    name: 'agent-sdk',
+    toolName: (offered, tool) => exact(`mcp__${PERIMETER}__${tool}`)(offered),
+    modelEnv: (model) => claudeEnv(model),
+  },
+  {
+    name: 'codex',
+    toolName: (offered, tool) =>
+      offered.find(
+        (n) =>
+          n === `mcp__${PERIMETER}__${tool}` ||
+          n === `mcp__${PERIMETER}__::${tool}` ||
+          (n.endsWith(`::${tool}`) && n.includes(PERIMETER)),
+      ),
+    modelEnv: () => ({}),
+    // the model provider, put before the perimeter's table in the file main wrote: README's own step then
+    // creates CODEX_HOME and appends it there (top-level keys must come first in TOML)
+    afterMain: (job, model) => {
+      const file = job.runner.main?.outputs['codex-config-implementer'];
+      if (!file) return;
+      const provider = [
+        'model = "gpt-5.1-codex"',
+        'model_provider = "scripted"',
+        '[model_providers.scripted]',
+        'name = "scripted"',
+        `base_url = "${model.url}/v1"`,
+        'wire_api = "responses"',
+        'env_key = "CODEX_API_KEY"',
+        '',
+      ].join('\n');
+      writeFileSync(file, provider + readFileSync(file, 'utf8'));
+    },
+  },
+  {
+    name: 'copilot',
+    toolName: (offered, tool) => exact(`${PERIMETER}-${tool}`)(offered),
+    modelEnv: (model) => ({
+      COPILOT_OFFLINE: 'true',
+      COPILOT_PROVIDER_TYPE: 'anthropic',
+      COPILOT_PROVIDER_BASE_URL: model.url,
+      COPILOT_PROVIDER_API_KEY: 'sk-ant-scripted-0000',
+      COPILOT_MODEL: 'claude-sonnet-4.5',
+    }),
+  },
+];
+
+function claudeEnv(model: ModelServer): Record<string, string> {
+  return {
+    ANTHROPIC_BASE_URL: model.url,
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_TELEMETRY: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  };
+}
+
+function files(client: string): ScriptFiles {
+  return {
+    readable: { path: 'src/count.ts', expect: 'export const count' },
+    hidden: 'docs/roadmap.md',
+    missing: 'docs/nothing-here.md',
+    outside: { path: 'docs/agent-notes.md', content: `notes from ${client}\n` },
+    inside: { path: `src/from-${client}.ts`, content: `export const from = ${JSON.stringify(client)};\n` },
+  };
+}
+
+export interface Session {
+  checks: Check[];
+  /** the logs of the agent's steps (every run step but the installs), in order */
+  stepLogs: string[];
+  model: ModelServer;
+  job: Job;
+  run: WorkflowRun;
+}
+
+export interface Variation {
+  /** a change to the workflow's text (a line removed, a flag dropped) */
+  edit?: (workflow: string) => string;
+  /** a change to what main wrote, before the client step runs */
+  afterMain?: (job: Job) => void;
+  /** the workflow run, by its marker; default the client's name */
+  snippet?: string;
+  /** the model's script; default the gateway tools' Script */
+  script?: (job: Job) => Scripted;
+  /** the task the workflow gives */
+  task?: string;
+  /** more files on the default branch (the checkout's), beside the sample repository's */
+  files?: Record<string, string>;
+}
+
+/** README's workflow, whole, on the workflow runner: the model route is the only thing the test adds. */
+export async function runReadmeJob(
+  dir: string,
+  client: ClientCase,
+  options: Variation = {},
+): Promise<Session> {
+  const snippet = options.snippet ?? client.name;
+  const text = readmeWorkflow(snippet);
+  const workflow = parseWorkflow(options.edit ? options.edit(text) : text);
+  let script: Scripted | undefined;
+  let model: ModelServer | undefined;
+  const run = await runWorkflow(workflow, {
+    actionDir: dir,
+    files: { ...FILES, ...options.files },
+    inputs: { task: options.task ?? TASK },
+    secrets: SECRETS,
+    stepTimeoutMs: CLIENT_STEP_MS,
+    agentEnv: () => (model ? client.modelEnv(model) : {}),
+    afterMain: (job) => {
+      if (model) client.afterMain?.(job, model);
+      options.afterMain?.(job);
+    },
+    beforeJob: async (job) => {
+      script = options.script?.(job) ?? new Script(files(client.name), client.toolName);
+      model = await startModelServer(script);
+    },
+  }).catch(async (error: unknown) => {
+    await model?.stop();
+    throw error;
+  });
+  const stepLogs = run.steps.filter((s) => s.agent).map((s) => s.log);
+  return { checks: script?.checks ?? [], stepLogs, model: model!, job: run.standIn, run };
+}
+
+export const postLog = (session: Session) => session.run.steps.find((s) => s.name === 'post')?.log ?? '';
+
+/** The receipt on the bound branch's head, read after the job's token expired. */
+export async function receipt(session: Session): Promise<string | undefined> {
+  const { job, run } = session;
+  return (await job.statuses(await job.head(), run.observer))[0]?.state;
+}
