@@ -3,11 +3,31 @@
  * snippets run word for word (the model route is the only addition), then post must post `success`.
  * Run with `npm run test:agents` (its own vitest config: `npm test` does not run it).
  */
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { actionDir, FILES, git, Job } from '@perimeter/test-rigs';
+import {
+  actionDir,
+  createRunnerUser,
+  downloadAction,
+  FILES,
+  freshRunner,
+  git,
+  Job,
+  removeRunnerUser,
+  runnerUserMissing,
+  type RunnerOptions,
+} from '@perimeter/test-rigs';
 import { binDir, ensureClients, installDir } from './clients.js';
 import { startModelServer, type ModelServer } from './model-server.js';
 import { expand, installLine, readmeSteps } from './readme-jobs.js';
@@ -123,7 +143,11 @@ beforeAll(async () => {
   dir = await actionDir();
 }, 900_000);
 
+/** README's one-job snippets set isolation: user; their jobs run as a runner-like user, as on GitHub's runners. */
+let runnerUser: NonNullable<RunnerOptions['runAs']> | null = null;
+
 afterAll(() => {
+  if (runnerUser !== null) removeRunnerUser();
   const passed = outcomes.filter((o) => o.ok).length;
   console.log(`agents: ${passed} passed, ${outcomes.length - passed} failed`);
 });
@@ -156,19 +180,32 @@ async function runReadmeJob(client: ClientCase, options: Variation = {}): Promis
   const perimeterStep = steps.find((s) => s.uses?.includes('/perimeter@'));
   if (!perimeterStep) throw new Error(`README's ${snippet} snippet has no perimeter step`);
   const inputs = Object.fromEntries(Object.entries(perimeterStep.with ?? {}).map(([k, v]) => [k, String(v)]));
-  const job = await Job.create({ files: FILES, actionDir: dir, inputs });
+  const runAs = inputs.isolation === 'user' ? isolatedRunner() : null;
+  const job = await Job.create({
+    files: FILES,
+    actionDir: runAs ? downloadAction(runAs, dir) : dir,
+    inputs,
+    ...(runAs && { runner: { runAs } }),
+  });
+  if (runAs) chmodSync(job.dir, 0o711);
   const script = options.script?.(job) ?? new Script(files(client.name), client.toolName);
   const model = await startModelServer(script);
   const home = mkdtempSync(join(tmpdir(), `agent-home-${client.name}-`));
+  if (runAs) chownSync(home, runAs.uid, runAs.gid);
   const stepLogs: string[] = [];
   let path = process.env.PATH ?? '/usr/bin:/bin';
   for (const step of steps) {
     if (step.uses?.startsWith('actions/checkout@')) {
       expect(step.with?.['persist-credentials']).toBe(false);
+      // checked out by root (git refuses a repository of another user), then given to the step's user
+      if (runAs) execFileSync('chown', ['root:', job.runner.workspace]);
       await checkout(job);
+      if (runAs) execFileSync('chown', ['-R', `${runAs.user}:`, job.runner.workspace]);
     } else if (step === perimeterStep) {
       const main = await job.main();
       expect(main.exitCode, main.log + main.stderr).toBe(0);
+      // README's isolation: the client runs with the gateway another user's, without sudo
+      if (runAs) expect(main.log).toContain(`sudo for ${runAs.user}: denied`);
       options.afterMain?.(job);
     } else if (step.run !== undefined && installLine(step.run)) {
       const install = installLine(step.run)!;
@@ -191,6 +228,8 @@ async function runReadmeJob(client: ClientCase, options: Variation = {}): Promis
         delete env[name];
         delete job.runner.jobEnv[name];
       }
+      // what the suite wrote for the client (Codex's home) is the step's user's, as the runner's files are
+      if (runAs) execFileSync('chown', ['-R', `${runAs.user}:`, job.runner.runnerTemp]);
       // README's promise: the agent step holds no GitHub token (the job's token stays in the gateway)
       expect(JSON.stringify({ ...job.runner.baseEnv(), ...env })).not.toContain(job.token);
       const edited = options.editRun ? options.editRun(step.run) : step.run;
@@ -206,6 +245,16 @@ async function runReadmeJob(client: ClientCase, options: Variation = {}): Promis
     }
   }
   return { checks: script.checks, stepLogs, model, job };
+}
+
+/** The runner-like user with sudo, as a GitHub-hosted runner hands it to a new job. */
+function isolatedRunner(): NonNullable<RunnerOptions['runAs']> {
+  const missing = runnerUserMissing();
+  if (missing !== null)
+    throw new Error(`README's snippets use isolation: user, which needs a runner-like user: ${missing}`);
+  runnerUser ??= createRunnerUser();
+  freshRunner();
+  return runnerUser;
 }
 
 /** actions/checkout's result: the workspace as a git clone of the bound branch, no credential left. */
