@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   actionDir,
@@ -73,9 +74,21 @@ describe.skipIf(missing !== null).each([
       main = await job.main();
       expect(main.exitCode, main.log + main.stderr).toBe(0);
       pid = job.gatewayPid();
+      // the figure SECURITY.md quotes: how long main took to serve, with and without isolation
+      console.log(`isolation ${isolation}: ${/gateway ready \(pid \d+\) \d+ ms/.exec(main.log)?.[0] ?? '?'}`);
     }, 600_000);
 
     afterAll(async () => {
+      const leftover = join(runner.home, 'leftover.pid');
+      if (existsSync(leftover)) {
+        try {
+          process.kill(Number(readFileSync(leftover, 'utf8')), 'SIGKILL');
+        } catch {
+          // it ended by itself
+        }
+      }
+      rmSync(leftover, { force: true });
+      rmSync(join(runner.home, 'read-from-post'), { force: true });
       await job?.close();
     });
 
@@ -168,12 +181,30 @@ describe.skipIf(missing !== null).each([
       ).toBe(expected);
     });
 
+    // What isolation does not stop (SECURITY.md says so): post runs as the runner's user again, and the runner
+    // ends leftover processes only after every post step.
+    it('leaves a process behind, to read post environment (the token) as post runs', async () => {
+      const leftover =
+        `setsid sh -c 'echo $$ > "$HOME/leftover.pid"; for i in $(seq 600); do ` +
+        `for p in /proc/[0-9]*; do tr "\\0" "\\n" < $p/environ 2>/dev/null | ` +
+        `sed -n "s/^INPUT_GITHUB-TOKEN=//p" > "$HOME/read.tmp"; ` +
+        `[ -s "$HOME/read.tmp" ] && { mv "$HOME/read.tmp" "$HOME/read-from-post"; exit 0; }; done; ` +
+        `sleep 0.05; done' </dev/null >/dev/null 2>&1 &`;
+      expect(await attack(leftover)).toBe(true);
+    });
+
     it(`post verifies: ${on ? 'success' : 'error, the gateway was killed'}`, async () => {
       const post = await job.post();
       const [status] = await job.statuses(await job.head());
       expect(status?.state, post.log + post.stderr).toBe(on ? 'success' : 'error');
       if (!on) expect(post.log).toMatch(/gateway was not running/);
     }, 300_000);
+
+    it('the process left behind read the token from post environment, in either mode', async () => {
+      const read = join(runner.home, 'read-from-post');
+      for (let i = 0; i < 100 && !existsSync(read); i++) await sleep(50);
+      expect(existsSync(read) && readFileSync(read, 'utf8').trim() === job.token).toBe(true);
+    });
 
     if (on) {
       it('left the action directory root-owned, and the gateway files its user', () => {
