@@ -30,6 +30,8 @@ export interface EconomyResult {
     perimeter: number;
     perimeter_not_modified: number;
     perimeter_spent: number;
+    /** REST requests charged and GraphQL calls: what the floor counts */
+    perimeter_charged: number;
     /** GraphQL calls (in `perimeter` too) and the points they cost GraphQL's own budget */
     perimeter_graphql: number;
     perimeter_graphql_points: number;
@@ -179,7 +181,9 @@ function summarize(
   });
   naive.steps.forEach((s) => (byTool[s.tool]!.naive += s.perFile));
   const total = mine.total.requests;
-  const charged = mine.total.spent;
+  // what the floor counts: REST requests charged, and GraphQL calls (charged to GraphQL's own budget)
+  const charged = mine.total.spent + mine.total.graphql;
+  const rest = mine.total.spent;
   return {
     repository: { files: Object.keys(files).length, commits, perimeters, perimeter: SESSION_PERIMETER },
     session: {
@@ -187,13 +191,14 @@ function summarize(
       perimeter: total,
       perimeter_not_modified: mine.total.notModified,
       perimeter_spent: mine.total.spent,
+      perimeter_charged: charged,
       perimeter_graphql: mine.total.graphql,
       perimeter_graphql_points: mine.total.graphqlPoints,
       sessions_per_hour: {
-        rest: perHour(charged),
+        rest: perHour(rest),
         graphql: mine.total.graphqlPoints > 0 ? perHour(mine.total.graphqlPoints) : null,
         both: Math.min(
-          perHour(charged),
+          perHour(rest),
           mine.total.graphqlPoints > 0 ? perHour(mine.total.graphqlPoints) : Infinity,
         ),
         server_github: perHour(naive.serverGithub),

@@ -102,7 +102,7 @@ export function evaluateTargets(raw: Record<string, unknown>): Target[] {
   targets.push({
     name: 'session vs floor, charged requests',
     target: '≤ 1.25×',
-    value: s ? `${s.charged.perimeter_to_floor}× (${s.perimeter_spent} / ${s.floor_charged})` : '',
+    value: s ? `${s.charged.perimeter_to_floor}× (${s.perimeter_charged} / ${s.floor_charged})` : '',
     met: s ? s.charged.perimeter_to_floor <= 1.25 : null,
   });
   targets.push({
@@ -114,13 +114,13 @@ export function evaluateTargets(raw: Record<string, unknown>): Target[] {
   targets.push({
     name: 'naive vs session, charged requests',
     target: '≥ 5×',
-    value: s ? `${s.charged.naive_to_perimeter}× (${s.naive} / ${s.perimeter_spent})` : '',
+    value: s ? `${s.charged.naive_to_perimeter}× (${s.naive} / ${s.perimeter_charged})` : '',
     met: s ? s.charged.naive_to_perimeter >= 5 : null,
   });
   targets.push({
     name: 'session vs floor, charged requests (issue 13)',
     target: '≤ 1.1×',
-    value: s ? `${s.charged.perimeter_to_floor}× (${s.perimeter_spent} / ${s.floor_charged})` : '',
+    value: s ? `${s.charged.perimeter_to_floor}× (${s.perimeter_charged} / ${s.floor_charged})` : '',
     met: s ? s.charged.perimeter_to_floor <= 1.1 : null,
   });
   targets.push({
