@@ -60805,6 +60805,8 @@ var __webpack_exports__ = {};
 
 ;// CONCATENATED MODULE: external "node:fs/promises"
 const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(6760);
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/util.js
 
 // functions
@@ -76728,6 +76730,9 @@ class GitObjectReads {
             return blobBytes(data);
         });
     }
+    rememberCommitFiles(sha, files) {
+        this.commitFiles.set(sha, { paths: files.map((f) => f.path), complete: true, files });
+    }
     async getCommitFiles(sha) {
         checkSha(sha);
         return this.commitFiles.get(sha, async () => {
@@ -76800,8 +76805,6 @@ const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createReq
 var external_node_fs_ = __nccwpck_require__(3024);
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __nccwpck_require__(6760);
 ;// CONCATENATED MODULE: ./src/github/git-blobs.ts
 
 
@@ -76987,7 +76990,163 @@ function parseBatch(out) {
     return found;
 }
 
+;// CONCATENATED MODULE: ./src/github/git-refs.ts
+class GitRefsUnavailable extends Error {
+    name = 'GitRefsUnavailable';
+}
+const git_refs_SHA = /^[0-9a-f]{40}$/;
+/** One pkt-line: four hex digits of length (itself included), then the data. */
+const pkt = (line) => {
+    const length = Buffer.byteLength(line) + 4;
+    return length.toString(16).padStart(4, '0') + line;
+};
+/** The data lines of a pkt-line stream; `0000` (flush), `0001` (delim), `0002` (end) end nothing here. */
+function pktLines(body) {
+    const lines = [];
+    let at = 0;
+    while (at < body.length) {
+        const length = Number.parseInt(body.subarray(at, at + 4).toString('latin1'), 16);
+        if (!Number.isInteger(length) || body.subarray(at, at + 4).length < 4)
+            throw new GitRefsUnavailable('malformed pkt-line');
+        if (length < 4) {
+            at += 4;
+            continue;
+        }
+        if (at + length > body.length)
+            throw new GitRefsUnavailable('truncated pkt-line');
+        lines.push(body.subarray(at + 4, at + length).toString('utf8'));
+        at += length;
+    }
+    return lines;
+}
+class GitRefReader {
+    options;
+    /** set when a request failed: every later read throws at once */
+    failed = false;
+    /** HTTP requests made (the advertisement once, then one POST a read) */
+    requests = 0;
+    advertised = null;
+    constructor(options) {
+        this.options = options;
+        if (process.env.HTTPS_PROXY || process.env.https_proxy)
+            this.failed = true;
+    }
+    /** Every ref under these prefixes (e.g. `refs/heads/main`, `refs/`): full name to the SHA it points at. */
+    async list(prefixes) {
+        if (this.failed)
+            throw new GitRefsUnavailable('git refs unavailable');
+        try {
+            this.advertised ??= this.advertise();
+            await this.advertised;
+            const body = pkt('command=ls-refs\n') +
+                pkt('object-format=sha1\n') +
+                '0001' +
+                prefixes.map((p) => pkt(`ref-prefix ${p}\n`)).join('') +
+                '0000';
+            const answer = await this.request('POST', '/git-upload-pack', body);
+            const refs = new Map();
+            for (const line of pktLines(answer)) {
+                if (line.startsWith('ERR '))
+                    throw new GitRefsUnavailable(`git: ${line.slice(4).trim()}`);
+                const [sha, name] = line.replace(/\n$/, '').split(' ');
+                if (!sha || !name || !git_refs_SHA.test(sha))
+                    throw new GitRefsUnavailable('malformed ls-refs line');
+                // a ref-prefix is a prefix of the name, not of its components: the caller keeps what it asked for
+                refs.set(name, sha);
+            }
+            return refs;
+        }
+        catch (error) {
+            this.failed = true;
+            throw error instanceof GitRefsUnavailable
+                ? error
+                : new GitRefsUnavailable(`git refs unavailable: ${error.message}`);
+        }
+    }
+    async advertise() {
+        const lines = pktLines(await this.request('GET', '/info/refs?service=git-upload-pack', null));
+        // git-http-backend leaves out v0's "# service=" line for v2; GitHub may send it: either way skip it
+        const rest = lines.filter((l) => !l.startsWith('# service='));
+        if (rest[0]?.trim() !== 'version 2' || !rest.some((l) => /^ls-refs(=|\n|$)/.test(l)))
+            throw new GitRefsUnavailable('the server does not speak git protocol v2 with ls-refs');
+    }
+    async request(method, path, body) {
+        this.requests += 1;
+        const auth = Buffer.from(`x-access-token:${this.options.token}`).toString('base64');
+        const response = await fetch(this.options.url + path, {
+            method,
+            headers: {
+                authorization: `Basic ${auth}`,
+                'git-protocol': 'version=2',
+                ...(body === null
+                    ? {}
+                    : {
+                        'content-type': 'application/x-git-upload-pack-request',
+                        accept: 'application/x-git-upload-pack-result',
+                    }),
+            },
+            ...(body === null ? {} : { body }),
+            redirect: 'error',
+            signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+        });
+        const bytes = Buffer.from(await response.arrayBuffer());
+        if (!response.ok)
+            throw new GitRefsUnavailable(`git ${method} answered HTTP ${response.status}`);
+        return bytes;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/octokit/graphql-repository.ts
+/**
+ * The repository's default branch and one file on a ref, in one GraphQL call (1 point of GraphQL's own
+ * budget) where REST takes two requests charged to the REST budget (GET /repos/{owner}/{repo} and the
+ * contents API): what main and the verify job read first. With no ref given, the file is read on the
+ * default branch named in the same answer (`defaultBranchRef`), so the two agree
+ * (https://docs.github.com/en/graphql/reference/objects#repository, #commit `file(path:)`, #blob).
+ */
+const REPOSITORY_FILE = `query($owner: String!, $name: String!, $path: String!, $expression: String!, $onRef: Boolean!) {
+  repository(owner: $owner, name: $name) {
+    isPrivate
+    defaultBranchRef {
+      name
+      target { ... on Commit { oid file(path: $path) @skip(if: $onRef) { object { ...blob } } } }
+    }
+    object(expression: $expression) @include(if: $onRef) { ...blob }
+  }
+}
+fragment blob on Blob { oid text isBinary isTruncated }`;
+function repositoryFileVariables(path, ref) {
+    return { path, expression: ref === null ? '' : `${ref}:${path}`, onRef: ref !== null };
+}
+/**
+ * The answer read: the repository, and the file when the answer holds it whole as text; `file` null when it
+ * does not (absent, not a blob, binary or truncated): the caller reads it by REST, whose errors say which.
+ */
+function repositoryFileOf(answer, ref) {
+    const repository = answer.repository;
+    const defaultBranch = repository?.defaultBranchRef?.name;
+    if (!repository || !defaultBranch)
+        return null;
+    const blob = ref === null ? repository.defaultBranchRef?.target?.file?.object : repository.object;
+    const whole = blob &&
+        typeof blob.oid === 'string' &&
+        typeof blob.text === 'string' &&
+        !blob.isBinary &&
+        !blob.isTruncated &&
+        // GraphQL decodes bytes that are not UTF-8 to U+FFFD; REST's read refuses them, and says so
+        !blob.text.includes('\uFFFD');
+    return {
+        defaultBranch,
+        private: repository.isPrivate,
+        ref: ref ?? defaultBranch,
+        commit: ref === null ? (repository.defaultBranchRef?.target?.oid ?? null) : null,
+        file: whole ? { text: blob.text, sha: blob.oid } : null,
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/github/octokit/octokit-upstream.ts
+
+
 
 
 
@@ -77006,6 +77165,7 @@ class OctokitUpstream extends GitObjectReads {
     counters = { requests: 0, notModified: 0 };
     heads = new Map();
     repository;
+    gitRefs = null;
     constructor(options) {
         super(options.blobCacheBytes ?? 64 * 1024 * 1024);
         if (!options.token)
@@ -77024,14 +77184,15 @@ class OctokitUpstream extends GitObjectReads {
             attemptSignal: options.attemptSignal,
         };
         this.rest = new RestClient(createClient(clientOptions, this.counters), this.owner, this.repo, this.scrub, options.requestTimeoutMs ?? 30_000, createLightClient(clientOptions, this.counters));
-        if (options.gitUrl !== false)
-            this.gitBlobs = new GitBlobReader({
-                url: options.gitUrl ?? cloneUrl(clientOptions.baseUrl, this.owner, this.repo),
-                token: options.token,
-            });
+        if (options.gitUrl !== false) {
+            const url = options.gitUrl ?? cloneUrl(clientOptions.baseUrl, this.owner, this.repo);
+            this.gitBlobs = new GitBlobReader({ url, token: options.token });
+            this.gitRefs = new GitRefReader({ url, token: options.token });
+        }
     }
     stats() {
-        return { ...this.counters };
+        const git = (this.gitRefs?.requests ?? 0) + 2 * (this.gitBlobs?.fetches ?? 0);
+        return { ...this.counters, git };
     }
     getRepository() {
         this.repository ??= this.rest.read('get repository', 'GET /repos/{owner}/{repo}').then((data) => ({ defaultBranch: data.default_branch, private: data.private }), (error) => {
@@ -77056,6 +77217,15 @@ class OctokitUpstream extends GitObjectReads {
         return sha;
     }
     async tryGetBranchHead(branch) {
+        // Over git when it answers: a ref read GitHub does not charge, where REST charges every head that moved
+        // (a 304 is free, but the first read after each push is a 200). A name outside printable ASCII goes
+        // to REST (a line break would end the pkt-line early; REST refuses what git refuses).
+        if (this.gitRefs && !this.gitRefs.failed && !/[^\x21-\x7e]/.test(branch)) {
+            const ref = `refs/heads/${branch}`;
+            const found = await this.gitRefs.list([ref]).catch(() => null);
+            if (found)
+                return found.get(ref) ?? null;
+        }
         const known = this.heads.get(branch);
         try {
             const { data, headers } = await this.rest.sendLight(`get branch "${branch}"`, `GET /repos/{owner}/{repo}/git/ref/heads/${segments(branch, 'branch name')}`, {}, known ? { 'if-none-match': known.etag } : undefined);
@@ -77294,6 +77464,25 @@ class OctokitUpstream extends GitObjectReads {
             if (data.length < 100)
                 return commits;
         }
+    }
+    async getRepositoryFile(path, ref) {
+        let read = null;
+        try {
+            read = repositoryFileOf(await this.rest.graphql(`get the repository and ${path}`, REPOSITORY_FILE, repositoryFileVariables(path, ref)), ref);
+        }
+        catch (error) {
+            if (!(error instanceof UpstreamError))
+                throw error;
+            // GraphQL refused or failed: REST, as below
+        }
+        if (read) {
+            const repository = { defaultBranch: read.defaultBranch, private: read.private };
+            this.repository ??= Promise.resolve(repository);
+            return { ...read, file: read.file ?? (await this.getFileAtRef(path, read.ref)) };
+        }
+        const { defaultBranch } = await this.getRepository();
+        const at = ref ?? defaultBranch;
+        return { defaultBranch, ref: at, commit: null, file: await this.getFileAtRef(path, at) };
     }
     async getFileAtRef(path, ref) {
         const operation = `get ${path} at ${ref}`;
@@ -89078,6 +89267,31 @@ function indexAfterPush(base, written, deletions, expected) {
         return null;
     return new TreeIndex(expected, [...entries.values()]);
 }
+/**
+ * What a commit changed, as GitHub's file list gives it (no rename detection), from the whole indexes of
+ * its parent's tree and its own: exact when both indexes are, as indexAfterPush's is (checked against the
+ * commit's tree SHA).
+ */
+function filesChanged(before, after) {
+    const files = [];
+    for (const entry of after.entries()) {
+        if (entry.type === 'tree')
+            continue;
+        const old = before.get(entry.path);
+        if (old === undefined || old.type === 'tree')
+            files.push({ path: entry.path, status: 'added', sha: entry.sha });
+        else if (old.sha !== entry.sha || old.mode !== entry.mode)
+            files.push({ path: entry.path, status: 'modified', sha: entry.sha });
+    }
+    for (const entry of before.entries()) {
+        if (entry.type === 'tree')
+            continue;
+        const now = after.get(entry.path);
+        if (now === undefined || now.type === 'tree')
+            files.push({ path: entry.path, status: 'removed', sha: entry.sha });
+    }
+    return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
 
 ;// CONCATENATED MODULE: ./src/gateway/reads/trusted-instructions.ts
 
@@ -89576,6 +89790,8 @@ async function changedPaths(upstream, before, after, options = {}) {
                 emit({ path, status: 'added', sha: y.sha });
         }
     };
+    if (before === after)
+        return changes; // the same tree: nothing to list
     await walk(before, after, '');
     return changes;
 }
@@ -101478,6 +101694,7 @@ class UpstreamMeter {
                 result = {
                     requests: after.requests - before.requests,
                     not_modified: after.notModified - before.notModified,
+                    git: (after.git ?? 0) - (before.git ?? 0),
                     exact: !me.overlapped,
                 };
                 return result;
@@ -101923,8 +102140,10 @@ class GraphqlLanding {
             if (commit) {
                 notes.commit = commit.sha;
                 const index = indexAfterPush(base.index, written(plan), deletions, commit.tree);
-                if (index)
+                if (index) {
                     this.view.remember(index);
+                    upstream.rememberCommitFiles?.(commit.sha, filesChanged(base.index, index));
+                }
                 return { ...unlanded(base, plan), commit: commit.sha, head: commit.sha };
             }
             base = await nextBase(this.view, perimeter, base, plan, notes, attempt);
@@ -102556,7 +102775,67 @@ function checkConfig(schema, value, what) {
     throw new GatewayConfigError(`${what}: ${fields.join('; ')}`);
 }
 
+;// CONCATENATED MODULE: ./src/gateway/control.ts
+
+
+
+
+/** Far above a ledger of a whole session; a directory beyond it is refused, not truncated. */
+const MAX_HAND_OVER_BYTES = 256 * 1_048_576;
+/**
+ * With isolation (the gateway runs as its own user), the post step can neither signal the gateway nor read its
+ * directory. It asks here instead: `POST /stop` with the control secret main saved in the runner's state
+ * stops the gateway (its calls finish, the ledger is complete), answers with every file of the gateway's
+ * directory, and then the process exits. Nothing else is served; a wrong secret is a 401.
+ */
+function startControl(options) {
+    const expected = Buffer.from(`Bearer ${options.secret}`);
+    let stopping = false;
+    const server = (0,external_node_http_.createServer)((req, res) => {
+        const given = Buffer.from(req.headers.authorization ?? '');
+        const authorized = given.length === expected.length && (0,external_node_crypto_.timingSafeEqual)(given, expected);
+        if (req.method !== 'POST' || req.url !== '/stop' || !authorized || stopping) {
+            res.writeHead(authorized ? 404 : 401).end();
+            return;
+        }
+        stopping = true;
+        void (async () => {
+            await options.stop();
+            const body = JSON.stringify(await readDir(options.dir));
+            res.writeHead(200, { 'content-type': 'application/json' });
+            res.end(body, () => options.exit());
+        })().catch((error) => {
+            res.writeHead(500).end(error instanceof Error ? error.message : 'hand-over failed');
+            options.exit();
+        });
+    });
+    return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', () => {
+            const address = server.address();
+            resolve({ port: typeof address === 'object' && address ? address.port : 0, server });
+        });
+    });
+}
+async function readDir(dir) {
+    const files = {};
+    let total = 0;
+    for (const name of await (0,promises_namespaceObject.readdir)(dir)) {
+        const path = (0,external_node_path_.join)(dir, name);
+        if (!(await (0,promises_namespaceObject.stat)(path)).isFile())
+            continue;
+        const content = await (0,promises_namespaceObject.readFile)(path);
+        total += content.length;
+        if (total > MAX_HAND_OVER_BYTES)
+            throw new Error(`the gateway's files exceed ${MAX_HAND_OVER_BYTES} bytes`);
+        files[name] = content.toString('base64');
+    }
+    return { files };
+}
+
 ;// CONCATENATED MODULE: ./src/gateway/child.ts
+
+
 
 
 
@@ -102569,6 +102848,11 @@ const childConfigSchema = gatewayConfigSchema.extend({
     perimeters: array(schemas_string()).min(1),
     secrets: record(schemas_string(), schemas_string()),
     port: schemas_number().int().min(0).max(65_535),
+    /**
+     * with isolation: the secret of the control endpoint post stops the gateway and takes its files over with
+     * (src/gateway/control.ts); post runs as a user that can neither signal this process nor read its directory
+     */
+    controlSecret: schemas_string().min(32).optional(),
 });
 const MAX_STDIN_BYTES = 4 * 1_048_576;
 const CLOSE_TIMEOUT_MS = 10_000;
@@ -102596,11 +102880,30 @@ async function runGatewayProcess() {
     process.on('uncaughtException', (error) => void stop(`uncaught ${error.name}: ${error.message}`, 1));
     process.on('unhandledRejection', (error) => void stop(`unhandled rejection: ${error instanceof Error ? error.message : 'non-error'}`, 1));
     try {
-        const { readyFile, ...config } = parseInput(await readStdin());
-        scrub = makeScrubber([config.token, config.ledgerKey, ...Object.values(config.secrets)]);
+        const { readyFile, controlSecret, ...config } = parseInput(await readStdin());
+        scrub = makeScrubber([
+            config.token,
+            config.ledgerKey,
+            ...(controlSecret ? [controlSecret] : []),
+            ...Object.values(config.secrets),
+        ]);
         gateway = (await assembleGateway(config, { log })).gateway;
+        const running = gateway;
+        const control = controlSecret
+            ? await startControl({
+                secret: controlSecret,
+                dir: (0,external_node_path_.dirname)(config.ledgerPath),
+                stop: async () => {
+                    log('stopping: asked by the post step');
+                    stopping = true;
+                    await running.close().catch(() => log('the gateway did not close cleanly'));
+                },
+                exit: () => process.exit(0),
+            })
+            : null;
         const ready = `${readyFile}.${process.pid}.tmp`;
-        await (0,promises_namespaceObject.writeFile)(ready, JSON.stringify({ port: gateway.port, pid: process.pid }), { mode: 0o600 });
+        // port and pid only, which anyone on the machine sees anyway: readable by main's user under isolation
+        await (0,promises_namespaceObject.writeFile)(ready, JSON.stringify({ port: gateway.port, pid: process.pid, ...(control && { controlPort: control.port }) }), { mode: 0o644 });
         await (0,promises_namespaceObject.rename)(ready, readyFile);
         log(`serving ${config.owner}/${config.repo}@${config.branch} on ${gateway.url}: ${config.perimeters.join(', ')}`);
     }

@@ -33614,7 +33614,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9954);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(184);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runMain */ .V)();
 process.exit();
@@ -33624,7 +33624,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 9954:
+/***/ 184:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -35029,7 +35029,7 @@ const _summary = new Summary();
  * @deprecated use `core.summary`
  */
 const markdownSummary = (/* unused pure expression or super */ null && (_summary));
-const summary = (/* unused pure expression or super */ null && (_summary));
+const summary = _summary;
 //# sourceMappingURL=summary.js.map
 ;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/path-utils.js
 
@@ -37049,6 +37049,7 @@ async function verifyJob(input) {
         otherCommits: [],
         identity: null,
         ignoreRefs: input.ignoreRefs ?? [],
+        ...(input.stagedCommits !== undefined ? { stagedCommits: input.stagedCommits } : {}),
         ledger: input.ledger,
         directPushes: input.directPushes,
         perimeters: input.perimeters,
@@ -37216,6 +37217,9 @@ const GITHUB_COMMITTER = { name: 'GitHub', email: 'noreply@github.com' };
  * trees, modes included. A commit left unexamined could hide a change a later one undid: unchecked, never success.
  */
 async function examineCommits(input, facts, listed) {
+    const [only] = listed.commits;
+    if (listed.commits.length === 1 && only !== undefined && !facts.historyRewritten)
+        facts.pathCommits = new Map(facts.changes.map((change) => [change.path, [only.sha]]));
     if (listed.commits.length <= 1)
         return;
     if (facts.historyRewritten) {
@@ -37230,9 +37234,11 @@ async function examineCommits(input, facts, listed) {
         return;
     }
     try {
-        const byPaths = await pathsOfCommits(input.upstream, listed.commits.filter((commit) => gateway.has(commit.sha)), facts.changes);
-        const byTrees = await intermediateChanges(input.upstream, [...others, ...byPaths.unlisted], facts.changes);
+        const touched = new Map();
+        const byPaths = await pathsOfCommits(input.upstream, listed.commits.filter((commit) => gateway.has(commit.sha)), facts.changes, touched);
+        const byTrees = await intermediateChanges(input.upstream, [...others, ...byPaths.unlisted], facts.changes, touched);
         facts.intermediate = mergeChanges(byTrees, byPaths.paths);
+        facts.pathCommits = touched;
     }
     catch (error) {
         facts.unchecked.push(`the changes of each new commit: ${reason(error)}`);
@@ -37253,9 +37259,11 @@ async function examineOurCommits(input, facts, listed, theirs) {
         return;
     }
     try {
-        const byPaths = await pathsOfCommits(input.upstream, ours.filter((commit) => gateway.has(commit.sha)), []);
-        const byTrees = await intermediateChanges(input.upstream, [...direct, ...byPaths.unlisted], []);
+        const touched = new Map();
+        const byPaths = await pathsOfCommits(input.upstream, ours.filter((commit) => gateway.has(commit.sha)), [], touched);
+        const byTrees = await intermediateChanges(input.upstream, [...direct, ...byPaths.unlisted], [], touched);
         facts.changes = mergeChanges(byTrees, byPaths.paths);
+        facts.pathCommits = touched;
         facts.intermediate = [];
         facts.notes.push(`others pushed ${theirs.size} commit(s) to "${input.branch}" during the job: those were not judged; each of this job's commits was judged on its own`);
     }
@@ -38884,6 +38892,7 @@ var Inputs;
     Inputs["ReceiptAs"] = "receipt-as";
     Inputs["ExportSecrets"] = "export-secrets";
     Inputs["Workspace"] = "workspace";
+    Inputs["Isolation"] = "isolation";
 })(Inputs || (Inputs = {}));
 /**
  * The inputs of the verify sub-action (verify/action.yml). It also reads, by the main action's names and
@@ -38981,6 +38990,11 @@ var State;
     State["MainError"] = "mainError";
     /** the ref main read perimeters.yml from (the default branch's name when config-ref was not given) */
     State["ConfigRef"] = "configRef";
+    /**
+     * with isolation: user, how post reaches the gateway it can no longer signal or read (JSON: control port and
+     * secret); '' without isolation
+     */
+    State["Isolation"] = "isolation";
 })(State || (State = {}));
 /** The default commit status context lives with the receipt (src/verify/receipts/receipt.ts). */
 
@@ -39005,12 +39019,36 @@ async function readConfigFile(upstream, file, ref) {
         return await upstream.getFileAtRef(file, ref);
     }
     catch (error) {
-        if (error instanceof UpstreamError && error.code === 'not_found') {
-            throw new ActionError(`${file} was not found at ${JSON.stringify(ref)} in ${upstream.owner}/${upstream.repo} ` +
-                `(inputs ${Inputs.Config} and ${Inputs.ConfigRef}); commit it to that ref first`);
-        }
-        throw error;
+        throw notFound(error, upstream, file, ref);
     }
+}
+/**
+ * The default branch and perimeters.yml at `ref` (null: on the default branch), in one request where the
+ * Upstream can (getRepositoryFile), else two.
+ */
+async function readRepositoryConfig(upstream, file, ref) {
+    if (!upstream.getRepositoryFile) {
+        const { defaultBranch } = await upstream.getRepository();
+        const at = ref ?? defaultBranch;
+        return { defaultBranch, ref: at, commit: null, ...(await readConfigFile(upstream, file, at)) };
+    }
+    try {
+        const read = await upstream.getRepositoryFile(file, ref);
+        const { defaultBranch, commit } = read;
+        return { defaultBranch, ref: read.ref, commit, text: read.file.text, sha: read.file.sha };
+    }
+    catch (error) {
+        // the default branch is known by then (the same answer named it): the message names it
+        const at = ref ?? (await upstream.getRepository().catch(() => null))?.defaultBranch ?? 'the default branch';
+        throw notFound(error, upstream, file, at);
+    }
+}
+function notFound(error, upstream, file, ref) {
+    if (error instanceof UpstreamError && error.code === 'not_found') {
+        return new ActionError(`${file} was not found at ${JSON.stringify(ref)} in ${upstream.owner}/${upstream.repo} ` +
+            `(inputs ${Inputs.Config} and ${Inputs.ConfigRef}); commit it to that ref first`);
+    }
+    return error;
 }
 /**
  * The config parsed and the perimeters to expose, decided by the policy's one rule (src/policy/exposure.ts).
@@ -39374,20 +39412,38 @@ function spawnGateway(options) {
         if (value !== undefined)
             env[name] = value;
     }
-    const log = (0,external_node_fs_namespaceObject.openSync)(options.logPath, 'a', 0o600);
-    const child = (0,external_node_child_process_namespaceObject.spawn)(process.execPath, [options.script], {
+    const launcher = options.launcher;
+    const log = launcher ? 'ignore' : (0,external_node_fs_namespaceObject.openSync)(options.logPath, 'a', 0o600);
+    const child = (0,external_node_child_process_namespaceObject.spawn)(launcher?.command ?? process.execPath, launcher?.args ?? [options.script], {
         detached: true,
-        stdio: ['pipe', log, log],
+        stdio: ['pipe', log, launcher ? 'pipe' : log],
         env,
         windowsHide: true,
     });
-    (0,external_node_fs_namespaceObject.closeSync)(log);
+    if (typeof log === 'number')
+        (0,external_node_fs_namespaceObject.closeSync)(log);
     let exited = null;
     let spawnError = null;
-    child.once('exit', (code, signal) => (exited = signal ? `signal ${signal}` : `exit code ${code}`));
+    let launcherErrors = '';
+    let readyPid = null;
+    child.stderr?.setEncoding('utf8').on('data', (text) => (launcherErrors += text));
+    child.once('exit', (code, signal) => {
+        // a launcher that handed the gateway over exits 0: only its failure is the gateway's
+        if (launcher && code === 0)
+            return;
+        exited = signal ? `signal ${signal}` : `exit code ${code}`;
+        if (launcherErrors.trim())
+            exited += `: ${launcherErrors.trim()}`;
+    });
     child.once('error', (error) => (spawnError = error));
     child.stdin?.on('error', () => undefined);
     const kill = () => {
+        if (launcher) {
+            child.stdin?.destroy();
+            if (readyPid !== null)
+                launcher.killPid(readyPid);
+            return;
+        }
         if (child.pid !== undefined && exited === null) {
             try {
                 process.kill(child.pid, 'SIGKILL');
@@ -39398,10 +39454,11 @@ function spawnGateway(options) {
         }
     };
     const configure = async (config, { timeoutMs, secrets }) => {
-        child.stdin?.end(JSON.stringify(config));
+        // one line: a launcher reads it with the shell's `read` (JSON.stringify escapes every newline)
+        child.stdin?.end(`${JSON.stringify(config)}\n`);
         const fail = (reason) => {
             kill();
-            const tail = logTail(options.logPath, secrets);
+            const tail = launcher ? makeScrubber(secrets)(launcher.readLog()) : logTail(options.logPath, secrets);
             throw new GatewayStartError(tail ? `${reason}; its log ends with:\n${tail}` : `${reason}; its log is empty`);
         };
         const deadline = Date.now() + timeoutMs;
@@ -39411,7 +39468,12 @@ function spawnGateway(options) {
             const ready = tryReadReady(config.readyFile);
             if (ready) {
                 child.unref();
-                return { pid: child.pid ?? ready.pid, port: ready.port };
+                readyPid = ready.pid;
+                return {
+                    pid: launcher ? ready.pid : (child.pid ?? ready.pid),
+                    port: ready.port,
+                    ...(ready.controlPort !== undefined && { controlPort: ready.controlPort }),
+                };
             }
             if (exited !== null)
                 fail(`the gateway stopped before it was ready (${exited})`);
@@ -39435,7 +39497,11 @@ function tryReadReady(file) {
     try {
         const value = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(file, 'utf8'));
         if (typeof value.port === 'number' && typeof value.pid === 'number')
-            return { port: value.port, pid: value.pid };
+            return {
+                port: value.port,
+                pid: value.pid,
+                ...(typeof value.controlPort === 'number' && { controlPort: value.controlPort }),
+            };
     }
     catch {
         // written atomically by the gateway; a partial file means a foreign writer: keep waiting
@@ -39992,6 +40058,31 @@ function indexAfterPush(base, written, deletions, expected) {
     if (treeSha(kids.get('') ?? new Map()) !== expected)
         return null;
     return new TreeIndex(expected, [...entries.values()]);
+}
+/**
+ * What a commit changed, as GitHub's file list gives it (no rename detection), from the whole indexes of
+ * its parent's tree and its own: exact when both indexes are, as indexAfterPush's is (checked against the
+ * commit's tree SHA).
+ */
+function filesChanged(before, after) {
+    const files = [];
+    for (const entry of after.entries()) {
+        if (entry.type === 'tree')
+            continue;
+        const old = before.get(entry.path);
+        if (old === undefined || old.type === 'tree')
+            files.push({ path: entry.path, status: 'added', sha: entry.sha });
+        else if (old.sha !== entry.sha || old.mode !== entry.mode)
+            files.push({ path: entry.path, status: 'modified', sha: entry.sha });
+    }
+    for (const entry of before.entries()) {
+        if (entry.type === 'tree')
+            continue;
+        const now = after.get(entry.path);
+        if (now === undefined || now.type === 'tree')
+            files.push({ path: entry.path, status: 'removed', sha: entry.sha });
+    }
+    return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 ;// CONCATENATED MODULE: ./src/gateway/reads/repo-view.ts
@@ -50005,6 +50096,168 @@ async function commitDirectory(dir, message) {
 
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+;// CONCATENATED MODULE: ./src/action/agent-job/isolation.ts
+
+
+
+
+
+/**
+ * `isolation: user`. Main runs as the runner's user, which on GitHub-hosted runners has passwordless sudo and
+ * the Docker socket, and so does every agent step after it: as that user an agent reads the token from the
+ * gateway's memory, stops it, or rewrites the post step. Before any agent step, main therefore (with the sudo it
+ * still has) starts the gateway as a system user of its own, gives the gateway's files to that user, makes the
+ * action's directory root's, and takes sudo and the Docker socket away from the runner's user for the rest of
+ * the job. Post reaches the gateway through its control endpoint (src/gateway/control.ts).
+ */
+/** The system user the gateway runs as. */
+const GATEWAY_USER = 'perimeter';
+/** Where the gateway's directories are made: root's, one per run, each the gateway user's. */
+const GATEWAY_ROOT = '/var/lib/perimeter';
+/** The Docker sockets whose access goes; PERIMETER_DOCKER_SOCKET adds one (the tests' stand-in). */
+const DOCKER_SOCKETS = ['/var/run/docker.sock', '/run/docker.sock'];
+/** Sorts after every other file in /etc/sudoers.d, and the last matching rule is the one sudo applies. */
+const SUDOERS_DENY = '/etc/sudoers.d/zzzz-perimeter-isolation';
+/**
+ * Refuses (ActionError) where isolation cannot hold: not Linux, steps running as root (no other user hides
+ * anything from root), no passwordless sudo to set it up with.
+ */
+function checkIsolationSupport(platform = process.platform) {
+    const refuse = (why) => {
+        throw new ActionError(`${Inputs.Isolation}: user cannot work here: ${why}; set ${Inputs.Isolation}: none to run ` +
+            'without it (every step then shares one user with the gateway: see SECURITY.md)');
+    };
+    if (platform !== 'linux')
+        refuse(`the runner is ${platform}, and isolation needs Linux`);
+    if ((0,external_node_os_namespaceObject.userInfo)().uid === 0)
+        refuse('the job runs as root, and no user can hide the gateway from root');
+    const sudo = (0,external_node_child_process_namespaceObject.spawnSync)('sudo', ['-n', 'true'], { stdio: 'ignore' });
+    if (sudo.error || sudo.status !== 0)
+        refuse(`the runner's user ${(0,external_node_os_namespaceObject.userInfo)().username} has no passwordless sudo to set isolation up with`);
+}
+/** Runs a script as root through sudo; its arguments are $1... (never secrets: argv is world-readable). */
+function asRoot(what, script, args) {
+    const run = (0,external_node_child_process_namespaceObject.spawnSync)('sudo', ['-n', 'sh', '-c', `set -eu\n${script}`, 'sh', ...args], {
+        encoding: 'utf8',
+    });
+    if (run.error || run.status !== 0) {
+        const detail = (run.stderr || run.error?.message || `exit code ${run.status}`).trim();
+        throw new ActionError(`${Inputs.Isolation}: could not ${what}: ${detail}`);
+    }
+    return run.stdout;
+}
+const SETUP = `
+user=$1 node=$2 script=$3 root=$4
+for tool in useradd setpriv setsid; do command -v $tool >/dev/null || { echo "no $tool on this runner" >&2; exit 1; }; done
+id -u "$user" >/dev/null 2>&1 || useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$user"
+install -d -o root -g root -m 0755 "$root"
+dir=$(mktemp -d "$root/run-XXXXXXXX")
+chown "$user:$user" "$dir"; chmod 0711 "$dir"
+install -o "$user" -g "$user" -m 0600 /dev/null "$dir/gateway.log"
+# the runner's node and the bundle may sit in a home only the runner's user can enter: then a copy of root's
+if ! setpriv --reuid="$user" --regid="$user" --clear-groups test -x "$node" -a -r "$script"; then
+  mkdir -m 0755 "$dir.runtime"; cp "$node" "$dir.runtime/node"; cp -R "$(dirname "$script")" "$dir.runtime/gateway"
+  node=$dir.runtime/node script=$dir.runtime/gateway/$(basename "$script")
+fi
+printf '%s\\n%s\\n%s\\n' "$dir" "$node" "$script"
+`;
+/** Creates the gateway's user (once per machine) and a directory of its own for this run. */
+function prepareGatewayHome(node, script) {
+    const [dir, runNode, runScript] = asRoot('prepare the gateway user', SETUP, [
+        GATEWAY_USER,
+        node,
+        script,
+        GATEWAY_ROOT,
+    ]).split('\n');
+    return { dir, logPath: (0,external_node_path_namespaceObject.join)(dir, 'gateway.log'), node: runNode, script: runScript };
+}
+/**
+ * How main starts the gateway: as the gateway's user, with no supplementary group and no way to gain privileges,
+ * in a session of its own and reparented (setsid -f), so no process of the runner's user is its parent (sudo
+ * relays the signals its invoking user sends it). Its output goes to the log only that user can open. The
+ * launcher first reads the configuration (one JSON line) and pipes it to the gateway with the shell's builtin
+ * printf (no argv), so it exits only once the configuration is on its way: main's end of the pipe closes when
+ * the launcher exits.
+ */
+function gatewayLauncher(home) {
+    return {
+        command: 'sudo',
+        args: [
+            '-n',
+            'setpriv',
+            `--reuid=${GATEWAY_USER}`,
+            `--regid=${GATEWAY_USER}`,
+            '--clear-groups',
+            '--no-new-privs',
+            '--',
+            'sh',
+            '-c',
+            'IFS= read -r config || [ -n "$config" ]; printf "%s" "$config" | setsid -f "$0" "$1" >>"$2" 2>&1',
+            home.node,
+            home.script,
+            home.logPath,
+        ],
+    };
+}
+/** Moves files main wrote into the gateway's directory (the gateway's user's, 0600); returns their new paths. */
+function adoptFiles(home, files) {
+    const script = `user=$1 dir=$2; shift 2
+for f in "$@"; do install -o "$user" -g "$user" -m 0600 "$f" "$dir/$(basename "$f")"; rm -f "$f"; done`;
+    asRoot("hand main's files to the gateway user", script, [GATEWAY_USER, home.dir, ...files]);
+    return files.map((file) => (0,external_node_path_namespaceObject.join)(home.dir, (0,external_node_path_namespaceObject.basename)(file)));
+}
+/** Ends a gateway main started and no longer needs (main still has sudo then). */
+function killGateway(pid) {
+    (0,external_node_child_process_namespaceObject.spawnSync)('sudo', ['-n', 'kill', '-KILL', String(pid)], { stdio: 'ignore' });
+}
+const LOCK_DOWN = `
+runner=$1 action=$2 deny=$3; shift 3
+# the action's directory, and every directory above it the runner's user owns (it could rename one and put
+# another post step in its place): root's; sticky and group-writable, so the user still creates files there
+chown -R root:root "$action"; chmod -R go-w "$action"
+d=$(dirname "$action"); parents=0
+while [ "$d" != / ] && [ "$(stat -c %U "$d")" = "$runner" ]; do
+  chown root "$d"; chmod g+w,+t "$d"; parents=$((parents + 1)); d=$(dirname "$d")
+done
+echo "the action's directory $action and $parents directories above it: now root's"
+for s in "$@"; do
+  [ -S "$s" ] || continue
+  was=$(stat -L -c '%U:%G %a' "$s"); chown root:root "$s"; chmod 0600 "$s"
+  echo "the Docker socket $s (was $was): now root's only"
+done
+found=$(grep -lE "^[[:space:]]*$runner[[:space:]]" /etc/sudoers.d/* 2>/dev/null || true)
+for f in $found; do rm -f "$f"; echo "sudo for $runner: $f removed"; done
+umask 0337; printf '%s ALL=(ALL:ALL) !ALL\\n' "$runner" > "$deny.tmp"
+visudo -cf "$deny.tmp" >/dev/null; mv "$deny.tmp" "$deny"
+echo "sudo for $runner: denied by $deny, after every other rule"
+`;
+/**
+ * The last thing main does with sudo: the action's directory becomes root's, the Docker sockets root's only,
+ * and the runner's user loses sudo for the rest of the job. Checks that sudo is gone; returns what it removed.
+ */
+function lockDown(actionDir, env = process.env) {
+    const sockets = [...DOCKER_SOCKETS, ...(env.PERIMETER_DOCKER_SOCKET ? [env.PERIMETER_DOCKER_SOCKET] : [])];
+    const done = asRoot("take sudo and Docker away from the runner's user", LOCK_DOWN, [
+        (0,external_node_os_namespaceObject.userInfo)().username,
+        actionDir,
+        SUDOERS_DENY,
+        ...sockets,
+    ]);
+    const sudo = (0,external_node_child_process_namespaceObject.spawnSync)('sudo', ['-n', 'true'], { stdio: 'ignore' });
+    if (!sudo.error && sudo.status === 0)
+        throw new ActionError(`${Inputs.Isolation}: sudo still works for ${(0,external_node_os_namespaceObject.userInfo)().username} after it was removed`);
+    return done.trim().split('\n');
+}
+/** The end of the gateway's log, read as root while main still may (the gateway did not start). */
+function readGatewayLog(home) {
+    try {
+        return asRoot('read the gateway log', 'tail -n 20 "$1"', [home.logPath]).trimEnd();
+    }
+    catch {
+        return '';
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/gateway/serving/bearer-secret.ts
 /**
  * The shortest bearer secret an endpoint accepts: a fixed secret must be as hard to guess as the random ones
@@ -50046,9 +50299,9 @@ function renderReceipt(verdict, options) {
     const status = statusOf(verdict.state, headline(verdict), options);
     return {
         status,
-        summary: renderSummary(verdict, headline(verdict)),
+        summary: renderSummary(verdict, headline(verdict), undefined, options.repositoryUrl),
         annotations: annotations(verdict),
-        checkRun: renderCheckRun(verdict, { status }, options.evidence),
+        checkRun: renderCheckRun(verdict, { status, repositoryUrl: options.repositoryUrl }, options.evidence),
     };
 }
 /**
@@ -50121,6 +50374,7 @@ function readSettings(env = process.env, read = defaultRead) {
         receiptAs: receiptAs(Inputs.ReceiptAs, read(Inputs.ReceiptAs)),
         verifyTimeoutMs: inputs_positiveInteger(Inputs.VerifyTimeout, read(Inputs.VerifyTimeout), 600) * 1000,
         workspace: workspaceFolder(read(Inputs.Workspace), env),
+        isolation: isolation(read(Inputs.Isolation)),
         run: runFacts(env),
         runnerName: env.RUNNER_NAME ?? '',
         record: readRecordSettings(env, read),
@@ -50160,6 +50414,7 @@ function readRunner(env) {
         repo,
         apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
         runUrl,
+        repositoryUrl: serverUrl ? `${serverUrl}/${repository}` : undefined,
     };
 }
 function runFacts(env) {
@@ -50340,6 +50595,12 @@ function directPushes(value) {
     if (value === 'deny')
         return 'deny';
     throw new InputError(`${Inputs.DirectPushes}: expected "check" or "deny", got ${JSON.stringify(value)}`);
+}
+function isolation(value) {
+    const mode = value.trim() || 'none';
+    if (mode !== 'user' && mode !== 'none')
+        throw new InputError(`${Inputs.Isolation}: expected "user" or "none", got ${JSON.stringify(value)}`);
+    return mode;
 }
 function writesMode(value) {
     const mode = value.trim() || 'push';
@@ -56593,6 +56854,9 @@ class GitObjectReads {
             return blobBytes(data);
         });
     }
+    rememberCommitFiles(sha, files) {
+        this.commitFiles.set(sha, { paths: files.map((f) => f.path), complete: true, files });
+    }
     async getCommitFiles(sha) {
         checkSha(sha);
         return this.commitFiles.get(sha, async () => {
@@ -56844,7 +57108,163 @@ function parseBatch(out) {
     return found;
 }
 
+;// CONCATENATED MODULE: ./src/github/git-refs.ts
+class GitRefsUnavailable extends Error {
+    name = 'GitRefsUnavailable';
+}
+const git_refs_SHA = /^[0-9a-f]{40}$/;
+/** One pkt-line: four hex digits of length (itself included), then the data. */
+const pkt = (line) => {
+    const length = Buffer.byteLength(line) + 4;
+    return length.toString(16).padStart(4, '0') + line;
+};
+/** The data lines of a pkt-line stream; `0000` (flush), `0001` (delim), `0002` (end) end nothing here. */
+function pktLines(body) {
+    const lines = [];
+    let at = 0;
+    while (at < body.length) {
+        const length = Number.parseInt(body.subarray(at, at + 4).toString('latin1'), 16);
+        if (!Number.isInteger(length) || body.subarray(at, at + 4).length < 4)
+            throw new GitRefsUnavailable('malformed pkt-line');
+        if (length < 4) {
+            at += 4;
+            continue;
+        }
+        if (at + length > body.length)
+            throw new GitRefsUnavailable('truncated pkt-line');
+        lines.push(body.subarray(at + 4, at + length).toString('utf8'));
+        at += length;
+    }
+    return lines;
+}
+class GitRefReader {
+    options;
+    /** set when a request failed: every later read throws at once */
+    failed = false;
+    /** HTTP requests made (the advertisement once, then one POST a read) */
+    requests = 0;
+    advertised = null;
+    constructor(options) {
+        this.options = options;
+        if (process.env.HTTPS_PROXY || process.env.https_proxy)
+            this.failed = true;
+    }
+    /** Every ref under these prefixes (e.g. `refs/heads/main`, `refs/`): full name to the SHA it points at. */
+    async list(prefixes) {
+        if (this.failed)
+            throw new GitRefsUnavailable('git refs unavailable');
+        try {
+            this.advertised ??= this.advertise();
+            await this.advertised;
+            const body = pkt('command=ls-refs\n') +
+                pkt('object-format=sha1\n') +
+                '0001' +
+                prefixes.map((p) => pkt(`ref-prefix ${p}\n`)).join('') +
+                '0000';
+            const answer = await this.request('POST', '/git-upload-pack', body);
+            const refs = new Map();
+            for (const line of pktLines(answer)) {
+                if (line.startsWith('ERR '))
+                    throw new GitRefsUnavailable(`git: ${line.slice(4).trim()}`);
+                const [sha, name] = line.replace(/\n$/, '').split(' ');
+                if (!sha || !name || !git_refs_SHA.test(sha))
+                    throw new GitRefsUnavailable('malformed ls-refs line');
+                // a ref-prefix is a prefix of the name, not of its components: the caller keeps what it asked for
+                refs.set(name, sha);
+            }
+            return refs;
+        }
+        catch (error) {
+            this.failed = true;
+            throw error instanceof GitRefsUnavailable
+                ? error
+                : new GitRefsUnavailable(`git refs unavailable: ${error.message}`);
+        }
+    }
+    async advertise() {
+        const lines = pktLines(await this.request('GET', '/info/refs?service=git-upload-pack', null));
+        // git-http-backend leaves out v0's "# service=" line for v2; GitHub may send it: either way skip it
+        const rest = lines.filter((l) => !l.startsWith('# service='));
+        if (rest[0]?.trim() !== 'version 2' || !rest.some((l) => /^ls-refs(=|\n|$)/.test(l)))
+            throw new GitRefsUnavailable('the server does not speak git protocol v2 with ls-refs');
+    }
+    async request(method, path, body) {
+        this.requests += 1;
+        const auth = Buffer.from(`x-access-token:${this.options.token}`).toString('base64');
+        const response = await fetch(this.options.url + path, {
+            method,
+            headers: {
+                authorization: `Basic ${auth}`,
+                'git-protocol': 'version=2',
+                ...(body === null
+                    ? {}
+                    : {
+                        'content-type': 'application/x-git-upload-pack-request',
+                        accept: 'application/x-git-upload-pack-result',
+                    }),
+            },
+            ...(body === null ? {} : { body }),
+            redirect: 'error',
+            signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+        });
+        const bytes = Buffer.from(await response.arrayBuffer());
+        if (!response.ok)
+            throw new GitRefsUnavailable(`git ${method} answered HTTP ${response.status}`);
+        return bytes;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/octokit/graphql-repository.ts
+/**
+ * The repository's default branch and one file on a ref, in one GraphQL call (1 point of GraphQL's own
+ * budget) where REST takes two requests charged to the REST budget (GET /repos/{owner}/{repo} and the
+ * contents API): what main and the verify job read first. With no ref given, the file is read on the
+ * default branch named in the same answer (`defaultBranchRef`), so the two agree
+ * (https://docs.github.com/en/graphql/reference/objects#repository, #commit `file(path:)`, #blob).
+ */
+const REPOSITORY_FILE = `query($owner: String!, $name: String!, $path: String!, $expression: String!, $onRef: Boolean!) {
+  repository(owner: $owner, name: $name) {
+    isPrivate
+    defaultBranchRef {
+      name
+      target { ... on Commit { oid file(path: $path) @skip(if: $onRef) { object { ...blob } } } }
+    }
+    object(expression: $expression) @include(if: $onRef) { ...blob }
+  }
+}
+fragment blob on Blob { oid text isBinary isTruncated }`;
+function repositoryFileVariables(path, ref) {
+    return { path, expression: ref === null ? '' : `${ref}:${path}`, onRef: ref !== null };
+}
+/**
+ * The answer read: the repository, and the file when the answer holds it whole as text; `file` null when it
+ * does not (absent, not a blob, binary or truncated): the caller reads it by REST, whose errors say which.
+ */
+function repositoryFileOf(answer, ref) {
+    const repository = answer.repository;
+    const defaultBranch = repository?.defaultBranchRef?.name;
+    if (!repository || !defaultBranch)
+        return null;
+    const blob = ref === null ? repository.defaultBranchRef?.target?.file?.object : repository.object;
+    const whole = blob &&
+        typeof blob.oid === 'string' &&
+        typeof blob.text === 'string' &&
+        !blob.isBinary &&
+        !blob.isTruncated &&
+        // GraphQL decodes bytes that are not UTF-8 to U+FFFD; REST's read refuses them, and says so
+        !blob.text.includes('\uFFFD');
+    return {
+        defaultBranch,
+        private: repository.isPrivate,
+        ref: ref ?? defaultBranch,
+        commit: ref === null ? (repository.defaultBranchRef?.target?.oid ?? null) : null,
+        file: whole ? { text: blob.text, sha: blob.oid } : null,
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/github/octokit/octokit-upstream.ts
+
+
 
 
 
@@ -56863,6 +57283,7 @@ class OctokitUpstream extends GitObjectReads {
     counters = { requests: 0, notModified: 0 };
     heads = new Map();
     repository;
+    gitRefs = null;
     constructor(options) {
         super(options.blobCacheBytes ?? 64 * 1024 * 1024);
         if (!options.token)
@@ -56881,14 +57302,15 @@ class OctokitUpstream extends GitObjectReads {
             attemptSignal: options.attemptSignal,
         };
         this.rest = new RestClient(createClient(clientOptions, this.counters), this.owner, this.repo, this.scrub, options.requestTimeoutMs ?? 30_000, createLightClient(clientOptions, this.counters));
-        if (options.gitUrl !== false)
-            this.gitBlobs = new GitBlobReader({
-                url: options.gitUrl ?? cloneUrl(clientOptions.baseUrl, this.owner, this.repo),
-                token: options.token,
-            });
+        if (options.gitUrl !== false) {
+            const url = options.gitUrl ?? cloneUrl(clientOptions.baseUrl, this.owner, this.repo);
+            this.gitBlobs = new GitBlobReader({ url, token: options.token });
+            this.gitRefs = new GitRefReader({ url, token: options.token });
+        }
     }
     stats() {
-        return { ...this.counters };
+        const git = (this.gitRefs?.requests ?? 0) + 2 * (this.gitBlobs?.fetches ?? 0);
+        return { ...this.counters, git };
     }
     getRepository() {
         this.repository ??= this.rest.read('get repository', 'GET /repos/{owner}/{repo}').then((data) => ({ defaultBranch: data.default_branch, private: data.private }), (error) => {
@@ -56913,6 +57335,15 @@ class OctokitUpstream extends GitObjectReads {
         return sha;
     }
     async tryGetBranchHead(branch) {
+        // Over git when it answers: a ref read GitHub does not charge, where REST charges every head that moved
+        // (a 304 is free, but the first read after each push is a 200). A name outside printable ASCII goes
+        // to REST (a line break would end the pkt-line early; REST refuses what git refuses).
+        if (this.gitRefs && !this.gitRefs.failed && !/[^\x21-\x7e]/.test(branch)) {
+            const ref = `refs/heads/${branch}`;
+            const found = await this.gitRefs.list([ref]).catch(() => null);
+            if (found)
+                return found.get(ref) ?? null;
+        }
         const known = this.heads.get(branch);
         try {
             const { data, headers } = await this.rest.sendLight(`get branch "${branch}"`, `GET /repos/{owner}/{repo}/git/ref/heads/${wire_segments(branch, 'branch name')}`, {}, known ? { 'if-none-match': known.etag } : undefined);
@@ -57152,6 +57583,25 @@ class OctokitUpstream extends GitObjectReads {
                 return commits;
         }
     }
+    async getRepositoryFile(path, ref) {
+        let read = null;
+        try {
+            read = repositoryFileOf(await this.rest.graphql(`get the repository and ${path}`, REPOSITORY_FILE, repositoryFileVariables(path, ref)), ref);
+        }
+        catch (error) {
+            if (!(error instanceof UpstreamError))
+                throw error;
+            // GraphQL refused or failed: REST, as below
+        }
+        if (read) {
+            const repository = { defaultBranch: read.defaultBranch, private: read.private };
+            this.repository ??= Promise.resolve(repository);
+            return { ...read, file: read.file ?? (await this.getFileAtRef(path, read.ref)) };
+        }
+        const { defaultBranch } = await this.getRepository();
+        const at = ref ?? defaultBranch;
+        return { defaultBranch, ref: at, commit: null, file: await this.getFileAtRef(path, at) };
+    }
     async getFileAtRef(path, ref) {
         const operation = `get ${path} at ${ref}`;
         const data = await this.rest.read(operation, `GET /repos/{owner}/{repo}/contents/${wire_segments(path, 'path')}`, { ref });
@@ -57259,6 +57709,7 @@ const JOB_SETTING_KEYS = [
     'repo',
     'apiUrl',
     'runUrl',
+    'repositoryUrl',
     'directPushes',
     'statusContext',
     'failOnViolation',
@@ -57316,6 +57767,11 @@ function readStateFile(store, keys) {
 
 
 
+
+/** dist/main/index.js -> the action's directory (action.yml, dist/) */
+function actionDir() {
+    return (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)((0,external_node_url_.fileURLToPath)(import.meta.url)), '..', '..');
+}
 /** dist/main/index.js -> dist/gateway/index.js */
 function defaultGatewayScript() {
     return (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)((0,external_node_url_.fileURLToPath)(import.meta.url)), '..', 'gateway', 'index.js');
@@ -57348,10 +57804,26 @@ async function runMain() {
 async function start(settings, upstream, store, gatewayScript, secrets) {
     // The gateway loads its code while main reads GitHub; it waits on stdin for what main learns.
     const workDir = (0,external_node_fs_namespaceObject.realpathSync)((0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)(settings.tempDir, 'perimeter-')));
-    const logPath = (0,external_node_path_namespaceObject.join)(workDir, 'gateway.log');
-    const gateway = spawnGateway({ script: gatewayScript, logPath });
+    let home = null;
+    if (settings.isolation === 'user') {
+        checkIsolationSupport();
+        home = prepareGatewayHome(process.execPath, gatewayScript);
+    }
+    const logPath = home ? home.logPath : (0,external_node_path_namespaceObject.join)(workDir, 'gateway.log');
+    const isolated = home;
+    const gateway = spawnGateway({
+        script: gatewayScript,
+        logPath,
+        ...(isolated && {
+            launcher: {
+                ...gatewayLauncher(isolated),
+                readLog: () => readGatewayLog(isolated),
+                killPid: killGateway,
+            },
+        }),
+    });
     try {
-        await prepareAndServe(settings, upstream, store, gateway, { workDir, logPath }, secrets);
+        await prepareAndServe(settings, upstream, store, gateway, { workDir, logPath, home }, secrets);
     }
     catch (error) {
         // nothing was served: the child and its directory go, as if never started
@@ -57360,7 +57832,9 @@ async function start(settings, upstream, store, gatewayScript, secrets) {
         throw error;
     }
 }
-async function prepareAndServe(settings, upstream, store, gateway, { workDir, logPath }, secrets) {
+async function prepareAndServe(settings, upstream, store, gateway, { workDir, logPath, home }, secrets) {
+    // the gateway's own files: with isolation in its user's directory, out of the runner's user's reach
+    const gatewayDir = home ? home.dir : workDir;
     // Two chains of reads at once: the config, and GitHub's clock then the refs (the clock first, so the window
     // opens before the snapshot). Errors are reported in that order whichever fails first.
     const [configRead, startRead] = await Promise.allSettled([
@@ -57408,28 +57882,39 @@ async function prepareAndServe(settings, upstream, store, gateway, { workDir, lo
     store.save(State.Perimeters, JSON.stringify(names));
     store.save(State.ConfigFile, settings.configFile);
     store.save(State.ConfigRef, configRef);
-    saveStateFile(store, CONFIG_FILE_KEYS, (0,external_node_path_namespaceObject.join)(workDir, DEFAULT_CONFIG_FILE), configText);
+    const stateFiles = [(0,external_node_path_namespaceObject.join)(workDir, DEFAULT_CONFIG_FILE), (0,external_node_path_namespaceObject.join)(workDir, 'start-refs.json')];
+    saveStateFile(store, CONFIG_FILE_KEYS, stateFiles[0], configText);
     store.save(State.JobSettings, JSON.stringify(jobSettingsOf(settings)));
     store.save(State.StartedAt, startedAt);
     store.save(State.StartHead, startHead);
-    saveStateFile(store, START_REFS_KEYS, (0,external_node_path_namespaceObject.join)(workDir, 'start-refs.json'), JSON.stringify(snapshot));
+    saveStateFile(store, START_REFS_KEYS, stateFiles[1], JSON.stringify(snapshot));
+    if (home) {
+        const moved = adoptFiles(home, [...stateFiles]);
+        store.save(State.ConfigPath, moved[0]);
+        store.save(State.StartRefsPath, moved[1]);
+    }
     const endpointSecrets = {};
     for (const name of names) {
         endpointSecrets[name] = settings.endpointSecrets[name] ?? (0,external_node_crypto_.randomBytes)(32).toString('base64url');
     }
     const ledgerKey = (0,external_node_crypto_.randomBytes)(32).toString('base64url');
-    for (const value of [...Object.values(endpointSecrets), ledgerKey]) {
+    const controlSecret = home ? (0,external_node_crypto_.randomBytes)(32).toString('base64url') : null;
+    for (const value of [
+        ...Object.values(endpointSecrets),
+        ledgerKey,
+        ...(controlSecret ? [controlSecret] : []),
+    ]) {
         core_setSecret(value);
         secrets.push(value);
     }
-    const ledgerPath = (0,external_node_path_namespaceObject.join)(workDir, 'ledger.jsonl');
+    const ledgerPath = (0,external_node_path_namespaceObject.join)(gatewayDir, 'ledger.jsonl');
     store.save(State.LedgerPath, ledgerPath);
     store.save(State.LedgerKey, ledgerKey);
     store.save(State.LogPath, logPath);
-    const stagePath = settings.writes === 'stage' ? (0,external_node_path_namespaceObject.join)(workDir, 'staged.json') : undefined;
+    const stagePath = settings.writes === 'stage' ? (0,external_node_path_namespaceObject.join)(gatewayDir, 'staged.json') : undefined;
     if (stagePath)
         store.save(State.StagePath, stagePath);
-    const { pid, port } = await gateway.configure({
+    const { pid, port, controlPort } = await gateway.configure({
         token: settings.token,
         apiUrl: settings.apiUrl,
         owner: settings.owner,
@@ -57445,53 +57930,54 @@ async function prepareAndServe(settings, upstream, store, gateway, { workDir, lo
         writesPerMinute: settings.writesPerMinute,
         ledgerPath,
         ledgerKey,
-        readyFile: (0,external_node_path_namespaceObject.join)(workDir, 'ready.json'),
+        readyFile: (0,external_node_path_namespaceObject.join)(gatewayDir, 'ready.json'),
         ...(stagePath ? { stagePath } : {}),
+        ...(controlSecret ? { controlSecret } : {}),
     }, { timeoutMs: READY_TIMEOUT_MS, secrets });
     store.save(State.GatewayPid, String(pid));
-    try {
-        const endpoints = names.map((name) => ({
-            name,
-            url: `http://127.0.0.1:${port}/mcp/${encodeURIComponent(name)}`,
-            secret: endpointSecrets[name],
-        }));
-        const files = writeClientConfigs(workDir, endpoints, variables);
-        handOut(endpoints, files, settings.exportSecrets, variables);
-        const only = endpoints.length === 1 ? endpoints[0] : undefined;
-        setOutput(Outputs.Endpoints, JSON.stringify(Object.fromEntries(endpoints.map((e) => [e.name, e.url]))));
-        setOutput(Outputs.CodexConfig, files.codexConfig);
-        setOutput(Outputs.TokenVariables, JSON.stringify(variables));
-        setOutput(Outputs.Url, only?.url ?? '');
-        setOutput(Outputs.TokenVariable, only ? variables[only.name] : '');
-        setOutput(Outputs.Record, settings.record.name);
-        if (settings.workspace !== null)
-            await handOutAll(settings, upstream, { perimeters, startHead, configRef, endpoints, workDir });
-        store.save(State.Ready, 'true');
-        for (const e of endpoints)
-            info(`${e.name}: ${e.url}`);
-        info(`gateway ready (pid ${pid}) ${Math.round(external_node_perf_hooks_.performance.now())} ms after the step started; ` +
-            `MCP client configs in ${workDir}`);
-    }
-    catch (error) {
-        try {
-            process.kill(pid, 'SIGKILL');
-        }
-        catch {
-            // already gone
-        }
-        throw error;
-    }
+    if (controlSecret)
+        store.save(State.Isolation, JSON.stringify({ controlPort, controlSecret }));
+    // a failure from here on is caught by start(), which ends the gateway
+    const endpoints = names.map((name) => ({
+        name,
+        url: `http://127.0.0.1:${port}/mcp/${encodeURIComponent(name)}`,
+        secret: endpointSecrets[name],
+    }));
+    const files = writeClientConfigs(workDir, endpoints, variables);
+    handOut(endpoints, files, settings.exportSecrets, variables);
+    const only = endpoints.length === 1 ? endpoints[0] : undefined;
+    setOutput(Outputs.Endpoints, JSON.stringify(Object.fromEntries(endpoints.map((e) => [e.name, e.url]))));
+    setOutput(Outputs.CodexConfig, files.codexConfig);
+    setOutput(Outputs.TokenVariables, JSON.stringify(variables));
+    setOutput(Outputs.Url, only?.url ?? '');
+    setOutput(Outputs.TokenVariable, only ? variables[only.name] : '');
+    setOutput(Outputs.Record, settings.record.name);
+    if (settings.workspace !== null)
+        await handOutAll(settings, upstream, { perimeters, startHead, configRef, endpoints, workDir });
+    // the last use of sudo: after it no later step has any, nor the Docker socket, nor the action's directory
+    if (home)
+        await reportLockDown(lockDown(actionDir()), pid);
+    store.save(State.Ready, 'true');
+    for (const e of endpoints)
+        info(`${e.name}: ${e.url}`);
+    info(`gateway ready (pid ${pid}) ${Math.round(external_node_perf_hooks_.performance.now())} ms after the step started; ` +
+        `MCP client configs in ${workDir}`);
+}
+/** What isolation took away, in the log and the job summary, where the owner reads what the agent can do. */
+async function reportLockDown(removed, pid) {
+    const lines = [`the gateway runs as user ${GATEWAY_USER} (pid ${pid})`, ...removed];
+    info(`Perimeter isolation:\n${lines.map((line) => `  ${line}`).join('\n')}`);
+    await summary
+        .addHeading('Perimeter isolation', 3)
+        .addList(lines)
+        .addRaw('Later steps of this job have no sudo, no Docker, and cannot reach the gateway or its files.', true)
+        .write();
 }
 async function readTrustedConfig(upstream, settings) {
-    // The default branch always (a perimeter may be bound to it only when its branches name it); with a
-    // config-ref given, read beside the config rather than before it.
-    const repository = upstream.getRepository();
-    const configRef = settings.configRef ?? (await repository).defaultBranch;
-    const [{ defaultBranch }, { text: configText }] = await Promise.all([
-        repository,
-        readConfigFile(upstream, settings.configFile, configRef),
-    ]);
-    return { defaultBranch, configRef, configText };
+    // The default branch always (a perimeter may be bound to it only when its branches name it), with the
+    // config beside it in the same request.
+    const read = await readRepositoryConfig(upstream, settings.configFile, settings.configRef);
+    return { defaultBranch: read.defaultBranch, configRef: read.ref, configText: read.text };
 }
 /**
  * On GitHub's clock, like the activity list the verification reads back to it; the Date header counts whole
