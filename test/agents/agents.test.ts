@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { actionDir, git } from '@perimeter/test-rigs';
+import { actionDir, git, removeRunnerUser } from '@perimeter/test-rigs';
 import { ensureClients } from './clients.js';
 import { reachTable } from './readme-jobs.js';
 import { WorkspaceScript } from './script.js';
@@ -21,7 +21,7 @@ import {
   type Session,
   type Variation,
 } from './sessions.js';
-import type { Reach } from './workflow-runner.js';
+import { madeRunnerUser, type Reach } from './workflow-runner.js';
 
 /** README's workflow run whole; what its agent steps could reach is kept when it runs as README shows it. */
 async function runReadmeJob(client: ClientCase, options: Variation = {}): Promise<Session> {
@@ -70,6 +70,7 @@ afterAll(() => {
 });
 
 afterAll(() => {
+  if (madeRunnerUser()) removeRunnerUser();
   const passed = outcomes.filter((o) => o.ok).length;
   console.log(`agents: ${passed} passed, ${outcomes.length - passed} failed`);
 });

@@ -4,6 +4,7 @@
  * session a run leaves (the model's checks, the agent steps' logs, the workflow run).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { expect } from 'vitest';
 import { FILES, type Job } from '@perimeter/test-rigs';
 import { startModelServer, type ModelServer } from './model-server.js';
 import { readmeWorkflow } from './readme-jobs.js';
@@ -158,6 +159,12 @@ export async function runReadmeJob(
     throw error;
   });
   const stepLogs = run.steps.filter((s) => s.agent).map((s) => s.log);
+  // with isolation: user, the agent steps ran after main took sudo from their user
+  const runAs = run.standIn.runner.runAs;
+  if (runAs) {
+    const logs = run.steps.filter((s) => !s.agent).map((s) => s.log);
+    expect(logs.join('\n')).toContain(`sudo for ${runAs.user}: denied`);
+  }
   return { checks: script?.checks ?? [], stepLogs, model: model!, job: run.standIn, run };
 }
 

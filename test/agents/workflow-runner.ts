@@ -9,14 +9,34 @@
  * that is not this action's (the agent's steps), `reach` records whether the job's token is in that step's
  * environment or in a file it can read: the workspace, RUNNER_TEMP, HOME and the runner's step files.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse as parseYaml } from 'yaml';
-import { ActionRunner, git, Job, REPOSITORY, RUN_ID, type StepResult } from '@perimeter/test-rigs';
+import {
+  ActionRunner,
+  createRunnerUser,
+  downloadAction,
+  freshRunner,
+  git,
+  Job,
+  REPOSITORY,
+  RUN_ID,
+  runnerUserMissing,
+  type RunnerOptions,
+  type StepResult,
+} from '@perimeter/test-rigs';
 import { binDir, installDir } from './clients.js';
 import { installLine } from './readme-jobs.js';
 
@@ -273,31 +293,37 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
   );
   const secretsOf = (token: string) => ({ ...options.secrets, GITHUB_TOKEN: token });
   // the perimeter step's inputs: evaluated before the job starts (they name no earlier step)
+  const mainInputs =
+    mainStep &&
+    withInputs(mainStep, {
+      inputs: options.inputs,
+      declaredInputs,
+      secrets: options.secrets,
+      github: {
+        token: '${{ github.token }}',
+        run_attempt: '1',
+        run_id: '4242',
+        repository: 'octo/widgets',
+      },
+      runner: {},
+      env: {},
+      steps: {},
+      needs: {},
+      status: 'success',
+    });
+  // isolation: user takes sudo from the user the steps run as, and refuses root: the first job's steps run
+  // as a runner-like user with password-less sudo, from the action as the runner downloads it
+  const runAs = mainInputs?.isolation === 'user' ? isolatedRunner() : null;
   const standIn = await Job.create({
     files: options.files,
-    actionDir: options.actionDir,
+    actionDir: runAs ? downloadAction(runAs, options.actionDir) : options.actionDir,
     contents: perms.contents,
     statuses: perms.statuses,
     checks: perms.checks,
-    ...(mainStep && {
-      inputs: withInputs(mainStep, {
-        inputs: options.inputs,
-        declaredInputs,
-        secrets: options.secrets,
-        github: {
-          token: '${{ github.token }}',
-          run_attempt: '1',
-          run_id: '4242',
-          repository: 'octo/widgets',
-        },
-        runner: {},
-        env: {},
-        steps: {},
-        needs: {},
-        status: 'success',
-      }),
-    }),
+    ...(mainInputs && { inputs: mainInputs }),
+    ...(runAs && { runner: { runAs } }),
   });
+  if (runAs) chmodSync(standIn.dir, 0o711);
   const observer = `ghp_${randomBytes(18).toString('hex')}`;
   standIn.gh.addToken(observer, 'octocat');
   await options.beforeJob?.(standIn);
@@ -356,6 +382,20 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
   return out;
 }
 
+let runnerUser: NonNullable<RunnerOptions['runAs']> | null = null;
+
+/** The runner-like user, made once, with its sudo and Docker socket as a new GitHub-hosted job finds them. */
+function isolatedRunner(): NonNullable<RunnerOptions['runAs']> {
+  const missing = runnerUserMissing();
+  if (missing !== null) throw new Error(`isolation: user needs a runner-like user here: ${missing}`);
+  runnerUser ??= createRunnerUser();
+  freshRunner();
+  return runnerUser;
+}
+
+/** Whether a run made the runner-like user (the suite removes it with removeRunnerUser). */
+export const madeRunnerUser = (): boolean => runnerUser !== null;
+
 function emptyContexts(): Contexts {
   return {
     inputs: {},
@@ -390,6 +430,8 @@ async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'s
   const perms = permissionsOf(job);
   let runner: ActionRunner = s.standIn.runner;
   const home = mkdtempSync(join(tmpdir(), `runner-home-${name}-`));
+  const runAs = s.first ? s.standIn.runner.runAs : undefined;
+  if (runAs) chownSync(home, runAs.uid, runAs.gid);
   const x: Contexts = {
     inputs: s.options.inputs,
     declaredInputs: s.declaredInputs,
@@ -456,7 +498,10 @@ async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'s
         }
       } else {
         if (step.uses?.startsWith('actions/checkout@')) {
+          // checked out by root (git refuses a repository of another user), then given to the step's user
+          if (runAs) execFileSync('chown', ['root:', runner.workspace]);
           result = await checkout(s.standIn, runner, step, x, s.token);
+          if (runAs) execFileSync('chown', ['-R', `${runAs.user}:`, runner.workspace]);
         } else if (step.run !== undefined && installLine(interpolate(step.run, x))) {
           const install = installLine(interpolate(step.run, x))!;
           // answered from the pinned cache: what `npm install` would leave, without the registry
@@ -469,6 +514,8 @@ async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'s
             await reachOf(name, label, perms.contents === 'write', s.token, runner, home, stepEnv),
           );
           const env = { ...(s.options.agentEnv?.(name, step) ?? {}), ...stepEnv, PATH: path, HOME: home };
+          // what the suite wrote for the client (Codex's home) is the step's user's, as the runner's files are
+          if (runAs) execFileSync('chown', ['-R', `${runAs.user}:`, runner.runnerTemp]);
           const workdir = step['working-directory'];
           const script = interpolate(step.run, x);
           const shell = shellOf(step.shell);

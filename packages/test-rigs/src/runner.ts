@@ -146,6 +146,11 @@ export class ActionRunner {
     };
   }
 
+  /** The user the steps run as, when not this process's. */
+  get runAs(): RunnerOptions['runAs'] {
+    return this.options.runAs;
+  }
+
   /** Gives paths to the user the steps run as (runAs); nothing without one. */
   private own(...paths: string[]): void {
     const as = this.options.runAs;
