@@ -1,7 +1,8 @@
 /**
  * A plain MCP server as the SDK's own stateless example builds one (a new McpServer and Streamable HTTP
  * transport per request, JSON answers), with one tool, get_file, doing the upstream work the gateway's
- * warm get_file does: a conditional GET of the branch ref (answered 304 when the head did not move), then
+ * warm get_file does: the branch head over git's smart HTTP (one protocol v2 ls-refs POST, as
+ * src/github/git-refs.ts reads it; a conditional REST GET of the ref, 304 when it did not move, if git fails), then
  * the file's text from its cache (one contents GET the first time, or when the head moved). No policy, no
  * bearer secret, no ledger, no content filter: the gateway's overhead is what it adds to this.
  *
@@ -14,6 +15,8 @@ import { getOctokit } from '@actions/github';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
+import { cloneUrl } from '../../src/github/git-blobs.js';
+import { GitRefReader } from '../../src/github/git-refs.js';
 
 interface Settings {
   token: string;
@@ -32,7 +35,17 @@ const repo = { owner: settings.owner, repo: settings.repo };
 let head: { etag: string; sha: string } | null = null;
 const texts = new Map<string, string>();
 
+const refs = new GitRefReader({
+  url: cloneUrl(settings.apiUrl, settings.owner, settings.repo),
+  token: settings.token,
+});
+
 async function branchHead(): Promise<string> {
+  const name = `refs/heads/${settings.branch}`;
+  if (!refs.failed) {
+    const sha = (await refs.list([name]).catch(() => null))?.get(name);
+    if (sha) return sha;
+  }
   try {
     const answer = await octokit.request('GET /repos/{owner}/{repo}/git/ref/{ref}', {
       ...repo,

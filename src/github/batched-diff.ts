@@ -101,9 +101,10 @@ const PREFETCH_ROUNDS = 8;
 export async function prefetchDiff(
   upstream: RepoReads,
   pairs: Array<{ base: string | null; head: string | null }>,
-  options: { levels?: number; perCall?: number } = {},
+  options: { levels?: number; perCall?: number; maxTrees?: number } = {},
 ): Promise<boolean> {
   if (!upstream.getTrees) return false;
+  let asked = 0;
   const listings = new Map<string, TreeEntry[]>();
   const seen = new Set<string>();
   const fresh = (list: Array<{ base: string | null; head: string | null }>) =>
@@ -120,6 +121,9 @@ export async function prefetchDiff(
     for (const { base, head } of work)
       for (const sha of [base, head]) if (sha !== null && !listings.has(sha)) missing.add(sha);
     if (round >= PREFETCH_ROUNDS) return false;
+    // a diff wider than the caller will pay for in batched reads: it reads another way
+    asked += missing.size;
+    if (asked > (options.maxTrees ?? Infinity)) return false;
     if (missing.size > 0) {
       const got = await upstream.getTrees([...missing], {
         levels: options.levels ?? LEVELS,

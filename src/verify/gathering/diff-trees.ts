@@ -183,6 +183,22 @@ async function diffDir(
   await Promise.all(work);
 }
 
+/** Trees a diff may list in batched reads before it is taken as wide: a few GraphQL calls. */
+const BATCHED_TREES = 64;
+
+/** Whether a compare's file list names few enough directories (both sides listed) for batched reads. */
+function narrow(files: ComparedFile[]): boolean {
+  const dirs = new Set<string>(['']);
+  for (const file of files)
+    for (const path of [file.path, file.previousPath ?? file.path])
+      for (let at = path.lastIndexOf('/'); at > 0; at = path.lastIndexOf('/', at - 1))
+        dirs.add(path.slice(0, at));
+  return files.length < COMPARE_FILES && 2 * dirs.size <= BATCHED_TREES;
+}
+
+/** GitHub lists at most 300 files in a compare: a list that long may be cut short. */
+const COMPARE_FILES = 300;
+
 const byPath = (a: Change, b: Change): number =>
   a.path < b.path ? -1 : a.path > b.path ? 1 : a.kind === 'deleted' ? -1 : b.kind === 'deleted' ? 1 : 0;
 
@@ -202,8 +218,16 @@ export async function diffTrees(
 ): Promise<Change[]> {
   const out: Change[] = [];
   const trees = new WholeTrees(upstream);
-  // (a tree with no base is listed recursively: fewer requests than every directory batched)
-  if (prefetch && baseTree !== null && (await prefetchDiff(upstream, [{ base: baseTree, head: headTree }]))) {
+  // A narrow diff (a few dozen directories on both sides at most: a few GraphQL calls) from batched
+  // reads; a wide one, and a tree with no base, by recursive listings, which are fewer requests there. The
+  // compare's file list, when there is one, tells which it is before any read (a batched read given up
+  // half way leaves the walk worse off than none).
+  if (
+    prefetch &&
+    baseTree !== null &&
+    (hint === undefined || narrow(hint)) &&
+    (await prefetchDiff(upstream, [{ base: baseTree, head: headTree }], { maxTrees: BATCHED_TREES }))
+  ) {
     await diffDir(trees, '', baseTree, headTree, out, false, true);
     return out.sort(byPath);
   }
