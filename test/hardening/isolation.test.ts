@@ -252,3 +252,31 @@ describe('with isolation: user where it cannot work (here: the tests run as root
     }
   }, 300_000);
 });
+
+describe.skipIf(missing !== null)(
+  'with isolation: user on a runner whose user has no sudo (self-hosted)',
+  () => {
+    it('fails main saying why, changes nothing, and post posts an error receipt', async () => {
+      freshRunner({ sudo: false });
+      const job = await Job.create({
+        files: FILES,
+        actionDir: downloadAction(runner, await actionDir()),
+        inputs: { perimeters: 'implementer', isolation: 'user' },
+        runner: { runAs: runner, env: { PERIMETER_DOCKER_SOCKET: DOCKER_SOCKET } },
+      });
+      try {
+        chmodSync(job.dir, 0o711);
+        const main = await job.main();
+        expect(main.exitCode).toBe(1);
+        expect(main.log).toContain(`the runner's user ${RUNNER_USER} has no passwordless sudo`);
+        expect(job.gatewayPid()).toBe(0);
+        expect(sh(`stat -c '%G %a' ${DOCKER_SOCKET}`).trim()).toBe('perimeter-test-docker 660');
+        await job.post();
+        const [status] = await job.statuses(await job.head());
+        expect(status?.state).toBe('error');
+      } finally {
+        await job.close();
+      }
+    }, 300_000);
+  },
+);

@@ -57,11 +57,13 @@ export function createRunnerUser(): NonNullable<RunnerOptions['runAs']> {
 
 /**
  * The runner as GitHub hands it out, before each job: password-less sudo for the user (and no denial a
- * previous job's isolation left), the stand-in Docker socket its group's (when it exists).
+ * previous job's isolation left), the stand-in Docker socket its group's (when it exists). `sudo: false`: a
+ * self-hosted runner whose user has no sudo.
  */
-export function freshRunner(): void {
+export function freshRunner({ sudo = true }: { sudo?: boolean } = {}): void {
   rmSync(DENY, { force: true });
-  sh(`printf '%s ALL=(ALL) NOPASSWD:ALL\\n' ${RUNNER_USER} > ${SUDOERS} && chmod 0440 ${SUDOERS}`);
+  rmSync(SUDOERS, { force: true });
+  if (sudo) sh(`printf '%s ALL=(ALL) NOPASSWD:ALL\\n' ${RUNNER_USER} > ${SUDOERS} && chmod 0440 ${SUDOERS}`);
   if (existsSync(DOCKER_SOCKET))
     sh(`chown root:${DOCKER_GROUP} ${DOCKER_SOCKET} && chmod 0660 ${DOCKER_SOCKET}`);
 }

@@ -95,7 +95,8 @@ async function start(
   gatewayScript: string,
   secrets: string[],
 ): Promise<void> {
-  // The gateway loads its code while main reads GitHub; it waits on stdin for what main learns.
+  // The gateway loads its code while main reads GitHub; it waits on stdin for what main learns. With isolation
+  // its launcher waits instead, and the gateway starts once main hands the configuration over.
   const workDir = realpathSync(mkdtempSync(join(settings.tempDir, 'perimeter-')));
   let home: GatewayHome | null = null;
   if (settings.isolation === 'user') {
