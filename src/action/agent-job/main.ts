@@ -100,7 +100,8 @@ async function start(
   const workDir = realpathSync(mkdtempSync(join(settings.tempDir, 'perimeter-')));
   let home: GatewayHome | null = null;
   if (settings.isolation === 'user') {
-    checkIsolationSupport();
+    const warning = checkIsolationSupport();
+    if (warning !== null) core.warning(warning, { title: 'Perimeter isolation' });
     home = prepareGatewayHome(process.execPath, gatewayScript);
   }
   const logPath = home ? home.logPath : join(workDir, 'gateway.log');
