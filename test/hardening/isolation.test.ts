@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   actionDir,
   createRunnerUser,
+  DOCKER_GROUP,
   DOCKER_SOCKET,
   downloadAction,
   FILES,
@@ -67,7 +68,10 @@ describe.skipIf(missing !== null).each([
         files: FILES,
         actionDir: action,
         inputs: { perimeters: 'implementer', isolation },
-        runner: { runAs: runner, env: { PERIMETER_DOCKER_SOCKET: DOCKER_SOCKET } },
+        runner: {
+          runAs: runner,
+          env: { PERIMETER_DOCKER_SOCKET: DOCKER_SOCKET, RUNNER_ENVIRONMENT: 'github-hosted' },
+        },
       });
       chmodSync(job.dir, 0o711);
       chownSync(job.runner.workspace, runner.uid, runner.gid);
@@ -106,10 +110,16 @@ describe.skipIf(missing !== null).each([
     };
     const expected = !on;
 
-    it('says in the log what isolation removed', () => {
-      if (on) expect(main.log).toMatch(/Perimeter isolation:/);
-      if (on) expect(main.log).toContain(`sudo for ${RUNNER_USER}: denied`);
-      else expect(main.log).not.toMatch(/Perimeter isolation/);
+    it('says in the log and the job summary what isolation removed', () => {
+      if (on) {
+        expect(main.log).toMatch(/Perimeter isolation:/);
+        expect(main.log).toContain(`sudo for ${RUNNER_USER}: denied`);
+        expect(main.summary).toContain(`the Docker socket ${DOCKER_SOCKET} (was root:${DOCKER_GROUP} 660)`);
+      } else {
+        expect(main.log).not.toMatch(/Perimeter isolation/);
+      }
+      // a GitHub-hosted runner is made anew for each job: no warning that the changes outlive it
+      expect(main.annotations.filter((a) => a.title === 'Perimeter isolation')).toEqual([]);
     });
 
     it('reads the gateway process environment (/proc/<pid>/environ)', async () => {
@@ -252,3 +262,31 @@ describe('with isolation: user where it cannot work (here: the tests run as root
     }
   }, 300_000);
 });
+
+describe.skipIf(missing !== null)(
+  'with isolation: user on a runner whose user has no sudo (self-hosted)',
+  () => {
+    it('fails main saying why, changes nothing, and post posts an error receipt', async () => {
+      freshRunner({ sudo: false });
+      const job = await Job.create({
+        files: FILES,
+        actionDir: downloadAction(runner, await actionDir()),
+        inputs: { perimeters: 'implementer', isolation: 'user' },
+        runner: { runAs: runner, env: { PERIMETER_DOCKER_SOCKET: DOCKER_SOCKET } },
+      });
+      try {
+        chmodSync(job.dir, 0o711);
+        const main = await job.main();
+        expect(main.exitCode).toBe(1);
+        expect(main.log).toContain(`the runner's user ${RUNNER_USER} has no passwordless sudo`);
+        expect(job.gatewayPid()).toBe(0);
+        expect(sh(`stat -c '%G %a' ${DOCKER_SOCKET}`).trim()).toBe(`${DOCKER_GROUP} 660`);
+        await job.post();
+        const [status] = await job.statuses(await job.head());
+        expect(status?.state).toBe('error');
+      } finally {
+        await job.close();
+      }
+    }, 300_000);
+  },
+);

@@ -58,6 +58,7 @@ export {
 } from './secret-encodings.js';
 export {
   createRunnerUser,
+  DOCKER_GROUP,
   DOCKER_SOCKET,
   downloadAction,
   freshRunner,

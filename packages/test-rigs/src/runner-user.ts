@@ -10,14 +10,15 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { RunnerOptions } from './runner.js';
 
-export const RUNNER_USER = 'perimeter-test-runner';
-export const DOCKER_GROUP = 'perimeter-test-docker';
+/** Names of this test process's own, so runs on one machine at once (two worktrees) do not meet. */
+export const RUNNER_USER = `ptest-runner-${process.pid}`;
+export const DOCKER_GROUP = `ptest-docker-${process.pid}`;
 /** the stand-in Docker socket: main takes it away with isolation (PERIMETER_DOCKER_SOCKET) */
-export const DOCKER_SOCKET = '/run/perimeter-test-docker.sock';
-const HOME_ROOT = '/tmp/perimeter-test-runner-home';
+export const DOCKER_SOCKET = `/run/perimeter-test-docker-${process.pid}.sock`;
+const HOME_ROOT = `/tmp/perimeter-test-runner-home-${process.pid}`;
 const SUDOERS = `/etc/sudoers.d/${RUNNER_USER}`;
 /** what main adds to deny the runner's user sudo (src/action/agent-job/isolation.ts) */
-const DENY = '/etc/sudoers.d/zzzz-perimeter-isolation';
+const DENY = `/etc/sudoers.d/zzzz-perimeter-isolation-${RUNNER_USER}`;
 
 const sh = (script: string): string => execFileSync('sh', ['-c', script], { encoding: 'utf8' });
 
@@ -57,11 +58,13 @@ export function createRunnerUser(): NonNullable<RunnerOptions['runAs']> {
 
 /**
  * The runner as GitHub hands it out, before each job: password-less sudo for the user (and no denial a
- * previous job's isolation left), the stand-in Docker socket its group's (when it exists).
+ * previous job's isolation left), the stand-in Docker socket its group's (when it exists). `sudo: false`: a
+ * self-hosted runner whose user has no sudo.
  */
-export function freshRunner(): void {
+export function freshRunner({ sudo = true }: { sudo?: boolean } = {}): void {
   rmSync(DENY, { force: true });
-  sh(`printf '%s ALL=(ALL) NOPASSWD:ALL\\n' ${RUNNER_USER} > ${SUDOERS} && chmod 0440 ${SUDOERS}`);
+  rmSync(SUDOERS, { force: true });
+  if (sudo) sh(`printf '%s ALL=(ALL) NOPASSWD:ALL\\n' ${RUNNER_USER} > ${SUDOERS} && chmod 0440 ${SUDOERS}`);
   if (existsSync(DOCKER_SOCKET))
     sh(`chown root:${DOCKER_GROUP} ${DOCKER_SOCKET} && chmod 0660 ${DOCKER_SOCKET}`);
 }
@@ -71,7 +74,10 @@ export function removeRunnerUser(): void {
   rmSync(SUDOERS, { force: true });
   rmSync(DENY, { force: true });
   sh(`userdel --remove ${RUNNER_USER} 2>/dev/null || true; groupdel ${DOCKER_GROUP} 2>/dev/null || true`);
-  sh('userdel perimeter 2>/dev/null || true; rm -rf /var/lib/perimeter');
+  // the gateway's user and directories are the machine's: gone once no gateway of another run uses them
+  sh(
+    'pgrep -u perimeter >/dev/null 2>&1 || { userdel perimeter 2>/dev/null; rm -rf /var/lib/perimeter; } || true',
+  );
   rmSync(HOME_ROOT, { recursive: true, force: true });
 }
 

@@ -19,8 +19,12 @@ export const GATEWAY_USER = 'perimeter';
 const GATEWAY_ROOT = '/var/lib/perimeter';
 /** The Docker sockets whose access goes; PERIMETER_DOCKER_SOCKET adds one (the tests' stand-in). */
 const DOCKER_SOCKETS = ['/var/run/docker.sock', '/run/docker.sock'];
-/** Sorts after every other file in /etc/sudoers.d, and the last matching rule is the one sudo applies. */
-const SUDOERS_DENY = '/etc/sudoers.d/zzzz-perimeter-isolation';
+/**
+ * The denial for a user: sorts after every other file in /etc/sudoers.d, and the last matching rule is the one
+ * sudo applies (sudo skips file names with a dot).
+ */
+export const sudoersDeny = (user: string): string =>
+  `/etc/sudoers.d/zzzz-perimeter-isolation-${user.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 
 /** The gateway's directory and what it runs, as root made them. */
 export interface GatewayHome {
@@ -32,9 +36,13 @@ export interface GatewayHome {
 
 /**
  * Refuses (ActionError) where isolation cannot hold: not Linux, steps running as root (no other user hides
- * anything from root), no passwordless sudo to set it up with.
+ * anything from root), no passwordless sudo to set it up with. Returns a warning where it holds but outlives
+ * the job: a self-hosted runner keeps the sudo denial and the root-owned directories for its next jobs.
  */
-export function checkIsolationSupport(platform: string = process.platform): void {
+export function checkIsolationSupport(
+  platform: string = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+): string | null {
   const refuse = (why: string): never => {
     throw new ActionError(
       `${Inputs.Isolation}: user cannot work here: ${why}; set ${Inputs.Isolation}: none to run ` +
@@ -46,6 +54,10 @@ export function checkIsolationSupport(platform: string = process.platform): void
   const sudo = spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' });
   if (sudo.error || sudo.status !== 0)
     refuse(`the runner's user ${userInfo().username} has no passwordless sudo to set isolation up with`);
+  return env.RUNNER_ENVIRONMENT === 'self-hosted'
+    ? `${Inputs.Isolation}: user on a self-hosted runner: the runner's user keeps no sudo, and the action's ` +
+        "directory and its parents stay root's, after this job too, unless the machine is made anew for each job"
+    : null;
 }
 
 /** Runs a script as root through sudo; its arguments are $1... (never secrets: argv is world-readable). */
@@ -160,7 +172,7 @@ export function lockDown(actionDir: string, env: NodeJS.ProcessEnv = process.env
   const done = asRoot("take sudo and Docker away from the runner's user", LOCK_DOWN, [
     userInfo().username,
     actionDir,
-    SUDOERS_DENY,
+    sudoersDeny(userInfo().username),
     ...sockets,
   ]);
   const sudo = spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' });

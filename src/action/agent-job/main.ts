@@ -95,11 +95,13 @@ async function start(
   gatewayScript: string,
   secrets: string[],
 ): Promise<void> {
-  // The gateway loads its code while main reads GitHub; it waits on stdin for what main learns.
+  // The gateway loads its code while main reads GitHub; it waits on stdin for what main learns. With isolation
+  // its launcher waits instead, and the gateway starts once main hands the configuration over.
   const workDir = realpathSync(mkdtempSync(join(settings.tempDir, 'perimeter-')));
   let home: GatewayHome | null = null;
   if (settings.isolation === 'user') {
-    checkIsolationSupport();
+    const warning = checkIsolationSupport();
+    if (warning !== null) core.warning(warning, { title: 'Perimeter isolation' });
     home = prepareGatewayHome(process.execPath, gatewayScript);
   }
   const logPath = home ? home.logPath : join(workDir, 'gateway.log');
