@@ -185,7 +185,10 @@ async function prepareAndServe(
   // With a verify job, the receipt and every status are its own: main posts none, so the agent job needs no
   // statuses: write, and any status on the receipt's context during the job is forged. With writes: stage the
   // apply job's receipt is the one, and the job's token needs no write permission at all.
-  if (settings.receiptBy === 'post') await markPending(upstream, startHead, settings);
+  // Posted while the gateway starts (a round trip off main's time to ready), and awaited before any
+  // endpoint is handed out: a token that cannot post statuses still fails main with nothing served.
+  const pending = settings.receiptBy === 'post' ? markPending(upstream, startHead, settings) : null;
+  pending?.catch(() => undefined);
 
   store.save(State.Branch, settings.branch);
   store.save(State.Perimeters, JSON.stringify(names));
@@ -247,6 +250,8 @@ async function prepareAndServe(
     },
     { timeoutMs: READY_TIMEOUT_MS, secrets },
   );
+  // (a refused status ends the gateway in start() before post could be told of it)
+  await pending;
   store.save(State.GatewayPid, String(pid));
   if (controlSecret) store.save(State.Isolation, JSON.stringify({ controlPort, controlSecret }));
 
