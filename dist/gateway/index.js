@@ -89683,6 +89683,7 @@ const PREFETCH_ROUNDS = 8;
 async function prefetchDiff(upstream, pairs, options = {}) {
     if (!upstream.getTrees)
         return false;
+    let asked = 0;
     const listings = new Map();
     const seen = new Set();
     const fresh = (list) => list.filter((p) => {
@@ -89701,6 +89702,10 @@ async function prefetchDiff(upstream, pairs, options = {}) {
                 if (sha !== null && !listings.has(sha))
                     missing.add(sha);
         if (round >= PREFETCH_ROUNDS)
+            return false;
+        // a diff wider than the caller will pay for in batched reads: it reads another way
+        asked += missing.size;
+        if (asked > (options.maxTrees ?? Infinity))
             return false;
         if (missing.size > 0) {
             const got = await upstream.getTrees([...missing], {

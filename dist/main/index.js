@@ -50116,13 +50116,17 @@ const GATEWAY_USER = 'perimeter';
 const GATEWAY_ROOT = '/var/lib/perimeter';
 /** The Docker sockets whose access goes; PERIMETER_DOCKER_SOCKET adds one (the tests' stand-in). */
 const DOCKER_SOCKETS = ['/var/run/docker.sock', '/run/docker.sock'];
-/** Sorts after every other file in /etc/sudoers.d, and the last matching rule is the one sudo applies. */
-const SUDOERS_DENY = '/etc/sudoers.d/zzzz-perimeter-isolation';
+/**
+ * The denial for a user: sorts after every other file in /etc/sudoers.d, and the last matching rule is the one
+ * sudo applies (sudo skips file names with a dot).
+ */
+const sudoersDeny = (user) => `/etc/sudoers.d/zzzz-perimeter-isolation-${user.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 /**
  * Refuses (ActionError) where isolation cannot hold: not Linux, steps running as root (no other user hides
- * anything from root), no passwordless sudo to set it up with.
+ * anything from root), no passwordless sudo to set it up with. Returns a warning where it holds but outlives
+ * the job: a self-hosted runner keeps the sudo denial and the root-owned directories for its next jobs.
  */
-function checkIsolationSupport(platform = process.platform) {
+function checkIsolationSupport(platform = process.platform, env = process.env) {
     const refuse = (why) => {
         throw new ActionError(`${Inputs.Isolation}: user cannot work here: ${why}; set ${Inputs.Isolation}: none to run ` +
             'without it (every step then shares one user with the gateway: see SECURITY.md)');
@@ -50134,6 +50138,10 @@ function checkIsolationSupport(platform = process.platform) {
     const sudo = (0,external_node_child_process_namespaceObject.spawnSync)('sudo', ['-n', 'true'], { stdio: 'ignore' });
     if (sudo.error || sudo.status !== 0)
         refuse(`the runner's user ${(0,external_node_os_namespaceObject.userInfo)().username} has no passwordless sudo to set isolation up with`);
+    return env.RUNNER_ENVIRONMENT === 'self-hosted'
+        ? `${Inputs.Isolation}: user on a self-hosted runner: the runner's user keeps no sudo, and the action's ` +
+            "directory and its parents stay root's, after this job too, unless the machine is made anew for each job"
+        : null;
 }
 /** Runs a script as root through sudo; its arguments are $1... (never secrets: argv is world-readable). */
 function asRoot(what, script, args) {
@@ -50240,7 +50248,7 @@ function lockDown(actionDir, env = process.env) {
     const done = asRoot("take sudo and Docker away from the runner's user", LOCK_DOWN, [
         (0,external_node_os_namespaceObject.userInfo)().username,
         actionDir,
-        SUDOERS_DENY,
+        sudoersDeny((0,external_node_os_namespaceObject.userInfo)().username),
         ...sockets,
     ]);
     const sudo = (0,external_node_child_process_namespaceObject.spawnSync)('sudo', ['-n', 'true'], { stdio: 'ignore' });
@@ -57802,11 +57810,14 @@ async function runMain() {
     });
 }
 async function start(settings, upstream, store, gatewayScript, secrets) {
-    // The gateway loads its code while main reads GitHub; it waits on stdin for what main learns.
+    // The gateway loads its code while main reads GitHub; it waits on stdin for what main learns. With isolation
+    // its launcher waits instead, and the gateway starts once main hands the configuration over.
     const workDir = (0,external_node_fs_namespaceObject.realpathSync)((0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)(settings.tempDir, 'perimeter-')));
     let home = null;
     if (settings.isolation === 'user') {
-        checkIsolationSupport();
+        const warning = checkIsolationSupport();
+        if (warning !== null)
+            core_warning(warning, { title: 'Perimeter isolation' });
         home = prepareGatewayHome(process.execPath, gatewayScript);
     }
     const logPath = home ? home.logPath : (0,external_node_path_namespaceObject.join)(workDir, 'gateway.log');
@@ -57876,8 +57887,10 @@ async function prepareAndServe(settings, upstream, store, gateway, { workDir, lo
     // With a verify job, the receipt and every status are its own: main posts none, so the agent job needs no
     // statuses: write, and any status on the receipt's context during the job is forged. With writes: stage the
     // apply job's receipt is the one, and the job's token needs no write permission at all.
-    if (settings.receiptBy === 'post')
-        await markPending(upstream, startHead, settings);
+    // Posted while the gateway starts (a round trip off main's time to ready), and awaited before any
+    // endpoint is handed out: a token that cannot post statuses still fails main with nothing served.
+    const pending = settings.receiptBy === 'post' ? markPending(upstream, startHead, settings) : null;
+    pending?.catch(() => undefined);
     store.save(State.Branch, settings.branch);
     store.save(State.Perimeters, JSON.stringify(names));
     store.save(State.ConfigFile, settings.configFile);
@@ -57934,6 +57947,8 @@ async function prepareAndServe(settings, upstream, store, gateway, { workDir, lo
         ...(stagePath ? { stagePath } : {}),
         ...(controlSecret ? { controlSecret } : {}),
     }, { timeoutMs: READY_TIMEOUT_MS, secrets });
+    // (a refused status ends the gateway in start() before post could be told of it)
+    await pending;
     store.save(State.GatewayPid, String(pid));
     if (controlSecret)
         store.save(State.Isolation, JSON.stringify({ controlPort, controlSecret }));
