@@ -198,10 +198,12 @@ export function evaluateTargets(raw: Record<string, unknown>): Target[] {
     });
   }
   targets.push({
-    name: 'main to gateway ready',
-    target: '< 1,500 ms',
-    value: r.startup ? `${r.startup.ready_ms} ms` : '',
-    met: r.startup ? r.startup.ready_ms < 1500 : null,
+    name: 'main to gateway ready (issue 32: on a quiet 2-core machine)',
+    target: '< 600 ms',
+    value: r.startup
+      ? `${r.startup.ready_ms} ms (${Math.round((r.startup.ready_ms / r.startup.node_bare_start_ms) * 10) / 10}× a bare node, load ${r.machine?.loadavg_start?.[0] ?? '?'})`
+      : '',
+    met: r.startup ? r.startup.ready_ms < 600 : null,
   });
   return targets;
 }
