@@ -418,3 +418,63 @@ describe('the setups with a later job, as README shows them', () => {
     });
   }
 });
+
+/**
+ * docs/agents.md's wrapper-action workflows, whole: claude-code-action in a staged job (the job's token, which
+ * reaches Claude, can only read), codex-action with `unprivileged-user` and two perimeters.
+ */
+describe('the wrapper actions, as docs/agents.md shows them', () => {
+  for (const [snippet, clientName, results] of [
+    ['claude-code-action', 'claude-code', { implement: 'success', apply: 'success' }],
+    ['codex-action', 'codex', { implement: 'success' }],
+  ] as const) {
+    it(snippet, { timeout: 600_000 }, async () => {
+      counted(snippet);
+      let session: Session | undefined;
+      try {
+        session = await runReadmeJob(
+          CLIENTS.find((c) => c.name === clientName)!,
+          {
+            snippet,
+            file: 'docs/agents.md',
+          },
+        );
+        const { checks, run, job } = session;
+        const report = run.steps
+          .map((s) => `${s.job}/${s.name}: ${s.outcome}\n${s.log.slice(-3000)}`)
+          .join('\n');
+        expect(checks.length, report).toBeGreaterThan(0);
+        expect(
+          checks.filter((c) => !c.ok),
+          report,
+        ).toEqual([]);
+        expect(run.results, report).toEqual(results);
+        const pushed = await git(job.bare, ['ls-tree', '-r', '--name-only', job.branch]);
+        expect(pushed).toContain(`src/from-${clientName}.ts`);
+        expect(await receipt(session), report).toBe('success');
+      } finally {
+        await session?.model.stop();
+        await session?.job.close();
+      }
+    });
+  }
+
+  it('codex-action: with the header of one perimeter only, codex stops', { timeout: 600_000 }, async () => {
+    counted('codex-action: with the header of one perimeter only, codex stops');
+    const session = await runReadmeJob(
+      CLIENTS.find((c) => c.name === 'codex')!,
+      {
+        snippet: 'codex-action',
+        file: 'docs/agents.md',
+        edit: dropLine(/^ *test-author "\$SECRET_TEST_AUTHOR" \\\n/m),
+      },
+    );
+    try {
+      expect(session.run.results).toEqual({ implement: 'failure' });
+      expect(session.stepLogs.join('\n')).toMatch(/test-author/);
+    } finally {
+      await session.model.stop();
+      await session.job.close();
+    }
+  });
+});
