@@ -478,3 +478,26 @@ describe('the wrapper actions, as docs/agents.md shows them', () => {
     }
   });
 });
+
+describe('any MCP client, as README shows it', () => {
+  it('any-client: curl reads a file through the endpoint', { timeout: 600_000 }, async () => {
+    counted('any-client');
+    // the client case only supplies a model server nobody calls: curl is the agent here
+    const session = await runReadmeJob(
+      CLIENTS.find((c) => c.name === 'claude-code')!,
+      {
+        snippet: 'any-client',
+        files: { 'src/index.ts': 'export const index = 1;\n' },
+      },
+    );
+    try {
+      const report = session.run.steps.map((s) => `${s.name}: ${s.outcome}\n${s.log}`).join('\n');
+      expect(session.run.results, report).toEqual({ implement: 'success' });
+      expect(session.stepLogs.join('\n'), report).toContain('export const index = 1;');
+      expect(await receipt(session)).toBe('success');
+    } finally {
+      await session.model.stop();
+      await session.job.close();
+    }
+  });
+});
