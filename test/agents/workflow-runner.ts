@@ -311,7 +311,8 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
     reach: [],
   };
   try {
-    for (const [index, name] of order.entries()) {
+    // each job starts when the jobs it needs are done; jobs that need nothing start together, as on GitHub
+    const runOne = async (name: string, index: number): Promise<void> => {
       const job = jobs[name]!;
       const needs = Object.fromEntries(
         [job.needs ?? []]
@@ -325,10 +326,10 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
           : condition(job.if, { ...emptyContexts(), needs, status: needsOk ? 'success' : 'failure' });
       if (!jobIf) {
         out.results[name] = 'skipped';
-        continue;
+        return;
       }
       const token = index === 0 ? standIn.token : `ghs_${randomBytes(18).toString('hex')}`;
-      if (index > 0) standIn.gh.addToken(token, 'github-actions[bot]', { checks: permissionsOf(job).checks });
+      if (index > 0) standIn.gh.addToken(token, 'github-actions[bot]', permissionsOf(job));
       const result = await runJob(name, job, {
         workflow,
         options,
@@ -347,7 +348,18 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
         // the job's token expires with it, as GITHUB_TOKEN does
         standIn.gh.revokeToken(standIn.token);
       }
-    }
+    };
+    const started = new Map<string, Promise<void>>();
+    const start = (name: string): Promise<void> => {
+      let running = started.get(name);
+      if (!running) {
+        const needs = [jobs[name]!.needs ?? []].flat();
+        running = Promise.all(needs.map(start)).then(() => runOne(name, order.indexOf(name)));
+        started.set(name, running);
+      }
+      return running;
+    };
+    await Promise.all(order.map(start));
   } catch (error) {
     // a run that could not go on (an expression the runner would refuse): leave nothing running
     await standIn.close();
