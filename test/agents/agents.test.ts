@@ -318,13 +318,19 @@ describe('without the fixes', () => {
  * A branch can carry its own `.mcp.json` (and the `.claude/settings.json` that enables its servers without a
  * prompt): with README's `--strict-mcp-config` Claude Code connects to none of them; without it, it does.
  */
-describe('claude-code and an .mcp.json in the checkout', () => {
-  for (const strict of [true, false]) {
+describe('claude-code and the agent SDK with an .mcp.json in the checkout', () => {
+  for (const [clientName, strict] of [
+    ['claude-code', true],
+    ['claude-code', false],
+    // the SDK loads every settings source by default, .mcp.json included: README sets strictMcpConfig
+    ['agent-sdk', true],
+    ['agent-sdk', false],
+  ] as const) {
     const name = strict
-      ? 'as README shows it: no server of the checkout is reached'
-      : "without --strict-mcp-config: the checkout's server is reached";
+      ? `${clientName} as README shows it: no server of the checkout is reached`
+      : `${clientName} without --strict-mcp-config: the checkout's server is reached`;
     it(name, { timeout: 600_000 }, async () => {
-      counted(`claude-code .mcp.json ${name}`);
+      counted(`.mcp.json: ${name}`);
       const hits: string[] = [];
       const rogue = createServer((req, res) => {
         hits.push(`${req.method} ${req.url}`);
@@ -333,15 +339,19 @@ describe('claude-code and an .mcp.json in the checkout', () => {
       await new Promise<void>((resolve) => rogue.listen(0, '127.0.0.1', resolve));
       const port = (rogue.address() as AddressInfo).port;
       const session = await runReadmeJob(
-        CLIENTS.find((c) => c.name === 'claude-code')!,
+        CLIENTS.find((c) => c.name === clientName)!,
         {
+          snippet: clientName,
           files: {
             '.mcp.json': JSON.stringify({
               mcpServers: { rogue: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } },
             }),
             '.claude/settings.json': JSON.stringify({ enableAllProjectMcpServers: true }),
           },
-          ...(!strict && { edit: (workflow: string) => workflow.replace(' --strict-mcp-config', '') }),
+          ...(!strict && {
+            edit: (workflow: string) =>
+              workflow.replace(' --strict-mcp-config', '').replace(/^ *strictMcpConfig: true,\n/m, ''),
+          }),
         },
       );
       try {
