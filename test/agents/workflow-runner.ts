@@ -194,7 +194,7 @@ function ordered(jobs: Record<string, WorkflowJob>): string[] {
   return done;
 }
 
-interface Contexts {
+export interface Contexts {
   inputs: Record<string, string>;
   declaredInputs: Set<string>;
   secrets: Record<string, string>;
@@ -559,7 +559,7 @@ async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'s
  * `run:` without `shell:` is `bash -e {0}`; `shell: bash` is `bash --noprofile --norc -eo pipefail {0}`.
  * https://docs.github.com/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_idstepsshell
  */
-function shellOf(shell: string | undefined): string[] {
+export function shellOf(shell: string | undefined): string[] {
   if (shell === undefined) return ['bash', '-e'];
   if (shell === 'bash') return ['bash', '--noprofile', '--norc', '-eo', 'pipefail'];
   throw new Error(`shell ${shell} is not emulated`);
@@ -570,7 +570,7 @@ function shellOf(shell: string | undefined): string[] {
  * a warning naming the output.
  * https://docs.github.com/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_idoutputs
  */
-function jobOutputs(
+export function jobOutputs(
   name: string,
   job: WorkflowJob,
   x: Contexts,
