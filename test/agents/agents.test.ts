@@ -319,13 +319,19 @@ describe('without the fixes', () => {
  * A branch can carry its own `.mcp.json` (and the `.claude/settings.json` that enables its servers without a
  * prompt): with README's `--strict-mcp-config` Claude Code connects to none of them; without it, it does.
  */
-describe('claude-code and an .mcp.json in the checkout', () => {
-  for (const strict of [true, false]) {
+describe('claude-code and the agent SDK with an .mcp.json in the checkout', () => {
+  for (const [clientName, strict] of [
+    ['claude-code', true],
+    ['claude-code', false],
+    // the SDK loads every settings source by default, .mcp.json included: README sets strictMcpConfig
+    ['agent-sdk', true],
+    ['agent-sdk', false],
+  ] as const) {
     const name = strict
-      ? 'as README shows it: no server of the checkout is reached'
-      : "without --strict-mcp-config: the checkout's server is reached";
+      ? `${clientName} as README shows it: no server of the checkout is reached`
+      : `${clientName} without --strict-mcp-config: the checkout's server is reached`;
     it(name, { timeout: 600_000 }, async () => {
-      counted(`claude-code .mcp.json ${name}`);
+      counted(`.mcp.json: ${name}`);
       const hits: string[] = [];
       const rogue = createServer((req, res) => {
         hits.push(`${req.method} ${req.url}`);
@@ -334,15 +340,19 @@ describe('claude-code and an .mcp.json in the checkout', () => {
       await new Promise<void>((resolve) => rogue.listen(0, '127.0.0.1', resolve));
       const port = (rogue.address() as AddressInfo).port;
       const session = await runReadmeJob(
-        CLIENTS.find((c) => c.name === 'claude-code')!,
+        CLIENTS.find((c) => c.name === clientName)!,
         {
+          snippet: clientName,
           files: {
             '.mcp.json': JSON.stringify({
               mcpServers: { rogue: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } },
             }),
             '.claude/settings.json': JSON.stringify({ enableAllProjectMcpServers: true }),
           },
-          ...(!strict && { edit: (workflow: string) => workflow.replace(' --strict-mcp-config', '') }),
+          ...(!strict && {
+            edit: (workflow: string) =>
+              workflow.replace(' --strict-mcp-config', '').replace(/^ *strictMcpConfig: true,\n/m, ''),
+          }),
         },
       );
       try {
@@ -418,4 +428,87 @@ describe('the setups with a later job, as README shows them', () => {
       }
     });
   }
+});
+
+/**
+ * docs/agents.md's wrapper-action workflows, whole: claude-code-action in a staged job (the job's token, which
+ * reaches Claude, can only read), codex-action with `unprivileged-user` and two perimeters.
+ */
+describe('the wrapper actions, as docs/agents.md shows them', () => {
+  for (const [snippet, clientName, results] of [
+    ['claude-code-action', 'claude-code', { implement: 'success', apply: 'success' }],
+    ['codex-action', 'codex', { implement: 'success' }],
+  ] as const) {
+    it(snippet, { timeout: 600_000 }, async () => {
+      counted(snippet);
+      let session: Session | undefined;
+      try {
+        session = await runReadmeJob(
+          CLIENTS.find((c) => c.name === clientName)!,
+          {
+            snippet,
+            file: 'docs/agents.md',
+          },
+        );
+        const { checks, run, job } = session;
+        const report = run.steps
+          .map((s) => `${s.job}/${s.name}: ${s.outcome}\n${s.log.slice(-3000)}`)
+          .join('\n');
+        expect(checks.length, report).toBeGreaterThan(0);
+        expect(
+          checks.filter((c) => !c.ok),
+          report,
+        ).toEqual([]);
+        expect(run.results, report).toEqual(results);
+        const pushed = await git(job.bare, ['ls-tree', '-r', '--name-only', job.branch]);
+        expect(pushed).toContain(`src/from-${clientName}.ts`);
+        expect(await receipt(session), report).toBe('success');
+      } finally {
+        await session?.model.stop();
+        await session?.job.close();
+      }
+    });
+  }
+
+  it('codex-action: with the header of one perimeter only, codex stops', { timeout: 600_000 }, async () => {
+    counted('codex-action: with the header of one perimeter only, codex stops');
+    const session = await runReadmeJob(
+      CLIENTS.find((c) => c.name === 'codex')!,
+      {
+        snippet: 'codex-action',
+        file: 'docs/agents.md',
+        edit: dropLine(/^ *test-author "\$SECRET_TEST_AUTHOR" \\\n/m),
+      },
+    );
+    try {
+      expect(session.run.results).toEqual({ implement: 'failure' });
+      expect(session.stepLogs.join('\n')).toMatch(/test-author/);
+    } finally {
+      await session.model.stop();
+      await session.job.close();
+    }
+  });
+});
+
+describe('any MCP client, as README shows it', () => {
+  it('any-client: curl reads a file through the endpoint', { timeout: 600_000 }, async () => {
+    counted('any-client');
+    // the client case only supplies a model server nobody calls: curl is the agent here
+    const session = await runReadmeJob(
+      CLIENTS.find((c) => c.name === 'claude-code')!,
+      {
+        snippet: 'any-client',
+        files: { 'src/index.ts': 'export const index = 1;\n' },
+      },
+    );
+    try {
+      const report = session.run.steps.map((s) => `${s.name}: ${s.outcome}\n${s.log}`).join('\n');
+      expect(session.run.results, report).toEqual({ implement: 'success' });
+      expect(session.stepLogs.join('\n'), report).toContain('export const index = 1;');
+      expect(await receipt(session)).toBe('success');
+    } finally {
+      await session.model.stop();
+      await session.job.close();
+    }
+  });
 });

@@ -57,8 +57,7 @@ export const CLIENTS: ClientCase[] = [
     // the model provider, put before the perimeter's table in the file main wrote: README's own step then
     // creates CODEX_HOME and appends it there (top-level keys must come first in TOML)
     afterMain: (job, model) => {
-      const file = job.runner.main?.outputs['codex-config-implementer'];
-      if (!file) return;
+      const outputs = job.runner.main?.outputs ?? {};
       const provider = [
         'model = "gpt-5.1-codex"',
         'model_provider = "scripted"',
@@ -69,7 +68,10 @@ export const CLIENTS: ClientCase[] = [
         'env_key = "CODEX_API_KEY"',
         '',
       ].join('\n');
-      writeFileSync(file, provider + readFileSync(file, 'utf8'));
+      // the implementer's file (README's codex workflows) and the one for every perimeter (codex-action's)
+      for (const file of [outputs['codex-config-implementer'], outputs['codex-config']]) {
+        if (file) writeFileSync(file, provider + readFileSync(file, 'utf8'));
+      }
     },
   },
   {
@@ -124,6 +126,8 @@ export interface Variation {
   script?: (job: Job) => Scripted;
   /** the task the workflow gives */
   task?: string;
+  /** the file the workflow is in; default README.md */
+  file?: string;
   /** more files on the default branch (the checkout's), beside the sample repository's */
   files?: Record<string, string>;
 }
@@ -135,7 +139,7 @@ export async function runReadmeJob(
   options: Variation = {},
 ): Promise<Session> {
   const snippet = options.snippet ?? client.name;
-  const text = readmeWorkflow(snippet);
+  const text = readmeWorkflow(snippet, options.file);
   const workflow = parseWorkflow(options.edit ? options.edit(text) : text);
   let script: Scripted | undefined;
   let model: ModelServer | undefined;

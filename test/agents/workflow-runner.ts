@@ -214,7 +214,7 @@ function ordered(jobs: Record<string, WorkflowJob>): string[] {
   return done;
 }
 
-interface Contexts {
+export interface Contexts {
   inputs: Record<string, string>;
   declaredInputs: Set<string>;
   secrets: Record<string, string>;
@@ -337,7 +337,8 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
     reach: [],
   };
   try {
-    for (const [index, name] of order.entries()) {
+    // each job starts when the jobs it needs are done; jobs that need nothing start together, as on GitHub
+    const runOne = async (name: string, index: number): Promise<void> => {
       const job = jobs[name]!;
       const needs = Object.fromEntries(
         [job.needs ?? []]
@@ -351,10 +352,10 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
           : condition(job.if, { ...emptyContexts(), needs, status: needsOk ? 'success' : 'failure' });
       if (!jobIf) {
         out.results[name] = 'skipped';
-        continue;
+        return;
       }
       const token = index === 0 ? standIn.token : `ghs_${randomBytes(18).toString('hex')}`;
-      if (index > 0) standIn.gh.addToken(token, 'github-actions[bot]', { checks: permissionsOf(job).checks });
+      if (index > 0) standIn.gh.addToken(token, 'github-actions[bot]', permissionsOf(job));
       const result = await runJob(name, job, {
         workflow,
         options,
@@ -373,7 +374,18 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
         // the job's token expires with it, as GITHUB_TOKEN does
         standIn.gh.revokeToken(standIn.token);
       }
-    }
+    };
+    const started = new Map<string, Promise<void>>();
+    const start = (name: string): Promise<void> => {
+      let running = started.get(name);
+      if (!running) {
+        const needs = [jobs[name]!.needs ?? []].flat();
+        running = Promise.all(needs.map(start)).then(() => runOne(name, order.indexOf(name)));
+        started.set(name, running);
+      }
+      return running;
+    };
+    await Promise.all(order.map(start));
   } catch (error) {
     // a run that could not go on (an expression the runner would refuse): leave nothing running
     await standIn.close();
@@ -497,11 +509,36 @@ async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'s
           result = { ok: main.exitCode === 0, log: main.log + main.stderr, outputs: main.outputs };
         }
       } else {
+        const wrapper = step.uses === undefined ? undefined : WRAPPERS[step.uses.split('@')[0]!];
         if (step.uses?.startsWith('actions/checkout@')) {
           // checked out by root (git refuses a repository of another user), then given to the step's user
           if (runAs) execFileSync('chown', ['root:', runner.workspace]);
           result = await checkout(s.standIn, runner, step, x, s.token);
           if (runAs) execFileSync('chown', ['-R', `${runAs.user}:`, runner.workspace]);
+        } else if (wrapper) {
+          const inputs = withInputs(step, x);
+          const given = await wrapper({
+            inputs,
+            token: s.token,
+            runner,
+            home,
+            stepEnv: { ...stepEnv, HOME: home },
+          });
+          const env = {
+            ...(s.options.agentEnv?.(name, step) ?? {}),
+            ...given.env,
+            PATH: `${binDir()}:${path}`,
+          };
+          s.out.reach.push(
+            await reachOf(name, label, perms.contents === 'write', s.token, runner, home, given.env),
+          );
+          const r = await runner.runShell(given.script, env, s.options.stepTimeoutMs, ['bash', '-e']);
+          result = {
+            agent: true,
+            ok: r.exitCode === 0,
+            log: `exit ${r.exitCode}${r.timedOut ? ' (timed out)' : ''}\n${r.stdout}\n${r.stderr}`,
+            outputs: {},
+          };
         } else if (step.run !== undefined && installLine(interpolate(step.run, x))) {
           const install = installLine(interpolate(step.run, x))!;
           // answered from the pinned cache: what `npm install` would leave, without the registry
@@ -569,7 +606,7 @@ async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'s
  * `run:` without `shell:` is `bash -e {0}`; `shell: bash` is `bash --noprofile --norc -eo pipefail {0}`.
  * https://docs.github.com/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_idstepsshell
  */
-function shellOf(shell: string | undefined): string[] {
+export function shellOf(shell: string | undefined): string[] {
   if (shell === undefined) return ['bash', '-e'];
   if (shell === 'bash') return ['bash', '--noprofile', '--norc', '-eo', 'pipefail'];
   throw new Error(`shell ${shell} is not emulated`);
@@ -580,7 +617,7 @@ function shellOf(shell: string | undefined): string[] {
  * a warning naming the output.
  * https://docs.github.com/actions/reference/workflows-and-actions/workflow-syntax#jobsjob_idoutputs
  */
-function jobOutputs(
+export function jobOutputs(
   name: string,
   job: WorkflowJob,
   x: Contexts,
@@ -634,6 +671,79 @@ async function checkout(
     outputs: {},
   };
 }
+
+interface WrapperCall {
+  inputs: Record<string, string>;
+  /** the job's token, what `${{ github.token }}` gives */
+  token: string;
+  runner: ActionRunner;
+  home: string;
+  /** the step's env as the workflow sets it */
+  stepEnv: Record<string, string>;
+}
+
+/**
+ * The agent wrapper actions, by what they hand the agent: the environment its process gets (emulated
+ * exactly, since that decides what the agent can reach) and the command they run. Neither is run from its
+ * own bundle (they need GitHub); the pinned client stands for the one each installs.
+ */
+const WRAPPERS: Record<
+  string,
+  (call: WrapperCall) => Promise<{ env: Record<string, string>; script: string }>
+> = {
+  /**
+   * anthropics/claude-code-action v1: its action.yml sets `DEFAULT_WORKFLOW_TOKEN: ${{ github.token }}` on the
+   * step that runs Claude, and the SDK gets the whole process environment; `github_token` (or the token of its
+   * App) becomes GITHUB_TOKEN and GH_TOKEN and goes into the checkout's remote (src/github/operations/git-config.ts).
+   */
+  'anthropics/claude-code-action': async ({ inputs, token, runner, stepEnv }) => {
+    const github = inputs.github_token;
+    if (!github)
+      throw new Error('claude-code-action without github_token needs its App (OIDC): not emulated');
+    await run(
+      'git',
+      ['remote', 'add', 'origin', `https://x-access-token:${github}@github.com/octo/widgets.git`],
+      {
+        cwd: runner.workspace,
+      },
+    ).catch(() => undefined);
+    return {
+      env: {
+        ...stepEnv,
+        ANTHROPIC_API_KEY: inputs.anthropic_api_key ?? '',
+        GITHUB_TOKEN: github,
+        GH_TOKEN: github,
+        DEFAULT_WORKFLOW_TOKEN: token,
+        PROMPT: inputs.prompt ?? '',
+      },
+      script: `claude -p "$PROMPT" ${(inputs.claude_args ?? '').replace(/\s+/g, ' ')}`,
+    };
+  },
+  /**
+   * openai/codex-action v1: `codex exec` with CODEX_HOME from `codex-home`. `safety-strategy`: drop-sudo
+   * (default) and read-only keep the step's environment; unprivileged-user runs Codex with `sudo -u`, which
+   * starts it with a fresh environment (only what the action passes: CODEX_HOME, and the key through its
+   * proxy); unsafe keeps everything, sudo included.
+   */
+  'openai/codex-action': async ({ inputs, runner, home, stepEnv }) => {
+    const strategy = inputs['safety-strategy'] || 'drop-sudo';
+    const codex = {
+      CODEX_HOME: inputs['codex-home'] ?? '',
+      CODEX_API_KEY: inputs['openai-api-key'] ?? '',
+      PROMPT: inputs.prompt ?? '',
+    };
+    if (strategy === 'unprivileged-user') {
+      return {
+        env: { HOME: mkdtempSync(join(tmpdir(), 'codex-user-')), ...codex },
+        script:
+          'env -i PATH="$PATH" HOME="$HOME" CODEX_HOME="$CODEX_HOME" CODEX_API_KEY="$CODEX_API_KEY" codex exec "$PROMPT"',
+      };
+    }
+    if (strategy !== 'drop-sudo' && strategy !== 'read-only')
+      throw new Error(`safety-strategy ${strategy}: not emulated`);
+    return { env: { ...runner.baseEnv(), ...stepEnv, HOME: home, ...codex }, script: 'codex exec "$PROMPT"' };
+  },
+};
 
 /** The forms the token is written in: as is, and as git's basic credential. */
 function needles(token: string): string[] {

@@ -129,10 +129,18 @@ export interface FakeGithub {
    */
   revokeToken(token: string): void;
   /**
-   * Accepts one more token, as the login it belongs to (a later job's GITHUB_TOKEN, say), with its `checks`
-   * permission (default write).
+   * Accepts one more token, as the login it belongs to (a later job's GITHUB_TOKEN, say), with its `checks`,
+   * `contents` and `statuses` permissions (each default write), enforced as the main token's are.
    */
-  addToken(token: string, login: string, permissions?: { checks?: 'none' | 'read' | 'write' }): void;
+  addToken(
+    token: string,
+    login: string,
+    permissions?: {
+      checks?: 'none' | 'read' | 'write';
+      contents?: 'read' | 'write';
+      statuses?: 'none' | 'read' | 'write';
+    },
+  ): void;
   /**
    * Accepts one more token as a GitHub App's installation token: its login is `<slug>[bot]`, the statuses it
    * posts have that creator, its check runs carry `app: { id, slug, ... }`, and it may update only check runs
@@ -295,6 +303,9 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
       apps.forLogin(login);
       tokens.set(token, login);
       setChecks(token, permissions.checks);
+      if (permissions.contents === 'read') state.contentsReadOnly.add(token);
+      if (permissions.statuses && permissions.statuses !== 'write')
+        state.statuses.set(token, permissions.statuses);
     },
     addAppToken: (token, app, permissions = {}) => {
       apps.register(identityOf(app));

@@ -1,0 +1,210 @@
+/**
+ * Line-by-line mutation of README's workflows (`npm run test:long`; it runs the real clients, cached in
+ * .cache/agents, against the scripted model): each line is deleted, one at a time, and the whole workflow run
+ * again on the workflow runner. The mutant is caught when GitHub would refuse the workflow (it no longer parses
+ * as one), a job does not succeed, the receipt differs, the branch holds other files, the agent step can now
+ * reach the job's token, or it calls a server the checkout's own .mcp.json names (one is there). A surviving
+ * line must be in SURVIVORS with the reason it may go; an unexplained survivor fails, and so does an
+ * explanation for a line that no longer survives.
+ */
+import { appendFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { actionDir, git } from '@perimeter/test-rigs';
+import { ensureClients } from './clients.js';
+import { readmeWorkflow } from './readme-jobs.js';
+import { WorkspaceScript } from './script.js';
+import { CLIENTS, receipt, runReadmeJob, type Session, type Variation } from './sessions.js';
+import { parseWorkflow } from './workflow-runner.js';
+
+/** README's workflows mutated here, each with the client it runs. */
+const WORKFLOWS: Array<[snippet: string, client: string, file?: string]> = [
+  ['claude-code', 'claude-code'],
+  ['agent-sdk', 'agent-sdk'],
+  ['codex', 'codex'],
+  ['copilot', 'copilot'],
+  ['claude-code-workspace', 'claude-code'],
+  ['codex-workspace', 'codex'],
+  ['two-job', 'claude-code'],
+  ['staged', 'claude-code'],
+  ['claude-code-action', 'claude-code', 'docs/agents.md'],
+  ['codex-action', 'codex', 'docs/agents.md'],
+];
+
+/** The workspace workflows' agent edits a file with its own tools; the rest use the gateway's. */
+function variation(snippet: string, client: string): Variation {
+  if (!snippet.endsWith('-workspace')) return {};
+  const file = { path: `src/from-${client}.ts`, content: `export const from = ${JSON.stringify(client)};\n` };
+  return {
+    task: `Add ${file.path}`,
+    script: (job) => new WorkspaceScript(file, () => job.runner.main?.outputs['workspace-implementer'] ?? ''),
+  };
+}
+
+/** Lines that may be deleted without the run noticing, by `snippet: line`, and why. */
+const NAME = "the workflow's display name: nothing runs differently without it";
+const ALL =
+  'perimeters defaults to `all`, which exposes implementer too (with the others of the sample perimeters.yml), ' +
+  'and the agent step takes only the outputs named for implementer';
+const ERROR_EXIT =
+  'exits non-zero when the SDK reports an error; the scripted run reports none, so only a failing run shows it';
+const OWN_TASK =
+  'the scripted model plays its own script whatever the task says, and `codex exec` with an empty prompt still runs';
+const OFFLINE =
+  "the suite runs Copilot offline against the scripted model (COPILOT_OFFLINE with the provider's own key), " +
+  'so the Copilot token is never used';
+const ALWAYS =
+  'matters only when the agent job fails: the later job must judge it then too; this run succeeds';
+const SURVIVORS: Record<string, string> = {
+  ...Object.fromEntries(WORKFLOWS.map(([snippet]) => [`${snippet}: name: implement`, NAME])),
+  ...Object.fromEntries(
+    ['claude-code', 'agent-sdk', 'codex', 'copilot'].map((snippet) => [
+      `${snippet}: with: { perimeters: implementer }`,
+      ALL,
+    ]),
+  ),
+  'agent-sdk: console.log(message.result);': "prints the agent's closing text to the log, nothing more",
+  'agent-sdk: if (message.is_error) process.exit(1);': ERROR_EXIT,
+  'agent-sdk: cwd: process.cwd(),': "the SDK's default working directory is the process's own",
+  'codex: TASK: ${{ inputs.task }}': OWN_TASK,
+  'codex-action: prompt: ${{ inputs.task }}': OWN_TASK,
+  'codex-action: safety-strategy: unprivileged-user':
+    'the headers written into the config work under every strategy, and the default (drop-sudo) runs Codex as ' +
+    'the same user here; the line picks the strategy that keeps sudo and the environment from Codex, which the ' +
+    'emulation (no user switch) cannot observe',
+  'copilot: COPILOT_GITHUB_TOKEN: ${{ secrets.COPILOT_TOKEN }}': OFFLINE,
+  'two-job: if: always()': ALWAYS,
+  'claude-code-action: with: { persist-credentials: false }':
+    "claude-code-action puts its github_token into the checkout's remote itself, so the job's (read-only) token " +
+    'is in reach with or without this line; it matters for every other agent',
+  'claude-code-action: permissions: { contents: read }':
+    "without it the job gets the repository's default, which the emulation takes as GitHub's restricted one " +
+    '(contents: read), what the line says; with the permissive default the token could write, so keep it',
+  "codex-action: with: { perimeters: 'test-author,implementer' }":
+    'perimeters defaults to `all`, and the sample perimeters.yml has exactly these two',
+  'staged: permissions: { contents: read }':
+    "without it the job gets the repository's default, which the emulation takes as GitHub's restricted one " +
+    '(contents: read), what the line says; with the permissive default the token could write, so keep it',
+};
+
+interface Outcome {
+  results: string;
+  receipt: string | undefined;
+  tree: string;
+  tokenInReach: boolean;
+  writeTokenInReach: boolean;
+  /** the agent connected to a server the checkout's own .mcp.json names */
+  checkoutServerReached: boolean;
+}
+
+/**
+ * A server the checkout's `.mcp.json` names (enabled by its `.claude/settings.json`): an agent that loads the
+ * branch's MCP configuration calls it.
+ */
+const rogueHits: string[] = [];
+const rogue = createServer((req, res) => {
+  rogueHits.push(`${req.method} ${req.url}`);
+  res.writeHead(500).end();
+});
+function checkoutFiles(): Record<string, string> {
+  const { port } = rogue.address() as AddressInfo;
+  return {
+    '.mcp.json': JSON.stringify({
+      mcpServers: { rogue: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } },
+    }),
+    '.claude/settings.json': JSON.stringify({ enableAllProjectMcpServers: true }),
+  };
+}
+
+async function outcome(session: Session): Promise<Outcome> {
+  const { job, run } = session;
+  return {
+    results: JSON.stringify(run.results),
+    receipt: await receipt(session),
+    tree: await git(job.bare, ['ls-tree', '-r', '--name-only', job.branch]),
+    tokenInReach: run.reach.some((r) => r.found.length > 0),
+    writeTokenInReach: run.reach.some((r) => r.writeToken && r.found.length > 0),
+    checkoutServerReached: rogueHits.splice(0).length > 0,
+  };
+}
+
+let dir = '';
+const report: string[] = [];
+beforeAll(async () => {
+  await ensureClients();
+  dir = await actionDir();
+  await new Promise<void>((resolve) => rogue.listen(0, '127.0.0.1', resolve));
+}, 900_000);
+afterAll(() => {
+  rogue.close();
+  console.log(report.join('\n'));
+});
+/** MUTANTS_LOG=file: each mutant's line as it is decided (the report above comes only at the end) */
+const progress = (line: string) => {
+  report.push(line);
+  if (process.env.MUTANTS_LOG) appendFileSync(process.env.MUTANTS_LOG, `${line}\n`);
+};
+
+describe("README's workflows, a line deleted at a time", () => {
+  for (const [snippet, clientName, file] of WORKFLOWS) {
+    it(snippet, { timeout: 3_600_000 }, async () => {
+      const client = CLIENTS.find((c) => c.name === clientName)!;
+      const text = readmeWorkflow(snippet, file);
+      const base: Variation = {
+        snippet,
+        files: checkoutFiles(),
+        ...(file && { file }),
+        ...variation(snippet, clientName),
+      };
+      const run = async (edit?: (t: string) => string): Promise<Outcome | string> => {
+        let session: Session | undefined;
+        rogueHits.splice(0);
+        try {
+          if (edit) parseWorkflow(edit(text));
+        } catch (error) {
+          return `refused: ${(error as Error).message.split('\n')[0]}`;
+        }
+        try {
+          session = await runReadmeJob(dir, client, { ...base, ...(edit && { edit }) });
+          return await outcome(session);
+        } catch (error) {
+          // the runner could not go on: the workflow fails
+          return `failed: ${(error as Error).message.split('\n')[0]}`;
+        } finally {
+          await session?.model.stop();
+          await session?.job.close();
+        }
+      };
+      const baseline = await run();
+      expect(typeof baseline === 'object' && JSON.parse(baseline.results)).toEqual(
+        expect.objectContaining({ implement: 'success' }),
+      );
+      const lines = text.split('\n');
+      const survivors: string[] = [];
+      let caught = 0;
+      let mutants = 0;
+      for (const [i, line] of lines.entries()) {
+        if (line.trim() === '') continue;
+        mutants++;
+        const got = await run(() => lines.filter((_, j) => j !== i).join('\n'));
+        const same = typeof got === 'object' && JSON.stringify(got) === JSON.stringify(baseline);
+        if (same) survivors.push(`${snippet}: ${line.trim()}`);
+        else caught++;
+        progress(
+          `${snippet} -${i + 1} ${same ? 'SURVIVED' : 'caught'} ${line.trim()}${typeof got === 'string' ? ` (${got})` : same ? '' : ` ${JSON.stringify(got).slice(0, 160)}`}`,
+        );
+      }
+      progress(`${snippet}: ${caught}/${mutants} caught (${Math.round((100 * caught) / mutants)}%)`);
+      const explained = Object.keys(SURVIVORS).filter((k) => k.startsWith(`${snippet}: `));
+      expect(
+        survivors.filter((s) => !(s in SURVIVORS)),
+        'unexplained survivors',
+      ).toEqual([]);
+      expect(
+        explained.filter((s) => !survivors.includes(s)),
+        'explained lines that no longer survive',
+      ).toEqual([]);
+    });
+  }
+});

@@ -1,0 +1,85 @@
+/**
+ * The runner emulation's rules, without a job (`npm test`): expressions as the runner evaluates them, what it
+ * refuses, the shell it starts, and job outputs dropped when they hold a masked value.
+ */
+import { describe, expect, it } from 'vitest';
+import { evaluate, jobOutputs, parseWorkflow, shellOf, type Contexts } from './workflow-runner.js';
+
+const X: Contexts = {
+  inputs: { task: 'do it' },
+  declaredInputs: new Set(['task']),
+  secrets: { KEY: 'sk-1' },
+  github: { token: 'ghs_x', run_attempt: '1' },
+  runner: { temp: '/rt' },
+  env: { A: 'a' },
+  steps: {
+    perimeter: { outputs: { endpoints: '{"implementer":"http://u"}', secret: 's3cr3t' }, outcome: 'success' },
+  },
+  needs: {},
+  status: 'success',
+};
+
+describe('evaluate', () => {
+  it('reads the contexts the workflows use', () => {
+    expect(evaluate('inputs.task', X)).toBe('do it');
+    expect(evaluate('secrets.KEY', X)).toBe('sk-1');
+    expect(evaluate('github.token', X)).toBe('ghs_x');
+    expect(evaluate('runner.temp', X)).toBe('/rt');
+    expect(evaluate('fromJSON(steps.perimeter.outputs.endpoints).implementer', X)).toBe('http://u');
+  });
+  describe('when a property is missing where the runner gives an empty string', () => {
+    it('gives an empty string: an unset secret, a step or output that is not there', () => {
+      expect(evaluate('secrets.NOPE', X)).toBe('');
+      expect(evaluate('steps.perimeter.outputs.nope', X)).toBe('');
+      expect(evaluate('steps.nope.outputs.mcp-config', X)).toBe('');
+    });
+  });
+  describe('when the expression is one the runner refuses or the emulation does not know', () => {
+    it('throws', () => {
+      expect(() => evaluate('inputs.nope', X)).toThrow('the workflow declares no input nope');
+      expect(() => evaluate('needs.build.outputs.x', X)).toThrow('the job does not need build');
+      expect(() => evaluate('github.event_name', X)).toThrow('not emulated');
+      expect(() => evaluate('toJSON(github)', X)).toThrow('not an expression this runner emulation knows');
+    });
+  });
+});
+
+describe('parseWorkflow', () => {
+  it.each([
+    ['jobs: { a: { runs-on: x, steps: [{ run: y }] } }', 'needs `on:` and `jobs:`'],
+    ['on: push\njobs: { a: { steps: [{ run: y }] } }', 'runs-on is required'],
+    ['on: push\njobs: { a: { runs-on: x, steps: [{ id: y }] } }', 'a step needs one of uses and run'],
+    ['on: push\njobs: { a: { runs-on: x, steps: [{ run: y, ENV: z }] } }', 'unexpected step key ENV'],
+  ])('refuses %j', (text, message) => {
+    expect(() => parseWorkflow(text)).toThrow(message);
+  });
+});
+
+describe('shellOf', () => {
+  it('starts `run:` as bash -e without shell:, and with pipefail for shell: bash', () => {
+    expect(shellOf(undefined)).toEqual(['bash', '-e']);
+    expect(shellOf('bash')).toEqual(['bash', '--noprofile', '--norc', '-eo', 'pipefail']);
+  });
+});
+
+describe('jobOutputs', () => {
+  describe('when an output holds a masked value', () => {
+    it('drops it with the runner warning and keeps the others', () => {
+      const warnings: string[] = [];
+      const outputs = jobOutputs(
+        'implement',
+        {
+          outputs: {
+            url: '${{ fromJSON(steps.perimeter.outputs.endpoints).implementer }}',
+            secret: 'x${{ steps.perimeter.outputs.secret }}',
+          },
+        },
+        X,
+        ['s3cr3t'],
+        warnings,
+      );
+      expect(outputs).toEqual({ url: 'http://u' });
+      expect(warnings).toEqual(["Skip output 'secret' since it may contain secret. (job implement)"]);
+    });
+  });
+});
