@@ -1,5 +1,5 @@
 /**
- * Line-by-line mutation of README's workflows (`npm run test:long`; it runs the real clients, cached in
+ * Line-by-line mutation of README's workflows (`npm run test:readme-mutants`; it runs the real clients, cached in
  * .cache/agents, against the scripted model): each line is deleted, one at a time, and the whole workflow run
  * again on the workflow runner. The mutant is caught when GitHub would refuse the workflow (it no longer parses
  * as one), a job does not succeed, the receipt differs, the branch holds other files, the agent step can now
