@@ -331,13 +331,13 @@ export function renderTable(raw: Record<string, unknown>): string {
         [
           ['through the gateway', g.gateway_ms.p50, g.gateway_ms.p99],
           [
-            'a plain MCP SDK server doing the same upstream work (the ref check, 304; the text from its cache)',
+            'a plain MCP SDK server doing the same upstream work (the head over git; the text from its cache)',
             g.plain_mcp_ms.p50,
             g.plain_mcp_ms.p99,
           ],
           ['direct: Octokit GET blob', g.direct_blob_ms.p50, g.direct_blob_ms.p99],
           [
-            'direct: conditional GET ref (304), the request the warm read makes',
+            'direct: conditional GET ref (304), the REST form of the head check',
             g.direct_ref_304_ms.p50,
             g.direct_ref_304_ms.p99,
           ],
