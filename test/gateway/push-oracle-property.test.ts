@@ -144,7 +144,24 @@ describe('push_files at or below a hidden path', () => {
           expect(hidden.after).toBe(missing.after);
         },
       ),
-      { numRuns: 150 },
+      {
+        numRuns: 150,
+        // CI's run found it: with the stand-in's own tree hashes, a tree the gateway built after a push was
+        // never proven, and an empty tree seen before cost one listing less
+        examples: [
+          [
+            ['**'],
+            ['**'],
+            [['src', '.env'], ['src']],
+            0,
+            [
+              { below: [], delete: false },
+              { below: [], delete: true },
+              { below: [], delete: false },
+            ],
+          ],
+        ],
+      },
     );
   });
 

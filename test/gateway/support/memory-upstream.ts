@@ -1,10 +1,12 @@
 /**
  * A small in-memory repository for unit tests of tool logic, with the Upstream roles the gateway takes:
- * coordinates, reads and writes. Objects are content-addressed (SHA-1 over a type prefix and the content, like
- * git), SHA-addressed reads count one request the first time only (like the Octokit implementation's cache),
+ * coordinates, reads and writes. Blobs and trees have git's own SHAs (so a tree the gateway builds after a
+ * push is proven against the upstream's as against GitHub's); commits are content-addressed in a form of
+ * their own. SHA-addressed reads count one request the first time only (like the Octokit implementation's cache),
  * and the branch head costs one request per check.
  */
 import { createHash } from 'node:crypto';
+import { blobSha, listingTreeSha } from '../../../src/github/git-objects.js';
 import {
   UpstreamError,
   type CommitInfo,
@@ -65,13 +67,13 @@ export async function createMemoryUpstream(
     return found;
   };
   const putBlob = (data: Uint8Array): string => {
-    const sha = hashOf('blob', data);
+    const sha = blobSha(data);
     objects.set(sha, { kind: 'blob', data });
     return sha;
   };
   const putTree = (entries: TreeEntry[]): string => {
     const sorted = [...entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    const sha = hashOf('tree', JSON.stringify(sorted));
+    const sha = listingTreeSha(sorted);
     objects.set(sha, { kind: 'tree', entries: sorted });
     return sha;
   };
