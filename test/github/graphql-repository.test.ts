@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readRepositoryConfig } from '../../src/action/config-loader.js';
 import { createOctokitUpstream } from '../../src/github/octokit/octokit-upstream.js';
-import { commitToBare, seedRepo, startFakeGithub, type FakeGithub } from '@perimeter/fake-github';
+import { commitToBare, gitText, seedRepo, startFakeGithub, type FakeGithub } from '@perimeter/fake-github';
 
 const TOKEN = 'ghs_GraphqlRepositoryToken0123456789abcd';
 const GRAPHQL = 'POST /graphql';
@@ -12,11 +12,13 @@ const GRAPHQL = 'POST /graphql';
 /** main's first read: the default branch and perimeters.yml in one GraphQL call, REST when it cannot. */
 describe('the repository and its config in one request', () => {
   let root: string;
+  let dir: string;
   let fake: FakeGithub;
+  const rev = async (name: string) => (await gitText(dir, ['rev-parse', name])).trim();
 
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'perimeter-graphql-repository-'));
-    const dir = join(root, 'r.git');
+    dir = join(root, 'r.git');
     await seedRepo(
       dir,
       { 'perimeters.yml': 'on trunk\n', 'bad.yml': Uint8Array.from([0x6f, 0x6e, 0xff, 0xfe, 0x0a]) },
@@ -43,7 +45,10 @@ describe('the repository and its config in one request', () => {
     expect(await readRepositoryConfig(up, 'perimeters.yml', null)).toEqual({
       defaultBranch: 'trunk',
       ref: 'trunk',
+      // the commit it was read at (the verify job compares it with the one the job started on)
+      commit: await rev('trunk'),
       text: 'on trunk\n',
+      sha: await rev('trunk:perimeters.yml'),
     });
     expect(fake.stats().byRoute).toEqual({ [GRAPHQL]: 1 });
     // and the repository is known from then on
@@ -55,7 +60,9 @@ describe('the repository and its config in one request', () => {
     expect(await readRepositoryConfig(upstream(), 'perimeters.yml', 'other')).toEqual({
       defaultBranch: 'trunk',
       ref: 'other',
+      commit: null,
       text: 'on other\n',
+      sha: await rev('other:perimeters.yml'),
     });
     expect(fake.stats().byRoute).toEqual({ [GRAPHQL]: 1 });
   });
@@ -78,7 +85,9 @@ describe('the repository and its config in one request', () => {
     expect(await readRepositoryConfig(upstream(), 'perimeters.yml', null)).toEqual({
       defaultBranch: 'trunk',
       ref: 'trunk',
+      commit: null,
       text: 'on trunk\n',
+      sha: await rev('trunk:perimeters.yml'),
     });
     expect(fake.stats().byRoute['GET /repos/{owner}/{repo}']).toBe(1);
     expect(fake.stats().byRoute['GET /repos/{owner}/{repo}/contents/{path}']).toBe(1);
