@@ -44,9 +44,6 @@ function variation(snippet: string, client: string): Variation {
 
 /** Lines that may be deleted without the run noticing, by `snippet: line`, and why. */
 const NAME = "the workflow's display name: nothing runs differently without it";
-const ALL =
-  'perimeters defaults to `all`, which exposes implementer too (with the others of the sample perimeters.yml), ' +
-  'and the agent step takes only the outputs named for implementer';
 const ERROR_EXIT =
   'exits non-zero when the SDK reports an error; the scripted run reports none, so only a failing run shows it';
 const OWN_TASK =
@@ -56,12 +53,17 @@ const OFFLINE =
   'so the Copilot token is never used';
 const ALWAYS =
   'matters only when the agent job fails: the later job must judge it then too; this run succeeds';
+const NO_ISOLATION =
+  'a gap of this suite, not a line the job can spare: without it the perimeters default to all (the same ' +
+  "here) and isolation is off, so the agent step runs as the gateway's user, which the reach scan does not " +
+  "see (it searches files and the environment, not the gateway's memory); test/hardening/isolation.test.ts " +
+  'shows what the agent can do then';
 const SURVIVORS: Record<string, string> = {
   ...Object.fromEntries(WORKFLOWS.map(([snippet]) => [`${snippet}: name: implement`, NAME])),
   ...Object.fromEntries(
     ['claude-code', 'agent-sdk', 'codex', 'copilot'].map((snippet) => [
-      `${snippet}: with: { perimeters: implementer }`,
-      ALL,
+      `${snippet}: with: { perimeters: implementer, isolation: user }`,
+      NO_ISOLATION,
     ]),
   ),
   'agent-sdk: console.log(message.result);': "prints the agent's closing text to the log, nothing more",
