@@ -57604,7 +57604,8 @@ class OctokitUpstream extends GitObjectReads {
         if (read) {
             const repository = { defaultBranch: read.defaultBranch, private: read.private };
             this.repository ??= Promise.resolve(repository);
-            return { ...read, file: read.file ?? (await this.getFileAtRef(path, read.ref)) };
+            // read at the commit the answer named, so the text is that commit's even if the branch moves meanwhile
+            return { ...read, file: read.file ?? (await this.getFileAtRef(path, read.commit ?? read.ref)) };
         }
         const { defaultBranch } = await this.getRepository();
         const at = ref ?? defaultBranch;
