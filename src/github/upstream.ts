@@ -394,15 +394,16 @@ export interface RepoReads {
    * request can bring both; the file's errors as getFileAtRef's. `commit`: the commit the file was read
    * at, when known (null: only the ref).
    */
-  getRepositoryFile?(
-    path: string,
-    ref: string | null,
-  ): Promise<{
-    defaultBranch: string;
-    ref: string;
-    commit: string | null;
-    file: { text: string; sha: string };
-  }>;
+  getRepositoryFile?(path: string, ref: string | null): Promise<RepositoryFile>;
+}
+
+/** The default branch and a file read beside it (RepoReads.getRepositoryFile). */
+export interface RepositoryFile {
+  defaultBranch: string;
+  ref: string;
+  /** the commit the file was read at, when known (null: only the ref) */
+  commit: string | null;
+  file: { text: string; sha: string };
 }
 
 /** Writes of git objects and branches. */

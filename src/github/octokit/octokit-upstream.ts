@@ -29,6 +29,7 @@ import {
   type PullRequestInfo,
   type PullRequestRequest,
   type PullRequestReview,
+  type RepositoryFile,
   type ActivityWindow,
   type StatusRecord,
   type RunArtifact,
@@ -489,15 +490,7 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
     }
   }
 
-  async getRepositoryFile(
-    path: string,
-    ref: string | null,
-  ): Promise<{
-    defaultBranch: string;
-    ref: string;
-    commit: string | null;
-    file: { text: string; sha: string };
-  }> {
+  async getRepositoryFile(path: string, ref: string | null): Promise<RepositoryFile> {
     let read: ReturnType<typeof repositoryFileOf> = null;
     try {
       read = repositoryFileOf(
