@@ -28,7 +28,7 @@ export interface SessionResult {
   maxListPage: number;
 }
 
-const CONFIG = `version: 1
+export const CONFIG = `version: 1
 perimeters:
   dev:
     read: ["packages/**", "docs/**", "examples/**", "common/**", "test/**", "README.md", "package.json"]
@@ -39,7 +39,7 @@ perimeters:
 const lines = (text: string) => text.trim().split('\n').filter(Boolean);
 
 /** The calls: 10 whole-branch pages, every wide commit of the last 400, merges, pages again. */
-async function sessionCalls(dir: string): Promise<Array<[string, string, Record<string, unknown>]>> {
+export async function sessionCalls(dir: string): Promise<Array<[string, string, Record<string, unknown>]>> {
   const wide: Array<[string, number]> = [];
   for (const sha of lines(
     await gitText(dir, ['rev-list', '--no-merges', '--first-parent', '-n', '400', 'main']),

@@ -1,17 +1,24 @@
 /**
  * Agent jobs an hour on one repository, verification included: the built action run as a runner runs it
  * (main, the agent's session through the gateway endpoint, post; and in the two-job setup the verify job),
- * with the economy section's repository and session. Each phase is metered on the stand-in: REST requests
- * charged to the rate limit, GraphQL points (a separate budget of 1,000 an hour for GITHUB_TOKEN), and git
- * smart HTTP requests (charged to neither). Jobs an hour: the smaller of 1,000 / REST and 1,000 / GraphQL.
+ * on two workloads: the economy section's repository and session, and a real project's history
+ * (PERIMETER_HISTORY_REPO, the MCP TypeScript SDK: history-session.ts's 40 calls of whole-branch pages, wide
+ * commits and merges, then a push). Each phase is metered on the stand-in: REST requests charged to the rate
+ * limit, GraphQL points (a separate budget of 1,000 an hour for GITHUB_TOKEN), and git smart HTTP requests
+ * (charged to neither). Jobs an hour: the smaller of 1,000 / REST and 1,000 / GraphQL. Beside them, in the same
+ * run, the same session as the reference servers send it (naive-session.ts), with no verification at all.
  */
-import { actionDir, Job, TwoJobs } from '@perimeter/test-rigs';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { actionDir, Job, TwoJobs, type JobOptions } from '@perimeter/test-rigs';
 import { compilePerimeter, parseConfig } from '../src/policy/index.js';
 import { difference, type Cost } from './economy/counting.js';
+import { runNaiveSession } from './economy/naive-session.js';
 import { runSessionSteps } from './economy/perimeter-session.js';
 import { makeRepo, type RepoSize } from './economy/repo-model.js';
 import { SESSION_PERIMETER } from './economy/economy.js';
-import { makeSession, type SessionShape } from './economy/session-script.js';
+import { makeSession, type SessionShape, type Step } from './economy/session-script.js';
+import { CONFIG as HISTORY_CONFIG, sessionCalls } from './history-session.js';
 
 export interface PhaseCost {
   rest: number;
@@ -22,8 +29,15 @@ export interface PhaseCost {
   routes: Record<string, number>;
 }
 
+export type Workload = 'bench session' | "the SDK's history";
+
 export interface JobsRow {
-  setup: 'one job (post verifies)' | 'two jobs (the verify job verifies)';
+  workload: Workload;
+  setup:
+    | 'one job (post verifies)'
+    | 'two jobs (the verify job verifies)'
+    | 'server-github (no verification)'
+    | 'github-mcp-server (no verification)';
   phases: Record<string, PhaseCost>;
   rest: number;
   graphql_points: number;
@@ -44,13 +58,19 @@ function phase(cost: Cost): PhaseCost {
   };
 }
 
-function row(setup: JobsRow['setup'], phases: Record<string, PhaseCost>, receipt: string): JobsRow {
+function row(
+  workload: Workload,
+  setup: JobsRow['setup'],
+  phases: Record<string, PhaseCost>,
+  receipt: string,
+): JobsRow {
   const sum = (key: 'rest' | 'graphql_points' | 'git'): number =>
     Object.values(phases).reduce((n, p) => n + p[key], 0);
   const rest = sum('rest');
   const points = sum('graphql_points');
   const perHour = Math.min(BUDGET / Math.max(rest, 1), points > 0 ? BUDGET / points : Infinity);
   return {
+    workload,
     setup,
     phases,
     rest,
@@ -61,6 +81,128 @@ function row(setup: JobsRow['setup'], phases: Record<string, PhaseCost>, receipt
   };
 }
 
+/** What a workload is: the repository (files on `main`, or a real history with them committed on top), the
+ * perimeter, and the session's steps once the repository exists (they may name its commits). */
+interface WorkloadSpec {
+  name: Workload;
+  repository: Pick<JobOptions, 'files' | 'history' | 'source'>;
+  perimeter: string;
+  steps: (job: Job) => Promise<Step[]>;
+}
+
+/** Perimeter's two setups, then the reference servers' replay, each on a repository of its own. */
+async function measure(workload: WorkloadSpec): Promise<JobsRow[]> {
+  const dir = await actionDir();
+  const options = {
+    ...workload.repository,
+    actionDir: dir,
+    inputs: { perimeters: workload.perimeter },
+    branch: 'main',
+  };
+  const rows: JobsRow[] = [];
+  const meter = (job: Job) => {
+    const phases: Record<string, PhaseCost> = {};
+    let before = job.gh.stats();
+    return {
+      phases,
+      mark(name: string): void {
+        const now = job.gh.stats();
+        phases[name] = phase(difference(now, before));
+        before = now;
+      },
+    };
+  };
+  {
+    const job = await Job.create(options);
+    try {
+      const steps = await workload.steps(job);
+      const m = meter(job);
+      const main = await job.main();
+      if (main.exitCode !== 0) throw new Error(`main failed: ${main.stderr}`);
+      m.mark('main');
+      await runSessionSteps(await job.agent(workload.perimeter), job.gh, job.commits, steps);
+      m.mark('session');
+      const post = await job.post();
+      m.mark('post');
+      const status = (await job.statuses(await job.head())).find((s) => s.context === 'perimeter');
+      rows.push(
+        row(
+          workload.name,
+          'one job (post verifies)',
+          m.phases,
+          `${post.exitCode === 0 ? 'passed' : 'failed'}, ${status?.state ?? 'no status'}`,
+        ),
+      );
+    } finally {
+      await job.close();
+    }
+  }
+  {
+    const jobs = await TwoJobs.create(options);
+    try {
+      const steps = await workload.steps(jobs.agent);
+      const m = meter(jobs.agent);
+      const main = await jobs.startAgentJob();
+      if (main.exitCode !== 0) throw new Error(`main failed: ${main.stderr}`);
+      m.mark('main');
+      await runSessionSteps(
+        await jobs.agent.agent(workload.perimeter),
+        jobs.agent.gh,
+        jobs.agent.commits,
+        steps,
+      );
+      m.mark('session');
+      await jobs.endAgentJob();
+      m.mark('post');
+      const verify = await jobs.verify();
+      m.mark('verify job');
+      const status = (await jobs.agent.statuses(await jobs.agent.head(), jobs.verifyToken)).find(
+        (s) => s.context === 'perimeter',
+      );
+      rows.push(
+        row(
+          workload.name,
+          'two jobs (the verify job verifies)',
+          m.phases,
+          `${verify.exitCode === 0 ? 'passed' : 'failed'}, ${status?.state ?? 'no status'}`,
+        ),
+      );
+    } finally {
+      await jobs.close();
+    }
+  }
+  {
+    const job = await Job.create(options);
+    try {
+      const steps = await workload.steps(job);
+      const naive = await runNaiveSession(
+        {
+          fake: job.gh,
+          repoDir: job.bare,
+          token: job.token,
+          commits: job.commits,
+          upstream: () => {
+            throw new Error('the replay sends its own requests');
+          },
+          close: () => job.close(),
+        },
+        steps,
+      );
+      const only = (rest: number): Record<string, PhaseCost> => ({
+        session: { rest, requests: rest, graphql_points: 0, git: 0, routes: {} },
+      });
+      rows.push(row(workload.name, 'server-github (no verification)', only(naive.serverGithub), 'none'));
+      rows.push(
+        row(workload.name, 'github-mcp-server (no verification)', only(naive.githubMcpServer), 'none'),
+      );
+    } finally {
+      await job.close();
+    }
+  }
+  return rows;
+}
+
+/** The economy section's repository and session. */
 export async function runJobs(options: { repo: RepoSize; session: SessionShape }): Promise<JobsRow[]> {
   const model = makeRepo(options.repo);
   const spec = parseConfig(model.config).perimeters.find((p) => p.name === SESSION_PERIMETER)!;
@@ -71,74 +213,44 @@ export async function runJobs(options: { repo: RepoSize; session: SessionShape }
     (p) => perimeter.canWrite(p).allowed,
     options.session,
   );
-  const dir = await actionDir();
-  const files = model.files as Record<string, string>;
-  const history = model.history as Array<{ message: string; files: Record<string, string | null> }>;
-  const inputs = { perimeters: SESSION_PERIMETER };
-  const rows: JobsRow[] = [];
+  return measure({
+    name: 'bench session',
+    repository: {
+      files: model.files as Record<string, string>,
+      history: model.history as Array<{ message: string; files: Record<string, string | null> }>,
+    },
+    perimeter: SESSION_PERIMETER,
+    steps: async () => steps,
+  });
+}
 
-  {
-    const job = await Job.create({ files, history, actionDir: dir, inputs, branch: 'main' });
-    try {
-      const phases: Record<string, PhaseCost> = {};
-      let before = job.gh.stats();
-      const mark = (name: string): void => {
-        const now = job.gh.stats();
-        phases[name] = phase(difference(now, before));
-        before = now;
-      };
-      const main = await job.main();
-      if (main.exitCode !== 0) throw new Error(`main failed: ${main.stderr}`);
-      mark('main');
-      await runSessionSteps(await job.agent(SESSION_PERIMETER), job.gh, job.commits, steps);
-      mark('session');
-      const post = await job.post();
-      mark('post');
-      const status = (await job.statuses(await job.head())).find((s) => s.context === 'perimeter');
-      rows.push(
-        row(
-          'one job (post verifies)',
-          phases,
-          `${post.exitCode === 0 ? 'passed' : 'failed'}, ${status?.state ?? 'no status'}`,
-        ),
-      );
-    } finally {
-      await job.close();
-    }
-  }
-  {
-    const jobs = await TwoJobs.create({ files, history, actionDir: dir, inputs, branch: 'main' });
-    try {
-      const gh = jobs.agent.gh;
-      const phases: Record<string, PhaseCost> = {};
-      let before = gh.stats();
-      const mark = (name: string): void => {
-        const now = gh.stats();
-        phases[name] = phase(difference(now, before));
-        before = now;
-      };
-      const main = await jobs.startAgentJob();
-      if (main.exitCode !== 0) throw new Error(`main failed: ${main.stderr}`);
-      mark('main');
-      await runSessionSteps(await jobs.agent.agent(SESSION_PERIMETER), gh, jobs.agent.commits, steps);
-      mark('session');
-      await jobs.endAgentJob();
-      mark('post');
-      const verify = await jobs.verify();
-      mark('verify job');
-      const status = (await jobs.agent.statuses(await jobs.agent.head(), jobs.verifyToken)).find(
-        (s) => s.context === 'perimeter',
-      );
-      rows.push(
-        row(
-          'two jobs (the verify job verifies)',
-          phases,
-          `${verify.exitCode === 0 ? 'passed' : 'failed'}, ${status?.state ?? 'no status'}`,
-        ),
-      );
-    } finally {
-      await jobs.close();
-    }
-  }
-  return rows;
+/**
+ * The SDK's history (PERIMETER_HISTORY_REPO, default .cache/history/typescript-sdk.git) with its perimeters.yml
+ * committed on `main`: the 40-call history session, then a push of one file. Null without the repository.
+ */
+export async function runHistoryJobs(
+  source = resolve(process.env.PERIMETER_HISTORY_REPO ?? '.cache/history/typescript-sdk.git'),
+): Promise<JobsRow[] | null> {
+  if (!existsSync(source)) return null;
+  return measure({
+    name: "the SDK's history",
+    repository: { files: { 'perimeters.yml': HISTORY_CONFIG }, source },
+    perimeter: 'dev',
+    steps: async (job) => {
+      const steps: Step[] = (await sessionCalls(job.bare)).map(([, tool, args]) => {
+        if (tool === 'list_commits') return { tool, args: { page: args.page as number } };
+        const history = job.commits.indexOf(args.sha as string);
+        if (history < 0) throw new Error(`${String(args.sha)} is not on main's first-parent history`);
+        return { tool: 'get_commit', commit: { history } };
+      });
+      steps.push({
+        tool: 'push_files',
+        args: {
+          message: 'Session push (1 file)',
+          files: [{ path: 'packages/core/src/perimeter-bench.ts', content: 'export const pushed = true;\n' }],
+        },
+      });
+      return steps;
+    },
+  });
 }

@@ -8,7 +8,7 @@ import os from 'node:os';
 import { runBigRepos } from './big-repos.js';
 import { runContentSafety } from './content-safety.js';
 import { runEconomy } from './economy/economy.js';
-import { runJobs } from './jobs.js';
+import { runHistoryJobs, runJobs } from './jobs.js';
 import { FULL_SESSION, QUICK_SESSION } from './economy/session-script.js';
 import { runGatewaySpeed } from './gateway-speed.js';
 import { runPolicy } from './policy.js';
@@ -66,6 +66,9 @@ if (wanted('jobs')) {
       ? { repo: { files: 1000, historyCommits: 12 }, session: QUICK_SESSION }
       : { repo: { files: 3000, historyCommits: 30 }, session: FULL_SESSION },
   );
+  const history = await runHistoryJobs();
+  if (history === null) log('jobs: no SDK history rows, no repository at PERIMETER_HISTORY_REPO');
+  else results.jobs.push(...history);
 }
 if (wanted('gateway')) {
   log('gateway: warm get_file latency, throughput, memory');

@@ -81,6 +81,7 @@ export async function runNaiveSession(standIn: StandIn, steps: Step[]): Promise<
             ...repo,
             sha: BRANCH,
             per_page: step.args.per_page ?? 30,
+            ...(step.args.page !== undefined ? { page: step.args.page } : {}),
             ...(step.args.path !== undefined ? { path: step.args.path } : {}),
           });
           return;

@@ -14,7 +14,7 @@ export type Step =
   | { tool: 'get_file'; args: { path: string } }
   | { tool: 'get_files'; args: { paths: string[] } }
   | { tool: 'push_files'; args: { message: string; files: Array<{ path: string; content: string }> } }
-  | { tool: 'list_commits'; args: { path?: string; per_page?: number } }
+  | { tool: 'list_commits'; args: { path?: string; per_page?: number; page?: number } }
   | { tool: 'get_commit'; commit: CommitRef };
 
 export interface SessionShape {
@@ -128,7 +128,7 @@ export function describeStep(step: Step): string {
     case 'push_files':
       return `push_files (${step.args.files.length} files)`;
     case 'list_commits':
-      return `list_commits ${step.args.path ?? '/'}`;
+      return `list_commits ${step.args.path ?? '/'}${step.args.page ? ` page ${step.args.page}` : ''}`;
     case 'get_commit':
       return `get_commit ${'push' in step.commit ? `push ${step.commit.push}` : `history ${step.commit.history}`}`;
   }

@@ -138,7 +138,7 @@ export function evaluateTargets(raw: Record<string, unknown>): Target[] {
     ['one job (post verifies)', 60, 16],
     ['two jobs (the verify job verifies)', 40, 25],
   ] as const) {
-    const job = r.jobs?.find((j) => j.setup === setup);
+    const job = r.jobs?.find((j) => j.setup === setup && (j.workload ?? 'bench session') === 'bench session');
     targets.push({
       name: `agent jobs an hour with verification, ${setup} (issue 32)`,
       target: `≥ ${wanted} (REST ≤ ${rest} a job)`,
@@ -236,6 +236,7 @@ export function renderTable(raw: Record<string, unknown>): string {
       '### Agent jobs an hour, verification included (the built action, run as a runner runs it)',
       table(
         [
+          'workload',
           'setup',
           ...phases.map((p) => `${p}: REST / GraphQL / git`),
           'a job: REST / GraphQL / git',
@@ -243,6 +244,7 @@ export function renderTable(raw: Record<string, unknown>): string {
           'receipt',
         ],
         r.jobs.map((j) => [
+          j.workload ?? 'bench session',
           j.setup,
           ...phases.map((p) => {
             const c = j.phases[p];

@@ -30,8 +30,16 @@ export const RUN_ID = 4242;
 export const ACTION_STEP = 'Run octo/perimeter@v1';
 
 export interface JobOptions {
-  /** files of the default branch `main`, perimeters.yml included */
+  /**
+   * files of the default branch `main`, perimeters.yml included; with `source`, the files one commit adds on
+   * top of the source's `main` (perimeters.yml, say)
+   */
   files: Record<string, string>;
+  /**
+   * a real repository (a bare one or a checkout) whose `main` becomes the repository's history, as a
+   * single-branch bare clone: the bench's jobs on a real project's history
+   */
+  source?: string;
   /** commits on main after the seed, oldest first (a history to list and read) */
   history?: Array<{ message: string; files: Record<string, string | null> }>;
   /** the bound branch, created from main before the job (unless it is main) */
@@ -85,7 +93,10 @@ export class Job {
   /** the job as GitHub's Actions jobs API records it, with its steps; null until it starts */
   record: JobRecord | null = null;
   readonly dir = mkdtempSync(join(tmpdir(), 'perimeter-job-'));
-  /** main's seed commit, then each commit of `history`, oldest first */
+  /**
+   * main's seed commit, then each commit of `history`, oldest first; with `source`, its first-parent history
+   * of `main`, then the commit of `files`
+   */
   readonly commits: string[] = [];
   readonly bare = join(this.dir, 'widgets.git');
   private clients: Client[] = [];
@@ -96,7 +107,24 @@ export class Job {
 
   static async create(options: JobOptions): Promise<Job> {
     const job = new Job(options);
-    job.commits.push(await seedRepo(job.bare, options.files));
+    if (options.source) {
+      await run('git', [
+        'clone',
+        '-q',
+        '--bare',
+        '--single-branch',
+        '--branch',
+        'main',
+        options.source,
+        job.bare,
+      ]);
+      const { stdout } = await run('git', ['rev-list', '--first-parent', '--reverse', 'main'], {
+        cwd: job.bare,
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      job.commits.push(...stdout.trim().split('\n'));
+      job.commits.push(await commitToBare(job.bare, 'main', options.files, "The job's files"));
+    } else job.commits.push(await seedRepo(job.bare, options.files));
     for (const commit of options.history ?? [])
       job.commits.push(await commitToBare(job.bare, 'main', commit.files, commit.message));
     if (job.branch !== 'main') await git(job.bare, ['branch', job.branch, 'main']);

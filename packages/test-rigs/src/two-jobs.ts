@@ -57,7 +57,7 @@ export class TwoJobs {
     });
     const jobs = new TwoJobs(
       agent,
-      options.branchFiles !== undefined || options.history !== undefined,
+      options.branchFiles !== undefined || options.history !== undefined || options.source !== undefined,
       options.inputs?.perimeters ?? 'all',
       copy,
       options.actionDir,
