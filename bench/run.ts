@@ -61,14 +61,16 @@ if (wanted('economy')) {
 }
 if (wanted('jobs')) {
   log('jobs: agent jobs an hour, verification included, the built action as a runner runs it');
-  results.jobs = await runJobs(
-    quick
-      ? { repo: { files: 1000, historyCommits: 12 }, session: QUICK_SESSION }
-      : { repo: { files: 3000, historyCommits: 30 }, session: FULL_SESSION },
-  );
   const history = await runHistoryJobs();
   if (history === null) log('jobs: no SDK history rows, no repository at PERIMETER_HISTORY_REPO');
-  else results.jobs.push(...history);
+  results.jobs = [
+    ...(await runJobs(
+      quick
+        ? { repo: { files: 1000, historyCommits: 12 }, session: QUICK_SESSION }
+        : { repo: { files: 3000, historyCommits: 30 }, session: FULL_SESSION },
+    )),
+    ...(history ?? []),
+  ];
 }
 if (wanted('gateway')) {
   log('gateway: warm get_file latency, throughput, memory');
