@@ -75,6 +75,15 @@ export interface FakeGithubOptions {
    * neither; both answer 403 as GitHub does. Default 'write'.
    */
   statuses?: 'none' | 'read' | 'write';
+  /**
+   * The main token's `pull-requests` permission: 'read' may read pull requests, their commits and reviews but
+   * not open, change or review one, 'none' may do neither; both answer 403 as GitHub does for a private
+   * repository (a public one serves public data to any token, so the stand-in's repositories are private).
+   * Default 'write'.
+   */
+  pullRequests?: 'none' | 'read' | 'write';
+  /** The main token's `actions` permission (runs, jobs, artifacts through REST), as `pullRequests`. */
+  actions?: 'none' | 'read' | 'write';
   /** whether the token may change .github/workflows (GITHUB_TOKEN may not: pushes refused, API 404); default false */
   workflowsPermission?: boolean;
   /** entries of a recursive tree answer before `truncated: true`; GitHub's 100,000 by default */
@@ -130,7 +139,8 @@ export interface FakeGithub {
   revokeToken(token: string): void;
   /**
    * Accepts one more token, as the login it belongs to (a later job's GITHUB_TOKEN, say), with its `checks`,
-   * `contents` and `statuses` permissions (each default write), enforced as the main token's are.
+   * `contents`, `statuses`, `pull-requests` and `actions` permissions (each default write), enforced as the
+   * main token's are.
    */
   addToken(
     token: string,
@@ -139,6 +149,8 @@ export interface FakeGithub {
       checks?: 'none' | 'read' | 'write';
       contents?: 'read' | 'write';
       statuses?: 'none' | 'read' | 'write';
+      'pull-requests'?: 'none' | 'read' | 'write';
+      actions?: 'none' | 'read' | 'write';
     },
   ): void;
   /**
@@ -226,6 +238,10 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
     contentsReadOnly: new Set(options.contents === 'read' ? [token] : []),
     checks: new Map(options.checks && options.checks !== 'write' ? [[token, options.checks]] : []),
     statuses: new Map(options.statuses && options.statuses !== 'write' ? [[token, options.statuses]] : []),
+    pullRequests: new Map(
+      options.pullRequests && options.pullRequests !== 'write' ? [[token, options.pullRequests]] : [],
+    ),
+    actions: new Map(options.actions && options.actions !== 'write' ? [[token, options.actions]] : []),
     apps,
     adminTokens: new Set([token]),
   };
@@ -306,6 +322,9 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
       if (permissions.contents === 'read') state.contentsReadOnly.add(token);
       if (permissions.statuses && permissions.statuses !== 'write')
         state.statuses.set(token, permissions.statuses);
+      const pullRequests = permissions['pull-requests'];
+      if (pullRequests && pullRequests !== 'write') state.pullRequests.set(token, pullRequests);
+      if (permissions.actions && permissions.actions !== 'write') state.actions.set(token, permissions.actions);
     },
     addAppToken: (token, app, permissions = {}) => {
       apps.register(identityOf(app));

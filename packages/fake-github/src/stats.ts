@@ -108,4 +108,8 @@ export interface ServerState {
   checks: Map<string, 'none' | 'read'>;
   /** tokens with less than `statuses: write`: 'read' may list statuses, 'none' may not even read them */
   statuses: Map<string, 'none' | 'read'>;
+  /** tokens with less than `pull-requests: write`: 'read' may read pull requests and reviews, 'none' nothing */
+  pullRequests: Map<string, 'none' | 'read'>;
+  /** tokens with less than `actions: write`: 'read' may list runs, jobs and artifacts, 'none' nothing */
+  actions: Map<string, 'none' | 'read'>;
 }

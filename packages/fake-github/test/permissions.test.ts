@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { seedRepo, startFakeGithub, gitText } from '../src/index.js';
+import { commitToBare, seedRepo, startFakeGithub, gitText } from '../src/index.js';
 import type { FakeGithub } from '../src/index.js';
 import { cloneUrl, gitClient, restClient, scratchDir } from './test-support.js';
 
@@ -108,6 +108,57 @@ describe('a token without statuses: write', () => {
       expect(posted.body.message).toBe('Resource not accessible by integration');
       expect((await api('GET', `/repos/acme/app/commits/${seeded}/statuses`)).status).toBe(listed);
       expect((await api('GET', `/repos/acme/app/commits/main/status`)).status).toBe(listed);
+    } finally {
+      await gh.stop();
+    }
+  });
+});
+
+describe('tokens without pull-requests: write or actions: write', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = await scratchDir());
+    const repo = join(dir, 'repo.git');
+    await seedRepo(repo, { 'a.txt': 'a\n' });
+    await gitText(repo, ['branch', 'topic', 'main']);
+    await commitToBare(repo, 'topic', { 'b.txt': 'b\n' }, 'On topic');
+  });
+  afterEach(async () => cleanup());
+
+  it.each([
+    ['write', 201, 200],
+    ['read', 403, 200],
+    ['none', 403, 403],
+  ] as const)('pull-requests: %s opens (%i) and reads (%i) pull requests', async (level, opened, read) => {
+    const gh = await startFakeGithub({ repos: { 'acme/app': join(dir, 'repo.git') } });
+    try {
+      gh.addToken('limited', 'octocat', { 'pull-requests': level });
+      const open = { title: 't', head: 'topic', base: 'main' };
+      expect((await restClient(gh.url)('POST', '/repos/acme/app/pulls', open)).status).toBe(201);
+      const api = restClient(gh.url, 'limited');
+      expect((await api('POST', '/repos/acme/app/pulls', open)).status).toBe(opened === 201 ? 422 : 403);
+      expect((await api('GET', '/repos/acme/app/pulls/1')).status).toBe(read);
+      expect((await api('GET', '/repos/acme/app/pulls/1/commits')).status).toBe(read);
+      expect((await api('GET', '/repos/acme/app/pulls/1/reviews')).status).toBe(read);
+      const review = await api('POST', '/repos/acme/app/pulls/1/reviews', { event: 'COMMENT', body: 'x' });
+      expect(review.status).toBe(level === 'write' ? 200 : 403);
+    } finally {
+      await gh.stop();
+    }
+  });
+
+  it.each([
+    ['read', 200],
+    ['none', 403],
+  ] as const)('actions: %s lists the run jobs and artifacts (%i)', async (actions, listed) => {
+    const gh = await startFakeGithub({ repos: { 'acme/app': join(dir, 'repo.git') }, actions });
+    try {
+      gh.recordJob('acme/app', { runId: 1, name: 'implement', runnerName: 'GitHub Actions 1' });
+      const api = restClient(gh.url);
+      expect((await api('GET', '/repos/acme/app/actions/runs/1/jobs')).status).toBe(listed);
+      expect((await api('GET', '/repos/acme/app/actions/artifacts')).status).toBe(listed);
     } finally {
       await gh.stop();
     }

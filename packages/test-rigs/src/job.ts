@@ -58,6 +58,9 @@ export interface JobOptions {
   checks?: 'none' | 'read' | 'write';
   /** the job token's statuses permission (`read` or `none`: it may not post statuses); default write */
   statuses?: 'none' | 'read' | 'write';
+  /** the job token's pull-requests and actions permissions (`read` or `none`); default write */
+  pullRequests?: 'none' | 'read' | 'write';
+  actions?: 'none' | 'read' | 'write';
   /** more runner settings: the event name and payload, GITHUB_REF, GITHUB_HEAD_REF */
   runner?: Partial<
     Pick<RunnerOptions, 'eventName' | 'event' | 'headRef' | 'ref' | 'env' | 'actionsRuntime' | 'runAs'>
@@ -136,6 +139,8 @@ export class Job {
       ...(options.contents ? { contents: options.contents } : {}),
       ...(options.checks ? { checks: options.checks } : {}),
       ...(options.statuses ? { statuses: options.statuses } : {}),
+      ...(options.pullRequests ? { pullRequests: options.pullRequests } : {}),
+      ...(options.actions ? { actions: options.actions } : {}),
     });
     if (options.branchFiles) await job.push(options.branchFiles, { message: 'Before the job' });
     const workspace = join(job.dir, 'workspace');
