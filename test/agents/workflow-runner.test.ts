@@ -1,9 +1,18 @@
 /**
  * The runner emulation's rules, without a job (`npm test`): expressions as the runner evaluates them, what it
- * refuses, the shell it starts, and job outputs dropped when they hold a masked value.
+ * refuses, the events a workflow runs on, the shell it starts, and job outputs dropped when they hold a
+ * masked value.
  */
 import { describe, expect, it } from 'vitest';
-import { evaluate, jobOutputs, parseWorkflow, shellOf, type Contexts } from './workflow-runner.js';
+import {
+  evaluate,
+  jobOutputs,
+  parseWorkflow,
+  shellOf,
+  triggers,
+  type Contexts,
+  type WorkflowEvent,
+} from './workflow-runner.js';
 
 const X: Contexts = {
   inputs: { task: 'do it' },
@@ -50,8 +59,34 @@ describe('parseWorkflow', () => {
     ['on: push\njobs: { a: { steps: [{ run: y }] } }', 'runs-on is required'],
     ['on: push\njobs: { a: { runs-on: x, steps: [{ id: y }] } }', 'a step needs one of uses and run'],
     ['on: push\njobs: { a: { runs-on: x, steps: [{ run: y, ENV: z }] } }', 'unexpected step key ENV'],
+    [
+      'on: { workflow_dispatch: { task: { description: x } } }\njobs: { a: { runs-on: x, steps: [{ run: y }] } }',
+      'on.workflow_dispatch: unexpected key task',
+    ],
   ])('refuses %j', (text, message) => {
     expect(() => parseWorkflow(text)).toThrow(message);
+  });
+});
+
+describe('triggers', () => {
+  const event = (name: string, action?: string): WorkflowEvent => ({
+    name,
+    payload: action ? { action } : {},
+    ref: 'refs/heads/main',
+  });
+  it('runs a workflow on the events its `on:` names, in each of its forms', () => {
+    expect(triggers('workflow_dispatch', event('workflow_dispatch'))).toBe(true);
+    expect(triggers(['push', 'workflow_dispatch'], event('workflow_dispatch'))).toBe(true);
+    expect(triggers({ workflow_dispatch: null }, event('workflow_dispatch'))).toBe(true);
+    expect(triggers({ push: null }, event('workflow_dispatch'))).toBe(false);
+    expect(triggers({ types: ['opened'] }, event('pull_request_target', 'opened'))).toBe(false);
+  });
+  it('narrows by `types`, and without them by the default activity types of pull request events', () => {
+    const on = { pull_request_target: { types: ['opened'] } };
+    expect(triggers(on, event('pull_request_target', 'opened'))).toBe(true);
+    expect(triggers(on, event('pull_request_target', 'synchronize'))).toBe(false);
+    expect(triggers({ pull_request_target: null }, event('pull_request_target', 'reopened'))).toBe(true);
+    expect(triggers({ pull_request_target: null }, event('pull_request_target', 'labeled'))).toBe(false);
   });
 });
 

@@ -66,6 +66,7 @@ export interface WorkflowJob {
 
 export interface Workflow {
   on?: unknown;
+  permissions?: Record<string, string> | string;
   env?: Record<string, unknown>;
   jobs?: Record<string, WorkflowJob>;
 }
@@ -86,6 +87,37 @@ export interface WorkflowOptions {
   afterMain?: (standIn: Job) => void;
   /** the repository is in the stand-in, no step has run (start what the agent steps talk to) */
   beforeJob?: (standIn: Job) => Promise<void>;
+  /**
+   * the event that starts the run, made after `beforeJob` (so it may name a pull request made there); default
+   * workflow_dispatch with `inputs`, on the bound branch
+   */
+  event?: (standIn: Job) => Promise<WorkflowEvent>;
+}
+
+export interface WorkflowEvent {
+  /** GITHUB_EVENT_NAME */
+  name: string;
+  /** the payload at GITHUB_EVENT_PATH; its `action` is the activity type `types:` filters */
+  payload: Record<string, unknown>;
+  /** GITHUB_REF (pull_request_target: the base branch) */
+  ref: string;
+}
+
+/**
+ * Whether `on:` runs the workflow on this event: a name, a list of names, or a map whose entry may narrow it
+ * by `types` (without `types`, an event's default activity types; only pull_request's and
+ * pull_request_target's, opened, synchronize and reopened, are modelled).
+ * https://docs.github.com/actions/reference/workflows-and-actions/events-that-trigger-workflows
+ */
+export function triggers(on: unknown, event: WorkflowEvent): boolean {
+  if (typeof on === 'string') return on === event.name;
+  if (Array.isArray(on)) return on.includes(event.name);
+  if (!on || typeof on !== 'object' || !(event.name in on)) return false;
+  const types = ((on as Record<string, { types?: string[] } | null>)[event.name] ?? {}).types;
+  const action = event.payload.action;
+  if (typeof action !== 'string') return true;
+  if (types) return types.includes(action);
+  return !/^pull_request/.test(event.name) || ['opened', 'synchronize', 'reopened'].includes(action);
 }
 
 /** Whether the job's token was in an agent step's reach, and where. */
@@ -150,6 +182,14 @@ const JOB_KEYS = new Set([
   'continue-on-error',
 ]);
 
+/** The keys an event's entry in `on:` may have, for the events README's workflows use. */
+const EVENT_KEYS: Record<string, string[]> = {
+  workflow_dispatch: ['inputs'],
+  pull_request: ['types', 'branches', 'branches-ignore', 'paths', 'paths-ignore'],
+  pull_request_target: ['types', 'branches', 'branches-ignore', 'paths', 'paths-ignore'],
+  push: ['branches', 'branches-ignore', 'tags', 'tags-ignore', 'paths', 'paths-ignore'],
+};
+
 /**
  * Parses a workflow as GitHub would accept it, or throws as GitHub refuses it: `on:` and `jobs:`, each job
  * with `runs-on` and `steps`, each step with exactly one of `uses` and `run`, no unknown keys.
@@ -160,6 +200,14 @@ export function parseWorkflow(text: string): Workflow {
   if (!doc || typeof doc !== 'object' || doc.on === undefined || doc.on === null || !doc.jobs) {
     throw new Error('not a complete workflow: it needs `on:` and `jobs:`');
   }
+  if (typeof doc.on === 'object' && !Array.isArray(doc.on))
+    for (const [event, filters] of Object.entries(doc.on as Record<string, unknown>)) {
+      const allowed = EVENT_KEYS[event];
+      if (!allowed || filters === null) continue;
+      if (typeof filters !== 'object') throw new Error(`on.${event}: expected a mapping`);
+      for (const key of Object.keys(filters))
+        if (!allowed.includes(key)) throw new Error(`on.${event}: unexpected key ${key}`);
+    }
   for (const [name, job] of Object.entries(doc.jobs)) {
     if (!job || typeof job !== 'object') throw new Error(`job ${name} is empty`);
     for (const key of Object.keys(job))
@@ -180,22 +228,47 @@ export function parseWorkflow(text: string): Workflow {
 
 const PERIMETER = /^[A-Za-z0-9_-]+\/perimeter(\/(verify|apply))?@/;
 
+type Level = 'none' | 'read' | 'write';
+export interface TokenPermissions {
+  contents: 'read' | 'write';
+  statuses: Level;
+  checks: Level;
+  'pull-requests': Level;
+  actions: Level;
+}
+
 /**
- * The token's permissions for the stand-in. A job's `permissions` names what it gets and nothing else; without
- * one the repository's default, here the restricted one (contents: read).
+ * The token's permissions for the stand-in. A job's `permissions` replaces the workflow's, and either names what
+ * the token gets and nothing else ("If you specify the access for any of these permissions, all of those that
+ * are not specified are set to none"); with neither, the repository's default, here the restricted one
+ * (contents: read). `read-all` and `write-all` give every permission that level. The stand-in has no
+ * `contents: none`: every token may read the repository.
  * https://docs.github.com/actions/writing-workflows/choosing-what-your-workflow-does/controlling-permissions-for-github_token
  */
-function permissionsOf(job: WorkflowJob): {
-  contents: 'read' | 'write';
-  statuses: 'none' | 'read' | 'write';
-  checks: 'none' | 'read' | 'write';
-} {
-  const p = typeof job.permissions === 'object' ? job.permissions : { contents: 'read' };
-  const level = (v: string | undefined) => (v === 'write' ? 'write' : v === 'read' ? 'read' : 'none');
+function permissionsOf(job: WorkflowJob, workflow: Workflow): TokenPermissions {
+  const given = job.permissions ?? workflow.permissions;
+  const all = (level: Level) => ({
+    contents: level,
+    statuses: level,
+    checks: level,
+    'pull-requests': level,
+    actions: level,
+  });
+  const p: Record<string, string> =
+    given === 'write-all'
+      ? all('write')
+      : given === 'read-all'
+        ? all('read')
+        : typeof given === 'object' && given !== null
+          ? given
+          : { contents: 'read' };
+  const level = (v: string | undefined): Level => (v === 'write' ? 'write' : v === 'read' ? 'read' : 'none');
   return {
     contents: p.contents === 'write' ? 'write' : 'read',
     statuses: level(p.statuses),
     checks: level(p.checks),
+    'pull-requests': level(p['pull-requests']),
+    actions: level(p.actions),
   };
 }
 
@@ -281,7 +354,7 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
   const jobs = workflow.jobs ?? {};
   const order = ordered(jobs);
   const first = jobs[order[0]!]!;
-  const perms = permissionsOf(first);
+  const perms = permissionsOf(first, workflow);
   const mainStep = (first.steps ?? []).find(
     (s) => s.uses && PERIMETER.test(s.uses) && !s.uses.includes('/perimeter/'),
   );
@@ -320,6 +393,8 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
     contents: perms.contents,
     statuses: perms.statuses,
     checks: perms.checks,
+    pullRequests: perms['pull-requests'],
+    actions: perms.actions,
     ...(mainInputs && { inputs: mainInputs }),
     ...(runAs && { runner: { runAs } }),
   });
@@ -327,6 +402,13 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
   const observer = `ghp_${randomBytes(18).toString('hex')}`;
   standIn.gh.addToken(observer, 'octocat');
   await options.beforeJob?.(standIn);
+  const event = options.event
+    ? await options.event(standIn)
+    : { name: 'workflow_dispatch', payload: { inputs: options.inputs }, ref: `refs/heads/${standIn.branch}` };
+  if (!triggers(workflow.on, event)) {
+    await standIn.close();
+    throw new Error(`the workflow does not run on ${event.name}`);
+  }
   const out: WorkflowRun = {
     standIn,
     observer,
@@ -355,7 +437,7 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
         return;
       }
       const token = index === 0 ? standIn.token : `ghs_${randomBytes(18).toString('hex')}`;
-      if (index > 0) standIn.gh.addToken(token, 'github-actions[bot]', permissionsOf(job));
+      if (index > 0) standIn.gh.addToken(token, 'github-actions[bot]', permissionsOf(job, workflow));
       const result = await runJob(name, job, {
         workflow,
         options,
@@ -366,6 +448,7 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
         secrets: secretsOf(token),
         first: index === 0,
         out,
+        event,
       });
       out.results[name] = result;
       if (index === 0) {
@@ -436,10 +519,11 @@ interface JobSetting {
   secrets: Record<string, string>;
   first: boolean;
   out: WorkflowRun;
+  event: WorkflowEvent;
 }
 
 async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'success' | 'failure'> {
-  const perms = permissionsOf(job);
+  const perms = permissionsOf(job, s.workflow);
   let runner: ActionRunner = s.standIn.runner;
   const home = mkdtempSync(join(tmpdir(), `runner-home-${name}-`));
   const runAs = s.first ? s.standIn.runner.runAs : undefined;
@@ -499,7 +583,9 @@ async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'s
             serverUrl: 'https://github.com',
             repository: REPOSITORY,
             token: s.token,
-            ref: `refs/heads/${s.standIn.branch}`,
+            ref: s.event.ref,
+            eventName: s.event.name,
+            event: s.event.payload,
             actionDir: join(s.options.actionDir, sub),
             inputs: withInputs(step, x),
             env: { GITHUB_JOB: name, RUNNER_NAME: 'GitHub Actions 2', GITHUB_RUN_ID: String(RUN_ID) },
