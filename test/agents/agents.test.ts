@@ -12,10 +12,12 @@ import { actionDir, git, removeRunnerUser } from '@perimeter/test-rigs';
 import { ensureClients } from './clients.js';
 import { reachTable } from './readme-jobs.js';
 import { WorkspaceScript } from './script.js';
+import { gateVariation, pullRequests, reviewVariation } from './readme-variations.js';
 import {
   CLIENTS,
   postLog,
   receipt,
+  REVIEWER,
   runReadmeJob as runWith,
   type ClientCase,
   type Session,
@@ -511,4 +513,65 @@ describe('any MCP client, as README shows it', () => {
       await session.job.close();
     }
   });
+});
+
+/**
+ * README's review workflow (a staged job, then apply with a second identity's review token) and the pull-request
+ * gate (perimeter/verify on Copilot coding agent's pull request), whole.
+ */
+describe('the review workflow and the pull-request gate, as README shows them', () => {
+  it(
+    'review: the file the review globs name goes to a draft pull request, changes requested',
+    {
+      timeout: 600_000,
+    },
+    async () => {
+      counted('review');
+      const client = CLIENTS.find((c) => c.name === 'claude-code')!;
+      const session = await runReadmeJob(client, reviewVariation(client));
+      try {
+        const { checks, run, job } = session;
+        const report = run.steps
+          .map((s) => `${s.job}/${s.name}: ${s.outcome}\n${s.log.slice(-3000)}`)
+          .join('\n');
+        expect(checks.length, report).toBeGreaterThan(0);
+        expect(
+          checks.filter((c) => !c.ok),
+          report,
+        ).toEqual([]);
+        expect(run.results, report).toEqual({ implement: 'success', apply: 'success' });
+        // the bound branch stays put; the change waits in a draft pull request the reviewer asked changes of
+        expect(await git(job.bare, ['ls-tree', '-r', '--name-only', job.branch])).not.toContain('docs/from-');
+        expect(await pullRequests(job, run.observer)).toMatch(
+          new RegExp(`^#1 perimeter/review/4242-1 draft: ${REVIEWER} CHANGES_REQUESTED$`),
+        );
+      } finally {
+        await session.model.stop();
+        await session.job.close();
+      }
+    },
+  );
+
+  it(
+    'pull-request-gate: Copilot pull request inside its perimeter, success on its head',
+    {
+      timeout: 600_000,
+    },
+    async () => {
+      counted('pull-request-gate');
+      // the client case only supplies a model server nobody calls: no agent runs in the gate's job
+      const session = await runReadmeJob(
+        CLIENTS.find((c) => c.name === 'claude-code')!,
+        gateVariation(),
+      );
+      try {
+        const report = session.run.steps.map((s) => `${s.name}: ${s.outcome}\n${s.log}`).join('\n');
+        expect(session.run.results, report).toEqual({ perimeter: 'success' });
+        expect(await receipt(session), report).toBe('success');
+      } finally {
+        await session.model.stop();
+        await session.job.close();
+      }
+    },
+  );
 });

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actionDir, git } from '@perimeter/test-rigs';
 import { ensureClients } from './clients.js';
 import { readmeWorkflow } from './readme-jobs.js';
+import { gateVariation, pullRequests, reviewVariation } from './readme-variations.js';
 import { WorkspaceScript } from './script.js';
 import { CLIENTS, receipt, runReadmeJob, type Session, type Variation } from './sessions.js';
 import { parseWorkflow } from './workflow-runner.js';
@@ -30,10 +31,20 @@ const WORKFLOWS: Array<[snippet: string, client: string, file?: string]> = [
   ['staged', 'claude-code'],
   ['claude-code-action', 'claude-code', 'docs/agents.md'],
   ['codex-action', 'codex', 'docs/agents.md'],
+  // curl is the agent; review runs Claude Code; the gate runs no agent (the model server goes unused)
+  ['any-client', 'claude-code'],
+  ['review', 'claude-code'],
+  ['pull-request-gate', 'claude-code'],
 ];
+
+/** MUTANTS_ONLY=snippet,snippet: mutate only these workflows (a partial run; the report says which ran). */
+const ONLY = process.env.MUTANTS_ONLY?.split(',').filter(Boolean);
 
 /** The workspace workflows' agent edits a file with its own tools; the rest use the gateway's. */
 function variation(snippet: string, client: string): Variation {
+  if (snippet === 'any-client') return { files: { 'src/index.ts': 'export const index = 1;\n' } };
+  if (snippet === 'review') return reviewVariation(CLIENTS.find((c) => c.name === client)!);
+  if (snippet === 'pull-request-gate') return gateVariation();
   if (!snippet.endsWith('-workspace')) return {};
   const file = { path: `src/from-${client}.ts`, content: `export const from = ${JSON.stringify(client)};\n` };
   return {
@@ -59,7 +70,11 @@ const NO_ISOLATION =
   "see (it searches files and the environment, not the gateway's memory); test/hardening/isolation.test.ts " +
   'shows what the agent can do then';
 const SURVIVORS: Record<string, string> = {
-  ...Object.fromEntries(WORKFLOWS.map(([snippet]) => [`${snippet}: name: implement`, NAME])),
+  ...Object.fromEntries(
+    WORKFLOWS.filter(([snippet, , file]) => /^name: implement$/m.test(readmeWorkflow(snippet, file))).map(
+      ([snippet]) => [`${snippet}: name: implement`, NAME],
+    ),
+  ),
   ...Object.fromEntries(
     ['claude-code', 'agent-sdk', 'codex', 'copilot'].map((snippet) => [
       `${snippet}: with: { perimeters: implementer, isolation: user }`,
@@ -85,6 +100,21 @@ const SURVIVORS: Record<string, string> = {
     '(contents: read), what the line says; with the permissive default the token could write, so keep it',
   "codex-action: with: { perimeters: 'test-author,implementer' }":
     'perimeters defaults to `all`, and the sample perimeters.yml has exactly these two',
+  'review: permissions: { contents: read }':
+    "without it the job gets the repository's default, which the emulation takes as GitHub's restricted one " +
+    '(contents: read), what the line says; with the permissive default the token could write, so keep it',
+  "review: # a second identity's token: its review requests changes (GitHub refuses that on your own PR)":
+    'a comment',
+  'any-client: with: { perimeters: implementer }':
+    'perimeters defaults to `all`, which gives implementer its endpoint too; the line keeps the other ' +
+    "perimeters' endpoints from being started for a step that uses one",
+  'pull-request-gate: # .github/workflows/perimeter-pull-requests.yml': 'a comment',
+  'pull-request-gate: types: [opened, synchronize, reopened]':
+    "pull_request_target's default activity types are exactly these three (GitHub's events that trigger " +
+    'workflows); the line says so for the reader',
+  'pull-request-gate: permissions: {}':
+    "the job's own permissions replace the workflow's; the line keeps a job added later from the " +
+    "repository's default token",
   'staged: permissions: { contents: read }':
     "without it the job gets the repository's default, which the emulation takes as GitHub's restricted one " +
     '(contents: read), what the line says; with the permissive default the token could write, so keep it',
@@ -92,6 +122,10 @@ const SURVIVORS: Record<string, string> = {
 
 interface Outcome {
   results: string;
+  /** what the agent steps printed that the workflow is for (curl's answer) */
+  answer: string;
+  /** the pull requests and their reviews */
+  pulls: string;
   receipt: string | undefined;
   tree: string;
   tokenInReach: boolean;
@@ -123,6 +157,8 @@ async function outcome(session: Session): Promise<Outcome> {
   const { job, run } = session;
   return {
     results: JSON.stringify(run.results),
+    answer: session.stepLogs.some((l) => l.includes('export const index = 1;')) ? 'index read' : '',
+    pulls: await pullRequests(job, run.observer),
     receipt: await receipt(session),
     tree: await git(job.bare, ['ls-tree', '-r', '--name-only', job.branch]),
     tokenInReach: run.reach.some((r) => r.found.length > 0),
@@ -150,14 +186,15 @@ const progress = (line: string) => {
 
 describe("README's workflows, a line deleted at a time", () => {
   for (const [snippet, clientName, file] of WORKFLOWS) {
-    it(snippet, { timeout: 3_600_000 }, async () => {
+    (ONLY && !ONLY.includes(snippet) ? it.skip : it)(snippet, { timeout: 3_600_000 }, async () => {
       const client = CLIENTS.find((c) => c.name === clientName)!;
       const text = readmeWorkflow(snippet, file);
+      const varied = variation(snippet, clientName);
       const base: Variation = {
         snippet,
-        files: checkoutFiles(),
         ...(file && { file }),
-        ...variation(snippet, clientName),
+        ...varied,
+        files: { ...checkoutFiles(), ...varied.files },
       };
       const run = async (edit?: (t: string) => string): Promise<Outcome | string> => {
         let session: Session | undefined;
@@ -179,9 +216,14 @@ describe("README's workflows, a line deleted at a time", () => {
         }
       };
       const baseline = await run();
-      expect(typeof baseline === 'object' && JSON.parse(baseline.results)).toEqual(
-        expect.objectContaining({ implement: 'success' }),
-      );
+      // the workflow as README shows it: every job succeeds, and a receipt is posted
+      expect(baseline).toEqual(expect.objectContaining({ receipt: expect.any(String) }));
+      const results = JSON.parse((baseline as Outcome).results) as Record<string, string>;
+      expect(Object.values(results).length).toBeGreaterThan(0);
+      expect(
+        Object.values(results).every((r) => r === 'success'),
+        JSON.stringify(results),
+      ).toBe(true);
       const lines = text.split('\n');
       const survivors: string[] = [];
       let caught = 0;

@@ -9,7 +9,7 @@ import { FILES, type Job } from '@perimeter/test-rigs';
 import { startModelServer, type ModelServer } from './model-server.js';
 import { readmeWorkflow } from './readme-jobs.js';
 import { Script, type Check, type Scripted, type ScriptFiles } from './script.js';
-import { parseWorkflow, runWorkflow, type WorkflowRun } from './workflow-runner.js';
+import { parseWorkflow, runWorkflow, type WorkflowEvent, type WorkflowRun } from './workflow-runner.js';
 
 const PERIMETER = 'implementer';
 export const TASK = 'Use only the implementer perimeter tools: read, then push the change.';
@@ -17,7 +17,10 @@ export const SECRETS = {
   ANTHROPIC_API_KEY: 'sk-ant-scripted-0000',
   OPENAI_API_KEY: 'sk-scripted-0000',
   COPILOT_TOKEN: 'github_pat_scripted_0000',
+  /** a person's token, the review workflow's second identity (registered as REVIEWER in the stand-in) */
+  PERIMETER_REVIEWER_TOKEN: 'ghp_ReviewerPersonalToken0123456789abcdef',
 };
+export const REVIEWER = 'octo-reviewer';
 /** A client step gets this long before it is stopped (a guard against a hung client, not an assertion). */
 const CLIENT_STEP_MS = 240_000;
 
@@ -107,6 +110,8 @@ function files(client: string): ScriptFiles {
 }
 
 export interface Session {
+  /** the commit the receipt is read from (see Variation.receiptAt) */
+  receiptAt?: (job: Job) => Promise<string>;
   checks: Check[];
   /** the logs of the agent's steps (every run step but the installs), in order */
   stepLogs: string[];
@@ -130,6 +135,12 @@ export interface Variation {
   file?: string;
   /** more files on the default branch (the checkout's), beside the sample repository's */
   files?: Record<string, string>;
+  /** what happens on GitHub before the run (a pull request opened), after the repository is there */
+  beforeJob?: (job: Job) => Promise<void>;
+  /** the event that starts the run; default workflow_dispatch */
+  event?: (job: Job) => Promise<WorkflowEvent>;
+  /** the commit the receipt is posted on; default the bound branch's head */
+  receiptAt?: (job: Job) => Promise<string>;
 }
 
 /** README's workflow, whole, on the workflow runner: the model route is the only thing the test adds. */
@@ -154,7 +165,10 @@ export async function runReadmeJob(
       if (model) client.afterMain?.(job, model);
       options.afterMain?.(job);
     },
+    ...(options.event && { event: options.event }),
     beforeJob: async (job) => {
+      job.gh.addToken(SECRETS.PERIMETER_REVIEWER_TOKEN, REVIEWER);
+      await options.beforeJob?.(job);
       script = options.script?.(job) ?? new Script(files(client.name), client.toolName);
       model = await startModelServer(script);
     },
@@ -169,7 +183,14 @@ export async function runReadmeJob(
     const logs = run.steps.filter((s) => !s.agent).map((s) => s.log);
     expect(logs.join('\n')).toContain(`sudo for ${runAs.user}: denied`);
   }
-  return { checks: script?.checks ?? [], stepLogs, model: model!, job: run.standIn, run };
+  return {
+    checks: script?.checks ?? [],
+    stepLogs,
+    model: model!,
+    job: run.standIn,
+    run,
+    ...(options.receiptAt && { receiptAt: options.receiptAt }),
+  };
 }
 
 export const postLog = (session: Session) => session.run.steps.find((s) => s.name === 'post')?.log ?? '';
@@ -177,5 +198,6 @@ export const postLog = (session: Session) => session.run.steps.find((s) => s.nam
 /** The receipt on the bound branch's head, read after the job's token expired. */
 export async function receipt(session: Session): Promise<string | undefined> {
   const { job, run } = session;
-  return (await job.statuses(await job.head(), run.observer))[0]?.state;
+  const at = session.receiptAt ? await session.receiptAt(job) : await job.head();
+  return (await job.statuses(at, run.observer)).find((s) => s.context === 'perimeter')?.state;
 }

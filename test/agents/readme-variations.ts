@@ -1,0 +1,97 @@
+/**
+ * What README's workflows that are not a plain agent job need around them to run whole: the review workflow's
+ * perimeters.yml (its `review` globs) and an agent session that sends a file to review; the pull-request gate's
+ * perimeters.yml, Copilot coding agent's pull request, and the pull_request_target event that starts the gate.
+ */
+import { FILES, type Job } from '@perimeter/test-rigs';
+import { readmeWorkflow } from './readme-jobs.js';
+import { Script } from './script.js';
+import type { ClientCase, Variation } from './sessions.js';
+
+/** The review workflow: README's perimeters.yml above it; the agent pushes a file its `review` globs name. */
+export function reviewVariation(client: ClientCase): Variation {
+  return {
+    snippet: 'review',
+    // apply posts its receipt on the review pull request's head (run 4242, attempt 1)
+    receiptAt: (job) => job.head('perimeter/review/4242-1'),
+    files: { 'perimeters.yml': readmeWorkflow('review-perimeters') },
+    script: () =>
+      new Script(
+        {
+          readable: { path: 'src/count.ts', expect: 'export const count' },
+          hidden: '.github/workflows/ci.yml',
+          missing: 'docs/nothing-here.md',
+          outside: { path: 'package.json', content: '{ "name": "widgets", "version": "2.0.0" }\n' },
+          inside: { path: `docs/from-${client.name}.md`, content: `# Notes from ${client.name}\n` },
+        },
+        client.toolName,
+      ),
+  };
+}
+
+const COPILOT = 'ghu_CopilotCodingAgent0123456789abcdefghij';
+const PULL_BRANCH = 'copilot/fix-issue-12';
+
+/**
+ * The pull-request gate: README's perimeters.yml for Copilot coding agent; Copilot pushes a change inside its
+ * write globs to a copilot/ branch and opens the pull request; the run starts on pull_request_target, and the
+ * receipt is the status on the pull request's head.
+ */
+export function gateVariation(): Variation {
+  let pull = { number: 0, head: '' };
+  return {
+    snippet: 'pull-request-gate',
+    files: { 'perimeters.yml': readmeWorkflow('pull-request-gate-perimeters') },
+    beforeJob: async (job: Job) => {
+      job.tokens.Copilot = COPILOT;
+      job.gh.addToken(COPILOT, 'Copilot');
+      const head = await job.push(
+        { 'src/count.ts': `${FILES['src/count.ts']}export const none = 0;\n` },
+        { as: 'Copilot', from: 'main', branch: PULL_BRANCH, message: 'Fix #12' },
+      );
+      const answer = await fetch(`${job.gh.url}/repos/octo/widgets/pulls`, {
+        method: 'POST',
+        headers: { authorization: `token ${COPILOT}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'Fix #12', head: PULL_BRANCH, base: 'main', draft: true }),
+      });
+      if (answer.status !== 201) throw new Error(`opening the pull request: ${answer.status}`);
+      pull = { number: ((await answer.json()) as { number: number }).number, head };
+    },
+    event: async () => ({
+      name: 'pull_request_target',
+      ref: 'refs/heads/main',
+      payload: {
+        action: 'opened',
+        number: pull.number,
+        pull_request: {
+          number: pull.number,
+          head: { sha: pull.head, ref: PULL_BRANCH },
+          base: { ref: 'main' },
+        },
+      },
+    }),
+    receiptAt: async () => pull.head,
+  };
+}
+
+/** The pull requests and their reviews, a line each, for comparing runs. */
+export async function pullRequests(job: Job, token: string): Promise<string> {
+  const found: string[] = [];
+  for (let number = 1; ; number++) {
+    const get = (path: string) =>
+      fetch(`${job.gh.url}/repos/octo/widgets/pulls/${number}${path}`, {
+        headers: { authorization: `token ${token}` },
+      });
+    const pull = await get('');
+    if (pull.status === 404) break;
+    const p = (await pull.json()) as { head: { ref: string }; draft: boolean; title: string };
+    const reviews = (await (await get('/reviews')).json()) as Array<{
+      user: { login: string };
+      state: string;
+    }>;
+    found.push(
+      `#${number} ${p.head.ref}${p.draft ? ' draft' : ''}: ${reviews.map((r) => `${r.user.login} ${r.state}`).join(', ')}`,
+    );
+  }
+  return found.join('\n');
+}
