@@ -2,11 +2,12 @@ import { DEFAULT_CONFIG_FILE, OPTIONAL_FAMILY_NAMES, protectedRule, validatePath
 
 /**
  * What `perimeter init` proposes from a checkout's tracked files: one perimeter per role it finds (docs,
- * tests, source), each with the globs that cover the files of that role and the evidence for it. Pure: the
- * command lists the files, this decides.
+ * tests, source), each with the globs that cover the files of that role and the evidence for it. The tests'
+ * and the source's perimeters are named as README's workflows name them (`test-author`, `implementer`), so a
+ * workflow pasted from there runs on the proposal as it is. Pure: the command lists the files, this decides.
  */
 export interface RoleProposal {
-  name: 'docs' | 'tests' | 'source';
+  name: 'docs' | 'test-author' | 'implementer';
   description: string;
   read: string[];
   write: string[];
@@ -152,7 +153,7 @@ export function proposePerimeters(
   }
   if (testsWrite.length > 0) {
     roles.push({
-      name: 'tests',
+      name: 'test-author',
       description: 'Writes the tests from the docs and the source; cannot change the source it tests.',
       read: [...docsWrite, ...sourceWrite, ...testsWrite],
       write: testsWrite,
@@ -167,7 +168,7 @@ export function proposePerimeters(
   }
   if (sourceWrite.length > 0) {
     roles.push({
-      name: 'source',
+      name: 'implementer',
       description: 'Implements; cannot change the tests it has to pass.',
       read: ['**'],
       write: sourceWrite,

@@ -33,7 +33,7 @@ describe('perimeter init', () => {
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       expect(result.stdout).toContain(
-        'Wrote perimeters.yml: 3 perimeters: docs (writes 2), tests (writes 2), source (writes 2).',
+        'Wrote perimeters.yml: 3 perimeters: docs (writes 2), test-author (writes 2), implementer (writes 2).',
       );
       const text = readFileSync(join(dir, 'perimeters.yml'), 'utf8');
       expect(text).toMatch(/^# Proposed by `perimeter init`/);
@@ -67,8 +67,8 @@ describe('perimeter init', () => {
         ]),
       );
       expect(writers).toEqual({
-        'src/parser.ts': ['source'],
-        'src/parser.test.ts': ['tests'],
+        'src/parser.ts': ['implementer'],
+        'src/parser.test.ts': ['test-author'],
         'CLAUDE.md': [],
       });
     });
@@ -100,7 +100,11 @@ describe('perimeter init', () => {
         protect: ['manifests'],
         unassigned: ['assets/logo.png'],
       });
-      expect(answer.perimeters.map((p: { name: string }) => p.name)).toEqual(['docs', 'tests', 'source']);
+      expect(answer.perimeters.map((p: { name: string }) => p.name)).toEqual([
+        'docs',
+        'test-author',
+        'implementer',
+      ]);
       expect((await runCli(['check'], dir)).code).toBe(1);
     });
   });
