@@ -566,6 +566,7 @@ async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'s
         const sub = /\/perimeter\/(verify|apply)@/.exec(step.uses)?.[1];
         if (sub === undefined) {
           if (!s.first) throw new Error('the perimeter step runs in the workflow first job here');
+          s.standIn.runner.setInputs(withInputs(step, x));
           const main = await s.standIn.main();
           masks.push(...main.masks);
           s.options.afterMain?.(s.standIn);

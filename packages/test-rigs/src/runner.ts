@@ -190,6 +190,14 @@ export class ActionRunner {
     };
   }
 
+  /**
+   * The action step's inputs as the runner evaluates them when the step starts (they may name the outputs of
+   * earlier steps); post gets the same.
+   */
+  setInputs(inputs: Record<string, string>): void {
+    this.options.inputs = inputs;
+  }
+
   private inputEnv(): Record<string, string> {
     const env: Record<string, string> = {};
     const given = this.options.inputs ?? {};
