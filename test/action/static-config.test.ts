@@ -4,16 +4,17 @@
  */
 import { createServer } from 'node:net';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Job, text, type JobOptions } from '@perimeter/test-rigs';
+import { actionDir, FILES, Job, REPO_ROOT, text, type JobOptions } from '@perimeter/test-rigs';
 import { jobSuite } from './support/suite.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { expand, readmeJson, readmeSteps } from '../agents/readme-jobs.js';
+import { readmeJson, readmeWorkflow } from '../agents/readme-jobs.js';
+import { parseWorkflow, runWorkflow } from '../agents/workflow-runner.js';
 
 const AGENTS_PAGE = 'docs/agents.md';
 const IMPLEMENTER_SECRET = 'Implementer-fixed-secret-0123456789abcdef';
 const TESTER_SECRET = 'Test-author-fixed-secret-0123456789abcdef';
+const COPILOT = join(REPO_ROOT, 'test/action/support/copilot-cloud-agent.mjs');
 
 const suite = jobSuite();
 const job = (inputs: Record<string, string>, options: Partial<JobOptions> = {}): Promise<Job> =>
@@ -118,51 +119,44 @@ describe('the endpoint-secrets input', { timeout: 120_000 }, () => {
   });
 });
 
-describe("docs/agents.md's Copilot coding agent setup", { timeout: 120_000 }, () => {
-  it('serves the committed MCP config: fixed port, secret from COPILOT_MCP_*', async () => {
+describe("docs/agents.md's Copilot coding agent setup", { timeout: 180_000 }, () => {
+  it('runs whole: the setup job starts the gateway, and Copilot connects from the settings JSON', async () => {
     const port = String(await freePort());
-    const steps = readmeSteps('copilot-coding-agent', AGENTS_PAGE);
-    const step = steps.find((s) => s.uses?.includes('/perimeter@'));
     const secret = 'Copilot-mcp-secret-0123456789abcdefghij';
-    const x = { outputs: {}, runnerTemp: '', secrets: { COPILOT_MCP_PERIMETER_SECRET: secret }, inputs: {} };
-    const inputs = Object.fromEntries(
-      Object.entries(step?.with ?? {}).map(([k, v]) => [k, expand(String(v), x).replace('41234', port)]),
-    );
-    expect(inputs.port).toBe(port);
-    const j = await job(inputs);
-    const main = await j.main();
-    expect(main.exitCode, main.log + main.stderr).toBe(0);
-    expect(main.masks).toContain(secret);
-
-    // the settings JSON, with the secret put in as the cloud agent does for COPILOT_MCP_* names
-    const config = readmeJson('copilot-coding-agent-mcp', AGENTS_PAGE) as {
-      mcpServers: Record<
-        string,
-        { type: string; url: string; headers: Record<string, string>; tools: string[] }
-      >;
-    };
-    const server = config.mcpServers.implementer!;
-    expect(server.tools).toEqual(['*']);
-    const headers = Object.fromEntries(
-      Object.entries(server.headers).map(([k, v]) => [k, v.replace('$COPILOT_MCP_PERIMETER_SECRET', secret)]),
-    );
-    const client = new Client({ name: 'copilot-coding-agent', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(server.url.replace('41234', port)), {
-        requestInit: { headers },
+    const withPort = (text: string) => text.replaceAll('41234', port);
+    const workflow = parseWorkflow(withPort(readmeWorkflow('copilot-coding-agent', AGENTS_PAGE)));
+    // after the setup steps, Copilot: the test's one addition to the job
+    const [job] = Object.values(workflow.jobs!);
+    job!.steps!.push({ name: 'Copilot', run: `node '${COPILOT}' src/count.ts` });
+    const run = await runWorkflow(workflow, {
+      actionDir: await actionDir(),
+      files: FILES,
+      inputs: {},
+      // an Agents secret reaches every step as an environment variable, never through `secrets`; the
+      // COPILOT_MCP_ one reaches only the MCP configuration, which Copilot reads
+      secrets: {},
+      agentEnv: (_job, step) => ({
+        PERIMETER_SECRET: secret,
+        ...(step.name === 'Copilot' && {
+          COPILOT_MCP_PERIMETER_SECRET: secret,
+          COPILOT_MCP_CONFIG: withPort(JSON.stringify(readmeJson('copilot-coding-agent-mcp', AGENTS_PAGE))),
+        }),
       }),
-    );
+    });
     try {
-      const tools = await client.listTools();
-      expect(tools.tools.map((t) => t.name)).toContain('get_file');
-      expect(
-        text(await client.callTool({ name: 'get_file', arguments: { path: 'src/count.ts' } })),
-      ).toContain('export const count');
+      const report = run.steps.map((s) => `${s.name}: ${s.outcome}\n${s.log}`).join('\n');
+      expect(run.results, report).toEqual({ 'copilot-setup-steps': 'success' });
+      expect(run.steps.find((s) => s.name === 'Copilot')?.log, report).toContain(
+        'implementer: export const count',
+      );
+      expect(run.standIn.runner.jobMasks).toContain(secret);
+      // with contents: read post cannot create its end marker: its own context says error, never `perimeter`
+      const statuses = await run.standIn.statuses(await run.standIn.head(), run.observer);
+      expect(new Set(statuses.map((s) => s.context)), report).toEqual(new Set(['perimeter/setup-steps']));
+      expect(statuses[0]?.state, report).toBe('error');
+      expect(statuses[0]?.description).toContain('end marker could not be created');
     } finally {
-      await client.close();
+      await run.standIn.close();
     }
-    const post = await j.post();
-    expect(post.exitCode, post.log).toBe(0);
-    expect((await j.statuses(await j.head()))[0]?.state).toBe('success');
   });
 });
