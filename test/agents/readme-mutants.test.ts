@@ -12,12 +12,12 @@ import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionDir, git } from '@perimeter/test-rigs';
+import { actionDir, git, removeRunnerUser } from '@perimeter/test-rigs';
 import { ensureClients } from './clients.js';
 import { readmeWorkflow } from './readme-jobs.js';
 import { WorkspaceScript } from './script.js';
 import { CLIENTS, receipt, runReadmeJob, type Session, type Variation } from './sessions.js';
-import { parseWorkflow } from './workflow-runner.js';
+import { madeRunnerUser, parseWorkflow } from './workflow-runner.js';
 
 /** README's workflows mutated here, each with the client it runs. */
 const WORKFLOWS: Array<[snippet: string, client: string, file?: string]> = [
@@ -135,6 +135,8 @@ beforeAll(async () => {
 }, 900_000);
 afterAll(() => {
   rogue.close();
+  // the runner-like user the isolation workflows ran as, its sudo rule and the denial main left
+  if (madeRunnerUser()) removeRunnerUser();
   console.log(report.join('\n'));
 });
 /** MUTANTS_ONLY=claude-code,codex,…: only these workflows (a partial run; the others are skipped) */
