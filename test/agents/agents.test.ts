@@ -398,6 +398,37 @@ describe('the token search', () => {
 });
 
 /**
+ * The gateway's memory, read as the agent step's user: README's Claude Code workflow as it stands
+ * (`isolation: user`: the gateway is another user's and sudo is gone) and without `isolation: user` (the
+ * gateway is a process of the step's own user). The search must find the write token only in the second.
+ */
+describe("the token search in the gateway's memory", () => {
+  const claude = CLIENTS.find((c) => c.name === 'claude-code')!;
+  const memory = (found: string[]) => found.filter((f) => f.startsWith('memory of the gateway'));
+  it.each([
+    ['with isolation: user, as README shows it', undefined, false],
+    [
+      'without isolation: user',
+      dropLine(/(?<=^ *with: \{ perimeters: implementer), isolation: user(?= \}$)/m),
+      true,
+    ],
+  ] as const)('%s', { timeout: 600_000 }, async (what, edit, reached) => {
+    counted(`the token search in the gateway's memory, ${what}`);
+    const session = await runReadmeJob(claude, edit ? { edit } : {});
+    try {
+      const pid = session.job.gatewayPid();
+      const found = session.run.reach.flatMap((r) => (r.writeToken ? memory(r.found) : []));
+      expect(pid).toBeGreaterThan(0);
+      expect(found).toEqual(reached ? [`memory of the gateway (pid ${pid}, as the same user)`] : []);
+      expect(session.run.results).toEqual({ implement: 'success' });
+    } finally {
+      await session.model.stop();
+      await session.job.close();
+    }
+  });
+});
+
+/**
  * README's other setups, whole, with Claude Code as the agent: the verify job judges the agent job from a
  * fresh runner; with staged writes the agent job can only read and the apply job lands the commit.
  */

@@ -2,22 +2,23 @@
  * Line-by-line mutation of README's workflows (`npm run test:readme-mutants`; it runs the real clients, cached in
  * .cache/agents, against the scripted model): each line is deleted, one at a time, and the whole workflow run
  * again on the workflow runner. The mutant is caught when GitHub would refuse the workflow (it no longer parses
- * as one), a job does not succeed, the receipt differs, the branch holds other files, the agent step can now
- * reach the job's token, or it calls a server the checkout's own .mcp.json names (one is there). A surviving
- * line must be in SURVIVORS with the reason it may go; an unexplained survivor fails, and so does an
- * explanation for a line that no longer survives.
+ * as one), a job does not succeed, the receipt differs, the branch holds other files, the job's token is in
+ * an agent step's reach somewhere else (a file, the environment, the gateway's memory), or it calls a server
+ * the checkout's own .mcp.json names (one is there). A surviving line must be in SURVIVORS with the reason it
+ * may go; an unexplained survivor fails, and so does an explanation for a line that no longer survives.
+ * MUTANTS_ONLY (workflow names, comma-separated) runs only those; MUTANTS_LOG (a file) logs each mutant.
  */
 import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actionDir, git } from '@perimeter/test-rigs';
+import { actionDir, git, removeRunnerUser } from '@perimeter/test-rigs';
 import { ensureClients } from './clients.js';
 import { readmeWorkflow } from './readme-jobs.js';
 import { gateVariation, pullRequests, reviewVariation } from './readme-variations.js';
 import { WorkspaceScript } from './script.js';
 import { CLIENTS, receipt, runReadmeJob, type Session, type Variation } from './sessions.js';
-import { parseWorkflow } from './workflow-runner.js';
+import { madeRunnerUser, parseWorkflow } from './workflow-runner.js';
 
 /** README's workflows mutated here, each with the client it runs. */
 const WORKFLOWS: Array<[snippet: string, client: string, file?: string]> = [
@@ -36,9 +37,6 @@ const WORKFLOWS: Array<[snippet: string, client: string, file?: string]> = [
   ['review', 'claude-code'],
   ['pull-request-gate', 'claude-code'],
 ];
-
-/** MUTANTS_ONLY=snippet,snippet: mutate only these workflows (a partial run; the report says which ran). */
-const ONLY = process.env.MUTANTS_ONLY?.split(',').filter(Boolean);
 
 /** The workspace workflows' agent edits a file with its own tools; the rest use the gateway's. */
 function variation(snippet: string, client: string): Variation {
@@ -64,22 +62,11 @@ const OFFLINE =
   'so the Copilot token is never used';
 const ALWAYS =
   'matters only when the agent job fails: the later job must judge it then too; this run succeeds';
-const NO_ISOLATION =
-  'a gap of this suite, not a line the job can spare: without it the perimeters default to all (the same ' +
-  "here) and isolation is off, so the agent step runs as the gateway's user, which the reach scan does not " +
-  "see (it searches files and the environment, not the gateway's memory); test/hardening/isolation.test.ts " +
-  'shows what the agent can do then';
 const SURVIVORS: Record<string, string> = {
   ...Object.fromEntries(
     WORKFLOWS.filter(([snippet, , file]) => /^name: implement$/m.test(readmeWorkflow(snippet, file))).map(
       ([snippet]) => [`${snippet}: name: implement`, NAME],
     ),
-  ),
-  ...Object.fromEntries(
-    ['claude-code', 'agent-sdk', 'codex', 'copilot'].map((snippet) => [
-      `${snippet}: with: { perimeters: implementer, isolation: user }`,
-      NO_ISOLATION,
-    ]),
   ),
   'agent-sdk: console.log(message.result);': "prints the agent's closing text to the log, nothing more",
   'agent-sdk: if (message.is_error) process.exit(1);': ERROR_EXIT,
@@ -128,8 +115,8 @@ interface Outcome {
   pulls: string;
   receipt: string | undefined;
   tree: string;
-  tokenInReach: boolean;
-  writeTokenInReach: boolean;
+  /** where each agent step found the job's token (`job/step (write): where`), as runs can compare it */
+  tokenReach: string[];
   /** the agent connected to a server the checkout's own .mcp.json names */
   checkoutServerReached: boolean;
 }
@@ -153,6 +140,10 @@ function checkoutFiles(): Record<string, string> {
   };
 }
 
+/** A place the token was found, without what differs from run to run: temporary directories, the pid. */
+const comparable = (where: string): string =>
+  where.replace(/(\/[A-Za-z-]+-)[A-Za-z0-9]{6}(?=\/|$)/g, '$1*').replace(/\(pid \d+, /, '(');
+
 async function outcome(session: Session): Promise<Outcome> {
   const { job, run } = session;
   return {
@@ -161,8 +152,9 @@ async function outcome(session: Session): Promise<Outcome> {
     pulls: await pullRequests(job, run.observer),
     receipt: await receipt(session),
     tree: await git(job.bare, ['ls-tree', '-r', '--name-only', job.branch]),
-    tokenInReach: run.reach.some((r) => r.found.length > 0),
-    writeTokenInReach: run.reach.some((r) => r.writeToken && r.found.length > 0),
+    tokenReach: run.reach.flatMap((r) =>
+      r.found.map((where) => `${r.job}/${r.step}${r.writeToken ? ' (write)' : ''}: ${comparable(where)}`),
+    ),
     checkoutServerReached: rogueHits.splice(0).length > 0,
   };
 }
@@ -176,8 +168,12 @@ beforeAll(async () => {
 }, 900_000);
 afterAll(() => {
   rogue.close();
+  // the runner-like user the isolation workflows ran as, its sudo rule and the denial main left
+  if (madeRunnerUser()) removeRunnerUser();
   console.log(report.join('\n'));
 });
+/** MUTANTS_ONLY=claude-code,codex,…: only these workflows (a partial run; the others are skipped) */
+const only = process.env.MUTANTS_ONLY ? process.env.MUTANTS_ONLY.split(',').map((s) => s.trim()) : null;
 /** MUTANTS_LOG=file: each mutant's line as it is decided (the report above comes only at the end) */
 const progress = (line: string) => {
   report.push(line);
@@ -186,7 +182,7 @@ const progress = (line: string) => {
 
 describe("README's workflows, a line deleted at a time", () => {
   for (const [snippet, clientName, file] of WORKFLOWS) {
-    (ONLY && !ONLY.includes(snippet) ? it.skip : it)(snippet, { timeout: 3_600_000 }, async () => {
+    it.skipIf(only !== null && !only.includes(snippet))(snippet, { timeout: 3_600_000 }, async () => {
       const client = CLIENTS.find((c) => c.name === clientName)!;
       const text = readmeWorkflow(snippet, file);
       const varied = variation(snippet, clientName);

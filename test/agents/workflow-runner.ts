@@ -7,7 +7,8 @@
  *
  * The job's token is the stand-in's; the job's `permissions` decide what it may do there. Before each step
  * that is not this action's (the agent's steps), `reach` records whether the job's token is in that step's
- * environment or in a file it can read: the workspace, RUNNER_TEMP, HOME and the runner's step files.
+ * environment, in a file it can read (the workspace, RUNNER_TEMP, HOME and the runner's step files) or in the
+ * memory of the job's gateway, read as the step's user (directly, or through sudo where it has it).
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -31,12 +32,15 @@ import {
   freshRunner,
   git,
   Job,
+  memoryRoute,
+  processUid,
   REPOSITORY,
   RUN_ID,
   runnerUserMissing,
   type RunnerOptions,
   type StepResult,
 } from '@perimeter/test-rigs';
+import { isGatewayRunning } from '../../src/action/agent-job/gateway-process.js';
 import { binDir, installDir } from './clients.js';
 import { installLine } from './readme-jobs.js';
 
@@ -126,7 +130,7 @@ export interface Reach {
   step: string;
   /** the job's token may push (its `contents` permission is write) */
   writeToken: boolean;
-  /** where the token was found: `env NAME` or a file path; empty when nowhere */
+  /** where the token was found: `env NAME`, a file path or `memory of the gateway (…)`; empty when nowhere */
   found: string[];
 }
 
@@ -552,6 +556,8 @@ async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'s
   const masks: string[] = [...Object.values(s.secrets).filter(Boolean)];
   let postAction: (() => Promise<StepResult>) | null = null;
   if (s.first) s.standIn.startRecord(name);
+  // the gateway this job's perimeter step started (only the first job runs one), read as the steps' user
+  const gateway = (): GatewayMemory => ({ pid: s.first ? s.standIn.gatewayPid() : 0, as: runAs });
   for (const [i, step] of (job.steps ?? []).entries()) {
     const label = step.name ?? step.id ?? step.uses ?? `step ${i + 1}`;
     if (!condition(step.if, x)) {
@@ -617,7 +623,16 @@ async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'s
             PATH: `${binDir()}:${path}`,
           };
           s.out.reach.push(
-            await reachOf(name, label, perms.contents === 'write', s.token, runner, home, given.env),
+            await reachOf(
+              name,
+              label,
+              perms.contents === 'write',
+              s.token,
+              runner,
+              home,
+              given.env,
+              gateway(),
+            ),
           );
           const r = await runner.runShell(given.script, env, s.options.stepTimeoutMs, ['bash', '-e']);
           result = {
@@ -635,7 +650,7 @@ async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'s
         } else if (step.run !== undefined) {
           // an agent's step: first, is the job's token anywhere it can read?
           s.out.reach.push(
-            await reachOf(name, label, perms.contents === 'write', s.token, runner, home, stepEnv),
+            await reachOf(name, label, perms.contents === 'write', s.token, runner, home, stepEnv, gateway()),
           );
           const env = { ...(s.options.agentEnv?.(name, step) ?? {}), ...stepEnv, PATH: path, HOME: home };
           // what the suite wrote for the client (Codex's home) is the step's user's, as the runner's files are
@@ -841,6 +856,12 @@ function needles(token: string): string[] {
   ];
 }
 
+/** The job's gateway (pid 0: none) and the user the job's steps run as (this process's when undefined). */
+interface GatewayMemory {
+  pid: number;
+  as: RunnerOptions['runAs'];
+}
+
 async function reachOf(
   job: string,
   step: string,
@@ -849,6 +870,7 @@ async function reachOf(
   runner: ActionRunner,
   home: string,
   stepEnv: Record<string, string>,
+  gateway: GatewayMemory,
 ): Promise<Reach> {
   const found: string[] = [];
   const forms = needles(token);
@@ -857,7 +879,27 @@ async function reachOf(
   // the runner's directory holds RUNNER_TEMP and the step files (state, outputs, env); then workspace and HOME
   for (const dir of new Set([runner.root, runner.workspace, runner.runnerTemp, home]))
     scan(dir, forms, found);
+  const memory = await gatewayMemory(gateway, forms);
+  if (memory !== null) found.push(memory);
   return { job, step, writeToken, found: [...new Set(found)] };
+}
+
+/**
+ * The gateway's memory, read for the token as the step's user would: directly, and when the kernel refuses,
+ * through `sudo -n` (a hosted runner's user has it unless isolation took it away). Tried, not inferred from
+ * uids: with `isolation: user` the gateway is another user's and sudo is gone, so both reads fail.
+ */
+async function gatewayMemory({ pid, as }: GatewayMemory, forms: string[]): Promise<string | null> {
+  if (pid <= 0 || !isGatewayRunning(pid)) return null;
+  const route = await memoryRoute(pid, forms, as);
+  if (route === null) return null;
+  const how =
+    route === 'through sudo'
+      ? 'through sudo'
+      : processUid(pid) === (as?.uid ?? process.getuid?.())
+        ? 'as the same user'
+        : `as uid ${as?.uid ?? process.getuid?.()}`;
+  return `memory of the gateway (pid ${pid}, ${how})`;
 }
 
 function scan(dir: string, forms: string[], found: string[], depth = 0): void {

@@ -56,6 +56,7 @@ export {
   type SecretEncoding,
   type Written,
 } from './secret-encodings.js';
+export { memoryRoute, processUid, READ_MEMORY, type MemoryRoute } from './process-memory.js';
 export {
   createRunnerUser,
   DOCKER_GROUP,
