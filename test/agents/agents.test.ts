@@ -534,6 +534,8 @@ describe('any MCP client, as README shows it', () => {
         files: { 'src/index.ts': 'export const index = 1;\n' },
       },
     );
+    // the file is the repository's, not a change to the workflow: README's table must say what curl reached
+    reached.set('any-client', session.run.reach);
     try {
       const report = session.run.steps.map((s) => `${s.name}: ${s.outcome}\n${s.log}`).join('\n');
       expect(session.run.results, report).toEqual({ implement: 'success' });
@@ -560,6 +562,7 @@ describe('the review workflow and the pull-request gate, as README shows them', 
       counted('review');
       const client = CLIENTS.find((c) => c.name === 'claude-code')!;
       const session = await runReadmeJob(client, reviewVariation(client));
+      reached.set('review', session.run.reach);
       try {
         const { checks, run, job } = session;
         const report = run.steps

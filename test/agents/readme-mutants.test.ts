@@ -92,9 +92,6 @@ const SURVIVORS: Record<string, string> = {
     '(contents: read), what the line says; with the permissive default the token could write, so keep it',
   "review: # a second identity's token: its review requests changes (GitHub refuses that on your own PR)":
     'a comment',
-  'any-client: with: { perimeters: implementer }':
-    'perimeters defaults to `all`, which gives implementer its endpoint too; the line keeps the other ' +
-    "perimeters' endpoints from being started for a step that uses one",
   'pull-request-gate: # .github/workflows/perimeter-pull-requests.yml': 'a comment',
   'pull-request-gate: types: [opened, synchronize, reopened]':
     "pull_request_target's default activity types are exactly these three (GitHub's events that trigger " +
