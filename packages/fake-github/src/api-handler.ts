@@ -100,11 +100,12 @@ export async function handleApi(
   // Pull requests and their reviews need pull-requests (read to GET), REST's runs, jobs and artifacts need
   // actions: https://docs.github.com/rest/authentication/permissions-required-for-github-apps. A merge is
   // contents' (above).
-  const scoped = /\/pulls(\/|$)/.test(found.route.key) && !found.route.key.endsWith('/merge')
-    ? state.pullRequests.get(presentedToken(req, false) ?? '')
-    : /\/actions\//.test(found.route.key)
-      ? state.actions.get(presentedToken(req, false) ?? '')
-      : undefined;
+  const scoped =
+    /\/pulls(\/|$)/.test(found.route.key) && !found.route.key.endsWith('/merge')
+      ? state.pullRequests.get(presentedToken(req, false) ?? '')
+      : /\/actions\//.test(found.route.key)
+        ? state.actions.get(presentedToken(req, false) ?? '')
+        : undefined;
   if (scoped === 'none' || (scoped === 'read' && method !== 'GET'))
     return send(res, 403, errorBody(403, NOT_ACCESSIBLE), state.budget.headers());
 

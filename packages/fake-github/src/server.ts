@@ -324,7 +324,8 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
         state.statuses.set(token, permissions.statuses);
       const pullRequests = permissions['pull-requests'];
       if (pullRequests && pullRequests !== 'write') state.pullRequests.set(token, pullRequests);
-      if (permissions.actions && permissions.actions !== 'write') state.actions.set(token, permissions.actions);
+      if (permissions.actions && permissions.actions !== 'write')
+        state.actions.set(token, permissions.actions);
     },
     addAppToken: (token, app, permissions = {}) => {
       apps.register(identityOf(app));
