@@ -4,8 +4,10 @@
  * again on the workflow runner. The mutant is caught when GitHub would refuse the workflow (it no longer parses
  * as one), a job does not succeed, the receipt differs, the branch holds other files, the job's token is in
  * an agent step's reach somewhere else (a file, the environment, the gateway's memory), or it calls a server
- * the checkout's own .mcp.json names (one is there). A surviving line must be in SURVIVORS with the reason it
- * may go; an unexplained survivor fails, and so does an explanation for a line that no longer survives.
+ * the checkout's own .mcp.json names (one is there). A line that survives with GitHub's restricted default
+ * for GITHUB_TOKEN's permissions is tried again with the permissive one, which a repository may have chosen. A
+ * surviving line must be in SURVIVORS with the reason it may go; an unexplained survivor fails, and so does an
+ * explanation for a line that no longer survives.
  * MUTANTS_ONLY (workflow names, comma-separated) runs only those; MUTANTS_LOG (a file) logs each mutant.
  */
 import { appendFileSync } from 'node:fs';
@@ -18,7 +20,7 @@ import { readmeWorkflow } from './readme-jobs.js';
 import { gateVariation, pullRequests, reviewVariation } from './readme-variations.js';
 import { WorkspaceScript } from './script.js';
 import { CLIENTS, receipt, runReadmeJob, type Session, type Variation } from './sessions.js';
-import { madeRunnerUser, parseWorkflow } from './workflow-runner.js';
+import { madeRunnerUser, parseWorkflow, type DefaultPermissions } from './workflow-runner.js';
 
 /** README's workflows mutated here, each with the client it runs. */
 const WORKFLOWS: Array<[snippet: string, client: string, file?: string]> = [
@@ -82,14 +84,8 @@ const SURVIVORS: Record<string, string> = {
   'claude-code-action: with: { persist-credentials: false }':
     "claude-code-action puts its github_token into the checkout's remote itself, so the job's (read-only) token " +
     'is in reach with or without this line; it matters for every other agent',
-  'claude-code-action: permissions: { contents: read }':
-    "without it the job gets the repository's default, which the emulation takes as GitHub's restricted one " +
-    '(contents: read), what the line says; with the permissive default the token could write, so keep it',
   "codex-action: with: { perimeters: 'test-author,implementer' }":
     'perimeters defaults to `all`, and the sample perimeters.yml has exactly these two',
-  'review: permissions: { contents: read }':
-    "without it the job gets the repository's default, which the emulation takes as GitHub's restricted one " +
-    '(contents: read), what the line says; with the permissive default the token could write, so keep it',
   "review: # a second identity's token: its review requests changes (GitHub refuses that on your own PR)":
     'a comment',
   'pull-request-gate: # .github/workflows/perimeter-pull-requests.yml': 'a comment',
@@ -99,9 +95,6 @@ const SURVIVORS: Record<string, string> = {
   'pull-request-gate: permissions: {}':
     "the job's own permissions replace the workflow's; the line keeps a job added later from the " +
     "repository's default token",
-  'staged: permissions: { contents: read }':
-    "without it the job gets the repository's default, which the emulation takes as GitHub's restricted one " +
-    '(contents: read), what the line says; with the permissive default the token could write, so keep it',
 };
 
 interface Outcome {
@@ -189,7 +182,10 @@ describe("README's workflows, a line deleted at a time", () => {
         ...varied,
         files: { ...checkoutFiles(), ...varied.files },
       };
-      const run = async (edit?: (t: string) => string): Promise<Outcome | string> => {
+      const run = async (
+        edit?: (t: string) => string,
+        defaultPermissions: DefaultPermissions = 'restricted',
+      ): Promise<Outcome | string> => {
         let session: Session | undefined;
         rogueHits.splice(0);
         try {
@@ -198,7 +194,7 @@ describe("README's workflows, a line deleted at a time", () => {
           return `refused: ${(error as Error).message.split('\n')[0]}`;
         }
         try {
-          session = await runReadmeJob(dir, client, { ...base, ...(edit && { edit }) });
+          session = await runReadmeJob(dir, client, { ...base, ...(edit && { edit }), defaultPermissions });
           return await outcome(session);
         } catch (error) {
           // the runner could not go on: the workflow fails
@@ -217,6 +213,7 @@ describe("README's workflows, a line deleted at a time", () => {
         Object.values(results).every((r) => r === 'success'),
         JSON.stringify(results),
       ).toBe(true);
+      let permissive: Outcome | string | undefined;
       const lines = text.split('\n');
       const survivors: string[] = [];
       let caught = 0;
@@ -224,8 +221,16 @@ describe("README's workflows, a line deleted at a time", () => {
       for (const [i, line] of lines.entries()) {
         if (line.trim() === '') continue;
         mutants++;
-        const got = await run(() => lines.filter((_, j) => j !== i).join('\n'));
-        const same = typeof got === 'object' && JSON.stringify(got) === JSON.stringify(baseline);
+        const mutant = () => lines.filter((_, j) => j !== i).join('\n');
+        let got = await run(mutant);
+        let same = typeof got === 'object' && JSON.stringify(got) === JSON.stringify(baseline);
+        // a repository may give GITHUB_TOKEN the permissive default instead: a line that survives on the
+        // restricted one must also survive there (a deleted `permissions:` then hands out write)
+        if (same) {
+          permissive ??= await run(undefined, 'permissive');
+          got = await run(mutant, 'permissive');
+          same = typeof got === 'object' && JSON.stringify(got) === JSON.stringify(permissive);
+        }
         if (same) survivors.push(`${snippet}: ${line.trim()}`);
         else caught++;
         progress(

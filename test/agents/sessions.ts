@@ -9,7 +9,13 @@ import { FILES, type Job } from '@perimeter/test-rigs';
 import { startModelServer, type ModelServer } from './model-server.js';
 import { readmeWorkflow } from './readme-jobs.js';
 import { Script, type Check, type Scripted, type ScriptFiles } from './script.js';
-import { parseWorkflow, runWorkflow, type WorkflowEvent, type WorkflowRun } from './workflow-runner.js';
+import {
+  parseWorkflow,
+  runWorkflow,
+  type DefaultPermissions,
+  type WorkflowEvent,
+  type WorkflowRun,
+} from './workflow-runner.js';
 
 const PERIMETER = 'implementer';
 export const TASK = 'Use only the implementer perimeter tools: read, then push the change.';
@@ -123,6 +129,8 @@ export interface Session {
 export interface Variation {
   /** a change to the workflow's text (a line removed, a flag dropped) */
   edit?: (workflow: string) => string;
+  /** the repository's default GITHUB_TOKEN permissions; default restricted */
+  defaultPermissions?: DefaultPermissions;
   /** a change to what main wrote, before the client step runs */
   afterMain?: (job: Job) => void;
   /** the workflow run, by its marker; default the client's name */
@@ -159,6 +167,7 @@ export async function runReadmeJob(
     files: { ...FILES, ...options.files },
     inputs: { task: options.task ?? TASK },
     secrets: SECRETS,
+    ...(options.defaultPermissions && { defaultPermissions: options.defaultPermissions }),
     stepTimeoutMs: CLIENT_STEP_MS,
     agentEnv: () => (model ? client.modelEnv(model) : {}),
     afterMain: (job) => {

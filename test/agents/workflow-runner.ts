@@ -87,6 +87,8 @@ export interface WorkflowOptions {
   agentEnv?: (job: string, step: WorkflowStep) => Record<string, string>;
   /** guard against a hung client step (not an assertion) */
   stepTimeoutMs?: number;
+  /** GITHUB_TOKEN's permissions where the workflow sets none; default restricted (GitHub's for new repositories) */
+  defaultPermissions?: DefaultPermissions;
   /** a change to what the perimeter step wrote, before the next step runs */
   afterMain?: (standIn: Job) => void;
   /** the repository is in the stand-in, no step has run (start what the agent steps talk to) */
@@ -233,6 +235,8 @@ export function parseWorkflow(text: string): Workflow {
 const PERIMETER = /^[A-Za-z0-9_-]+\/perimeter(\/(verify|apply))?@/;
 
 type Level = 'none' | 'read' | 'write';
+/** GITHUB_TOKEN's default where a workflow sets no `permissions`, a setting of the repository */
+export type DefaultPermissions = 'restricted' | 'permissive';
 export interface TokenPermissions {
   contents: 'read' | 'write';
   statuses: Level;
@@ -244,12 +248,16 @@ export interface TokenPermissions {
 /**
  * The token's permissions for the stand-in. A job's `permissions` replaces the workflow's, and either names what
  * the token gets and nothing else ("If you specify the access for any of these permissions, all of those that
- * are not specified are set to none"); with neither, the repository's default, here the restricted one
- * (contents: read). `read-all` and `write-all` give every permission that level. The stand-in has no
- * `contents: none`: every token may read the repository.
+ * are not specified are set to none"); with neither, the repository's default: restricted (contents: read) or
+ * permissive (write to every scope), as the repository's Actions settings choose. `read-all` and `write-all`
+ * give every permission that level. The stand-in has no `contents: none`: every token may read the repository.
  * https://docs.github.com/actions/writing-workflows/choosing-what-your-workflow-does/controlling-permissions-for-github_token
  */
-function permissionsOf(job: WorkflowJob, workflow: Workflow): TokenPermissions {
+function permissionsOf(
+  job: WorkflowJob,
+  workflow: Workflow,
+  defaults: DefaultPermissions = 'restricted',
+): TokenPermissions {
   const given = job.permissions ?? workflow.permissions;
   const all = (level: Level) => ({
     contents: level,
@@ -265,7 +273,9 @@ function permissionsOf(job: WorkflowJob, workflow: Workflow): TokenPermissions {
         ? all('read')
         : typeof given === 'object' && given !== null
           ? given
-          : { contents: 'read' };
+          : defaults === 'permissive'
+            ? all('write')
+            : { contents: 'read' };
   const level = (v: string | undefined): Level => (v === 'write' ? 'write' : v === 'read' ? 'read' : 'none');
   return {
     contents: p.contents === 'write' ? 'write' : 'read',
@@ -358,7 +368,7 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
   const jobs = workflow.jobs ?? {};
   const order = ordered(jobs);
   const first = jobs[order[0]!]!;
-  const perms = permissionsOf(first, workflow);
+  const perms = permissionsOf(first, workflow, options.defaultPermissions);
   const mainStep = (first.steps ?? []).find(
     (s) => s.uses && PERIMETER.test(s.uses) && !s.uses.includes('/perimeter/'),
   );
@@ -441,7 +451,12 @@ export async function runWorkflow(workflow: Workflow, options: WorkflowOptions):
         return;
       }
       const token = index === 0 ? standIn.token : `ghs_${randomBytes(18).toString('hex')}`;
-      if (index > 0) standIn.gh.addToken(token, 'github-actions[bot]', permissionsOf(job, workflow));
+      if (index > 0)
+        standIn.gh.addToken(
+          token,
+          'github-actions[bot]',
+          permissionsOf(job, workflow, options.defaultPermissions),
+        );
       const result = await runJob(name, job, {
         workflow,
         options,
@@ -527,7 +542,7 @@ interface JobSetting {
 }
 
 async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'success' | 'failure'> {
-  const perms = permissionsOf(job, s.workflow);
+  const perms = permissionsOf(job, s.workflow, s.options.defaultPermissions);
   let runner: ActionRunner = s.standIn.runner;
   const home = mkdtempSync(join(tmpdir(), `runner-home-${name}-`));
   const runAs = s.first ? s.standIn.runner.runAs : undefined;
