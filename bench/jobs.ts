@@ -11,13 +11,12 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { actionDir, Job, TwoJobs, type JobOptions } from '@perimeter/test-rigs';
-import { compilePerimeter, parseConfig } from '../src/policy/index.js';
 import { difference, type Cost } from './economy/counting.js';
 import { runNaiveSession } from './economy/naive-session.js';
 import { runSessionSteps } from './economy/perimeter-session.js';
-import { makeRepo, type RepoSize } from './economy/repo-model.js';
-import { SESSION_PERIMETER } from './economy/economy.js';
-import { makeSession, type SessionShape, type Step } from './economy/session-script.js';
+import type { RepoSize } from './economy/repo-model.js';
+import { benchSession, SESSION_PERIMETER } from './economy/economy.js';
+import type { SessionShape, Step } from './economy/session-script.js';
 import { CONFIG as HISTORY_CONFIG, sessionCalls } from './history-session.js';
 
 export interface PhaseCost {
@@ -204,15 +203,7 @@ async function measure(workload: WorkloadSpec): Promise<JobsRow[]> {
 
 /** The economy section's repository and session. */
 export async function runJobs(options: { repo: RepoSize; session: SessionShape }): Promise<JobsRow[]> {
-  const model = makeRepo(options.repo);
-  const spec = parseConfig(model.config).perimeters.find((p) => p.name === SESSION_PERIMETER)!;
-  const perimeter = compilePerimeter(spec);
-  const steps = makeSession(
-    model,
-    (p) => perimeter.canRead(p).allowed,
-    (p) => perimeter.canWrite(p).allowed,
-    options.session,
-  );
+  const { model, steps } = benchSession(options.repo, options.session);
   return measure({
     name: 'bench session',
     repository: {

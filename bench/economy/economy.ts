@@ -101,17 +101,22 @@ export interface EconomyResult {
   }>;
 }
 
-export async function runEconomy(options: EconomyOptions): Promise<EconomyResult> {
-  const model = makeRepo(options.repo);
-  const config = parseConfig(model.config);
-  const spec = config.perimeters.find((p) => p.name === SESSION_PERIMETER)!;
+/** The bench session: the generated repository, its `implementer` perimeter and the scripted calls on it. */
+export function benchSession(repo: RepoSize, shape: SessionShape) {
+  const model = makeRepo(repo);
+  const spec = parseConfig(model.config).perimeters.find((p) => p.name === SESSION_PERIMETER)!;
   const perimeter = compilePerimeter(spec);
   const steps = makeSession(
     model,
     (p) => perimeter.canRead(p).allowed,
     (p) => perimeter.canWrite(p).allowed,
-    options.session,
+    shape,
   );
+  return { model, perimeter, steps };
+}
+
+export async function runEconomy(options: EconomyOptions): Promise<EconomyResult> {
+  const { model, perimeter, steps } = benchSession(options.repo, options.session);
   const floor = computeFloor(model, steps, perimeter);
 
   const onStandIn = async <T>(
@@ -137,7 +142,7 @@ export async function runEconomy(options: EconomyOptions): Promise<EconomyResult
   return summarize(
     model.files,
     model.history.length + 1,
-    config.perimeters.length,
+    parseConfig(model.config).perimeters.length,
     steps,
     mine,
     naive,
