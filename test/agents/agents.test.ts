@@ -34,6 +34,11 @@ async function runReadmeJob(client: ClientCase, options: Variation = {}): Promis
   return session;
 }
 
+/** Each step of a run with the end of its log, for a failing assertion's message. */
+function runReport({ run }: Session): string {
+  return run.steps.map((s) => `${s.job}/${s.name}: ${s.outcome}\n${s.log.slice(-3000)}`).join('\n');
+}
+
 let dir = '';
 /** what the agent steps of each README workflow could reach, run as README shows it */
 const reached = new Map<string, Reach[]>();
@@ -444,9 +449,7 @@ describe('the setups with a later job, as README shows them', () => {
       try {
         session = await runReadmeJob(claude, { snippet });
         const { checks, run, job } = session;
-        const report = run.steps
-          .map((s) => `${s.job}/${s.name}: ${s.outcome}\n${s.log.slice(-3000)}`)
-          .join('\n');
+        const report = runReport(session);
         expect(
           checks.filter((c) => !c.ok),
           report,
@@ -484,9 +487,7 @@ describe('the wrapper actions, as docs/agents.md shows them', () => {
           },
         );
         const { checks, run, job } = session;
-        const report = run.steps
-          .map((s) => `${s.job}/${s.name}: ${s.outcome}\n${s.log.slice(-3000)}`)
-          .join('\n');
+        const report = runReport(session);
         expect(checks.length, report).toBeGreaterThan(0);
         expect(
           checks.filter((c) => !c.ok),
@@ -565,9 +566,7 @@ describe('the review workflow and the pull-request gate, as README shows them', 
       reached.set('review', session.run.reach);
       try {
         const { checks, run, job } = session;
-        const report = run.steps
-          .map((s) => `${s.job}/${s.name}: ${s.outcome}\n${s.log.slice(-3000)}`)
-          .join('\n');
+        const report = runReport(session);
         expect(checks.length, report).toBeGreaterThan(0);
         expect(
           checks.filter((c) => !c.ok),
