@@ -9,7 +9,9 @@ import {
   UpstreamError,
 } from '../github/index.js';
 import type { Perimeter } from '../policy/index.js';
-import { type Change, diffTrees, judgeCommit, type Violation } from '../verify/index.js';
+import { createSecretFilter, scanContent, type AnswerFilter } from '../safety/index.js';
+import { type BlobFacts, type Change, diffTrees, type Violation } from '../verify/index.js';
+import { routeCommit, type ReviewItem } from './review-routing.js';
 
 /** One staged commit and what it changes against the commit before it. */
 export interface StagedCommit {
@@ -24,6 +26,8 @@ export interface JudgedChangeSet {
   /** every path any commit changes, sorted */
   paths: string[];
   violations: Violation[];
+  /** the paths sent to review (routeCommit): then the commits go to a draft pull request, never the branch */
+  review: ReviewItem[];
 }
 
 /** Where the apply job writes, from its own inputs and GitHub: never from the change set. */
@@ -67,14 +71,16 @@ export async function targetProblem(
 }
 
 /**
- * Every staged commit judged by the verdict's rules, on the apply job's branch, against the perimeters read
- * from the trusted ref: what each commit changes is recomputed from its trees, never taken from the set's word.
+ * Every staged commit judged by the one rule (routeCommit, over judgeCommit), on the apply job's branch, against
+ * the perimeters read from the trusted ref: what each commit changes is recomputed from its trees, never taken
+ * from the set's word, and its content is scanned as the gateway scans a push.
  */
 export async function judgeChangeSet(
   upstream: Upstream,
   set: StagedChangeSet,
   perimeters: Perimeter[],
   branch: string,
+  filter: AnswerFilter = createSecretFilter(),
 ): Promise<JudgedChangeSet> {
   const view = StagedUpstream.fromChangeSet(upstream, set);
   const commits: StagedCommit[] = [];
@@ -90,22 +96,39 @@ export async function judgeChangeSet(
           path: change.path,
           message: `${change.path}: its content is not in the staged change set`,
         });
-    violations.push(
-      ...judgeCommit(
-        {
-          label: `staged commit ${commits.length} (${commit.sha.slice(0, 7)})`,
-          changes,
-          sizeOf: (sha) => Buffer.byteLength(set.blobs[sha] ?? '', 'base64'),
-        },
-        branch,
-        perimeters,
-      ),
-    );
     parentTree = commit.tree;
+  }
+  const blobs = await stagedBlobFacts(set, filter);
+  const review = new Map<string, ReviewItem>();
+  for (const [i, commit] of commits.entries()) {
+    const routed = routeCommit(
+      {
+        label: `staged commit ${i + 1} (${commit.sha.slice(0, 7)})`,
+        changes: commit.changes,
+        blob: (sha) => blobs.get(sha),
+      },
+      branch,
+      perimeters,
+    );
+    violations.push(...routed.violations);
+    for (const item of routed.review) if (!review.has(item.path)) review.set(item.path, item);
+    // a blob missing from the set is named above, path by path: the set is refused for it
+    if (routed.unchecked.length > 0 && violations.length === 0)
+      violations.push({ kind: 'path', message: routed.unchecked.join('; ') });
   }
   const paths = [...new Set(commits.flatMap((c) => c.changes.map((x) => x.path)))].sort();
   const unique = new Map(violations.map((v) => [v.message, v]));
-  return { commits, paths, violations: [...unique.values()] };
+  return { commits, paths, violations: [...unique.values()], review: [...review.values()] };
+}
+
+/** The size and credentials of every blob the change set carries, scanned as the gateway scans a push. */
+async function stagedBlobFacts(set: StagedChangeSet, filter: AnswerFilter): Promise<Map<string, BlobFacts>> {
+  const facts = new Map<string, BlobFacts>();
+  for (const [sha, base64] of Object.entries(set.blobs)) {
+    const bytes = Buffer.from(base64, 'base64');
+    facts.set(sha, { size: bytes.byteLength, credentials: (await scanContent(filter, bytes)).kinds });
+  }
+  return facts;
 }
 
 export type ApplyResult =

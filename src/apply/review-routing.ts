@@ -1,10 +1,14 @@
 /**
- * Review routing, decided without I/O: which staged paths no exposed perimeter may write on its own but one
- * may send to review (perimeters.yml `review`), and the words the apply job puts on the draft pull request,
- * its review and its summary. Perimeter never approves: a person with the right to approve decides.
+ * Review routing, decided without I/O: which of a staged commit's paths go to review, by the one rule
+ * (judgeCommit) run twice: first as the perimeters are; a commit one perimeter may make outright lands as it
+ * is. Else with each perimeter's `review` globs counted as writable (withReview): the perimeter that may then
+ * make the whole commit is the commit's perimeter, and every path it may not write outright goes to review,
+ * whatever another perimeter may write. A path that runs from the branch it is pushed to (a workflow, a CI
+ * configuration) is never sent: apply would push it to a branch of the repository. Also the words apply puts
+ * on the draft pull request, its review and its summary. Perimeter never approves.
  */
-import type { Perimeter } from '../policy/index.js';
-import { inlineText } from '../verify/index.js';
+import { runsOnPushRule, withReview, type Perimeter } from '../policy/index.js';
+import { inlineText, judgeCommit, type CommitToJudge, type Violation } from '../verify/index.js';
 
 /** A staged path sent to review, and the rule that sent it (`perimeter: review glob "…" (why not writable)`). */
 export interface ReviewItem {
@@ -12,28 +16,37 @@ export interface ReviewItem {
   rule: string;
 }
 
-/**
- * The paths among `paths` that no perimeter bound to `branch` may write, and that one may send to review.
- * Judge the change set with withReview first: a path neither writable nor reviewable is a violation there,
- * and the change set is refused whole before this is asked.
- */
-export function sentToReview(
-  paths: readonly string[],
-  branch: string,
-  perimeters: Perimeter[],
-): ReviewItem[] {
-  const bound = perimeters.filter((p) => p.allowsBranch(branch));
-  const items: ReviewItem[] = [];
-  for (const path of paths) {
-    if (bound.some((p) => p.canWrite(path).allowed)) continue;
-    for (const perimeter of bound) {
-      const decision = perimeter.canReview(path);
-      if (!decision.allowed) continue;
-      items.push({ path, rule: `${perimeter.name}: ${decision.rule}` });
-      break;
-    }
+export interface RoutedCommit {
+  violations: Violation[];
+  /** what could not be shown (a blob not read): the change set is not applied */
+  unchecked: string[];
+  /** the paths that go to review, empty when the commit lands as it is */
+  review: ReviewItem[];
+}
+
+/** Where one staged commit goes: onto the branch, to review (which paths, by whose rule), or refused. */
+export function routeCommit(commit: CommitToJudge, branch: string, perimeters: Perimeter[]): RoutedCommit {
+  const outright = judgeCommit(commit, branch, perimeters);
+  if (outright.madeBy !== null || outright.unchecked.length > 0)
+    return { violations: outright.violations, unchecked: outright.unchecked, review: [] };
+  const reviewing = judgeCommit(commit, branch, perimeters.map(withReview));
+  const maker = perimeters.find((p) => p.name === reviewing.madeBy);
+  if (maker === undefined)
+    return { violations: reviewing.violations, unchecked: reviewing.unchecked, review: [] };
+  const review: ReviewItem[] = [];
+  const violations: Violation[] = [];
+  for (const { path } of commit.changes) {
+    if (maker.canWrite(path).allowed) continue;
+    const runs = runsOnPushRule(path);
+    if (runs !== null)
+      violations.push({
+        kind: 'path',
+        path,
+        message: `${path}: not sent to review, because apply would push it to a branch of the repository and ${runs}; a person makes this change`,
+      });
+    else review.push({ path, rule: `${maker.name}: ${maker.canReview(path).rule}` });
   }
-  return items;
+  return { violations, unchecked: [], review };
 }
 
 /** The branch the draft pull request comes from, one per run attempt. */

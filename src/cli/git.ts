@@ -125,24 +125,28 @@ function changeOf(raw: RegExpExecArray, path: string): Change {
   return { path, kind: 'modified', oldMode, newMode, oldSha, newSha };
 }
 
-/** The size in bytes of each blob, by SHA, read in one `git cat-file --batch-check`; a missing one throws. */
-export function blobSizes(root: string, shas: readonly string[]): Map<string, number> {
+/** The content of each blob, by SHA, read in one `git cat-file --batch`; a missing one throws. */
+export function blobContents(root: string, shas: readonly string[]): Map<string, Uint8Array> {
   const unique = [...new Set(shas)];
-  if (unique.length === 0) return new Map();
-  const lines = git(
-    root,
-    ['cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize)'],
-    `${unique.join('\n')}\n`,
-  )
-    .split('\n')
-    .filter(Boolean);
-  const sizes = new Map<string, number>();
-  for (const line of lines) {
-    const [sha, type, size] = line.split(' ');
-    if (type !== 'blob' || size === undefined) throw new GitError(`not a blob in this repository: ${line}`);
-    sizes.set(sha!, Number(size));
+  const contents = new Map<string, Uint8Array>();
+  if (unique.length === 0) return contents;
+  const out = execFileSync('git', ['cat-file', '--batch'], {
+    cwd: root,
+    input: `${unique.join('\n')}\n`,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    maxBuffer: 1024 * 1024 * 1024,
+  });
+  let at = 0;
+  while (at < out.length) {
+    const eol = out.indexOf(0x0a, at);
+    const header = out.subarray(at, eol).toString('utf8');
+    const [sha, type, size] = header.split(' ');
+    if (type !== 'blob' || size === undefined) throw new GitError(`not a blob in this repository: ${header}`);
+    const start = eol + 1;
+    contents.set(sha!, out.subarray(start, start + Number(size)));
+    at = start + Number(size) + 1;
   }
-  return sizes;
+  return contents;
 }
 
 /** The content of `path` at `ref`, or null when the ref has no such file. */

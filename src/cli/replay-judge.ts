@@ -1,5 +1,5 @@
 import type { Perimeter } from '../policy/index.js';
-import { judgeCommit, type Change, type Violation } from '../verify/index.js';
+import { judgeCommit, type BlobFacts, type Change, type Violation } from '../verify/index.js';
 
 /**
  * `perimeter replay`'s decisions, free of I/O: which perimeter could have made each commit, judged by the
@@ -58,12 +58,14 @@ export function judgeReplayCommit(
   commit: ReplayCommit,
   branch: string,
   perimeter: Perimeter,
-  sizeOf: (sha: string) => number,
+  blob: (sha: string) => BlobFacts | undefined,
 ): CommitVerdict {
   const label = commit.sha.slice(0, 7);
-  const refused = judgeCommit({ label, changes: commit.changes, sizeOf }, branch, [perimeter]).map((v) =>
-    refusalOf(v, label),
-  );
+  const judged = judgeCommit({ label, changes: commit.changes, blob }, branch, [perimeter]);
+  const refused = [
+    ...judged.violations.map((v) => refusalOf(v, label)),
+    ...judged.unchecked.map((why) => ({ rule: `not checked: ${why}` })),
+  ];
   return { allowed: refused.length === 0, refused };
 }
 
@@ -71,15 +73,13 @@ export function replayCommits(
   commits: readonly ReplayCommit[],
   branch: string,
   perimeters: readonly Perimeter[],
-  sizeOf: (sha: string) => number,
+  blob: (sha: string) => BlobFacts | undefined,
 ): ReplayRow[] {
   return commits.map((commit) => ({
     sha: commit.sha,
     subject: commit.subject,
     paths: commit.changes.length,
-    verdicts: Object.fromEntries(
-      perimeters.map((p) => [p.name, judgeReplayCommit(commit, branch, p, sizeOf)]),
-    ),
+    verdicts: Object.fromEntries(perimeters.map((p) => [p.name, judgeReplayCommit(commit, branch, p, blob)])),
   }));
 }
 

@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { compilePerimeter, parseConfig, type Perimeter } from '../policy/index.js';
-import { visible, type Change } from '../verify/index.js';
+import { visible, type BlobFacts, type Change } from '../verify/index.js';
 import { parseCommandArgs, renderHelp, type Flags } from './args.js';
-import { blobSizes, listCommitChanges, rangeBranch, tryShowFile } from './git.js';
+import { blobContents, listCommitChanges, rangeBranch, tryShowFile } from './git.js';
+import { createSecretFilter, scanContent } from '../safety/index.js';
 import { EXIT_CHANGES, EXIT_ERRORS, EXIT_OK, UsageError, type CliIo } from './io.js';
 import { compareCalls, parseLedgerCalls, type CallChange } from './ledger-replay.js';
 import { loadConfig, type LoadedConfig } from './load-config.js';
@@ -233,6 +234,15 @@ function arrivingBlobs(changes: Change[]): string[] {
   return changes.flatMap((c) => (c.kind === 'deleted' || c.newMode === SUBMODULE ? [] : [c.newSha!]));
 }
 
+/** Each blob's size and the credentials in it, scanned as the gateway scans a push: the receipt's own rule. */
+async function blobFactsOf(root: string, shas: string[]): Promise<Map<string, BlobFacts>> {
+  const filter = createSecretFilter();
+  const facts = new Map<string, BlobFacts>();
+  for (const [sha, bytes] of blobContents(root, shas))
+    facts.set(sha, { size: bytes.byteLength, credentials: (await scanContent(filter, bytes)).kinds });
+  return facts;
+}
+
 /**
  * `perimeter replay RANGE`: judges each non-merge commit of RANGE, as pushed to the branch RANGE ends on
  * (`--branch` to name another), by the receipt's rule against the proposed perimeters.yml
@@ -274,10 +284,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     throw new UsageError(
       `${JSON.stringify(range)} does not end on a branch: name the branch its commits were made on with --branch`,
     );
-  const sizes = blobSizes(loaded.root, arrivingBlobs(commits.flatMap((c) => c.changes)));
-  const sizeOf = (sha: string) => sizes.get(sha) ?? 0;
-  const rows = replayCommits(commits, branch, loaded.perimeters, sizeOf);
-  const baseRows = base === null ? null : replayCommits(commits, branch, base.perimeters, sizeOf);
+  const blobs = await blobFactsOf(loaded.root, arrivingBlobs(commits.flatMap((c) => c.changes)));
+  const blob = (sha: string) => blobs.get(sha);
+  const rows = replayCommits(commits, branch, loaded.perimeters, blob);
+  const baseRows = base === null ? null : replayCommits(commits, branch, base.perimeters, blob);
   const changes = baseRows === null ? [] : compareReplays(baseRows, rows);
 
   if (values.json) {

@@ -26,7 +26,7 @@ export {
 export { ConfigError, type ConfigProblem } from './config-error.js';
 export { parseConfig } from './config.js';
 export { compilePerimeter, PerimeterSpecError, type Decision, type Perimeter } from './perimeter.js';
-export { withReview } from './review.js';
+export { runsOnPushRule, withReview } from './review.js';
 export { MAX_SCOPE_REASON, MAX_SCOPE_REQUESTS, proposeScope, scopeRequestProblem } from './scope.js';
 export { protectedRule, PROTECTED_ENTRIES } from './protected.js';
 export { credentialFileRule, CREDENTIAL_FILE_RULES } from './credentials.js';

@@ -95,6 +95,36 @@ function specProblems(spec: PerimeterSpec): string[] {
 }
 
 /**
+ * A decision for a path in each Unicode normal form it can be spelled in: git stores names as bytes, so `café`
+ * composed (NFC) and decomposed (NFD) are two paths, and a checkout on macOS (or any tool that normalises)
+ * lands both on one file. A grant (a read or write glob) in either form grants; a refusal in either form (a
+ * denial, the protected set, a credential file, an invalid spelling) refuses, so no spelling escapes a rule
+ * written in the other.
+ */
+function inEveryForm(decide: (path: string) => Decision): (path: string) => Decision {
+  return (path) => {
+    if (typeof path !== 'string' || ASCII.test(path)) return decide(path);
+    const forms = [...new Set([path, path.normalize('NFC'), path.normalize('NFD')])];
+    const decisions = forms.map((form) => ({ form, decision: decide(form) }));
+    const refused = decisions.find(({ decision }) => !decision.allowed && !NO_GRANT.has(decision.rule));
+    if (refused !== undefined)
+      return refused.form === path
+        ? refused.decision
+        : {
+            allowed: false,
+            rule: `${refused.decision.rule} (spelled in another Unicode normal form)`,
+          };
+    return decisions.find(({ decision }) => decision.allowed)?.decision ?? decisions[0]!.decision;
+  };
+}
+
+const NO_WRITE_GLOB = 'no write glob matches';
+const NO_READ_GLOB = 'no read glob matches';
+/** Refusals that only say no grant matched this spelling: another spelling's grant may still hold. */
+const NO_GRANT = new Set([NO_WRITE_GLOB, NO_READ_GLOB]);
+const ASCII = /^[\x20-\x7e]*$/;
+
+/**
  * Compiles a perimeter's globs once. Throws when the spec is invalid (a spec from parseConfig never is):
  * a perimeter that cannot be compiled exactly is not served at all.
  */
@@ -134,13 +164,13 @@ export function compilePerimeter(spec: PerimeterSpec, configFile: string = DEFAU
   const readRule = new Map(spec.read.map((glob) => [glob, `read glob ${quoted.get(glob)}`]));
   const writeRule = new Map(spec.write.map((glob) => [glob, `write glob ${quoted.get(glob)}`]));
 
-  const canWrite = (path: string): Decision => {
+  const canWriteAsSpelled = (path: string): Decision => {
     const invalid = invalidRule(path);
     if (invalid !== null) return { allowed: false, rule: invalid };
     const denial = denied(path);
     if (denial !== null) return { allowed: false, rule: denial };
     const glob = write.find(path);
-    if (glob === null) return { allowed: false, rule: 'no write glob matches' };
+    if (glob === null) return { allowed: false, rule: NO_WRITE_GLOB };
     const protectedBy = protectedRule(path, configFile, families);
     if (protectedBy !== null) {
       const allowedBy = allowProtected.find(path);
@@ -153,28 +183,31 @@ export function compilePerimeter(spec: PerimeterSpec, configFile: string = DEFAU
     return { allowed: true, rule: writeRule.get(glob)! };
   };
 
+  const canReadAsSpelled = (path: string): Decision => {
+    const invalid = invalidRule(path);
+    if (invalid !== null) return { allowed: false, rule: invalid };
+    const denial = denied(path);
+    if (denial !== null) return { allowed: false, rule: denial };
+    const glob = read.find(path);
+    if (glob === null) return { allowed: false, rule: NO_READ_GLOB };
+    const credential = credentialFileRule(path);
+    if (credential !== null) {
+      const allowedBy = allowCredentialFiles.find(path);
+      if (allowedBy === null) return { allowed: false, rule: `credential file: ${credential}` };
+      return {
+        allowed: true,
+        rule: `read glob ${JSON.stringify(glob)}, allow-credential-files ${JSON.stringify(allowedBy)}`,
+      };
+    }
+    return { allowed: true, rule: readRule.get(glob)! };
+  };
+  const canWrite = inEveryForm(canWriteAsSpelled);
+
   return {
     name: spec.name,
     spec,
     tools,
-    canRead(path: string): Decision {
-      const invalid = invalidRule(path);
-      if (invalid !== null) return { allowed: false, rule: invalid };
-      const denial = denied(path);
-      if (denial !== null) return { allowed: false, rule: denial };
-      const glob = read.find(path);
-      if (glob === null) return { allowed: false, rule: 'no read glob matches' };
-      const credential = credentialFileRule(path);
-      if (credential !== null) {
-        const allowedBy = allowCredentialFiles.find(path);
-        if (allowedBy === null) return { allowed: false, rule: `credential file: ${credential}` };
-        return {
-          allowed: true,
-          rule: `read glob ${JSON.stringify(glob)}, allow-credential-files ${JSON.stringify(allowedBy)}`,
-        };
-      }
-      return { allowed: true, rule: readRule.get(glob)! };
-    },
+    canRead: inEveryForm(canReadAsSpelled),
     canWrite,
     canReview(path: string): Decision {
       const write = canWrite(path);

@@ -5,3 +5,4 @@ export {
   type SecretFilter,
   type SecretFilterOptions,
 } from './secret-filter.js';
+export { scanContent, type ContentScan } from './content-scan.js';

@@ -1,9 +1,11 @@
-export type { Change } from './change.js';
+export type { BlobFacts, Change, CommitChanges } from './change.js';
 export { renderCheckRun, type CheckRunFacts, type CheckRunReceipt } from './receipts/check-run.js';
 export { diffTrees } from './gathering/diff-trees.js';
-export { judgeCommit, type CommitToJudge } from './judging/commit-judge.js';
+export { judgeCommit, type CommitJudgement, type CommitToJudge } from './judging/commit-judge.js';
+export { readBlobFacts } from './gathering/blob-facts.js';
 export { clip, codeBlock, inlineText, markdownText, visible } from './receipts/escape.js';
-export { compareSnapshots, decideWrite, fileViolations, judge } from './judging/judge.js';
+export { compareSnapshots, judge } from './judging/judge.js';
+export { decideFile, decideWrite, fileViolations } from './judging/file-decisions.js';
 export {
   compareReceipts,
   compareSettings,

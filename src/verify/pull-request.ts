@@ -2,8 +2,10 @@ import type { CommitInfo, PullRequestInfo, RepoReads } from '../github/index.js'
 import type { Perimeter } from '../policy/index.js';
 import type { Change } from './change.js';
 import { judgeCommit } from './judging/commit-judge.js';
+import { readBlobFacts, type BlobFactsReading } from './gathering/blob-facts.js';
+import { createSecretFilter, type AnswerFilter } from '../safety/index.js';
 import { diffTrees } from './gathering/diff-trees.js';
-import { decideFile, fileViolations } from './judging/judge.js';
+import { decideFile, fileViolations } from './judging/file-decisions.js';
 import { boundaryOf, mergeBaseOf, ownChanges } from './gathering/pull-commits.js';
 import type { FileDecision, Verdict, Violation } from './types.js';
 import type { CommitJudge } from './judging/pull-attribution.js';
@@ -28,6 +30,8 @@ export interface PullRequestInput {
   assignedBy: string | null;
   /** each commit's judge by its maker (attributePullCommits); without it, every commit is the pull request's */
   attribution?: Map<string, CommitJudge>;
+  /** finds credentials in the commits' content, as the gateway does on a push (default: the secret filter) */
+  filter?: AnswerFilter;
 }
 
 const short = (sha: string): string => sha.slice(0, 7);
@@ -84,12 +88,17 @@ export async function verifyPullRequest(input: PullRequestInput): Promise<Verdic
         seen.set(change.path, { change, perimeter: judging, by });
     }
     if (judging === null) continue;
-    const sizes = await sizesOf(upstream, own.changes, branch, judging);
+    const blobs = await blobsOf(input, own.changes, branch, judging);
     const label = `commit ${short(commit.sha)}`;
+    const judged = judgeCommit({ label, changes: own.changes, blob: (sha) => blobs.facts.get(sha) }, branch, [
+      judging,
+    ]);
+    unchecked.push(...blobs.unread, ...judged.unchecked);
     violations.push(
-      ...judgeCommit({ label, changes: own.changes, sizeOf: (sha) => sizes.get(sha) ?? 0 }, branch, [
-        judging,
-      ]).map((v) => ({ ...v, message: v.message.startsWith(label) ? v.message : `${label}: ${v.message}` })),
+      ...judged.violations.map((v) => ({
+        ...v,
+        message: v.message.startsWith(label) ? v.message : `${label}: ${v.message}`,
+      })),
     );
   }
 
@@ -140,22 +149,19 @@ function decide(change: Change, made: Made, branch: string): FileDecision {
   return { ...change, allowed: true, rule: `not judged: ${made.by || 'no perimeter judged it'}` };
 }
 
-/** Blob sizes for the limits, read only when every path is writable (else the commit fails anyway). */
-async function sizesOf(
-  upstream: RepoReads,
+/** The blobs' sizes and credentials, read only when every path is writable (else the commit fails anyway). */
+async function blobsOf(
+  input: PullRequestInput,
   changes: Change[],
   branch: string,
   perimeter: Perimeter,
-): Promise<Map<string, number>> {
-  const arriving = changes.filter((c) => c.kind !== 'deleted' && c.newSha !== undefined);
+): Promise<BlobFactsReading> {
   if (
     fileViolations(changes, branch, [perimeter]).length > 0 ||
     changes.length > perimeter.spec.limits.filesPerPush
   )
-    return new Map();
-  const shas = [...new Set(arriving.map((c) => c.newSha!))];
-  const sizes = await Promise.all(shas.map(async (sha) => (await upstream.getBlob(sha)).byteLength));
-  return new Map(shas.map((sha, i) => [sha, sizes[i]!]));
+    return { facts: new Map(), unread: [] };
+  return readBlobFacts(input.upstream, changes, input.filter ?? createSecretFilter());
 }
 
 function dedupe(violations: Violation[]): Violation[] {

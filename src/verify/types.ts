@@ -7,7 +7,8 @@ import type {
   StatusRecord,
 } from '../github/index.js';
 import type { Perimeter } from '../policy/index.js';
-import type { Change } from './change.js';
+import type { AnswerFilter } from '../safety/index.js';
+import type { BlobFacts, Change, CommitChanges } from './change.js';
 
 /** Full ref name ('refs/heads/main', 'refs/tags/v1') to the SHA it points at. */
 export type RefSnapshot = Record<string, string>;
@@ -62,6 +63,11 @@ export interface VerifyInput {
   /** null when there is no ledger to read */
   ledger: LedgerFacts | null;
   directPushes: 'check' | 'deny';
+  /**
+   * Finds credentials in the content the new commits add, as the gateway does on a push (with the job's own
+   * secrets among them where the caller knows them); default: the secret filter without extra secrets.
+   */
+  filter?: AnswerFilter;
   /** what went wrong around the job, e.g. 'the gateway died'; any of them keeps the verdict from success */
   problems?: string[];
   /**
@@ -287,6 +293,13 @@ export interface JobFacts {
    * the one new commit); a path absent here: not known which commit changed it.
    */
   pathCommits?: Map<string, string[]>;
+  /**
+   * This job's new commits, each with what it changes against its first parent, where each was looked at on
+   * its own (or the one new commit): judgeCommit judges each whole. Absent: not each looked at.
+   */
+  commitChanges?: CommitChanges[];
+  /** the size and credentials of every blob those commits add or modify (absent: not read) */
+  blobs?: Map<string, BlobFacts>;
   /** every ref that changed during the job, the bound branch included */
   refChanges: RefChange[];
   /** every ref at the start of the job */

@@ -1,14 +1,15 @@
 import type { CommitInfo, RepoReads } from '../github/index.js';
 import { diffTrees } from './gathering/diff-trees.js';
 import {
+  diffEachCommit,
   intermediateChanges,
   listCommitsAbove,
   listNewCommits,
-  mergeChanges,
-  pathsOfCommits,
   type NewCommits,
   type PathCommits,
 } from './gathering/new-commits.js';
+import { readBlobFacts } from './gathering/blob-facts.js';
+import { createSecretFilter } from '../safety/index.js';
 import { accountForMoves } from './gathering/activity.js';
 import { commitsOfOthers, movedByOthersOnly } from './gathering/others.js';
 import { compileGlobList } from '../policy/index.js';
@@ -272,15 +273,18 @@ function madeByGateway(commit: CommitInfo, input: VerifyInput): boolean {
 const GITHUB_COMMITTER = { name: 'GitHub', email: 'noreply@github.com' };
 
 /**
- * Each new commit on its own, for what the net change hides (a file added and removed again). Every commit
- * is looked at, whatever the ledger says: the gateway's own by its list of changed paths (one request each;
- * the gateway writes only regular files, checked path by path before it wrote them), the others by their
- * trees, modes included. A commit left unexamined could hide a change a later one undid: unchecked, never success.
+ * Each new commit on its own, by its trees (modes included), whatever the ledger says: for what the net change
+ * hides (a file added and removed again), and for the one rule, which judges each commit whole (one perimeter
+ * may make all of it, within its limits). A commit left unexamined could hide a change a later one undid, or
+ * one perimeter's work pushed with another's: unchecked, never success.
  */
 async function examineCommits(input: VerifyInput, facts: JobFacts, listed: NewCommits): Promise<void> {
   const [only] = listed.commits;
-  if (listed.commits.length === 1 && only !== undefined && !facts.historyRewritten)
+  if (listed.commits.length === 1 && only !== undefined && !facts.historyRewritten) {
     facts.pathCommits = new Map(facts.changes.map((change) => [change.path, [only.sha]]));
+    facts.commitChanges = [{ sha: only.sha, changes: facts.changes }];
+    return readCommitContent(input, facts);
+  }
   if (listed.commits.length <= 1) return;
   if (facts.historyRewritten) {
     facts.notes.push('after the history rewrite only the net change was checked, not each commit');
@@ -297,29 +301,21 @@ async function examineCommits(input: VerifyInput, facts: JobFacts, listed: NewCo
   }
   try {
     const touched: PathCommits = new Map();
-    const byPaths = await pathsOfCommits(
-      input.upstream,
-      listed.commits.filter((commit) => gateway.has(commit.sha)),
-      facts.changes,
-      touched,
-    );
-    const byTrees = await intermediateChanges(
-      input.upstream,
-      [...others, ...byPaths.unlisted],
-      facts.changes,
-      touched,
-    );
-    facts.intermediate = mergeChanges(byTrees, byPaths.paths);
+    const perCommit = await diffEachCommit(input.upstream, listed.commits, touched);
+    facts.intermediate = intermediateChanges(perCommit, facts.changes);
     facts.pathCommits = touched;
+    facts.commitChanges = perCommit;
   } catch (error) {
     facts.unchecked.push(`the changes of each new commit: ${reason(error)}`);
+    return;
   }
+  await readCommitContent(input, facts);
 }
 
 /**
  * When others pushed to the bound branch too, the net change mixes their work with this job's, so it is not
- * judged: each of this job's commits is, on its own against its first parent (the gateway's by their changed
- * paths, the others by their trees), and the changes of the commits others brought are listed, not judged.
+ * judged: each of this job's commits is, on its own against its first parent, and the changes of the
+ * commits others brought are listed, not judged.
  */
 async function examineOurCommits(
   input: VerifyInput,
@@ -339,20 +335,32 @@ async function examineOurCommits(
   }
   try {
     const touched: PathCommits = new Map();
-    const byPaths = await pathsOfCommits(
-      input.upstream,
-      ours.filter((commit) => gateway.has(commit.sha)),
-      [],
-      touched,
-    );
-    const byTrees = await intermediateChanges(input.upstream, [...direct, ...byPaths.unlisted], [], touched);
-    facts.changes = mergeChanges(byTrees, byPaths.paths);
+    const perCommit = await diffEachCommit(input.upstream, ours, touched);
+    facts.changes = intermediateChanges(perCommit, []);
     facts.pathCommits = touched;
+    facts.commitChanges = perCommit;
     facts.intermediate = [];
     facts.notes.push(
       `others pushed ${theirs.size} commit(s) to "${input.branch}" during the job: those were not judged; each of this job's commits was judged on its own`,
     );
   } catch (error) {
     facts.unchecked.push(`the changes of this job's commits: ${reason(error)}`);
+    return;
+  }
+  await readCommitContent(input, facts);
+}
+
+/** The size and credentials of every blob the job's commits add, for judgeCommit's limits and content rule. */
+async function readCommitContent(input: VerifyInput, facts: JobFacts): Promise<void> {
+  try {
+    const reading = await readBlobFacts(
+      input.upstream,
+      (facts.commitChanges ?? []).flatMap((commit) => commit.changes),
+      input.filter ?? createSecretFilter(),
+    );
+    facts.blobs = reading.facts;
+    facts.unchecked.push(...reading.unread.map((why) => `the content of a new commit's file: ${why}`));
+  } catch (error) {
+    facts.unchecked.push(`the content of the new commits' files: ${reason(error)}`);
   }
 }

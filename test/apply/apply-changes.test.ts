@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commitToBare, git, gitText } from '@perimeter/fake-github';
-import { ok, OWNER, REPO, startHarness, type Harness } from '@perimeter/test-rigs';
+import { ok, OWNER, REPO, sample, startHarness, type Harness } from '@perimeter/test-rigs';
 import { applyChangeSet, judgeChangeSet, targetProblem } from '../../src/apply/apply-changes.js';
 import { ChangeSetError, readChangeSet } from '../../src/github/staged/change-set.js';
 import { createOctokitUpstream } from '../../src/github/octokit/octokit-upstream.js';
@@ -214,8 +214,49 @@ describe('applying a staged change set', () => {
     );
     expect(judged.violations.map((v) => v.message)).toEqual([
       expect.stringMatching(
-        /staged commit 3 .*no one perimeter may write all of its 4 path\(s\) within its limits/,
+        /staged commit 3 .*no one perimeter may make the whole commit .*may push 3 path\(s\) at once, and the commit changes 4/,
       ),
+    ]);
+  });
+
+  /** A set the agent's runner could hand over: staged around the gateway, straight into the staging view. */
+  const tampered = async (files: Array<{ path: string; content: string }>) => {
+    const tamper = StagedUpstream.fromChangeSet(github, received());
+    const head = await tamper.getBranchHead('main');
+    const tree = await tamper.createTree(
+      (await tamper.getCommit(head)).tree,
+      files.map((f) => ({ ...f, mode: '100644' as const })),
+    );
+    await tamper.updateBranch('main', await tamper.createCommit('around the gateway', tree, [head]));
+    return received(tamper.changeSet()!);
+  };
+
+  it('refuses a file whose content holds a credential, as the gateway refuses the push', async () => {
+    const set = await tampered([
+      { path: 'src/config.ts', content: `export const token = '${sample.github()}';\n` },
+    ]);
+    const judged = await judgeChangeSet(github, set, perimeters, 'main');
+    expect(judged.violations).toEqual([
+      expect.objectContaining({
+        path: 'src/config.ts',
+        message: expect.stringContaining('looks like it contains a credential'),
+      }),
+    ]);
+  });
+
+  it('refuses a path spelled in decomposed Unicode where its composed spelling is denied', async () => {
+    const config = parseConfig(
+      CONFIG.replace('write: ["src/**"]', 'write: ["src/**"]\n    deny: ["src/café.ts"]'),
+    );
+    const set = await tampered([{ path: 'src/cafe\u0301.ts', content: 'x\n' }]);
+    const judged = await judgeChangeSet(
+      github,
+      set,
+      config.perimeters.map((p) => compilePerimeter(p)),
+      'main',
+    );
+    expect(judged.violations.map((v) => v.message)).toEqual([
+      expect.stringContaining('deny glob "src/café.ts" (spelled in another Unicode normal form)'),
     ]);
   });
 });

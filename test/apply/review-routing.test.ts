@@ -4,8 +4,9 @@ import {
   reviewBranch,
   reviewSummary,
   reviewTable,
-  sentToReview,
+  routeCommit,
 } from '../../src/apply/review-routing.js';
+import type { CommitToJudge } from '../../src/verify/index.js';
 import { compilePerimeter } from '../../src/policy/index.js';
 import { perimeterSpec } from '@perimeter/test-rigs';
 
@@ -14,25 +15,87 @@ const implementer = compilePerimeter(
 );
 const docs = compilePerimeter(perimeterSpec({ name: 'docs', write: ['docs/**'], branches: ['docs/*'] }));
 
-describe('sentToReview', () => {
-  describe('when no bound perimeter may write a path but one may send it to review', () => {
-    it('lists it with the perimeter and the rule', () => {
-      expect(sentToReview(['src/a.ts', 'AGENTS.md', 'docs/x.md'], 'agent/x', [implementer, docs])).toEqual([
-        { path: 'AGENTS.md', rule: 'implementer: review glob "AGENTS.md" (protected: AGENTS.md)' },
-        { path: 'docs/x.md', rule: 'implementer: review glob "docs/**" (no write glob matches)' },
+const commit = (...paths: string[]): CommitToJudge => ({
+  label: 'staged commit 1',
+  changes: paths.map((path) => ({ path, kind: 'added' as const, newMode: '100644', newSha: 'a'.repeat(40) })),
+  blob: () => ({ size: 10, credentials: [] }),
+});
+
+describe('routeCommit', () => {
+  describe("when the commit's perimeter may not write a path but may send it to review", () => {
+    it('sends it to review with the perimeter and the rule', () => {
+      expect(
+        routeCommit(commit('src/a.ts', 'AGENTS.md', 'docs/x.md'), 'agent/x', [implementer, docs]),
+      ).toEqual({
+        violations: [],
+        unchecked: [],
+        review: [
+          { path: 'AGENTS.md', rule: 'implementer: review glob "AGENTS.md" (protected: AGENTS.md)' },
+          { path: 'docs/x.md', rule: 'implementer: review glob "docs/**" (no write glob matches)' },
+        ],
+      });
+    });
+  });
+
+  describe('when another perimeter bound to the branch may write the reviewed path', () => {
+    const writer = compilePerimeter(perimeterSpec({ name: 'docs-writer', write: ['docs/**'] }));
+
+    it("still sends it to review: review is the commit's perimeter's own, never a shortcut", () => {
+      expect(
+        routeCommit(commit('src/a.ts', 'docs/roadmap.md'), 'agent/x', [implementer, writer]).review,
+      ).toEqual([
+        { path: 'docs/roadmap.md', rule: 'implementer: review glob "docs/**" (no write glob matches)' },
+      ]);
+    });
+
+    it('lets a commit that perimeter makes on its own land as it is', () => {
+      expect(routeCommit(commit('docs/roadmap.md'), 'agent/x', [implementer, writer])).toEqual({
+        violations: [],
+        unchecked: [],
+        review: [],
+      });
+    });
+  });
+
+  describe('when the commit needs two perimeters even with review', () => {
+    it('refuses it, naming what each lacks', () => {
+      const tests = compilePerimeter(perimeterSpec({ name: 'test-author', write: ['test/**'] }));
+      const routed = routeCommit(commit('src/a.ts', 'test/a.test.ts'), 'agent/x', [implementer, tests]);
+      expect(routed.review).toEqual([]);
+      expect(routed.violations.map((v) => v.message)).toEqual([
+        'staged commit 1: no one perimeter may make the whole commit ("implementer" may not write test/a.test.ts; "test-author" may not write src/a.ts)',
       ]);
     });
   });
 
-  describe('when another bound perimeter may write the path', () => {
-    it('does not send it to review', () => {
-      expect(sentToReview(['docs/x.md'], 'docs/a', [implementer, docs])).toEqual([]);
+  describe('when a reviewed path runs from the branch it is pushed to', () => {
+    const ci = compilePerimeter(
+      perimeterSpec({ name: 'ci', write: ['src/**'], review: ['.github/**', 'ci/**', '.gitlab-ci.yml'] }),
+    );
+
+    it.each(['.github/workflows/release.yml', '.github/actions/setup/action.yml', '.gitlab-ci.yml'])(
+      'refuses %s instead of pushing it to a review branch',
+      (path) => {
+        const routed = routeCommit(commit('src/a.ts', path), 'agent/x', [ci]);
+        expect(routed.review).toEqual([]);
+        expect(routed.violations).toHaveLength(1);
+        expect(routed.violations[0]!.path).toBe(path);
+        expect(routed.violations[0]!.message).toContain('not sent to review');
+      },
+    );
+
+    it('sends other reviewed paths', () => {
+      expect(routeCommit(commit('ci/notes.md'), 'agent/x', [ci]).review.map((i) => i.path)).toEqual([
+        'ci/notes.md',
+      ]);
     });
   });
 
   describe('when no perimeter may send the path to review', () => {
-    it('leaves it out: judging refused it already', () => {
-      expect(sentToReview(['README.md'], 'agent/x', [implementer])).toEqual([]);
+    it('refuses the commit', () => {
+      const routed = routeCommit(commit('README.md'), 'agent/x', [implementer]);
+      expect(routed.review).toEqual([]);
+      expect(routed.violations.map((v) => v.path)).toEqual(['README.md']);
     });
   });
 });

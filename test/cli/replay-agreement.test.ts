@@ -2,11 +2,12 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gitText } from '@perimeter/fake-github';
 import { compiledPerimeter, startStandIn, type Entry, type StandIn } from '@perimeter/test-rigs';
-import { blobSizes, listCommitChanges } from '../../src/cli/git.js';
+import { blobContents, listCommitChanges } from '../../src/cli/git.js';
+import { NO_FILTER } from '../../src/safety/index.js';
 import { replayCommits } from '../../src/cli/replay-judge.js';
 import type { Upstream } from '../../src/github/upstream.js';
 import { TOOL_NAMES, type Perimeter } from '../../src/policy/index.js';
-import { diffTrees, judgeCommit, type Change } from '../../src/verify/index.js';
+import { diffTrees, judgeCommit, readBlobFacts, type Change } from '../../src/verify/index.js';
 
 /**
  * replay reads commits from a local git repository and the receipt reads them from GitHub; both must come
@@ -82,15 +83,11 @@ async function receiptVerdicts(sha: string, branch: string, perimeters: Perimete
   const parent = commit.parents[0] === undefined ? null : (await upstream.getCommit(commit.parents[0])).tree;
   const changes = await diffTrees(upstream, parent, commit.tree);
   const arriving = changes.filter((c) => c.kind !== 'deleted' && c.newMode !== '160000');
-  const sizes = new Map(
-    await Promise.all(
-      arriving.map(async (c) => [c.newSha!, (await upstream.getBlob(c.newSha!)).byteLength] as const),
-    ),
-  );
+  const { facts } = await readBlobFacts(upstream, arriving, NO_FILTER);
   const label = sha.slice(0, 7);
   const verdicts = perimeters.map((p) =>
-    judgeCommit({ label, changes, sizeOf: (blob) => sizes.get(blob) ?? 0 }, branch, [p])
-      .map((v) => v.message)
+    judgeCommit({ label, changes, blob: (blob) => facts.get(blob) }, branch, [p])
+      .violations.map((v) => v.message)
       .sort(),
   );
   return { changes, verdicts };
@@ -114,13 +111,16 @@ describe('perimeter replay and the receipt', () => {
           );
 
           const read = listCommitChanges(s.dir, `${s.seed}..${ref}`);
-          const sizes = blobSizes(
+          const contents = blobContents(
             s.dir,
             read.commits.flatMap((c) =>
               c.changes.filter((x) => x.kind !== 'deleted' && x.newMode !== '160000').map((x) => x.newSha!),
             ),
           );
-          const rows = replayCommits(read.commits, branch, perimeters, (sha) => sizes.get(sha) ?? 0);
+          const rows = replayCommits(read.commits, branch, perimeters, (sha) => {
+            const bytes = contents.get(sha);
+            return bytes === undefined ? undefined : { size: bytes.byteLength, credentials: [] };
+          });
           expect(rows).toHaveLength(commits.length);
 
           for (const [i, row] of rows.entries()) {

@@ -177,6 +177,25 @@ function randomCase(text: string, flips: boolean[]): string {
   return [...text].map((c, i) => (flips[i % flips.length] ? c.toUpperCase() : c.toLowerCase())).join('');
 }
 
+describe('when a path is spelled in another Unicode normal form than a rule', () => {
+  const p = compilePerimeter(perimeterSpec({ read: ['**'], write: ['docs/**'], deny: ['docs/café.md'] }));
+
+  it('denies the decomposed spelling of a composed denial, for reads and writes', () => {
+    const decomposed = 'docs/cafe\u0301.md';
+    expect(p.canWrite(decomposed)).toEqual({
+      allowed: false,
+      rule: 'deny glob "docs/café.md" (spelled in another Unicode normal form)',
+    });
+    expect(p.canRead(decomposed).allowed).toBe(false);
+  });
+
+  it('grants either spelling under a glob written in one', () => {
+    const q = compilePerimeter(perimeterSpec({ write: ['café/**'] }));
+    expect(q.canWrite('café/a.md').allowed).toBe(true);
+    expect(q.canWrite('cafe\u0301/a.md').allowed).toBe(true);
+  });
+});
+
 describe('properties', () => {
   describe('when write globs are directory or file globs', () => {
     it('never allows writing outside them', () => {

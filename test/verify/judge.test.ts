@@ -7,15 +7,24 @@ const facts = jobFacts;
 
 describe('judge', () => {
   describe('when every change is inside some perimeter', () => {
+    const src = { path: 'src/a.ts', kind: 'modified' as const, oldMode: '100644', newMode: '100644' };
+    const test = { path: 'test/a.test.ts', kind: 'added' as const, newMode: '100644' };
+    const twoCommits: Partial<JobFacts> = {
+      endHead: C,
+      changes: [src, test],
+      commitChanges: [
+        { sha: B, changes: [src] },
+        { sha: C, changes: [test] },
+      ],
+      refChanges: [{ ref: 'refs/heads/agent/x', kind: 'moved', before: A, after: C }],
+      newCommits: { shas: [C, B], complete: true },
+      ledger: { ok: true, commits: [B, C], perPerimeter: {} },
+      gatewayCommits: [B, C],
+      branchMoves: moved('refs/heads/agent/x', [A, B, C]),
+    };
+
     it('succeeds and names the perimeter and glob that allowed each file', () => {
-      const verdict = judge(
-        facts({
-          changes: [
-            { path: 'src/a.ts', kind: 'modified', oldMode: '100644', newMode: '100644' },
-            { path: 'test/a.test.ts', kind: 'added', newMode: '100644' },
-          ],
-        }),
-      );
+      const verdict = judge(facts(twoCommits));
       expect(verdict.state).toBe('success');
       expect(verdict.violations).toEqual([]);
       expect(verdict.files.map((f) => [f.path, f.perimeter, f.rule])).toEqual([
@@ -23,12 +32,61 @@ describe('judge', () => {
         ['test/a.test.ts', 'tests', 'tests: write glob "test/**"'],
       ]);
       expect(verdict.commits).toEqual({
-        gateway: [B],
+        gateway: [C, B],
         direct: [],
         others: [],
         unattributed: [],
         complete: true,
       });
+    });
+
+    it('fails one commit that needs two perimeters, naming what each lacks', () => {
+      const verdict = judge(facts({ changes: [src, test] }));
+      expect(verdict.state).toBe('failure');
+      expect(verdict.violations.map((v) => v.message)).toEqual([
+        'commit bbbbbbb: no one perimeter may make the whole commit ("impl" may not write test/a.test.ts; "tests" may not write src/a.ts)',
+      ]);
+    });
+
+    it("fails a commit over its perimeter's limits, pushed around the gateway or not", () => {
+      const many = Array.from({ length: 3 }, (_, i) => ({
+        path: `src/${i}.ts`,
+        kind: 'added' as const,
+        newMode: '100644',
+      }));
+      const narrow = compiledPerimeter({
+        name: 'impl',
+        read: ['**'],
+        write: ['src/**'],
+        limits: { filesPerPush: 2, bytesPerFile: 1000, bytesPerPush: 1000 },
+      });
+      const verdict = judge(facts({ changes: many, perimeters: [narrow] }));
+      expect(verdict.violations.map((v) => v.message)).toEqual([
+        'commit bbbbbbb: no one perimeter may make the whole commit ("impl" may push 2 path(s) at once, and the commit changes 3)',
+      ]);
+    });
+
+    it('fails a commit whose content holds a credential, naming the file', () => {
+      const secret = new Map([['f'.repeat(40), { size: 40, credentials: ['GitHub token'] }]]);
+      const verdict = judge(facts({ changes: [{ ...src, newSha: 'f'.repeat(40) }], blobs: secret }));
+      expect(verdict.violations).toEqual([
+        expect.objectContaining({
+          path: 'src/a.ts',
+          message: expect.stringContaining('looks like it contains a credential (GitHub token)'),
+        }),
+      ]);
+    });
+
+    it('calls a commit whose content was not read unchecked, never a success', () => {
+      const verdict = judge(facts({ changes: [{ ...src, newSha: 'f'.repeat(40) }], blobs: new Map() }));
+      expect(verdict.state).toBe('error');
+      expect(verdict.unchecked.join()).toContain('the content of 1 file(s) was not read');
+    });
+
+    it('calls new commits not each looked at unchecked', () => {
+      const verdict = judge(facts({ changes: [src], commitChanges: undefined }));
+      expect(verdict.state).toBe('error');
+      expect(verdict.unchecked.join()).toContain('they were not each looked at');
     });
   });
 

@@ -117,7 +117,7 @@ describe('verifyPullRequest', () => {
       );
       const verdict = await judged();
       expect(verdict.violations.map((v) => v.message)).toEqual([
-        `commit ${big.slice(0, 7)}: no one perimeter may write all of its 1 path(s) within its limits (files-per-push, bytes-per-file, bytes-per-push)`,
+        `commit ${big.slice(0, 7)}: no one perimeter may make the whole commit ("copilot" may write 100 bytes a file, and src/big.ts holds 101)`,
       ]);
     });
   });

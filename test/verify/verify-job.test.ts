@@ -85,8 +85,9 @@ describe('verifyJob against the stand-in', () => {
   describe('when the job only pushed through the gateway inside its perimeters', () => {
     it('succeeds, names the rule for each file and attributes the commits', async () => {
       const one = await gatewayCommit({ 'src/b.ts': 'b\n' });
-      const two = await gatewayCommit({ 'test/b.test.ts': 'b\n', 'src/a.ts': null });
-      const { verdict } = await verify(ledgerOf(one, two));
+      const two = await gatewayCommit({ 'test/b.test.ts': 'b\n' });
+      const three = await gatewayCommit({ 'src/a.ts': null });
+      const { verdict } = await verify(ledgerOf(one, two, three));
       expect(verdict.state).toBe('success');
       expect(verdict.files.map((f) => `${f.kind} ${f.path} ${f.rule}`)).toEqual([
         'deleted src/a.ts implementer: write glob "src/**"',
@@ -94,13 +95,22 @@ describe('verifyJob against the stand-in', () => {
         'added test/b.test.ts test-author: write glob "test/**"',
       ]);
       expect(verdict.commits).toEqual({
-        gateway: [two, one],
+        gateway: [three, two, one],
         direct: [],
         others: [],
         unattributed: [],
         complete: true,
       });
       expect(verdict.perPerimeter).toEqual({ implementer: { calls: 4, refusals: 1 } });
+    });
+
+    it("fails one commit that needs both perimeters, though each path is some perimeter's", async () => {
+      const both = await gatewayCommit({ 'test/b.test.ts': 'b\n', 'src/a.ts': null });
+      const { verdict } = await verify(ledgerOf(both));
+      expect(verdict.state).toBe('failure');
+      expect(verdict.violations.map((v) => v.message)).toEqual([
+        `commit ${both.slice(0, 7)}: no one perimeter may make the whole commit ("implementer" may not write test/b.test.ts; "test-author" may not write src/a.ts)`,
+      ]);
     });
   });
 

@@ -8,9 +8,8 @@ import {
   targetProblem,
   type ApplyTarget,
 } from '../../apply/apply-changes.js';
-import { sentToReview } from '../../apply/review-routing.js';
 import { ChangeSetError, readChangeSet, type StagedChangeSet, type Upstream } from '../../github/index.js';
-import { withReview } from '../../policy/index.js';
+import { createSecretFilter } from '../../safety/index.js';
 import {
   AgentJobError,
   agentJobWindow,
@@ -107,8 +106,12 @@ async function apply(upstream: Upstream, settings: ApplySettings, set: StagedCha
   core.info(
     `${settings.configFile} at ${configRef}: judging ${perimeters.map((p) => p.name).join(', ')} on branch ${branch} at ${head.slice(0, 7)}`,
   );
-  // Paths a perimeter may send to review count as in scope here; they decide where the commits go below.
-  const judged = await judgeChangeSet(upstream, set, perimeters.map(withReview), branch);
+  // Paths a commit's perimeter may send to review count as in scope here; they decide where the commits go below.
+  // the content rule scans as the gateway does, this job's own secrets among the credentials it knows
+  const filter = createSecretFilter({
+    extraSecrets: [settings.token, settings.reviewToken ?? ''].filter(Boolean),
+  });
+  const judged = await judgeChangeSet(upstream, set, perimeters, branch, filter);
   if (judged.violations.length > 0) {
     for (const v of judged.violations.slice(0, 10))
       core.error(v.message, {
@@ -120,7 +123,7 @@ async function apply(upstream: Upstream, settings: ApplySettings, set: StagedCha
     core.setFailed(`nothing was applied: ${judged.violations.map((v) => v.message).join('; ')}`);
     return;
   }
-  const review = sentToReview(judged.paths, branch, perimeters);
+  const { review } = judged;
   const mode = review.length === 0 ? settings.mode : reviewMode(settings, review);
   if (review.length > 0)
     core.info(

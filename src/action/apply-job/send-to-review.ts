@@ -89,13 +89,15 @@ export async function sendToReview(
   core.setOutput('review', review.map((item) => item.path).join('\n'));
   const blocking = await postReview(upstream, settings, result.pull.number, result.head, review);
   const files = review.map((item) => item.path).join(', ');
-  const description = `${what} sent to review in draft PR #${result.pull.number}: ${files}`;
+  const description = `Needs a person's review: ${what} in draft PR #${result.pull.number}: ${files}`;
+  // never a pass a branch rule could take: a pull request from this head into the bound branch must not meet a
+  // required check on the receipt's context while its files wait for a person
   await publishReceipt(
     upstream,
     receiptSettings,
     renderNotice(
       {
-        state: 'success',
+        state: 'pending',
         heading: 'Perimeter apply: sent to review',
         description,
         body: `${inlineText(description)}\n\n${reviewSummary(review, result.pull, blocking)}`,

@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import { validatePath, type Perimeter } from '../../policy/index.js';
 import { blobSha, type TreeChange } from '../../github/index.js';
 import type { AnswerFilter } from '../../safety/answer-filter.js';
-import { decodeText, readableRuns } from '../../safety/binary-text.js';
+import { decodeText } from '../../safety/binary-text.js';
+import { scanContent } from '../../safety/content-scan.js';
 import type { Snapshot } from '../reads/repo-view.js';
 import { ToolError, type CallNotes } from '../tool-answer.js';
 import { parentOf, type WrittenFile } from '../reads/tree-index.js';
@@ -112,17 +113,10 @@ export async function credentialProblems(
     problems.push(`a file path looks like it contains a credential (${kindsOf(inPaths)})`);
   for (const file of files) {
     if (perimeter.allowsSecretsIn(file.path) !== null) continue;
-    let text = file.text ?? decodeText(file.bytes);
-    if (text === null) {
-      // binary: its readable runs are scanned; what is compressed or encrypted cannot be
-      const runs = readableRuns(file.bytes);
-      text = runs.text;
-      if (runs.packed !== null)
-        unscanned.push(`${file.path}: ${runs.packed}; only its uncompressed parts were scanned`);
-    }
-    const kinds = await filter.findCredentials(text);
-    if (kinds.length > 0)
-      problems.push(`${file.path}: looks like it contains a credential (${kindsOf(kinds)})`);
+    const scan = await scanContent(filter, file.bytes, file.text ?? decodeText(file.bytes));
+    if (scan.unscanned !== null) unscanned.push(`${file.path}: ${scan.unscanned}`);
+    if (scan.kinds.length > 0)
+      problems.push(`${file.path}: looks like it contains a credential (${kindsOf(scan.kinds)})`);
   }
   return { problems, unscanned };
 }

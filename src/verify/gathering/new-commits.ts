@@ -1,5 +1,5 @@
 import { prefetchDiff, type CommitInfo, type RepoReads } from '../../github/index.js';
-import type { Change } from '../change.js';
+import type { Change, CommitChanges } from '../change.js';
 import { diffTrees } from './diff-trees.js';
 
 const PAGE = 100;
@@ -65,18 +65,15 @@ const arrivesAsLink = (change: Change): boolean =>
   change.kind !== 'deleted' && (change.newMode === SYMLINK || change.newMode === SUBMODULE);
 
 /**
- * Changes made by single commits that the net diff does not show: a file added and removed again, or a
- * symlink later replaced by a file. They stay in the branch's history, so they are judged too. Each
- * commit is diffed against its first parent; the trees are mostly cached by then, so the cost is the
- * directories each commit changed.
+ * Each commit diffed against its first parent by its trees (modes included). The trees are mostly cached by
+ * then, and every listing the diffs need goes out in batched reads first (a few GraphQL calls for all the
+ * commits); what those could not bring, diffTrees lists by REST, so the answer is the same either way.
  */
-export async function intermediateChanges(
+export async function diffEachCommit(
   upstream: RepoReads,
   commits: CommitInfo[],
-  net: Change[],
   touched?: PathCommits,
-): Promise<Change[]> {
-  const netByPath = new Map(net.map((change) => [change.path, change]));
+): Promise<CommitChanges[]> {
   const pairs = await Promise.all(
     commits.map(async (commit) => {
       const parent = commit.parents[0];
@@ -86,15 +83,23 @@ export async function intermediateChanges(
       };
     }),
   );
-  // every listing these diffs need, in batched reads (a few GraphQL calls for all the commits); what they
-  // could not bring, diffTrees lists by REST as before, so the answer is the same either way
   await prefetchDiff(upstream, pairs);
   const perCommit = await Promise.all(pairs.map(({ base, head }) => diffTrees(upstream, base, head)));
-  perCommit.forEach((changes, index) => {
-    for (const change of changes) touch(touched, change.path, commits[index]!.sha);
+  return perCommit.map((changes, index) => {
+    const sha = commits[index]!.sha;
+    for (const change of changes) touch(touched, change.path, sha);
+    return { sha, changes };
   });
+}
+
+/**
+ * Changes made by single commits that the net diff does not show: a file added and removed again, or a
+ * symlink later replaced by a file. They stay in the branch's history, so they are judged too.
+ */
+export function intermediateChanges(perCommit: readonly CommitChanges[], net: Change[]): Change[] {
+  const netByPath = new Map(net.map((change) => [change.path, change]));
   const found = new Map<string, Change>();
-  for (const change of perCommit.flat()) {
+  for (const change of perCommit.flatMap((commit) => commit.changes)) {
     const inNet = netByPath.get(change.path);
     const hidden =
       inNet === undefined || change.problem !== undefined || (arrivesAsLink(change) && !arrivesAsLink(inNet));
@@ -105,34 +110,6 @@ export async function intermediateChanges(
   return [...found.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/**
- * Paths each commit changed that the net change does not show, from each commit's list of changed paths
- * (one REST request a commit). Commits whose list GitHub may have cut come back in `unlisted`, for a tree
- * diff; so does every commit when the trees can be read in batches (Upstream.getTrees: a few GraphQL calls
- * for all of them, against a REST request each), which says more than a list of paths.
- */
-export async function pathsOfCommits(
-  upstream: RepoReads,
-  commits: CommitInfo[],
-  net: Change[],
-  touched?: PathCommits,
-): Promise<{ paths: Change[]; unlisted: CommitInfo[] }> {
-  if (upstream.getTrees) return { paths: [], unlisted: commits };
-  const inNet = new Set(net.map((change) => change.path));
-  const listed = await Promise.all(commits.map((commit) => upstream.getCommitFiles(commit.sha)));
-  const paths = new Map<string, Change>();
-  const unlisted: CommitInfo[] = [];
-  listed.forEach((files, index) => {
-    if (!files.complete) unlisted.push(commits[index] as CommitInfo);
-    else
-      for (const path of files.paths) {
-        touch(touched, path, commits[index]!.sha);
-        if (!inNet.has(path)) paths.set(path, { path, kind: 'modified' });
-      }
-  });
-  return { paths: [...paths.values()], unlisted };
-}
-
 /** Path to the new commits that changed it, for the receipt to name the commit behind each violation. */
 export type PathCommits = Map<string, string[]>;
 
@@ -141,11 +118,4 @@ function touch(touched: PathCommits | undefined, path: string, sha: string): voi
   const shas = touched.get(path);
   if (shas === undefined) touched.set(path, [sha]);
   else if (!shas.includes(sha)) shas.push(sha);
-}
-
-/** Changes by path, sorted; where both know a path, the one from a tree diff (it has the modes) wins. */
-export function mergeChanges(fromTrees: Change[], fromPaths: Change[]): Change[] {
-  const merged = new Map(fromPaths.map((change) => [change.path, change]));
-  for (const change of fromTrees) merged.set(change.path, change);
-  return [...merged.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -1,11 +1,11 @@
 import type { PushActivity } from '../../github/index.js';
-import type { Change } from '../change.js';
-import { compileGlobList, type Perimeter, protectedRule } from '../../policy/index.js';
+import { compileGlobList } from '../../policy/index.js';
+import { judgeCommit } from './commit-judge.js';
+import { decideFile, fileViolation } from './file-decisions.js';
 import { movedByOthersOnly } from '../gathering/others.js';
 import { isInertMarker, ZERO_SHA } from '../gathering/ref-accounting.js';
 import type {
   CommitAttribution,
-  FileDecision,
   ForeignCheckRun,
   ForeignStatus,
   JobFacts,
@@ -16,9 +16,6 @@ import type {
   Verdict,
   Violation,
 } from '../types.js';
-
-const SYMLINK = '120000';
-const SUBMODULE = '160000';
 
 /** Refs created, moved or deleted between two snapshots, sorted by name. */
 export function compareSnapshots(start: RefSnapshot, end: RefSnapshot): RefChange[] {
@@ -31,63 +28,6 @@ export function compareSnapshots(start: RefSnapshot, end: RefSnapshot): RefChang
     changes.push({ ref, kind, before, after });
   }
   return changes;
-}
-
-/** Whether some exposed perimeter bound to `branch` may write `path`, and the rule that decided. */
-export function decideWrite(
-  path: string,
-  branch: string,
-  perimeters: Perimeter[],
-): { allowed: boolean; rule: string; perimeter?: string } {
-  const bound = perimeters.filter((perimeter) => perimeter.allowsBranch(branch));
-  if (bound.length === 0) {
-    return { allowed: false, rule: `no exposed perimeter may work on branch "${branch}"` };
-  }
-  const refusals: string[] = [];
-  for (const perimeter of bound) {
-    const decision = perimeter.canWrite(path);
-    if (decision.allowed)
-      return { allowed: true, rule: `${perimeter.name}: ${decision.rule}`, perimeter: perimeter.name };
-    refusals.push(`${perimeter.name}: ${decision.rule}`);
-  }
-  const guarded = protectedRule(path);
-  if (guarded !== null && !refusals.some((refusal) => refusal.includes('protected'))) {
-    refusals.push(`protected: ${guarded}`);
-  }
-  return { allowed: false, rule: refusals.join('; ') };
-}
-
-export function decideFile(change: Change, branch: string, perimeters: Perimeter[]): FileDecision {
-  if (change.problem !== undefined)
-    return { ...change, allowed: false, rule: `invalid path: ${change.problem}` };
-  const write = decideWrite(change.path, branch, perimeters);
-  const arrives = change.kind !== 'deleted';
-  // A retargeted symlink or submodule is as new as a fresh one: its target was not checked either.
-  if (arrives && change.newMode === SYMLINK)
-    return { ...change, allowed: false, rule: 'symlinks are never allowed' };
-  if (arrives && change.newMode === SUBMODULE)
-    return { ...change, allowed: false, rule: 'submodules are never allowed' };
-  return { ...change, ...write };
-}
-
-/** The violations among changed files, by the rules of the verdict (the apply job re-judges staged commits so). */
-export function fileViolations(changes: Change[], branch: string, perimeters: Perimeter[]): Violation[] {
-  return changes
-    .map((change) => decideFile(change, branch, perimeters))
-    .filter((file) => !file.allowed)
-    .map(fileViolation);
-}
-
-function fileViolation(file: FileDecision): Violation {
-  const kind =
-    file.newMode === SYMLINK && file.kind !== 'deleted'
-      ? 'symlink'
-      : file.newMode === SUBMODULE && file.kind !== 'deleted'
-        ? 'submodule'
-        : 'path';
-  const what = kind === 'path' ? `${file.kind} outside every perimeter` : `${kind} ${file.kind}`;
-  const when = file.transient ? ' by an intermediate commit' : '';
-  return { kind, path: file.path, message: `${file.path}: ${what}${when} (${file.rule})` };
 }
 
 /**
@@ -109,6 +49,39 @@ function commitsBehind(facts: JobFacts): (path: string) => Array<{ sha: string; 
       .filter((sha) => position.has(sha))
       .sort((a, b) => position.get(a)! - position.get(b)!)
       .map((sha) => ({ sha, pusher: pusher(sha) }));
+}
+
+/**
+ * Each of this job's new commits by the one rule (judgeCommit): one perimeter may make the whole commit,
+ * within its limits, no credential in its content. What the path-by-path decisions above already named is
+ * not named again.
+ */
+function wholeCommits(facts: JobFacts, named: readonly Violation[], unchecked: string[]): Violation[] {
+  const commits = facts.commitChanges;
+  if (commits === undefined) {
+    const ours = (facts.newCommits?.shas ?? []).filter((sha) => !facts.otherCommits.includes(sha));
+    if (ours.length > 0 && facts.tokenWroteNothing === undefined && named.length === 0)
+      unchecked.push(`each of the ${ours.length} new commit(s) as a whole: they were not each looked at`);
+    return [];
+  }
+  const paths = new Set(named.flatMap((v) => (v.path === undefined ? [] : [v.path])));
+  const found: Violation[] = [];
+  for (const { sha, changes } of commits) {
+    const judged = judgeCommit(
+      { label: `commit ${short(sha)}`, changes, blob: (blob) => facts.blobs?.get(blob) },
+      facts.branch,
+      facts.perimeters,
+    );
+    unchecked.push(...judged.unchecked);
+    for (const violation of judged.violations)
+      if (violation.path === undefined || !paths.has(violation.path)) {
+        found.push(
+          violation.path === undefined ? violation : { ...violation, madeIn: [{ sha, pusher: null }] },
+        );
+        if (violation.path !== undefined) paths.add(violation.path);
+      }
+  }
+  return found;
 }
 
 function attribute(facts: JobFacts): CommitAttribution {
@@ -250,6 +223,8 @@ export function judge(facts: JobFacts): Verdict {
       const commits = madeIn(file.path);
       violations.push(commits.length > 0 ? { ...violation, madeIn: commits } : violation);
     }
+
+  violations.push(...wholeCommits(facts, violations, unchecked));
 
   const inert = (ref: string): boolean => {
     const moves = facts.branchMoves?.get(ref)?.moves ?? [];

@@ -1,4 +1,4 @@
-import type { JobFacts } from '../../../src/verify/index.js';
+import type { BlobFacts, JobFacts } from '../../../src/verify/index.js';
 import { ZERO_SHA } from '../../../src/verify/gathering/ref-accounting.js';
 import type { BranchHistory } from '../../../src/verify/index.js';
 import { compiledPerimeter } from '@perimeter/test-rigs';
@@ -21,12 +21,22 @@ export function moved(ref: string, heads: Array<string | null>, type = 'push'): 
   return new Map([[ref, { ref, moves }]]);
 }
 
+/** Every blob read, one byte each, no credential. */
+const anyBlob = new (class extends Map<string, BlobFacts> {
+  override get(): BlobFacts {
+    return { size: 1, credentials: [] };
+  }
+})();
+
 /**
  * What the verifier gathered for a plain job: the gateway moved agent/x from A to B through one commit the
  * ledger records, and nothing else happened. Tests override what their case changes.
  */
 export function jobFacts(overrides: Partial<JobFacts> = {}): JobFacts {
   return {
+    // the one new commit made the whole net change, and every blob is one byte with nothing secret in it
+    commitChanges: [{ sha: B, changes: overrides.changes ?? [] }],
+    blobs: anyBlob,
     branch: 'agent/x',
     startHead: A,
     endHead: B,
