@@ -15,8 +15,14 @@ export default {
     'src/policy/perimeter.ts',
     'src/policy/protected.ts',
     'src/policy/credentials.ts',
-    // the verification: the verdict
+    // the verification: the verdict, and the one rule every judge decides a commit by
     'src/verify/judging/judge.ts',
+    'src/verify/judging/commit-judge.ts',
+    'src/verify/judging/file-decisions.ts',
+    // review routing, and the trusted config ref
+    'src/apply/review-routing.ts',
+    'src/policy/review.ts',
+    'src/policy/config-ref.ts',
     // the gateway's enforcement: bearer and Host checks, tool selection, path refusals, readable sets, the push plan
     'src/gateway/serving/guard.ts',
     'src/gateway/tools/select.ts',

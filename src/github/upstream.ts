@@ -471,6 +471,11 @@ export interface PullRequests {
    * https://docs.github.com/rest/pulls/pulls#list-commits-on-a-pull-request
    */
   listPullRequestCommits(number: number): Promise<CommitInfo[]>;
+  /**
+   * The reviews of a pull request, oldest first, every page: who reviewed, the verdict, and the commit reviewed.
+   * https://docs.github.com/rest/pulls/reviews#list-reviews-for-a-pull-request
+   */
+  listPullRequestReviews(number: number): Promise<PullRequestReviewRecord[]>;
   /** Opens a pull request from `head` (a branch of this repository) into `base`, with labels if any. */
   createPullRequest(request: PullRequestRequest): Promise<{ number: number; url: string }>;
   /**
@@ -479,6 +484,15 @@ export interface PullRequests {
    * https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request
    */
   createPullRequestReview(number: number, review: PullRequestReview): Promise<{ id: number; url: string }>;
+}
+
+export interface PullRequestReviewRecord {
+  /** the reviewer's login; null for a deleted account */
+  user: string | null;
+  /** GitHub's review state: APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING */
+  state: string;
+  /** the commit the review was written for */
+  commitId: string | null;
 }
 
 export interface PullRequestReview {

@@ -1,5 +1,5 @@
-import type { CommitInfo, PullRequestInfo, RepoReads } from '../github/index.js';
-import type { Perimeter } from '../policy/index.js';
+import type { CommitInfo, PullRequestInfo, PullRequestReviewRecord, RepoReads } from '../github/index.js';
+import { protectedRule, type Perimeter } from '../policy/index.js';
 import type { Change } from './change.js';
 import { judgeCommit } from './judging/commit-judge.js';
 import { readBlobFacts, type BlobFactsReading } from './gathering/blob-facts.js';
@@ -30,6 +30,13 @@ export interface PullRequestInput {
   assignedBy: string | null;
   /** each commit's judge by its maker (attributePullCommits); without it, every commit is the pull request's */
   attribution?: Map<string, CommitJudge>;
+  /**
+   * The pull request's reviews as GitHub lists them: a person's own commit that changes a protected path is
+   * covered only by an approval at the head by someone other than its author and the pull request's
+   */
+  reviews?: PullRequestReviewRecord[];
+  /** the perimeters file's path, which the protected set covers (default perimeters.yml) */
+  configFile?: string;
   /** finds credentials in the commits' content, as the gateway does on a push (default: the secret filter) */
   filter?: AnswerFilter;
 }
@@ -79,6 +86,8 @@ export async function verifyPullRequest(input: PullRequestInput): Promise<Verdic
       unchecked.push(own.problem);
       continue;
     }
+    if (judge.kind === 'person')
+      violations.push(...unreviewedProtected(input, commit.sha, judge.login, own.changes));
     const by = judge.kind === 'unattributed' ? '' : judge.by;
     const judging = judge.kind === 'perimeter' ? judge.perimeter : null;
     for (const change of own.changes) {
@@ -133,6 +142,44 @@ export async function verifyPullRequest(input: PullRequestInput): Promise<Verdic
     ];
   }
   return verdictOf(input, judges, { unchecked, files, violations: dedupe(violations), mergeBase });
+}
+
+/**
+ * A person's own commit is theirs, not judged against the agent's perimeter; but the agent chose to carry it,
+ * so the gate's success never covers a protected path it changes that nobody else reviewed: it needs an
+ * approval of the pull request's head by someone other than the commit's author and the pull request's.
+ */
+function unreviewedProtected(
+  input: PullRequestInput,
+  sha: string,
+  login: string,
+  changes: Change[],
+): Violation[] {
+  const guarded = changes
+    .map((change) => ({ change, rule: protectedRule(change.path, input.configFile) }))
+    .filter((found): found is { change: Change; rule: string } => found.rule !== null);
+  if (guarded.length === 0) return [];
+  const { pull } = input;
+  const approvers = approvedHead(input.reviews ?? [], pull.headSha).filter(
+    (user) => user.toLowerCase() !== login.toLowerCase() && user.toLowerCase() !== pull.author.toLowerCase(),
+  );
+  if (approvers.length > 0) return [];
+  return guarded.map(({ change, rule }) => ({
+    kind: 'path' as const,
+    path: change.path,
+    message: `commit ${short(sha)} by ${login}: ${change.path} is protected (${rule}) and nobody but ${login} and the pull request's author ${pull.author} approved the pull request at ${short(pull.headSha)}; a person's own commit is not judged against the agent's perimeter, but a protected change needs another person's review`,
+  }));
+}
+
+/** Who approved `head`: each reviewer's latest verdict (comments do not count) is an approval of that commit. */
+function approvedHead(reviews: readonly PullRequestReviewRecord[], head: string): string[] {
+  const latest = new Map<string, PullRequestReviewRecord>();
+  for (const review of reviews)
+    if (review.user !== null && review.state !== 'COMMENTED' && review.state !== 'PENDING')
+      latest.set(review.user.toLowerCase(), review);
+  return [...latest.values()]
+    .filter((review) => review.state === 'APPROVED' && review.commitId === head)
+    .map((review) => review.user!);
 }
 
 function judgeOf(input: PullRequestInput, sha: string): CommitJudge {

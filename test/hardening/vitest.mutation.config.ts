@@ -12,7 +12,8 @@ export default defineConfig({
   test: {
     include: [
       'test/policy/**/*.test.ts',
-      'test/verify/{judge,receipt}.test.ts',
+      'test/verify/{judge,receipt,commit-judge}.test.ts',
+      'test/apply/review-routing.test.ts',
       'test/gateway/{fail-closed,changed-paths,push-plan}.test.ts',
       'test/hardening/mutation-*.test.ts',
     ],

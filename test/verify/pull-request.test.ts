@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { plumbCommit, setRef, startStandIn, type StandIn } from '@perimeter/test-rigs';
-import type { PullRequestInfo, Upstream } from '../../src/github/upstream.js';
+import type { PullRequestInfo, PullRequestReviewRecord, Upstream } from '../../src/github/upstream.js';
 import { assignPullRequest, compilePerimeter, parseConfig } from '../../src/policy/index.js';
 import { attributePullCommits, verifyPullRequest } from '../../src/verify/index.js';
 
@@ -240,7 +240,7 @@ describe('verifyPullRequest', () => {
     }
 
     /** Judges as the gate does: every perimeter compiled, each commit by its maker's. */
-    async function attributed(pull: PullRequestInfo) {
+    async function attributed(pull: PullRequestInfo, reviews: PullRequestReviewRecord[] = []) {
       const specs = parseConfig(CONFIG).perimeters;
       const assignment = assignPullRequest(specs, { author: pull.author, headBranch: pull.headRef });
       const perimeters = specs.map((spec) => compilePerimeter(spec));
@@ -254,7 +254,21 @@ describe('verifyPullRequest', () => {
         perimeter: assigned,
         assignedBy: assignment.kind === 'assigned' ? assignment.rule : null,
         attribution: attributePullCommits(perimeters, commits, assigned),
+        reviews,
       });
+    }
+
+    /** A review submitted by the token's account, through the API, as a person submits one. */
+    async function reviewAs(token: string, number: number, event: 'APPROVE' | 'REQUEST_CHANGES') {
+      const response = await fetch(
+        `${s.fake.url}/repos/${github.owner}/${github.repo}/pulls/${number}/reviews`,
+        {
+          method: 'POST',
+          headers: { authorization: `token ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ event, body: 'reviewed' }),
+        },
+      );
+      expect(`${response.status} ${await response.text()}`).toMatch(/^200 /);
     }
 
     it("lists a person's own commit in an agent's pull request without judging it", async () => {
@@ -267,6 +281,36 @@ describe('verifyPullRequest', () => {
       expect(verdict.files.find((f) => f.path === 'docs/guide.md')).toMatchObject({
         allowed: true,
         rule: 'not judged: made by "alice" (made by GitHub for it (web-flow))',
+      });
+    });
+
+    describe("when a person's own commit changes a protected path", () => {
+      const BOB_TOKEN = 'ghp_BobToken0123456789abcdefghijklmnopqr';
+
+      it('fails naming the commit and its author until someone else approves the head', async () => {
+        await madeFor(COPILOT_TOKEN, BRANCH, { 'src/b.ts': 'b\n' }, s.seed);
+        const hers = await madeFor(ALICE_TOKEN, BRANCH, {
+          'perimeters.yml': 'version: 1\nperimeters:\n  copilot:\n    write: ["**"]\n',
+          CODEOWNERS: '* @alice\n',
+        });
+        const pull = await opened();
+        const before = await attributed(pull, await github.listPullRequestReviews(pull.number));
+        expect(before.state).toBe('failure');
+        expect(before.violations.map((v) => v.path)).toEqual(['CODEOWNERS', 'perimeters.yml']);
+        expect(before.violations[0]!.message).toContain(
+          `commit ${hers.slice(0, 7)} by alice: CODEOWNERS is protected`,
+        );
+
+        // alice approving her own commit does not count; bob's approval of the head does
+        s.fake.addToken(BOB_TOKEN, 'bob');
+        await reviewAs(ALICE_TOKEN, pull.number, 'APPROVE');
+        expect((await attributed(pull, await github.listPullRequestReviews(pull.number))).state).toBe(
+          'failure',
+        );
+        await reviewAs(BOB_TOKEN, pull.number, 'APPROVE');
+        expect((await attributed(pull, await github.listPullRequestReviews(pull.number))).state).toBe(
+          'success',
+        );
       });
     });
 

@@ -164,6 +164,8 @@ async function gate(
     core.info(
       `commit ${sha.slice(0, 7)}: ${judge.kind === 'perimeter' ? `perimeter "${judge.perimeter.name}", ${judge.by}` : judge.kind === 'person' ? `${judge.login}'s own, not judged` : judge.reason}`,
     );
+  // a person's commit that changes a protected path needs another person's approval (GitHub's reviews)
+  const people = [...attribution.values()].some((judge) => judge.kind === 'person');
   const verdict = await verifyPullRequest({
     upstream,
     pull,
@@ -172,6 +174,8 @@ async function gate(
     perimeter: assigned,
     assignedBy: assignment.kind === 'assigned' ? assignment.rule : null,
     attribution,
+    reviews: people ? await upstream.listPullRequestReviews(pull.number) : [],
+    configFile: settings.config,
   });
   return publishJudged(upstream, settings, verdict, {
     context: context.name,

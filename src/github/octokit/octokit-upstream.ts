@@ -29,6 +29,7 @@ import {
   type PullRequestInfo,
   type PullRequestRequest,
   type PullRequestReview,
+  type PullRequestReviewRecord,
   type RepositoryFile,
   type ActivityWindow,
   type StatusRecord,
@@ -487,6 +488,26 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
         commits.push(commit);
       }
       if (data.length < 100) return commits;
+    }
+  }
+
+  async listPullRequestReviews(number: number): Promise<PullRequestReviewRecord[]> {
+    const reviews: PullRequestReviewRecord[] = [];
+    for (let page = 1; ; page++) {
+      const data = await this.rest.read<
+        Array<{ user: { login: string } | null; state: string; commit_id: string | null }>
+      >(
+        `list the reviews of pull request #${number}`,
+        'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews',
+        {
+          pull_number: number,
+          per_page: 100,
+          page,
+        },
+      );
+      for (const review of data)
+        reviews.push({ user: review.user?.login ?? null, state: review.state, commitId: review.commit_id });
+      if (data.length < 100) return reviews;
     }
   }
 

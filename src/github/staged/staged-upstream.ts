@@ -115,6 +115,7 @@ export class StagedUpstream implements Upstream {
   listCheckRuns: Upstream['listCheckRuns'] = (sha, name) => this.inner.listCheckRuns(sha, name);
   getPullRequest: Upstream['getPullRequest'] = (n) => this.inner.getPullRequest(n);
   listPullRequestCommits: Upstream['listPullRequestCommits'] = (n) => this.inner.listPullRequestCommits(n);
+  listPullRequestReviews: Upstream['listPullRequestReviews'] = (n) => this.inner.listPullRequestReviews(n);
 
   async getBranchHead(branch: string): Promise<string> {
     return (branch === this.branch && this.head()) || this.inner.getBranchHead(branch);
