@@ -15,6 +15,7 @@ export default defineConfig({
       'test/hardening/gateway-model.test.ts',
       'test/policy/git-glob.test.ts',
       'test/verify/model-verifier.test.ts',
+      'test/verify/one-rule.test.ts',
     ],
     exclude: ['**/node_modules/**'],
     env: { PERIMETER_LONG: '1' },
