@@ -27,7 +27,13 @@ import { snapshotRefs, verifyJob, verifyPullRequest } from '../../src/verify/ind
 const PATHS = ['src/a.ts', 'src/b.ts', 'src/deep/c.ts', 'test/a.test.ts', 'docs/x.md', 'CODEOWNERS'];
 // mostly globs that cover the commit's paths between them, so that the interesting case (each path some
 // perimeter's, the commit no one perimeter's, or over its limits) comes up in a few runs
-const WRITES = [['src/**'], ['test/**'], ['src/**', 'test/**', 'docs/**'], ['**'], ['src/deep/**', 'docs/**']];
+const WRITES = [
+  ['src/**'],
+  ['test/**'],
+  ['src/**', 'test/**', 'docs/**'],
+  ['**'],
+  ['src/deep/**', 'docs/**'],
+];
 
 const file = fc.record({
   path: fc.constantFrom(...PATHS),
@@ -123,7 +129,7 @@ describe('one rule for every commit', () => {
         const [row] = replayCommits(read.commits, branch, perimeters, (blob) => facts.get(blob));
         const replayed = Object.values(row!.verdicts).some((v) => v.allowed);
 
-        const allowed = receipt.state === "success";
+        const allowed = receipt.state === 'success';
         expect(applied.violations.length === 0).toBe(allowed);
         expect(replayed).toBe(allowed);
 
