@@ -8,6 +8,8 @@
  * Objects addressed by SHA (commits, trees, blobs) never change and are cached for the process lifetime.
  */
 
+import type { RefRuleset } from '../policy/index.js';
+
 export type EntryType = 'blob' | 'tree' | 'commit';
 
 /** One entry of a git tree. `path` is relative to the tree that was listed. */
@@ -294,6 +296,11 @@ export interface RepoReads {
    * `refs/pull/*` are left out: GitHub alone moves them and no push may write them.
    */
   listRefs(): Promise<Map<string, string>>;
+  /**
+   * The branch and tag rulesets that apply to the repository (its organization's too), with their conditions,
+   * rules and whether this token may bypass each: what decides whether a ref can be moved by the job's token.
+   */
+  listRulesets(): Promise<RefRuleset[]>;
 
   getCommit(sha: string): Promise<CommitInfo>;
   /** The direct entries of one tree (not recursive). */

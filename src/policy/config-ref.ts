@@ -1,4 +1,5 @@
 import type { Perimeter } from './perimeter.js';
+import { locksOn, type LockRule, type RefRuleset } from './ref-rules.js';
 
 export interface ConfigRefFacts {
   /** the config-ref input; null when not given (the default branch is used) */
@@ -10,9 +11,15 @@ export interface ConfigRefFacts {
   perimeters: Perimeter[];
   /** branch and tag heads at the start of the job, `refs/heads/x` -> sha */
   heads: Record<string, string>;
+  /**
+   * the repository's branch and tag rulesets, as GitHub answered the job's token; a ref other than the default
+   * branch or a full commit SHA is trusted only when they lock it
+   */
+  rulesets: readonly RefRuleset[];
 }
 
 const SHA = /^[0-9a-f]{7,40}$/i;
+const FULL_SHA = /^[0-9a-f]{40}$/i;
 
 /** The branch a ref names, or null for tags and commit SHAs. Git reads `x`, `heads/x` and `refs/heads/x` alike. */
 function branchOf(ref: string): string | null {
@@ -66,12 +73,72 @@ export function judgeConfigRef(facts: ConfigRefFacts): ConfigRefVerdict {
       if (because !== null) break;
     }
   }
-  if (because === null) return { kind: 'ok' };
+  if (because !== null)
+    return {
+      kind: 'refused',
+      message:
+        `${INPUT}: ${JSON.stringify(ref)} ${named === null ? `is the head of branch "${branch}"` : `names branch "${branch}"`}, ` +
+        `and this job may write that branch (${because}); a branch that may be written could widen its own ` +
+        'perimeter. Read the perimeters file from the default branch, a tag, or a branch no exposed perimeter may be bound to',
+    };
+  return unmovable(ref, facts);
+}
+
+/**
+ * Whether judging `configRef` needs the repository's rulesets: only a ref that is neither the default branch
+ * nor a commit SHA (a judging job reads them only then, and passes none otherwise).
+ */
+export function configRefNeedsRulesets(configRef: string | null, defaultBranch: string): boolean {
+  return configRef !== null && !SHA.test(configRef) && branchOf(configRef) !== defaultBranch;
+}
+
+/** The refs git may read a config ref as. */
+function candidates(ref: string): string[] {
+  if (ref.startsWith('refs/')) return [ref];
+  if (ref.startsWith('heads/') || ref.startsWith('tags/')) return [`refs/${ref}`];
+  return [`refs/heads/${ref}`, `refs/tags/${ref}`];
+}
+
+const RESTRICTS: Record<LockRule, string> = { creation: 'creation', update: 'updates', deletion: 'deletion' };
+
+const UNMOVABLE =
+  'Read the perimeters file from the default branch, a full commit SHA, or a branch or tag that an active ' +
+  'ruleset nobody in the job can bypass protects with "Restrict updates" and "Restrict deletions" ' +
+  '(and "Restrict creations" for the spelling that does not exist)';
+
+/**
+ * The second half of a trusted ref: one the job's token cannot move. The default branch (the file is
+ * protected there) and a full commit SHA (no push changes what it names) are; a short SHA is refused
+ * (a branch or tag could be named like it); any other ref only when GitHub's rulesets lock every ref git
+ * may read its name as: a ref that exists against updates and deletion, one that does not against creation.
+ * Otherwise the agent's job could move a tag (the activity list records no tag moves) or create a branch
+ * of the same name, and a later job would read the perimeters the agent chose.
+ */
+function unmovable(ref: string, facts: ConfigRefFacts): ConfigRefVerdict {
+  if (FULL_SHA.test(ref)) return { kind: 'ok' };
+  if (SHA.test(ref))
+    return {
+      kind: 'refused',
+      message: `${INPUT}: ${JSON.stringify(ref)} is an abbreviated commit SHA; give all 40 hex digits. ${UNMOVABLE}`,
+    };
+  if (branchOf(ref) === facts.defaultBranch) return { kind: 'ok' };
+  const missing: string[] = [];
+  for (const name of candidates(ref)) {
+    const needed: LockRule[] = name in facts.heads ? ['update', 'deletion'] : ['creation'];
+    const locks = locksOn(name, facts.rulesets, facts.defaultBranch);
+    const absent = needed.filter((rule) => !locks.has(rule));
+    if (absent.length > 0)
+      missing.push(
+        `${name} ${name in facts.heads ? 'exists' : 'does not exist'}, and no ruleset restricts its ` +
+          absent.map((rule) => RESTRICTS[rule]).join(' or '),
+      );
+  }
+  if (missing.length === 0) return { kind: 'ok' };
   return {
     kind: 'refused',
     message:
-      `${INPUT}: ${JSON.stringify(ref)} ${named === null ? `is the head of branch "${branch}"` : `names branch "${branch}"`}, ` +
-      `and this job may write that branch (${because}); a branch that may be written could widen its own ` +
-      'perimeter. Read the perimeters file from the default branch, a tag, or a branch no exposed perimeter may be bound to',
+      `${INPUT}: ${JSON.stringify(ref)} is not the default branch "${facts.defaultBranch}" or a full commit SHA, ` +
+      `and GitHub does not protect it from this job's token (${missing.join('; ')}): the agent's job could move ` +
+      `or create it and choose its own perimeters. ${UNMOVABLE}`,
   };
 }

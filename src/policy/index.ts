@@ -47,4 +47,10 @@ export {
   type Family,
 } from './protected.js';
 export { ASSOCIATIONS, judgeTrigger, type TrustRule, type TrustVerdict } from './trust.js';
-export { judgeConfigRef, type ConfigRefFacts, type ConfigRefVerdict } from './config-ref.js';
+export {
+  configRefNeedsRulesets,
+  judgeConfigRef,
+  type ConfigRefFacts,
+  type ConfigRefVerdict,
+} from './config-ref.js';
+export { bindsRef, fnmatch, locksOn, LOCK_RULES, type LockRule, type RefRuleset } from './ref-rules.js';

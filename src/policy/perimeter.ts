@@ -171,16 +171,22 @@ export function compilePerimeter(spec: PerimeterSpec, configFile: string = DEFAU
     if (denial !== null) return { allowed: false, rule: denial };
     const glob = write.find(path);
     if (glob === null) return { allowed: false, rule: NO_WRITE_GLOB };
+    const grants = [writeRule.get(glob)!];
     const protectedBy = protectedRule(path, configFile, families);
     if (protectedBy !== null) {
       const allowedBy = allowProtected.find(path);
       if (allowedBy === null) return { allowed: false, rule: `protected: ${protectedBy}` };
-      return {
-        allowed: true,
-        rule: `write glob ${JSON.stringify(glob)}, allow-protected ${JSON.stringify(allowedBy)}`,
-      };
+      grants.push(`allow-protected ${JSON.stringify(allowedBy)}`);
     }
-    return { allowed: true, rule: writeRule.get(glob)! };
+    // A credential file is refused on write as it is hidden on read: a `.env` or `.pypirc` an agent writes
+    // is read by the next tool or person that runs in the checkout (a registry, a token, a proxy).
+    const credential = credentialFileRule(path);
+    if (credential !== null) {
+      const allowedBy = allowCredentialFiles.find(path);
+      if (allowedBy === null) return { allowed: false, rule: `credential file: ${credential}` };
+      grants.push(`allow-credential-files ${JSON.stringify(allowedBy)}`);
+    }
+    return { allowed: true, rule: grants.join(', ') };
   };
 
   const canReadAsSpelled = (path: string): Decision => {

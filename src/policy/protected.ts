@@ -6,7 +6,9 @@ import { foldSegment } from './path.js';
  * a run of path segments matched at any depth, after folding case, Unicode compatibility forms (NFKC, which
  * also unifies NFC and NFD) and trailing dots and spaces, so `.GitHub/`, `ＣＬＡＵＤＥ.md` and a decomposed
  * `é` land where a case-insensitive checkout would put them. A directory entry also matches a file of that
- * name. An entry segment may hold one `*` (`*.gemspec`, `requirements*.txt`).
+ * name. An entry segment may hold one `*` (`*.gemspec`, `requirements*.txt`). An entry starting with `/` is
+ * anchored at the top of the repository and matches directories only (a path below it): the
+ * dot-directories family's one entry is every top-level dot directory, and no top-level dot file.
  */
 export interface Family {
   /** why the family is protected, as docs/configuration.md shows it */
@@ -55,6 +57,33 @@ export const BUILT_IN_FAMILIES = Object.freeze({
       '.devcontainer.json',
     ],
   },
+  tools: {
+    why: 'configuration that package managers, build tools and CI read from the repository: a changed registry, credential helper, build flag or pipeline runs code in CI and on every machine that builds it',
+    entries: [
+      '.cargo/config.toml',
+      '.cargo/config',
+      '.yarnrc.yml',
+      '.yarnrc',
+      '.pnpmfile.cjs',
+      'bunfig.toml',
+      '.bazelrc',
+      '.bazelversion',
+      '.mvn/**',
+      'gradle.properties',
+      'gradle/wrapper/**',
+      'pip.conf',
+      '.condarc',
+      'nuget.config',
+      '.gemrc',
+      '.gitlab/**',
+      '.gitlab-ci.yml',
+      '.config/**',
+    ],
+  },
+  'dot-directories': {
+    why: 'every other top-level dot directory, as GitHub Agentic Workflows protects them: tools keep their settings there, and a new tool’s is protected before anyone lists it',
+    entries: ['/.*/**'],
+  },
 } satisfies Record<string, Family>);
 
 /** Protected when perimeters.yml says `protect: [name, ...]` (top level or per perimeter). */
@@ -66,11 +95,8 @@ export const OPTIONAL_FAMILIES = Object.freeze({
       'package-lock.json',
       'npm-shrinkwrap.json',
       'yarn.lock',
-      '.yarnrc.yml',
-      '.yarnrc',
       'pnpm-lock.yaml',
       'pnpm-workspace.yaml',
-      '.pnpmfile.cjs',
       'bun.lock',
       'bun.lockb',
       'deno.json',
@@ -116,7 +142,6 @@ export const OPTIONAL_FAMILIES = Object.freeze({
   ci: {
     why: 'pipelines of other CI systems: they run with those systems’ secrets',
     entries: [
-      '.gitlab-ci.yml',
       '.circleci/**',
       '.travis.yml',
       'azure-pipelines.yml',
@@ -165,6 +190,8 @@ interface Entry {
   /** how the rule is named in decisions: the entry, with its optional family */
   rule: string;
   segments: Array<string | { prefix: string; suffix: string }>;
+  /** matched at the top of the repository only, and (a `/**` entry) only as a directory */
+  anchored: boolean;
 }
 
 interface Entries {
@@ -176,6 +203,7 @@ interface Entries {
 const ASCII = /^[\x20-\x7e]*$/;
 
 function toEntry(text: string, rule: string = text): Entry {
+  const anchored = text.startsWith('/');
   const segments = text
     .replace(/\/\*\*$/, '')
     .split('/')
@@ -183,16 +211,29 @@ function toEntry(text: string, rule: string = text): Entry {
     .map((s) => {
       const star = s.indexOf('*');
       if (star === -1) return foldSegment(s);
-      return { prefix: foldSegment(s.slice(0, star)), suffix: foldSegment(s.slice(star + 1)) };
+      // a prefix is not a whole name: its trailing dots stay (`.` of `.*` is a dot name's first character)
+      const prefix = foldSegment(`${s.slice(0, star)}x`).slice(0, -1);
+      return { prefix, suffix: foldSegment(s.slice(star + 1)) };
     });
-  return { rule, segments };
+  return { rule, segments, anchored };
 }
 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-const BUILT_IN = PROTECTED_ENTRIES.map((entry) => toEntry(entry));
+/**
+ * How a built-in entry is named in decisions: the entry itself for the first three families (as they always
+ * were), with its family for the tools family, and the directory for the dot-directories catch-all.
+ */
+const BUILT_IN = Object.entries(BUILT_IN_FAMILIES)
+  .filter(([name]) => name !== 'dot-directories')
+  .flatMap(([name, family]) =>
+    family.entries.map((entry) => toEntry(entry, name === 'tools' ? `${entry}, tools family` : entry)),
+  );
+const DOT_DIRECTORIES = BUILT_IN_FAMILIES['dot-directories'].entries.map((entry) =>
+  toEntry(entry, 'a top-level dot directory'),
+);
 const cache = new Map<string, Entries>();
 
 function entriesFor(configFile: string, families: readonly string[]): Entries {
@@ -204,7 +245,10 @@ function entriesFor(configFile: string, families: readonly string[]): Entries {
       .flatMap((name) =>
         OPTIONAL_FAMILIES[name].entries.map((entry) => toEntry(entry, `${entry}, ${name} family`)),
       );
-    const list = [toEntry(configFile), ...BUILT_IN, ...optional].filter((e) => e.segments.length > 0);
+    // the catch-all for top-level dot directories last, so a family that names the directory names the rule
+    const list = [toEntry(configFile), ...BUILT_IN, ...optional, ...DOT_DIRECTORIES].filter(
+      (e) => e.segments.length > 0,
+    );
     const firsts = [
       ...new Set(
         list.map((e) => {
@@ -253,7 +297,14 @@ export function protectedRule(
   if (ASCII.test(path) && !entries.prefilter.test(path)) return null;
   const segments = path.split('/').map(foldSegment);
   for (const entry of entries.list) {
-    if (containsRun(segments, entry.segments)) return entry.rule;
+    if (!entry.anchored) {
+      if (containsRun(segments, entry.segments)) return entry.rule;
+    } else if (
+      segments.length > entry.segments.length &&
+      containsRun(segments.slice(0, entry.segments.length), entry.segments)
+    )
+      // the directory the path is in, as named in the path: `.changeset/**, a top-level dot directory`
+      return `${path.split('/', entry.segments.length).join('/')}/**, ${entry.rule}`;
   }
   return null;
 }

@@ -255,6 +255,13 @@ describe('perimeter audit', { timeout: 240_000 }, () => {
       // a permissive perimeters file the job's token made as a commit on no branch, named by the record
       const permissive = PERIMETERS_YML.replace('write: ["src/**"]', 'write: ["**"]');
       const bare = await bareCommit(j, permissive);
+      // and a tag the job's token made at it: GitHub lists no ruleset that keeps the token from moving it
+      const tagged = await fetch(`${j.gh.url}/repos/${REPOSITORY}/git/refs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${j.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ ref: 'refs/tags/perimeters-wide', sha: bare.commit }),
+      });
+      expect(tagged.status).toBe(201);
       const cases: Array<[string, (r: Receipt) => void, RegExp]> = [
         [
           'config',
@@ -272,6 +279,11 @@ describe('perimeter audit', { timeout: 240_000 }, () => {
           /^config-ref: "agent\/work" names branch "agent\/work", and this job may write that branch/,
         ],
         ['config', (r) => (r.config.ref = 'v9'), /^the record's config ref "v9" is not a branch or tag/],
+        [
+          'config',
+          (r) => Object.assign(r.config, { ref: 'perimeters-wide', blobSha: bare.blob }),
+          /^config-ref: "perimeters-wide" is not the default branch "main" or a full commit SHA, and GitHub does not protect it from this job's token \(refs\/heads\/perimeters-wide does not exist, and no ruleset restricts its creation; refs\/tags\/perimeters-wide does not exist/,
+        ],
         [
           'perimeters',
           (r) => r.perimeters.push('test-author'),

@@ -106,10 +106,8 @@ describe('optional protected families', () => {
     it('protects it there only', () => {
       const yaml =
         'version: 1\nperimeters:\n  p:\n    write: ["**"]\n    protect: [ci]\n  q:\n    write: ["**"]\n';
-      expect(perimeter(yaml, 'p').canWrite('.gitlab-ci.yml').rule).toBe(
-        'protected: .gitlab-ci.yml, ci family',
-      );
-      expect(perimeter(yaml, 'q').canWrite('.gitlab-ci.yml').allowed).toBe(true);
+      expect(perimeter(yaml, 'p').canWrite('.travis.yml').rule).toBe('protected: .travis.yml, ci family');
+      expect(perimeter(yaml, 'q').canWrite('.travis.yml').allowed).toBe(true);
     });
   });
 

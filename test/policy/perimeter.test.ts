@@ -84,12 +84,58 @@ describe('Perimeter.canWrite', () => {
       'write glob ".github/workflows/**", allow-protected ".github/workflows/**"',
     ],
     ['docs/perimeters.yml', false, 'protected: perimeters.yml'],
-    ['docs/.env', true, 'write glob "docs/**"'],
+    ['docs/.env', false, 'credential file: .env'],
+    ['docs/.pypirc', false, 'credential file: .pypirc'],
+    ['docs/id_rsa.bak', false, 'credential file: id_rsa*'],
+    ['docs/.env~', false, 'credential file: .env (a copy)'],
+    ['docs/.env.example', true, 'write glob "docs/**"'],
+    ['.cargo/config.toml', false, 'no write glob matches'],
     ['test/a.ts', false, 'no write glob matches'],
     ['src//a.ts', false, 'invalid path: empty segment ("//" or a trailing "/")'],
   ])('when the path is %j', (path, allowed, rule) => {
     it(`${allowed ? 'allows' : 'refuses'} it with rule ${rule}`, () => {
       expect(writer.canWrite(path)).toEqual({ allowed, rule });
+    });
+  });
+
+  describe('when allow-credential-files names a credential file', () => {
+    it('lets it be written, as it lets it be read, and names the grant', () => {
+      const p = compilePerimeter(
+        perimeterSpec({ read: ['docs/**'], write: ['docs/**'], allowCredentialFiles: ['docs/.env'] }),
+      );
+      expect(p.canWrite('docs/.env')).toEqual({
+        allowed: true,
+        rule: 'write glob "docs/**", allow-credential-files "docs/.env"',
+      });
+      expect(p.canRead('docs/.env').allowed).toBe(true);
+      expect(p.canWrite('docs/.pypirc').rule).toBe('credential file: .pypirc');
+    });
+  });
+
+  describe('when a path is both protected and a credential file', () => {
+    it('needs allow-protected and allow-credential-files', () => {
+      const both = (spec: Partial<Parameters<typeof perimeterSpec>[0]>) =>
+        compilePerimeter(perimeterSpec({ write: ['**'], ...spec })).canWrite('.npmrc');
+      expect(both({}).rule).toBe('protected: .npmrc');
+      expect(both({ allowProtected: ['.npmrc'] }).rule).toBe('credential file: .npmrc');
+      expect(both({ allowProtected: ['.npmrc'], allowCredentialFiles: ['.npmrc'] })).toEqual({
+        allowed: true,
+        rule: 'write glob "**", allow-protected ".npmrc", allow-credential-files ".npmrc"',
+      });
+    });
+  });
+
+  describe('when a path is in a top-level dot directory', () => {
+    it('is protected unless allow-protected names it, and names the directory', () => {
+      const open = compilePerimeter(perimeterSpec({ write: ['**'] }));
+      expect(open.canWrite('.changeset/brave-cats.md')).toEqual({
+        allowed: false,
+        rule: 'protected: .changeset/**, a top-level dot directory',
+      });
+      expect(open.canWrite('docs/.changeset/x.md').allowed).toBe(true);
+      expect(open.canWrite('.prettierrc.json').allowed).toBe(true);
+      const allowed = compilePerimeter(perimeterSpec({ write: ['**'], allowProtected: ['.changeset/**'] }));
+      expect(allowed.canWrite('.changeset/brave-cats.md').allowed).toBe(true);
     });
   });
 
@@ -221,7 +267,11 @@ describe('properties', () => {
   });
 
   describe('when a path contains a protected name in any case or normal form', () => {
-    const protectedName = fc.constantFrom(...PROTECTED_ENTRIES, 'perimeters.yml');
+    // the top-level dot directories' entry is anchored: its own test is above
+    const protectedName = fc.constantFrom(
+      ...PROTECTED_ENTRIES.filter((e) => !e.startsWith('/')),
+      'perimeters.yml',
+    );
     const variant = fc.tuple(
       protectedName,
       fc.array(fc.boolean(), { minLength: 1, maxLength: 8 }),
@@ -232,7 +282,10 @@ describe('properties', () => {
 
     it('is never writable without allow-protected, and writable with it', () => {
       const open = compilePerimeter(perimeterSpec({ write: ['**'] }));
-      const allowed = compilePerimeter(perimeterSpec({ write: ['**'], allowProtected: ['**'] }));
+      // some protected names are credential files too (`.npmrc`, `.envrc`): those need both grants
+      const allowed = compilePerimeter(
+        perimeterSpec({ write: ['**'], allowProtected: ['**'], allowCredentialFiles: ['**'] }),
+      );
       fc.assert(
         fc.property(variant, ([entry, flips, form, before, after]) => {
           const name = randomCase(entry.replace('/**', ''), flips).normalize(form);

@@ -15,7 +15,9 @@ describe('protectedRule', () => {
     ['ｇｉｔｈｕｂ/x', null],
     ['．ｇｉｔｈｕｂ/workflows/x.yml', '.github/**'],
     ['.g\u0131thub/workflows/x.yml', '.github/**'],
-    ['.G\u0130THUB/workflows/x.yml', null],
+    // not .github (a dotted capital I folds to i and a dot above), only a top-level dot directory
+    ['.G\u0130THUB/workflows/x.yml', '.G\u0130THUB/**, a top-level dot directory'],
+    ['docs/.G\u0130THUB/workflows/x.yml', null],
     ['packages/app/.github/workflows/x.yml', '.github/**'],
     ['CODEOWNERS', 'CODEOWNERS'],
     ['docs/CODEOWNERS', 'CODEOWNERS'],
@@ -38,7 +40,21 @@ describe('protectedRule', () => {
     ['pkg/.vscode/mcp.json', '.vscode/mcp.json'],
     ['.vscode/settings.json', '.vscode/settings.json'],
     ['.vscode/extensions.json', '.vscode/extensions.json'],
-    ['.vscode/snippets.code-snippets', null],
+    ['.vscode/snippets.code-snippets', '.vscode/**, a top-level dot directory'],
+    ['docs/.vscode/snippets.code-snippets', null],
+    ['.cargo/config.toml', '.cargo/config.toml, tools family'],
+    ['crates/x/.cargo/config.toml', '.cargo/config.toml, tools family'],
+    ['.cargo/registry/x', '.cargo/**, a top-level dot directory'],
+    ['.gitlab/ci/deploy.yml', '.gitlab/**, tools family'],
+    ['.gitlab-ci.yml', '.gitlab-ci.yml, tools family'],
+    ['.Config/git/hooks/x', '.config/**, tools family'],
+    ['.yarnrc.yml', '.yarnrc.yml, tools family'],
+    ['.bazelrc', '.bazelrc, tools family'],
+    ['.changeset/brave-cats.md', '.changeset/**, a top-level dot directory'],
+    ['．changeset/x.md', '．changeset/**, a top-level dot directory'],
+    ['.prettierrc', null],
+    ['src/.eslintrc', null],
+    ['docs/.vitepress/config.ts', null],
     ['AGENT.md', 'AGENT.md'],
     ['pkg/.clinerules', '.clinerules'],
     ['.clinerules/rules.md', '.clinerules'],
@@ -57,7 +73,8 @@ describe('protectedRule', () => {
     ['.agents/skills/deploy/SKILL.md', '.agents/skills/**'],
     ['.agents/skills/deploy/run.sh', '.agents/skills/**'],
     ['pkg/.Agents/Skills/x/SKILL.md', '.agents/skills/**'],
-    ['.agents/notes.md', null],
+    ['.agents/notes.md', '.agents/**, a top-level dot directory'],
+    ['pkg/.agents/notes.md', null],
     ['.github/skills/review/SKILL.md', '.github/**'],
     ['.githooks/pre-commit', '.githooks/**'],
     ['mise.toml', 'mise.toml'],
@@ -70,7 +87,9 @@ describe('protectedRule', () => {
     ['src/index.ts', null],
     ['docs/github/x.md', null],
     ['claude.md.bak', null],
-    ['.githubx/a', null],
+    ['.githubx/a', '.githubx/**, a top-level dot directory'],
+    ['.githubx', null],
+    ['docs/.githubx/a', null],
     ['mcp.json', null],
   ])('when the path is %j', (path, rule) => {
     it(rule === null ? 'is not protected' : `is protected by ${rule}`, () => {
@@ -103,11 +122,13 @@ describe('protectedRule', () => {
       ['gems/widget.gemspec', ['manifests'], '*.gemspec, manifests family'],
       ['src/App.csproj', ['manifests'], '*.csproj, manifests family'],
       ['requirements', ['manifests'], null],
-      ['.gitlab-ci.yml', ['ci'], '.gitlab-ci.yml, ci family'],
+      ['.travis.yml', ['ci'], '.travis.yml, ci family'],
       ['.circleci/config.yml', ['ci'], '.circleci/**, ci family'],
+      ['.circleci/config.yml', [], '.circleci/**, a top-level dot directory'],
+      ['ci/.circleci/config.yml', [], null],
       ['.idea/runConfigurations/x.xml', ['editors'], '.idea/**, editors family'],
       ['package.json', ['ci', 'editors'], null],
-      ['.gitlab-ci.yml', [], null],
+      ['.travis.yml', [], null],
       ['unknown', ['nonsense'], null],
     ])('%j with %j is %j', (path, families, rule) => {
       expect(protectedRule(path, 'perimeters.yml', families)).toBe(rule);
@@ -139,8 +160,12 @@ describe('protectedRule', () => {
   });
 
   describe('when every built-in entry is checked', () => {
-    it.each(PROTECTED_ENTRIES.map((e) => [e]))('protects %s itself', (entry) => {
-      expect(protectedRule(entry.replace('/**', '/x'))).toBe(entry);
-    });
+    it.each(PROTECTED_ENTRIES.filter((e) => !e.startsWith('/')).map((e) => [e]))(
+      'protects %s itself',
+      (entry) => {
+        const rule = protectedRule(entry.replace('/**', '/x'));
+        expect([entry, `${entry}, tools family`]).toContain(rule);
+      },
+    );
   });
 });

@@ -164,7 +164,7 @@ describe('judgeCommit', () => {
 
     it("allows it in the perimeter's allow-secrets-in", () => {
       const judged = judgeCommit(
-        commit([added('test/fixtures/key.pem', 1)], { 1: { credentials: ['private key'] } }),
+        commit([added('test/fixtures/token.txt', 1)], { 1: { credentials: ['private key'] } }),
         'agent/x',
         [tests],
       );

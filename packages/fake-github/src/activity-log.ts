@@ -11,6 +11,8 @@ export const ACTIVITY_ENV = 'FAKE_GITHUB_ACTIVITY';
 export const ACTOR_ENV = 'FAKE_GITHUB_ACTOR';
 
 export const NO_WORKFLOWS_ENV = 'FAKE_GITHUB_NO_WORKFLOWS';
+/** The rulesets' lock rules for pre-receive, one `type pattern` a line (see lockPatterns in rules/ruleset.ts). */
+export const LOCKS_ENV = 'FAKE_GITHUB_LOCKS';
 /** Where a token without the `workflows` permission may not add or change files. */
 export const WORKFLOWS_DIR = '.github/workflows';
 
@@ -24,11 +26,27 @@ done
 `;
 
 const PRE_RECEIVE = `#!/bin/sh
-# Installed by the fake-github stand-in: refs/pull/* are GitHub's own (hidden refs no push may update), and a token
-# without the workflows permission cannot push workflow changes.
+# Installed by the fake-github stand-in: refs/pull/* are GitHub's own (hidden refs no push may update), a ruleset's
+# creation, update and deletion rules lock the refs they bind, and a token without the workflows permission
+# cannot push workflow changes.
+zero=0000000000000000000000000000000000000000
 refused=0
 while read old new ref; do
   case "$ref" in refs/pull/*) echo "deny updating a hidden ref: $ref"; refused=1; continue ;; esac
+  if [ "$old" = $zero ]; then change=creation; elif [ "$new" = $zero ]; then change=deletion; else change=update; fi
+  locked=$(printf '%s\n' "$${LOCKS_ENV}" | while read -r type pattern; do
+    [ "$type" = "$change" ] || continue
+    case "$ref" in $pattern) echo yes; break ;; esac
+  done)
+  if [ -n "$locked" ]; then
+    case $change in
+      creation) echo "Cannot create ref due to creations being restricted." ;;
+      deletion) echo "Cannot delete this protected ref." ;;
+      *) echo "Cannot update this protected ref." ;;
+    esac
+    refused=1
+    continue
+  fi
   [ "$${NO_WORKFLOWS_ENV}" = 1 ] || continue
   [ "$new" = 0000000000000000000000000000000000000000 ] && continue
   files=$(git log --format= --name-only -m "$new" --not --all -- ${WORKFLOWS_DIR} | sort -u)

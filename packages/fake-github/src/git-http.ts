@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename, dirname } from 'node:path';
-import { ACTIVITY_ENV, activityPath, ACTOR_ENV, NO_WORKFLOWS_ENV } from './activity-log.js';
+import { ACTIVITY_ENV, activityPath, ACTOR_ENV, LOCKS_ENV, NO_WORKFLOWS_ENV } from './activity-log.js';
+import { lockPatterns } from './rules/ruleset.js';
 import type { FakeRepo } from './repo.js';
 import { identify, presentedToken } from './respond.js';
 import type { ServerState } from './stats.js';
@@ -47,7 +48,8 @@ export async function handleGit(
   if (pushing && state.contentsReadOnly.has(presentedToken(req, true) ?? ''))
     return plain(res, 403, `Permission to ${owner}/${name}.git denied to ${login}.`);
   if (req.method === 'POST' && rest === '/git-receive-pack') await state.faults.moveRefsBefore(repo, null);
-  await serveGit(req, res, repo, rest, login, state.canWriteWorkflows);
+  const locks = pushing ? lockPatterns(repo.rulesets, await repo.defaultBranch()) : '';
+  await serveGit(req, res, repo, rest, login, state.canWriteWorkflows, locks);
 }
 
 /**
@@ -61,6 +63,7 @@ export function serveGit(
   rest: string,
   actor: string,
   canWriteWorkflows: boolean,
+  locks = '',
 ): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const env: Record<string, string> = {
@@ -81,6 +84,7 @@ export function serveGit(
     [ACTIVITY_ENV]: activityPath(repo.dir),
     [ACTOR_ENV]: actor,
     [NO_WORKFLOWS_ENV]: canWriteWorkflows ? '0' : '1',
+    [LOCKS_ENV]: locks,
   };
   if (req.headers['content-length']) env.CONTENT_LENGTH = String(req.headers['content-length']);
   if (req.headers['content-encoding']) env.HTTP_CONTENT_ENCODING = String(req.headers['content-encoding']);

@@ -11,7 +11,7 @@ import type { ApiResponse } from './http-util.js';
 import { isSafeRefName } from './repo.js';
 import type { FakeRepo } from './repo.js';
 import { route } from './router.js';
-import { requiredCheckRefusals, ruleRefusal } from './rules/enforce.js';
+import { lockRefusalsFor, requiredCheckRefusals, ruleRefusal } from './rules/enforce.js';
 import type { Route, RouteContext } from './router.js';
 import { fullRepository, refJson } from './shapes.js';
 
@@ -46,14 +46,22 @@ async function commitOr422(repo: FakeRepo, sha: unknown): Promise<string> {
 }
 
 /**
- * A branch a ruleset binds moves only to a commit whose required status checks pass (branch creation too,
- * unless the rule says `do_not_enforce_on_create`); the API answers 422 with the violations.
+ * A ref a ruleset locks is not created, moved or deleted (the `creation`, `update` and `deletion` rules),
+ * and a branch a ruleset binds moves only to a commit whose required status checks pass (branch creation
+ * too, unless the rule says `do_not_enforce_on_create`); the API answers 422 with the violations.
  */
-async function refuseByRules(ctx: RouteContext, ref: string, sha: string, creating: boolean): Promise<void> {
-  if (!ref.startsWith('refs/heads/')) return;
-  const violations = await requiredCheckRefusals(ctx.repo, ref.slice('refs/heads/'.length), sha, {
-    creating,
-  });
+async function refuseByRules(
+  ctx: RouteContext,
+  ref: string,
+  sha: string | null,
+  creating: boolean,
+): Promise<void> {
+  const change = creating ? 'creation' : sha === null ? 'deletion' : 'update';
+  const violations = await lockRefusalsFor(ctx.repo, ref, change);
+  if (sha !== null && ref.startsWith('refs/heads/'))
+    violations.push(
+      ...(await requiredCheckRefusals(ctx.repo, ref.slice('refs/heads/'.length), sha, { creating })),
+    );
   if (violations.length > 0) throw unprocessable(ruleRefusal(violations));
 }
 
@@ -121,6 +129,7 @@ export const refRoutes: Route[] = [
   route('DELETE', '/repos/{owner}/{repo}/git/refs/{ref+}', async (ctx) => {
     await refuseEmpty(ctx.repo);
     const ref = `refs/${ctx.params.ref}`;
+    if (await ctx.repo.refValue(ref)) await refuseByRules(ctx, ref, null, false);
     await ctx.beforeRefWrite(ref);
     for (let attempt = 0; attempt < 5; attempt++) {
       const current = await ctx.repo.refValue(ref);

@@ -34,6 +34,7 @@ describe('answers match GitHub OpenAPI schemas', () => {
   let blob = '';
   let artifactId = '';
   let jobId = 0;
+  let rulesetId = 0;
 
   beforeAll(async () => {
     const scratch = await scratchDir();
@@ -49,6 +50,17 @@ describe('answers match GitHub OpenAPI schemas', () => {
     blob = (await api('POST', '/repos/acme/app/git/blobs', { content: 'blob' })).body.sha;
     await api('POST', '/repos/acme/app/git/refs', { ref: 'refs/heads/side', sha: first });
     await commitToBare(dir, 'side', { 'side.txt': 's\n' });
+    // a tag ruleset locking tags no other case writes
+    await api('POST', '/repos/acme/app/git/refs', { ref: 'refs/tags/frozen-1', sha: first });
+    rulesetId = (
+      await api('POST', '/repos/acme/app/rulesets', {
+        name: 'frozen tags',
+        target: 'tag',
+        enforcement: 'active',
+        conditions: { ref_name: { include: ['refs/tags/frozen-*'], exclude: [] } },
+        rules: [{ type: 'creation' }, { type: 'update' }, { type: 'deletion' }],
+      })
+    ).body.id;
     await api('POST', `/repos/acme/app/statuses/${head}`, {
       state: 'success',
       context: 'perimeter',
@@ -717,6 +729,35 @@ describe('answers match GitHub OpenAPI schemas', () => {
       method: 'GET',
       template: `${R}/check-runs/{check_run_id}/annotations`,
       path: () => '/repos/acme/app/check-runs/9000001/annotations',
+      status: 200,
+    },
+    {
+      name: "the repository's branch and tag rulesets",
+      method: 'GET',
+      template: `${R}/rulesets`,
+      path: () => '/repos/acme/app/rulesets?targets=branch,tag&includes_parents=true',
+      status: 200,
+    },
+    {
+      name: 'a tag ruleset whole',
+      method: 'GET',
+      template: `${R}/rulesets/{ruleset_id}`,
+      path: () => `/repos/acme/app/rulesets/${rulesetId}?includes_parents=true`,
+      status: 200,
+    },
+    {
+      name: 'moving a tag a ruleset locks',
+      method: 'PATCH',
+      template: `${R}/git/refs/{ref}`,
+      path: () => '/repos/acme/app/git/refs/tags/frozen-1',
+      body: () => ({ sha: head, force: true }),
+      status: 422,
+    },
+    {
+      name: 'rules for a branch',
+      method: 'GET',
+      template: `${R}/rules/branches/{branch}`,
+      path: () => '/repos/acme/app/rules/branches/main',
       status: 200,
     },
   ];

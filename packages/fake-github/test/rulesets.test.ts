@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { commitToBare, seedRepo, startFakeGithub } from '../src/index.js';
 import type { FakeGithub } from '../src/index.js';
 import { responseValidator } from './openapi-support.js';
-import { restClient, scratchDir } from './test-support.js';
+import { cloneUrl, gitClient, restClient, scratchDir } from './test-support.js';
 import type { Api } from './test-support.js';
 
 const R = '/repos/{owner}/{repo}';
@@ -119,8 +119,13 @@ describe('repository rulesets', () => {
       ['no name', { name: undefined }],
       ['no enforcement', { enforcement: undefined }],
       ['an unknown enforcement', { enforcement: 'on' }],
-      ['a tag ruleset', { target: 'tag' }],
-      ['a rule it does not model', { rules: [{ type: 'deletion' }] }],
+      ['a push ruleset', { target: 'push' }],
+      ['a rule it does not model', { rules: [{ type: 'pull_request' }] }],
+      [
+        'required checks on a tag ruleset',
+        { target: 'tag', conditions: { ref_name: { include: ['~ALL'] } } },
+      ],
+      ['a tag ruleset aimed at branches', { target: 'tag', rules: [{ type: 'update' }] }],
       [
         'a check without a context',
         {
@@ -221,6 +226,65 @@ describe('repository rulesets', () => {
       expect((await create('refs/heads/release/1')).status).toBe(422);
       expect((await create('refs/heads/spared/1')).status).toBe(201);
       expect((await create('refs/heads/free')).status).toBe(201);
+    });
+  });
+
+  describe('when a tag ruleset restricts creations, updates and deletions', () => {
+    let next: string;
+    const LOCKED_TAGS = {
+      name: 'frozen tags',
+      target: 'tag',
+      enforcement: 'active',
+      conditions: { ref_name: { include: ['refs/tags/v*'], exclude: [] } },
+      rules: [{ type: 'creation' }, { type: 'update' }, { type: 'deletion' }],
+    };
+    beforeEach(async () => {
+      await api('POST', '/repos/acme/app/git/refs', { ref: 'refs/tags/v1', sha: base });
+      expect((await api('POST', '/repos/acme/app/rulesets', LOCKED_TAGS)).status).toBe(201);
+      next = await commitToBare(dir, 'main', { 'b.txt': 'b\n' });
+    });
+    const tagAt = async () => (await api('GET', '/repos/acme/app/git/ref/tags/v1')).body.object.sha;
+
+    it('lists it, and serves its rules whole', async () => {
+      const listed = await api('GET', '/repos/acme/app/rulesets?targets=branch,tag&includes_parents=true');
+      expect(listed.status).toBe(200);
+      expect(listed.body).toEqual([expect.objectContaining({ name: 'frozen tags', target: 'tag' })]);
+      expect(listed.body[0].rules).toBeUndefined();
+      const valid = responseValidator(`${R}/rulesets`, 'GET', 200);
+      expect(valid(listed.body), JSON.stringify(valid.errors)).toBe(true);
+      expect((await api('GET', '/repos/acme/app/rulesets?targets=branch')).body).toEqual([]);
+      const got = await api('GET', `/repos/acme/app/rulesets/${listed.body[0].id}`);
+      expect(got.body).toMatchObject({ current_user_can_bypass: 'never', rules: LOCKED_TAGS.rules });
+      expect(await rulesFor('v1')).toEqual([]);
+    });
+
+    it('refuses to move, delete or create a matching tag through the refs API, with 422', async () => {
+      const moved = await api('PATCH', '/repos/acme/app/git/refs/tags/v1', { sha: next, force: true });
+      expect(moved.status).toBe(422);
+      expect(moved.body.message).toBe(
+        'Repository rule violations found\n\nCannot update this protected ref.\n\n',
+      );
+      expect((await api('DELETE', '/repos/acme/app/git/refs/tags/v1')).status).toBe(422);
+      const made = await api('POST', '/repos/acme/app/git/refs', { ref: 'refs/tags/v2', sha: next });
+      expect(made.status).toBe(422);
+      expect(made.body.message).toContain('Cannot create ref due to creations being restricted.');
+      expect(await tagAt()).toBe(base);
+      expect((await api('POST', '/repos/acme/app/git/refs', { ref: 'refs/tags/w1', sha: next })).status).toBe(
+        201,
+      );
+    });
+
+    it('refuses a git push that moves or deletes it', async () => {
+      const work = join(dir, '..', 'work');
+      await gitClient(dir, ['clone', '--quiet', cloneUrl(gh.url, 'acme/app', 'test-token'), work], dir);
+      await expect(
+        gitClient(work, ['push', '--quiet', '--force', 'origin', `${next}:refs/tags/v1`], dir),
+      ).rejects.toThrow(/Cannot update this protected ref/);
+      await expect(gitClient(work, ['push', '--quiet', 'origin', ':refs/tags/v1'], dir)).rejects.toThrow(
+        /Cannot delete this protected ref/,
+      );
+      expect(await tagAt()).toBe(base);
+      await gitClient(work, ['push', '--quiet', 'origin', `${next}:refs/tags/w1`], dir);
     });
   });
 

@@ -174,7 +174,7 @@ async function prepareAndServe(
         `create it before this step or set the ${Inputs.Branch} input`,
     );
   }
-  const warning = checkConfigRef({
+  const warning = await checkConfigRef(upstream, {
     configRef: settings.configRef,
     defaultBranch,
     branch: settings.branch,

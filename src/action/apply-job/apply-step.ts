@@ -96,7 +96,7 @@ async function apply(upstream: Upstream, settings: ApplySettings, set: StagedCha
   const { exposed: perimeters, note } = applyTrust(config, selected, settings.eventName, settings.event);
   if (note !== null) core.info(note);
   // Judged as named, the default branch too: a config read from the branch the changes go to cannot judge them.
-  checkConfigRef({
+  await checkConfigRef(upstream, {
     configRef,
     defaultBranch,
     branch,

@@ -147,7 +147,8 @@ async function gate(
   // bound branch): the gate always reads the default branch, and a perimeter whose branches list lets agents be
   // bound to that branch would be judged by a file its own agents may have written. Written refs/heads/..., the
   // ref is never read as a commit SHA, so no heads are needed.
-  checkConfigRef(
+  await checkConfigRef(
+    upstream,
     {
       configRef: `refs/heads/${defaultBranch}`,
       defaultBranch,

@@ -147,7 +147,8 @@ async function verify(
   );
   const { exposed: perimeters, note } = applyTrust(parsed, selected, settings.eventName, settings.event);
   if (note !== null) core.info(note);
-  const warning = checkConfigRef(
+  const warning = await checkConfigRef(
+    upstream,
     { configRef: settings.configRef, defaultBranch, branch: settings.branch, perimeters, heads: start },
     (message) => new AgentJobError(`${file} at ${configRef} cannot judge the agent job: ${message}`),
   );

@@ -5,7 +5,13 @@ import {
   type RepoWrites,
   type RunRecords,
 } from '../../github/index.js';
-import { compilePerimeter, judgeConfigRef, parseConfig, type Perimeter } from '../../policy/index.js';
+import {
+  compilePerimeter,
+  configRefNeedsRulesets,
+  judgeConfigRef,
+  parseConfig,
+  type Perimeter,
+} from '../../policy/index.js';
 import { MIN_SCRUBBED_LENGTH, makeScrubber } from '../../safety/secret-forms.js';
 import {
   agentJobWindow,
@@ -265,20 +271,26 @@ function perimetersOf(
 }
 
 /**
- * The rule main and apply judge a config ref by, on the record's ref: a file read from a branch the job may
- * write (the bound branch, or one an exposed perimeter may be bound to) could have widened its own perimeter.
+ * The rule main, the verify job and apply judge a config ref by, on the record's ref: a file read from a
+ * branch the job may write (the bound branch, or one an exposed perimeter may be bound to) could have widened
+ * its own perimeter, and a ref no ruleset locks (a tag, say) could have been moved or created by the job's
+ * token. The rulesets are read with the auditor's token: one that may bypass a ruleset finds no lock in it,
+ * which refuses more, never less.
  */
-function writableConfigRef(
+async function movableConfigRef(
+  upstream: RepoReads,
   receipt: ReceiptJson,
   perimeters: Perimeter[],
   defaultBranch: string,
-): Disagreement[] {
+): Promise<Disagreement[]> {
+  const configRef = receipt.config.ref ?? defaultBranch;
   const verdict = judgeConfigRef({
-    configRef: receipt.config.ref ?? defaultBranch,
+    configRef,
     defaultBranch,
     branch: receipt.branch,
     perimeters,
     heads: receipt.refs.start,
+    rulesets: configRefNeedsRulesets(configRef, defaultBranch) ? await upstream.listRulesets() : [],
   });
   return verdict.kind === 'refused' ? [{ field: 'config', message: verdict.message }] : [];
 }
@@ -319,7 +331,7 @@ async function auditRecord(
   const trusted = await trustedConfig(upstream, receipt);
   const configText = trusted.text;
   const { perimeters, defined, disagreements: unknown } = perimetersOf(configText, trusted.at, receipt);
-  const writable = writableConfigRef(receipt, perimeters, trusted.defaultBranch);
+  const writable = await movableConfigRef(upstream, receipt, perimeters, trusted.defaultBranch);
   const receiptWindow = receipt.verifyJob && (await withOwnReceipt(upstream, receipt, receipt.verifyJob));
   const verdict = await verifyJob({
     upstream,

@@ -1,3 +1,4 @@
+import type { RefRuleset } from '../../policy/index.js';
 import { makeScrubber, type Scrubber } from '../../safety/secret-forms.js';
 import { toUpstreamError } from './errors.js';
 import {
@@ -10,6 +11,7 @@ import {
 import { blobSha } from '../git-objects.js';
 import { createClient, createLightClient, RestClient } from './octokit-client.js';
 import { listActivity } from './octokit-activity.js';
+import { listRulesets } from './octokit-rulesets.js';
 import { GitObjectReads } from './octokit-objects.js';
 import { cloneUrl, GitBlobReader } from '../git-blobs.js';
 import { GitRefReader } from '../git-refs.js';
@@ -191,6 +193,10 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
     const refs = new Map<string, string>();
     for (const ref of data) if (!ref.ref.startsWith('refs/pull/')) refs.set(ref.ref, ref.object.sha);
     return refs;
+  }
+
+  listRulesets(): Promise<RefRuleset[]> {
+    return listRulesets(this.rest);
   }
 
   listActivity(options: { since: string; maxItems?: number }): Promise<ActivityWindow> {

@@ -109,6 +109,7 @@ export class StagedUpstream implements Upstream {
   serverTime: Upstream['serverTime'] = () => this.inner.serverTime();
   listActivity: Upstream['listActivity'] = (o) => this.inner.listActivity(o);
   getFileAtRef: Upstream['getFileAtRef'] = (p, r) => this.inner.getFileAtRef(p, r);
+  listRulesets: Upstream['listRulesets'] = () => this.inner.listRulesets();
   listStatuses: Upstream['listStatuses'] = (sha) => this.inner.listStatuses(sha);
   listRunJobs: Upstream['listRunJobs'] = (runId) => this.inner.listRunJobs(runId);
   listRunArtifacts: Upstream['listRunArtifacts'] = (runId, name) => this.inner.listRunArtifacts(runId, name);

@@ -322,6 +322,9 @@ export async function createMemoryUpstream(
     async getFileAtRef() {
       throw new UpstreamError('not_found', 'not supported here', 404);
     },
+    async listRulesets() {
+      return [];
+    },
     async commitDirect(name, changes, message = 'direct push') {
       const head = headOf(name);
       const flat = toFlatChanges(flatten(commitInfo(head).tree), changes);

@@ -1,6 +1,6 @@
 import type { FakeRepo } from '../repo.js';
 import { requiredCheckViolations } from './required-checks.js';
-import { requiredChecksFor } from './ruleset.js';
+import { lockRefusals, requiredChecksFor, type LockRule } from './ruleset.js';
 
 /**
  * GitHub's refusal of a ref change that rules forbid, each violation after a blank line. GitHub does not
@@ -39,4 +39,17 @@ export async function requiredCheckRefusals(
   if (options.base && strict && !(await repo.isAncestor(options.base, sha)))
     violations.push('The head ref is out of date.');
   return violations;
+}
+
+/**
+ * The lock rules (`creation`, `update`, `deletion`) a ref change breaks: "Only allow users with bypass
+ * permission to ... matching refs" (https://docs.github.com/rest/repos/rules#create-a-repository-ruleset),
+ * and in the stand-in nobody bypasses.
+ */
+export async function lockRefusalsFor(
+  repo: FakeRepo,
+  ref: string,
+  type: LockRule['type'],
+): Promise<string[]> {
+  return lockRefusals(repo.rulesets, ref, type, await repo.defaultBranch());
 }

@@ -11,6 +11,48 @@ import type { StoredRuleset } from './ruleset.js';
 /** Ruleset ids are GitHub-wide; the stand-in numbers each repository's from here. */
 const FIRST_RULESET_ID = 5_000_001;
 
+/** A ruleset as the list answers it: without its bypass actors, conditions and rules. */
+function rulesetSummary(base: string, repo: FakeRepo, ruleset: StoredRuleset): Record<string, unknown> {
+  return {
+    id: ruleset.id,
+    name: ruleset.name,
+    target: ruleset.target,
+    source_type: 'Repository',
+    source: repo.fullName,
+    enforcement: ruleset.enforcement,
+    node_id: nodeId('RepositoryRuleset', ruleset.id),
+    _links: {
+      self: { href: `${repoApi(base, repo)}/rulesets/${ruleset.id}` },
+      html: { href: `${htmlUrl(base, repo)}/rules/${ruleset.id}` },
+    },
+    created_at: ruleset.createdAt,
+    updated_at: ruleset.createdAt,
+  };
+}
+
+/**
+ * GET /repos/{owner}/{repo}/rulesets (https://docs.github.com/rest/repos/rules#get-all-repository-rulesets):
+ * "Get all the rulesets for a repository", paged, `targets` a comma-separated filter ("only rulesets that
+ * apply to the specified targets will be returned"); each without its conditions and rules, which
+ * GET .../rulesets/{ruleset_id} gives. Read access is enough; the stand-in has no organization rulesets, so
+ * `includes_parents` changes nothing.
+ */
+async function listRulesets(ctx: RouteContext): Promise<ApiResponse> {
+  const targets = ctx.url.searchParams.get('targets');
+  const wanted = targets === null ? null : targets.split(',').map((t) => t.trim());
+  const rulesets = ctx.repo.rulesets.filter((r) => wanted === null || wanted.includes(r.target));
+  const { perPage, page } = pageParams(ctx.url);
+  const lastPage = Math.max(1, Math.ceil(rulesets.length / perPage));
+  const link = linkHeader(ctx.url, page, page < lastPage, lastPage);
+  return {
+    status: 200,
+    body: rulesets
+      .slice((page - 1) * perPage, page * perPage)
+      .map((r) => rulesetSummary(ctx.base, ctx.repo, r)),
+    headers: link ? { link } : {},
+  };
+}
+
 function rulesetJson(base: string, repo: FakeRepo, ruleset: StoredRuleset): Record<string, unknown> {
   return {
     id: ruleset.id,
@@ -63,7 +105,7 @@ async function getRuleset(ctx: RouteContext): Promise<ApiResponse> {
 async function rulesForBranch(ctx: RouteContext): Promise<ApiResponse> {
   const defaultBranch = await ctx.repo.defaultBranch();
   const rules = ctx.repo.rulesets
-    .filter((ruleset) => binds(ruleset, ctx.params.branch!, defaultBranch))
+    .filter((ruleset) => ruleset.target === 'branch' && binds(ruleset, ctx.params.branch!, defaultBranch))
     .flatMap((ruleset) =>
       ruleset.rules.map((rule) => ({
         ...rule,
@@ -84,6 +126,7 @@ async function rulesForBranch(ctx: RouteContext): Promise<ApiResponse> {
 
 export const rulesetRoutes: Route[] = [
   route('POST', '/repos/{owner}/{repo}/rulesets', createRuleset),
+  route('GET', '/repos/{owner}/{repo}/rulesets', listRulesets),
   route('GET', '/repos/{owner}/{repo}/rulesets/{ruleset_id}', getRuleset),
   route('GET', '/repos/{owner}/{repo}/rules/branches/{branch+}', rulesForBranch),
 ];

@@ -1,10 +1,12 @@
 import { HttpError, validationFailed } from '../http-util.js';
 
 /**
- * Repository rulesets as far as the stand-in models them: branch rulesets whose rules are
- * `required_status_checks`, aimed by `conditions.ref_name` (https://docs.github.com/rest/repos/rules#create-a-repository-ruleset).
- * What GitHub takes but the stand-in does not model (tag and push rulesets, other rule types) is refused with
- * 422 rather than stored and ignored; bypass actors are kept and shown but nobody bypasses.
+ * Repository rulesets as far as the stand-in models them: branch and tag rulesets aimed by
+ * `conditions.ref_name`, whose rules are `required_status_checks` (branches only) and the locks `creation`,
+ * `update` and `deletion` ("Only allow users with bypass permission to create / update / delete matching
+ * refs", https://docs.github.com/rest/repos/rules#create-a-repository-ruleset). What GitHub takes but the
+ * stand-in does not model (push rulesets, other rule types) is refused with 422 rather than stored and
+ * ignored; bypass actors are kept and shown but nobody bypasses.
  */
 
 export interface RequiredStatusCheck {
@@ -23,17 +25,27 @@ export interface RequiredStatusChecksRule {
   };
 }
 
+/** "Only allow users with bypass permission to create / update / delete matching refs." */
+export interface LockRule {
+  type: 'creation' | 'update' | 'deletion';
+}
+export const LOCK_TYPES = ['creation', 'update', 'deletion'] as const;
+
+export type Rule = RequiredStatusChecksRule | LockRule;
+
+export type Target = 'branch' | 'tag';
+
 export type Enforcement = 'active' | 'disabled' | 'evaluate';
 
 export interface StoredRuleset {
   id: number;
   name: string;
-  target: 'branch';
+  target: Target;
   enforcement: Enforcement;
   bypassActors: Array<Record<string, unknown>>;
   /** null when the request named no conditions: such a ruleset targets no branch */
   conditions: { ref_name: { include: string[]; exclude: string[] } } | null;
-  rules: RequiredStatusChecksRule[];
+  rules: Rule[];
   createdAt: string;
 }
 
@@ -54,19 +66,20 @@ function strings(value: unknown, field: string): string[] {
 }
 
 /**
- * A ref name pattern of a branch ruleset: `~ALL`, `~DEFAULT_BRANCH` or a full name under refs/heads/ with
- * fnmatch wildcards. GitHub matches patterns against full ref names, so a bare `main` would match nothing;
- * the stand-in refuses it instead of storing a ruleset that silently protects nothing (its own wording).
+ * A ref name pattern: `~ALL`, `~DEFAULT_BRANCH` (branch rulesets) or a full name under refs/heads/ (refs/tags/
+ * for a tag ruleset) with fnmatch wildcards. GitHub matches patterns against full ref names, so a bare `main`
+ * would match nothing; the stand-in refuses it instead of storing a ruleset that silently protects nothing
+ * (its own wording).
  */
-function refPattern(pattern: string, field: string): string {
-  if (pattern === '~ALL' || pattern === '~DEFAULT_BRANCH' || /^refs\/heads\/./.test(pattern)) return pattern;
-  throw invalid(
-    field,
-    `${field}: expected ~ALL, ~DEFAULT_BRANCH or refs/heads/..., got ${JSON.stringify(pattern)}`,
-  );
+function refPattern(pattern: string, field: string, target: Target): string {
+  const prefix = target === 'branch' ? 'refs/heads/' : 'refs/tags/';
+  if (pattern === '~ALL' || (target === 'branch' && pattern === '~DEFAULT_BRANCH')) return pattern;
+  if (pattern.startsWith(prefix) && pattern.length > prefix.length) return pattern;
+  const named = target === 'branch' ? '~ALL, ~DEFAULT_BRANCH' : '~ALL';
+  throw invalid(field, `${field}: expected ${named} or ${prefix}..., got ${JSON.stringify(pattern)}`);
 }
 
-function conditionsOf(value: unknown): StoredRuleset['conditions'] {
+function conditionsOf(value: unknown, target: Target): StoredRuleset['conditions'] {
   if (value === undefined || value === null) return null;
   if (!isObject(value)) throw invalid('conditions');
   const refName = value.ref_name;
@@ -74,8 +87,8 @@ function conditionsOf(value: unknown): StoredRuleset['conditions'] {
   if (!isObject(refName)) throw invalid('conditions.ref_name');
   return {
     ref_name: {
-      include: strings(refName.include, 'include').map((p) => refPattern(p, 'include')),
-      exclude: strings(refName.exclude, 'exclude').map((p) => refPattern(p, 'exclude')),
+      include: strings(refName.include, 'include').map((p) => refPattern(p, 'include', target)),
+      exclude: strings(refName.exclude, 'exclude').map((p) => refPattern(p, 'exclude', target)),
     },
   };
 }
@@ -89,10 +102,15 @@ function requiredCheck(value: unknown): RequiredStatusCheck {
   return { context: value.context, integration_id: id };
 }
 
-function ruleOf(value: unknown): RequiredStatusChecksRule {
+function ruleOf(value: unknown, target: Target): Rule {
   if (!isObject(value) || typeof value.type !== 'string') throw invalid('rules');
-  if (value.type !== 'required_status_checks')
-    throw invalid('rules', `the stand-in models only required_status_checks rules, got ${value.type}`);
+  const type = value.type;
+  if ((LOCK_TYPES as readonly string[]).includes(type)) return { type: type as LockRule['type'] };
+  if (type !== 'required_status_checks' || target !== 'branch')
+    throw invalid(
+      'rules',
+      `the stand-in models creation, update, deletion and (on branches) required_status_checks rules, got ${type}`,
+    );
   const parameters = value.parameters;
   if (!isObject(parameters)) throw invalid('parameters');
   const checks = parameters.required_status_checks;
@@ -129,8 +147,11 @@ export function parseRuleset(body: Record<string, unknown>, id: number, now: str
   if (typeof enforcement !== 'string' || !ENFORCEMENTS.includes(enforcement as Enforcement))
     throw validationFailed('Ruleset', 'enforcement', enforcement === undefined ? 'missing_field' : 'invalid');
   const target = body.target ?? 'branch';
-  if (target !== 'branch')
-    throw invalid('target', `the stand-in models only branch rulesets, got ${JSON.stringify(target)}`);
+  if (target !== 'branch' && target !== 'tag')
+    throw invalid(
+      'target',
+      `the stand-in models only branch and tag rulesets, got ${JSON.stringify(target)}`,
+    );
   const rules = body.rules ?? [];
   if (!Array.isArray(rules)) throw invalid('rules');
   const actors = body.bypass_actors ?? [];
@@ -138,11 +159,11 @@ export function parseRuleset(body: Record<string, unknown>, id: number, now: str
   return {
     id,
     name: body.name,
-    target: 'branch',
+    target,
     enforcement: enforcement as Enforcement,
     bypassActors: actors.map(bypassActor),
-    conditions: conditionsOf(body.conditions),
-    rules: rules.map(ruleOf),
+    conditions: conditionsOf(body.conditions, target),
+    rules: rules.map((rule) => ruleOf(rule, target)),
     createdAt: now,
   };
 }
@@ -168,12 +189,42 @@ function matches(pattern: string, ref: string): boolean {
  * one include pattern matching and no exclude pattern.
  */
 export function binds(ruleset: StoredRuleset, branch: string, defaultBranch: string): boolean {
+  return bindsRef(ruleset, `refs/heads/${branch}`, defaultBranch);
+}
+
+/** binds for any full ref name: a branch ruleset binds only refs/heads/, a tag ruleset only refs/tags/. */
+export function bindsRef(ruleset: StoredRuleset, ref: string, defaultBranch: string): boolean {
   if (ruleset.enforcement !== 'active' || !ruleset.conditions) return false;
-  const ref = `refs/heads/${branch}`;
+  if (!ref.startsWith(ruleset.target === 'branch' ? 'refs/heads/' : 'refs/tags/')) return false;
   const hit = (pattern: string): boolean =>
-    pattern === '~ALL' || (pattern === '~DEFAULT_BRANCH' ? branch === defaultBranch : matches(pattern, ref));
+    pattern === '~ALL' ||
+    (pattern === '~DEFAULT_BRANCH' ? ref === `refs/heads/${defaultBranch}` : matches(pattern, ref));
   const { include, exclude } = ruleset.conditions.ref_name;
   return include.some(hit) && !exclude.some(hit);
+}
+
+/**
+ * The lock refusals for one ref change, in GitHub's words
+ * for its push refusals ("Cannot update this protected ref.", "Cannot delete this protected ref.", "Cannot
+ * create ref due to creations being restricted."), from every active ruleset binding `ref`.
+ */
+export function lockRefusals(
+  rulesets: StoredRuleset[],
+  ref: string,
+  type: LockRule['type'],
+  defaultBranch: string,
+): string[] {
+  const locked = rulesets.some(
+    (r) => bindsRef(r, ref, defaultBranch) && r.rules.some((rule) => rule.type === type),
+  );
+  if (!locked) return [];
+  return [
+    type === 'creation'
+      ? 'Cannot create ref due to creations being restricted.'
+      : type === 'deletion'
+        ? 'Cannot delete this protected ref.'
+        : 'Cannot update this protected ref.',
+  ];
 }
 
 /**
@@ -191,6 +242,7 @@ export function requiredChecksFor(
   let strict = false;
   for (const ruleset of rulesets.filter((r) => binds(r, branch, defaultBranch)))
     for (const rule of ruleset.rules) {
+      if (rule.type !== 'required_status_checks') continue;
       if (creating && rule.parameters.do_not_enforce_on_create) continue;
       strict ||= rule.parameters.strict_required_status_checks_policy;
       for (const check of rule.parameters.required_status_checks)
@@ -198,4 +250,31 @@ export function requiredChecksFor(
           checks.push(check);
     }
   return { checks, strict };
+}
+
+/**
+ * The lock rules of active rulesets for the pre-receive hook, one `type pattern` a line, as shell `case`
+ * patterns: `~ALL` is every ref of the ruleset's kind, `~DEFAULT_BRANCH` the default branch. A shell `*`
+ * crosses `/` and exclude patterns are left out, so a push is refused wherever GitHub would refuse it and
+ * possibly more: the stand-in is stricter than GitHub, never kinder.
+ */
+export function lockPatterns(rulesets: StoredRuleset[], defaultBranch: string): string {
+  const lines: string[] = [];
+  for (const ruleset of rulesets) {
+    if (ruleset.enforcement !== 'active' || !ruleset.conditions) continue;
+    const prefix = ruleset.target === 'branch' ? 'refs/heads/' : 'refs/tags/';
+    for (const rule of ruleset.rules) {
+      if (!(LOCK_TYPES as readonly string[]).includes(rule.type)) continue;
+      for (const pattern of ruleset.conditions.ref_name.include) {
+        const shell =
+          pattern === '~ALL'
+            ? `${prefix}*`
+            : pattern === '~DEFAULT_BRANCH'
+              ? `refs/heads/${defaultBranch}`
+              : pattern.replace(/\*\*/g, '*');
+        lines.push(`${rule.type} ${shell}`);
+      }
+    }
+  }
+  return lines.join('\n');
 }
