@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isGatewayRunning } from '../../src/action/agent-job/gateway-process.js';
-import { FILES, Job, type StepResult, text } from '@perimeter/test-rigs';
+import { FILES, Job, sample, type StepResult, text } from '@perimeter/test-rigs';
 import { jobSuite } from './support/suite.js';
 
 const { create: job, started } = jobSuite();
@@ -302,6 +302,41 @@ describe('the action', { timeout: 120_000 }, () => {
       expect(post.summary).toContain('Perimeter: not verified');
       expect(isGatewayRunning(j.gatewayPid())).toBe(false);
       expectNoLeak(j, post);
+    });
+  });
+
+  describe('when a direct push is judged by the one rule (judgeCommit)', () => {
+    it('fails one commit that needs two exposed perimeters, naming what each lacks', async () => {
+      const j = await started({ inputs: { perimeters: 'implementer,test-author' } });
+      await j.push({
+        'src/count.ts': 'export const count = () => 4;\n',
+        'test/count.test.ts': "import { count } from '../src/count';\n// rewritten to pass\n",
+      });
+      const post = await j.post();
+      expect(post.exitCode).toBe(1);
+      const [status] = await j.statuses(await j.head());
+      expect(status?.state).toBe('failure');
+      expect(post.summary).toContain('no one perimeter may make the whole commit');
+    });
+
+    it("fails a direct push over the perimeter's files-per-push, as the gateway would refuse it", async () => {
+      const j = await started();
+      const many = Object.fromEntries(
+        Array.from({ length: 101 }, (_, i) => [`src/many/${i}.ts`, `export const n = ${i};\n`]),
+      );
+      await j.push(many);
+      const post = await j.post();
+      expect(post.exitCode).toBe(1);
+      // the summary escapes what could format: parentheses too
+      expect(post.summary).toContain('may push 100 path&#40;s&#41; at once, and the commit changes 101');
+    });
+
+    it('fails a direct push of a credential the gateway refuses', async () => {
+      const j = await started();
+      await j.push({ 'src/config.ts': `export const token = '${sample.github()}';\n` });
+      const post = await j.post();
+      expect(post.exitCode).toBe(1);
+      expect(post.summary).toContain('looks like it contains a credential');
     });
   });
 

@@ -107,11 +107,72 @@ describe('changes sent to review over two jobs', { timeout: 300_000 }, () => {
     );
     expect(reviews[0]!.body).not.toContain('src/count.ts');
 
+    // never a pass a branch rule could take while the file waits for a person
     const [status] = await j.statuses(prHead, j.tokens[BOT]);
-    expect(status).toMatchObject({ state: 'success', context: 'perimeter' });
-    expect(status!.description).toMatch(/sent to review in draft PR #1: AGENTS\.md/);
+    expect(status).toMatchObject({ state: 'pending', context: 'perimeter' });
+    expect(status!.description).toMatch(/^Needs a person's review: .* in draft PR #1: AGENTS\.md/);
     expect(applied.summary).toContain('sent to review');
     expect(applied.summary).toContain('| AGENTS.md |');
+  });
+
+  it("sends the commit's reviewed path to review though another exposed perimeter may write it", async () => {
+    const withWriter = `${REVIEWED}  docs-writer:\n    read: ["docs/**"]\n    write: ["docs/**"]\n`;
+    const j = await started({
+      files: { ...FILES, 'perimeters.yml': withWriter, 'AGENTS.md': '# Agents\n' },
+      inputs: { perimeters: 'implementer,docs-writer', writes: 'stage' },
+    });
+    const start = await j.head();
+    const agent = await j.agent('implementer');
+    const pushed = await agent.callTool({
+      name: 'push_files',
+      arguments: {
+        message: 'Count, and say so in the roadmap',
+        files: [
+          {
+            path: 'src/count.ts',
+            content: 'export const count = (xs: unknown[]) => xs.filter(Boolean).length;\n',
+          },
+          { path: 'docs/roadmap.md', content: '# Roadmap\n\nCounting is done.\n' },
+        ],
+      },
+    });
+    expect(answerOf(pushed as CallToolResult)).toMatchObject({ staged: true, review: ['docs/roadmap.md'] });
+    const post = await j.post();
+    expect(post.exitCode, post.log + post.stderr).toBe(0);
+
+    const applied = await applyJob(j, { perimeters: 'implementer,docs-writer' });
+    expect(applied.exitCode, applied.log + applied.stderr).toBe(0);
+    expect(await j.head()).toBe(start);
+    expect(applied.outputs.review).toBe('docs/roadmap.md');
+    expect(applied.outputs['pull-request']).toMatch(/\/pull\/1$/);
+  });
+
+  it('refuses a reviewed workflow rather than pushing it to a branch of the repository', async () => {
+    const reviewsWorkflows = REVIEWED.replace(
+      'review: ["AGENTS.md", "docs/**"]',
+      'review: ["AGENTS.md", ".github/**"]',
+    );
+    const j = await started({
+      files: { ...FILES, 'perimeters.yml': reviewsWorkflows, 'AGENTS.md': '# Agents\n' },
+    });
+    const start = await j.head();
+    const agent = await j.agent('implementer');
+    const pushed = await agent.callTool({
+      name: 'push_files',
+      arguments: {
+        message: 'A workflow of my own',
+        files: [{ path: '.github/workflows/mine.yml', content: 'on: push\njobs: {}\n' }],
+      },
+    });
+    expect(answerOf(pushed as CallToolResult)).toMatchObject({ staged: true });
+    const post = await j.post();
+    expect(post.exitCode, post.log + post.stderr).toBe(0);
+
+    const applied = await applyJob(j);
+    expect(applied.exitCode).not.toBe(0);
+    expect(applied.log).toContain('.github/workflows/mine.yml: not sent to review');
+    expect(await j.head()).toBe(start);
+    expect(await j.head('perimeter/review/' + RUN_ID + '-1').catch(() => null)).toBeNull();
   });
 
   it('without review-token posts a comment review, and says merge-blocking needs branch protection', async () => {
