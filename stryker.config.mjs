@@ -17,6 +17,8 @@ export default {
     'src/policy/credentials.ts',
     // the verification: the verdict, and the one rule every judge decides a commit by
     'src/verify/judging/judge.ts',
+    'src/verify/judging/ref-findings.ts',
+    'src/verify/judging/receipt-findings.ts',
     'src/verify/judging/commit-judge.ts',
     'src/verify/judging/file-decisions.ts',
     // review routing, and the trusted config ref

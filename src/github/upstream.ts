@@ -483,6 +483,11 @@ export interface PullRequests {
    * https://docs.github.com/rest/pulls/reviews#list-reviews-for-a-pull-request
    */
   listPullRequestReviews(number: number): Promise<PullRequestReviewRecord[]>;
+  /**
+   * The open pull requests of this repository, every page, each as GitHub lists it (no commit count).
+   * https://docs.github.com/rest/pulls/pulls#list-pull-requests
+   */
+  listOpenPullRequests(): Promise<Array<Omit<PullRequestInfo, 'commits'>>>;
   /** Opens a pull request from `head` (a branch of this repository) into `base`, with labels if any. */
   createPullRequest(request: PullRequestRequest): Promise<{ number: number; url: string }>;
   /**

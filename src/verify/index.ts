@@ -4,7 +4,8 @@ export { diffTrees } from './gathering/diff-trees.js';
 export { judgeCommit, type CommitJudgement, type CommitToJudge } from './judging/commit-judge.js';
 export { readBlobFacts } from './gathering/blob-facts.js';
 export { clip, codeBlock, inlineText, markdownText, visible } from './receipts/escape.js';
-export { compareSnapshots, judge } from './judging/judge.js';
+export { judge } from './judging/judge.js';
+export { compareSnapshots } from './judging/ref-findings.js';
 export { decideFile, decideWrite, fileViolations } from './judging/file-decisions.js';
 export {
   compareReceipts,

@@ -13,7 +13,8 @@ import { createSecretFilter } from '../safety/index.js';
 import { accountForMoves } from './gathering/activity.js';
 import { commitsOfOthers, movedByOthersOnly } from './gathering/others.js';
 import { compileGlobList } from '../policy/index.js';
-import { compareSnapshots, judge } from './judging/judge.js';
+import { judge } from './judging/judge.js';
+import { compareSnapshots } from './judging/ref-findings.js';
 import {
   findForeignCheckRuns,
   findForeignStatuses,

@@ -170,6 +170,27 @@ describe('the pull-request gate (perimeter/verify on pull_request_target)', { ti
     });
   });
 
+  describe('when another open pull request has the same head', () => {
+    it('posts the stricter of the two verdicts on the shared head, whichever is judged', async () => {
+      const head = await plumbCommit(s.dir, BRANCH, { 'src/b.ts': file('b\n') }, { parent: s.seed });
+      const copilot = await open();
+      // a person's pull request of the same commit, which no perimeter is assigned and nobody vouches for
+      await setRef(s.dir, 'refs/heads/feature/same', head, 'alice');
+      await s.upstream({ token: ALICE }).createPullRequest({
+        title: 'Same commit',
+        body: '',
+        head: 'feature/same',
+        base: 'main',
+        draft: false,
+        labels: [],
+      });
+      const step = await gate(copilot);
+      const final = (await statuses(head)).at(-1)!;
+      expect(final.state).toBe('error');
+      expect(step.summary).toContain('is the head of pull requests #1 and #2');
+    });
+  });
+
   describe('when a middle commit touches an out-of-scope file and a later one reverts it', () => {
     it('fails naming the file and the commit, though the net change is clean', async () => {
       await plumbCommit(s.dir, BRANCH, { 'src/b.ts': file('b\n') }, { parent: s.seed });

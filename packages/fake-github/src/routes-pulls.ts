@@ -198,8 +198,48 @@ async function pullJson(ctx: RouteContext, pull: StoredPull): Promise<Record<str
   };
 }
 
+/** Fields of a full pull request that GitHub's list (pull-request-simple) leaves out. */
+const FULL_ONLY = [
+  'merged',
+  'mergeable',
+  'rebaseable',
+  'mergeable_state',
+  'merged_by',
+  'comments',
+  'review_comments',
+  'maintainer_can_modify',
+  'commits',
+  'additions',
+  'deletions',
+  'changed_files',
+];
+
+/**
+ * GET /repos/{owner}/{repo}/pulls: `state` open (the default), closed or all, newest first, paged (at most 100 a
+ * page, 30 by default), each as GitHub's pull-request-simple.
+ * https://docs.github.com/rest/pulls/pulls#list-pull-requests
+ */
+async function listPulls(ctx: RouteContext): Promise<ApiResponse> {
+  const state = ctx.url.searchParams.get('state') ?? 'open';
+  if (!['open', 'closed', 'all'].includes(state)) throw validationFailed('PullRequest', 'state', 'invalid');
+  const { perPage, page } = pageParams(ctx.url);
+  const matching = [...pullsOf(ctx.repo)]
+    .filter((pull) => state === 'all' || pull.state === state)
+    .sort((a, b) => b.number - a.number)
+    .slice((page - 1) * perPage, page * perPage);
+  const body = await Promise.all(
+    matching.map(async (pull) => {
+      const full = await pullJson(ctx, pull);
+      for (const key of FULL_ONLY) delete full[key];
+      return full;
+    }),
+  );
+  return { status: 200, body };
+}
+
 export const pullRoutes: Route[] = [
   route('POST', '/repos/{owner}/{repo}/pulls', createPull),
+  route('GET', '/repos/{owner}/{repo}/pulls', listPulls),
   route('GET', '/repos/{owner}/{repo}/pulls/{pull_number}', getPull),
   route('GET', '/repos/{owner}/{repo}/pulls/{pull_number}/commits', listPullCommits),
   route('POST', '/repos/{owner}/{repo}/issues/{issue_number}/labels', addLabels),

@@ -588,6 +588,13 @@ describe('answers match GitHub OpenAPI schemas', () => {
       status: 200,
     },
     {
+      name: 'the open pull requests',
+      method: 'GET',
+      template: `${R}/pulls`,
+      path: () => '/repos/acme/app/pulls?state=open&per_page=100',
+      status: 200,
+    },
+    {
       name: 'a pull request that does not exist',
       method: 'GET',
       template: `${R}/pulls/{pull_number}`,

@@ -12,6 +12,7 @@ import {
   PULL_REQUEST_COMMIT_LIMIT,
   STATUS_CONTEXT,
   verifyPullRequest,
+  type Verdict,
 } from '../../verify/index.js';
 import { readConfigFile } from '../config-loader.js';
 import { checkConfigRef } from '../config-ref.js';
@@ -108,6 +109,54 @@ async function gate(
   pull: PullRequestInfo,
   context: { name: string },
 ): Promise<void> {
+  const { defaultBranch } = await upstream.getRepository();
+  context.name = contextFor(pull.baseRef, defaultBranch);
+  // perimeters.yml from the default branch (where pull_request_target's workflow comes from), never the head
+  const config = await readConfigFile(upstream, settings.config, defaultBranch);
+  const rules = { config, defaultBranch };
+  let verdict = await judgePull(upstream, settings, pull, rules);
+  // A status is on a commit, not on a pull request: every open pull request with this head into a base of the
+  // same context shows it, so it carries the strictest of their verdicts, whichever event came last.
+  const sharing = (await upstream.listOpenPullRequests()).filter(
+    (other) =>
+      other.number !== pull.number &&
+      other.headSha === pull.headSha &&
+      contextFor(other.baseRef, defaultBranch) === context.name,
+  );
+  for (const other of sharing) {
+    let theirs: Verdict;
+    try {
+      theirs = await judgePull(upstream, settings, await upstream.getPullRequest(other.number), rules);
+    } catch (error) {
+      throw new GateRefusal(
+        `pull request #${other.number} has the same head ${pull.headSha.slice(0, 7)} and could not be judged: ${(error as Error).message}`,
+      );
+    }
+    if (STRICTNESS[theirs.state] > STRICTNESS[verdict.state])
+      verdict = {
+        ...theirs,
+        notes: [
+          `${pull.headSha.slice(0, 7)} is the head of pull requests #${pull.number} and #${other.number}: its receipt is the stricter verdict, #${other.number}'s`,
+          ...theirs.notes,
+        ],
+      };
+  }
+  return publishJudged(upstream, settings, verdict, {
+    context: context.name,
+    config: { file: settings.config, ref: defaultBranch, blobSha: config.sha },
+    shas: [pull.headSha],
+  });
+}
+
+const STRICTNESS: Record<Verdict['state'], number> = { success: 0, error: 1, failure: 2 };
+
+/** One open pull request of this repository judged by perimeters.yml on the default branch. */
+async function judgePull(
+  upstream: RepoCoordinates & RepoReads & Receipts & PullRequests,
+  settings: GateSettings,
+  pull: PullRequestInfo,
+  { config, defaultBranch }: { config: { text: string; sha: string }; defaultBranch: string },
+): Promise<Verdict> {
   const repository = `${settings.owner}/${settings.repo}`;
   if (pull.state !== 'open')
     throw new GateRefusal(
@@ -117,10 +166,6 @@ async function gate(
     throw new GateRefusal(
       `pull request #${pull.number} comes from ${pull.headRepository ?? 'a deleted repository'}, not from a branch of ${repository}: the gate judges pull requests from this repository's branches only`,
     );
-  const { defaultBranch } = await upstream.getRepository();
-  context.name = contextFor(pull.baseRef, defaultBranch);
-  // perimeters.yml from the default branch (where pull_request_target's workflow comes from), never the head
-  const config = await readConfigFile(upstream, settings.config, defaultBranch);
   const specs = parseConfig(config.text, settings.config).perimeters;
   const assignment = assignPullRequest(specs, { author: pull.author, headBranch: pull.headRef });
   if (assignment.kind === 'ambiguous') throw new GateRefusal(assignment.reason);
@@ -167,7 +212,7 @@ async function gate(
     );
   // a person's commit that changes a protected path needs another person's approval (GitHub's reviews)
   const people = [...attribution.values()].some((judge) => judge.kind === 'person');
-  const verdict = await verifyPullRequest({
+  return verifyPullRequest({
     upstream,
     pull,
     commits,
@@ -177,10 +222,5 @@ async function gate(
     attribution,
     reviews: people ? await upstream.listPullRequestReviews(pull.number) : [],
     configFile: settings.config,
-  });
-  return publishJudged(upstream, settings, verdict, {
-    context: context.name,
-    config: { file: settings.config, ref: defaultBranch, blobSha: config.sha },
-    shas: [pull.headSha],
   });
 }

@@ -497,6 +497,23 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
     }
   }
 
+  async listOpenPullRequests(): Promise<Array<Omit<PullRequestInfo, 'commits'>>> {
+    const pulls: Array<Omit<PullRequestInfo, 'commits'>> = [];
+    for (let page = 1; ; page++) {
+      const data = await this.rest.read<wire.Pull[]>(
+        'list the open pull requests',
+        'GET /repos/{owner}/{repo}/pulls',
+        { state: 'open', per_page: 100, page },
+      );
+      for (const item of data) {
+        // the list leaves out the commit count
+        const { commits: _, ...listed } = wire.pull({ ...item, commits: 0 });
+        pulls.push(listed);
+      }
+      if (data.length < 100) return pulls;
+    }
+  }
+
   async listPullRequestReviews(number: number): Promise<PullRequestReviewRecord[]> {
     const reviews: PullRequestReviewRecord[] = [];
     for (let page = 1; ; page++) {

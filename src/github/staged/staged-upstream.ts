@@ -117,6 +117,7 @@ export class StagedUpstream implements Upstream {
   getPullRequest: Upstream['getPullRequest'] = (n) => this.inner.getPullRequest(n);
   listPullRequestCommits: Upstream['listPullRequestCommits'] = (n) => this.inner.listPullRequestCommits(n);
   listPullRequestReviews: Upstream['listPullRequestReviews'] = (n) => this.inner.listPullRequestReviews(n);
+  listOpenPullRequests: Upstream['listOpenPullRequests'] = () => this.inner.listOpenPullRequests();
 
   async getBranchHead(branch: string): Promise<string> {
     return (branch === this.branch && this.head()) || this.inner.getBranchHead(branch);

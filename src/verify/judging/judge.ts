@@ -1,34 +1,18 @@
 import type { PushActivity } from '../../github/index.js';
-import { compileGlobList } from '../../policy/index.js';
 import { judgeCommit } from './commit-judge.js';
 import { decideFile, fileViolation } from './file-decisions.js';
-import { movedByOthersOnly } from '../gathering/others.js';
-import { isInertMarker, ZERO_SHA } from '../gathering/ref-accounting.js';
+import { ZERO_SHA } from '../gathering/ref-accounting.js';
+import { refFindings } from './ref-findings.js';
+import { receiptFindings } from './receipt-findings.js';
+import { short } from './short.js';
 import type {
   CommitAttribution,
-  ForeignCheckRun,
-  ForeignStatus,
+  FileDecision,
   JobFacts,
-  OtherChange,
   PerimeterCounts,
-  RefChange,
-  RefSnapshot,
   Verdict,
   Violation,
 } from '../types.js';
-
-/** Refs created, moved or deleted between two snapshots, sorted by name. */
-export function compareSnapshots(start: RefSnapshot, end: RefSnapshot): RefChange[] {
-  const changes: RefChange[] = [];
-  for (const ref of [...new Set([...Object.keys(start), ...Object.keys(end)])].sort()) {
-    const before = start[ref] ?? null;
-    const after = end[ref] ?? null;
-    if (before === after) continue;
-    const kind = before === null ? 'created' : after === null ? 'deleted' : 'moved';
-    changes.push({ ref, kind, before, after });
-  }
-  return changes;
-}
 
 /**
  * The new commits that changed a path, oldest first, each with who pushed it: the actor of the bound
@@ -101,21 +85,6 @@ function attribute(facts: JobFacts): CommitAttribution {
   };
 }
 
-const short = (sha: string | null): string =>
-  sha === null || sha === ZERO_SHA ? 'nothing' : sha.slice(0, 7);
-
-function describeMoves(moves: PushActivity[]): string {
-  const shown = moves
-    .slice(0, 5)
-    .map(
-      (move) =>
-        `${move.activityType} by ${move.actor ?? 'unknown'}, ${short(move.before)} → ${short(move.after)}`,
-    );
-  return moves.length > shown.length
-    ? `${shown.join('; ')}; ${moves.length - shown.length} more`
-    : shown.join('; ');
-}
-
 /**
  * Every head the bound branch held during the job must be its start head (or, for a branch created during
  * the job, the commit it was compared with) or a new commit of its end head:
@@ -148,145 +117,106 @@ function boundBranchMoves(facts: JobFacts): Violation[] {
   return violations;
 }
 
-/** Forged statuses on one commit named one by one; more are named together (an agent may post a thousand). */
-const FORGED_NAMED_ONE_BY_ONE = 3;
-
 /**
- * A status on the receipt's context posted during the job that Perimeter did not post: someone with the job's
- * access (the agent, with the token it read from the gateway) posted a receipt of its own.
+ * The verdict on a job, without I/O: the bound branch (deleted, rewritten, held something its end does not
+ * contain), each changed file and each commit as a whole (the one rule), every other ref, the ledger and the
+ * attribution of commits, forged receipts and require-changes. A violation makes it `failure`; else anything
+ * unchecked makes it `error`; else `success`.
  */
-function forgedReceipts(foreign: ForeignStatus[]): Violation[] {
-  const bySha = new Map<string, ForeignStatus[]>();
-  for (const found of foreign.filter((f) => f.inWindow))
-    bySha.set(found.sha, [...(bySha.get(found.sha) ?? []), found]);
-  return [...bySha].flatMap(([sha, found]) => {
-    const describe = ({ status }: ForeignStatus): string =>
-      `a "${status.state}" status on "${status.context}" of ${short(sha)} (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt})`;
-    if (found.length <= FORGED_NAMED_ONE_BY_ONE)
-      return found.map((f) => ({
-        kind: 'forged-receipt' as const,
-        message: `forged receipt: ${describe(f)} was posted during the job, not by Perimeter`,
-      }));
-    const states = [...new Set(found.map((f) => f.status.state))].join(', ');
-    return [
-      {
-        kind: 'forged-receipt' as const,
-        message: `forged receipt: ${found.length} statuses (${states}) on "${found[0]!.status.context}" of ${short(sha)} were posted during the job, not by Perimeter; the newest: ${describe(found[0]!)}`,
-      },
-    ];
-  });
-}
-
-/** A check run named like the receipt, not Perimeter's: the agent's token can create one as github-actions. */
-function forgedCheckRuns(foreign: ForeignCheckRun[]): Violation[] {
-  return foreign.map(({ sha, run }) => ({
-    kind: 'forged-receipt' as const,
-    message: `forged receipt: a check run "${run.name}" (${run.conclusion ?? run.status}) on ${short(sha)} (id ${run.id}, app ${run.app ?? 'unknown'}, started ${run.startedAt ?? 'at no stated time'}) was created during the job or claims a later time, not by Perimeter`,
-  }));
-}
-
 export function judge(facts: JobFacts): Verdict {
-  const branchRef = `refs/heads/${facts.branch}`;
-  const violations: Violation[] = [];
   const unchecked = [...facts.unchecked];
   const notes = [...facts.notes];
+  const branch = boundBranchViolations(facts);
+  const files = fileDecisions(facts);
+  const fileFindings = fileViolations(facts, files);
+  const commitFindings = wholeCommits(facts, [...branch, ...fileFindings], unchecked);
+  const refs = refFindings(facts);
+  unchecked.push(...ledgerGaps(facts));
+  const commits = attribute(facts);
+  const pushes = pushFindings(facts, commits, unchecked, notes);
+  const forged = receiptFindings(facts, notes);
+  const violations = [
+    ...branch,
+    ...fileFindings,
+    ...commitFindings,
+    ...refs.violations,
+    ...pushes,
+    ...forged,
+    ...undelivered(facts, files, commits),
+  ];
+  const state = violations.length > 0 ? 'failure' : unchecked.length > 0 ? 'error' : 'success';
+  const moves = [...(facts.branchMoves?.values() ?? [])].flatMap((history) => history.moves);
+  return {
+    receiptOn: receiptCommits(state, facts, violations, moves),
+    state,
+    branch: facts.branch,
+    startHead: facts.startHead,
+    endHead: facts.endHead,
+    baseline: facts.baseline,
+    files,
+    violations,
+    refChanges: refs.judged,
+    commits,
+    pushes: moves,
+    others: refs.others,
+    identity: facts.identity,
+    perPerimeter: facts.ledger?.perPerimeter ?? {},
+    calls: facts.ledger === null ? null : callsOf(facts.ledger.perPerimeter),
+    ...(facts.stagedCommits !== undefined ? { staged: facts.stagedCommits } : {}),
+    unchecked,
+    notes,
+  };
+}
 
+/** The bound branch deleted, its history rewritten, or holding during the job what its end does not contain. */
+function boundBranchViolations(facts: JobFacts): Violation[] {
+  const ref = `refs/heads/${facts.branch}`;
+  const violations: Violation[] = [];
   const readOnly = facts.tokenWroteNothing;
   if (facts.startHead !== null && facts.endHead === null && readOnly === undefined) {
     violations.push({
       kind: 'branch-deleted',
-      ref: branchRef,
+      ref,
       message: `branch "${facts.branch}" was deleted during the job`,
     });
   }
   if (facts.historyRewritten === true) {
     violations.push({
       kind: 'history',
-      ref: branchRef,
+      ref,
       message: `history of "${facts.branch}" was rewritten: ${short(facts.startHead)} is not an ancestor of ${short(facts.endHead)}`,
     });
   }
-
   if (readOnly === undefined) violations.push(...boundBranchMoves(facts));
+  return violations;
+}
 
-  const files = [
+/** Each changed path decided: the net change, then what single commits changed and later ones undid. */
+function fileDecisions(facts: JobFacts): FileDecision[] {
+  return [
     ...facts.changes.map((change) => decideFile(change, facts.branch, facts.perimeters)),
     ...facts.intermediate.map((change) => ({
       ...decideFile(change, facts.branch, facts.perimeters),
       transient: true,
     })),
   ];
+}
+
+/** A violation for each refused file, with the commits that made it where they are known. */
+function fileViolations(facts: JobFacts, files: readonly FileDecision[]): Violation[] {
   const madeIn = commitsBehind(facts);
-  for (const file of files)
-    if (!file.allowed) {
+  return files
+    .filter((file) => !file.allowed)
+    .map((file) => {
       const violation = fileViolation(file);
       const commits = madeIn(file.path);
-      violations.push(commits.length > 0 ? { ...violation, madeIn: commits } : violation);
-    }
-
-  violations.push(...wholeCommits(facts, violations, unchecked));
-
-  const inert = (ref: string): boolean => {
-    const moves = facts.branchMoves?.get(ref)?.moves ?? [];
-    const change = facts.refChanges.find((c) => c.ref === ref);
-    const held = [...moves.flatMap((m) => [m.before, m.after]), change?.before, change?.after];
-    return isInertMarker(
-      ref,
-      held.filter((sha): sha is string => typeof sha === 'string'),
-      facts.start,
-    );
-  };
-  const ignored = compileGlobList(facts.ignoreRefs);
-  const others: OtherChange[] = [];
-  /** Someone else's change (listed), or null: this job's, to be judged. */
-  const otherChange = (ref: string): OtherChange | null => {
-    const moves = facts.branchMoves?.get(ref)?.moves ?? [];
-    const actors = [...new Set(moves.map((move) => move.actor ?? 'unknown'))];
-    if (readOnly !== undefined) return { ref, actors, why: "this job's token may not write the repository" };
-    if (ref.startsWith('refs/heads/') && movedByOthersOnly(moves, facts.identity))
-      return { ref, actors, why: 'moved by others only' };
-    const glob = ignored.find(ref);
-    return glob === null ? null : { ref, actors, why: `ignore-refs: ${glob}` };
-  };
-  /** Why a change by this job's identity is judged though another workflow may have made it. */
-  const sameIdentity = (ref: string): string => {
-    const moves = facts.branchMoves?.get(ref)?.moves ?? [];
-    if (!ref.startsWith('refs/heads/'))
-      return ` (GitHub records no actor for refs outside refs/heads; name it in ignore-refs if another workflow changes it)`;
-    if (facts.identity !== null && moves.some((move) => move.actor === facts.identity))
-      return ` (by ${facts.identity}, the identity of this job's token: another workflow with the same token cannot be told apart; name it in ignore-refs if one changes it)`;
-    return '';
-  };
-  const bound = facts.refChanges.find((change) => change.ref === branchRef);
-  if (bound !== undefined && readOnly !== undefined) others.push(otherChange(branchRef)!);
-  const refChanges = facts.refChanges.filter((change) => change.ref !== branchRef && !inert(change.ref));
-  for (const change of refChanges) {
-    const other = otherChange(change.ref);
-    if (other) {
-      others.push(other);
-      continue;
-    }
-    violations.push({
-      kind: 'ref',
-      ref: change.ref,
-      message: `${change.ref} was ${change.kind} during the job (${short(change.before)} → ${short(change.after)}); only "${facts.branch}" may change${sameIdentity(change.ref)}`,
+      return commits.length > 0 ? { ...violation, madeIn: commits } : violation;
     });
-  }
+}
 
-  for (const [ref, history] of facts.branchMoves ?? []) {
-    if (ref === branchRef || inert(ref) || facts.refChanges.some((change) => change.ref === ref)) continue;
-    const other = otherChange(ref);
-    if (other) {
-      others.push(other);
-      continue;
-    }
-    violations.push({
-      kind: 'ref',
-      ref,
-      message: `${ref} was changed during the job and changed back (${describeMoves(history.moves)}); only "${facts.branch}" may change${sameIdentity(ref)}`,
-    });
-  }
-
+/** Why the commits could not be attributed: no ledger, or a broken one. */
+function ledgerGaps(facts: JobFacts): string[] {
+  const unchecked: string[] = [];
   if (facts.ledger === null) {
     if (facts.ledgerExpected !== false)
       unchecked.push('there is no gateway ledger, so commits could not be attributed');
@@ -296,8 +226,18 @@ export function judge(facts: JobFacts): Verdict {
       );
   } else if (!facts.ledger.ok)
     unchecked.push(`the gateway ledger is broken: ${facts.ledger.problem ?? 'unknown problem'}`);
+  return unchecked;
+}
 
-  const commits = attribute(facts);
+/** Commits around the gateway under direct-pushes, and whether every new commit and move was seen. */
+function pushFindings(
+  facts: JobFacts,
+  commits: CommitAttribution,
+  unchecked: string[],
+  notes: string[],
+): Violation[] {
+  const branchRef = `refs/heads/${facts.branch}`;
+  const violations: Violation[] = [];
   if (facts.directPushes === 'deny' && commits.direct.length > 0) {
     violations.push({
       kind: 'direct-push',
@@ -316,43 +256,24 @@ export function judge(facts: JobFacts): Verdict {
       `${commits.direct.length} commit(s) were pushed without the gateway (allowed by direct-pushes: check)`,
     );
   }
+  return violations;
+}
 
-  violations.push(...forgedReceipts(facts.foreignStatuses ?? []));
-  violations.push(...forgedCheckRuns(facts.foreignCheckRuns ?? []));
-  for (const { sha, status } of (facts.foreignStatuses ?? []).filter((f) => !f.inWindow))
-    notes.push(
-      `a "${status.state}" status on "${status.context}" of ${short(sha)} was posted after the job ended (id ${status.id}, by ${status.creator ?? 'unknown'}, ${status.createdAt}): not the job's, and not this receipt`,
-    );
-
+/** require-changes: a job that changed nothing on its branch had work to deliver. */
+function undelivered(
+  facts: JobFacts,
+  files: readonly FileDecision[],
+  commits: CommitAttribution,
+): Violation[] {
   const newCommits = commits.gateway.length + commits.direct.length + commits.unattributed.length;
-  if (facts.requireChanges === true && files.length === 0 && newCommits === 0)
-    violations.push({
+  if (facts.requireChanges !== true || files.length > 0 || newCommits > 0) return [];
+  return [
+    {
       kind: 'no-change',
-      ref: branchRef,
+      ref: `refs/heads/${facts.branch}`,
       message: `the job changed nothing on "${facts.branch}", and require-changes is on: it had work to deliver`,
-    });
-  const state = violations.length > 0 ? 'failure' : unchecked.length > 0 ? 'error' : 'success';
-  const pushes = [...(facts.branchMoves?.values() ?? [])].flatMap((history) => history.moves);
-  return {
-    receiptOn: receiptCommits(state, facts, violations, pushes),
-    state,
-    branch: facts.branch,
-    startHead: facts.startHead,
-    endHead: facts.endHead,
-    baseline: facts.baseline,
-    files,
-    violations,
-    refChanges,
-    commits,
-    pushes,
-    others,
-    identity: facts.identity,
-    perPerimeter: facts.ledger?.perPerimeter ?? {},
-    calls: facts.ledger === null ? null : callsOf(facts.ledger.perPerimeter),
-    ...(facts.stagedCommits !== undefined ? { staged: facts.stagedCommits } : {}),
-    unchecked,
-    notes,
-  };
+    },
+  ];
 }
 
 function callsOf(perPerimeter: Record<string, PerimeterCounts>): NonNullable<Verdict['calls']> {
