@@ -187,7 +187,7 @@ describe('the pull-request gate (perimeter/verify on pull_request_target)', { ti
       const step = await gate(copilot);
       const final = (await statuses(head)).at(-1)!;
       expect(final.state).toBe('error');
-      expect(step.summary).toContain('is the head of pull requests #1 and #2');
+      expect(step.summary).toContain('is the head of pull requests &#35;1 and &#35;2');
     });
   });
 
