@@ -15,6 +15,9 @@ export default {
     'src/policy/perimeter.ts',
     'src/policy/protected.ts',
     'src/policy/credentials.ts',
+    // the trusted config ref: which refs the job's token cannot move (test/policy/config-ref.test.ts, ref-rules.test.ts)
+    'src/policy/config-ref.ts',
+    'src/policy/ref-rules.ts',
     // the verification: the verdict
     'src/verify/judging/judge.ts',
     // the gateway's enforcement: bearer and Host checks, tool selection, path refusals, readable sets, the push plan
