@@ -15,16 +15,18 @@ export default {
     'src/policy/perimeter.ts',
     'src/policy/protected.ts',
     'src/policy/credentials.ts',
+    // the trusted config ref: which refs the job's token cannot move (test/policy/config-ref.test.ts, ref-rules.test.ts)
+    'src/policy/config-ref.ts',
+    'src/policy/ref-rules.ts',
     // the verification: the verdict, and the one rule every judge decides a commit by
     'src/verify/judging/judge.ts',
     'src/verify/judging/ref-findings.ts',
     'src/verify/judging/receipt-findings.ts',
     'src/verify/judging/commit-judge.ts',
     'src/verify/judging/file-decisions.ts',
-    // review routing, and the trusted config ref
+    // review routing
     'src/apply/review-routing.ts',
     'src/policy/review.ts',
-    'src/policy/config-ref.ts',
     // the gateway's enforcement: bearer and Host checks, tool selection, path refusals, readable sets, the push plan
     'src/gateway/serving/guard.ts',
     'src/gateway/tools/select.ts',

@@ -7,6 +7,7 @@ import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { answerOf, FILES, text } from '@perimeter/test-rigs';
+import { parseConfig } from '../../src/policy/index.js';
 import { makeCheckout, runCli } from '../cli/run-cli.js';
 import { jobSuite } from './support/suite.js';
 
@@ -32,7 +33,7 @@ describe('scope requests', { timeout: 300_000 }, () => {
     expect(post.exitCode, post.log + post.stderr).toBe(0);
     expect(post.summary).toContain('### Scope requests (1)');
     expect(post.summary).toContain(
-      '| implementer | docs/&#42;&#42; | the task updates the roadmap &#64;everyone |',
+      '| implementer | docs/&#42;&#42; | the task updates the roadmap &#64;<!-- -->everyone |',
     );
     const proposal = /```yaml\n([\s\S]*?)\n```/.exec(post.summary)?.[1];
     expect(proposal).toContain('docs/**');
@@ -45,5 +46,30 @@ describe('scope requests', { timeout: 300_000 }, () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("grows only the asker's write list when an anchor shares it with a perimeter bound to main", async () => {
+    const shared = `version: 1
+perimeters:
+  implementer:
+    read: ["src/**", "test/**", "README.md", "package.json"]
+    write: &code ["src/**"]
+  release:
+    read: ["**"]
+    write: *code
+    branches: [main]
+`;
+    const j = await started({ files: { ...FILES, 'perimeters.yml': shared } });
+    const agent = await j.agent('implementer');
+    const asked = await agent.callTool({
+      name: 'request_scope',
+      arguments: { path: 'docs/**', reason: 'the roadmap' },
+    });
+    expect(asked.isError, text(asked)).toBeFalsy();
+    const post = await j.post();
+    expect(post.exitCode, post.log + post.stderr).toBe(0);
+    const proposal = /```yaml\n([\s\S]*?)\n```/.exec(post.summary)?.[1] ?? '';
+    const writes = Object.fromEntries(parseConfig(proposal).perimeters.map((p) => [p.name, p.write]));
+    expect(writes).toEqual({ implementer: ['src/**', 'docs/**'], release: ['src/**'] });
   });
 });

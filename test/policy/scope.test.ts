@@ -48,6 +48,58 @@ describe('proposeScope', () => {
     });
   });
 
+  describe("when the asker's write list is shared with another perimeter through an anchor", () => {
+    const SHARED = `version: 1
+perimeters:
+  implementer:
+    read: ["**"]
+    write: &code ["src/**"] # shared
+  release:
+    read: ["**"]
+    write: *code
+    branches: [main]
+  docs:
+    read: ["**"]
+    write: &prose
+      - docs/**
+  editor:
+    read: ["**"]
+    write: *prose
+`;
+    const writes = (text: string) =>
+      Object.fromEntries(parseConfig(text).perimeters.map((p) => [p.name, p.write]));
+
+    it.each([
+      ['the anchor', 'implementer', { implementer: ['src/**', 'test/**'], release: ['src/**'] }],
+      ['the alias', 'release', { implementer: ['src/**'], release: ['src/**', 'test/**'] }],
+      ['a block list', 'docs', { docs: ['docs/**', 'test/**'], editor: ['docs/**'] }],
+      ['an alias of a block list', 'editor', { docs: ['docs/**'], editor: ['docs/**', 'test/**'] }],
+    ])("grows only the asker's list when it holds %s", (_name, perimeter, expected) => {
+      const proposed = proposeScope(SHARED, 'perimeters.yml', [{ perimeter, glob: 'test/**' }])!;
+      expect(proposed).not.toBeNull();
+      expect(writes(proposed)).toEqual({ ...writes(SHARED), ...expected });
+    });
+
+    it('keeps the anchor where no other perimeter loses it', () => {
+      const proposed = proposeScope(SHARED, 'perimeters.yml', [{ perimeter: 'release', glob: 'test/**' }])!;
+      expect(proposed).toContain('write: &code [ "src/**" ] # shared');
+      expect(proposed).toContain('write: *prose');
+    });
+
+    it('answers null when a whole perimeter is an alias of the asker, rather than grow both', () => {
+      const whole = `version: 1
+perimeters:
+  implementer: &impl
+    read: ["**"]
+    write: ["src/**"]
+  twin: *impl
+`;
+      expect(
+        proposeScope(whole, 'perimeters.yml', [{ perimeter: 'implementer', glob: 'test/**' }]),
+      ).toBeNull();
+    });
+  });
+
   describe('when nothing can be added', () => {
     it('answers null for an unknown perimeter or a glob already listed', () => {
       expect(proposeScope(TEXT, 'perimeters.yml', [{ perimeter: 'nobody', glob: 'x/**' }])).toBeNull();

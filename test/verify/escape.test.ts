@@ -88,3 +88,32 @@ describe('the receipt for agent-chosen paths', () => {
     );
   });
 });
+
+describe('inlineText and markdownText', () => {
+  describe('when agent text holds a mention, a link or an e-mail address', () => {
+    it.each([
+      ['docs/@team.md', '@team'],
+      ['see https://evil.example/x', 'https://evil'],
+      ['see www.evil.example', 'www.evil'],
+      ['mail me@evil.example', 'me@evil'],
+    ])('makes %j inert: GitHub sees no %j, in the markdown or in its rendered text', (value, trigger) => {
+      for (const escape of [inlineText, markdownText]) {
+        const shown = escape(value);
+        expect(shown).not.toContain(trigger);
+        const html = micromark(shown, { allowDangerousHtml: true });
+        // what GitHub's mention and autolink filters read: the rendered text, comments as separators
+        const text = html
+          .replace(/<!--[^]*?-->/g, '\u0000')
+          .replace(/<[^>]+>/g, '')
+          .replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(Number(c)))
+          .replace(/&amp;/g, '&');
+        expect(text.split('\u0000').join('')).toContain(value);
+        for (const piece of text.split('\u0000')) expect(piece).not.toContain(trigger);
+      }
+    });
+
+    it('leaves text without one as it was', () => {
+      expect(inlineText('src/app.ts (renamed)')).toBe('src/app.ts (renamed)');
+    });
+  });
+});

@@ -37,17 +37,40 @@ export function visible(value: string, keep: (codePoint: number) => boolean = ()
   return out;
 }
 
-/** Text shown literally in markdown: visible, and markdown and HTML punctuation as entities. */
-export function markdownText(value: string): string {
-  return visible(value).replace(/[&<>"'|*_`[\]\\~#!():]/g, (c) => `&#${c.charCodeAt(0)};`);
+/** An empty HTML comment: GitHub renders nothing for it, and it splits the text on either side in two. */
+const SPLIT = '<!-- -->';
+
+/**
+ * Mentions and links made inert in text already escaped: GitHub turns `@name` into a mention (which notifies
+ * where the text lands in a comment or review) and `https://...`, `www.x` and `a@b.example` into links, and it
+ * does so both while reading the markdown (on the text, entities read back) and after (on the HTML's text).
+ * An entity alone is read back; an empty comment after `@`, inside `://` and after `www` splits the text so
+ * neither step sees a mention or a link, and the reader sees the characters as written.
+ */
+function inert(escaped: string): string {
+  if (!/@|\/\/|www/i.test(escaped)) return escaped;
+  return escaped
+    .replace(/@/g, `&#64;${SPLIT}`)
+    .replace(/(:|&#58;)\/\//g, `$1${SPLIT}//`)
+    .replace(/(www)(\.)/gi, `$1${SPLIT}$2`);
 }
 
 /**
- * One line of prose in markdown: visible, and only the characters that start markup as entities (HTML,
- * links, emphasis, code, headings, tables), so quotes, parentheses and colons read as written.
+ * Text shown literally in markdown: visible, markdown and HTML punctuation as entities, and no mention or
+ * link (inert).
+ */
+export function markdownText(value: string): string {
+  return inert(visible(value).replace(/[&<>"'|*_`[\]\\~#!():]/g, (c) => `&#${c.charCodeAt(0)};`));
+}
+
+/**
+ * One line of prose in markdown: visible, only the characters that start markup as entities (HTML, links,
+ * emphasis, code, headings, tables), so quotes, parentheses and colons read as written, and no mention or
+ * link (inert). The one neutraliser of agent and repository text in every summary: the receipt's, apply's,
+ * the scope requests' and the review's.
  */
 export function inlineText(value: string): string {
-  return visible(value).replace(/[&<>|*_`[\]\\~#!]/g, (c) => `&#${c.charCodeAt(0)};`);
+  return inert(visible(value).replace(/[&<>|*_`[\]\\~#!]/g, (c) => `&#${c.charCodeAt(0)};`));
 }
 
 /**

@@ -16,8 +16,7 @@ export function renderScopeRequests(
 ): string {
   if (requests.length === 0) return '';
   const rows = requests.map(
-    (r) =>
-      `| ${inlineText(r.perimeter)} | ${inlineText(r.glob)} | ${inlineText(r.reason).replace(/@/g, '&#64;')} |`,
+    (r) => `| ${inlineText(r.perimeter)} | ${inlineText(r.glob)} | ${inlineText(r.reason)} |`,
   );
   const lines = [
     '',
