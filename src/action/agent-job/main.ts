@@ -32,6 +32,7 @@ import {
   adoptFiles,
   checkIsolationSupport,
   GATEWAY_USER,
+  giveToAgent,
   gatewayLauncher,
   killGateway,
   lockDown,
@@ -40,6 +41,7 @@ import {
   type GatewayHome,
 } from './isolation.js';
 import { writeWorkspaceState } from '../../clients/workspace-state.js';
+import { AGENT_USER } from './agent-user.js';
 import { makeScrubber } from '../../safety/secret-forms.js';
 import { readSettings, type Settings } from '../inputs.js';
 import { runStep } from '../step.js';
@@ -48,6 +50,7 @@ import {
   CONFIG_FILE_KEYS,
   jobSettingsOf,
   saveStateFile,
+  sealingState,
   START_REFS_KEYS,
   type StateStore,
 } from './state.js';
@@ -67,7 +70,8 @@ function defaultGatewayScript(): string {
  * Everything post needs is saved as it becomes true, so post can verify whatever main got to.
  */
 export async function runMain(): Promise<void> {
-  const store = actionsState;
+  // sealed: post tells what main saved from STATE_ variables a later step exported
+  const store = sealingState(actionsState);
   // post puts the reason in the error receipt (a refusal such as an untrusted trigger says why there)
   const refuse = (message: string): void => {
     store.save(State.MainError, message);
@@ -261,8 +265,12 @@ async function prepareAndServe(
     url: `http://127.0.0.1:${port}/mcp/${encodeURIComponent(name)}`,
     secret: endpointSecrets[name] as string,
   }));
-  const files = writeClientConfigs(workDir, endpoints, variables);
+  const written = writeClientConfigs(workDir, endpoints, variables);
+  // with isolation the agent runs as its own user: its client configs are that user's files
+  const files = home ? clientConfigsForAgent(written, home) : written;
   handOut(endpoints, files, settings.exportSecrets, variables);
+  // '' without isolation: `${{ steps.perimeter.outputs.run-agent }} claude …` then runs claude as it is
+  core.setOutput(Outputs.RunAgent, home ? home.agent.runAgent : '');
   const only = endpoints.length === 1 ? endpoints[0] : undefined;
   core.setOutput(
     Outputs.Endpoints,
@@ -274,9 +282,9 @@ async function prepareAndServe(
   core.setOutput(Outputs.TokenVariable, only ? variables[only.name] : '');
   core.setOutput(Outputs.Record, settings.record.name);
   if (settings.workspace !== null)
-    await handOutAll(settings, upstream, { perimeters, startHead, configRef, endpoints, workDir });
+    await handOutAll(settings, upstream, { perimeters, startHead, configRef, endpoints, workDir, home });
   // the last use of sudo: after it no later step has any, nor the Docker socket, nor the action's directory
-  if (home) await reportLockDown(lockDown(actionDir()), pid);
+  if (home) await reportLockDown(lockDown(actionDir(), home.agent), pid, home);
   store.save(State.Ready, 'true');
   for (const e of endpoints) core.info(`${e.name}: ${e.url}`);
   core.info(
@@ -285,9 +293,35 @@ async function prepareAndServe(
   );
 }
 
+/**
+ * The client configs as the agent's user's files, in its directory: the runner's user's RUNNER_TEMP may be in a
+ * home the agent's user cannot enter, and the agent's files are out of the runner's user's way.
+ */
+function clientConfigsForAgent(files: ClientConfigs, home: GatewayHome): ClientConfigs {
+  const all = [files.mcpConfig, files.codexConfig];
+  for (const own of Object.values(files.perimeters)) all.push(own.mcpConfig, own.codexConfig);
+  const given = giveToAgent(home.agent.configDir, all);
+  const moved = new Map(all.map((path, i) => [path, given[i] as string]));
+  const to = (path: string): string => moved.get(path) as string;
+  return {
+    mcpConfig: to(files.mcpConfig),
+    codexConfig: to(files.codexConfig),
+    perimeters: Object.fromEntries(
+      Object.entries(files.perimeters).map(([name, own]) => [
+        name,
+        { mcpConfig: to(own.mcpConfig), codexConfig: to(own.codexConfig) },
+      ]),
+    ),
+  };
+}
+
 /** What isolation took away, in the log and the job summary, where the owner reads what the agent can do. */
-async function reportLockDown(removed: string[], pid: number): Promise<void> {
-  const lines = [`the gateway runs as user ${GATEWAY_USER} (pid ${pid})`, ...removed];
+async function reportLockDown(removed: string[], pid: number, home: GatewayHome): Promise<void> {
+  const lines = [
+    `the gateway runs as user ${GATEWAY_USER} (pid ${pid})`,
+    `agents run as user ${AGENT_USER} through ${home.agent.runAgent} (the run-agent output)`,
+    ...removed,
+  ];
   core.info(`Perimeter isolation:\n${lines.map((line) => `  ${line}`).join('\n')}`);
   await core.summary
     .addHeading('Perimeter isolation', 3)
@@ -364,6 +398,7 @@ async function handOutAll(
     configRef: string;
     endpoints: Endpoint[];
     workDir: string;
+    home: GatewayHome | null;
   },
 ): Promise<void> {
   const started = performance.now();
@@ -376,6 +411,12 @@ async function handOutAll(
     folder: settings.workspace as string,
   });
   const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'index.js');
+  const { home } = context;
+  // with isolation each workspace becomes the agent's user's, in its directory
+  if (home) {
+    const moved = giveToAgent(home.agent.workspaces, workspaces.map((w) => w.dir));
+    workspaces.forEach((w, i) => (w.dir = moved[i] as string));
+  }
   for (const workspace of workspaces) {
     const endpoint = context.endpoints.find((e) => e.name === workspace.perimeter) as Endpoint;
     const statePath = join(context.workDir, `workspace-${workspace.perimeter}.json`);

@@ -24,6 +24,7 @@ import { failOnTakenName, recordLine, uploadRecord } from '../record.js';
 import { judgedOutcome, runStep } from '../step.js';
 import {
   actionsState,
+  brokenSeal,
   CONFIG_FILE_KEYS,
   readStateFile,
   START_REFS_KEYS,
@@ -36,6 +37,9 @@ import {
  * Whatever main did not get to, or whatever broke since, becomes a problem that keeps the verdict from success.
  */
 export async function runPost(): Promise<void> {
+  // a state that is not main's decides nothing: no gateway to ask, no file to read, only an error receipt
+  const broken = brokenSeal();
+  if (broken !== null) return refuseState(broken);
   const problems: string[] = [];
   const isolation = actionsState.get(State.Isolation);
   // with isolation the gateway is another user's: it stops, and hands its files over, when post asks
@@ -64,6 +68,20 @@ export async function runPost(): Promise<void> {
       await publishError(upstream, settings, branchOf(store, settings), store.get(State.StartHead), message);
       core.setFailed(`Perimeter could not verify this job: ${message}`);
     },
+  });
+}
+
+/** The error receipt for a state that is not main's, on the bound branch as the inputs name it. */
+async function refuseState(reason: string): Promise<void> {
+  const why = `${reason}, so nothing done during this job was verified`;
+  await runStep({
+    read: () => readSettings(),
+    done: 'verified',
+    run: async ({ upstream, settings }) => {
+      await publishError(upstream, settings, settings.branch, null, why);
+      core.setFailed(`Perimeter: ${why}`);
+    },
+    failed: async (_context, _error, message) => core.setFailed(`Perimeter: ${why} (${message})`),
   });
 }
 
