@@ -23,6 +23,7 @@ export enum Inputs {
   ExportSecrets = 'export-secrets',
   Workspace = 'workspace',
   Isolation = 'isolation',
+  AgentEgress = 'agent-egress',
 }
 
 /**

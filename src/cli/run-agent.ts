@@ -36,6 +36,16 @@ const SUDO = '/usr/bin/sudo';
 /** The helpers main wrote into the agent's directory; the sudo rule names exactly these. */
 export const AS_AGENT = 'as-agent';
 export const END_AGENT = 'end-agent';
+/** The egress proxy's URL main wrote (src/action/agent-job/agent-user.ts, PROXY_FILE). */
+const PROXY_FILE = 'proxy';
+
+function tryRead(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
+}
 
 /**
  * The runner's own variables: the command files (an agent that writes GITHUB_ENV sets variables for post),
@@ -48,7 +58,7 @@ const RUNNER_VARIABLE =
 /** The step's environment as the agent gets it: the runner's variables out, its own home and temp in. */
 export function agentEnvironment(
   env: NodeJS.ProcessEnv,
-  agent: { user: string; dir: string; cwd: string },
+  agent: { user: string; dir: string; cwd: string; proxy: string | null },
 ): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env))
@@ -61,6 +71,15 @@ export function agentEnvironment(
     USER: agent.user,
     LOGNAME: agent.user,
     TMPDIR: tmp,
+    // the agent's user reaches loopback only: everything else goes through the egress proxy main started
+    ...(agent.proxy && {
+      HTTPS_PROXY: agent.proxy,
+      https_proxy: agent.proxy,
+      HTTP_PROXY: agent.proxy,
+      http_proxy: agent.proxy,
+      NO_PROXY: '127.0.0.1,localhost,::1',
+      no_proxy: '127.0.0.1,localhost,::1',
+    }),
     // sudo puts its secure_path in place of PATH; the helper puts the step's back (PATH is the agent's own)
     PERIMETER_AGENT_PATH: env.PATH ?? '/usr/bin:/bin',
     PERIMETER_AGENT_CWD: agent.cwd,
@@ -100,7 +119,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const { user, dir } = values as { user: string; dir: string };
   const uid = Number(spawnSync('/usr/bin/id', ['-u', user], { encoding: 'utf8' }).stdout.trim());
   if (!Number.isInteger(uid) || uid <= 0) throw new UsageError(`no user ${JSON.stringify(user)} here`);
-  const env = agentEnvironment(process.env, { user, dir, cwd: io.cwd });
+  const proxy = tryRead(join(dir, PROXY_FILE));
+  const env = agentEnvironment(process.env, { user, dir, cwd: io.cwd, proxy });
   const child = spawn(SUDO, ['-n', '-E', '-u', user, '--', join(dir, AS_AGENT), ...positionals], {
     stdio: 'inherit',
     env,

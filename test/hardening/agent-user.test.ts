@@ -48,6 +48,9 @@ const LOOT = `/tmp/ptest-agent-loot-${process.pid}`;
 /** A git planted where sudo's secure_path looks first: it records who ran it, then is git. */
 const PLANTED_GIT = '/usr/local/bin/git';
 const PLANTED_RECORD = `/tmp/ptest-planted-git-${process.pid}.env`;
+/** A host the agent may reach through its proxy (this machine's network answers on it) and one it may not. */
+const REACHABLE = '1.1.1.1';
+const UNLISTED = 'exfiltrate.example.com';
 let runner: NonNullable<RunnerOptions['runAs']>;
 let dockerSocket: Server | null = null;
 let localBin = '';
@@ -107,7 +110,7 @@ describe.skipIf(missing !== null)('with isolation: user, an agent run through ru
   let scripts = 0;
 
   beforeAll(async () => {
-    ({ job, main, action } = await isolatedJob());
+    ({ job, main, action } = await isolatedJob({ 'agent-egress': `anthropic, ${REACHABLE}` }));
     expect(main.exitCode, main.log + main.stderr).toBe(0);
     runAgent = main.outputs['run-agent'] ?? '';
   }, 600_000);
@@ -268,6 +271,29 @@ describe.skipIf(missing !== null)('with isolation: user, an agent run through ru
     }
   });
 
+  describe('egress', () => {
+    it('reaches no host directly: its user reaches loopback only', async () => {
+      // as root (this test) the host answers: only the agent's user is refused
+      expect(await tcpConnect(REACHABLE, 443)).toBe('connected');
+      const step = await agentStep(`node -e '${CONNECT_TCP}' ${REACHABLE} 443`);
+      expect(step.stdout.trim()).toBe('ECONNREFUSED');
+    });
+
+    it('reaches a host agent-egress names through HTTPS_PROXY, and is refused any other', async () => {
+      const step = await agentStep(
+        `echo "$HTTPS_PROXY"; node -e '${PROXY_CONNECT}' "$HTTPS_PROXY" ${REACHABLE}:443 ${UNLISTED}:443 ${REACHABLE}:22`,
+      );
+      const [proxy, ...answers] = step.stdout.trim().split('\n');
+      expect(proxy).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(answers).toEqual([`${REACHABLE}:443 200`, `${UNLISTED}:443 403`, `${REACHABLE}:22 403`]);
+    });
+
+    it('says in the log what the agent may reach', () => {
+      expect(main.log).toMatch(/the agent's user reaches loopback only \(iptables owner match on uid \d+\)/);
+      expect(main.log).toContain(`the agent's egress proxy lets through: api.anthropic.com, ${REACHABLE}`);
+    });
+  });
+
   it('post sees the out-of-scope push and says failure; nothing of the agent forges a later success', async () => {
     const agent = await job.agent('implementer');
     const pushed = await agent.callTool({
@@ -284,6 +310,12 @@ describe.skipIf(missing !== null)('with isolation: user, an agent run through ru
     expect(statuses[0]?.state, post.log).toBe('failure');
     expect(statuses.filter((s) => s.state === 'success')).toEqual([]);
     expect(existsSync(join(LOOT, 'read-from-post'))).toBe(false);
+    // every host the agent asked for, in the receipt's summary
+    expect(post.summary).toContain("### The agent's egress");
+    expect(post.summary).toContain(`| ${UNLISTED} | 443 | 0 | 1 |`);
+    expect(post.summary).toMatch(
+      new RegExp(`\\| ${REACHABLE.replace(/\./g, '\\.')} \\| 443 \\| 1 \\| 0 \\|`),
+    );
   }, 300_000);
 });
 
@@ -339,6 +371,22 @@ function living(user: string): string[] {
   return sh(`ps -u ${user} -o pid=,stat=,args= || true`)
     .split('\n')
     .filter((line) => line.trim() !== '' && !/^\s*\d+\s+Z/.test(line));
+}
+
+/** A TCP connection to argv[1]:argv[2]: prints "connected" or the error's code. */
+const CONNECT_TCP = `const s = require("net").connect(Number(process.argv[2]), process.argv[1]); s.setTimeout(5000, () => { console.log("timeout"); process.exit(1); }); s.on("connect", () => { console.log("connected"); process.exit(0); }).on("error", (e) => { console.log(e.code); process.exit(1); })`;
+
+/** CONNECT through the proxy at argv[1] to each host:port after it: prints "host:port status" for each. */
+const PROXY_CONNECT = `const http = require("http"); const proxy = new URL(process.argv[1]);
+(async () => { for (const target of process.argv.slice(2)) {
+  const code = await new Promise((resolve) => {
+    const req = http.request({ host: proxy.hostname, port: proxy.port, method: "CONNECT", path: target });
+    req.on("connect", (res, socket) => { socket.destroy(); resolve(res.statusCode); });
+    req.on("error", (e) => resolve(e.code)); req.end(); });
+  console.log(target + " " + code); } })();`.replace(/\n/g, ' ');
+
+function tcpConnect(host: string, port: number): string {
+  return execFileSync('node', ['-e', CONNECT_TCP, host, String(port)], { encoding: 'utf8' }).trim();
 }
 
 /** Connects to a unix socket: exit 0 if it accepted. */

@@ -36,7 +36,15 @@ export interface AgentHome {
   workspaces: string;
   /** the command the `run-agent` output names */
   runAgent: string;
+  /** whether the packet filter limits the agent's user to loopback, as AGENT_SETUP said it */
+  egress: string;
 }
+
+/**
+ * The file run-agent reads the egress proxy's URL from (root's, in the agent's directory): the agent's
+ * HTTPS_PROXY. Written once the gateway serves the proxy.
+ */
+export const PROXY_FILE = 'proxy';
 
 /** The sh script main runs as root (after the gateway's SETUP): $1 agent user, $2 the run directory. */
 export const AGENT_SETUP = `
@@ -71,12 +79,29 @@ EOF
 chown root:root "$agent/run-agent" "$agent/as-agent" "$agent/end-agent"
 chmod 0755 "$agent/run-agent" "$agent/as-agent" "$agent/end-agent"
 printf '%s\\n' "$agent"
+# the agent's user reaches loopback only (the gateway, the egress proxy): a chain of its own, for its uid
+uid=$(id -u "$user")
+limit() {
+  command -v "$1" >/dev/null || return 1
+  "$1" -w -N PERIMETER_AGENT 2>/dev/null || "$1" -w -F PERIMETER_AGENT || return 1
+  "$1" -w -A PERIMETER_AGENT -o lo -j ACCEPT && "$1" -w -A PERIMETER_AGENT -j REJECT || return 1
+  "$1" -w -C OUTPUT -m owner --uid-owner "$uid" -j PERIMETER_AGENT 2>/dev/null ||
+    "$1" -w -I OUTPUT 1 -m owner --uid-owner "$uid" -j PERIMETER_AGENT
+}
+if limit iptables; then
+  limit ip6tables || echo "ip6tables: not limited" >&2
+  echo "the agent's user reaches loopback only (iptables owner match on uid $uid)"
+else
+  echo "egress of the agent's user is NOT limited: no working iptables on this runner"
+fi
 `;
 
-/** The paths of the agent's directory AGENT_SETUP printed. */
-export function agentHomeAt(dir: string): AgentHome {
+/** The paths of the agent's directory AGENT_SETUP printed, and what it said of the agent's egress. */
+export function agentHomeAt(printed: string): AgentHome {
+  const [dir = '', egress = ''] = printed.trim().split('\n');
   return {
     dir,
+    egress,
     configDir: join(dir, 'config'),
     workspaces: join(dir, 'workspaces'),
     runAgent: join(dir, 'run-agent'),

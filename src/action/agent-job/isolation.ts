@@ -9,6 +9,7 @@ import {
   agentHomeAt,
   agentSudoRules,
   checkNoRootLeft,
+  PROXY_FILE,
   TRUSTED_PATH,
   trustedBinary,
   type AgentHome,
@@ -120,14 +121,22 @@ export function prepareGatewayHome(node: string, script: string): GatewayHome {
     script,
     GATEWAY_ROOT,
   ]).split('\n') as [string, string, string];
-  const agentDir = asRoot("prepare the agent's user", AGENT_SETUP, [AGENT_USER, dir, `${dir}.runtime`]).trim();
+  const agentSetup = asRoot("prepare the agent's user", AGENT_SETUP, [AGENT_USER, dir, `${dir}.runtime`]);
   return {
     dir,
     logPath: join(dir, 'gateway.log'),
     node: runNode,
     script: runScript,
-    agent: agentHomeAt(agentDir),
+    agent: agentHomeAt(agentSetup),
   };
+}
+
+/** Tells run-agent where the agent's egress proxy listens (a root-owned file in the agent's directory). */
+export function setAgentProxy(agent: AgentHome, port: number): void {
+  asRoot("tell run-agent the agent's proxy", 'umask 0022; printf "%s" "$2" > "$1.tmp"; mv "$1.tmp" "$1"', [
+    join(agent.dir, PROXY_FILE),
+    `http://127.0.0.1:${port}`,
+  ]);
 }
 
 /**

@@ -33,6 +33,7 @@ import {
   checkIsolationSupport,
   GATEWAY_USER,
   giveToAgent,
+  setAgentProxy,
   gatewayLauncher,
   killGateway,
   lockDown,
@@ -231,7 +232,7 @@ async function prepareAndServe(
   const stagePath = settings.writes === 'stage' ? join(gatewayDir, 'staged.json') : undefined;
   if (stagePath) store.save(State.StagePath, stagePath);
 
-  const { pid, port, controlPort } = await gateway.configure(
+  const { pid, port, controlPort, egressPort } = await gateway.configure(
     {
       token: settings.token,
       apiUrl: settings.apiUrl,
@@ -251,11 +252,13 @@ async function prepareAndServe(
       readyFile: join(gatewayDir, 'ready.json'),
       ...(stagePath ? { stagePath } : {}),
       ...(controlSecret ? { controlSecret } : {}),
+      ...(home ? { egress: { allow: settings.agentEgress } } : {}),
     },
     { timeoutMs: READY_TIMEOUT_MS, secrets },
   );
   // (a refused status ends the gateway in start() before post could be told of it)
   await pending;
+  if (home && egressPort !== undefined) setAgentProxy(home.agent, egressPort);
   store.save(State.GatewayPid, String(pid));
   if (controlSecret) store.save(State.Isolation, JSON.stringify({ controlPort, controlSecret }));
 
@@ -284,7 +287,7 @@ async function prepareAndServe(
   if (settings.workspace !== null)
     await handOutAll(settings, upstream, { perimeters, startHead, configRef, endpoints, workDir, home });
   // the last use of sudo: after it no later step has any, nor the Docker socket, nor the action's directory
-  if (home) await reportLockDown(lockDown(actionDir(), home.agent), pid, home);
+  if (home) await reportLockDown(lockDown(actionDir(), home.agent), pid, home, settings.agentEgress);
   store.save(State.Ready, 'true');
   for (const e of endpoints) core.info(`${e.name}: ${e.url}`);
   core.info(
@@ -316,10 +319,17 @@ function clientConfigsForAgent(files: ClientConfigs, home: GatewayHome): ClientC
 }
 
 /** What isolation took away, in the log and the job summary, where the owner reads what the agent can do. */
-async function reportLockDown(removed: string[], pid: number, home: GatewayHome): Promise<void> {
+async function reportLockDown(
+  removed: string[],
+  pid: number,
+  home: GatewayHome,
+  egress: string[],
+): Promise<void> {
   const lines = [
     `the gateway runs as user ${GATEWAY_USER} (pid ${pid})`,
     `agents run as user ${AGENT_USER} through ${home.agent.runAgent} (the run-agent output)`,
+    home.agent.egress,
+    `the agent's egress proxy lets through: ${egress.length > 0 ? egress.join(', ') : 'nothing (input agent-egress)'}`,
     ...removed,
   ];
   core.info(`Perimeter isolation:\n${lines.map((line) => `  ${line}`).join('\n')}`);
@@ -414,7 +424,10 @@ async function handOutAll(
   const { home } = context;
   // with isolation each workspace becomes the agent's user's, in its directory
   if (home) {
-    const moved = giveToAgent(home.agent.workspaces, workspaces.map((w) => w.dir));
+    const moved = giveToAgent(
+      home.agent.workspaces,
+      workspaces.map((w) => w.dir),
+    );
     workspaces.forEach((w, i) => (w.dir = moved[i] as string));
   }
   for (const workspace of workspaces) {

@@ -16,6 +16,7 @@ import {
 } from '../../verify/index.js';
 import { Inputs, State, STOP_GRACE_MS } from '../constants.js';
 import { logTail, stopGateway } from './gateway-process.js';
+import { readEgress, renderEgress } from './egress-summary.js';
 import { handOver } from './hand-over.js';
 import { takeOverGateway, type ControlAccess } from './take-over.js';
 import { readSettings, type Settings } from '../inputs.js';
@@ -207,6 +208,8 @@ async function verify(
     context: settings.statusContext,
     evidence: json,
   });
+  // with isolation: every host the agent asked its egress proxy for
+  receipt.summary += renderEgress(readEgress(ledgerPath));
   // what the agents asked to write (request_scope): a ready perimeters.yml change, never a grant
   const requests = ledger?.scopeRequests ?? [];
   if (requests.length > 0)

@@ -18,7 +18,9 @@ export const actionsState: StateStore = {
 };
 
 const sealOf = (saved: Map<string, string>): string =>
-  sha256(JSON.stringify([...saved].filter(([key]) => key !== State.Seal).sort(([a], [b]) => (a < b ? -1 : 1))));
+  sha256(
+    JSON.stringify([...saved].filter(([key]) => key !== State.Seal).sort(([a], [b]) => (a < b ? -1 : 1))),
+  );
 
 /**
  * Main's store: each save also saves the seal anew, over everything saved so far (the runner hands post the last
