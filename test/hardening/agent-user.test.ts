@@ -279,6 +279,20 @@ describe.skipIf(missing !== null)('with isolation: user, an agent run through ru
       expect(step.stdout.trim()).toBe('ECONNREFUSED');
     });
 
+    it('reaches no resolver, even on loopback (a DNS query is a way out too)', async () => {
+      const resolver = createServer((socket) => socket.end());
+      await new Promise<void>((resolve, reject) => {
+        resolver.once('error', reject);
+        resolver.listen(53, '127.0.0.1', resolve);
+      });
+      try {
+        expect(await tcpConnect('127.0.0.1', 53)).toBe('connected');
+        expect((await agentStep(`node -e '${CONNECT_TCP}' 127.0.0.1 53`)).stdout.trim()).toBe('ECONNREFUSED');
+      } finally {
+        resolver.close();
+      }
+    });
+
     it('reaches a host agent-egress names through HTTPS_PROXY, and is refused any other', async () => {
       const step = await agentStep(
         `echo "$HTTPS_PROXY"; node -e '${PROXY_CONNECT}' "$HTTPS_PROXY" ${REACHABLE}:443 ${UNLISTED}:443 ${REACHABLE}:22`,

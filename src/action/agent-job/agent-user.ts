@@ -79,12 +79,14 @@ EOF
 chown root:root "$agent/run-agent" "$agent/as-agent" "$agent/end-agent"
 chmod 0755 "$agent/run-agent" "$agent/as-agent" "$agent/end-agent"
 printf '%s\\n' "$agent"
-# the agent's user reaches loopback only (the gateway, the egress proxy): a chain of its own, for its uid
+# the agent's user reaches loopback only (the gateway, the egress proxy): a chain of its own, for its uid; no
+# DNS even there (a local resolver, systemd-resolved's 127.0.0.53, would carry queries out): the proxy resolves
 uid=$(id -u "$user")
 limit() {
   command -v "$1" >/dev/null || return 1
   "$1" -w -N PERIMETER_AGENT 2>/dev/null || "$1" -w -F PERIMETER_AGENT || return 1
-  "$1" -w -A PERIMETER_AGENT -o lo -j ACCEPT && "$1" -w -A PERIMETER_AGENT -j REJECT || return 1
+  "$1" -w -A PERIMETER_AGENT -p udp --dport 53 -j REJECT && "$1" -w -A PERIMETER_AGENT -p tcp --dport 53 -j REJECT &&
+    "$1" -w -A PERIMETER_AGENT -o lo -j ACCEPT && "$1" -w -A PERIMETER_AGENT -j REJECT || return 1
   "$1" -w -C OUTPUT -m owner --uid-owner "$uid" -j PERIMETER_AGENT 2>/dev/null ||
     "$1" -w -I OUTPUT 1 -m owner --uid-owner "$uid" -j PERIMETER_AGENT
 }

@@ -114,7 +114,7 @@ printf '%s\\n%s\\n%s\\n' "$dir" "$dir.runtime/node" "$dir.runtime/gateway/$(base
  * copies of node and the bundles they run. Checks first that the programs trusted processes run are root's.
  */
 export function prepareGatewayHome(node: string, script: string): GatewayHome {
-  for (const tool of ['git', 'setpriv', 'setsid', 'env', 'sh', 'id']) trustedBinary(tool);
+  for (const tool of ['git', 'sudo', 'setpriv', 'setsid', 'env', 'sh', 'id', 'kill']) trustedBinary(tool);
   const [dir, runNode, runScript] = asRoot('prepare the gateway user', SETUP, [
     GATEWAY_USER,
     node,

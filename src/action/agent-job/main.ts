@@ -42,7 +42,7 @@ import {
   type GatewayHome,
 } from './isolation.js';
 import { writeWorkspaceState } from '../../clients/workspace-state.js';
-import { AGENT_USER } from './agent-user.js';
+import { AGENT_USER, trustedBinary } from './agent-user.js';
 import { makeScrubber } from '../../safety/secret-forms.js';
 import { readSettings, type Settings } from '../inputs.js';
 import { runStep } from '../step.js';
@@ -419,6 +419,8 @@ async function handOutAll(
     configRef: context.configRef,
     perimeters: context.perimeters,
     folder: settings.workspace as string,
+    // with isolation, the git main checked is root's (never one on the step's PATH)
+    ...(context.home ? { git: trustedBinary('git') } : {}),
   });
   const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'index.js');
   const { home } = context;
