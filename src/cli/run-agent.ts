@@ -28,7 +28,8 @@ export const RUN_AGENT_HELP = renderHelp({
     "Runs COMMAND as the agent's user (isolation: user), with this step's environment less the runner's own variables, in this directory when the agent may enter it (else its home), and ends every process of that user when COMMAND ends. The exit code and the output are COMMAND's.",
   args: { COMMAND: 'the agent command, found on the step PATH' },
   flags: RUN_AGENT_FLAGS,
-  exits: "COMMAND's exit code (128 + the signal when a signal ended it); 2 bad usage.",
+  exits:
+    "0 COMMAND succeeded; else COMMAND's exit code (128 + the signal when a signal ended it); 125 a process of the agent's user outlived the ending; 2 bad usage (before COMMAND ran).",
 });
 
 /** The absolute sudo main checked is root's (a bare name would be looked up on a PATH the step sets). */
