@@ -23,6 +23,7 @@ export enum Inputs {
   ExportSecrets = 'export-secrets',
   Workspace = 'workspace',
   Isolation = 'isolation',
+  AgentEgress = 'agent-egress',
 }
 
 /**
@@ -75,6 +76,11 @@ export enum Outputs {
   TokenVariable = 'token-variable',
   /** the name of the record artifact post uploads (perimeter/apply and audits read it) */
   Record = 'record',
+  /**
+   * with isolation: user, the command that runs an agent as the agent's own user (`<run-agent> claude …`,
+   * src/cli/run-agent.ts); '' without isolation, so the same line runs the agent as the step's user
+   */
+  RunAgent = 'run-agent',
 }
 
 /**
@@ -126,6 +132,8 @@ export enum State {
    * secret); '' without isolation
    */
   Isolation = 'isolation',
+  /** a digest of every other key main saved and its value (src/action/agent-job/state.ts) */
+  Seal = 'seal',
 }
 
 /** The default commit status context lives with the receipt (src/verify/receipts/receipt.ts). */

@@ -88,6 +88,11 @@ export interface Settings {
    * away before any agent step (src/action/agent-job/isolation.ts); `none`: all steps share one user
    */
   isolation: Isolation;
+  /**
+   * With isolation: user, the hosts (and `host:port`s) the agent's egress proxy lets the agent reach, presets
+   * expanded (`anthropic`, `openai`, `copilot`); [] reaches loopback only (input `agent-egress`)
+   */
+  agentEgress: string[];
   /** GITHUB_EVENT_NAME, '' outside a runner */
   eventName: string;
   /** the event payload (GITHUB_EVENT_PATH), null when absent or unreadable */
@@ -184,6 +189,7 @@ export function readSettings(env: Env = process.env, read: ReadInput = defaultRe
     verifyTimeoutMs: positiveInteger(Inputs.VerifyTimeout, read(Inputs.VerifyTimeout), 600) * 1000,
     workspace: workspaceFolder(read(Inputs.Workspace), env),
     isolation: isolation(read(Inputs.Isolation)),
+    agentEgress: agentEgress(read(Inputs.AgentEgress)),
     run: runFacts(env),
     runnerName: env.RUNNER_NAME ?? '',
     record: readRecordSettings(env, read),
@@ -447,6 +453,32 @@ function isolation(value: string): Isolation {
   if (mode !== 'user' && mode !== 'none')
     throw new InputError(`${Inputs.Isolation}: expected "user" or "none", got ${JSON.stringify(value)}`);
   return mode;
+}
+
+/** The hosts each preset of `agent-egress` stands for: the model servers of the agents README shows. */
+export const EGRESS_PRESETS: Record<string, string[]> = {
+  anthropic: ['api.anthropic.com'],
+  openai: ['api.openai.com'],
+  copilot: ['api.githubcopilot.com', '*.githubcopilot.com', 'api.github.com'],
+};
+
+function agentEgress(value: string): string[] {
+  const hosts: string[] = [];
+  for (const entry of value.split(/[\s,]+/).filter(Boolean)) {
+    const preset = EGRESS_PRESETS[entry.toLowerCase()];
+    if (preset) hosts.push(...preset);
+    else if (
+      /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*(:\d{1,5})?$/.test(
+        entry,
+      )
+    )
+      hosts.push(entry.toLowerCase());
+    else
+      throw new InputError(
+        `${Inputs.AgentEgress}: expected host names, *.domain, host:port or a preset (${Object.keys(EGRESS_PRESETS).join(', ')}), got ${JSON.stringify(entry)}`,
+      );
+  }
+  return [...new Set(hosts)];
 }
 
 function writesMode(value: string): 'push' | 'stage' {

@@ -5,6 +5,7 @@ import { EXPLAIN_FLAGS, EXPLAIN_HELP, EXPLAIN_USAGE, run as explain } from './ex
 import { INIT_FLAGS, INIT_HELP, INIT_USAGE, run as init } from './init.js';
 import type { CommandRun } from './io.js';
 import { REPLAY_FLAGS, REPLAY_HELP, REPLAY_USAGE, run as replay } from './replay.js';
+import { run as runAgent, RUN_AGENT_FLAGS, RUN_AGENT_HELP, RUN_AGENT_USAGE } from './run-agent.js';
 import { run as serve, SERVE_FLAGS, SERVE_HELP, SERVE_USAGE } from './serve.js';
 import {
   run as verifyLedger,
@@ -80,5 +81,12 @@ export const COMMANDS: Record<string, Command> = {
     help: WORKSPACE_HELP,
     flags: WORKSPACE_FLAGS,
     summary: "push what changed in a perimeter's workspace through its gateway endpoint, as one push_files",
+  },
+  'run-agent': {
+    run: runAgent,
+    usage: RUN_AGENT_USAGE,
+    help: RUN_AGENT_HELP,
+    flags: RUN_AGENT_FLAGS,
+    summary: "run an agent command as the agent's own user (isolation: user); what the run-agent output runs",
   },
 };

@@ -1,12 +1,10 @@
-import { execFile } from 'node:child_process';
-import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { lstat, open, readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import picomatch from 'picomatch';
 import { blobSha } from '../github/index.js';
 import type { WorkspaceState } from '../clients/workspace-state.js';
 import { decodeText } from '../safety/binary-text.js';
-
-const run = promisify(execFile);
 
 /** What changed in a workspace since it was handed out (or last pushed), as push_files takes it. */
 export interface WorkspaceDiff {
@@ -21,56 +19,118 @@ export interface WorkspaceDiff {
 }
 
 /**
- * The paths to compare: every file handed out, and every file git would see in the directory (tracked or
- * untracked and not ignored), so build output a .gitignore names stays home. Without a usable .git, every
- * file under the directory but `.git` itself.
+ * The directory as it is on disk, read by the push command, which runs with the step's secrets: no program runs
+ * in it (git would run the agent's `.git/config`: an fsmonitor, a clean filter) and nothing in it is followed.
+ * Every entry is taken for what lstat says it is: a symlink is a symlink wherever it points, a directory
+ * replaced by a symlink holds nothing, and `.git` is never read. Added files a `.gitignore` in the directory
+ * names are left home (its patterns are data: they only choose what the agent's own push leaves out); a symlink
+ * is judged whether or not a `.gitignore` names it.
  */
-async function candidatePaths(state: WorkspaceState): Promise<Set<string>> {
-  const paths = new Set(Object.keys(state.files));
-  try {
-    const { stdout } = await run(
-      'git',
-      ['-C', state.dir, 'ls-files', '-z', '--cached', '--others', '--exclude-standard'],
-      { maxBuffer: 256 * 1024 * 1024 },
-    );
-    for (const path of stdout.split('\0')) if (path !== '') paths.add(path);
-  } catch {
-    for (const path of await walk(state.dir, '')) paths.add(path);
-  }
-  return paths;
+interface Entry {
+  stat: Stats;
+  ignored: boolean;
 }
 
-async function walk(root: string, dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(join(root, dir), { withFileTypes: true })) {
-    const path = dir === '' ? entry.name : `${dir}/${entry.name}`;
-    if (dir === '' && entry.name === '.git') continue;
-    if (entry.isDirectory()) out.push(...(await walk(root, path)));
-    else out.push(path);
+/** A .gitignore's patterns, as picomatch matchers relative to the directory that holds it. */
+interface IgnoreRules {
+  base: string;
+  rules: Array<{ negate: boolean; dirOnly: boolean; match: (path: string) => boolean }>;
+}
+
+function parseIgnore(base: string, text: string): IgnoreRules {
+  const rules: IgnoreRules['rules'] = [];
+  for (const raw of text.split(/\r?\n/)) {
+    let line = raw.replace(/(?<!\\)\s+$/, '');
+    if (line === '' || line.startsWith('#')) continue;
+    const negate = line.startsWith('!');
+    if (negate) line = line.slice(1);
+    const dirOnly = line.endsWith('/');
+    if (dirOnly) line = line.replace(/\/+$/, '');
+    // a pattern with a slash before its end is anchored to the .gitignore's directory; else any depth
+    const anchored = line.includes('/');
+    const glob = anchored ? line.replace(/^\//, '') : `**/${line}`;
+    rules.push({ negate, dirOnly, match: picomatch(glob, { dot: true }) });
   }
-  return out;
+  return { base, rules };
+}
+
+/** Whether the entry at `path` is ignored by the rules in force (the deepest .gitignore decides last). */
+function isIgnored(stack: IgnoreRules[], path: string, isDir: boolean, parentIgnored: boolean): boolean {
+  let ignored = parentIgnored;
+  for (const { base, rules } of stack) {
+    const rel = base === '' ? path : path.slice(base.length + 1);
+    for (const rule of rules) if ((!rule.dirOnly || isDir) && rule.match(rel)) ignored = !rule.negate;
+  }
+  return ignored;
+}
+
+async function walk(root: string): Promise<Map<string, Entry>> {
+  const found = new Map<string, Entry>();
+  const visit = async (dir: string, stack: IgnoreRules[], dirIgnored: boolean): Promise<void> => {
+    const full = dir === '' ? root : join(root, dir);
+    const names = (await readdir(full)).sort();
+    let rules = stack;
+    if (names.includes('.gitignore')) {
+      const text = await readRegular(join(full, '.gitignore'));
+      if (text !== null) rules = [...stack, parseIgnore(dir, text.toString('utf8'))];
+    }
+    for (const name of names) {
+      if (dir === '' && name === '.git') continue;
+      const path = dir === '' ? name : `${dir}/${name}`;
+      const stat = await lstat(join(root, path));
+      const ignored = isIgnored(rules, path, stat.isDirectory(), dirIgnored);
+      if (stat.isDirectory()) await visit(path, rules, ignored);
+      else found.set(path, { stat, ignored });
+    }
+  };
+  await visit('', [], false);
+  return found;
+}
+
+/** A regular file's bytes, opened without following a link; null when it is no longer a regular file. */
+async function readRegular(path: string, expected?: Stats): Promise<Buffer | null> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(
+    () => null,
+  );
+  if (handle === null) return null;
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) return null;
+    if (expected && (stat.ino !== expected.ino || stat.dev !== expected.dev)) return null;
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
 }
 
 export async function diffWorkspace(state: WorkspaceState): Promise<WorkspaceDiff> {
   const diff: WorkspaceDiff = { files: [], deletions: [], written: {}, refused: [], notes: [] };
-  for (const path of [...(await candidatePaths(state))].sort()) {
+  const onDisk = await walk(state.dir);
+  const paths = new Set([...Object.keys(state.files), ...onDisk.keys()]);
+  for (const path of [...paths].sort()) {
     const before = state.files[path];
-    const full = join(state.dir, path);
-    const stat = await lstat(full).catch(() => null);
-    if (stat === null || stat.isDirectory()) {
+    const entry = onDisk.get(path);
+    if (entry === undefined) {
       if (before) diff.deletions.push(path);
       continue;
     }
+    const { stat } = entry;
     if (stat.isSymbolicLink()) {
-      const sha = blobSha(Buffer.from(await readlink(full), 'utf8'));
+      const sha = blobSha(Buffer.from(await readlink(join(state.dir, path)), 'utf8'));
       if (before?.mode === '120000' && before.sha === sha) continue;
       diff.refused.push(
         `${path}: a symlink; push_files writes files only (and a new symlink breaks the perimeter)`,
       );
       continue;
     }
-    if (!stat.isFile()) continue;
-    const bytes = new Uint8Array(await readFile(full));
+    // a handed-out file is compared whatever a .gitignore says; an added one only when nothing ignores it
+    if (!stat.isFile() || (entry.ignored && !before)) continue;
+    const read = await readRegular(join(state.dir, path), stat);
+    if (read === null) {
+      diff.refused.push(`${path}: changed while it was read`);
+      continue;
+    }
+    const bytes = new Uint8Array(read);
     const sha = blobSha(bytes);
     const mode = (stat.mode & 0o111) !== 0 ? '100755' : '100644';
     if (before?.sha === sha && before.mode !== '120000') {

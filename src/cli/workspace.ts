@@ -1,22 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
-import {
-  LOCAL_COMMIT_CONFIG,
-  readWorkspaceState,
-  writeWorkspaceState,
-  type WorkspaceState,
-} from '../clients/workspace-state.js';
+import { readWorkspaceState, writeWorkspaceState, type WorkspaceState } from '../clients/workspace-state.js';
 import { ANSWER_META } from '../gateway/serving/answers.js';
 import { VERSION } from '../version.js';
 import { parseCommandArgs, renderHelp, type Flags } from './args.js';
 import { EXIT_ERRORS, EXIT_OK, UsageError, type CliIo } from './io.js';
 import { diffWorkspace, type WorkspaceDiff } from './workspace-diff.js';
-
-const exec = promisify(execFile);
 
 export const WORKSPACE_USAGE = 'perimeter workspace push --state FILE --message MESSAGE [--json]';
 
@@ -63,7 +54,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return EXIT_ERRORS;
   }
   const pushed = answer.pushed as { commit: string | null; head: string; staged?: true };
-  await recordPush(statePath, state, diff, pushed.head, values.message);
+  recordPush(statePath, state, diff, pushed.head);
   if (values.json) io.stdout(`${JSON.stringify(pushed)}\n`);
   else
     io.stdout(
@@ -98,30 +89,12 @@ async function pushFiles(
   }
 }
 
-/** After a push: the state says what is now on the branch, and the directory's git history has it as a commit. */
-async function recordPush(
-  statePath: string,
-  state: WorkspaceState,
-  diff: WorkspaceDiff,
-  head: string,
-  message: string,
-): Promise<void> {
+/**
+ * After a push: the state says what is now on the branch, so a second push sends only what changed since. No
+ * git runs in the directory (its configuration is the agent's); its history stays the hand-out's commit.
+ */
+function recordPush(statePath: string, state: WorkspaceState, diff: WorkspaceDiff, head: string): void {
   const files = { ...state.files, ...diff.written };
   for (const path of diff.deletions) delete files[path];
   writeWorkspaceState(statePath, { ...state, head, files });
-  try {
-    await exec('git', ['-C', state.dir, 'add', '--all']);
-    await exec('git', [
-      '-C',
-      state.dir,
-      ...LOCAL_COMMIT_CONFIG,
-      'commit',
-      '--quiet',
-      '--no-verify',
-      '-m',
-      message,
-    ]);
-  } catch {
-    // the local history is a convenience: the push landed whatever git says here
-  }
 }

@@ -1,9 +1,10 @@
 import { rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { makeScrubber } from '../safety/secret-forms.js';
 import { assembleGateway, checkConfig, gatewayConfigSchema } from './assemble.js';
 import { startControl } from './control.js';
+import { EGRESS_RECORD, startEgressProxy } from './serving/egress-proxy.js';
 import type { RunningGateway } from './gateway.js';
 
 /** The one JSON document the gateway process reads from stdin: a gateway configuration and its ready file. */
@@ -19,6 +20,11 @@ export const childConfigSchema = gatewayConfigSchema.extend({
    * (src/gateway/control.ts); post runs as a user that can neither signal this process nor read its directory
    */
   controlSecret: z.string().min(32).optional(),
+  /**
+   * with isolation: the agent's egress proxy (src/gateway/serving/egress-proxy.ts) and the hosts it lets
+   * through; its record goes beside the ledger, so post takes it over with it
+   */
+  egress: z.strictObject({ allow: z.array(z.string().min(1)) }).optional(),
 });
 export type ChildConfig = z.input<typeof childConfigSchema>;
 
@@ -53,7 +59,7 @@ export async function runGatewayProcess(): Promise<void> {
   );
 
   try {
-    const { readyFile, controlSecret, ...config } = parseInput(await readStdin());
+    const { readyFile, controlSecret, egress, ...config } = parseInput(await readStdin());
     scrub = makeScrubber([
       config.token,
       config.ledgerKey,
@@ -74,11 +80,22 @@ export async function runGatewayProcess(): Promise<void> {
           exit: () => process.exit(0),
         })
       : null;
+    const proxy = egress
+      ? await startEgressProxy({
+          allow: egress.allow,
+          recordPath: join(dirname(config.ledgerPath), EGRESS_RECORD),
+        })
+      : null;
     const ready = `${readyFile}.${process.pid}.tmp`;
     // port and pid only, which anyone on the machine sees anyway: readable by main's user under isolation
     await writeFile(
       ready,
-      JSON.stringify({ port: gateway.port, pid: process.pid, ...(control && { controlPort: control.port }) }),
+      JSON.stringify({
+        port: gateway.port,
+        pid: process.pid,
+        ...(control && { controlPort: control.port }),
+        ...(proxy && { egressPort: proxy.port }),
+      }),
       { mode: 0o644 },
     );
     await rename(ready, readyFile);

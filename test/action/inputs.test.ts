@@ -58,6 +58,7 @@ describe('readSettings', () => {
         verifyTimeoutMs: 600_000,
         workspace: null,
         isolation: 'none',
+        agentEgress: [],
         tempDir: '/tmp/runner',
         eventName: '',
         event: null,
@@ -106,6 +107,24 @@ describe('readSettings', () => {
       expect(settings({ [Inputs.Isolation]: 'none' }).isolation).toBe('none');
       expect(failure({ [Inputs.Isolation]: 'root' })).toBe(
         'isolation: expected "user" or "none", got "root"',
+      );
+    });
+  });
+
+  describe('when agent-egress is given', () => {
+    it('expands presets, keeps hosts, *.domains and host:ports, and refuses anything else', () => {
+      expect(
+        settings({ [Inputs.AgentEgress]: 'anthropic, copilot Example.com:8443 *.corp.test' }).agentEgress,
+      ).toEqual([
+        'api.anthropic.com',
+        'api.githubcopilot.com',
+        '*.githubcopilot.com',
+        'api.github.com',
+        'example.com:8443',
+        '*.corp.test',
+      ]);
+      expect(failure({ [Inputs.AgentEgress]: 'https://evil.test/' })).toMatch(
+        /^agent-egress: expected host names, .*got "https:\/\/evil.test\/"$/,
       );
     });
   });

@@ -206,8 +206,8 @@ describe('without the fixes', () => {
     ],
     [
       'codex',
-      'without `mkdir -p "$CODEX_HOME"` the config step fails and nothing lands',
-      dropLine(/^ *mkdir -p "\$CODEX_HOME"\n/m),
+      'without `mkdir -p "$HOME/.codex"` the config step fails and nothing lands',
+      dropLine(/^ *mkdir -p "\$HOME\/\.codex"\n/m),
     ],
   ] as const)('%s: %s', { timeout: 600_000 }, async (client, what, edit) => {
     counted(`${client}: ${what}`);
@@ -414,7 +414,7 @@ describe("the token search in the gateway's memory", () => {
     ['with isolation: user, as README shows it', undefined, false],
     [
       'without isolation: user',
-      dropLine(/(?<=^ *with: \{ perimeters: implementer), isolation: user(?= \}$)/m),
+      dropLine(/(?<=^ *with: \{ perimeters: implementer), isolation: user(?=(, [a-z-]+: \w+)* \}$)/m),
       true,
     ],
   ] as const)('%s', { timeout: 600_000 }, async (what, edit, reached) => {

@@ -15,6 +15,7 @@ const X = {
     'secret-implementer': 's',
     'workspace-implementer': '/w',
     'workspace-push-implementer': '/push',
+    'run-agent': '/run-agent',
   },
   runnerTemp: '/rt',
   secrets: { ANTHROPIC_API_KEY: 'a', OPENAI_API_KEY: 'o', COPILOT_TOKEN: 'c' },
@@ -27,6 +28,12 @@ describe("README's agent snippets", () => {
     (name) => {
       const steps = readmeSteps(name);
       expect(steps[0]).toMatchObject({ uses: 'actions/checkout@v5', with: { 'persist-credentials': false } });
+      // the agent runs as its own user: the step's last command starts with run-agent
+      expect(
+        expand(steps.at(-1)?.run ?? '', X)
+          .split('\n')
+          .some((line) => line.startsWith('/run-agent ')),
+      ).toBe(true);
       expect(steps.filter((s) => s.uses?.includes('/perimeter@'))).toHaveLength(1);
       const installs = steps.filter((s) => s.run !== undefined && installLine(s.run));
       expect(installs).toHaveLength(1);

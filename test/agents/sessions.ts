@@ -64,7 +64,7 @@ export const CLIENTS: ClientCase[] = [
       ),
     modelEnv: () => ({}),
     // the model provider, put before the perimeter's table in the file main wrote: README's own step then
-    // creates CODEX_HOME and appends it there (top-level keys must come first in TOML)
+    // creates the agent's ~/.codex and appends it there (top-level keys must come first in TOML)
     afterMain: (job, model) => {
       const outputs = job.runner.main?.outputs ?? {};
       const provider = [

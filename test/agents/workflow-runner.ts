@@ -22,7 +22,7 @@ import {
   symlinkSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import {
@@ -663,9 +663,20 @@ async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'s
           else symlinkSync(join(installDir(), 'node_modules'), join(runner.workspace, 'node_modules'));
           result = { ok: true, log: `installed ${install.pkg} from the cache`, outputs: {} };
         } else if (step.run !== undefined) {
-          // an agent's step: first, is the job's token anywhere it can read?
+          // an agent's step: first, is the job's token anywhere it can read? Through run-agent, the agent is
+          // its own user: the gateway's memory is read as that user (and its home searched too)
+          const agent = agentUserOf(interpolate(step.run, x), x);
           s.out.reach.push(
-            await reachOf(name, label, perms.contents === 'write', s.token, runner, home, stepEnv, gateway()),
+            await reachOf(
+              name,
+              label,
+              perms.contents === 'write',
+              s.token,
+              runner,
+              agent?.home ?? home,
+              stepEnv,
+              agent ? { ...gateway(), as: agent } : gateway(),
+            ),
           );
           const env = { ...(s.options.agentEnv?.(name, step) ?? {}), ...stepEnv, PATH: path, HOME: home };
           // what the suite wrote for the client (Codex's home) is the step's user's, as the runner's files are
@@ -869,6 +880,18 @@ function needles(token: string): string[] {
     Buffer.from(`x-access-token:${token}`).toString('base64'),
     Buffer.from(token).toString('base64'),
   ];
+}
+
+/**
+ * The agent's user, when the step runs its command through the action's run-agent output (isolation: user):
+ * `perimeter-agent`, with the home main made for it beside run-agent.
+ */
+function agentUserOf(script: string, x: Contexts): RunnerOptions['runAs'] | null {
+  const runAgent = Object.values(x.steps).find((step) => step.outputs['run-agent'])?.outputs['run-agent'];
+  if (!runAgent || !script.includes(runAgent)) return null;
+  const id = (flag: string): number =>
+    Number(execFileSync('id', [flag, 'perimeter-agent'], { encoding: 'utf8' }).trim());
+  return { user: 'perimeter-agent', uid: id('-u'), gid: id('-g'), home: join(dirname(runAgent), 'home') };
 }
 
 /** The job's gateway (pid 0: none) and the user the job's steps run as (this process's when undefined). */

@@ -116,4 +116,41 @@ describe('diffWorkspace', () => {
       expect(diff.notes).toEqual([expect.stringMatching(/^src\/a\.ts: mode changed to 100755/) as string]);
     });
   });
+
+  describe("when the agent wrote the workspace's .git (the push runs with the step's secrets)", () => {
+    it('runs none of it: no fsmonitor, no clean filter', async () => {
+      const ran = join(dir, '..', `${dir.split('/').pop()}-ran`);
+      const hook = join(dir, 'hook.sh');
+      writeFileSync(hook, `#!/bin/sh\ntouch '${ran}'\ncat\n`, { mode: 0o755 });
+      execFileSync('git', ['-C', dir, 'config', 'core.fsmonitor', hook]);
+      execFileSync('git', ['-C', dir, 'config', 'filter.x.clean', hook]);
+      mkdirSync(join(dir, '.git/info'), { recursive: true });
+      writeFileSync(join(dir, '.git/info/attributes'), '* filter=x\n');
+      writeFileSync(join(dir, 'src/a.ts'), 'A\n');
+      const diff = await diffWorkspace(state);
+      expect(diff.files.map((f) => f.path)).toEqual(['hook.sh', 'src/a.ts']);
+      expect(() => execFileSync('test', ['-e', ran])).toThrow();
+    });
+  });
+
+  describe('when a directory is replaced by a symlink (to files the push command may read)', () => {
+    it('refuses the symlink, follows nothing, and reads no file through it', async () => {
+      const outside = mkdtempSync(join(tmpdir(), 'perimeter-ws-outside-'));
+      writeFileSync(join(outside, 'a.ts'), 'the runner user secret\n');
+      writeFileSync(join(outside, 'b.ts'), 'b\n');
+      rmSync(join(dir, 'src'), { recursive: true });
+      symlinkSync(outside, join(dir, 'src'));
+      // listed where git would no longer look, and ignored where a .gitignore could hide it
+      mkdirSync(join(dir, '.git/info'), { recursive: true });
+      writeFileSync(join(dir, '.git/info/exclude'), 'src\n');
+      writeFileSync(join(dir, '.gitignore'), 'src\n');
+      try {
+        const diff = await diffWorkspace(state);
+        expect(diff.refused).toEqual([expect.stringMatching(/^src: a symlink/) as string]);
+        expect(JSON.stringify(diff.files)).not.toContain('secret');
+      } finally {
+        rmSync(outside, { recursive: true, force: true });
+      }
+    });
+  });
 });

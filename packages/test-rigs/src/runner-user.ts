@@ -78,6 +78,14 @@ export function removeRunnerUser(): void {
   sh(
     'pgrep -u perimeter >/dev/null 2>&1 || { userdel perimeter 2>/dev/null; rm -rf /var/lib/perimeter; } || true',
   );
+  // the agents' user, and the packet filter main gave it (a chain of its own, for its uid)
+  sh(
+    'id -u perimeter-agent >/dev/null 2>&1 && ! pgrep -u perimeter-agent >/dev/null 2>&1 && { ' +
+      'for t in iptables ip6tables; do command -v $t >/dev/null || continue; ' +
+      '$t -w -D OUTPUT -m owner --uid-owner "$(id -u perimeter-agent)" -j PERIMETER_AGENT 2>/dev/null; ' +
+      '$t -w -F PERIMETER_AGENT 2>/dev/null; $t -w -X PERIMETER_AGENT 2>/dev/null; done; ' +
+      'userdel perimeter-agent 2>/dev/null; } || true',
+  );
   rmSync(HOME_ROOT, { recursive: true, force: true });
 }
 

@@ -40,7 +40,7 @@ export interface PendingGateway {
   configure(
     config: ChildConfig,
     options: { timeoutMs: number; secrets: string[] },
-  ): Promise<{ pid: number; port: number; controlPort?: number }>;
+  ): Promise<{ pid: number; port: number; controlPort?: number; egressPort?: number }>;
   kill(): void;
 }
 
@@ -114,6 +114,7 @@ export function spawnGateway(options: SpawnOptions): PendingGateway {
           pid: launcher ? ready.pid : (child.pid ?? ready.pid),
           port: ready.port,
           ...(ready.controlPort !== undefined && { controlPort: ready.controlPort }),
+          ...(ready.egressPort !== undefined && { egressPort: ready.egressPort }),
         };
       }
       if (exited !== null) fail(`the gateway stopped before it was ready (${exited})`);
@@ -132,19 +133,23 @@ export async function launchGateway(options: LaunchOptions): Promise<{ pid: numb
   return spawnGateway(options).configure(options.config, options);
 }
 
-function tryReadReady(file: string): { port: number; pid: number; controlPort?: number } | null {
+function tryReadReady(
+  file: string,
+): { port: number; pid: number; controlPort?: number; egressPort?: number } | null {
   if (!existsSync(file)) return null;
   try {
     const value = JSON.parse(readFileSync(file, 'utf8')) as {
       port?: unknown;
       pid?: unknown;
       controlPort?: unknown;
+      egressPort?: unknown;
     };
     if (typeof value.port === 'number' && typeof value.pid === 'number')
       return {
         port: value.port,
         pid: value.pid,
         ...(typeof value.controlPort === 'number' && { controlPort: value.controlPort }),
+        ...(typeof value.egressPort === 'number' && { egressPort: value.egressPort }),
       };
   } catch {
     // written atomically by the gateway; a partial file means a foreign writer: keep waiting

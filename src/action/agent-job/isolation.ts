@@ -3,6 +3,17 @@ import { userInfo } from 'node:os';
 import { basename, join } from 'node:path';
 import { ActionError } from '../config-loader.js';
 import { Inputs } from '../constants.js';
+import {
+  AGENT_SETUP,
+  AGENT_USER,
+  agentHomeAt,
+  agentSudoRules,
+  checkNoRootLeft,
+  PROXY_FILE,
+  TRUSTED_PATH,
+  trustedBinary,
+  type AgentHome,
+} from './agent-user.js';
 
 /**
  * `isolation: user`. Main runs as the runner's user, which on GitHub-hosted runners has passwordless sudo and
@@ -32,7 +43,12 @@ export interface GatewayHome {
   logPath: string;
   node: string;
   script: string;
+  /** the agent's user's directory for this run (src/action/agent-job/agent-user.ts) */
+  agent: AgentHome;
 }
+
+/** sudo by its absolute path: a bare name is looked up on the step's PATH. */
+const SUDO = '/usr/bin/sudo';
 
 /**
  * Refuses (ActionError) where isolation cannot hold: not Linux, steps running as root (no other user hides
@@ -51,7 +67,7 @@ export function checkIsolationSupport(
   };
   if (platform !== 'linux') refuse(`the runner is ${platform}, and isolation needs Linux`);
   if (userInfo().uid === 0) refuse('the job runs as root, and no user can hide the gateway from root');
-  const sudo = spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' });
+  const sudo = spawnSync(SUDO, ['-n', 'true'], { stdio: 'ignore' });
   if (sudo.error || sudo.status !== 0)
     refuse(`the runner's user ${userInfo().username} has no passwordless sudo to set isolation up with`);
   return env.RUNNER_ENVIRONMENT === 'self-hosted'
@@ -60,11 +76,14 @@ export function checkIsolationSupport(
     : null;
 }
 
-/** Runs a script as root through sudo; its arguments are $1... (never secrets: argv is world-readable). */
+/**
+ * Runs a script as root through sudo; its arguments are $1... (never secrets: argv is world-readable). The
+ * script finds its tools on TRUSTED_PATH only: sudo's secure_path starts with /usr/local, which GitHub's images
+ * make writable by everyone.
+ */
 function asRoot(what: string, script: string, args: string[]): string {
-  const run = spawnSync('sudo', ['-n', 'sh', '-c', `set -eu\n${script}`, 'sh', ...args], {
-    encoding: 'utf8',
-  });
+  const body = `set -eu\nPATH=${TRUSTED_PATH}; export PATH\n${script}`;
+  const run = spawnSync(SUDO, ['-n', '/bin/sh', '-c', body, 'sh', ...args], { encoding: 'utf8' });
   if (run.error || run.status !== 0) {
     const detail = (run.stderr || run.error?.message || `exit code ${run.status}`).trim();
     throw new ActionError(`${Inputs.Isolation}: could not ${what}: ${detail}`);
@@ -80,23 +99,59 @@ install -d -o root -g root -m 0755 "$root"
 dir=$(mktemp -d "$root/run-XXXXXXXX")
 chown "$user:$user" "$dir"; chmod 0711 "$dir"
 install -o "$user" -g "$user" -m 0600 /dev/null "$dir/gateway.log"
-# the runner's node and the bundle may sit in a home only the runner's user can enter: then a copy of root's
-if ! setpriv --reuid="$user" --regid="$user" --clear-groups test -x "$node" -a -r "$script"; then
-  mkdir -m 0755 "$dir.runtime"; cp "$node" "$dir.runtime/node"; cp -R "$(dirname "$script")" "$dir.runtime/gateway"
-  node=$dir.runtime/node script=$dir.runtime/gateway/$(basename "$script")
-fi
-printf '%s\\n%s\\n%s\\n' "$dir" "$node" "$script"
+# root's copies of node and the bundles: the runner's node and the action may sit in a home only the runner's
+# user enters, and are that user's files (which the gateway, and run-agent's helper, then would run)
+bundles=$(dirname "$(dirname "$script")")
+install -d -o root -g root -m 0755 "$dir.runtime"
+install -o root -g root -m 0755 "$node" "$dir.runtime/node"
+cp -R "$bundles/gateway" "$dir.runtime/gateway"; cp -R "$bundles/cli" "$dir.runtime/cli"
+chown -R root:root "$dir.runtime"; chmod -R go-w "$dir.runtime"
+printf '%s\\n%s\\n%s\\n' "$dir" "$dir.runtime/node" "$dir.runtime/gateway/$(basename "$script")"
 `;
 
-/** Creates the gateway's user (once per machine) and a directory of its own for this run. */
+/**
+ * Creates the gateway's user and the agent's (once per machine), a directory of each for this run, and root's
+ * copies of node and the bundles they run. Checks first that the programs trusted processes run are root's.
+ */
 export function prepareGatewayHome(node: string, script: string): GatewayHome {
+  for (const tool of ['git', 'sudo', 'setpriv', 'setsid', 'env', 'sh', 'id', 'kill']) trustedBinary(tool);
   const [dir, runNode, runScript] = asRoot('prepare the gateway user', SETUP, [
     GATEWAY_USER,
     node,
     script,
     GATEWAY_ROOT,
   ]).split('\n') as [string, string, string];
-  return { dir, logPath: join(dir, 'gateway.log'), node: runNode, script: runScript };
+  const agentSetup = asRoot("prepare the agent's user", AGENT_SETUP, [AGENT_USER, dir, `${dir}.runtime`]);
+  return {
+    dir,
+    logPath: join(dir, 'gateway.log'),
+    node: runNode,
+    script: runScript,
+    agent: agentHomeAt(agentSetup),
+  };
+}
+
+/** Tells run-agent where the agent's egress proxy listens (a root-owned file in the agent's directory). */
+export function setAgentProxy(agent: AgentHome, port: number): void {
+  asRoot("tell run-agent the agent's proxy", 'umask 0022; printf "%s" "$2" > "$1.tmp"; mv "$1.tmp" "$1"', [
+    join(agent.dir, PROXY_FILE),
+    `http://127.0.0.1:${port}`,
+  ]);
+}
+
+/**
+ * Gives files and directories main made to the agent's user, moved into its directory (`into`); returns the
+ * new paths. Files become 0600, directories keep their modes.
+ */
+export function giveToAgent(into: string, paths: string[]): string[] {
+  const script = `user=$1 into=$2; shift 2
+for p in "$@"; do
+  to="$into/$(basename "$p")"
+  if [ -d "$p" ]; then mv -T "$p" "$to"; chown -R -P "$user:$user" "$to"
+  else install -o "$user" -g "$user" -m 0600 "$p" "$to"; fi
+done`;
+  asRoot("hand main's files to the agent's user", script, [AGENT_USER, into, ...paths]);
+  return paths.map((path) => join(into, basename(path)));
 }
 
 /**
@@ -109,16 +164,22 @@ export function prepareGatewayHome(node: string, script: string): GatewayHome {
  */
 export function gatewayLauncher(home: GatewayHome): { command: string; args: string[] } {
   return {
-    command: 'sudo',
+    command: SUDO,
     args: [
       '-n',
-      'setpriv',
+      '/usr/bin/setpriv',
       `--reuid=${GATEWAY_USER}`,
       `--regid=${GATEWAY_USER}`,
       '--clear-groups',
       '--no-new-privs',
       '--',
-      'sh',
+      // a fixed environment: the gateway finds git on TRUSTED_PATH, checked root's (prepareGatewayHome)
+      '/usr/bin/env',
+      '-i',
+      `PATH=${TRUSTED_PATH}`,
+      'HOME=/nonexistent',
+      'LANG=C.UTF-8',
+      '/bin/sh',
       '-c',
       'IFS= read -r config || [ -n "$config" ]; printf "%s" "$config" | setsid -f "$0" "$1" >>"$2" 2>&1',
       home.node,
@@ -138,11 +199,11 @@ for f in "$@"; do install -o "$user" -g "$user" -m 0600 "$f" "$dir/$(basename "$
 
 /** Ends a gateway main started and no longer needs (main still has sudo then). */
 export function killGateway(pid: number): void {
-  spawnSync('sudo', ['-n', 'kill', '-KILL', String(pid)], { stdio: 'ignore' });
+  spawnSync(SUDO, ['-n', '/bin/kill', '-KILL', String(pid)], { stdio: 'ignore' });
 }
 
 const LOCK_DOWN = `
-runner=$1 action=$2 deny=$3; shift 3
+runner=$1 action=$2 deny=$3 rules=$4; shift 4
 # the action's directory, and every directory above it the runner's user owns (it could rename one and put
 # another post step in its place): root's; sticky and group-writable, so the user still creates files there
 chown -R root:root "$action"; chmod -R go-w "$action"
@@ -158,28 +219,35 @@ for s in "$@"; do
 done
 found=$(grep -lE "^[[:space:]]*$runner[[:space:]]" /etc/sudoers.d/* 2>/dev/null || true)
 for f in $found; do rm -f "$f"; echo "sudo for $runner: $f removed"; done
-umask 0337; printf '%s ALL=(ALL:ALL) !ALL\\n' "$runner" > "$deny.tmp"
+umask 0337; printf '%s ALL=(ALL:ALL) !ALL\\n%s' "$runner" "$rules" > "$deny.tmp"
 visudo -cf "$deny.tmp" >/dev/null; mv "$deny.tmp" "$deny"
-echo "sudo for $runner: denied by $deny, after every other rule"
+echo "sudo for $runner: denied by $deny, after every other rule, but for running run-agent's helpers as the agent's user"
 `;
 
 /**
  * The last thing main does with sudo: the action's directory becomes root's, the Docker sockets root's only,
  * and the runner's user loses sudo for the rest of the job. Checks that sudo is gone; returns what it removed.
  */
-export function lockDown(actionDir: string, env: NodeJS.ProcessEnv = process.env): string[] {
+export function lockDown(
+  actionDir: string,
+  agent: AgentHome,
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
   const sockets = [...DOCKER_SOCKETS, ...(env.PERIMETER_DOCKER_SOCKET ? [env.PERIMETER_DOCKER_SOCKET] : [])];
+  const runner = userInfo().username;
   const done = asRoot("take sudo and Docker away from the runner's user", LOCK_DOWN, [
-    userInfo().username,
+    runner,
     actionDir,
-    sudoersDeny(userInfo().username),
+    sudoersDeny(runner),
+    agentSudoRules(runner, agent),
     ...sockets,
   ]);
-  const sudo = spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' });
+  const sudo = spawnSync(SUDO, ['-n', 'true'], { stdio: 'ignore' });
   if (!sudo.error && sudo.status === 0)
-    throw new ActionError(
-      `${Inputs.Isolation}: sudo still works for ${userInfo().username} after it was removed`,
-    );
+    throw new ActionError(`${Inputs.Isolation}: sudo still works for ${runner} after it was removed`);
+  // what sudo itself says the user may still run: nothing but run-agent's helpers, as the agent's user
+  const listing = spawnSync(SUDO, ['-n', '-l'], { encoding: 'utf8', env: { ...env, LC_ALL: 'C' } });
+  checkNoRootLeft(`${listing.stdout ?? ''}`, agent);
   return done.trim().split('\n');
 }
 

@@ -32,6 +32,8 @@ import {
   adoptFiles,
   checkIsolationSupport,
   GATEWAY_USER,
+  giveToAgent,
+  setAgentProxy,
   gatewayLauncher,
   killGateway,
   lockDown,
@@ -40,6 +42,7 @@ import {
   type GatewayHome,
 } from './isolation.js';
 import { writeWorkspaceState } from '../../clients/workspace-state.js';
+import { AGENT_USER, trustedBinary } from './agent-user.js';
 import { makeScrubber } from '../../safety/secret-forms.js';
 import { readSettings, type Settings } from '../inputs.js';
 import { runStep } from '../step.js';
@@ -48,6 +51,7 @@ import {
   CONFIG_FILE_KEYS,
   jobSettingsOf,
   saveStateFile,
+  sealingState,
   START_REFS_KEYS,
   type StateStore,
 } from './state.js';
@@ -67,7 +71,8 @@ function defaultGatewayScript(): string {
  * Everything post needs is saved as it becomes true, so post can verify whatever main got to.
  */
 export async function runMain(): Promise<void> {
-  const store = actionsState;
+  // sealed: post tells what main saved from STATE_ variables a later step exported
+  const store = sealingState(actionsState);
   // post puts the reason in the error receipt (a refusal such as an untrusted trigger says why there)
   const refuse = (message: string): void => {
     store.save(State.MainError, message);
@@ -227,7 +232,7 @@ async function prepareAndServe(
   const stagePath = settings.writes === 'stage' ? join(gatewayDir, 'staged.json') : undefined;
   if (stagePath) store.save(State.StagePath, stagePath);
 
-  const { pid, port, controlPort } = await gateway.configure(
+  const { pid, port, controlPort, egressPort } = await gateway.configure(
     {
       token: settings.token,
       apiUrl: settings.apiUrl,
@@ -247,11 +252,13 @@ async function prepareAndServe(
       readyFile: join(gatewayDir, 'ready.json'),
       ...(stagePath ? { stagePath } : {}),
       ...(controlSecret ? { controlSecret } : {}),
+      ...(home ? { egress: { allow: settings.agentEgress } } : {}),
     },
     { timeoutMs: READY_TIMEOUT_MS, secrets },
   );
   // (a refused status ends the gateway in start() before post could be told of it)
   await pending;
+  if (home && egressPort !== undefined) setAgentProxy(home.agent, egressPort);
   store.save(State.GatewayPid, String(pid));
   if (controlSecret) store.save(State.Isolation, JSON.stringify({ controlPort, controlSecret }));
 
@@ -261,8 +268,12 @@ async function prepareAndServe(
     url: `http://127.0.0.1:${port}/mcp/${encodeURIComponent(name)}`,
     secret: endpointSecrets[name] as string,
   }));
-  const files = writeClientConfigs(workDir, endpoints, variables);
+  const written = writeClientConfigs(workDir, endpoints, variables);
+  // with isolation the agent runs as its own user: its client configs are that user's files
+  const files = home ? clientConfigsForAgent(written, home) : written;
   handOut(endpoints, files, settings.exportSecrets, variables);
+  // '' without isolation: `${{ steps.perimeter.outputs.run-agent }} claude …` then runs claude as it is
+  core.setOutput(Outputs.RunAgent, home ? home.agent.runAgent : '');
   const only = endpoints.length === 1 ? endpoints[0] : undefined;
   core.setOutput(
     Outputs.Endpoints,
@@ -274,9 +285,9 @@ async function prepareAndServe(
   core.setOutput(Outputs.TokenVariable, only ? variables[only.name] : '');
   core.setOutput(Outputs.Record, settings.record.name);
   if (settings.workspace !== null)
-    await handOutAll(settings, upstream, { perimeters, startHead, configRef, endpoints, workDir });
+    await handOutAll(settings, upstream, { perimeters, startHead, configRef, endpoints, workDir, home });
   // the last use of sudo: after it no later step has any, nor the Docker socket, nor the action's directory
-  if (home) await reportLockDown(lockDown(actionDir()), pid);
+  if (home) await reportLockDown(lockDown(actionDir(), home.agent), pid, home, settings.agentEgress);
   store.save(State.Ready, 'true');
   for (const e of endpoints) core.info(`${e.name}: ${e.url}`);
   core.info(
@@ -285,9 +296,42 @@ async function prepareAndServe(
   );
 }
 
+/**
+ * The client configs as the agent's user's files, in its directory: the runner's user's RUNNER_TEMP may be in a
+ * home the agent's user cannot enter, and the agent's files are out of the runner's user's way.
+ */
+function clientConfigsForAgent(files: ClientConfigs, home: GatewayHome): ClientConfigs {
+  const all = [files.mcpConfig, files.codexConfig];
+  for (const own of Object.values(files.perimeters)) all.push(own.mcpConfig, own.codexConfig);
+  const given = giveToAgent(home.agent.configDir, all);
+  const moved = new Map(all.map((path, i) => [path, given[i] as string]));
+  const to = (path: string): string => moved.get(path) as string;
+  return {
+    mcpConfig: to(files.mcpConfig),
+    codexConfig: to(files.codexConfig),
+    perimeters: Object.fromEntries(
+      Object.entries(files.perimeters).map(([name, own]) => [
+        name,
+        { mcpConfig: to(own.mcpConfig), codexConfig: to(own.codexConfig) },
+      ]),
+    ),
+  };
+}
+
 /** What isolation took away, in the log and the job summary, where the owner reads what the agent can do. */
-async function reportLockDown(removed: string[], pid: number): Promise<void> {
-  const lines = [`the gateway runs as user ${GATEWAY_USER} (pid ${pid})`, ...removed];
+async function reportLockDown(
+  removed: string[],
+  pid: number,
+  home: GatewayHome,
+  egress: string[],
+): Promise<void> {
+  const lines = [
+    `the gateway runs as user ${GATEWAY_USER} (pid ${pid})`,
+    `agents run as user ${AGENT_USER} through ${home.agent.runAgent} (the run-agent output)`,
+    home.agent.egress,
+    `the agent's egress proxy lets through: ${egress.length > 0 ? egress.join(', ') : 'nothing (input agent-egress)'}`,
+    ...removed,
+  ];
   core.info(`Perimeter isolation:\n${lines.map((line) => `  ${line}`).join('\n')}`);
   await core.summary
     .addHeading('Perimeter isolation', 3)
@@ -364,6 +408,7 @@ async function handOutAll(
     configRef: string;
     endpoints: Endpoint[];
     workDir: string;
+    home: GatewayHome | null;
   },
 ): Promise<void> {
   const started = performance.now();
@@ -374,8 +419,19 @@ async function handOutAll(
     configRef: context.configRef,
     perimeters: context.perimeters,
     folder: settings.workspace as string,
+    // with isolation, the git main checked is root's (never one on the step's PATH)
+    ...(context.home ? { git: trustedBinary('git') } : {}),
   });
   const cli = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'index.js');
+  const { home } = context;
+  // with isolation each workspace becomes the agent's user's, in its directory
+  if (home) {
+    const moved = giveToAgent(
+      home.agent.workspaces,
+      workspaces.map((w) => w.dir),
+    );
+    workspaces.forEach((w, i) => (w.dir = moved[i] as string));
+  }
   for (const workspace of workspaces) {
     const endpoint = context.endpoints.find((e) => e.name === workspace.perimeter) as Endpoint;
     const statePath = join(context.workDir, `workspace-${workspace.perimeter}.json`);

@@ -16,6 +16,7 @@ import {
 } from '../../verify/index.js';
 import { Inputs, State, STOP_GRACE_MS } from '../constants.js';
 import { logTail, stopGateway } from './gateway-process.js';
+import { readEgress, renderEgress } from './egress-summary.js';
 import { handOver } from './hand-over.js';
 import { takeOverGateway, type ControlAccess } from './take-over.js';
 import { readSettings, type Settings } from '../inputs.js';
@@ -24,6 +25,7 @@ import { failOnTakenName, recordLine, uploadRecord } from '../record.js';
 import { judgedOutcome, runStep } from '../step.js';
 import {
   actionsState,
+  brokenSeal,
   CONFIG_FILE_KEYS,
   readStateFile,
   START_REFS_KEYS,
@@ -36,6 +38,9 @@ import {
  * Whatever main did not get to, or whatever broke since, becomes a problem that keeps the verdict from success.
  */
 export async function runPost(): Promise<void> {
+  // a state that is not main's decides nothing: no gateway to ask, no file to read, only an error receipt
+  const broken = brokenSeal();
+  if (broken !== null) return refuseState(broken);
   const problems: string[] = [];
   const isolation = actionsState.get(State.Isolation);
   // with isolation the gateway is another user's: it stops, and hands its files over, when post asks
@@ -64,6 +69,20 @@ export async function runPost(): Promise<void> {
       await publishError(upstream, settings, branchOf(store, settings), store.get(State.StartHead), message);
       core.setFailed(`Perimeter could not verify this job: ${message}`);
     },
+  });
+}
+
+/** The error receipt for a state that is not main's, on the bound branch as the inputs name it. */
+async function refuseState(reason: string): Promise<void> {
+  const why = `${reason}, so nothing done during this job was verified`;
+  await runStep({
+    read: () => readSettings(),
+    done: 'verified',
+    run: async ({ upstream, settings }) => {
+      await publishError(upstream, settings, settings.branch, null, why);
+      core.setFailed(`Perimeter: ${why}`);
+    },
+    failed: async (_context, _error, message) => core.setFailed(`Perimeter: ${why} (${message})`),
   });
 }
 
@@ -189,6 +208,8 @@ async function verify(
     context: settings.statusContext,
     evidence: json,
   });
+  // with isolation: every host the agent asked its egress proxy for
+  receipt.summary += renderEgress(readEgress(ledgerPath));
   // what the agents asked to write (request_scope): a ready perimeters.yml change, never a grant
   const requests = ledger?.scopeRequests ?? [];
   if (requests.length > 0)

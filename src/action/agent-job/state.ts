@@ -17,6 +17,48 @@ export const actionsState: StateStore = {
   get: (key) => core.getState(key),
 };
 
+const sealOf = (saved: Map<string, string>): string =>
+  sha256(
+    JSON.stringify([...saved].filter(([key]) => key !== State.Seal).sort(([a], [b]) => (a < b ? -1 : 1))),
+  );
+
+/**
+ * Main's store: each save also saves the seal anew, over everything saved so far (the runner hands post the last
+ * value of each key), so post can tell main's state from variables of the same names a step exported. The
+ * runner puts what main saved over an exported `STATE_<key>`, but not one main never saved: `STATE_stagePath`
+ * in GITHUB_ENV reached post as if main had staged writes.
+ */
+export function sealingState(store: StateStore): StateStore {
+  const saved = new Map<string, string>();
+  return {
+    save: (key, value) => {
+      saved.set(key, value);
+      store.save(key, value);
+      store.save(State.Seal, sealOf(saved));
+    },
+    get: (key) => store.get(key),
+  };
+}
+
+/**
+ * Post's check of the seal, over every STATE_ variable in its environment: null when they are exactly what
+ * main saved (or there are none: main saved nothing), else what is wrong.
+ */
+export function brokenSeal(env: NodeJS.ProcessEnv = process.env): string | null {
+  const saved = new Map<string, string>();
+  for (const [name, value] of Object.entries(env))
+    if (name.startsWith('STATE_') && value !== undefined) saved.set(name.slice('STATE_'.length), value);
+  if (saved.size === 0) return null;
+  const seal = saved.get(State.Seal);
+  if (seal === undefined) return "post's state has no seal from main, so it is not main's";
+  if (seal !== sealOf(saved))
+    return `post's state is not what main saved (a step set STATE_ variables: ${[...saved.keys()]
+      .filter((key) => key !== State.Seal)
+      .sort()
+      .join(', ')})`;
+  return null;
+}
+
 export const CONFIG_FILE_KEYS = { path: State.ConfigPath, digest: State.ConfigDigest };
 export const START_REFS_KEYS = { path: State.StartRefsPath, digest: State.StartRefsDigest };
 

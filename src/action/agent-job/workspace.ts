@@ -46,6 +46,8 @@ export async function handOutWorkspaces(options: {
   perimeters: Perimeter[];
   /** the folder the workspaces are made in, `<folder>/<perimeter>` */
   folder: string;
+  /** the git that makes each directory's one commit; default `git` on PATH */
+  git?: string;
 }): Promise<{ workspaces: HandedOut[]; figures: WorkspaceFigures }> {
   const view = new RepoView(options.upstream, options.branch);
   const instructions = new TrustedInstructions(view, options.configRef);
@@ -73,6 +75,7 @@ export async function handOutWorkspaces(options: {
     const files = present.filter((f) => !outside.has(f.path));
     writeDirectory(dir, files, reading.blobs);
     await commitDirectory(
+      options.git ?? 'git',
       dir,
       `${options.branch} at ${options.head}, as perimeter ${perimeter.name} reads it`,
     );
@@ -114,11 +117,11 @@ function writeDirectory(dir: string, files: WorkspaceFile[], blobs: Map<string, 
   }
 }
 
-async function commitDirectory(dir: string, message: string): Promise<void> {
-  await run('git', ['init', '--quiet', dir]);
+async function commitDirectory(git: string, dir: string, message: string): Promise<void> {
+  await run(git, ['init', '--quiet', dir]);
   // -f: a file the repository tracks is handed out even where a .gitignore it holds would ignore it
-  await run('git', ['-C', dir, 'add', '--all', '--force']);
-  await run('git', [
+  await run(git, ['-C', dir, 'add', '--all', '--force']);
+  await run(git, [
     '-C',
     dir,
     ...LOCAL_COMMIT_CONFIG,
