@@ -13,6 +13,8 @@ import { listActivity } from './octokit-activity.js';
 import { GitObjectReads } from './octokit-objects.js';
 import { cloneUrl, GitBlobReader } from '../git-blobs.js';
 import { GitRefReader } from '../git-refs.js';
+import { trustedGit } from '../git-binary.js';
+import { GitHistory } from '../git-history.js';
 import {
   REPOSITORY_FILE,
   repositoryFileOf,
@@ -65,6 +67,13 @@ export interface OctokitUpstreamOptions {
    * false: REST only.
    */
   gitUrl?: string | false;
+  /**
+   * Keep a partial copy of this branch's history (commits and trees, src/github/git-history.ts) in a 0700
+   * directory made in `dir`, brought up to date at each read of the branch head, and answer commits, trees
+   * and history from it. Needs git over HTTP (`gitUrl`) and a root-owned git binary (git-binary.ts); absent
+   * or unusable: REST and GraphQL, as without it.
+   */
+  history?: { branch: string; dir: string; timeoutMs?: number };
   /** the signal that ends one attempt after `ms`. Default AbortSignal.timeout; tests inject their own clock. */
   attemptSignal?: (ms: number) => AbortSignal;
 }
@@ -78,6 +87,7 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
   private readonly heads = new Map<string, { etag: string; sha: string }>();
   private repository: Promise<{ defaultBranch: string; private: boolean }> | undefined;
   private readonly gitRefs: GitRefReader | null = null;
+  private readonly historyBranch: string | null = null;
 
   constructor(options: OctokitUpstreamOptions) {
     super(options.blobCacheBytes ?? 64 * 1024 * 1024);
@@ -110,11 +120,23 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
       const url = options.gitUrl ?? cloneUrl(clientOptions.baseUrl, this.owner, this.repo);
       this.gitBlobs = new GitBlobReader({ url, token: options.token });
       this.gitRefs = new GitRefReader({ url, token: options.token });
+      const git = trustedGit();
+      if (options.history && git) {
+        this.historyBranch = options.history.branch;
+        this.gitHistory = new GitHistory({
+          url,
+          token: options.token,
+          git,
+          parentDir: options.history.dir,
+          ...(options.history.timeoutMs !== undefined ? { timeoutMs: options.history.timeoutMs } : {}),
+        });
+      }
     }
   }
 
   stats(): UpstreamStats {
-    const git = (this.gitRefs?.requests ?? 0) + 2 * (this.gitBlobs?.fetches ?? 0);
+    const git =
+      (this.gitRefs?.requests ?? 0) + 2 * (this.gitBlobs?.fetches ?? 0) + 2 * (this.gitHistory?.fetches ?? 0);
     return { ...this.counters, git };
   }
 
@@ -145,6 +167,13 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
   }
 
   async tryGetBranchHead(branch: string): Promise<string | null> {
+    const head = await this.readBranchHead(branch);
+    // the history copy follows its branch at each read of the head: what is read next is then on this machine
+    if (head !== null && branch === this.historyBranch) await this.gitHistory?.update(branch, head);
+    return head;
+  }
+
+  private async readBranchHead(branch: string): Promise<string | null> {
     // Over git when it answers: a ref read GitHub does not charge, where REST charges every head that moved
     // (a 304 is free, but the first read after each push is a 200). A name outside printable ASCII goes
     // to REST (a line break would end the pkt-line early; REST refuses what git refuses).
