@@ -213,7 +213,7 @@ export class GitHistory {
     const dir = await this.ensureDir();
     this.fetches += 1;
     const ref = `refs/copy/${Buffer.from(branch).toString('hex')}`;
-    const fetched = await this.exitCode(
+    const fetched = await this.spawn(
       [
         '-c',
         'protocol.version=2',
@@ -230,7 +230,12 @@ export class GitHistory {
       ],
       dir,
     );
-    if (fetched !== 0) throw new Error(`git fetch exited ${fetched}`);
+    if (/filtering not recognized/.test(fetched.stderr)) {
+      // the server ignored the filter and sent the blobs, hidden files' contents too: none stays on disk
+      this.close();
+      throw new Error('the server does not serve partial clones');
+    }
+    if (fetched.code !== 0) throw new Error(`git fetch exited ${fetched.code}`);
     // every commit and tree of the new history present, or the server sent half of it
     const not = [...this.heads].flatMap((h) => ['--not', h]);
     const objects = await this.run([
@@ -297,18 +302,43 @@ export class GitHistory {
     return code === 0 ? stdout : this.fail();
   }
 
-  private spawn(args: string[], dir: string | null): Promise<{ code: number | null; stdout: Buffer }> {
-    if (dir === null) return Promise.resolve({ code: null, stdout: Buffer.alloc(0) });
+  private spawn(
+    args: string[],
+    dir: string | null,
+  ): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
+    const none = { code: null, stdout: Buffer.alloc(0), stderr: '' };
+    if (dir === null) return Promise.resolve(none);
     return new Promise((resolve) => {
+      // its own process group: a fetch's HTTP helper (git-remote-https) is ended with it on a timeout, where
+      // killing git alone would leave the helper holding the pipes, and this promise, open
       const child = spawn(this.options.git, args, {
         env: this.environment(dir),
-        stdio: ['ignore', 'pipe', 'ignore'],
-        timeout: this.options.timeoutMs ?? 120_000,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
       });
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          child.kill('SIGKILL');
+        }
+      }, this.options.timeoutMs ?? 120_000);
       const chunks: Buffer[] = [];
+      let stderr = '';
       child.stdout!.on('data', (chunk: Buffer) => chunks.push(chunk));
-      child.on('error', () => resolve({ code: null, stdout: Buffer.alloc(0) }));
-      child.on('close', (code) => resolve({ code, stdout: Buffer.concat(chunks) }));
+      // kept short: only git's own warnings are looked for
+      child.stderr!.on(
+        'data',
+        (chunk: Buffer) => void (stderr = (stderr + chunk.toString('utf8')).slice(-4096)),
+      );
+      child.on('error', () => {
+        clearTimeout(timer);
+        resolve(none);
+      });
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout: Buffer.concat(chunks), stderr });
+      });
     });
   }
 }
