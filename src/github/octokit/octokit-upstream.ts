@@ -16,6 +16,12 @@ import { GitRefReader } from '../git-refs.js';
 import { trustedGit } from '../git-binary.js';
 import { GitHistory } from '../git-history.js';
 import {
+  RECEIPT_COMMITS_PER_CALL,
+  receiptsOf,
+  receiptsQuery,
+  type ReceiptsAnswer,
+} from './graphql-receipts.js';
+import {
   REPOSITORY_FILE,
   repositoryFileOf,
   repositoryFileVariables,
@@ -31,6 +37,7 @@ import {
   type PullRequestInfo,
   type PullRequestRequest,
   type PullRequestReview,
+  type ReceiptScreen,
   type RepositoryFile,
   type ActivityWindow,
   type StatusRecord,
@@ -416,6 +423,30 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
    * filter=all: the default (latest) hides an earlier run of the same name, and a forged one must not hide.
    * https://docs.github.com/rest/checks/runs#list-check-runs-for-a-git-reference
    */
+  async screenReceipts(
+    shas: string[],
+    context: string,
+    checkRuns: boolean,
+  ): Promise<Map<string, ReceiptScreen>> {
+    const out = new Map<string, ReceiptScreen>();
+    const wanted = [...new Set(shas)].map(wire.checkSha);
+    for (let i = 0; i < wanted.length; i += RECEIPT_COMMITS_PER_CALL) {
+      const chunk = wanted.slice(i, i + RECEIPT_COMMITS_PER_CALL);
+      try {
+        const answer = await this.rest.graphql<ReceiptsAnswer>(
+          `read the receipts on ${chunk.length} commits`,
+          receiptsQuery(chunk, checkRuns),
+          { context },
+        );
+        for (const [sha, screen] of receiptsOf(chunk, answer, checkRuns)) out.set(sha, screen);
+      } catch {
+        // GraphQL refused or failed: the caller lists these by REST
+        break;
+      }
+    }
+    return out;
+  }
+
   async listCheckRuns(sha: string, name: string): Promise<CheckRunRecord[]> {
     wire.checkSha(sha);
     const runs: CheckRunRecord[] = [];
