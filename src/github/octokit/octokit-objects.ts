@@ -472,6 +472,10 @@ export abstract class GitObjectReads {
     wire.checkSha(base);
     wire.checkSha(head);
     return this.comparisons.get(`${base}...${head}@${page}`, async () => {
+      const local = await this.gitHistory?.compare(base, head, page);
+      if (local === 'unrelated')
+        throw new UpstreamError('not_found', `No common ancestor between ${base} and ${head}.`, 404);
+      if (local) return local;
       const data = await this.rest.read<wire.Compare>(
         `compare ${base}...${head}`,
         `GET /repos/{owner}/{repo}/compare/${base}...${head}`,
