@@ -213,6 +213,17 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
   }
 
   async listRefs(): Promise<Map<string, string>> {
+    // Over git when it answers: one ls-refs POST, charged to neither budget, where REST's matching-refs is a
+    // charged request (a tag's SHA is its tag object's in both)
+    if (this.gitRefs && !this.gitRefs.failed) {
+      const found = await this.gitRefs.list(['refs/']).catch(() => null);
+      if (found) {
+        const refs = new Map<string, string>();
+        for (const [name, sha] of found)
+          if (name.startsWith('refs/') && !name.startsWith('refs/pull/')) refs.set(name, sha);
+        return refs;
+      }
+    }
     // Without a ref, matching-refs lists every ref, notes and other namespaces included:
     // https://docs.github.com/rest/git/refs#list-matching-references
     let data: wire.Ref[];
