@@ -394,6 +394,16 @@ export abstract class GitObjectReads {
     });
   }
 
+  /**
+   * Brings the history copy to a commit asked about that it does not hold yet (the end head a verifier
+   * compares with): one fetch, after which everything below it is read here. Only the newer side of a
+   * question is fetched: an older one the copy then lacks is not on that history, and GitHub answers.
+   */
+  private async reachCopy(sha: string): Promise<void> {
+    if (this.gitHistory && !this.gitHistory.failed && !this.gitHistory.holds(sha))
+      await this.gitHistory.update('asked', sha);
+  }
+
   rememberCommitFiles(sha: string, files: ComparedFile[]): void {
     this.commitFiles.set(sha, { paths: files.map((f) => f.path), complete: true, files });
   }
@@ -449,6 +459,7 @@ export abstract class GitObjectReads {
 
   async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
     if (wire.checkSha(ancestor) === wire.checkSha(descendant)) return true;
+    await this.reachCopy(descendant);
     const local = await this.gitHistory?.isAncestor(ancestor, descendant);
     if (local !== undefined && local !== null) return local;
     try {
@@ -472,6 +483,7 @@ export abstract class GitObjectReads {
     wire.checkSha(base);
     wire.checkSha(head);
     return this.comparisons.get(`${base}...${head}@${page}`, async () => {
+      await this.reachCopy(head);
       const local = await this.gitHistory?.compare(base, head, page);
       if (local === 'unrelated')
         throw new UpstreamError('not_found', `No common ancestor between ${base} and ${head}.`, 404);

@@ -75,12 +75,13 @@ export interface OctokitUpstreamOptions {
    */
   gitUrl?: string | false;
   /**
-   * Keep a partial copy of this branch's history (commits and trees, src/github/git-history.ts) in a 0700
-   * directory made in `dir`, brought up to date at each read of the branch head, and answer commits, trees
-   * and history from it. Needs git over HTTP (`gitUrl`) and a root-owned git binary (git-binary.ts); absent
-   * or unusable: REST and GraphQL, as without it.
+   * Keep a partial copy of history (commits and trees, src/github/git-history.ts) in a 0700 directory made
+   * in `dir` and answer commits, trees and history from it: brought up to date at each read of `branch`'s
+   * head when given (the gateway), else fetched when a compare or an ancestry question needs a commit it
+   * lacks (the verifier). Needs git over HTTP (`gitUrl`) and a root-owned git binary (git-binary.ts);
+   * absent or unusable: REST and GraphQL, as without it.
    */
-  history?: { branch: string; dir: string; timeoutMs?: number };
+  history?: { dir: string; branch?: string; timeoutMs?: number };
   /** the signal that ends one attempt after `ms`. Default AbortSignal.timeout; tests inject their own clock. */
   attemptSignal?: (ms: number) => AbortSignal;
 }
@@ -129,7 +130,7 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
       this.gitRefs = new GitRefReader({ url, token: options.token });
       const git = trustedGit();
       if (options.history && git) {
-        this.historyBranch = options.history.branch;
+        this.historyBranch = options.history.branch ?? null;
         this.gitHistory = new GitHistory({
           url,
           token: options.token,
