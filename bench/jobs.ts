@@ -28,7 +28,7 @@ export interface PhaseCost {
   routes: Record<string, number>;
 }
 
-export type Workload = 'bench session' | "the SDK's history";
+export type Workload = 'bench session' | "the SDK's history" | "the servers' history";
 
 export interface JobsRow {
   workload: Workload;
@@ -215,17 +215,52 @@ export async function runJobs(options: { repo: RepoSize; session: SessionShape }
   });
 }
 
+/** A real project's history to run the history session on: where its clone is, its perimeters, a push. */
+export interface RealHistory {
+  name: Workload;
+  /** a bare or mirror clone with a `main` */
+  source: string;
+  config: string;
+  /** the one file the session pushes, inside the perimeter's write globs */
+  push: string;
+}
+
+/** The MCP servers monorepo: 4,158 commits on main, 2,044 of them merges, wide formatting commits. */
+export const SERVERS_CONFIG = `version: 1
+perimeters:
+  dev:
+    read: ["src/**", "scripts/**", "README.md", "package.json", "tsconfig.json"]
+    write: ["src/**"]
+    branches: ["main"]
+`;
+
+/** The real histories of the headline: the SDK's (PERIMETER_HISTORY_REPO) and the servers' (PERIMETER_HISTORY_REPO_2). */
+export function realHistories(): RealHistory[] {
+  return [
+    {
+      name: "the SDK's history",
+      source: resolve(process.env.PERIMETER_HISTORY_REPO ?? '.cache/history/typescript-sdk.git'),
+      config: HISTORY_CONFIG,
+      push: 'packages/core/src/perimeter-bench.ts',
+    },
+    {
+      name: "the servers' history",
+      source: resolve(process.env.PERIMETER_HISTORY_REPO_2 ?? '.cache/history/servers.git'),
+      config: SERVERS_CONFIG,
+      push: 'src/perimeter-bench.ts',
+    },
+  ];
+}
+
 /**
- * The SDK's history (PERIMETER_HISTORY_REPO, default .cache/history/typescript-sdk.git) with its perimeters.yml
- * committed on `main`: the 40-call history session, then a push of one file. Null without the repository.
+ * A real project's history with its perimeters.yml committed on `main`: the 40-call history session
+ * (history-session.ts), then a push of one file. Null without the repository.
  */
-export async function runHistoryJobs(
-  source = resolve(process.env.PERIMETER_HISTORY_REPO ?? '.cache/history/typescript-sdk.git'),
-): Promise<JobsRow[] | null> {
-  if (!existsSync(source)) return null;
+export async function runHistoryJobs(history: RealHistory = realHistories()[0]!): Promise<JobsRow[] | null> {
+  if (!existsSync(history.source)) return null;
   return measure({
-    name: "the SDK's history",
-    repository: { files: { 'perimeters.yml': HISTORY_CONFIG }, source },
+    name: history.name,
+    repository: { files: { 'perimeters.yml': history.config }, source: history.source },
     perimeter: 'dev',
     steps: async (job) => {
       const steps: Step[] = (await sessionCalls(job.bare)).map(([, tool, args]) => {
@@ -238,7 +273,7 @@ export async function runHistoryJobs(
         tool: 'push_files',
         args: {
           message: 'Session push (1 file)',
-          files: [{ path: 'packages/core/src/perimeter-bench.ts', content: 'export const pushed = true;\n' }],
+          files: [{ path: history.push, content: 'export const pushed = true;\n' }],
         },
       });
       return steps;
