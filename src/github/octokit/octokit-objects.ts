@@ -244,7 +244,10 @@ export abstract class GitObjectReads {
       if (this.graphqlFailed) break;
       try {
         const answer = await this.rest.graphql<BlobsAnswer>(`get ${chunk.length} blobs`, blobsQuery(chunk));
-        for (const [sha, bytes] of blobsOf(chunk, answer)) out.set(sha, bytes);
+        for (const [sha, bytes] of blobsOf(chunk, answer)) {
+          out.set(sha, bytes);
+          this.learnSize(sha, bytes);
+        }
       } catch {
         // GraphQL refused or failed: the caller reads these by REST, as it would anyway
         this.graphqlFailed = true;

@@ -254,6 +254,7 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
       },
     );
     this.blobs.set(data.sha, content);
+    this.learnSize(data.sha, content);
     return data.sha;
   }
 
@@ -357,7 +358,11 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
     }
     const commit = committed(answer, expectedHead);
     this.commits.set(commit.sha, commit);
-    for (const { bytes } of changes.additions) this.blobs.set(blobSha(bytes), bytes);
+    for (const { bytes } of changes.additions) {
+      const sha = blobSha(bytes);
+      this.blobs.set(sha, bytes);
+      this.learnSize(sha, bytes);
+    }
     return commit;
   }
 
