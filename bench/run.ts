@@ -8,7 +8,7 @@ import os from 'node:os';
 import { runBigRepos } from './big-repos.js';
 import { runContentSafety } from './content-safety.js';
 import { runEconomy } from './economy/economy.js';
-import { type JobsRow, realHistories, runHistoryJobs, runJobs } from './jobs.js';
+import { type JobsRow, realHistories, runHistoryJobs, runJobs, runMixedJobs } from './jobs.js';
 import { FULL_SESSION, QUICK_SESSION } from './economy/session-script.js';
 import { runGatewaySpeed } from './gateway-speed.js';
 import { runPolicy } from './policy.js';
@@ -65,7 +65,7 @@ if (wanted('jobs')) {
   for (const real of realHistories()) {
     const rows = await runHistoryJobs(real);
     if (rows === null) log(`jobs: no rows for ${real.name}, no repository at ${real.source}`);
-    history.push(...(rows ?? []));
+    history.push(...(rows ?? []), ...((rows && (await runMixedJobs(real))) ?? []));
   }
   results.jobs = [
     ...(await runJobs(

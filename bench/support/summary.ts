@@ -149,7 +149,12 @@ export function evaluateTargets(raw: Record<string, unknown>): Target[] {
     });
   }
   // issue 43: on real histories, verification included, beside the reference servers in the same run
-  for (const workload of ["the SDK's history", "the servers' history"] as const)
+  for (const workload of [
+    "the SDK's history",
+    'mixed session on the SDK',
+    "the servers' history",
+    'mixed session on the servers',
+  ] as const)
     for (const [setup, wanted] of [
       ['one job (post verifies)', 150],
       ['two jobs (the verify job verifies)', 100],
