@@ -125,7 +125,12 @@ async function measure(workload: WorkloadSpec): Promise<JobsRow[]> {
       const main = await job.main();
       if (main.exitCode !== 0) throw new Error(`main failed: ${main.stderr}`);
       m.mark('main');
-      await runSessionSteps(await job.agent(workload.perimeter), job.gh, job.commits, steps);
+      const run = await runSessionSteps(await job.agent(workload.perimeter), job.gh, job.commits, steps);
+      // PERIMETER_BENCH_TRACE=1: which calls of the session spent either budget, and on what
+      if (process.env.PERIMETER_BENCH_TRACE)
+        for (const step of run.steps)
+          if (step.cost.spent > 0 || step.cost.graphqlPoints > 0)
+            console.log(`${workload.name}: ${step.label}: ${JSON.stringify(step.cost.byRoute)}`);
       m.mark('session');
       const post = await job.post();
       m.mark('post');

@@ -402,7 +402,7 @@ export abstract class GitObjectReads {
    * compares with): one fetch, after which everything below it is read here. Only the newer side of a
    * question is fetched: an older one the copy then lacks is not on that history, and GitHub answers.
    */
-  private async reachCopy(sha: string): Promise<void> {
+  protected async reachCopy(sha: string): Promise<void> {
     if (this.gitHistory && !this.gitHistory.failed && !this.gitHistory.holds(sha))
       await this.gitHistory.update('asked', sha);
   }

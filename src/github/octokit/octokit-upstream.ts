@@ -213,6 +213,29 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
     }
   }
 
+  /**
+   * listCommits from a branch named instead of a SHA (the trusted ref the gateway serves instruction files
+   * from, say): the name is read over git and the history copy answers from its SHA, as GitHub would from
+   * the name. Anything else (a tag, a short SHA, git failing) is GitHub's to resolve.
+   */
+  override async listCommits(options: {
+    sha: string;
+    path?: string;
+    perPage?: number;
+    page?: number;
+  }): Promise<CommitInfo[]> {
+    if (this.gitHistory && this.gitRefs && !this.gitRefs.failed && !/^[0-9a-f]{40}$/.test(options.sha)) {
+      const name = options.sha.startsWith('refs/heads/') ? options.sha : `refs/heads/${options.sha}`;
+      const found = /[^\x21-\x7e]/.test(name) ? null : await this.gitRefs.list([name]).catch(() => null);
+      const sha = found?.get(name);
+      if (sha) {
+        await this.reachCopy(sha);
+        if (this.gitHistory.holds(sha)) return super.listCommits({ ...options, sha });
+      }
+    }
+    return super.listCommits(options);
+  }
+
   async listRefs(): Promise<Map<string, string>> {
     // Over git when it answers: one ls-refs POST, charged to neither budget, where REST's matching-refs is a
     // charged request (a tag's SHA is its tag object's in both)
