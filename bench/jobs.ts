@@ -17,6 +17,7 @@ import { runSessionSteps } from './economy/perimeter-session.js';
 import type { RepoSize } from './economy/repo-model.js';
 import { benchSession, SESSION_PERIMETER } from './economy/economy.js';
 import type { SessionShape, Step } from './economy/session-script.js';
+import { gitText } from '@perimeter/fake-github';
 import { CONFIG as HISTORY_CONFIG, sessionCalls } from './history-session.js';
 
 export interface PhaseCost {
@@ -28,7 +29,12 @@ export interface PhaseCost {
   routes: Record<string, number>;
 }
 
-export type Workload = 'bench session' | "the SDK's history";
+export type Workload =
+  | 'bench session'
+  | "the SDK's history"
+  | "the servers' history"
+  | 'mixed session on the SDK'
+  | 'mixed session on the servers';
 
 export interface JobsRow {
   workload: Workload;
@@ -119,7 +125,12 @@ async function measure(workload: WorkloadSpec): Promise<JobsRow[]> {
       const main = await job.main();
       if (main.exitCode !== 0) throw new Error(`main failed: ${main.stderr}`);
       m.mark('main');
-      await runSessionSteps(await job.agent(workload.perimeter), job.gh, job.commits, steps);
+      const run = await runSessionSteps(await job.agent(workload.perimeter), job.gh, job.commits, steps);
+      // PERIMETER_BENCH_TRACE=1: which calls of the session spent either budget, and on what
+      if (process.env.PERIMETER_BENCH_TRACE)
+        for (const step of run.steps)
+          if (step.cost.spent > 0 || step.cost.graphqlPoints > 0)
+            console.log(`${workload.name}: ${step.label}: ${JSON.stringify(step.cost.byRoute)}`);
       m.mark('session');
       const post = await job.post();
       m.mark('post');
@@ -215,17 +226,64 @@ export async function runJobs(options: { repo: RepoSize; session: SessionShape }
   });
 }
 
+/** A real project's history to run the history session on: where its clone is, its perimeters, a push. */
+export interface RealHistory {
+  name: Workload;
+  /** the mixed session's workload name on this repository */
+  mixed: Workload;
+  /** a folder the mixed session lists and reads in (readable) */
+  folder: string;
+  /** a file that exists and the perimeter may not read */
+  hidden: string;
+  /** a bare or mirror clone with a `main` */
+  source: string;
+  config: string;
+  /** the one file the session pushes, inside the perimeter's write globs */
+  push: string;
+}
+
+/** The MCP servers monorepo: 4,158 commits on main, 2,044 of them merges, wide formatting commits. */
+export const SERVERS_CONFIG = `version: 1
+perimeters:
+  dev:
+    read: ["src/**", "scripts/**", "README.md", "package.json", "tsconfig.json"]
+    write: ["src/**"]
+    branches: ["main"]
+`;
+
+/** The real histories of the headline: the SDK's (PERIMETER_HISTORY_REPO) and the servers' (PERIMETER_HISTORY_REPO_2). */
+export function realHistories(): RealHistory[] {
+  return [
+    {
+      name: "the SDK's history",
+      mixed: 'mixed session on the SDK',
+      folder: 'packages/core-internal/src',
+      hidden: '.github/CODEOWNERS',
+      source: resolve(process.env.PERIMETER_HISTORY_REPO ?? '.cache/history/typescript-sdk.git'),
+      config: HISTORY_CONFIG,
+      push: 'packages/core/src/perimeter-bench.ts',
+    },
+    {
+      name: "the servers' history",
+      mixed: 'mixed session on the servers',
+      folder: 'src/everything',
+      hidden: '.github/dependabot.yml',
+      source: resolve(process.env.PERIMETER_HISTORY_REPO_2 ?? '.cache/history/servers.git'),
+      config: SERVERS_CONFIG,
+      push: 'src/perimeter-bench.ts',
+    },
+  ];
+}
+
 /**
- * The SDK's history (PERIMETER_HISTORY_REPO, default .cache/history/typescript-sdk.git) with its perimeters.yml
- * committed on `main`: the 40-call history session, then a push of one file. Null without the repository.
+ * A real project's history with its perimeters.yml committed on `main`: the 40-call history session
+ * (history-session.ts), then a push of one file. Null without the repository.
  */
-export async function runHistoryJobs(
-  source = resolve(process.env.PERIMETER_HISTORY_REPO ?? '.cache/history/typescript-sdk.git'),
-): Promise<JobsRow[] | null> {
-  if (!existsSync(source)) return null;
+export async function runHistoryJobs(history: RealHistory = realHistories()[0]!): Promise<JobsRow[] | null> {
+  if (!existsSync(history.source)) return null;
   return measure({
-    name: "the SDK's history",
-    repository: { files: { 'perimeters.yml': HISTORY_CONFIG }, source },
+    name: history.name,
+    repository: { files: { 'perimeters.yml': history.config }, source: history.source },
     perimeter: 'dev',
     steps: async (job) => {
       const steps: Step[] = (await sessionCalls(job.bare)).map(([, tool, args]) => {
@@ -238,9 +296,70 @@ export async function runHistoryJobs(
         tool: 'push_files',
         args: {
           message: 'Session push (1 file)',
-          files: [{ path: 'packages/core/src/perimeter-bench.ts', content: 'export const pushed = true;\n' }],
+          files: [{ path: history.push, content: 'export const pushed = true;\n' }],
         },
       });
+      return steps;
+    },
+  });
+}
+
+/**
+ * A 40-call mixed session on a real history: the tree, a folder, file reads (some repeated, one hidden, one
+ * missing), two batches, history (whole-branch pages, the folder's commits, wide commits and merges) and 3
+ * pushes (1, 5 and 1 files), each followed by reads of what it wrote. Null without the repository.
+ */
+export async function runMixedJobs(history: RealHistory = realHistories()[0]!): Promise<JobsRow[] | null> {
+  if (!existsSync(history.source)) return null;
+  return measure({
+    name: history.mixed,
+    repository: { files: { 'perimeters.yml': history.config }, source: history.source },
+    perimeter: 'dev',
+    steps: async (job) => {
+      const listed = await gitText(job.bare, ['ls-tree', '-r', '--name-only', 'main', '--', history.folder]);
+      const files = listed.split('\n').filter(Boolean).slice(0, 12);
+      const calls = await sessionCalls(job.bare);
+      const commits = calls
+        .filter(([, tool]) => tool === 'get_commit')
+        .map(([, , args]) => job.commits.indexOf(args.sha as string))
+        .filter((n) => n >= 0);
+      const pick = (n: number) => commits[Math.floor((n * commits.length) / 6)] ?? job.commits.length - 2;
+      const dir = history.push.slice(0, history.push.lastIndexOf('/'));
+      const written = (n: number, k: number) => `${dir}/perimeter-bench-${n}-${k}.ts`;
+      const push = (n: number, count: number): Step => ({
+        tool: 'push_files',
+        args: {
+          message: `Session push ${n} (${count} files)`,
+          files: Array.from({ length: count }, (_, k) => ({
+            path: written(n, k),
+            content: `export const pushed = ${n * 10 + k};\n`,
+          })),
+        },
+      });
+      const read = (i: number): Step => ({ tool: 'get_file', args: { path: files[i % files.length]! } });
+      const steps: Step[] = [
+        { tool: 'get_tree', args: {} },
+        { tool: 'get_tree', args: { path: history.folder, recursive: true } },
+        ...[0, 1, 2, 3, 0, 4, 1, 5, 2, 6].map(read),
+        { tool: 'get_files', args: { paths: files.slice(6, 11) } },
+        { tool: 'get_file', args: { path: history.hidden } },
+        { tool: 'get_file', args: { path: `${history.folder}/missing.ts` } },
+        { tool: 'list_commits', args: {} },
+        { tool: 'list_commits', args: { page: 2 } },
+        { tool: 'list_commits', args: { path: history.folder } },
+        ...[0, 1, 2, 3, 4, 5].map((n): Step => ({ tool: 'get_commit', commit: { history: pick(n) } })),
+        push(1, 1),
+        { tool: 'get_file', args: { path: written(1, 0) } },
+        push(2, 5),
+        { tool: 'get_files', args: { paths: Array.from({ length: 5 }, (_, k) => written(2, k)) } },
+        { tool: 'get_commit', commit: { push: 1 } },
+        { tool: 'list_commits', args: { path: dir } },
+        push(3, 1),
+        { tool: 'get_tree', args: { path: dir } },
+        ...[7, 3, 8, 0, 9].map(read),
+        { tool: 'get_files', args: { paths: files.slice(0, 5) } },
+        { tool: 'list_commits', args: {} },
+      ];
       return steps;
     },
   });

@@ -8,7 +8,7 @@ import os from 'node:os';
 import { runBigRepos } from './big-repos.js';
 import { runContentSafety } from './content-safety.js';
 import { runEconomy } from './economy/economy.js';
-import { runHistoryJobs, runJobs } from './jobs.js';
+import { type JobsRow, realHistories, runHistoryJobs, runJobs, runMixedJobs } from './jobs.js';
 import { FULL_SESSION, QUICK_SESSION } from './economy/session-script.js';
 import { runGatewaySpeed } from './gateway-speed.js';
 import { runPolicy } from './policy.js';
@@ -61,15 +61,19 @@ if (wanted('economy')) {
 }
 if (wanted('jobs')) {
   log('jobs: agent jobs an hour, verification included, the built action as a runner runs it');
-  const history = await runHistoryJobs();
-  if (history === null) log('jobs: no SDK history rows, no repository at PERIMETER_HISTORY_REPO');
+  const history: JobsRow[] = [];
+  for (const real of realHistories()) {
+    const rows = await runHistoryJobs(real);
+    if (rows === null) log(`jobs: no rows for ${real.name}, no repository at ${real.source}`);
+    history.push(...(rows ?? []), ...((rows && (await runMixedJobs(real))) ?? []));
+  }
   results.jobs = [
     ...(await runJobs(
       quick
         ? { repo: { files: 1000, historyCommits: 12 }, session: QUICK_SESSION }
         : { repo: { files: 3000, historyCommits: 30 }, session: FULL_SESSION },
     )),
-    ...(history ?? []),
+    ...history,
   ];
 }
 if (wanted('gateway')) {

@@ -2,16 +2,14 @@
  * The floor: the fewest upstream requests that can give the session's answers, computed from the script and
  * the repository model (nothing measured). floor = distinct objects fetched + writes, REST and GraphQL
  * together, where
- * - ref checks: one per tool call; every answer is about the branch head as it is now (list_commits below a
- *   path: none apart, the GraphQL call that lists the commits brings the head). They go over git's smart
- *   HTTP (`ls-refs`, one POST each after one capability advertisement), charged to neither budget, and are
- *   counted with `git`, not in the floor;
- * - objects: the head's tree, one recursive listing, once per head the client did not make itself (the
- *   writer knows the tree it created); for list_commits, one listing page per 100 commits examined plus, for
- *   the whole branch, one batched GraphQL read per 100 examined commits whose changed paths are not known
- *   yet (their trees and their parents', compared together; below a path none: the trees at the path come
- *   with the listing); for get_commit, its changed files unless known, and a reachability check unless the
- *   commit was listed or made by the client;
+ * - ref checks: one per tool call; every answer is about the branch head as it is now. They go over git's
+ *   smart HTTP (`ls-refs`, one POST each after one capability advertisement), charged to neither budget, and
+ *   are counted with `git`, not in the floor;
+ * - objects: the head's tree, one recursive listing (for the blob sizes get_tree shows), once per head the
+ *   client did not make itself (the writer knows the tree it created); history (list_commits, get_commit:
+ *   commits, trees, what each commit changed, reachability) comes from a partial copy of the branch's
+ *   history fetched over git's smart HTTP, charged to neither budget: one fetch (two HTTP requests) before
+ *   the first history answer and again after each push, counted with `git`, not in the floor;
  * - blobs: each distinct blob read that the client neither read nor wrote before comes over git's smart HTTP,
  *   charged to neither budget: one fetch (two HTTP requests) per call that needs any, counted apart (`git`);
  * - writes: 1 per push (GraphQL createCommitOnBranch: every file inline, text or binary, and the ref moved in
@@ -52,19 +50,9 @@ interface KnownCommit {
   paths: string[];
 }
 
-const LIST_PAGE = 100;
-
 export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimeter): Floor {
   const files = headFiles(model);
   const canRead = (path: string): boolean => perimeter.canRead(path).allowed;
-  const covers = (scope: string | undefined): boolean =>
-    perimeter.spec.read.some(
-      (glob) =>
-        glob === '**' ||
-        (scope !== undefined &&
-          glob.endsWith('/**') &&
-          (scope === glob.slice(0, -3) || scope.startsWith(`${glob.slice(0, -3)}/`))),
-    );
   const history: KnownCommit[] = [
     { id: 'h0', paths: Object.keys(model.files) },
     ...model.history.map((c, i) => ({ id: `h${i + 1}`, paths: Object.keys(c.files) })),
@@ -75,6 +63,8 @@ export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimet
   const reachable = new Set<string>();
   let pushes = 0;
   let advertised = false;
+  /** the push count the history copy was last brought up to (-1: no copy yet) */
+  let copyAt = -1;
 
   const result: FloorStep[] = steps.map((step) => {
     const cost: FloorStep = { refChecks: 1, freeRefChecks: 0, objects: 0, writes: 0, git: 0 };
@@ -113,38 +103,12 @@ export function computeFloor(model: RepoModel, steps: Step[], perimeter: Perimet
         reachable.add(id);
         break;
       }
-      case 'list_commits': {
-        const scope = step.args.path;
-        const wanted = (step.args.per_page ?? 30) + 1;
-        const inScope = (p: string): boolean =>
-          scope === undefined || p === scope || p.startsWith(`${scope}/`);
-        const listed = history.filter((c) => c.paths.some(inScope));
-        if (scope !== undefined) {
-          // one GraphQL call brings the head with the page and each commit's tree at the path: no ref check
-          cost.refChecks = 0;
-        }
-        let matched = 0;
-        let examined = 0;
-        let judged = 0;
-        for (const commit of listed) {
-          if (matched >= wanted) break;
-          examined++;
-          reachable.add(commit.id);
-          if (commit.paths.some((p) => inScope(p) && canRead(p))) matched++;
-          if (scope !== undefined || withFiles.has(commit.id) || covers(scope)) continue;
-          judged++;
-        }
-        cost.objects += Math.max(1, Math.ceil(examined / LIST_PAGE)) + Math.ceil(judged / LIST_PAGE);
+      case 'list_commits':
+      case 'get_commit':
+        // from the history copy: brought to the head (one git fetch) when a push moved it since
+        if (copyAt !== pushes) cost.git += 2;
+        copyAt = pushes;
         break;
-      }
-      case 'get_commit': {
-        const id = 'push' in step.commit ? `p${step.commit.push}` : `h${step.commit.history}`;
-        if (!reachable.has(id)) cost.objects += 1;
-        if (!withFiles.has(id)) cost.objects += 1;
-        reachable.add(id);
-        withFiles.add(id);
-        break;
-      }
     }
     if (cost.refChecks > 0) {
       cost.git += cost.refChecks + (advertised ? 0 : 1);

@@ -91,7 +91,19 @@ export async function startBenchGateway(
       ledgerPath: join(dir, 'ledger.jsonl'),
       ledgerKey: randomBytes(32).toString('hex'),
     },
-    { upstream: standIn.upstream(), filter, log: () => {} },
+    {
+      // as the action's gateway: with its partial copy of the branch's history (src/github/git-history.ts)
+      upstream: createOctokitUpstream({
+        token: standIn.token,
+        owner: OWNER,
+        repo: REPO,
+        baseUrl: standIn.fake.url,
+        retryBaseMs: 10,
+        history: { branch: BRANCH, dir },
+      }),
+      filter,
+      log: () => {},
+    },
   );
   const clients: Client[] = [];
   return {

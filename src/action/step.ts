@@ -54,6 +54,9 @@ export async function runStep<S extends Pick<StepBasics, 'token' | 'owner' | 're
     owner: settings.owner,
     repo: settings.repo,
     baseUrl: settings.apiUrl,
+    // a step judging a branch reads its commits and trees from a partial copy of its history, fetched over
+    // git into the runner's temporary directory (src/github/git-history.ts), and asks GitHub the rest
+    ...historyOf(settings),
   });
   const context = { settings, upstream, scrub };
   try {
@@ -61,6 +64,15 @@ export async function runStep<S extends Pick<StepBasics, 'token' | 'owner' | 're
   } catch (error) {
     await step.failed(context, error, scrub(error instanceof Error ? error.message : String(error)));
   }
+}
+
+/**
+ * The history copy for a step with a temporary directory: fetched only when a question needs it (a compare, an
+ * ancestry), never at a ref check, so a step that asks none (main) fetches nothing.
+ */
+function historyOf(settings: object): { history?: { dir: string } } {
+  const { tempDir } = settings as { tempDir?: unknown };
+  return typeof tempDir === 'string' && tempDir !== '' ? { history: { dir: tempDir } } : {};
 }
 
 /**

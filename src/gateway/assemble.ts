@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { z } from 'zod';
 import { createOctokitUpstream, StagedUpstream, type Upstream } from '../github/index.js';
 import { parseConfig, selectPerimeters, withReview, type Perimeter } from '../policy/index.js';
@@ -85,6 +86,8 @@ export async function assembleGateway(
       repo: config.repo,
       baseUrl: config.apiUrl,
       writesPerMinute: config.writesPerMinute,
+      // the history copy beside the ledger: the gateway's own directory (under isolation, its user's)
+      history: { branch: config.branch, dir: dirname(config.ledgerPath) },
     });
   const upstream = config.stagePath === undefined ? direct : staging(direct, config.branch, config.stagePath);
   if (upstream.owner !== config.owner || upstream.repo !== config.repo)

@@ -165,24 +165,7 @@ export class GitBlobReader {
     store: string,
     input: string | null,
   ): Promise<{ code: number | null; stdout: Buffer }> {
-    const auth = Buffer.from(`x-access-token:${this.options.token}`).toString('base64');
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      HOME: store,
-      GIT_DIR: store,
-      GIT_TERMINAL_PROMPT: '0',
-      GIT_CONFIG_NOSYSTEM: '1',
-      GIT_CONFIG_GLOBAL: '/dev/null',
-      // The header as actions/checkout sends it; through the environment, never argv, which any process
-      // of the runner's user can read in /proc.
-      GIT_CONFIG_COUNT: '3',
-      GIT_CONFIG_KEY_0: 'http.extraHeader',
-      GIT_CONFIG_VALUE_0: `Authorization: Basic ${auth}`,
-      GIT_CONFIG_KEY_1: 'credential.helper',
-      GIT_CONFIG_VALUE_1: '',
-      GIT_CONFIG_KEY_2: 'core.hooksPath',
-      GIT_CONFIG_VALUE_2: '/dev/null',
-    };
+    const env = gitEnvironment(this.options.token, store);
     return new Promise((resolve, reject) => {
       const child = spawn(this.options.git ?? 'git', args, {
         env,
@@ -196,6 +179,31 @@ export class GitBlobReader {
       if (input !== null) child.stdin?.end(input);
     });
   }
+}
+
+/**
+ * The environment of a git process over a store of the gateway's: no system or global configuration, no
+ * prompt, no hooks, and the token in a header only git sees.
+ */
+export function gitEnvironment(token: string, store: string): NodeJS.ProcessEnv {
+  const auth = Buffer.from(`x-access-token:${token}`).toString('base64');
+  return {
+    PATH: process.env.PATH,
+    HOME: store,
+    GIT_DIR: store,
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    // The header as actions/checkout sends it; through the environment, never argv, which any process
+    // of the runner's user can read in /proc.
+    GIT_CONFIG_COUNT: '3',
+    GIT_CONFIG_KEY_0: 'http.extraHeader',
+    GIT_CONFIG_VALUE_0: `Authorization: Basic ${auth}`,
+    GIT_CONFIG_KEY_1: 'credential.helper',
+    GIT_CONFIG_VALUE_1: '',
+    GIT_CONFIG_KEY_2: 'core.hooksPath',
+    GIT_CONFIG_VALUE_2: '/dev/null',
+  };
 }
 
 /** `git cat-file --batch` output: "<sha> blob <size>\n<bytes>\n" per object found, "<sha> missing\n" else. */

@@ -458,6 +458,20 @@ export interface Receipts {
   addCheckRunAnnotations(id: number, run: Pick<CheckRun, 'title' | 'summary' | 'annotations'>): Promise<void>;
   /** Every check run of that name on a commit, from every app, newest first (needs `checks: read`). */
   listCheckRuns(sha: string, name: string): Promise<CheckRunRecord[]>;
+  /**
+   * For many commits at once (batched GraphQL calls): whether each has any status on `context`, and, with
+   * `checkRuns`, every check run of that name on it. A commit is missing from the map when GraphQL failed or
+   * its answer was not whole (then listStatuses and listCheckRuns). Absent: REST only.
+   */
+  screenReceipts?(shas: string[], context: string, checkRuns: boolean): Promise<Map<string, ReceiptScreen>>;
+}
+
+/** What one batched read tells of a commit's receipts (Receipts.screenReceipts). */
+export interface ReceiptScreen {
+  /** whether any status is on the context (GraphQL shows the newest only: if so, list them by REST) */
+  hasStatus: boolean;
+  /** every check run of the name, newest first; null when not asked */
+  checkRuns: CheckRunRecord[] | null;
 }
 
 /** GitHub's record of workflow runs. */

@@ -19,6 +19,7 @@ import {
   findForeignCheckRuns,
   findForeignStatuses,
   MAX_STATUS_COMMITS,
+  screenReceipts,
   MAX_STATUSES_PER_CONTEXT,
 } from './gathering/receipt-statuses.js';
 import { MARKER_PREFIX, ZERO_SHA } from './gathering/ref-accounting.js';
@@ -165,8 +166,10 @@ async function lookForForgedReceipts(input: VerifyInput, window: ReceiptWindow, 
     );
     return;
   }
+  // every commit's receipts in one or two batched reads; REST only for those that hold a status
+  const screen = await screenReceipts(input.upstream, shas, window);
   try {
-    const found = await findForeignStatuses(input.upstream, shas, window);
+    const found = await findForeignStatuses(input.upstream, shas, window, screen);
     facts.foreignStatuses = found.foreign;
     for (const sha of found.full)
       facts.unchecked.push(
@@ -180,7 +183,7 @@ async function lookForForgedReceipts(input: VerifyInput, window: ReceiptWindow, 
   const held = new Set(Object.values(input.start));
   const fresh = new Set([...newCommits, ...shas.filter((sha) => !held.has(sha))]);
   try {
-    facts.foreignCheckRuns = await findForeignCheckRuns(input.upstream, shas, window, fresh);
+    facts.foreignCheckRuns = await findForeignCheckRuns(input.upstream, shas, window, fresh, screen);
   } catch (error) {
     facts.unchecked.push(`the check runs named "${window.context}" during the job: ${reason(error)}`);
   }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { actionDir, git as gitIn, Job } from '@perimeter/test-rigs';
-import { runHistoryJobs } from '../../bench/jobs.js';
+import { realHistories, runHistoryJobs } from '../../bench/jobs.js';
 
 const root = mkdtempSync(join(tmpdir(), 'perimeter-jobs-history-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -75,7 +75,7 @@ it('measures the history workload on a real repository, with a wide commit and m
     await job.close();
   }
 
-  const rows = (await runHistoryJobs(root))!;
+  const rows = (await runHistoryJobs({ ...realHistories()[0]!, source: root }))!;
   expect(rows.map((r) => [r.workload, r.setup])).toEqual([
     ["the SDK's history", 'one job (post verifies)'],
     ["the SDK's history", 'two jobs (the verify job verifies)'],

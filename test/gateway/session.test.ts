@@ -60,14 +60,15 @@ describe('a gateway session', () => {
       files: [{ path: 'src/t.ts', content: `const t = "${token}";\n` }],
     });
     // get_commit of the first commit (not one of the gateway's own pushes, which it answers from what it
-    // pushed) reads the commit and its trees in batched GraphQL calls, else its file list or its trees by
-    // REST: all fail
+    // pushed) first asks whether it is on the branch (a compare), then diffs its trees (known already from
+    // the first get_tree): the compare fails, and so would the batched GraphQL calls, the file list or a
+    // tree by REST
     const first = (await gitText(h.repoDir, ['rev-list', '--max-parents=0', 'main'])).trim();
     h.fake.injectFault({
       kind: 'status',
       status: 502,
       count: 10,
-      route: /trees|graphql|^GET \/repos\/\{owner\}\/\{repo\}\/commits\/\{ref\}$/,
+      route: /trees|graphql|compare|^GET \/repos\/\{owner\}\/\{repo\}\/commits\/\{ref\}$/,
     });
     await record(implementer, 'get_commit', { sha: first });
     h.fake.clearFaults();

@@ -129,3 +129,61 @@ describe('findForeignStatuses', () => {
     expect(found.foreign.filter((f) => f.sha === A)).toHaveLength(MAX_STATUSES_PER_CONTEXT);
   });
 });
+
+describe('screenReceipts', () => {
+  describe('when the job reached 100 commits', () => {
+    it('reads their receipts in at most 3 requests, with the answers of one REST list per commit', async () => {
+      const { startHarness } = await import('@perimeter/test-rigs');
+      const { commitToBare } = await import('@perimeter/fake-github');
+      const { screenReceipts } = await import('../../src/verify/gathering/receipt-statuses.js');
+      const h = await startHarness({
+        files: { 'a.txt': 'a\n' },
+        config: 'version: 1\nperimeters:\n  p:\n    read: ["**"]\n    write: []\n',
+      });
+      try {
+        const shas: string[] = [];
+        for (let i = 0; i < 100; i++)
+          shas.push(await commitToBare(h.repoDir, 'main', { 'a.txt': `${i}\n` }, `c${i}`));
+        const wide: ReceiptWindow = {
+          ...window,
+          since: '2000-01-01T00:00:00Z',
+          until: '2999-01-01T00:00:00Z',
+        };
+        await h.upstream.createStatus(shas[10]!, {
+          state: 'success',
+          context: 'perimeter',
+          description: 'forged',
+        });
+        await h.upstream.createStatus(shas[20]!, { state: 'success', context: 'ci', description: 'other' });
+        for (const n of [30, 31])
+          await h.upstream.createCheckRun(shas[n]!, {
+            name: 'perimeter',
+            conclusion: 'success',
+            title: 'forged',
+            summary: 'forged',
+            annotations: [],
+          });
+        await h.upstream.createCheckRun(shas[30]!, {
+          name: 'build',
+          conclusion: 'success',
+          title: 'b',
+          summary: 'b',
+          annotations: [],
+        });
+        h.fake.resetStats();
+        const screen = await screenReceipts(h.upstream, shas, wide);
+        const statuses = await findForeignStatuses(h.upstream, shas, wide, screen);
+        const runs = await findForeignCheckRuns(h.upstream, shas, wide, new Set(), screen);
+        expect(h.fake.stats().total).toBeLessThanOrEqual(3);
+        expect(screen.size).toBe(100);
+        // the same as one REST list per commit
+        expect(statuses).toEqual(await findForeignStatuses(h.upstream, shas, wide));
+        expect(runs).toEqual(await findForeignCheckRuns(h.upstream, shas, wide));
+        expect(statuses.foreign.map((f) => f.sha)).toEqual([shas[10]]);
+        expect(runs.map((f) => f.sha)).toEqual([shas[30], shas[31]]);
+      } finally {
+        await h.close();
+      }
+    });
+  });
+});

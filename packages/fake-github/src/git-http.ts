@@ -76,11 +76,15 @@ export function serveGit(
     REQUEST_METHOD: req.method ?? 'GET',
     QUERY_STRING: url.search.replace(/^\?/, ''),
     CONTENT_TYPE: String(req.headers['content-type'] ?? ''),
-    GIT_CONFIG_COUNT: '2',
+    GIT_CONFIG_COUNT: '3',
     GIT_CONFIG_KEY_0: 'http.receivepack',
     GIT_CONFIG_VALUE_0: 'true',
     GIT_CONFIG_KEY_1: 'safe.directory',
     GIT_CONFIG_VALUE_1: '*',
+    // GitHub serves partial clones (`--filter=blob:none`, `tree:0`):
+    // https://github.blog/open-source/git/get-up-to-speed-with-partial-clone-and-shallow-clone/
+    GIT_CONFIG_KEY_2: 'uploadpack.allowFilter',
+    GIT_CONFIG_VALUE_2: 'true',
     [ACTIVITY_ENV]: activityPath(repo.dir),
     [ACTOR_ENV]: actor,
     [NO_WORKFLOWS_ENV]: canWriteWorkflows ? '0' : '1',

@@ -1,5 +1,5 @@
 import { historyValue, refValue } from './graphql-history.js';
-import type { RawTreeEntry, FakeRepo, Person } from './repo.js';
+import type { RawTreeEntry, FakeRepo, Person, StoredCheckRun, StoredStatus } from './repo.js';
 
 /**
  * The part of GitHub's GraphQL object graph the stand-in serves, as plain values for graphql-js's default
@@ -141,12 +141,93 @@ async function commitValue(repo: FakeRepo, oid: string): Promise<Value | null> {
     file: ({ path }: { path: string }) => fileAt(repo, oid, path),
     history: (args: { path?: string; first?: number; after?: string }) =>
       historyValue(repo, oid, args, commitValue),
+    status: () => statusValue(repo, oid),
+    checkSuites: (args: { first?: number }) => checkSuitesValue(repo, oid, args),
     parents: ({ first, last }: { first?: number; last?: number }) => {
       const all = commit.parents;
       const nodes = first !== undefined ? all.slice(0, first) : last !== undefined ? all.slice(-last) : all;
       return { totalCount: all.length, nodes: nodes.map((p) => commitValue(repo, p)) };
     },
   };
+}
+
+/**
+ * `Commit.status`: null without any status; else the newest status of each context (`contexts`,
+ * `context(name:)`), as GitHub keeps no older ones in GraphQL, and their combined `state`.
+ * https://docs.github.com/en/graphql/reference/objects#status
+ */
+function statusValue(repo: FakeRepo, oid: string): Value | null {
+  const newest = new Map<string, StoredStatus>();
+  for (const status of repo.statuses) if (status.sha === oid) newest.set(status.context, status);
+  if (newest.size === 0) return null;
+  const contextValue = (s: StoredStatus): Value => ({
+    __typename: 'StatusContext',
+    id: `SC_${repo.id}_${s.id}`,
+    context: s.context,
+    state: s.state.toUpperCase(),
+    description: s.description,
+    targetUrl: s.target_url,
+    createdAt: s.created_at,
+    creator: { __typename: 'Bot', login: s.creator },
+    isRequired: false,
+  });
+  const states = [...newest.values()].map((s) => s.state);
+  const state = states.some((s) => s === 'error' || s === 'failure')
+    ? 'FAILURE'
+    : states.some((s) => s === 'pending')
+      ? 'PENDING'
+      : 'SUCCESS';
+  return {
+    __typename: 'Status',
+    id: `ST_${repo.id}_${oid}`,
+    state,
+    contexts: [...newest.values()].map(contextValue),
+    context: ({ name }: { name: string }) => {
+      const found = newest.get(name);
+      return found ? contextValue(found) : null;
+    },
+  };
+}
+
+/**
+ * `Commit.checkSuites(first:)`: one suite per App that made check runs on the commit (GitHub makes one a
+ * commit and App), each with `checkRuns(first:, filterBy: { checkName, checkType })` newest first
+ * (`checkType` LATEST, the default, keeps the newest run of each name). No `after`: the stand-in serves the
+ * first page, with `totalCount` so a client knows when there are more.
+ * https://docs.github.com/en/graphql/reference/objects#checksuite
+ */
+function checkSuitesValue(repo: FakeRepo, oid: string, args: { first?: number }): Value {
+  const byApp = new Map<number, StoredCheckRun[]>();
+  for (const run of repo.checkRuns)
+    if (run.headSha === oid) byApp.set(run.app.id, [...(byApp.get(run.app.id) ?? []), run]);
+  const suites = [...byApp.values()].map((runs) => ({
+    __typename: 'CheckSuite',
+    app: { __typename: 'App', slug: runs[0]!.app.slug, name: runs[0]!.app.name, databaseId: runs[0]!.app.id },
+    checkRuns: (a: {
+      first?: number;
+      filterBy?: { checkName?: string | null; checkType?: string | null };
+    }) => {
+      let listed = runs.filter((r) => !a.filterBy?.checkName || r.name === a.filterBy.checkName).reverse();
+      if ((a.filterBy?.checkType ?? 'LATEST') === 'LATEST') {
+        const seen = new Set<string>();
+        listed = listed.filter((r) => !seen.has(r.name) && seen.add(r.name));
+      }
+      return {
+        totalCount: listed.length,
+        nodes: listed.slice(0, a.first ?? 100).map((r) => ({
+          __typename: 'CheckRun',
+          databaseId: r.id,
+          name: r.name,
+          status: r.status.toUpperCase(),
+          conclusion: r.conclusion === null ? null : r.conclusion.toUpperCase(),
+          title: r.output.title,
+          startedAt: r.startedAt,
+          completedAt: r.completedAt,
+        })),
+      };
+    },
+  }));
+  return { totalCount: suites.length, nodes: suites.slice(0, args.first ?? 100) };
 }
 
 /** A git object by name (a SHA, or an expression git understands such as `main:src`); null when absent. */

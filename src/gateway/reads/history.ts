@@ -1,12 +1,6 @@
 import picomatch from 'picomatch';
 import type { Perimeter } from '../../policy/index.js';
-import {
-  type CommitInfo,
-  COMMITS_PER_CALL,
-  type ComparedFile,
-  type RepoReads,
-  UpstreamError,
-} from '../../github/index.js';
+import { type CommitInfo, COMMITS_PER_CALL, type RepoReads, UpstreamError } from '../../github/index.js';
 import { differsWhere, prefetchDiff } from '../../github/index.js';
 import { changedPaths, type PathChange } from './changed-paths.js';
 import { PathLister, type CommitPage } from './path-history.js';
@@ -120,17 +114,14 @@ export class History {
   }
 
   /**
-   * What get_commit shows: from the commit's file list (one request) when GitHub gives it whole and the
-   * commit has at most one parent; else (100 files or more, a merge) the commit diffed against its first
-   * parent, as GitHub diffs a merge, from listings brought in batched reads (prefetchDiff): a few calls
-   * whatever the commit's size. Without them (GraphQL failed or refused) from a tree diff by REST. The list
-   * has no blob SHA for the old side of a change (previousSha) except for a removed file.
+   * What get_commit shows: the commit diffed against its first parent (as GitHub diffs a merge), from
+   * listings the history copy holds, else brought in batched reads (prefetchDiff: a few calls whatever the
+   * commit's size), else (GraphQL failed or refused) by REST. Always a tree diff, never GitHub's file list:
+   * one answer whichever route the trees came by and whatever the commit's size (the file list names a
+   * rename without its old blob and a modification without its previous one, and GitHub stops listing at
+   * 3,000 files), so a renamed file is its old path deleted and its new one added.
    */
   async commitChanges(commit: CommitInfo): Promise<PathChange[]> {
-    if (commit.parents.length <= 1) {
-      const listed = await this.upstream.getCommitFiles(commit.sha);
-      if (listed.complete && listed.files !== undefined) return listed.files.flatMap(pathChanges);
-    }
     const parent = commit.parents[0];
     if (this.upstream.getTrees) {
       // the parent's tree, with both trees' listings, in one batched call when not known yet
@@ -303,25 +294,5 @@ export class History {
       while (this.pages.size > PAGE_CACHE) this.pages.delete(this.pages.keys().next().value!);
     }
     return pending;
-  }
-}
-
-/** One entry of GitHub's file list of a commit as the changes a tree diff would find. */
-function pathChanges(file: ComparedFile): PathChange[] {
-  switch (file.status) {
-    case 'added':
-    case 'copied':
-      return [{ path: file.path, status: 'added', sha: file.sha }];
-    case 'removed':
-      return [{ path: file.path, status: 'deleted', previousSha: file.sha }];
-    case 'renamed':
-      return [
-        ...(file.previousPath !== undefined ? [{ path: file.previousPath, status: 'deleted' as const }] : []),
-        { path: file.path, status: 'added', sha: file.sha },
-      ];
-    case 'unchanged':
-      return [];
-    default:
-      return [{ path: file.path, status: 'modified', sha: file.sha }];
   }
 }

@@ -1,4 +1,5 @@
 import type { GitBlobReader } from '../git-blobs.js';
+import type { GitHistory } from '../git-history.js';
 import { BlobCache, ShaCache } from './cache.js';
 import {
   COMMITS_PER_CALL,
@@ -53,6 +54,19 @@ export abstract class GitObjectReads {
   protected readonly blobs: BlobCache;
   /** present: blobs come over git's smart HTTP, off the REST budget, and REST only when git cannot */
   protected gitBlobs: GitBlobReader | null = null;
+  /**
+   * present: commits, trees and history are read from a partial copy of the bound branch's history
+   * (git-history.ts), off both budgets, and by REST and GraphQL only what the copy cannot answer
+   */
+  protected gitHistory: GitHistory | null = null;
+  /**
+   * Blob sizes by SHA, from every listing GitHub gave and every blob read or written: the copy holds no
+   * blob, so its listings take their sizes from here.
+   */
+  private readonly sizes = new Map<string, number>();
+
+  /** The branch head now (over git where it can); the copy is brought to it. */
+  abstract tryGetBranchHead(branch: string): Promise<string | null>;
 
   constructor(blobCacheBytes: number) {
     this.blobs = new BlobCache(blobCacheBytes);
@@ -60,27 +74,60 @@ export abstract class GitObjectReads {
 
   async getCommit(sha: string): Promise<CommitInfo> {
     wire.checkSha(sha);
-    return this.commits.get(sha, async () =>
-      wire.gitCommit(
-        await this.rest.read<wire.GitCommit>(
-          `get commit ${sha}`,
-          'GET /repos/{owner}/{repo}/git/commits/{sha}',
-          { sha },
+    return this.commits.get(
+      sha,
+      async () =>
+        (await this.gitHistory?.commit(sha)) ??
+        wire.gitCommit(
+          await this.rest.read<wire.GitCommit>(
+            `get commit ${sha}`,
+            'GET /repos/{owner}/{repo}/git/commits/{sha}',
+            { sha },
+          ),
         ),
-      ),
     );
   }
 
   async getTree(sha: string): Promise<TreeEntry[]> {
     wire.checkSha(sha);
+    const known = this.trees.peek(sha) ?? (await this.localTree(sha))?.entries;
+    if (known) return known;
     return this.trees.get(sha, async () => {
       const data = await this.rest.read<wire.Tree>(
         `get tree ${sha}`,
         'GET /repos/{owner}/{repo}/git/trees/{sha}',
         { sha },
       );
-      return data.tree.map(wire.treeEntry);
+      return this.learnSizes(data.tree.map(wire.treeEntry));
     });
+  }
+
+  /**
+   * A tree from the history copy, each blob with its size when known (`whole`: every one). Not kept in
+   * `trees`: a listing of GitHub's, with every size, replaces it there when one is asked for.
+   */
+  private async localTree(sha: string): Promise<{ entries: TreeEntry[]; whole: boolean } | null> {
+    const entries = await this.gitHistory?.tree(sha);
+    if (!entries) return null;
+    let whole = true;
+    for (const entry of entries) {
+      if (entry.type !== 'blob') continue;
+      const size = this.sizes.get(entry.sha);
+      if (size === undefined) whole = false;
+      else entry.size = size;
+    }
+    return { entries, whole };
+  }
+
+  /** Keeps the sizes of a listing's blobs; the listing itself is returned. */
+  protected learnSizes(entries: TreeEntry[]): TreeEntry[] {
+    for (const e of entries) if (e.type === 'blob' && e.size !== undefined) this.sizes.set(e.sha, e.size);
+    return entries;
+  }
+
+  /** A blob's size known from its bytes (read or written). */
+  protected learnSize(sha: string, bytes: Uint8Array): void {
+    this.sizes.set(sha, bytes.byteLength);
   }
 
   /** set when a GraphQL call failed: from then on trees are listed by REST only */
@@ -94,7 +141,7 @@ export abstract class GitObjectReads {
     const out = new Map<string, TreeEntry[]>();
     const wanted: string[] = [];
     for (const sha of new Set(shas)) {
-      const known = this.trees.peek(wire.checkSha(sha));
+      const known = this.trees.peek(wire.checkSha(sha)) ?? (await this.localTree(sha))?.entries;
       if (known) out.set(sha, known);
       else wanted.push(sha);
     }
@@ -109,6 +156,7 @@ export abstract class GitObjectReads {
             treesQuery(chunk, options.levels),
           );
           for (const [tree, list] of listingsOf(chunk, answer)) {
+            this.learnSizes(list);
             if (!this.trees.peek(tree)) this.trees.set(tree, list);
             out.set(tree, list);
           }
@@ -125,6 +173,8 @@ export abstract class GitObjectReads {
     commits: string[],
     options: { levels: number; parentLevels?: number; trees?: string[] },
   ): Promise<Map<string, CommitTrees>> {
+    const local = await this.localCommitTrees(commits);
+    if (local) return local;
     const out = new Map<string, CommitTrees>();
     const wanted = [...new Set(commits)].map(wire.checkSha);
     // the trees not listed yet ride along with the first call; more than one call holds go by getTrees
@@ -163,6 +213,19 @@ export abstract class GitObjectReads {
     return out;
   }
 
+  /** getCommitTrees from the history copy when it holds every commit asked for (listings: getTree's). */
+  private async localCommitTrees(commits: string[]): Promise<Map<string, CommitTrees> | null> {
+    if (!this.gitHistory || !commits.every((sha) => this.gitHistory!.holds(sha))) return null;
+    const out = new Map<string, CommitTrees>();
+    for (const sha of new Set(commits)) {
+      const commit = await this.gitHistory.commit(sha);
+      const parents = await Promise.all((commit?.parents ?? []).map((p) => this.gitHistory!.commit(p)));
+      if (!commit || !parents.every((p) => p !== null)) return null;
+      out.set(sha, { commit, parentTrees: parents.map((p) => p!.tree) });
+    }
+    return out;
+  }
+
   /**
    * Text blobs by SHA in batched GraphQL calls (graphql-blobs.ts); a blob is in the map only when its text
    * hashes to its SHA. What is missing (binary, truncated, too large, GraphQL failed) is for getBlob.
@@ -181,7 +244,10 @@ export abstract class GitObjectReads {
       if (this.graphqlFailed) break;
       try {
         const answer = await this.rest.graphql<BlobsAnswer>(`get ${chunk.length} blobs`, blobsQuery(chunk));
-        for (const [sha, bytes] of blobsOf(chunk, answer)) out.set(sha, bytes);
+        for (const [sha, bytes] of blobsOf(chunk, answer)) {
+          out.set(sha, bytes);
+          this.learnSize(sha, bytes);
+        }
       } catch {
         // GraphQL refused or failed: the caller reads these by REST, as it would anyway
         this.graphqlFailed = true;
@@ -193,6 +259,20 @@ export abstract class GitObjectReads {
   async getPathTrees(commits: string[], path: string): Promise<Map<string, PathTrees>> {
     const out = new Map<string, PathTrees>();
     const wanted = [...new Set(commits)].map(wire.checkSha);
+    const history = this.gitHistory;
+    if (history && wanted.every((sha) => history.holds(sha))) {
+      for (const sha of wanted) {
+        const commit = await history.commit(sha);
+        const parent = commit?.parents[0];
+        const tree = await history.treeAt(sha, path);
+        const parentTree = parent === undefined ? null : await history.treeAt(parent, path);
+        // as GraphQL's: a commit where the path is a file on either side is left to the caller
+        if (tree !== undefined && tree !== false && parentTree !== undefined && parentTree !== false)
+          out.set(sha, { tree, parentTree });
+      }
+      if (!history.failed) return out;
+      out.clear();
+    }
     const calls: string[][] = [];
     for (let i = 0; i < wanted.length; i += COMMITS_PER_CALL)
       calls.push(wanted.slice(i, i + COMMITS_PER_CALL));
@@ -219,7 +299,14 @@ export abstract class GitObjectReads {
     path: string,
     options: { first: number; after?: string | null; levels: number },
   ): Promise<PathHistoryPage | null> {
-    if (this.graphqlFailed) return null;
+    if (this.gitHistory) {
+      const head = await this.tryGetBranchHead(branch);
+      if (head === null) return null;
+      const page = await this.gitHistory.pathHistory(head, path, options.first, options.after ?? null);
+      if (page) return page;
+    }
+    // a cursor of the copy's means nothing to GraphQL: the caller starts over by REST
+    if (this.graphqlFailed || options.after?.startsWith('git ')) return null;
     try {
       const answer = await this.rest.graphql<PathHistoryAnswer>(
         `list the commits changing ${path}`,
@@ -242,12 +329,14 @@ export abstract class GitObjectReads {
   async getTreeRecursive(sha: string): Promise<{ entries: TreeEntry[]; truncated: boolean }> {
     wire.checkSha(sha);
     return this.recursiveTrees.get(sha, async () => {
+      const local = await this.localTreeRecursive(sha);
+      if (local) return { entries: local, truncated: false };
       const data = await this.rest.read<wire.Tree>(
         `get tree ${sha}`,
         'GET /repos/{owner}/{repo}/git/trees/{sha}',
         { sha, recursive: '1' },
       );
-      const entries = data.tree.map(wire.treeEntry);
+      const entries = this.learnSizes(data.tree.map(wire.treeEntry));
       if (!data.truncated) {
         for (const [tree, list] of wire.subtrees(sha, entries))
           if (!this.trees.peek(tree)) this.trees.set(tree, list);
@@ -257,27 +346,65 @@ export abstract class GitObjectReads {
   }
 
   /**
+   * Every entry below a tree from the history copy, when it holds them all and every blob's size is known
+   * (GitHub's listing gives sizes; a tree with a blob never seen is listed by GitHub once, which teaches
+   * them). Null otherwise.
+   */
+  private async localTreeRecursive(sha: string): Promise<TreeEntry[] | null> {
+    if (!this.gitHistory) return null;
+    const out: TreeEntry[] = [];
+    const walk = async (tree: string, prefix: string): Promise<boolean> => {
+      const listed = await this.localTree(tree);
+      if (!listed?.whole) return false;
+      for (const entry of listed.entries) {
+        const path = prefix + entry.path;
+        out.push({ ...entry, path });
+        if (entry.type === 'tree' && !(await walk(entry.sha, `${path}/`))) return false;
+      }
+      return true;
+    };
+    return (await walk(sha, '')) ? out : null;
+  }
+
+  /**
    * Blobs by SHA over git, in as few fetches as git-blobs.ts allows; not kept in the blob cache (a
    * workspace's worth would push out everything else). Empty without git or when git failed.
    */
   async getBlobsOverGit(shas: string[]): Promise<Map<string, Uint8Array>> {
     for (const sha of shas) wire.checkSha(sha);
     if (!this.gitBlobs) return new Map();
-    return this.gitBlobs.readMany(shas);
+    const read = await this.gitBlobs.readMany(shas);
+    for (const [sha, bytes] of read) this.learnSize(sha, bytes);
+    return read;
   }
 
   async getBlob(sha: string): Promise<Uint8Array> {
     wire.checkSha(sha);
     return this.blobs.get(sha, async () => {
       const fetched = this.gitBlobs ? await this.gitBlobs.read(sha) : null;
-      if (fetched) return fetched;
+      if (fetched) {
+        this.learnSize(sha, fetched);
+        return fetched;
+      }
       const data = await this.rest.read<wire.Blob>(
         `get blob ${sha}`,
         'GET /repos/{owner}/{repo}/git/blobs/{sha}',
         { sha },
       );
-      return wire.blobBytes(data);
+      const bytes = wire.blobBytes(data);
+      this.learnSize(sha, bytes);
+      return bytes;
     });
+  }
+
+  /**
+   * Brings the history copy to a commit asked about that it does not hold yet (the end head a verifier
+   * compares with): one fetch, after which everything below it is read here. Only the newer side of a
+   * question is fetched: an older one the copy then lacks is not on that history, and GitHub answers.
+   */
+  protected async reachCopy(sha: string): Promise<void> {
+    if (this.gitHistory && !this.gitHistory.failed && !this.gitHistory.holds(sha))
+      await this.gitHistory.update('asked', sha);
   }
 
   rememberCommitFiles(sha: string, files: ComparedFile[]): void {
@@ -287,6 +414,8 @@ export abstract class GitObjectReads {
   async getCommitFiles(sha: string): Promise<{ paths: string[]; complete: boolean; files: ComparedFile[] }> {
     wire.checkSha(sha);
     return this.commitFiles.get(sha, async () => {
+      const local = await this.gitHistory?.changedFiles(sha);
+      if (local) return { paths: local.map((f) => f.path), complete: true, files: local };
       const data = await this.rest.read<wire.RestCommitWithFiles>(
         `get the files of commit ${sha}`,
         'GET /repos/{owner}/{repo}/commits/{ref}',
@@ -310,6 +439,10 @@ export abstract class GitObjectReads {
     perPage?: number;
     page?: number;
   }): Promise<CommitInfo[]> {
+    const perPage = options.perPage ?? 30;
+    const skip = perPage * ((options.page ?? 1) - 1);
+    const local = await this.gitHistory?.list(options.sha, options.path, skip, perPage);
+    if (local) return local;
     const data = await this.rest.read<wire.RestCommit[]>(
       `list commits of ${options.sha}`,
       'GET /repos/{owner}/{repo}/commits',
@@ -329,6 +462,9 @@ export abstract class GitObjectReads {
 
   async isAncestor(ancestor: string, descendant: string): Promise<boolean> {
     if (wire.checkSha(ancestor) === wire.checkSha(descendant)) return true;
+    await this.reachCopy(descendant);
+    const local = await this.gitHistory?.isAncestor(ancestor, descendant);
+    if (local !== undefined && local !== null) return local;
     try {
       const { status } = await this.compare(ancestor, descendant);
       // base...head: "ahead" means head has commits base lacks and none the other way.
@@ -350,6 +486,11 @@ export abstract class GitObjectReads {
     wire.checkSha(base);
     wire.checkSha(head);
     return this.comparisons.get(`${base}...${head}@${page}`, async () => {
+      await this.reachCopy(head);
+      const local = await this.gitHistory?.compare(base, head, page);
+      if (local === 'unrelated')
+        throw new UpstreamError('not_found', `No common ancestor between ${base} and ${head}.`, 404);
+      if (local) return local;
       const data = await this.rest.read<wire.Compare>(
         `compare ${base}...${head}`,
         `GET /repos/{owner}/{repo}/compare/${base}...${head}`,

@@ -15,6 +15,14 @@ import { listRulesets } from './octokit-rulesets.js';
 import { GitObjectReads } from './octokit-objects.js';
 import { cloneUrl, GitBlobReader } from '../git-blobs.js';
 import { GitRefReader } from '../git-refs.js';
+import { trustedGit } from '../git-binary.js';
+import { GitHistory } from '../git-history.js';
+import {
+  RECEIPT_COMMITS_PER_CALL,
+  receiptsOf,
+  receiptsQuery,
+  type ReceiptsAnswer,
+} from './graphql-receipts.js';
 import {
   REPOSITORY_FILE,
   repositoryFileOf,
@@ -32,6 +40,7 @@ import {
   type PullRequestRequest,
   type PullRequestReview,
   type PullRequestReviewRecord,
+  type ReceiptScreen,
   type RepositoryFile,
   type ActivityWindow,
   type StatusRecord,
@@ -68,6 +77,14 @@ export interface OctokitUpstreamOptions {
    * false: REST only.
    */
   gitUrl?: string | false;
+  /**
+   * Keep a partial copy of history (commits and trees, src/github/git-history.ts) in a 0700 directory made
+   * in `dir` and answer commits, trees and history from it: brought up to date at each read of `branch`'s
+   * head when given (the gateway), else fetched when a compare or an ancestry question needs a commit it
+   * lacks (the verifier). Needs git over HTTP (`gitUrl`) and a root-owned git binary (git-binary.ts);
+   * absent or unusable: REST and GraphQL, as without it.
+   */
+  history?: { dir: string; branch?: string; timeoutMs?: number };
   /** the signal that ends one attempt after `ms`. Default AbortSignal.timeout; tests inject their own clock. */
   attemptSignal?: (ms: number) => AbortSignal;
 }
@@ -81,6 +98,7 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
   private readonly heads = new Map<string, { etag: string; sha: string }>();
   private repository: Promise<{ defaultBranch: string; private: boolean }> | undefined;
   private readonly gitRefs: GitRefReader | null = null;
+  private readonly historyBranch: string | null = null;
 
   constructor(options: OctokitUpstreamOptions) {
     super(options.blobCacheBytes ?? 64 * 1024 * 1024);
@@ -113,11 +131,23 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
       const url = options.gitUrl ?? cloneUrl(clientOptions.baseUrl, this.owner, this.repo);
       this.gitBlobs = new GitBlobReader({ url, token: options.token });
       this.gitRefs = new GitRefReader({ url, token: options.token });
+      const git = trustedGit();
+      if (options.history && git) {
+        this.historyBranch = options.history.branch ?? null;
+        this.gitHistory = new GitHistory({
+          url,
+          token: options.token,
+          git,
+          parentDir: options.history.dir,
+          ...(options.history.timeoutMs !== undefined ? { timeoutMs: options.history.timeoutMs } : {}),
+        });
+      }
     }
   }
 
   stats(): UpstreamStats {
-    const git = (this.gitRefs?.requests ?? 0) + 2 * (this.gitBlobs?.fetches ?? 0);
+    const git =
+      (this.gitRefs?.requests ?? 0) + 2 * (this.gitBlobs?.fetches ?? 0) + 2 * (this.gitHistory?.fetches ?? 0);
     return { ...this.counters, git };
   }
 
@@ -148,6 +178,13 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
   }
 
   async tryGetBranchHead(branch: string): Promise<string | null> {
+    const head = await this.readBranchHead(branch);
+    // the history copy follows its branch at each read of the head: what is read next is then on this machine
+    if (head !== null && branch === this.historyBranch) await this.gitHistory?.update(branch, head);
+    return head;
+  }
+
+  private async readBranchHead(branch: string): Promise<string | null> {
     // Over git when it answers: a ref read GitHub does not charge, where REST charges every head that moved
     // (a 304 is free, but the first read after each push is a 200). A name outside printable ASCII goes
     // to REST (a line break would end the pkt-line early; REST refuses what git refuses).
@@ -179,7 +216,41 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
     }
   }
 
+  /**
+   * listCommits from a branch named instead of a SHA (the trusted ref the gateway serves instruction files
+   * from, say): the name is read over git and the history copy answers from its SHA, as GitHub would from
+   * the name. Anything else (a tag, a short SHA, git failing) is GitHub's to resolve.
+   */
+  override async listCommits(options: {
+    sha: string;
+    path?: string;
+    perPage?: number;
+    page?: number;
+  }): Promise<CommitInfo[]> {
+    if (this.gitHistory && this.gitRefs && !this.gitRefs.failed && !/^[0-9a-f]{40}$/.test(options.sha)) {
+      const name = options.sha.startsWith('refs/heads/') ? options.sha : `refs/heads/${options.sha}`;
+      const found = /[^\x21-\x7e]/.test(name) ? null : await this.gitRefs.list([name]).catch(() => null);
+      const sha = found?.get(name);
+      if (sha) {
+        await this.reachCopy(sha);
+        if (this.gitHistory.holds(sha)) return super.listCommits({ ...options, sha });
+      }
+    }
+    return super.listCommits(options);
+  }
+
   async listRefs(): Promise<Map<string, string>> {
+    // Over git when it answers: one ls-refs POST, charged to neither budget, where REST's matching-refs is a
+    // charged request (a tag's SHA is its tag object's in both)
+    if (this.gitRefs && !this.gitRefs.failed) {
+      const found = await this.gitRefs.list(['refs/']).catch(() => null);
+      if (found) {
+        const refs = new Map<string, string>();
+        for (const [name, sha] of found)
+          if (name.startsWith('refs/') && !name.startsWith('refs/pull/')) refs.set(name, sha);
+        return refs;
+      }
+    }
     // Without a ref, matching-refs lists every ref, notes and other namespaces included:
     // https://docs.github.com/rest/git/refs#list-matching-references
     let data: wire.Ref[];
@@ -213,6 +284,7 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
       },
     );
     this.blobs.set(data.sha, content);
+    this.learnSize(data.sha, content);
     return data.sha;
   }
 
@@ -316,7 +388,11 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
     }
     const commit = committed(answer, expectedHead);
     this.commits.set(commit.sha, commit);
-    for (const { bytes } of changes.additions) this.blobs.set(blobSha(bytes), bytes);
+    for (const { bytes } of changes.additions) {
+      const sha = blobSha(bytes);
+      this.blobs.set(sha, bytes);
+      this.learnSize(sha, bytes);
+    }
     return commit;
   }
 
@@ -394,6 +470,30 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
    * filter=all: the default (latest) hides an earlier run of the same name, and a forged one must not hide.
    * https://docs.github.com/rest/checks/runs#list-check-runs-for-a-git-reference
    */
+  async screenReceipts(
+    shas: string[],
+    context: string,
+    checkRuns: boolean,
+  ): Promise<Map<string, ReceiptScreen>> {
+    const out = new Map<string, ReceiptScreen>();
+    const wanted = [...new Set(shas)].map(wire.checkSha);
+    for (let i = 0; i < wanted.length; i += RECEIPT_COMMITS_PER_CALL) {
+      const chunk = wanted.slice(i, i + RECEIPT_COMMITS_PER_CALL);
+      try {
+        const answer = await this.rest.graphql<ReceiptsAnswer>(
+          `read the receipts on ${chunk.length} commits`,
+          receiptsQuery(chunk, checkRuns),
+          { context },
+        );
+        for (const [sha, screen] of receiptsOf(chunk, answer, checkRuns)) out.set(sha, screen);
+      } catch {
+        // GraphQL refused or failed: the caller lists these by REST
+        break;
+      }
+    }
+    return out;
+  }
+
   async listCheckRuns(sha: string, name: string): Promise<CheckRunRecord[]> {
     wire.checkSha(sha);
     const runs: CheckRunRecord[] = [];
