@@ -54,6 +54,12 @@ describe('bindsRef', () => {
     expect(bindsRef(branch, 'refs/heads/dev', 'main')).toBe(false);
   });
 
+  it('reads an exclude broadly: a `*` that GitHub may read across `/` excludes what it could', () => {
+    const excluding = ruleset({ exclude: ['refs/tags/v*'] });
+    expect(bindsRef(excluding, 'refs/tags/v1/rc', 'main')).toBe(false);
+    expect(bindsRef(excluding, 'refs/tags/w1', 'main')).toBe(true);
+  });
+
   it.each([
     ['evaluate', { enforcement: 'evaluate' }],
     ['a bypass for pull requests', { bypass: 'pull_requests_only' }],
