@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 const RULE_FILE = '../../eslint/wings.js';
 const rule = ((await import(RULE_FILE)) as { default: Rule.RuleModule }).default;
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src');
+const PACKAGES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'packages');
 
 /** Lints each file of a fresh tree (folder `f` has wings) with the rule alone; the messages by file. */
 function lint(files: Record<string, string>): Record<string, string[]> {
@@ -69,7 +70,7 @@ describe('perimeter/wings', () => {
   });
 });
 
-describe('the folders of src/', () => {
+describe('the folders of src/ and packages/*/src', () => {
   it('hold at most 20 files each directly', () => {
     const crowded: string[] = [];
     const walk = (dir: string): void => {
@@ -79,6 +80,7 @@ describe('the folders of src/', () => {
       for (const name of names) if (statSync(join(dir, name)).isDirectory()) walk(join(dir, name));
     };
     walk(SRC);
+    for (const pkg of readdirSync(PACKAGES)) walk(join(PACKAGES, pkg, 'src'));
     expect(crowded).toEqual([]);
   });
 });

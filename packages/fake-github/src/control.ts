@@ -3,7 +3,7 @@ import { parseFault } from './faults.js';
 import { readJson } from './http-util.js';
 import { send } from './respond.js';
 import type { ServerState } from './stats.js';
-import type { JobConclusion, JobStart } from './actions-jobs.js';
+import type { JobConclusion, JobStart } from './actions/actions-jobs.js';
 import type { FakeRepo } from './repo.js';
 
 function repoOf(state: ServerState, name: unknown): FakeRepo {

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
-import { JobBook } from './actions-jobs.js';
+import { JobBook } from './actions/actions-jobs.js';
 import type { AppIdentity } from './apps.js';
 import { join } from 'node:path';
 import { installHooks, recordRefChange, WORKFLOWS_DIR } from './activity-log.js';
-import { CatFile, git, GitError, gitText, tryGit, ZERO_SHA } from './git.js';
-import type { GitObject } from './git.js';
+import { CatFile, git, GitError, gitText, tryGit, ZERO_SHA } from './git/git.js';
+import type { GitObject } from './git/git.js';
 import type { StoredRuleset } from './rules/ruleset.js';
 import { initBare } from './seed.js';
 

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { installHooks, recordRefChange } from './activity-log.js';
-import { git, gitText, ZERO_SHA } from './git.js';
+import { git, gitText, ZERO_SHA } from './git/git.js';
 
 /**
  * The actor recorded in the activity list for commits made by seedRepo and commitToBare: the stand-in's

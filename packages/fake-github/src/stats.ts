@@ -1,5 +1,5 @@
 import type { AppBook } from './apps.js';
-import type { ArtifactStore } from './artifact-store.js';
+import type { ArtifactStore } from './actions/artifact-store.js';
 import type { RateBudget, WriteWindow } from './budget.js';
 import type { FaultBox } from './fault-box.js';
 import type { FakeRepo } from './repo.js';

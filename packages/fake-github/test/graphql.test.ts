@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { seedRepo, startFakeGithub, writeRequests } from '../src/index.js';
-import { BLOB_TEXT_LIMIT } from '../src/graphql-values.js';
+import { BLOB_TEXT_LIMIT } from '../src/graphql/graphql-values.js';
 import type { FakeGithub } from '../src/index.js';
 import { restClient, scratchDir } from './test-support.js';
 import type { Api, Json } from './test-support.js';

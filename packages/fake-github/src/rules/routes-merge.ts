@@ -1,6 +1,6 @@
 import { WORKFLOWS_DIR } from '../activity-log.js';
-import { writeCommit } from '../commit-writer.js';
-import { GitError, gitText } from '../git.js';
+import { writeCommit } from '../git/commit-writer.js';
+import { GitError, gitText } from '../git/git.js';
 import { HttpError, notFound, readJson, validationFailed } from '../http-util.js';
 import type { ApiResponse } from '../http-util.js';
 import type { StoredPull } from '../repo.js';

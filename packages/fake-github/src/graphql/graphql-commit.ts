@@ -1,9 +1,9 @@
 import { GraphQLError } from 'graphql';
-import { writeCommit } from './commit-writer.js';
+import { writeCommit } from '../git/commit-writer.js';
 import { objectValue } from './graphql-values.js';
-import { isSafeRefName, type FakeRepo } from './repo.js';
-import type { ServerState } from './stats.js';
-import { buildTree, validPath, type TreeWrite } from './tree-builder.js';
+import { isSafeRefName, type FakeRepo } from '../repo.js';
+import type { ServerState } from '../stats.js';
+import { buildTree, validPath, type TreeWrite } from '../git/tree-builder.js';
 
 /**
  * The `createCommitOnBranch` mutation over the bare repository, as GitHub documents it

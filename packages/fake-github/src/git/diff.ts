@@ -1,6 +1,6 @@
 import { gitText } from './git.js';
-import type { FakeRepo } from './repo.js';
-import { htmlUrl, repoApi } from './shapes.js';
+import type { FakeRepo } from '../repo.js';
+import { htmlUrl, repoApi } from '../shapes.js';
 
 const STATUS: Record<string, string> = {
   A: 'added',

@@ -6,14 +6,14 @@ import {
   notFound,
   readJson,
   unprocessable,
-} from './http-util.js';
-import type { ApiResponse } from './http-util.js';
-import { isSafeRefName } from './repo.js';
-import type { FakeRepo } from './repo.js';
-import { route } from './router.js';
-import { lockRefusalsFor, requiredCheckRefusals, ruleRefusal } from './rules/enforce.js';
-import type { Route, RouteContext } from './router.js';
-import { fullRepository, refJson } from './shapes.js';
+} from '../http-util.js';
+import type { ApiResponse } from '../http-util.js';
+import { isSafeRefName } from '../repo.js';
+import type { FakeRepo } from '../repo.js';
+import { route } from '../router.js';
+import { lockRefusalsFor, requiredCheckRefusals, ruleRefusal } from '../rules/enforce.js';
+import type { Route, RouteContext } from '../router.js';
+import { fullRepository, refJson } from '../shapes.js';
 
 async function refOr404(ctx: RouteContext, fullRef: string): Promise<ApiResponse> {
   const sha = await ctx.repo.refValue(fullRef);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ArtifactStore } from './artifact-store.js';
-import { readBody } from './http-util.js';
+import { readBody } from '../http-util.js';
 
 /**
  * The blob storage behind a signed artifact URL, as the Azure SDK (@azure/storage-blob, which

@@ -6,15 +6,15 @@ import {
   readJson,
   unprocessable,
   validationFailed,
-} from './http-util.js';
-import type { ApiResponse } from './http-util.js';
-import type { RawTreeEntry } from './repo.js';
-import { buildTree } from './tree-builder.js';
-import type { TreeWrite } from './tree-builder.js';
-import { route } from './router.js';
-import type { Route, RouteContext } from './router.js';
-import { writeCommit, type Identity } from './commit-writer.js';
-import { gitCommitJson, repoApi } from './shapes.js';
+} from '../http-util.js';
+import type { ApiResponse } from '../http-util.js';
+import type { RawTreeEntry } from '../repo.js';
+import { buildTree } from '../git/tree-builder.js';
+import type { TreeWrite } from '../git/tree-builder.js';
+import { route } from '../router.js';
+import type { Route, RouteContext } from '../router.js';
+import { writeCommit, type Identity } from '../git/commit-writer.js';
+import { gitCommitJson, repoApi } from '../shapes.js';
 
 /**
  * GitHub's caps on a recursive tree answer: "The limit for the tree array is 100,000 entries with a maximum

@@ -15,7 +15,7 @@ import {
 import { createCommitOnBranch } from './graphql-commit.js';
 import { callCost } from './graphql-cost.js';
 import { repositoryValue } from './graphql-values.js';
-import { HttpError, readJson } from './http-util.js';
+import { HttpError, readJson } from '../http-util.js';
 import {
   authenticated,
   errorBody,
@@ -23,8 +23,8 @@ import {
   presentedToken,
   SECONDARY_LIMITED,
   send,
-} from './respond.js';
-import type { ServerState } from './stats.js';
+} from '../respond.js';
+import type { ServerState } from '../stats.js';
 
 export const GRAPHQL_KEY = 'POST /graphql';
 

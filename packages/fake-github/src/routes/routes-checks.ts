@@ -1,5 +1,5 @@
-import { githubNow } from './actions-jobs.js';
-import type { AppIdentity } from './apps.js';
+import { githubNow } from '../actions/actions-jobs.js';
+import type { AppIdentity } from '../apps.js';
 import {
   HttpError,
   linkHeader,
@@ -9,13 +9,13 @@ import {
   readJson,
   unprocessable,
   validationFailed,
-} from './http-util.js';
-import type { ApiResponse } from './http-util.js';
-import type { FakeRepo, StoredCheckRun } from './repo.js';
-import { annotationsOf, optionalText, outcome, outputOf, STATUSES, time } from './check-run-input.js';
-import { route } from './router.js';
-import type { Route, RouteContext } from './router.js';
-import { htmlUrl, nodeId, repoApi, simpleUser } from './shapes.js';
+} from '../http-util.js';
+import type { ApiResponse } from '../http-util.js';
+import type { FakeRepo, StoredCheckRun } from '../repo.js';
+import { annotationsOf, optionalText, outcome, outputOf, STATUSES, time } from '../check-run-input.js';
+import { route } from '../router.js';
+import type { Route, RouteContext } from '../router.js';
+import { htmlUrl, nodeId, repoApi, simpleUser } from '../shapes.js';
 
 /** The `app` of a check run: the App whose installation token created it, with its real id. */
 function appJson(base: string, app: AppIdentity): Record<string, unknown> {

@@ -6,12 +6,12 @@ import {
   readJson,
   unprocessable,
   validationFailed,
-} from './http-util.js';
-import type { ApiResponse } from './http-util.js';
-import type { FakeRepo, StoredStatus } from './repo.js';
-import { route } from './router.js';
-import type { Route, RouteContext } from './router.js';
-import { minimalRepository, repoApi, statusJson } from './shapes.js';
+} from '../http-util.js';
+import type { ApiResponse } from '../http-util.js';
+import type { FakeRepo, StoredStatus } from '../repo.js';
+import { route } from '../router.js';
+import type { Route, RouteContext } from '../router.js';
+import { minimalRepository, repoApi, statusJson } from '../shapes.js';
 
 const STATES = ['error', 'failure', 'pending', 'success'];
 

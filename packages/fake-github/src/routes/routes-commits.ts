@@ -1,11 +1,11 @@
-import { diffFiles } from './diff.js';
-import { gitText } from './git.js';
-import { HttpError, linkHeader, missing, notFound, pageParams, unprocessable } from './http-util.js';
-import type { ApiResponse } from './http-util.js';
-import type { ParsedCommit } from './repo.js';
-import { route } from './router.js';
-import type { Route, RouteContext } from './router.js';
-import { commitJson, htmlUrl, repoApi } from './shapes.js';
+import { diffFiles } from '../git/diff.js';
+import { gitText } from '../git/git.js';
+import { HttpError, linkHeader, missing, notFound, pageParams, unprocessable } from '../http-util.js';
+import type { ApiResponse } from '../http-util.js';
+import type { ParsedCommit } from '../repo.js';
+import { route } from '../router.js';
+import type { Route, RouteContext } from '../router.js';
+import { commitJson, htmlUrl, repoApi } from '../shapes.js';
 
 /** GitHub lists at most 300 files in a compare and 3,000 for one commit. */
 const COMPARE_FILE_LIMIT = 300;

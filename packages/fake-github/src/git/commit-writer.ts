@@ -1,6 +1,6 @@
-import type { FakeRepo } from './repo.js';
-import { noreplyEmail, WEB_FLOW } from './shapes.js';
-import { signAsWebFlow } from './web-flow-key.js';
+import type { FakeRepo } from '../repo.js';
+import { noreplyEmail, WEB_FLOW } from '../shapes.js';
+import { signAsWebFlow } from '../web-flow-key.js';
 
 export interface Identity {
   name: string;

@@ -1,10 +1,10 @@
-import { readRefChanges } from './activity-log.js';
-import { ZERO_SHA } from './git.js';
-import { pageParams, unprocessable } from './http-util.js';
-import type { ApiResponse } from './http-util.js';
-import { route } from './router.js';
-import type { Route, RouteContext } from './router.js';
-import { nodeId, simpleUser } from './shapes.js';
+import { readRefChanges } from '../activity-log.js';
+import { ZERO_SHA } from '../git/git.js';
+import { pageParams, unprocessable } from '../http-util.js';
+import type { ApiResponse } from '../http-util.js';
+import { route } from '../router.js';
+import type { Route, RouteContext } from '../router.js';
+import { nodeId, simpleUser } from '../shapes.js';
 
 async function listActivity(ctx: RouteContext): Promise<ApiResponse> {
   const params = ctx.url.searchParams;

@@ -1,9 +1,9 @@
-import { DOWNLOAD_URL_TTL_MS, type ArtifactStore, type StoredArtifact } from './artifact-store.js';
-import { HttpError, linkHeader, notFound, pageParams } from './http-util.js';
-import type { ApiResponse } from './http-util.js';
-import { route } from './router.js';
-import type { Route, RouteContext } from './router.js';
-import { repoApi } from './shapes.js';
+import { DOWNLOAD_URL_TTL_MS, type ArtifactStore, type StoredArtifact } from '../actions/artifact-store.js';
+import { HttpError, linkHeader, notFound, pageParams } from '../http-util.js';
+import type { ApiResponse } from '../http-util.js';
+import { route } from '../router.js';
+import type { Route, RouteContext } from '../router.js';
+import { repoApi } from '../shapes.js';
 
 /**
  * The REST side of workflow artifacts, for another job or an owner: list a run's artifacts, get one, and

@@ -7,7 +7,7 @@ import {
   type ArtifactStore,
   type StoredArtifact,
 } from './artifact-store.js';
-import { readBody } from './http-util.js';
+import { readBody } from '../http-util.js';
 
 /**
  * The results service's ArtifactService as @actions/artifact (v2+) calls it at ACTIONS_RESULTS_URL: Twirp

@@ -3,8 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { git, GitError, gitText, ZERO_SHA } from './git.js';
-import { unprocessable } from './http-util.js';
-import type { FakeRepo } from './repo.js';
+import { unprocessable } from '../http-util.js';
+import type { FakeRepo } from '../repo.js';
 
 /** One entry of a POST git/trees request. */
 export type TreeWrite =

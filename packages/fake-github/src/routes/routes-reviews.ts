@@ -6,13 +6,13 @@
  *   to approve pull requests, off by default and never on here (422);
  * - a REQUEST_CHANGES or COMMENT review without a body (422).
  */
-import { notFound, readJson, unprocessable, validationFailed } from './http-util.js';
-import type { ApiResponse } from './http-util.js';
-import { GITHUB_ACTIONS } from './apps.js';
-import type { StoredPull, StoredReview } from './repo.js';
-import { route } from './router.js';
-import type { Route, RouteContext } from './router.js';
-import { htmlUrl, nodeId, repoApi, simpleUser } from './shapes.js';
+import { notFound, readJson, unprocessable, validationFailed } from '../http-util.js';
+import type { ApiResponse } from '../http-util.js';
+import { GITHUB_ACTIONS } from '../apps.js';
+import type { StoredPull, StoredReview } from '../repo.js';
+import { route } from '../router.js';
+import type { Route, RouteContext } from '../router.js';
+import { htmlUrl, nodeId, repoApi, simpleUser } from '../shapes.js';
 
 const EVENTS = { APPROVE: 'APPROVED', REQUEST_CHANGES: 'CHANGES_REQUESTED', COMMENT: 'COMMENTED' } as const;
 

@@ -1,9 +1,9 @@
-import type { JobRecord } from './actions-jobs.js';
-import { linkHeader, notFound, pageParams, unprocessable } from './http-util.js';
-import type { ApiResponse } from './http-util.js';
-import { route } from './router.js';
-import type { Route, RouteContext } from './router.js';
-import { htmlUrl, nodeId, repoApi } from './shapes.js';
+import type { JobRecord } from '../actions/actions-jobs.js';
+import { linkHeader, notFound, pageParams, unprocessable } from '../http-util.js';
+import type { ApiResponse } from '../http-util.js';
+import { route } from '../router.js';
+import type { Route, RouteContext } from '../router.js';
+import { htmlUrl, nodeId, repoApi } from '../shapes.js';
 
 /** A job as GET /repos/{o}/{r}/actions/jobs/{job_id} answers it. */
 function jobJson(ctx: RouteContext, job: JobRecord): Record<string, unknown> {

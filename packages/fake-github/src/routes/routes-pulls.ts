@@ -1,10 +1,10 @@
-import { notFound, pageParams, readJson, unprocessable, validationFailed } from './http-util.js';
-import type { ApiResponse } from './http-util.js';
-import type { FakeRepo, StoredPull } from './repo.js';
-import { route } from './router.js';
-import type { Route, RouteContext } from './router.js';
-import { gitText } from './git.js';
-import { commitJson, fullRepository, nodeId, repoApi, htmlUrl, simpleUser } from './shapes.js';
+import { notFound, pageParams, readJson, unprocessable, validationFailed } from '../http-util.js';
+import type { ApiResponse } from '../http-util.js';
+import type { FakeRepo, StoredPull } from '../repo.js';
+import { route } from '../router.js';
+import type { Route, RouteContext } from '../router.js';
+import { gitText } from '../git/git.js';
+import { commitJson, fullRepository, nodeId, repoApi, htmlUrl, simpleUser } from '../shapes.js';
 
 /**
  * GitHub lists at most 250 commits of a pull request, however many it holds.

@@ -1,8 +1,8 @@
-import { HttpError, missing, notFound } from './http-util.js';
-import type { ApiResponse } from './http-util.js';
-import { route } from './router.js';
-import type { Route, RouteContext } from './router.js';
-import { htmlUrl, repoApi } from './shapes.js';
+import { HttpError, missing, notFound } from '../http-util.js';
+import type { ApiResponse } from '../http-util.js';
+import { route } from '../router.js';
+import type { Route, RouteContext } from '../router.js';
+import { htmlUrl, repoApi } from '../shapes.js';
 
 /** Answers of the contents API carry the content only up to 1 MB. */
 const CONTENTS_INLINE_LIMIT = 1024 * 1024;

@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
-import { gitText } from './git.js';
-import type { FakeRepo } from './repo.js';
+import { gitText } from '../git/git.js';
+import type { FakeRepo } from '../repo.js';
 
 type Value = Record<string, unknown>;
 

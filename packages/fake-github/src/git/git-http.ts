@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename, dirname } from 'node:path';
-import { ACTIVITY_ENV, activityPath, ACTOR_ENV, LOCKS_ENV, NO_WORKFLOWS_ENV } from './activity-log.js';
-import { lockPatterns } from './rules/ruleset.js';
-import type { FakeRepo } from './repo.js';
-import { identify, presentedToken } from './respond.js';
-import type { ServerState } from './stats.js';
+import { ACTIVITY_ENV, activityPath, ACTOR_ENV, LOCKS_ENV, NO_WORKFLOWS_ENV } from '../activity-log.js';
+import { lockPatterns } from '../rules/ruleset.js';
+import type { FakeRepo } from '../repo.js';
+import { identify, presentedToken } from '../respond.js';
+import type { ServerState } from '../stats.js';
 
 export const HTTP_BACKEND = '/usr/lib/git-core/git-http-backend';
 

@@ -1,5 +1,5 @@
 import { historyValue, refValue } from './graphql-history.js';
-import type { RawTreeEntry, FakeRepo, Person, StoredCheckRun, StoredStatus } from './repo.js';
+import type { RawTreeEntry, FakeRepo, Person, StoredCheckRun, StoredStatus } from '../repo.js';
 
 /**
  * The part of GitHub's GraphQL object graph the stand-in serves, as plain values for graphql-js's default
