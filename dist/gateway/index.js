@@ -76108,6 +76108,44 @@ async function listActivity(rest, options) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/github/octokit/octokit-rulesets.ts
+const PAGE = 100;
+/**
+ * The branch and tag rulesets that apply to the repository, its organization's included, each read whole:
+ * the list (https://docs.github.com/rest/repos/rules#get-all-repository-rulesets, `includes_parents`: "Include
+ * rulesets configured at higher levels that apply to this repository") names them without their conditions
+ * and rules, and GET /repos/{owner}/{repo}/rulesets/{ruleset_id}
+ * (https://docs.github.com/rest/repos/rules#get-a-repository-ruleset) gives those and
+ * `current_user_can_bypass`, which only the repository-level endpoint answers. Both take only read access.
+ */
+async function listRulesets(rest) {
+    const ids = [];
+    for (let page = 1;; page++) {
+        const data = await rest.read('list rulesets', 'GET /repos/{owner}/{repo}/rulesets', {
+            includes_parents: true,
+            targets: 'branch,tag',
+            per_page: PAGE,
+            page,
+        });
+        ids.push(...data.map((r) => r.id));
+        if (data.length < PAGE)
+            break;
+    }
+    const rulesets = await Promise.all(ids.map((id) => rest.read(`get ruleset ${id}`, 'GET /repos/{owner}/{repo}/rulesets/{ruleset_id}', {
+        ruleset_id: id,
+        includes_parents: true,
+    })));
+    return rulesets.map((r) => ({
+        name: r.name,
+        target: r.target ?? 'branch',
+        enforcement: r.enforcement,
+        bypass: r.current_user_can_bypass ?? null,
+        include: r.conditions?.ref_name?.include ?? [],
+        exclude: r.conditions?.ref_name?.exclude ?? [],
+        rules: (r.rules ?? []).map((rule) => rule.type),
+    }));
+}
+
 ;// CONCATENATED MODULE: ./src/github/octokit/cache.ts
 /**
  * Caches for objects addressed by SHA (they never change). Concurrent loads of one key share one
@@ -76537,19 +76575,64 @@ class GitObjectReads {
     blobs;
     /** present: blobs come over git's smart HTTP, off the REST budget, and REST only when git cannot */
     gitBlobs = null;
+    /**
+     * present: commits, trees and history are read from a partial copy of the bound branch's history
+     * (git-history.ts), off both budgets, and by REST and GraphQL only what the copy cannot answer
+     */
+    gitHistory = null;
+    /**
+     * Blob sizes by SHA, from every listing GitHub gave and every blob read or written: the copy holds no
+     * blob, so its listings take their sizes from here.
+     */
+    sizes = new Map();
     constructor(blobCacheBytes) {
         this.blobs = new BlobCache(blobCacheBytes);
     }
     async getCommit(sha) {
         checkSha(sha);
-        return this.commits.get(sha, async () => gitCommit(await this.rest.read(`get commit ${sha}`, 'GET /repos/{owner}/{repo}/git/commits/{sha}', { sha })));
+        return this.commits.get(sha, async () => (await this.gitHistory?.commit(sha)) ??
+            gitCommit(await this.rest.read(`get commit ${sha}`, 'GET /repos/{owner}/{repo}/git/commits/{sha}', { sha })));
     }
     async getTree(sha) {
         checkSha(sha);
+        const known = this.trees.peek(sha) ?? (await this.localTree(sha))?.entries;
+        if (known)
+            return known;
         return this.trees.get(sha, async () => {
             const data = await this.rest.read(`get tree ${sha}`, 'GET /repos/{owner}/{repo}/git/trees/{sha}', { sha });
-            return data.tree.map(treeEntry);
+            return this.learnSizes(data.tree.map(treeEntry));
         });
+    }
+    /**
+     * A tree from the history copy, each blob with its size when known (`whole`: every one). Not kept in
+     * `trees`: a listing of GitHub's, with every size, replaces it there when one is asked for.
+     */
+    async localTree(sha) {
+        const entries = await this.gitHistory?.tree(sha);
+        if (!entries)
+            return null;
+        let whole = true;
+        for (const entry of entries) {
+            if (entry.type !== 'blob')
+                continue;
+            const size = this.sizes.get(entry.sha);
+            if (size === undefined)
+                whole = false;
+            else
+                entry.size = size;
+        }
+        return { entries, whole };
+    }
+    /** Keeps the sizes of a listing's blobs; the listing itself is returned. */
+    learnSizes(entries) {
+        for (const e of entries)
+            if (e.type === 'blob' && e.size !== undefined)
+                this.sizes.set(e.sha, e.size);
+        return entries;
+    }
+    /** A blob's size known from its bytes (read or written). */
+    learnSize(sha, bytes) {
+        this.sizes.set(sha, bytes.byteLength);
     }
     /** set when a GraphQL call failed: from then on trees are listed by REST only */
     graphqlFailed = false;
@@ -76558,7 +76641,7 @@ class GitObjectReads {
         const out = new Map();
         const wanted = [];
         for (const sha of new Set(shas)) {
-            const known = this.trees.peek(checkSha(sha));
+            const known = this.trees.peek(checkSha(sha)) ?? (await this.localTree(sha))?.entries;
             if (known)
                 out.set(sha, known);
             else
@@ -76573,6 +76656,7 @@ class GitObjectReads {
             try {
                 const answer = await this.rest.graphql(`get ${chunk.length} trees`, treesQuery(chunk, options.levels));
                 for (const [tree, list] of listingsOf(chunk, answer)) {
+                    this.learnSizes(list);
                     if (!this.trees.peek(tree))
                         this.trees.set(tree, list);
                     out.set(tree, list);
@@ -76586,6 +76670,9 @@ class GitObjectReads {
         return out;
     }
     async getCommitTrees(commits, options) {
+        const local = await this.localCommitTrees(commits);
+        if (local)
+            return local;
         const out = new Map();
         const wanted = [...new Set(commits)].map(checkSha);
         // the trees not listed yet ride along with the first call; more than one call holds go by getTrees
@@ -76623,6 +76710,20 @@ class GitObjectReads {
         }));
         return out;
     }
+    /** getCommitTrees from the history copy when it holds every commit asked for (listings: getTree's). */
+    async localCommitTrees(commits) {
+        if (!this.gitHistory || !commits.every((sha) => this.gitHistory.holds(sha)))
+            return null;
+        const out = new Map();
+        for (const sha of new Set(commits)) {
+            const commit = await this.gitHistory.commit(sha);
+            const parents = await Promise.all((commit?.parents ?? []).map((p) => this.gitHistory.commit(p)));
+            if (!commit || !parents.every((p) => p !== null))
+                return null;
+            out.set(sha, { commit, parentTrees: parents.map((p) => p.tree) });
+        }
+        return out;
+    }
     /**
      * Text blobs by SHA in batched GraphQL calls (graphql-blobs.ts); a blob is in the map only when its text
      * hashes to its SHA. What is missing (binary, truncated, too large, GraphQL failed) is for getBlob.
@@ -76644,8 +76745,10 @@ class GitObjectReads {
                 break;
             try {
                 const answer = await this.rest.graphql(`get ${chunk.length} blobs`, blobsQuery(chunk));
-                for (const [sha, bytes] of blobsOf(chunk, answer))
+                for (const [sha, bytes] of blobsOf(chunk, answer)) {
                     out.set(sha, bytes);
+                    this.learnSize(sha, bytes);
+                }
             }
             catch {
                 // GraphQL refused or failed: the caller reads these by REST, as it would anyway
@@ -76657,6 +76760,21 @@ class GitObjectReads {
     async getPathTrees(commits, path) {
         const out = new Map();
         const wanted = [...new Set(commits)].map(checkSha);
+        const history = this.gitHistory;
+        if (history && wanted.every((sha) => history.holds(sha))) {
+            for (const sha of wanted) {
+                const commit = await history.commit(sha);
+                const parent = commit?.parents[0];
+                const tree = await history.treeAt(sha, path);
+                const parentTree = parent === undefined ? null : await history.treeAt(parent, path);
+                // as GraphQL's: a commit where the path is a file on either side is left to the caller
+                if (tree !== undefined && tree !== false && parentTree !== undefined && parentTree !== false)
+                    out.set(sha, { tree, parentTree });
+            }
+            if (!history.failed)
+                return out;
+            out.clear();
+        }
         const calls = [];
         for (let i = 0; i < wanted.length; i += COMMITS_PER_CALL)
             calls.push(wanted.slice(i, i + COMMITS_PER_CALL));
@@ -76675,7 +76793,16 @@ class GitObjectReads {
         return out;
     }
     async getPathHistory(branch, path, options) {
-        if (this.graphqlFailed)
+        if (this.gitHistory) {
+            const head = await this.tryGetBranchHead(branch);
+            if (head === null)
+                return null;
+            const page = await this.gitHistory.pathHistory(head, path, options.first, options.after ?? null);
+            if (page)
+                return page;
+        }
+        // a cursor of the copy's means nothing to GraphQL: the caller starts over by REST
+        if (this.graphqlFailed || options.after?.startsWith('git '))
             return null;
         try {
             const answer = await this.rest.graphql(`list the commits changing ${path}`, pathHistoryQuery(options.levels), { ref: `refs/heads/${branch}`, path, first: options.first, after: options.after ?? null });
@@ -76699,8 +76826,11 @@ class GitObjectReads {
     async getTreeRecursive(sha) {
         checkSha(sha);
         return this.recursiveTrees.get(sha, async () => {
+            const local = await this.localTreeRecursive(sha);
+            if (local)
+                return { entries: local, truncated: false };
             const data = await this.rest.read(`get tree ${sha}`, 'GET /repos/{owner}/{repo}/git/trees/{sha}', { sha, recursive: '1' });
-            const entries = data.tree.map(treeEntry);
+            const entries = this.learnSizes(data.tree.map(treeEntry));
             if (!data.truncated) {
                 for (const [tree, list] of subtrees(sha, entries))
                     if (!this.trees.peek(tree))
@@ -76708,6 +76838,29 @@ class GitObjectReads {
             }
             return { entries, truncated: Boolean(data.truncated) };
         });
+    }
+    /**
+     * Every entry below a tree from the history copy, when it holds them all and every blob's size is known
+     * (GitHub's listing gives sizes; a tree with a blob never seen is listed by GitHub once, which teaches
+     * them). Null otherwise.
+     */
+    async localTreeRecursive(sha) {
+        if (!this.gitHistory)
+            return null;
+        const out = [];
+        const walk = async (tree, prefix) => {
+            const listed = await this.localTree(tree);
+            if (!listed?.whole)
+                return false;
+            for (const entry of listed.entries) {
+                const path = prefix + entry.path;
+                out.push({ ...entry, path });
+                if (entry.type === 'tree' && !(await walk(entry.sha, `${path}/`)))
+                    return false;
+            }
+            return true;
+        };
+        return (await walk(sha, '')) ? out : null;
     }
     /**
      * Blobs by SHA over git, in as few fetches as git-blobs.ts allows; not kept in the blob cache (a
@@ -76718,17 +76871,33 @@ class GitObjectReads {
             checkSha(sha);
         if (!this.gitBlobs)
             return new Map();
-        return this.gitBlobs.readMany(shas);
+        const read = await this.gitBlobs.readMany(shas);
+        for (const [sha, bytes] of read)
+            this.learnSize(sha, bytes);
+        return read;
     }
     async getBlob(sha) {
         checkSha(sha);
         return this.blobs.get(sha, async () => {
             const fetched = this.gitBlobs ? await this.gitBlobs.read(sha) : null;
-            if (fetched)
+            if (fetched) {
+                this.learnSize(sha, fetched);
                 return fetched;
+            }
             const data = await this.rest.read(`get blob ${sha}`, 'GET /repos/{owner}/{repo}/git/blobs/{sha}', { sha });
-            return blobBytes(data);
+            const bytes = blobBytes(data);
+            this.learnSize(sha, bytes);
+            return bytes;
         });
+    }
+    /**
+     * Brings the history copy to a commit asked about that it does not hold yet (the end head a verifier
+     * compares with): one fetch, after which everything below it is read here. Only the newer side of a
+     * question is fetched: an older one the copy then lacks is not on that history, and GitHub answers.
+     */
+    async reachCopy(sha) {
+        if (this.gitHistory && !this.gitHistory.failed && !this.gitHistory.holds(sha))
+            await this.gitHistory.update('asked', sha);
     }
     rememberCommitFiles(sha, files) {
         this.commitFiles.set(sha, { paths: files.map((f) => f.path), complete: true, files });
@@ -76736,6 +76905,9 @@ class GitObjectReads {
     async getCommitFiles(sha) {
         checkSha(sha);
         return this.commitFiles.get(sha, async () => {
+            const local = await this.gitHistory?.changedFiles(sha);
+            if (local)
+                return { paths: local.map((f) => f.path), complete: true, files: local };
             const data = await this.rest.read(`get the files of commit ${sha}`, 'GET /repos/{owner}/{repo}/commits/{ref}', { ref: sha, per_page: COMMIT_FILES_PAGE });
             this.commits.set(sha, restCommit(data));
             const files = data.files ?? [];
@@ -76747,6 +76919,11 @@ class GitObjectReads {
         });
     }
     async listCommits(options) {
+        const perPage = options.perPage ?? 30;
+        const skip = perPage * ((options.page ?? 1) - 1);
+        const local = await this.gitHistory?.list(options.sha, options.path, skip, perPage);
+        if (local)
+            return local;
         const data = await this.rest.read(`list commits of ${options.sha}`, 'GET /repos/{owner}/{repo}/commits', {
             sha: options.sha,
             ...(options.path !== undefined ? { path: options.path } : {}),
@@ -76762,6 +76939,10 @@ class GitObjectReads {
     async isAncestor(ancestor, descendant) {
         if (checkSha(ancestor) === checkSha(descendant))
             return true;
+        await this.reachCopy(descendant);
+        const local = await this.gitHistory?.isAncestor(ancestor, descendant);
+        if (local !== undefined && local !== null)
+            return local;
         try {
             const { status } = await this.compare(ancestor, descendant);
             // base...head: "ahead" means head has commits base lacks and none the other way.
@@ -76781,6 +76962,12 @@ class GitObjectReads {
         checkSha(base);
         checkSha(head);
         return this.comparisons.get(`${base}...${head}@${page}`, async () => {
+            await this.reachCopy(head);
+            const local = await this.gitHistory?.compare(base, head, page);
+            if (local === 'unrelated')
+                throw new UpstreamError('not_found', `No common ancestor between ${base} and ${head}.`, 404);
+            if (local)
+                return local;
             const data = await this.rest.read(`compare ${base}...${head}`, `GET /repos/{owner}/{repo}/compare/${base}...${head}`, { per_page: COMPARE_PAGE, page });
             const commits = data.commits.map(restCommit);
             for (const commit of [restCommit(data.base_commit), ...commits])
@@ -76937,24 +77124,7 @@ class GitBlobReader {
     }
     /** git in the store, with the token in a header only git sees */
     git(args, store, input) {
-        const auth = Buffer.from(`x-access-token:${this.options.token}`).toString('base64');
-        const env = {
-            PATH: process.env.PATH,
-            HOME: store,
-            GIT_DIR: store,
-            GIT_TERMINAL_PROMPT: '0',
-            GIT_CONFIG_NOSYSTEM: '1',
-            GIT_CONFIG_GLOBAL: '/dev/null',
-            // The header as actions/checkout sends it; through the environment, never argv, which any process
-            // of the runner's user can read in /proc.
-            GIT_CONFIG_COUNT: '3',
-            GIT_CONFIG_KEY_0: 'http.extraHeader',
-            GIT_CONFIG_VALUE_0: `Authorization: Basic ${auth}`,
-            GIT_CONFIG_KEY_1: 'credential.helper',
-            GIT_CONFIG_VALUE_1: '',
-            GIT_CONFIG_KEY_2: 'core.hooksPath',
-            GIT_CONFIG_VALUE_2: '/dev/null',
-        };
+        const env = gitEnvironment(this.options.token, store);
         return new Promise((resolve, reject) => {
             const child = (0,external_node_child_process_namespaceObject.spawn)(this.options.git ?? 'git', args, {
                 env,
@@ -76969,6 +77139,30 @@ class GitBlobReader {
                 child.stdin?.end(input);
         });
     }
+}
+/**
+ * The environment of a git process over a store of the gateway's: no system or global configuration, no
+ * prompt, no hooks, and the token in a header only git sees.
+ */
+function gitEnvironment(token, store) {
+    const auth = Buffer.from(`x-access-token:${token}`).toString('base64');
+    return {
+        PATH: process.env.PATH,
+        HOME: store,
+        GIT_DIR: store,
+        GIT_TERMINAL_PROMPT: '0',
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_CONFIG_GLOBAL: '/dev/null',
+        // The header as actions/checkout sends it; through the environment, never argv, which any process
+        // of the runner's user can read in /proc.
+        GIT_CONFIG_COUNT: '3',
+        GIT_CONFIG_KEY_0: 'http.extraHeader',
+        GIT_CONFIG_VALUE_0: `Authorization: Basic ${auth}`,
+        GIT_CONFIG_KEY_1: 'credential.helper',
+        GIT_CONFIG_VALUE_1: '',
+        GIT_CONFIG_KEY_2: 'core.hooksPath',
+        GIT_CONFIG_VALUE_2: '/dev/null',
+    };
 }
 /** `git cat-file --batch` output: "<sha> blob <size>\n<bytes>\n" per object found, "<sha> missing\n" else. */
 function parseBatch(out) {
@@ -77096,6 +77290,550 @@ class GitRefReader {
     }
 }
 
+;// CONCATENATED MODULE: ./src/github/git-binary.ts
+
+
+/**
+ * The git binary a trusted process runs: by an absolute path, never by PATH (a directory on PATH may be one
+ * the agent can write), and only when the file and its directory are root's and writable by no one else, so
+ * no program the agent wrote or placed runs with the token. Null when no such git is installed: the caller
+ * reads another way.
+ */
+const CANDIDATES = ['/usr/bin/git', '/usr/local/bin/git', '/bin/git', '/opt/homebrew/bin/git'];
+let found;
+function trustedGit() {
+    if (found !== undefined)
+        return found;
+    found = CANDIDATES.find((path) => rootOwned(path) && rootOwned((0,external_node_path_.dirname)(path))) ?? null;
+    return found;
+}
+/** owned by root and not writable by group or others (lstat's view for the file: a symlink is refused) */
+function rootOwned(path) {
+    try {
+        const stat = (0,external_node_fs_.statSync)(path);
+        return stat.uid === 0 && (stat.mode & 0o022) === 0 && (stat.isDirectory() || stat.isFile());
+    }
+    catch {
+        return false;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/git-history.ts
+
+
+
+
+const git_history_SHA = /^[0-9a-f]{40}$/;
+/** every copy not yet removed, removed when the process exits */
+const copies = new Set();
+process.once('exit', () => {
+    for (const dir of copies)
+        (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
+});
+class GitHistory {
+    options;
+    /** set when a fetch or a read failed: every later read answers null at once */
+    failed = false;
+    /** git fetches made (each two HTTP requests, as a blob fetch) */
+    fetches = 0;
+    dir = null;
+    ready = null;
+    /** every commit reachable from a head fetched and checked whole */
+    commits = new Set();
+    heads = new Set();
+    updating = Promise.resolve();
+    catFile = null;
+    constructor(options) {
+        this.options = options;
+    }
+    /** Whether every commit reachable from `sha` is in the copy (then "not in the copy" means "not reachable"). */
+    holds(sha) {
+        return !this.failed && this.commits.has(sha);
+    }
+    /**
+     * Brings the copy to `head` (the branch's head just read): nothing when it holds it, else one fetch and
+     * the check. False when the copy failed (now or before).
+     */
+    update(branch, head) {
+        if (this.failed || !git_history_SHA.test(head))
+            return Promise.resolve(false);
+        if (this.commits.has(head))
+            return Promise.resolve(true);
+        const next = this.updating.then(() => this.fetchHead(branch, head));
+        this.updating = next.catch(() => undefined);
+        return next.then(() => true, () => this.fail() ?? false);
+    }
+    /** A commit of the copy, or null (not in it, or the copy failed). */
+    async commit(sha) {
+        const raw = await this.object(sha, 'commit');
+        return raw === null ? null : parseCommit(sha, raw);
+    }
+    /** A tree's direct entries (no sizes: blobs are not in the copy), or null. */
+    async tree(sha) {
+        const raw = await this.object(sha, 'tree');
+        return raw === null ? null : parseTree(raw);
+    }
+    /**
+     * The tree at `path` in a commit: its SHA, null where nothing is there, undefined where something else is
+     * (a file, a submodule); the commit itself null when the copy cannot tell.
+     */
+    async treeAt(commit, path) {
+        const found = await this.commit(commit);
+        if (!found)
+            return false;
+        let tree = found.tree;
+        for (const name of path === '' ? [] : path.split('/')) {
+            const entries = await this.tree(tree);
+            if (!entries)
+                return false;
+            const entry = entries.find((e) => e.path === name);
+            if (!entry)
+                return null;
+            if (entry.type !== 'tree')
+                return undefined;
+            tree = entry.sha;
+        }
+        return tree;
+    }
+    /** Commits reachable from `head` (below `path` when given, as GitHub's REST and GraphQL list them). */
+    async list(head, path, skip, max) {
+        if (!this.holds(head))
+            return null;
+        const shas = await this.run(['rev-list', `--skip=${skip}`, `--max-count=${max}`, head, ...spec(path)]);
+        if (shas === null)
+            return null;
+        const commits = await Promise.all(shas
+            .toString('latin1')
+            .split('\n')
+            .filter(Boolean)
+            .map((s) => this.commit(s)));
+        return commits.every((c) => c !== null) ? commits : this.fail();
+    }
+    /** Whether `ancestor` is reachable from `descendant`; null when the copy cannot tell. */
+    async isAncestor(ancestor, descendant) {
+        if (!this.holds(descendant))
+            return null;
+        if (ancestor === descendant)
+            return true;
+        if (!this.commits.has(ancestor))
+            return false;
+        const code = await this.exitCode(['merge-base', '--is-ancestor', ancestor, descendant]);
+        return code === 0 ? true : code === 1 ? false : this.fail();
+    }
+    /**
+     * The files a commit changed against its first parent as GitHub's file list names them, without rename
+     * detection (which needs the blobs): a rename is its removal and its addition. Null when the copy
+     * cannot tell.
+     */
+    async changedFiles(sha) {
+        const commit = this.holds(sha) ? await this.commit(sha) : null;
+        return commit ? this.diff(commit.parents[0] ?? null, sha) : null;
+    }
+    /** The files changed from one commit to another (from nothing: every file), renames unpaired. */
+    async diff(from, to) {
+        const args = ['diff-tree', '-r', '-z', '--no-renames', '--raw', '--no-commit-id'];
+        const out = await this.run(from ? [...args, from, to] : [...args, '--root', to]);
+        if (out === null)
+            return null;
+        const tokens = out.toString('utf8').split('\0');
+        const files = [];
+        for (let i = 0; i + 1 < tokens.length; i += 2) {
+            const [, , before, after, letter] = tokens[i].split(' ');
+            const removed = letter === 'D';
+            const status = removed ? 'removed' : letter === 'A' ? 'added' : letter === 'T' ? 'changed' : 'modified';
+            files.push({ path: tokens[i + 1], status, sha: (removed ? before : after) });
+        }
+        return files;
+    }
+    /**
+     * base...head as GitHub compares them (status, the commits head has that the merge base lacks, oldest
+     * first, 100 a page, and the files changed from the merge base, at most 300, renames as a removal and an
+     * addition), when the copy holds both. Null when it cannot tell; `unrelated` when they share no commit.
+     */
+    async compare(base, head, page) {
+        if (!this.holds(base) || !this.holds(head))
+            return null;
+        const merged = await this.spawn(['merge-base', base, head], this.dir);
+        if (merged.code === 1)
+            return 'unrelated';
+        const mergeBase = merged.code === 0 ? merged.stdout.toString('latin1').trim() : '';
+        if (!git_history_SHA.test(mergeBase))
+            return this.fail();
+        const [ahead, behind] = await Promise.all([
+            this.run(['rev-list', '--reverse', `${base}..${head}`]),
+            this.run(['rev-list', '--count', `${head}..${base}`]),
+        ]);
+        const files = await this.diff(mergeBase, head);
+        if (ahead === null || behind === null || files === null)
+            return null;
+        const shas = ahead.toString('latin1').split('\n').filter(Boolean);
+        const commits = await Promise.all(shas.slice((page - 1) * 100, page * 100).map((sha) => this.commit(sha)));
+        if (!commits.every((c) => c !== null))
+            return this.fail();
+        const aheadBy = shas.length;
+        const behindBy = Number(behind.toString('latin1').trim());
+        const status = aheadBy === 0 && behindBy === 0
+            ? 'identical'
+            : behindBy === 0
+                ? 'ahead'
+                : aheadBy === 0
+                    ? 'behind'
+                    : 'diverged';
+        return { status, totalCommits: aheadBy, commits: commits, files: files.slice(0, 300) };
+    }
+    /**
+     * A page of the commits changing `path` from `head` with the tree at the path in each and in its first
+     * parent, as Upstream.getPathHistory answers (`after`: the cursor this gave last). Null when the copy
+     * cannot serve it.
+     */
+    async pathHistory(head, path, first, after) {
+        const offset = after === null ? 0 : cursorOffset(after, head);
+        if (offset === null || !this.holds(head))
+            return null;
+        const [tip, listed] = await Promise.all([this.commit(head), this.list(head, path, offset, first + 1)]);
+        if (!tip || !listed)
+            return null;
+        const commits = [];
+        for (const commit of listed.slice(0, first)) {
+            const parent = commit.parents[0];
+            const [tree, parentTree] = await Promise.all([
+                this.treeAt(commit.sha, path),
+                parent === undefined ? null : this.treeAt(parent, path),
+            ]);
+            if (tree === false || parentTree === false)
+                return this.fail();
+            commits.push({ commit, tree, parentTree });
+        }
+        const count = commits.length;
+        return {
+            head: tip,
+            commits,
+            hasNextPage: listed.length > first,
+            endCursor: count > 0 ? `git ${head} ${offset + count - 1}` : null,
+        };
+    }
+    /** Removes the copy. */
+    close() {
+        this.catFile?.close();
+        this.catFile = null;
+        if (this.dir !== null) {
+            (0,external_node_fs_.rmSync)(this.dir, { recursive: true, force: true });
+            copies.delete(this.dir);
+        }
+    }
+    async fetchHead(branch, head) {
+        const dir = await this.ensureDir();
+        this.fetches += 1;
+        const ref = `refs/copy/${Buffer.from(branch).toString('hex')}`;
+        const fetched = await this.spawn([
+            '-c',
+            'protocol.version=2',
+            '-c',
+            `remote.origin.url=${this.options.url}`,
+            'fetch',
+            '--quiet',
+            '--no-tags',
+            '--no-write-fetch-head',
+            '--no-auto-gc',
+            '--filter=blob:none',
+            'origin',
+            `+${head}:${ref}`,
+        ], dir);
+        if (/filtering not recognized/.test(fetched.stderr)) {
+            // the server ignored the filter and sent the blobs, hidden files' contents too: none stays on disk
+            this.close();
+            throw new Error('the server does not serve partial clones');
+        }
+        if (fetched.code !== 0)
+            throw new Error(`git fetch exited ${fetched.code}`);
+        // every new commit present (rev-list stops at a missing one) and the head's whole tree, or the server
+        // sent half of it; an older tree found missing later is read from the API, that read alone. (Checking
+        // every tree of a long history, `rev-list --objects --missing=print`, took 18 s for 20,000 commits of a
+        // 100,000-file tree: BENCHMARKS.md.)
+        const tree = await this.run(['ls-tree', '-r', '-t', '-z', '--full-tree', head]);
+        if (tree === null)
+            throw new Error('the fetch left trees out');
+        const not = [...this.heads].flatMap((h) => ['--not', h]);
+        const commits = await this.run(['rev-list', head, ...not]);
+        if (commits === null)
+            throw new Error('rev-list failed');
+        for (const sha of commits.toString('latin1').split('\n'))
+            if (git_history_SHA.test(sha))
+                this.commits.add(sha);
+        if (!this.commits.has(head))
+            throw new Error('the fetch did not bring the head');
+        this.heads.add(head);
+    }
+    ensureDir() {
+        this.ready ??= (async () => {
+            const dir = (0,external_node_fs_.mkdtempSync)((0,external_node_path_.join)(this.options.parentDir, 'perimeter-history-'));
+            this.dir = dir;
+            copies.add(dir);
+            for (const args of [
+                ['init', '--quiet', '--bare'],
+                ['config', 'core.repositoryformatversion', '1'],
+                ['config', 'extensions.partialClone', 'origin'],
+                ['config', 'remote.origin.promisor', 'true'],
+                ['config', 'remote.origin.partialclonefilter', 'blob:none'],
+            ])
+                if ((await this.exitCode(args, dir)) !== 0)
+                    throw new Error(`git ${args[0]} failed`);
+        })();
+        return this.ready.then(() => this.dir);
+    }
+    async object(sha, type) {
+        if (this.failed || this.dir === null || !git_history_SHA.test(sha))
+            return null;
+        this.catFile ??= new CatFile(this.options.git, this.environment(this.dir));
+        const found = await this.catFile.read(sha).catch(() => this.fail());
+        // absent here is an answer (another branch's object, say); the API has it or says not found
+        return found && found.type === type ? found.body : null;
+    }
+    fail() {
+        this.failed = true;
+        this.catFile?.close();
+        this.catFile = null;
+        return null;
+    }
+    environment(dir) {
+        return gitEnvironment(this.options.token, dir);
+    }
+    async exitCode(args, dir = this.dir) {
+        return (await this.spawn(args, dir)).code;
+    }
+    /** git's stdout, or null when it failed (and the copy with it) */
+    async run(args) {
+        if (this.failed)
+            return null;
+        const { code, stdout } = await this.spawn(args, this.dir);
+        return code === 0 ? stdout : this.fail();
+    }
+    spawn(args, dir) {
+        const none = { code: null, stdout: Buffer.alloc(0), stderr: '' };
+        if (dir === null)
+            return Promise.resolve(none);
+        return new Promise((resolve) => {
+            // its own process group: a fetch's HTTP helper (git-remote-https) is ended with it on a timeout, where
+            // killing git alone would leave the helper holding the pipes, and this promise, open
+            const child = (0,external_node_child_process_namespaceObject.spawn)(this.options.git, args, {
+                env: this.environment(dir),
+                stdio: ['ignore', 'pipe', 'pipe'],
+                detached: true,
+            });
+            const timer = setTimeout(() => {
+                try {
+                    process.kill(-child.pid, 'SIGKILL');
+                }
+                catch {
+                    child.kill('SIGKILL');
+                }
+            }, this.options.timeoutMs ?? 120_000);
+            const chunks = [];
+            let stderr = '';
+            child.stdout.on('data', (chunk) => chunks.push(chunk));
+            // kept short: only git's own warnings are looked for
+            child.stderr.on('data', (chunk) => void (stderr = (stderr + chunk.toString('utf8')).slice(-4096)));
+            child.on('error', () => {
+                clearTimeout(timer);
+                resolve(none);
+            });
+            child.on('close', (code) => {
+                clearTimeout(timer);
+                resolve({ code, stdout: Buffer.concat(chunks), stderr });
+            });
+        });
+    }
+}
+/** GitHub's own history cursors are opaque; these say whose they are, so another route's is never taken. */
+function cursorOffset(cursor, head) {
+    const match = /^git ([0-9a-f]{40}) (\d+)$/.exec(cursor);
+    return match && match[1] === head ? Number(match[2]) + 1 : null;
+}
+const spec = (path) => (path === undefined ? [] : ['--', `:(literal)${path}`]);
+/** One `git cat-file --batch` for the copy's life: a read is a line in and an object out, no process each. */
+class CatFile {
+    child;
+    waiting = [];
+    buffer = Buffer.alloc(0);
+    dead = null;
+    constructor(git, env) {
+        this.child = (0,external_node_child_process_namespaceObject.spawn)(git, ['cat-file', '--batch'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
+        this.child.stdout.on('data', (chunk) => this.take(chunk));
+        const die = (error) => {
+            this.dead ??= error;
+            for (const w of this.waiting.splice(0))
+                w.reject(this.dead);
+        };
+        this.child.on('error', die);
+        this.child.on('close', () => die(new Error('git cat-file ended')));
+        this.child.stdin.on('error', die);
+        this.idle();
+    }
+    /** Holds the process open only while a read waits (an idle copy must not keep a CLI from exiting). */
+    idle() {
+        const method = this.waiting.length > 0 ? 'ref' : 'unref';
+        this.child[method]();
+        for (const stream of [this.child.stdin, this.child.stdout])
+            stream?.[method]?.();
+    }
+    read(sha) {
+        if (this.dead)
+            return Promise.reject(this.dead);
+        return new Promise((resolve, reject) => {
+            this.waiting.push({ resolve, reject });
+            if (this.waiting.length === 1)
+                this.idle();
+            this.child.stdin.write(`${sha}\n`);
+        });
+    }
+    close() {
+        this.child.stdin?.end();
+        this.child.kill();
+    }
+    take(chunk) {
+        this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+        this.parse();
+        if (this.waiting.length === 0)
+            this.idle();
+    }
+    parse() {
+        for (;;) {
+            const eol = this.buffer.indexOf(0x0a);
+            if (eol < 0)
+                return;
+            const [, type, size] = this.buffer.subarray(0, eol).toString('latin1').split(' ');
+            if (type === 'missing' || size === undefined) {
+                this.buffer = this.buffer.subarray(eol + 1);
+                this.waiting.shift()?.resolve(null);
+                continue;
+            }
+            const length = Number(size);
+            if (this.buffer.length < eol + 1 + length + 1)
+                return;
+            const body = Buffer.from(this.buffer.subarray(eol + 1, eol + 1 + length));
+            this.buffer = this.buffer.subarray(eol + 1 + length + 1);
+            this.waiting.shift()?.resolve({ type: type, body });
+        }
+    }
+}
+/** A commit object as GitHub shows it: the message as written, dates in UTC to the second. */
+function parseCommit(sha, data) {
+    const text = data.toString('utf8');
+    const split = text.indexOf('\n\n');
+    const header = split < 0 ? text : text.slice(0, split);
+    const commit = {
+        sha,
+        tree: '',
+        parents: [],
+        message: split < 0 ? '' : text.slice(split + 2),
+        author: person(''),
+        committer: person(''),
+    };
+    for (const line of header.split('\n')) {
+        const space = line.indexOf(' ');
+        const key = line.slice(0, space);
+        const value = line.slice(space + 1);
+        if (key === 'tree')
+            commit.tree = value;
+        else if (key === 'parent')
+            commit.parents.push(value);
+        else if (key === 'author')
+            commit.author = person(value);
+        else if (key === 'committer')
+            commit.committer = person(value);
+    }
+    return commit;
+}
+function person(value) {
+    const match = /^(.*) <(.*)> (\d+) [+-]\d{4}$/.exec(value);
+    if (!match)
+        return { name: '', email: '', date: new Date(0).toISOString().replace('.000Z', 'Z') };
+    const date = new Date(Number(match[3]) * 1000).toISOString().replace('.000Z', 'Z');
+    return { name: match[1], email: match[2], date };
+}
+/** A tree object's entries as GitHub's tree listing gives them (a tree's mode 040000), sizes left out. */
+function parseTree(data) {
+    const entries = [];
+    let at = 0;
+    while (at < data.length) {
+        const space = data.indexOf(0x20, at);
+        const nul = data.indexOf(0, space);
+        if (space < 0 || nul < 0 || nul + 21 > data.length)
+            throw new Error('malformed tree');
+        const mode = data.subarray(at, space).toString('latin1').padStart(6, '0');
+        const path = data.subarray(space + 1, nul).toString('utf8');
+        const sha = data.subarray(nul + 1, nul + 21).toString('hex');
+        const type = mode === '040000' ? 'tree' : mode === '160000' ? 'commit' : 'blob';
+        entries.push({ path, mode, type, sha });
+        at = nul + 21;
+    }
+    return entries;
+}
+
+;// CONCATENATED MODULE: ./src/github/octokit/graphql-receipts.ts
+/**
+ * The receipts on many commits in one GraphQL call, each commit under an alias
+ * (https://docs.github.com/en/graphql/reference/objects#commit): `status { context(name:) }`, the newest
+ * status of the receipt's context (GraphQL keeps no older ones: a commit that has one has its statuses
+ * listed by REST), and, when asked, the check runs of that name in each check suite. Points: `status` is no
+ * connection; `checkSuites` is one request a commit and each suite's `checkRuns` one more, so 50 commits
+ * with SUITES suites make 50 + 50 × SUITES requests, 3 points
+ * (https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api).
+ */
+const RECEIPT_COMMITS_PER_CALL = 50;
+/** suites asked per commit, and runs of the name per suite; more than either goes to REST for that commit */
+const SUITES = 4;
+const RUNS = 10;
+function receiptsQuery(commits, checkRuns) {
+    const runs = checkRuns
+        ? ` checkSuites(first: ${SUITES}) { totalCount nodes { app { slug } checkRuns(first: ${RUNS}, filterBy: { checkName: $context, checkType: ALL }) { totalCount nodes { databaseId name status conclusion title startedAt completedAt } } } }`
+        : '';
+    const aliases = commits.map((sha, i) => `c${i}: object(oid: "${sha}") { ... on Commit { status { context(name: $context) { createdAt } }${runs} } }`);
+    return `query($owner: String!, $name: String!, $context: String!) { repository(owner: $owner, name: $name) { ${aliases.join(' ')} } }`;
+}
+/**
+ * Each commit's screen; a commit whose answer is missing or not whole (more suites or runs than asked,
+ * a run without its id) is left out, for REST.
+ */
+function receiptsOf(commits, answer, checkRuns) {
+    const out = new Map();
+    commits.forEach((sha, i) => {
+        const commit = answer.repository?.[`c${i}`];
+        if (!commit || commit.status === undefined)
+            return;
+        const hasStatus = Boolean(commit.status?.context);
+        if (!checkRuns)
+            return void out.set(sha, { hasStatus, checkRuns: null });
+        const suites = commit.checkSuites;
+        if (!suites || suites.totalCount > suites.nodes.length)
+            return;
+        const runs = [];
+        for (const suite of suites.nodes) {
+            const listed = suite?.checkRuns;
+            if (!suite || !listed || listed.totalCount > listed.nodes.length)
+                return;
+            for (const run of listed.nodes) {
+                if (!run || typeof run.databaseId !== 'number')
+                    return;
+                runs.push({
+                    id: run.databaseId,
+                    name: run.name,
+                    status: run.status.toLowerCase(),
+                    conclusion: run.conclusion === null ? null : run.conclusion.toLowerCase(),
+                    title: run.title,
+                    startedAt: run.startedAt,
+                    completedAt: run.completedAt,
+                    app: suite.app?.slug ?? null,
+                });
+            }
+        }
+        // newest first, as REST lists them
+        runs.sort((a, b) => b.id - a.id);
+        out.set(sha, { hasStatus, checkRuns: runs });
+    });
+    return out;
+}
+
 ;// CONCATENATED MODULE: ./src/github/octokit/graphql-repository.ts
 /**
  * The repository's default branch and one file on a ref, in one GraphQL call (1 point of GraphQL's own
@@ -77157,6 +77895,10 @@ function repositoryFileOf(answer, ref) {
 
 
 
+
+
+
+
 class OctokitUpstream extends GitObjectReads {
     owner;
     repo;
@@ -77166,6 +77908,7 @@ class OctokitUpstream extends GitObjectReads {
     heads = new Map();
     repository;
     gitRefs = null;
+    historyBranch = null;
     constructor(options) {
         super(options.blobCacheBytes ?? 64 * 1024 * 1024);
         if (!options.token)
@@ -77188,10 +77931,21 @@ class OctokitUpstream extends GitObjectReads {
             const url = options.gitUrl ?? cloneUrl(clientOptions.baseUrl, this.owner, this.repo);
             this.gitBlobs = new GitBlobReader({ url, token: options.token });
             this.gitRefs = new GitRefReader({ url, token: options.token });
+            const git = trustedGit();
+            if (options.history && git) {
+                this.historyBranch = options.history.branch ?? null;
+                this.gitHistory = new GitHistory({
+                    url,
+                    token: options.token,
+                    git,
+                    parentDir: options.history.dir,
+                    ...(options.history.timeoutMs !== undefined ? { timeoutMs: options.history.timeoutMs } : {}),
+                });
+            }
         }
     }
     stats() {
-        const git = (this.gitRefs?.requests ?? 0) + 2 * (this.gitBlobs?.fetches ?? 0);
+        const git = (this.gitRefs?.requests ?? 0) + 2 * (this.gitBlobs?.fetches ?? 0) + 2 * (this.gitHistory?.fetches ?? 0);
         return { ...this.counters, git };
     }
     getRepository() {
@@ -77217,6 +77971,13 @@ class OctokitUpstream extends GitObjectReads {
         return sha;
     }
     async tryGetBranchHead(branch) {
+        const head = await this.readBranchHead(branch);
+        // the history copy follows its branch at each read of the head: what is read next is then on this machine
+        if (head !== null && branch === this.historyBranch)
+            await this.gitHistory?.update(branch, head);
+        return head;
+    }
+    async readBranchHead(branch) {
         // Over git when it answers: a ref read GitHub does not charge, where REST charges every head that moved
         // (a 304 is free, but the first read after each push is a 200). A name outside printable ASCII goes
         // to REST (a line break would end the pkt-line early; REST refuses what git refuses).
@@ -77248,7 +78009,37 @@ class OctokitUpstream extends GitObjectReads {
                 : toUpstreamError(error, `get branch "${branch}"`, this.scrub);
         }
     }
+    /**
+     * listCommits from a branch named instead of a SHA (the trusted ref the gateway serves instruction files
+     * from, say): the name is read over git and the history copy answers from its SHA, as GitHub would from
+     * the name. Anything else (a tag, a short SHA, git failing) is GitHub's to resolve.
+     */
+    async listCommits(options) {
+        if (this.gitHistory && this.gitRefs && !this.gitRefs.failed && !/^[0-9a-f]{40}$/.test(options.sha)) {
+            const name = options.sha.startsWith('refs/heads/') ? options.sha : `refs/heads/${options.sha}`;
+            const found = /[^\x21-\x7e]/.test(name) ? null : await this.gitRefs.list([name]).catch(() => null);
+            const sha = found?.get(name);
+            if (sha) {
+                await this.reachCopy(sha);
+                if (this.gitHistory.holds(sha))
+                    return super.listCommits({ ...options, sha });
+            }
+        }
+        return super.listCommits(options);
+    }
     async listRefs() {
+        // Over git when it answers: one ls-refs POST, charged to neither budget, where REST's matching-refs is a
+        // charged request (a tag's SHA is its tag object's in both)
+        if (this.gitRefs && !this.gitRefs.failed) {
+            const found = await this.gitRefs.list(['refs/']).catch(() => null);
+            if (found) {
+                const refs = new Map();
+                for (const [name, sha] of found)
+                    if (name.startsWith('refs/') && !name.startsWith('refs/pull/'))
+                        refs.set(name, sha);
+                return refs;
+            }
+        }
         // Without a ref, matching-refs lists every ref, notes and other namespaces included:
         // https://docs.github.com/rest/git/refs#list-matching-references
         let data;
@@ -77267,6 +78058,9 @@ class OctokitUpstream extends GitObjectReads {
                 refs.set(ref.ref, ref.object.sha);
         return refs;
     }
+    listRulesets() {
+        return listRulesets(this.rest);
+    }
     listActivity(options) {
         return listActivity(this.rest, options);
     }
@@ -77276,6 +78070,7 @@ class OctokitUpstream extends GitObjectReads {
             encoding: 'base64',
         });
         this.blobs.set(data.sha, content);
+        this.learnSize(data.sha, content);
         return data.sha;
     }
     async createTree(baseTree, changes) {
@@ -77345,8 +78140,11 @@ class OctokitUpstream extends GitObjectReads {
         }
         const commit = committed(answer, expectedHead);
         this.commits.set(commit.sha, commit);
-        for (const { bytes } of changes.additions)
-            this.blobs.set(blobSha(bytes), bytes);
+        for (const { bytes } of changes.additions) {
+            const sha = blobSha(bytes);
+            this.blobs.set(sha, bytes);
+            this.learnSize(sha, bytes);
+        }
         return commit;
     }
     async createStatus(sha, status) {
@@ -77400,6 +78198,23 @@ class OctokitUpstream extends GitObjectReads {
      * filter=all: the default (latest) hides an earlier run of the same name, and a forged one must not hide.
      * https://docs.github.com/rest/checks/runs#list-check-runs-for-a-git-reference
      */
+    async screenReceipts(shas, context, checkRuns) {
+        const out = new Map();
+        const wanted = [...new Set(shas)].map(checkSha);
+        for (let i = 0; i < wanted.length; i += RECEIPT_COMMITS_PER_CALL) {
+            const chunk = wanted.slice(i, i + RECEIPT_COMMITS_PER_CALL);
+            try {
+                const answer = await this.rest.graphql(`read the receipts on ${chunk.length} commits`, receiptsQuery(chunk, checkRuns), { context });
+                for (const [sha, screen] of receiptsOf(chunk, answer, checkRuns))
+                    out.set(sha, screen);
+            }
+            catch {
+                // GraphQL refused or failed: the caller lists these by REST
+                break;
+            }
+        }
+        return out;
+    }
     async listCheckRuns(sha, name) {
         checkSha(sha);
         const runs = [];
@@ -77463,6 +78278,33 @@ class OctokitUpstream extends GitObjectReads {
             }
             if (data.length < 100)
                 return commits;
+        }
+    }
+    async listOpenPullRequests() {
+        const pulls = [];
+        for (let page = 1;; page++) {
+            const data = await this.rest.read('list the open pull requests', 'GET /repos/{owner}/{repo}/pulls', { state: 'open', per_page: 100, page });
+            for (const item of data) {
+                // the list leaves out the commit count
+                const { commits: _, ...listed } = pull({ ...item, commits: 0 });
+                pulls.push(listed);
+            }
+            if (data.length < 100)
+                return pulls;
+        }
+    }
+    async listPullRequestReviews(number) {
+        const reviews = [];
+        for (let page = 1;; page++) {
+            const data = await this.rest.read(`list the reviews of pull request #${number}`, 'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews', {
+                pull_number: number,
+                per_page: 100,
+                page,
+            });
+            for (const review of data)
+                reviews.push({ user: review.user?.login ?? null, state: review.state, commitId: review.commit_id });
+            if (data.length < 100)
+                return reviews;
         }
     }
     async getRepositoryFile(path, ref) {
@@ -77707,12 +78549,15 @@ class StagedUpstream {
     serverTime = () => this.inner.serverTime();
     listActivity = (o) => this.inner.listActivity(o);
     getFileAtRef = (p, r) => this.inner.getFileAtRef(p, r);
+    listRulesets = () => this.inner.listRulesets();
     listStatuses = (sha) => this.inner.listStatuses(sha);
     listRunJobs = (runId) => this.inner.listRunJobs(runId);
     listRunArtifacts = (runId, name) => this.inner.listRunArtifacts(runId, name);
     listCheckRuns = (sha, name) => this.inner.listCheckRuns(sha, name);
     getPullRequest = (n) => this.inner.getPullRequest(n);
     listPullRequestCommits = (n) => this.inner.listPullRequestCommits(n);
+    listPullRequestReviews = (n) => this.inner.listPullRequestReviews(n);
+    listOpenPullRequests = () => this.inner.listOpenPullRequests();
     async getBranchHead(branch) {
         return (branch === this.branch && this.head()) || this.inner.getBranchHead(branch);
     }
@@ -78700,6 +79545,33 @@ const BUILT_IN_FAMILIES = Object.freeze({
             '.devcontainer.json',
         ],
     },
+    tools: {
+        why: 'configuration that package managers, build tools and CI read from the repository: a changed registry, credential helper, build flag or pipeline runs code in CI and on every machine that builds it',
+        entries: [
+            '.cargo/config.toml',
+            '.cargo/config',
+            '.yarnrc.yml',
+            '.yarnrc',
+            '.pnpmfile.cjs',
+            'bunfig.toml',
+            '.bazelrc',
+            '.bazelversion',
+            '.mvn/**',
+            'gradle.properties',
+            'gradle/wrapper/**',
+            'pip.conf',
+            '.condarc',
+            'nuget.config',
+            '.gemrc',
+            '.gitlab/**',
+            '.gitlab-ci.yml',
+            '.config/**',
+        ],
+    },
+    'dot-directories': {
+        why: 'every other top-level dot directory, as GitHub Agentic Workflows protects them: tools keep their settings there, and a new tool’s is protected before anyone lists it',
+        entries: ['/.*/**'],
+    },
 });
 /** Protected when perimeters.yml says `protect: [name, ...]` (top level or per perimeter). */
 const OPTIONAL_FAMILIES = Object.freeze({
@@ -78710,11 +79582,8 @@ const OPTIONAL_FAMILIES = Object.freeze({
             'package-lock.json',
             'npm-shrinkwrap.json',
             'yarn.lock',
-            '.yarnrc.yml',
-            '.yarnrc',
             'pnpm-lock.yaml',
             'pnpm-workspace.yaml',
-            '.pnpmfile.cjs',
             'bun.lock',
             'bun.lockb',
             'deno.json',
@@ -78760,7 +79629,6 @@ const OPTIONAL_FAMILIES = Object.freeze({
     ci: {
         why: 'pipelines of other CI systems: they run with those systems’ secrets',
         entries: [
-            '.gitlab-ci.yml',
             '.circleci/**',
             '.travis.yml',
             'azure-pipelines.yml',
@@ -78799,6 +79667,7 @@ const PROTECTED_ENTRIES = Object.freeze(Object.values(BUILT_IN_FAMILIES).flatMap
 const DEFAULT_CONFIG_FILE = 'perimeters.yml';
 const protected_ASCII = /^[\x20-\x7e]*$/;
 function toEntry(text, rule = text) {
+    const anchored = text.startsWith('/');
     const segments = text
         .replace(/\/\*\*$/, '')
         .split('/')
@@ -78807,14 +79676,23 @@ function toEntry(text, rule = text) {
         const star = s.indexOf('*');
         if (star === -1)
             return foldSegment(s);
-        return { prefix: foldSegment(s.slice(0, star)), suffix: foldSegment(s.slice(star + 1)) };
+        // a prefix is not a whole name: its trailing dots stay (`.` of `.*` is a dot name's first character)
+        const prefix = foldSegment(`${s.slice(0, star)}x`).slice(0, -1);
+        return { prefix, suffix: foldSegment(s.slice(star + 1)) };
     });
-    return { rule, segments };
+    return { rule, segments, anchored };
 }
 function protected_escape(text) {
     return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
-const BUILT_IN = PROTECTED_ENTRIES.map((entry) => toEntry(entry));
+/**
+ * How a built-in entry is named in decisions: the entry itself for the first three families (as they always
+ * were), with its family for the tools family, and the directory for the dot-directories catch-all.
+ */
+const BUILT_IN = Object.entries(BUILT_IN_FAMILIES)
+    .filter(([name]) => name !== 'dot-directories')
+    .flatMap(([name, family]) => family.entries.map((entry) => toEntry(entry, name === 'tools' ? `${entry}, tools family` : entry)));
+const DOT_DIRECTORIES = BUILT_IN_FAMILIES['dot-directories'].entries.map((entry) => toEntry(entry, 'a top-level dot directory'));
 const cache = new Map();
 function entriesFor(configFile, families) {
     const key = `${configFile}\n${families.join(',')}`;
@@ -78823,7 +79701,8 @@ function entriesFor(configFile, families) {
         const optional = families
             .filter(isOptionalFamily)
             .flatMap((name) => OPTIONAL_FAMILIES[name].entries.map((entry) => toEntry(entry, `${entry}, ${name} family`)));
-        const list = [toEntry(configFile), ...BUILT_IN, ...optional].filter((e) => e.segments.length > 0);
+        // the catch-all for top-level dot directories last, so a family that names the directory names the rule
+        const list = [toEntry(configFile), ...BUILT_IN, ...optional, ...DOT_DIRECTORIES].filter((e) => e.segments.length > 0);
         const firsts = [
             ...new Set(list.map((e) => {
                 const first = e.segments[0];
@@ -78866,8 +79745,14 @@ function protectedRule(path, configFile = DEFAULT_CONFIG_FILE, families = []) {
         return null;
     const segments = path.split('/').map(foldSegment);
     for (const entry of entries.list) {
-        if (containsRun(segments, entry.segments))
-            return entry.rule;
+        if (!entry.anchored) {
+            if (containsRun(segments, entry.segments))
+                return entry.rule;
+        }
+        else if (segments.length > entry.segments.length &&
+            containsRun(segments.slice(0, entry.segments.length), entry.segments))
+            // the directory the path is in, as named in the path: `.changeset/**, a top-level dot directory`
+            return `${path.split('/', entry.segments.length).join('/')}/**, ${entry.rule}`;
     }
     return null;
 }
@@ -79004,6 +79889,35 @@ function specProblems(spec) {
     return problems;
 }
 /**
+ * A decision for a path in each Unicode normal form it can be spelled in: git stores names as bytes, so `café`
+ * composed (NFC) and decomposed (NFD) are two paths, and a checkout on macOS (or any tool that normalises)
+ * lands both on one file. A grant (a read or write glob) in either form grants; a refusal in either form (a
+ * denial, the protected set, a credential file, an invalid spelling) refuses, so no spelling escapes a rule
+ * written in the other.
+ */
+function inEveryForm(decide) {
+    return (path) => {
+        if (typeof path !== 'string' || perimeter_ASCII.test(path))
+            return decide(path);
+        const forms = [...new Set([path, path.normalize('NFC'), path.normalize('NFD')])];
+        const decisions = forms.map((form) => ({ form, decision: decide(form) }));
+        const refused = decisions.find(({ decision }) => !decision.allowed && !NO_GRANT.has(decision.rule));
+        if (refused !== undefined)
+            return refused.form === path
+                ? refused.decision
+                : {
+                    allowed: false,
+                    rule: `${refused.decision.rule} (spelled in another Unicode normal form)`,
+                };
+        return decisions.find(({ decision }) => decision.allowed)?.decision ?? decisions[0].decision;
+    };
+}
+const NO_WRITE_GLOB = 'no write glob matches';
+const NO_READ_GLOB = 'no read glob matches';
+/** Refusals that only say no grant matched this spelling: another spelling's grant may still hold. */
+const NO_GRANT = new Set([NO_WRITE_GLOB, NO_READ_GLOB]);
+const perimeter_ASCII = /^[\x20-\x7e]*$/;
+/**
  * Compiles a perimeter's globs once. Throws when the spec is invalid (a spec from parseConfig never is):
  * a perimeter that cannot be compiled exactly is not served at all.
  */
@@ -79045,7 +79959,7 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
     const quoted = new Map([...spec.read, ...spec.write].map((glob) => [glob, JSON.stringify(glob)]));
     const readRule = new Map(spec.read.map((glob) => [glob, `read glob ${quoted.get(glob)}`]));
     const writeRule = new Map(spec.write.map((glob) => [glob, `write glob ${quoted.get(glob)}`]));
-    const canWrite = (path) => {
+    const canWriteAsSpelled = (path) => {
         const invalid = invalidRule(path);
         if (invalid !== null)
             return { allowed: false, rule: invalid };
@@ -79054,45 +79968,54 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
             return { allowed: false, rule: denial };
         const glob = write.find(path);
         if (glob === null)
-            return { allowed: false, rule: 'no write glob matches' };
+            return { allowed: false, rule: NO_WRITE_GLOB };
+        const grants = [writeRule.get(glob)];
         const protectedBy = protectedRule(path, configFile, families);
         if (protectedBy !== null) {
             const allowedBy = allowProtected.find(path);
             if (allowedBy === null)
                 return { allowed: false, rule: `protected: ${protectedBy}` };
+            grants.push(`allow-protected ${JSON.stringify(allowedBy)}`);
+        }
+        // A credential file is refused on write as it is hidden on read: a `.env` or `.pypirc` an agent writes
+        // is read by the next tool or person that runs in the checkout (a registry, a token, a proxy).
+        const credential = credentialFileRule(path);
+        if (credential !== null) {
+            const allowedBy = allowCredentialFiles.find(path);
+            if (allowedBy === null)
+                return { allowed: false, rule: `credential file: ${credential}` };
+            grants.push(`allow-credential-files ${JSON.stringify(allowedBy)}`);
+        }
+        return { allowed: true, rule: grants.join(', ') };
+    };
+    const canReadAsSpelled = (path) => {
+        const invalid = invalidRule(path);
+        if (invalid !== null)
+            return { allowed: false, rule: invalid };
+        const denial = denied(path);
+        if (denial !== null)
+            return { allowed: false, rule: denial };
+        const glob = read.find(path);
+        if (glob === null)
+            return { allowed: false, rule: NO_READ_GLOB };
+        const credential = credentialFileRule(path);
+        if (credential !== null) {
+            const allowedBy = allowCredentialFiles.find(path);
+            if (allowedBy === null)
+                return { allowed: false, rule: `credential file: ${credential}` };
             return {
                 allowed: true,
-                rule: `write glob ${JSON.stringify(glob)}, allow-protected ${JSON.stringify(allowedBy)}`,
+                rule: `read glob ${JSON.stringify(glob)}, allow-credential-files ${JSON.stringify(allowedBy)}`,
             };
         }
-        return { allowed: true, rule: writeRule.get(glob) };
+        return { allowed: true, rule: readRule.get(glob) };
     };
+    const canWrite = inEveryForm(canWriteAsSpelled);
     return {
         name: spec.name,
         spec,
         tools,
-        canRead(path) {
-            const invalid = invalidRule(path);
-            if (invalid !== null)
-                return { allowed: false, rule: invalid };
-            const denial = denied(path);
-            if (denial !== null)
-                return { allowed: false, rule: denial };
-            const glob = read.find(path);
-            if (glob === null)
-                return { allowed: false, rule: 'no read glob matches' };
-            const credential = credentialFileRule(path);
-            if (credential !== null) {
-                const allowedBy = allowCredentialFiles.find(path);
-                if (allowedBy === null)
-                    return { allowed: false, rule: `credential file: ${credential}` };
-                return {
-                    allowed: true,
-                    rule: `read glob ${JSON.stringify(glob)}, allow-credential-files ${JSON.stringify(allowedBy)}`,
-                };
-            }
-            return { allowed: true, rule: readRule.get(glob) };
-        },
+        canRead: inEveryForm(canReadAsSpelled),
         canWrite,
         canReview(path) {
             const write = canWrite(path);
@@ -79755,6 +80678,7 @@ function config_parseConfig(text, file = DEFAULT_CONFIG_FILE) {
 }
 
 ;// CONCATENATED MODULE: ./src/policy/review.ts
+
 /**
  * The perimeter as staged writes judge it (`writes: stage`): a path it may not write on its own but may send
  * to review (`review` globs, see Perimeter.canReview) is writable, its decision marked `review` with the rule
@@ -79775,6 +80699,39 @@ function withReview(perimeter) {
             return review.allowed ? { allowed: true, rule: `sent to review: ${review.rule}`, review: true } : write;
         },
     };
+}
+/**
+ * Paths GitHub or a CI service runs from the branch that holds them, with what that branch's workflows ask for:
+ * a push by a token other than GITHUB_TOKEN (an App's, a person's) starts the workflows of the pushed branch,
+ * with the repository's secrets and whatever `permissions:` they name
+ * (https://docs.github.com/actions/using-workflows/triggering-a-workflow#triggering-a-workflow-from-a-workflow).
+ * Review never takes these to a branch of the repository: a person makes such a change.
+ */
+const RUNS_FROM_BRANCH = [
+    { glob: '.github/workflows/**', why: 'a GitHub Actions workflow runs from the branch it is pushed to' },
+    { glob: '.github/actions/**', why: 'a local action runs in the workflows of the branch it is pushed to' },
+    { glob: '**/action.{yml,yaml}', why: 'a local action runs in the workflows of the branch it is pushed to' },
+    { glob: '.gitlab-ci.yml', why: 'GitLab CI runs it from the branch it is pushed to' },
+    { glob: '.circleci/**', why: 'CircleCI runs it from the branch it is pushed to' },
+    { glob: '.travis.yml', why: 'Travis CI runs it from the branch it is pushed to' },
+    {
+        glob: '{.azure-pipelines/**,azure-pipelines.yml}',
+        why: 'Azure Pipelines runs it from the branch it is pushed to',
+    },
+    { glob: '.buildkite/**', why: 'Buildkite runs it from the branch it is pushed to' },
+    { glob: '{jenkinsfile,**/jenkinsfile}', why: 'Jenkins runs it from the branch it is pushed to' },
+    { glob: 'bitbucket-pipelines.yml', why: 'Bitbucket Pipelines runs it from the branch it is pushed to' },
+    {
+        glob: '{.drone.yml,.woodpecker.yml,.woodpecker/**}',
+        why: 'Drone and Woodpecker run it from the branch it is pushed to',
+    },
+];
+const runsFromBranch = RUNS_FROM_BRANCH.map((rule) => ({ ...rule, match: glob_compileGlobList([rule.glob]) }));
+/** Why `path` runs from the branch that holds it (a workflow, a CI configuration), or null. */
+function runsOnPushRule(path) {
+    const folded = path.normalize('NFC').toLowerCase();
+    const rule = runsFromBranch.find(({ match }) => match.find(folded) !== null);
+    return rule === undefined ? null : `${rule.why} (${rule.glob})`;
 }
 
 ;// CONCATENATED MODULE: ./src/safety/placeholders.ts
@@ -90023,18 +90980,14 @@ class History {
         return changedPaths(this.upstream, parentTree, commit.tree, options);
     }
     /**
-     * What get_commit shows: from the commit's file list (one request) when GitHub gives it whole and the
-     * commit has at most one parent; else (100 files or more, a merge) the commit diffed against its first
-     * parent, as GitHub diffs a merge, from listings brought in batched reads (prefetchDiff): a few calls
-     * whatever the commit's size. Without them (GraphQL failed or refused) from a tree diff by REST. The list
-     * has no blob SHA for the old side of a change (previousSha) except for a removed file.
+     * What get_commit shows: the commit diffed against its first parent (as GitHub diffs a merge), from
+     * listings the history copy holds, else brought in batched reads (prefetchDiff: a few calls whatever the
+     * commit's size), else (GraphQL failed or refused) by REST. Always a tree diff, never GitHub's file list:
+     * one answer whichever route the trees came by and whatever the commit's size (the file list names a
+     * rename without its old blob and a modification without its previous one, and GitHub stops listing at
+     * 3,000 files), so a renamed file is its old path deleted and its new one added.
      */
     async commitChanges(commit) {
-        if (commit.parents.length <= 1) {
-            const listed = await this.upstream.getCommitFiles(commit.sha);
-            if (listed.complete && listed.files !== undefined)
-                return listed.files.flatMap(pathChanges);
-        }
         const parent = commit.parents[0];
         if (this.upstream.getTrees) {
             // the parent's tree, with both trees' listings, in one batched call when not known yet
@@ -90214,25 +91167,6 @@ class History {
         return pending;
     }
 }
-/** One entry of GitHub's file list of a commit as the changes a tree diff would find. */
-function pathChanges(file) {
-    switch (file.status) {
-        case 'added':
-        case 'copied':
-            return [{ path: file.path, status: 'added', sha: file.sha }];
-        case 'removed':
-            return [{ path: file.path, status: 'deleted', previousSha: file.sha }];
-        case 'renamed':
-            return [
-                ...(file.previousPath !== undefined ? [{ path: file.previousPath, status: 'deleted' }] : []),
-                { path: file.path, status: 'added', sha: file.sha },
-            ];
-        case 'unchanged':
-            return [];
-        default:
-            return [{ path: file.path, status: 'modified', sha: file.sha }];
-    }
-}
 
 ;// CONCATENATED MODULE: ./src/gateway/tools/list-commits.ts
 
@@ -90365,6 +91299,12 @@ function scopeRequestProblem(glob, reason, recorded) {
  * stays so; comments stay), or null when the result would not pass parseConfig (so what the summary shows
  * is always a file `perimeter check` accepts). Requests for a perimeter the file does not define, and globs
  * already listed, are left out.
+ *
+ * Only the asker's list grows. A `write` list shared through a YAML anchor and alias (`write: &code [...]`
+ * in one perimeter, `write: *code` in another) is split first: the asker gets a list of its own, and every
+ * alias of the anchor it held becomes a copy of the list as it was, so no other perimeter gains the glob
+ * (one bound to the default branch, say). The result is checked against the original, perimeter by
+ * perimeter: anything but the asker's `write` differing answers null.
  */
 function proposeScope(text, file, requests) {
     const doc = parseDocument(text);
@@ -90376,12 +91316,12 @@ function proposeScope(text, file, requests) {
         const entry = perimeters.get(perimeter);
         if (!isMap(entry))
             continue;
-        const write = entry.get('write');
+        const write = ownWriteList(doc, entry);
         if (write === undefined) {
             entry.set('write', doc.createNode([glob], { flow: true }));
             changed = true;
         }
-        else if (isSeq(write)) {
+        else if (write !== null) {
             if (write.items.some((item) => String(item.value ?? item) === glob))
                 continue;
             write.items.push(doc.createNode(glob));
@@ -90392,12 +91332,60 @@ function proposeScope(text, file, requests) {
         return null;
     const proposed = doc.toString();
     try {
-        parseConfig(proposed, file);
+        const before = parseConfig(text, file).perimeters;
+        const after = parseConfig(proposed, file).perimeters;
+        // every perimeter the same as before, but for the globs it asked for
+        const unasked = (spec) => ({
+            ...spec,
+            write: spec.write.filter((g) => !requests.some((r) => r.perimeter === spec.name && r.glob === g)),
+        });
+        if (after.length !== before.length)
+            return null;
+        for (const [i, spec] of before.entries())
+            if (JSON.stringify(unasked(after[i])) !== JSON.stringify(unasked(spec)))
+                return null;
     }
     catch {
         return null;
     }
     return proposed;
+}
+/**
+ * The perimeter's `write` sequence, made its own: undefined when it has none, null when it is not a list.
+ * An alias is replaced by a copy of the list it names; an anchored list that aliases elsewhere name is
+ * left to the asker, and each of those aliases gets a copy of it instead.
+ */
+function ownWriteList(doc, entry) {
+    const write = entry.get('write', true);
+    if (write === undefined)
+        return undefined;
+    if (isAlias(write)) {
+        const target = write.resolve(doc);
+        if (!isSeq(target))
+            return null;
+        const copy = copyOf(doc, target);
+        entry.set('write', copy);
+        return copy;
+    }
+    if (!isSeq(write))
+        return null;
+    if (write.anchor !== undefined) {
+        const anchor = write.anchor;
+        visit(doc, {
+            Alias(_key, node) {
+                if (node.source === anchor)
+                    return copyOf(doc, write);
+                return undefined;
+            },
+        });
+        write.anchor = undefined;
+    }
+    return write;
+}
+/** A new sequence with the same items, in the same style, and no anchor. */
+function copyOf(doc, seq) {
+    const copy = doc.createNode(seq.toJSON(doc), { flow: seq.flow === true });
+    return copy;
 }
 
 ;// CONCATENATED MODULE: ./src/gateway/tools/request-scope.ts
@@ -101709,12 +102697,31 @@ class UpstreamMeter {
     }
 }
 
+;// CONCATENATED MODULE: ./src/safety/content-scan.ts
+
+/**
+ * The credentials in a file's content: text as it is, binary by its readable runs (what is compressed or
+ * encrypted cannot be scanned, and says so). The gateway refuses a push by this scan and every judge of a
+ * commit (the receipt, apply, the gate, replay) refuses a commit by it, so no route lands a weaker commit.
+ */
+async function scanContent(filter, bytes, text = decodeText(bytes)) {
+    if (text !== null)
+        return { kinds: unique(await filter.findCredentials(text)), unscanned: null };
+    const runs = readableRuns(bytes);
+    return {
+        kinds: unique(await filter.findCredentials(runs.text)),
+        unscanned: runs.packed === null ? null : `${runs.packed}; only its uncompressed parts were scanned`,
+    };
+}
+const unique = (kinds) => [...new Set(kinds)];
+
 ;// CONCATENATED MODULE: ./src/gateway/push/push-plan.ts
 /**
  * push_files decided without I/O: which paths may be pushed and why not, what the commit's tree changes
  * are, and what a moved branch means for the push. The landing (push-landing.ts) does the writes and the
  * retries by these decisions; the pusher (push.ts) runs the two in order.
  */
+
 
 
 
@@ -101793,17 +102800,11 @@ async function credentialProblems(perimeter, message, files, filter) {
     for (const file of files) {
         if (perimeter.allowsSecretsIn(file.path) !== null)
             continue;
-        let text = file.text ?? decodeText(file.bytes);
-        if (text === null) {
-            // binary: its readable runs are scanned; what is compressed or encrypted cannot be
-            const runs = readableRuns(file.bytes);
-            text = runs.text;
-            if (runs.packed !== null)
-                unscanned.push(`${file.path}: ${runs.packed}; only its uncompressed parts were scanned`);
-        }
-        const kinds = await filter.findCredentials(text);
-        if (kinds.length > 0)
-            problems.push(`${file.path}: looks like it contains a credential (${kindsOf(kinds)})`);
+        const scan = await scanContent(filter, file.bytes, file.text ?? decodeText(file.bytes));
+        if (scan.unscanned !== null)
+            unscanned.push(`${file.path}: ${scan.unscanned}`);
+        if (scan.kinds.length > 0)
+            problems.push(`${file.path}: looks like it contains a credential (${kindsOf(scan.kinds)})`);
     }
     return { problems, unscanned };
 }
@@ -102695,6 +103696,7 @@ function checkOptions(options) {
 
 
 
+
 /**
  * Everything a gateway is built from, the one shape for the action's gateway process (which reads it on
  * stdin), `perimeter serve`, the benchmarks and the load suite.
@@ -102743,6 +103745,8 @@ async function assembleGateway(input, hooks = {}) {
             repo: config.repo,
             baseUrl: config.apiUrl,
             writesPerMinute: config.writesPerMinute,
+            // the history copy beside the ledger: the gateway's own directory (under isolation, its user's)
+            history: { branch: config.branch, dir: (0,external_node_path_.dirname)(config.ledgerPath) },
         });
     const upstream = config.stagePath === undefined ? direct : staging(direct, config.branch, config.stagePath);
     if (upstream.owner !== config.owner || upstream.repo !== config.repo)
@@ -102839,7 +103843,99 @@ async function readDir(dir) {
     return { files };
 }
 
+// EXTERNAL MODULE: external "node:net"
+var external_node_net_ = __nccwpck_require__(7030);
+;// CONCATENATED MODULE: ./src/gateway/serving/egress-proxy.ts
+
+
+
+/** The record's file name in the gateway's directory. */
+const EGRESS_RECORD = 'egress.jsonl';
+/**
+ * Whether `host:port` is allowed: a pattern is `api.anthropic.com` (that name, port 443), `*.githubcopilot.com`
+ * (any name below it, port 443), or either with `:port` for another port.
+ */
+function hostAllowed(allow, host, port) {
+    const name = host.toLowerCase().replace(/\.$/, '');
+    return allow.some((entry) => {
+        const at = /^(.*?)(?::(\d+))?$/.exec(entry.toLowerCase());
+        const pattern = at[1];
+        if (port !== (at[2] === undefined ? 443 : Number(at[2])))
+            return false;
+        return pattern.startsWith('*.') ? name.endsWith(pattern.slice(1)) : name === pattern;
+    });
+}
+/** `host:port` from a CONNECT request's target; null when it is no such thing. */
+function connectTarget(target) {
+    const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(target);
+    if (!match)
+        return null;
+    const host = match[1].replace(/^\[|\]$/g, '');
+    const port = Number(match[2]);
+    if (port < 1 ||
+        port > 65_535 ||
+        ((0,external_node_net_.isIP)(host) === 0 &&
+            !/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*\.?$/.test(host)))
+        return null;
+    return { host, port };
+}
+/** At most this many decisions are recorded one by one; the rest only counted, so the record stays small. */
+const MAX_RECORDED = 10_000;
+function startEgressProxy(options) {
+    let recorded = 0;
+    const record = (host, port, allowed) => {
+        if (++recorded > MAX_RECORDED)
+            return;
+        const line = { host, port, allowed, time: new Date().toISOString() };
+        (0,external_node_fs_.appendFileSync)(options.recordPath, `${JSON.stringify(line)}\n`, { mode: 0o600 });
+    };
+    const server = (0,external_node_http_.createServer)((req, res) => {
+        // plain HTTP is not carried (a proxy that forwards requests would see and could leak their headers)
+        let host = '';
+        try {
+            host = new URL(req.url ?? '').hostname;
+        }
+        catch {
+            // not a proxy request at all
+        }
+        if (host !== '')
+            record(host, 80, false);
+        res.writeHead(403, { 'content-type': 'text/plain' }).end('perimeter egress: HTTPS (CONNECT) only\n');
+    });
+    server.on('connect', (req, socket, head) => {
+        socket.on('error', () => undefined);
+        const target = connectTarget(req.url ?? '');
+        if (target === null) {
+            socket.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+            return;
+        }
+        const allowed = hostAllowed(options.allow, target.host, target.port);
+        record(target.host, target.port, allowed);
+        if (!allowed) {
+            socket.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\nperimeter egress: ${target.host}:${target.port} is not in agent-egress\n`);
+            return;
+        }
+        const upstream = (0,external_node_net_.connect)(target.port, target.host, () => {
+            socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+            if (head.length > 0)
+                upstream.write(head);
+            upstream.pipe(socket);
+            socket.pipe(upstream);
+        });
+        upstream.on('error', () => socket.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
+        socket.on('close', () => upstream.destroy());
+    });
+    return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', () => {
+            const address = server.address();
+            resolve({ port: typeof address === 'object' && address ? address.port : 0, server });
+        });
+    });
+}
+
 ;// CONCATENATED MODULE: ./src/gateway/child.ts
+
 
 
 
@@ -102859,6 +103955,11 @@ const childConfigSchema = gatewayConfigSchema.extend({
      * (src/gateway/control.ts); post runs as a user that can neither signal this process nor read its directory
      */
     controlSecret: schemas_string().min(32).optional(),
+    /**
+     * with isolation: the agent's egress proxy (src/gateway/serving/egress-proxy.ts) and the hosts it lets
+     * through; its record goes beside the ledger, so post takes it over with it
+     */
+    egress: strictObject({ allow: array(schemas_string().min(1)) }).optional(),
 });
 const MAX_STDIN_BYTES = 4 * 1_048_576;
 const CLOSE_TIMEOUT_MS = 10_000;
@@ -102886,7 +103987,7 @@ async function runGatewayProcess() {
     process.on('uncaughtException', (error) => void stop(`uncaught ${error.name}: ${error.message}`, 1));
     process.on('unhandledRejection', (error) => void stop(`unhandled rejection: ${error instanceof Error ? error.message : 'non-error'}`, 1));
     try {
-        const { readyFile, controlSecret, ...config } = parseInput(await readStdin());
+        const { readyFile, controlSecret, egress, ...config } = parseInput(await readStdin());
         scrub = makeScrubber([
             config.token,
             config.ledgerKey,
@@ -102907,9 +104008,20 @@ async function runGatewayProcess() {
                 exit: () => process.exit(0),
             })
             : null;
+        const proxy = egress
+            ? await startEgressProxy({
+                allow: egress.allow,
+                recordPath: (0,external_node_path_.join)((0,external_node_path_.dirname)(config.ledgerPath), EGRESS_RECORD),
+            })
+            : null;
         const ready = `${readyFile}.${process.pid}.tmp`;
         // port and pid only, which anyone on the machine sees anyway: readable by main's user under isolation
-        await (0,promises_namespaceObject.writeFile)(ready, JSON.stringify({ port: gateway.port, pid: process.pid, ...(control && { controlPort: control.port }) }), { mode: 0o644 });
+        await (0,promises_namespaceObject.writeFile)(ready, JSON.stringify({
+            port: gateway.port,
+            pid: process.pid,
+            ...(control && { controlPort: control.port }),
+            ...(proxy && { egressPort: proxy.port }),
+        }), { mode: 0o644 });
         await (0,promises_namespaceObject.rename)(ready, readyFile);
         log(`serving ${config.owner}/${config.repo}@${config.branch} on ${gateway.url}: ${config.perimeters.join(', ')}`);
     }

@@ -33614,7 +33614,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(184);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(601);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .runMain */ .V)();
 process.exit();
@@ -33624,7 +33624,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 184:
+/***/ 601:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -36808,6 +36808,33 @@ const BUILT_IN_FAMILIES = Object.freeze({
             '.devcontainer.json',
         ],
     },
+    tools: {
+        why: 'configuration that package managers, build tools and CI read from the repository: a changed registry, credential helper, build flag or pipeline runs code in CI and on every machine that builds it',
+        entries: [
+            '.cargo/config.toml',
+            '.cargo/config',
+            '.yarnrc.yml',
+            '.yarnrc',
+            '.pnpmfile.cjs',
+            'bunfig.toml',
+            '.bazelrc',
+            '.bazelversion',
+            '.mvn/**',
+            'gradle.properties',
+            'gradle/wrapper/**',
+            'pip.conf',
+            '.condarc',
+            'nuget.config',
+            '.gemrc',
+            '.gitlab/**',
+            '.gitlab-ci.yml',
+            '.config/**',
+        ],
+    },
+    'dot-directories': {
+        why: 'every other top-level dot directory, as GitHub Agentic Workflows protects them: tools keep their settings there, and a new tool’s is protected before anyone lists it',
+        entries: ['/.*/**'],
+    },
 });
 /** Protected when perimeters.yml says `protect: [name, ...]` (top level or per perimeter). */
 const OPTIONAL_FAMILIES = Object.freeze({
@@ -36818,11 +36845,8 @@ const OPTIONAL_FAMILIES = Object.freeze({
             'package-lock.json',
             'npm-shrinkwrap.json',
             'yarn.lock',
-            '.yarnrc.yml',
-            '.yarnrc',
             'pnpm-lock.yaml',
             'pnpm-workspace.yaml',
-            '.pnpmfile.cjs',
             'bun.lock',
             'bun.lockb',
             'deno.json',
@@ -36868,7 +36892,6 @@ const OPTIONAL_FAMILIES = Object.freeze({
     ci: {
         why: 'pipelines of other CI systems: they run with those systems’ secrets',
         entries: [
-            '.gitlab-ci.yml',
             '.circleci/**',
             '.travis.yml',
             'azure-pipelines.yml',
@@ -36907,6 +36930,7 @@ const PROTECTED_ENTRIES = Object.freeze(Object.values(BUILT_IN_FAMILIES).flatMap
 const DEFAULT_CONFIG_FILE = 'perimeters.yml';
 const protected_ASCII = /^[\x20-\x7e]*$/;
 function toEntry(text, rule = text) {
+    const anchored = text.startsWith('/');
     const segments = text
         .replace(/\/\*\*$/, '')
         .split('/')
@@ -36915,14 +36939,23 @@ function toEntry(text, rule = text) {
         const star = s.indexOf('*');
         if (star === -1)
             return foldSegment(s);
-        return { prefix: foldSegment(s.slice(0, star)), suffix: foldSegment(s.slice(star + 1)) };
+        // a prefix is not a whole name: its trailing dots stay (`.` of `.*` is a dot name's first character)
+        const prefix = foldSegment(`${s.slice(0, star)}x`).slice(0, -1);
+        return { prefix, suffix: foldSegment(s.slice(star + 1)) };
     });
-    return { rule, segments };
+    return { rule, segments, anchored };
 }
 function protected_escape(text) {
     return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
-const BUILT_IN = PROTECTED_ENTRIES.map((entry) => toEntry(entry));
+/**
+ * How a built-in entry is named in decisions: the entry itself for the first three families (as they always
+ * were), with its family for the tools family, and the directory for the dot-directories catch-all.
+ */
+const BUILT_IN = Object.entries(BUILT_IN_FAMILIES)
+    .filter(([name]) => name !== 'dot-directories')
+    .flatMap(([name, family]) => family.entries.map((entry) => toEntry(entry, name === 'tools' ? `${entry}, tools family` : entry)));
+const DOT_DIRECTORIES = BUILT_IN_FAMILIES['dot-directories'].entries.map((entry) => toEntry(entry, 'a top-level dot directory'));
 const cache = new Map();
 function entriesFor(configFile, families) {
     const key = `${configFile}\n${families.join(',')}`;
@@ -36931,7 +36964,8 @@ function entriesFor(configFile, families) {
         const optional = families
             .filter(isOptionalFamily)
             .flatMap((name) => OPTIONAL_FAMILIES[name].entries.map((entry) => toEntry(entry, `${entry}, ${name} family`)));
-        const list = [toEntry(configFile), ...BUILT_IN, ...optional].filter((e) => e.segments.length > 0);
+        // the catch-all for top-level dot directories last, so a family that names the directory names the rule
+        const list = [toEntry(configFile), ...BUILT_IN, ...optional, ...DOT_DIRECTORIES].filter((e) => e.segments.length > 0);
         const firsts = [
             ...new Set(list.map((e) => {
                 const first = e.segments[0];
@@ -36974,13 +37008,22 @@ function protectedRule(path, configFile = DEFAULT_CONFIG_FILE, families = []) {
         return null;
     const segments = path.split('/').map(foldSegment);
     for (const entry of entries.list) {
-        if (containsRun(segments, entry.segments))
-            return entry.rule;
+        if (!entry.anchored) {
+            if (containsRun(segments, entry.segments))
+                return entry.rule;
+        }
+        else if (segments.length > entry.segments.length &&
+            containsRun(segments.slice(0, entry.segments.length), entry.segments))
+            // the directory the path is in, as named in the path: `.changeset/**, a top-level dot directory`
+            return `${path.split('/', entry.segments.length).join('/')}/**, ${entry.rule}`;
     }
     return null;
 }
 
 ;// CONCATENATED MODULE: ./src/verify/verify-job.ts
+
+
+
 
 
 
@@ -37112,8 +37155,10 @@ async function lookForForgedReceipts(input, window, facts) {
         facts.unchecked.push(`the statuses on "${window.context}" of ${shas.length} commits (at most ${MAX_STATUS_COMMITS} are read)`);
         return;
     }
+    // every commit's receipts in one or two batched reads; REST only for those that hold a status
+    const screen = await screenReceipts(input.upstream, shas, window);
     try {
-        const found = await findForeignStatuses(input.upstream, shas, window);
+        const found = await findForeignStatuses(input.upstream, shas, window, screen);
         facts.foreignStatuses = found.foreign;
         for (const sha of found.full)
             facts.unchecked.push(`a receipt on ${sha.slice(0, 7)}: its context "${window.context}" holds GitHub's most statuses a commit and context may have (${MAX_STATUSES_PER_CONTEXT}), so no status can be posted there; the check run carries this receipt`);
@@ -37127,7 +37172,7 @@ async function lookForForgedReceipts(input, window, facts) {
     const held = new Set(Object.values(input.start));
     const fresh = new Set([...newCommits, ...shas.filter((sha) => !held.has(sha))]);
     try {
-        facts.foreignCheckRuns = await findForeignCheckRuns(input.upstream, shas, window, fresh);
+        facts.foreignCheckRuns = await findForeignCheckRuns(input.upstream, shas, window, fresh, screen);
     }
     catch (error) {
         facts.unchecked.push(`the check runs named "${window.context}" during the job: ${reason(error)}`);
@@ -37211,15 +37256,18 @@ function madeByGateway(commit, input) {
 /** The committer of commits made through GitHub's API without one given. */
 const GITHUB_COMMITTER = { name: 'GitHub', email: 'noreply@github.com' };
 /**
- * Each new commit on its own, for what the net change hides (a file added and removed again). Every commit
- * is looked at, whatever the ledger says: the gateway's own by its list of changed paths (one request each;
- * the gateway writes only regular files, checked path by path before it wrote them), the others by their
- * trees, modes included. A commit left unexamined could hide a change a later one undid: unchecked, never success.
+ * Each new commit on its own, by its trees (modes included), whatever the ledger says: for what the net change
+ * hides (a file added and removed again), and for the one rule, which judges each commit whole (one perimeter
+ * may make all of it, within its limits). A commit left unexamined could hide a change a later one undid, or
+ * one perimeter's work pushed with another's: unchecked, never success.
  */
 async function examineCommits(input, facts, listed) {
     const [only] = listed.commits;
-    if (listed.commits.length === 1 && only !== undefined && !facts.historyRewritten)
+    if (listed.commits.length === 1 && only !== undefined && !facts.historyRewritten) {
         facts.pathCommits = new Map(facts.changes.map((change) => [change.path, [only.sha]]));
+        facts.commitChanges = [{ sha: only.sha, changes: facts.changes }];
+        return readCommitContent(input, facts);
+    }
     if (listed.commits.length <= 1)
         return;
     if (facts.historyRewritten) {
@@ -37235,19 +37283,21 @@ async function examineCommits(input, facts, listed) {
     }
     try {
         const touched = new Map();
-        const byPaths = await pathsOfCommits(input.upstream, listed.commits.filter((commit) => gateway.has(commit.sha)), facts.changes, touched);
-        const byTrees = await intermediateChanges(input.upstream, [...others, ...byPaths.unlisted], facts.changes, touched);
-        facts.intermediate = mergeChanges(byTrees, byPaths.paths);
+        const perCommit = await diffEachCommit(input.upstream, listed.commits, touched);
+        facts.intermediate = intermediateChanges(perCommit, facts.changes);
         facts.pathCommits = touched;
+        facts.commitChanges = perCommit;
     }
     catch (error) {
         facts.unchecked.push(`the changes of each new commit: ${reason(error)}`);
+        return;
     }
+    await readCommitContent(input, facts);
 }
 /**
  * When others pushed to the bound branch too, the net change mixes their work with this job's, so it is not
- * judged: each of this job's commits is, on its own against its first parent (the gateway's by their changed
- * paths, the others by their trees), and the changes of the commits others brought are listed, not judged.
+ * judged: each of this job's commits is, on its own against its first parent, and the changes of the
+ * commits others brought are listed, not judged.
  */
 async function examineOurCommits(input, facts, listed, theirs) {
     const gateway = new Set(facts.gatewayCommits);
@@ -37260,15 +37310,28 @@ async function examineOurCommits(input, facts, listed, theirs) {
     }
     try {
         const touched = new Map();
-        const byPaths = await pathsOfCommits(input.upstream, ours.filter((commit) => gateway.has(commit.sha)), [], touched);
-        const byTrees = await intermediateChanges(input.upstream, [...direct, ...byPaths.unlisted], [], touched);
-        facts.changes = mergeChanges(byTrees, byPaths.paths);
+        const perCommit = await diffEachCommit(input.upstream, ours, touched);
+        facts.changes = intermediateChanges(perCommit, []);
         facts.pathCommits = touched;
+        facts.commitChanges = perCommit;
         facts.intermediate = [];
         facts.notes.push(`others pushed ${theirs.size} commit(s) to "${input.branch}" during the job: those were not judged; each of this job's commits was judged on its own`);
     }
     catch (error) {
         facts.unchecked.push(`the changes of this job's commits: ${reason(error)}`);
+        return;
+    }
+    await readCommitContent(input, facts);
+}
+/** The size and credentials of every blob the job's commits add, for judgeCommit's limits and content rule. */
+async function readCommitContent(input, facts) {
+    try {
+        const reading = await readBlobFacts(input.upstream, (facts.commitChanges ?? []).flatMap((commit) => commit.changes), input.filter ?? createSecretFilter());
+        facts.blobs = reading.facts;
+        facts.unchecked.push(...reading.unread.map((why) => `the content of a new commit's file: ${why}`));
+    }
+    catch (error) {
+        facts.unchecked.push(`the content of the new commits' files: ${reason(error)}`);
     }
 }
 
@@ -38680,6 +38743,35 @@ function specProblems(spec) {
     return problems;
 }
 /**
+ * A decision for a path in each Unicode normal form it can be spelled in: git stores names as bytes, so `café`
+ * composed (NFC) and decomposed (NFD) are two paths, and a checkout on macOS (or any tool that normalises)
+ * lands both on one file. A grant (a read or write glob) in either form grants; a refusal in either form (a
+ * denial, the protected set, a credential file, an invalid spelling) refuses, so no spelling escapes a rule
+ * written in the other.
+ */
+function inEveryForm(decide) {
+    return (path) => {
+        if (typeof path !== 'string' || perimeter_ASCII.test(path))
+            return decide(path);
+        const forms = [...new Set([path, path.normalize('NFC'), path.normalize('NFD')])];
+        const decisions = forms.map((form) => ({ form, decision: decide(form) }));
+        const refused = decisions.find(({ decision }) => !decision.allowed && !NO_GRANT.has(decision.rule));
+        if (refused !== undefined)
+            return refused.form === path
+                ? refused.decision
+                : {
+                    allowed: false,
+                    rule: `${refused.decision.rule} (spelled in another Unicode normal form)`,
+                };
+        return decisions.find(({ decision }) => decision.allowed)?.decision ?? decisions[0].decision;
+    };
+}
+const NO_WRITE_GLOB = 'no write glob matches';
+const NO_READ_GLOB = 'no read glob matches';
+/** Refusals that only say no grant matched this spelling: another spelling's grant may still hold. */
+const NO_GRANT = new Set([NO_WRITE_GLOB, NO_READ_GLOB]);
+const perimeter_ASCII = /^[\x20-\x7e]*$/;
+/**
  * Compiles a perimeter's globs once. Throws when the spec is invalid (a spec from parseConfig never is):
  * a perimeter that cannot be compiled exactly is not served at all.
  */
@@ -38721,7 +38813,7 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
     const quoted = new Map([...spec.read, ...spec.write].map((glob) => [glob, JSON.stringify(glob)]));
     const readRule = new Map(spec.read.map((glob) => [glob, `read glob ${quoted.get(glob)}`]));
     const writeRule = new Map(spec.write.map((glob) => [glob, `write glob ${quoted.get(glob)}`]));
-    const canWrite = (path) => {
+    const canWriteAsSpelled = (path) => {
         const invalid = invalidRule(path);
         if (invalid !== null)
             return { allowed: false, rule: invalid };
@@ -38730,45 +38822,54 @@ function compilePerimeter(spec, configFile = DEFAULT_CONFIG_FILE) {
             return { allowed: false, rule: denial };
         const glob = write.find(path);
         if (glob === null)
-            return { allowed: false, rule: 'no write glob matches' };
+            return { allowed: false, rule: NO_WRITE_GLOB };
+        const grants = [writeRule.get(glob)];
         const protectedBy = protectedRule(path, configFile, families);
         if (protectedBy !== null) {
             const allowedBy = allowProtected.find(path);
             if (allowedBy === null)
                 return { allowed: false, rule: `protected: ${protectedBy}` };
+            grants.push(`allow-protected ${JSON.stringify(allowedBy)}`);
+        }
+        // A credential file is refused on write as it is hidden on read: a `.env` or `.pypirc` an agent writes
+        // is read by the next tool or person that runs in the checkout (a registry, a token, a proxy).
+        const credential = credentialFileRule(path);
+        if (credential !== null) {
+            const allowedBy = allowCredentialFiles.find(path);
+            if (allowedBy === null)
+                return { allowed: false, rule: `credential file: ${credential}` };
+            grants.push(`allow-credential-files ${JSON.stringify(allowedBy)}`);
+        }
+        return { allowed: true, rule: grants.join(', ') };
+    };
+    const canReadAsSpelled = (path) => {
+        const invalid = invalidRule(path);
+        if (invalid !== null)
+            return { allowed: false, rule: invalid };
+        const denial = denied(path);
+        if (denial !== null)
+            return { allowed: false, rule: denial };
+        const glob = read.find(path);
+        if (glob === null)
+            return { allowed: false, rule: NO_READ_GLOB };
+        const credential = credentialFileRule(path);
+        if (credential !== null) {
+            const allowedBy = allowCredentialFiles.find(path);
+            if (allowedBy === null)
+                return { allowed: false, rule: `credential file: ${credential}` };
             return {
                 allowed: true,
-                rule: `write glob ${JSON.stringify(glob)}, allow-protected ${JSON.stringify(allowedBy)}`,
+                rule: `read glob ${JSON.stringify(glob)}, allow-credential-files ${JSON.stringify(allowedBy)}`,
             };
         }
-        return { allowed: true, rule: writeRule.get(glob) };
+        return { allowed: true, rule: readRule.get(glob) };
     };
+    const canWrite = inEveryForm(canWriteAsSpelled);
     return {
         name: spec.name,
         spec,
         tools,
-        canRead(path) {
-            const invalid = invalidRule(path);
-            if (invalid !== null)
-                return { allowed: false, rule: invalid };
-            const denial = denied(path);
-            if (denial !== null)
-                return { allowed: false, rule: denial };
-            const glob = read.find(path);
-            if (glob === null)
-                return { allowed: false, rule: 'no read glob matches' };
-            const credential = credentialFileRule(path);
-            if (credential !== null) {
-                const allowedBy = allowCredentialFiles.find(path);
-                if (allowedBy === null)
-                    return { allowed: false, rule: `credential file: ${credential}` };
-                return {
-                    allowed: true,
-                    rule: `read glob ${JSON.stringify(glob)}, allow-credential-files ${JSON.stringify(allowedBy)}`,
-                };
-            }
-            return { allowed: true, rule: readRule.get(glob) };
-        },
+        canRead: inEveryForm(canReadAsSpelled),
         canWrite,
         canReview(path) {
             const write = canWrite(path);
@@ -38893,6 +38994,7 @@ var Inputs;
     Inputs["ExportSecrets"] = "export-secrets";
     Inputs["Workspace"] = "workspace";
     Inputs["Isolation"] = "isolation";
+    Inputs["AgentEgress"] = "agent-egress";
 })(Inputs || (Inputs = {}));
 /**
  * The inputs of the verify sub-action (verify/action.yml). It also reads, by the main action's names and
@@ -38944,6 +39046,11 @@ var Outputs;
     Outputs["TokenVariable"] = "token-variable";
     /** the name of the record artifact post uploads (perimeter/apply and audits read it) */
     Outputs["Record"] = "record";
+    /**
+     * with isolation: user, the command that runs an agent as the agent's own user (`<run-agent> claude …`,
+     * src/cli/run-agent.ts); '' without isolation, so the same line runs the agent as the step's user
+     */
+    Outputs["RunAgent"] = "run-agent";
 })(Outputs || (Outputs = {}));
 /**
  * Outputs of one perimeter, named `<prefix><perimeter>` (`secret-implementer`), so a workflow hands each agent
@@ -38964,7 +39071,7 @@ var PerimeterOutputs;
     PerimeterOutputs["WorkspacePush"] = "workspace-push-";
 })(PerimeterOutputs || (PerimeterOutputs = {}));
 /** Keys passed from main to post (the runner hands them to post as STATE_<key>). */
-var State;
+var constants_State;
 (function (State) {
     State["Branch"] = "branch";
     State["Perimeters"] = "perimeters";
@@ -38995,7 +39102,9 @@ var State;
      * secret); '' without isolation
      */
     State["Isolation"] = "isolation";
-})(State || (State = {}));
+    /** a digest of every other key main saved and its value (src/action/agent-job/state.ts) */
+    State["Seal"] = "seal";
+})(constants_State || (constants_State = {}));
 /** The default commit status context lives with the receipt (src/verify/receipts/receipt.ts). */
 
 const READY_TIMEOUT_MS = 10_000;
@@ -39137,8 +39246,79 @@ function keyPosition(text, path) {
     return key?.range ? lineCounter.linePos(key.range[0]) : null;
 }
 
+;// CONCATENATED MODULE: ./src/policy/ref-rules.ts
+/**
+ * Which of GitHub's rulesets keep a ref still against the job's token: the pure half of "a ref the agent
+ * cannot move". The rulesets come from the API (src/github reads them); nothing here does I/O.
+ */
+const LOCK_RULES = ['creation', 'update', 'deletion'];
+/**
+ * fnmatch as rulesets read it, with File::FNM_PATHNAME ("the * wildcard does not match the directory
+ * separator (/)", https://docs.github.com/repositories/configuring-branches-and-merges-in-your-repository/managing-rulesets/creating-rulesets-for-a-repository#using-fnmatch-syntax):
+ * `**` crosses segments, `*` and `?` stay inside one. `broad` reads every wildcard as crossing segments and a
+ * bracket as any one character, a superset of GitHub's reading: an exclude is read broadly and an include
+ * narrowly (a bracket there matches only itself, which no git ref name may contain), so a pattern this code
+ * reads differently from GitHub can only make a ref count as unprotected, never as protected.
+ */
+function fnmatch(pattern, ref, broad) {
+    let source = '';
+    for (let i = 0; i < pattern.length; i++) {
+        const c = pattern[i];
+        const close = c === '[' ? pattern.indexOf(']', i + 2) : -1;
+        if (c === '*' && pattern[i + 1] === '*') {
+            source += '.*';
+            i++;
+        }
+        else if (c === '*')
+            source += broad ? '.*' : '[^/]*';
+        else if (c === '?')
+            source += broad ? '.' : '[^/]';
+        else if (broad && close > 0) {
+            source += '.';
+            i = close;
+        }
+        else
+            source += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+    }
+    return new RegExp(`^${source}$`, 's').test(ref);
+}
+function targets(ruleset, ref) {
+    if (ruleset.target === 'branch')
+        return ref.startsWith('refs/heads/');
+    return ruleset.target === 'tag' && ref.startsWith('refs/tags/');
+}
+function hit(pattern, ref, defaultBranch, broad) {
+    if (pattern === '~ALL')
+        return true;
+    if (pattern === '~DEFAULT_BRANCH')
+        return ref === `refs/heads/${defaultBranch}`;
+    return fnmatch(pattern, ref, broad);
+}
+/**
+ * Whether `ruleset` binds `ref` for the token that read it: enforced (`active`), aimed at the ref's kind,
+ * an include pattern matching and no exclude pattern, and a token that may `never` bypass it.
+ */
+function bindsRef(ruleset, ref, defaultBranch) {
+    return (ruleset.enforcement === 'active' &&
+        ruleset.bypass === 'never' &&
+        targets(ruleset, ref) &&
+        ruleset.include.some((p) => hit(p, ref, defaultBranch, false)) &&
+        !ruleset.exclude.some((p) => hit(p, ref, defaultBranch, true)));
+}
+/** The lock rules binding `ref`, each with the rulesets that impose it (by name). */
+function locksOn(ref, rulesets, defaultBranch) {
+    const locks = new Map();
+    for (const ruleset of rulesets.filter((r) => bindsRef(r, ref, defaultBranch)))
+        for (const rule of LOCK_RULES)
+            if (ruleset.rules.includes(rule))
+                locks.set(rule, [...(locks.get(rule) ?? []), ruleset.name]);
+    return locks;
+}
+
 ;// CONCATENATED MODULE: ./src/policy/config-ref.ts
+
 const SHA = /^[0-9a-f]{7,40}$/i;
+const FULL_SHA = /^[0-9a-f]{40}$/i;
 /** The branch a ref names, or null for tags and commit SHAs. Git reads `x`, `heads/x` and `refs/heads/x` alike. */
 function branchOf(ref) {
     if (ref.startsWith('refs/heads/'))
@@ -39192,13 +39372,68 @@ function judgeConfigRef(facts) {
                 break;
         }
     }
-    if (because === null)
+    if (because !== null)
+        return {
+            kind: 'refused',
+            message: `${INPUT}: ${JSON.stringify(ref)} ${named === null ? `is the head of branch "${branch}"` : `names branch "${branch}"`}, ` +
+                `and this job may write that branch (${because}); a branch that may be written could widen its own ` +
+                'perimeter. Read the perimeters file from the default branch, a tag, or a branch no exposed perimeter may be bound to',
+        };
+    return unmovable(ref, facts);
+}
+/**
+ * Whether judging `configRef` needs the repository's rulesets: only a ref that is neither the default branch
+ * nor a commit SHA (a judging job reads them only then, and passes none otherwise).
+ */
+function configRefNeedsRulesets(configRef, defaultBranch) {
+    return configRef !== null && !SHA.test(configRef) && branchOf(configRef) !== defaultBranch;
+}
+/** The refs git may read a config ref as. */
+function candidates(ref) {
+    if (ref.startsWith('refs/'))
+        return [ref];
+    if (ref.startsWith('heads/') || ref.startsWith('tags/'))
+        return [`refs/${ref}`];
+    return [`refs/heads/${ref}`, `refs/tags/${ref}`];
+}
+const RESTRICTS = { creation: 'creation', update: 'updates', deletion: 'deletion' };
+const UNMOVABLE = 'Read the perimeters file from the default branch, a full commit SHA, or a branch or tag that an active ' +
+    'ruleset nobody in the job can bypass protects with "Restrict updates" and "Restrict deletions" ' +
+    '(and "Restrict creations" for the spelling that does not exist)';
+/**
+ * The second half of a trusted ref: one the job's token cannot move. The default branch (the file is
+ * protected there) and a full commit SHA (no push changes what it names) are; a short SHA is refused
+ * (a branch or tag could be named like it); any other ref only when GitHub's rulesets lock every ref git
+ * may read its name as: a ref that exists against updates and deletion, one that does not against creation.
+ * Otherwise the agent's job could move a tag (the activity list records no tag moves) or create a branch
+ * of the same name, and a later job would read the perimeters the agent chose.
+ */
+function unmovable(ref, facts) {
+    if (FULL_SHA.test(ref))
+        return { kind: 'ok' };
+    if (SHA.test(ref))
+        return {
+            kind: 'refused',
+            message: `${INPUT}: ${JSON.stringify(ref)} is an abbreviated commit SHA; give all 40 hex digits. ${UNMOVABLE}`,
+        };
+    if (branchOf(ref) === facts.defaultBranch)
+        return { kind: 'ok' };
+    const missing = [];
+    for (const name of candidates(ref)) {
+        const needed = name in facts.heads ? ['update', 'deletion'] : ['creation'];
+        const locks = locksOn(name, facts.rulesets, facts.defaultBranch);
+        const absent = needed.filter((rule) => !locks.has(rule));
+        if (absent.length > 0)
+            missing.push(`${name} ${name in facts.heads ? 'exists' : 'does not exist'}, and no ruleset restricts its ` +
+                absent.map((rule) => RESTRICTS[rule]).join(' or '));
+    }
+    if (missing.length === 0)
         return { kind: 'ok' };
     return {
         kind: 'refused',
-        message: `${INPUT}: ${JSON.stringify(ref)} ${named === null ? `is the head of branch "${branch}"` : `names branch "${branch}"`}, ` +
-            `and this job may write that branch (${because}); a branch that may be written could widen its own ` +
-            'perimeter. Read the perimeters file from the default branch, a tag, or a branch no exposed perimeter may be bound to',
+        message: `${INPUT}: ${JSON.stringify(ref)} is not the default branch "${facts.defaultBranch}" or a full commit SHA, ` +
+            `and GitHub does not protect it from this job's token (${missing.join('; ')}): the agent's job could move ` +
+            `or create it and choose its own perimeters. ${UNMOVABLE}`,
     };
 }
 
@@ -39206,11 +39441,16 @@ function judgeConfigRef(facts) {
 
 
 /**
- * judgeConfigRef for a step: a refusal throws (an ActionError unless the step names the error its failure
- * path reports as it is); returns the warning to show, or null.
+ * judgeConfigRef for a step, with the repository's rulesets read from GitHub when the ref needs them (a ref
+ * that is neither the default branch nor a commit SHA is trusted only when a ruleset locks it): a refusal
+ * throws (an ActionError unless the step names the error its failure path reports as it is); returns the
+ * warning to show, or null.
  */
-function checkConfigRef(facts, refusal = (message) => new ActionError(message)) {
-    const verdict = judgeConfigRef(facts);
+async function checkConfigRef(upstream, facts, refusal = (message) => new ActionError(message)) {
+    const rulesets = configRefNeedsRulesets(facts.configRef, facts.defaultBranch)
+        ? await upstream.listRulesets()
+        : [];
+    const verdict = judgeConfigRef({ ...facts, rulesets });
     if (verdict.kind === 'refused')
         throw refusal(verdict.message);
     return verdict.kind === 'warning' ? verdict.message : null;
@@ -39473,6 +39713,7 @@ function spawnGateway(options) {
                     pid: launcher ? ready.pid : (child.pid ?? ready.pid),
                     port: ready.port,
                     ...(ready.controlPort !== undefined && { controlPort: ready.controlPort }),
+                    ...(ready.egressPort !== undefined && { egressPort: ready.egressPort }),
                 };
             }
             if (exited !== null)
@@ -39501,6 +39742,7 @@ function tryReadReady(file) {
                 port: value.port,
                 pid: value.pid,
                 ...(typeof value.controlPort === 'number' && { controlPort: value.controlPort }),
+                ...(typeof value.egressPort === 'number' && { egressPort: value.egressPort }),
             };
     }
     catch {
@@ -50038,7 +50280,7 @@ async function handOutWorkspaces(options) {
             leftOut.push({ path, reason });
         const files = present.filter((f) => !outside.has(f.path));
         writeDirectory(dir, files, reading.blobs);
-        await commitDirectory(dir, `${options.branch} at ${options.head}, as perimeter ${perimeter.name} reads it`);
+        await commitDirectory(options.git ?? 'git', dir, `${options.branch} at ${options.head}, as perimeter ${perimeter.name} reads it`);
         workspaces.push({
             perimeter: perimeter.name,
             dir,
@@ -50077,11 +50319,11 @@ function writeDirectory(dir, files, blobs) {
         }
     }
 }
-async function commitDirectory(dir, message) {
-    await run('git', ['init', '--quiet', dir]);
+async function commitDirectory(git, dir, message) {
+    await run(git, ['init', '--quiet', dir]);
     // -f: a file the repository tracks is handed out even where a .gitignore it holds would ignore it
-    await run('git', ['-C', dir, 'add', '--all', '--force']);
-    await run('git', [
+    await run(git, ['-C', dir, 'add', '--all', '--force']);
+    await run(git, [
         '-C',
         dir,
         ...LOCAL_COMMIT_CONFIG,
@@ -50096,7 +50338,178 @@ async function commitDirectory(dir, message) {
 
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+;// CONCATENATED MODULE: ./src/action/agent-job/agent-user.ts
+
+
+
+
+/**
+ * The agent's own user (`isolation: user`). The runner's user runs main and post and is the user the runner
+ * hands post the token as; an agent of that user reads post's environment, writes GITHUB_ENV and the runner's
+ * files. So the agent runs as a user of its own: main makes it (once per machine) and a directory for this run,
+ * root's, holding the agent's home and temporary directory and three root-owned scripts:
+ *
+ * - `run-agent` (the output): runs `perimeter run-agent` (src/cli/run-agent.ts) with main's root-owned copy of
+ *   node and of the CLI bundle;
+ * - `as-agent`: what sudo runs as the agent user, with the step's environment less the runner's variables: it
+ *   puts the step's PATH back, enters the step's directory (or the agent's home) and runs the command with no
+ *   way to gain privileges (no_new_privs: sudo, su, setuid programs give the agent nothing);
+ * - `end-agent`: what sudo runs as the agent user after the command: `kill -KILL -1` (every process of that user
+ *   but itself) until none is left.
+ *
+ * The privilege: main's sudo denial (lockDown) ends with one rule that lets the runner's user run exactly these
+ * two scripts as the agent user, and nothing as root or anyone else. A sudo rule is the simplest thing that
+ * holds: no daemon, no setuid file, and sudo already cleans the environment (LD_PRELOAD and the like go) and
+ * takes the agent's uid away from the runner's. The agent user's processes can signal each other but no other
+ * user's, and /proc refuses another uid's environ, memory and fds; so post, the runner and the gateway are out
+ * of its reach without hidepid.
+ */
+const AGENT_USER = 'perimeter-agent';
+/**
+ * The file run-agent reads the egress proxy's URL from (root's, in the agent's directory): the agent's
+ * HTTPS_PROXY. Written once the gateway serves the proxy.
+ */
+const PROXY_FILE = 'proxy';
+/** The sh script main runs as root (after the gateway's SETUP): $1 agent user, $2 the run directory. */
+const AGENT_SETUP = `
+user=$1 run=$2 runtime=$3
+id -u "$user" >/dev/null 2>&1 || useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$user"
+agent="$run.agent"
+install -d -o root -g root -m 0755 "$agent"
+install -d -o "$user" -g "$user" -m 0700 "$agent/home" "$agent/tmp" "$agent/config"
+install -d -o "$user" -g "$user" -m 0755 "$agent/workspaces"
+umask 0022
+cat > "$agent/run-agent" <<EOF
+#!/bin/sh
+# Runs the agent's command as $user (isolation: user); see perimeter run-agent --help.
+exec "$runtime/node" "$runtime/cli/index.js" run-agent --user "$user" --dir "$agent" -- "\\$@"
+EOF
+cat > "$agent/as-agent" <<'EOF'
+#!/bin/sh
+# Run by sudo as the agent user: the step's PATH and directory back, then the command without new privileges.
+PATH=$PERIMETER_AGENT_PATH; export PATH
+cd "$PERIMETER_AGENT_CWD" 2>/dev/null || { echo "run-agent: the agent cannot enter $PERIMETER_AGENT_CWD; it runs in $HOME" >&2; cd "$HOME"; }
+unset PERIMETER_AGENT_PATH PERIMETER_AGENT_CWD SUDO_USER SUDO_UID SUDO_GID SUDO_COMMAND SUDO_HOME
+umask 0022
+exec /usr/bin/setpriv --no-new-privs -- "$@"
+EOF
+cat > "$agent/end-agent" <<'EOF'
+#!/bin/sh
+# Run by sudo as the agent user: every other process of that user ends (kill is the shell's own: no process).
+i=0
+while kill -KILL -1 2>/dev/null && [ $i -lt 200 ]; do i=$((i + 1)); done
+exit 0
+EOF
+chown root:root "$agent/run-agent" "$agent/as-agent" "$agent/end-agent"
+chmod 0755 "$agent/run-agent" "$agent/as-agent" "$agent/end-agent"
+printf '%s\\n' "$agent"
+# the agent's user reaches loopback only (the gateway, the egress proxy): a chain of its own, for its uid; no
+# DNS even there (a local resolver, systemd-resolved's 127.0.0.53, would carry queries out): the proxy resolves
+uid=$(id -u "$user")
+limit() {
+  command -v "$1" >/dev/null || return 1
+  "$1" -w -N PERIMETER_AGENT 2>/dev/null || "$1" -w -F PERIMETER_AGENT || return 1
+  "$1" -w -A PERIMETER_AGENT -p udp --dport 53 -j REJECT && "$1" -w -A PERIMETER_AGENT -p tcp --dport 53 -j REJECT &&
+    "$1" -w -A PERIMETER_AGENT -o lo -j ACCEPT && "$1" -w -A PERIMETER_AGENT -j REJECT || return 1
+  "$1" -w -C OUTPUT -m owner --uid-owner "$uid" -j PERIMETER_AGENT 2>/dev/null ||
+    "$1" -w -I OUTPUT 1 -m owner --uid-owner "$uid" -j PERIMETER_AGENT
+}
+if limit iptables; then
+  limit ip6tables || echo "ip6tables: not limited" >&2
+  echo "the agent's user reaches loopback only (iptables owner match on uid $uid)"
+else
+  echo "egress of the agent's user is NOT limited: no working iptables on this runner"
+fi
+`;
+/** The paths of the agent's directory AGENT_SETUP printed, and what it said of the agent's egress. */
+function agentHomeAt(printed) {
+    const [dir = '', egress = ''] = printed.trim().split('\n');
+    return {
+        dir,
+        egress,
+        configDir: (0,external_node_path_namespaceObject.join)(dir, 'config'),
+        workspaces: (0,external_node_path_namespaceObject.join)(dir, 'workspaces'),
+        runAgent: (0,external_node_path_namespaceObject.join)(dir, 'run-agent'),
+    };
+}
+/**
+ * The sudo rules the runner's user keeps after main's denial (written after the `!ALL`, so they are the last
+ * that match): the agent's two helpers as the agent user, `as-agent` with the environment run-agent hands it
+ * (SETENV), `end-agent` with no argument at all.
+ */
+function agentSudoRules(runner, agent) {
+    return (`${runner} ALL=(${AGENT_USER}) NOPASSWD:SETENV: ${(0,external_node_path_namespaceObject.join)(agent.dir, 'as-agent')}\n` +
+        `${runner} ALL=(${AGENT_USER}) NOPASSWD: ${(0,external_node_path_namespaceObject.join)(agent.dir, 'end-agent')} ""\n`);
+}
+/**
+ * Proves from `sudo -n -l` (every rule sudo holds for the runner's user, in the order it reads them; the last
+ * that matches wins) that the runner's user can run nothing as root: a denial of everything, and after it only
+ * rules that run as the agent's user. `sudo -n true` failing proves less: a rule for one command (`tee`) after
+ * the denial leaves root to the user. Throws saying which rule is left.
+ */
+function checkNoRootLeft(listing, agent) {
+    const start = listing.search(/may run the following commands/);
+    const rules = [];
+    for (const line of start < 0 ? [] : listing.slice(start).split('\n').slice(1)) {
+        if (/^\s+\(/.test(line))
+            rules.push(line.trim());
+        else if (/^\s+\S/.test(line) && rules.length > 0)
+            rules[rules.length - 1] += ` ${line.trim()}`;
+    }
+    const deny = rules.map((rule) => rule.replace(/\s+/g, ' ')).lastIndexOf('(ALL : ALL) !ALL');
+    const after = deny < 0 ? rules : rules.slice(deny + 1);
+    const allowed = agent
+        ? [
+            `(${AGENT_USER}) SETENV: NOPASSWD: ${(0,external_node_path_namespaceObject.join)(agent.dir, 'as-agent')}`,
+            `(${AGENT_USER}) NOPASSWD: ${(0,external_node_path_namespaceObject.join)(agent.dir, 'end-agent')} ""`,
+        ]
+        : [];
+    const left = after.filter((rule) => !allowed.includes(rule.replace(/\s+/g, ' ')));
+    if (deny < 0 || left.length > 0)
+        throw new ActionError(`${Inputs.Isolation}: the runner's user can still run commands as another user after sudo was denied: ` +
+            `${deny < 0 ? 'no denial in effect' : left.map((rule) => JSON.stringify(rule)).join(', ')} ` +
+            '(a sudo rule read after /etc/sudoers.d/zzzz-perimeter-isolation-*, or one for a group of the user)');
+}
+/** The directories trusted processes look programs up in: root's, and writable by root only. */
+const TRUSTED_PATH = '/usr/bin:/bin:/usr/sbin:/sbin';
+/**
+ * The absolute path of `name` in TRUSTED_PATH, checked: the file and every directory above it (links resolved)
+ * root's and writable by no group or other, so no user of the job can have put it there or changed it. Never
+ * /usr/local/bin, which GitHub's images make writable by everyone and which sudo's secure_path puts first.
+ */
+function trustedBinary(name, path = TRUSTED_PATH) {
+    const problems = [];
+    for (const dir of path.split(':')) {
+        let real;
+        try {
+            real = (0,external_node_fs_namespaceObject.realpathSync)((0,external_node_path_namespaceObject.join)(dir, name));
+        }
+        catch {
+            continue;
+        }
+        const bad = untrustedOwner(real);
+        if (bad === null)
+            return real;
+        problems.push(bad);
+    }
+    throw new ActionError(`${Inputs.Isolation}: no ${name} a trusted process may run: ${problems.join('; ') || `none in ${path}`}`);
+}
+/** Why `path` (resolved) could have been written by someone other than root, or null. */
+function untrustedOwner(path) {
+    for (let p = path;; p = (0,external_node_path_namespaceObject.dirname)(p)) {
+        const stat = (0,external_node_fs_namespaceObject.lstatSync)(p);
+        if (stat.uid !== 0)
+            return `${p} belongs to uid ${stat.uid}, not root`;
+        // a sticky directory (/tmp) still lets others create files in it, but not replace root's
+        if ((stat.mode & 0o022) !== 0 && !(stat.isDirectory() && (stat.mode & 0o1000) !== 0 && p !== path))
+            return `${p} is writable by others (mode ${(stat.mode & 0o7777).toString(8)})`;
+        if (p === (0,external_node_path_namespaceObject.dirname)(p))
+            return null;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/action/agent-job/isolation.ts
+
 
 
 
@@ -50121,6 +50534,8 @@ const DOCKER_SOCKETS = ['/var/run/docker.sock', '/run/docker.sock'];
  * sudo applies (sudo skips file names with a dot).
  */
 const sudoersDeny = (user) => `/etc/sudoers.d/zzzz-perimeter-isolation-${user.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+/** sudo by its absolute path: a bare name is looked up on the step's PATH. */
+const SUDO = '/usr/bin/sudo';
 /**
  * Refuses (ActionError) where isolation cannot hold: not Linux, steps running as root (no other user hides
  * anything from root), no passwordless sudo to set it up with. Returns a warning where it holds but outlives
@@ -50135,7 +50550,7 @@ function checkIsolationSupport(platform = process.platform, env = process.env) {
         refuse(`the runner is ${platform}, and isolation needs Linux`);
     if ((0,external_node_os_namespaceObject.userInfo)().uid === 0)
         refuse('the job runs as root, and no user can hide the gateway from root');
-    const sudo = (0,external_node_child_process_namespaceObject.spawnSync)('sudo', ['-n', 'true'], { stdio: 'ignore' });
+    const sudo = (0,external_node_child_process_namespaceObject.spawnSync)(SUDO, ['-n', 'true'], { stdio: 'ignore' });
     if (sudo.error || sudo.status !== 0)
         refuse(`the runner's user ${(0,external_node_os_namespaceObject.userInfo)().username} has no passwordless sudo to set isolation up with`);
     return env.RUNNER_ENVIRONMENT === 'self-hosted'
@@ -50143,11 +50558,14 @@ function checkIsolationSupport(platform = process.platform, env = process.env) {
             "directory and its parents stay root's, after this job too, unless the machine is made anew for each job"
         : null;
 }
-/** Runs a script as root through sudo; its arguments are $1... (never secrets: argv is world-readable). */
+/**
+ * Runs a script as root through sudo; its arguments are $1... (never secrets: argv is world-readable). The
+ * script finds its tools on TRUSTED_PATH only: sudo's secure_path starts with /usr/local, which GitHub's images
+ * make writable by everyone.
+ */
 function asRoot(what, script, args) {
-    const run = (0,external_node_child_process_namespaceObject.spawnSync)('sudo', ['-n', 'sh', '-c', `set -eu\n${script}`, 'sh', ...args], {
-        encoding: 'utf8',
-    });
+    const body = `set -eu\nPATH=${TRUSTED_PATH}; export PATH\n${script}`;
+    const run = (0,external_node_child_process_namespaceObject.spawnSync)(SUDO, ['-n', '/bin/sh', '-c', body, 'sh', ...args], { encoding: 'utf8' });
     if (run.error || run.status !== 0) {
         const detail = (run.stderr || run.error?.message || `exit code ${run.status}`).trim();
         throw new ActionError(`${Inputs.Isolation}: could not ${what}: ${detail}`);
@@ -50162,22 +50580,57 @@ install -d -o root -g root -m 0755 "$root"
 dir=$(mktemp -d "$root/run-XXXXXXXX")
 chown "$user:$user" "$dir"; chmod 0711 "$dir"
 install -o "$user" -g "$user" -m 0600 /dev/null "$dir/gateway.log"
-# the runner's node and the bundle may sit in a home only the runner's user can enter: then a copy of root's
-if ! setpriv --reuid="$user" --regid="$user" --clear-groups test -x "$node" -a -r "$script"; then
-  mkdir -m 0755 "$dir.runtime"; cp "$node" "$dir.runtime/node"; cp -R "$(dirname "$script")" "$dir.runtime/gateway"
-  node=$dir.runtime/node script=$dir.runtime/gateway/$(basename "$script")
-fi
-printf '%s\\n%s\\n%s\\n' "$dir" "$node" "$script"
+# root's copies of node and the bundles: the runner's node and the action may sit in a home only the runner's
+# user enters, and are that user's files (which the gateway, and run-agent's helper, then would run)
+bundles=$(dirname "$(dirname "$script")")
+install -d -o root -g root -m 0755 "$dir.runtime"
+install -o root -g root -m 0755 "$node" "$dir.runtime/node"
+cp -R "$bundles/gateway" "$dir.runtime/gateway"; cp -R "$bundles/cli" "$dir.runtime/cli"
+chown -R root:root "$dir.runtime"; chmod -R go-w "$dir.runtime"
+printf '%s\\n%s\\n%s\\n' "$dir" "$dir.runtime/node" "$dir.runtime/gateway/$(basename "$script")"
 `;
-/** Creates the gateway's user (once per machine) and a directory of its own for this run. */
+/**
+ * Creates the gateway's user and the agent's (once per machine), a directory of each for this run, and root's
+ * copies of node and the bundles they run. Checks first that the programs trusted processes run are root's.
+ */
 function prepareGatewayHome(node, script) {
+    for (const tool of ['git', 'sudo', 'setpriv', 'setsid', 'env', 'sh', 'id', 'kill'])
+        trustedBinary(tool);
     const [dir, runNode, runScript] = asRoot('prepare the gateway user', SETUP, [
         GATEWAY_USER,
         node,
         script,
         GATEWAY_ROOT,
     ]).split('\n');
-    return { dir, logPath: (0,external_node_path_namespaceObject.join)(dir, 'gateway.log'), node: runNode, script: runScript };
+    const agentSetup = asRoot("prepare the agent's user", AGENT_SETUP, [AGENT_USER, dir, `${dir}.runtime`]);
+    return {
+        dir,
+        logPath: (0,external_node_path_namespaceObject.join)(dir, 'gateway.log'),
+        node: runNode,
+        script: runScript,
+        agent: agentHomeAt(agentSetup),
+    };
+}
+/** Tells run-agent where the agent's egress proxy listens (a root-owned file in the agent's directory). */
+function setAgentProxy(agent, port) {
+    asRoot("tell run-agent the agent's proxy", 'umask 0022; printf "%s" "$2" > "$1.tmp"; mv "$1.tmp" "$1"', [
+        (0,external_node_path_namespaceObject.join)(agent.dir, PROXY_FILE),
+        `http://127.0.0.1:${port}`,
+    ]);
+}
+/**
+ * Gives files and directories main made to the agent's user, moved into its directory (`into`); returns the
+ * new paths. Files become 0600, directories keep their modes.
+ */
+function giveToAgent(into, paths) {
+    const script = `user=$1 into=$2; shift 2
+for p in "$@"; do
+  to="$into/$(basename "$p")"
+  if [ -d "$p" ]; then mv -T "$p" "$to"; chown -R -P "$user:$user" "$to"
+  else install -o "$user" -g "$user" -m 0600 "$p" "$to"; fi
+done`;
+    asRoot("hand main's files to the agent's user", script, [AGENT_USER, into, ...paths]);
+    return paths.map((path) => (0,external_node_path_namespaceObject.join)(into, (0,external_node_path_namespaceObject.basename)(path)));
 }
 /**
  * How main starts the gateway: as the gateway's user, with no supplementary group and no way to gain privileges,
@@ -50189,16 +50642,22 @@ function prepareGatewayHome(node, script) {
  */
 function gatewayLauncher(home) {
     return {
-        command: 'sudo',
+        command: SUDO,
         args: [
             '-n',
-            'setpriv',
+            '/usr/bin/setpriv',
             `--reuid=${GATEWAY_USER}`,
             `--regid=${GATEWAY_USER}`,
             '--clear-groups',
             '--no-new-privs',
             '--',
-            'sh',
+            // a fixed environment: the gateway finds git on TRUSTED_PATH, checked root's (prepareGatewayHome)
+            '/usr/bin/env',
+            '-i',
+            `PATH=${TRUSTED_PATH}`,
+            'HOME=/nonexistent',
+            'LANG=C.UTF-8',
+            '/bin/sh',
             '-c',
             'IFS= read -r config || [ -n "$config" ]; printf "%s" "$config" | setsid -f "$0" "$1" >>"$2" 2>&1',
             home.node,
@@ -50216,10 +50675,10 @@ for f in "$@"; do install -o "$user" -g "$user" -m 0600 "$f" "$dir/$(basename "$
 }
 /** Ends a gateway main started and no longer needs (main still has sudo then). */
 function killGateway(pid) {
-    (0,external_node_child_process_namespaceObject.spawnSync)('sudo', ['-n', 'kill', '-KILL', String(pid)], { stdio: 'ignore' });
+    (0,external_node_child_process_namespaceObject.spawnSync)(SUDO, ['-n', '/bin/kill', '-KILL', String(pid)], { stdio: 'ignore' });
 }
 const LOCK_DOWN = `
-runner=$1 action=$2 deny=$3; shift 3
+runner=$1 action=$2 deny=$3 rules=$4; shift 4
 # the action's directory, and every directory above it the runner's user owns (it could rename one and put
 # another post step in its place): root's; sticky and group-writable, so the user still creates files there
 chown -R root:root "$action"; chmod -R go-w "$action"
@@ -50235,25 +50694,30 @@ for s in "$@"; do
 done
 found=$(grep -lE "^[[:space:]]*$runner[[:space:]]" /etc/sudoers.d/* 2>/dev/null || true)
 for f in $found; do rm -f "$f"; echo "sudo for $runner: $f removed"; done
-umask 0337; printf '%s ALL=(ALL:ALL) !ALL\\n' "$runner" > "$deny.tmp"
+umask 0337; printf '%s ALL=(ALL:ALL) !ALL\\n%s' "$runner" "$rules" > "$deny.tmp"
 visudo -cf "$deny.tmp" >/dev/null; mv "$deny.tmp" "$deny"
-echo "sudo for $runner: denied by $deny, after every other rule"
+echo "sudo for $runner: denied by $deny, after every other rule, but for running run-agent's helpers as the agent's user"
 `;
 /**
  * The last thing main does with sudo: the action's directory becomes root's, the Docker sockets root's only,
  * and the runner's user loses sudo for the rest of the job. Checks that sudo is gone; returns what it removed.
  */
-function lockDown(actionDir, env = process.env) {
+function lockDown(actionDir, agent, env = process.env) {
     const sockets = [...DOCKER_SOCKETS, ...(env.PERIMETER_DOCKER_SOCKET ? [env.PERIMETER_DOCKER_SOCKET] : [])];
+    const runner = (0,external_node_os_namespaceObject.userInfo)().username;
     const done = asRoot("take sudo and Docker away from the runner's user", LOCK_DOWN, [
-        (0,external_node_os_namespaceObject.userInfo)().username,
+        runner,
         actionDir,
-        sudoersDeny((0,external_node_os_namespaceObject.userInfo)().username),
+        sudoersDeny(runner),
+        agentSudoRules(runner, agent),
         ...sockets,
     ]);
-    const sudo = (0,external_node_child_process_namespaceObject.spawnSync)('sudo', ['-n', 'true'], { stdio: 'ignore' });
+    const sudo = (0,external_node_child_process_namespaceObject.spawnSync)(SUDO, ['-n', 'true'], { stdio: 'ignore' });
     if (!sudo.error && sudo.status === 0)
-        throw new ActionError(`${Inputs.Isolation}: sudo still works for ${(0,external_node_os_namespaceObject.userInfo)().username} after it was removed`);
+        throw new ActionError(`${Inputs.Isolation}: sudo still works for ${runner} after it was removed`);
+    // what sudo itself says the user may still run: nothing but run-agent's helpers, as the agent's user
+    const listing = (0,external_node_child_process_namespaceObject.spawnSync)(SUDO, ['-n', '-l'], { encoding: 'utf8', env: { ...env, LC_ALL: 'C' } });
+    checkNoRootLeft(`${listing.stdout ?? ''}`, agent);
     return done.trim().split('\n');
 }
 /** The end of the gateway's log, read as root while main still may (the gateway did not start). */
@@ -50383,6 +50847,7 @@ function readSettings(env = process.env, read = defaultRead) {
         verifyTimeoutMs: inputs_positiveInteger(Inputs.VerifyTimeout, read(Inputs.VerifyTimeout), 600) * 1000,
         workspace: workspaceFolder(read(Inputs.Workspace), env),
         isolation: isolation(read(Inputs.Isolation)),
+        agentEgress: agentEgress(read(Inputs.AgentEgress)),
         run: runFacts(env),
         runnerName: env.RUNNER_NAME ?? '',
         record: readRecordSettings(env, read),
@@ -50609,6 +51074,25 @@ function isolation(value) {
     if (mode !== 'user' && mode !== 'none')
         throw new InputError(`${Inputs.Isolation}: expected "user" or "none", got ${JSON.stringify(value)}`);
     return mode;
+}
+/** The hosts each preset of `agent-egress` stands for: the model servers of the agents README shows. */
+const EGRESS_PRESETS = {
+    anthropic: ['api.anthropic.com'],
+    openai: ['api.openai.com'],
+    copilot: ['api.githubcopilot.com', '*.githubcopilot.com', 'api.github.com'],
+};
+function agentEgress(value) {
+    const hosts = [];
+    for (const entry of value.split(/[\s,]+/).filter(Boolean)) {
+        const preset = EGRESS_PRESETS[entry.toLowerCase()];
+        if (preset)
+            hosts.push(...preset);
+        else if (/^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*(:\d{1,5})?$/.test(entry))
+            hosts.push(entry.toLowerCase());
+        else
+            throw new InputError(`${Inputs.AgentEgress}: expected host names, *.domain, host:port or a preset (${Object.keys(EGRESS_PRESETS).join(', ')}), got ${JSON.stringify(entry)}`);
+    }
+    return [...new Set(hosts)];
 }
 function writesMode(value) {
     const mode = value.trim() || 'push';
@@ -56240,6 +56724,44 @@ async function listActivity(rest, options) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/github/octokit/octokit-rulesets.ts
+const PAGE = 100;
+/**
+ * The branch and tag rulesets that apply to the repository, its organization's included, each read whole:
+ * the list (https://docs.github.com/rest/repos/rules#get-all-repository-rulesets, `includes_parents`: "Include
+ * rulesets configured at higher levels that apply to this repository") names them without their conditions
+ * and rules, and GET /repos/{owner}/{repo}/rulesets/{ruleset_id}
+ * (https://docs.github.com/rest/repos/rules#get-a-repository-ruleset) gives those and
+ * `current_user_can_bypass`, which only the repository-level endpoint answers. Both take only read access.
+ */
+async function listRulesets(rest) {
+    const ids = [];
+    for (let page = 1;; page++) {
+        const data = await rest.read('list rulesets', 'GET /repos/{owner}/{repo}/rulesets', {
+            includes_parents: true,
+            targets: 'branch,tag',
+            per_page: PAGE,
+            page,
+        });
+        ids.push(...data.map((r) => r.id));
+        if (data.length < PAGE)
+            break;
+    }
+    const rulesets = await Promise.all(ids.map((id) => rest.read(`get ruleset ${id}`, 'GET /repos/{owner}/{repo}/rulesets/{ruleset_id}', {
+        ruleset_id: id,
+        includes_parents: true,
+    })));
+    return rulesets.map((r) => ({
+        name: r.name,
+        target: r.target ?? 'branch',
+        enforcement: r.enforcement,
+        bypass: r.current_user_can_bypass ?? null,
+        include: r.conditions?.ref_name?.include ?? [],
+        exclude: r.conditions?.ref_name?.exclude ?? [],
+        rules: (r.rules ?? []).map((rule) => rule.type),
+    }));
+}
+
 ;// CONCATENATED MODULE: ./src/github/octokit/cache.ts
 /**
  * Caches for objects addressed by SHA (they never change). Concurrent loads of one key share one
@@ -56669,19 +57191,64 @@ class GitObjectReads {
     blobs;
     /** present: blobs come over git's smart HTTP, off the REST budget, and REST only when git cannot */
     gitBlobs = null;
+    /**
+     * present: commits, trees and history are read from a partial copy of the bound branch's history
+     * (git-history.ts), off both budgets, and by REST and GraphQL only what the copy cannot answer
+     */
+    gitHistory = null;
+    /**
+     * Blob sizes by SHA, from every listing GitHub gave and every blob read or written: the copy holds no
+     * blob, so its listings take their sizes from here.
+     */
+    sizes = new Map();
     constructor(blobCacheBytes) {
         this.blobs = new BlobCache(blobCacheBytes);
     }
     async getCommit(sha) {
         checkSha(sha);
-        return this.commits.get(sha, async () => gitCommit(await this.rest.read(`get commit ${sha}`, 'GET /repos/{owner}/{repo}/git/commits/{sha}', { sha })));
+        return this.commits.get(sha, async () => (await this.gitHistory?.commit(sha)) ??
+            gitCommit(await this.rest.read(`get commit ${sha}`, 'GET /repos/{owner}/{repo}/git/commits/{sha}', { sha })));
     }
     async getTree(sha) {
         checkSha(sha);
+        const known = this.trees.peek(sha) ?? (await this.localTree(sha))?.entries;
+        if (known)
+            return known;
         return this.trees.get(sha, async () => {
             const data = await this.rest.read(`get tree ${sha}`, 'GET /repos/{owner}/{repo}/git/trees/{sha}', { sha });
-            return data.tree.map(treeEntry);
+            return this.learnSizes(data.tree.map(treeEntry));
         });
+    }
+    /**
+     * A tree from the history copy, each blob with its size when known (`whole`: every one). Not kept in
+     * `trees`: a listing of GitHub's, with every size, replaces it there when one is asked for.
+     */
+    async localTree(sha) {
+        const entries = await this.gitHistory?.tree(sha);
+        if (!entries)
+            return null;
+        let whole = true;
+        for (const entry of entries) {
+            if (entry.type !== 'blob')
+                continue;
+            const size = this.sizes.get(entry.sha);
+            if (size === undefined)
+                whole = false;
+            else
+                entry.size = size;
+        }
+        return { entries, whole };
+    }
+    /** Keeps the sizes of a listing's blobs; the listing itself is returned. */
+    learnSizes(entries) {
+        for (const e of entries)
+            if (e.type === 'blob' && e.size !== undefined)
+                this.sizes.set(e.sha, e.size);
+        return entries;
+    }
+    /** A blob's size known from its bytes (read or written). */
+    learnSize(sha, bytes) {
+        this.sizes.set(sha, bytes.byteLength);
     }
     /** set when a GraphQL call failed: from then on trees are listed by REST only */
     graphqlFailed = false;
@@ -56690,7 +57257,7 @@ class GitObjectReads {
         const out = new Map();
         const wanted = [];
         for (const sha of new Set(shas)) {
-            const known = this.trees.peek(checkSha(sha));
+            const known = this.trees.peek(checkSha(sha)) ?? (await this.localTree(sha))?.entries;
             if (known)
                 out.set(sha, known);
             else
@@ -56705,6 +57272,7 @@ class GitObjectReads {
             try {
                 const answer = await this.rest.graphql(`get ${chunk.length} trees`, treesQuery(chunk, options.levels));
                 for (const [tree, list] of listingsOf(chunk, answer)) {
+                    this.learnSizes(list);
                     if (!this.trees.peek(tree))
                         this.trees.set(tree, list);
                     out.set(tree, list);
@@ -56718,6 +57286,9 @@ class GitObjectReads {
         return out;
     }
     async getCommitTrees(commits, options) {
+        const local = await this.localCommitTrees(commits);
+        if (local)
+            return local;
         const out = new Map();
         const wanted = [...new Set(commits)].map(checkSha);
         // the trees not listed yet ride along with the first call; more than one call holds go by getTrees
@@ -56755,6 +57326,20 @@ class GitObjectReads {
         }));
         return out;
     }
+    /** getCommitTrees from the history copy when it holds every commit asked for (listings: getTree's). */
+    async localCommitTrees(commits) {
+        if (!this.gitHistory || !commits.every((sha) => this.gitHistory.holds(sha)))
+            return null;
+        const out = new Map();
+        for (const sha of new Set(commits)) {
+            const commit = await this.gitHistory.commit(sha);
+            const parents = await Promise.all((commit?.parents ?? []).map((p) => this.gitHistory.commit(p)));
+            if (!commit || !parents.every((p) => p !== null))
+                return null;
+            out.set(sha, { commit, parentTrees: parents.map((p) => p.tree) });
+        }
+        return out;
+    }
     /**
      * Text blobs by SHA in batched GraphQL calls (graphql-blobs.ts); a blob is in the map only when its text
      * hashes to its SHA. What is missing (binary, truncated, too large, GraphQL failed) is for getBlob.
@@ -56776,8 +57361,10 @@ class GitObjectReads {
                 break;
             try {
                 const answer = await this.rest.graphql(`get ${chunk.length} blobs`, blobsQuery(chunk));
-                for (const [sha, bytes] of blobsOf(chunk, answer))
+                for (const [sha, bytes] of blobsOf(chunk, answer)) {
                     out.set(sha, bytes);
+                    this.learnSize(sha, bytes);
+                }
             }
             catch {
                 // GraphQL refused or failed: the caller reads these by REST, as it would anyway
@@ -56789,6 +57376,21 @@ class GitObjectReads {
     async getPathTrees(commits, path) {
         const out = new Map();
         const wanted = [...new Set(commits)].map(checkSha);
+        const history = this.gitHistory;
+        if (history && wanted.every((sha) => history.holds(sha))) {
+            for (const sha of wanted) {
+                const commit = await history.commit(sha);
+                const parent = commit?.parents[0];
+                const tree = await history.treeAt(sha, path);
+                const parentTree = parent === undefined ? null : await history.treeAt(parent, path);
+                // as GraphQL's: a commit where the path is a file on either side is left to the caller
+                if (tree !== undefined && tree !== false && parentTree !== undefined && parentTree !== false)
+                    out.set(sha, { tree, parentTree });
+            }
+            if (!history.failed)
+                return out;
+            out.clear();
+        }
         const calls = [];
         for (let i = 0; i < wanted.length; i += COMMITS_PER_CALL)
             calls.push(wanted.slice(i, i + COMMITS_PER_CALL));
@@ -56807,7 +57409,16 @@ class GitObjectReads {
         return out;
     }
     async getPathHistory(branch, path, options) {
-        if (this.graphqlFailed)
+        if (this.gitHistory) {
+            const head = await this.tryGetBranchHead(branch);
+            if (head === null)
+                return null;
+            const page = await this.gitHistory.pathHistory(head, path, options.first, options.after ?? null);
+            if (page)
+                return page;
+        }
+        // a cursor of the copy's means nothing to GraphQL: the caller starts over by REST
+        if (this.graphqlFailed || options.after?.startsWith('git '))
             return null;
         try {
             const answer = await this.rest.graphql(`list the commits changing ${path}`, pathHistoryQuery(options.levels), { ref: `refs/heads/${branch}`, path, first: options.first, after: options.after ?? null });
@@ -56831,8 +57442,11 @@ class GitObjectReads {
     async getTreeRecursive(sha) {
         checkSha(sha);
         return this.recursiveTrees.get(sha, async () => {
+            const local = await this.localTreeRecursive(sha);
+            if (local)
+                return { entries: local, truncated: false };
             const data = await this.rest.read(`get tree ${sha}`, 'GET /repos/{owner}/{repo}/git/trees/{sha}', { sha, recursive: '1' });
-            const entries = data.tree.map(treeEntry);
+            const entries = this.learnSizes(data.tree.map(treeEntry));
             if (!data.truncated) {
                 for (const [tree, list] of subtrees(sha, entries))
                     if (!this.trees.peek(tree))
@@ -56840,6 +57454,29 @@ class GitObjectReads {
             }
             return { entries, truncated: Boolean(data.truncated) };
         });
+    }
+    /**
+     * Every entry below a tree from the history copy, when it holds them all and every blob's size is known
+     * (GitHub's listing gives sizes; a tree with a blob never seen is listed by GitHub once, which teaches
+     * them). Null otherwise.
+     */
+    async localTreeRecursive(sha) {
+        if (!this.gitHistory)
+            return null;
+        const out = [];
+        const walk = async (tree, prefix) => {
+            const listed = await this.localTree(tree);
+            if (!listed?.whole)
+                return false;
+            for (const entry of listed.entries) {
+                const path = prefix + entry.path;
+                out.push({ ...entry, path });
+                if (entry.type === 'tree' && !(await walk(entry.sha, `${path}/`)))
+                    return false;
+            }
+            return true;
+        };
+        return (await walk(sha, '')) ? out : null;
     }
     /**
      * Blobs by SHA over git, in as few fetches as git-blobs.ts allows; not kept in the blob cache (a
@@ -56850,17 +57487,33 @@ class GitObjectReads {
             checkSha(sha);
         if (!this.gitBlobs)
             return new Map();
-        return this.gitBlobs.readMany(shas);
+        const read = await this.gitBlobs.readMany(shas);
+        for (const [sha, bytes] of read)
+            this.learnSize(sha, bytes);
+        return read;
     }
     async getBlob(sha) {
         checkSha(sha);
         return this.blobs.get(sha, async () => {
             const fetched = this.gitBlobs ? await this.gitBlobs.read(sha) : null;
-            if (fetched)
+            if (fetched) {
+                this.learnSize(sha, fetched);
                 return fetched;
+            }
             const data = await this.rest.read(`get blob ${sha}`, 'GET /repos/{owner}/{repo}/git/blobs/{sha}', { sha });
-            return blobBytes(data);
+            const bytes = blobBytes(data);
+            this.learnSize(sha, bytes);
+            return bytes;
         });
+    }
+    /**
+     * Brings the history copy to a commit asked about that it does not hold yet (the end head a verifier
+     * compares with): one fetch, after which everything below it is read here. Only the newer side of a
+     * question is fetched: an older one the copy then lacks is not on that history, and GitHub answers.
+     */
+    async reachCopy(sha) {
+        if (this.gitHistory && !this.gitHistory.failed && !this.gitHistory.holds(sha))
+            await this.gitHistory.update('asked', sha);
     }
     rememberCommitFiles(sha, files) {
         this.commitFiles.set(sha, { paths: files.map((f) => f.path), complete: true, files });
@@ -56868,6 +57521,9 @@ class GitObjectReads {
     async getCommitFiles(sha) {
         checkSha(sha);
         return this.commitFiles.get(sha, async () => {
+            const local = await this.gitHistory?.changedFiles(sha);
+            if (local)
+                return { paths: local.map((f) => f.path), complete: true, files: local };
             const data = await this.rest.read(`get the files of commit ${sha}`, 'GET /repos/{owner}/{repo}/commits/{ref}', { ref: sha, per_page: COMMIT_FILES_PAGE });
             this.commits.set(sha, restCommit(data));
             const files = data.files ?? [];
@@ -56879,6 +57535,11 @@ class GitObjectReads {
         });
     }
     async listCommits(options) {
+        const perPage = options.perPage ?? 30;
+        const skip = perPage * ((options.page ?? 1) - 1);
+        const local = await this.gitHistory?.list(options.sha, options.path, skip, perPage);
+        if (local)
+            return local;
         const data = await this.rest.read(`list commits of ${options.sha}`, 'GET /repos/{owner}/{repo}/commits', {
             sha: options.sha,
             ...(options.path !== undefined ? { path: options.path } : {}),
@@ -56894,6 +57555,10 @@ class GitObjectReads {
     async isAncestor(ancestor, descendant) {
         if (checkSha(ancestor) === checkSha(descendant))
             return true;
+        await this.reachCopy(descendant);
+        const local = await this.gitHistory?.isAncestor(ancestor, descendant);
+        if (local !== undefined && local !== null)
+            return local;
         try {
             const { status } = await this.compare(ancestor, descendant);
             // base...head: "ahead" means head has commits base lacks and none the other way.
@@ -56913,6 +57578,12 @@ class GitObjectReads {
         checkSha(base);
         checkSha(head);
         return this.comparisons.get(`${base}...${head}@${page}`, async () => {
+            await this.reachCopy(head);
+            const local = await this.gitHistory?.compare(base, head, page);
+            if (local === 'unrelated')
+                throw new UpstreamError('not_found', `No common ancestor between ${base} and ${head}.`, 404);
+            if (local)
+                return local;
             const data = await this.rest.read(`compare ${base}...${head}`, `GET /repos/{owner}/{repo}/compare/${base}...${head}`, { per_page: COMPARE_PAGE, page });
             const commits = data.commits.map(restCommit);
             for (const commit of [restCommit(data.base_commit), ...commits])
@@ -57063,24 +57734,7 @@ class GitBlobReader {
     }
     /** git in the store, with the token in a header only git sees */
     git(args, store, input) {
-        const auth = Buffer.from(`x-access-token:${this.options.token}`).toString('base64');
-        const env = {
-            PATH: process.env.PATH,
-            HOME: store,
-            GIT_DIR: store,
-            GIT_TERMINAL_PROMPT: '0',
-            GIT_CONFIG_NOSYSTEM: '1',
-            GIT_CONFIG_GLOBAL: '/dev/null',
-            // The header as actions/checkout sends it; through the environment, never argv, which any process
-            // of the runner's user can read in /proc.
-            GIT_CONFIG_COUNT: '3',
-            GIT_CONFIG_KEY_0: 'http.extraHeader',
-            GIT_CONFIG_VALUE_0: `Authorization: Basic ${auth}`,
-            GIT_CONFIG_KEY_1: 'credential.helper',
-            GIT_CONFIG_VALUE_1: '',
-            GIT_CONFIG_KEY_2: 'core.hooksPath',
-            GIT_CONFIG_VALUE_2: '/dev/null',
-        };
+        const env = gitEnvironment(this.options.token, store);
         return new Promise((resolve, reject) => {
             const child = (0,external_node_child_process_namespaceObject.spawn)(this.options.git ?? 'git', args, {
                 env,
@@ -57095,6 +57749,30 @@ class GitBlobReader {
                 child.stdin?.end(input);
         });
     }
+}
+/**
+ * The environment of a git process over a store of the gateway's: no system or global configuration, no
+ * prompt, no hooks, and the token in a header only git sees.
+ */
+function gitEnvironment(token, store) {
+    const auth = Buffer.from(`x-access-token:${token}`).toString('base64');
+    return {
+        PATH: process.env.PATH,
+        HOME: store,
+        GIT_DIR: store,
+        GIT_TERMINAL_PROMPT: '0',
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_CONFIG_GLOBAL: '/dev/null',
+        // The header as actions/checkout sends it; through the environment, never argv, which any process
+        // of the runner's user can read in /proc.
+        GIT_CONFIG_COUNT: '3',
+        GIT_CONFIG_KEY_0: 'http.extraHeader',
+        GIT_CONFIG_VALUE_0: `Authorization: Basic ${auth}`,
+        GIT_CONFIG_KEY_1: 'credential.helper',
+        GIT_CONFIG_VALUE_1: '',
+        GIT_CONFIG_KEY_2: 'core.hooksPath',
+        GIT_CONFIG_VALUE_2: '/dev/null',
+    };
 }
 /** `git cat-file --batch` output: "<sha> blob <size>\n<bytes>\n" per object found, "<sha> missing\n" else. */
 function parseBatch(out) {
@@ -57222,6 +57900,550 @@ class GitRefReader {
     }
 }
 
+;// CONCATENATED MODULE: ./src/github/git-binary.ts
+
+
+/**
+ * The git binary a trusted process runs: by an absolute path, never by PATH (a directory on PATH may be one
+ * the agent can write), and only when the file and its directory are root's and writable by no one else, so
+ * no program the agent wrote or placed runs with the token. Null when no such git is installed: the caller
+ * reads another way.
+ */
+const CANDIDATES = ['/usr/bin/git', '/usr/local/bin/git', '/bin/git', '/opt/homebrew/bin/git'];
+let found;
+function trustedGit() {
+    if (found !== undefined)
+        return found;
+    found = CANDIDATES.find((path) => rootOwned(path) && rootOwned((0,external_node_path_namespaceObject.dirname)(path))) ?? null;
+    return found;
+}
+/** owned by root and not writable by group or others (lstat's view for the file: a symlink is refused) */
+function rootOwned(path) {
+    try {
+        const stat = (0,external_node_fs_namespaceObject.statSync)(path);
+        return stat.uid === 0 && (stat.mode & 0o022) === 0 && (stat.isDirectory() || stat.isFile());
+    }
+    catch {
+        return false;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/git-history.ts
+
+
+
+
+const git_history_SHA = /^[0-9a-f]{40}$/;
+/** every copy not yet removed, removed when the process exits */
+const copies = new Set();
+process.once('exit', () => {
+    for (const dir of copies)
+        (0,external_node_fs_namespaceObject.rmSync)(dir, { recursive: true, force: true });
+});
+class GitHistory {
+    options;
+    /** set when a fetch or a read failed: every later read answers null at once */
+    failed = false;
+    /** git fetches made (each two HTTP requests, as a blob fetch) */
+    fetches = 0;
+    dir = null;
+    ready = null;
+    /** every commit reachable from a head fetched and checked whole */
+    commits = new Set();
+    heads = new Set();
+    updating = Promise.resolve();
+    catFile = null;
+    constructor(options) {
+        this.options = options;
+    }
+    /** Whether every commit reachable from `sha` is in the copy (then "not in the copy" means "not reachable"). */
+    holds(sha) {
+        return !this.failed && this.commits.has(sha);
+    }
+    /**
+     * Brings the copy to `head` (the branch's head just read): nothing when it holds it, else one fetch and
+     * the check. False when the copy failed (now or before).
+     */
+    update(branch, head) {
+        if (this.failed || !git_history_SHA.test(head))
+            return Promise.resolve(false);
+        if (this.commits.has(head))
+            return Promise.resolve(true);
+        const next = this.updating.then(() => this.fetchHead(branch, head));
+        this.updating = next.catch(() => undefined);
+        return next.then(() => true, () => this.fail() ?? false);
+    }
+    /** A commit of the copy, or null (not in it, or the copy failed). */
+    async commit(sha) {
+        const raw = await this.object(sha, 'commit');
+        return raw === null ? null : parseCommit(sha, raw);
+    }
+    /** A tree's direct entries (no sizes: blobs are not in the copy), or null. */
+    async tree(sha) {
+        const raw = await this.object(sha, 'tree');
+        return raw === null ? null : parseTree(raw);
+    }
+    /**
+     * The tree at `path` in a commit: its SHA, null where nothing is there, undefined where something else is
+     * (a file, a submodule); the commit itself null when the copy cannot tell.
+     */
+    async treeAt(commit, path) {
+        const found = await this.commit(commit);
+        if (!found)
+            return false;
+        let tree = found.tree;
+        for (const name of path === '' ? [] : path.split('/')) {
+            const entries = await this.tree(tree);
+            if (!entries)
+                return false;
+            const entry = entries.find((e) => e.path === name);
+            if (!entry)
+                return null;
+            if (entry.type !== 'tree')
+                return undefined;
+            tree = entry.sha;
+        }
+        return tree;
+    }
+    /** Commits reachable from `head` (below `path` when given, as GitHub's REST and GraphQL list them). */
+    async list(head, path, skip, max) {
+        if (!this.holds(head))
+            return null;
+        const shas = await this.run(['rev-list', `--skip=${skip}`, `--max-count=${max}`, head, ...spec(path)]);
+        if (shas === null)
+            return null;
+        const commits = await Promise.all(shas
+            .toString('latin1')
+            .split('\n')
+            .filter(Boolean)
+            .map((s) => this.commit(s)));
+        return commits.every((c) => c !== null) ? commits : this.fail();
+    }
+    /** Whether `ancestor` is reachable from `descendant`; null when the copy cannot tell. */
+    async isAncestor(ancestor, descendant) {
+        if (!this.holds(descendant))
+            return null;
+        if (ancestor === descendant)
+            return true;
+        if (!this.commits.has(ancestor))
+            return false;
+        const code = await this.exitCode(['merge-base', '--is-ancestor', ancestor, descendant]);
+        return code === 0 ? true : code === 1 ? false : this.fail();
+    }
+    /**
+     * The files a commit changed against its first parent as GitHub's file list names them, without rename
+     * detection (which needs the blobs): a rename is its removal and its addition. Null when the copy
+     * cannot tell.
+     */
+    async changedFiles(sha) {
+        const commit = this.holds(sha) ? await this.commit(sha) : null;
+        return commit ? this.diff(commit.parents[0] ?? null, sha) : null;
+    }
+    /** The files changed from one commit to another (from nothing: every file), renames unpaired. */
+    async diff(from, to) {
+        const args = ['diff-tree', '-r', '-z', '--no-renames', '--raw', '--no-commit-id'];
+        const out = await this.run(from ? [...args, from, to] : [...args, '--root', to]);
+        if (out === null)
+            return null;
+        const tokens = out.toString('utf8').split('\0');
+        const files = [];
+        for (let i = 0; i + 1 < tokens.length; i += 2) {
+            const [, , before, after, letter] = tokens[i].split(' ');
+            const removed = letter === 'D';
+            const status = removed ? 'removed' : letter === 'A' ? 'added' : letter === 'T' ? 'changed' : 'modified';
+            files.push({ path: tokens[i + 1], status, sha: (removed ? before : after) });
+        }
+        return files;
+    }
+    /**
+     * base...head as GitHub compares them (status, the commits head has that the merge base lacks, oldest
+     * first, 100 a page, and the files changed from the merge base, at most 300, renames as a removal and an
+     * addition), when the copy holds both. Null when it cannot tell; `unrelated` when they share no commit.
+     */
+    async compare(base, head, page) {
+        if (!this.holds(base) || !this.holds(head))
+            return null;
+        const merged = await this.spawn(['merge-base', base, head], this.dir);
+        if (merged.code === 1)
+            return 'unrelated';
+        const mergeBase = merged.code === 0 ? merged.stdout.toString('latin1').trim() : '';
+        if (!git_history_SHA.test(mergeBase))
+            return this.fail();
+        const [ahead, behind] = await Promise.all([
+            this.run(['rev-list', '--reverse', `${base}..${head}`]),
+            this.run(['rev-list', '--count', `${head}..${base}`]),
+        ]);
+        const files = await this.diff(mergeBase, head);
+        if (ahead === null || behind === null || files === null)
+            return null;
+        const shas = ahead.toString('latin1').split('\n').filter(Boolean);
+        const commits = await Promise.all(shas.slice((page - 1) * 100, page * 100).map((sha) => this.commit(sha)));
+        if (!commits.every((c) => c !== null))
+            return this.fail();
+        const aheadBy = shas.length;
+        const behindBy = Number(behind.toString('latin1').trim());
+        const status = aheadBy === 0 && behindBy === 0
+            ? 'identical'
+            : behindBy === 0
+                ? 'ahead'
+                : aheadBy === 0
+                    ? 'behind'
+                    : 'diverged';
+        return { status, totalCommits: aheadBy, commits: commits, files: files.slice(0, 300) };
+    }
+    /**
+     * A page of the commits changing `path` from `head` with the tree at the path in each and in its first
+     * parent, as Upstream.getPathHistory answers (`after`: the cursor this gave last). Null when the copy
+     * cannot serve it.
+     */
+    async pathHistory(head, path, first, after) {
+        const offset = after === null ? 0 : cursorOffset(after, head);
+        if (offset === null || !this.holds(head))
+            return null;
+        const [tip, listed] = await Promise.all([this.commit(head), this.list(head, path, offset, first + 1)]);
+        if (!tip || !listed)
+            return null;
+        const commits = [];
+        for (const commit of listed.slice(0, first)) {
+            const parent = commit.parents[0];
+            const [tree, parentTree] = await Promise.all([
+                this.treeAt(commit.sha, path),
+                parent === undefined ? null : this.treeAt(parent, path),
+            ]);
+            if (tree === false || parentTree === false)
+                return this.fail();
+            commits.push({ commit, tree, parentTree });
+        }
+        const count = commits.length;
+        return {
+            head: tip,
+            commits,
+            hasNextPage: listed.length > first,
+            endCursor: count > 0 ? `git ${head} ${offset + count - 1}` : null,
+        };
+    }
+    /** Removes the copy. */
+    close() {
+        this.catFile?.close();
+        this.catFile = null;
+        if (this.dir !== null) {
+            (0,external_node_fs_namespaceObject.rmSync)(this.dir, { recursive: true, force: true });
+            copies.delete(this.dir);
+        }
+    }
+    async fetchHead(branch, head) {
+        const dir = await this.ensureDir();
+        this.fetches += 1;
+        const ref = `refs/copy/${Buffer.from(branch).toString('hex')}`;
+        const fetched = await this.spawn([
+            '-c',
+            'protocol.version=2',
+            '-c',
+            `remote.origin.url=${this.options.url}`,
+            'fetch',
+            '--quiet',
+            '--no-tags',
+            '--no-write-fetch-head',
+            '--no-auto-gc',
+            '--filter=blob:none',
+            'origin',
+            `+${head}:${ref}`,
+        ], dir);
+        if (/filtering not recognized/.test(fetched.stderr)) {
+            // the server ignored the filter and sent the blobs, hidden files' contents too: none stays on disk
+            this.close();
+            throw new Error('the server does not serve partial clones');
+        }
+        if (fetched.code !== 0)
+            throw new Error(`git fetch exited ${fetched.code}`);
+        // every new commit present (rev-list stops at a missing one) and the head's whole tree, or the server
+        // sent half of it; an older tree found missing later is read from the API, that read alone. (Checking
+        // every tree of a long history, `rev-list --objects --missing=print`, took 18 s for 20,000 commits of a
+        // 100,000-file tree: BENCHMARKS.md.)
+        const tree = await this.run(['ls-tree', '-r', '-t', '-z', '--full-tree', head]);
+        if (tree === null)
+            throw new Error('the fetch left trees out');
+        const not = [...this.heads].flatMap((h) => ['--not', h]);
+        const commits = await this.run(['rev-list', head, ...not]);
+        if (commits === null)
+            throw new Error('rev-list failed');
+        for (const sha of commits.toString('latin1').split('\n'))
+            if (git_history_SHA.test(sha))
+                this.commits.add(sha);
+        if (!this.commits.has(head))
+            throw new Error('the fetch did not bring the head');
+        this.heads.add(head);
+    }
+    ensureDir() {
+        this.ready ??= (async () => {
+            const dir = (0,external_node_fs_namespaceObject.mkdtempSync)((0,external_node_path_namespaceObject.join)(this.options.parentDir, 'perimeter-history-'));
+            this.dir = dir;
+            copies.add(dir);
+            for (const args of [
+                ['init', '--quiet', '--bare'],
+                ['config', 'core.repositoryformatversion', '1'],
+                ['config', 'extensions.partialClone', 'origin'],
+                ['config', 'remote.origin.promisor', 'true'],
+                ['config', 'remote.origin.partialclonefilter', 'blob:none'],
+            ])
+                if ((await this.exitCode(args, dir)) !== 0)
+                    throw new Error(`git ${args[0]} failed`);
+        })();
+        return this.ready.then(() => this.dir);
+    }
+    async object(sha, type) {
+        if (this.failed || this.dir === null || !git_history_SHA.test(sha))
+            return null;
+        this.catFile ??= new CatFile(this.options.git, this.environment(this.dir));
+        const found = await this.catFile.read(sha).catch(() => this.fail());
+        // absent here is an answer (another branch's object, say); the API has it or says not found
+        return found && found.type === type ? found.body : null;
+    }
+    fail() {
+        this.failed = true;
+        this.catFile?.close();
+        this.catFile = null;
+        return null;
+    }
+    environment(dir) {
+        return gitEnvironment(this.options.token, dir);
+    }
+    async exitCode(args, dir = this.dir) {
+        return (await this.spawn(args, dir)).code;
+    }
+    /** git's stdout, or null when it failed (and the copy with it) */
+    async run(args) {
+        if (this.failed)
+            return null;
+        const { code, stdout } = await this.spawn(args, this.dir);
+        return code === 0 ? stdout : this.fail();
+    }
+    spawn(args, dir) {
+        const none = { code: null, stdout: Buffer.alloc(0), stderr: '' };
+        if (dir === null)
+            return Promise.resolve(none);
+        return new Promise((resolve) => {
+            // its own process group: a fetch's HTTP helper (git-remote-https) is ended with it on a timeout, where
+            // killing git alone would leave the helper holding the pipes, and this promise, open
+            const child = (0,external_node_child_process_namespaceObject.spawn)(this.options.git, args, {
+                env: this.environment(dir),
+                stdio: ['ignore', 'pipe', 'pipe'],
+                detached: true,
+            });
+            const timer = setTimeout(() => {
+                try {
+                    process.kill(-child.pid, 'SIGKILL');
+                }
+                catch {
+                    child.kill('SIGKILL');
+                }
+            }, this.options.timeoutMs ?? 120_000);
+            const chunks = [];
+            let stderr = '';
+            child.stdout.on('data', (chunk) => chunks.push(chunk));
+            // kept short: only git's own warnings are looked for
+            child.stderr.on('data', (chunk) => void (stderr = (stderr + chunk.toString('utf8')).slice(-4096)));
+            child.on('error', () => {
+                clearTimeout(timer);
+                resolve(none);
+            });
+            child.on('close', (code) => {
+                clearTimeout(timer);
+                resolve({ code, stdout: Buffer.concat(chunks), stderr });
+            });
+        });
+    }
+}
+/** GitHub's own history cursors are opaque; these say whose they are, so another route's is never taken. */
+function cursorOffset(cursor, head) {
+    const match = /^git ([0-9a-f]{40}) (\d+)$/.exec(cursor);
+    return match && match[1] === head ? Number(match[2]) + 1 : null;
+}
+const spec = (path) => (path === undefined ? [] : ['--', `:(literal)${path}`]);
+/** One `git cat-file --batch` for the copy's life: a read is a line in and an object out, no process each. */
+class CatFile {
+    child;
+    waiting = [];
+    buffer = Buffer.alloc(0);
+    dead = null;
+    constructor(git, env) {
+        this.child = (0,external_node_child_process_namespaceObject.spawn)(git, ['cat-file', '--batch'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
+        this.child.stdout.on('data', (chunk) => this.take(chunk));
+        const die = (error) => {
+            this.dead ??= error;
+            for (const w of this.waiting.splice(0))
+                w.reject(this.dead);
+        };
+        this.child.on('error', die);
+        this.child.on('close', () => die(new Error('git cat-file ended')));
+        this.child.stdin.on('error', die);
+        this.idle();
+    }
+    /** Holds the process open only while a read waits (an idle copy must not keep a CLI from exiting). */
+    idle() {
+        const method = this.waiting.length > 0 ? 'ref' : 'unref';
+        this.child[method]();
+        for (const stream of [this.child.stdin, this.child.stdout])
+            stream?.[method]?.();
+    }
+    read(sha) {
+        if (this.dead)
+            return Promise.reject(this.dead);
+        return new Promise((resolve, reject) => {
+            this.waiting.push({ resolve, reject });
+            if (this.waiting.length === 1)
+                this.idle();
+            this.child.stdin.write(`${sha}\n`);
+        });
+    }
+    close() {
+        this.child.stdin?.end();
+        this.child.kill();
+    }
+    take(chunk) {
+        this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+        this.parse();
+        if (this.waiting.length === 0)
+            this.idle();
+    }
+    parse() {
+        for (;;) {
+            const eol = this.buffer.indexOf(0x0a);
+            if (eol < 0)
+                return;
+            const [, type, size] = this.buffer.subarray(0, eol).toString('latin1').split(' ');
+            if (type === 'missing' || size === undefined) {
+                this.buffer = this.buffer.subarray(eol + 1);
+                this.waiting.shift()?.resolve(null);
+                continue;
+            }
+            const length = Number(size);
+            if (this.buffer.length < eol + 1 + length + 1)
+                return;
+            const body = Buffer.from(this.buffer.subarray(eol + 1, eol + 1 + length));
+            this.buffer = this.buffer.subarray(eol + 1 + length + 1);
+            this.waiting.shift()?.resolve({ type: type, body });
+        }
+    }
+}
+/** A commit object as GitHub shows it: the message as written, dates in UTC to the second. */
+function parseCommit(sha, data) {
+    const text = data.toString('utf8');
+    const split = text.indexOf('\n\n');
+    const header = split < 0 ? text : text.slice(0, split);
+    const commit = {
+        sha,
+        tree: '',
+        parents: [],
+        message: split < 0 ? '' : text.slice(split + 2),
+        author: person(''),
+        committer: person(''),
+    };
+    for (const line of header.split('\n')) {
+        const space = line.indexOf(' ');
+        const key = line.slice(0, space);
+        const value = line.slice(space + 1);
+        if (key === 'tree')
+            commit.tree = value;
+        else if (key === 'parent')
+            commit.parents.push(value);
+        else if (key === 'author')
+            commit.author = person(value);
+        else if (key === 'committer')
+            commit.committer = person(value);
+    }
+    return commit;
+}
+function person(value) {
+    const match = /^(.*) <(.*)> (\d+) [+-]\d{4}$/.exec(value);
+    if (!match)
+        return { name: '', email: '', date: new Date(0).toISOString().replace('.000Z', 'Z') };
+    const date = new Date(Number(match[3]) * 1000).toISOString().replace('.000Z', 'Z');
+    return { name: match[1], email: match[2], date };
+}
+/** A tree object's entries as GitHub's tree listing gives them (a tree's mode 040000), sizes left out. */
+function parseTree(data) {
+    const entries = [];
+    let at = 0;
+    while (at < data.length) {
+        const space = data.indexOf(0x20, at);
+        const nul = data.indexOf(0, space);
+        if (space < 0 || nul < 0 || nul + 21 > data.length)
+            throw new Error('malformed tree');
+        const mode = data.subarray(at, space).toString('latin1').padStart(6, '0');
+        const path = data.subarray(space + 1, nul).toString('utf8');
+        const sha = data.subarray(nul + 1, nul + 21).toString('hex');
+        const type = mode === '040000' ? 'tree' : mode === '160000' ? 'commit' : 'blob';
+        entries.push({ path, mode, type, sha });
+        at = nul + 21;
+    }
+    return entries;
+}
+
+;// CONCATENATED MODULE: ./src/github/octokit/graphql-receipts.ts
+/**
+ * The receipts on many commits in one GraphQL call, each commit under an alias
+ * (https://docs.github.com/en/graphql/reference/objects#commit): `status { context(name:) }`, the newest
+ * status of the receipt's context (GraphQL keeps no older ones: a commit that has one has its statuses
+ * listed by REST), and, when asked, the check runs of that name in each check suite. Points: `status` is no
+ * connection; `checkSuites` is one request a commit and each suite's `checkRuns` one more, so 50 commits
+ * with SUITES suites make 50 + 50 × SUITES requests, 3 points
+ * (https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api).
+ */
+const RECEIPT_COMMITS_PER_CALL = 50;
+/** suites asked per commit, and runs of the name per suite; more than either goes to REST for that commit */
+const SUITES = 4;
+const RUNS = 10;
+function receiptsQuery(commits, checkRuns) {
+    const runs = checkRuns
+        ? ` checkSuites(first: ${SUITES}) { totalCount nodes { app { slug } checkRuns(first: ${RUNS}, filterBy: { checkName: $context, checkType: ALL }) { totalCount nodes { databaseId name status conclusion title startedAt completedAt } } } }`
+        : '';
+    const aliases = commits.map((sha, i) => `c${i}: object(oid: "${sha}") { ... on Commit { status { context(name: $context) { createdAt } }${runs} } }`);
+    return `query($owner: String!, $name: String!, $context: String!) { repository(owner: $owner, name: $name) { ${aliases.join(' ')} } }`;
+}
+/**
+ * Each commit's screen; a commit whose answer is missing or not whole (more suites or runs than asked,
+ * a run without its id) is left out, for REST.
+ */
+function receiptsOf(commits, answer, checkRuns) {
+    const out = new Map();
+    commits.forEach((sha, i) => {
+        const commit = answer.repository?.[`c${i}`];
+        if (!commit || commit.status === undefined)
+            return;
+        const hasStatus = Boolean(commit.status?.context);
+        if (!checkRuns)
+            return void out.set(sha, { hasStatus, checkRuns: null });
+        const suites = commit.checkSuites;
+        if (!suites || suites.totalCount > suites.nodes.length)
+            return;
+        const runs = [];
+        for (const suite of suites.nodes) {
+            const listed = suite?.checkRuns;
+            if (!suite || !listed || listed.totalCount > listed.nodes.length)
+                return;
+            for (const run of listed.nodes) {
+                if (!run || typeof run.databaseId !== 'number')
+                    return;
+                runs.push({
+                    id: run.databaseId,
+                    name: run.name,
+                    status: run.status.toLowerCase(),
+                    conclusion: run.conclusion === null ? null : run.conclusion.toLowerCase(),
+                    title: run.title,
+                    startedAt: run.startedAt,
+                    completedAt: run.completedAt,
+                    app: suite.app?.slug ?? null,
+                });
+            }
+        }
+        // newest first, as REST lists them
+        runs.sort((a, b) => b.id - a.id);
+        out.set(sha, { hasStatus, checkRuns: runs });
+    });
+    return out;
+}
+
 ;// CONCATENATED MODULE: ./src/github/octokit/graphql-repository.ts
 /**
  * The repository's default branch and one file on a ref, in one GraphQL call (1 point of GraphQL's own
@@ -57283,6 +58505,10 @@ function repositoryFileOf(answer, ref) {
 
 
 
+
+
+
+
 class OctokitUpstream extends GitObjectReads {
     owner;
     repo;
@@ -57292,6 +58518,7 @@ class OctokitUpstream extends GitObjectReads {
     heads = new Map();
     repository;
     gitRefs = null;
+    historyBranch = null;
     constructor(options) {
         super(options.blobCacheBytes ?? 64 * 1024 * 1024);
         if (!options.token)
@@ -57314,10 +58541,21 @@ class OctokitUpstream extends GitObjectReads {
             const url = options.gitUrl ?? cloneUrl(clientOptions.baseUrl, this.owner, this.repo);
             this.gitBlobs = new GitBlobReader({ url, token: options.token });
             this.gitRefs = new GitRefReader({ url, token: options.token });
+            const git = trustedGit();
+            if (options.history && git) {
+                this.historyBranch = options.history.branch ?? null;
+                this.gitHistory = new GitHistory({
+                    url,
+                    token: options.token,
+                    git,
+                    parentDir: options.history.dir,
+                    ...(options.history.timeoutMs !== undefined ? { timeoutMs: options.history.timeoutMs } : {}),
+                });
+            }
         }
     }
     stats() {
-        const git = (this.gitRefs?.requests ?? 0) + 2 * (this.gitBlobs?.fetches ?? 0);
+        const git = (this.gitRefs?.requests ?? 0) + 2 * (this.gitBlobs?.fetches ?? 0) + 2 * (this.gitHistory?.fetches ?? 0);
         return { ...this.counters, git };
     }
     getRepository() {
@@ -57343,6 +58581,13 @@ class OctokitUpstream extends GitObjectReads {
         return sha;
     }
     async tryGetBranchHead(branch) {
+        const head = await this.readBranchHead(branch);
+        // the history copy follows its branch at each read of the head: what is read next is then on this machine
+        if (head !== null && branch === this.historyBranch)
+            await this.gitHistory?.update(branch, head);
+        return head;
+    }
+    async readBranchHead(branch) {
         // Over git when it answers: a ref read GitHub does not charge, where REST charges every head that moved
         // (a 304 is free, but the first read after each push is a 200). A name outside printable ASCII goes
         // to REST (a line break would end the pkt-line early; REST refuses what git refuses).
@@ -57374,7 +58619,37 @@ class OctokitUpstream extends GitObjectReads {
                 : toUpstreamError(error, `get branch "${branch}"`, this.scrub);
         }
     }
+    /**
+     * listCommits from a branch named instead of a SHA (the trusted ref the gateway serves instruction files
+     * from, say): the name is read over git and the history copy answers from its SHA, as GitHub would from
+     * the name. Anything else (a tag, a short SHA, git failing) is GitHub's to resolve.
+     */
+    async listCommits(options) {
+        if (this.gitHistory && this.gitRefs && !this.gitRefs.failed && !/^[0-9a-f]{40}$/.test(options.sha)) {
+            const name = options.sha.startsWith('refs/heads/') ? options.sha : `refs/heads/${options.sha}`;
+            const found = /[^\x21-\x7e]/.test(name) ? null : await this.gitRefs.list([name]).catch(() => null);
+            const sha = found?.get(name);
+            if (sha) {
+                await this.reachCopy(sha);
+                if (this.gitHistory.holds(sha))
+                    return super.listCommits({ ...options, sha });
+            }
+        }
+        return super.listCommits(options);
+    }
     async listRefs() {
+        // Over git when it answers: one ls-refs POST, charged to neither budget, where REST's matching-refs is a
+        // charged request (a tag's SHA is its tag object's in both)
+        if (this.gitRefs && !this.gitRefs.failed) {
+            const found = await this.gitRefs.list(['refs/']).catch(() => null);
+            if (found) {
+                const refs = new Map();
+                for (const [name, sha] of found)
+                    if (name.startsWith('refs/') && !name.startsWith('refs/pull/'))
+                        refs.set(name, sha);
+                return refs;
+            }
+        }
         // Without a ref, matching-refs lists every ref, notes and other namespaces included:
         // https://docs.github.com/rest/git/refs#list-matching-references
         let data;
@@ -57393,6 +58668,9 @@ class OctokitUpstream extends GitObjectReads {
                 refs.set(ref.ref, ref.object.sha);
         return refs;
     }
+    listRulesets() {
+        return listRulesets(this.rest);
+    }
     listActivity(options) {
         return listActivity(this.rest, options);
     }
@@ -57402,6 +58680,7 @@ class OctokitUpstream extends GitObjectReads {
             encoding: 'base64',
         });
         this.blobs.set(data.sha, content);
+        this.learnSize(data.sha, content);
         return data.sha;
     }
     async createTree(baseTree, changes) {
@@ -57471,8 +58750,11 @@ class OctokitUpstream extends GitObjectReads {
         }
         const commit = committed(answer, expectedHead);
         this.commits.set(commit.sha, commit);
-        for (const { bytes } of changes.additions)
-            this.blobs.set(blobSha(bytes), bytes);
+        for (const { bytes } of changes.additions) {
+            const sha = blobSha(bytes);
+            this.blobs.set(sha, bytes);
+            this.learnSize(sha, bytes);
+        }
         return commit;
     }
     async createStatus(sha, status) {
@@ -57526,6 +58808,23 @@ class OctokitUpstream extends GitObjectReads {
      * filter=all: the default (latest) hides an earlier run of the same name, and a forged one must not hide.
      * https://docs.github.com/rest/checks/runs#list-check-runs-for-a-git-reference
      */
+    async screenReceipts(shas, context, checkRuns) {
+        const out = new Map();
+        const wanted = [...new Set(shas)].map(checkSha);
+        for (let i = 0; i < wanted.length; i += RECEIPT_COMMITS_PER_CALL) {
+            const chunk = wanted.slice(i, i + RECEIPT_COMMITS_PER_CALL);
+            try {
+                const answer = await this.rest.graphql(`read the receipts on ${chunk.length} commits`, receiptsQuery(chunk, checkRuns), { context });
+                for (const [sha, screen] of receiptsOf(chunk, answer, checkRuns))
+                    out.set(sha, screen);
+            }
+            catch {
+                // GraphQL refused or failed: the caller lists these by REST
+                break;
+            }
+        }
+        return out;
+    }
     async listCheckRuns(sha, name) {
         checkSha(sha);
         const runs = [];
@@ -57589,6 +58888,33 @@ class OctokitUpstream extends GitObjectReads {
             }
             if (data.length < 100)
                 return commits;
+        }
+    }
+    async listOpenPullRequests() {
+        const pulls = [];
+        for (let page = 1;; page++) {
+            const data = await this.rest.read('list the open pull requests', 'GET /repos/{owner}/{repo}/pulls', { state: 'open', per_page: 100, page });
+            for (const item of data) {
+                // the list leaves out the commit count
+                const { commits: _, ...listed } = pull({ ...item, commits: 0 });
+                pulls.push(listed);
+            }
+            if (data.length < 100)
+                return pulls;
+        }
+    }
+    async listPullRequestReviews(number) {
+        const reviews = [];
+        for (let page = 1;; page++) {
+            const data = await this.rest.read(`list the reviews of pull request #${number}`, 'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews', {
+                pull_number: number,
+                per_page: 100,
+                page,
+            });
+            for (const review of data)
+                reviews.push({ user: review.user?.login ?? null, state: review.state, commitId: review.commit_id });
+            if (data.length < 100)
+                return reviews;
         }
     }
     async getRepositoryFile(path, ref) {
@@ -57673,6 +58999,9 @@ async function runStep(step) {
         owner: settings.owner,
         repo: settings.repo,
         baseUrl: settings.apiUrl,
+        // a step judging a branch reads its commits and trees from a partial copy of its history, fetched over
+        // git into the runner's temporary directory (src/github/git-history.ts), and asks GitHub the rest
+        ...historyOf(settings),
     });
     const context = { settings, upstream, scrub };
     try {
@@ -57681,6 +59010,14 @@ async function runStep(step) {
     catch (error) {
         await step.failed(context, error, scrub(error instanceof Error ? error.message : String(error)));
     }
+}
+/**
+ * The history copy for a step with a temporary directory: fetched only when a question needs it (a compare, an
+ * ancestry), never at a ref check, so a step that asks none (main) fetches nothing.
+ */
+function historyOf(settings) {
+    const { tempDir } = settings;
+    return typeof tempDir === 'string' && tempDir !== '' ? { history: { dir: tempDir } } : {};
 }
 /**
  * A judged verdict as the step's outcome: a receipt that could not be published as asked fails the step; a
@@ -57707,8 +59044,47 @@ const actionsState = {
     save: (key, value) => saveState(key, value),
     get: (key) => getState(key),
 };
-const CONFIG_FILE_KEYS = { path: State.ConfigPath, digest: State.ConfigDigest };
-const START_REFS_KEYS = { path: State.StartRefsPath, digest: State.StartRefsDigest };
+const sealOf = (saved) => sha256(JSON.stringify([...saved].filter(([key]) => key !== constants_State.Seal).sort(([a], [b]) => (a < b ? -1 : 1))));
+/**
+ * Main's store: each save also saves the seal anew, over everything saved so far (the runner hands post the last
+ * value of each key), so post can tell main's state from variables of the same names a step exported. The
+ * runner puts what main saved over an exported `STATE_<key>`, but not one main never saved: `STATE_stagePath`
+ * in GITHUB_ENV reached post as if main had staged writes.
+ */
+function sealingState(store) {
+    const saved = new Map();
+    return {
+        save: (key, value) => {
+            saved.set(key, value);
+            store.save(key, value);
+            store.save(constants_State.Seal, sealOf(saved));
+        },
+        get: (key) => store.get(key),
+    };
+}
+/**
+ * Post's check of the seal, over every STATE_ variable in its environment: null when they are exactly what
+ * main saved (or there are none: main saved nothing), else what is wrong.
+ */
+function brokenSeal(env = process.env) {
+    const saved = new Map();
+    for (const [name, value] of Object.entries(env))
+        if (name.startsWith('STATE_') && value !== undefined)
+            saved.set(name.slice('STATE_'.length), value);
+    if (saved.size === 0)
+        return null;
+    const seal = saved.get(State.Seal);
+    if (seal === undefined)
+        return "post's state has no seal from main, so it is not main's";
+    if (seal !== sealOf(saved))
+        return `post's state is not what main saved (a step set STATE_ variables: ${[...saved.keys()]
+            .filter((key) => key !== State.Seal)
+            .sort()
+            .join(', ')})`;
+    return null;
+}
+const CONFIG_FILE_KEYS = { path: constants_State.ConfigPath, digest: constants_State.ConfigDigest };
+const START_REFS_KEYS = { path: constants_State.StartRefsPath, digest: constants_State.StartRefsDigest };
 /**
  * The settings that decide the verdict, fixed by main: post takes them from the state rather than from its
  * environment, whatever later steps export.
@@ -57777,6 +59153,7 @@ function readStateFile(store, keys) {
 
 
 
+
 /** dist/main/index.js -> the action's directory (action.yml, dist/) */
 function actionDir() {
     return (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)((0,external_node_url_.fileURLToPath)(import.meta.url)), '..', '..');
@@ -57790,10 +59167,11 @@ function defaultGatewayScript() {
  * Everything post needs is saved as it becomes true, so post can verify whatever main got to.
  */
 async function runMain() {
-    const store = actionsState;
+    // sealed: post tells what main saved from STATE_ variables a later step exported
+    const store = sealingState(actionsState);
     // post puts the reason in the error receipt (a refusal such as an untrusted trigger says why there)
     const refuse = (message) => {
-        store.save(State.MainError, message);
+        store.save(constants_State.MainError, message);
         setFailed(message);
     };
     // grows with the secrets main makes (endpoint secrets, the ledger key), so a late error is scrubbed of them
@@ -57876,7 +59254,7 @@ async function prepareAndServe(settings, upstream, store, gateway, { workDir, lo
         throw new ActionError(`branch "${settings.branch}" does not exist in ${settings.owner}/${settings.repo}; ` +
             `create it before this step or set the ${Inputs.Branch} input`);
     }
-    const warning = checkConfigRef({
+    const warning = await checkConfigRef(upstream, {
         configRef: settings.configRef,
         defaultBranch,
         branch: settings.branch,
@@ -57892,20 +59270,20 @@ async function prepareAndServe(settings, upstream, store, gateway, { workDir, lo
     // endpoint is handed out: a token that cannot post statuses still fails main with nothing served.
     const pending = settings.receiptBy === 'post' ? markPending(upstream, startHead, settings) : null;
     pending?.catch(() => undefined);
-    store.save(State.Branch, settings.branch);
-    store.save(State.Perimeters, JSON.stringify(names));
-    store.save(State.ConfigFile, settings.configFile);
-    store.save(State.ConfigRef, configRef);
+    store.save(constants_State.Branch, settings.branch);
+    store.save(constants_State.Perimeters, JSON.stringify(names));
+    store.save(constants_State.ConfigFile, settings.configFile);
+    store.save(constants_State.ConfigRef, configRef);
     const stateFiles = [(0,external_node_path_namespaceObject.join)(workDir, DEFAULT_CONFIG_FILE), (0,external_node_path_namespaceObject.join)(workDir, 'start-refs.json')];
     saveStateFile(store, CONFIG_FILE_KEYS, stateFiles[0], configText);
-    store.save(State.JobSettings, JSON.stringify(jobSettingsOf(settings)));
-    store.save(State.StartedAt, startedAt);
-    store.save(State.StartHead, startHead);
+    store.save(constants_State.JobSettings, JSON.stringify(jobSettingsOf(settings)));
+    store.save(constants_State.StartedAt, startedAt);
+    store.save(constants_State.StartHead, startHead);
     saveStateFile(store, START_REFS_KEYS, stateFiles[1], JSON.stringify(snapshot));
     if (home) {
         const moved = adoptFiles(home, [...stateFiles]);
-        store.save(State.ConfigPath, moved[0]);
-        store.save(State.StartRefsPath, moved[1]);
+        store.save(constants_State.ConfigPath, moved[0]);
+        store.save(constants_State.StartRefsPath, moved[1]);
     }
     const endpointSecrets = {};
     for (const name of names) {
@@ -57922,13 +59300,13 @@ async function prepareAndServe(settings, upstream, store, gateway, { workDir, lo
         secrets.push(value);
     }
     const ledgerPath = (0,external_node_path_namespaceObject.join)(gatewayDir, 'ledger.jsonl');
-    store.save(State.LedgerPath, ledgerPath);
-    store.save(State.LedgerKey, ledgerKey);
-    store.save(State.LogPath, logPath);
+    store.save(constants_State.LedgerPath, ledgerPath);
+    store.save(constants_State.LedgerKey, ledgerKey);
+    store.save(constants_State.LogPath, logPath);
     const stagePath = settings.writes === 'stage' ? (0,external_node_path_namespaceObject.join)(gatewayDir, 'staged.json') : undefined;
     if (stagePath)
-        store.save(State.StagePath, stagePath);
-    const { pid, port, controlPort } = await gateway.configure({
+        store.save(constants_State.StagePath, stagePath);
+    const { pid, port, controlPort, egressPort } = await gateway.configure({
         token: settings.token,
         apiUrl: settings.apiUrl,
         owner: settings.owner,
@@ -57947,20 +59325,27 @@ async function prepareAndServe(settings, upstream, store, gateway, { workDir, lo
         readyFile: (0,external_node_path_namespaceObject.join)(gatewayDir, 'ready.json'),
         ...(stagePath ? { stagePath } : {}),
         ...(controlSecret ? { controlSecret } : {}),
+        ...(home ? { egress: { allow: settings.agentEgress } } : {}),
     }, { timeoutMs: READY_TIMEOUT_MS, secrets });
     // (a refused status ends the gateway in start() before post could be told of it)
     await pending;
-    store.save(State.GatewayPid, String(pid));
+    if (home && egressPort !== undefined)
+        setAgentProxy(home.agent, egressPort);
+    store.save(constants_State.GatewayPid, String(pid));
     if (controlSecret)
-        store.save(State.Isolation, JSON.stringify({ controlPort, controlSecret }));
+        store.save(constants_State.Isolation, JSON.stringify({ controlPort, controlSecret }));
     // a failure from here on is caught by start(), which ends the gateway
     const endpoints = names.map((name) => ({
         name,
         url: `http://127.0.0.1:${port}/mcp/${encodeURIComponent(name)}`,
         secret: endpointSecrets[name],
     }));
-    const files = writeClientConfigs(workDir, endpoints, variables);
+    const written = writeClientConfigs(workDir, endpoints, variables);
+    // with isolation the agent runs as its own user: its client configs are that user's files
+    const files = home ? clientConfigsForAgent(written, home) : written;
     handOut(endpoints, files, settings.exportSecrets, variables);
+    // '' without isolation: `${{ steps.perimeter.outputs.run-agent }} claude …` then runs claude as it is
+    setOutput(Outputs.RunAgent, home ? home.agent.runAgent : '');
     const only = endpoints.length === 1 ? endpoints[0] : undefined;
     setOutput(Outputs.Endpoints, JSON.stringify(Object.fromEntries(endpoints.map((e) => [e.name, e.url]))));
     setOutput(Outputs.CodexConfig, files.codexConfig);
@@ -57969,19 +59354,45 @@ async function prepareAndServe(settings, upstream, store, gateway, { workDir, lo
     setOutput(Outputs.TokenVariable, only ? variables[only.name] : '');
     setOutput(Outputs.Record, settings.record.name);
     if (settings.workspace !== null)
-        await handOutAll(settings, upstream, { perimeters, startHead, configRef, endpoints, workDir });
+        await handOutAll(settings, upstream, { perimeters, startHead, configRef, endpoints, workDir, home });
     // the last use of sudo: after it no later step has any, nor the Docker socket, nor the action's directory
     if (home)
-        await reportLockDown(lockDown(actionDir()), pid);
-    store.save(State.Ready, 'true');
+        await reportLockDown(lockDown(actionDir(), home.agent), pid, home, settings.agentEgress);
+    store.save(constants_State.Ready, 'true');
     for (const e of endpoints)
         info(`${e.name}: ${e.url}`);
     info(`gateway ready (pid ${pid}) ${Math.round(external_node_perf_hooks_.performance.now())} ms after the step started; ` +
         `MCP client configs in ${workDir}`);
 }
+/**
+ * The client configs as the agent's user's files, in its directory: the runner's user's RUNNER_TEMP may be in a
+ * home the agent's user cannot enter, and the agent's files are out of the runner's user's way.
+ */
+function clientConfigsForAgent(files, home) {
+    const all = [files.mcpConfig, files.codexConfig];
+    for (const own of Object.values(files.perimeters))
+        all.push(own.mcpConfig, own.codexConfig);
+    const given = giveToAgent(home.agent.configDir, all);
+    const moved = new Map(all.map((path, i) => [path, given[i]]));
+    const to = (path) => moved.get(path);
+    return {
+        mcpConfig: to(files.mcpConfig),
+        codexConfig: to(files.codexConfig),
+        perimeters: Object.fromEntries(Object.entries(files.perimeters).map(([name, own]) => [
+            name,
+            { mcpConfig: to(own.mcpConfig), codexConfig: to(own.codexConfig) },
+        ])),
+    };
+}
 /** What isolation took away, in the log and the job summary, where the owner reads what the agent can do. */
-async function reportLockDown(removed, pid) {
-    const lines = [`the gateway runs as user ${GATEWAY_USER} (pid ${pid})`, ...removed];
+async function reportLockDown(removed, pid, home, egress) {
+    const lines = [
+        `the gateway runs as user ${GATEWAY_USER} (pid ${pid})`,
+        `agents run as user ${AGENT_USER} through ${home.agent.runAgent} (the run-agent output)`,
+        home.agent.egress,
+        `the agent's egress proxy lets through: ${egress.length > 0 ? egress.join(', ') : 'nothing (input agent-egress)'}`,
+        ...removed,
+    ];
     info(`Perimeter isolation:\n${lines.map((line) => `  ${line}`).join('\n')}`);
     await summary
         .addHeading('Perimeter isolation', 3)
@@ -58041,8 +59452,16 @@ async function handOutAll(settings, upstream, context) {
         configRef: context.configRef,
         perimeters: context.perimeters,
         folder: settings.workspace,
+        // with isolation, the git main checked is root's (never one on the step's PATH)
+        ...(context.home ? { git: trustedBinary('git') } : {}),
     });
     const cli = (0,external_node_path_namespaceObject.join)((0,external_node_path_namespaceObject.dirname)((0,external_node_url_.fileURLToPath)(import.meta.url)), '..', 'cli', 'index.js');
+    const { home } = context;
+    // with isolation each workspace becomes the agent's user's, in its directory
+    if (home) {
+        const moved = giveToAgent(home.agent.workspaces, workspaces.map((w) => w.dir));
+        workspaces.forEach((w, i) => (w.dir = moved[i]));
+    }
     for (const workspace of workspaces) {
         const endpoint = context.endpoints.find((e) => e.name === workspace.perimeter);
         const statePath = (0,external_node_path_namespaceObject.join)(context.workDir, `workspace-${workspace.perimeter}.json`);
