@@ -104,6 +104,8 @@ describe('the post step with receipt-as', { timeout: 120_000 }, () => {
     it('creates a failing check run saying why, on the commit the job started from', async () => {
       const job = await started({ inputs: { 'receipt-as': 'check-run' } });
       const start = await job.head();
+      // refs come over git (ls-refs) and fall back to REST: both fail
+      job.gh.injectFault({ kind: 'status', status: 502, count: 10_000, route: /^GIT / });
       job.gh.injectFault({
         kind: 'status',
         status: 502,

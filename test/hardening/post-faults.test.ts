@@ -33,6 +33,8 @@ describe('the post step when GitHub fails', () => {
   describe('when the refs cannot be listed (rate limit spent far beyond the wait)', () => {
     it('posts an error receipt and fails', async () => {
       const job = await jobWithAllowedChange();
+      // refs come over git (ls-refs) and fall back to REST: both fail
+      job.gh.injectFault({ kind: 'status', status: 502, count: 10_000, route: /^GIT / });
       job.gh.injectFault({ kind: 'rate-limit', count: 1, retryAfter: 3_600, route: /matching-refs/ });
       const post = await job.post();
       expect(post.exitCode).toBe(1);
@@ -46,6 +48,8 @@ describe('the post step when GitHub fails', () => {
   describe('when the trees cannot be read after the refs were', () => {
     it('does not report success for the change it could not check, and fails', async () => {
       const job = await jobWithAllowedChange();
+      // history comes from a git copy first, the API after it fails: both fail
+      job.gh.injectFault({ kind: 'status', status: 502, count: 10_000, route: /git-upload-pack/ });
       job.gh.injectFault({
         kind: 'rate-limit',
         count: 1_000,
