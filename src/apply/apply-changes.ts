@@ -9,8 +9,8 @@ import {
   UpstreamError,
 } from '../github/index.js';
 import type { Perimeter } from '../policy/index.js';
-import { createSecretFilter, scanContent, type AnswerFilter } from '../safety/index.js';
-import { type BlobFacts, type Change, diffTrees, type Violation } from '../verify/index.js';
+import { createSecretFilter, type AnswerFilter } from '../safety/index.js';
+import { blobFactsOf, type BlobFacts, type Change, diffTrees, type Violation } from '../verify/index.js';
 import { routeCommit, type ReviewItem } from './review-routing.js';
 
 /** One staged commit and what it changes against the commit before it. */
@@ -124,10 +124,8 @@ export async function judgeChangeSet(
 /** The size and credentials of every blob the change set carries, scanned as the gateway scans a push. */
 async function stagedBlobFacts(set: StagedChangeSet, filter: AnswerFilter): Promise<Map<string, BlobFacts>> {
   const facts = new Map<string, BlobFacts>();
-  for (const [sha, base64] of Object.entries(set.blobs)) {
-    const bytes = Buffer.from(base64, 'base64');
-    facts.set(sha, { size: bytes.byteLength, credentials: (await scanContent(filter, bytes)).kinds });
-  }
+  for (const [sha, base64] of Object.entries(set.blobs))
+    facts.set(sha, await blobFactsOf(Buffer.from(base64, 'base64'), filter));
   return facts;
 }
 

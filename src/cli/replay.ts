@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { compilePerimeter, parseConfig, type Perimeter } from '../policy/index.js';
-import { visible, type BlobFacts, type Change } from '../verify/index.js';
+import { blobFactsOf, visible, type BlobFacts, type Change } from '../verify/index.js';
 import { parseCommandArgs, renderHelp, type Flags } from './args.js';
 import { blobContents, listCommitChanges, rangeBranch, tryShowFile } from './git.js';
-import { createSecretFilter, scanContent } from '../safety/index.js';
+import { createSecretFilter } from '../safety/index.js';
 import { EXIT_CHANGES, EXIT_ERRORS, EXIT_OK, UsageError, type CliIo } from './io.js';
 import { compareCalls, parseLedgerCalls, type CallChange } from './ledger-replay.js';
 import { loadConfig, type LoadedConfig } from './load-config.js';
@@ -235,11 +235,10 @@ function arrivingBlobs(changes: Change[]): string[] {
 }
 
 /** Each blob's size and the credentials in it, scanned as the gateway scans a push: the receipt's own rule. */
-async function blobFactsOf(root: string, shas: string[]): Promise<Map<string, BlobFacts>> {
+async function repositoryBlobFacts(root: string, shas: string[]): Promise<Map<string, BlobFacts>> {
   const filter = createSecretFilter();
   const facts = new Map<string, BlobFacts>();
-  for (const [sha, bytes] of blobContents(root, shas))
-    facts.set(sha, { size: bytes.byteLength, credentials: (await scanContent(filter, bytes)).kinds });
+  for (const [sha, bytes] of blobContents(root, shas)) facts.set(sha, await blobFactsOf(bytes, filter));
   return facts;
 }
 
@@ -284,7 +283,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     throw new UsageError(
       `${JSON.stringify(range)} does not end on a branch: name the branch its commits were made on with --branch`,
     );
-  const blobs = await blobFactsOf(loaded.root, arrivingBlobs(commits.flatMap((c) => c.changes)));
+  const blobs = await repositoryBlobFacts(loaded.root, arrivingBlobs(commits.flatMap((c) => c.changes)));
   const blob = (sha: string) => blobs.get(sha);
   const rows = replayCommits(commits, branch, loaded.perimeters, blob);
   const baseRows = base === null ? null : replayCommits(commits, branch, base.perimeters, blob);

@@ -2,7 +2,7 @@ export type { BlobFacts, Change, CommitChanges } from './change.js';
 export { renderCheckRun, type CheckRunFacts, type CheckRunReceipt } from './receipts/check-run.js';
 export { diffTrees } from './gathering/diff-trees.js';
 export { judgeCommit, type CommitJudgement, type CommitToJudge } from './judging/commit-judge.js';
-export { readBlobFacts } from './gathering/blob-facts.js';
+export { blobFactsOf, readBlobFacts } from './gathering/blob-facts.js';
 export { clip, codeBlock, inlineText, markdownText, visible } from './receipts/escape.js';
 export { judge } from './judging/judge.js';
 export { compareSnapshots } from './judging/ref-findings.js';

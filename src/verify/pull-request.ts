@@ -78,6 +78,7 @@ export async function verifyPullRequest(input: PullRequestInput): Promise<Verdic
   unchecked.push(...problems);
   const violations: Violation[] = [];
   const seen = new Map<string, Made>();
+  const filter = input.filter ?? createSecretFilter();
   for (const commit of commits) {
     const judge = judges.get(commit.sha)!;
     if (judge.kind === 'unattributed') unchecked.push(judge.reason);
@@ -97,7 +98,7 @@ export async function verifyPullRequest(input: PullRequestInput): Promise<Verdic
         seen.set(change.path, { change, perimeter: judging, by });
     }
     if (judging === null) continue;
-    const blobs = await blobsOf(input, own.changes, branch, judging);
+    const blobs = await blobsOf(input.upstream, own.changes, branch, judging, filter);
     const label = `commit ${short(commit.sha)}`;
     const judged = judgeCommit({ label, changes: own.changes, blob: (sha) => blobs.facts.get(sha) }, branch, [
       judging,
@@ -198,17 +199,18 @@ function decide(change: Change, made: Made, branch: string): FileDecision {
 
 /** The blobs' sizes and credentials, read only when every path is writable (else the commit fails anyway). */
 async function blobsOf(
-  input: PullRequestInput,
+  upstream: RepoReads,
   changes: Change[],
   branch: string,
   perimeter: Perimeter,
+  filter: AnswerFilter,
 ): Promise<BlobFactsReading> {
   if (
     fileViolations(changes, branch, [perimeter]).length > 0 ||
     changes.length > perimeter.spec.limits.filesPerPush
   )
     return { facts: new Map(), unread: [] };
-  return readBlobFacts(input.upstream, changes, input.filter ?? createSecretFilter());
+  return readBlobFacts(upstream, changes, filter);
 }
 
 function dedupe(violations: Violation[]): Violation[] {

@@ -21,8 +21,14 @@ import { replayCommits } from '../../src/cli/replay-judge.js';
 import { StagedUpstream } from '../../src/github/staged/staged-upstream.js';
 import type { Upstream } from '../../src/github/upstream.js';
 import type { Perimeter } from '../../src/policy/index.js';
-import { createSecretFilter, scanContent } from '../../src/safety/index.js';
-import { snapshotRefs, verifyJob, verifyPullRequest } from '../../src/verify/index.js';
+import { createSecretFilter } from '../../src/safety/index.js';
+import {
+  blobFactsOf,
+  snapshotRefs,
+  verifyJob,
+  verifyPullRequest,
+  type BlobFacts,
+} from '../../src/verify/index.js';
 
 const PATHS = ['src/a.ts', 'src/b.ts', 'src/deep/c.ts', 'test/a.test.ts', 'docs/x.md', 'CODEOWNERS'];
 // mostly globs that cover the commit's paths between them, so that the interesting case (each path some
@@ -123,9 +129,8 @@ describe('one rule for every commit', () => {
           s.dir,
           read.commits.flatMap((c) => c.changes.flatMap((x) => (x.kind === 'deleted' ? [] : [x.newSha!]))),
         );
-        const facts = new Map<string, { size: number; credentials: string[] }>();
-        for (const [blob, bytes] of contents)
-          facts.set(blob, { size: bytes.byteLength, credentials: (await scanContent(filter, bytes)).kinds });
+        const facts = new Map<string, BlobFacts>();
+        for (const [blob, bytes] of contents) facts.set(blob, await blobFactsOf(bytes, filter));
         const [row] = replayCommits(read.commits, branch, perimeters, (blob) => facts.get(blob));
         const replayed = Object.values(row!.verdicts).some((v) => v.allowed);
 

@@ -36,9 +36,11 @@ export async function readBlobFacts(
     wanted.map((sha) => ({ sha })),
   );
   const unread = [...reading.withheld].map(([sha, why]) => `blob ${sha.slice(0, 7)}: ${why}`);
-  for (const [sha, bytes] of reading.blobs) {
-    const scan = await scanContent(filter, bytes);
-    facts.set(sha, { size: bytes.byteLength, credentials: scan.kinds });
-  }
+  for (const [sha, bytes] of reading.blobs) facts.set(sha, await blobFactsOf(bytes, filter));
   return { facts, unread };
+}
+
+/** One blob's size and the credentials in it, scanned as the gateway scans a push (scanContent). */
+export async function blobFactsOf(bytes: Uint8Array, filter: AnswerFilter): Promise<BlobFacts> {
+  return { size: bytes.byteLength, credentials: (await scanContent(filter, bytes)).kinds };
 }
