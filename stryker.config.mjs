@@ -16,8 +16,10 @@ export default {
     'src/policy/protected.ts',
     'src/policy/credentials.ts',
     // the trusted config ref: which refs the job's token cannot move (test/policy/config-ref.test.ts, ref-rules.test.ts)
-    'src/policy/config-ref.ts',
-    'src/policy/ref-rules.ts',
+    'src/policy/establish/config-ref.ts',
+    'src/policy/establish/ref-rules.ts',
+    // the establish step: which perimeters judge, for main, the verify job and apply (test/policy/establish.test.ts)
+    'src/policy/establish/establish.ts',
     // the verification: the verdict, and the one rule every judge decides a commit by
     'src/verify/judging/judge.ts',
     'src/verify/judging/ref-findings.ts',

@@ -1,13 +1,6 @@
 import * as core from '@actions/core';
 import { isMap, isScalar, LineCounter, parseDocument, type Node } from 'yaml';
-import {
-  ConfigError,
-  ExposureError,
-  parseConfig,
-  selectPerimeters,
-  type Config,
-  type Perimeter,
-} from '../policy/index.js';
+import type { Config, ConfigError, ExposureError } from '../policy/index.js';
 import { type RepoCoordinates, type RepoReads, UpstreamError } from '../github/index.js';
 import { Inputs } from './constants.js';
 
@@ -65,32 +58,6 @@ function notFound(error: unknown, upstream: RepoCoordinates, file: string, ref: 
   return error;
 }
 
-/**
- * The config parsed and the perimeters to expose, decided by the policy's one rule (src/policy/exposure.ts).
- * A refusal becomes error annotations on the lines at fault and an ActionError naming the inputs.
- */
-export function loadPerimeters(
-  text: string,
-  file: string,
-  names: string[] | null,
-  branch: string,
-  defaultBranch: string,
-): { config: Config; perimeters: Perimeter[] } {
-  let config: Config;
-  try {
-    config = parseConfig(text, file);
-  } catch (error) {
-    if (error instanceof ConfigError) throw annotated(explainConfigError(error, file));
-    throw error;
-  }
-  try {
-    return { config, perimeters: selectPerimeters(config, names, branch, defaultBranch) };
-  } catch (error) {
-    if (error instanceof ExposureError) throw annotated(explainExposureError(error, config, text, branch));
-    throw error;
-  }
-}
-
 export interface Annotation {
   message: string;
   title: string;
@@ -105,7 +72,7 @@ export interface Refusal {
 }
 
 /** Writes the refusal's annotations; returns the error that fails the step. */
-function annotated(refusal: Refusal): ActionError {
+export function annotated(refusal: Refusal): ActionError {
   for (const { message, ...properties } of refusal.annotations) core.error(message, properties);
   return new ActionError(refusal.message);
 }

@@ -58,7 +58,7 @@ export const SERVE_HELP = renderHelp({
 
 /**
  * `perimeter serve`: the gateway on this machine until SIGINT or SIGTERM. Token from GITHUB_TOKEN or stdin.
- * The perimeters exposed follow the action's rule (src/policy/exposure.ts).
+ * The perimeters exposed follow the action's rule (src/policy/establish/exposure.ts).
  */
 export async function run(args: string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs(args, SERVE_FLAGS, false);

@@ -25,7 +25,7 @@ export const gatewayConfigSchema = z.strictObject({
   configFile: z.string().min(1),
   /** the trusted ref configText was read from: agent instruction files are served from it */
   configRef: z.string().min(1).optional(),
-  /** the perimeters to expose, by the rule of src/policy/exposure.ts; absent: every one the config defines */
+  /** the perimeters to expose, by the rule of src/policy/establish/exposure.ts; absent: every one the config defines */
   perimeters: z.array(z.string()).min(1).optional(),
   /** perimeter name -> bearer secret; a perimeter without one gets a random secret */
   secrets: z.record(z.string(), z.string()).default({}),

@@ -3,7 +3,7 @@ import { ConfigError } from './config-error.js';
 import { branchGlobProblem, globProblem } from './glob.js';
 import { DEFAULT_CONFIG_FILE, isOptionalFamily, OPTIONAL_FAMILY_NAMES } from './protected.js';
 import { loginProblem } from './pull-requests/rules.js';
-import { ASSOCIATIONS, type Association, type TrustRule } from './trust.js';
+import { ASSOCIATIONS, type Association, type TrustRule } from './establish/trust.js';
 import {
   DEFAULT_LIMITS,
   defaultPerimeterSpec,

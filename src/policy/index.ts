@@ -38,7 +38,7 @@ export {
   ExposureError,
   selectPerimeters,
   type ExposureCode,
-} from './exposure.js';
+} from './establish/exposure.js';
 export {
   BUILT_IN_FAMILIES,
   OPTIONAL_FAMILIES,
@@ -46,11 +46,19 @@ export {
   DEFAULT_CONFIG_FILE,
   type Family,
 } from './protected.js';
-export { ASSOCIATIONS, judgeTrigger, type TrustRule, type TrustVerdict } from './trust.js';
+export { ASSOCIATIONS, judgeTrigger, type TrustRule, type TrustVerdict } from './establish/trust.js';
 export {
   configRefNeedsRulesets,
   judgeConfigRef,
   type ConfigRefFacts,
   type ConfigRefVerdict,
-} from './config-ref.js';
-export { bindsRef, fnmatch, locksOn, LOCK_RULES, type LockRule, type RefRuleset } from './ref-rules.js';
+} from './establish/config-ref.js';
+export {
+  bindsRef,
+  fnmatch,
+  locksOn,
+  LOCK_RULES,
+  type LockRule,
+  type RefRuleset,
+} from './establish/ref-rules.js';
+export { establish, EstablishRefusal, type Established, type EstablishFacts } from './establish/establish.js';

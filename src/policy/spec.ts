@@ -1,5 +1,5 @@
 import { TOOL_NAMES, type ToolName } from './tools.js';
-import type { TrustRule } from './trust.js';
+import type { TrustRule } from './establish/trust.js';
 
 export interface Limits {
   filesPerPush: number;

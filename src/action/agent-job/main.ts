@@ -22,9 +22,8 @@ import {
   type ClientConfigs,
   type Endpoint,
 } from '../../clients/client-config.js';
-import { ActionError, loadPerimeters, readRepositoryConfig } from '../config-loader.js';
-import { checkConfigRef } from '../config-ref.js';
-import { applyTrust } from '../trust-gate.js';
+import { ActionError, readRepositoryConfig } from '../config-loader.js';
+import { establishPerimeters } from '../establish.js';
 import { Inputs, Outputs, PerimeterOutputs, READY_TIMEOUT_MS, START_MARGIN_MS, State } from '../constants.js';
 import { spawnGateway, type PendingGateway } from './gateway-process.js';
 import { handOutWorkspaces } from './workspace.js';
@@ -152,15 +151,19 @@ async function prepareAndServe(
   if (startRead.status === 'rejected') throw startRead.reason;
   const { defaultBranch, configRef, configText } = configRead.value;
   const { startedAt, snapshot } = startRead.value;
-  const { config, perimeters: selected } = loadPerimeters(
-    configText,
-    settings.configFile,
-    settings.perimeters,
-    settings.branch,
+  const { perimeters, trust, warning } = await establishPerimeters(upstream, {
+    file: settings.configFile,
+    text: configText,
+    names: settings.perimeters,
+    configRef: settings.configRef,
+    branch: settings.branch,
     defaultBranch,
-  );
-  const { exposed: perimeters, note } = applyTrust(config, selected, settings.eventName, settings.event);
-  if (note !== null) core.notice(note, { title: 'Perimeter: who triggered this run' });
+    eventName: settings.eventName,
+    event: settings.event,
+    heads: snapshot,
+  });
+  if (trust !== null) core.notice(trust, { title: 'Perimeter: who triggered this run' });
+  if (warning !== null) core.warning(warning);
   const names = perimeters.map((p) => p.name);
   const variables = tokenVariables(names);
   const unexposed = Object.keys(settings.endpointSecrets).filter((name) => !names.includes(name));
@@ -170,8 +173,6 @@ async function prepareAndServe(
         `step (exposed: ${names.join(', ')})`,
     );
   }
-  core.info(`perimeters.yml from ${configRef}: exposing ${names.join(', ')} on branch ${settings.branch}`);
-
   const startHead = snapshot[`refs/heads/${settings.branch}`];
   if (startHead === undefined) {
     throw new ActionError(
@@ -179,14 +180,8 @@ async function prepareAndServe(
         `create it before this step or set the ${Inputs.Branch} input`,
     );
   }
-  const warning = await checkConfigRef(upstream, {
-    configRef: settings.configRef,
-    defaultBranch,
-    branch: settings.branch,
-    perimeters,
-    heads: snapshot,
-  });
-  if (warning !== null) core.warning(warning);
+  core.info(`perimeters.yml from ${configRef}: exposing ${names.join(', ')} on branch ${settings.branch}`);
+
   // With a verify job, the receipt and every status are its own: main posts none, so the agent job needs no
   // statuses: write, and any status on the receipt's context during the job is forged. With writes: stage the
   // apply job's receipt is the one, and the job's token needs no write permission at all.

@@ -7,7 +7,6 @@ import {
   readLedgerFacts,
   RECORD_FILES,
   receiptJson,
-  renderReceipt,
   renderScopeRequests,
   snapshotRefs,
   verifyJob,
@@ -20,9 +19,9 @@ import { readEgress, renderEgress } from './egress-summary.js';
 import { handOver } from './hand-over.js';
 import { takeOverGateway, type ControlAccess } from './take-over.js';
 import { readSettings, type Settings } from '../inputs.js';
-import { publishError, publishReceipt } from '../publish.js';
-import { failOnTakenName, recordLine, uploadRecord } from '../record.js';
-import { judgedOutcome, runStep } from '../step.js';
+import { conclude } from '../conclude.js';
+import { publishError } from '../publish.js';
+import { runStep } from '../step.js';
 import {
   actionsState,
   brokenSeal,
@@ -195,44 +194,26 @@ async function verify(
     ledger,
     ledgerIncluded: included,
   });
-  const record = await uploadRecord(
-    settings,
-    json,
-    included ? { path: ledgerPath } : null,
-    stagedChangeSet(store),
-  );
-  if (deadline.passed) return;
-  const receipt = renderReceipt(verdict, {
-    runUrl: settings.runUrl,
-    repositoryUrl: settings.repositoryUrl,
-    context: settings.statusContext,
-    evidence: json,
-  });
   // with isolation: every host the agent asked its egress proxy for
-  receipt.summary += renderEgress(readEgress(ledgerPath));
+  let summary = renderEgress(readEgress(ledgerPath));
   // what the agents asked to write (request_scope): a ready perimeters.yml change, never a grant
   const requests = ledger?.scopeRequests ?? [];
   if (requests.length > 0)
-    receipt.summary += renderScopeRequests(
-      requests,
-      proposeScope(configText, configFile, requests),
-      configFile,
-    );
-  const unpublished = await publishReceipt(
-    upstream,
-    settings,
-    receipt,
-    end[`refs/heads/${branch}`] ?? startHead,
-    {
-      gatewayLog,
-      recordNote: recordLine(record),
+    summary += renderScopeRequests(requests, proposeScope(configText, configFile, requests), configFile);
+  await conclude(upstream, settings, verdict, {
+    context: settings.statusContext,
+    shas: end[`refs/heads/${branch}`] ?? startHead,
+    evidence: json,
+    record: {
+      json,
+      ledger: included ? { path: ledgerPath } : null,
+      staged: stagedChangeSet(store),
+      to: settings,
     },
-  );
-  judgedOutcome(
-    { state: verdict.state, headline: receipt.status.description, unpublished },
-    settings.failOnViolation,
-  );
-  failOnTakenName(record);
+    summary,
+    gatewayLog,
+    abandoned: () => deadline.passed,
+  });
 }
 
 /** The start snapshot main wrote; its digest travelled in the runner's state, out of the job's reach. */

@@ -20,10 +20,9 @@ import {
   type Receipt,
   type RecordEvidence,
 } from '../../verify/index.js';
-import { ActionError, loadPerimeters, readConfigFile } from '../config-loader.js';
-import { checkConfigRef } from '../config-ref.js';
+import { ActionError, readConfigFile } from '../config-loader.js';
+import { establishPerimeters } from '../establish.js';
 import { Inputs } from '../constants.js';
-import { applyTrust } from '../trust-gate.js';
 import { readApplySettings, STAGED_FILE, type ApplySettings } from './apply-inputs.js';
 import { publishBestEffort, publishReceipt } from '../publish.js';
 import { runStep } from '../step.js';
@@ -85,24 +84,21 @@ async function apply(upstream: Upstream, settings: ApplySettings, set: StagedCha
   }
   const configRef = settings.configRef ?? defaultBranch;
   const { text } = await readConfigFile(upstream, settings.configFile, configRef);
-  const { config, perimeters: selected } = loadPerimeters(
-    text,
-    settings.configFile,
-    settings.perimeters,
-    branch,
-    defaultBranch,
-  );
-  // The same trust rule main applied to this run's trigger: the set may use only what main exposed.
-  const { exposed: perimeters, note } = applyTrust(config, selected, settings.eventName, settings.event);
-  if (note !== null) core.info(note);
   // Judged as named, the default branch too: a config read from the branch the changes go to cannot judge them.
-  await checkConfigRef(upstream, {
+  const { perimeters, trust, warning } = await establishPerimeters(upstream, {
+    file: settings.configFile,
+    text,
+    names: settings.perimeters,
     configRef,
-    defaultBranch,
     branch,
-    perimeters,
+    defaultBranch,
+    // the same trust rule main applied to this run's trigger: the set may use only what main exposed
+    eventName: settings.eventName,
+    event: settings.event,
     heads: Object.fromEntries(heads),
   });
+  if (trust !== null) core.info(trust);
+  if (warning !== null) core.warning(warning);
   core.info(
     `${settings.configFile} at ${configRef}: judging ${perimeters.map((p) => p.name).join(', ')} on branch ${branch} at ${head.slice(0, 7)}`,
   );

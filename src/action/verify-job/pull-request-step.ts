@@ -15,11 +15,12 @@ import {
   type Verdict,
 } from '../../verify/index.js';
 import { readConfigFile } from '../config-loader.js';
-import { checkConfigRef } from '../config-ref.js';
+import { checkConfigRef } from '../establish.js';
 import { VerifyInputs } from '../constants.js';
 import { configFile } from '../inputs.js';
 import { pullRequestHeadSha, pullRequestNumber } from './pull-request-event.js';
-import { publishJudged, readVerifyBasics, type VerifyBasics } from './judging-step.js';
+import { readVerifyBasics, type VerifyBasics } from './judging-step.js';
+import { conclude } from '../conclude.js';
 import { publishError } from '../publish.js';
 import { runStep } from '../step.js';
 
@@ -141,10 +142,13 @@ async function gate(
         ],
       };
   }
-  return publishJudged(upstream, settings, verdict, {
+  return conclude(upstream, { ...settings, receiptBy: 'post' }, verdict, {
     context: context.name,
-    config: { file: settings.config, ref: defaultBranch, blobSha: config.sha },
     shas: [pull.headSha],
+    evidence: {
+      config: { file: settings.config, ref: defaultBranch, blobSha: config.sha },
+      ledger: null,
+    },
   });
 }
 

@@ -11,8 +11,8 @@ import {
   verifyJob,
   type RefSnapshot,
 } from '../../verify/index.js';
-import { loadPerimeters, readConfigFile, readRepositoryConfig } from '../config-loader.js';
-import { checkConfigRef } from '../config-ref.js';
+import { readConfigFile, readRepositoryConfig } from '../config-loader.js';
+import { establishPerimeters } from '../establish.js';
 import { Inputs, VerifyInputs } from '../constants.js';
 import {
   InputError,
@@ -23,10 +23,9 @@ import {
   type RecordSettings,
   type RunFacts,
 } from '../inputs.js';
-import { applyTrust } from '../trust-gate.js';
-import { publishJudged, readVerifyBasics, type VerifyBasics } from './judging-step.js';
+import { readVerifyBasics, type VerifyBasics } from './judging-step.js';
+import { conclude } from '../conclude.js';
 import { publishError } from '../publish.js';
-import { failOnTakenName, recordLine, uploadRecord } from '../record.js';
 import { runStep } from '../step.js';
 
 type Env = Record<string, string | undefined>;
@@ -138,20 +137,22 @@ async function verify(
   const at = configCommit(configRef, start, end);
   const config =
     settings.configRef !== null || first.commit === at ? first : await readConfigFile(upstream, file, at);
-  const { config: parsed, perimeters: selected } = loadPerimeters(
-    config.text,
-    file,
-    settings.perimeters,
-    settings.branch,
-    defaultBranch,
-  );
-  const { exposed: perimeters, note } = applyTrust(parsed, selected, settings.eventName, settings.event);
-  if (note !== null) core.info(note);
-  const warning = await checkConfigRef(
+  const { perimeters, trust, warning } = await establishPerimeters(
     upstream,
-    { configRef: settings.configRef, defaultBranch, branch: settings.branch, perimeters, heads: start },
+    {
+      file,
+      text: config.text,
+      names: settings.perimeters,
+      configRef: settings.configRef,
+      branch: settings.branch,
+      defaultBranch,
+      eventName: settings.eventName,
+      event: settings.event,
+      heads: start,
+    },
     (message) => new AgentJobError(`${file} at ${configRef} cannot judge the agent job: ${message}`),
   );
+  if (trust !== null) core.info(trust);
   if (warning !== null) core.warning(warning);
   const names = perimeters.map((p) => p.name);
   core.info(`${file} at ${configRef}: judging ${names.join(', ')} on branch ${settings.branch}`);
@@ -181,33 +182,28 @@ async function verify(
     receiptWindow,
   });
   if (window.conclusion !== null) verdict.notes.push(`the agent job ended: ${window.conclusion}`);
-  const repository = `${settings.owner}/${settings.repo}`;
-  const record = await uploadRecord(
-    settings,
-    receiptJson(verdict, {
-      repository,
-      context: settings.statusContext,
-      run: { ...settings.run, url: settings.runUrl ?? null },
-      config: { file, ref: configRef, text: config.text },
-      perimeters: names,
-      directPushes: settings.directPushes,
-      requireChanges: settings.requireChanges,
-      ignoreRefs: settings.ignoreRefs,
-      window: { startedAt: window.since, endedAt: new Date().toISOString() },
-      refs: { start, end },
-      ledger: null,
-      ledgerIncluded: false,
-      receiptWindow,
-    }),
-    null,
-  );
-  await publishJudged(upstream, settings, verdict, {
+  const json = receiptJson(verdict, {
+    repository: `${settings.owner}/${settings.repo}`,
     context: settings.statusContext,
-    config: { file, ref: configRef, blobSha: config.sha },
-    shas: verdict.receiptOn ?? [],
-    recordNote: recordLine(record),
+    run: { ...settings.run, url: settings.runUrl ?? null },
+    config: { file, ref: configRef, text: config.text },
+    perimeters: names,
+    directPushes: settings.directPushes,
+    requireChanges: settings.requireChanges,
+    ignoreRefs: settings.ignoreRefs,
+    window: { startedAt: window.since, endedAt: new Date().toISOString() },
+    refs: { start, end },
+    ledger: null,
+    ledgerIncluded: false,
+    receiptWindow,
   });
-  failOnTakenName(record);
+  await conclude(upstream, { ...settings, receiptBy: 'post' }, verdict, {
+    context: settings.statusContext,
+    shas: verdict.receiptOn ?? [],
+    // nothing the agent job left is read here, so the check run cites no ledger
+    evidence: { config: json.config, ledger: null },
+    record: { json, ledger: null, staged: null, to: settings },
+  });
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Perimeter } from './perimeter.js';
+import type { Perimeter } from '../perimeter.js';
 import { locksOn, type LockRule, type RefRuleset } from './ref-rules.js';
 
 export interface ConfigRefFacts {

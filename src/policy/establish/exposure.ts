@@ -1,5 +1,5 @@
-import { compilePerimeter, type Perimeter } from './perimeter.js';
-import type { Config } from './spec.js';
+import { compilePerimeter, type Perimeter } from '../perimeter.js';
+import type { Config } from '../spec.js';
 
 /**
  * Which perimeters a gateway exposes, the one rule for the action, its gateway process, `perimeter serve`
@@ -9,7 +9,7 @@ import type { Config } from './spec.js';
  * 3. a selected perimeter that may not be bound to the branch (its `branches`) is an error, never skipped;
  * 4. when the branch is the repository's default branch, a selected perimeter whose `branches` does not name
  *    it is an error too (checkDefaultBranch).
- * The action then applies the `trust` rule to the trigger (src/action/trust-gate.ts).
+ * The action then applies the `trust` rule to the trigger (src/policy/establish/establish.ts).
  */
 export function selectPerimeters(
   config: Config,
