@@ -32,7 +32,7 @@ export interface GitHistoryOptions {
   /** the repository's clone URL, e.g. https://github.com/OWNER/REPO.git */
   url: string;
   token: string;
-  /** the git binary by absolute path (git-binary.ts) */
+  /** the git binary by absolute path (trusted-binary.ts) */
   git: string;
   /** the directory the copy's own 0700 directory is made in */
   parentDir: string;

@@ -10,3 +10,4 @@ export { COMMITS_PER_CALL } from './octokit/graphql-path-trees.js';
 export { ChangeSetError, readChangeSet } from './staged/change-set.js';
 export { StagedUpstream, type StagedChangeSet, type StagingOptions } from './staged/staged-upstream.js';
 export { readBlobs, REST_BLOB_LIMIT, type BlobReading } from './read-blobs.js';
+export { findTrustedBinary, TRUSTED_PATH, trustedGit } from './trusted-binary.js';

@@ -1,5 +1,5 @@
-import { lstatSync, realpathSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { findTrustedBinary, TRUSTED_PATH } from '../../github/index.js';
 import { ActionError } from '../config-loader.js';
 import { Inputs } from '../constants.js';
 
@@ -152,40 +152,13 @@ export function checkNoRootLeft(listing: string, agent: AgentHome | null): void 
     );
 }
 
-/** The directories trusted processes look programs up in: root's, and writable by root only. */
-export const TRUSTED_PATH = '/usr/bin:/bin:/usr/sbin:/sbin';
+export { TRUSTED_PATH };
 
-/**
- * The absolute path of `name` in TRUSTED_PATH, checked: the file and every directory above it (links resolved)
- * root's and writable by no group or other, so no user of the job can have put it there or changed it. Never
- * /usr/local/bin, which GitHub's images make writable by everyone and which sudo's secure_path puts first.
- */
+/** The absolute path of `name` a trusted process may run (findTrustedBinary); refuses isolation when none. */
 export function trustedBinary(name: string, path = TRUSTED_PATH): string {
-  const problems: string[] = [];
-  for (const dir of path.split(':')) {
-    let real: string;
-    try {
-      real = realpathSync(join(dir, name));
-    } catch {
-      continue;
-    }
-    const bad = untrustedOwner(real);
-    if (bad === null) return real;
-    problems.push(bad);
-  }
+  const found = findTrustedBinary(name, path);
+  if ('path' in found) return found.path;
   throw new ActionError(
-    `${Inputs.Isolation}: no ${name} a trusted process may run: ${problems.join('; ') || `none in ${path}`}`,
+    `${Inputs.Isolation}: no ${name} a trusted process may run: ${found.problems.join('; ') || `none in ${path}`}`,
   );
-}
-
-/** Why `path` (resolved) could have been written by someone other than root, or null. */
-function untrustedOwner(path: string): string | null {
-  for (let p = path; ; p = dirname(p)) {
-    const stat = lstatSync(p);
-    if (stat.uid !== 0) return `${p} belongs to uid ${stat.uid}, not root`;
-    // a sticky directory (/tmp) still lets others create files in it, but not replace root's
-    if ((stat.mode & 0o022) !== 0 && !(stat.isDirectory() && (stat.mode & 0o1000) !== 0 && p !== path))
-      return `${p} is writable by others (mode ${(stat.mode & 0o7777).toString(8)})`;
-    if (p === dirname(p)) return null;
-  }
 }

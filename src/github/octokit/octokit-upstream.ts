@@ -15,7 +15,7 @@ import { listRulesets } from './octokit-rulesets.js';
 import { GitObjectReads } from './octokit-objects.js';
 import { cloneUrl, GitBlobReader } from '../git-blobs.js';
 import { GitRefReader } from '../git-refs.js';
-import { trustedGit } from '../git-binary.js';
+import { trustedGit } from '../trusted-binary.js';
 import { GitHistory } from '../git-history.js';
 import {
   RECEIPT_COMMITS_PER_CALL,
@@ -81,7 +81,7 @@ export interface OctokitUpstreamOptions {
    * Keep a partial copy of history (commits and trees, src/github/git-history.ts) in a 0700 directory made
    * in `dir` and answer commits, trees and history from it: brought up to date at each read of `branch`'s
    * head when given (the gateway), else fetched when a compare or an ancestry question needs a commit it
-   * lacks (the verifier). Needs git over HTTP (`gitUrl`) and a root-owned git binary (git-binary.ts);
+   * lacks (the verifier). Needs git over HTTP (`gitUrl`) and a root-owned git binary (trusted-binary.ts);
    * absent or unusable: REST and GraphQL, as without it.
    */
   history?: { dir: string; branch?: string; timeoutMs?: number };
