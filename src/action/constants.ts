@@ -28,7 +28,7 @@ export enum Inputs {
 
 /**
  * The inputs of the verify sub-action (verify/action.yml). It also reads, by the main action's names and
- * parsers (readJudgedSettings), what decides the verdict: branch, config, config-ref, perimeters,
+ * parsers (readJudgingRules), what decides the verdict: branch, config, config-ref, perimeters,
  * status-context, direct-pushes, require-changes and ignore-refs.
  */
 export enum VerifyInputs {
@@ -46,7 +46,7 @@ export enum VerifyInputs {
   RecordRetentionDays = 'record-retention-days',
 }
 
-/** The main action's inputs the verify job reads too, by the same names and parsers (readJudgedSettings). */
+/** The main action's inputs the verify job reads too, by the same names and parsers (readJudgingRules). */
 export const JUDGED_INPUTS = [
   Inputs.Branch,
   Inputs.Config,

@@ -5,9 +5,10 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { compileGlobList, DEFAULT_CONFIG_FILE, globProblem } from '../policy/index.js';
 import { MIN_SCRUBBED_LENGTH } from '../safety/secret-forms.js';
 import { MIN_SECRET_LENGTH } from '../gateway/serving/bearer-secret.js';
+import type { JudgingRules } from '../verify/index.js';
 import { Inputs, STATUS_CONTEXT } from './constants.js';
 
-export type DirectPushes = 'check' | 'deny';
+export type DirectPushes = JudgingRules['directPushes'];
 /** Who posts the receipt: the post step, a verify job, or (always with `writes: stage`) the apply job. */
 export type ReceiptBy = 'post' | 'verify-job' | 'apply-job';
 /** What the receipt is on GitHub: a commit status, a check run of the same name, or both. */
@@ -26,7 +27,7 @@ export interface RunFacts {
  * What main and post run with, from the step's inputs and runner variables. The verify and apply jobs read
  * their own inputs in verify-job/ and apply-job/, with the parsers exported here.
  */
-export interface Settings {
+export interface Settings extends JudgingRules {
   /** the token the gateway and the post check act with; masked */
   token: string;
   owner: string;
@@ -37,22 +38,9 @@ export interface Settings {
   runUrl: string | undefined;
   /** `${server}/${owner}/${repo}`, for links to commits in the receipt; undefined outside a runner */
   repositoryUrl: string | undefined;
-  /** repository path of perimeters.yml */
-  configFile: string;
-  /** ref perimeters.yml is read from; null means the repository's default branch */
-  configRef: string | null;
-  /** perimeters to expose; null means all of them */
-  perimeters: string[] | null;
-  /** the branch every endpoint is bound to and the post check verifies */
-  branch: string;
   /** gateway port on 127.0.0.1; 0 picks a free one */
   port: number;
   failOnViolation: boolean;
-  directPushes: DirectPushes;
-  /** a job that changed nothing on its branch fails its receipt */
-  requireChanges: boolean;
-  /** commit status context of the receipt; one per job when several jobs verify the same branch */
-  statusContext: string;
   /**
    * fixed bearer secrets by perimeter (input endpoint-secrets), for configs committed with a fixed port;
    * perimeters not named get a random secret
@@ -64,8 +52,6 @@ export interface Settings {
   writesPerMinute: number;
   /** push: the gateway writes to GitHub; stage: it keeps the commits for an apply job (writes: stage) */
   writes: 'push' | 'stage';
-  /** full ref names (globs) whose changes are listed, not judged; never covering the bound branch */
-  ignoreRefs: string[];
   /**
    * `post`: the post step posts the receipt; `verify-job`: a later job (perimeter/verify) does, from its own
    * inputs and GitHub's records, and main and post post no commit status (post's verdict stays in the log);
@@ -93,10 +79,6 @@ export interface Settings {
    * expanded (`anthropic`, `openai`, `copilot`); [] reaches loopback only (input `agent-egress`)
    */
   agentEgress: string[];
-  /** GITHUB_EVENT_NAME, '' outside a runner */
-  eventName: string;
-  /** the event payload (GITHUB_EVENT_PATH), null when absent or unreadable */
-  event: unknown;
   /** this run and job, as the runner names them ('' outside a runner) */
   run: RunFacts;
   /** RUNNER_NAME: the Actions jobs API shows it for the job the runner ran ('' outside a runner) */
@@ -139,24 +121,10 @@ export function readStepBasics(env: Env = process.env, read: ReadInput = default
 }
 
 /**
- * The settings that decide a verdict, read alike by main and by the verify job, each from its own step's
- * inputs (the workflow file) and the run's event: the verify job takes none of them from the agent's job.
+ * The settings that decide a verdict, read alike by main, the verify job and apply, each from its own step's
+ * inputs (the workflow file) and the run's event: none of them from the agent's job.
  */
-export type JudgedSettings = Pick<
-  Settings,
-  | 'configFile'
-  | 'configRef'
-  | 'perimeters'
-  | 'branch'
-  | 'directPushes'
-  | 'requireChanges'
-  | 'statusContext'
-  | 'ignoreRefs'
-  | 'eventName'
-  | 'event'
->;
-
-export function readJudgedSettings(env: Env = process.env, read: ReadInput = defaultRead): JudgedSettings {
+export function readJudgingRules(env: Env = process.env, read: ReadInput = defaultRead): JudgingRules {
   const event = readEvent(env);
   const branch = boundBranch(read(Inputs.Branch), env, event);
   return {
@@ -177,7 +145,7 @@ export function readSettings(env: Env = process.env, read: ReadInput = defaultRe
   const writes = writesMode(read(Inputs.Writes));
   return {
     ...readStepBasics(env, read),
-    ...readJudgedSettings(env, read),
+    ...readJudgingRules(env, read),
     port: port(read(Inputs.Port)),
     failOnViolation: boolean(Inputs.FailOnViolation, read(Inputs.FailOnViolation), true),
     endpointSecrets: endpointSecrets(read(Inputs.EndpointSecrets)),

@@ -263,3 +263,17 @@ async function treeChanges(
   }
   return out;
 }
+
+/**
+ * What apply decided: the receipt's state and headline, the commit it goes on, and why the step fails (null
+ * when it does not). Sent to review is `pending`, never a pass a branch rule could take.
+ */
+export interface ApplyVerdict {
+  state: 'success' | 'failure' | 'error' | 'pending';
+  description: string;
+  sha: string;
+  /** the receipt's heading and body when they say more than the description (sent to review) */
+  heading?: string;
+  body?: string;
+  failure: string | null;
+}

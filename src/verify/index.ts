@@ -54,6 +54,7 @@ export type {
   CaughtUpActivity,
   FileDecision,
   JobFacts,
+  JudgingRules,
   ReceiptWindow,
   LedgerFacts,
   PerimeterCounts,

@@ -10,6 +10,39 @@ import type { Perimeter } from '../policy/index.js';
 import type { AnswerFilter } from '../safety/index.js';
 import type { BlobFacts, Change, CommitChanges } from './change.js';
 
+/**
+ * The settings that decide a verdict: the one shape every judging job reads them in. Each job takes them
+ * from its own trusted source (main from its inputs, sealed for post in the runner's state; the verify job
+ * and apply from theirs; audit from the owner's flags) and never from anything the agent's job hands over.
+ * The other shapes (VerifyInput, ReceiptContext, ExpectedSettings, the action's Settings) pick from this one.
+ */
+export interface JudgingRules {
+  /** repository path of the perimeters file */
+  configFile: string;
+  /** the ref the perimeters file is read from; null: the repository's default branch */
+  configRef: string | null;
+  /** the perimeters the job exposes, by name; null: every one (`all`) */
+  perimeters: string[] | null;
+  /** the branch every endpoint is bound to, short name */
+  branch: string;
+  /** `check`: pushes around the gateway are judged; `deny`: any is a violation */
+  directPushes: 'check' | 'deny';
+  /** a job that changed nothing on its branch fails its receipt */
+  requireChanges: boolean;
+  /**
+   * Full ref names (globs) whose changes during the job are listed and not judged, for refs another workflow
+   * moves with the same identity as this job's token (or that GitHub records no actor for, like tags).
+   * Never the bound branch.
+   */
+  ignoreRefs: string[];
+  /** the receipt's context: the commit status context, also the check run's name */
+  statusContext: string;
+  /** the event that started the run (GITHUB_EVENT_NAME, '' outside a runner), for the file's trust rule */
+  eventName: string;
+  /** its payload (GITHUB_EVENT_PATH), null when absent or unreadable */
+  event: unknown;
+}
+
 /** Full ref name ('refs/heads/main', 'refs/tags/v1') to the SHA it points at. */
 export type RefSnapshot = Record<string, string>;
 
@@ -52,17 +85,17 @@ export interface CaughtUpActivity {
   notes?: string[];
 }
 
-export interface VerifyInput {
+export interface VerifyInput
+  extends
+    Pick<JudgingRules, 'branch' | 'directPushes'>,
+    Partial<Pick<JudgingRules, 'requireChanges' | 'ignoreRefs'>> {
   upstream: RepoReads & RepoWrites & Receipts;
-  /** the bound branch (short name) */
-  branch: string;
   start: RefSnapshot;
   end: RefSnapshot;
   /** the exposed perimeters */
   perimeters: Perimeter[];
   /** null when there is no ledger to read */
   ledger: LedgerFacts | null;
-  directPushes: 'check' | 'deny';
   /**
    * Finds credentials in the content the new commits add, as the gateway does on a push (with the job's own
    * secrets among them where the caller knows them); default: the secret filter without extra secrets.
@@ -82,12 +115,6 @@ export interface VerifyInput {
   endedAt?: string;
   /** most new commits listed; more is unchecked (default 1,000) */
   maxCommits?: number;
-  /**
-   * Full ref names (globs) whose changes during the job are listed and not judged, for refs another workflow
-   * moves with the same identity as this job's token (or that GitHub records no actor for, like tags).
-   * Never the bound branch.
-   */
-  ignoreRefs?: string[];
   /**
    * The job ran with `writes: stage`, its token meant to hold `contents: read`. When GitHub then refuses the
    * end marker as not accessible and every ref ends where it started, that refusal is the proof: nothing
@@ -113,8 +140,6 @@ export interface VerifyInput {
    * needs it).
    */
   ledgerExpected?: boolean;
-  /** a job that changed nothing on its branch fails (the `require-changes` input): it had work to deliver */
-  requireChanges?: boolean;
   /**
    * The activity list already read to an end marker (readJobActivity): a verify job reads it first, to learn
    * the start from GitHub; the verification then places no marker of its own.
@@ -278,7 +303,8 @@ export interface BranchHistory {
 }
 
 /** Everything verifyJob gathered from GitHub; judge() turns it into a verdict without any I/O. */
-export interface JobFacts {
+export interface JobFacts
+  extends Pick<JudgingRules, 'ignoreRefs' | 'directPushes'>, Partial<Pick<JudgingRules, 'requireChanges'>> {
   branch: string;
   startHead: string | null;
   endHead: string | null;
@@ -319,10 +345,7 @@ export interface JobFacts {
   tokenWroteNothing?: string;
   /** with `writes: stage`: the commits the job staged for perimeter/apply */
   stagedCommits?: number;
-  /** full ref names (globs) the owner named in ignore-refs */
-  ignoreRefs: string[];
   ledger: LedgerFacts | null;
-  directPushes: 'check' | 'deny';
   perimeters: Perimeter[];
   /** every branch that moved during the job, by full ref name, as the activity list accounts for it; null: not known */
   branchMoves: Map<string, BranchHistory> | null;
@@ -330,8 +353,6 @@ export interface JobFacts {
   notes: string[];
   /** whether a missing ledger keeps the verdict from success (default true; a verify job reads none) */
   ledgerExpected?: boolean;
-  /** a job that changed nothing on its branch fails */
-  requireChanges?: boolean;
   /** statuses on the receipt's context that Perimeter did not post (only looked for by a verify job) */
   foreignStatuses?: ForeignStatus[];
   /** check runs named like the receipt that Perimeter did not create (only when the receipt is a check run) */

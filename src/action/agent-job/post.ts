@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import type { Receipts, RepoReads, RepoWrites } from '../../github/index.js';
 import { parseConfig, compilePerimeter, proposeScope } from '../../policy/index.js';
+import { createSecretFilter } from '../../safety/index.js';
 import {
   readLedgerFacts,
   RECORD_FILES,
@@ -170,6 +171,10 @@ async function verify(
     problems,
     startedAt,
     writesStaged: store.get(State.StagePath) !== '',
+    // the content rule scans as the gateway does, the job's own secrets among the credentials it knows
+    filter: createSecretFilter({
+      extraSecrets: [settings.token, store.get(State.LedgerKey)].filter(Boolean),
+    }),
     ...stagedCount(store),
   });
   const logPath = store.get(State.LogPath);

@@ -1,13 +1,12 @@
 import type { ApplyMode } from '../../apply/apply-changes.js';
-import { RECORD_FILES } from '../../verify/index.js';
+import { RECORD_FILES, type JudgingRules } from '../../verify/index.js';
 import { Inputs, VerifyInputs } from '../constants.js';
 import {
   defaultRead,
   InputError,
-  readJudgedSettings,
+  readJudgingRules,
   readStepBasics,
   type Env,
-  type JudgedSettings,
   type ReadInput,
   runFacts,
   type RunFacts,
@@ -27,7 +26,7 @@ export interface ApplySettings
   extends
     StepBasics,
     Pick<
-      JudgedSettings,
+      JudgingRules,
       'branch' | 'configFile' | 'configRef' | 'perimeters' | 'statusContext' | 'eventName' | 'event'
     > {
   /** the workflow artifact holding the change set (the agent job's record) */
@@ -69,7 +68,7 @@ export function readApplySettings(env: Env = process.env, read: ReadInput = defa
     throw new InputError(
       `${Inputs.Perimeters}: required: the perimeters the agent job exposed, as its main step's input (\`all\` for every one); the change set may use no other`,
     );
-  const judged = readJudgedSettings(env, read);
+  const judged = readJudgingRules(env, read);
   return {
     ...readStepBasics(env, read),
     branch: judged.branch,

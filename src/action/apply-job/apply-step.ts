@@ -7,6 +7,7 @@ import {
   judgeChangeSet,
   targetProblem,
   type ApplyTarget,
+  type ApplyVerdict,
 } from '../../apply/apply-changes.js';
 import { ChangeSetError, readChangeSet, type StagedChangeSet, type Upstream } from '../../github/index.js';
 import { createSecretFilter } from '../../safety/index.js';
@@ -42,7 +43,7 @@ export async function runApply(): Promise<void> {
     run: async ({ upstream, settings }) => {
       const file = await changeSetFile(upstream, settings);
       const set = readChangeSet(JSON.parse(await readFile(file, 'utf8')) as unknown);
-      await apply(upstream, settings, set);
+      await concludeApply(upstream, settings, await apply(upstream, settings, set));
     },
     failed: async ({ upstream, settings }, error, message) => {
       const reason = error instanceof SyntaxError ? `the staged change set is not JSON: ${message}` : message;
@@ -51,7 +52,7 @@ export async function runApply(): Promise<void> {
       await publishBestEffort(
         upstream,
         receiptSettings,
-        notice(settings, 'error', `Not applied: ${reason}`),
+        notice(settings, { state: 'error', description: `Not applied: ${reason}` }),
         { sha: null, branch: settings.branch },
       );
       core.setFailed(`nothing was applied: ${reason}`);
@@ -59,7 +60,12 @@ export async function runApply(): Promise<void> {
   });
 }
 
-async function apply(upstream: Upstream, settings: ApplySettings, set: StagedChangeSet): Promise<void> {
+/** The apply job's judging: establish the perimeters, judge every staged commit, write what may land. */
+async function apply(
+  upstream: Upstream,
+  settings: ApplySettings,
+  set: StagedChangeSet,
+): Promise<ApplyVerdict> {
   const { branch } = settings;
   // The heads as GitHub lists them at the start (never the change set's word): the target's head, and for a
   // config-ref given as a SHA, what it names.
@@ -78,9 +84,7 @@ async function apply(upstream: Upstream, settings: ApplySettings, set: StagedCha
   if (misfit !== null) {
     core.error(`Not applied: ${misfit.reason}`, { title: 'Perimeter: staged change set refused' });
     const headline = misfit.state === 'failure' ? 'Refused, nothing applied' : 'Not applied';
-    await finish(upstream, settings, head, misfit.state, `${headline}: ${misfit.reason}`);
-    core.setFailed(`nothing was applied: ${misfit.reason}`);
-    return;
+    return refused(misfit.state, `${headline}: ${misfit.reason}`, head, misfit.reason);
   }
   const configRef = settings.configRef ?? defaultBranch;
   const { text } = await readConfigFile(upstream, settings.configFile, configRef);
@@ -115,9 +119,12 @@ async function apply(upstream: Upstream, settings: ApplySettings, set: StagedCha
         ...(v.path ? { file: v.path } : {}),
       });
     const paths = judged.violations.map((v) => v.path ?? v.message);
-    await finish(upstream, settings, head, 'failure', `Refused, nothing applied: ${paths.join(', ')}`);
-    core.setFailed(`nothing was applied: ${judged.violations.map((v) => v.message).join('; ')}`);
-    return;
+    return refused(
+      'failure',
+      `Refused, nothing applied: ${paths.join(', ')}`,
+      head,
+      judged.violations.map((v) => v.message).join('; '),
+    );
   }
   const { review } = judged;
   const mode = review.length === 0 ? settings.mode : reviewMode(settings, review);
@@ -126,34 +133,29 @@ async function apply(upstream: Upstream, settings: ApplySettings, set: StagedCha
       `${review.length} path(s) sent to review: a draft pull request from ${mode.kind === 'pull-request' ? mode.branch : ''}, "${branch}" stays where it is`,
     );
   const result = await applyChangeSet(upstream, set, judged, target, mode);
-  if (result.state === 'blocked') {
-    await finish(upstream, settings, head, 'error', `Not applied: ${result.reason}`);
-    core.setFailed(`nothing was applied: ${result.reason}`);
-    return;
-  }
+  if (result.state === 'blocked')
+    return refused('error', `Not applied: ${result.reason}`, head, result.reason);
   core.setOutput('head', result.head);
   core.setOutput('commits', result.commits.join(' '));
   const count = `${result.commits.length} staged commit(s)`;
   const scope = `${judged.paths.length} path(s), all in scope`;
   const where = head === set.base ? '' : ` on top of ${head.slice(0, 7)}`;
-  if (result.state === 'opened' && review.length > 0) {
-    core.setOutput('pull-request', result.pull.url);
-    await sendToReview(upstream, settings, result, review, `${count}${where}`);
-    return;
-  }
-  if (result.state === 'opened') {
-    core.setOutput('pull-request', result.pull.url);
-    await finish(
-      upstream,
-      settings,
-      result.head,
-      'success',
-      `${count} in draft PR #${result.pull.number}${where}: ${scope}`,
-    );
-    return;
-  }
-  await finish(upstream, settings, result.head, 'success', `${count} applied${where}: ${scope}`);
+  if (result.state === 'opened') core.setOutput('pull-request', result.pull.url);
+  if (result.state === 'opened' && review.length > 0)
+    return sendToReview(upstream, settings, result, review, `${count}${where}`);
+  const description =
+    result.state === 'opened'
+      ? `${count} in draft PR #${result.pull.number}${where}: ${scope}`
+      : `${count} applied${where}: ${scope}`;
+  return { state: 'success', description, sha: result.head, failure: null };
 }
+
+const refused = (
+  state: 'failure' | 'error',
+  description: string,
+  sha: string,
+  why: string,
+): ApplyVerdict => ({ state, description, sha, failure: `nothing was applied: ${why}` });
 
 /** The change set file: the `change-set` input (a file, or a directory holding it), else the record. */
 async function changeSetFile(upstream: Upstream, settings: ApplySettings): Promise<string> {
@@ -197,24 +199,25 @@ async function recordEvidence(upstream: Upstream, settings: ApplySettings): Prom
   return evidence;
 }
 
-function notice(
-  settings: ApplySettings,
-  state: 'success' | 'failure' | 'error',
-  description: string,
-): Receipt {
+/** The verdict as the apply receipt: a notice naming the state, or the verdict's own heading and body. */
+function notice(settings: ApplySettings, verdict: Omit<ApplyVerdict, 'sha' | 'failure'>): Receipt {
   return renderNotice(
-    { state, heading: `Perimeter apply: ${state}`, description, body: inlineText(description) },
+    {
+      state: verdict.state,
+      heading: verdict.heading ?? `Perimeter apply: ${verdict.state}`,
+      description: verdict.description,
+      body: verdict.body ?? inlineText(verdict.description),
+    },
     { runUrl: settings.runUrl, context: settings.statusContext },
   );
 }
 
-/** The receipt: the summary, then a commit status on `sha` (the new head, or the branch's head). */
-async function finish(
+/** The conclude step: the receipt (the summary, then a commit status on the verdict's commit), then the outcome. */
+async function concludeApply(
   upstream: Upstream,
   settings: ApplySettings,
-  sha: string,
-  state: 'success' | 'failure' | 'error',
-  description: string,
+  verdict: ApplyVerdict,
 ): Promise<void> {
-  await publishReceipt(upstream, receiptSettings, notice(settings, state, description), sha);
+  await publishReceipt(upstream, receiptSettings, notice(settings, verdict), verdict.sha);
+  if (verdict.failure !== null) core.setFailed(verdict.failure);
 }

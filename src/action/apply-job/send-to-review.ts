@@ -1,5 +1,5 @@
 import * as core from '@actions/core';
-import type { ApplyMode, ApplyResult } from '../../apply/apply-changes.js';
+import type { ApplyMode, ApplyResult, ApplyVerdict } from '../../apply/apply-changes.js';
 import {
   reviewBody,
   reviewBranch,
@@ -8,8 +8,7 @@ import {
   type ReviewItem,
 } from '../../apply/review-routing.js';
 import { createOctokitUpstream, UpstreamError, type Upstream } from '../../github/index.js';
-import { inlineText, renderNotice } from '../../verify/index.js';
-import { publishReceipt } from '../publish.js';
+import { inlineText } from '../../verify/index.js';
 import type { ApplySettings } from './apply-inputs.js';
 
 /** Apply posts its receipt as a commit status, itself. */
@@ -76,8 +75,8 @@ async function postReview(
 
 /**
  * The commits are in a draft pull request (`opened`): the review naming each file and its rule, then the
- * receipt on the pull request's head and the summary, both saying "sent to review" with the files.
- * `what`: how many commits, and on top of what.
+ * verdict for the pull request's head, saying "sent to review" with the files. `what`: how many commits, and
+ * on top of what.
  */
 export async function sendToReview(
   upstream: Upstream,
@@ -85,25 +84,19 @@ export async function sendToReview(
   result: Extract<ApplyResult, { state: 'opened' }>,
   review: ReviewItem[],
   what: string,
-): Promise<void> {
+): Promise<ApplyVerdict> {
   core.setOutput('review', review.map((item) => item.path).join('\n'));
   const blocking = await postReview(upstream, settings, result.pull.number, result.head, review);
   const files = review.map((item) => item.path).join(', ');
   const description = `Needs a person's review: ${what} in draft PR #${result.pull.number}: ${files}`;
   // never a pass a branch rule could take: a pull request from this head into the bound branch must not meet a
   // required check on the receipt's context while its files wait for a person
-  await publishReceipt(
-    upstream,
-    receiptSettings,
-    renderNotice(
-      {
-        state: 'pending',
-        heading: 'Perimeter apply: sent to review',
-        description,
-        body: `${inlineText(description)}\n\n${reviewSummary(review, result.pull, blocking)}`,
-      },
-      { runUrl: settings.runUrl, context: settings.statusContext },
-    ),
-    result.head,
-  );
+  return {
+    state: 'pending',
+    description,
+    sha: result.head,
+    heading: 'Perimeter apply: sent to review',
+    body: `${inlineText(description)}\n\n${reviewSummary(review, result.pull, blocking)}`,
+    failure: null,
+  };
 }

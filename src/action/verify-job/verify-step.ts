@@ -1,4 +1,5 @@
 import * as core from '@actions/core';
+import type { JudgingRules } from '../../verify/index.js';
 import { tmpdir } from 'node:os';
 import type { Receipts, RepoCoordinates, RepoReads, RepoWrites, RunRecords } from '../../github/index.js';
 import {
@@ -16,13 +17,13 @@ import { establishPerimeters } from '../establish.js';
 import { Inputs, VerifyInputs } from '../constants.js';
 import {
   InputError,
-  readJudgedSettings,
+  readJudgingRules,
   readRecordSettings,
   runFacts,
-  type JudgedSettings,
   type RecordSettings,
   type RunFacts,
 } from '../inputs.js';
+import { createSecretFilter } from '../../safety/index.js';
 import { readVerifyBasics, type VerifyBasics } from './judging-step.js';
 import { conclude } from '../conclude.js';
 import { publishError } from '../publish.js';
@@ -37,7 +38,7 @@ export const GITHUB_TOKEN_IDENTITY = 'github-actions[bot]';
  * Everything that decides the verdict comes from this step's inputs, written in the workflow file, and from
  * the runner of this job, which the agent never touched: nothing from the agent's job.
  */
-interface VerifySettings extends VerifyBasics, JudgedSettings {
+interface VerifySettings extends VerifyBasics, JudgingRules {
   /** the agent job's name, as the run shows it */
   agentJob: string;
   /** the login GitHub records for the agent job's token */
@@ -64,7 +65,7 @@ function readVerifySettings(env: Env = process.env): VerifySettings {
   if (!(Number(run.id) > 0)) throw new InputError('GITHUB_RUN_ID: not set; the verify job runs on a runner');
   return {
     ...basics,
-    ...readJudgedSettings(env),
+    ...readJudgingRules(env),
     agentJob,
     identity: core.getInput(VerifyInputs.AgentIdentity).trim() || GITHUB_TOKEN_IDENTITY,
     run,
@@ -180,6 +181,8 @@ async function verify(
     identity: settings.identity,
     activity,
     receiptWindow,
+    // the content rule scans as the gateway does, this job's own token among the credentials it knows
+    filter: createSecretFilter({ extraSecrets: [settings.token] }),
   });
   if (window.conclusion !== null) verdict.notes.push(`the agent job ended: ${window.conclusion}`);
   const json = receiptJson(verdict, {

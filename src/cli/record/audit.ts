@@ -221,7 +221,7 @@ function expectedSettings(values: Record<string, string | boolean | undefined>):
   const text = (name: string) => (typeof values[name] === 'string' ? values[name] : undefined);
   const expected: ExpectedSettings = {};
   const config = text('config');
-  if (config !== undefined) expected.config = config;
+  if (config !== undefined) expected.configFile = config;
   const configRef = text('config-ref');
   if (configRef !== undefined) expected.configRef = configRef;
   const perimeters = text('perimeters');

@@ -1,3 +1,4 @@
+import type { JudgingRules } from '../types.js';
 import type { ReceiptJson } from './receipt-json.js';
 
 /**
@@ -22,20 +23,16 @@ export interface Disagreement {
 }
 
 /**
- * The workflow's own values, as the owner passes them to the audit (each optional). A record is written by
- * the agent's job, so what it says it was told is checked against these, never taken.
+ * The workflow's own values, as the owner passes them to the audit (each optional; `perimeters` null: `all`,
+ * every perimeter of the trusted file, as trust rules narrow it). A record is written by the agent's job, so
+ * what it says it was told is checked against these, never taken.
  */
-export interface ExpectedSettings {
-  /** the `config` input: the perimeters file's path */
-  config?: string;
-  /** the `config-ref` input (when not given, the record names the default branch) */
-  configRef?: string;
-  /** the `perimeters` input; null: `all` (every perimeter of the trusted file, as trust rules narrow it) */
-  perimeters?: string[] | null;
-  directPushes?: 'check' | 'deny';
-  requireChanges?: boolean;
-  ignoreRefs?: string[];
-}
+export type ExpectedSettings = Partial<
+  Pick<
+    JudgingRules,
+    'configFile' | 'configRef' | 'perimeters' | 'directPushes' | 'requireChanges' | 'ignoreRefs'
+  >
+>;
 
 const list = (items: string[]): string => (items.length === 0 ? 'none' : items.join(', '));
 const sameSet = (a: string[], b: string[]): boolean =>
@@ -51,10 +48,10 @@ export function compareSettings(
   defined: string[],
 ): Disagreement[] {
   const out: Disagreement[] = [];
-  if (expected.config !== undefined && expected.config !== recorded.config.file)
+  if (expected.configFile !== undefined && expected.configFile !== recorded.config.file)
     out.push({
       field: 'config',
-      message: `the record names the perimeters file ${JSON.stringify(recorded.config.file)}, the workflow ${JSON.stringify(expected.config)}`,
+      message: `the record names the perimeters file ${JSON.stringify(recorded.config.file)}, the workflow ${JSON.stringify(expected.configFile)}`,
     });
   if (expected.configRef !== undefined && expected.configRef !== recorded.config.ref)
     out.push({

@@ -2,7 +2,7 @@ import { blobSha } from '../../github/index.js';
 import { z } from 'zod';
 import { headline } from './headline.js';
 import type { ReceiptWindow } from '../types.js';
-import type { LedgerFacts, RefSnapshot, Verdict } from '../types.js';
+import type { JudgingRules, LedgerFacts, RefSnapshot, Verdict } from '../types.js';
 
 /**
  * The machine-readable receipt: the verdict and everything an audit needs to recompute it later (the
@@ -125,15 +125,16 @@ export const receiptSchema = z.strictObject({
 export type ReceiptJson = z.infer<typeof receiptSchema>;
 
 /** What the receipt says beyond the verdict: who judged what, with which config, over which window. */
-export interface ReceiptContext {
+export interface ReceiptContext
+  extends Pick<JudgingRules, 'directPushes' | 'ignoreRefs'>, Partial<Pick<JudgingRules, 'requireChanges'>> {
   repository: string;
+  /** the status context the receipt is posted on */
   context: string;
   run: ReceiptJson['run'];
+  /** the perimeters file as judged with: its path, the ref it was read at (null: the default branch), its text */
   config: { file: string; ref: string | null; text: string };
+  /** the perimeters that judged, by name */
   perimeters: string[];
-  directPushes: 'check' | 'deny';
-  requireChanges?: boolean;
-  ignoreRefs: string[];
   window: ReceiptJson['window'];
   refs: { start: RefSnapshot; end: RefSnapshot };
   ledger: LedgerFacts | null;
