@@ -54,14 +54,9 @@ export function reviewBranch(run: { id: string; attempt: string }): string {
   return `perimeter/review/${run.id}-${run.attempt}`;
 }
 
-/** Markdown-inert text: agents choose paths, so nothing in one may format, link or mention anyone. */
-function shown(text: string): string {
-  return inlineText(text).replace(/@/g, '&#64;');
-}
-
 /** The table of files and rules, at most `limit` rows (the rest counted). */
 export function reviewTable(items: readonly ReviewItem[], limit = 100): string {
-  const rows = items.slice(0, limit).map((item) => `| ${shown(item.path)} | ${shown(item.rule)} |`);
+  const rows = items.slice(0, limit).map((item) => `| ${inlineText(item.path)} | ${inlineText(item.rule)} |`);
   const more = items.length > limit ? `\n\n${items.length - limit} more file(s) not listed.` : '';
   return `| file | rule |\n| --- | --- |\n${rows.join('\n')}${more}`;
 }

@@ -84,10 +84,35 @@ describe('routeCommit', () => {
       },
     );
 
+    it('says why, whole, and lands nothing of the commit', () => {
+      expect(routeCommit(commit('src/a.ts', '.github/workflows/ci.yml'), 'agent/x', [ci])).toEqual({
+        violations: [
+          {
+            kind: 'path',
+            path: '.github/workflows/ci.yml',
+            message: expect.stringMatching(
+              /^\.github\/workflows\/ci\.yml: not sent to review, because apply would push it to a branch of the repository and .+; a person makes this change$/,
+            ),
+          },
+        ],
+        unchecked: [],
+        review: [],
+      });
+    });
+
     it('sends other reviewed paths', () => {
       expect(routeCommit(commit('ci/notes.md'), 'agent/x', [ci]).review.map((i) => i.path)).toEqual([
         'ci/notes.md',
       ]);
+    });
+  });
+
+  describe('when a blob of the commit could not be read', () => {
+    it('sends nothing to review: the commit is unchecked, never applied', () => {
+      const unread: CommitToJudge = { ...commit('src/a.ts', 'docs/x.md'), blob: () => undefined };
+      const routed = routeCommit(unread, 'agent/x', [implementer]);
+      expect(routed.review).toEqual([]);
+      expect(routed.unchecked.length).toBeGreaterThan(0);
     });
   });
 
@@ -131,5 +156,44 @@ describe('the words on the pull request', () => {
   it('counts the files it does not list', () => {
     const many = Array.from({ length: 3 }, (_, i) => ({ path: `docs/${i}.md`, rule: 'r' }));
     expect(reviewTable(many, 2)).toContain('1 more file(s) not listed.');
+  });
+});
+
+describe('the words on the pull request, exactly as people read them', () => {
+  const one = [{ path: 'docs/a.md', rule: 'implementer: review glob "docs/**"' }];
+  const two = [...one, { path: 'docs/b.md', rule: 'implementer: review glob "docs/**"' }];
+  const table = '| file | rule |\n| --- | --- |\n| docs/a.md | implementer: review glob "docs/&#42;&#42;" |';
+  const pull = { number: 3, url: 'https://github.com/o/r/pull/3' };
+
+  it('lists every file up to the limit, and counts none when all are listed', () => {
+    expect(reviewTable(one)).toBe(table);
+    expect(reviewTable(two, 2)).not.toContain('not listed');
+    expect(reviewTable(two, 1)).toBe(`${table}\n\n1 more file(s) not listed.`);
+  });
+
+  it('writes the review body in full, one change or several, blocking or not', () => {
+    expect(reviewBody(one, true)).toBe(
+      "Perimeter sent this change to review: the agent's perimeter may not make this change on its own.\n\n" +
+        `${table}\n\n` +
+        'Changes are requested until a person with the right to approve has looked at each file (with reviews required, this blocks merging). Perimeter never approves.',
+    );
+    expect(reviewBody(two, false)).toBe(
+      "Perimeter sent this change to review: the agent's perimeter may not make these changes on its own.\n\n" +
+        `${reviewTable(two)}\n\n` +
+        'A person with the right to approve decides. Perimeter never approves; this review does not block merging by itself (branch protection or CODEOWNERS requiring an approval does).',
+    );
+  });
+
+  it('writes the summary in full, blocking or not', () => {
+    expect(reviewSummary(one, pull, true)).toBe(
+      'Sent to review in draft pull request [#3](https://github.com/o/r/pull/3); the bound branch was not moved.\n\n' +
+        `${table}\n\n` +
+        'A review requesting changes names each file (posted with `review-token`). Perimeter never approves.',
+    );
+    expect(reviewSummary(one, pull, false)).toBe(
+      'Sent to review in draft pull request [#3](https://github.com/o/r/pull/3); the bound branch was not moved.\n\n' +
+        `${table}\n\n` +
+        'The review is a comment: merge-blocking needs branch protection or CODEOWNERS requiring an approval (with `review-token`, a second identity, the review requests changes too). Perimeter never approves.',
+    );
   });
 });
