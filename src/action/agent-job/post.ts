@@ -119,6 +119,41 @@ async function verifyInTime(
   }
 }
 
+/** What main established and left for post: the start of the job and the perimeters file it judged by. */
+interface MainState {
+  startHead: string;
+  startedAt: string;
+  configText: string;
+  configFile: string;
+}
+
+/** Main's state, or why there is none to trust (then nothing done during the job was verified). */
+function readMainState(store: StateStore, settings: Settings): MainState | { problem: string } {
+  const startHead = store.get(State.StartHead);
+  const startedAt = store.get(State.StartedAt);
+  const configText = readStateFile(store, CONFIG_FILE_KEYS);
+  if (startHead && startedAt && configText !== 'missing' && configText !== 'changed')
+    return {
+      startHead,
+      startedAt,
+      configText,
+      configFile: store.get(State.ConfigFile) || settings.configFile,
+    };
+  const mainError = store.get(State.MainError);
+  return {
+    problem:
+      configText === 'changed' && startHead
+        ? 'the perimeters main read were changed on the runner during the job, so nothing done during this job was verified'
+        : mainError
+          ? `the main step failed (${mainError.split('\n')[0]}), so nothing done during this job was verified`
+          : 'the main step failed before it recorded the starting state of the repository, so nothing done during this job was verified',
+  };
+}
+
+/**
+ * Post as a script: main's state (its establish decision: the file and the perimeters it exposed), the refs and
+ * the ledger gathered, the job judged, the verdict concluded, or handed to the verify job.
+ */
 async function verify(
   settings: Settings,
   upstream: RepoReads & RepoWrites & Receipts,
@@ -127,26 +162,15 @@ async function verify(
   problems: string[],
   deadline: { passed: boolean },
 ): Promise<void> {
-  const startHead = store.get(State.StartHead);
-  const startedAt = store.get(State.StartedAt);
-  const configText = readStateFile(store, CONFIG_FILE_KEYS);
-  if (!startHead || !startedAt || configText === 'missing' || configText === 'changed') {
-    const mainError = store.get(State.MainError);
-    const reason =
-      configText === 'changed' && startHead
-        ? 'the perimeters main read were changed on the runner during the job, so nothing done during this job was verified'
-        : mainError
-          ? `the main step failed (${mainError.split('\n')[0]}), so nothing done during this job was verified`
-          : 'the main step failed before it recorded the starting state of the repository, so nothing done during this job was verified';
-    await publishError(upstream, settings, branch, startHead || null, reason);
-    core.setFailed(`Perimeter: ${reason}`);
+  const main = readMainState(store, settings);
+  if ('problem' in main) {
+    await publishError(upstream, settings, branch, store.get(State.StartHead) || null, main.problem);
+    core.setFailed(`Perimeter: ${main.problem}`);
     return;
   }
-
+  const { startHead, startedAt, configText, configFile } = main;
   if (store.get(State.Ready) !== 'true') problems.push('the main step failed before the gateway was ready');
-  const configFile = store.get(State.ConfigFile) || settings.configFile;
-  if (settings.receiptBy === 'verify-job')
-    return handOver(settings, store, branch, { startHead, startedAt, configText, configFile }, problems);
+  if (settings.receiptBy === 'verify-job') return handOver(settings, store, branch, main, problems);
   const names = JSON.parse(store.get(State.Perimeters) || '[]') as string[];
   const perimeters = parseConfig(configText, configFile)
     .perimeters.filter((spec) => names.includes(spec.name))

@@ -1,5 +1,4 @@
 import * as core from '@actions/core';
-import type { JudgingRules } from '../../verify/index.js';
 import { tmpdir } from 'node:os';
 import type { Receipts, RepoCoordinates, RepoReads, RepoWrites, RunRecords } from '../../github/index.js';
 import {
@@ -10,8 +9,11 @@ import {
   snapshotRefs,
   startFromActivity,
   verifyJob,
+  type AgentJobWindow,
+  type JudgingRules,
   type RefSnapshot,
 } from '../../verify/index.js';
+import type { Established } from '../../policy/index.js';
 import { readConfigFile, readRepositoryConfig } from '../config-loader.js';
 import { establishPerimeters } from '../establish.js';
 import { Inputs, VerifyInputs } from '../constants.js';
@@ -104,10 +106,64 @@ export async function runVerify(): Promise<void> {
   });
 }
 
-async function verify(
-  upstream: RepoCoordinates & RepoReads & RepoWrites & Receipts & RunRecords,
-  settings: VerifySettings,
-): Promise<void> {
+type VerifyUpstream = RepoCoordinates & RepoReads & RepoWrites & Receipts & RunRecords;
+
+/** The verify job as a script: find the agent job, read where the refs stood, establish, judge, conclude. */
+async function verify(upstream: VerifyUpstream, settings: VerifySettings): Promise<void> {
+  const window = await findAgentJob(upstream, settings);
+  const refs = await readRefs(upstream, window);
+  const established = await establishAtStart(upstream, settings, refs);
+  const receiptWindow = {
+    context: settings.statusContext,
+    // main posts no status when a verify job posts the receipt: every one in the window is forged
+    known: [],
+    since: window.since,
+    until: window.until,
+    checkRuns: settings.receiptAs !== 'status',
+  };
+  const verdict = await verifyJob({
+    upstream,
+    branch: settings.branch,
+    ...refs,
+    perimeters: established.perimeters,
+    ledger: null,
+    ledgerExpected: false,
+    directPushes: settings.directPushes,
+    requireChanges: settings.requireChanges,
+    ignoreRefs: settings.ignoreRefs,
+    startedAt: window.since,
+    identity: settings.identity,
+    receiptWindow,
+    // the content rule scans as the gateway does, this job's own token among the credentials it knows
+    filter: createSecretFilter({ extraSecrets: [settings.token] }),
+  });
+  if (window.conclusion !== null) verdict.notes.push(`the agent job ended: ${window.conclusion}`);
+  const json = receiptJson(verdict, {
+    repository: `${settings.owner}/${settings.repo}`,
+    context: settings.statusContext,
+    run: { ...settings.run, url: settings.runUrl ?? null },
+    config: { file: settings.configFile, ref: established.configRef, text: established.text },
+    perimeters: established.perimeters.map((p) => p.name),
+    directPushes: settings.directPushes,
+    requireChanges: settings.requireChanges,
+    ignoreRefs: settings.ignoreRefs,
+    window: { startedAt: window.since, endedAt: new Date().toISOString() },
+    refs: { start: refs.start, end: refs.end },
+    ledger: null,
+    ledgerIncluded: false,
+    receiptWindow,
+  });
+  await conclude(upstream, { ...settings, receiptBy: 'post' }, verdict, {
+    context: settings.statusContext,
+    shas: verdict.receiptOn ?? [],
+    // nothing the agent job left is read here, so the check run cites no ledger
+    evidence: { config: json.config, ledger: null },
+    record: { json, ledger: null, staged: null, to: settings },
+  });
+}
+
+/** The agent job of this run attempt, and when it ran, from GitHub's Actions jobs API. */
+async function findAgentJob(upstream: VerifyUpstream, settings: VerifySettings): Promise<AgentJobWindow> {
   const runId = Number(settings.run.id);
   const window = agentJobWindow(await upstream.listRunJobs(runId), {
     name: settings.agentJob,
@@ -117,16 +173,28 @@ async function verify(
   core.info(
     `agent job "${settings.agentJob}" (${window.jobs.map((job) => job.id).join(', ')}): ${window.since} to ${window.until}`,
   );
+  return window;
+}
 
+/** The refs now, every branch move since the agent job started (GitHub's activity list), and so the start. */
+async function readRefs(upstream: VerifyUpstream, window: AgentJobWindow) {
   const end = await snapshotRefs(upstream);
   const activity = await readJobActivity(upstream, { since: window.since, end });
   if ('problem' in activity) throw new AgentJobError(`the verify job could not verify: ${activity.problem}`);
-  const start = startFromActivity(activity.items, end);
+  return { start: startFromActivity(activity.items, end), end, activity };
+}
 
-  // The perimeters as they were when the agent job started, from the ref the workflow names.
-  // One request where it can: with config-ref, the file at its start commit and the default branch beside
-  // it; without, the default branch with the file at its head, which is the one wanted unless the branch
-  // moved since the agent job started (then read again at its start commit).
+/**
+ * The establish step: the perimeters as they were when the agent job started, from the ref the workflow
+ * names. One request where it can: with config-ref, the file at its start commit and the default branch beside
+ * it; without, the default branch with the file at its head, which is the one wanted unless the branch moved
+ * since the agent job started (then read again at its start commit).
+ */
+async function establishAtStart(
+  upstream: VerifyUpstream,
+  settings: VerifySettings,
+  { start, end }: { start: RefSnapshot; end: RefSnapshot },
+): Promise<Established & { configRef: string; text: string }> {
   const file = settings.configFile;
   const first = await readRepositoryConfig(
     upstream,
@@ -138,7 +206,7 @@ async function verify(
   const at = configCommit(configRef, start, end);
   const config =
     settings.configRef !== null || first.commit === at ? first : await readConfigFile(upstream, file, at);
-  const { perimeters, trust, warning } = await establishPerimeters(
+  const established = await establishPerimeters(
     upstream,
     {
       file,
@@ -153,60 +221,11 @@ async function verify(
     },
     (message) => new AgentJobError(`${file} at ${configRef} cannot judge the agent job: ${message}`),
   );
-  if (trust !== null) core.info(trust);
-  if (warning !== null) core.warning(warning);
-  const names = perimeters.map((p) => p.name);
+  if (established.trust !== null) core.info(established.trust);
+  if (established.warning !== null) core.warning(established.warning);
+  const names = established.perimeters.map((p) => p.name);
   core.info(`${file} at ${configRef}: judging ${names.join(', ')} on branch ${settings.branch}`);
-
-  const receiptWindow = {
-    context: settings.statusContext,
-    // main posts no status when a verify job posts the receipt: every one in the window is forged
-    known: [],
-    since: window.since,
-    until: window.until,
-    checkRuns: settings.receiptAs !== 'status',
-  };
-  const verdict = await verifyJob({
-    upstream,
-    branch: settings.branch,
-    start,
-    end,
-    perimeters,
-    ledger: null,
-    ledgerExpected: false,
-    directPushes: settings.directPushes,
-    requireChanges: settings.requireChanges,
-    ignoreRefs: settings.ignoreRefs,
-    startedAt: window.since,
-    identity: settings.identity,
-    activity,
-    receiptWindow,
-    // the content rule scans as the gateway does, this job's own token among the credentials it knows
-    filter: createSecretFilter({ extraSecrets: [settings.token] }),
-  });
-  if (window.conclusion !== null) verdict.notes.push(`the agent job ended: ${window.conclusion}`);
-  const json = receiptJson(verdict, {
-    repository: `${settings.owner}/${settings.repo}`,
-    context: settings.statusContext,
-    run: { ...settings.run, url: settings.runUrl ?? null },
-    config: { file, ref: configRef, text: config.text },
-    perimeters: names,
-    directPushes: settings.directPushes,
-    requireChanges: settings.requireChanges,
-    ignoreRefs: settings.ignoreRefs,
-    window: { startedAt: window.since, endedAt: new Date().toISOString() },
-    refs: { start, end },
-    ledger: null,
-    ledgerIncluded: false,
-    receiptWindow,
-  });
-  await conclude(upstream, { ...settings, receiptBy: 'post' }, verdict, {
-    context: settings.statusContext,
-    shas: verdict.receiptOn ?? [],
-    // nothing the agent job left is read here, so the check run cites no ledger
-    evidence: { config: json.config, ledger: null },
-    record: { json, ledger: null, staged: null, to: settings },
-  });
+  return { ...established, configRef, text: config.text };
 }
 
 /**
