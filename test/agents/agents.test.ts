@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { actionDir, git, removeRunnerUser } from '@perimeter/test-rigs';
 import { ensureClients } from './clients.js';
-import { ROGUE_HOST } from './model-tls.js';
+import { modelTls, ROGUE_HOST } from './model-tls.js';
 import { reachTable } from './readme-jobs.js';
 import { WorkspaceScript } from './script.js';
 import { gateVariation, pullRequests, reviewVariation } from './readme-variations.js';
@@ -52,6 +52,8 @@ function counted(name: string): void {
 }
 
 beforeAll(async () => {
+  // in the sandbox, or a clear error saying how to run it (test/agents/sandbox.ts)
+  await modelTls();
   const install = await ensureClients((line) => console.log(line));
   console.log(
     `agent clients ${install.cached ? 'found in' : 'installed into'} ${install.dir} in ${install.ms} ms`,
