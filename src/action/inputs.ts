@@ -90,7 +90,7 @@ export interface Settings {
   isolation: Isolation;
   /**
    * With isolation: user, the hosts (and `host:port`s) the agent's egress proxy lets the agent reach, presets
-   * expanded (`anthropic`, `openai`, `copilot`); [] reaches loopback only (input `agent-egress`)
+   * expanded (`anthropic`, `openai`, `copilot`); [] reaches the gateway only (input `agent-egress`)
    */
   agentEgress: string[];
   /** GITHUB_EVENT_NAME, '' outside a runner */

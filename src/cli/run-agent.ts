@@ -109,7 +109,7 @@ export function agentEnvironment(
     USER: agent.user,
     LOGNAME: agent.user,
     TMPDIR: tmp,
-    // the agent's user reaches loopback only: everything else goes through the egress proxy main started
+    // the agent's user reaches the gateway and the egress proxy only: every host goes through the proxy
     ...(agent.proxy && {
       HTTPS_PROXY: agent.proxy,
       https_proxy: agent.proxy,
