@@ -53,8 +53,10 @@ function main(args: string[]): number {
         mode: 0o644,
       },
     );
+    // the shell stays the namespace's first process (no exec): it reaps the orphans re-parented to it, as a
+    // runner's init does (npm in its place would leave every ended agent process a zombie)
     const inside =
-      'set -e; ip link set lo up; mount --bind "$0" /etc/hosts; mount --bind "$1" "$2"; shift 3; exec "$@"';
+      'set -e; ip link set lo up; mount --bind "$0" /etc/hosts; mount --bind "$1" "$2"; shift 3; "$@"';
     const run = spawnSync(
       'unshare',
       [
