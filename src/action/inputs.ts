@@ -76,7 +76,7 @@ export interface Settings extends JudgingRules {
   isolation: Isolation;
   /**
    * With isolation: user, the hosts (and `host:port`s) the agent's egress proxy lets the agent reach, presets
-   * expanded (`anthropic`, `openai`, `copilot`); [] reaches loopback only (input `agent-egress`)
+   * expanded (`anthropic`, `openai`, `copilot`); [] reaches the gateway only (input `agent-egress`)
    */
   agentEgress: string[];
   /** this run and job, as the runner names them ('' outside a runner) */

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseCommandArgs, renderHelp, type Flags } from './args.js';
 import { UsageError, type CliIo } from './io.js';
@@ -29,7 +29,7 @@ export const RUN_AGENT_HELP = renderHelp({
   args: { COMMAND: 'the agent command, found on the step PATH' },
   flags: RUN_AGENT_FLAGS,
   exits:
-    "0 COMMAND succeeded; else COMMAND's exit code (128 + the signal when a signal ended it); 125 a process of the agent's user outlived the ending; 2 bad usage (before COMMAND ran).",
+    "0 COMMAND succeeded; else COMMAND's exit code (128 + the signal when a signal ended it); 125 a process of the agent's user outlived the ending; 75 another run-agent of this job is running (COMMAND did not run: one at a time, since the ending ends every process of the agent's user); 2 bad usage (before COMMAND ran).",
 });
 
 /** The absolute sudo main checked is root's (a bare name would be looked up on a PATH the step sets). */
@@ -39,6 +39,43 @@ export const AS_AGENT = 'as-agent';
 export const END_AGENT = 'end-agent';
 /** The egress proxy's URL main wrote (src/action/agent-job/agent-user.ts, PROXY_FILE). */
 const PROXY_FILE = 'proxy';
+
+/**
+ * run-agent's lock: a file in the directory main made the runner's user's (RUN_LOCK_DIR in
+ * src/action/agent-job/agent-user.ts), holding the pid of the run-agent that runs.
+ */
+const LOCK_FILE = join('lock', 'run-agent.pid');
+/** The exit code when another run-agent holds the lock (sysexits' EX_TEMPFAIL: try again later). */
+export const EXIT_BUSY = 75;
+
+/**
+ * Takes run-agent's lock at `path`: null when this process now holds it, else the pid of the run-agent that
+ * does. The agent's user is one per job and the ending ends every process of it, so two agent commands at once
+ * would end each other. A lock whose run-agent is gone (killed before it could remove it) is taken over.
+ */
+export function tryLock(path: string, pid: number = process.pid): number | null {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(path, String(pid), { flag: 'wx', mode: 0o600 });
+      return null;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder = Number(tryRead(path));
+    if (Number.isInteger(holder) && holder > 0 && running(holder)) return holder;
+    rmSync(path, { force: true });
+  }
+  return Number(tryRead(path)) || -1;
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 function tryRead(path: string): string | null {
   try {
@@ -72,7 +109,7 @@ export function agentEnvironment(
     USER: agent.user,
     LOGNAME: agent.user,
     TMPDIR: tmp,
-    // the agent's user reaches loopback only: everything else goes through the egress proxy main started
+    // the agent's user reaches the gateway and the egress proxy only: every host goes through the proxy
     ...(agent.proxy && {
       HTTPS_PROXY: agent.proxy,
       https_proxy: agent.proxy,
@@ -120,6 +157,35 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const { user, dir } = values as { user: string; dir: string };
   const uid = Number(spawnSync('/usr/bin/id', ['-u', user], { encoding: 'utf8' }).stdout.trim());
   if (!Number.isInteger(uid) || uid <= 0) throw new UsageError(`no user ${JSON.stringify(user)} here`);
+  const lock = join(dir, LOCK_FILE);
+  let holder: number | null;
+  try {
+    holder = tryLock(lock);
+  } catch (error) {
+    io.stderr(`perimeter run-agent: cannot take the lock ${lock}: ${(error as Error).message}\n`);
+    return 1;
+  }
+  if (holder !== null) {
+    io.stderr(
+      `perimeter run-agent: another agent command of this job runs as ${user} (run-agent pid ${holder}): run-agent ` +
+        `runs one at a time, since its ending ends every process of ${user}; run agents one after another, or in ` +
+        'jobs of their own\n',
+    );
+    return EXIT_BUSY;
+  }
+  try {
+    return await runLocked(positionals, { user, dir, uid }, io);
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+/** Runs the command as the agent's user and ends every process of that user, holding run-agent's lock. */
+async function runLocked(
+  positionals: string[],
+  { user, dir, uid }: { user: string; dir: string; uid: number },
+  io: CliIo,
+): Promise<number> {
   const proxy = tryRead(join(dir, PROXY_FILE));
   const env = agentEnvironment(process.env, { user, dir, cwd: io.cwd, proxy });
   const child = spawn(SUDO, ['-n', '-E', '-u', user, '--', join(dir, AS_AGENT), ...positionals], {

@@ -4,17 +4,17 @@
  * Run with `npm run test:agents` (its own vitest config: `npm test` does not run it).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { actionDir, git, removeRunnerUser } from '@perimeter/test-rigs';
 import { ensureClients } from './clients.js';
+import { modelTls, ROGUE_HOST } from './model-tls.js';
 import { reachTable } from './readme-jobs.js';
 import { WorkspaceScript } from './script.js';
 import { gateVariation, pullRequests, reviewVariation } from './readme-variations.js';
 import {
   CLIENTS,
+  egressOf,
   postLog,
   receipt,
   REVIEWER,
@@ -52,6 +52,8 @@ function counted(name: string): void {
 }
 
 beforeAll(async () => {
+  // in the sandbox, or a clear error saying how to run it (test/agents/sandbox.ts)
+  await modelTls();
   const install = await ensureClients((line) => console.log(line));
   console.log(
     `agent clients ${install.cached ? 'found in' : 'installed into'} ${install.dir} in ${install.ms} ms`,
@@ -128,6 +130,21 @@ describe('the real agent clients, as README shows them', () => {
         expect(pushed).not.toContain('docs/agent-notes.md');
         expect(session.run.results, report).toEqual({ implement: 'success' });
         expect(await receipt(session), postLog(session)).toBe('success');
+        // run-agent's user reached its model through the egress proxy, as README's preset names it, and no
+        // other host (the model answers only there: the agent's user cannot reach it on loopback directly);
+        // what else the client asked for was refused, and is what README says it asks for
+        const egress = egressOf(session);
+        const reached = egress.filter((e) => !/ reached 0 /.test(e));
+        expect(reached, postLog(session)).toEqual([
+          expect.stringMatching(
+            new RegExp(`^${client.modelHost.replace(/\./g, '\\.')}:443 reached [1-9]\\d* refused 0$`),
+          ),
+        ]);
+        const refused = egress.filter((e) => / reached 0 /.test(e)).map((e) => e.split(':')[0]);
+        expect(
+          refused.filter((host) => !client.asksBesides.includes(host ?? '')),
+          postLog(session),
+        ).toEqual([]);
       } finally {
         await session?.model.stop();
         await session?.job.close();
@@ -324,7 +341,9 @@ describe('without the fixes', () => {
 
 /**
  * A branch can carry its own `.mcp.json` (and the `.claude/settings.json` that enables its servers without a
- * prompt): with README's `--strict-mcp-config` Claude Code connects to none of them; without it, it does.
+ * prompt): with README's `--strict-mcp-config` Claude Code connects to none of them; without it, it tries the
+ * checkout's server, a host `agent-egress` does not name: the egress proxy refuses it, and the receipt's summary
+ * names it.
  */
 describe('claude-code and the agent SDK with an .mcp.json in the checkout', () => {
   for (const [clientName, strict] of [
@@ -336,42 +355,38 @@ describe('claude-code and the agent SDK with an .mcp.json in the checkout', () =
   ] as const) {
     const name = strict
       ? `${clientName} as README shows it: no server of the checkout is reached`
-      : `${clientName} without --strict-mcp-config: the checkout's server is reached`;
+      : `${clientName} without --strict-mcp-config: the checkout's server is tried, refused, and named`;
     it(name, { timeout: 600_000 }, async () => {
       counted(`.mcp.json: ${name}`);
-      const hits: string[] = [];
-      const rogue = createServer((req, res) => {
-        hits.push(`${req.method} ${req.url}`);
-        res.writeHead(500).end();
-      });
-      await new Promise<void>((resolve) => rogue.listen(0, '127.0.0.1', resolve));
-      const port = (rogue.address() as AddressInfo).port;
-      const session = await runReadmeJob(
-        CLIENTS.find((c) => c.name === clientName)!,
-        {
-          snippet: clientName,
-          files: {
-            '.mcp.json': JSON.stringify({
-              mcpServers: { rogue: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } },
-            }),
-            '.claude/settings.json': JSON.stringify({ enableAllProjectMcpServers: true }),
-          },
-          ...(!strict && {
-            edit: (workflow: string) =>
-              workflow.replace(' --strict-mcp-config', '').replace(/^ *strictMcpConfig: true,\n/m, ''),
+      const client = CLIENTS.find((c) => c.name === clientName)!;
+      const session = await runReadmeJob(client, {
+        snippet: clientName,
+        files: {
+          '.mcp.json': JSON.stringify({
+            mcpServers: { rogue: { type: 'http', url: `https://${ROGUE_HOST}/mcp` } },
           }),
+          '.claude/settings.json': JSON.stringify({ enableAllProjectMcpServers: true }),
         },
-      );
+        ...(!strict && {
+          edit: (workflow: string) =>
+            workflow.replace(' --strict-mcp-config', '').replace(/^ *strictMcpConfig: true,\n/m, ''),
+        }),
+      });
       try {
+        const egress = egressOf(session);
+        const rogue = egress.filter((e) => e.startsWith(`${ROGUE_HOST}:`));
         if (strict) {
-          expect(hits).toEqual([]);
+          expect(rogue, postLog(session)).toEqual([]);
           expect(session.run.results).toEqual({ implement: 'success' });
           expect(await receipt(session)).toBe('success');
         } else {
-          expect(hits.length).toBeGreaterThan(0);
+          expect(rogue, postLog(session)).toEqual([
+            expect.stringMatching(/:443 reached 0 refused [1-9]\d*$/),
+          ]);
         }
+        // the model still answered through the proxy: the refusal is the rogue server's alone
+        expect(egress.some((e) => e.startsWith(`${client.modelHost}:443 reached `))).toBe(true);
       } finally {
-        rogue.close();
         await session.model.stop();
         await session.job.close();
       }

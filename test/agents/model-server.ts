@@ -3,12 +3,16 @@
  * the Agent SDK, Copilot's anthropic provider), with and without streaming, and OpenAI's Responses API
  * (Codex), streamed. Every request is logged; the turns come from a Script.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import { MODEL_HOSTS, MODEL_PORT, modelTls } from './model-tls.js';
 import type { Conversation, Scripted, Turn } from './script.js';
 
 export interface ModelServer {
-  url: string;
+  /** the model's URL as the preset of each client's model host names it: https://api.anthropic.com, … */
+  urls: { anthropic: string; openai: string; copilot: string };
+  /** what the clients need to trust the model's certificate (a test CA's): NODE_EXTRA_CA_CERTS */
+  caEnv: Record<string, string>;
   /** method, path and a short note per request */
   log: string[];
   /** request bodies as received, for debugging a client that goes astray */
@@ -22,7 +26,8 @@ export async function startModelServer(script: Scripted): Promise<ModelServer> {
   let ids = 0;
   const nextId = (prefix: string) => `${prefix}_${(++ids).toString().padStart(6, '0')}`;
 
-  const server: Server = createServer((req, res) => {
+  const tls = await modelTls();
+  const server: Server = createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
     void (async () => {
       const raw = await body(req);
       let parsed: Record<string, unknown> = {};
@@ -192,10 +197,15 @@ export async function startModelServer(script: Scripted): Promise<ModelServer> {
     res.end();
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  // on the presets' port, at the address the sandbox maps their names to (one model at a time)
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(MODEL_PORT, '127.0.0.1', resolve);
+  });
+  const url = (host: string): string => `https://${host}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    urls: { anthropic: url(MODEL_HOSTS[0]), openai: url(MODEL_HOSTS[1]), copilot: url(MODEL_HOSTS[2]) },
+    caEnv: { NODE_EXTRA_CA_CERTS: tls.ca },
     log,
     bodies,
     stop: () =>

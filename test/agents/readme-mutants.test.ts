@@ -11,15 +11,16 @@
  * MUTANTS_ONLY (workflow names, comma-separated) runs only those; MUTANTS_LOG (a file) logs each mutant.
  */
 import { appendFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actionDir, git, removeRunnerUser } from '@perimeter/test-rigs';
 import { ensureClients } from './clients.js';
+import { modelTls, ROGUE_HOST } from './model-tls.js';
 import { readmeWorkflow } from './readme-jobs.js';
 import { gateVariation, pullRequests, reviewVariation } from './readme-variations.js';
 import { WorkspaceScript } from './script.js';
-import { CLIENTS, receipt, runReadmeJob, type Session, type Variation } from './sessions.js';
+import { CLIENTS, egressOf, receipt, runReadmeJob, type Session, type Variation } from './sessions.js';
 import { madeRunnerUser, parseWorkflow, type DefaultPermissions } from './workflow-runner.js';
 
 /** README's workflows mutated here, each with the client it runs. */
@@ -116,15 +117,17 @@ interface Outcome {
  * branch's MCP configuration calls it.
  */
 const rogueHits: string[] = [];
-const rogue = createServer((req, res) => {
+/** the port of the checkout's server (the model has 443); an agent run through run-agent never gets there */
+const ROGUE_PORT = 8443;
+let rogue: ReturnType<typeof createServer> | undefined;
+function rogueHandler(req: IncomingMessage, res: ServerResponse): void {
   rogueHits.push(`${req.method} ${req.url}`);
   res.writeHead(500).end();
-});
+}
 function checkoutFiles(): Record<string, string> {
-  const { port } = rogue.address() as AddressInfo;
   return {
     '.mcp.json': JSON.stringify({
-      mcpServers: { rogue: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } },
+      mcpServers: { rogue: { type: 'http', url: `https://${ROGUE_HOST}:${ROGUE_PORT}/mcp` } },
     }),
     '.claude/settings.json': JSON.stringify({ enableAllProjectMcpServers: true }),
   };
@@ -145,7 +148,9 @@ async function outcome(session: Session): Promise<Outcome> {
     tokenReach: run.reach.flatMap((r) =>
       r.found.map((where) => `${r.job}/${r.step}${r.writeToken ? ' (write)' : ''}: ${comparable(where)}`),
     ),
-    checkoutServerReached: rogueHits.splice(0).length > 0,
+    // directly (an agent step of the runner's user), or asked of the egress proxy, which refuses it (run-agent)
+    checkoutServerReached:
+      rogueHits.splice(0).length > 0 || egressOf(session).some((e) => e.startsWith(`${ROGUE_HOST}:`)),
   };
 }
 
@@ -154,10 +159,12 @@ const report: string[] = [];
 beforeAll(async () => {
   await ensureClients();
   dir = await actionDir();
-  await new Promise<void>((resolve) => rogue.listen(0, '127.0.0.1', resolve));
+  const tls = await modelTls();
+  rogue = createServer({ key: tls.key, cert: tls.cert }, rogueHandler);
+  await new Promise<void>((resolve) => rogue?.listen(ROGUE_PORT, '127.0.0.1', resolve));
 }, 900_000);
 afterAll(() => {
-  rogue.close();
+  rogue?.close();
   // the runner-like user the isolation workflows ran as, its sudo rule and the denial main left
   if (madeRunnerUser()) removeRunnerUser();
   console.log(report.join('\n'));

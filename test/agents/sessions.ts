@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import { FILES, type Job } from '@perimeter/test-rigs';
 import { startModelServer, type ModelServer } from './model-server.js';
+import { MODEL_HOSTS } from './model-tls.js';
 import { readmeWorkflow } from './readme-jobs.js';
 import { Script, type Check, type Scripted, type ScriptFiles } from './script.js';
 import {
@@ -32,6 +33,13 @@ const CLIENT_STEP_MS = 240_000;
 
 export interface ClientCase {
   name: string;
+  /** the host the client reaches its model at, through the egress proxy (its README workflow's preset) */
+  modelHost: (typeof MODEL_HOSTS)[number];
+  /**
+   * hosts besides its model the client asks the egress proxy for, which its preset leaves out: refused, and
+   * the client works without them (README says which)
+   */
+  asksBesides: string[];
   /** the client's name for a gateway tool among those offered */
   toolName(offered: string[], tool: string): string | undefined;
   /** the model route, the one thing the test adds to README's snippet */
@@ -45,16 +53,22 @@ const exact = (name: string) => (offered: string[]) => offered.find((n) => n ===
 export const CLIENTS: ClientCase[] = [
   {
     name: 'claude-code',
+    modelHost: 'api.anthropic.com',
+    asksBesides: [],
     toolName: (offered, tool) => exact(`mcp__${PERIMETER}__${tool}`)(offered),
     modelEnv: (model) => claudeEnv(model),
   },
   {
     name: 'agent-sdk',
+    modelHost: 'api.anthropic.com',
+    asksBesides: [],
     toolName: (offered, tool) => exact(`mcp__${PERIMETER}__${tool}`)(offered),
     modelEnv: (model) => claudeEnv(model),
   },
   {
     name: 'codex',
+    modelHost: 'api.openai.com',
+    asksBesides: ['chatgpt.com', 'ab.chatgpt.com', 'github.com', 'api.github.com'],
     toolName: (offered, tool) =>
       offered.find(
         (n) =>
@@ -62,7 +76,7 @@ export const CLIENTS: ClientCase[] = [
           n === `mcp__${PERIMETER}__::${tool}` ||
           (n.endsWith(`::${tool}`) && n.includes(PERIMETER)),
       ),
-    modelEnv: () => ({}),
+    modelEnv: (model) => model.caEnv,
     // the model provider, put before the perimeter's table in the file main wrote: README's own step then
     // creates the agent's ~/.codex and appends it there (top-level keys must come first in TOML)
     afterMain: (job, model) => {
@@ -72,7 +86,7 @@ export const CLIENTS: ClientCase[] = [
         'model_provider = "scripted"',
         '[model_providers.scripted]',
         'name = "scripted"',
-        `base_url = "${model.url}/v1"`,
+        `base_url = "${model.urls.openai}/v1"`,
         'wire_api = "responses"',
         'env_key = "CODEX_API_KEY"',
         '',
@@ -85,11 +99,14 @@ export const CLIENTS: ClientCase[] = [
   },
   {
     name: 'copilot',
+    modelHost: 'api.githubcopilot.com',
+    asksBesides: [],
     toolName: (offered, tool) => exact(`${PERIMETER}-${tool}`)(offered),
     modelEnv: (model) => ({
+      ...model.caEnv,
       COPILOT_OFFLINE: 'true',
       COPILOT_PROVIDER_TYPE: 'anthropic',
-      COPILOT_PROVIDER_BASE_URL: model.url,
+      COPILOT_PROVIDER_BASE_URL: model.urls.copilot,
       COPILOT_PROVIDER_API_KEY: 'sk-ant-scripted-0000',
       COPILOT_MODEL: 'claude-sonnet-4.5',
     }),
@@ -98,7 +115,8 @@ export const CLIENTS: ClientCase[] = [
 
 function claudeEnv(model: ModelServer): Record<string, string> {
   return {
-    ANTHROPIC_BASE_URL: model.url,
+    ...model.caEnv,
+    ANTHROPIC_BASE_URL: model.urls.anthropic,
     DISABLE_AUTOUPDATER: '1',
     DISABLE_TELEMETRY: '1',
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
@@ -190,7 +208,14 @@ export async function runReadmeJob(
   const runAs = run.standIn.runner.runAs;
   if (runAs) {
     const logs = run.steps.filter((s) => !s.agent).map((s) => s.log);
-    expect(logs.join('\n')).toContain(`sudo for ${runAs.user}: denied`);
+    try {
+      expect(logs.join('\n')).toContain(`sudo for ${runAs.user}: denied`);
+    } catch (error) {
+      // the caller gets no session to stop: the model's port (the presets' 443) must be free for the next run
+      await model?.stop();
+      await run.standIn.close();
+      throw error;
+    }
   }
   return {
     checks: script?.checks ?? [],
@@ -203,6 +228,19 @@ export async function runReadmeJob(
 }
 
 export const postLog = (session: Session) => session.run.steps.find((s) => s.name === 'post')?.log ?? '';
+
+/**
+ * The hosts the agent asked its egress proxy for, from the receipt's summary (post's "The agent's egress"
+ * table): `host:port reached N refused N`, in the summary's order.
+ */
+export function egressOf(session: Session): string[] {
+  const summary = session.run.steps.find((s) => s.name === 'post')?.summary ?? '';
+  const at = summary.indexOf("### The agent's egress");
+  if (at < 0) return [];
+  return [...summary.slice(at).matchAll(/^\| (\S+) \| (\d+) \| (\d+) \| (\d+) \|$/gm)].map(
+    ([, host, port, reached, refused]) => `${host}:${port} reached ${reached} refused ${refused}`,
+  );
+}
 
 /** The receipt on the bound branch's head, read after the job's token expired. */
 export async function receipt(session: Session): Promise<string | undefined> {

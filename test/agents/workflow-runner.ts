@@ -143,6 +143,8 @@ export interface StepRun {
   log: string;
   /** a step of the agent's: a `run:` step other than an install */
   agent: boolean;
+  /** what the step wrote to its job summary (post's receipt summary) */
+  summary?: string;
 }
 
 export interface WorkflowRun {
@@ -722,6 +724,7 @@ async function runJob(name: string, job: WorkflowJob, s: JobSetting): Promise<'s
       outcome: post.exitCode === 0 ? 'success' : 'failure',
       log: post.log + post.stderr,
       agent: false,
+      summary: post.summary,
     });
     if (post.exitCode !== 0) x.status = 'failure';
   }

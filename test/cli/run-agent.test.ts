@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { agentEnvironment } from '../../src/cli/run-agent.js';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { agentEnvironment, tryLock } from '../../src/cli/run-agent.js';
 
 describe('agentEnvironment', () => {
   const step = {
@@ -44,6 +48,45 @@ describe('agentEnvironment', () => {
       expect(env.HTTPS_PROXY).toBe('http://127.0.0.1:3128');
       expect(env.http_proxy).toBe('http://127.0.0.1:3128');
       expect(env.NO_PROXY).toBe('127.0.0.1,localhost,::1');
+    });
+  });
+});
+
+describe('tryLock', () => {
+  const dirs: string[] = [];
+  const lockIn = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'run-agent-lock-'));
+    dirs.push(dir);
+    return join(dir, 'run-agent.pid');
+  };
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('when no run-agent holds it', () => {
+    it('takes it, writing its pid', () => {
+      const lock = lockIn();
+      expect(tryLock(lock, 4242)).toBeNull();
+      expect(readFileSync(lock, 'utf8')).toBe('4242');
+    });
+  });
+
+  describe('when a running run-agent holds it', () => {
+    it("answers that one's pid and leaves the lock as it was", () => {
+      const lock = lockIn();
+      expect(tryLock(lock)).toBeNull();
+      expect(tryLock(lock, 4242)).toBe(process.pid);
+      expect(readFileSync(lock, 'utf8')).toBe(String(process.pid));
+    });
+  });
+
+  describe('when the run-agent that took it is gone (killed before it removed it)', () => {
+    it('takes it over', () => {
+      const lock = lockIn();
+      const gone = spawnSync('true').pid as number;
+      expect(tryLock(lock, gone)).toBeNull();
+      expect(tryLock(lock, 4242)).toBeNull();
+      expect(readFileSync(lock, 'utf8')).toBe('4242');
     });
   });
 });

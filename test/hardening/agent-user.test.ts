@@ -271,12 +271,81 @@ describe.skipIf(missing !== null)('with isolation: user, an agent run through ru
     }
   });
 
+  it('runs one agent command at a time: a second run-agent while one runs is refused, and ends nothing', async () => {
+    // the agent's user is one per job and run-agent's ending ends every process of it: a second command at once
+    // would end the first's processes (and the first's ending the second's)
+    const marks = join(LOOT, 'one-at-a-time');
+    mkdirSync(marks, { recursive: true, mode: 0o777 });
+    chmodSync(marks, 0o777);
+    const first = join(SCRIPTS, 'first.sh');
+    writeFileSync(
+      first,
+      `touch "${marks}/first-started"\nwhile [ ! -e "${marks}/release" ]; do sleep 0.1; done\necho first-done\n`,
+      { mode: 0o644 },
+    );
+    // (the step's shell is bash -e, as a runner's: a failing command ends it, so each exit code is caught)
+    const step = await job.runner
+      .runShell(
+        [
+          '"$RUN_AGENT" /bin/sh "$FIRST" > "$MARKS/first.out" 2>&1 &',
+          'while [ ! -e "$MARKS/first-started" ]; do sleep 0.1; done',
+          'first=$!',
+          'code=0; "$RUN_AGENT" /bin/sh -c "echo second-ran" > "$MARKS/second.out" 2>&1 || code=$?',
+          'echo "second: $code"',
+          'touch "$MARKS/release"',
+          'code=0; wait $first || code=$?',
+          'echo "first: $code"',
+        ].join('\n'),
+        { RUN_AGENT: runAgent, FIRST: first, MARKS: marks },
+      )
+      .finally(() => writeFileSync(join(marks, 'release'), ''));
+    const report = `${step.stdout}${step.stderr}\n${['first.out', 'second.out']
+      .filter((file) => existsSync(join(marks, file)))
+      .map((file) => `${file}: ${readFileSync(join(marks, file), 'utf8')}`)
+      .join('\n')}`;
+    expect(step.stdout, report).toBe('second: 75\nfirst: 0\n');
+    expect(readFileSync(join(marks, 'first.out'), 'utf8')).toBe('first-done\n');
+    expect(readFileSync(join(marks, 'second.out'), 'utf8')).toMatch(
+      /^perimeter run-agent: another agent command of this job runs as perimeter-agent \(run-agent pid \d+\): run-agent runs one at a time/,
+    );
+    // the lock went with the first: the next command runs
+    expect((await agentStep('echo next')).stdout).toBe('next\n');
+  });
+
   describe('egress', () => {
-    it('reaches no host directly: its user reaches loopback only', async () => {
+    it('reaches no host directly', async () => {
       // as root (this test) the host answers: only the agent's user is refused
       expect(await tcpConnect(REACHABLE, 443)).toBe('connected');
       const step = await agentStep(`node -e '${CONNECT_TCP}' ${REACHABLE} 443`);
       expect(step.stdout.trim()).toBe('ECONNREFUSED');
+    });
+
+    it('reaches the gateway and its egress proxy on loopback, and no other port there', async () => {
+      // a service on loopback (the GitHub stand-in, a server of the runner's or of a test, a model server the
+      // workflow runs) is the agent's only through the proxy, as a host agent-egress names
+      const other = createServer((socket) => socket.end());
+      await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+      const otherPort = (other.address() as { port: number }).port;
+      try {
+        expect(await tcpConnect('127.0.0.1', otherPort)).toBe('connected');
+        const ports = [
+          new URL(main.outputs.url ?? '').port,
+          '"${HTTPS_PROXY##*:}"',
+          String(otherPort),
+          new URL(job.gh.url).port,
+        ];
+        const step = await agentStep(
+          ports.map((port) => `node -e '${CONNECT_TCP}' 127.0.0.1 ${port}`).join('\n'),
+        );
+        expect(step.stdout.trim().split('\n')).toEqual([
+          'connected',
+          'connected',
+          'ECONNREFUSED',
+          'ECONNREFUSED',
+        ]);
+      } finally {
+        other.close();
+      }
     });
 
     it('reaches no resolver, even on loopback (a DNS query is a way out too)', async () => {
@@ -303,7 +372,9 @@ describe.skipIf(missing !== null)('with isolation: user, an agent run through ru
     });
 
     it('says in the log what the agent may reach', () => {
-      expect(main.log).toMatch(/the agent's user reaches loopback only \(iptables owner match on uid \d+\)/);
+      expect(main.log).toMatch(
+        /the agent's user reaches the gateway and its egress proxy only \(iptables owner match on uid \d+\)/,
+      );
       expect(main.log).toContain(`the agent's egress proxy lets through: api.anthropic.com, ${REACHABLE}`);
     });
   });

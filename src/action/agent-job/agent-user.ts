@@ -46,14 +46,25 @@ export interface AgentHome {
  */
 export const PROXY_FILE = 'proxy';
 
-/** The sh script main runs as root (after the gateway's SETUP): $1 agent user, $2 the run directory. */
+/**
+ * The directory of run-agent's lock in the agent's directory (the runner's user's, 0700): the agent's user is
+ * one per job and run-agent ends every process of it, so run-agent runs one agent command at a time.
+ */
+export const RUN_LOCK_DIR = 'lock';
+
+/**
+ * The sh script main runs as root (after the gateway's SETUP): $1 agent user, $2 the run directory, $3 root's
+ * runtime (node, the CLI bundle), $4 the runner's user.
+ */
 export const AGENT_SETUP = `
-user=$1 run=$2 runtime=$3
+user=$1 run=$2 runtime=$3 runner=$4
 id -u "$user" >/dev/null 2>&1 || useradd --system --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$user"
 agent="$run.agent"
 install -d -o root -g root -m 0755 "$agent"
 install -d -o "$user" -g "$user" -m 0700 "$agent/home" "$agent/tmp" "$agent/config"
 install -d -o "$user" -g "$user" -m 0755 "$agent/workspaces"
+# run-agent's lock (one agent command at a time): the runner's user's, out of the agent's reach
+install -d -o "$runner" -m 0700 "$agent/${RUN_LOCK_DIR}"
 umask 0022
 cat > "$agent/run-agent" <<EOF
 #!/bin/sh
@@ -79,22 +90,39 @@ EOF
 chown root:root "$agent/run-agent" "$agent/as-agent" "$agent/end-agent"
 chmod 0755 "$agent/run-agent" "$agent/as-agent" "$agent/end-agent"
 printf '%s\\n' "$agent"
-# the agent's user reaches loopback only (the gateway, the egress proxy): a chain of its own, for its uid; no
-# DNS even there (a local resolver, systemd-resolved's 127.0.0.53, would carry queries out): the proxy resolves
+# the agent's user reaches nothing, loopback included (a service there, the runner's or a test's, is no way out
+# either), but the gateway's and the egress proxy's ports, which AGENT_PORTS opens once the gateway listens: a
+# chain of its own, for its uid; no DNS (a local resolver, systemd-resolved's 127.0.0.53, would carry queries
+# out): the proxy resolves
 uid=$(id -u "$user")
 limit() {
   command -v "$1" >/dev/null || return 1
   "$1" -w -N PERIMETER_AGENT 2>/dev/null || "$1" -w -F PERIMETER_AGENT || return 1
-  "$1" -w -A PERIMETER_AGENT -p udp --dport 53 -j REJECT && "$1" -w -A PERIMETER_AGENT -p tcp --dport 53 -j REJECT &&
-    "$1" -w -A PERIMETER_AGENT -o lo -j ACCEPT && "$1" -w -A PERIMETER_AGENT -j REJECT || return 1
+  "$1" -w -A PERIMETER_AGENT -j REJECT || return 1
   "$1" -w -C OUTPUT -m owner --uid-owner "$uid" -j PERIMETER_AGENT 2>/dev/null ||
     "$1" -w -I OUTPUT 1 -m owner --uid-owner "$uid" -j PERIMETER_AGENT
 }
 if limit iptables; then
   limit ip6tables || echo "ip6tables: not limited" >&2
-  echo "the agent's user reaches loopback only (iptables owner match on uid $uid)"
+  echo "the agent's user reaches the gateway and its egress proxy only (iptables owner match on uid $uid)"
 else
   echo "egress of the agent's user is NOT limited: no working iptables on this runner"
+fi
+`;
+
+/**
+ * The sh script main runs as root once the gateway listens: $1 the agent's directory, $2 the gateway's port, $3
+ * the egress proxy's. run-agent finds the proxy's URL in PROXY_FILE; where AGENT_SETUP limited the agent's
+ * user, its chain lets through TCP to 127.0.0.1 on these two ports and nothing else (rules put before the
+ * chain's REJECT: the chain is made anew for each job, so no port of an earlier job stays open).
+ */
+export const AGENT_PORTS = `
+agent=$1 gateway=$2 proxy=$3
+umask 0022; printf 'http://127.0.0.1:%s' "$proxy" > "$agent/${PROXY_FILE}.tmp"; mv "$agent/${PROXY_FILE}.tmp" "$agent/${PROXY_FILE}"
+if command -v iptables >/dev/null && iptables -w -n -L PERIMETER_AGENT >/dev/null 2>&1; then
+  for port in "$gateway" "$proxy"; do
+    iptables -w -I PERIMETER_AGENT 1 -o lo -d 127.0.0.1/32 -p tcp --dport "$port" -j ACCEPT
+  done
 fi
 `;
 

@@ -4,12 +4,12 @@ import { basename, join } from 'node:path';
 import { ActionError } from '../config-loader.js';
 import { Inputs } from '../constants.js';
 import {
+  AGENT_PORTS,
   AGENT_SETUP,
   AGENT_USER,
   agentHomeAt,
   agentSudoRules,
   checkNoRootLeft,
-  PROXY_FILE,
   TRUSTED_PATH,
   trustedBinary,
   type AgentHome,
@@ -121,7 +121,12 @@ export function prepareGatewayHome(node: string, script: string): GatewayHome {
     script,
     GATEWAY_ROOT,
   ]).split('\n') as [string, string, string];
-  const agentSetup = asRoot("prepare the agent's user", AGENT_SETUP, [AGENT_USER, dir, `${dir}.runtime`]);
+  const agentSetup = asRoot("prepare the agent's user", AGENT_SETUP, [
+    AGENT_USER,
+    dir,
+    `${dir}.runtime`,
+    userInfo().username,
+  ]);
   return {
     dir,
     logPath: join(dir, 'gateway.log'),
@@ -131,11 +136,15 @@ export function prepareGatewayHome(node: string, script: string): GatewayHome {
   };
 }
 
-/** Tells run-agent where the agent's egress proxy listens (a root-owned file in the agent's directory). */
-export function setAgentProxy(agent: AgentHome, port: number): void {
-  asRoot("tell run-agent the agent's proxy", 'umask 0022; printf "%s" "$2" > "$1.tmp"; mv "$1.tmp" "$1"', [
-    join(agent.dir, PROXY_FILE),
-    `http://127.0.0.1:${port}`,
+/**
+ * Opens the agent's way to the gateway and to its egress proxy, and only these (AGENT_PORTS), and tells
+ * run-agent where the proxy listens (a root-owned file in the agent's directory).
+ */
+export function openAgentPorts(agent: AgentHome, ports: { gateway: number; proxy: number }): void {
+  asRoot("open the gateway and the egress proxy to the agent's user", AGENT_PORTS, [
+    agent.dir,
+    String(ports.gateway),
+    String(ports.proxy),
   ]);
 }
 

@@ -32,7 +32,7 @@ import {
   checkIsolationSupport,
   GATEWAY_USER,
   giveToAgent,
-  setAgentProxy,
+  openAgentPorts,
   gatewayLauncher,
   killGateway,
   lockDown,
@@ -253,7 +253,12 @@ async function prepareAndServe(
   );
   // (a refused status ends the gateway in start() before post could be told of it)
   await pending;
-  if (home && egressPort !== undefined) setAgentProxy(home.agent, egressPort);
+  if (home) {
+    // the agent's user reaches these two ports and nothing else: without the proxy it would reach no host at all
+    if (egressPort === undefined)
+      throw new ActionError('isolation: the gateway started no egress proxy for the agent');
+    openAgentPorts(home.agent, { gateway: port, proxy: egressPort });
+  }
   store.save(State.GatewayPid, String(pid));
   if (controlSecret) store.save(State.Isolation, JSON.stringify({ controlPort, controlSecret }));
 

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { connect, isIP } from 'node:net';
 
 /**
- * The agent's way out (`isolation: user`): the agent's user reaches loopback only (main's packet filter), and
+ * The agent's way out (`isolation: user`): the agent's user reaches the gateway and this proxy only (main's packet filter), and
  * this proxy, in the gateway's process and so out of the agent's reach, lets through the hosts the workflow
  * names (input `agent-egress`). HTTPS only, as `CONNECT host:443`; the host is matched as the client names it,
  * so the proxy resolves it, never the agent. Every host asked for, reached or refused, is a line of the egress
