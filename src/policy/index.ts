@@ -54,3 +54,15 @@ export {
   type ConfigRefVerdict,
 } from './config-ref.js';
 export { bindsRef, fnmatch, locksOn, LOCK_RULES, type LockRule, type RefRuleset } from './ref-rules.js';
+export { CONVERSATION_TOOLS, DEFAULT_TOOLS } from './tools.js';
+export {
+  commentProblem,
+  CONVERSATION_DEFAULTS,
+  MAX_MENTIONS,
+  massMentionProblem,
+  MENTION,
+  mentionAllowed,
+  mentionsIn,
+  pullRequestProblem,
+  type ConversationRule,
+} from './conversation/rules.js';
