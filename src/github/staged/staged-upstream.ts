@@ -118,6 +118,9 @@ export class StagedUpstream implements Upstream {
   listPullRequestCommits: Upstream['listPullRequestCommits'] = (n) => this.inner.listPullRequestCommits(n);
   listPullRequestReviews: Upstream['listPullRequestReviews'] = (n) => this.inner.listPullRequestReviews(n);
   listOpenPullRequests: Upstream['listOpenPullRequests'] = () => this.inner.listOpenPullRequests();
+  findOpenPullRequest: Upstream['findOpenPullRequest'] = (head) => this.inner.findOpenPullRequest(head);
+  getThread: Upstream['getThread'] = (n, max) => this.inner.getThread(n, max);
+  getPermission: Upstream['getPermission'] = (login) => this.inner.getPermission(login);
 
   async getBranchHead(branch: string): Promise<string> {
     return (branch === this.branch && this.head()) || this.inner.getBranchHead(branch);
@@ -270,6 +273,9 @@ export class StagedUpstream implements Upstream {
   createPullRequest: Upstream['createPullRequest'] = () => Promise.reject(staged('opening a pull request'));
   createPullRequestReview: Upstream['createPullRequestReview'] = () =>
     Promise.reject(staged('reviewing a pull request'));
+  updatePullRequest: Upstream['updatePullRequest'] = () => Promise.reject(staged('updating a pull request'));
+  addLabels: Upstream['addLabels'] = () => Promise.reject(staged('labelling'));
+  createIssueComment: Upstream['createIssueComment'] = () => Promise.reject(staged('commenting'));
 
   /** Staged commits reachable from `sha`, newest first (empty when `sha` is not staged). */
   private chainFrom(sha: string): string[] {
