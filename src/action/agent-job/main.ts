@@ -27,6 +27,7 @@ import { checkConfigRef } from '../config-ref.js';
 import { applyTrust } from '../trust-gate.js';
 import { Inputs, Outputs, PerimeterOutputs, READY_TIMEOUT_MS, START_MARGIN_MS, State } from '../constants.js';
 import { spawnGateway, type PendingGateway } from './gateway-process.js';
+import { triggerThread } from './trigger-thread.js';
 import { handOutWorkspaces } from './workspace.js';
 import {
   adoptFiles,
@@ -251,6 +252,12 @@ async function prepareAndServe(
       ledgerKey,
       readyFile: join(gatewayDir, 'ready.json'),
       ...(stagePath ? { stagePath } : {}),
+      conversation: {
+        thread: triggerThread(settings.eventName, settings.event),
+        receiptUrl: settings.runUrl ?? null,
+        statusContext: settings.statusContext,
+        record: settings.record.name,
+      },
       ...(controlSecret ? { controlSecret } : {}),
       ...(home ? { egress: { allow: settings.agentEgress } } : {}),
     },
