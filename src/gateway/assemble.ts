@@ -2,7 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { createOctokitUpstream, StagedUpstream, type Upstream } from '../github/index.js';
+import {
+  createOctokitUpstream,
+  StagedUpstream,
+  type ConversationRequest,
+  type Upstream,
+} from '../github/index.js';
 import { parseConfig, selectPerimeters, withReview, type Perimeter } from '../policy/index.js';
 import type { AnswerFilter } from '../safety/answer-filter.js';
 import { createSecretFilter } from '../safety/index.js';
@@ -121,6 +126,9 @@ export async function assembleGateway(
     ...(config.conversation !== undefined && {
       conversation: {
         upstream,
+        ...(upstream instanceof StagedUpstream && {
+          stage: (request: ConversationRequest) => upstream.stageRequest(request),
+        }),
         settings: {
           ...config.conversation,
           repository: `${config.owner}/${config.repo}`,

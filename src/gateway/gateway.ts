@@ -1,7 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { checkBranch, type Perimeter } from '../policy/index.js';
-import type { Conversations, PullRequests, RepoCoordinates, RepoReads, RepoWrites } from '../github/index.js';
+import type {
+  ConversationRequest,
+  Conversations,
+  PullRequests,
+  RepoCoordinates,
+  RepoReads,
+  RepoWrites,
+} from '../github/index.js';
 import { Conversation, type ConversationSettings } from './conversation/conversation.js';
 import { NO_FILTER, type AnswerFilter } from '../safety/answer-filter.js';
 import { MIN_SECRET_LENGTH } from './serving/bearer-secret.js';
@@ -41,6 +48,8 @@ export interface GatewayOptions {
   conversation?: {
     settings: ConversationSettings;
     upstream: Conversations & Pick<PullRequests, 'createPullRequest'> & Pick<RepoReads, 'getRepository'>;
+    /** with staged writes: keeps each request for the apply job */
+    stage?: (request: ConversationRequest) => Promise<void>;
   };
 }
 
@@ -85,7 +94,12 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     conversation:
       options.conversation === undefined
         ? null
-        : new Conversation(options.conversation.upstream, options.conversation.settings, filter),
+        : new Conversation(
+            options.conversation.upstream,
+            options.conversation.settings,
+            filter,
+            options.conversation.stage ?? null,
+          ),
     filter,
     log,
   };

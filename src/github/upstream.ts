@@ -557,6 +557,22 @@ export interface Conversations {
   getPermission(login: string): Promise<string>;
 }
 
+/**
+ * A conversation write kept for the apply job (`writes: stage`), with the agent's own text: apply judges it
+ * again with its perimeter's rule and prepares the text itself before anything is sent.
+ */
+export type ConversationRequest =
+  | {
+      kind: 'pull_request';
+      perimeter: string;
+      title: string;
+      body: string;
+      base: string;
+      draft: boolean;
+      labels: string[];
+    }
+  | { kind: 'comment'; perimeter: string; thread: 'pull_request' | 'trigger'; body: string };
+
 export interface OpenPullRequest {
   number: number;
   url: string;

@@ -4,6 +4,7 @@
  * re-run updates the same pull request. Every refusal names its rule, and nothing refused reaches GitHub (the
  * stand-in's records are read back over its REST API).
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { answerOf, FILES, REPOSITORY, RUN_ID, sample, text, type Job } from '@perimeter/test-rigs';
@@ -31,6 +32,7 @@ const EVENT = {
   sender: { login: 'octo' },
 };
 
+const BOT = 'github-actions[bot]';
 const { create } = jobSuite({
   files: { ...FILES, 'perimeters.yml': CONFIG },
   inputs: { perimeters: 'implementer' },
@@ -213,5 +215,112 @@ describe('the conversation tools', { timeout: 300_000 }, () => {
       (c: { body: string }) => c.body.split('\n')[0],
     );
     expect(bodies).toEqual(['/implement batches', 'First.', 'Second.']);
+  });
+
+  it('with staged writes, keeps the requests for apply, which judges them again and sends what holds', async () => {
+    // the agent job's token may write nothing: not the repository, not a pull request, not a comment
+    const j = await create({
+      inputs: { perimeters: 'implementer', writes: 'stage' },
+      contents: 'read',
+      statuses: 'none',
+      checks: 'none',
+      pullRequests: 'read',
+      issues: 'read',
+      actors: ['alice', 'octo', BOT],
+    });
+    await openIssue(j);
+    expect((await j.main()).exitCode).toBe(0);
+    const pushed = await call(j, 'push_files', {
+      message: 'Count in batches',
+      files: [
+        { path: 'src/count.ts', content: 'export const count = (xs: unknown[]) => xs.length; // batches\n' },
+      ],
+    });
+    expect(pushed.isError, text(pushed)).toBeFalsy();
+    const opened = await call(j, 'open_pull_request', {
+      title: 'Count widgets in batches',
+      body: 'Thanks @alice.',
+      labels: ['agent'],
+    });
+    expect(opened.isError, text(opened)).toBeFalsy();
+    expect(answerOf(opened)).toEqual({
+      number: null,
+      url: null,
+      action: 'opened',
+      draft: true,
+      base: 'main',
+      staged: true,
+    });
+    const replied = await call(j, 'add_comment', {
+      thread: 'trigger',
+      body: 'Done: see the pull request, @octo.',
+    });
+    expect(answerOf(replied)).toMatchObject({ number: 1, url: null, remaining: 1, staged: true });
+    // refused in the runner, as without staging
+    const secret = await call(j, 'add_comment', { thread: 'trigger', body: `token ${sample.github()}` });
+    expect(text(secret)).toContain('(rule: secrets)');
+    // nothing reached GitHub yet
+    expect(await api(j, 'GET', '/pulls?state=all')).toEqual([]);
+    expect(await api(j, 'GET', '/issues/1/comments')).toHaveLength(1);
+
+    // an agent with sudo adds requests to the change set before post uploads it: apply judges each again
+    const file = j.runner.main!.state.stagePath!;
+    const set = JSON.parse(readFileSync(file, 'utf8')) as { conversation: unknown[] };
+    expect(set.conversation).toHaveLength(2);
+    const everyone = Array.from({ length: 11 }, (_, i) => `@user${i}`).join(' ');
+    set.conversation.push(
+      {
+        kind: 'comment',
+        perimeter: 'implementer',
+        thread: 'trigger',
+        body: `token ${sample.github('forged')}`,
+      },
+      { kind: 'comment', perimeter: 'implementer', thread: 'pull_request', body: everyone },
+      { kind: 'comment', perimeter: 'implementer', thread: 'pull_request', body: 'Second.' },
+      { kind: 'comment', perimeter: 'implementer', thread: 'pull_request', body: 'Over the cap.' },
+      { kind: 'comment', perimeter: 'intruder', thread: 'trigger', body: 'from nowhere' },
+    );
+    writeFileSync(file, JSON.stringify(set));
+    const post = await j.post();
+    expect(post.exitCode, post.log + post.stderr).toBe(0);
+    await j.end();
+
+    const apply = j.laterJob('apply', 'apply', {
+      token: j.tokens[BOT]!,
+      inputs: { record: j.runner.main!.outputs.record!, 'agent-job': 'implement', perimeters: 'implementer' },
+      sameEvent: true,
+    });
+    try {
+      const applied = await apply.runMain();
+      expect(applied.exitCode, applied.log + applied.stderr).toBe(0);
+      expect(applied.log).toContain('implementer: opened pull request #2');
+      expect(applied.log).toContain('implementer: commented on #1');
+      expect(applied.log).toMatch(
+        /a comment on trigger not sent: refused: the comment holds what looks like a secret .*\(rule: secrets\)/,
+      );
+      expect(applied.log).toContain(
+        'a comment on pull_request not sent: refused: the comment: mass mention: 11 people',
+      );
+      expect(applied.log).toContain(
+        'a comment on pull_request not sent: refused: comment cap reached: 2 of 2',
+      );
+      expect(applied.log).toContain('perimeter "intruder" is not one this job judges');
+    } finally {
+      apply.dispose();
+    }
+    const pulls = await api(j, 'GET', '/pulls?state=all');
+    expect(pulls.map((p: { number: number; user: { login: string } }) => [p.number, p.user.login])).toEqual([
+      [2, BOT],
+    ]);
+    expect(pulls[0].body).toContain('Thanks @<!-- -->alice.');
+    expect(pulls[0].body).toContain('Made by perimeter `implementer`');
+    const comments = await api(j, 'GET', '/issues/1/comments');
+    expect(comments).toHaveLength(2);
+    expect(comments[1].body).toMatch(
+      /^Done: see the pull request, @octo\.\n\n<sub>Perimeter apply: 1 staged commit\(s\) applied/,
+    );
+    // within the rules, what the agent added is sent: apply judges content, it cannot tell who wrote it
+    const onPull = await api(j, 'GET', '/issues/2/comments');
+    expect(onPull.map((c: { body: string }) => c.body.split('\n')[0])).toEqual(['Second.']);
   });
 });

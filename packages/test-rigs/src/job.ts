@@ -240,8 +240,19 @@ process.stdout.write(String(id));`;
   laterJob(
     name: string,
     subAction: string,
-    options: { token?: string; inputs?: Record<string, string> },
+    options: {
+      token?: string;
+      inputs?: Record<string, string>;
+      /** the run's event (name and payload) as this job's: every job of a run has the same */
+      sameEvent?: boolean;
+    },
   ): ActionRunner {
+    const event = options.sameEvent
+      ? {
+          ...(this.options.runner?.eventName && { eventName: this.options.runner.eventName }),
+          ...(this.options.runner?.event !== undefined && { event: this.options.runner.event }),
+        }
+      : {};
     return new ActionRunner({
       apiUrl: this.gh.url,
       serverUrl: 'https://github.com',
@@ -250,6 +261,7 @@ process.stdout.write(String(id));`;
       ref: `refs/heads/${this.branch}`,
       actionDir: join(this.options.actionDir, subAction),
       ...(options.inputs && { inputs: options.inputs }),
+      ...event,
       env: { GITHUB_JOB: name },
     });
   }

@@ -28,6 +28,7 @@ import { readApplySettings, STAGED_FILE, type ApplySettings } from './apply-inpu
 import { publishBestEffort, publishReceipt } from '../publish.js';
 import { runStep } from '../step.js';
 import { receiptSettings, reviewMode, sendToReview } from './send-to-review.js';
+import { converse, type Outcome } from './apply-conversation.js';
 
 /**
  * The apply job (`writes: stage`): reads the staged change set as untrusted, re-judges every commit against
@@ -43,7 +44,8 @@ export async function runApply(): Promise<void> {
     run: async ({ upstream, settings }) => {
       const file = await changeSetFile(upstream, settings);
       const set = readChangeSet(JSON.parse(await readFile(file, 'utf8')) as unknown);
-      await apply(upstream, settings, set);
+      const outcome = await apply(upstream, settings, set);
+      await converse(upstream, settings, set, outcome);
     },
     failed: async ({ upstream, settings }, error, message) => {
       const reason = error instanceof SyntaxError ? `the staged change set is not JSON: ${message}` : message;
@@ -60,7 +62,7 @@ export async function runApply(): Promise<void> {
   });
 }
 
-async function apply(upstream: Upstream, settings: ApplySettings, set: StagedChangeSet): Promise<void> {
+async function apply(upstream: Upstream, settings: ApplySettings, set: StagedChangeSet): Promise<Outcome> {
   const { branch } = settings;
   // The heads as GitHub lists them at the start (never the change set's word): the target's head, and for a
   // config-ref given as a SHA, what it names.
@@ -81,7 +83,7 @@ async function apply(upstream: Upstream, settings: ApplySettings, set: StagedCha
     const headline = misfit.state === 'failure' ? 'Refused, nothing applied' : 'Not applied';
     await finish(upstream, settings, head, misfit.state, `${headline}: ${misfit.reason}`);
     core.setFailed(`nothing was applied: ${misfit.reason}`);
-    return;
+    return { applied: false, description: `${headline}: ${misfit.reason}`, perimeters: null };
   }
   const configRef = settings.configRef ?? defaultBranch;
   const { text } = await readConfigFile(upstream, settings.configFile, configRef);
@@ -119,9 +121,10 @@ async function apply(upstream: Upstream, settings: ApplySettings, set: StagedCha
         ...(v.path ? { file: v.path } : {}),
       });
     const paths = judged.violations.map((v) => v.path ?? v.message);
-    await finish(upstream, settings, head, 'failure', `Refused, nothing applied: ${paths.join(', ')}`);
+    const description = `Refused, nothing applied: ${paths.join(', ')}`;
+    await finish(upstream, settings, head, 'failure', description);
     core.setFailed(`nothing was applied: ${judged.violations.map((v) => v.message).join('; ')}`);
-    return;
+    return { applied: false, description, perimeters };
   }
   const { review } = judged;
   const mode = review.length === 0 ? settings.mode : reviewMode(settings, review);
@@ -133,7 +136,7 @@ async function apply(upstream: Upstream, settings: ApplySettings, set: StagedCha
   if (result.state === 'blocked') {
     await finish(upstream, settings, head, 'error', `Not applied: ${result.reason}`);
     core.setFailed(`nothing was applied: ${result.reason}`);
-    return;
+    return { applied: false, description: `Not applied: ${result.reason}`, perimeters };
   }
   core.setOutput('head', result.head);
   core.setOutput('commits', result.commits.join(' '));
@@ -143,20 +146,22 @@ async function apply(upstream: Upstream, settings: ApplySettings, set: StagedCha
   if (result.state === 'opened' && review.length > 0) {
     core.setOutput('pull-request', result.pull.url);
     await sendToReview(upstream, settings, result, review, `${count}${where}`);
-    return;
+    return {
+      applied: false,
+      description: `${count}${where} sent to review in draft pull request #${result.pull.number}`,
+      perimeters,
+    };
   }
   if (result.state === 'opened') {
     core.setOutput('pull-request', result.pull.url);
-    await finish(
-      upstream,
-      settings,
-      result.head,
-      'success',
-      `${count} in draft PR #${result.pull.number}${where}: ${scope}`,
-    );
-    return;
+    const description = `${count} in draft PR #${result.pull.number}${where}: ${scope}`;
+    await finish(upstream, settings, result.head, 'success', description);
+    // the changes went to apply's own pull request, not the bound branch: the agent's has nothing to show
+    return { applied: false, description, perimeters };
   }
-  await finish(upstream, settings, result.head, 'success', `${count} applied${where}: ${scope}`);
+  const description = `${count} applied${where}: ${scope}`;
+  await finish(upstream, settings, result.head, 'success', description);
+  return { applied: true, description, perimeters };
 }
 
 /** The change set file: the `change-set` input (a file, or a directory holding it), else the record. */

@@ -4,7 +4,7 @@
  * the agent may do is its perimeter's `conversation` rule (src/policy/conversation/rules.ts); which threads
  * exist here is the trusted process's word (main read the event payload), never the agent's.
  */
-import type { Conversations, PullRequests, RepoReads } from '../../github/index.js';
+import type { ConversationRequest, Conversations, PullRequests, RepoReads } from '../../github/index.js';
 import {
   commentProblem,
   CONVERSATION_DEFAULTS,
@@ -40,6 +40,23 @@ const ONLY_THESE = "rule: the triggering thread and the bound branch's pull requ
 
 export const MAX_THREAD_COMMENTS = 200;
 
+/** What open_pull_request did; with staged writes number and url are known only once apply has opened it. */
+export interface PullRequestOutcome {
+  number: number | null;
+  url: string | null;
+  action: 'opened' | 'updated';
+  draft: boolean;
+  base: string;
+  staged?: true;
+}
+
+export interface CommentOutcome {
+  number: number | null;
+  url: string | null;
+  remaining: number;
+  staged?: true;
+}
+
 export class Conversation {
   private readonly posted = new Map<string, number>();
   private opened: number | null = null;
@@ -50,7 +67,12 @@ export class Conversation {
       Pick<RepoReads, 'getRepository'>,
     readonly settings: ConversationSettings,
     private readonly filter: AnswerFilter,
+    /** with staged writes: keeps a request for the apply job, which judges it again and sends it */
+    private readonly stage: ((request: ConversationRequest) => Promise<void>) | null = null,
   ) {}
+
+  /** whether a pull request request was staged in this job (staged writes) */
+  private stagedPull = false;
 
   rule(perimeter: Perimeter): ConversationRule {
     return perimeter.spec.conversation ?? CONVERSATION_DEFAULTS;
@@ -99,7 +121,7 @@ export class Conversation {
       draft?: boolean | undefined;
       labels?: string[] | undefined;
     },
-  ): Promise<{ number: number; url: string; action: 'opened' | 'updated'; draft: boolean; base: string }> {
+  ): Promise<PullRequestOutcome> {
     const rule = this.rule(perimeter);
     const existing = await this.upstream.findOpenPullRequest(this.settings.branch);
     const defaultBranch = (await this.upstream.getRepository()).defaultBranch;
@@ -121,6 +143,28 @@ export class Conversation {
     const title = (await this.outgoing(perimeter, ask.title, 'the title')).replace(/\s+/g, ' ').trim();
     if (title === '') throw new ToolError('refused: the title is empty', 'refused');
     const body = `${await this.outgoing(perimeter, ask.body, 'the body')}\n${this.footer(perimeter)}`;
+    if (this.stage !== null) {
+      // the agent's own text: apply prepares it again (a prepared text would be marked a second time)
+      await this.stage({
+        kind: 'pull_request',
+        perimeter: perimeter.name,
+        title: ask.title,
+        body: ask.body,
+        base,
+        draft,
+        labels,
+      });
+      this.stagedPull = true;
+      const action = existing === null ? 'opened' : 'updated';
+      return {
+        number: existing?.number ?? null,
+        url: existing?.url ?? null,
+        action,
+        draft,
+        base,
+        staged: true,
+      };
+    }
     if (existing === null) {
       const made = await this.upstream.createPullRequest({
         title,
@@ -141,31 +185,33 @@ export class Conversation {
   }
 
   /**
-   * The issue or pull request number a choice names, or a refusal: a number is taken only when it is the
-   * triggering thread's or the bound branch's pull request's.
+   * The thread a choice names, by name and number, or a refusal: a number is taken only when it is the
+   * triggering thread's or the bound branch's pull request's. With staged writes the pull request may be one
+   * staged in this job (number null: the apply job opens it).
    */
-  async threadNumber(choice: ThreadChoice): Promise<number> {
-    if (choice === 'trigger') {
+  async resolveThread(
+    choice: ThreadChoice,
+  ): Promise<{ name: 'pull_request' | 'trigger'; number: number | null }> {
+    if (choice === 'trigger' || (typeof choice === 'number' && choice === this.settings.thread)) {
       if (this.settings.thread === null)
         throw new ToolError(
           `refused: this run was not started by an issue or pull request event, so there is no thread to answer (${ONLY_THESE})`,
           'refused',
         );
-      return this.settings.thread;
+      return { name: 'trigger', number: this.settings.thread };
     }
-    if (typeof choice === 'number' && choice === this.settings.thread) return choice;
     const open =
       this.opened ?? (await this.upstream.findOpenPullRequest(this.settings.branch))?.number ?? null;
     if (choice === 'pull_request') {
-      if (open === null)
+      if (open === null && !this.stagedPull)
         throw new ToolError(
           `refused: no pull request is open from ${this.settings.branch}; open it with open_pull_request first`,
           'refused',
         );
       this.opened = open;
-      return open;
+      return { name: 'pull_request', number: open };
     }
-    if (choice === open) return choice;
+    if (choice === open) return { name: 'pull_request', number: open };
     const these = [
       this.settings.thread === null ? null : `#${this.settings.thread} (the trigger)`,
       open === null ? null : `#${open} (the pull request from ${this.settings.branch})`,
@@ -176,25 +222,44 @@ export class Conversation {
     );
   }
 
+  /** The number of a thread to read: a staged pull request cannot be read before apply opens it. */
+  async threadNumber(choice: ThreadChoice): Promise<number> {
+    const { number } = await this.resolveThread(choice);
+    if (number === null)
+      throw new ToolError(
+        `refused: the pull request from ${this.settings.branch} is staged; the apply job opens it`,
+        'refused',
+      );
+    return number;
+  }
+
+  /** Comments on a thread of this run; `note` is Perimeter's own line under the agent's text (apply's outcome). */
   async comment(
     perimeter: Perimeter,
     choice: ThreadChoice,
     text: string,
-  ): Promise<{ number: number; url: string; remaining: number }> {
+    note = '',
+  ): Promise<CommentOutcome> {
     const rule = this.rule(perimeter);
     const already = this.posted.get(perimeter.name) ?? 0;
     const problem = commentProblem(rule, already);
     if (problem !== null) throw new ToolError(`refused: ${problem}`, 'refused');
     const body = await this.outgoing(perimeter, text, 'the comment');
     if (body.trim() === '') throw new ToolError('refused: the comment is empty', 'refused');
-    const number = await this.threadNumber(choice);
+    const thread = await this.resolveThread(choice);
     // counted before it is sent: a comment whose answer was lost may have landed
     this.posted.set(perimeter.name, already + 1);
+    const remaining = rule.commentsPerRun - already - 1;
+    if (this.stage !== null) {
+      await this.stage({ kind: 'comment', perimeter: perimeter.name, thread: thread.name, body: text });
+      return { number: thread.number, url: null, remaining, staged: true };
+    }
+    if (thread.number === null) throw new ToolError('refused: no pull request to comment on', 'refused');
     const made = await this.upstream.createIssueComment(
-      number,
-      `${body}\n\n<sub>— perimeter \`${perimeter.name}\`</sub>`,
+      thread.number,
+      `${body}\n\n${note === '' ? '' : `${note}\n\n`}<sub>— perimeter \`${perimeter.name}\`</sub>`,
     );
-    return { number, url: made.url, remaining: rule.commentsPerRun - already - 1 };
+    return { number: thread.number, url: made.url, remaining };
   }
 
   async read(choice: ThreadChoice) {

@@ -13,14 +13,23 @@ export const addComment = defineTool({
     body: z.string().min(1).max(60_000).describe('the comment, in GitHub markdown'),
   },
   outputSchema: {
-    number: z.number().describe('the issue or pull request commented on'),
-    url: z.string(),
+    number: z
+      .number()
+      .nullable()
+      .describe('the issue or pull request commented on (null: a staged pull request)'),
+    url: z.string().nullable(),
+    staged: z
+      .literal(true)
+      .optional()
+      .describe('writes are staged: the apply job judges this again and sends it'),
     remaining: z.number().describe('comments this perimeter may still post in this job'),
   },
   pathArguments: {},
   async handler({ thread, body }, context) {
     const result = await conversationOf(context).comment(context.perimeter, thread, body);
-    context.notes.reason = `commented on #${result.number}`;
+    context.notes.reason = result.staged
+      ? `staged: a comment on ${thread}`
+      : `commented on #${result.number}`;
     return { structured: { ...result } };
   },
 });

@@ -45,8 +45,12 @@ export const openPullRequest = defineTool({
       .describe("labels to add, from the perimeter's list"),
   },
   outputSchema: {
-    number: z.number(),
-    url: z.string(),
+    number: z.number().nullable().describe('null while staged: the apply job opens it'),
+    url: z.string().nullable(),
+    staged: z
+      .literal(true)
+      .optional()
+      .describe('writes are staged: the apply job judges this again and sends it'),
     action: z.enum(['opened', 'updated']),
     draft: z.boolean(),
     base: z.string(),
@@ -54,7 +58,9 @@ export const openPullRequest = defineTool({
   pathArguments: {},
   async handler(args, context) {
     const result = await conversationOf(context).openOrUpdate(context.perimeter, args);
-    context.notes.reason = `${result.action} pull request #${result.number}`;
+    context.notes.reason = result.staged
+      ? `staged: ${result.action === 'opened' ? 'open' : 'update'} the pull request`
+      : `${result.action} pull request #${result.number}`;
     return { structured: { ...result } };
   },
 });
