@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   commentProblem,
+  compilePerimeter,
+  defaultPerimeterSpec,
   ConfigError,
   CONVERSATION_DEFAULTS,
   massMentionProblem,
@@ -161,5 +163,17 @@ describe('mentions', () => {
     const ten = Array.from({ length: 10 }, (_, i) => `@user${i}`).join(' ');
     expect(massMentionProblem(ten)).toBeNull();
     expect(massMentionProblem(`${ten} @user10`)).toContain('mass mention: 11 people or teams mentioned');
+  });
+});
+
+describe('compilePerimeter with a conversation rule it did not read', () => {
+  it('refuses what perimeters.yml would have refused', () => {
+    const spec = {
+      ...defaultPerimeterSpec('p'),
+      conversation: rule({ commentsPerRun: 0, labels: [' x'], mentions: ['@a'] }),
+    };
+    expect(() => compilePerimeter(spec)).toThrow(
+      /conversation\.labels: " x": .*; conversation\.mentions: "@a": .*; conversation\.comments-per-run: expected 1 to 50, got 0/,
+    );
   });
 });

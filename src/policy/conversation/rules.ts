@@ -3,7 +3,7 @@
  * open_pull_request tool opens from the bound branch, and the comments add_comment posts. Pure: the gateway
  * asks, GitHub is never read here. Every refusal names the rule that refused, as `conversation.<key>`.
  */
-import { compileGlobList } from '../glob.js';
+import { branchGlobProblem, compileGlobList } from '../glob.js';
 
 export interface ConversationRule {
   /** yaml `bases`: branch globs the pull request may target; null: the repository's default branch only */
@@ -118,4 +118,23 @@ export function commentProblem(rule: ConversationRule, posted: number): string |
   if (posted >= rule.commentsPerRun)
     return `comment cap reached: ${posted} of ${rule.commentsPerRun} comments posted in this job (rule: conversation.comments-per-run)`;
   return null;
+}
+
+/** What is wrong with a rule not read from perimeters.yml (parseConfig never makes one of these). */
+export function conversationProblems(rule: ConversationRule): string[] {
+  const problems: string[] = [];
+  const each = (key: string, values: readonly string[], check: (value: string) => string | null): void => {
+    for (const value of values) {
+      const problem = check(value);
+      if (problem !== null) problems.push(`conversation.${key}: ${JSON.stringify(value)}: ${problem}`);
+    }
+  };
+  if (rule.bases !== null && rule.bases.length === 0) problems.push('conversation.bases: empty list');
+  each('bases', rule.bases ?? [], branchGlobProblem);
+  each('labels', rule.labels, labelProblem);
+  each('mentions', rule.mentions, handleProblem);
+  const cap = rule.commentsPerRun;
+  if (!Number.isSafeInteger(cap) || cap < 1 || cap > MAX_COMMENTS_PER_RUN)
+    problems.push(`conversation.comments-per-run: expected 1 to ${MAX_COMMENTS_PER_RUN}, got ${cap}`);
+  return problems;
 }
