@@ -72,6 +72,17 @@ async function call(j: Job, name: string, args: Record<string, unknown>): Promis
   return (await agent.callTool({ name, arguments: args })) as CallToolResult;
 }
 
+/** The agent's change, pushed through the gateway. */
+async function pushBatches(j: Job): Promise<void> {
+  const pushed = await call(j, 'push_files', {
+    message: 'Count in batches',
+    files: [
+      { path: 'src/count.ts', content: 'export const count = (xs: unknown[]) => xs.length; // batches\n' },
+    ],
+  });
+  expect(pushed.isError, text(pushed)).toBeFalsy();
+}
+
 describe('the conversation tools', { timeout: 300_000 }, () => {
   it('answer the thread that started the run and open THE pull request, which a re-run updates', async () => {
     const j = await create();
@@ -89,13 +100,7 @@ describe('the conversation tools', { timeout: 300_000 }, () => {
     expect(thread).toMatch(/comment 1 by @octo, [^\n]*\(has write access\)\n\/implement batches/);
     expect(answerOf(read)).toMatchObject({ number: 1, kind: 'issue' });
 
-    const pushed = await call(j, 'push_files', {
-      message: 'Count in batches',
-      files: [
-        { path: 'src/count.ts', content: 'export const count = (xs: unknown[]) => xs.length; // batches\n' },
-      ],
-    });
-    expect(pushed.isError, text(pushed)).toBeFalsy();
+    await pushBatches(j);
     const opened = await call(j, 'open_pull_request', {
       title: 'Count widgets in batches',
       body: 'Closes #1. Thanks @alice, cc @octo; see other/repo#7.',
@@ -114,6 +119,10 @@ describe('the conversation tools', { timeout: 300_000 }, () => {
     expect(answerOf(replied)).toMatchObject({ number: 1, remaining: 1 });
     const post = await j.post();
     expect(post.exitCode, post.log + post.stderr).toBe(0);
+    // the receipt's summary links the pull request, as GitHub lists it
+    expect(post.summary).toMatch(
+      /\*\*Pull request:\*\* \[draft pull request #2\]\(http:\/\/127\.0\.0\.1:\d+\/octo\/widgets\/pull\/2\) from agent\/work into main/,
+    );
 
     const pull = await api(j, 'GET', '/pulls/2');
     expect(pull).toMatchObject({
@@ -230,13 +239,7 @@ describe('the conversation tools', { timeout: 300_000 }, () => {
     });
     await openIssue(j);
     expect((await j.main()).exitCode).toBe(0);
-    const pushed = await call(j, 'push_files', {
-      message: 'Count in batches',
-      files: [
-        { path: 'src/count.ts', content: 'export const count = (xs: unknown[]) => xs.length; // batches\n' },
-      ],
-    });
-    expect(pushed.isError, text(pushed)).toBeFalsy();
+    await pushBatches(j);
     const opened = await call(j, 'open_pull_request', {
       title: 'Count widgets in batches',
       body: 'Thanks @alice.',

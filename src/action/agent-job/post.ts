@@ -1,9 +1,10 @@
 import * as core from '@actions/core';
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import type { Receipts, RepoReads, RepoWrites } from '../../github/index.js';
-import { parseConfig, compilePerimeter, proposeScope } from '../../policy/index.js';
+import type { Conversations, Receipts, RepoReads, RepoWrites } from '../../github/index.js';
+import { parseConfig, compilePerimeter, proposeScope, type Perimeter } from '../../policy/index.js';
 import {
+  inlineText,
   readLedgerFacts,
   RECORD_FILES,
   receiptJson,
@@ -92,7 +93,7 @@ const branchOf = (store: StateStore, settings: Settings): string =>
 /** The verification, or an error receipt when it does not finish within verify-timeout. */
 async function verifyInTime(
   settings: Settings,
-  upstream: RepoReads & RepoWrites & Receipts,
+  upstream: RepoReads & RepoWrites & Receipts & Pick<Conversations, 'findOpenPullRequest'>,
   store: StateStore,
   problems: string[],
 ): Promise<void> {
@@ -121,7 +122,7 @@ async function verifyInTime(
 
 async function verify(
   settings: Settings,
-  upstream: RepoReads & RepoWrites & Receipts,
+  upstream: RepoReads & RepoWrites & Receipts & Pick<Conversations, 'findOpenPullRequest'>,
   store: StateStore,
   branch: string,
   problems: string[],
@@ -218,6 +219,7 @@ async function verify(
       proposeScope(configText, configFile, requests),
       configFile,
     );
+  receipt.summary += await pullRequestLine(upstream, branch, perimeters);
   const unpublished = await publishReceipt(
     upstream,
     settings,
@@ -233,6 +235,23 @@ async function verify(
     settings.failOnViolation,
   );
   failOnTakenName(record);
+}
+
+/**
+ * The pull request from the bound branch, linked from the receipt's summary, when a perimeter of the job may
+ * open one: GitHub's answer now, never the agent's word. Best effort: a token that may not read pull requests
+ * leaves the line out.
+ */
+async function pullRequestLine(
+  upstream: Pick<Conversations, 'findOpenPullRequest'>,
+  branch: string,
+  perimeters: Perimeter[],
+): Promise<string> {
+  if (!perimeters.some((p) => p.tools.has('open_pull_request'))) return '';
+  const pull = await upstream.findOpenPullRequest(branch).catch(() => null);
+  if (pull === null) return '';
+  const kind = pull.draft ? 'draft pull request' : 'pull request';
+  return `\n**Pull request:** [${kind} #${pull.number}](${pull.url}) from ${inlineText(branch)} into ${inlineText(pull.base)}\n`;
 }
 
 /** The start snapshot main wrote; its digest travelled in the runner's state, out of the job's reach. */
