@@ -276,4 +276,8 @@ export interface ApplyVerdict {
   heading?: string;
   body?: string;
   failure: string | null;
+  /** whether the commits reached the bound branch */
+  applied: boolean;
+  /** the perimeters the commits were judged with; null when judging was not reached */
+  perimeters: Perimeter[] | null;
 }

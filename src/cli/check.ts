@@ -1,4 +1,10 @@
-import { TOOL_NAMES, validatePath, type Perimeter, type PullRequestRule } from '../policy/index.js';
+import {
+  DEFAULT_TOOLS,
+  TOOL_NAMES,
+  validatePath,
+  type Perimeter,
+  type PullRequestRule,
+} from '../policy/index.js';
 import { parseCommandArgs, renderHelp, type Flags } from './args.js';
 import { listTrackedFiles } from './git.js';
 import { EXIT_OK, type CliIo } from './io.js';
@@ -63,7 +69,12 @@ export function coverage(perimeters: Perimeter[], files: string[]): Coverage {
 }
 
 function describePerimeter(p: Perimeter): string {
-  const tools = p.tools.size === TOOL_NAMES.length ? 'all tools' : `tools: ${[...p.tools].join(', ')}`;
+  const tools =
+    p.tools.size === TOOL_NAMES.length
+      ? 'all tools'
+      : p.tools.size === DEFAULT_TOOLS.length && DEFAULT_TOOLS.every((t) => p.tools.has(t))
+        ? 'all tools but the conversation ones'
+        : `tools: ${[...p.tools].join(', ')}`;
   const branches = p.spec.branches === null ? 'any branch' : `branches: ${p.spec.branches.join(', ')}`;
   const unused =
     p.spec.write.length > 0 && !p.tools.has('push_files')

@@ -2,7 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { createOctokitUpstream, StagedUpstream, type Upstream } from '../github/index.js';
+import {
+  createOctokitUpstream,
+  StagedUpstream,
+  type ConversationRequest,
+  type Upstream,
+} from '../github/index.js';
 import { parseConfig, selectPerimeters, withReview, type Perimeter } from '../policy/index.js';
 import type { AnswerFilter } from '../safety/answer-filter.js';
 import { createSecretFilter } from '../safety/index.js';
@@ -38,6 +43,15 @@ export const gatewayConfigSchema = z.strictObject({
    * them, and the change set is kept at this path (rewritten whole after each push) for the post step.
    */
   stagePath: z.string().min(1).optional(),
+  /** the conversation tools' settings (src/gateway/conversation/conversation.ts); absent: those tools fail */
+  conversation: z
+    .strictObject({
+      thread: z.number().int().positive().nullable(),
+      receiptUrl: z.string().url().nullable(),
+      statusContext: z.string().min(1),
+      record: z.string().min(1).nullable(),
+    })
+    .optional(),
 });
 export type GatewayConfig = z.input<typeof gatewayConfigSchema>;
 
@@ -109,6 +123,19 @@ export async function assembleGateway(
       createSecretFilter({ extraSecrets: [config.token, config.ledgerKey, ...Object.values(secrets)] }),
     ...(hooks.log ? { log: hooks.log } : {}),
     ...(config.configRef !== undefined ? { instructionsRef: config.configRef } : {}),
+    ...(config.conversation !== undefined && {
+      conversation: {
+        upstream,
+        ...(upstream instanceof StagedUpstream && {
+          stage: (request: ConversationRequest) => upstream.stageRequest(request),
+        }),
+        settings: {
+          ...config.conversation,
+          repository: `${config.owner}/${config.repo}`,
+          branch: config.branch,
+        },
+      },
+    }),
   });
   return { gateway, upstream, perimeters, secrets };
 }

@@ -1,7 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { checkBranch, type Perimeter } from '../policy/index.js';
-import type { RepoCoordinates, RepoReads, RepoWrites } from '../github/index.js';
+import type {
+  ConversationRequest,
+  Conversations,
+  PullRequests,
+  RepoCoordinates,
+  RepoReads,
+  RepoWrites,
+} from '../github/index.js';
+import { Conversation, type ConversationSettings } from './conversation/conversation.js';
 import { NO_FILTER, type AnswerFilter } from '../safety/answer-filter.js';
 import { MIN_SECRET_LENGTH } from './serving/bearer-secret.js';
 import { CallTracker, TrackingTransport } from './serving/calls.js';
@@ -36,6 +44,13 @@ export interface GatewayOptions {
    * perimeter says `instructions: branch`). Absent: they are read from the bound branch like any file.
    */
   instructionsRef?: string;
+  /** the conversation tools' settings and the upstream they open pull requests and comment through; absent: those tools fail */
+  conversation?: {
+    settings: ConversationSettings;
+    upstream: Conversations & Pick<PullRequests, 'createPullRequest'> & Pick<RepoReads, 'getRepository'>;
+    /** with staged writes: keeps each request for the apply job */
+    stage?: (request: ConversationRequest) => Promise<void>;
+  };
 }
 
 export interface RunningGateway {
@@ -76,6 +91,15 @@ export async function startGateway(options: GatewayOptions): Promise<RunningGate
     scopeRequests: { recorded: 0 },
     instructions:
       options.instructionsRef === undefined ? null : new TrustedInstructions(view, options.instructionsRef),
+    conversation:
+      options.conversation === undefined
+        ? null
+        : new Conversation(
+            options.conversation.upstream,
+            options.conversation.settings,
+            filter,
+            options.conversation.stage ?? null,
+          ),
     filter,
     log,
   };

@@ -528,9 +528,80 @@ export interface PullRequestReview {
   commitId: string;
 }
 
+/**
+ * The conversation around the agent's change (the conversation tools): the pull request from a branch, and the
+ * comments of an issue or pull request. Every text here is the caller's to have filtered.
+ */
+export interface Conversations {
+  /**
+   * The open pull request from `head` (a branch of this repository), or null.
+   * https://docs.github.com/rest/pulls/pulls#list-pull-requests (`head=owner:branch`)
+   */
+  findOpenPullRequest(head: string): Promise<OpenPullRequest | null>;
+  /** https://docs.github.com/rest/pulls/pulls#update-a-pull-request (REST cannot change draft) */
+  updatePullRequest(number: number, change: { title: string; body: string }): Promise<OpenPullRequest>;
+  /** https://docs.github.com/rest/issues/labels#add-labels-to-an-issue */
+  addLabels(number: number, labels: string[]): Promise<void>;
+  /** https://docs.github.com/rest/issues/comments#create-an-issue-comment */
+  createIssueComment(number: number, body: string): Promise<{ id: number; url: string }>;
+  /**
+   * An issue or pull request and its comments, oldest first, at most `maxComments` (`complete` false when
+   * there were more). https://docs.github.com/rest/issues/issues#get-an-issue,
+   * https://docs.github.com/rest/issues/comments#list-issue-comments
+   */
+  getThread(number: number, maxComments: number): Promise<ThreadInfo>;
+  /**
+   * A person's permission on this repository: admin, write, read or none.
+   * https://docs.github.com/rest/collaborators/collaborators#get-repository-permissions-for-a-user
+   */
+  getPermission(login: string): Promise<string>;
+}
+
+/**
+ * A conversation write kept for the apply job (`writes: stage`), with the agent's own text: apply judges it
+ * again with its perimeter's rule and prepares the text itself before anything is sent.
+ */
+export type ConversationRequest =
+  | {
+      kind: 'pull_request';
+      perimeter: string;
+      title: string;
+      body: string;
+      base: string;
+      draft: boolean;
+      labels: string[];
+    }
+  | { kind: 'comment'; perimeter: string; thread: 'pull_request' | 'trigger'; body: string };
+
+export interface OpenPullRequest {
+  number: number;
+  url: string;
+  base: string;
+  draft: boolean;
+  labels: string[];
+}
+
+export interface ThreadPost {
+  author: string | null;
+  body: string;
+  createdAt: string;
+}
+
+export interface ThreadInfo {
+  number: number;
+  kind: 'issue' | 'pull_request';
+  url: string;
+  state: string;
+  title: string;
+  /** the opening post; its body is '' when empty */
+  opening: ThreadPost;
+  comments: ThreadPost[];
+  complete: boolean;
+}
+
 /** Every role at once: what the Octokit implementation and the staged upstream provide. */
 export interface Upstream
-  extends RepoCoordinates, RepoReads, RepoWrites, Receipts, RunRecords, PullRequests {}
+  extends RepoCoordinates, RepoReads, RepoWrites, Receipts, RunRecords, PullRequests, Conversations {}
 
 export interface PullRequestRequest {
   title: string;

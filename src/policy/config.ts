@@ -15,7 +15,16 @@ import {
   type PullRequestRule,
 } from './spec.js';
 import { isToolName, TOOL_NAMES, type ToolName } from './tools.js';
-import { Checker, describe, join, valueAt, type Entry } from './yaml-checker.js';
+import { parseConversation } from './conversation/parse.js';
+import {
+  booleanValue,
+  Checker,
+  describe,
+  join,
+  positiveInteger,
+  valueAt,
+  type Entry,
+} from './yaml-checker.js';
 
 const TOP_KEYS = ['version', 'protect', 'deny', 'trust', 'perimeters'] as const;
 const PERIMETER_KEYS = [
@@ -34,6 +43,7 @@ const PERIMETER_KEYS = [
   'instructions',
   'limits',
   'pull-requests',
+  'conversation',
 ] as const;
 const GLOB_FIELDS = {
   read: 'read',
@@ -124,20 +134,6 @@ const LIMIT_KEYS = {
   'bytes-per-push': 'bytesPerPush',
 } as const;
 
-function positiveInteger(c: Checker, entry: Entry, key: string, max: number): number | null {
-  const node = entry.value;
-  const value = isScalar(node) ? node.value : undefined;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    c.report(valueAt(node, entry.keyNode), key, `expected a positive integer, got ${describe(node)}`);
-    return null;
-  }
-  if (value > max) {
-    c.report(node, key, `${value} is above the maximum of ${max}`);
-    return null;
-  }
-  return value;
-}
-
 function parseLimits(c: Checker, entry: Entry, where: string): Limits | null {
   const key = join(where, 'limits');
   if (!c.expectMap(entry.value, entry.keyNode, key)) return null;
@@ -190,7 +186,7 @@ function parsePerimeter(c: Checker, entry: Entry): PerimeterSpec | null {
         isToolName(tool) ? null : `unknown tool; expected one of ${TOOL_NAMES.join(', ')}`,
       );
       if (tools !== null && tools.length === 0)
-        c.report(item.value, key, 'empty list; omit the key to allow every tool');
+        c.report(item.value, key, 'empty list; omit the key to allow every tool but the conversation ones');
       if (tools === null || tools.length === 0) ok = false;
       else spec.tools = tools as ToolName[];
     } else if (item.key === 'branches') {
@@ -204,16 +200,9 @@ function parsePerimeter(c: Checker, entry: Entry): PerimeterSpec | null {
       if (families === null) ok = false;
       else spec.protect = families;
     } else if (item.key === 'untrusted-triggers') {
-      if (isScalar(item.value) && typeof item.value.value === 'boolean')
-        spec.untrustedTriggers = item.value.value;
-      else {
-        c.report(
-          valueAt(item.value, item.keyNode),
-          key,
-          `expected true or false, got ${describe(item.value)}`,
-        );
-        ok = false;
-      }
+      const value = booleanValue(c, item, key);
+      if (value === null) ok = false;
+      else spec.untrustedTriggers = value;
     } else if (item.key === 'instructions') {
       const value = isScalar(item.value) ? item.value.value : undefined;
       if (value === 'config-ref' || value === 'branch') spec.instructions = value;
@@ -229,6 +218,10 @@ function parsePerimeter(c: Checker, entry: Entry): PerimeterSpec | null {
       const rule = parsePullRequests(c, item, where);
       if (rule === null) ok = false;
       else spec.pullRequests = rule;
+    } else if (item.key === 'conversation') {
+      const rule = parseConversation(c, item, where);
+      if (rule === null) ok = false;
+      else spec.conversation = rule;
     } else if (item.key === 'limits') {
       const limits = parseLimits(c, item, where);
       if (limits === null) ok = false;

@@ -62,3 +62,15 @@ export {
   type RefRuleset,
 } from './establish/ref-rules.js';
 export { establish, EstablishRefusal, type Established, type EstablishFacts } from './establish/establish.js';
+export { CONVERSATION_TOOLS, DEFAULT_TOOLS } from './tools.js';
+export {
+  commentProblem,
+  CONVERSATION_DEFAULTS,
+  MAX_MENTIONS,
+  massMentionProblem,
+  MENTION,
+  mentionAllowed,
+  mentionsIn,
+  pullRequestProblem,
+  type ConversationRule,
+} from './conversation/rules.js';

@@ -1,3 +1,4 @@
+import { conversationProblems } from './conversation/rules.js';
 import { credentialFileRule } from './credentials.js';
 import { branchGlobProblem, compileGlobList, globProblem } from './glob.js';
 import { pathProblem } from './path.js';
@@ -91,6 +92,7 @@ function specProblems(spec: PerimeterSpec): string[] {
   }
   for (const tool of spec.tools)
     if (!isToolName(tool)) problems.push(`tools: unknown tool ${JSON.stringify(tool)}`);
+  if (spec.conversation !== undefined) problems.push(...conversationProblems(spec.conversation));
   return problems;
 }
 

@@ -1,4 +1,5 @@
-import { TOOL_NAMES, type ToolName } from './tools.js';
+import type { ConversationRule } from './conversation/rules.js';
+import { DEFAULT_TOOLS, type ToolName } from './tools.js';
 import type { TrustRule } from './establish/trust.js';
 
 export interface Limits {
@@ -27,7 +28,7 @@ export interface PullRequestRule {
 export interface PerimeterSpec {
   name: string;
   description?: string;
-  /** Default: every tool in TOOL_NAMES. */
+  /** Default: DEFAULT_TOOLS (every tool but the conversation ones). */
   tools: ToolName[];
   read: string[];
   write: string[];
@@ -62,6 +63,8 @@ export interface PerimeterSpec {
   instructions?: 'config-ref' | 'branch';
   /** yaml `pull-requests`: the pull requests (by author and/or head branch) the verify job judges by this perimeter */
   pullRequests?: PullRequestRule;
+  /** yaml `conversation`: what the pull request and comment tools may do; absent: CONVERSATION_DEFAULTS */
+  conversation?: ConversationRule;
 }
 
 /**
@@ -71,7 +74,7 @@ export interface PerimeterSpec {
 export function defaultPerimeterSpec(name: string): PerimeterSpec {
   return {
     name,
-    tools: [...TOOL_NAMES],
+    tools: [...DEFAULT_TOOLS],
     read: [],
     write: [],
     branches: null,

@@ -10,9 +10,21 @@ export const TOOL_NAMES = [
   'list_commits',
   'get_commit',
   'request_scope',
+  'open_pull_request',
+  'add_comment',
+  'read_thread',
 ] as const;
 
 export type ToolName = (typeof TOOL_NAMES)[number];
+
+/**
+ * The conversation tools (src/policy/conversation/): they write to people (a pull request, a comment), so a
+ * perimeter has them only when its `tools` names them, never by default.
+ */
+export const CONVERSATION_TOOLS: readonly ToolName[] = ['open_pull_request', 'add_comment', 'read_thread'];
+
+/** What a perimeter without a `tools` key is given: every tool but the conversation ones. */
+export const DEFAULT_TOOLS: readonly ToolName[] = TOOL_NAMES.filter((t) => !CONVERSATION_TOOLS.includes(t));
 
 export function isToolName(value: unknown): value is ToolName {
   return typeof value === 'string' && (TOOL_NAMES as readonly string[]).includes(value);

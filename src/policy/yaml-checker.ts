@@ -131,3 +131,25 @@ export function describe(node: Node | null): string {
   }
   return 'an unsupported node';
 }
+
+/** A positive integer at most `max`, or null with the problem reported. */
+export function positiveInteger(c: Checker, entry: Entry, key: string, max: number): number | null {
+  const node = entry.value;
+  const value = isScalar(node) ? node.value : undefined;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    c.report(valueAt(node, entry.keyNode), key, `expected a positive integer, got ${describe(node)}`);
+    return null;
+  }
+  if (value > max) {
+    c.report(node, key, `${value} is above the maximum of ${max}`);
+    return null;
+  }
+  return value;
+}
+
+/** true or false, or null with the problem reported. */
+export function booleanValue(c: Checker, entry: Entry, key: string): boolean | null {
+  if (isScalar(entry.value) && typeof entry.value.value === 'boolean') return entry.value.value;
+  c.report(valueAt(entry.value, entry.keyNode), key, `expected true or false, got ${describe(entry.value)}`);
+  return null;
+}

@@ -70,7 +70,7 @@ describe('perimeter check', () => {
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('custom.yml: valid');
       expect(result.stdout).toContain('Not in a git checkout');
-      expect(result.stdout).toContain('  docs: all tools; any branch\n');
+      expect(result.stdout).toContain('  docs: all tools but the conversation ones; any branch\n');
     });
   });
 
@@ -232,7 +232,7 @@ perimeters:
     const result = await runCli(['check'], dir);
     expect(result.stderr).toBe('');
     expect(result.stdout).toContain(
-      '  all  reads 3, writes 1; all tools; any branch; deny: **/*.lock; top-level deny: secrets/**; ' +
+      '  all  reads 3, writes 1; all tools but the conversation ones; any branch; deny: **/*.lock; top-level deny: secrets/**; ' +
         'protects: manifests; exposed to untrusted triggers\n',
     );
     expect(result.stdout).toContain('Readable by no perimeter (2):\n  secrets/k.txt\n  yarn.lock\n');

@@ -43,6 +43,7 @@ async function connect(tools: ToolDefinition[], log: string[]): Promise<Client> 
     history: undefined as never,
     pusher: undefined as never,
     instructions: null,
+    conversation: null,
     scopeRequests: { recorded: 0 },
     filter: createSecretFilter(),
     tools,

@@ -3,7 +3,7 @@ import {
   ConfigError,
   DEFAULT_LIMITS,
   parseConfig,
-  TOOL_NAMES,
+  DEFAULT_TOOLS,
   type ConfigProblem,
 } from '../../src/policy/index.js';
 import { SAMPLES } from './config-samples.js';
@@ -31,7 +31,7 @@ describe('parseConfig', () => {
         perimeters: [
           {
             name: 'writer',
-            tools: [...TOOL_NAMES],
+            tools: [...DEFAULT_TOOLS],
             read: ['src/**'],
             write: ['src/**'],
             branches: null,

@@ -4,7 +4,7 @@ import {
   compilePerimeter,
   PerimeterSpecError,
   PROTECTED_ENTRIES,
-  TOOL_NAMES,
+  DEFAULT_TOOLS,
   validatePath,
 } from '../../src/policy/index.js';
 import { perimeterSpec } from '@perimeter/test-rigs';
@@ -30,7 +30,7 @@ describe('compilePerimeter', () => {
   describe('when tools are listed', () => {
     it('exposes exactly those tools', () => {
       expect([...compilePerimeter(perimeterSpec({ tools: ['get_file'] })).tools]).toEqual(['get_file']);
-      expect([...everything.tools]).toEqual([...TOOL_NAMES]);
+      expect([...everything.tools]).toEqual([...DEFAULT_TOOLS]);
     });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TOOL_NAMES } from '../../src/policy/index.js';
+import { CONVERSATION_TOOLS, DEFAULT_TOOLS, TOOL_NAMES } from '../../src/policy/index.js';
 import { isToolName } from '../../src/policy/tools.js';
 
 describe('TOOL_NAMES', () => {
@@ -13,7 +13,15 @@ describe('TOOL_NAMES', () => {
         'list_commits',
         'get_commit',
         'request_scope',
+        'open_pull_request',
+        'add_comment',
+        'read_thread',
       ]);
+    });
+
+    it('leaves the conversation tools (issue 44) out of the default grant', () => {
+      expect(DEFAULT_TOOLS).toEqual(TOOL_NAMES.filter((t) => !CONVERSATION_TOOLS.includes(t)));
+      expect(CONVERSATION_TOOLS).toEqual(['open_pull_request', 'add_comment', 'read_thread']);
     });
 
     it('never offers branch listing, cross-branch compare or another repository', () => {

@@ -147,6 +147,10 @@ export async function handleApi(
       app: state.apps.forLogin(login),
       admin: state.adminTokens.has(presentedToken(req, false) ?? ''),
       canWriteWorkflows: state.canWriteWorkflows,
+      permissions: {
+        issues: state.issues.get(presentedToken(req, false) ?? '') ?? 'write',
+        pullRequests: state.pullRequests.get(presentedToken(req, false) ?? '') ?? 'write',
+      },
       activityLagMs: activityLag(state, key, concrete),
       beforeRefWrite: (ref) => state.faults.moveRefsBefore(repo, fullRefName(ref)),
     });

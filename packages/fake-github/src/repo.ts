@@ -87,6 +87,33 @@ export interface StoredPull {
   merged_by: string | null;
   /** reviews, oldest first (absent: none yet) */
   reviews?: StoredReview[];
+  /** its conversation (issue comments), oldest first (absent: none yet) */
+  comments?: StoredComment[];
+  /** when its title, body or base last changed (absent: never since it was opened) */
+  updated_at?: string;
+}
+
+/**
+ * An issue as the stand-in keeps it. Issues and pull requests share one sequence of numbers, as on GitHub.
+ * https://docs.github.com/rest/issues/issues
+ */
+export interface StoredIssue {
+  number: number;
+  title: string;
+  body: string | null;
+  user: string;
+  labels: string[];
+  state: 'open' | 'closed';
+  created_at: string;
+  comments?: StoredComment[];
+}
+
+/** An issue comment (on an issue or on a pull request's conversation). https://docs.github.com/rest/issues/comments */
+export interface StoredComment {
+  id: number;
+  user: string;
+  body: string;
+  created_at: string;
 }
 
 /** A submitted pull request review: https://docs.github.com/rest/pulls/reviews */
@@ -106,6 +133,9 @@ export class FakeRepo {
   /** check runs (the Checks API), oldest first */
   readonly checkRuns: StoredCheckRun[] = [];
   readonly pulls: StoredPull[] = [];
+  readonly issues: StoredIssue[] = [];
+  /** login -> repository permission (admin, maintain, write, triage, read); the owner is admin */
+  readonly collaborators = new Map<string, string>();
   /** repository rulesets, oldest first */
   readonly rulesets: StoredRuleset[] = [];
   /** workflow jobs the tests recorded (the Actions jobs API answers from them) */
@@ -122,6 +152,19 @@ export class FakeRepo {
   ) {
     this.catFile = new CatFile(dir);
     this.id = id;
+  }
+
+  /** The next issue or pull request number: both count in one sequence on GitHub. */
+  nextIssueNumber(): number {
+    return Math.max(0, ...this.pulls.map((p) => p.number), ...this.issues.map((i) => i.number)) + 1;
+  }
+
+  /** A collaborator's permission (https://docs.github.com/rest/collaborators/collaborators): none for others. */
+  permissionOf(login: string): string {
+    if (login.toLowerCase() === this.owner.toLowerCase()) return 'admin';
+    for (const [who, permission] of this.collaborators)
+      if (who.toLowerCase() === login.toLowerCase()) return permission;
+    return 'none';
   }
 
   get fullName(): string {

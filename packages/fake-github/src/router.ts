@@ -20,6 +20,8 @@ export interface RouteContext {
   canWriteWorkflows: boolean;
   /** Milliseconds of the newest ref changes the activity list leaves out (an activity-lag fault); 0 by default. */
   activityLagMs: number;
+  /** The token's `issues` and `pull-requests` permissions, for routes that need either (issue comments, labels). */
+  permissions: { issues: 'none' | 'read' | 'write'; pullRequests: 'none' | 'read' | 'write' };
   /** Called by handlers before they move a ref, so injected concurrent ref moves happen first. */
   beforeRefWrite(ref: string): Promise<void>;
 }

@@ -24,6 +24,7 @@ import { contentRoutes } from './routes/routes-contents.js';
 import { artifactRoutes } from './routes/routes-artifacts.js';
 import { refRoutes } from './routes/routes-refs.js';
 import { handleResults, TWIRP_PREFIX } from './actions/results-service.js';
+import { issueRoutes } from './routes/routes-issues.js';
 import { pullRoutes } from './routes/routes-pulls.js';
 import { reviewRoutes } from './routes/routes-reviews.js';
 import { seedStatuses, statusRoutes } from './routes/routes-statuses.js';
@@ -82,6 +83,14 @@ export interface FakeGithubOptions {
    * Default 'write'.
    */
   pullRequests?: 'none' | 'read' | 'write';
+  /**
+   * The main token's `issues` permission: 'read' may read issues and their comments but not open, comment on
+   * or label one, 'none' may do neither (a pull request's conversation also opens to `pull-requests`). Default
+   * 'write'.
+   */
+  issues?: 'none' | 'read' | 'write';
+  /** people with a permission on every repository (admin, maintain, write, triage, read); the owner is admin */
+  collaborators?: Record<string, string>;
   /** The main token's `actions` permission (runs, jobs, artifacts through REST), as `pullRequests`. */
   actions?: 'none' | 'read' | 'write';
   /** whether the token may change .github/workflows (GITHUB_TOKEN may not: pushes refused, API 404); default false */
@@ -151,6 +160,7 @@ export interface FakeGithub {
       statuses?: 'none' | 'read' | 'write';
       'pull-requests'?: 'none' | 'read' | 'write';
       actions?: 'none' | 'read' | 'write';
+      issues?: 'none' | 'read' | 'write';
     },
   ): void;
   /**
@@ -206,6 +216,7 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
     ...commitRoutes,
     ...statusRoutes,
     ...pullRoutes,
+    ...issueRoutes,
     ...reviewRoutes,
     ...mergeRoutes,
     ...rulesetRoutes,
@@ -218,10 +229,10 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
   const repos = new Map<string, FakeRepo>();
   let id = 1000;
   for (const [name, dir] of Object.entries(options.repos)) {
-    repos.set(
-      name.toLowerCase(),
-      await FakeRepo.open(name, dir, (options.private ?? []).includes(name), id++),
-    );
+    const repo = await FakeRepo.open(name, dir, (options.private ?? []).includes(name), id++);
+    for (const [login, permission] of Object.entries(options.collaborators ?? {}))
+      repo.collaborators.set(login, permission);
+    repos.set(name.toLowerCase(), repo);
   }
   const state: ServerState = {
     tokens,
@@ -242,6 +253,7 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
       options.pullRequests && options.pullRequests !== 'write' ? [[token, options.pullRequests]] : [],
     ),
     actions: new Map(options.actions && options.actions !== 'write' ? [[token, options.actions]] : []),
+    issues: new Map(options.issues && options.issues !== 'write' ? [[token, options.issues]] : []),
     apps,
     adminTokens: new Set([token]),
   };
@@ -326,6 +338,7 @@ export async function startFakeGithub(options: FakeGithubOptions): Promise<FakeG
       if (pullRequests && pullRequests !== 'write') state.pullRequests.set(token, pullRequests);
       if (permissions.actions && permissions.actions !== 'write')
         state.actions.set(token, permissions.actions);
+      if (permissions.issues && permissions.issues !== 'write') state.issues.set(token, permissions.issues);
     },
     addAppToken: (token, app, permissions = {}) => {
       apps.register(identityOf(app));

@@ -112,4 +112,6 @@ export interface ServerState {
   pullRequests: Map<string, 'none' | 'read'>;
   /** tokens with less than `actions: write`: 'read' may list runs, jobs and artifacts, 'none' nothing */
   actions: Map<string, 'none' | 'read'>;
+  /** tokens with less than `issues: write`: 'read' may read issues and comments, 'none' nothing */
+  issues: Map<string, 'none' | 'read'>;
 }

@@ -164,3 +164,59 @@ describe('tokens without pull-requests: write or actions: write', () => {
     }
   });
 });
+
+describe('issues and a pull request conversation, by permission', () => {
+  let gh: FakeGithub;
+  let dir: string;
+  let cleanup: () => Promise<void>;
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = await scratchDir());
+    const bare = join(dir, 'repo.git');
+    await seedRepo(bare, { 'src/app.ts': 'export const a = 1;\n' });
+    await commitToBare(bare, 'side', { 'src/app.ts': 'export const a = 2;\n' }, 'side');
+    gh = await startFakeGithub({
+      repos: { 'acme/app': bare },
+      issues: 'read',
+      extraTokens: { 'issues-none': 'stranger', teammate: 'maintainer' },
+      collaborators: { maintainer: 'write' },
+    });
+    gh.addToken('issues-none', 'stranger', { issues: 'none', 'pull-requests': 'none' });
+  });
+  afterEach(async () => {
+    await gh.stop();
+    await cleanup();
+  });
+
+  it('comments on a pull request with pull-requests: write, never on an issue without issues: write', async () => {
+    const api = restClient(gh.url);
+    const pull = await api('POST', '/repos/acme/app/pulls', { title: 'Side', head: 'side', base: 'main' });
+    expect(pull.status).toBe(201);
+    // issues and pull requests share numbers: the issue a teammate opens is #2
+    const opened = await restClient(gh.url, 'teammate')('POST', '/repos/acme/app/issues', {
+      title: 'A widget',
+    });
+    expect(opened.body.number).toBe(2);
+    expect((await api('GET', '/repos/acme/app/issues/2')).body.author_association).toBe('COLLABORATOR');
+    expect((await api('POST', '/repos/acme/app/issues/2/comments', { body: 'on the issue' })).status).toBe(
+      403,
+    );
+    const issue = await restClient(gh.url, 'issues-none')('POST', '/repos/acme/app/issues', { title: 'x' });
+    expect(issue.status).toBe(403);
+    expect((await api('POST', '/repos/acme/app/issues', { title: 'Add a widget' })).status).toBe(403);
+    expect(
+      (await api('POST', '/repos/acme/app/issues/1/comments', { body: 'on the pull request' })).status,
+    ).toBe(201);
+    expect((await api('GET', '/repos/acme/app/issues/1/comments')).body).toHaveLength(1);
+    expect((await restClient(gh.url, 'issues-none')('GET', '/repos/acme/app/issues/1/comments')).status).toBe(
+      403,
+    );
+    const permission = async (login: string): Promise<string> =>
+      (await api('GET', `/repos/acme/app/collaborators/${login}/permission`)).body.permission as string;
+    expect([await permission('acme'), await permission('maintainer'), await permission('stranger')]).toEqual([
+      'admin',
+      'write',
+      'none',
+    ]);
+  });
+});

@@ -58,8 +58,11 @@ export interface JobOptions {
   checks?: 'none' | 'read' | 'write';
   /** the job token's statuses permission (`read` or `none`: it may not post statuses); default write */
   statuses?: 'none' | 'read' | 'write';
-  /** the job token's pull-requests and actions permissions (`read` or `none`); default write */
+  /** the job token's pull-requests, issues and actions permissions (`read` or `none`); default write */
   pullRequests?: 'none' | 'read' | 'write';
+  issues?: 'none' | 'read' | 'write';
+  /** people with a permission on the repository (admin, maintain, write, triage, read); the owner is admin */
+  collaborators?: Record<string, string>;
   actions?: 'none' | 'read' | 'write';
   /** more runner settings: the event name and payload, GITHUB_REF, GITHUB_HEAD_REF */
   runner?: Partial<
@@ -92,6 +95,9 @@ export class Job {
   readonly tokens: Record<string, string> = {};
   readonly branch: string;
   runner!: ActionRunner;
+  private runnerOptions!: RunnerOptions;
+  /** runners of earlier attempts (rerun), disposed with the job */
+  private readonly earlier: ActionRunner[] = [];
   gh!: FakeGithub;
   /** the job as GitHub's Actions jobs API records it, with its steps; null until it starts */
   record: JobRecord | null = null;
@@ -140,6 +146,8 @@ export class Job {
       ...(options.checks ? { checks: options.checks } : {}),
       ...(options.statuses ? { statuses: options.statuses } : {}),
       ...(options.pullRequests ? { pullRequests: options.pullRequests } : {}),
+      ...(options.issues ? { issues: options.issues } : {}),
+      ...(options.collaborators ? { collaborators: options.collaborators } : {}),
       ...(options.actions ? { actions: options.actions } : {}),
     });
     if (options.branchFiles) await job.push(options.branchFiles, { message: 'Before the job' });
@@ -160,6 +168,7 @@ export class Job {
       ...options.runner,
     };
     job.runner = new ActionRunner(runnerOptions);
+    job.runnerOptions = runnerOptions;
     return job;
   }
 
@@ -180,6 +189,21 @@ export class Job {
     this.gh.completeStep(REPOSITORY, id, main.exitCode === 0 ? 'success' : 'failure');
     this.gh.startStep(REPOSITORY, id, 'Run the agent');
     return main;
+  }
+
+  /**
+   * The job run again, as "Re-run jobs" runs it: attempt `attempt` of the same run on a fresh runner with the
+   * same settings, against the same repository; `main()` starts it.
+   */
+  async rerun(attempt = 2): Promise<void> {
+    for (const client of this.clients.splice(0)) await client.close().catch(() => undefined);
+    this.earlier.push(this.runner);
+    this.record = null;
+    this.runner = new ActionRunner({
+      ...this.runnerOptions,
+      workspace: join(this.dir, `workspace-${attempt}`),
+      env: { ...this.runnerOptions.env, GITHUB_RUN_ATTEMPT: String(attempt) },
+    });
   }
 
   /** The job ends: GitHub completes it and its runner's runtime token stops working. */
@@ -216,8 +240,19 @@ process.stdout.write(String(id));`;
   laterJob(
     name: string,
     subAction: string,
-    options: { token?: string; inputs?: Record<string, string> },
+    options: {
+      token?: string;
+      inputs?: Record<string, string>;
+      /** the run's event (name and payload) as this job's: every job of a run has the same */
+      sameEvent?: boolean;
+    },
   ): ActionRunner {
+    const event = options.sameEvent
+      ? {
+          ...(this.options.runner?.eventName && { eventName: this.options.runner.eventName }),
+          ...(this.options.runner?.event !== undefined && { event: this.options.runner.event }),
+        }
+      : {};
     return new ActionRunner({
       apiUrl: this.gh.url,
       serverUrl: 'https://github.com',
@@ -226,6 +261,7 @@ process.stdout.write(String(id));`;
       ref: `refs/heads/${this.branch}`,
       actionDir: join(this.options.actionDir, subAction),
       ...(options.inputs && { inputs: options.inputs }),
+      ...event,
       env: { GITHUB_JOB: name },
     });
   }
@@ -369,6 +405,7 @@ process.stdout.write(String(id));`;
     }
     await this.gh?.stop();
     this.runner?.dispose();
+    for (const runner of this.earlier.splice(0)) runner.dispose();
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

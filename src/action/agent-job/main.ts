@@ -26,6 +26,7 @@ import { ActionError, readRepositoryConfig } from '../config-loader.js';
 import { establishPerimeters } from '../establish.js';
 import { Inputs, Outputs, PerimeterOutputs, READY_TIMEOUT_MS, START_MARGIN_MS, State } from '../constants.js';
 import { spawnGateway, type PendingGateway } from './gateway-process.js';
+import { triggerThread } from './trigger-thread.js';
 import { handOutWorkspaces } from './workspace.js';
 import {
   adoptFiles,
@@ -246,6 +247,12 @@ async function prepareAndServe(
       ledgerKey,
       readyFile: join(gatewayDir, 'ready.json'),
       ...(stagePath ? { stagePath } : {}),
+      conversation: {
+        thread: triggerThread(settings.eventName, settings.event),
+        receiptUrl: settings.runUrl ?? null,
+        statusContext: settings.statusContext,
+        record: settings.record.name,
+      },
       ...(controlSecret ? { controlSecret } : {}),
       ...(home ? { egress: { allow: settings.agentEgress } } : {}),
     },

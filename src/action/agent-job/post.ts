@@ -1,10 +1,11 @@
 import * as core from '@actions/core';
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import type { Receipts, RepoReads, RepoWrites } from '../../github/index.js';
-import { parseConfig, compilePerimeter, proposeScope } from '../../policy/index.js';
+import type { Conversations, Receipts, RepoReads, RepoWrites } from '../../github/index.js';
+import { parseConfig, compilePerimeter, proposeScope, type Perimeter } from '../../policy/index.js';
 import { createSecretFilter } from '../../safety/index.js';
 import {
+  inlineText,
   readLedgerFacts,
   RECORD_FILES,
   receiptJson,
@@ -92,7 +93,7 @@ const branchOf = (store: StateStore, settings: Settings): string =>
 /** The verification, or an error receipt when it does not finish within verify-timeout. */
 async function verifyInTime(
   settings: Settings,
-  upstream: RepoReads & RepoWrites & Receipts,
+  upstream: RepoReads & RepoWrites & Receipts & Pick<Conversations, 'findOpenPullRequest'>,
   store: StateStore,
   problems: string[],
 ): Promise<void> {
@@ -156,7 +157,7 @@ function readMainState(store: StateStore, settings: Settings): MainState | { pro
  */
 async function verify(
   settings: Settings,
-  upstream: RepoReads & RepoWrites & Receipts,
+  upstream: RepoReads & RepoWrites & Receipts & Pick<Conversations, 'findOpenPullRequest'>,
   store: StateStore,
   branch: string,
   problems: string[],
@@ -229,6 +230,7 @@ async function verify(
   const requests = ledger?.scopeRequests ?? [];
   if (requests.length > 0)
     summary += renderScopeRequests(requests, proposeScope(configText, configFile, requests), configFile);
+  summary += await pullRequestLine(upstream, branch, perimeters);
   await conclude(upstream, settings, verdict, {
     context: settings.statusContext,
     shas: end[`refs/heads/${branch}`] ?? startHead,
@@ -243,6 +245,23 @@ async function verify(
     gatewayLog,
     abandoned: () => deadline.passed,
   });
+}
+
+/**
+ * The pull request from the bound branch, linked from the receipt's summary, when a perimeter of the job may
+ * open one: GitHub's answer now, never the agent's word. Best effort: a token that may not read pull requests
+ * leaves the line out.
+ */
+async function pullRequestLine(
+  upstream: Pick<Conversations, 'findOpenPullRequest'>,
+  branch: string,
+  perimeters: Perimeter[],
+): Promise<string> {
+  if (!perimeters.some((p) => p.tools.has('open_pull_request'))) return '';
+  const pull = await upstream.findOpenPullRequest(branch).catch(() => null);
+  if (pull === null) return '';
+  const kind = pull.draft ? 'draft pull request' : 'pull request';
+  return `\n**Pull request:** [${kind} #${pull.number}](${pull.url}) from ${inlineText(branch)} into ${inlineText(pull.base)}\n`;
 }
 
 /** The start snapshot main wrote; its digest travelled in the runner's state, out of the job's reach. */

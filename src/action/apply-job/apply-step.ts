@@ -10,6 +10,7 @@ import {
   type ApplyVerdict,
 } from '../../apply/apply-changes.js';
 import { ChangeSetError, readChangeSet, type StagedChangeSet, type Upstream } from '../../github/index.js';
+import type { Perimeter } from '../../policy/index.js';
 import { createSecretFilter } from '../../safety/index.js';
 import {
   AgentJobError,
@@ -28,6 +29,7 @@ import { readApplySettings, STAGED_FILE, type ApplySettings } from './apply-inpu
 import { publishBestEffort, publishReceipt } from '../publish.js';
 import { runStep } from '../step.js';
 import { receiptSettings, reviewMode, sendToReview } from './send-to-review.js';
+import { converse } from './apply-conversation.js';
 
 /**
  * The apply job (`writes: stage`): reads the staged change set as untrusted, re-judges every commit against
@@ -43,7 +45,9 @@ export async function runApply(): Promise<void> {
     run: async ({ upstream, settings }) => {
       const file = await changeSetFile(upstream, settings);
       const set = readChangeSet(JSON.parse(await readFile(file, 'utf8')) as unknown);
-      await concludeApply(upstream, settings, await apply(upstream, settings, set));
+      const verdict = await apply(upstream, settings, set);
+      await concludeApply(upstream, settings, verdict);
+      await converse(upstream, settings, set, verdict);
     },
     failed: async ({ upstream, settings }, error, message) => {
       const reason = error instanceof SyntaxError ? `the staged change set is not JSON: ${message}` : message;
@@ -84,7 +88,7 @@ async function apply(
   if (misfit !== null) {
     core.error(`Not applied: ${misfit.reason}`, { title: 'Perimeter: staged change set refused' });
     const headline = misfit.state === 'failure' ? 'Refused, nothing applied' : 'Not applied';
-    return refused(misfit.state, `${headline}: ${misfit.reason}`, head, misfit.reason);
+    return refused(misfit.state, `${headline}: ${misfit.reason}`, head, misfit.reason, null);
   }
   const configRef = settings.configRef ?? defaultBranch;
   const { text } = await readConfigFile(upstream, settings.configFile, configRef);
@@ -124,6 +128,7 @@ async function apply(
       `Refused, nothing applied: ${paths.join(', ')}`,
       head,
       judged.violations.map((v) => v.message).join('; '),
+      perimeters,
     );
   }
   const { review } = judged;
@@ -134,7 +139,7 @@ async function apply(
     );
   const result = await applyChangeSet(upstream, set, judged, target, mode);
   if (result.state === 'blocked')
-    return refused('error', `Not applied: ${result.reason}`, head, result.reason);
+    return refused('error', `Not applied: ${result.reason}`, head, result.reason, perimeters);
   core.setOutput('head', result.head);
   core.setOutput('commits', result.commits.join(' '));
   const count = `${result.commits.length} staged commit(s)`;
@@ -142,12 +147,14 @@ async function apply(
   const where = head === set.base ? '' : ` on top of ${head.slice(0, 7)}`;
   if (result.state === 'opened') core.setOutput('pull-request', result.pull.url);
   if (result.state === 'opened' && review.length > 0)
-    return sendToReview(upstream, settings, result, review, `${count}${where}`);
+    return { ...(await sendToReview(upstream, settings, result, review, `${count}${where}`)), perimeters };
   const description =
     result.state === 'opened'
       ? `${count} in draft PR #${result.pull.number}${where}: ${scope}`
       : `${count} applied${where}: ${scope}`;
-  return { state: 'success', description, sha: result.head, failure: null };
+  // into apply's own pull request, the changes did not reach the bound branch: the agent's has nothing to show
+  const applied = result.state !== 'opened';
+  return { state: 'success', description, sha: result.head, failure: null, applied, perimeters };
 }
 
 const refused = (
@@ -155,7 +162,15 @@ const refused = (
   description: string,
   sha: string,
   why: string,
-): ApplyVerdict => ({ state, description, sha, failure: `nothing was applied: ${why}` });
+  perimeters: Perimeter[] | null,
+): ApplyVerdict => ({
+  state,
+  description,
+  sha,
+  failure: `nothing was applied: ${why}`,
+  applied: false,
+  perimeters,
+});
 
 /** The change set file: the `change-set` input (a file, or a directory holding it), else the record. */
 async function changeSetFile(upstream: Upstream, settings: ApplySettings): Promise<string> {
@@ -200,7 +215,10 @@ async function recordEvidence(upstream: Upstream, settings: ApplySettings): Prom
 }
 
 /** The verdict as the apply receipt: a notice naming the state, or the verdict's own heading and body. */
-function notice(settings: ApplySettings, verdict: Omit<ApplyVerdict, 'sha' | 'failure'>): Receipt {
+function notice(
+  settings: ApplySettings,
+  verdict: Pick<ApplyVerdict, 'state' | 'description' | 'heading' | 'body'>,
+): Receipt {
   return renderNotice(
     {
       state: verdict.state,

@@ -84,7 +84,7 @@ export async function sendToReview(
   result: Extract<ApplyResult, { state: 'opened' }>,
   review: ReviewItem[],
   what: string,
-): Promise<ApplyVerdict> {
+): Promise<Omit<ApplyVerdict, 'perimeters'>> {
   core.setOutput('review', review.map((item) => item.path).join('\n'));
   const blocking = await postReview(upstream, settings, result.pull.number, result.head, review);
   const files = review.map((item) => item.path).join(', ');
@@ -98,5 +98,6 @@ export async function sendToReview(
     heading: 'Perimeter apply: sent to review',
     body: `${inlineText(description)}\n\n${reviewSummary(review, result.pull, blocking)}`,
     failure: null,
+    applied: false,
   };
 }

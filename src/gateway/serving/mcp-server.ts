@@ -1,3 +1,4 @@
+import type { Conversation } from '../conversation/conversation.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
@@ -26,6 +27,7 @@ export interface PerimeterRuntime {
   history: History;
   pusher: Pusher;
   instructions: TrustedInstructions | null;
+  conversation: Conversation | null;
   /** request_scope calls recorded so far, shared by every perimeter of the gateway */
   scopeRequests: { recorded: number };
   filter: AnswerFilter;

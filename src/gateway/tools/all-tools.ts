@@ -7,6 +7,9 @@ import { getTree } from './get-tree.js';
 import { listCommits } from './list-commits.js';
 import { pushFiles } from './push-files.js';
 import { requestScope } from './request-scope.js';
+import { addComment } from './add-comment.js';
+import { openPullRequest } from './open-pull-request.js';
+import { readThread } from './read-thread.js';
 
 /**
  * Every tool the gateway knows, keyed by its name, in the order tools/list shows them. The type makes the
@@ -20,6 +23,9 @@ export const TOOLS = {
   get_commit: getCommit,
   push_files: pushFiles,
   request_scope: requestScope,
+  open_pull_request: openPullRequest,
+  add_comment: addComment,
+  read_thread: readThread,
 } as const satisfies { readonly [N in ToolName]: ToolDefinition<N> };
 
 export const ALL_TOOLS: readonly ToolDefinition[] = Object.values(TOOLS);

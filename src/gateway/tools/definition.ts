@@ -5,6 +5,7 @@ import type { Pusher } from '../push/push.js';
 import type { RepoView } from '../reads/repo-view.js';
 import type { CallNotes, ToolAnswer } from '../tool-answer.js';
 import type { TrustedInstructions } from '../reads/trusted-instructions.js';
+import type { Conversation } from '../conversation/conversation.js';
 
 /** What a tool handler may use: everything is bound to one perimeter, one repository, one branch. */
 export interface ToolContext {
@@ -17,6 +18,8 @@ export interface ToolContext {
   readonly instructions: TrustedInstructions | null;
   /** request_scope calls recorded in this gateway, every perimeter's together (the per-job bound) */
   readonly scopeRequests: { recorded: number };
+  /** the pull request and threads of the conversation tools; null when the gateway was given no settings for them */
+  readonly conversation: Conversation | null;
   /** Facts for this call's ledger record, filled in by the handler as it learns them. */
   readonly notes: CallNotes;
 }

@@ -36,6 +36,7 @@ import {
   type CheckRun,
   type CheckRunRecord,
   type CommitStatus,
+  type Conversations,
   type PullRequestInfo,
   type PullRequestRequest,
   type PullRequestReview,
@@ -51,6 +52,7 @@ import {
   type UpstreamStats,
 } from '../upstream.js';
 import * as wire from './wire.js';
+import { octokitConversations } from './octokit-conversations.js';
 
 export interface OctokitUpstreamOptions {
   token: string;
@@ -558,6 +560,20 @@ class OctokitUpstream extends GitObjectReads implements Upstream {
       );
     return { number: data.number, url: data.html_url };
   }
+
+  private conversations(): Conversations {
+    return (this.conversationsRole ??= octokitConversations(this.rest, this.owner));
+  }
+  private conversationsRole: Conversations | undefined;
+  findOpenPullRequest: Conversations['findOpenPullRequest'] = (head) =>
+    this.conversations().findOpenPullRequest(head);
+  updatePullRequest: Conversations['updatePullRequest'] = (n, change) =>
+    this.conversations().updatePullRequest(n, change);
+  addLabels: Conversations['addLabels'] = (n, labels) => this.conversations().addLabels(n, labels);
+  createIssueComment: Conversations['createIssueComment'] = (n, body) =>
+    this.conversations().createIssueComment(n, body);
+  getThread: Conversations['getThread'] = (n, max) => this.conversations().getThread(n, max);
+  getPermission: Conversations['getPermission'] = (login) => this.conversations().getPermission(login);
 
   async createPullRequestReview(
     number: number,

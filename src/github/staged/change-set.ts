@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { blobSha, commitSha, listingTreeSha } from '../git-objects.js';
-import type { StagedChangeSet } from './staged-upstream.js';
+import { MAX_CONVERSATION_REQUESTS, type StagedChangeSet } from './staged-upstream.js';
 
 const sha = z.string().regex(/^[0-9a-f]{40}$/, 'expected a 40-character hex SHA');
 const signature = z.object({ name: z.string(), email: z.string(), date: z.string() });
@@ -29,6 +29,28 @@ const schema = z.object({
     .min(1),
   trees: z.record(sha, z.array(entry)),
   blobs: z.record(sha, z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'expected base64')),
+  conversation: z
+    .array(
+      z.discriminatedUnion('kind', [
+        z.strictObject({
+          kind: z.literal('pull_request'),
+          perimeter: z.string().min(1).max(63),
+          title: z.string().min(1).max(256),
+          body: z.string().max(60_000),
+          base: z.string().min(1).max(255),
+          draft: z.boolean(),
+          labels: z.array(z.string().min(1).max(50)).max(20),
+        }),
+        z.strictObject({
+          kind: z.literal('comment'),
+          perimeter: z.string().min(1).max(63),
+          thread: z.enum(['pull_request', 'trigger']),
+          body: z.string().min(1).max(60_000),
+        }),
+      ]),
+    )
+    .max(MAX_CONVERSATION_REQUESTS)
+    .optional(),
 });
 
 /** A staged change set that is not what it claims to be; `problems` say where. */

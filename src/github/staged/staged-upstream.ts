@@ -2,6 +2,7 @@ import { StagedObjects } from './staged-objects.js';
 import {
   UpstreamError,
   type CommitInfo,
+  type ConversationRequest,
   type Signature,
   type TreeChange,
   type TreeEntry,
@@ -25,7 +26,12 @@ export interface StagedChangeSet {
   trees: Record<string, TreeEntry[]>;
   /** every staged blob, base64, by SHA */
   blobs: Record<string, string>;
+  /** pull request and comment requests for the apply job to judge and send, in order (absent: none) */
+  conversation?: ConversationRequest[];
 }
+
+/** Far more than a conversation needs; what a change set may carry. */
+export const MAX_CONVERSATION_REQUESTS = 50;
 
 const staged = (what: string) =>
   new UpstreamError(
@@ -54,6 +60,7 @@ export class StagedUpstream implements Upstream {
   /** staged commits, oldest first */
   private order: string[] = [];
   private base: string | null = null;
+  private readonly requests: ConversationRequest[] = [];
 
   constructor(
     private readonly inner: Upstream,
@@ -97,7 +104,34 @@ export class StagedUpstream implements Upstream {
       commits: order.map((sha) => this.objects.commits.get(sha)!),
       trees: Object.fromEntries(this.objects.trees),
       blobs,
+      ...(this.requests.length > 0 && { conversation: [...this.requests] }),
     };
+  }
+
+  /**
+   * Keeps a pull request or comment request in the change set for the apply job. It rides on the staged
+   * commits: before the first one there is no change set to carry it (and nothing for a pull request).
+   */
+  async stageRequest(request: ConversationRequest): Promise<void> {
+    if (this.base === null)
+      throw new UpstreamError(
+        'forbidden',
+        'writes are staged in this job: push a commit first, and the apply job sends this with it',
+        403,
+      );
+    if (this.requests.length >= MAX_CONVERSATION_REQUESTS)
+      throw new UpstreamError(
+        'forbidden',
+        `at most ${MAX_CONVERSATION_REQUESTS} requests are staged in a job`,
+        403,
+      );
+    this.requests.push(request);
+    try {
+      await this.options.save?.(this.setOf(this.base, this.order));
+    } catch (error) {
+      this.requests.pop();
+      throw error;
+    }
   }
 
   private head(): string | null {
@@ -118,6 +152,9 @@ export class StagedUpstream implements Upstream {
   listPullRequestCommits: Upstream['listPullRequestCommits'] = (n) => this.inner.listPullRequestCommits(n);
   listPullRequestReviews: Upstream['listPullRequestReviews'] = (n) => this.inner.listPullRequestReviews(n);
   listOpenPullRequests: Upstream['listOpenPullRequests'] = () => this.inner.listOpenPullRequests();
+  findOpenPullRequest: Upstream['findOpenPullRequest'] = (head) => this.inner.findOpenPullRequest(head);
+  getThread: Upstream['getThread'] = (n, max) => this.inner.getThread(n, max);
+  getPermission: Upstream['getPermission'] = (login) => this.inner.getPermission(login);
 
   async getBranchHead(branch: string): Promise<string> {
     return (branch === this.branch && this.head()) || this.inner.getBranchHead(branch);
@@ -270,6 +307,9 @@ export class StagedUpstream implements Upstream {
   createPullRequest: Upstream['createPullRequest'] = () => Promise.reject(staged('opening a pull request'));
   createPullRequestReview: Upstream['createPullRequestReview'] = () =>
     Promise.reject(staged('reviewing a pull request'));
+  updatePullRequest: Upstream['updatePullRequest'] = () => Promise.reject(staged('updating a pull request'));
+  addLabels: Upstream['addLabels'] = () => Promise.reject(staged('labelling'));
+  createIssueComment: Upstream['createIssueComment'] = () => Promise.reject(staged('commenting'));
 
   /** Staged commits reachable from `sha`, newest first (empty when `sha` is not staged). */
   private chainFrom(sha: string): string[] {

@@ -1,4 +1,5 @@
 import { isInvisible } from '../../safety/invisible.js';
+import { SPLIT } from '../../safety/outgoing/outgoing-text.js';
 
 /**
  * Agent-writable text (paths, commit messages, the gateway log) escaped for where the receipt puts it.
@@ -36,9 +37,6 @@ export function visible(value: string, keep: (codePoint: number) => boolean = ()
   }
   return out;
 }
-
-/** An empty HTML comment: GitHub renders nothing for it, and it splits the text on either side in two. */
-const SPLIT = '<!-- -->';
 
 /**
  * Mentions and links made inert in text already escaped: GitHub turns `@name` into a mention (which notifies

@@ -4,6 +4,7 @@ import type { FakeRepo, StoredPull } from '../repo.js';
 import { route } from '../router.js';
 import type { Route, RouteContext } from '../router.js';
 import { gitText } from '../git/git.js';
+import { BODY_LIMIT, checkedText, labelJson, TITLE_LIMIT } from './routes-issues.js';
 import { commitJson, fullRepository, nodeId, repoApi, htmlUrl, simpleUser } from '../shapes.js';
 
 /**
@@ -23,6 +24,9 @@ async function createPull(ctx: RouteContext): Promise<ApiResponse> {
   const body = await readJson(ctx.req);
   if (typeof body.title !== 'string' || body.title === '')
     throw validationFailed('PullRequest', 'title', 'missing_field');
+  checkedText(body.title, 'PullRequest', 'title', TITLE_LIMIT);
+  if (body.body !== undefined && body.body !== null)
+    checkedText(body.body, 'PullRequest', 'body', BODY_LIMIT);
   if (typeof body.head !== 'string') throw validationFailed('PullRequest', 'head', 'missing_field');
   if (typeof body.base !== 'string') throw validationFailed('PullRequest', 'base', 'missing_field');
   const head = body.head.replace(new RegExp(`^${ctx.repo.owner}:`), '');
@@ -48,7 +52,7 @@ async function createPull(ctx: RouteContext): Promise<ApiResponse> {
       ],
     });
   const pull: StoredPull = {
-    number: list.length + 1,
+    number: ctx.repo.nextIssueNumber(),
     title: body.title,
     body: typeof body.body === 'string' ? body.body : null,
     head,
@@ -69,6 +73,45 @@ async function createPull(ctx: RouteContext): Promise<ApiResponse> {
 async function getPull(ctx: RouteContext): Promise<ApiResponse> {
   const pull = pullsOf(ctx.repo).find((p) => String(p.number) === ctx.params.pull_number);
   if (!pull) throw notFound();
+  return { status: 200, body: await pullJson(ctx, pull) };
+}
+
+/**
+ * PATCH /repos/{owner}/{repo}/pulls/{pull_number}: title, body, base and state. A draft stays a draft: REST
+ * cannot change that (GraphQL's markPullRequestReadyForReview can).
+ * https://docs.github.com/rest/pulls/pulls#update-a-pull-request
+ */
+async function updatePull(ctx: RouteContext): Promise<ApiResponse> {
+  const pull = pullsOf(ctx.repo).find((p) => String(p.number) === ctx.params.pull_number);
+  if (!pull) throw notFound();
+  const body = await readJson(ctx.req);
+  if (body.title !== undefined) {
+    const title = checkedText(body.title, 'PullRequest', 'title', TITLE_LIMIT);
+    if (title === '') throw validationFailed('PullRequest', 'title', 'missing_field');
+  }
+  if (body.body !== undefined && body.body !== null)
+    checkedText(body.body, 'PullRequest', 'body', BODY_LIMIT);
+  if (body.base !== undefined) {
+    if (typeof body.base !== 'string' || !(await ctx.repo.refValue(`refs/heads/${body.base}`)))
+      throw validationFailed('PullRequest', 'base', 'invalid');
+  }
+  if (body.state !== undefined && body.state !== 'open' && body.state !== 'closed')
+    throw validationFailed('PullRequest', 'state', 'invalid');
+  if (pull.merged_at !== null && body.state === 'open')
+    throw unprocessable('Validation Failed', {
+      errors: [
+        {
+          resource: 'PullRequest',
+          code: 'custom',
+          message: 'state cannot be changed. The pull request has been merged.',
+        },
+      ],
+    });
+  if (typeof body.title === 'string') pull.title = body.title;
+  if (body.body !== undefined) pull.body = typeof body.body === 'string' ? body.body : null;
+  if (typeof body.base === 'string') pull.base = body.base;
+  if (body.state === 'open' || body.state === 'closed') pull.state = body.state;
+  pull.updated_at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   return { status: 200, body: await pullJson(ctx, pull) };
 }
 
@@ -93,30 +136,6 @@ async function listPullCommits(ctx: RouteContext): Promise<ApiResponse> {
     shas.slice((page - 1) * perPage, page * perPage).map((sha) => ctx.repo.readCommit(sha)),
   );
   return { status: 200, body: commits.map((c) => commitJson(ctx.base, ctx.repo, c!)) };
-}
-
-/** POST /repos/{owner}/{repo}/issues/{issue_number}/labels on a pull request: adds labels, answers them all. */
-async function addLabels(ctx: RouteContext): Promise<ApiResponse> {
-  const pull = pullsOf(ctx.repo).find((p) => String(p.number) === ctx.params.issue_number);
-  if (!pull) throw notFound();
-  const body = await readJson(ctx.req);
-  const names = Array.isArray(body.labels) ? body.labels : [];
-  if (names.length === 0 || names.some((n) => typeof n !== 'string' || n === ''))
-    throw validationFailed('Label', 'name', 'invalid');
-  for (const name of names as string[]) if (!pull.labels.includes(name)) pull.labels.push(name);
-  return { status: 200, body: pull.labels.map((name) => labelJson(ctx, name)) };
-}
-
-function labelJson(ctx: RouteContext, name: string): Record<string, unknown> {
-  return {
-    id: [...name].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % 1_000_000, 7),
-    node_id: nodeId('Label', name),
-    url: `${repoApi(ctx.base, ctx.repo)}/labels/${encodeURIComponent(name)}`,
-    name,
-    description: null,
-    color: 'ededed',
-    default: false,
-  };
 }
 
 async function pullJson(ctx: RouteContext, pull: StoredPull): Promise<Record<string, unknown>> {
@@ -156,11 +175,12 @@ async function pullJson(ctx: RouteContext, pull: StoredPull): Promise<Record<str
     title: pull.title,
     user: simpleUser(ctx.base, pull.user),
     body: pull.body,
-    labels: pull.labels.map((name) => labelJson(ctx, name)),
+    // pull-request-simple's labels have a string description (an issue's may be null)
+    labels: pull.labels.map((name) => ({ ...labelJson(ctx, name), description: '' })),
     milestone: null,
     active_lock_reason: null,
     created_at: pull.created_at,
-    updated_at: pull.merged_at ?? pull.created_at,
+    updated_at: pull.merged_at ?? pull.updated_at ?? pull.created_at,
     closed_at: pull.merged_at,
     merged_at: pull.merged_at,
     merge_commit_sha: pull.merge_commit_sha,
@@ -223,8 +243,13 @@ async function listPulls(ctx: RouteContext): Promise<ApiResponse> {
   const state = ctx.url.searchParams.get('state') ?? 'open';
   if (!['open', 'closed', 'all'].includes(state)) throw validationFailed('PullRequest', 'state', 'invalid');
   const { perPage, page } = pageParams(ctx.url);
+  // `head` is `user:ref-name` (or `organization:ref-name`); `base` a branch name
+  const head = ctx.url.searchParams.get('head');
+  const base = ctx.url.searchParams.get('base');
   const matching = [...pullsOf(ctx.repo)]
     .filter((pull) => state === 'all' || pull.state === state)
+    .filter((pull) => head === null || head === `${ctx.repo.owner}:${pull.head}`)
+    .filter((pull) => base === null || base === pull.base)
     .sort((a, b) => b.number - a.number)
     .slice((page - 1) * perPage, page * perPage);
   const body = await Promise.all(
@@ -241,6 +266,6 @@ export const pullRoutes: Route[] = [
   route('POST', '/repos/{owner}/{repo}/pulls', createPull),
   route('GET', '/repos/{owner}/{repo}/pulls', listPulls),
   route('GET', '/repos/{owner}/{repo}/pulls/{pull_number}', getPull),
+  route('PATCH', '/repos/{owner}/{repo}/pulls/{pull_number}', updatePull),
   route('GET', '/repos/{owner}/{repo}/pulls/{pull_number}/commits', listPullCommits),
-  route('POST', '/repos/{owner}/{repo}/issues/{issue_number}/labels', addLabels),
 ];
