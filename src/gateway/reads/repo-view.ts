@@ -3,6 +3,7 @@ import {
   type RepoCoordinates,
   type RepoReads,
   type RepoWrites,
+  type TreeEntry,
   WholeTrees,
 } from '../../github/index.js';
 import { TreeIndex } from './tree-index.js';
@@ -48,6 +49,16 @@ export class RepoView {
 
   blob(sha: string): Promise<Uint8Array> {
     return this.upstream.getBlob(sha);
+  }
+
+  /**
+   * The sizes of the blobs an answer shows that `index` lists without one (an index read from the history
+   * copy has none but those already known): RepoReads.getBlobSizes, the listing fallback on the index's tree.
+   */
+  async sizes(index: TreeIndex, entries: TreeEntry[]): Promise<Map<string, number>> {
+    const unsized = entries.filter((e) => e.type === 'blob' && e.size === undefined).map((e) => e.sha);
+    if (unsized.length === 0 || !this.upstream.getBlobSizes) return new Map();
+    return this.upstream.getBlobSizes(unsized, index.sha);
   }
 
   /** An index built locally and checked against its tree's SHA (after a push): never listed again. */
