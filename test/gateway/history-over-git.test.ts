@@ -23,6 +23,8 @@ perimeters:
 `;
 const FILES = { 'src/a.ts': 'a\n', 'secret/k.txt': 'k\n', 'docs/r.md': 'r\n' };
 const HISTORY = { branch: 'main', dir: tmpdir() };
+/** over get_file's 1 MiB limit */
+const BIG = `${'large file line\n'.repeat(70_000)}`;
 
 type Tuning = Partial<Omit<OctokitUpstreamOptions, 'token' | 'owner' | 'repo' | 'baseUrl'>>;
 
@@ -72,6 +74,7 @@ describe('history over git', () => {
             : { [`src/m${i % 4}.ts`]: `${i}\n`, 'docs/r.md': `r${i}\n` };
         await commitToBare(git.repoDir, 'main', files, `commit ${i}`);
       }
+      await commitToBare(git.repoDir, 'main', { 'src/big.txt': BIG }, 'a file too large to show');
       await same(git, api);
     });
     afterAll(async () => Promise.all([git.close(), api.close()]));
@@ -86,6 +89,26 @@ describe('history over git', () => {
       expect({ total, graphqlPoints }).toEqual({ total: 0, graphqlPoints: 0 });
       expect(gitRequests).toBeGreaterThan(0);
       expect(over).toEqual(await answers(api, CALLS));
+    });
+
+    it('sizes a file too large to show without reading it, and answers as the API does', async () => {
+      const calls: Array<[string, Record<string, unknown>]> = [
+        ['get_file', { path: 'src/big.txt' }],
+        ['get_files', { paths: ['src/big.txt', 'src/a.ts'] }],
+      ];
+      const over: string[] = [];
+      const client = await git.connect('impl');
+      for (const [tool, args] of calls) over.push(JSON.stringify(await call(client, tool, args)));
+      const apiClient = await api.connect('impl');
+      const expected: string[] = [];
+      for (const [tool, args] of calls) expected.push(JSON.stringify(await call(apiClient, tool, args)));
+      expect(over).toEqual(expected);
+      expect(over[0]).toContain('file too large to show');
+      // the blob came to the store's disk for its size, never into the gateway's memory (its blob cache
+      // keeps every blob read under 64 MB)
+      const sha = (await gitText(git.repoDir, ['rev-parse', 'main:src/big.txt'])).trim();
+      const blobs = (git.upstream as unknown as { blobs: { peek(sha: string): unknown } }).blobs;
+      expect(blobs.peek(sha)).toBeUndefined();
     });
 
     it('keeps commits and trees on disk, no blob: no hidden content', async () => {

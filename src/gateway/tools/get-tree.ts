@@ -49,8 +49,7 @@ export const getTree = defineTool({
     const listed: TreeEntry[] = [];
     const truncated = list(index, readable, dir, recursive === true, listed);
     // sizes of the readable files listed, where the index has none (read from the history copy)
-    const sizes = await view.sizes(index, listed);
-    const entries = listed.map((e) => describe(e, sizes));
+    const entries = (await view.sized(index.sha, listed)).map(describe);
     return { structured: { path: dir, entries, truncated } };
   },
 });
@@ -76,10 +75,10 @@ function list(
   return false;
 }
 
-function describe(entry: TreeEntry, sizes: Map<string, number>): Entry {
+function describe(entry: TreeEntry): Entry {
   if (entry.type === 'tree') return { path: entry.path, type: 'dir' };
   const type = entry.type === 'commit' ? 'submodule' : entry.mode === '120000' ? 'symlink' : 'file';
-  const size = entry.size ?? sizes.get(entry.sha);
+  const size = entry.size;
   return { path: entry.path, type, sha: entry.sha, ...(size !== undefined ? { size } : {}) };
 }
 

@@ -372,18 +372,15 @@ export abstract class GitObjectReads {
   }
 
   /**
-   * The sizes of blobs below `root` that an answer shows. Known ones at once; the rest are read over git, off
-   * both budgets (an answer names readable blobs only, so nothing hidden is fetched), and kept in the blob
-   * cache for the reads that usually follow. What git cannot bring is sized by one recursive listing of `root`
+   * The sizes of blobs below `root` that an answer shows. Known ones at once; the rest are fetched over git,
+   * off both budgets, to the blob store's disk, not to memory (an answer names readable blobs only, so
+   * nothing hidden is fetched; the reads that usually follow fetch nothing more). What git cannot bring is sized by one recursive listing of `root`
    * by REST (as before the copy), then by reading at most SIZE_READS blobs (GraphQL or REST); beyond that a blob stays unsized.
    */
   async getBlobSizes(shas: string[], root?: string): Promise<Map<string, number>> {
     const unknown = () => [...new Set(shas)].filter((sha) => !this.sizes.has(wire.checkSha(sha)));
     if (unknown().length > 0 && this.gitBlobs)
-      for (const [sha, bytes] of await this.gitBlobs.readMany(unknown())) {
-        this.learnSize(sha, bytes);
-        this.blobs.set(sha, bytes);
-      }
+      for (const [sha, size] of await this.gitBlobs.sizes(unknown())) this.sizes.set(sha, size);
     if (unknown().length > 0 && root !== undefined)
       await this.sizeListings.get(wire.checkSha(root), () => this.listRecursive(root));
     // a read that fails leaves its blob unsized: a size describes, it decides nothing
